@@ -1,0 +1,100 @@
+/*
+ * base.h - the bottom layer: arena allocation, string interning, a pointer
+ * hash map, error reporting and file mapping. Knows nothing but libc.
+ */
+#ifndef NNS_BASE_H
+#define NNS_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnscan.h"
+
+/* ==== Arena ==== */
+
+/*
+ * A bump allocator: everything a model holds is allocated here and released
+ * by one nns__arena_free(). Allocations are 16-byte aligned and zeroed.
+ */
+typedef struct nns__arena_chunk nns__arena_chunk;
+typedef struct nns__arena {
+  nns__arena_chunk *head; /* chunk being filled; older ones follow */
+  size_t used;            /* bytes used in head */
+  size_t cap;             /* bytes available in head */
+  size_t total;           /* bytes obtained from malloc, for limits */
+} nns__arena;
+
+void nns__arena_init(nns__arena *a);
+void nns__arena_free(nns__arena *a);
+/* Returns NULL when out of memory or when n would overflow. */
+void *nns__arena_alloc(nns__arena *a, size_t n);
+/* count * size with an overflow check. */
+void *nns__arena_array(nns__arena *a, size_t count, size_t size);
+char *nns__arena_strndup(nns__arena *a, const char *s, size_t n);
+
+/* Overflow-checked arithmetic; false on overflow. */
+static inline bool nns__mul_i64(int64_t a, int64_t b, int64_t *r) {
+  return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool nns__add_i64(int64_t a, int64_t b, int64_t *r) {
+  return !__builtin_add_overflow(a, b, r);
+}
+
+/* ==== Pointer-keyed hash map ==== */
+
+/* Open addressing; keys are non-NULL pointers (interned strings). */
+typedef struct nns__map {
+  const void **keys;
+  void **vals;
+  size_t cap;   /* power of two, or 0 */
+  size_t count;
+} nns__map;
+
+void *nns__map_get(const nns__map *m, const void *key);
+/* Inserts or replaces. false when out of memory. Storage is malloc'ed. */
+bool nns__map_put(nns__map *m, const void *key, void *val);
+void nns__map_free(nns__map *m);
+
+/* ==== String interning ==== */
+
+/*
+ * Equal strings intern to the same pointer, so names compare with ==.
+ * Interned strings are NUL-terminated copies that live in the arena.
+ */
+typedef struct nns__interner {
+  nns__arena *arena;
+  const char **slots; /* open addressing table of interned strings */
+  uint32_t *hashes;
+  size_t cap;
+  size_t count;
+} nns__interner;
+
+void nns__intern_init(nns__interner *in, nns__arena *arena);
+void nns__intern_free(nns__interner *in);
+/* NULL only when out of memory. */
+const char *nns__intern(nns__interner *in, const char *s, size_t n);
+const char *nns__intern_cstr(nns__interner *in, const char *s);
+
+/* ==== Errors ==== */
+
+/* Fills err (if non-NULL) and returns code. node may be NULL. */
+nns_status nns__err(nns_error *err, nns_status code, int64_t offset,
+                    const char *node, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
+                     const char *node, const char *fmt, va_list ap);
+
+/* ==== File mapping ==== */
+
+typedef struct nns__fmap {
+  const uint8_t *data;
+  size_t size;
+  bool mapped; /* true: munmap; false: data is a malloc'ed copy or empty */
+} nns__fmap;
+
+nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err);
+void nns__fmap_close(nns__fmap *fm);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * error.c - status names and messages from the one X-macro list, and the
+ * helper every layer uses to fill an nns_error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base.h"
+
+const char *nns_status_name(nns_status status) {
+  switch (status) {
+#define NAME_CASE_(name, num, msg)                                             \
+  case NNS_##name:                                                             \
+    return "NNS_" #name;
+    NNS_STATUS_MAP(NAME_CASE_)
+#undef NAME_CASE_
+  }
+  return "NNS_E_UNKNOWN";
+}
+
+const char *nns_status_message(nns_status status) {
+  switch (status) {
+#define MSG_CASE_(name, num, msg)                                              \
+  case NNS_##name:                                                             \
+    return msg;
+    NNS_STATUS_MAP(MSG_CASE_)
+#undef MSG_CASE_
+  }
+  return "unknown status";
+}
+
+const char *nns_version(void) { return NNS_VERSION_STRING; }
+
+nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
+                     const char *node, const char *fmt, va_list ap) {
+  if (!err)
+    return code;
+  err->code = code;
+  err->offset = offset;
+  snprintf(err->node, sizeof err->node, "%s", node ? node : "");
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  return code;
+}
+
+nns_status nns__err(nns_error *err, nns_status code, int64_t offset,
+                    const char *node, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  nns__verr(err, code, offset, node, fmt, ap);
+  va_end(ap);
+  return code;
+}

@@ -1,0 +1,150 @@
+/*
+ * map.c - string interning and a pointer-keyed hash map. Interned names make
+ * every later lookup a pointer hash and a pointer compare.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+
+/* ==== Pointer map ==== */
+
+static size_t ptr_hash(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+void *nns__map_get(const nns__map *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    if (m->keys[i] == key)
+      return m->vals[i];
+    if (!m->keys[i])
+      return NULL;
+  }
+}
+
+static bool map_grow(nns__map *m) {
+  size_t cap = m->cap ? m->cap * 2 : 16;
+  const void **keys = calloc(cap, sizeof *keys);
+  void **vals = calloc(cap, sizeof *vals);
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return false;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i])
+      continue;
+    size_t j = ptr_hash(m->keys[i]) & (cap - 1);
+    while (keys[j])
+      j = (j + 1) & (cap - 1);
+    keys[j] = m->keys[i];
+    vals[j] = m->vals[i];
+  }
+  free(m->keys);
+  free(m->vals);
+  m->keys = keys;
+  m->vals = vals;
+  m->cap = cap;
+  return true;
+}
+
+bool nns__map_put(nns__map *m, const void *key, void *val) {
+  if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
+    return false;
+  size_t mask = m->cap - 1;
+  size_t i = ptr_hash(key) & mask;
+  while (m->keys[i] && m->keys[i] != key)
+    i = (i + 1) & mask;
+  if (!m->keys[i])
+    m->count++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  return true;
+}
+
+void nns__map_free(nns__map *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ==== Interning ==== */
+
+static uint32_t str_hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+void nns__intern_init(nns__interner *in, nns__arena *arena) {
+  memset(in, 0, sizeof *in);
+  in->arena = arena;
+}
+
+void nns__intern_free(nns__interner *in) {
+  free(in->slots);
+  free(in->hashes);
+  in->slots = NULL;
+  in->hashes = NULL;
+  in->cap = in->count = 0;
+}
+
+static bool intern_grow(nns__interner *in) {
+  size_t cap = in->cap ? in->cap * 2 : 256;
+  const char **slots = calloc(cap, sizeof *slots);
+  uint32_t *hashes = calloc(cap, sizeof *hashes);
+  if (!slots || !hashes) {
+    free(slots);
+    free(hashes);
+    return false;
+  }
+  for (size_t i = 0; i < in->cap; i++) {
+    if (!in->slots[i])
+      continue;
+    size_t j = in->hashes[i] & (cap - 1);
+    while (slots[j])
+      j = (j + 1) & (cap - 1);
+    slots[j] = in->slots[i];
+    hashes[j] = in->hashes[i];
+  }
+  free(in->slots);
+  free(in->hashes);
+  in->slots = slots;
+  in->hashes = hashes;
+  in->cap = cap;
+  return true;
+}
+
+const char *nns__intern(nns__interner *in, const char *s, size_t n) {
+  if ((in->count + 1) * 2 > in->cap && !intern_grow(in))
+    return NULL;
+  uint32_t h = str_hash(s, n);
+  size_t mask = in->cap - 1;
+  size_t i = h & mask;
+  for (; in->slots[i]; i = (i + 1) & mask) {
+    if (in->hashes[i] == h && strncmp(in->slots[i], s, n) == 0 &&
+        in->slots[i][n] == '\0')
+      return in->slots[i];
+  }
+  char *copy = nns__arena_strndup(in->arena, s, n);
+  if (!copy)
+    return NULL;
+  in->slots[i] = copy;
+  in->hashes[i] = h;
+  in->count++;
+  return copy;
+}
+
+const char *nns__intern_cstr(nns__interner *in, const char *s) {
+  return nns__intern(in, s, strlen(s));
+}

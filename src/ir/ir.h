@@ -1,0 +1,332 @@
+/*
+ * ir.h - the graph that nnscan analyses: values (tensors), nodes,
+ * attributes, graphs and subgraphs, symbols, and the model that owns them.
+ *
+ * Everything here lives in the model's arena and is freed with it. Names are
+ * interned, so equal names are equal pointers. Initializer data is never
+ * copied: an nns__tensor points at its bytes in the mapped file (or names its
+ * external file) and is decoded only when a rule needs the values.
+ */
+#ifndef NNS_IR_H
+#define NNS_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../base/base.h"
+
+/* ==== Dims and symbols ==== */
+
+/*
+ * A dim, or an element of a small integer constant: a known number when
+ * sym == 0, else the symbol `sym` (an index into the model's symbol table).
+ * Every unknown dim is a symbol: a named one from the model ("batch"), an
+ * expression over symbols ("batch*seq"), or a fresh anonymous one. Never a
+ * silent 1.
+ */
+typedef struct nns__dim {
+  int64_t v;    /* the value when sym == 0 */
+  uint32_t sym; /* 0: known; else symbol id */
+} nns__dim;
+
+static inline nns__dim nns__dim_known(int64_t v) {
+  nns__dim d = {v, 0};
+  return d;
+}
+static inline bool nns__dim_is_known(nns__dim d) { return d.sym == 0; }
+static inline bool nns__dim_eq(nns__dim a, nns__dim b) {
+  return a.sym == b.sym && (a.sym || a.v == b.v);
+}
+
+/*
+ * A symbol may be a monomial: coef * product of atom symbols. This lets
+ * products and exact divisions cancel (Reshape [batch*seq, 4096] back to
+ * [batch, seq, 4096]) without a general algebra system.
+ */
+enum { NNS__SYM_MAX_FACTORS = 6 };
+typedef struct nns__symbol {
+  const char *name;   /* NULL for an anonymous unknown */
+  int64_t coef;       /* monomial coefficient; 1 for atoms */
+  uint32_t n_factors; /* 0 for an atom */
+  uint32_t factors[NNS__SYM_MAX_FACTORS]; /* sorted atom ids */
+} nns__symbol;
+
+/* ==== Types ==== */
+
+typedef struct nns__type {
+  int32_t dtype;    /* nns_dtype; element dtype for sequence/optional */
+  uint8_t kind;     /* nns_type_kind */
+  uint8_t elem_kind;/* for SEQUENCE/OPTIONAL: kind of the element */
+  int32_t rank;     /* -1 unknown rank */
+  nns__dim *dims;   /* rank entries (arena) */
+} nns__type;
+
+/* ==== Tensors (initializer storage) ==== */
+
+typedef enum nns__storage {
+  NNS__ST_NONE = 0,     /* no data (all fields empty: zero elements) */
+  NNS__ST_RAW,          /* raw_data: little-endian bytes in `raw` */
+  NNS__ST_PACKED,       /* a packed typed field: `raw` holds its payload */
+  NNS__ST_DECODED,      /* unpacked typed elements, decoded at load */
+  NNS__ST_EXTERNAL      /* in an external file */
+} nns__storage;
+
+typedef enum nns__packing {
+  NNS__PK_VARINT = 0, /* int32_data, int64_data, uint64_data */
+  NNS__PK_FIXED32,    /* float_data */
+  NNS__PK_FIXED64,    /* double_data */
+  NNS__PK_STRING      /* string_data: repeated bytes */
+} nns__packing;
+
+typedef struct nns__tensor {
+  const char *name;      /* interned; "" if none */
+  int32_t dtype;
+  int32_t rank;
+  int64_t *dims;         /* all known (an initializer's dims are concrete) */
+  int64_t numel;
+  int64_t offset;        /* byte offset of the TensorProto, for messages */
+  uint8_t storage;       /* nns__storage */
+  uint8_t packing;       /* nns__packing, for PACKED */
+  uint8_t typed_field;   /* TensorProto field number holding the data */
+  const uint8_t *raw;    /* RAW / PACKED / STRING payload in the file */
+  size_t raw_len;
+  /* STRING: the whole TensorProto message, rescanned for string_data. */
+  const uint8_t *msg;
+  size_t msg_len;
+  /* DECODED: elements as int64 (integers, bool) or double (floats). */
+  int64_t *dec_i;
+  double *dec_f;
+  int64_t dec_count;
+  /* EXTERNAL */
+  const char *ext_location;
+  int64_t ext_offset;
+  int64_t ext_length;    /* -1 if not given */
+} nns__tensor;
+
+/* ==== Constant values ==== */
+
+/*
+ * The known contents of a (small) value. Integer and bool elements are
+ * nns__dim so that a symbolic dim can flow through shape arithmetic
+ * (Shape -> Gather -> Concat -> Reshape); floats are doubles; strings are
+ * arena copies. The dtype and shape are the owning value's.
+ */
+typedef struct nns__const {
+  int64_t numel;
+  nns__dim *i;        /* integer and bool dtypes */
+  double *f;          /* floating dtypes */
+  const char **s;     /* strings (NUL-terminated; embedded NULs cut) */
+} nns__const;
+
+/* ==== Values ==== */
+
+struct nns__node;
+struct nns__graph;
+
+typedef struct nns__value {
+  const char *name;          /* interned */
+  struct nns__graph *graph;  /* graph that defines it */
+  struct nns__node *producer;/* NULL for inputs and initializers */
+  nns__tensor *init;         /* initializer storage, or NULL */
+  nns__type type;            /* inferred (or, for inputs, given) type */
+  nns__type *declared;       /* type the model declares, or NULL */
+  nns__const *cval;          /* known contents, or NULL */
+  uint8_t role;              /* nns_value_role */
+  bool cval_done;            /* cval was computed (or found impossible) */
+  bool is_graph_input;       /* listed in the graph's inputs */
+  bool is_graph_output;      /* listed in the graph's outputs */
+  uint32_t index;            /* position in the model's value list */
+} nns__value;
+
+/* ==== Attributes ==== */
+
+/* ONNX AttributeProto.AttributeType numbers. */
+typedef enum nns__attr_type {
+  NNS__AT_UNDEFINED = 0,
+  NNS__AT_FLOAT = 1,
+  NNS__AT_INT = 2,
+  NNS__AT_STRING = 3,
+  NNS__AT_TENSOR = 4,
+  NNS__AT_GRAPH = 5,
+  NNS__AT_FLOATS = 6,
+  NNS__AT_INTS = 7,
+  NNS__AT_STRINGS = 8,
+  NNS__AT_TENSORS = 9,
+  NNS__AT_GRAPHS = 10,
+  NNS__AT_SPARSE_TENSOR = 11,
+  NNS__AT_SPARSE_TENSORS = 12,
+  NNS__AT_TYPE_PROTO = 13,
+  NNS__AT_TYPE_PROTOS = 14
+} nns__attr_type;
+
+typedef struct nns__attr {
+  const char *name;          /* interned */
+  int32_t type;              /* nns__attr_type */
+  int64_t i;
+  double f;
+  const char *s;             /* arena copy, NUL-terminated */
+  size_t s_len;
+  int32_t n;                 /* element count of a list attribute */
+  int64_t *ints;
+  double *floats;
+  const char **strings;
+  nns__tensor *t;
+  nns__tensor **tensors;
+  struct nns__graph *g;
+  struct nns__graph **graphs;
+  const char *ref_attr_name; /* in function bodies: refers to a call attr */
+  int64_t offset;            /* byte offset of the AttributeProto */
+} nns__attr;
+
+/* ==== Nodes ==== */
+
+struct nns__op;
+
+typedef struct nns__node {
+  const char *name;          /* interned; "" if none */
+  const char *op_type;       /* interned */
+  const char *domain;        /* interned; "" for ai.onnx ("ai.onnx" maps to "") */
+  int32_t n_in, n_out;
+  const char **in_names;     /* interned; "" for an omitted optional input */
+  const char **out_names;
+  nns__value **in;           /* NULL for omitted inputs */
+  nns__value **out;          /* NULL for omitted outputs */
+  int32_t n_attrs;
+  nns__attr *attrs;
+  struct nns__graph *graph;  /* graph that holds the node */
+  const struct nns__op *op;  /* rule entry, NULL when unknown */
+  int32_t opset;             /* version of its domain in force */
+  int64_t offset;            /* byte offset of the NodeProto */
+  uint32_t index;            /* position in its graph's node array */
+} nns__node;
+
+/* ==== Graphs ==== */
+
+typedef struct nns__graph {
+  const char *name;
+  struct nns__graph *parent; /* enclosing graph of a subgraph, else NULL */
+  nns__node *owner;          /* node whose attribute holds this subgraph */
+  int depth;                 /* 0 for the main graph */
+  int64_t offset;
+  int32_t n_nodes;
+  nns__node *nodes;
+  int32_t n_inputs, n_outputs, n_inits;
+  nns__value **inputs;       /* as listed (may include initializers) */
+  nns__value **outputs;
+  nns__value **inits;
+  int32_t n_value_info;
+  const char **vi_names;     /* value_info entries, applied after load */
+  nns__type **vi_types;
+  nns__map scope;            /* interned name -> nns__value*, this graph */
+  nns__node **order;         /* topological order, set by nns__graph_sort */
+} nns__graph;
+
+/* ==== Functions (model-local) ==== */
+
+typedef struct nns__function {
+  const char *name;
+  const char *domain;
+  int32_t n_attr_names;
+  const char **attr_names;
+  nns__graph *body;          /* inputs/outputs are the formal parameters */
+  int32_t n_opsets;
+  const char **opset_domains;
+  int64_t *opset_versions;
+} nns__function;
+
+/* ==== The model ==== */
+
+typedef struct nns__unknown_op {
+  const char *domain;
+  const char *op_type;
+  size_t count;
+} nns__unknown_op;
+
+struct nns_model {
+  nns__arena arena;
+  nns__interner strings;
+  nns__fmap map;             /* when loaded from a file */
+  const uint8_t *data;       /* the model bytes */
+  size_t size;
+  const char *dir;           /* folder for external data (arena) */
+
+  int64_t ir_version;
+  const char *producer_name, *producer_version, *domain, *doc;
+  int64_t model_version;
+  int32_t n_opsets;
+  const char **opset_domains;
+  int64_t *opset_versions;
+  int32_t n_meta;
+  const char **meta_keys, **meta_values;
+  int32_t n_functions;
+  nns__function *functions;
+  nns__graph *graph;
+
+  /* Symbol table: id 0 is reserved for "known". malloc'ed. */
+  nns__symbol *syms;
+  uint32_t n_syms, cap_syms;
+  nns__map sym_by_name;      /* interned name -> (void*)(uintptr_t)id */
+
+  /* Every value in graph order (see nns_model_value_count). malloc'ed. */
+  nns__value **values;
+  size_t n_values, cap_values;
+  size_t subgraph_nodes;
+
+  /* Diagnostics. malloc'ed. */
+  char **warnings;
+  size_t n_warnings, cap_warnings;
+  nns__unknown_op *unknown;
+  size_t n_unknown, cap_unknown;
+
+  nns__map op_cache;         /* interned op_type -> resolved entry */
+  bool inferred;
+};
+
+/* ==== Functions over the IR (ir/*.c) ==== */
+
+/* Model lifetime: creates an empty model with its arena and interner. */
+nns_model *nns__model_new(void);
+void nns__model_destroy(nns_model *m);
+
+/* Adds a warning (printf-style). Silently drops it when out of memory. */
+void nns__warn(nns_model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Records that value v belongs to the model's value list. */
+bool nns__model_add_value(nns_model *m, nns__value *v);
+
+/* Opset version of `domain` in the model, or -1 when not imported. */
+int64_t nns__model_opset(const nns_model *m, const char *domain);
+
+/* Looks a name up in g, then its enclosing graphs. */
+nns__value *nns__graph_lookup(const nns__graph *g, const char *name);
+
+/* Symbols (sym.c). All return a symbol id, or 0 when out of memory. */
+uint32_t nns__sym_named(nns_model *m, const char *name); /* interned name */
+uint32_t nns__sym_fresh(nns_model *m);
+const nns__symbol *nns__sym_get(const nns_model *m, uint32_t id);
+/* Symbolic arithmetic on dims; exact when both are known (overflow gives a
+ * fresh symbol). Division is floor division; by a known zero gives a fresh
+ * symbol. */
+nns__dim nns__dim_mul(nns_model *m, nns__dim a, nns__dim b);
+nns__dim nns__dim_add(nns_model *m, nns__dim a, nns__dim b);
+nns__dim nns__dim_sub(nns_model *m, nns__dim a, nns__dim b);
+nns__dim nns__dim_div(nns_model *m, nns__dim a, nns__dim b);
+nns__dim nns__dim_mod(nns_model *m, nns__dim a, nns__dim b);
+nns__dim nns__dim_neg(nns_model *m, nns__dim a);
+/* A name for a dim as printed: "7", "batch", "batch*seq", "?". Writes into
+ * buf (always NUL-terminated) and returns buf. */
+const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
+                         size_t size);
+
+/* Tensors (tensor.c). */
+int nns__dtype_bits(int32_t dtype);
+bool nns__dtype_is_float(int32_t dtype);
+bool nns__dtype_is_int(int32_t dtype); /* integers and bool */
+/* Decodes an initializer's elements into c. Returns NNS_OK, or an error
+ * (external file missing or short, data size mismatch). `limit` bounds the
+ * element count decoded; larger tensors give NNS_E_LIMIT. */
+nns_status nns__tensor_decode(nns_model *m, const nns__tensor *t,
+                              int64_t limit, nns__const *c, nns_error *err);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * op.h - the operator table entry and the context its rules work through.
+ *
+ * An operator is one entry in the table of its family file (conv.c,
+ * eltwise.c, ...). The entry says which opset versions it covers, what role
+ * each input plays (activation, weight, bias, buffer, constant), which
+ * attributes it takes with their types and defaults, and its rules:
+ *
+ *   shape  - output dtypes and dims from input types, attributes and any
+ *            known constant inputs;
+ *   fold   - optional: the output values, when the inputs needed are known
+ *            constants (the small kernels that resolve shape arithmetic;
+ *            the executor will reuse them).
+ *
+ * Nothing outside src/ops/ branches on an operator's name.
+ */
+#ifndef NNS_OP_H
+#define NNS_OP_H
+
+#include "../ir/ir.h"
+
+/* ==== Attribute specs ==== */
+
+typedef struct nns__attr_spec {
+  const char *name;
+  uint8_t type;      /* nns__attr_type */
+  bool required;
+  bool has_default;  /* i / f / s hold the default */
+  int64_t i;
+  double f;
+  const char *s;
+} nns__attr_spec;
+
+#define NNS__A_INT(nm, def)                                                    \
+  { .name = nm, .type = NNS__AT_INT, .has_default = true, .i = (def) }
+#define NNS__A_FLOAT(nm, def)                                                  \
+  { .name = nm, .type = NNS__AT_FLOAT, .has_default = true, .f = (def) }
+#define NNS__A_STR(nm, def)                                                    \
+  { .name = nm, .type = NNS__AT_STRING, .has_default = true, .s = (def) }
+/* Attributes with no default: absent unless the node sets them. */
+#define NNS__A_OPT(nm, ty) { .name = nm, .type = NNS__AT_##ty }
+#define NNS__A_REQ(nm, ty) { .name = nm, .type = NNS__AT_##ty, .required = true }
+#define NNS__A_END { .name = NULL }
+
+/* ==== The entry ==== */
+
+struct nns__ictx;
+typedef nns_status (*nns__rule_fn)(struct nns__ictx *cx);
+
+/* Returned by a fold rule that cannot fold (an input is not constant, or
+ * the result would be too large). Not an error. */
+#define NNS__NOFOLD ((nns_status)-1)
+
+/* Highest opset version the table has been written against. */
+#define NNS__OPSET_MAX 17
+
+typedef struct nns__op {
+  const char *domain;  /* "" for ai.onnx, "ai.onnx.ml", "com.microsoft" */
+  const char *name;
+  int since, until;    /* opset versions covered, inclusive */
+  /*
+   * One letter per input: 'a' activation, 'w' weight, 'b' bias, 'u' buffer
+   * (running statistics), 'c' constant (shape, axes, indices, scalars).
+   * The last letter repeats for variadic inputs.
+   */
+  const char *roles;
+  const nns__attr_spec *attrs; /* NNS__A_END-terminated; NULL for none */
+  nns__rule_fn shape;
+  nns__rule_fn fold;   /* NULL when the op has no constant kernel */
+} nns__op;
+
+/* ==== Registry (registry.c) ==== */
+
+/* The entry for (domain, name) at opset `version`, or NULL. When version is
+ * beyond every entry (a newer opset), the newest entry is returned and
+ * *newer is set. */
+const nns__op *nns__op_find(const char *domain, const char *name,
+                            int64_t version, bool *newer);
+size_t nns__op_table_size(void);
+const nns__op *nns__op_table_at(size_t i);
+
+/* ==== The rule context ==== */
+
+typedef struct nns__ictx {
+  nns_model *m;
+  nns__node *node;
+  const nns__op *op;
+  int64_t opset;       /* the node's domain version */
+  nns_error *err;
+  /* Set by nns__graph_infer's caller for function bodies: attributes of
+   * the calling node that ref_attr_name refers to. */
+  const nns__node *call;
+  /* Subgraph inference hook, provided by the driver (src/infer). */
+  nns_status (*infer_subgraph)(struct nns__ictx *cx, nns__graph *g,
+                               const nns__type *in_types, int n_in_types);
+} nns__ictx;
+
+/* -- errors -- */
+
+/* Fails the node: the message names the node, its op and `fmt`. */
+nns_status nns__fail(nns__ictx *cx, nns_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A warning that names the node. */
+void nns__node_warn(nns__ictx *cx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* -- inputs -- */
+
+int nns__n_in(const nns__ictx *cx);
+/* NULL when input i is absent or omitted (""). */
+nns__value *nns__in(const nns__ictx *cx, int i);
+bool nns__has_in(const nns__ictx *cx, int i);
+/* Type of input i; NULL when absent. */
+const nns__type *nns__in_type(const nns__ictx *cx, int i);
+int32_t nns__in_dtype(const nns__ictx *cx, int i);  /* 0 if unknown/absent */
+int32_t nns__in_rank(const nns__ictx *cx, int i);   /* -1 if unknown/absent */
+/* Dim `axis` of input i (axis may be negative); assumes a known rank. */
+nns__dim nns__in_dim(const nns__ictx *cx, int i, int axis);
+/* Known contents of input i (an initializer, a Constant or a folded value),
+ * decoded on first use; NULL when unknown or larger than the fold limit. */
+const nns__const *nns__in_const(nns__ictx *cx, int i);
+/* Convenience for constant integer inputs (axes, pads, shapes): fills
+ * *vals (arena) and *n; false when not a known constant or any element is
+ * symbolic and allow_sym is false. */
+bool nns__in_ints(nns__ictx *cx, int i, const nns__dim **vals, int64_t *n);
+bool nns__in_known_ints(nns__ictx *cx, int i, const int64_t **vals,
+                        int64_t *n);
+/* Element count of input i if its shape is fully known, else -1. */
+int64_t nns__in_numel(const nns__ictx *cx, int i);
+
+/* -- attributes (defaults come from the entry's spec) -- */
+
+/* The node's attribute, or NULL. Resolves ref_attr_name in function bodies. */
+const nns__attr *nns__attr_get(const nns__ictx *cx, const char *name);
+bool nns__attr_has(const nns__ictx *cx, const char *name);
+int64_t nns__attr_int(const nns__ictx *cx, const char *name);
+double nns__attr_float(const nns__ictx *cx, const char *name);
+/* "" when absent with no default. */
+const char *nns__attr_str(const nns__ictx *cx, const char *name);
+/* Returns the count and sets *vals, or -1 (and *vals NULL) when absent. */
+int32_t nns__attr_ints(const nns__ictx *cx, const char *name,
+                       const int64_t **vals);
+int32_t nns__attr_floats(const nns__ictx *cx, const char *name,
+                         const double **vals);
+/* Decoded contents of a TENSOR attribute (Constant's value): the tensor and
+ * its constant, or NULL. */
+const nns__tensor *nns__attr_tensor(const nns__ictx *cx, const char *name);
+
+/* -- outputs -- */
+
+int nns__n_out(const nns__ictx *cx);
+bool nns__has_out(const nns__ictx *cx, int i);
+/* Sets output i's dtype and rank and returns its dims to fill (arena),
+ * each initialised to a fresh symbol. rank -1: unknown rank (returns NULL).
+ * Returns NULL too when output i is absent. */
+nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank);
+/* Copies a type (dtype, kind, dims) to output i. */
+void nns__out_type(nns__ictx *cx, int i, const nns__type *t);
+/* Output i = input j's type, with dtype replaced when dtype != 0. */
+void nns__out_like(nns__ictx *cx, int i, int j, int32_t dtype);
+/* Sets only the dtype (rank unknown). */
+void nns__out_dtype(nns__ictx *cx, int i, int32_t dtype);
+/* Sets output i's kind (sequence, optional) after its shape is set. */
+void nns__out_kind(nns__ictx *cx, int i, uint8_t kind, uint8_t elem_kind);
+
+/* -- constants (fold rules) -- */
+
+/* Maximum element count of a folded constant. */
+#define NNS__FOLD_MAX 65536
+/* Allocates the constant of output i, whose type must already be fully
+ * known; NULL (fold nothing) when larger than NNS__FOLD_MAX or unknown. */
+nns__const *nns__out_const(nns__ictx *cx, int i);
+
+/* -- dims -- */
+
+nns__dim nns__fresh(nns__ictx *cx);
+/* Normalises a possibly negative axis for rank r; false if out of range. */
+bool nns__axis(int64_t axis, int32_t rank, int32_t *out);
+/* Same, failing the node with a message on a bad axis. */
+nns_status nns__axis_or_fail(nns__ictx *cx, int64_t axis, int32_t rank,
+                             int32_t *out, const char *what);
+/* Multidirectional (numpy) broadcast of inputs [first, first+count) into
+ * output i with the given dtype. Fails the node when two known dims differ
+ * and neither is 1. */
+nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
+                          int32_t dtype);
+/* Broadcast of two shapes into *rank/dims (arena). */
+nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
+                                 int32_t rb, const nns__dim *b, int32_t *rank,
+                                 nns__dim **dims);
+/* Product of dims (symbolic when needed). */
+nns__dim nns__dims_product(nns__ictx *cx, const nns__dim *d, int32_t n);
+/* True when all of t's dims are known numbers. */
+bool nns__type_static(const nns__type *t);
+/* Arithmetic shorthands over cx->m. */
+nns__dim nns__mul(nns__ictx *cx, nns__dim a, nns__dim b);
+nns__dim nns__add(nns__ictx *cx, nns__dim a, nns__dim b);
+nns__dim nns__sub(nns__ictx *cx, nns__dim a, nns__dim b);
+nns__dim nns__div(nns__ictx *cx, nns__dim a, nns__dim b);
+
+/* Arena allocation for rules. */
+void *nns__alloc(nns__ictx *cx, size_t n);
+
+/* ==== Family tables ==== */
+
+/* Each family file defines one NNS__OP_END-terminated table. */
+#define NNS__OP_END { .name = NULL }
+
+#endif
