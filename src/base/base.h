@@ -44,16 +44,21 @@ static inline bool nns__add_i64(int64_t a, int64_t b, int64_t *r) {
 
 /* ==== Pointer-keyed hash map ==== */
 
-/* Open addressing; keys are non-NULL pointers (interned strings). */
+/*
+ * Open addressing; keys are non-NULL pointers (interned strings). With
+ * `arena` set, storage comes from the arena and needs no nns__map_free
+ * (graph scopes use this: they die with the model); else it is malloc'ed.
+ */
 typedef struct nns__map {
   const void **keys;
   void **vals;
   size_t cap;   /* power of two, or 0 */
   size_t count;
+  nns__arena *arena;
 } nns__map;
 
 void *nns__map_get(const nns__map *m, const void *key);
-/* Inserts or replaces. false when out of memory. Storage is malloc'ed. */
+/* Inserts or replaces. false when out of memory. */
 bool nns__map_put(nns__map *m, const void *key, void *val);
 void nns__map_free(nns__map *m);
 

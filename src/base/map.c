@@ -31,12 +31,21 @@ void *nns__map_get(const nns__map *m, const void *key) {
 
 static bool map_grow(nns__map *m) {
   size_t cap = m->cap ? m->cap * 2 : 16;
-  const void **keys = calloc(cap, sizeof *keys);
-  void **vals = calloc(cap, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    return false;
+  const void **keys;
+  void **vals;
+  if (m->arena) {
+    keys = nns__arena_array(m->arena, cap, sizeof *keys);
+    vals = nns__arena_array(m->arena, cap, sizeof *vals);
+    if (!keys || !vals)
+      return false;
+  } else {
+    keys = calloc(cap, sizeof *keys);
+    vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      return false;
+    }
   }
   for (size_t i = 0; i < m->cap; i++) {
     if (!m->keys[i])
@@ -47,8 +56,10 @@ static bool map_grow(nns__map *m) {
     keys[j] = m->keys[i];
     vals[j] = m->vals[i];
   }
-  free(m->keys);
-  free(m->vals);
+  if (!m->arena) {
+    free(m->keys);
+    free(m->vals);
+  }
   m->keys = keys;
   m->vals = vals;
   m->cap = cap;
@@ -70,9 +81,13 @@ bool nns__map_put(nns__map *m, const void *key, void *val) {
 }
 
 void nns__map_free(nns__map *m) {
-  free(m->keys);
-  free(m->vals);
+  if (!m->arena) {
+    free(m->keys);
+    free(m->vals);
+  }
+  nns__arena *arena = m->arena;
   memset(m, 0, sizeof *m);
+  m->arena = arena;
 }
 
 /* ==== Interning ==== */

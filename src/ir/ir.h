@@ -68,7 +68,8 @@ typedef enum nns__storage {
   NNS__ST_RAW,          /* raw_data: little-endian bytes in `raw` */
   NNS__ST_PACKED,       /* a packed typed field: `raw` holds its payload */
   NNS__ST_DECODED,      /* unpacked typed elements, decoded at load */
-  NNS__ST_EXTERNAL      /* in an external file */
+  NNS__ST_EXTERNAL,     /* in an external file */
+  NNS__ST_SPARSE        /* a sparse tensor: dtype and dims only */
 } nns__storage;
 
 typedef enum nns__packing {
@@ -174,6 +175,8 @@ typedef struct nns__attr {
   nns__tensor **tensors;
   struct nns__graph *g;
   struct nns__graph **graphs;
+  nns__type *tp;             /* TYPE_PROTO */
+  nns__type **tps;           /* TYPE_PROTOS (n entries) */
   const char *ref_attr_name; /* in function bodies: refers to a call attr */
   int64_t offset;            /* byte offset of the AttributeProto */
 } nns__attr;
@@ -279,10 +282,16 @@ struct nns_model {
   size_t n_unknown, cap_unknown;
 
   nns__map op_cache;         /* interned op_type -> resolved entry */
+  nns__map warned;           /* interned keys of warnings given once */
+  size_t load_warnings;      /* warnings from loading; later ones are
+                                inference's and are redone by each run */
+  unsigned infer_flags;      /* NNS_INFER_* of the current run */
+  int call_depth;            /* nesting of function-call inference */
+  int infer_runs;            /* nns_model_infer calls so far */
   bool inferred;
 };
 
-/* ==== Functions over the IR (ir/*.c) ==== */
+/* ==== Functions over the IR (src/ir) ==== */
 
 /* Model lifetime: creates an empty model with its arena and interner. */
 nns_model *nns__model_new(void);
@@ -297,6 +306,11 @@ bool nns__model_add_value(nns_model *m, nns__value *v);
 
 /* Opset version of `domain` in the model, or -1 when not imported. */
 int64_t nns__model_opset(const nns_model *m, const char *domain);
+
+/* A new empty graph in the arena whose scope map is arena-backed. Every
+ * graph (main, subgraph, function body) must be made with this. NULL when
+ * out of memory. */
+nns__graph *nns__graph_new(nns_model *m, nns__graph *parent);
 
 /* Looks a name up in g, then its enclosing graphs. */
 nns__value *nns__graph_lookup(const nns__graph *g, const char *name);

@@ -1,0 +1,46 @@
+/*
+ * cli.h - the nnscan command line: shared helpers of the subcommands. The
+ * CLI uses only the public header; it has no analysis logic of its own.
+ */
+#ifndef NNS_CLI_H
+#define NNS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "nnscan.h"
+
+/* Exit codes. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Options shared by the subcommands that load and infer a model. */
+typedef struct cli_model_opts {
+  const char *path;
+  nns_input_shape inputs[64];
+  int64_t input_dims[64][64];
+  size_t input_count;
+  int64_t batch;
+  unsigned infer_flags;
+  const char *format;  /* "text" or "json" */
+  const char *output;  /* -o FILE, or NULL for stdout */
+} cli_model_opts;
+
+/* Parses one shared option at argv[*i] (advancing *i past its value).
+ * Returns 1 if consumed, 0 if not an option it knows, -1 on a usage error
+ * (already reported). */
+int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
+/* Loads and infers; prints the error and returns NULL on failure. */
+nns_model *cli_load(const cli_model_opts *o);
+/* Prints a load/infer error as one line: "nnscan: FILE: message". */
+void cli_print_error(const char *path, const nns_error *err);
+/* Opens -o FILE or returns stdout; NULL (reported) on failure. */
+FILE *cli_open_output(const char *path);
+void cli_close_output(FILE *f);
+
+/* JSON writing. */
+void json_str(FILE *f, const char *s);
+
+int cmd_shapes(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * common.c - what the subcommands share: model options (--input, --batch,
+ * --format, -o), loading with error reporting, output files, JSON strings.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static bool parse_i64(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < 0)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* "NAME=1x3x224x224" (or with commas). The name is what precedes the last
+ * '=', so names containing '=' still work. */
+static int parse_input(cli_model_opts *o, const char *arg) {
+  const char *eq = strrchr(arg, '=');
+  if (!eq || eq == arg) {
+    fprintf(stderr, "nnscan: --input wants NAME=DIMS, got '%s'\n", arg);
+    return -1;
+  }
+  if (o->input_count == 64) {
+    fprintf(stderr, "nnscan: at most 64 --input options\n");
+    return -1;
+  }
+  size_t k = o->input_count;
+  char *name = strndup(arg, (size_t)(eq - arg));
+  size_t rank = 0;
+  const char *p = eq + 1;
+  while (*p) {
+    char buf[32];
+    size_t n = strcspn(p, "x,");
+    if (n == 0 || n >= sizeof buf || rank == 64) {
+      fprintf(stderr, "nnscan: --input %s: bad dims '%s'\n", name, eq + 1);
+      free(name);
+      return -1;
+    }
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    if (!parse_i64(buf, &o->input_dims[k][rank])) {
+      fprintf(stderr, "nnscan: --input %s: '%s' is not a dim\n", name, buf);
+      free(name);
+      return -1;
+    }
+    rank++;
+    p += n;
+    if (*p)
+      p++;
+  }
+  o->inputs[k].name = name;
+  o->inputs[k].dims = o->input_dims[k];
+  o->inputs[k].rank = rank;
+  o->input_count++;
+  return 1;
+}
+
+int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+  bool takes = !strcmp(a, "--input") || !strcmp(a, "--batch") ||
+               !strcmp(a, "--format") || !strcmp(a, "-o");
+  if (takes && !val) {
+    fprintf(stderr, "nnscan: %s needs a value\n", a);
+    return -1;
+  }
+  if (!strcmp(a, "--input")) {
+    ++*i;
+    return parse_input(o, val);
+  }
+  if (!strcmp(a, "--batch")) {
+    ++*i;
+    if (!parse_i64(val, &o->batch) || o->batch == 0) {
+      fprintf(stderr, "nnscan: --batch wants a positive number, got '%s'\n",
+              val);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strcmp(a, "--format")) {
+    ++*i;
+    o->format = val;
+    return 1;
+  }
+  if (!strcmp(a, "-o")) {
+    ++*i;
+    o->output = val;
+    return 1;
+  }
+  if (!strcmp(a, "--fallback")) {
+    o->infer_flags |= NNS_INFER_FALLBACK_DECLARED;
+    return 1;
+  }
+  return 0;
+}
+
+void cli_print_error(const char *path, const nns_error *err) {
+  fprintf(stderr, "nnscan: %s: %s", path, err->message);
+  if (err->offset >= 0 && !strstr(err->message, "byte"))
+    fprintf(stderr, " (at byte %lld)", (long long)err->offset);
+  fprintf(stderr, " [%s]\n", nns_status_name(err->code));
+}
+
+nns_model *cli_load(const cli_model_opts *o) {
+  nns_model *m = NULL;
+  nns_error err;
+  if (nns_model_load_file(o->path, NULL, &m, &err) != NNS_OK) {
+    cli_print_error(o->path, &err);
+    return NULL;
+  }
+  nns_infer_options io = {.flags = o->infer_flags,
+                          .batch = o->batch,
+                          .inputs = o->inputs,
+                          .input_count = o->input_count};
+  if (nns_model_infer(m, &io, &err) != NNS_OK) {
+    cli_print_error(o->path, &err);
+    nns_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+FILE *cli_open_output(const char *path) {
+  if (!path || !strcmp(path, "-"))
+    return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f)
+    fprintf(stderr, "nnscan: cannot write '%s': %s\n", path, strerror(errno));
+  return f;
+}
+
+void cli_close_output(FILE *f) {
+  if (f && f != stdout)
+    fclose(f);
+  else
+    fflush(stdout);
+}
+
+void json_str(FILE *f, const char *s) {
+  if (!s) {
+    fputs("null", f);
+    return;
+  }
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    default:
+      if (*p < 0x20)
+        fprintf(f, "\\u%04x", *p);
+      else
+        fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}

@@ -1,0 +1,52 @@
+/*
+ * main.c - `nnscan`: dispatches to a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: nnscan <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  shapes MODEL   dtype and shape of every value, in graph order\n"
+          "  ops            the operators nnscan knows, with opset ranges\n"
+          "  version        print the version\n"
+          "\n"
+          "options of shapes:\n"
+          "  --input NAME=DIMS   fix a graph input's shape, e.g. "
+          "input=1x3x224x224 (repeatable)\n"
+          "  --batch N           set the first dim of every graph input\n"
+          "  --format text|json  output format (default text)\n"
+          "  --fallback          take declared shapes for outputs of "
+          "unknown ops\n"
+          "  -o FILE             write to FILE instead of stdout\n"
+          "\n"
+          "exit status: 0 success, 1 the model could not be read or "
+          "inferred, 2 usage error\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    printf("nnscan %s\n", nns_version());
+    return EXIT_OK;
+  }
+  if (!strcmp(cmd, "shapes"))
+    return cmd_shapes(argc - 1, argv + 1);
+  if (!strcmp(cmd, "ops"))
+    return cmd_ops(argc - 1, argv + 1);
+  fprintf(stderr, "nnscan: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return EXIT_USAGE;
+}

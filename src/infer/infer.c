@@ -1,0 +1,497 @@
+/*
+ * infer.c - shape inference: walks each graph in topological order and
+ * applies each node's shape rule, then its fold rule (which turns small
+ * constant subgraphs - the shape arithmetic of PyTorch exports - into known
+ * values). Subgraphs of If/Loop/Scan are inferred through the hook the
+ * control-flow rules call; calls of model-local functions infer the body.
+ *
+ * The model's declared shapes (value_info, graph outputs) are never used as
+ * inputs to a rule. They are read only to warn where they contradict an
+ * inferred shape, and, when asked, for the outputs of unknown ops.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+
+/* ==== Topological order ==== */
+
+/* Adds to *deps every value of graph g that subgraph s (recursively) reads:
+ * an If/Loop body's free variables are inputs of its owner node. */
+static void subgraph_free_vars(const nns__graph *s, const nns__graph *g,
+                               void (*add)(void *, nns__value *), void *ctx) {
+  for (int32_t i = 0; i < s->n_nodes; i++) {
+    const nns__node *n = &s->nodes[i];
+    for (int32_t k = 0; k < n->n_in; k++)
+      if (n->in[k] && n->in[k]->graph == g)
+        add(ctx, n->in[k]);
+    for (int32_t a = 0; a < n->n_attrs; a++) {
+      const nns__attr *at = &n->attrs[a];
+      if (at->g)
+        subgraph_free_vars(at->g, g, add, ctx);
+      for (int32_t k = 0; at->graphs && k < at->n; k++)
+        subgraph_free_vars(at->graphs[k], g, add, ctx);
+    }
+  }
+}
+
+typedef struct sort_state {
+  const nns__graph *g;
+  uint32_t *indeg;      /* per node: producers not yet emitted */
+  uint32_t *edge_start; /* CSR: consumers of node p */
+  uint32_t *edges;
+  uint32_t *fill;
+  bool counting;
+  uint32_t current;     /* consumer node index being scanned */
+} sort_state;
+
+static void sort_edge(void *ctx, nns__value *v) {
+  sort_state *st = ctx;
+  const nns__node *p = v->producer;
+  if (!p || p->graph != st->g)
+    return;
+  if (st->counting) {
+    st->edge_start[p->index + 1]++;
+    st->indeg[st->current]++;
+  } else {
+    st->edges[st->fill[p->index]++] = st->current;
+  }
+}
+
+static void node_deps(sort_state *st, const nns__node *n) {
+  for (int32_t k = 0; k < n->n_in; k++)
+    if (n->in[k])
+      sort_edge(st, n->in[k]);
+  for (int32_t a = 0; a < n->n_attrs; a++) {
+    const nns__attr *at = &n->attrs[a];
+    if (at->g)
+      subgraph_free_vars(at->g, st->g, sort_edge, st);
+    for (int32_t k = 0; at->graphs && k < at->n; k++)
+      subgraph_free_vars(at->graphs[k], st->g, sort_edge, st);
+  }
+}
+
+nns_status nns__graph_sort(nns_model *m, nns__graph *g, nns_error *err) {
+  uint32_t n = (uint32_t)g->n_nodes;
+  g->order = nns__arena_array(&m->arena, (size_t)n + 1, sizeof *g->order);
+  sort_state st = {.g = g};
+  st.indeg = calloc((size_t)n + 1, sizeof *st.indeg);
+  st.edge_start = calloc((size_t)n + 2, sizeof *st.edge_start);
+  st.fill = calloc((size_t)n + 1, sizeof *st.fill);
+  nns_status status = NNS_OK;
+  if (!g->order || !st.indeg || !st.edge_start || !st.fill) {
+    status = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    goto done;
+  }
+  st.counting = true;
+  for (uint32_t i = 0; i < n; i++) {
+    st.current = i;
+    node_deps(&st, &g->nodes[i]);
+  }
+  for (uint32_t i = 0; i < n; i++)
+    st.edge_start[i + 1] += st.edge_start[i];
+  st.edges = malloc(((size_t)st.edge_start[n] + 1) * sizeof *st.edges);
+  if (!st.edges) {
+    status = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    goto done;
+  }
+  memcpy(st.fill, st.edge_start, (size_t)n * sizeof *st.fill);
+  st.counting = false;
+  for (uint32_t i = 0; i < n; i++) {
+    st.current = i;
+    node_deps(&st, &g->nodes[i]);
+  }
+  /* Kahn's algorithm; the queue is g->order itself. Ready nodes are taken
+   * in file order, so a graph already in order keeps it. */
+  uint32_t head = 0, tail = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (st.indeg[i] == 0)
+      g->order[tail++] = &g->nodes[i];
+  while (head < tail) {
+    const nns__node *p = g->order[head++];
+    for (uint32_t e = st.edge_start[p->index]; e < st.edge_start[p->index + 1];
+         e++)
+      if (--st.indeg[st.edges[e]] == 0)
+        g->order[tail++] = &g->nodes[st.edges[e]];
+  }
+  if (tail < n) {
+    const nns__node *c = NULL;
+    for (uint32_t i = 0; i < n && !c; i++)
+      if (st.indeg[i])
+        c = &g->nodes[i];
+    status = nns__err(err, NNS_E_CYCLE, c->offset,
+                      c->name[0] ? c->name : c->op_type,
+                      "graph '%s' has a cycle: node '%s' (%s) depends on its "
+                      "own output through %u node(s) that never become ready",
+                      g->name, c->name[0] ? c->name : "(unnamed)", c->op_type,
+                      n - tail);
+  }
+done:
+  free(st.indeg);
+  free(st.edge_start);
+  free(st.fill);
+  free(st.edges);
+  return status;
+}
+
+/* ==== Per-node inference ==== */
+
+typedef struct op_cache_entry {
+  const char *domain;
+  const nns__op *op;
+  bool newer;
+  struct op_cache_entry *next; /* same op_type, other domain */
+} op_cache_entry;
+
+static const nns__op *resolve_op(nns_model *m, nns__node *n, bool *newer) {
+  op_cache_entry *e = nns__map_get(&m->op_cache, n->op_type);
+  for (; e; e = e->next)
+    if (e->domain == n->domain) {
+      *newer = e->newer;
+      return e->op;
+    }
+  int64_t version = nns__model_opset(m, n->domain);
+  e = nns__arena_alloc(&m->arena, sizeof *e);
+  if (!e)
+    return NULL;
+  e->domain = n->domain;
+  e->op = nns__op_find(n->domain, n->op_type, version, &e->newer);
+  e->next = nns__map_get(&m->op_cache, n->op_type);
+  nns__map_put(&m->op_cache, n->op_type, e);
+  if (e->newer)
+    nns__warn(m, "opset %lld of domain '%s' is newer than nnscan's rules for "
+              "%s (up to %d); using those",
+              (long long)version, n->domain[0] ? n->domain : "ai.onnx",
+              n->op_type, e->op->until);
+  *newer = e->newer;
+  return e->op;
+}
+
+/* Warns once per key (interned), e.g. one unknown attribute of an op type. */
+static bool warn_once(nns_model *m, const char *key) {
+  const char *k = nns__intern_cstr(&m->strings, key);
+  if (!k || nns__map_get(&m->warned, k))
+    return false;
+  nns__map_put(&m->warned, k, (void *)1);
+  return true;
+}
+
+static nns_status check_attrs(nns__ictx *cx) {
+  const nns__node *n = cx->node;
+  const nns__attr_spec *spec = cx->op->attrs;
+  for (const nns__attr_spec *s = spec; s && s->name; s++) {
+    if (s->required && !nns__attr_has(cx, s->name))
+      return nns__fail(cx, NNS_E_ATTR, "required attribute '%s' is missing",
+                       s->name);
+  }
+  for (int32_t i = 0; i < n->n_attrs; i++) {
+    const nns__attr *a = &n->attrs[i];
+    const nns__attr_spec *s = spec;
+    while (s && s->name && strcmp(s->name, a->name) != 0)
+      s++;
+    char key[256];
+    if (!s || !s->name) {
+      snprintf(key, sizeof key, "attr:%s:%s", n->op_type, a->name);
+      if (warn_once(cx->m, key))
+        nns__node_warn(cx, "attribute '%s' is not part of %s (opset %lld); "
+                       "ignored (warned once per op type)",
+                       a->name, n->op_type, (long long)cx->opset);
+    } else if (s->type != a->type && !a->ref_attr_name &&
+               !(s->type == NNS__AT_INT && a->type == NNS__AT_FLOAT) &&
+               !(s->type == NNS__AT_FLOAT && a->type == NNS__AT_INT)) {
+      return nns__fail(cx, NNS_E_ATTR,
+                       "attribute '%s' has type %d, expected type %d",
+                       a->name, a->type, s->type);
+    }
+  }
+  return NNS_OK;
+}
+
+static void record_unknown(nns_model *m, const nns__node *n) {
+  for (size_t i = 0; i < m->n_unknown; i++)
+    if (m->unknown[i].op_type == n->op_type &&
+        m->unknown[i].domain == n->domain) {
+      m->unknown[i].count++;
+      return;
+    }
+  if (m->n_unknown == m->cap_unknown) {
+    size_t cap = m->cap_unknown ? m->cap_unknown * 2 : 8;
+    nns__unknown_op *u = realloc(m->unknown, cap * sizeof *u);
+    if (!u)
+      return;
+    m->unknown = u;
+    m->cap_unknown = cap;
+  }
+  m->unknown[m->n_unknown++] =
+      (nns__unknown_op){.domain = n->domain, .op_type = n->op_type, .count = 1};
+}
+
+static void set_type(nns_model *m, nns__value *v, const nns__type *t) {
+  v->type = *t;
+  if (t->rank > 0) {
+    v->type.dims = nns__arena_array(&m->arena, (size_t)t->rank,
+                                    sizeof *v->type.dims);
+    if (!v->type.dims) {
+      v->type.rank = -1;
+      return;
+    }
+    memcpy(v->type.dims, t->dims, (size_t)t->rank * sizeof *t->dims);
+  }
+}
+
+/* Warns where the model's declaration disagrees with what was inferred. */
+static void check_declared(nns_model *m, const nns__value *v) {
+  const nns__type *d = v->declared, *t = &v->type;
+  if (!d || d->kind != NNS_KIND_TENSOR || t->kind != NNS_KIND_TENSOR)
+    return;
+  char ds[256], ts[256];
+  if (d->dtype && t->dtype && d->dtype != t->dtype) {
+    nns__warn(m, "value '%s': declared dtype %s, inferred %s", v->name,
+              nns_dtype_name(d->dtype), nns_dtype_name(t->dtype));
+    return;
+  }
+  if (d->rank < 0 || t->rank < 0)
+    return;
+  bool clash = d->rank != t->rank;
+  for (int32_t k = 0; !clash && k < d->rank; k++)
+    clash = !d->dims[k].sym && !t->dims[k].sym && d->dims[k].v != t->dims[k].v;
+  if (!clash)
+    return;
+  size_t dl = 0, tl = 0;
+  char buf[64];
+  dl += (size_t)snprintf(ds, sizeof ds, "[");
+  for (int32_t k = 0; k < d->rank && dl < sizeof ds - 64; k++)
+    dl += (size_t)snprintf(ds + dl, sizeof ds - dl, "%s%s", k ? "," : "",
+                           nns__dim_str(m, d->dims[k], buf, sizeof buf));
+  snprintf(ds + dl, sizeof ds - dl, "]");
+  tl += (size_t)snprintf(ts, sizeof ts, "[");
+  for (int32_t k = 0; k < t->rank && tl < sizeof ts - 64; k++)
+    tl += (size_t)snprintf(ts + tl, sizeof ts - tl, "%s%s", k ? "," : "",
+                           nns__dim_str(m, t->dims[k], buf, sizeof buf));
+  snprintf(ts + tl, sizeof ts - tl, "]");
+  nns__warn(m, "value '%s': declared shape %s contradicts inferred shape %s",
+            v->name, ds, ts);
+}
+
+static nns_status infer_subgraph(nns__ictx *cx, nns__graph *g,
+                                 const nns__type *in_types, int n_in_types) {
+  for (int i = 0; i < g->n_inputs && i < n_in_types; i++)
+    if (in_types[i].kind || in_types[i].dtype || in_types[i].rank >= 0)
+      set_type(cx->m, g->inputs[i], &in_types[i]);
+  return nns__graph_infer(cx->m, g, cx->call, cx->err);
+}
+
+static const nns__function *find_function(const nns_model *m,
+                                          const nns__node *n) {
+  for (int32_t i = 0; i < m->n_functions; i++)
+    if (m->functions[i].name == n->op_type &&
+        m->functions[i].domain == n->domain)
+      return &m->functions[i];
+  return NULL;
+}
+
+/* Infers a call of a model-local function by inferring its body with the
+ * call's input types, then copying the body's output types out. */
+static nns_status infer_call(nns_model *m, nns__node *n,
+                             const nns__function *f, nns_error *err) {
+  nns__graph *body = f->body;
+  if (m->call_depth >= 32)
+    return nns__err(err, NNS_E_DEPTH, n->offset, n->name,
+                    "function '%s' calls nest deeper than 32 (recursion?)",
+                    f->name);
+  for (int32_t i = 0; i < body->n_inputs; i++) {
+    nns__value *fv = body->inputs[i];
+    fv->cval = NULL;
+    fv->cval_done = false;
+    if (i < n->n_in && n->in[i]) {
+      set_type(m, fv, &n->in[i]->type);
+      fv->cval = n->in[i]->cval;
+      fv->cval_done = n->in[i]->cval_done;
+    } else {
+      memset(&fv->type, 0, sizeof fv->type);
+      fv->type.rank = -1;
+    }
+  }
+  m->call_depth++;
+  nns_status st = nns__graph_infer(m, body, n, err);
+  m->call_depth--;
+  if (st != NNS_OK)
+    return st;
+  for (int32_t i = 0; i < n->n_out && i < body->n_outputs; i++)
+    if (n->out[i] && body->outputs[i]) {
+      set_type(m, n->out[i], &body->outputs[i]->type);
+      n->out[i]->cval = body->outputs[i]->cval;
+      n->out[i]->cval_done = true;
+    }
+  return NNS_OK;
+}
+
+static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
+                             nns_error *err) {
+  for (int32_t i = 0; i < n->n_out; i++)
+    if (n->out[i]) {
+      memset(&n->out[i]->type, 0, sizeof n->out[i]->type);
+      n->out[i]->type.rank = -1;
+      n->out[i]->cval = NULL;
+      n->out[i]->cval_done = false;
+    }
+  bool newer = false;
+  const nns__op *op = resolve_op(m, n, &newer);
+  n->op = op;
+  n->opset = (int32_t)nns__model_opset(m, n->domain);
+  if (!op || !op->shape) {
+    const nns__function *f = find_function(m, n);
+    if (f)
+      return infer_call(m, n, f, err);
+    record_unknown(m, n);
+    for (int32_t i = 0; i < n->n_out; i++) {
+      nns__value *v = n->out[i];
+      if (v && v->declared && (m->infer_flags & NNS_INFER_FALLBACK_DECLARED))
+        set_type(m, v, v->declared);
+    }
+    return NNS_OK;
+  }
+  nns__ictx cx = {.m = m,
+                  .node = n,
+                  .op = op,
+                  .opset = n->opset,
+                  .err = err,
+                  .call = call,
+                  .infer_subgraph = infer_subgraph};
+  nns_status st = check_attrs(&cx);
+  if (st == NNS_OK)
+    st = op->shape(&cx);
+  if (st != NNS_OK)
+    return st;
+  if (op->fold) {
+    st = op->fold(&cx);
+    if (st == NNS_E_NOMEM)
+      return nns__err(err, st, n->offset, n->name, "out of memory");
+    if (st != NNS_OK)
+      for (int32_t i = 0; i < n->n_out; i++)
+        if (n->out[i])
+          n->out[i]->cval = NULL;
+  }
+  for (int32_t i = 0; i < n->n_out; i++)
+    if (n->out[i])
+      check_declared(m, n->out[i]);
+  return NNS_OK;
+}
+
+nns_status nns__graph_infer(nns_model *m, nns__graph *g, const nns__node *call,
+                            nns_error *err) {
+  if (!g->order) {
+    nns_status st = nns__graph_sort(m, g, err);
+    if (st != NNS_OK)
+      return st;
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    nns_status st = infer_node(m, g->order[i], call, err);
+    if (st != NNS_OK)
+      return st;
+  }
+  return NNS_OK;
+}
+
+/* ==== Entry point ==== */
+
+/* Gives every value its starting type: initializers their tensor's, graph
+ * inputs their declaration, everything else unknown. */
+static nns_status reset_values(nns_model *m, nns_error *err) {
+  for (size_t i = 0; i < m->n_values; i++) {
+    nns__value *v = m->values[i];
+    v->cval = NULL;
+    v->cval_done = false;
+    memset(&v->type, 0, sizeof v->type);
+    v->type.rank = -1;
+    if (v->init) {
+      const nns__tensor *t = v->init;
+      v->type.dtype = t->dtype;
+      v->type.kind = NNS_KIND_TENSOR;
+      v->type.rank = t->rank;
+      v->type.dims = nns__arena_array(&m->arena, (size_t)t->rank + 1,
+                                      sizeof *v->type.dims);
+      if (!v->type.dims)
+        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      for (int32_t k = 0; k < t->rank; k++)
+        v->type.dims[k] = nns__dim_known(t->dims[k]);
+    } else if (v->is_graph_input && v->declared) {
+      set_type(m, v, v->declared);
+    }
+  }
+  return NNS_OK;
+}
+
+static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
+                               nns_error *err) {
+  nns__graph *g = m->graph;
+  for (size_t k = 0; k < o->input_count; k++) {
+    const nns_input_shape *in = &o->inputs[k];
+    nns__value *v = NULL;
+    for (int32_t i = 0; i < g->n_inputs && !v; i++)
+      if (g->inputs[i] && !g->inputs[i]->init &&
+          strcmp(g->inputs[i]->name, in->name) == 0)
+        v = g->inputs[i];
+    if (!v)
+      return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                      "--input: the model has no graph input '%s'", in->name);
+    if (in->rank > 64)
+      return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                      "--input %s: rank %zu is too large", in->name, in->rank);
+    if (v->type.rank >= 0 && (size_t)v->type.rank != in->rank)
+      nns__warn(m, "input '%s': declared rank %d, given rank %zu; using the "
+                "given shape", v->name, v->type.rank, in->rank);
+    nns__type t = {.dtype = v->type.dtype, .kind = NNS_KIND_TENSOR,
+                   .rank = (int32_t)in->rank};
+    t.dims = nns__arena_array(&m->arena, in->rank + 1, sizeof *t.dims);
+    if (!t.dims)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    for (size_t d = 0; d < in->rank; d++) {
+      if (in->dims[d] < 0)
+        return nns__err(err, NNS_E_ARG, -1, NULL,
+                        "--input %s: dim %zu is negative", in->name, d);
+      t.dims[d] = nns__dim_known(in->dims[d]);
+    }
+    v->type = t;
+  }
+  return NNS_OK;
+}
+
+nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
+                           nns_error *err) {
+  if (!m)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "model is NULL");
+  nns_infer_options none = {0};
+  const nns_infer_options *o = opts ? opts : &none;
+  if (o->batch < 0)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "batch %lld is negative",
+                    (long long)o->batch);
+  /* Each run starts afresh: drop the previous run's diagnostics. */
+  if (m->infer_runs++ == 0)
+    m->load_warnings = m->n_warnings;
+  for (size_t i = m->load_warnings; i < m->n_warnings; i++)
+    free(m->warnings[i]);
+  m->n_warnings = m->load_warnings;
+  m->n_unknown = 0;
+  nns__map_free(&m->warned);
+  m->infer_flags = o->flags;
+  m->inferred = false;
+  nns_status st = reset_values(m, err);
+  if (st != NNS_OK)
+    return st;
+  if (o->batch > 0) {
+    for (int32_t i = 0; i < m->graph->n_inputs; i++) {
+      nns__value *v = m->graph->inputs[i];
+      if (v && !v->init && v->type.rank >= 1)
+        v->type.dims[0] = nns__dim_known(o->batch);
+    }
+  }
+  st = apply_inputs(m, o, err);
+  if (st != NNS_OK)
+    return st;
+  st = nns__graph_infer(m, m->graph, NULL, err);
+  if (st == NNS_OK)
+    m->inferred = true;
+  return st;
+}

@@ -1,0 +1,107 @@
+/*
+ * model.c - the model object: creation and destruction, the value list,
+ * warnings, opset lookup and scoped name lookup.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+nns_model *nns__model_new(void) {
+  nns_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  nns__arena_init(&m->arena);
+  nns__intern_init(&m->strings, &m->arena);
+  /* Symbol id 0 means "known"; reserve it. */
+  m->syms = calloc(16, sizeof *m->syms);
+  if (!m->syms) {
+    free(m);
+    return NULL;
+  }
+  m->cap_syms = 16;
+  m->n_syms = 1;
+  return m;
+}
+
+void nns__model_destroy(nns_model *m) {
+  if (!m)
+    return;
+  for (size_t i = 0; i < m->n_warnings; i++)
+    free(m->warnings[i]);
+  free(m->warnings);
+  free(m->unknown);
+  free(m->values);
+  free(m->syms);
+  nns__map_free(&m->sym_by_name);
+  nns__map_free(&m->op_cache);
+  nns__map_free(&m->warned);
+  nns__fmap_close(&m->map);
+  nns__intern_free(&m->strings);
+  nns__arena_free(&m->arena);
+  free(m);
+}
+
+void nns_model_free(nns_model *model) { nns__model_destroy(model); }
+
+void nns__warn(nns_model *m, const char *fmt, ...) {
+  if (m->n_warnings == m->cap_warnings) {
+    size_t cap = m->cap_warnings ? m->cap_warnings * 2 : 16;
+    char **w = realloc(m->warnings, cap * sizeof *w);
+    if (!w)
+      return;
+    m->warnings = w;
+    m->cap_warnings = cap;
+  }
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char *copy = strdup(buf);
+  if (copy)
+    m->warnings[m->n_warnings++] = copy;
+}
+
+bool nns__model_add_value(nns_model *m, nns__value *v) {
+  if (m->n_values == m->cap_values) {
+    size_t cap = m->cap_values ? m->cap_values * 2 : 256;
+    nns__value **vals = realloc(m->values, cap * sizeof *vals);
+    if (!vals)
+      return false;
+    m->values = vals;
+    m->cap_values = cap;
+  }
+  v->index = (uint32_t)m->n_values;
+  m->values[m->n_values++] = v;
+  return true;
+}
+
+int64_t nns__model_opset(const nns_model *m, const char *domain) {
+  for (int32_t i = 0; i < m->n_opsets; i++)
+    if (m->opset_domains[i] == domain)
+      return m->opset_versions[i];
+  return -1;
+}
+
+nns__graph *nns__graph_new(nns_model *m, nns__graph *parent) {
+  nns__graph *g = nns__arena_alloc(&m->arena, sizeof *g);
+  if (!g)
+    return NULL;
+  g->parent = parent;
+  g->depth = parent ? parent->depth + 1 : 0;
+  g->scope.arena = &m->arena;
+  g->name = "";
+  return g;
+}
+
+nns__value *nns__graph_lookup(const nns__graph *g, const char *name) {
+  for (; g; g = g->parent) {
+    nns__value *v = nns__map_get(&g->scope, name);
+    if (v)
+      return v;
+  }
+  return NULL;
+}

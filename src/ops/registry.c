@@ -1,0 +1,75 @@
+/*
+ * registry.c - the operator table as one list of family tables, and lookup
+ * by (domain, name, opset version).
+ */
+#include <string.h>
+
+#include "op.h"
+
+#define NNS__FAMILY(f) extern const nns__op nns__ops_##f[];
+#include "families.h"
+#undef NNS__FAMILY
+
+static const nns__op *const families[] = {
+#define NNS__FAMILY(f) nns__ops_##f,
+#include "families.h"
+#undef NNS__FAMILY
+};
+
+enum { N_FAMILIES = sizeof families / sizeof families[0] };
+
+const nns__op *nns__op_find(const char *domain, const char *name,
+                            int64_t version, bool *newer) {
+  const nns__op *best = NULL, *newest = NULL;
+  *newer = false;
+  for (size_t f = 0; f < N_FAMILIES; f++) {
+    for (const nns__op *e = families[f]; e->name; e++) {
+      if (strcmp(e->name, name) != 0 || strcmp(e->domain, domain) != 0)
+        continue;
+      if (version >= e->since && version <= e->until)
+        best = e;
+      if (!newest || e->until > newest->until)
+        newest = e;
+    }
+  }
+  if (best)
+    return best;
+  /* A domain the model does not import, or a newer opset than the table
+   * knows: the newest rule is the best guess, and the caller says so. */
+  if (newest && (version < 0 || version > newest->until)) {
+    *newer = version > newest->until;
+    return newest;
+  }
+  return NULL;
+}
+
+size_t nns__op_table_size(void) {
+  size_t n = 0;
+  for (size_t f = 0; f < N_FAMILIES; f++)
+    for (const nns__op *e = families[f]; e->name; e++)
+      n++;
+  return n;
+}
+
+const nns__op *nns__op_table_at(size_t i) {
+  for (size_t f = 0; f < N_FAMILIES; f++)
+    for (const nns__op *e = families[f]; e->name; e++)
+      if (i-- == 0)
+        return e;
+  return NULL;
+}
+
+size_t nns_op_count(void) { return nns__op_table_size(); }
+
+void nns_op_get(size_t i, nns_op_info *out) {
+  const nns__op *e = nns__op_table_at(i);
+  memset(out, 0, sizeof *out);
+  if (!e)
+    return;
+  out->domain = e->domain;
+  out->name = e->name;
+  out->since_version = e->since;
+  out->until_version = e->until;
+  out->has_shape_rule = e->shape != NULL;
+  out->has_fold = e->fold != NULL;
+}
