@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian packages; run as root) and runs every
+# test: a gcc build, a clang -Werror build with ASan+UBSan running the whole
+# suite, valgrind over the suite, and short libFuzzer runs of every parser
+# target. This is the README's test command and what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# ---- dependencies (installed only when missing, so it also works offline) --
+packages=(build-essential cmake clang libclang-rt-14-dev valgrind
+          libonnx-testdata python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "tests/run_all.sh: missing packages; run as root to install them" >&2
+    exit 1
+  fi
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+export NNS_REQUIRE_TESTDATA=1
+
+run_suite() { # build-dir, cmake args...
+  local dir=$1; shift
+  echo "== build $dir: $*"
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+  echo "== test $dir"
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+}
+
+# 1. gcc, warnings as errors.
+run_suite build/gcc -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# 2. clang, warnings as errors, ASan + UBSan over the whole suite.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+run_suite build/asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+  -DNNS_SANITIZE=ON
+
+# 3. valgrind memcheck over the suite (gcc build): no leak, no bad read.
+echo "== valgrind build/gcc"
+ctest --test-dir build/gcc --output-on-failure -j "$jobs" \
+  -T memcheck --overwrite MemoryCheckCommandOptions="--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible" \
+  >build/valgrind.log 2>&1 || { tail -40 build/valgrind.log; exit 1; }
+tail -5 build/valgrind.log
+
+# 4. libFuzzer targets, a short run each over the seed corpus.
+run_suite build/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DNNS_FUZZ=ON -DNNS_BUILD_TESTS=ON
+
+echo "== all tests passed"
