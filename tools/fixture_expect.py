@@ -49,14 +49,16 @@ def main():
                     continue
                 scope = n.name.rsplit('/', 1)[0]
                 # Every enclosing module's scope ends at this node too.
-                parts = scope.strip('/').split('/')
+                parts = [p for p in scope.strip('/').split('/') if p]
                 for k in range(1, len(parts) + 1):
                     last[module_of('/'.join(parts[:k]))] = n.output[0]
+            # The root module's output is the graph's output.
+            last[''] = g.output[0].name
             lines = []
             for mod, value in sorted(last.items()):
                 if mod in shapes:
                     dims = ','.join(str(d) for d in shapes[mod])
-                    lines.append(f'{value}\t{dims}\t{mod}\n')
+                    lines.append(f'{value}\t{dims}\t{mod or "(root)"}\n')
             out = onnx_path[:-len('.onnx')] + '.expect'
             with open(out, 'w') as f:
                 f.write(f'# {os.path.basename(onnx_path)}: module output shapes '

@@ -1,11 +1,12 @@
 /*
  * test_fixtures.c - torchvision models exported by PyTorch (weights moved to
  * an external file that is not committed), checked against the output shape
- * PyTorch recorded for every module (tests/fixtures/models/*.expect, written
+ * PyTorch recorded for every module (the .expect files in tests/fixtures/models, written
  * by tools/fixture_expect.py from PyTorch's forward hooks), and required to
  * give every value a fully static shape.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
