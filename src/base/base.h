@@ -89,7 +89,8 @@ nns_status nns__err(nns_error *err, nns_status code, int64_t offset,
                     const char *node, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
-                     const char *node, const char *fmt, va_list ap);
+                     const char *node, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* ==== File mapping ==== */
 

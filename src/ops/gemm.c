@@ -1,0 +1,352 @@
+/*
+ * gemm.c - operator family "gemm": Gemm, MatMul (numpy matmul semantics:
+ * 1-D operands, broadcast batch dims), its quantized forms MatMulInteger
+ * and QLinearMatMul, and Einsum (the equation is parsed: explicit and
+ * implicit outputs, ellipsis broadcasting, repeated letters).
+ *
+ * Inner dims that differ while both are known fail the node: that is the
+ * mistake a reader of a broken export most needs pointed out.
+ */
+#include <string.h>
+
+#include "op.h"
+
+/* ==== Helpers ==== */
+
+static bool is_one(nns__dim d) { return !d.sym && d.v == 1; }
+
+/* Message text of a dim. */
+static const char *dstr(nns__ictx *cx, nns__dim d, char *buf, size_t n) {
+  return nns__dim_str(cx->m, d, buf, n);
+}
+
+/* Fails when X and W are both known and of different element types (for
+ * ops whose operands share the type T). */
+static nns_status same_dtype(nns__ictx *cx, int a, int b) {
+  int32_t da = nns__in_dtype(cx, a), db = nns__in_dtype(cx, b);
+  if (da && db && da != db)
+    return nns__fail(cx, NNS_E_TYPE, "operands are %s and %s",
+                     nns_dtype_name(da), nns_dtype_name(db));
+  return NNS_OK;
+}
+
+/* ==== Gemm ==== */
+
+/*
+ * Y[M, N] = alpha * A'[M, K] * B'[K, N] + beta * C, A' and B' optionally
+ * transposed. C broadcasts to [M, N] one way only, so a known C dim other
+ * than 1 also tells an unknown M or N.
+ */
+static nns_status gemm_shape(nns__ictx *cx) {
+  const nns__type *ta = nns__in_type(cx, 0), *tb = nns__in_type(cx, 1);
+  const nns__type *tc = nns__in_type(cx, 2);
+  nns_status st = same_dtype(cx, 0, 1);
+  if (st != NNS_OK)
+    return st;
+  if (ta && ta->rank >= 0 && ta->rank != 2)
+    return nns__fail(cx, NNS_E_SHAPE, "A has rank %d, expected 2", ta->rank);
+  if (tb && tb->rank >= 0 && tb->rank != 2)
+    return nns__fail(cx, NNS_E_SHAPE, "B has rank %d, expected 2", tb->rank);
+  bool ka = ta && ta->rank == 2, kb = tb && tb->rank == 2;
+  int ia = nns__attr_int(cx, "transA") ? 1 : 0;
+  int ib = nns__attr_int(cx, "transB") ? 1 : 0;
+  nns__dim m = ka ? ta->dims[ia] : nns__fresh(cx);
+  nns__dim n = kb ? tb->dims[1 - ib] : nns__fresh(cx);
+  if (ka && kb) {
+    nns__dim k1 = ta->dims[1 - ia], k2 = tb->dims[ib];
+    if (!k1.sym && !k2.sym && k1.v != k2.v)
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "inner dims differ: A' is [M, %lld] and B' is "
+                       "[%lld, N] (transA %d, transB %d)", (long long)k1.v,
+                       (long long)k2.v, ia, ib);
+  }
+  if (tc && tc->rank >= 0) {
+    if (tc->rank > 2)
+      return nns__fail(cx, NNS_E_SHAPE, "C has rank %d, expected at most 2",
+                       tc->rank);
+    nns__dim *target[2] = {&m, &n};
+    for (int32_t k = 0; k < tc->rank; k++) {
+      nns__dim c = tc->dims[k], *t = target[k + 2 - tc->rank];
+      char b1[32], b2[32];
+      if (c.sym || c.v == 1 || nns__dim_eq(c, *t))
+        continue;
+      if (!t->sym)
+        return nns__fail(cx, NNS_E_SHAPE,
+                         "C dim %d is %s; it must be 1 or %s to broadcast to "
+                         "Y", k, dstr(cx, c, b1, sizeof b1),
+                         dstr(cx, *t, b2, sizeof b2));
+      *t = c;
+    }
+  }
+  int32_t dt = nns__in_dtype(cx, 0);
+  nns__dim *y = nns__out_shape(cx, 0, dt ? dt : nns__in_dtype(cx, 1), 2);
+  if (y) {
+    y[0] = m;
+    y[1] = n;
+  }
+  return NNS_OK;
+}
+
+/* ==== MatMul ==== */
+
+/* numpy matmul of inputs a and b into output 0 with the given dtype. */
+static nns_status matmul_rule(nns__ictx *cx, int a, int b, int32_t dtype) {
+  const nns__type *ta = nns__in_type(cx, a), *tb = nns__in_type(cx, b);
+  if (!ta || !tb || ta->rank < 0 || tb->rank < 0) {
+    nns__out_shape(cx, 0, dtype, -1);
+    return NNS_OK;
+  }
+  int32_t ra = ta->rank, rb = tb->rank;
+  if (ra == 0 || rb == 0)
+    return nns__fail(cx, NNS_E_SHAPE, "operand ranks are %d and %d; MatMul "
+                     "needs rank >= 1", ra, rb);
+  /* A 1-D A is a row [1, K], a 1-D B a column [K, 1]; those 1s are dropped
+   * from the result. */
+  nns__dim ka = ta->dims[ra - 1], kb = tb->dims[rb >= 2 ? rb - 2 : 0];
+  if (!ka.sym && !kb.sym && ka.v != kb.v)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "inner dims differ: A is [..., %lld] and B is [..., "
+                     "%lld, N] (ranks %d and %d)", (long long)ka.v,
+                     (long long)kb.v, ra, rb);
+  int32_t na = ra > 2 ? ra - 2 : 0, nb = rb > 2 ? rb - 2 : 0, rbatch;
+  nns__dim *batch;
+  nns_status st = nns__broadcast_shapes(cx, na, ta->dims, nb, tb->dims,
+                                        &rbatch, &batch);
+  if (st != NNS_OK)
+    return st;
+  int32_t rank = rbatch + (ra >= 2) + (rb >= 2);
+  nns__dim *y = nns__out_shape(cx, 0, dtype, rank);
+  if (!y)
+    return NNS_OK;
+  memcpy(y, batch, (size_t)rbatch * sizeof *y);
+  int32_t k = rbatch;
+  if (ra >= 2)
+    y[k++] = ta->dims[ra - 2];
+  if (rb >= 2)
+    y[k++] = tb->dims[rb - 1];
+  return NNS_OK;
+}
+
+static nns_status matmul_shape(nns__ictx *cx) {
+  nns_status st = same_dtype(cx, 0, 1);
+  if (st != NNS_OK)
+    return st;
+  int32_t dt = nns__in_dtype(cx, 0);
+  return matmul_rule(cx, 0, 1, dt ? dt : nns__in_dtype(cx, 1));
+}
+
+/* MatMulInteger: A, B, a_zero_point, b_zero_point; int32 result. */
+static nns_status matmul_integer_shape(nns__ictx *cx) {
+  return matmul_rule(cx, 0, 1, NNS_DT_INT32);
+}
+
+/* QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+ * y_scale, y_zero_point; the result has y_zero_point's type. */
+static nns_status qlinear_matmul_shape(nns__ictx *cx) {
+  return matmul_rule(cx, 0, 3, nns__in_dtype(cx, 7));
+}
+
+/* ==== Einsum ==== */
+
+enum { N_LETTERS = 52, EIN_MAX_TERM = 128 };
+
+/* A parsed term: its letters as indexes 0..51, and where "..." sits. */
+typedef struct ein_term {
+  int32_t n;                  /* letters */
+  uint8_t letter[EIN_MAX_TERM];
+  int32_t ell;                /* letters before "...", or -1 without one */
+} ein_term;
+
+static int letter_index(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A'; /* ASCII order: uppercase sorts first */
+  if (c >= 'a' && c <= 'z')
+    return 26 + (c - 'a');
+  return -1;
+}
+
+static char letter_char(int i) {
+  return (char)(i < 26 ? 'A' + i : 'a' + (i - 26));
+}
+
+/* Parses [s, end) as one term; fails the node on anything else. */
+static nns_status parse_term(nns__ictx *cx, const char *s, const char *end,
+                             ein_term *t) {
+  t->n = 0;
+  t->ell = -1;
+  for (const char *p = s; p < end;) {
+    if (*p == ' ') {
+      p++;
+      continue;
+    }
+    if (*p == '.') {
+      if (end - p < 3 || p[1] != '.' || p[2] != '.' || t->ell >= 0)
+        return nns__fail(cx, NNS_E_ATTR, "equation: a term has a stray '.' "
+                         "or more than one '...'");
+      t->ell = t->n;
+      p += 3;
+      continue;
+    }
+    int li = letter_index(*p);
+    if (li < 0)
+      return nns__fail(cx, NNS_E_ATTR, "equation: unexpected character '%c'",
+                       *p);
+    if (t->n >= EIN_MAX_TERM)
+      return nns__fail(cx, NNS_E_LIMIT, "equation: a term has more than %d "
+                       "letters", EIN_MAX_TERM);
+    t->letter[t->n++] = (uint8_t)li;
+    p++;
+  }
+  return NNS_OK;
+}
+
+/* Size of a letter seen twice: equal, or one of them 1 (numpy broadcasts
+ * a size-1 axis), or known beats symbolic. */
+static nns_status merge_letter(nns__ictx *cx, int li, nns__dim *have,
+                               nns__dim d) {
+  if (nns__dim_eq(*have, d) || is_one(d))
+    return NNS_OK;
+  if (is_one(*have) || (have->sym && !d.sym)) {
+    *have = d;
+    return NNS_OK;
+  }
+  if (!have->sym && !d.sym)
+    return nns__fail(cx, NNS_E_SHAPE, "equation: letter '%c' is %lld in one "
+                     "place and %lld in another", letter_char(li),
+                     (long long)have->v, (long long)d.v);
+  if (have->sym && d.sym)
+    *have = nns__fresh(cx); /* two symbols that must agree: unknown which */
+  return NNS_OK;
+}
+
+static nns_status einsum_shape(nns__ictx *cx) {
+  const char *eq = nns__attr_str(cx, "equation");
+  int32_t dt = nns__in_dtype(cx, 0);
+  const char *arrow = strstr(eq, "->");
+  const char *lhs_end = arrow ? arrow : eq + strlen(eq);
+  if (arrow && strstr(arrow + 2, "->"))
+    return nns__fail(cx, NNS_E_ATTR, "equation '%s' has two '->'", eq);
+  nns__dim dims[N_LETTERS];
+  bool seen[N_LETTERS] = {false};
+  int32_t count[N_LETTERS] = {0};
+  /* The broadcast of every input's "..." dims; unknown if any input with
+   * "..." has an unknown rank. */
+  int32_t ell_rank = 0;
+  nns__dim *ell_dims = NULL;
+  bool ell_known = true, any_ell = false;
+  int n_in = nns__n_in(cx), term = 0;
+  for (const char *s = eq; s <= lhs_end; term++) {
+    const char *e = s;
+    while (e < lhs_end && *e != ',')
+      e++;
+    if (term >= n_in)
+      return nns__fail(cx, NNS_E_ATTR, "equation '%s' has more terms than "
+                       "the %d inputs", eq, n_in);
+    ein_term t;
+    nns_status st = parse_term(cx, s, e, &t);
+    if (st != NNS_OK)
+      return st;
+    const nns__type *ti = nns__in_type(cx, term);
+    int32_t rank = ti ? ti->rank : -1;
+    int32_t n_ell = rank >= 0 ? rank - t.n : -1;
+    if (rank >= 0 && (t.ell >= 0 ? n_ell < 0 : n_ell != 0))
+      return nns__fail(cx, NNS_E_SHAPE, "equation term %d has %d letters%s "
+                       "but input %d has rank %d", term, t.n,
+                       t.ell >= 0 ? " and '...'" : "", term, rank);
+    for (int32_t k = 0; k < t.n; k++) {
+      int li = t.letter[k];
+      count[li]++;
+      if (rank < 0)
+        continue;
+      int32_t pos = t.ell >= 0 && k >= t.ell ? k + n_ell : k;
+      nns__dim d = ti->dims[pos];
+      if (!seen[li]) {
+        dims[li] = d;
+        seen[li] = true;
+      } else if ((st = merge_letter(cx, li, &dims[li], d)) != NNS_OK) {
+        return st;
+      }
+    }
+    if (t.ell >= 0) {
+      any_ell = true;
+      if (rank < 0)
+        ell_known = false;
+      else if (ell_known &&
+               (st = nns__broadcast_shapes(cx, ell_rank, ell_dims, n_ell,
+                                           ti->dims + t.ell, &ell_rank,
+                                           &ell_dims)) != NNS_OK)
+        return st;
+    }
+    s = e + 1;
+  }
+  if (term != n_in)
+    return nns__fail(cx, NNS_E_ATTR, "equation '%s' has %d terms but the "
+                     "node has %d inputs", eq, term, n_in);
+  /* The output term: explicit, or the "..." dims then every letter used
+   * exactly once, in ASCII order. */
+  ein_term out;
+  if (arrow) {
+    nns_status st = parse_term(cx, arrow + 2, arrow + strlen(arrow), &out);
+    if (st != NNS_OK)
+      return st;
+    bool used[N_LETTERS] = {false};
+    for (int32_t k = 0; k < out.n; k++) {
+      int li = out.letter[k];
+      if (!count[li] || used[li])
+        return nns__fail(cx, NNS_E_ATTR, "equation '%s': output letter '%c' "
+                         "is %s", eq, letter_char(li),
+                         used[li] ? "repeated" : "not in any input");
+      used[li] = true;
+    }
+  } else {
+    out.n = 0;
+    out.ell = any_ell ? 0 : -1;
+    for (int li = 0; li < N_LETTERS; li++)
+      if (count[li] == 1)
+        out.letter[out.n++] = (uint8_t)li;
+  }
+  if (out.ell >= 0 && !ell_known) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  int32_t n_ell = out.ell >= 0 ? ell_rank : 0;
+  nns__dim *y = nns__out_shape(cx, 0, dt, out.n + n_ell);
+  for (int32_t k = 0, o = 0; y && k <= out.n; k++) {
+    if (k == out.ell)
+      for (int32_t j = 0; j < n_ell; j++)
+        y[o++] = ell_dims[j];
+    if (k < out.n && seen[out.letter[k]])
+      y[o] = dims[out.letter[k]];
+    o += k < out.n;
+  }
+  return NNS_OK;
+}
+
+/* ==== Entries ==== */
+
+static const nns__attr_spec gemm1_attrs[] = {
+    NNS__A_FLOAT("alpha", 1.0), NNS__A_FLOAT("beta", 1.0),
+    NNS__A_INT("broadcast", 0), NNS__A_INT("transA", 0),
+    NNS__A_INT("transB", 0),    NNS__A_END};
+static const nns__attr_spec gemm7_attrs[] = {
+    NNS__A_FLOAT("alpha", 1.0), NNS__A_FLOAT("beta", 1.0),
+    NNS__A_INT("transA", 0), NNS__A_INT("transB", 0), NNS__A_END};
+static const nns__attr_spec einsum_attrs[] = {
+    NNS__A_REQ("equation", STRING), NNS__A_END};
+
+/*
+ * Gemm: 1-6 had the `broadcast` flag, 7 made C broadcast unidirectionally,
+ * 11 made C optional; 9 and 13 only widened types. MatMul 9 and 13 only
+ * widened types.
+ */
+const nns__op nns__ops_gemm[] = {
+    {"", "Gemm", 1, 6, "awb", gemm1_attrs, gemm_shape, NULL},
+    {"", "Gemm", 7, 10, "awb", gemm7_attrs, gemm_shape, NULL},
+    {"", "Gemm", 11, 17, "awb", gemm7_attrs, gemm_shape, NULL},
+    {"", "MatMul", 1, 17, "aw", NULL, matmul_shape, NULL},
+    {"", "MatMulInteger", 10, 17, "awcc", NULL, matmul_integer_shape, NULL},
+    {"", "QLinearMatMul", 10, 17, "accwcccc", NULL, qlinear_matmul_shape,
+     NULL},
+    {"", "Einsum", 12, 17, "a", einsum_attrs, einsum_shape, NULL},
+    NNS__OP_END,
+};

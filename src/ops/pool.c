@@ -1,0 +1,295 @@
+/*
+ * pool.c - operator family "pool": windowed pools (MaxPool, AveragePool,
+ * LpPool) whose spatial sizes come from window.h, global pools (spatial
+ * axes reduced to 1), region-of-interest pools (MaxRoiPool, RoiAlign: one
+ * output per RoI) and MaxUnpool (the inverse window).
+ */
+#include "window.h"
+
+/* ==== Windowed pools ==== */
+
+/* Rank of a pool's input: X's, else 2 + the kernel_shape length. */
+static int32_t pool_rank(const nns__ictx *cx) {
+  int32_t r = nns__in_rank(cx, 0);
+  if (r >= 0)
+    return r;
+  const int64_t *ks;
+  int32_t nk = nns__attr_ints(cx, "kernel_shape", &ks);
+  return nk >= 0 ? nk + 2 : -1;
+}
+
+/* Y (and MaxPool's Indices, int64) = [N, C, window outputs...]. */
+static nns_status pool_shape(nns__ictx *cx) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0), rank = pool_rank(cx);
+  if (rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    nns__out_shape(cx, 1, NNS_DT_INT64, -1);
+    return NNS_OK;
+  }
+  if (rank < 2)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input has rank %d; expected [N, C, spatial...]", rank);
+  nns__window w;
+  nns_status st = nns__window_read(cx, rank - 2, NULL, &w);
+  if (st != NNS_OK)
+    return st;
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
+  if (y && tx && tx->rank >= 0) {
+    y[0] = tx->dims[0];
+    y[1] = tx->dims[1];
+    if ((st = nns__window_out_dims(cx, &w, tx->dims + 2, y + 2)) != NNS_OK)
+      return st;
+  }
+  if (nns__has_out(cx, 1)) {
+    nns__dim *ind = nns__out_shape(cx, 1, NNS_DT_INT64, rank);
+    for (int32_t k = 0; ind && y && k < rank; k++)
+      ind[k] = y[k];
+  }
+  return NNS_OK;
+}
+
+/* ==== Global pools ==== */
+
+static nns_status global_pool_shape(nns__ictx *cx) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (!tx || tx->rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (tx->rank < 2)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input has rank %d; expected [N, C, spatial...]",
+                     tx->rank);
+  nns__dim *y = nns__out_shape(cx, 0, dt, tx->rank);
+  for (int32_t k = 0; y && k < tx->rank; k++)
+    y[k] = k < 2 ? tx->dims[k] : nns__dim_known(1);
+  return NNS_OK;
+}
+
+/* ==== Region-of-interest pools ==== */
+
+/* Checks X is [N, C, H, W] when its rank is known; sets *c to C. */
+static nns_status roi_input(nns__ictx *cx, nns__dim *c) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  *c = nns__fresh(cx);
+  if (!tx || tx->rank < 0)
+    return NNS_OK;
+  if (tx->rank != 4)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input has rank %d; expected [N, C, H, W]", tx->rank);
+  *c = tx->dims[1];
+  return NNS_OK;
+}
+
+/* Checks rois is [num_rois, width] when known; returns num_rois. */
+static nns_status roi_boxes(nns__ictx *cx, int64_t width, nns__dim *num) {
+  const nns__type *tr = nns__in_type(cx, 1);
+  *num = nns__fresh(cx);
+  if (!tr || tr->rank < 0)
+    return NNS_OK;
+  if (tr->rank != 2)
+    return nns__fail(cx, NNS_E_SHAPE, "rois has rank %d; expected "
+                     "[num_rois, %lld]", tr->rank, (long long)width);
+  if (!tr->dims[1].sym && tr->dims[1].v != width)
+    return nns__fail(cx, NNS_E_SHAPE, "rois has %lld columns; expected %lld",
+                     (long long)tr->dims[1].v, (long long)width);
+  *num = tr->dims[0];
+  return NNS_OK;
+}
+
+/* MaxRoiPool: rois [num_rois, 5] (batch index, x1, y1, x2, y2). */
+static nns_status max_roi_pool_shape(nns__ictx *cx) {
+  nns__dim c, num;
+  nns_status st;
+  if ((st = roi_input(cx, &c)) != NNS_OK ||
+      (st = roi_boxes(cx, 5, &num)) != NNS_OK)
+    return st;
+  const int64_t *ps;
+  if (nns__attr_ints(cx, "pooled_shape", &ps) != 2)
+    return nns__fail(cx, NNS_E_ATTR, "pooled_shape must have 2 values "
+                     "(height, width)");
+  if (ps[0] < 1 || ps[1] < 1)
+    return nns__fail(cx, NNS_E_ATTR, "pooled_shape is [%lld, %lld], must be "
+                     ">= 1", (long long)ps[0], (long long)ps[1]);
+  nns__dim *y = nns__out_shape(cx, 0, nns__in_dtype(cx, 0), 4);
+  if (y) {
+    y[0] = num;
+    y[1] = c;
+    y[2] = nns__dim_known(ps[0]);
+    y[3] = nns__dim_known(ps[1]);
+  }
+  return NNS_OK;
+}
+
+/* RoiAlign: rois [num_rois, 4], batch_indices [num_rois]. */
+static nns_status roi_align_shape(nns__ictx *cx) {
+  nns__dim c, num;
+  nns_status st;
+  if ((st = roi_input(cx, &c)) != NNS_OK ||
+      (st = roi_boxes(cx, 4, &num)) != NNS_OK)
+    return st;
+  const nns__type *tb = nns__in_type(cx, 2);
+  if (tb && tb->rank >= 0) {
+    if (tb->rank != 1)
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "batch_indices has rank %d; expected 1", tb->rank);
+    nns__dim nb = tb->dims[0];
+    if (!nb.sym && !num.sym && nb.v != num.v)
+      return nns__fail(cx, NNS_E_SHAPE, "rois has %lld rows but "
+                       "batch_indices has %lld", (long long)num.v,
+                       (long long)nb.v);
+    if (num.sym && !nb.sym)
+      num = nb;
+  }
+  int64_t oh = nns__attr_int(cx, "output_height");
+  int64_t ow = nns__attr_int(cx, "output_width");
+  if (oh < 1 || ow < 1)
+    return nns__fail(cx, NNS_E_ATTR, "output_height %lld and output_width "
+                     "%lld must be >= 1", (long long)oh, (long long)ow);
+  nns__dim *y = nns__out_shape(cx, 0, nns__in_dtype(cx, 0), 4);
+  if (y) {
+    y[0] = num;
+    y[1] = c;
+    y[2] = nns__dim_known(oh);
+    y[3] = nns__dim_known(ow);
+  }
+  return NNS_OK;
+}
+
+/* ==== MaxUnpool ==== */
+
+/*
+ * Y's shape is the output_shape input when known; otherwise each spatial
+ * axis is (in - 1) * stride - pads + kernel, which is the transposed window
+ * with dilation 1 and no output padding.
+ */
+static nns_status max_unpool_shape(nns__ictx *cx) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0), rank = pool_rank(cx);
+  if (nns__has_in(cx, 2)) {
+    const int64_t *os;
+    int64_t n;
+    if (nns__in_known_ints(cx, 2, &os, &n)) {
+      if (rank >= 0 && n != rank)
+        return nns__fail(cx, NNS_E_SHAPE, "output_shape has %lld values but "
+                         "the input has rank %d", (long long)n, rank);
+      if (n > 64)
+        return nns__fail(cx, NNS_E_LIMIT, "output_shape has %lld values",
+                         (long long)n);
+      nns__dim *y = nns__out_shape(cx, 0, dt, (int32_t)n);
+      for (int64_t k = 0; k < n; k++) {
+        if (os[k] < 0)
+          return nns__fail(cx, NNS_E_SHAPE, "output_shape[%lld] is %lld",
+                           (long long)k, (long long)os[k]);
+        if (y)
+          y[k] = nns__dim_known(os[k]);
+      }
+      return NNS_OK;
+    }
+    /* Sizes chosen at run time: only the rank is known. */
+    nns__out_shape(cx, 0, dt, rank);
+    return NNS_OK;
+  }
+  if (rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (rank < 2)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input has rank %d; expected [N, C, spatial...]", rank);
+  nns__window w;
+  nns_status st = nns__window_read(cx, rank - 2, NULL, &w);
+  if (st != NNS_OK)
+    return st;
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
+  if (!y || !tx || tx->rank < 0)
+    return NNS_OK;
+  y[0] = tx->dims[0];
+  y[1] = tx->dims[1];
+  return nns__window_out_dims_transposed(cx, &w, tx->dims + 2, y + 2);
+}
+
+/* ==== Entries ==== */
+
+static const nns__attr_spec maxpool1_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS), NNS__A_OPT("strides", INTS), NNS__A_END};
+static const nns__attr_spec maxpool8_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS),         NNS__A_INT("storage_order", 0),
+    NNS__A_OPT("strides", INTS),      NNS__A_END};
+static const nns__attr_spec maxpool10_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"),   NNS__A_INT("ceil_mode", 0),
+    NNS__A_OPT("dilations", INTS),      NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS),           NNS__A_INT("storage_order", 0),
+    NNS__A_OPT("strides", INTS),        NNS__A_END};
+static const nns__attr_spec avgpool1_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS), NNS__A_OPT("strides", INTS), NNS__A_END};
+static const nns__attr_spec avgpool7_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_INT("count_include_pad", 0),
+    NNS__A_REQ("kernel_shape", INTS), NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS),      NNS__A_END};
+static const nns__attr_spec avgpool10_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_INT("ceil_mode", 0),
+    NNS__A_INT("count_include_pad", 0), NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS),         NNS__A_OPT("strides", INTS),
+    NNS__A_END};
+/* LpPool-1 had a float p and an optional kernel_shape. */
+static const nns__attr_spec lppool1_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_OPT("kernel_shape", INTS),
+    NNS__A_FLOAT("p", 2.0),           NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS),      NNS__A_END};
+static const nns__attr_spec lppool2_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_INT("p", 2),               NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS),      NNS__A_END};
+static const nns__attr_spec global_lp1_attrs[] = {NNS__A_FLOAT("p", 2.0),
+                                                  NNS__A_END};
+static const nns__attr_spec global_lp2_attrs[] = {NNS__A_INT("p", 2),
+                                                  NNS__A_END};
+static const nns__attr_spec max_roi_attrs[] = {
+    NNS__A_REQ("pooled_shape", INTS), NNS__A_FLOAT("spatial_scale", 1.0),
+    NNS__A_END};
+static const nns__attr_spec roi_align10_attrs[] = {
+    NNS__A_STR("mode", "avg"),        NNS__A_INT("output_height", 1),
+    NNS__A_INT("output_width", 1),    NNS__A_INT("sampling_ratio", 0),
+    NNS__A_FLOAT("spatial_scale", 1.0), NNS__A_END};
+static const nns__attr_spec roi_align16_attrs[] = {
+    NNS__A_STR("coordinate_transformation_mode", "half_pixel"),
+    NNS__A_STR("mode", "avg"),        NNS__A_INT("output_height", 1),
+    NNS__A_INT("output_width", 1),    NNS__A_INT("sampling_ratio", 0),
+    NNS__A_FLOAT("spatial_scale", 1.0), NNS__A_END};
+static const nns__attr_spec max_unpool_attrs[] = {
+    NNS__A_REQ("kernel_shape", INTS), NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS), NNS__A_END};
+
+/*
+ * MaxPool-11 and -12 only widened the types (-11 also documented pads);
+ * they keep their own entries so the ranges mirror the ONNX history.
+ * AveragePool-11 and LpPool-11 changed documentation only.
+ */
+const nns__op nns__ops_pool[] = {
+    {"", "MaxPool", 1, 7, "a", maxpool1_attrs, pool_shape, NULL},
+    {"", "MaxPool", 8, 9, "a", maxpool8_attrs, pool_shape, NULL},
+    {"", "MaxPool", 10, 10, "a", maxpool10_attrs, pool_shape, NULL},
+    {"", "MaxPool", 11, 11, "a", maxpool10_attrs, pool_shape, NULL},
+    {"", "MaxPool", 12, 17, "a", maxpool10_attrs, pool_shape, NULL},
+    {"", "AveragePool", 1, 6, "a", avgpool1_attrs, pool_shape, NULL},
+    {"", "AveragePool", 7, 9, "a", avgpool7_attrs, pool_shape, NULL},
+    {"", "AveragePool", 10, 17, "a", avgpool10_attrs, pool_shape, NULL},
+    {"", "LpPool", 1, 1, "a", lppool1_attrs, pool_shape, NULL},
+    {"", "LpPool", 2, 17, "a", lppool2_attrs, pool_shape, NULL},
+    {"", "GlobalAveragePool", 1, 17, "a", NULL, global_pool_shape, NULL},
+    {"", "GlobalMaxPool", 1, 17, "a", NULL, global_pool_shape, NULL},
+    {"", "GlobalLpPool", 1, 1, "a", global_lp1_attrs, global_pool_shape, NULL},
+    {"", "GlobalLpPool", 2, 17, "a", global_lp2_attrs, global_pool_shape,
+     NULL},
+    {"", "MaxRoiPool", 1, 17, "ac", max_roi_attrs, max_roi_pool_shape, NULL},
+    {"", "RoiAlign", 10, 15, "acc", roi_align10_attrs, roi_align_shape, NULL},
+    {"", "RoiAlign", 16, 17, "acc", roi_align16_attrs, roi_align_shape, NULL},
+    {"", "MaxUnpool", 9, 17, "acc", max_unpool_attrs, max_unpool_shape, NULL},
+    NNS__OP_END,
+};

@@ -1,0 +1,335 @@
+/*
+ * window.c - the sliding-window arithmetic declared in window.h: reading
+ * and checking the window attributes, and the per-axis output size and
+ * resolved pads of forward (conv, pool) and transposed (ConvTranspose)
+ * windows, numerically and over symbolic dims.
+ */
+#include <string.h>
+
+#include "window.h"
+
+/* ==== Attributes ==== */
+
+/* Whether the op's spec at this opset has the attribute: one the spec
+ * lacks was already warned about by the driver and must be ignored, even
+ * though the node carries it. */
+static bool spec_has(const nns__ictx *cx, const char *name) {
+  for (const nns__attr_spec *s = cx->op ? cx->op->attrs : NULL; s && s->name;
+       s++)
+    if (strcmp(s->name, name) == 0)
+      return true;
+  return false;
+}
+
+/* A list attribute of exactly `want` entries, or absent (returns 0 and
+ * leaves *vals NULL). */
+static nns_status read_list(nns__ictx *cx, const char *name, int32_t want,
+                            const int64_t **vals) {
+  *vals = NULL;
+  if (!spec_has(cx, name))
+    return NNS_OK;
+  int32_t n = nns__attr_ints(cx, name, vals);
+  if (n < 0) {
+    *vals = NULL;
+    return NNS_OK;
+  }
+  if (n != want)
+    return nns__fail(cx, NNS_E_ATTR,
+                     "attribute '%s' has %d values, expected %d (%s)", name,
+                     n, want, want == 0 ? "no spatial axes" : "one per axis"
+                                                              " or pair");
+  return NNS_OK;
+}
+
+nns_status nns__window_read(nns__ictx *cx, int32_t n,
+                            const nns__dim *weight_kernel, nns__window *w) {
+  memset(w, 0, sizeof *w);
+  if (n < 0 || n > NNS__WIN_MAX)
+    return nns__fail(cx, NNS_E_LIMIT, "%d spatial axes (at most %d handled)",
+                     n, NNS__WIN_MAX);
+  w->n = n;
+  const int64_t *ks, *st, *dl, *pd, *op, *os;
+  nns_status s;
+  if ((s = read_list(cx, "kernel_shape", n, &ks)) != NNS_OK ||
+      (s = read_list(cx, "strides", n, &st)) != NNS_OK ||
+      (s = read_list(cx, "dilations", n, &dl)) != NNS_OK ||
+      (s = read_list(cx, "pads", 2 * n, &pd)) != NNS_OK ||
+      (s = read_list(cx, "output_padding", n, &op)) != NNS_OK)
+    return s;
+  /* ConvTranspose's output_shape lists the spatial dims; some exporters
+   * write the full shape [N, C, ...], whose spatial tail is taken. */
+  os = NULL;
+  if (spec_has(cx, "output_shape")) {
+    int32_t c = nns__attr_ints(cx, "output_shape", &os);
+    if (c == n + 2)
+      os += 2;
+    else if (c >= 0 && c != n)
+      return nns__fail(cx, NNS_E_ATTR,
+                       "attribute 'output_shape' has %d values, expected %d "
+                       "(one per spatial axis)", c, n);
+    else if (c < 0)
+      os = NULL;
+  }
+  for (int32_t k = 0; k < n; k++) {
+    int64_t wk = weight_kernel && !weight_kernel[k].sym ? weight_kernel[k].v
+                                                        : -1;
+    if (ks && ks[k] < 1)
+      return nns__fail(cx, NNS_E_ATTR, "kernel_shape[%d] is %lld, must be "
+                       ">= 1", k, (long long)ks[k]);
+    if (ks && wk >= 0 && ks[k] != wk)
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "kernel_shape[%d] is %lld but the weight's kernel dim "
+                       "is %lld", k, (long long)ks[k], (long long)wk);
+    w->kernel[k] = ks ? ks[k] : wk;
+    w->stride[k] = st ? st[k] : 1;
+    w->dilation[k] = dl ? dl[k] : 1;
+    w->pad_begin[k] = pd ? pd[k] : 0;
+    w->pad_end[k] = pd ? pd[n + k] : 0;
+    w->output_padding[k] = op ? op[k] : 0;
+    w->output_shape[k] = os ? os[k] : -1;
+    if (w->stride[k] < 1)
+      return nns__fail(cx, NNS_E_ATTR, "strides[%d] is %lld, must be >= 1",
+                       k, (long long)w->stride[k]);
+    if (w->dilation[k] < 1)
+      return nns__fail(cx, NNS_E_ATTR, "dilations[%d] is %lld, must be >= 1",
+                       k, (long long)w->dilation[k]);
+    if (w->pad_begin[k] < 0 || w->pad_end[k] < 0)
+      return nns__fail(cx, NNS_E_ATTR,
+                       "pads for axis %d are %lld and %lld, must be >= 0", k,
+                       (long long)w->pad_begin[k], (long long)w->pad_end[k]);
+    if (w->output_padding[k] < 0)
+      return nns__fail(cx, NNS_E_ATTR, "output_padding[%d] is %lld, must be "
+                       ">= 0", k, (long long)w->output_padding[k]);
+    if (os && os[k] < 0)
+      return nns__fail(cx, NNS_E_ATTR, "output_shape[%d] is %lld, must be "
+                       ">= 0", k, (long long)os[k]);
+    int64_t big = w->kernel[k];
+    const int64_t more[] = {w->stride[k], w->dilation[k], w->pad_begin[k],
+                            w->pad_end[k], w->output_padding[k],
+                            w->output_shape[k]};
+    for (size_t j = 0; j < sizeof more / sizeof more[0]; j++)
+      big = more[j] > big ? more[j] : big;
+    if (big > NNS__WIN_LIMIT)
+      return nns__fail(cx, NNS_E_LIMIT,
+                       "spatial axis %d: window size %lld is beyond any sane "
+                       "limit (kernel, stride, dilation, pad or size > 2^40)",
+                       k, (long long)big);
+  }
+  const char *ap = spec_has(cx, "auto_pad") ? nns__attr_str(cx, "auto_pad")
+                                            : "NOTSET";
+  if (ap[0] == 0 || strcmp(ap, "NOTSET") == 0)
+    w->auto_pad = NNS__PAD_NOTSET;
+  else if (strcmp(ap, "VALID") == 0)
+    w->auto_pad = NNS__PAD_VALID;
+  else if (strcmp(ap, "SAME_UPPER") == 0)
+    w->auto_pad = NNS__PAD_SAME_UPPER;
+  else if (strcmp(ap, "SAME_LOWER") == 0)
+    w->auto_pad = NNS__PAD_SAME_LOWER;
+  else
+    return nns__fail(cx, NNS_E_ATTR,
+                     "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or "
+                     "SAME_LOWER", ap);
+  /* With auto_pad set the explicit pads do not apply. */
+  if (w->auto_pad != NNS__PAD_NOTSET)
+    for (int32_t k = 0; k < n; k++)
+      w->pad_begin[k] = w->pad_end[k] = 0;
+  w->ceil_mode = spec_has(cx, "ceil_mode") && nns__attr_int(cx, "ceil_mode");
+  return NNS_OK;
+}
+
+/* ==== One axis, numerically ==== */
+
+int64_t nns__window_extent(const nns__window *w, int32_t axis) {
+  int64_t k = w->kernel[axis], e;
+  if (k < 1 || !nns__mul_i64(k - 1, w->dilation[axis], &e) ||
+      !nns__add_i64(e, 1, &e))
+    return -1;
+  return e;
+}
+
+/* Splits a total pad between the two ends: SAME_UPPER puts the odd unit at
+ * the end, SAME_LOWER at the beginning. */
+static void split_pad(uint8_t auto_pad, int64_t total, nns__win_axis *r) {
+  if (auto_pad == NNS__PAD_SAME_UPPER) {
+    r->pad_begin = total / 2;
+    r->pad_end = total - total / 2;
+  } else {
+    r->pad_begin = total - total / 2;
+    r->pad_end = total / 2;
+  }
+}
+
+bool nns__window_axis(const nns__window *w, int32_t axis, int64_t in,
+                      nns__win_axis *r) {
+  int64_t ek = nns__window_extent(w, axis), s = w->stride[axis];
+  /* Bounds that keep every sum below from overflowing. */
+  if (ek < 0 || in < 0 || in > INT64_MAX / 4 || ek > INT64_MAX / 4 ||
+      s > INT64_MAX / 4)
+    return false;
+  if (w->auto_pad == NNS__PAD_SAME_UPPER ||
+      w->auto_pad == NNS__PAD_SAME_LOWER) {
+    /* out = ceil(in / stride), whatever the kernel; pad what that needs. */
+    r->out = (in + s - 1) / s;
+    int64_t need;
+    if (r->out > 0 && nns__mul_i64(r->out - 1, s, &need)) {
+      need = need + ek - in;
+      split_pad(w->auto_pad, need > 0 ? need : 0, r);
+    } else {
+      r->pad_begin = r->pad_end = 0;
+    }
+    return true;
+  }
+  int64_t pb = w->pad_begin[axis], pe = w->pad_end[axis];
+  if (pb > INT64_MAX / 4 || pe > INT64_MAX / 4)
+    return false;
+  int64_t span = in + pb + pe - ek; /* room the window moves through */
+  if (span < 0)
+    return false;
+  int64_t steps = w->ceil_mode ? (span + s - 1) / s : span / s;
+  /* ceil_mode: a last window starting in the trailing padding is dropped
+   * (PyTorch's rule, and the ONNX documents' since 1.16). */
+  if (w->ceil_mode && steps > 0 && steps * s >= in + pb)
+    steps--;
+  r->out = steps + 1;
+  r->pad_begin = pb;
+  r->pad_end = pe;
+  return true;
+}
+
+bool nns__window_axis_transposed(const nns__window *w, int32_t axis,
+                                 int64_t in, nns__win_axis *r) {
+  int64_t ek = nns__window_extent(w, axis), s = w->stride[axis];
+  int64_t op = w->output_padding[axis];
+  if (ek < 0 || in < 1 || op > INT64_MAX / 4)
+    return false;
+  /* The full size before cropping: s*(in-1) + output_padding + extent. */
+  int64_t full;
+  if (!nns__mul_i64(s, in - 1, &full) || !nns__add_i64(full, op, &full) ||
+      !nns__add_i64(full, ek, &full))
+    return false;
+  int64_t os = w->output_shape[axis];
+  if (os < 0 && (w->auto_pad == NNS__PAD_SAME_UPPER ||
+                 w->auto_pad == NNS__PAD_SAME_LOWER)) {
+    if (!nns__mul_i64(in, s, &os))
+      return false;
+  }
+  if (os >= 0) {
+    /* The pads are whatever crops `full` down to the requested size. */
+    r->out = os;
+    split_pad(w->auto_pad == NNS__PAD_SAME_UPPER ? NNS__PAD_SAME_UPPER
+                                                 : NNS__PAD_SAME_LOWER,
+              full - os, r);
+    return true;
+  }
+  r->pad_begin = w->pad_begin[axis];
+  r->pad_end = w->pad_end[axis];
+  if (r->pad_begin > INT64_MAX / 4 || r->pad_end > INT64_MAX / 4)
+    return false;
+  r->out = full - r->pad_begin - r->pad_end;
+  return r->out >= 0;
+}
+
+/* ==== Over symbolic dims ==== */
+
+static nns__dim known(int64_t v) { return nns__dim_known(v); }
+
+/* The output of one forward axis whose input is the symbol `in`. */
+static nns__dim sym_out(nns__ictx *cx, const nns__window *w, int32_t k,
+                        nns__dim in) {
+  int64_t s = w->stride[k], ek = nns__window_extent(w, k);
+  if (w->auto_pad == NNS__PAD_SAME_UPPER || w->auto_pad == NNS__PAD_SAME_LOWER)
+    return nns__div(cx, nns__add(cx, in, known(s - 1)), known(s));
+  int64_t pb = w->pad_begin[k], pe = w->pad_end[k];
+  if (ek < 0 || pb > INT64_MAX / 8 || pe > INT64_MAX / 8 || s > INT64_MAX / 8)
+    return nns__fresh(cx);
+  int64_t c = pb + pe - ek; /* span = in + c */
+  if (w->ceil_mode) {
+    /* The dropped-last-window rule can only fire when a window may start
+     * in the trailing padding: (out-1)*s < in + c + s reaches in + pb only
+     * when pe - ek + s > 0. Then the size depends on the value of `in`. */
+    if (pe - ek + s > 0)
+      return nns__fresh(cx);
+    c += s - 1;
+  }
+  /* floor((in + c) / s) + 1 = floor((in + c + s) / s); with s == 1 this is
+   * in + c + 1, which keeps `in` itself for a size-preserving window. */
+  return nns__div(cx, nns__add(cx, in, known(c + s)), known(s));
+}
+
+nns_status nns__window_out_dims(nns__ictx *cx, const nns__window *w,
+                                const nns__dim *in, nns__dim *out) {
+  for (int32_t k = 0; k < w->n; k++) {
+    if (w->kernel[k] < 0) {
+      out[k] = nns__fresh(cx);
+      continue;
+    }
+    if (in[k].sym) {
+      out[k] = sym_out(cx, w, k, in[k]);
+      continue;
+    }
+    nns__win_axis r;
+    if (!nns__window_axis(w, k, in[k].v, &r)) {
+      int64_t ek = nns__window_extent(w, k);
+      if (ek < 0)
+        return nns__fail(cx, NNS_E_ATTR,
+                         "kernel %lld with dilation %lld overflows on "
+                         "spatial axis %d", (long long)w->kernel[k],
+                         (long long)w->dilation[k], k);
+      if (in[k].v > NNS__WIN_LIMIT)
+        return nns__fail(cx, NNS_E_LIMIT, "spatial axis %d: input size %lld "
+                         "is beyond any sane limit", k, (long long)in[k].v);
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "spatial axis %d: input size %lld plus pads %lld+%lld "
+                       "is smaller than the kernel extent %lld (kernel %lld, "
+                       "dilation %lld)", k, (long long)in[k].v,
+                       (long long)w->pad_begin[k], (long long)w->pad_end[k],
+                       (long long)ek, (long long)w->kernel[k],
+                       (long long)w->dilation[k]);
+    }
+    out[k] = known(r.out);
+  }
+  return NNS_OK;
+}
+
+nns_status nns__window_out_dims_transposed(nns__ictx *cx, const nns__window *w,
+                                           const nns__dim *in, nns__dim *out) {
+  for (int32_t k = 0; k < w->n; k++) {
+    if (w->output_shape[k] >= 0) {
+      out[k] = known(w->output_shape[k]);
+      continue;
+    }
+    int64_t ek = nns__window_extent(w, k), s = w->stride[k];
+    if (ek < 0) {
+      out[k] = nns__fresh(cx);
+      continue;
+    }
+    if (in[k].sym) {
+      if (w->auto_pad == NNS__PAD_SAME_UPPER ||
+          w->auto_pad == NNS__PAD_SAME_LOWER) {
+        out[k] = nns__mul(cx, in[k], known(s));
+        continue;
+      }
+      /* s*in + (output_padding + extent - pads - s) */
+      if (ek > INT64_MAX / 8 || s > INT64_MAX / 8 ||
+          w->output_padding[k] > INT64_MAX / 8 ||
+          w->pad_begin[k] > INT64_MAX / 8 || w->pad_end[k] > INT64_MAX / 8) {
+        out[k] = nns__fresh(cx);
+        continue;
+      }
+      int64_t c = w->output_padding[k] + ek - w->pad_begin[k] -
+                  w->pad_end[k] - s;
+      out[k] = nns__add(cx, nns__mul(cx, in[k], known(s)), known(c));
+      continue;
+    }
+    nns__win_axis r;
+    if (!nns__window_axis_transposed(w, k, in[k].v, &r))
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "spatial axis %d: input size %lld with stride %lld, "
+                       "kernel extent %lld and pads %lld+%lld gives no "
+                       "output", k, (long long)in[k].v, (long long)s,
+                       (long long)ek, (long long)w->pad_begin[k],
+                       (long long)w->pad_end[k]);
+    out[k] = known(r.out);
+  }
+  return NNS_OK;
+}
