@@ -1,0 +1,422 @@
+/*
+ * reduce.c - reductions: the Reduce* family (axes as an attribute, or for
+ * ReduceSum from opset 13 as an input), ArgMax/ArgMin, TopK and CumSum.
+ *
+ * The shape rule is the same for every Reduce*: the reduced axes become 1
+ * (keepdims) or disappear. Axes that come from a graph input are not
+ * guessed: with keepdims the rank is still known (and a dim that is already
+ * 1 stays 1), without it the rank is unknown. The folds reduce small
+ * constants; ReduceProd over a Shape output gives the element count as a
+ * symbolic product ("batch*seq").
+ */
+#include <math.h>
+#include <string.h>
+
+#include "elem.h"
+
+/* ==== Reduce* shape ==== */
+
+/* True when the axes are input 1: ReduceSum from opset 13 (its entry has
+ * noop_with_empty_axes), and every Reduce* from opset 18, which a newer
+ * model reaches through the opset-17 entries - a second input only exists
+ * there, and reading `axes` from the absent attribute would reduce every
+ * axis. */
+static bool axes_from_input(const nns__ictx *cx) {
+  for (const nns__attr_spec *s = cx->op->attrs; s && s->name; s++)
+    if (strcmp(s->name, "noop_with_empty_axes") == 0)
+      return true;
+  return nns__n_in(cx) > 1;
+}
+
+/* The axes to reduce: *n = -1 when absent or empty (all axes, or none with
+ * noop_with_empty_axes), *known = false when they come from a graph input
+ * whose values are not known. */
+static void reduce_axes(nns__ictx *cx, const int64_t **axes, int64_t *n,
+                        bool *known) {
+  *axes = NULL;
+  *n = -1;
+  *known = true;
+  if (!axes_from_input(cx)) {
+    int32_t count = nns__attr_ints(cx, "axes", axes);
+    *n = count > 0 ? count : -1;
+    return;
+  }
+  if (!nns__has_in(cx, 1) || nns__in_numel(cx, 1) == 0)
+    return;
+  if (nns__in_known_ints(cx, 1, axes, n)) {
+    if (*n == 0)
+      *n = -1;
+    return;
+  }
+  *known = false;
+}
+
+/* Sets out[k] for each axis of a rank-r input: true when reduced. */
+static nns_status reduced_axes(nns__ictx *cx, int32_t r, bool *out) {
+  const int64_t *axes;
+  int64_t n;
+  bool known;
+  reduce_axes(cx, &axes, &n, &known);
+  for (int32_t k = 0; k < r; k++)
+    out[k] = n < 0;
+  for (int64_t j = 0; j < n; j++) {
+    int32_t a;
+    nns_status st = nns__axis_or_fail(cx, axes[j], r, &a, "axis");
+    if (st != NNS_OK)
+      return st;
+    out[a] = true; /* a repeated axis is reduced once, as onnx does */
+  }
+  return NNS_OK;
+}
+
+static nns_status reduce_shape(nns__ictx *cx) {
+  nns_status st = nns__need_inputs(cx, 1);
+  if (st != NNS_OK)
+    return st;
+  const nns__type *t = nns__in_type(cx, 0);
+  bool keep = nns__attr_int(cx, "keepdims") != 0;
+  const int64_t *axes;
+  int64_t n;
+  bool known;
+  reduce_axes(cx, &axes, &n, &known);
+  if (known && n < 0 && nns__attr_int(cx, "noop_with_empty_axes")) {
+    nns__out_like(cx, 0, 0, 0); /* no axes: the input unchanged */
+    return NNS_OK;
+  }
+  if (known && n < 0 && !keep) {
+    nns__out_shape(cx, 0, t->dtype, 0); /* everything: a scalar */
+    return NNS_OK;
+  }
+  if (t->rank < 0 || (!known && !keep)) {
+    nns__out_shape(cx, 0, t->dtype, -1);
+    return NNS_OK;
+  }
+  bool *red = nns__alloc(cx, (size_t)t->rank + 1);
+  if (!red)
+    return NNS_E_NOMEM;
+  if (known && (st = reduced_axes(cx, t->rank, red)) != NNS_OK)
+    return st;
+  int32_t r = 0;
+  for (int32_t k = 0; k < t->rank; k++)
+    r += !known || keep || !red[k];
+  nns__dim *d = nns__out_shape(cx, 0, t->dtype, r);
+  for (int32_t k = 0, o = 0; d && k < t->rank; k++) {
+    nns__dim x = t->dims[k];
+    if (!known) /* any axis may be reduced: only a 1 stays known */
+      d[o++] = !x.sym && x.v == 1 ? x : nns__fresh(cx);
+    else if (!red[k])
+      d[o++] = x;
+    else if (keep)
+      d[o++] = nns__dim_known(1);
+  }
+  return NNS_OK;
+}
+
+/* ==== Reduce* folds ==== */
+
+typedef enum red_op {
+  R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_L1, R_L2, R_LOG_SUM,
+  R_LOG_SUM_EXP, R_SUM_SQUARE
+} red_op;
+
+/* One integer step, symbols allowed: sums and products stay expressions;
+ * the max of two different symbols (or a symbol and a number) is a fresh
+ * symbol. */
+static void red_int(nns__ictx *cx, red_op op, nns__dim *acc, nns__dim x) {
+  switch (op) {
+  case R_SUM: *acc = nns__add(cx, *acc, x); break;
+  case R_PROD: *acc = nns__mul(cx, *acc, x); break;
+  default: /* R_MAX, R_MIN */
+    if (nns__dim_eq(*acc, x))
+      break;
+    if (acc->sym || x.sym)
+      *acc = nns__fresh(cx); /* max(batch, 3): unknown */
+    else if ((op == R_MAX) == (x.v > acc->v))
+      *acc = x;
+  }
+}
+
+/*
+ * Reduces input 0 over the reduced axes into output 0. Each input element
+ * adds into the output element whose index drops the reduced coordinates
+ * (ostride 0). Integer Sum/Prod/Max/Min run on nns__dim so that symbols
+ * flow; everything else in doubles, converted to the output dtype.
+ */
+static nns_status reduce_fold(nns__ictx *cx, red_op op) {
+  const nns__const *x = nns__const_in(cx, 0);
+  nns__const *y = nns__out_const(cx, 0);
+  if (!x || !y)
+    return NNS__NOFOLD;
+  const nns__type *t = nns__in_type(cx, 0);
+  int32_t r = t->rank, dt = cx->node->out[0]->type.dtype;
+  bool *red = nns__alloc(cx, (size_t)r + 1);
+  int64_t *ostride = nns__alloc(cx, ((size_t)r + 1) * sizeof *ostride);
+  int64_t *coord = nns__alloc(cx, ((size_t)r + 1) * sizeof *coord);
+  int64_t *count = nns__alloc(cx, ((size_t)y->numel + 1) * sizeof *count);
+  double *acc = nns__alloc(cx, ((size_t)y->numel + 1) * sizeof *acc);
+  double *max = nns__alloc(cx, ((size_t)y->numel + 1) * sizeof *max);
+  if (!red || !ostride || !coord || !count || !acc || !max)
+    return NNS_E_NOMEM;
+  const int64_t *axes;
+  int64_t n;
+  bool known;
+  reduce_axes(cx, &axes, &n, &known);
+  if (!known)
+    return NNS__NOFOLD;
+  if (n < 0 && nns__attr_int(cx, "noop_with_empty_axes"))
+    for (int32_t k = 0; k < r; k++)
+      red[k] = false;
+  else if (reduced_axes(cx, r, red) != NNS_OK)
+    return NNS__NOFOLD;
+  int64_t stride = 1;
+  for (int32_t k = r - 1; k >= 0; k--) {
+    ostride[k] = red[k] ? 0 : stride;
+    stride *= red[k] ? 1 : t->dims[k].v;
+    coord[k] = 0;
+  }
+  if (stride != y->numel)
+    return NNS__NOFOLD;
+  bool ints = x->i && y->i &&
+              (op == R_SUM || op == R_PROD || op == R_MAX || op == R_MIN);
+  for (int64_t o = 0; o < y->numel; o++) {
+    count[o] = 0;
+    acc[o] = op == R_PROD ? 1 : 0;
+    max[o] = -INFINITY;
+    if (ints)
+      y->i[o] = nns__dim_known(op == R_PROD ? 1 : 0);
+  }
+  /* Two passes for LogSumExp: the maxima first, for a stable sum. */
+  for (int pass = op == R_LOG_SUM_EXP ? 0 : 1; pass < 2; pass++) {
+    for (int64_t e = 0; e < x->numel; e++) {
+      int64_t o = 0;
+      for (int32_t k = 0; k < r; k++)
+        o += coord[k] * ostride[k];
+      for (int32_t k = r - 1; k >= 0; k--) /* advance the odometer */
+        if (++coord[k] < t->dims[k].v)
+          break;
+        else
+          coord[k] = 0;
+      if (ints) {
+        if (count[o]++ == 0 && (op == R_MAX || op == R_MIN))
+          y->i[o] = x->i[e];
+        else
+          red_int(cx, op, &y->i[o], x->i[e]);
+        continue;
+      }
+      double v;
+      if (!nns__elem_f(x, e, &v))
+        return NNS__NOFOLD;
+      if (pass == 0) {
+        max[o] = v > max[o] ? v : max[o];
+        continue;
+      }
+      bool first = count[o]++ == 0;
+      switch (op) {
+      case R_SUM: case R_MEAN: case R_LOG_SUM: acc[o] += v; break;
+      case R_PROD: acc[o] *= v; break;
+      case R_MAX: acc[o] = first || v > acc[o] || isnan(v) ? v : acc[o]; break;
+      case R_MIN: acc[o] = first || v < acc[o] || isnan(v) ? v : acc[o]; break;
+      case R_L1: acc[o] += fabs(v); break;
+      case R_L2: case R_SUM_SQUARE: acc[o] += v * v; break;
+      case R_LOG_SUM_EXP:
+        acc[o] += isinf(max[o]) ? exp(v) : exp(v - max[o]);
+        break;
+      }
+    }
+  }
+  if (ints)
+    return NNS_OK;
+  for (int64_t o = 0; o < y->numel; o++) {
+    double v = acc[o];
+    if (count[o] == 0 && (op == R_MAX || op == R_MIN || op == R_MEAN))
+      return NNS__NOFOLD; /* an empty reduction with no defined value */
+    switch (op) {
+    case R_MEAN: v /= (double)count[o]; break;
+    case R_L2: v = sqrt(v); break;
+    case R_LOG_SUM: v = v > 0 ? log(v) : v == 0 ? -INFINITY : NAN; break;
+    case R_LOG_SUM_EXP:
+      v = count[o] == 0 ? -INFINITY
+                        : log(v) + (isinf(max[o]) ? 0 : max[o]);
+      break;
+    default: break;
+    }
+    int64_t iv;
+    if (y->f) {
+      if (!nns__to_float_dtype(v, dt, &y->f[o]))
+        return NNS__NOFOLD;
+    } else if (y->i && nns__float_to_int(v, dt, &iv)) {
+      y->i[o] = nns__dim_known(iv);
+    } else {
+      return NNS__NOFOLD;
+    }
+  }
+  return NNS_OK;
+}
+
+#define FOLD_WITH(name, op)                                                    \
+  static nns_status name##_fold(nns__ictx *cx) { return reduce_fold(cx, op); }
+FOLD_WITH(sum, R_SUM)
+FOLD_WITH(mean, R_MEAN)
+FOLD_WITH(prod, R_PROD)
+FOLD_WITH(max, R_MAX)
+FOLD_WITH(min, R_MIN)
+FOLD_WITH(l1, R_L1)
+FOLD_WITH(l2, R_L2)
+FOLD_WITH(log_sum, R_LOG_SUM)
+FOLD_WITH(log_sum_exp, R_LOG_SUM_EXP)
+FOLD_WITH(sum_square, R_SUM_SQUARE)
+#undef FOLD_WITH
+
+/* ==== ArgMax, ArgMin ==== */
+
+/* int64 indices; the axis becomes 1 or disappears. */
+static nns_status arg_shape(nns__ictx *cx) {
+  nns_status st = nns__need_inputs(cx, 1);
+  if (st != NNS_OK)
+    return st;
+  const nns__type *t = nns__in_type(cx, 0);
+  if (t->rank < 0) {
+    nns__out_shape(cx, 0, NNS_DT_INT64, -1);
+    return NNS_OK;
+  }
+  int32_t axis;
+  if ((st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), t->rank, &axis,
+                              "axis")) != NNS_OK)
+    return st;
+  if (!t->dims[axis].sym && t->dims[axis].v == 0)
+    return nns__fail(cx, NNS_E_SHAPE, "axis %d has size 0: no index to pick",
+                     axis);
+  bool keep = nns__attr_int(cx, "keepdims") != 0;
+  nns__dim *d = nns__out_shape(cx, 0, NNS_DT_INT64, t->rank - !keep);
+  for (int32_t k = 0, o = 0; d && k < t->rank; k++)
+    if (k != axis)
+      d[o++] = t->dims[k];
+    else if (keep)
+      d[o++] = nns__dim_known(1);
+  return NNS_OK;
+}
+
+/* ==== TopK ==== */
+
+/*
+ * Values (X's dtype) and Indices (int64): X's shape with the axis replaced
+ * by k. k is an attribute before opset 10, then a one-element input; when
+ * it is not known the axis gets a fresh symbol, and a symbolic k (computed
+ * from a Shape) is used as it is.
+ */
+static nns_status topk_shape(nns__ictx *cx) {
+  nns_status st = nns__need_inputs(cx, cx->opset >= 10 ? 2 : 1);
+  if (st != NNS_OK)
+    return st;
+  const nns__type *t = nns__in_type(cx, 0);
+  nns__dim k = nns__fresh(cx);
+  if (cx->opset < 10) {
+    k = nns__dim_known(nns__attr_int(cx, "k"));
+  } else {
+    int64_t numel = nns__in_numel(cx, 1);
+    if (numel >= 0 && numel != 1)
+      return nns__fail(cx, NNS_E_SHAPE, "K must hold one value, has %lld",
+                       (long long)numel);
+    const nns__dim *kv;
+    int64_t n;
+    if (nns__in_ints(cx, 1, &kv, &n) && n == 1)
+      k = kv[0];
+  }
+  if (!k.sym && k.v < 0)
+    return nns__fail(cx, NNS_E_ATTR, "k is %lld, must not be negative",
+                     (long long)k.v);
+  for (int i = 0; i < 2; i++) {
+    int32_t dt = i == 0 ? t->dtype : NNS_DT_INT64;
+    if (t->rank < 0) {
+      nns__out_shape(cx, i, dt, -1);
+      continue;
+    }
+    int32_t axis;
+    if ((st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), t->rank,
+                                &axis, "axis")) != NNS_OK)
+      return st;
+    nns__dim x = t->dims[axis];
+    if (!k.sym && !x.sym && k.v > x.v)
+      return nns__fail(cx, NNS_E_SHAPE, "k is %lld but axis %d has size %lld",
+                       (long long)k.v, axis, (long long)x.v);
+    nns__dim *d = nns__out_shape(cx, i, dt, t->rank);
+    if (d) {
+      memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+      d[axis] = k;
+    }
+  }
+  return NNS_OK;
+}
+
+/* ==== CumSum ==== */
+
+static nns_status cumsum_shape(nns__ictx *cx) {
+  nns_status st = nns__need_inputs(cx, 2);
+  if (st != NNS_OK)
+    return st;
+  int64_t numel = nns__in_numel(cx, 1);
+  if (numel >= 0 && numel != 1)
+    return nns__fail(cx, NNS_E_SHAPE, "axis must hold one value, has %lld",
+                     (long long)numel);
+  const int64_t *axis;
+  int64_t n;
+  int32_t rank = nns__in_rank(cx, 0), a;
+  if (rank >= 0 && nns__in_known_ints(cx, 1, &axis, &n) && n == 1 &&
+      (st = nns__axis_or_fail(cx, axis[0], rank, &a, "axis")) != NNS_OK)
+    return st;
+  nns__out_like(cx, 0, 0, 0);
+  return NNS_OK;
+}
+
+/* ==== Attribute specs ==== */
+
+static const nns__attr_spec reduce_attrs[] = {
+    NNS__A_OPT("axes", INTS), NNS__A_INT("keepdims", 1), NNS__A_END};
+static const nns__attr_spec reduce13_attrs[] = {
+    NNS__A_INT("keepdims", 1), NNS__A_INT("noop_with_empty_axes", 0),
+    NNS__A_END};
+static const nns__attr_spec arg1_attrs[] = {
+    NNS__A_INT("axis", 0), NNS__A_INT("keepdims", 1), NNS__A_END};
+static const nns__attr_spec arg12_attrs[] = {
+    NNS__A_INT("axis", 0), NNS__A_INT("keepdims", 1),
+    NNS__A_INT("select_last_index", 0), NNS__A_END};
+static const nns__attr_spec topk1_attrs[] = {
+    NNS__A_INT("axis", -1), NNS__A_REQ("k", INT), NNS__A_END};
+static const nns__attr_spec topk10_attrs[] = {NNS__A_INT("axis", -1),
+                                              NNS__A_END};
+static const nns__attr_spec topk11_attrs[] = {
+    NNS__A_INT("axis", -1), NNS__A_INT("largest", 1), NNS__A_INT("sorted", 1),
+    NNS__A_END};
+static const nns__attr_spec cumsum_attrs[] = {
+    NNS__A_INT("exclusive", 0), NNS__A_INT("reverse", 0), NNS__A_END};
+
+/* ==== The table ==== */
+
+/* Every Reduce* but ReduceSum keeps `axes` an attribute up to opset 17. */
+#define REDUCE(nm, fold) {"", nm, 1, 17, "a", reduce_attrs, reduce_shape, fold}
+
+const nns__op nns__ops_reduce[] = {
+    {"", "ReduceSum", 1, 12, "a", reduce_attrs, reduce_shape, sum_fold},
+    {"", "ReduceSum", 13, 17, "ac", reduce13_attrs, reduce_shape, sum_fold},
+    REDUCE("ReduceMean", mean_fold),
+    REDUCE("ReduceProd", prod_fold),
+    REDUCE("ReduceMax", max_fold),
+    REDUCE("ReduceMin", min_fold),
+    REDUCE("ReduceL1", l1_fold),
+    REDUCE("ReduceL2", l2_fold),
+    REDUCE("ReduceLogSum", log_sum_fold),
+    REDUCE("ReduceLogSumExp", log_sum_exp_fold),
+    REDUCE("ReduceSumSquare", sum_square_fold),
+
+    {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL},
+    {"", "ArgMax", 12, 17, "a", arg12_attrs, arg_shape, NULL},
+    {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL},
+    {"", "ArgMin", 12, 17, "a", arg12_attrs, arg_shape, NULL},
+
+    {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL},
+    {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL},
+    {"", "TopK", 11, 17, "ac", topk11_attrs, topk_shape, NULL},
+
+    {"", "CumSum", 11, 17, "ac", cumsum_attrs, cumsum_shape, NULL},
+    NNS__OP_END,
+};
