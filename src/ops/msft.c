@@ -1,0 +1,378 @@
+/*
+ * msft.c - the com.microsoft contrib operators that ONNX Runtime's graph
+ * optimizers and transformer exporters emit: fused conv / matmul, GELU
+ * variants, layer norms with skip connections, and the attention ops.
+ *
+ * These are specified by ONNX Runtime's ContribOperators document rather
+ * than by ONNX, and have a single version (1). Where that document leaves a
+ * size to the runtime (packed attention layouts, shared KV buffers), the
+ * dim stays a fresh symbol rather than a guess.
+ */
+#include <string.h>
+
+#include "window.h"
+
+/* ==== FusedConv ==== */
+
+/* Conv (X, W, B) plus an activation and an optional Z added before it:
+ * the output is Conv's. Spatial sizes come from window.h. */
+static nns_status fused_conv_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0), *w = nns__in_type(cx, 1);
+  int32_t rx = x ? x->rank : -1, rw = w ? w->rank : -1;
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (rx >= 0 && rw >= 0 && rx != rw)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d but weight rank %d",
+                     rx, rw);
+  int32_t rank = rx >= 0 ? rx : rw;
+  if (rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (rank < 3)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input has rank %d; expected [N, C, spatial...]", rank);
+  int64_t group = nns__attr_int(cx, "group");
+  if (group < 1)
+    return nns__fail(cx, NNS_E_ATTR, "group is %lld, must be >= 1",
+                     (long long)group);
+  if (rx >= 0 && rw >= 0 && !x->dims[1].sym && !w->dims[1].sym) {
+    int64_t c;
+    if (!nns__mul_i64(w->dims[1].v, group, &c) || c != x->dims[1].v)
+      return nns__fail(cx, NNS_E_SHAPE,
+                       "input has %lld channels, weight expects %lld x group "
+                       "%lld", (long long)x->dims[1].v,
+                       (long long)w->dims[1].v, (long long)group);
+  }
+  nns__window win;
+  nns_status st = nns__window_read(cx, rank - 2, rw >= 0 ? w->dims + 2 : NULL,
+                                   &win);
+  if (st != NNS_OK)
+    return st;
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
+  if (!y)
+    return NNS_OK;
+  if (rw >= 0)
+    y[1] = w->dims[0];
+  if (rx < 0)
+    return NNS_OK;
+  y[0] = x->dims[0];
+  return nns__window_out_dims(cx, &win, x->dims + 2, y + 2);
+}
+
+/* ==== FusedMatMul ==== */
+
+/*
+ * MatMul with transA / transB on the last two axes (and a scale). The
+ * transBatch* attributes move batch axes in a runtime-specific way: with
+ * them set the output's dims are left open.
+ */
+static nns_status fused_matmul_shape(nns__ictx *cx) {
+  const nns__type *a = nns__in_type(cx, 0), *b = nns__in_type(cx, 1);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (!a || !b || a->rank < 0 || b->rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (a->rank < 1 || b->rank < 1)
+    return nns__fail(cx, NNS_E_SHAPE, "operands must have rank >= 1");
+  if (nns__attr_int(cx, "transBatchA") || nns__attr_int(cx, "transBatchB")) {
+    int32_t r = a->rank > b->rank ? a->rank : b->rank;
+    nns__out_shape(cx, 0, dt, a->rank == 1 || b->rank == 1 ? -1 : r);
+    return NNS_OK;
+  }
+  bool ta = nns__attr_int(cx, "transA") && a->rank >= 2;
+  bool tb = nns__attr_int(cx, "transB") && b->rank >= 2;
+  /* Rows/inner of A and inner/cols of B after transposition. */
+  nns__dim m = a->rank >= 2 ? a->dims[a->rank - (ta ? 1 : 2)]
+                            : nns__dim_known(1);
+  nns__dim ka = a->dims[a->rank - (ta && a->rank >= 2 ? 2 : 1)];
+  nns__dim kb = b->rank >= 2 ? b->dims[b->rank - (tb ? 1 : 2)] : b->dims[0];
+  nns__dim n = b->rank >= 2 ? b->dims[b->rank - (tb ? 2 : 1)]
+                            : nns__dim_known(1);
+  if (!ka.sym && !kb.sym && ka.v != kb.v)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "inner dims differ: A has %lld, B has %lld",
+                     (long long)ka.v, (long long)kb.v);
+  int32_t rb_a = a->rank > 2 ? a->rank - 2 : 0, rb_b = b->rank > 2 ? b->rank - 2
+                                                                   : 0;
+  int32_t rbatch;
+  nns__dim *batch;
+  nns_status st = nns__broadcast_shapes(cx, rb_a, a->dims, rb_b, b->dims,
+                                        &rbatch, &batch);
+  if (st != NNS_OK)
+    return st;
+  /* numpy: a 1-D operand's added axis is removed again. */
+  int32_t rank = rbatch + (a->rank >= 2) + (b->rank >= 2);
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
+  if (!y)
+    return NNS_OK;
+  memcpy(y, batch, (size_t)rbatch * sizeof *y);
+  int32_t k = rbatch;
+  if (a->rank >= 2)
+    y[k++] = m;
+  if (b->rank >= 2)
+    y[k++] = n;
+  return NNS_OK;
+}
+
+/* ==== GELU family ==== */
+
+static nns_status same_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0, 0);
+  return NNS_OK;
+}
+
+/* A + B (numpy broadcast), then the activation. */
+static nns_status bias_shape(nns__ictx *cx) {
+  if (!nns__has_in(cx, 1))
+    return same_shape(cx);
+  return nns__broadcast(cx, 0, 2, 0, nns__in_dtype(cx, 0));
+}
+
+/* ==== Layer norms ==== */
+
+/* Y like X; the statistics keep the dims before `axis` and have 1 from
+ * there on (ONNX LayerNormalization-17). */
+static nns_status layer_norm_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  nns__out_like(cx, 0, 0, 0);
+  int32_t sdt = nns__attr_int(cx, "stash_type") == 1 ? NNS_DT_FLOAT
+                                                      : nns__in_dtype(cx, 0);
+  for (int i = 1; i <= 2; i++) {
+    if (!x || x->rank < 0) {
+      nns__out_shape(cx, i, sdt, -1);
+      continue;
+    }
+    int32_t axis;
+    nns_status st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), x->rank,
+                                      &axis, "axis");
+    if (st != NNS_OK)
+      return st;
+    nns__dim *d = nns__out_shape(cx, i, sdt, x->rank);
+    for (int32_t k = 0; d && k < x->rank; k++)
+      d[k] = k < axis ? x->dims[k] : nns__dim_known(1);
+  }
+  return NNS_OK;
+}
+
+/*
+ * SkipLayerNormalization: input and skip [B, S, H] (or [B*S, H] in later
+ * versions), gamma [H], beta, bias [H]. Outputs: output and
+ * input+skip+bias like the input; mean and inv_std_var [B, S, 1].
+ */
+static nns_status skip_layer_norm_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0), *s = nns__in_type(cx, 1);
+  if (x && s && x->rank >= 0 && s->rank >= 0) {
+    if (x->rank != s->rank)
+      return nns__fail(cx, NNS_E_SHAPE, "input has rank %d, skip rank %d",
+                       x->rank, s->rank);
+    for (int32_t k = 0; k < x->rank; k++)
+      if (!x->dims[k].sym && !s->dims[k].sym && x->dims[k].v != s->dims[k].v)
+        return nns__fail(cx, NNS_E_SHAPE, "input and skip differ in dim %d: "
+                         "%lld vs %lld", k, (long long)x->dims[k].v,
+                         (long long)s->dims[k].v);
+  }
+  nns__out_like(cx, 0, 0, 0);
+  nns__out_like(cx, 3, 0, 0);
+  for (int i = 1; i <= 2; i++) {
+    if (!x || x->rank < 1) {
+      nns__out_shape(cx, i, NNS_DT_FLOAT, -1);
+      continue;
+    }
+    nns__dim *d = nns__out_shape(cx, i, NNS_DT_FLOAT, x->rank);
+    for (int32_t k = 0; d && k < x->rank; k++)
+      d[k] = k + 1 < x->rank ? x->dims[k] : nns__dim_known(1);
+  }
+  return NNS_OK;
+}
+
+/* ==== Attention ==== */
+
+/* Attention's num_heads, checked. */
+static nns_status heads_of(nns__ictx *cx, int64_t *heads) {
+  *heads = nns__attr_int(cx, "num_heads");
+  if (*heads < 1)
+    return nns__fail(cx, NNS_E_ATTR, "num_heads is %lld, must be >= 1",
+                     (long long)*heads);
+  return NNS_OK;
+}
+
+/* hidden / heads when known and divisible, else fresh. */
+static nns__dim per_head(nns__ictx *cx, nns__dim hidden, int64_t heads) {
+  if (!hidden.sym && hidden.v % heads == 0)
+    return nns__dim_known(hidden.v / heads);
+  return nns__fresh(cx);
+}
+
+/*
+ * Attention: input [B, S, D_in], weights [D_in, Dq + Dk + Dv] (Dq = Dk = Dv
+ * unless qkv_hidden_sizes says), bias, mask_index, past [2, B, heads, P,
+ * Dk/heads]. Output [B, S, Dv]; present [2, B, heads, P + S, Dk/heads].
+ */
+static nns_status attention_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0), *w = nns__in_type(cx, 1);
+  const nns__type *past = nns__in_type(cx, 4);
+  int64_t heads;
+  nns_status st = heads_of(cx, &heads);
+  if (st != NNS_OK)
+    return st;
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 3)
+    return nns__fail(cx, NNS_E_SHAPE, "input must be [B, S, D], rank %d",
+                     x->rank);
+  nns__dim dk = nns__fresh(cx), dv = nns__fresh(cx);
+  const int64_t *qkv;
+  int32_t n_qkv = nns__attr_ints(cx, "qkv_hidden_sizes", &qkv);
+  if (n_qkv >= 0) {
+    if (n_qkv != 3)
+      return nns__fail(cx, NNS_E_ATTR, "qkv_hidden_sizes has %d entries, "
+                       "expected 3", n_qkv);
+    dk = nns__dim_known(qkv[1]);
+    dv = nns__dim_known(qkv[2]);
+  } else if (w && w->rank == 2 && !w->dims[1].sym && w->dims[1].v % 3 == 0) {
+    dk = dv = nns__dim_known(w->dims[1].v / 3);
+  }
+  if (x && w && x->rank == 3 && w->rank == 2 && !x->dims[2].sym &&
+      !w->dims[0].sym && x->dims[2].v != w->dims[0].v)
+    return nns__fail(cx, NNS_E_SHAPE,
+                     "input hidden size %lld != weights' rows %lld",
+                     (long long)x->dims[2].v, (long long)w->dims[0].v);
+  nns__dim b = x && x->rank == 3 ? x->dims[0] : nns__fresh(cx);
+  nns__dim s = x && x->rank == 3 ? x->dims[1] : nns__fresh(cx);
+  nns__dim *y = nns__out_shape(cx, 0, dt, 3);
+  if (y) {
+    y[0] = b;
+    y[1] = s;
+    y[2] = dv;
+  }
+  nns__dim *p = nns__out_shape(cx, 1, dt, 5);
+  if (p) {
+    p[0] = nns__dim_known(2);
+    p[1] = b;
+    p[2] = nns__dim_known(heads);
+    p[4] = per_head(cx, dk, heads);
+    /* A shared past/present buffer keeps its allocated length. */
+    if (past && past->rank == 5)
+      p[3] = nns__attr_int(cx, "past_present_share_buffer")
+                 ? past->dims[3]
+                 : nns__add(cx, past->dims[3], s);
+    else if (!nns__has_in(cx, 4))
+      p[3] = s;
+  }
+  return NNS_OK;
+}
+
+/*
+ * MultiHeadAttention: query [B, S, D] (or packed QKV [B, S, heads, 3, H]),
+ * key [B, L, D] (or [B, heads, L, H], or packed KV [B, L, heads, 2, H]),
+ * value [B, L, Dv] (or [B, heads, L, H]), ..., past_key/past_value
+ * [B, heads, P, H]. Output [B, S, Dv]; present_key/value [B, heads, P+L,
+ * H].
+ */
+static nns_status mha_shape(nns__ictx *cx) {
+  const nns__type *q = nns__in_type(cx, 0), *k = nns__in_type(cx, 1);
+  const nns__type *v = nns__in_type(cx, 2), *pk = nns__in_type(cx, 6);
+  int64_t heads;
+  nns_status st = heads_of(cx, &heads);
+  if (st != NNS_OK)
+    return st;
+  int32_t dt = nns__in_dtype(cx, 0);
+  nns__dim b = q && q->rank >= 3 ? q->dims[0] : nns__fresh(cx);
+  nns__dim s = q && q->rank >= 3 ? q->dims[1] : nns__fresh(cx);
+  nns__dim dv = nns__fresh(cx), len = nns__fresh(cx), hk = nns__fresh(cx),
+           hv = nns__fresh(cx);
+  nns__dim n_heads = nns__dim_known(heads);
+  if (q && q->rank == 5) { /* packed QKV */
+    dv = nns__mul(cx, q->dims[2], q->dims[4]);
+    hk = hv = q->dims[4];
+    len = s;
+  } else if (v && v->rank == 3) {
+    dv = v->dims[2];
+    len = v->dims[1];
+    hv = per_head(cx, v->dims[2], heads);
+  } else if (v && v->rank == 4) {
+    dv = nns__mul(cx, v->dims[1], v->dims[3]);
+    len = v->dims[2];
+    hv = v->dims[3];
+  } else if (k && k->rank == 5) { /* packed KV */
+    dv = nns__mul(cx, k->dims[2], k->dims[4]);
+    len = k->dims[1];
+    hv = k->dims[4];
+  }
+  if (k && k->rank == 3)
+    hk = per_head(cx, k->dims[2], heads);
+  else if (k && (k->rank == 4 || k->rank == 5))
+    hk = k->dims[k->rank - 1];
+  nns__dim *y = nns__out_shape(cx, 0, dt, 3);
+  if (y) {
+    y[0] = b;
+    y[1] = s;
+    y[2] = dv;
+  }
+  /* With a key already in [B, heads, L, H] form it may hold the past. */
+  nns__dim total = pk && pk->rank == 4 && !(k && k->rank == 4)
+                       ? nns__add(cx, pk->dims[2], len)
+                       : !nns__has_in(cx, 6) ? len : nns__fresh(cx);
+  for (int i = 1; i <= 2; i++) {
+    nns__dim *p = nns__out_shape(cx, i, dt, 4);
+    if (!p)
+      continue;
+    p[0] = b;
+    p[1] = n_heads;
+    p[2] = total;
+    p[3] = i == 1 ? hk : hv;
+  }
+  return NNS_OK;
+}
+
+/* ==== Table ==== */
+
+static const nns__attr_spec fused_conv_attrs[] = {
+    NNS__A_OPT("activation", STRING), NNS__A_OPT("activation_params", FLOATS),
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_OPT("dilations", INTS),
+    NNS__A_INT("group", 1),           NNS__A_OPT("kernel_shape", INTS),
+    NNS__A_OPT("pads", INTS),         NNS__A_OPT("strides", INTS),
+    NNS__A_END};
+static const nns__attr_spec fused_matmul_attrs[] = {
+    NNS__A_FLOAT("alpha", 1.0),   NNS__A_INT("transA", 0),
+    NNS__A_INT("transB", 0),      NNS__A_INT("transBatchA", 0),
+    NNS__A_INT("transBatchB", 0), NNS__A_END};
+static const nns__attr_spec quick_gelu_attrs[] = {NNS__A_FLOAT("alpha", 1.702),
+                                                  NNS__A_END};
+static const nns__attr_spec layer_norm_attrs[] = {
+    NNS__A_INT("axis", -1), NNS__A_FLOAT("epsilon", 1e-5),
+    NNS__A_INT("stash_type", 1), NNS__A_END};
+static const nns__attr_spec skip_layer_norm_attrs[] = {
+    NNS__A_FLOAT("epsilon", 1e-12), NNS__A_END};
+static const nns__attr_spec attention_attrs[] = {
+    NNS__A_INT("do_rotary", 0),
+    NNS__A_OPT("mask_filter_value", FLOAT),
+    NNS__A_REQ("num_heads", INT),
+    NNS__A_INT("past_present_share_buffer", 0),
+    NNS__A_OPT("qkv_hidden_sizes", INTS),
+    NNS__A_OPT("scale", FLOAT),
+    NNS__A_INT("unidirectional", 0),
+    NNS__A_END};
+static const nns__attr_spec mha_attrs[] = {
+    NNS__A_OPT("mask_filter_value", FLOAT), NNS__A_REQ("num_heads", INT),
+    NNS__A_OPT("scale", FLOAT), NNS__A_INT("unidirectional", 0), NNS__A_END};
+
+#define MS "com.microsoft"
+
+const nns__op nns__ops_msft[] = {
+    {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs, fused_conv_shape, NULL},
+    {MS, "FusedMatMul", 1, 1, "aw", fused_matmul_attrs, fused_matmul_shape,
+     NULL},
+    {MS, "Gelu", 1, 1, "a", NULL, same_shape, NULL},
+    {MS, "FastGelu", 1, 1, "ab", NULL, bias_shape, NULL},
+    {MS, "BiasGelu", 1, 1, "ab", NULL, bias_shape, NULL},
+    {MS, "QuickGelu", 1, 1, "a", quick_gelu_attrs, same_shape, NULL},
+    {MS, "LayerNormalization", 1, 1, "awb", layer_norm_attrs,
+     layer_norm_shape, NULL},
+    {MS, "SkipLayerNormalization", 1, 1, "aawbb", skip_layer_norm_attrs,
+     skip_layer_norm_shape, NULL},
+    {MS, "Attention", 1, 1, "awbcaaac", attention_attrs, attention_shape,
+     NULL},
+    {MS, "MultiHeadAttention", 1, 1, "aaabcaaa", mha_attrs, mha_shape, NULL},
+    NNS__OP_END,
+};
