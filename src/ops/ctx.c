@@ -153,6 +153,10 @@ static const nns__attr *node_attr(const nns__node *n, const char *name) {
 }
 
 const nns__attr *nns__attr_get(const nns__ictx *cx, const char *name) {
+  /* An attribute the op does not have at this opset is ignored (the driver
+   * warned about it), so a rule never reads, say, a newer opset's option. */
+  if (cx->op && !spec_of(cx, name))
+    return NULL;
   const nns__attr *a = node_attr(cx->node, name);
   /* In a function body, an attribute may stand for one of the caller's. */
   if (a && a->ref_attr_name)
