@@ -10,7 +10,8 @@ NNS__FAMILY(pool)       /* MaxPool, AveragePool, LpPool, global pools, RoI */
 NNS__FAMILY(gemm)       /* Gemm, MatMul, Einsum, quantized matmuls */
 NNS__FAMILY(norm)       /* BatchNorm, LayerNorm, GroupNorm, InstanceNorm, LRN */
 NNS__FAMILY(reduce)     /* Reduce*, ArgMax/ArgMin, TopK, CumSum */
-NNS__FAMILY(shape)      /* Reshape, Transpose, Concat, Slice, Gather, ... */
+NNS__FAMILY(shape)      /* Reshape, Transpose, Concat, Split, Pad, Shape, ... */
+NNS__FAMILY(shape_index) /* Slice, Gather, Scatter, Compress, NonZero, ... */
 NNS__FAMILY(generate)   /* Constant, ConstantOfShape, Range, EyeLike, random */
 NNS__FAMILY(resize)     /* Resize, Upsample, DepthToSpace, GridSample, ... */
 NNS__FAMILY(rnn)        /* RNN, GRU, LSTM */
