@@ -142,13 +142,40 @@ void cli_close_output(FILE *f) {
     fflush(stdout);
 }
 
+/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *p) {
+  if (p[0] < 0x80)
+    return 1;
+  size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (n == 0 || p[0] > 0xf4)
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  /* Reject overlong forms and surrogates. */
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+    return 0;
+  return n;
+}
+
+/* Writes s as a JSON string. Runs of plain characters go out in one fwrite;
+ * bytes that are not valid UTF-8 (a hostile model's names) become U+FFFD so
+ * the output always parses. */
 void json_str(FILE *f, const char *s) {
   if (!s) {
     fputs("null", f);
     return;
   }
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  const unsigned char *p = (const unsigned char *)s, *run = p;
+  while (*p) {
+    size_t n = utf8_len(p);
+    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+      p += n;
+      continue;
+    }
+    fwrite(run, 1, (size_t)(p - run), f);
     switch (*p) {
     case '"': fputs("\\\"", f); break;
     case '\\': fputs("\\\\", f); break;
@@ -156,11 +183,13 @@ void json_str(FILE *f, const char *s) {
     case '\r': fputs("\\r", f); break;
     case '\t': fputs("\\t", f); break;
     default:
-      if (*p < 0x20)
-        fprintf(f, "\\u%04x", *p);
+      if (n == 0)
+        fputs("\\ufffd", f);
       else
-        fputc(*p, f);
+        fprintf(f, "\\u%04x", *p);
     }
+    run = ++p;
   }
+  fwrite(run, 1, (size_t)(p - run), f);
   fputc('"', f);
 }

@@ -327,6 +327,17 @@ static nns_status infer_call(nns_model *m, nns__node *n,
   return NNS_OK;
 }
 
+/* True when every present input has known contents, or is an initializer
+ * small enough to be decoded on demand. */
+static bool inputs_constant(const nns__node *n) {
+  for (int32_t i = 0; i < n->n_in; i++) {
+    const nns__value *v = n->in[i];
+    if (v && !v->cval && !(v->init && v->init->numel <= NNS__FOLD_MAX))
+      return false;
+  }
+  return true;
+}
+
 static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
                              nns_error *err) {
   for (int32_t i = 0; i < n->n_out; i++)
@@ -364,7 +375,7 @@ static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
     st = op->shape(&cx);
   if (st != NNS_OK)
     return st;
-  if (op->fold) {
+  if (op->fold && (op->fold_on_types || inputs_constant(n))) {
     st = op->fold(&cx);
     if (st == NNS_E_NOMEM)
       return nns__err(err, st, n->offset, n->name, "out of memory");

@@ -425,7 +425,7 @@ const nns__op nns__ops_generate[] = {
     {"", "ConstantOfShape", 9, 17, "c", constant_of_shape_attrs,
      constant_of_shape_shape, constant_of_shape_fold},
     {"", "Range", 11, 17, "ccc", NULL, range_shape, range_fold},
-    {"", "EyeLike", 9, 17, "a", eye_like_attrs, eye_like_shape, eye_like_fold},
+    {"", "EyeLike", 9, 17, "a", eye_like_attrs, eye_like_shape, eye_like_fold, true},
     {"", "RandomNormal", 1, 17, "", random_normal_attrs, random_shape, NULL},
     {"", "RandomUniform", 1, 17, "", random_uniform_attrs, random_shape, NULL},
     {"", "RandomNormalLike", 1, 17, "a", random_normal_like_attrs,

@@ -67,6 +67,10 @@ typedef struct nns__op {
   const nns__attr_spec *attrs; /* NNS__A_END-terminated; NULL for none */
   nns__rule_fn shape;
   nns__rule_fn fold;   /* NULL when the op has no constant kernel */
+  /* The driver runs `fold` only when every present input is a known
+   * constant, unless this is set: folds that read input types or structure
+   * rather than values (Shape, Size, SequenceLength, ...). */
+  bool fold_on_types;
 } nns__op;
 
 /* ==== Registry (registry.c) ==== */

@@ -529,7 +529,7 @@ const nns__op nns__ops_sequence[] = {
     {"", "SequenceAt", 11, 17, "ac", NULL, seq_at_shape, NULL},
     {"", "SequenceErase", 11, 17, "ac", NULL, seq_erase_shape, NULL},
     {"", "SequenceLength", 11, 17, "a", NULL, seq_length_shape,
-     seq_length_fold},
+     seq_length_fold, true},
     {"", "SplitToSequence", 11, 17, "ac", split_attrs, split_to_seq_shape,
      NULL},
     {"", "ConcatFromSequence", 11, 17, "a", concat_attrs,
@@ -537,7 +537,7 @@ const nns__op nns__ops_sequence[] = {
     {"", "SequenceMap", 17, 17, "a", map_attrs, seq_map_shape, NULL},
     {"", "Optional", 15, 17, "a", optional_attrs, optional_shape, NULL},
     {"", "OptionalHasElement", 15, 17, "a", NULL, optional_has_shape,
-     optional_has_fold},
+     optional_has_fold, true},
     {"", "OptionalGetElement", 15, 17, "a", NULL, optional_get_shape, NULL},
     NNS__OP_END,
 };

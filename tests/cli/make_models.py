@@ -31,3 +31,14 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)], producer_n
 m.ir_version = 8
 onnx.checker.check_model(m)
 onnx.save(m, 'tiny_cnn.onnx')
+
+# bad_names.onnx: a value name with a quote, a backslash, a newline, a
+# control character and two bytes that are not UTF-8: the JSON must parse.
+name = 'y"q\\\n\x01\u00e9'
+n = helper.make_node('Relu', ['x'], [name], name='bad')
+g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])],
+                      [helper.make_tensor_value_info(name, TensorProto.FLOAT, [2])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+m.ir_version = 8
+with open('bad_names.onnx', 'wb') as f:
+    f.write(m.SerializeToString().replace('\u00e9'.encode(), b'\xff\xfe'))
