@@ -1,0 +1,453 @@
+/*
+ * load.c - nns_model_load_file / nns_model_load_memory: ModelProto,
+ * opset imports, metadata and model-local functions, and the helpers the
+ * other loader files share.
+ *
+ * A buffer with no bytes, or a ModelProto without a graph, is not a model:
+ * both fail with NNS_E_MODEL ("no graph"), since there would be nothing to
+ * analyse and an empty file is far more often a failed export than a
+ * deliberate empty model.
+ */
+#include <string.h>
+
+#include "load_int.h"
+
+/* ==== Shared helpers ==== */
+
+nns_status nns__load_nomem(nns__loader *L) {
+  return nns__err(L->err, NNS_E_NOMEM, -1, NULL,
+                  "out of memory while loading the model");
+}
+
+static size_t cut_at_nul(const nns__field *f) {
+  const uint8_t *z = memchr(f->data, 0, f->len);
+  return z ? (size_t)(z - f->data) : f->len;
+}
+
+nns_status nns__load_name(nns__loader *L, const nns__field *f,
+                          const char **out) {
+  *out = nns__intern(&L->m->strings, (const char *)f->data, cut_at_nul(f));
+  return *out ? NNS_OK : nns__load_nomem(L);
+}
+
+nns_status nns__load_text(nns__loader *L, const nns__field *f,
+                          const char **out) {
+  *out = nns__arena_strndup(&L->m->arena, (const char *)f->data,
+                            cut_at_nul(f));
+  return *out ? NNS_OK : nns__load_nomem(L);
+}
+
+const char *nns__load_domain(nns__loader *L, const char *domain) {
+  return domain && strcmp(domain, "ai.onnx") == 0 ? L->empty : domain;
+}
+
+nns__value *nns__load_value(nns__loader *L, nns__graph *g, const char *name) {
+  nns__value *v = nns__arena_alloc(&L->m->arena, sizeof *v);
+  if (!v)
+    return NULL;
+  v->name = name;
+  v->graph = g;
+  v->type.rank = -1;
+  return v;
+}
+
+/* ==== Opsets and metadata ==== */
+
+static nns_status load_opset(nns__loader *L, const nns__wire *w,
+                             const char **domain, int64_t *version) {
+  nns__wire r = *w;
+  nns__field f;
+  nns_status st;
+  *domain = L->empty;
+  *version = 0;
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    if (f.num == 1) {
+      if ((st = nns__load_name(L, &f, domain)) != NNS_OK)
+        return st;
+      *domain = nns__load_domain(L, *domain);
+    } else if (f.num == 2) {
+      *version = (int64_t)f.u;
+    }
+  }
+  return st;
+}
+
+static nns_status load_entry(nns__loader *L, const nns__wire *w,
+                             const char **key, const char **value) {
+  nns__wire r = *w;
+  nns__field f;
+  nns_status st;
+  *key = *value = "";
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    if (f.num == 1 && (st = nns__load_text(L, &f, key)) != NNS_OK)
+      return st;
+    if (f.num == 2 && (st = nns__load_text(L, &f, value)) != NNS_OK)
+      return st;
+  }
+  return st;
+}
+
+/* Arrays of opset imports: `count` found by the caller's first pass. */
+static nns_status alloc_opsets(nns__loader *L, int32_t count,
+                               const char ***domains, int64_t **versions) {
+  *domains = nns__arena_array(&L->m->arena, (size_t)count, sizeof(char *));
+  *versions = nns__arena_array(&L->m->arena, (size_t)count, sizeof(int64_t));
+  return *domains && *versions ? NNS_OK : nns__load_nomem(L);
+}
+
+/* ==== Functions ==== */
+
+/*
+ * A model-local function. Its body is a graph of its own (no parent):
+ * its inputs are fresh untyped values named by the formal inputs, its
+ * outputs must be defined by its nodes. Body values are not in the model's
+ * value list.
+ */
+static nns_status load_function(nns__loader *L, const nns__wire *w,
+                                nns__function *fn) {
+  nns_model *m = L->m;
+  nns__graph *body = nns__graph_new(m, NULL);
+  if (!body)
+    return nns__load_nomem(L);
+  fn->body = body;
+  fn->name = fn->domain = L->empty;
+  body->offset = w->origin + (int64_t)w->pos;
+
+  nns__wire r = *w, sub;
+  nns__field f;
+  nns_status st;
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    int32_t *count = NULL;
+    switch (f.num) {
+    case 1:
+      st = nns__load_name(L, &f, &fn->name);
+      break;
+    case 10:
+      st = nns__load_name(L, &f, &fn->domain);
+      break;
+    case 4:
+      count = &body->n_inputs;
+      break;
+    case 5:
+      count = &body->n_outputs;
+      break;
+    case 6:
+    case 11:
+      count = &fn->n_attr_names;
+      break;
+    case 7:
+      count = &body->n_nodes;
+      break;
+    case 9:
+      count = &fn->n_opsets;
+      break;
+    default:
+      break;
+    }
+    if (st != NNS_OK)
+      return st;
+    if (count && *count == INT32_MAX)
+      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many elements");
+    if (count)
+      ++*count;
+  }
+  if (st != NNS_OK)
+    return st;
+  body->name = fn->name;
+
+  nns__arena *arena = &m->arena;
+  body->inputs = nns__arena_array(arena, (size_t)body->n_inputs,
+                                  sizeof(void *));
+  body->outputs = nns__arena_array(arena, (size_t)body->n_outputs,
+                                   sizeof(void *));
+  body->nodes = nns__arena_array(arena, (size_t)body->n_nodes,
+                                 sizeof *body->nodes);
+  fn->attr_names = nns__arena_array(arena, (size_t)fn->n_attr_names,
+                                    sizeof(char *));
+  if (!body->inputs || !body->outputs || !body->nodes || !fn->attr_names ||
+      (st = alloc_opsets(L, fn->n_opsets, &fn->opset_domains,
+                         &fn->opset_versions)) != NNS_OK)
+    return st != NNS_OK ? st : nns__load_nomem(L);
+
+  int32_t kin = 0, kout = 0, ka = 0, kn = 0, ko = 0;
+  r = *w;
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    const char *name;
+    nns__value **slot = NULL;
+    switch (f.num) {
+    case 4:
+    case 5:
+      if ((st = nns__load_name(L, &f, &name)) != NNS_OK)
+        return st;
+      slot = f.num == 4 ? &body->inputs[kin++] : &body->outputs[kout++];
+      if (!(*slot = nns__load_value(L, body, name)))
+        return nns__load_nomem(L);
+      if (f.num == 4) {
+        (*slot)->role = NNS_ROLE_INPUT;
+        (*slot)->is_graph_input = true;
+      }
+      break;
+    case 6:
+      st = nns__load_name(L, &f, &fn->attr_names[ka++]);
+      break;
+    case 11: { /* AttributeProto with a default: only its name is kept */
+      nns__field a;
+      fn->attr_names[ka] = L->empty;
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) != NNS_OK)
+        return st;
+      while ((st = nns__wire_next(&sub, &a)) == NNS_OK && a.num)
+        if (a.num == 1 &&
+            (st = nns__load_name(L, &a, &fn->attr_names[ka])) != NNS_OK)
+          return st;
+      ka++;
+      break;
+    }
+    case 7:
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
+        body->nodes[kn].index = (uint32_t)kn;
+        st = nns__load_node(L, &sub, body, &body->nodes[kn]);
+        kn++;
+      }
+      break;
+    case 9:
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
+        st = load_opset(L, &sub, &fn->opset_domains[ko],
+                        &fn->opset_versions[ko]);
+      ko++;
+      break;
+    default:
+      break;
+    }
+    if (st != NNS_OK)
+      return st;
+  }
+  return st;
+}
+
+/* Resolves a function body's names with its own opset imports. */
+static nns_status resolve_function(nns__loader *L, nns__function *fn) {
+  L->in_function = true;
+  L->fn_n_opsets = fn->n_opsets;
+  L->fn_opset_domains = fn->opset_domains;
+  L->fn_opset_versions = fn->opset_versions;
+  nns_status st = nns__resolve_graph(L, fn->body, false);
+  L->in_function = false;
+  L->fn_n_opsets = 0;
+  return st;
+}
+
+/* ==== ModelProto ==== */
+
+static nns_status load_model(nns__loader *L) {
+  nns_model *m = L->m;
+  nns__wire w, r, sub;
+  nns__wire_init(&w, m->data, m->size, 0, &nns__pb_model, L->max_depth,
+                 L->err);
+  if (m->size == 0)
+    return nns__err(L->err, NNS_E_MODEL, 0, NULL,
+                    "the model is empty (0 bytes): no graph");
+
+  nns__field f, graph = {0};
+  nns_status st;
+  r = w;
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    int32_t *count = NULL;
+    switch (f.num) {
+    case 1:
+      m->ir_version = (int64_t)f.u;
+      break;
+    case 2:
+      st = nns__load_text(L, &f, &m->producer_name);
+      break;
+    case 3:
+      st = nns__load_text(L, &f, &m->producer_version);
+      break;
+    case 4:
+      st = nns__load_text(L, &f, &m->domain);
+      break;
+    case 5:
+      m->model_version = (int64_t)f.u;
+      break;
+    case 6:
+      st = nns__load_text(L, &f, &m->doc);
+      break;
+    case 7:
+      if (graph.num)
+        return nns__wire_fail(&r, &f, NNS_E_MODEL,
+                              "a second graph (the first is at byte %lld)",
+                              (long long)graph.offset);
+      graph = f;
+      break;
+    case 8:
+      count = &m->n_opsets;
+      break;
+    case 14:
+      count = &m->n_meta;
+      break;
+    case 25:
+      count = &m->n_functions;
+      break;
+    default:
+      break;
+    }
+    if (st != NNS_OK)
+      return st;
+    if (count && *count == INT32_MAX)
+      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many elements");
+    if (count)
+      ++*count;
+  }
+  if (st != NNS_OK)
+    return st;
+  if (!graph.num)
+    return nns__err(L->err, NNS_E_MODEL, 0, NULL,
+                    "ModelProto has no graph: no graph");
+
+  nns__arena *arena = &m->arena;
+  m->meta_keys = nns__arena_array(arena, (size_t)m->n_meta, sizeof(char *));
+  m->meta_values = nns__arena_array(arena, (size_t)m->n_meta, sizeof(char *));
+  m->functions = nns__arena_array(arena, (size_t)m->n_functions,
+                                  sizeof *m->functions);
+  if (!m->meta_keys || !m->meta_values || !m->functions ||
+      (st = alloc_opsets(L, m->n_opsets, &m->opset_domains,
+                         &m->opset_versions)) != NNS_OK)
+    return st != NNS_OK ? st : nns__load_nomem(L);
+
+  int32_t ko = 0, km = 0, kf = 0;
+  r = w;
+  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    if (f.num == 8) {
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
+        st = load_opset(L, &sub, &m->opset_domains[ko],
+                        &m->opset_versions[ko]);
+      ko++;
+    } else if (f.num == 14) {
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
+        st = load_entry(L, &sub, &m->meta_keys[km], &m->meta_values[km]);
+      km++;
+    } else if (f.num == 25) {
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_function, &sub)) == NNS_OK) {
+        L->in_function = true;
+        st = load_function(L, &sub, &m->functions[kf++]);
+        L->in_function = false;
+      }
+    }
+    if (st != NNS_OK)
+      return st;
+  }
+  if (st != NNS_OK)
+    return st;
+
+  nns__graph *g = nns__graph_new(m, NULL);
+  if (!g)
+    return nns__load_nomem(L);
+  m->graph = g;
+  if ((st = nns__wire_enter(&w, &graph, &nns__pb_graph, &sub)) != NNS_OK)
+    return st;
+  g->offset = (int64_t)graph.pos;
+  if ((st = nns__load_graph(L, &sub, g)) != NNS_OK ||
+      (st = nns__resolve_graph(L, g, true)) != NNS_OK)
+    return st;
+  for (int32_t i = 0; i < m->n_functions; i++)
+    if ((st = resolve_function(L, &m->functions[i])) != NNS_OK)
+      return st;
+  return NNS_OK;
+}
+
+/* ==== Entry points ==== */
+
+static void clear_error(nns_error *err) {
+  if (err) {
+    memset(err, 0, sizeof *err);
+    err->offset = -1;
+  }
+}
+
+/* Decodes m->data into m; destroys m on failure. */
+static nns_status load(nns_model *m, const nns_load_options *opts,
+                       nns_model **out, nns_error *err) {
+  nns__loader L;
+  memset(&L, 0, sizeof L);
+  L.m = m;
+  L.err = err;
+  L.max_depth = opts && opts->max_depth > 0 ? opts->max_depth
+                                            : NNS__DEFAULT_DEPTH;
+  if (L.max_depth > NNS__MAX_DEPTH)
+    L.max_depth = NNS__MAX_DEPTH;
+  L.empty = nns__intern(&m->strings, "", 0);
+  nns_status st = L.empty ? NNS_OK : nns__load_nomem(&L);
+  if (st == NNS_OK) {
+    m->producer_name = m->producer_version = m->domain = m->doc = L.empty;
+    st = load_model(&L);
+  }
+  if (st != NNS_OK) {
+    nns__model_destroy(m);
+    return st;
+  }
+  *out = m;
+  return NNS_OK;
+}
+
+/* The folder part of path: "dir/model.onnx" -> "dir", "model.onnx" -> ".". */
+static const char *dir_of(nns_model *m, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    return nns__arena_strndup(&m->arena, ".", 1);
+  if (slash == path)
+    return nns__arena_strndup(&m->arena, "/", 1);
+  return nns__arena_strndup(&m->arena, path, (size_t)(slash - path));
+}
+
+static const char *dir_from(nns_model *m, const nns_load_options *opts,
+                            const char *path) {
+  if (opts && opts->external_dir)
+    return nns__arena_strndup(&m->arena, opts->external_dir,
+                              strlen(opts->external_dir));
+  return path ? dir_of(m, path) : nns__arena_strndup(&m->arena, ".", 1);
+}
+
+nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
+                               nns_model **out, nns_error *err) {
+  clear_error(err);
+  if (!out)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "out is NULL");
+  *out = NULL;
+  if (!path)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "path is NULL");
+  nns_model *m = nns__model_new();
+  if (!m)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  nns_status st = nns__fmap_open(&m->map, path, err);
+  if (st != NNS_OK) {
+    nns__model_destroy(m);
+    return st;
+  }
+  m->data = m->map.data;
+  m->size = m->map.size;
+  if (!(m->dir = dir_from(m, opts, path))) {
+    nns__model_destroy(m);
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
+  return load(m, opts, out, err);
+}
+
+nns_status nns_model_load_memory(const void *data, size_t size,
+                                 const nns_load_options *opts,
+                                 nns_model **out, nns_error *err) {
+  clear_error(err);
+  if (!out)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "out is NULL");
+  *out = NULL;
+  if (!data && size)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "data is NULL");
+  nns_model *m = nns__model_new();
+  if (!m)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  m->data = data;
+  m->size = size;
+  if (!(m->dir = dir_from(m, opts, NULL))) {
+    nns__model_destroy(m);
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
+  return load(m, opts, out, err);
+}

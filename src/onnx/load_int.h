@@ -1,0 +1,96 @@
+/*
+ * load_int.h - what the ONNX loader's files share: the message schemas, the
+ * loader context and the decoders of each message kind.
+ *
+ * Loading runs in two phases. Decoding (load.c, load_graph.c,
+ * load_tensor.c) turns the protobuf messages into graphs, nodes,
+ * attributes and tensors in the model's arena, and creates a value for
+ * every graph input, initializer and node output, without resolving any
+ * name. Resolution (resolve.c) then registers the values in their graphs'
+ * scopes in graph order, links every node input and graph output to its
+ * value, and applies the declared types. Keeping them apart means a
+ * subgraph may use a name its enclosing graph defines further down.
+ */
+#ifndef NNS_LOAD_INT_H
+#define NNS_LOAD_INT_H
+
+#include "../ir/ir.h"
+#include "wire.h"
+
+/* ==== Limits ==== */
+
+enum {
+  NNS__MAX_RANK = 64,          /* dims of one tensor or shape */
+  NNS__DEFAULT_DEPTH = 64,     /* message nesting when options say 0 */
+  NNS__MAX_DEPTH = 1024,       /* ceiling on a caller's max_depth: the
+                                  decoders recurse once per level */
+  NNS__MAX_DECODED = 1 << 26   /* elements of unpacked typed tensor data */
+};
+
+/* ==== Schemas (schema.c) ==== */
+
+extern const nns__pbmsg nns__pb_model, nns__pb_graph, nns__pb_node,
+    nns__pb_attr, nns__pb_tensor, nns__pb_sparse, nns__pb_value_info,
+    nns__pb_type, nns__pb_type_tensor, nns__pb_type_seq, nns__pb_type_opt,
+    nns__pb_type_map,
+    nns__pb_shape, nns__pb_dim, nns__pb_opset, nns__pb_entry,
+    nns__pb_function;
+
+/* ==== Loader context ==== */
+
+typedef struct nns__loader {
+  nns_model *m;
+  nns_error *err;
+  int max_depth;
+  bool in_function;          /* decoding/resolving a function body */
+  const char *empty;         /* interned "" */
+  /* Opsets for node->opset: the function's while in a body, else NULL. */
+  int32_t fn_n_opsets;
+  const char **fn_opset_domains;
+  int64_t *fn_opset_versions;
+} nns__loader;
+
+/* NNS_E_NOMEM with a message; every allocation failure goes through it. */
+nns_status nns__load_nomem(nns__loader *L);
+
+/* A LEN field as an interned name, cut at the first NUL. */
+nns_status nns__load_name(nns__loader *L, const nns__field *f,
+                          const char **out);
+/* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
+nns_status nns__load_text(nns__loader *L, const nns__field *f,
+                          const char **out);
+/* "ai.onnx" and "" are both the default domain: returns interned "". */
+const char *nns__load_domain(nns__loader *L, const char *domain);
+
+/* A fresh value named `name` in graph g, of unknown type. */
+nns__value *nns__load_value(nns__loader *L, nns__graph *g, const char *name);
+
+/* ==== Decoders ==== */
+
+/* GraphProto into g (made by nns__graph_new, offset/owner set). */
+nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g);
+/* NodeProto into n, a node of g. */
+nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
+                          nns__node *n);
+/* TypeProto into t. */
+nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
+/* ValueInfoProto: its name, and its type or NULL when it has none. */
+nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
+                                const char **name, nns__type **type);
+/* TensorProto into t; `what` says whose tensor for messages. */
+nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
+                            nns__tensor *t);
+/* SparseTensorProto: dtype, name and dims, storage NNS__ST_SPARSE. */
+nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
+                            nns__tensor *t);
+/* Sets v's type to the tensor's (known dims). */
+nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
+                                 nns__type *type);
+
+/* ==== Resolution (resolve.c) ==== */
+
+/* Registers and links the names of g and its subgraphs. `listed`: add
+ * the values to the model's value list (not for function bodies). */
+nns_status nns__resolve_graph(nns__loader *L, nns__graph *g, bool listed);
+
+#endif

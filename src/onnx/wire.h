@@ -1,0 +1,143 @@
+/*
+ * wire.h - a zero-copy, bounds-checked protobuf wire decoder.
+ *
+ * A reader walks one message: a slice [pos, end) of a buffer whose first
+ * byte sits at file offset `origin`, so every error names a byte offset
+ * from the start of the model file. Each message has a schema (nns__pbmsg)
+ * that names its fields and the wire type each must have; nns__wire_next()
+ * reads one whole field, checks it against the schema, and skips fields the
+ * schema does not know. Nothing is copied: a length-delimited field is a
+ * pointer and a length into the buffer.
+ *
+ * Error codes and the offset each reports:
+ *   NNS_E_TRUNCATED  the data ends inside a field (its tag, varint or fixed
+ *                    value, or a length that runs past the end of the whole
+ *                    buffer); offset of the field's tag.
+ *   NNS_E_LENGTH     a length runs past the end of the enclosing message
+ *                    while the data itself goes on; offset of the tag.
+ *   NNS_E_VARINT     a varint longer than 10 bytes or overflowing 64 bits;
+ *                    offset of the varint's first byte.
+ *   NNS_E_WIRETYPE   wire type 3/4 (groups), 6/7 (invalid), a wire type the
+ *                    schema does not allow for a known field, or field
+ *                    number 0; offset of the tag.
+ *   NNS_E_DEPTH      entering a message deeper than max_depth; offset of
+ *                    the tag of the field that holds it.
+ */
+#ifndef NNS_WIRE_H
+#define NNS_WIRE_H
+
+#include "../base/base.h"
+
+/* ==== Schemas ==== */
+
+/* What a schema allows for one field. */
+typedef enum nns__pbkind {
+  NNS__PB_UNKNOWN = 0, /* not in the schema: any valid wire type, skipped */
+  NNS__PB_VARINT,      /* wire type 0 */
+  NNS__PB_I64,         /* wire type 1 */
+  NNS__PB_LEN,         /* wire type 2: string, bytes, message */
+  NNS__PB_I32,         /* wire type 5 */
+  NNS__PB_REP_VARINT,  /* repeated varint: 0, or 2 when packed */
+  NNS__PB_REP_I32,     /* repeated fixed32: 5, or 2 when packed */
+  NNS__PB_REP_I64      /* repeated fixed64: 1, or 2 when packed */
+} nns__pbkind;
+
+typedef struct nns__pbfield {
+  const char *name; /* field name for messages; NULL for unknown fields */
+  uint8_t kind;     /* nns__pbkind */
+} nns__pbfield;
+
+typedef struct nns__pbmsg {
+  const char *name;            /* "NodeProto" */
+  const nns__pbfield *fields;  /* indexed by field number */
+  uint32_t n_fields;           /* highest known field number + 1 */
+} nns__pbmsg;
+
+/* ==== Readers and fields ==== */
+
+typedef enum nns__wiretype {
+  NNS__WT_VARINT = 0,
+  NNS__WT_I64 = 1,
+  NNS__WT_LEN = 2,
+  NNS__WT_I32 = 5
+} nns__wiretype;
+
+typedef struct nns__wire {
+  const uint8_t *buf;     /* the whole buffer (file) */
+  size_t size;            /* bytes in buf */
+  size_t pos;             /* next byte to read */
+  size_t end;             /* end of the message being read */
+  int64_t origin;         /* file offset of buf[0] */
+  int depth;              /* nesting of this message; the root is 0 */
+  int max_depth;          /* deepest message allowed */
+  const nns__pbmsg *msg;  /* schema of the message being read */
+  nns_error *err;         /* where errors go; may be NULL */
+} nns__wire;
+
+typedef struct nns__field {
+  uint32_t num;           /* field number; 0 at the end of the message */
+  uint8_t wt;             /* wire type as found */
+  int64_t offset;         /* file offset of the tag */
+  uint64_t u;             /* VARINT / I32 / I64 value */
+  const uint8_t *data;    /* LEN payload */
+  size_t len;             /* LEN payload length */
+  size_t pos;             /* position of the payload in buf */
+} nns__field;
+
+/* A reader for the root message: all of buf. */
+void nns__wire_init(nns__wire *w, const uint8_t *buf, size_t size,
+                    int64_t origin, const nns__pbmsg *msg, int max_depth,
+                    nns_error *err);
+
+/*
+ * Reads the next field into f, checking its wire type against the schema.
+ * At the end of the message returns NNS_OK with f->num == 0.
+ */
+nns_status nns__wire_next(nns__wire *w, nns__field *f);
+
+/* A reader for the message held in LEN field f (one level deeper). */
+nns_status nns__wire_enter(const nns__wire *w, const nns__field *f,
+                           const nns__pbmsg *msg, nns__wire *sub);
+
+/* The schema's name for field f ("NodeProto.input", or "NodeProto field
+ * 42"), written into buf. */
+const char *nns__wire_fname(const nns__wire *w, const nns__field *f,
+                            char *buf, size_t size);
+
+/*
+ * Fails with `code` at f's offset: "<Msg.field> at byte N: <message>".
+ */
+nns_status nns__wire_fail(const nns__wire *w, const nns__field *f,
+                          nns_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ==== Packed payloads ==== */
+
+/*
+ * Reads one varint at *pos of p[0..len); `origin` is the file offset of
+ * p[0], `what` names the field for messages. NNS_E_TRUNCATED / NNS_E_VARINT.
+ */
+nns_status nns__wire_varint(const uint8_t *p, size_t len, size_t *pos,
+                            uint64_t *out, int64_t origin, const char *what,
+                            nns_error *err);
+
+/* Number of varints in a packed payload (counts terminal bytes); fails
+ * when the last one is cut. */
+nns_status nns__wire_count_varints(const nns__wire *w, const nns__field *f,
+                                   size_t *count);
+
+/* Element count of a repeated scalar field occurrence: 1 when unpacked, or
+ * the number in its packed payload. elem is 4 or 8 for fixed types and 0
+ * for varints. */
+nns_status nns__wire_rep_count(const nns__wire *w, const nns__field *f,
+                               int elem, size_t *count);
+
+static inline uint32_t nns__le32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline uint64_t nns__le64(const uint8_t *p) {
+  return (uint64_t)nns__le32(p) | (uint64_t)nns__le32(p + 4) << 32;
+}
+
+#endif
