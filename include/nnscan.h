@@ -278,6 +278,191 @@ NNS_API void nns_model_unknown_op(const nns_model *model, size_t i,
 NNS_API size_t nns_model_warning_count(const nns_model *model);
 NNS_API const char *nns_model_warning(const nns_model *model, size_t i);
 
+/* ==== Analysis: parameters, costs, memory, receptive field ==== */
+
+/*
+ * nns_model_analyze() counts, for every node and every layer (scope) of the
+ * module tree, parameters, FLOPs, MACs and memory accesses (DMAs), activation
+ * memory and receptive field, as ../docs/metrics.md defines them. It runs on
+ * the shapes of the last nns_model_infer() (call that first). A count that
+ * depends on a symbolic dim is evaluated with the symbol at 1 and flagged
+ * NNS_COUNT_SYMBOLIC; a total that misses an op without a cost rule is
+ * flagged NNS_COUNT_PARTIAL (a lower bound).
+ */
+
+typedef enum nns_optimizer {
+  NNS_OPTIMIZER_SGD = 0,      /* no optimizer state */
+  NNS_OPTIMIZER_MOMENTUM = 1, /* one buffer per trainable element */
+  NNS_OPTIMIZER_ADAM = 2      /* two buffers per trainable element */
+} nns_optimizer;
+
+typedef struct nns_analyze_options {
+  nns_optimizer optimizer;    /* for the training estimate */
+} nns_analyze_options;
+
+NNS_API nns_status nns_model_analyze(nns_model *model,
+                                     const nns_analyze_options *opts,
+                                     nns_error *err);
+
+enum {
+  NNS_COUNT_PARTIAL = 1u << 0,  /* some node had no cost rule: lower bound */
+  NNS_COUNT_SYMBOLIC = 1u << 1, /* a symbolic dim was taken as 1 */
+  NNS_COUNT_SHARED = 1u << 2,   /* uses a parameter counted elsewhere */
+  NNS_COUNT_UNBOUNDED = 1u << 3 /* a loop whose trip count is unknown was
+                                   counted once */
+};
+
+/* Counts over a node, a layer's subtree, an op type or the whole model. */
+typedef struct nns_counts {
+  int64_t params;           /* trainable parameter elements (logical) */
+  int64_t buffers;          /* non-trainable state elements (BN stats) */
+  int64_t param_bytes;      /* bytes of params + buffers */
+  int64_t flops;            /* floating-point operations */
+  int64_t macs;             /* multiply-accumulates */
+  int64_t dmas;             /* memory accesses, in elements */
+  int64_t activation_bytes; /* bytes of the outputs of its nodes */
+  int64_t nodes;            /* nodes counted */
+  unsigned flags;           /* NNS_COUNT_* */
+} nns_counts;
+
+/* Receptive field per spatial axis (see docs/metrics.md). */
+enum { NNS_RF_MAX_AXES = 3 };
+typedef struct nns_rf {
+  int axes;                       /* 0: no spatial axes (or not known) */
+  int whole;                      /* sees the whole input (global/dense) */
+  int64_t field[NNS_RF_MAX_AXES]; /* receptive field, input pixels */
+  int64_t stride[NNS_RF_MAX_AXES];  /* effective stride (jump) */
+  int64_t padding[NNS_RF_MAX_AXES]; /* effective padding */
+} nns_rf;
+
+typedef struct nns_totals {
+  nns_counts all;                /* the whole model */
+  int64_t params_unique;         /* parameters + buffers by distinct storage */
+  int64_t param_bytes_unique;
+  int64_t constants;             /* elements of constant initializers */
+  int64_t peak_activation_bytes; /* largest live activation total */
+  const char *peak_node;         /* node after which the peak is reached */
+  int64_t input_bytes;           /* graph inputs */
+  /* Training estimate (an estimate, labelled as one). */
+  nns_optimizer optimizer;
+  int64_t train_param_bytes;     /* parameters + buffers */
+  int64_t train_grad_bytes;      /* one gradient per trainable element */
+  int64_t train_optimizer_bytes; /* optimizer state */
+  int64_t train_activation_bytes;/* every intermediate kept for backward */
+  int64_t train_total_bytes;
+  nns_rf rf;                     /* largest finite field over all layers */
+} nns_totals;
+
+NNS_API void nns_model_totals(const nns_model *model, nns_totals *out);
+
+/* Parameter and buffer storage by dtype. */
+NNS_API size_t nns_model_param_dtype_count(const nns_model *model);
+NNS_API void nns_model_param_dtype(const nns_model *model, size_t i,
+                                  int *dtype, int64_t *elements,
+                                  int64_t *bytes);
+
+/* Totals per op type, in first-seen order. counted is 0 for op types
+ * without a cost rule (their nodes add nothing but are listed). */
+NNS_API size_t nns_model_op_type_count(const nns_model *model);
+NNS_API void nns_model_op_type(const nns_model *model, size_t i,
+                               const char **domain, const char **op_type,
+                               int *counted, nns_counts *counts);
+
+/* ---- Parameters ---- */
+
+typedef enum nns_param_kind {
+  NNS_PARAM_TRAINABLE = 0, /* weights, biases, embeddings, ... */
+  NNS_PARAM_BUFFER = 1,    /* non-trainable state: BN running mean/var */
+  NNS_PARAM_CONSTANT = 2   /* shapes, axes, indices, scalars: not counted */
+} nns_param_kind;
+
+typedef struct nns_param_info {
+  const char *name;        /* the value's name (an initializer or a copy) */
+  const char *storage;     /* the initializer holding its data */
+  nns_param_kind kind;
+  int dtype;
+  int64_t elements;
+  int64_t bytes;
+  size_t layer;            /* layer that counts it */
+  int shared;              /* also used by other layers (tied) */
+  int is_copy;             /* an Identity copy of another initializer */
+} nns_param_info;
+
+NNS_API size_t nns_model_param_count(const nns_model *model);
+NNS_API void nns_model_param(const nns_model *model, size_t i,
+                             nns_param_info *out);
+
+/* ---- Layers: the module tree ---- */
+
+/*
+ * The module tree from node names (/layer1/layer1.0/conv1/Conv), in
+ * preorder; layer 0 is the model itself. A layer's counts cover its whole
+ * subtree; cutting the tree at a depth is a matter of skipping the rows
+ * below it.
+ */
+typedef struct nns_layer_info {
+  const char *name;          /* last path component; "" for the root */
+  const char *path;          /* dotted module path ("layer1.0.conv1") */
+  int depth;                 /* 0 for the root */
+  size_t parent;             /* (size_t)-1 for the root */
+  size_t child_count;
+  const char *type;          /* op type, module class, or op summary */
+  const char *op_types;      /* distinct op types, comma-separated */
+  size_t input_value;        /* value index of its first input, or -1 */
+  size_t output_value;       /* value index of its output, or -1 */
+  nns_counts counts;         /* over the subtree */
+  nns_rf rf;                 /* of its output */
+} nns_layer_info;
+
+NNS_API size_t nns_model_layer_count(const nns_model *model);
+NNS_API void nns_model_layer(const nns_model *model, size_t i,
+                             nns_layer_info *out);
+
+/* Op types with no cost rule, and how many nodes each has. */
+NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
+NNS_API void nns_model_uncounted_op(const nns_model *model, size_t i,
+                                    const char **domain, const char **op_type,
+                                    size_t *node_count);
+
+/* ---- Custom operators (thop's custom_ops) ---- */
+
+/* The view of one node a custom rule gets. */
+typedef struct nns_op_ctx nns_op_ctx;
+
+NNS_API size_t nns_op_ctx_input_count(const nns_op_ctx *cx);
+NNS_API size_t nns_op_ctx_output_count(const nns_op_ctx *cx);
+/* dtype 0 / rank -1 when unknown or absent. */
+NNS_API int nns_op_ctx_input_dtype(const nns_op_ctx *cx, size_t i);
+NNS_API int nns_op_ctx_input_rank(const nns_op_ctx *cx, size_t i);
+NNS_API nns_dim nns_op_ctx_input_dim(const nns_op_ctx *cx, size_t i,
+                                     int axis);
+NNS_API int nns_op_ctx_output_rank(const nns_op_ctx *cx, size_t i);
+NNS_API nns_dim nns_op_ctx_output_dim(const nns_op_ctx *cx, size_t i,
+                                      int axis);
+/* The node's attribute, or `def` when absent. */
+NNS_API int64_t nns_op_ctx_attr_int(const nns_op_ctx *cx, const char *name,
+                                    int64_t def);
+NNS_API double nns_op_ctx_attr_float(const nns_op_ctx *cx, const char *name,
+                                     double def);
+/* Sets output i: dims[k] < 0 means unknown. */
+NNS_API nns_status nns_op_ctx_set_output(nns_op_ctx *cx, size_t i, int dtype,
+                                         int rank, const int64_t *dims);
+
+typedef nns_status (*nns_shape_fn)(void *user, nns_op_ctx *cx);
+typedef nns_status (*nns_cost_fn)(void *user, const nns_op_ctx *cx,
+                                  int64_t *flops, int64_t *macs,
+                                  int64_t *dmas);
+
+/*
+ * Supplies rules for (domain, op_type) in this model, before inference. A
+ * registered rule takes precedence over the built-in table. shape or cost
+ * may be NULL. `user` is passed back to the callbacks.
+ */
+NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
+                                         const char *op_type,
+                                         nns_shape_fn shape, nns_cost_fn cost,
+                                         void *user, nns_error *err);
+
 /* ==== Operator table ==== */
 
 typedef struct nns_op_info {
@@ -287,6 +472,9 @@ typedef struct nns_op_info {
   int until_version;    /* last opset this entry covers */
   int has_shape_rule;
   int has_fold;         /* evaluates constant inputs during inference */
+  int has_cost_rule;    /* FLOPs, MACs, DMAs */
+  int has_rf_rule;      /* receptive field of a sliding window */
+  const char *roles;    /* input roles: a w b u c, last one repeats */
 } nns_op_info;
 
 NNS_API size_t nns_op_count(void);

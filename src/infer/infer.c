@@ -156,7 +156,9 @@ static const nns__op *resolve_op(nns_model *m, nns__node *n, bool *newer) {
   if (!e)
     return NULL;
   e->domain = n->domain;
-  e->op = nns__op_find(n->domain, n->op_type, version, &e->newer);
+  e->op = nns__custom_find(m, n->domain, n->op_type);
+  if (!e->op)
+    e->op = nns__op_find(n->domain, n->op_type, version, &e->newer);
   e->next = nns__map_get(&m->op_cache, n->op_type);
   nns__map_put(&m->op_cache, n->op_type, e);
   if (e->newer)

@@ -282,6 +282,10 @@ struct nns_model {
   size_t n_unknown, cap_unknown;
 
   nns__map op_cache;         /* interned op_type -> resolved entry */
+  nns__map custom_ops;       /* interned op_type -> user-registered entries
+                                (src/ops/custom.c) */
+  struct nns__analysis *analysis; /* results of nns_model_analyze, or NULL
+                                     (src/analyze) */
   nns__map warned;           /* interned keys of warnings given once */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */

@@ -37,6 +37,7 @@ void nns__model_destroy(nns_model *m) {
   free(m->syms);
   nns__map_free(&m->sym_by_name);
   nns__map_free(&m->op_cache);
+  nns__map_free(&m->custom_ops);
   nns__map_free(&m->warned);
   nns__fmap_close(&m->map);
   nns__intern_free(&m->strings);

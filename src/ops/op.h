@@ -47,6 +47,33 @@ typedef struct nns__attr_spec {
 struct nns__ictx;
 typedef nns_status (*nns__rule_fn)(struct nns__ictx *cx);
 
+/*
+ * What one node costs (docs/metrics.md). Counts are int64; arithmetic goes
+ * through nns__cmul/nns__cadd, which saturate and set `overflow`.
+ */
+typedef struct nns__cost {
+  int64_t flops;
+  int64_t macs;
+  int64_t dmas;
+  bool symbolic;  /* a symbolic dim was evaluated as 1 */
+  bool unbounded; /* a loop with an unknown trip count was counted once */
+  bool partial;   /* a subgraph had nodes without a cost rule */
+  bool overflow;  /* a count passed INT64_MAX (saturated) */
+} nns__cost;
+typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
+
+/* Returned by a cost rule that cannot count this node (an input's rank or
+ * a needed dim is unknown): the node is listed as uncounted. */
+#define NNS__UNCOUNTED ((nns_status)-2)
+
+/*
+ * Receptive-field rule of an op that moves over space (conv, pool): from
+ * the field of its first input to that of its output. Ops without one keep
+ * the largest field of their activation inputs (element-wise, merges).
+ */
+typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns_rf *in,
+                                 nns_rf *out);
+
 /* Returned by a fold rule that cannot fold (an input is not constant, or
  * the result would be too large). Not an error. */
 #define NNS__NOFOLD ((nns_status)-1)
@@ -71,7 +98,16 @@ typedef struct nns__op {
    * constant, unless this is set: folds that read input types or structure
    * rather than values (Shape, Size, SequenceLength, ...). */
   bool fold_on_types;
+  nns__cost_fn cost;   /* NULL: the op is listed as not counted */
+  nns__rf_fn rf;       /* NULL: the field passes through (see above) */
+  const void *ext;     /* custom ops: the user's callbacks */
 } nns__op;
+
+/*
+ * Entries are written positionally up to `fold` and by name after it:
+ *   {"", "Conv", 1, 17, "awb", conv_attrs, conv_shape, NULL,
+ *    .cost = conv_cost, .rf = conv_rf},
+ */
 
 /* ==== Registry (registry.c) ==== */
 
@@ -80,6 +116,10 @@ typedef struct nns__op {
  * *newer is set. */
 const nns__op *nns__op_find(const char *domain, const char *name,
                             int64_t version, bool *newer);
+/* A rule registered with nns_model_register_op for (domain, name), or NULL
+ * (custom.c). Looked up before the built-in table. */
+const nns__op *nns__custom_find(const nns_model *m, const char *domain,
+                                const char *name);
 size_t nns__op_table_size(void);
 const nns__op *nns__op_table_at(size_t i);
 
@@ -97,6 +137,10 @@ typedef struct nns__ictx {
   /* Subgraph inference hook, provided by the driver (src/infer). */
   nns_status (*infer_subgraph)(struct nns__ictx *cx, nns__graph *g,
                                const nns__type *in_types, int n_in_types);
+  /* Subgraph cost hook, provided by the analysis (src/analyze): the summed
+   * cost of every node of g (already inferred). */
+  nns_status (*cost_subgraph)(struct nns__ictx *cx, const nns__graph *g,
+                              nns__cost *c);
 } nns__ictx;
 
 /* -- errors -- */
@@ -204,6 +248,28 @@ nns__dim nns__div(nns__ictx *cx, nns__dim a, nns__dim b);
 
 /* Arena allocation for rules. */
 void *nns__alloc(nns__ictx *cx, size_t n);
+
+/* ==== Cost helpers (cost.c) ==== */
+
+/* Saturating arithmetic on counts; sets c->overflow past INT64_MAX. */
+int64_t nns__cmul(nns__cost *c, int64_t a, int64_t b);
+int64_t nns__cadd(nns__cost *c, int64_t a, int64_t b);
+/* A dim's value for counting: known dims as they are; a symbol counts as 1
+ * (a monomial as its coefficient), and sets c->symbolic. */
+int64_t nns__dim_count(nns__cost *c, nns__dim d, const nns_model *m);
+/* Element counts of input i / output i, symbols at 1; -1 when the rank is
+ * unknown or the value absent. */
+int64_t nns__in_count(nns__ictx *cx, nns__cost *c, int i);
+int64_t nns__out_count(nns__ictx *cx, nns__cost *c, int i);
+/* Shared cost rules (docs/metrics.md):
+ *   element-wise with k FLOPs per output element: FLOPs k*numel(Y),
+ *     MACs 0, DMAs sum(numel(inputs)) + numel(Y);
+ *   views (Reshape, Identity, ...): all zero;
+ *   data movement (Transpose, Concat, Gather, ...): DMAs inputs + outputs.
+ * Each returns NNS__UNCOUNTED when a needed shape is unknown. */
+nns_status nns__cost_eltwise(nns__ictx *cx, nns__cost *c, int64_t k);
+nns_status nns__cost_view(nns__ictx *cx, nns__cost *c);
+nns_status nns__cost_move(nns__ictx *cx, nns__cost *c);
 
 /* ==== Family tables ==== */
 

@@ -72,4 +72,7 @@ void nns_op_get(size_t i, nns_op_info *out) {
   out->until_version = e->until;
   out->has_shape_rule = e->shape != NULL;
   out->has_fold = e->fold != NULL;
+  out->has_cost_rule = e->cost != NULL;
+  out->has_rf_rule = e->rf != NULL;
+  out->roles = e->roles ? e->roles : "";
 }
