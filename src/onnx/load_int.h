@@ -93,4 +93,7 @@ nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
  * the values to the model's value list (not for function bodies). */
 nns_status nns__resolve_graph(nns__loader *L, nns__graph *g, bool listed);
 
+/* Warns about missing or short external data files (external.c). */
+void nns__check_external(nns_model *m);
+
 #endif
