@@ -32,6 +32,9 @@ expect 0 'y +output +float32 +\[batch, 256\]' -- shapes tiny_cnn.onnx
 expect 0 'Conv' -- ops
 expect 0 '^nnscan [0-9]+\.[0-9]+\.[0-9]+' -- version
 
+# A model whose external weights file is absent analyses fine, with a warning.
+expect 0 "resnet18_op17_nofold.weights' \(30 tensors\) not found" -- shapes ../../examples/resnet18.onnx
+
 # Names that need escaping, or are not UTF-8, still give valid JSON.
 if "$nnscan" shapes bad_names.onnx --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert list(d["outputs"]) == ["y\"q\\\n\x01\ufffd\ufffd"], d' ; then ok
 else ko "JSON of bad_names.onnx does not parse or lost the name"; fi
