@@ -7,6 +7,8 @@
  * Every output has its input's shape; the rules mostly validate attributes
  * and the odd second input. Folds exist for small float constants (and
  * integer Relu), so that constant subgraphs built from these still resolve.
+ * Costs are FLOPs per element (docs/metrics.md); inference Dropout is a
+ * view.
  */
 #include <math.h>
 #include <string.h>
@@ -272,10 +274,13 @@ static nns_status dropout_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
-/* Copies the input when the node is known to run in inference mode (or
- * drops nothing): opsets 7-11 have no training switch, 1-6 have is_test,
- * 12+ the training_mode input (absent: false). */
-static nns_status dropout_fold(nns__ictx *cx) {
+/*
+ * Whether the node drops elements: 1 in training mode with a ratio that is
+ * not 0 (or not known), 0 when it is the identity (inference, or ratio 0),
+ * -1 when the training mode is not known. Opsets 7-11 have no training
+ * switch, 1-6 have is_test, 12+ the training_mode input (absent: false).
+ */
+static int dropout_drops(nns__ictx *cx) {
   bool training;
   if (cx->opset < 7) {
     training = nns__attr_int(cx, "is_test") == 0;
@@ -284,18 +289,25 @@ static nns_status dropout_fold(nns__ictx *cx) {
   } else {
     const nns__const *m = nns__const_in(cx, 2);
     if (!m || m->numel != 1 || !m->i || m->i[0].sym)
-      return NNS__NOFOLD;
+      return -1;
     training = m->i[0].v != 0;
   }
+  if (!training)
+    return 0;
   double ratio = nns__attr_float(cx, "ratio");
   if (cx->opset >= 12) {
     const nns__const *r = nns__const_in(cx, 1);
     ratio = 0.5; /* the input's default */
     if (nns__has_in(cx, 1) &&
         (!r || r->numel != 1 || !nns__elem_f(r, 0, &ratio)))
-      return NNS__NOFOLD;
+      return 1;
   }
-  if (training && ratio != 0)
+  return ratio != 0;
+}
+
+/* Copies the input when the node is known not to drop anything. */
+static nns_status dropout_fold(nns__ictx *cx) {
+  if (dropout_drops(cx) != 0)
     return NNS__NOFOLD;
   const nns__const *x = nns__const_in(cx, 0);
   nns__const *y = nns__out_const(cx, 0);
@@ -310,6 +322,61 @@ static nns_status dropout_fold(nns__ictx *cx) {
       return NNS__NOFOLD;
   }
   return NNS_OK;
+}
+
+/* ==== Cost rules ==== */
+
+/* FLOPs per element of Y (METRICS.md where it lists the op; else the
+ * composition of max/min, +, *, / and exp/log counted as 1 each, in
+ * torchscan's way of counting ELU and LeakyReLU). */
+#define ACT_COST(name, k)                                                      \
+  static nns_status name##_cost(nns__ictx *cx, nns__cost *c) {                 \
+    return nns__cost_eltwise(cx, c, k);                                        \
+  }
+ACT_COST(relu, 1)          /* max(x, 0) */
+ACT_COST(thresholded, 1)   /* x > alpha ? x : 0 */
+ACT_COST(hard_sigmoid, 3)  /* METRICS.md */
+ACT_COST(softplus, 3)      /* log(exp(x) + 1) */
+ACT_COST(softsign, 3)      /* x / (1 + |x|) */
+ACT_COST(shrink, 3)        /* two comparisons, one add */
+ACT_COST(sigmoid, 4)       /* neg, exp, add, div */
+ACT_COST(leaky_relu, 4)    /* max, min, mul, add; PRelu too (its slope is
+                              read once: DMAs include numel(slope)) */
+ACT_COST(hard_swish, 5)    /* METRICS.md */
+ACT_COST(elu, 6)           /* torchscan: max, exp, sub, mul, min, add */
+ACT_COST(selu, 7)          /* Elu's 6 and the gamma scale */
+ACT_COST(celu, 7)          /* Elu's 6 and the division x / alpha */
+#undef ACT_COST
+
+/* Tanh: 6 FLOPs per element, and X read twice (exp(x) and exp(-x)), as
+ * METRICS.md and torchscan count it: DMAs 2 numel(X) + numel(Y). */
+static nns_status tanh_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
+  if (x < 0 || y < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c, nns__cmul(c, 6, y), nns__cmul(c, 2, x));
+}
+
+/* Softmax, LogSoftmax: max, subtract, exp, sum, divide (or log and
+ * subtract): 5 numel(X) (METRICS.md). */
+static nns_status softmax_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 5, 0);
+}
+
+/* Hardmax: one comparison per element to find each row's maximum (as
+ * ArgMax), then the one-hot output is written. */
+static nns_status hardmax_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 1, 0);
+}
+
+/* Inference Dropout is a view (METRICS.md). In training mode torchscan
+ * counts one random sample per element: FLOPs numel(X), DMAs X + Y + mask.
+ * An unknown mode is taken as inference: nothing says it was exported in
+ * training mode. */
+static nns_status dropout_cost(nns__ictx *cx, nns__cost *c) {
+  if (dropout_drops(cx) == 1)
+    return nns__cost_x(cx, c, 1, 0);
+  return nns__cost_view(cx, c);
 }
 
 /* ==== Attribute specs ==== */
@@ -359,47 +426,62 @@ static const nns__attr_spec dropout12_attrs[] = {NNS__A_OPT("seed", INT),
 /* ==== The table ==== */
 
 /* Activations that lost consumed_inputs in opset 6. */
-#define ACT_1_6(nm, attrs1, attrs6, shape, fold)                               \
-  {"", nm, 1, 5, "a", attrs1, shape, fold},                                    \
-  {"", nm, 6, 17, "a", attrs6, shape, fold}
-#define SOFTMAX(nm, fold)                                                      \
-  {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold},                      \
-  {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold},                     \
-  {"", nm, 13, 17, "a", axis13_attrs, softmax_shape, fold}
+#define ACT_1_6(nm, attrs1, attrs6, shape, fold, cf)                           \
+  {"", nm, 1, 5, "a", attrs1, shape, fold, .cost = cf},                        \
+  {"", nm, 6, 17, "a", attrs6, shape, fold, .cost = cf}
+#define SOFTMAX(nm, fold, cf)                                                  \
+  {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold, .cost = cf},          \
+  {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf},         \
+  {"", nm, 13, 17, "a", axis13_attrs, softmax_shape, fold, .cost = cf}
 
 const nns__op nns__ops_activation[] = {
-    ACT_1_6("Relu", consumed_attrs, NULL, nns__same_shape, relu_fold),
+    ACT_1_6("Relu", consumed_attrs, NULL, nns__same_shape, relu_fold,
+            relu_cost),
     ACT_1_6("LeakyRelu", leaky1_attrs, leaky6_attrs, nns__same_shape,
-            leaky_relu_fold),
+            leaky_relu_fold, leaky_relu_cost),
     ACT_1_6("Elu", alpha1_consumed_attrs, alpha1_attrs, nns__same_shape,
-            elu_fold),
-    ACT_1_6("Selu", selu1_attrs, selu6_attrs, nns__same_shape, selu_fold),
-    ACT_1_6("Sigmoid", consumed_attrs, NULL, nns__same_shape, sigmoid_fold),
+            elu_fold, elu_cost),
+    ACT_1_6("Selu", selu1_attrs, selu6_attrs, nns__same_shape, selu_fold,
+            selu_cost),
+    ACT_1_6("Sigmoid", consumed_attrs, NULL, nns__same_shape, sigmoid_fold,
+            sigmoid_cost),
     ACT_1_6("HardSigmoid", hard_sigmoid1_attrs, hard_sigmoid6_attrs,
-            nns__same_shape, hard_sigmoid_fold),
-    ACT_1_6("Tanh", consumed_attrs, NULL, nns__same_shape, tanh_fold),
-    {"", "Celu", 12, 17, "a", alpha1_attrs, celu_shape, celu_fold},
+            nns__same_shape, hard_sigmoid_fold, hard_sigmoid_cost),
+    ACT_1_6("Tanh", consumed_attrs, NULL, nns__same_shape, tanh_fold,
+            tanh_cost),
+    {"", "Celu", 12, 17, "a", alpha1_attrs, celu_shape, celu_fold,
+     .cost = celu_cost},
     {"", "ThresholdedRelu", 10, 17, "a", alpha1_attrs, nns__same_shape,
-     thresholded_relu_fold},
-    {"", "HardSwish", 14, 17, "a", NULL, nns__same_shape, hard_swish_fold},
-    {"", "Softplus", 1, 17, "a", NULL, nns__same_shape, softplus_fold},
-    {"", "Softsign", 1, 17, "a", NULL, nns__same_shape, softsign_fold},
-    {"", "Shrink", 9, 17, "a", shrink_attrs, shrink_shape, shrink_fold},
+     thresholded_relu_fold, .cost = thresholded_cost},
+    {"", "HardSwish", 14, 17, "a", NULL, nns__same_shape, hard_swish_fold,
+     .cost = hard_swish_cost},
+    {"", "Softplus", 1, 17, "a", NULL, nns__same_shape, softplus_fold,
+     .cost = softplus_cost},
+    {"", "Softsign", 1, 17, "a", NULL, nns__same_shape, softsign_fold,
+     .cost = softsign_cost},
+    {"", "Shrink", 9, 17, "a", shrink_attrs, shrink_shape, shrink_fold,
+     .cost = shrink_cost},
 
     /* The slope is learned: a weight. */
-    {"", "PRelu", 1, 5, "aw", consumed_attrs, prelu_shape, NULL},
-    {"", "PRelu", 6, 6, "aw", NULL, prelu_shape, NULL},
-    {"", "PRelu", 7, 17, "aw", NULL, prelu_shape, NULL},
+    {"", "PRelu", 1, 5, "aw", consumed_attrs, prelu_shape, NULL,
+     .cost = leaky_relu_cost},
+    {"", "PRelu", 6, 6, "aw", NULL, prelu_shape, NULL, .cost = leaky_relu_cost},
+    {"", "PRelu", 7, 17, "aw", NULL, prelu_shape, NULL,
+     .cost = leaky_relu_cost},
 
-    SOFTMAX("Softmax", softmax_fold),
-    SOFTMAX("LogSoftmax", log_softmax_fold),
-    SOFTMAX("Hardmax", hardmax_fold),
+    SOFTMAX("Softmax", softmax_fold, softmax_cost),
+    SOFTMAX("LogSoftmax", log_softmax_fold, softmax_cost),
+    SOFTMAX("Hardmax", hardmax_fold, hardmax_cost),
 
-    {"", "Dropout", 1, 5, "a", dropout1_attrs, dropout_shape, dropout_fold},
-    {"", "Dropout", 6, 6, "a", dropout6_attrs, dropout_shape, dropout_fold},
-    {"", "Dropout", 7, 9, "a", dropout7_attrs, dropout_shape, dropout_fold},
-    {"", "Dropout", 10, 11, "a", dropout7_attrs, dropout_shape, dropout_fold},
+    {"", "Dropout", 1, 5, "a", dropout1_attrs, dropout_shape, dropout_fold,
+     .cost = dropout_cost},
+    {"", "Dropout", 6, 6, "a", dropout6_attrs, dropout_shape, dropout_fold,
+     .cost = dropout_cost},
+    {"", "Dropout", 7, 9, "a", dropout7_attrs, dropout_shape, dropout_fold,
+     .cost = dropout_cost},
+    {"", "Dropout", 10, 11, "a", dropout7_attrs, dropout_shape, dropout_fold,
+     .cost = dropout_cost},
     {"", "Dropout", 12, 17, "acc", dropout12_attrs, dropout_shape,
-     dropout_fold},
+     dropout_fold, .cost = dropout_cost},
     NNS__OP_END,
 };

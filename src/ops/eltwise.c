@@ -9,6 +9,11 @@
  * symbolic dims, so `Shape(x)[0] * 2` stays "2*batch" instead of becoming
  * unknown; where an integer result cannot be expressed (Max of a symbol and
  * a number) the element becomes a fresh symbol, never a guess.
+ *
+ * Cost (docs/metrics.md): one FLOP per output element for arithmetic,
+ * comparisons and logic, and for the primitive functions (exp, log, sqrt,
+ * sin, ...); functions that are compositions of them count the composition,
+ * as METRICS.md counts Sigmoid and Tanh. Cast moves data (0 FLOPs).
  */
 #include <float.h>
 #include <math.h>
@@ -180,6 +185,40 @@ nns__dim *nns__aligned_dims(nns__ictx *cx, int i, int32_t r, int32_t off,
   for (int32_t k = 0; k < t->rank; k++)
     d[off + k] = t->dims[k];
   return d;
+}
+
+/* ==== Cost helpers (elem.h) ==== */
+
+nns_status nns__cost_rw(nns__ictx *cx, nns__cost *c, int64_t flops,
+                        int64_t reads) {
+  if (flops < 0 || reads < 0)
+    return NNS__UNCOUNTED;
+  int64_t dmas = reads;
+  for (int i = 0; i < nns__n_out(cx); i++) {
+    if (!nns__has_out(cx, i))
+      continue;
+    int64_t n = nns__out_count(cx, c, i);
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    dmas = nns__cadd(c, dmas, n);
+  }
+  c->flops = flops;
+  c->macs = 0;
+  c->dmas = dmas;
+  return NNS_OK;
+}
+
+nns_status nns__cost_x(nns__ictx *cx, nns__cost *c, int64_t fx, int64_t fy) {
+  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
+  if (x < 0 || y < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c,
+                      nns__cadd(c, nns__cmul(c, fx, x), nns__cmul(c, fy, y)),
+                      x);
+}
+
+nns_status nns__cost_move_x(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 0, 0);
 }
 
 /* ==== Broadcasting shape rules ==== */
@@ -932,6 +971,74 @@ static nns_status det_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Cost rules ==== */
+
+/* k FLOPs per output element, every input read once (broadcast inputs are
+ * read once, not once per output element: METRICS.md's sum of numel(inputs)). */
+#define ELTWISE_COST(k)                                                        \
+  static nns_status eltwise##k##_cost(nns__ictx *cx, nns__cost *c) {           \
+    return nns__cost_eltwise(cx, c, k);                                        \
+  }
+ELTWISE_COST(1) /* arithmetic, comparison, logic, primitive functions */
+ELTWISE_COST(5) /* Sinh, Cosh, Asinh, Acosh, Atanh, from exp/log/sqrt */
+ELTWISE_COST(6) /* Erf (METRICS.md) */
+#undef ELTWISE_COST
+
+static int present_inputs(const nns__ictx *cx) {
+  int n = 0;
+  for (int i = 0; i < nns__n_in(cx); i++)
+    n += nns__has_in(cx, i);
+  return n;
+}
+
+/* Max, Min, Sum of n inputs: n - 1 binary operations per output element
+ * (METRICS.md's 1 for Max and Min of two inputs). */
+static nns_status variadic_cost(nns__ictx *cx, nns__cost *c) {
+  int n = present_inputs(cx);
+  return nns__cost_eltwise(cx, c, n > 0 ? n - 1 : 0);
+}
+
+/* Mean: the n - 1 additions of Sum and one division. */
+static nns_status mean_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, present_inputs(cx));
+}
+
+/* Clip: max and min per element (METRICS.md); the bounds are arguments,
+ * not data, so DMAs are numel(X) + numel(Y) as the table says. */
+static nns_status clip_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 0, 2);
+}
+
+/*
+ * Det: Gaussian elimination without pivoting on each M x M matrix, then
+ * the product of the diagonal. Step j (j = M-1 ... 1 rows below the pivot)
+ * does j divisions and j^2 multiply-subtract pairs:
+ *   sum(j + 2 j^2) + (M - 1) = M(M-1)/2 + M(M-1)(2M-1)/3 + M - 1
+ * (M = 2: 1 + 2 + 1 = 4; M = 3: 3 + 10 + 2 = 15). Each exact division is
+ * taken on the factor it divides, so no intermediate is larger than the
+ * result.
+ */
+static nns_status det_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0);
+  int64_t batch = nns__out_count(cx, c, 0), x = nns__in_count(cx, c, 0);
+  if (!t || t->rank < 2 || batch < 0 || x < 0)
+    return NNS__UNCOUNTED;
+  int64_t m = nns__dim_count(c, t->dims[t->rank - 1], cx->m);
+  if (m < 1)
+    return nns__cost_rw(cx, c, 0, x);
+  if (m > INT64_MAX / 4) { /* 2M - 1 below would not fit */
+    c->overflow = true;
+    return nns__cost_rw(cx, c, INT64_MAX, x);
+  }
+  int64_t a = m - 1, b = m, d = 2 * m - 1;
+  int64_t half = a % 2 == 0 ? nns__cmul(c, a / 2, b) : nns__cmul(c, a, b / 2);
+  int64_t third = a % 3 == 0   ? nns__cmul(c, nns__cmul(c, a / 3, b), d)
+                  : b % 3 == 0 ? nns__cmul(c, nns__cmul(c, a, b / 3), d)
+                               : nns__cmul(c, nns__cmul(c, a, b), d / 3);
+  int64_t per = nns__cadd(c, nns__cadd(c, half, third), a);
+  return nns__cost_rw(cx, c, nns__cmul(c, batch, per), x);
+}
+
 /* ==== Attribute specs ==== */
 
 /* Opsets 1-5: the unused `consumed_inputs` of the old memory planner. */
@@ -962,20 +1069,24 @@ static const nns__attr_spec clip6_attrs[] = {
 /* ==== The table ==== */
 
 /* Unary math that lost consumed_inputs in opset 6. */
-#define UNARY_1_6(nm, fold)                                                    \
-  {"", nm, 1, 5, "a", consumed_attrs, nns__same_shape, fold},                  \
-  {"", nm, 6, 17, "a", NULL, nns__same_shape, fold}
-/* Binary ops with legacy broadcasting until opset 6. */
+#define UNARY_1_6(nm, fold, cf)                                                \
+  {"", nm, 1, 5, "a", consumed_attrs, nns__same_shape, fold, .cost = cf},      \
+  {"", nm, 6, 17, "a", NULL, nns__same_shape, fold, .cost = cf}
+/* Binary ops with legacy broadcasting until opset 6; one FLOP per output
+ * element (METRICS.md). */
 #define BINARY_1_7(nm, roles, shape, fold)                                     \
-  {"", nm, 1, 6, roles, legacy_bcast_attrs, shape, fold},                      \
-  {"", nm, 7, 17, roles, NULL, shape, fold}
+  {"", nm, 1, 6, roles, legacy_bcast_attrs, shape, fold,                       \
+   .cost = eltwise1_cost},                                                     \
+  {"", nm, 7, 17, roles, NULL, shape, fold, .cost = eltwise1_cost}
 #define ARITH(nm, fold)                                                        \
-  {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold},       \
-  {"", nm, 6, 6, "aa", legacy_bcast_attrs, binary_shape, fold},                \
-  {"", nm, 7, 17, "aa", NULL, binary_shape, fold}
-#define VARIADIC(nm, fold)                                                     \
-  {"", nm, 1, 5, "a", consumed_attrs, variadic_shape, fold},                   \
-  {"", nm, 6, 17, "a", NULL, variadic_shape, fold}
+  {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold,        \
+   .cost = eltwise1_cost},                                                     \
+  {"", nm, 6, 6, "aa", legacy_bcast_attrs, binary_shape, fold,                 \
+   .cost = eltwise1_cost},                                                     \
+  {"", nm, 7, 17, "aa", NULL, binary_shape, fold, .cost = eltwise1_cost}
+#define VARIADIC(nm, fold, cf)                                                 \
+  {"", nm, 1, 5, "a", consumed_attrs, variadic_shape, fold, .cost = cf},       \
+  {"", nm, 6, 17, "a", NULL, variadic_shape, fold, .cost = cf}
 
 const nns__op nns__ops_eltwise[] = {
     ARITH("Add", add_fold),
@@ -984,59 +1095,86 @@ const nns__op nns__ops_eltwise[] = {
     ARITH("Div", div_fold),
     /* The exponent is usually a literal (x ** 2), not a parameter. */
     BINARY_1_7("Pow", "ac", binary_shape, pow_fold),
-    {"", "Mod", 10, 17, "aa", mod_attrs, mod_shape, mod_fold},
-    {"", "BitShift", 11, 17, "aa", bitshift_attrs, bitshift_shape, NULL},
+    {"", "Mod", 10, 17, "aa", mod_attrs, mod_shape, mod_fold,
+     .cost = eltwise1_cost},
+    {"", "BitShift", 11, 17, "aa", bitshift_attrs, bitshift_shape, NULL,
+     .cost = eltwise1_cost},
 
     BINARY_1_7("Equal", "aa", bool_binary_shape, equal_fold),
     BINARY_1_7("Less", "aa", bool_binary_shape, less_fold),
     BINARY_1_7("Greater", "aa", bool_binary_shape, greater_fold),
     {"", "LessOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
-     less_equal_fold},
+     less_equal_fold, .cost = eltwise1_cost},
     {"", "GreaterOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
-     greater_equal_fold},
+     greater_equal_fold, .cost = eltwise1_cost},
     BINARY_1_7("And", "aa", bool_binary_shape, and_fold),
     BINARY_1_7("Or", "aa", bool_binary_shape, or_fold),
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),
-    {"", "Not", 1, 17, "a", NULL, nns__same_shape, not_fold},
+    {"", "Not", 1, 17, "a", NULL, nns__same_shape, not_fold,
+     .cost = eltwise1_cost},
 
-    VARIADIC("Max", max_fold),
-    VARIADIC("Min", min_fold),
-    VARIADIC("Sum", sum_fold),
-    VARIADIC("Mean", mean_fold),
+    VARIADIC("Max", max_fold, variadic_cost),
+    VARIADIC("Min", min_fold, variadic_cost),
+    VARIADIC("Sum", sum_fold, variadic_cost),
+    VARIADIC("Mean", mean_fold, mean_cost),
 
-    UNARY_1_6("Neg", neg_fold),
-    UNARY_1_6("Abs", abs_fold),
-    UNARY_1_6("Reciprocal", reciprocal_fold),
-    UNARY_1_6("Floor", floor_fold),
-    UNARY_1_6("Ceil", ceil_fold),
-    UNARY_1_6("Sqrt", sqrt_fold),
-    UNARY_1_6("Exp", exp_fold),
-    UNARY_1_6("Log", log_fold),
-    {"", "Round", 11, 17, "a", NULL, nns__same_shape, round_fold},
-    {"", "Sin", 7, 17, "a", NULL, nns__same_shape, sin_fold},
-    {"", "Cos", 7, 17, "a", NULL, nns__same_shape, cos_fold},
-    {"", "Tan", 7, 17, "a", NULL, nns__same_shape, tan_fold},
-    {"", "Asin", 7, 17, "a", NULL, nns__same_shape, asin_fold},
-    {"", "Acos", 7, 17, "a", NULL, nns__same_shape, acos_fold},
-    {"", "Atan", 7, 17, "a", NULL, nns__same_shape, atan_fold},
-    {"", "Sinh", 9, 17, "a", NULL, nns__same_shape, sinh_fold},
-    {"", "Cosh", 9, 17, "a", NULL, nns__same_shape, cosh_fold},
-    {"", "Asinh", 9, 17, "a", NULL, nns__same_shape, asinh_fold},
-    {"", "Acosh", 9, 17, "a", NULL, nns__same_shape, acosh_fold},
-    {"", "Atanh", 9, 17, "a", NULL, nns__same_shape, atanh_fold},
-    {"", "Erf", 9, 17, "a", NULL, nns__same_shape, erf_fold},
-    {"", "Sign", 9, 17, "a", NULL, nns__same_shape, sign_fold},
-    {"", "IsNaN", 9, 17, "a", NULL, bool_shape, isnan_fold},
-    {"", "IsInf", 10, 17, "a", isinf_attrs, bool_shape, isinf_fold},
+    UNARY_1_6("Neg", neg_fold, eltwise1_cost),
+    UNARY_1_6("Abs", abs_fold, eltwise1_cost),
+    UNARY_1_6("Reciprocal", reciprocal_fold, eltwise1_cost),
+    UNARY_1_6("Floor", floor_fold, eltwise1_cost),
+    UNARY_1_6("Ceil", ceil_fold, eltwise1_cost),
+    UNARY_1_6("Sqrt", sqrt_fold, eltwise1_cost),
+    UNARY_1_6("Exp", exp_fold, eltwise1_cost),
+    UNARY_1_6("Log", log_fold, eltwise1_cost),
+    {"", "Round", 11, 17, "a", NULL, nns__same_shape, round_fold,
+     .cost = eltwise1_cost},
+    {"", "Sin", 7, 17, "a", NULL, nns__same_shape, sin_fold,
+     .cost = eltwise1_cost},
+    {"", "Cos", 7, 17, "a", NULL, nns__same_shape, cos_fold,
+     .cost = eltwise1_cost},
+    {"", "Tan", 7, 17, "a", NULL, nns__same_shape, tan_fold,
+     .cost = eltwise1_cost},
+    {"", "Asin", 7, 17, "a", NULL, nns__same_shape, asin_fold,
+     .cost = eltwise1_cost},
+    {"", "Acos", 7, 17, "a", NULL, nns__same_shape, acos_fold,
+     .cost = eltwise1_cost},
+    {"", "Atan", 7, 17, "a", NULL, nns__same_shape, atan_fold,
+     .cost = eltwise1_cost},
+    {"", "Sinh", 9, 17, "a", NULL, nns__same_shape, sinh_fold,
+     .cost = eltwise5_cost},
+    {"", "Cosh", 9, 17, "a", NULL, nns__same_shape, cosh_fold,
+     .cost = eltwise5_cost},
+    {"", "Asinh", 9, 17, "a", NULL, nns__same_shape, asinh_fold,
+     .cost = eltwise5_cost},
+    {"", "Acosh", 9, 17, "a", NULL, nns__same_shape, acosh_fold,
+     .cost = eltwise5_cost},
+    {"", "Atanh", 9, 17, "a", NULL, nns__same_shape, atanh_fold,
+     .cost = eltwise5_cost},
+    {"", "Erf", 9, 17, "a", NULL, nns__same_shape, erf_fold,
+     .cost = eltwise6_cost},
+    {"", "Sign", 9, 17, "a", NULL, nns__same_shape, sign_fold,
+     .cost = eltwise1_cost},
+    {"", "IsNaN", 9, 17, "a", NULL, bool_shape, isnan_fold,
+     .cost = eltwise1_cost},
+    {"", "IsInf", 10, 17, "a", isinf_attrs, bool_shape, isinf_fold,
+     .cost = eltwise1_cost},
 
     /* A constant condition is a mask, not a parameter. */
-    {"", "Where", 9, 17, "caa", NULL, where_shape, where_fold},
-    {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold},
-    {"", "Cast", 6, 17, "a", cast6_attrs, cast_shape, cast_fold},
-    {"", "CastLike", 15, 17, "ac", NULL, castlike_shape, cast_fold},
-    {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold},
-    {"", "Clip", 6, 10, "a", clip6_attrs, clip_shape, clip_fold},
-    {"", "Clip", 11, 17, "acc", NULL, clip_shape, clip_fold},
-    {"", "Det", 11, 17, "a", NULL, det_shape, NULL},
+    {"", "Where", 9, 17, "caa", NULL, where_shape, where_fold,
+     .cost = eltwise1_cost},
+    {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold,
+     .cost = nns__cost_move},
+    {"", "Cast", 6, 17, "a", cast6_attrs, cast_shape, cast_fold,
+     .cost = nns__cost_move},
+    /* Casts move data; CastLike reads only the type of input 1. */
+    {"", "CastLike", 15, 17, "ac", NULL, castlike_shape, cast_fold,
+     .cost = nns__cost_move_x},
+    {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold,
+     .cost = clip_cost},
+    {"", "Clip", 6, 10, "a", clip6_attrs, clip_shape, clip_fold,
+     .cost = clip_cost},
+    {"", "Clip", 11, 17, "acc", NULL, clip_shape, clip_fold,
+     .cost = clip_cost},
+    {"", "Det", 11, 17, "a", NULL, det_shape, NULL, .cost = det_cost},
     NNS__OP_END,
 };

@@ -5,6 +5,12 @@
  * exports, so both fold: a Constant's tensor is decoded (up to
  * NNS__FOLD_MAX elements; a larger one keeps its shape and no value), and
  * ConstantOfShape's dims may be symbols read by Shape upstream.
+ *
+ * Cost (docs/metrics.md): Constant is a view. The others write Y (DMAs
+ * numel(Y)); their inputs are shapes or scalar arguments, not read as
+ * data, except the probabilities of Bernoulli and Multinomial. A random
+ * sample counts one FLOP, as torchscan counts Dropout's sampling; Range
+ * does one addition per element.
  */
 #include <math.h>
 #include <string.h>
@@ -414,25 +420,65 @@ static const nns__attr_spec multinomial_attrs[] = {
     NNS__A_INT("dtype", NNS_DT_INT32), NNS__A_INT("sample_size", 1),
     NNS__A_OPT("seed", FLOAT), NNS__A_END};
 
+/* ==== Cost rules ==== */
+
+/* ConstantOfShape, EyeLike: writes only (EyeLike reads X's shape, not its
+ * elements). */
+static nns_status write_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_rw(cx, c, 0, 0);
+}
+
+/* Range (y[i] = y[i-1] + delta) and the random generators (one sample per
+ * element): one FLOP per element written, nothing read. */
+static nns_status generate1_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0);
+  return y < 0 ? NNS__UNCOUNTED : nns__cost_rw(cx, c, y, 0);
+}
+
+/* Bernoulli: reads each probability and draws one sample per element. */
+static nns_status bernoulli_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 0, 1);
+}
+
+/*
+ * Multinomial, X [batch, C] unnormalised log-probabilities, Y [batch, S]:
+ * exp and a running sum per class (2 numel(X)), then per sample one draw
+ * and a linear scan of the C cumulative sums: numel(Y) (1 + C).
+ */
+static nns_status multinomial_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0);
+  if (!t || t->rank != 2)
+    return NNS__UNCOUNTED;
+  int64_t classes = nns__dim_count(c, t->dims[1], cx->m);
+  return nns__cost_x(cx, c, 2, nns__cadd(c, classes, 1));
+}
+
 /* ==== Table ==== */
 
 const nns__op nns__ops_generate[] = {
-    {"", "Constant", 1, 10, "", constant1_attrs, constant_shape, constant_fold},
+    {"", "Constant", 1, 10, "", constant1_attrs, constant_shape, constant_fold,
+     .cost = nns__cost_view},
     {"", "Constant", 11, 11, "", constant11_attrs, constant_shape,
-     constant_fold},
+     constant_fold, .cost = nns__cost_view},
     {"", "Constant", 12, 17, "", constant12_attrs, constant_shape,
-     constant_fold},
+     constant_fold, .cost = nns__cost_view},
     {"", "ConstantOfShape", 9, 17, "c", constant_of_shape_attrs,
-     constant_of_shape_shape, constant_of_shape_fold},
-    {"", "Range", 11, 17, "ccc", NULL, range_shape, range_fold},
-    {"", "EyeLike", 9, 17, "a", eye_like_attrs, eye_like_shape, eye_like_fold, true},
-    {"", "RandomNormal", 1, 17, "", random_normal_attrs, random_shape, NULL},
-    {"", "RandomUniform", 1, 17, "", random_uniform_attrs, random_shape, NULL},
+     constant_of_shape_shape, constant_of_shape_fold, .cost = write_cost},
+    {"", "Range", 11, 17, "ccc", NULL, range_shape, range_fold,
+     .cost = generate1_cost},
+    {"", "EyeLike", 9, 17, "a", eye_like_attrs, eye_like_shape, eye_like_fold,
+     true, .cost = write_cost},
+    {"", "RandomNormal", 1, 17, "", random_normal_attrs, random_shape, NULL,
+     .cost = generate1_cost},
+    {"", "RandomUniform", 1, 17, "", random_uniform_attrs, random_shape, NULL,
+     .cost = generate1_cost},
     {"", "RandomNormalLike", 1, 17, "a", random_normal_like_attrs,
-     random_like_shape, NULL},
+     random_like_shape, NULL, .cost = generate1_cost},
     {"", "RandomUniformLike", 1, 17, "a", random_uniform_like_attrs,
-     random_like_shape, NULL},
-    {"", "Bernoulli", 15, 17, "a", bernoulli_attrs, random_like_shape, NULL},
-    {"", "Multinomial", 7, 17, "a", multinomial_attrs, multinomial_shape, NULL},
+     random_like_shape, NULL, .cost = generate1_cost},
+    {"", "Bernoulli", 15, 17, "a", bernoulli_attrs, random_like_shape, NULL,
+     .cost = bernoulli_cost},
+    {"", "Multinomial", 7, 17, "a", multinomial_attrs, multinomial_shape, NULL,
+     .cost = multinomial_cost},
     NNS__OP_END,
 };

@@ -8,6 +8,11 @@
  * 1 stays 1), without it the rank is unknown. The folds reduce small
  * constants; ReduceProd over a Shape output gives the element count as a
  * symbolic product ("batch*seq").
+ *
+ * Costs count the straightforward loop over X (docs/metrics.md): one
+ * operation per element read, plus the per-output finishing step (sqrt,
+ * log) where there is one. A reduction over a spatial axis ends the
+ * value's receptive field: it sees the whole input, as global pooling does.
  */
 #include <math.h>
 #include <string.h>
@@ -368,6 +373,102 @@ static nns_status cumsum_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Cost rules ==== */
+
+/* FLOPs fx*numel(X) + fy*numel(Y); DMAs numel(X) + numel(Y) (axes and K
+ * are arguments, not data). Accumulating from zero counts one operation
+ * per element of X, so ReduceMean's divisions are within its numel(X)
+ * (METRICS.md). */
+#define X_COST(name, fx, fy)                                                   \
+  static nns_status name##_cost(nns__ictx *cx, nns__cost *c) {                 \
+    return nns__cost_x(cx, c, fx, fy);                                         \
+  }
+X_COST(per_x, 1, 0)         /* Sum, Mean, Prod, Max, Min, ArgMax, CumSum */
+X_COST(per_x2, 2, 0)        /* L1 (abs, add), SumSquare (mul, add) */
+X_COST(l2, 2, 1)            /* L2: SumSquare, then a sqrt per output */
+X_COST(log_sum, 1, 1)       /* Sum, then a log per output */
+X_COST(log_sum_exp, 2, 1)   /* exp and add per element, log per output */
+#undef X_COST
+
+/*
+ * TopK as a naive partial selection sort: along each slice of n elements,
+ * k passes each scan the elements not yet taken, n - i comparisons on pass
+ * i (counting from an initial -inf, as ArgMax's numel(X) does):
+ *   k n - k (k - 1) / 2 per slice (k = 1: n, ArgMax's count).
+ * k is read from the output's dim, n from X's.
+ */
+static nns_status topk_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0);
+  int64_t x = nns__in_count(cx, c, 0);
+  int32_t axis;
+  if (!t || x < 0 || !nns__axis(nns__attr_int(cx, "axis"), t->rank, &axis))
+    return NNS__UNCOUNTED;
+  int o = nns__has_out(cx, 0) ? 0 : 1;
+  const nns__type *ty = nns__has_out(cx, o) ? &cx->node->out[o]->type : NULL;
+  if (!ty || ty->rank != t->rank)
+    return NNS__UNCOUNTED;
+  int64_t n = nns__dim_count(c, t->dims[axis], cx->m);
+  int64_t k = nns__dim_count(c, ty->dims[axis], cx->m);
+  if (k > n)
+    k = n; /* a symbol counted as 1 */
+  int64_t outer = 1;
+  for (int32_t d = 0; d < t->rank; d++)
+    if (d != axis)
+      outer = nns__cmul(c, outer, nns__dim_count(c, t->dims[d], cx->m));
+  /* k (k - 1) / 2, halving the even factor */
+  int64_t taken = k <= 0       ? 0
+                  : k % 2 == 0 ? nns__cmul(c, k / 2, k - 1)
+                               : nns__cmul(c, k, (k - 1) / 2);
+  int64_t kn = nns__cmul(c, k, n);
+  int64_t per = kn == INT64_MAX ? kn : kn - taken; /* taken <= kn: k <= n */
+  return nns__cost_rw(cx, c, nns__cmul(c, outer, per), x);
+}
+
+/* ==== Receptive field ==== */
+
+/* True when axis a of a rank-r value is one of the field's spatial axes
+ * (the trailing in->axes dims: N, C, then space). */
+static bool spatial_axis(const nns_rf *in, int32_t r, int32_t a) {
+  return in->axes > 0 && a >= r - in->axes;
+}
+
+/* Reduce*: the whole input when a spatial axis is reduced (ReduceMean over
+ * axes 2 and 3 is how exports often write a global average pool). Axes
+ * that are not known leave the field as it is. */
+static nns_status reduce_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  *out = *in;
+  int32_t r = nns__in_rank(cx, 0);
+  if (r < 0 || in->axes <= 0)
+    return NNS_OK;
+  const int64_t *axes;
+  int64_t n;
+  bool known;
+  reduce_axes(cx, &axes, &n, &known);
+  if (!known)
+    return NNS_OK;
+  if (n < 0) { /* every axis, unless noop_with_empty_axes */
+    if (!nns__attr_int(cx, "noop_with_empty_axes"))
+      out->whole = 1;
+    return NNS_OK;
+  }
+  for (int64_t j = 0; j < n; j++) {
+    int32_t a;
+    if (nns__axis(axes[j], r, &a) && spatial_axis(in, r, a))
+      out->whole = 1;
+  }
+  return NNS_OK;
+}
+
+/* ArgMax, ArgMin over a spatial axis: the same. */
+static nns_status arg_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  *out = *in;
+  int32_t r = nns__in_rank(cx, 0), a;
+  if (r >= 0 && nns__axis(nns__attr_int(cx, "axis"), r, &a) &&
+      spatial_axis(in, r, a))
+    out->whole = 1;
+  return NNS_OK;
+}
+
 /* ==== Attribute specs ==== */
 
 static const nns__attr_spec reduce_attrs[] = {
@@ -393,30 +494,41 @@ static const nns__attr_spec cumsum_attrs[] = {
 /* ==== The table ==== */
 
 /* Every Reduce* but ReduceSum keeps `axes` an attribute up to opset 17. */
-#define REDUCE(nm, fold) {"", nm, 1, 17, "a", reduce_attrs, reduce_shape, fold}
+#define REDUCE(nm, fold, cf)                                                   \
+  {"", nm, 1, 17, "a", reduce_attrs, reduce_shape, fold, .cost = cf,           \
+   .rf = reduce_rf}
 
 const nns__op nns__ops_reduce[] = {
-    {"", "ReduceSum", 1, 12, "a", reduce_attrs, reduce_shape, sum_fold},
-    {"", "ReduceSum", 13, 17, "ac", reduce13_attrs, reduce_shape, sum_fold},
-    REDUCE("ReduceMean", mean_fold),
-    REDUCE("ReduceProd", prod_fold),
-    REDUCE("ReduceMax", max_fold),
-    REDUCE("ReduceMin", min_fold),
-    REDUCE("ReduceL1", l1_fold),
-    REDUCE("ReduceL2", l2_fold),
-    REDUCE("ReduceLogSum", log_sum_fold),
-    REDUCE("ReduceLogSumExp", log_sum_exp_fold),
-    REDUCE("ReduceSumSquare", sum_square_fold),
+    {"", "ReduceSum", 1, 12, "a", reduce_attrs, reduce_shape, sum_fold,
+     .cost = per_x_cost, .rf = reduce_rf},
+    {"", "ReduceSum", 13, 17, "ac", reduce13_attrs, reduce_shape, sum_fold,
+     .cost = per_x_cost, .rf = reduce_rf},
+    REDUCE("ReduceMean", mean_fold, per_x_cost),
+    REDUCE("ReduceProd", prod_fold, per_x_cost),
+    REDUCE("ReduceMax", max_fold, per_x_cost),
+    REDUCE("ReduceMin", min_fold, per_x_cost),
+    REDUCE("ReduceL1", l1_fold, per_x2_cost),
+    REDUCE("ReduceL2", l2_fold, l2_cost),
+    REDUCE("ReduceLogSum", log_sum_fold, log_sum_cost),
+    REDUCE("ReduceLogSumExp", log_sum_exp_fold, log_sum_exp_cost),
+    REDUCE("ReduceSumSquare", sum_square_fold, per_x2_cost),
 
-    {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL},
-    {"", "ArgMax", 12, 17, "a", arg12_attrs, arg_shape, NULL},
-    {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL},
-    {"", "ArgMin", 12, 17, "a", arg12_attrs, arg_shape, NULL},
+    {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL,
+     .cost = per_x_cost, .rf = arg_rf},
+    {"", "ArgMax", 12, 17, "a", arg12_attrs, arg_shape, NULL,
+     .cost = per_x_cost, .rf = arg_rf},
+    {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL,
+     .cost = per_x_cost, .rf = arg_rf},
+    {"", "ArgMin", 12, 17, "a", arg12_attrs, arg_shape, NULL,
+     .cost = per_x_cost, .rf = arg_rf},
 
-    {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL},
-    {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL},
-    {"", "TopK", 11, 17, "ac", topk11_attrs, topk_shape, NULL},
+    {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL, .cost = topk_cost},
+    {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL,
+     .cost = topk_cost},
+    {"", "TopK", 11, 17, "ac", topk11_attrs, topk_shape, NULL,
+     .cost = topk_cost},
 
-    {"", "CumSum", 11, 17, "ac", cumsum_attrs, cumsum_shape, NULL},
+    {"", "CumSum", 11, 17, "ac", cumsum_attrs, cumsum_shape, NULL,
+     .cost = per_x_cost},
     NNS__OP_END,
 };

@@ -9,6 +9,12 @@
  * integer elements as nns__dim, so a symbolic dim read by Shape comes back
  * out of Reshape as the same symbol, and Reshape's -1 is solved with the
  * monomial arithmetic of sym.c: (batch*seq*4096) / (batch*32*128) = seq.
+ *
+ * Cost (docs/metrics.md): the reshaping ops and queries are views (all
+ * zero); the others move data, reading their first input (Concat: every
+ * input) and writing their outputs. Shapes, axes, split sizes, repeats and
+ * pads are arguments and not counted as reads. Flatten ends the spatial
+ * structure: its output sees the whole input.
  */
 #include <string.h>
 
@@ -841,33 +847,67 @@ static const nns__attr_spec pad2_attrs[] = {
 static const nns__attr_spec pad11_attrs[] = {NNS__A_STR("mode", "constant"),
                                              NNS__A_END};
 
+/* ==== Receptive field ==== */
+
+/* METRICS.md: flatten (like global pooling and dense layers) sees the
+ * whole input. */
+static nns_status flatten_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  (void)cx;
+  *out = *in;
+  out->whole = 1;
+  return NNS_OK;
+}
+
 /* ==== Table ==== */
 
 const nns__op nns__ops_shape[] = {
-    {"", "Reshape", 1, 4, "a", reshape1_attrs, reshape_shape, copy_fold},
-    {"", "Reshape", 5, 13, "ac", NULL, reshape_shape, copy_fold},
-    {"", "Reshape", 14, 17, "ac", reshape14_attrs, reshape_shape, copy_fold},
-    {"", "Flatten", 1, 17, "a", axis1_attrs, flatten_shape, copy_fold},
-    {"", "Squeeze", 1, 12, "a", axes_opt_attrs, squeeze_shape, copy_fold},
-    {"", "Squeeze", 13, 17, "ac", NULL, squeeze_shape, copy_fold},
-    {"", "Unsqueeze", 1, 12, "a", axes_req_attrs, unsqueeze_shape, copy_fold},
-    {"", "Unsqueeze", 13, 17, "ac", NULL, unsqueeze_shape, copy_fold},
+    {"", "Reshape", 1, 4, "a", reshape1_attrs, reshape_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Reshape", 5, 13, "ac", NULL, reshape_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Reshape", 14, 17, "ac", reshape14_attrs, reshape_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Flatten", 1, 17, "a", axis1_attrs, flatten_shape, copy_fold,
+     .cost = nns__cost_view, .rf = flatten_rf},
+    {"", "Squeeze", 1, 12, "a", axes_opt_attrs, squeeze_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Squeeze", 13, 17, "ac", NULL, squeeze_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Unsqueeze", 1, 12, "a", axes_req_attrs, unsqueeze_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Unsqueeze", 13, 17, "ac", NULL, unsqueeze_shape, copy_fold,
+     .cost = nns__cost_view},
     {"", "Transpose", 1, 17, "a", transpose_attrs, transpose_shape,
-     transpose_fold},
-    {"", "Concat", 1, 3, "a", concat1_attrs, concat_shape, concat_fold},
-    {"", "Concat", 4, 17, "a", concat4_attrs, concat_shape, concat_fold},
-    {"", "Split", 1, 1, "ac", split1_attrs, split_shape, split_fold},
-    {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold},
-    {"", "Split", 13, 17, "ac", split13_attrs, split_shape, split_fold},
-    {"", "Shape", 1, 14, "a", NULL, shape_shape, shape_fold, true},
-    {"", "Shape", 15, 17, "a", shape15_attrs, shape_shape, shape_fold, true},
-    {"", "Size", 1, 17, "a", NULL, size_shape, size_fold, true},
-    {"", "Identity", 1, 17, "a", NULL, identity_shape, copy_fold},
-    {"", "Expand", 8, 17, "ac", NULL, expand_shape, repeat_fold},
-    {"", "Tile", 1, 5, "acc", NULL, tile_shape, repeat_fold},
-    {"", "Tile", 6, 17, "ac", NULL, tile_shape, repeat_fold},
-    {"", "Pad", 1, 1, "a", pad1_attrs, pad_shape, pad_fold},
-    {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold},
-    {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold},
+     transpose_fold, .cost = nns__cost_move},
+    {"", "Concat", 1, 3, "a", concat1_attrs, concat_shape, concat_fold,
+     .cost = nns__cost_move},
+    {"", "Concat", 4, 17, "a", concat4_attrs, concat_shape, concat_fold,
+     .cost = nns__cost_move},
+    {"", "Split", 1, 1, "ac", split1_attrs, split_shape, split_fold,
+     .cost = nns__cost_move_x},
+    {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold,
+     .cost = nns__cost_move_x},
+    {"", "Split", 13, 17, "ac", split13_attrs, split_shape, split_fold,
+     .cost = nns__cost_move_x},
+    {"", "Shape", 1, 14, "a", NULL, shape_shape, shape_fold, true,
+     .cost = nns__cost_view},
+    {"", "Shape", 15, 17, "a", shape15_attrs, shape_shape, shape_fold, true,
+     .cost = nns__cost_view},
+    {"", "Size", 1, 17, "a", NULL, size_shape, size_fold, true,
+     .cost = nns__cost_view},
+    {"", "Identity", 1, 17, "a", NULL, identity_shape, copy_fold,
+     .cost = nns__cost_view},
+    {"", "Expand", 8, 17, "ac", NULL, expand_shape, repeat_fold,
+     .cost = nns__cost_move_x},
+    {"", "Tile", 1, 5, "acc", NULL, tile_shape, repeat_fold,
+     .cost = nns__cost_move_x},
+    {"", "Tile", 6, 17, "ac", NULL, tile_shape, repeat_fold,
+     .cost = nns__cost_move_x},
+    {"", "Pad", 1, 1, "a", pad1_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x},
+    {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x},
+    {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x},
     NNS__OP_END,
 };

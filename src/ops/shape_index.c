@@ -933,31 +933,89 @@ static nns_status nonzero_fold(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Cost rules ==== */
+
+/* Slice: each output element is read once from the data and written. */
+static nns_status slice_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_rw(cx, c, 0, nns__out_count(cx, c, 0));
+}
+
+/*
+ * Gather, GatherElements, GatherND, Compress: the index (or condition)
+ * tensor is read whole, then one data element per output element:
+ * DMAs numel(input 1) + 2 numel(Y). An embedding lookup of [B, S] ids in a
+ * [V, D] table reads B*S ids and B*S*D table entries, never the whole V*D
+ * table.
+ */
+static nns_status pick_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0), idx = nns__in_count(cx, c, 1);
+  if (y < 0 || idx < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c, 0, nns__cadd(c, y, idx));
+}
+
+/*
+ * Scatter, ScatterElements, ScatterND: Y starts as a copy of the data
+ * (numel(X) read; numel(Y) written), then each update reads its index (the
+ * indices tensor, once) and its value and writes it into Y. A reduction
+ * (add, mul, max, min; opset 16) also reads the element it combines with
+ * and does one FLOP:
+ *   FLOPs  reduction ? numel(updates) : 0
+ *   DMAs   numel(X) + numel(indices) + (reduction ? 3 : 2) numel(updates)
+ *          + numel(Y)
+ */
+static nns_status scatter_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), idx = nns__in_count(cx, c, 1),
+          u = nns__in_count(cx, c, 2);
+  if (x < 0 || idx < 0 || u < 0)
+    return NNS__UNCOUNTED;
+  const char *r = nns__attr_str(cx, "reduction"); /* "" before opset 16 */
+  bool reduce = r[0] && strcmp(r, "none") != 0;
+  int64_t reads = nns__cadd(c, x, idx);
+  reads = nns__cadd(c, reads, nns__cmul(c, reduce ? 3 : 2, u));
+  return nns__cost_rw(cx, c, reduce ? u : 0, reads);
+}
+
+/* NonZero: one comparison with zero per element of X. */
+static nns_status nonzero_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 1, 0);
+}
+
 /* ==== Table ==== */
 
 const nns__op nns__ops_shape_index[] = {
-    {"", "Slice", 1, 9, "a", slice1_attrs, slice_shape, slice_fold},
-    {"", "Slice", 10, 17, "acccc", NULL, slice_shape, slice_fold},
-    {"", "Gather", 1, 17, "wc", axis0_attrs, gather_shape, gather_fold},
+    {"", "Slice", 1, 9, "a", slice1_attrs, slice_shape, slice_fold,
+     .cost = slice_cost},
+    {"", "Slice", 10, 17, "acccc", NULL, slice_shape, slice_fold,
+     .cost = slice_cost},
+    {"", "Gather", 1, 17, "wc", axis0_attrs, gather_shape, gather_fold,
+     .cost = pick_cost},
     {"", "GatherElements", 11, 17, "ac", axis0_attrs, gather_elements_shape,
-     gather_elements_fold},
-    {"", "GatherND", 11, 11, "ac", NULL, gather_nd_shape, NULL},
-    {"", "GatherND", 12, 17, "ac", gather_nd12_attrs, gather_nd_shape, NULL},
+     gather_elements_fold, .cost = pick_cost},
+    {"", "GatherND", 11, 11, "ac", NULL, gather_nd_shape, NULL,
+     .cost = pick_cost},
+    {"", "GatherND", 12, 17, "ac", gather_nd12_attrs, gather_nd_shape, NULL,
+     .cost = pick_cost},
     {"", "Scatter", 9, 17, "aca", axis0_attrs, scatter_elements_shape,
-     scatter_elements_fold},
+     scatter_elements_fold, .cost = scatter_cost},
     {"", "ScatterElements", 11, 15, "aca", axis0_attrs, scatter_elements_shape,
-     scatter_elements_fold},
+     scatter_elements_fold, .cost = scatter_cost},
     {"", "ScatterElements", 16, 17, "aca", scatter16_attrs,
-     scatter_elements_shape, scatter_elements_fold},
-    {"", "ScatterND", 11, 15, "aca", NULL, scatter_nd_shape, scatter_nd_fold},
+     scatter_elements_shape, scatter_elements_fold, .cost = scatter_cost},
+    {"", "ScatterND", 11, 15, "aca", NULL, scatter_nd_shape, scatter_nd_fold,
+     .cost = scatter_cost},
     {"", "ScatterND", 16, 17, "aca", scatter_nd16_attrs, scatter_nd_shape,
-     scatter_nd_fold},
+     scatter_nd_fold, .cost = scatter_cost},
     {"", "Compress", 9, 17, "ac", compress_attrs, compress_shape,
-     compress_fold},
-    {"", "OneHot", 9, 17, "acc", onehot_attrs, onehot_shape, NULL},
-    {"", "Trilu", 14, 17, "ac", trilu_attrs, trilu_shape, trilu_fold},
+     compress_fold, .cost = pick_cost},
+    /* Writes Y, reading the indices; depth and values are arguments. */
+    {"", "OneHot", 9, 17, "acc", onehot_attrs, onehot_shape, NULL,
+     .cost = nns__cost_move_x},
+    {"", "Trilu", 14, 17, "ac", trilu_attrs, trilu_shape, trilu_fold,
+     .cost = nns__cost_move_x},
     {"", "ReverseSequence", 10, 17, "ac", reverse_sequence_attrs,
-     reverse_sequence_shape, NULL},
-    {"", "NonZero", 9, 17, "a", NULL, nonzero_shape, nonzero_fold},
+     reverse_sequence_shape, NULL, .cost = nns__cost_move},
+    {"", "NonZero", 9, 17, "a", NULL, nonzero_shape, nonzero_fold,
+     .cost = nonzero_cost},
     NNS__OP_END,
 };

@@ -9,7 +9,7 @@
 #ifndef NNS_OPS_SHAPE_UTIL_H
 #define NNS_OPS_SHAPE_UTIL_H
 
-#include "op.h"
+#include "elem.h" /* the cost helpers nns__cost_rw, nns__cost_move_x */
 
 /* Highest rank a rule produces; the loader accepts no more either. */
 enum { NNS__RANK_LIMIT = 64 };
