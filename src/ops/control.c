@@ -9,9 +9,16 @@
  * becomes a fresh symbol, so the body is finally inferred with types that
  * hold on every iteration, not only on the first. The type merge lives here
  * and is shared with sequence.c through typemerge.h.
+ *
+ * Costs: a body's cost comes from the analysis (cx->cost_subgraph), summed
+ * over its nodes as last inferred, i.e. with the types that hold on every
+ * iteration. Loop and Scan multiply it by the trip count when that is
+ * known, and otherwise count one iteration and flag the count unbounded;
+ * If counts the branch taken when the condition is known, else the larger.
  */
 #include <string.h>
 
+#include "dot.h"
 #include "typemerge.h"
 
 /* ==== Types: merge, copy, drop and insert a dim ==== */
@@ -318,9 +325,11 @@ static nns_status loop_shape(nns__ictx *cx) {
   /* The cond check costs a second pass when it fails: not in deep bodies. */
   bool assume = cond0 == 1 && g->depth <= 3;
   nns__value *cond_in = g->inputs[1];
-  if (assume && cond_in) {
-    cond_in->cval = const_true(cx);
-    cond_in->cval_done = true;
+  if (cond_in) {
+    /* The cost rule reads this back (loop_never_stops): it must not keep
+     * an assumption from an earlier inference pass. */
+    cond_in->cval = assume ? const_true(cx) : NULL;
+    cond_in->cval_done = assume;
   }
   bool settled;
   nns__type *init = nns__alloc(cx, ((size_t)n_state + 2) * sizeof *init);
@@ -528,6 +537,182 @@ static nns_status scan_rule(nns__ictx *cx, bool batched) {
 static nns_status scan8_shape(nns__ictx *cx) { return scan_rule(cx, true); }
 static nns_status scan9_shape(nns__ictx *cx) { return scan_rule(cx, false); }
 
+/* ==== Costs ==== */
+
+/* The summed cost of body g, from the analysis. NNS__UNCOUNTED outside an
+ * analysis (no hook) or without a body. */
+static nns_status body_cost(nns__ictx *cx, const nns__graph *g,
+                            nns__cost *sub) {
+  *sub = (nns__cost){0};
+  if (!cx->cost_subgraph || !g)
+    return NNS__UNCOUNTED;
+  return cx->cost_subgraph(cx, g, sub);
+}
+
+/* *c = body * trips: counts multiplied, flags carried over. */
+static void repeat_cost(nns__cost *c, const nns__cost *body, int64_t trips) {
+  c->flops = nns__cmul(c, body->flops, trips);
+  c->macs = nns__cmul(c, body->macs, trips);
+  c->dmas = nns__cmul(c, body->dmas, trips);
+  c->symbolic |= body->symbolic;
+  c->unbounded |= body->unbounded;
+  c->partial |= body->partial;
+  c->overflow |= body->overflow;
+}
+
+/*
+ * Stacking the scan outputs [first, n_out) of a Loop or Scan is a Concat of
+ * the per-iteration pieces (docs/metrics.md): each stacked output is read
+ * once as pieces and written once, 2 * numel DMAs. An output whose rank is
+ * unknown (a body that never settled) cannot be counted: the total is then
+ * a lower bound and flagged partial rather than dropped altogether.
+ */
+static void stack_cost(nns__ictx *cx, nns__cost *c, int first) {
+  for (int i = first; i < nns__n_out(cx); i++) {
+    if (!nns__has_out(cx, i))
+      continue;
+    int64_t n = nns__out_count(cx, c, i);
+    if (n < 0)
+      c->partial = true;
+    else
+      c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, n));
+  }
+}
+
+/* If: the branch taken when the condition is known; otherwise the larger
+ * branch by MACs, then FLOPs, then DMAs. Which is larger may depend on a
+ * symbol or on an uncounted node of either branch, so those flags come from
+ * both. */
+static nns_status if_cost(nns__ictx *cx, nns__cost *c) {
+  nns__graph *gt = graph_attr(cx, "then_branch");
+  nns__graph *ge = graph_attr(cx, "else_branch");
+  nns__cost a, b;
+  int flag = input_flag(cx, 0);
+  nns_status st = body_cost(cx, flag == 0 ? ge : gt, &a);
+  if (st != NNS_OK)
+    return st;
+  if (flag >= 0) {
+    *c = a;
+    return NNS_OK;
+  }
+  if ((st = body_cost(cx, ge, &b)) != NNS_OK)
+    return st;
+  bool then_larger = a.macs != b.macs     ? a.macs > b.macs
+                     : a.flops != b.flops ? a.flops > b.flops
+                                          : a.dmas >= b.dmas;
+  *c = then_larger ? a : b;
+  c->symbolic = a.symbolic || b.symbolic;
+  c->partial = a.partial || b.partial;
+  return NNS_OK;
+}
+
+/*
+ * The Loop's shape rule leaves the body's cond input holding a known true
+ * exactly when it proved that cond never stops the loop (loop_shape). Then
+ * the loop runs M times.
+ */
+static bool loop_never_stops(nns__ictx *cx, const nns__graph *g) {
+  int cond0 = nns__has_in(cx, 1) ? input_flag(cx, 1) : 1;
+  return cond0 == 1 && g->n_inputs > 1 && g->n_outputs > 0 &&
+         value_flag(g->inputs[1]) == 1 && value_flag(g->outputs[0]) == 1;
+}
+
+/* The number of iterations (a symbolic M counts as 1, flagged), or -1. */
+static int64_t loop_trips(nns__ictx *cx, nns__cost *c, const nns__graph *g) {
+  if (nns__has_in(cx, 1) && input_flag(cx, 1) == 0)
+    return 0; /* cond starts false: the body never runs */
+  const nns__dim *m;
+  int64_t n;
+  if (!nns__has_in(cx, 0) || !loop_never_stops(cx, g) ||
+      !nns__in_ints(cx, 0, &m, &n) || n != 1)
+    return -1;
+  if (m[0].sym)
+    return nns__dim_count(c, m[0], cx->m);
+  return m[0].v < 0 ? 0 : m[0].v;
+}
+
+/*
+ * Loop: body x iterations when the iteration count is known (M a known
+ * constant and cond unable to stop the loop early), else one iteration and
+ * the unbounded flag (M, when known, would only be an upper bound). Plus
+ * the stacking of the scan outputs; the loop-carried values are handed
+ * from one iteration to the next without a copy.
+ */
+static nns_status loop_cost(nns__ictx *cx, nns__cost *c) {
+  nns__graph *g = graph_attr(cx, "body");
+  nns__cost body;
+  nns_status st = body_cost(cx, g, &body);
+  if (st != NNS_OK)
+    return st;
+  if (nns__n_in(cx) < 2)
+    return NNS__UNCOUNTED;
+  *c = (nns__cost){0};
+  int64_t trips = loop_trips(cx, c, g);
+  if (trips < 0) {
+    trips = 1;
+    c->unbounded = true;
+  }
+  repeat_cost(c, &body, trips);
+  stack_cost(cx, c, nns__n_in(cx) - 2);
+  return NNS_OK;
+}
+
+/*
+ * Scan: body x the number of iterations, the scan length (the scan inputs'
+ * scanned dim; Scan-8: x the batch size too, every sequence running the
+ * full length, an upper bound when sequence_lens shortens some), plus the
+ * stacking of the scan outputs. Slicing the scan inputs is a view. A scan
+ * length whose rank is unknown counts one iteration and is flagged
+ * unbounded.
+ */
+static nns_status scan_cost(nns__ictx *cx, nns__cost *c, bool batched) {
+  nns__graph *g = graph_attr(cx, "body");
+  nns__cost body;
+  nns_status st = body_cost(cx, g, &body);
+  if (st != NNS_OK)
+    return st;
+  *c = (nns__cost){0};
+  int first = batched ? 1 : 0;
+  int n_in = nns__n_in(cx) - first;
+  int64_t m = nns__attr_int(cx, "num_scan_inputs");
+  if (m < 1 || m > n_in)
+    return NNS__UNCOUNTED;
+  int n_state = n_in - (int)m;
+  const int64_t *axes = NULL;
+  if (!batched && nns__attr_ints(cx, "scan_input_axes", &axes) != (int32_t)m)
+    axes = NULL;
+  int64_t len = -1, batch = batched ? -1 : 1;
+  for (int i = 0; i < n_in; i++) {
+    const nns__type *t = nns__in_type(cx, first + i);
+    int32_t axis;
+    if (!t || t->rank < 1)
+      continue;
+    if (batched && batch < 0)
+      batch = nns__dim_count(c, t->dims[0], cx->m);
+    if (i < n_state || len >= 0)
+      continue;
+    if (batched && t->rank >= 2)
+      len = nns__dim_count(c, t->dims[1], cx->m);
+    else if (!batched &&
+             nns__axis(axes ? axes[i - n_state] : 0, t->rank, &axis))
+      len = nns__dim_count(c, t->dims[axis], cx->m);
+  }
+  if (len < 0 || batch < 0) {
+    len = batch = 1;
+    c->unbounded = true;
+  }
+  repeat_cost(c, &body, nns__cmul(c, len, batch));
+  stack_cost(cx, c, n_state);
+  return NNS_OK;
+}
+
+static nns_status scan8_cost(nns__ictx *cx, nns__cost *c) {
+  return scan_cost(cx, c, true);
+}
+static nns_status scan9_cost(nns__ictx *cx, nns__cost *c) {
+  return scan_cost(cx, c, false);
+}
+
 /* ==== Table ==== */
 
 static const nns__attr_spec if_attrs[] = {
@@ -550,9 +735,12 @@ static const nns__attr_spec scan9_attrs[] = {
 /* If and Loop changed only their type constraints (sequences, optionals)
  * across opsets 1-16: one entry each. */
 const nns__op nns__ops_control[] = {
-    {"", "If", 1, 17, "c", if_attrs, if_shape, if_fold},
-    {"", "Loop", 1, 17, "cca", loop_attrs, loop_shape, NULL},
-    {"", "Scan", 8, 8, "ca", scan8_attrs, scan8_shape, NULL},
-    {"", "Scan", 9, 17, "a", scan9_attrs, scan9_shape, NULL},
+    {"", "If", 1, 17, "c", if_attrs, if_shape, if_fold, .cost = if_cost},
+    {"", "Loop", 1, 17, "cca", loop_attrs, loop_shape, NULL,
+     .cost = loop_cost},
+    {"", "Scan", 8, 8, "ca", scan8_attrs, scan8_shape, NULL,
+     .cost = scan8_cost},
+    {"", "Scan", 9, 17, "a", scan9_attrs, scan9_shape, NULL,
+     .cost = scan9_cost},
     NNS__OP_END,
 };

@@ -10,6 +10,11 @@
  * unless the input is a known constant, in which case Unique and
  * StringNormalizer compute the result. Window functions fold, so a window
  * built from a constant size is a known tensor.
+ *
+ * Costs follow docs/metrics.md: what a straightforward implementation of
+ * the ONNX definition does. Where that is data-dependent (how many boxes
+ * NonMaxSuppression keeps) the worst case is counted; DFT and STFT are the
+ * naive DFT, not an FFT. Each rule says its formula beside it.
  */
 #include <ctype.h>
 #include <math.h>
@@ -621,6 +626,264 @@ static nns_status gradient_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Costs ==== */
+
+/* n * (n - 1) / 2 without overflowing before the halving. */
+static int64_t pairs(nns__cost *c, int64_t n) {
+  if (n < 2)
+    return 0;
+  return n % 2 == 0 ? nns__cmul(c, n / 2, n - 1)
+                    : nns__cmul(c, n, (n - 1) / 2);
+}
+
+/* ceil(log2(n)) for n >= 1. */
+static int64_t ceil_log2(int64_t n) {
+  int64_t k = 0;
+  while (k < 63 && ((int64_t)1 << k) < n)
+    k++;
+  return k;
+}
+
+/*
+ * NonMaxSuppression, as the naive greedy loop: per batch and class, every
+ * box's score is compared with score_threshold (N), and in the worst case
+ * (no box suppressed early) every pair of boxes gets an IoU and a compare
+ * with iou_threshold: 13 FLOPs per pair (4 min/max of the corners, 2
+ * widths, 2 clamps at 0, 1 intersection product, 2 for the union from the
+ * precomputed areas, 1 divide, 1 compare). Box areas (3 FLOPs per box) and,
+ * with center_point_box, the corner conversion (6 per box) are per batch.
+ * DMAs: inputs read once plus the selected indices written.
+ */
+static nns_status nms_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *b = nns__in_type(cx, 0), *s = nns__in_type(cx, 1);
+  if (!b || !s || b->rank != 3 || s->rank != 3)
+    return NNS__UNCOUNTED;
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  int64_t batch = nns__dim_count(c, b->dims[0], cx->m);
+  int64_t n = nns__dim_count(c, b->dims[1], cx->m);
+  int64_t classes = nns__dim_count(c, s->dims[1], cx->m);
+  int64_t per_class = nns__cadd(c, n, nns__cmul(c, 13, pairs(c, n)));
+  int64_t per_box = nns__attr_int(cx, "center_point_box") ? 9 : 3;
+  c->flops = nns__cadd(c, nns__cmul(c, nns__cmul(c, batch, classes),
+                                    per_class),
+                       nns__cmul(c, nns__cmul(c, batch, n), per_box));
+  return NNS_OK;
+}
+
+/*
+ * Unique, as a comparison sort of the n slices (elements when flattened):
+ * n * ceil(log2 n) slice comparisons, each comparing up to a slice's
+ * elements. DMAs: the input and every output (the unique count, unknown
+ * unless the input is a constant, counts as 1 and is flagged symbolic).
+ */
+static nns_status unique_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0);
+  int64_t numel = nns__in_count(cx, c, 0);
+  if (!t || numel < 0)
+    return NNS__UNCOUNTED;
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  int64_t n = numel;
+  int32_t axis;
+  if (nns__attr_has(cx, "axis")) {
+    if (!nns__axis(nns__attr_int(cx, "axis"), t->rank, &axis))
+      return NNS__UNCOUNTED;
+    n = nns__dim_count(c, t->dims[axis], cx->m);
+  }
+  int64_t slice = n > 0 ? numel / n : 0;
+  c->flops = nns__cmul(c, nns__cmul(c, n, ceil_log2(n)), slice);
+  return NNS_OK;
+}
+
+/*
+ * The naive DFT of length n: each output bin is a sum of n products of an
+ * input sample and a (precomputed, not counted) twiddle factor. A complex
+ * product-accumulate is 4 real MACs, a real input's 2: MACs = 2 * comps * n
+ * per bin (comps = 1 real, 2 complex input). FLOPs count the multiplies and
+ * adds apart, the two sums (real, imaginary) each starting without an add:
+ * 4 * comps * n - 2 per bin. Bins = numel(Y) / 2.
+ */
+static void dft_bins_cost(nns__cost *c, int64_t bins, int64_t n,
+                          int64_t comps) {
+  int64_t macs = nns__cmul(c, 2 * comps, n);
+  c->macs = nns__cmul(c, bins, macs);
+  c->flops = nns__cmul(c, bins, macs > 0 ? nns__cmul(c, 2, macs) - 2 : 0);
+}
+
+/* DFT: bins as above; the inverse also scales every output value by 1/n
+ * (numel(Y) FLOPs). DMAs: inputs and output. */
+static nns_status dft_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0);
+  int64_t y = nns__out_count(cx, c, 0);
+  int32_t axis;
+  if (!t || t->rank < 3 || y < 0 ||
+      !nns__axis(nns__attr_int(cx, "axis"), t->rank, &axis))
+    return NNS__UNCOUNTED;
+  nns__dim len = t->dims[axis];
+  if (nns__has_in(cx, 1) && !in_scalar(cx, 1, &len))
+    return NNS__UNCOUNTED;
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  int64_t comps = nns__dim_count(c, t->dims[t->rank - 1], cx->m);
+  dft_bins_cost(c, y / 2, nns__dim_count(c, len, cx->m), comps);
+  if (nns__attr_int(cx, "inverse"))
+    c->flops = nns__cadd(c, c->flops, y);
+  return NNS_OK;
+}
+
+/* STFT: a DFT of frame_length n per frame (bins as above), after the
+ * window multiplies each frame's n samples (comps values each). DMAs:
+ * inputs and output. */
+static nns_status stft_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *t = nns__in_type(cx, 0), *w = nns__in_type(cx, 2);
+  const nns__type *y = nns__has_out(cx, 0) ? &cx->node->out[0]->type : NULL;
+  int64_t ny = nns__out_count(cx, c, 0);
+  nns__dim len;
+  if (!t || t->rank != 3 || !y || y->rank != 4 || ny < 0)
+    return NNS__UNCOUNTED;
+  if (nns__has_in(cx, 3)) {
+    if (!in_scalar(cx, 3, &len))
+      return NNS__UNCOUNTED;
+  } else if (w && w->rank == 1) {
+    len = w->dims[0];
+  } else {
+    return NNS__UNCOUNTED;
+  }
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  int64_t n = nns__dim_count(c, len, cx->m);
+  int64_t comps = nns__dim_count(c, t->dims[2], cx->m);
+  dft_bins_cost(c, ny / 2, n, comps);
+  if (nns__has_in(cx, 2)) {
+    int64_t frames = nns__cmul(c, nns__dim_count(c, y->dims[0], cx->m),
+                               nns__dim_count(c, y->dims[1], cx->m));
+    c->flops = nns__cadd(c, c->flops,
+                         nns__cmul(c, frames, nns__cmul(c, n, comps)));
+  }
+  return NNS_OK;
+}
+
+/* Window functions: each cosine term after the constant one costs 5 FLOPs
+ * per element (the angle's multiply and divide, the cosine, the
+ * coefficient, the add): Hann and Hamming 5, Blackman 10. */
+static nns_status cosine2_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 5);
+}
+static nns_status cosine3_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 10);
+}
+
+/* MelWeightMatrix: each element is a triangle filter evaluated at a bin:
+ * 2 compares with the filter's edges and a ramp (subtract, divide), 4
+ * FLOPs; the mel-scale edges themselves are per filter, not counted. */
+static nns_status mel_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 4);
+}
+
+/*
+ * SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss over l labels:
+ * (SCE only) a log-softmax of the scores, 5 * numel(scores) as Softmax;
+ * per label the gather, a negate, a compare with ignore_index when set and
+ * a multiply by the gathered weight when weights are given; the reduction
+ * adds the l values (sum), and mean also divides once and, with weights,
+ * sums the l weights. DMAs: inputs and outputs, plus (SCE) the
+ * log-probabilities written when output 1 does not already count them.
+ */
+static nns_status loss_cost(nns__ictx *cx, nns__cost *c, bool softmax) {
+  int64_t x = nns__in_count(cx, c, 0), l = nns__in_count(cx, c, 1);
+  if (x < 0 || l < 0)
+    return NNS__UNCOUNTED;
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  bool weights = nns__has_in(cx, 2);
+  int64_t per_label = 1 + (weights ? 1 : 0) +
+                      (nns__attr_has(cx, "ignore_index") ? 1 : 0);
+  const char *red = nns__attr_str(cx, "reduction");
+  int64_t f = nns__cmul(c, per_label, l);
+  if (strcmp(red, "sum") == 0)
+    f = nns__cadd(c, f, l);
+  else if (strcmp(red, "mean") == 0)
+    f = nns__cadd(c, f, nns__cadd(c, nns__cmul(c, weights ? 2 : 1, l), 1));
+  if (softmax) {
+    f = nns__cadd(c, f, nns__cmul(c, 5, x));
+    if (!nns__has_out(cx, 1))
+      c->dmas = nns__cadd(c, c->dmas, x);
+  }
+  c->flops = f;
+  return NNS_OK;
+}
+
+static nns_status sce_cost(nns__ictx *cx, nns__cost *c) {
+  return loss_cost(cx, c, true);
+}
+static nns_status nll_cost(nns__ictx *cx, nns__cost *c) {
+  return loss_cost(cx, c, false);
+}
+
+/* TfIdfVectorizer: n-gram counting is lookups (no FLOPs); the IDF and
+ * TFIDF modes multiply each output by its weight. DMAs: input, output. */
+static nns_status tfidf_cost(nns__ictx *cx, nns__cost *c) {
+  nns_status st = nns__cost_move(cx, c);
+  if (st != NNS_OK)
+    return st;
+  if (strcmp(nns__attr_str(cx, "mode"), "TF") != 0)
+    c->flops = nns__out_count(cx, c, 0);
+  return NNS_OK;
+}
+
+/*
+ * Optimizers: k FLOPs per element of the optimized tensors X (the first
+ * group after R and T), from the update formula of the ONNX definition;
+ * the scalar learning-rate schedule is not counted. DMAs: inputs, outputs.
+ *   Adagrad  9: G' = norm * X + G (2); H' = H + G'^2 (2); sqrt, + eps,
+ *              divide, * r, subtract (5).
+ *   Adam    15: G' (2); V' = alpha V + (1 - alpha) G' (3);
+ *              H' = beta H + (1 - beta) G'^2 (4); sqrt, + eps, divide,
+ *              * r, subtract (5); the post-update decay (1).
+ *   Momentum 7 (standard): G' (2); V' = alpha V + beta G' (3);
+ *              X - r V' (2). Nesterov 9: X - r (G' + alpha V') (4).
+ */
+static nns_status optimizer_cost(nns__ictx *cx, nns__cost *c, int groups,
+                                 int64_t k) {
+  int n = (nns__n_in(cx) - 2) / groups;
+  int64_t elems = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t e = nns__in_count(cx, c, 2 + i);
+    if (e < 0)
+      return NNS__UNCOUNTED;
+    elems = nns__cadd(c, elems, e);
+  }
+  nns_status st = nns__cost_move(cx, c);
+  if (st == NNS_OK)
+    c->flops = nns__cmul(c, k, elems);
+  return st;
+}
+
+static nns_status adagrad_cost(nns__ictx *cx, nns__cost *c) {
+  return optimizer_cost(cx, c, 3, 9);
+}
+static nns_status adam_cost(nns__ictx *cx, nns__cost *c) {
+  return optimizer_cost(cx, c, 4, 15);
+}
+static nns_status momentum_cost(nns__ictx *cx, nns__cost *c) {
+  bool nesterov = strcmp(nns__attr_str(cx, "mode"), "nesterov") == 0;
+  return optimizer_cost(cx, c, 3, nesterov ? 9 : 7);
+}
+
+/* Gradient's cost is that of the backward graph it stands for, which is
+ * not in the model: the node is listed as not counted. */
+static nns_status gradient_cost(nns__ictx *cx, nns__cost *c) {
+  (void)cx;
+  (void)c;
+  return NNS__UNCOUNTED;
+}
+
 /* ==== Table ==== */
 
 static const nns__attr_spec nms_attrs[] = {NNS__A_INT("center_point_box", 0),
@@ -670,26 +933,36 @@ static const nns__attr_spec gradient_attrs[] = {
 /* NonMaxSuppression-11 and the losses' opset-13 versions changed only
  * semantics details or type lists: one entry each. */
 const nns__op nns__ops_misc[] = {
-    {"", "NonMaxSuppression", 10, 17, "aaccc", nms_attrs, nms_shape, NULL},
-    {"", "Unique", 11, 17, "a", unique_attrs, unique_shape, unique_fold},
-    {"", "DFT", 17, 17, "ac", dft_attrs, dft_shape, NULL},
-    {"", "STFT", 17, 17, "acac", stft_attrs, stft_shape, NULL},
-    {"", "HannWindow", 17, 17, "c", window_attrs, window_shape, hann_fold},
+    {"", "NonMaxSuppression", 10, 17, "aaccc", nms_attrs, nms_shape, NULL,
+     .cost = nms_cost},
+    {"", "Unique", 11, 17, "a", unique_attrs, unique_shape, unique_fold,
+     .cost = unique_cost},
+    {"", "DFT", 17, 17, "ac", dft_attrs, dft_shape, NULL, .cost = dft_cost},
+    {"", "STFT", 17, 17, "acac", stft_attrs, stft_shape, NULL,
+     .cost = stft_cost},
+    {"", "HannWindow", 17, 17, "c", window_attrs, window_shape, hann_fold,
+     .cost = cosine2_cost},
     {"", "HammingWindow", 17, 17, "c", window_attrs, window_shape,
-     hamming_fold},
+     hamming_fold, .cost = cosine2_cost},
     {"", "BlackmanWindow", 17, 17, "c", window_attrs, window_shape,
-     blackman_fold},
-    {"", "MelWeightMatrix", 17, 17, "c", mel_attrs, mel_shape, NULL},
+     blackman_fold, .cost = cosine3_cost},
+    {"", "MelWeightMatrix", 17, 17, "c", mel_attrs, mel_shape, NULL,
+     .cost = mel_cost},
     {"", "SoftmaxCrossEntropyLoss", 12, 17, "aac", loss_attrs, loss_shape,
-     NULL},
+     NULL, .cost = sce_cost},
     {"", "NegativeLogLikelihoodLoss", 12, 17, "aac", loss_attrs, loss_shape,
-     NULL},
+     NULL, .cost = nll_cost},
     {"", "StringNormalizer", 10, 17, "a", strnorm_attrs, strnorm_shape,
-     strnorm_fold},
-    {"", "TfIdfVectorizer", 9, 17, "a", tfidf_attrs, tfidf_shape, NULL},
-    {TRAINING, "Adagrad", 1, 1, "cca", adagrad_attrs, adagrad_shape, NULL},
-    {TRAINING, "Adam", 1, 1, "cca", adam_attrs, adam_shape, NULL},
-    {TRAINING, "Momentum", 1, 1, "cca", momentum_attrs, momentum_shape, NULL},
-    {TRAINING, "Gradient", 1, 1, "a", gradient_attrs, gradient_shape, NULL},
+     strnorm_fold, .cost = nns__cost_move},
+    {"", "TfIdfVectorizer", 9, 17, "a", tfidf_attrs, tfidf_shape, NULL,
+     .cost = tfidf_cost},
+    {TRAINING, "Adagrad", 1, 1, "cca", adagrad_attrs, adagrad_shape, NULL,
+     .cost = adagrad_cost},
+    {TRAINING, "Adam", 1, 1, "cca", adam_attrs, adam_shape, NULL,
+     .cost = adam_cost},
+    {TRAINING, "Momentum", 1, 1, "cca", momentum_attrs, momentum_shape, NULL,
+     .cost = momentum_cost},
+    {TRAINING, "Gradient", 1, 1, "a", gradient_attrs, gradient_shape, NULL,
+     .cost = gradient_cost},
     NNS__OP_END,
 };

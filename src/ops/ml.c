@@ -9,10 +9,19 @@
  * the ONNX-ML inference functions; where those leave a dim open (or the
  * spec is ambiguous, as for SVM scores and map conversions) it stays a
  * fresh symbol or an unknown rank.
+ *
+ * Costs (docs/metrics.md): the linear models are matrix products (dot.h);
+ * SVMs count one kernel evaluation per support vector and sample; tree
+ * ensembles count, per sample, the comparisons on the longest root-to-leaf
+ * path of every tree (an upper bound of the nodes a sample visits); the
+ * element-wise transforms a few FLOPs per element; encoders, lookups and
+ * feature plumbing move data only. The model's coefficients live in
+ * attributes and are read once, as a weight is.
  */
+#include <stdlib.h>
 #include <string.h>
 
-#include "op.h"
+#include "dot.h"
 
 /* ==== Helpers ==== */
 
@@ -353,45 +362,394 @@ static const nns__attr_spec zipmap_attrs[] = {
     NNS__A_OPT("classlabels_int64s", INTS),
     NNS__A_OPT("classlabels_strings", STRINGS), NNS__A_END};
 
+/* ==== Costs: helpers ==== */
+
+/* Rows and features of an [N, F] or [F] input; false when unknown. */
+static bool rows_features(nns__ictx *cx, nns__cost *c, int64_t *n,
+                          int64_t *f) {
+  const nns__type *t = nns__in_type(cx, 0);
+  if (!t || t->rank < 1 || t->rank > 2)
+    return false;
+  *n = t->rank == 1 ? 1 : nns__dim_count(c, t->dims[0], cx->m);
+  *f = nns__dim_count(c, t->dims[t->rank - 1], cx->m);
+  return true;
+}
+
+/* FLOPs per score of a post_transform, as the matching activation in
+ * docs/metrics.md: LOGISTIC a Sigmoid (4), SOFTMAX(_ZERO) a Softmax (5),
+ * PROBIT an Erf-like inverse (6). */
+static int64_t post_flops(const nns__ictx *cx) {
+  const char *p = nns__attr_str(cx, "post_transform");
+  return strcmp(p, "LOGISTIC") == 0           ? 4
+         : strncmp(p, "SOFTMAX", 7) == 0      ? 5
+         : strcmp(p, "PROBIT") == 0           ? 6
+                                              : 0;
+}
+
+/* Adds the writes of every present output whose shape is known; an output
+ * of unknown rank (a map, a sequence) cannot be counted. */
+static nns_status add_outputs(nns__ictx *cx, nns__cost *c) {
+  for (int i = 0; i < nns__n_out(cx); i++) {
+    if (!nns__has_out(cx, i))
+      continue;
+    int64_t y = nns__out_count(cx, c, i);
+    if (y < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, y);
+  }
+  return NNS_OK;
+}
+
+static int64_t len_or_0(const nns__ictx *cx, const char *name) {
+  int32_t n = list_len(cx, name);
+  return n > 0 ? n : 0;
+}
+
+/* ==== Costs: element-wise and data movement ==== */
+
+/* Binarizer and Imputer: one compare per element. */
+static nns_status compare_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 1);
+}
+
+/* Scaler: (x - offset) * scale. */
+static nns_status scaler_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 2);
+}
+
+/* Normalizer per element: MAX a compare and a divide (2); L1 an abs, an
+ * add and a divide (3); L2 a multiply, an add and a divide (3; the one
+ * square root per row is not counted). */
+static nns_status normalizer_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c,
+                           strcmp(nns__attr_str(cx, "norm"), "MAX") ? 3 : 2);
+}
+
+/* ZipMap: every score is read and written into a map entry. */
+static nns_status zipmap_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0);
+  if (x < 0)
+    return NNS__UNCOUNTED;
+  c->flops = c->macs = 0;
+  c->dmas = nns__cmul(c, 2, x);
+  return NNS_OK;
+}
+
+/* ==== Costs: linear models ==== */
+
+/* LinearClassifier: scores = X [N, F] x coefficients [F, C] + intercepts,
+ * a Gemm; then the post_transform per score and the label choice, an
+ * argmax (C - 1 compares per row; 1 for a binary model with C = 1). */
+static nns_status linear_classifier_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f, k = len_or_0(cx, "coefficients"), x = nns__in_count(cx, c, 0);
+  if (!rows_features(cx, c, &n, &f) || f < 1 || x < 0 || k % f)
+    return NNS__UNCOUNTED;
+  int64_t classes = k / f, scores = nns__cmul(c, n, classes);
+  int64_t b = len_or_0(cx, "intercepts");
+  nns__matmul_cost(c, scores, f, x, k);
+  int64_t extra = nns__cmul(c, scores, (b ? 1 : 0) + post_flops(cx));
+  extra = nns__cadd(c, extra, nns__cmul(c, n, classes > 1 ? classes - 1 : 1));
+  c->flops = nns__cadd(c, c->flops, extra);
+  /* Reads X, coefficients, intercepts; writes labels and scores. */
+  c->dmas = nns__cadd(c, nns__cadd(c, x, k), b);
+  return add_outputs(cx, c);
+}
+
+/* LinearRegressor: X [N, F] x coefficients [F, T] + intercepts, and the
+ * post_transform per target. */
+static nns_status linear_regressor_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f, k = len_or_0(cx, "coefficients"), x = nns__in_count(cx, c, 0);
+  int64_t t = nns__attr_int(cx, "targets");
+  if (!rows_features(cx, c, &n, &f) || x < 0 || t < 1)
+    return NNS__UNCOUNTED;
+  int64_t y = nns__cmul(c, n, t), b = len_or_0(cx, "intercepts");
+  nns__matmul_cost(c, y, f, x, k);
+  c->dmas = nns__cadd(c, c->dmas, b);
+  c->flops = nns__cadd(c, c->flops,
+                       nns__cmul(c, y, (b ? 1 : 0) + post_flops(cx)));
+  return NNS_OK;
+}
+
+/* ==== Costs: SVMs ==== */
+
+/*
+ * FLOPs a kernel evaluation adds to the F-long dot product (F MACs, 2F - 1
+ * FLOPs) it is built on: LINEAR none; POLY gamma * d + c and the power
+ * (3); RBF the F differences and gamma * d, exp (F + 2); SIGMOID
+ * gamma * d + c and tanh (2 + 6).
+ */
+static int64_t kernel_extra(const nns__ictx *cx, int64_t f) {
+  const char *k = nns__attr_str(cx, "kernel_type");
+  return strcmp(k, "POLY") == 0      ? 3
+         : strcmp(k, "RBF") == 0     ? f + 2
+         : strcmp(k, "SIGMOID") == 0 ? 8
+                                     : 0;
+}
+
+/*
+ * The kernel part of an SVM: per sample, sv kernel evaluations of an
+ * F-long dot product, then `combine` multiply-adds of the kernel values
+ * with the coefficients. MACs = n (sv F + combine); FLOPs = 2 MACs plus
+ * the kernels' extras (kernel_extra). DMAs: X, the support vectors and
+ * coefficients (read once, as weights), the outputs.
+ */
+static nns_status svm_cost(nns__ictx *cx, nns__cost *c, int64_t n, int64_t f,
+                           int64_t sv, int64_t combine, int64_t extra_flops) {
+  int64_t per = nns__cadd(c, nns__cmul(c, sv, f), combine);
+  c->macs = nns__cmul(c, n, per);
+  int64_t kx = nns__cmul(c, sv, kernel_extra(cx, f));
+  c->flops = nns__cadd(c, nns__cmul(c, 2, c->macs),
+                       nns__cmul(c, n, nns__cadd(c, kx, extra_flops)));
+  c->dmas = nns__cadd(c, nns__in_count(cx, c, 0),
+                      nns__cadd(c, len_or_0(cx, "support_vectors"),
+                                len_or_0(cx, "coefficients")));
+  return add_outputs(cx, c);
+}
+
+/*
+ * SVMClassifier. With support vectors (sv = support_vectors / F, C =
+ * classes of vectors_per_class): the one-vs-one decision sums, for each of
+ * the C (C - 1) / 2 class pairs, the kernel values of both classes'
+ * vectors, so each vector is combined C - 1 times; each pair then adds its
+ * rho and votes (2 FLOPs). Without (a linear SVM): one F-long dot product
+ * per coefficient row plus its rho.
+ */
+static nns_status svm_classifier_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f;
+  if (!rows_features(cx, c, &n, &f) || f < 1 || nns__in_count(cx, c, 0) < 0)
+    return NNS__UNCOUNTED;
+  int64_t sv = len_or_0(cx, "support_vectors") / f;
+  int64_t classes = len_or_0(cx, "vectors_per_class");
+  if (sv > 0) {
+    int64_t pair = classes > 1 ? classes * (classes - 1) / 2 : 0;
+    return svm_cost(cx, c, n, f, sv,
+                    nns__cmul(c, sv, classes > 1 ? classes - 1 : 1),
+                    nns__cmul(c, 2, pair));
+  }
+  int64_t rows = len_or_0(cx, "coefficients") / f;
+  return svm_cost(cx, c, n, f, 0, nns__cmul(c, rows, f), rows);
+}
+
+/* SVMRegressor: n_supports kernel values combined with their coefficients
+ * (a linear SVM: one F-long dot product), plus rho and, for one_class,
+ * the sign test. */
+static nns_status svm_regressor_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f;
+  if (!rows_features(cx, c, &n, &f) || nns__in_count(cx, c, 0) < 0)
+    return NNS__UNCOUNTED;
+  int64_t sv = nns__attr_int(cx, "n_supports");
+  int64_t extra = 1 + (nns__attr_int(cx, "one_class") ? 1 : 0);
+  if (sv > 0)
+    return svm_cost(cx, c, n, f, sv, sv, extra);
+  return svm_cost(cx, c, n, f, 0, f, extra);
+}
+
+/* ==== Costs: tree ensembles ==== */
+
+typedef struct tree_node {
+  int64_t tree, id; /* nodes_treeids, nodes_nodeids */
+  int64_t index;    /* position in the attribute lists */
+} tree_node;
+
+static int tree_node_cmp(const void *pa, const void *pb) {
+  const tree_node *a = pa, *b = pb;
+  if (a->tree != b->tree)
+    return a->tree < b->tree ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Sorted position of node (tree, id), or -1. */
+static int64_t tree_find(const tree_node *s, int64_t n, int64_t tree,
+                         int64_t id) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    tree_node key = {tree, id, 0};
+    int r = tree_node_cmp(&s[mid], &key);
+    if (r == 0)
+      return mid;
+    if (r < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return -1;
+}
+
+/*
+ * Sum over the trees of the number of branch nodes on their longest
+ * root-to-leaf path, and the number of trees; -1 when the node attributes
+ * are inconsistent or hold a cycle. An iterative depth-first search (no
+ * recursion: a hostile tree may be deep), one visit per node.
+ */
+static int64_t tree_depths(nns__ictx *cx, nns__cost *c, int64_t *n_trees) {
+  const int64_t *tree, *id, *yes, *no;
+  const nns__attr *modes = nns__attr_get(cx, "nodes_modes");
+  int32_t n = nns__attr_ints(cx, "nodes_treeids", &tree);
+  *n_trees = 0;
+  if (n < 0) /* no nodes: an ensemble of no trees */
+    return 0;
+  if (nns__attr_ints(cx, "nodes_nodeids", &id) != n ||
+      nns__attr_ints(cx, "nodes_truenodeids", &yes) != n ||
+      nns__attr_ints(cx, "nodes_falsenodeids", &no) != n || !modes ||
+      modes->type != NNS__AT_STRINGS || modes->n != n)
+    return -1;
+  if (n == 0)
+    return 0;
+  tree_node *s = malloc((size_t)n * sizeof *s);
+  int64_t *depth = calloc((size_t)n, sizeof *depth);
+  int64_t *stack = malloc(((size_t)n * 2 + 1) * sizeof *stack);
+  uint8_t *state = calloc((size_t)n, 1); /* 0 new, 1 open, 2 done */
+  uint8_t *child = calloc((size_t)n, 1); /* referenced as a child */
+  int64_t total = -1;
+  if (!s || !depth || !stack || !state || !child)
+    goto done;
+  for (int32_t i = 0; i < n; i++)
+    s[i] = (tree_node){tree[i], id[i], i};
+  qsort(s, (size_t)n, sizeof *s, tree_node_cmp);
+  /* Children per sorted position: -1 for a leaf or a missing node. */
+#define KID(p, k)                                                              \
+  (strcmp(modes->strings[s[p].index], "LEAF") == 0                             \
+       ? -1                                                                    \
+       : tree_find(s, n, s[p].tree, (k) ? no[s[p].index] : yes[s[p].index]))
+  for (int64_t p = 0; p < n; p++)
+    for (int k = 0; k < 2; k++) {
+      int64_t q = KID(p, k);
+      if (q >= 0)
+        child[q] = 1;
+    }
+  total = 0;
+  int64_t tree_max = 0;
+  for (int64_t r = 0; r < n; r++) {
+    if (r == 0 || s[r].tree != s[r - 1].tree) {
+      total = nns__cadd(c, total, tree_max);
+      tree_max = 0;
+      ++*n_trees;
+    }
+    if (child[r] || state[r])
+      continue;
+    int64_t top = 0;
+    stack[top++] = r;
+    while (top > 0) {
+      int64_t p = stack[top - 1];
+      if (state[p] == 2) {
+        top--;
+      } else if (state[p] == 0) {
+        state[p] = 1;
+        for (int k = 0; k < 2; k++) {
+          int64_t q = KID(p, k);
+          if (q >= 0 && state[q] == 1) {
+            total = -1; /* a cycle */
+            goto done;
+          }
+          if (q >= 0 && state[q] == 0 && top < 2 * (int64_t)n + 1)
+            stack[top++] = q;
+        }
+      } else {
+        int64_t d = 0;
+        bool leaf = strcmp(modes->strings[s[p].index], "LEAF") == 0;
+        for (int k = 0; k < 2 && !leaf; k++) {
+          int64_t q = KID(p, k);
+          if (q >= 0 && depth[q] > d)
+            d = depth[q];
+        }
+        depth[p] = leaf ? 0 : d + 1;
+        state[p] = 2;
+        top--;
+      }
+    }
+    if (depth[r] > tree_max)
+      tree_max = depth[r];
+  }
+#undef KID
+  total = nns__cadd(c, total, tree_max);
+  /* A node no root reaches lies on a cycle of a rootless tree. */
+  for (int64_t p = 0; p < n && total >= 0; p++)
+    if (state[p] != 2)
+      total = -1;
+done:
+  free(s);
+  free(depth);
+  free(stack);
+  free(state);
+  free(child);
+  return total;
+}
+
+/*
+ * TreeEnsembleClassifier / Regressor, per sample: one compare per branch
+ * node on the longest path of every tree (an upper bound of the nodes a
+ * sample visits: a sample stops at its leaf); per tree, the leaf's weight
+ * added to each of the T output columns; the base values (T adds) and the
+ * post_transform per column. MACs 0. DMAs: X, the threshold of every node
+ * compared, the outputs.
+ */
+static nns_status tree_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f, trees, x = nns__in_count(cx, c, 0);
+  int64_t depths = tree_depths(cx, c, &trees);
+  const nns__type *z = nns__has_out(cx, 1) ? &cx->node->out[1]->type
+                       : nns__has_out(cx, 0) ? &cx->node->out[0]->type
+                                             : NULL;
+  if (!rows_features(cx, c, &n, &f) || x < 0 || depths < 0 || !z ||
+      z->rank != 2)
+    return NNS__UNCOUNTED;
+  int64_t t = nns__dim_count(c, z->dims[1], cx->m);
+  int64_t per = nns__cadd(c, depths, nns__cmul(c, trees, t));
+  per = nns__cadd(c, per, nns__cmul(c, t, (len_or_0(cx, "base_values") ? 1
+                                                                       : 0) +
+                                                 post_flops(cx)));
+  c->macs = 0;
+  c->flops = nns__cmul(c, n, per);
+  c->dmas = nns__cadd(c, x, nns__cmul(c, n, depths));
+  return add_outputs(cx, c);
+}
+
 /* ==== Table ==== */
 
 #define ML "ai.onnx.ml"
 
 const nns__op nns__ops_ml[] = {
-    {ML, "ArrayFeatureExtractor", 1, 3, "ac", NULL, array_feature_shape, NULL},
-    {ML, "Binarizer", 1, 3, "a", binarizer_attrs, same_shape, NULL},
-    {ML, "CastMap", 1, 3, "a", cast_map_attrs, cast_map_shape, NULL},
+    {ML, "ArrayFeatureExtractor", 1, 3, "ac", NULL, array_feature_shape, NULL,
+     .cost = nns__cost_move},
+    {ML, "Binarizer", 1, 3, "a", binarizer_attrs, same_shape, NULL,
+     .cost = compare_cost},
+    {ML, "CastMap", 1, 3, "a", cast_map_attrs, cast_map_shape, NULL,
+     .cost = nns__cost_move},
     {ML, "CategoryMapper", 1, 3, "a", category_mapper_attrs, swap_string_int,
-     NULL},
+     NULL, .cost = nns__cost_move},
     {ML, "DictVectorizer", 1, 3, "a", dict_vectorizer_attrs,
-     dict_vectorizer_shape, NULL},
+     dict_vectorizer_shape, NULL, .cost = nns__cost_move},
     {ML, "FeatureVectorizer", 1, 3, "a", feature_vectorizer_attrs,
-     feature_vectorizer_shape, NULL},
-    {ML, "Imputer", 1, 3, "a", imputer_attrs, same_shape, NULL},
+     feature_vectorizer_shape, NULL, .cost = nns__cost_move},
+    {ML, "Imputer", 1, 3, "a", imputer_attrs, same_shape, NULL,
+     .cost = compare_cost},
     {ML, "LabelEncoder", 1, 1, "a", label_encoder1_attrs, swap_string_int,
-     NULL},
+     NULL, .cost = nns__cost_move},
     {ML, "LabelEncoder", 2, 3, "a", label_encoder2_attrs,
-     label_encoder2_shape, NULL},
+     label_encoder2_shape, NULL, .cost = nns__cost_move},
     {ML, "LinearClassifier", 1, 3, "a", linear_classifier_attrs,
-     linear_classifier_shape, NULL},
+     linear_classifier_shape, NULL, .cost = linear_classifier_cost},
     {ML, "LinearRegressor", 1, 3, "a", linear_regressor_attrs,
-     linear_regressor_shape, NULL},
-    {ML, "Normalizer", 1, 3, "a", normalizer_attrs, same_shape_float, NULL},
+     linear_regressor_shape, NULL, .cost = linear_regressor_cost},
+    {ML, "Normalizer", 1, 3, "a", normalizer_attrs, same_shape_float, NULL,
+     .cost = normalizer_cost},
     {ML, "OneHotEncoder", 1, 3, "a", one_hot_encoder_attrs,
-     one_hot_encoder_shape, NULL},
-    {ML, "Scaler", 1, 3, "a", scaler_attrs, same_shape_float, NULL},
+     one_hot_encoder_shape, NULL, .cost = nns__cost_move},
+    {ML, "Scaler", 1, 3, "a", scaler_attrs, same_shape_float, NULL,
+     .cost = scaler_cost},
     {ML, "SVMClassifier", 1, 3, "a", svm_classifier_attrs,
-     svm_classifier_shape, NULL},
+     svm_classifier_shape, NULL, .cost = svm_classifier_cost},
     {ML, "SVMRegressor", 1, 3, "a", svm_regressor_attrs, svm_regressor_shape,
-     NULL},
+     NULL, .cost = svm_regressor_cost},
     {ML, "TreeEnsembleClassifier", 1, 2, "a", tree_classifier1_attrs,
-     tree_classifier_shape, NULL},
+     tree_classifier_shape, NULL, .cost = tree_cost},
     {ML, "TreeEnsembleClassifier", 3, 3, "a", tree_classifier3_attrs,
-     tree_classifier_shape, NULL},
+     tree_classifier_shape, NULL, .cost = tree_cost},
     {ML, "TreeEnsembleRegressor", 1, 2, "a", tree_regressor1_attrs,
-     tree_regressor_shape, NULL},
+     tree_regressor_shape, NULL, .cost = tree_cost},
     {ML, "TreeEnsembleRegressor", 3, 3, "a", tree_regressor3_attrs,
-     tree_regressor_shape, NULL},
-    {ML, "ZipMap", 1, 3, "a", zipmap_attrs, zipmap_shape, NULL},
+     tree_regressor_shape, NULL, .cost = tree_cost},
+    {ML, "ZipMap", 1, 3, "a", zipmap_attrs, zipmap_shape, NULL,
+     .cost = zipmap_cost},
     NNS__OP_END,
 };

@@ -7,9 +7,17 @@
  * than by ONNX, and have a single version (1). Where that document leaves a
  * size to the runtime (packed attention layouts, shared KV buffers), the
  * dim stays a fresh symbol rather than a guess.
+ *
+ * Costs (docs/metrics.md): a fused op costs what its unfused ops would, by
+ * the same formulas (dot.h: conv, matmul, layer norm; an activation by its
+ * own table entry's rule). The attention ops count the products, scaling,
+ * masking and softmax of scaled dot-product attention; DMAs are those of
+ * the unfused sequence, intermediates (Q, K, V, the score matrix) written
+ * and read back.
  */
 #include <string.h>
 
+#include "dot.h"
 #include "window.h"
 
 /* ==== FusedConv ==== */
@@ -325,6 +333,292 @@ static nns_status mha_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Costs: fused conv and matmul ==== */
+
+/* Elements of input i, 0 when absent; -1 when present with an unknown
+ * shape. */
+static int64_t opt_count(nns__ictx *cx, nns__cost *c, int i) {
+  return nns__has_in(cx, i) ? nns__in_count(cx, c, i) : 0;
+}
+
+/*
+ * The cost rule of another table entry (default domain) applied to this
+ * node, e.g. an activation fused into a conv: the entry is the one place
+ * its per-element count lives. NNS__UNCOUNTED when it has none.
+ */
+static nns_status entry_cost(nns__ictx *cx, const char *name, nns__cost *c) {
+  bool newer;
+  const nns__op *op = nns__op_find("", name, NNS__OPSET_MAX, &newer);
+  if (!op || !op->cost)
+    return NNS__UNCOUNTED;
+  nns__ictx sub = *cx;
+  sub.op = op;
+  sub.opset = NNS__OPSET_MAX;
+  return op->cost(&sub, c);
+}
+
+/*
+ * FusedConv = Conv (nns__conv_cost, as conv.c) + Z added to every output
+ * (numel(Y) FLOPs, numel(Z) read) + the activation, whose FLOPs per element
+ * are its own entry's (Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, Clip).
+ * Fusion saves the activation's own reads and writes: no DMAs for it.
+ */
+static nns_status fused_conv_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *w = nns__in_type(cx, 1);
+  int64_t y = nns__out_count(cx, c, 0), nw = nns__in_count(cx, c, 1);
+  int64_t nb = opt_count(cx, c, 2), nz = opt_count(cx, c, 3);
+  if (!w || w->rank < 3 || y < 0 || nw < 0 || nb < 0 || nz < 0)
+    return NNS__UNCOUNTED;
+  int64_t k = 1;
+  for (int32_t d = 2; d < w->rank; d++)
+    k = nns__cmul(c, k, nns__dim_count(c, w->dims[d], cx->m));
+  nns__conv_cost(c, y, nns__dim_count(c, w->dims[1], cx->m), k, nw, nb);
+  if (nns__has_in(cx, 3)) {
+    c->flops = nns__cadd(c, c->flops, y);
+    c->dmas = nns__cadd(c, c->dmas, nz);
+  }
+  const char *act = nns__attr_str(cx, "activation");
+  if (act[0]) {
+    nns__cost a = {0};
+    if (entry_cost(cx, act, &a) != NNS_OK)
+      return NNS__UNCOUNTED;
+    c->flops = nns__cadd(c, c->flops, a.flops);
+    c->symbolic |= a.symbolic;
+    c->overflow |= a.overflow;
+  }
+  return NNS_OK;
+}
+
+/*
+ * FusedMatMul = MatMul (nns__matmul_cost, as gemm.c) with the transposes
+ * free and alpha != 1 one multiply per output (as Gemm's alpha). With
+ * transBatchA/B the output's dims are not known: not counted.
+ */
+static nns_status fused_matmul_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *a = nns__in_type(cx, 0), *b = nns__in_type(cx, 1);
+  int64_t y = nns__out_count(cx, c, 0), na = nns__in_count(cx, c, 0),
+          nb = nns__in_count(cx, c, 1);
+  if (!a || !b || a->rank < 1 || b->rank < 1 || y < 0 || na < 0 || nb < 0 ||
+      nns__attr_int(cx, "transBatchA") || nns__attr_int(cx, "transBatchB"))
+    return NNS__UNCOUNTED;
+  bool ta = nns__attr_int(cx, "transA") && a->rank >= 2;
+  bool tb = nns__attr_int(cx, "transB") && b->rank >= 2;
+  nns__dim k = a->dims[a->rank - (ta ? 2 : 1)];
+  nns__dim kb = b->rank >= 2 ? b->dims[b->rank - (tb ? 1 : 2)] : b->dims[0];
+  if (k.sym && !kb.sym)
+    k = kb;
+  nns__matmul_cost(c, y, nns__dim_count(c, k, cx->m), na, nb);
+  if (nns__attr_float(cx, "alpha") != 1.0)
+    c->flops = nns__cadd(c, c->flops, y);
+  return NNS_OK;
+}
+
+/* ==== Costs: GELU family ==== */
+
+/* docs/metrics.md's Gelu: 8 FLOPs per element. */
+enum { GELU_FLOPS = 8 };
+
+/* Gelu, and FastGelu (its tanh approximation, counted as the Gelu it
+ * computes) plus the bias add when given. */
+static nns_status gelu_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, GELU_FLOPS + (nns__has_in(cx, 1) ? 1 : 0));
+}
+
+/* QuickGelu x * sigmoid(alpha x): a multiply, a Sigmoid (4), a multiply. */
+static nns_status quick_gelu_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 6);
+}
+
+/* ==== Costs: layer norms ==== */
+
+/* com.microsoft LayerNormalization has the inputs and outputs of ONNX's:
+ * its entry's rule counts it. */
+static nns_status layer_norm_cost(nns__ictx *cx, nns__cost *c) {
+  return entry_cost(cx, "LayerNormalization", c);
+}
+
+/*
+ * SkipLayerNormalization = input + skip (+ bias): numel FLOPs per add,
+ * skip and bias read; then a layer norm of the sum (nns__layer_norm_cost,
+ * with gamma and beta), and the optional mean, inv_std_var and sum outputs
+ * written.
+ */
+static nns_status skip_layer_norm_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), skip = nns__in_count(cx, c, 1);
+  int64_t gamma = opt_count(cx, c, 2), beta = opt_count(cx, c, 3),
+          bias = opt_count(cx, c, 4);
+  if (x < 0 || skip < 0 || gamma < 0 || beta < 0 || bias < 0)
+    return NNS__UNCOUNTED;
+  nns__layer_norm_cost(c, x, gamma, beta);
+  int64_t adds = nns__cmul(c, x, nns__has_in(cx, 4) ? 2 : 1);
+  c->flops = nns__cadd(c, c->flops, adds);
+  c->dmas = nns__cadd(c, c->dmas, nns__cadd(c, skip, bias));
+  for (int i = 1; i <= 3; i++) {
+    int64_t o = nns__has_out(cx, i) ? nns__out_count(cx, c, i) : 0;
+    if (o < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, o);
+  }
+  return NNS_OK;
+}
+
+/* ==== Costs: attention ==== */
+
+/*
+ * Scaled dot-product attention of b x s queries over l keys, h heads,
+ * query/key width dk and value width dv (all heads together):
+ *   Q Kt     b h s l dot products of dk / h: MACs b s l dk, FLOPs
+ *            2 MACs - b h s l; reads Q (b s dk) and K (b l dk), writes the
+ *            scores (b h s l);
+ *   scale    1 FLOP per score, and `per_score` more (a mask, a bias added);
+ *            fused into the product: no DMAs of their own;
+ *   softmax  5 FLOPs per score (Softmax's), scores read and written;
+ *   P V      b s dv dot products of l: MACs b s l dv, FLOPs 2 MACs - b s dv;
+ *            reads the probabilities and V (b l dv), writes the output.
+ * Adds the counts to *c.
+ */
+static void sdpa_cost(nns__cost *c, int64_t b, int64_t s, int64_t l,
+                      int64_t h, int64_t dk, int64_t dv, int64_t per_score) {
+  int64_t bs = nns__cmul(c, b, s), bl = nns__cmul(c, b, l);
+  int64_t scores = nns__cmul(c, nns__cmul(c, bs, h), l);
+  nns__cost qk = {0}, av = {0};
+  nns__dot_cost(&qk, scores, nns__cmul(c, nns__cmul(c, bs, l), dk),
+                nns__cmul(c, bs, dk), nns__cmul(c, bl, dk));
+  nns__dot_cost(&av, nns__cmul(c, bs, dv),
+                nns__cmul(c, nns__cmul(c, bs, l), dv), scores,
+                nns__cmul(c, bl, dv));
+  nns__cost_acc(c, &qk);
+  nns__cost_acc(c, &av);
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, scores, 6 + per_score));
+  c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, scores));
+}
+
+/* Adds numel(input i) to DMAs (and FLOPs per score when `per_score`),
+ * for the optional inputs: masks, biases, past. false when unknown. */
+static bool add_input(nns__ictx *cx, nns__cost *c, int i) {
+  int64_t n = opt_count(cx, c, i);
+  if (n < 0)
+    return false;
+  c->dmas = nns__cadd(c, c->dmas, n);
+  return true;
+}
+
+static bool add_output(nns__ictx *cx, nns__cost *c, int i) {
+  int64_t n = nns__has_out(cx, i) ? nns__out_count(cx, c, i) : 0;
+  if (n < 0)
+    return false;
+  c->dmas = nns__cadd(c, c->dmas, n);
+  return true;
+}
+
+/*
+ * Attention: the Q, K, V projection, a Gemm of [B*S, D] by weights
+ * [D, Dq + Dk + Dv] plus the bias (numel FLOPs, bias read), then
+ * sdpa_cost over L = past + S keys (the allocated length when the past
+ * buffer is shared: an upper bound). A mask (mask_index) or
+ * unidirectional adds 1 FLOP per score, a relative position bias 1 more.
+ * past is read and present written (the concatenation). do_rotary's
+ * rotation of Q and K is not counted.
+ *
+ * For input [2, 4, 8], weights [8, 24], 2 heads: MACs 2*4*8*24 +
+ * 2*4*4*8 + 2*4*4*8 = 1536 + 256 + 256.
+ */
+static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *x = nns__in_type(cx, 0), *w = nns__in_type(cx, 1);
+  const nns__type *past = nns__in_type(cx, 4);
+  int64_t heads = nns__attr_int(cx, "num_heads");
+  int64_t nx = nns__in_count(cx, c, 0), nw = nns__in_count(cx, c, 1);
+  int64_t nbias = opt_count(cx, c, 2);
+  if (!x || x->rank != 3 || !w || w->rank != 2 || heads < 1 || nx < 0 ||
+      nw < 0 || nbias < 0)
+    return NNS__UNCOUNTED;
+  int64_t b = nns__dim_count(c, x->dims[0], cx->m);
+  int64_t s = nns__dim_count(c, x->dims[1], cx->m);
+  int64_t d = nns__dim_count(c, x->dims[2], cx->m);
+  int64_t dqkv = nns__dim_count(c, w->dims[1], cx->m), dk = dqkv / 3,
+          dv = dqkv / 3;
+  const int64_t *qkv;
+  if (nns__attr_ints(cx, "qkv_hidden_sizes", &qkv) == 3) {
+    dk = qkv[1];
+    dv = qkv[2];
+  }
+  int64_t l = s;
+  if (past && past->rank == 5) {
+    int64_t p = nns__dim_count(c, past->dims[3], cx->m);
+    l = nns__attr_int(cx, "past_present_share_buffer") ? p
+                                                       : nns__cadd(c, p, s);
+  } else if (nns__has_in(cx, 4)) {
+    return NNS__UNCOUNTED;
+  }
+  int64_t bs = nns__cmul(c, b, s);
+  nns__matmul_cost(c, nns__cmul(c, bs, dqkv), d, nx, nw);
+  if (nns__has_in(cx, 2)) {
+    c->flops = nns__cadd(c, c->flops, nns__cmul(c, bs, dqkv));
+    c->dmas = nns__cadd(c, c->dmas, nbias);
+  }
+  int64_t per_score =
+      (nns__has_in(cx, 3) || nns__attr_int(cx, "unidirectional") ? 1 : 0) +
+      (nns__has_in(cx, 5) ? 1 : 0);
+  sdpa_cost(c, b, s, l, heads, dk, dv, per_score);
+  for (int i = 3; i <= 5; i++)
+    if (!add_input(cx, c, i))
+      return NNS__UNCOUNTED;
+  return add_output(cx, c, 1) ? NNS_OK : NNS__UNCOUNTED;
+}
+
+/*
+ * MultiHeadAttention: Q, K, V come projected, so sdpa_cost alone, over
+ * the keys of key (or packed KV / QKV) plus past_key, with the bias (when
+ * given) added to Q, K and V first (one FLOP per element) and a key
+ * padding mask or relative position bias 1 FLOP per score each. Masks,
+ * biases and past are read, present_key/value written.
+ */
+static nns_status mha_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *q = nns__in_type(cx, 0), *k = nns__in_type(cx, 1);
+  const nns__type *v = nns__in_type(cx, 2), *pk = nns__in_type(cx, 6);
+  const nns__type *y = nns__has_out(cx, 0) ? &cx->node->out[0]->type : NULL;
+  int64_t heads = nns__attr_int(cx, "num_heads");
+  if (!q || (q->rank != 3 && q->rank != 5) || !y || y->rank != 3 ||
+      heads < 1)
+    return NNS__UNCOUNTED;
+  int64_t b = nns__dim_count(c, y->dims[0], cx->m);
+  int64_t s = nns__dim_count(c, y->dims[1], cx->m);
+  int64_t dv = nns__dim_count(c, y->dims[2], cx->m);
+  int64_t dk = q->rank == 3 ? nns__dim_count(c, q->dims[2], cx->m)
+                            : nns__cmul(c, nns__dim_count(c, q->dims[2], cx->m),
+                                        nns__dim_count(c, q->dims[4], cx->m));
+  int64_t l; /* keys of this call */
+  if (q->rank == 5)
+    l = s;
+  else if (k && (k->rank == 3 || k->rank == 5))
+    l = nns__dim_count(c, k->dims[1], cx->m);
+  else if (k && k->rank == 4)
+    l = nns__dim_count(c, k->dims[2], cx->m);
+  else if (v && v->rank == 4)
+    l = nns__dim_count(c, v->dims[2], cx->m);
+  else
+    return NNS__UNCOUNTED;
+  int64_t total = l;
+  if (pk && pk->rank == 4 && !(k && k->rank == 4))
+    total = nns__cadd(c, l, nns__dim_count(c, pk->dims[2], cx->m));
+  int64_t per_score = (nns__has_in(cx, 4) ? 1 : 0) + (nns__has_in(cx, 5) ? 1
+                                                                         : 0);
+  *c = (nns__cost){.symbolic = c->symbolic, .overflow = c->overflow};
+  sdpa_cost(c, b, s, total, heads, dk, dv, per_score);
+  if (nns__has_in(cx, 3)) {
+    int64_t bq = nns__cmul(c, nns__cmul(c, b, s), dk);
+    int64_t bkv = nns__cmul(c, nns__cmul(c, b, l), nns__cadd(c, dk, dv));
+    c->flops = nns__cadd(c, c->flops, nns__cadd(c, bq, bkv));
+  }
+  for (int i = 3; i <= 7; i++)
+    if (!add_input(cx, c, i))
+      return NNS__UNCOUNTED;
+  for (int i = 1; i <= 2; i++)
+    if (!add_output(cx, c, i))
+      return NNS__UNCOUNTED;
+  return NNS_OK;
+}
+
 /* ==== Table ==== */
 
 static const nns__attr_spec fused_conv_attrs[] = {
@@ -360,19 +654,22 @@ static const nns__attr_spec mha_attrs[] = {
 #define MS "com.microsoft"
 
 const nns__op nns__ops_msft[] = {
-    {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs, fused_conv_shape, NULL},
+    {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs, fused_conv_shape, NULL,
+     .cost = fused_conv_cost},
     {MS, "FusedMatMul", 1, 1, "aw", fused_matmul_attrs, fused_matmul_shape,
-     NULL},
-    {MS, "Gelu", 1, 1, "a", NULL, same_shape, NULL},
-    {MS, "FastGelu", 1, 1, "ab", NULL, bias_shape, NULL},
-    {MS, "BiasGelu", 1, 1, "ab", NULL, bias_shape, NULL},
-    {MS, "QuickGelu", 1, 1, "a", quick_gelu_attrs, same_shape, NULL},
+     NULL, .cost = fused_matmul_cost},
+    {MS, "Gelu", 1, 1, "a", NULL, same_shape, NULL, .cost = gelu_cost},
+    {MS, "FastGelu", 1, 1, "ab", NULL, bias_shape, NULL, .cost = gelu_cost},
+    {MS, "BiasGelu", 1, 1, "ab", NULL, bias_shape, NULL, .cost = gelu_cost},
+    {MS, "QuickGelu", 1, 1, "a", quick_gelu_attrs, same_shape, NULL,
+     .cost = quick_gelu_cost},
     {MS, "LayerNormalization", 1, 1, "awb", layer_norm_attrs,
-     layer_norm_shape, NULL},
+     layer_norm_shape, NULL, .cost = layer_norm_cost},
     {MS, "SkipLayerNormalization", 1, 1, "aawbb", skip_layer_norm_attrs,
-     skip_layer_norm_shape, NULL},
+     skip_layer_norm_shape, NULL, .cost = skip_layer_norm_cost},
     {MS, "Attention", 1, 1, "awbcaaac", attention_attrs, attention_shape,
-     NULL},
-    {MS, "MultiHeadAttention", 1, 1, "aaabcaaa", mha_attrs, mha_shape, NULL},
+     NULL, .cost = attention_cost},
+    {MS, "MultiHeadAttention", 1, 1, "aaabcaaa", mha_attrs, mha_shape, NULL,
+     .cost = mha_cost},
     NNS__OP_END,
 };

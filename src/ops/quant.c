@@ -9,6 +9,13 @@
  * a 1-D tensor as long as the input's `axis` (per-axis). DequantizeLinear
  * folds, since quantized models often store small constants (biases,
  * shape-related tensors) as integers behind a DequantizeLinear.
+ *
+ * Costs (docs/metrics.md), per element of the input, as the ONNX formulas
+ * read: QuantizeLinear y = saturate(round(x / scale) + zero_point) is 5
+ * FLOPs (divide, round, add, and the saturation as a Clip's 2);
+ * DequantizeLinear y = (x - zero_point) * scale is 2 (1 without a zero
+ * point). DMAs: every input (scale and zero point included) plus the
+ * output, as element-wise ops.
  */
 #include <math.h>
 
@@ -123,20 +130,50 @@ static nns_status dynamic_quantize_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Costs ==== */
+
+static nns_status quantize_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, 5);
+}
+
+static nns_status dequantize_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_eltwise(cx, c, nns__has_in(cx, 2) ? 2 : 1);
+}
+
+/*
+ * DynamicQuantizeLinear: one pass for the range (a min and a max per
+ * element, 2n), the scalar scale and zero point (min(0, lo), max(0, hi),
+ * (hi - lo) / 255, round(-lo / scale) and its saturation: 9 FLOPs), and a
+ * QuantizeLinear pass (5n, the zero point already saturated still added).
+ * DMAs: the input is read twice (range, then quantize), the outputs
+ * written once.
+ */
+static nns_status dynamic_quantize_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n = nns__in_count(cx, c, 0);
+  if (n < 0)
+    return NNS__UNCOUNTED;
+  c->flops = nns__cadd(c, nns__cmul(c, 7, n), 9);
+  c->macs = 0;
+  c->dmas = nns__cadd(c, nns__cmul(c, 3, n), 2);
+  return NNS_OK;
+}
+
 /* ==== Table ==== */
 
 static const nns__attr_spec axis_attrs[] = {NNS__A_INT("axis", 1),
                                             NNS__A_END};
 
 const nns__op nns__ops_quant[] = {
-    {"", "QuantizeLinear", 10, 12, "acc", NULL, quantize_shape, NULL},
-    {"", "QuantizeLinear", 13, 17, "acc", axis_attrs, quantize_shape, NULL},
+    {"", "QuantizeLinear", 10, 12, "acc", NULL, quantize_shape, NULL,
+     .cost = quantize_cost},
+    {"", "QuantizeLinear", 13, 17, "acc", axis_attrs, quantize_shape, NULL,
+     .cost = quantize_cost},
     /* A DequantizeLinear of an initializer is a quantized weight. */
     {"", "DequantizeLinear", 10, 12, "wcc", NULL, dequantize_shape,
-     dequantize_fold},
+     dequantize_fold, .cost = dequantize_cost},
     {"", "DequantizeLinear", 13, 17, "wcc", axis_attrs, dequantize_shape,
-     dequantize_fold},
+     dequantize_fold, .cost = dequantize_cost},
     {"", "DynamicQuantizeLinear", 11, 17, "a", NULL, dynamic_quantize_shape,
-     NULL},
+     NULL, .cost = dynamic_quantize_cost},
     NNS__OP_END,
 };

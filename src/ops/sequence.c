@@ -11,6 +11,13 @@
  * positions, its exact elements are found again by walking back through
  * its producers (seq_elems), so SequenceAt, SequenceLength and
  * ConcatFromSequence can be exact.
+ *
+ * Costs (docs/metrics.md): a sequence holds its tensors by reference, so
+ * building, reading and editing one (Construct, Insert, At, Erase, Length)
+ * and wrapping a value in an optional are views with no cost. The two ops
+ * that cut a tensor into a sequence or join one back copy every element:
+ * SplitToSequence 2 * numel(input), ConcatFromSequence 2 * numel(output)
+ * DMAs, as Split and Concat. SequenceMap runs its body once per element.
  */
 #include <string.h>
 
@@ -509,6 +516,67 @@ static nns_status optional_get_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Costs ==== */
+
+/* SplitToSequence: the pieces partition the input; each element is read
+ * once and written once. */
+static nns_status split_to_seq_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n = nns__in_count(cx, c, 0);
+  if (n < 0)
+    return NNS__UNCOUNTED;
+  c->flops = c->macs = 0;
+  c->dmas = nns__cmul(c, 2, n);
+  return NNS_OK;
+}
+
+/* ConcatFromSequence: every element of the output is read from an element
+ * of the sequence and written once. */
+static nns_status concat_from_seq_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n = nns__out_count(cx, c, 0);
+  if (n < 0)
+    return NNS__UNCOUNTED;
+  c->flops = c->macs = 0;
+  c->dmas = nns__cmul(c, 2, n);
+  return NNS_OK;
+}
+
+/*
+ * SequenceMap: the body's cost (from the analysis, on the element types it
+ * was inferred with) times the number of elements, when the first sequence
+ * input's length is known (seq_elems). Otherwise one run of the body,
+ * flagged unbounded. Collecting the outputs into sequences is a view.
+ */
+static nns_status seq_map_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__attr *a = nns__attr_get(cx, "body");
+  nns__graph *g = a && a->type == NNS__AT_GRAPH ? a->g : NULL;
+  nns__cost body = {0};
+  if (!cx->cost_subgraph || !g)
+    return NNS__UNCOUNTED;
+  nns_status st = cx->cost_subgraph(cx, g, &body);
+  if (st != NNS_OK)
+    return st;
+  *c = (nns__cost){0};
+  int64_t n = -1;
+  for (int i = 0; i < nns__n_in(cx) && n < 0; i++) {
+    const nns__type *t = nns__in_type(cx, i);
+    nns__type *el;
+    if (t && t->kind == NNS_KIND_SEQUENCE)
+      n = seq_elems(cx, nns__in(cx, i), &el, 0);
+  }
+  if (n < 0) {
+    n = 1;
+    c->unbounded = true;
+  }
+  c->flops = nns__cmul(c, body.flops, n);
+  c->macs = nns__cmul(c, body.macs, n);
+  c->dmas = nns__cmul(c, body.dmas, n);
+  c->symbolic |= body.symbolic;
+  c->unbounded |= body.unbounded;
+  c->partial |= body.partial;
+  c->overflow |= body.overflow;
+  return NNS_OK;
+}
+
 /* ==== Table ==== */
 
 static const nns__attr_spec empty_attrs[] = {NNS__A_INT("dtype", 1),
@@ -523,21 +591,29 @@ static const nns__attr_spec optional_attrs[] = {NNS__A_OPT("type", TYPE_PROTO),
                                                 NNS__A_END};
 
 const nns__op nns__ops_sequence[] = {
-    {"", "SequenceEmpty", 11, 17, "", empty_attrs, seq_empty_shape, NULL},
-    {"", "SequenceConstruct", 11, 17, "a", NULL, seq_construct_shape, NULL},
-    {"", "SequenceInsert", 11, 17, "aac", NULL, seq_insert_shape, NULL},
-    {"", "SequenceAt", 11, 17, "ac", NULL, seq_at_shape, NULL},
-    {"", "SequenceErase", 11, 17, "ac", NULL, seq_erase_shape, NULL},
+    {"", "SequenceEmpty", 11, 17, "", empty_attrs, seq_empty_shape, NULL,
+     .cost = nns__cost_view},
+    {"", "SequenceConstruct", 11, 17, "a", NULL, seq_construct_shape, NULL,
+     .cost = nns__cost_view},
+    {"", "SequenceInsert", 11, 17, "aac", NULL, seq_insert_shape, NULL,
+     .cost = nns__cost_view},
+    {"", "SequenceAt", 11, 17, "ac", NULL, seq_at_shape, NULL,
+     .cost = nns__cost_view},
+    {"", "SequenceErase", 11, 17, "ac", NULL, seq_erase_shape, NULL,
+     .cost = nns__cost_view},
     {"", "SequenceLength", 11, 17, "a", NULL, seq_length_shape,
-     seq_length_fold, true},
+     seq_length_fold, true, .cost = nns__cost_view},
     {"", "SplitToSequence", 11, 17, "ac", split_attrs, split_to_seq_shape,
-     NULL},
+     NULL, .cost = split_to_seq_cost},
     {"", "ConcatFromSequence", 11, 17, "a", concat_attrs,
-     concat_from_seq_shape, NULL},
-    {"", "SequenceMap", 17, 17, "a", map_attrs, seq_map_shape, NULL},
-    {"", "Optional", 15, 17, "a", optional_attrs, optional_shape, NULL},
+     concat_from_seq_shape, NULL, .cost = concat_from_seq_cost},
+    {"", "SequenceMap", 17, 17, "a", map_attrs, seq_map_shape, NULL,
+     .cost = seq_map_cost},
+    {"", "Optional", 15, 17, "a", optional_attrs, optional_shape, NULL,
+     .cost = nns__cost_view},
     {"", "OptionalHasElement", 15, 17, "a", NULL, optional_has_shape,
-     optional_has_fold, true},
-    {"", "OptionalGetElement", 15, 17, "a", NULL, optional_get_shape, NULL},
+     optional_has_fold, true, .cost = nns__cost_view},
+    {"", "OptionalGetElement", 15, 17, "a", NULL, optional_get_shape, NULL,
+     .cost = nns__cost_view},
     NNS__OP_END,
 };

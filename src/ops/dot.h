@@ -1,0 +1,92 @@
+/*
+ * dot.h - the cost formulas of the ops built from dot products and of the
+ * normalisations, written once (docs/metrics.md) and shared by every family
+ * that has such an op: Conv and its fused / quantized variants, MatMul and
+ * Gemm-like products (FusedMatMul, the attention products, the ONNX-ML
+ * linear models), LayerNormalization and the contrib layer norms.
+ *
+ * The helpers take counts, not shapes: each family reads its own inputs
+ * (whose positions differ between Conv, QLinearConv and FusedConv) and hands
+ * the element counts here, so that the formula itself has one place. All
+ * arithmetic saturates through nns__cmul / nns__cadd; negative counts (an
+ * unknown shape) must be caught by the caller, which then returns
+ * NNS__UNCOUNTED.
+ */
+#ifndef NNS_OPS_DOT_H
+#define NNS_OPS_DOT_H
+
+#include "op.h"
+
+/*
+ * Dot products in general: y outputs, each the sum of its share of `macs`
+ * products (macs / y of them), reading a and b elements.
+ *   MACs  = macs
+ *   FLOPs = 2 macs - y   (the first product of each sum needs no add)
+ *   DMAs  = a + b + y
+ * Attention's products use this form: with h heads of hidden / h dims,
+ * their MACs are whole multiples of `hidden` even when hidden is symbolic.
+ */
+static inline void nns__dot_cost(nns__cost *c, int64_t y, int64_t macs,
+                                 int64_t a, int64_t b) {
+  c->macs = macs;
+  c->flops = nns__cmul(c, 2, macs);
+  if (c->flops < INT64_MAX)
+    c->flops = c->flops > y ? c->flops - y : 0;
+  c->dmas = nns__cadd(c, nns__cadd(c, a, b), y);
+}
+
+/*
+ * A (batched) matrix product (METRICS MatMul row): y output elements, each
+ * a dot product of length k; a and b the operands' element counts.
+ *   MACs  = y * k
+ *   FLOPs = y * (2k - 1)
+ *   DMAs  = a + b + y
+ */
+static inline void nns__matmul_cost(nns__cost *c, int64_t y, int64_t k,
+                                    int64_t a, int64_t b) {
+  nns__dot_cost(c, y, nns__cmul(c, y, k), a, b);
+}
+
+/*
+ * A convolution (METRICS Conv row): y output elements, each a dot product
+ * of length cin_per_group * kernel; w and b the weight and bias element
+ * counts (b = 0 without bias). X is read once per MAC.
+ *   MACs  = y * cin_g * k
+ *   FLOPs = y * (2 * cin_g * k - 1) + (b ? y : 0)
+ *   DMAs  = y * cin_g * k + w + b + y
+ */
+static inline void nns__conv_cost(nns__cost *c, int64_t y, int64_t cin_g,
+                                  int64_t kernel, int64_t w, int64_t b) {
+  int64_t macs = nns__cmul(c, y, nns__cmul(c, cin_g, kernel));
+  nns__dot_cost(c, y, macs, macs, w);
+  if (b > 0) {
+    c->flops = nns__cadd(c, c->flops, y);
+    c->dmas = nns__cadd(c, c->dmas, b);
+  }
+}
+
+/*
+ * Layer normalisation over x elements (METRICS LayerNormalization row),
+ * with scale and bias element counts:
+ *   FLOPs = 8x, MACs = 2x, DMAs = 2x + scale + bias
+ */
+static inline void nns__layer_norm_cost(nns__cost *c, int64_t x,
+                                        int64_t scale, int64_t bias) {
+  c->flops = nns__cmul(c, 8, x);
+  c->macs = nns__cmul(c, 2, x);
+  c->dmas = nns__cadd(c, nns__cmul(c, 2, x),
+                      nns__cadd(c, scale > 0 ? scale : 0, bias > 0 ? bias : 0));
+}
+
+/* c += d, counts and flags (saturating). */
+static inline void nns__cost_acc(nns__cost *c, const nns__cost *d) {
+  c->flops = nns__cadd(c, c->flops, d->flops);
+  c->macs = nns__cadd(c, c->macs, d->macs);
+  c->dmas = nns__cadd(c, c->dmas, d->dmas);
+  c->symbolic |= d->symbolic;
+  c->unbounded |= d->unbounded;
+  c->partial |= d->partial;
+  c->overflow |= d->overflow;
+}
+
+#endif
