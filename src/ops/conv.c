@@ -7,8 +7,18 @@
  * X, input channels equal to W's channels times group, bias length equal
  * to the output channels.
  *
+ * Their costs (docs/metrics.md, rows Conv and ConvTranspose) count, per
+ * output element (transposed: per input element), W.shape[1] channels times
+ * k kernel taps of multiply-accumulates; the quantized forms count the same
+ * MACs and, in FLOPs, the zero-point subtractions and requantization a
+ * straightforward integer kernel does. Their receptive field is the
+ * window's (window.h), from the same attributes as the shape.
+ *
  * DeformConv (opset 19) is beyond the opsets this table covers.
  */
+#include <string.h>
+
+#include "dot.h"
 #include "window.h"
 
 /* ==== Shared rule ==== */
@@ -126,32 +136,154 @@ static nns_status conv_rule(nns__ictx *cx, const conv_io *io, int32_t dtype) {
              : nns__window_out_dims(cx, &w, tx->dims + 2, y + 2);
 }
 
+/* ==== Cost ==== */
+
+typedef enum conv_kind {
+  CONV_FLOAT,   /* Conv, ConvTranspose */
+  CONV_INTEGER, /* ConvInteger: optional zero points at inputs 2 and 3 */
+  CONV_QLINEAR  /* QLinearConv: zero points at 2 and 5, y_scale, y_zp */
+} conv_kind;
+
+/*
+ * Conv: dot.h's nns__conv_cost (MACs numel(Y) * W.shape[1] * k, that is
+ * Cin/g * k; FLOPs 2*MACs - numel(Y), + numel(Y) for a bias; DMAs X read
+ * once per MAC, every other input once, Y written once). ConvTranspose
+ * (its own row): MACs numel(X) * W.shape[1] * k (Cout/g * k), FLOPs
+ * 2*MACs (no add saved: its outputs gather overlapping sums) + numel(Y)
+ * for a bias, DMAs alike.
+ *
+ * Integer forms: the same MACs (an integer MAC is still a MAC). FLOPs count
+ * arithmetic whatever the type: the products and sums as above, plus one
+ * subtraction per element of X and of W for each zero point present, plus
+ * (QLinearConv) the bias add and two operations per output to requantize
+ * (scale multiply, zero-point add; rounding and saturation not counted).
+ */
+static nns_status conv_cost_rule(nns__ictx *cx, const conv_io *io,
+                                 conv_kind kind, nns__cost *c) {
+  const nns__type *tw = nns__in_type(cx, io->w);
+  int64_t y = nns__out_count(cx, c, 0), x = nns__in_count(cx, c, io->x);
+  if (!tw || tw->rank < 2 || y < 0 || x < 0)
+    return NNS__UNCOUNTED;
+  int64_t cin_g = nns__dim_count(c, tw->dims[1], cx->m), k = 1;
+  for (int32_t a = 2; a < tw->rank; a++)
+    k = nns__cmul(c, k, nns__dim_count(c, tw->dims[a], cx->m));
+  /* Every input but X and the bias is read once, as a weight. */
+  int64_t w = 0, bias = 0;
+  for (int i = 0; i < nns__n_in(cx); i++) {
+    if (i == io->x || !nns__has_in(cx, i))
+      continue;
+    int64_t n = nns__in_count(cx, c, i);
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    if (i == io->b)
+      bias = n;
+    else
+      w = nns__cadd(c, w, n);
+  }
+  if (!io->transposed) {
+    nns__conv_cost(c, y, cin_g, k, w, bias);
+  } else {
+    c->macs = nns__cmul(c, x, nns__cmul(c, cin_g, k));
+    c->flops = nns__cmul(c, 2, c->macs);
+    if (bias > 0)
+      c->flops = nns__cadd(c, c->flops, y);
+    c->dmas = nns__cadd(c, nns__cadd(c, c->macs, w), nns__cadd(c, bias, y));
+  }
+  int64_t tw_count = nns__in_count(cx, c, io->w);
+  if (kind == CONV_INTEGER) {
+    if (nns__has_in(cx, 2))
+      c->flops = nns__cadd(c, c->flops, x);
+    if (nns__has_in(cx, 3))
+      c->flops = nns__cadd(c, c->flops, tw_count);
+  } else if (kind == CONV_QLINEAR) {
+    c->flops = nns__cadd(c, c->flops, nns__cadd(c, x, tw_count));
+    c->flops = nns__cadd(c, c->flops, nns__cmul(c, 2, y));
+  }
+  return NNS_OK;
+}
+
+/* ==== Receptive field ==== */
+
+/* The window of a conv-like node, read as its shape rule reads it. */
+static nns_status conv_window(nns__ictx *cx, const conv_io *io,
+                              nns__window *w) {
+  const nns__type *tx = nns__in_type(cx, io->x), *tw = nns__in_type(cx, io->w);
+  int32_t rx = tx ? tx->rank : -1, rw = tw ? tw->rank : -1;
+  int32_t rank = rx >= 0 ? rx : rw;
+  if (rank < 2)
+    return NNS__UNCOUNTED;
+  return nns__window_read(cx, rank - 2, rw == rank ? tw->dims + 2 : NULL, w);
+}
+
+static nns_status conv_rf_rule(nns__ictx *cx, const conv_io *io,
+                               const nns_rf *in, nns_rf *out) {
+  nns__window w;
+  nns_status st = conv_window(cx, io, &w);
+  if (st != NNS_OK) {
+    memset(out, 0, sizeof *out);
+    return NNS__UNCOUNTED;
+  }
+  return nns__window_rf(cx, &w, io->transposed, in, out);
+}
+
 /* ==== Entries ==== */
 
+static const conv_io conv_io_float = {.x = 0, .w = 1, .b = 2,
+                                      .same_dtype = true};
+static const conv_io conv_io_transposed = {.x = 0, .w = 1, .b = 2,
+                                           .transposed = true,
+                                           .same_dtype = true};
+static const conv_io conv_io_integer = {.x = 0, .w = 1, .b = -1};
+static const conv_io conv_io_qlinear = {.x = 0, .w = 3, .b = 8};
+
+static nns_status conv_cost(nns__ictx *cx, nns__cost *c) {
+  return conv_cost_rule(cx, &conv_io_float, CONV_FLOAT, c);
+}
+static nns_status conv_transpose_cost(nns__ictx *cx, nns__cost *c) {
+  return conv_cost_rule(cx, &conv_io_transposed, CONV_FLOAT, c);
+}
+static nns_status conv_integer_cost(nns__ictx *cx, nns__cost *c) {
+  return conv_cost_rule(cx, &conv_io_integer, CONV_INTEGER, c);
+}
+static nns_status qlinear_conv_cost(nns__ictx *cx, nns__cost *c) {
+  return conv_cost_rule(cx, &conv_io_qlinear, CONV_QLINEAR, c);
+}
+
+static nns_status conv_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  return conv_rf_rule(cx, &conv_io_float, in, out);
+}
+static nns_status conv_transpose_rf(nns__ictx *cx, const nns_rf *in,
+                                    nns_rf *out) {
+  return conv_rf_rule(cx, &conv_io_transposed, in, out);
+}
+static nns_status conv_integer_rf(nns__ictx *cx, const nns_rf *in,
+                                  nns_rf *out) {
+  return conv_rf_rule(cx, &conv_io_integer, in, out);
+}
+static nns_status qlinear_conv_rf(nns__ictx *cx, const nns_rf *in,
+                                  nns_rf *out) {
+  return conv_rf_rule(cx, &conv_io_qlinear, in, out);
+}
+
 static nns_status conv_shape(nns__ictx *cx) {
-  conv_io io = {.x = 0, .w = 1, .b = 2, .same_dtype = true};
   int32_t dt = nns__in_dtype(cx, 0);
-  return conv_rule(cx, &io, dt ? dt : nns__in_dtype(cx, 1));
+  return conv_rule(cx, &conv_io_float, dt ? dt : nns__in_dtype(cx, 1));
 }
 
 static nns_status conv_transpose_shape(nns__ictx *cx) {
-  conv_io io = {.x = 0, .w = 1, .b = 2, .transposed = true,
-                .same_dtype = true};
   int32_t dt = nns__in_dtype(cx, 0);
-  return conv_rule(cx, &io, dt ? dt : nns__in_dtype(cx, 1));
+  return conv_rule(cx, &conv_io_transposed, dt ? dt : nns__in_dtype(cx, 1));
 }
 
 /* ConvInteger: x, w, x_zero_point, w_zero_point; accumulates in int32. */
 static nns_status conv_integer_shape(nns__ictx *cx) {
-  conv_io io = {.x = 0, .w = 1, .b = -1};
-  return conv_rule(cx, &io, NNS_DT_INT32);
+  return conv_rule(cx, &conv_io_integer, NNS_DT_INT32);
 }
 
 /* QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point,
  * y_scale, y_zero_point, B; the output has y_zero_point's type. */
 static nns_status qlinear_conv_shape(nns__ictx *cx) {
-  conv_io io = {.x = 0, .w = 3, .b = 8};
-  return conv_rule(cx, &io, nns__in_dtype(cx, 7));
+  return conv_rule(cx, &conv_io_qlinear, nns__in_dtype(cx, 7));
 }
 
 static const nns__attr_spec conv_attrs[] = {
@@ -173,11 +305,14 @@ static const nns__attr_spec conv_transpose_attrs[] = {
  * entry each covers every opset.
  */
 const nns__op nns__ops_conv[] = {
-    {"", "Conv", 1, 17, "awb", conv_attrs, conv_shape, NULL},
+    {"", "Conv", 1, 17, "awb", conv_attrs, conv_shape, NULL,
+     .cost = conv_cost, .rf = conv_rf},
     {"", "ConvTranspose", 1, 17, "awb", conv_transpose_attrs,
-     conv_transpose_shape, NULL},
-    {"", "ConvInteger", 10, 17, "awcc", conv_attrs, conv_integer_shape, NULL},
+     conv_transpose_shape, NULL, .cost = conv_transpose_cost,
+     .rf = conv_transpose_rf},
+    {"", "ConvInteger", 10, 17, "awcc", conv_attrs, conv_integer_shape, NULL,
+     .cost = conv_integer_cost, .rf = conv_integer_rf},
     {"", "QLinearConv", 10, 17, "accwccccb", conv_attrs, qlinear_conv_shape,
-     NULL},
+     NULL, .cost = qlinear_conv_cost, .rf = qlinear_conv_rf},
     NNS__OP_END,
 };

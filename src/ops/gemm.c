@@ -6,10 +6,19 @@
  *
  * Inner dims that differ while both are known fail the node: that is the
  * mistake a reader of a broken export most needs pointed out.
+ *
+ * Costs (docs/metrics.md rows Gemm and MatMul): numel(Y) dot products of
+ * length K, so MACs numel(Y)*K and FLOPs numel(Y)*(2K - 1), plus Gemm's
+ * terms for C, alpha and beta; DMAs every input and output once. A dense
+ * layer sees its whole input (receptive field), except a MatMul applied per
+ * position (A of rank >= 3 times a 2-D B: a Linear over channels-last
+ * features or tokens), which keeps its input's field as torchscan's Linear
+ * does.
  */
 #include <string.h>
 
-#include "op.h"
+#include "dot.h"
+#include "window.h"
 
 /* ==== Helpers ==== */
 
@@ -144,6 +153,112 @@ static nns_status matmul_integer_shape(nns__ictx *cx) {
  * y_scale, y_zero_point; the result has y_zero_point's type. */
 static nns_status qlinear_matmul_shape(nns__ictx *cx) {
   return matmul_rule(cx, 0, 3, nns__in_dtype(cx, 7));
+}
+
+/* ==== Gemm and MatMul costs ==== */
+
+/* The reduced dim K: `a`'s dim ka, or `b`'s dim kb when ka is symbolic. */
+static int64_t inner_dim(nns__ictx *cx, nns__cost *c, const nns__type *ta,
+                         int32_t ka, const nns__type *tb, int32_t kb) {
+  nns__dim k = ta->dims[ka];
+  if (k.sym && tb && kb >= 0 && kb < tb->rank && !tb->dims[kb].sym)
+    k = tb->dims[kb];
+  return nns__dim_count(c, k, cx->m);
+}
+
+/* numel(Y) dot products of length K (dot.h's nns__matmul_cost): MACs y*K,
+ * FLOPs y*(2K - 1); DMAs operands a and b, every other input (C, scales,
+ * zero points) and Y once. */
+static nns_status dot_cost(nns__ictx *cx, nns__cost *c, int a, int b,
+                           int64_t y, int64_t k) {
+  int64_t na = nns__in_count(cx, c, a), nb = nns__in_count(cx, c, b);
+  if (na < 0 || nb < 0)
+    return NNS__UNCOUNTED;
+  nns__matmul_cost(c, y, k, na, nb);
+  for (int i = 0; i < nns__n_in(cx); i++) {
+    if (i == a || i == b || !nns__has_in(cx, i))
+      continue;
+    int64_t n = nns__in_count(cx, c, i);
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, n);
+  }
+  return NNS_OK;
+}
+
+/* + M*N for C, for alpha != 1 and for beta != 1 (with C). */
+static nns_status gemm_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *ta = nns__in_type(cx, 0), *tb = nns__in_type(cx, 1);
+  int64_t y = nns__out_count(cx, c, 0);
+  if (!ta || ta->rank != 2 || y < 0)
+    return NNS__UNCOUNTED;
+  int ia = nns__attr_int(cx, "transA") ? 1 : 0;
+  int ib = nns__attr_int(cx, "transB") ? 1 : 0;
+  int64_t k = inner_dim(cx, c, ta, 1 - ia, tb && tb->rank == 2 ? tb : NULL,
+                        ib);
+  if (dot_cost(cx, c, 0, 1, y, k) != NNS_OK)
+    return NNS__UNCOUNTED;
+  bool has_c = nns__has_in(cx, 2);
+  int64_t terms = (has_c ? 1 : 0) + (nns__attr_float(cx, "alpha") != 1.0) +
+                  (has_c && nns__attr_float(cx, "beta") != 1.0);
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, terms, y));
+  return NNS_OK;
+}
+
+/*
+ * numpy matmul of inputs a and b: numel(Y) = batch*M*N whatever the ranks
+ * (a 1-D operand's dropped 1 and broadcast batch dims included), so MACs
+ * numel(Y)*K. The quantized forms add, in FLOPs, a subtraction per element
+ * of each operand whose zero point is given (za, zb: input indexes, or -1)
+ * and, for QLinearMatMul, two operations per output to requantize.
+ */
+static nns_status matmul_cost_rule(nns__ictx *cx, nns__cost *c, int a, int b,
+                                   int za, int zb, bool requant) {
+  const nns__type *ta = nns__in_type(cx, a), *tb = nns__in_type(cx, b);
+  int64_t y = nns__out_count(cx, c, 0);
+  if (!ta || ta->rank < 1 || !tb || tb->rank < 1 || y < 0)
+    return NNS__UNCOUNTED;
+  int64_t k = inner_dim(cx, c, ta, ta->rank - 1, tb,
+                        tb->rank >= 2 ? tb->rank - 2 : 0);
+  if (dot_cost(cx, c, a, b, y, k) != NNS_OK)
+    return NNS__UNCOUNTED;
+  if (za >= 0 && nns__has_in(cx, za))
+    c->flops = nns__cadd(c, c->flops, nns__in_count(cx, c, a));
+  if (zb >= 0 && nns__has_in(cx, zb))
+    c->flops = nns__cadd(c, c->flops, nns__in_count(cx, c, b));
+  if (requant)
+    c->flops = nns__cadd(c, c->flops, nns__cmul(c, 2, y));
+  return NNS_OK;
+}
+
+static nns_status matmul_cost(nns__ictx *cx, nns__cost *c) {
+  return matmul_cost_rule(cx, c, 0, 1, -1, -1, false);
+}
+/* MatMulInteger: A, B, a_zero_point, b_zero_point. */
+static nns_status matmul_integer_cost(nns__ictx *cx, nns__cost *c) {
+  return matmul_cost_rule(cx, c, 0, 1, 2, 3, false);
+}
+/* QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point, ... */
+static nns_status qlinear_matmul_cost(nns__ictx *cx, nns__cost *c) {
+  return matmul_cost_rule(cx, c, 0, 3, 2, 5, true);
+}
+
+/* Receptive field of a MatMul of operands a and b (see the file header). */
+static nns_status matmul_rf_rule(nns__ictx *cx, int a, int b,
+                                 const nns_rf *in, nns_rf *out) {
+  if (nns__in_rank(cx, a) >= 3 && nns__in_rank(cx, b) == 2) {
+    *out = *in;
+    return NNS_OK;
+  }
+  return nns__rf_whole(cx, in, out);
+}
+
+static nns_status matmul_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  return matmul_rf_rule(cx, 0, 1, in, out);
+}
+static nns_status qlinear_matmul_rf(nns__ictx *cx, const nns_rf *in,
+                                    nns_rf *out) {
+  return matmul_rf_rule(cx, 0, 3, in, out);
 }
 
 /* ==== Einsum ==== */
@@ -322,6 +437,94 @@ static nns_status einsum_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/*
+ * Einsum's cost is its naive loop nest: one iteration per point of the
+ * space of every distinct letter (and broadcast "..." dim), P points in
+ * all. With n operands each point multiplies n - 1 times. When something is
+ * summed (a letter absent from the output), every product is accumulated:
+ * MACs P*(n - 1) and FLOPs P*(n - 1) + (P - numel(Y)) adds, so a matrix
+ * product costs exactly what MatMul does; a single operand summed (a trace,
+ * a row sum) is a reduction, P FLOPs as ReduceSum counts numel(X). Nothing
+ * summed (outer or element-wise products, transposes): MACs 0, FLOPs
+ * P*(n - 1). DMAs every input and the output once.
+ */
+enum { EIN_MAX_ELL = 64 };
+
+/* Keeps the most telling of two sizes of one letter: a known size other
+ * than 1, else a known 1, else a symbol. */
+static void best_dim(nns__dim *have, bool *seen, nns__dim d) {
+  if (!*seen || (have->sym && !d.sym) || (is_one(*have) && !d.sym))
+    *have = d;
+  *seen = true;
+}
+
+static nns_status einsum_cost(nns__ictx *cx, nns__cost *c) {
+  const char *eq = nns__attr_str(cx, "equation");
+  const char *arrow = strstr(eq, "->");
+  const char *lhs_end = arrow ? arrow : eq + strlen(eq);
+  nns__dim dims[N_LETTERS], ell[EIN_MAX_ELL]; /* ell right-aligned */
+  bool seen[N_LETTERS] = {false}, ell_seen[EIN_MAX_ELL] = {false};
+  int32_t count[N_LETTERS] = {0}, ell_rank = 0;
+  int n_in = nns__n_in(cx), term = 0;
+  for (const char *s = eq; s <= lhs_end; term++) {
+    const char *e = s;
+    while (e < lhs_end && *e != ',')
+      e++;
+    ein_term t;
+    const nns__type *ti = nns__in_type(cx, term);
+    if (term >= n_in || parse_term(cx, s, e, &t) != NNS_OK || !ti ||
+        ti->rank < 0)
+      return NNS__UNCOUNTED;
+    int32_t n_ell = ti->rank - t.n;
+    if (t.ell >= 0 ? (n_ell < 0 || n_ell > EIN_MAX_ELL) : n_ell != 0)
+      return NNS__UNCOUNTED;
+    for (int32_t k = 0; k < t.n; k++) {
+      int li = t.letter[k];
+      count[li]++;
+      best_dim(&dims[li], &seen[li],
+               ti->dims[t.ell >= 0 && k >= t.ell ? k + n_ell : k]);
+    }
+    for (int32_t k = 0; t.ell >= 0 && k < n_ell; k++)
+      best_dim(&ell[k], &ell_seen[k], ti->dims[t.ell + n_ell - 1 - k]);
+    if (t.ell >= 0 && n_ell > ell_rank)
+      ell_rank = n_ell;
+    s = e + 1;
+  }
+  if (term != n_in)
+    return NNS__UNCOUNTED;
+  /* Summed: an input letter the output lacks, or "..." dims the explicit
+   * output drops. */
+  bool summed = false;
+  if (arrow) {
+    ein_term out;
+    if (parse_term(cx, arrow + 2, arrow + strlen(arrow), &out) != NNS_OK)
+      return NNS__UNCOUNTED;
+    bool in_out[N_LETTERS] = {false};
+    for (int32_t k = 0; k < out.n; k++)
+      in_out[out.letter[k]] = true;
+    for (int li = 0; li < N_LETTERS; li++)
+      summed = summed || (count[li] && !in_out[li]);
+    summed = summed || (out.ell < 0 && ell_rank > 0);
+  } else {
+    for (int li = 0; li < N_LETTERS; li++)
+      summed = summed || count[li] > 1;
+  }
+  int64_t p = 1, y = nns__out_count(cx, c, 0);
+  for (int li = 0; li < N_LETTERS; li++)
+    if (seen[li])
+      p = nns__cmul(c, p, nns__dim_count(c, dims[li], cx->m));
+  for (int32_t k = 0; k < ell_rank; k++)
+    p = nns__cmul(c, p, nns__dim_count(c, ell[k], cx->m));
+  if (y < 0 || nns__cost_move(cx, c) != NNS_OK)
+    return NNS__UNCOUNTED;
+  int64_t products = nns__cmul(c, p, n_in - 1);
+  c->macs = summed ? products : 0;
+  c->flops = products;
+  if (summed)
+    c->flops = nns__cadd(c, c->flops, n_in > 1 ? (p > y ? p - y : 0) : p);
+  return NNS_OK;
+}
+
 /* ==== Entries ==== */
 
 static const nns__attr_spec gemm1_attrs[] = {
@@ -340,13 +543,20 @@ static const nns__attr_spec einsum_attrs[] = {
  * widened types.
  */
 const nns__op nns__ops_gemm[] = {
-    {"", "Gemm", 1, 6, "awb", gemm1_attrs, gemm_shape, NULL},
-    {"", "Gemm", 7, 10, "awb", gemm7_attrs, gemm_shape, NULL},
-    {"", "Gemm", 11, 17, "awb", gemm7_attrs, gemm_shape, NULL},
-    {"", "MatMul", 1, 17, "aw", NULL, matmul_shape, NULL},
-    {"", "MatMulInteger", 10, 17, "awcc", NULL, matmul_integer_shape, NULL},
+    {"", "Gemm", 1, 6, "awb", gemm1_attrs, gemm_shape, NULL,
+     .cost = gemm_cost, .rf = nns__rf_whole},
+    {"", "Gemm", 7, 10, "awb", gemm7_attrs, gemm_shape, NULL,
+     .cost = gemm_cost, .rf = nns__rf_whole},
+    {"", "Gemm", 11, 17, "awb", gemm7_attrs, gemm_shape, NULL,
+     .cost = gemm_cost, .rf = nns__rf_whole},
+    {"", "MatMul", 1, 17, "aw", NULL, matmul_shape, NULL,
+     .cost = matmul_cost, .rf = matmul_rf},
+    {"", "MatMulInteger", 10, 17, "awcc", NULL, matmul_integer_shape, NULL,
+     .cost = matmul_integer_cost, .rf = matmul_rf},
     {"", "QLinearMatMul", 10, 17, "accwcccc", NULL, qlinear_matmul_shape,
-     NULL},
-    {"", "Einsum", 12, 17, "a", einsum_attrs, einsum_shape, NULL},
+     NULL, .cost = qlinear_matmul_cost, .rf = qlinear_matmul_rf},
+    /* Einsum has no field rule: what its letters mean is the model's. */
+    {"", "Einsum", 12, 17, "a", einsum_attrs, einsum_shape, NULL,
+     .cost = einsum_cost},
     NNS__OP_END,
 };

@@ -4,9 +4,14 @@
  * LayerNormalization (with its Mean and InvStdDev outputs), and the
  * shape-preserving LpNormalization, LRN and MeanVarianceNormalization.
  *
+ * Costs follow docs/metrics.md's BatchNormalization and LayerNormalization
+ * rows; the other normalisations are counted in the same spirit, each
+ * beside its rule. None has a receptive-field rule: like torchscan, a
+ * normalisation keeps its input's field (its statistics are not a window).
+ *
  * GroupNormalization (opset 18) is beyond the opsets this table covers.
  */
-#include "op.h"
+#include "dot.h"
 
 /* ==== Helpers ==== */
 
@@ -77,6 +82,63 @@ static nns_status batch_norm_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/*
+ * Inference (docs/metrics.md): FLOPs 2*C + 4*numel(X) (per channel a scale
+ * and shift from the statistics, per element a subtract, multiply, add and
+ * the affine), MACs 2*numel(X), DMAs numel(X) + 4*C + 2 + numel(Y). C is
+ * the element count of scale: the channels, or with spatial=0 (opsets < 9)
+ * the per-element statistics.
+ *
+ * Training mode (training_mode=1, or before opset 7 is_test=0 set on the
+ * node, or left at its default on a node that writes the statistics
+ * outputs) also computes the batch statistics and updates the running
+ * ones: mean and variance take 4*numel(X) + 2*C FLOPs (sum; subtract,
+ * square, sum; two divisions per channel) of which numel(X) MACs (the
+ * squares accumulated), and the running-stat updates
+ * (momentum*running + (1 - momentum)*batch) 3 FLOPs each for two stats,
+ * 6*C; DMAs add two passes over X and the statistics outputs written.
+ */
+static bool bn_training(nns__ictx *cx) {
+  if (cx->op->since >= 14)
+    return nns__attr_int(cx, "training_mode") != 0;
+  if (cx->op->until > 6)
+    return false;
+  if (nns__attr_has(cx, "is_test"))
+    return nns__attr_int(cx, "is_test") == 0;
+  for (int o = 1; o < nns__n_out(cx); o++)
+    if (nns__has_out(cx, o))
+      return true;
+  return false;
+}
+
+static nns_status batch_norm_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
+  int64_t ch = nns__in_count(cx, c, 1);
+  if (ch < 0) {
+    const nns__type *tx = nns__in_type(cx, 0);
+    ch = tx && tx->rank >= 2 ? nns__dim_count(c, tx->dims[1], cx->m) : -1;
+  }
+  if (x < 0 || y < 0 || ch < 0)
+    return NNS__UNCOUNTED;
+  c->flops = nns__cadd(c, nns__cmul(c, 2, ch), nns__cmul(c, 4, x));
+  c->macs = nns__cmul(c, 2, x);
+  c->dmas = nns__cadd(c, nns__cadd(c, x, nns__cmul(c, 4, ch)),
+                      nns__cadd(c, 2, y));
+  if (!bn_training(cx))
+    return NNS_OK;
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, 4, x));
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, 8, ch));
+  c->macs = nns__cadd(c, c->macs, x);
+  c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, x));
+  for (int o = 1; o < nns__n_out(cx); o++) {
+    int64_t n = nns__has_out(cx, o) ? nns__out_count(cx, c, o) : 0;
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, n);
+  }
+  return NNS_OK;
+}
+
 /* ==== InstanceNormalization ==== */
 
 static nns_status instance_norm_shape(nns__ictx *cx) {
@@ -88,6 +150,28 @@ static nns_status instance_norm_shape(nns__ictx *cx) {
   nns__dim c = channels(cx);
   nns_status st = check_per_channel(cx, 1, "scale", c);
   return st != NNS_OK ? st : check_per_channel(cx, 2, "B", c);
+}
+
+/*
+ * InstanceNormalization and LayerNormalization (docs/metrics.md, dot.h's
+ * nns__layer_norm_cost): FLOPs 8*numel(X), MACs 2*numel(X), DMAs
+ * 2*numel(X) + numel(scale) + numel(B),
+ * plus LayerNormalization's Mean and InvStdDev outputs when the node writes
+ * them.
+ */
+static nns_status affine_norm_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), n[2], o[2];
+  for (int i = 0; i < 2; i++) {
+    n[i] = nns__has_in(cx, i + 1) ? nns__in_count(cx, c, i + 1) : 0;
+    o[i] = nns__has_out(cx, i + 1) ? nns__out_count(cx, c, i + 1) : 0;
+    if (n[i] < 0 || o[i] < 0)
+      return NNS__UNCOUNTED;
+  }
+  if (x < 0)
+    return NNS__UNCOUNTED;
+  nns__layer_norm_cost(c, x, n[0], n[1]);
+  c->dmas = nns__cadd(c, c->dmas, nns__cadd(c, o[0], o[1]));
+  return NNS_OK;
 }
 
 /* ==== LayerNormalization ==== */
@@ -180,6 +264,62 @@ static nns_status mvn_shape(nns__ictx *cx) {
   return same_shape(cx);
 }
 
+/* ==== Costs of the shape-preserving normalisations ==== */
+
+/*
+ * LpNormalization: per element |x| or x^2 (1), a sum (1) and a division
+ * (1), 3*numel(X), plus one square root per normalised slice for p = 2;
+ * MACs numel(X) for p = 2 (the sum of squares is a dot product), 0 for
+ * p = 1; DMAs numel(X) + numel(Y).
+ */
+static nns_status lp_norm_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int64_t x = nns__in_count(cx, c, 0);
+  int32_t axis;
+  if (x < 0 || !nns__axis(nns__attr_int(cx, "axis"), tx->rank, &axis) ||
+      nns__cost_move(cx, c) != NNS_OK)
+    return NNS__UNCOUNTED;
+  bool l2 = nns__attr_int(cx, "p") == 2;
+  c->flops = nns__cmul(c, 3, x);
+  c->macs = l2 ? x : 0;
+  if (l2) {
+    int64_t len = nns__dim_count(c, tx->dims[axis], cx->m);
+    c->flops = nns__cadd(c, c->flops, len > 0 ? x / len : 0);
+  }
+  return NNS_OK;
+}
+
+/*
+ * LRN: per element a window of `size` channels is squared and summed
+ * (size MACs: 2*size - 1 FLOPs), then scaled by alpha/size, offset by bias,
+ * raised to beta and divided into x (4): FLOPs numel(Y)*(2*size + 3), MACs
+ * numel(Y)*size; DMAs as a pool's, numel(Y)*size reads + numel(Y) writes.
+ * The window is counted whole at the channel edges, as pools count theirs.
+ */
+static nns_status lrn_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0), size = nns__attr_int(cx, "size");
+  if (y < 0 || size < 1)
+    return NNS__UNCOUNTED;
+  c->flops = nns__cmul(c, y, nns__cadd(c, nns__cmul(c, 2, size), 3));
+  c->macs = nns__cmul(c, y, size);
+  c->dmas = nns__cadd(c, c->macs, y);
+  return NNS_OK;
+}
+
+/*
+ * MeanVarianceNormalization is LayerNormalization without the scale and
+ * bias: FLOPs 6*numel(X), MACs numel(X) (the squares accumulated), DMAs
+ * numel(X) + numel(Y).
+ */
+static nns_status mvn_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0);
+  if (x < 0 || nns__cost_move(cx, c) != NNS_OK)
+    return NNS__UNCOUNTED;
+  c->flops = nns__cmul(c, 6, x);
+  c->macs = x;
+  return NNS_OK;
+}
+
 /* ==== Entries ==== */
 
 /* Opsets 1-5: consumed_inputs is required by the spec but meaningless for
@@ -223,25 +363,27 @@ static const nns__attr_spec mvn_attrs[] = {NNS__A_OPT("axes", INTS),
  */
 const nns__op nns__ops_norm[] = {
     {"", "BatchNormalization", 1, 5, "awbuu", bn1_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "BatchNormalization", 6, 6, "awbuu", bn6_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "BatchNormalization", 7, 8, "awbuu", bn7_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "BatchNormalization", 9, 13, "awbuu", bn9_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "BatchNormalization", 14, 14, "awbuu", bn14_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "BatchNormalization", 15, 17, "awbuu", bn14_attrs, batch_norm_shape,
-     NULL},
+     NULL, .cost = batch_norm_cost},
     {"", "InstanceNormalization", 1, 5, "awb", in1_attrs, instance_norm_shape,
-     NULL},
+     NULL, .cost = affine_norm_cost},
     {"", "InstanceNormalization", 6, 17, "awb", in6_attrs,
-     instance_norm_shape, NULL},
+     instance_norm_shape, NULL, .cost = affine_norm_cost},
     {"", "LayerNormalization", 17, 17, "awb", ln_attrs, layer_norm_shape,
-     NULL},
-    {"", "LpNormalization", 1, 17, "a", lpn_attrs, lp_norm_shape, NULL},
-    {"", "LRN", 1, 17, "a", lrn_attrs, lrn_shape, NULL},
-    {"", "MeanVarianceNormalization", 9, 17, "a", mvn_attrs, mvn_shape, NULL},
+     NULL, .cost = affine_norm_cost},
+    {"", "LpNormalization", 1, 17, "a", lpn_attrs, lp_norm_shape, NULL,
+     .cost = lp_norm_cost},
+    {"", "LRN", 1, 17, "a", lrn_attrs, lrn_shape, NULL, .cost = lrn_cost},
+    {"", "MeanVarianceNormalization", 9, 17, "a", mvn_attrs, mvn_shape, NULL,
+     .cost = mvn_cost},
     NNS__OP_END,
 };

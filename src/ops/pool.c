@@ -3,7 +3,18 @@
  * LpPool) whose spatial sizes come from window.h, global pools (spatial
  * axes reduced to 1), region-of-interest pools (MaxRoiPool, RoiAlign: one
  * output per RoI) and MaxUnpool (the inverse window).
+ *
+ * Costs follow docs/metrics.md's pool rows: with k the window size (the
+ * spatial size of X for a global pool) and r the spatial rank, per output
+ * element a max pool does k - 1 comparisons, an average pool k - 1 adds and
+ * r divisions (torchscan's count), an Lp pool k powers, k - 1 adds and one
+ * root; MACs equal FLOPs for max and average pools (as torchscan counts
+ * them), k for an Lp pool; DMAs read k inputs and write one output per
+ * output element. The receptive field of a windowed pool is the window's;
+ * global and RoI pools see the whole input.
  */
+#include <string.h>
+
 #include "window.h"
 
 /* ==== Windowed pools ==== */
@@ -49,6 +60,71 @@ static nns_status pool_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Pool costs ==== */
+
+typedef enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP } pool_kind;
+
+/* The counts of one pool: y outputs of a k-element window over r spatial
+ * axes; `extra_out` output elements written besides Y (MaxPool's
+ * Indices). */
+static nns_status pool_count(nns__cost *c, pool_kind kind, int64_t y,
+                             int64_t k, int64_t r, int64_t extra_out) {
+  int64_t km1 = k > 0 ? k - 1 : 0;
+  switch (kind) {
+  case POOL_MAX:
+    c->flops = c->macs = nns__cmul(c, y, km1);
+    break;
+  case POOL_AVG:
+    c->flops = c->macs = nns__cmul(c, y, nns__cadd(c, km1, r));
+    break;
+  case POOL_LP:
+    c->flops = nns__cmul(c, y, nns__cmul(c, 2, k));
+    c->macs = nns__cmul(c, y, k);
+    break;
+  }
+  c->dmas = nns__cadd(c, nns__cmul(c, y, k), nns__cadd(c, y, extra_out));
+  return NNS_OK;
+}
+
+/* The window of a windowed pool, read as pool_shape reads it. */
+static nns_status pool_window(nns__ictx *cx, nns__window *w) {
+  int32_t rank = pool_rank(cx);
+  if (rank < 2)
+    return NNS__UNCOUNTED;
+  return nns__window_read(cx, rank - 2, NULL, w);
+}
+
+static nns_status window_pool_cost(nns__ictx *cx, nns__cost *c,
+                                   pool_kind kind) {
+  nns__window w;
+  if (pool_window(cx, &w) != NNS_OK)
+    return NNS__UNCOUNTED;
+  int64_t k = nns__window_kernel_count(&w, c), y = nns__out_count(cx, c, 0);
+  int64_t ind = nns__has_out(cx, 1) ? nns__out_count(cx, c, 1) : 0;
+  if (k < 0 || y < 0 || ind < 0)
+    return NNS__UNCOUNTED;
+  return pool_count(c, kind, y, k, w.n, ind);
+}
+
+static nns_status maxpool_cost(nns__ictx *cx, nns__cost *c) {
+  return window_pool_cost(cx, c, POOL_MAX);
+}
+static nns_status avgpool_cost(nns__ictx *cx, nns__cost *c) {
+  return window_pool_cost(cx, c, POOL_AVG);
+}
+static nns_status lppool_cost(nns__ictx *cx, nns__cost *c) {
+  return window_pool_cost(cx, c, POOL_LP);
+}
+
+static nns_status pool_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  nns__window w;
+  if (pool_window(cx, &w) != NNS_OK) {
+    memset(out, 0, sizeof *out);
+    return NNS__UNCOUNTED;
+  }
+  return nns__window_rf(cx, &w, false, in, out);
+}
+
 /* ==== Global pools ==== */
 
 static nns_status global_pool_shape(nns__ictx *cx) {
@@ -66,6 +142,29 @@ static nns_status global_pool_shape(nns__ictx *cx) {
   for (int32_t k = 0; y && k < tx->rank; k++)
     y[k] = k < 2 ? tx->dims[k] : nns__dim_known(1);
   return NNS_OK;
+}
+
+/* k = the spatial size of X. */
+static nns_status global_pool_cost(nns__ictx *cx, nns__cost *c,
+                                   pool_kind kind) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int64_t y = nns__out_count(cx, c, 0);
+  if (!tx || tx->rank < 2 || y < 0)
+    return NNS__UNCOUNTED;
+  int64_t k = 1;
+  for (int32_t a = 2; a < tx->rank; a++)
+    k = nns__cmul(c, k, nns__dim_count(c, tx->dims[a], cx->m));
+  return pool_count(c, kind, y, k, tx->rank - 2, 0);
+}
+
+static nns_status global_maxpool_cost(nns__ictx *cx, nns__cost *c) {
+  return global_pool_cost(cx, c, POOL_MAX);
+}
+static nns_status global_avgpool_cost(nns__ictx *cx, nns__cost *c) {
+  return global_pool_cost(cx, c, POOL_AVG);
+}
+static nns_status global_lppool_cost(nns__ictx *cx, nns__cost *c) {
+  return global_pool_cost(cx, c, POOL_LP);
 }
 
 /* ==== Region-of-interest pools ==== */
@@ -158,6 +257,56 @@ static nns_status roi_align_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/*
+ * RoI pool costs depend on the boxes, which are data. MaxRoiPool's bins
+ * (and RoiAlign's samples with sampling_ratio 0, ceil(roi / output) per
+ * axis) have a size known only at run time: it is counted as 1, like a
+ * symbol, and flagged. RoiAlign takes S = sampling_ratio^2 bilinear
+ * samples per output, each counted as Resize's linear interpolation over
+ * two axes (8 FLOPs, 4 elements read), then pooled over S as an average
+ * pool (S - 1 + 2, docs/metrics.md's rank term) or a max pool (S - 1).
+ */
+static nns_status roi_io(nns__ictx *cx, nns__cost *c, int64_t *y,
+                         int64_t *boxes) {
+  *y = nns__out_count(cx, c, 0);
+  *boxes = 0;
+  for (int i = 1; i < nns__n_in(cx); i++) {
+    if (!nns__has_in(cx, i))
+      continue;
+    int64_t n = nns__in_count(cx, c, i);
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    *boxes = nns__cadd(c, *boxes, n);
+  }
+  return *y < 0 ? NNS__UNCOUNTED : NNS_OK;
+}
+
+static nns_status max_roi_pool_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y, boxes;
+  if (roi_io(cx, c, &y, &boxes) != NNS_OK)
+    return NNS__UNCOUNTED;
+  c->symbolic = true; /* bin size: data-dependent, counted as 1 */
+  return pool_count(c, POOL_MAX, y, 1, 2, boxes);
+}
+
+static nns_status roi_align_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y, boxes;
+  if (roi_io(cx, c, &y, &boxes) != NNS_OK)
+    return NNS__UNCOUNTED;
+  int64_t sr = nns__attr_int(cx, "sampling_ratio"), s = 1;
+  if (sr > 0)
+    s = nns__cmul(c, sr, sr);
+  else
+    c->symbolic = true; /* adaptive sample count, counted as 1 */
+  bool avg = strcmp(nns__attr_str(cx, "mode"), "max") != 0;
+  int64_t samples = nns__cmul(c, y, s);
+  nns_status st = pool_count(c, avg ? POOL_AVG : POOL_MAX, y, s, 2, 0);
+  /* pool_count read S per output; bilinear sampling reads 4 per sample. */
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, 8, samples));
+  c->dmas = nns__cadd(c, nns__cadd(c, nns__cmul(c, 4, samples), y), boxes);
+  return st;
+}
+
 /* ==== MaxUnpool ==== */
 
 /*
@@ -209,6 +358,23 @@ static nns_status max_unpool_shape(nns__ictx *cx) {
   y[0] = tx->dims[0];
   y[1] = tx->dims[1];
   return nns__window_out_dims_transposed(cx, &w, tx->dims + 2, y + 2);
+}
+
+/* A scatter: reads X and the indices, writes Y (zeros elsewhere). Each
+ * output pixel holds at most one input pixel: the transposed window gives
+ * its field. */
+static nns_status max_unpool_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_move(cx, c);
+}
+
+static nns_status max_unpool_rf(nns__ictx *cx, const nns_rf *in,
+                                nns_rf *out) {
+  nns__window w;
+  if (pool_window(cx, &w) != NNS_OK) {
+    memset(out, 0, sizeof *out);
+    return NNS__UNCOUNTED;
+  }
+  return nns__window_rf(cx, &w, true, in, out);
 }
 
 /* ==== Entries ==== */
@@ -272,24 +438,41 @@ static const nns__attr_spec max_unpool_attrs[] = {
  * AveragePool-11 and LpPool-11 changed documentation only.
  */
 const nns__op nns__ops_pool[] = {
-    {"", "MaxPool", 1, 7, "a", maxpool1_attrs, pool_shape, NULL},
-    {"", "MaxPool", 8, 9, "a", maxpool8_attrs, pool_shape, NULL},
-    {"", "MaxPool", 10, 10, "a", maxpool10_attrs, pool_shape, NULL},
-    {"", "MaxPool", 11, 11, "a", maxpool10_attrs, pool_shape, NULL},
-    {"", "MaxPool", 12, 17, "a", maxpool10_attrs, pool_shape, NULL},
-    {"", "AveragePool", 1, 6, "a", avgpool1_attrs, pool_shape, NULL},
-    {"", "AveragePool", 7, 9, "a", avgpool7_attrs, pool_shape, NULL},
-    {"", "AveragePool", 10, 17, "a", avgpool10_attrs, pool_shape, NULL},
-    {"", "LpPool", 1, 1, "a", lppool1_attrs, pool_shape, NULL},
-    {"", "LpPool", 2, 17, "a", lppool2_attrs, pool_shape, NULL},
-    {"", "GlobalAveragePool", 1, 17, "a", NULL, global_pool_shape, NULL},
-    {"", "GlobalMaxPool", 1, 17, "a", NULL, global_pool_shape, NULL},
-    {"", "GlobalLpPool", 1, 1, "a", global_lp1_attrs, global_pool_shape, NULL},
+    {"", "MaxPool", 1, 7, "a", maxpool1_attrs, pool_shape, NULL,
+     .cost = maxpool_cost, .rf = pool_rf},
+    {"", "MaxPool", 8, 9, "a", maxpool8_attrs, pool_shape, NULL,
+     .cost = maxpool_cost, .rf = pool_rf},
+    {"", "MaxPool", 10, 10, "a", maxpool10_attrs, pool_shape, NULL,
+     .cost = maxpool_cost, .rf = pool_rf},
+    {"", "MaxPool", 11, 11, "a", maxpool10_attrs, pool_shape, NULL,
+     .cost = maxpool_cost, .rf = pool_rf},
+    {"", "MaxPool", 12, 17, "a", maxpool10_attrs, pool_shape, NULL,
+     .cost = maxpool_cost, .rf = pool_rf},
+    {"", "AveragePool", 1, 6, "a", avgpool1_attrs, pool_shape, NULL,
+     .cost = avgpool_cost, .rf = pool_rf},
+    {"", "AveragePool", 7, 9, "a", avgpool7_attrs, pool_shape, NULL,
+     .cost = avgpool_cost, .rf = pool_rf},
+    {"", "AveragePool", 10, 17, "a", avgpool10_attrs, pool_shape, NULL,
+     .cost = avgpool_cost, .rf = pool_rf},
+    {"", "LpPool", 1, 1, "a", lppool1_attrs, pool_shape, NULL,
+     .cost = lppool_cost, .rf = pool_rf},
+    {"", "LpPool", 2, 17, "a", lppool2_attrs, pool_shape, NULL,
+     .cost = lppool_cost, .rf = pool_rf},
+    {"", "GlobalAveragePool", 1, 17, "a", NULL, global_pool_shape, NULL,
+     .cost = global_avgpool_cost, .rf = nns__rf_whole},
+    {"", "GlobalMaxPool", 1, 17, "a", NULL, global_pool_shape, NULL,
+     .cost = global_maxpool_cost, .rf = nns__rf_whole},
+    {"", "GlobalLpPool", 1, 1, "a", global_lp1_attrs, global_pool_shape, NULL,
+     .cost = global_lppool_cost, .rf = nns__rf_whole},
     {"", "GlobalLpPool", 2, 17, "a", global_lp2_attrs, global_pool_shape,
-     NULL},
-    {"", "MaxRoiPool", 1, 17, "ac", max_roi_attrs, max_roi_pool_shape, NULL},
-    {"", "RoiAlign", 10, 15, "acc", roi_align10_attrs, roi_align_shape, NULL},
-    {"", "RoiAlign", 16, 17, "acc", roi_align16_attrs, roi_align_shape, NULL},
-    {"", "MaxUnpool", 9, 17, "acc", max_unpool_attrs, max_unpool_shape, NULL},
+     NULL, .cost = global_lppool_cost, .rf = nns__rf_whole},
+    {"", "MaxRoiPool", 1, 17, "ac", max_roi_attrs, max_roi_pool_shape, NULL,
+     .cost = max_roi_pool_cost, .rf = nns__rf_whole},
+    {"", "RoiAlign", 10, 15, "acc", roi_align10_attrs, roi_align_shape, NULL,
+     .cost = roi_align_cost, .rf = nns__rf_whole},
+    {"", "RoiAlign", 16, 17, "acc", roi_align16_attrs, roi_align_shape, NULL,
+     .cost = roi_align_cost, .rf = nns__rf_whole},
+    {"", "MaxUnpool", 9, 17, "acc", max_unpool_attrs, max_unpool_shape, NULL,
+     .cost = max_unpool_cost, .rf = max_unpool_rf},
     NNS__OP_END,
 };

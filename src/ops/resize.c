@@ -4,13 +4,21 @@
  * traded for block-sized spatial dims) and GridSample (the grid's spatial
  * dims).
  *
+ * Costs (docs/metrics.md row Resize): interpolation only, counted per output
+ * element and per resized axis: nearest 0, linear 4 (two taps weighed and
+ * summed), cubic 16 FLOPs; MACs 0; DMAs numel(X) + numel(Y). DepthToSpace
+ * and SpaceToDepth only move data. Receptive field: a resize changes the
+ * jump by the size ratio and widens the field by its taps; DepthToSpace is
+ * a stride-b transposed window of b taps and SpaceToDepth a stride-b
+ * window of b taps; GridSample reads wherever its grid points.
+ *
  * Col2Im (opset 18) and AffineGrid (opset 20) are beyond the opsets this
  * table covers.
  */
 #include <math.h>
 #include <string.h>
 
-#include "op.h"
+#include "window.h"
 
 /* ==== Scaled dims ==== */
 
@@ -271,6 +279,121 @@ static nns_status grid_sample_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== Costs ==== */
+
+/* Interpolation taps per axis of a mode: 1 nearest, 2 linear, 4 cubic (the
+ * FLOPs per output element and axis are 0, 4 and 16). */
+static int64_t mode_taps(const char *mode) {
+  if (strstr(mode, "linear")) /* linear, bilinear, trilinear */
+    return 2;
+  if (strstr(mode, "cubic")) /* cubic, bicubic */
+    return 4;
+  return 1;
+}
+
+static int64_t taps_flops(int64_t taps) {
+  return taps == 4 ? 16 : taps == 2 ? 4 : 0;
+}
+
+/* Resize and Upsample: the resized axes are those whose output dim is not
+ * the input's. */
+static nns_status resize_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
+  if (x < 0 || y < 0 || cx->node->out[0]->type.rank != tx->rank)
+    return NNS__UNCOUNTED;
+  const nns__dim *yd = cx->node->out[0]->type.dims;
+  int64_t axes = 0;
+  for (int32_t k = 0; k < tx->rank; k++)
+    axes += !nns__dim_eq(tx->dims[k], yd[k]);
+  int64_t per = taps_flops(mode_taps(nns__attr_str(cx, "mode")));
+  c->flops = nns__cmul(c, nns__cmul(c, per, axes), y);
+  c->macs = 0;
+  c->dmas = nns__cadd(c, x, y);
+  return NNS_OK;
+}
+
+/* Bilinear (bicubic) sampling of the grid's points: two axes. */
+static nns_status grid_sample_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0);
+  if (y < 0 || nns__cost_move(cx, c) != NNS_OK)
+    return NNS__UNCOUNTED;
+  int64_t per = taps_flops(mode_taps(nns__attr_str(cx, "mode")));
+  c->flops = nns__cmul(c, nns__cmul(c, per, 2), y);
+  return NNS_OK;
+}
+
+static nns_status block_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_move(cx, c);
+}
+
+/* ==== Receptive field ==== */
+
+/*
+ * Per spatial axis with input size X and output size Y (both known, or the
+ * same symbol): the jump scales by X/Y, rounded up to a whole pixel (exact
+ * for integer down-scales and for up-scales that divide the jump), and the
+ * field widens by (taps - 1) input steps. The sub-pixel offset of the
+ * sampling grid (half_pixel, align_corners) is not tracked: the padding
+ * stays the input's.
+ */
+static nns_status resize_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  const nns__type *ty = nns__has_out(cx, 0) ? &cx->node->out[0]->type : NULL;
+  if (!tx || tx->rank < 2 || !ty || ty->rank != tx->rank) {
+    memset(out, 0, sizeof *out);
+    return NNS__UNCOUNTED;
+  }
+  nns__rf_start(in, tx->rank - 2, out);
+  int64_t taps = mode_taps(nns__attr_str(cx, "mode"));
+  for (int32_t k = 0; !out->whole && k < out->axes; k++) {
+    nns__dim a = tx->dims[2 + k], b = ty->dims[2 + k];
+    if (nns__dim_eq(a, b))
+      continue;
+    if (a.sym || b.sym || a.v < 1 || b.v < 1) {
+      memset(out, 0, sizeof *out);
+      return NNS__UNCOUNTED;
+    }
+    int64_t j = out->stride[k], num, widen;
+    if (!nns__mul_i64(j, a.v, &num) || !nns__mul_i64(taps - 1, j, &widen) ||
+        !nns__add_i64(out->field[k], widen, &out->field[k])) {
+      memset(out, 0, sizeof *out);
+      return NNS__UNCOUNTED;
+    }
+    out->stride[k] = num / b.v + (num % b.v != 0);
+  }
+  return NNS_OK;
+}
+
+/* DepthToSpace (transposed) and SpaceToDepth: a window of b taps, stride
+ * b, on H and W. */
+static nns_status block_rf(nns__ictx *cx, bool transposed, const nns_rf *in,
+                           nns_rf *out) {
+  nns__window w;
+  memset(&w, 0, sizeof w);
+  w.n = 2;
+  int64_t b = nns__attr_int(cx, "blocksize");
+  if (b < 1 || b > (1 << 20)) {
+    memset(out, 0, sizeof *out);
+    return NNS__UNCOUNTED;
+  }
+  for (int k = 0; k < 2; k++) {
+    w.kernel[k] = w.stride[k] = b;
+    w.dilation[k] = 1;
+    w.output_shape[k] = -1;
+  }
+  return nns__window_rf(cx, &w, transposed, in, out);
+}
+
+static nns_status depth_to_space_rf(nns__ictx *cx, const nns_rf *in,
+                                    nns_rf *out) {
+  return block_rf(cx, true, in, out);
+}
+static nns_status space_to_depth_rf(nns__ictx *cx, const nns_rf *in,
+                                    nns_rf *out) {
+  return block_rf(cx, false, in, out);
+}
+
 /* ==== Entries ==== */
 
 static const nns__attr_spec resize10_attrs[] = {
@@ -304,17 +427,25 @@ static const nns__attr_spec grid_sample_attrs[] = {
  * and SpaceToDepth-13 only widened types.
  */
 const nns__op nns__ops_resize[] = {
-    {"", "Resize", 10, 10, "ac", resize10_attrs, resize_shape, NULL},
-    {"", "Resize", 11, 12, "accc", resize11_attrs, resize_shape, NULL},
-    {"", "Resize", 13, 17, "accc", resize11_attrs, resize_shape, NULL},
-    {"", "Upsample", 1, 6, "a", upsample1_attrs, upsample1_shape, NULL},
-    {"", "Upsample", 7, 8, "a", upsample7_attrs, upsample7_shape, NULL},
-    {"", "Upsample", 9, 17, "ac", upsample9_attrs, upsample9_shape, NULL},
-    {"", "DepthToSpace", 1, 10, "a", d2s1_attrs, depth_to_space_shape, NULL},
+    {"", "Resize", 10, 10, "ac", resize10_attrs, resize_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "Resize", 11, 12, "accc", resize11_attrs, resize_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "Resize", 13, 17, "accc", resize11_attrs, resize_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "Upsample", 1, 6, "a", upsample1_attrs, upsample1_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "Upsample", 7, 8, "a", upsample7_attrs, upsample7_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "Upsample", 9, 17, "ac", upsample9_attrs, upsample9_shape, NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    {"", "DepthToSpace", 1, 10, "a", d2s1_attrs, depth_to_space_shape, NULL,
+     .cost = block_cost, .rf = depth_to_space_rf},
     {"", "DepthToSpace", 11, 17, "a", d2s11_attrs, depth_to_space_shape,
-     NULL},
-    {"", "SpaceToDepth", 1, 17, "a", d2s1_attrs, space_to_depth_shape, NULL},
+     NULL, .cost = block_cost, .rf = depth_to_space_rf},
+    {"", "SpaceToDepth", 1, 17, "a", d2s1_attrs, space_to_depth_shape, NULL,
+     .cost = block_cost, .rf = space_to_depth_rf},
     {"", "GridSample", 16, 17, "aa", grid_sample_attrs, grid_sample_shape,
-     NULL},
+     NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},
     NNS__OP_END,
 };

@@ -8,6 +8,10 @@
  *   Y_h, Y_c [dirs, batch, hidden] (layout=1: [batch, dirs, hidden])
  *
  * hidden comes from the hidden_size attribute, else from R or W.
+ *
+ * Costs count every time step of every direction (docs/metrics.md row
+ * LSTM / GRU / RNN); see rnn_cost. No receptive-field rule: a recurrence
+ * has no spatial axes.
  */
 #include <string.h>
 
@@ -122,6 +126,145 @@ static nns_status rnn_shape(nns__ictx *cx) { return rnn_rule(cx, 1); }
 static nns_status gru_shape(nns__ictx *cx) { return rnn_rule(cx, 3); }
 static nns_status lstm_shape(nns__ictx *cx) { return rnn_rule(cx, 4); }
 
+/* ==== Cost ==== */
+
+/* FLOPs per element of the activation functions ONNX allows in a
+ * recurrence, as the element-wise ops' rows count them (docs/metrics.md);
+ * those without a row: Affine and Elu 2-3, ScaledTanh a Tanh and two
+ * multiplies, Softsign an abs, add and divide. */
+static int64_t act_flops(const char *name) {
+  static const struct {
+    const char *name;
+    int64_t flops;
+  } table[] = {{"Relu", 1},        {"Tanh", 6},       {"Sigmoid", 4},
+               {"Affine", 2},      {"LeakyRelu", 4},  {"ThresholdedRelu", 1},
+               {"ScaledTanh", 8},  {"HardSigmoid", 3}, {"Elu", 3},
+               {"Softsign", 3},    {"Softplus", 3}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(name, table[i].name) == 0)
+      return table[i].flops;
+  return 1;
+}
+
+/* The FLOPs of activation j of direction d: the `activations` attribute
+ * lists per_dir functions per direction, else the defaults. */
+static int64_t act_at(nns__ictx *cx, int64_t d, int j, int per_dir,
+                      const char *const *defaults) {
+  const nns__attr *a = nns__attr_get(cx, "activations");
+  int64_t i = d * per_dir + j;
+  if (a && a->type == NNS__AT_STRINGS && i < a->n && a->strings[i])
+    return act_flops(a->strings[i]);
+  return act_flops(defaults[j]);
+}
+
+/* The first known of two dims (else the first, symbolic), counted. */
+static int64_t pick(nns__ictx *cx, nns__cost *c, const nns__dim *a,
+                    const nns__dim *b) {
+  const nns__dim *d = a && !a->sym ? a : b && !b->sym ? b : a ? a : b;
+  return d ? nns__dim_count(c, *d, cx->m) : -1;
+}
+
+/*
+ * Per time step and direction, with B batch, I input and H hidden size and
+ * G gates (RNN 1, GRU 3, LSTM 4):
+ *   the gate products X_t*W^T and H_{t-1}*R^T, as MatMul counts them: MACs
+ *   B*G*H*(I + H), FLOPs B*G*H*(2I - 1) + B*G*H*(2H - 1);
+ *   summing the two products, B*G*H, and the biases Wb and Rb when B is
+ *   given, 2*B*G*H; clipping when `clip` is set, 2*B*G*H (as Clip);
+ *   per hidden unit and batch element, the gate math: the activations at
+ *   their element-wise FLOPs (defaults: RNN tanh; GRU sigmoid z and r,
+ *   tanh candidate; LSTM sigmoid i, f, o, tanh candidate and cell output),
+ *   GRU r*(...) 1 and H = (1 - z)*h' + z*H 4, LSTM C = f*C + i*c' 3,
+ *   H = o*h(C) 1 and the peepholes 6 when P is given;
+ *   DMAs: the direction's weights (W, R, B, P) read, x_t (B*I) and
+ *   h_{t-1} (B*H) read, h_t written (B*H), LSTM's cell read and written
+ *   (2*B*H).
+ * Once: sequence_lens read, Y_h and Y_c written. The sequence length is
+ * X's (a symbolic one counts as 1 and is flagged); sequence_lens, which
+ * may stop some batch entries early, is data and not used.
+ */
+static nns_status rnn_cost_rule(nns__ictx *cx, nns__cost *c, int64_t gates) {
+  const nns__type *tx = nns__in_type(cx, 0), *tw = nns__in_type(cx, 1);
+  const nns__type *tr = nns__in_type(cx, 2);
+  if (!tx || tx->rank != 3)
+    return NNS__UNCOUNTED;
+  bool w3 = tw && tw->rank == 3, r3 = tr && tr->rank == 3;
+  bool batch_first = cx->op->since >= 14 && nns__attr_int(cx, "layout") != 0;
+  int64_t t = nns__dim_count(c, tx->dims[batch_first ? 1 : 0], cx->m);
+  int64_t b = nns__dim_count(c, tx->dims[batch_first ? 0 : 1], cx->m);
+  int64_t in = pick(cx, c, &tx->dims[2], w3 ? &tw->dims[2] : NULL);
+  int64_t h = -1;
+  if (nns__attr_has(cx, "hidden_size"))
+    h = nns__attr_int(cx, "hidden_size");
+  else if (r3)
+    h = nns__dim_count(c, tr->dims[2], cx->m);
+  else if (w3)
+    h = nns__dim_count(c, tw->dims[1], cx->m) / gates;
+  int64_t dirs = strcmp(nns__attr_str(cx, "direction"), "bidirectional")
+                     ? 1 : 2;
+  if (h < 1 || in < 0)
+    return NNS__UNCOUNTED;
+  bool lstm = gates == 4, gru = gates == 3;
+  bool bias = nns__has_in(cx, 3), peep = lstm && nns__has_in(cx, 7);
+  int64_t gh = nns__cmul(c, gates, h), bgh = nns__cmul(c, b, gh);
+  int64_t bh = nns__cmul(c, b, h);
+  /* The gate products and sums, the same for every step. */
+  int64_t macs = nns__cmul(c, bgh, nns__cadd(c, in, h));
+  int64_t lin = nns__cmul(c, 2, macs); /* 2*MACs - 2*BGH + BGH */
+  lin = lin < INT64_MAX && lin >= bgh ? lin - bgh : lin;
+  int64_t sums = (bias ? 2 : 0) + (nns__attr_has(cx, "clip") ? 2 : 0);
+  lin = nns__cadd(c, lin, nns__cmul(c, sums, bgh));
+  /* Weights read per step and direction. */
+  int64_t wread = nns__cmul(c, gh, nns__cadd(c, in, h));
+  if (bias)
+    wread = nns__cadd(c, wread, nns__cmul(c, 2, gh));
+  if (peep)
+    wread = nns__cadd(c, wread, nns__cmul(c, 3, h));
+  int64_t state = nns__cmul(c, bh, lstm ? 4 : 2); /* h (+ c) in and out */
+  int64_t step_dmas = nns__cadd(c, wread, nns__cadd(c, nns__cmul(c, b, in),
+                                                    state));
+  static const char *const rnn_acts[] = {"Tanh"};
+  static const char *const gru_acts[] = {"Sigmoid", "Tanh"};
+  static const char *const lstm_acts[] = {"Sigmoid", "Tanh", "Tanh"};
+  c->flops = c->macs = c->dmas = 0;
+  for (int64_t d = 0; d < dirs; d++) {
+    int64_t unit; /* gate math per hidden unit and batch element */
+    if (lstm)
+      unit = 3 * act_at(cx, d, 0, 3, lstm_acts) +
+             act_at(cx, d, 1, 3, lstm_acts) + act_at(cx, d, 2, 3, lstm_acts) +
+             4 + (peep ? 6 : 0);
+    else if (gru)
+      unit = 2 * act_at(cx, d, 0, 2, gru_acts) +
+             act_at(cx, d, 1, 2, gru_acts) + 5;
+    else
+      unit = act_at(cx, d, 0, 1, rnn_acts);
+    int64_t step = nns__cadd(c, lin, nns__cmul(c, unit, bh));
+    c->flops = nns__cadd(c, c->flops, nns__cmul(c, t, step));
+    c->macs = nns__cadd(c, c->macs, nns__cmul(c, t, macs));
+    c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, t, step_dmas));
+  }
+  /* sequence_lens read; Y_h and Y_c written. */
+  int64_t once[3] = {nns__has_in(cx, 4) ? nns__in_count(cx, c, 4) : 0,
+                     nns__has_out(cx, 1) ? nns__out_count(cx, c, 1) : 0,
+                     nns__has_out(cx, 2) ? nns__out_count(cx, c, 2) : 0};
+  for (int i = 0; i < 3; i++) {
+    if (once[i] < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, once[i]);
+  }
+  return NNS_OK;
+}
+
+static nns_status rnn_cost(nns__ictx *cx, nns__cost *c) {
+  return rnn_cost_rule(cx, c, 1);
+}
+static nns_status gru_cost(nns__ictx *cx, nns__cost *c) {
+  return rnn_cost_rule(cx, c, 3);
+}
+static nns_status lstm_cost(nns__ictx *cx, nns__cost *c) {
+  return rnn_cost_rule(cx, c, 4);
+}
+
 /* ==== Entries ==== */
 
 /* The attributes every version shares, then each version's extras. */
@@ -170,15 +313,25 @@ static const nns__attr_spec lstm14_attrs[] = {
  * linear_before_reset.
  */
 const nns__op nns__ops_rnn[] = {
-    {"", "RNN", 1, 6, "awwbca", rnn1_attrs, rnn_shape, NULL},
-    {"", "RNN", 7, 13, "awwbca", rnn7_attrs, rnn_shape, NULL},
-    {"", "RNN", 14, 17, "awwbca", rnn14_attrs, rnn_shape, NULL},
-    {"", "GRU", 1, 2, "awwbca", gru1_attrs, gru_shape, NULL},
-    {"", "GRU", 3, 6, "awwbca", gru3_attrs, gru_shape, NULL},
-    {"", "GRU", 7, 13, "awwbca", gru7_attrs, gru_shape, NULL},
-    {"", "GRU", 14, 17, "awwbca", gru14_attrs, gru_shape, NULL},
-    {"", "LSTM", 1, 6, "awwbcaaw", lstm1_attrs, lstm_shape, NULL},
-    {"", "LSTM", 7, 13, "awwbcaaw", lstm7_attrs, lstm_shape, NULL},
-    {"", "LSTM", 14, 17, "awwbcaaw", lstm14_attrs, lstm_shape, NULL},
+    {"", "RNN", 1, 6, "awwbca", rnn1_attrs, rnn_shape, NULL,
+     .cost = rnn_cost},
+    {"", "RNN", 7, 13, "awwbca", rnn7_attrs, rnn_shape, NULL,
+     .cost = rnn_cost},
+    {"", "RNN", 14, 17, "awwbca", rnn14_attrs, rnn_shape, NULL,
+     .cost = rnn_cost},
+    {"", "GRU", 1, 2, "awwbca", gru1_attrs, gru_shape, NULL,
+     .cost = gru_cost},
+    {"", "GRU", 3, 6, "awwbca", gru3_attrs, gru_shape, NULL,
+     .cost = gru_cost},
+    {"", "GRU", 7, 13, "awwbca", gru7_attrs, gru_shape, NULL,
+     .cost = gru_cost},
+    {"", "GRU", 14, 17, "awwbca", gru14_attrs, gru_shape, NULL,
+     .cost = gru_cost},
+    {"", "LSTM", 1, 6, "awwbcaaw", lstm1_attrs, lstm_shape, NULL,
+     .cost = lstm_cost},
+    {"", "LSTM", 7, 13, "awwbcaaw", lstm7_attrs, lstm_shape, NULL,
+     .cost = lstm_cost},
+    {"", "LSTM", 14, 17, "awwbcaaw", lstm14_attrs, lstm_shape, NULL,
+     .cost = lstm_cost},
     NNS__OP_END,
 };

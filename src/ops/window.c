@@ -2,7 +2,9 @@
  * window.c - the sliding-window arithmetic declared in window.h: reading
  * and checking the window attributes, and the per-axis output size and
  * resolved pads of forward (conv, pool) and transposed (ConvTranspose)
- * windows, numerically and over symbolic dims.
+ * windows, numerically and over symbolic dims; then what the cost and
+ * receptive-field rules of those ops take from the same window: the kernel
+ * size and the field, stride and padding a window adds.
  */
 #include <string.h>
 
@@ -331,5 +333,117 @@ nns_status nns__window_out_dims_transposed(nns__ictx *cx, const nns__window *w,
                        (long long)w->pad_end[k]);
     out[k] = known(r.out);
   }
+  return NNS_OK;
+}
+
+/* ==== Costs ==== */
+
+int64_t nns__window_kernel_count(const nns__window *w, nns__cost *c) {
+  int64_t k = 1;
+  for (int32_t a = 0; a < w->n; a++) {
+    if (w->kernel[a] < 0)
+      return -1;
+    k = nns__cmul(c, k, w->kernel[a]);
+  }
+  return k;
+}
+
+/* ==== Receptive field ==== */
+
+/* Signed saturating arithmetic: fields of absurd models stay finite. */
+static int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (nns__mul_i64(a, b, &r))
+    return r;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (nns__add_i64(a, b, &r))
+    return r;
+  return a < 0 ? INT64_MIN : INT64_MAX;
+}
+
+/* floor(a / b) for b > 0, a of either sign. */
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+int64_t nns__window_lead_pad(const nns__window *w, int32_t axis, nns__dim in,
+                             bool transposed) {
+  nns__win_axis r;
+  if (!in.sym && (transposed ? nns__window_axis_transposed(w, axis, in.v, &r)
+                             : nns__window_axis(w, axis, in.v, &r)))
+    return r.pad_begin;
+  bool same = w->auto_pad == NNS__PAD_SAME_UPPER ||
+              w->auto_pad == NNS__PAD_SAME_LOWER;
+  int64_t ek = nns__window_extent(w, axis), s = w->stride[axis], total;
+  if (ek < 0 || !same || (transposed && w->output_shape[axis] >= 0))
+    return w->pad_begin[axis];
+  /* Every term is at most 2^40 (NNS__WIN_LIMIT): no overflow. With the
+   * size a multiple of s, forward SAME pads ek - s in total; transposed
+   * SAME (output in * s) always pads output_padding + ek - s. */
+  total = (transposed ? w->output_padding[axis] : 0) + ek - s;
+  split_pad(w->auto_pad, total > 0 ? total : 0, &r);
+  return r.pad_begin;
+}
+
+void nns__rf_start(const nns_rf *in, int32_t n, nns_rf *out) {
+  memset(out, 0, sizeof *out);
+  if (in && in->whole) {
+    out->whole = 1;
+    return;
+  }
+  int32_t axes = n < NNS_RF_MAX_AXES ? n : NNS_RF_MAX_AXES;
+  bool keep = in && in->axes == axes;
+  out->axes = axes > 0 ? axes : 0;
+  for (int32_t k = 0; k < axes; k++) {
+    out->field[k] = keep ? in->field[k] : 1;
+    out->stride[k] = keep ? in->stride[k] : 1;
+    out->padding[k] = keep ? in->padding[k] : 0;
+  }
+}
+
+nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
+                          const nns_rf *in, nns_rf *out) {
+  nns__rf_start(in, w->n, out);
+  if (out->whole)
+    return NNS_OK;
+  const nns__type *tx = nns__in_type(cx, 0);
+  bool have_x = tx && tx->rank == w->n + 2;
+  for (int32_t k = 0; k < out->axes; k++) {
+    if (w->kernel[k] < 1) {
+      memset(out, 0, sizeof *out);
+      return NNS__UNCOUNTED;
+    }
+    /* Unknown sizes resolve like symbols (see nns__window_lead_pad). */
+    nns__dim xin = have_x ? tx->dims[2 + k] : (nns__dim){0, UINT32_MAX};
+    int64_t span = sat_mul(w->kernel[k] - 1, w->dilation[k]);
+    int64_t lead = nns__window_lead_pad(w, k, xin, transposed);
+    int64_t st = w->stride[k], j = out->stride[k];
+    if (!transposed) {
+      out->field[k] = sat_add(out->field[k], sat_mul(span, j));
+      out->padding[k] = sat_add(out->padding[k], sat_mul(lead, j));
+      out->stride[k] = sat_mul(j, st);
+    } else {
+      /* An output pixel reads the inputs within floor(span / st) input
+       * steps; its jump is a fraction of the input's, rounded up to a
+       * whole pixel (exact while st divides the jump). */
+      out->field[k] = sat_add(out->field[k], sat_mul(span / st, j));
+      out->padding[k] =
+          sat_add(out->padding[k], sat_mul(floor_div(span - lead, st), j));
+      out->stride[k] = j / st + (j % st != 0);
+    }
+  }
+  return NNS_OK;
+}
+
+nns_status nns__rf_whole(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+  (void)cx;
+  (void)in;
+  memset(out, 0, sizeof *out);
+  out->whole = 1;
   return NNS_OK;
 }

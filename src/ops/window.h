@@ -1,8 +1,8 @@
 /*
  * window.h - sliding-window arithmetic shared by every op that moves a
  * kernel over spatial axes: Conv, ConvTranspose, ConvInteger, QLinearConv,
- * MaxPool, AveragePool, LpPool (and, later, their cost and receptive-field
- * rules). One place computes, per spatial axis, the output size from the
+ * MaxPool, AveragePool, LpPool, MaxUnpool, and the shape, cost and
+ * receptive-field rules of each. One place computes, per spatial axis, the output size from the
  * input size, kernel, stride, dilation, pads, auto_pad and ceil_mode, and
  * the leading/trailing pads actually applied, so that shape, cost and
  * receptive field can never disagree.
@@ -14,6 +14,11 @@
  * Numbers follow the ONNX operator documents (Conv-11, MaxPool-12,
  * ConvTranspose-11), with the ceil_mode rule of ONNX >= 1.16 / PyTorch: a
  * window that would start in the trailing padding is dropped.
+ *
+ * The cost rules take the kernel size k from nns__window_kernel_count and
+ * the receptive-field rules go through nns__window_rf, which resolves the
+ * leading pad (auto_pad included) with the same per-axis code as the shape
+ * rule.
  */
 #ifndef NNS_WINDOW_H
 #define NNS_WINDOW_H
@@ -91,5 +96,46 @@ nns_status nns__window_out_dims(nns__ictx *cx, const nns__window *w,
                                 const nns__dim *in, nns__dim *out);
 nns_status nns__window_out_dims_transposed(nns__ictx *cx, const nns__window *w,
                                            const nns__dim *in, nns__dim *out);
+
+/* ==== Costs ==== */
+
+/* k of docs/metrics.md: the product of the kernel dims (dilation does not
+ * add taps); -1 when a kernel dim is unknown. Saturates through c. */
+int64_t nns__window_kernel_count(const nns__window *w, nns__cost *c);
+
+/* ==== Receptive field ==== */
+
+/*
+ * The leading pad applied on one axis whose input size is `in` (known or
+ * symbolic), forward or transposed, auto_pad resolved by the same code as
+ * the shape rule. For a symbolic size, SAME padding is taken with the size
+ * a multiple of the stride (exact then, and independent of the size); a
+ * ConvTranspose output_shape over a symbolic size keeps the explicit pads.
+ */
+int64_t nns__window_lead_pad(const nns__window *w, int32_t axis, nns__dim in,
+                             bool transposed);
+
+/*
+ * The field after a window op, from the field `in` of its input 0
+ * (docs/metrics.md): per spatial axis (at most NNS_RF_MAX_AXES), with
+ * kernel k, stride st, dilation d and leading pad p,
+ *   forward:    field' = field + (k-1)*d*j, j' = j*st, pad' = pad + p*j;
+ *   transposed: field' = field + floor((k-1)*d / st)*j, j' = ceil(j / st),
+ *               pad' = pad + floor(((k-1)*d - p) / st)*j.
+ * An input whose field has another axis count starts from the identity
+ * (field 1, stride 1, padding 0); a field that is whole stays whole.
+ * Returns NNS__UNCOUNTED (out->axes 0) when the kernel is unknown.
+ */
+nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
+                          const nns_rf *in, nns_rf *out);
+
+/* The field of input 0 with n spatial axes, or the identity field when it
+ * has another axis count (the first sliding op after a graph input). */
+void nns__rf_start(const nns_rf *in, int32_t n, nns_rf *out);
+
+/* Rule of the ops whose every output sees the whole input: global pools,
+ * dense layers (Gemm, MatMul), data-dependent sampling (GridSample,
+ * RoiAlign). */
+nns_status nns__rf_whole(nns__ictx *cx, const nns_rf *in, nns_rf *out);
 
 #endif
