@@ -39,9 +39,9 @@ extern const nns__pbmsg nns__pb_model, nns__pb_graph, nns__pb_node,
 /* ==== Loader context ==== */
 
 typedef struct nns__loader {
-  nns_model *m;
-  nns_error *err;
-  int max_depth;
+  nns_model *m;              /* the model being filled */
+  nns_error *err;            /* caller's error, may be NULL */
+  int max_depth;             /* deepest message nesting allowed */
   bool in_function;          /* decoding/resolving a function body */
   const char *empty;         /* interned "" */
   /* Opsets for node->opset: the function's while in a body, else NULL. */
@@ -77,13 +77,13 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
 /* ValueInfoProto: its name, and its type or NULL when it has none. */
 nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
                                 const char **name, nns__type **type);
-/* TensorProto into t; `what` says whose tensor for messages. */
+/* TensorProto into t. */
 nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
                             nns__tensor *t);
 /* SparseTensorProto: dtype, name and dims, storage NNS__ST_SPARSE. */
 nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
                             nns__tensor *t);
-/* Sets v's type to the tensor's (known dims). */
+/* A tensor's type: kind, dtype and its (known) dims as nns__dim. */
 nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
                                  nns__type *type);
 

@@ -131,11 +131,25 @@ static nns_status link_node(nns__loader *L, nns__graph *g, nns__node *n) {
 }
 
 static nns_status link_outputs(nns__loader *L, nns__graph *g) {
-  /* value_info first, so that a graph output's own declaration wins. */
+  /* value_info first, so that a graph output's own declaration wins. A
+   * graph input keeps its own declaration; one that has none takes the
+   * value_info's, which then is also its starting type. */
   for (int32_t i = 0; i < g->n_value_info; i++) {
     nns__value *v = nns__map_get(&g->scope, g->vi_names[i]);
-    if (v && g->vi_types[i] && !v->is_graph_input)
-      v->declared = g->vi_types[i];
+    const nns__type *t = g->vi_types[i];
+    if (!v || !t || (v->is_graph_input && v->declared))
+      continue;
+    v->declared = g->vi_types[i];
+    if (v->is_graph_input && !v->init) {
+      v->type = *t;
+      if (t->rank > 0 && t->dims) {
+        v->type.dims = nns__arena_array(&L->m->arena, (size_t)t->rank,
+                                        sizeof *t->dims);
+        if (!v->type.dims)
+          return nns__load_nomem(L);
+        memcpy(v->type.dims, t->dims, (size_t)t->rank * sizeof *t->dims);
+      }
+    }
   }
   for (int32_t i = 0; i < g->n_outputs; i++) {
     nns__value *decl = g->outputs[i];
