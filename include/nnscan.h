@@ -284,7 +284,9 @@ NNS_API const char *nns_model_warning(const nns_model *model, size_t i);
  * nns_model_analyze() counts, for every node and every layer (scope) of the
  * module tree, parameters, FLOPs, MACs and memory accesses (DMAs), activation
  * memory and receptive field, as ../docs/metrics.md defines them. It runs on
- * the shapes of the last nns_model_infer() (call that first). A count that
+ * the shapes of the last nns_model_infer(); a model never inferred is first
+ * inferred with default options, and one whose last inference failed gives
+ * NNS_E_STATE. A new nns_model_infer() discards the analysis. A count that
  * depends on a symbolic dim is evaluated with the symbol at 1 and flagged
  * NNS_COUNT_SYMBOLIC; a total that misses an op without a cost rule is
  * flagged NNS_COUNT_PARTIAL (a lower bound).
@@ -308,8 +310,9 @@ enum {
   NNS_COUNT_PARTIAL = 1u << 0,  /* some node had no cost rule: lower bound */
   NNS_COUNT_SYMBOLIC = 1u << 1, /* a symbolic dim was taken as 1 */
   NNS_COUNT_SHARED = 1u << 2,   /* uses a parameter counted elsewhere */
-  NNS_COUNT_UNBOUNDED = 1u << 3 /* a loop whose trip count is unknown was
-                                   counted once */
+  NNS_COUNT_UNBOUNDED = 1u << 3, /* a loop whose trip count is unknown was
+                                    counted once */
+  NNS_COUNT_OVERFLOW = 1u << 4   /* a count passed INT64_MAX: saturated */
 };
 
 /* Counts over a node, a layer's subtree, an op type or the whole model. */
@@ -462,6 +465,116 @@ NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
                                          const char *op_type,
                                          nns_shape_fn shape, nns_cost_fn cost,
                                          void *user, nns_error *err);
+
+/* ==== Reports ==== */
+
+/*
+ * Renderers of an analysis (call nns_model_analyze() first): the tree table
+ * people read, CSV, Markdown, and the JSON contract scripts parse
+ * ("nnscan.summary", documented in docs/json.md). The library never prints:
+ * every report goes through the caller's write callback, in pieces.
+ *
+ *   nns_report_options o = {.format = NNS_FORMAT_TEXT,
+ *                           .columns = NNS_COL_PARAMS | NNS_COL_MACS};
+ *   nns_report(model, &o, nns_write_stdio, stdout, &err);
+ */
+
+/* Receives the next `size` bytes of a report; returns 0 to go on, anything
+ * else to stop (the report then fails with NNS_E_IO). */
+typedef int (*nns_write_fn)(void *user, const char *data, size_t size);
+
+/* A ready-made nns_write_fn: `file` is a FILE * (stdout, an fopen'ed file). */
+NNS_API int nns_write_stdio(void *file, const char *data, size_t size);
+
+typedef enum nns_report_format {
+  NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
+  NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
+  NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
+  NNS_FORMAT_JSON = 3  /* the machine contract: everything, unformatted */
+} nns_report_format;
+
+typedef enum nns_numbers {
+  NNS_NUMBERS_RAW = 0,    /* 1824010216 (text and md: 1,824,010,216) */
+  NNS_NUMBERS_CLEVER = 1, /* 1.82 G; bytes in IEC units: 44.6 MiB */
+  NNS_NUMBERS_RATIO = 2   /* percentage of the column's total: 12.34% */
+} nns_numbers;
+
+/* Where a name too long for its column loses characters (to a "…"). */
+typedef enum nns_wrap {
+  NNS_WRAP_MIDDLE = 0, /* layer1.0.…conv1 */
+  NNS_WRAP_START = 1,  /* …0.downsample.0 */
+  NNS_WRAP_END = 2     /* layer1.0.downs… */
+} nns_wrap;
+
+/* Numeric columns of the layer table. Layer, Type and Output Shape are
+ * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); NNS_COL_PCT is
+ * two (% of the total params and of the total MACs). */
+enum {
+  NNS_COL_PARAMS = 1u << 0,  /* Param #: trainable parameters */
+  NNS_COL_BUFFERS = 1u << 1, /* Buffers: non-trainable state (BN stats) */
+  NNS_COL_FLOPS = 1u << 2,
+  NNS_COL_MACS = 1u << 3,
+  NNS_COL_DMAS = 1u << 4,
+  NNS_COL_RF = 1u << 5,      /* receptive field, effective stride, padding */
+  NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
+  NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
+  NNS_COL_DEFAULT = NNS_COL_PARAMS,
+  NNS_COL_ALL = 0xffu
+};
+
+/* max_depth values with a meaning of their own. */
+enum {
+  NNS_DEPTH_DEFAULT = 0, /* 2 for text and md; every depth for csv and json */
+  NNS_DEPTH_ALL = -1     /* every layer */
+};
+
+typedef struct nns_report_options {
+  nns_report_format format;
+  nns_numbers numbers;    /* text, csv and md; JSON numbers are always raw */
+  int max_depth;          /* deepest layer shown (1: the model's children);
+                             deeper layers are counted in their ancestor */
+  unsigned columns;       /* NNS_COL_* set; 0 means NNS_COL_DEFAULT */
+  int width;              /* text: width in terminal columns; 0 means 100 */
+  nns_wrap wrap;          /* text: how long names are shortened */
+  const char *model_name; /* the root row's name; NULL: the graph's name */
+  const char *model_path; /* recorded in the JSON; may be NULL */
+} nns_report_options;
+
+/*
+ * Writes the report of an analysed model through `write`. opts may be NULL
+ * (text, default columns and depth). NNS_E_STATE if the model was not
+ * analysed, NNS_E_IO if `write` asked to stop.
+ */
+NNS_API nns_status nns_report(const nns_model *model,
+                              const nns_report_options *opts,
+                              nns_write_fn write, void *user, nns_error *err);
+
+/* One model of a comparison table: its name and its totals
+ * (nns_model_totals). The model itself may be freed already. */
+typedef struct nns_table_row {
+  const char *name;   /* shown in the Model column and on the plot */
+  nns_totals totals;  /* peak_node is not used */
+} nns_table_row;
+
+/*
+ * One row per model: Model, Params (M), FLOPs (G), MACs (G), DMAs (G), RF.
+ * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV or NNS_FORMAT_TEXT (laid out
+ * like md); other fields are not used. A partial count shows as "≥ x".
+ */
+NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
+                                    const nns_report_options *opts,
+                                    nns_write_fn write, void *user,
+                                    nns_error *err);
+
+/*
+ * An SVG scatter plot of MACs (y) against parameters (x), one labelled
+ * point per model; an axis whose values span more than a decade is
+ * logarithmic (models with a zero count are then left off, and listed in
+ * the SVG's <desc>).
+ */
+NNS_API nns_status nns_report_plot(const nns_table_row *rows, size_t count,
+                                   nns_write_fn write, void *user,
+                                   nns_error *err);
 
 /* ==== Operator table ==== */
 

@@ -9,7 +9,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---- dependencies (installed only when missing, so it also works offline) --
 packages=(build-essential cmake clang libclang-rt-14-dev valgrind
-          libonnx-testdata python3)
+          libonnx-testdata python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -10,8 +10,9 @@
 
 #include "nnscan.h"
 
-/* Exit codes. */
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* Exit codes. EXIT_INCOMPLETE: `summary --strict` found something it could
+ * not count (an op without a cost or shape rule, an unbounded loop). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
 
 /* Options shared by the subcommands that load and infer a model. */
 typedef struct cli_model_opts {
@@ -37,10 +38,21 @@ void cli_print_error(const char *path, const nns_error *err);
 FILE *cli_open_output(const char *path);
 void cli_close_output(FILE *f);
 
+/* Width of the terminal when stdout is one ($COLUMNS, else the tty's own
+ * size), else 100. */
+int cli_terminal_width(void);
+/* The model's name for reports: the file's base name without ".onnx",
+ * written into buf. */
+const char *cli_model_name(const char *path, char *buf, size_t size);
+/* Parses a whole number >= min; false if s is not one. */
+bool cli_parse_int(const char *s, long min, long *out);
+
 /* JSON writing. */
 void json_str(FILE *f, const char *s);
 
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_table(int argc, char **argv);
 
 #endif

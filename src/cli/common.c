@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -140,6 +142,42 @@ void cli_close_output(FILE *f) {
     fclose(f);
   else
     fflush(stdout);
+}
+
+bool cli_parse_int(const char *s, long min, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < min)
+    return false;
+  *out = v;
+  return true;
+}
+
+int cli_terminal_width(void) {
+  if (!isatty(STDOUT_FILENO))
+    return 100;
+  const char *env = getenv("COLUMNS");
+  long w;
+  if (env && cli_parse_int(env, 20, &w) && w < 10000)
+    return (int)w;
+  struct winsize ws;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+    return ws.ws_col;
+  return 100;
+}
+
+const char *cli_model_name(const char *path, char *buf, size_t size) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 5 && !strcmp(base + n - 5, ".onnx"))
+    n -= 5;
+  if (n >= size)
+    n = size - 1;
+  memcpy(buf, base, n);
+  buf[n] = 0;
+  return buf;
 }
 
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */

@@ -1,19 +1,30 @@
 /*
- * main.c - `nnscan`: dispatches to a subcommand.
+ * main.c - `nnscan`: dispatches to a subcommand. `nnscan MODEL ...` (a first
+ * argument that is no command but an existing file) is `nnscan summary
+ * MODEL ...`.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nnscan <command> [options]\n"
+          "       nnscan MODEL [options]    (same as nnscan summary MODEL)\n"
           "\n"
           "commands:\n"
-          "  shapes MODEL   dtype and shape of every value, in graph order\n"
-          "  ops            the operators nnscan knows, with opset ranges\n"
-          "  version        print the version\n"
+          "  summary MODEL   parameters, FLOPs, MACs, memory accesses, "
+          "receptive\n"
+          "                  field and memory of every layer "
+          "(nnscan summary -h)\n"
+          "  table FILES...  one row per model; --plot FILE.svg draws MACs "
+          "against params\n"
+          "  shapes MODEL    dtype and shape of every value, in graph order\n"
+          "  ops             the operators nnscan knows, with opset ranges "
+          "and rules\n"
+          "  version         print the version\n"
           "\n"
           "options of shapes:\n"
           "  --input NAME=DIMS   fix a graph input's shape, e.g. "
@@ -24,8 +35,10 @@ static void usage(FILE *f) {
           "unknown ops\n"
           "  -o FILE             write to FILE instead of stdout\n"
           "\n"
-          "exit status: 0 success, 1 the model could not be read or "
-          "inferred, 2 usage error\n");
+          "exit status: 0 success, 1 the model could not be read, "
+          "inferred or analysed,\n"
+          "2 usage error, 3 summary --strict found something it could not "
+          "count\n");
 }
 
 int main(int argc, char **argv) {
@@ -46,6 +59,13 @@ int main(int argc, char **argv) {
     return cmd_shapes(argc - 1, argv + 1);
   if (!strcmp(cmd, "ops"))
     return cmd_ops(argc - 1, argv + 1);
+  if (!strcmp(cmd, "summary"))
+    return cmd_summary(argc - 1, argv + 1);
+  if (!strcmp(cmd, "table"))
+    return cmd_table(argc - 1, argv + 1);
+  struct stat st;
+  if (stat(cmd, &st) == 0 && S_ISREG(st.st_mode))
+    return cmd_summary(argc, argv); /* argv[0] stands for "summary" */
   fprintf(stderr, "nnscan: unknown command '%s'\n", cmd);
   usage(stderr);
   return EXIT_USAGE;

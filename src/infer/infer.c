@@ -372,7 +372,9 @@ static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
                   .err = err,
                   .call = call,
                   .infer_subgraph = infer_subgraph};
-  nns_status st = check_attrs(&cx);
+  /* A registered custom op (op->ext) declares no attributes: it takes
+   * whatever the node has, without a warning per attribute. */
+  nns_status st = op->ext ? NNS_OK : check_attrs(&cx);
   if (st == NNS_OK)
     st = op->shape(&cx);
   if (st != NNS_OK)
@@ -490,6 +492,7 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
   nns__map_free(&m->warned);
   m->infer_flags = o->flags;
   m->inferred = false;
+  m->analysis = NULL; /* it described the previous shapes */
   nns_status st = reset_values(m, err);
   if (st != NNS_OK)
     return st;

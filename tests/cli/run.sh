@@ -30,6 +30,12 @@ expect 0 '"y": \{"dtype": "float32", "shape": \[2, 1024\]\}' -- shapes tiny_cnn.
 expect 0 'y +output +float32 +\[batch, 256\]' -- shapes tiny_cnn.onnx
 "$nnscan" shapes tiny_cnn.onnx -o "$tmp/out.json" --format json && diff -q tiny_cnn.shapes.json "$tmp/out.json" >/dev/null && ok || ko "-o FILE"
 expect 0 'Conv' -- ops
+expect 0 '^\| ai\.onnx \| Conv \| [0-9]+-[0-9]+ \| `awb` \| shape.* cost rf \|$' -- ops --format md
+if "$nnscan" ops --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); c = [o for o in d if o["op_type"] == "Conv"][0]; assert c["cost"] and c["rf"] and c["roles"] == "awb", c' ; then ok
+else ko "ops --format json"; fi
+expect 2 'text, md or json' -- ops --format yaml
+# `nnscan MODEL` is `nnscan summary MODEL`.
+expect 0 '^tiny_cnn +' -- tiny_cnn.onnx
 expect 0 '^nnscan [0-9]+\.[0-9]+\.[0-9]+' -- version
 
 # A model whose external weights file is absent analyses fine, with a warning.

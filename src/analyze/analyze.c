@@ -1,0 +1,414 @@
+/*
+ * analyze.c - nns_model_analyze: runs every node's cost rule (subgraphs
+ * through the cost_subgraph hook the control-flow rules call), then the
+ * passes of scope.c, params.c, memory.c and rf.c, and sums the per-node
+ * counts over the module tree, per op type and for the whole model.
+ *
+ * A node whose op has no cost rule, or whose rule cannot count it
+ * (NNS__UNCOUNTED), adds nothing and marks every count that contains it
+ * PARTIAL: a lower bound, never a guess. Definitions: docs/metrics.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+/* ==== Small helpers ==== */
+
+char nns__input_role(const nns__node *n, int i) {
+  const char *r = n->op ? n->op->roles : NULL;
+  if (!r || !r[0] || i < 0)
+    return 'a';
+  size_t len = strlen(r);
+  return r[(size_t)i < len ? (size_t)i : len - 1];
+}
+
+static int64_t sat_add(int64_t a, int64_t b, unsigned *flags) {
+  int64_t r;
+  if (!nns__add_i64(a, b, &r)) {
+    *flags |= NNS_COUNT_OVERFLOW;
+    return INT64_MAX;
+  }
+  return r;
+}
+
+void nns__counts_add(nns_counts *d, const nns_counts *s) {
+  d->params = sat_add(d->params, s->params, &d->flags);
+  d->buffers = sat_add(d->buffers, s->buffers, &d->flags);
+  d->param_bytes = sat_add(d->param_bytes, s->param_bytes, &d->flags);
+  d->flops = sat_add(d->flops, s->flops, &d->flags);
+  d->macs = sat_add(d->macs, s->macs, &d->flags);
+  d->dmas = sat_add(d->dmas, s->dmas, &d->flags);
+  d->activation_bytes =
+      sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
+  d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
+  d->flags |= s->flags;
+}
+
+const nns__node *nns__top_node(const nns__node *n) {
+  while (n && n->graph && n->graph->owner)
+    n = n->graph->owner;
+  return n;
+}
+
+/* ==== Uncounted op types ==== */
+
+/* Row of (domain, op_type) in rows[0..n): `index` maps an interned op type
+ * to its latest row + 1, and each row's `next` to the previous row of the
+ * same op type (another domain), so a lookup never scans all rows. */
+static size_t find_row(const nns__map *index, const uint32_t *next,
+                       const char *domain, const char *op_type,
+                       const char *(*domain_of)(const void *, size_t),
+                       const void *rows) {
+  for (size_t r = (size_t)(uintptr_t)nns__map_get(index, op_type); r;
+       r = next[r - 1])
+    if (domain_of(rows, r - 1) == domain)
+      return r - 1;
+  return (size_t)-1;
+}
+
+static const char *uncounted_domain(const void *rows, size_t i) {
+  return ((const nns__uncounted_row *)rows)[i].domain;
+}
+
+static const char *optype_domain(const void *rows, size_t i) {
+  return ((const nns__optype_row *)rows)[i].domain;
+}
+
+static void record_uncounted(nns__analysis *a, const nns__node *n) {
+  size_t r = find_row(&a->uncounted_index, a->uncounted_next, n->domain,
+                      n->op_type, uncounted_domain, a->uncounted);
+  if (r != (size_t)-1) {
+    a->uncounted[r].nodes++;
+    return;
+  }
+  if (a->n_uncounted == a->cap_uncounted) {
+    size_t cap = a->cap_uncounted ? a->cap_uncounted * 2 : 8;
+    nns__uncounted_row *rows = realloc(a->uncounted, cap * sizeof *rows);
+    if (!rows)
+      return; /* the node stays PARTIAL; only the listing is lost */
+    a->uncounted = rows;
+    uint32_t *next = realloc(a->uncounted_next, cap * sizeof *next);
+    if (!next)
+      return;
+    a->uncounted_next = next;
+    a->cap_uncounted = cap;
+  }
+  size_t i = a->n_uncounted;
+  a->uncounted_next[i] =
+      (uint32_t)(uintptr_t)nns__map_get(&a->uncounted_index, n->op_type);
+  if (!nns__map_put(&a->uncounted_index, n->op_type, (void *)(uintptr_t)(i + 1)))
+    return;
+  a->uncounted[a->n_uncounted++] = (nns__uncounted_row){
+      .domain = n->domain, .op_type = n->op_type, .nodes = 1};
+}
+
+/* ==== Cost of one node ==== */
+
+static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
+                                nns__cost *c);
+
+/*
+ * Runs n's cost rule into *c. *counted is false when the op has no rule or
+ * the rule could not count the node; the node is then listed as uncounted.
+ * Only running out of memory is an error: a rule that fails on a node the
+ * shape rules accepted is a gap in the count, not in the model.
+ */
+static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
+                            bool *counted) {
+  nns__analysis *a = m->analysis;
+  memset(c, 0, sizeof *c);
+  *counted = false;
+  if (!n->op || !n->op->cost) {
+    record_uncounted(a, n);
+    return NNS_OK;
+  }
+  nns_error local;
+  memset(&local, 0, sizeof local);
+  nns__ictx cx = {.m = m,
+                  .node = (nns__node *)n,
+                  .op = n->op,
+                  .opset = n->opset,
+                  .err = &local,
+                  .cost_subgraph = cost_subgraph};
+  nns_status st = n->op->cost(&cx, c);
+  if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
+    *counted = true;
+    return NNS_OK;
+  }
+  if (st == NNS_E_NOMEM)
+    return st;
+  if (st != NNS__UNCOUNTED && st != NNS_OK)
+    nns__warn(m, "node '%s' (%s): not counted: %s",
+              n->name[0] ? n->name : "(unnamed)", n->op_type, local.message);
+  bool sym = c->symbolic;
+  memset(c, 0, sizeof *c);
+  c->symbolic = sym;
+  record_uncounted(a, n);
+  return NNS_OK;
+}
+
+/* The cost_subgraph hook: the summed cost of every node of g (inferred
+ * already), nested subgraphs through their owners' rules. */
+static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
+                                nns__cost *c) {
+  const nns__analysis *a = cx->m->analysis;
+  if (!g)
+    return NNS_OK;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = nns__graph_node(a, g, i);
+    nns__cost sub;
+    bool counted;
+    nns_status st = node_cost(cx->m, n, &sub, &counted);
+    if (st != NNS_OK)
+      return st;
+    c->flops = nns__cadd(c, c->flops, sub.flops);
+    c->macs = nns__cadd(c, c->macs, sub.macs);
+    c->dmas = nns__cadd(c, c->dmas, sub.dmas);
+    c->symbolic = c->symbolic || sub.symbolic;
+    c->unbounded = c->unbounded || sub.unbounded;
+    c->partial = c->partial || sub.partial || !counted;
+    c->overflow = c->overflow || sub.overflow;
+  }
+  return NNS_OK;
+}
+
+static unsigned cost_flags(const nns__cost *c, bool counted) {
+  unsigned f = 0;
+  if (!counted || c->partial)
+    f |= NNS_COUNT_PARTIAL;
+  if (c->symbolic)
+    f |= NNS_COUNT_SYMBOLIC;
+  if (c->unbounded)
+    f |= NNS_COUNT_UNBOUNDED;
+  if (c->overflow)
+    f |= NNS_COUNT_OVERFLOW;
+  return f;
+}
+
+static nns_status run_costs(nns_model *m, nns__analysis *a) {
+  const nns__graph *g = m->graph;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = a->order[i];
+    nns__cost c;
+    bool counted;
+    nns_status st = node_cost(m, n, &c, &counted);
+    if (st != NNS_OK)
+      return st;
+    nns__anode *an = &a->nodes[n->index];
+    an->counted = counted;
+    an->counts.flops = c.flops;
+    an->counts.macs = c.macs;
+    an->counts.dmas = c.dmas;
+    an->counts.nodes = 1;
+    an->counts.flags |= cost_flags(&c, counted);
+  }
+  return NNS_OK;
+}
+
+/* ==== Sums: layers, op types, totals ==== */
+
+static nns_status sum_layers(nns__analysis *a) {
+  /* SHARED marks (params.c) are per layer and must not climb past the
+   * layer that counts the parameter: keep them aside while summing. */
+  unsigned *shared = calloc(a->n_layers + 1, sizeof *shared);
+  if (!shared)
+    return NNS_E_NOMEM;
+  for (size_t l = 0; l < a->n_layers; l++) {
+    shared[l] = a->layers[l].info.counts.flags & NNS_COUNT_SHARED;
+    a->layers[l].info.counts.flags = 0;
+  }
+  for (size_t i = 0; i < a->n_nodes; i++)
+    nns__counts_add(&a->layers[a->nodes[i].layer].info.counts,
+                    &a->nodes[i].counts);
+  /* Preorder: every child comes after its parent, so one backward sweep
+   * folds each subtree into its parent. */
+  for (size_t l = a->n_layers; l-- > 1;)
+    nns__counts_add(&a->layers[a->layers[l].info.parent].info.counts,
+                    &a->layers[l].info.counts);
+  for (size_t l = 0; l < a->n_layers; l++) {
+    a->layers[l].info.counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
+    a->layers[l].info.counts.flags |= shared[l];
+  }
+  free(shared);
+  return NNS_OK;
+}
+
+static nns_status sum_op_types(nns__analysis *a) {
+  nns__map index = {0};
+  uint32_t *next = NULL;
+  nns_status st = NNS_OK;
+  for (size_t i = 0; i < a->n_nodes; i++) {
+    const nns__node *n = a->order[i];
+    size_t r = find_row(&index, next, n->domain, n->op_type, optype_domain,
+                        a->optypes);
+    if (r == (size_t)-1) {
+      if (a->n_optypes == a->cap_optypes) {
+        size_t cap = a->cap_optypes ? a->cap_optypes * 2 : 16;
+        nns__optype_row *rows = realloc(a->optypes, cap * sizeof *rows);
+        uint32_t *nx = rows ? realloc(next, cap * sizeof *nx) : NULL;
+        if (rows)
+          a->optypes = rows;
+        if (!nx) {
+          st = NNS_E_NOMEM;
+          break;
+        }
+        next = nx;
+        a->cap_optypes = cap;
+      }
+      r = a->n_optypes++;
+      next[r] = (uint32_t)(uintptr_t)nns__map_get(&index, n->op_type);
+      if (!nns__map_put(&index, n->op_type, (void *)(uintptr_t)(r + 1))) {
+        st = NNS_E_NOMEM;
+        break;
+      }
+      nns__optype_row *row = &a->optypes[r];
+      memset(row, 0, sizeof *row);
+      row->domain = n->domain;
+      row->op_type = n->op_type;
+      row->counted = n->op && n->op->cost;
+    }
+    /* The op type's first row (of any domain): layers list op type names
+     * once even when two domains share one. */
+    size_t first = r;
+    while (next[first])
+      first = next[first] - 1;
+    a->nodes[n->index].optype = (uint32_t)first;
+    nns_counts c = a->nodes[n->index].counts;
+    c.flags &= ~(unsigned)NNS_COUNT_SHARED;
+    nns__counts_add(&a->optypes[r].counts, &c);
+  }
+  nns__map_free(&index);
+  free(next);
+  return st;
+}
+
+/* Moves a malloc'ed row array into the arena, so the results need no free
+ * (the model frees its arena; model.c knows nothing of the analysis). */
+static void *to_arena(nns_model *m, void *rows, size_t n, size_t size,
+                      bool *ok) {
+  if (!n) {
+    free(rows);
+    return NULL;
+  }
+  void *dst = nns__arena_array(&m->arena, n, size);
+  if (dst)
+    memcpy(dst, rows, n * size);
+  else
+    *ok = false;
+  free(rows);
+  return dst;
+}
+
+/* ==== Node order ==== */
+
+/* True when every value node i reads (its subgraphs' free variables
+ * included) comes from an input, an initializer or an earlier node. */
+static bool reads_before(const nns__graph *main, const nns__graph *g,
+                         uint32_t i) {
+  for (int32_t k = 0; k < g->n_nodes; k++) {
+    const nns__node *n = &g->nodes[k];
+    for (int32_t j = 0; j < n->n_in; j++) {
+      const nns__value *v = n->in[j];
+      if (v && v->producer && v->producer->graph == main &&
+          v->producer->index >= i)
+        return false;
+    }
+    for (int32_t j = 0; j < n->n_attrs; j++) {
+      const nns__attr *at = &n->attrs[j];
+      if (at->g && !reads_before(main, at->g, i))
+        return false;
+      for (int32_t q = 0; at->graphs && q < at->n; q++)
+        if (at->graphs[q] && !reads_before(main, at->graphs[q], i))
+          return false;
+    }
+  }
+  return true;
+}
+
+/* The model's own node order when it is topological, else the sorted one:
+ * peak memory is defined over the order the model gives. */
+static void choose_order(nns_model *m, nns__analysis *a) {
+  const nns__graph *g = m->graph;
+  bool file_order = true;
+  for (int32_t i = 0; i < g->n_nodes && file_order; i++) {
+    nns__graph one = {.n_nodes = 1, .nodes = &g->nodes[i]};
+    file_order = reads_before(g, &one, (uint32_t)i);
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    a->order[i] = file_order ? &g->nodes[i] : g->order[i];
+}
+
+/* ==== Entry point ==== */
+
+static nns_status analyze(nns_model *m, nns__analysis *a,
+                          const nns_analyze_options *o, nns_error *err) {
+  const nns__graph *g = m->graph;
+  a->n_nodes = (size_t)g->n_nodes;
+  a->nodes = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->nodes);
+  a->is_param_value =
+      nns__arena_array(&m->arena, m->n_values + 1, sizeof *a->is_param_value);
+  a->order = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->order);
+  a->main = g;
+  if (!a->nodes || !a->is_param_value || !a->order)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  choose_order(m, a);
+  nns_status st = nns__scope_build(m, a, err);
+  if (st == NNS_OK)
+    st = nns__params_classify(m, a, err);
+  if (st == NNS_OK && run_costs(m, a) != NNS_OK)
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (st == NNS_OK)
+    st = nns__memory_analyze(m, a, o->optimizer, err);
+  if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (st == NNS_OK)
+    st = nns__scope_finish(m, a, err);
+  if (st == NNS_OK)
+    st = nns__rf_analyze(m, a, err);
+  if (st != NNS_OK)
+    return st;
+  a->totals.all = a->layers[0].info.counts;
+  return NNS_OK;
+}
+
+nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
+                             nns_error *err) {
+  if (!m || !m->graph)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "model is NULL");
+  nns_analyze_options none = {.optimizer = NNS_OPTIMIZER_SGD};
+  const nns_analyze_options *o = opts ? opts : &none;
+  if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAM)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "unknown optimizer %d",
+                    (int)o->optimizer);
+  if (!m->inferred) {
+    if (m->infer_runs > 0)
+      return nns__err(err, NNS_E_STATE, -1, NULL,
+                      "the last shape inference failed; the model cannot be "
+                      "analysed until nns_model_infer succeeds");
+    nns_status st = nns_model_infer(m, NULL, err);
+    if (st != NNS_OK)
+      return st;
+  }
+  nns__analysis *a = nns__arena_alloc(&m->arena, sizeof *a);
+  if (!a)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  /* The cost_subgraph hook reaches the analysis through the model. */
+  m->analysis = a;
+  nns_status st = analyze(m, a, o, err);
+  bool ok = true;
+  a->params = to_arena(m, a->params, a->n_params, sizeof *a->params, &ok);
+  a->optypes = to_arena(m, a->optypes, a->n_optypes, sizeof *a->optypes, &ok);
+  a->uncounted =
+      to_arena(m, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
+  free(a->uncounted_next);
+  a->uncounted_next = NULL;
+  nns__map_free(&a->uncounted_index);
+  if (st == NNS_OK && !ok)
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (st != NNS_OK) {
+    m->analysis = NULL;
+    return st;
+  }
+  return NNS_OK;
+}

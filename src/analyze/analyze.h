@@ -1,0 +1,136 @@
+/*
+ * analyze.h - the analysis of one model (nns_model_analyze): what the
+ * driver (analyze.c) computes and keeps, and the passes it runs, one file
+ * each: the module tree from node names (scope.c), parameter
+ * classification (params.c), activation memory and its peak (memory.c) and
+ * receptive fields (rf.c). The public accessors are in api.c.
+ *
+ * Everything the analysis keeps lives in the model's arena, so the results
+ * die with the model; scratch arrays are malloc'ed and freed by each pass.
+ * Definitions of every number: docs/metrics.md.
+ */
+#ifndef NNS_ANALYZE_H
+#define NNS_ANALYZE_H
+
+#include "../ops/op.h"
+
+/* ==== Results ==== */
+
+/* One node of the main graph, by nns__node.index. */
+typedef struct nns__anode {
+  nns_counts counts; /* the node's own cost, activation bytes and params */
+  uint32_t layer;    /* layer (preorder index) that holds it */
+  uint32_t optype;   /* first row of its op type in a->optypes */
+  bool counted;      /* its cost rule counted it */
+} nns__anode;
+
+/* One layer of the module tree, in preorder (0 is the root). */
+typedef struct nns__alayer {
+  nns_layer_info info;  /* the public row; counts cover the subtree */
+  uint32_t end;         /* one past the last layer of its subtree */
+  uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
+} nns__alayer;
+
+typedef struct nns__dtype_row {
+  int dtype;
+  int64_t elements;
+  int64_t bytes;
+} nns__dtype_row;
+
+typedef struct nns__optype_row {
+  const char *domain;  /* interned */
+  const char *op_type; /* interned */
+  int counted;         /* the op type has a cost rule */
+  nns_counts counts;
+} nns__optype_row;
+
+typedef struct nns__uncounted_row {
+  const char *domain;
+  const char *op_type;
+  size_t nodes;
+} nns__uncounted_row;
+
+typedef struct nns__analysis {
+  nns_totals totals;
+  /* The main graph's nodes in the model's own order when that order is
+   * topological (ONNX requires it), else in nns__graph_sort's order. */
+  const nns__node **order;
+  const nns__graph *main;     /* the model's main graph */
+  size_t n_nodes;             /* main-graph nodes */
+  nns__anode *nodes;
+  size_t n_layers;
+  nns__alayer *layers;
+  size_t n_params, cap_params;
+  nns_param_info *params;
+  size_t n_dtypes;
+  nns__dtype_row *dtypes;
+  size_t n_optypes, cap_optypes;
+  nns__optype_row *optypes;
+  size_t n_uncounted, cap_uncounted;
+  nns__uncounted_row *uncounted;
+  nns__map uncounted_index;   /* while analysing: op type -> row + 1 */
+  uint32_t *uncounted_next;   /* while analysing: same op type, other row */
+  /* Per model value (nns__value.index): true for initializers and their
+   * Identity copies, which are parameters or constants, not activations. */
+  bool *is_param_value;
+} nns__analysis;
+
+/* Node i of graph g in running order (a->order for the main graph). */
+static inline const nns__node *nns__graph_node(const nns__analysis *a,
+                                               const nns__graph *g,
+                                               int32_t i) {
+  if (g == a->main)
+    return a->order[i];
+  return g->order ? g->order[i] : &g->nodes[i];
+}
+
+/* ==== Passes ==== */
+
+/* scope.c: builds a->layers (preorder) from the main graph's node names and
+ * sets a->nodes[i].layer. Types, op lists and input/output values are set
+ * later by nns__scope_finish, once per-node counts are known. */
+nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err);
+/* True when layer `anc` is `l` or one of its ancestors. */
+static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
+                                       uint32_t l) {
+  return anc <= l && l < a->layers[anc].end;
+}
+/* Layer types, op type lists, input and output values. */
+nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
+
+/* The main-graph node that holds n (n itself, or the owner of the subgraph
+ * that holds it, recursively). */
+const nns__node *nns__top_node(const nns__node *n);
+
+/* params.c: classifies initializers and their copies, fills a->params,
+ * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
+ * the layers that use a parameter counted elsewhere (a->layers[].info.counts
+ * flags), and fills the unique, constant and dtype totals. */
+nns_status nns__params_classify(nns_model *m, nns__analysis *a,
+                                nns_error *err);
+/* True when node n copies its only input unchanged (Identity, Dropout in
+ * inference, a Reshape to the same shape): its cost rule is the view rule
+ * and its output type is its input's. */
+bool nns__node_is_copy(const nns__node *n);
+
+/* memory.c: activation bytes of each node (into a->nodes[].counts), peak
+ * activation memory and the training estimate (into a->totals). */
+nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
+                               nns_optimizer opt, nns_error *err);
+/* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
+ * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
+ * taken as 1. */
+int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
+                         bool *symbolic);
+
+/* rf.c: receptive field of every value, then of every layer (its output
+ * value) and the model's (largest finite field). */
+nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
+
+/* analyze.c: the role letter of input i of node n ('a' when the op is
+ * unknown or declares no roles). */
+char nns__input_role(const nns__node *n, int i);
+/* Saturating sum of counts into *dst (flags OR-ed). */
+void nns__counts_add(nns_counts *dst, const nns_counts *src);
+
+#endif

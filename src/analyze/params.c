@@ -1,0 +1,329 @@
+/*
+ * params.c - which initializers are trainable parameters, which are
+ * buffers (running statistics) and which are constants, by the role of the
+ * inputs they feed (the op entry's `roles`), and which layer counts each.
+ *
+ * A "parameter value" is an initializer or an Identity-like copy of one
+ * (PyTorch stores two parameters that hold equal values as one initializer
+ * and `Identity` copies of it). Each copy is classified by its own
+ * consumers and counted as its own parameter; copy nodes themselves are not
+ * consumers. A parameter value whose consumers sit in two layers is tied:
+ * counted once, at the layer of its first consumer in node order, and the
+ * other layers get NNS_COUNT_SHARED. Weights are never read: only dtypes
+ * and dims.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+/* ==== Copies ==== */
+
+static bool same_type(const nns__type *a, const nns__type *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0)
+    return false;
+  for (int32_t k = 0; k < a->rank; k++)
+    if (!nns__dim_eq(a->dims[k], b->dims[k]))
+      return false;
+  return true;
+}
+
+bool nns__node_is_copy(const nns__node *n) {
+  if (!n->op || n->op->cost != nns__cost_view || n->n_out < 1 || !n->out[0])
+    return false;
+  const nns__value *in = NULL;
+  for (int32_t i = 0; i < n->n_in; i++) {
+    if (!n->in[i])
+      continue;
+    if (in)
+      return false;
+    in = n->in[i];
+  }
+  return in && same_type(&in->type, &n->out[0]->type);
+}
+
+/* ==== Parameter values ==== */
+
+typedef struct pval {
+  nns__value *v;
+  const nns__value *storage; /* the initializer holding the data */
+  const nns__node *first;    /* first consumer (main graph), or NULL */
+  uint32_t layer;            /* its layer */
+  int strength;              /* strongest role seen: see role_strength */
+  bool copy;                 /* an Identity copy */
+  bool shared;               /* consumers in more than one layer */
+  bool chained;              /* consumed by copy nodes */
+  bool weight_slot;          /* fed a 'w' input (else only 'b', if any) */
+} pval;
+
+typedef struct pstate {
+  nns_model *m;
+  nns__analysis *a;
+  pval *v;
+  size_t n, cap;
+  int32_t *of_value; /* value index -> pval index, or -1 */
+} pstate;
+
+/* w/b > u > a > c: a weight that also feeds a constant slot is a weight. */
+static int role_strength(char r) {
+  switch (r) {
+  case 'w':
+  case 'b':
+    return 3;
+  case 'u':
+    return 2;
+  case 'a':
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static bool add_pval(pstate *s, nns__value *v, const nns__value *storage,
+                     bool copy) {
+  if (s->of_value[v->index] >= 0)
+    return true;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    pval *p = realloc(s->v, cap * sizeof *p);
+    if (!p)
+      return false;
+    s->v = p;
+    s->cap = cap;
+  }
+  s->of_value[v->index] = (int32_t)s->n;
+  s->v[s->n++] = (pval){.v = v, .storage = storage, .copy = copy,
+                        .strength = -1};
+  s->a->is_param_value[v->index] = true;
+  return true;
+}
+
+/* Adds the initializers of g and of its subgraphs, and the copies made of
+ * them, in node order. */
+static bool collect(pstate *s, const nns__graph *g) {
+  const nns__analysis *a = s->a;
+  for (int32_t i = 0; i < g->n_inits; i++)
+    if (g->inits[i] && !add_pval(s, g->inits[i], g->inits[i], false))
+      return false;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = nns__graph_node(a, g, i);
+    if (nns__node_is_copy(n)) {
+      const nns__value *in = NULL;
+      for (int32_t k = 0; k < n->n_in && !in; k++)
+        in = n->in[k];
+      int32_t src = s->of_value[in->index];
+      if (src >= 0 &&
+          !add_pval(s, n->out[0], s->v[src].storage, true))
+        return false;
+    }
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *at = &n->attrs[k];
+      if (at->g && !collect(s, at->g))
+        return false;
+      for (int32_t j = 0; at->graphs && j < at->n; j++)
+        if (at->graphs[j] && !collect(s, at->graphs[j]))
+          return false;
+    }
+  }
+  return true;
+}
+
+/* Marks the layers between `user` and the counting layer (excluded) as
+ * using a parameter counted elsewhere. */
+static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
+  for (size_t l = user; l != (size_t)-1; l = a->layers[l].info.parent) {
+    if (nns__layer_contains(a, (uint32_t)l, counting))
+      break;
+    a->layers[l].info.counts.flags |= NNS_COUNT_SHARED;
+  }
+}
+
+/* Records every consumer of a parameter value: its role and its layer. */
+static void consumers(pstate *s, const nns__graph *g) {
+  nns__analysis *a = s->a;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = nns__graph_node(a, g, i);
+    bool copy = nns__node_is_copy(n) &&
+                s->of_value[n->out[0]->index] >= 0;
+    const nns__node *top = nns__top_node(n);
+    uint32_t layer = top && top->graph == s->m->graph
+                         ? a->nodes[top->index].layer : 0;
+    for (int32_t k = 0; k < n->n_in; k++) {
+      const nns__value *v = n->in[k];
+      int32_t pi = v ? s->of_value[v->index] : -1;
+      if (pi < 0)
+        continue;
+      pval *p = &s->v[pi];
+      if (copy) {
+        p->chained = true;
+        continue;
+      }
+      char role = nns__input_role(n, k);
+      int r = role_strength(role);
+      p->weight_slot = p->weight_slot || role == 'w';
+      if (r > p->strength)
+        p->strength = r;
+      if (!p->first) {
+        p->first = top;
+        p->layer = layer;
+      } else if (layer != p->layer) {
+        p->shared = true;
+        mark_shared(a, layer, p->layer);
+      }
+    }
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *at = &n->attrs[k];
+      if (at->g)
+        consumers(s, at->g);
+      for (int32_t j = 0; at->graphs && j < at->n; j++)
+        if (at->graphs[j])
+          consumers(s, at->graphs[j]);
+    }
+  }
+}
+
+/* Integer dtypes that hold quantized weights (int8/uint8/int4/uint4); a
+ * quantized bias is int32. Other integers in a weight slot (an int64 table
+ * gathered by shape arithmetic) are constants. */
+static bool quantized_weight_type(int32_t dt, bool bias) {
+  return dt == NNS_DT_INT8 || dt == NNS_DT_UINT8 || dt == NNS_DT_INT4 ||
+         dt == NNS_DT_UINT4 || (bias && dt == NNS_DT_INT32);
+}
+
+static nns_param_kind classify(const pval *p, int32_t dtype, int64_t numel) {
+  bool fp = nns__dtype_is_float(dtype);
+  switch (p->strength) {
+  case 3:
+    return fp || quantized_weight_type(dtype, !p->weight_slot)
+               ? NNS_PARAM_TRAINABLE : NNS_PARAM_CONSTANT;
+  case 2:
+    return fp ? NNS_PARAM_BUFFER : NNS_PARAM_CONSTANT;
+  case 1:
+    return fp && numel > 1 ? NNS_PARAM_TRAINABLE : NNS_PARAM_CONSTANT;
+  default:
+    return NNS_PARAM_CONSTANT;
+  }
+}
+
+static int64_t tensor_bytes(int64_t numel, int32_t dtype, unsigned *flags) {
+  int bits = nns__dtype_bits(dtype);
+  int64_t b;
+  if (bits <= 0)
+    return 0;
+  if (!nns__mul_i64(numel, bits, &b)) {
+    *flags |= NNS_COUNT_OVERFLOW;
+    return INT64_MAX;
+  }
+  return b / 8 + (b % 8 != 0);
+}
+
+static int64_t add_sat(int64_t a, int64_t b, unsigned *flags) {
+  int64_t r;
+  if (!nns__add_i64(a, b, &r)) {
+    *flags |= NNS_COUNT_OVERFLOW;
+    return INT64_MAX;
+  }
+  return r;
+}
+
+static bool add_dtype_row(nns__analysis *a, nns__dtype_row **rows, size_t *cap,
+                          int dtype, int64_t elems, int64_t bytes) {
+  unsigned f = 0;
+  for (size_t i = 0; i < a->n_dtypes; i++)
+    if ((*rows)[i].dtype == dtype) {
+      (*rows)[i].elements = add_sat((*rows)[i].elements, elems, &f);
+      (*rows)[i].bytes = add_sat((*rows)[i].bytes, bytes, &f);
+      return true;
+    }
+  if (a->n_dtypes == *cap) {
+    size_t c = *cap ? *cap * 2 : 4;
+    nns__dtype_row *r = realloc(*rows, c * sizeof *r);
+    if (!r)
+      return false;
+    *rows = r;
+    *cap = c;
+  }
+  (*rows)[a->n_dtypes++] =
+      (nns__dtype_row){.dtype = dtype, .elements = elems, .bytes = bytes};
+  return true;
+}
+
+/* ==== Entry ==== */
+
+nns_status nns__params_classify(nns_model *m, nns__analysis *a,
+                                nns_error *err) {
+  pstate s = {.m = m, .a = a};
+  nns_status st = NNS_OK;
+  nns__dtype_row *rows = NULL;
+  size_t rows_cap = 0;
+  bool *stored = calloc(m->n_values + 1, sizeof *stored);
+  s.of_value = malloc((m->n_values + 1) * sizeof *s.of_value);
+  if (!s.of_value || !stored)
+    goto nomem;
+  for (size_t i = 0; i < m->n_values; i++)
+    s.of_value[i] = -1;
+  if (!collect(&s, m->graph))
+    goto nomem;
+  consumers(&s, m->graph);
+
+  nns_totals *t = &a->totals;
+  unsigned tf = 0;
+  a->params = malloc((s.n + 1) * sizeof *a->params);
+  if (!a->params)
+    goto nomem;
+  for (size_t i = 0; i < s.n; i++) {
+    const pval *p = &s.v[i];
+    /* A link of a copy chain is not a parameter of its own: the copies
+     * made from it are. */
+    if (!p->first && p->chained)
+      continue;
+    const nns__tensor *ts = p->storage->init;
+    int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
+    int64_t numel = ts ? ts->numel : 0;
+    nns_param_kind kind = classify(p, dtype, numel);
+    nns_param_info *pi = &a->params[a->n_params++];
+    memset(pi, 0, sizeof *pi);
+    pi->name = p->v->name;
+    pi->storage = p->storage->name;
+    pi->kind = p->first ? kind : NNS_PARAM_CONSTANT;
+    pi->dtype = dtype;
+    pi->elements = numel;
+    pi->bytes = tensor_bytes(numel, dtype, &tf);
+    pi->layer = p->layer;
+    pi->shared = p->shared;
+    pi->is_copy = p->copy;
+    if (pi->kind == NNS_PARAM_CONSTANT) {
+      if (!p->copy)
+        t->constants = add_sat(t->constants, numel, &tf);
+      continue;
+    }
+    nns_counts *c = &a->nodes[p->first->index].counts;
+    if (pi->kind == NNS_PARAM_TRAINABLE)
+      c->params = add_sat(c->params, numel, &c->flags);
+    else
+      c->buffers = add_sat(c->buffers, numel, &c->flags);
+    c->param_bytes = add_sat(c->param_bytes, pi->bytes, &c->flags);
+    if (!add_dtype_row(a, &rows, &rows_cap, dtype, numel, pi->bytes))
+      goto nomem;
+    if (!stored[p->storage->index]) {
+      stored[p->storage->index] = true;
+      t->params_unique = add_sat(t->params_unique, numel, &tf);
+      t->param_bytes_unique = add_sat(t->param_bytes_unique, pi->bytes, &tf);
+    }
+  }
+  if (a->n_dtypes) {
+    a->dtypes = nns__arena_array(&m->arena, a->n_dtypes, sizeof *a->dtypes);
+    if (!a->dtypes)
+      goto nomem;
+    memcpy(a->dtypes, rows, a->n_dtypes * sizeof *rows);
+  }
+  goto done;
+nomem:
+  st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+done:
+  free(rows);
+  free(stored);
+  free(s.of_value);
+  free(s.v);
+  return st;
+}

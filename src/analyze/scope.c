@@ -1,0 +1,672 @@
+/*
+ * scope.c - the module tree, rebuilt from node names.
+ *
+ * Exporters name a node after the module path that produced it:
+ *
+ *   PyTorch (torch.onnx, 1.13+)  /layer1/layer1.0/conv1/Conv
+ *   HF optimum                   /model/layers.0/self_attn/q_proj/MatMul
+ *   tf2onnx                      model/block1/conv/Conv2D
+ *
+ * The last component is the op; the others are scopes. PyTorch writes each
+ * scope as the module's name from its last non-numeric atom on
+ * (`layer1.0`, `downsample.0`, `block.0.0`), so a segment that repeats the
+ * tail of the path so far only adds its new atoms: /layer2/layer2.0/
+ * downsample/downsample.0 is module layer2.0.downsample.0. The tree has one
+ * layer per dotted atom (`model.layers` is a layer even though a ModuleList
+ * never runs), so a layer's depth is PyTorch's module depth. A module
+ * called twice gets `relu_1` for its second call; in PyTorch exports that
+ * folds back into `relu` when the parent already has a `relu` (unless the
+ * model's metadata declares `relu_1` a module). Nodes without a scope
+ * (`Identity_0`, `Conv_12`) hang from the root.
+ *
+ * Module class names come from the model's metadata_props key
+ * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
+ * (dotted path -> class; "" is the root), which the Python binding writes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+#define MODULE_TYPES_KEY "nnscan.module_types"
+/* Longest op summary ("Conv+BatchNormalization+Relu") before "+...". */
+#define SUMMARY_MAX 40
+
+/* ==== The tree under construction ==== */
+
+typedef struct blayer {
+  const char *name;      /* atom(s) added to the parent's path, interned */
+  const char *path;      /* dotted path, interned */
+  uint32_t parent;
+  uint32_t first_child, last_child, next_sibling; /* UINT32_MAX: none */
+  int depth;
+} blayer;
+
+typedef struct builder {
+  nns_model *m;
+  blayer *v;
+  size_t n, cap;
+  nns__map by_key;   /* interned "parent-id/atom" -> (void *)(index + 1) */
+  nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
+  nns__map types;    /* interned path -> interned class name (metadata) */
+  bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
+  char *buf;         /* scratch for paths */
+  size_t buf_cap;
+  size_t path_bytes; /* bytes of all layer paths so far (a budget) */
+  bool truncated;    /* a limit below stopped the tree growing */
+} builder;
+
+/* Limits that keep hostile names (thousands of segments, megabyte atoms)
+ * linear: deeper scopes, longer paths or more path bytes than this hang
+ * from the deepest layer reached, with one warning. Real module trees are
+ * a few dozen levels and a few hundred bytes deep. */
+enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_ATOMS = 64 };
+#define MAX_PATH_BYTES ((size_t)64 << 20)
+
+#define NONE UINT32_MAX
+
+static bool reserve(builder *b, size_t need) {
+  if (need <= b->buf_cap)
+    return true;
+  size_t cap = b->buf_cap ? b->buf_cap : 256;
+  while (cap < need)
+    cap *= 2;
+  char *p = realloc(b->buf, cap);
+  if (!p)
+    return false;
+  b->buf = p;
+  b->buf_cap = cap;
+  return true;
+}
+
+static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
+                          const char *path) {
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 64;
+    blayer *v = realloc(b->v, cap * sizeof *v);
+    if (!v)
+      return NONE;
+    b->v = v;
+    b->cap = cap;
+  }
+  uint32_t id = (uint32_t)b->n++;
+  b->v[id] = (blayer){.name = name,
+                      .path = path,
+                      .parent = parent,
+                      .first_child = NONE,
+                      .last_child = NONE,
+                      .next_sibling = NONE,
+                      .depth = parent == NONE ? 0 : b->v[parent].depth + 1};
+  if (parent != NONE) {
+    if (b->v[parent].last_child == NONE)
+      b->v[parent].first_child = id;
+    else
+      b->v[b->v[parent].last_child].next_sibling = id;
+    b->v[parent].last_child = id;
+  }
+  return id;
+}
+
+/* The map key of child `atom` of `parent`: "id/atom", interned. */
+static const char *child_key(builder *b, uint32_t parent, const char *atom,
+                             size_t len) {
+  if (!reserve(b, len + 16))
+    return NULL;
+  int k = snprintf(b->buf, 16, "%u/", parent);
+  memcpy(b->buf + k, atom, len);
+  return nns__intern(&b->m->strings, b->buf, (size_t)k + len);
+}
+
+static uint32_t find_child(builder *b, uint32_t parent, const char *atom,
+                           size_t len, bool *oom) {
+  const char *key = child_key(b, parent, atom, len);
+  if (!key) {
+    *oom = true;
+    return NONE;
+  }
+  void *hit = nns__map_get(&b->by_key, key);
+  return hit ? (uint32_t)((uintptr_t)hit - 1) : NONE;
+}
+
+/* `relu_1` -> length of `relu`, or 0 when the atom has no _N suffix. */
+static size_t call_suffix(const char *atom, size_t len) {
+  size_t i = len;
+  while (i > 0 && atom[i - 1] >= '0' && atom[i - 1] <= '9')
+    i--;
+  if (i == len || i < 2 || atom[i - 1] != '_')
+    return 0;
+  return i - 1;
+}
+
+/* The child `atom` of layer `parent`, created on first sight; `parent`
+ * itself when a limit is reached; NONE when out of memory. */
+static uint32_t child(builder *b, uint32_t parent, const char *atom,
+                      size_t len) {
+  bool oom = false;
+  uint32_t id = find_child(b, parent, atom, len, &oom);
+  if (id != NONE || oom)
+    return id;
+  const char *pp = b->v[parent].path;
+  size_t pl = strlen(pp), full = pl + (pl > 0) + len;
+  if (b->v[parent].depth + 1 > MAX_DEPTH || full > MAX_PATH ||
+      b->path_bytes + full > MAX_PATH_BYTES) {
+    b->truncated = true;
+    return parent;
+  }
+  if (!reserve(b, full + 16))
+    return NONE;
+  memcpy(b->buf, pp, pl);
+  if (pl)
+    b->buf[pl] = '.';
+  memcpy(b->buf + pl + (pl > 0), atom, len);
+  const char *path = nns__intern(&b->m->strings, b->buf, full);
+  if (!path)
+    return NONE;
+  size_t base = b->pytorch ? call_suffix(atom, len) : 0;
+  if (base && !nns__map_get(&b->types, path)) {
+    /* A second call of a module the parent already has. */
+    id = find_child(b, parent, atom, base, &oom);
+    if (id != NONE || oom)
+      return id;
+  }
+  const char *name = nns__intern(&b->m->strings, atom, len);
+  const char *key = name ? child_key(b, parent, atom, len) : NULL;
+  if (!key)
+    return NONE;
+  id = add_layer(b, parent, name, path);
+  if (id == NONE ||
+      !nns__map_put(&b->by_key, key, (void *)(uintptr_t)(id + 1)))
+    return NONE;
+  b->path_bytes += full;
+  return id;
+}
+
+static bool is_numeric(const char *s, size_t n) {
+  if (!n)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  return true;
+}
+
+typedef struct atom {
+  const char *s;
+  size_t n;
+} atom;
+
+/* Splits s[0..len) at '.' into at most max non-empty atoms. */
+/* Splits s[0..len) at '.' into at most max non-empty atoms. */
+static size_t split_atoms(const char *s, size_t len, atom *out, size_t max) {
+  size_t n = 0, start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && s[i] != '.')
+      continue;
+    if (i > start && n < max)
+      out[n++] = (atom){s + start, i - start};
+    start = i + 1;
+  }
+  return n;
+}
+
+/* The layer for a node's scope string (its name without the op part). */
+static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
+  uint32_t cur = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len && cur != NONE; i++) {
+    if (i < len && scope[i] != '/')
+      continue;
+    const char *seg = scope + start;
+    size_t seg_len = i - start;
+    start = i + 1;
+    atom sa[MAX_ATOMS];
+    size_t ns = split_atoms(seg, seg_len, sa, MAX_ATOMS);
+    if (!ns)
+      continue;
+    /* The tail of the path so far, from its last non-numeric atom on
+     * (one layer per atom), in order: tail[0] is that atom. */
+    uint32_t tail[MAX_ATOMS];
+    size_t nt = 0;
+    for (uint32_t l = cur; l != 0 && nt < MAX_ATOMS; l = b->v[l].parent) {
+      tail[nt++] = l;
+      if (!is_numeric(b->v[l].name, strlen(b->v[l].name)))
+        break;
+    }
+    size_t skip = 0;
+    if (nt && ns > nt) {
+      bool same = true;
+      for (size_t t = 0; t < nt && same; t++) {
+        const char *nm = b->v[tail[nt - 1 - t]].name;
+        same = strlen(nm) == sa[t].n && memcmp(nm, sa[t].s, sa[t].n) == 0;
+      }
+      if (same)
+        skip = nt;
+    }
+    for (size_t t = skip; t < ns && cur != NONE; t++)
+      cur = child(b, cur, sa[t].s, sa[t].n);
+  }
+  return cur;
+}
+
+static uint32_t node_layer(builder *b, const nns__node *n) {
+  const char *name = n->name;
+  const char *slash = strrchr(name, '/');
+  if (!slash)
+    return 0;
+  size_t len = (size_t)(slash - name);
+  const char *scope = nns__intern(&b->m->strings, name, len);
+  if (!scope)
+    return NONE;
+  void *hit = nns__map_get(&b->by_scope, scope);
+  if (hit)
+    return (uint32_t)((uintptr_t)hit - 1);
+  uint32_t l = scope_layer(b, name, len);
+  if (l != NONE &&
+      !nns__map_put(&b->by_scope, scope, (void *)(uintptr_t)(l + 1)))
+    return NONE;
+  return l;
+}
+
+/* ==== Metadata: module class names ==== */
+
+/* Reads a JSON string at *p (after the opening quote) into b->buf; returns
+ * its interned value, or NULL on malformed input. */
+static const char *json_string(builder *b, const char **p) {
+  const char *s = *p;
+  size_t n = 0;
+  for (;;) {
+    if (!reserve(b, n + 8))
+      return NULL;
+    char ch = *s++;
+    if (ch == '\0')
+      return NULL;
+    if (ch == '"')
+      break;
+    if (ch == '\\') {
+      char e = *s++;
+      switch (e) {
+      case 'n': ch = '\n'; break;
+      case 't': ch = '\t'; break;
+      case 'r': ch = '\r'; break;
+      case 'b': ch = '\b'; break;
+      case 'f': ch = '\f'; break;
+      case 'u': {
+        unsigned v = 0;
+        for (int k = 0; k < 4; k++) {
+          char h = *s++;
+          v <<= 4;
+          if (h >= '0' && h <= '9') v |= (unsigned)(h - '0');
+          else if (h >= 'a' && h <= 'f') v |= (unsigned)(h - 'a' + 10);
+          else if (h >= 'A' && h <= 'F') v |= (unsigned)(h - 'A' + 10);
+          else return NULL;
+        }
+        /* UTF-8 of the BMP code point (surrogates kept as they are). */
+        if (v < 0x80) {
+          b->buf[n++] = (char)v;
+        } else if (v < 0x800) {
+          b->buf[n++] = (char)(0xC0 | (v >> 6));
+          b->buf[n++] = (char)(0x80 | (v & 0x3F));
+        } else {
+          b->buf[n++] = (char)(0xE0 | (v >> 12));
+          b->buf[n++] = (char)(0x80 | ((v >> 6) & 0x3F));
+          b->buf[n++] = (char)(0x80 | (v & 0x3F));
+        }
+        continue;
+      }
+      case '\0': return NULL;
+      default: ch = e; break; /* \" \\ \/ */
+      }
+    }
+    b->buf[n++] = ch;
+  }
+  *p = s;
+  return nns__intern(&b->m->strings, b->buf, n);
+}
+
+static const char *skip_ws(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  return p;
+}
+
+/* Parses {"path": "Class", ...}; a malformed value is ignored with a
+ * warning (the tree then falls back to op summaries). */
+static void read_module_types(builder *b) {
+  nns_model *m = b->m;
+  for (int32_t i = 0; i < m->n_meta; i++) {
+    if (!m->meta_keys[i] || strcmp(m->meta_keys[i], MODULE_TYPES_KEY) != 0 ||
+        !m->meta_values[i])
+      continue;
+    const char *p = skip_ws(m->meta_values[i]);
+    bool ok = *p++ == '{';
+    p = skip_ws(p);
+    if (ok && *p == '}')
+      return;
+    while (ok) {
+      const char *key = *p == '"' ? (p++, json_string(b, &p)) : NULL;
+      p = skip_ws(p);
+      ok = key && *p++ == ':';
+      p = skip_ws(p);
+      const char *val = ok && *p == '"' ? (p++, json_string(b, &p)) : NULL;
+      ok = ok && val && nns__map_put(&b->types, key, (void *)val);
+      p = skip_ws(p);
+      if (ok && *p == '}')
+        return;
+      ok = ok && *p++ == ',';
+      p = skip_ws(p);
+    }
+    nns__warn(m, "metadata '%s' is not a JSON object of strings; module "
+              "types ignored", MODULE_TYPES_KEY);
+    nns__map_free(&b->types);
+    return;
+  }
+}
+
+/* ==== Build ==== */
+
+static void builder_free(builder *b) {
+  free(b->v);
+  free(b->buf);
+  nns__map_free(&b->by_key);
+  nns__map_free(&b->by_scope);
+}
+
+nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
+  builder b;
+  memset(&b, 0, sizeof b);
+  b.m = m;
+  b.types.arena = &m->arena;
+  b.pytorch = m->producer_name && strcmp(m->producer_name, "pytorch") == 0;
+  nns_status st = NNS_OK;
+  const nns__graph *g = m->graph;
+  uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);
+  const char *root_path = nns__intern_cstr(&m->strings, "");
+  if (!raw || !root_path || add_layer(&b, NONE, root_path, root_path) != 0)
+    goto nomem;
+  read_module_types(&b);
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    raw[i] = node_layer(&b, &g->nodes[i]);
+    if (raw[i] == NONE)
+      goto nomem;
+  }
+  if (b.truncated)
+    nns__warn(m, "module tree: node names nest deeper than %d scopes or "
+              "longer than %d bytes; those nodes hang from the deepest "
+              "layer kept", MAX_DEPTH, MAX_PATH);
+  /* Preorder, children in first-seen order. */
+  a->n_layers = b.n;
+  a->layers = nns__arena_array(&m->arena, b.n, sizeof *a->layers);
+  uint32_t *pre = malloc(b.n * sizeof *pre);   /* build index -> preorder */
+  uint32_t *stack = malloc(b.n * sizeof *stack);
+  if (!a->layers || !pre || !stack) {
+    free(pre);
+    free(stack);
+    goto nomem;
+  }
+  size_t top = 0, next = 0;
+  stack[top++] = 0;
+  while (top) {
+    uint32_t id = stack[--top];
+    pre[id] = (uint32_t)next++;
+    /* Push children in reverse so the first child is visited first. */
+    size_t mark = top;
+    for (uint32_t c = b.v[id].first_child; c != NONE; c = b.v[c].next_sibling)
+      stack[top++] = c;
+    for (size_t lo = mark, hi = top; hi > lo + 1; lo++, hi--) {
+      uint32_t t = stack[lo];
+      stack[lo] = stack[hi - 1];
+      stack[hi - 1] = t;
+    }
+  }
+  for (size_t id = 0; id < b.n; id++) {
+    nns__alayer *l = &a->layers[pre[id]];
+    const blayer *s = &b.v[id];
+    l->info.name = s->name;
+    l->info.path = s->path;
+    l->info.depth = s->depth;
+    l->info.parent = s->parent == NONE ? (size_t)-1 : pre[s->parent];
+    l->info.input_value = (size_t)-1;
+    l->info.output_value = (size_t)-1;
+    l->info.type = (const char *)nns__map_get(&b.types, s->path);
+    for (uint32_t c = s->first_child; c != NONE; c = b.v[c].next_sibling)
+      l->info.child_count++;
+  }
+  /* Subtree ends: a layer's subtree is [l, end). */
+  for (size_t l = a->n_layers; l-- > 0;) {
+    if (a->layers[l].end < l + 1)
+      a->layers[l].end = (uint32_t)(l + 1);
+    if (l > 0) {
+      nns__alayer *p = &a->layers[a->layers[l].info.parent];
+      if (p->end < a->layers[l].end)
+        p->end = a->layers[l].end;
+    }
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    a->nodes[i].layer = pre[raw[i]];
+    a->layers[pre[raw[i]]].n_nodes_own++;
+  }
+  free(pre);
+  free(stack);
+  goto done;
+nomem:
+  st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+done:
+  free(raw);
+  builder_free(&b);
+  return st;
+}
+
+/* ==== Finish: types, op lists, inputs and outputs ==== */
+
+typedef struct type_list {
+  const char **v;
+  uint32_t n, cap;
+} type_list;
+
+/* A set of (layer, op type row) pairs: which layers already list a type,
+ * in O(1) however many types a model has. Keys are stored + 1 (0: empty). */
+typedef struct pair_set {
+  uint64_t *keys;
+  size_t cap, count;
+} pair_set;
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* 1: added; 0: already there; -1: out of memory. */
+static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
+  uint64_t key = (((uint64_t)layer << 32) | type) + 1;
+  if ((s->count + 1) * 2 > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 1024;
+    uint64_t *k = calloc(cap, sizeof *k);
+    if (!k)
+      return -1;
+    for (size_t i = 0; i < s->cap; i++) {
+      if (!s->keys[i])
+        continue;
+      size_t j = mix(s->keys[i]) & (cap - 1);
+      while (k[j])
+        j = (j + 1) & (cap - 1);
+      k[j] = s->keys[i];
+    }
+    free(s->keys);
+    s->keys = k;
+    s->cap = cap;
+  }
+  size_t j = mix(key) & (s->cap - 1);
+  while (s->keys[j]) {
+    if (s->keys[j] == key)
+      return 0;
+    j = (j + 1) & (s->cap - 1);
+  }
+  s->keys[j] = key;
+  s->count++;
+  return 1;
+}
+
+static bool list_add(type_list *t, const char *s) {
+  if (t->n == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 4;
+    const char **v = realloc(t->v, cap * sizeof *v);
+    if (!v)
+      return false;
+    t->v = v;
+    t->cap = cap;
+  }
+  t->v[t->n++] = s;
+  return true;
+}
+
+/* Joins a list with `sep`, stopping (with "+...") past `max` characters
+ * when max > 0. */
+static const char *join(nns_model *m, const type_list *t, const char *sep,
+                        size_t max) {
+  size_t len = 1;
+  for (uint32_t i = 0; i < t->n; i++)
+    len += strlen(t->v[i]) + strlen(sep);
+  char *s = nns__arena_alloc(&m->arena, len + 8);
+  if (!s)
+    return "";
+  size_t k = 0;
+  for (uint32_t i = 0; i < t->n; i++) {
+    size_t n = strlen(t->v[i]);
+    if (max && i > 0 && k + strlen(sep) + n > max) {
+      memcpy(s + k, "+...", 4);
+      k += 4;
+      break;
+    }
+    if (i) {
+      memcpy(s + k, sep, strlen(sep));
+      k += strlen(sep);
+    }
+    memcpy(s + k, t->v[i], n);
+    k += n;
+  }
+  s[k] = '\0';
+  return s;
+}
+
+/* Value that counts as an activation input of a layer: computed at run
+ * time (not a parameter, not a folded constant). */
+static bool is_activation(const nns__analysis *a, const nns__value *v) {
+  return v && !a->is_param_value[v->index] && !v->cval &&
+         (v->producer || v->is_graph_input);
+}
+
+nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
+  const nns__graph *g = m->graph;
+  size_t nl = a->n_layers;
+  type_list *types = calloc(nl, sizeof *types);
+  int64_t *out_pos = malloc(nl * sizeof *out_pos); /* producer position */
+  int64_t *last_pos = malloc(nl * sizeof *last_pos);
+  pair_set seen = {0};
+  uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
+  nns_status st = NNS_OK;
+  if (!types || !out_pos || !last_pos || !pos) {
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    goto done;
+  }
+  for (size_t l = 0; l < nl; l++)
+    out_pos[l] = last_pos[l] = -1;
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    pos[a->order[i]->index] = (uint32_t)i;
+
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = a->order[i];
+    uint32_t nl0 = a->nodes[n->index].layer;
+    /* Op types: an ancestor already holding the type holds it for all of
+     * its own ancestors too, so the climb stops there. */
+    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
+      int added = pair_add(&seen, (uint32_t)l, a->nodes[n->index].optype);
+      if (added == 0)
+        break;
+      if (added < 0 || !list_add(&types[l], n->op_type)) {
+        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+        goto done;
+      }
+    }
+    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent)
+      last_pos[l] = i;
+    /* Inputs: a layer's first activation input from outside it. */
+    for (int32_t k = 0; k < n->n_in; k++) {
+      const nns__value *v = n->in[k];
+      if (!is_activation(a, v))
+        continue;
+      const nns__node *p = v->producer ? nns__top_node(v->producer) : NULL;
+      if (p && p->graph != g)
+        continue;
+      size_t lp = p ? a->nodes[p->index].layer : (size_t)-1;
+      for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
+        if (lp != (size_t)-1 && nns__layer_contains(a, (uint32_t)l,
+                                                    (uint32_t)lp))
+          break;
+        if (a->layers[l].info.input_value == (size_t)-1)
+          a->layers[l].info.input_value = v->index;
+      }
+      /* Outputs: a value consumed outside the producer's layer is that
+       * layer's output (the last such in node order). */
+      if (!p)
+        continue;
+      for (size_t l = lp; l != (size_t)-1; l = a->layers[l].info.parent) {
+        if (nns__layer_contains(a, (uint32_t)l, nl0))
+          break;
+        if (out_pos[l] <= (int64_t)pos[p->index]) {
+          out_pos[l] = pos[p->index];
+          a->layers[l].info.output_value = v->index;
+        }
+      }
+    }
+  }
+  /* Graph outputs leave every layer up to the root. */
+  for (int32_t k = 0; k < g->n_outputs; k++) {
+    const nns__value *v = g->outputs[k];
+    if (!v || !v->producer || v->producer->graph != g)
+      continue;
+    const nns__node *p = v->producer;
+    for (size_t l = a->nodes[p->index].layer; l != (size_t)-1;
+         l = a->layers[l].info.parent)
+      if (out_pos[l] <= (int64_t)pos[p->index]) {
+        out_pos[l] = pos[p->index];
+        a->layers[l].info.output_value = v->index;
+      }
+  }
+  for (size_t l = 0; l < nl; l++) {
+    nns_layer_info *li = &a->layers[l].info;
+    /* Nothing leaves the layer (a dead end): its last node's output. */
+    if (li->output_value == (size_t)-1 && last_pos[l] >= 0) {
+      const nns__node *n = a->order[last_pos[l]];
+      for (int32_t k = 0; k < n->n_out && li->output_value == (size_t)-1; k++)
+        if (n->out[k])
+          li->output_value = n->out[k]->index;
+    }
+    li->op_types = join(m, &types[l], ",", 0);
+    if (li->counts.nodes == 1 && types[l].n == 1)
+      li->type = types[l].v[0];
+    else if (!li->type) /* no module class from the metadata */
+      li->type = join(m, &types[l], "+", SUMMARY_MAX);
+  }
+  /* The root is the model: its first input and first output. */
+  if (nl) {
+    for (int32_t k = 0; k < g->n_inputs; k++)
+      if (g->inputs[k] && !g->inputs[k]->init) {
+        a->layers[0].info.input_value = g->inputs[k]->index;
+        break;
+      }
+    if (g->n_outputs && g->outputs[0])
+      a->layers[0].info.output_value = g->outputs[0]->index;
+  }
+done:
+  for (size_t l = 0; types && l < nl; l++)
+    free(types[l].v);
+  free(types);
+  free(seen.keys);
+  free(out_pos);
+  free(last_pos);
+  free(pos);
+  return st;
+}

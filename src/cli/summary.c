@@ -1,0 +1,265 @@
+/*
+ * summary.c - `nnscan summary MODEL` (and `nnscan MODEL`): every layer's
+ * parameters, FLOPs, MACs, memory accesses, receptive field and memory, as
+ * a tree table, CSV, Markdown or JSON. Parsing the options is all it does:
+ * the analysis is nns_model_analyze() and the rendering nns_report().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char summary_usage[] =
+    "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
+    "  --depth N|all          deepest layer shown (default 2 for text and "
+    "md,\n"
+    "                         all for csv and json); deeper layers add into "
+    "their ancestor\n"
+    "  --format text|csv|md|json   output format (default text)\n"
+    "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
+    "  --columns LIST         numeric columns, comma-separated: params, "
+    "buffers,\n"
+    "                         flops, macs, dmas, rf, act, pct, all "
+    "(default params)\n"
+    "  --rf                   add the rf column (receptive field, stride, "
+    "padding)\n"
+    "  --input NAME=DIMS      fix a graph input's shape (repeatable)\n"
+    "  --batch N              set the first dim of every graph input\n"
+    "  --optimizer sgd|momentum|adam   for the training estimate (default "
+    "adam)\n"
+    "  --wrap start|middle|end    where long names are shortened (default "
+    "middle)\n"
+    "  --width N              table width (default: the terminal's, else "
+    "100)\n"
+    "  --strict               exit 3 if anything could not be counted\n"
+    "  --fallback             take declared shapes for unknown ops' outputs\n"
+    "  -o FILE                write to FILE instead of stdout\n";
+
+/* Index of s in names (NULL-terminated), or -1. */
+static int pick(const char *s, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(s, names[i]))
+      return i;
+  return -1;
+}
+
+static bool parse_columns(const char *list, unsigned *out) {
+  static const struct {
+    const char *name;
+    unsigned flag;
+  } names[] = {{"params", NNS_COL_PARAMS}, {"buffers", NNS_COL_BUFFERS},
+               {"flops", NNS_COL_FLOPS},   {"macs", NNS_COL_MACS},
+               {"dmas", NNS_COL_DMAS},     {"rf", NNS_COL_RF},
+               {"act", NNS_COL_ACT},       {"pct", NNS_COL_PCT},
+               {"all", NNS_COL_ALL}};
+  unsigned set = 0;
+  const char *p = list;
+  while (*p) {
+    size_t n = strcspn(p, ",");
+    bool found = false;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+      if (strlen(names[k].name) == n && !strncmp(p, names[k].name, n)) {
+        set |= names[k].flag;
+        found = true;
+      }
+    if (!found) {
+      fprintf(stderr,
+              "nnscan summary: unknown column '%.*s' (params, buffers, "
+              "flops, macs, dmas, rf, act, pct, all)\n",
+              (int)n, p);
+      return false;
+    }
+    p += n;
+    if (*p)
+      p++;
+  }
+  *out = set;
+  return true;
+}
+
+/* Says on stderr what a strict run could not count; true if anything. */
+static bool incomplete(const nns_model *m, const char *path) {
+  nns_totals t;
+  nns_model_totals(m, &t);
+  size_t nu = nns_model_uncounted_op_count(m);
+  size_t nk = nns_model_unknown_op_count(m);
+  bool bad = nu || nk || (t.all.flags & (NNS_COUNT_PARTIAL |
+                                         NNS_COUNT_UNBOUNDED));
+  if (!bad)
+    return false;
+  fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", path);
+  for (size_t i = 0; i < nu; i++) {
+    const char *dom, *op;
+    size_t n;
+    nns_model_uncounted_op(m, i, &dom, &op, &n);
+    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", dom,
+            *dom ? "." : "", op, n);
+  }
+  bool listed = nu > 0;
+  for (size_t i = 0; i < nk; i++) {
+    const char *dom, *op;
+    size_t n;
+    nns_model_unknown_op(m, i, &dom, &op, &n);
+    /* An unknown op usually has no cost rule either: name it once. */
+    bool dup = false;
+    for (size_t j = 0; j < nu && !dup; j++) {
+      const char *d2, *o2;
+      size_t n2;
+      nns_model_uncounted_op(m, j, &d2, &o2, &n2);
+      dup = !strcmp(d2, dom) && !strcmp(o2, op);
+    }
+    if (dup)
+      continue;
+    fprintf(stderr, "%s %s%s%s x%zu (no shape rule)", listed ? "," : "", dom,
+            *dom ? "." : "", op, n);
+    listed = true;
+  }
+  if (t.all.flags & NNS_COUNT_UNBOUNDED)
+    fprintf(stderr, "%s a loop with an unknown trip count",
+            listed ? "," : "");
+  fputc('\n', stderr);
+  return true;
+}
+
+int cmd_summary(int argc, char **argv) {
+  static const char *const formats[] = {"text", "csv", "md", "json", NULL};
+  static const char *const numbers[] = {"raw", "clever", "ratio", NULL};
+  static const char *const wraps[] = {"middle", "start", "end", NULL};
+  static const char *const optims[] = {"sgd", "momentum", "adam", NULL};
+  cli_model_opts o = {.format = "text"};
+  nns_report_options ro = {.format = NNS_FORMAT_TEXT};
+  nns_analyze_options ao = {.optimizer = NNS_OPTIMIZER_ADAM};
+  bool strict = false, rf = false, have_columns = false;
+  int width = 0;
+  int rc = EXIT_USAGE;
+
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(summary_usage, stdout);
+      rc = EXIT_OK;
+      goto done;
+    }
+    int r = cli_parse_model_opt(&o, argc, argv, &i);
+    if (r < 0)
+      goto done;
+    if (r > 0)
+      continue;
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes = !strcmp(a, "--depth") || !strcmp(a, "--numbers") ||
+                 !strcmp(a, "--columns") || !strcmp(a, "--optimizer") ||
+                 !strcmp(a, "--wrap") || !strcmp(a, "--width");
+    if (takes && !val) {
+      fprintf(stderr, "nnscan summary: %s needs a value\n", a);
+      goto done;
+    }
+    long v;
+    int k;
+    if (!strcmp(a, "--depth")) {
+      if (!strcmp(val, "all"))
+        ro.max_depth = NNS_DEPTH_ALL;
+      else if (cli_parse_int(val, 1, &v) && v < 1000000)
+        ro.max_depth = (int)v;
+      else {
+        fprintf(stderr, "nnscan summary: --depth wants N >= 1 or 'all', "
+                        "got '%s'\n", val);
+        goto done;
+      }
+    } else if (!strcmp(a, "--numbers")) {
+      if ((k = pick(val, numbers)) < 0) {
+        fprintf(stderr, "nnscan summary: --numbers is raw, clever or ratio, "
+                        "not '%s'\n", val);
+        goto done;
+      }
+      ro.numbers = (nns_numbers)k;
+    } else if (!strcmp(a, "--columns")) {
+      if (!parse_columns(val, &ro.columns))
+        goto done;
+      have_columns = true;
+    } else if (!strcmp(a, "--optimizer")) {
+      if ((k = pick(val, optims)) < 0) {
+        fprintf(stderr, "nnscan summary: --optimizer is sgd, momentum or "
+                        "adam, not '%s'\n", val);
+        goto done;
+      }
+      ao.optimizer = (nns_optimizer)k;
+    } else if (!strcmp(a, "--wrap")) {
+      if ((k = pick(val, wraps)) < 0) {
+        fprintf(stderr, "nnscan summary: --wrap is start, middle or end, "
+                        "not '%s'\n", val);
+        goto done;
+      }
+      ro.wrap = (nns_wrap)k;
+    } else if (!strcmp(a, "--width")) {
+      if (!cli_parse_int(val, 20, &v) || v > 100000) {
+        fprintf(stderr, "nnscan summary: --width wants a number >= 20, got "
+                        "'%s'\n", val);
+        goto done;
+      }
+      width = (int)v;
+    } else if (!strcmp(a, "--rf")) {
+      rf = true;
+      continue;
+    } else if (!strcmp(a, "--strict")) {
+      strict = true;
+      continue;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "nnscan summary: unknown option '%s'\n", a);
+      goto done;
+    } else {
+      if (o.path) {
+        fprintf(stderr, "nnscan summary: one model at a time (see nnscan "
+                        "table)\n");
+        goto done;
+      }
+      o.path = a;
+      continue;
+    }
+    i++; /* the option's value */
+  }
+  if (!o.path) {
+    fputs(summary_usage, stderr);
+    goto done;
+  }
+  int f = pick(o.format, formats);
+  if (f < 0) {
+    fprintf(stderr, "nnscan summary: --format is text, csv, md or json, not "
+                    "'%s'\n", o.format);
+    goto done;
+  }
+  ro.format = (nns_report_format)f;
+  if (!have_columns)
+    ro.columns = NNS_COL_DEFAULT;
+  if (rf)
+    ro.columns |= NNS_COL_RF;
+  ro.width = width ? width : o.output ? 100 : cli_terminal_width();
+
+  rc = EXIT_FAIL;
+  nns_model *m = cli_load(&o);
+  if (!m)
+    goto done;
+  nns_error err;
+  if (nns_model_analyze(m, &ao, &err) != NNS_OK) {
+    cli_print_error(o.path, &err);
+    nns_model_free(m);
+    goto done;
+  }
+  char name[256];
+  ro.model_name = cli_model_name(o.path, name, sizeof name);
+  ro.model_path = o.path;
+  FILE *out = cli_open_output(o.output);
+  if (out) {
+    if (nns_report(m, &ro, nns_write_stdio, out, &err) != NNS_OK)
+      cli_print_error(o.path, &err);
+    else
+      rc = EXIT_OK;
+    cli_close_output(out);
+  }
+  if (rc == EXIT_OK && strict && incomplete(m, o.path))
+    rc = EXIT_INCOMPLETE;
+  nns_model_free(m);
+done:
+  for (size_t k = 0; k < o.input_count; k++)
+    free((char *)o.inputs[k].name);
+  return rc;
+}

@@ -1,0 +1,110 @@
+/*
+ * table.c - `nnscan table FILES...`: one row per model (Params, FLOPs,
+ * MACs, DMAs, receptive field) as Markdown or CSV, and with --plot an SVG
+ * scatter of MACs against parameters. Each model is loaded, analysed and
+ * freed in turn; only its totals are kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char table_usage[] =
+    "usage: nnscan table FILES... [--format md|csv|text] [--plot FILE.svg]\n"
+    "                    [--input NAME=DIMS]... [--batch N] [-o FILE]\n";
+
+int cmd_table(int argc, char **argv) {
+  cli_model_opts o = {.format = "md"};
+  const char *plot = NULL;
+  int rc = EXIT_USAGE;
+  const char **files = calloc((size_t)argc + 1, sizeof *files);
+  nns_table_row *rows = calloc((size_t)argc + 1, sizeof *rows);
+  char(*names)[256] = calloc((size_t)argc + 1, sizeof *names);
+  size_t nfiles = 0, nrows = 0;
+  if (!files || !rows || !names) {
+    fprintf(stderr, "nnscan: out of memory\n");
+    rc = EXIT_FAIL;
+    goto done;
+  }
+  for (int i = 1; i < argc; i++) {
+    int r = cli_parse_model_opt(&o, argc, argv, &i);
+    if (r < 0)
+      goto done;
+    if (r > 0)
+      continue;
+    if (!strcmp(argv[i], "--plot")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "nnscan table: --plot needs a file name\n");
+        goto done;
+      }
+      plot = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "nnscan table: unknown option '%s'\n", argv[i]);
+      goto done;
+    } else {
+      files[nfiles++] = argv[i];
+    }
+  }
+  nns_report_options ro = {.format = NNS_FORMAT_MD};
+  if (!strcmp(o.format, "csv"))
+    ro.format = NNS_FORMAT_CSV;
+  else if (!strcmp(o.format, "text"))
+    ro.format = NNS_FORMAT_TEXT;
+  else if (strcmp(o.format, "md")) {
+    fprintf(stderr, "nnscan table: --format is md, csv or text, not '%s'\n",
+            o.format);
+    goto done;
+  }
+  if (!nfiles) {
+    fputs(table_usage, stderr);
+    goto done;
+  }
+  rc = EXIT_FAIL;
+  for (size_t k = 0; k < nfiles; k++) {
+    o.path = files[k];
+    nns_model *m = cli_load(&o);
+    if (!m)
+      goto done;
+    nns_error err;
+    if (nns_model_analyze(m, NULL, &err) != NNS_OK) {
+      cli_print_error(o.path, &err);
+      nns_model_free(m);
+      goto done;
+    }
+    rows[nrows].name = cli_model_name(files[k], names[nrows], sizeof names[0]);
+    nns_model_totals(m, &rows[nrows].totals);
+    rows[nrows].totals.peak_node = NULL; /* freed with the model */
+    nrows++;
+    nns_model_free(m);
+  }
+  nns_error err;
+  FILE *out = cli_open_output(o.output);
+  if (!out)
+    goto done;
+  nns_status st = nns_report_table(rows, nrows, &ro, nns_write_stdio, out,
+                                   &err);
+  cli_close_output(out);
+  if (st != NNS_OK) {
+    cli_print_error(o.output ? o.output : "stdout", &err);
+    goto done;
+  }
+  if (plot) {
+    FILE *pf = cli_open_output(plot);
+    if (!pf)
+      goto done;
+    st = nns_report_plot(rows, nrows, nns_write_stdio, pf, &err);
+    cli_close_output(pf);
+    if (st != NNS_OK) {
+      cli_print_error(plot, &err);
+      goto done;
+    }
+  }
+  rc = EXIT_OK;
+done:
+  for (size_t k = 0; k < o.input_count; k++)
+    free((char *)o.inputs[k].name);
+  free(files);
+  free(rows);
+  free(names);
+  return rc;
+}

@@ -1,0 +1,294 @@
+/*
+ * format.c - the pieces every report is made of: a buffered writer over the
+ * caller's callback, JSON strings, and how numbers, shapes and per-axis
+ * figures print. One place, so that the text table, CSV, Markdown and the
+ * model table print a number the same way.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* ==== Buffered output ==== */
+
+void nns__out_init(nns__out *o, nns_write_fn write, void *user) {
+  o->write = write;
+  o->user = user;
+  o->failed = false;
+  o->len = 0;
+}
+
+static void out_flush(nns__out *o) {
+  if (o->len && !o->failed && o->write(o->user, o->buf, o->len) != 0)
+    o->failed = true;
+  o->len = 0;
+}
+
+void nns__out_put(nns__out *o, const char *s, size_t n) {
+  if (o->failed)
+    return;
+  if (o->len + n > sizeof o->buf) {
+    out_flush(o);
+    if (n > sizeof o->buf) {
+      /* Larger than the buffer: straight through. */
+      if (!o->failed && o->write(o->user, s, n) != 0)
+        o->failed = true;
+      return;
+    }
+  }
+  memcpy(o->buf + o->len, s, n);
+  o->len += n;
+}
+
+void nns__out_str(nns__out *o, const char *s) { nns__out_put(o, s, strlen(s)); }
+
+void nns__out_fmt(nns__out *o, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return;
+  /* Callers format numbers and short names; a longer result is cut, never
+   * overrun. */
+  nns__out_put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+void nns__out_rep(nns__out *o, const char *s, int n) {
+  size_t len = strlen(s);
+  for (int i = 0; i < n; i++)
+    nns__out_put(o, s, len);
+}
+
+size_t nns__utf8_len(const unsigned char *p) {
+  if (p[0] < 0x80)
+    return 1;
+  size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (n == 0 || p[0] > 0xf4)
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  /* Overlong forms and surrogates are not UTF-8 either. */
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+    return 0;
+  return n;
+}
+
+void nns__out_json_str(nns__out *o, const char *s) {
+  if (!s) {
+    nns__out_put(o, "null", 4);
+    return;
+  }
+  nns__out_put(o, "\"", 1);
+  const unsigned char *p = (const unsigned char *)s, *run = p;
+  while (*p) {
+    size_t n = nns__utf8_len(p);
+    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+      p += n;
+      continue;
+    }
+    nns__out_put(o, (const char *)run, (size_t)(p - run));
+    switch (*p) {
+    case '"': nns__out_put(o, "\\\"", 2); break;
+    case '\\': nns__out_put(o, "\\\\", 2); break;
+    case '\n': nns__out_put(o, "\\n", 2); break;
+    case '\r': nns__out_put(o, "\\r", 2); break;
+    case '\t': nns__out_put(o, "\\t", 2); break;
+    default:
+      if (n == 0)
+        nns__out_put(o, "\\ufffd", 6);
+      else
+        nns__out_fmt(o, "\\u%04x", *p);
+    }
+    run = ++p;
+  }
+  nns__out_put(o, (const char *)run, (size_t)(p - run));
+  nns__out_put(o, "\"", 1);
+}
+
+nns_status nns__out_finish(nns__out *o, nns_error *err) {
+  out_flush(o);
+  if (o->failed)
+    return nns__report_err(err, NNS_E_IO,
+                           "the report's write callback asked to stop");
+  return NNS_OK;
+}
+
+nns_status nns__report_err(nns_error *err, nns_status code, const char *msg) {
+  if (err) {
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    err->offset = -1;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+  }
+  return code;
+}
+
+int nns_write_stdio(void *file, const char *data, size_t size) {
+  if (!file)
+    return -1;
+  return fwrite(data, 1, size, (FILE *)file) == size ? 0 : -1;
+}
+
+/* ==== Numbers ==== */
+
+void nns__fmt_int(char *buf, size_t size, int64_t v, bool group) {
+  char digits[32];
+  snprintf(digits, sizeof digits, "%lld", (long long)v);
+  if (!group) {
+    snprintf(buf, size, "%s", digits);
+    return;
+  }
+  const char *d = digits;
+  char tmp[48];
+  size_t n = 0;
+  if (*d == '-')
+    tmp[n++] = *d++;
+  size_t len = strlen(d);
+  for (size_t i = 0; i < len; i++) {
+    if (i && (len - i) % 3 == 0)
+      tmp[n++] = ',';
+    tmp[n++] = d[i];
+  }
+  tmp[n] = 0;
+  snprintf(buf, size, "%s", tmp);
+}
+
+void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
+  static const char *si[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char *iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double base = bytes ? 1024.0 : 1000.0;
+  double x = (double)v, mag = x < 0 ? -x : x;
+  int u = 0;
+  while (mag >= base && u < 6) {
+    x /= base;
+    mag /= base;
+    u++;
+  }
+  /* Three significant digits; rounding can carry into the next unit
+   * (999.7 k is 1.00 M). */
+  if (u < 6 && u > 0 && mag >= 999.5) {
+    x /= base;
+    mag /= base;
+    u++;
+  }
+  const char *unit = bytes ? iec[u] : si[u];
+  if (u == 0)
+    snprintf(buf, size, "%lld%s%s", (long long)v, bytes ? " " : "", unit);
+  else if (mag >= 99.95)
+    snprintf(buf, size, "%.0f %s", x, unit);
+  else if (mag >= 9.995)
+    snprintf(buf, size, "%.1f %s", x, unit);
+  else
+    snprintf(buf, size, "%.2f %s", x, unit);
+}
+
+void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total) {
+  if (total <= 0)
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.2f%%", 100.0 * (double)v / (double)total);
+}
+
+void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
+                     nns_numbers mode, bool bytes, bool csv) {
+  switch (mode) {
+  case NNS_NUMBERS_CLEVER: nns__fmt_clever(buf, size, v, bytes); break;
+  case NNS_NUMBERS_RATIO: nns__fmt_ratio(buf, size, v, total); break;
+  default: nns__fmt_int(buf, size, v, !csv); break;
+  }
+}
+
+/* ==== Shapes and axes ==== */
+
+void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
+  if (size == 0)
+    return;
+  buf[0] = 0;
+  if (value == (size_t)-1 || value >= nns_model_value_count(m)) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  nns_value_info v;
+  nns_model_value(m, value, &v);
+  if (v.rank < 0) {
+    snprintf(buf, size, "?");
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, size, "(");
+  for (int d = 0; d < v.rank && n < size; d++) {
+    nns_dim dim = nns_model_value_dim(m, value, d);
+    const char *sep = d ? ", " : "";
+    if (dim.value >= 0)
+      n += (size_t)snprintf(buf + n, size - n, "%s%lld", sep,
+                            (long long)dim.value);
+    else if (d == 0 && dim.symbol)
+      n += (size_t)snprintf(buf + n, size - n, "-1");
+    else
+      n += (size_t)snprintf(buf + n, size - n, "%s%s", sep,
+                            dim.symbol ? dim.symbol : "?");
+  }
+  if (n < size)
+    snprintf(buf + n, size - n, ")");
+}
+
+void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes) {
+  if (axes <= 0) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  if (axes > NNS_RF_MAX_AXES)
+    axes = NNS_RF_MAX_AXES;
+  bool same = true;
+  for (int a = 1; a < axes; a++)
+    same = same && v[a] == v[0];
+  if (same) {
+    snprintf(buf, size, "%lld", (long long)v[0]);
+    return;
+  }
+  size_t n = 0;
+  for (int a = 0; a < axes && n < size; a++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%lld", a ? "x" : "",
+                          (long long)v[a]);
+}
+
+int nns__utf8_width(const char *s) {
+  int w = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if ((*p & 0xc0) != 0x80)
+      w++;
+  return w;
+}
+
+/* ==== Rows ==== */
+
+int nns__report_depth(const nns_report_options *o) {
+  if (o->max_depth > 0)
+    return o->max_depth;
+  if (o->max_depth == NNS_DEPTH_DEFAULT &&
+      (o->format == NNS_FORMAT_TEXT || o->format == NNS_FORMAT_MD))
+    return 2;
+  return INT32_MAX;
+}
+
+void nns__fmt_flags(char *buf, size_t size, unsigned flags) {
+  static const char *names[] = {"partial", "symbolic", "shared", "unbounded"};
+  size_t n = 0;
+  buf[0] = 0;
+  for (int b = 0; b < 4 && n < size; b++)
+    if (flags & (1u << b))
+      n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "," : "",
+                            names[b]);
+}
+
+const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
+  if (o->model_name && *o->model_name)
+    return o->model_name;
+  nns_model_info info;
+  nns_model_get_info(m, &info);
+  return info.graph_name && *info.graph_name ? info.graph_name : "model";
+}

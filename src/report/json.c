@@ -1,0 +1,459 @@
+/*
+ * json.c - the summary as JSON: the machine contract ("nnscan.summary",
+ * schema_version 1), documented in docs/json.md and checked against
+ * docs/summary.schema.json by the tests.
+ *
+ * Numbers are always raw integers whatever the options say; the layers
+ * appear twice, as a flat preorder list (easy to filter) and as a nested
+ * tree (easy to walk), both cut at the chosen depth. The contract only ever
+ * grows: a new field is a new key, never a changed one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static const char *kind_name(nns_type_kind k) {
+  switch (k) {
+  case NNS_KIND_SEQUENCE: return "sequence";
+  case NNS_KIND_OPTIONAL: return "optional";
+  case NNS_KIND_MAP: return "map";
+  case NNS_KIND_SPARSE: return "sparse";
+  default: return NULL;
+  }
+}
+
+static void j_int(nns__out *o, const char *key, int64_t v) {
+  nns__out_fmt(o, "\"%s\": %lld", key, (long long)v);
+}
+
+static void j_bool(nns__out *o, const char *key, bool v) {
+  nns__out_fmt(o, "\"%s\": %s", key, v ? "true" : "false");
+}
+
+/* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
+ * a dim is an integer, a symbol's string, or null when nothing is known. */
+static void j_value(nns__out *o, const nns_model *m, size_t i) {
+  if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
+    nns__out_str(o, "null");
+    return;
+  }
+  nns_value_info v;
+  nns_model_value(m, i, &v);
+  nns__out_str(o, "{\"name\": ");
+  nns__out_json_str(o, v.name);
+  nns__out_str(o, ", \"dtype\": ");
+  nns__out_json_str(o, v.dtype ? nns_dtype_name(v.dtype) : NULL);
+  nns__out_str(o, ", \"shape\": ");
+  if (v.rank < 0) {
+    nns__out_str(o, "null");
+  } else {
+    nns__out_str(o, "[");
+    for (int d = 0; d < v.rank; d++) {
+      nns_dim dim = nns_model_value_dim(m, i, d);
+      if (d)
+        nns__out_str(o, ", ");
+      if (dim.value >= 0)
+        nns__out_fmt(o, "%lld", (long long)dim.value);
+      else
+        nns__out_json_str(o, dim.symbol);
+    }
+    nns__out_str(o, "]");
+  }
+  if (kind_name(v.kind)) {
+    nns__out_str(o, ", \"kind\": ");
+    nns__out_json_str(o, kind_name(v.kind));
+  }
+  nns__out_str(o, "}");
+}
+
+static void j_flags(nns__out *o, unsigned f) {
+  nns__out_fmt(o,
+               "{\"partial\": %s, \"symbolic\": %s, \"shared\": %s, "
+               "\"unbounded\": %s}",
+               f & NNS_COUNT_PARTIAL ? "true" : "false",
+               f & NNS_COUNT_SYMBOLIC ? "true" : "false",
+               f & NNS_COUNT_SHARED ? "true" : "false",
+               f & NNS_COUNT_UNBOUNDED ? "true" : "false");
+}
+
+static void j_axes(nns__out *o, const int64_t *v, int axes) {
+  nns__out_str(o, "[");
+  for (int a = 0; a < axes; a++)
+    nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)v[a]);
+  nns__out_str(o, "]");
+}
+
+/* null when the value has no spatial axes and is not a global view. */
+static void j_rf(nns__out *o, const nns_rf *rf) {
+  int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
+                                                          : rf->axes;
+  if (axes == 0 && !rf->whole) {
+    nns__out_str(o, "null");
+    return;
+  }
+  nns__out_fmt(o, "{\"axes\": %d, \"field\": ", axes);
+  j_axes(o, rf->field, axes);
+  nns__out_str(o, ", \"stride\": ");
+  j_axes(o, rf->stride, axes);
+  nns__out_str(o, ", \"padding\": ");
+  j_axes(o, rf->padding, axes);
+  nns__out_fmt(o, ", \"whole\": %s}", rf->whole ? "true" : "false");
+}
+
+/* The counts every layer, op type and the totals share. */
+static void j_counts(nns__out *o, const nns_counts *k) {
+  j_int(o, "params", k->params);
+  nns__out_str(o, ", ");
+  j_int(o, "buffers", k->buffers);
+  nns__out_str(o, ", ");
+  j_int(o, "param_bytes", k->param_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "flops", k->flops);
+  nns__out_str(o, ", ");
+  j_int(o, "macs", k->macs);
+  nns__out_str(o, ", ");
+  j_int(o, "dmas", k->dmas);
+  nns__out_str(o, ", ");
+  j_int(o, "activation_bytes", k->activation_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "nodes", k->nodes);
+  nns__out_str(o, ", \"flags\": ");
+  j_flags(o, k->flags);
+}
+
+/* "Conv,Relu" -> ["Conv", "Relu"]. */
+static void j_op_types(nns__out *o, const char *list) {
+  nns__out_str(o, "[");
+  if (list && *list) {
+    const char *p = list;
+    bool first = true;
+    while (*p) {
+      size_t n = strcspn(p, ",");
+      char buf[256];
+      if (n >= sizeof buf)
+        n = sizeof buf - 1;
+      memcpy(buf, p, n);
+      buf[n] = 0;
+      nns__out_str(o, first ? "" : ", ");
+      nns__out_json_str(o, buf);
+      first = false;
+      p += strcspn(p, ",");
+      if (*p)
+        p++;
+    }
+  }
+  nns__out_str(o, "]");
+}
+
+static void j_layer(nns__out *o, const nns_model *m, size_t i,
+                    const char *root_name) {
+  nns_layer_info l;
+  nns_model_layer(m, i, &l);
+  nns__out_fmt(o, "{\"index\": %zu, \"path\": ", i);
+  nns__out_json_str(o, l.path ? l.path : "");
+  nns__out_str(o, ", \"name\": ");
+  nns__out_json_str(o, l.depth == 0 ? root_name : l.name ? l.name : "");
+  nns__out_fmt(o, ", \"depth\": %d, \"parent\": ", l.depth);
+  if (l.parent == (size_t)-1)
+    nns__out_str(o, "null");
+  else
+    nns__out_fmt(o, "%zu", l.parent);
+  nns__out_fmt(o, ", \"children\": %zu, \"type\": ", l.child_count);
+  nns__out_json_str(o, l.type ? l.type : "");
+  nns__out_str(o, ", \"op_types\": ");
+  j_op_types(o, l.op_types);
+  nns__out_str(o, ", \"input\": ");
+  j_value(o, m, l.input_value);
+  nns__out_str(o, ", \"output\": ");
+  j_value(o, m, l.output_value);
+  nns__out_str(o, ", ");
+  j_counts(o, &l.counts);
+  nns__out_str(o, ", \"rf\": ");
+  j_rf(o, &l.rf);
+  nns__out_str(o, "}");
+}
+
+static void j_op_list(nns__out *o, const nns_model *m, bool uncounted) {
+  size_t n = uncounted ? nns_model_uncounted_op_count(m)
+                       : nns_model_unknown_op_count(m);
+  nns__out_str(o, "[");
+  for (size_t i = 0; i < n; i++) {
+    const char *dom = NULL, *op = NULL;
+    size_t cnt = 0;
+    if (uncounted)
+      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+    else
+      nns_model_unknown_op(m, i, &dom, &op, &cnt);
+    nns__out_str(o, i ? ", {\"domain\": " : "{\"domain\": ");
+    nns__out_json_str(o, dom ? dom : "");
+    nns__out_str(o, ", \"op_type\": ");
+    nns__out_json_str(o, op ? op : "");
+    nns__out_fmt(o, ", \"nodes\": %zu}", cnt);
+  }
+  nns__out_str(o, "]");
+}
+
+static const char *param_kind(nns_param_kind k) {
+  switch (k) {
+  case NNS_PARAM_TRAINABLE: return "trainable";
+  case NNS_PARAM_BUFFER: return "buffer";
+  default: return "constant";
+  }
+}
+
+static void j_model(nns__out *o, const nns_model *m,
+                    const nns_report_options *opt, const char *name) {
+  nns_model_info info;
+  nns_model_get_info(m, &info);
+  nns__out_str(o, "  \"model\": {\"name\": ");
+  nns__out_json_str(o, name);
+  nns__out_str(o, ", \"path\": ");
+  nns__out_json_str(o, opt->model_path);
+  nns__out_fmt(o, ", \"ir_version\": %lld, \"producer\": ",
+               (long long)info.ir_version);
+  nns__out_json_str(o, info.producer_name);
+  nns__out_str(o, ", \"producer_version\": ");
+  nns__out_json_str(o, info.producer_version);
+  nns__out_str(o, ", \"graph\": ");
+  nns__out_json_str(o, info.graph_name);
+  nns__out_fmt(o, ", \"nodes\": %zu, \"subgraph_nodes\": %zu, \"opsets\": {",
+               info.node_count, info.subgraph_node_count);
+  for (size_t k = 0; k < nns_model_opset_count(m); k++) {
+    const char *dom;
+    int64_t ver;
+    nns_model_opset(m, k, &dom, &ver);
+    nns__out_str(o, k ? ", " : "");
+    nns__out_json_str(o, dom ? dom : "");
+    nns__out_fmt(o, ": %lld", (long long)ver);
+  }
+  nns__out_str(o, "}},\n  \"inputs\": [");
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    nns__out_str(o, k ? ", " : "");
+    j_value(o, m, nns_model_input(m, k));
+  }
+  nns__out_str(o, "],\n  \"outputs\": [");
+  for (size_t k = 0; k < nns_model_output_count(m); k++) {
+    nns__out_str(o, k ? ", " : "");
+    j_value(o, m, nns_model_output(m, k));
+  }
+  nns__out_str(o, "],\n");
+}
+
+static void j_totals(nns__out *o, const nns_model *m) {
+  static const char *opt[] = {"sgd", "momentum", "adam"};
+  nns_totals t;
+  nns_model_totals(m, &t);
+  nns__out_str(o, "  \"totals\": {");
+  j_counts(o, &t.all);
+  nns__out_str(o, ",\n    ");
+  j_bool(o, "complete",
+         !(t.all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
+  nns__out_str(o, ", ");
+  j_int(o, "params_total", t.all.params + t.all.buffers);
+  nns__out_str(o, ", ");
+  j_int(o, "params_unique", t.params_unique);
+  nns__out_str(o, ", ");
+  j_int(o, "param_bytes_unique", t.param_bytes_unique);
+  nns__out_str(o, ", ");
+  j_int(o, "constants", t.constants);
+  nns__out_str(o, ",\n    ");
+  j_int(o, "input_bytes", t.input_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "peak_activation_bytes", t.peak_activation_bytes);
+  nns__out_str(o, ", \"peak_node\": ");
+  nns__out_json_str(o, t.peak_node);
+  nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
+  nns__out_json_str(o, (unsigned)t.optimizer < 3 ? opt[t.optimizer] : NULL);
+  nns__out_str(o, ", ");
+  j_int(o, "param_bytes", t.train_param_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "grad_bytes", t.train_grad_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "optimizer_bytes", t.train_optimizer_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "activation_bytes", t.train_activation_bytes);
+  nns__out_str(o, ", ");
+  j_int(o, "total_bytes", t.train_total_bytes);
+  nns__out_str(o, "},\n    \"rf\": ");
+  j_rf(o, &t.rf);
+  nns__out_str(o, "},\n");
+}
+
+static void j_symbols(nns__out *o, const nns_model *m) {
+  /* The symbolic dims of the graph inputs: those a count took as 1 (when
+   * the totals are flagged symbolic) and a user can fix with --input. */
+  nns_totals t;
+  nns_model_totals(m, &t);
+  nns__out_str(o, "  \"symbols\": [");
+  const char *seen[64];
+  int shown = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v = nns_model_input(m, k);
+    nns_value_info vi;
+    nns_model_value(m, v, &vi);
+    for (int ax = 0; ax < vi.rank; ax++) {
+      nns_dim dim = nns_model_value_dim(m, v, ax);
+      if (dim.value >= 0 || !dim.symbol)
+        continue;
+      bool dup = false;
+      for (int s = 0; s < shown && !dup; s++)
+        dup = !strcmp(seen[s], dim.symbol);
+      if (dup || shown == 64)
+        continue;
+      seen[shown++] = dim.symbol;
+      nns__out_str(o, shown > 1 ? ", " : "");
+      nns__out_json_str(o, dim.symbol);
+    }
+  }
+  nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
+               t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+}
+
+nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
+                            nns__out *o) {
+  const char *name = nns__model_name(m, opt);
+  int maxd = nns__report_depth(opt);
+  nns__out_str(o, "{\n  \"schema\": \"nnscan.summary\",\n"
+                  "  \"schema_version\": 1,\n  \"nnscan_version\": ");
+  nns__out_json_str(o, nns_version());
+  nns__out_str(o, ",\n");
+  j_model(o, m, opt, name);
+  nns_totals t;
+  nns_model_totals(m, &t);
+  static const char *optim[] = {"sgd", "momentum", "adam"};
+  nns__out_str(o, "  \"options\": {\"max_depth\": ");
+  if (maxd == INT32_MAX)
+    nns__out_str(o, "null");
+  else
+    nns__out_fmt(o, "%d", maxd);
+  nns__out_str(o, ", \"optimizer\": ");
+  nns__out_json_str(o, (unsigned)t.optimizer < 3 ? optim[t.optimizer] : NULL);
+  nns__out_str(o, "},\n");
+  j_totals(o, m);
+
+  nns__out_str(o, "  \"params_by_dtype\": [");
+  for (size_t i = 0; i < nns_model_param_dtype_count(m); i++) {
+    int dt = 0;
+    int64_t el = 0, by = 0;
+    nns_model_param_dtype(m, i, &dt, &el, &by);
+    nns__out_str(o, i ? ", {\"dtype\": " : "{\"dtype\": ");
+    nns__out_json_str(o, nns_dtype_name(dt));
+    nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld}", (long long)el,
+                 (long long)by);
+  }
+  nns__out_str(o, "],\n  \"op_types\": [");
+  for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
+    const char *dom = NULL, *op = NULL;
+    int counted = 0;
+    nns_counts k;
+    memset(&k, 0, sizeof k);
+    nns_model_op_type(m, i, &dom, &op, &counted, &k);
+    nns__out_str(o, i ? ",\n    {\"domain\": " : "\n    {\"domain\": ");
+    nns__out_json_str(o, dom ? dom : "");
+    nns__out_str(o, ", \"op_type\": ");
+    nns__out_json_str(o, op ? op : "");
+    nns__out_fmt(o, ", \"counted\": %s, ", counted ? "true" : "false");
+    j_counts(o, &k);
+    nns__out_str(o, "}");
+  }
+  nns__out_str(o, nns_model_op_type_count(m) ? "\n  ],\n" : "],\n");
+  nns__out_str(o, "  \"uncounted_ops\": ");
+  j_op_list(o, m, true);
+  nns__out_str(o, ",\n  \"unknown_ops\": ");
+  j_op_list(o, m, false);
+  nns__out_str(o, ",\n");
+  j_symbols(o, m);
+
+  nns__out_str(o, "  \"parameters\": [");
+  size_t np = nns_model_param_count(m), nl = nns_model_layer_count(m);
+  for (size_t i = 0; i < np; i++) {
+    nns_param_info p;
+    nns_model_param(m, i, &p);
+    nns__out_str(o, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+    nns__out_json_str(o, p.name);
+    nns__out_str(o, ", \"storage\": ");
+    nns__out_json_str(o, p.storage);
+    nns__out_str(o, ", \"kind\": ");
+    nns__out_json_str(o, param_kind(p.kind));
+    nns__out_str(o, ", \"dtype\": ");
+    nns__out_json_str(o, p.dtype ? nns_dtype_name(p.dtype) : NULL);
+    nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld, \"layer\": ",
+                 (long long)p.elements, (long long)p.bytes);
+    if (p.layer < nl) {
+      nns_layer_info l;
+      nns_model_layer(m, p.layer, &l);
+      nns__out_json_str(o, l.path ? l.path : "");
+    } else {
+      nns__out_str(o, "null");
+    }
+    nns__out_fmt(o, ", \"shared\": %s, \"copy\": %s}",
+                 p.shared ? "true" : "false", p.is_copy ? "true" : "false");
+  }
+  nns__out_str(o, np ? "\n  ],\n" : "],\n");
+
+  nns__out_str(o, "  \"warnings\": [");
+  for (size_t k = 0; k < nns_model_warning_count(m); k++) {
+    nns__out_str(o, k ? ",\n    " : "\n    ");
+    nns__out_json_str(o, nns_model_warning(m, k));
+  }
+  nns__out_str(o, nns_model_warning_count(m) ? "\n  ],\n" : "],\n");
+
+  /* The flat list, in preorder. */
+  nns__out_str(o, "  \"layers\": [");
+  bool first = true;
+  for (size_t i = 0; i < nl; i++) {
+    nns_layer_info l;
+    nns_model_layer(m, i, &l);
+    if (l.depth > maxd)
+      continue;
+    nns__out_str(o, first ? "\n    " : ",\n    ");
+    first = false;
+    j_layer(o, m, i, name);
+  }
+  nns__out_str(o, "\n  ],\n  \"tree\": ");
+
+  /* The same layers nested. Preorder makes the open nodes a chain of
+   * increasing depth: a layer closes every open node at its depth or
+   * deeper, then opens its own. No recursion, so a hostile depth cannot
+   * exhaust the stack. */
+  int *open = malloc((nl ? nl : 1) * sizeof *open);
+  if (!open)
+    return NNS_E_NOMEM;
+  size_t nopen = 0;
+  for (size_t i = 0; i < nl; i++) {
+    nns_layer_info l;
+    nns_model_layer(m, i, &l);
+    if (l.depth > maxd)
+      continue;
+    bool sibling = false;
+    while (nopen && open[nopen - 1] >= l.depth) {
+      nns__out_str(o, "]}");
+      nopen--;
+      sibling = true;
+    }
+    if (!nopen && sibling) {
+      /* A second root: the API promises one, so keep the JSON valid by
+       * dropping the rest. */
+      break;
+    }
+    if (nopen)
+      nns__out_str(o, sibling ? ",\n    " : "\n    ");
+    nns__out_str(o, "{\"name\": ");
+    nns__out_json_str(o, l.depth == 0 ? name : l.name ? l.name : "");
+    nns__out_str(o, ", \"info\": ");
+    j_layer(o, m, i, name);
+    nns__out_str(o, ", \"children\": [");
+    open[nopen++] = l.depth;
+  }
+  if (nopen == 0 && nl == 0)
+    nns__out_str(o, "null");
+  while (nopen) {
+    nns__out_str(o, "]}");
+    nopen--;
+  }
+  free(open);
+  nns__out_str(o, "\n}\n");
+  return NNS_OK;
+}

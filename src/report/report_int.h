@@ -1,0 +1,87 @@
+/*
+ * report_int.h - what the report renderers share: a buffered writer over the
+ * caller's callback, number, shape and receptive-field formatting, and the
+ * selection of the layer rows a report shows.
+ *
+ * The renderers read the analysis only through the public accessors of
+ * nnscan.h, as any other client of the library would: a report cannot show
+ * a number the API does not give.
+ */
+#ifndef NNS_REPORT_INT_H
+#define NNS_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnscan.h"
+
+/* ==== Buffered output ==== */
+
+/* Writes go to `buf` and reach the callback in blocks, so a report of a
+ * large model is a few hundred calls, not a million. */
+typedef struct nns__out {
+  nns_write_fn write; /* the caller's callback */
+  void *user;         /* passed back to it */
+  bool failed;        /* the callback asked to stop: later writes are dropped */
+  size_t len;         /* bytes waiting in buf */
+  char buf[8192];
+} nns__out;
+
+void nns__out_init(nns__out *o, nns_write_fn write, void *user);
+void nns__out_put(nns__out *o, const char *s, size_t n);
+void nns__out_str(nns__out *o, const char *s);
+void nns__out_fmt(nns__out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* `n` copies of the string s (a space, "─", ...). */
+void nns__out_rep(nns__out *o, const char *s, int n);
+/* s as a JSON string; bytes that are not UTF-8 become U+FFFD, NULL is null. */
+void nns__out_json_str(nns__out *o, const char *s);
+/* Flushes; NNS_E_IO (with err filled) if the callback asked to stop. */
+nns_status nns__out_finish(nns__out *o, nns_error *err);
+
+/* ==== Formatting ==== */
+
+/* Fills err (if not NULL) and returns code. */
+nns_status nns__report_err(nns_error *err, nns_status code, const char *msg);
+
+/* 1824010216, or 1,824,010,216 with `group`. */
+void nns__fmt_int(char *buf, size_t size, int64_t v, bool group);
+/* "1.82 G": three significant digits with k, M, G, T, P, E; values below
+ * 1000 print whole. With `bytes`, IEC units of 1024: "44.6 MiB". */
+void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes);
+/* "12.34%" of total; "-" when the total is 0. */
+void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total);
+/* A number as the options ask: raw (grouped unless `csv`), clever, ratio. */
+void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
+                     nns_numbers mode, bool bytes, bool csv);
+
+/* A value's shape for the tables: "(-1, 64, 112, 112)". A symbolic leading
+ * dim prints -1 (the batch, as torchscan prints it), other symbols by name,
+ * an unknown dim "?", an unknown rank "?"; "-" when value is (size_t)-1. */
+void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value);
+
+/* Per-axis figures: "7" when every axis agrees, else "7x5". */
+void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);
+
+/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
+size_t nns__utf8_len(const unsigned char *p);
+/* Width of a UTF-8 string in terminal columns (one per code point). */
+int nns__utf8_width(const char *s);
+
+/* ==== Layer rows ==== */
+
+/* The depth a report shows: max_depth resolved against the format's
+ * default; INT32_MAX for every depth. */
+int nns__report_depth(const nns_report_options *o);
+
+/* The flags of a count as words: "partial,symbolic" ("" if none). */
+void nns__fmt_flags(char *buf, size_t size, unsigned flags);
+
+/* The name of the model for the root row. */
+const char *nns__model_name(const nns_model *m, const nns_report_options *o);
+
+nns_status nns__report_json(const nns_model *m, const nns_report_options *o,
+                            nns__out *out);
+
+#endif

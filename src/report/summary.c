@@ -1,0 +1,676 @@
+/*
+ * summary.c - nns_report(): the layer table of an analysed model as a text
+ * tree (torchscan's layout, with ├─ └─ │ guides and a footer of totals), as
+ * CSV and as Markdown; JSON is in json.c.
+ *
+ * All three tables are built the same way: pick the layers at or above the
+ * chosen depth (a layer's counts already cover its subtree, so cutting the
+ * tree is skipping rows), format every cell once into a grid of strings,
+ * then lay the grid out for the format. Only the text table measures widths
+ * and shortens names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* ==== Columns ==== */
+
+enum col_id {
+  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_MACS, C_DMAS,
+  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_COUNT
+};
+
+typedef struct col_def {
+  const char *title;    /* text and Markdown header */
+  const char *csv;      /* CSV header */
+  unsigned flag;        /* NNS_COL_* that selects it; 0 = always */
+  bool numeric;         /* right-aligned */
+} col_def;
+
+static const col_def cols[C_COUNT] = {
+    [C_LAYER] = {"Layer", "name", 0, false},
+    [C_TYPE] = {"Type", "type", 0, false},
+    [C_SHAPE] = {"Output Shape", "output_shape", 0, false},
+    [C_PARAMS] = {"Param #", "params", NNS_COL_PARAMS, true},
+    [C_BUFFERS] = {"Buffers", "buffers", NNS_COL_BUFFERS, true},
+    [C_FLOPS] = {"FLOPs", "flops", NNS_COL_FLOPS, true},
+    [C_MACS] = {"MACs", "macs", NNS_COL_MACS, true},
+    [C_DMAS] = {"DMAs", "dmas", NNS_COL_DMAS, true},
+    [C_RF] = {"RF", "rf", NNS_COL_RF, true},
+    [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
+    [C_PAD] = {"Pad", "rf_padding", NNS_COL_RF, true},
+    [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
+    [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
+    [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
+};
+
+/* ==== The grid ==== */
+
+typedef struct grid {
+  size_t rows;          /* layers shown */
+  size_t *layer;        /* layer index of each row */
+  int ncols;            /* columns shown */
+  enum col_id id[C_COUNT];
+  char **cell;          /* rows x ncols strings */
+  char **prefix;        /* text: tree guides of each row's Layer cell */
+} grid;
+
+static void grid_free(grid *g) {
+  if (g->cell)
+    for (size_t i = 0; i < g->rows * (size_t)g->ncols; i++)
+      free(g->cell[i]);
+  if (g->prefix)
+    for (size_t i = 0; i < g->rows; i++)
+      free(g->prefix[i]);
+  free(g->cell);
+  free(g->prefix);
+  free(g->layer);
+}
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+/* A count cell: "≥ " in front when the count misses uncounted nodes. */
+static void count_cell(char *buf, size_t size, int64_t v, int64_t total,
+                       unsigned flags, const nns_report_options *o, bool csv,
+                       bool bytes) {
+  char num[64];
+  nns__fmt_number(num, sizeof num, v, total, o->numbers, bytes, csv);
+  /* CSV has a flags column; a "≥" would only stop a number parsing. */
+  snprintf(buf, size, "%s%s", (flags & NNS_COUNT_PARTIAL) && !csv ? "≥ " : "",
+           num);
+}
+
+static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
+  if (rf->whole && c == C_RF) {
+    snprintf(buf, size, "whole");
+    return;
+  }
+  if (rf->axes <= 0 || rf->whole) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  nns__fmt_axes(buf, size,
+                c == C_RF ? rf->field : c == C_STRIDE ? rf->stride
+                                                      : rf->padding,
+                rf->axes);
+}
+
+static nns_status grid_build(grid *g, const nns_model *m,
+                             const nns_report_options *o, bool csv) {
+  memset(g, 0, sizeof *g);
+  unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
+  for (int c = 0; c < C_COUNT; c++)
+    if (!cols[c].flag || (want & cols[c].flag))
+      g->id[g->ncols++] = (enum col_id)c;
+
+  size_t n = nns_model_layer_count(m);
+  int maxd = nns__report_depth(o);
+  g->layer = malloc((n ? n : 1) * sizeof *g->layer);
+  if (!g->layer)
+    return NNS_E_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    nns_layer_info l;
+    nns_model_layer(m, i, &l);
+    if (l.depth <= maxd)
+      g->layer[g->rows++] = i;
+  }
+  g->cell = calloc(g->rows * (size_t)g->ncols + 1, sizeof *g->cell);
+  if (!g->cell)
+    return NNS_E_NOMEM;
+
+  nns_totals t;
+  nns_model_totals(m, &t);
+  const char *root_name = nns__model_name(m, o);
+  for (size_t r = 0; r < g->rows; r++) {
+    nns_layer_info l;
+    nns_model_layer(m, g->layer[r], &l);
+    const nns_counts *k = &l.counts;
+    for (int c = 0; c < g->ncols; c++) {
+      char buf[512];
+      buf[0] = 0;
+      switch (g->id[c]) {
+      case C_LAYER:
+        snprintf(buf, sizeof buf, "%s",
+                 l.depth == 0 ? root_name : l.name ? l.name : "");
+        break;
+      case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
+      case C_SHAPE: nns__fmt_shape(buf, sizeof buf, m, l.output_value); break;
+      case C_PARAMS:
+        nns__fmt_number(buf, sizeof buf, k->params, t.all.params, o->numbers,
+                        false, csv);
+        break;
+      case C_BUFFERS:
+        nns__fmt_number(buf, sizeof buf, k->buffers, t.all.buffers,
+                        o->numbers, false, csv);
+        break;
+      case C_FLOPS:
+        count_cell(buf, sizeof buf, k->flops, t.all.flops, k->flags, o, csv,
+                   false);
+        break;
+      case C_MACS:
+        count_cell(buf, sizeof buf, k->macs, t.all.macs, k->flags, o, csv,
+                   false);
+        break;
+      case C_DMAS:
+        count_cell(buf, sizeof buf, k->dmas, t.all.dmas, k->flags, o, csv,
+                   false);
+        break;
+      case C_RF:
+      case C_STRIDE:
+      case C_PAD: rf_cell(buf, sizeof buf, &l.rf, g->id[c]); break;
+      case C_ACT:
+        nns__fmt_number(buf, sizeof buf, k->activation_bytes,
+                        t.all.activation_bytes, o->numbers, true, csv);
+        break;
+      case C_PCT_PARAMS:
+        nns__fmt_ratio(buf, sizeof buf, k->params, t.all.params);
+        break;
+      case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, t.all.macs); break;
+      default: break;
+      }
+      /* A hostile name's control characters would break the table's
+       * lines; CSV quotes them instead. */
+      if (!csv)
+        for (char *p = buf; *p; p++)
+          if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+      if (!(g->cell[r * (size_t)g->ncols + (size_t)c] = dup_str(buf)))
+        return NNS_E_NOMEM;
+    }
+  }
+  return NNS_OK;
+}
+
+/* Tree guides: for each ancestor below the root, "│  " if it has a later
+ * sibling and "   " if not, then "├─" or "└─" for the layer itself. Rows
+ * cut by the depth are siblings of nothing shown, so "last child" is the
+ * same in the cut tree and in the whole one. */
+static nns_status grid_prefixes(grid *g, const nns_model *m) {
+  size_t n = nns_model_layer_count(m);
+  size_t *last = malloc((n ? n : 1) * sizeof *last);
+  size_t *parent = malloc((n ? n : 1) * sizeof *parent);
+  int *depth = malloc((n ? n : 1) * sizeof *depth);
+  g->prefix = calloc(g->rows + 1, sizeof *g->prefix);
+  if (!last || !parent || !depth || !g->prefix) {
+    free(last);
+    free(parent);
+    free(depth);
+    return NNS_E_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    last[i] = (size_t)-1;
+  for (size_t i = 0; i < n; i++) {
+    nns_layer_info l;
+    nns_model_layer(m, i, &l);
+    parent[i] = l.parent < n ? l.parent : (size_t)-1;
+    depth[i] = l.depth;
+    if (parent[i] != (size_t)-1)
+      last[parent[i]] = i;
+  }
+  nns_status st = NNS_OK;
+  for (size_t r = 0; r < g->rows && st == NNS_OK; r++) {
+    size_t i = g->layer[r];
+    /* Walk up to the root, writing the guides right to left. A hostile
+     * parent chain (a cycle) is cut at the layer's depth. */
+    int levels = 0;
+    for (size_t a = i; parent[a] != (size_t)-1 && levels < depth[i] &&
+                       levels < 256;
+         a = parent[a])
+      levels++;
+    char *p = malloc((size_t)levels * 6 + 1);
+    if (!(g->prefix[r] = p)) {
+      st = NNS_E_NOMEM;
+      break;
+    }
+    /* Each level is 2 code points; "│" and "├" are 3 bytes, space 1. */
+    char *tmp[256];
+    int k = 0;
+    for (size_t a = i; parent[a] != (size_t)-1 && k < levels; a = parent[a]) {
+      bool is_last = last[parent[a]] == a;
+      tmp[k++] = a == i ? (is_last ? "└─" : "├─") : (is_last ? "  " : "│ ");
+    }
+    p[0] = 0;
+    size_t len = 0;
+    for (int j = k - 1; j >= 0; j--) {
+      size_t s = strlen(tmp[j]);
+      memcpy(p + len, tmp[j], s);
+      len += s;
+    }
+    p[len] = 0;
+  }
+  free(last);
+  free(parent);
+  free(depth);
+  return st;
+}
+
+/* ==== Text ==== */
+
+/* Writes s in exactly `w` columns: padded (left or right), or shortened to
+ * w with a "…" where the wrap mode says. */
+static void put_fit(nns__out *o, const char *s, int w, bool right,
+                    nns_wrap wrap) {
+  int sw = nns__utf8_width(s);
+  if (sw <= w) {
+    if (right)
+      nns__out_rep(o, " ", w - sw);
+    nns__out_str(o, s);
+    if (!right)
+      nns__out_rep(o, " ", w - sw);
+    return;
+  }
+  if (w <= 0)
+    return;
+  /* Keep `head` code points from the start and `tail` from the end. */
+  int keep = w - 1;
+  int head = wrap == NNS_WRAP_START ? 0
+             : wrap == NNS_WRAP_END ? keep
+                                    : (keep + 1) / 2;
+  int tail = keep - head;
+  const char *p = s;
+  for (int i = 0; i < head && *p; i++)
+    do
+      p++;
+    while ((*p & 0xc0) == 0x80);
+  nns__out_put(o, s, (size_t)(p - s));
+  nns__out_str(o, "…");
+  const char *q = s + strlen(s);
+  for (int i = 0; i < tail && q > s; i++)
+    do
+      q--;
+    while (q > s && (*q & 0xc0) == 0x80);
+  nns__out_str(o, q);
+}
+
+static void text_rule(nns__out *o, const char *ch, int w) {
+  nns__out_rep(o, ch, w);
+  nns__out_str(o, "\n");
+}
+
+/* "1,824,010,216 (1.82 G)"; with "≥ " in front when partial. */
+static void total_str(char *buf, size_t size, int64_t v, bool bytes,
+                      bool partial) {
+  char raw[48], clever[48];
+  nns__fmt_int(raw, sizeof raw, v, true);
+  nns__fmt_clever(clever, sizeof clever, v, bytes);
+  if (v < 1000) /* the short form would say the same */
+    snprintf(buf, size, "%s%s%s", partial ? "≥ " : "", raw,
+             bytes ? " bytes" : "");
+  else if (bytes)
+    snprintf(buf, size, "%s%s (%s bytes)", partial ? "≥ " : "", clever, raw);
+  else
+    snprintf(buf, size, "%s%s (%s)", partial ? "≥ " : "", raw, clever);
+}
+
+/* A name from the model, its control characters shown as '?' so that a
+ * hostile name cannot break the footer's lines. */
+static void put_clean(nns__out *o, const char *s) {
+  for (const char *p = s ? s : ""; *p; p++)
+    nns__out_put(o, (unsigned char)*p < 0x20 || *p == 0x7f ? "?" : p, 1);
+}
+
+static void text_footer(nns__out *o, const nns_model *m, int width) {
+  nns_totals t;
+  nns_model_totals(m, &t);
+  char a[128], b[128], c[128], d[128], e[128];
+  text_rule(o, "=", width);
+  total_str(a, sizeof a, t.all.params, false, false);
+  nns__out_fmt(o, "Trainable params: %s\n", a);
+  total_str(a, sizeof a, t.all.buffers, false, false);
+  nns__out_fmt(o, "Non-trainable params: %s\n", a);
+  total_str(a, sizeof a, t.all.params + t.all.buffers, false, false);
+  nns__out_fmt(o, "Total params: %s\n", a);
+  if (t.params_unique != t.all.params + t.all.buffers) {
+    total_str(a, sizeof a, t.params_unique, false, false);
+    nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
+                    "once)\n", a);
+  }
+  nns__fmt_clever(a, sizeof a, t.all.param_bytes, true);
+  nns__out_fmt(o, "Model size (params + buffers): %s", a);
+  size_t nd = nns_model_param_dtype_count(m);
+  for (size_t i = 0; i < nd; i++) {
+    int dt;
+    int64_t el, by;
+    nns_model_param_dtype(m, i, &dt, &el, &by);
+    nns__fmt_clever(b, sizeof b, by, true);
+    nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
+  }
+  nns__out_str(o, nd ? ")\n" : "\n");
+  if (t.param_bytes_unique != t.all.param_bytes) {
+    nns__fmt_clever(a, sizeof a, t.param_bytes_unique, true);
+    nns__out_fmt(o, "Unique storage size: %s\n", a);
+  }
+  text_rule(o, "-", width);
+  nns__fmt_clever(a, sizeof a, t.all.activation_bytes, true);
+  nns__out_fmt(o, "Activation memory (all node outputs): %s\n", a);
+  nns__fmt_clever(a, sizeof a, t.peak_activation_bytes, true);
+  if (t.peak_node && *t.peak_node) {
+    nns__out_fmt(o, "Peak activation memory: %s, after node '", a);
+    put_clean(o, t.peak_node);
+    nns__out_str(o, "'\n");
+  } else
+    nns__out_fmt(o, "Peak activation memory: %s\n", a);
+  static const char *opt[] = {"sgd", "momentum", "adam"};
+  nns__fmt_clever(a, sizeof a, t.train_total_bytes, true);
+  nns__fmt_clever(b, sizeof b, t.train_param_bytes, true);
+  nns__fmt_clever(c, sizeof c, t.train_grad_bytes, true);
+  nns__fmt_clever(d, sizeof d, t.train_optimizer_bytes, true);
+  nns__fmt_clever(e, sizeof e, t.train_activation_bytes, true);
+  nns__out_fmt(o,
+               "Training estimate (%s): %s = params %s + gradients %s + "
+               "optimizer %s + activations %s\n",
+               (unsigned)t.optimizer < 3 ? opt[t.optimizer] : "?", a, b, c, d,
+               e);
+  text_rule(o, "-", width);
+  bool partial = (t.all.flags & NNS_COUNT_PARTIAL) != 0;
+  total_str(a, sizeof a, t.all.flops, false, partial);
+  nns__out_fmt(o, "FLOPs: %s\n", a);
+  total_str(a, sizeof a, t.all.macs, false, partial);
+  nns__out_fmt(o, "MACs:  %s\n", a);
+  total_str(a, sizeof a, t.all.dmas, false, partial);
+  nns__out_fmt(o, "DMAs:  %s\n", a);
+  if (t.rf.axes > 0 || t.rf.whole) {
+    nns__fmt_axes(a, sizeof a, t.rf.field, t.rf.axes);
+    nns__fmt_axes(b, sizeof b, t.rf.stride, t.rf.axes);
+    nns__fmt_axes(c, sizeof c, t.rf.padding, t.rf.axes);
+    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s)\n",
+                 a, b, c);
+  }
+  nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
+                  "fused multiply-adds; DMAs count elements read and "
+                  "written.\n");
+  if (t.all.flags & NNS_COUNT_SYMBOLIC) {
+    nns__out_str(o, "Symbolic dims taken as 1:");
+    /* The symbols the graph inputs name: the ones a user can fix. */
+    int shown = 0;
+    const char *seen[16];
+    for (size_t k = 0; k < nns_model_input_count(m); k++) {
+      size_t v = nns_model_input(m, k);
+      nns_value_info vi;
+      nns_model_value(m, v, &vi);
+      for (int ax = 0; ax < vi.rank; ax++) {
+        nns_dim dim = nns_model_value_dim(m, v, ax);
+        if (dim.value >= 0 || !dim.symbol)
+          continue;
+        bool dup = false;
+        for (int s = 0; s < shown && !dup; s++)
+          dup = !strcmp(seen[s], dim.symbol);
+        if (dup || shown == 16)
+          continue;
+        seen[shown++] = dim.symbol;
+        nns__out_str(o, shown > 1 ? ", " : " ");
+        put_clean(o, dim.symbol);
+      }
+    }
+    nns__out_str(o, shown ? "\n" : " (unnamed)\n");
+  }
+  if (t.all.flags & NNS_COUNT_UNBOUNDED)
+    nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
+  size_t nu = nns_model_uncounted_op_count(m);
+  if (nu) {
+    nns__out_str(o, "Not counted (no cost rule):");
+    for (size_t i = 0; i < nu; i++) {
+      const char *dom, *op;
+      size_t cnt;
+      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns__out_str(o, i ? ", " : " ");
+      if (dom && *dom) {
+        put_clean(o, dom);
+        nns__out_str(o, ".");
+      }
+      put_clean(o, op ? op : "?");
+      nns__out_fmt(o, " x%zu", cnt);
+    }
+    nns__out_str(o, "; totals marked ≥ are lower bounds.\n");
+  }
+  size_t nk = nns_model_unknown_op_count(m);
+  if (nk) {
+    nns__out_str(o, "Unknown ops (no shape rule):");
+    for (size_t i = 0; i < nk; i++) {
+      const char *dom, *op;
+      size_t cnt;
+      nns_model_unknown_op(m, i, &dom, &op, &cnt);
+      nns__out_str(o, i ? ", " : " ");
+      if (dom && *dom) {
+        put_clean(o, dom);
+        nns__out_str(o, ".");
+      }
+      put_clean(o, op ? op : "?");
+      nns__out_fmt(o, " x%zu", cnt);
+    }
+    nns__out_str(o, "\n");
+  }
+  text_rule(o, "=", width);
+}
+
+static void write_text(nns__out *o, const nns_model *m, const grid *g,
+                       const nns_report_options *opt) {
+  int w[C_COUNT];
+  const int gap = 2;
+  for (int c = 0; c < g->ncols; c++) {
+    w[c] = nns__utf8_width(cols[g->id[c]].title);
+    for (size_t r = 0; r < g->rows; r++) {
+      const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
+      int cw = nns__utf8_width(s);
+      if (c == 0)
+        cw += nns__utf8_width(g->prefix[r]);
+      if (cw > w[c])
+        w[c] = cw;
+    }
+  }
+  /* A large scope's type is a summary of its ops, which can be long: the
+   * Type column stays readable at 24 columns. */
+  for (int c = 0; c < g->ncols; c++)
+    if (g->id[c] == C_TYPE && w[c] > 24)
+      w[c] = 24;
+  /* Fit the width: the Type column gives way first (an op summary says
+   * less than a name), then Layer, then Output Shape, each down to a
+   * floor; a table still too wide overflows. */
+  int width = opt->width > 0 ? opt->width : 100;
+  int total = 0;
+  for (int c = 0; c < g->ncols; c++)
+    total += w[c] + (c ? gap : 0);
+  static const int order[3] = {1, 0, 2}, floor_w[3] = {10, 16, 12};
+  for (int k = 0; k < 3 && total > width; k++) {
+    int c = order[k];
+    int cut = total - width;
+    int room = w[c] - floor_w[k];
+    if (room <= 0)
+      continue;
+    if (cut > room)
+      cut = room;
+    w[c] -= cut;
+    total -= cut;
+  }
+  /* Rules span the table (which overflows only when even the shortened
+   * columns do not fit). */
+  int rule = total < 40 ? 40 : total;
+
+  text_rule(o, "_", rule);
+  for (int c = 0; c < g->ncols; c++) {
+    if (c)
+      nns__out_rep(o, " ", gap);
+    put_fit(o, cols[g->id[c]].title, w[c], cols[g->id[c]].numeric,
+            NNS_WRAP_END);
+  }
+  nns__out_str(o, "\n");
+  text_rule(o, "=", rule);
+  for (size_t r = 0; r < g->rows; r++) {
+    for (int c = 0; c < g->ncols; c++) {
+      const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
+      if (c)
+        nns__out_rep(o, " ", gap);
+      if (c == 0) {
+        /* Guides stay whole; the name gives way. */
+        int pw = nns__utf8_width(g->prefix[r]);
+        int room = w[0] - pw;
+        if (room < 4) {
+          put_fit(o, g->prefix[r], w[0] - 4, false, NNS_WRAP_START);
+          room = 4;
+        } else {
+          nns__out_str(o, g->prefix[r]);
+        }
+        put_fit(o, s, room, false, opt->wrap);
+      } else {
+        put_fit(o, s, w[c], cols[g->id[c]].numeric,
+                g->id[c] == C_SHAPE || g->id[c] == C_TYPE ? NNS_WRAP_END
+                                                          : opt->wrap);
+      }
+    }
+    nns__out_str(o, "\n");
+  }
+  text_footer(o, m, rule);
+}
+
+/* ==== CSV ==== */
+
+static void csv_field(nns__out *o, const char *s) {
+  if (!strpbrk(s, ",\"\n\r") && s[0] != ' ') {
+    nns__out_str(o, s);
+    return;
+  }
+  nns__out_str(o, "\"");
+  for (const char *p = s; *p; p++) {
+    if (*p == '"')
+      nns__out_put(o, "\"", 1); /* a quote is written twice */
+    nns__out_put(o, p, 1);
+  }
+  nns__out_str(o, "\"");
+}
+
+static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
+  nns__out_str(o, "path,depth");
+  for (int c = 0; c < g->ncols; c++) {
+    nns__out_str(o, ",");
+    nns__out_str(o, cols[g->id[c]].csv);
+  }
+  nns__out_str(o, ",flags\n");
+  for (size_t r = 0; r < g->rows; r++) {
+    nns_layer_info l;
+    nns_model_layer(m, g->layer[r], &l);
+    csv_field(o, l.path ? l.path : "");
+    nns__out_fmt(o, ",%d", l.depth);
+    for (int c = 0; c < g->ncols; c++) {
+      nns__out_str(o, ",");
+      csv_field(o, g->cell[r * (size_t)g->ncols + (size_t)c]);
+    }
+    char flags[64];
+    nns__fmt_flags(flags, sizeof flags, l.counts.flags);
+    nns__out_str(o, ",");
+    csv_field(o, flags);
+    nns__out_str(o, "\n");
+  }
+}
+
+/* ==== Markdown ==== */
+
+static void md_cell(nns__out *o, const char *s) {
+  nns__out_str(o, " ");
+  for (const char *p = s; *p; p++) {
+    if (*p == '|')
+      nns__out_str(o, "\\|");
+    else if (*p == '\n' || *p == '\r')
+      nns__out_str(o, " ");
+    else
+      nns__out_put(o, p, 1);
+  }
+  nns__out_str(o, " |");
+}
+
+static void write_md(nns__out *o, const nns_model *m, const grid *g) {
+  nns__out_str(o, "|");
+  for (int c = 0; c < g->ncols; c++)
+    md_cell(o, cols[g->id[c]].title);
+  nns__out_str(o, "\n|");
+  for (int c = 0; c < g->ncols; c++)
+    nns__out_str(o, cols[g->id[c]].numeric ? "---:|" : "---|");
+  nns__out_str(o, "\n");
+  for (size_t r = 0; r < g->rows; r++) {
+    nns_layer_info l;
+    nns_model_layer(m, g->layer[r], &l);
+    nns__out_str(o, "|");
+    for (int c = 0; c < g->ncols; c++) {
+      const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
+      /* Markdown drops leading spaces, so the Layer column shows the
+       * module path rather than an indented name. */
+      if (g->id[c] == C_LAYER && l.depth > 0 && l.path && *l.path)
+        s = l.path;
+      md_cell(o, s);
+    }
+    nns__out_str(o, "\n");
+  }
+  size_t nu = nns_model_uncounted_op_count(m);
+  if (nu) {
+    nns__out_str(o, "\nNot counted (no cost rule):");
+    for (size_t i = 0; i < nu; i++) {
+      const char *dom, *op;
+      size_t cnt;
+      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns__out_str(o, i ? ", " : " ");
+      if (dom && *dom) {
+        put_clean(o, dom);
+        nns__out_str(o, ".");
+      }
+      put_clean(o, op ? op : "?");
+      nns__out_fmt(o, " x%zu", cnt);
+    }
+    nns__out_str(o, "; counts marked ≥ are lower bounds.\n");
+  }
+}
+
+/* ==== Entry point ==== */
+
+nns_status nns_report(const nns_model *model, const nns_report_options *opts,
+                      nns_write_fn write, void *user, nns_error *err) {
+  nns_report_options o = {0};
+  if (opts)
+    o = *opts;
+  if (!model || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report needs a model and a write callback");
+  if ((unsigned)o.format > NNS_FORMAT_JSON ||
+      (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
+      (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
+    return nns__report_err(err, NNS_E_ARG, "invalid report options");
+  if (nns_model_layer_count(model) == 0)
+    return nns__report_err(err, NNS_E_STATE,
+                           "the model has not been analysed: call "
+                           "nns_model_analyze() before nns_report()");
+  nns__out *out = malloc(sizeof *out);
+  if (!out)
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  nns__out_init(out, write, user);
+  nns_status st = NNS_OK;
+  if (o.format == NNS_FORMAT_JSON) {
+    st = nns__report_json(model, &o, out);
+  } else {
+    grid g;
+    bool csv = o.format == NNS_FORMAT_CSV;
+    st = grid_build(&g, model, &o, csv);
+    if (st == NNS_OK && o.format == NNS_FORMAT_TEXT)
+      st = grid_prefixes(&g, model);
+    if (st == NNS_OK) {
+      if (o.format == NNS_FORMAT_TEXT)
+        write_text(out, model, &g, &o);
+      else if (csv)
+        write_csv(out, model, &g);
+      else
+        write_md(out, model, &g);
+    }
+    grid_free(&g);
+  }
+  if (st == NNS_E_NOMEM)
+    st = nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  else if (st == NNS_OK)
+    st = nns__out_finish(out, err);
+  free(out);
+  return st;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Checks `nnscan summary --format json` outputs against the documented
+contract: docs/summary.schema.json (JSON Schema 2020-12, validated with
+python3-jsonschema) plus what a schema cannot say: the tree holds exactly
+the listed layers in the same order, every parent index points back, the
+root's counts are the totals, and no layer is deeper than max_depth.
+
+Usage: check_json.py FILE.json...   (exit 0 when every file passes)
+"""
+import json
+import os
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    sys.exit("check_json.py: python3-jsonschema is missing "
+             "(apt-get install python3-jsonschema; tests/run_all.sh installs it)")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMA = os.path.join(HERE, '..', '..', 'docs', 'summary.schema.json')
+COUNTS = ('params', 'buffers', 'param_bytes', 'flops', 'macs', 'dmas',
+          'activation_bytes', 'nodes', 'flags')
+
+
+def flatten(node, out):
+    out.append(node['info'])
+    if node['name'] != node['info']['name']:
+        raise AssertionError('tree name %r != info name %r'
+                             % (node['name'], node['info']['name']))
+    for child in node['children']:
+        if child['info']['parent'] != node['info']['index']:
+            raise AssertionError('child %r of %r has parent %r'
+                                 % (child['name'], node['name'],
+                                    child['info']['parent']))
+        flatten(child, out)
+    return out
+
+
+def check(doc):
+    layers = doc['layers']
+    if flatten(doc['tree'], []) != layers:
+        raise AssertionError('the tree does not hold the listed layers')
+    root = layers[0]
+    if root['depth'] != 0 or root['parent'] is not None:
+        raise AssertionError('the first layer is not the root')
+    for k in COUNTS:
+        if root[k] != doc['totals'][k]:
+            raise AssertionError('root %s %r != totals %r'
+                                 % (k, root[k], doc['totals'][k]))
+    index = {l['index']: l for l in layers}
+    for l in layers[1:]:
+        parent = index.get(l['parent'])
+        if parent is None or parent['depth'] != l['depth'] - 1:
+            raise AssertionError('layer %r: parent %r is not listed one level up'
+                                 % (l['path'], l['parent']))
+    depth = doc['options']['max_depth']
+    if depth is not None and max(l['depth'] for l in layers) > depth:
+        raise AssertionError('a layer is deeper than max_depth %d' % depth)
+    t = doc['totals']
+    if t['complete'] != (not t['flags']['partial'] and not t['flags']['unbounded']):
+        raise AssertionError('complete disagrees with the flags')
+    if t['params_total'] != t['params'] + t['buffers']:
+        raise AssertionError('params_total != params + buffers')
+
+
+def main():
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    failed = 0
+    for path in sys.argv[1:]:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+            if errors:
+                e = errors[0]
+                raise AssertionError('schema: %s at /%s (%d errors)'
+                                     % (e.message, '/'.join(map(str, e.path)),
+                                        len(errors)))
+            check(doc)
+        except (AssertionError, ValueError, KeyError, TypeError) as e:
+            print('%s: %s' % (path, e))
+            failed += 1
+    sys.exit(1 if failed else 0)
+
+
+main()

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Reports end to end: golden text, CSV, Markdown and JSON of small models
+# (their figures checked by hand in README.md), the JSON against its
+# schema, and the summary / table / plot command line. Usage:
+#   run.sh PATH/TO/nnscan
+#   NNS_UPDATE_GOLDEN=1 run.sh PATH/TO/nnscan    # rewrite the golden files
+# Regenerating is on purpose only: review `git diff tests/report/golden`
+# against README.md's hand calculations before committing it.
+set -u
+nnscan=$1
+cd "$(dirname "$0")"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+py=/usr/bin/python3
+fixtures=../fixtures/models
+
+# expect CODE PATTERN -- ARGS...: exit code and a pattern in stdout+stderr.
+expect() {
+  local code=$1 pattern=$2; shift 3
+  local out rc
+  out=$("$nnscan" "$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$code" ]; then ko "nnscan $* exited $rc, expected $code: $out"
+  elif ! grep -qE -- "$pattern" <<<"$out"; then ko "nnscan $*: no '$pattern' in: $out"
+  else ok; fi
+}
+
+# ---- golden files ----
+# golden NAME ARGS...: nnscan ARGS must print golden/NAME exactly (the JSON's
+# nnscan_version is masked so that a release does not touch the goldens).
+golden() {
+  local name=$1; shift
+  if ! "$nnscan" "$@" >"$tmp/out" 2>"$tmp/err"; then
+    ko "nnscan $* failed: $(cat "$tmp/err")"; return
+  fi
+  sed -i 's/^  "nnscan_version": ".*",$/  "nnscan_version": "*",/' "$tmp/out"
+  if [ "${NNS_UPDATE_GOLDEN:-}" = 1 ]; then
+    cp "$tmp/out" "golden/$name"; echo "updated golden/$name"; ok
+  elif [ ! -f "golden/$name" ]; then
+    ko "golden/$name is missing (NNS_UPDATE_GOLDEN=1 $0 $nnscan writes it)"
+  elif diff -u "golden/$name" "$tmp/out" >"$tmp/diff"; then ok
+  else ko "output differs from golden/$name:"; head -40 "$tmp/diff"; fi
+}
+
+for m in ../cli/tiny_cnn tiny_resnet tiny_tied; do
+  b=$(basename "$m")
+  golden "$b.txt"     summary "$m.onnx" --width 100
+  golden "$b.all.txt" summary "$m.onnx" --columns all --depth all --width 200
+  golden "$b.csv"     summary "$m.onnx" --format csv --columns all
+  golden "$b.md"      summary "$m.onnx" --format md --columns params,macs,rf
+  golden "$b.json"    summary "$m.onnx" --format json
+done
+golden tiny_resnet.clever.txt summary tiny_resnet.onnx --numbers clever \
+  --columns params,flops,macs,dmas,rf,act --width 100 --optimizer sgd
+golden tiny_resnet.ratio.md summary tiny_resnet.onnx --format md \
+  --numbers ratio --columns params,flops,macs,act --depth 1
+golden tiny_resnet.narrow.txt summary tiny_resnet.onnx --columns all \
+  --width 60 --wrap end
+golden tiny_cnn.batch.json summary ../cli/tiny_cnn.onnx --format json --batch 4
+
+# ---- the JSON contract: schema and invariants ----
+jsons=(golden/*.json)
+"$nnscan" summary tiny_resnet.onnx --format json --depth 1 >"$tmp/depth1.json" && jsons+=("$tmp/depth1.json")
+if [ -f "$fixtures/resnet18_op17_nofold.onnx" ]; then
+  "$nnscan" summary "$fixtures/resnet18_op17_nofold.onnx" --format json >"$tmp/resnet18.json" \
+    && jsons+=("$tmp/resnet18.json") || ko "summary of resnet18 failed"
+fi
+if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json"; fi
+
+# ---- the command line ----
+m18=$fixtures/resnet18_op17_nofold.onnx
+if [ -f "$m18" ]; then
+  # torchvision's resnet18: 11,689,512 parameters (its ref.json, measured
+  # in PyTorch) and 9,600 BatchNorm buffers.
+  expect 0 'Total params: 11,699,112' -- summary "$m18"
+  expect 0 'Trainable params: 11,689,512' -- "$m18"
+  "$nnscan" summary "$m18" --depth 1 >"$tmp/a" && "$nnscan" "$m18" --depth 1 >"$tmp/b" \
+    && cmp -s "$tmp/a" "$tmp/b" && ok || ko "nnscan MODEL differs from nnscan summary MODEL"
+  expect 0 '^├─layer1 ' -- "$m18" --depth 1
+fi
+expect 0 'Peak activation memory' -- tiny_resnet.onnx
+expect 0 '"schema": "nnscan.summary"' -- tiny_resnet.onnx --format json
+# --strict: exit 3 when something is not counted, 0 when all is.
+expect 3 'strict.*com.example.MyOp x1' -- summary tiny_tied.onnx --strict
+expect 0 'Total params' -- summary tiny_resnet.onnx --strict
+expect 0 'Not counted.*MyOp' -- summary tiny_tied.onnx
+"$nnscan" summary tiny_resnet.onnx --format csv -o "$tmp/o.csv" && [ "$(head -c 10 "$tmp/o.csv")" = "path,depth" ] && ok || ko "-o FILE"
+expect 0 '^path,depth,name,type,output_shape,params,flags$' -- summary tiny_resnet.onnx --format csv --columns params
+expect 0 'RF +Stride +Pad' -- summary tiny_resnet.onnx --rf
+expect 0 'usage: nnscan summary' -- summary --help
+expect 2 'usage: nnscan summary' -- summary
+expect 2 '--depth wants' -- summary tiny_resnet.onnx --depth 0
+expect 2 "unknown column 'bogus'" -- summary tiny_resnet.onnx --columns params,bogus
+expect 2 'raw, clever or ratio' -- summary tiny_resnet.onnx --numbers big
+expect 2 'text, csv, md or json' -- summary tiny_resnet.onnx --format yaml
+expect 2 'sgd, momentum or adam' -- summary tiny_resnet.onnx --optimizer lion
+expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
+expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
+expect 1 'cannot open' -- summary "$tmp/none.onnx"
+expect 2 'unknown command' -- "$tmp/none.onnx"
+
+# ---- the model table and its plot ----
+expect 0 '^\| tiny_resnet +\| +0\.0015 \|' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx
+expect 0 '^tiny_resnet,1482,' -- table tiny_resnet.onnx --format csv
+if "$nnscan" table tiny_resnet.onnx ../cli/tiny_cnn.onnx tiny_tied.onnx --plot "$tmp/p.svg" >/dev/null \
+  && $py - "$tmp/p.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == ns + 'svg', root.tag
+texts = [t.text for t in root.iter(ns + 'text')]
+assert len(list(root.iter(ns + 'circle'))) == 3
+for label in ('tiny_resnet', 'tiny_cnn', 'tiny_tied', 'MACs', 'Parameters'):
+    assert any(t and t.startswith(label) for t in texts), (label, texts)
+PY
+then ok; else ko "table --plot did not write a valid SVG with 3 labelled points"; fi
+expect 2 'md, csv or text' -- table tiny_resnet.onnx --format json
+expect 2 'usage: nnscan table' -- table
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,216 @@
+/*
+ * test_report.c - the report's building blocks (number, shape and per-axis
+ * formatting, the buffered writer) and nns_report()'s errors: bad
+ * arguments, a model not analysed, a write callback that stops. Expected
+ * strings are worked out by hand in the comments. Rendering whole models
+ * is pinned by the golden files of run.sh.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+#include "report/report_int.h"
+
+static void test_int(void) {
+  char b[64];
+  nns__fmt_int(b, sizeof b, 1824010216, false);
+  CHECK_STR(b, "1824010216");
+  nns__fmt_int(b, sizeof b, 1824010216, true);
+  CHECK_STR(b, "1,824,010,216");
+  nns__fmt_int(b, sizeof b, 999, true);
+  CHECK_STR(b, "999");
+  nns__fmt_int(b, sizeof b, 1000, true);
+  CHECK_STR(b, "1,000");
+  nns__fmt_int(b, sizeof b, 0, true);
+  CHECK_STR(b, "0");
+  nns__fmt_int(b, sizeof b, -1234567, true);
+  CHECK_STR(b, "-1,234,567");
+  nns__fmt_int(b, sizeof b, INT64_MAX, true);
+  CHECK_STR(b, "9,223,372,036,854,775,807");
+  /* A buffer too small is cut, never overrun. */
+  char small[4];
+  nns__fmt_int(small, sizeof small, 123456, true);
+  CHECK_STR(small, "123");
+}
+
+static void test_clever(void) {
+  char b[64];
+  /* 1824010216 / 1e9 = 1.824 -> three significant digits: 1.82 G. */
+  nns__fmt_clever(b, sizeof b, 1824010216, false);
+  CHECK_STR(b, "1.82 G");
+  nns__fmt_clever(b, sizeof b, 11689512, false); /* 11.69 M -> 11.7 M */
+  CHECK_STR(b, "11.7 M");
+  nns__fmt_clever(b, sizeof b, 138357544, false); /* 138.4 M -> 138 M */
+  CHECK_STR(b, "138 M");
+  nns__fmt_clever(b, sizeof b, 999, false);
+  CHECK_STR(b, "999");
+  nns__fmt_clever(b, sizeof b, 1000, false);
+  CHECK_STR(b, "1.00 k");
+  /* 999,999 is 999.999 k, which rounds to 1000 k: written 1.00 M. */
+  nns__fmt_clever(b, sizeof b, 999999, false);
+  CHECK_STR(b, "1.00 M");
+  nns__fmt_clever(b, sizeof b, 0, false);
+  CHECK_STR(b, "0");
+  nns__fmt_clever(b, sizeof b, INT64_MAX, false); /* 9.22e18 = 9.22 E */
+  CHECK_STR(b, "9.22 E");
+  /* Bytes in units of 1024: 1536 = 1.5 KiB; 46,758,048 / 2^20 = 44.59. */
+  nns__fmt_clever(b, sizeof b, 1023, true);
+  CHECK_STR(b, "1023 B");
+  nns__fmt_clever(b, sizeof b, 1536, true);
+  CHECK_STR(b, "1.50 KiB");
+  nns__fmt_clever(b, sizeof b, 46758048, true);
+  CHECK_STR(b, "44.6 MiB");
+}
+
+static void test_ratio_and_axes(void) {
+  char b[64];
+  nns__fmt_ratio(b, sizeof b, 1, 8); /* 12.5 % */
+  CHECK_STR(b, "12.50%");
+  nns__fmt_ratio(b, sizeof b, 5, 0);
+  CHECK_STR(b, "-");
+  nns__fmt_number(b, sizeof b, 1234, 0, NNS_NUMBERS_RAW, false, true);
+  CHECK_STR(b, "1234"); /* CSV: no grouping */
+  nns__fmt_number(b, sizeof b, 1234, 0, NNS_NUMBERS_RAW, false, false);
+  CHECK_STR(b, "1,234");
+  int64_t same[3] = {7, 7, 7}, diff[3] = {7, 5, 3};
+  nns__fmt_axes(b, sizeof b, same, 2);
+  CHECK_STR(b, "7");
+  nns__fmt_axes(b, sizeof b, diff, 2);
+  CHECK_STR(b, "7x5");
+  nns__fmt_axes(b, sizeof b, diff, 3);
+  CHECK_STR(b, "7x5x3");
+  nns__fmt_axes(b, sizeof b, diff, 0);
+  CHECK_STR(b, "-");
+  nns__fmt_axes(b, sizeof b, diff, 99); /* hostile: clamped to 3 axes */
+  CHECK_STR(b, "7x5x3");
+  nns__fmt_flags(b, sizeof b, NNS_COUNT_PARTIAL | NNS_COUNT_SHARED);
+  CHECK_STR(b, "partial,shared");
+  CHECK_EQ(nns__utf8_width("├─ab…"), 5);
+}
+
+/* ==== Writer ==== */
+
+typedef struct sink {
+  char buf[32768];
+  size_t len;
+  int calls;
+  int stop_after; /* fail on this call (1-based); 0 never */
+} sink;
+
+static int sink_write(void *user, const char *data, size_t size) {
+  sink *s = user;
+  s->calls++;
+  if (s->stop_after && s->calls >= s->stop_after)
+    return 1;
+  if (s->len + size < sizeof s->buf) {
+    memcpy(s->buf + s->len, data, size);
+    s->len += size;
+    s->buf[s->len] = 0;
+  }
+  return 0;
+}
+
+static void test_writer(void) {
+  static sink s;
+  memset(&s, 0, sizeof s);
+  static nns__out o;
+  nns__out_init(&o, sink_write, &s);
+  nns__out_str(&o, "a");
+  nns__out_fmt(&o, "%d-%s", 42, "b");
+  nns__out_rep(&o, "─", 2);
+  nns__out_json_str(&o, "q\"\\\n\x01\xff");
+  CHECK_EQ(s.calls, 0); /* buffered */
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_EQ(s.calls, 1);
+  CHECK_STR(s.buf, "a42-b──\"q\\\"\\\\\\n\\u0001\\ufffd\"");
+  /* More than a buffer's worth goes out in several calls, intact. */
+  memset(&s, 0, sizeof s);
+  nns__out_init(&o, sink_write, &s);
+  for (int i = 0; i < 3000; i++)
+    nns__out_str(&o, "0123456789");
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_EQ(s.len, 30000);
+  CHECK(s.calls >= 3);
+  /* A callback that stops: NNS_E_IO, and nothing more is written. */
+  memset(&s, 0, sizeof s);
+  s.stop_after = 1;
+  nns__out_init(&o, sink_write, &s);
+  for (int i = 0; i < 3000; i++)
+    nns__out_str(&o, "0123456789");
+  nns_error err;
+  CHECK_EQ(nns__out_finish(&o, &err), NNS_E_IO);
+  CHECK_EQ(err.code, NNS_E_IO);
+  CHECK_EQ(s.calls, 1);
+}
+
+/* ==== nns_report() errors ==== */
+
+static void test_report_errors(void) {
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  CHECK_EQ(nns_report(NULL, NULL, sink_write, &s, &err), NNS_E_ARG);
+  CHECK_EQ(err.code, NNS_E_ARG);
+
+  char path[1024];
+  snprintf(path, sizeof path, "%s/report/tiny_resnet.onnx", check_dir());
+  nns_model *m = NULL;
+  CHECK_EQ(nns_model_load_file(path, NULL, &m, &err), NNS_OK);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_report(m, NULL, NULL, NULL, &err), NNS_E_ARG);
+  /* Not analysed yet. */
+  CHECK_EQ(nns_report(m, NULL, sink_write, &s, &err), NNS_E_STATE);
+  CHECK(strstr(err.message, "nns_model_analyze") != NULL);
+  CHECK_EQ(s.calls, 0);
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  nns_report_options bad = {.format = (nns_report_format)99};
+  CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
+  bad = (nns_report_options){.max_depth = -5};
+  CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
+  /* Every format, through a callback that stops at once: NNS_E_IO. */
+  for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_JSON; f++) {
+    memset(&s, 0, sizeof s);
+    s.stop_after = 1;
+    nns_report_options o = {.format = (nns_report_format)f,
+                            .columns = NNS_COL_ALL};
+    CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_E_IO);
+  }
+  /* And in full: the text starts with its rule and names the model. */
+  memset(&s, 0, sizeof s);
+  nns_report_options o = {.model_name = "tiny_resnet", .width = 80};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(s.buf[0] == '_');
+  CHECK(strstr(s.buf, "\ntiny_resnet ") != NULL);
+  CHECK(strstr(s.buf, "├─") != NULL && strstr(s.buf, "└─") != NULL);
+  nns_model_free(m);
+}
+
+static void test_table_errors(void) {
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  nns_report_options json = {.format = NNS_FORMAT_JSON};
+  CHECK_EQ(nns_report_table(NULL, 1, NULL, sink_write, &s, &err), NNS_E_ARG);
+  nns_table_row row = {.name = "a<&>", .totals = {.all = {.params = 5}}};
+  CHECK_EQ(nns_report_table(&row, 1, &json, sink_write, &s, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report_plot(&row, 1, NULL, NULL, &err), NNS_E_ARG);
+  /* No model at all is still a valid (empty) table and plot. */
+  CHECK_EQ(nns_report_table(NULL, 0, NULL, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_plot(NULL, 0, sink_write, &s, &err), NNS_OK);
+  memset(&s, 0, sizeof s);
+  CHECK_EQ(nns_report_plot(&row, 1, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, ">a&lt;&amp;&gt;</text>") != NULL); /* escaped label */
+}
+
+int main(void) {
+  RUN(test_int);
+  RUN(test_clever);
+  RUN(test_ratio_and_axes);
+  RUN(test_writer);
+  RUN(test_report_errors);
+  RUN(test_table_errors);
+  return check_finish();
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""Writes the small hand-built models tests/unit/test_analyze.c and
+tests/unit/test_custom_op.c load (analyze_*.onnx). Not needed by the test
+run; rerun only to change them:
+
+    /usr/bin/python3 tests/unit/models/make_analyze.py
+
+Node names carry PyTorch-style scopes (/block/conv1/Conv) so that every op
+is a layer of the module tree. Weights are zero-filled initializers (their
+values never matter to the analysis: only dtypes and dims do). The expected
+numbers are worked out by hand in the C tests.
+"""
+import json
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP, helper as h, numpy_helper as nh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F, I64, I8 = TP.FLOAT, TP.INT64, TP.INT8
+
+
+def zeros(name, shape, dtype=np.float32):
+    return nh.from_array(np.zeros(shape, dtype=dtype), name)
+
+
+def const(name, values, dtype):
+    return nh.from_array(np.array(values, dtype=dtype), name)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=17, producer='pytorch',
+         meta=None, domains=()):
+    g = h.make_graph(nodes, name,
+                     [h.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                     [h.make_tensor_value_info(n, 0, None) for n in outputs],
+                     initializer=list(inits))
+    ops = [h.make_opsetid('', opset)] + [h.make_opsetid(d, 1) for d in domains]
+    m = h.make_model(g, opset_imports=ops, producer_name=producer)
+    m.ir_version = 8
+    for k, v in (meta or {}).items():
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(m, os.path.join(HERE, f'analyze_{name}.onnx'))
+
+
+def conv(name, x, w, y, k, stride=1, pad=0, b=None):
+    ins = [x, w] + ([b] if b else [])
+    return h.make_node('Conv', ins, [y], name=name, kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[pad] * 4)
+
+
+# Residual block: conv3x3 s2 -> conv3x3, plus a 1x1 s2 skip, Add, then a
+# 3x3 head conv. Fields: conv1 3 (jump 2), conv2 3 + 2*2 = 7, skip 1,
+# Add max(7, 1) = 7, head 7 + 2*2 = 11.
+save('residual', [
+    conv('/block/conv1/Conv', 'x', 'w1', 'c1', 3, stride=2, pad=1, b='b1'),
+    conv('/block/conv2/Conv', 'c1', 'w2', 'c2', 3, pad=1, b='b2'),
+    conv('/block/skip/Conv', 'x', 'ws', 's', 1, stride=2),
+    h.make_node('Add', ['c2', 's'], ['a'], name='/block/Add'),
+    conv('/head/Conv', 'a', 'wh', 'y', 3, pad=1),
+], [('x', F, [1, 2, 16, 16])], ['y'],
+    [zeros('w1', [4, 2, 3, 3]), zeros('b1', [4]), zeros('w2', [4, 4, 3, 3]),
+     zeros('b2', [4]), zeros('ws', [4, 2, 1, 1]), zeros('wh', [4, 4, 3, 3])])
+
+# Inception-like: 1x1, 3x3 (pad 1), 5x5 (pad 2) and maxpool 3x3 (pad 1)
+# branches, Concat, then a 3x3 conv. Fields 1, 3, 5, 3; Concat 5; after
+# 7.
+save('inception', [
+    conv('/b1/Conv', 'x', 'w1', 'y1', 1),
+    conv('/b3/Conv', 'x', 'w3', 'y3', 3, pad=1),
+    conv('/b5/Conv', 'x', 'w5', 'y5', 5, pad=2),
+    h.make_node('MaxPool', ['x'], ['yp'], name='/pool/MaxPool',
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    h.make_node('Concat', ['y1', 'y3', 'y5', 'yp'], ['c'], name='/cat/Concat',
+                axis=1),
+    conv('/out/Conv', 'c', 'wo', 'y', 3, pad=1),
+], [('x', F, [1, 3, 8, 8])], ['y'],
+    [zeros('w1', [2, 3, 1, 1]), zeros('w3', [2, 3, 3, 3]),
+     zeros('w5', [2, 3, 5, 5]), zeros('wo', [2, 9, 3, 3])])
+
+# Memory: peak activation and training estimate (worked out in
+# test_analyze.c). Z is read by nobody.
+save('memory', [
+    h.make_node('Relu', ['x'], ['A'], name='/a/Relu'),
+    h.make_node('Neg', ['A'], ['Z'], name='/z/Neg'),
+    h.make_node('Concat', ['A', 'A'], ['B'], name='/cat/Concat', axis=1),
+    h.make_node('Sigmoid', ['B'], ['C'], name='/sig/Sigmoid'),
+    h.make_node('Add', ['C', 'B'], ['D'], name='/add/Add'),
+    h.make_node('MatMul', ['D', 'W'], ['Y'], name='/fc/MatMul'),
+    h.make_node('Add', ['Y', 'bias'], ['Y2'], name='/fc/Add'),
+], [('x', F, [1, 100])], ['Y2'], [zeros('W', [200, 5]), zeros('bias', [5])])
+
+# Parameters: an Identity copy used as a BatchNorm buffer, a weight tied
+# between two scopes (Gather and a transposed MatMul), constants (a
+# Reshape shape, a scalar divisor, a Pow exponent, quantization scale and
+# zero point), an int8 weight behind DequantizeLinear, an unused
+# initializer.
+save('params', [
+    h.make_node('Identity', ['w0'], ['bn.running_mean'], name='Identity_0'),
+    h.make_node('BatchNormalization', ['X', 's', 'w0', 'bn.running_mean', 'v'],
+                ['xb'], name='/bn/BatchNormalization'),
+    h.make_node('Reshape', ['xb', 'shape'], ['xr'], name='/flat/Reshape'),
+    h.make_node('Pow', ['xr', 'expo'], ['xp'], name='/pow/Pow'),
+    h.make_node('DequantizeLinear', ['qw', 'qs', 'qz'], ['dq'],
+                name='/dq/DequantizeLinear'),
+    h.make_node('Add', ['xp', 'dq'], ['out1'], name='/dq/Add'),
+    h.make_node('Gather', ['emb', 'ids'], ['e'], name='/embed/Gather'),
+    h.make_node('Div', ['e', 'half'], ['ed'], name='/embed/Div'),
+    h.make_node('Transpose', ['emb'], ['embT'], name='/head/Transpose',
+                perm=[1, 0]),
+    h.make_node('MatMul', ['ed', 'embT'], ['out2'], name='/head/MatMul'),
+], [('X', F, [1, 4, 2, 2]), ('ids', I64, [1, 3])], ['out1', 'out2'],
+    [zeros('w0', [4]), zeros('s', [4]), zeros('v', [4]),
+     const('shape', [1, 16], np.int64), const('expo', [2.0], np.float32),
+     zeros('qw', [16], np.int8), const('qs', 0.5, np.float32),
+     const('qz', 0, np.int8), zeros('emb', [10, 4]),
+     const('half', [2.0], np.float32), zeros('unused', [3])])
+
+# Scopes: the naming schemes of PyTorch, HF optimum and tf2onnx in one
+# PyTorch-produced graph (every node a Relu on the same activation), with
+# module classes in the metadata.
+relu_names = [
+    '/layer1/relu/Relu', '/layer1/relu_1/Relu',       # second call of relu
+    '/layer1/conv_1/Relu',                            # no `conv`: a module
+    '/layer1/act/Relu', '/layer1/act_1/Relu',         # declared modules
+    '/layer2/layer2.0/conv1/Relu', '/layer2/layer2.0/Relu',
+    '/layer2/layer2.0/downsample/downsample.0/Relu',
+    '/model/layers.0/self_attn/q_proj/Relu',
+    'tf/block1/conv/Relu',
+    'Relu_12', '',
+]
+nodes, prev = [], 'x'
+for i, n in enumerate(relu_names):
+    nodes.append(h.make_node('Relu', [prev], [f'r{i}'], name=n))
+    prev = f'r{i}'
+save('scopes', nodes, [('x', F, [1, 4])], [prev],
+     meta={'nnscan.module_types': json.dumps(
+         {'': 'Net', 'layer2.0': 'BasicBlock', 'layer1.act_1': 'ReLU',
+          'layer2': 'Sequential'})})
+# The same `_1` names from another producer are distinct layers (Keras
+# names a second conv2d layer conv2d_1).
+save('scopes_tf', [
+    h.make_node('Relu', ['x'], ['a'], name='model/conv2d/Relu'),
+    h.make_node('Relu', ['a'], ['b'], name='model/conv2d_1/Relu'),
+], [('x', F, [1, 4])], ['b'], producer='tf2onnx')
+
+# Custom ops: com.example.MyOp twice (x [2, 3] -> [2, 6] by the test's
+# callback, attribute `k`), com.other.MyOp (same name, another domain), and
+# an unregistered com.example.Unknown.
+save('custom', [
+    h.make_node('MyOp', ['x'], ['y'], name='/my/MyOp', domain='com.example',
+                k=3),
+    h.make_node('Relu', ['y'], ['z'], name='/act/Relu'),
+    h.make_node('MyOp', ['z'], ['u'], name='/other/MyOp', domain='com.other'),
+    h.make_node('Unknown', ['u'], ['w'], name='/unk/Unknown',
+                domain='com.example'),
+], [('x', F, [2, 3])], ['w'], domains=['com.example', 'com.other'])
+
+# Hostile names: 200 nested scopes, and an 8 KB atom. The tree stops at
+# depth 64 and at 4096-byte paths (with one warning); nothing is quadratic.
+save('deepname', [
+    h.make_node('Relu', ['x'], ['a'],
+                name='/' + '/'.join(f's{i}' for i in range(200)) + '/Relu'),
+    h.make_node('Relu', ['a'], ['b'], name='/' + 'x' * 8192 + '/Relu'),
+], [('x', F, [1, 4])], ['b'])
