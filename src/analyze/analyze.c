@@ -369,6 +369,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st != NNS_OK)
     return st;
   a->totals.all = a->layers[0].info.counts;
+  a->totals.all.flags |= a->memory_flags;
   return NNS_OK;
 }
 

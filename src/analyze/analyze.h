@@ -52,6 +52,8 @@ typedef struct nns__uncounted_row {
 
 typedef struct nns__analysis {
   nns_totals totals;
+  unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
+                                  saturated (memory.c) */
   /* The main graph's nodes in the model's own order when that order is
    * topological (ONNX requires it), else in nns__graph_sort's order. */
   const nns__node **order;

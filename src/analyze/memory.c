@@ -73,6 +73,10 @@ static void mark_graph_reads(const nns__graph *main, const nns__graph *g,
     mark_node_reads(main, &g->nodes[i], pos, last);
 }
 
+/* Live totals are sums of up to 2^32 values below 2^63: 128 bits hold
+ * them exactly. */
+__extension__ typedef __int128 wide;
+
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err) {
   const nns__graph *g = m->graph;
@@ -83,7 +87,12 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   uint32_t *bucket = calloc(nn + 2, sizeof *bucket);  /* frees per position */
   uint32_t *frees = malloc((nv + 1) * sizeof *frees);
   uint32_t *fill = malloc((nn + 2) * sizeof *fill);
-  if (!bytes || !last || !bucket || !frees || !fill) {
+  /* What each position adds to the live total, unsaturated: the frees
+   * subtract exactly these per-value amounts, so the walk must add them
+   * too (a saturated per-node total would let `live` go negative). */
+  wide *added = malloc((nn + 1) * sizeof *added);
+  if (!bytes || !last || !bucket || !frees || !fill || !added) {
+    free(added);
     free(bytes);
     free(last);
     free(bucket);
@@ -92,6 +101,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   }
   unsigned tf = 0;
+  wide live_inputs = 0;
   for (size_t i = 0; i < nv; i++) {
     bytes[i] = -1;
     last[i] = -1;
@@ -105,10 +115,12 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     int64_t b = nns__value_bytes(m, v, &sym);
     bytes[v->index] = b < 0 ? 0 : b;
     t->input_bytes = add_sat(t->input_bytes, bytes[v->index], &tf);
+    live_inputs += bytes[v->index];
   }
   for (size_t p = 0; p < nn; p++) {
     const nns__node *n = a->order[p];
     nns_counts *c = &a->nodes[n->index].counts;
+    added[p] = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!v || a->is_param_value[v->index])
@@ -124,6 +136,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
       bytes[v->index] = b;
       last[v->index] = (int64_t)p; /* nobody reads it: freed right away */
       c->activation_bytes = add_sat(c->activation_bytes, b, &c->flags);
+      added[p] += b;
     }
     mark_node_reads(g, n, (int64_t)p, last);
   }
@@ -142,11 +155,11 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     if (bytes[i] >= 0)
       frees[fill[last[i] < 0 ? 0 : last[i]]++] = (uint32_t)i;
 
-  int64_t live = t->input_bytes, peak = live;
+  wide live = live_inputs, peak = live;
   t->peak_node = "";
   for (size_t p = 0; p < nn; p++) {
     const nns__node *n = a->order[p];
-    live = add_sat(live, a->nodes[n->index].counts.activation_bytes, &tf);
+    live += added[p];
     if (live > peak) {
       peak = live;
       t->peak_node = n->name[0] ? n->name : n->op_type;
@@ -154,7 +167,11 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     for (uint32_t f = bucket[p]; f < bucket[p + 1]; f++)
       live -= bytes[frees[f]];
   }
-  t->peak_activation_bytes = peak;
+  if (peak > INT64_MAX) {
+    peak = INT64_MAX;
+    tf |= NNS_COUNT_OVERFLOW;
+  }
+  t->peak_activation_bytes = (int64_t)peak;
 
   /* Training estimate (params.c ran first: a->params is complete). */
   int64_t trainable = 0, param_bytes = 0, acts = 0;
@@ -178,6 +195,8 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   int64_t total = add_sat(param_bytes, trainable, &tf);
   total = add_sat(total, t->train_optimizer_bytes, &tf);
   t->train_total_bytes = add_sat(total, acts, &tf);
+  a->memory_flags = tf;
+  free(added);
   free(bytes);
   free(last);
   free(bucket);

@@ -144,12 +144,10 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
     default:
       break;
     }
+    if (st == NNS_OK && count)
+      st = nns__load_count_up(&r, &f, count, 1);
     if (st != NNS_OK)
       return st;
-    if (count && *count == INT32_MAX)
-      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many elements");
-    if (count)
-      ++*count;
   }
   if (st != NNS_OK)
     return st;
@@ -290,12 +288,10 @@ static nns_status load_model(nns__loader *L) {
     default:
       break;
     }
+    if (st == NNS_OK && count)
+      st = nns__load_count_up(&r, &f, count, 1);
     if (st != NNS_OK)
       return st;
-    if (count && *count == INT32_MAX)
-      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many elements");
-    if (count)
-      ++*count;
   }
   if (st != NNS_OK)
     return st;

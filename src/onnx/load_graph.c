@@ -14,11 +14,9 @@
 
 #include "load_int.h"
 
-/* Counts beyond int32 cannot be stored in the IR; they would need a file
- * of several gigabytes of nothing but tags. */
-static nns_status count_up(nns__loader *L, const nns__wire *w,
-                           const nns__field *f, int32_t *count, size_t add) {
-  (void)L;
+/* Counts repeated fields, with an overflow check; see load_int.h. */
+nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
+                              int32_t *count, size_t add) {
   if (add > (size_t)(INT32_MAX - *count))
     return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
                           INT32_MAX);
@@ -353,7 +351,7 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
     if (st != NNS_OK)
       return st;
     if (f.num < 24 && field_attr_type(f.num) != NNS__AT_UNDEFINED) {
-      if ((st = count_up(L, &r, &f, &seen[f.num], c)) != NNS_OK)
+      if ((st = nns__load_count_up(&r, &f, &seen[f.num], c)) != NNS_OK)
         return st;
       last[f.num] = f;
     }
@@ -498,13 +496,13 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     switch (f.num) {
     case 1:
-      st = count_up(L, &r, &f, &n->n_in, 1);
+      st = nns__load_count_up(&r, &f, &n->n_in, 1);
       break;
     case 2:
-      st = count_up(L, &r, &f, &n->n_out, 1);
+      st = nns__load_count_up(&r, &f, &n->n_out, 1);
       break;
     case 5:
-      st = count_up(L, &r, &f, &n->n_attrs, 1);
+      st = nns__load_count_up(&r, &f, &n->n_attrs, 1);
       break;
     case 3:
       st = nns__load_name(L, &f, &n->name);
@@ -637,25 +635,25 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     switch (f.num) {
     case 1:
-      st = count_up(L, &r, &f, &g->n_nodes, 1);
+      st = nns__load_count_up(&r, &f, &g->n_nodes, 1);
       break;
     case 2:
       st = nns__load_name(L, &f, &g->name);
       break;
     case 5:
-      st = count_up(L, &r, &f, &g->n_inits, 1);
+      st = nns__load_count_up(&r, &f, &g->n_inits, 1);
       break;
     case 15:
-      st = count_up(L, &r, &f, &n_sparse, 1);
+      st = nns__load_count_up(&r, &f, &n_sparse, 1);
       break;
     case 11:
-      st = count_up(L, &r, &f, &g->n_inputs, 1);
+      st = nns__load_count_up(&r, &f, &g->n_inputs, 1);
       break;
     case 12:
-      st = count_up(L, &r, &f, &g->n_outputs, 1);
+      st = nns__load_count_up(&r, &f, &g->n_outputs, 1);
       break;
     case 13:
-      st = count_up(L, &r, &f, &g->n_value_info, 1);
+      st = nns__load_count_up(&r, &f, &g->n_value_info, 1);
       break;
     default:
       break;

@@ -52,6 +52,11 @@ typedef struct nns__loader {
 
 /* NNS_E_NOMEM with a message; every allocation failure goes through it. */
 nns_status nns__load_nomem(nns__loader *L);
+/* Adds `add` to a count of repeated fields; NNS_E_LIMIT at field f when
+ * it would pass INT32_MAX. Counts beyond int32 cannot be stored in the IR;
+ * they would need a file of several gigabytes of nothing but tags. */
+nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
+                              int32_t *count, size_t add);
 
 /* A LEN field as an interned name, cut at the first NUL. */
 nns_status nns__load_name(nns__loader *L, const nns__field *f,

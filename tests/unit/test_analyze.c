@@ -12,21 +12,12 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
+/* Loads and analyzes the model at `path` with optimizer `opt`. */
 static nns_model *analyzed(const char *path, nns_optimizer opt) {
-  nns_model *m = NULL;
-  nns_error err;
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
-    return NULL;
-  }
   nns_analyze_options o = {.optimizer = opt};
-  if (nns_model_analyze(m, &o, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
-    nns_model_free(m);
-    return NULL;
-  }
-  return m;
+  return tm_load_path(path, TM_ANALYZE, &o);
 }
 
 static nns_layer_info layer(const nns_model *m, const char *path) {

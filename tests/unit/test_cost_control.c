@@ -16,28 +16,9 @@
 #include "check.h"
 #include "nnscan.h"
 #include "ops/op.h"
+#include "testmodel.h"
 
 /* ==== Helpers ==== */
-
-/* Loads, infers and analyzes unit/models/cost_ctl_<name>.onnx. */
-static nns_model *analyzed(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/unit/models/cost_ctl_%s.onnx", check_dir(),
-           name);
-  nns_model *m = NULL;
-  nns_error err;
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "load %s: %s", path, err.message);
-    return NULL;
-  }
-  if (nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
-    nns_model_free(m);
-    return NULL;
-  }
-  return m;
-}
 
 /* The counts of op type `op` (main graph), or false when not listed. */
 static bool op_counts(const nns_model *m, const char *op, nns_counts *out) {
@@ -55,7 +36,7 @@ static bool op_counts(const nns_model *m, const char *op, nns_counts *out) {
 static void expect_at(int line, const char *name, const char *op,
                       int64_t flops, int64_t macs, int64_t dmas,
                       unsigned flags) {
-  nns_model *m = analyzed(name);
+  nns_model *m = tm_load("cost_ctl", name, TM_INFER | TM_ANALYZE);
   if (!m)
     return;
   nns_counts c;
@@ -166,22 +147,16 @@ static nns_status fake_body(nns__ictx *cx, const nns__graph *g,
   return NNS_OK;
 }
 
-static nns__ictx node_ctx(nns_model *m) {
-  nns__node *n = &m->graph->nodes[0];
-  nns__ictx cx = {.m = m, .node = n, .op = n->op, .opset = n->opset};
-  return cx;
-}
-
 /*
  * The Loop model's rule with the fake body: 3 iterations, 30 FLOPs, 6
  * MACs, 9 DMAs + the stacked xs 36 = 45, partial carried over. Without a
  * hook (outside an analysis) the node is not counted.
  */
 static void test_loop_direct(void) {
-  nns_model *m = analyzed("loop");
+  nns_model *m = tm_load("cost_ctl", "loop", TM_INFER | TM_ANALYZE);
   if (!m)
     return;
-  nns__ictx cx = node_ctx(m);
+  nns__ictx cx = tm_node_ctx(m, &m->graph->nodes[0], NULL);
   nns__cost c = {0};
   CHECK(cx.op && cx.op->cost);
   if (!cx.op || !cx.op->cost)
@@ -203,10 +178,10 @@ done:
 static void test_no_hook(void) {
   const char *names[] = {"if", "scan"};
   for (int i = 0; i < 2; i++) {
-    nns_model *m = analyzed(names[i]);
+    nns_model *m = tm_load("cost_ctl", names[i], TM_INFER | TM_ANALYZE);
     if (!m)
       continue;
-    nns__ictx cx = node_ctx(m);
+    nns__ictx cx = tm_node_ctx(m, &m->graph->nodes[0], NULL);
     nns__cost c = {0};
     if (cx.op && cx.op->cost)
       CHECK_EQ(cx.op->cost(&cx, &c), NNS__UNCOUNTED);

@@ -19,72 +19,29 @@
 #include "check.h"
 #include "nnscan.h"
 #include "ops/window.h"
+#include "testmodel.h"
 
 /* ==== Harness ==== */
 
-static nns_model *load_path(const char *path) {
-  nns_model *m = NULL;
-  nns_error err;
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "load %s: %s", path, err.message);
-    return NULL;
-  }
-  if (nns_model_infer(m, NULL, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "infer %s: %s", path, err.message);
-    nns_model_free(m);
-    return NULL;
-  }
-  return m;
-}
-
-static nns_model *load_unit(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/unit/models/cost_conv_%s.onnx", check_dir(),
-           name);
-  return load_path(path);
-}
-
-/* The rule context the analysis builds for a node. */
-static nns__ictx node_ctx(nns_model *m, nns__node *n, nns_error *err) {
-  nns__ictx cx = {.m = m, .node = n, .op = n->op, .opset = n->opset,
-                  .err = err};
-  return cx;
-}
-
-/* Calls the node's cost rule; -3 when the node has none. */
-static nns_status node_cost(nns_model *m, nns__node *n, nns__cost *c) {
-  memset(c, 0, sizeof *c);
-  if (!n->op || !n->op->cost)
-    return (nns_status)-3;
-  nns_error err;
-  nns__ictx cx = node_ctx(m, n, &err);
-  return n->op->cost(&cx, c);
-}
-
-/* Cost of the single node of a unit model. */
+/* Cost of the single node of a unit model; TM_NO_RULE without a rule. */
 static nns_status cost_of(const char *name, nns__cost *c) {
   memset(c, 0, sizeof *c);
-  nns_model *m = load_unit(name);
+  nns_model *m = tm_load("cost_conv", name, TM_INFER);
   if (!m)
     return NNS_E_IO;
-  nns_status st = node_cost(m, m->graph->order[0], c);
+  nns_status st = tm_node_cost(m, m->graph->order[0], c);
   nns_model_free(m);
   return st;
 }
 
-/* Receptive field of the single node of a unit model from field `in`. */
+/* Receptive field of the single node of a unit model from field `in`;
+ * TM_NO_RULE without a rule. */
 static nns_status rf_of(const char *name, const nns_rf *in, nns_rf *out) {
   memset(out, 0, sizeof *out);
-  nns_model *m = load_unit(name);
+  nns_model *m = tm_load("cost_conv", name, TM_INFER);
   if (!m)
     return NNS_E_IO;
-  nns__node *n = m->graph->order[0];
-  nns_status st = (nns_status)-3;
-  if (n->op && n->op->rf) {
-    nns_error err;
-    nns__ictx cx = node_ctx(m, n, &err);
-    st = n->op->rf(&cx, in, out);
-  }
+  nns_status st = tm_node_rf(m, m->graph->order[0], in, out);
   nns_model_free(m);
   return st;
 }
@@ -389,7 +346,7 @@ static bool sum_model(const char *model, model_sums *s) {
   snprintf(path, sizeof path, "%s/fixtures/models/%s_op17_nofold.onnx",
            check_dir(), model);
   memset(s, 0, sizeof *s);
-  nns_model *m = load_path(path);
+  nns_model *m = tm_load_path(path, TM_INFER, NULL);
   if (!m)
     return false;
   nns_rf *rf = calloc(m->n_values ? m->n_values : 1, sizeof *rf);
@@ -405,7 +362,7 @@ static bool sum_model(const char *model, model_sums *s) {
   for (int32_t i = 0; i < g->n_nodes; i++) {
     nns__node *n = g->order[i];
     nns__cost c;
-    nns_status st = node_cost(m, n, &c);
+    nns_status st = tm_node_cost(m, n, &c);
     if (st == NNS_OK) {
       s->macs += c.macs;
       const char *t = n->op_type;
@@ -435,12 +392,9 @@ static bool sum_model(const char *model, model_sums *s) {
     if (!any)
       continue;
     out = in;
-    if (n->op && n->op->rf) {
-      nns_error err;
-      nns__ictx cx = node_ctx(m, n, &err);
-      if (n->op->rf(&cx, &in, &out) != NNS_OK)
-        continue;
-    }
+    nns_status st_rf = tm_node_rf(m, n, &in, &out);
+    if (st_rf != NNS_OK && st_rf != TM_NO_RULE)
+      continue;
     if (!out.whole && out.axes > 0 && out.field[0] > s->rf)
       s->rf = out.field[0];
     for (int32_t k = 0; k < n->n_out; k++)

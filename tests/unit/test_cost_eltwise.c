@@ -17,90 +17,29 @@
 #include "ir/ir.h"
 #include "nnscan.h"
 #include "ops/op.h"
+#include "testmodel.h"
 
 /* ==== Helpers ==== */
 
-static nns_model *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/unit/models/cost_elt_%s.onnx", check_dir(),
-           name);
-  nns_model *m = NULL;
-  nns_error err = {0};
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "load %s: %s", path, err.message);
-    return NULL;
-  }
-  if (nns_model_infer(m, NULL, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "infer %s: %s", path, err.message);
-    nns_model_free(m);
-    return NULL;
-  }
-  return m;
-}
-
-static nns__node *find_node(nns_model *m, const char *name) {
-  for (int32_t i = 0; m && i < m->graph->n_nodes; i++)
-    if (strcmp(m->graph->nodes[i].name, name) == 0)
-      return &m->graph->nodes[i];
-  return NULL;
-}
-
-/* The rule context of node `n`, as the inference driver builds it. */
-static nns__ictx node_ctx(nns_model *m, nns__node *n, nns_error *err) {
-  nns__ictx cx = {.m = m, .node = n, .op = n->op, .opset = n->opset,
-                  .err = err};
-  return cx;
-}
-
-/* Runs node `name`'s cost rule through its table entry; *st gets the
- * status (NNS_E_NOTFOUND when the node or its rule is missing). */
+/* Cost of node `name` of m; *st gets the rule's status (NNS_E_NOTFOUND
+ * without such a node, TM_NO_RULE without a cost rule). */
 static nns__cost cost_of(nns_model *m, const char *name, nns_status *st) {
-  nns__cost c = {0};
-  nns_error err = {0};
-  nns__node *n = find_node(m, name);
-  *st = NNS_E_NOTFOUND;
-  if (!n || !n->op || !n->op->cost)
-    return c;
-  nns__ictx cx = node_ctx(m, n, &err);
-  *st = n->op->cost(&cx, &c);
+  nns__cost c;
+  *st = tm_node_cost(m, tm_find_node(m, name), &c);
   return c;
 }
-
-/* Checks FLOPs, MACs and DMAs of node `name` (a static count). */
-static void expect_cost(int line, nns_model *m, const char *name,
-                        int64_t flops, int64_t macs, int64_t dmas) {
-  nns_status st;
-  nns__cost c = cost_of(m, name, &st);
-  if (st != NNS_OK) {
-    check_fail(__FILE__, line, "%s: cost status %d", name, (int)st);
-    return;
-  }
-  if (c.flops != flops || c.macs != macs || c.dmas != dmas)
-    check_fail(__FILE__, line,
-               "%s: flops %lld macs %lld dmas %lld, want %lld %lld %lld",
-               name, (long long)c.flops, (long long)c.macs,
-               (long long)c.dmas, (long long)flops, (long long)macs,
-               (long long)dmas);
-  if (c.symbolic || c.overflow || c.partial || c.unbounded)
-    check_fail(__FILE__, line, "%s: unexpected flags", name);
-}
-#define EXPECT_COST(m, name, f, mac, d)                                        \
-  expect_cost(__LINE__, m, name, f, mac, d)
 
 /* Runs node `name`'s receptive-field rule (or the default, a copy, when it
  * has none) on a 2-axis field of 3x3, stride 1, and returns `whole`. */
 static int rf_whole(nns_model *m, const char *name) {
-  nns__node *n = find_node(m, name);
+  nns__node *n = tm_find_node(m, name);
   if (!n || !n->op) {
     check_fail(__FILE__, __LINE__, "no node %s", name);
     return -1;
   }
   nns_rf in = {.axes = 2, .field = {3, 3}, .stride = {1, 1}}, out = in;
-  if (n->op->rf) {
-    nns_error err = {0};
-    nns__ictx cx = node_ctx(m, n, &err);
-    CHECK_EQ(n->op->rf(&cx, &in, &out), NNS_OK);
-  }
+  if (n->op->rf)
+    CHECK_EQ(tm_node_rf(m, n, &in, &out), NNS_OK);
   CHECK_EQ(out.field[0], 3); /* the field itself is kept */
   return out.whole;
 }
@@ -109,7 +48,7 @@ static int rf_whole(nns_model *m, const char *name) {
 
 /* x is [2,3,4,5]: 120 elements. */
 static void test_eltwise_costs(void) {
-  nns_model *m = load("ops");
+  nns_model *m = tm_load("cost_elt", "ops", TM_INFER);
   if (!m)
     return;
   /* Add([2,3,4,5], [5]): 1 per element of Y; DMAs 120 + 5 + 120. */
@@ -135,7 +74,7 @@ static void test_eltwise_costs(void) {
 }
 
 static void test_activation_costs(void) {
-  nns_model *m = load("ops");
+  nns_model *m = tm_load("cost_elt", "ops", TM_INFER);
   if (!m)
     return;
   /* Softmax: 5 numel(X) = 600; DMAs 120 + 120. */
@@ -149,7 +88,7 @@ static void test_activation_costs(void) {
 }
 
 static void test_reduce_costs(void) {
-  nns_model *m = load("ops");
+  nns_model *m = tm_load("cost_elt", "ops", TM_INFER);
   if (!m)
     return;
   /* ReduceMean over H, W -> [2,3,1,1]: numel(X) = 120; DMAs 120 + 6. */
@@ -168,7 +107,7 @@ static void test_reduce_costs(void) {
 }
 
 static void test_move_costs(void) {
-  nns_model *m = load("ops");
+  nns_model *m = tm_load("cost_elt", "ops", TM_INFER);
   if (!m)
     return;
   /* Transpose: 0 FLOPs; DMAs 120 + 120. */
@@ -202,7 +141,7 @@ static void test_move_costs(void) {
 /* A symbolic batch is counted at 1 and flagged; an unknown rank is not
  * counted; a count past INT64_MAX saturates and is flagged. */
 static void test_symbolic_and_hostile(void) {
-  nns_model *m = load("sym");
+  nns_model *m = tm_load("cost_elt", "sym", TM_INFER);
   if (!m)
     return;
   nns_status st;
@@ -250,7 +189,7 @@ static void expect_op_type(int line, nns_model *m, const char *type,
 }
 
 static void test_public_api(void) {
-  nns_model *m = load("sym");
+  nns_model *m = tm_load("cost_elt", "sym", TM_INFER);
   nns_error err = {0};
   if (!m)
     return;
@@ -258,7 +197,7 @@ static void test_public_api(void) {
   /* Add([batch,3,4], [4]) at batch = 1: 12 FLOPs; 12 + 4 + 12 DMAs. */
   expect_op_type(__LINE__, m, "Add", 12, 28, NNS_COUNT_SYMBOLIC);
   nns_model_free(m);
-  if (!(m = load("ops")))
+  if (!(m = tm_load("cost_elt", "ops", TM_INFER)))
     return;
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
   /* The two ReduceMean nodes: 120 + 120 FLOPs; (120 + 6) + (120 + 40). */
@@ -270,7 +209,7 @@ static void test_public_api(void) {
 /* ==== Receptive field ==== */
 
 static void test_rf(void) {
-  nns_model *m = load("ops");
+  nns_model *m = tm_load("cost_elt", "ops", TM_INFER);
   if (!m)
     return;
   /* ReduceMean over axes 2 and 3 (the spatial ones): a global pool. */

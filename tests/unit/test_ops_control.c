@@ -14,89 +14,9 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 /* ==== Helpers ==== */
-
-/* Loads and infers unit/models/control_<name>.onnx; NULL on failure
- * (with *st the inference status, when st is given). */
-static nns_model *run(const char *name, nns_status *st, nns_error *err) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/unit/models/control_%s.onnx", check_dir(),
-           name);
-  nns_model *m = NULL;
-  nns_error e;
-  if (!err)
-    err = &e;
-  if (nns_model_load_file(path, NULL, &m, err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "load %s: %s", path, err->message);
-    return NULL;
-  }
-  nns_status s = nns_model_infer(m, NULL, err);
-  if (st)
-    *st = s;
-  else if (s != NNS_OK)
-    check_fail(__FILE__, __LINE__, "infer %s: %s", path, err->message);
-  return m;
-}
-
-/*
- * Checks value `name`: dtype, kind and shape `spec` - comma-separated
- * dims, each a number, a symbol's name, or "?" for any unknown dim; ""
- * for a scalar, NULL for an unknown rank.
- */
-static void expect_at(int line, nns_model *m, const char *name, int dtype,
-                      int kind, const char *spec) {
-  size_t i = nns_model_find_value(m, name);
-  if (i == (size_t)-1) {
-    check_fail(__FILE__, line, "no value '%s'", name);
-    return;
-  }
-  nns_value_info v;
-  nns_model_value(m, i, &v);
-  if (v.dtype != dtype)
-    check_fail(__FILE__, line, "%s: dtype %d, want %d", name, v.dtype, dtype);
-  if ((int)v.kind != kind)
-    check_fail(__FILE__, line, "%s: kind %d, want %d", name, (int)v.kind,
-               kind);
-  if (!spec) {
-    if (v.rank != -1)
-      check_fail(__FILE__, line, "%s: rank %d, want unknown", name, v.rank);
-    return;
-  }
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", spec);
-  int k = 0;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","), k++) {
-    if (k >= v.rank) {
-      check_fail(__FILE__, line, "%s: rank %d, want more (%s)", name, v.rank,
-                 spec);
-      return;
-    }
-    nns_dim d = nns_model_value_dim(m, i, k);
-    char *end;
-    long long want = strtoll(tok, &end, 10);
-    if (*end == 0 && end != tok) {
-      if (d.value != want)
-        check_fail(__FILE__, line, "%s: dim %d is %lld, want %lld", name, k,
-                   (long long)d.value, want);
-    } else if (d.value != -1) {
-      check_fail(__FILE__, line, "%s: dim %d is %lld, want unknown %s", name,
-                 k, (long long)d.value, tok);
-    } else if (strcmp(tok, "?") != 0 &&
-               (!d.symbol || strcmp(d.symbol, tok) != 0)) {
-      check_fail(__FILE__, line, "%s: dim %d is %s, want %s", name, k,
-                 d.symbol ? d.symbol : "(anonymous)", tok);
-    }
-  }
-  if (k != v.rank)
-    check_fail(__FILE__, line, "%s: rank %d, want %d (%s)", name, v.rank, k,
-               spec);
-}
-
-#define T NNS_KIND_TENSOR
-#define EXPECT(m, name, dt, spec) expect_at(__LINE__, m, name, dt, T, spec)
-#define EXPECT_K(m, name, dt, kind, spec)                                      \
-  expect_at(__LINE__, m, name, dt, kind, spec)
 
 static bool has_const(nns_model *m, const char *name) {
   size_t i = nns_model_find_value(m, name);
@@ -110,148 +30,147 @@ static bool has_const(nns_model *m, const char *name) {
 /* ==== Control flow ==== */
 
 static void test_loop(void) {
-  nns_model *m = run("loop", NULL, NULL);
+  nns_model *m = tm_load("control", "loop", TM_INFER);
   if (!m)
     return;
   /* x [2,3] + scalar 1 keeps [2,3] on every iteration. */
-  EXPECT(m, "xf", NNS_DT_FLOAT, "2,3");
+  EXPECT_TENSOR(m, "xf", NNS_DT_FLOAT, "2,3");
   /* y = Concat(y, y): [1] -> [2] -> [4]...: the length changes, so it is
    * unknown, but the rank stays 1. */
-  EXPECT(m, "yf", NNS_DT_FLOAT, "?");
+  EXPECT_TENSOR(m, "yf", NNS_DT_FLOAT, "?");
   /* M = 4 and cond absent, the body's cond = Identity(cond): exactly 4
    * iterations, so the scan output is [4] + [2,3]. */
-  EXPECT(m, "xs", NNS_DT_FLOAT, "4,2,3");
+  EXPECT_TENSOR(m, "xs", NNS_DT_FLOAT, "4,2,3");
   nns_model_free(m);
 
   /* The body's cond is x < 5: the loop may stop before M = 10. */
-  m = run("loop_cond", NULL, NULL);
+  m = tm_load("control", "loop_cond", TM_INFER);
   if (!m)
     return;
-  EXPECT(m, "xf", NNS_DT_FLOAT, "");
-  EXPECT(m, "xs", NNS_DT_FLOAT, "?");
+  EXPECT_TENSOR(m, "xf", NNS_DT_FLOAT, "");
+  EXPECT_TENSOR(m, "xs", NNS_DT_FLOAT, "?");
   nns_model_free(m);
 }
 
 static void test_if(void) {
-  nns_model *m = run("if", NULL, NULL);
+  nns_model *m = tm_load("control", "if", TM_INFER);
   if (!m)
     return;
   /* then [2,3], else [2,4]: dim 0 agrees, dim 1 does not. */
-  EXPECT(m, "a", NNS_DT_FLOAT, "2,?");
+  EXPECT_TENSOR(m, "a", NNS_DT_FLOAT, "2,?");
   /* then [4], else [4,1]: ranks differ. */
-  EXPECT(m, "b", NNS_DT_FLOAT, NULL);
+  EXPECT_TENSOR(m, "b", NNS_DT_FLOAT, NULL);
   nns_model_free(m);
 
   /* cond is a true initializer: exactly the then branch, contents too. */
-  m = run("if_const", NULL, NULL);
+  m = tm_load("control", "if_const", TM_INFER);
   if (!m)
     return;
-  EXPECT(m, "a", NNS_DT_FLOAT, "2,3");
-  EXPECT(m, "b", NNS_DT_FLOAT, "4");
+  EXPECT_TENSOR(m, "a", NNS_DT_FLOAT, "2,3");
+  EXPECT_TENSOR(m, "b", NNS_DT_FLOAT, "4");
   CHECK(has_const(m, "a"));
   nns_model_free(m);
 }
 
 static void test_scan(void) {
-  nns_model *m = run("scan9", NULL, NULL);
+  nns_model *m = tm_load("control", "scan9", TM_INFER);
   if (!m)
     return;
   /* x [3,5,2] scanned on axis 1: 5 slices of [3,2]; the state s [3,2] is
    * s + slice, still [3,2]. Scan output [3,2] per step, stacked on axis -1
    * of rank 3 (= axis 2): [3,2,5]. */
-  EXPECT(m, "sf", NNS_DT_FLOAT, "3,2");
-  EXPECT(m, "ys", NNS_DT_FLOAT, "3,2,5");
+  EXPECT_TENSOR(m, "sf", NNS_DT_FLOAT, "3,2");
+  EXPECT_TENSOR(m, "ys", NNS_DT_FLOAT, "3,2,5");
   nns_model_free(m);
 
-  m = run("scan8", NULL, NULL);
+  m = tm_load("control", "scan8", TM_INFER);
   if (!m)
     return;
   /* Scan-8: batch 2; state [2,4] (body [4]); x [2,7,4] gives 7 slices [4]
    * per batch; outputs [2,4] and [2,7,4]. */
-  EXPECT(m, "sf", NNS_DT_FLOAT, "2,4");
-  EXPECT(m, "ys", NNS_DT_FLOAT, "2,7,4");
+  EXPECT_TENSOR(m, "sf", NNS_DT_FLOAT, "2,4");
+  EXPECT_TENSOR(m, "ys", NNS_DT_FLOAT, "2,7,4");
   nns_model_free(m);
 }
 
 /* ==== Sequences ==== */
 
 static void test_sequence(void) {
-  nns_model *m = run("seq", NULL, NULL);
+  nns_model *m = tm_load("control", "seq", TM_INFER);
   if (!m)
     return;
   /* s1 = [X [2,3], Y [2,5]]: concat on axis 1 is [2, 3+5]. */
-  EXPECT(m, "cat", NNS_DT_FLOAT, "2,8");
+  EXPECT_TENSOR(m, "cat", NNS_DT_FLOAT, "2,8");
   /* s1[-1] is Y. */
-  EXPECT(m, "last", NNS_DT_FLOAT, "2,5");
+  EXPECT_TENSOR(m, "last", NNS_DT_FLOAT, "2,5");
   /* SequenceLength(s1) = 2, folded. */
-  EXPECT(m, "len", NNS_DT_INT64, "");
+  EXPECT_TENSOR(m, "len", NNS_DT_INT64, "");
   CHECK(has_const(m, "len"));
   /* Z [6,4] split by 4 on axis 0: pieces [4,4] and [2,4]; s2[1] is the
    * short one, and concatenating them gives back [6,4]. */
-  EXPECT(m, "piece", NNS_DT_FLOAT, "2,4");
-  EXPECT(m, "back", NNS_DT_FLOAT, "6,4");
+  EXPECT_TENSOR(m, "piece", NNS_DT_FLOAT, "2,4");
+  EXPECT_TENSOR(m, "back", NNS_DT_FLOAT, "6,4");
   /* Inserting Y into an empty sequence: its only element is Y. */
-  EXPECT(m, "only", NNS_DT_FLOAT, "2,5");
-  EXPECT_K(m, "s4", NNS_DT_FLOAT, NNS_KIND_SEQUENCE, "2,5");
+  EXPECT_TENSOR(m, "only", NNS_DT_FLOAT, "2,5");
+  EXPECT_KIND(m, "s4", NNS_DT_FLOAT, NNS_KIND_SEQUENCE, "2,5");
   /* Optional(X) holds X: has element (folded true), and gives X back. */
-  EXPECT_K(m, "opt", NNS_DT_FLOAT, NNS_KIND_OPTIONAL, "2,3");
-  EXPECT(m, "has", NNS_DT_BOOL, "");
+  EXPECT_KIND(m, "opt", NNS_DT_FLOAT, NNS_KIND_OPTIONAL, "2,3");
+  EXPECT_TENSOR(m, "has", NNS_DT_BOOL, "");
   CHECK(has_const(m, "has"));
-  EXPECT(m, "got", NNS_DT_FLOAT, "2,3");
+  EXPECT_TENSOR(m, "got", NNS_DT_FLOAT, "2,3");
   nns_model_free(m);
 }
 
 /* ==== Misc ==== */
 
 static void test_misc(void) {
-  nns_model *m = run("misc", NULL, NULL);
+  nns_model *m = tm_load("control", "misc", TM_INFER);
   if (!m)
     return;
   /* HannWindow(8): [8], computed. */
-  EXPECT(m, "win", NNS_DT_FLOAT, "8");
+  EXPECT_TENSOR(m, "win", NNS_DT_FLOAT, "8");
   CHECK(has_const(m, "win"));
   /* Unique([2,1,2,1,3]) = {1,2,3}: Y, indices, counts [3]; inverse [5]. */
-  EXPECT(m, "uy", NNS_DT_INT64, "3");
-  EXPECT(m, "ui", NNS_DT_INT64, "3");
-  EXPECT(m, "uinv", NNS_DT_INT64, "5");
-  EXPECT(m, "uc", NNS_DT_INT64, "3");
+  EXPECT_TENSOR(m, "uy", NNS_DT_INT64, "3");
+  EXPECT_TENSOR(m, "ui", NNS_DT_INT64, "3");
+  EXPECT_TENSOR(m, "uinv", NNS_DT_INT64, "5");
+  EXPECT_TENSOR(m, "uc", NNS_DT_INT64, "3");
   CHECK(has_const(m, "uy"));
   /* ["Monday","tuesday","monday"] minus stopword "monday" (case-
    * insensitive by default): ["TUESDAY"]. */
-  EXPECT(m, "norm", NNS_DT_STRING, "1");
+  EXPECT_TENSOR(m, "norm", NNS_DT_STRING, "1");
   CHECK(has_const(m, "norm"));
   /* NonMaxSuppression without max_output_boxes_per_class selects none. */
-  EXPECT(m, "sel", NNS_DT_INT64, "0,3");
+  EXPECT_TENSOR(m, "sel", NNS_DT_INT64, "0,3");
   /* DFT of [3,128,1] on axis 1, one-sided: 128/2+1 = 65 bins, complex. */
-  EXPECT(m, "spec", NNS_DT_FLOAT, "3,65,2");
+  EXPECT_TENSOR(m, "spec", NNS_DT_FLOAT, "3,65,2");
   /* STFT, frame 16, step 8 over 128: (128-16)/8+1 = 15 frames, 16/2+1 = 9
    * bins. */
-  EXPECT(m, "stft", NNS_DT_FLOAT, "3,15,9,2");
+  EXPECT_TENSOR(m, "stft", NNS_DT_FLOAT, "3,15,9,2");
   /* SoftmaxCrossEntropyLoss none: scores [5,3,7] -> [5,7]; log_prob like
    * the scores. */
-  EXPECT(m, "loss", NNS_DT_FLOAT, "5,7");
-  EXPECT(m, "logp", NNS_DT_FLOAT, "5,3,7");
+  EXPECT_TENSOR(m, "loss", NNS_DT_FLOAT, "5,7");
+  EXPECT_TENSOR(m, "logp", NNS_DT_FLOAT, "5,3,7");
   nns_model_free(m);
 }
 
 /* ==== Quantization ==== */
 
 static void test_quant(void) {
-  nns_model *m = run("quant", NULL, NULL);
+  nns_model *m = tm_load("control", "quant", TM_INFER);
   if (!m)
     return;
   /* An int8 zero point makes int8 output; dequantized back to float. */
-  EXPECT(m, "q", NNS_DT_INT8, "N,3");
-  EXPECT(m, "dq", NNS_DT_FLOAT, "N,3");
+  EXPECT_TENSOR(m, "q", NNS_DT_INT8, "N,3");
+  EXPECT_TENSOR(m, "dq", NNS_DT_FLOAT, "N,3");
   /* Per-axis (axis 0) dequantization of a constant [3,2] folds. */
-  EXPECT(m, "wf", NNS_DT_FLOAT, "3,2");
+  EXPECT_TENSOR(m, "wf", NNS_DT_FLOAT, "3,2");
   CHECK(has_const(m, "wf"));
   nns_model_free(m);
 
   /* A per-axis scale of 2 for an axis of 3 is an error. */
-  nns_status st;
   nns_error err;
-  m = run("quant_bad", &st, &err);
+  nns_status st = tm_run("control", "quant_bad", &m, &err);
   CHECK_EQ(st, NNS_E_SHAPE);
   CHECK(strstr(err.message, "2 elements") != NULL);
   nns_model_free(m);
@@ -260,49 +179,49 @@ static void test_quant(void) {
 /* ==== ai.onnx.ml ==== */
 
 static void test_ml(void) {
-  nns_model *m = run("ml", NULL, NULL);
+  nns_model *m = tm_load("control", "ml", TM_INFER);
   if (!m)
     return;
   /* LinearClassifier, 3 intercepts: labels [N] int64, scores [N,3]. */
-  EXPECT(m, "lab", NNS_DT_INT64, "N");
-  EXPECT(m, "prob", NNS_DT_FLOAT, "N,3");
+  EXPECT_TENSOR(m, "lab", NNS_DT_INT64, "N");
+  EXPECT_TENSOR(m, "prob", NNS_DT_FLOAT, "N,3");
   /* One intercept with two string labels: binary, scores [N,2]. */
-  EXPECT(m, "lab2", NNS_DT_STRING, "N");
-  EXPECT(m, "prob2", NNS_DT_FLOAT, "N,2");
+  EXPECT_TENSOR(m, "lab2", NNS_DT_STRING, "N");
+  EXPECT_TENSOR(m, "prob2", NNS_DT_FLOAT, "N,2");
   /* TreeEnsembleRegressor n_targets 2: [N,2]. */
-  EXPECT(m, "reg", NNS_DT_FLOAT, "N,2");
+  EXPECT_TENSOR(m, "reg", NNS_DT_FLOAT, "N,2");
   /* OneHotEncoder of [N,2] with 4 categories: [N,2,4]. */
-  EXPECT(m, "oh", NNS_DT_FLOAT, "N,2,4");
+  EXPECT_TENSOR(m, "oh", NNS_DT_FLOAT, "N,2,4");
   /* ZipMap: a sequence of maps keyed by int64. */
-  EXPECT_K(m, "zm", NNS_DT_INT64, NNS_KIND_SEQUENCE, NULL);
+  EXPECT_KIND(m, "zm", NNS_DT_INT64, NNS_KIND_SEQUENCE, NULL);
   /* FeatureVectorizer of two [N,4]: [N, 4+4]. */
-  EXPECT(m, "fv", NNS_DT_FLOAT, "N,8");
+  EXPECT_TENSOR(m, "fv", NNS_DT_FLOAT, "N,8");
   nns_model_free(m);
 }
 
 /* ==== com.microsoft ==== */
 
 static void test_msft(void) {
-  nns_model *m = run("msft", NULL, NULL);
+  nns_model *m = tm_load("control", "msft", TM_INFER);
   if (!m)
     return;
   /* Attention, x [B,8,16], weights [16,48] (q,k,v 16 each), 4 heads of
    * 16/4 = 4: output [B,8,16]; present [2,B,4,P+8,4]. */
-  EXPECT(m, "att", NNS_DT_FLOAT, "B,8,16");
-  EXPECT(m, "present", NNS_DT_FLOAT, "2,B,4,P+8,4");
+  EXPECT_TENSOR(m, "att", NNS_DT_FLOAT, "B,8,16");
+  EXPECT_TENSOR(m, "present", NNS_DT_FLOAT, "2,B,4,P+8,4");
   /* MultiHeadAttention: query [2,8,16], value [2,10,24]: [2,8,24]. */
-  EXPECT(m, "mha", NNS_DT_FLOAT, "2,8,24");
+  EXPECT_TENSOR(m, "mha", NNS_DT_FLOAT, "2,8,24");
   /* FusedMatMul transB: [3,5,7] x [9,7]^T = [3,5,9]. */
-  EXPECT(m, "mm", NNS_DT_FLOAT, "3,5,9");
+  EXPECT_TENSOR(m, "mm", NNS_DT_FLOAT, "3,5,9");
   /* SkipLayerNormalization: output and sum like x; statistics [B,8,1]. */
-  EXPECT(m, "sln", NNS_DT_FLOAT, "B,8,16");
-  EXPECT(m, "mean", NNS_DT_FLOAT, "B,8,1");
-  EXPECT(m, "isd", NNS_DT_FLOAT, "B,8,1");
-  EXPECT(m, "sum", NNS_DT_FLOAT, "B,8,16");
+  EXPECT_TENSOR(m, "sln", NNS_DT_FLOAT, "B,8,16");
+  EXPECT_TENSOR(m, "mean", NNS_DT_FLOAT, "B,8,1");
+  EXPECT_TENSOR(m, "isd", NNS_DT_FLOAT, "B,8,1");
+  EXPECT_TENSOR(m, "sum", NNS_DT_FLOAT, "B,8,16");
   /* FusedConv 3x3, stride 2, pad 1 on 32: (32 + 2 - 3) / 2 + 1 = 16. */
-  EXPECT(m, "conv", NNS_DT_FLOAT, "1,8,16,16");
+  EXPECT_TENSOR(m, "conv", NNS_DT_FLOAT, "1,8,16,16");
   /* BiasGelu: [B,8,16] + [16]. */
-  EXPECT(m, "bg", NNS_DT_FLOAT, "B,8,16");
+  EXPECT_TENSOR(m, "bg", NNS_DT_FLOAT, "B,8,16");
   nns_model_free(m);
 }
 

@@ -13,77 +13,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "testmodel.h"
 #include "ir/ir.h"
 #include "nnscan.h"
 
 /* ==== Helpers ==== */
-
-static nns_model *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/unit/models/shape_%s.onnx", check_dir(),
-           name);
-  nns_model *m = NULL;
-  nns_error err;
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "load %s: %s", path, err.message);
-    return NULL;
-  }
-  return m;
-}
-
-static nns_status run(const char *name, nns_model **out, nns_error *err) {
-  *out = load(name);
-  if (!*out)
-    return NNS_E_IO;
-  return nns_model_infer(*out, NULL, err);
-}
-
-/*
- * Checks value `name` has dtype and shape `spec`: comma-separated dims,
- * each a number, a symbol's printed name, or "?" for an anonymous unknown;
- * "" is a scalar.
- */
-static void expect_at(int line, nns_model *m, const char *name, int dtype,
-                      const char *spec) {
-  size_t i = nns_model_find_value(m, name);
-  if (i == (size_t)-1) {
-    check_fail(__FILE__, line, "no value '%s'", name);
-    return;
-  }
-  nns_value_info v;
-  nns_model_value(m, i, &v);
-  if (v.dtype != dtype)
-    check_fail(__FILE__, line, "%s: dtype %d, want %d", name, v.dtype, dtype);
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", spec);
-  int k = 0;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","), k++) {
-    if (k >= v.rank) {
-      check_fail(__FILE__, line, "%s: rank %d, want more (%s)", name, v.rank,
-                 spec);
-      return;
-    }
-    nns_dim d = nns_model_value_dim(m, i, k);
-    char *end;
-    long long want = strtoll(tok, &end, 10);
-    if (*end == 0 && end != tok) {
-      if (d.value != want)
-        check_fail(__FILE__, line, "%s: dim %d is %lld (%s), want %lld", name,
-                   k, (long long)d.value, d.symbol ? d.symbol : "?", want);
-    } else if (d.value != -1) {
-      check_fail(__FILE__, line, "%s: dim %d is %lld, want symbol %s", name, k,
-                 (long long)d.value, tok);
-    } else if (strcmp(tok, "?") == 0 ? d.symbol != NULL
-                                     : !d.symbol || strcmp(d.symbol, tok)) {
-      check_fail(__FILE__, line, "%s: dim %d is symbol %s, want %s", name, k,
-                 d.symbol ? d.symbol : "(anonymous)", tok);
-    }
-  }
-  if (k != v.rank)
-    check_fail(__FILE__, line, "%s: rank %d, want %d (%s)", name, v.rank, k,
-               spec);
-}
-#define EXPECT(m, name, dtype, spec) expect_at(__LINE__, m, name, dtype, spec)
 
 /* Checks the folded integer contents of `name`: known numbers in `want`
  * (n of them). */
@@ -124,17 +58,6 @@ static const char *elem_str(nns_model *m, const char *name, int64_t k,
   return nns__dim_str(m, c->i[k], buf, size);
 }
 
-static void expect_fail_at(int line, const char *name, nns_status code) {
-  nns_model *m;
-  nns_error err;
-  nns_status st = run(name, &m, &err);
-  if (st != code)
-    check_fail(__FILE__, line, "%s: status %s, want %s", name,
-               nns_status_name(st), nns_status_name(code));
-  nns_model_free(m);
-}
-#define EXPECT_FAIL(name, code) expect_fail_at(__LINE__, name, code)
-
 enum { F32 = NNS_DT_FLOAT, I64 = NNS_DT_INT64 };
 
 /* ==== Symbolic shape arithmetic (x is [batch, seq, 4096]) ==== */
@@ -142,7 +65,7 @@ enum { F32 = NNS_DT_FLOAT, I64 = NNS_DT_INT64 };
 static void test_sym_reshape(void) {
   nns_model *m;
   nns_error err;
-  CHECK_EQ(run("sym", &m, &err), NNS_OK);
+  CHECK_EQ(tm_run("shape", "sym", &m, &err), NNS_OK);
   if (!m)
     return;
   char buf[64];
@@ -150,34 +73,34 @@ static void test_sym_reshape(void) {
   CHECK_STR(elem_str(m, "s", 0, buf, sizeof buf), "batch");
   CHECK_STR(elem_str(m, "s", 1, buf, sizeof buf), "seq");
   CHECK_STR(elem_str(m, "s", 2, buf, sizeof buf), "4096");
-  EXPECT(m, "b", I64, "");
+  EXPECT_SHAPE(m, "b", I64, "");
   CHECK_STR(elem_str(m, "b", 0, buf, sizeof buf), "batch");
   CHECK_STR(elem_str(m, "c1", 1, buf, sizeof buf), "seq");
   /* Concat([batch], [seq], [32], [128]) as the target. */
-  EXPECT(m, "r1", F32, "batch,seq,32,128");
+  EXPECT_SHAPE(m, "r1", F32, "batch,seq,32,128");
   /* [batch, -1]: 4096*batch*seq / batch = 4096*seq. */
-  EXPECT(m, "r2", F32, "batch,4096*seq");
+  EXPECT_SHAPE(m, "r2", F32, "batch,4096*seq");
   /* [-1, 32, 128]: 4096*batch*seq / 4096 = batch*seq. */
-  EXPECT(m, "r3", F32, "batch*seq,32,128");
+  EXPECT_SHAPE(m, "r3", F32, "batch*seq,32,128");
   /* Reshape(r3, Shape(x)) gives x's shape back, same symbols. */
-  EXPECT(m, "r4", F32, "batch,seq,4096");
+  EXPECT_SHAPE(m, "r4", F32, "batch,seq,4096");
   /* [0, 0, -1, 64]: 0 copies batch and seq; 4096*b*s / (b*s*64) = 64. */
-  EXPECT(m, "r5", F32, "batch,seq,64,64");
-  EXPECT(m, "t", F32, "batch,32,seq,128");
+  EXPECT_SHAPE(m, "r5", F32, "batch,seq,64,64");
+  EXPECT_SHAPE(m, "t", F32, "batch,32,seq,128");
   /* Slice(Shape(x), 1, INT64_MAX) = [seq, 4096]; Concat([-1], that) on
    * r2 [batch, 4096*seq]: -1 = 4096*batch*seq / (seq*4096) = batch. */
   CHECK_STR(elem_str(m, "tail", 0, buf, sizeof buf), "seq");
-  EXPECT(m, "r6", F32, "batch,seq,4096");
+  EXPECT_SHAPE(m, "r6", F32, "batch,seq,4096");
   /* Size folds to the symbolic product. */
-  EXPECT(m, "sz", I64, "");
+  EXPECT_SHAPE(m, "sz", I64, "");
   CHECK_STR(elem_str(m, "sz", 0, buf, sizeof buf), "4096*batch*seq");
   /* Flatten axis 2: [batch*seq, 4096]. */
-  EXPECT(m, "fl", F32, "batch*seq,4096");
+  EXPECT_SHAPE(m, "fl", F32, "batch*seq,4096");
   /* Unsqueeze [0, -1] on rank 3: output rank 5, -1 is axis 4. */
-  EXPECT(m, "un", F32, "1,batch,seq,4096,1");
-  EXPECT(m, "sq", F32, "batch,seq,4096,1");
+  EXPECT_SHAPE(m, "un", F32, "1,batch,seq,4096,1");
+  EXPECT_SHAPE(m, "sq", F32, "batch,seq,4096,1");
   /* Shape with start -2 reports the last two dims. */
-  EXPECT(m, "sh2", I64, "2");
+  EXPECT_SHAPE(m, "sh2", I64, "2");
   CHECK_STR(elem_str(m, "sh2", 0, buf, sizeof buf), "seq");
   nns_model_free(m);
 }
@@ -185,19 +108,19 @@ static void test_sym_reshape(void) {
 static void test_sym_slice(void) {
   nns_model *m;
   nns_error err;
-  CHECK_EQ(run("sym", &m, &err), NNS_OK);
+  CHECK_EQ(tm_run("shape", "sym", &m, &err), NNS_OK);
   if (!m)
     return;
   /* axis 1, [1:INT64_MAX]: seq - 1. */
-  EXPECT(m, "sl1", F32, "batch,seq-1,4096");
+  EXPECT_SHAPE(m, "sl1", F32, "batch,seq-1,4096");
   /* [-1:INT64_MAX]: the last element. */
-  EXPECT(m, "sl2", F32, "batch,1,4096");
+  EXPECT_SHAPE(m, "sl2", F32, "batch,1,4096");
   /* [-1:INT64_MIN:-1]: start seq-1, end clamps to -1: seq elements. */
-  EXPECT(m, "sl3", F32, "batch,seq,4096");
+  EXPECT_SHAPE(m, "sl3", F32, "batch,seq,4096");
   /* [0:3] of a symbolic dim: min(3, seq) is not known. */
-  EXPECT(m, "sl4", F32, "batch,?,4096");
+  EXPECT_SHAPE(m, "sl4", F32, "batch,_,4096");
   /* axes 1, 2: [0:-1] gives seq-1; [64:4096] of 4096 gives 4032. */
-  EXPECT(m, "sl5", F32, "batch,seq-1,4032");
+  EXPECT_SHAPE(m, "sl5", F32, "batch,seq-1,4032");
   /* [0:INT64_MAX:2]: ceil(seq/2) = (seq+1)/2, an expression symbol. */
   size_t i = nns_model_find_value(m, "sl6");
   CHECK(i != (size_t)-1 && nns_model_value_dim(m, i, 1).symbol != NULL);
@@ -207,26 +130,26 @@ static void test_sym_slice(void) {
 static void test_sym_misc(void) {
   nns_model *m;
   nns_error err;
-  CHECK_EQ(run("sym", &m, &err), NNS_OK);
+  CHECK_EQ(tm_run("shape", "sym", &m, &err), NNS_OK);
   if (!m)
     return;
   /* Range(0, seq, 1) has seq elements. */
-  EXPECT(m, "rg", I64, "seq");
+  EXPECT_SHAPE(m, "rg", I64, "seq");
   /* ConstantOfShape(Concat(seq, seq)): float zeros of [seq, seq]. */
-  EXPECT(m, "cs", F32, "seq,seq");
+  EXPECT_SHAPE(m, "cs", F32, "seq,seq");
   /* Split of seq in 2 equal parts: seq/2 each. */
-  EXPECT(m, "sp_0", F32, "batch,seq/2,4096");
-  EXPECT(m, "sp_1", F32, "batch,seq/2,4096");
+  EXPECT_SHAPE(m, "sp_0", F32, "batch,seq/2,4096");
+  EXPECT_SHAPE(m, "sp_1", F32, "batch,seq/2,4096");
   /* Expand [1, seq] to Concat(batch, seq): [batch, seq]. */
-  EXPECT(m, "ex", I64, "batch,seq");
+  EXPECT_SHAPE(m, "ex", I64, "batch,seq");
   /* Gather axis 1 with [3, 2] indices: [batch] + [3, 2] + [4096]. */
-  EXPECT(m, "ga", F32, "batch,3,2,4096");
+  EXPECT_SHAPE(m, "ga", F32, "batch,3,2,4096");
   /* Concat on the last axis: 4096 + 4096. */
-  EXPECT(m, "cc", F32, "batch,seq,8192");
+  EXPECT_SHAPE(m, "cc", F32, "batch,seq,8192");
   /* Pad [0,1,0, 0,2,3]: seq + 1 + 2, 4096 + 0 + 3. */
-  EXPECT(m, "pd", F32, "batch,seq+3,4099");
+  EXPECT_SHAPE(m, "pd", F32, "batch,seq+3,4099");
   /* Tile [2, 1, 3]: 2*batch, seq, 3*4096. */
-  EXPECT(m, "ti", F32, "2*batch,seq,12288");
+  EXPECT_SHAPE(m, "ti", F32, "2*batch,seq,12288");
   nns_model_free(m);
 }
 
@@ -235,7 +158,7 @@ static void test_sym_misc(void) {
 static void test_fold(void) {
   nns_model *m;
   nns_error err;
-  CHECK_EQ(run("fold", &m, &err), NNS_OK);
+  CHECK_EQ(tm_run("shape", "fold", &m, &err), NNS_OK);
   if (!m)
     return;
   /* a = [1..6] (Constant value_ints); m = a as [2, 3]:
@@ -246,20 +169,20 @@ static void test_fold(void) {
   EXPECT_INTS(m, "mt", 1, 4, 2, 5, 3, 6);
   /* Pad constant 9, pads [1,0, 0,1]: a row of 9s on top, a column on the
    * right -> [3, 4]. */
-  EXPECT(m, "pc", I64, "3,4");
+  EXPECT_SHAPE(m, "pc", I64, "3,4");
   EXPECT_INTS(m, "pc", 9, 9, 9, 9, 1, 2, 3, 9, 4, 5, 6, 9);
   /* Reflect, 2 left and 1 right on axis 1: 1 2 3 -> 3 2 | 1 2 3 | 2. */
-  EXPECT(m, "pr", I64, "2,6");
+  EXPECT_SHAPE(m, "pr", I64, "2,6");
   EXPECT_INTS(m, "pr", 3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5);
   /* Edge, 1 on top and 1 on the left: row 0 repeats, column 0 repeats. */
-  EXPECT(m, "pe", I64, "3,4");
+  EXPECT_SHAPE(m, "pe", I64, "3,4");
   EXPECT_INTS(m, "pe", 1, 1, 2, 3, 1, 1, 2, 3, 4, 4, 5, 6);
   /* a[-1:-10:-2]: start 5; end -10+6 = -4 clamps to -1; ceil(6/2) = 3:
    * indices 5, 3, 1. */
   EXPECT_INTS(m, "sa", 6, 4, 2);
   /* m[0:INT64_MAX, 2:-4:-1]: axis 1 end -4+3 = -1 (clamped -1), start 2:
    * columns 2, 1, 0. */
-  EXPECT(m, "sm", I64, "2,3");
+  EXPECT_SHAPE(m, "sm", I64, "2,3");
   EXPECT_INTS(m, "sm", 3, 2, 1, 6, 5, 4);
   EXPECT_INTS(m, "ga", 6, 1);
   /* columns 2 and 0 of m. */
@@ -268,26 +191,26 @@ static void test_fold(void) {
   EXPECT_INTS(m, "sp_1", 3, 4, 5, 6);
   /* tl = lower triangle of m with k 0: [1 0 0; 4 5 0]; cm = m over tl. */
   EXPECT_INTS(m, "tl", 1, 0, 0, 4, 5, 0);
-  EXPECT(m, "cm", I64, "4,3");
+  EXPECT_SHAPE(m, "cm", I64, "4,3");
   EXPECT_INTS(m, "cm", 1, 2, 3, 4, 5, 6, 1, 0, 0, 4, 5, 0);
   /* Range(10, 0, -3): ceil(-10 / -3) = 4 elements: 10 7 4 1. */
   EXPECT_INTS(m, "rg", 10, 7, 4, 1);
   EXPECT_INTS(m, "ti", 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6);
   /* NonZero([[1, 0], [0, 3]]): (0,0) and (1,1) -> rows [0 1], [0 1]. */
-  EXPECT(m, "nz", I64, "2,2");
+  EXPECT_SHAPE(m, "nz", I64, "2,2");
   EXPECT_INTS(m, "nz", 0, 1, 0, 1);
   EXPECT_INTS(m, "ex", 1, 2, 3, 1, 2, 3);
   /* Compress(a, [1, 0, 1]) without axis: elements 0 and 2. */
-  EXPECT(m, "co", I64, "2");
+  EXPECT_SHAPE(m, "co", I64, "2");
   EXPECT_INTS(m, "co", 1, 3);
   /* GatherElements axis 1, indices [[2, 0], [1, 1]]: m[0][2], m[0][0],
    * m[1][1], m[1][1]. */
   EXPECT_INTS(m, "ge", 3, 1, 5, 5);
   /* ConstantOfShape([2, 2]) with value int64 7. */
-  EXPECT(m, "cos", I64, "2,2");
+  EXPECT_SHAPE(m, "cos", I64, "2,2");
   EXPECT_INTS(m, "cos", 7, 7, 7, 7);
   /* Flatten axis 0: [1, 6]. */
-  EXPECT(m, "fl", I64, "1,6");
+  EXPECT_SHAPE(m, "fl", I64, "1,6");
   /* ScatterND rows [1] and [4] of a = 20, 50; with add: 2+20, 5+50. */
   EXPECT_INTS(m, "snd", 1, 20, 3, 4, 50, 6);
   EXPECT_INTS(m, "sna", 1, 22, 3, 4, 55, 6);
@@ -301,15 +224,15 @@ static void test_fold(void) {
 
 static void test_errors(void) {
   /* [2, 3] has 6 elements, [4, 2] 8. */
-  EXPECT_FAIL("err_reshape", NNS_E_SHAPE);
-  EXPECT_FAIL("err_reshape2", NNS_E_SHAPE);  /* two -1 */
-  EXPECT_FAIL("err_concat", NNS_E_SHAPE);    /* dim 1: 3 vs 4 */
-  EXPECT_FAIL("err_split", NNS_E_SHAPE);     /* 5 into 2 equal parts */
-  EXPECT_FAIL("err_squeeze", NNS_E_SHAPE);   /* dim 1 is 3 */
-  EXPECT_FAIL("err_transpose", NNS_E_ATTR);  /* perm [0, 0] */
-  EXPECT_FAIL("err_slice", NNS_E_SHAPE);     /* step 0 */
-  EXPECT_FAIL("err_gather", NNS_E_SHAPE);    /* index 3 of a dim of 2 */
-  EXPECT_FAIL("err_axis", NNS_E_ATTR);       /* axis 2 of rank 2 */
+  EXPECT_FAIL("shape", "err_reshape", NNS_E_SHAPE);
+  EXPECT_FAIL("shape", "err_reshape2", NNS_E_SHAPE);  /* two -1 */
+  EXPECT_FAIL("shape", "err_concat", NNS_E_SHAPE);    /* dim 1: 3 vs 4 */
+  EXPECT_FAIL("shape", "err_split", NNS_E_SHAPE);     /* 5 into 2 equal parts */
+  EXPECT_FAIL("shape", "err_squeeze", NNS_E_SHAPE);   /* dim 1 is 3 */
+  EXPECT_FAIL("shape", "err_transpose", NNS_E_ATTR);  /* perm [0, 0] */
+  EXPECT_FAIL("shape", "err_slice", NNS_E_SHAPE);     /* step 0 */
+  EXPECT_FAIL("shape", "err_gather", NNS_E_SHAPE);    /* index 3 of a dim of 2 */
+  EXPECT_FAIL("shape", "err_axis", NNS_E_ATTR);       /* axis 2 of rank 2 */
 }
 
 int main(void) {

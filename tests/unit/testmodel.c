@@ -1,0 +1,184 @@
+/* testmodel.c - loading test models and checking them; see testmodel.h. */
+#include "testmodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== Loading ==== */
+
+nns_model *tm_load_path(const char *path, unsigned steps,
+                        const nns_analyze_options *opts) {
+  nns_model *m = NULL;
+  nns_error err = {0};
+  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "load %s: %s", path, err.message);
+    return NULL;
+  }
+  if ((steps & TM_INFER) && nns_model_infer(m, NULL, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "infer %s: %s", path, err.message);
+    nns_model_free(m);
+    return NULL;
+  }
+  if ((steps & TM_ANALYZE) && nns_model_analyze(m, opts, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "analyze %s: %s", path, err.message);
+    nns_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* The path of unit model <family>_<name>. */
+static void unit_path(char *buf, size_t size, const char *family,
+                      const char *name) {
+  snprintf(buf, size, "%s/unit/models/%s_%s.onnx", check_dir(), family, name);
+}
+
+nns_model *tm_load(const char *family, const char *name, unsigned steps) {
+  char path[512];
+  unit_path(path, sizeof path, family, name);
+  return tm_load_path(path, steps, NULL);
+}
+
+nns_status tm_run(const char *family, const char *name, nns_model **out,
+                  nns_error *err) {
+  char path[512];
+  nns_error own;
+  if (!err)
+    err = &own;
+  unit_path(path, sizeof path, family, name);
+  *out = NULL;
+  if (nns_model_load_file(path, NULL, out, err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "load %s: %s", path, err->message);
+    return NNS_E_IO;
+  }
+  return nns_model_infer(*out, NULL, err);
+}
+
+/* ==== Checking values ==== */
+
+/* Checks dim k of value i against one token of a spec (see tm_expect). */
+static void expect_dim(const char *file, int line, const char *name, int k,
+                       nns_dim d, const char *tok) {
+  char *end;
+  long long want = strtoll(tok, &end, 10);
+  if (*end == 0 && end != tok) {
+    if (d.value != want)
+      check_fail(file, line, "%s: dim %d is %lld (%s), want %lld", name, k,
+                 (long long)d.value, d.symbol ? d.symbol : "?", want);
+  } else if (d.value != -1) {
+    check_fail(file, line, "%s: dim %d is %lld, want unknown %s", name, k,
+               (long long)d.value, tok);
+  } else if (strcmp(tok, "?") == 0) {
+    /* Any unknown dim. */
+  } else if (strcmp(tok, "_") == 0) {
+    if (d.symbol)
+      check_fail(file, line, "%s: dim %d is symbol %s, want no symbol", name,
+                 k, d.symbol);
+  } else if (!d.symbol || strcmp(d.symbol, tok) != 0) {
+    check_fail(file, line, "%s: dim %d is symbol %s, want %s", name, k,
+               d.symbol ? d.symbol : "(none)", tok);
+  }
+}
+
+void tm_expect(const char *file, int line, nns_model *m, const char *name,
+               int dtype, int kind, const char *spec) {
+  size_t i = nns_model_find_value(m, name);
+  if (i == (size_t)-1) {
+    check_fail(file, line, "no value '%s'", name);
+    return;
+  }
+  nns_value_info v;
+  nns_model_value(m, i, &v);
+  if (dtype != TM_ANY_DTYPE && (int)v.dtype != dtype)
+    check_fail(file, line, "%s: dtype %d, want %d", name, (int)v.dtype,
+               dtype);
+  if (kind != TM_ANY_KIND && (int)v.kind != kind)
+    check_fail(file, line, "%s: kind %d, want %d", name, (int)v.kind, kind);
+  if (!spec) {
+    if (v.rank != -1)
+      check_fail(file, line, "%s: rank %d, want unknown", name, v.rank);
+    return;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec);
+  int k = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","), k++) {
+    if (k >= v.rank) {
+      check_fail(file, line, "%s: rank %d, want more (%s)", name, v.rank,
+                 spec);
+      return;
+    }
+    expect_dim(file, line, name, k, nns_model_value_dim(m, i, k), tok);
+  }
+  if (k != v.rank)
+    check_fail(file, line, "%s: rank %d, want %d (%s)", name, v.rank, k,
+               spec);
+}
+
+void tm_expect_fail(const char *file, int line, const char *family,
+                    const char *name, nns_status code) {
+  nns_model *m;
+  nns_error err = {0};
+  nns_status st = tm_run(family, name, &m, &err);
+  if (st != code)
+    check_fail(file, line, "%s: status %s, want %s (%s)", name,
+               nns_status_name(st), nns_status_name(code),
+               st != NNS_OK ? err.message : "");
+  nns_model_free(m);
+}
+
+/* ==== Calling a node's rules ==== */
+
+nns__node *tm_find_node(nns_model *m, const char *name) {
+  for (int32_t i = 0; m && i < m->graph->n_nodes; i++)
+    if (strcmp(m->graph->nodes[i].name, name) == 0)
+      return &m->graph->nodes[i];
+  return NULL;
+}
+
+nns__ictx tm_node_ctx(nns_model *m, nns__node *n, nns_error *err) {
+  nns__ictx cx = {.m = m, .node = n, .op = n->op, .opset = n->opset,
+                  .err = err};
+  return cx;
+}
+
+nns_status tm_node_cost(nns_model *m, nns__node *n, nns__cost *c) {
+  memset(c, 0, sizeof *c);
+  if (!n)
+    return NNS_E_NOTFOUND;
+  if (!n->op || !n->op->cost)
+    return TM_NO_RULE;
+  nns_error err = {0};
+  nns__ictx cx = tm_node_ctx(m, n, &err);
+  return n->op->cost(&cx, c);
+}
+
+nns_status tm_node_rf(nns_model *m, nns__node *n, const nns_rf *in,
+                      nns_rf *out) {
+  if (!n)
+    return NNS_E_NOTFOUND;
+  if (!n->op || !n->op->rf)
+    return TM_NO_RULE;
+  nns_error err = {0};
+  nns__ictx cx = tm_node_ctx(m, n, &err);
+  return n->op->rf(&cx, in, out);
+}
+
+void tm_expect_cost(const char *file, int line, nns_model *m,
+                    const char *name, int64_t flops, int64_t macs,
+                    int64_t dmas) {
+  nns__cost c;
+  nns_status st = tm_node_cost(m, tm_find_node(m, name), &c);
+  if (st != NNS_OK) {
+    check_fail(file, line, "%s: cost status %d", name, (int)st);
+    return;
+  }
+  if (c.flops != flops || c.macs != macs || c.dmas != dmas)
+    check_fail(file, line,
+               "%s: flops %lld macs %lld dmas %lld, want %lld %lld %lld",
+               name, (long long)c.flops, (long long)c.macs, (long long)c.dmas,
+               (long long)flops, (long long)macs, (long long)dmas);
+  if (c.symbolic || c.overflow || c.partial || c.unbounded)
+    check_fail(file, line, "%s: unexpected flags", name);
+}
