@@ -6,6 +6,7 @@
 #define NNS_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "nnscan.h"
@@ -49,6 +50,8 @@ bool cli_parse_int(const char *s, long min, long *out);
 
 /* JSON writing. */
 void json_str(FILE *f, const char *s);
+/* A non-negative or negative integer, without printf (a hot loop). */
+void json_int(FILE *f, int64_t v);
 
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);

@@ -2,6 +2,8 @@
  * common.c - what the subcommands share: model options (--input, --batch,
  * --format, -o), loading with error reporting, output files, JSON strings.
  */
+/* fputs_unlocked and friends: the JSON writer is a hot loop. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +182,17 @@ const char *cli_model_name(const char *path, char *buf, size_t size) {
   return buf;
 }
 
+void json_int(FILE *f, int64_t v) {
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
+  fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), f);
+}
+
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
 static size_t utf8_len(const unsigned char *p) {
   if (p[0] < 0x80)
@@ -202,32 +215,37 @@ static size_t utf8_len(const unsigned char *p) {
  * the output always parses. */
 void json_str(FILE *f, const char *s) {
   if (!s) {
-    fputs("null", f);
+    fputs_unlocked("null", f);
     return;
   }
-  fputc('"', f);
+  putc_unlocked('"', f);
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
+    /* Fast path: printable ASCII that needs no escape. */
+    if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+      p++;
+      continue;
+    }
     size_t n = utf8_len(p);
     if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
       p += n;
       continue;
     }
-    fwrite(run, 1, (size_t)(p - run), f);
+    fwrite_unlocked(run, 1, (size_t)(p - run), f);
     switch (*p) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\r': fputs("\\r", f); break;
-    case '\t': fputs("\\t", f); break;
+    case '"': fputs_unlocked("\\\"", f); break;
+    case '\\': fputs_unlocked("\\\\", f); break;
+    case '\n': fputs_unlocked("\\n", f); break;
+    case '\r': fputs_unlocked("\\r", f); break;
+    case '\t': fputs_unlocked("\\t", f); break;
     default:
       if (n == 0)
-        fputs("\\ufffd", f);
+        fputs_unlocked("\\ufffd", f);
       else
         fprintf(f, "\\u%04x", *p);
     }
     run = ++p;
   }
-  fwrite(run, 1, (size_t)(p - run), f);
-  fputc('"', f);
+  fwrite_unlocked(run, 1, (size_t)(p - run), f);
+  putc_unlocked('"', f);
 }

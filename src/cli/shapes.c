@@ -38,7 +38,7 @@ static void json_value(FILE *f, const nns_model *m, size_t i) {
       if (d)
         fputs(", ", f);
       if (dim.value >= 0)
-        fprintf(f, "%lld", (long long)dim.value);
+        json_int(f, dim.value);
       else
         json_str(f, dim.symbol);
     }

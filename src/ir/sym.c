@@ -68,6 +68,28 @@ static uint32_t sym_memo(nns_model *m, const char *key, const char *name,
   return nid;
 }
 
+/* Appends v in hex to key[*len] (bounded); a cheap, unambiguous encoding. */
+static void key_hex(char *key, size_t size, size_t *len, uint64_t v) {
+  char tmp[16];
+  int n = 0;
+  do
+    tmp[n++] = "0123456789abcdef"[v & 15];
+  while (v >>= 4);
+  while (n && *len + 1 < size)
+    key[(*len)++] = tmp[--n];
+  key[*len] = 0;
+}
+
+/* Copies name into out, in parentheses when it holds an operator that
+ * binds looser than `op` ("seq+1" inside a quotient prints "(seq+1)/2"). */
+static void operand(char *out, size_t size, const char *name, char op) {
+  const char *loose = op == '*' ? "+-/%" : "+-*/%";
+  bool wrap = false;
+  for (const char *c = name + (name[0] == '-'); *c && !wrap; c++)
+    wrap = strchr(loose, *c) != NULL;
+  snprintf(out, size, wrap ? "(%s)" : "%s", name);
+}
+
 static nns__dim dim_sym(uint32_t id) {
   nns__dim d = {0, id};
   return d;
@@ -101,7 +123,9 @@ static void mono_of(const nns_model *m, nns__dim d, mono *out) {
   memcpy(out->f, s->factors, s->n_factors * sizeof out->f[0]);
 }
 
-/* The dim for a canonical monomial, creating its symbol when needed. */
+/* The dim for a canonical monomial, creating its symbol when needed. The
+ * key is built without printf and the name only for a new symbol: shape
+ * arithmetic asks for the same monomials over and over. */
 static nns__dim mono_dim(nns_model *m, const mono *p) {
   if (p->coef == 0 || p->n == 0)
     return nns__dim_known(p->coef);
@@ -109,28 +133,42 @@ static nns__dim mono_dim(nns_model *m, const mono *p) {
     return dim_sym(p->f[0]);
   if (p->n > NNS__SYM_MAX_FACTORS)
     return dim_fresh(m);
-  char key[256], name[256];
-  int kl = snprintf(key, sizeof key, KEY_PREFIX "m%lld", (long long)p->coef);
+  char key[160];
+  size_t kl = 0;
+  key[kl++] = KEY_PREFIX[0];
+  key[kl++] = 'm';
+  key_hex(key, sizeof key, &kl, (uint64_t)p->coef);
+  for (uint32_t i = 0; i < p->n; i++) {
+    key[kl++] = ',';
+    key_hex(key, sizeof key, &kl, p->f[i]);
+  }
+  const char *k = nns__intern(&m->strings, key, kl);
+  if (!k)
+    return dim_fresh(m);
+  uintptr_t id = (uintptr_t)nns__map_get(&m->sym_by_name, k);
+  if (id)
+    return dim_sym((uint32_t)id);
+  char name[256];
   int nl = 0;
   bool named = true;
   if (p->coef != 1)
     nl = snprintf(name, sizeof name, "%lld", (long long)p->coef);
-  for (uint32_t i = 0; i < p->n; i++) {
+  for (uint32_t i = 0; i < p->n && named; i++) {
     const char *fn = m->syms[p->f[i]].name;
     if (!fn)
       named = false;
-    kl += snprintf(key + kl, sizeof key - (size_t)kl, ",%u", p->f[i]);
-    if (named && nl < (int)sizeof name)
+    else if (nl < (int)sizeof name) {
+      char f[128];
+      operand(f, sizeof f, fn, '*');
       nl += snprintf(name + nl, sizeof name - (size_t)nl, "%s%s",
-                     nl ? "*" : "", fn);
-    if (kl >= (int)sizeof key)
-      return dim_fresh(m);
+                     nl ? "*" : "", f);
+    }
   }
   if (nl >= (int)sizeof name - 1)
     named = false;
   nns__symbol shape = {.coef = p->coef, .n_factors = p->n};
   memcpy(shape.factors, p->f, p->n * sizeof p->f[0]);
-  return dim_sym(sym_memo(m, key, named ? name : NULL, &shape));
+  return dim_sym(sym_memo(m, k, named ? name : NULL, &shape));
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -138,18 +176,42 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* An opaque symbol for `op` over a and b, named when both are printable. */
+/* An opaque symbol for `op` over a and b, named when both are printable.
+ * Looked up by a printf-free key first; the name is made only once. */
 static nns__dim opaque(nns_model *m, const char *op, nns__dim a, nns__dim b) {
-  char key[128], name[256], an[96], bn[96];
-  snprintf(key, sizeof key, KEY_PREFIX "%s:%lld:%u:%lld:%u", op,
-           (long long)a.v, a.sym, (long long)b.v, b.sym);
+  char key[96];
+  size_t kl = 0;
+  key[kl++] = KEY_PREFIX[0];
+  key[kl++] = op[0];
+  key_hex(key, sizeof key, &kl, (uint64_t)a.v);
+  key[kl++] = ':';
+  key_hex(key, sizeof key, &kl, a.sym);
+  key[kl++] = ':';
+  key_hex(key, sizeof key, &kl, (uint64_t)b.v);
+  key[kl++] = ':';
+  key_hex(key, sizeof key, &kl, b.sym);
+  const char *k = nns__intern(&m->strings, key, kl);
+  if (!k)
+    return dim_fresh(m);
+  uintptr_t id = (uintptr_t)nns__map_get(&m->sym_by_name, k);
+  if (id)
+    return dim_sym((uint32_t)id);
+  char name[256], an[96], bn[96], ao[100], bo[100];
   nns__dim_str(m, a, an, sizeof an);
   nns__dim_str(m, b, bn, sizeof bn);
   bool named = strcmp(an, "?") != 0 && strcmp(bn, "?") != 0 &&
                strlen(an) + strlen(bn) < 60;
-  if (named)
-    snprintf(name, sizeof name, "%s%s%s", an, op, bn);
-  return dim_sym(sym_memo(m, key, named ? name : NULL, NULL));
+  if (named) {
+    /* The left operand of + and - needs no parentheses; everything else
+     * that is compound does. */
+    if (op[0] == '+' || op[0] == '-')
+      snprintf(ao, sizeof ao, "%s", an);
+    else
+      operand(ao, sizeof ao, an, op[0]);
+    operand(bo, sizeof bo, bn, op[0] == '+' ? '*' : op[0]);
+    snprintf(name, sizeof name, "%s%s%s", ao, op, bo);
+  }
+  return dim_sym(sym_memo(m, k, named ? name : NULL, NULL));
 }
 
 /* ==== Arithmetic ==== */

@@ -137,17 +137,28 @@ bool nns__in_known_ints(nns__ictx *cx, int i, const int64_t **vals,
 
 /* ==== Attributes ==== */
 
+/* Rules look attributes up by string literal thousands of times per model;
+ * the literal is usually the spec's own (merged constants), so a pointer
+ * compare and a first-character check spare most strcmp calls. */
+static inline bool same_name(const char *a, const char *b) {
+  return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
+}
+
 static const nns__attr_spec *spec_of(const nns__ictx *cx, const char *name) {
-  const nns__attr_spec *s = cx->op ? cx->op->attrs : NULL;
-  for (; s && s->name; s++)
-    if (strcmp(s->name, name) == 0)
+  const nns__attr_spec *spec = cx->op ? cx->op->attrs : NULL;
+  /* By pointer first: a rule passes its spec's own literal. */
+  for (const nns__attr_spec *s = spec; s && s->name; s++)
+    if (s->name == name)
+      return s;
+  for (const nns__attr_spec *s = spec; s && s->name; s++)
+    if (same_name(s->name, name))
       return s;
   return NULL;
 }
 
 static const nns__attr *node_attr(const nns__node *n, const char *name) {
   for (int32_t i = 0; i < n->n_attrs; i++)
-    if (strcmp(n->attrs[i].name, name) == 0)
+    if (same_name(n->attrs[i].name, name))
       return &n->attrs[i];
   return NULL;
 }
