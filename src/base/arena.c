@@ -2,19 +2,31 @@
  * arena.c - the per-model bump allocator. A model allocates thousands of
  * small objects (names, dims, nodes) and frees them all at once, so a list of
  * large chunks beats malloc per object in both speed and simplicity.
+ *
+ * Chunks come straight from mmap: the kernel hands out zeroed pages, so
+ * allocations need no memset (zeroing and first-touch page faults were half
+ * the page faults of a LLaMA-sized graph). Chunks double in size, and the
+ * large ones ask for transparent huge pages, so a big model takes a few
+ * faults per 2 MB instead of one per 4 KB.
  */
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base.h"
 
 struct nns__arena_chunk {
   nns__arena_chunk *next;
   size_t size; /* usable bytes after the header */
+  size_t map_size; /* bytes mapped, header included */
   _Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_ALIGN = 16 };
+enum {
+  ARENA_ALIGN = 16,
+  ARENA_FIRST_CHUNK = 256 * 1024,
+  ARENA_HUGE = 2 * 1024 * 1024,
+};
+#define ARENA_MAX_CHUNK ((size_t)64 << 20)
 
 void nns__arena_init(nns__arena *a) { memset(a, 0, sizeof *a); }
 
@@ -22,10 +34,53 @@ void nns__arena_free(nns__arena *a) {
   nns__arena_chunk *c = a->head;
   while (c) {
     nns__arena_chunk *next = c->next;
-    free(c);
+    munmap(c, c->map_size);
     c = next;
   }
   memset(a, 0, sizeof *a);
+}
+
+/* Maps `size` bytes aligned to `align` (a power of two, at least a page) by
+ * over-mapping and trimming the ends. */
+static void *map_aligned(size_t size, size_t align) {
+  size_t span = size + align;
+  unsigned char *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  size_t lead = (align - ((uintptr_t)p & (align - 1))) & (align - 1);
+  if (lead)
+    munmap(p, lead);
+  munmap(p + lead + size, span - lead - size);
+  return p + lead;
+}
+
+static nns__arena_chunk *chunk_new(size_t usable) {
+  size_t header = offsetof(nns__arena_chunk, data);
+  if (usable > SIZE_MAX - header - 2 * (size_t)ARENA_HUGE)
+    return NULL;
+  size_t map_size = (usable + header + 4095) & ~(size_t)4095;
+  void *p;
+  if (map_size >= ARENA_HUGE) {
+    /* Whole, aligned huge pages: one fault per 2 MB. */
+    map_size = (map_size + ARENA_HUGE - 1) & ~(size_t)(ARENA_HUGE - 1);
+    p = map_aligned(map_size, ARENA_HUGE);
+#ifdef MADV_HUGEPAGE
+    if (p)
+      madvise(p, map_size, MADV_HUGEPAGE); /* a hint; failure is harmless */
+#endif
+  } else {
+    p = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      p = NULL;
+  }
+  if (!p)
+    return NULL;
+  nns__arena_chunk *c = p;
+  c->size = map_size - header;
+  c->map_size = map_size;
+  return c;
 }
 
 void *nns__arena_alloc(nns__arena *a, size_t n) {
@@ -35,27 +90,27 @@ void *nns__arena_alloc(nns__arena *a, size_t n) {
     return NULL;
   size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (!a->head || a->cap - a->used < need) {
-    /* Chunks grow with the arena so that a large model makes few mallocs. */
-    size_t size = ARENA_MIN_CHUNK;
-    if (a->total / 4 > size)
-      size = a->total / 4;
-    if (size > (size_t)64 << 20)
-      size = (size_t)64 << 20;
+    /* Each chunk doubles the last (up to 64 MB): a large model makes few
+     * chunks, a small one stays small. */
+    size_t size = !a->head                       ? ARENA_FIRST_CHUNK
+                  : a->head->size < ARENA_HUGE ? ARENA_HUGE
+                                               : a->head->size * 2;
+    if (size > ARENA_MAX_CHUNK)
+      size = ARENA_MAX_CHUNK;
     if (need > size)
       size = need;
-    nns__arena_chunk *c = malloc(sizeof *c + size);
+    nns__arena_chunk *c = chunk_new(size);
     if (!c)
       return NULL;
-    c->size = size;
     c->next = a->head;
     a->head = c;
     a->used = 0;
-    a->cap = size;
-    a->total += size;
+    a->cap = c->size;
+    a->total += c->map_size;
   }
+  /* Fresh mapped memory is zero and never reused: no memset needed. */
   void *p = a->head->data + a->used;
   a->used += need;
-  memset(p, 0, n);
   return p;
 }
 

@@ -34,7 +34,15 @@ nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err) {
     close(fd);
     return NNS_OK; /* an empty file decodes as an empty message */
   }
-  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  /* A small model is read whole anyway: prefault it in one go rather than
+   * page by page. A large one (inline weights) maps lazily, so the weight
+   * pages the decoder skips are never read. */
+  int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+  if (st.st_size <= (off_t)8 << 20)
+    flags |= MAP_POPULATE;
+#endif
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
   int e = errno;
   close(fd);
   if (p == MAP_FAILED)
