@@ -7,9 +7,10 @@ Python 3 standard library only. Called by bench/run.sh, usable on its own:
         [--only NAME] [--nnscan-runs 11] [--python-runs 5] [--warmup 1] \
         [--results-dir bench/results] [--no-nnscan] [--no-python]
 
-Every timed run is a fresh child process. Wall time is time.perf_counter()
-around the child; peak RSS is the child's max RSS, read from /usr/bin/time -f %M
-when that exists (Debian package "time"), otherwise from os.wait4()'s rusage
+Every timed run is a fresh child process, executed directly. Wall time is
+time.perf_counter() around the child; peak RSS is the child's max RSS over
+three more runs under /usr/bin/time -f %M (kept out of the timed runs, whose
+wall time would include its own fork and exec) when that exists (Debian package "time"), otherwise from os.wait4()'s rusage
 (that fallback has a floor of about this script's own RSS, because Linux
 carries the pre-exec hiwater mark of a forked child into ru_maxrss).
 
@@ -111,8 +112,11 @@ def measure(label, cmd, runs, warmup, use_time, parse=None):
     """Returns a result dict; stops at the first failing run."""
     res = {"label": label, "cmd": cmd, "runs": runs, "ok": True, "walls": [],
            "rss_kb": [], "extra": []}
+    # Timed runs exec the command directly: wrapping them in /usr/bin/time
+    # would add its own fork and exec to every wall time. Peak RSS comes
+    # from a few extra runs under /usr/bin/time (below).
     for i in range(warmup + runs):
-        r = run_once(cmd, use_time)
+        r = run_once(cmd, False)
         if r["rc"] != 0:
             res["ok"] = False
             res["rc"] = r["rc"]
@@ -128,6 +132,12 @@ def measure(label, cmd, runs, warmup, use_time, parse=None):
         res["rss_kb"].append(r["rss_kb"])
         if parse:
             res["extra"].append(parse(r["stderr"]))
+    if use_time:
+        res["rss_kb"] = []
+        for _ in range(3):
+            r = run_once(cmd, True)
+            if r["rc"] == 0 and r["rss_kb"] is not None:
+                res["rss_kb"].append(r["rss_kb"])
     res["median_s"] = statistics.median(res["walls"])
     res["min_s"] = min(res["walls"])
     res["max_s"] = max(res["walls"])
@@ -221,7 +231,7 @@ def main(argv=None):
                          "rusage for peak RSS (has a floor of ~this script's RSS)\n" % TIME_BIN)
 
     # process-spawn floor of this measuring method (for context on tiny times)
-    floor = statistics.median(run_once(["true"], use_time)["wall"] for _ in range(21))
+    floor = statistics.median(run_once(["true"], False)["wall"] for _ in range(21))
     sys.stderr.write("spawn floor (`true` via this harness): %.2f ms\n" % (floor * 1e3))
 
     rows = []
