@@ -167,11 +167,13 @@ def fmt_ratio(a, b):
 
 
 def table(rows):
-    hdr = ["model", "file size", "nnscan median", "nnscan RSS",
-           "python median", "py load+infer", "python RSS", "time py/nn", "RSS py/nn"]
+    hdr = ["model", "file size", "nnscan median", "nnscan RSS", "summary median",
+           "summary RSS", "python median", "py load+infer", "python RSS", "time py/nn",
+           "RSS py/nn"]
     out = [hdr]
     for r in rows:
-        nn, py = r.get("nnscan"), r.get("python")
+        nn, py, su = r.get("nnscan"), r.get("python"), r.get("summary")
+        su_ok = su is not None and su["ok"]
         nn_ok = nn is not None and nn["ok"]
         py_ok = py is not None and py["ok"]
         nn_t = nn["median_s"] if nn_ok else None
@@ -186,6 +188,8 @@ def table(rows):
             "%.1f MB" % (r["size"] / 1e6),
             ("FAILED" if nn is not None else "skipped") if not nn_ok else fmt_s(nn_t),
             fmt_mb(nn_m),
+            ("FAILED" if su is not None else "skipped") if not su_ok else fmt_s(su["median_s"]),
+            fmt_mb(su["peak_rss_kb"] if su_ok else None),
             ("FAILED" if py is not None else "skipped") if not py_ok else fmt_s(py_t),
             fmt_s(inproc),
             fmt_mb(py_m),
@@ -245,6 +249,11 @@ def main(argv=None):
         if not args.no_nnscan:
             cmd = [args.nnscan, "shapes", path, "--format", "json"]
             row["nnscan"] = measure("nnscan", cmd, args.nnscan_runs, args.warmup, use_time)
+            # The whole analysis (issue 3): costs, parameters, tree, memory,
+            # receptive field, rendered as JSON.
+            cmd = [args.nnscan, "summary", path, "--format", "json"]
+            row["summary"] = measure("summary", cmd, args.nnscan_runs, args.warmup,
+                                     use_time)
         if not args.no_python:
             cmd = [args.python, "-c", PY_SNIPPET, path]
             row["python"] = measure("python", cmd, args.python_runs, args.warmup,
@@ -280,7 +289,8 @@ def main(argv=None):
                 meta["date"], meta["platform"], md, note))
         sys.stderr.write("results written to %s/results.{json,md}\n" % args.results_dir)
 
-    nn_failed = any(r.get("nnscan") and not r["nnscan"]["ok"] for r in rows)
+    nn_failed = any((r.get("nnscan") and not r["nnscan"]["ok"]) or
+                    (r.get("summary") and not r["summary"]["ok"]) for r in rows)
     py_failed = any(r.get("python") and not r["python"]["ok"] for r in rows)
     return 1 if (nn_failed or py_failed) else 0
 
