@@ -317,6 +317,31 @@ static void put_clean(nns__out *o, const char *s) {
     nns__out_put(o, (unsigned char)*p < 0x20 || *p == 0x7f ? "?" : p, 1);
 }
 
+typedef void (*op_list_fn)(const nns_model *, size_t, const char **,
+                           const char **, size_t *);
+
+/* "Title: dom.Op x3, Op2 x1<tail>" for the uncounted or unknown ops;
+ * nothing when there are none. */
+static void put_op_list(nns__out *o, const nns_model *m, size_t n,
+                        op_list_fn get, const char *title, const char *tail) {
+  if (!n)
+    return;
+  nns__out_str(o, title);
+  for (size_t i = 0; i < n; i++) {
+    const char *dom, *op;
+    size_t cnt;
+    get(m, i, &dom, &op, &cnt);
+    nns__out_str(o, i ? ", " : " ");
+    if (dom && *dom) {
+      put_clean(o, dom);
+      nns__out_str(o, ".");
+    }
+    put_clean(o, op ? op : "?");
+    nns__out_fmt(o, " x%zu", cnt);
+  }
+  nns__out_str(o, tail);
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t;
   nns_model_totals(m, &t);
@@ -414,40 +439,11 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   }
   if (t.all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
-  size_t nu = nns_model_uncounted_op_count(m);
-  if (nu) {
-    nns__out_str(o, "Not counted (no cost rule):");
-    for (size_t i = 0; i < nu; i++) {
-      const char *dom, *op;
-      size_t cnt;
-      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
-      nns__out_str(o, i ? ", " : " ");
-      if (dom && *dom) {
-        put_clean(o, dom);
-        nns__out_str(o, ".");
-      }
-      put_clean(o, op ? op : "?");
-      nns__out_fmt(o, " x%zu", cnt);
-    }
-    nns__out_str(o, "; totals marked ≥ are lower bounds.\n");
-  }
-  size_t nk = nns_model_unknown_op_count(m);
-  if (nk) {
-    nns__out_str(o, "Unknown ops (no shape rule):");
-    for (size_t i = 0; i < nk; i++) {
-      const char *dom, *op;
-      size_t cnt;
-      nns_model_unknown_op(m, i, &dom, &op, &cnt);
-      nns__out_str(o, i ? ", " : " ");
-      if (dom && *dom) {
-        put_clean(o, dom);
-        nns__out_str(o, ".");
-      }
-      put_clean(o, op ? op : "?");
-      nns__out_fmt(o, " x%zu", cnt);
-    }
-    nns__out_str(o, "\n");
-  }
+  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
+              "Not counted (no cost rule):",
+              "; totals marked ≥ are lower bounds.\n");
+  put_op_list(o, m, nns_model_unknown_op_count(m), nns_model_unknown_op,
+              "Unknown ops (no shape rule):", "\n");
   text_rule(o, "=", width);
 }
 
@@ -607,23 +603,9 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     }
     nns__out_str(o, "\n");
   }
-  size_t nu = nns_model_uncounted_op_count(m);
-  if (nu) {
-    nns__out_str(o, "\nNot counted (no cost rule):");
-    for (size_t i = 0; i < nu; i++) {
-      const char *dom, *op;
-      size_t cnt;
-      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
-      nns__out_str(o, i ? ", " : " ");
-      if (dom && *dom) {
-        put_clean(o, dom);
-        nns__out_str(o, ".");
-      }
-      put_clean(o, op ? op : "?");
-      nns__out_fmt(o, " x%zu", cnt);
-    }
-    nns__out_str(o, "; counts marked ≥ are lower bounds.\n");
-  }
+  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
+              "\nNot counted (no cost rule):",
+              "; counts marked ≥ are lower bounds.\n");
 }
 
 /* ==== Entry point ==== */
