@@ -562,12 +562,17 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
   size_t nl = a->n_layers;
   type_list *types = calloc(nl, sizeof *types);
+  /* The op types that do run-time work: the layer's type summary leads
+   * with them rather than with shape arithmetic (Shape, Gather on shapes,
+   * Constant) and views (Identity, Reshape). */
+  type_list *work = calloc(nl, sizeof *work);
+  pair_set seen_work = {0};
   int64_t *out_pos = malloc(nl * sizeof *out_pos); /* producer position */
   int64_t *last_pos = malloc(nl * sizeof *last_pos);
   pair_set seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
-  if (!types || !out_pos || !last_pos || !pos) {
+  if (!types || !work || !out_pos || !last_pos || !pos) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
@@ -586,6 +591,21 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       if (added == 0)
         break;
       if (added < 0 || !list_add(&types[l], n->op_type)) {
+        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+        goto done;
+      }
+    }
+    bool does_work = n->op && n->op->cost != nns__cost_view;
+    bool all_folded = n->n_out > 0;
+    for (int32_t k = 0; k < n->n_out; k++)
+      if (n->out[k] && !n->out[k]->cval)
+        all_folded = false;
+    for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
+         l = a->layers[l].info.parent) {
+      int added = pair_add(&seen_work, (uint32_t)l, a->nodes[n->index].optype);
+      if (added == 0)
+        break;
+      if (added < 0 || !list_add(&work[l], n->op_type)) {
         st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
         goto done;
       }
@@ -648,7 +668,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     if (li->counts.nodes == 1 && types[l].n == 1)
       li->type = types[l].v[0];
     else if (!li->type) /* no module class from the metadata */
-      li->type = join(m, &types[l], "+", SUMMARY_MAX);
+      li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
   /* The root is the model: its first input and first output. */
   if (nl) {
@@ -663,8 +683,12 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
 done:
   for (size_t l = 0; types && l < nl; l++)
     free(types[l].v);
+  for (size_t l = 0; work && l < nl; l++)
+    free(work[l].v);
   free(types);
+  free(work);
   free(seen.keys);
+  free(seen_work.keys);
   free(out_pos);
   free(last_pos);
   free(pos);
