@@ -51,6 +51,19 @@ int64_t nns__out_count(nns__ictx *cx, nns__cost *c, int i) {
   return type_count(cx, c, &cx->node->out[i]->type);
 }
 
+/* Adds the element counts of every present output (write) to *total. */
+static nns_status add_writes(nns__ictx *cx, nns__cost *c, int64_t *total) {
+  for (int i = 0; i < nns__n_out(cx); i++) {
+    if (!nns__has_out(cx, i))
+      continue;
+    int64_t n = nns__out_count(cx, c, i);
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    *total = nns__cadd(c, *total, n);
+  }
+  return NNS_OK;
+}
+
 /* DMAs of reading every present input and writing every present output. */
 static nns_status reads_and_writes(nns__ictx *cx, nns__cost *c,
                                    int64_t *total) {
@@ -63,16 +76,9 @@ static nns_status reads_and_writes(nns__ictx *cx, nns__cost *c,
       return NNS__UNCOUNTED;
     t = nns__cadd(c, t, n);
   }
-  for (int i = 0; i < nns__n_out(cx); i++) {
-    if (!nns__has_out(cx, i))
-      continue;
-    int64_t n = nns__out_count(cx, c, i);
-    if (n < 0)
-      return NNS__UNCOUNTED;
-    t = nns__cadd(c, t, n);
-  }
+  nns_status st = add_writes(cx, c, &t);
   *total = t;
-  return NNS_OK;
+  return st;
 }
 
 nns_status nns__cost_eltwise(nns__ictx *cx, nns__cost *c, int64_t k) {
@@ -93,4 +99,31 @@ nns_status nns__cost_view(nns__ictx *cx, nns__cost *c) {
 nns_status nns__cost_move(nns__ictx *cx, nns__cost *c) {
   c->flops = c->macs = 0;
   return reads_and_writes(cx, c, &c->dmas);
+}
+
+nns_status nns__cost_rw(nns__ictx *cx, nns__cost *c, int64_t flops,
+                        int64_t reads) {
+  if (flops < 0 || reads < 0)
+    return NNS__UNCOUNTED;
+  int64_t dmas = reads;
+  nns_status st = add_writes(cx, c, &dmas);
+  if (st != NNS_OK)
+    return st;
+  c->flops = flops;
+  c->macs = 0;
+  c->dmas = dmas;
+  return NNS_OK;
+}
+
+nns_status nns__cost_x(nns__ictx *cx, nns__cost *c, int64_t fx, int64_t fy) {
+  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
+  if (x < 0 || y < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c,
+                      nns__cadd(c, nns__cmul(c, fx, x), nns__cmul(c, fy, y)),
+                      x);
+}
+
+nns_status nns__cost_move_x(nns__ictx *cx, nns__cost *c) {
+  return nns__cost_x(cx, c, 0, 0);
 }

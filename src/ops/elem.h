@@ -59,25 +59,4 @@ int64_t nns__bcast_index(int64_t o, int32_t r, const nns__dim *od,
 
 /* ==== Cost helpers (defined in eltwise.c) ==== */
 
-/*
- * A node that does `flops` FLOPs and reads `reads` elements, then writes
- * every present output: FLOPs flops, MACs 0, DMAs reads + numel(outputs).
- * For ops whose extra inputs are arguments (axes, K, pads, Clip's bounds,
- * repeats) rather than data, or that read less than a whole input (Slice,
- * Gather). NNS__UNCOUNTED when flops or reads is negative (an unknown
- * count) or an output's rank is unknown.
- */
-nns_status nns__cost_rw(nns__ictx *cx, nns__cost *c, int64_t flops,
-                        int64_t reads);
-
-/* The same for an op that reads its first input whole: FLOPs
- * fx*numel(X) + fy*numel(Y), DMAs numel(X) + numel(outputs) (reductions,
- * Softmax, Clip, CumSum, ArgMax). */
-nns_status nns__cost_x(nns__ictx *cx, nns__cost *c, int64_t fx, int64_t fy);
-
-/* Data movement that reads its first input whole and takes its other
- * inputs as arguments (Split, Expand, Tile, Pad, Trilu, OneHot's indices,
- * CastLike): FLOPs 0, DMAs numel(X) + numel(outputs). */
-nns_status nns__cost_move_x(nns__ictx *cx, nns__cost *c);
-
 #endif

@@ -187,40 +187,6 @@ nns__dim *nns__aligned_dims(nns__ictx *cx, int i, int32_t r, int32_t off,
   return d;
 }
 
-/* ==== Cost helpers (elem.h) ==== */
-
-nns_status nns__cost_rw(nns__ictx *cx, nns__cost *c, int64_t flops,
-                        int64_t reads) {
-  if (flops < 0 || reads < 0)
-    return NNS__UNCOUNTED;
-  int64_t dmas = reads;
-  for (int i = 0; i < nns__n_out(cx); i++) {
-    if (!nns__has_out(cx, i))
-      continue;
-    int64_t n = nns__out_count(cx, c, i);
-    if (n < 0)
-      return NNS__UNCOUNTED;
-    dmas = nns__cadd(c, dmas, n);
-  }
-  c->flops = flops;
-  c->macs = 0;
-  c->dmas = dmas;
-  return NNS_OK;
-}
-
-nns_status nns__cost_x(nns__ictx *cx, nns__cost *c, int64_t fx, int64_t fy) {
-  int64_t x = nns__in_count(cx, c, 0), y = nns__out_count(cx, c, 0);
-  if (x < 0 || y < 0)
-    return NNS__UNCOUNTED;
-  return nns__cost_rw(cx, c,
-                      nns__cadd(c, nns__cmul(c, fx, x), nns__cmul(c, fy, y)),
-                      x);
-}
-
-nns_status nns__cost_move_x(nns__ictx *cx, nns__cost *c) {
-  return nns__cost_x(cx, c, 0, 0);
-}
-
 /* ==== Broadcasting shape rules ==== */
 
 /* True when the entry declares attribute `name`: the legacy-broadcast

@@ -270,6 +270,26 @@ int64_t nns__out_count(nns__ictx *cx, nns__cost *c, int i);
 nns_status nns__cost_eltwise(nns__ictx *cx, nns__cost *c, int64_t k);
 nns_status nns__cost_view(nns__ictx *cx, nns__cost *c);
 nns_status nns__cost_move(nns__ictx *cx, nns__cost *c);
+/*
+ * A node that does `flops` FLOPs and reads `reads` elements, then writes
+ * every present output: FLOPs flops, MACs 0, DMAs reads + numel(outputs).
+ * For ops whose extra inputs are arguments (axes, K, pads, Clip's bounds,
+ * repeats) rather than data, or that read less than a whole input (Slice,
+ * Gather). NNS__UNCOUNTED when flops or reads is negative (an unknown
+ * count) or an output's rank is unknown.
+ */
+nns_status nns__cost_rw(nns__ictx *cx, nns__cost *c, int64_t flops,
+                        int64_t reads);
+
+/* The same for an op that reads its first input whole: FLOPs
+ * fx*numel(X) + fy*numel(Y), DMAs numel(X) + numel(outputs) (reductions,
+ * Softmax, Clip, CumSum, ArgMax). */
+nns_status nns__cost_x(nns__ictx *cx, nns__cost *c, int64_t fx, int64_t fy);
+
+/* Data movement that reads its first input whole and takes its other
+ * inputs as arguments (Split, Expand, Tile, Pad, Trilu, OneHot's indices,
+ * CastLike): FLOPs 0, DMAs numel(X) + numel(outputs). */
+nns_status nns__cost_move_x(nns__ictx *cx, nns__cost *c);
 
 /* ==== Family tables ==== */
 
