@@ -4,9 +4,7 @@
  * constant elements, broadcast indexing, and converting a value to an
  * element of a given dtype the way ONNX Cast does. One place decides how a
  * double becomes a float16 or how an int64 wraps into an int8, so that
- * Cast, Clip and every fold agree. It also declares the two cost helpers
- * that the element-wise, activation, reduce, shape, indexing and generator
- * families share (shape_util.h includes this header).
+ * Cast, Clip and every fold agree (shape_util.h includes this header).
  */
 #ifndef NNS_OPS_ELEM_H
 #define NNS_OPS_ELEM_H
@@ -56,7 +54,5 @@ nns__dim *nns__aligned_dims(nns__ictx *cx, int i, int32_t r, int32_t off,
  * broadcast output (rank r, static dims od). */
 int64_t nns__bcast_index(int64_t o, int32_t r, const nns__dim *od,
                          const nns__dim *id);
-
-/* ==== Cost helpers (defined in eltwise.c) ==== */
 
 #endif
