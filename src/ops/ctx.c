@@ -183,8 +183,16 @@ int64_t nns__attr_int(const nns__ictx *cx, const char *name) {
   const nns__attr *a = nns__attr_get(cx, name);
   if (a && a->type == NNS__AT_INT)
     return a->i;
-  if (a && a->type == NNS__AT_FLOAT) /* tolerate a float where int expected */
+  /* Tolerate a float where an int is expected, saturating: a hostile
+   * 4e34 must not be undefined behaviour; the rule then rejects the value.
+   * A NaN counts as absent. */
+  if (a && a->type == NNS__AT_FLOAT && a->f == a->f) {
+    if (a->f >= 9.2e18)
+      return INT64_MAX;
+    if (a->f <= -9.2e18)
+      return INT64_MIN;
     return (int64_t)a->f;
+  }
   const nns__attr_spec *s = spec_of(cx, name);
   return s && s->has_default ? s->i : 0;
 }

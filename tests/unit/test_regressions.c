@@ -9,6 +9,9 @@
  *   peak-memory-overflow.onnx  per-node activation totals saturated while
  *                              the peak walk subtracted unsaturated sizes:
  *                              signed overflow (UBSan), negative live bytes.
+ *   float-attr-to-int-overflow.onnx  a FLOAT attribute of -4e34 where an
+ *                              INT is expected was converted to int64
+ *                              (UBSan: out of range); now it saturates.
  */
 #include <dirent.h>
 #include <stdio.h>
