@@ -244,6 +244,12 @@ typedef struct nns__function {
 
 /* ==== The model ==== */
 
+/* A module the caller described (nns_model_set_module). */
+typedef struct nns__module_decl {
+  const char *class_name; /* interned */
+  size_t call_count;
+} nns__module_decl;
+
 typedef struct nns__unknown_op {
   const char *domain;
   const char *op_type;
@@ -301,6 +307,10 @@ struct nns_model {
   struct nns__analysis *analysis; /* results of nns_model_analyze, or NULL
                                      (src/analyze) */
   nns__map warned;           /* interned keys of warnings given once */
+  /* What the caller said (nns_model_set_module / _set_param_kind), for
+   * every analysis; arena-backed maps. */
+  nns__map modules;          /* interned dotted path -> nns__module_decl* */
+  nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */
