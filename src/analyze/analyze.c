@@ -312,7 +312,7 @@ static void *to_arena(nns_model *m, void *rows, size_t n, size_t size,
     free(rows);
     return NULL;
   }
-  void *dst = nns__arena_array(&m->arena, n, size);
+  void *dst = nns__arena_array(&m->analysis_arena, n, size);
   if (dst)
     memcpy(dst, rows, n * size);
   else
@@ -395,14 +395,14 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
                           const nns_analyze_options *o, nns_error *err) {
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
-  a->nodes = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->nodes);
+  a->nodes = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->nodes);
   a->is_param_value =
-      nns__arena_array(&m->arena, m->n_values + 1, sizeof *a->is_param_value);
-  a->order = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->order);
+      nns__arena_array(&m->analysis_arena, m->n_values + 1, sizeof *a->is_param_value);
+  a->order = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->order);
   a->main = g;
-  a->node_counts = nns__arena_array(&m->arena, m->n_nodes + 1,
+  a->node_counts = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
                                     sizeof *a->node_counts);
-  a->node_counted = nns__arena_array(&m->arena, m->n_nodes + 1,
+  a->node_counted = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
                                      sizeof *a->node_counted);
   if (!a->nodes || !a->is_param_value || !a->order || !a->node_counts ||
       !a->node_counted)
@@ -452,7 +452,11 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
     if (st != NNS_OK)
       return st;
   }
-  nns__analysis *a = nns__arena_alloc(&m->arena, sizeof *a);
+  /* The previous analysis goes first: results do not pile up. */
+  m->analysis = NULL;
+  nns__arena_free(&m->analysis_arena);
+  nns__arena_init(&m->analysis_arena);
+  nns__analysis *a = nns__arena_alloc(&m->analysis_arena, sizeof *a);
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   /* The cost_subgraph hook reaches the analysis through the model. */

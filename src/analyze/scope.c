@@ -421,7 +421,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   builder b;
   memset(&b, 0, sizeof b);
   b.m = m;
-  b.types.arena = &m->arena;
+  b.types.arena = &m->analysis_arena;
   b.pytorch = m->producer_name && strcmp(m->producer_name, "pytorch") == 0;
   nns_status st = NNS_OK;
   const nns__graph *g = m->graph;
@@ -431,7 +431,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     goto nomem;
   if (!read_module_types(&b))
     goto nomem;
-  a->meta_param_kinds.arena = &m->arena;
+  a->meta_param_kinds.arena = &m->analysis_arena;
   read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
                    "parameter kinds");
   for (int32_t i = 0; i < g->n_nodes; i++) {
@@ -445,7 +445,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
               "layer kept", MAX_DEPTH, MAX_PATH);
   /* Preorder, children in first-seen order. */
   a->n_layers = b.n;
-  a->layers = nns__arena_array(&m->arena, b.n, sizeof *a->layers);
+  a->layers = nns__arena_array(&m->analysis_arena, b.n, sizeof *a->layers);
   uint32_t *pre = malloc(b.n * sizeof *pre);   /* build index -> preorder */
   uint32_t *stack = malloc(b.n * sizeof *stack);
   if (!a->layers || !pre || !stack) {
@@ -580,7 +580,7 @@ static const char *join(nns_model *m, const type_list *t, const char *sep,
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
     len += strlen(t->v[i]) + strlen(sep);
-  char *s = nns__arena_alloc(&m->arena, len + 8);
+  char *s = nns__arena_alloc(&m->analysis_arena, len + 8);
   if (!s)
     return "";
   size_t k = 0;

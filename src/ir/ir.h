@@ -257,7 +257,14 @@ typedef struct nns__unknown_op {
 } nns__unknown_op;
 
 struct nns_model {
-  nns__arena arena;
+  nns__arena arena;          /* the graph: lives as long as the model */
+  /* Results, each freed whole when they are redone (nnscan.h,
+   * "Ownership"): types, dims, folded constants and orders of the last
+   * nns_model_infer (src/infer, src/ops, tensor.c), and everything of the
+   * last nns_model_analyze (src/analyze). Interned strings stay in `arena`:
+   * each run interns the same ones again. */
+  nns__arena infer_arena;
+  nns__arena analysis_arena;
   nns__interner strings;
   nns__fmap map;             /* when loaded from a file */
   const uint8_t *data;       /* the model bytes */
@@ -279,6 +286,9 @@ struct nns_model {
   /* Symbol table: id 0 is reserved for "known". malloc'ed. */
   nns__symbol *syms;
   uint32_t n_syms, cap_syms;
+  uint32_t n_syms_load;      /* symbols of the model itself (its declared
+                                dims); an inference's own are dropped by
+                                the next one */
   nns__map sym_by_name;      /* interned name -> (void*)(uintptr_t)id */
 
   /* Every value in graph order (see nns_model_value_count). malloc'ed. */
