@@ -258,7 +258,8 @@ static void j_totals(nns__out *o, const nns_model *m) {
   j_bool(o, "complete",
          !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
   nns__out_str(o, ", ");
-  j_int(o, "params_total", all.params + all.buffers);
+  j_int(o, "params_total",
+        nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));
   nns__out_str(o, ", ");
   j_int(o, "params_unique", t.params_unique);
   nns__out_str(o, ", ");

@@ -33,6 +33,12 @@ nns_counts nns__total_counts_of(const nns_model *m);
 nns_rf nns__total_rf_of(const nns_model *m);
 const char *nns__warning_of(const nns_model *m, size_t i);
 
+/* a + b, saturated at INT64_MAX (counts are never negative). */
+static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* ==== Buffered output ==== */
 
 /* Writes go to `buf` and reach the callback in blocks, so a report of a

@@ -348,11 +348,15 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   text_rule(o, "=", width);
   total_str(a, sizeof a, all.params, false, false);
   nns__out_fmt(o, "Trainable params: %s\n", a);
-  total_str(a, sizeof a, all.buffers, false, false);
+  /* Non-trainable: buffers and frozen parameters, as torchscan says. */
+  total_str(a, sizeof a, nns__sum_sat(all.buffers, all.frozen), false,
+            false);
   nns__out_fmt(o, "Non-trainable params: %s\n", a);
-  total_str(a, sizeof a, all.params + all.buffers, false, false);
+  int64_t total =
+      nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
+  total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  if (t.params_unique != all.params + all.buffers) {
+  if (t.params_unique != total) {
     total_str(a, sizeof a, t.params_unique, false, false);
     nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
                     "once)\n", a);

@@ -57,7 +57,9 @@ static bool untouched(const void *p, size_t from, size_t to) {
 static void c_version(void) {
   CHECK_STR(nns_version(), NNS_VERSION_STRING);
 }
-static void c_abi_version(void) { CHECK_EQ(nns_abi_version(), NNS_ABI_VERSION); }
+static void c_abi_version(void) {
+  CHECK_EQ(nns_abi_version(), NNS_ABI_VERSION);
+}
 static void c_status_name(void) {
   CHECK_STR(nns_status_name((nns_status)999), "NNS_E_UNKNOWN");
   CHECK_STR(nns_status_name((nns_status)-7), "NNS_E_UNKNOWN");
@@ -519,7 +521,9 @@ static void c_report(void) {
   CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_ARG);
   nns_model_free(m);
 }
-static void c_table_new(void) { CHECK_EQ(nns_table_new(NULL, &err), NNS_E_ARG); }
+static void c_table_new(void) {
+  CHECK_EQ(nns_table_new(NULL, &err), NNS_E_ARG);
+}
 static void c_table_free(void) { nns_table_free(NULL); }
 static void c_table_add(void) {
   nns_table *t = NULL;
@@ -655,8 +659,9 @@ static void test_every_export_is_checked(void) {
        p = strstr(p + 1, "\nNNS_API ")) {
     char *paren = strchr(p, '(');
     char *name = paren;
-    while (name > p && (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
-                        (name[-1] >= '0' && name[-1] <= '9')))
+    while (name > p &&
+           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
+            (name[-1] >= '0' && name[-1] <= '9')))
       name--;
     char buf[128];
     size_t len = (size_t)(paren - name);
