@@ -453,10 +453,7 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
     if (st != NNS_OK)
       return st;
   }
-  /* The previous analysis goes first: results do not pile up. */
-  m->analysis = NULL;
-  nns__arena_free(&m->analysis_arena);
-  nns__arena_init(&m->analysis_arena);
+  nns__model_forget_analysis(m); /* results do not pile up */
   nns__analysis *a = nns__arena_alloc(&m->analysis_arena, sizeof *a);
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");

@@ -418,24 +418,11 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   if (all.flags & NNS_COUNT_SYMBOLIC) {
     nns__out_str(o, "Symbolic dims taken as 1:");
     /* The symbols the graph inputs name: the ones a user can fix. */
-    int shown = 0;
-    const char *seen[16];
-    for (size_t k = 0; k < nns_model_input_count(m); k++) {
-      size_t v = nns__input_of(m, k);
-      nns_value_info vi = nns__value_of(m, v);
-      for (int ax = 0; ax < vi.rank; ax++) {
-        nns_dim dim = nns__dim_of(m, v, ax);
-        if (dim.value >= 0 || !dim.symbol)
-          continue;
-        bool dup = false;
-        for (int s = 0; s < shown && !dup; s++)
-          dup = !strcmp(seen[s], dim.symbol);
-        if (dup || shown == 16)
-          continue;
-        seen[shown++] = dim.symbol;
-        nns__out_str(o, shown > 1 ? ", " : " ");
-        put_clean(o, dim.symbol);
-      }
+    const char *syms[16];
+    int shown = nns__input_symbols(m, syms, 16);
+    for (int s = 0; s < shown; s++) {
+      nns__out_str(o, s ? ", " : " ");
+      put_clean(o, syms[s]);
     }
     nns__out_str(o, shown ? "\n" : " (unnamed)\n");
   }
