@@ -91,10 +91,10 @@ void *nns__arena_alloc(nns__arena *a, size_t n) {
   size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (!a->head || a->cap - a->used < need) {
     /* Each chunk doubles the last (up to 64 MB): a large model makes few
-     * chunks, a small one stays small. */
-    size_t size = !a->head                       ? ARENA_FIRST_CHUNK
-                  : a->head->size < ARENA_HUGE ? ARENA_HUGE
-                                               : a->head->size * 2;
+     * chunks, a small one stays small. A model has three arenas (graph,
+     * inference, analysis), so small ones double too rather than jump to
+     * a huge page each. */
+    size_t size = !a->head ? ARENA_FIRST_CHUNK : a->head->size * 2;
     if (size > ARENA_MAX_CHUNK)
       size = ARENA_MAX_CHUNK;
     if (need > size)
