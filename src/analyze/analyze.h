@@ -75,6 +75,11 @@ typedef struct nns__analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
+  /* Live activation bytes after each main-graph node in running order
+   * (a->order): the curve whose maximum is totals.peak_activation_bytes
+   * (memory.c; saturated at INT64_MAX). */
+  int64_t *live_bytes;
+  size_t peak_position;       /* first position where the curve peaks */
 } nns__analysis;
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -119,6 +124,16 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
+/* The live-activation curve of an analysed model: the number of points
+ * (main-graph nodes in running order), and for point i its live bytes and
+ * the layer (preorder index) holding the node. 0 points when the model was
+ * not analysed. For the report layer (the HTML page, the JSON "memory"
+ * member); defined in api.c. */
+size_t nns__model_live_count(const nns_model *m);
+void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
+                           size_t *layer);
+/* Position of the curve's first maximum ((size_t)-1 without points). */
+size_t nns__model_live_peak(const nns_model *m);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */

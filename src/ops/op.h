@@ -122,6 +122,10 @@ const nns__op *nns__custom_find(const nns_model *m, const char *domain,
                                 const char *name);
 size_t nns__op_table_size(void);
 const nns__op *nns__op_table_at(size_t i);
+/* The family (the src/ops/ file, "conv", "gemm", ...) of the first entry
+ * for (domain, name), or NULL for an op the table does not have. The HTML
+ * report colours layers by it. */
+const char *nns__op_family(const char *domain, const char *name);
 
 /* ==== The rule context ==== */
 

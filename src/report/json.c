@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyze/analyze.h"
 #include "report_int.h"
 
 static const char *kind_name(nns_type_kind k) {
@@ -311,6 +312,47 @@ static void j_symbols(nns__out *o, const nns_model *m) {
                t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
 }
 
+/* The live-activation curve, one point per main-graph node in running
+ * order, and the layer of each node: the innermost one shown at this
+ * depth, so every index is a layer of "layers". */
+static void j_memory(nns__out *o, const nns_model *m, int maxd) {
+  size_t n = nns__model_live_count(m), peak = nns__model_live_peak(m);
+  nns__out_str(o, "  \"memory\": {\"peak_position\": ");
+  if (peak == (size_t)-1)
+    nns__out_str(o, "null");
+  else
+    nns__out_fmt(o, "%zu", peak);
+  nns__out_str(o, ",\n    \"live_bytes\": [");
+  for (size_t i = 0; i < n; i++) {
+    int64_t b;
+    size_t l;
+    nns__model_live_point(m, i, &b, &l);
+    nns__out_fmt(o, i ? (i % 16 ? ", %lld" : ",\n      %lld") : "%lld",
+                 (long long)b);
+  }
+  nns__out_str(o, "],\n    \"node_layers\": [");
+  size_t prev_in = (size_t)-1, prev_out = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t b;
+    size_t l;
+    nns__model_live_point(m, i, &b, &l);
+    if (l == prev_in) {
+      l = prev_out; /* consecutive nodes mostly share a layer */
+    } else {
+      prev_in = l;
+      nns_layer_info li;
+      nns_model_layer(m, l, &li);
+      while (li.depth > maxd && li.parent != (size_t)-1) {
+        l = li.parent;
+        nns_model_layer(m, l, &li);
+      }
+      prev_out = l;
+    }
+    nns__out_fmt(o, i ? (i % 16 ? ", %zu" : ",\n      %zu") : "%zu", l);
+  }
+  nns__out_str(o, "]},\n");
+}
+
 nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
                             nns__out *o) {
   const char *name = nns__model_name(m, opt);
@@ -354,7 +396,10 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"counted\": %s, ", counted ? "true" : "false");
+    nns__out_fmt(o, ", \"counted\": %s, \"family\": ", counted ? "true" : "false");
+    const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
+    nns__out_json_str(o, fam ? fam : "unknown");
+    nns__out_str(o, ", ");
     j_counts(o, &k);
     nns__out_str(o, "}");
   }
@@ -399,6 +444,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, nns_model_warning(m, k));
   }
   nns__out_str(o, nns_model_warning_count(m) ? "\n  ],\n" : "],\n");
+
+  j_memory(o, m, maxd);
 
   /* The flat list, in preorder. */
   nns__out_str(o, "  \"layers\": [");
