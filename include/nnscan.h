@@ -471,7 +471,8 @@ NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
 /*
  * Renderers of an analysis (call nns_model_analyze() first): the tree table
  * people read, CSV, Markdown, and the JSON contract scripts parse
- * ("nnscan.summary", documented in docs/json.md). The library never prints:
+ * ("nnscan.summary", documented in docs/json.md), and a self-contained HTML
+ * page of it (docs/html.md). The library never prints:
  * every report goes through the caller's write callback, in pieces.
  *
  *   nns_report_options o = {.format = NNS_FORMAT_TEXT,
@@ -490,7 +491,11 @@ typedef enum nns_report_format {
   NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
   NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
   NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
-  NNS_FORMAT_JSON = 3  /* the machine contract: everything, unformatted */
+  NNS_FORMAT_JSON = 3, /* the machine contract: everything, unformatted */
+  NNS_FORMAT_HTML = 4  /* one self-contained page: the JSON document and a
+                          viewer (module tree as an icicle, tree table,
+                          memory curve); see docs/html.md. nns_report_table
+                          takes it too (table and interactive scatter) */
 } nns_report_format;
 
 typedef enum nns_numbers {
@@ -524,7 +529,8 @@ enum {
 
 /* max_depth values with a meaning of their own. */
 enum {
-  NNS_DEPTH_DEFAULT = 0, /* 2 for text and md; every depth for csv and json */
+  NNS_DEPTH_DEFAULT = 0, /* 2 for text and md; every depth for csv, json
+                            and html */
   NNS_DEPTH_ALL = -1     /* every layer */
 };
 

@@ -1,7 +1,7 @@
 /*
  * summary.c - `nnscan summary MODEL` (and `nnscan MODEL`): every layer's
  * parameters, FLOPs, MACs, memory accesses, receptive field and memory, as
- * a tree table, CSV, Markdown or JSON. Parsing the options is all it does:
+ * a tree table, CSV, Markdown, JSON or an HTML page. Parsing the options is all it does:
  * the analysis is nns_model_analyze() and the rendering nns_report().
  */
 #include <stdlib.h>
@@ -13,9 +13,11 @@ static const char summary_usage[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
     "md,\n"
-    "                         all for csv and json); deeper layers add into "
+    "                         all for csv, json and html); deeper layers add into "
     "their ancestor\n"
-    "  --format text|csv|md|json   output format (default text)\n"
+    "  --format text|csv|md|json|html   output format (default text); html "
+    "is one\n"
+    "                         self-contained page (docs/html.md)\n"
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
     "  --columns LIST         numeric columns, comma-separated: params, "
     "buffers,\n"
@@ -122,7 +124,8 @@ static bool incomplete(const nns_model *m, const char *path) {
 }
 
 int cmd_summary(int argc, char **argv) {
-  static const char *const formats[] = {"text", "csv", "md", "json", NULL};
+  static const char *const formats[] = {"text", "csv", "md", "json", "html",
+                                       NULL};
   static const char *const numbers[] = {"raw", "clever", "ratio", NULL};
   static const char *const wraps[] = {"middle", "start", "end", NULL};
   static const char *const optims[] = {"sgd", "momentum", "adam", NULL};
@@ -223,7 +226,8 @@ int cmd_summary(int argc, char **argv) {
   }
   int f = pick(o.format, formats);
   if (f < 0) {
-    fprintf(stderr, "nnscan summary: --format is text, csv, md or json, not "
+    fprintf(stderr, "nnscan summary: --format is text, csv, md, json or html, "
+                    "not "
                     "'%s'\n", o.format);
     goto done;
   }

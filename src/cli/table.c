@@ -1,7 +1,8 @@
 /*
  * table.c - `nnscan table FILES...`: one row per model (Params, FLOPs,
- * MACs, DMAs, receptive field) as Markdown or CSV, and with --plot an SVG
- * scatter of MACs against parameters. Each model is loaded, analysed and
+ * MACs, DMAs, receptive field) as Markdown, CSV or an HTML page (with the
+ * scatter, interactive), and with --plot an SVG scatter of MACs against
+ * parameters. Each model is loaded, analysed and
  * freed in turn; only its totals are kept.
  */
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 #include "cli.h"
 
 static const char table_usage[] =
-    "usage: nnscan table FILES... [--format md|csv|text] [--plot FILE.svg]\n"
+    "usage: nnscan table FILES... [--format md|csv|text|html] [--plot "
+    "FILE.svg]\n"
     "                    [--input NAME=DIMS]... [--batch N] [-o FILE]\n";
 
 int cmd_table(int argc, char **argv) {
@@ -50,8 +52,11 @@ int cmd_table(int argc, char **argv) {
     ro.format = NNS_FORMAT_CSV;
   else if (!strcmp(o.format, "text"))
     ro.format = NNS_FORMAT_TEXT;
+  else if (!strcmp(o.format, "html"))
+    ro.format = NNS_FORMAT_HTML;
   else if (strcmp(o.format, "md")) {
-    fprintf(stderr, "nnscan table: --format is md, csv or text, not '%s'\n",
+    fprintf(stderr, "nnscan table: --format is md, csv, text or html, not "
+                    "'%s'\n",
             o.format);
     goto done;
   }

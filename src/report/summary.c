@@ -1,7 +1,7 @@
 /*
  * summary.c - nns_report(): the layer table of an analysed model as a text
  * tree (torchscan's layout, with ├─ └─ │ guides and a footer of totals), as
- * CSV and as Markdown; JSON is in json.c.
+ * CSV and as Markdown; JSON is in json.c, the HTML page in html.c.
  *
  * All three tables are built the same way: pick the layers at or above the
  * chosen depth (a layer's counts already cover its subtree, so cutting the
@@ -618,7 +618,7 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   if (!model || !write)
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report needs a model and a write callback");
-  if ((unsigned)o.format > NNS_FORMAT_JSON ||
+  if ((unsigned)o.format > NNS_FORMAT_HTML ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
@@ -633,6 +633,8 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   nns_status st = NNS_OK;
   if (o.format == NNS_FORMAT_JSON) {
     st = nns__report_json(model, &o, out);
+  } else if (o.format == NNS_FORMAT_HTML) {
+    st = nns__report_html(model, &o, out);
   } else {
     grid g;
     bool csv = o.format == NNS_FORMAT_CSV;
