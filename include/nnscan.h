@@ -564,8 +564,9 @@ typedef struct nns_table_row {
 
 /*
  * One row per model: Model, Params (M), FLOPs (G), MACs (G), DMAs (G), RF.
- * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV or NNS_FORMAT_TEXT (laid out
- * like md); other fields are not used. A partial count shows as "≥ x".
+ * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV, NNS_FORMAT_TEXT (laid out
+ * like md) or NNS_FORMAT_HTML (a page with the table and the plot,
+ * interactive); other fields are not used. A partial count shows as "≥ x".
  */
 NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
                                     const nns_report_options *opts,
@@ -576,7 +577,9 @@ NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
  * An SVG scatter plot of MACs (y) against parameters (x), one labelled
  * point per model; an axis whose values span more than a decade is
  * logarithmic (models with a zero count are then left off, and listed in
- * the SVG's <desc>).
+ * the SVG's <desc>). Labels never overlap each other or a point: one that
+ * cannot sit beside its point is moved to free space and gets a leader
+ * line.
  */
 NNS_API nns_status nns_report_plot(const nns_table_row *rows, size_t count,
                                    nns_write_fn write, void *user,

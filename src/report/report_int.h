@@ -106,8 +106,8 @@ typedef struct nns__html_doc {
   size_t figure_len;
 } nns__html_doc;
 
-/* Documents from this size on are embedded gzipped (base64). */
-#define NNS__HTML_GZIP_FROM ((size_t)1 << 20)
+/* Documents from this size on (512 KiB) are embedded gzipped (base64). */
+#define NNS__HTML_GZIP_FROM ((size_t)512 << 10)
 
 /*
  * Writes the self-contained page that shows d: inline CSS, the document in

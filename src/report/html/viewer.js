@@ -266,9 +266,11 @@
     this.levels = Math.min(this.maxDepth + 1, 8);
   }
 
+  Icicle.prototype.familyOf = function (n, key) { return dominantFamily(n, key); };
+
   /* The family a box is drawn in: its own for a leaf, else that of the
    * child holding most of the metric (what dominates underneath). */
-  Icicle.prototype.familyOf = function (n, key) {
+  function dominantFamily(n, key) {
     while (n.children.length) {
       var best = null;
       for (var i = 0; i < n.children.length; i++)
@@ -277,7 +279,7 @@
       n = best;
     }
     return n.family;
-  };
+  }
 
   Icicle.prototype.draw = function () {
     var key = this.metric.key, focus = this.focus, self = this;
@@ -294,12 +296,20 @@
     while (stack.length) {
       var it = stack.pop(), n = it[0], x = it[1], w = it[2];
       var d = n.depth - depth0;
+      /* The focus's children are always drawn, a 1 px sliver at least,
+       * so that no top-level module goes missing; deeper boxes below half
+       * a pixel are left out (their parent's box covers them). */
+      if (d === 1 && w < 1 && (n.metrics[key] || 0) > 0) w = 1;
       if (d >= levels || w < 0.5) continue;
       var g = svg('g', {'class': 'box', 'data-path': n.path, 'data-id': n.id,
                         'data-value': n.metrics[key] || 0});
       var fam = this.familyOf(n, key);
-      g.appendChild(svg('rect', {x: x.toFixed(2), y: d * ROW_H, width: Math.max(w - 1, 0.5).toFixed(2),
-                                 height: ROW_H - 2, rx: w > 6 ? 3 : 0, fill: familyColour(fam)}));
+      /* Boxes too thin for a gap are drawn edge to edge, so a run of
+       * hundreds of small layers reads as a solid band, not a haze. */
+      var thin = w < 4;
+      g.appendChild(svg('rect', {x: x.toFixed(2), y: d * ROW_H, width: (thin ? w : w - 1).toFixed(2),
+                                 height: ROW_H - 2, rx: w > 6 ? 3 : 0, fill: familyColour(fam),
+                                 'class': thin ? 'thin' : ''}));
       if (w > 44) {
         var label = n.name + '  ' + fmtClever(n.metrics[key] || 0, this.metric.unit);
         var maxc = Math.floor((w - 10) / 6.6);
@@ -492,9 +502,9 @@
     var cols = [{key: 'name', label: 'Layer'}].concat(this.view.columns);
     var head = el('div', {cls: 'tt-head'});
     var widths = {type: 'minmax(130px, 1.3fr)', shape: 'minmax(150px, 1.4fr)', flags: 'minmax(90px, 1fr)',
-                  rf: '52px', stride: '58px', pad: '46px', pct_params: '78px', pct_macs: '72px'};
+                  rf: '52px', stride: '58px', pad: '46px', pct_params: '86px', pct_macs: '80px'};
     this.grid = 'minmax(250px, 2.4fr) ' + this.view.columns.map(function (c) {
-      return widths[c.key] || 'minmax(78px, 0.8fr)';
+      return widths[c.key] || 'minmax(84px, 0.8fr)';
     }).join(' ');
     head.style.gridTemplateColumns = this.grid;
     cols.forEach(function (c) {
@@ -552,7 +562,7 @@
       var name = el('div', {cls: 'td name', title: n.path || n.name});
       name.style.paddingLeft = 8 + n.depth * 16 + 'px';
       name.appendChild(el('span', {cls: 'caret', text: n.children.length ? (this.isOpen(n) ? '▾' : '▸') : ''}));
-      name.appendChild(el('span', {cls: 'swatch', style: 'background:' + familyColour(n.family)}));
+      name.appendChild(el('span', {cls: 'swatch', style: 'background:' + familyColour(dominantFamily(n, 'macs'))}));
       name.appendChild(el('span', {text: n.name}));
       r.appendChild(name);
       this.view.columns.forEach(function (c) {
@@ -740,7 +750,10 @@
     });
     tbl.appendChild(el('thead', {}, [thead]));
     tbl.appendChild(tbody);
-    function rfText2(m) { return m.rf && m.rf.length ? m.rf.join('x') : '–'; }
+    function rfText2(m) {
+      if (!m.rf || !m.rf.length) return '–';
+      return m.rf.every(function (x) { return x === m.rf[0]; }) ? String(m.rf[0]) : m.rf.join('x');
+    }
     function fill() {
       var ms = view.models.map(function (m, i) { return {m: m, i: i}; });
       if (sortKey) ms.sort(function (a, b) {
