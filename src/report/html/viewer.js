@@ -501,10 +501,10 @@
     var self = this;
     var cols = [{key: 'name', label: 'Layer'}].concat(this.view.columns);
     var head = el('div', {cls: 'tt-head'});
-    var widths = {type: 'minmax(130px, 1.3fr)', shape: 'minmax(150px, 1.4fr)', flags: 'minmax(90px, 1fr)',
+    var widths = {type: 'minmax(120px, 1.3fr)', shape: 'minmax(140px, 1.4fr)', flags: 'minmax(80px, 1fr)',
                   rf: '52px', stride: '58px', pad: '46px', pct_params: '86px', pct_macs: '80px'};
-    this.grid = 'minmax(250px, 2.4fr) ' + this.view.columns.map(function (c) {
-      return widths[c.key] || 'minmax(84px, 0.8fr)';
+    this.grid = 'minmax(220px, 2.4fr) ' + this.view.columns.map(function (c) {
+      return widths[c.key] || 'minmax(80px, 0.8fr)';
     }).join(' ');
     head.style.gridTemplateColumns = this.grid;
     cols.forEach(function (c) {
@@ -803,17 +803,31 @@
     document.body.insertBefore(b, document.body.firstChild);
   }
 
-  function start(doc) {
+  /* Phase times for bench/html_render.py: body[data-phases]. */
+  var phases = [], lastMark = T0;
+  function mark(name) {
+    var now = performance.now();
+    phases.push(name + '=' + (now - lastMark).toFixed(1));
+    lastMark = now;
+  }
+
+  function start(text) {
+    mark('read');
+    var doc = JSON.parse(text);
+    mark('parse');
     var kind = doc && doc.schema;
     var adapt = ADAPTERS[kind];
     if (!adapt) { fail('unknown document kind ' + JSON.stringify(kind)); return; }
     var view = adapt(doc);
+    mark('adapt');
     var main = el('main', {cls: 'page'});
     document.body.appendChild(main);
     if (view.kind === 'summary') renderSummary(view, main); else renderTable(view, main);
     main.appendChild(el('footer', {}, ['Written by nnscan. Everything on this page comes from the JSON document ' +
       'embedded in it (view the page source); nothing is fetched.']));
     window.nnscanView = view;
+    mark('draw');
+    document.body.setAttribute('data-phases', phases.join(' '));
     document.body.setAttribute('data-render-ms', (performance.now() - T0).toFixed(1));
     document.body.setAttribute('data-rendered', '1');
   }
@@ -822,7 +836,7 @@
     var node = document.getElementById('nnscan-data');
     if (!node) { fail('no data block'); return; }
     var enc = node.getAttribute('data-encoding');
-    if (enc !== 'gzip+base64') { start(JSON.parse(node.textContent)); return; }
+    if (enc !== 'gzip+base64') { start(node.textContent); return; }
     if (typeof DecompressionStream === 'undefined') {
       fail('this browser cannot inflate the embedded document (no DecompressionStream)');
       return;
@@ -830,7 +844,7 @@
     var bin = atob(node.textContent.replace(/\s+/g, '')), bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    new Response(stream).text().then(function (text) { start(JSON.parse(text)); })
+    new Response(stream).text().then(start)
       .catch(function (e) { fail(String(e)); });
   }
 
