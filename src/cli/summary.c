@@ -1,8 +1,9 @@
 /*
  * summary.c - `nnscan summary MODEL` (and `nnscan MODEL`): every layer's
  * parameters, FLOPs, MACs, memory accesses, receptive field and memory, as
- * a tree table, CSV, Markdown, JSON or an HTML page. Parsing the options is all it does:
- * the analysis is nns_model_analyze() and the rendering nns_report().
+ * a tree table, CSV, Markdown, JSON or an HTML page. Parsing the options
+ * is all it does: the analysis is nns_model_analyze() and the rendering
+ * nns_report().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,9 @@ static const char summary_usage[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
     "md,\n"
-    "                         all for csv, json and html); deeper layers add into "
-    "their ancestor\n"
+    "                         all for csv, json and html); deeper layers "
+    "add\n"
+    "                         into their ancestor\n"
     "  --format text|csv|md|json|html   output format (default text); html "
     "is one\n"
     "                         self-contained page (docs/html.md)\n"

@@ -2,8 +2,8 @@
  * table.c - `nnscan table FILES...`: one row per model (Params, FLOPs,
  * MACs, DMAs, receptive field) as Markdown, CSV or an HTML page (with the
  * scatter, interactive), and with --plot an SVG scatter of MACs against
- * parameters. Each model is loaded, analysed and
- * freed in turn; only its totals are kept.
+ * parameters. Each model is loaded, analysed and freed in turn; only its
+ * totals are kept.
  */
 #include <stdlib.h>
 #include <string.h>

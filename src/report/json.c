@@ -396,7 +396,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"counted\": %s, \"family\": ", counted ? "true" : "false");
+    nns__out_fmt(o, ", \"counted\": %s, \"family\": ",
+                 counted ? "true" : "false");
     const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
     nns__out_json_str(o, fam ? fam : "unknown");
     nns__out_str(o, ", ");

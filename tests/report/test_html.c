@@ -81,7 +81,8 @@ static void test_plot_crowded(void) {
     rows[NF + i].name = names[NF + i];
     rows[NF + i].totals.all.params =
         rows[0].totals.all.params + (int64_t)i * 40000;
-    rows[NF + i].totals.all.macs = rows[0].totals.all.macs + (int64_t)i * 3000000;
+    rows[NF + i].totals.all.macs =
+        rows[0].totals.all.macs + (int64_t)i * 3000000;
   }
   nns__membuf svg = {0};
   nns_error err;

@@ -247,7 +247,7 @@
       var v = n.metrics[m.key];
       if (v == null) return;
       rows.push([m.label, fmtClever(v, m.unit) + (m.unit === 'bytes' || v < 1000 ? '' : '  (' + fmtRaw(v) + ')') +
-                 (m.key === metric.key ? '  ' + fmtPct(v, view.root.metrics[m.key]) : '')]);
+                 (m.key === metric.key ? ' · ' + fmtPct(v, view.root.metrics[m.key]) + ' of all' : '')]);
     });
     rows.push(['Output', n.cells.shape]);
     return rows;
