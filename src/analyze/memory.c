@@ -91,7 +91,10 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
    * subtract exactly these per-value amounts, so the walk must add them
    * too (a saturated per-node total would let `live` go negative). */
   wide *added = malloc((nn + 1) * sizeof *added);
-  if (!bytes || !last || !bucket || !frees || !fill || !added) {
+  /* The live total after each position: kept, so in the model's arena. */
+  a->live_bytes = nns__arena_array(&m->arena, nn + 1, sizeof *a->live_bytes);
+  if (!bytes || !last || !bucket || !frees || !fill || !added ||
+      !a->live_bytes) {
     free(added);
     free(bytes);
     free(last);
@@ -156,16 +159,6 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
       frees[fill[last[i] < 0 ? 0 : last[i]]++] = (uint32_t)i;
 
   /* The same walk records the curve the peak is the maximum of. */
-  a->live_bytes = nns__arena_array(&m->arena, nn + 1, sizeof *a->live_bytes);
-  if (!a->live_bytes) {
-    free(added);
-    free(bytes);
-    free(last);
-    free(bucket);
-    free(frees);
-    free(fill);
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  }
   wide live = live_inputs, peak = live;
   t->peak_node = "";
   a->peak_position = nn ? 0 : (size_t)-1;
