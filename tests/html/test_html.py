@@ -245,6 +245,61 @@ def check_table(page, html, names):
     check(not problems, 'table page: console errors or requests: %s' % problems)
 
 
+def check_inspect(page, summary_html, out):
+    """The viewer's nnscan.inspect adapter: a page carrying a hand-written
+    inspection (tests/html/inspect_sample.json, valid against the inspect
+    schema), made as nns__html_page() makes one: the summary page with its
+    data block replaced."""
+    import re
+    doc = json.load(open(os.path.join(HERE, 'inspect_sample.json')))
+    text = open(summary_html, encoding='utf-8').read()
+    block = json.dumps(doc).replace('<', '\\u003c')
+    text, n = re.subn(r'data-kind="nnscan.summary" data-encoding="json">\n.*?\n</script>',
+                      lambda m: 'data-kind="nnscan.inspect" data-encoding="json">\n' + block + '\n</script>',
+                      text, count=1, flags=re.S)
+    check(n == 1, 'inspect: could not replace the data block')
+    html = os.path.join(out, 'inspect.html')
+    with open(html, 'w', encoding='utf-8') as f:
+        f.write(text)
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, 'inspect: the page failed: %s' % err):
+        return
+    passes = len(doc['passes'])
+    got = {p: (v, w) for p, v, w in boxes(page)}
+    width = page.eval('document.querySelector("svg.icicle").width.baseVal.value')
+    root = doc['modules'][0]
+    for mo in doc['modules'][1:]:
+        if mo['depth'] != 1:
+            continue
+        share = width * mo['forward']['inclusive_ms'] / root['forward']['inclusive_ms']
+        ok = check(mo['path'] in got, 'inspect: module %r not drawn' % mo['path'])
+        if ok:
+            v, w = got[mo['path']]
+            check(abs(v - mo['forward']['inclusive_ms'] / passes) < 1e-9,
+                  'inspect: %r drawn with %r ms per pass' % (mo['path'], v))
+            check(abs(w - share) <= 1.5, 'inspect: %r is %.1f px, share %.1f' % (mo['path'], w, share))
+    page.eval('document.querySelector(\'#depth [data-key="all"]\').click();'
+              'document.querySelector(\'#numbers [data-key="raw"]\').click()')
+    cells = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function(r){
+        var o={path:r.dataset.path}; r.querySelectorAll(".td[data-key]").forEach(function(c){
+        o[c.dataset.key]=c.textContent;}); return o;})''')
+    rows = {c['path']: c for c in cells}
+    for mo in doc['modules']:
+        r = rows.get(mo['path'])
+        if not check(r, 'inspect: module %r has no row' % mo['path']):
+            continue
+        check(r['latency_ms'] == '%.3f' % (mo['forward']['inclusive_ms'] / passes),
+              'inspect: %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
+        check(r['calls'].replace(',', '') == str(mo['calls']), 'inspect: %r calls %r' % (mo['path'], r['calls']))
+    notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map(function(l){return l.textContent;})')
+    check(any('block.1' in n and 'producer' in n for n in notes), 'inspect: no first-NaN note in %r' % notes)
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, 'inspect: console errors or requests: %s' % problems)
+    page.screenshot(os.path.join(out, 'inspect.png'))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--nnscan', required=True)
@@ -278,6 +333,7 @@ def main():
                                   'return n.lastChild.textContent;})')
                 for l in doc['layers'][1:]:
                     check(l['name'] in shown, 'hostile: layer %r not shown verbatim (%r)' % (l['name'], shown))
+        check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
         mobile = ['mobilenet_v2_op11_fold', 'mobilenet_v2_op13_fold', 'mobilenet_v2_op17_fold',
                   'efficientnet_b0_op17_fold', 'resnet18_op17_fold', 'alexnet_op17_fold']
         html = os.path.join(a.out, 'table.html')

@@ -48,7 +48,10 @@
    * bytes in IEC units ("44.6 MiB"), or raw with thousands separators. */
   function fmtClever(v, unit) {
     if (v == null || isNaN(v)) return '–';
-    if (unit === 'ms') return v < 1 ? v.toFixed(3) + ' ms' : v.toPrecision(3) + ' ms';
+    if (unit === 'ms') {
+      return v >= 1000 ? (v / 1000).toPrecision(3) + ' s' : v >= 100 ? v.toFixed(0) + ' ms' :
+             v >= 1 ? v.toPrecision(3) + ' ms' : v.toFixed(3) + ' ms';
+    }
     var bytes = unit === 'bytes', base = bytes ? 1024 : 1000;
     var units = bytes ? ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']
                       : ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -76,7 +79,18 @@
     generate: '#d4d4d4', sequence: '#a5a5a5', unknown: '#8f8f8f'
   };
   var MOVEMENT = {shape: 1, shape_index: 1, generate: 1, sequence: 1};
-  function familyColour(f) { return FAMILY_COLOURS[f] || FAMILY_COLOURS.unknown; }
+  /* Families the op table does not name (an inspection's module classes)
+   * take a colour from the same palette by a hash of their name. */
+  var PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#76b7b2', '#edc948', '#b07aa1',
+                 '#9c755f', '#86bcb6', '#a0cbe8', '#8cd17d', '#bab0ac'];  /* no reds: red is NaN */
+  FAMILY_COLOURS.nonfinite = '#d7263d';
+  function familyColour(f) {
+    if (FAMILY_COLOURS[f]) return FAMILY_COLOURS[f];
+    if (!f || f.indexOf('type:') !== 0) return FAMILY_COLOURS.unknown;
+    var h = 0;
+    for (var i = 0; i < f.length; i++) h = (h * 31 + f.charCodeAt(i)) >>> 0;
+    return PALETTE[h % PALETTE.length];
+  }
 
   /* ==== Adapters: a document kind -> the generic view ==== */
 
@@ -219,7 +233,79 @@
             models: doc.models};
   }
 
-  var ADAPTERS = {'nnscan.summary': adaptSummary, 'nnscan.table': adaptTable};
+  /* nnscan.inspect (docs/inspect.md): what ran, per module. Totals over
+   * all calls are divided by the number of passes (per-pass figures);
+   * modules are coloured by their class, NaN/Inf producers in red. */
+  function adaptInspect(doc) {
+    var passes = Math.max(1, (doc.passes || []).length);
+    function per(v) { return v == null ? null : v / passes; }
+    var nodes = [], byIndex = {}, root = null;
+    (doc.modules || []).forEach(function (mo) {
+      var f = mo.forward || {}, b = mo.backward || {}, nf = mo.nonfinite || {};
+      var role = [nf.forward_role ? 'fwd ' + nf.forward_role : '', nf.backward_role ? 'bwd ' + nf.backward_role : '']
+        .filter(Boolean).join(', ');
+      var n = {
+        id: nodes.length, name: mo.name || (doc.model && doc.model.name) || '(model)', path: mo.path,
+        type: mo.type, depth: mo.depth, children: [], index: mo.index,
+        family: nf.forward_role === 'producer' || nf.backward_role === 'producer' ? 'nonfinite' : 'type:' + mo.type,
+        metrics: {latency_ms: per(f.inclusive_ms), backward_ms: per(b.inclusive_ms),
+                  alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
+        cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
+                bwd_alloc: per(b.alloc_bytes), nonfinite: role}
+      };
+      byIndex[mo.index] = n;
+      nodes.push(n);
+      var p = mo.parent == null ? null : byIndex[mo.parent];
+      if (p) { n.parent = p; p.children.push(n); } else if (!root) root = n;
+    });
+    var metrics = [
+      {key: 'latency_ms', label: 'Forward time', unit: 'ms'},
+      {key: 'backward_ms', label: 'Backward time', unit: 'ms'},
+      {key: 'alloc_bytes', label: 'Forward memory', unit: 'bytes'},
+      {key: 'params', label: 'Params', unit: 'count'},
+      {key: 'macs', label: 'MACs', unit: 'count'},
+      {key: 'flops', label: 'FLOPs', unit: 'count'}
+    ].filter(function (m) { return root && root.metrics[m.key] != null && root.metrics[m.key] > 0; });
+    var notes = [];
+    var fn = doc.first_nonfinite || {};
+    ['forward', 'backward'].forEach(function (ph) {
+      var o = fn[ph];
+      if (o) notes.push({kind: 'warn', text: 'First NaN/Inf in the ' + ph + ': ' + (o.path || '(model)') +
+                         ' (' + o.role + ', call ' + o.call + ', rank ' + o.rank + ', pass ' + o.pass + ').'});
+    });
+    var meta = doc.meta || {};
+    var rt = root ? root.metrics : {};
+    function num(c) { return function (n) { return n.metrics[c] != null ? n.metrics[c] : n.cells[c]; }; }
+    return {
+      kind: 'summary', title: (doc.model && doc.model.name) || 'model',
+      subtitle: ['inspection', meta.device, passes + ' pass' + (passes === 1 ? '' : 'es'),
+                 (doc.ranks || 1) + ' rank' + (doc.ranks > 1 ? 's' : ''), nodes.length + ' modules',
+                 'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
+      root: root, nodes: nodes, metrics: metrics.length ? metrics : [{key: 'params', label: 'Params', unit: 'count'}],
+      columns: [
+        {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
+        {key: 'calls', label: 'Calls', unit: 'count', value: num('calls')},
+        {key: 'latency_ms', label: 'Fwd ms', unit: 'ms', value: num('latency_ms')},
+        {key: 'fwd_self', label: 'Fwd self', unit: 'ms', value: num('fwd_self')},
+        {key: 'backward_ms', label: 'Bwd ms', unit: 'ms', value: num('backward_ms')},
+        {key: 'bwd_self', label: 'Bwd self', unit: 'ms', value: num('bwd_self')},
+        {key: 'alloc_bytes', label: 'Fwd mem', unit: 'bytes', value: num('alloc_bytes')},
+        {key: 'bwd_alloc', label: 'Bwd mem', unit: 'bytes', value: num('bwd_alloc')},
+        {key: 'params', label: 'Params', unit: 'count', value: num('params')},
+        {key: 'nonfinite', label: 'NaN/Inf', text: function (n) { return n.cells.nonfinite; }}
+      ],
+      totals: [
+        {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
+        {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
+        {label: 'Forward memory', value: rt.alloc_bytes, unit: 'bytes', sub: 'allocated per pass'},
+        {label: 'Parameters', value: rt.params, unit: 'count'}
+      ],
+      notes: notes, curve: null, opTypes: []
+    };
+  }
+
+  var ADAPTERS = {'nnscan.summary': adaptSummary, 'nnscan.table': adaptTable,
+                  'nnscan.inspect': adaptInspect};
 
   /* ==== Tooltip ==== */
 
@@ -249,7 +335,7 @@
       rows.push([m.label, fmtClever(v, m.unit) + (m.unit === 'bytes' || v < 1000 ? '' : '  (' + fmtRaw(v) + ')') +
                  (m.key === metric.key ? ' · ' + fmtPct(v, view.root.metrics[m.key]) + ' of all' : '')]);
     });
-    rows.push(['Output', n.cells.shape]);
+    if (n.cells.shape) rows.push(['Output', n.cells.shape]);
     return rows;
   }
 
@@ -455,6 +541,7 @@
     if (c.pct) return fmtPct(n.metrics[c.pct], this.view.root.metrics[c.pct]);
     if (c.text) return c.text(n);
     var v = c.value(n);
+    if (this.raw && c.unit === 'ms') return v == null ? '–' : v.toFixed(3);
     return this.raw ? fmtRaw(v) : fmtClever(v, c.unit);
   };
 
@@ -562,7 +649,7 @@
       var name = el('div', {cls: 'td name', title: n.path || n.name});
       name.style.paddingLeft = 8 + n.depth * 16 + 'px';
       name.appendChild(el('span', {cls: 'caret', text: n.children.length ? (this.isOpen(n) ? '▾' : '▸') : ''}));
-      name.appendChild(el('span', {cls: 'swatch', style: 'background:' + familyColour(dominantFamily(n, 'macs'))}));
+      name.appendChild(el('span', {cls: 'swatch', style: 'background:' + familyColour(dominantFamily(n, this.view.metrics[0].key))}));
       name.appendChild(el('span', {text: n.name}));
       r.appendChild(name);
       this.view.columns.forEach(function (c) {
@@ -677,13 +764,16 @@
     var fams = {};
     view.nodes.forEach(function (n) { if (!n.children.length) fams[n.family] = 1; });
     Object.keys(fams).sort().forEach(function (f) {
-      legend.appendChild(el('span', {cls: 'leg'}, [el('i', {style: 'background:' + familyColour(f)}), f.replace('_', ' ')]));
+      legend.appendChild(el('span', {cls: 'leg'}, [el('i', {style: 'background:' + familyColour(f)}),
+                                                   f.replace(/^type:/, '').replace('_', ' ')]));
     });
     ic.body.appendChild(crumbs);
     ic.body.appendChild(icHost);
     ic.body.appendChild(legend);
-    ic.body.appendChild(el('h3', {text: 'By op type'}));
-    ic.body.appendChild(opsHost);
+    if (view.opTypes.length) {
+      ic.body.appendChild(el('h3', {text: 'By op type'}));
+      ic.body.appendChild(opsHost);
+    }
     main.appendChild(ic.el);
 
     if (view.curve) {
@@ -702,7 +792,7 @@
       table.setDepth(o.key === 'all' ? 1e9 : +o.key);
     }, 'expand to depth');
     depthSeg.id = 'depth';
-    var numSeg = segmented([{key: 'clever', label: '1.82 G'}, {key: 'raw', label: '1,824,010,216'}], 'clever', function (o) {
+    var numSeg = segmented([{key: 'clever', label: 'rounded'}, {key: 'raw', label: 'exact'}], 'clever', function (o) {
       table.raw = o.key === 'raw'; table.paint(true);
     }, 'numbers');
     numSeg.id = 'numbers';
