@@ -345,7 +345,10 @@
 
   function Icicle(view, host, onPick) {
     this.view = view; this.host = host; this.onPick = onPick;
-    this.metric = view.metrics[0]; this.focus = view.root;
+    /* The first metric the model has: a model without MACs opens on
+     * FLOPs, not on an empty drawing. */
+    this.metric = view.metrics.filter(function (m) { return view.root.metrics[m.key] > 0; })[0] || view.metrics[0];
+    this.focus = view.root;
     this.maxDepth = 0;
     var self = this;
     view.nodes.forEach(function (n) { if (n.depth > self.maxDepth) self.maxDepth = n.depth; });
