@@ -107,7 +107,9 @@ enum {
   MIN_MATCH = 3,
   MAX_MATCH = 258,
   HASH_BITS = 15,
-  MAX_CHAIN = 24      /* candidates tried per position: bounds the time */
+  MAX_CHAIN = 24,     /* candidates tried per position: bounds the time */
+  LONG_SKIP = 8       /* positions of a long match that enter the chains, at
+                         each end */
 };
 
 static uint32_t crc32_of(const unsigned char *p, size_t n) {
@@ -131,6 +133,27 @@ static uint32_t crc32_of(const unsigned char *p, size_t n) {
 static uint32_t hash3(const unsigned char *p) {
   uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
   return (v * 2654435761u) >> (32 - HASH_BITS);
+}
+
+/* Length of the common prefix of a and b, at most limit: eight bytes at a
+ * time where the byte order lets the first difference be found from the
+ * low bits. */
+static unsigned match_len(const unsigned char *a, const unsigned char *b,
+                          size_t limit) {
+  size_t len = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (len + 8 <= limit) {
+    uint64_t x, y;
+    memcpy(&x, a + len, 8);
+    memcpy(&y, b + len, 8);
+    if (x != y)
+      return (unsigned)(len + ((unsigned)__builtin_ctzll(x ^ y) >> 3));
+    len += 8;
+  }
+#endif
+  while (len < limit && a[len] == b[len])
+    len++;
+  return (unsigned)len;
 }
 
 nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
@@ -164,9 +187,11 @@ nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
         size_t c = cand - 1;
         if (i - c > WINDOW - 1)
           break;
-        unsigned len = 0;
-        while (len < limit && in[c + len] == in[i + len])
-          len++;
+        /* A candidate that differs where the best match ends cannot
+         * beat it. */
+        unsigned len = best < limit && in[c + best] != in[i + best]
+                           ? 0
+                           : match_len(in + c, in + i, limit);
         if (len > best) {
           best = len;
           best_dist = (unsigned)(i - c);
@@ -184,8 +209,12 @@ nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
       put_match(&b, best, best_dist);
     else
       put_litlen(&b, in[i]);
-    /* Every position passed enters the hash chains. */
+    /* The positions passed enter the hash chains; inside a long match only
+     * its first and last few do (JSON repeats long runs: inserting every
+     * byte of them costs time and finds nothing better). */
     for (size_t k = i; k < i + step && k + MIN_MATCH <= n; k++) {
+      if (step > 2 * LONG_SKIP && k == i + LONG_SKIP)
+        k = i + step - LONG_SKIP;
       uint32_t h = hash3(in + k);
       prev[k % WINDOW] = head[h];
       head[h] = (uint32_t)k + 1;

@@ -9,7 +9,10 @@
  *    over a point, all inside the plot;
  *  - the page embeds its JSON so that names holding </script> and <!--
  *    cannot end the data block;
- *  - nns__html_page() wraps a document of any kind (the inspector's too).
+ *  - nns__html_page() wraps a document of any kind (the inspector's too);
+ *  - gzip.c's output, inflated by the system's gzip (an independent
+ *    decoder), gives back the input: empty, one byte, long runs, random
+ *    bytes, and JSON-like text with matches at every distance.
  *
  * Label boxes are worked out from what the SVG says (x, y, the label's
  * length, a 12 px monospace font whose advance is 0.6 em), not from the
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "nnscan.h"
@@ -213,7 +217,74 @@ static void test_page_any_kind(void) {
   free(page.data);
 }
 
+/* ==== gzip ==== */
+
+/* Compresses in[0..n), inflates it with `gzip -dc` and compares. */
+static void roundtrip(const unsigned char *in, size_t n) {
+  unsigned char *z = NULL;
+  size_t zn = 0;
+  CHECK_EQ(nns__gzip(in, n, &z, &zn), NNS_OK);
+  char path[] = "/tmp/nnscan-gzip-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) {
+    free(z);
+    return;
+  }
+  FILE *f = fdopen(fd, "wb");
+  CHECK(f && fwrite(z, 1, zn, f) == zn);
+  if (f)
+    fclose(f);
+  free(z);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "gzip -dc < %s", path);
+  FILE *p = popen(cmd, "r");
+  CHECK(p != NULL);
+  if (!p) {
+    remove(path);
+    return;
+  }
+  unsigned char *out = malloc(n + 1);
+  size_t got = 0, r;
+  while (out && (r = fread(out + got, 1, n + 1 - got, p)) > 0 && got <= n)
+    got += r;
+  CHECK_EQ(pclose(p), 0); /* gzip checks the CRC and the length */
+  CHECK_EQ(got, n);
+  CHECK(out && (n == 0 || memcmp(out, in, n) == 0));
+  free(out);
+  remove(path);
+}
+
+static void test_gzip(void) {
+  enum { N = 1 << 20 };
+  unsigned char *b = calloc(N, 1);
+  if (!b)
+    return;
+  roundtrip(b, 0);
+  b[0] = 'a';
+  roundtrip(b, 1);
+  memset(b, 'x', 300000); /* matches of 258 at distance 1 */
+  roundtrip(b, 300000);
+  uint32_t seed = 12345; /* random bytes: literals, 9-bit codes */
+  for (size_t i = 0; i < N; i++) {
+    seed = seed * 1103515245u + 12345u;
+    b[i] = (unsigned char)(seed >> 16);
+  }
+  roundtrip(b, 200000);
+  /* JSON-like: keys repeated at every distance up to the window, numbers
+   * changing. */
+  size_t len = 0;
+  for (int i = 0; len + 200 < N; i++)
+    len += (size_t)snprintf((char *)b + len, N - len,
+                            "{\"index\": %d, \"macs\": %d, \"path\": "
+                            "\"layers.%d.mlp\"},\n",
+                            i, i * 7919 % 100003, i / 3);
+  roundtrip(b, len);
+  free(b);
+}
+
 int main(void) {
+  RUN(test_gzip);
   RUN(test_plot_crowded);
   RUN(test_page_escapes);
   RUN(test_page_any_kind);
