@@ -92,6 +92,12 @@
     return PALETTE[h % PALETTE.length];
   }
 
+  /* Dark text on light boxes, white on dark ones (relative luminance). */
+  function inkOn(hex) {
+    var c = parseInt(hex.slice(1), 16), r = c >> 16, g = (c >> 8) & 255, b = c & 255;
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 140 ? '#ffffff' : '#14181f';
+  }
+
   /* ==== Adapters: a document kind -> the generic view ==== */
 
   var COUNT_METRICS = [
@@ -400,11 +406,17 @@
                                  height: ROW_H - 2, rx: w > 6 ? 3 : 0, fill: familyColour(fam),
                                  'class': thin ? 'thin' : ''}));
       if (w > 44) {
-        var label = n.name + '  ' + fmtClever(n.metrics[key] || 0, this.metric.unit);
-        var maxc = Math.floor((w - 10) / 6.6);
-        if (label.length > maxc) label = n.name.length > maxc ? n.name.slice(0, Math.max(maxc - 1, 1)) + '…' : n.name;
-        var t = svg('text', {x: (x + 6).toFixed(1), y: d * ROW_H + 19});
-        t.textContent = label;
+        /* The name, then the value in a lighter weight when both fit. */
+        var value = fmtClever(n.metrics[key] || 0, this.metric.unit);
+        var maxc = Math.floor((w - 10) / 6.6), name = n.name;
+        if (name.length > maxc) name = name.slice(0, Math.max(maxc - 1, 1)) + '…';
+        var t = svg('text', {x: (x + 6).toFixed(1), y: d * ROW_H + 19, fill: inkOn(familyColour(fam))});
+        t.textContent = name;
+        if (name.length + value.length + 2 <= maxc) {
+          var v = svg('tspan', {'class': 'v', dx: 6});
+          v.textContent = value;
+          t.appendChild(v);
+        }
         g.appendChild(t);
       }
       s.appendChild(g);
