@@ -201,6 +201,9 @@ typedef struct nns__node {
   int32_t opset;             /* version of its domain in force */
   int64_t offset;            /* byte offset of the NodeProto */
   uint32_t index;            /* position in its graph's node array */
+  int32_t n_meta;            /* metadata_props entries (field 9) */
+  const char **meta_keys;    /* arena copies */
+  const char **meta_values;
 } nns__node;
 
 /* ==== Graphs ==== */

@@ -72,8 +72,8 @@ static nns_status load_opset(nns__loader *L, const nns__wire *w,
   return st;
 }
 
-static nns_status load_entry(nns__loader *L, const nns__wire *w,
-                             const char **key, const char **value) {
+nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
+                           const char **key, const char **value) {
   nns__wire r = *w;
   nns__field f;
   nns_status st;
@@ -319,7 +319,8 @@ static nns_status load_model(nns__loader *L) {
       ko++;
     } else if (f.num == 14) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
-        st = load_entry(L, &sub, &m->meta_keys[km], &m->meta_values[km]);
+        st = nns__load_entry(L, &sub, &m->meta_keys[km],
+                             &m->meta_values[km]);
       km++;
     } else if (f.num == 25) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_function, &sub)) == NNS_OK) {

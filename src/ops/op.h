@@ -101,6 +101,9 @@ typedef struct nns__op {
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: the field passes through (see above) */
   const void *ext;     /* custom ops: the user's callbacks */
+  /* The node holds its output's contents in an attribute (Constant): the
+   * output is classified like an initializer (src/analyze/params.c). */
+  bool holds_data;
 } nns__op;
 
 /*
