@@ -292,3 +292,21 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
   nns_model_get_info(m, &info);
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
 }
+
+bool nns__input_fix(const nns_model *m, size_t v, char *buf, size_t size) {
+  nns_value_info vi;
+  nns_model_value(m, v, &vi);
+  bool symbolic = false;
+  size_t len = (size_t)snprintf(buf, size, "--input %s=", vi.name);
+  for (int ax = 0; ax < vi.rank && len < size; ax++) {
+    nns_dim d = nns_model_value_dim(m, v, ax);
+    if (d.value < 0)
+      symbolic = true;
+    if (d.value >= 0)
+      len += (size_t)snprintf(buf + len, size - len, "%s%lld", ax ? "x" : "",
+                              (long long)d.value);
+    else
+      len += (size_t)snprintf(buf + len, size - len, "%sN", ax ? "x" : "");
+  }
+  return symbolic;
+}

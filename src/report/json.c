@@ -162,6 +162,8 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
     nns__out_fmt(o, "%zu", l.parent);
   nns__out_fmt(o, ", \"children\": %zu, \"type\": ", l.child_count);
   nns__out_json_str(o, l.type ? l.type : "");
+  nns__out_str(o, ", \"class\": ");
+  nns__out_json_str(o, nns_model_layer_class(m, i));
   nns__out_str(o, ", \"op_types\": ");
   j_op_types(o, l.op_types);
   nns__out_str(o, ", \"input\": ");
@@ -309,6 +311,38 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
                t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+  /* The graph inputs with a symbolic dim, and the --input option that
+   * fixes each (symbols written N). */
+  nns__out_str(o, "  \"symbolic_inputs\": [");
+  shown = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    char opt[512];
+    size_t v = nns_model_input(m, k);
+    if (!nns__input_fix(m, v, opt, sizeof opt))
+      continue;
+    nns_value_info vi;
+    nns_model_value(m, v, &vi);
+    nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
+    nns__out_json_str(o, vi.name);
+    nns__out_str(o, ", \"option\": ");
+    nns__out_json_str(o, opt);
+    nns__out_str(o, "}");
+  }
+  nns__out_str(o, shown ? "\n  ],\n" : "],\n");
+  /* Which branch each If's costs follow. */
+  nns__out_str(o, "  \"branches\": [");
+  size_t nb = nns_model_branch_count(m);
+  for (size_t i = 0; i < nb; i++) {
+    const char *node;
+    int then_branch, known;
+    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns__out_str(o, i ? ",\n    {\"node\": " : "\n    {\"node\": ");
+    nns__out_json_str(o, node);
+    nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
+                 then_branch ? "then_branch" : "else_branch",
+                 known ? "true" : "false");
+  }
+  nns__out_str(o, nb ? "\n  ],\n" : "],\n");
 }
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,

@@ -16,6 +16,13 @@
 
 #include "nnscan.h"
 
+/* ==== Symbolic inputs ==== */
+
+/* For graph input `v` (a value index) with a symbolic dim: the option that
+ * fixes its shape, "--input audio=Nx1xN", into buf; false when every dim
+ * is known. */
+bool nns__input_fix(const nns_model *m, size_t v, char *buf, size_t size);
+
 /* ==== Buffered output ==== */
 
 /* Writes go to `buf` and reach the callback in blocks, so a report of a
