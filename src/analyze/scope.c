@@ -312,6 +312,8 @@ static const char *node_meta(const nns__node *n, const char *key) {
  * `max` interned strings; -1 when it is not one. */
 static int py_list(builder *b, const char *s, const char **out, int max) {
   int n = 0;
+  if (!reserve(b, 16)) /* b->buf is never NULL below, even for '' */
+    return -1;
   while (*s == ' ')
     s++;
   if (*s++ != '[')

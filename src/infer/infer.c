@@ -551,7 +551,8 @@ static nns_status set_value(nns_model *m, nns__value *v, const int64_t *data,
     t.rank = count == 1 ? 0 : 1;
     dims[0] = nns__dim_known((int64_t)count);
   } else {
-    memcpy(dims, t.dims, (size_t)t.rank * sizeof *dims);
+    if (t.rank > 0)
+      memcpy(dims, t.dims, (size_t)t.rank * sizeof *dims);
     bool fits = n_unknown == 0 ? known == (int64_t)count
                 : n_unknown == 1 && known > 0 && (int64_t)count % known == 0;
     if (!fits)
