@@ -380,6 +380,10 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
   for (int i = 0; i + 1 < ns && path; i++) {
     const char *e = sv[i];
     size_t pl = strlen(path), el = strlen(e);
+    if (pl + el + 1 > MAX_PATH) { /* hostile: keep the deepest layer */
+      b->truncated = true;
+      break;
+    }
     bool extends = (el > pl && strncmp(e, path, pl) == 0 && e[pl] == '.') ||
                    strcmp(e, path) == 0;
     if (pl && !extends) {

@@ -293,7 +293,9 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
 }
 
-bool nns__input_fix(const nns_model *m, size_t v, char *buf, size_t size) {
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size) {
+  size_t v = nns_model_input(m, k);
   nns_value_info vi;
   nns_model_value(m, v, &vi);
   bool symbolic = false;
@@ -308,5 +310,25 @@ bool nns__input_fix(const nns_model *m, size_t v, char *buf, size_t size) {
     else
       len += (size_t)snprintf(buf + len, size - len, "%sN", ax ? "x" : "");
   }
-  return symbolic;
+  return symbolic ? vi.name : NULL;
+}
+
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max) {
+  size_t n = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v = nns_model_input(m, k);
+    nns_value_info vi;
+    nns_model_value(m, v, &vi);
+    for (int ax = 0; ax < vi.rank && n < max; ax++) {
+      nns_dim d = nns_model_value_dim(m, v, ax);
+      if (d.value >= 0 || !d.symbol)
+        continue;
+      bool dup = false;
+      for (size_t s = 0; s < n && !dup; s++)
+        dup = !strcmp(out[s], d.symbol);
+      if (!dup)
+        out[n++] = d.symbol;
+    }
+  }
+  return n;
 }

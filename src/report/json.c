@@ -290,24 +290,10 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns_model_totals(m, &t);
   nns__out_str(o, "  \"symbols\": [");
   const char *seen[64];
-  int shown = 0;
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns_model_input(m, k);
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns_model_value_dim(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < shown && !dup; s++)
-        dup = !strcmp(seen[s], dim.symbol);
-      if (dup || shown == 64)
-        continue;
-      seen[shown++] = dim.symbol;
-      nns__out_str(o, shown > 1 ? ", " : "");
-      nns__out_json_str(o, dim.symbol);
-    }
+  int shown = (int)nns__input_symbols(m, seen, 64);
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : "");
+    nns__out_json_str(o, seen[k]);
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
                t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
@@ -317,13 +303,11 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   shown = 0;
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     char opt[512];
-    size_t v = nns_model_input(m, k);
-    if (!nns__input_fix(m, v, opt, sizeof opt))
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
       continue;
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
     nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
-    nns__out_json_str(o, vi.name);
+    nns__out_json_str(o, name);
     nns__out_str(o, ", \"option\": ");
     nns__out_json_str(o, opt);
     nns__out_str(o, "}");

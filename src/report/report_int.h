@@ -18,10 +18,14 @@
 
 /* ==== Symbolic inputs ==== */
 
-/* For graph input `v` (a value index) with a symbolic dim: the option that
- * fixes its shape, "--input audio=Nx1xN", into buf; false when every dim
- * is known. */
-bool nns__input_fix(const nns_model *m, size_t v, char *buf, size_t size);
+/* For the k-th graph input (nns_model_input) when it has a symbolic dim:
+ * the option that fixes its shape, "--input audio=Nx1xN", into buf, and
+ * its name as the result; NULL when every dim is known. */
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size);
+/* The distinct symbols of the graph inputs' dims, in order, at most max
+ * into out; returns how many. */
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max);
 
 /* ==== Buffered output ==== */
 

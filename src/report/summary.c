@@ -346,45 +346,28 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
  * --input options that fix them. */
 static void symbols_note(nns__out *o, const nns_model *m) {
   nns__out_str(o, "Symbolic dims taken as 1:");
-  int shown = 0, inputs = 0;
   const char *seen[16];
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns_model_input(m, k);
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns_model_value_dim(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < shown && !dup; s++)
-        dup = !strcmp(seen[s], dim.symbol);
-      if (dup || shown == 16)
-        continue;
-      seen[shown++] = dim.symbol;
-      nns__out_str(o, shown > 1 ? ", " : " ");
-      put_clean(o, dim.symbol);
-    }
+  int shown = (int)nns__input_symbols(m, seen, 16), inputs = 0;
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : " ");
+    put_clean(o, seen[k]);
   }
   if (!shown) {
     nns__out_str(o, " dims the graph computes (no graph input has a "
                     "symbolic dim)\n");
     return;
   }
+  char opt[512];
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    char opt[512];
-    size_t v = nns_model_input(m, k);
-    if (!nns__input_fix(m, v, opt, sizeof opt))
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
       continue;
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
     nns__out_str(o, inputs++ ? ", " : " (input ");
-    put_clean(o, vi.name);
+    put_clean(o, name);
   }
   nns__out_str(o, ")\nFix them with:");
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    char opt[512];
-    if (!nns__input_fix(m, nns_model_input(m, k), opt, sizeof opt))
+    if (!nns__input_fix(m, k, opt, sizeof opt))
       continue;
     nns__out_str(o, " ");
     put_clean(o, opt);
