@@ -14,9 +14,12 @@ import json
 import os
 import subprocess
 
+import jsonschema
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "..", "..", "docs", "summary.schema.json")) as f:
+    SCHEMA = jsonschema.Draft202012Validator(json.load(f))
 MODELS = os.path.join(HERE, "..", "fixtures", "deploy")
 CLI = os.environ.get("NNSCAN_CLI", "nnscan")
 
@@ -29,7 +32,11 @@ def run(model, *args, fmt="json"):
                           "--format", fmt, *args],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout) if fmt == "json" else out.stdout
+    if fmt != "json":
+        return out.stdout
+    doc = json.loads(out.stdout)
+    SCHEMA.validate(doc)  # the new keys are part of the contract
+    return doc
 
 
 def totals(doc):
