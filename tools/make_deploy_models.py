@@ -27,6 +27,9 @@ Files:
                      one kept as an initializer of the main graph (used only
                      inside the branch).
   if_then.onnx, if_else.onnx  each branch as a standalone model.
+  loop_linear.onnx   an nn.Linear applied n times in a Loop (n a graph
+                     input), its weight a Constant in the body and its bias
+                     an initializer of the main graph used only in the body.
   nameless.onnx      a CNN with no node names (but one) and paddle-style
                      weight names (conv2d_0.w_0, batch_norm_0.w_1, fc_0.w_0
                      read by a MatMul and fc_0.b_0 by an Add).
@@ -274,6 +277,48 @@ def case_if(expect):
         "then_value": "sr=16000", "else_value": "sr=8000"}
 
 
+# ==== (b') a Loop whose body holds the weights; its trip count an input ====
+
+def case_loop(expect):
+    """h = relu(h @ W^T + b), n times (n a graph input): an nn.Linear(8, 8)
+    applied in a Loop body, W a Constant inside the body, b an initializer
+    of the main graph used only inside the body."""
+    torch.manual_seed(0)
+    lin = nn.Linear(8, 8)
+    w = numpy_helper.from_array(lin.weight.detach().numpy().T.copy(), "w")
+    b = numpy_helper.from_array(lin.bias.detach().numpy(), "b")
+    body = helper.make_graph(
+        [helper.make_node("Constant", [], ["w"], value=w),
+         helper.make_node("MatMul", ["h_in", "w"], ["mm"]),
+         helper.make_node("Add", ["mm", "b"], ["pre"]),
+         helper.make_node("Relu", ["pre"], ["h_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", onnx.TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", onnx.TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", onnx.TensorProto.FLOAT,
+                                       [1, 8])],
+        [helper.make_tensor_value_info("cond_out", onnx.TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", onnx.TensorProto.FLOAT,
+                                       [1, 8])])
+    main = helper.make_graph(
+        [helper.make_node("Loop", ["n", "", "h0"], ["h"], name="steps",
+                          body=body)],
+        "loop_linear",
+        [helper.make_tensor_value_info("h0", onnx.TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("n", onnx.TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("h", onnx.TensorProto.FLOAT, [1, 8])],
+        initializer=[b])
+    model = helper.make_model(main, producer_name="make_deploy_models",
+                              opset_imports=[helper.make_opsetid("", 14)])
+    onnx.checker.check_model(model)
+    save(model, "loop_linear.onnx")
+    steps = 5
+    expect["loop"] = {"params": n_params(lin), "value": "n=%d" % steps,
+                      "macs_per_step": 1 * 8 * 8,
+                      "macs": steps * 1 * 8 * 8}
+
+
 # ==== (c) nameless nodes, paddle-style weight names ====
 
 def case_nameless(expect):
@@ -474,6 +519,7 @@ def main():
     expect = {}
     case_constants(expect)
     case_if(expect)
+    case_loop(expect)
     case_nameless(expect)
     case_dims(expect)
     case_meta(expect)

@@ -192,3 +192,17 @@ def test_resnet18_tree_from_node_metadata():
 def test_text_type_column_shows_short_classes():
     text = run("resnet18_meta.onnx", fmt="text")
     assert "BasicBlock" in text and "torchvision.models" not in text
+
+
+# ==== (b') a Loop body's weights; the trip count from --value ====
+
+def test_loop_body_weights_and_trip_count():
+    e = EXPECT["loop"]
+    doc = run("loop_linear.onnx")
+    assert doc["totals"]["params"] == e["params"]
+    assert doc["totals"]["macs"] == e["macs_per_step"]  # counted once
+    assert doc["totals"]["flags"]["unbounded"] is True
+    doc = run("loop_linear.onnx", "--value", e["value"])
+    assert doc["totals"]["params"] == e["params"]
+    assert doc["totals"]["macs"] == e["macs"]
+    assert doc["totals"]["flags"]["unbounded"] is False
