@@ -315,12 +315,18 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     const nns__tensor *ts = p->tensor;
     int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
     int64_t numel = ts ? ts->numel : type_numel(&p->v->type);
-    nns_param_kind kind = classify(p, dtype, numel);
+    nns_param_kind kind = p->first ? classify(p, dtype, numel)
+                                   : NNS_PARAM_CONSTANT;
+    /* A Constant node's output that is not a weight is shape arithmetic
+     * (PyTorch exports hold thousands): like a folded value it is neither
+     * listed nor added to the constants total. */
+    if (kind == NNS_PARAM_CONSTANT && !p->storage->init)
+      continue;
     nns_param_info *pi = &a->params[a->n_params++];
     memset(pi, 0, sizeof *pi);
     pi->name = p->v->name;
     pi->storage = p->storage->name;
-    pi->kind = p->first ? kind : NNS_PARAM_CONSTANT;
+    pi->kind = kind;
     pi->dtype = dtype;
     pi->elements = numel;
     pi->bytes = tensor_bytes(numel, dtype, &tf);
