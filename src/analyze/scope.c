@@ -434,16 +434,21 @@ static const nns__value *weight_read(const nns__node *n) {
   return NULL;
 }
 
+/* The root's child `name` (one atom), without PyTorch's `_N` folding:
+ * Relu_1 is a node of its own, not a second call of a module Relu. */
+static uint32_t root_child(builder *b, const char *name, size_t len) {
+  bool pytorch = b->pytorch;
+  b->pytorch = false;
+  uint32_t l = child(b, 0, name, len);
+  b->pytorch = pytorch;
+  return l;
+}
+
 static uint32_t flat_layer(builder *b, const nns__node *n) {
   if (!does_work(n))
     return 0;
-  if (n->name[0]) { /* one atom, even with dots; no `_N` folding */
-    bool pytorch = b->pytorch;
-    b->pytorch = false;
-    uint32_t l = child(b, 0, n->name, strlen(n->name));
-    b->pytorch = pytorch;
-    return l;
-  }
+  if (n->name[0]) /* one atom, even with dots */
+    return root_child(b, n->name, strlen(n->name));
   const nns__value *w = weight_read(n);
   if (w) {
     /* conv2d_12.w_0 -> conv2d_12; a prefix with dots is a path. */
@@ -459,11 +464,7 @@ static uint32_t flat_layer(builder *b, const nns__node *n) {
   char name[160];
   int len = snprintf(name, sizeof name, "%.120s_%u", n->op_type,
                      (unsigned)k);
-  bool pytorch = b->pytorch;
-  b->pytorch = false;
-  uint32_t l = child(b, 0, name, (size_t)len);
-  b->pytorch = pytorch;
-  return l;
+  return root_child(b, name, (size_t)len);
 }
 
 /* ==== Metadata: module class names ==== */
