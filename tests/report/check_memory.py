@@ -8,8 +8,8 @@ an unknown op's output has no size at all, counted as 0), every symbolic
 dim taken as 1, and the liveness rule of docs/metrics.md written
 out again - graph inputs live from the start, a node's outputs allocated
 when it runs, every value freed after its last reader (right away when
-nobody reads it), graph outputs kept to the end, initializers (and
-Identity copies of them) not activations; a point is the live total after
+nobody reads it), graph outputs kept to the end, initializers and
+Constant outputs (and Identity copies of them) not activations; a point is the live total after
 the node's outputs are allocated and before its inputs are freed.
 
 Usage: check_memory.py NNSCAN MODEL.onnx...   (exit 0 when all agree)
@@ -59,6 +59,9 @@ def curve(nnscan, path):
         b = onnx_bytes(onnx_types[name]) if name in onnx_types else None
         return b if b is not None else nnscan_bytes(known.get(name))
     params = {i.name for i in g.initializer}
+    for n in g.node:  # Constant outputs hold data like initializers
+        if n.op_type == 'Constant':
+            params.update(n.output)
     for n in g.node:  # Identity copies of parameters are parameters
         if n.op_type == 'Identity' and n.input[0] in params:
             params.update(n.output)
