@@ -204,6 +204,31 @@ def check_summary(page, name, html, doc, shots):
                        'document.querySelector(".count").textContent')
     check(rows_1.startswith('%d of' % (1 + len(top))), '%s: depth 1 shows %r' % (name, rows_1))
 
+    # Sorting by MACs orders each parent's children by MACs, largest
+    # first (ties keep the model's order), and again ascending.
+    for direction in ('descending', 'ascending'):
+        shown = page.eval('''(function(){document.querySelector('.th[data-key="macs"]').click();
+            return [document.querySelector('.th[data-key="macs"]').getAttribute("aria-sort"),
+                    Array.from(document.querySelectorAll(".tr")).slice(1).map(function(r){
+                      return r.dataset.path;})];})()''')
+        want = sorted(top, key=lambda t: -t['macs'] if direction == 'descending' else t['macs'])
+        check(shown[0] == direction and shown[1] == [t['path'] for t in want],
+              '%s: sorted %s by MACs shows %r' % (name, direction, shown))
+
+    # Clicking a top-level box zooms into it: it fills the width.
+    biggest = max(top, key=lambda t: t['macs'])
+    if biggest['macs'] > 0:
+        w = page.eval('''(function(){var g=Array.from(document.querySelectorAll("svg.icicle g.box")).find(
+            function(g){return g.dataset.path === %s;}); g.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+            var z=Array.from(document.querySelectorAll("svg.icicle g.box")).find(
+            function(g){return g.dataset.path === %s;});
+            return +z.querySelector("rect").getAttribute("width");})()''' % (
+            json.dumps(biggest['path']), json.dumps(biggest['path'])))
+        check(abs(w - width) <= 1.5, '%s: zoomed into %r, it is %.1f px of %.1f' % (name, biggest['path'], w, width))
+        page.eval('document.querySelector(".crumb").click()')  # back out
+        check(page.eval('document.querySelectorAll("svg.icicle g.box")[0].dataset.path') == '',
+              '%s: the breadcrumb did not zoom back out' % name)
+
     # The memory curve marks the reported peak.
     live = doc['memory']['live_bytes']
     peak = page.eval('(function(){var c=document.querySelector("svg.curve circle.peak");'
