@@ -2,8 +2,9 @@
 """The HTML report in a real browser (Debian's chromium, headless, offline).
 
 For resnet18 and a vision transformer (fixtures), the LLaMA-shaped bench
-graph (bench/gen_models.py, generated here in a fraction of a second) and a
-model whose layer names try to break out of the page's script block, this
+graph (bench/gen_models.py, generated here in a fraction of a second), a
+model whose layer names try to break out of the page's script block and
+one with an op that has no cost rule (tiny_tied), this
 writes `nnscan summary --format html`, opens it with networking disabled
 and checks, from the DOM after the viewer ran, against the model's
 `--format json` document parsed here with Python's json:
@@ -14,6 +15,7 @@ and checks, from the DOM after the viewer ran, against the model's
     the search box) are the JSON's;
   - switching the metric changes the drawing, and the boxes carry the new
     metric's values;
+  - the notes name the uncounted ops and the symbols taken as 1;
   - the memory curve marks the reported peak;
   - no console error, no exception, no network request;
 and saves a full-page screenshot of each under OUT (a test artifact). The
@@ -229,6 +231,21 @@ def check_summary(page, name, html, doc, shots):
         check(page.eval('document.querySelectorAll("svg.icicle g.box")[0].dataset.path') == '',
               '%s: the breadcrumb did not zoom back out' % name)
 
+    # The notes name every op that was not counted and, when a symbol
+    # was taken as 1, every symbol.
+    notes = ' '.join(page.eval('Array.from(document.querySelectorAll(".notes li")).map('
+                               'function(l){return l.textContent;})') or [])
+    for o in doc['uncounted_ops']:
+        check(o['op_type'] in notes and 'Not counted' in notes,
+              '%s: no note for uncounted %s in %r' % (name, o['op_type'], notes))
+    if doc['symbols_taken_as_1']:
+        for sym in doc['symbols']:
+            check(sym in notes, '%s: no note for symbol %r taken as 1' % (name, sym))
+    if not doc['totals']['complete']:
+        check(page.eval('document.querySelector(".total-value").parentNode.parentNode'
+                        '.textContent.indexOf("≥") >= 0'),
+              '%s: incomplete totals not shown as lower bounds' % name)
+
     # The memory curve marks the reported peak.
     live = doc['memory']['live_bytes']
     peak = page.eval('(function(){var c=document.querySelector("svg.curve circle.peak");'
@@ -343,7 +360,8 @@ def main():
     models = [('resnet18', os.path.join(FIXTURES, 'resnet18_op17_fold.onnx')),
               ('vit_b_16', os.path.join(FIXTURES, 'vit_b_16_op17_fold.onnx')),
               ('llama7b_shaped', os.path.join(tmp, 'llama7b_shaped.onnx')),
-              ('hostile', hostile)]
+              ('hostile', hostile),
+              ('tiny_tied', os.path.join(ROOT, 'tests', 'report', 'tiny_tied.onnx'))]
     with cdp.Browser() as b:
         page = b.page()
         for name, model in models:
