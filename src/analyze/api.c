@@ -1,7 +1,9 @@
 /*
  * api.c - the public read accessors of nodes and of the analysis
  * (nnscan.h, "Nodes" and "Analysis"): totals, parameter dtypes, op types,
- * parameters, layers, uncounted ops, and each node with its counts.
+ * parameters, layers, uncounted ops, branches, and each node with its
+ * counts; and the internal accessors of the live-activation curve
+ * (analyze.h) that the report layer reads.
  *
  * Node structure is readable from the load on; everything an analysis
  * computes gives NNS_E_STATE until nns_model_analyze succeeds. List counts
@@ -280,4 +282,56 @@ nns_status nns_model_set_param_kind(nns_model *m, const char *value_name,
   if (!nns__map_put(&m->param_kinds, n, (void *)(uintptr_t)(kind + 1)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   return NNS_OK;
+}
+
+nns_status nns_model_layer_class(const nns_model *m, size_t i,
+                                 const char **class_name) {
+  nns_status st = analysed(m, class_name);
+  if (st)
+    return st;
+  if (i >= an(m)->n_layers)
+    return NNS_E_ARG;
+  *class_name = an(m)->layers[i].module_class;
+  return NNS_OK;
+}
+
+size_t nns_model_branch_count(const nns_model *m) {
+  return an(m) ? an(m)->n_branches : 0;
+}
+
+nns_status nns_model_branch(const nns_model *m, size_t i, const char **node,
+                            int *then_branch, int *known) {
+  nns_status st = analysed(m, node);
+  if (st)
+    return st;
+  const nns__analysis *a = an(m);
+  if (i >= a->n_branches || !then_branch || !known)
+    return NNS_E_ARG;
+  const nns__branch_row *b = &a->branches[i];
+  *node = b->node->name[0] ? b->node->name
+                           : a->layers[a->nodes[b->node->index].layer].info.path;
+  *then_branch = b->branch == NNS__BRANCH_THEN;
+  *known = b->known;
+  return NNS_OK;
+}
+
+/* ==== Internal: the live-activation curve (analyze.h) ==== */
+
+size_t nns__model_live_count(const nns_model *m) {
+  return an(m) && an(m)->live_bytes ? an(m)->n_nodes : 0;
+}
+
+void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
+                           size_t *layer) {
+  const nns__analysis *a = an(m);
+  *bytes = 0;
+  *layer = 0;
+  if (i >= nns__model_live_count(m))
+    return;
+  *bytes = a->live_bytes[i];
+  *layer = a->nodes[a->order[i]->index].layer;
+}
+
+size_t nns__model_live_peak(const nns_model *m) {
+  return nns__model_live_count(m) ? an(m)->peak_position : (size_t)-1;
 }

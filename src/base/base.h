@@ -103,6 +103,7 @@ nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
 #define NNS__V1_LOAD_OPTIONS NNS__SIZE_TO(nns_load_options, flags)
 #define NNS__V1_INPUT_SHAPE NNS__SIZE_TO(nns_input_shape, rank)
 #define NNS__V1_INFER_OPTIONS NNS__SIZE_TO(nns_infer_options, input_count)
+#define NNS__V1_INPUT_VALUE NNS__SIZE_TO(nns_input_value, count)
 #define NNS__V1_MODEL_INFO NNS__SIZE_TO(nns_model_info, function_count)
 #define NNS__V1_DIM NNS__SIZE_TO(nns_dim, symbol)
 #define NNS__V1_VALUE_INFO NNS__SIZE_TO(nns_value_info, producer)

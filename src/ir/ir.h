@@ -206,6 +206,10 @@ typedef struct nns__node {
                                 function bodies */
   const char *scope;         /* module path given by the builder (interned
                                 dotted path), or NULL: from the name */
+
+  int32_t n_meta;            /* metadata_props entries (field 9) */
+  const char **meta_keys;    /* arena copies */
+  const char **meta_values;
 } nns__node;
 
 /* ==== Graphs ==== */
@@ -368,6 +372,10 @@ nns__value *nns__graph_lookup(const nns__graph *g, const char *name);
 /* Symbols (sym.c). All return a symbol id, or 0 when out of memory. */
 uint32_t nns__sym_named(nns_model *m, const char *name); /* interned name */
 uint32_t nns__sym_fresh(nns_model *m);
+/* Gives the anonymous atom `id` the name `base` (or base_1, base_2, ...
+ * when the model already uses it); named symbols are left alone. False
+ * when out of memory. */
+bool nns__sym_name_anonymous(nns_model *m, uint32_t id, const char *base);
 const nns__symbol *nns__sym_get(const nns_model *m, uint32_t id);
 /* Symbolic arithmetic on dims; exact when both are known (overflow gives a
  * fresh symbol). Division is floor division; by a known zero gives a fresh

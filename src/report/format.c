@@ -303,6 +303,14 @@ nns_status nns__report_options(nns_report_options *o,
   return NNS__GET(o, given, NNS__V1_REPORT_OPTIONS);
 }
 
+nns_status nns__counts_in(nns_counts *c, const nns_counts *given) {
+  return NNS__GET(c, given, NNS__V1_COUNTS);
+}
+
+nns_status nns__rf_in(nns_rf *rf, const nns_rf *given) {
+  return NNS__GET(rf, given, NNS__V1_RF);
+}
+
 const char *nns__kind_name(nns_type_kind k) {
   switch (k) {
   case NNS_KIND_SEQUENCE: return "sequence";
@@ -311,25 +319,6 @@ const char *nns__kind_name(nns_type_kind k) {
   case NNS_KIND_SPARSE: return "sparse";
   default: return NULL;
   }
-}
-
-int nns__input_symbols(const nns_model *m, const char **out, int max) {
-  int n = 0;
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns__input_of(m, k);
-    nns_value_info vi = nns__value_of(m, v);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns__dim_of(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < n && !dup; s++)
-        dup = !strcmp(out[s], dim.symbol);
-      if (!dup && n < max)
-        out[n++] = dim.symbol;
-    }
-  }
-  return n;
 }
 
 /* ==== Shapes and axes ==== */
@@ -418,4 +407,42 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
     return o->model_name;
   nns_model_info info = nns__info_of(m);
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
+}
+
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size) {
+  size_t v = nns__input_of(m, k);
+  nns_value_info vi = nns__value_of(m, v);
+  bool symbolic = false;
+  size_t len = (size_t)snprintf(buf, size, "--input %s=", vi.name);
+  for (int ax = 0; ax < vi.rank && len < size; ax++) {
+    nns_dim d = nns__dim_of(m, v, ax);
+    if (d.value < 0)
+      symbolic = true;
+    if (d.value >= 0)
+      len += (size_t)snprintf(buf + len, size - len, "%s%lld", ax ? "x" : "",
+                              (long long)d.value);
+    else
+      len += (size_t)snprintf(buf + len, size - len, "%sN", ax ? "x" : "");
+  }
+  return symbolic ? vi.name : NULL;
+}
+
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max) {
+  size_t n = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v = nns__input_of(m, k);
+    nns_value_info vi = nns__value_of(m, v);
+    for (int ax = 0; ax < vi.rank && n < max; ax++) {
+      nns_dim d = nns__dim_of(m, v, ax);
+      if (d.value >= 0 || !d.symbol)
+        continue;
+      bool dup = false;
+      for (size_t s = 0; s < n && !dup; s++)
+        dup = !strcmp(out[s], d.symbol);
+      if (!dup)
+        out[n++] = d.symbol;
+    }
+  }
+  return n;
 }

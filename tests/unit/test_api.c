@@ -198,6 +198,12 @@ static void c_model_infer(void) {
   CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* dims NULL */
   o = (nns_infer_options){.size = sizeof o, .batch = -1};
   CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG);
+  int64_t one = 1;
+  nns_input_value iv = {.size = 3, .name = "x", .data = &one, .count = 1};
+  o = (nns_infer_options){.size = sizeof o, .values = &iv, .value_count = 1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* element size */
+  o.values = NULL;
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* values NULL */
   nns_model_free(m);
 }
 static void c_model_state(void) {
@@ -404,6 +410,32 @@ ANALYSIS_STRUCT(layer, nns_layer_info, IDX0, BAD_INDEX(layer))
 ANALYSIS_STRUCT(layer_counts, nns_counts, IDX0, BAD_INDEX(layer_counts))
 ANALYSIS_STRUCT(layer_rf, nns_rf, IDX0, BAD_INDEX(layer_rf))
 
+static void c_layer_class(void) {
+  const char *c = "kept";
+  CHECK_EQ(nns_model_layer_class(NULL, 0, &c), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_layer_class(m, 0, &c), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_layer_class(m, NONE, &c), NNS_E_ARG);
+  CHECK_EQ(nns_model_layer_class(m, 0, NULL), NNS_E_ARG);
+  CHECK_STR(c, "kept");
+  nns_model_free(m);
+}
+static void c_branch_count(void) { CHECK_EQ(nns_model_branch_count(NULL), 0); }
+static void c_branch(void) {
+  const char *n;
+  int t, k;
+  CHECK_EQ(nns_model_branch(NULL, 0, &n, &t, &k), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_branch(m, 0, &n, &t, &k), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_branch(m, 0, &n, &t, &k), NNS_E_ARG); /* no If */
+  CHECK_EQ(nns_model_branch(m, 0, &n, NULL, &k), NNS_E_ARG);
+  nns_model_free(m);
+}
+
 static void c_param_dtype_count(void) {
   CHECK_EQ(nns_model_param_dtype_count(NULL), 0);
 }
@@ -537,6 +569,23 @@ static void c_table_add(void) {
   nns_model_free(m);
   nns_table_free(t);
 }
+static void c_table_add_row(void) {
+  nns_counts c = {.size = sizeof c, .params = 5};
+  nns_rf rf = {.size = 1};
+  CHECK_EQ(nns_table_add_row(NULL, "a", &c, NULL, &err), NNS_E_ARG);
+  nns_table *t = NULL;
+  CHECK_EQ(nns_table_new(&t, &err), NNS_OK);
+  CHECK_EQ(nns_table_add_row(t, NULL, &c, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add_row(t, "a", NULL, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add_row(t, "a", &c, &rf, &err), NNS_E_ARG);
+  c.size = 2;
+  CHECK_EQ(nns_table_add_row(t, "a", &c, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_row_count(t), 0);
+  c.size = sizeof c;
+  CHECK_EQ(nns_table_add_row(t, "a", &c, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_table_row_count(t), 1);
+  nns_table_free(t);
+}
 static void c_table_row_count(void) {
   CHECK_EQ(nns_table_row_count(NULL), 0);
 }
@@ -625,12 +674,16 @@ static const entry exports[] = {
     {"nns_model_layer_rf", c_layer_rf},
     {"nns_model_uncounted_op_count", c_uncounted_op_count},
     {"nns_model_uncounted_op", c_uncounted_op},
+    {"nns_model_layer_class", c_layer_class},
+    {"nns_model_branch_count", c_branch_count},
+    {"nns_model_branch", c_branch},
     E(op_ctx_input_count), E(op_ctx_output_count), E(op_ctx_input_dtype),
     E(op_ctx_input_rank), E(op_ctx_output_rank), E(op_ctx_input_dim),
     E(op_ctx_output_dim), E(op_ctx_attr_int), E(op_ctx_attr_float),
     E(op_ctx_set_output),
     {"nns_model_register_op", c_register_op},
     E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
+    E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count),
     E(op_get),
 };

@@ -262,3 +262,15 @@ nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis) {
   nns_op_ctx_output_dim(cx, i, axis, &d);
   return d;
 }
+
+size_t tm_input(const nns_model *m, size_t k) {
+  size_t v = (size_t)-1;
+  nns_model_input(m, k, &v);
+  return v;
+}
+
+const char *tm_layer_class(const nns_model *m, size_t i) {
+  const char *c = NULL;
+  nns_model_layer_class(m, i, &c);
+  return c;
+}

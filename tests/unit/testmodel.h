@@ -152,6 +152,10 @@ tm_totals tm_totals_of(const nns_model *m);
 size_t tm_find(const nns_model *m, const char *name);
 /* nns_model_value_dim; {-1, NULL} when it fails. */
 nns_dim tm_dim(const nns_model *m, size_t i, int axis);
+/* nns_model_input's value index, or (size_t)-1. */
+size_t tm_input(const nns_model *m, size_t k);
+/* nns_model_layer_class; NULL when it fails or the layer has none. */
+const char *tm_layer_class(const nns_model *m, size_t i);
 /* nns_model_warning; "" when it fails. */
 const char *tm_warning(const nns_model *m, size_t i);
 /* nns_op_ctx_input_dim / output_dim; {-1, NULL} when it fails. */
