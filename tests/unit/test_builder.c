@@ -17,44 +17,24 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "report/report_int.h"
 #include "builddesc.h"
 #include "testmodel.h"
 
 /* ==== Output capture ==== */
 
-typedef struct buf {
-  char *p;
-  size_t n, cap;
-} buf;
-
-static int buf_write(void *user, const char *data, size_t size) {
-  buf *b = user;
-  if (b->n + size + 1 > b->cap) {
-    size_t cap = (b->n + size + 1) * 2;
-    char *p = realloc(b->p, cap);
-    if (!p)
-      return 1;
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, data, size);
-  b->n += size;
-  b->p[b->n] = 0;
-  return 0;
-}
-
 /* The summary JSON of an analysed model, every depth, no path. */
 static char *summary_json(nns_model *m) {
-  buf b = {0};
+  nns__membuf b = {0};
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
                           .max_depth = NNS_DEPTH_ALL};
   nns_error err;
-  if (nns_report(m, &o, buf_write, &b, &err) != NNS_OK) {
+  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "report: %s", err.message);
-    free(b.p);
+    free(b.data);
     return NULL;
   }
-  return b.p;
+  return b.data;
 }
 
 /* Cuts the "warnings" list out of a summary JSON (compared apart). */
