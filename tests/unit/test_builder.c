@@ -249,6 +249,63 @@ static void test_module_paths(void) {
   nns_model_free(m);
 }
 
+/* Subgraph nodes have their own counts: If(c) { x @ w } else { x @ w }
+ * with x [2,3] and w [3,4]: each MatMul is 2*3*4 = 24 MACs and writes
+ * 2*4 float32 = 32 bytes; both sit in the If's layer. */
+static void test_subgraph_node_counts(void) {
+  nns_builder *b = NULL;
+  nns_error err;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+  int64_t xd[] = {2, 3}, wd[] = {3, 4};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 2, xd, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_input(b, "c", NNS_DT_BOOL, 0, NULL, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 2, wd, NULL, 0,
+                                       &err), NNS_OK);
+  const char *in[] = {"c"}, *out[] = {"y"}, *mm[] = {"x", "w"};
+  CHECK_EQ(nns_builder_add_node(b, "If", "", "if", "gate", in, 1, out, 1,
+                                &err), NNS_OK);
+  const char *branch[] = {"then_branch", "else_branch"};
+  const char *bout[] = {"t", "e"};
+  for (int k = 0; k < 2; k++) {
+    CHECK_EQ(nns_builder_begin_graph(b, branch[k], NNS_ATTR_GRAPH, &err),
+             NNS_OK);
+    CHECK_EQ(nns_builder_add_node(b, "MatMul", "", "mm", NULL, mm, 2,
+                                  &bout[k], 1, &err), NNS_OK);
+    CHECK_EQ(nns_builder_add_output(b, bout[k], 0, -1, NULL, NULL, &err),
+             NNS_OK);
+    CHECK_EQ(nns_builder_end_graph(b, &err), NNS_OK);
+  }
+  CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return;
+  nns_counts c = {.size = sizeof c};
+  CHECK_EQ(nns_model_node_counts(m, 1, &c), NNS_E_STATE); /* not analysed */
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 3);
+  for (size_t i = 1; i < 3; i++) {
+    nns_node_info n = {.size = sizeof n};
+    CHECK_EQ(nns_model_node(m, i, &n), NNS_OK);
+    CHECK_STR(n.op_type, "MatMul");
+    CHECK_EQ(n.parent, 0);
+    CHECK_STR(n.module_path, "gate");
+    CHECK(n.flags & NNS_NODE_COUNTED);
+    CHECK_EQ(nns_model_node_counts(m, i, &c), NNS_OK);
+    CHECK_EQ(c.macs, 24);
+    CHECK_EQ(c.activation_bytes, 32);
+    CHECK_EQ(c.nodes, 1);
+  }
+  nns_node_info n = {.size = sizeof n};
+  CHECK_EQ(nns_model_node(m, 0, &n), NNS_OK);
+  CHECK(n.flags & NNS_NODE_SUBGRAPHS);
+  nns_model_free(m);
+}
+
 static void test_misuse(void) {
   nns_builder *b = NULL;
   nns_error err;
@@ -334,6 +391,7 @@ int main(void) {
   RUN(test_vit);
   RUN(test_subgraph_and_attrs);
   RUN(test_module_paths);
+  RUN(test_subgraph_node_counts);
   RUN(test_misuse);
   return check_finish();
 }
