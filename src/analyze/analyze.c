@@ -380,17 +380,13 @@ static void choose_order(nns_model *m, nns__analysis *a) {
 
 /* ==== Per node of the node list ==== */
 
-/* A main-graph node's row is its a->nodes counts (parameters and output
- * bytes included); a subgraph node's is its own cost (record_node) plus
- * the bytes of its outputs. */
+/* A subgraph node's row is its own cost (record_node) plus the bytes of
+ * its outputs (a main-graph node's is its a->nodes counts). */
 static void node_totals(nns_model *m, nns__analysis *a) {
-  for (size_t i = 0; i < m->n_nodes; i++) {
+  for (size_t i = 0; a->node_counts && i < m->n_nodes; i++) {
     const nns__node *n = m->nodes[i];
-    if (n->graph == a->main && n->index < a->n_nodes) {
-      a->node_counts[i] = a->nodes[n->index].counts;
-      a->node_counted[i] = a->nodes[n->index].counted;
+    if (n->graph == a->main)
       continue;
-    }
     nns_counts *k = &a->node_counts[i];
     k->nodes = 1;
     for (int32_t o = 0; o < n->n_out; o++) {
@@ -419,12 +415,15 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
       nns__arena_array(ar, m->n_values + 1, sizeof *a->is_param_value);
   a->order = nns__arena_array(ar, a->n_nodes + 1, sizeof *a->order);
   a->main = g;
-  a->node_counts = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
-                                    sizeof *a->node_counts);
-  a->node_counted = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
-                                     sizeof *a->node_counted);
-  if (!a->nodes || !a->is_param_value || !a->order || !a->node_counts ||
-      !a->node_counted)
+  /* Subgraph nodes' own rows; main-graph nodes have theirs in a->nodes. */
+  if (m->subgraph_nodes) {
+    a->node_counts =
+        nns__arena_array(ar, m->n_nodes + 1, sizeof *a->node_counts);
+    a->node_counted =
+        nns__arena_array(ar, m->n_nodes + 1, sizeof *a->node_counted);
+  }
+  if (!a->nodes || !a->is_param_value || !a->order ||
+      (m->subgraph_nodes && (!a->node_counts || !a->node_counted)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
   nns_status st = nns__scope_build(m, a, err);

@@ -89,9 +89,10 @@ typedef struct nns__analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
-  /* Per node of the model's node list (nns_model_node_counts), subgraph
-   * nodes included: a subgraph node's own cost and output bytes, a
-   * main-graph node's a->nodes counts; and whether its rule counted it. */
+  /* Per node of the model's node list (nns_model_node_counts), for the
+   * subgraph nodes (a main-graph node's are in `nodes`): its own cost and
+   * output bytes, and whether its rule counted it. NULL without
+   * subgraphs. */
   nns_counts *node_counts;
   bool *node_counted;
   /* The metadata's "nnscan.param_kinds": interned value name -> interned

@@ -209,7 +209,9 @@ nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
       info.layer = l;
       info.module_path = a->layers[l].info.path;
     }
-    if (a->node_counted[i])
+    bool counted = n->graph == a->main ? a->nodes[n->index].counted
+                                       : a->node_counted && a->node_counted[i];
+    if (counted)
       info.flags |= NNS_NODE_COUNTED;
   }
   return NNS__PUT(out, &info, NNS__V1_NODE_INFO);
@@ -240,7 +242,13 @@ nns_status nns_model_node_counts(const nns_model *m, size_t i,
     return st;
   if (i >= m->n_nodes)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->node_counts[i], NNS__V1_COUNTS);
+  const nns__analysis *a = an(m);
+  const nns__node *n = m->nodes[i];
+  static const nns_counts none = {.nodes = 1};
+  const nns_counts *c = n->graph == a->main ? &a->nodes[n->index].counts
+                        : a->node_counts    ? &a->node_counts[i]
+                                            : &none;
+  return NNS__PUT(out, c, NNS__V1_COUNTS);
 }
 
 /* ==== What the caller knows ==== */
