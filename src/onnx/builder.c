@@ -91,6 +91,7 @@ struct nns_builder {
   bgraph *root;
   vec stack;              /* bgraph *: the open graphs, root first */
   vec opset_domains, opset_versions, meta_keys, meta_values;
+  vec graphs;             /* bgraph *: every graph, for their maps */
 };
 
 static bgraph *top(const nns_builder *b) {
@@ -128,12 +129,15 @@ static const char *intern(nns_builder *b, const char *s) {
   return nns__intern_cstr(&b->m->strings, s ? s : "");
 }
 
+/* A new graph description. Its `defined` map is malloc-backed (growing
+ * it frees the old table; an arena would keep every generation). */
 static bgraph *new_graph(nns_builder *b) {
   bgraph *g = nns__arena_alloc(&b->arena, sizeof *g);
-  if (g) {
-    g->name = b->empty;
-    g->defined.arena = &b->arena;
-  }
+  bgraph **slot = g ? vec_push(&b->arena, &b->graphs, sizeof *slot) : NULL;
+  if (!slot)
+    return NULL;
+  *slot = g;
+  g->name = b->empty;
   return g;
 }
 
@@ -166,6 +170,8 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
 void nns_builder_free(nns_builder *b) {
   if (!b)
     return;
+  for (size_t i = 0; i < b->graphs.n; i++)
+    nns__map_free(&VEC_AT(b->graphs, bgraph *, i)->defined);
   nns__model_destroy(b->m);
   nns__arena_free(&b->arena);
   free(b);

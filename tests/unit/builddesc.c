@@ -169,6 +169,19 @@ static nns_status replay_line(nns_builder *b, cursor *c, const bline *l,
   int64_t dv[MAX_RANK];
   const char *syms[MAX_RANK];
   int dtype, rank;
+  /* Nodes first: most lines are nodes. */
+  if (!strcmp(cmd, "node")) {
+    const char *op = next(c), *dom = next(c), *name = next(c);
+    static const char *ins[MAX_LIST], *outs[MAX_LIST];
+    size_t nin = (size_t)next_int(c);
+    for (size_t k = 0; k < nin && k < MAX_LIST; k++)
+      ins[k] = next(c);
+    size_t nout = (size_t)next_int(c);
+    for (size_t k = 0; k < nout && k < MAX_LIST; k++)
+      outs[k] = next(c);
+    return nns_builder_add_node(b, op, dom, name, NULL, ins, nin, outs, nout,
+                                err);
+  }
   if (!strcmp(cmd, "ir_version"))
     return nns_builder_set_ir_version(b, next_int(c), err);
   if (!strcmp(cmd, "producer")) {
@@ -205,18 +218,6 @@ static nns_status replay_line(nns_builder *b, cursor *c, const bline *l,
                                          l->data_len, err);
     return nns_builder_attr_tensor(b, name, (nns_attr_type)type, dtype, rank,
                                    dv, l->data, l->data_len, err);
-  }
-  if (!strcmp(cmd, "node")) {
-    const char *op = next(c), *dom = next(c), *name = next(c);
-    static const char *ins[MAX_LIST], *outs[MAX_LIST];
-    size_t nin = (size_t)next_int(c);
-    for (size_t k = 0; k < nin && k < MAX_LIST; k++)
-      ins[k] = next(c);
-    size_t nout = (size_t)next_int(c);
-    for (size_t k = 0; k < nout && k < MAX_LIST; k++)
-      outs[k] = next(c);
-    return nns_builder_add_node(b, op, dom, name, NULL, ins, nin, outs, nout,
-                                err);
   }
   if (!strcmp(cmd, "attr_int")) {
     const char *name = next(c);
