@@ -336,6 +336,10 @@ typedef struct nns_rf {
   int64_t field[NNS_RF_MAX_AXES]; /* receptive field, input pixels */
   int64_t stride[NNS_RF_MAX_AXES];  /* effective stride (jump) */
   int64_t padding[NNS_RF_MAX_AXES]; /* effective padding */
+  /* Also depends on the whole input (a squeeze-excitation gate, a global
+   * pooling branch added back, a normalisation over space): the field
+   * above is that of the value's spatial path. Set on whole values too. */
+  int global_context;
 } nns_rf;
 
 typedef struct nns_totals {
@@ -353,7 +357,8 @@ typedef struct nns_totals {
   int64_t train_optimizer_bytes; /* optimizer state */
   int64_t train_activation_bytes;/* every intermediate kept for backward */
   int64_t train_total_bytes;
-  nns_rf rf;                     /* largest finite field over all layers */
+  nns_rf rf;                     /* field of the last value with spatial
+                                    axes on the path to the outputs */
 } nns_totals;
 
 NNS_API void nns_model_totals(const nns_model *model, nns_totals *out);

@@ -356,7 +356,9 @@ static bool sum_model(const char *model, model_sums *s) {
     nns__value *v = g->inputs[i];
     if (v->init || v->type.rank < 3)
       continue;
-    nns__rf_start(NULL, v->type.rank - 2, &rf[v->index]);
+    nns__rf start;
+    nns__rf_start(NULL, v->type.rank - 2, &start);
+    rf[v->index] = start.f;
     has[v->index] = true;
   }
   for (int32_t i = 0; i < g->n_nodes; i++) {
