@@ -99,27 +99,27 @@ void nns__rf_mix(const nns__rf *in, const bool *mixed, int32_t rank,
       out->f.global_context = 1;
 }
 
-nns_status nns__rf_mix_from(nns__ictx *cx, int64_t first, const nns__rf *in,
-                            nns__rf *out) {
-  *out = *in;
-  int32_t r = nns__in_rank(cx, 0), a;
-  if (r < 0 || r > NNS__RANK_LIMIT || !nns__axis(first, r, &a))
-    return NNS_OK;
-  bool mixed[NNS__RANK_LIMIT] = {false};
-  for (int32_t d = a; d < r; d++)
-    mixed[d] = true;
-  nns__rf_mix(in, mixed, r, out);
-  return NNS_OK;
-}
-
-nns_status nns__rf_mix_axis(nns__ictx *cx, int64_t axis, const nns__rf *in,
-                            nns__rf *out) {
+/* Mixes dims [axis, axis + count) of input 0, count -1 meaning to the
+ * last dim. */
+static nns_status mix_dims(nns__ictx *cx, int64_t axis, int32_t count,
+                           const nns__rf *in, nns__rf *out) {
   *out = *in;
   int32_t r = nns__in_rank(cx, 0), a;
   if (r < 0 || r > NNS__RANK_LIMIT || !nns__axis(axis, r, &a))
     return NNS_OK;
   bool mixed[NNS__RANK_LIMIT] = {false};
-  mixed[a] = true;
+  for (int32_t d = a; d < r && (count < 0 || d < a + count); d++)
+    mixed[d] = true;
   nns__rf_mix(in, mixed, r, out);
   return NNS_OK;
+}
+
+nns_status nns__rf_mix_from(nns__ictx *cx, int64_t first, const nns__rf *in,
+                            nns__rf *out) {
+  return mix_dims(cx, first, -1, in, out);
+}
+
+nns_status nns__rf_mix_axis(nns__ictx *cx, int64_t axis, const nns__rf *in,
+                            nns__rf *out) {
+  return mix_dims(cx, axis, 1, in, out);
 }

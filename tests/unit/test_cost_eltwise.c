@@ -226,6 +226,12 @@ static void test_rf(void) {
   /* Element-wise and data movement keep the field. */
   CHECK_EQ(rf_whole(m, "relu"), 0);
   CHECK_EQ(rf_whole(m, "transpose"), 0);
+  /* Softmax along the last dim (a spatial one here) keeps the field and
+   * adds global context. */
+  nns_rf in = {.axes = 2, .field = {3, 3}, .stride = {1, 1}}, out;
+  CHECK_EQ(tm_node_rf(m, tm_find_node(m, "softmax"), &in, &out), NNS_OK);
+  CHECK(!out.whole && out.global_context);
+  CHECK_EQ(out.field[0], 3);
   nns_model_free(m);
 }
 
