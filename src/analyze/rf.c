@@ -61,9 +61,11 @@ static bool carries_field(const nns__analysis *a, const nns__value *v) {
 }
 
 /*
- * `in` (a finite field of a value of rank `rin`) with its spatial dims
- * lined up from the right with an output of type `out`: false when one
- * does not survive (the output is smaller there, or of unknown rank).
+ * `in` (the finite field of a value of type `tin`) with its spatial dims
+ * lined up from the right with an output of type `tout`: false when one
+ * does not survive. With equal ranks every dim survives (Split, Concat or
+ * Tile along a spatial dim resize it but keep it); with another rank the
+ * lined-up dims must also be equal (a broadcast).
  */
 static bool line_up(const nns__rf *in, const nns__type *tin,
                     const nns__type *tout, nns__rf *res) {
@@ -74,7 +76,7 @@ static bool line_up(const nns__rf *in, const nns__type *tin,
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
     int32_t d = in->dim[k], e = d + shift;
     if (d < 0 || d >= tin->rank || e < 0 || e >= tout->rank ||
-        !nns__dim_eq(tin->dims[d], tout->dims[e]))
+        (shift != 0 && !nns__dim_eq(tin->dims[d], tout->dims[e])))
       return false;
     res->dim[k] = (int8_t)e;
   }
