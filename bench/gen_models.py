@@ -16,6 +16,9 @@ Models (NAME in parentheses):
                                     written (offsets go past 2 GiB on purpose).
   graph100k.onnx        (graph100k) exactly 100,000 cheap nodes, opset 13,
                                     small inline initializers.
+  llama10k_shaped.onnx  (llama10k)  the LLaMA-shaped decoder with 714
+                                    decoder layers: ~10,000 layers in the
+                                    module tree (bench/html_render.py).
 """
 
 import argparse
@@ -34,6 +37,7 @@ MODELS = {
     "resnet50": "resnet50_inline.onnx",
     "llama7b": "llama7b_shaped.onnx",
     "graph100k": "graph100k.onnx",
+    "llama10k": "llama10k_shaped.onnx",
 }
 
 INT64_MAX = 9223372036854775807
@@ -146,8 +150,8 @@ def _check_with_placeholder(model, location):
             os.chdir(cwd)
 
 
-def gen_llama7b(path, location=None):
-    L, H, NH, HD, FF, V, MAXS = 32, 4096, 32, 128, 11008, 32000, 2048
+def gen_llama7b(path, location=None, layers=32):
+    L, H, NH, HD, FF, V, MAXS = layers, 4096, 32, 128, 11008, 32000, 2048
     eps = 1e-6
     assert NH * HD == H
 
@@ -409,7 +413,13 @@ def gen_graph100k(path, target=100_000):
             "initializers": len(m.graph.initializer), "blocks": blk}
 
 
-GENERATORS = {"resnet50": gen_resnet50, "llama7b": gen_llama7b, "graph100k": gen_graph100k}
+def gen_llama10k(path, location=None):
+    # 14 module-tree layers per decoder layer, plus the model's own few.
+    return gen_llama7b(path, location, layers=714)
+
+
+GENERATORS = {"resnet50": gen_resnet50, "llama7b": gen_llama7b,
+              "graph100k": gen_graph100k, "llama10k": gen_llama10k}
 
 
 def main(argv=None):
@@ -430,7 +440,7 @@ def main(argv=None):
             continue
         t0 = time.perf_counter()
         tmp = path + ".tmp"
-        if name == "llama7b":
+        if name in ("llama7b", "llama10k"):
             # the .weights file named here is never written
             loc = os.path.splitext(MODELS[name])[0] + ".weights"
             info = GENERATORS[name](tmp, location=loc)

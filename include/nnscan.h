@@ -172,11 +172,31 @@ enum {
   NNS_INFER_FALLBACK_DECLARED = 1u << 0
 };
 
+/*
+ * A graph input's contents, for the scalars and small integer tensors that
+ * control flow and shape arithmetic depend on (a sample rate an If compares
+ * with a constant, a sequence length): `count` values, row-major. The
+ * input keeps its declared shape when `count` fits it (a scalar, or one
+ * unknown dim, which becomes `count`), else it fails with NNS_E_SHAPE.
+ * Values of a floating-point input are converted.
+ */
+typedef struct nns_input_value {
+  const char *name;             /* a graph input of the main graph */
+  const int64_t *data;
+  size_t count;
+} nns_input_value;
+
 typedef struct nns_infer_options {
   unsigned flags;               /* NNS_INFER_* */
   int64_t batch;                /* > 0: first dim of every graph input */
+  /* Input shapes. `name` may also be the name of a symbolic dim of a graph
+   * input (a dim_param such as "batch", or the name nnscan gives an
+   * unnamed dim: "<input>_dim<axis>") with rank 1: that dim is set to
+   * dims[0] wherever it appears. */
   const nns_input_shape *inputs;
   size_t input_count;
+  const nns_input_value *values; /* graph inputs' contents (may be NULL) */
+  size_t value_count;
 } nns_infer_options;
 
 /*
@@ -426,6 +446,24 @@ NNS_API size_t nns_model_layer_count(const nns_model *model);
 NNS_API void nns_model_layer(const nns_model *model, size_t i,
                              nns_layer_info *out);
 
+/* The module class of layer i as the model states it, in full
+ * ("torchvision.models.resnet.BasicBlock": node metadata
+ * pkg.torch.onnx.class_hierarchy, or nnscan.module_types), or NULL when
+ * the model names none (the layer's `type` is then an op summary). The
+ * layer's `type` holds its short form ("BasicBlock"). */
+NNS_API const char *nns_model_layer_class(const nns_model *model, size_t i);
+
+/* The If nodes of the main graph and the branch each one's costs follow:
+ * *then_branch is 1 for then_branch, 0 for else_branch; *known is 1 when
+ * the condition was known (folded, e.g. from nns_infer_options.values),
+ * 0 when it was not and the larger branch was counted. *node is the node's
+ * name, or its layer's when it has none. Both branches' weights always
+ * count as parameters. */
+NNS_API size_t nns_model_branch_count(const nns_model *model);
+NNS_API void nns_model_branch(const nns_model *model, size_t i,
+                              const char **node, int *then_branch,
+                              int *known);
+
 /* Op types with no cost rule, and how many nodes each has. */
 NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
 NNS_API void nns_model_uncounted_op(const nns_model *model, size_t i,
@@ -476,7 +514,8 @@ NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
 /*
  * Renderers of an analysis (call nns_model_analyze() first): the tree table
  * people read, CSV, Markdown, and the JSON contract scripts parse
- * ("nnscan.summary", documented in docs/json.md). The library never prints:
+ * ("nnscan.summary", documented in docs/json.md), and a self-contained HTML
+ * page of it (docs/html.md). The library never prints:
  * every report goes through the caller's write callback, in pieces.
  *
  *   nns_report_options o = {.format = NNS_FORMAT_TEXT,
@@ -495,7 +534,11 @@ typedef enum nns_report_format {
   NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
   NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
   NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
-  NNS_FORMAT_JSON = 3  /* the machine contract: everything, unformatted */
+  NNS_FORMAT_JSON = 3, /* the machine contract: everything, unformatted */
+  NNS_FORMAT_HTML = 4  /* one self-contained page: the JSON document and a
+                          viewer (module tree as an icicle, tree table,
+                          memory curve); see docs/html.md. nns_report_table
+                          takes it too (table and interactive scatter) */
 } nns_report_format;
 
 typedef enum nns_numbers {
@@ -529,7 +572,8 @@ enum {
 
 /* max_depth values with a meaning of their own. */
 enum {
-  NNS_DEPTH_DEFAULT = 0, /* 2 for text and md; every depth for csv and json */
+  NNS_DEPTH_DEFAULT = 0, /* 2 for text and md; every depth for csv, json
+                            and html */
   NNS_DEPTH_ALL = -1     /* every layer */
 };
 
@@ -563,8 +607,9 @@ typedef struct nns_table_row {
 
 /*
  * One row per model: Model, Params (M), FLOPs (G), MACs (G), DMAs (G), RF.
- * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV or NNS_FORMAT_TEXT (laid out
- * like md); other fields are not used. A partial count shows as "≥ x".
+ * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV, NNS_FORMAT_TEXT (laid out
+ * like md) or NNS_FORMAT_HTML (a page with the table and the plot,
+ * interactive); other fields are not used. A partial count shows as "≥ x".
  */
 NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
                                     const nns_report_options *opts,
@@ -575,7 +620,9 @@ NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
  * An SVG scatter plot of MACs (y) against parameters (x), one labelled
  * point per model; an axis whose values span more than a decade is
  * logarithmic (models with a zero count are then left off, and listed in
- * the SVG's <desc>).
+ * the SVG's <desc>). Labels never overlap each other or a point: one that
+ * cannot sit beside its point is moved to free space and gets a leader
+ * line.
  */
 NNS_API nns_status nns_report_plot(const nns_table_row *rows, size_t count,
                                    nns_write_fn write, void *user,

@@ -9,7 +9,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---- dependencies (installed only when missing, so it also works offline) --
 packages=(build-essential cmake clang libclang-rt-14-dev valgrind
-          libonnx-testdata python3 python3-jsonschema)
+          libonnx-testdata python3 python3-jsonschema python3-onnx
+          python3-torch python3-torchvision python3-pytest python3-venv
+          python3-pip python3-setuptools python3-wheel chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -25,27 +27,31 @@ if ((${#missing[@]})); then
 fi
 export NNS_REQUIRE_TESTDATA=1
 
-run_suite() { # build-dir, cmake args...
-  local dir=$1; shift
+run_suite() { # build-dir, ctest-args, cmake args...
+  local dir=$1 ctest_args=$2; shift 2
   echo "== build $dir: $*"
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
   echo "== test $dir"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  # shellcheck disable=SC2086
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_args
 }
 
-# 1. gcc, warnings as errors.
-run_suite build/gcc -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# 1. gcc, warnings as errors; every test, the Python (pytest) and browser
+#    (headless chromium) ones included.
+run_suite build/gcc "" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-# 2. clang, warnings as errors, ASan + UBSan over the whole suite.
+# 2. clang, warnings as errors, ASan + UBSan over the whole C suite (the
+#    Python and browser tests load the library into processes that are not
+#    built with the sanitizers, so they run in step 1 only).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-run_suite build/asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+run_suite build/asan "-LE python|browser" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
   -DNNS_SANITIZE=ON
 
 # 3. valgrind memcheck over the suite (gcc build): no leak, no bad read.
 echo "== valgrind build/gcc"
-ctest --test-dir build/gcc --output-on-failure -j "$jobs" -LE script \
+ctest --test-dir build/gcc --output-on-failure -j "$jobs" -LE "script|python|browser" \
   -T memcheck >build/valgrind.log 2>&1 || { tail -40 build/valgrind.log; exit 1; }
 # ctest lists defects ("Memory Leak - 2") after this line; there must be none.
 if sed -n '/Memory checking results:/,$p' build/valgrind.log | grep -E ' - [0-9]+'; then

@@ -29,6 +29,7 @@ typedef struct nns__alayer {
   nns_layer_info info;  /* the public row; counts cover the subtree */
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
+  const char *module_class; /* full class name from the model, or NULL */
 } nns__alayer;
 
 typedef struct nns__dtype_row {
@@ -50,6 +51,13 @@ typedef struct nns__uncounted_row {
   size_t nodes;
 } nns__uncounted_row;
 
+/* An If of the main graph: the branch its costs follow. */
+typedef struct nns__branch_row {
+  const nns__node *node;
+  uint8_t branch;    /* NNS__BRANCH_THEN or NNS__BRANCH_ELSE */
+  bool known;        /* the condition was known; else the larger branch */
+} nns__branch_row;
+
 typedef struct nns__analysis {
   nns_totals totals;
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
@@ -68,6 +76,8 @@ typedef struct nns__analysis {
   nns__dtype_row *dtypes;
   size_t n_optypes, cap_optypes;
   nns__optype_row *optypes;
+  size_t n_branches, cap_branches;
+  nns__branch_row *branches;  /* malloc'ed while analysing, then arena */
   size_t n_uncounted, cap_uncounted;
   nns__uncounted_row *uncounted;
   nns__map uncounted_index;   /* while analysing: op type -> row + 1 */
@@ -75,6 +85,11 @@ typedef struct nns__analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
+  /* Live activation bytes after each main-graph node in running order
+   * (a->order): the curve whose maximum is totals.peak_activation_bytes
+   * (memory.c; saturated at INT64_MAX). */
+  int64_t *live_bytes;
+  size_t peak_position;       /* first position where the curve peaks */
 } nns__analysis;
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -119,6 +134,16 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
+/* The live-activation curve of an analysed model: the number of points
+ * (main-graph nodes in running order), and for point i its live bytes and
+ * the layer (preorder index) holding the node. 0 points when the model was
+ * not analysed. For the report layer (the HTML page, the JSON "memory"
+ * member); defined in api.c. */
+size_t nns__model_live_count(const nns_model *m);
+void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
+                           size_t *layer);
+/* Position of the curve's first maximum ((size_t)-1 without points). */
+size_t nns__model_live_peak(const nns_model *m);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */

@@ -1,6 +1,8 @@
 /*
  * api.c - the public read accessors of the analysis (nnscan.h, "Analysis"):
- * totals, parameter dtypes, op types, parameters, layers and uncounted ops.
+ * totals, parameter dtypes, op types, parameters, layers and uncounted ops;
+ * and the internal accessors of the live-activation curve (analyze.h) that
+ * the report layer reads.
  * Before nns_model_analyze (or after a failed one) every list is empty and
  * every total zero; an index out of range gives a zeroed row.
  */
@@ -93,4 +95,48 @@ void nns_model_uncounted_op(const nns_model *m, size_t i, const char **domain,
   *domain = a->uncounted[i].domain;
   *op_type = a->uncounted[i].op_type;
   *node_count = a->uncounted[i].nodes;
+}
+
+const char *nns_model_layer_class(const nns_model *m, size_t i) {
+  const nns__analysis *a = an(m);
+  return a && i < a->n_layers ? a->layers[i].module_class : NULL;
+}
+
+size_t nns_model_branch_count(const nns_model *m) {
+  return an(m) ? an(m)->n_branches : 0;
+}
+
+void nns_model_branch(const nns_model *m, size_t i, const char **node,
+                      int *then_branch, int *known) {
+  const nns__analysis *a = an(m);
+  *node = "";
+  *then_branch = *known = 0;
+  if (!a || i >= a->n_branches)
+    return;
+  const nns__branch_row *b = &a->branches[i];
+  *node = b->node->name[0] ? b->node->name
+                           : a->layers[a->nodes[b->node->index].layer].info.path;
+  *then_branch = b->branch == NNS__BRANCH_THEN;
+  *known = b->known;
+}
+
+/* ==== Internal: the live-activation curve (analyze.h) ==== */
+
+size_t nns__model_live_count(const nns_model *m) {
+  return an(m) && an(m)->live_bytes ? an(m)->n_nodes : 0;
+}
+
+void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
+                           size_t *layer) {
+  const nns__analysis *a = an(m);
+  *bytes = 0;
+  *layer = 0;
+  if (i >= nns__model_live_count(m))
+    return;
+  *bytes = a->live_bytes[i];
+  *layer = a->nodes[a->order[i]->index].layer;
+}
+
+size_t nns__model_live_peak(const nns_model *m) {
+  return nns__model_live_count(m) ? an(m)->peak_position : (size_t)-1;
 }

@@ -91,7 +91,10 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
    * subtract exactly these per-value amounts, so the walk must add them
    * too (a saturated per-node total would let `live` go negative). */
   wide *added = malloc((nn + 1) * sizeof *added);
-  if (!bytes || !last || !bucket || !frees || !fill || !added) {
+  /* The live total after each position: kept, so in the model's arena. */
+  a->live_bytes = nns__arena_array(&m->arena, nn + 1, sizeof *a->live_bytes);
+  if (!bytes || !last || !bucket || !frees || !fill || !added ||
+      !a->live_bytes) {
     free(added);
     free(bytes);
     free(last);
@@ -155,13 +158,17 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     if (bytes[i] >= 0)
       frees[fill[last[i] < 0 ? 0 : last[i]]++] = (uint32_t)i;
 
+  /* The same walk records the curve the peak is the maximum of. */
   wide live = live_inputs, peak = live;
   t->peak_node = "";
+  a->peak_position = nn ? 0 : (size_t)-1;
   for (size_t p = 0; p < nn; p++) {
     const nns__node *n = a->order[p];
     live += added[p];
+    a->live_bytes[p] = live > INT64_MAX ? INT64_MAX : (int64_t)live;
     if (live > peak) {
       peak = live;
+      a->peak_position = p;
       t->peak_node = n->name[0] ? n->name : n->op_type;
     }
     for (uint32_t f = bucket[p]; f < bucket[p + 1]; f++)

@@ -1,8 +1,9 @@
 /*
  * summary.c - `nnscan summary MODEL` (and `nnscan MODEL`): every layer's
  * parameters, FLOPs, MACs, memory accesses, receptive field and memory, as
- * a tree table, CSV, Markdown or JSON. Parsing the options is all it does:
- * the analysis is nns_model_analyze() and the rendering nns_report().
+ * a tree table, CSV, Markdown, JSON or an HTML page. Parsing the options
+ * is all it does: the analysis is nns_model_analyze() and the rendering
+ * nns_report().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,12 @@ static const char summary_usage[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
     "md,\n"
-    "                         all for csv and json); deeper layers add into "
-    "their ancestor\n"
-    "  --format text|csv|md|json   output format (default text)\n"
+    "                         all for csv, json and html); deeper layers "
+    "add\n"
+    "                         into their ancestor\n"
+    "  --format text|csv|md|json|html   output format (default text); html "
+    "is one\n"
+    "                         self-contained page (docs/html.md)\n"
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
     "  --columns LIST         numeric columns, comma-separated: params, "
     "buffers,\n"
@@ -23,7 +27,13 @@ static const char summary_usage[] =
     "(default params)\n"
     "  --rf                   add the rf column (receptive field, stride, "
     "padding)\n"
-    "  --input NAME=DIMS      fix a graph input's shape (repeatable)\n"
+    "  --input NAME=DIMS      fix a graph input's shape (repeatable); NAME may\n"
+    "                         also be a dim's name: --input batch=8,\n"
+    "                         --input audio_dim2=16000 (unnamed dims are\n"
+    "                         called <input>_dim<axis>)\n"
+    "  --value NAME=V[,V...]  a graph input's contents (scalars, small integer\n"
+    "                         tensors): control flow (If) and shape\n"
+    "                         arithmetic fold on it, e.g. --value sr=16000\n"
     "  --batch N              set the first dim of every graph input\n"
     "  --optimizer sgd|momentum|adam   for the training estimate (default "
     "adam)\n"
@@ -122,7 +132,8 @@ static bool incomplete(const nns_model *m, const char *path) {
 }
 
 int cmd_summary(int argc, char **argv) {
-  static const char *const formats[] = {"text", "csv", "md", "json", NULL};
+  static const char *const formats[] = {"text", "csv", "md", "json", "html",
+                                       NULL};
   static const char *const numbers[] = {"raw", "clever", "ratio", NULL};
   static const char *const wraps[] = {"middle", "start", "end", NULL};
   static const char *const optims[] = {"sgd", "momentum", "adam", NULL};
@@ -223,7 +234,8 @@ int cmd_summary(int argc, char **argv) {
   }
   int f = pick(o.format, formats);
   if (f < 0) {
-    fprintf(stderr, "nnscan summary: --format is text, csv, md or json, not "
+    fprintf(stderr, "nnscan summary: --format is text, csv, md, json or html, "
+                    "not "
                     "'%s'\n", o.format);
     goto done;
   }
@@ -259,7 +271,6 @@ int cmd_summary(int argc, char **argv) {
     rc = EXIT_INCOMPLETE;
   nns_model_free(m);
 done:
-  for (size_t k = 0; k < o.input_count; k++)
-    free((char *)o.inputs[k].name);
+  cli_model_opts_free(&o);
   return rc;
 }

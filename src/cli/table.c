@@ -1,8 +1,9 @@
 /*
  * table.c - `nnscan table FILES...`: one row per model (Params, FLOPs,
- * MACs, DMAs, receptive field) as Markdown or CSV, and with --plot an SVG
- * scatter of MACs against parameters. Each model is loaded, analysed and
- * freed in turn; only its totals are kept.
+ * MACs, DMAs, receptive field) as Markdown, CSV or an HTML page (with the
+ * scatter, interactive), and with --plot an SVG scatter of MACs against
+ * parameters. Each model is loaded, analysed and freed in turn; only its
+ * totals are kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,10 @@
 #include "cli.h"
 
 static const char table_usage[] =
-    "usage: nnscan table FILES... [--format md|csv|text] [--plot FILE.svg]\n"
-    "                    [--input NAME=DIMS]... [--batch N] [-o FILE]\n";
+    "usage: nnscan table FILES... [--format md|csv|text|html] [--plot "
+    "FILE.svg]\n"
+    "                    [--input NAME=DIMS]... [--value NAME=V[,V...]]...\n"
+    "                    [--batch N] [-o FILE]\n";
 
 int cmd_table(int argc, char **argv) {
   cli_model_opts o = {.format = "md"};
@@ -50,8 +53,11 @@ int cmd_table(int argc, char **argv) {
     ro.format = NNS_FORMAT_CSV;
   else if (!strcmp(o.format, "text"))
     ro.format = NNS_FORMAT_TEXT;
+  else if (!strcmp(o.format, "html"))
+    ro.format = NNS_FORMAT_HTML;
   else if (strcmp(o.format, "md")) {
-    fprintf(stderr, "nnscan table: --format is md, csv or text, not '%s'\n",
+    fprintf(stderr, "nnscan table: --format is md, csv, text or html, not "
+                    "'%s'\n",
             o.format);
     goto done;
   }
@@ -101,8 +107,7 @@ int cmd_table(int argc, char **argv) {
   }
   rc = EXIT_OK;
 done:
-  for (size_t k = 0; k < o.input_count; k++)
-    free((char *)o.inputs[k].name);
+  cli_model_opts_free(&o);
   free(files);
   free(rows);
   free(names);

@@ -504,6 +504,9 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     case 5:
       st = nns__load_count_up(&r, &f, &n->n_attrs, 1);
       break;
+    case 9:
+      st = nns__load_count_up(&r, &f, &n->n_meta, 1);
+      break;
     case 3:
       st = nns__load_name(L, &f, &n->name);
       break;
@@ -533,9 +536,13 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   n->out_names = nns__arena_array(arena, (size_t)n->n_out, sizeof(char *));
   n->out = nns__arena_array(arena, (size_t)n->n_out, sizeof(void *));
   n->attrs = nns__arena_array(arena, (size_t)n->n_attrs, sizeof *n->attrs);
-  if (!n->in_names || !n->in || !n->out_names || !n->out || !n->attrs)
+  n->meta_keys = nns__arena_array(arena, (size_t)n->n_meta, sizeof(char *));
+  n->meta_values = nns__arena_array(arena, (size_t)n->n_meta,
+                                    sizeof(char *));
+  if (!n->in_names || !n->in || !n->out_names || !n->out || !n->attrs ||
+      !n->meta_keys || !n->meta_values)
     return nns__load_nomem(L);
-  int32_t ki = 0, ko = 0, ka = 0;
+  int32_t ki = 0, ko = 0, ka = 0, km = 0;
   r = *w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     if (f.num == 1) {
@@ -553,6 +560,13 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     } else if (f.num == 5) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) == NNS_OK)
         st = load_attr(L, &sub, n, &n->attrs[ka++]);
+    } else if (f.num == 9) {
+      /* metadata_props: the torch.export-based exporter keeps the module
+       * path and classes here (src/analyze/scope.c reads them). */
+      if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
+        st = nns__load_entry(L, &sub, &n->meta_keys[km],
+                             &n->meta_values[km]);
+      km++;
     }
     if (st != NNS_OK)
       return st;

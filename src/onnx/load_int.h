@@ -64,6 +64,10 @@ nns_status nns__load_name(nns__loader *L, const nns__field *f,
 /* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
                           const char **out);
+/* A StringStringEntryProto (model or node metadata_props): arena copies,
+ * "" for a missing key or value. */
+nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
+                           const char **key, const char **value);
 /* "ai.onnx" and "" are both the default domain: returns interned "". */
 const char *nns__load_domain(nns__loader *L, const char *domain);
 

@@ -457,11 +457,11 @@ static nns_status multinomial_cost(nns__ictx *cx, nns__cost *c) {
 
 const nns__op nns__ops_generate[] = {
     {"", "Constant", 1, 10, "", constant1_attrs, constant_shape, constant_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .holds_data = true},
     {"", "Constant", 11, 11, "", constant11_attrs, constant_shape,
-     constant_fold, .cost = nns__cost_view},
+     constant_fold, .cost = nns__cost_view, .holds_data = true},
     {"", "Constant", 12, 17, "", constant12_attrs, constant_shape,
-     constant_fold, .cost = nns__cost_view},
+     constant_fold, .cost = nns__cost_view, .holds_data = true},
     {"", "ConstantOfShape", 9, 17, "c", constant_of_shape_attrs,
      constant_of_shape_shape, constant_of_shape_fold, .cost = write_cost},
     {"", "Range", 11, 17, "ccc", NULL, range_shape, range_fold,

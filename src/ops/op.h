@@ -59,7 +59,12 @@ typedef struct nns__cost {
   bool unbounded; /* a loop with an unknown trip count was counted once */
   bool partial;   /* a subgraph had nodes without a cost rule */
   bool overflow;  /* a count passed INT64_MAX (saturated) */
+  /* An If: the branch counted (NNS__BRANCH_THEN or _ELSE; 0 for other
+   * ops) and whether its condition was known (else it is the larger). */
+  uint8_t branch;
+  bool branch_known;
 } nns__cost;
+enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
 
 /* Returned by a cost rule that cannot count this node (an input's rank or
@@ -120,6 +125,9 @@ typedef struct nns__op {
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: broadcast the fields of the inputs */
   const void *ext;     /* custom ops: the user's callbacks */
+  /* The node holds its output's contents in an attribute (Constant): the
+   * output is classified like an initializer (src/analyze/params.c). */
+  bool holds_data;
 } nns__op;
 
 /*
@@ -141,6 +149,10 @@ const nns__op *nns__custom_find(const nns_model *m, const char *domain,
                                 const char *name);
 size_t nns__op_table_size(void);
 const nns__op *nns__op_table_at(size_t i);
+/* The family (the src/ops/ file, "conv", "gemm", ...) of the first entry
+ * for (domain, name), or NULL for an op the table does not have. The HTML
+ * report colours layers by it. */
+const char *nns__op_family(const char *domain, const char *name);
 
 /* ==== The rule context ==== */
 

@@ -1,6 +1,6 @@
 /*
  * registry.c - the operator table as one list of family tables, and lookup
- * by (domain, name, opset version).
+ * by (domain, name, opset version); an op's family is the table it is in.
  */
 #include <string.h>
 
@@ -16,7 +16,21 @@ static const nns__op *const families[] = {
 #undef NNS__FAMILY
 };
 
+static const char *const family_names[] = {
+#define NNS__FAMILY(f) #f,
+#include "families.h"
+#undef NNS__FAMILY
+};
+
 enum { N_FAMILIES = sizeof families / sizeof families[0] };
+
+const char *nns__op_family(const char *domain, const char *name) {
+  for (size_t f = 0; f < N_FAMILIES; f++)
+    for (const nns__op *e = families[f]; e->name; e++)
+      if (!strcmp(e->name, name) && !strcmp(e->domain, domain))
+        return family_names[f];
+  return NULL;
+}
 
 const nns__op *nns__op_find(const char *domain, const char *name,
                             int64_t version, bool *newer) {

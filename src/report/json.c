@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyze/analyze.h"
 #include "report_int.h"
 
 static const char *kind_name(nns_type_kind k) {
@@ -164,6 +165,8 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
     nns__out_fmt(o, "%zu", l.parent);
   nns__out_fmt(o, ", \"children\": %zu, \"type\": ", l.child_count);
   nns__out_json_str(o, l.type ? l.type : "");
+  nns__out_str(o, ", \"class\": ");
+  nns__out_json_str(o, nns_model_layer_class(m, i));
   nns__out_str(o, ", \"op_types\": ");
   j_op_types(o, l.op_types);
   nns__out_str(o, ", \"input\": ");
@@ -290,27 +293,84 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns_model_totals(m, &t);
   nns__out_str(o, "  \"symbols\": [");
   const char *seen[64];
-  int shown = 0;
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns_model_input(m, k);
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns_model_value_dim(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < shown && !dup; s++)
-        dup = !strcmp(seen[s], dim.symbol);
-      if (dup || shown == 64)
-        continue;
-      seen[shown++] = dim.symbol;
-      nns__out_str(o, shown > 1 ? ", " : "");
-      nns__out_json_str(o, dim.symbol);
-    }
+  int shown = (int)nns__input_symbols(m, seen, 64);
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : "");
+    nns__out_json_str(o, seen[k]);
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
                t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+  /* The graph inputs with a symbolic dim, and the --input option that
+   * fixes each (symbols written N). */
+  nns__out_str(o, "  \"symbolic_inputs\": [");
+  shown = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    char opt[512];
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
+      continue;
+    nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
+    nns__out_json_str(o, name);
+    nns__out_str(o, ", \"option\": ");
+    nns__out_json_str(o, opt);
+    nns__out_str(o, "}");
+  }
+  nns__out_str(o, shown ? "\n  ],\n" : "],\n");
+  /* Which branch each If's costs follow. */
+  nns__out_str(o, "  \"branches\": [");
+  size_t nb = nns_model_branch_count(m);
+  for (size_t i = 0; i < nb; i++) {
+    const char *node;
+    int then_branch, known;
+    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns__out_str(o, i ? ",\n    {\"node\": " : "\n    {\"node\": ");
+    nns__out_json_str(o, node);
+    nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
+                 then_branch ? "then_branch" : "else_branch",
+                 known ? "true" : "false");
+  }
+  nns__out_str(o, nb ? "\n  ],\n" : "],\n");
+}
+
+/* The live-activation curve, one point per main-graph node in running
+ * order, and the layer of each node: the innermost one shown at this
+ * depth, so every index is a layer of "layers". */
+static void j_memory(nns__out *o, const nns_model *m, int maxd) {
+  size_t n = nns__model_live_count(m), peak = nns__model_live_peak(m);
+  nns__out_str(o, "  \"memory\": {\"peak_position\": ");
+  if (peak == (size_t)-1)
+    nns__out_str(o, "null");
+  else
+    nns__out_fmt(o, "%zu", peak);
+  nns__out_str(o, ",\n    \"live_bytes\": [");
+  for (size_t i = 0; i < n; i++) {
+    int64_t b;
+    size_t l;
+    nns__model_live_point(m, i, &b, &l);
+    nns__out_fmt(o, i ? (i % 16 ? ", %lld" : ",\n      %lld") : "%lld",
+                 (long long)b);
+  }
+  nns__out_str(o, "],\n    \"node_layers\": [");
+  size_t prev_in = (size_t)-1, prev_out = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t b;
+    size_t l;
+    nns__model_live_point(m, i, &b, &l);
+    if (l == prev_in) {
+      l = prev_out; /* consecutive nodes mostly share a layer */
+    } else {
+      prev_in = l;
+      nns_layer_info li;
+      nns_model_layer(m, l, &li);
+      while (li.depth > maxd && li.parent != (size_t)-1) {
+        l = li.parent;
+        nns_model_layer(m, l, &li);
+      }
+      prev_out = l;
+    }
+    nns__out_fmt(o, i ? (i % 16 ? ", %zu" : ",\n      %zu") : "%zu", l);
+  }
+  nns__out_str(o, "]},\n");
 }
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
@@ -356,7 +416,11 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"counted\": %s, ", counted ? "true" : "false");
+    nns__out_fmt(o, ", \"counted\": %s, \"family\": ",
+                 counted ? "true" : "false");
+    const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
+    nns__out_json_str(o, fam ? fam : "unknown");
+    nns__out_str(o, ", ");
     j_counts(o, &k);
     nns__out_str(o, "}");
   }
@@ -401,6 +465,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, nns_model_warning(m, k));
   }
   nns__out_str(o, nns_model_warning_count(m) ? "\n  ],\n" : "],\n");
+
+  j_memory(o, m, maxd);
 
   /* The flat list, in preorder. */
   nns__out_str(o, "  \"layers\": [");

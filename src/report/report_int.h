@@ -16,6 +16,17 @@
 
 #include "nnscan.h"
 
+/* ==== Symbolic inputs ==== */
+
+/* For the k-th graph input (nns_model_input) when it has a symbolic dim:
+ * the option that fixes its shape, "--input audio=Nx1xN", into buf, and
+ * its name as the result; NULL when every dim is known. */
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size);
+/* The distinct symbols of the graph inputs' dims, in order, at most max
+ * into out; returns how many. */
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max);
+
 /* ==== Buffered output ==== */
 
 /* Writes go to `buf` and reach the callback in blocks, so a report of a
@@ -86,5 +97,48 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o);
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *o,
                             nns__out *out);
+
+/* ==== HTML (html.c, gzip.c) ==== */
+
+/* A growing in-memory document: an nns_write_fn target. data is
+ * NUL-terminated once anything was written; the caller frees it. */
+typedef struct nns__membuf {
+  char *data;
+  size_t len, cap;
+} nns__membuf;
+int nns__membuf_write(void *user, const char *data, size_t size);
+
+/* What an HTML page shows: a JSON document of one of nnscan's kinds. */
+typedef struct nns__html_doc {
+  const char *kind;    /* the document's "schema": "nnscan.summary",
+                          "nnscan.table", "nnscan.inspect" */
+  const char *title;   /* the page's <title> */
+  const char *json;    /* the document, UTF-8 JSON */
+  size_t json_len;
+  const char *figure;  /* optional markup the viewer shows as is (the
+                          table's SVG scatter); NULL for none */
+  size_t figure_len;
+} nns__html_doc;
+
+/* Documents from this size on (512 KiB) are embedded gzipped (base64). */
+#define NNS__HTML_GZIP_FROM ((size_t)512 << 10)
+
+/*
+ * Writes the self-contained page that shows d: inline CSS, the document in
+ * a <script type="application/json" id="nnscan-data" data-kind=KIND>
+ * block, and the viewer script, which chooses its view by the kind. Any
+ * report (the inspector's too) becomes a page by writing its JSON into an
+ * nns__membuf and calling this. NNS_E_NOMEM if compression ran out of
+ * memory; write errors stay in o (nns__out_finish reports them).
+ */
+nns_status nns__html_page(nns__out *o, const nns__html_doc *d);
+
+/* The summary page of an analysed model (nns_report, NNS_FORMAT_HTML). */
+nns_status nns__report_html(const nns_model *m, const nns_report_options *o,
+                            nns__out *out);
+
+/* gzip (RFC 1952) of in[0..n) into a malloc'ed *out; NNS_E_NOMEM. */
+nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
+                     size_t *out_len);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * summary.c - nns_report(): the layer table of an analysed model as a text
  * tree (torchscan's layout, with ├─ └─ │ guides and a footer of totals), as
- * CSV and as Markdown; JSON is in json.c.
+ * CSV and as Markdown; JSON is in json.c, the HTML page in html.c.
  *
  * All three tables are built the same way: pick the layers at or above the
  * chosen depth (a layer's counts already cover its subtree, so cutting the
@@ -344,6 +344,60 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   nns__out_str(o, tail);
 }
 
+/* Which symbols a count took as 1, the inputs they belong to and the
+ * --input options that fix them. */
+static void symbols_note(nns__out *o, const nns_model *m) {
+  nns__out_str(o, "Symbolic dims taken as 1:");
+  const char *seen[16];
+  int shown = (int)nns__input_symbols(m, seen, 16), inputs = 0;
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : " ");
+    put_clean(o, seen[k]);
+  }
+  if (!shown) {
+    nns__out_str(o, " dims the graph computes (no graph input has a "
+                    "symbolic dim)\n");
+    return;
+  }
+  char opt[512];
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
+      continue;
+    nns__out_str(o, inputs++ ? ", " : " (input ");
+    put_clean(o, name);
+  }
+  nns__out_str(o, ")\nFix them with:");
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    if (!nns__input_fix(m, k, opt, sizeof opt))
+      continue;
+    nns__out_str(o, " ");
+    put_clean(o, opt);
+  }
+  nns__out_str(o, " (N: the size you run with), or --input SYMBOL=N\n");
+}
+
+/* Which branch each If's costs follow. */
+static void branches_note(nns__out *o, const nns_model *m) {
+  size_t n = nns_model_branch_count(m);
+  for (size_t i = 0; i < n; i++) {
+    const char *node;
+    int then_branch, known;
+    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns__out_str(o, "If '");
+    put_clean(o, node);
+    if (known)
+      nns__out_fmt(o, "': condition known; costs are %s's.\n",
+                   then_branch ? "then_branch" : "else_branch");
+    else
+      nns__out_fmt(o, "': condition unknown; costs are the larger branch's "
+                      "(%s); --value on the inputs it depends on folds "
+                      "it.\n", then_branch ? "then_branch" : "else_branch");
+  }
+  if (n)
+    nns__out_str(o, "Both branches' weights count as parameters.\n");
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t;
   nns_model_totals(m, &t);
@@ -417,31 +471,9 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");
-  if (t.all.flags & NNS_COUNT_SYMBOLIC) {
-    nns__out_str(o, "Symbolic dims taken as 1:");
-    /* The symbols the graph inputs name: the ones a user can fix. */
-    int shown = 0;
-    const char *seen[16];
-    for (size_t k = 0; k < nns_model_input_count(m); k++) {
-      size_t v = nns_model_input(m, k);
-      nns_value_info vi;
-      nns_model_value(m, v, &vi);
-      for (int ax = 0; ax < vi.rank; ax++) {
-        nns_dim dim = nns_model_value_dim(m, v, ax);
-        if (dim.value >= 0 || !dim.symbol)
-          continue;
-        bool dup = false;
-        for (int s = 0; s < shown && !dup; s++)
-          dup = !strcmp(seen[s], dim.symbol);
-        if (dup || shown == 16)
-          continue;
-        seen[shown++] = dim.symbol;
-        nns__out_str(o, shown > 1 ? ", " : " ");
-        put_clean(o, dim.symbol);
-      }
-    }
-    nns__out_str(o, shown ? "\n" : " (unnamed)\n");
-  }
+  if (t.all.flags & NNS_COUNT_SYMBOLIC)
+    symbols_note(o, m);
+  branches_note(o, m);
   if (t.all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
   put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
@@ -623,7 +655,7 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   if (!model || !write)
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report needs a model and a write callback");
-  if ((unsigned)o.format > NNS_FORMAT_JSON ||
+  if ((unsigned)o.format > NNS_FORMAT_HTML ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
@@ -638,6 +670,8 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   nns_status st = NNS_OK;
   if (o.format == NNS_FORMAT_JSON) {
     st = nns__report_json(model, &o, out);
+  } else if (o.format == NNS_FORMAT_HTML) {
+    st = nns__report_html(model, &o, out);
   } else {
     grid g;
     bool csv = o.format == NNS_FORMAT_CSV;

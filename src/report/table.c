@@ -1,7 +1,9 @@
 /*
  * table.c - comparing models: nns_report_table() prints one row per model
- * (the README's model table), nns_report_plot() draws MACs against
- * parameters as a hand-written SVG scatter plot, with no dependency.
+ * (the README's model table; as HTML, a page with the table and the plot,
+ * interactive), nns_report_plot() draws MACs against parameters as a
+ * hand-written SVG scatter plot, with no dependency, its labels placed so
+ * that none overlaps another or a point.
  *
  * Both take totals, not models, so a caller can analyse a hundred models
  * one at a time and keep only a row for each.
@@ -54,15 +56,90 @@ static void t_cell(char *buf, size_t size, const nns_table_row *r, int c,
     snprintf(buf, size, "%s%.2f", partial ? "≥ " : "", (double)v / scale);
 }
 
+/* ==== HTML: the table and the scatter, interactive ==== */
+
+/* The page's document, "nnscan.table" (docs/html.md): one object per
+ * model with its raw totals. */
+static void table_json(nns__out *o, const nns_table_row *rows, size_t count) {
+  nns__out_str(o, "{\"schema\": \"nnscan.table\", \"schema_version\": 1, "
+                  "\"nnscan_version\": ");
+  nns__out_json_str(o, nns_version());
+  nns__out_str(o, ",\n \"models\": [");
+  for (size_t i = 0; i < count; i++) {
+    const nns_totals *t = &rows[i].totals;
+    nns__out_str(o, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+    nns__out_json_str(o, rows[i].name ? rows[i].name : "");
+    nns__out_fmt(o,
+                 ", \"params\": %lld, \"buffers\": %lld, \"flops\": %lld, "
+                 "\"macs\": %lld, \"dmas\": %lld, \"complete\": %s, \"rf\": ",
+                 (long long)t->all.params, (long long)t->all.buffers,
+                 (long long)t->all.flops, (long long)t->all.macs,
+                 (long long)t->all.dmas,
+                 t->all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
+                     ? "false"
+                     : "true");
+    if (t->rf.axes > 0 && t->rf.axes <= NNS_RF_MAX_AXES) {
+      nns__out_str(o, "[");
+      for (int a = 0; a < t->rf.axes; a++)
+        nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)t->rf.field[a]);
+      nns__out_str(o, "]}");
+    } else {
+      nns__out_str(o, "null}");
+    }
+  }
+  nns__out_str(o, "\n]}\n");
+}
+
+static nns_status table_html(const nns_table_row *rows, size_t count,
+                             nns__out *o) {
+  nns__membuf doc = {0}, plot = {0};
+  nns__out *tmp = malloc(sizeof *tmp);
+  if (!tmp)
+    return NNS_E_NOMEM;
+  nns__out_init(tmp, nns__membuf_write, &doc);
+  table_json(tmp, rows, count);
+  nns_status st = nns__out_finish(tmp, NULL) == NNS_OK ? NNS_OK : NNS_E_NOMEM;
+  free(tmp);
+  if (st == NNS_OK &&
+      nns_report_plot(rows, count, nns__membuf_write, &plot, NULL) != NNS_OK)
+    st = NNS_E_NOMEM;
+  if (st == NNS_OK) {
+    /* Inline SVG in HTML takes no XML declaration. */
+    const char *svg = plot.data;
+    if (!strncmp(svg, "<?xml", 5) && strchr(svg, '\n'))
+      svg = strchr(svg, '\n') + 1;
+    nns__html_doc d = {.kind = "nnscan.table", .title = "nnscan: model table",
+                       .json = doc.data, .json_len = doc.len, .figure = svg,
+                       .figure_len = plot.len - (size_t)(svg - plot.data)};
+    st = nns__html_page(o, &d);
+  }
+  free(doc.data);
+  free(plot.data);
+  return st;
+}
+
 nns_status nns_report_table(const nns_table_row *rows, size_t count,
                             const nns_report_options *opts,
                             nns_write_fn write, void *user, nns_error *err) {
   nns_report_format fmt = opts ? opts->format : NNS_FORMAT_MD;
   if ((!rows && count) || !write || fmt == NNS_FORMAT_JSON ||
-      (unsigned)fmt > NNS_FORMAT_JSON)
+      (unsigned)fmt > NNS_FORMAT_HTML)
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_table: rows, a write callback and "
-                           "format text, md or csv are needed");
+                           "format text, md, csv or html are needed");
+  if (fmt == NNS_FORMAT_HTML) {
+    nns__out *h = malloc(sizeof *h);
+    if (!h)
+      return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+    nns__out_init(h, write, user);
+    nns_status st = table_html(rows, count, h);
+    if (st == NNS_OK)
+      st = nns__out_finish(h, err);
+    else
+      st = nns__report_err(err, st, "out of memory");
+    free(h);
+    return st;
+  }
   nns__out *o = malloc(sizeof *o);
   if (!o)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
@@ -272,6 +349,195 @@ static void svg_axis(nns__out *o, const axis *a, bool horizontal,
                  a->log ? " (log scale)" : "");
 }
 
+/* ==== Label placement ==== */
+
+/*
+ * Every label is placed so that it overlaps no other label and no point,
+ * and stays inside the plot: labels are placed one by one, the points with
+ * the most close neighbours first (they have the least room), each at the
+ * first free spot among candidates tried in a fixed order - beside its
+ * point (right, left, above, below, the diagonals), then on rings of
+ * growing radius around it. A label away from its point gets a leader
+ * line. Everything is deterministic: same rows, same picture.
+ *
+ * Labels are set in a monospace font at 12 px, whose advance is 0.6 em
+ * (7.2 px) in the common monospace fonts, so their boxes are known here
+ * without measuring text.
+ */
+enum { LABEL_PX = 12, POINT_R = 4, RINGS = 24, RING_STEP = 12, ANGLES = 24 };
+#define LABEL_ADVANCE (0.6 * LABEL_PX)
+#define LABEL_H (LABEL_PX + 3.0)
+
+typedef struct box {
+  double x0, y0, x1, y1;
+} box;
+
+static bool box_hit(const box *a, const box *b) {
+  return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* A label box of width w whose anchor corner sits at (x, y) in direction
+ * (dx, dy): dx < 0 puts the box left of x, dx == 0 centres it. */
+static box label_box(double x, double y, double w, int dx, int dy) {
+  box b;
+  b.x0 = dx > 0 ? x : dx < 0 ? x - w : x - w / 2;
+  b.x1 = b.x0 + w;
+  b.y0 = dy > 0 ? y : dy < 0 ? y - LABEL_H : y - LABEL_H / 2;
+  b.y1 = b.y0 + LABEL_H;
+  return b;
+}
+
+/* Where the points and their labels go. */
+typedef struct layout {
+  size_t n;       /* points drawn (models not left off a log axis) */
+  size_t *order;  /* their rows, in placing order */
+  double *px, *py; /* each row's point, in pixels */
+  box *placed;    /* each row's label box, where has[] */
+  bool *has;      /* the label found room */
+} layout;
+
+static void layout_free(layout *l) {
+  free(l->order);
+  free(l->px);
+  free(l->placed);
+  free(l->has);
+}
+
+static bool place_labels(layout *l, const nns_table_row *rows, size_t count,
+                         const axis *ax, const axis *ay, const double *xs,
+                         const double *ys) {
+  size_t cap = count ? count : 1;
+  l->px = malloc(cap * 2 * sizeof *l->px);
+  l->order = malloc(cap * sizeof *l->order);
+  l->placed = malloc(cap * sizeof *l->placed);
+  l->has = calloc(cap, sizeof *l->has);
+  int *crowd = calloc(cap, sizeof *crowd);
+  if (!l->px || !l->order || !crowd || !l->placed || !l->has) {
+    free(crowd);
+    return false;
+  }
+  double *px = l->px, *py = l->py = l->px + cap;
+  size_t *order = l->order;
+  box *placed = l->placed;
+  bool *has = l->has;
+  size_t n = 0;
+  for (size_t i = 0; i < count; i++) {
+    if ((ax->log && xs[i] <= 0) || (ay->log && ys[i] <= 0))
+      continue;
+    px[i] = axis_pos(ax, xs[i]);
+    py[i] = axis_pos(ay, ys[i]);
+    order[n++] = i;
+  }
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = 0; b < n; b++)
+      if (a != b && fabs(px[order[a]] - px[order[b]]) < 80 &&
+          fabs(py[order[a]] - py[order[b]]) < 40)
+        crowd[order[a]]++;
+  /* Insertion sort: stable, so ties keep the rows' order. */
+  for (size_t a = 1; a < n; a++) {
+    size_t v = order[a], b = a;
+    while (b > 0 && crowd[order[b - 1]] < crowd[v]) {
+      order[b] = order[b - 1];
+      b--;
+    }
+    order[b] = v;
+  }
+  box frame = {M_LEFT + 2, M_TOP + 2, SVG_W - M_RIGHT - 2,
+               SVG_H - M_BOTTOM - 2};
+  static const int near[8][2] = {{1, 0},  {-1, 0}, {0, -1}, {0, 1},
+                                 {1, -1}, {-1, -1}, {1, 1}, {-1, 1}};
+  for (size_t k = 0; k < n; k++) {
+    size_t i = order[k];
+    double w = LABEL_ADVANCE * nns__utf8_width(rows[i].name ? rows[i].name
+                                                            : "");
+    bool found = false;
+    box b = {0, 0, 0, 0};
+    for (int ring = 0; ring <= RINGS && !found; ring++) {
+      int tries = ring == 0 ? 8 : ANGLES;
+      for (int t = 0; t < tries && !found; t++) {
+        double cx, cy;
+        int dx, dy;
+        if (ring == 0) {
+          dx = near[t][0];
+          dy = near[t][1];
+          cx = px[i] + dx * (POINT_R + 3);
+          cy = py[i] + dy * (POINT_R + 3);
+        } else {
+          double r = POINT_R + 3 + ring * RING_STEP;
+          double ang = 2 * M_PI * t / ANGLES;
+          cx = px[i] + r * cos(ang);
+          cy = py[i] - r * sin(ang);
+          dx = cos(ang) > 0.3 ? 1 : cos(ang) < -0.3 ? -1 : 0;
+          dy = sin(ang) > 0.3 ? -1 : sin(ang) < -0.3 ? 1 : 0;
+        }
+        b = label_box(cx, cy, w, dx, dy);
+        if (b.x0 < frame.x0 || b.x1 > frame.x1 || b.y0 < frame.y0 ||
+            b.y1 > frame.y1)
+          continue;
+        bool clash = false;
+        for (size_t q = 0; q < k && !clash; q++)
+          clash = has[order[q]] && box_hit(&b, &placed[order[q]]);
+        for (size_t q = 0; q < n && !clash; q++) {
+          size_t j = order[q];
+          box dot = {px[j] - POINT_R - 2, py[j] - POINT_R - 2,
+                     px[j] + POINT_R + 2, py[j] + POINT_R + 2};
+          clash = box_hit(&b, &dot);
+        }
+        found = !clash;
+      }
+    }
+    if (found) {
+      placed[i] = b;
+      has[i] = true;
+    }
+  }
+  l->n = n;
+  free(crowd);
+  return true;
+}
+
+static void draw_labels(nns__out *o, const nns_table_row *rows, size_t count,
+                        const layout *l) {
+  const double *px = l->px, *py = l->py;
+  const box *placed = l->placed;
+  const bool *has = l->has;
+  const size_t *order = l->order;
+  size_t n = l->n;
+  /* Leader lines first, so that points and labels are drawn over them. */
+  for (size_t k = 0; k < n; k++) {
+    size_t i = order[k];
+    if (!has[i])
+      continue;
+    const box *b = &placed[i];
+    double nx = px[i] < b->x0 ? b->x0 : px[i] > b->x1 ? b->x1 : px[i];
+    double ny = py[i] < b->y0 ? b->y0 : py[i] > b->y1 ? b->y1 : py[i];
+    if (hypot(nx - px[i], ny - py[i]) > POINT_R + 6)
+      nns__out_fmt(o,
+                   "<line class=\"leader\" data-i=\"%zu\" x1=\"%.1f\" "
+                   "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a94a3\" "
+                   "stroke-width=\"0.8\"/>\n",
+                   i, px[i], py[i], nx, ny);
+  }
+  for (size_t k = 0; k < n; k++) {
+    size_t i = order[k];
+    nns__out_fmt(o,
+                 "<circle data-i=\"%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
+                 "fill=\"#1f77b4\"/>\n",
+                 i, px[i], py[i], POINT_R);
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (!has[i])
+      continue;
+    /* The baseline sits 3 px above the box's bottom (descenders). */
+    nns__out_fmt(o,
+                 "<text data-i=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
+                 "font-family=\"monospace\" font-size=\"%d\">",
+                 i, placed[i].x0, placed[i].y1 - 3.5, LABEL_PX);
+    svg_text(o, rows[i].name);
+    nns__out_str(o, "</text>\n");
+  }
+}
+
 nns_status nns_report_plot(const nns_table_row *rows, size_t count,
                            nns_write_fn write, void *user, nns_error *err) {
   if ((!rows && count) || !write)
@@ -294,6 +560,13 @@ nns_status nns_report_plot(const nns_table_row *rows, size_t count,
   axis_fit(&ax, xs, count);
   axis_fit(&ay, ys, count);
 
+  layout lay = {0};
+  if (!place_labels(&lay, rows, count, &ax, &ay, xs, ys)) {
+    layout_free(&lay);
+    free(o);
+    free(xs);
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  }
   nns__out_init(o, write, user);
   nns__out_fmt(o,
                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -310,6 +583,13 @@ nns_status nns_report_plot(const nns_table_row *rows, size_t count,
       svg_text(o, rows[i].name);
       any_left = true;
     }
+  bool any_unplaced = false;
+  for (size_t k = 0; k < lay.n; k++)
+    if (!lay.has[lay.order[k]]) {
+      nns__out_str(o, any_unplaced ? ", " : " No room for the labels of: ");
+      svg_text(o, rows[lay.order[k]].name);
+      any_unplaced = true;
+    }
   nns__out_str(o, "</desc>\n");
   nns__out_fmt(o, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
                SVG_W, SVG_H);
@@ -324,22 +604,10 @@ nns_status nns_report_plot(const nns_table_row *rows, size_t count,
                "fill=\"none\" stroke=\"#333\"/>\n",
                M_LEFT, M_TOP, SVG_W - M_LEFT - M_RIGHT,
                SVG_H - M_TOP - M_BOTTOM);
-  for (size_t i = 0; i < count; i++) {
-    if ((ax.log && xs[i] <= 0) || (ay.log && ys[i] <= 0))
-      continue;
-    double x = axis_pos(&ax, xs[i]), y = axis_pos(&ay, ys[i]);
-    nns__out_fmt(o,
-                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>\n",
-                 x, y);
-    /* Labels near the right edge go to the left of their point. */
-    bool left = x > SVG_W - M_RIGHT - 120;
-    nns__out_fmt(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
-                 left ? x - 7 : x + 7, y - 6, left ? "end" : "start");
-    svg_text(o, rows[i].name);
-    nns__out_str(o, "</text>\n");
-  }
+  draw_labels(o, rows, count, &lay);
   nns__out_str(o, "</svg>\n");
   nns_status st = nns__out_finish(o, err);
+  layout_free(&lay);
   free(o);
   free(xs);
   return st;

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (nns_model_infer(m, NULL, &err) == NNS_OK &&
       nns_model_analyze(m, NULL, &err) == NNS_OK) {
     unsigned sum = 0;
-    for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_JSON; f++) {
+    for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_HTML; f++) {
       nns_report_options ro = {.format = (nns_report_format)f,
                                .columns = NNS_COL_ALL,
                                .max_depth = NNS_DEPTH_ALL};

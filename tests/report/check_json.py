@@ -3,7 +3,9 @@
 contract: docs/summary.schema.json (JSON Schema 2020-12, validated with
 python3-jsonschema) plus what a schema cannot say: the tree holds exactly
 the listed layers in the same order, every parent index points back, the
-root's counts are the totals, and no layer is deeper than max_depth.
+root's counts are the totals, no layer is deeper than max_depth, and the
+memory curve has one point per node, peaks at the reported peak and points
+at listed layers.
 
 Usage: check_json.py FILE.json...   (exit 0 when every file passes)
 """
@@ -62,6 +64,19 @@ def check(doc):
         raise AssertionError('complete disagrees with the flags')
     if t['params_total'] != t['params'] + t['buffers']:
         raise AssertionError('params_total != params + buffers')
+    mem = doc['memory']
+    live = mem['live_bytes']
+    if len(live) != doc['model']['nodes'] or len(mem['node_layers']) != len(live):
+        raise AssertionError('memory: %d points for %d nodes'
+                             % (len(live), doc['model']['nodes']))
+    if live:
+        if max(live) != t['peak_activation_bytes']:
+            raise AssertionError('memory: curve max %d != peak %d'
+                                 % (max(live), t['peak_activation_bytes']))
+        if mem['peak_position'] != live.index(max(live)):
+            raise AssertionError('memory: peak_position is not the first maximum')
+        if any(i not in index for i in mem['node_layers']):
+            raise AssertionError('memory: a node_layers index is not listed')
 
 
 def main():

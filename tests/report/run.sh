@@ -94,7 +94,9 @@ expect 2 'usage: nnscan summary' -- summary
 expect 2 '--depth wants' -- summary tiny_resnet.onnx --depth 0
 expect 2 "unknown column 'bogus'" -- summary tiny_resnet.onnx --columns params,bogus
 expect 2 'raw, clever or ratio' -- summary tiny_resnet.onnx --numbers big
-expect 2 'text, csv, md or json' -- summary tiny_resnet.onnx --format yaml
+expect 0 'id="nnscan-data" data-kind="nnscan.summary"' -- summary tiny_resnet.onnx --format html
+expect 0 'data-kind="nnscan.table"' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx --format html
+expect 2 'text, csv, md, json or html' -- summary tiny_resnet.onnx --format yaml
 expect 2 'sgd, momentum or adam' -- summary tiny_resnet.onnx --optimizer lion
 expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
 expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
@@ -117,7 +119,7 @@ for label in ('tiny_resnet', 'tiny_cnn', 'tiny_tied', 'MACs', 'Parameters'):
     assert any(t and t.startswith(label) for t in texts), (label, texts)
 PY
 then ok; else ko "table --plot did not write a valid SVG with 3 labelled points"; fi
-expect 2 'md, csv or text' -- table tiny_resnet.onnx --format json
+expect 2 'md, csv, text or html' -- table tiny_resnet.onnx --format json
 expect 2 'usage: nnscan table' -- table
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,958 @@
+/*
+ * viewer.js - the script of nnscan's HTML report (src/report/html.c embeds
+ * it, with viewer.css, into every page; docs/html.md).
+ *
+ * The page carries one JSON document (<script id="nnscan-data">). An
+ * adapter per document kind turns it into a generic view - a tree of
+ * {name, path, type, family, metrics, cells, children}, the metrics the
+ * icicle can size by, the table's columns, a curve, totals and notes - and
+ * the renderers below know only that view. Showing the inspector's
+ * "nnscan.inspect" documents is one more adapter in ADAPTERS.
+ *
+ * Hand-written, no library: the page must work offline from one file, and
+ * an icicle, a line chart and a virtualised table are a few hundred lines
+ * of DOM and SVG code, smaller than any charting library and with nothing
+ * to vendor or update. Large trees stay fast: the icicle draws only boxes
+ * at least half a pixel wide, the table renders only the rows in view, and
+ * the curve is reduced to one min/max pair per pixel column.
+ */
+(function () {
+  'use strict';
+
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var T0 = performance.now();
+
+  /* ==== Small helpers ==== */
+
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) {
+      if (k === 'text') e.textContent = attrs[k];
+      else if (k === 'cls') e.className = attrs[k];
+      else if (k.slice(0, 2) === 'on') e.addEventListener(k.slice(2), attrs[k]);
+      else e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) {
+      if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+
+  /* Numbers as nnscan prints them: "1.82 G" (three significant digits),
+   * bytes in IEC units ("44.6 MiB"), or raw with thousands separators. */
+  function fmtClever(v, unit) {
+    if (v == null || isNaN(v)) return '–';
+    if (unit === 'ms') {
+      return v >= 1000 ? (v / 1000).toPrecision(3) + ' s' : v >= 100 ? v.toFixed(0) + ' ms' :
+             v >= 1 ? v.toPrecision(3) + ' ms' : v.toFixed(3) + ' ms';
+    }
+    var bytes = unit === 'bytes', base = bytes ? 1024 : 1000;
+    var units = bytes ? ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']
+                      : ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+    var a = Math.abs(v), i = 0;
+    while (a >= base * 0.9995 && i < units.length - 1) { a /= base; i++; }
+    var s = i === 0 ? String(Math.round(a))
+                    : a >= 99.95 ? a.toFixed(0) : a >= 9.995 ? a.toFixed(1) : a.toFixed(2);
+    return (v < 0 ? '-' : '') + s + (units[i] ? ' ' + units[i] : (bytes ? ' B' : ''));
+  }
+  function fmtRaw(v) {
+    if (v == null || isNaN(v)) return '–';
+    return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  }
+  function fmtPct(v, total) {
+    return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
+  }
+
+  /* Op families (the src/ops/ tables) and their colours: hues far apart
+   * for the families that carry the cost, greys for data movement. */
+  var FAMILY_COLOURS = {
+    conv: '#4e79a7', gemm: '#e15759', norm: '#76b7b2', activation: '#f28e2b',
+    pool: '#59a14f', eltwise: '#edc948', reduce: '#b07aa1', rnn: '#ff9da7',
+    resize: '#9c755f', quant: '#86bcb6', control: '#d37295', msft: '#a0cbe8',
+    ml: '#8cd17d', misc: '#bab0ac', shape: '#c9c9c9', shape_index: '#b5b5b5',
+    generate: '#d4d4d4', sequence: '#a5a5a5', unknown: '#8f8f8f'
+  };
+  var MOVEMENT = {shape: 1, shape_index: 1, generate: 1, sequence: 1};
+  /* Families the op table does not name (an inspection's module classes)
+   * take a colour from the same palette by a hash of their name. */
+  var PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#76b7b2', '#edc948', '#b07aa1',
+                 '#9c755f', '#86bcb6', '#a0cbe8', '#8cd17d', '#bab0ac'];  /* no reds: red is NaN */
+  FAMILY_COLOURS.nonfinite = '#d7263d';
+  function familyColour(f) {
+    if (FAMILY_COLOURS[f]) return FAMILY_COLOURS[f];
+    if (!f || f.indexOf('type:') !== 0) return FAMILY_COLOURS.unknown;
+    var h = 0;
+    for (var i = 0; i < f.length; i++) h = (h * 31 + f.charCodeAt(i)) >>> 0;
+    return PALETTE[h % PALETTE.length];
+  }
+
+  /* Dark text on light boxes, white on dark ones (relative luminance). */
+  function inkOn(hex) {
+    var c = parseInt(hex.slice(1), 16), r = c >> 16, g = (c >> 8) & 255, b = c & 255;
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 140 ? '#ffffff' : '#14181f';
+  }
+
+  /* ==== Adapters: a document kind -> the generic view ==== */
+
+  var COUNT_METRICS = [
+    {key: 'macs', label: 'MACs', unit: 'count'},
+    {key: 'flops', label: 'FLOPs', unit: 'count'},
+    {key: 'params', label: 'Params', unit: 'count'},
+    {key: 'activation_bytes', label: 'Activation memory', unit: 'bytes'},
+    {key: 'dmas', label: 'DMAs', unit: 'count'},
+    {key: 'latency_ms', label: 'Latency', unit: 'ms'}
+  ];
+
+  function shapeText(v) {
+    if (!v) return '–';
+    if (!v.shape) return '?';
+    return '(' + v.shape.map(function (d) {
+      return d == null ? '?' : typeof d === 'string' ? d : String(d);
+    }).join(', ') + ')';
+  }
+  function rfText(rf, key) {
+    if (!rf) return '–';
+    if (!rf.axes) return rf.whole ? 'all' : '–';
+    var v = rf[key];
+    return v.every(function (x) { return x === v[0]; }) ? String(v[0]) : v.join('x');
+  }
+  function flagText(f) {
+    return ['partial', 'symbolic', 'shared', 'unbounded'].filter(function (k) {
+      return f && f[k];
+    }).join(', ');
+  }
+
+  function adaptSummary(doc) {
+    var famOf = {};
+    (doc.op_types || []).forEach(function (o) { famOf[o.op_type] = o.family || 'unknown'; });
+    var byIndex = {}, root = null, nodes = [];
+    (doc.layers || []).forEach(function (l) {
+      var fams = (l.op_types || []).map(function (t) { return famOf[t] || 'unknown'; });
+      var work = fams.filter(function (f) { return !MOVEMENT[f]; });
+      var n = {
+        id: nodes.length, name: l.name || '(unnamed)', path: l.path, type: l.type,
+        depth: l.depth, family: (work[0] || fams[0] || 'unknown'), children: [],
+        metrics: {macs: l.macs, flops: l.flops, params: l.params,
+                  activation_bytes: l.activation_bytes, dmas: l.dmas},
+        cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
+                nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
+                pad: rfText(l.rf, 'padding'), flags: flagText(l.flags),
+                op_types: (l.op_types || []).join(', ')},
+        index: l.index
+      };
+      if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
+      byIndex[l.index] = n;
+      nodes.push(n);
+      var p = l.parent == null ? null : byIndex[l.parent];
+      if (p) { n.parent = p; p.children.push(n); } else if (!root) root = n;
+    });
+    var t = doc.totals || {};
+    var metrics = COUNT_METRICS.filter(function (m) {
+      return m.key !== 'latency_ms' || (root && root.metrics.latency_ms != null);
+    });
+    var notes = [];
+    (doc.uncounted_ops || []).forEach(function (o) {
+      notes.push({kind: 'warn', text: 'Not counted: ' + (o.domain ? o.domain + '.' : '') +
+                  o.op_type + ' (' + o.nodes + ' node' + (o.nodes === 1 ? '' : 's') +
+                  ') has no cost rule; the totals are lower bounds.'});
+    });
+    (doc.unknown_ops || []).forEach(function (o) {
+      notes.push({kind: 'warn', text: 'Unknown op: ' + (o.domain ? o.domain + '.' : '') +
+                  o.op_type + ' (' + o.nodes + ' node' + (o.nodes === 1 ? '' : 's') + ').'});
+    });
+    if (doc.symbols_taken_as_1)
+      notes.push({kind: 'info', text: 'Symbolic dims taken as 1: ' +
+                  (doc.symbols || []).join(', ') +
+                  '. Fix them with --input NAME=DIMS or --batch N.'});
+    (doc.warnings || []).forEach(function (w) { notes.push({kind: 'info', text: w}); });
+    var mem = doc.memory, curve = null;
+    if (mem && mem.live_bytes && mem.live_bytes.length) {
+      curve = {
+        title: 'Live activation memory over the node order',
+        values: mem.live_bytes, unit: 'bytes', peak: mem.peak_position,
+        label: function (i) {
+          var n = byIndex[mem.node_layers[i]];
+          return n ? (n.path || n.name) : '';
+        },
+        peakLabel: t.peak_node
+      };
+    }
+    var opts = doc.options || {};
+    var tr = t.training || {};
+    return {
+      kind: 'summary', title: (doc.model && doc.model.name) || 'model',
+      subtitle: [doc.model && doc.model.path,
+                 doc.model && doc.model.producer ? doc.model.producer + ' ' + (doc.model.producer_version || '') : null,
+                 doc.model ? doc.model.nodes + ' nodes' : null,
+                 nodes.length + ' layers',
+                 'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
+      root: root, nodes: nodes, metrics: metrics,
+      columns: [
+        {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
+        {key: 'shape', label: 'Output Shape', text: function (n) { return n.cells.shape; }},
+        {key: 'params', label: 'Param #', unit: 'count', value: function (n) { return n.metrics.params; }},
+        {key: 'buffers', label: 'Buffers', unit: 'count', value: function (n) { return n.cells.buffers; }},
+        {key: 'flops', label: 'FLOPs', unit: 'count', value: function (n) { return n.metrics.flops; }},
+        {key: 'macs', label: 'MACs', unit: 'count', value: function (n) { return n.metrics.macs; }},
+        {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
+        {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
+        {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
+        {key: 'stride', label: 'Stride', text: function (n) { return n.cells.stride; }},
+        {key: 'pad', label: 'Pad', text: function (n) { return n.cells.pad; }},
+        {key: 'pct_params', label: '% Params', pct: 'params'},
+        {key: 'pct_macs', label: '% MACs', pct: 'macs'},
+        {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
+      ],
+      totals: [
+        {label: 'Parameters', value: t.params, unit: 'count',
+         sub: fmtRaw(t.params) + ' · ' + fmtClever(t.param_bytes, 'bytes') +
+              (t.buffers ? ' · ' + fmtClever(t.buffers, 'count') + ' buffers' : '')},
+        {label: 'MACs', value: t.macs, unit: 'count', partial: !t.complete},
+        {label: 'FLOPs', value: t.flops, unit: 'count', partial: !t.complete},
+        {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
+         sub: t.peak_node ? 'after ' + t.peak_node : ''},
+        {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
+        {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
+         sub: (tr.optimizer || '') + ', an estimate'}
+      ],
+      notes: notes,
+      curve: curve,
+      depth: opts.max_depth,
+      opTypes: (doc.op_types || []).map(function (o) {
+        return {name: o.op_type, family: o.family || 'unknown', nodes: o.nodes,
+                metrics: {macs: o.macs, flops: o.flops, params: o.params,
+                          activation_bytes: o.activation_bytes, dmas: o.dmas},
+                counted: o.counted};
+      })
+    };
+  }
+
+  function adaptTable(doc) {
+    return {kind: 'table', title: 'Model comparison',
+            subtitle: doc.models.length + ' models · nnscan ' + doc.nnscan_version,
+            models: doc.models};
+  }
+
+  /* nnscan.inspect (docs/inspect.md): what ran, per module. Totals over
+   * all calls are divided by the number of passes (per-pass figures);
+   * modules are coloured by their class, NaN/Inf producers in red. */
+  function adaptInspect(doc) {
+    var passes = Math.max(1, (doc.passes || []).length);
+    function per(v) { return v == null ? null : v / passes; }
+    var nodes = [], byIndex = {}, root = null;
+    (doc.modules || []).forEach(function (mo) {
+      var f = mo.forward || {}, b = mo.backward || {}, nf = mo.nonfinite || {};
+      var role = [nf.forward_role ? 'fwd ' + nf.forward_role : '', nf.backward_role ? 'bwd ' + nf.backward_role : '']
+        .filter(Boolean).join(', ');
+      var n = {
+        id: nodes.length, name: mo.name || (doc.model && doc.model.name) || '(model)', path: mo.path,
+        type: mo.type, depth: mo.depth, children: [], index: mo.index,
+        family: nf.forward_role === 'producer' || nf.backward_role === 'producer' ? 'nonfinite' : 'type:' + mo.type,
+        metrics: {latency_ms: per(f.inclusive_ms), backward_ms: per(b.inclusive_ms),
+                  alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
+        cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
+                bwd_alloc: per(b.alloc_bytes), nonfinite: role}
+      };
+      byIndex[mo.index] = n;
+      nodes.push(n);
+      var p = mo.parent == null ? null : byIndex[mo.parent];
+      if (p) { n.parent = p; p.children.push(n); } else if (!root) root = n;
+    });
+    var metrics = [
+      {key: 'latency_ms', label: 'Forward time', unit: 'ms'},
+      {key: 'backward_ms', label: 'Backward time', unit: 'ms'},
+      {key: 'alloc_bytes', label: 'Forward memory', unit: 'bytes'},
+      {key: 'params', label: 'Params', unit: 'count'},
+      {key: 'macs', label: 'MACs', unit: 'count'},
+      {key: 'flops', label: 'FLOPs', unit: 'count'}
+    ].filter(function (m) { return root && root.metrics[m.key] != null && root.metrics[m.key] > 0; });
+    var notes = [];
+    var fn = doc.first_nonfinite || {};
+    ['forward', 'backward'].forEach(function (ph) {
+      var o = fn[ph];
+      if (o) notes.push({kind: 'warn', text: 'First NaN/Inf in the ' + ph + ': ' + (o.path || '(model)') +
+                         ' (' + o.role + ', call ' + o.call + ', rank ' + o.rank + ', pass ' + o.pass + ').'});
+    });
+    var meta = doc.meta || {};
+    var rt = root ? root.metrics : {};
+    function num(c) { return function (n) { return n.metrics[c] != null ? n.metrics[c] : n.cells[c]; }; }
+    return {
+      kind: 'summary', title: (doc.model && doc.model.name) || 'model',
+      subtitle: ['inspection', meta.device, passes + ' pass' + (passes === 1 ? '' : 'es'),
+                 (doc.ranks || 1) + ' rank' + (doc.ranks > 1 ? 's' : ''), nodes.length + ' modules',
+                 'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
+      root: root, nodes: nodes, metrics: metrics.length ? metrics : [{key: 'params', label: 'Params', unit: 'count'}],
+      columns: [
+        {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
+        {key: 'calls', label: 'Calls', unit: 'count', value: num('calls')},
+        {key: 'latency_ms', label: 'Fwd ms', unit: 'ms', value: num('latency_ms')},
+        {key: 'fwd_self', label: 'Fwd self', unit: 'ms', value: num('fwd_self')},
+        {key: 'backward_ms', label: 'Bwd ms', unit: 'ms', value: num('backward_ms')},
+        {key: 'bwd_self', label: 'Bwd self', unit: 'ms', value: num('bwd_self')},
+        {key: 'alloc_bytes', label: 'Fwd mem', unit: 'bytes', value: num('alloc_bytes')},
+        {key: 'bwd_alloc', label: 'Bwd mem', unit: 'bytes', value: num('bwd_alloc')},
+        {key: 'params', label: 'Params', unit: 'count', value: num('params')},
+        {key: 'nonfinite', label: 'NaN/Inf', text: function (n) { return n.cells.nonfinite; }}
+      ],
+      totals: [
+        {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
+        {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
+        {label: 'Forward memory', value: rt.alloc_bytes, unit: 'bytes', sub: 'allocated per pass'},
+        {label: 'Parameters', value: rt.params, unit: 'count'}
+      ],
+      notes: notes, curve: null, opTypes: []
+    };
+  }
+
+  var ADAPTERS = {'nnscan.summary': adaptSummary, 'nnscan.table': adaptTable,
+                  'nnscan.inspect': adaptInspect};
+
+  /* ==== Tooltip ==== */
+
+  var tip = null;
+  function showTip(ev, rows) {
+    if (!tip) { tip = el('div', {cls: 'tip', role: 'tooltip'}); document.body.appendChild(tip); }
+    tip.textContent = '';
+    rows.forEach(function (r, i) {
+      tip.appendChild(el('div', {cls: i === 0 ? 'tip-title' : 'tip-row'},
+        Array.isArray(r) ? [el('span', {text: r[0]}), el('b', {text: r[1]})] : [r]));
+    });
+    tip.style.display = 'block';
+    var x = ev.clientX + 14, y = ev.clientY + 14, w = tip.offsetWidth, h = tip.offsetHeight;
+    if (x + w > window.innerWidth - 8) x = ev.clientX - w - 14;
+    if (y + h > window.innerHeight - 8) y = ev.clientY - h - 14;
+    tip.style.left = Math.max(4, x) + 'px';
+    tip.style.top = Math.max(4, y) + 'px';
+  }
+  function hideTip() { if (tip) tip.style.display = 'none'; }
+
+  function nodeTipRows(view, n, metric) {
+    var rows = [n.path || n.name];
+    rows.push(['Type', n.type || '']);
+    view.metrics.forEach(function (m) {
+      var v = n.metrics[m.key];
+      if (v == null) return;
+      rows.push([m.label, fmtClever(v, m.unit) + (m.unit === 'bytes' || v < 1000 ? '' : '  (' + fmtRaw(v) + ')') +
+                 (m.key === metric.key ? ' · ' + fmtPct(v, view.root.metrics[m.key]) + ' of all' : '')]);
+    });
+    if (n.cells.shape) rows.push(['Output', n.cells.shape]);
+    return rows;
+  }
+
+  /* ==== The icicle ==== */
+
+  var ROW_H = 30;
+
+  function Icicle(view, host, onPick) {
+    this.view = view; this.host = host; this.onPick = onPick;
+    /* The first metric the model has: a model without MACs opens on
+     * FLOPs, not on an empty drawing. */
+    this.metric = view.metrics.filter(function (m) { return view.root.metrics[m.key] > 0; })[0] || view.metrics[0];
+    this.focus = view.root;
+    this.maxDepth = 0;
+    var self = this;
+    view.nodes.forEach(function (n) { if (n.depth > self.maxDepth) self.maxDepth = n.depth; });
+    this.levels = Math.min(this.maxDepth + 1, 8);
+  }
+
+  Icicle.prototype.familyOf = function (n, key) { return dominantFamily(n, key); };
+
+  /* The family a box is drawn in: its own for a leaf, else that of the
+   * child holding most of the metric (what dominates underneath). */
+  function dominantFamily(n, key) {
+    while (n.children.length) {
+      var best = null;
+      for (var i = 0; i < n.children.length; i++)
+        if (!best || (n.children[i].metrics[key] || 0) > (best.metrics[key] || 0)) best = n.children[i];
+      if (!(best.metrics[key] > 0)) break;
+      n = best;
+    }
+    return n.family;
+  }
+
+  Icicle.prototype.draw = function () {
+    var key = this.metric.key, focus = this.focus, self = this;
+    var W = Math.max(320, this.host.clientWidth || 1000);
+    var depth0 = focus.depth, levels = Math.min(this.maxDepth - depth0 + 1, this.levels);
+    var H = levels * ROW_H;
+    var s = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+                        'class': 'icicle', role: 'img',
+                        'aria-label': 'module tree sized by ' + this.metric.label});
+    var total = focus.metrics[key] || 0;
+    this.drawn = 0;
+    /* Explicit stack: a hostile tree depth cannot overflow the JS stack. */
+    var stack = [[focus, 0, W]];
+    while (stack.length) {
+      var it = stack.pop(), n = it[0], x = it[1], w = it[2];
+      var d = n.depth - depth0;
+      /* The focus's children are always drawn, a 1 px sliver at least,
+       * so that no top-level module goes missing; deeper boxes below half
+       * a pixel are left out (their parent's box covers them). */
+      if (d === 1 && w < 1 && (n.metrics[key] || 0) > 0) w = 1;
+      if (d >= levels || w < 0.5) continue;
+      var g = svg('g', {'class': 'box', 'data-path': n.path, 'data-id': n.id,
+                        'data-value': n.metrics[key] || 0});
+      var fam = this.familyOf(n, key);
+      /* Boxes too thin for a gap are drawn edge to edge, so a run of
+       * hundreds of small layers reads as a solid band, not a haze. */
+      var thin = w < 4;
+      g.appendChild(svg('rect', {x: x.toFixed(2), y: d * ROW_H, width: (thin ? w : w - 1).toFixed(2),
+                                 height: ROW_H - 2, rx: w > 6 ? 3 : 0, fill: familyColour(fam),
+                                 'class': thin ? 'thin' : ''}));
+      if (w > 44) {
+        /* The name, then the value in a lighter weight when both fit. */
+        var value = fmtClever(n.metrics[key] || 0, this.metric.unit);
+        var maxc = Math.floor((w - 10) / 6.6), name = n.name;
+        if (name.length > maxc) name = name.slice(0, Math.max(maxc - 1, 1)) + '…';
+        var t = svg('text', {x: (x + 6).toFixed(1), y: d * ROW_H + 19, fill: inkOn(familyColour(fam))});
+        t.textContent = name;
+        if (name.length + value.length + 2 <= maxc) {
+          var v = svg('tspan', {'class': 'v', dx: 6});
+          v.textContent = value;
+          t.appendChild(v);
+        }
+        g.appendChild(t);
+      }
+      s.appendChild(g);
+      this.drawn++;
+      var v = n.metrics[key] || 0;
+      if (v <= 0 || !n.children.length) continue;
+      var cx = x;
+      for (var i = 0; i < n.children.length; i++) {
+        var c = n.children[i], cw = w * (c.metrics[key] || 0) / v;
+        if (cw > 0) stack.push([c, cx, cw]);
+        cx += cw;
+      }
+    }
+    s.addEventListener('mousemove', function (ev) {
+      var g = ev.target.closest && ev.target.closest('g.box');
+      if (!g) { hideTip(); return; }
+      var n = self.view.nodes[+g.getAttribute('data-id')];
+      showTip(ev, nodeTipRows(self.view, n, self.metric).concat(['Click: zoom in, and find it in the table']));
+    });
+    s.addEventListener('mouseleave', hideTip);
+    s.addEventListener('click', function (ev) {
+      var g = ev.target.closest && ev.target.closest('g.box');
+      if (!g) return;
+      var n = self.view.nodes[+g.getAttribute('data-id')];
+      self.zoom(n === self.focus && n.parent ? n.parent : n);
+      self.onPick(n);
+    });
+    this.host.textContent = '';
+    this.host.appendChild(s);
+    if (!total) this.host.appendChild(el('p', {cls: 'empty', text: 'No ' + this.metric.label + ' in ' + (focus.path || focus.name) + '.'}));
+    if (this.crumbs) this.drawCrumbs();
+  };
+
+  Icicle.prototype.zoom = function (n) { this.focus = n; this.draw(); };
+
+  Icicle.prototype.drawCrumbs = function () {
+    var self = this, chain = [];
+    for (var n = this.focus; n; n = n.parent) chain.unshift(n);
+    this.crumbs.textContent = '';
+    chain.forEach(function (c, i) {
+      if (i) self.crumbs.appendChild(el('span', {cls: 'sep', text: '›'}));
+      self.crumbs.appendChild(el('button', {cls: 'crumb', type: 'button', text: c.name,
+                                            onclick: function () { self.zoom(c); }}));
+    });
+  };
+
+  /* ==== The curve ==== */
+
+  function drawCurve(curve, host) {
+    var W = Math.max(320, host.clientWidth || 1000), H = 220, L = 64, R = 16, T = 16, B = 30;
+    var vals = curve.values, n = vals.length, max = 0;
+    for (var i = 0; i < n; i++) if (vals[i] > max) max = vals[i];
+    var pw = W - L - R, ph = H - T - B;
+    function X(i) { return L + (n > 1 ? i / (n - 1) : 0.5) * pw; }
+    function Y(v) { return T + ph - (max > 0 ? v / max : 0) * ph; }
+    var s = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'curve', role: 'img',
+                        'aria-label': curve.title});
+    for (var k = 0; k <= 4; k++) {
+      var v = max * k / 4, y = Y(v);
+      s.appendChild(svg('line', {x1: L, x2: W - R, y1: y, y2: y, 'class': 'grid'}));
+      var t = svg('text', {x: L - 8, y: y + 4, 'text-anchor': 'end', 'class': 'axis'});
+      t.textContent = fmtClever(v, curve.unit);
+      s.appendChild(t);
+    }
+    /* One min/max pair per pixel column keeps every spike, peak included. */
+    var cols = Math.max(1, Math.floor(pw)), pts = [];
+    if (n <= cols * 2) {
+      for (i = 0; i < n; i++) pts.push(X(i).toFixed(1) + ',' + Y(vals[i]).toFixed(1));
+    } else {
+      for (var c = 0; c < cols; c++) {
+        var a = Math.floor(c * n / cols), b = Math.floor((c + 1) * n / cols), lo = Infinity, hi = -Infinity;
+        for (i = a; i < b; i++) { if (vals[i] < lo) lo = vals[i]; if (vals[i] > hi) hi = vals[i]; }
+        var x = (L + c + 0.5).toFixed(1);
+        pts.push(x + ',' + Y(lo).toFixed(1), x + ',' + Y(hi).toFixed(1));
+      }
+    }
+    var base = (T + ph).toFixed(1);
+    s.appendChild(svg('polygon', {points: pts[0].split(',')[0] + ',' + base + ' ' + pts.join(' ') + ' ' +
+                                  pts[pts.length - 1].split(',')[0] + ',' + base, 'class': 'area'}));
+    s.appendChild(svg('polyline', {points: pts.join(' '), 'class': 'line'}));
+    var xt = svg('text', {x: L + pw / 2, y: H - 6, 'text-anchor': 'middle', 'class': 'axis'});
+    xt.textContent = 'node ' + 1 + ' … ' + n + ' in running order';
+    s.appendChild(xt);
+    if (curve.peak != null) {
+      var px = X(curve.peak), py = Y(vals[curve.peak]);
+      s.appendChild(svg('line', {x1: px, x2: px, y1: T, y2: T + ph, 'class': 'peak-line'}));
+      var pk = svg('circle', {cx: px, cy: py, r: 5, 'class': 'peak', 'data-position': curve.peak,
+                              'data-value': vals[curve.peak]});
+      s.appendChild(pk);
+      var lt = svg('text', {x: px + (px > W - 260 ? -8 : 8), y: T + 12,
+                            'text-anchor': px > W - 260 ? 'end' : 'start', 'class': 'peak-label'});
+      lt.textContent = 'peak ' + fmtClever(vals[curve.peak], curve.unit) + ' after ' + (curve.peakLabel || curve.label(curve.peak));
+      s.appendChild(lt);
+    }
+    var cross = svg('line', {y1: T, y2: T + ph, 'class': 'cross', visibility: 'hidden'});
+    s.appendChild(cross);
+    s.addEventListener('mousemove', function (ev) {
+      var r = s.getBoundingClientRect(), x = (ev.clientX - r.left) * W / r.width;
+      if (x < L || x > W - R) { hideTip(); cross.setAttribute('visibility', 'hidden'); return; }
+      var i = Math.round((x - L) / pw * (n - 1));
+      i = Math.max(0, Math.min(n - 1, i));
+      cross.setAttribute('x1', X(i)); cross.setAttribute('x2', X(i)); cross.setAttribute('visibility', 'visible');
+      showTip(ev, ['node ' + (i + 1) + ' of ' + n, ['Live', fmtClever(vals[i], curve.unit) + '  (' + fmtRaw(vals[i]) + ' B)'],
+                   ['Layer', curve.label(i) || '(model)']].concat(i === curve.peak ? ['This is the peak.'] : []));
+    });
+    s.addEventListener('mouseleave', function () { hideTip(); cross.setAttribute('visibility', 'hidden'); });
+    host.textContent = '';
+    host.appendChild(s);
+  }
+
+  /* ==== The tree table ==== */
+
+  var TR_H = 26;
+
+  function TreeTable(view, host) {
+    this.view = view; this.host = host;
+    this.open = {}; this.sortKey = null; this.sortDir = -1; this.query = ''; this.raw = false;
+    this.selected = null;
+    var self = this;
+    view.nodes.forEach(function (n) { if (n.depth < 1) self.open[n.id] = true; });
+    this.build();
+  }
+
+  TreeTable.prototype.setDepth = function (d) {
+    var self = this;
+    this.open = {};
+    this.view.nodes.forEach(function (n) { if (n.depth < d) self.open[n.id] = true; });
+    this.refresh();
+  };
+
+  TreeTable.prototype.value = function (n, c) {
+    if (c.pct) return this.view.root.metrics[c.pct] ? n.metrics[c.pct] / this.view.root.metrics[c.pct] : 0;
+    return c.value ? c.value(n) : c.text(n);
+  };
+
+  TreeTable.prototype.cellText = function (n, c) {
+    if (c.pct) return fmtPct(n.metrics[c.pct], this.view.root.metrics[c.pct]);
+    if (c.text) return c.text(n);
+    var v = c.value(n);
+    if (this.raw && c.unit === 'ms') return v == null ? '–' : v.toFixed(3);
+    return this.raw ? fmtRaw(v) : fmtClever(v, c.unit);
+  };
+
+  TreeTable.prototype.rows = function () {
+    var out = [], self = this, q = this.query.toLowerCase(), keep = null;
+    if (q) {
+      keep = {};
+      this.view.nodes.forEach(function (n) {
+        if ((n.name + ' ' + n.path).toLowerCase().indexOf(q) < 0) return;
+        /* 2: a match (shown, closed unless opened); 1: an ancestor of a
+         * match (shown open). */
+        keep[n.id] = keep[n.id] || 2;
+        for (var p = n.parent; p && keep[p.id] !== 1; p = p.parent) keep[p.id] = 1;
+      });
+    }
+    var col = null;
+    this.view.columns.forEach(function (c) { if (c.key === self.sortKey) col = c; });
+    if (self.sortKey === 'name') col = {text: function (n) { return n.name; }};
+    function kids(n) {
+      var k = n.children;
+      if (keep) k = k.filter(function (c) { return keep[c.id]; });
+      if (col) {
+        k = k.slice().sort(function (a, b) {
+          var va = self.value(a, col), vb = self.value(b, col);
+          if (typeof va === 'string') return self.sortDir * va.localeCompare(vb);
+          return self.sortDir * ((va || 0) - (vb || 0));
+        });
+      }
+      return k;
+    }
+    this.keep = keep;
+    var stack = [this.view.root];
+    while (stack.length) {
+      var n = stack.pop();
+      out.push(n);
+      if (!this.isOpen(n)) continue;
+      var k = kids(n);
+      for (var i = k.length - 1; i >= 0; i--) stack.push(k[i]);
+    }
+    return out;
+  };
+
+  TreeTable.prototype.build = function () {
+    var self = this;
+    var cols = [{key: 'name', label: 'Layer'}].concat(this.view.columns);
+    var head = el('div', {cls: 'tt-head'});
+    var widths = {type: 'minmax(120px, 1.3fr)', shape: 'minmax(140px, 1.4fr)', flags: 'minmax(80px, 1fr)',
+                  rf: '52px', stride: '58px', pad: '46px', pct_params: '86px', pct_macs: '80px'};
+    this.grid = 'minmax(220px, 2.4fr) ' + this.view.columns.map(function (c) {
+      return widths[c.key] || 'minmax(80px, 0.8fr)';
+    }).join(' ');
+    head.style.gridTemplateColumns = this.grid;
+    cols.forEach(function (c) {
+      var h = el('button', {cls: 'th' + (c.unit || c.pct ? ' num' : ''), type: 'button', 'data-key': c.key,
+                            title: 'Sort by ' + c.label + ' (within each parent)', text: c.label});
+      h.addEventListener('click', function () {
+        if (self.sortKey === c.key) self.sortDir = -self.sortDir;
+        else { self.sortKey = c.key; self.sortDir = c.unit || c.pct ? -1 : 1; }
+        self.refresh();
+      });
+      head.appendChild(h);
+    });
+    this.headEl = head;
+    this.scroller = el('div', {cls: 'tt-scroll'});
+    this.body = el('div', {cls: 'tt-body'});
+    this.scroller.appendChild(this.body);
+    var wrap = el('div', {cls: 'tt'}, [head, this.scroller]);
+    this.host.appendChild(wrap);
+    this.scroller.addEventListener('scroll', function () { self.paint(); });
+    this.body.addEventListener('click', function (ev) {
+      var r = ev.target.closest('.tr');
+      if (!r) return;
+      var n = self.view.nodes[+r.getAttribute('data-id')];
+      if (n.children.length) { self.open[n.id] = !self.open[n.id]; self.refresh(); }
+    });
+    this.refresh();
+  };
+
+  TreeTable.prototype.refresh = function () {
+    this.list = this.rows();
+    this.body.style.height = this.list.length * TR_H + 'px';
+    var self = this;
+    Array.prototype.forEach.call(this.headEl.children, function (h) {
+      var k = h.getAttribute('data-key');
+      h.classList.toggle('sorted', k === self.sortKey);
+      h.setAttribute('aria-sort', k === self.sortKey ? (self.sortDir > 0 ? 'ascending' : 'descending') : 'none');
+    });
+    if (this.onCount) this.onCount(this.list.length);
+    this.paint(true);
+  };
+
+  /* Only the rows in view (plus a margin) exist in the DOM. */
+  TreeTable.prototype.paint = function (force) {
+    var top = this.scroller.scrollTop, h = this.scroller.clientHeight || 600;
+    var a = Math.max(0, Math.floor(top / TR_H) - 10), b = Math.min(this.list.length, Math.ceil((top + h) / TR_H) + 10);
+    if (!force && a === this.a && b === this.b) return;
+    this.a = a; this.b = b;
+    var frag = document.createDocumentFragment(), self = this;
+    for (var i = a; i < b; i++) {
+      var n = this.list[i];
+      var r = el('div', {cls: 'tr' + (n === this.selected ? ' selected' : '') + (n.children.length ? ' parent' : ''),
+                         'data-id': n.id, 'data-path': n.path});
+      r.style.top = i * TR_H + 'px';
+      r.style.gridTemplateColumns = this.grid;
+      var name = el('div', {cls: 'td name', title: n.path || n.name});
+      name.style.paddingLeft = 8 + n.depth * 16 + 'px';
+      name.appendChild(el('span', {cls: 'caret', text: n.children.length ? (this.isOpen(n) ? '▾' : '▸') : ''}));
+      name.appendChild(el('span', {cls: 'swatch', style: 'background:' + familyColour(dominantFamily(n, this.view.metrics[0].key))}));
+      name.appendChild(el('span', {text: n.name}));
+      r.appendChild(name);
+      this.view.columns.forEach(function (c) {
+        r.appendChild(el('div', {cls: 'td' + (c.unit || c.pct ? ' num' : '') + ' c-' + c.key,
+                                 'data-key': c.key, text: self.cellText(n, c)}));
+      });
+      frag.appendChild(r);
+    }
+    this.body.textContent = '';
+    this.body.appendChild(frag);
+  };
+
+  /* Open as shown: a search opens the ancestors of every match. */
+  TreeTable.prototype.isOpen = function (n) {
+    return this.keep ? this.keep[n.id] === 1 || (this.keep[n.id] === 2 && !!this.open[n.id]) : !!this.open[n.id];
+  };
+
+  TreeTable.prototype.reveal = function (n) {
+    for (var p = n.parent; p; p = p.parent) this.open[p.id] = true;
+    this.selected = n;
+    this.refresh();
+    var i = this.list.indexOf(n);
+    if (i >= 0) this.scroller.scrollTop = Math.max(0, i * TR_H - this.scroller.clientHeight / 2);
+    this.paint(true);
+  };
+
+  /* ==== Op types ==== */
+
+  function drawOpTypes(view, host, metric) {
+    var key = metric.key, total = 0;
+    var rows = view.opTypes.filter(function (o) { return (o.metrics[key] || 0) > 0; });
+    rows.forEach(function (o) { total += o.metrics[key]; });
+    rows.sort(function (a, b) { return b.metrics[key] - a.metrics[key]; });
+    host.textContent = '';
+    if (!rows.length) { host.appendChild(el('p', {cls: 'empty', text: 'No op type has ' + metric.label + '.'})); return; }
+    rows.slice(0, 12).forEach(function (o) {
+      var bar = el('div', {cls: 'bar'});
+      bar.style.width = (100 * o.metrics[key] / rows[0].metrics[key]).toFixed(1) + '%';
+      bar.style.background = familyColour(o.family);
+      host.appendChild(el('div', {cls: 'op-row', title: o.family + ' family, ' + o.nodes + ' nodes'}, [
+        el('span', {cls: 'op-name', text: o.name}),
+        el('div', {cls: 'bar-track'}, [bar]),
+        el('span', {cls: 'op-val', text: fmtClever(o.metrics[key], metric.unit) + ' · ' + fmtPct(o.metrics[key], total)})
+      ]));
+    });
+  }
+
+  /* ==== Pages ==== */
+
+  function card(title, extra) {
+    var head = el('div', {cls: 'card-head'}, [el('h2', {text: title})].concat(extra || []));
+    var body = el('div', {cls: 'card-body'});
+    return {el: el('section', {cls: 'card'}, [head, body]), head: head, body: body};
+  }
+
+  function segmented(options, current, onPick, name) {
+    var box = el('div', {cls: 'seg', role: 'radiogroup', 'aria-label': name});
+    options.forEach(function (o) {
+      var b = el('button', {type: 'button', role: 'radio', 'data-key': o.key, text: o.label,
+                            'aria-checked': String(o.key === current)});
+      b.addEventListener('click', function () {
+        Array.prototype.forEach.call(box.children, function (x) { x.setAttribute('aria-checked', String(x === b)); });
+        onPick(o);
+      });
+      box.appendChild(b);
+    });
+    return box;
+  }
+
+  function header(view) {
+    return el('header', {cls: 'top'}, [
+      el('div', {cls: 'brand', text: 'nnscan'}),
+      el('h1', {text: view.title}),
+      el('p', {cls: 'sub', text: view.subtitle})
+    ]);
+  }
+
+  function renderSummary(view, main) {
+    main.appendChild(header(view));
+    var cards = el('div', {cls: 'totals'});
+    view.totals.forEach(function (t) {
+      cards.appendChild(el('div', {cls: 'total'}, [
+        el('div', {cls: 'total-label', text: t.label}),
+        el('div', {cls: 'total-value', title: fmtRaw(t.value) + (t.unit === 'bytes' ? ' bytes' : ''),
+                   text: (t.partial ? '≥ ' : '') + fmtClever(t.value, t.unit)}),
+        el('div', {cls: 'total-sub', text: t.sub || (t.unit === 'count' ? fmtRaw(t.value) : '')})
+      ]));
+    });
+    main.appendChild(cards);
+    if (view.notes.length) {
+      main.appendChild(el('ul', {cls: 'notes'}, view.notes.map(function (n) {
+        return el('li', {cls: n.kind, text: n.text});
+      })));
+    }
+
+    var tableCard = card('Layers');
+    var table;
+    var ic = card('Where the cost is');
+    var crumbs = el('nav', {cls: 'crumbs', 'aria-label': 'zoom'});
+    var icHost = el('div', {cls: 'icicle-host'});
+    var icicle = new Icicle(view, icHost, function (n) { table.reveal(n); });
+    icicle.crumbs = crumbs;
+    var opsHost = el('div', {cls: 'ops'});
+    var seg = segmented(view.metrics, icicle.metric.key, function (m) {
+      icicle.metric = m; icicle.draw(); drawOpTypes(view, opsHost, m);
+      document.body.setAttribute('data-metric', m.key);
+    }, 'metric');
+    seg.id = 'metric';
+    ic.head.appendChild(el('div', {cls: 'hint', text: 'size by'}));
+    ic.head.appendChild(seg);
+    var legend = el('div', {cls: 'legend'});
+    var fams = {};
+    view.nodes.forEach(function (n) { if (!n.children.length) fams[n.family] = 1; });
+    Object.keys(fams).sort().forEach(function (f) {
+      legend.appendChild(el('span', {cls: 'leg'}, [el('i', {style: 'background:' + familyColour(f)}),
+                                                   f.replace(/^type:/, '').replace('_', ' ')]));
+    });
+    ic.body.appendChild(crumbs);
+    ic.body.appendChild(icHost);
+    ic.body.appendChild(legend);
+    if (view.opTypes.length) {
+      ic.body.appendChild(el('h3', {text: 'By op type'}));
+      ic.body.appendChild(opsHost);
+    }
+    main.appendChild(ic.el);
+
+    if (view.curve) {
+      var cv = card(view.curve.title);
+      var cvHost = el('div', {cls: 'curve-host'});
+      cv.body.appendChild(cvHost);
+      main.appendChild(cv.el);
+      view.curveHost = cvHost;
+    }
+
+    var search = el('input', {type: 'search', placeholder: 'Search layers by name or path', 'aria-label': 'search layers',
+                              id: 'search'});
+    var count = el('span', {cls: 'count'});
+    var depthSeg = segmented([{key: '1', label: '1'}, {key: '2', label: '2'}, {key: '3', label: '3'},
+                              {key: 'all', label: 'all'}], '1', function (o) {
+      table.setDepth(o.key === 'all' ? 1e9 : +o.key);
+    }, 'expand to depth');
+    depthSeg.id = 'depth';
+    var numSeg = segmented([{key: 'clever', label: 'rounded'}, {key: 'raw', label: 'exact'}], 'clever', function (o) {
+      table.raw = o.key === 'raw'; table.paint(true);
+    }, 'numbers');
+    numSeg.id = 'numbers';
+    tableCard.head.appendChild(el('div', {cls: 'tools'}, [search, el('span', {cls: 'hint', text: 'expand'}), depthSeg,
+                                                       el('span', {cls: 'hint', text: 'numbers'}), numSeg, count]));
+    main.appendChild(tableCard.el);
+    table = new TreeTable(view, tableCard.body);
+    table.onCount = function (k) { count.textContent = k + ' of ' + view.nodes.length + ' rows'; };
+    table.refresh();
+    search.addEventListener('input', function () { table.query = search.value.trim(); table.refresh(); });
+
+    function drawAll() {
+      icicle.draw();
+      drawOpTypes(view, opsHost, icicle.metric);
+      if (view.curve) drawCurve(view.curve, view.curveHost);
+    }
+    drawAll();
+    var pending = 0;
+    window.addEventListener('resize', function () {
+      clearTimeout(pending);
+      pending = setTimeout(drawAll, 120);
+    });
+    document.body.setAttribute('data-metric', icicle.metric.key);
+  }
+
+  function renderTable(view, main) {
+    main.appendChild(header(view));
+    var fig = document.getElementById('nnscan-figure');
+    var c = card('MACs against parameters');
+    var plot = el('div', {cls: 'plot-host'});
+    if (fig) plot.appendChild(fig.content.cloneNode(true));
+    c.body.appendChild(plot);
+    main.appendChild(c.el);
+    var t = card('Models');
+    var cols = [{key: 'name', label: 'Model'}, {key: 'params', label: 'Params', unit: 'count'},
+                {key: 'flops', label: 'FLOPs', unit: 'count'}, {key: 'macs', label: 'MACs', unit: 'count'},
+                {key: 'dmas', label: 'DMAs', unit: 'count'}, {key: 'rf', label: 'RF'}];
+    var tbl = el('table', {cls: 'models'}), thead = el('tr'), tbody = el('tbody');
+    var sortKey = null, dir = 1;
+    cols.forEach(function (col) {
+      var th = el('th', {cls: col.unit ? 'num' : ''}, [el('button', {type: 'button', text: col.label, onclick: function () {
+        dir = sortKey === col.key ? -dir : (col.unit ? -1 : 1); sortKey = col.key; fill();
+      }})]);
+      thead.appendChild(th);
+    });
+    tbl.appendChild(el('thead', {}, [thead]));
+    tbl.appendChild(tbody);
+    function rfText2(m) {
+      if (!m.rf || !m.rf.length) return '–';
+      return m.rf.every(function (x) { return x === m.rf[0]; }) ? String(m.rf[0]) : m.rf.join('x');
+    }
+    function fill() {
+      var ms = view.models.map(function (m, i) { return {m: m, i: i}; });
+      if (sortKey) ms.sort(function (a, b) {
+        var va = a.m[sortKey], vb = b.m[sortKey];
+        return typeof va === 'string' ? dir * va.localeCompare(vb) : dir * ((va || 0) - (vb || 0));
+      });
+      tbody.textContent = '';
+      ms.forEach(function (x) {
+        var tr = el('tr', {'data-i': x.i});
+        cols.forEach(function (col) {
+          var v = x.m[col.key];
+          tr.appendChild(el('td', {cls: col.unit ? 'num' : '', title: col.unit ? fmtRaw(v) : '',
+                                   text: col.key === 'rf' ? rfText2(x.m) : col.unit ?
+                                     (x.m.complete || col.key === 'params' ? '' : '≥ ') + fmtClever(v, col.unit) : v}));
+        });
+        tr.addEventListener('mouseenter', function () { highlight(x.i, true); });
+        tr.addEventListener('mouseleave', function () { highlight(x.i, false); });
+        tbody.appendChild(tr);
+      });
+    }
+    function highlight(i, on) {
+      Array.prototype.forEach.call(document.querySelectorAll('[data-i="' + i + '"]'), function (e) {
+        e.classList.toggle('hot', on);
+      });
+    }
+    fill();
+    t.body.appendChild(tbl);
+    main.appendChild(t.el);
+    plot.addEventListener('mousemove', function (ev) {
+      var p = ev.target.closest && ev.target.closest('[data-i]');
+      Array.prototype.forEach.call(document.querySelectorAll('.hot'), function (e) { e.classList.remove('hot'); });
+      if (!p) { hideTip(); return; }
+      var m = view.models[+p.getAttribute('data-i')];
+      highlight(+p.getAttribute('data-i'), true);
+      showTip(ev, [m.name, ['Params', fmtClever(m.params, 'count') + '  (' + fmtRaw(m.params) + ')'],
+                   ['MACs', fmtClever(m.macs, 'count') + '  (' + fmtRaw(m.macs) + ')'],
+                   ['FLOPs', fmtClever(m.flops, 'count')], ['DMAs', fmtClever(m.dmas, 'count')]]);
+    });
+    plot.addEventListener('mouseleave', hideTip);
+  }
+
+  /* ==== Start ==== */
+
+  function fail(msg) {
+    document.body.setAttribute('data-error', msg);
+    var b = el('div', {cls: 'fatal', role: 'alert', text: 'This report could not be shown: ' + msg});
+    document.body.insertBefore(b, document.body.firstChild);
+  }
+
+  /* Phase times for bench/html_render.py: body[data-phases]. */
+  var phases = [], lastMark = T0;
+  function mark(name) {
+    var now = performance.now();
+    phases.push(name + '=' + (now - lastMark).toFixed(1));
+    lastMark = now;
+  }
+
+  function start(text) {
+    mark('read');
+    var doc = JSON.parse(text);
+    mark('parse');
+    var kind = doc && doc.schema;
+    var adapt = ADAPTERS[kind];
+    if (!adapt) { fail('unknown document kind ' + JSON.stringify(kind)); return; }
+    var view = adapt(doc);
+    mark('adapt');
+    var main = el('main', {cls: 'page'});
+    document.body.appendChild(main);
+    if (view.kind === 'summary') renderSummary(view, main); else renderTable(view, main);
+    main.appendChild(el('footer', {}, ['Written by nnscan. Everything on this page comes from the JSON document ' +
+      'embedded in it (view the page source); nothing is fetched.']));
+    window.nnscanView = view;
+    mark('draw');
+    document.body.setAttribute('data-phases', phases.join(' '));
+    document.body.setAttribute('data-render-ms', (performance.now() - T0).toFixed(1));
+    document.body.setAttribute('data-rendered', '1');
+  }
+
+  function load() {
+    var node = document.getElementById('nnscan-data');
+    if (!node) { fail('no data block'); return; }
+    var enc = node.getAttribute('data-encoding');
+    if (enc !== 'gzip+base64') { start(node.textContent); return; }
+    if (typeof DecompressionStream === 'undefined') {
+      fail('this browser cannot inflate the embedded document (no DecompressionStream)');
+      return;
+    }
+    var bin = atob(node.textContent.replace(/\s+/g, '')), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    new Response(stream).text().then(start)
+      .catch(function (e) { fail(String(e)); });
+  }
+
+  window.addEventListener('error', function (e) { fail(String(e.message || e)); });
+  try { load(); } catch (e) { fail(String(e && e.message || e)); throw e; }
+})();

@@ -1,0 +1,395 @@
+#!/usr/bin/python3
+"""The HTML report in a real browser (Debian's chromium, headless, offline).
+
+For resnet18 and a vision transformer (fixtures), the LLaMA-shaped bench
+graph (bench/gen_models.py, generated here in a fraction of a second), a
+model whose layer names try to break out of the page's script block and
+one with an op that has no cost rule (tiny_tied), this
+writes `nnscan summary --format html`, opens it with networking disabled
+and checks, from the DOM after the viewer ran, against the model's
+`--format json` document parsed here with Python's json:
+
+  - every top-level module is drawn in the icicle, each box as wide as its
+    share of the metric, under the metric it has;
+  - the numbers the table shows for a few layers (raw numbers, found with
+    the search box) are the JSON's;
+  - switching the metric changes the drawing, and the boxes carry the new
+    metric's values;
+  - the notes name the uncounted ops and the symbols taken as 1;
+  - the memory curve marks the reported peak;
+  - no console error, no exception, no network request;
+and saves a full-page screenshot of each under OUT (a test artifact). The
+`nnscan table --format html` page of four crowded mobile nets is opened
+too: every model has a point and a label, and no two labels overlap.
+
+Usage: test_html.py --nnscan PATH --out DIR   (exit 77: no chromium here)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, '..', '..'))
+sys.path.insert(0, HERE)
+import cdp  # noqa: E402
+
+FIXTURES = os.path.join(ROOT, 'tests', 'fixtures', 'models')
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL: ' + what)
+    return cond
+
+
+def run(*args):
+    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit('%s failed (%d): %s' % (' '.join(args), r.returncode, r.stderr))
+    return r.stdout
+
+
+def hostile_model(path):
+    """Layer names holding </script>, <!-- and quotes."""
+    import onnx
+    from onnx import TensorProto, helper
+    names = ['/blk</script><script>window.pwned=1</script>/Relu',
+             '/x<!--y/Relu', "/q\"uote'&amp;/Relu"]
+    nodes, prev = [], 'x'
+    for i, n in enumerate(names):
+        out = 'y' if i == len(names) - 1 else 't%d' % i
+        nodes.append(helper.make_node('Relu', [prev], [out], name=n))
+        prev = out
+    g = helper.make_graph(nodes, 'hostile</script>',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 8])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), path)
+
+
+# ---- one summary page ----
+
+METRICS = ('macs', 'flops', 'params', 'activation_bytes', 'dmas')
+CELLS = {'params': 'params', 'buffers': 'buffers', 'flops': 'flops', 'macs': 'macs',
+         'dmas': 'dmas', 'activation_bytes': 'activation_bytes'}
+
+
+def shape_text(v):
+    if not v:
+        return '–'
+    if v['shape'] is None:
+        return '?'
+    return '(' + ', '.join('?' if d is None else str(d) for d in v['shape']) + ')'
+
+
+def boxes(page):
+    return page.eval('''Array.from(document.querySelectorAll("svg.icicle g.box")).map(function (g) {
+        return [g.getAttribute("data-path"), +g.getAttribute("data-value"),
+                +g.querySelector("rect").getAttribute("width")]; })''')
+
+
+def embedded(html):
+    """The document the page carries, decoded here with Python's own
+    base64, gzip and json."""
+    import base64
+    import gzip
+    import re
+    text = open(html, encoding='utf-8').read()
+    m = re.search(r'<script type="application/json" id="nnscan-data" data-kind="([^"]*)" '
+                  r'data-encoding="([^"]*)">\n(.*?)\n</script>', text, re.S)
+    if not m:
+        return None, None, None
+    body = m.group(3)
+    if m.group(2) == 'gzip+base64':
+        body = gzip.decompress(base64.b64decode(body)).decode('utf-8')
+    return m.group(1), m.group(2), json.loads(body)
+
+
+def check_summary(page, name, html, doc, shots):
+    kind, enc, carried = embedded(html)
+    check(kind == 'nnscan.summary' and carried == doc,
+          '%s: the page does not carry the JSON document (%s, %s)' % (name, kind, enc))
+    print('%s: document embedded as %s' % (name, enc))
+    url = 'file://' + html
+    page.open(url)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, '%s: the page failed: %s' % (name, err)):
+        return
+    root = doc['tree']
+    top = [c['info'] for c in root['children']]
+    width = page.eval('document.querySelector("svg.icicle").width.baseVal.value')
+
+    # Every top-level module is drawn, as wide as its share, under each
+    # metric that gives it a share of at least half a pixel, and as a 1 px
+    # sliver when its share is smaller but not zero.
+    drawn_somewhere = set()
+    drawings = {}
+    for m in METRICS:
+        page.eval('document.querySelector(\'#metric [data-key="%s"]\').click()' % m)
+        check(page.eval('document.body.dataset.metric') == m, '%s: metric %s not selected' % (name, m))
+        got = {p: (v, w) for p, v, w in boxes(page)}
+        drawings[m] = sorted(got.items())
+        total = root['info'][m]
+        check(got.get('') and got[''][0] == total,
+              '%s/%s: the root box shows %r, the JSON %r' % (name, m, got.get(''), total))
+        for t in top:
+            share = width * t[m] / total if total else 0
+            if share >= 0.5:
+                ok = check(t['path'] in got, '%s/%s: top-level %r (%d) is not drawn'
+                           % (name, m, t['path'], t[m]))
+                if ok:
+                    v, w = got[t['path']]
+                    check(v == t[m], '%s/%s: %r drawn with value %r, JSON %r' % (name, m, t['path'], v, t[m]))
+                    check(abs(w - share) <= 1.5, '%s/%s: %r is %.1f px wide, its share is %.1f'
+                          % (name, m, t['path'], w, share))
+                    drawn_somewhere.add(t['path'])
+            elif t[m] > 0:
+                # Too small for its share: still drawn, as a 1 px sliver.
+                ok = check(t['path'] in got, '%s/%s: top-level %r (%d, %.2f px) is not drawn'
+                           % (name, m, t['path'], t[m], share))
+                if ok:
+                    drawn_somewhere.add(t['path'])
+                    check(got[t['path']][1] <= 1.01, '%s/%s: sliver %r is %.1f px wide'
+                          % (name, m, t['path'], got[t['path']][1]))
+        for path, (v, w) in got.items():
+            layer = next((l for l in doc['layers'] if l['path'] == path), None)
+            check(layer is not None and layer[m] == v,
+                  '%s/%s: box %r shows %r, not a layer value' % (name, m, path, v))
+    for t in top:
+        check(t['path'] in drawn_somewhere or all(t[m] == 0 for m in METRICS),
+              '%s: top-level %r is drawn under no metric' % (name, t['path']))
+    changed = [m for m in METRICS[1:] if drawings[m] != drawings['macs']]
+    check(changed, '%s: switching the metric never changed the drawing' % name)
+    page.eval('document.querySelector(\'#metric [data-key="macs"]\').click()')
+
+    # The numbers of a few layers, raw, found through the search box.
+    layers = doc['layers']
+    picks = [layers[0]]
+    leaves = [l for l in layers if l['children'] == 0]
+    if leaves:
+        picks.append(max(leaves, key=lambda l: l['macs']))
+        picks.append(max(leaves, key=lambda l: l['depth']))
+        picks.append(leaves[len(leaves) // 2])
+    page.eval('document.querySelector(\'#numbers [data-key="raw"]\').click()')
+    for l in picks:
+        q = l['path'] or doc['model']['name']
+        page.eval('(function(){var s=document.getElementById("search"); s.value=%s;'
+                  's.dispatchEvent(new Event("input"));})()' % json.dumps(q))
+        cells = page.eval('''(function(){var r=Array.from(document.querySelectorAll(".tr")).find(
+            function(r){return r.dataset.path === %s;});
+            if(!r) return null; var o={};
+            r.querySelectorAll(".td[data-key]").forEach(function(c){o[c.dataset.key]=c.textContent;});
+            o.name=r.querySelector(".name").textContent; return o;})()''' % json.dumps(l['path']))
+        if not check(cells, '%s: layer %r is not in the table after searching %r' % (name, l['path'], q)):
+            continue
+        check(cells['name'].endswith(l['name']), '%s: row %r is named %r' % (name, l['path'], cells['name']))
+        for key, jkey in CELLS.items():
+            shown = cells[key].replace(',', '')
+            check(shown == str(l[jkey]), '%s: %r %s shows %r, the JSON says %d'
+                  % (name, l['path'], key, cells[key], l[jkey]))
+        check(cells['shape'] == shape_text(l['output']), '%s: %r shape %r != %r'
+              % (name, l['path'], cells['shape'], shape_text(l['output'])))
+        check(cells['type'] == l['type'], '%s: %r type %r != %r' % (name, l['path'], cells['type'], l['type']))
+    page.eval('(function(){var s=document.getElementById("search"); s.value="";'
+              's.dispatchEvent(new Event("input"));})()')
+    page.eval('document.querySelector(\'#numbers [data-key="clever"]\').click()')
+
+    # Collapsing to depth 1 and expanding everything.
+    rows_all = page.eval('document.querySelector(\'#depth [data-key="all"]\').click(); '
+                         'document.querySelector(".count").textContent')
+    check(rows_all.startswith('%d of' % len(layers)), '%s: expanding all shows %r' % (name, rows_all))
+    rows_1 = page.eval('document.querySelector(\'#depth [data-key="1"]\').click(); '
+                       'document.querySelector(".count").textContent')
+    check(rows_1.startswith('%d of' % (1 + len(top))), '%s: depth 1 shows %r' % (name, rows_1))
+
+    # Sorting by MACs orders each parent's children by MACs, largest
+    # first (ties keep the model's order), and again ascending.
+    for direction in ('descending', 'ascending'):
+        shown = page.eval('''(function(){document.querySelector('.th[data-key="macs"]').click();
+            return [document.querySelector('.th[data-key="macs"]').getAttribute("aria-sort"),
+                    Array.from(document.querySelectorAll(".tr")).slice(1).map(function(r){
+                      return r.dataset.path;})];})()''')
+        want = sorted(top, key=lambda t: -t['macs'] if direction == 'descending' else t['macs'])
+        check(shown[0] == direction and shown[1] == [t['path'] for t in want],
+              '%s: sorted %s by MACs shows %r' % (name, direction, shown))
+
+    # Clicking a top-level box zooms into it: it fills the width.
+    biggest = max(top, key=lambda t: t['macs'])
+    if biggest['macs'] > 0:
+        w = page.eval('''(function(){var g=Array.from(document.querySelectorAll("svg.icicle g.box")).find(
+            function(g){return g.dataset.path === %s;}); g.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+            var z=Array.from(document.querySelectorAll("svg.icicle g.box")).find(
+            function(g){return g.dataset.path === %s;});
+            return +z.querySelector("rect").getAttribute("width");})()''' % (
+            json.dumps(biggest['path']), json.dumps(biggest['path'])))
+        check(abs(w - width) <= 1.5, '%s: zoomed into %r, it is %.1f px of %.1f' % (name, biggest['path'], w, width))
+        page.eval('document.querySelector(".crumb").click()')  # back out
+        check(page.eval('document.querySelectorAll("svg.icicle g.box")[0].dataset.path') == '',
+              '%s: the breadcrumb did not zoom back out' % name)
+
+    # The notes name every op that was not counted and, when a symbol
+    # was taken as 1, every symbol.
+    notes = ' '.join(page.eval('Array.from(document.querySelectorAll(".notes li")).map('
+                               'function(l){return l.textContent;})') or [])
+    for o in doc['uncounted_ops']:
+        check(o['op_type'] in notes and 'Not counted' in notes,
+              '%s: no note for uncounted %s in %r' % (name, o['op_type'], notes))
+    if doc['symbols_taken_as_1']:
+        for sym in doc['symbols']:
+            check(sym in notes, '%s: no note for symbol %r taken as 1' % (name, sym))
+    if not doc['totals']['complete']:
+        check(page.eval('document.querySelector(".total-value").parentNode.parentNode'
+                        '.textContent.indexOf("≥") >= 0'),
+              '%s: incomplete totals not shown as lower bounds' % name)
+
+    # The memory curve marks the reported peak.
+    live = doc['memory']['live_bytes']
+    peak = page.eval('(function(){var c=document.querySelector("svg.curve circle.peak");'
+                     'return c && [+c.dataset.position, +c.dataset.value];})()')
+    check(peak == [doc['memory']['peak_position'], doc['totals']['peak_activation_bytes']]
+          and max(live) == doc['totals']['peak_activation_bytes'],
+          '%s: the curve marks %r, the JSON peak is %d at %r'
+          % (name, peak, doc['totals']['peak_activation_bytes'], doc['memory']['peak_position']))
+
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, '%s: console errors or requests: %s' % (name, problems))
+    shot = os.path.join(shots, name + '.png')
+    page.screenshot(shot)
+    print('%s: %s (%d bytes), screenshot %s' % (name, html, os.path.getsize(html), shot))
+
+
+def check_table(page, html, names):
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, 'table page failed: %s' % err):
+        return
+    got = page.eval('''(function(){var o={pts:[],labels:[]};
+        document.querySelectorAll(".plot-host circle[data-i]").forEach(function(c){o.pts.push(+c.dataset.i);});
+        document.querySelectorAll(".plot-host text[data-i]").forEach(function(t){
+          var b=t.getBoundingClientRect(); o.labels.push([t.textContent,b.left,b.top,b.right,b.bottom]);});
+        o.rows=document.querySelectorAll("table.models tbody tr").length; return o;})()''')
+    check(sorted(got['pts']) == list(range(len(names))), 'table page: points %r' % got['pts'])
+    check(sorted(l[0] for l in got['labels']) == sorted(names), 'table page: labels %r' % got['labels'])
+    check(got['rows'] == len(names), 'table page: %d rows' % got['rows'])
+    ls = got['labels']
+    for i in range(len(ls)):
+        for j in range(i + 1, len(ls)):
+            a, b = ls[i], ls[j]
+            overlap = a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+            check(not overlap, 'table page: labels %r and %r overlap as drawn' % (a[0], b[0]))
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, 'table page: console errors or requests: %s' % problems)
+
+
+def check_inspect(page, summary_html, out):
+    """The viewer's nnscan.inspect adapter: a page carrying a hand-written
+    inspection (tests/html/inspect_sample.json, valid against the inspect
+    schema), made as nns__html_page() makes one: the summary page with its
+    data block replaced."""
+    import re
+    doc = json.load(open(os.path.join(HERE, 'inspect_sample.json')))
+    text = open(summary_html, encoding='utf-8').read()
+    block = json.dumps(doc).replace('<', '\\u003c')
+    text, n = re.subn(r'data-kind="nnscan.summary" data-encoding="json">\n.*?\n</script>',
+                      lambda m: 'data-kind="nnscan.inspect" data-encoding="json">\n' + block + '\n</script>',
+                      text, count=1, flags=re.S)
+    check(n == 1, 'inspect: could not replace the data block')
+    html = os.path.join(out, 'inspect.html')
+    with open(html, 'w', encoding='utf-8') as f:
+        f.write(text)
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, 'inspect: the page failed: %s' % err):
+        return
+    passes = len(doc['passes'])
+    got = {p: (v, w) for p, v, w in boxes(page)}
+    width = page.eval('document.querySelector("svg.icicle").width.baseVal.value')
+    root = doc['modules'][0]
+    for mo in doc['modules'][1:]:
+        if mo['depth'] != 1:
+            continue
+        share = width * mo['forward']['inclusive_ms'] / root['forward']['inclusive_ms']
+        ok = check(mo['path'] in got, 'inspect: module %r not drawn' % mo['path'])
+        if ok:
+            v, w = got[mo['path']]
+            check(abs(v - mo['forward']['inclusive_ms'] / passes) < 1e-9,
+                  'inspect: %r drawn with %r ms per pass' % (mo['path'], v))
+            check(abs(w - share) <= 1.5, 'inspect: %r is %.1f px, share %.1f' % (mo['path'], w, share))
+    page.eval('document.querySelector(\'#depth [data-key="all"]\').click();'
+              'document.querySelector(\'#numbers [data-key="raw"]\').click()')
+    cells = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function(r){
+        var o={path:r.dataset.path}; r.querySelectorAll(".td[data-key]").forEach(function(c){
+        o[c.dataset.key]=c.textContent;}); return o;})''')
+    rows = {c['path']: c for c in cells}
+    for mo in doc['modules']:
+        r = rows.get(mo['path'])
+        if not check(r, 'inspect: module %r has no row' % mo['path']):
+            continue
+        check(r['latency_ms'] == '%.3f' % (mo['forward']['inclusive_ms'] / passes),
+              'inspect: %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
+        check(r['calls'].replace(',', '') == str(mo['calls']), 'inspect: %r calls %r' % (mo['path'], r['calls']))
+    notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map(function(l){return l.textContent;})')
+    check(any('block.1' in n and 'producer' in n for n in notes), 'inspect: no first-NaN note in %r' % notes)
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, 'inspect: console errors or requests: %s' % problems)
+    page.screenshot(os.path.join(out, 'inspect.png'))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--nnscan', required=True)
+    ap.add_argument('--out', required=True, help='folder for pages and screenshots')
+    a = ap.parse_args()
+    if not cdp.find_chromium():
+        print('chromium is not installed: skipped')
+        return 77
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix='nnscan-html-')
+    subprocess.run(['/usr/bin/python3', os.path.join(ROOT, 'bench', 'gen_models.py'),
+                    '--out', tmp, '--only', 'llama7b'], check=True, stdout=subprocess.DEVNULL)
+    hostile = os.path.join(tmp, 'hostile.onnx')
+    hostile_model(hostile)
+    models = [('resnet18', os.path.join(FIXTURES, 'resnet18_op17_fold.onnx')),
+              ('vit_b_16', os.path.join(FIXTURES, 'vit_b_16_op17_fold.onnx')),
+              ('llama7b_shaped', os.path.join(tmp, 'llama7b_shaped.onnx')),
+              ('hostile', hostile),
+              ('tiny_tied', os.path.join(ROOT, 'tests', 'report', 'tiny_tied.onnx'))]
+    with cdp.Browser() as b:
+        page = b.page()
+        for name, model in models:
+            html = os.path.join(a.out, name + '.html')
+            run(a.nnscan, 'summary', model, '--format', 'html', '-o', html)
+            doc = json.loads(run(a.nnscan, 'summary', model, '--format', 'json'))
+            check_summary(page, name, html, doc, a.out)
+            if name == 'hostile':
+                check(page.eval('window.pwned === undefined'), 'hostile: a name ran as script')
+                shown = page.eval('document.querySelector(\'#depth [data-key="all"]\').click(); '
+                                  'Array.from(document.querySelectorAll(".tr .name")).map(function(n){'
+                                  'return n.lastChild.textContent;})')
+                for l in doc['layers'][1:]:
+                    check(l['name'] in shown, 'hostile: layer %r not shown verbatim (%r)' % (l['name'], shown))
+        check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
+        mobile = ['mobilenet_v2_op11_fold', 'mobilenet_v2_op13_fold', 'mobilenet_v2_op17_fold',
+                  'efficientnet_b0_op17_fold', 'resnet18_op17_fold', 'alexnet_op17_fold']
+        html = os.path.join(a.out, 'table.html')
+        run(a.nnscan, 'table', *[os.path.join(FIXTURES, m + '.onnx') for m in mobile],
+            '--format', 'html', '-o', html)
+        check_table(page, html, mobile)
+        page.screenshot(os.path.join(a.out, 'table.png'))
+    if failures:
+        print('%d failures' % len(failures))
+        return 1
+    print('all HTML browser checks passed; screenshots in %s' % a.out)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
