@@ -115,7 +115,7 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
   case T_MODEL: snprintf(buf, size, "%s", r->name ? r->name : ""); return;
   case T_RF:
     if (t->rf.axes > 0)
-      nns__fmt_axes(buf, size, t->rf.field, t->rf.axes);
+      nns__fmt_rf(buf, size, &t->rf);
     else
       snprintf(buf, size, "-");
     return;
