@@ -737,6 +737,10 @@ typedef struct nns_rf {
   int64_t field[NNS_RF_MAX_AXES]; /* receptive field, input pixels */
   int64_t stride[NNS_RF_MAX_AXES];  /* effective stride (jump) */
   int64_t padding[NNS_RF_MAX_AXES]; /* effective padding */
+  /* Also depends on the whole input (a squeeze-excitation gate, a global
+   * pooling branch added back, a normalisation over space): the field
+   * above is that of the value's spatial path. Set on whole values too. */
+  int global_context;
 } nns_rf;
 
 /* Whole-model figures beyond the counts (nns_model_total_counts) and the
@@ -762,7 +766,9 @@ typedef struct nns_totals {
 NNS_API nns_status nns_model_totals(const nns_model *model, nns_totals *out);
 NNS_API nns_status nns_model_total_counts(const nns_model *model,
                                           nns_counts *out);
-/* The largest finite receptive field over all layers. */
+/* The model's receptive field: that of the last value with spatial axes on
+ * the path to its outputs (the largest over several outputs); a graph
+ * whose outputs carry none gets the largest finite field of its layers. */
 NNS_API nns_status nns_model_total_rf(const nns_model *model, nns_rf *out);
 
 /* Parameter and buffer storage by dtype. */

@@ -79,6 +79,12 @@ MODELS = {
     "vit_b_16": ({}, 224),
     "convnext_tiny": ({}, 224),
     "swin_t": ({}, 224),
+    # Networks after 2017 whose receptive field needs spatial axes tracked
+    # through squeeze-excitation, channel shuffle and channels-last blocks
+    # (issue 7; tools/rf_reference.py).
+    "mobilenet_v3_large": ({}, 224),
+    "regnet_y_400mf": ({}, 224),
+    "shufflenet_v2_x1_0": ({}, 224),
 }
 
 BN_TYPES = (torch.nn.modules.batchnorm._BatchNorm,)

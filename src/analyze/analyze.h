@@ -63,7 +63,7 @@ typedef struct nns__branch_row {
 typedef struct nns__analysis {
   nns_totals totals;
   nns_counts all;               /* the whole model */
-  nns_rf rf;                    /* largest finite field over all layers */
+  nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
   /* The main graph's nodes in the model's own order when that order is
@@ -165,7 +165,8 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic);
 
 /* rf.c: receptive field of every value, then of every layer (its output
- * value) and the model's (largest finite field). */
+ * value) and the model's (the last spatial field on the path to the
+ * outputs). */
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
 
 /* analyze.c: the role letter of input i of node n ('a' when the op is

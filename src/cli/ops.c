@@ -58,7 +58,10 @@ static void ops_md(FILE *f, size_t n) {
           "(shapes, axes, indices:\n  not counted).\n"
           "- **Rules**: `shape` output dtypes and dims; `fold` evaluates "
           "constant\n  inputs; `cost` FLOPs, MACs and memory accesses "
-          "(docs/metrics.md); `rf`\n  receptive field of a sliding window.\n"
+          "(docs/metrics.md); `rf`\n  receptive field: a sliding window, where "
+          "data movement puts the\n  spatial axes, or what working along a "
+          "spatial axis does (without one\n  the fields of the inputs "
+          "broadcast).\n"
           "\n"
           "| Domain | Op | Opsets | Inputs | Rules |\n"
           "|---|---|---|---|---|\n",

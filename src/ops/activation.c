@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "elem.h"
+#include "rf_axes.h"
 
 /* ==== Element-wise activations ==== */
 
@@ -429,10 +430,25 @@ static const nns__attr_spec dropout12_attrs[] = {NNS__A_OPT("seed", INT),
 #define ACT_1_6(nm, attrs1, attrs6, shape, fold, cf)                           \
   {"", nm, 1, 5, "a", attrs1, shape, fold, .cost = cf},                        \
   {"", nm, 6, 17, "a", attrs6, shape, fold, .cost = cf}
+/* Softmax over a spatial dim mixes every position along it into each
+ * output (global context); before opset 13 it works on the dims from
+ * `axis` on, from 13 on `axis` only. */
+static nns_status softmax1_rf(nns__ictx *cx, const nns__rf *in,
+                              nns__rf *out) {
+  return nns__rf_mix_from(cx, nns__attr_int(cx, "axis"), in, out);
+}
+static nns_status softmax13_rf(nns__ictx *cx, const nns__rf *in,
+                               nns__rf *out) {
+  return nns__rf_mix_axis(cx, nns__attr_int(cx, "axis"), in, out);
+}
+
 #define SOFTMAX(nm, fold, cf)                                                  \
-  {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold, .cost = cf},          \
-  {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf},         \
-  {"", nm, 13, 17, "a", axis13_attrs, softmax_shape, fold, .cost = cf}
+  {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold, .cost = cf,           \
+   .rf = softmax1_rf},                                                         \
+  {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf,          \
+   .rf = softmax1_rf},                                                         \
+  {"", nm, 13, 17, "a", axis13_attrs, softmax_shape, fold, .cost = cf,         \
+   .rf = softmax13_rf}
 
 const nns__op nns__ops_activation[] = {
     ACT_1_6("Relu", consumed_attrs, NULL, nns__same_shape, relu_fold,

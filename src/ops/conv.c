@@ -216,7 +216,7 @@ static nns_status conv_window(nns__ictx *cx, const conv_io *io,
 }
 
 static nns_status conv_rf_rule(nns__ictx *cx, const conv_io *io,
-                               const nns_rf *in, nns_rf *out) {
+                               const nns__rf *in, nns__rf *out) {
   nns__window w;
   nns_status st = conv_window(cx, io, &w);
   if (st != NNS_OK) {
@@ -249,19 +249,19 @@ static nns_status qlinear_conv_cost(nns__ictx *cx, nns__cost *c) {
   return conv_cost_rule(cx, &conv_io_qlinear, CONV_QLINEAR, c);
 }
 
-static nns_status conv_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+static nns_status conv_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   return conv_rf_rule(cx, &conv_io_float, in, out);
 }
-static nns_status conv_transpose_rf(nns__ictx *cx, const nns_rf *in,
-                                    nns_rf *out) {
+static nns_status conv_transpose_rf(nns__ictx *cx, const nns__rf *in,
+                                    nns__rf *out) {
   return conv_rf_rule(cx, &conv_io_transposed, in, out);
 }
-static nns_status conv_integer_rf(nns__ictx *cx, const nns_rf *in,
-                                  nns_rf *out) {
+static nns_status conv_integer_rf(nns__ictx *cx, const nns__rf *in,
+                                  nns__rf *out) {
   return conv_rf_rule(cx, &conv_io_integer, in, out);
 }
-static nns_status qlinear_conv_rf(nns__ictx *cx, const nns_rf *in,
-                                  nns_rf *out) {
+static nns_status qlinear_conv_rf(nns__ictx *cx, const nns__rf *in,
+                                  nns__rf *out) {
   return conv_rf_rule(cx, &conv_io_qlinear, in, out);
 }
 

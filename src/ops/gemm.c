@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "rf_axes.h"
 #include "window.h"
 
 /* ==== Helpers ==== */
@@ -243,21 +244,26 @@ static nns_status qlinear_matmul_cost(nns__ictx *cx, nns__cost *c) {
   return matmul_cost_rule(cx, c, 0, 3, 2, 5, true);
 }
 
-/* Receptive field of a MatMul of operands a and b (see the file header). */
+/* Receptive field of a MatMul of operands a and b (see the file header):
+ * a per-position dense layer ([.., K] by a 2-D [K, N]) keeps the field of
+ * a's other dims, unless K itself is a spatial dim (a dense layer over
+ * space); any other product (attention) sees the whole input. */
 static nns_status matmul_rf_rule(nns__ictx *cx, int a, int b,
-                                 const nns_rf *in, nns_rf *out) {
-  if (nns__in_rank(cx, a) >= 3 && nns__in_rank(cx, b) == 2) {
+                                 const nns__rf *in, nns__rf *out) {
+  int32_t ra = nns__in_rank(cx, a);
+  if (ra >= 2 && nns__in_rank(cx, b) == 2 &&
+      nns__rf_axis_at(in, ra - 1) < 0) {
     *out = *in;
     return NNS_OK;
   }
   return nns__rf_whole(cx, in, out);
 }
 
-static nns_status matmul_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+static nns_status matmul_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   return matmul_rf_rule(cx, 0, 1, in, out);
 }
-static nns_status qlinear_matmul_rf(nns__ictx *cx, const nns_rf *in,
-                                    nns_rf *out) {
+static nns_status qlinear_matmul_rf(nns__ictx *cx, const nns__rf *in,
+                                    nns__rf *out) {
   return matmul_rf_rule(cx, 0, 3, in, out);
 }
 

@@ -12,6 +12,8 @@
  * GroupNormalization (opset 18) is beyond the opsets this table covers.
  */
 #include "dot.h"
+#include "rf_axes.h"
+#include "shape_util.h"
 
 /* ==== Helpers ==== */
 
@@ -344,6 +346,41 @@ static const nns__attr_spec in1_attrs[] = {
     NNS__A_END};
 static const nns__attr_spec in6_attrs[] = {NNS__A_FLOAT("epsilon", 1e-5),
                                            NNS__A_END};
+/* ==== Receptive field ==== */
+
+/* Normalising over dims that include a spatial one mixes every position
+ * into each output: the field is kept, with global context. */
+static nns_status instance_norm_rf(nns__ictx *cx, const nns__rf *in,
+                                   nns__rf *out) {
+  return nns__rf_mix_from(cx, 2, in, out);
+}
+static nns_status layer_norm_rf(nns__ictx *cx, const nns__rf *in,
+                                nns__rf *out) {
+  return nns__rf_mix_from(cx, nns__attr_int(cx, "axis"), in, out);
+}
+static nns_status lp_norm_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  return nns__rf_mix_axis(cx, nns__attr_int(cx, "axis"), in, out);
+}
+static nns_status mvn_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  *out = *in;
+  int32_t r = nns__in_rank(cx, 0), a;
+  if (r < 0 || r > NNS__RANK_LIMIT)
+    return NNS_OK;
+  static const int64_t dflt[] = {0, 2, 3};
+  const int64_t *axes;
+  int32_t n = nns__attr_ints(cx, "axes", &axes);
+  if (n < 0) {
+    axes = dflt;
+    n = 3;
+  }
+  bool mixed[NNS__RANK_LIMIT] = {false};
+  for (int32_t k = 0; k < n; k++)
+    if (nns__axis(axes[k], r, &a))
+      mixed[a] = true;
+  nns__rf_mix(in, mixed, r, out);
+  return NNS_OK;
+}
+
 static const nns__attr_spec ln_attrs[] = {
     NNS__A_INT("axis", -1), NNS__A_FLOAT("epsilon", 1e-5),
     NNS__A_INT("stash_type", 1), NNS__A_END};
@@ -375,15 +412,16 @@ const nns__op nns__ops_norm[] = {
     {"", "BatchNormalization", 15, 17, "awbuu", bn14_attrs, batch_norm_shape,
      NULL, .cost = batch_norm_cost},
     {"", "InstanceNormalization", 1, 5, "awb", in1_attrs, instance_norm_shape,
-     NULL, .cost = affine_norm_cost},
+     NULL, .cost = affine_norm_cost, .rf = instance_norm_rf},
     {"", "InstanceNormalization", 6, 17, "awb", in6_attrs,
-     instance_norm_shape, NULL, .cost = affine_norm_cost},
+     instance_norm_shape, NULL, .cost = affine_norm_cost,
+     .rf = instance_norm_rf},
     {"", "LayerNormalization", 17, 17, "awb", ln_attrs, layer_norm_shape,
-     NULL, .cost = affine_norm_cost},
+     NULL, .cost = affine_norm_cost, .rf = layer_norm_rf},
     {"", "LpNormalization", 1, 17, "a", lpn_attrs, lp_norm_shape, NULL,
-     .cost = lp_norm_cost},
+     .cost = lp_norm_cost, .rf = lp_norm_rf},
     {"", "LRN", 1, 17, "a", lrn_attrs, lrn_shape, NULL, .cost = lrn_cost},
     {"", "MeanVarianceNormalization", 9, 17, "a", mvn_attrs, mvn_shape, NULL,
-     .cost = mvn_cost},
+     .cost = mvn_cost, .rf = mvn_rf},
     NNS__OP_END,
 };

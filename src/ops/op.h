@@ -72,12 +72,31 @@ typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
 #define NNS__UNCOUNTED ((nns_status)-2)
 
 /*
- * Receptive-field rule of an op that moves over space (conv, pool): from
- * the field of its first input to that of its output. Ops without one keep
- * the largest field of their activation inputs (element-wise, merges).
+ * The receptive field of one value as the rules see it (docs/metrics.md,
+ * "Receptive field"): the field reported for it and, for each of its
+ * spatial axes, which dim of the value holds that axis. Sliding ops read
+ * and write their spatial axes at dims 2.. (ONNX's layout); data movement
+ * (Transpose, Reshape, ...) moves them to other dims.
  */
-typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns_rf *in,
-                                 nns_rf *out);
+typedef struct nns__rf {
+  nns_rf f;
+  int8_t dim[NNS_RF_MAX_AXES]; /* dim of the value holding spatial axis k */
+} nns__rf;
+
+/*
+ * Receptive-field rule: from the field of the node's first activation
+ * input to that of its outputs (dims as in output 0). Ops that move over
+ * space (conv, pool, resize) grow the field; ops that move data (Transpose,
+ * Reshape, Squeeze, ...) map the spatial axes to their new dims; ops that
+ * work along axes (reductions, MatMul, normalisations, Softmax) say what
+ * working along a spatial axis does: reduce it away (`whole`) or mix every
+ * position into each (`global_context`). Ops without a rule broadcast:
+ * element-wise ops and merges (Add, Mul, Concat) keep the union of their
+ * activation inputs' fields (src/analyze/rf.c). A rule leaves `in`'s
+ * global_context to the caller.
+ */
+typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns__rf *in,
+                                 nns__rf *out);
 
 /* Returned by a fold rule that cannot fold (an input is not constant, or
  * the result would be too large). Not an error. */
@@ -104,7 +123,7 @@ typedef struct nns__op {
    * rather than values (Shape, Size, SequenceLength, ...). */
   bool fold_on_types;
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
-  nns__rf_fn rf;       /* NULL: the field passes through (see above) */
+  nns__rf_fn rf;       /* NULL: broadcast the fields of the inputs */
   const void *ext;     /* custom ops: the user's callbacks */
   /*
    * Differentiability, one character per input like `roles` (the last

@@ -116,7 +116,7 @@ static nns_status lppool_cost(nns__ictx *cx, nns__cost *c) {
   return window_pool_cost(cx, c, POOL_LP);
 }
 
-static nns_status pool_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+static nns_status pool_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   nns__window w;
   if (pool_window(cx, &w) != NNS_OK) {
     memset(out, 0, sizeof *out);
@@ -367,8 +367,8 @@ static nns_status max_unpool_cost(nns__ictx *cx, nns__cost *c) {
   return nns__cost_move(cx, c);
 }
 
-static nns_status max_unpool_rf(nns__ictx *cx, const nns_rf *in,
-                                nns_rf *out) {
+static nns_status max_unpool_rf(nns__ictx *cx, const nns__rf *in,
+                                nns__rf *out) {
   nns__window w;
   if (pool_window(cx, &w) != NNS_OK) {
     memset(out, 0, sizeof *out);

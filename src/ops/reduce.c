@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "elem.h"
+#include "rf_axes.h"
+#include "shape_util.h"
 
 /* ==== Reduce* shape ==== */
 
@@ -426,46 +428,67 @@ static nns_status topk_cost(nns__ictx *cx, nns__cost *c) {
 
 /* ==== Receptive field ==== */
 
-/* True when axis a of a rank-r value is one of the field's spatial axes
- * (the trailing in->axes dims: N, C, then space). */
-static bool spatial_axis(const nns_rf *in, int32_t r, int32_t a) {
-  return in->axes > 0 && a >= r - in->axes;
+/*
+ * What reducing the dims flagged in red[0..r) does to the field of input
+ * 0: a reduced spatial dim is gone (the output sees the whole input along
+ * it: whole); otherwise the field is kept, its spatial axes moving down
+ * past the reduced dims when they are dropped (keepdims 0).
+ */
+static void reduce_dims_rf(const nns__rf *in, const bool *red, int32_t r,
+                           bool keepdims, nns__rf *out) {
+  *out = *in;
+  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    int32_t d = in->dim[k];
+    if (d < 0 || d >= r)
+      continue;
+    if (red[d]) {
+      nns__rf_set_whole(out);
+      return;
+    }
+    int32_t before = 0;
+    for (int32_t e = 0; e < d; e++)
+      before += red[e];
+    if (!keepdims)
+      out->dim[k] = (int8_t)(d - before);
+  }
 }
 
-/* Reduce*: the whole input when a spatial axis is reduced (ReduceMean over
- * axes 2 and 3 is how exports often write a global average pool). Axes
+/* Reduce*: ReduceMean over axes 2 and 3 is how exports often write a
+ * global average pool; a reduction over channels keeps the field. Axes
  * that are not known leave the field as it is. */
-static nns_status reduce_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+static nns_status reduce_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   *out = *in;
   int32_t r = nns__in_rank(cx, 0);
-  if (r < 0 || in->axes <= 0)
+  if (r < 0 || r > NNS__RANK_LIMIT || in->f.axes <= 0)
     return NNS_OK;
   const int64_t *axes;
   int64_t n;
   bool known;
   reduce_axes(cx, &axes, &n, &known);
-  if (!known)
+  if (!known || (n < 0 && nns__attr_int(cx, "noop_with_empty_axes")))
     return NNS_OK;
-  if (n < 0) { /* every axis, unless noop_with_empty_axes */
-    if (!nns__attr_int(cx, "noop_with_empty_axes"))
-      out->whole = 1;
-    return NNS_OK;
-  }
+  bool red[NNS__RANK_LIMIT] = {false};
+  for (int32_t d = 0; n < 0 && d < r; d++) /* every axis */
+    red[d] = true;
   for (int64_t j = 0; j < n; j++) {
     int32_t a;
-    if (nns__axis(axes[j], r, &a) && spatial_axis(in, r, a))
-      out->whole = 1;
+    if (nns__axis(axes[j], r, &a))
+      red[a] = true;
   }
+  reduce_dims_rf(in, red, r, nns__attr_int(cx, "keepdims") != 0, out);
   return NNS_OK;
 }
 
-/* ArgMax, ArgMin over a spatial axis: the same. */
-static nns_status arg_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+/* ArgMax, ArgMin along one axis: the same. */
+static nns_status arg_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   *out = *in;
   int32_t r = nns__in_rank(cx, 0), a;
-  if (r >= 0 && nns__axis(nns__attr_int(cx, "axis"), r, &a) &&
-      spatial_axis(in, r, a))
-    out->whole = 1;
+  if (r < 0 || r > NNS__RANK_LIMIT ||
+      !nns__axis(nns__attr_int(cx, "axis"), r, &a))
+    return NNS_OK;
+  bool red[NNS__RANK_LIMIT] = {false};
+  red[a] = true;
+  reduce_dims_rf(in, red, r, nns__attr_int(cx, "keepdims") != 0, out);
   return NNS_OK;
 }
 

@@ -337,7 +337,7 @@ static nns_status block_cost(nns__ictx *cx, nns__cost *c) {
  * sampling grid (half_pixel, align_corners) is not tracked: the padding
  * stays the input's.
  */
-static nns_status resize_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+static nns_status resize_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   const nns__type *tx = nns__in_type(cx, 0);
   const nns__type *ty = nns__has_out(cx, 0) ? &cx->node->out[0]->type : NULL;
   if (!tx || tx->rank < 2 || !ty || ty->rank != tx->rank) {
@@ -346,7 +346,7 @@ static nns_status resize_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
   }
   nns__rf_start(in, tx->rank - 2, out);
   int64_t taps = mode_taps(nns__attr_str(cx, "mode"));
-  for (int32_t k = 0; !out->whole && k < out->axes; k++) {
+  for (int32_t k = 0; !out->f.whole && k < out->f.axes; k++) {
     nns__dim a = tx->dims[2 + k], b = ty->dims[2 + k];
     if (nns__dim_eq(a, b))
       continue;
@@ -354,21 +354,21 @@ static nns_status resize_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
       memset(out, 0, sizeof *out);
       return NNS__UNCOUNTED;
     }
-    int64_t j = out->stride[k], num, widen;
+    int64_t j = out->f.stride[k], num, widen;
     if (!nns__mul_i64(j, a.v, &num) || !nns__mul_i64(taps - 1, j, &widen) ||
-        !nns__add_i64(out->field[k], widen, &out->field[k])) {
+        !nns__add_i64(out->f.field[k], widen, &out->f.field[k])) {
       memset(out, 0, sizeof *out);
       return NNS__UNCOUNTED;
     }
-    out->stride[k] = num / b.v + (num % b.v != 0);
+    out->f.stride[k] = num / b.v + (num % b.v != 0);
   }
   return NNS_OK;
 }
 
 /* DepthToSpace (transposed) and SpaceToDepth: a window of b taps, stride
  * b, on H and W. */
-static nns_status block_rf(nns__ictx *cx, bool transposed, const nns_rf *in,
-                           nns_rf *out) {
+static nns_status block_rf(nns__ictx *cx, bool transposed, const nns__rf *in,
+                           nns__rf *out) {
   nns__window w;
   memset(&w, 0, sizeof w);
   w.n = 2;
@@ -385,12 +385,12 @@ static nns_status block_rf(nns__ictx *cx, bool transposed, const nns_rf *in,
   return nns__window_rf(cx, &w, transposed, in, out);
 }
 
-static nns_status depth_to_space_rf(nns__ictx *cx, const nns_rf *in,
-                                    nns_rf *out) {
+static nns_status depth_to_space_rf(nns__ictx *cx, const nns__rf *in,
+                                    nns__rf *out) {
   return block_rf(cx, true, in, out);
 }
-static nns_status space_to_depth_rf(nns__ictx *cx, const nns_rf *in,
-                                    nns_rf *out) {
+static nns_status space_to_depth_rf(nns__ictx *cx, const nns__rf *in,
+                                    nns__rf *out) {
   return block_rf(cx, false, in, out);
 }
 

@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "rf_axes.h"
 #include "shape_util.h"
 
 /* ==== Common ==== */
@@ -849,12 +850,48 @@ static const nns__attr_spec pad11_attrs[] = {NNS__A_STR("mode", "constant"),
 
 /* ==== Receptive field ==== */
 
-/* METRICS.md: flatten (like global pooling and dense layers) sees the
- * whole input. */
-static nns_status flatten_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
-  (void)cx;
+/* Transpose: spatial axis k moves to the output dim that reads its dim. */
+static nns_status transpose_rf(nns__ictx *cx, const nns__rf *in,
+                               nns__rf *out) {
   *out = *in;
-  out->whole = 1;
+  int64_t perm[NNS__RANK_LIMIT];
+  int32_t n = transpose_perm(cx, perm);
+  if (in->f.whole)
+    return NNS_OK;
+  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    int32_t found = -1;
+    for (int32_t q = 0; q < n && q < NNS__RANK_LIMIT && found < 0; q++)
+      if (perm[q] == in->dim[k])
+        found = q;
+    if (found < 0) { /* perm unknown or malformed: nothing to follow */
+      nns__rf_set_whole(out);
+      return NNS_OK;
+    }
+    out->dim[k] = (int8_t)found;
+  }
+  return NNS_OK;
+}
+
+/* Pad: output pixel i of a padded spatial axis is input pixel i - b (b
+ * the leading pad; negative crops), so the effective padding grows by b
+ * jumps; the field is the input's. Pads that are not known constants
+ * leave the field as it is. */
+static nns_status pad_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  *out = *in;
+  const nns__dim *p;
+  int64_t n;
+  int32_t r = nns__in_rank(cx, 0);
+  if (in->f.whole || r < 0 || pad_amounts(cx, &p, &n) != NNS__ARG_KNOWN ||
+      n != 2 * (int64_t)r)
+    return NNS_OK;
+  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    int32_t d = in->dim[k];
+    int64_t add, sum;
+    if (d >= 0 && d < r && !p[d].sym &&
+        nns__mul_i64(p[d].v, in->f.stride[k], &add) &&
+        nns__add_i64(in->f.padding[k], add, &sum))
+      out->f.padding[k] = sum;
+  }
   return NNS_OK;
 }
 
@@ -862,23 +899,23 @@ static nns_status flatten_rf(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
 
 const nns__op nns__ops_shape[] = {
     {"", "Reshape", 1, 4, "a", reshape1_attrs, reshape_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Reshape", 5, 13, "ac", NULL, reshape_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Reshape", 14, 17, "ac", reshape14_attrs, reshape_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Flatten", 1, 17, "a", axis1_attrs, flatten_shape, copy_fold,
-     .cost = nns__cost_view, .rf = flatten_rf},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Squeeze", 1, 12, "a", axes_opt_attrs, squeeze_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Squeeze", 13, 17, "ac", NULL, squeeze_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Unsqueeze", 1, 12, "a", axes_req_attrs, unsqueeze_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Unsqueeze", 13, 17, "ac", NULL, unsqueeze_shape, copy_fold,
-     .cost = nns__cost_view},
+     .cost = nns__cost_view, .rf = nns__rf_view},
     {"", "Transpose", 1, 17, "a", transpose_attrs, transpose_shape,
-     transpose_fold, .cost = nns__cost_move},
+     transpose_fold, .cost = nns__cost_move, .rf = transpose_rf},
     {"", "Concat", 1, 3, "a", concat1_attrs, concat_shape, concat_fold,
      .cost = nns__cost_move},
     {"", "Concat", 4, 17, "a", concat4_attrs, concat_shape, concat_fold,
@@ -904,10 +941,10 @@ const nns__op nns__ops_shape[] = {
     {"", "Tile", 6, 17, "ac", NULL, tile_shape, repeat_fold,
      .cost = nns__cost_move_x},
     {"", "Pad", 1, 1, "a", pad1_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x},
+     .cost = nns__cost_move_x, .rf = pad_rf},
     {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x},
+     .cost = nns__cost_move_x, .rf = pad_rf},
     {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x},
+     .cost = nns__cost_move_x, .rf = pad_rf},
     NNS__OP_END,
 };

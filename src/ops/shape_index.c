@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "rf_axes.h"
 #include "shape_util.h"
 
 static nns_status missing_input(nns__ictx *cx, const char *what) {
@@ -314,6 +315,43 @@ static nns_status slice_fold(nns__ictx *cx) {
       src += (start[k] + c[k] * step[k]) * xs[k];
     if (src < 0 || src >= x->numel || !nns__elem_copy(y, o, x, src))
       return NNS__NOFOLD;
+  }
+  return NNS_OK;
+}
+
+/*
+ * Receptive field: output pixel i of a sliced spatial dim is input pixel
+ * first + i*step, so the effective padding drops by first*j and the jump
+ * becomes j*step; the field is the input's. A negative step (a flip) or
+ * bounds that are not known constants leave the field as it is.
+ */
+static nns_status slice_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  *out = *in;
+  const nns__type *x = nns__in_type(cx, 0);
+  if (in->f.whole || !x || x->rank < 0 || x->rank > NNS__RANK_LIMIT)
+    return NNS_OK;
+  slice_args a;
+  slice_read(cx, &a);
+  int32_t axes[NNS__RANK_LIMIT];
+  if (a.st_starts != NNS__ARG_KNOWN || a.st_ends != NNS__ARG_KNOWN ||
+      a.st_steps == NNS__ARG_UNKNOWN ||
+      slice_axes(cx, &a, x->rank, axes) != NNS_OK)
+    return NNS_OK;
+  for (int64_t i = 0; i < a.n_starts; i++) {
+    int k = nns__rf_axis_at(in, axes[i]);
+    nns__dim step = a.st_steps == NNS__ARG_KNOWN ? a.steps[i]
+                                                 : nns__dim_known(1);
+    nns__dim d = x->dims[axes[i]], s = a.starts[i], e = a.ends[i];
+    if (k < 0 || step.sym || step.v < 1 || d.sym || s.sym || e.sym)
+      continue;
+    int64_t first, shift, pad, jump;
+    slice_exact(d.v, s.v, e.v, step.v, &first);
+    if (nns__mul_i64(first, in->f.stride[k], &shift) &&
+        nns__add_i64(in->f.padding[k], -shift, &pad) && /* shift >= 0 */
+        nns__mul_i64(in->f.stride[k], step.v, &jump)) {
+      out->f.padding[k] = pad;
+      out->f.stride[k] = jump;
+    }
   }
   return NNS_OK;
 }
@@ -985,9 +1023,9 @@ static nns_status nonzero_cost(nns__ictx *cx, nns__cost *c) {
 
 const nns__op nns__ops_shape_index[] = {
     {"", "Slice", 1, 9, "a", slice1_attrs, slice_shape, slice_fold,
-     .cost = slice_cost},
+     .cost = slice_cost, .rf = slice_rf},
     {"", "Slice", 10, 17, "acccc", NULL, slice_shape, slice_fold,
-     .cost = slice_cost},
+     .cost = slice_cost, .rf = slice_rf},
     {"", "Gather", 1, 17, "wc", axis0_attrs, gather_shape, gather_fold,
      .cost = pick_cost},
     {"", "GatherElements", 11, 17, "ac", axis0_attrs, gather_elements_shape,

@@ -390,30 +390,32 @@ int64_t nns__window_lead_pad(const nns__window *w, int32_t axis, nns__dim in,
   return r.pad_begin;
 }
 
-void nns__rf_start(const nns_rf *in, int32_t n, nns_rf *out) {
+void nns__rf_start(const nns__rf *in, int32_t n, nns__rf *out) {
   memset(out, 0, sizeof *out);
-  if (in && in->whole) {
-    out->whole = 1;
+  if (in && in->f.whole) {
+    out->f.whole = 1;
     return;
   }
   int32_t axes = n < NNS_RF_MAX_AXES ? n : NNS_RF_MAX_AXES;
-  bool keep = in && in->axes == axes;
-  out->axes = axes > 0 ? axes : 0;
+  bool keep = in && in->f.axes == axes;
+  out->f.axes = axes > 0 ? axes : 0;
   for (int32_t k = 0; k < axes; k++) {
-    out->field[k] = keep ? in->field[k] : 1;
-    out->stride[k] = keep ? in->stride[k] : 1;
-    out->padding[k] = keep ? in->padding[k] : 0;
+    out->f.field[k] = keep ? in->f.field[k] : 1;
+    out->f.stride[k] = keep ? in->f.stride[k] : 1;
+    out->f.padding[k] = keep ? in->f.padding[k] : 0;
+    out->dim[k] = (int8_t)(2 + k);
   }
 }
 
 nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
-                          const nns_rf *in, nns_rf *out) {
+                          const nns__rf *in, nns__rf *out) {
   nns__rf_start(in, w->n, out);
-  if (out->whole)
+  if (out->f.whole)
     return NNS_OK;
   const nns__type *tx = nns__in_type(cx, 0);
   bool have_x = tx && tx->rank == w->n + 2;
-  for (int32_t k = 0; k < out->axes; k++) {
+  nns_rf *f = &out->f;
+  for (int32_t k = 0; k < f->axes; k++) {
     if (w->kernel[k] < 1) {
       memset(out, 0, sizeof *out);
       return NNS__UNCOUNTED;
@@ -422,28 +424,28 @@ nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
     nns__dim xin = have_x ? tx->dims[2 + k] : (nns__dim){0, UINT32_MAX};
     int64_t span = sat_mul(w->kernel[k] - 1, w->dilation[k]);
     int64_t lead = nns__window_lead_pad(w, k, xin, transposed);
-    int64_t st = w->stride[k], j = out->stride[k];
+    int64_t st = w->stride[k], j = f->stride[k];
     if (!transposed) {
-      out->field[k] = sat_add(out->field[k], sat_mul(span, j));
-      out->padding[k] = sat_add(out->padding[k], sat_mul(lead, j));
-      out->stride[k] = sat_mul(j, st);
+      f->field[k] = sat_add(f->field[k], sat_mul(span, j));
+      f->padding[k] = sat_add(f->padding[k], sat_mul(lead, j));
+      f->stride[k] = sat_mul(j, st);
     } else {
       /* An output pixel reads the inputs within floor(span / st) input
        * steps; its jump is a fraction of the input's, rounded up to a
        * whole pixel (exact while st divides the jump). */
-      out->field[k] = sat_add(out->field[k], sat_mul(span / st, j));
-      out->padding[k] =
-          sat_add(out->padding[k], sat_mul(floor_div(span - lead, st), j));
-      out->stride[k] = j / st + (j % st != 0);
+      f->field[k] = sat_add(f->field[k], sat_mul(span / st, j));
+      f->padding[k] =
+          sat_add(f->padding[k], sat_mul(floor_div(span - lead, st), j));
+      f->stride[k] = j / st + (j % st != 0);
     }
   }
   return NNS_OK;
 }
 
-nns_status nns__rf_whole(nns__ictx *cx, const nns_rf *in, nns_rf *out) {
+nns_status nns__rf_whole(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   (void)cx;
   (void)in;
   memset(out, 0, sizeof *out);
-  out->whole = 1;
+  out->f.whole = 1;
   return NNS_OK;
 }

@@ -123,19 +123,20 @@ int64_t nns__window_lead_pad(const nns__window *w, int32_t axis, nns__dim in,
  *   transposed: field' = field + floor((k-1)*d / st)*j, j' = ceil(j / st),
  *               pad' = pad + floor(((k-1)*d - p) / st)*j.
  * An input whose field has another axis count starts from the identity
- * (field 1, stride 1, padding 0); a field that is whole stays whole.
- * Returns NNS__UNCOUNTED (out->axes 0) when the kernel is unknown.
+ * (field 1, stride 1, padding 0); a field that is whole stays whole. The
+ * output's spatial axes are dims 2.. (ONNX's layout).
+ * Returns NNS__UNCOUNTED (out->f.axes 0) when the kernel is unknown.
  */
 nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
-                          const nns_rf *in, nns_rf *out);
+                          const nns__rf *in, nns__rf *out);
 
-/* The field of input 0 with n spatial axes, or the identity field when it
- * has another axis count (the first sliding op after a graph input). */
-void nns__rf_start(const nns_rf *in, int32_t n, nns_rf *out);
+/* The field of input 0 with n spatial axes at dims 2.., or the identity
+ * field when it has another axis count (the first sliding op after a graph
+ * input). */
+void nns__rf_start(const nns__rf *in, int32_t n, nns__rf *out);
 
 /* Rule of the ops whose every output sees the whole input: global pools,
- * dense layers (Gemm, MatMul), data-dependent sampling (GridSample,
- * RoiAlign). */
-nns_status nns__rf_whole(nns__ictx *cx, const nns_rf *in, nns_rf *out);
+ * dense layers (Gemm), data-dependent sampling (GridSample, RoiAlign). */
+nns_status nns__rf_whole(nns__ictx *cx, const nns__rf *in, nns__rf *out);
 
 #endif

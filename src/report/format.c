@@ -373,6 +373,13 @@ void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes) {
                           (long long)v[a]);
 }
 
+void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf) {
+  nns__fmt_axes(buf, size, rf->field, rf->axes);
+  size_t n = strlen(buf);
+  if (rf->global_context && !rf->whole && rf->axes > 0 && n + 2 < size)
+    snprintf(buf + n, size - n, "+g");
+}
+
 int nns__utf8_width(const char *s) {
   int w = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)

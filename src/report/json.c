@@ -89,7 +89,9 @@ static void j_rf(nns__out *o, const nns_rf *rf) {
   j_axes(o, rf->stride, axes);
   nns__out_str(o, ", \"padding\": ");
   j_axes(o, rf->padding, axes);
-  nns__out_fmt(o, ", \"whole\": %s}", rf->whole ? "true" : "false");
+  nns__out_fmt(o, ", \"whole\": %s, \"global_context\": %s}",
+               rf->whole ? "true" : "false",
+               rf->global_context || rf->whole ? "true" : "false");
 }
 
 /* The counts every layer, op type and the totals share. */

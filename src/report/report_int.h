@@ -101,6 +101,9 @@ void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value);
 
 /* Per-axis figures: "7" when every axis agrees, else "7x5". */
 void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);
+/* A field as the reports print it: its axes, then "+g" when it also
+ * depends on global context ("851+g"). */
+void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf);
 
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
 size_t nns__utf8_len(const unsigned char *p);

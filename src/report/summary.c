@@ -97,9 +97,11 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
     snprintf(buf, size, "-");
     return;
   }
-  nns__fmt_axes(buf, size,
-                c == C_RF ? rf->field : c == C_STRIDE ? rf->stride
-                                                      : rf->padding,
+  if (c == C_RF) {
+    nns__fmt_rf(buf, size, rf);
+    return;
+  }
+  nns__fmt_axes(buf, size, c == C_STRIDE ? rf->stride : rf->padding,
                 rf->axes);
 }
 
@@ -460,11 +462,14 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   total_str(a, sizeof a, all.dmas, false, partial);
   nns__out_fmt(o, "DMAs:  %s\n", a);
   if (rf.axes > 0 || rf.whole) {
-    nns__fmt_axes(a, sizeof a, rf.field, rf.axes);
+    nns__fmt_rf(a, sizeof a, &rf);
     nns__fmt_axes(b, sizeof b, rf.stride, rf.axes);
     nns__fmt_axes(c, sizeof c, rf.padding, rf.axes);
-    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s)\n",
-                 a, b, c);
+    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s%s)\n",
+                 a, b, c,
+                 rf.global_context && !rf.whole
+                     ? "; +g: also sees global context"
+                     : "");
   }
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "

@@ -115,7 +115,7 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
   case T_MODEL: snprintf(buf, size, "%s", r->name ? r->name : ""); return;
   case T_RF:
     if (t->rf.axes > 0)
-      nns__fmt_axes(buf, size, t->rf.field, t->rf.axes);
+      nns__fmt_rf(buf, size, &t->rf);
     else
       snprintf(buf, size, "-");
     return;
@@ -163,9 +163,10 @@ static void table_json(nns__out *o, const table_row *rows, size_t count) {
       nns__out_str(o, "[");
       for (int a = 0; a < t->rf.axes; a++)
         nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)t->rf.field[a]);
-      nns__out_str(o, "]}");
+      nns__out_fmt(o, "], \"rf_global_context\": %s}",
+                   t->rf.global_context && !t->rf.whole ? "true" : "false");
     } else {
-      nns__out_str(o, "null}");
+      nns__out_str(o, "null, \"rf_global_context\": false}");
     }
   }
   nns__out_str(o, "\n]}\n");

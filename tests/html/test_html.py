@@ -86,6 +86,22 @@ def shape_text(v):
     return '(' + ', '.join('?' if d is None else str(d) for d in v['shape']) + ')'
 
 
+def rf_text(rf, key):
+    """A layer's RF, Stride or Pad cell as docs/json.md's `rf` reads and the
+    text report prints it: "whole" (field) or "–" once the spatial axes are
+    gone, "7" when every axis agrees, else "7x5"; a field that also depends
+    on global context gets "+g"."""
+    if not rf:
+        return '–'
+    if rf['whole']:
+        return 'whole' if key == 'field' else '–'
+    if not rf['axes']:
+        return '–'
+    v = rf[key]
+    text = str(v[0]) if all(x == v[0] for x in v) else 'x'.join(str(x) for x in v)
+    return text + ('+g' if key == 'field' and rf['global_context'] else '')
+
+
 def boxes(page):
     return page.eval('''Array.from(document.querySelectorAll("svg.icicle g.box")).map(function (g) {
         return [g.getAttribute("data-path"), +g.getAttribute("data-value"),
@@ -174,6 +190,11 @@ def check_summary(page, name, html, doc, shots):
         picks.append(max(leaves, key=lambda l: l['macs']))
         picks.append(max(leaves, key=lambda l: l['depth']))
         picks.append(leaves[len(leaves) // 2])
+    # A layer whose spatial axes are gone and one that also sees global
+    # context, where there are such.
+    for kind in ('whole', 'global_context'):
+        picks += [l for l in layers if l['rf'] and l['rf'][kind]
+                  and not (kind == 'global_context' and l['rf']['whole'])][:1]
     page.eval('document.querySelector(\'#numbers [data-key="raw"]\').click()')
     for l in picks:
         q = l['path'] or doc['model']['name']
@@ -194,6 +215,9 @@ def check_summary(page, name, html, doc, shots):
         check(cells['shape'] == shape_text(l['output']), '%s: %r shape %r != %r'
               % (name, l['path'], cells['shape'], shape_text(l['output'])))
         check(cells['type'] == l['type'], '%s: %r type %r != %r' % (name, l['path'], cells['type'], l['type']))
+        for key, jkey in (('rf', 'field'), ('stride', 'stride'), ('pad', 'padding')):
+            check(cells[key] == rf_text(l['rf'], jkey), '%s: %r %s shows %r, the JSON %r'
+                  % (name, l['path'], key, cells[key], l['rf']))
     page.eval('(function(){var s=document.getElementById("search"); s.value="";'
               's.dispatchEvent(new Event("input"));})()')
     page.eval('document.querySelector(\'#numbers [data-key="clever"]\').click()')
@@ -263,7 +287,7 @@ def check_summary(page, name, html, doc, shots):
     print('%s: %s (%d bytes), screenshot %s' % (name, html, os.path.getsize(html), shot))
 
 
-def check_table(page, html, names):
+def check_table(page, html, names, paths, nnscan):
     page.open('file://' + html)
     err = page.eval('document.body.dataset.error || ""')
     if not check(not err, 'table page failed: %s' % err):
@@ -276,6 +300,15 @@ def check_table(page, html, names):
     check(sorted(got['pts']) == list(range(len(names))), 'table page: points %r' % got['pts'])
     check(sorted(l[0] for l in got['labels']) == sorted(names), 'table page: labels %r' % got['labels'])
     check(got['rows'] == len(names), 'table page: %d rows' % got['rows'])
+    # The RF column: each model's field from its own summary JSON, with
+    # "+g" when it also depends on global context.
+    shown = page.eval('''(function(){var o={};
+        document.querySelectorAll("table.models tbody tr").forEach(function(r){
+          o[r.cells[0].textContent]=r.cells[r.cells.length-1].textContent;}); return o;})()''')
+    for n, path in zip(names, paths):
+        rf = json.loads(run(nnscan, 'summary', path, '--format', 'json'))['totals']['rf']
+        check(shown.get(n) == rf_text(rf, 'field'), 'table page: %s RF shows %r, its summary %r'
+              % (n, shown.get(n), rf))
     ls = got['labels']
     for i in range(len(ls)):
         for j in range(i + 1, len(ls)):
@@ -361,7 +394,9 @@ def main():
               ('vit_b_16', os.path.join(FIXTURES, 'vit_b_16_op17_fold.onnx')),
               ('llama7b_shaped', os.path.join(tmp, 'llama7b_shaped.onnx')),
               ('hostile', hostile),
-              ('tiny_tied', os.path.join(ROOT, 'tests', 'report', 'tiny_tied.onnx'))]
+              ('tiny_tied', os.path.join(ROOT, 'tests', 'report', 'tiny_tied.onnx')),
+              # squeeze-excitation: whole layers and fields with "+g"
+              ('analyze_se', os.path.join(ROOT, 'tests', 'unit', 'models', 'analyze_se.onnx'))]
     with cdp.Browser() as b:
         page = b.page()
         for name, model in models:
@@ -382,7 +417,8 @@ def main():
         html = os.path.join(a.out, 'table.html')
         run(a.nnscan, 'table', *[os.path.join(FIXTURES, m + '.onnx') for m in mobile],
             '--format', 'html', '-o', html)
-        check_table(page, html, mobile)
+        check_table(page, html, mobile, [os.path.join(FIXTURES, m + '.onnx') for m in mobile],
+                    a.nnscan)
         page.screenshot(os.path.join(a.out, 'table.png'))
     if failures:
         print('%d failures' % len(failures))

@@ -2,8 +2,9 @@
  * test_analyze.c - the analysis on small hand-built graphs
  * (tests/unit/models/analyze_*.onnx, written by make_analyze.py), every
  * expected number worked out by hand in the comments: receptive fields of
- * residual and multi-branch graphs and of resnet18, peak activation memory
- * and the training estimate, parameter classification (copies, tied
+ * residual, multi-branch, squeeze-excitation, channel-shuffle,
+ * channels-last and strided-slice graphs and of resnet18, peak activation memory and the
+ * training estimate, parameter classification (copies, tied
  * weights, constants, quantized weights), the module tree from node names,
  * and the API's behaviour before analysis and on bad arguments.
  */
@@ -171,6 +172,109 @@ static void test_rf_torchscan(void) {
                  (long long)cases[i].rf);
     nns_model_free(m);
   }
+}
+
+/*
+ * analyze_se: x [1,2,16,16]; stem 3x3 s2 p1: r 3, j 2, p 1. The gate's
+ * GlobalAveragePool reduces H and W away: whole, and so are its 1x1 convs
+ * and Sigmoid. Mul(gate, s) keeps s's field, flagged global context; the
+ * head 3x3 p1: r 3 + 2*2 = 7, j 2, p 1 + 1*2 = 3, still flagged.
+ */
+static void test_rf_se(void) {
+  nns_model *m = analyzed("unit/models/analyze_se.onnx", 0);
+  if (!m)
+    return;
+  tm_layer l = layer(m, "stem");
+  CHECK_EQ(l.rf.field[0], 3);
+  CHECK(!l.rf.global_context);
+  CHECK(layer(m, "se.avgpool").rf.whole);
+  CHECK(layer(m, "se.scale_activation").rf.whole);
+  l = layer(m, "se");
+  CHECK(!l.rf.whole);
+  CHECK(l.rf.global_context);
+  CHECK_EQ(l.rf.field[0], 3);
+  CHECK_EQ(l.rf.stride[1], 2);
+  CHECK_EQ(l.rf.padding[1], 1);
+  l = layer(m, "head");
+  CHECK(!l.rf.whole);
+  CHECK(l.rf.global_context);
+  CHECK_EQ(l.rf.field[1], 7);
+  CHECK_EQ(l.rf.padding[0], 3);
+  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(t.rf.axes, 2);
+  CHECK_EQ(t.rf.field[0], 7);
+  CHECK(t.rf.global_context);
+  nns_model_free(m);
+}
+
+/*
+ * analyze_shuffle: stem 3x3 s2 p1 to [1,4,8,8] (r 3, j 2, p 1); Reshape
+ * [1,2,2,8,8] keeps H at dim 3 and W at 4 (same sizes, same product of the
+ * dims before them: 4); Transpose (0,2,1,3,4) leaves them there; Reshape
+ * back puts them at 2 and 3. The depthwise 3x3 p1: 7, p 3.
+ */
+static void test_rf_shuffle(void) {
+  nns_model *m = analyzed("unit/models/analyze_shuffle.onnx", 0);
+  if (!m)
+    return;
+  tm_layer l = layer(m, "shuffle");
+  CHECK(!l.rf.whole);
+  CHECK_EQ(l.rf.field[0], 3);
+  CHECK_EQ(l.rf.stride[0], 2);
+  l = layer(m, "dw");
+  CHECK_EQ(l.rf.field[0], 7);
+  CHECK_EQ(l.rf.field[1], 7);
+  CHECK_EQ(l.rf.padding[1], 3);
+  CHECK(!l.rf.global_context);
+  nns_model_free(m);
+}
+
+/*
+ * analyze_channels_last (a ConvNeXt block): stem 4x4 s4: r 4, j 4, p 0;
+ * depthwise 7x7 p3: 4 + 6*4 = 28, p 3*4 = 12. Transpose to NHWC moves H,
+ * W to dims 1, 2; LayerNormalization (axis -1) and MatMul by a [4,4]
+ * weight work on C only and keep the field; Transpose back; the Add with
+ * the stem's output unites pixels [-12, 15] and [0, 3]: 28, p 12.
+ */
+static void test_rf_channels_last(void) {
+  nns_model *m = analyzed("unit/models/analyze_channels_last.onnx", 0);
+  if (!m)
+    return;
+  CHECK_EQ(layer(m, "block.dwconv").rf.field[0], 28);
+  tm_layer l = layer(m, "block.norm");
+  CHECK(!l.rf.whole);
+  CHECK_EQ(l.rf.field[0], 28);
+  l = layer(m, "block.fc");
+  CHECK(!l.rf.whole);
+  CHECK(!l.rf.global_context);
+  CHECK_EQ(l.rf.field[1], 28);
+  l = layer(m, "block");
+  CHECK_EQ(l.rf.field[0], 28);
+  CHECK_EQ(l.rf.stride[0], 4);
+  CHECK_EQ(l.rf.padding[0], 12);
+  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(t.rf.field[1], 28);
+  nns_model_free(m);
+}
+
+/*
+ * analyze_slice: stem 3x3 p1 (r 3, j 1, p 1); Slice starts 1 step 2 on H
+ * and W: output pixel i is input pixel 1 + 2i, so p 1 - 1*1 = 0, j 2, r 3;
+ * head 3x3 p1: r 3 + 2*2 = 7, p 0 + 1*2 = 2.
+ */
+static void test_rf_slice(void) {
+  nns_model *m = analyzed("unit/models/analyze_slice.onnx", 0);
+  if (!m)
+    return;
+  tm_layer l = layer(m, "pick");
+  CHECK_EQ(l.rf.field[0], 3);
+  CHECK_EQ(l.rf.stride[0], 2);
+  CHECK_EQ(l.rf.padding[1], 0);
+  l = layer(m, "head");
+  CHECK_EQ(l.rf.field[1], 7);
+  CHECK_EQ(l.rf.stride[1], 2);
+  CHECK_EQ(l.rf.padding[0], 2);
+  nns_model_free(m);
 }
 
 /* ==== Memory ==== */
@@ -479,6 +583,10 @@ int main(void) {
   RUN(test_rf_inception);
   RUN(test_rf_resnet18);
   RUN(test_rf_torchscan);
+  RUN(test_rf_se);
+  RUN(test_rf_shuffle);
+  RUN(test_rf_channels_last);
+  RUN(test_rf_slice);
   RUN(test_memory);
   RUN(test_params);
   RUN(test_scopes);

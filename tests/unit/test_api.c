@@ -765,8 +765,8 @@ static void test_larger_structs(void) {
 }
 
 /* An older caller's struct is smaller (down to the first version): only
- * that much is written. The first version is today's, so this checks the
- * bound with the first version's exact size. */
+ * that much is written. nns_rf's first version ended at `padding`;
+ * `global_context` came after it (issue 7). */
 static void test_first_version_size(void) {
   nns_model *m = analysed();
   if (!m)
@@ -777,6 +777,23 @@ static void test_first_version_size(void) {
   CHECK_EQ(nns_model_total_rf(m, &rf), NNS_OK);
   CHECK_EQ(rf.axes, 2);
   CHECK_EQ(rf.field[0], 11);
+  CHECK_EQ(rf.global_context, 0);
+  /* The first version's size: field, stride and padding, nothing after. */
+  size_t v1 = offsetof(nns_rf, padding) + sizeof rf.padding;
+  SENTINEL(rf);
+  rf.size = v1;
+  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_OK);
+  CHECK_EQ(rf.size, v1);
+  CHECK_EQ(rf.field[1], 11);
+  CHECK_EQ(rf.padding[0], 5);
+  CHECK(untouched(&rf, v1, sizeof rf));
+  CHECK_EQ(nns_model_layer_rf(m, 0, &rf), NNS_OK);
+  CHECK(untouched(&rf, v1, sizeof rf));
+  /* Below it: refused, nothing written. */
+  SENTINEL(rf);
+  rf.size = v1 - 1;
+  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_E_ARG);
+  CHECK(untouched(&rf, sizeof rf.size, sizeof rf));
   nns_model_free(m);
 }
 

@@ -233,6 +233,16 @@ static void test_norm(void) {
   /* No field rule: the field passes through. */
   nns_rf in = field2(3, 1, 1), out;
   CHECK_EQ(rf_of("bn", &in, &out), (nns_status)-3);
+  /* Normalising over spatial dims mixes every position into each output:
+   * the field is kept, flagged global context. LayerNorm [2,5,8] with
+   * axis -1 normalises dim 2, a spatial one of this 2-axis field. */
+  CHECK_EQ(rf_of("layernorm", &in, &out), NNS_OK);
+  CHECK(!out.whole && out.global_context);
+  CHECK_EQ(out.field[1], 3);
+  CHECK_EQ(out.padding[0], 1);
+  CHECK_EQ(rf_of("instnorm", &in, &out), NNS_OK);
+  CHECK(!out.whole && out.global_context);
+  CHECK_EQ(out.field[0], 3);
 }
 
 /* ==== Pools ==== */
@@ -356,7 +366,9 @@ static bool sum_model(const char *model, model_sums *s) {
     nns__value *v = g->inputs[i];
     if (v->init || v->type.rank < 3)
       continue;
-    nns__rf_start(NULL, v->type.rank - 2, &rf[v->index]);
+    nns__rf start;
+    nns__rf_start(NULL, v->type.rank - 2, &start);
+    rf[v->index] = start.f;
     has[v->index] = true;
   }
   for (int32_t i = 0; i < g->n_nodes; i++) {

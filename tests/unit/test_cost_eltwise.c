@@ -30,7 +30,8 @@ static nns__cost cost_of(nns_model *m, const char *name, nns_status *st) {
 }
 
 /* Runs node `name`'s receptive-field rule (or the default, a copy, when it
- * has none) on a 2-axis field of 3x3, stride 1, and returns `whole`. */
+ * has none) on a 2-axis field of 3x3, stride 1, and returns `whole` (a
+ * field that is not whole keeps its size). */
 static int rf_whole(nns_model *m, const char *name) {
   nns__node *n = tm_find_node(m, name);
   if (!n || !n->op) {
@@ -40,7 +41,8 @@ static int rf_whole(nns_model *m, const char *name) {
   nns_rf in = {.size = sizeof in, .axes = 2, .field = {3, 3}, .stride = {1, 1}}, out = in;
   if (n->op->rf)
     CHECK_EQ(tm_node_rf(m, n, &in, &out), NNS_OK);
-  CHECK_EQ(out.field[0], 3); /* the field itself is kept */
+  if (!out.whole)
+    CHECK_EQ(out.field[0], 3); /* the field itself is kept */
   return out.whole;
 }
 
@@ -225,6 +227,14 @@ static void test_rf(void) {
   /* Element-wise and data movement keep the field. */
   CHECK_EQ(rf_whole(m, "relu"), 0);
   CHECK_EQ(rf_whole(m, "transpose"), 0);
+  /* Softmax along the last dim (a spatial one here) keeps the field and
+   * adds global context. */
+  nns_rf in = {.size = sizeof in, .axes = 2, .field = {3, 3},
+               .stride = {1, 1}},
+         out;
+  CHECK_EQ(tm_node_rf(m, tm_find_node(m, "softmax"), &in, &out), NNS_OK);
+  CHECK(!out.whole && out.global_context);
+  CHECK_EQ(out.field[0], 3);
   nns_model_free(m);
 }
 

@@ -162,7 +162,17 @@ nns_status tm_node_rf(nns_model *m, nns__node *n, const nns_rf *in,
     return TM_NO_RULE;
   nns_error err = {0};
   nns__ictx cx = tm_node_ctx(m, n, &err);
-  return n->op->rf(&cx, in, out);
+  /* The spatial axes of a plain NC... value: its trailing dims. */
+  nns__rf rin, rout;
+  memset(&rin, 0, sizeof rin);
+  memset(&rout, 0, sizeof rout);
+  rin.f = *in;
+  int32_t rank = nns__in_rank(&cx, 0);
+  for (int k = 0; k < in->axes && k < NNS_RF_MAX_AXES; k++)
+    rin.dim[k] = (int8_t)(rank - in->axes + k);
+  nns_status st = n->op->rf(&cx, &rin, &rout);
+  *out = rout.f;
+  return st;
 }
 
 void tm_expect_cost(const char *file, int line, nns_model *m,

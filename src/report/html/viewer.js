@@ -116,11 +116,20 @@
       return d == null ? '?' : typeof d === 'string' ? d : String(d);
     }).join(', ') + ')';
   }
+  /* Per-axis figures as the text report prints them: "7" when every axis
+   * agrees, else "7x5". */
+  function axesText(v) {
+    return v.every(function (x) { return x === v[0]; }) ? String(v[0]) : v.join('x');
+  }
+  /* A layer's field, stride or padding cell as the text report has it: a
+   * whole value (its spatial axes gone; it keeps their count, with zeros)
+   * reads "whole" under RF and "–" under the others; a field that also
+   * depends on global context reads "851+g". */
   function rfText(rf, key) {
     if (!rf) return '–';
-    if (!rf.axes) return rf.whole ? 'all' : '–';
-    var v = rf[key];
-    return v.every(function (x) { return x === v[0]; }) ? String(v[0]) : v.join('x');
+    if (rf.whole) return key === 'field' ? 'whole' : '–';
+    if (!rf.axes) return '–';
+    return axesText(rf[key]) + (key === 'field' && rf.global_context ? '+g' : '');
   }
   function flagText(f) {
     return ['partial', 'symbolic', 'shared', 'unbounded'].filter(function (k) {
@@ -857,7 +866,7 @@
     tbl.appendChild(tbody);
     function rfText2(m) {
       if (!m.rf || !m.rf.length) return '–';
-      return m.rf.every(function (x) { return x === m.rf[0]; }) ? String(m.rf[0]) : m.rf.join('x');
+      return axesText(m.rf) + (m.rf_global_context ? '+g' : '');
     }
     function fill() {
       var ms = view.models.map(function (m, i) { return {m: m, i: i}; });

@@ -79,6 +79,79 @@ save('inception', [
     [zeros('w1', [2, 3, 1, 1]), zeros('w3', [2, 3, 3, 3]),
      zeros('w5', [2, 3, 5, 5]), zeros('wo', [2, 9, 3, 3])])
 
+# Squeeze-excitation (issue 7): conv 3x3 s2 p1, then a gate -- global
+# average pool, two 1x1 convs, Sigmoid -- multiplied back, then a 3x3 head.
+# The gate's pool sees the whole input; the Mul keeps the stem's field (3,
+# jump 2, padding 1) flagged global context; head 3 + 2*2 = 7, padding
+# 1 + 1*2 = 3, still global context.
+save('se', [
+    conv('/stem/Conv', 'x', 'ws', 's', 3, stride=2, pad=1),
+    h.make_node('GlobalAveragePool', ['s'], ['p'],
+                name='/se/avgpool/GlobalAveragePool'),
+    conv('/se/fc1/Conv', 'p', 'w1', 'f1', 1, b='b1'),
+    h.make_node('Relu', ['f1'], ['r1'], name='/se/activation/Relu'),
+    conv('/se/fc2/Conv', 'r1', 'w2', 'f2', 1, b='b2'),
+    h.make_node('Sigmoid', ['f2'], ['gate'],
+                name='/se/scale_activation/Sigmoid'),
+    h.make_node('Mul', ['gate', 's'], ['e'], name='/se/Mul'),
+    conv('/head/Conv', 'e', 'wh', 'y', 3, pad=1),
+], [('x', F, [1, 2, 16, 16])], ['y'],
+    [zeros('ws', [4, 2, 3, 3]), zeros('w1', [2, 4, 1, 1]), zeros('b1', [2]),
+     zeros('w2', [4, 2, 1, 1]), zeros('b2', [4]), zeros('wh', [4, 4, 3, 3])])
+
+# Channel shuffle (issue 7): conv 3x3 s2 p1 to [1,4,8,8], Reshape to
+# [1,2,2,8,8], Transpose (0,2,1,3,4), Reshape back, depthwise 3x3 p1. H and
+# W keep their field through the shuffle (3, jump 2, padding 1); the
+# depthwise conv: 7, padding 3.
+save('shuffle', [
+    conv('/stem/Conv', 'x', 'ws', 's', 3, stride=2, pad=1),
+    h.make_node('Reshape', ['s', 'shape5'], ['s5'], name='/shuffle/Reshape'),
+    h.make_node('Transpose', ['s5'], ['t5'], name='/shuffle/Transpose',
+                perm=[0, 2, 1, 3, 4]),
+    h.make_node('Reshape', ['t5', 'shape4'], ['t'],
+                name='/shuffle/Reshape_1'),
+    h.make_node('Conv', ['t', 'wd'], ['y'], name='/dw/Conv',
+                kernel_shape=[3, 3], pads=[1] * 4, group=4),
+], [('x', F, [1, 2, 16, 16])], ['y'],
+    [zeros('ws', [4, 2, 3, 3]), const('shape5', [1, 2, 2, 8, 8], np.int64),
+     const('shape4', [1, 4, 8, 8], np.int64), zeros('wd', [4, 1, 3, 3])])
+
+# A ConvNeXt block (issue 7): patchify conv 4x4 s4 (field 4, jump 4), a
+# depthwise 7x7 p3 (4 + 6*4 = 28, padding 3*4 = 12), Transpose to NHWC,
+# LayerNormalization and a Linear (MatMul + Add) over channels, Transpose
+# back, Add of the block's input. Channels-last ops keep H and W's field;
+# the Add unites [-12, 15] and [0, 3]: 28, padding 12.
+save('channels_last', [
+    conv('/stem/Conv', 'x', 'ws', 's', 4, stride=4),
+    h.make_node('Conv', ['s', 'wd'], ['d'], name='/block/dwconv/Conv',
+                kernel_shape=[7, 7], pads=[3] * 4, group=4),
+    h.make_node('Transpose', ['d'], ['n'], name='/block/Transpose',
+                perm=[0, 2, 3, 1]),
+    h.make_node('LayerNormalization', ['n', 'g', 'beta'], ['ln'],
+                name='/block/norm/LayerNormalization', axis=-1),
+    h.make_node('MatMul', ['ln', 'wl'], ['mm'], name='/block/fc/MatMul'),
+    h.make_node('Add', ['mm', 'bl'], ['fc'], name='/block/fc/Add'),
+    h.make_node('Transpose', ['fc'], ['back'], name='/block/Transpose_1',
+                perm=[0, 3, 1, 2]),
+    h.make_node('Add', ['back', 's'], ['y'], name='/block/Add'),
+], [('x', F, [1, 2, 32, 32])], ['y'],
+    [zeros('ws', [4, 2, 4, 4]), zeros('wd', [4, 1, 7, 7]), zeros('g', [4]),
+     zeros('beta', [4]), zeros('wl', [4, 4]), zeros('bl', [4])])
+
+# Strided Slice over H and W (issue 7; Swin's patch merging takes x[1::2]):
+# conv 3x3 p1 (r 3, j 1, p 1), Slice starts 1, step 2 on dims 2 and 3
+# (pixel i is input pixel 1 + 2i: p 1 - 1*1 = 0, j 2), conv 3x3 p1:
+# r 3 + 2*2 = 7, p 0 + 1*2 = 2.
+save('slice', [
+    conv('/stem/Conv', 'x', 'ws', 's', 3, pad=1),
+    h.make_node('Slice', ['s', 'starts', 'ends', 'axes', 'steps'], ['t'],
+                name='/pick/Slice'),
+    conv('/head/Conv', 't', 'wh', 'y', 3, pad=1),
+], [('x', F, [1, 2, 16, 16])], ['y'],
+    [zeros('ws', [4, 2, 3, 3]), const('starts', [1, 1], np.int64),
+     const('ends', [16, 16], np.int64), const('axes', [2, 3], np.int64),
+     const('steps', [2, 2], np.int64), zeros('wh', [4, 4, 3, 3])])
+
 # Memory: peak activation and training estimate (worked out in
 # test_analyze.c). Z is read by nobody.
 save('memory', [

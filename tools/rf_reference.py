@@ -1,0 +1,425 @@
+#!/usr/bin/python3
+"""Receptive fields measured in PyTorch by back-propagation: the reference
+nnscan's receptive-field rules are checked against (issue 7).
+
+    /usr/bin/python3 tools/rf_reference.py            # every model
+    /usr/bin/python3 tools/rf_reference.py resnet18   # a subset (merged)
+    /usr/bin/python3 tools/rf_reference.py --list
+
+Writes tests/fixtures/rf_reference.json. The test suite never runs this
+script (it needs torch 1.13 + torchvision 0.14, Debian's python3-torch and
+python3-torchvision); tests/unit/test_rf_reference.c reads the JSON.
+
+Method. Each model is made geometry-only, so that the input gradient of an
+output element is non-zero exactly on the pixels it can depend on:
+
+  - activations (ReLU, ReLU6, SiLU, GELU, Hardswish, Hardsigmoid, Sigmoid,
+    Tanh; modules and F.relu) become the identity: a ReLU would zero the
+    gradient of the pixels at the edge of the field for some inputs;
+  - squeeze-excitation gates (torchvision.ops.SqueezeExcitation) become the
+    identity: their global pooling would make every pixel contribute, and
+    nnscan reports that as a flag on top of the finite field;
+  - max pooling becomes average pooling with the same kernel, stride,
+    padding and ceil_mode (a max routes the gradient to one pixel only);
+  - BatchNorm in eval mode (an affine map), dropout and stochastic depth
+    off; LayerNorm kept (it mixes channels at one position only);
+  - float64, random weights (torch.manual_seed(0); weights=None).
+
+The last spatial feature map is the output of a named module (the one the
+classifier's global pooling consumes; for alexnet and the VGGs `features`,
+as torchscan reports them). For each spatial axis separately the input is
+long on that axis and short on the other (LONG x SHORT pixels; LONG
+doubles until the field no longer touches the border), so the field is
+never clipped and the cost stays small. With y the feature map and i the
+middle index along the long axis (the middle one along the short axis),
+the input gradients of y[i] and y[i+1] are taken (each a fixed random mix
+of all channels at that position: a position's field is that of its
+widest channel), reduced
+to their non-zero extent [a_i, b_i] and [a_{i+1}, b_{i+1}] along the axis:
+
+  field   = b_i - a_i + 1
+  stride  = a_{i+1} - a_i            (also checked equal to b_{i+1} - b_i)
+  padding = i * stride - a_i         (where output element 0's field would
+                                      start, negated: torchscan's
+                                      effective padding)
+
+Global context. The same element's gradient is taken once more on the
+same input with the squeeze-excitation gates kept as they are (the other
+activations still the identity): "global_context" is true when it reaches
+pixels outside the finite field, i.e. the value also depends on the whole
+input.
+
+Every model of tools/make_fixtures.py is measured except swin_t, whose
+shifted-window attention moves pixels between windows through reshapes of
+the spatial axes, which nnscan's rules do not follow (recorded under
+"not_checked"). The small hand-built graphs of tests/unit/models
+(make_analyze.py) are rebuilt here as modules and measured the same way.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_fixtures  # noqa: E402  (MODELS: constructor kwargs)
+
+OUT = os.path.normpath(os.path.join(HERE, "..", "tests", "fixtures",
+                                    "rf_reference.json"))
+SHORT = 128   # pixels on the axis not measured
+LONG0 = 256   # first try on the measured axis; doubled while clipped
+LONG_MAX = 16384
+
+# The module whose output is the last spatial feature map.
+LAST_SPATIAL = {
+    "alexnet": "features", "vgg11": "features", "vgg13": "features",
+    "vgg16": "features", "vgg19": "features",
+    "resnet18": "layer4", "resnet50": "layer4",
+    "googlenet": "inception5b", "inception_v3": "Mixed_7c",
+    "densenet121": "features", "mobilenet_v2": "features",
+    "efficientnet_b0": "features", "vit_b_16": "conv_proj",
+    "convnext_tiny": "features", "mobilenet_v3_large": "features",
+    "regnet_y_400mf": "trunk_output", "shufflenet_v2_x1_0": "conv5",
+}
+NOT_CHECKED = {
+    "swin_t": "shifted-window attention regroups the spatial axes by "
+              "reshapes (window partition); nnscan's rules do not follow "
+              "pixels through them",
+}
+
+METHOD = ("geometry-only model (activations and SE gates identity, max-pool "
+          "-> avg-pool, float64, random weights); extent of the non-zero "
+          "input gradient of two neighbouring interior positions (a random "
+          "mix of all channels) of the last spatial feature map, one axis "
+          "at a time on an input long on that axis; global_context: the "
+          "gradient with the SE gates kept reaches outside that extent")
+
+ACTIVATIONS = (nn.ReLU, nn.ReLU6, nn.SiLU, nn.GELU, nn.Hardswish,
+               nn.Hardsigmoid, nn.Sigmoid, nn.Tanh)
+
+
+# ------------------------------------------------------------ hand-built
+
+class Residual(nn.Module):
+    """tests/unit/models/analyze_residual.onnx."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 4, 3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.skip = nn.Conv2d(2, 4, 1, stride=2, bias=False)
+        self.head = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.head(self.conv2(self.conv1(x)) + self.skip(x))
+
+
+class Inception(nn.Module):
+    """tests/unit/models/analyze_inception.onnx."""
+    def __init__(self):
+        super().__init__()
+        self.b1 = nn.Conv2d(3, 2, 1, bias=False)
+        self.b3 = nn.Conv2d(3, 2, 3, padding=1, bias=False)
+        self.b5 = nn.Conv2d(3, 2, 5, padding=2, bias=False)
+        self.pool = nn.MaxPool2d(3, stride=1, padding=1)
+        self.out = nn.Conv2d(9, 2, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.out(torch.cat([self.b1(x), self.b3(x), self.b5(x),
+                                   self.pool(x)], 1))
+
+
+class SE(nn.Module):
+    """tests/unit/models/analyze_se.onnx: conv 3x3 s2 p1, a squeeze-
+    excitation gate (GlobalAveragePool, 1x1 convs, Sigmoid, Mul), conv 3x3
+    p1."""
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 4, 3, stride=2, padding=1, bias=False)
+        self.se = torchvision.ops.SqueezeExcitation(4, 2)
+        self.head = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.head(self.se(self.stem(x)))
+
+
+class Shuffle(nn.Module):
+    """tests/unit/models/analyze_shuffle.onnx: conv 3x3 s2 p1, channel
+    shuffle (Reshape, Transpose, Reshape), depthwise 3x3 p1."""
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 4, 3, stride=2, padding=1, bias=False)
+        self.dw = nn.Conv2d(4, 4, 3, padding=1, groups=4, bias=False)
+
+    def forward(self, x):
+        n, c, hh, ww = x.shape
+        y = self.stem(x)
+        hh, ww = y.shape[2:]
+        y = y.reshape(n, 2, 2, hh, ww).transpose(1, 2).reshape(n, 4, hh, ww)
+        return self.dw(y)
+
+
+class ChannelsLast(nn.Module):
+    """tests/unit/models/analyze_channels_last.onnx, a ConvNeXt block: conv
+    4x4 s4, depthwise 7x7 p3, permute to NHWC, LayerNorm, Linear, permute
+    back, add the block's input."""
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 4, 4, stride=4, bias=False)
+        self.dw = nn.Conv2d(4, 4, 7, padding=3, groups=4, bias=False)
+        self.norm = nn.LayerNorm(4)
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        s = self.stem(x)
+        y = self.dw(s).permute(0, 2, 3, 1)
+        y = self.fc(self.norm(y)).permute(0, 3, 1, 2)
+        return y + s
+
+
+class StridedSlice(nn.Module):
+    """tests/unit/models/analyze_slice.onnx: conv 3x3 p1, x[..., 1::2,
+    1::2], conv 3x3 p1."""
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 4, 3, padding=1, bias=False)
+        self.head = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.head(self.stem(x)[:, :, 1::2, 1::2])
+
+
+HAND_BUILT = {"analyze_residual": Residual, "analyze_inception": Inception,
+              "analyze_se": SE, "analyze_shuffle": Shuffle,
+              "analyze_channels_last": ChannelsLast,
+              "analyze_slice": StridedSlice}
+
+
+# ------------------------------------------------------------ geometry only
+
+def _identity(x, *args, **kwargs):
+    return x
+
+
+def _avg_for_max(x, kernel_size, stride=None, padding=0, dilation=1,
+                 ceil_mode=False, return_indices=False):
+    assert dilation in (1, (1, 1)) and not return_indices
+    return F.avg_pool2d(x, kernel_size, stride if stride else kernel_size,
+                        padding, ceil_mode, count_include_pad=True)
+
+
+class GeometryOnly:
+    """Functional activations and max pooling patched while active."""
+    PATCH = {"relu": _identity, "relu6": _identity, "max_pool2d": _avg_for_max}
+
+    def __enter__(self):
+        self.saved = {k: getattr(F, k) for k in self.PATCH}
+        for k, f in self.PATCH.items():
+            setattr(F, k, f)
+        return self
+
+    def __exit__(self, *exc):
+        for k, f in self.saved.items():
+            setattr(F, k, f)
+
+
+def geometry_only(model, keep_gates=False):
+    """Activations to the identity, and the squeeze-excitation gates too
+    unless keep_gates (then they are kept whole, their ReLU and sigmoid
+    included, so that the gated values keep their magnitude)."""
+    gate = torchvision.ops.SqueezeExcitation
+    inside_gate = {id(m) for g in model.modules() if isinstance(g, gate)
+                   for m in g.modules()}
+    for mod in list(model.modules()):
+        if id(mod) in inside_gate:
+            continue
+        for name, child in list(mod.named_children()):
+            if isinstance(child, ACTIVATIONS) or (
+                    isinstance(child, gate) and not keep_gates):
+                setattr(mod, name, nn.Identity())
+    return model.double().eval()
+
+
+def build(name, keep_gates=False):
+    torch.manual_seed(0)
+    if name in HAND_BUILT:
+        return geometry_only(HAND_BUILT[name](), keep_gates), None
+    kwargs, _ = make_fixtures.MODELS[name]
+    model = getattr(torchvision.models, name)(weights=None, **kwargs)
+    return geometry_only(model, keep_gates), LAST_SPATIAL[name]
+
+
+# ------------------------------------------------------------ measuring
+
+class _Stop(Exception):
+    pass
+
+
+def feature_map(model, module, x):
+    """The output of `module` (the whole model when None), stopping the
+    forward pass there."""
+    if module is None:
+        return model(x)
+    if module == "conv_proj":  # vit: the patch embedding is all that is
+        return model.conv_proj(x)  # spatial (and vit checks the size)
+    got = {}
+
+    def hook(_m, _i, out):
+        got["y"] = out
+        raise _Stop()
+    h = model.get_submodule(module).register_forward_hook(hook)
+    try:
+        model(x)
+    except _Stop:
+        pass
+    finally:
+        h.remove()
+    return got["y"]
+
+
+def probe(y, pos):
+    """A random mix of every channel of y at spatial position pos: the
+    field of a position is that of its widest channel (in a Concat of
+    branches, or DenseNet's features, channel 0 may come from a narrow
+    one)."""
+    gen = torch.Generator().manual_seed(1)
+    w = torch.randn(y.shape[1], generator=gen, dtype=y.dtype)
+    return (y[0, :, pos[0], pos[1]] * w).sum()
+
+
+def extent(g, axis):
+    """[first, last] index with a non-zero gradient along `axis` (2 or 3)."""
+    other = 3 if axis == 2 else 2
+    prof = g.abs().sum(dim=(0, 1, other))
+    nz = torch.nonzero(prof).flatten()
+    return int(nz[0]), int(nz[-1])
+
+
+def measure_axis(model, module, axis):
+    long_ = LONG0
+    while True:
+        shape = [1, 3 if module else model_in_channels(model), SHORT, SHORT]
+        shape[axis] = long_
+        x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+        with GeometryOnly(), torch.enable_grad():
+            y = feature_map(model, module, x)
+        pos = [y.shape[2] // 2, y.shape[3] // 2]
+        i = y.shape[axis] // 2
+        ext = []
+        for k in (i, i + 1):
+            pos[axis - 2] = k
+            g, = torch.autograd.grad(probe(y, pos), x, retain_graph=(k == i))
+            ext.append(extent(g, axis))
+        (a0, b0), (a1, b1) = ext
+        if a0 > 0 and b1 < long_ - 1:
+            break
+        if long_ >= LONG_MAX:
+            raise RuntimeError(f"field still clipped at {long_} pixels")
+        long_ *= 2
+    stride = a1 - a0
+    if b1 - b0 != stride:
+        raise RuntimeError(f"neighbours' fields differ: {ext}")
+    return {"field": b0 - a0 + 1, "stride": stride,
+            "padding": i * stride - a0, "input": shape, "extent": (a0, b0),
+            "element": (axis, i)}
+
+
+def global_context(name, measured):
+    """Whether, with the squeeze-excitation gates kept, the same element's
+    gradient reaches pixels outside the finite field along the axis: the
+    value also depends on global context."""
+    model, module = build(name, keep_gates=True)
+    shape = measured["input"]
+    axis, i = measured["element"]
+    a0, b0 = measured["extent"]
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    with GeometryOnly(), torch.enable_grad():
+        y = feature_map(model, module, x)
+    pos = [y.shape[2] // 2, y.shape[3] // 2]
+    pos[axis - 2] = i
+    g, = torch.autograd.grad(probe(y, pos), x)
+    first, last = extent(g, axis)
+    return first < a0 or last > b0
+
+
+def model_in_channels(model):
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            return m.in_channels
+    raise RuntimeError("no Conv2d")
+
+
+def measure(name):
+    model, module = build(name)
+    t = time.time()
+    axes = [measure_axis(model, module, a) for a in (2, 3)]
+    rec = {k: [ax[k] for ax in axes] for k in ("field", "stride", "padding")}
+    rec["global_context"] = global_context(name, axes[0])
+    rec["feature_map"] = module or "output"
+    rec["inputs"] = [ax["input"] for ax in axes]
+    print(f"{name:22s} field {rec['field']} stride {rec['stride']} "
+          f"padding {rec['padding']} global {rec['global_context']} "
+          f"({time.time() - t:.1f}s)", flush=True)
+    return rec
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--out", default=OUT,
+                    help="the JSON to merge into and write (default: the "
+                         "committed fixture)")
+    args = ap.parse_args(argv)
+    names = list(HAND_BUILT) + list(LAST_SPATIAL)
+    if args.list:
+        print("\n".join(names))
+        return 0
+    bad = [m for m in args.models if m not in names]
+    if bad:
+        ap.error(f"unknown: {', '.join(bad)}")
+    torch.set_num_threads(int(os.environ.get("RF_THREADS", "2")))
+    out = {"models": {}}
+    if os.path.exists(args.out) and args.models:
+        out = json.load(open(args.out))
+    out.update({
+        "generated_by": "tools/rf_reference.py",
+        "torch": torch.__version__, "torchvision": torchvision.__version__,
+        "method": METHOD,
+        "not_checked": NOT_CHECKED,
+    })
+    order = {n: i for i, n in enumerate(names)}
+    for name in args.models or names:
+        out["models"][name] = measure(name)
+        out["models"] = dict(sorted(out["models"].items(),
+                                    key=lambda kv: order.get(kv[0], 1 << 30)))
+        write(out, args.out)  # a long run keeps what it measured
+    print(f"wrote {args.out}")
+    return 0
+
+
+def write(out, path):
+    """JSON with one line per model (tests/unit/test_rf_reference.c reads
+    it line by line)."""
+    head = {k: v for k, v in out.items() if k != "models"}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f" {json.dumps(k)}: {json.dumps(v)},")
+    lines.append(' "models": {')
+    items = list(out["models"].items())
+    for i, (k, v) in enumerate(items):
+        comma = "," if i + 1 < len(items) else ""
+        lines.append(f"  {json.dumps(k)}: {json.dumps(v)}{comma}")
+    lines.append(" }")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
