@@ -69,6 +69,21 @@ size_t nns__utf8_len(const unsigned char *p);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
 int nns__utf8_width(const char *s);
 
+/* ==== Table cells (text, CSV, Markdown) ==== */
+
+/* Writes s in exactly `w` columns: padded (left or right), or shortened to
+ * w with a "…" where the wrap mode says. */
+void nns__put_fit(nns__out *o, const char *s, int w, bool right,
+                  nns_wrap wrap);
+/* A CSV field, quoted when it must be. */
+void nns__csv_field(nns__out *o, const char *s);
+/* " s |" with pipes escaped and line breaks as spaces. */
+void nns__md_cell(nns__out *o, const char *s);
+/* The text tree's guides ("│ └─") of row i, malloc'ed; NULL when out of
+ * memory. parent[] and last[] (last child, or -1) cover every row. */
+char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
+                       size_t i);
+
 /* ==== Layer rows ==== */
 
 /* The depth a report shows: max_depth resolved against the format's
