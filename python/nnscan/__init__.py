@@ -5,8 +5,9 @@ libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
 from ._lib import LibraryNotFound, load as _load_library  # noqa: F401
+from .inspector import Inspector, InspectorGadgets  # noqa: F401
 
-__all__ = ["LibraryNotFound", "library_version"]
+__all__ = ["LibraryNotFound", "library_version", "Inspector", "InspectorGadgets"]
 
 
 def library_version():
