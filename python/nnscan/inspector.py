@@ -29,6 +29,7 @@ hook and restores what registering them created.
 import ctypes
 import math
 import os
+import sys
 import time
 import weakref
 
@@ -229,12 +230,21 @@ def _alloc_counter():
     return Mode()
 
 
+def _py_depth():
+    """How deep the Python stack is here."""
+    f, n = sys._getframe(1), 0
+    while f is not None:
+        f = f.f_back
+        n += 1
+    return n
+
+
 # ==== Records ====
 
 class _CallRec:
     """One module call, filled by the hooks; plain Python data only."""
     __slots__ = ("module", "parent", "flags", "fwd_seq", "bwd_seq", "ev",
-                 "tensors", "index")
+                 "tensors", "index", "depth")
 
     def __init__(self, module, parent, index):
         self.module = module
@@ -359,6 +369,7 @@ class Inspector:
         self._touched = set()       # passes a running backward reached
         self._cb_queued = False
         self._param_events = {}
+        self._last_grad = None
         self._seq = 0
         self._ov = 0.0              # seconds spent in our own hooks
         self._t0 = time.perf_counter()
@@ -663,18 +674,22 @@ class Inspector:
 
     def _on_pre(self, idx, args, kwargs, t_in, grad_on):
         torch = self._torch
-        if self._stack and idx == 0:
-            # The model itself starting while frames are open: the last
-            # forward raised and the exception was caught.
-            for fr in self._stack:
-                fr.flags |= _C_RAISED
-            self._end_forward()
+        # Frames whose forward raised (and whose exception was caught)
+        # are still on the stack: a call nested in a frame runs deeper in
+        # the Python stack than that frame's hook did.
+        depth = _py_depth()
+        if self._stack and self._stack[-1].depth >= depth:
+            while self._stack and self._stack[-1].depth >= depth:
+                self._stack.pop().flags |= _C_RAISED
+            if not self._stack:
+                self._end_forward()
         if not self._stack:
             self._pass = _PassRec(self._passes)
             self._passes += 1
         p = self._pass
         parent = self._stack[-1].index if self._stack else -1
         call = _CallRec(idx, parent, len(p.calls))
+        call.depth = depth
         p.calls.append(call)
         if not grad_on:
             call.flags |= _C_NO_GRAD
@@ -732,13 +747,15 @@ class Inspector:
     # ---- backward hooks ----
 
     def _grad_hook(self, p, call, role, name, t):
+        tkey = id(t)
+
         def hook(grad):
             if not self._active or p.done is None:
                 return None
             t_in = self._enter()
             try:
                 with self._torch.no_grad():
-                    self._on_grad(p, call, role, name, grad, t_in)
+                    self._on_grad(p, call, role, name, grad, t_in, tkey)
             finally:
                 self._leave(t_in)
             return None
@@ -748,8 +765,19 @@ class Inspector:
         except RuntimeError:
             pass  # a tensor that cannot take a hook: no gradient seen
 
-    def _on_grad(self, p, call, role, name, grad, t_in):
-        ev = self._now(t_in)
+    def _on_grad(self, p, call, role, name, grad, t_in, tkey):
+        # Hooks on one tensor (a module's output is the next one's input)
+        # fire one after the other for the same gradient: one moment, so
+        # the two modules' backward spans meet instead of overlapping.
+        last = self._last_grad
+        if last is not None and last[0]() is grad and last[2] == tkey:
+            ev = last[1]
+        else:
+            ev = self._now(t_in)
+            try:
+                self._last_grad = (weakref.ref(grad), ev, tkey)
+            except TypeError:
+                self._last_grad = None
         call.flags |= _C_BACKWARD
         if grad is not None:
             self._record(call, role, name, grad)
@@ -792,6 +820,7 @@ class Inspector:
         """Runs once at the end of each backward: completes and sends the
         passes it reached."""
         self._cb_queued = False
+        self._last_grad = None
         if not self._active:
             return
         t_in = self._enter()

@@ -282,6 +282,12 @@ nns_status nns_inspection_add_batch(nns_inspection *insp,
     d->bwd_seq = c->bwd_seq;
     d->fwd = span_of(c->fwd_start, c->fwd_end);
     d->bwd_raw = span_of(c->bwd_start, c->bwd_end);
+    /* In place (ReLU(inplace=True) on torch 1.13) the hooks on input and
+     * output end up on one autograd node and fire together, input first:
+     * the span is the two events, in time order. */
+    if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) &&
+        time_known(c->bwd_end.time_ms))
+      d->bwd_raw = span_of(c->bwd_end, c->bwd_start);
     /* A backward seen only at one end still marks its start or end. */
     if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) !=
                                  time_known(c->bwd_end.time_ms)) {
@@ -402,6 +408,46 @@ static unsigned own_nonfinite(const nns__icall *c) {
   return f;
 }
 
+/* A child's backward as seen by its tensor hooks ends when the gradient
+ * w.r.t. its input is complete - which, for an input other modules also
+ * read (a residual block's x feeds both branches), is only after they have
+ * run too. The engine runs one node at a time and a hook on an output
+ * fires as that output's node starts, so starts are exact: a child's end
+ * is cut at the next sibling's start and at its parent's end. */
+typedef struct kid {
+  double start;
+  size_t call;
+} kid;
+
+static int kid_cmp(const void *x, const void *y) {
+  const kid *p = x, *q = y;
+  if (p->start != q->start)
+    return p->start < q->start ? -1 : 1;
+  return p->call < q->call ? -1 : p->call > q->call;
+}
+
+static void clip_children(nns__icall *calls, const nns__icall *parent,
+                          const size_t *kids, size_t nk, kid *tmp) {
+  size_t m = 0;
+  for (size_t k = 0; k < nk; k++)
+    if (calls[kids[k]].bwd.known)
+      tmp[m++] = (kid){calls[kids[k]].bwd.start.time_ms, kids[k]};
+  qsort(tmp, m, sizeof *tmp, kid_cmp);
+  for (size_t k = 0; k < m; k++) {
+    nns__ispan *s = &calls[tmp[k].call].bwd;
+    const nns_inspect_event *cap = parent->bwd.known ? &parent->bwd.end
+                                                      : NULL;
+    for (size_t j = k + 1; j < m; j++)
+      if (tmp[j].start > s->start.time_ms) {
+        if (!cap || calls[tmp[j].call].bwd.start.time_ms < cap->time_ms)
+          cap = &calls[tmp[j].call].bwd.start;
+        break;
+      }
+    if (cap && cap->time_ms < s->end.time_ms)
+      s->end = cap->time_ms >= s->start.time_ms ? *cap : s->start;
+  }
+}
+
 /* Call-level figures. Children have larger indexes than their parent, so
  * one pass from the end sees every child before its parent. */
 static nns_status aggregate_calls(nns_inspection *in) {
@@ -426,12 +472,28 @@ static nns_status aggregate_calls(nns_inspection *in) {
     if (p != (size_t)-1)
       kids[first[p] + nchild[p]++] = i;
   }
+  kid *order = malloc((n + 1) * sizeof *order);
+  if (!order) {
+    free(nchild), free(first), free(kids), free(tmp), free(sub);
+    return NNS_E_NOMEM;
+  }
+  /* Backward spans: widened to cover the children (bottom-up), then the
+   * children cut to meet without overlapping (top-down). */
+  for (size_t i = n; i-- > 0;) {
+    nns__icall *c = &in->calls[i];
+    c->bwd = c->bwd_raw;
+    for (size_t k = first[i]; k < first[i + 1]; k++)
+      span_cover(&c->bwd, &in->calls[kids[k]].bwd);
+  }
+  for (size_t i = 0; i < n; i++)
+    clip_children(in->calls, &in->calls[i], kids + first[i],
+                  first[i + 1] - first[i], order);
+  free(order);
   for (size_t i = n; i-- > 0;) {
     nns__icall *c = &in->calls[i];
     c->nonfinite = own_nonfinite(c);
     c->fwd_incl = span_ms(&c->fwd);
     c->fwd_alloc = span_alloc(&c->fwd);
-    c->bwd = c->bwd_raw;
     double kid_fwd = 0;
     int64_t kid_fwd_alloc = 0, kid_bwd_alloc = 0;
     size_t nk = 0;
@@ -443,7 +505,6 @@ static nns_status aggregate_calls(nns_inspection *in) {
         kid_fwd_alloc += ch->fwd_alloc;
       if (ch->bwd_alloc > 0)
         kid_bwd_alloc += ch->bwd_alloc;
-      span_cover(&c->bwd, &ch->bwd);
       sub[i] |= ch->nonfinite | sub[kids[k]];
     }
     c->fwd_self = c->fwd.known ? fmax(0, c->fwd_incl - kid_fwd) : NAN;
@@ -458,8 +519,8 @@ static nns_status aggregate_calls(nns_inspection *in) {
         if (ch->bwd.known)
           tmp[nk++] = (iv){ch->bwd.start.time_ms, ch->bwd.end.time_ms};
       }
-      /* Children of a backward may interleave; their union is what the
-       * parent did not do itself. */
+      /* Cut children meet without overlapping; the union also covers
+       * spans that still touch. */
       c->bwd_self = fmax(0, c->bwd_incl - union_len(tmp, nk));
     } else {
       c->bwd_self = NAN;
@@ -473,6 +534,14 @@ static nns_status aggregate_calls(nns_inspection *in) {
                           !(sub[i] & NNS_NONFINITE_OUTPUT)
                       ? NNS_NONFINITE_PRODUCER
                       : NNS_NONFINITE_PROPAGATOR;
+    /* A module whose inputs need no gradient (the model's first layers)
+     * shows no gradient w.r.t. them: one made or passed on inside it is
+     * still its backward's. */
+    bool sees_gi = false;
+    for (size_t k = 0; k < c->tensor_count; k++)
+      sees_gi = sees_gi || c->tensors[k].role == NNS_TENSOR_GRAD_INPUT;
+    if (!sees_gi && (sub[i] & NNS_NONFINITE_GRAD_INPUT))
+      f |= NNS_NONFINITE_GRAD_OUTPUT; /* counted as passed on */
     c->bwd_role =
         !(f & (NNS_NONFINITE_GRAD_INPUT | NNS_NONFINITE_GRAD_OUTPUT))
             ? NNS_NONFINITE_NONE

@@ -30,7 +30,7 @@ static void j_num(nns__out *o, double v) {
   if (!isfinite(v))
     nns__out_put(o, "null", 4);
   else
-    nns__out_fmt(o, "%.6g", v);
+    nns__out_fmt(o, "%.9g", v);
 }
 
 /* Milliseconds: to the nanosecond, which no clock here beats. */
