@@ -463,7 +463,7 @@ def test_seed_layout_and_schema(tmp_path):
     model = torchvision.models.resnet18(num_classes=10)
     save = tmp_path / "insight"
     with InspectorGadgets(model, save_file=str(save)) as insp:
-        out = model(torch.randn(1, 3, 32, 32))
+        out = model(torch.randn(2, 3, 64, 64))
         insp.backward_mode()
         out.mean().backward()
     seed_path = tmp_path / "insight_ResNet.json"
@@ -490,15 +490,17 @@ def test_seed_layout_and_schema(tmp_path):
             walk(child, f"{path}.{name}" if path else name)
     walk(seed["ResNet"], "")
     conv1 = seed["ResNet"]["children"]["conv1"]["info"]
-    assert conv1["input_shapes"] == [[1, 3, 32, 32]]
-    assert conv1["output_shapes"] == [[1, 64, 16, 16]]
-    assert conv1["output_memory_usage"] == [pytest.approx(64 * 256 * 4 / 1e6)]
-    assert conv1["grad_out_shape"] == [[1, 64, 16, 16]]
+    assert conv1["input_shapes"] == [[2, 3, 64, 64]]
+    assert conv1["output_shapes"] == [[2, 64, 32, 32]]
+    assert conv1["output_memory_usage"] == [
+        pytest.approx(2 * 64 * 32 * 32 * 4 / 1e6)]
+    assert conv1["grad_out_shape"] == [[2, 64, 32, 32]]
+    assert conv1["grad_in_shape"] == []  # the image needs no gradient
     with open(os.path.join(ROOT, "docs", "inspect.schema.json")) as f:
         schema = json.load(f)
     doc = json.loads(own_path.read_text())
     jsonschema.validate(doc, schema)
-    assert doc["format"] == "nnscan.inspect" and doc["schema_version"] == 1
+    assert doc["schema"] == "nnscan.inspect" and doc["schema_version"] == 1
 
 
 def test_text_and_csv_reports():

@@ -354,7 +354,7 @@ static const char *root_name(const nns_inspection *in,
 
 nns_status nns__inspect_json(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o) {
-  nns__out_str(o, "{\n\"format\": \"nnscan.inspect\",\n\"schema_version\": 1,"
+  nns__out_str(o, "{\n\"schema\": \"nnscan.inspect\",\n\"schema_version\": 1,"
                   "\n\"nnscan_version\": ");
   nns__out_json_str(o, nns_version());
   nns__out_str(o, ",\n\"model\": {\"name\": ");

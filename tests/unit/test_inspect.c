@@ -299,7 +299,7 @@ static void test_reports(void) {
   o.format = NNS_FORMAT_JSON;
   s = (sink){NULL, 0, -1};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
-  CHECK(s.buf && strstr(s.buf, "\"format\": \"nnscan.inspect\""));
+  CHECK(s.buf && strstr(s.buf, "\"schema\": \"nnscan.inspect\""));
   CHECK(s.buf && strstr(s.buf, "\"meta\": {\"device\": \"cuda\"}"));
   CHECK(s.buf && strstr(s.buf, "\"forward\": {\"module\": 2, \"path\": "
                                "\"a.x\", \"call\": 3"));
