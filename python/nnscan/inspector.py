@@ -286,11 +286,20 @@ class Inspector:
       hooks every depth, 1 only the model and its children. watch_forward
       is accepted for the seed's callers: the forward is always observed
       (passes are recognised by it).
+    name: the root's name in the reports (default: the model's class).
+    max_pending: forwards kept waiting for their backward before they are
+      sent without one (evaluation with gradients on).
+    static_counts: {module path: (flops, macs)} of one call, shown beside
+      the measured figures in nnscan.inspect (null where not given).
+
+    After finish(): report(), save(), json(); `errors` lists failures
+    inside the inspector's hooks (never raised into the model's code).
     """
 
     def __init__(self, model, save_file=None, *, watch_forward=True,
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
-                 stats=False, memory=True, name=None, max_pending=8):
+                 stats=False, memory=True, name=None, max_pending=8,
+                 static_counts=None):
         import torch
         if not isinstance(model, torch.nn.Module):
             raise TypeError("Inspector needs a torch.nn.Module")
@@ -304,6 +313,8 @@ class Inspector:
         self.memory = memory
         self.name = name or type(model).__name__
         self.max_pending = max_pending
+        self.static_counts = dict(static_counts or {})
+        self.errors = []
         self._insp = None
         self._active = False
         self._started = False
@@ -524,9 +535,12 @@ class Inspector:
                                                  None, _c.byref(err)), err)
 
     def _static_counts(self, path):
-        """Static FLOPs and MACs of one call; -1 (unknown) until a static
-        recorder is wired in (see docs/inspect.md)."""
-        return -1, -1
+        """Static FLOPs and MACs of one call of the module at `path`, from
+        static_counts ({path: (flops, macs)}); -1 when not given."""
+        fm = self.static_counts.get(path)
+        if fm is None:
+            return -1, -1
+        return int(fm[0]), int(fm[1])
 
     def _install_hooks(self):
         self._handles = []
@@ -646,6 +660,12 @@ class Inspector:
 
     # ---- forward hooks ----
 
+    def _hook_error(self, e):
+        """A failure inside the inspector is kept in `errors`, never raised
+        into the model's forward or backward."""
+        if len(self.errors) < 100:
+            self.errors.append(f"{type(e).__name__}: {e}")
+
     def _make_hooks(self, idx):
         def pre(module, args, kwargs):
             if not self._active:
@@ -655,6 +675,8 @@ class Inspector:
             try:
                 with self._torch.no_grad():
                     self._on_pre(idx, args, kwargs, t_in, grad_on)
+            except Exception as e:  # never into the user's code
+                self._hook_error(e)
             finally:
                 self._leave(t_in)
             return None
@@ -667,6 +689,8 @@ class Inspector:
             try:
                 with self._torch.no_grad():
                     self._on_post(idx, output, t_in, grad_on)
+            except Exception as e:
+                self._hook_error(e)
             finally:
                 self._leave(t_in)
             return None
@@ -756,6 +780,8 @@ class Inspector:
             try:
                 with self._torch.no_grad():
                     self._on_grad(p, call, role, name, grad, t_in, tkey)
+            except Exception as e:
+                self._hook_error(e)
             finally:
                 self._leave(t_in)
             return None

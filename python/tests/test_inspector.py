@@ -100,6 +100,7 @@ def compare_shapes(model, make_input):
     with Inspector(model) as insp:
         out = model(make_input())
         tensors(out)[0].float().mean().backward()
+    assert insp.errors == []
     got = inspected_shapes(insp.json())
     assert set(got) == set(ref)
     for path in ref:
@@ -198,6 +199,7 @@ def test_sleep_shows_at_itself_and_ancestors_only():
             out.sum().backward()
             t2 = time.perf_counter()
             walls.append(((t1 - t0) * 1e3, (t2 - t1) * 1e3))
+    assert insp.errors == []
     doc = insp.json()
     by = {m["path"]: m for m in doc["modules"]}
     fwd = {p: m["forward"]["inclusive_ms"] / 2 for p, m in by.items()}
@@ -503,10 +505,15 @@ def test_seed_layout_and_schema(tmp_path):
     assert doc["schema"] == "nnscan.inspect" and doc["schema_version"] == 1
 
 
-def test_text_and_csv_reports():
+def test_text_and_csv_reports_and_static_counts():
     model = nan_model(nn.Identity())
-    with Inspector(model) as insp:
+    # Static counts of one call, by hand: Linear(4, 2) on a batch of 2 is
+    # 2 x 4 x 2 = 16 MACs.
+    with Inspector(model, static_counts={"2": (32, 16)}) as insp:
         model(torch.randn(2, 4)).sum().backward()
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    assert (by["2"]["flops"], by["2"]["macs"]) == (32, 16)
+    assert by["0"]["macs"] is None
     text = insp.report()
     assert "├─1" in text and "│ ├─0" in text and "Fwd self" in text
     csv = insp.report("csv").splitlines()
