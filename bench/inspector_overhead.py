@@ -12,7 +12,8 @@
    time medians.
 
 usage: NNSCAN_LIBRARY=build/dev/libnnscan.so /usr/bin/python3 \
-         bench/inspector_overhead.py [--rounds 3] [--steps 3] [--batch 4]
+         bench/inspector_overhead.py [--rounds 3] [--steps 3] [--batch 2]
+         [--threads 1]
          [--size 128] [--json-reps 5] [--out results.json]
 """
 import argparse
@@ -43,24 +44,25 @@ CONFIGS = {
 
 
 def train_steps(model, opt, x, y, steps, kw):
-    times = []
+    times, cpu = [], []
     insp = nnscan.Inspector(model, **kw) if kw is not None else None
     if insp:
         insp.start()
     try:
         for _ in range(steps):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             opt.zero_grad()
             loss = torch.nn.functional.cross_entropy(model(x), y)
             loss.backward()
             opt.step()
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
     finally:
         t0 = time.perf_counter()
         if insp:
             insp.finish()
         fin = time.perf_counter() - t0
-    return times, fin
+    return times, cpu, fin
 
 
 def bench_steps(args):
@@ -71,20 +73,26 @@ def bench_steps(args):
     y = torch.randint(0, 1000, (args.batch,))
     train_steps(model, opt, x, y, 1, None)  # warm-up
     per = {k: [] for k in CONFIGS}
+    pcpu = {k: [] for k in CONFIGS}
     fins = {k: [] for k in CONFIGS}
     for r in range(args.rounds):
         for name, kw in CONFIGS.items():
-            t, fin = train_steps(model, opt, x, y, args.steps, kw)
+            t, c, fin = train_steps(model, opt, x, y, args.steps, kw)
             per[name] += t
+            pcpu[name] += c
             fins[name].append(fin)
             print(f"  round {r}: {name:34s} "
                   f"{', '.join(f'{v * 1e3:.0f}' for v in t)} ms",
                   file=sys.stderr)
     base = statistics.median(per["off"])
+    cbase = statistics.median(pcpu["off"])
     out = {}
     for name in CONFIGS:
         med = statistics.median(per[name])
+        cmed = statistics.median(pcpu[name])
         out[name] = {"median_step_ms": med * 1e3, "ratio": med / base,
+                     "median_step_cpu_ms": cmed * 1e3,
+                     "cpu_ratio": cmed / cbase,
                      "steps": len(per[name]),
                      "median_finish_ms": statistics.median(fins[name]) * 1e3}
     return out
@@ -158,12 +166,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--size", type=int, default=128)
     ap.add_argument("--json-reps", type=int, default=5)
     ap.add_argument("--skip-steps", action="store_true")
     ap.add_argument("--out")
     args = ap.parse_args()
+    torch.set_num_threads(args.threads)
     result = {"torch": torch.__version__, "threads": torch.get_num_threads(),
               "batch": args.batch, "size": args.size}
     if not args.skip_steps:
@@ -171,9 +181,10 @@ def main():
         print(f"ResNet-50 training step, CPU, batch {args.batch}x3x"
               f"{args.size}x{args.size}, {torch.get_num_threads()} threads")
         for name, r in result["resnet50_train_step"].items():
-            print(f"  {name:34s} {r['median_step_ms']:9.1f} ms/step  "
-                  f"x{r['ratio']:.3f}  (finish {r['median_finish_ms']:.0f} ms,"
-                  f" {r['steps']} steps)")
+            print(f"  {name:34s} {r['median_step_ms']:9.1f} ms/step "
+                  f"x{r['ratio']:.3f}  cpu {r['median_step_cpu_ms']:9.1f} ms "
+                  f"x{r['cpu_ratio']:.3f}  (finish "
+                  f"{r['median_finish_ms']:.0f} ms, {r['steps']} steps)")
     result["json_10k_calls"] = bench_json(args)
     print(f"JSON of {result['json_10k_calls']['calls']} module calls")
     for name, r in result["json_10k_calls"]["writers"].items():

@@ -388,13 +388,22 @@ class Inspector:
         self._sent = []             # batches kept for the rank merge
         self._counter = None
         self._cuda_base = None
-        if self._cuda:
-            self._cuda_base = torch.cuda.Event(enable_timing=True)
-            self._cuda_base.record()
-        elif self.memory:
-            self._counter = _alloc_counter()
-            self._counter.__enter__()
-        self._install_hooks()
+        self._handles, self._param_hooked = [], []
+        try:
+            if self._cuda:
+                self._cuda_base = torch.cuda.Event(enable_timing=True)
+                self._cuda_base.record()
+            elif self.memory:
+                self._counter = _alloc_counter()
+                self._counter.__enter__()
+            self._install_hooks()
+        except BaseException:
+            # Nothing half-installed stays on the model.
+            self._remove_hooks()
+            if self._counter is not None:
+                self._counter.__exit__(None, None, None)
+                self._counter = None
+            raise
         self._active = True
         return self
 
@@ -543,8 +552,6 @@ class Inspector:
         return int(fm[0]), int(fm[1])
 
     def _install_hooks(self):
-        self._handles = []
-        self._param_hooked = []
         for idx, (mod, path, depth) in enumerate(self._modules):
             if self.watch_depth >= 0 and depth > self.watch_depth:
                 continue
@@ -570,7 +577,9 @@ class Inspector:
         for h in self._handles:
             h.remove()
         self._handles = []
-        for p, h, had in self._param_hooked:
+        # Newest first: a parameter hooked twice (tied weights) is back to
+        # no hook dict only after both are gone.
+        for p, h, had in reversed(self._param_hooked):
             h.remove()
             if had is None and not p._backward_hooks:
                 p._backward_hooks = None  # as it was before

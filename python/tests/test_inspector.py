@@ -534,3 +534,26 @@ def test_bad_arguments():
     insp.finish()  # twice is harmless
     with pytest.raises(KeyError):
         insp.report("xml")
+
+
+def test_tied_weights_and_watch_depth():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.b = nn.Sequential(nn.Linear(4, 4))
+            self.b[0].weight = self.a.weight  # one parameter, two modules
+
+        def forward(self, x):
+            return self.b(self.a(x))
+    model = Tied()
+    before = snapshot(model)
+    with Inspector(model, watch_depth=1) as insp:
+        model(torch.randn(2, 4)).sum().backward()
+    model.zero_grad(set_to_none=True)
+    assert snapshot(model) == before
+    doc = insp.json()
+    by = {m["path"]: m for m in doc["modules"]}
+    assert by["b"]["calls"] == 1 and by["b.0"]["calls"] == 0
+    # b's forward includes b.0's, which is not hooked: all of it is self.
+    assert by["b"]["forward"]["self_ms"] == by["b"]["forward"]["inclusive_ms"]
