@@ -640,8 +640,8 @@ typedef struct nns_inspect_module {
   int64_t learnable_params; /* of those, requiring a gradient */
   int64_t param_bytes;    /* bytes of all parameters of the subtree */
   int64_t grad_bytes;     /* bytes of the gradients of learnable ones */
-  int64_t flops;          /* static count of one call; -1 when unknown */
-  int64_t macs;           /* static count of one call; -1 when unknown */
+  int64_t flops;          /* static count, subtree, one forward; -1 unknown */
+  int64_t macs;           /* static count, subtree, one forward; -1 unknown */
   const nns_inspect_dtype_bytes *param_dtypes; /* may be NULL */
   size_t param_dtype_count;
 } nns_inspect_module;

@@ -289,8 +289,12 @@ class Inspector:
     name: the root's name in the reports (default: the model's class).
     max_pending: forwards kept waiting for their backward before they are
       sent without one (evaluation with gradients on).
-    static_counts: {module path: (flops, macs)} of one call, shown beside
-      the measured figures in nnscan.inspect (null where not given).
+    static_counts: {module path: (flops, macs)}, static counts of the
+      module's subtree over one forward of the model, shown beside the
+      measured figures in nnscan.inspect (null where not given).
+    static_inputs: example inputs (a tensor or a tuple): start() gets
+      static_counts from nnscan's static recorder (nnscan.torch_api, the
+      python branch's summary) on them, when it is available.
 
     After finish(): report(), save(), json(); `errors` lists failures
     inside the inspector's hooks (never raised into the model's code).
@@ -299,7 +303,7 @@ class Inspector:
     def __init__(self, model, save_file=None, *, watch_forward=True,
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
                  stats=False, memory=True, name=None, max_pending=8,
-                 static_counts=None):
+                 static_counts=None, static_inputs=None):
         import torch
         if not isinstance(model, torch.nn.Module):
             raise TypeError("Inspector needs a torch.nn.Module")
@@ -314,6 +318,7 @@ class Inspector:
         self.name = name or type(model).__name__
         self.max_pending = max_pending
         self.static_counts = dict(static_counts or {})
+        self.static_inputs = static_inputs
         self.errors = []
         self._insp = None
         self._active = False
@@ -358,6 +363,8 @@ class Inspector:
             self._world = torch.distributed.get_world_size()
         self._cuda = any(p.is_cuda for p in self.model.parameters()) or \
             any(b.is_cuda for b in self.model.buffers())
+        if self.static_inputs is not None and not self.static_counts:
+            self.static_counts = self._static_from_recorder()
         self._register_modules()
         import inspect as pyinspect
         sig = pyinspect.signature(torch.nn.Module.register_forward_pre_hook)
@@ -542,6 +549,22 @@ class Inspector:
                         flops, macs, arr, len(by))
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
                                                  None, _c.byref(err)), err)
+
+    def _static_from_recorder(self):
+        """{path: (flops, macs)} from the static recorder, or {} (with a
+        line in `errors`) where it is not part of this installation."""
+        try:
+            from . import torch_api
+        except ImportError:
+            self.errors.append("static_inputs: nnscan's static recorder "
+                               "(nnscan.torch_api) is not available")
+            return {}
+        args = self.static_inputs
+        if not isinstance(args, tuple):
+            args = (args,)
+        s = torch_api.analyze_module(self.model, args)
+        return {row["path"]: (row.get("flops", -1), row.get("macs", -1))
+                for row in s.layers}
 
     def _static_counts(self, path):
         """Static FLOPs and MACs of one call of the module at `path`, from

@@ -557,3 +557,17 @@ def test_tied_weights_and_watch_depth():
     assert by["b"]["calls"] == 1 and by["b.0"]["calls"] == 0
     # b's forward includes b.0's, which is not hooked: all of it is self.
     assert by["b"]["forward"]["self_ms"] == by["b"]["forward"]["inclusive_ms"]
+
+
+def test_static_counts_from_the_recorder():
+    pytest.importorskip("nnscan.torch_api")
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    x = torch.randn(3, 8)
+    with Inspector(model, static_inputs=x) as insp:
+        model(x).sum().backward()
+    assert insp.errors == []
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    # Linear MACs by hand: batch x in x out.
+    assert by["0"]["macs"] == 3 * 8 * 16
+    assert by["2"]["macs"] == 3 * 16 * 4
+    assert by[""]["macs"] == 3 * 8 * 16 + 3 * 16 * 4
