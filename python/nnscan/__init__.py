@@ -5,8 +5,11 @@ libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
 from ._lib import LibraryNotFound, load as _load_library  # noqa: F401
+from ._api import AbiMismatch, NnscanError
+from .report import Summary, analyze
 
-__all__ = ["LibraryNotFound", "library_version"]
+__all__ = ["AbiMismatch", "LibraryNotFound", "NnscanError", "Summary",
+           "analyze", "library_version"]
 
 
 def library_version():

@@ -1,0 +1,165 @@
+"""ctypes declarations of the libnnscan functions and structs the package uses.
+
+This file mirrors include/nnscan.h for the part of it Python calls; the test
+tests/test_api_header.py compiles a small C program against the header and
+fails when a struct's size or a field's offset, or a function's parameter
+list, drifts from what is declared here. `lib()` returns the loaded library
+with every signature set, after checking its ABI version.
+"""
+import ctypes
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
+                    c_int64, c_size_t, c_uint, c_void_p)
+
+from . import _lib
+
+# The ABI this file was written against (nns_abi_version() when the library
+# has it, else the major.minor of nns_version()).
+ABI_VERSION = 1
+
+c_status = c_int
+c_int32 = ctypes.c_int32
+
+
+class NnsError(Structure):
+    _fields_ = [("code", c_status), ("offset", c_int64),
+                ("node", c_char * 128), ("message", c_char * 512)]
+
+
+class LoadOptions(Structure):
+    _fields_ = [("external_dir", c_char_p), ("max_depth", c_int)]
+
+
+class InputShape(Structure):
+    _fields_ = [("name", c_char_p), ("dims", POINTER(c_int64)),
+                ("rank", c_size_t)]
+
+
+class InferOptions(Structure):
+    _fields_ = [("flags", c_uint), ("batch", c_int64),
+                ("inputs", POINTER(InputShape)), ("input_count", c_size_t)]
+
+
+class AnalyzeOptions(Structure):
+    _fields_ = [("optimizer", c_int)]
+
+
+class ReportOptions(Structure):
+    _fields_ = [("format", c_int), ("numbers", c_int), ("max_depth", c_int),
+                ("columns", c_uint), ("width", c_int), ("wrap", c_int),
+                ("model_name", c_char_p), ("model_path", c_char_p)]
+
+
+class Dim(Structure):
+    _fields_ = [("value", c_int64), ("symbol", c_char_p)]
+
+
+class OpInfo(Structure):
+    _fields_ = [("domain", c_char_p), ("name", c_char_p),
+                ("since_version", c_int), ("until_version", c_int),
+                ("has_shape_rule", c_int), ("has_fold", c_int),
+                ("has_cost_rule", c_int), ("has_rf_rule", c_int),
+                ("roles", c_char_p)]
+
+
+# Structs the header test checks: ctypes class -> C type name.
+STRUCTS = {
+    NnsError: "nns_error", LoadOptions: "nns_load_options",
+    InputShape: "nns_input_shape", InferOptions: "nns_infer_options",
+    AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
+    Dim: "nns_dim", OpInfo: "nns_op_info",
+}
+
+WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
+
+# Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
+FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3}
+NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
+COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
+       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
+DEPTH_ALL = -1
+OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
+
+# name -> (restype, argtypes): every function the package calls.
+FUNCTIONS = {
+    "nns_version": (c_char_p, []),
+    "nns_status_name": (c_char_p, [c_status]),
+    "nns_dtype_name": (c_char_p, [c_int]),
+    "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
+                                       POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_model_load_memory": (c_status, [c_void_p, c_size_t,
+                                         POINTER(LoadOptions),
+                                         POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_model_free": (None, [c_void_p]),
+    "nns_model_infer": (c_status, [c_void_p, POINTER(InferOptions),
+                                   POINTER(NnsError)]),
+    "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
+                                     POINTER(NnsError)]),
+    "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
+                              c_void_p, POINTER(NnsError)]),
+    "nns_model_warning_count": (c_size_t, [c_void_p]),
+    "nns_model_warning": (c_char_p, [c_void_p, c_size_t]),
+    "nns_op_count": (c_size_t, []),
+    "nns_op_get": (None, [c_size_t, POINTER(OpInfo)]),
+}
+
+_ready = None
+
+
+class NnscanError(RuntimeError):
+    """A libnnscan call failed; `status` is its NNS_E_* name."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class AbiMismatch(ImportError):
+    """The loaded libnnscan has another ABI than this package expects."""
+
+
+def library_abi(lib):
+    """The library's ABI version (nns_abi_version(), else the minor version)."""
+    fn = getattr(lib, "nns_abi_version", None)
+    if fn is not None:
+        fn.restype, fn.argtypes = c_int, []
+        return int(fn())
+    major, minor = lib.nns_version().decode().split(".")[:2]
+    return int(major) * 100 + int(minor)
+
+
+def lib():
+    """The library with every declaration set (ABI checked once)."""
+    global _ready
+    if _ready is not None:
+        return _ready
+    cdll = _lib.load()
+    for name, (res, args) in FUNCTIONS.items():
+        fn = getattr(cdll, name)
+        fn.restype, fn.argtypes = res, args
+    abi = library_abi(cdll)
+    if abi != ABI_VERSION:
+        raise AbiMismatch(
+            f"libnnscan {cdll.nns_version().decode()} has ABI {abi}; this "
+            f"nnscan package needs ABI {ABI_VERSION}: use the library built "
+            "from the same source (NNSCAN_LIBRARY) or reinstall the package")
+    _ready = cdll
+    return cdll
+
+
+def check(status, err, what):
+    """Raise NnscanError for a failed call, with the library's message."""
+    if status != 0:
+        name = lib().nns_status_name(status).decode()
+        msg = err.message.decode(errors="replace") if err is not None else ""
+        raise NnscanError(name, f"{what}: {msg or name}")
+
+
+def write_collector():
+    """(callback, chunks): a WRITE_FN appending to the list `chunks`."""
+    chunks = []
+
+    def write(_user, data, size):
+        chunks.append(ctypes.string_at(data, size))
+        return 0
+    return WRITE_FN(write), chunks
