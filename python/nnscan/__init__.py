@@ -16,3 +16,16 @@ def library_version():
     """Version of the libnnscan actually loaded."""
     from ._lib import version
     return version()
+
+
+def __getattr__(name):
+    # The PyTorch entry points import torch only when first used.
+    if name in _TORCH_API:
+        from . import torch_api
+        return getattr(torch_api, name)
+    raise AttributeError(f"module 'nnscan' has no attribute {name!r}")
+
+
+_TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
+              "LayersInfo", "TorchSummary")
+__all__ += list(_TORCH_API)

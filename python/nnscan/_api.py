@@ -78,6 +78,7 @@ WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
 DEPTH_ALL = -1
+INFER_FALLBACK_DECLARED = 1 << 0
 OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
 
 # name -> (restype, argtypes): every function the package calls.

@@ -43,7 +43,7 @@ class Handle:
         _api.check(st, err, f"loading {path}")
         return Handle(out.value)
 
-    def infer(self, input_shapes=None, batch=0):
+    def infer(self, input_shapes=None, batch=0, fallback_declared=False):
         lib = _api.lib()
         err = _api.NnsError()
         shapes = list((input_shapes or {}).items())
@@ -53,7 +53,8 @@ class Handle:
             d = (ctypes.c_int64 * len(dims))(*dims)
             keep.append(d)
             arr[i] = _api.InputShape(name.encode(), d, len(dims))
-        opts = _api.InferOptions(0, batch, arr if shapes else None,
+        opts = _api.InferOptions(
+            _api.INFER_FALLBACK_DECLARED if fallback_declared else 0, batch, arr if shapes else None,
                                  len(shapes))
         st = lib.nns_model_infer(self.ptr, ctypes.byref(opts),
                                  ctypes.byref(err))
