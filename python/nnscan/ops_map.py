@@ -289,7 +289,9 @@ def mean(b, args, kw, out):
     keep = bool(_arg(args, kw, 2, "keepdim", False))
     r = _ndim(x)
     axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
-    if keep and r >= 3 and axes == list(range(2, r)):
+    # a spatial mean of an image batch (what F.adaptive_avg_pool2d(x, 1)
+    # becomes); a mean over the last axis of a sequence stays a ReduceMean
+    if keep and r >= 4 and axes == list(range(2, r)):
         b.node("GlobalAveragePool", [b.inp(x)], [out])
     else:
         b.node("ReduceMean", [b.inp(x)], [out],

@@ -257,7 +257,8 @@ class ModuleStack:
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
-        self.io = {}  # path -> (input shapes, output shapes) of the first call
+        self.io = {}  # path -> (input shapes of the first call, output
+        #               shapes of every call in order)
         self.shapes = shapes
         self.handles = []
 
@@ -269,7 +270,7 @@ class ModuleStack:
         self.b.scope = p
         self.calls[p] = self.calls.get(p, 0) + 1
         if self.shapes and p not in self.io:
-            self.io[p] = ([list(t.shape) for t in flatten(inputs)], None)
+            self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
 
     def _post(self, mod, inputs, output):
         p = self.stack.pop() if self.stack else ""
@@ -277,8 +278,8 @@ class ModuleStack:
             if isinstance(mod, cls) and id(mod) in self.path_of:
                 self.custom[p] = self.custom.get(p, 0) + int(fn(mod, inputs, output))
                 break
-        if self.shapes and p in self.io and self.io[p][1] is None:
-            self.io[p] = (self.io[p][0], [list(t.shape) for t in flatten(output)])
+        if self.shapes and p in self.io:
+            self.io[p][1].extend(list(t.shape) for t in flatten(output))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -410,46 +411,44 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
-    or "model" (the model's own device)."""
+    or "model" (the model's own device). The model's training flags and the
+    RNG states are restored whatever happens."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
-    errors = []
+    if device not in ("auto", "meta", "model"):
+        raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
+    with preserved(model):
+        return _record(model, args, kwargs, device, custom_ops)
+
+
+def _record(model, args, kwargs, device, custom_ops):
+    first_error = None
     if device in ("auto", "meta"):
-        if on_meta(model):
-            target, copied = model, False
-        else:
-            target, copied = meta_copy(model), True
+        target = model if on_meta(model) else meta_copy(model)
         if target is not None:
-            margs = to_meta_inputs(args)
-            mkw = to_meta_inputs(kwargs)
             try:
-                with preserved(target) if not copied else _nullcontext():
-                    target.eval()
-                    rec = _run(target, margs, mkw, grad=True,
-                               custom_ops=custom_ops)
+                target.eval()
+                rec = _run(target, to_meta_inputs(args), to_meta_inputs(kwargs),
+                           grad=True, custom_ops=custom_ops)
                 rec.device = "meta"
                 return rec
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:  # noqa: BLE001 - reported below
                 if on_meta(model) or device == "meta":
                     raise RecordError(
                         f"the forward pass failed on meta tensors "
-                        f"({type(e).__name__}: {e}); a model built on the "
-                        "meta device cannot run on real data, so nnscan "
-                        "cannot record it") from e
-                errors.append(e)
-    if errors:
+                        f"({type(e).__name__}: {e}); "
+                        + ("a model built on the meta device cannot run on "
+                           "real data, so nnscan cannot record it"
+                           if on_meta(model) else "device='meta' was asked"))\
+                        from e
+                first_error = e
+    if first_error is not None:
         warnings.warn(f"nnscan: the forward cannot run on meta tensors "
-                      f"({type(errors[0]).__name__}: {errors[0]}); running it "
-                      "once on the model's own device")
-    with preserved(model):
-        model.eval()
-        rec = _run(model, args, kwargs, grad=False, custom_ops=custom_ops)
+                      f"({type(first_error).__name__}: {first_error}); running "
+                      "it once on the model's own device")
+    model.eval()
+    rec = _run(model, args, kwargs, grad=False, custom_ops=custom_ops)
     p = next(iter(model.parameters()), None)
     rec.device = str(p.device) if p is not None else "cpu"
     return rec
-
-
-@contextlib.contextmanager
-def _nullcontext():
-    yield

@@ -75,8 +75,9 @@ class TorchSummary(Summary):
     """A Summary of a live model, with what PyTorch alone knows.
 
     `.modules` maps each module path ("" the model) to its `type`, `calls`
-    (forward calls in the recorded pass), and `input_shapes` /
-    `output_shapes` of its first call (every tensor, batch included);
+    (forward calls in the recorded pass), `input_shapes` (the tensors of
+    its first call) and `output_shapes` (the output tensors of every call,
+    in order), batch included;
     `.device` says where the forward ran ("meta" or the model's device);
     `.method` is "record" or "onnx".
     """
