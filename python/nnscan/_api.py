@@ -7,13 +7,12 @@ list, drifts from what is declared here. `lib()` returns the loaded library
 with every signature set, after checking its ABI version.
 """
 import ctypes
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
-                    c_int64, c_size_t, c_uint, c_void_p)
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_int, c_int64,
+                    c_size_t, c_uint, c_void_p)
 
 from . import _lib
 
-# The ABI this file was written against (nns_abi_version() when the library
-# has it, else the major.minor of nns_version()).
+# The ABI generation this file was written against (NNS_ABI_VERSION).
 ABI_VERSION = 1
 
 c_status = c_int
@@ -25,40 +24,37 @@ class NnsError(Structure):
                 ("node", c_char * 128), ("message", c_char * 512)]
 
 
-class LoadOptions(Structure):
-    _fields_ = [("external_dir", c_char_p), ("max_depth", c_int)]
+class Sized(Structure):
+    """A struct whose first field is its own size (the header's ABI rule)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(ctypes.sizeof(self), *args, **kw)
 
 
-class InputShape(Structure):
-    _fields_ = [("name", c_char_p), ("dims", POINTER(c_int64)),
-                ("rank", c_size_t)]
+class LoadOptions(Sized):
+    _fields_ = [("size", c_size_t), ("external_dir", c_char_p),
+                ("max_depth", c_int), ("flags", c_uint)]
 
 
-class InferOptions(Structure):
-    _fields_ = [("flags", c_uint), ("batch", c_int64),
+class InputShape(Sized):
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("dims", POINTER(c_int64)), ("rank", c_size_t)]
+
+
+class InferOptions(Sized):
+    _fields_ = [("size", c_size_t), ("flags", c_uint), ("batch", c_int64),
                 ("inputs", POINTER(InputShape)), ("input_count", c_size_t)]
 
 
-class AnalyzeOptions(Structure):
-    _fields_ = [("optimizer", c_int)]
+class AnalyzeOptions(Sized):
+    _fields_ = [("size", c_size_t), ("optimizer", c_int)]
 
 
-class ReportOptions(Structure):
-    _fields_ = [("format", c_int), ("numbers", c_int), ("max_depth", c_int),
-                ("columns", c_uint), ("width", c_int), ("wrap", c_int),
-                ("model_name", c_char_p), ("model_path", c_char_p)]
-
-
-class Dim(Structure):
-    _fields_ = [("value", c_int64), ("symbol", c_char_p)]
-
-
-class OpInfo(Structure):
-    _fields_ = [("domain", c_char_p), ("name", c_char_p),
-                ("since_version", c_int), ("until_version", c_int),
-                ("has_shape_rule", c_int), ("has_fold", c_int),
-                ("has_cost_rule", c_int), ("has_rf_rule", c_int),
-                ("roles", c_char_p)]
+class ReportOptions(Sized):
+    _fields_ = [("size", c_size_t), ("format", c_int), ("numbers", c_int),
+                ("max_depth", c_int), ("columns", c_uint), ("width", c_int),
+                ("wrap", c_int), ("model_name", c_char_p),
+                ("model_path", c_char_p)]
 
 
 # Structs the header test checks: ctypes class -> C type name.
@@ -66,13 +62,12 @@ STRUCTS = {
     NnsError: "nns_error", LoadOptions: "nns_load_options",
     InputShape: "nns_input_shape", InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
-    Dim: "nns_dim", OpInfo: "nns_op_info",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 
 # Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
-FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3}
+FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "shapes_json": 4}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
@@ -80,6 +75,7 @@ COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
+PARAM_KIND = {"trainable": 0, "buffer": 1, "constant": 2, "frozen": 3}
 
 # name -> (restype, argtypes): every function the package calls.
 FUNCTIONS = {
@@ -98,10 +94,11 @@ FUNCTIONS = {
                                      POINTER(NnsError)]),
     "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
                               c_void_p, POINTER(NnsError)]),
-    "nns_model_warning_count": (c_size_t, [c_void_p]),
-    "nns_model_warning": (c_char_p, [c_void_p, c_size_t]),
-    "nns_op_count": (c_size_t, []),
-    "nns_op_get": (None, [c_size_t, POINTER(OpInfo)]),
+    "nns_abi_version": (c_int, []),
+    "nns_model_set_module": (c_status, [c_void_p, c_char_p, c_char_p,
+                                        c_size_t, POINTER(NnsError)]),
+    "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
+                                            POINTER(NnsError)]),
 }
 
 _ready = None
@@ -120,13 +117,12 @@ class AbiMismatch(ImportError):
 
 
 def library_abi(lib):
-    """The library's ABI version (nns_abi_version(), else the minor version)."""
+    """The library's ABI generation (nns_abi_version())."""
     fn = getattr(lib, "nns_abi_version", None)
-    if fn is not None:
-        fn.restype, fn.argtypes = c_int, []
-        return int(fn())
-    major, minor = lib.nns_version().decode().split(".")[:2]
-    return int(major) * 100 + int(minor)
+    if fn is None:
+        return 0  # a library from before the ABI was versioned
+    fn.restype, fn.argtypes = c_int, []
+    return int(fn())
 
 
 def lib():
@@ -135,15 +131,15 @@ def lib():
     if _ready is not None:
         return _ready
     cdll = _lib.load()
-    for name, (res, args) in FUNCTIONS.items():
-        fn = getattr(cdll, name)
-        fn.restype, fn.argtypes = res, args
     abi = library_abi(cdll)
     if abi != ABI_VERSION:
         raise AbiMismatch(
             f"libnnscan {cdll.nns_version().decode()} has ABI {abi}; this "
             f"nnscan package needs ABI {ABI_VERSION}: use the library built "
             "from the same source (NNSCAN_LIBRARY) or reinstall the package")
+    for name, (res, args) in FUNCTIONS.items():
+        fn = getattr(cdll, name)
+        fn.restype, fn.argtypes = res, args
     _ready = cdll
     return cdll
 

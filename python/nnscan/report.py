@@ -30,7 +30,7 @@ class Handle:
         err = _api.NnsError()
         out = ctypes.c_void_p()
         opts = _api.LoadOptions(
-            os.fsencode(external_dir) if external_dir else None, 0)
+            os.fsencode(external_dir) if external_dir else None, 0, 0)
         if isinstance(source, (bytes, bytearray, memoryview)):
             buf = bytes(source)
             st = lib.nns_model_load_memory(buf, len(buf), ctypes.byref(opts),

@@ -30,7 +30,7 @@ def test_struct_layouts_match_header(tmp_path):
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "nnscan.h"',
              'int main(void) {']
     for cls, cname in _api.STRUCTS.items():
-        lines.append(f'printf("{cname} size %zu\\n", sizeof({cname}));')
+        lines.append(f'printf("{cname} sizeof %zu\\n", sizeof({cname}));')
         for field, _ in cls._fields_:
             lines.append(f'printf("{cname} {field} %zu\\n", '
                          f'offsetof({cname}, {field}));')
@@ -48,7 +48,7 @@ def test_struct_layouts_match_header(tmp_path):
             cname, what, n = line.split()
             want[(cname, what)] = int(n)
     for cls, cname in _api.STRUCTS.items():
-        assert ctypes.sizeof(cls) == want[(cname, "size")], cname
+        assert ctypes.sizeof(cls) == want[(cname, "sizeof")], cname
         for field, _ in cls._fields_:
             assert getattr(cls, field).offset == want[(cname, field)], \
                 f"{cname}.{field}"

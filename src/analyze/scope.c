@@ -667,7 +667,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     li->op_types = join(m, &types[l], ",", 0);
     if (li->type) /* the module class the caller gave wins */
       continue;
-    if (li->counts.nodes == 1 && types[l].n == 1)
+    if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
       li->type = types[l].v[0];
     else
       li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
