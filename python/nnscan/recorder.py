@@ -444,9 +444,10 @@ def _record(model, args, kwargs, device, custom_ops):
                         from e
                 first_error = e
     if first_error is not None:
+        why = (str(first_error).splitlines() or [""])[0]
         warnings.warn(f"nnscan: the forward cannot run on meta tensors "
-                      f"({type(first_error).__name__}: {first_error}); running "
-                      "it once on the model's own device")
+                      f"({type(first_error).__name__}: {why}); running it "
+                      "once on the model's own device")
     model.eval()
     rec = _run(model, args, kwargs, grad=False, custom_ops=custom_ops)
     p = next(iter(model.parameters()), None)

@@ -304,21 +304,13 @@ class LayersInfo:
         if kind == "csv":
             return "\n".join(",".join(_csv(x) for x in r)
                              for r in [head] + body) + "\n"
+        # thoplw's layout: every cell left-aligned and padded to its column
         widths = [max(len(r[k]) for r in [head] + body) for k in range(6)]
-        just = ["l", "l", "c", "c", "r", "r"]
 
         def line(r):
-            cells = []
-            for k, x in enumerate(r):
-                w = widths[k]
-                cells.append(x.ljust(w) if just[k] == "l" else
-                             x.rjust(w) if just[k] == "r" else x.center(w))
-            return "| " + " | ".join(cells) + " |"
+            return "| " + " | ".join(x.ljust(w) for x, w in zip(r, widths)) + " |"
         if kind == "md":
-            align = {"l": ":%s", "r": "%s:", "c": ":%s:"}
-            sep = "|" + "|".join(
-                align[just[k]] % ("-" * max(1, widths[k] + 2 - len(align[just[k]]) + 2))
-                for k in range(6)) + "|"
+            sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
             return "\n".join([line(head), sep] + [line(r) for r in body]) + "\n"
         rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
         return "\n".join([line(head), rule] + [line(r) for r in body[:-1]]
