@@ -7,18 +7,17 @@ data), nodes (ONNX op type, inputs, outputs, attributes, module path), and
 what only PyTorch knows: each module path's class and call count, and each
 parameter's kind (trainable, frozen, buffer, constant).
 
-`to_onnx()` serialises it as an ONNX ModelProto (opset 17) in memory, which
-nns_model_load_memory() decodes into the same IR as any ONNX file. Node
-names carry the module path (`/layer1/0/conv1/Conv_3`), which is how the
-library rebuilds the module tree; module classes travel in the model's
-metadata (`nnscan.module_types`, see src/analyze/scope.c).
+`build()` hands it to the library's graph builder (nns_builder_*, opset 17)
+with the module classes in the model's metadata (`nnscan.module_types`, see
+src/analyze/scope.c), so the tree's Type column is PyTorch's.
 """
+import ctypes
 import json
 import struct
 
+from . import _api
+
 OPSET = 17
-# The external-data location given to weights (no such file: never read).
-NO_WEIGHTS = "nnscan-recorded-no-weights.bin"
 
 # torch dtype name -> ONNX TensorProto.DataType
 DTYPES = {
@@ -60,146 +59,108 @@ class Graph:
 
     def add_node(self, op, inputs, outputs, attrs=None, scope="", domain="",
                  source=""):
-        seg = "/".join(scope.split(".")) if scope else ""
-        name = f"/{seg}/{op}_{len(self.nodes)}" if seg else f"{op}_{len(self.nodes)}"
+        name = f"{scope}/{op}_{len(self.nodes)}" if scope \
+            else f"{op}_{len(self.nodes)}"
         self.nodes.append((op, name, list(inputs), list(outputs),
-                           dict(attrs or {}), domain))
+                           dict(attrs or {}), domain, scope))
         self.node_source.append(source)
         return name
 
-    # ---- ONNX encoding ----
+    # ---- handing over to the library ----
 
-    def to_onnx(self, producer="nnscan"):
-        g = bytearray()
-        for node in self.nodes:
-            _field(g, 1, _node(node))
-        _field(g, 2, self.name.encode())
-        for name, (dtype, dims, data) in self.inits.items():
-            _field(g, 5, _tensor(name, dtype, dims, data))
-        for name in self.inputs:
-            _field(g, 11, _value_info(name, *self.values[name]))
-        for name in self.outputs:
-            _field(g, 12, _value_info(name, *self.values[name]))
-        for name in sorted(self.declared):
-            _field(g, 13, _value_info(name, *self.values[name]))
-        m = bytearray()
-        _varint_field(m, 1, 8)                       # ir_version
-        _field(m, 2, producer.encode())
-        _field(m, 7, bytes(g))
-        domains = {""} | {n[5] for n in self.nodes}
-        for d in sorted(domains):
-            op = bytearray()
-            _field(op, 1, d.encode())
-            _varint_field(op, 2, OPSET if d == "" else 1)
-            _field(m, 8, bytes(op))
-        if self.module_types:
-            kv = bytearray()
-            _field(kv, 1, b"nnscan.module_types")
-            _field(kv, 2, json.dumps(self.module_types).encode())
-            _field(m, 14, bytes(kv))
-        return bytes(m)
+    def build(self):
+        """The graph as an nns_model (a report.Handle), caller knowledge set."""
+        from .report import Handle
+        lib = _api.lib()
+        err = _api.NnsError()
+        b = ctypes.c_void_p()
+        _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
+                   err, "nns_builder_new")
+        try:
+            _Feed(lib, b, err).graph(self)
+            out = ctypes.c_void_p()
+            _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
+                                              ctypes.byref(err)),
+                       err, "building the recorded graph")
+        finally:
+            lib.nns_builder_free(b)
+        h = Handle(out.value)
+        return h
 
 
-# ---- protobuf wire format (only what ModelProto needs) ----
+class _Feed:
+    """One nns_builder call per graph element; every status checked."""
 
-def _varint(out, v):
-    v &= (1 << 64) - 1
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return
+    def __init__(self, lib, b, err):
+        self.lib, self.b, self.err = lib, b, err
+        self.eref = ctypes.byref(err)
 
+    def ok(self, st, what):
+        _api.check(st, self.err, what)
 
-def _field(out, num, payload):
-    _varint(out, (num << 3) | 2)
-    _varint(out, len(payload))
-    out += payload
+    @staticmethod
+    def dims(d):
+        return (ctypes.c_int64 * max(1, len(d)))(*d), len(d)
 
+    def graph(self, g):
+        lib, b, e = self.lib, self.b, self.eref
+        self.ok(lib.nns_builder_set_producer(b, b"nnscan", b"", e), "producer")
+        self.ok(lib.nns_builder_set_graph_name(b, g.name.encode(), e), "name")
+        if g.module_types:
+            self.ok(lib.nns_builder_add_metadata(
+                b, b"nnscan.module_types",
+                json.dumps(g.module_types).encode(), e), "module types")
+        for d in sorted({""} | {n[5] for n in g.nodes}):
+            self.ok(lib.nns_builder_add_opset(b, d.encode(),
+                                              OPSET if d == "" else 1, e),
+                    f"opset {d}")
+        for name in g.inputs:
+            dt, dims = g.values[name]
+            arr, r = self.dims(dims)
+            self.ok(lib.nns_builder_add_input(b, name.encode(), dt, r, arr,
+                                              None, e), f"input {name}")
+        for name, (dt, dims, data) in g.inits.items():
+            arr, r = self.dims(dims)
+            raw = None if data is None else \
+                struct.pack("<%d%s" % (len(data), _PACK[dt]), *data)
+            self.ok(lib.nns_builder_add_initializer(
+                b, name.encode(), dt, r, arr, raw, len(raw or b""), e),
+                f"initializer {name}")
+        for name in sorted(g.declared):
+            dt, dims = g.values[name]
+            arr, r = self.dims(dims)
+            self.ok(lib.nns_builder_add_value_info(b, name.encode(), dt, r,
+                                                   arr, None, e),
+                    f"value {name}")
+        for op, name, ins, outs, attrs, domain, scope in g.nodes:
+            self.node(op, name, ins, outs, attrs, domain, scope)
+        for name in g.outputs:
+            dt, dims = g.values[name]
+            arr, r = self.dims(dims)
+            self.ok(lib.nns_builder_add_output(b, name.encode(), dt, r, arr,
+                                               None, e), f"output {name}")
 
-def _varint_field(out, num, v):
-    _varint(out, num << 3)
-    _varint(out, v)
-
-
-def _packed(out, num, ints):
-    p = bytearray()
-    for v in ints:
-        _varint(p, int(v))
-    _field(out, num, bytes(p))
-
-
-def _tensor(name, dtype, dims, data):
-    t = bytearray()
-    _packed(t, 1, dims)
-    _varint_field(t, 2, dtype)
-    _field(t, 8, name.encode())
-    if data is not None:
-        _field(t, 9, struct.pack("<%d%s" % (len(data), _PACK[dtype]), *data))
-    else:
-        # Weights are never copied: an external reference to a file that
-        # does not exist gives the library dims and dtype alone.
-        kv = bytearray()
-        _field(kv, 1, b"location")
-        _field(kv, 2, NO_WEIGHTS.encode())
-        _field(t, 13, bytes(kv))
-        _varint_field(t, 14, 1)
-    return bytes(t)
-
-
-def _value_info(name, dtype, dims):
-    shape = bytearray()
-    for d in dims:
-        dim = bytearray()
-        _varint_field(dim, 1, d)
-        _field(shape, 1, bytes(dim))
-    tt = bytearray()
-    _varint_field(tt, 1, dtype)
-    _field(tt, 2, bytes(shape))
-    tp = bytearray()
-    _field(tp, 1, bytes(tt))
-    vi = bytearray()
-    _field(vi, 1, name.encode())
-    _field(vi, 2, bytes(tp))
-    return bytes(vi)
-
-
-def _attr(name, v):
-    a = bytearray()
-    _field(a, 1, name.encode())
-    if isinstance(v, bool) or isinstance(v, int):
-        _varint_field(a, 3, int(v))
-        _varint_field(a, 20, 2)
-    elif isinstance(v, float):
-        _varint(a, (2 << 3) | 5)
-        a += struct.pack("<f", v)
-        _varint_field(a, 20, 1)
-    elif isinstance(v, str):
-        _field(a, 4, v.encode())
-        _varint_field(a, 20, 3)
-    elif all(isinstance(x, int) for x in v):
-        _packed(a, 8, v)
-        _varint_field(a, 20, 7)
-    else:
-        _field(a, 7, struct.pack("<%df" % len(v), *v))
-        _varint_field(a, 20, 6)
-    return bytes(a)
-
-
-def _node(node):
-    op, name, inputs, outputs, attrs, domain = node
-    n = bytearray()
-    for i in inputs:
-        _field(n, 1, (i or "").encode())
-    for o in outputs:
-        _field(n, 2, o.encode())
-    _field(n, 3, name.encode())
-    _field(n, 4, op.encode())
-    for k, v in attrs.items():
-        _field(n, 5, _attr(k, v))
-    if domain:
-        _field(n, 7, domain.encode())
-    return bytes(n)
+    def node(self, op, name, ins, outs, attrs, domain, scope):
+        lib, b, e = self.lib, self.b, self.eref
+        cin = (ctypes.c_char_p * max(1, len(ins)))(*[(i or "").encode() for i in ins])
+        cout = (ctypes.c_char_p * max(1, len(outs)))(*[o.encode() for o in outs])
+        self.ok(lib.nns_builder_add_node(b, op.encode(), domain.encode(),
+                                         name.encode(), scope.encode(), cin,
+                                         len(ins), cout, len(outs), e),
+                f"node {name}")
+        for k, v in attrs.items():
+            key = k.encode()
+            if isinstance(v, (bool, int)):
+                st = lib.nns_builder_attr_int(b, key, int(v), e)
+            elif isinstance(v, float):
+                st = lib.nns_builder_attr_float(b, key, v, e)
+            elif isinstance(v, str):
+                st = lib.nns_builder_attr_string(b, key, v.encode(),
+                                                 len(v.encode()), e)
+            elif all(isinstance(x, int) for x in v):
+                arr = (ctypes.c_int64 * max(1, len(v)))(*v)
+                st = lib.nns_builder_attr_ints(b, key, arr, len(v), e)
+            else:
+                arr = (ctypes.c_double * max(1, len(v)))(*v)
+                st = lib.nns_builder_attr_floats(b, key, arr, len(v), e)
+            self.ok(st, f"attribute {k} of {name}")

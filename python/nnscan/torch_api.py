@@ -110,7 +110,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
                                     custom_ops=custom_ops)
-        handle = Handle.load(rec.graph.to_onnx())
+        handle = rec.graph.build()
     elif method == "onnx":
         rec = None
         handle = Handle.load(export_onnx(module, args, kwargs))

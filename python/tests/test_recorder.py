@@ -180,7 +180,7 @@ def test_sdpa_rule_counts_both_products():
             g.inputs.append(n)
         ops_map.OPS[name](bd, (q, k, v), {"is_causal": True}, (out,))
         g.outputs.append(bd.name(out))
-        hd = Handle.load(g.to_onnx())
+        hd = g.build()
         hd.infer()
         hd.analyze()
         s = nnscan.Summary(hd)
