@@ -117,9 +117,46 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     else:
         raise ValueError(f"method must be 'record' or 'onnx', not {method!r}")
     handle.infer(fallback_declared=True)
+    if rec is not None:
+        check_shapes(handle, rec)
     handle.analyze(optimizer)
     return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
+
+
+class ShapeMismatch(UserWarning):
+    """The library inferred another shape than PyTorch recorded."""
+
+
+def check_shapes(handle, rec):
+    """A free self-test: every node output's shape as the library inferred
+    it must be the shape PyTorch produced. A disagreement is a warning
+    naming the aten op and the module it ran in (a wrong entry in
+    ops_map.py, or a shape rule to fix), never a silent wrong count."""
+    import json
+    doc = json.loads(handle.report("shapes_json"))
+    inferred = dict(doc.get("values", {}))
+    inferred.update(doc.get("outputs", {}))
+    recorded = rec.builder.shape_of
+    g = rec.graph
+    seen = set()
+    for k, (op, name, _, outs, _, domain, scope) in enumerate(g.nodes):
+        if domain == "pytorch.aten":
+            continue
+        for o in outs:
+            want = recorded.get(o)
+            got = (inferred.get(o) or {}).get("shape")
+            if want is None or got == want:
+                continue
+            key = (g.node_source[k], scope)
+            if key in seen:
+                continue
+            seen.add(key)
+            warnings.warn(
+                f"nnscan: {g.node_source[k]} in module '{scope}' gives "
+                f"{tuple(want)} in PyTorch but the library's {op} rule infers "
+                f"{None if got is None else tuple(got)}; its counts may be off",
+                ShapeMismatch, stacklevel=3)
 
 
 def export_onnx(module, args, kwargs):

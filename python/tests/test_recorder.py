@@ -209,3 +209,15 @@ def test_multihead_attention_fast_path():
     assert s.totals["macs"] == want
     assert s.totals["params"] + s.totals["buffers"] == \
         sum(p.numel() for p in m.parameters())
+
+
+def test_shape_disagreement_warns_naming_the_op(monkeypatch):
+    """A wrong table entry (here relu emitted as a Transpose) is caught by
+    comparing the library's inferred shapes with PyTorch's."""
+    def wrong(b, args, kw, out):
+        b.node("Transpose", [b.inp(args[0])], [out], {"perm": [0, 1, 3, 2]})
+    monkeypatch.setitem(ops_map.OPS, "relu", wrong)
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
+    with pytest.warns(nnscan.torch_api.ShapeMismatch,
+                      match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*\(1, 4, 8, 6\)"):
+        nnscan.summary(m, (3, 8, 10), file=False)
