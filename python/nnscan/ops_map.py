@@ -602,6 +602,190 @@ def native_mha(b, args, kw, out):
     b.node("Add", [b.name(proj), b.inp(b_out)], [y])
 
 
+# ---- backward ops (summary(..., backward=True)) ----
+#
+# The gradient kernels autograd runs, spelled as the forward ops of equal
+# work the table can cost.
+
+def _conv_geometry(x, w, stride, padding, dilation):
+    r = _ndim(w) - 2
+    return (_ints(stride, r), _ints(padding, r), _ints(dilation, r),
+            [int(k) for k in w.shape[2:]], r)
+
+
+def convolution_backward(b, args, kw, out):
+    """grad_input: the transposed convolution of grad_output by the weight
+    (as many MACs as the forward); grad_weight: the correlation of the
+    input with grad_output, as a grouped Conv whose batch is Cin/g and whose
+    kernel is grad_output (as many MACs as the forward); grad_bias: a sum."""
+    g_out, x, w = args[0], args[1], args[2]
+    stride, padding, dilation = args[4], args[5], args[6]
+    transposed, groups = args[7], int(args[9])
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    s, p, d, k, r = _conv_geometry(x, w, stride, padding, dilation)
+    if transposed:  # the backward of a ConvTranspose: leave to the table
+        b.unmapped("convolution_backward", args, out)
+        return
+    if isinstance(gi, _tensor_type()):
+        opad = []
+        for i in range(r):
+            full = (int(g_out.shape[2 + i]) - 1) * s[i] - 2 * p[i] \
+                + d[i] * (k[i] - 1) + 1
+            opad.append(int(x.shape[2 + i]) - full)
+        b.node("ConvTranspose", [b.inp(g_out), b.inp(w)], [gi],
+               {"kernel_shape": k, "strides": s, "pads": p + p,
+                "dilations": d, "group": groups, "output_padding": opad})
+    if isinstance(gw, _tensor_type()):
+        n, cin, cout = int(x.shape[0]), int(x.shape[1]), int(w.shape[0])
+        spatial_x = [int(v) for v in x.shape[2:]]
+        spatial_y = [int(v) for v in g_out.shape[2:]]
+        # x: (N, Cin, *S) -> (Cin/g, g*N, *S)
+        x5 = b.fresh(x.dtype, [n, groups, cin // groups] + spatial_x)
+        b.node("Reshape", [b.inp(x), b.const(list(x5.shape))], [x5])
+        xt = b.fresh(x.dtype, [cin // groups, groups, n] + spatial_x)
+        b.node("Transpose", [b.name(x5)], [xt],
+               {"perm": [2, 1, 0] + list(range(3, 3 + r))})
+        xin = b.fresh(x.dtype, [cin // groups, groups * n] + spatial_x)
+        b.node("Reshape", [b.name(xt), b.const(list(xin.shape))], [xin])
+        # grad_output: (N, Cout, *So) -> (Cout, N, *So)
+        gt = b.fresh(g_out.dtype, [cout, n] + spatial_y)
+        b.node("Transpose", [b.inp(g_out)], [gt],
+               {"perm": [1, 0] + list(range(2, 2 + r))})
+        # forward stride becomes dilation and vice versa; the end padding
+        # is trimmed so the result is exactly the kernel's size
+        end = [d[i] * (k[i] - 1) + 1 + s[i] * (spatial_y[i] - 1)
+               - spatial_x[i] - p[i] for i in range(r)]
+        if any(e < 0 for e in end):
+            b.unmapped("convolution_backward", args, out)
+            return
+        corr = b.fresh(x.dtype, [cin // groups, cout] + k)
+        b.node("Conv", [b.name(xin), b.name(gt)], [corr],
+               {"kernel_shape": spatial_y, "strides": d, "dilations": s,
+                "pads": p + end, "group": groups})
+        b.node("Transpose", [b.name(corr)], [gw],
+               {"perm": [1, 0] + list(range(2, 2 + r))})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g_out), b.const([0] + list(range(2, 2 + r)))],
+               [gb], {"keepdims": 0})
+
+
+def _tensor_type():
+    import torch
+    return torch.Tensor
+
+
+def threshold_backward(b, args, kw, out):
+    # grad * (x > threshold)
+    g, x = args[0], args[1]
+    cond = b.fresh(_bool(), list(x.shape))
+    b.node("Greater", [b.inp(x), b.scalar(args[2], x)], [cond])
+    b.node("Where", [b.name(cond), b.inp(g), b.scalar(0, g)], [out])
+
+
+def _bool():
+    import torch
+    return torch.bool
+
+
+def batch_norm_backward(b, args, kw, out):
+    """Eval mode: grad_input is a per-channel affine map of grad_output (one
+    BatchNormalization's work); grad_weight = sum(grad * x_hat) and
+    grad_bias = sum(grad) over all but the channel axis."""
+    g, x, w = args[0], args[1], args[2]
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    c = int(x.shape[1])
+    axes = [0] + list(range(2, _ndim(x)))
+    if isinstance(gi, _tensor_type()):
+        b.node("BatchNormalization",
+               [b.inp(g), b.inp(w) if w is not None else b.filler(c, x),
+                b.filler(c, x), b.filler(c, x), b.filler(c, x)], [gi])
+    if isinstance(gw, _tensor_type()):
+        prod = b.fresh_like(g)
+        b.node("Mul", [b.inp(g), b.inp(x)], [prod])
+        b.node("ReduceSum", [b.name(prod), b.const(axes)], [gw], {"keepdims": 0})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g), b.const(axes)], [gb], {"keepdims": 0})
+
+
+def layer_norm_backward(b, args, kw, out):
+    """grad_input as one LayerNormalization's work; grad_weight and
+    grad_bias as sums over the leading axes."""
+    g, x, shape, w = args[0], args[1], list(args[2]), args[5]
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    lead = list(range(_ndim(x) - len(shape)))
+    if isinstance(gi, _tensor_type()):
+        b.node("LayerNormalization",
+               [b.inp(g), b.inp(w) if w is not None else b.filler(shape, x)],
+               [gi], {"axis": -len(shape)})
+    if isinstance(gw, _tensor_type()):
+        prod = b.fresh_like(g)
+        b.node("Mul", [b.inp(g), b.inp(x)], [prod])
+        b.node("ReduceSum", [b.name(prod), b.const(lead)], [gw], {"keepdims": 0})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g), b.const(lead)], [gb], {"keepdims": 0})
+
+
+def softmax_backward(b, args, kw, out):
+    # y * (g - sum(g * y, dim))
+    g, y, dim = args[0], args[1], int(args[2])
+    gy = b.fresh_like(g)
+    b.node("Mul", [b.inp(g), b.inp(y)], [gy])
+    shape = list(g.shape)
+    shape[dim] = 1
+    ssum = b.fresh(g.dtype, shape)
+    b.node("ReduceSum", [b.name(gy), b.const([dim % _ndim(g)])], [ssum],
+           {"keepdims": 1})
+    diff = b.fresh_like(g)
+    b.node("Sub", [b.inp(g), b.name(ssum)], [diff])
+    b.node("Mul", [b.inp(y), b.name(diff)], [out])
+
+
+def sigmoid_backward(b, args, kw, out):
+    # g * y * (1 - y)
+    g, y = args[0], args[1]
+    one_minus = b.fresh_like(y)
+    b.node("Sub", [b.scalar(1.0, y), b.inp(y)], [one_minus])
+    t = b.fresh_like(y)
+    b.node("Mul", [b.inp(y), b.name(one_minus)], [t])
+    b.node("Mul", [b.inp(g), b.name(t)], [out])
+
+
+def tanh_backward(b, args, kw, out):
+    # g * (1 - y^2)
+    g, y = args[0], args[1]
+    sq = b.fresh_like(y)
+    b.node("Mul", [b.inp(y), b.inp(y)], [sq])
+    t = b.fresh_like(y)
+    b.node("Sub", [b.scalar(1.0, y), b.name(sq)], [t])
+    b.node("Mul", [b.inp(g), b.name(t)], [out])
+
+
+def adaptive_avg_pool_backward(b, args, kw, out):
+    # each input element receives its window's gradient / k
+    g, x = args[0], args[1]
+    e = b.fresh_like(x)
+    b.node("Expand", [b.inp(g), b.const(list(x.shape))], [e])
+    window = max(1, int(x.numel()) // max(1, int(g.numel())))
+    b.node("Div", [b.name(e), b.scalar(float(window), x)], [out])
+
+
+def max_pool_backward(b, args, kw, out):
+    # the gradient goes back to each window's maximum: a scatter
+    g, x, idx = args[0], args[1], args[-1]
+    nc = int(g.shape[0]) * int(g.shape[1])
+    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [int(g.numel()) // nc])
+    b.node("Reshape", [b.inp(g), b.const(list(flat_g.shape))], [flat_g])
+    flat_i = b.fresh(idx.dtype, list(flat_g.shape))
+    b.node("Reshape", [b.inp(idx), b.const(list(flat_i.shape))], [flat_i])
+    flat_x = [int(x.shape[0]), int(x.shape[1]),
+              int(x.numel() // (x.shape[0] * x.shape[1]))]
+    scat = b.fresh(g.dtype, flat_x)
+    b.node("ScatterElements", [b.filler(flat_x, g), b.name(flat_i),
+                               b.name(flat_g)], [scat],
+           {"axis": 2, "reduction": "add"})
+    b.node("Reshape", [b.name(scat), b.const(list(x.shape))], [out])
+
+
 # ---- the table ----
 
 OPS = {
@@ -685,6 +869,15 @@ OPS = {
     "_scaled_dot_product_efficient_attention": sdpa_fused(3),
     "_scaled_dot_product_cudnn_attention": sdpa_fused(3),
     "_native_multi_head_attention": native_mha,
+    # backward kernels (summary(..., backward=True))
+    "convolution_backward": convolution_backward,
+    "threshold_backward": threshold_backward,
+    "native_batch_norm_backward": batch_norm_backward,
+    "native_layer_norm_backward": layer_norm_backward,
+    "_softmax_backward_data": softmax_backward,
+    "sigmoid_backward": sigmoid_backward, "tanh_backward": tanh_backward,
+    "_adaptive_avg_pool2d_backward": adaptive_avg_pool_backward,
+    "max_pool2d_with_indices_backward": max_pool_backward,
     # tensors made from nothing: constants, not activations
     "empty": CREATE, "empty_like": CREATE, "empty_strided": CREATE,
     "zeros": CREATE, "zeros_like": CREATE, "ones": CREATE, "ones_like": CREATE,

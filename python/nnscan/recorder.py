@@ -64,6 +64,8 @@ class Builder:
         self.scope = ""
         self.source = ""
         self.shape_of = {}   # value name -> recorded dims
+        self.scope_of = {}   # id(tensor) -> module path it was made in
+        self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
         self.uncounted = {}  # aten op -> calls with no entry
 
     # ---- names ----
@@ -81,6 +83,7 @@ class Builder:
     def _declare(self, t, name):
         self.keep.append(t)
         self.names[id(t)] = name
+        self.scope_of[id(t)] = self.scope
         dims = [int(d) for d in t.shape]
         self.g.add_value(name, onnx_dtype(t.dtype), dims)
         self.shape_of[name] = dims
@@ -212,9 +215,41 @@ class _Mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except NotImplementedError:
+            shim = META_SHIMS.get(ops_map.base_name(func))
+            if shim is None or not _all_meta(args):
+                raise
+            out = shim(*args, **kwargs)
         record(self.b, func, args, kwargs, out)
         return out
+
+
+def _all_meta(args):
+    ts = _tensor_args(args)
+    return bool(ts) and all(t.is_meta for t in ts)
+
+
+def _empty_like(t):
+    return torch.empty(t.shape, dtype=t.dtype, device="meta")
+
+
+def _conv_backward_meta(grad_out, x, w, bias_sizes, *rest):
+    """torch 1.13 has no meta kernel for convolution_backward: its outputs
+    are shaped like the input, the weight and the bias."""
+    mask = rest[-1]
+    return (_empty_like(x) if mask[0] else None,
+            _empty_like(w) if mask[1] else None,
+            torch.empty(list(bias_sizes or [w.shape[0]]), dtype=w.dtype,
+                        device="meta") if mask[2] else None)
+
+
+# Output shapes for the few backward kernels torch 1.13 cannot run on meta
+# tensors (shapes only; the counting is ops_map's).
+META_SHIMS = {
+    "convolution_backward": _conv_backward_meta,
+}
 
 
 def record(b, func, args, kwargs, out):
@@ -381,6 +416,8 @@ class Recording:
 def _run(model, args, kwargs, grad, custom_ops=None):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
+    b.params_by_id = {id(t): t for t in list(model.parameters())
+                      + list(model.buffers())}
     for name, m in model.named_modules():
         g.module_types[name] = type(m).__name__
     names = []
@@ -407,22 +444,24 @@ def _run(model, args, kwargs, grad, custom_ops=None):
     return Recording(g, b, stack, None, out)
 
 
-def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None):
+def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
+                 keep_graph=False):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
     or "model" (the model's own device). The model's training flags and the
-    RNG states are restored whatever happens."""
+    RNG states are restored whatever happens. keep_graph: autograd stays on
+    in every case (for backward.py)."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
     with preserved(model):
-        return _record(model, args, kwargs, device, custom_ops)
+        return _record(model, args, kwargs, device, custom_ops, keep_graph)
 
 
-def _record(model, args, kwargs, device, custom_ops):
+def _record(model, args, kwargs, device, custom_ops, keep_graph):
     first_error = None
     if device in ("auto", "meta"):
         target = model if on_meta(model) else meta_copy(model)
@@ -449,7 +488,7 @@ def _record(model, args, kwargs, device, custom_ops):
                       f"({type(first_error).__name__}: {why}); running it "
                       "once on the model's own device")
     model.eval()
-    rec = _run(model, args, kwargs, grad=False, custom_ops=custom_ops)
+    rec = _run(model, args, kwargs, grad=keep_graph, custom_ops=custom_ops)
     p = next(iter(model.parameters()), None)
     rec.device = str(p.device) if p is not None else "cpu"
     return rec

@@ -159,6 +159,31 @@ def check_shapes(handle, rec):
                 ShapeMismatch, stacklevel=3)
 
 
+def analyze_training(module, args, kwargs, max_depth=None,
+                     columns=("params",), wrap="mid", optimizer="adam",
+                     name=None, device="auto"):
+    """The forward Summary with `.backward`: the backward pass's Summary
+    (FLOPs, MACs per module; see backward.py for the attribution rule)."""
+    from . import backward, recorder
+    name = name or type(module).__name__.lower()
+    rec = recorder.record_model(module, args, kwargs or {}, device=device,
+                                keep_graph=True)
+    handle = rec.graph.build()
+    handle.infer(fallback_declared=True)
+    check_shapes(handle, rec)
+    handle.analyze(optimizer)
+    s = TorchSummary(handle, rec, "record", name=name, max_depth=max_depth,
+                     columns=columns, wrap=wrap)
+    bg, bb = backward.record_backward(rec)
+    bh = bg.build()
+    bh.infer(fallback_declared=True)
+    bh.analyze(optimizer)
+    s.backward = Summary(bh, name=name + " (backward)", max_depth=max_depth,
+                         columns=("flops", "macs"), wrap=wrap)
+    s.backward.uncounted_aten = dict(bb.uncounted)
+    return s
+
+
 def export_onnx(module, args, kwargs):
     """torch.onnx.export to bytes, the model left as it was."""
     torch = _torch()
@@ -195,14 +220,19 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         cols.append("rf")
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
     if backward:
-        from .backward import analyze_training
+        if method != "record":
+            raise ValueError("backward=True needs method='record'")
         s = analyze_training(module, args, kwargs, max_depth=max_depth,
-                             columns=tuple(cols), wrap=wrap_mode)
+                             columns=tuple(cols), wrap=wrap_mode,
+                             device=device)
     else:
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
     text = s.to_text(width=width)
+    if backward:
+        text = text.rstrip("\n") + "\n\nBackward pass (gradients of every " \
+            "trainable parameter):\n" + s.backward.to_text(width=width)
     if file is not False:
         print(text, file=file, end="" if text.endswith("\n") else "\n")
     return s
