@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "builddesc.h"
 #include "testmodel.h"
 
 /* ==== Output capture ==== */
@@ -64,214 +65,20 @@ static void cut_warnings(char *json) {
     memmove(w, end + 3, strlen(end + 3) + 1);
 }
 
-/* ==== Replaying a description ==== */
-
-/* Decodes a percent-encoded field in place; "-" is the empty string. */
-static char *field(char *s) {
-  if (!strcmp(s, "-")) {
-    s[0] = 0;
-    return s;
-  }
-  char *o = s;
-  for (char *p = s; *p; p++) {
-    if (*p == '%' && p[1] && p[2]) {
-      char hex[3] = {p[1], p[2], 0};
-      *o++ = (char)strtol(hex, NULL, 16);
-      p += 2;
-    } else {
-      *o++ = *p;
-    }
-  }
-  *o = 0;
-  return s;
-}
-
-/* Hex into bytes (malloc'ed, *n set); NULL for "-". */
-static unsigned char *hex_bytes(const char *s, size_t *n) {
-  *n = 0;
-  if (!strcmp(s, "-"))
-    return NULL;
-  size_t len = strlen(s) / 2;
-  unsigned char *out = malloc(len + 1);
-  for (size_t i = 0; out && i < len; i++) {
-    char hex[3] = {s[2 * i], s[2 * i + 1], 0};
-    out[i] = (unsigned char)strtol(hex, NULL, 16);
-  }
-  *n = len;
-  return out;
-}
-
-typedef struct tokens {
-  char *t[4096];
-  int n, at;
-} tokens;
-
-static char *next(tokens *tk) { return tk->at < tk->n ? tk->t[tk->at++] : ""; }
-static long long next_int(tokens *tk) { return strtoll(next(tk), NULL, 10); }
-
-/* DTYPE RANK DIM... into dtype, rank, dims and symbols. */
-static void dims_fields(tokens *tk, int *dtype, int *rank, int64_t *dims,
-                        const char **syms) {
-  *dtype = (int)next_int(tk);
-  *rank = (int)next_int(tk);
-  for (int k = 0; k < *rank && k < 64; k++) {
-    char *d = next(tk);
-    syms[k] = NULL;
-    if (d[0] == '$') {
-      dims[k] = -1;
-      syms[k] = field(d + 1);
-    } else if (d[0] == '?') {
-      dims[k] = -1;
-    } else {
-      dims[k] = strtoll(d, NULL, 10);
-    }
-  }
-}
-
-/* Replays the description at `path`; the built model, or NULL. */
-static nns_model *replay(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    check_fail(__FILE__, __LINE__, "cannot open %s", path);
-    return NULL;
-  }
-  nns_builder *b = NULL;
-  nns_error err;
-  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-  static char line[1 << 20];
-  static tokens tk;
-  int lineno = 0;
-  nns_status st = NNS_OK;
-  while (st == NNS_OK && fgets(line, sizeof line, f)) {
-    lineno++;
-    line[strcspn(line, "\n")] = 0;
-    if (!line[0] || line[0] == '#')
-      continue;
-    tk.n = tk.at = 0;
-    for (char *s = strtok(line, " "); s && tk.n < 4096; s = strtok(NULL, " "))
-      tk.t[tk.n++] = s;
-    const char *cmd = next(&tk);
-    int64_t dims[64];
-    const char *syms[64];
-    int dtype, rank;
-    if (!strcmp(cmd, "ir_version")) {
-      st = nns_builder_set_ir_version(b, next_int(&tk), &err);
-    } else if (!strcmp(cmd, "producer")) {
-      char *n = field(next(&tk));
-      st = nns_builder_set_producer(b, n, field(next(&tk)), &err);
-    } else if (!strcmp(cmd, "opset")) {
-      char *d = field(next(&tk));
-      st = nns_builder_add_opset(b, d, next_int(&tk), &err);
-    } else if (!strcmp(cmd, "meta")) {
-      char *k = field(next(&tk));
-      st = nns_builder_add_metadata(b, k, field(next(&tk)), &err);
-    } else if (!strcmp(cmd, "graph_name")) {
-      st = nns_builder_set_graph_name(b, field(next(&tk)), &err);
-    } else if (!strcmp(cmd, "input") || !strcmp(cmd, "output") ||
-               !strcmp(cmd, "value_info")) {
-      char *name = field(next(&tk));
-      dims_fields(&tk, &dtype, &rank, dims, syms);
-      st = cmd[0] == 'i'   ? nns_builder_add_input(b, name, dtype, rank, dims,
-                                                   syms, &err)
-           : cmd[0] == 'o' ? nns_builder_add_output(b, name, dtype, rank,
-                                                    dims, syms, &err)
-                           : nns_builder_add_value_info(b, name, dtype, rank,
-                                                        dims, syms, &err);
-    } else if (!strcmp(cmd, "init") || !strcmp(cmd, "attr_tensor")) {
-      bool init = cmd[0] == 'i';
-      char *name = field(next(&tk));
-      int type = init ? 0 : (int)next_int(&tk);
-      dims_fields(&tk, &dtype, &rank, dims, syms);
-      size_t n;
-      unsigned char *data = hex_bytes(next(&tk), &n);
-      st = init ? nns_builder_add_initializer(b, name, dtype, rank, dims,
-                                              data, n, &err)
-                : nns_builder_attr_tensor(b, name, (nns_attr_type)type,
-                                          dtype, rank, dims, data, n, &err);
-      free(data);
-    } else if (!strcmp(cmd, "node")) {
-      char *op = field(next(&tk)), *dom = field(next(&tk));
-      char *name = field(next(&tk));
-      int nin = (int)next_int(&tk);
-      const char *ins[512], *outs[512];
-      for (int k = 0; k < nin && k < 512; k++)
-        ins[k] = field(next(&tk));
-      int nout = (int)next_int(&tk);
-      for (int k = 0; k < nout && k < 512; k++)
-        outs[k] = field(next(&tk));
-      st = nns_builder_add_node(b, op, dom, name, NULL, ins, (size_t)nin,
-                                outs, (size_t)nout, &err);
-    } else if (!strcmp(cmd, "attr_int")) {
-      char *name = field(next(&tk));
-      st = nns_builder_attr_int(b, name, next_int(&tk), &err);
-    } else if (!strcmp(cmd, "attr_float")) {
-      char *name = field(next(&tk));
-      st = nns_builder_attr_float(b, name, strtod(next(&tk), NULL), &err);
-    } else if (!strcmp(cmd, "attr_string")) {
-      char *name = field(next(&tk));
-      size_t n;
-      unsigned char *data = hex_bytes(next(&tk), &n);
-      st = nns_builder_attr_string(b, name, (const char *)data, n, &err);
-      free(data);
-    } else if (!strcmp(cmd, "attr_ints") || !strcmp(cmd, "attr_floats")) {
-      char *name = field(next(&tk));
-      size_t n = (size_t)next_int(&tk);
-      int64_t iv[4096];
-      double fv[4096];
-      for (size_t k = 0; k < n && k < 4096; k++) {
-        char *v = next(&tk);
-        iv[k] = strtoll(v, NULL, 10);
-        fv[k] = strtod(v, NULL);
-      }
-      st = cmd[5] == 'i' ? nns_builder_attr_ints(b, name, iv, n, &err)
-                         : nns_builder_attr_floats(b, name, fv, n, &err);
-    } else if (!strcmp(cmd, "attr_strings")) {
-      char *name = field(next(&tk));
-      size_t n = (size_t)next_int(&tk);
-      char *sv[256];
-      for (size_t k = 0; k < n && k < 256; k++) {
-        size_t len;
-        sv[k] = (char *)hex_bytes(next(&tk), &len);
-        if (!sv[k])
-          sv[k] = calloc(1, 1);
-        else
-          sv[k][len] = 0;
-      }
-      st = nns_builder_attr_strings(b, name, (const char *const *)sv, n,
-                                    &err);
-      for (size_t k = 0; k < n && k < 256; k++)
-        free(sv[k]);
-    } else if (!strcmp(cmd, "begin_graph")) {
-      char *name = field(next(&tk));
-      st = nns_builder_begin_graph(b, name, (nns_attr_type)next_int(&tk),
-                                   &err);
-    } else if (!strcmp(cmd, "end_graph")) {
-      st = nns_builder_end_graph(b, &err);
-    } else {
-      check_fail(__FILE__, __LINE__, "%s:%d: unknown record '%s'", path,
-                 lineno, cmd);
-      st = NNS_E_ARG;
-    }
-    if (st != NNS_OK)
-      check_fail(__FILE__, __LINE__, "%s:%d: %s: %s", path, lineno,
-                 nns_status_name(st), err.message);
-  }
-  fclose(f);
-  nns_model *m = NULL;
-  if (st == NNS_OK && nns_builder_finish(b, &m, &err) != NNS_OK)
-    check_fail(__FILE__, __LINE__, "%s: finish: %s", path, err.message);
-  nns_builder_free(b);
-  return m;
-}
-
 /* The built model's summary equals the loaded file's, warnings aside. */
 static void expect_same_summary(const char *name) {
   char desc[256], onnx[256];
   snprintf(desc, sizeof desc, "unit/builder/%s.desc", name);
   snprintf(onnx, sizeof onnx, "fixtures/models/%s.onnx", name);
-  nns_model *built = replay(desc);
-  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
+  nns_model *built = NULL;
+  bdesc *bd = bdesc_read(desc);
   nns_error err;
+  if (!bd)
+    check_fail(__FILE__, __LINE__, "cannot read %s", desc);
+  else if (bdesc_replay(bd, &built, &err) != NNS_OK)
+    check_fail(__FILE__, __LINE__, "%s: %s", desc, err.message);
+  bdesc_free(bd);
+  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
   if (!built || !loaded) {
     nns_model_free(built);
     nns_model_free(loaded);
@@ -421,6 +228,47 @@ static void test_subgraph_and_attrs(void) {
   nns_model_free(m);
 }
 
+/* Explicit module paths are taken as given: no name parsing, no folding of
+ * `relu_1` into `relu` even for a PyTorch producer. */
+static void test_module_paths(void) {
+  nns_builder *b = NULL;
+  nns_error err;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_set_producer(b, "pytorch", "2.1", &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+  int64_t d[] = {1, 8};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 2, d, NULL, &err),
+           NNS_OK);
+  const char *in[] = {"x"}, *o1[] = {"a"}, *o2[] = {"b"}, *o3[] = {"c"};
+  /* The name says one thing, the path another: the path wins. */
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/nowhere/Relu",
+                                "encoder.relu", in, 1, o1, 1, &err), NNS_OK);
+  in[0] = "a";
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "r2", "encoder.relu_1", in, 1,
+                                o2, 1, &err), NNS_OK);
+  in[0] = "b";
+  CHECK_EQ(nns_builder_add_node(b, "Neg", "", "/head/Neg", NULL, in, 1, o3,
+                                1, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "c", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  /* root, encoder, encoder.relu, encoder.relu_1, head */
+  CHECK_EQ(nns_model_layer_count(m), 5);
+  const char *want[] = {"", "encoder", "encoder.relu", "encoder.relu_1",
+                        "head"};
+  for (size_t i = 0; i < 5; i++)
+    CHECK_STR(tm_layer_at(m, i).path, want[i]);
+  nns_node_info n = {.size = sizeof n};
+  CHECK_EQ(nns_model_node(m, 0, &n), NNS_OK);
+  CHECK_STR(n.module_path, "encoder.relu");
+  CHECK_EQ(n.layer, 2);
+  nns_model_free(m);
+}
+
 static void test_misuse(void) {
   nns_builder *b = NULL;
   nns_error err;
@@ -505,6 +353,7 @@ int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
   RUN(test_subgraph_and_attrs);
+  RUN(test_module_paths);
   RUN(test_misuse);
   return check_finish();
 }
