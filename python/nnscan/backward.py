@@ -2,17 +2,20 @@
 
 The forward runs once under the recorder with autograd on (on meta tensors
 where possible, as recorder.py describes). Then, still under a dispatch
-mode, torch.autograd.grad computes the gradients of every output (seeded
-with ones) with respect to every parameter that requires a gradient and
-every floating input, so the model's `.grad` fields are never touched.
+mode, torch.autograd.grad computes the gradients of the outputs (seeded
+with ones) with respect to every parameter that requires a gradient, so
+the model's `.grad` fields are never touched. Inputs get no gradient (a
+training step does not need one), so the first layer's input gradient is
+not computed, as in training.
 
 Attribution rule: a backward op belongs to the module whose forward created
-the autograd node that runs it. Each tensor the forward records remembers
-the module it was made in; its grad_fn inherits that module. autograd runs
-one node at a time on this thread, and a hook registered on each node fires
-right after the node finishes, so every op dispatched since the previous
-hook belongs to that node's module. (Gradient sums for a tensor used twice
-run just before its consumer node, and are charged to that node.)
+the autograd node that runs it. The recorder notes each op's grad_fn (once
+autograd has attached it, before an in-place op can replace it) with the
+module the op ran in. autograd runs one node at a time on this thread, and
+a hook registered on each node fires right after the node finishes, so
+every op dispatched since the previous hook belongs to that node's module.
+(Gradient sums for a tensor used twice run just before its consumer node,
+and are charged to that node.)
 
 The backward ops are mapped by the same table (ops_map.py: the *_backward
 entries spell each gradient kernel as forward ops of equal work) into a
@@ -42,12 +45,7 @@ class _BackwardBuilder(Builder):
 def record_backward(rec):
     """The backward graph of a recording made with autograd on."""
     fwd = rec.builder
-    # the module each autograd node belongs to
-    node_scope = {}
-    for t in fwd.keep:
-        fn = getattr(t, "grad_fn", None)
-        if fn is not None and id(fn) not in node_scope:
-            node_scope[id(fn)] = (fn, fwd.scope_of.get(id(t), ""))
+    node_scope = fwd.node_scope  # autograd node -> module path
     outs = [t for t in flatten(rec.outputs)
             if isinstance(t, torch.Tensor) and t.requires_grad]
     if not outs:

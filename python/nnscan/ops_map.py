@@ -656,8 +656,12 @@ def convolution_backward(b, args, kw, out):
         end = [d[i] * (k[i] - 1) + 1 + s[i] * (spatial_y[i] - 1)
                - spatial_x[i] - p[i] for i in range(r)]
         if any(e < 0 for e in end):
-            b.unmapped("convolution_backward", args, out)
-            return
+            # input rows the forward never read (stride remainder): cut
+            keep = [spatial_x[i] + min(0, end[i]) for i in range(r)]
+            cut = b.fresh(x.dtype, [cin // groups, groups * n] + keep)
+            b.node("Slice", [b.name(xin), b.const([0] * r), b.const(keep),
+                             b.const(list(range(2, 2 + r)))], [cut])
+            xin, end = cut, [max(0, e) for e in end]
         corr = b.fresh(x.dtype, [cin // groups, cout] + k)
         b.node("Conv", [b.name(xin), b.name(gt)], [corr],
                {"kernel_shape": spatial_y, "strides": d, "dilations": s,

@@ -66,6 +66,11 @@ class Builder:
         self.shape_of = {}   # value name -> recorded dims
         self.scope_of = {}   # id(tensor) -> module path it was made in
         self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
+        # autograd node -> module path, for backward.py: the outputs of the
+        # last op get their grad_fn once autograd has wrapped them, i.e. by
+        # the next dispatch (an in-place op may replace it later)
+        self.node_scope = {}
+        self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
 
     # ---- names ----
@@ -84,10 +89,18 @@ class Builder:
         self.keep.append(t)
         self.names[id(t)] = name
         self.scope_of[id(t)] = self.scope
+        self._fresh.append((t, self.scope))
         dims = [int(d) for d in t.shape]
         self.g.add_value(name, onnx_dtype(t.dtype), dims)
         self.shape_of[name] = dims
         return name
+
+    def note_grad_fns(self):
+        for t, scope in self._fresh:
+            fn = getattr(t, "grad_fn", None)
+            if fn is not None and id(fn) not in self.node_scope:
+                self.node_scope[id(fn)] = (fn, scope)
+        self._fresh = []
 
     def inp(self, t):
         """The value name of an op's input tensor."""
@@ -215,6 +228,7 @@ class _Mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        self.b.note_grad_fns()
         try:
             out = func(*args, **kwargs)
         except NotImplementedError:
@@ -434,6 +448,7 @@ def _run(model, args, kwargs, grad, custom_ops=None):
     ctx = torch.enable_grad() if grad else torch.no_grad()
     with ctx, stack, _Mode(b):
         out = model(*args, **kwargs)
+    b.note_grad_fns()
     seen = set()
     for t in flatten(out):
         n = b.names.get(id(t))
