@@ -1,18 +1,67 @@
 /*
  * nnscan.h - the one public header of libnnscan.
  *
- * libnnscan reads an ONNX model without copying it, builds its graph and
- * infers the dtype and shape of every value in it. Everything the `nnscan`
+ * libnnscan reads an ONNX model without copying it (or takes a graph from
+ * the builder, for a binding that recorded one itself), builds its graph,
+ * infers the dtype and shape of every value in it, and counts parameters,
+ * FLOPs, MACs, memory accesses, activation memory and receptive fields per
+ * node, per layer of the module tree and in total. Everything the `nnscan`
  * command-line tool can do goes through the functions declared here, so a C
  * program or a language binding can do the same.
  *
- * Conventions:
- *   - every symbol starts with nns_ / NNS_;
- *   - handles are opaque; each create has a free, and freeing NULL is a no-op;
- *   - functions that can fail return an nns_status and, when the caller
- *     passes a non-NULL nns_error, fill it with what went wrong and where;
- *   - the library never prints, aborts or exits, and keeps no global state:
- *     separate models may be used from separate threads at once.
+ * ---- Conventions ----
+ *   - Every symbol starts with nns_ / NNS_. Handles are opaque; each create
+ *     has a free, and freeing NULL is a no-op.
+ *   - Functions that can fail return an nns_status and, when the caller
+ *     passes a non-NULL nns_error, fill it with what went wrong and where.
+ *   - Every accessor checks its arguments: a NULL handle, a NULL out
+ *     pointer, an index out of range or a struct `size` too small gives
+ *     NNS_E_ARG; a call in the wrong order (layer accessors before
+ *     nns_model_analyze, a report of a model never analysed) gives
+ *     NNS_E_STATE. Functions that return a count return 0 for a NULL handle.
+ *     On any error the out struct is left as the caller gave it.
+ *   - The library never prints, aborts or exits, and keeps no global state.
+ *
+ * ---- Ownership and lifetime of returned pointers ----
+ *   Strings and arrays the library hands out belong to the library; never
+ *   free them. How long they stay valid depends on what they describe:
+ *   - MODEL data (names of values and nodes, op types, domains, producer,
+ *     metadata, opsets): until nns_model_free().
+ *   - INFERENCE results (dtypes, ranks, dims and their symbol names, unknown
+ *     ops, warnings): until the next nns_model_infer() or nns_model_free().
+ *   - ANALYSIS results (everything read after nns_model_analyze(): totals,
+ *     layers and their names/paths/types, parameters, op types, node counts,
+ *     node module paths): until the next nns_model_analyze(),
+ *     nns_model_infer() or nns_model_free(). Results live in memory the model
+ *     owns apart from the graph; a new run frees what the previous one held
+ *     (re-running does not accumulate memory).
+ *   Each function says which of the three its pointers are.
+ *
+ * ---- Threads ----
+ *   Different models (and different builders, tables) may be used from
+ *   different threads at once with no locking. On ONE model, any number of
+ *   threads may call read-only functions (those taking `const nns_model *`,
+ *   nns_report included) at the same time, provided no call that takes a
+ *   non-const `nns_model *` (infer, analyze, set_module, set_param_kind,
+ *   register_op, free) runs at the same time; the caller serialises those.
+ *   nns_version, nns_abi_version, nns_status_*, nns_dtype_* and nns_op_*
+ *   may be called from any thread at any time.
+ *
+ * ---- ABI policy ----
+ *   NNS_ABI_VERSION (compiled in) and nns_abi_version() (the library
+ *   linked) change only when an existing function changes its signature or
+ *   meaning, an existing struct field moves or changes type, or something
+ *   is removed. Growth does not change it: new functions, new enum values
+ *   and flags, and new fields appended at the END of a struct that starts
+ *   with `size_t size`. Such a struct is read or filled by the library only
+ *   up to the caller's `size`: set it to sizeof(the struct) as your header
+ *   knows it. A caller built against an older header (smaller size) gets
+ *   the fields it knows; the library rejects a size smaller than the
+ *   struct's first published version with NNS_E_ARG. Arrays of sized
+ *   structs (nns_infer_options.inputs) are strided by their first
+ *   element's size. nns_error is the one exception: it is frozen as it is
+ *   and carries no size. A binding should check
+ *   nns_abi_version() == the NNS_ABI_VERSION it was written for.
  */
 #ifndef NNSCAN_H
 #define NNSCAN_H
@@ -33,6 +82,9 @@ extern "C" {
   ((NNS_VERSION_MAJOR << 16) | (NNS_VERSION_MINOR << 8) | NNS_VERSION_PATCH)
 #define NNS_VERSION_STRING "0.1.0"
 
+/* The ABI generation this header describes (see "ABI policy" above). */
+#define NNS_ABI_VERSION 1
+
 #if defined(_WIN32)
 #define NNS_API
 #elif defined(__GNUC__)
@@ -41,8 +93,12 @@ extern "C" {
 #define NNS_API
 #endif
 
-/* The version of the library actually linked, as "MAJOR.MINOR.PATCH". */
+/* The version of the library actually linked, as "MAJOR.MINOR.PATCH".
+ * Static string. */
 NNS_API const char *nns_version(void);
+/* The ABI generation of the library actually linked (NNS_ABI_VERSION of
+ * the header it was built with). */
+NNS_API int nns_abi_version(void);
 
 /* ==== Status codes ==== */
 
@@ -77,14 +133,16 @@ typedef enum nns_status {
 #undef NNS_STATUS_ENUM_
 } nns_status;
 
-/* "NNS_E_TRUNCATED" for NNS_E_TRUNCATED; "NNS_E_UNKNOWN" for others. */
+/* "NNS_E_TRUNCATED" for NNS_E_TRUNCATED; "NNS_E_UNKNOWN" for others.
+ * Static string. */
 NNS_API const char *nns_status_name(nns_status status);
-/* A one-line description of the status itself (not of one occurrence). */
+/* A one-line description of the status itself (not of one occurrence).
+ * Static string. */
 NNS_API const char *nns_status_message(nns_status status);
 
 /*
  * What went wrong and where. Pass NULL wherever an nns_error * is taken if
- * the status alone is enough.
+ * the status alone is enough. Frozen layout (no size field, never grows).
  */
 typedef struct nns_error {
   nns_status code;    /* same as the returned status */
@@ -122,7 +180,8 @@ typedef enum nns_dtype {
   NNS_DT_INT4 = 22
 } nns_dtype;
 
-/* "float32", "int64", "bfloat16", ...; "unknown" for 0 or an unknown number. */
+/* "float32", "int64", "bfloat16", ...; "unknown" for 0 or an unknown
+ * number. Static string. */
 NNS_API const char *nns_dtype_name(int dtype);
 /* Size of one element in bits (4 for int4, 8 for bool); 0 if unknown/string. */
 NNS_API int nns_dtype_bits(int dtype);
@@ -131,25 +190,37 @@ NNS_API int nns_dtype_bits(int dtype);
 
 typedef struct nns_model nns_model;
 
+enum {
+  /* nns_model_load_memory copies the bytes first: the caller may free or
+   * change its buffer as soon as the call returns. */
+  NNS_LOAD_COPY = 1u << 0
+};
+
 typedef struct nns_load_options {
+  size_t size;              /* sizeof(nns_load_options) */
   /* Folder that external-data `location`s are relative to. NULL: the
-   * model file's folder (for nns_model_load_memory: the current folder). */
+   * model file's folder (for nns_model_load_memory: the current folder).
+   * Honoured by both loads; the library keeps its own copy. */
   const char *external_dir;
   /* Deepest allowed message nesting; 0 means the default (64). */
   int max_depth;
+  unsigned flags;           /* NNS_LOAD_* */
 } nns_load_options;
 
 /*
  * Maps the file and decodes the model in place. Weights are not read.
  * opts may be NULL. On failure *out is NULL and err says what and where.
+ * The caller owns *out and frees it with nns_model_free().
  */
 NNS_API nns_status nns_model_load_file(const char *path,
                                        const nns_load_options *opts,
                                        nns_model **out, nns_error *err);
 
 /*
- * Decodes a model held in the caller's buffer. The buffer must stay valid
- * and unchanged until nns_model_free(): names and tensor bytes point into it.
+ * Decodes a model held in the caller's buffer. Without NNS_LOAD_COPY the
+ * buffer must stay valid and unchanged until nns_model_free(): names and
+ * tensor bytes point into it. With NNS_LOAD_COPY the library keeps its own
+ * copy and the buffer is free as soon as the call returns.
  */
 NNS_API nns_status nns_model_load_memory(const void *data, size_t size,
                                          const nns_load_options *opts,
@@ -157,10 +228,197 @@ NNS_API nns_status nns_model_load_memory(const void *data, size_t size,
 
 NNS_API void nns_model_free(nns_model *model);
 
+/* ==== Building a model in memory ==== */
+
+/*
+ * The builder makes an nns_model without protobuf: a binding hands over a
+ * graph it recorded itself. The result is an nns_model like a loaded one
+ * (infer, analyze, report, accessors). Calls describe the model top-down:
+ *
+ *   nns_builder *b; nns_builder_new(&b, &err);
+ *   nns_builder_add_opset(b, "", 17, &err);
+ *   int64_t xd[] = {-1, 3, 224, 224}; const char *xs[] = {"batch", 0, 0, 0};
+ *   nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, xs, &err);
+ *   int64_t wd[] = {64, 3, 7, 7};
+ *   nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0, &err);
+ *   const char *in[] = {"x", "w"}, *out[] = {"y"};
+ *   nns_builder_add_node(b, "Conv", "", "conv1", "conv1", in, 2, out, 1,
+ *                        &err);
+ *   int64_t k[] = {7, 7};
+ *   nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
+ *   nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err);
+ *   nns_model *m; nns_builder_finish(b, &m, &err); nns_builder_free(b);
+ *
+ * Dims everywhere in the builder are (rank, dims, symbols): rank -1 means
+ * the rank is unknown (dims ignored); dims[k] >= 0 is a known size; a
+ * negative dims[k] is named by symbols[k] when symbols is non-NULL and
+ * symbols[k] is a non-empty string (equal names are the same symbol), and
+ * is an anonymous unknown otherwise. dtype 0 is unknown. Names are copied.
+ *
+ * A call that fails (status + message in err) has no effect: the builder
+ * stays usable. Errors: NULL or empty names, a value defined twice in one
+ * graph, an attribute with no node to attach to or twice on one node, a
+ * bad dtype or dim, data whose size does not match dtype and dims,
+ * end_graph without begin_graph, finish with a subgraph still open. Names
+ * a node uses are resolved at finish (a subgraph may use names of its
+ * enclosing graphs): an input no one defines fails finish with
+ * NNS_E_DANGLING. Model-local functions are not supported.
+ *
+ * Threads: one builder is used by one thread at a time.
+ */
+typedef struct nns_builder nns_builder;
+
+/* ONNX AttributeProto.AttributeType numbers. */
+typedef enum nns_attr_type {
+  NNS_ATTR_FLOAT = 1,
+  NNS_ATTR_INT = 2,
+  NNS_ATTR_STRING = 3,
+  NNS_ATTR_TENSOR = 4,
+  NNS_ATTR_GRAPH = 5,
+  NNS_ATTR_FLOATS = 6,
+  NNS_ATTR_INTS = 7,
+  NNS_ATTR_STRINGS = 8,
+  NNS_ATTR_TENSORS = 9,
+  NNS_ATTR_GRAPHS = 10,
+  NNS_ATTR_SPARSE_TENSOR = 11,
+  NNS_ATTR_SPARSE_TENSORS = 12,
+  NNS_ATTR_TYPE_PROTO = 13,
+  NNS_ATTR_TYPE_PROTOS = 14
+} nns_attr_type;
+
+/* The caller owns *out and frees it with nns_builder_free(). */
+NNS_API nns_status nns_builder_new(nns_builder **out, nns_error *err);
+/* Frees the builder and everything not yet handed over by finish. */
+NNS_API void nns_builder_free(nns_builder *b);
+
+/* ModelProto fields. Defaults: ir_version 10, producer "" / "". */
+NNS_API nns_status nns_builder_set_ir_version(nns_builder *b,
+                                              int64_t ir_version,
+                                              nns_error *err);
+NNS_API nns_status nns_builder_set_producer(nns_builder *b, const char *name,
+                                            const char *version,
+                                            nns_error *err);
+/* Name of the graph being described (the main graph, or the open
+ * subgraph). Default "". */
+NNS_API nns_status nns_builder_set_graph_name(nns_builder *b,
+                                              const char *name,
+                                              nns_error *err);
+/* Opset import; domain "" (or "ai.onnx") is the default domain. A second
+ * call for the same domain replaces the version. */
+NNS_API nns_status nns_builder_add_opset(nns_builder *b, const char *domain,
+                                         int64_t version, nns_error *err);
+/* metadata_props entry (e.g. "nnscan.module_types"). */
+NNS_API nns_status nns_builder_add_metadata(nns_builder *b, const char *key,
+                                            const char *value,
+                                            nns_error *err);
+
+/* Graph input / output of the graph being described. An output's dtype and
+ * dims are what the model declares (0 / -1 when not declared); its value
+ * is the node output or input of that name. */
+NNS_API nns_status nns_builder_add_input(nns_builder *b, const char *name,
+                                         int dtype, int rank,
+                                         const int64_t *dims,
+                                         const char *const *symbols,
+                                         nns_error *err);
+NNS_API nns_status nns_builder_add_output(nns_builder *b, const char *name,
+                                          int dtype, int rank,
+                                          const int64_t *dims,
+                                          const char *const *symbols,
+                                          nns_error *err);
+/* A declared type for an intermediate value (ONNX value_info). */
+NNS_API nns_status nns_builder_add_value_info(nns_builder *b,
+                                              const char *name, int dtype,
+                                              int rank, const int64_t *dims,
+                                              const char *const *symbols,
+                                              nns_error *err);
+/*
+ * An initializer of the graph being described: dtype and known dims
+ * (every dims[k] >= 0). data NULL: no data (the weights are never needed
+ * to count them; a rule that would read the values sees them as unknown).
+ * Otherwise data holds data_size bytes, little-endian as ONNX raw_data,
+ * exactly elements x dtype bits / 8 (rounded up); the builder copies them.
+ * An initializer named like an earlier graph input of the same graph
+ * becomes that input's default value, as in ONNX.
+ */
+NNS_API nns_status nns_builder_add_initializer(nns_builder *b,
+                                               const char *name, int dtype,
+                                               int rank, const int64_t *dims,
+                                               const void *data,
+                                               size_t data_size,
+                                               nns_error *err);
+/*
+ * A node of the graph being described. domain NULL or "" is the default
+ * domain; name may be NULL or "". module_path is the dotted module path
+ * of the module that produced the node ("layer1.0.conv1"; "" for the model
+ * itself); NULL derives it from the node name as for ONNX files
+ * ("/layer1/layer1.0/conv1/Conv"). inputs[k] "" (or NULL) is an omitted
+ * optional input; outputs[k] "" an omitted optional output. The attr_*
+ * and begin_graph calls that follow attach to this node.
+ */
+NNS_API nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
+                                        const char *domain, const char *name,
+                                        const char *module_path,
+                                        const char *const *inputs,
+                                        size_t input_count,
+                                        const char *const *outputs,
+                                        size_t output_count, nns_error *err);
+
+/* Attributes of the last node added to the graph being described. Floats
+ * are stored as ONNX stores them (float32). A string may hold any bytes
+ * (len of them). */
+NNS_API nns_status nns_builder_attr_int(nns_builder *b, const char *name,
+                                        int64_t value, nns_error *err);
+NNS_API nns_status nns_builder_attr_float(nns_builder *b, const char *name,
+                                          double value, nns_error *err);
+NNS_API nns_status nns_builder_attr_string(nns_builder *b, const char *name,
+                                           const char *value, size_t len,
+                                           nns_error *err);
+NNS_API nns_status nns_builder_attr_ints(nns_builder *b, const char *name,
+                                         const int64_t *values, size_t count,
+                                         nns_error *err);
+NNS_API nns_status nns_builder_attr_floats(nns_builder *b, const char *name,
+                                           const double *values, size_t count,
+                                           nns_error *err);
+NNS_API nns_status nns_builder_attr_strings(nns_builder *b, const char *name,
+                                            const char *const *values,
+                                            size_t count, nns_error *err);
+/* type: NNS_ATTR_TENSOR or NNS_ATTR_SPARSE_TENSOR (one tensor), or
+ * NNS_ATTR_TENSORS / NNS_ATTR_SPARSE_TENSORS (each call appends one to the
+ * list attribute `name`). data as for initializers (NULL: dims only; a
+ * sparse tensor never has data). */
+NNS_API nns_status nns_builder_attr_tensor(nns_builder *b, const char *name,
+                                           nns_attr_type type, int dtype,
+                                           int rank, const int64_t *dims,
+                                           const void *data, size_t data_size,
+                                           nns_error *err);
+/* type: NNS_ATTR_TYPE_PROTO, or NNS_ATTR_TYPE_PROTOS (appends): a tensor
+ * type. */
+NNS_API nns_status nns_builder_attr_type(nns_builder *b, const char *name,
+                                         nns_attr_type type, int dtype,
+                                         int rank, const int64_t *dims,
+                                         const char *const *symbols,
+                                         nns_error *err);
+/* Opens a subgraph as attribute `name` of the last node (type
+ * NNS_ATTR_GRAPH, or NNS_ATTR_GRAPHS: each call appends one graph). Until
+ * the matching end_graph, inputs, outputs, initializers, value_info and
+ * nodes go to the subgraph. Subgraphs nest. */
+NNS_API nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
+                                           nns_attr_type type,
+                                           nns_error *err);
+NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
+
+/* Resolves every name and hands over the model: the caller owns *out and
+ * frees it with nns_model_free(). After a successful finish every builder
+ * call but nns_builder_free gives NNS_E_STATE; after a failed one the
+ * builder is unchanged. */
+NNS_API nns_status nns_builder_finish(nns_builder *b, nns_model **out,
+                                      nns_error *err);
+
 /* ==== Shape inference ==== */
 
 /* A user-fixed input shape: dims for the graph input called `name`. */
 typedef struct nns_input_shape {
+  size_t size;          /* sizeof(nns_input_shape); also the array stride */
   const char *name;
   const int64_t *dims;
   size_t rank;
@@ -173,23 +431,35 @@ enum {
 };
 
 typedef struct nns_infer_options {
+  size_t size;                  /* sizeof(nns_infer_options) */
   unsigned flags;               /* NNS_INFER_* */
   int64_t batch;                /* > 0: first dim of every graph input */
-  const nns_input_shape *inputs;
+  const nns_input_shape *inputs;/* input_count entries, strided by
+                                   inputs[0].size */
   size_t input_count;
 } nns_infer_options;
 
 /*
  * Infers the dtype and shape of every value, subgraphs included. opts may be
- * NULL. May be called again with other options; each call starts afresh.
+ * NULL. May be called again with other options; each call starts afresh
+ * and frees the previous inference's and analysis's results (see
+ * "Ownership" above).
  */
 NNS_API nns_status nns_model_infer(nns_model *model,
                                    const nns_infer_options *opts,
                                    nns_error *err);
 
-/* ==== Model information ==== */
+/* What has been done to the model so far: NNS_STATE_* bits (0 for NULL). */
+enum {
+  NNS_STATE_INFERRED = 1u << 0, /* the last nns_model_infer succeeded */
+  NNS_STATE_ANALYZED = 1u << 1  /* nns_model_analyze succeeded since */
+};
+NNS_API unsigned nns_model_state(const nns_model *model);
+
+/* ==== Model information (MODEL data) ==== */
 
 typedef struct nns_model_info {
+  size_t size;                  /* sizeof(nns_model_info) */
   int64_t ir_version;
   const char *producer_name;    /* "" if absent */
   const char *producer_version;
@@ -201,18 +471,19 @@ typedef struct nns_model_info {
   size_t function_count;        /* model-local functions */
 } nns_model_info;
 
-NNS_API void nns_model_get_info(const nns_model *model, nns_model_info *out);
+NNS_API nns_status nns_model_get_info(const nns_model *model,
+                                      nns_model_info *out);
 
 NNS_API size_t nns_model_opset_count(const nns_model *model);
 /* Domain "" is the default ONNX domain. */
-NNS_API void nns_model_opset(const nns_model *model, size_t i,
-                             const char **domain, int64_t *version);
+NNS_API nns_status nns_model_opset(const nns_model *model, size_t i,
+                                   const char **domain, int64_t *version);
 
 NNS_API size_t nns_model_metadata_count(const nns_model *model);
-NNS_API void nns_model_metadata(const nns_model *model, size_t i,
-                                const char **key, const char **value);
+NNS_API nns_status nns_model_metadata(const nns_model *model, size_t i,
+                                      const char **key, const char **value);
 
-/* ==== Values ==== */
+/* ==== Values (names: MODEL data; types: INFERENCE results) ==== */
 
 typedef enum nns_type_kind {
   NNS_KIND_UNKNOWN = 0,
@@ -232,11 +503,13 @@ typedef enum nns_value_role {
 
 /* One dimension: a number, or a symbol. */
 typedef struct nns_dim {
+  size_t size;        /* sizeof(nns_dim) */
   int64_t value;      /* >= 0 when known, -1 otherwise */
   const char *symbol; /* name of an unknown dim ("batch"), NULL if unnamed */
 } nns_dim;
 
 typedef struct nns_value_info {
+  size_t size;          /* sizeof(nns_value_info) */
   const char *name;
   int dtype;            /* nns_dtype, 0 when unknown */
   nns_type_kind kind;
@@ -244,6 +517,9 @@ typedef struct nns_value_info {
   int rank;             /* -1 when the rank is unknown */
   int graph_depth;      /* 0 main graph, 1 a subgraph of it, ... */
   int has_constant;     /* its value is known (initializer or folded) */
+  size_t producer;      /* node index (nns_model_node) of the node that
+                           outputs it; (size_t)-1 for inputs and
+                           initializers */
 } nns_value_info;
 
 /*
@@ -251,32 +527,122 @@ typedef struct nns_value_info {
  * outputs in node order; a subgraph's values follow the node that owns it.
  */
 NNS_API size_t nns_model_value_count(const nns_model *model);
-NNS_API void nns_model_value(const nns_model *model, size_t i,
-                             nns_value_info *out);
-NNS_API nns_dim nns_model_value_dim(const nns_model *model, size_t i,
-                                    int axis);
-/* Index of the value called `name` in the main graph, or (size_t)-1. */
-NNS_API size_t nns_model_find_value(const nns_model *model, const char *name);
+NNS_API nns_status nns_model_value(const nns_model *model, size_t i,
+                                   nns_value_info *out);
+/* Dim `axis` of value i: NNS_E_ARG unless 0 <= axis < its rank. */
+NNS_API nns_status nns_model_value_dim(const nns_model *model, size_t i,
+                                       int axis, nns_dim *out);
+/* Index of the value called `name` in the main graph; NNS_E_NOTFOUND when
+ * there is none. */
+NNS_API nns_status nns_model_find_value(const nns_model *model,
+                                        const char *name, size_t *index);
 
 /* The main graph's inputs (initializers excluded) and outputs, as indexes
- * into the value list. */
+ * into the value list. An output the graph names but nothing defines is
+ * (size_t)-1. */
 NNS_API size_t nns_model_input_count(const nns_model *model);
-NNS_API size_t nns_model_input(const nns_model *model, size_t i);
+NNS_API nns_status nns_model_input(const nns_model *model, size_t i,
+                                   size_t *value);
 NNS_API size_t nns_model_output_count(const nns_model *model);
-NNS_API size_t nns_model_output(const nns_model *model, size_t i);
+NNS_API nns_status nns_model_output(const nns_model *model, size_t i,
+                                    size_t *value);
 
-/* ==== Diagnostics ==== */
+/* ==== Nodes (structure: MODEL data; counts, module path: ANALYSIS) ==== */
+
+/*
+ * Every node, subgraph nodes included, in preorder: the main graph's nodes
+ * in the model's order, each followed by the nodes of its subgraphs (each
+ * subgraph's nodes in order, recursively). Function bodies are not listed.
+ */
+enum {
+  NNS_NODE_RULE = 1u << 0,     /* has a shape rule (after nns_model_infer) */
+  NNS_NODE_CUSTOM = 1u << 1,   /* the rule was registered by the caller */
+  NNS_NODE_CONSTANT = 1u << 2, /* every output folded to a known constant */
+  NNS_NODE_COUNTED = 1u << 3,  /* a cost rule counted it (after analyze) */
+  NNS_NODE_SUBGRAPHS = 1u << 4 /* has graph attributes (If, Loop, Scan) */
+};
+
+typedef struct nns_node_info {
+  size_t size;              /* sizeof(nns_node_info) */
+  const char *op_type;
+  const char *domain;       /* "" for the default ONNX domain */
+  const char *name;         /* "" when the node has none */
+  int64_t opset;            /* version of its domain in force; -1 unknown */
+  int graph_depth;          /* 0 main graph, 1 a subgraph of it, ... */
+  size_t parent;            /* node that holds its subgraph; (size_t)-1 for
+                               main-graph nodes */
+  const char *parent_attr;  /* attribute of `parent` holding its graph
+                               ("then_branch"); "" for main-graph nodes */
+  size_t input_count;       /* omitted optional inputs included */
+  size_t output_count;
+  unsigned flags;           /* NNS_NODE_* */
+  /* After nns_model_analyze (ANALYSIS; before: "" and (size_t)-1). A
+   * subgraph node belongs to its main-graph ancestor's layer. */
+  const char *module_path;  /* dotted module path, "" for the model */
+  size_t layer;             /* layer index (nns_model_layer) */
+} nns_node_info;
+
+NNS_API size_t nns_model_node_count(const nns_model *model);
+NNS_API nns_status nns_model_node(const nns_model *model, size_t i,
+                                  nns_node_info *out);
+/* Value index of input k / output k of node i; (size_t)-1 for an omitted
+ * optional one. */
+NNS_API nns_status nns_model_node_input(const nns_model *model, size_t i,
+                                        size_t k, size_t *value);
+NNS_API nns_status nns_model_node_output(const nns_model *model, size_t i,
+                                         size_t k, size_t *value);
+
+/* ==== Diagnostics (INFERENCE results, plus the load's warnings) ==== */
 
 /* Op types that have no rule in nnscan (after nns_model_infer), with how
  * many nodes use them. */
 NNS_API size_t nns_model_unknown_op_count(const nns_model *model);
-NNS_API void nns_model_unknown_op(const nns_model *model, size_t i,
-                                  const char **domain, const char **op_type,
-                                  size_t *node_count);
+NNS_API nns_status nns_model_unknown_op(const nns_model *model, size_t i,
+                                        const char **domain,
+                                        const char **op_type,
+                                        size_t *node_count);
 
 /* Warnings from loading and inference: full sentences. */
 NNS_API size_t nns_model_warning_count(const nns_model *model);
-NNS_API const char *nns_model_warning(const nns_model *model, size_t i);
+NNS_API nns_status nns_model_warning(const nns_model *model, size_t i,
+                                     const char **message);
+
+/* ==== What the caller knows ==== */
+
+/*
+ * Parameter kinds. TRAINABLE and FROZEN are parameters (FROZEN: requires
+ * no gradient; reported as non-trainable, as torchscan does), BUFFER is
+ * non-trainable state (BatchNorm statistics, a causal mask, rotary
+ * caches), CONSTANT is data that is not state at all (shapes, axes,
+ * indices, scalars) and is not counted.
+ */
+typedef enum nns_param_kind {
+  NNS_PARAM_TRAINABLE = 0,
+  NNS_PARAM_BUFFER = 1,
+  NNS_PARAM_CONSTANT = 2,
+  NNS_PARAM_FROZEN = 3
+} nns_param_kind;
+
+/*
+ * The module at dotted path `path` ("" for the model itself) is an instance
+ * of `class_name` ("BasicBlock") and was called `call_count` times (0:
+ * not known). Overrides the model metadata's "nnscan.module_types" for that
+ * path. Takes effect at the next nns_model_analyze(); strings are copied.
+ * A path no node belongs to is kept and simply unused.
+ */
+NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
+                                        const char *class_name,
+                                        size_t call_count, nns_error *err);
+/*
+ * The initializer (or constant-fed value) `value_name` of the main graph is
+ * of kind `kind`, overriding the guess from the ops that use it. Takes
+ * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
+ * graph has no value of that name; NNS_E_ARG for a kind out of range.
+ */
+NNS_API nns_status nns_model_set_param_kind(nns_model *model,
+                                            const char *value_name,
+                                            nns_param_kind kind,
+                                            nns_error *err);
 
 /* ==== Analysis: parameters, costs, memory, receptive field ==== */
 
@@ -286,10 +652,16 @@ NNS_API const char *nns_model_warning(const nns_model *model, size_t i);
  * memory and receptive field, as ../docs/metrics.md defines them. It runs on
  * the shapes of the last nns_model_infer(); a model never inferred is first
  * inferred with default options, and one whose last inference failed gives
- * NNS_E_STATE. A new nns_model_infer() discards the analysis. A count that
- * depends on a symbolic dim is evaluated with the symbol at 1 and flagged
- * NNS_COUNT_SYMBOLIC; a total that misses an op without a cost rule is
- * flagged NNS_COUNT_PARTIAL (a lower bound).
+ * NNS_E_STATE. A new nns_model_infer() or nns_model_analyze() frees the
+ * previous analysis. A count that depends on a symbolic dim is evaluated
+ * with the symbol at 1 and flagged NNS_COUNT_SYMBOLIC; a total that misses
+ * an op without a cost rule is flagged NNS_COUNT_PARTIAL (a lower bound).
+ *
+ * Without caller knowledge (nns_model_set_param_kind, metadata), an
+ * initializer is a trainable parameter only when a gradient can flow to it
+ * from a graph output (each op says which of its inputs are
+ * differentiable); otherwise it is a buffer or a constant by the role the
+ * ops that use it give it.
  */
 
 typedef enum nns_optimizer {
@@ -299,6 +671,7 @@ typedef enum nns_optimizer {
 } nns_optimizer;
 
 typedef struct nns_analyze_options {
+  size_t size;                /* sizeof(nns_analyze_options) */
   nns_optimizer optimizer;    /* for the training estimate */
 } nns_analyze_options;
 
@@ -315,22 +688,27 @@ enum {
   NNS_COUNT_OVERFLOW = 1u << 4   /* a count passed INT64_MAX: saturated */
 };
 
-/* Counts over a node, a layer's subtree, an op type or the whole model. */
+/* Counts over a node, a layer's subtree, an op type or the whole model.
+ * Read through nns_model_{total,layer,node,op_type}_counts. */
 typedef struct nns_counts {
+  size_t size;              /* sizeof(nns_counts) */
   int64_t params;           /* trainable parameter elements (logical) */
   int64_t buffers;          /* non-trainable state elements (BN stats) */
-  int64_t param_bytes;      /* bytes of params + buffers */
+  int64_t param_bytes;      /* bytes of params + frozen + buffers */
   int64_t flops;            /* floating-point operations */
   int64_t macs;             /* multiply-accumulates */
   int64_t dmas;             /* memory accesses, in elements */
   int64_t activation_bytes; /* bytes of the outputs of its nodes */
   int64_t nodes;            /* nodes counted */
   unsigned flags;           /* NNS_COUNT_* */
+  int64_t frozen;           /* frozen (non-trainable) parameter elements */
 } nns_counts;
 
-/* Receptive field per spatial axis (see docs/metrics.md). */
+/* Receptive field per spatial axis (see docs/metrics.md). Read through
+ * nns_model_{total,layer}_rf. */
 enum { NNS_RF_MAX_AXES = 3 };
 typedef struct nns_rf {
+  size_t size;                    /* sizeof(nns_rf) */
   int axes;                       /* 0: no spatial axes (or not known) */
   int whole;                      /* sees the whole input (global/dense) */
   int64_t field[NNS_RF_MAX_AXES]; /* receptive field, input pixels */
@@ -338,8 +716,10 @@ typedef struct nns_rf {
   int64_t padding[NNS_RF_MAX_AXES]; /* effective padding */
 } nns_rf;
 
+/* Whole-model figures beyond the counts (nns_model_total_counts) and the
+ * receptive field (nns_model_total_rf). */
 typedef struct nns_totals {
-  nns_counts all;                /* the whole model */
+  size_t size;                   /* sizeof(nns_totals) */
   int64_t params_unique;         /* parameters + buffers by distinct storage */
   int64_t param_bytes_unique;
   int64_t constants;             /* elements of constant initializers */
@@ -353,33 +733,42 @@ typedef struct nns_totals {
   int64_t train_optimizer_bytes; /* optimizer state */
   int64_t train_activation_bytes;/* every intermediate kept for backward */
   int64_t train_total_bytes;
-  nns_rf rf;                     /* largest finite field over all layers */
 } nns_totals;
 
-NNS_API void nns_model_totals(const nns_model *model, nns_totals *out);
+/* All ANALYSIS results: NNS_E_STATE before a successful nns_model_analyze. */
+NNS_API nns_status nns_model_totals(const nns_model *model, nns_totals *out);
+NNS_API nns_status nns_model_total_counts(const nns_model *model,
+                                          nns_counts *out);
+/* The largest finite receptive field over all layers. */
+NNS_API nns_status nns_model_total_rf(const nns_model *model, nns_rf *out);
 
 /* Parameter and buffer storage by dtype. */
 NNS_API size_t nns_model_param_dtype_count(const nns_model *model);
-NNS_API void nns_model_param_dtype(const nns_model *model, size_t i,
-                                  int *dtype, int64_t *elements,
-                                  int64_t *bytes);
+NNS_API nns_status nns_model_param_dtype(const nns_model *model, size_t i,
+                                         int *dtype, int64_t *elements,
+                                         int64_t *bytes);
 
 /* Totals per op type, in first-seen order. counted is 0 for op types
  * without a cost rule (their nodes add nothing but are listed). */
 NNS_API size_t nns_model_op_type_count(const nns_model *model);
-NNS_API void nns_model_op_type(const nns_model *model, size_t i,
-                               const char **domain, const char **op_type,
-                               int *counted, nns_counts *counts);
+NNS_API nns_status nns_model_op_type(const nns_model *model, size_t i,
+                                     const char **domain,
+                                     const char **op_type, int *counted);
+NNS_API nns_status nns_model_op_type_counts(const nns_model *model, size_t i,
+                                            nns_counts *out);
+
+/* A node's own counts: its cost, the bytes of its outputs, and the
+ * parameters counted at it (nodes = 1). A node holding subgraphs counts
+ * its own work only when it has a rule that includes its body's (If,
+ * Loop, Scan do; see docs/metrics.md); its subgraph nodes have their own
+ * rows. */
+NNS_API nns_status nns_model_node_counts(const nns_model *model, size_t i,
+                                         nns_counts *out);
 
 /* ---- Parameters ---- */
 
-typedef enum nns_param_kind {
-  NNS_PARAM_TRAINABLE = 0, /* weights, biases, embeddings, ... */
-  NNS_PARAM_BUFFER = 1,    /* non-trainable state: BN running mean/var */
-  NNS_PARAM_CONSTANT = 2   /* shapes, axes, indices, scalars: not counted */
-} nns_param_kind;
-
 typedef struct nns_param_info {
+  size_t size;             /* sizeof(nns_param_info) */
   const char *name;        /* the value's name (an initializer or a copy) */
   const char *storage;     /* the initializer holding its data */
   nns_param_kind kind;
@@ -389,21 +778,24 @@ typedef struct nns_param_info {
   size_t layer;            /* layer that counts it */
   int shared;              /* also used by other layers (tied) */
   int is_copy;             /* an Identity copy of another initializer */
+  int given;               /* kind given by the caller or the metadata,
+                              not guessed */
 } nns_param_info;
 
 NNS_API size_t nns_model_param_count(const nns_model *model);
-NNS_API void nns_model_param(const nns_model *model, size_t i,
-                             nns_param_info *out);
+NNS_API nns_status nns_model_param(const nns_model *model, size_t i,
+                                   nns_param_info *out);
 
 /* ---- Layers: the module tree ---- */
 
 /*
- * The module tree from node names (/layer1/layer1.0/conv1/Conv), in
- * preorder; layer 0 is the model itself. A layer's counts cover its whole
- * subtree; cutting the tree at a depth is a matter of skipping the rows
- * below it.
+ * The module tree from node names (/layer1/layer1.0/conv1/Conv) or the
+ * builder's module paths, in preorder; layer 0 is the model itself. A
+ * layer's counts cover its whole subtree; cutting the tree at a depth is a
+ * matter of skipping the rows below it.
  */
 typedef struct nns_layer_info {
+  size_t size;               /* sizeof(nns_layer_info) */
   const char *name;          /* last path component; "" for the root */
   const char *path;          /* dotted module path ("layer1.0.conv1") */
   int depth;                 /* 0 for the root */
@@ -413,36 +805,45 @@ typedef struct nns_layer_info {
   const char *op_types;      /* distinct op types, comma-separated */
   size_t input_value;        /* value index of its first input, or -1 */
   size_t output_value;       /* value index of its output, or -1 */
-  nns_counts counts;         /* over the subtree */
-  nns_rf rf;                 /* of its output */
+  size_t call_count;         /* calls of the module (nns_model_set_module);
+                                0 when not known */
 } nns_layer_info;
 
 NNS_API size_t nns_model_layer_count(const nns_model *model);
-NNS_API void nns_model_layer(const nns_model *model, size_t i,
-                             nns_layer_info *out);
+NNS_API nns_status nns_model_layer(const nns_model *model, size_t i,
+                                   nns_layer_info *out);
+/* Over the layer's subtree. */
+NNS_API nns_status nns_model_layer_counts(const nns_model *model, size_t i,
+                                          nns_counts *out);
+/* Of the layer's output. */
+NNS_API nns_status nns_model_layer_rf(const nns_model *model, size_t i,
+                                      nns_rf *out);
 
 /* Op types with no cost rule, and how many nodes each has. */
 NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
-NNS_API void nns_model_uncounted_op(const nns_model *model, size_t i,
-                                    const char **domain, const char **op_type,
-                                    size_t *node_count);
+NNS_API nns_status nns_model_uncounted_op(const nns_model *model, size_t i,
+                                          const char **domain,
+                                          const char **op_type,
+                                          size_t *node_count);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 
-/* The view of one node a custom rule gets. */
+/* The view of one node a custom rule gets; valid during the callback. */
 typedef struct nns_op_ctx nns_op_ctx;
 
+/* Counts, dtypes and ranks: 0 / 0 / -1 for a NULL ctx, an index out of
+ * range, or when unknown or absent. */
 NNS_API size_t nns_op_ctx_input_count(const nns_op_ctx *cx);
 NNS_API size_t nns_op_ctx_output_count(const nns_op_ctx *cx);
-/* dtype 0 / rank -1 when unknown or absent. */
 NNS_API int nns_op_ctx_input_dtype(const nns_op_ctx *cx, size_t i);
 NNS_API int nns_op_ctx_input_rank(const nns_op_ctx *cx, size_t i);
-NNS_API nns_dim nns_op_ctx_input_dim(const nns_op_ctx *cx, size_t i,
-                                     int axis);
 NNS_API int nns_op_ctx_output_rank(const nns_op_ctx *cx, size_t i);
-NNS_API nns_dim nns_op_ctx_output_dim(const nns_op_ctx *cx, size_t i,
-                                      int axis);
-/* The node's attribute, or `def` when absent. */
+/* Dim `axis` of input / output i: NNS_E_ARG unless 0 <= axis < rank. */
+NNS_API nns_status nns_op_ctx_input_dim(const nns_op_ctx *cx, size_t i,
+                                        int axis, nns_dim *out);
+NNS_API nns_status nns_op_ctx_output_dim(const nns_op_ctx *cx, size_t i,
+                                         int axis, nns_dim *out);
+/* The node's attribute, or `def` when absent (or cx or name is NULL). */
 NNS_API int64_t nns_op_ctx_attr_int(const nns_op_ctx *cx, const char *name,
                                     int64_t def);
 NNS_API double nns_op_ctx_attr_float(const nns_op_ctx *cx, const char *name,
@@ -469,12 +870,14 @@ NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
 /* ==== Reports ==== */
 
 /*
- * Renderers of an analysis (call nns_model_analyze() first): the tree table
- * people read, CSV, Markdown, and the JSON contract scripts parse
- * ("nnscan.summary", documented in docs/json.md). The library never prints:
- * every report goes through the caller's write callback, in pieces.
+ * Renderers of a model: the tree table people read, CSV, Markdown, the JSON
+ * contract scripts parse ("nnscan.summary", documented in docs/json.md),
+ * all of an analysis (call nns_model_analyze() first), and the value shapes
+ * of an inference ("nnscan.shapes" JSON, or a text table). The library
+ * never prints: every report goes through the caller's write callback, in
+ * pieces.
  *
- *   nns_report_options o = {.format = NNS_FORMAT_TEXT,
+ *   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
  *                           .columns = NNS_COL_PARAMS | NNS_COL_MACS};
  *   nns_report(model, &o, nns_write_stdio, stdout, &err);
  */
@@ -490,7 +893,11 @@ typedef enum nns_report_format {
   NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
   NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
   NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
-  NNS_FORMAT_JSON = 3  /* the machine contract: everything, unformatted */
+  NNS_FORMAT_JSON = 3, /* the machine contract: everything, unformatted */
+  /* Of an inference (no analysis needed; NNS_E_STATE if not inferred):
+   * every value's dtype and shape. */
+  NNS_FORMAT_SHAPES_JSON = 4, /* the "nnscan.shapes" contract */
+  NNS_FORMAT_SHAPES_TEXT = 5  /* a table: name, role, dtype, shape */
 } nns_report_format;
 
 typedef enum nns_numbers {
@@ -529,6 +936,7 @@ enum {
 };
 
 typedef struct nns_report_options {
+  size_t size;            /* sizeof(nns_report_options) */
   nns_report_format format;
   nns_numbers numbers;    /* text, csv and md; JSON numbers are always raw */
   int max_depth;          /* deepest layer shown (1: the model's children);
@@ -541,27 +949,38 @@ typedef struct nns_report_options {
 } nns_report_options;
 
 /*
- * Writes the report of an analysed model through `write`. opts may be NULL
- * (text, default columns and depth). NNS_E_STATE if the model was not
- * analysed, NNS_E_IO if `write` asked to stop.
+ * Writes the report of a model through `write`. opts may be NULL (text,
+ * default columns and depth). NNS_E_STATE if the model was not analysed
+ * (not inferred, for the SHAPES formats), NNS_E_IO if `write` asked to
+ * stop.
  */
 NNS_API nns_status nns_report(const nns_model *model,
                               const nns_report_options *opts,
                               nns_write_fn write, void *user, nns_error *err);
 
-/* One model of a comparison table: its name and its totals
- * (nns_model_totals). The model itself may be freed already. */
-typedef struct nns_table_row {
-  const char *name;   /* shown in the Model column and on the plot */
-  nns_totals totals;  /* peak_node is not used */
-} nns_table_row;
+/* ---- Comparison of several models ---- */
+
+/*
+ * A table of models: each row is copied from an analysed model when it is
+ * added, so the model may be freed right after. The caller owns the table
+ * and frees it with nns_table_free().
+ */
+typedef struct nns_table nns_table;
+
+NNS_API nns_status nns_table_new(nns_table **out, nns_error *err);
+NNS_API void nns_table_free(nns_table *table);
+/* Appends a row named `name` (copied) with `model`'s totals; NNS_E_STATE if
+ * the model was not analysed. */
+NNS_API nns_status nns_table_add(nns_table *table, const char *name,
+                                 const nns_model *model, nns_error *err);
+NNS_API size_t nns_table_row_count(const nns_table *table);
 
 /*
  * One row per model: Model, Params (M), FLOPs (G), MACs (G), DMAs (G), RF.
  * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV or NNS_FORMAT_TEXT (laid out
  * like md); other fields are not used. A partial count shows as "≥ x".
  */
-NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
+NNS_API nns_status nns_report_table(const nns_table *table,
                                     const nns_report_options *opts,
                                     nns_write_fn write, void *user,
                                     nns_error *err);
@@ -572,13 +991,13 @@ NNS_API nns_status nns_report_table(const nns_table_row *rows, size_t count,
  * logarithmic (models with a zero count are then left off, and listed in
  * the SVG's <desc>).
  */
-NNS_API nns_status nns_report_plot(const nns_table_row *rows, size_t count,
-                                   nns_write_fn write, void *user,
-                                   nns_error *err);
+NNS_API nns_status nns_report_plot(const nns_table *table, nns_write_fn write,
+                                   void *user, nns_error *err);
 
-/* ==== Operator table ==== */
+/* ==== Operator table (static data) ==== */
 
 typedef struct nns_op_info {
+  size_t size;          /* sizeof(nns_op_info) */
   const char *domain;   /* "" for the default ONNX domain */
   const char *name;
   int since_version;    /* first opset this entry covers */
@@ -588,10 +1007,13 @@ typedef struct nns_op_info {
   int has_cost_rule;    /* FLOPs, MACs, DMAs */
   int has_rf_rule;      /* receptive field of a sliding window */
   const char *roles;    /* input roles: a w b u c, last one repeats */
+  const char *no_grad;  /* per input, '1' where no gradient flows through
+                           it (an index, a condition, a shape); "" when
+                           every input is differentiable; the last repeats */
 } nns_op_info;
 
 NNS_API size_t nns_op_count(void);
-NNS_API void nns_op_get(size_t i, nns_op_info *out);
+NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
 
 /* ==== Inspection ==== */
 

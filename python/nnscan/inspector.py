@@ -33,19 +33,18 @@ import sys
 import time
 import weakref
 
-from . import _lib
+from . import _api, _lib
 
 __all__ = ["Inspector", "InspectorGadgets"]
 
 # ==== ctypes mirror of the "Inspection" section of nnscan.h ====
+# (checked against the header by tests/test_inspector_header.py)
 
 _c = ctypes
 _SIZE_MAX = _c.c_size_t(-1).value
-
-
-class _Error(_c.Structure):
-    _fields_ = [("code", _c.c_int), ("offset", _c.c_int64),
-                ("node", _c.c_char * 128), ("message", _c.c_char * 512)]
+_Error = _api.NnsError
+_ReportOptions = _api.ReportOptions
+_WRITE_FN = _api.WRITE_FN
 
 
 class _DtypeBytes(_c.Structure):
@@ -53,7 +52,7 @@ class _DtypeBytes(_c.Structure):
                 ("learnable_bytes", _c.c_int64)]
 
 
-class _Module(_c.Structure):
+class _Module(_api.Sized):
     _fields_ = [("size", _c.c_size_t), ("path", _c.c_char_p),
                 ("type", _c.c_char_p), ("parent", _c.c_size_t),
                 ("params", _c.c_int64), ("learnable_params", _c.c_int64),
@@ -86,9 +85,9 @@ class _Call(_c.Structure):
                 ("tensor_count", _c.c_size_t)]
 
 
-class _Batch(_c.Structure):
+class _Batch(_api.Sized):
     _fields_ = [("size", _c.c_size_t), ("rank", _c.c_int),
-                ("pass_", _c.c_int64), ("wall_start", _c.c_double),
+                ("pass", _c.c_int64), ("wall_start", _c.c_double),
                 ("calls", _c.POINTER(_Call)), ("call_count", _c.c_size_t),
                 ("call_size", _c.c_size_t),
                 ("tensors", _c.POINTER(_Tensor)),
@@ -96,22 +95,33 @@ class _Batch(_c.Structure):
                 ("dims", _c.POINTER(_c.c_int64)), ("dim_count", _c.c_size_t)]
 
 
-class _ReportOptions(_c.Structure):
-    _fields_ = [("format", _c.c_int), ("numbers", _c.c_int),
-                ("max_depth", _c.c_int), ("columns", _c.c_uint),
-                ("width", _c.c_int), ("wrap", _c.c_int),
-                ("model_name", _c.c_char_p), ("model_path", _c.c_char_p)]
+STRUCTS = {_DtypeBytes: "nns_inspect_dtype_bytes",
+           _Module: "nns_inspect_module", _Tensor: "nns_inspect_tensor",
+           _Event: "nns_inspect_event", _Call: "nns_inspect_call",
+           _Batch: "nns_inspect_batch"}
 
-
-_WRITE_FN = _c.CFUNCTYPE(_c.c_int, _c.c_void_p, _c.POINTER(_c.c_char),
-                         _c.c_size_t)
+_p, _E = _c.c_void_p, _c.POINTER(_Error)
+# name -> (restype, argtypes), like _api.FUNCTIONS.
+FUNCTIONS = {
+    "nns_inspection_create": (_c.c_int, [_c.POINTER(_p), _E]),
+    "nns_inspection_free": (None, [_p]),
+    "nns_inspection_add_module": (
+        _c.c_int, [_p, _c.POINTER(_Module), _c.POINTER(_c.c_size_t), _E]),
+    "nns_inspection_set_meta": (_c.c_int, [_p, _c.c_char_p, _c.c_char_p,
+                                           _E]),
+    "nns_inspection_add_batch": (_c.c_int, [_p, _c.POINTER(_Batch), _E]),
+    "nns_inspection_report": (
+        _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
+    "nns_inspection_report_seed": (
+        _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
+}
 
 # Roles, flags (nnscan.h).
 _INPUT, _OUTPUT, _GRAD_INPUT, _GRAD_OUTPUT = 0, 1, 2, 3
 _T_NAN, _T_INF, _T_CHECKED, _T_STATS = 1, 2, 4, 8
 _C_RAISED, _C_NO_GRAD, _C_BACKWARD = 1, 2, 4
 _FORMATS = {"text": 0, "csv": 1, "md": 2, "markdown": 2, "json": 3}
-_NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+_NUMBERS = _api.NUMBERS
 
 _declared = False
 
@@ -122,21 +132,7 @@ def _lib_inspect():
     lib = _lib.load()
     if _declared:
         return lib
-    p, E = _c.c_void_p, _c.POINTER(_Error)
-    sig = {
-        "nns_inspection_create": ([_c.POINTER(p), E], _c.c_int),
-        "nns_inspection_free": ([p], None),
-        "nns_inspection_add_module": (
-            [p, _c.POINTER(_Module), _c.POINTER(_c.c_size_t), E], _c.c_int),
-        "nns_inspection_set_meta": ([p, _c.c_char_p, _c.c_char_p, E],
-                                    _c.c_int),
-        "nns_inspection_add_batch": ([p, _c.POINTER(_Batch), E], _c.c_int),
-        "nns_inspection_report": (
-            [p, _c.POINTER(_ReportOptions), _WRITE_FN, p, E], _c.c_int),
-        "nns_inspection_report_seed": (
-            [p, _c.POINTER(_ReportOptions), _WRITE_FN, p, E], _c.c_int),
-    }
-    for name, (args, res) in sig.items():
+    for name, (res, args) in FUNCTIONS.items():
         fn = getattr(lib, name)
         fn.argtypes = args
         fn.restype = res
@@ -543,8 +539,7 @@ class Inspector:
             arr = (_DtypeBytes * max(1, len(by)))(
                 *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
             flops, macs = self._static_counts(path)
-            m = _Module(_c.sizeof(_Module), path.encode(),
-                        type(mod).__name__.encode(),
+            m = _Module(path.encode(), type(mod).__name__.encode(),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
                         flops, macs, arr, len(by))
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
@@ -962,7 +957,7 @@ class Inspector:
                     t.min, t.max, t.mean, t.std, t.zero_fraction = st
                 dims.extend(shape)
         darr = (_c.c_int64 * max(1, len(dims)))(*dims)
-        b = _Batch(_c.sizeof(_Batch), rank, number, wall, calls, len(rec),
+        b = _Batch(rank, number, wall, calls, len(rec),
                    _c.sizeof(_Call), tens, ntens, _c.sizeof(_Tensor), darr,
                    len(dims))
         err = _Error()

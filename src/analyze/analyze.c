@@ -215,20 +215,20 @@ static nns_status sum_layers(nns__analysis *a) {
   if (!shared)
     return NNS_E_NOMEM;
   for (size_t l = 0; l < a->n_layers; l++) {
-    shared[l] = a->layers[l].info.counts.flags & NNS_COUNT_SHARED;
-    a->layers[l].info.counts.flags = 0;
+    shared[l] = a->layers[l].counts.flags & NNS_COUNT_SHARED;
+    a->layers[l].counts.flags = 0;
   }
   for (size_t i = 0; i < a->n_nodes; i++)
-    nns__counts_add(&a->layers[a->nodes[i].layer].info.counts,
+    nns__counts_add(&a->layers[a->nodes[i].layer].counts,
                     &a->nodes[i].counts);
   /* Preorder: every child comes after its parent, so one backward sweep
    * folds each subtree into its parent. */
   for (size_t l = a->n_layers; l-- > 1;)
-    nns__counts_add(&a->layers[a->layers[l].info.parent].info.counts,
-                    &a->layers[l].info.counts);
+    nns__counts_add(&a->layers[a->layers[l].info.parent].counts,
+                    &a->layers[l].counts);
   for (size_t l = 0; l < a->n_layers; l++) {
-    a->layers[l].info.counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
-    a->layers[l].info.counts.flags |= shared[l];
+    a->layers[l].counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
+    a->layers[l].counts.flags |= shared[l];
   }
   free(shared);
   return NNS_OK;
@@ -368,8 +368,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__rf_analyze(m, a, err);
   if (st != NNS_OK)
     return st;
-  a->totals.all = a->layers[0].info.counts;
-  a->totals.all.flags |= a->memory_flags;
+  a->all = a->layers[0].counts;
+  a->all.flags |= a->memory_flags;
   return NNS_OK;
 }
 
@@ -377,8 +377,13 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
                              nns_error *err) {
   if (!m || !m->graph)
     return nns__err(err, NNS_E_ARG, -1, NULL, "model is NULL");
-  nns_analyze_options none = {.optimizer = NNS_OPTIMIZER_SGD};
-  const nns_analyze_options *o = opts ? opts : &none;
+  nns_analyze_options given = {.optimizer = NNS_OPTIMIZER_SGD};
+  if (opts && NNS__GET(&given, opts, NNS__V1_ANALYZE_OPTIONS) != NNS_OK)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_analyze_options.size is %zu, below the first "
+                    "version's %zu", opts->size,
+                    (size_t)NNS__V1_ANALYZE_OPTIONS);
+  const nns_analyze_options *o = &given;
   if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAM)
     return nns__err(err, NNS_E_ARG, -1, NULL, "unknown optimizer %d",
                     (int)o->optimizer);

@@ -26,7 +26,9 @@ typedef struct nns__anode {
 
 /* One layer of the module tree, in preorder (0 is the root). */
 typedef struct nns__alayer {
-  nns_layer_info info;  /* the public row; counts cover the subtree */
+  nns_layer_info info;  /* the public row */
+  nns_counts counts;    /* over the subtree */
+  nns_rf rf;            /* of its output */
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
 } nns__alayer;
@@ -52,6 +54,8 @@ typedef struct nns__uncounted_row {
 
 typedef struct nns__analysis {
   nns_totals totals;
+  nns_counts all;               /* the whole model */
+  nns_rf rf;                    /* largest finite field over all layers */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
   /* The main graph's nodes in the model's own order when that order is
@@ -75,6 +79,9 @@ typedef struct nns__analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
+  /* Per node of the model's node list (nns_model_node_counts), subgraph
+   * nodes included; NULL: only main-graph nodes have counts (a->nodes). */
+  nns_counts *node_counts;
 } nns__analysis;
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -106,7 +113,7 @@ const nns__node *nns__top_node(const nns__node *n);
 
 /* params.c: classifies initializers and their copies, fills a->params,
  * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
- * the layers that use a parameter counted elsewhere (a->layers[].info.counts
+ * the layers that use a parameter counted elsewhere (a->layers[].counts
  * flags), and fills the unique, constant and dtype totals. */
 nns_status nns__params_classify(nns_model *m, nns__analysis *a,
                                 nns_error *err);

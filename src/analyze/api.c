@@ -1,8 +1,11 @@
 /*
- * api.c - the public read accessors of the analysis (nnscan.h, "Analysis"):
- * totals, parameter dtypes, op types, parameters, layers and uncounted ops.
- * Before nns_model_analyze (or after a failed one) every list is empty and
- * every total zero; an index out of range gives a zeroed row.
+ * api.c - the public read accessors of nodes and of the analysis
+ * (nnscan.h, "Nodes" and "Analysis"): totals, parameter dtypes, op types,
+ * parameters, layers, uncounted ops, and each node with its counts.
+ *
+ * Node structure is readable from the load on; everything an analysis
+ * computes gives NNS_E_STATE until nns_model_analyze succeeds. List counts
+ * are 0 then. Bad handles, indexes and out pointers give NNS_E_ARG.
  */
 #include <string.h>
 
@@ -12,85 +15,250 @@ static const nns__analysis *an(const nns_model *m) {
   return m ? m->analysis : NULL;
 }
 
-void nns_model_totals(const nns_model *m, nns_totals *out) {
-  memset(out, 0, sizeof *out);
-  out->peak_node = "";
-  if (an(m))
-    *out = an(m)->totals;
+/* NNS_E_ARG for a NULL model or out, NNS_E_STATE before an analysis. */
+static nns_status analysed(const nns_model *m, const void *out) {
+  if (!m || !out)
+    return NNS_E_ARG;
+  return m->analysis ? NNS_OK : NNS_E_STATE;
+}
+
+nns_status nns_model_totals(const nns_model *m, nns_totals *out) {
+  nns_status st = analysed(m, out);
+  return st ? st : NNS__PUT(out, &an(m)->totals, NNS__V1_TOTALS);
+}
+
+nns_status nns_model_total_counts(const nns_model *m, nns_counts *out) {
+  nns_status st = analysed(m, out);
+  return st ? st : NNS__PUT(out, &an(m)->all, NNS__V1_COUNTS);
+}
+
+nns_status nns_model_total_rf(const nns_model *m, nns_rf *out) {
+  nns_status st = analysed(m, out);
+  return st ? st : NNS__PUT(out, &an(m)->rf, NNS__V1_RF);
 }
 
 size_t nns_model_param_dtype_count(const nns_model *m) {
   return an(m) ? an(m)->n_dtypes : 0;
 }
 
-void nns_model_param_dtype(const nns_model *m, size_t i, int *dtype,
-                           int64_t *elements, int64_t *bytes) {
+nns_status nns_model_param_dtype(const nns_model *m, size_t i, int *dtype,
+                                 int64_t *elements, int64_t *bytes) {
+  nns_status st = analysed(m, dtype);
+  if (st)
+    return st;
   const nns__analysis *a = an(m);
-  *dtype = 0;
-  *elements = *bytes = 0;
-  if (!a || i >= a->n_dtypes)
-    return;
+  if (i >= a->n_dtypes || !elements || !bytes)
+    return NNS_E_ARG;
   *dtype = a->dtypes[i].dtype;
   *elements = a->dtypes[i].elements;
   *bytes = a->dtypes[i].bytes;
+  return NNS_OK;
 }
 
 size_t nns_model_op_type_count(const nns_model *m) {
   return an(m) ? an(m)->n_optypes : 0;
 }
 
-void nns_model_op_type(const nns_model *m, size_t i, const char **domain,
-                       const char **op_type, int *counted,
-                       nns_counts *counts) {
+nns_status nns_model_op_type(const nns_model *m, size_t i,
+                             const char **domain, const char **op_type,
+                             int *counted) {
+  nns_status st = analysed(m, domain);
+  if (st)
+    return st;
   const nns__analysis *a = an(m);
-  *domain = *op_type = "";
-  *counted = 0;
-  memset(counts, 0, sizeof *counts);
-  if (!a || i >= a->n_optypes)
-    return;
+  if (i >= a->n_optypes || !op_type || !counted)
+    return NNS_E_ARG;
   *domain = a->optypes[i].domain;
   *op_type = a->optypes[i].op_type;
   *counted = a->optypes[i].counted;
-  *counts = a->optypes[i].counts;
+  return NNS_OK;
+}
+
+nns_status nns_model_op_type_counts(const nns_model *m, size_t i,
+                                    nns_counts *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= an(m)->n_optypes)
+    return NNS_E_ARG;
+  return NNS__PUT(out, &an(m)->optypes[i].counts, NNS__V1_COUNTS);
 }
 
 size_t nns_model_param_count(const nns_model *m) {
   return an(m) ? an(m)->n_params : 0;
 }
 
-void nns_model_param(const nns_model *m, size_t i, nns_param_info *out) {
-  const nns__analysis *a = an(m);
-  memset(out, 0, sizeof *out);
-  out->name = out->storage = "";
-  if (a && i < a->n_params)
-    *out = a->params[i];
+nns_status nns_model_param(const nns_model *m, size_t i,
+                           nns_param_info *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= an(m)->n_params)
+    return NNS_E_ARG;
+  return NNS__PUT(out, &an(m)->params[i], NNS__V1_PARAM_INFO);
 }
 
 size_t nns_model_layer_count(const nns_model *m) {
   return an(m) ? an(m)->n_layers : 0;
 }
 
-void nns_model_layer(const nns_model *m, size_t i, nns_layer_info *out) {
-  const nns__analysis *a = an(m);
-  memset(out, 0, sizeof *out);
-  out->name = out->path = out->type = out->op_types = "";
-  out->parent = out->input_value = out->output_value = (size_t)-1;
-  if (a && i < a->n_layers)
-    *out = a->layers[i].info;
+nns_status nns_model_layer(const nns_model *m, size_t i,
+                           nns_layer_info *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= an(m)->n_layers)
+    return NNS_E_ARG;
+  return NNS__PUT(out, &an(m)->layers[i].info, NNS__V1_LAYER_INFO);
+}
+
+nns_status nns_model_layer_counts(const nns_model *m, size_t i,
+                                  nns_counts *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= an(m)->n_layers)
+    return NNS_E_ARG;
+  return NNS__PUT(out, &an(m)->layers[i].counts, NNS__V1_COUNTS);
+}
+
+nns_status nns_model_layer_rf(const nns_model *m, size_t i, nns_rf *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= an(m)->n_layers)
+    return NNS_E_ARG;
+  return NNS__PUT(out, &an(m)->layers[i].rf, NNS__V1_RF);
 }
 
 size_t nns_model_uncounted_op_count(const nns_model *m) {
   return an(m) ? an(m)->n_uncounted : 0;
 }
 
-void nns_model_uncounted_op(const nns_model *m, size_t i, const char **domain,
-                            const char **op_type, size_t *node_count) {
+nns_status nns_model_uncounted_op(const nns_model *m, size_t i,
+                                  const char **domain, const char **op_type,
+                                  size_t *node_count) {
+  nns_status st = analysed(m, domain);
+  if (st)
+    return st;
   const nns__analysis *a = an(m);
-  *domain = *op_type = "";
-  *node_count = 0;
-  if (!a || i >= a->n_uncounted)
-    return;
+  if (i >= a->n_uncounted || !op_type || !node_count)
+    return NNS_E_ARG;
   *domain = a->uncounted[i].domain;
   *op_type = a->uncounted[i].op_type;
   *node_count = a->uncounted[i].nodes;
+  return NNS_OK;
+}
+
+/* ==== Nodes ==== */
+
+size_t nns_model_node_count(const nns_model *m) {
+  return m ? m->n_nodes : 0;
+}
+
+static bool has_subgraphs(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if (n->attrs[k].type == NNS__AT_GRAPH ||
+        n->attrs[k].type == NNS__AT_GRAPHS)
+      return true;
+  return false;
+}
+
+static bool all_outputs_known(const nns__node *n) {
+  bool any = false;
+  for (int32_t k = 0; k < n->n_out; k++) {
+    if (!n->out[k])
+      continue;
+    if (!n->out[k]->cval)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
+  if (!m || i >= m->n_nodes || !out)
+    return NNS_E_ARG;
+  const nns__node *n = m->nodes[i];
+  nns_node_info info = {0};
+  info.op_type = n->op_type;
+  info.domain = n->domain;
+  info.name = n->name;
+  info.opset = n->opset > 0 ? n->opset : -1;
+  info.graph_depth = n->graph ? n->graph->depth : 0;
+  uint32_t p = m->node_parent[i];
+  info.parent = p == UINT32_MAX ? (size_t)-1 : (size_t)p;
+  info.parent_attr = m->node_parent_attr[i];
+  info.input_count = (size_t)n->n_in;
+  info.output_count = (size_t)n->n_out;
+  if (m->inferred && n->op)
+    info.flags |= NNS_NODE_RULE | (n->op->ext ? NNS_NODE_CUSTOM : 0u);
+  if (m->inferred && all_outputs_known(n))
+    info.flags |= NNS_NODE_CONSTANT;
+  if (has_subgraphs(n))
+    info.flags |= NNS_NODE_SUBGRAPHS;
+  info.module_path = "";
+  info.layer = (size_t)-1;
+  const nns__analysis *a = an(m);
+  if (a) {
+    const nns__node *top = nns__top_node(n);
+    if (top->graph == a->main && top->index < a->n_nodes) {
+      uint32_t l = a->nodes[top->index].layer;
+      info.layer = l;
+      info.module_path = a->layers[l].info.path;
+      if (top == n && a->nodes[n->index].counted)
+        info.flags |= NNS_NODE_COUNTED;
+    }
+  }
+  return NNS__PUT(out, &info, NNS__V1_NODE_INFO);
+}
+
+nns_status nns_model_node_input(const nns_model *m, size_t i, size_t k,
+                                size_t *value) {
+  if (!m || i >= m->n_nodes || !value || k >= (size_t)m->nodes[i]->n_in)
+    return NNS_E_ARG;
+  const nns__value *v = m->nodes[i]->in[k];
+  *value = v && v->index != UINT32_MAX ? v->index : (size_t)-1;
+  return NNS_OK;
+}
+
+nns_status nns_model_node_output(const nns_model *m, size_t i, size_t k,
+                                 size_t *value) {
+  if (!m || i >= m->n_nodes || !value || k >= (size_t)m->nodes[i]->n_out)
+    return NNS_E_ARG;
+  const nns__value *v = m->nodes[i]->out[k];
+  *value = v && v->index != UINT32_MAX ? v->index : (size_t)-1;
+  return NNS_OK;
+}
+
+nns_status nns_model_node_counts(const nns_model *m, size_t i,
+                                 nns_counts *out) {
+  nns_status st = analysed(m, out);
+  if (st)
+    return st;
+  if (i >= m->n_nodes)
+    return NNS_E_ARG;
+  const nns__analysis *a = an(m);
+  const nns__node *n = m->nodes[i];
+  nns_counts c = {0};
+  if (a->node_counts)
+    c = a->node_counts[i];
+  else if (n->graph == a->main && n->index < a->n_nodes)
+    c = a->nodes[n->index].counts;
+  return NNS__PUT(out, &c, NNS__V1_COUNTS);
+}
+
+/* ==== What the caller knows (being written) ==== */
+
+nns_status nns_model_set_module(nns_model *m, const char *path,
+                                const char *class_name, size_t call_count,
+                                nns_error *err) {
+  (void)m, (void)path, (void)class_name, (void)call_count;
+  return nns__err(err, NNS_E_STATE, -1, NULL, "not implemented yet");
+}
+
+nns_status nns_model_set_param_kind(nns_model *m, const char *value_name,
+                                    nns_param_kind kind, nns_error *err) {
+  (void)m, (void)value_name, (void)kind;
+  return nns__err(err, NNS_E_STATE, -1, NULL, "not implemented yet");
 }

@@ -134,7 +134,7 @@ static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
   for (size_t l = user; l != (size_t)-1; l = a->layers[l].info.parent) {
     if (nns__layer_contains(a, (uint32_t)l, counting))
       break;
-    a->layers[l].info.counts.flags |= NNS_COUNT_SHARED;
+    a->layers[l].counts.flags |= NNS_COUNT_SHARED;
   }
 }
 

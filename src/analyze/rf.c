@@ -117,16 +117,17 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   /* Layers: the field of their output; the model: the largest finite one. */
   nns_rf *best = NULL;
   for (size_t l = 0; l < a->n_layers; l++) {
-    nns_layer_info *li = &a->layers[l].info;
-    if (li->output_value == (size_t)-1 || li->output_value >= m->n_values)
+    nns__alayer *la = &a->layers[l];
+    size_t out = la->info.output_value;
+    if (out == (size_t)-1 || out >= m->n_values)
       continue;
-    li->rf = rf[li->output_value];
-    if (!li->rf.whole && li->rf.axes > 0 &&
-        (!best || rf_size(&li->rf) > rf_size(best)))
-      best = &li->rf;
+    la->rf = rf[out];
+    if (!la->rf.whole && la->rf.axes > 0 &&
+        (!best || rf_size(&la->rf) > rf_size(best)))
+      best = &la->rf;
   }
   if (best)
-    a->totals.rf = *best;
+    a->rf = *best;
   free(rf);
   return NNS_OK;
 }

@@ -17,7 +17,8 @@
  * called twice gets `relu_1` for its second call; in PyTorch exports that
  * folds back into `relu` when the parent already has a `relu` (unless the
  * model's metadata declares `relu_1` a module). Nodes without a scope
- * (`Identity_0`, `Conv_12`) hang from the root.
+ * (`Identity_0`, `Conv_12`) hang from the root. A node made by the builder
+ * with an explicit module path (nns__node.scope) takes that path as given.
  *
  * Module class names come from the model's metadata_props key
  * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
@@ -49,6 +50,7 @@ typedef struct builder {
   size_t n, cap;
   nns__map by_key;   /* interned "parent-id/atom" -> (void *)(index + 1) */
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
+  nns__map by_path;  /* interned builder module path -> (index + 1) */
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
   char *buf;         /* scratch for paths */
@@ -140,9 +142,10 @@ static size_t call_suffix(const char *atom, size_t len) {
 }
 
 /* The child `atom` of layer `parent`, created on first sight; `parent`
- * itself when a limit is reached; NONE when out of memory. */
+ * itself when a limit is reached; NONE when out of memory. `fold`: a
+ * PyTorch `x_N` is a second call of `x` (names, not explicit paths). */
 static uint32_t child(builder *b, uint32_t parent, const char *atom,
-                      size_t len) {
+                      size_t len, bool fold) {
   bool oom = false;
   uint32_t id = find_child(b, parent, atom, len, &oom);
   if (id != NONE || oom)
@@ -163,7 +166,7 @@ static uint32_t child(builder *b, uint32_t parent, const char *atom,
   const char *path = nns__intern(&b->m->strings, b->buf, full);
   if (!path)
     return NONE;
-  size_t base = b->pytorch ? call_suffix(atom, len) : 0;
+  size_t base = fold && b->pytorch ? call_suffix(atom, len) : 0;
   if (base && !nns__map_get(&b->types, path)) {
     /* A second call of a module the parent already has. */
     id = find_child(b, parent, atom, base, &oom);
@@ -244,12 +247,35 @@ static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
         skip = nt;
     }
     for (size_t t = skip; t < ns && cur != NONE; t++)
-      cur = child(b, cur, sa[t].s, sa[t].n);
+      cur = child(b, cur, sa[t].s, sa[t].n, true);
   }
   return cur;
 }
 
+/* The layer of an explicit dotted module path (the builder's): one layer
+ * per atom, taken as given. */
+static uint32_t path_layer(builder *b, const char *path) {
+  void *hit = nns__map_get(&b->by_path, path);
+  if (hit)
+    return (uint32_t)((uintptr_t)hit - 1);
+  uint32_t cur = 0;
+  size_t len = strlen(path), start = 0;
+  for (size_t i = 0; i <= len && cur != NONE; i++) {
+    if (i < len && path[i] != '.')
+      continue;
+    if (i > start)
+      cur = child(b, cur, path + start, i - start, false);
+    start = i + 1;
+  }
+  if (cur != NONE &&
+      !nns__map_put(&b->by_path, path, (void *)(uintptr_t)(cur + 1)))
+    return NONE;
+  return cur;
+}
+
 static uint32_t node_layer(builder *b, const nns__node *n) {
+  if (n->scope)
+    return path_layer(b, n->scope);
   const char *name = n->name;
   const char *slash = strrchr(name, '/');
   if (!slash)
@@ -370,6 +396,7 @@ static void builder_free(builder *b) {
   free(b->buf);
   nns__map_free(&b->by_key);
   nns__map_free(&b->by_scope);
+  nns__map_free(&b->by_path);
 }
 
 nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
@@ -665,9 +692,11 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
           li->output_value = n->out[k]->index;
     }
     li->op_types = join(m, &types[l], ",", 0);
-    if (li->counts.nodes == 1 && types[l].n == 1)
+    if (li->type) /* the module class the caller gave wins */
+      continue;
+    if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
       li->type = types[l].v[0];
-    else if (!li->type) /* no module class from the metadata */
+    else
       li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
   /* The root is the model: its first input and first output. */

@@ -92,6 +92,45 @@ nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
                      const char *node, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
+/* ==== Sized public structs (nnscan.h, "ABI policy") ==== */
+
+/* Bytes of `type` up to and including `last`: the size of a struct's first
+ * published version, the smallest `size` the library accepts. Fields added
+ * later go after `last`; these stay as they are. */
+#define NNS__SIZE_TO(type, last)                                               \
+  (offsetof(type, last) + sizeof(((type *)0)->last))
+#define NNS__V1_LOAD_OPTIONS NNS__SIZE_TO(nns_load_options, flags)
+#define NNS__V1_INPUT_SHAPE NNS__SIZE_TO(nns_input_shape, rank)
+#define NNS__V1_INFER_OPTIONS NNS__SIZE_TO(nns_infer_options, input_count)
+#define NNS__V1_MODEL_INFO NNS__SIZE_TO(nns_model_info, function_count)
+#define NNS__V1_DIM NNS__SIZE_TO(nns_dim, symbol)
+#define NNS__V1_VALUE_INFO NNS__SIZE_TO(nns_value_info, producer)
+#define NNS__V1_NODE_INFO NNS__SIZE_TO(nns_node_info, layer)
+#define NNS__V1_ANALYZE_OPTIONS NNS__SIZE_TO(nns_analyze_options, optimizer)
+#define NNS__V1_COUNTS NNS__SIZE_TO(nns_counts, frozen)
+#define NNS__V1_RF NNS__SIZE_TO(nns_rf, padding)
+#define NNS__V1_TOTALS NNS__SIZE_TO(nns_totals, train_total_bytes)
+#define NNS__V1_PARAM_INFO NNS__SIZE_TO(nns_param_info, given)
+#define NNS__V1_LAYER_INFO NNS__SIZE_TO(nns_layer_info, call_count)
+#define NNS__V1_REPORT_OPTIONS NNS__SIZE_TO(nns_report_options, model_path)
+#define NNS__V1_OP_INFO NNS__SIZE_TO(nns_op_info, no_grad)
+
+/*
+ * Hands the library's complete struct `src` (of `full` bytes) to a caller's
+ * struct `dst`, which starts with its size: copies only what fits in the
+ * caller's size and keeps that size. NNS_E_ARG when dst is NULL or its size
+ * is below `v1`.
+ */
+nns_status nns__put_sized(void *dst, const void *src, size_t full, size_t v1);
+/*
+ * Reads a caller's struct `src` (starting with its size) into the library's
+ * complete struct `dst` of `full` bytes: fields beyond the caller's size are
+ * zero. NNS_E_ARG when src's size is below `v1`.
+ */
+nns_status nns__get_sized(void *dst, const void *src, size_t full, size_t v1);
+#define NNS__PUT(dst, src, v1) nns__put_sized((dst), (src), sizeof *(src), (v1))
+#define NNS__GET(dst, src, v1) nns__get_sized((dst), (src), sizeof *(dst), (v1))
+
 /* ==== File mapping ==== */
 
 typedef struct nns__fmap {
@@ -101,6 +140,8 @@ typedef struct nns__fmap {
 } nns__fmap;
 
 nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err);
+/* A malloc'ed copy of data (freed by nns__fmap_close): NNS_E_NOMEM. */
+nns_status nns__fmap_copy(nns__fmap *fm, const void *data, size_t size);
 void nns__fmap_close(nns__fmap *fm);
 
 #endif

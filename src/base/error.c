@@ -31,6 +31,36 @@ const char *nns_status_message(nns_status status) {
 
 const char *nns_version(void) { return NNS_VERSION_STRING; }
 
+int nns_abi_version(void) { return NNS_ABI_VERSION; }
+
+nns_status nns__put_sized(void *dst, const void *src, size_t full,
+                          size_t v1) {
+  if (!dst)
+    return NNS_E_ARG;
+  size_t have;
+  memcpy(&have, dst, sizeof have);
+  if (have < v1)
+    return NNS_E_ARG;
+  size_t n = have < full ? have : full;
+  memcpy((char *)dst + sizeof have, (const char *)src + sizeof have,
+         n - sizeof have);
+  return NNS_OK;
+}
+
+nns_status nns__get_sized(void *dst, const void *src, size_t full,
+                          size_t v1) {
+  memset(dst, 0, full);
+  size_t have;
+  memcpy(&have, src, sizeof have);
+  if (have < v1)
+    return NNS_E_ARG;
+  size_t n = have < full ? have : full;
+  memcpy((char *)dst + sizeof have, (const char *)src + sizeof have,
+         n - sizeof have);
+  memcpy(dst, &full, sizeof full);
+  return NNS_OK;
+}
+
 nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
                      const char *node, const char *fmt, va_list ap) {
   if (!err)

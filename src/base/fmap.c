@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -57,5 +58,18 @@ nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err) {
 void nns__fmap_close(nns__fmap *fm) {
   if (fm->mapped && fm->data)
     munmap((void *)fm->data, fm->size);
+  else
+    free((void *)fm->data);
   memset(fm, 0, sizeof *fm);
+}
+
+nns_status nns__fmap_copy(nns__fmap *fm, const void *data, size_t size) {
+  memset(fm, 0, sizeof *fm);
+  void *p = malloc(size ? size : 1);
+  if (!p)
+    return NNS_E_NOMEM;
+  memcpy(p, data, size);
+  fm->data = p;
+  fm->size = size;
+  return NNS_OK;
 }

@@ -58,6 +58,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
     if (*p)
       p++;
   }
+  o->inputs[k].size = sizeof o->inputs[k];
   o->inputs[k].name = name;
   o->inputs[k].dims = o->input_dims[k];
   o->inputs[k].rank = rank;
@@ -118,7 +119,8 @@ nns_model *cli_load(const cli_model_opts *o) {
     cli_print_error(o->path, &err);
     return NULL;
   }
-  nns_infer_options io = {.flags = o->infer_flags,
+  nns_infer_options io = {.size = sizeof io,
+                          .flags = o->infer_flags,
                           .batch = o->batch,
                           .inputs = o->inputs,
                           .input_count = o->input_count};

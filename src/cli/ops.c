@@ -11,7 +11,7 @@
 static void ops_json(FILE *f, size_t n) {
   fputs("[", f);
   for (size_t i = 0; i < n; i++) {
-    nns_op_info op;
+    nns_op_info op = {.size = sizeof op};
     nns_op_get(i, &op);
     fputs(i ? ",\n {\"domain\": " : "\n {\"domain\": ", f);
     json_str(f, op.domain);
@@ -33,7 +33,7 @@ static void ops_json(FILE *f, size_t n) {
 static void ops_md(FILE *f, size_t n) {
   size_t cost = 0, rf = 0, fold = 0;
   for (size_t i = 0; i < n; i++) {
-    nns_op_info op;
+    nns_op_info op = {.size = sizeof op};
     nns_op_get(i, &op);
     cost += op.has_cost_rule != 0;
     rf += op.has_rf_rule != 0;
@@ -64,7 +64,7 @@ static void ops_md(FILE *f, size_t n) {
           "|---|---|---|---|---|\n",
           n, cost, rf, fold);
   for (size_t i = 0; i < n; i++) {
-    nns_op_info op;
+    nns_op_info op = {.size = sizeof op};
     nns_op_get(i, &op);
     fprintf(f, "| %s | %s | %d-%d | %s%s%s | %s%s%s%s |\n",
             op.domain[0] ? op.domain : "ai.onnx", op.name, op.since_version,
@@ -79,7 +79,7 @@ static void ops_text(FILE *f, size_t n) {
   fprintf(f, "%-16s %-28s %-9s %-8s %s\n", "Domain", "Op", "Opsets", "Inputs",
           "Rules");
   for (size_t i = 0; i < n; i++) {
-    nns_op_info op;
+    nns_op_info op = {.size = sizeof op};
     nns_op_get(i, &op);
     char range[32];
     snprintf(range, sizeof range, "%d-%d", op.since_version,

@@ -79,32 +79,32 @@ static bool parse_columns(const char *list, unsigned *out) {
 
 /* Says on stderr what a strict run could not count; true if anything. */
 static bool incomplete(const nns_model *m, const char *path) {
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_counts all = {.size = sizeof all};
+  nns_model_total_counts(m, &all);
   size_t nu = nns_model_uncounted_op_count(m);
   size_t nk = nns_model_unknown_op_count(m);
-  bool bad = nu || nk || (t.all.flags & (NNS_COUNT_PARTIAL |
+  bool bad = nu || nk || (all.flags & (NNS_COUNT_PARTIAL |
                                          NNS_COUNT_UNBOUNDED));
   if (!bad)
     return false;
   fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", path);
   for (size_t i = 0; i < nu; i++) {
-    const char *dom, *op;
-    size_t n;
+    const char *dom = "", *op = "";
+    size_t n = 0;
     nns_model_uncounted_op(m, i, &dom, &op, &n);
     fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", dom,
             *dom ? "." : "", op, n);
   }
   bool listed = nu > 0;
   for (size_t i = 0; i < nk; i++) {
-    const char *dom, *op;
-    size_t n;
+    const char *dom = "", *op = "";
+    size_t n = 0;
     nns_model_unknown_op(m, i, &dom, &op, &n);
     /* An unknown op usually has no cost rule either: name it once. */
     bool dup = false;
     for (size_t j = 0; j < nu && !dup; j++) {
-      const char *d2, *o2;
-      size_t n2;
+      const char *d2 = "", *o2 = "";
+      size_t n2 = 0;
       nns_model_uncounted_op(m, j, &d2, &o2, &n2);
       dup = !strcmp(d2, dom) && !strcmp(o2, op);
     }
@@ -114,7 +114,7 @@ static bool incomplete(const nns_model *m, const char *path) {
             *dom ? "." : "", op, n);
     listed = true;
   }
-  if (t.all.flags & NNS_COUNT_UNBOUNDED)
+  if (all.flags & NNS_COUNT_UNBOUNDED)
     fprintf(stderr, "%s a loop with an unknown trip count",
             listed ? "," : "");
   fputc('\n', stderr);
@@ -127,8 +127,9 @@ int cmd_summary(int argc, char **argv) {
   static const char *const wraps[] = {"middle", "start", "end", NULL};
   static const char *const optims[] = {"sgd", "momentum", "adam", NULL};
   cli_model_opts o = {.format = "text"};
-  nns_report_options ro = {.format = NNS_FORMAT_TEXT};
-  nns_analyze_options ao = {.optimizer = NNS_OPTIMIZER_ADAM};
+  nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
+  nns_analyze_options ao = {.size = sizeof ao,
+                            .optimizer = NNS_OPTIMIZER_ADAM};
   bool strict = false, rf = false, have_columns = false;
   int width = 0;
   int rc = EXIT_USAGE;

@@ -2,7 +2,7 @@
  * table.c - `nnscan table FILES...`: one row per model (Params, FLOPs,
  * MACs, DMAs, receptive field) as Markdown or CSV, and with --plot an SVG
  * scatter of MACs against parameters. Each model is loaded, analysed and
- * freed in turn; only its totals are kept.
+ * freed in turn; only its row of the table (nns_table) is kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,11 @@ int cmd_table(int argc, char **argv) {
   const char *plot = NULL;
   int rc = EXIT_USAGE;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
-  nns_table_row *rows = calloc((size_t)argc + 1, sizeof *rows);
-  char(*names)[256] = calloc((size_t)argc + 1, sizeof *names);
-  size_t nfiles = 0, nrows = 0;
-  if (!files || !rows || !names) {
+  nns_table *rows = NULL;
+  nns_table_new(&rows, NULL);
+  char name[256];
+  size_t nfiles = 0;
+  if (!files || !rows) {
     fprintf(stderr, "nnscan: out of memory\n");
     rc = EXIT_FAIL;
     goto done;
@@ -45,7 +46,7 @@ int cmd_table(int argc, char **argv) {
       files[nfiles++] = argv[i];
     }
   }
-  nns_report_options ro = {.format = NNS_FORMAT_MD};
+  nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_MD};
   if (!strcmp(o.format, "csv"))
     ro.format = NNS_FORMAT_CSV;
   else if (!strcmp(o.format, "text"))
@@ -71,18 +72,19 @@ int cmd_table(int argc, char **argv) {
       nns_model_free(m);
       goto done;
     }
-    rows[nrows].name = cli_model_name(files[k], names[nrows], sizeof names[0]);
-    nns_model_totals(m, &rows[nrows].totals);
-    rows[nrows].totals.peak_node = NULL; /* freed with the model */
-    nrows++;
+    nns_status st = nns_table_add(
+        rows, cli_model_name(files[k], name, sizeof name), m, &err);
     nns_model_free(m);
+    if (st != NNS_OK) {
+      cli_print_error(o.path, &err);
+      goto done;
+    }
   }
   nns_error err;
   FILE *out = cli_open_output(o.output);
   if (!out)
     goto done;
-  nns_status st = nns_report_table(rows, nrows, &ro, nns_write_stdio, out,
-                                   &err);
+  nns_status st = nns_report_table(rows, &ro, nns_write_stdio, out, &err);
   cli_close_output(out);
   if (st != NNS_OK) {
     cli_print_error(o.output ? o.output : "stdout", &err);
@@ -92,7 +94,7 @@ int cmd_table(int argc, char **argv) {
     FILE *pf = cli_open_output(plot);
     if (!pf)
       goto done;
-    st = nns_report_plot(rows, nrows, nns_write_stdio, pf, &err);
+    st = nns_report_plot(rows, nns_write_stdio, pf, &err);
     cli_close_output(pf);
     if (st != NNS_OK) {
       cli_print_error(plot, &err);
@@ -104,7 +106,6 @@ done:
   for (size_t k = 0; k < o.input_count; k++)
     free((char *)o.inputs[k].name);
   free(files);
-  free(rows);
-  free(names);
+  nns_table_free(rows);
   return rc;
 }

@@ -441,8 +441,22 @@ static nns_status reset_values(nns_model *m, nns_error *err) {
 static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
                                nns_error *err) {
   nns__graph *g = m->graph;
+  if (o->input_count && !o->inputs)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_infer_options.inputs is NULL");
+  size_t stride = o->input_count ? o->inputs[0].size : 0;
   for (size_t k = 0; k < o->input_count; k++) {
-    const nns_input_shape *in = &o->inputs[k];
+    nns_input_shape given;
+    const void *at = (const char *)o->inputs + k * stride;
+    if (NNS__GET(&given, at, NNS__V1_INPUT_SHAPE) != NNS_OK)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "nns_input_shape %zu: size %zu is below the first "
+                      "version's %zu", k, stride,
+                      (size_t)NNS__V1_INPUT_SHAPE);
+    const nns_input_shape *in = &given;
+    if (!in->name || (in->rank && !in->dims))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "nns_input_shape %zu: name or dims is NULL", k);
     nns__value *v = NULL;
     for (int32_t i = 0; i < g->n_inputs && !v; i++)
       if (g->inputs[i] && !g->inputs[i]->init &&
@@ -477,8 +491,13 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
                            nns_error *err) {
   if (!m)
     return nns__err(err, NNS_E_ARG, -1, NULL, "model is NULL");
-  nns_infer_options none = {0};
-  const nns_infer_options *o = opts ? opts : &none;
+  nns_infer_options given = {0};
+  if (opts && NNS__GET(&given, opts, NNS__V1_INFER_OPTIONS) != NNS_OK)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_infer_options.size is %zu, below the first "
+                    "version's %zu", opts->size,
+                    (size_t)NNS__V1_INFER_OPTIONS);
+  const nns_infer_options *o = &given;
   if (o->batch < 0)
     return nns__err(err, NNS_E_ARG, -1, NULL, "batch %lld is negative",
                     (long long)o->batch);

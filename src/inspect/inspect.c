@@ -66,17 +66,19 @@ static const char *dup(nns_inspection *in, const char *s) {
 /* ==== Modules ==== */
 
 nns_status nns_inspection_add_module(nns_inspection *insp,
-                                     const nns_inspect_module *m,
+                                     const nns_inspect_module *given,
                                      size_t *index, nns_error *err) {
-  if (!insp || !m)
+  if (!insp || !given)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_add_module: inspection and module are "
                     "needed");
-  if (m->size < sizeof *m)
+  nns_inspect_module full;
+  if (NNS__GET(&full, given, NNS__V1_INSPECT_MODULE))
     return nns__err(err, NNS_E_ARG, -1, NULL,
-                    "nns_inspection_add_module: module.size is %zu, expected "
-                    "at least %zu",
-                    m->size, sizeof *m);
+                    "nns_inspection_add_module: module.size %zu is below the "
+                    "first version's (%zu)",
+                    given->size, (size_t)NNS__V1_INSPECT_MODULE);
+  const nns_inspect_module *m = &full;
   const char *path = m->path ? m->path : "";
   size_t n = insp->module_count;
   if (n == 0 && m->parent != (size_t)-1)
@@ -199,10 +201,6 @@ static nns__ispan span_of(nns_inspect_event s, nns_inspect_event e) {
 /* Every index and range of a batch, before anything is copied. */
 static nns_status check_batch(const nns_inspection *in,
                               const nns_inspect_batch *b, nns_error *err) {
-  if (b->size < sizeof *b)
-    return nns__err(err, NNS_E_ARG, -1, NULL,
-                    "batch.size is %zu, expected at least %zu", b->size,
-                    sizeof *b);
   if (b->call_size < sizeof(nns_inspect_call) ||
       (b->tensor_count && b->tensor_size < sizeof(nns_inspect_tensor)))
     return nns__err(err, NNS_E_ARG, -1, NULL,
@@ -254,12 +252,18 @@ static nns_status check_batch(const nns_inspection *in,
 }
 
 nns_status nns_inspection_add_batch(nns_inspection *insp,
-                                    const nns_inspect_batch *b,
+                                    const nns_inspect_batch *given,
                                     nns_error *err) {
-  if (!insp || !b)
+  if (!insp || !given)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_add_batch: inspection and batch are "
                     "needed");
+  nns_inspect_batch full;
+  if (NNS__GET(&full, given, NNS__V1_INSPECT_BATCH))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "batch.size %zu is below the first version's (%zu)",
+                    given->size, (size_t)NNS__V1_INSPECT_BATCH);
+  const nns_inspect_batch *b = &full;
   nns_status st = check_batch(insp, b, err);
   if (st)
     return st;
@@ -749,7 +753,7 @@ nns_status nns_inspection_call_count(const nns_inspection *insp,
 nns_status nns_inspection_module_stats(const nns_inspection *insp,
                                        size_t module, nns_inspect_stats *out,
                                        nns_error *err) {
-  if (!insp || !out || out->size < sizeof *out)
+  if (!insp || !out || out->size < NNS__V1_INSPECT_STATS)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_module_stats: inspection and out (with "
                     "out->size set) are needed");
@@ -760,21 +764,19 @@ nns_status nns_inspection_module_stats(const nns_inspection *insp,
   nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
   if (st)
     return nns__err(err, st, -1, NULL, "out of memory");
-  *out = insp->modules[module].stats;
-  return NNS_OK;
+  return NNS__PUT(out, &insp->modules[module].stats, NNS__V1_INSPECT_STATS);
 }
 
 nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
                                           int backward,
                                           nns_inspect_offender *out,
                                           nns_error *err) {
-  if (!insp || !out || out->size < sizeof *out)
+  if (!insp || !out || out->size < NNS__V1_INSPECT_OFFENDER)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_first_nonfinite: inspection and out "
                     "(with out->size set) are needed");
   nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
   if (st)
     return nns__err(err, st, -1, NULL, "out of memory");
-  *out = insp->first[backward != 0];
-  return NNS_OK;
+  return NNS__PUT(out, &insp->first[backward != 0], NNS__V1_INSPECT_OFFENDER);
 }

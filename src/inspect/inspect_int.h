@@ -12,6 +12,14 @@
 
 #include "../base/base.h"
 
+/* First published sizes of the inspection's sized structs (base.h's ABI
+ * rule: the smallest `size` accepted; later fields go after these). */
+#define NNS__V1_INSPECT_MODULE                                                 \
+  NNS__SIZE_TO(nns_inspect_module, param_dtype_count)
+#define NNS__V1_INSPECT_BATCH NNS__SIZE_TO(nns_inspect_batch, dim_count)
+#define NNS__V1_INSPECT_STATS NNS__SIZE_TO(nns_inspect_stats, rank_bwd_ms)
+#define NNS__V1_INSPECT_OFFENDER NNS__SIZE_TO(nns_inspect_offender, role)
+
 /* A tensor as stored: dims live in the inspection's arena. */
 typedef struct nns__itensor {
   nns_tensor_role role;

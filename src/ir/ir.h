@@ -201,6 +201,11 @@ typedef struct nns__node {
   int32_t opset;             /* version of its domain in force */
   int64_t offset;            /* byte offset of the NodeProto */
   uint32_t index;            /* position in its graph's node array */
+  uint32_t list_index;       /* position in the model's node list
+                                (nns_model_node); UINT32_MAX for nodes of
+                                function bodies */
+  const char *scope;         /* module path given by the builder (interned
+                                dotted path), or NULL: from the name */
 } nns__node;
 
 /* ==== Graphs ==== */
@@ -275,6 +280,15 @@ struct nns_model {
   size_t n_values, cap_values;
   size_t subgraph_nodes;
 
+  /* Every node, subgraph nodes included, in preorder (nns_model_node),
+   * with the list index of the node holding its graph (UINT32_MAX for
+   * main-graph nodes) and that attribute's name. malloc'ed; built by
+   * nns__model_index_nodes once the graph is complete. */
+  nns__node **nodes;
+  uint32_t *node_parent;
+  const char **node_parent_attr;
+  size_t n_nodes;
+
   /* Diagnostics. malloc'ed. */
   char **warnings;
   size_t n_warnings, cap_warnings;
@@ -307,6 +321,14 @@ void nns__warn(nns_model *m, const char *fmt, ...)
 
 /* Records that value v belongs to the model's value list. */
 bool nns__model_add_value(nns_model *m, nns__value *v);
+
+/* Builds m->nodes (see there) from the main graph and its subgraphs. */
+nns_status nns__model_index_nodes(nns_model *m, nns_error *err);
+/* n's position in m->nodes, or (size_t)-1 (a function body's node). */
+static inline size_t nns__node_index(const nns_model *m, const nns__node *n) {
+  (void)m;
+  return n->list_index == UINT32_MAX ? (size_t)-1 : (size_t)n->list_index;
+}
 
 /* Opset version of `domain` in the model, or -1 when not imported. */
 int64_t nns__model_opset(const nns_model *m, const char *domain);

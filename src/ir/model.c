@@ -34,6 +34,9 @@ void nns__model_destroy(nns_model *m) {
   free(m->warnings);
   free(m->unknown);
   free(m->values);
+  free(m->nodes);
+  free(m->node_parent);
+  free(m->node_parent_attr);
   free(m->syms);
   nns__map_free(&m->sym_by_name);
   nns__map_free(&m->op_cache);
@@ -105,4 +108,72 @@ nns__value *nns__graph_lookup(const nns__graph *g, const char *name) {
       return v;
   }
   return NULL;
+}
+
+/* ==== The node list ==== */
+
+typedef struct node_lister {
+  nns_model *m;
+  size_t cap;
+} node_lister;
+
+static bool list_push(node_lister *l, nns__node *n, uint32_t parent,
+                      const char *attr) {
+  nns_model *m = l->m;
+  if (m->n_nodes == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    nns__node **nodes = realloc(m->nodes, cap * sizeof *nodes);
+    if (nodes)
+      m->nodes = nodes;
+    uint32_t *par = realloc(m->node_parent, cap * sizeof *par);
+    if (par)
+      m->node_parent = par;
+    const char **pa = realloc(m->node_parent_attr, cap * sizeof *pa);
+    if (pa)
+      m->node_parent_attr = pa;
+    if (!nodes || !par || !pa || cap > UINT32_MAX)
+      return false;
+    l->cap = cap;
+  }
+  n->list_index = (uint32_t)m->n_nodes;
+  m->nodes[m->n_nodes] = n;
+  m->node_parent[m->n_nodes] = parent;
+  m->node_parent_attr[m->n_nodes] = attr;
+  m->n_nodes++;
+  return true;
+}
+
+static bool list_graph(node_lister *l, nns__graph *g, uint32_t parent,
+                       const char *attr) {
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    nns__node *n = &g->nodes[i];
+    if (!list_push(l, n, parent, attr))
+      return false;
+    uint32_t me = n->list_index;
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *a = &n->attrs[k];
+      if (a->type == NNS__AT_GRAPH && a->g &&
+          !list_graph(l, a->g, me, a->name))
+        return false;
+      if (a->type == NNS__AT_GRAPHS && a->graphs)
+        for (int32_t j = 0; j < a->n; j++)
+          if (a->graphs[j] && !list_graph(l, a->graphs[j], me, a->name))
+            return false;
+    }
+  }
+  return true;
+}
+
+nns_status nns__model_index_nodes(nns_model *m, nns_error *err) {
+  for (int32_t f = 0; f < m->n_functions; f++) {
+    nns__graph *body = m->functions[f].body;
+    for (int32_t i = 0; body && i < body->n_nodes; i++)
+      body->nodes[i].list_index = UINT32_MAX;
+  }
+  node_lister l = {m, 0};
+  m->n_nodes = 0;
+  if (m->graph && !list_graph(&l, m->graph, UINT32_MAX, ""))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL,
+                    "out of memory while listing the nodes");
+  return NNS_OK;
 }

@@ -359,15 +359,15 @@ static void clear_error(nns_error *err) {
   }
 }
 
-/* Decodes m->data into m; destroys m on failure. */
+/* Decodes m->data into m; destroys m on failure. opts is the caller's,
+ * already read in full (never NULL). */
 static nns_status load(nns_model *m, const nns_load_options *opts,
                        nns_model **out, nns_error *err) {
   nns__loader L;
   memset(&L, 0, sizeof L);
   L.m = m;
   L.err = err;
-  L.max_depth = opts && opts->max_depth > 0 ? opts->max_depth
-                                            : NNS__DEFAULT_DEPTH;
+  L.max_depth = opts->max_depth > 0 ? opts->max_depth : NNS__DEFAULT_DEPTH;
   if (L.max_depth > NNS__MAX_DEPTH)
     L.max_depth = NNS__MAX_DEPTH;
   L.empty = nns__intern(&m->strings, "", 0);
@@ -376,6 +376,8 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
     m->producer_name = m->producer_version = m->domain = m->doc = L.empty;
     st = load_model(&L);
   }
+  if (st == NNS_OK)
+    st = nns__model_index_nodes(m, err);
   if (st != NNS_OK) {
     nns__model_destroy(m);
     return st;
@@ -397,10 +399,26 @@ static const char *dir_of(nns_model *m, const char *path) {
 
 static const char *dir_from(nns_model *m, const nns_load_options *opts,
                             const char *path) {
-  if (opts && opts->external_dir)
+  if (opts->external_dir)
     return nns__arena_strndup(&m->arena, opts->external_dir,
                               strlen(opts->external_dir));
   return path ? dir_of(m, path) : nns__arena_strndup(&m->arena, ".", 1);
+}
+
+/* The caller's options (NULL: defaults) in full. */
+static nns_status read_options(nns_load_options *o,
+                               const nns_load_options *opts, nns_error *err) {
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  if (opts && NNS__GET(o, opts, NNS__V1_LOAD_OPTIONS) != NNS_OK)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_load_options.size is %zu, below the first "
+                    "version's %zu", opts->size,
+                    (size_t)NNS__V1_LOAD_OPTIONS);
+  if (o->max_depth < 0)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "max_depth %d is negative",
+                    o->max_depth);
+  return NNS_OK;
 }
 
 nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
@@ -411,10 +429,15 @@ nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
   *out = NULL;
   if (!path)
     return nns__err(err, NNS_E_ARG, -1, NULL, "path is NULL");
+  nns_load_options o;
+  nns_status st = read_options(&o, opts, err);
+  if (st != NNS_OK)
+    return st;
+  opts = &o;
   nns_model *m = nns__model_new();
   if (!m)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  nns_status st = nns__fmap_open(&m->map, path, err);
+  st = nns__fmap_open(&m->map, path, err);
   if (st != NNS_OK) {
     nns__model_destroy(m);
     return st;
@@ -437,11 +460,25 @@ nns_status nns_model_load_memory(const void *data, size_t size,
   *out = NULL;
   if (!data && size)
     return nns__err(err, NNS_E_ARG, -1, NULL, "data is NULL");
+  nns_load_options o;
+  nns_status st = read_options(&o, opts, err);
+  if (st != NNS_OK)
+    return st;
+  opts = &o;
   nns_model *m = nns__model_new();
   if (!m)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   m->data = data;
   m->size = size;
+  if ((o.flags & NNS_LOAD_COPY) && size) {
+    /* The model's own copy, freed with it (nns__fmap_close). */
+    if (nns__fmap_copy(&m->map, data, size) != NNS_OK) {
+      nns__model_destroy(m);
+      return nns__err(err, NNS_E_NOMEM, -1, NULL,
+                      "out of memory copying the %zu-byte model", size);
+    }
+    m->data = m->map.data;
+  }
   if (!(m->dir = dir_from(m, opts, NULL))) {
     nns__model_destroy(m);
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");

@@ -113,18 +113,19 @@ static const nns__ictx *ictx(const nns_op_ctx *cx) {
   return (const nns__ictx *)cx;
 }
 
-static nns_dim public_dim(const nns_model *m, const nns__type *t, int axis) {
-  nns_dim d = {-1, NULL};
-  if (!t || axis < 0 || axis >= t->rank)
-    return d;
+static nns_status public_dim(const nns_model *m, const nns__type *t,
+                             int axis, nns_dim *out) {
+  if (!t || !out || axis < 0 || axis >= t->rank)
+    return NNS_E_ARG;
+  nns_dim d = {.value = -1};
   nns__dim x = t->dims[axis];
   if (!x.sym) {
     d.value = x.v;
-    return d;
+  } else {
+    const nns__symbol *s = nns__sym_get(m, x.sym);
+    d.symbol = s ? s->name : NULL;
   }
-  const nns__symbol *s = nns__sym_get(m, x.sym);
-  d.symbol = s ? s->name : NULL;
-  return d;
+  return NNS__PUT(out, &d, NNS__V1_DIM);
 }
 
 static const nns__type *out_type(const nns__ictx *c, size_t i) {
@@ -157,8 +158,10 @@ int nns_op_ctx_input_rank(const nns_op_ctx *cx, size_t i) {
   return t ? t->rank : -1;
 }
 
-nns_dim nns_op_ctx_input_dim(const nns_op_ctx *cx, size_t i, int axis) {
-  return public_dim(cx ? ictx(cx)->m : NULL, in_type(ictx(cx), i), axis);
+nns_status nns_op_ctx_input_dim(const nns_op_ctx *cx, size_t i, int axis,
+                                nns_dim *out) {
+  return public_dim(cx ? ictx(cx)->m : NULL, in_type(ictx(cx), i), axis,
+                    out);
 }
 
 int nns_op_ctx_output_rank(const nns_op_ctx *cx, size_t i) {
@@ -166,8 +169,10 @@ int nns_op_ctx_output_rank(const nns_op_ctx *cx, size_t i) {
   return t ? t->rank : -1;
 }
 
-nns_dim nns_op_ctx_output_dim(const nns_op_ctx *cx, size_t i, int axis) {
-  return public_dim(cx ? ictx(cx)->m : NULL, out_type(ictx(cx), i), axis);
+nns_status nns_op_ctx_output_dim(const nns_op_ctx *cx, size_t i, int axis,
+                                 nns_dim *out) {
+  return public_dim(cx ? ictx(cx)->m : NULL, out_type(ictx(cx), i), axis,
+                    out);
 }
 
 /* The node's own attribute (a registered op declares no attribute specs,

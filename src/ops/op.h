@@ -101,6 +101,16 @@ typedef struct nns__op {
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: the field passes through (see above) */
   const void *ext;     /* custom ops: the user's callbacks */
+  /*
+   * Differentiability, one character per input like `roles` (the last
+   * repeats): '1' where no gradient flows through the input into the
+   * outputs although the input may be floating point (a Where condition,
+   * a comparison's operands, the tensor a Shape reads). NULL: every input
+   * whose role is 'a', 'w' or 'b' is differentiable. Inputs of role 'c'
+   * or 'u' never are, and no gradient flows through an integer or bool
+   * value whatever the op (a Cast to an integer type stops it).
+   */
+  const char *no_grad;
 } nns__op;
 
 /*

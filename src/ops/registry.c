@@ -61,18 +61,20 @@ const nns__op *nns__op_table_at(size_t i) {
 
 size_t nns_op_count(void) { return nns__op_table_size(); }
 
-void nns_op_get(size_t i, nns_op_info *out) {
+nns_status nns_op_get(size_t i, nns_op_info *out) {
   const nns__op *e = nns__op_table_at(i);
-  memset(out, 0, sizeof *out);
-  if (!e)
-    return;
-  out->domain = e->domain;
-  out->name = e->name;
-  out->since_version = e->since;
-  out->until_version = e->until;
-  out->has_shape_rule = e->shape != NULL;
-  out->has_fold = e->fold != NULL;
-  out->has_cost_rule = e->cost != NULL;
-  out->has_rf_rule = e->rf != NULL;
-  out->roles = e->roles ? e->roles : "";
+  if (!e || !out)
+    return NNS_E_ARG;
+  nns_op_info info = {0};
+  info.domain = e->domain;
+  info.name = e->name;
+  info.since_version = e->since;
+  info.until_version = e->until;
+  info.has_shape_rule = e->shape != NULL;
+  info.has_fold = e->fold != NULL;
+  info.has_cost_rule = e->cost != NULL;
+  info.has_rf_rule = e->rf != NULL;
+  info.roles = e->roles ? e->roles : "";
+  info.no_grad = e->no_grad ? e->no_grad : "";
+  return NNS__PUT(out, &info, NNS__V1_OP_INFO);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 /* ==== Buffered output ==== */
@@ -57,6 +58,17 @@ void nns__out_fmt(nns__out *o, const char *fmt, ...) {
   nns__out_put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+void nns__out_int(nns__out *o, int64_t v) {
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
+  nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 void nns__out_rep(nns__out *o, const char *s, int n) {
   size_t len = strlen(s);
   for (int i = 0; i < n; i++)
@@ -87,6 +99,11 @@ void nns__out_json_str(nns__out *o, const char *s) {
   nns__out_put(o, "\"", 1);
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
+    /* Fast path: printable ASCII that needs no escape. */
+    if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+      p++;
+      continue;
+    }
     size_t n = nns__utf8_len(p);
     if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
       p += n;
@@ -204,6 +221,89 @@ void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
   }
 }
 
+/* ==== Reading the model ==== */
+
+nns_model_info nns__info_of(const nns_model *m) {
+  nns_model_info x = {.size = sizeof x};
+  if (nns_model_get_info(m, &x) != NNS_OK)
+    x.producer_name = x.producer_version = x.domain = x.graph_name = "";
+  return x;
+}
+
+nns_value_info nns__value_of(const nns_model *m, size_t i) {
+  nns_value_info x = {.size = sizeof x, .name = "", .rank = -1,
+                      .producer = (size_t)-1};
+  nns_model_value(m, i, &x);
+  return x;
+}
+
+nns_dim nns__dim_of(const nns_model *m, size_t i, int axis) {
+  nns_dim x = {.size = sizeof x, .value = -1};
+  nns_model_value_dim(m, i, axis, &x);
+  return x;
+}
+
+size_t nns__input_of(const nns_model *m, size_t k) {
+  size_t v = (size_t)-1;
+  nns_model_input(m, k, &v);
+  return v;
+}
+
+size_t nns__output_of(const nns_model *m, size_t k) {
+  size_t v = (size_t)-1;
+  nns_model_output(m, k, &v);
+  return v;
+}
+
+nns_layer_info nns__layer_of(const nns_model *m, size_t i) {
+  nns_layer_info x = {.size = sizeof x, .name = "", .path = "", .type = "",
+                      .op_types = "", .parent = (size_t)-1,
+                      .input_value = (size_t)-1, .output_value = (size_t)-1};
+  nns_model_layer(m, i, &x);
+  return x;
+}
+
+nns_counts nns__layer_counts_of(const nns_model *m, size_t i) {
+  nns_counts x = {.size = sizeof x};
+  nns_model_layer_counts(m, i, &x);
+  return x;
+}
+
+nns_rf nns__layer_rf_of(const nns_model *m, size_t i) {
+  nns_rf x = {.size = sizeof x};
+  nns_model_layer_rf(m, i, &x);
+  return x;
+}
+
+nns_totals nns__totals_of(const nns_model *m) {
+  nns_totals x = {.size = sizeof x, .peak_node = ""};
+  nns_model_totals(m, &x);
+  return x;
+}
+
+nns_counts nns__total_counts_of(const nns_model *m) {
+  nns_counts x = {.size = sizeof x};
+  nns_model_total_counts(m, &x);
+  return x;
+}
+
+nns_rf nns__total_rf_of(const nns_model *m) {
+  nns_rf x = {.size = sizeof x};
+  nns_model_total_rf(m, &x);
+  return x;
+}
+
+const char *nns__warning_of(const nns_model *m, size_t i) {
+  const char *w = "";
+  nns_model_warning(m, i, &w);
+  return w;
+}
+
+nns_status nns__report_options(nns_report_options *o,
+                               const nns_report_options *given) {
+  return NNS__GET(o, given, NNS__V1_REPORT_OPTIONS);
+}
+
 /* ==== Shapes and axes ==== */
 
 void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
@@ -214,15 +314,14 @@ void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
     snprintf(buf, size, "-");
     return;
   }
-  nns_value_info v;
-  nns_model_value(m, value, &v);
+  nns_value_info v = nns__value_of(m, value);
   if (v.rank < 0) {
     snprintf(buf, size, "?");
     return;
   }
   size_t n = (size_t)snprintf(buf, size, "(");
   for (int d = 0; d < v.rank && n < size; d++) {
-    nns_dim dim = nns_model_value_dim(m, value, d);
+    nns_dim dim = nns__dim_of(m, value, d);
     const char *sep = d ? ", " : "";
     if (dim.value >= 0)
       n += (size_t)snprintf(buf + n, size - n, "%s%lld", sep,
@@ -289,8 +388,7 @@ void nns__fmt_flags(char *buf, size_t size, unsigned flags) {
 const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
   if (o->model_name && *o->model_name)
     return o->model_name;
-  nns_model_info info;
-  nns_model_get_info(m, &info);
+  nns_model_info info = nns__info_of(m);
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
 }
 

@@ -328,8 +328,10 @@ static nns_status render(const nns_inspection *insp,
                            "nns_inspection_report: an inspection and a "
                            "write callback are needed");
   nns_report_options o = {0};
-  if (opts)
-    o = *opts;
+  if (opts && nns__report_options(&o, opts) != NNS_OK)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_options.size is below the first "
+                           "version's");
   if ((unsigned)o.format > NNS_FORMAT_JSON ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)

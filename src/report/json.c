@@ -39,8 +39,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
     nns__out_str(o, "null");
     return;
   }
-  nns_value_info v;
-  nns_model_value(m, i, &v);
+  nns_value_info v = nns__value_of(m, i);
   nns__out_str(o, "{\"name\": ");
   nns__out_json_str(o, v.name);
   nns__out_str(o, ", \"dtype\": ");
@@ -51,7 +50,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
   } else {
     nns__out_str(o, "[");
     for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns_model_value_dim(m, i, d);
+      nns_dim dim = nns__dim_of(m, i, d);
       if (d)
         nns__out_str(o, ", ");
       if (dim.value >= 0)
@@ -149,8 +148,9 @@ static void j_op_types(nns__out *o, const char *list) {
 
 static void j_layer(nns__out *o, const nns_model *m, size_t i,
                     const char *root_name) {
-  nns_layer_info l;
-  nns_model_layer(m, i, &l);
+  nns_layer_info l = nns__layer_of(m, i);
+  nns_counts counts = nns__layer_counts_of(m, i);
+  nns_rf rf = nns__layer_rf_of(m, i);
   nns__out_fmt(o, "{\"index\": %zu, \"path\": ", i);
   nns__out_json_str(o, l.path ? l.path : "");
   nns__out_str(o, ", \"name\": ");
@@ -169,9 +169,9 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   nns__out_str(o, ", \"output\": ");
   j_value(o, m, l.output_value);
   nns__out_str(o, ", ");
-  j_counts(o, &l.counts);
+  j_counts(o, &counts);
   nns__out_str(o, ", \"rf\": ");
-  j_rf(o, &l.rf);
+  j_rf(o, &rf);
   nns__out_str(o, "}");
 }
 
@@ -199,14 +199,14 @@ static const char *param_kind(nns_param_kind k) {
   switch (k) {
   case NNS_PARAM_TRAINABLE: return "trainable";
   case NNS_PARAM_BUFFER: return "buffer";
+  case NNS_PARAM_FROZEN: return "frozen";
   default: return "constant";
   }
 }
 
 static void j_model(nns__out *o, const nns_model *m,
                     const nns_report_options *opt, const char *name) {
-  nns_model_info info;
-  nns_model_get_info(m, &info);
+  nns_model_info info = nns__info_of(m);
   nns__out_str(o, "  \"model\": {\"name\": ");
   nns__out_json_str(o, name);
   nns__out_str(o, ", \"path\": ");
@@ -231,27 +231,28 @@ static void j_model(nns__out *o, const nns_model *m,
   nns__out_str(o, "}},\n  \"inputs\": [");
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     nns__out_str(o, k ? ", " : "");
-    j_value(o, m, nns_model_input(m, k));
+    j_value(o, m, nns__input_of(m, k));
   }
   nns__out_str(o, "],\n  \"outputs\": [");
   for (size_t k = 0; k < nns_model_output_count(m); k++) {
     nns__out_str(o, k ? ", " : "");
-    j_value(o, m, nns_model_output(m, k));
+    j_value(o, m, nns__output_of(m, k));
   }
   nns__out_str(o, "],\n");
 }
 
 static void j_totals(nns__out *o, const nns_model *m) {
   static const char *opt[] = {"sgd", "momentum", "adam"};
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_totals t = nns__totals_of(m);
+  nns_counts all = nns__total_counts_of(m);
+  nns_rf rf = nns__total_rf_of(m);
   nns__out_str(o, "  \"totals\": {");
-  j_counts(o, &t.all);
+  j_counts(o, &all);
   nns__out_str(o, ",\n    ");
   j_bool(o, "complete",
-         !(t.all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
+         !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
   nns__out_str(o, ", ");
-  j_int(o, "params_total", t.all.params + t.all.buffers);
+  j_int(o, "params_total", all.params + all.buffers);
   nns__out_str(o, ", ");
   j_int(o, "params_unique", t.params_unique);
   nns__out_str(o, ", ");
@@ -277,24 +278,22 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, ", ");
   j_int(o, "total_bytes", t.train_total_bytes);
   nns__out_str(o, "},\n    \"rf\": ");
-  j_rf(o, &t.rf);
+  j_rf(o, &rf);
   nns__out_str(o, "},\n");
 }
 
 static void j_symbols(nns__out *o, const nns_model *m) {
   /* The symbolic dims of the graph inputs: those a count took as 1 (when
    * the totals are flagged symbolic) and a user can fix with --input. */
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_counts all = nns__total_counts_of(m);
   nns__out_str(o, "  \"symbols\": [");
   const char *seen[64];
   int shown = 0;
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns_model_input(m, k);
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
+    size_t v = nns__input_of(m, k);
+    nns_value_info vi = nns__value_of(m, v);
     for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns_model_value_dim(m, v, ax);
+      nns_dim dim = nns__dim_of(m, v, ax);
       if (dim.value >= 0 || !dim.symbol)
         continue;
       bool dup = false;
@@ -308,7 +307,7 @@ static void j_symbols(nns__out *o, const nns_model *m) {
     }
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
-               t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+               all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
 }
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
@@ -320,8 +319,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_json_str(o, nns_version());
   nns__out_str(o, ",\n");
   j_model(o, m, opt, name);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_totals t = nns__totals_of(m);
   static const char *optim[] = {"sgd", "momentum", "adam"};
   nns__out_str(o, "  \"options\": {\"max_depth\": ");
   if (maxd == INT32_MAX)
@@ -347,9 +345,9 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     const char *dom = NULL, *op = NULL;
     int counted = 0;
-    nns_counts k;
-    memset(&k, 0, sizeof k);
-    nns_model_op_type(m, i, &dom, &op, &counted, &k);
+    nns_counts k = {.size = sizeof k};
+    nns_model_op_type(m, i, &dom, &op, &counted);
+    nns_model_op_type_counts(m, i, &k);
     nns__out_str(o, i ? ",\n    {\"domain\": " : "\n    {\"domain\": ");
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
@@ -369,7 +367,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, "  \"parameters\": [");
   size_t np = nns_model_param_count(m), nl = nns_model_layer_count(m);
   for (size_t i = 0; i < np; i++) {
-    nns_param_info p;
+    nns_param_info p = {.size = sizeof p, .name = "", .storage = "",
+                        .layer = (size_t)-1};
     nns_model_param(m, i, &p);
     nns__out_str(o, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
     nns__out_json_str(o, p.name);
@@ -382,8 +381,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld, \"layer\": ",
                  (long long)p.elements, (long long)p.bytes);
     if (p.layer < nl) {
-      nns_layer_info l;
-      nns_model_layer(m, p.layer, &l);
+      nns_layer_info l = nns__layer_of(m, p.layer);
       nns__out_json_str(o, l.path ? l.path : "");
     } else {
       nns__out_str(o, "null");
@@ -396,7 +394,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, "  \"warnings\": [");
   for (size_t k = 0; k < nns_model_warning_count(m); k++) {
     nns__out_str(o, k ? ",\n    " : "\n    ");
-    nns__out_json_str(o, nns_model_warning(m, k));
+    nns__out_json_str(o, nns__warning_of(m, k));
   }
   nns__out_str(o, nns_model_warning_count(m) ? "\n  ],\n" : "],\n");
 
@@ -404,8 +402,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, "  \"layers\": [");
   bool first = true;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l;
-    nns_model_layer(m, i, &l);
+    nns_layer_info l = nns__layer_of(m, i);
     if (l.depth > maxd)
       continue;
     nns__out_str(o, first ? "\n    " : ",\n    ");
@@ -423,8 +420,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     return NNS_E_NOMEM;
   size_t nopen = 0;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l;
-    nns_model_layer(m, i, &l);
+    nns_layer_info l = nns__layer_of(m, i);
     if (l.depth > maxd)
       continue;
     bool sibling = false;

@@ -16,6 +16,23 @@
 
 #include "nnscan.h"
 
+/* ==== Reading the model ==== */
+
+/* The public accessors as values: a failed read (bad index, no analysis)
+ * gives the zeroed row with rank -1, (size_t)-1 indexes and "" names. */
+nns_model_info nns__info_of(const nns_model *m);
+nns_value_info nns__value_of(const nns_model *m, size_t i);
+nns_dim nns__dim_of(const nns_model *m, size_t i, int axis);
+size_t nns__input_of(const nns_model *m, size_t k);
+size_t nns__output_of(const nns_model *m, size_t k);
+nns_layer_info nns__layer_of(const nns_model *m, size_t i);
+nns_counts nns__layer_counts_of(const nns_model *m, size_t i);
+nns_rf nns__layer_rf_of(const nns_model *m, size_t i);
+nns_totals nns__totals_of(const nns_model *m);
+nns_counts nns__total_counts_of(const nns_model *m);
+nns_rf nns__total_rf_of(const nns_model *m);
+const char *nns__warning_of(const nns_model *m, size_t i);
+
 /* ==== Buffered output ==== */
 
 /* Writes go to `buf` and reach the callback in blocks, so a report of a
@@ -35,6 +52,8 @@ void nns__out_fmt(nns__out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* `n` copies of the string s (a space, "─", ...). */
 void nns__out_rep(nns__out *o, const char *s, int n);
+/* A decimal integer, without printf (shapes of large graphs). */
+void nns__out_int(nns__out *o, int64_t v);
 /* s as a JSON string; bytes that are not UTF-8 become U+FFFD, NULL is null. */
 void nns__out_json_str(nns__out *o, const char *s);
 /* Flushes; NNS_E_IO (with err filled) if the callback asked to stop. */
@@ -98,5 +117,12 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o);
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *o,
                             nns__out *out);
+/* The SHAPES formats (shapes.c). */
+nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
+                              nns__out *out);
+/* The caller's options in full (fields past its size zero); NNS_E_ARG when
+ * its size is below the first version's. */
+nns_status nns__report_options(nns_report_options *o,
+                               const nns_report_options *given);
 
 #endif

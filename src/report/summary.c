@@ -117,8 +117,7 @@ static nns_status grid_build(grid *g, const nns_model *m,
   if (!g->layer)
     return NNS_E_NOMEM;
   for (size_t i = 0; i < n; i++) {
-    nns_layer_info l;
-    nns_model_layer(m, i, &l);
+    nns_layer_info l = nns__layer_of(m, i);
     if (l.depth <= maxd)
       g->layer[g->rows++] = i;
   }
@@ -126,13 +125,13 @@ static nns_status grid_build(grid *g, const nns_model *m,
   if (!g->cell)
     return NNS_E_NOMEM;
 
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_counts all = nns__total_counts_of(m);
   const char *root_name = nns__model_name(m, o);
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l;
-    nns_model_layer(m, g->layer[r], &l);
-    const nns_counts *k = &l.counts;
+    nns_layer_info l = nns__layer_of(m, g->layer[r]);
+    nns_counts counts = nns__layer_counts_of(m, g->layer[r]);
+    nns_rf rf = nns__layer_rf_of(m, g->layer[r]);
+    const nns_counts *k = &counts;
     for (int c = 0; c < g->ncols; c++) {
       char buf[512];
       buf[0] = 0;
@@ -144,36 +143,36 @@ static nns_status grid_build(grid *g, const nns_model *m,
       case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
       case C_SHAPE: nns__fmt_shape(buf, sizeof buf, m, l.output_value); break;
       case C_PARAMS:
-        nns__fmt_number(buf, sizeof buf, k->params, t.all.params, o->numbers,
+        nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
                         false, csv);
         break;
       case C_BUFFERS:
-        nns__fmt_number(buf, sizeof buf, k->buffers, t.all.buffers,
+        nns__fmt_number(buf, sizeof buf, k->buffers, all.buffers,
                         o->numbers, false, csv);
         break;
       case C_FLOPS:
-        count_cell(buf, sizeof buf, k->flops, t.all.flops, k->flags, o, csv,
+        count_cell(buf, sizeof buf, k->flops, all.flops, k->flags, o, csv,
                    false);
         break;
       case C_MACS:
-        count_cell(buf, sizeof buf, k->macs, t.all.macs, k->flags, o, csv,
+        count_cell(buf, sizeof buf, k->macs, all.macs, k->flags, o, csv,
                    false);
         break;
       case C_DMAS:
-        count_cell(buf, sizeof buf, k->dmas, t.all.dmas, k->flags, o, csv,
+        count_cell(buf, sizeof buf, k->dmas, all.dmas, k->flags, o, csv,
                    false);
         break;
       case C_RF:
       case C_STRIDE:
-      case C_PAD: rf_cell(buf, sizeof buf, &l.rf, g->id[c]); break;
+      case C_PAD: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
       case C_ACT:
         nns__fmt_number(buf, sizeof buf, k->activation_bytes,
-                        t.all.activation_bytes, o->numbers, true, csv);
+                        all.activation_bytes, o->numbers, true, csv);
         break;
       case C_PCT_PARAMS:
-        nns__fmt_ratio(buf, sizeof buf, k->params, t.all.params);
+        nns__fmt_ratio(buf, sizeof buf, k->params, all.params);
         break;
-      case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, t.all.macs); break;
+      case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, all.macs); break;
       default: break;
       }
       /* A hostile name's control characters would break the table's
@@ -208,8 +207,7 @@ static nns_status grid_prefixes(grid *g, const nns_model *m) {
   for (size_t i = 0; i < n; i++)
     last[i] = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
-    nns_layer_info l;
-    nns_model_layer(m, i, &l);
+    nns_layer_info l = nns__layer_of(m, i);
     parent[i] = l.parent < n ? l.parent : (size_t)-1;
     depth[i] = l.depth;
     if (parent[i] != (size_t)-1)
@@ -258,8 +256,8 @@ static void put_clean(nns__out *o, const char *s) {
     nns__out_put(o, (unsigned char)*p < 0x20 || *p == 0x7f ? "?" : p, 1);
 }
 
-typedef void (*op_list_fn)(const nns_model *, size_t, const char **,
-                           const char **, size_t *);
+typedef nns_status (*op_list_fn)(const nns_model *, size_t, const char **,
+                                 const char **, size_t *);
 
 /* "Title: dom.Op x3, Op2 x1<tail>" for the uncounted or unknown ops;
  * nothing when there are none. */
@@ -269,8 +267,8 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
     return;
   nns__out_str(o, title);
   for (size_t i = 0; i < n; i++) {
-    const char *dom, *op;
-    size_t cnt;
+    const char *dom = "", *op = "?";
+    size_t cnt = 0;
     get(m, i, &dom, &op, &cnt);
     nns__out_str(o, i ? ", " : " ");
     if (dom && *dom) {
@@ -284,22 +282,23 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
 }
 
 static void text_footer(nns__out *o, const nns_model *m, int width) {
-  nns_totals t;
-  nns_model_totals(m, &t);
+  nns_totals t = nns__totals_of(m);
+  nns_counts all = nns__total_counts_of(m);
+  nns_rf rf = nns__total_rf_of(m);
   char a[128], b[128], c[128], d[128], e[128];
   text_rule(o, "=", width);
-  total_str(a, sizeof a, t.all.params, false, false);
+  total_str(a, sizeof a, all.params, false, false);
   nns__out_fmt(o, "Trainable params: %s\n", a);
-  total_str(a, sizeof a, t.all.buffers, false, false);
+  total_str(a, sizeof a, all.buffers, false, false);
   nns__out_fmt(o, "Non-trainable params: %s\n", a);
-  total_str(a, sizeof a, t.all.params + t.all.buffers, false, false);
+  total_str(a, sizeof a, all.params + all.buffers, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  if (t.params_unique != t.all.params + t.all.buffers) {
+  if (t.params_unique != all.params + all.buffers) {
     total_str(a, sizeof a, t.params_unique, false, false);
     nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
                     "once)\n", a);
   }
-  nns__fmt_clever(a, sizeof a, t.all.param_bytes, true);
+  nns__fmt_clever(a, sizeof a, all.param_bytes, true);
   nns__out_fmt(o, "Model size (params + buffers): %s", a);
   size_t nd = nns_model_param_dtype_count(m);
   for (size_t i = 0; i < nd; i++) {
@@ -310,12 +309,12 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
   }
   nns__out_str(o, nd ? ")\n" : "\n");
-  if (t.param_bytes_unique != t.all.param_bytes) {
+  if (t.param_bytes_unique != all.param_bytes) {
     nns__fmt_clever(a, sizeof a, t.param_bytes_unique, true);
     nns__out_fmt(o, "Unique storage size: %s\n", a);
   }
   text_rule(o, "-", width);
-  nns__fmt_clever(a, sizeof a, t.all.activation_bytes, true);
+  nns__fmt_clever(a, sizeof a, all.activation_bytes, true);
   nns__out_fmt(o, "Activation memory (all node outputs): %s\n", a);
   nns__fmt_clever(a, sizeof a, t.peak_activation_bytes, true);
   if (t.peak_node && *t.peak_node) {
@@ -336,34 +335,33 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
                (unsigned)t.optimizer < 3 ? opt[t.optimizer] : "?", a, b, c, d,
                e);
   text_rule(o, "-", width);
-  bool partial = (t.all.flags & NNS_COUNT_PARTIAL) != 0;
-  total_str(a, sizeof a, t.all.flops, false, partial);
+  bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
+  total_str(a, sizeof a, all.flops, false, partial);
   nns__out_fmt(o, "FLOPs: %s\n", a);
-  total_str(a, sizeof a, t.all.macs, false, partial);
+  total_str(a, sizeof a, all.macs, false, partial);
   nns__out_fmt(o, "MACs:  %s\n", a);
-  total_str(a, sizeof a, t.all.dmas, false, partial);
+  total_str(a, sizeof a, all.dmas, false, partial);
   nns__out_fmt(o, "DMAs:  %s\n", a);
-  if (t.rf.axes > 0 || t.rf.whole) {
-    nns__fmt_axes(a, sizeof a, t.rf.field, t.rf.axes);
-    nns__fmt_axes(b, sizeof b, t.rf.stride, t.rf.axes);
-    nns__fmt_axes(c, sizeof c, t.rf.padding, t.rf.axes);
+  if (rf.axes > 0 || rf.whole) {
+    nns__fmt_axes(a, sizeof a, rf.field, rf.axes);
+    nns__fmt_axes(b, sizeof b, rf.stride, rf.axes);
+    nns__fmt_axes(c, sizeof c, rf.padding, rf.axes);
     nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s)\n",
                  a, b, c);
   }
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");
-  if (t.all.flags & NNS_COUNT_SYMBOLIC) {
+  if (all.flags & NNS_COUNT_SYMBOLIC) {
     nns__out_str(o, "Symbolic dims taken as 1:");
     /* The symbols the graph inputs name: the ones a user can fix. */
     int shown = 0;
     const char *seen[16];
     for (size_t k = 0; k < nns_model_input_count(m); k++) {
-      size_t v = nns_model_input(m, k);
-      nns_value_info vi;
-      nns_model_value(m, v, &vi);
+      size_t v = nns__input_of(m, k);
+      nns_value_info vi = nns__value_of(m, v);
       for (int ax = 0; ax < vi.rank; ax++) {
-        nns_dim dim = nns_model_value_dim(m, v, ax);
+        nns_dim dim = nns__dim_of(m, v, ax);
         if (dim.value >= 0 || !dim.symbol)
           continue;
         bool dup = false;
@@ -378,7 +376,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     }
     nns__out_str(o, shown ? "\n" : " (unnamed)\n");
   }
-  if (t.all.flags & NNS_COUNT_UNBOUNDED)
+  if (all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
   put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
               "Not counted (no cost rule):",
@@ -477,8 +475,7 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   }
   nns__out_str(o, ",flags\n");
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l;
-    nns_model_layer(m, g->layer[r], &l);
+    nns_layer_info l = nns__layer_of(m, g->layer[r]);
     nns__csv_field(o, l.path ? l.path : "");
     nns__out_fmt(o, ",%d", l.depth);
     for (int c = 0; c < g->ncols; c++) {
@@ -486,7 +483,8 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
       nns__csv_field(o, g->cell[r * (size_t)g->ncols + (size_t)c]);
     }
     char flags[64];
-    nns__fmt_flags(flags, sizeof flags, l.counts.flags);
+    nns__fmt_flags(flags, sizeof flags,
+                   nns__layer_counts_of(m, g->layer[r]).flags);
     nns__out_str(o, ",");
     nns__csv_field(o, flags);
     nns__out_str(o, "\n");
@@ -504,8 +502,7 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     nns__out_str(o, cols[g->id[c]].numeric ? "---:|" : "---|");
   nns__out_str(o, "\n");
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l;
-    nns_model_layer(m, g->layer[r], &l);
+    nns_layer_info l = nns__layer_of(m, g->layer[r]);
     nns__out_str(o, "|");
     for (int c = 0; c < g->ncols; c++) {
       const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
@@ -527,19 +524,27 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
 nns_status nns_report(const nns_model *model, const nns_report_options *opts,
                       nns_write_fn write, void *user, nns_error *err) {
   nns_report_options o = {0};
-  if (opts)
-    o = *opts;
   if (!model || !write)
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report needs a model and a write callback");
-  if ((unsigned)o.format > NNS_FORMAT_JSON ||
+  if (opts && nns__report_options(&o, opts) != NNS_OK)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_options.size is below the first "
+                           "version's");
+  if ((unsigned)o.format > NNS_FORMAT_SHAPES_TEXT ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
-  if (nns_model_layer_count(model) == 0)
+  bool shapes = o.format == NNS_FORMAT_SHAPES_JSON ||
+                o.format == NNS_FORMAT_SHAPES_TEXT;
+  unsigned need = shapes ? NNS_STATE_INFERRED : NNS_STATE_ANALYZED;
+  if (!(nns_model_state(model) & need))
     return nns__report_err(err, NNS_E_STATE,
-                           "the model has not been analysed: call "
-                           "nns_model_analyze() before nns_report()");
+                           shapes ? "the model's shapes have not been "
+                                    "inferred: call nns_model_infer() before "
+                                    "nns_report()"
+                                  : "the model has not been analysed: call "
+                                    "nns_model_analyze() before nns_report()");
   nns__out *out = malloc(sizeof *out);
   if (!out)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
@@ -547,6 +552,8 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   nns_status st = NNS_OK;
   if (o.format == NNS_FORMAT_JSON) {
     st = nns__report_json(model, &o, out);
+  } else if (shapes) {
+    st = nns__report_shapes(model, &o, out);
   } else {
     grid g;
     bool csv = o.format == NNS_FORMAT_CSV;

@@ -3,8 +3,9 @@
  * (the README's model table), nns_report_plot() draws MACs against
  * parameters as a hand-written SVG scatter plot, with no dependency.
  *
- * Both take totals, not models, so a caller can analyse a hundred models
- * one at a time and keep only a row for each.
+ * Both take a table (nns_table) of rows copied from analysed models, so a
+ * caller can analyse a hundred models one at a time and keep only a row for
+ * each.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,63 @@
 #include <string.h>
 
 #include "report_int.h"
+
+/* ==== The rows ==== */
+
+typedef struct table_row {
+  char *name;
+  nns_counts all;
+  nns_rf rf;
+} table_row;
+
+struct nns_table {
+  table_row *rows;
+  size_t count, cap;
+};
+
+nns_status nns_table_new(nns_table **out, nns_error *err) {
+  if (!out)
+    return nns__report_err(err, NNS_E_ARG, "nns_table_new: out is NULL");
+  *out = calloc(1, sizeof **out);
+  return *out ? NNS_OK : nns__report_err(err, NNS_E_NOMEM, "out of memory");
+}
+
+void nns_table_free(nns_table *t) {
+  if (!t)
+    return;
+  for (size_t i = 0; i < t->count; i++)
+    free(t->rows[i].name);
+  free(t->rows);
+  free(t);
+}
+
+size_t nns_table_row_count(const nns_table *t) { return t ? t->count : 0; }
+
+nns_status nns_table_add(nns_table *t, const char *name, const nns_model *m,
+                         nns_error *err) {
+  if (!t || !name || !m)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_table_add needs a table, a name and a model");
+  table_row r = {.all = {.size = sizeof r.all}, .rf = {.size = sizeof r.rf}};
+  if (nns_model_total_counts(m, &r.all) != NNS_OK ||
+      nns_model_total_rf(m, &r.rf) != NNS_OK)
+    return nns__report_err(err, NNS_E_STATE,
+                           "nns_table_add: the model has not been analysed");
+  if (t->count == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 8;
+    table_row *rows = realloc(t->rows, cap * sizeof *rows);
+    if (!rows)
+      return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+    t->rows = rows;
+    t->cap = cap;
+  }
+  size_t len = strlen(name);
+  if (!(r.name = malloc(len + 1)))
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  memcpy(r.name, name, len + 1);
+  t->rows[t->count++] = r;
+  return NNS_OK;
+}
 
 /* ==== Table ==== */
 
@@ -22,28 +80,28 @@ static const char *t_csv[T_COLS] = {"model", "params", "flops",
                                     "macs",  "dmas",   "rf"};
 
 /* A cell of the human table: millions or billions with two decimals. */
-static void t_cell(char *buf, size_t size, const nns_table_row *r, int c,
+static void t_cell(char *buf, size_t size, const table_row *r, int c,
                    bool csv) {
-  const nns_totals *t = &r->totals;
-  bool partial = (t->all.flags & NNS_COUNT_PARTIAL) != 0;
+  const nns_counts *all = &r->all;
+  bool partial = (all->flags & NNS_COUNT_PARTIAL) != 0;
   int64_t v = 0;
   double scale = 1e9;
   switch (c) {
   case T_MODEL: snprintf(buf, size, "%s", r->name ? r->name : ""); return;
   case T_RF:
-    if (t->rf.axes > 0)
-      nns__fmt_axes(buf, size, t->rf.field, t->rf.axes);
+    if (r->rf.axes > 0)
+      nns__fmt_axes(buf, size, r->rf.field, r->rf.axes);
     else
       snprintf(buf, size, "-");
     return;
   case T_PARAMS:
-    v = t->all.params;
+    v = all->params;
     scale = 1e6;
     partial = false; /* parameters do not depend on cost rules */
     break;
-  case T_FLOPS: v = t->all.flops; break;
-  case T_MACS: v = t->all.macs; break;
-  default: v = t->all.dmas; break;
+  case T_FLOPS: v = all->flops; break;
+  case T_MACS: v = all->macs; break;
+  default: v = all->dmas; break;
   }
   if (csv)
     snprintf(buf, size, "%lld", (long long)v);
@@ -54,15 +112,22 @@ static void t_cell(char *buf, size_t size, const nns_table_row *r, int c,
     snprintf(buf, size, "%s%.2f", partial ? "≥ " : "", (double)v / scale);
 }
 
-nns_status nns_report_table(const nns_table_row *rows, size_t count,
+nns_status nns_report_table(const nns_table *table,
                             const nns_report_options *opts,
                             nns_write_fn write, void *user, nns_error *err) {
-  nns_report_format fmt = opts ? opts->format : NNS_FORMAT_MD;
-  if ((!rows && count) || !write || fmt == NNS_FORMAT_JSON ||
+  nns_report_options ro = {.format = NNS_FORMAT_MD};
+  if (opts && nns__report_options(&ro, opts) != NNS_OK)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_options.size is below the first "
+                           "version's");
+  nns_report_format fmt = ro.format;
+  if (!table || !write || fmt == NNS_FORMAT_JSON ||
       (unsigned)fmt > NNS_FORMAT_JSON)
     return nns__report_err(err, NNS_E_ARG,
-                           "nns_report_table: rows, a write callback and "
+                           "nns_report_table: a table, a write callback and "
                            "format text, md or csv are needed");
+  const table_row *rows = table->rows;
+  size_t count = table->count;
   nns__out *o = malloc(sizeof *o);
   if (!o)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
@@ -89,7 +154,7 @@ nns_status nns_report_table(const nns_table_row *rows, size_t count,
           nns__out_str(o, buf);
         }
       }
-      unsigned f = rows[i].totals.all.flags;
+      unsigned f = rows[i].all.flags;
       nns__out_str(o, f & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
                           ? ",false\n"
                           : ",true\n");
@@ -272,11 +337,14 @@ static void svg_axis(nns__out *o, const axis *a, bool horizontal,
                  a->log ? " (log scale)" : "");
 }
 
-nns_status nns_report_plot(const nns_table_row *rows, size_t count,
-                           nns_write_fn write, void *user, nns_error *err) {
-  if ((!rows && count) || !write)
+nns_status nns_report_plot(const nns_table *table, nns_write_fn write,
+                           void *user, nns_error *err) {
+  if (!table || !write)
     return nns__report_err(err, NNS_E_ARG,
-                           "nns_report_plot needs rows and a write callback");
+                           "nns_report_plot needs a table and a write "
+                           "callback");
+  const table_row *rows = table->rows;
+  size_t count = table->count;
   double *xs = calloc((count ? count : 1) * 2, sizeof *xs);
   nns__out *o = malloc(sizeof *o);
   if (!xs || !o) {
@@ -286,8 +354,8 @@ nns_status nns_report_plot(const nns_table_row *rows, size_t count,
   }
   double *ys = xs + (count ? count : 1);
   for (size_t i = 0; i < count; i++) {
-    xs[i] = (double)rows[i].totals.all.params;
-    ys[i] = (double)rows[i].totals.all.macs;
+    xs[i] = (double)rows[i].all.params;
+    ys[i] = (double)rows[i].all.macs;
   }
   axis ax = {.pix0 = M_LEFT, .pix1 = SVG_W - M_RIGHT};
   axis ay = {.pix0 = SVG_H - M_BOTTOM, .pix1 = M_TOP};

@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   nns_error err;
   /* External data is resolved against a folder that does not exist, so a
    * fuzzed location can never reach a real file. */
-  nns_load_options opts = {.external_dir = "/nonexistent-nnscan-fuzz"};
+  nns_load_options opts = {.size = sizeof opts,
+                           .external_dir = "/nonexistent-nnscan-fuzz"};
   if (nns_model_load_memory(data, size, &opts, &m, &err) != NNS_OK)
     return 0;
   for (size_t i = 0; i < m->n_values; i++) {

@@ -165,7 +165,7 @@ static void test_report_errors(void) {
   CHECK(strstr(err.message, "nns_model_analyze") != NULL);
   CHECK_EQ(s.calls, 0);
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  nns_report_options bad = {.format = (nns_report_format)99};
+  nns_report_options bad = {.size = sizeof bad, .format = (nns_report_format)99};
   CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
   bad = (nns_report_options){.max_depth = -5};
   CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
@@ -173,13 +173,13 @@ static void test_report_errors(void) {
   for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_JSON; f++) {
     memset(&s, 0, sizeof s);
     s.stop_after = 1;
-    nns_report_options o = {.format = (nns_report_format)f,
+    nns_report_options o = {.size = sizeof o, .format = (nns_report_format)f,
                             .columns = NNS_COL_ALL};
     CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_E_IO);
   }
   /* And in full: the text starts with its rule and names the model. */
   memset(&s, 0, sizeof s);
-  nns_report_options o = {.model_name = "tiny_resnet", .width = 80};
+  nns_report_options o = {.size = sizeof o, .model_name = "tiny_resnet", .width = 80};
   CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
   CHECK(s.buf[0] == '_');
   CHECK(strstr(s.buf, "\ntiny_resnet ") != NULL);
@@ -191,17 +191,28 @@ static void test_table_errors(void) {
   static sink s;
   memset(&s, 0, sizeof s);
   nns_error err;
-  nns_report_options json = {.format = NNS_FORMAT_JSON};
-  CHECK_EQ(nns_report_table(NULL, 1, NULL, sink_write, &s, &err), NNS_E_ARG);
-  nns_table_row row = {.name = "a<&>", .totals = {.all = {.params = 5}}};
-  CHECK_EQ(nns_report_table(&row, 1, &json, sink_write, &s, &err), NNS_E_ARG);
-  CHECK_EQ(nns_report_plot(&row, 1, NULL, NULL, &err), NNS_E_ARG);
+  nns_report_options json = {.size = sizeof json, .format = NNS_FORMAT_JSON};
+  CHECK_EQ(nns_report_table(NULL, NULL, sink_write, &s, &err), NNS_E_ARG);
+  nns_table *t = NULL;
+  CHECK_EQ(nns_table_new(&t, &err), NNS_OK);
   /* No model at all is still a valid (empty) table and plot. */
-  CHECK_EQ(nns_report_table(NULL, 0, NULL, sink_write, &s, &err), NNS_OK);
-  CHECK_EQ(nns_report_plot(NULL, 0, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_table(t, NULL, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_plot(t, sink_write, &s, &err), NNS_OK);
+  nns_model *m = tm_load_path("report/tiny_resnet.onnx", TM_LOAD_ONLY, NULL);
+  if (m) {
+    /* A model not analysed has no row to give. */
+    CHECK_EQ(nns_table_add(t, "a<&>", m, &err), NNS_E_STATE);
+    CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_table_add(t, "a<&>", m, &err), NNS_OK);
+    nns_model_free(m); /* the row is a copy */
+  }
+  CHECK_EQ(nns_table_row_count(t), 1);
+  CHECK_EQ(nns_report_table(t, &json, sink_write, &s, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report_plot(t, NULL, NULL, &err), NNS_E_ARG);
   memset(&s, 0, sizeof s);
-  CHECK_EQ(nns_report_plot(&row, 1, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_plot(t, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, ">a&lt;&amp;&gt;</text>") != NULL); /* escaped label */
+  nns_table_free(t);
 }
 
 int main(void) {

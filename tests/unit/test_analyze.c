@@ -16,24 +16,24 @@
 
 /* Loads and analyzes the model at `path` with optimizer `opt`. */
 static nns_model *analyzed(const char *path, nns_optimizer opt) {
-  nns_analyze_options o = {.optimizer = opt};
+  nns_analyze_options o = {.size = sizeof o, .optimizer = opt};
   return tm_load_path(path, TM_ANALYZE, &o);
 }
 
-static nns_layer_info layer(const nns_model *m, const char *path) {
-  nns_layer_info l;
+static tm_layer layer(const nns_model *m, const char *path) {
+  tm_layer l;
   for (size_t i = 0; i < nns_model_layer_count(m); i++) {
-    nns_model_layer(m, i, &l);
+    l = tm_layer_at(m, i);
     if (strcmp(l.path, path) == 0)
       return l;
   }
   check_fail(__FILE__, __LINE__, "no layer '%s'", path);
-  nns_model_layer(m, (size_t)-1, &l);
+  l = tm_layer_at(m, (size_t)-1);
   return l;
 }
 
 static const char *value_name(const nns_model *m, size_t i) {
-  nns_value_info v;
+  nns_value_info v = {.size = sizeof v};
   nns_model_value(m, i, &v);
   return v.name ? v.name : "(none)";
 }
@@ -54,7 +54,7 @@ static void test_rf_residual(void) {
   nns_model *m = analyzed("unit/models/analyze_residual.onnx", 0);
   if (!m)
     return;
-  nns_layer_info l = layer(m, "block.conv1");
+  tm_layer l = layer(m, "block.conv1");
   CHECK_EQ(l.rf.axes, 2);
   CHECK_EQ(l.rf.field[0], 3);
   CHECK_EQ(l.rf.stride[0], 2);
@@ -74,8 +74,7 @@ static void test_rf_residual(void) {
   CHECK_EQ(l.rf.stride[0], 2);
   CHECK_EQ(l.rf.padding[0], 5);
   CHECK(!l.rf.whole);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK_EQ(t.rf.field[0], 11);
   CHECK_EQ(t.rf.field[1], 11);
   /* Params: conv1 4*2*9 + 4 = 76, conv2 4*4*9 + 4 = 148, skip 4*2 = 8,
@@ -114,8 +113,7 @@ static void test_rf_inception(void) {
   CHECK_EQ(layer(m, "cat").rf.field[0], 5);
   CHECK_EQ(layer(m, "out").rf.field[0], 7);
   CHECK_EQ(layer(m, "out").rf.stride[0], 1);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK_EQ(t.rf.field[0], 7);
   nns_model_free(m);
 }
@@ -141,14 +139,13 @@ static void test_rf_resnet18(void) {
   CHECK_EQ(layer(m, "layer2.0").rf.field[0], 67);
   CHECK_EQ(layer(m, "layer2").rf.field[0], 99);
   CHECK_EQ(layer(m, "layer3").rf.field[0], 211);
-  nns_layer_info l = layer(m, "layer4");
+  tm_layer l = layer(m, "layer4");
   CHECK_EQ(l.rf.field[0], 435);
   CHECK_EQ(l.rf.field[1], 435);
   CHECK_EQ(l.rf.stride[0], 32);
   CHECK(layer(m, "avgpool").rf.whole);
   CHECK(layer(m, "fc").rf.whole);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK_EQ(t.rf.field[0], 435);
   nns_model_free(m);
 }
@@ -167,8 +164,7 @@ static void test_rf_torchscan(void) {
     nns_model *m = analyzed(path, 0);
     if (!m)
       continue;
-    nns_totals t;
-    nns_model_totals(m, &t);
+    tm_totals t = tm_totals_of(m);
     if (t.rf.field[0] != cases[i].rf || t.rf.field[1] != cases[i].rf)
       check_fail(__FILE__, __LINE__, "%s: rf %lld, torchscan %lld",
                  cases[i].model, (long long)t.rf.field[0],
@@ -204,8 +200,7 @@ static void test_memory(void) {
     nns_model *m = analyzed("unit/models/analyze_memory.onnx", cases[i].opt);
     if (!m)
       return;
-    nns_totals t;
-    nns_model_totals(m, &t);
+    tm_totals t = tm_totals_of(m);
     CHECK_EQ(t.input_bytes, 400);
     CHECK_EQ(t.peak_activation_bytes, 2400);
     CHECK_STR(t.peak_node, "/add/Add");
@@ -226,7 +221,7 @@ static void test_memory(void) {
 /* ==== Parameters ==== */
 
 static nns_param_info param(const nns_model *m, const char *name) {
-  nns_param_info p;
+  nns_param_info p = {.size = sizeof p};
   for (size_t i = 0; i < nns_model_param_count(m); i++) {
     nns_model_param(m, i, &p);
     if (strcmp(p.name, name) == 0)
@@ -255,8 +250,7 @@ static void test_params(void) {
   nns_model *m = analyzed("unit/models/analyze_params.onnx", 0);
   if (!m)
     return;
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK_EQ(t.all.params, 64);
   CHECK_EQ(t.all.buffers, 8);
   CHECK_EQ(t.params_unique, 68);
@@ -285,15 +279,14 @@ static void test_params(void) {
   p = param(m, "emb");
   CHECK_EQ(p.kind, NNS_PARAM_TRAINABLE);
   CHECK(p.shared);
-  nns_layer_info embed = layer(m, "embed"), head = layer(m, "head");
-  nns_layer_info counting;
-  nns_model_layer(m, p.layer, &counting);
+  tm_layer embed = layer(m, "embed"), head = layer(m, "head");
+  tm_layer counting = tm_layer_at(m, p.layer);
   CHECK_STR(counting.path, "embed");
   CHECK_EQ(embed.counts.params, 40);
   CHECK(!(embed.counts.flags & NNS_COUNT_SHARED));
   CHECK_EQ(head.counts.params, 0);
   CHECK(head.counts.flags & NNS_COUNT_SHARED);
-  nns_layer_info bn = layer(m, "bn");
+  tm_layer bn = layer(m, "bn");
   CHECK_EQ(bn.counts.params, 8);
   CHECK_EQ(bn.counts.buffers, 8);
   CHECK_EQ(layer(m, "dq").counts.params, 16);
@@ -328,7 +321,7 @@ static void test_scopes(void) {
       {"layer1.relu", "relu", "Relu", 2, 2}, /* relu and relu_1 */
       {"layer1.conv_1", "conv_1", "Relu", 2, 1},
       {"layer1.act", "act", "Relu", 2, 1},
-      {"layer1.act_1", "act_1", "Relu", 2, 1}, /* declared a module */
+      {"layer1.act_1", "act_1", "ReLU", 2, 1}, /* declared a module: its class */
       {"layer2", "layer2", "Sequential", 1, 3},
       {"layer2.0", "0", "BasicBlock", 2, 3},
       {"layer2.0.conv1", "conv1", "Relu", 3, 1},
@@ -346,8 +339,7 @@ static void test_scopes(void) {
   size_t n = sizeof want / sizeof want[0];
   CHECK_EQ(nns_model_layer_count(m), n);
   for (size_t i = 0; i < n && i < nns_model_layer_count(m); i++) {
-    nns_layer_info l;
-    nns_model_layer(m, i, &l);
+    tm_layer l = tm_layer_at(m, i);
     CHECK_STR(l.path, want[i].path);
     CHECK_STR(l.name, want[i].name);
     CHECK_STR(l.type, want[i].type);
@@ -355,8 +347,8 @@ static void test_scopes(void) {
     CHECK_EQ(l.counts.nodes, want[i].nodes);
   }
   /* The root holds the unscoped Relu_12 and the unnamed node itself. */
-  nns_layer_info root, l1;
-  nns_model_layer(m, 0, &root);
+  tm_layer root, l1;
+  root = tm_layer_at(m, 0);
   CHECK_EQ(root.parent, (size_t)-1);
   CHECK_EQ(root.child_count, 4);
   CHECK_STR(value_name(m, root.input_value), "x");
@@ -388,15 +380,14 @@ static void test_deep_names(void) {
   if (!m)
     return;
   CHECK_EQ(nns_model_layer_count(m), 65);
-  nns_layer_info l;
-  nns_model_layer(m, 64, &l);
+  tm_layer l = tm_layer_at(m, 64);
   CHECK_EQ(l.depth, 64);
   CHECK_EQ(l.counts.nodes, 1);
-  nns_model_layer(m, 0, &l);
+  l = tm_layer_at(m, 0);
   CHECK_EQ(l.counts.nodes, 2);
   int warned = 0;
   for (size_t i = 0; i < nns_model_warning_count(m); i++)
-    warned += strstr(nns_model_warning(m, i), "module tree") != NULL;
+    warned += strstr(tm_warning(m, i), "module tree") != NULL;
   CHECK_EQ(warned, 1);
   nns_model_free(m);
 }
@@ -410,14 +401,14 @@ static void test_op_types(void) {
   if (!m)
     return;
   CHECK_EQ(nns_model_op_type_count(m), 2);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   int64_t macs = 0, params = 0, nodes = 0;
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     const char *d, *op;
     int counted;
-    nns_counts c;
-    nns_model_op_type(m, i, &d, &op, &counted, &c);
+    nns_counts c = {.size = sizeof c};
+    nns_model_op_type(m, i, &d, &op, &counted);
+    nns_model_op_type_counts(m, i, &c);
     CHECK_STR(d, "");
     CHECK(counted);
     CHECK_EQ(c.nodes, strcmp(op, "Conv") == 0 ? 4 : 1);
@@ -434,8 +425,7 @@ static void test_op_types(void) {
 }
 
 static void test_api_edges(void) {
-  nns_totals t;
-  nns_model_totals(NULL, &t);
+  tm_totals t = tm_totals_of(NULL);
   CHECK_EQ(t.all.params, 0);
   CHECK_STR(t.peak_node, "");
   CHECK_EQ(nns_model_layer_count(NULL), 0);
@@ -448,33 +438,32 @@ static void test_api_edges(void) {
                                &err), NNS_OK);
   /* Before analysis: empty. Analysis infers a model never inferred. */
   CHECK_EQ(nns_model_layer_count(m), 0);
-  nns_layer_info l;
-  nns_model_layer(m, 5, &l);
+  tm_layer l = tm_layer_at(m, 5);
   CHECK_STR(l.path, "");
   CHECK_EQ(l.parent, (size_t)-1);
-  nns_analyze_options bad = {.optimizer = (nns_optimizer)7};
+  nns_analyze_options bad = {.size = sizeof bad, .optimizer = (nns_optimizer)7};
   CHECK_EQ(nns_model_analyze(m, &bad, &err), NNS_E_ARG);
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
   CHECK(nns_model_layer_count(m) > 1);
-  /* Out of range rows are zeroed. */
-  nns_param_info p;
-  nns_model_param(m, 1000, &p);
-  CHECK_STR(p.name, "");
+  /* An index out of range is an error and leaves the row alone. */
+  nns_param_info p = {.size = sizeof p, .name = "untouched"};
+  CHECK_EQ(nns_model_param(m, 1000, &p), NNS_E_ARG);
+  CHECK_STR(p.name, "untouched");
   /* A new inference discards the analysis; analysing again restores it. */
   CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
   CHECK_EQ(nns_model_layer_count(m), 0);
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  nns_model_totals(m, &t);
+  t = tm_totals_of(m);
   CHECK_EQ(t.peak_activation_bytes, 2400);
   /* Twice in a row gives the same answer. */
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  nns_model_totals(m, &t);
+  t = tm_totals_of(m);
   CHECK_EQ(t.all.params, 1005);
   /* A failed inference: analysis refuses (NNS_E_STATE). */
   const char *name = "nope";
   int64_t dims[1] = {3};
-  nns_input_shape in = {.name = name, .dims = dims, .rank = 1};
-  nns_infer_options io = {.inputs = &in, .input_count = 1};
+  nns_input_shape in = {.size = sizeof in, .name = name, .dims = dims, .rank = 1};
+  nns_infer_options io = {.size = sizeof io, .inputs = &in, .input_count = 1};
   CHECK(nns_model_infer(m, &io, &err) != NNS_OK);
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_E_STATE);
   nns_model_free(m);

@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 #define FIXTURES "fixtures/models"
 
@@ -55,7 +56,7 @@ static long long json_int(const char *s, const char *key) {
   return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
 }
 
-static const nns_layer_info *find_layer(nns_layer_info *layers, size_t n,
+static const tm_layer *find_layer(tm_layer *layers, size_t n,
                                         const char *path) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(layers[i].path, path) == 0)
@@ -82,8 +83,7 @@ static void check_nofold(const char *file, const char *model) {
     free(ref);
     return;
   }
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   long long want_p = json_int(ref, "total_params_used");
   long long want_b = json_int(ref, "total_buffers_used");
   if (t.all.params != want_p || t.all.buffers != want_b)
@@ -92,9 +92,9 @@ static void check_nofold(const char *file, const char *model) {
                (long long)t.all.params, (long long)t.all.buffers, want_p,
                want_b);
   size_t nl = nns_model_layer_count(m);
-  nns_layer_info *layers = calloc(nl + 1, sizeof *layers);
+  tm_layer *layers = calloc(nl + 1, sizeof *layers);
   for (size_t i = 0; i < nl; i++)
-    nns_model_layer(m, i, &layers[i]);
+    layers[i] = tm_layer_at(m, i);
   int bad = 0;
   for (char *line = strstr(ref, "{\"name\": \""); line;
        line = strstr(line + 1, "{\"name\": \"")) {
@@ -116,7 +116,7 @@ static void check_nofold(const char *file, const char *model) {
       *end = '\n';
     if ((depth != 1 && depth != 2) || calls == 0)
       continue;
-    const nns_layer_info *l = find_layer(layers, nl, name);
+    const tm_layer *l = find_layer(layers, nl, name);
     long long got_p = l ? l->counts.params : 0;
     long long got_b = l ? l->counts.buffers : 0;
     if ((got_p != params || got_b != buffers) && bad++ < 5)
@@ -143,8 +143,7 @@ static void check_fold(const char *file) {
   if (st != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: %s", file, err.message);
   else {
-    nns_totals t;
-    nns_model_totals(m, &t);
+    tm_totals t = tm_totals_of(m);
     CHECK(t.all.params > 0);
     CHECK(nns_model_layer_count(m) > 1);
     folded_checked++;

@@ -25,7 +25,8 @@ static bool op_counts(const nns_model *m, const char *op, nns_counts *out) {
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     const char *domain, *type;
     int counted;
-    nns_model_op_type(m, i, &domain, &type, &counted, out);
+    nns_model_op_type(m, i, &domain, &type, &counted);
+    nns_model_op_type_counts(m, i, out);
     if (strcmp(type, op) == 0)
       return counted != 0;
   }
@@ -39,7 +40,7 @@ static void expect_at(int line, const char *name, const char *op,
   nns_model *m = tm_load("cost_ctl", name, TM_INFER | TM_ANALYZE);
   if (!m)
     return;
-  nns_counts c;
+  nns_counts c = {.size = sizeof c};
   if (!op_counts(m, op, &c)) {
     check_fail(__FILE__, line, "%s: %s not counted", name, op);
   } else {
@@ -56,8 +57,7 @@ static void expect_at(int line, const char *name, const char *op,
     if (seen != flags)
       check_fail(__FILE__, line, "%s: flags %#x, want %#x", op, seen, flags);
   }
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   if (t.all.flops != flops || t.all.macs != macs || t.all.dmas != dmas)
     check_fail(__FILE__, line, "%s totals: %lld %lld %lld", name,
                (long long)t.all.flops, (long long)t.all.macs,

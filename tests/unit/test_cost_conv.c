@@ -47,7 +47,7 @@ static nns_status rf_of(const char *name, const nns_rf *in, nns_rf *out) {
 }
 
 static nns_rf field2(int64_t f, int64_t s, int64_t p) {
-  nns_rf r;
+  nns_rf r = {.size = sizeof r};
   memset(&r, 0, sizeof r);
   r.axes = 2;
   for (int k = 0; k < 2; k++) {

@@ -37,7 +37,7 @@ static int rf_whole(nns_model *m, const char *name) {
     check_fail(__FILE__, __LINE__, "no node %s", name);
     return -1;
   }
-  nns_rf in = {.axes = 2, .field = {3, 3}, .stride = {1, 1}}, out = in;
+  nns_rf in = {.size = sizeof in, .axes = 2, .field = {3, 3}, .stride = {1, 1}}, out = in;
   if (n->op->rf)
     CHECK_EQ(tm_node_rf(m, n, &in, &out), NNS_OK);
   CHECK_EQ(out.field[0], 3); /* the field itself is kept */
@@ -173,8 +173,9 @@ static void expect_op_type(int line, nns_model *m, const char *type,
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     const char *domain, *op_type;
     int counted;
-    nns_counts c;
-    nns_model_op_type(m, i, &domain, &op_type, &counted, &c);
+    nns_counts c = {.size = sizeof c};
+    nns_model_op_type(m, i, &domain, &op_type, &counted);
+    nns_model_op_type_counts(m, i, &c);
     if (strcmp(op_type, type) != 0)
       continue;
     if (!counted || c.flops != flops || c.macs != 0 || c.dmas != dmas ||

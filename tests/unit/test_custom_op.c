@@ -27,7 +27,7 @@ static int shape_calls, cost_calls;
 static int64_t numel_out(const nns_op_ctx *cx) {
   int64_t n = 1;
   for (int k = 0; k < nns_op_ctx_output_rank(cx, 0); k++)
-    n *= nns_op_ctx_output_dim(cx, 0, k).value;
+    n *= tm_ctx_out_dim(cx, 0, k).value;
   return n;
 }
 
@@ -39,14 +39,14 @@ static nns_status double_last(void *user, nns_op_ctx *cx) {
   CHECK_EQ(nns_op_ctx_input_dtype(cx, 0), NNS_DT_FLOAT);
   CHECK_EQ(nns_op_ctx_input_dtype(cx, 5), 0);
   CHECK_EQ(nns_op_ctx_input_rank(cx, 5), -1);
-  CHECK_EQ(nns_op_ctx_input_dim(cx, 0, 9).value, -1);
+  CHECK_EQ(tm_ctx_in_dim(cx, 0, 9).value, -1);
   CHECK_EQ(nns_op_ctx_attr_int(cx, "k", 0), 3);
   CHECK(nns_op_ctx_attr_float(cx, "k", 0.0) == 3.0);
   CHECK_EQ(nns_op_ctx_attr_int(cx, "missing", 7), 7);
   int rank = nns_op_ctx_input_rank(cx, 0);
   CHECK_EQ(rank, 2);
-  int64_t dims[2] = {nns_op_ctx_input_dim(cx, 0, 0).value,
-                     2 * nns_op_ctx_input_dim(cx, 0, 1).value};
+  int64_t dims[2] = {tm_ctx_in_dim(cx, 0, 0).value,
+                     2 * tm_ctx_in_dim(cx, 0, 1).value};
   CHECK_EQ(nns_op_ctx_set_output(cx, 3, NNS_DT_FLOAT, 2, dims), NNS_E_ARG);
   CHECK_EQ(nns_op_ctx_set_output(cx, 0, NNS_DT_FLOAT, 2, NULL), NNS_E_ARG);
   return nns_op_ctx_set_output(cx, 0, NNS_DT_FLOAT, rank, dims);
@@ -58,7 +58,7 @@ static nns_status k_per_element(void *user, const nns_op_ctx *cx,
   cost_calls++;
   int64_t y = numel_out(cx), x = 1;
   for (int k = 0; k < nns_op_ctx_input_rank(cx, 0); k++)
-    x *= nns_op_ctx_input_dim(cx, 0, k).value;
+    x *= tm_ctx_in_dim(cx, 0, k).value;
   *flops = nns_op_ctx_attr_int(cx, "k", 1) * y;
   *macs = y;
   *dmas = x + y;
@@ -70,7 +70,7 @@ static nns_status same_shape(void *user, nns_op_ctx *cx) {
   int64_t dims[8];
   int rank = nns_op_ctx_input_rank(cx, 0);
   for (int k = 0; k < rank && k < 8; k++)
-    dims[k] = nns_op_ctx_input_dim(cx, 0, k).value;
+    dims[k] = tm_ctx_in_dim(cx, 0, k).value;
   return nns_op_ctx_set_output(cx, 0, nns_op_ctx_input_dtype(cx, 0), rank,
                                dims);
 }
@@ -112,7 +112,7 @@ static void test_custom_op(void) {
   EXPECT_SHAPE(m, "u", TM_ANY_DTYPE, "2,6");
   /* The custom op's attribute is its own: no "not part of" warning. */
   for (size_t i = 0; i < nns_model_warning_count(m); i++)
-    CHECK(!strstr(nns_model_warning(m, i), "attribute 'k'"));
+    CHECK(!strstr(tm_warning(m, i), "attribute 'k'"));
   /* Only the unregistered op is unknown. */
   CHECK_EQ(nns_model_unknown_op_count(m), 1);
   const char *d, *op;
@@ -123,8 +123,7 @@ static void test_custom_op(void) {
 
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
   CHECK_EQ(cost_calls, 1);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK_EQ(t.all.flops, 36 + 12 + 12);
   CHECK_EQ(t.all.macs, 12);
   CHECK_EQ(t.all.dmas, 18 + 24 + 24);
@@ -138,8 +137,9 @@ static void test_custom_op(void) {
   size_t myop = 0;
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     int counted;
-    nns_counts c;
-    nns_model_op_type(m, i, &d, &op, &counted, &c);
+    nns_counts c = {.size = sizeof c};
+    nns_model_op_type(m, i, &d, &op, &counted);
+    nns_model_op_type_counts(m, i, &c);
     if (strcmp(op, "MyOp") == 0) {
       myop++;
       CHECK(counted);
@@ -149,8 +149,7 @@ static void test_custom_op(void) {
       CHECK(!counted && (c.flags & NNS_COUNT_PARTIAL));
   }
   CHECK_EQ(myop, 2);
-  nns_layer_info root;
-  nns_model_layer(m, 0, &root);
+  tm_layer root = tm_layer_at(m, 0);
   CHECK_STR(root.op_types, "MyOp,Relu,Unknown");
 
   /* A shape callback that fails fails inference, naming the node. */
@@ -171,8 +170,7 @@ static void test_unregistered(void) {
     return;
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
   CHECK_EQ(nns_model_unknown_op_count(m), 3);
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   CHECK(t.all.flags & NNS_COUNT_PARTIAL);
   CHECK_EQ(t.all.flops, 0);
   size_t listed = 0;

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 #define FIXTURES "fixtures/models"
 
@@ -22,11 +23,11 @@ static int files_checked, modules_checked;
 static void check_all_static(const nns_model *m, const char *file) {
   int bad = 0;
   for (size_t i = 0; i < nns_model_value_count(m); i++) {
-    nns_value_info v;
+    nns_value_info v = {.size = sizeof v};
     nns_model_value(m, i, &v);
     bool ok = v.dtype != 0 && v.rank >= 0;
     for (int d = 0; ok && d < v.rank; d++)
-      ok = nns_model_value_dim(m, i, d).value >= 0;
+      ok = tm_dim(m, i, d).value >= 0;
     if (!ok && bad++ < 3)
       check_fail(__FILE__, __LINE__, "%s: value '%s' is not fully static",
                  file, v.name);
@@ -48,19 +49,19 @@ static void check_expect(const nns_model *m, const char *file,
     char *module = strtok(NULL, "\t\n");
     if (!value || !dims)
       continue;
-    size_t idx = nns_model_find_value(m, value);
+    size_t idx = tm_find(m, value);
     if (idx == (size_t)-1) {
       check_fail(__FILE__, __LINE__, "%s: no value '%s' (module %s)", file,
                  value, module ? module : "?");
       continue;
     }
-    nns_value_info v;
+    nns_value_info v = {.size = sizeof v};
     nns_model_value(m, idx, &v);
     int rank = 0;
     bool same = true;
     for (char *tok = strtok(dims, ","); tok; tok = strtok(NULL, ","), rank++)
       if (rank >= v.rank ||
-          nns_model_value_dim(m, idx, rank).value != strtoll(tok, NULL, 10))
+          tm_dim(m, idx, rank).value != strtoll(tok, NULL, 10))
         same = false;
     if (!same || rank != v.rank)
       check_fail(__FILE__, __LINE__,

@@ -278,7 +278,8 @@ static void test_reports(void) {
   CHECK_EQ(add_pass(in, 0, 0, 1.0, true, false), NNS_OK);
   CHECK_EQ(nns_inspection_set_meta(in, "device", "cpu", NULL), NNS_OK);
   CHECK_EQ(nns_inspection_set_meta(in, "device", "cuda", NULL), NNS_OK);
-  nns_report_options o = {.format = NNS_FORMAT_TEXT, .max_depth = -1};
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+                          .max_depth = -1};
   sink s = {NULL, 0, -1};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
   CHECK(s.buf && strstr(s.buf, "└─x"));
@@ -416,7 +417,8 @@ static void test_bad_arguments(void) {
   CHECK(isnan(st.fwd_inclusive_ms) == 0); /* unknown times add nothing */
   nns_inspect_offender f = {.size = 0};
   CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, &e), NNS_E_ARG);
-  nns_report_options o = {.format = (nns_report_format)7};
+  nns_report_options o = {.size = sizeof o,
+                          .format = (nns_report_format)7};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, &e), NNS_E_ARG);
   o.format = NNS_FORMAT_TEXT, o.max_depth = -5;
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, &e), NNS_E_ARG);

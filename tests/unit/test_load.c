@@ -193,7 +193,7 @@ static void test_relu_model(void) {
   CHECK_EQ(y->index, 1);
   CHECK(nns__map_get(&g->scope, x->name) == x);
 
-  nns_model_info info;
+  nns_model_info info = {.size = sizeof info};
   nns_model_get_info(m, &info);
   CHECK_EQ(info.node_count, 1);
   CHECK_STR(info.graph_name, "tiny");
@@ -520,7 +520,7 @@ static void ext_tensor(pb *t, const char *location, const char *offset,
 
 static void test_external_missing(void) {
   mk_tmp();
-  nns_load_options opts = {.external_dir = tmp_dir};
+  nns_load_options opts = {.size = sizeof opts, .external_dir = tmp_dir};
   pb t = {0};
   ext_tensor(&t, "weights.bin", "0", "16");
   nns_model *m = init_model(&t, &opts);
@@ -547,7 +547,7 @@ static void test_external_present(void) {
   mk_tmp();
   float data[6] = {99, 99, 1.5f, 2.5f, -3, 4};
   write_file("w.bin", data, sizeof data);
-  nns_load_options opts = {.external_dir = tmp_dir};
+  nns_load_options opts = {.size = sizeof opts, .external_dir = tmp_dir};
   nns__const c;
   nns_error e;
 

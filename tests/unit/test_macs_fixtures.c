@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 #define FIXTURES "fixtures/models"
 
@@ -49,8 +50,7 @@ static int64_t export_macs(const char *file) {
     nns_model_free(m);
     return -1;
   }
-  nns_totals t;
-  nns_model_totals(m, &t);
+  tm_totals t = tm_totals_of(m);
   if (t.all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED))
     check_fail(__FILE__, __LINE__, "%s: totals are not complete (%zu op "
                "types uncounted)", file, nns_model_uncounted_op_count(m));

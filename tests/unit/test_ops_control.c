@@ -19,8 +19,8 @@
 /* ==== Helpers ==== */
 
 static bool has_const(nns_model *m, const char *name) {
-  size_t i = nns_model_find_value(m, name);
-  nns_value_info v;
+  size_t i = tm_find(m, name);
+  nns_value_info v = {.size = sizeof v};
   if (i == (size_t)-1)
     return false;
   nns_model_value(m, i, &v);

@@ -23,7 +23,7 @@
  * (n of them). */
 static void expect_ints_at(int line, nns_model *m, const char *name,
                            const long long *want, int64_t n) {
-  size_t i = nns_model_find_value(m, name);
+  size_t i = tm_find(m, name);
   if (i == (size_t)-1) {
     check_fail(__FILE__, line, "no value '%s'", name);
     return;
@@ -51,7 +51,7 @@ static void expect_ints_at(int line, nns_model *m, const char *name,
  * "(none)" when the value did not fold. */
 static const char *elem_str(nns_model *m, const char *name, int64_t k,
                             char *buf, size_t size) {
-  size_t i = nns_model_find_value(m, name);
+  size_t i = tm_find(m, name);
   const nns__const *c = i == (size_t)-1 ? NULL : m->values[i]->cval;
   if (!c || !c->i || k >= c->numel)
     return "(none)";
@@ -122,8 +122,8 @@ static void test_sym_slice(void) {
   /* axes 1, 2: [0:-1] gives seq-1; [64:4096] of 4096 gives 4032. */
   EXPECT_SHAPE(m, "sl5", F32, "batch,seq-1,4032");
   /* [0:INT64_MAX:2]: ceil(seq/2) = (seq+1)/2, an expression symbol. */
-  size_t i = nns_model_find_value(m, "sl6");
-  CHECK(i != (size_t)-1 && nns_model_value_dim(m, i, 1).symbol != NULL);
+  size_t i = tm_find(m, "sl6");
+  CHECK(i != (size_t)-1 && tm_dim(m, i, 1).symbol != NULL);
   nns_model_free(m);
 }
 

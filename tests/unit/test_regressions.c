@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 #define DIR_PATH "fuzz/regressions"
 
@@ -44,19 +45,18 @@ static void replay(const char *name) {
   fclose(f);
   nns_model *m = NULL;
   nns_error err;
-  nns_load_options lo = {.external_dir = "/nonexistent-nnscan-regression"};
+  nns_load_options lo = {.size = sizeof lo, .external_dir = "/nonexistent-nnscan-regression"};
   if (nns_model_load_memory(data, got, &lo, &m, &err) == NNS_OK &&
       nns_model_infer(m, NULL, &err) == NNS_OK &&
       nns_model_analyze(m, NULL, &err) == NNS_OK) {
-    nns_totals t;
-    nns_model_totals(m, &t);
+    tm_totals t = tm_totals_of(m);
     /* Sizes and counts are never negative, saturated or not. */
     CHECK(t.peak_activation_bytes >= 0);
     CHECK(t.all.activation_bytes >= 0 && t.all.flops >= 0);
     CHECK(t.train_total_bytes >= 0);
     size_t written = 0;
     for (int fmt = NNS_FORMAT_TEXT; fmt <= NNS_FORMAT_JSON; fmt++) {
-      nns_report_options ro = {.format = (nns_report_format)fmt,
+      nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)fmt,
                                .columns = NNS_COL_ALL,
                                .max_depth = NNS_DEPTH_ALL};
       CHECK_EQ(nns_report(m, &ro, sink, &written, &err), NNS_OK);

@@ -199,7 +199,7 @@ static void test_depth(void) {
   CHECK_EQ(load(&model, &e), NNS_E_DEPTH);
   CHECK_EQ(e.offset, chain_tag(&model, 64));
 
-  nns_load_options opts = {.max_depth = 10};
+  nns_load_options opts = {.size = sizeof opts, .max_depth = 10};
   nns_model *m = NULL;
   CHECK_EQ(nns_model_load_memory(model.d, model.n, &opts, &m, &e),
            NNS_E_DEPTH);

@@ -83,12 +83,12 @@ static void expect_dim(const char *file, int line, const char *name, int k,
 
 void tm_expect(const char *file, int line, nns_model *m, const char *name,
                int dtype, int kind, const char *spec) {
-  size_t i = nns_model_find_value(m, name);
+  size_t i = tm_find(m, name);
   if (i == (size_t)-1) {
     check_fail(file, line, "no value '%s'", name);
     return;
   }
-  nns_value_info v;
+  nns_value_info v = {.size = sizeof v};
   nns_model_value(m, i, &v);
   if (dtype != TM_ANY_DTYPE && (int)v.dtype != dtype)
     check_fail(file, line, "%s: dtype %d, want %d", name, (int)v.dtype,
@@ -109,7 +109,7 @@ void tm_expect(const char *file, int line, nns_model *m, const char *name,
                  spec);
       return;
     }
-    expect_dim(file, line, name, k, nns_model_value_dim(m, i, k), tok);
+    expect_dim(file, line, name, k, tm_dim(m, i, k), tok);
   }
   if (k != v.rank)
     check_fail(file, line, "%s: rank %d, want %d (%s)", name, v.rank, k,
@@ -181,4 +181,84 @@ void tm_expect_cost(const char *file, int line, nns_model *m,
                (long long)flops, (long long)macs, (long long)dmas);
   if (c.symbolic || c.overflow || c.partial || c.unbounded)
     check_fail(file, line, "%s: unexpected flags", name);
+}
+
+/* ==== Reading results ==== */
+
+tm_layer tm_layer_at(const nns_model *m, size_t i) {
+  nns_layer_info l = {.size = sizeof l};
+  tm_layer t = {.name = "", .path = "", .type = "", .op_types = "",
+                .parent = (size_t)-1, .input_value = (size_t)-1,
+                .output_value = (size_t)-1,
+                .counts = {.size = sizeof t.counts},
+                .rf = {.size = sizeof t.rf}};
+  if (nns_model_layer(m, i, &l) != NNS_OK)
+    return t;
+  t.name = l.name;
+  t.path = l.path;
+  t.depth = l.depth;
+  t.parent = l.parent;
+  t.child_count = l.child_count;
+  t.type = l.type;
+  t.op_types = l.op_types;
+  t.input_value = l.input_value;
+  t.output_value = l.output_value;
+  t.call_count = l.call_count;
+  nns_model_layer_counts(m, i, &t.counts);
+  nns_model_layer_rf(m, i, &t.rf);
+  return t;
+}
+
+tm_totals tm_totals_of(const nns_model *m) {
+  nns_totals x = {.size = sizeof x};
+  tm_totals t = {.all = {.size = sizeof t.all}, .rf = {.size = sizeof t.rf},
+                 .peak_node = ""};
+  if (nns_model_totals(m, &x) != NNS_OK)
+    return t;
+  nns_model_total_counts(m, &t.all);
+  nns_model_total_rf(m, &t.rf);
+  t.params_unique = x.params_unique;
+  t.param_bytes_unique = x.param_bytes_unique;
+  t.constants = x.constants;
+  t.peak_activation_bytes = x.peak_activation_bytes;
+  t.peak_node = x.peak_node;
+  t.input_bytes = x.input_bytes;
+  t.optimizer = x.optimizer;
+  t.train_param_bytes = x.train_param_bytes;
+  t.train_grad_bytes = x.train_grad_bytes;
+  t.train_optimizer_bytes = x.train_optimizer_bytes;
+  t.train_activation_bytes = x.train_activation_bytes;
+  t.train_total_bytes = x.train_total_bytes;
+  return t;
+}
+
+size_t tm_find(const nns_model *m, const char *name) {
+  size_t i = (size_t)-1;
+  if (nns_model_find_value(m, name, &i) != NNS_OK)
+    return (size_t)-1;
+  return i;
+}
+
+nns_dim tm_dim(const nns_model *m, size_t i, int axis) {
+  nns_dim d = {.size = sizeof d, .value = -1};
+  nns_model_value_dim(m, i, axis, &d);
+  return d;
+}
+
+const char *tm_warning(const nns_model *m, size_t i) {
+  const char *w = "";
+  nns_model_warning(m, i, &w);
+  return w;
+}
+
+nns_dim tm_ctx_in_dim(const nns_op_ctx *cx, size_t i, int axis) {
+  nns_dim d = {.size = sizeof d, .value = -1};
+  nns_op_ctx_input_dim(cx, i, axis, &d);
+  return d;
+}
+
+nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis) {
+  nns_dim d = {.size = sizeof d, .value = -1};
+  nns_op_ctx_output_dim(cx, i, axis, &d);
+  return d;
 }

@@ -117,4 +117,45 @@ void tm_expect_cost(const char *file, int line, nns_model *m,
 #define EXPECT_COST(m, name, flops, macs, dmas)                                \
   tm_expect_cost(__FILE__, __LINE__, m, name, flops, macs, dmas)
 
+/* ==== Reading results ==== */
+
+/* A layer row with its counts and receptive field (nns_model_layer,
+ * nns_model_layer_counts, nns_model_layer_rf), as the tests read it; a bad
+ * index gives a zeroed row with "" names and (size_t)-1 indexes. */
+typedef struct tm_layer {
+  const char *name, *path;
+  int depth;
+  size_t parent, child_count;
+  const char *type, *op_types;
+  size_t input_value, output_value, call_count;
+  nns_counts counts;
+  nns_rf rf;
+} tm_layer;
+tm_layer tm_layer_at(const nns_model *m, size_t i);
+
+/* nns_model_totals with the total counts and field, zero when the model
+ * was not analysed. */
+typedef struct tm_totals {
+  nns_counts all;
+  nns_rf rf;
+  int64_t params_unique, param_bytes_unique, constants;
+  int64_t peak_activation_bytes;
+  const char *peak_node;
+  int64_t input_bytes;
+  nns_optimizer optimizer;
+  int64_t train_param_bytes, train_grad_bytes, train_optimizer_bytes;
+  int64_t train_activation_bytes, train_total_bytes;
+} tm_totals;
+tm_totals tm_totals_of(const nns_model *m);
+
+/* nns_model_find_value's index, or (size_t)-1. */
+size_t tm_find(const nns_model *m, const char *name);
+/* nns_model_value_dim; {-1, NULL} when it fails. */
+nns_dim tm_dim(const nns_model *m, size_t i, int axis);
+/* nns_model_warning; "" when it fails. */
+const char *tm_warning(const nns_model *m, size_t i);
+/* nns_op_ctx_input_dim / output_dim; {-1, NULL} when it fails. */
+nns_dim tm_ctx_in_dim(const nns_op_ctx *cx, size_t i, int axis);
+nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis);
+
 #endif

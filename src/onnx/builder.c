@@ -1,0 +1,1114 @@
+/*
+ * builder.c - nns_builder: a model described call by call, without
+ * protobuf, for a binding that recorded a graph itself (nnscan.h,
+ * "Building a model in memory").
+ *
+ * The builder keeps a description of each graph (its inputs, outputs,
+ * value_info, initializers and nodes with their attributes) in growable
+ * arrays of its own arena, because the IR wants every array at its final
+ * size and nodes at fixed addresses. Names, types and tensors go straight
+ * into the model's arena in their final form. nns_builder_finish then lays
+ * the graphs out as the ONNX decoder would (values in the same order, the
+ * same roles and declared types) and runs the decoder's resolution phase
+ * (resolve.c), so a built model and a loaded one are the same IR. That
+ * shared phase is why this file sits beside the decoder.
+ *
+ * Every call validates everything before it changes anything, so a failed
+ * call leaves the builder as it was.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load_int.h"
+
+/* ==== Growable arrays in the builder's arena ==== */
+
+typedef struct vec {
+  void *p;
+  size_t n, cap;
+} vec;
+
+/* Room for one more element of `size` bytes (zeroed); NULL when out of
+ * memory. The old storage stays in the arena: doubling bounds the waste. */
+static void *vec_push(nns__arena *a, vec *v, size_t size) {
+  if (v->n == v->cap) {
+    size_t cap = v->cap ? v->cap * 2 : 4;
+    void *p = nns__arena_array(a, cap, size);
+    if (!p)
+      return NULL;
+    if (v->n)
+      memcpy(p, v->p, v->n * size);
+    v->p = p;
+    v->cap = cap;
+  }
+  return (char *)v->p + v->n++ * size;
+}
+
+#define VEC_AT(v, type, i) (((type *)(v).p)[i])
+
+/* ==== The description ==== */
+
+struct bgraph;
+
+typedef struct bval {     /* a graph input, output or value_info entry */
+  const char *name;
+  nns__type *type;        /* NULL: nothing declared */
+} bval;
+
+typedef struct binit {
+  const char *name;
+  nns__tensor *t;
+} binit;
+
+typedef struct battr {
+  nns__attr a;            /* scalars and fixed lists are final here */
+  vec items;              /* TENSORS / TYPE_PROTOS: pointers; GRAPH(S):
+                             struct bgraph * */
+} battr;
+
+typedef struct bnode {
+  const char *op_type, *domain, *name, *scope;
+  int32_t n_in, n_out;
+  const char **in_names, **out_names; /* model arena */
+  vec attrs;              /* battr */
+} bnode;
+
+typedef struct bgraph {
+  const char *name;
+  vec inputs, outputs, value_info; /* bval */
+  vec inits;              /* binit */
+  vec nodes;              /* bnode */
+  nns__map defined;       /* name -> what defines it (enum def) */
+} bgraph;
+
+enum def { DEF_INPUT = 1, DEF_INIT, DEF_INPUT_INIT, DEF_OUTPUT };
+
+struct nns_builder {
+  nns_model *m;           /* being described; NULL once handed over */
+  nns__arena arena;       /* the description */
+  const char *empty;      /* interned "" */
+  bgraph *root;
+  vec stack;              /* bgraph *: the open graphs, root first */
+  vec opset_domains, opset_versions, meta_keys, meta_values;
+};
+
+static bgraph *top(const nns_builder *b) {
+  return VEC_AT(b->stack, bgraph *, b->stack.n - 1);
+}
+
+static nns_status nomem(nns_error *err) {
+  return nns__err(err, NNS_E_NOMEM, -1, NULL,
+                  "out of memory while building the model");
+}
+
+static nns_status bad(nns_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static nns_status bad(nns_error *err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  nns__verr(err, NNS_E_ARG, -1, NULL, fmt, ap);
+  va_end(ap);
+  return NNS_E_ARG;
+}
+
+/* The builder can take calls: NNS_E_ARG for NULL, NNS_E_STATE after
+ * finish. */
+static nns_status usable(const nns_builder *b, nns_error *err) {
+  if (!b)
+    return bad(err, "the builder is NULL");
+  if (!b->m)
+    return nns__err(err, NNS_E_STATE, -1, NULL,
+                    "the builder has already handed over its model "
+                    "(nns_builder_finish)");
+  return NNS_OK;
+}
+
+static const char *intern(nns_builder *b, const char *s) {
+  return nns__intern_cstr(&b->m->strings, s ? s : "");
+}
+
+static bgraph *new_graph(nns_builder *b) {
+  bgraph *g = nns__arena_alloc(&b->arena, sizeof *g);
+  if (g) {
+    g->name = b->empty;
+    g->defined.arena = &b->arena;
+  }
+  return g;
+}
+
+nns_status nns_builder_new(nns_builder **out, nns_error *err) {
+  if (!out)
+    return bad(err, "nns_builder_new: out is NULL");
+  *out = NULL;
+  nns_builder *b = calloc(1, sizeof *b);
+  if (!b)
+    return nomem(err);
+  nns__arena_init(&b->arena);
+  b->m = nns__model_new();
+  if (b->m) {
+    b->empty = nns__intern(&b->m->strings, "", 0);
+    b->m->ir_version = 10;
+  }
+  bgraph **slot = NULL;
+  if (!b->m || !b->empty || !(b->root = new_graph(b)) ||
+      !(slot = vec_push(&b->arena, &b->stack, sizeof *slot))) {
+    nns_builder_free(b);
+    return nomem(err);
+  }
+  *slot = b->root;
+  nns_model *m = b->m;
+  m->producer_name = m->producer_version = m->domain = m->doc = b->empty;
+  *out = b;
+  return NNS_OK;
+}
+
+void nns_builder_free(nns_builder *b) {
+  if (!b)
+    return;
+  nns__model_destroy(b->m);
+  nns__arena_free(&b->arena);
+  free(b);
+}
+
+/* ==== Model fields ==== */
+
+nns_status nns_builder_set_ir_version(nns_builder *b, int64_t ir_version,
+                                      nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (ir_version < 0)
+    return bad(err, "ir_version %lld is negative", (long long)ir_version);
+  b->m->ir_version = ir_version;
+  return NNS_OK;
+}
+
+static char *text(nns_builder *b, const char *s) {
+  return nns__arena_strndup(&b->m->arena, s, strlen(s));
+}
+
+nns_status nns_builder_set_producer(nns_builder *b, const char *name,
+                                    const char *version, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  const char *n = text(b, name ? name : ""), *v = text(b, version ? version
+                                                                   : "");
+  if (!n || !v)
+    return nomem(err);
+  b->m->producer_name = n;
+  b->m->producer_version = v;
+  return NNS_OK;
+}
+
+nns_status nns_builder_set_graph_name(nns_builder *b, const char *name,
+                                      nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  const char *n = intern(b, name);
+  if (!n)
+    return nomem(err);
+  top(b)->name = n;
+  return NNS_OK;
+}
+
+static const char *domain_of(nns_builder *b, const char *domain) {
+  if (!domain || !strcmp(domain, "ai.onnx"))
+    return b->empty;
+  return intern(b, domain);
+}
+
+nns_status nns_builder_add_opset(nns_builder *b, const char *domain,
+                                 int64_t version, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (version < 1)
+    return bad(err, "opset version %lld of domain '%s' is not positive",
+               (long long)version, domain ? domain : "");
+  const char *d = domain_of(b, domain);
+  if (!d)
+    return nomem(err);
+  for (size_t i = 0; i < b->opset_domains.n; i++)
+    if (VEC_AT(b->opset_domains, const char *, i) == d) {
+      VEC_AT(b->opset_versions, int64_t, i) = version;
+      return NNS_OK;
+    }
+  if (b->opset_domains.n >= INT32_MAX)
+    return bad(err, "too many opset imports");
+  const char **ds = vec_push(&b->arena, &b->opset_domains, sizeof *ds);
+  int64_t *vs = ds ? vec_push(&b->arena, &b->opset_versions, sizeof *vs)
+                   : NULL;
+  if (!vs) {
+    if (ds)
+      b->opset_domains.n--;
+    return nomem(err);
+  }
+  *ds = d;
+  *vs = version;
+  return NNS_OK;
+}
+
+nns_status nns_builder_add_metadata(nns_builder *b, const char *key,
+                                    const char *value, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (!key || !value)
+    return bad(err, "metadata key or value is NULL");
+  if (b->meta_keys.n >= INT32_MAX)
+    return bad(err, "too many metadata entries");
+  const char *k = text(b, key), *v = text(b, value);
+  const char **ks = k && v ? vec_push(&b->arena, &b->meta_keys, sizeof *ks)
+                           : NULL;
+  const char **vs = ks ? vec_push(&b->arena, &b->meta_values, sizeof *vs)
+                       : NULL;
+  if (!vs) {
+    if (ks)
+      b->meta_keys.n--;
+    return nomem(err);
+  }
+  *ks = k;
+  *vs = v;
+  return NNS_OK;
+}
+
+/* ==== Types and tensors ==== */
+
+static bool dtype_ok(int dtype) {
+  return dtype >= NNS_DT_UNDEFINED && dtype <= NNS_DT_INT4;
+}
+
+/* Checks (rank, dims) as nnscan.h describes them. */
+static nns_status check_dims(const char *what, const char *name, int rank,
+                             const int64_t *dims, nns_error *err) {
+  if (rank < -1 || rank > NNS__MAX_RANK)
+    return bad(err, "%s '%s': rank %d is not -1..%d", what, name, rank,
+               NNS__MAX_RANK);
+  if (rank > 0 && !dims)
+    return bad(err, "%s '%s': rank %d but dims is NULL", what, name, rank);
+  return NNS_OK;
+}
+
+/* A declared tensor type in the model's arena; *out NULL when nothing is
+ * declared (dtype 0 and rank -1). */
+static nns_status make_type(nns_builder *b, const char *what,
+                            const char *name, int dtype, int rank,
+                            const int64_t *dims, const char *const *symbols,
+                            nns__type **out, nns_error *err) {
+  *out = NULL;
+  if (!dtype_ok(dtype))
+    return bad(err, "%s '%s': unknown dtype %d", what, name, dtype);
+  nns_status st = check_dims(what, name, rank, dims, err);
+  if (st)
+    return st;
+  if (dtype == 0 && rank < 0)
+    return NNS_OK;
+  nns_model *m = b->m;
+  nns__type *t = nns__arena_alloc(&m->arena, sizeof *t);
+  if (!t)
+    return nomem(err);
+  t->kind = NNS_KIND_TENSOR;
+  t->dtype = dtype;
+  t->rank = rank;
+  if (rank > 0) {
+    t->dims = nns__arena_array(&m->arena, (size_t)rank, sizeof *t->dims);
+    if (!t->dims)
+      return nomem(err);
+    for (int k = 0; k < rank; k++) {
+      const char *sym = symbols ? symbols[k] : NULL;
+      if (dims[k] >= 0) {
+        t->dims[k] = nns__dim_known(dims[k]);
+        continue;
+      }
+      const char *sn = sym && *sym ? intern(b, sym) : NULL;
+      if (sym && *sym && !sn)
+        return nomem(err);
+      t->dims[k].sym = sn ? nns__sym_named(m, sn) : nns__sym_fresh(m);
+      if (!t->dims[k].sym)
+        return nomem(err);
+    }
+  }
+  *out = t;
+  return NNS_OK;
+}
+
+/* A tensor of known dims, with a copy of `data` or (data NULL) none. */
+static nns_status make_tensor(nns_builder *b, const char *what,
+                              const char *name, int dtype, int rank,
+                              const int64_t *dims, const void *data,
+                              size_t data_size, bool sparse,
+                              nns__tensor **out, nns_error *err) {
+  if (dtype <= 0 || !dtype_ok(dtype))
+    return bad(err, "%s '%s': unknown dtype %d", what, name, dtype);
+  if (rank < 0)
+    return bad(err, "%s '%s': a tensor's rank must be known", what, name);
+  nns_status st = check_dims(what, name, rank, dims, err);
+  if (st)
+    return st;
+  int64_t numel = 1;
+  for (int k = 0; k < rank; k++)
+    if (dims[k] < 0 || !nns__mul_i64(numel, dims[k], &numel))
+      return bad(err, "%s '%s': dim %d (%lld) is negative or the element "
+                 "count overflows", what, name, k, (long long)dims[k]);
+  int bits = nns__dtype_bits(dtype);
+  int64_t need = 0;
+  if (data) {
+    if (sparse)
+      return bad(err, "%s '%s': a sparse tensor is given by dtype and dims "
+                 "only", what, name);
+    if (bits <= 0)
+      return bad(err, "%s '%s': %s data cannot be given as bytes", what,
+                 name, nns_dtype_name(dtype));
+    if (numel > INT64_MAX / bits)
+      return bad(err, "%s '%s': too many elements", what, name);
+    need = (numel * bits + 7) / 8;
+    if ((uint64_t)need != (uint64_t)data_size)
+      return bad(err, "%s '%s': data has %zu bytes, but %lld %s elements "
+                 "need %lld", what, name, data_size, (long long)numel,
+                 nns_dtype_name(dtype), (long long)need);
+  }
+  nns__arena *a = &b->m->arena;
+  nns__tensor *t = nns__arena_alloc(a, sizeof *t);
+  const char *n = intern(b, name);
+  if (!t || !n)
+    return nomem(err);
+  t->name = n;
+  t->dtype = dtype;
+  t->rank = rank;
+  t->numel = numel;
+  t->offset = -1;
+  t->ext_length = -1;
+  if (rank && !(t->dims = nns__arena_array(a, (size_t)rank, sizeof *dims)))
+    return nomem(err);
+  if (rank)
+    memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+  t->storage = sparse ? NNS__ST_SPARSE : data ? NNS__ST_RAW : NNS__ST_NONE;
+  if (data && need) {
+    uint8_t *copy = nns__arena_alloc(a, (size_t)need);
+    if (!copy)
+      return nomem(err);
+    memcpy(copy, data, (size_t)need);
+    t->raw = copy;
+    t->raw_len = (size_t)need;
+  } else if (data) {
+    t->raw = (const uint8_t *)b->empty;
+  }
+  *out = t;
+  return NNS_OK;
+}
+
+/* ==== Graph values ==== */
+
+static nns_status check_name(const char *what, const char *name,
+                             nns_error *err) {
+  if (!name || !*name)
+    return bad(err, "%s has no name", what);
+  return NNS_OK;
+}
+
+static nns_status redefined(const bgraph *g, const char *name,
+                            nns_error *err) {
+  return nns__err(err, NNS_E_ARG, -1, NULL,
+                  "graph '%s': name '%s' is defined twice", g->name, name);
+}
+
+static nns_status add_bval(nns_builder *b, vec *list, const char *what,
+                           const char *name, int dtype, int rank,
+                           const int64_t *dims, const char *const *symbols,
+                           int def, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st || (st = check_name(what, name, err)))
+    return st;
+  bgraph *g = top(b);
+  const char *n = intern(b, name);
+  if (!n)
+    return nomem(err);
+  if (def && nns__map_get(&g->defined, n))
+    return redefined(g, n, err);
+  nns__type *t;
+  if ((st = make_type(b, what, name, dtype, rank, dims, symbols, &t, err)))
+    return st;
+  if (list->n >= INT32_MAX)
+    return bad(err, "too many %ss", what);
+  bval *v = vec_push(&b->arena, list, sizeof *v);
+  if (!v)
+    return nomem(err);
+  if (def && !nns__map_put(&g->defined, n, (void *)(uintptr_t)def)) {
+    list->n--;
+    return nomem(err);
+  }
+  v->name = n;
+  v->type = t;
+  return NNS_OK;
+}
+
+nns_status nns_builder_add_input(nns_builder *b, const char *name, int dtype,
+                                 int rank, const int64_t *dims,
+                                 const char *const *symbols, nns_error *err) {
+  return add_bval(b, b ? &top(b)->inputs : NULL, "graph input", name, dtype,
+                  rank, dims, symbols, DEF_INPUT, err);
+}
+
+nns_status nns_builder_add_output(nns_builder *b, const char *name, int dtype,
+                                  int rank, const int64_t *dims,
+                                  const char *const *symbols,
+                                  nns_error *err) {
+  return add_bval(b, b ? &top(b)->outputs : NULL, "graph output", name,
+                  dtype, rank, dims, symbols, 0, err);
+}
+
+nns_status nns_builder_add_value_info(nns_builder *b, const char *name,
+                                      int dtype, int rank,
+                                      const int64_t *dims,
+                                      const char *const *symbols,
+                                      nns_error *err) {
+  return add_bval(b, b ? &top(b)->value_info : NULL, "value_info", name,
+                  dtype, rank, dims, symbols, 0, err);
+}
+
+nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
+                                       int dtype, int rank,
+                                       const int64_t *dims, const void *data,
+                                       size_t data_size, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st || (st = check_name("initializer", name, err)))
+    return st;
+  bgraph *g = top(b);
+  const char *n = intern(b, name);
+  if (!n)
+    return nomem(err);
+  uintptr_t def = (uintptr_t)nns__map_get(&g->defined, n);
+  if (def && def != DEF_INPUT)
+    return redefined(g, n, err);
+  nns__tensor *t;
+  if ((st = make_tensor(b, "initializer", name, dtype, rank, dims, data,
+                        data_size, false, &t, err)))
+    return st;
+  if (g->inits.n >= INT32_MAX)
+    return bad(err, "too many initializers");
+  binit *i = vec_push(&b->arena, &g->inits, sizeof *i);
+  if (!i)
+    return nomem(err);
+  if (!nns__map_put(&g->defined, n,
+                    (void *)(uintptr_t)(def ? DEF_INPUT_INIT : DEF_INIT))) {
+    g->inits.n--;
+    return nomem(err);
+  }
+  i->name = n;
+  i->t = t;
+  return NNS_OK;
+}
+
+/* ==== Nodes and attributes ==== */
+
+/* Interned copies of `count` names ("" for NULL) in the model's arena. */
+static const char **names(nns_builder *b, const char *const *list,
+                          size_t count) {
+  const char **out = nns__arena_array(&b->m->arena, count + 1, sizeof *out);
+  for (size_t k = 0; out && k < count; k++)
+    if (!(out[k] = intern(b, list[k])))
+      return NULL;
+  return out;
+}
+
+nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
+                                const char *domain, const char *name,
+                                const char *module_path,
+                                const char *const *inputs, size_t input_count,
+                                const char *const *outputs,
+                                size_t output_count, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (!op_type || !*op_type)
+    return bad(err, "node '%s' has no op_type", name ? name : "");
+  if ((input_count && !inputs) || (output_count && !outputs))
+    return bad(err, "node '%s' (%s): inputs or outputs is NULL",
+               name ? name : "", op_type);
+  if (input_count > INT32_MAX || output_count > INT32_MAX)
+    return bad(err, "node '%s' (%s): too many inputs or outputs",
+               name ? name : "", op_type);
+  bgraph *g = top(b);
+  if (g->nodes.n >= INT32_MAX)
+    return bad(err, "too many nodes in graph '%s'", g->name);
+  const char **in = names(b, inputs, input_count);
+  const char **out = names(b, outputs, output_count);
+  const char *op = intern(b, op_type), *dom = domain_of(b, domain);
+  const char *nm = intern(b, name);
+  const char *scope = module_path ? intern(b, module_path) : NULL;
+  if (!in || !out || !op || !dom || !nm || (module_path && !scope))
+    return nomem(err);
+  /* Outputs: new names of this graph, each once. */
+  for (size_t k = 0; k < output_count; k++) {
+    if (!out[k][0])
+      continue;
+    if (nns__map_get(&g->defined, out[k]))
+      return redefined(g, out[k], err);
+    for (size_t j = 0; j < k; j++)
+      if (out[j] == out[k])
+        return redefined(g, out[k], err);
+  }
+  bnode *n = vec_push(&b->arena, &g->nodes, sizeof *n);
+  if (!n)
+    return nomem(err);
+  for (size_t k = 0; k < output_count; k++)
+    if (out[k][0] &&
+        !nns__map_put(&g->defined, out[k], (void *)(uintptr_t)DEF_OUTPUT)) {
+      /* Take back what was marked: the call has no effect. */
+      for (size_t j = 0; j < k; j++)
+        if (out[j][0])
+          nns__map_put(&g->defined, out[j], NULL);
+      g->nodes.n--;
+      return nomem(err);
+    }
+  n->op_type = op;
+  n->domain = dom;
+  n->name = nm;
+  n->scope = scope;
+  n->n_in = (int32_t)input_count;
+  n->n_out = (int32_t)output_count;
+  n->in_names = in;
+  n->out_names = out;
+  return NNS_OK;
+}
+
+static bool is_list(nns_attr_type t) {
+  return (t >= NNS_ATTR_FLOATS && t <= NNS_ATTR_GRAPHS) ||
+         t == NNS_ATTR_SPARSE_TENSORS || t == NNS_ATTR_TYPE_PROTOS;
+}
+
+/* Whether items are appended one call at a time. */
+static bool is_appended(nns_attr_type t) {
+  return t == NNS_ATTR_TENSORS || t == NNS_ATTR_SPARSE_TENSORS ||
+         t == NNS_ATTR_GRAPHS || t == NNS_ATTR_TYPE_PROTOS;
+}
+
+/*
+ * The attribute `name` of type `type` on the current node: a new one, or
+ * for an appended list type an existing one of the same type. NULL with
+ * *st set on error; *fresh says it is new (the caller fills it, and drops
+ * it again with the node's attrs.n-- when a later step fails).
+ */
+static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
+                        bool *fresh, nns_status *st, nns_error *err) {
+  *st = usable(b, err);
+  if (*st)
+    return NULL;
+  if (!name || !*name) {
+    *st = bad(err, "an attribute has no name");
+    return NULL;
+  }
+  bgraph *g = top(b);
+  if (!g->nodes.n) {
+    *st = nns__err(err, NNS_E_STATE, -1, NULL,
+                   "attribute '%s' comes before any node of graph '%s'",
+                   name, g->name);
+    return NULL;
+  }
+  bnode *n = &VEC_AT(g->nodes, bnode, g->nodes.n - 1);
+  for (size_t i = 0; i < n->attrs.n; i++) {
+    battr *a = &VEC_AT(n->attrs, battr, i);
+    if (strcmp(a->a.name, name) != 0)
+      continue;
+    if (is_appended(type) && a->a.type == (int32_t)type) {
+      *fresh = false;
+      return a;
+    }
+    *st = bad(err, "node '%s' (%s): attribute '%s' is set twice", n->name,
+              n->op_type, name);
+    return NULL;
+  }
+  const char *nm = intern(b, name);
+  battr *a = nm && n->attrs.n < INT32_MAX
+                 ? vec_push(&b->arena, &n->attrs, sizeof *a)
+                 : NULL;
+  if (!a) {
+    *st = nomem(err);
+    return NULL;
+  }
+  a->a.name = nm;
+  a->a.type = (int32_t)type;
+  a->a.offset = -1;
+  *fresh = true;
+  return a;
+}
+
+/* Drops a fresh attribute again (a later step of its call failed). */
+static void attr_drop(nns_builder *b) {
+  bgraph *g = top(b);
+  VEC_AT(g->nodes, bnode, g->nodes.n - 1).attrs.n--;
+}
+
+nns_status nns_builder_attr_int(nns_builder *b, const char *name,
+                                int64_t value, nns_error *err) {
+  bool fresh;
+  nns_status st;
+  battr *a = attr_slot(b, name, NNS_ATTR_INT, &fresh, &st, err);
+  if (a)
+    a->a.i = value;
+  return st;
+}
+
+nns_status nns_builder_attr_float(nns_builder *b, const char *name,
+                                  double value, nns_error *err) {
+  bool fresh;
+  nns_status st;
+  battr *a = attr_slot(b, name, NNS_ATTR_FLOAT, &fresh, &st, err);
+  if (a)
+    a->a.f = (float)value;
+  return st;
+}
+
+nns_status nns_builder_attr_string(nns_builder *b, const char *name,
+                                   const char *value, size_t len,
+                                   nns_error *err) {
+  if (b && b->m && !value && len)
+    return bad(err, "attribute '%s': value is NULL", name ? name : "");
+  bool fresh;
+  nns_status st;
+  battr *a = attr_slot(b, name, NNS_ATTR_STRING, &fresh, &st, err);
+  if (!a)
+    return st;
+  if (!(a->a.s = nns__arena_strndup(&b->m->arena, value ? value : "", len))) {
+    attr_drop(b);
+    return nomem(err);
+  }
+  a->a.s_len = len;
+  return NNS_OK;
+}
+
+/* A fixed list of `count` elements of `size` bytes: checks and allocates;
+ * NULL with *st set on error. */
+static battr *list_slot(nns_builder *b, const char *name, nns_attr_type type,
+                        const void *values, size_t count, size_t size,
+                        void **arr, nns_status *st, nns_error *err) {
+  if (b && b->m && ((count && !values) || count > INT32_MAX)) {
+    *st = bad(err, "attribute '%s': values is NULL or too long",
+              name ? name : "");
+    return NULL;
+  }
+  bool fresh;
+  battr *a = attr_slot(b, name, type, &fresh, st, err);
+  if (!a)
+    return NULL;
+  if (!(*arr = nns__arena_array(&b->m->arena, count + 1, size))) {
+    attr_drop(b);
+    *st = nomem(err);
+    return NULL;
+  }
+  a->a.n = (int32_t)count;
+  return a;
+}
+
+nns_status nns_builder_attr_ints(nns_builder *b, const char *name,
+                                 const int64_t *values, size_t count,
+                                 nns_error *err) {
+  nns_status st;
+  void *arr;
+  battr *a = list_slot(b, name, NNS_ATTR_INTS, values, count,
+                       sizeof(int64_t), &arr, &st, err);
+  if (!a)
+    return st;
+  a->a.ints = arr;
+  if (count)
+    memcpy(arr, values, count * sizeof(int64_t));
+  return NNS_OK;
+}
+
+nns_status nns_builder_attr_floats(nns_builder *b, const char *name,
+                                   const double *values, size_t count,
+                                   nns_error *err) {
+  nns_status st;
+  void *arr;
+  battr *a = list_slot(b, name, NNS_ATTR_FLOATS, values, count,
+                       sizeof(double), &arr, &st, err);
+  if (!a)
+    return st;
+  a->a.floats = arr;
+  for (size_t k = 0; k < count; k++)
+    a->a.floats[k] = (float)values[k];
+  return NNS_OK;
+}
+
+nns_status nns_builder_attr_strings(nns_builder *b, const char *name,
+                                    const char *const *values, size_t count,
+                                    nns_error *err) {
+  for (size_t k = 0; b && b->m && values && k < count; k++)
+    if (!values[k])
+      return bad(err, "attribute '%s': string %zu is NULL", name ? name : "",
+                 k);
+  nns_status st;
+  void *arr;
+  battr *a = list_slot(b, name, NNS_ATTR_STRINGS, values, count,
+                       sizeof(char *), &arr, &st, err);
+  if (!a)
+    return st;
+  a->a.strings = arr;
+  for (size_t k = 0; k < count; k++)
+    if (!(a->a.strings[k] = text(b, values[k]))) {
+      attr_drop(b);
+      return nomem(err);
+    }
+  return NNS_OK;
+}
+
+/* Appends `item` to an appended list attribute, or sets a single one. */
+static nns_status attr_put(nns_builder *b, battr *a, bool fresh, void *item,
+                           nns_error *err) {
+  void **slot = vec_push(&b->arena, &a->items, sizeof *slot);
+  if (!slot || a->items.n > INT32_MAX) {
+    if (slot)
+      a->items.n--;
+    if (fresh)
+      attr_drop(b);
+    return nomem(err);
+  }
+  *slot = item;
+  return NNS_OK;
+}
+
+nns_status nns_builder_attr_tensor(nns_builder *b, const char *name,
+                                   nns_attr_type type, int dtype, int rank,
+                                   const int64_t *dims, const void *data,
+                                   size_t data_size, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (type != NNS_ATTR_TENSOR && type != NNS_ATTR_TENSORS &&
+      type != NNS_ATTR_SPARSE_TENSOR && type != NNS_ATTR_SPARSE_TENSORS)
+    return bad(err, "attribute '%s': type %d is not a tensor type",
+               name ? name : "", (int)type);
+  bool sparse = type == NNS_ATTR_SPARSE_TENSOR ||
+                type == NNS_ATTR_SPARSE_TENSORS;
+  nns__tensor *t;
+  if ((st = make_tensor(b, "attribute tensor", name ? name : "", dtype, rank,
+                        dims, data, data_size, sparse, &t, err)))
+    return st;
+  t->name = b->empty;
+  bool fresh;
+  battr *a = attr_slot(b, name, type, &fresh, &st, err);
+  if (!a)
+    return st;
+  if (!is_list(type)) {
+    a->a.t = t;
+    return NNS_OK;
+  }
+  return attr_put(b, a, fresh, t, err);
+}
+
+nns_status nns_builder_attr_type(nns_builder *b, const char *name,
+                                 nns_attr_type type, int dtype, int rank,
+                                 const int64_t *dims,
+                                 const char *const *symbols, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (type != NNS_ATTR_TYPE_PROTO && type != NNS_ATTR_TYPE_PROTOS)
+    return bad(err, "attribute '%s': type %d is not a type-proto type",
+               name ? name : "", (int)type);
+  nns__type *t;
+  if ((st = make_type(b, "attribute type", name ? name : "", dtype, rank,
+                      dims, symbols, &t, err)))
+    return st;
+  if (!t) {
+    if (!(t = nns__arena_alloc(&b->m->arena, sizeof *t)))
+      return nomem(err);
+    t->rank = -1;
+  }
+  bool fresh;
+  battr *a = attr_slot(b, name, type, &fresh, &st, err);
+  if (!a)
+    return st;
+  if (type == NNS_ATTR_TYPE_PROTO) {
+    a->a.tp = t;
+    return NNS_OK;
+  }
+  return attr_put(b, a, fresh, t, err);
+}
+
+nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
+                                   nns_attr_type type, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (type != NNS_ATTR_GRAPH && type != NNS_ATTR_GRAPHS)
+    return bad(err, "attribute '%s': type %d is not a graph type",
+               name ? name : "", (int)type);
+  if (b->stack.n >= NNS__MAX_DEPTH)
+    return nns__err(err, NNS_E_DEPTH, -1, NULL,
+                    "subgraphs nested more than %d deep", NNS__MAX_DEPTH);
+  bgraph *g = new_graph(b);
+  if (!g)
+    return nomem(err);
+  bool fresh;
+  battr *a = attr_slot(b, name, type, &fresh, &st, err);
+  if (!a)
+    return st;
+  if ((st = attr_put(b, a, fresh, g, err)))
+    return st;
+  bgraph **slot = vec_push(&b->arena, &b->stack, sizeof *slot);
+  if (!slot) {
+    a->items.n--;
+    if (fresh)
+      attr_drop(b);
+    return nomem(err);
+  }
+  *slot = g;
+  return NNS_OK;
+}
+
+nns_status nns_builder_end_graph(nns_builder *b, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (b->stack.n < 2)
+    return nns__err(err, NNS_E_STATE, -1, NULL,
+                    "nns_builder_end_graph without a matching "
+                    "nns_builder_begin_graph");
+  b->stack.n--;
+  return NNS_OK;
+}
+
+/* ==== Finish: the description into the IR ==== */
+
+typedef struct layout {
+  nns__loader L;
+  nns_builder *b;
+} layout;
+
+static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g);
+
+static nns__value *new_value(layout *x, nns__graph *g, const char *name) {
+  return nns__load_value(&x->L, g, name);
+}
+
+static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
+                           nns__attr *a) {
+  *a = ba->a;
+  nns__arena *arena = &x->L.m->arena;
+  size_t count = ba->items.n;
+  void **items = ba->items.p;
+  switch (a->type) {
+  case NNS__AT_GRAPH:
+  case NNS__AT_GRAPHS: {
+    nns__graph **gs = nns__arena_array(arena, count + 1, sizeof *gs);
+    if (!gs)
+      return nns__load_nomem(&x->L);
+    for (size_t k = 0; k < count; k++) {
+      nns__graph *g = nns__graph_new(x->L.m, n->graph);
+      if (!g)
+        return nns__load_nomem(&x->L);
+      g->owner = n;
+      g->offset = -1;
+      gs[k] = g;
+      nns_status st = lay_graph(x, items[k], g);
+      if (st)
+        return st;
+      x->L.m->subgraph_nodes += (size_t)g->n_nodes;
+    }
+    if (a->type == NNS__AT_GRAPH) {
+      a->g = gs[0];
+    } else {
+      a->graphs = gs;
+      a->n = (int32_t)count;
+    }
+    return NNS_OK;
+  }
+  case NNS__AT_TENSORS:
+  case NNS__AT_SPARSE_TENSORS:
+    a->tensors = nns__arena_array(arena, count + 1, sizeof *a->tensors);
+    if (!a->tensors)
+      return nns__load_nomem(&x->L);
+    memcpy(a->tensors, items, count * sizeof *items);
+    a->n = (int32_t)count;
+    return NNS_OK;
+  case NNS__AT_TYPE_PROTOS:
+    a->tps = nns__arena_array(arena, count + 1, sizeof *a->tps);
+    if (!a->tps)
+      return nns__load_nomem(&x->L);
+    memcpy(a->tps, items, count * sizeof *items);
+    a->n = (int32_t)count;
+    return NNS_OK;
+  default:
+    return NNS_OK;
+  }
+}
+
+static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
+                           int32_t i) {
+  nns__node *n = &g->nodes[i];
+  nns__arena *arena = &x->L.m->arena;
+  n->index = (uint32_t)i;
+  n->graph = g;
+  n->name = bn->name;
+  n->op_type = bn->op_type;
+  n->domain = bn->domain;
+  n->scope = bn->scope;
+  n->opset = -1;
+  n->offset = -1;
+  n->n_in = bn->n_in;
+  n->n_out = bn->n_out;
+  n->in_names = bn->in_names;
+  n->out_names = bn->out_names;
+  n->in = nns__arena_array(arena, (size_t)n->n_in + 1, sizeof *n->in);
+  n->out = nns__arena_array(arena, (size_t)n->n_out + 1, sizeof *n->out);
+  n->n_attrs = (int32_t)bn->attrs.n;
+  n->attrs = nns__arena_array(arena, bn->attrs.n + 1, sizeof *n->attrs);
+  if (!n->in || !n->out || !n->attrs)
+    return nns__load_nomem(&x->L);
+  for (int32_t k = 0; k < n->n_out; k++) {
+    if (!n->out_names[k][0])
+      continue;
+    if (!(n->out[k] = new_value(x, g, n->out_names[k])))
+      return nns__load_nomem(&x->L);
+    n->out[k]->producer = n;
+  }
+  for (int32_t k = 0; k < n->n_attrs; k++) {
+    nns_status st = lay_attr(x, &VEC_AT(bn->attrs, battr, k), n,
+                             &n->attrs[k]);
+    if (st)
+      return st;
+  }
+  return NNS_OK;
+}
+
+static nns_status copy_type(layout *x, const nns__type *src, nns__type *dst) {
+  *dst = *src;
+  if (src->rank > 0) {
+    dst->dims = nns__arena_array(&x->L.m->arena, (size_t)src->rank,
+                                 sizeof *dst->dims);
+    if (!dst->dims)
+      return nns__load_nomem(&x->L);
+    memcpy(dst->dims, src->dims, (size_t)src->rank * sizeof *dst->dims);
+  }
+  return NNS_OK;
+}
+
+/* Lays out the description bg into g (made by nns__graph_new), values in
+ * the decoder's order: inputs, initializers, node outputs. */
+static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
+  nns__arena *arena = &x->L.m->arena;
+  nns_status st;
+  g->name = bg->name;
+  g->n_inputs = (int32_t)bg->inputs.n;
+  g->n_outputs = (int32_t)bg->outputs.n;
+  g->n_inits = (int32_t)bg->inits.n;
+  g->n_nodes = (int32_t)bg->nodes.n;
+  g->n_value_info = (int32_t)bg->value_info.n;
+  g->inputs = nns__arena_array(arena, bg->inputs.n + 1, sizeof(void *));
+  g->outputs = nns__arena_array(arena, bg->outputs.n + 1, sizeof(void *));
+  g->inits = nns__arena_array(arena, bg->inits.n + 1, sizeof(void *));
+  g->nodes = nns__arena_array(arena, bg->nodes.n + 1, sizeof *g->nodes);
+  g->vi_names = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
+  g->vi_types = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
+  if (!g->inputs || !g->outputs || !g->inits || !g->nodes || !g->vi_names ||
+      !g->vi_types)
+    return nns__load_nomem(&x->L);
+  for (int32_t i = 0; i < g->n_inputs; i++) {
+    const bval *b = &VEC_AT(bg->inputs, bval, i);
+    nns__value *v = new_value(x, g, b->name);
+    if (!v)
+      return nns__load_nomem(&x->L);
+    v->role = NNS_ROLE_INPUT;
+    v->is_graph_input = true;
+    v->declared = b->type;
+    if (b->type && (st = copy_type(x, b->type, &v->type)))
+      return st;
+    g->inputs[i] = v;
+  }
+  for (int32_t i = 0; i < g->n_inits; i++) {
+    const binit *b = &VEC_AT(bg->inits, binit, i);
+    nns__value *v = new_value(x, g, b->name);
+    if (!v)
+      return nns__load_nomem(&x->L);
+    v->init = b->t;
+    v->role = NNS_ROLE_INITIALIZER;
+    if ((st = nns__load_tensor_type(&x->L, b->t, &v->type)))
+      return st;
+    g->inits[i] = v;
+  }
+  for (int32_t i = 0; i < g->n_outputs; i++) {
+    const bval *b = &VEC_AT(bg->outputs, bval, i);
+    if (!(g->outputs[i] = new_value(x, g, b->name)))
+      return nns__load_nomem(&x->L);
+    g->outputs[i]->declared = b->type;
+  }
+  for (int32_t i = 0; i < g->n_value_info; i++) {
+    const bval *b = &VEC_AT(bg->value_info, bval, i);
+    g->vi_names[i] = b->name;
+    g->vi_types[i] = b->type;
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    if ((st = lay_node(x, &VEC_AT(bg->nodes, bnode, i), g, i)))
+      return st;
+  return NNS_OK;
+}
+
+/* A copy of a builder array in the model's arena (opsets, metadata). */
+static void *adopt(nns_model *m, const vec *v, size_t size) {
+  void *p = nns__arena_array(&m->arena, v->n + 1, size);
+  if (p && v->n)
+    memcpy(p, v->p, v->n * size);
+  return p;
+}
+
+nns_status nns_builder_finish(nns_builder *b, nns_model **out,
+                              nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (!out)
+    return bad(err, "nns_builder_finish: out is NULL");
+  *out = NULL;
+  if (b->stack.n != 1)
+    return nns__err(err, NNS_E_STATE, -1, NULL,
+                    "%zu subgraph(s) still open: call nns_builder_end_graph "
+                    "first", b->stack.n - 1);
+  nns_model *m = b->m;
+  layout x;
+  memset(&x, 0, sizeof x);
+  x.b = b;
+  x.L.m = m;
+  x.L.err = err;
+  x.L.max_depth = NNS__MAX_DEPTH;
+  x.L.empty = b->empty;
+  m->n_opsets = (int32_t)b->opset_domains.n;
+  m->opset_domains = adopt(m, &b->opset_domains, sizeof(char *));
+  m->opset_versions = adopt(m, &b->opset_versions, sizeof(int64_t));
+  m->n_meta = (int32_t)b->meta_keys.n;
+  m->meta_keys = adopt(m, &b->meta_keys, sizeof(char *));
+  m->meta_values = adopt(m, &b->meta_values, sizeof(char *));
+  nns__graph *g = nns__graph_new(m, NULL);
+  if (!g || !m->opset_domains || !m->opset_versions || !m->meta_keys ||
+      !m->meta_values)
+    return nomem(err);
+  g->offset = -1;
+  m->graph = g;
+  m->subgraph_nodes = 0;
+  st = lay_graph(&x, b->root, g);
+  if (!st)
+    st = nns__resolve_graph(&x.L, g, true);
+  if (!st)
+    st = nns__model_index_nodes(m, err);
+  if (st) {
+    /* The description is untouched: what was laid out stays unused in
+     * the arena until the builder goes, and a later finish starts over. */
+    m->graph = NULL;
+    m->n_values = 0;
+    m->n_nodes = 0;
+    m->subgraph_nodes = 0;
+    return st;
+  }
+  m->dir = nns__arena_strndup(&m->arena, ".", 1);
+  if (!m->dir) {
+    m->graph = NULL;
+    m->n_values = m->n_nodes = 0;
+    return nomem(err);
+  }
+  b->m = NULL;
+  *out = m;
+  return NNS_OK;
+}
