@@ -57,6 +57,31 @@ static void j_bool(nns__out *o, bool v) {
   nns__out_str(o, v ? "true" : "false");
 }
 
+/* ", \"name\": true" for each (name, bit) of a flag set. */
+typedef struct flag_key {
+  const char *name;
+  unsigned bit;
+} flag_key;
+
+static void j_flags(nns__out *o, unsigned flags, const flag_key *keys,
+                    int n) {
+  for (int i = 0; i < n; i++) {
+    if (i)
+      nns__out_put(o, ", ", 2);
+    j_key(o, keys[i].name);
+    j_bool(o, (flags & keys[i].bit) != 0);
+  }
+}
+
+static const flag_key tensor_flags[] = {{"checked", NNS_TENSOR_CHECKED},
+                                        {"nan", NNS_TENSOR_NAN},
+                                        {"inf", NNS_TENSOR_INF}};
+static const flag_key nonfinite_flags[] = {
+    {"output", NNS_NONFINITE_OUTPUT},
+    {"input", NNS_NONFINITE_INPUT},
+    {"grad_input", NNS_NONFINITE_GRAD_INPUT},
+    {"grad_output", NNS_NONFINITE_GRAD_OUTPUT}};
+
 static const char *role_name(nns_nonfinite_role r) {
   return r == NNS_NONFINITE_PRODUCER     ? "producer"
          : r == NNS_NONFINITE_PROPAGATOR ? "propagator"
@@ -100,12 +125,8 @@ static void j_tensor(nns__out *o, const nns__itensor *t) {
   j_dims(o, t);
   nns__out_str(o, ", \"bytes\": ");
   j_i64(o, t->bytes);
-  nns__out_str(o, ", \"checked\": ");
-  j_bool(o, t->flags & NNS_TENSOR_CHECKED);
-  nns__out_str(o, ", \"nan\": ");
-  j_bool(o, t->flags & NNS_TENSOR_NAN);
-  nns__out_str(o, ", \"inf\": ");
-  j_bool(o, t->flags & NNS_TENSOR_INF);
+  nns__out_str(o, ", ");
+  j_flags(o, t->flags, tensor_flags, 3);
   nns__out_str(o, ", \"stats\": ");
   if (t->flags & NNS_TENSOR_STATS) {
     nns__out_str(o, "{\"min\": ");
@@ -283,14 +304,8 @@ static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
   j_bytes_by_dtype(o, in, m, NNS_TENSOR_GRAD_INPUT);
   nns__out_str(o, ", \"grad_output\": ");
   j_bytes_by_dtype(o, in, m, NNS_TENSOR_GRAD_OUTPUT);
-  nns__out_str(o, "}, \"nonfinite\": {\"output\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_OUTPUT);
-  nns__out_str(o, ", \"input\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_INPUT);
-  nns__out_str(o, ", \"grad_input\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_GRAD_INPUT);
-  nns__out_str(o, ", \"grad_output\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_GRAD_OUTPUT);
+  nns__out_str(o, "}, \"nonfinite\": {");
+  j_flags(o, s->nonfinite, nonfinite_flags, 4);
   nns__out_str(o, ", \"forward_role\": ");
   nns__out_json_str(o, role_name(s->fwd_role));
   nns__out_str(o, ", \"backward_role\": ");
