@@ -10,9 +10,10 @@ aggregates the module tree and writes the reports.
     print(insp.report())                # the tree table
 
 How it observes (docs/inspect.md has the definitions):
-  - forward: a pre-hook and a hook on every module (with keyword arguments
-    where torch offers `with_kwargs`, torch >= 2.0; torch 1.13 hooks see
-    positional arguments only);
+  - forward: a pre-hook and a hook on every module, with keyword arguments
+    (`with_kwargs` on torch >= 2.0; on torch 1.13, whose hooks see
+    positional arguments only, a wrapper on the module's forward, an
+    instance attribute removed again by finish(), hands them over);
   - backward: hooks on tensors (`Tensor.register_hook`) - on each output
     (its gradient arriving starts the module's backward) and on each input
     that requires grad (its gradient ends it) - never module backward
@@ -27,6 +28,7 @@ The model is never changed: finish() (also on an exception) removes every
 hook and restores what registering them created.
 """
 import ctypes
+import functools
 import math
 import os
 import sys
@@ -240,7 +242,7 @@ def _py_depth():
 class _CallRec:
     """One module call, filled by the hooks; plain Python data only."""
     __slots__ = ("module", "parent", "flags", "fwd_seq", "bwd_seq", "ev",
-                 "tensors", "index", "depth")
+                 "tensors", "index", "depth", "kw")
 
     def __init__(self, module, parent, index):
         self.module = module
@@ -251,6 +253,7 @@ class _CallRec:
         self.bwd_seq = -1
         self.ev = [None, None, None, None]  # fwd start/end, bwd start/end
         self.tensors = []  # (role, dtype, shape, name, bytes, flags, stats)
+        self.kw = False    # keyword arguments recorded (torch < 2.0)
 
 
 class _PassRec:
@@ -370,7 +373,8 @@ class Inspector:
                       "memory": ("cuda_allocator" if self._cuda else
                                  "dispatch_alloc") if self.memory else "off",
                       "torch": torch.__version__,
-                      "kwargs_seen": str(self._with_kwargs).lower(),
+                      "kwargs_seen_by": "hooks" if self._with_kwargs
+                      else "wrapped_forward",
                       "nonfinite_checks": str(self.check_nonfinite).lower()}
         for k, v in self._meta.items():
             _check(lib.nns_inspection_set_meta(h, k.encode(), v.encode(),
@@ -391,7 +395,7 @@ class Inspector:
         self._sent = []             # batches kept for the rank merge
         self._counter = None
         self._cuda_base = None
-        self._handles, self._param_hooked = [], []
+        self._handles, self._param_hooked, self._wrapped = [], [], []
         try:
             if self._cuda:
                 self._cuda_base = torch.cuda.Event(enable_timing=True)
@@ -584,6 +588,7 @@ class Inspector:
                     lambda m, a, _pre=pre: _pre(m, a, None)))
                 self._handles.append(mod.register_forward_hook(
                     lambda m, a, o, _post=post: _post(m, a, None, o)))
+                self._wrap_forward(idx, mod)
             if self.watch_backward:
                 for p in mod.parameters(recurse=False):
                     if p.requires_grad:
@@ -595,6 +600,12 @@ class Inspector:
         for h in self._handles:
             h.remove()
         self._handles = []
+        for mod, had, before in reversed(self._wrapped):
+            if had:
+                object.__setattr__(mod, "forward", before)
+            else:
+                object.__delattr__(mod, "forward")
+        self._wrapped = []
         # Newest first: a parameter hooked twice (tied weights) is back to
         # no hook dict only after both are gone.
         for p, h, had in reversed(self._param_hooked):
@@ -746,12 +757,49 @@ class Inspector:
         _flatten(tuple(args), "", found)
         if kwargs:
             _flatten(dict(kwargs), "", found)
+        self._record_inputs(p, call, found, grad_on)
+        self._stack.append(call)
+        call.ev[0] = self._now(t_in)
+
+    def _record_inputs(self, p, call, found, grad_on):
         for name, t in found:
             self._record(call, _INPUT, name, t)
             if grad_on and self.watch_backward and t.requires_grad:
                 self._grad_hook(p, call, _GRAD_INPUT, name, t)
-        self._stack.append(call)
-        call.ev[0] = self._now(t_in)
+
+    def _wrap_forward(self, idx, mod):
+        """torch < 2.0: hooks do not see keyword arguments, so the module's
+        forward is wrapped (an instance attribute, which finish() removes
+        or puts back as it was) to hand them to the call the pre-hook
+        opened. Its signature stays visible (functools.wraps)."""
+        had = "forward" in mod.__dict__
+        before = mod.__dict__.get("forward")
+        orig = mod.forward
+
+        @functools.wraps(orig)
+        def forward(*args, **kwargs):
+            if kwargs and self._active:
+                grad_on = self._torch.is_grad_enabled()
+                t_in = self._enter()
+                try:
+                    st = self._stack
+                    if st and st[-1].module == idx and not st[-1].kw:
+                        st[-1].kw = True
+                        found = []
+                        _flatten(dict(kwargs), "", found)
+                        with self._torch.no_grad():
+                            self._record_inputs(self._pass, st[-1], found,
+                                                grad_on)
+                except Exception as e:
+                    self._hook_error(e)
+                finally:
+                    self._leave(t_in)
+            return orig(*args, **kwargs)
+        try:
+            object.__setattr__(mod, "forward", forward)
+        except (AttributeError, TypeError, RuntimeError):
+            return  # a module that takes no attributes (scripted)
+        self._wrapped.append((mod, had, before))
 
     def _on_post(self, idx, output, t_in, grad_on):
         ev = self._now(t_in)

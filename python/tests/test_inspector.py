@@ -414,11 +414,15 @@ def test_no_grad_and_dict_output():
             y = self.lin(x)
             return {"a": y, "b": (y * 2, y.sum())}
     model = DictOut()
+    before = snapshot(model)
     with Inspector(model) as insp:
         with torch.no_grad():
             model(torch.randn(2, 4))
         out = model(torch.randn(2, 4), torch.randn(3))
         out["b"][1].backward()
+        model(torch.randn(2, 4), extra=torch.randn(5, requires_grad=True))
+    model.zero_grad(set_to_none=True)
+    assert snapshot(model) == before
     doc = insp.json()
     root = [c for c in doc["calls"] if c["module"] == 0]
     assert root[0]["no_grad"] and root[0]["backward"] is None
@@ -428,7 +432,12 @@ def test_no_grad_and_dict_output():
     ins = [(t["name"], t["shape"]) for t in root[1]["tensors"]
            if t["role"] == "input"]
     assert ins == [("0", [2, 4]), ("1", [3])]
-    assert len(doc["passes"]) == 2
+    # Keyword arguments: hooks see them on torch >= 2.0; on 1.13 the
+    # wrapped forward hands them over.
+    kw = [(t["name"], t["shape"]) for t in root[2]["tensors"]
+          if t["role"] == "input"]
+    assert kw == [("0", [2, 4]), ("extra", [5])]
+    assert len(doc["passes"]) == 3
 
 
 def test_forward_that_raises_leaves_model_unchanged():
