@@ -733,7 +733,6 @@ class Inspector:
         return pre, post
 
     def _on_pre(self, idx, args, kwargs, t_in, grad_on):
-        torch = self._torch
         # Frames whose forward raised (and whose exception was caught)
         # are still on the stack: a call nested in a frame runs deeper in
         # the Python stack than that frame's hook did.

@@ -531,6 +531,8 @@ def test_text_and_csv_reports_and_static_counts():
 
 
 def test_bad_arguments():
+    assert nnscan.Inspector is Inspector
+    assert nnscan.InspectorGadgets is InspectorGadgets
     with pytest.raises(TypeError):
         Inspector("not a module")
     insp = Inspector(nn.Linear(2, 2))
