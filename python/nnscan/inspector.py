@@ -242,7 +242,7 @@ def _py_depth():
 class _CallRec:
     """One module call, filled by the hooks; plain Python data only."""
     __slots__ = ("module", "parent", "flags", "fwd_seq", "bwd_seq", "ev",
-                 "tensors", "index", "depth", "kw")
+                 "tensors", "index", "depth", "kw", "ins")
 
     def __init__(self, module, parent, index):
         self.module = module
@@ -254,6 +254,7 @@ class _CallRec:
         self.ev = [None, None, None, None]  # fwd start/end, bwd start/end
         self.tensors = []  # (role, dtype, shape, name, bytes, flags, stats)
         self.kw = False    # keyword arguments recorded (torch < 2.0)
+        self.ins = {}      # id -> (name, hook, tensor, version) until its end
 
 
 class _PassRec:
@@ -764,7 +765,8 @@ class Inspector:
         for name, t in found:
             self._record(call, _INPUT, name, t)
             if grad_on and self.watch_backward and t.requires_grad:
-                self._grad_hook(p, call, _GRAD_INPUT, name, t)
+                h = self._grad_hook(p, call, _GRAD_INPUT, name, t)
+                call.ins[id(t)] = (name, h, t, t._version)
 
     def _wrap_forward(self, idx, mod):
         """torch < 2.0: hooks do not see keyword arguments, so the module's
@@ -819,10 +821,60 @@ class Inspector:
         _flatten(output, "", found)
         for name, t in found:
             self._record(call, _OUTPUT, name, t)
-            if grad_on and self.watch_backward and t.requires_grad:
+            if not (grad_on and self.watch_backward and t.requires_grad):
+                continue
+            inp = call.ins.get(id(t))
+            if inp is not None and inp[2] is t and inp[3] != t._version:
+                self._inplace_hooks(self._pass, call, name, t, inp)
+            else:
                 self._grad_hook(self._pass, call, _GRAD_OUTPUT, name, t)
+        call.ins = {}
         if not st:
             self._end_forward()
+
+    def _inplace_hooks(self, p, call, oname, t, inp):
+        """An output that is one of the inputs, changed in place
+        (ReLU(inplace=True), a Function that marks it dirty). Hooks on that
+        tensor all sit on the autograd node that made it before the change
+        (torch 1.13), so they would fire together. The gradient w.r.t. the
+        output is taken instead at the in-place node's start (a hook dict
+        of its own on that node; the tensor's own dict is put back), and
+        the gradient w.r.t. the input when that node is done (a hook run
+        after it)."""
+        name, h, _, _ = inp
+        node = t.grad_fn
+        if h is None or node is None:
+            self._grad_hook(p, call, _GRAD_OUTPUT, oname, t)
+            return
+        h.remove()
+        p.handles.remove(h)
+        p.grad_hooks -= 1
+        saved = t._backward_hooks
+        t._backward_hooks = None
+        try:
+            self._grad_hook(p, call, _GRAD_OUTPUT, oname, t)
+        finally:
+            t._backward_hooks = saved
+        key = ("node", id(node))
+
+        def after(grad_inputs, grad_outputs):
+            if not self._active or p.done is None:
+                return None
+            t_in = self._enter()
+            try:
+                with self._torch.no_grad():
+                    for k, g in enumerate(grad_inputs):
+                        if isinstance(g, self._torch.Tensor):
+                            self._on_grad(p, call, _GRAD_INPUT,
+                                          name if k == 0 else f"{name}.{k}",
+                                          g, t_in, key)
+            except Exception as e:
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+            return None
+        p.handles.append(node.register_hook(after))
+        p.grad_hooks += 1
 
     def _end_forward(self):
         p = self._pass
@@ -858,10 +910,12 @@ class Inspector:
                 self._leave(t_in)
             return None
         try:
-            p.handles.append(t.register_hook(hook))
-            p.grad_hooks += 1
+            h = t.register_hook(hook)
         except RuntimeError:
-            pass  # a tensor that cannot take a hook: no gradient seen
+            return None  # a tensor that cannot take a hook: no gradient
+        p.handles.append(h)
+        p.grad_hooks += 1
+        return h
 
     def _on_grad(self, p, call, role, name, grad, t_in, tkey):
         # Hooks on one tensor (a module's output is the next one's input)

@@ -385,6 +385,39 @@ def test_inplace_ops_gradients_unchanged():
     assert relu["backward_calls"] == 1
 
 
+class SlowInPlace(torch.autograd.Function):
+    """Doubles x in place; its backward sleeps 40 ms."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, g):
+        time.sleep(0.04)
+        return g * 2
+
+
+class InPlaceSlow(nn.Module):
+    def forward(self, x):
+        return SlowInPlace.apply(x)
+
+
+def test_inplace_module_backward_timed_at_itself():
+    model = nn.Sequential(nn.Linear(4, 4), InPlaceSlow(), nn.Linear(4, 2))
+    with Inspector(model) as insp:
+        model(torch.randn(3, 4)).sum().backward()
+    assert insp.errors == []
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    assert 40 <= by["1"]["backward"]["inclusive_ms"] < 65
+    for p in ("0", "2"):
+        assert by[p]["backward"]["inclusive_ms"] < 10, p
+    check_nesting(insp.json())
+    call = [c for c in insp.json()["calls"] if c["module"] == 2][0]
+    roles = sorted(t["role"] for t in call["tensors"])
+    assert roles == ["grad_input", "grad_output", "input", "output"]
+
+
 def test_reused_module_has_two_calls():
     class Twice(nn.Module):
         def __init__(self):
