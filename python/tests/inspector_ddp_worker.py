@@ -5,6 +5,7 @@ on rank 0 only in the second (so rank 1 saw it first by the clock).
 
 usage: inspector_ddp_worker.py RANK WORLD STORE_FILE OUT_DIR
 """
+import datetime
 import os
 import sys
 import time
@@ -49,8 +50,10 @@ def main():
     rank, world, store, out = int(sys.argv[1]), int(sys.argv[2]), \
         sys.argv[3], sys.argv[4]
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    # A rank that waits for one that died fails within a minute.
     dist.init_process_group("gloo", init_method=f"file://{store}",
-                            rank=rank, world_size=world)
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 4), Slow(0.02 * (rank + 1)),
                           Poison(rank), nn.Linear(4, 2))

@@ -22,12 +22,15 @@ def test_two_ranks_merge(tmp_path):
         [sys.executable, os.path.join(HERE, "inspector_ddp_worker.py"),
          str(r), "2", str(tmp_path / "store"), str(tmp_path)], env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(2)]
+    outs = []
     try:
-        outs = [p.communicate(timeout=120)[0].decode() for p in procs]
-    finally:
         for p in procs:
-            if p.poll() is None:
-                p.kill()
+            outs.append(p.communicate(timeout=150)[0].decode())
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            p.kill()
+        outs = [p.communicate()[0].decode() for p in procs]
+        pytest.fail("ranks did not finish in 150 s:\n" + "\n".join(outs))
     for p, o in zip(procs, outs):
         assert p.returncode == 0, o
     doc = json.loads((tmp_path / "run_DistributedDataParallel.inspect.json")
