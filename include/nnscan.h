@@ -1164,10 +1164,9 @@ NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
                                             const nns_inspect_batch *batch,
                                             nns_error *err);
 
-NNS_API nns_status nns_inspection_module_count(const nns_inspection *insp,
-                                               size_t *out);
-NNS_API nns_status nns_inspection_call_count(const nns_inspection *insp,
-                                             size_t *out);
+/* Modules added, and calls recorded (all batches); 0 for NULL. */
+NNS_API size_t nns_inspection_module_count(const nns_inspection *insp);
+NNS_API size_t nns_inspection_call_count(const nns_inspection *insp);
 
 /* How a module call took part in a NaN/Inf. */
 typedef enum nns_nonfinite_role {

@@ -734,20 +734,12 @@ double nns__inspect_per_pass(const nns_inspection *in, double total) {
 
 /* ==== Accessors ==== */
 
-nns_status nns_inspection_module_count(const nns_inspection *insp,
-                                       size_t *out) {
-  if (!insp || !out)
-    return NNS_E_ARG;
-  *out = insp->module_count;
-  return NNS_OK;
+size_t nns_inspection_module_count(const nns_inspection *insp) {
+  return insp ? insp->module_count : 0;
 }
 
-nns_status nns_inspection_call_count(const nns_inspection *insp,
-                                     size_t *out) {
-  if (!insp || !out)
-    return NNS_E_ARG;
-  *out = insp->call_count;
-  return NNS_OK;
+size_t nns_inspection_call_count(const nns_inspection *insp) {
+  return insp ? insp->call_count : 0;
 }
 
 nns_status nns_inspection_module_stats(const nns_inspection *insp,
