@@ -249,6 +249,17 @@ static void j_spread(nns__out *o, const double v[3]) {
   nns__out_str(o, "}");
 }
 
+/* A module's totals of one phase over its calls. */
+static void j_phase_total(nns__out *o, double incl, double self,
+                          int64_t alloc, int64_t self_alloc) {
+  nns__out_str(o, "{\"inclusive_ms\": ");
+  j_ms(o, incl);
+  nns__out_str(o, ", \"self_ms\": ");
+  j_ms(o, self);
+  nns__out_fmt(o, ", \"alloc_bytes\": %lld, \"self_alloc_bytes\": %lld}",
+               (long long)alloc, (long long)self_alloc);
+}
+
 static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
   const nns__imodule *d = &in->modules[m];
   const nns_inspect_stats *s = &d->stats;
@@ -281,22 +292,14 @@ static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
   nns__out_str(o, ", \"macs\": ");
   j_opt_i64(o, d->macs);
   nns__out_fmt(o, ", \"calls\": %lld, \"backward_calls\": %lld, "
-                  "\"forward\": {\"inclusive_ms\": ",
+                  "\"forward\": ",
                (long long)s->calls, (long long)s->backward_calls);
-  j_ms(o, s->fwd_inclusive_ms);
-  nns__out_str(o, ", \"self_ms\": ");
-  j_ms(o, s->fwd_self_ms);
-  nns__out_fmt(o, ", \"alloc_bytes\": %lld, \"self_alloc_bytes\": %lld}, "
-                  "\"backward\": {\"inclusive_ms\": ",
-               (long long)s->fwd_alloc_bytes,
-               (long long)s->fwd_self_alloc_bytes);
-  j_ms(o, s->bwd_inclusive_ms);
-  nns__out_str(o, ", \"self_ms\": ");
-  j_ms(o, s->bwd_self_ms);
-  nns__out_fmt(o, ", \"alloc_bytes\": %lld, \"self_alloc_bytes\": %lld}, "
-                  "\"bytes\": {\"input\": ",
-               (long long)s->bwd_alloc_bytes,
-               (long long)s->bwd_self_alloc_bytes);
+  j_phase_total(o, s->fwd_inclusive_ms, s->fwd_self_ms, s->fwd_alloc_bytes,
+                s->fwd_self_alloc_bytes);
+  nns__out_str(o, ", \"backward\": ");
+  j_phase_total(o, s->bwd_inclusive_ms, s->bwd_self_ms, s->bwd_alloc_bytes,
+                s->bwd_self_alloc_bytes);
+  nns__out_str(o, ", \"bytes\": {\"input\": ");
   j_bytes_by_dtype(o, in, m, NNS_TENSOR_INPUT);
   nns__out_str(o, ", \"output\": ");
   j_bytes_by_dtype(o, in, m, NNS_TENSOR_OUTPUT);
