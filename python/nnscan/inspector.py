@@ -1103,10 +1103,60 @@ class Inspector:
 class InspectorGadgets(Inspector):
     """The seed tool's name and signature:
     InspectorGadgets(model, watch_forward=True, watch_backward=True,
-    watch_depth=-1, save_file=None)."""
+    watch_depth=-1, save_file=None), where `model` may also be a list of
+    models (one inspector each, saving "<stem>_<Class>.json" each, as the
+    seed tool did)."""
+
+    def __new__(cls, model=None, *args, **kw):
+        if isinstance(model, (list, tuple)):
+            return _InspectorGroup(model, *args, **kw)
+        return super().__new__(cls)
 
     def __init__(self, model, watch_forward=True, watch_backward=True,
                  watch_depth=-1, save_file=None, **kw):
         super().__init__(model, save_file, watch_forward=watch_forward,
                          watch_backward=watch_backward,
                          watch_depth=watch_depth, **kw)
+
+
+class _InspectorGroup:
+    """Several models inspected together (the seed tool's list form)."""
+
+    def __init__(self, models, watch_forward=True, watch_backward=True,
+                 watch_depth=-1, save_file=None, **kw):
+        self.inspectors = [
+            InspectorGadgets(m, watch_forward, watch_backward, watch_depth,
+                             save_file, **kw) for m in models]
+
+    def start(self):
+        started = []
+        try:
+            for i in self.inspectors:
+                started.append(i.start())
+        except BaseException:
+            for i in started:
+                i.finish()
+            raise
+        return self
+
+    def finish(self):
+        for i in self.inspectors:
+            i.finish()
+        return self
+
+    def forward_mode(self):
+        pass
+
+    def backward_mode(self):
+        pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.finish()
+        return False
+
+    @property
+    def saved_files(self):
+        return [f for i in self.inspectors for f in i.saved_files]

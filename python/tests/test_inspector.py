@@ -615,3 +615,17 @@ def test_static_counts_from_the_recorder():
     assert by["0"]["macs"] == 3 * 8 * 16
     assert by["2"]["macs"] == 3 * 16 * 4
     assert by[""]["macs"] == 3 * 8 * 16 + 3 * 16 * 4
+
+
+def test_seed_list_of_models(tmp_path):
+    enc, dec = nn.Linear(4, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 2))
+    with InspectorGadgets([enc, dec], save_file=str(tmp_path / "run.json")) \
+            as insp:
+        dec(enc(torch.randn(2, 4))).sum().backward()
+        insp.backward_mode()
+    assert sorted(os.path.basename(f) for f in insp.saved_files) == [
+        "run_Linear.inspect.json", "run_Linear.json",
+        "run_Sequential.inspect.json", "run_Sequential.json"]
+    seed = json.loads((tmp_path / "run_Sequential.json").read_text())
+    info = seed["Sequential"]["children"]["1"]["info"]
+    assert info["input_shapes"] == [[2, 3]] and info["num_parameters"] == 8
