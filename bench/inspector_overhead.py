@@ -32,7 +32,7 @@ import torch  # noqa: E402
 import torchvision  # noqa: E402
 
 import nnscan  # noqa: E402
-from nnscan import inspector as ins  # noqa: E402
+from nnscan import _inspect_api as ins  # noqa: E402
 
 CONFIGS = {
     "off": None,

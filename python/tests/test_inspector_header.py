@@ -1,4 +1,4 @@
-"""The Inspector's ctypes declarations (nnscan/inspector.py) match the
+"""The Inspector's ctypes declarations (nnscan/_inspect_api.py) match the
 "Inspection" section of include/nnscan.h: the same checks as
 test_header.py (struct sizes and offsets from a C program compiled against
 the header, parameter lists from its prototypes), run on the inspector's
@@ -6,7 +6,7 @@ tables."""
 import pytest
 
 import test_header
-from nnscan import _api, inspector
+from nnscan import _api, _inspect_api as inspector
 
 
 def test_inspect_structs_match_header(tmp_path, monkeypatch):
