@@ -201,6 +201,32 @@ static void test_backward_widened(void) {
   nns_inspection_free(in);
 }
 
+/* A residual block's two branches read one input, whose gradient is
+ * complete only after both ran: a's tensor hook ends at 40 although b ran
+ * from 20 to 30 after a. a is cut at b's start, so the children meet and
+ * their sum fits in the parent's span. */
+static void test_backward_siblings_cut(void) {
+  nns_inspection *in = tree();
+  nns_inspect_call c[3] = {
+      {.module = 0, .parent = (size_t)-1, .fwd_start = ev(0, -1),
+       .fwd_end = ev(9, -1), .bwd_start = ev(10, 100), .bwd_end = ev(40, 900)},
+      {.module = 1, .parent = 0, .fwd_start = ev(1, -1), .fwd_end = ev(4, -1),
+       .bwd_start = ev(10, 100), .bwd_end = ev(40, 900)},
+      {.module = 3, .parent = 0, .fwd_start = ev(5, -1), .fwd_end = ev(8, -1),
+       .bwd_start = ev(20, 300), .bwd_end = ev(30, 700)}};
+  nns_inspect_batch b = {.size = sizeof b, .calls = c, .call_count = 3,
+                         .call_size = sizeof c[0]};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  nns_inspect_stats r = stats(in, 0), a = stats(in, 1), s = stats(in, 3);
+  CHECK_NEAR(a.bwd_inclusive_ms, 10);
+  CHECK_EQ(a.bwd_alloc_bytes, 200);
+  CHECK_NEAR(s.bwd_inclusive_ms, 10);
+  CHECK_NEAR(r.bwd_inclusive_ms, 30);
+  CHECK_NEAR(r.bwd_self_ms, 10);
+  CHECK(r.bwd_inclusive_ms >= a.bwd_inclusive_ms + s.bwd_inclusive_ms);
+  nns_inspection_free(in);
+}
+
 static void test_nonfinite(void) {
   nns_inspection *in = tree();
   CHECK_EQ(add_pass(in, 0, 0, 1.0, true, true), NNS_OK);
@@ -423,6 +449,7 @@ static void test_bad_arguments(void) {
 int main(void) {
   RUN(test_inclusive_and_self);
   RUN(test_backward_widened);
+  RUN(test_backward_siblings_cut);
   RUN(test_nonfinite);
   RUN(test_ranks);
   RUN(test_reports);
