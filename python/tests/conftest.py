@@ -1,6 +1,35 @@
-"""pytest setup: the package from this checkout, the library from the build."""
+"""pytest setup: the package from this checkout, the library from the build.
+
+NNSCAN_LIBRARY names the libnnscan to test (CTest passes the one it built);
+without it, the first build/*/libnnscan.so of this checkout is used.
+"""
+import glob
 import os
 import sys
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "models")
+
+if not os.environ.get("NNSCAN_LIBRARY"):
+    found = sorted(glob.glob(os.path.join(ROOT, "build", "*", "libnnscan.so")))
+    if found:
+        os.environ["NNSCAN_LIBRARY"] = found[0]
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir():
+    return FIXTURES
+
+
+def needs_param_kinds():
+    """Parameter kinds from PyTorch reach the library through
+    nns_model_set_param_kind (api branch); until this libnnscan implements
+    it, a constant made in forward that feeds an activation slot is guessed
+    a parameter. Strict: the mark must go once it works."""
+    return pytest.mark.xfail(
+        strict=True, reason="needs nns_model_set_param_kind in libnnscan")

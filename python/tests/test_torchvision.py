@@ -1,0 +1,135 @@
+"""Recording live torchvision models, checked against PyTorch itself.
+
+For every fixture model of tools/make_fixtures.py (built the same way,
+randomly initialised):
+  - parameters == sum(p.numel()) of the parameters its forward uses
+    (<model>.ref.json, measured by PyTorch with a backward pass);
+  - MACs within 0.5 % of tools/make_costs.py's independent aten dispatch
+    count (<model>.costs.json);
+  - per-module output shapes equal the forward hooks' (<model>.ref.json);
+  - nothing left uncounted.
+And, where the ONNX path is exact, the same totals as the ONNX export of the
+same model analysed by the library.
+"""
+import json
+import os
+import sys
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+
+import nnscan  # noqa: E402
+from conftest import ROOT, needs_param_kinds  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import make_fixtures  # noqa: E402
+
+MODELS = [pytest.param(m, marks=needs_param_kinds()) if m == "swin_t" else m
+          for m in make_fixtures.MODELS]  # swin_t builds its masks in forward
+
+
+class no_init:
+    """Skips torch.nn.init while models are built: the weights' values do
+    not matter here, and filling 140M random numbers takes seconds."""
+
+    def __enter__(self):
+        self.saved = {}
+        for n in dir(torch.nn.init):
+            f = getattr(torch.nn.init, n)
+            if n.endswith("_") and not n.startswith("_") and callable(f):
+                self.saved[n] = f
+                setattr(torch.nn.init, n, lambda t, *a, **k: t)
+
+    def __exit__(self, *exc):
+        for n, f in self.saved.items():
+            setattr(torch.nn.init, n, f)
+
+
+def build(name):
+    kwargs, hw = make_fixtures.MODELS[name]
+    with warnings.catch_warnings(), no_init():
+        warnings.simplefilter("ignore")
+        model = getattr(torchvision.models, name)(weights=None, **kwargs)
+    return model.eval(), (3, hw, hw)
+
+
+def refs(fixtures_dir, name):
+    with open(os.path.join(fixtures_dir, name + ".ref.json")) as f:
+        ref = json.load(f)
+    with open(os.path.join(fixtures_dir, name + ".costs.json")) as f:
+        costs = json.load(f)
+    return ref, costs
+
+
+@pytest.fixture(scope="module")
+def summaries():
+    out = {}
+    for name in make_fixtures.MODELS:
+        model, shape = build(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a silent fallback would show here
+            s = nnscan.summary(model, shape, file=False)
+        out[name] = (model, s)
+    return out
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_params_macs_shapes(summaries, fixtures_dir, name):
+    model, s = summaries[name]
+    ref, costs = refs(fixtures_dir, name)
+    assert s.device == "meta"
+    assert s.totals["params"] == ref["total_params_used"]
+    want = costs["macs_dispatch_total"]
+    assert abs(s.totals["macs"] - want) <= 0.005 * want, (s.totals["macs"], want)
+    assert s.json["uncounted_ops"] == [] and s.uncounted_aten == {}
+    # output shape of every module's first call, as forward hooks saw it
+    layers = {row["path"]: row for row in s.layers}
+    for mod in ref["modules"]:
+        got = s.modules[mod["name"]]
+        assert got["type"] == mod["type"]
+        assert got["calls"] == mod["calls"], mod["name"]
+        if mod["calls"] == 0:
+            continue
+        assert got["output_shapes"] == mod["output_shapes"], mod["name"]
+        # parameters the module's subtree uses, as PyTorch counted them
+        row = layers.get(mod["name"])
+        assert (row["params"] if row else 0) == mod["params"], mod["name"]
+
+
+def _onnx_exact(fixtures_dir, name):
+    path = os.path.join(fixtures_dir, name + "_op17_nofold.onnx")
+    return path if os.path.exists(path) else None
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_equal_to_onnx_path(summaries, fixtures_dir, name):
+    """Same totals as the library on torch.onnx's export of the same model
+    (opset 17, BatchNorm kept), for every count the export keeps exactly."""
+    path = _onnx_exact(fixtures_dir, name)
+    if path is None:
+        pytest.skip("no opset-17 export of this model")
+    _, s = summaries[name]
+    o = nnscan.analyze(path)
+    ref, costs = refs(fixtures_dir, name)
+    assert s.totals["params"] == ref["total_params_used"]
+    if o.totals["macs"] == costs["macs_dispatch_total"]:  # export is exact
+        assert s.totals["macs"] == o.totals["macs"]
+
+
+def test_layers_are_modules(summaries):
+    _, s = summaries["resnet18"]
+    row = s.layer("layer1.0")
+    assert row["type"] == "BasicBlock"
+    assert s.layer("layer1.0.conv1")["type"] == "Conv2d"
+    assert s.modules["layer1.0.relu"]["calls"] == 2  # one row, two calls
+    assert s.layer("layer1.0.conv1")["macs"] == 64 * 56 * 56 * 64 * 9
+
+
+def test_method_onnx_matches_record(summaries):
+    model, s = summaries["resnet18"]
+    o = nnscan.summary(model, (3, 224, 224), method="onnx", file=False)
+    for key in ("params", "buffers", "flops", "macs", "dmas"):
+        assert o.totals[key] == s.totals[key], key
