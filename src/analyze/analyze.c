@@ -42,6 +42,7 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
   d->activation_bytes =
       sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
   d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
+  d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
   d->flags |= s->flags;
 }
 
@@ -107,6 +108,23 @@ static void record_uncounted(nns__analysis *a, const nns__node *n) {
 
 static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
                                 nns__cost *c);
+static unsigned cost_flags(const nns__cost *c, bool counted);
+
+/* Keeps n's own cost for nns_model_node_counts (any graph's node). */
+static void record_node(nns__analysis *a, const nns__node *n,
+                        const nns__cost *c, bool counted) {
+  size_t i = n->list_index;
+  if (!a->node_counts || n->list_index == UINT32_MAX)
+    return;
+  nns_counts *k = &a->node_counts[i];
+  memset(k, 0, sizeof *k);
+  k->flops = c->flops;
+  k->macs = c->macs;
+  k->dmas = c->dmas;
+  k->nodes = 1;
+  k->flags = cost_flags(c, counted);
+  a->node_counted[i] = counted;
+}
 
 /*
  * Runs n's cost rule into *c. *counted is false when the op has no rule or
@@ -121,6 +139,7 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   *counted = false;
   if (!n->op || !n->op->cost) {
     record_uncounted(a, n);
+    record_node(a, n, c, false);
     return NNS_OK;
   }
   nns_error local;
@@ -134,6 +153,7 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   nns_status st = n->op->cost(&cx, c);
   if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
     *counted = true;
+    record_node(a, n, c, true);
     return NNS_OK;
   }
   if (st == NNS_E_NOMEM)
@@ -145,6 +165,7 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
   record_uncounted(a, n);
+  record_node(a, n, c, false);
   return NNS_OK;
 }
 
@@ -291,7 +312,7 @@ static void *to_arena(nns_model *m, void *rows, size_t n, size_t size,
     free(rows);
     return NULL;
   }
-  void *dst = nns__arena_array(&m->arena, n, size);
+  void *dst = nns__arena_array(&m->analysis_arena, n, size);
   if (dst)
     memcpy(dst, rows, n * size);
   else
@@ -339,18 +360,52 @@ static void choose_order(nns_model *m, nns__analysis *a) {
     a->order[i] = file_order ? &g->nodes[i] : g->order[i];
 }
 
+/* ==== Per node of the node list ==== */
+
+/* A main-graph node's row is its a->nodes counts (parameters and output
+ * bytes included); a subgraph node's is its own cost (record_node) plus
+ * the bytes of its outputs. */
+static void node_totals(nns_model *m, nns__analysis *a) {
+  for (size_t i = 0; i < m->n_nodes; i++) {
+    const nns__node *n = m->nodes[i];
+    if (n->graph == a->main && n->index < a->n_nodes) {
+      a->node_counts[i] = a->nodes[n->index].counts;
+      a->node_counted[i] = a->nodes[n->index].counted;
+      continue;
+    }
+    nns_counts *k = &a->node_counts[i];
+    k->nodes = 1;
+    for (int32_t o = 0; o < n->n_out; o++) {
+      bool sym = false;
+      int64_t b = n->out[o] ? nns__value_bytes(m, n->out[o], &sym) : -1;
+      if (b > 0 && !nns__add_i64(k->activation_bytes, b,
+                                 &k->activation_bytes)) {
+        k->activation_bytes = INT64_MAX;
+        k->flags |= NNS_COUNT_OVERFLOW;
+      }
+      if (sym)
+        k->flags |= NNS_COUNT_SYMBOLIC;
+    }
+  }
+}
+
 /* ==== Entry point ==== */
 
 static nns_status analyze(nns_model *m, nns__analysis *a,
                           const nns_analyze_options *o, nns_error *err) {
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
-  a->nodes = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->nodes);
+  a->nodes = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->nodes);
   a->is_param_value =
-      nns__arena_array(&m->arena, m->n_values + 1, sizeof *a->is_param_value);
-  a->order = nns__arena_array(&m->arena, a->n_nodes + 1, sizeof *a->order);
+      nns__arena_array(&m->analysis_arena, m->n_values + 1, sizeof *a->is_param_value);
+  a->order = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->order);
   a->main = g;
-  if (!a->nodes || !a->is_param_value || !a->order)
+  a->node_counts = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
+                                    sizeof *a->node_counts);
+  a->node_counted = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
+                                     sizeof *a->node_counted);
+  if (!a->nodes || !a->is_param_value || !a->order || !a->node_counts ||
+      !a->node_counted)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
   nns_status st = nns__scope_build(m, a, err);
@@ -370,6 +425,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     return st;
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
+  node_totals(m, a);
   return NNS_OK;
 }
 
@@ -396,7 +452,11 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
     if (st != NNS_OK)
       return st;
   }
-  nns__analysis *a = nns__arena_alloc(&m->arena, sizeof *a);
+  /* The previous analysis goes first: results do not pile up. */
+  m->analysis = NULL;
+  nns__arena_free(&m->analysis_arena);
+  nns__arena_init(&m->analysis_arena);
+  nns__analysis *a = nns__arena_alloc(&m->analysis_arena, sizeof *a);
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   /* The cost_subgraph hook reaches the analysis through the model. */

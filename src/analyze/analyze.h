@@ -80,8 +80,13 @@ typedef struct nns__analysis {
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
   /* Per node of the model's node list (nns_model_node_counts), subgraph
-   * nodes included; NULL: only main-graph nodes have counts (a->nodes). */
+   * nodes included: a subgraph node's own cost and output bytes, a
+   * main-graph node's a->nodes counts; and whether its rule counted it. */
   nns_counts *node_counts;
+  bool *node_counted;
+  /* The metadata's "nnscan.param_kinds": interned value name -> interned
+   * kind word ("trainable", "frozen", "buffer", "constant"); scope.c. */
+  nns__map meta_param_kinds;
 } nns__analysis;
 
 /* Node i of graph g in running order (a->order for the main graph). */

@@ -206,9 +206,9 @@ nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
       uint32_t l = a->nodes[top->index].layer;
       info.layer = l;
       info.module_path = a->layers[l].info.path;
-      if (top == n && a->nodes[n->index].counted)
-        info.flags |= NNS_NODE_COUNTED;
     }
+    if (a->node_counted[i])
+      info.flags |= NNS_NODE_COUNTED;
   }
   return NNS__PUT(out, &info, NNS__V1_NODE_INFO);
 }
@@ -238,27 +238,46 @@ nns_status nns_model_node_counts(const nns_model *m, size_t i,
     return st;
   if (i >= m->n_nodes)
     return NNS_E_ARG;
-  const nns__analysis *a = an(m);
-  const nns__node *n = m->nodes[i];
-  nns_counts c = {0};
-  if (a->node_counts)
-    c = a->node_counts[i];
-  else if (n->graph == a->main && n->index < a->n_nodes)
-    c = a->nodes[n->index].counts;
-  return NNS__PUT(out, &c, NNS__V1_COUNTS);
+  return NNS__PUT(out, &an(m)->node_counts[i], NNS__V1_COUNTS);
 }
 
-/* ==== What the caller knows (being written) ==== */
+/* ==== What the caller knows ==== */
 
 nns_status nns_model_set_module(nns_model *m, const char *path,
                                 const char *class_name, size_t call_count,
                                 nns_error *err) {
-  (void)m, (void)path, (void)class_name, (void)call_count;
-  return nns__err(err, NNS_E_STATE, -1, NULL, "not implemented yet");
+  if (!m || !path || !class_name)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_module needs a model, a path and a class "
+                    "name");
+  const char *p = nns__intern_cstr(&m->strings, path);
+  const char *c = nns__intern_cstr(&m->strings, class_name);
+  nns__module_decl *d = nns__map_get(&m->modules, p);
+  if (p && c && !d && (d = nns__arena_alloc(&m->arena, sizeof *d)) &&
+      !nns__map_put(&m->modules, p, d))
+    d = NULL;
+  if (!d)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  d->class_name = c;
+  d->call_count = call_count;
+  return NNS_OK;
 }
 
 nns_status nns_model_set_param_kind(nns_model *m, const char *value_name,
                                     nns_param_kind kind, nns_error *err) {
-  (void)m, (void)value_name, (void)kind;
-  return nns__err(err, NNS_E_STATE, -1, NULL, "not implemented yet");
+  if (!m || !value_name || !m->graph)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_param_kind needs a model and a name");
+  if ((unsigned)kind > NNS_PARAM_FROZEN)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "unknown parameter kind %d",
+                    (int)kind);
+  const char *n = nns__intern_cstr(&m->strings, value_name);
+  if (!n)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (!nns__map_get(&m->graph->scope, n))
+    return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                    "the main graph has no value '%s'", value_name);
+  if (!nns__map_put(&m->param_kinds, n, (void *)(uintptr_t)(kind + 1)))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  return NNS_OK;
 }

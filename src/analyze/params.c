@@ -11,6 +11,15 @@
  * counted once, at the layer of its first consumer in node order, and the
  * other layers get NNS_COUNT_SHARED. Weights are never read: only dtypes
  * and dims.
+ *
+ * What the caller says wins (nns_model_set_param_kind, then the metadata
+ * key "nnscan.param_kinds"). Otherwise the roles give a guess, and a guess
+ * of "trainable" stands only when a gradient can flow to the value from a
+ * graph output: backwards through float values and the inputs each op
+ * calls differentiable (roles a, w, b and no `no_grad` mark); quantized
+ * integer weights, which no gradient reaches, keep their role's word. A causal
+ * mask that is sliced, compared and used as a Where condition reaches no
+ * output that way, so it is a buffer, as PyTorch registers it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +257,78 @@ static bool add_dtype_row(nns__analysis *a, nns__dtype_row **rows, size_t *cap,
   return true;
 }
 
+/* ==== Gradient reachability ==== */
+
+/* No gradient flows through an integer or bool value; unknown may be
+ * floating point. */
+static bool may_carry_grad(const nns__value *v) {
+  return v->type.dtype == 0 || nns__dtype_is_float(v->type.dtype);
+}
+
+static bool input_differentiable(const nns__node *n, int k) {
+  char role = nns__input_role(n, k);
+  if (role != 'a' && role != 'w' && role != 'b')
+    return false;
+  const char *ng = n->op ? n->op->no_grad : NULL;
+  if (!ng || !ng[0])
+    return true;
+  size_t len = strlen(ng);
+  return ng[(size_t)k < len ? (size_t)k : len - 1] != '1';
+}
+
+/* Marks grad[v] for every value of g a gradient reaches, given which of
+ * g's outputs are reached (`outputs_reached`). Nodes are walked in reverse
+ * running order, so a value's consumers come before its producer; a node
+ * holding subgraphs passes the gradient into them (their outputs reached
+ * when any of its own are) before its own inputs. */
+static void grad_graph(const nns__analysis *a, const nns__graph *g,
+                       bool outputs_reached, bool *grad) {
+  for (int32_t i = 0; i < g->n_outputs; i++)
+    if (outputs_reached && g->outputs[i] && may_carry_grad(g->outputs[i]))
+      grad[g->outputs[i]->index] = true;
+  for (int32_t i = g->n_nodes; i-- > 0;) {
+    const nns__node *n = nns__graph_node(a, g, i);
+    bool reached = false;
+    for (int32_t k = 0; k < n->n_out && !reached; k++)
+      reached = n->out[k] && n->out[k]->index != UINT32_MAX &&
+                grad[n->out[k]->index] && may_carry_grad(n->out[k]);
+    if (!reached)
+      continue;
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *at = &n->attrs[k];
+      if (at->g)
+        grad_graph(a, at->g, true, grad);
+      for (int32_t j = 0; at->graphs && j < at->n; j++)
+        if (at->graphs[j])
+          grad_graph(a, at->graphs[j], true, grad);
+    }
+    for (int32_t k = 0; k < n->n_in; k++) {
+      const nns__value *v = n->in[k];
+      if (v && v->index != UINT32_MAX && may_carry_grad(v) &&
+          input_differentiable(n, k))
+        grad[v->index] = true;
+    }
+  }
+}
+
+/* ==== What the caller says ==== */
+
+/* The kind the caller or the metadata gives value v, or -1. */
+static int given_kind(const nns_model *m, const nns__analysis *a,
+                      const nns__value *v) {
+  uintptr_t k = (uintptr_t)nns__map_get(&m->param_kinds, v->name);
+  if (k)
+    return (int)(k - 1);
+  const char *w = nns__map_get(&a->meta_param_kinds, v->name);
+  if (!w)
+    return -1;
+  static const char *words[] = {"trainable", "buffer", "constant", "frozen"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(w, words[i]))
+      return i;
+  return -1;
+}
+
 /* ==== Entry ==== */
 
 nns_status nns__params_classify(nns_model *m, nns__analysis *a,
@@ -257,6 +338,7 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
   nns__dtype_row *rows = NULL;
   size_t rows_cap = 0;
   bool *stored = calloc(m->n_values + 1, sizeof *stored);
+  bool *grad = NULL;
   s.of_value = malloc((m->n_values + 1) * sizeof *s.of_value);
   if (!s.of_value || !stored)
     goto nomem;
@@ -265,6 +347,9 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
   if (!collect(&s, m->graph))
     goto nomem;
   consumers(&s, m->graph);
+  if (!(grad = calloc(m->n_values + 1, sizeof *grad)))
+    goto nomem;
+  grad_graph(a, m->graph, true, grad);
 
   nns_totals *t = &a->totals;
   unsigned tf = 0;
@@ -281,11 +366,23 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
     int64_t numel = ts ? ts->numel : 0;
     nns_param_kind kind = classify(p, dtype, numel);
+    /* Quantized integer weights keep their role's word: no gradient
+     * flows through an integer, yet they are the model's weights. */
+    if (kind == NNS_PARAM_TRAINABLE && nns__dtype_is_float(dtype) &&
+        !grad[p->v->index])
+      kind = NNS_PARAM_BUFFER;
+    int given = given_kind(m, a, p->v);
+    if (given < 0 && p->copy)
+      given = given_kind(m, a, p->storage);
     nns_param_info *pi = &a->params[a->n_params++];
     memset(pi, 0, sizeof *pi);
     pi->name = p->v->name;
     pi->storage = p->storage->name;
-    pi->kind = p->first ? kind : NNS_PARAM_CONSTANT;
+    pi->kind = given >= 0 ? (nns_param_kind)given
+               : p->first ? kind : NNS_PARAM_CONSTANT;
+    pi->given = given >= 0;
+    if (!p->first && pi->kind != NNS_PARAM_CONSTANT)
+      pi->kind = NNS_PARAM_CONSTANT; /* used by nothing: nowhere to count */
     pi->dtype = dtype;
     pi->elements = numel;
     pi->bytes = tensor_bytes(numel, dtype, &tf);
@@ -300,6 +397,8 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     nns_counts *c = &a->nodes[p->first->index].counts;
     if (pi->kind == NNS_PARAM_TRAINABLE)
       c->params = add_sat(c->params, numel, &c->flags);
+    else if (pi->kind == NNS_PARAM_FROZEN)
+      c->frozen = add_sat(c->frozen, numel, &c->flags);
     else
       c->buffers = add_sat(c->buffers, numel, &c->flags);
     c->param_bytes = add_sat(c->param_bytes, pi->bytes, &c->flags);
@@ -312,7 +411,7 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     }
   }
   if (a->n_dtypes) {
-    a->dtypes = nns__arena_array(&m->arena, a->n_dtypes, sizeof *a->dtypes);
+    a->dtypes = nns__arena_array(&m->analysis_arena, a->n_dtypes, sizeof *a->dtypes);
     if (!a->dtypes)
       goto nomem;
     memcpy(a->dtypes, rows, a->n_dtypes * sizeof *rows);
@@ -323,6 +422,7 @@ nomem:
 done:
   free(rows);
   free(stored);
+  free(grad);
   free(s.of_value);
   free(s.v);
   return st;

@@ -20,9 +20,11 @@
  * (`Identity_0`, `Conv_12`) hang from the root. A node made by the builder
  * with an explicit module path (nns__node.scope) takes that path as given.
  *
- * Module class names come from the model's metadata_props key
- * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
- * (dotted path -> class; "" is the root), which the Python binding writes.
+ * Module class names come from the caller (nns_model_set_module), else
+ * from the model's metadata_props key "nnscan.module_types": a JSON object
+ * {"layer1.0": "BasicBlock", ...} (dotted path -> class; "" is the root).
+ * The metadata key "nnscan.param_kinds" ({"name": "buffer", ...}) is read
+ * here too, for params.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include "analyze.h"
 
 #define MODULE_TYPES_KEY "nnscan.module_types"
+#define PARAM_KINDS_KEY "nnscan.param_kinds"
 /* Longest op summary ("Conv+BatchNormalization+Relu") before "+...". */
 #define SUMMARY_MAX 40
 
@@ -356,12 +359,14 @@ static const char *skip_ws(const char *p) {
   return p;
 }
 
-/* Parses {"path": "Class", ...}; a malformed value is ignored with a
- * warning (the tree then falls back to op summaries). */
-static void read_module_types(builder *b) {
+/* Parses the metadata entry `key`, a JSON object of strings, into map
+ * (interned key -> interned value); a malformed one is ignored with a
+ * warning naming `what`. */
+static void read_meta_object(builder *b, const char *key, nns__map *map,
+                             const char *what) {
   nns_model *m = b->m;
   for (int32_t i = 0; i < m->n_meta; i++) {
-    if (!m->meta_keys[i] || strcmp(m->meta_keys[i], MODULE_TYPES_KEY) != 0 ||
+    if (!m->meta_keys[i] || strcmp(m->meta_keys[i], key) != 0 ||
         !m->meta_values[i])
       continue;
     const char *p = skip_ws(m->meta_values[i]);
@@ -370,23 +375,36 @@ static void read_module_types(builder *b) {
     if (ok && *p == '}')
       return;
     while (ok) {
-      const char *key = *p == '"' ? (p++, json_string(b, &p)) : NULL;
+      const char *k = *p == '"' ? (p++, json_string(b, &p)) : NULL;
       p = skip_ws(p);
-      ok = key && *p++ == ':';
+      ok = k && *p++ == ':';
       p = skip_ws(p);
       const char *val = ok && *p == '"' ? (p++, json_string(b, &p)) : NULL;
-      ok = ok && val && nns__map_put(&b->types, key, (void *)val);
+      ok = ok && val && nns__map_put(map, k, (void *)val);
       p = skip_ws(p);
       if (ok && *p == '}')
         return;
       ok = ok && *p++ == ',';
       p = skip_ws(p);
     }
-    nns__warn(m, "metadata '%s' is not a JSON object of strings; module "
-              "types ignored", MODULE_TYPES_KEY);
-    nns__map_free(&b->types);
+    nns__warn(m, "metadata '%s' is not a JSON object of strings; %s "
+              "ignored", key, what);
+    nns__map_free(map); /* keeps its arena */
     return;
   }
+}
+
+/* Module classes: the metadata's, then the caller's (which win). */
+static bool read_module_types(builder *b) {
+  nns_model *m = b->m;
+  read_meta_object(b, MODULE_TYPES_KEY, &b->types, "module types");
+  for (size_t i = 0; i < m->modules.cap; i++) {
+    const nns__module_decl *d = m->modules.vals[i];
+    if (m->modules.keys[i] && d &&
+        !nns__map_put(&b->types, m->modules.keys[i], (void *)d->class_name))
+      return false;
+  }
+  return true;
 }
 
 /* ==== Build ==== */
@@ -403,7 +421,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   builder b;
   memset(&b, 0, sizeof b);
   b.m = m;
-  b.types.arena = &m->arena;
+  b.types.arena = &m->analysis_arena;
   b.pytorch = m->producer_name && strcmp(m->producer_name, "pytorch") == 0;
   nns_status st = NNS_OK;
   const nns__graph *g = m->graph;
@@ -411,7 +429,11 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   const char *root_path = nns__intern_cstr(&m->strings, "");
   if (!raw || !root_path || add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
-  read_module_types(&b);
+  if (!read_module_types(&b))
+    goto nomem;
+  a->meta_param_kinds.arena = &m->analysis_arena;
+  read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
+                   "parameter kinds");
   for (int32_t i = 0; i < g->n_nodes; i++) {
     raw[i] = node_layer(&b, &g->nodes[i]);
     if (raw[i] == NONE)
@@ -423,7 +445,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
               "layer kept", MAX_DEPTH, MAX_PATH);
   /* Preorder, children in first-seen order. */
   a->n_layers = b.n;
-  a->layers = nns__arena_array(&m->arena, b.n, sizeof *a->layers);
+  a->layers = nns__arena_array(&m->analysis_arena, b.n, sizeof *a->layers);
   uint32_t *pre = malloc(b.n * sizeof *pre);   /* build index -> preorder */
   uint32_t *stack = malloc(b.n * sizeof *stack);
   if (!a->layers || !pre || !stack) {
@@ -456,6 +478,8 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     l->info.input_value = (size_t)-1;
     l->info.output_value = (size_t)-1;
     l->info.type = (const char *)nns__map_get(&b.types, s->path);
+    const nns__module_decl *decl = nns__map_get(&m->modules, s->path);
+    l->info.call_count = decl ? decl->call_count : 0;
     for (uint32_t c = s->first_child; c != NONE; c = b.v[c].next_sibling)
       l->info.child_count++;
   }
@@ -556,7 +580,7 @@ static const char *join(nns_model *m, const type_list *t, const char *sep,
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
     len += strlen(t->v[i]) + strlen(sep);
-  char *s = nns__arena_alloc(&m->arena, len + 8);
+  char *s = nns__arena_alloc(&m->analysis_arena, len + 8);
   if (!s)
     return "";
   size_t k = 0;
@@ -692,11 +716,11 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
           li->output_value = n->out[k]->index;
     }
     li->op_types = join(m, &types[l], ",", 0);
-    if (li->type) /* the module class the caller gave wins */
-      continue;
-    if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
+    /* A one-op layer shows its op, unless the caller named its class. */
+    if (a->layers[l].counts.nodes == 1 && types[l].n == 1 &&
+        !nns__map_get(&m->modules, li->path))
       li->type = types[l].v[0];
-    else
+    else if (!li->type) /* no module class from the metadata */
       li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
   /* The root is the model: its first input and first output. */

@@ -74,7 +74,7 @@ static void node_deps(sort_state *st, const nns__node *n) {
 
 nns_status nns__graph_sort(nns_model *m, nns__graph *g, nns_error *err) {
   uint32_t n = (uint32_t)g->n_nodes;
-  g->order = nns__arena_array(&m->arena, (size_t)n + 1, sizeof *g->order);
+  g->order = nns__arena_array(&m->infer_arena, (size_t)n + 1, sizeof *g->order);
   sort_state st = {.g = g};
   st.indeg = calloc((size_t)n + 1, sizeof *st.indeg);
   st.edge_start = calloc((size_t)n + 2, sizeof *st.edge_start);
@@ -232,7 +232,7 @@ static void record_unknown(nns_model *m, const nns__node *n) {
 static void set_type(nns_model *m, nns__value *v, const nns__type *t) {
   v->type = *t;
   if (t->rank > 0) {
-    v->type.dims = nns__arena_array(&m->arena, (size_t)t->rank,
+    v->type.dims = nns__arena_array(&m->infer_arena, (size_t)t->rank,
                                     sizeof *v->type.dims);
     if (!v->type.dims) {
       v->type.rank = -1;
@@ -425,7 +425,7 @@ static nns_status reset_values(nns_model *m, nns_error *err) {
       v->type.dtype = t->dtype;
       v->type.kind = NNS_KIND_TENSOR;
       v->type.rank = t->rank;
-      v->type.dims = nns__arena_array(&m->arena, (size_t)t->rank + 1,
+      v->type.dims = nns__arena_array(&m->infer_arena, (size_t)t->rank + 1,
                                       sizeof *v->type.dims);
       if (!v->type.dims)
         return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
@@ -473,7 +473,7 @@ static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
                 "given shape", v->name, v->type.rank, in->rank);
     nns__type t = {.dtype = v->type.dtype, .kind = NNS_KIND_TENSOR,
                    .rank = (int32_t)in->rank};
-    t.dims = nns__arena_array(&m->arena, in->rank + 1, sizeof *t.dims);
+    t.dims = nns__arena_array(&m->infer_arena, in->rank + 1, sizeof *t.dims);
     if (!t.dims)
       return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     for (size_t d = 0; d < in->rank; d++) {
@@ -485,6 +485,65 @@ static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
     v->type = t;
   }
   return NNS_OK;
+}
+
+/* Forgets what a previous run left in g and its subgraphs: running
+ * orders, and with `values` (function bodies, whose values are not in the
+ * model's list) the types and constants of its values. */
+static void forget_graph(nns__graph *g, bool values) {
+  if (!g)
+    return;
+  g->order = NULL;
+  for (int32_t i = 0; values && i < g->n_inputs + g->n_inits; i++) {
+    nns__value *v = i < g->n_inputs ? g->inputs[i] : g->inits[i - g->n_inputs];
+    if (v) {
+      v->cval = NULL;
+      v->cval_done = false;
+      memset(&v->type, 0, sizeof v->type);
+      v->type.rank = -1;
+    }
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    nns__node *n = &g->nodes[i];
+    for (int32_t k = 0; values && k < n->n_out; k++)
+      if (n->out[k]) {
+        n->out[k]->cval = NULL;
+        n->out[k]->cval_done = false;
+        memset(&n->out[k]->type, 0, sizeof n->out[k]->type);
+        n->out[k]->type.rank = -1;
+      }
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *a = &n->attrs[k];
+      forget_graph(a->g, values);
+      for (int32_t j = 0; a->graphs && j < a->n; j++)
+        forget_graph(a->graphs[j], values);
+    }
+  }
+}
+
+/*
+ * Frees everything the previous inference and analysis held: their arenas,
+ * the symbols the inference made (the model's own, from its declared dims,
+ * stay with their names), and every pointer into them.
+ */
+static void forget_results(nns_model *m) {
+  m->analysis = NULL;
+  nns__arena_free(&m->analysis_arena);
+  nns__arena_init(&m->analysis_arena);
+  nns__arena_free(&m->infer_arena);
+  nns__arena_init(&m->infer_arena);
+  forget_graph(m->graph, false);
+  for (int32_t f = 0; f < m->n_functions; f++)
+    forget_graph(m->functions[f].body, true);
+  if (m->n_syms > m->n_syms_load) {
+    m->n_syms = m->n_syms_load;
+    nns__map_free(&m->sym_by_name);
+    for (uint32_t id = 1; id < m->n_syms; id++)
+      if (m->syms[id].name && m->syms[id].n_factors == 0 &&
+          m->syms[id].coef == 1)
+        nns__map_put(&m->sym_by_name, m->syms[id].name,
+                     (void *)(uintptr_t)id);
+  }
 }
 
 nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
@@ -502,8 +561,11 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
     return nns__err(err, NNS_E_ARG, -1, NULL, "batch %lld is negative",
                     (long long)o->batch);
   /* Each run starts afresh: drop the previous run's diagnostics. */
-  if (m->infer_runs++ == 0)
+  if (m->infer_runs++ == 0) {
     m->load_warnings = m->n_warnings;
+    m->n_syms_load = m->n_syms;
+  }
+  forget_results(m);
   for (size_t i = m->load_warnings; i < m->n_warnings; i++)
     free(m->warnings[i]);
   m->n_warnings = m->load_warnings;
@@ -511,7 +573,6 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
   nns__map_free(&m->warned);
   m->infer_flags = o->flags;
   m->inferred = false;
-  m->analysis = NULL; /* it described the previous shapes */
   nns_status st = reset_values(m, err);
   if (st != NNS_OK)
     return st;

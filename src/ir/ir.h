@@ -244,6 +244,12 @@ typedef struct nns__function {
 
 /* ==== The model ==== */
 
+/* A module the caller described (nns_model_set_module). */
+typedef struct nns__module_decl {
+  const char *class_name; /* interned */
+  size_t call_count;
+} nns__module_decl;
+
 typedef struct nns__unknown_op {
   const char *domain;
   const char *op_type;
@@ -251,7 +257,14 @@ typedef struct nns__unknown_op {
 } nns__unknown_op;
 
 struct nns_model {
-  nns__arena arena;
+  nns__arena arena;          /* the graph: lives as long as the model */
+  /* Results, each freed whole when they are redone (nnscan.h,
+   * "Ownership"): types, dims, folded constants and orders of the last
+   * nns_model_infer (src/infer, src/ops, tensor.c), and everything of the
+   * last nns_model_analyze (src/analyze). Interned strings stay in `arena`:
+   * each run interns the same ones again. */
+  nns__arena infer_arena;
+  nns__arena analysis_arena;
   nns__interner strings;
   nns__fmap map;             /* when loaded from a file */
   const uint8_t *data;       /* the model bytes */
@@ -273,6 +286,9 @@ struct nns_model {
   /* Symbol table: id 0 is reserved for "known". malloc'ed. */
   nns__symbol *syms;
   uint32_t n_syms, cap_syms;
+  uint32_t n_syms_load;      /* symbols of the model itself (its declared
+                                dims); an inference's own are dropped by
+                                the next one */
   nns__map sym_by_name;      /* interned name -> (void*)(uintptr_t)id */
 
   /* Every value in graph order (see nns_model_value_count). malloc'ed. */
@@ -301,6 +317,10 @@ struct nns_model {
   struct nns__analysis *analysis; /* results of nns_model_analyze, or NULL
                                      (src/analyze) */
   nns__map warned;           /* interned keys of warnings given once */
+  /* What the caller said (nns_model_set_module / _set_param_kind), for
+   * every analysis; arena-backed maps. */
+  nns__map modules;          /* interned dotted path -> nns__module_decl* */
+  nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */

@@ -14,7 +14,11 @@ nns_model *nns__model_new(void) {
   if (!m)
     return NULL;
   nns__arena_init(&m->arena);
+  nns__arena_init(&m->infer_arena);
+  nns__arena_init(&m->analysis_arena);
   nns__intern_init(&m->strings, &m->arena);
+  m->modules.arena = &m->arena;
+  m->param_kinds.arena = &m->arena;
   /* Symbol id 0 means "known"; reserve it. */
   m->syms = calloc(16, sizeof *m->syms);
   if (!m->syms) {
@@ -44,6 +48,8 @@ void nns__model_destroy(nns_model *m) {
   nns__map_free(&m->warned);
   nns__fmap_close(&m->map);
   nns__intern_free(&m->strings);
+  nns__arena_free(&m->analysis_arena);
+  nns__arena_free(&m->infer_arena);
   nns__arena_free(&m->arena);
   free(m);
 }

@@ -382,7 +382,7 @@ static nns_status read_strings(nns_model *m, const nns__tensor *t,
         const char *s = (const char *)p + pos;
         const uint8_t *z = memchr(s, 0, (size_t)v);
         size_t len = z ? (size_t)((const char *)z - s) : (size_t)v;
-        if (!(c->s[k++] = nns__arena_strndup(&m->arena, s, len)))
+        if (!(c->s[k++] = nns__arena_strndup(&m->infer_arena, s, len)))
           return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
       }
       pos += (size_t)v;
@@ -467,11 +467,11 @@ nns_status nns__tensor_decode(nns_model *m, const nns__tensor *t,
   size_t n = t->numel ? (size_t)t->numel : 1;
   void *arr;
   if (nns__dtype_is_int(t->dtype))
-    arr = c->i = nns__arena_array(&m->arena, n, sizeof *c->i);
+    arr = c->i = nns__arena_array(&m->infer_arena, n, sizeof *c->i);
   else if (nns__dtype_is_float(t->dtype))
-    arr = c->f = nns__arena_array(&m->arena, n, sizeof *c->f);
+    arr = c->f = nns__arena_array(&m->infer_arena, n, sizeof *c->f);
   else if (t->dtype == NNS_DT_STRING)
-    arr = c->s = nns__arena_array(&m->arena, n, sizeof *c->s);
+    arr = c->s = nns__arena_array(&m->infer_arena, n, sizeof *c->s);
   else
     return tfail(t, err, NNS_E_TYPE, "elements of type %s are not decoded",
                  nns_dtype_name(t->dtype));

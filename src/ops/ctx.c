@@ -38,7 +38,7 @@ void nns__node_warn(nns__ictx *cx, const char *fmt, ...) {
 }
 
 void *nns__alloc(nns__ictx *cx, size_t n) {
-  return nns__arena_alloc(&cx->m->arena, n);
+  return nns__arena_alloc(&cx->m->infer_arena, n);
 }
 
 /* ==== Inputs ==== */
@@ -95,7 +95,7 @@ const nns__const *nns__in_const(nns__ictx *cx, int i) {
   v->cval_done = true;
   if (!v->init)
     return NULL;
-  nns__const *c = nns__arena_alloc(&cx->m->arena, sizeof *c);
+  nns__const *c = nns__arena_alloc(&cx->m->infer_arena, sizeof *c);
   if (!c)
     return NULL;
   /* A missing or unreadable external file just leaves the value unknown;
@@ -121,7 +121,7 @@ bool nns__in_known_ints(nns__ictx *cx, int i, const int64_t **vals,
   int64_t count;
   if (!nns__in_ints(cx, i, &d, &count))
     return false;
-  int64_t *out = nns__arena_array(&cx->m->arena, (size_t)count + 1,
+  int64_t *out = nns__arena_array(&cx->m->infer_arena, (size_t)count + 1,
                                   sizeof *out);
   if (!out)
     return false;
@@ -266,7 +266,7 @@ nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
   v->type.dims = NULL;
   if (rank <= 0)
     return NULL;
-  nns__dim *d = nns__arena_array(&cx->m->arena, (size_t)rank, sizeof *d);
+  nns__dim *d = nns__arena_array(&cx->m->infer_arena, (size_t)rank, sizeof *d);
   if (!d) {
     v->type.rank = -1;
     return NULL;
@@ -320,17 +320,17 @@ nns__const *nns__out_const(nns__ictx *cx, int i) {
   for (int32_t k = 0; k < v->type.rank; k++)
     if (!nns__mul_i64(n, v->type.dims[k].v, &n) || n > NNS__FOLD_MAX)
       return NULL;
-  nns__const *c = nns__arena_alloc(&cx->m->arena, sizeof *c);
+  nns__const *c = nns__arena_alloc(&cx->m->infer_arena, sizeof *c);
   if (!c)
     return NULL;
   c->numel = n;
   int32_t dt = v->type.dtype;
   if (dt == NNS_DT_STRING)
-    c->s = nns__arena_array(&cx->m->arena, (size_t)n + 1, sizeof *c->s);
+    c->s = nns__arena_array(&cx->m->infer_arena, (size_t)n + 1, sizeof *c->s);
   else if (nns__dtype_is_float(dt))
-    c->f = nns__arena_array(&cx->m->arena, (size_t)n + 1, sizeof *c->f);
+    c->f = nns__arena_array(&cx->m->infer_arena, (size_t)n + 1, sizeof *c->f);
   else if (nns__dtype_is_int(dt))
-    c->i = nns__arena_array(&cx->m->arena, (size_t)n + 1, sizeof *c->i);
+    c->i = nns__arena_array(&cx->m->infer_arena, (size_t)n + 1, sizeof *c->i);
   else
     return NULL;
   if (!c->s && !c->f && !c->i)
@@ -390,7 +390,7 @@ nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
                                  int32_t rb, const nns__dim *b, int32_t *rank,
                                  nns__dim **dims) {
   int32_t r = ra > rb ? ra : rb;
-  nns__dim *d = nns__arena_array(&cx->m->arena, (size_t)r + 1, sizeof *d);
+  nns__dim *d = nns__arena_array(&cx->m->infer_arena, (size_t)r + 1, sizeof *d);
   if (!d)
     return nns__fail(cx, NNS_E_NOMEM, "out of memory");
   for (int32_t k = 0; k < r; k++) {

@@ -1044,6 +1044,12 @@ static const nns__attr_spec clip6_attrs[] = {
   {"", nm, 1, 6, roles, legacy_bcast_attrs, shape, fold,                       \
    .cost = eltwise1_cost},                                                     \
   {"", nm, 7, 17, roles, NULL, shape, fold, .cost = eltwise1_cost}
+/* Comparisons: no gradient flows through them (their output is bool). */
+#define COMPARE_1_7(nm, fold)                                                  \
+  {"", nm, 1, 6, "aa", legacy_bcast_attrs, bool_binary_shape, fold,            \
+   .cost = eltwise1_cost, .no_grad = "1"},                                     \
+  {"", nm, 7, 17, "aa", NULL, bool_binary_shape, fold, .cost = eltwise1_cost,  \
+   .no_grad = "1"}
 #define ARITH(nm, fold)                                                        \
   {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold,        \
    .cost = eltwise1_cost},                                                     \
@@ -1066,13 +1072,13 @@ const nns__op nns__ops_eltwise[] = {
     {"", "BitShift", 11, 17, "aa", bitshift_attrs, bitshift_shape, NULL,
      .cost = eltwise1_cost},
 
-    BINARY_1_7("Equal", "aa", bool_binary_shape, equal_fold),
-    BINARY_1_7("Less", "aa", bool_binary_shape, less_fold),
-    BINARY_1_7("Greater", "aa", bool_binary_shape, greater_fold),
+    COMPARE_1_7("Equal", equal_fold),
+    COMPARE_1_7("Less", less_fold),
+    COMPARE_1_7("Greater", greater_fold),
     {"", "LessOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
-     less_equal_fold, .cost = eltwise1_cost},
+     less_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
     {"", "GreaterOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
-     greater_equal_fold, .cost = eltwise1_cost},
+     greater_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
     BINARY_1_7("And", "aa", bool_binary_shape, and_fold),
     BINARY_1_7("Or", "aa", bool_binary_shape, or_fold),
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),

@@ -514,13 +514,13 @@ const nns__op nns__ops_reduce[] = {
     REDUCE("ReduceSumSquare", sum_square_fold, per_x2_cost),
 
     {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf},
+     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
     {"", "ArgMax", 12, 17, "a", arg12_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf},
+     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
     {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf},
+     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
     {"", "ArgMin", 12, 17, "a", arg12_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf},
+     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
 
     {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL, .cost = topk_cost},
     {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL,

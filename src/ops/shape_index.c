@@ -1016,6 +1016,6 @@ const nns__op nns__ops_shape_index[] = {
     {"", "ReverseSequence", 10, 17, "ac", reverse_sequence_attrs,
      reverse_sequence_shape, NULL, .cost = nns__cost_move},
     {"", "NonZero", 9, 17, "a", NULL, nonzero_shape, nonzero_fold,
-     .cost = nonzero_cost},
+     .cost = nonzero_cost, .no_grad = "1"},
     NNS__OP_END,
 };

@@ -120,6 +120,12 @@ static void j_counts(nns__out *o, const nns_counts *k) {
   j_int(o, "nodes", k->nodes);
   nns__out_str(o, ", \"flags\": ");
   j_flags(o, k->flags);
+  /* Grown in API v1: only when there is something to say, so summaries of
+   * models without frozen parameters read as before. */
+  if (k->frozen) {
+    nns__out_str(o, ", ");
+    j_int(o, "frozen", k->frozen);
+  }
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */

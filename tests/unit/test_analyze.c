@@ -321,7 +321,7 @@ static void test_scopes(void) {
       {"layer1.relu", "relu", "Relu", 2, 2}, /* relu and relu_1 */
       {"layer1.conv_1", "conv_1", "Relu", 2, 1},
       {"layer1.act", "act", "Relu", 2, 1},
-      {"layer1.act_1", "act_1", "ReLU", 2, 1}, /* declared a module: its class */
+      {"layer1.act_1", "act_1", "Relu", 2, 1}, /* declared a module */
       {"layer2", "layer2", "Sequential", 1, 3},
       {"layer2.0", "0", "BasicBlock", 2, 3},
       {"layer2.0.conv1", "conv1", "Relu", 3, 1},
