@@ -401,8 +401,8 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
             method="record", device="auto"):
     """thoplw's profile: (macs, params, layers_info).
 
-    macs: the model's MACs; params: parameters + buffers the forward uses
-    (thop counts both); layers_info.summary(kind, fmt) the per-leaf table.
+    macs: the model's MACs; params: parameters (trainable and frozen) +
+    buffers the forward uses (thop counts them all); layers_info.summary(kind, fmt) the per-leaf table.
     custom_ops: {module class: fn(module, inputs, output) -> MACs} replaces
     the count of each such module's subtree.
     """
@@ -435,12 +435,14 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
             continue
         row = layers.get(path, {})
         macs = custom[path] if is_custom else row.get("macs", 0)
-        params = row.get("params", 0) + row.get("buffers", 0)
+        params = row.get("params", 0) + row.get("frozen", 0) \
+            + row.get("buffers", 0)
         rows.append((path, type(m).__name__,
                      _shape_str(meta.get("input_shapes")),
                      _shape_str(meta.get("output_shapes")), int(macs),
                      int(params)))
-    params = s.totals["params"] + s.totals["buffers"]
+    params = s.totals["params"] + s.totals.get("frozen", 0) \
+        + s.totals["buffers"]
     root = s.modules.get("", {})
     info = LayersInfo(type(model).__name__, rows, int(total_macs), int(params),
                       _shape_str(root.get("input_shapes")),

@@ -25,11 +25,3 @@ if not os.environ.get("NNSCAN_LIBRARY"):
 def fixtures_dir():
     return FIXTURES
 
-
-def needs_param_kinds():
-    """Parameter kinds from PyTorch reach the library through
-    nns_model_set_param_kind (api branch); until this libnnscan implements
-    it, a constant made in forward that feeds an activation slot is guessed
-    a parameter. Strict: the mark must go once it works."""
-    return pytest.mark.xfail(
-        strict=True, reason="needs nns_model_set_param_kind in libnnscan")

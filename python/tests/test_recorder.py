@@ -207,7 +207,7 @@ def test_multihead_attention_fast_path():
     want = L * 3 * E * E + 2 * h * L * L * (E // h) + L * E * E
     s = nnscan.summary(Wrap(), (L, E), file=False)
     assert s.totals["macs"] == want
-    assert s.totals["params"] + s.totals["buffers"] == \
+    assert s.totals["params"] + s.totals["frozen"] == \
         sum(p.numel() for p in m.parameters())
 
 

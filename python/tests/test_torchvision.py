@@ -22,13 +22,12 @@ torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
 import nnscan  # noqa: E402
-from conftest import ROOT, needs_param_kinds  # noqa: E402
+from conftest import ROOT  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import make_fixtures  # noqa: E402
 
-MODELS = [pytest.param(m, marks=needs_param_kinds()) if m == "swin_t" else m
-          for m in make_fixtures.MODELS]  # swin_t builds its masks in forward
+MODELS = list(make_fixtures.MODELS)
 
 
 class no_init:
