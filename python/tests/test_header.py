@@ -132,3 +132,29 @@ def test_import_needs_no_torch(fixtures_dir):
     subprocess.run([sys.executable, "-c", code,
                     os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx")],
                    check=True, env=env)
+
+
+def _enum(prefix):
+    text = re.sub(r"/\*.*?\*/", "", open(HEADER).read(), flags=re.S)
+    out = {}
+    for m in re.finditer(r"\b%s(\w+)\s*=\s*(\d+)(u?\s*<<\s*(\d+))?" % prefix, text):
+        v = int(m.group(2)) << int(m.group(4)) if m.group(3) else int(m.group(2))
+        out[m.group(1).lower()] = v
+    return out
+
+
+def test_enum_values_match_header():
+    """Every report format, number style, wrap mode, column, parameter kind
+    and optimizer the header has is known to _api.py with the same value
+    (a format added to the header, e.g. HTML, fails here until wired)."""
+    assert _api.FORMAT == _enum("NNS_FORMAT_")
+    assert _api.NUMBERS == _enum("NNS_NUMBERS_")
+    wrap = _enum("NNS_WRAP_")
+    assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
+    assert _api.WRAP["mid"] == wrap["middle"]
+    cols = {k: v for k, v in _enum("NNS_COL_").items()
+            if k not in ("default", "all")}
+    assert _api.COL == cols
+    assert _api.PARAM_KIND == _enum("NNS_PARAM_")
+    assert _api.OPTIMIZER == _enum("NNS_OPTIMIZER_")
+    assert _api.INFER_FALLBACK_DECLARED == _enum("NNS_INFER_")["fallback_declared"]
