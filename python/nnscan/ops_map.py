@@ -572,7 +572,8 @@ def native_mha(b, args, kw, out):
     """aten._native_multi_head_attention (nn.MultiheadAttention's fast
     path): in-projection, per-head attention, out-projection, as
     F.multi_head_attention_forward (and the ONNX export) spell it."""
-    q, k, v, E, h = args[0], args[1], args[2], int(args[3]), int(args[4])
+    # the fast path runs only for self-attention (query is key is value)
+    q, k, E, h = args[0], args[1], int(args[3]), int(args[4])
     w_in, b_in, w_out, b_out = args[5], args[6], args[7], args[8]
     mask = args[9] if len(args) > 9 and b.is_tensor(args[9]) else None
     B, L = int(q.shape[0]), int(q.shape[1])

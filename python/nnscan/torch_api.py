@@ -89,6 +89,7 @@ class TorchSummary(Summary):
         self.modules = {}
         self.uncounted_aten = dict(rec.builder.uncounted) if rec else {}
         self.custom_macs = dict(rec.stack.custom) if rec else {}
+        self._recording_sources = set(rec.graph.node_source) if rec else set()
         if rec is not None:
             g = rec.graph
             for path, cls in g.module_types.items():

@@ -4,6 +4,7 @@ NNSCAN_LIBRARY names the libnnscan to test (CTest passes the one it built);
 without it, the first build/*/libnnscan.so of this checkout is used.
 """
 import glob
+import json
 import os
 import sys
 
@@ -25,3 +26,13 @@ if not os.environ.get("NNSCAN_LIBRARY"):
 def fixtures_dir():
     return FIXTURES
 
+
+
+def model_refs(name):
+    """PyTorch's own figures for a fixture model: (<name>.ref.json from
+    tools/make_fixtures.py, <name>.costs.json from tools/make_costs.py)."""
+    out = []
+    for ext in (".ref.json", ".costs.json"):
+        with open(os.path.join(FIXTURES, name + ext)) as f:
+            out.append(json.load(f))
+    return tuple(out)

@@ -4,7 +4,6 @@ Every expected figure is computed by hand from the shapes (METRICS.md's
 rules: a matrix product M x K by K x N is M*N*K MACs) or read from PyTorch
 (parameter counts), never from nnscan.
 """
-import warnings
 
 import pytest
 
@@ -164,7 +163,6 @@ def test_sdpa_rule_counts_both_products():
     the table's rule: q k^T and probs v, each b*h*L*S*d MACs."""
     from nnscan.graph import Graph
     from nnscan.recorder import Builder
-    from nnscan.report import Handle
     b, h, L, S, d = 2, 4, 8, 6, 16
     q = torch.empty(b, h, L, d, device="meta")
     k = torch.empty(b, h, S, d, device="meta")
@@ -188,9 +186,11 @@ def test_sdpa_rule_counts_both_products():
         assert s.json["outputs"][0]["shape"] == [b, h, L, d]
 
 
-def test_multihead_attention_fast_path():
-    """nn.MultiheadAttention in eval with frozen weights under no_grad takes
-    aten._native_multi_head_attention; the rule spells it out."""
+@pytest.mark.parametrize("device", ["auto", "model"])
+def test_multihead_attention_fast_path(device):
+    """nn.MultiheadAttention in eval with frozen weights under no_grad on
+    CPU (device="model") takes aten._native_multi_head_attention, whose rule
+    spells it out; on meta it decomposes. Both count the same."""
     E, h, L = 32, 4, 10
     m = nn.MultiheadAttention(E, h, batch_first=True).eval()
     for p in m.parameters():
@@ -205,7 +205,10 @@ def test_multihead_attention_fast_path():
             return self.attn(x, x, x, need_weights=False)[0]
 
     want = L * 3 * E * E + 2 * h * L * L * (E // h) + L * E * E
-    s = nnscan.summary(Wrap(), (L, E), file=False)
+    s = nnscan.summary(Wrap(), (L, E), file=False, device=device)
+    fused = any("_native_multi_head_attention" in src
+                for src in s._recording_sources)
+    assert fused == (device == "model")
     assert s.totals["macs"] == want
     assert s.totals["params"] + s.totals["frozen"] == \
         sum(p.numel() for p in m.parameters())

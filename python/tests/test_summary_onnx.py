@@ -12,19 +12,12 @@ import os
 import pytest
 
 import nnscan
-
-
-def _load(fixtures_dir, model):
-    with open(os.path.join(fixtures_dir, model + ".ref.json")) as f:
-        ref = json.load(f)
-    with open(os.path.join(fixtures_dir, model + ".costs.json")) as f:
-        costs = json.load(f)
-    return ref, costs
+from conftest import model_refs
 
 
 def test_resnet18_file_and_bytes(fixtures_dir):
     path = os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx")
-    ref, costs = _load(fixtures_dir, "resnet18")
+    ref, costs = model_refs("resnet18")
     s = nnscan.analyze(path, name="resnet18")
     with open(path, "rb") as f:
         b = nnscan.analyze(f.read(), name="resnet18")

@@ -11,7 +11,6 @@ randomly initialised):
 And, where the ONNX path is exact, the same totals as the ONNX export of the
 same model analysed by the library.
 """
-import json
 import os
 import sys
 import warnings
@@ -22,7 +21,7 @@ torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
 import nnscan  # noqa: E402
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, model_refs  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import make_fixtures  # noqa: E402
@@ -55,14 +54,6 @@ def build(name):
     return model.eval(), (3, hw, hw)
 
 
-def refs(fixtures_dir, name):
-    with open(os.path.join(fixtures_dir, name + ".ref.json")) as f:
-        ref = json.load(f)
-    with open(os.path.join(fixtures_dir, name + ".costs.json")) as f:
-        costs = json.load(f)
-    return ref, costs
-
-
 @pytest.fixture(scope="module")
 def summaries():
     out = {}
@@ -78,7 +69,7 @@ def summaries():
 @pytest.mark.parametrize("name", MODELS)
 def test_params_macs_shapes(summaries, fixtures_dir, name):
     model, s = summaries[name]
-    ref, costs = refs(fixtures_dir, name)
+    ref, costs = model_refs(name)
     assert s.device == "meta"
     assert s.totals["params"] == ref["total_params_used"]
     want = costs["macs_dispatch_total"]
@@ -112,7 +103,7 @@ def test_equal_to_onnx_path(summaries, fixtures_dir, name):
         pytest.skip("no opset-17 export of this model")
     _, s = summaries[name]
     o = nnscan.analyze(path)
-    ref, costs = refs(fixtures_dir, name)
+    ref, costs = model_refs(name)
     assert s.totals["params"] == ref["total_params_used"]
     if o.totals["macs"] == costs["macs_dispatch_total"]:  # export is exact
         assert s.totals["macs"] == o.totals["macs"]
