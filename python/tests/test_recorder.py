@@ -224,3 +224,32 @@ def test_shape_disagreement_warns_naming_the_op(monkeypatch):
     with pytest.warns(nnscan.torch_api.ShapeMismatch,
                       match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*\(1, 4, 8, 6\)"):
         nnscan.summary(m, (3, 8, 10), file=False)
+
+
+def test_crawl_module_is_torchscans_dictionary():
+    torch.manual_seed(0)
+    import torchvision
+    m = torchvision.models.resnet18().eval()
+    m.fc.weight.requires_grad_(False)
+    d = nnscan.crawl_module(m, (3, 64, 64))
+    keys = {"name", "depth", "type", "input_shape", "output_shape",
+            "grad_params", "nograd_params", "param_size", "num_buffers",
+            "buffer_size", "flops", "macs", "dmas", "rf", "s", "p",
+            "is_shared", "is_leaf"}
+    assert all(keys <= set(row) for row in d["layers"])
+    rows = {r["name"] if r["depth"] <= 1 else None: r for r in d["layers"]}
+    assert d["layers"][0]["name"] == "resnet" and d["layers"][0]["type"] == "ResNet"
+    assert len(d["layers"]) == len(list(m.named_modules()))
+    conv1, fc = rows["conv1"], rows["fc"]
+    assert conv1["input_shape"] == (-1, 3, 64, 64)
+    assert conv1["output_shape"] == (-1, 64, 32, 32)
+    assert conv1["grad_params"] == 64 * 3 * 49 and conv1["is_leaf"]
+    assert conv1["macs"] == 64 * 32 * 32 * 3 * 49
+    assert (conv1["rf"], conv1["s"], conv1["p"]) == (7, 2, 3)
+    assert fc["grad_params"] == 1000 and fc["nograd_params"] == 512 * 1000
+    bn = rows["bn1"]
+    assert bn["num_buffers"] == 64 + 64 + 1  # with num_batches_tracked
+    o = d["overall"]
+    assert o["grad_params"] + o["nograd_params"] == sum(p.numel() for p in m.parameters())
+    assert o["nograd_params"] == 512 * 1000
+    assert o["macs"] == sum(r["macs"] for r in d["layers"] if r["depth"] == 1)
