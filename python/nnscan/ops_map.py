@@ -324,6 +324,26 @@ def reduce_attr(op):
     return rule
 
 
+def vector_norm(b, args, kw, out):
+    """norm(x, p, dim, keepdim) / linalg_vector_norm(x, ord, dim, keepdim):
+    ReduceL2 / ReduceL1 (what F.normalize exports as); other orders have
+    no entry."""
+    x = args[0]
+    p = _arg(args, kw, 1, "p", 2)
+    p = 2 if p is None else float(p)
+    dims = _arg(args, kw, 2, "dim", None)
+    keep = bool(_arg(args, kw, 3, "keepdim", False))
+    if p not in (1.0, 2.0):
+        b.unmapped("norm", args, out)
+        return
+    r = _ndim(x)
+    if isinstance(dims, int):
+        dims = [dims]
+    axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+    b.node("ReduceL2" if p == 2.0 else "ReduceL1", [b.inp(x)], [out],
+           {"axes": axes, "keepdims": int(keep)})
+
+
 # ---- layout ----
 
 def reshape(b, args, kw, out):
@@ -820,6 +840,7 @@ OPS = {
     "adaptive_max_pool3d": adaptive_pool("Max"),
     "mean": mean, "sum": reduce_sum,
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
+    "norm": vector_norm, "linalg_vector_norm": vector_norm,
     # activations and element-wise math
     "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
     "hardswish": unary("HardSwish"),

@@ -253,3 +253,14 @@ def test_crawl_module_is_torchscans_dictionary():
     assert o["grad_params"] + o["nograd_params"] == sum(p.numel() for p in m.parameters())
     assert o["nograd_params"] == 512 * 1000
     assert o["macs"] == sum(r["macs"] for r in d["layers"] if r["depth"] == 1)
+
+
+def test_normalize_and_norm_have_entries():
+    class N(nn.Module):
+        def forward(self, x):
+            return F.normalize(x, dim=-1) + x.norm(p=1, dim=1, keepdim=True)
+
+    s = nnscan.summary(N(), (4, 6), file=False)
+    assert s.uncounted_aten == {} and s.json["uncounted_ops"] == []
+    ops = {o["op_type"] for o in s.json["op_types"]}
+    assert {"ReduceL2", "ReduceL1"} <= ops
