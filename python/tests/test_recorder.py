@@ -264,3 +264,35 @@ def test_normalize_and_norm_have_entries():
     assert s.uncounted_aten == {} and s.json["uncounted_ops"] == []
     ops = {o["op_type"] for o in s.json["op_types"]}
     assert {"ReduceL2", "ReduceL1"} <= ops
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_fused_path_counts_like_decomposed(norm_first):
+    """On CPU under no_grad, nn.TransformerEncoderLayer runs one fused op
+    (aten._transformer_encoder_layer_fwd); its rule must count what the
+    decomposed ops (recorded on meta) count, and the matrix products by
+    hand: q, k, v, out projections, two attention products, two FFN, and
+    two LayerNorms (METRICS.md: 2 MACs per element)."""
+    torch.manual_seed(0)
+    E, h, F_, L, n = 64, 4, 128, 12, 2
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        E, h, F_, batch_first=True, norm_first=norm_first), n).eval()
+    meta = nnscan.summary(enc, (L, E), file=False)
+    fused = nnscan.summary(enc, (L, E), file=False, device="model")
+    assert meta.device == "meta" and fused.device == "cpu"
+    assert any("_transformer_encoder_layer_fwd" in s
+               for s in fused._recording_sources)
+    want = n * (4 * L * E * E + 2 * L * L * E + 2 * L * E * F_ + 2 * 2 * L * E)
+    assert meta.totals["macs"] == fused.totals["macs"] == want
+    assert fused.totals["params"] == meta.totals["params"] == \
+        sum(p.numel() for p in enc.parameters())
+    assert fused.uncounted_aten == {}
+
+
+def test_lstm_matrix_products():
+    m = nn.LSTM(32, 64, 2, batch_first=True)
+    s = nnscan.summary(m, (5, 32), file=False)
+    per_step = 4 * 64 * 32 + 4 * 64 * 64 + 4 * 64 * 64 * 2
+    assert s.totals["macs"] == 5 * per_step
+    assert s.totals["params"] == sum(p.numel() for p in m.parameters())
+    assert s.uncounted_aten == {}
