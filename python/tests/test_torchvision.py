@@ -89,24 +89,26 @@ def test_params_macs_shapes(summaries, fixtures_dir, name):
         assert (row["params"] if row else 0) == mod["params"], mod["name"]
 
 
-def _onnx_exact(fixtures_dir, name):
-    path = os.path.join(fixtures_dir, name + "_op17_nofold.onnx")
-    return path if os.path.exists(path) else None
+# Models whose ONNX export spells every op as the recording does: all five
+# counts equal. The others' exports use other ops for the same work (GELU
+# as Div+Erf+Add+Mul+Mul: 10 FLOPs per element against Gelu's 8; extra
+# Gather/Unsqueeze/Concat/Transpose copies that move memory), so FLOPs and
+# DMAs differ there; parameters and MACs never do.
+SAME_OPS = {"alexnet", "vgg11", "vgg13", "vgg16", "vgg19", "resnet18",
+            "resnet50", "googlenet", "mobilenet_v2", "efficientnet_b0"}
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_equal_to_onnx_path(summaries, fixtures_dir, name):
-    """Same totals as the library on torch.onnx's export of the same model
-    (opset 17, BatchNorm kept), for every count the export keeps exactly."""
-    path = _onnx_exact(fixtures_dir, name)
-    if path is None:
-        pytest.skip("no opset-17 export of this model")
+    """The library's counts of torch.onnx's export of the same model
+    (tests/fixtures/models/<model>_op17_nofold.onnx: opset 17, BatchNorm
+    kept) equal the recording's."""
     _, s = summaries[name]
-    o = nnscan.analyze(path)
-    ref, costs = model_refs(name)
-    assert s.totals["params"] == ref["total_params_used"]
-    if o.totals["macs"] == costs["macs_dispatch_total"]:  # export is exact
-        assert s.totals["macs"] == o.totals["macs"]
+    o = nnscan.analyze(os.path.join(fixtures_dir, name + "_op17_nofold.onnx"))
+    keys = ("params", "buffers", "flops", "macs", "dmas") if name in SAME_OPS \
+        else ("params", "macs")
+    for key in keys:
+        assert s.totals[key] == o.totals[key], key
 
 
 def test_layers_are_modules(summaries):
