@@ -395,10 +395,11 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
                           const nns_analyze_options *o, nns_error *err) {
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
-  a->nodes = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->nodes);
+  nns__arena *ar = &m->analysis_arena;
+  a->nodes = nns__arena_array(ar, a->n_nodes + 1, sizeof *a->nodes);
   a->is_param_value =
-      nns__arena_array(&m->analysis_arena, m->n_values + 1, sizeof *a->is_param_value);
-  a->order = nns__arena_array(&m->analysis_arena, a->n_nodes + 1, sizeof *a->order);
+      nns__arena_array(ar, m->n_values + 1, sizeof *a->is_param_value);
+  a->order = nns__arena_array(ar, a->n_nodes + 1, sizeof *a->order);
   a->main = g;
   a->node_counts = nns__arena_array(&m->analysis_arena, m->n_nodes + 1,
                                     sizeof *a->node_counts);
@@ -452,10 +453,7 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
     if (st != NNS_OK)
       return st;
   }
-  /* The previous analysis goes first: results do not pile up. */
-  m->analysis = NULL;
-  nns__arena_free(&m->analysis_arena);
-  nns__arena_init(&m->analysis_arena);
+  nns__model_forget_analysis(m); /* results do not pile up */
   nns__analysis *a = nns__arena_alloc(&m->analysis_arena, sizeof *a);
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");

@@ -411,7 +411,8 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     }
   }
   if (a->n_dtypes) {
-    a->dtypes = nns__arena_array(&m->analysis_arena, a->n_dtypes, sizeof *a->dtypes);
+    a->dtypes = nns__arena_array(&m->analysis_arena, a->n_dtypes,
+                                 sizeof *a->dtypes);
     if (!a->dtypes)
       goto nomem;
     memcpy(a->dtypes, rows, a->n_dtypes * sizeof *rows);

@@ -27,6 +27,7 @@ typedef struct nns__arena {
 } nns__arena;
 
 void nns__arena_init(nns__arena *a);
+/* Releases every allocation; the arena is then empty and usable again. */
 void nns__arena_free(nns__arena *a);
 /* Returns NULL when out of memory or when n would overflow. */
 void *nns__arena_alloc(nns__arena *a, size_t n);

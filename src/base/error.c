@@ -33,6 +33,15 @@ const char *nns_version(void) { return NNS_VERSION_STRING; }
 
 int nns_abi_version(void) { return NNS_ABI_VERSION; }
 
+/* Copies the fields after `size` that both sides have: min(have, full)
+ * bytes in all. */
+static void copy_fields(void *dst, const void *src, size_t have,
+                        size_t full) {
+  size_t n = have < full ? have : full;
+  memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+         n - sizeof(size_t));
+}
+
 nns_status nns__put_sized(void *dst, const void *src, size_t full,
                           size_t v1) {
   if (!dst)
@@ -41,9 +50,7 @@ nns_status nns__put_sized(void *dst, const void *src, size_t full,
   memcpy(&have, dst, sizeof have);
   if (have < v1)
     return NNS_E_ARG;
-  size_t n = have < full ? have : full;
-  memcpy((char *)dst + sizeof have, (const char *)src + sizeof have,
-         n - sizeof have);
+  copy_fields(dst, src, have, full);
   return NNS_OK;
 }
 
@@ -54,9 +61,7 @@ nns_status nns__get_sized(void *dst, const void *src, size_t full,
   memcpy(&have, src, sizeof have);
   if (have < v1)
     return NNS_E_ARG;
-  size_t n = have < full ? have : full;
-  memcpy((char *)dst + sizeof have, (const char *)src + sizeof have,
-         n - sizeof have);
+  copy_fields(dst, src, have, full);
   memcpy(dst, &full, sizeof full);
   return NNS_OK;
 }

@@ -527,11 +527,8 @@ static void forget_graph(nns__graph *g, bool values) {
  * stay with their names), and every pointer into them.
  */
 static void forget_results(nns_model *m) {
-  m->analysis = NULL;
-  nns__arena_free(&m->analysis_arena);
-  nns__arena_init(&m->analysis_arena);
+  nns__model_forget_analysis(m);
   nns__arena_free(&m->infer_arena);
-  nns__arena_init(&m->infer_arena);
   forget_graph(m->graph, false);
   for (int32_t f = 0; f < m->n_functions; f++)
     forget_graph(m->functions[f].body, true);

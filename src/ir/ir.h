@@ -342,6 +342,10 @@ void nns__warn(nns_model *m, const char *fmt, ...)
 /* Records that value v belongs to the model's value list. */
 bool nns__model_add_value(nns_model *m, nns__value *v);
 
+/* Drops the model's analysis and frees all it held (a new inference or
+ * analysis does this first). */
+void nns__model_forget_analysis(nns_model *m);
+
 /* Builds m->nodes (see there) from the main graph and its subgraphs. */
 nns_status nns__model_index_nodes(nns_model *m, nns_error *err);
 /* n's position in m->nodes, or (size_t)-1 (a function body's node). */

@@ -56,6 +56,11 @@ void nns__model_destroy(nns_model *m) {
 
 void nns_model_free(nns_model *model) { nns__model_destroy(model); }
 
+void nns__model_forget_analysis(nns_model *m) {
+  m->analysis = NULL;
+  nns__arena_free(&m->analysis_arena);
+}
+
 void nns__warn(nns_model *m, const char *fmt, ...) {
   if (m->n_warnings == m->cap_warnings) {
     size_t cap = m->cap_warnings ? m->cap_warnings * 2 : 16;

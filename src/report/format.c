@@ -303,6 +303,35 @@ nns_status nns__report_options(nns_report_options *o,
   return NNS__GET(o, given, NNS__V1_REPORT_OPTIONS);
 }
 
+const char *nns__kind_name(nns_type_kind k) {
+  switch (k) {
+  case NNS_KIND_SEQUENCE: return "sequence";
+  case NNS_KIND_OPTIONAL: return "optional";
+  case NNS_KIND_MAP: return "map";
+  case NNS_KIND_SPARSE: return "sparse";
+  default: return NULL;
+  }
+}
+
+int nns__input_symbols(const nns_model *m, const char **out, int max) {
+  int n = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v = nns__input_of(m, k);
+    nns_value_info vi = nns__value_of(m, v);
+    for (int ax = 0; ax < vi.rank; ax++) {
+      nns_dim dim = nns__dim_of(m, v, ax);
+      if (dim.value >= 0 || !dim.symbol)
+        continue;
+      bool dup = false;
+      for (int s = 0; s < n && !dup; s++)
+        dup = !strcmp(out[s], dim.symbol);
+      if (!dup && n < max)
+        out[n++] = dim.symbol;
+    }
+  }
+  return n;
+}
+
 /* ==== Shapes and axes ==== */
 
 void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {

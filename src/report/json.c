@@ -14,16 +14,6 @@
 
 #include "report_int.h"
 
-static const char *kind_name(nns_type_kind k) {
-  switch (k) {
-  case NNS_KIND_SEQUENCE: return "sequence";
-  case NNS_KIND_OPTIONAL: return "optional";
-  case NNS_KIND_MAP: return "map";
-  case NNS_KIND_SPARSE: return "sparse";
-  default: return NULL;
-  }
-}
-
 static void j_int(nns__out *o, const char *key, int64_t v) {
   nns__out_fmt(o, "\"%s\": %lld", key, (long long)v);
 }
@@ -60,9 +50,9 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
     }
     nns__out_str(o, "]");
   }
-  if (kind_name(v.kind)) {
+  if (nns__kind_name(v.kind)) {
     nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, kind_name(v.kind));
+    nns__out_json_str(o, nns__kind_name(v.kind));
   }
   nns__out_str(o, "}");
 }
@@ -210,13 +200,11 @@ static const char *param_kind(nns_param_kind k) {
   }
 }
 
-static void j_model(nns__out *o, const nns_model *m,
-                    const nns_report_options *opt, const char *name) {
+void nns__json_model_fields(nns__out *o, const nns_model *m,
+                            const char *path) {
   nns_model_info info = nns__info_of(m);
-  nns__out_str(o, "  \"model\": {\"name\": ");
-  nns__out_json_str(o, name);
-  nns__out_str(o, ", \"path\": ");
-  nns__out_json_str(o, opt->model_path);
+  nns__out_str(o, "\"path\": ");
+  nns__out_json_str(o, path);
   nns__out_fmt(o, ", \"ir_version\": %lld, \"producer\": ",
                (long long)info.ir_version);
   nns__out_json_str(o, info.producer_name);
@@ -224,8 +212,17 @@ static void j_model(nns__out *o, const nns_model *m,
   nns__out_json_str(o, info.producer_version);
   nns__out_str(o, ", \"graph\": ");
   nns__out_json_str(o, info.graph_name);
-  nns__out_fmt(o, ", \"nodes\": %zu, \"subgraph_nodes\": %zu, \"opsets\": {",
+  nns__out_fmt(o, ", \"nodes\": %zu, \"subgraph_nodes\": %zu",
                info.node_count, info.subgraph_node_count);
+}
+
+static void j_model(nns__out *o, const nns_model *m,
+                    const nns_report_options *opt, const char *name) {
+  nns__out_str(o, "  \"model\": {\"name\": ");
+  nns__out_json_str(o, name);
+  nns__out_str(o, ", ");
+  nns__json_model_fields(o, m, opt->model_path);
+  nns__out_str(o, ", \"opsets\": {");
   for (size_t k = 0; k < nns_model_opset_count(m); k++) {
     const char *dom;
     int64_t ver;
@@ -258,7 +255,8 @@ static void j_totals(nns__out *o, const nns_model *m) {
   j_bool(o, "complete",
          !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
   nns__out_str(o, ", ");
-  j_int(o, "params_total", all.params + all.buffers);
+  j_int(o, "params_total",
+        nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));
   nns__out_str(o, ", ");
   j_int(o, "params_unique", t.params_unique);
   nns__out_str(o, ", ");
@@ -293,24 +291,11 @@ static void j_symbols(nns__out *o, const nns_model *m) {
    * the totals are flagged symbolic) and a user can fix with --input. */
   nns_counts all = nns__total_counts_of(m);
   nns__out_str(o, "  \"symbols\": [");
-  const char *seen[64];
-  int shown = 0;
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns__input_of(m, k);
-    nns_value_info vi = nns__value_of(m, v);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns__dim_of(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < shown && !dup; s++)
-        dup = !strcmp(seen[s], dim.symbol);
-      if (dup || shown == 64)
-        continue;
-      seen[shown++] = dim.symbol;
-      nns__out_str(o, shown > 1 ? ", " : "");
-      nns__out_json_str(o, dim.symbol);
-    }
+  const char *syms[64];
+  int n = nns__input_symbols(m, syms, 64);
+  for (int s = 0; s < n; s++) {
+    nns__out_str(o, s ? ", " : "");
+    nns__out_json_str(o, syms[s]);
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
                all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");

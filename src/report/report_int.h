@@ -32,6 +32,17 @@ nns_totals nns__totals_of(const nns_model *m);
 nns_counts nns__total_counts_of(const nns_model *m);
 nns_rf nns__total_rf_of(const nns_model *m);
 const char *nns__warning_of(const nns_model *m, size_t i);
+/* "sequence", "optional", "map", "sparse"; NULL for a tensor or unknown. */
+const char *nns__kind_name(nns_type_kind k);
+/* The distinct symbol names in the graph inputs' dims, in order, at most
+ * max of them (the symbols a user can fix with --input); their count. */
+int nns__input_symbols(const nns_model *m, const char **out, int max);
+
+/* a + b, saturated at INT64_MAX (counts are never negative). */
+static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* ==== Buffered output ==== */
 
@@ -102,6 +113,10 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o);
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *o,
                             nns__out *out);
+/* "path": ..., "ir_version", "producer", "producer_version", "graph",
+ * "nodes", "subgraph_nodes": the model fields both JSON documents share. */
+void nns__json_model_fields(nns__out *o, const nns_model *m,
+                            const char *path);
 /* The SHAPES formats (shapes.c). */
 nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
                               nns__out *out);

@@ -10,14 +10,23 @@
 
 #include "report_int.h"
 
-static const char *kind_name(nns_type_kind k) {
-  switch (k) {
-  case NNS_KIND_SEQUENCE: return "sequence";
-  case NNS_KIND_OPTIONAL: return "optional";
-  case NNS_KIND_MAP: return "map";
-  case NNS_KIND_SPARSE: return "sparse";
-  default: return NULL;
+/* [d0, d1, ...] of value i: a number, or its symbol (a JSON string, or
+ * bare text with "?" for an unnamed one). */
+static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
+                     bool json) {
+  nns__out_put(o, "[", 1);
+  for (int d = 0; d < rank; d++) {
+    nns_dim dim = nns__dim_of(m, i, d);
+    if (d)
+      nns__out_put(o, ", ", 2);
+    if (dim.value >= 0)
+      nns__out_int(o, dim.value);
+    else if (json)
+      nns__out_json_str(o, dim.symbol);
+    else
+      nns__out_str(o, dim.symbol ? dim.symbol : "?");
   }
+  nns__out_put(o, "]", 1);
 }
 
 /* ==== JSON ==== */
@@ -27,24 +36,13 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
   nns__out_str(o, "{\"dtype\": ");
   nns__out_json_str(o, v.dtype ? nns_dtype_name(v.dtype) : NULL);
   nns__out_str(o, ", \"shape\": ");
-  if (v.rank < 0) {
+  if (v.rank < 0)
     nns__out_str(o, "null");
-  } else {
-    nns__out_put(o, "[", 1);
-    for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns__dim_of(m, i, d);
-      if (d)
-        nns__out_put(o, ", ", 2);
-      if (dim.value >= 0)
-        nns__out_int(o, dim.value);
-      else
-        nns__out_json_str(o, dim.symbol);
-    }
-    nns__out_put(o, "]", 1);
-  }
-  if (kind_name(v.kind)) {
+  else
+    put_dims(o, m, i, v.rank, true);
+  if (nns__kind_name(v.kind)) {
     nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, kind_name(v.kind));
+    nns__out_json_str(o, nns__kind_name(v.kind));
   }
   nns__out_put(o, "}", 1);
 }
@@ -59,23 +57,13 @@ static void j_entry(nns__out *o, const nns_model *m, size_t i, bool *first) {
 }
 
 static void write_json(nns__out *o, const nns_model *m, const char *path) {
-  nns_model_info info = nns__info_of(m);
   nns__out_str(o, "{\n  \"schema\": \"nnscan.shapes\",\n"
                   "  \"schema_version\": 1,\n");
   nns__out_str(o, "  \"nnscan_version\": ");
   nns__out_json_str(o, nns_version());
-  nns__out_str(o, ",\n  \"model\": {\"path\": ");
-  nns__out_json_str(o, path);
-  nns__out_fmt(o, ", \"ir_version\": %lld, \"producer\": ",
-               (long long)info.ir_version);
-  nns__out_json_str(o, info.producer_name);
-  nns__out_str(o, ", \"producer_version\": ");
-  nns__out_json_str(o, info.producer_version);
-  nns__out_str(o, ", \"graph\": ");
-  nns__out_json_str(o, info.graph_name);
-  nns__out_fmt(o, ", \"nodes\": %zu, \"subgraph_nodes\": %zu},\n"
-                  "  \"opsets\": {",
-               info.node_count, info.subgraph_node_count);
+  nns__out_str(o, ",\n  \"model\": {");
+  nns__json_model_fields(o, m, path);
+  nns__out_str(o, "},\n  \"opsets\": {");
   for (size_t k = 0; k < nns_model_opset_count(m); k++) {
     const char *dom = "";
     int64_t ver = 0;
@@ -138,21 +126,10 @@ static void put_padded(nns__out *o, const char *s, size_t width) {
 }
 
 static void text_shape(nns__out *o, const nns_model *m, size_t i, int rank) {
-  if (rank < 0) {
+  if (rank < 0)
     nns__out_put(o, "?", 1);
-    return;
-  }
-  nns__out_put(o, "[", 1);
-  for (int d = 0; d < rank; d++) {
-    nns_dim dim = nns__dim_of(m, i, d);
-    if (d)
-      nns__out_put(o, ", ", 2);
-    if (dim.value >= 0)
-      nns__out_int(o, dim.value);
-    else
-      nns__out_str(o, dim.symbol ? dim.symbol : "?");
-  }
-  nns__out_put(o, "]", 1);
+  else
+    put_dims(o, m, i, rank, false);
 }
 
 static void write_text(nns__out *o, const nns_model *m) {
@@ -180,7 +157,7 @@ static void write_text(nns__out *o, const nns_model *m) {
     nns__out_put(o, "  ", 2);
     put_padded(o, v.dtype ? nns_dtype_name(v.dtype) : "?", 9);
     nns__out_put(o, "  ", 2);
-    const char *kind = kind_name(v.kind);
+    const char *kind = nns__kind_name(v.kind);
     if (kind) {
       nns__out_str(o, kind);
       nns__out_str(o, " of ");

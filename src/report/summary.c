@@ -348,11 +348,15 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   text_rule(o, "=", width);
   total_str(a, sizeof a, all.params, false, false);
   nns__out_fmt(o, "Trainable params: %s\n", a);
-  total_str(a, sizeof a, all.buffers, false, false);
+  /* Non-trainable: buffers and frozen parameters, as torchscan says. */
+  total_str(a, sizeof a, nns__sum_sat(all.buffers, all.frozen), false,
+            false);
   nns__out_fmt(o, "Non-trainable params: %s\n", a);
-  total_str(a, sizeof a, all.params + all.buffers, false, false);
+  int64_t total =
+      nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
+  total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  if (t.params_unique != all.params + all.buffers) {
+  if (t.params_unique != total) {
     total_str(a, sizeof a, t.params_unique, false, false);
     nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
                     "once)\n", a);
@@ -414,24 +418,11 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   if (all.flags & NNS_COUNT_SYMBOLIC) {
     nns__out_str(o, "Symbolic dims taken as 1:");
     /* The symbols the graph inputs name: the ones a user can fix. */
-    int shown = 0;
-    const char *seen[16];
-    for (size_t k = 0; k < nns_model_input_count(m); k++) {
-      size_t v = nns__input_of(m, k);
-      nns_value_info vi = nns__value_of(m, v);
-      for (int ax = 0; ax < vi.rank; ax++) {
-        nns_dim dim = nns__dim_of(m, v, ax);
-        if (dim.value >= 0 || !dim.symbol)
-          continue;
-        bool dup = false;
-        for (int s = 0; s < shown && !dup; s++)
-          dup = !strcmp(seen[s], dim.symbol);
-        if (dup || shown == 16)
-          continue;
-        seen[shown++] = dim.symbol;
-        nns__out_str(o, shown > 1 ? ", " : " ");
-        put_clean(o, dim.symbol);
-      }
+    const char *syms[16];
+    int shown = nns__input_symbols(m, syms, 16);
+    for (int s = 0; s < shown; s++) {
+      nns__out_str(o, s ? ", " : " ");
+      put_clean(o, syms[s]);
     }
     nns__out_str(o, shown ? "\n" : " (unnamed)\n");
   }

@@ -215,7 +215,39 @@ static void test_table_errors(void) {
   nns_table_free(t);
 }
 
+/* The "nnscan.shapes" document is a library report, byte for byte the
+ * CLI's golden file (tests/cli/tiny_cnn.shapes.json). */
+static void test_shapes_report(void) {
+  nns_model *m = tm_load_path("cli/tiny_cnn.onnx", TM_INFER, NULL);
+  FILE *f = fopen("cli/tiny_cnn.shapes.json", "rb");
+  static char golden[32768];
+  size_t n = f ? fread(golden, 1, sizeof golden - 1, f) : 0;
+  if (f)
+    fclose(f);
+  golden[n] = 0;
+  if (!m || !n) {
+    check_fail(__FILE__, __LINE__, "tiny_cnn model or golden missing");
+    nns_model_free(m);
+    return;
+  }
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_SHAPES_JSON,
+                          .model_path = "tiny_cnn.onnx"};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_STR(s.buf, golden);
+  /* The text table needs no analysis either. */
+  memset(&s, 0, sizeof s);
+  o.format = NNS_FORMAT_SHAPES_TEXT;
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, "Name") == s.buf);
+  CHECK(strstr(s.buf, "[batch, 256]") != NULL);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_shapes_report);
   RUN(test_int);
   RUN(test_clever);
   RUN(test_ratio_and_axes);

@@ -462,7 +462,8 @@ static void test_api_edges(void) {
   /* A failed inference: analysis refuses (NNS_E_STATE). */
   const char *name = "nope";
   int64_t dims[1] = {3};
-  nns_input_shape in = {.size = sizeof in, .name = name, .dims = dims, .rank = 1};
+  nns_input_shape in = {.size = sizeof in, .name = name, .dims = dims,
+                        .rank = 1};
   nns_infer_options io = {.size = sizeof io, .inputs = &in, .input_count = 1};
   CHECK(nns_model_infer(m, &io, &err) != NNS_OK);
   CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_E_STATE);

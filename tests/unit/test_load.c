@@ -14,6 +14,7 @@
 #include "pbenc.h"
 
 #include "ir/ir.h"
+#include "testmodel.h"
 
 /* ==== Helpers ==== */
 
@@ -605,6 +606,56 @@ static void test_external_present(void) {
   pb_free(&model);
   static const char *const files[] = {"w.bin", "model.onnx"};
   rm_tmp(files, 2);
+}
+
+/* NNS_LOAD_COPY: the library keeps its own copy, so the caller's buffer
+ * may be wiped and freed at once; external data still comes from
+ * external_dir (a memory load has no folder of its own). Under ASan and
+ * valgrind any read of the freed buffer is an error. */
+static void test_load_copy(void) {
+  mk_tmp();
+  float data[4] = {1.5f, 2.5f, -3, 4};
+  write_file("c.bin", data, sizeof data);
+  pb t = {0}, graph = {0}, model = {0};
+  ext_tensor(&t, "c.bin", "0", "16");
+  pb_msg(&graph, 5, &t);
+  pb_node(&graph, "Identity", "id", W, 1, Y, 1, NULL);
+  pb_value_info(&graph, 12, "Y", -1, 0, NULL, NULL);
+  pb_model(&model, &graph, 13);
+  unsigned char *buf = malloc(model.n);
+  if (buf)
+    memcpy(buf, model.d, model.n);
+  nns_load_options opts = {.size = sizeof opts, .external_dir = tmp_dir,
+                           .flags = NNS_LOAD_COPY};
+  nns_model *m = NULL;
+  nns_error e;
+  CHECK_EQ(nns_model_load_memory(buf, model.n, &opts, &m, &e), NNS_OK);
+  if (buf)
+    memset(buf, 0, model.n);
+  free(buf);
+  if (m) {
+    CHECK(m->data != buf);
+    CHECK_EQ(nns_model_infer(m, NULL, &e), NNS_OK);
+    EXPECT_SHAPE(m, "Y", NNS_DT_FLOAT, "4");
+    nns__tensor *w = the_init(m);
+    nns__const c;
+    if (w) {
+      CHECK_STR(w->name, "W");
+      CHECK_EQ(nns__tensor_decode(m, w, 100, &c, &e), NNS_OK);
+      CHECK(c.f && c.f[0] == 1.5f && c.f[3] == 4);
+    }
+  }
+  nns_model_free(m);
+  /* Without the flag the model reads the caller's buffer (no copy). */
+  m = NULL;
+  opts.flags = 0;
+  CHECK_EQ(nns_model_load_memory(model.d, model.n, &opts, &m, &e), NNS_OK);
+  if (m)
+    CHECK(m->data == (const uint8_t *)model.d);
+  nns_model_free(m);
+  pb_free(&model);
+  static const char *const files[] = {"c.bin"};
+  rm_tmp(files, 1);
 }
 
 static void test_external_hostile(void) {
@@ -1225,6 +1276,7 @@ int main(void) {
   RUN(test_dtypes);
   RUN(test_external_missing);
   RUN(test_external_present);
+  RUN(test_load_copy);
   RUN(test_external_hostile);
   RUN(test_if_subgraph);
   RUN(test_dangling);

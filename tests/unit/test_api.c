@@ -1,0 +1,757 @@
+/*
+ * test_api.c - nothing a caller can crash, and an ABI that can grow.
+ *
+ * Every function include/nnscan.h exports is called with bad arguments
+ * (NULL handles, NULL outs, indexes out of range, struct sizes below the
+ * first version, calls in the wrong order) and must answer with the status
+ * the header promises, leaving the caller's out struct alone. The table
+ * below names each export with its check; test_every_export_is_checked
+ * reads the header and fails when an NNS_API declaration has no entry (the
+ * `api_exports` test checks that the shared library exports nothing the
+ * header does not declare). The ABI tests hand the library structs larger
+ * and smaller than it knows and arrays strided by a newer caller's size.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+#include "testmodel.h"
+
+#define MODEL "unit/models/analyze_residual.onnx"
+#define NONE ((size_t)-1)
+
+static nns_error err;
+
+/* A model loaded but neither inferred nor analysed, and one analysed. */
+static nns_model *loaded(void) {
+  return tm_load_path(MODEL, TM_LOAD_ONLY, NULL);
+}
+static nns_model *analysed(void) {
+  return tm_load_path(MODEL, TM_ANALYZE, NULL);
+}
+
+/* A struct filled with 0xAB, to see that a failed call wrote nothing. */
+#define SENTINEL(x) memset(&(x), 0xAB, sizeof(x))
+static bool untouched(const void *p, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++)
+    if (((const unsigned char *)p)[i] != 0xAB)
+      return false;
+  return true;
+}
+
+/* Checks that `call` on a sized struct `x` (with size set by the caller
+ * first) fails with E_ARG when the size is one byte below the first
+ * version, and then leaves the struct alone. */
+#define EXPECT_SMALL_SIZE(x, call)                                             \
+  do {                                                                         \
+    SENTINEL(x);                                                               \
+    (x).size = 1;                                                              \
+    CHECK_EQ((call), NNS_E_ARG);                                               \
+    CHECK(untouched(&(x), sizeof(size_t), sizeof(x)));                         \
+  } while (0)
+
+/* ==== Per export ==== */
+
+static void c_version(void) {
+  CHECK_STR(nns_version(), NNS_VERSION_STRING);
+}
+static void c_abi_version(void) {
+  CHECK_EQ(nns_abi_version(), NNS_ABI_VERSION);
+}
+static void c_status_name(void) {
+  CHECK_STR(nns_status_name((nns_status)999), "NNS_E_UNKNOWN");
+  CHECK_STR(nns_status_name((nns_status)-7), "NNS_E_UNKNOWN");
+}
+static void c_status_message(void) {
+  CHECK(nns_status_message((nns_status)999) != NULL);
+}
+static void c_dtype_name(void) {
+  CHECK_STR(nns_dtype_name(-1), "unknown");
+  CHECK_STR(nns_dtype_name(1 << 20), "unknown");
+}
+static void c_dtype_bits(void) {
+  CHECK_EQ(nns_dtype_bits(-1), 0);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_STRING), 0);
+}
+
+static void c_load_file(void) {
+  nns_model *m = (nns_model *)&err; /* must be set to NULL on failure */
+  CHECK_EQ(nns_model_load_file(NULL, NULL, &m, &err), NNS_E_ARG);
+  CHECK(m == NULL);
+  CHECK_EQ(nns_model_load_file(MODEL, NULL, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_load_file("no/such/file.onnx", NULL, &m, &err),
+           NNS_E_IO);
+  nns_load_options o = {.size = 3};
+  CHECK_EQ(nns_model_load_file(MODEL, &o, &m, &err), NNS_E_ARG);
+  o = (nns_load_options){.size = sizeof o, .max_depth = -1};
+  CHECK_EQ(nns_model_load_file(MODEL, &o, &m, &err), NNS_E_ARG);
+  CHECK(m == NULL);
+}
+static void c_load_memory(void) {
+  nns_model *m = NULL;
+  CHECK_EQ(nns_model_load_memory(NULL, 10, NULL, &m, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_load_memory("x", 1, NULL, NULL, &err), NNS_E_ARG);
+  nns_load_options o = {.size = 0};
+  CHECK_EQ(nns_model_load_memory("x", 1, &o, &m, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_load_memory(NULL, 0, NULL, &m, &err), NNS_E_MODEL);
+  CHECK(m == NULL);
+}
+static void c_model_free(void) { nns_model_free(NULL); }
+
+/* Every builder call refuses a NULL builder. */
+static void c_builder_new(void) {
+  CHECK_EQ(nns_builder_new(NULL, &err), NNS_E_ARG);
+}
+static void c_builder_free(void) { nns_builder_free(NULL); }
+static void c_builder_set_ir_version(void) {
+  CHECK_EQ(nns_builder_set_ir_version(NULL, 8, &err), NNS_E_ARG);
+}
+static void c_builder_set_producer(void) {
+  CHECK_EQ(nns_builder_set_producer(NULL, "a", "b", &err), NNS_E_ARG);
+}
+static void c_builder_set_graph_name(void) {
+  CHECK_EQ(nns_builder_set_graph_name(NULL, "g", &err), NNS_E_ARG);
+}
+static void c_builder_add_opset(void) {
+  CHECK_EQ(nns_builder_add_opset(NULL, "", 17, &err), NNS_E_ARG);
+}
+static void c_builder_add_metadata(void) {
+  CHECK_EQ(nns_builder_add_metadata(NULL, "k", "v", &err), NNS_E_ARG);
+}
+static void c_builder_add_input(void) {
+  CHECK_EQ(nns_builder_add_input(NULL, "x", 1, -1, NULL, NULL, &err),
+           NNS_E_ARG);
+}
+static void c_builder_add_output(void) {
+  CHECK_EQ(nns_builder_add_output(NULL, "x", 1, -1, NULL, NULL, &err),
+           NNS_E_ARG);
+}
+static void c_builder_add_value_info(void) {
+  CHECK_EQ(nns_builder_add_value_info(NULL, "x", 1, -1, NULL, NULL, &err),
+           NNS_E_ARG);
+}
+static void c_builder_add_initializer(void) {
+  CHECK_EQ(nns_builder_add_initializer(NULL, "w", 1, 0, NULL, NULL, 0, &err),
+           NNS_E_ARG);
+}
+static void c_builder_add_node(void) {
+  CHECK_EQ(nns_builder_add_node(NULL, "Relu", "", "", NULL, NULL, 0, NULL, 0,
+                                &err), NNS_E_ARG);
+}
+static void c_builder_attr_int(void) {
+  CHECK_EQ(nns_builder_attr_int(NULL, "a", 1, &err), NNS_E_ARG);
+}
+static void c_builder_attr_float(void) {
+  CHECK_EQ(nns_builder_attr_float(NULL, "a", 1, &err), NNS_E_ARG);
+}
+static void c_builder_attr_string(void) {
+  CHECK_EQ(nns_builder_attr_string(NULL, "a", "s", 1, &err), NNS_E_ARG);
+}
+static void c_builder_attr_ints(void) {
+  CHECK_EQ(nns_builder_attr_ints(NULL, "a", NULL, 0, &err), NNS_E_ARG);
+}
+static void c_builder_attr_floats(void) {
+  CHECK_EQ(nns_builder_attr_floats(NULL, "a", NULL, 0, &err), NNS_E_ARG);
+}
+static void c_builder_attr_strings(void) {
+  CHECK_EQ(nns_builder_attr_strings(NULL, "a", NULL, 0, &err), NNS_E_ARG);
+}
+static void c_builder_attr_tensor(void) {
+  CHECK_EQ(nns_builder_attr_tensor(NULL, "a", NNS_ATTR_TENSOR, 1, 0, NULL,
+                                   NULL, 0, &err), NNS_E_ARG);
+}
+static void c_builder_attr_type(void) {
+  CHECK_EQ(nns_builder_attr_type(NULL, "a", NNS_ATTR_TYPE_PROTO, 1, 0, NULL,
+                                 NULL, &err), NNS_E_ARG);
+}
+static void c_builder_begin_graph(void) {
+  CHECK_EQ(nns_builder_begin_graph(NULL, "g", NNS_ATTR_GRAPH, &err),
+           NNS_E_ARG);
+}
+static void c_builder_end_graph(void) {
+  CHECK_EQ(nns_builder_end_graph(NULL, &err), NNS_E_ARG);
+}
+static void c_builder_finish(void) {
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(NULL, &m, &err), NNS_E_ARG);
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, NULL, &err), NNS_E_ARG);
+  nns_builder_free(b);
+}
+
+static void c_model_infer(void) {
+  CHECK_EQ(nns_model_infer(NULL, NULL, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  nns_infer_options o = {.size = 1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG);
+  o = (nns_infer_options){.size = sizeof o, .input_count = 1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* inputs NULL */
+  nns_input_shape in = {.size = 2, .name = "x"};
+  o.inputs = &in;
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* element size */
+  in = (nns_input_shape){.size = sizeof in, .name = NULL, .rank = 1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* name NULL */
+  in = (nns_input_shape){.size = sizeof in, .name = "x", .rank = 2};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG); /* dims NULL */
+  o = (nns_infer_options){.size = sizeof o, .batch = -1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_model_state(void) {
+  CHECK_EQ(nns_model_state(NULL), 0u);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_state(m), 0u);
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_state(m), (unsigned)NNS_STATE_INFERRED);
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_state(m),
+           (unsigned)(NNS_STATE_INFERRED | NNS_STATE_ANALYZED));
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_state(m), (unsigned)NNS_STATE_INFERRED);
+  nns_model_free(m);
+}
+static void c_get_info(void) {
+  nns_model_info x = {.size = sizeof x};
+  CHECK_EQ(nns_model_get_info(NULL, &x), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_get_info(m, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_model_get_info(m, &x));
+  nns_model_free(m);
+}
+
+/* An indexed pair of (count, accessor with two outs). */
+static void c_opset_count(void) { CHECK_EQ(nns_model_opset_count(NULL), 0); }
+static void c_opset(void) {
+  const char *d;
+  int64_t v;
+  CHECK_EQ(nns_model_opset(NULL, 0, &d, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_opset(m, nns_model_opset_count(m), &d, &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_opset(m, 0, NULL, &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_opset(m, 0, &d, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_opset(m, NONE, &d, &v), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_metadata_count(void) {
+  CHECK_EQ(nns_model_metadata_count(NULL), 0);
+}
+static void c_metadata(void) {
+  const char *k, *v;
+  CHECK_EQ(nns_model_metadata(NULL, 0, &k, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_metadata(m, nns_model_metadata_count(m), &k, &v),
+           NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_value_count(void) { CHECK_EQ(nns_model_value_count(NULL), 0); }
+static void c_value(void) {
+  nns_value_info x = {.size = sizeof x};
+  CHECK_EQ(nns_model_value(NULL, 0, &x), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_value(m, nns_model_value_count(m), &x), NNS_E_ARG);
+  CHECK_EQ(nns_model_value(m, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_model_value(m, 0, &x));
+  nns_model_free(m);
+}
+static void c_value_dim(void) {
+  nns_dim d = {.size = sizeof d};
+  CHECK_EQ(nns_model_value_dim(NULL, 0, 0, &d), NNS_E_ARG);
+  nns_model *m = analysed();
+  size_t x = tm_find(m, "x");
+  CHECK_EQ(nns_model_value_dim(m, x, -1, &d), NNS_E_ARG);
+  CHECK_EQ(nns_model_value_dim(m, x, 4, &d), NNS_E_ARG); /* rank 4 */
+  CHECK_EQ(nns_model_value_dim(m, NONE, 0, &d), NNS_E_ARG);
+  CHECK_EQ(nns_model_value_dim(m, x, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(d, nns_model_value_dim(m, x, 0, &d));
+  nns_model_free(m);
+}
+static void c_find_value(void) {
+  size_t i = 7;
+  CHECK_EQ(nns_model_find_value(NULL, "x", &i), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_find_value(m, NULL, &i), NNS_E_ARG);
+  CHECK_EQ(nns_model_find_value(m, "x", NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_find_value(m, "no such value", &i), NNS_E_NOTFOUND);
+  CHECK_EQ(i, 7);
+  nns_model_free(m);
+}
+static void c_input_count(void) { CHECK_EQ(nns_model_input_count(NULL), 0); }
+static void c_input(void) {
+  size_t v;
+  CHECK_EQ(nns_model_input(NULL, 0, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_input(m, nns_model_input_count(m), &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_input(m, 0, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_output_count(void) { CHECK_EQ(nns_model_output_count(NULL), 0); }
+static void c_output(void) {
+  size_t v;
+  CHECK_EQ(nns_model_output(NULL, 0, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_output(m, nns_model_output_count(m), &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_output(m, 0, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_node_count(void) { CHECK_EQ(nns_model_node_count(NULL), 0); }
+static void c_node(void) {
+  nns_node_info x = {.size = sizeof x};
+  CHECK_EQ(nns_model_node(NULL, 0, &x), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_node(m, nns_model_node_count(m), &x), NNS_E_ARG);
+  CHECK_EQ(nns_model_node(m, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_model_node(m, 0, &x));
+  /* Before analysis: structure yes, module path not yet. */
+  x.size = sizeof x;
+  CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
+  CHECK_STR(x.module_path, "");
+  CHECK_EQ(x.layer, NONE);
+  CHECK_EQ(x.flags & NNS_NODE_RULE, 0u);
+  nns_model_free(m);
+}
+static void c_node_input(void) {
+  size_t v;
+  CHECK_EQ(nns_model_node_input(NULL, 0, 0, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_node_input(m, NONE, 0, &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_node_input(m, 0, 99, &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_node_input(m, 0, 0, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_node_output(void) {
+  size_t v;
+  CHECK_EQ(nns_model_node_output(NULL, 0, 0, &v), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_node_output(m, 0, 99, &v), NNS_E_ARG);
+  CHECK_EQ(nns_model_node_output(m, 0, 0, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_unknown_op_count(void) {
+  CHECK_EQ(nns_model_unknown_op_count(NULL), 0);
+}
+static void c_unknown_op(void) {
+  const char *d, *o;
+  size_t n;
+  CHECK_EQ(nns_model_unknown_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
+  nns_model *m = analysed();
+  CHECK_EQ(nns_model_unknown_op(m, 0, &d, &o, &n), NNS_E_ARG); /* none */
+  nns_model_free(m);
+}
+static void c_warning_count(void) {
+  CHECK_EQ(nns_model_warning_count(NULL), 0);
+}
+static void c_warning(void) {
+  const char *w = "kept";
+  CHECK_EQ(nns_model_warning(NULL, 0, &w), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_warning(m, nns_model_warning_count(m), &w), NNS_E_ARG);
+  CHECK_STR(w, "kept");
+  nns_model_free(m);
+}
+static void c_set_module(void) {
+  CHECK_EQ(nns_model_set_module(NULL, "a", "B", 1, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_set_module(m, "a", NULL, 1, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_set_param_kind(void) {
+  CHECK_EQ(nns_model_set_param_kind(NULL, "a", NNS_PARAM_BUFFER, &err),
+           NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_set_param_kind(m, NULL, NNS_PARAM_BUFFER, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_set_param_kind(m, "x", (nns_param_kind)-1, &err),
+           NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_analyze(void) {
+  CHECK_EQ(nns_model_analyze(NULL, NULL, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  nns_analyze_options o = {.size = 1};
+  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
+
+/* Analysis accessors: E_ARG for NULL, E_STATE before analysis. */
+#define ANALYSIS_STRUCT(fn, type, v1_call, bad_index)                          \
+  static void c_##fn(void) {                                                   \
+    type x = {.size = sizeof x};                                               \
+    CHECK_EQ(nns_model_##fn(NULL v1_call, &x), NNS_E_ARG);                     \
+    nns_model *m = loaded();                                                   \
+    CHECK_EQ(nns_model_##fn(m v1_call, &x), NNS_E_STATE);                      \
+    nns_model_free(m);                                                         \
+    m = analysed();                                                            \
+    CHECK_EQ(nns_model_##fn(m v1_call, NULL), NNS_E_ARG);                      \
+    EXPECT_SMALL_SIZE(x, nns_model_##fn(m v1_call, &x));                       \
+    x.size = sizeof x;                                                         \
+    bad_index                                                                  \
+    nns_model_free(m);                                                         \
+  }
+#define NOIDX
+#define IDX0 , 0
+#define NO_BAD_INDEX
+#define BAD_INDEX(fn) CHECK_EQ(nns_model_##fn(m, (size_t)-1, &x), NNS_E_ARG);
+ANALYSIS_STRUCT(totals, nns_totals, NOIDX, NO_BAD_INDEX)
+ANALYSIS_STRUCT(total_counts, nns_counts, NOIDX, NO_BAD_INDEX)
+ANALYSIS_STRUCT(total_rf, nns_rf, NOIDX, NO_BAD_INDEX)
+ANALYSIS_STRUCT(op_type_counts, nns_counts, IDX0, BAD_INDEX(op_type_counts))
+ANALYSIS_STRUCT(node_counts, nns_counts, IDX0, BAD_INDEX(node_counts))
+ANALYSIS_STRUCT(param, nns_param_info, IDX0, BAD_INDEX(param))
+ANALYSIS_STRUCT(layer, nns_layer_info, IDX0, BAD_INDEX(layer))
+ANALYSIS_STRUCT(layer_counts, nns_counts, IDX0, BAD_INDEX(layer_counts))
+ANALYSIS_STRUCT(layer_rf, nns_rf, IDX0, BAD_INDEX(layer_rf))
+
+static void c_param_dtype_count(void) {
+  CHECK_EQ(nns_model_param_dtype_count(NULL), 0);
+}
+static void c_param_dtype(void) {
+  int dt;
+  int64_t e, b;
+  CHECK_EQ(nns_model_param_dtype(NULL, 0, &dt, &e, &b), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_param_dtype(m, 0, &dt, &e, &b), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_param_dtype(m, 99, &dt, &e, &b), NNS_E_ARG);
+  CHECK_EQ(nns_model_param_dtype(m, 0, &dt, NULL, &b), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_op_type_count(void) {
+  CHECK_EQ(nns_model_op_type_count(NULL), 0);
+}
+static void c_op_type(void) {
+  const char *d, *o;
+  int c;
+  CHECK_EQ(nns_model_op_type(NULL, 0, &d, &o, &c), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_op_type(m, 0, &d, &o, &c), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_op_type(m, 99, &d, &o, &c), NNS_E_ARG);
+  CHECK_EQ(nns_model_op_type(m, 0, &d, &o, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_param_count(void) { CHECK_EQ(nns_model_param_count(NULL), 0); }
+static void c_layer_count(void) {
+  CHECK_EQ(nns_model_layer_count(NULL), 0);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_layer_count(m), 0); /* before analysis: empty */
+  nns_model_free(m);
+}
+static void c_uncounted_op_count(void) {
+  CHECK_EQ(nns_model_uncounted_op_count(NULL), 0);
+}
+static void c_uncounted_op(void) {
+  const char *d, *o;
+  size_t n;
+  CHECK_EQ(nns_model_uncounted_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &o, &n), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &o, &n), NNS_E_ARG); /* none */
+  nns_model_free(m);
+}
+
+/* The op-context accessors outside a callback: a NULL context. */
+static void c_op_ctx_input_count(void) {
+  CHECK_EQ(nns_op_ctx_input_count(NULL), 0);
+}
+static void c_op_ctx_output_count(void) {
+  CHECK_EQ(nns_op_ctx_output_count(NULL), 0);
+}
+static void c_op_ctx_input_dtype(void) {
+  CHECK_EQ(nns_op_ctx_input_dtype(NULL, 0), 0);
+}
+static void c_op_ctx_input_rank(void) {
+  CHECK_EQ(nns_op_ctx_input_rank(NULL, 0), -1);
+}
+static void c_op_ctx_output_rank(void) {
+  CHECK_EQ(nns_op_ctx_output_rank(NULL, 0), -1);
+}
+static void c_op_ctx_input_dim(void) {
+  nns_dim d = {.size = sizeof d};
+  CHECK_EQ(nns_op_ctx_input_dim(NULL, 0, 0, &d), NNS_E_ARG);
+}
+static void c_op_ctx_output_dim(void) {
+  nns_dim d = {.size = sizeof d};
+  CHECK_EQ(nns_op_ctx_output_dim(NULL, 0, 0, &d), NNS_E_ARG);
+}
+static void c_op_ctx_attr_int(void) {
+  CHECK_EQ(nns_op_ctx_attr_int(NULL, "a", 42), 42);
+}
+static void c_op_ctx_attr_float(void) {
+  CHECK(nns_op_ctx_attr_float(NULL, "a", 2.5) == 2.5);
+}
+static void c_op_ctx_set_output(void) {
+  CHECK_EQ(nns_op_ctx_set_output(NULL, 0, 1, 0, NULL), NNS_E_ARG);
+}
+static void c_register_op(void) {
+  CHECK_EQ(nns_model_register_op(NULL, "", "X", NULL, NULL, NULL, &err),
+           NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_register_op(m, "", NULL, NULL, NULL, NULL, &err),
+           NNS_E_ARG);
+  nns_model_free(m);
+}
+
+static int sink(void *user, const char *data, size_t size) {
+  (void)user, (void)data, (void)size;
+  return 0;
+}
+static void c_write_stdio(void) {
+  FILE *f = fopen("/dev/null", "w");
+  CHECK_EQ(nns_write_stdio(f, "x", 1), 0);
+  if (f)
+    fclose(f);
+}
+static void c_report(void) {
+  CHECK_EQ(nns_report(NULL, NULL, sink, NULL, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_report(m, NULL, NULL, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report(m, NULL, sink, NULL, &err), NNS_E_STATE);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_SHAPES_JSON};
+  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_STATE); /* not inferred */
+  o.size = 1;
+  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_ARG);
+  o = (nns_report_options){.size = sizeof o, .format = (nns_report_format)99};
+  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_table_new(void) {
+  CHECK_EQ(nns_table_new(NULL, &err), NNS_E_ARG);
+}
+static void c_table_free(void) { nns_table_free(NULL); }
+static void c_table_add(void) {
+  nns_table *t = NULL;
+  CHECK_EQ(nns_table_new(&t, &err), NNS_OK);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_table_add(NULL, "a", m, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add(t, NULL, m, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add(t, "a", NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add(t, "a", m, &err), NNS_E_STATE);
+  CHECK_EQ(nns_table_row_count(t), 0);
+  nns_model_free(m);
+  nns_table_free(t);
+}
+static void c_table_row_count(void) {
+  CHECK_EQ(nns_table_row_count(NULL), 0);
+}
+static void c_report_table(void) {
+  CHECK_EQ(nns_report_table(NULL, NULL, sink, NULL, &err), NNS_E_ARG);
+  nns_table *t = NULL;
+  CHECK_EQ(nns_table_new(&t, &err), NNS_OK);
+  CHECK_EQ(nns_report_table(t, NULL, NULL, NULL, &err), NNS_E_ARG);
+  nns_report_options o = {.size = 2};
+  CHECK_EQ(nns_report_table(t, &o, sink, NULL, &err), NNS_E_ARG);
+  nns_table_free(t);
+}
+static void c_report_plot(void) {
+  CHECK_EQ(nns_report_plot(NULL, sink, NULL, &err), NNS_E_ARG);
+}
+static void c_op_count(void) { CHECK(nns_op_count() > 100); }
+static void c_op_get(void) {
+  nns_op_info x = {.size = sizeof x};
+  CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
+  CHECK_EQ(nns_op_get(0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_op_get(0, &x));
+}
+
+/* ==== The table of exports ==== */
+
+typedef struct entry {
+  const char *name;
+  void (*check)(void);
+} entry;
+
+#define E(fn) {"nns_" #fn, c_##fn}
+static const entry exports[] = {
+    E(version), E(abi_version), E(status_name), E(status_message),
+    E(dtype_name), E(dtype_bits),
+    {"nns_model_load_file", c_load_file},
+    {"nns_model_load_memory", c_load_memory},
+    {"nns_model_free", c_model_free},
+    E(builder_new), E(builder_free), E(builder_set_ir_version),
+    E(builder_set_producer), E(builder_set_graph_name), E(builder_add_opset),
+    E(builder_add_metadata), E(builder_add_input), E(builder_add_output),
+    E(builder_add_value_info), E(builder_add_initializer),
+    E(builder_add_node), E(builder_attr_int), E(builder_attr_float),
+    E(builder_attr_string), E(builder_attr_ints), E(builder_attr_floats),
+    E(builder_attr_strings), E(builder_attr_tensor), E(builder_attr_type),
+    E(builder_begin_graph), E(builder_end_graph), E(builder_finish),
+    {"nns_model_infer", c_model_infer},
+    {"nns_model_state", c_model_state},
+    {"nns_model_get_info", c_get_info},
+    {"nns_model_opset_count", c_opset_count},
+    {"nns_model_opset", c_opset},
+    {"nns_model_metadata_count", c_metadata_count},
+    {"nns_model_metadata", c_metadata},
+    {"nns_model_value_count", c_value_count},
+    {"nns_model_value", c_value},
+    {"nns_model_value_dim", c_value_dim},
+    {"nns_model_find_value", c_find_value},
+    {"nns_model_input_count", c_input_count},
+    {"nns_model_input", c_input},
+    {"nns_model_output_count", c_output_count},
+    {"nns_model_output", c_output},
+    {"nns_model_node_count", c_node_count},
+    {"nns_model_node", c_node},
+    {"nns_model_node_input", c_node_input},
+    {"nns_model_node_output", c_node_output},
+    {"nns_model_unknown_op_count", c_unknown_op_count},
+    {"nns_model_unknown_op", c_unknown_op},
+    {"nns_model_warning_count", c_warning_count},
+    {"nns_model_warning", c_warning},
+    {"nns_model_set_module", c_set_module},
+    {"nns_model_set_param_kind", c_set_param_kind},
+    {"nns_model_analyze", c_analyze},
+    {"nns_model_totals", c_totals},
+    {"nns_model_total_counts", c_total_counts},
+    {"nns_model_total_rf", c_total_rf},
+    {"nns_model_param_dtype_count", c_param_dtype_count},
+    {"nns_model_param_dtype", c_param_dtype},
+    {"nns_model_op_type_count", c_op_type_count},
+    {"nns_model_op_type", c_op_type},
+    {"nns_model_op_type_counts", c_op_type_counts},
+    {"nns_model_node_counts", c_node_counts},
+    {"nns_model_param_count", c_param_count},
+    {"nns_model_param", c_param},
+    {"nns_model_layer_count", c_layer_count},
+    {"nns_model_layer", c_layer},
+    {"nns_model_layer_counts", c_layer_counts},
+    {"nns_model_layer_rf", c_layer_rf},
+    {"nns_model_uncounted_op_count", c_uncounted_op_count},
+    {"nns_model_uncounted_op", c_uncounted_op},
+    E(op_ctx_input_count), E(op_ctx_output_count), E(op_ctx_input_dtype),
+    E(op_ctx_input_rank), E(op_ctx_output_rank), E(op_ctx_input_dim),
+    E(op_ctx_output_dim), E(op_ctx_attr_int), E(op_ctx_attr_float),
+    E(op_ctx_set_output),
+    {"nns_model_register_op", c_register_op},
+    E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
+    E(table_row_count), E(report_table), E(report_plot), E(op_count),
+    E(op_get),
+};
+#undef E
+enum { N_EXPORTS = sizeof exports / sizeof *exports };
+
+static void test_bad_arguments(void) {
+  for (size_t i = 0; i < N_EXPORTS; i++)
+    exports[i].check();
+  printf("%d exported functions called with bad arguments\n", N_EXPORTS);
+}
+
+/* The NNS_API names of the header, which must all have an entry. */
+static void test_every_export_is_checked(void) {
+  FILE *f = fopen("../include/nnscan.h", "r");
+  if (!f) {
+    check_fail(__FILE__, __LINE__, "cannot read ../include/nnscan.h");
+    return;
+  }
+  static char text[1 << 18];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  int declared = 0;
+  for (char *p = strstr(text, "\nNNS_API "); p;
+       p = strstr(p + 1, "\nNNS_API ")) {
+    char *paren = strchr(p, '(');
+    char *name = paren;
+    while (name > p &&
+           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
+            (name[-1] >= '0' && name[-1] <= '9')))
+      name--;
+    char buf[128];
+    size_t len = (size_t)(paren - name);
+    if (!paren || len == 0 || len >= sizeof buf)
+      continue;
+    memcpy(buf, name, len);
+    buf[len] = 0;
+    declared++;
+    bool found = false;
+    for (size_t i = 0; i < N_EXPORTS && !found; i++)
+      found = !strcmp(exports[i].name, buf);
+    if (!found)
+      check_fail(__FILE__, __LINE__,
+                 "%s is exported but test_api.c does not call it with bad "
+                 "arguments", buf);
+  }
+  CHECK_EQ(declared, N_EXPORTS);
+}
+
+/* ==== The ABI can grow ==== */
+
+/* A newer caller's struct is larger: the library fills what it knows and
+ * leaves the rest. */
+static void test_larger_structs(void) {
+  nns_model *m = analysed();
+  if (!m)
+    return;
+  struct {
+    nns_counts c;
+    unsigned char later[32];
+  } big;
+  SENTINEL(big);
+  big.c.size = sizeof big;
+  CHECK_EQ(nns_model_total_counts(m, &big.c), NNS_OK);
+  CHECK_EQ(big.c.size, sizeof big); /* the caller's size is kept */
+  CHECK(big.c.params == 376);
+  CHECK(untouched(&big, sizeof big.c, sizeof big));
+  /* Options a newer caller extended: the library reads its own fields. */
+  struct {
+    nns_analyze_options o;
+    int64_t later;
+  } ao = {{.size = sizeof ao, .optimizer = NNS_OPTIMIZER_ADAM}, 12345};
+  CHECK_EQ(nns_model_analyze(m, &ao.o, &err), NNS_OK);
+  nns_totals t = {.size = sizeof t};
+  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(t.optimizer, NNS_OPTIMIZER_ADAM);
+  nns_model_free(m);
+}
+
+/* An older caller's struct is smaller (down to the first version): only
+ * that much is written. The first version is today's, so this checks the
+ * bound with the first version's exact size. */
+static void test_first_version_size(void) {
+  nns_model *m = analysed();
+  if (!m)
+    return;
+  nns_rf rf;
+  SENTINEL(rf);
+  rf.size = sizeof rf;
+  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_OK);
+  CHECK_EQ(rf.axes, 2);
+  CHECK_EQ(rf.field[0], 11);
+  nns_model_free(m);
+}
+
+/* An array of input shapes from a newer caller: strided by its size. */
+static void test_input_stride(void) {
+  nns_model *m = loaded();
+  if (!m)
+    return;
+  struct {
+    nns_input_shape s;
+    int64_t later[3];
+  } in[1];
+  int64_t dims[] = {2, 2, 16, 16};
+  memset(in, 0, sizeof in);
+  in[0].s = (nns_input_shape){.size = sizeof in[0], .name = "x",
+                              .dims = dims, .rank = 4};
+  nns_infer_options o = {.size = sizeof o, .inputs = &in[0].s,
+                         .input_count = 1};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_OK);
+  EXPECT_SHAPE(m, "x", NNS_DT_FLOAT, "2,2,16,16");
+  nns_model_free(m);
+}
+
+int main(void) {
+  RUN(test_bad_arguments);
+  RUN(test_every_export_is_checked);
+  RUN(test_larger_structs);
+  RUN(test_first_version_size);
+  RUN(test_input_stride);
+  return check_finish();
+}
