@@ -63,3 +63,12 @@ def test_errors_name_what_and_where(tmp_path):
         nnscan.analyze(os.path.join(os.path.dirname(__file__), "..", "..",
                                     "tests", "fixtures", "models",
                                     "alexnet_op17_nofold.onnx"))._render("pdf")
+
+
+def test_depths(fixtures_dir):
+    s = nnscan.analyze(os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx"))
+    rows = lambda t: [l for l in t.splitlines() if l.startswith(("├", "└", "│"))]
+    assert all("─" in l for l in rows(s.to_text(max_depth=0)))  # depth 1
+    assert rows(s.to_text(max_depth=0)) == rows(s.to_text(max_depth=1))
+    assert len(rows(s.to_text(max_depth=2))) > len(rows(s.to_text(max_depth=1)))
+    assert len(rows(s.to_text())) == len(s.layers) - 1  # None: every depth
