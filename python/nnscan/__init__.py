@@ -4,7 +4,7 @@
 libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
-from ._lib import LibraryNotFound, load as _load_library  # noqa: F401
+from ._lib import LibraryNotFound
 from ._api import AbiMismatch, NnscanError
 from .report import Summary, analyze
 

@@ -296,3 +296,13 @@ def test_lstm_matrix_products():
     assert s.totals["macs"] == 5 * per_step
     assert s.totals["params"] == sum(p.numel() for p in m.parameters())
     assert s.uncounted_aten == {}
+
+
+def test_module_made_in_forward_counts_in_its_caller():
+    class Maker(nn.Module):
+        def forward(self, x):
+            return nn.ReLU()(x) * 2   # a module the model does not hold
+
+    s = nnscan.summary(nn.Sequential(Maker()), (4,), file=False)
+    assert s.modules["0"]["calls"] == 1
+    assert s.layer("0")["flops"] == 4 + 4  # Relu + Mul, in their caller
