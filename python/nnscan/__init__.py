@@ -7,6 +7,12 @@ is passed in.
 from ._lib import LibraryNotFound
 from ._api import AbiMismatch, NnscanError
 from .report import Summary, analyze
+from . import _api
+
+try:  # the ABI is checked at import: a mismatched library fails here
+    _api.lib()
+except LibraryNotFound:
+    pass  # reported at first use, saying where it was looked for
 
 __all__ = ["AbiMismatch", "LibraryNotFound", "NnscanError", "Summary",
            "analyze", "library_version"]

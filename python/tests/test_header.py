@@ -158,3 +158,19 @@ def test_enum_values_match_header():
     assert _api.PARAM_KIND == _enum("NNS_PARAM_")
     assert _api.OPTIMIZER == _enum("NNS_OPTIMIZER_")
     assert _api.INFER_FALLBACK_DECLARED == _enum("NNS_INFER_")["fallback_declared"]
+
+
+def test_import_refuses_another_abi(tmp_path):
+    """A libnnscan of another ABI generation fails `import nnscan`."""
+    src = tmp_path / "fake.c"
+    src.write_text('const char *nns_version(void) { return "9.9.9"; }\n'
+                   'int nns_abi_version(void) { return 99; }\n')
+    lib = tmp_path / "libfake.so"
+    subprocess.run([_cc(), "-shared", "-fPIC", str(src), "-o", str(lib)],
+                   check=True)
+    env = dict(os.environ, NNSCAN_LIBRARY=str(lib),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    res = subprocess.run([sys.executable, "-c", "import nnscan"], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "AbiMismatch" in res.stderr and "ABI 99" in res.stderr
