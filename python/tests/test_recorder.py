@@ -306,3 +306,20 @@ def test_module_made_in_forward_counts_in_its_caller():
     s = nnscan.summary(nn.Sequential(Maker()), (4,), file=False)
     assert s.modules["0"]["calls"] == 1
     assert s.layer("0")["flops"] == 4 + 4  # Relu + Mul, in their caller
+
+
+def test_shared_module_under_two_names_is_one_row():
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = nn.Linear(8, 8)
+            self.again = self.block          # the same module, two names
+
+        def forward(self, x):
+            return self.again(self.block(x))
+
+    s = nnscan.summary(Shared(), (8,), file=False)
+    assert s.totals["params"] == 8 * 8 + 8
+    assert s.modules["block"]["calls"] == 2
+    assert [l["path"] for l in s.layers] == ["", "block"]
+    assert s.layer("block")["macs"] == 2 * 8 * 8
