@@ -41,14 +41,18 @@ sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 
 
 def timed(fn, runs):
+    """Wall and CPU time (this process, all threads) of fn, medians; CPU
+    time depends less on what else the machine runs than wall time does."""
     fn()  # warm-up
-    ts = []
+    ts, cs = [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
         ts.append(time.perf_counter() - t)
+        cs.append(time.process_time() - c)
     return {"median_s": statistics.median(ts), "min_s": min(ts),
-            "max_s": max(ts), "runs": runs}
+            "max_s": max(ts), "cpu_median_s": statistics.median(cs),
+            "runs": runs}
 
 
 def resnet50_cpu(runs):
@@ -138,7 +142,8 @@ def main():
             if isinstance(v, dict):
                 print(f"{name:14s} {what:14s} median {v['median_s'] * 1e3:9.1f} ms"
                       f"  (min {v['min_s'] * 1e3:.1f}, max {v['max_s'] * 1e3:.1f},"
-                      f" {v['runs']} runs)", flush=True)
+                      f" cpu {v['cpu_median_s'] * 1e3:.1f}, {v['runs']} runs)",
+                      flush=True)
             else:
                 print(f"{name:14s} {what:14s} {v:9.1f} MiB", flush=True)
     if args.json:

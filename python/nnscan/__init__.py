@@ -4,10 +4,16 @@
 libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
-from ._lib import LibraryNotFound, load as _load_library  # noqa: F401
+from ._lib import LibraryNotFound
 from ._api import AbiMismatch, NnscanError
 from .report import Summary, analyze
 from .inspector import Inspector, InspectorGadgets  # noqa: F401
+from . import _api
+
+try:  # the ABI is checked at import: a mismatched library fails here
+    _api.lib()
+except LibraryNotFound:
+    pass  # reported at first use, saying where it was looked for
 
 __all__ = ["AbiMismatch", "LibraryNotFound", "NnscanError", "Summary",
            "analyze", "library_version", "Inspector", "InspectorGadgets"]

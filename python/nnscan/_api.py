@@ -109,8 +109,6 @@ FUNCTIONS = {
                                             POINTER(NnsError)]),
     "nns_builder_set_graph_name": (c_status, [c_void_p, c_char_p,
                                               POINTER(NnsError)]),
-    "nns_builder_add_metadata": (c_status, [c_void_p, c_char_p, c_char_p,
-                                            POINTER(NnsError)]),
     "nns_builder_add_opset": (c_status, [c_void_p, c_char_p, c_int64,
                                          POINTER(NnsError)]),
     "nns_builder_add_input": (c_status, [c_void_p, c_char_p, c_int, c_int,

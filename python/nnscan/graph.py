@@ -8,11 +8,11 @@ what only PyTorch knows: each module path's class and call count, and each
 parameter's kind (trainable, frozen, buffer, constant).
 
 `build()` hands it to the library's graph builder (nns_builder_*, opset 17)
-with the module classes in the model's metadata (`nnscan.module_types`, see
-src/analyze/scope.c), so the tree's Type column is PyTorch's.
+then gives the library what only PyTorch knows (nns_model_set_module: each
+module's class and call count; nns_model_set_param_kind: each parameter's
+kind), so the tree's Type column and the parameter split are PyTorch's.
 """
 import ctypes
-import json
 import struct
 
 from . import _api
@@ -85,6 +85,15 @@ class Graph:
         finally:
             lib.nns_builder_free(b)
         h = Handle(out.value)
+        for path, cls in self.module_types.items():
+            _api.check(lib.nns_model_set_module(
+                h.ptr, path.encode(), cls.encode(),
+                self.module_calls.get(path, 0), ctypes.byref(err)),
+                err, f"module {path!r}")
+        for name, kind in self.param_kinds.items():
+            _api.check(lib.nns_model_set_param_kind(
+                h.ptr, name.encode(), _api.PARAM_KIND[kind],
+                ctypes.byref(err)), err, f"parameter {name!r}")
         return h
 
 
@@ -106,10 +115,6 @@ class _Feed:
         lib, b, e = self.lib, self.b, self.eref
         self.ok(lib.nns_builder_set_producer(b, b"nnscan", b"", e), "producer")
         self.ok(lib.nns_builder_set_graph_name(b, g.name.encode(), e), "name")
-        if g.module_types:
-            self.ok(lib.nns_builder_add_metadata(
-                b, b"nnscan.module_types",
-                json.dumps(g.module_types).encode(), e), "module types")
         for d in sorted({""} | {n[5] for n in g.nodes}):
             self.ok(lib.nns_builder_add_opset(b, d.encode(),
                                               OPSET if d == "" else 1, e),

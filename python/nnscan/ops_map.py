@@ -324,6 +324,26 @@ def reduce_attr(op):
     return rule
 
 
+def vector_norm(b, args, kw, out):
+    """norm(x, p, dim, keepdim) / linalg_vector_norm(x, ord, dim, keepdim):
+    ReduceL2 / ReduceL1 (what F.normalize exports as); other orders have
+    no entry."""
+    x = args[0]
+    p = _arg(args, kw, 1, "p", 2)
+    p = 2 if p is None else float(p)
+    dims = _arg(args, kw, 2, "dim", None)
+    keep = bool(_arg(args, kw, 3, "keepdim", False))
+    if p not in (1.0, 2.0):
+        b.unmapped("norm", args, out)
+        return
+    r = _ndim(x)
+    if isinstance(dims, int):
+        dims = [dims]
+    axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+    b.node("ReduceL2" if p == 2.0 else "ReduceL1", [b.inp(x)], [out],
+           {"axes": axes, "keepdims": int(keep)})
+
+
 # ---- layout ----
 
 def reshape(b, args, kw, out):
@@ -568,38 +588,95 @@ def sdpa_fused(mask_index):
     return rule
 
 
-def native_mha(b, args, kw, out):
-    """aten._native_multi_head_attention (nn.MultiheadAttention's fast
-    path): in-projection, per-head attention, out-projection, as
-    F.multi_head_attention_forward (and the ONNX export) spell it."""
-    q, k, v, E, h = args[0], args[1], args[2], int(args[3]), int(args[4])
-    w_in, b_in, w_out, b_out = args[5], args[6], args[7], args[8]
-    mask = args[9] if len(args) > 9 and b.is_tensor(args[9]) else None
-    B, L = int(q.shape[0]), int(q.shape[1])
-    S, d = int(k.shape[1]), E // h
-    y = _outs(out)[0]
-    qkv = b.fresh(q.dtype, [B, L, 3 * E])
-    b.node("MatMul", [b.inp(q), b.transposed(w_in)], [qkv])
-    qkvb = b.fresh(q.dtype, [B, L, 3 * E])
+def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
+    """Self-attention as F.multi_head_attention_forward (and the ONNX
+    export) spell it: in-projection, per-head attention, out-projection."""
+    B, L, d = int(x.shape[0]), int(x.shape[1]), E // h
+    qkv = b.fresh(x.dtype, [B, L, 3 * E])
+    b.node("MatMul", [b.inp(x), b.transposed(w_in)], [qkv])
+    qkvb = b.fresh(x.dtype, [B, L, 3 * E])
     b.node("Add", [b.name(qkv), b.inp(b_in)], [qkvb])
-    parts = [b.fresh(q.dtype, [B, L, E]) for _ in range(3)]
+    parts = [b.fresh(x.dtype, [B, L, E]) for _ in range(3)]
     b.node("Split", [b.name(qkvb), b.const([E, E, E])], parts, {"axis": 2})
     heads = []
-    for i, p in enumerate(parts):
-        r = b.fresh(q.dtype, [B, L if i == 0 else S, h, d])
+    for p in parts:
+        r = b.fresh(x.dtype, [B, L, h, d])
         b.node("Reshape", [b.name(p), b.const(list(r.shape))], [r])
-        t = b.fresh(q.dtype, [B, h, L if i == 0 else S, d])
+        t = b.fresh(x.dtype, [B, h, L, d])
         b.node("Transpose", [b.name(r)], [t], {"perm": [0, 2, 1, 3]})
         heads.append(t)
-    att = b.fresh(q.dtype, [B, h, L, d])
+    att = b.fresh(x.dtype, [B, h, L, d])
     _attention(b, heads[0], heads[1], heads[2], mask, None, att)
-    merged_t = b.fresh(q.dtype, [B, L, h, d])
+    merged_t = b.fresh(x.dtype, [B, L, h, d])
     b.node("Transpose", [b.name(att)], [merged_t], {"perm": [0, 2, 1, 3]})
-    merged = b.fresh(q.dtype, [B, L, E])
+    merged = b.fresh(x.dtype, [B, L, E])
     b.node("Reshape", [b.name(merged_t), b.const([B, L, E])], [merged])
-    proj = b.fresh(q.dtype, [B, L, E])
+    proj = b.fresh(x.dtype, [B, L, E])
     b.node("MatMul", [b.name(merged), b.transposed(w_out)], [proj])
     b.node("Add", [b.name(proj), b.inp(b_out)], [y])
+
+
+def native_mha(b, args, kw, out):
+    """aten._native_multi_head_attention: nn.MultiheadAttention's fast path
+    (eval, no_grad, CPU/CUDA), which runs only for self-attention."""
+    mask = args[9] if len(args) > 9 and b.is_tensor(args[9]) else None
+    _mha(b, args[0], int(args[3]), int(args[4]), args[5], args[6], args[7],
+         args[8], mask, _outs(out)[0])
+
+
+def _linear(b, x, w, bias, y):
+    t = b.fresh(x.dtype, list(y.shape))
+    b.node("MatMul", [b.name(x), b.transposed(w)], [t])
+    b.node("Add", [b.name(t), b.inp(bias)], [y])
+
+
+def transformer_encoder_layer(b, args, kw, out):
+    """aten._transformer_encoder_layer_fwd, nn.TransformerEncoderLayer's
+    fast path: attention block and feed-forward block, each with its
+    residual add and LayerNorm (before or after, norm_first)."""
+    (src, E, h, w_in, b_in, w_out, b_out, use_gelu, norm_first, eps,
+     ln1_w, ln1_b, ln2_w, ln2_b, w1, b1, w2, b2) = args[:18]
+    mask = args[18] if len(args) > 18 and b.is_tensor(args[18]) else None
+    E, h = int(E), int(h)
+    y = _outs(out)[0]
+    shape, dt = list(src.shape), src.dtype
+
+    def ln(x, w, bias):
+        o = b.fresh(dt, shape)
+        b.node("LayerNormalization", [b.name(x), b.inp(w), b.inp(bias)], [o],
+               {"axis": -1, "epsilon": float(eps)})
+        return o
+
+    def alias_in(t):  # a fresh tensor standing for an existing value
+        f = b.fresh(dt, shape)
+        b.names[id(f)] = b.inp(t)
+        b.keep.append(f)
+        return f
+
+    x = alias_in(src)
+    a_in = ln(x, ln1_w, ln1_b) if norm_first else x
+    att = b.fresh(dt, shape)
+    _mha(b, a_in, E, h, w_in, b_in, w_out, b_out, mask, att)
+    r1 = b.fresh(dt, shape)
+    b.node("Add", [b.name(x), b.name(att)], [r1])
+    x = r1 if norm_first else ln(r1, ln1_w, ln1_b)
+    f_in = ln(x, ln2_w, ln2_b) if norm_first else x
+    hid = b.fresh(dt, shape[:-1] + [int(w1.shape[0])])
+    _linear(b, f_in, w1, b1, hid)
+    act = b.fresh(dt, list(hid.shape))
+    if use_gelu:
+        b.node("Gelu", [b.name(hid)], [act], domain="com.microsoft")
+    else:
+        b.node("Relu", [b.name(hid)], [act])
+    ff = b.fresh(dt, shape)
+    _linear(b, act, w2, b2, ff)
+    if norm_first:
+        b.node("Add", [b.name(x), b.name(ff)], [y])
+    else:
+        r2 = b.fresh(dt, shape)
+        b.node("Add", [b.name(x), b.name(ff)], [r2])
+        b.node("LayerNormalization", [b.name(r2), b.inp(ln2_w), b.inp(ln2_b)],
+               [y], {"axis": -1, "epsilon": float(eps)})
 
 
 # ---- backward ops (summary(..., backward=True)) ----
@@ -819,6 +896,7 @@ OPS = {
     "adaptive_max_pool3d": adaptive_pool("Max"),
     "mean": mean, "sum": reduce_sum,
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
+    "norm": vector_norm, "linalg_vector_norm": vector_norm,
     # activations and element-wise math
     "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
     "hardswish": unary("HardSwish"),
@@ -851,6 +929,7 @@ OPS = {
     "expand": expand, "permute": permute, "transpose": transpose,
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,
     "split": split, "split_with_sizes": split, "unbind": unbind,
+    "unsafe_split": split, "unsafe_split_with_sizes": split,
     "slice": slice_, "select": select, "index": index,
     "embedding": embedding, "constant_pad_nd": constant_pad_nd,
     "upsample_nearest1d": resize("nearest"),
@@ -873,6 +952,7 @@ OPS = {
     "_scaled_dot_product_efficient_attention": sdpa_fused(3),
     "_scaled_dot_product_cudnn_attention": sdpa_fused(3),
     "_native_multi_head_attention": native_mha,
+    "_transformer_encoder_layer_fwd": transformer_encoder_layer,
     # backward kernels (summary(..., backward=True))
     "convolution_backward": convolution_backward,
     "threshold_backward": threshold_backward,

@@ -315,9 +315,10 @@ class ModuleStack:
         p = self.path_of.get(id(mod))
         if p is None:  # a module built inside forward: its caller's scope
             p = self.stack[-1] if self.stack else ""
+        else:
+            self.calls[p] = self.calls.get(p, 0) + 1
         self.stack.append(p)
         self.b.scope = p
-        self.calls[p] = self.calls.get(p, 0) + 1
         if self.shapes and p not in self.io:
             self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
 

@@ -87,7 +87,12 @@ class Handle:
                 raise ValueError(f"unknown column {c!r}; one of "
                                  + ", ".join(_api.COL))
             cols |= _api.COL[c]
-        depth = _api.DEPTH_ALL if max_depth is None else int(max_depth)
+        # None: every depth. The library has no root-only table (its 0 is
+        # "default depth"), so torchscan's max_depth=0 shows depth 1.
+        if max_depth is None or int(max_depth) < 0:
+            depth = _api.DEPTH_ALL
+        else:
+            depth = max(1, int(max_depth))
         opts = _api.ReportOptions(
             _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
             _api.WRAP[wrap], model_name.encode() if model_name else None,

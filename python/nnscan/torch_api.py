@@ -89,6 +89,7 @@ class TorchSummary(Summary):
         self.modules = {}
         self.uncounted_aten = dict(rec.builder.uncounted) if rec else {}
         self.custom_macs = dict(rec.stack.custom) if rec else {}
+        self._recording_sources = set(rec.graph.node_source) if rec else set()
         if rec is not None:
             g = rec.graph
             for path, cls in g.module_types.items():
@@ -231,8 +232,17 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
     text = s.to_text(width=width)
     if backward:
+        # the backward table's rows (its root row holds the totals); the
+        # footer's parameter, memory and receptive-field lines describe the
+        # forward model and are in the table above
+        rows = s.backward.to_text(width=width).splitlines()
+        rules = [i for i, line in enumerate(rows) if line.startswith("=")]
+        rows = rows[:rules[1] + 1] if len(rules) > 1 else rows
+        notes = [line for line in s.backward.to_text(width=width).splitlines()
+                 if line.startswith(("Not counted", "Unknown ops"))]
         text = text.rstrip("\n") + "\n\nBackward pass (gradients of every " \
-            "trainable parameter):\n" + s.backward.to_text(width=width)
+            "trainable parameter; Output Shape: the last gradient a layer " \
+            "produces):\n" + "\n".join(rows + notes) + "\n"
     if file is not False:
         print(text, file=file, end="" if text.endswith("\n") else "\n")
     return s
@@ -401,8 +411,8 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
             method="record", device="auto"):
     """thoplw's profile: (macs, params, layers_info).
 
-    macs: the model's MACs; params: parameters + buffers the forward uses
-    (thop counts both); layers_info.summary(kind, fmt) the per-leaf table.
+    macs: the model's MACs; params: parameters (trainable and frozen) +
+    buffers the forward uses (thop counts them all); layers_info.summary(kind, fmt) the per-leaf table.
     custom_ops: {module class: fn(module, inputs, output) -> MACs} replaces
     the count of each such module's subtree.
     """
@@ -435,12 +445,14 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
             continue
         row = layers.get(path, {})
         macs = custom[path] if is_custom else row.get("macs", 0)
-        params = row.get("params", 0) + row.get("buffers", 0)
+        params = row.get("params", 0) + row.get("frozen", 0) \
+            + row.get("buffers", 0)
         rows.append((path, type(m).__name__,
                      _shape_str(meta.get("input_shapes")),
                      _shape_str(meta.get("output_shapes")), int(macs),
                      int(params)))
-    params = s.totals["params"] + s.totals["buffers"]
+    params = s.totals["params"] + s.totals.get("frozen", 0) \
+        + s.totals["buffers"]
     root = s.modules.get("", {})
     info = LayersInfo(type(model).__name__, rows, int(total_macs), int(params),
                       _shape_str(root.get("input_shapes")),

@@ -4,6 +4,7 @@ NNSCAN_LIBRARY names the libnnscan to test (CTest passes the one it built);
 without it, the first build/*/libnnscan.so of this checkout is used.
 """
 import glob
+import json
 import os
 import sys
 
@@ -26,10 +27,12 @@ def fixtures_dir():
     return FIXTURES
 
 
-def needs_param_kinds():
-    """Parameter kinds from PyTorch reach the library through
-    nns_model_set_param_kind (api branch); until this libnnscan implements
-    it, a constant made in forward that feeds an activation slot is guessed
-    a parameter. Strict: the mark must go once it works."""
-    return pytest.mark.xfail(
-        strict=True, reason="needs nns_model_set_param_kind in libnnscan")
+
+def model_refs(name):
+    """PyTorch's own figures for a fixture model: (<name>.ref.json from
+    tools/make_fixtures.py, <name>.costs.json from tools/make_costs.py)."""
+    out = []
+    for ext in (".ref.json", ".costs.json"):
+        with open(os.path.join(FIXTURES, name + ext)) as f:
+            out.append(json.load(f))
+    return tuple(out)

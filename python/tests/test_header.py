@@ -115,8 +115,9 @@ def _enum_constants():
     return out
 
 
-def test_enum_values_match_header(tmp_path, consts=None):
-    consts = consts or _enum_constants()
+def check_compiled_values(tmp_path, consts):
+    """Each (C constant, value) pair against a program compiled with the
+    header (also used by test_inspector_header.py)."""
     lines = ['#include <stdio.h>', '#include "nnscan.h"', 'int main(void) {']
     lines += [f'printf("{c} %lld\\n", (long long)({c}));' for c, _ in consts]
     lines += ["return 0;", "}"]
@@ -130,6 +131,12 @@ def test_enum_values_match_header(tmp_path, consts=None):
         if line)
     for c, v in consts:
         assert int(got[c]) == v, c
+
+
+def test_enum_values_compiled_match_header(tmp_path):
+    """The values _api.py uses, as the C compiler sees them (the text
+    parse below checks that none is missing)."""
+    check_compiled_values(tmp_path, _enum_constants())
 
 
 def test_function_signatures_match_header():
@@ -164,3 +171,45 @@ def test_import_needs_no_torch(fixtures_dir):
     subprocess.run([sys.executable, "-c", code,
                     os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx")],
                    check=True, env=env)
+
+
+def _enum(prefix):
+    text = re.sub(r"/\*.*?\*/", "", open(HEADER).read(), flags=re.S)
+    out = {}
+    for m in re.finditer(r"\b%s(\w+)\s*=\s*(\d+)(u?\s*<<\s*(\d+))?" % prefix, text):
+        v = int(m.group(2)) << int(m.group(4)) if m.group(3) else int(m.group(2))
+        out[m.group(1).lower()] = v
+    return out
+
+
+def test_enum_values_match_header():
+    """Every report format, number style, wrap mode, column, parameter kind
+    and optimizer the header has is known to _api.py with the same value
+    (a format added to the header, e.g. HTML, fails here until wired)."""
+    assert _api.FORMAT == _enum("NNS_FORMAT_")
+    assert _api.NUMBERS == _enum("NNS_NUMBERS_")
+    wrap = _enum("NNS_WRAP_")
+    assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
+    assert _api.WRAP["mid"] == wrap["middle"]
+    cols = {k: v for k, v in _enum("NNS_COL_").items()
+            if k not in ("default", "all")}
+    assert _api.COL == cols
+    assert _api.PARAM_KIND == _enum("NNS_PARAM_")
+    assert _api.OPTIMIZER == _enum("NNS_OPTIMIZER_")
+    assert _api.INFER_FALLBACK_DECLARED == _enum("NNS_INFER_")["fallback_declared"]
+
+
+def test_import_refuses_another_abi(tmp_path):
+    """A libnnscan of another ABI generation fails `import nnscan`."""
+    src = tmp_path / "fake.c"
+    src.write_text('const char *nns_version(void) { return "9.9.9"; }\n'
+                   'int nns_abi_version(void) { return 99; }\n')
+    lib = tmp_path / "libfake.so"
+    subprocess.run([_cc(), "-shared", "-fPIC", str(src), "-o", str(lib)],
+                   check=True)
+    env = dict(os.environ, NNSCAN_LIBRARY=str(lib),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    res = subprocess.run([sys.executable, "-c", "import nnscan"], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "AbiMismatch" in res.stderr and "ABI 99" in res.stderr

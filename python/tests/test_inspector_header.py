@@ -34,7 +34,7 @@ def test_every_inspection_function_declared():
 
 def test_inspect_enums_match_header(tmp_path):
     i = inspector
-    test_header.test_enum_values_match_header(tmp_path, [
+    test_header.check_compiled_values(tmp_path, [
         ("NNS_TENSOR_INPUT", i._INPUT), ("NNS_TENSOR_OUTPUT", i._OUTPUT),
         ("NNS_TENSOR_GRAD_INPUT", i._GRAD_INPUT),
         ("NNS_TENSOR_GRAD_OUTPUT", i._GRAD_OUTPUT),

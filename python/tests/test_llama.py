@@ -12,7 +12,6 @@ torch = pytest.importorskip("torch")
 
 import nnscan  # noqa: E402
 import tiny_llama  # noqa: E402
-from conftest import needs_param_kinds  # noqa: E402
 
 LLAMA_7B_PARAMS = 6_738_415_616
 
@@ -26,7 +25,6 @@ def llama():
         model, inputs={"input_ids": ids, "attention_mask": mask}, file=False)
 
 
-@needs_param_kinds()
 def test_params_exact(llama):
     model, s = llama
     assert sum(p.numel() for p in model.parameters()) == LLAMA_7B_PARAMS

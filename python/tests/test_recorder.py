@@ -4,7 +4,6 @@ Every expected figure is computed by hand from the shapes (METRICS.md's
 rules: a matrix product M x K by K x N is M*N*K MACs) or read from PyTorch
 (parameter counts), never from nnscan.
 """
-import warnings
 
 import pytest
 
@@ -164,7 +163,6 @@ def test_sdpa_rule_counts_both_products():
     the table's rule: q k^T and probs v, each b*h*L*S*d MACs."""
     from nnscan.graph import Graph
     from nnscan.recorder import Builder
-    from nnscan.report import Handle
     b, h, L, S, d = 2, 4, 8, 6, 16
     q = torch.empty(b, h, L, d, device="meta")
     k = torch.empty(b, h, S, d, device="meta")
@@ -188,9 +186,11 @@ def test_sdpa_rule_counts_both_products():
         assert s.json["outputs"][0]["shape"] == [b, h, L, d]
 
 
-def test_multihead_attention_fast_path():
-    """nn.MultiheadAttention in eval with frozen weights under no_grad takes
-    aten._native_multi_head_attention; the rule spells it out."""
+@pytest.mark.parametrize("device", ["auto", "model"])
+def test_multihead_attention_fast_path(device):
+    """nn.MultiheadAttention in eval with frozen weights under no_grad on
+    CPU (device="model") takes aten._native_multi_head_attention, whose rule
+    spells it out; on meta it decomposes. Both count the same."""
     E, h, L = 32, 4, 10
     m = nn.MultiheadAttention(E, h, batch_first=True).eval()
     for p in m.parameters():
@@ -205,9 +205,12 @@ def test_multihead_attention_fast_path():
             return self.attn(x, x, x, need_weights=False)[0]
 
     want = L * 3 * E * E + 2 * h * L * L * (E // h) + L * E * E
-    s = nnscan.summary(Wrap(), (L, E), file=False)
+    s = nnscan.summary(Wrap(), (L, E), file=False, device=device)
+    fused = any("_native_multi_head_attention" in src
+                for src in s._recording_sources)
+    assert fused == (device == "model")
     assert s.totals["macs"] == want
-    assert s.totals["params"] + s.totals["buffers"] == \
+    assert s.totals["params"] + s.totals["frozen"] == \
         sum(p.numel() for p in m.parameters())
 
 
@@ -221,3 +224,102 @@ def test_shape_disagreement_warns_naming_the_op(monkeypatch):
     with pytest.warns(nnscan.torch_api.ShapeMismatch,
                       match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*\(1, 4, 8, 6\)"):
         nnscan.summary(m, (3, 8, 10), file=False)
+
+
+def test_crawl_module_is_torchscans_dictionary():
+    torch.manual_seed(0)
+    import torchvision
+    m = torchvision.models.resnet18().eval()
+    m.fc.weight.requires_grad_(False)
+    d = nnscan.crawl_module(m, (3, 64, 64))
+    keys = {"name", "depth", "type", "input_shape", "output_shape",
+            "grad_params", "nograd_params", "param_size", "num_buffers",
+            "buffer_size", "flops", "macs", "dmas", "rf", "s", "p",
+            "is_shared", "is_leaf"}
+    assert all(keys <= set(row) for row in d["layers"])
+    rows = {r["name"] if r["depth"] <= 1 else None: r for r in d["layers"]}
+    assert d["layers"][0]["name"] == "resnet" and d["layers"][0]["type"] == "ResNet"
+    assert len(d["layers"]) == len(list(m.named_modules()))
+    conv1, fc = rows["conv1"], rows["fc"]
+    assert conv1["input_shape"] == (-1, 3, 64, 64)
+    assert conv1["output_shape"] == (-1, 64, 32, 32)
+    assert conv1["grad_params"] == 64 * 3 * 49 and conv1["is_leaf"]
+    assert conv1["macs"] == 64 * 32 * 32 * 3 * 49
+    assert (conv1["rf"], conv1["s"], conv1["p"]) == (7, 2, 3)
+    assert fc["grad_params"] == 1000 and fc["nograd_params"] == 512 * 1000
+    bn = rows["bn1"]
+    assert bn["num_buffers"] == 64 + 64 + 1  # with num_batches_tracked
+    o = d["overall"]
+    assert o["grad_params"] + o["nograd_params"] == sum(p.numel() for p in m.parameters())
+    assert o["nograd_params"] == 512 * 1000
+    assert o["macs"] == sum(r["macs"] for r in d["layers"] if r["depth"] == 1)
+
+
+def test_normalize_and_norm_have_entries():
+    class N(nn.Module):
+        def forward(self, x):
+            return F.normalize(x, dim=-1) + x.norm(p=1, dim=1, keepdim=True)
+
+    s = nnscan.summary(N(), (4, 6), file=False)
+    assert s.uncounted_aten == {} and s.json["uncounted_ops"] == []
+    ops = {o["op_type"] for o in s.json["op_types"]}
+    assert {"ReduceL2", "ReduceL1"} <= ops
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_fused_path_counts_like_decomposed(norm_first):
+    """On CPU under no_grad, nn.TransformerEncoderLayer runs one fused op
+    (aten._transformer_encoder_layer_fwd); its rule must count what the
+    decomposed ops (recorded on meta) count, and the matrix products by
+    hand: q, k, v, out projections, two attention products, two FFN, and
+    two LayerNorms (METRICS.md: 2 MACs per element)."""
+    torch.manual_seed(0)
+    E, h, F_, L, n = 64, 4, 128, 12, 2
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        E, h, F_, batch_first=True, norm_first=norm_first), n).eval()
+    meta = nnscan.summary(enc, (L, E), file=False)
+    fused = nnscan.summary(enc, (L, E), file=False, device="model")
+    assert meta.device == "meta" and fused.device == "cpu"
+    assert any("_transformer_encoder_layer_fwd" in s
+               for s in fused._recording_sources)
+    want = n * (4 * L * E * E + 2 * L * L * E + 2 * L * E * F_ + 2 * 2 * L * E)
+    assert meta.totals["macs"] == fused.totals["macs"] == want
+    assert fused.totals["params"] == meta.totals["params"] == \
+        sum(p.numel() for p in enc.parameters())
+    assert fused.uncounted_aten == {}
+
+
+def test_lstm_matrix_products():
+    m = nn.LSTM(32, 64, 2, batch_first=True)
+    s = nnscan.summary(m, (5, 32), file=False)
+    per_step = 4 * 64 * 32 + 4 * 64 * 64 + 4 * 64 * 64 * 2
+    assert s.totals["macs"] == 5 * per_step
+    assert s.totals["params"] == sum(p.numel() for p in m.parameters())
+    assert s.uncounted_aten == {}
+
+
+def test_module_made_in_forward_counts_in_its_caller():
+    class Maker(nn.Module):
+        def forward(self, x):
+            return nn.ReLU()(x) * 2   # a module the model does not hold
+
+    s = nnscan.summary(nn.Sequential(Maker()), (4,), file=False)
+    assert s.modules["0"]["calls"] == 1
+    assert s.layer("0")["flops"] == 4 + 4  # Relu + Mul, in their caller
+
+
+def test_shared_module_under_two_names_is_one_row():
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = nn.Linear(8, 8)
+            self.again = self.block          # the same module, two names
+
+        def forward(self, x):
+            return self.again(self.block(x))
+
+    s = nnscan.summary(Shared(), (8,), file=False)
+    assert s.totals["params"] == 8 * 8 + 8
+    assert s.modules["block"]["calls"] == 2
+    assert [l["path"] for l in s.layers] == ["", "block"]
+    assert s.layer("block")["macs"] == 2 * 8 * 8

@@ -12,20 +12,13 @@ import os
 import pytest
 
 import nnscan
+from conftest import model_refs
 from html_page import embedded
-
-
-def _load(fixtures_dir, model):
-    with open(os.path.join(fixtures_dir, model + ".ref.json")) as f:
-        ref = json.load(f)
-    with open(os.path.join(fixtures_dir, model + ".costs.json")) as f:
-        costs = json.load(f)
-    return ref, costs
 
 
 def test_resnet18_file_and_bytes(fixtures_dir):
     path = os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx")
-    ref, costs = _load(fixtures_dir, "resnet18")
+    ref, costs = model_refs("resnet18")
     s = nnscan.analyze(path, name="resnet18")
     with open(path, "rb") as f:
         b = nnscan.analyze(f.read(), name="resnet18")
@@ -52,7 +45,7 @@ def test_renderings(fixtures_dir):
 
 
 def test_html_page_embeds_the_summary(fixtures_dir):
-    ref, costs = _load(fixtures_dir, "alexnet")
+    ref, costs = model_refs("alexnet")
     s = nnscan.analyze(os.path.join(fixtures_dir, "alexnet_op17_nofold.onnx"),
                        name="alexnet", max_depth=1)
     page = s.to_html()
@@ -77,3 +70,12 @@ def test_errors_name_what_and_where(tmp_path):
         nnscan.analyze(os.path.join(os.path.dirname(__file__), "..", "..",
                                     "tests", "fixtures", "models",
                                     "alexnet_op17_nofold.onnx"))._render("pdf")
+
+
+def test_depths(fixtures_dir):
+    s = nnscan.analyze(os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx"))
+    rows = lambda t: [l for l in t.splitlines() if l.startswith(("├", "└", "│"))]
+    assert all("─" in l for l in rows(s.to_text(max_depth=0)))  # depth 1
+    assert rows(s.to_text(max_depth=0)) == rows(s.to_text(max_depth=1))
+    assert len(rows(s.to_text(max_depth=2))) > len(rows(s.to_text(max_depth=1)))
+    assert len(rows(s.to_text())) == len(s.layers) - 1  # None: every depth

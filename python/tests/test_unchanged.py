@@ -122,3 +122,15 @@ def test_data_dependent_forward_falls_back_with_warning():
     assert s.device == "cpu"
     assert_same(before, model)
     assert s.totals["params"] == sum(p.numel() for p in model.parameters())
+
+
+def test_uncopyable_model_runs_on_its_device_with_warning():
+    import threading
+    torch.manual_seed(0)
+    model = Net()
+    model.lock = threading.Lock()  # deepcopy cannot copy a lock
+    before = snapshot(model)
+    with pytest.warns(UserWarning, match="cannot copy the model"):
+        s = nnscan.summary(model, (3, 16, 16), file=False)
+    assert s.device == "cpu"
+    assert_same(before, model)
