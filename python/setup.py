@@ -6,7 +6,7 @@
 The package is pure Python over ctypes (no compiler at install). The
 library built by CMake is copied into nnscan/lib/: from NNSCAN_LIBRARY
 (a path to libnnscan.so) if set, else the newest build/*/libnnscan.so of
-this checkout. Without one, the package installs without a bundled
+this checkout that is not a sanitizer build. Without one, the package installs without a bundled
 library and finds the system's at run time (`cmake --install`).
 
 No pyproject.toml on purpose: pip then builds with the setuptools and
@@ -33,7 +33,20 @@ def find_library():
             raise SystemExit(f"NNSCAN_LIBRARY={env}: no such file")
         return env
     found = glob.glob(os.path.join(ROOT, "build", "*", "libnnscan.so"))
-    return max(found, key=os.path.getmtime) if found else None
+    # Newest first, skipping sanitizer builds: an ASan/UBSan library needs
+    # its runtime preloaded and cannot be loaded into a plain interpreter.
+    for lib in sorted(found, key=os.path.getmtime, reverse=True):
+        if not sanitized(lib):
+            return lib
+    return None
+
+
+def sanitized(lib):
+    """Whether lib was built with -fsanitize (it imports the runtime's
+    __asan_/__ubsan_ symbols)."""
+    with open(lib, "rb") as f:
+        data = f.read()
+    return b"__asan_" in data or b"__ubsan_" in data
 
 
 class BuildWithLibrary(build_py):
