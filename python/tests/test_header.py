@@ -26,27 +26,32 @@ def _cc():
     pytest.skip("no C compiler to measure the header's structs")
 
 
-def test_struct_layouts_match_header(tmp_path):
+def _run_c(tmp_path, name, statements):
+    """The lines a C program printing `statements` (printf calls) writes,
+    compiled against nnscan.h."""
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "nnscan.h"',
-             'int main(void) {']
+             'int main(void) {'] + statements + ["return 0;", "}"]
+    src = tmp_path / (name + ".c")
+    src.write_text("\n".join(lines))
+    exe = tmp_path / name
+    subprocess.run([_cc(), "-std=c11", "-I", os.path.dirname(HEADER), str(src),
+                    "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True,
+                         text=True).stdout
+    return [line for line in out.split("\n") if line]
+
+
+def test_struct_layouts_match_header(tmp_path):
+    lines = []
     for cls, cname in _api.STRUCTS.items():
         lines.append(f'printf("{cname} sizeof %zu\\n", sizeof({cname}));')
         for field, _ in cls._fields_:
             lines.append(f'printf("{cname} {field} %zu\\n", '
                          f'offsetof({cname}, {field}));')
-    lines += ["return 0;", "}"]
-    src = tmp_path / "layout.c"
-    src.write_text("\n".join(lines))
-    exe = tmp_path / "layout"
-    subprocess.run([_cc(), "-std=c11", "-I", os.path.dirname(HEADER), str(src),
-                    "-o", str(exe)], check=True)
-    got = subprocess.run([str(exe)], check=True, capture_output=True,
-                         text=True).stdout.split("\n")
     want = {}
-    for line in got:
-        if line:
-            cname, what, n = line.split()
-            want[(cname, what)] = int(n)
+    for line in _run_c(tmp_path, "layout", lines):
+        cname, what, n = line.split()
+        want[(cname, what)] = int(n)
     for cls, cname in _api.STRUCTS.items():
         assert ctypes.sizeof(cls) == want[(cname, "sizeof")], cname
         for field, _ in cls._fields_:
@@ -118,17 +123,9 @@ def _enum_constants():
 def check_compiled_values(tmp_path, consts):
     """Each (C constant, value) pair against a program compiled with the
     header (also used by test_inspector_header.py)."""
-    lines = ['#include <stdio.h>', '#include "nnscan.h"', 'int main(void) {']
-    lines += [f'printf("{c} %lld\\n", (long long)({c}));' for c, _ in consts]
-    lines += ["return 0;", "}"]
-    src = tmp_path / "enums.c"
-    src.write_text("\n".join(lines))
-    exe = tmp_path / "enums"
-    subprocess.run([_cc(), "-std=c11", "-I", os.path.dirname(HEADER), str(src),
-                    "-o", str(exe)], check=True)
-    got = dict(line.split() for line in subprocess.run(
-        [str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
-        if line)
+    got = dict(line.split() for line in _run_c(
+        tmp_path, "enums",
+        [f'printf("{c} %lld\\n", (long long)({c}));' for c, _ in consts]))
     for c, v in consts:
         assert int(got[c]) == v, c
 
