@@ -1077,6 +1077,241 @@ typedef struct nns_op_info {
 NNS_API size_t nns_op_count(void);
 NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
 
+/* ==== Inspection ==== */
+
+/*
+ * An inspection holds what a binding recorded while a model really ran
+ * (the Python Inspector hooks a live PyTorch model during the user's own
+ * forward and backward passes): per module call, the shapes and dtypes of
+ * its inputs, outputs and gradients, its forward and backward latency and
+ * memory, and whether NaN or Inf went through it. The library aggregates
+ * the calls over the module tree and writes the reports; docs/inspect.md
+ * defines every figure.
+ *
+ *   nns_inspection *in;
+ *   nns_inspection_create(&in, &err);
+ *   nns_inspection_add_module(in, &root, &idx, &err);   // parents first
+ *   ...
+ *   nns_inspection_add_batch(in, &pass, &err);          // once per pass
+ *   nns_inspection_report(in, &opts, nns_write_stdio, stdout, &err);
+ *   nns_inspection_free(in);
+ *
+ * Every struct passed in starts with its own size (set it to sizeof), so
+ * later versions can grow them; strings and arrays are copied, the caller
+ * keeps ownership of what it passes.
+ */
+typedef struct nns_inspection nns_inspection;
+
+NNS_API nns_status nns_inspection_create(nns_inspection **out,
+                                         nns_error *err);
+NNS_API void nns_inspection_free(nns_inspection *insp);
+
+/* Bytes of a module's parameters of one dtype (over its subtree). */
+typedef struct nns_inspect_dtype_bytes {
+  int dtype;               /* nns_dtype */
+  int64_t bytes;           /* all parameters of this dtype */
+  int64_t learnable_bytes; /* those that require a gradient */
+} nns_inspect_dtype_bytes;
+
+/* A module of the tree. The first module added is the model itself (the
+ * root, parent (size_t)-1); every other names an earlier one as parent. */
+typedef struct nns_inspect_module {
+  size_t size;            /* sizeof(nns_inspect_module) */
+  const char *path;       /* dotted module path; "" for the root */
+  const char *type;       /* class name ("Conv2d") */
+  size_t parent;          /* index of its parent; (size_t)-1 for the root */
+  int64_t params;         /* parameter elements of the subtree */
+  int64_t learnable_params; /* of those, requiring a gradient */
+  int64_t param_bytes;    /* bytes of all parameters of the subtree */
+  int64_t grad_bytes;     /* bytes of the gradients of learnable ones */
+  int64_t flops;          /* static count, subtree, one forward; -1 unknown */
+  int64_t macs;           /* static count, subtree, one forward; -1 unknown */
+  const nns_inspect_dtype_bytes *param_dtypes; /* may be NULL */
+  size_t param_dtype_count;
+} nns_inspect_module;
+
+/* Adds a module; *index (may be NULL) receives its index. */
+NNS_API nns_status nns_inspection_add_module(nns_inspection *insp,
+                                             const nns_inspect_module *module,
+                                             size_t *index, nns_error *err);
+
+/* Free-form facts about the run ("device": "cpu", "clock": "host"), kept
+ * in the JSON reports' "meta" object; a key set twice keeps the last. */
+NNS_API nns_status nns_inspection_set_meta(nns_inspection *insp,
+                                           const char *key, const char *value,
+                                           nns_error *err);
+
+/* What a recorded tensor was to its module call. */
+typedef enum nns_tensor_role {
+  NNS_TENSOR_INPUT = 0,       /* an argument of forward (positional/keyword) */
+  NNS_TENSOR_OUTPUT = 1,      /* returned by forward */
+  NNS_TENSOR_GRAD_INPUT = 2,  /* gradient w.r.t. an input */
+  NNS_TENSOR_GRAD_OUTPUT = 3  /* gradient w.r.t. an output */
+} nns_tensor_role;
+
+enum {
+  NNS_TENSOR_NAN = 1u << 0,     /* holds a NaN */
+  NNS_TENSOR_INF = 1u << 1,     /* holds an Inf */
+  NNS_TENSOR_CHECKED = 1u << 2, /* was checked for NaN/Inf */
+  NNS_TENSOR_STATS = 1u << 3    /* min .. zero_fraction are set */
+};
+
+typedef struct nns_inspect_tensor {
+  nns_tensor_role role;
+  int dtype;              /* nns_dtype; 0 when it has no ONNX number */
+  int rank;               /* number of dims, >= 0 */
+  unsigned flags;         /* NNS_TENSOR_* */
+  size_t dims;            /* index of its first dim in the batch's dims */
+  const char *name;       /* where it sat: "0", "1.0", "mask", "out.logits";
+                             may be NULL */
+  int64_t bytes;          /* bytes of its elements */
+  double min, max, mean, std; /* with NNS_TENSOR_STATS, over finite values */
+  double zero_fraction;   /* share of elements equal to 0 */
+} nns_inspect_tensor;
+
+/* A point in time during a pass, and the memory counters there. A counter
+ * or time not known is negative (times: NaN or negative). */
+typedef struct nns_inspect_event {
+  double time_ms;         /* since any origin fixed for the whole batch */
+  int64_t alloc_bytes;    /* bytes allocated since any fixed origin
+                             (cumulative, never decreasing); -1 unknown */
+  int64_t live_bytes;     /* bytes allocated and not yet freed; -1 unknown */
+} nns_inspect_event;
+
+enum {
+  NNS_CALL_RAISED = 1u << 0,   /* its forward raised: no end, no outputs */
+  NNS_CALL_NO_GRAD = 1u << 1,  /* ran with gradients disabled */
+  NNS_CALL_BACKWARD = 1u << 2  /* a backward reached it */
+};
+
+/* One call of one module's forward, and the backward through it. Calls of
+ * a batch come in the order their forwards started (so a call's parent
+ * comes before it). */
+typedef struct nns_inspect_call {
+  size_t module;          /* index from nns_inspection_add_module */
+  size_t parent;          /* index in this batch of the call it ran inside;
+                             (size_t)-1 for an outermost call */
+  unsigned flags;         /* NNS_CALL_* */
+  int64_t fwd_seq;        /* execution order of its forward's end; -1 */
+  int64_t bwd_seq;        /* execution order of its first gradient w.r.t.
+                             an input; -1 */
+  nns_inspect_event fwd_start, fwd_end; /* its forward */
+  nns_inspect_event bwd_start; /* first gradient w.r.t. an output arrived */
+  nns_inspect_event bwd_end;   /* last gradient w.r.t. an input computed */
+  size_t tensor_first;    /* its tensors in the batch's tensor array */
+  size_t tensor_count;
+} nns_inspect_call;
+
+/* Everything one pass recorded, handed over at once. */
+typedef struct nns_inspect_batch {
+  size_t size;            /* sizeof(nns_inspect_batch) */
+  int rank;               /* distributed rank (0 without one) */
+  int64_t pass;           /* the pass's number on its rank */
+  double wall_start;      /* seconds since the epoch when the pass began
+                             (orders events across ranks) */
+  const nns_inspect_call *calls;
+  size_t call_count;
+  size_t call_size;       /* sizeof(nns_inspect_call) */
+  const nns_inspect_tensor *tensors;
+  size_t tensor_count;
+  size_t tensor_size;     /* sizeof(nns_inspect_tensor) */
+  const int64_t *dims;
+  size_t dim_count;
+} nns_inspect_batch;
+
+/* Checks and copies a batch. A bad index, a parent after its child or a
+ * dim range out of bounds is NNS_E_ARG naming the call; nothing of a
+ * rejected batch is kept. */
+NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
+                                            const nns_inspect_batch *batch,
+                                            nns_error *err);
+
+/* Modules added, and calls recorded (all batches); 0 for NULL. */
+NNS_API size_t nns_inspection_module_count(const nns_inspection *insp);
+NNS_API size_t nns_inspection_call_count(const nns_inspection *insp);
+
+/* How a module call took part in a NaN/Inf. */
+typedef enum nns_nonfinite_role {
+  NNS_NONFINITE_NONE = 0,
+  NNS_NONFINITE_PRODUCER = 1,  /* finite in, non-finite out, and no call
+                                  inside it made it */
+  NNS_NONFINITE_PROPAGATOR = 2 /* non-finite out that came in, or came from
+                                  a call inside it */
+} nns_nonfinite_role;
+
+enum {
+  NNS_NONFINITE_OUTPUT = 1u << 0,      /* an output held NaN/Inf */
+  NNS_NONFINITE_INPUT = 1u << 1,       /* an input held NaN/Inf */
+  NNS_NONFINITE_GRAD_INPUT = 1u << 2,  /* a gradient w.r.t. an input did */
+  NNS_NONFINITE_GRAD_OUTPUT = 1u << 3  /* a gradient w.r.t. an output did */
+};
+
+/* A module's calls aggregated (over every pass and rank). Latencies and
+ * memory are totals over its calls; inclusive covers its subtree, self is
+ * inclusive less its child calls (docs/inspect.md). */
+typedef struct nns_inspect_stats {
+  size_t size;            /* sizeof(nns_inspect_stats) */
+  int64_t calls;          /* forward calls recorded */
+  int64_t backward_calls; /* of those, reached by a backward */
+  int64_t passes;         /* passes recorded (all ranks) */
+  double fwd_inclusive_ms, fwd_self_ms;
+  double bwd_inclusive_ms, bwd_self_ms;
+  int64_t fwd_alloc_bytes, fwd_self_alloc_bytes; /* allocated in forward */
+  int64_t bwd_alloc_bytes, bwd_self_alloc_bytes; /* allocated in backward */
+  unsigned nonfinite;     /* NNS_NONFINITE_* over its calls */
+  nns_nonfinite_role fwd_role, bwd_role; /* the strongest over its calls */
+  int nonfinite_rank;     /* rank that saw its first NaN/Inf; -1 if none */
+  int ranks;              /* ranks that called it */
+  double rank_fwd_ms[3];  /* min, median, max over ranks of its forward
+                             inclusive time per pass */
+  double rank_bwd_ms[3];  /* the same for the backward */
+} nns_inspect_stats;
+
+NNS_API nns_status nns_inspection_module_stats(const nns_inspection *insp,
+                                               size_t module,
+                                               nns_inspect_stats *out,
+                                               nns_error *err);
+
+/* The first offender of the forward (backward = 0) or of the backward:
+ * the earliest producer in execution order, else the earliest propagator
+ * (NaN that came in through the model's inputs). */
+typedef struct nns_inspect_offender {
+  size_t size;            /* sizeof(nns_inspect_offender) */
+  int found;              /* 0: no NaN/Inf was seen */
+  size_t module;
+  size_t call;            /* index among all calls, in insertion order */
+  int rank;
+  int64_t pass;
+  nns_nonfinite_role role;
+} nns_inspect_offender;
+
+NNS_API nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
+                                                  int backward,
+                                                  nns_inspect_offender *out,
+                                                  nns_error *err);
+
+/*
+ * The tree table (text, CSV, Markdown) with calls, latency, memory and
+ * NaN/Inf columns, the "nnscan.inspect" JSON (docs/inspect.md,
+ * docs/inspect.schema.json), or NNS_FORMAT_HTML: one self-contained page
+ * embedding that JSON with the viewer (docs/html.md), per the format in
+ * opts (NULL: text; the shapes formats are refused with NNS_E_ARG). Of the
+ * options, max_depth, numbers, width, wrap and model_name are used.
+ */
+NNS_API nns_status nns_inspection_report(const nns_inspection *insp,
+                                         const nns_report_options *opts,
+                                         nns_write_fn write, void *user,
+                                         nns_error *err);
+
+/* The layout torch_inspector ("Inspector Gadgets") saves:
+ * {name: {"info": {...}, "children": {...}}} with its keys and units
+ * (memory in MB of 10^6 bytes, latency in ms per pass), plus a few keys of
+ * nnscan's own (docs/inspect.md). */
+NNS_API nns_status nns_inspection_report_seed(const nns_inspection *insp,
+                                              const nns_report_options *opts,
+                                              nns_write_fn write, void *user,
+                                              nns_error *err);
+
 #ifdef __cplusplus
 }
 #endif

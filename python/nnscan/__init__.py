@@ -4,12 +4,35 @@
 libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
-from ._lib import LibraryNotFound, load as _load_library  # noqa: F401
+from ._lib import LibraryNotFound
+from ._api import AbiMismatch, NnscanError
+from .report import Summary, analyze
+from .inspector import Inspector, InspectorGadgets  # noqa: F401
+from . import _api
 
-__all__ = ["LibraryNotFound", "library_version"]
+try:  # the ABI is checked at import: a mismatched library fails here
+    _api.lib()
+except LibraryNotFound:
+    pass  # reported at first use, saying where it was looked for
+
+__all__ = ["AbiMismatch", "LibraryNotFound", "NnscanError", "Summary",
+           "analyze", "library_version", "Inspector", "InspectorGadgets"]
 
 
 def library_version():
     """Version of the libnnscan actually loaded."""
     from ._lib import version
     return version()
+
+
+def __getattr__(name):
+    # The PyTorch entry points import torch only when first used.
+    if name in _TORCH_API:
+        from . import torch_api
+        return getattr(torch_api, name)
+    raise AttributeError(f"module 'nnscan' has no attribute {name!r}")
+
+
+_TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
+              "LayersInfo", "TorchSummary")
+__all__ += list(_TORCH_API)

@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/base.h"
@@ -452,4 +453,99 @@ size_t nns__input_symbols(const nns_model *m, const char **out, size_t max) {
     }
   }
   return n;
+}
+
+/* ==== Table cells ==== */
+
+/* Writes s in exactly `w` columns: padded (left or right), or shortened to
+ * w with a "…" where the wrap mode says. */
+void nns__put_fit(nns__out *o, const char *s, int w, bool right,
+                    nns_wrap wrap) {
+  int sw = nns__utf8_width(s);
+  if (sw <= w) {
+    if (right)
+      nns__out_rep(o, " ", w - sw);
+    nns__out_str(o, s);
+    if (!right)
+      nns__out_rep(o, " ", w - sw);
+    return;
+  }
+  if (w <= 0)
+    return;
+  /* Keep `head` code points from the start and `tail` from the end. */
+  int keep = w - 1;
+  int head = wrap == NNS_WRAP_START ? 0
+             : wrap == NNS_WRAP_END ? keep
+                                    : (keep + 1) / 2;
+  int tail = keep - head;
+  const char *p = s;
+  for (int i = 0; i < head && *p; i++)
+    do
+      p++;
+    while ((*p & 0xc0) == 0x80);
+  nns__out_put(o, s, (size_t)(p - s));
+  nns__out_str(o, "…");
+  const char *q = s + strlen(s);
+  for (int i = 0; i < tail && q > s; i++)
+    do
+      q--;
+    while (q > s && (*q & 0xc0) == 0x80);
+  nns__out_str(o, q);
+}
+
+void nns__csv_field(nns__out *o, const char *s) {
+  if (!strpbrk(s, ",\"\n\r") && s[0] != ' ') {
+    nns__out_str(o, s);
+    return;
+  }
+  nns__out_str(o, "\"");
+  for (const char *p = s; *p; p++) {
+    if (*p == '"')
+      nns__out_put(o, "\"", 1); /* a quote is written twice */
+    nns__out_put(o, p, 1);
+  }
+  nns__out_str(o, "\"");
+}
+
+void nns__md_cell(nns__out *o, const char *s) {
+  nns__out_str(o, " ");
+  for (const char *p = s; *p; p++) {
+    if (*p == '|')
+      nns__out_str(o, "\\|");
+    else if (*p == '\n' || *p == '\r')
+      nns__out_str(o, " ");
+    else
+      nns__out_put(o, p, 1);
+  }
+  nns__out_str(o, " |");
+}
+
+/* Tree guides of layer i: for each ancestor below the root, "│ " if it
+ * has a later sibling and "  " if not, then "├─" or "└─" for the layer
+ * itself. A hostile parent chain (a cycle) is cut at the layer's depth. */
+char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
+                       size_t i) {
+  int levels = 0;
+  for (size_t a = i; parent[a] != (size_t)-1 && levels < depth &&
+                     levels < 256;
+       a = parent[a])
+    levels++;
+  /* Each level is 2 code points; "│" and "├" are 3 bytes, space 1. */
+  char *p = malloc((size_t)levels * 6 + 1);
+  if (!p)
+    return NULL;
+  const char *tmp[256];
+  int k = 0;
+  for (size_t a = i; parent[a] != (size_t)-1 && k < levels; a = parent[a]) {
+    bool is_last = last[parent[a]] == a;
+    tmp[k++] = a == i ? (is_last ? "└─" : "├─") : (is_last ? "  " : "│ ");
+  }
+  size_t len = 0;
+  for (int j = k - 1; j >= 0; j--) {
+    size_t s = strlen(tmp[j]);
+    memcpy(p + len, tmp[j], s);
+    len += s;
+  }
+  p[len] = 0;
+  return p;
 }

@@ -148,25 +148,35 @@ nns_status nns__html_page(nns__out *o, const nns__html_doc *d) {
   return st;
 }
 
-nns_status nns__report_html(const nns_model *m, const nns_report_options *opt,
-                            nns__out *o) {
+nns_status nns__html_of(nns__out *o, const char *kind, const char *title,
+                        nns__json_fn json, const void *subject,
+                        const nns_report_options *opt) {
   nns__membuf doc = {0};
   nns__out *tmp = malloc(sizeof *tmp);
   if (!tmp)
     return NNS_E_NOMEM;
   nns__out_init(tmp, nns__membuf_write, &doc);
-  nns_status st = nns__report_json(m, opt, tmp);
+  nns_status st = json(subject, opt, tmp);
   if (st == NNS_OK && nns__out_finish(tmp, NULL) != NNS_OK)
     st = NNS_E_NOMEM;
   free(tmp);
   if (st == NNS_OK) {
-    const char *name = nns__model_name(m, opt);
-    char title[512];
-    snprintf(title, sizeof title, "%s: nnscan summary", name);
-    nns__html_doc d = {.kind = "nnscan.summary", .title = title,
-                       .json = doc.data, .json_len = doc.len};
+    nns__html_doc d = {.kind = kind, .title = title, .json = doc.data,
+                       .json_len = doc.len};
     st = nns__html_page(o, &d);
   }
   free(doc.data);
   return st;
+}
+
+static nns_status summary_json(const void *m, const nns_report_options *opt,
+                               nns__out *o) {
+  return nns__report_json(m, opt, o);
+}
+
+nns_status nns__report_html(const nns_model *m, const nns_report_options *opt,
+                            nns__out *o) {
+  char title[512];
+  snprintf(title, sizeof title, "%s: nnscan summary", nns__model_name(m, opt));
+  return nns__html_of(o, "nnscan.summary", title, summary_json, m, opt);
 }

@@ -110,6 +110,21 @@ size_t nns__utf8_len(const unsigned char *p);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
 int nns__utf8_width(const char *s);
 
+/* ==== Table cells (text, CSV, Markdown) ==== */
+
+/* Writes s in exactly `w` columns: padded (left or right), or shortened to
+ * w with a "…" where the wrap mode says. */
+void nns__put_fit(nns__out *o, const char *s, int w, bool right,
+                  nns_wrap wrap);
+/* A CSV field, quoted when it must be. */
+void nns__csv_field(nns__out *o, const char *s);
+/* " s |" with pipes escaped and line breaks as spaces. */
+void nns__md_cell(nns__out *o, const char *s);
+/* The text tree's guides ("│ └─") of row i, malloc'ed; NULL when out of
+ * memory. parent[] and last[] (last child, or -1) cover every row. */
+char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
+                       size_t i);
+
 /* ==== Layer rows ==== */
 
 /* The depth a report shows: max_depth resolved against the format's
@@ -172,6 +187,18 @@ typedef struct nns__html_doc {
  * memory; write errors stay in o (nns__out_finish reports them).
  */
 nns_status nns__html_page(nns__out *o, const nns__html_doc *d);
+
+/* A JSON document's writer: `subject` is what it reports on. */
+typedef nns_status (*nns__json_fn)(const void *subject,
+                                   const nns_report_options *opt,
+                                   nns__out *o);
+
+/* The page of the document `json` writes about `subject`, shown as `kind`
+ * ("nnscan.summary", "nnscan.inspect"): the document goes through an
+ * nns__membuf into nns__html_page(). NNS_E_NOMEM. */
+nns_status nns__html_of(nns__out *o, const char *kind, const char *title,
+                        nns__json_fn json, const void *subject,
+                        const nns_report_options *opt);
 
 /* The summary page of an analysed model (nns_report, NNS_FORMAT_HTML). */
 nns_status nns__report_html(const nns_model *m, const nns_report_options *o,

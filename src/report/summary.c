@@ -218,33 +218,10 @@ static nns_status grid_prefixes(grid *g, const nns_model *m) {
   nns_status st = NNS_OK;
   for (size_t r = 0; r < g->rows && st == NNS_OK; r++) {
     size_t i = g->layer[r];
-    /* Walk up to the root, writing the guides right to left. A hostile
-     * parent chain (a cycle) is cut at the layer's depth. */
-    int levels = 0;
-    for (size_t a = i; parent[a] != (size_t)-1 && levels < depth[i] &&
-                       levels < 256;
-         a = parent[a])
-      levels++;
-    char *p = malloc((size_t)levels * 6 + 1);
-    if (!(g->prefix[r] = p)) {
+    if (!(g->prefix[r] = nns__tree_prefix(parent, last, depth[i], i))) {
       st = NNS_E_NOMEM;
       break;
     }
-    /* Each level is 2 code points; "│" and "├" are 3 bytes, space 1. */
-    char *tmp[256];
-    int k = 0;
-    for (size_t a = i; parent[a] != (size_t)-1 && k < levels; a = parent[a]) {
-      bool is_last = last[parent[a]] == a;
-      tmp[k++] = a == i ? (is_last ? "└─" : "├─") : (is_last ? "  " : "│ ");
-    }
-    p[0] = 0;
-    size_t len = 0;
-    for (int j = k - 1; j >= 0; j--) {
-      size_t s = strlen(tmp[j]);
-      memcpy(p + len, tmp[j], s);
-      len += s;
-    }
-    p[len] = 0;
   }
   free(last);
   free(parent);
@@ -253,42 +230,6 @@ static nns_status grid_prefixes(grid *g, const nns_model *m) {
 }
 
 /* ==== Text ==== */
-
-/* Writes s in exactly `w` columns: padded (left or right), or shortened to
- * w with a "…" where the wrap mode says. */
-static void put_fit(nns__out *o, const char *s, int w, bool right,
-                    nns_wrap wrap) {
-  int sw = nns__utf8_width(s);
-  if (sw <= w) {
-    if (right)
-      nns__out_rep(o, " ", w - sw);
-    nns__out_str(o, s);
-    if (!right)
-      nns__out_rep(o, " ", w - sw);
-    return;
-  }
-  if (w <= 0)
-    return;
-  /* Keep `head` code points from the start and `tail` from the end. */
-  int keep = w - 1;
-  int head = wrap == NNS_WRAP_START ? 0
-             : wrap == NNS_WRAP_END ? keep
-                                    : (keep + 1) / 2;
-  int tail = keep - head;
-  const char *p = s;
-  for (int i = 0; i < head && *p; i++)
-    do
-      p++;
-    while ((*p & 0xc0) == 0x80);
-  nns__out_put(o, s, (size_t)(p - s));
-  nns__out_str(o, "…");
-  const char *q = s + strlen(s);
-  for (int i = 0; i < tail && q > s; i++)
-    do
-      q--;
-    while (q > s && (*q & 0xc0) == 0x80);
-  nns__out_str(o, q);
-}
 
 static void text_rule(nns__out *o, const char *ch, int w) {
   nns__out_rep(o, ch, w);
@@ -534,7 +475,7 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
   for (int c = 0; c < g->ncols; c++) {
     if (c)
       nns__out_rep(o, " ", gap);
-    put_fit(o, cols[g->id[c]].title, w[c], cols[g->id[c]].numeric,
+    nns__put_fit(o, cols[g->id[c]].title, w[c], cols[g->id[c]].numeric,
             NNS_WRAP_END);
   }
   nns__out_str(o, "\n");
@@ -549,14 +490,14 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
         int pw = nns__utf8_width(g->prefix[r]);
         int room = w[0] - pw;
         if (room < 4) {
-          put_fit(o, g->prefix[r], w[0] - 4, false, NNS_WRAP_START);
+          nns__put_fit(o, g->prefix[r], w[0] - 4, false, NNS_WRAP_START);
           room = 4;
         } else {
           nns__out_str(o, g->prefix[r]);
         }
-        put_fit(o, s, room, false, opt->wrap);
+        nns__put_fit(o, s, room, false, opt->wrap);
       } else {
-        put_fit(o, s, w[c], cols[g->id[c]].numeric,
+        nns__put_fit(o, s, w[c], cols[g->id[c]].numeric,
                 g->id[c] == C_SHAPE || g->id[c] == C_TYPE ? NNS_WRAP_END
                                                           : opt->wrap);
       }
@@ -568,20 +509,6 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
 
 /* ==== CSV ==== */
 
-static void csv_field(nns__out *o, const char *s) {
-  if (!strpbrk(s, ",\"\n\r") && s[0] != ' ') {
-    nns__out_str(o, s);
-    return;
-  }
-  nns__out_str(o, "\"");
-  for (const char *p = s; *p; p++) {
-    if (*p == '"')
-      nns__out_put(o, "\"", 1); /* a quote is written twice */
-    nns__out_put(o, p, 1);
-  }
-  nns__out_str(o, "\"");
-}
-
 static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   nns__out_str(o, "path,depth");
   for (int c = 0; c < g->ncols; c++) {
@@ -591,40 +518,27 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   nns__out_str(o, ",flags\n");
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(m, g->layer[r]);
-    csv_field(o, l.path ? l.path : "");
+    nns__csv_field(o, l.path ? l.path : "");
     nns__out_fmt(o, ",%d", l.depth);
     for (int c = 0; c < g->ncols; c++) {
       nns__out_str(o, ",");
-      csv_field(o, g->cell[r * (size_t)g->ncols + (size_t)c]);
+      nns__csv_field(o, g->cell[r * (size_t)g->ncols + (size_t)c]);
     }
     char flags[64];
     nns__fmt_flags(flags, sizeof flags,
                    nns__layer_counts_of(m, g->layer[r]).flags);
     nns__out_str(o, ",");
-    csv_field(o, flags);
+    nns__csv_field(o, flags);
     nns__out_str(o, "\n");
   }
 }
 
 /* ==== Markdown ==== */
 
-static void md_cell(nns__out *o, const char *s) {
-  nns__out_str(o, " ");
-  for (const char *p = s; *p; p++) {
-    if (*p == '|')
-      nns__out_str(o, "\\|");
-    else if (*p == '\n' || *p == '\r')
-      nns__out_str(o, " ");
-    else
-      nns__out_put(o, p, 1);
-  }
-  nns__out_str(o, " |");
-}
-
 static void write_md(nns__out *o, const nns_model *m, const grid *g) {
   nns__out_str(o, "|");
   for (int c = 0; c < g->ncols; c++)
-    md_cell(o, cols[g->id[c]].title);
+    nns__md_cell(o, cols[g->id[c]].title);
   nns__out_str(o, "\n|");
   for (int c = 0; c < g->ncols; c++)
     nns__out_str(o, cols[g->id[c]].numeric ? "---:|" : "---|");
@@ -638,7 +552,7 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
        * module path rather than an indented name. */
       if (g->id[c] == C_LAYER && l.depth > 0 && l.path && *l.path)
         s = l.path;
-      md_cell(o, s);
+      nns__md_cell(o, s);
     }
     nns__out_str(o, "\n");
   }

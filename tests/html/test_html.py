@@ -336,9 +336,16 @@ def check_inspect(page, summary_html, out):
     html = os.path.join(out, 'inspect.html')
     with open(html, 'w', encoding='utf-8') as f:
         f.write(text)
+    check_inspect_page(page, html, doc, out, 'inspect')
+
+
+def check_inspect_page(page, html, doc, out, tag):
+    """An nnscan.inspect page shows what its document says: the depth-1
+    modules' forward time per pass as icicle boxes of their share, a row
+    per module with its time and calls, the first NaN/Inf as a note."""
     page.open('file://' + html)
     err = page.eval('document.body.dataset.error || ""')
-    if not check(not err, 'inspect: the page failed: %s' % err):
+    if not check(not err, '%s: the page failed: %s' % (tag, err)):
         return
     passes = len(doc['passes'])
     got = {p: (v, w) for p, v, w in boxes(page)}
@@ -348,12 +355,12 @@ def check_inspect(page, summary_html, out):
         if mo['depth'] != 1:
             continue
         share = width * mo['forward']['inclusive_ms'] / root['forward']['inclusive_ms']
-        ok = check(mo['path'] in got, 'inspect: module %r not drawn' % mo['path'])
+        ok = check(mo['path'] in got, tag + ': module %r not drawn' % mo['path'])
         if ok:
             v, w = got[mo['path']]
             check(abs(v - mo['forward']['inclusive_ms'] / passes) < 1e-9,
-                  'inspect: %r drawn with %r ms per pass' % (mo['path'], v))
-            check(abs(w - share) <= 1.5, 'inspect: %r is %.1f px, share %.1f' % (mo['path'], w, share))
+                  tag + ': %r drawn with %r ms per pass' % (mo['path'], v))
+            check(abs(w - share) <= 1.5, tag + ': %r is %.1f px, share %.1f' % (mo['path'], w, share))
     page.eval('document.querySelector(\'#depth [data-key="all"]\').click();'
               'document.querySelector(\'#numbers [data-key="raw"]\').click()')
     cells = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function(r){
@@ -362,23 +369,28 @@ def check_inspect(page, summary_html, out):
     rows = {c['path']: c for c in cells}
     for mo in doc['modules']:
         r = rows.get(mo['path'])
-        if not check(r, 'inspect: module %r has no row' % mo['path']):
+        if not check(r, tag + ': module %r has no row' % mo['path']):
             continue
         check(r['latency_ms'] == '%.3f' % (mo['forward']['inclusive_ms'] / passes),
-              'inspect: %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
-        check(r['calls'].replace(',', '') == str(mo['calls']), 'inspect: %r calls %r' % (mo['path'], r['calls']))
+              tag + ': %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
+        check(r['calls'].replace(',', '') == str(mo['calls']), tag + ': %r calls %r' % (mo['path'], r['calls']))
     notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map(function(l){return l.textContent;})')
-    check(any('block.1' in n and 'producer' in n for n in notes), 'inspect: no first-NaN note in %r' % notes)
+    first = doc['first_nonfinite']['forward']
+    if first:
+        check(any(first['path'] in n and first['role'] in n for n in notes),
+              tag + ': no first-NaN note for %r in %r' % (first['path'], notes))
     page.b.pump(0.2)
     problems = page.problems()
-    check(not problems, 'inspect: console errors or requests: %s' % problems)
-    page.screenshot(os.path.join(out, 'inspect.png'))
+    check(not problems, tag + ': console errors or requests: %s' % problems)
+    page.screenshot(os.path.join(out, tag + '.png'))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--nnscan', required=True)
     ap.add_argument('--out', required=True, help='folder for pages and screenshots')
+    ap.add_argument('--library', help='libnnscan.so: also check the page of a '
+                    'real inspection (nnscan.Inspector.to_html(), needs torch)')
     a = ap.parse_args()
     if not cdp.find_chromium():
         print('chromium is not installed: skipped')
@@ -412,6 +424,16 @@ def main():
                 for l in doc['layers'][1:]:
                     check(l['name'] in shown, 'hostile: layer %r not shown verbatim (%r)' % (l['name'], shown))
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
+        if a.library:
+            live = os.path.join(a.out, 'inspect_live.html')
+            subprocess.run(['/usr/bin/python3', os.path.join(HERE, 'inspect_live.py'), live],
+                           check=True, env=dict(os.environ, NNSCAN_LIBRARY=a.library))
+            kind, _, doc = embedded(live)
+            check(kind == 'nnscan.inspect', 'inspect_live: page kind %r' % kind)
+            check(doc['first_nonfinite']['forward']['path'] == '1.1',
+                  'inspect_live: first NaN at %r, not the module that makes it'
+                  % doc['first_nonfinite']['forward'])
+            check_inspect_page(page, live, doc, a.out, 'inspect_live')
         mobile = ['mobilenet_v2_op11_fold', 'mobilenet_v2_op13_fold', 'mobilenet_v2_op17_fold',
                   'efficientnet_b0_op17_fold', 'resnet18_op17_fold', 'alexnet_op17_fold']
         html = os.path.join(a.out, 'table.html')

@@ -609,6 +609,102 @@ static void c_op_get(void) {
   EXPECT_SMALL_SIZE(x, nns_op_get(0, &x));
 }
 
+/* The inspection (issue 10): a handle built by the caller. */
+static nns_inspection *inspection_with_root(void) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, &err), NNS_OK);
+  nns_inspect_module root = {.size = sizeof root, .path = "", .type = "M",
+                             .parent = (size_t)-1};
+  CHECK_EQ(nns_inspection_add_module(in, &root, NULL, &err), NNS_OK);
+  return in;
+}
+static void c_inspection_create(void) {
+  CHECK_EQ(nns_inspection_create(NULL, &err), NNS_E_ARG);
+}
+static void c_inspection_free(void) { nns_inspection_free(NULL); }
+static void c_inspection_add_module(void) {
+  nns_inspect_module mod = {.size = sizeof mod, .path = "",
+                            .parent = (size_t)-1};
+  CHECK_EQ(nns_inspection_add_module(NULL, &mod, NULL, &err), NNS_E_ARG);
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, &err), NNS_OK);
+  CHECK_EQ(nns_inspection_add_module(in, NULL, NULL, &err), NNS_E_ARG);
+  mod.size = 1;
+  CHECK_EQ(nns_inspection_add_module(in, &mod, NULL, &err), NNS_E_ARG);
+  mod.size = sizeof mod;
+  mod.parent = 0; /* the first module is the root */
+  CHECK_EQ(nns_inspection_add_module(in, &mod, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_module_count(in), 0);
+  nns_inspection_free(in);
+}
+static void c_inspection_set_meta(void) {
+  CHECK_EQ(nns_inspection_set_meta(NULL, "k", "v", &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_root();
+  CHECK_EQ(nns_inspection_set_meta(in, "", "v", &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_set_meta(in, "k", NULL, &err), NNS_E_ARG);
+  nns_inspection_free(in);
+}
+static void c_inspection_add_batch(void) {
+  nns_inspect_batch b = {.size = sizeof b};
+  CHECK_EQ(nns_inspection_add_batch(NULL, &b, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_root();
+  CHECK_EQ(nns_inspection_add_batch(in, NULL, &err), NNS_E_ARG);
+  b.size = 1;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &err), NNS_E_ARG);
+  nns_inspect_call call = {.module = 1, .parent = (size_t)-1}; /* no module 1 */
+  b = (nns_inspect_batch){.size = sizeof b, .calls = &call, .call_count = 1,
+                          .call_size = sizeof call};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_call_count(in), 0);
+  nns_inspection_free(in);
+}
+static void c_inspection_module_count(void) {
+  CHECK_EQ(nns_inspection_module_count(NULL), 0);
+}
+static void c_inspection_call_count(void) {
+  CHECK_EQ(nns_inspection_call_count(NULL), 0);
+}
+static void c_inspection_module_stats(void) {
+  nns_inspect_stats x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_module_stats(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_root();
+  CHECK_EQ(nns_inspection_module_stats(in, 0, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_module_stats(in, 1, &x, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_module_stats(in, 0, &x, &err));
+  nns_inspection_free(in);
+}
+static void c_inspection_first_nonfinite(void) {
+  nns_inspect_offender x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_first_nonfinite(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_root();
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, NULL, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_first_nonfinite(in, 1, &x, &err));
+  nns_inspection_free(in);
+}
+/* Both report entry points refuse the same things. */
+static void inspection_report_refusals(
+    nns_status (*fn)(const nns_inspection *, const nns_report_options *,
+                     nns_write_fn, void *, nns_error *)) {
+  CHECK_EQ(fn(NULL, NULL, sink, NULL, &err), NNS_E_ARG);
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, &err), NNS_OK);
+  CHECK_EQ(fn(in, NULL, sink, NULL, &err), NNS_E_STATE); /* no module */
+  nns_inspection_free(in);
+  in = inspection_with_root();
+  CHECK_EQ(fn(in, NULL, NULL, NULL, &err), NNS_E_ARG);
+  nns_report_options o = {.size = 1};
+  CHECK_EQ(fn(in, &o, sink, NULL, &err), NNS_E_ARG);
+  o = (nns_report_options){.size = sizeof o, .format = NNS_FORMAT_SHAPES_JSON};
+  CHECK_EQ(fn(in, &o, sink, NULL, &err), NNS_E_ARG);
+  nns_inspection_free(in);
+}
+static void c_inspection_report(void) {
+  inspection_report_refusals(nns_inspection_report);
+}
+static void c_inspection_report_seed(void) {
+  inspection_report_refusals(nns_inspection_report_seed);
+}
+
 /* ==== The table of exports ==== */
 
 typedef struct entry {
@@ -686,6 +782,11 @@ static const entry exports[] = {
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count),
     E(op_get),
+    E(inspection_create), E(inspection_free), E(inspection_add_module),
+    E(inspection_set_meta), E(inspection_add_batch),
+    E(inspection_module_count), E(inspection_call_count),
+    E(inspection_module_stats), E(inspection_first_nonfinite),
+    E(inspection_report), E(inspection_report_seed),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };

@@ -1,0 +1,209 @@
+"""ctypes declarations of the libnnscan functions and structs the package uses.
+
+This file mirrors include/nnscan.h for the part of it Python calls; the test
+tests/test_api_header.py compiles a small C program against the header and
+fails when a struct's size or a field's offset, or a function's parameter
+list, drifts from what is declared here. `lib()` returns the loaded library
+with every signature set, after checking its ABI version.
+"""
+import ctypes
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
+                    c_int64, c_size_t, c_uint, c_void_p)
+
+from . import _lib
+
+# The ABI generation this file was written against (NNS_ABI_VERSION).
+ABI_VERSION = 1
+
+c_status = c_int
+c_int32 = ctypes.c_int32
+
+
+class NnsError(Structure):
+    _fields_ = [("code", c_status), ("offset", c_int64),
+                ("node", c_char * 128), ("message", c_char * 512)]
+
+
+class Sized(Structure):
+    """A struct whose first field is its own size (the header's ABI rule)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(ctypes.sizeof(self), *args, **kw)
+
+
+class LoadOptions(Sized):
+    _fields_ = [("size", c_size_t), ("external_dir", c_char_p),
+                ("max_depth", c_int), ("flags", c_uint)]
+
+
+class InputShape(Sized):
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("dims", POINTER(c_int64)), ("rank", c_size_t)]
+
+
+class InputValue(Sized):
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("data", POINTER(c_int64)), ("count", c_size_t)]
+
+
+class InferOptions(Sized):
+    _fields_ = [("size", c_size_t), ("flags", c_uint), ("batch", c_int64),
+                ("inputs", POINTER(InputShape)), ("input_count", c_size_t),
+                ("values", POINTER(InputValue)), ("value_count", c_size_t)]
+
+
+class AnalyzeOptions(Sized):
+    _fields_ = [("size", c_size_t), ("optimizer", c_int)]
+
+
+class ReportOptions(Sized):
+    _fields_ = [("size", c_size_t), ("format", c_int), ("numbers", c_int),
+                ("max_depth", c_int), ("columns", c_uint), ("width", c_int),
+                ("wrap", c_int), ("model_name", c_char_p),
+                ("model_path", c_char_p)]
+
+
+# Structs the header test checks: ctypes class -> C type name.
+STRUCTS = {
+    NnsError: "nns_error", LoadOptions: "nns_load_options",
+    InputShape: "nns_input_shape", InputValue: "nns_input_value",
+    InferOptions: "nns_infer_options",
+    AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
+}
+
+WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
+
+# Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
+FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
+          "shapes_json": 5, "shapes_text": 6}
+NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
+COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
+       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
+DEPTH_ALL = -1
+INFER_FALLBACK_DECLARED = 1 << 0
+OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
+PARAM_KIND = {"trainable": 0, "buffer": 1, "constant": 2, "frozen": 3}
+
+# name -> (restype, argtypes): every function the package calls.
+FUNCTIONS = {
+    "nns_version": (c_char_p, []),
+    "nns_status_name": (c_char_p, [c_status]),
+    "nns_dtype_name": (c_char_p, [c_int]),
+    "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
+                                       POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_model_load_memory": (c_status, [c_void_p, c_size_t,
+                                         POINTER(LoadOptions),
+                                         POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_model_free": (None, [c_void_p]),
+    "nns_model_infer": (c_status, [c_void_p, POINTER(InferOptions),
+                                   POINTER(NnsError)]),
+    "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
+                                     POINTER(NnsError)]),
+    "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
+                              c_void_p, POINTER(NnsError)]),
+    "nns_abi_version": (c_int, []),
+    "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_builder_free": (None, [c_void_p]),
+    "nns_builder_set_producer": (c_status, [c_void_p, c_char_p, c_char_p,
+                                            POINTER(NnsError)]),
+    "nns_builder_set_graph_name": (c_status, [c_void_p, c_char_p,
+                                              POINTER(NnsError)]),
+    "nns_builder_add_opset": (c_status, [c_void_p, c_char_p, c_int64,
+                                         POINTER(NnsError)]),
+    "nns_builder_add_input": (c_status, [c_void_p, c_char_p, c_int, c_int,
+                                         POINTER(c_int64), POINTER(c_char_p),
+                                         POINTER(NnsError)]),
+    "nns_builder_add_output": (c_status, [c_void_p, c_char_p, c_int, c_int,
+                                          POINTER(c_int64), POINTER(c_char_p),
+                                          POINTER(NnsError)]),
+    "nns_builder_add_value_info": (c_status, [c_void_p, c_char_p, c_int,
+                                              c_int, POINTER(c_int64),
+                                              POINTER(c_char_p),
+                                              POINTER(NnsError)]),
+    "nns_builder_add_initializer": (c_status, [c_void_p, c_char_p, c_int,
+                                               c_int, POINTER(c_int64),
+                                               c_void_p, c_size_t,
+                                               POINTER(NnsError)]),
+    "nns_builder_add_node": (c_status, [c_void_p, c_char_p, c_char_p,
+                                        c_char_p, c_char_p, POINTER(c_char_p),
+                                        c_size_t, POINTER(c_char_p), c_size_t,
+                                        POINTER(NnsError)]),
+    "nns_builder_attr_int": (c_status, [c_void_p, c_char_p, c_int64,
+                                        POINTER(NnsError)]),
+    "nns_builder_attr_float": (c_status, [c_void_p, c_char_p, c_double,
+                                          POINTER(NnsError)]),
+    "nns_builder_attr_string": (c_status, [c_void_p, c_char_p, c_char_p,
+                                           c_size_t, POINTER(NnsError)]),
+    "nns_builder_attr_ints": (c_status, [c_void_p, c_char_p, POINTER(c_int64),
+                                         c_size_t, POINTER(NnsError)]),
+    "nns_builder_attr_floats": (c_status, [c_void_p, c_char_p,
+                                           POINTER(c_double), c_size_t,
+                                           POINTER(NnsError)]),
+    "nns_builder_finish": (c_status, [c_void_p, POINTER(c_void_p),
+                                      POINTER(NnsError)]),
+    "nns_model_set_module": (c_status, [c_void_p, c_char_p, c_char_p,
+                                        c_size_t, POINTER(NnsError)]),
+    "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
+                                            POINTER(NnsError)]),
+}
+
+_ready = None
+
+
+class NnscanError(RuntimeError):
+    """A libnnscan call failed; `status` is its NNS_E_* name."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class AbiMismatch(ImportError):
+    """The loaded libnnscan has another ABI than this package expects."""
+
+
+def library_abi(lib):
+    """The library's ABI generation (nns_abi_version())."""
+    fn = getattr(lib, "nns_abi_version", None)
+    if fn is None:
+        return 0  # a library from before the ABI was versioned
+    fn.restype, fn.argtypes = c_int, []
+    return int(fn())
+
+
+def lib():
+    """The library with every declaration set (ABI checked once)."""
+    global _ready
+    if _ready is not None:
+        return _ready
+    cdll = _lib.load()
+    abi = library_abi(cdll)
+    if abi != ABI_VERSION:
+        raise AbiMismatch(
+            f"libnnscan {cdll.nns_version().decode()} has ABI {abi}; this "
+            f"nnscan package needs ABI {ABI_VERSION}: use the library built "
+            "from the same source (NNSCAN_LIBRARY) or reinstall the package")
+    for name, (res, args) in FUNCTIONS.items():
+        fn = getattr(cdll, name)
+        fn.restype, fn.argtypes = res, args
+    _ready = cdll
+    return cdll
+
+
+def check(status, err, what):
+    """Raise NnscanError for a failed call, with the library's message."""
+    if status != 0:
+        name = lib().nns_status_name(status).decode()
+        msg = err.message.decode(errors="replace") if err is not None else ""
+        raise NnscanError(name, f"{what}: {msg or name}")
+
+
+def write_collector():
+    """(callback, chunks): a WRITE_FN appending to the list `chunks`."""
+    chunks = []
+
+    def write(_user, data, size):
+        chunks.append(ctypes.string_at(data, size))
+        return 0
+    return WRITE_FN(write), chunks

@@ -1,0 +1,118 @@
+"""ctypes declarations of the "Inspection" section of nnscan.h, used by
+nnscan.Inspector (inspector.py) and checked against the header by
+tests/test_inspector_header.py. Structs with a leading `size` use _api's
+Sized; the error struct, report options and write callback are _api's.
+"""
+import ctypes
+
+from . import _api, _lib
+
+_c = ctypes
+_SIZE_MAX = _c.c_size_t(-1).value
+_Error = _api.NnsError
+_ReportOptions = _api.ReportOptions
+_WRITE_FN = _api.WRITE_FN
+
+
+class _DtypeBytes(_c.Structure):
+    _fields_ = [("dtype", _c.c_int), ("bytes", _c.c_int64),
+                ("learnable_bytes", _c.c_int64)]
+
+
+class _Module(_api.Sized):
+    _fields_ = [("size", _c.c_size_t), ("path", _c.c_char_p),
+                ("type", _c.c_char_p), ("parent", _c.c_size_t),
+                ("params", _c.c_int64), ("learnable_params", _c.c_int64),
+                ("param_bytes", _c.c_int64), ("grad_bytes", _c.c_int64),
+                ("flops", _c.c_int64), ("macs", _c.c_int64),
+                ("param_dtypes", _c.POINTER(_DtypeBytes)),
+                ("param_dtype_count", _c.c_size_t)]
+
+
+class _Tensor(_c.Structure):
+    _fields_ = [("role", _c.c_int), ("dtype", _c.c_int), ("rank", _c.c_int),
+                ("flags", _c.c_uint), ("dims", _c.c_size_t),
+                ("name", _c.c_char_p), ("bytes", _c.c_int64),
+                ("min", _c.c_double), ("max", _c.c_double),
+                ("mean", _c.c_double), ("std", _c.c_double),
+                ("zero_fraction", _c.c_double)]
+
+
+class _Event(_c.Structure):
+    _fields_ = [("time_ms", _c.c_double), ("alloc_bytes", _c.c_int64),
+                ("live_bytes", _c.c_int64)]
+
+
+class _Call(_c.Structure):
+    _fields_ = [("module", _c.c_size_t), ("parent", _c.c_size_t),
+                ("flags", _c.c_uint), ("fwd_seq", _c.c_int64),
+                ("bwd_seq", _c.c_int64), ("fwd_start", _Event),
+                ("fwd_end", _Event), ("bwd_start", _Event),
+                ("bwd_end", _Event), ("tensor_first", _c.c_size_t),
+                ("tensor_count", _c.c_size_t)]
+
+
+class _Batch(_api.Sized):
+    _fields_ = [("size", _c.c_size_t), ("rank", _c.c_int),
+                ("pass", _c.c_int64), ("wall_start", _c.c_double),
+                ("calls", _c.POINTER(_Call)), ("call_count", _c.c_size_t),
+                ("call_size", _c.c_size_t),
+                ("tensors", _c.POINTER(_Tensor)),
+                ("tensor_count", _c.c_size_t), ("tensor_size", _c.c_size_t),
+                ("dims", _c.POINTER(_c.c_int64)), ("dim_count", _c.c_size_t)]
+
+
+STRUCTS = {_DtypeBytes: "nns_inspect_dtype_bytes",
+           _Module: "nns_inspect_module", _Tensor: "nns_inspect_tensor",
+           _Event: "nns_inspect_event", _Call: "nns_inspect_call",
+           _Batch: "nns_inspect_batch"}
+
+_p, _E = _c.c_void_p, _c.POINTER(_Error)
+# name -> (restype, argtypes), like _api.FUNCTIONS.
+FUNCTIONS = {
+    "nns_inspection_create": (_c.c_int, [_c.POINTER(_p), _E]),
+    "nns_inspection_free": (None, [_p]),
+    "nns_inspection_add_module": (
+        _c.c_int, [_p, _c.POINTER(_Module), _c.POINTER(_c.c_size_t), _E]),
+    "nns_inspection_set_meta": (_c.c_int, [_p, _c.c_char_p, _c.c_char_p,
+                                           _E]),
+    "nns_inspection_add_batch": (_c.c_int, [_p, _c.POINTER(_Batch), _E]),
+    "nns_inspection_report": (
+        _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
+    "nns_inspection_report_seed": (
+        _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
+}
+
+# Roles, flags (nnscan.h).
+_INPUT, _OUTPUT, _GRAD_INPUT, _GRAD_OUTPUT = 0, 1, 2, 3
+_T_NAN, _T_INF, _T_CHECKED, _T_STATS = 1, 2, 4, 8
+_C_RAISED, _C_NO_GRAD, _C_BACKWARD = 1, 2, 4
+# The report formats nns_inspection_report takes (the shapes ones are not).
+_FORMATS = {k: _api.FORMAT[k] for k in ("text", "csv", "md", "json", "html")}
+_FORMATS["markdown"] = _api.FORMAT["md"]
+_NUMBERS = _api.NUMBERS
+
+_declared = False
+
+
+def _lib_inspect():
+    """The library, with the inspection functions' signatures declared."""
+    global _declared
+    lib = _lib.load()
+    if _declared:
+        return lib
+    for name, (res, args) in FUNCTIONS.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = res
+    _declared = True
+    return lib
+
+
+class InspectionError(RuntimeError):
+    """libnnscan refused something the inspector handed it."""
+
+
+def _check(status, err):
+    if status != 0:
+        raise InspectionError(err.message.decode("utf-8", "replace"))

@@ -1,0 +1,1060 @@
+"""nnscan.Inspector: what every module of a live PyTorch model does while
+the user's own code runs - shapes, gradient shapes, latency (inclusive and
+self), memory, NaN/Inf - handed to libnnscan once per pass, which
+aggregates the module tree and writes the reports.
+
+    with nnscan.Inspector(model, save_file="runs/insight") as insp:
+        loss = model(x).mean()          # any forward passes,
+        loss.backward()                 # backward passes and
+        opt.step()                      # optimizer steps
+    print(insp.report())                # the tree table
+
+How it observes (docs/inspect.md has the definitions):
+  - forward: a pre-hook and a hook on every module, with keyword arguments
+    (`with_kwargs` on torch >= 2.0; on torch 1.13, whose hooks see
+    positional arguments only, a wrapper on the module's forward, an
+    instance attribute removed again by finish(), hands them over);
+  - backward: hooks on tensors (`Tensor.register_hook`) - on each output
+    (its gradient arriving starts the module's backward) and on each input
+    that requires grad (its gradient ends it) - never module backward
+    hooks, which break in-place ops; a leaf parameter's hook ends the
+    backward of a module whose inputs need no gradient;
+  - time: a host clock that stops while the inspector's own hooks run (so
+    their cost is in nobody's figure), or CUDA events for a model on GPU;
+  - memory: the CUDA allocator's counters on GPU; on CPU, bytes of every
+    newly allocated op output, counted by a TorchDispatchMode (not RSS).
+
+The model is never changed: finish() (also on an exception) removes every
+hook and restores what registering them created.
+"""
+import functools
+import math
+import os
+import sys
+import time
+import weakref
+
+from ._inspect_api import (  # noqa: F401  (InspectionError: public)
+    InspectionError, _Batch, _C_BACKWARD, _C_NO_GRAD,
+    _C_RAISED, _Call, _DtypeBytes, _Error, _Event, _FORMATS, _GRAD_INPUT,
+    _GRAD_OUTPUT, _INPUT, _Module, _NUMBERS, _OUTPUT, _ReportOptions,
+    _SIZE_MAX, _T_CHECKED, _T_INF, _T_NAN, _T_STATS, _Tensor, _WRITE_FN,
+    _c, _check, _lib_inspect)
+
+__all__ = ["Inspector", "InspectorGadgets", "InspectionError"]
+
+# ==== torch helpers ====
+
+_ONNX_DTYPE = None
+
+
+def _dtype_number(torch, dt):
+    global _ONNX_DTYPE
+    if _ONNX_DTYPE is None:
+        _ONNX_DTYPE = {
+            torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int16: 5,
+            torch.int32: 6, torch.int64: 7, torch.bool: 9, torch.float16: 10,
+            torch.float64: 11, torch.complex64: 14, torch.complex128: 15,
+            torch.bfloat16: 16}
+    return _ONNX_DTYPE.get(dt, 0)
+
+
+def _flatten(obj, prefix, out, depth=0):
+    """(name, tensor) for every tensor in nested tuples, lists and dicts:
+    "0", "1.0", "1.key"; at most 8 levels and 1024 tensors."""
+    import torch
+    if isinstance(obj, torch.Tensor):
+        out.append((prefix, obj))
+        return
+    if depth >= 8 or len(out) >= 1024:
+        return
+    if isinstance(obj, (tuple, list)):
+        for i, v in enumerate(obj):
+            _flatten(v, f"{prefix}.{i}" if prefix else str(i), out, depth + 1)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out, depth + 1)
+
+
+def _alloc_counter():
+    """A TorchDispatchMode that adds up the bytes of every op output with
+    storage of its own (not a view of, nor written into, an input): the
+    CPU's bytes allocated, as a counter that only grows."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+    import torch
+
+    class Mode(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.total = 0
+            self.on = True
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if not self.on:
+                return out
+            outs = tree_flatten(out)[0]
+            seen = None
+            for t in outs:
+                if not isinstance(t, torch.Tensor):
+                    continue
+                try:
+                    st = t.storage()
+                    ptr, nbytes = st.data_ptr(), st.nbytes()
+                except Exception:  # sparse, meta: nothing to count
+                    continue
+                if seen is None:
+                    seen = set()
+                    for a in tree_flatten((args, kwargs))[0]:
+                        if isinstance(a, torch.Tensor):
+                            try:
+                                seen.add(a.storage().data_ptr())
+                            except Exception:
+                                pass
+                if ptr not in seen:
+                    seen.add(ptr)
+                    self.total += nbytes
+            return out
+
+    return Mode()
+
+
+def _py_depth():
+    """How deep the Python stack is here."""
+    f, n = sys._getframe(1), 0
+    while f is not None:
+        f = f.f_back
+        n += 1
+    return n
+
+
+# ==== Records ====
+
+class _CallRec:
+    """One module call, filled by the hooks; plain Python data only."""
+    __slots__ = ("module", "parent", "flags", "fwd_seq", "bwd_seq", "ev",
+                 "tensors", "index", "depth", "kw", "ins")
+
+    def __init__(self, module, parent, index):
+        self.module = module
+        self.parent = parent
+        self.index = index
+        self.flags = 0
+        self.fwd_seq = -1
+        self.bwd_seq = -1
+        self.ev = [None, None, None, None]  # fwd start/end, bwd start/end
+        self.tensors = []  # (role, dtype, shape, name, bytes, flags, stats)
+        self.kw = False    # keyword arguments recorded (torch < 2.0)
+        self.ins = {}      # id -> (name, hook, tensor, version) until its end
+
+
+class _PassRec:
+    __slots__ = ("number", "wall_start", "calls", "handles", "done",
+                 "grad_hooks", "backward_seen")
+
+    def __init__(self, number):
+        self.number = number
+        self.wall_start = time.time()
+        self.calls = []
+        self.handles = []      # tensor-hook handles still registered
+        self.done = False      # forward finished
+        self.grad_hooks = 0
+        self.backward_seen = False
+
+
+# ==== The inspector ====
+
+class Inspector:
+    """Records what `model` does between start() and finish().
+
+    save_file: where finish() saves, as the seed tool did: the seed layout
+      to "<stem>_<Class>.json" and nnscan's own "nnscan.inspect" JSON to
+      "<stem>_<Class>.inspect.json" (rank 0 only under torch.distributed).
+    check_nonfinite: look for NaN/Inf in outputs, inputs and gradients.
+    stats: per output min, max, mean, std and fraction of zeros.
+    memory: count memory (CPU: a dispatch mode that sees every op).
+    watch_backward / watch_depth: as in the seed tool; watch_depth -1
+      hooks every depth, 1 only the model and its children. watch_forward
+      is accepted for the seed's callers: the forward is always observed
+      (passes are recognised by it).
+    name: the root's name in the reports (default: the model's class).
+    max_pending: forwards kept waiting for their backward before they are
+      sent without one (evaluation with gradients on).
+    static_counts: {module path: (flops, macs)}, static counts of the
+      module's subtree over one forward of the model, shown beside the
+      measured figures in nnscan.inspect (null where not given).
+    static_inputs: example inputs (a tensor or a tuple): start() gets
+      static_counts from nnscan's static recorder (nnscan.torch_api, the
+      python branch's summary) on them, when it is available.
+
+    After finish(): report(), save(), json(); `errors` lists failures
+    inside the inspector's hooks (never raised into the model's code).
+    """
+
+    def __init__(self, model, save_file=None, *, watch_forward=True,
+                 watch_backward=True, watch_depth=-1, check_nonfinite=True,
+                 stats=False, memory=True, name=None, max_pending=8,
+                 static_counts=None, static_inputs=None):
+        import torch
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError("Inspector needs a torch.nn.Module")
+        self.model = model
+        self.save_file = save_file
+        self.watch_forward = watch_forward
+        self.watch_backward = watch_backward
+        self.watch_depth = watch_depth
+        self.check_nonfinite = check_nonfinite
+        self.stats = stats
+        self.memory = memory
+        self.name = name or type(model).__name__
+        self.max_pending = max_pending
+        self.static_counts = dict(static_counts or {})
+        self.static_inputs = static_inputs
+        self.errors = []
+        self._insp = None
+        self._active = False
+        self._started = False
+        self._saved_paths = []
+        self._json = None
+
+    # ---- seed-compatible surface ----
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.finish()
+        return False
+
+    def forward_mode(self):
+        """Kept for the seed tool's callers: nnscan needs no modes (each
+        pass and each backward is recognised on its own)."""
+
+    def backward_mode(self):
+        """Kept for the seed tool's callers; see forward_mode()."""
+
+    # ---- start / finish ----
+
+    def start(self):
+        import torch
+        if self._started:
+            raise RuntimeError("Inspector.start() called twice")
+        self._started = True
+        self._torch = torch
+        lib = _lib_inspect()
+        err = _Error()
+        h = _c.c_void_p()
+        _check(lib.nns_inspection_create(_c.byref(h), _c.byref(err)), err)
+        self._insp = h
+        self._rank, self._world = 0, 1
+        if torch.distributed.is_available() and \
+                torch.distributed.is_initialized():
+            self._rank = torch.distributed.get_rank()
+            self._world = torch.distributed.get_world_size()
+        self._cuda = any(p.is_cuda for p in self.model.parameters()) or \
+            any(b.is_cuda for b in self.model.buffers())
+        if self.static_inputs is not None and not self.static_counts:
+            self.static_counts = self._static_from_recorder()
+        self._register_modules()
+        import inspect as pyinspect
+        sig = pyinspect.signature(torch.nn.Module.register_forward_pre_hook)
+        self._with_kwargs = "with_kwargs" in sig.parameters
+        self._meta = {"device": "cuda" if self._cuda else "cpu",
+                      "clock": "cuda_events" if self._cuda else "host",
+                      "memory": ("cuda_allocator" if self._cuda else
+                                 "dispatch_alloc") if self.memory else "off",
+                      "torch": torch.__version__,
+                      "kwargs_seen_by": "hooks" if self._with_kwargs
+                      else "wrapped_forward",
+                      "nonfinite_checks": str(self.check_nonfinite).lower()}
+        for k, v in self._meta.items():
+            _check(lib.nns_inspection_set_meta(h, k.encode(), v.encode(),
+                                               _c.byref(err)), err)
+        # Recording state.
+        self._stack = []
+        self._pass = None
+        self._passes = 0
+        self._pending = []          # passes waiting for their backward
+        self._touched = set()       # passes a running backward reached
+        self._cb_queued = False
+        self._param_events = {}
+        self._last_grad = None
+        self._seq = 0
+        self._ov = 0.0              # seconds spent in our own hooks
+        self._t0 = time.perf_counter()
+        self._checked = {}
+        self._sent = []             # batches kept for the rank merge
+        self._counter = None
+        self._cuda_base = None
+        self._handles, self._param_hooked, self._wrapped = [], [], []
+        try:
+            if self._cuda:
+                self._cuda_base = torch.cuda.Event(enable_timing=True)
+                self._cuda_base.record()
+            elif self.memory:
+                self._counter = _alloc_counter()
+                self._counter.__enter__()
+            self._install_hooks()
+        except BaseException:
+            # Nothing half-installed stays on the model.
+            self._remove_hooks()
+            if self._counter is not None:
+                self._counter.__exit__(None, None, None)
+                self._counter = None
+            raise
+        self._active = True
+        return self
+
+    def finish(self):
+        """Removes every hook, sends what is left, merges ranks and saves.
+        Safe to call more than once."""
+        if not self._started or not self._active:
+            return self
+        self._active = False
+        try:
+            self._remove_hooks()
+            if self._counter is not None:
+                self._counter.__exit__(None, None, None)
+                self._counter = None
+            # A forward that raised left frames open.
+            if self._stack:
+                for fr in self._stack:
+                    fr.flags |= _C_RAISED
+                self._stack = []
+                self._end_forward()
+            for p in list(self._pending):
+                self._flush(p)
+            self._pending = []
+            if self._world > 1:
+                self._merge_ranks()
+        finally:
+            self._checked = {}
+        if self.save_file is not None and self._rank == 0:
+            self._save_files()
+        return self
+
+    def __del__(self):
+        insp = getattr(self, "_insp", None)
+        if insp is not None and insp.value:
+            try:
+                _lib_inspect().nns_inspection_free(insp)
+            except Exception:
+                pass
+            self._insp = None
+
+    # ---- reports ----
+
+    def report(self, format="text", max_depth=None, numbers="raw", width=0):
+        """The tree table ("text", "csv", "md"), the "nnscan.inspect" JSON
+        ("json"), one self-contained HTML page embedding that JSON with
+        nnscan's viewer ("html"), or the seed tool's layout ("seed"), as a
+        string."""
+        if self._insp is None:
+            raise RuntimeError("nothing recorded: call start() first")
+        lib = _lib_inspect()
+        opts = _ReportOptions()
+        seed = format == "seed"
+        opts.format = _FORMATS["json" if seed else format]
+        opts.numbers = _NUMBERS[numbers]
+        opts.max_depth = -1 if max_depth is None else max_depth
+        opts.width = width
+        opts.model_name = self.name.encode()
+        chunks = []
+
+        def write(_user, data, size):
+            chunks.append(_c.string_at(data, size))
+            return 0
+        cb = _WRITE_FN(write)
+        err = _Error()
+        fn = lib.nns_inspection_report_seed if seed else \
+            lib.nns_inspection_report
+        _check(fn(self._insp, _c.byref(opts), cb, None, _c.byref(err)), err)
+        return b"".join(chunks).decode("utf-8")
+
+    def save(self, path, format="json"):
+        text = self.report(format)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def to_html(self):
+        """The inspection as one self-contained HTML page (report("html"))."""
+        return self.report("html")
+
+    def json(self):
+        """The "nnscan.inspect" document as a dict."""
+        import json
+        return json.loads(self.report("json"))
+
+    @property
+    def saved_files(self):
+        return list(self._saved_paths)
+
+    def _save_files(self):
+        stem = os.fspath(self.save_file)
+        root, ext = os.path.splitext(stem)
+        if ext:
+            stem = root
+        base = f"{stem}_{type(self.model).__name__}"
+        d = os.path.dirname(base)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        self._saved_paths = [self.save(base + ".json", "seed"),
+                             self.save(base + ".inspect.json", "json")]
+
+    # ---- modules ----
+
+    def _register_modules(self):
+        torch = self._torch
+        lib = _lib_inspect()
+        err = _Error()
+        self._modules = []        # (module, path, depth)
+        self._index = {}          # id(module) -> index
+        for path, mod in self.model.named_modules():
+            if id(mod) in self._index:
+                continue
+            depth = 0 if path == "" else path.count(".") + 1
+            parent = -1
+            if path:
+                ppath = path.rsplit(".", 1)[0] if "." in path else ""
+                parent = self._path_index[ppath]
+            else:
+                self._path_index = {}
+            self._path_index[path] = len(self._modules)
+            self._index[id(mod)] = len(self._modules)
+            self._modules.append((mod, path, depth))
+            params = list(mod.parameters())
+            by = {}
+            n = nl = nb = ng = 0
+            for p in params:
+                k = p.numel()
+                b = k * p.element_size()
+                n += k
+                nb += b
+                e = by.setdefault(_dtype_number(torch, p.dtype), [0, 0])
+                e[0] += b
+                if p.requires_grad:
+                    nl += k
+                    ng += b
+                    e[1] += b
+            arr = (_DtypeBytes * max(1, len(by)))(
+                *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
+            flops, macs = self._static_counts(path)
+            m = _Module(path.encode(), type(mod).__name__.encode(),
+                        _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
+                        flops, macs, arr, len(by))
+            _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
+                                                 None, _c.byref(err)), err)
+
+    def _static_from_recorder(self):
+        """{path: (flops, macs)} from the static recorder, or {} (with a
+        line in `errors`) where it is not part of this installation."""
+        try:
+            from . import torch_api
+        except ImportError:
+            self.errors.append("static_inputs: nnscan's static recorder "
+                               "(nnscan.torch_api) is not available")
+            return {}
+        args = self.static_inputs
+        if not isinstance(args, tuple):
+            args = (args,)
+        s = torch_api.analyze_module(self.model, args)
+        return {row["path"]: (row.get("flops", -1), row.get("macs", -1))
+                for row in s.layers}
+
+    def _static_counts(self, path):
+        """Static FLOPs and MACs of one call of the module at `path`, from
+        static_counts ({path: (flops, macs)}); -1 when not given."""
+        fm = self.static_counts.get(path)
+        if fm is None:
+            return -1, -1
+        return int(fm[0]), int(fm[1])
+
+    def _install_hooks(self):
+        for idx, (mod, path, depth) in enumerate(self._modules):
+            if self.watch_depth >= 0 and depth > self.watch_depth:
+                continue
+            pre, post = self._make_hooks(idx)
+            if self._with_kwargs:
+                self._handles.append(
+                    mod.register_forward_pre_hook(pre, with_kwargs=True))
+                self._handles.append(
+                    mod.register_forward_hook(post, with_kwargs=True))
+            else:
+                self._handles.append(mod.register_forward_pre_hook(
+                    lambda m, a, _pre=pre: _pre(m, a, None)))
+                self._handles.append(mod.register_forward_hook(
+                    lambda m, a, o, _post=post: _post(m, a, None, o)))
+                self._wrap_forward(idx, mod)
+            if self.watch_backward:
+                for p in mod.parameters(recurse=False):
+                    if p.requires_grad:
+                        had = p._backward_hooks
+                        h = p.register_hook(self._make_param_hook(idx))
+                        self._param_hooked.append((p, h, had))
+
+    def _remove_hooks(self):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        for mod, had, before in reversed(self._wrapped):
+            if had:
+                object.__setattr__(mod, "forward", before)
+            else:
+                object.__delattr__(mod, "forward")
+        self._wrapped = []
+        # Newest first: a parameter hooked twice (tied weights) is back to
+        # no hook dict only after both are gone.
+        for p, h, had in reversed(self._param_hooked):
+            h.remove()
+            if had is None and not p._backward_hooks:
+                p._backward_hooks = None  # as it was before
+        self._param_hooked = []
+        for p in [self._pass] + self._pending:
+            if p is not None:
+                for h in p.handles:
+                    h.remove()
+                p.handles = []
+
+    # ---- clock, memory ----
+
+    def _now(self, t_in):
+        """The event at the moment a hook was entered: time on the clock
+        that stops while our hooks run, and the memory counters."""
+        torch = self._torch
+        if self._cuda:
+            ev = torch.cuda.Event(enable_timing=True)
+            ev.record()
+            if self.memory:
+                st = torch.cuda.memory_stats()
+                return (ev, st.get("allocated_bytes.all.allocated", -1),
+                        st.get("allocated_bytes.all.current", -1))
+            return (ev, -1, -1)
+        t = (t_in - self._t0 - self._ov) * 1e3
+        alloc = self._counter.total if self._counter is not None else -1
+        return (t, alloc, -1)
+
+    def _enter(self):
+        if self._counter is not None:
+            self._counter.on = False
+        return time.perf_counter()
+
+    def _leave(self, t_in):
+        self._ov += time.perf_counter() - t_in
+        if self._counter is not None:
+            self._counter.on = True
+
+    # ---- tensors ----
+
+    def _nonfinite(self, t):
+        """NaN/Inf flags (with _T_CHECKED) and optional stats of t."""
+        torch = self._torch
+        if not self.check_nonfinite and not self.stats:
+            return 0, None
+        if not (t.is_floating_point() or t.is_complex()) or t.numel() == 0:
+            return _T_CHECKED, None
+        key = id(t)
+        hit = self._checked.get(key)
+        if hit is not None and hit[0]() is t and hit[1] == t._version \
+                and (hit[3] is not None or not self.stats):
+            return hit[2], hit[3]
+        x = t.detach()
+        if x.is_complex():
+            x = torch.view_as_real(x)
+        flags = _T_CHECKED
+        # A finite sum means every element is finite (NaN and Inf
+        # propagate; +Inf + -Inf is NaN): one reduction, no temporary. Only
+        # a non-finite sum (or an overflow) needs the exact look.
+        if not math.isfinite(float(x.sum())):
+            if bool(torch.isnan(x).any()):
+                flags |= _T_NAN
+            if bool(torch.isinf(x).any()):
+                flags |= _T_INF
+        st = None
+        if self.stats:
+            f = x.float()
+            fin = f[torch.isfinite(f)] if flags & (_T_NAN | _T_INF) else f
+            if fin.numel():
+                st = (float(fin.min()), float(fin.max()), float(fin.mean()),
+                      float(fin.std()) if fin.numel() > 1 else 0.0,
+                      float((f == 0).float().mean()))
+                flags |= _T_STATS
+        try:
+            self._checked[key] = (weakref.ref(t), t._version, flags, st)
+        except TypeError:
+            pass
+        return flags, st
+
+    def _record(self, call, role, name, t, check=True):
+        flags, st = self._nonfinite(t) if check else (0, None)
+        call.tensors.append((role, _dtype_number(self._torch, t.dtype),
+                             tuple(t.shape), name,
+                             t.numel() * t.element_size(), flags, st))
+
+    # ---- forward hooks ----
+
+    def _hook_error(self, e):
+        """A failure inside the inspector is kept in `errors`, never raised
+        into the model's forward or backward."""
+        if len(self.errors) < 100:
+            self.errors.append(f"{type(e).__name__}: {e}")
+
+    def _make_hooks(self, idx):
+        def pre(module, args, kwargs):
+            if not self._active:
+                return None
+            t_in = self._enter()
+            grad_on = self._torch.is_grad_enabled()
+            try:
+                with self._torch.no_grad():
+                    self._on_pre(idx, args, kwargs, t_in, grad_on)
+            except Exception as e:  # never into the user's code
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+            return None
+
+        def post(module, args, kwargs, output):
+            if not self._active:
+                return None
+            t_in = self._enter()
+            grad_on = self._torch.is_grad_enabled()
+            try:
+                with self._torch.no_grad():
+                    self._on_post(idx, output, t_in, grad_on)
+            except Exception as e:
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+            return None
+        return pre, post
+
+    def _on_pre(self, idx, args, kwargs, t_in, grad_on):
+        # Frames whose forward raised (and whose exception was caught)
+        # are still on the stack: a call nested in a frame runs deeper in
+        # the Python stack than that frame's hook did.
+        depth = _py_depth()
+        if self._stack and self._stack[-1].depth >= depth:
+            while self._stack and self._stack[-1].depth >= depth:
+                self._stack.pop().flags |= _C_RAISED
+            if not self._stack:
+                self._end_forward()
+        if not self._stack:
+            self._pass = _PassRec(self._passes)
+            self._passes += 1
+        p = self._pass
+        parent = self._stack[-1].index if self._stack else -1
+        call = _CallRec(idx, parent, len(p.calls))
+        call.depth = depth
+        p.calls.append(call)
+        if not grad_on:
+            call.flags |= _C_NO_GRAD
+        found = []
+        _flatten(tuple(args), "", found)
+        if kwargs:
+            _flatten(dict(kwargs), "", found)
+        self._record_inputs(p, call, found, grad_on)
+        self._stack.append(call)
+        call.ev[0] = self._now(t_in)
+
+    def _record_inputs(self, p, call, found, grad_on):
+        for name, t in found:
+            self._record(call, _INPUT, name, t)
+            if grad_on and self.watch_backward and t.requires_grad:
+                h = self._grad_hook(p, call, _GRAD_INPUT, name, t)
+                call.ins[id(t)] = (name, h, t, t._version)
+
+    def _wrap_forward(self, idx, mod):
+        """torch < 2.0: hooks do not see keyword arguments, so the module's
+        forward is wrapped (an instance attribute, which finish() removes
+        or puts back as it was) to hand them to the call the pre-hook
+        opened. Its signature stays visible (functools.wraps)."""
+        had = "forward" in mod.__dict__
+        before = mod.__dict__.get("forward")
+        orig = mod.forward
+
+        @functools.wraps(orig)
+        def forward(*args, **kwargs):
+            if kwargs and self._active:
+                grad_on = self._torch.is_grad_enabled()
+                t_in = self._enter()
+                try:
+                    st = self._stack
+                    if st and st[-1].module == idx and not st[-1].kw:
+                        st[-1].kw = True
+                        found = []
+                        _flatten(dict(kwargs), "", found)
+                        with self._torch.no_grad():
+                            self._record_inputs(self._pass, st[-1], found,
+                                                grad_on)
+                except Exception as e:
+                    self._hook_error(e)
+                finally:
+                    self._leave(t_in)
+            return orig(*args, **kwargs)
+        try:
+            object.__setattr__(mod, "forward", forward)
+        except (AttributeError, TypeError, RuntimeError):
+            return  # a module that takes no attributes (scripted)
+        self._wrapped.append((mod, had, before))
+
+    def _on_post(self, idx, output, t_in, grad_on):
+        ev = self._now(t_in)
+        st = self._stack
+        # Frames above this module's are calls whose forward raised (and
+        # whose exception this module caught).
+        while st and st[-1].module != idx:
+            st.pop().flags |= _C_RAISED
+        if not st:
+            return
+        call = st.pop()
+        call.ev[1] = ev
+        call.fwd_seq = self._seq
+        self._seq += 1
+        found = []
+        if not isinstance(output, (tuple, list, dict)):
+            output = (output,)
+        _flatten(output, "", found)
+        for name, t in found:
+            self._record(call, _OUTPUT, name, t)
+            if not (grad_on and self.watch_backward and t.requires_grad):
+                continue
+            inp = call.ins.get(id(t))
+            if inp is not None and inp[2] is t and inp[3] != t._version:
+                self._inplace_hooks(self._pass, call, name, t, inp)
+            else:
+                self._grad_hook(self._pass, call, _GRAD_OUTPUT, name, t)
+        call.ins = {}
+        if not st:
+            self._end_forward()
+
+    def _inplace_hooks(self, p, call, oname, t, inp):
+        """An output that is one of the inputs, changed in place
+        (ReLU(inplace=True), a Function that marks it dirty). Hooks on that
+        tensor all sit on the autograd node that made it before the change
+        (torch 1.13), so they would fire together. The gradient w.r.t. the
+        output is taken instead at the in-place node's start (a hook dict
+        of its own on that node; the tensor's own dict is put back), and
+        the gradient w.r.t. the input when that node is done (a hook run
+        after it)."""
+        name, h, _, _ = inp
+        node = t.grad_fn
+        if h is None or node is None:
+            self._grad_hook(p, call, _GRAD_OUTPUT, oname, t)
+            return
+        h.remove()
+        p.handles.remove(h)
+        p.grad_hooks -= 1
+        saved = t._backward_hooks
+        t._backward_hooks = None
+        try:
+            self._grad_hook(p, call, _GRAD_OUTPUT, oname, t)
+        finally:
+            t._backward_hooks = saved
+        key = ("node", id(node))
+
+        def after(grad_inputs, grad_outputs):
+            if not self._active or p.done is None:
+                return None
+            t_in = self._enter()
+            try:
+                with self._torch.no_grad():
+                    for k, g in enumerate(grad_inputs):
+                        if isinstance(g, self._torch.Tensor):
+                            self._on_grad(p, call, _GRAD_INPUT,
+                                          name if k == 0 else f"{name}.{k}",
+                                          g, t_in, key)
+            except Exception as e:
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+            return None
+        p.handles.append(node.register_hook(after))
+        p.grad_hooks += 1
+
+    def _end_forward(self):
+        p = self._pass
+        self._pass = None
+        self._stack = []
+        if p is None:
+            return
+        p.done = True
+        if p.grad_hooks == 0:
+            self._flush(p)
+            return
+        self._pending.append(p)
+        # Forwards whose backward never comes (evaluation with grad on)
+        # are sent without one rather than kept forever.
+        while len(self._pending) > self.max_pending:
+            self._flush(self._pending.pop(0))
+
+    # ---- backward hooks ----
+
+    def _grad_hook(self, p, call, role, name, t):
+        tkey = id(t)
+
+        def hook(grad):
+            if not self._active or p.done is None:
+                return None
+            t_in = self._enter()
+            try:
+                with self._torch.no_grad():
+                    self._on_grad(p, call, role, name, grad, t_in, tkey)
+            except Exception as e:
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+            return None
+        try:
+            h = t.register_hook(hook)
+        except RuntimeError:
+            return None  # a tensor that cannot take a hook: no gradient
+        p.handles.append(h)
+        p.grad_hooks += 1
+        return h
+
+    def _on_grad(self, p, call, role, name, grad, t_in, tkey):
+        # Hooks on one tensor (a module's output is the next one's input)
+        # fire one after the other for the same gradient: one moment, so
+        # the two modules' backward spans meet instead of overlapping.
+        last = self._last_grad
+        if last is not None and last[0]() is grad and last[2] == tkey:
+            ev = last[1]
+        else:
+            ev = self._now(t_in)
+            try:
+                self._last_grad = (weakref.ref(grad), ev, tkey)
+            except TypeError:
+                self._last_grad = None
+        call.flags |= _C_BACKWARD
+        if grad is not None:
+            self._record(call, role, name, grad)
+        if role == _GRAD_OUTPUT:
+            if call.ev[2] is None:
+                call.ev[2] = ev
+        else:
+            call.ev[3] = ev
+            if call.bwd_seq < 0:
+                call.bwd_seq = self._seq
+                self._seq += 1
+        p.backward_seen = True
+        self._touched.add(p)
+        self._queue_backward_end()
+
+    def _make_param_hook(self, idx):
+        def hook(grad):
+            if not self._active:
+                return None
+            t_in = self._enter()
+            try:
+                self._param_events[idx] = self._now(t_in)
+                self._queue_backward_end()
+            finally:
+                self._leave(t_in)
+            return None
+        return hook
+
+    def _queue_backward_end(self):
+        if self._cb_queued:
+            return
+        try:
+            self._torch.autograd.Variable._execution_engine.queue_callback(
+                self._backward_end)
+            self._cb_queued = True
+        except RuntimeError:
+            pass
+
+    def _backward_end(self):
+        """Runs once at the end of each backward: completes and sends the
+        passes it reached."""
+        self._cb_queued = False
+        self._last_grad = None
+        if not self._active:
+            return
+        t_in = self._enter()
+        try:
+            touched, self._touched = self._touched, set()
+            pe, self._param_events = self._param_events, {}
+            for p in touched:
+                counts = {}
+                for c in p.calls:
+                    counts[c.module] = counts.get(c.module, 0) + 1
+                for c in p.calls:
+                    # Inputs that need no gradient: the module's own
+                    # parameters' gradients end its backward.
+                    if c.ev[2] is not None and c.ev[3] is None and \
+                            c.module in pe and counts[c.module] == 1:
+                        c.ev[3] = pe[c.module]
+                if p in self._pending:
+                    self._pending.remove(p)
+                if p.done:
+                    self._flush(p)
+        finally:
+            self._leave(t_in)
+
+    # ---- sending ----
+
+    def _resolve(self, ev):
+        """An event as (ms, alloc, live) numbers (CUDA events resolved)."""
+        if ev is None:
+            return (math.nan, -1, -1)
+        t, a, l = ev
+        if self._cuda:
+            t.synchronize()
+            t = self._cuda_base.elapsed_time(t)
+        return (t, a, l)
+
+    def _flush(self, p):
+        """One pass to the library, in one call."""
+        for h in p.handles:
+            h.remove()
+        p.handles = []
+        p.done = None  # later hooks on its tensors do nothing
+        rec = []
+        for c in p.calls:
+            rec.append((c.module, c.parent, c.flags, c.fwd_seq, c.bwd_seq,
+                        [self._resolve(e) for e in c.ev], c.tensors))
+        packed = (self._rank, p.number, p.wall_start, rec)
+        self._send(self._insp, packed)
+        if self._world > 1:
+            self._sent.append(packed)
+
+    @staticmethod
+    def _send(insp, packed):
+        rank, number, wall, rec = packed
+        ntens = sum(len(r[6]) for r in rec)
+        calls = (_Call * max(1, len(rec)))()
+        tens = (_Tensor * max(1, ntens))()
+        dims = []
+        names = []
+        k = 0
+        for i, (mod, parent, flags, fs, bs, ev, tl) in enumerate(rec):
+            c = calls[i]
+            c.module = mod
+            c.parent = _SIZE_MAX if parent < 0 else parent
+            c.flags = flags
+            c.fwd_seq = fs
+            c.bwd_seq = bs
+            c.fwd_start = _Event(*ev[0])
+            c.fwd_end = _Event(*ev[1])
+            c.bwd_start = _Event(*ev[2])
+            c.bwd_end = _Event(*ev[3])
+            c.tensor_first = k
+            c.tensor_count = len(tl)
+            for role, dt, shape, name, nbytes, tf, st in tl:
+                t = tens[k]
+                k += 1
+                nm = name.encode()
+                names.append(nm)
+                t.role, t.dtype, t.rank, t.flags = role, dt, len(shape), tf
+                t.dims = len(dims)
+                t.name = nm
+                t.bytes = nbytes
+                if st is not None:
+                    t.min, t.max, t.mean, t.std, t.zero_fraction = st
+                dims.extend(shape)
+        darr = (_c.c_int64 * max(1, len(dims)))(*dims)
+        b = _Batch(rank, number, wall, calls, len(rec),
+                   _c.sizeof(_Call), tens, ntens, _c.sizeof(_Tensor), darr,
+                   len(dims))
+        err = _Error()
+        _check(_lib_inspect().nns_inspection_add_batch(insp, _c.byref(b),
+                                                       _c.byref(err)), err)
+
+    # ---- ranks ----
+
+    def _merge_ranks(self):
+        """Every rank's passes into one inspection (on every rank): the
+        library then reports the spread over ranks."""
+        dist = self._torch.distributed
+        gathered = [None] * self._world
+        dist.all_gather_object(gathered, self._sent)
+        lib = _lib_inspect()
+        err = _Error()
+        merged = _c.c_void_p()
+        _check(lib.nns_inspection_create(_c.byref(merged), _c.byref(err)),
+               err)
+        try:
+            self._copy_modules(merged)
+            for k, v in self._meta.items():
+                _check(lib.nns_inspection_set_meta(
+                    merged, k.encode(), v.encode(), _c.byref(err)), err)
+            for batches in gathered:
+                for packed in batches:
+                    self._send(merged, packed)
+        except Exception:
+            lib.nns_inspection_free(merged)
+            raise
+        lib.nns_inspection_free(self._insp)
+        self._insp = merged
+
+    def _copy_modules(self, insp):
+        old, self._insp = self._insp, insp
+        try:
+            self._register_modules()
+        finally:
+            self._insp = old
+
+
+class InspectorGadgets(Inspector):
+    """The seed tool's name and signature:
+    InspectorGadgets(model, watch_forward=True, watch_backward=True,
+    watch_depth=-1, save_file=None), where `model` may also be a list of
+    models (one inspector each, saving "<stem>_<Class>.json" each, as the
+    seed tool did)."""
+
+    def __new__(cls, model=None, *args, **kw):
+        if isinstance(model, (list, tuple)):
+            return _InspectorGroup(model, *args, **kw)
+        return super().__new__(cls)
+
+    def __init__(self, model, watch_forward=True, watch_backward=True,
+                 watch_depth=-1, save_file=None, **kw):
+        super().__init__(model, save_file, watch_forward=watch_forward,
+                         watch_backward=watch_backward,
+                         watch_depth=watch_depth, **kw)
+
+
+class _InspectorGroup:
+    """Several models inspected together (the seed tool's list form)."""
+
+    def __init__(self, models, watch_forward=True, watch_backward=True,
+                 watch_depth=-1, save_file=None, **kw):
+        self.inspectors = [
+            InspectorGadgets(m, watch_forward, watch_backward, watch_depth,
+                             save_file, **kw) for m in models]
+
+    def start(self):
+        started = []
+        try:
+            for i in self.inspectors:
+                started.append(i.start())
+        except BaseException:
+            for i in started:
+                i.finish()
+            raise
+        return self
+
+    def finish(self):
+        for i in self.inspectors:
+            i.finish()
+        return self
+
+    def forward_mode(self):
+        pass
+
+    def backward_mode(self):
+        pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.finish()
+        return False
+
+    @property
+    def saved_files(self):
+        return [f for i in self.inspectors for f in i.saved_files]

@@ -1,0 +1,987 @@
+"""The one table from PyTorch's aten ops to the library's op-table entries.
+
+The recorder sees every aten op a forward runs (after PyTorch's own
+decompositions: F.linear arrives as `t` + `addmm`, x @ w as `mm` or `bmm`).
+`OPS` maps an op's base name (`relu` for `aten.relu_.default` too) to a rule
+that emits the ONNX node(s) whose entry in src/ops/ counts it, with the
+attributes and constant inputs that entry reads. That table, not this file,
+holds the cost rules: Python never counts a FLOP.
+
+Kinds of rule:
+  - an ONNX node (or a few, for ops ONNX spells as several: SiLU is
+    Sigmoid + Mul, scaled_dot_product_attention is MatMul + Softmax +
+    MatMul), which the library costs;
+  - ALIAS: the op returns its input under another name (detach, clone,
+    contiguous, a same-dtype copy): no node, no cost;
+  - CREATE: the op makes a tensor from nothing (zeros, arange, empty): its
+    output is a constant, not an activation;
+  - an op with no entry becomes a node in the domain `pytorch.aten` whose
+    output shapes are PyTorch's: it is listed as uncounted in the report,
+    never dropped.
+
+A rule is `rule(b, args, kwargs, out)`; `b` is the recorder's builder
+(recorder.Builder): b.inp(t) names an input tensor, b.const(values) makes a
+small int64 constant, b.scalar(v, like) a scalar of a tensor's dtype,
+b.node(op, inputs, outputs, attrs) adds a node, b.gemm_rhs(t) gives a
+(name, transposed) pair for a weight PyTorch transposed with `t`.
+"""
+import math
+
+ALIAS = "alias"
+CREATE = "create"
+
+
+def _arg(args, kw, i, name, default=None):
+    if len(args) > i:
+        return args[i]
+    return kw.get(name, default)
+
+
+def _ints(v, n):
+    if isinstance(v, int):
+        return [v] * n
+    v = [int(x) for x in v]
+    return v * n if len(v) == 1 else v
+
+
+def _outs(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _ndim(t):
+    return len(t.shape)
+
+
+# ---- element-wise ----
+
+def unary(op, **attrs):
+    def rule(b, args, kw, out):
+        b.node(op, [b.inp(args[0])], [out], attrs)
+    return rule
+
+
+def binary(op, swap=False):
+    def rule(b, args, kw, out):
+        x, y = args[0], args[1]
+        like = x if b.is_tensor(x) else y
+        ins = [b.inp(x) if b.is_tensor(x) else b.scalar(x, like),
+               b.inp(y) if b.is_tensor(y) else b.scalar(y, like)]
+        b.node(op, ins[::-1] if swap else ins, [out])
+    return rule
+
+
+def compare_ne(b, args, kw, out):
+    eq = b.fresh_like(out)
+    binary("Equal")(b, args, kw, eq)
+    b.node("Not", [b.name(eq)], [out])
+
+
+def silu(b, args, kw, out):
+    x = b.inp(args[0])
+    s = b.fresh_like(out)
+    b.node("Sigmoid", [x], [s])
+    b.node("Mul", [x, b.name(s)], [out])
+
+
+def mish(b, args, kw, out):
+    # what torch.onnx exports below opset 18: x * tanh(softplus(x))
+    x = b.inp(args[0])
+    sp, th = b.fresh_like(out), b.fresh_like(out)
+    b.node("Softplus", [x], [sp])
+    b.node("Tanh", [b.name(sp)], [th])
+    b.node("Mul", [x, b.name(th)], [out])
+
+
+def rsqrt(b, args, kw, out):
+    s = b.fresh_like(out)
+    b.node("Sqrt", [b.inp(args[0])], [s])
+    b.node("Reciprocal", [b.name(s)], [out])
+
+
+def clip(lo_i, hi_i, lo_name="min", hi_name="max"):
+    def rule(b, args, kw, out):
+        x = args[0]
+        lo = _arg(args, kw, lo_i, lo_name) if lo_i is not None else None
+        hi = _arg(args, kw, hi_i, hi_name) if hi_i is not None else None
+        ins = [b.inp(x),
+               "" if lo is None else (b.inp(lo) if b.is_tensor(lo) else b.scalar(lo, x)),
+               "" if hi is None else (b.inp(hi) if b.is_tensor(hi) else b.scalar(hi, x))]
+        while ins and ins[-1] == "":
+            ins.pop()
+        b.node("Clip", ins, [out])
+    return rule
+
+
+def leaky_relu(b, args, kw, out):
+    b.node("LeakyRelu", [b.inp(args[0])], [out],
+           {"alpha": float(_arg(args, kw, 1, "negative_slope", 0.01))})
+
+
+def elu(b, args, kw, out):
+    b.node("Elu", [b.inp(args[0])], [out],
+           {"alpha": float(_arg(args, kw, 1, "alpha", 1.0))})
+
+
+def gelu(b, args, kw, out):
+    # ai.onnx Gelu is opset 20; the table's com.microsoft Gelu costs the same
+    b.node("Gelu", [b.inp(args[0])], [out], domain="com.microsoft")
+
+
+def where(b, args, kw, out):
+    c, x, y = args[0], args[1], args[2]
+    like = x if b.is_tensor(x) else y
+    b.node("Where", [b.inp(c),
+                     b.inp(x) if b.is_tensor(x) else b.scalar(x, like),
+                     b.inp(y) if b.is_tensor(y) else b.scalar(y, like)], [out])
+
+
+def masked_fill(b, args, kw, out):
+    x, mask, v = args[0], args[1], args[2]
+    b.node("Where", [b.inp(mask), b.inp(v) if b.is_tensor(v) else b.scalar(v, x),
+                     b.inp(x)], [out])
+
+
+def pow_(b, args, kw, out):
+    x, e = args[0], args[1]
+    if not b.is_tensor(x):  # pow.Scalar: a number to a tensor's power
+        b.node("Pow", [b.scalar(x, e), b.inp(e)], [out])
+    else:
+        b.node("Pow", [b.inp(x), b.inp(e) if b.is_tensor(e) else b.scalar(e, x)],
+               [out])
+
+
+def softmax(op):
+    def rule(b, args, kw, out):
+        b.node(op, [b.inp(args[0])], [out], {"axis": int(args[1])})
+    return rule
+
+
+# ---- matrix products ----
+
+def addmm(b, args, kw, out):
+    c, x, w = args[0], args[1], args[2]
+    wn, trans = b.gemm_rhs(w)
+    attrs = {"transB": 1} if trans else {}
+    beta = float(_arg(args, kw, 3, "beta", 1))
+    alpha = float(_arg(args, kw, 4, "alpha", 1))
+    if beta != 1:
+        attrs["beta"] = beta
+    if alpha != 1:
+        attrs["alpha"] = alpha
+    b.node("Gemm", [b.inp(x), wn, b.inp(c)], [out], attrs)
+
+
+def mm(b, args, kw, out):
+    wn, trans = b.gemm_rhs(args[1])
+    if trans:
+        b.node("Gemm", [b.inp(args[0]), wn], [out], {"transB": 1})
+    else:
+        b.node("MatMul", [b.inp(args[0]), wn], [out])
+
+
+def matmul(b, args, kw, out):
+    b.node("MatMul", [b.inp(args[0]), b.inp(args[1])], [out])
+
+
+def baddbmm(b, args, kw, out):
+    c, x, y = args[0], args[1], args[2]
+    p = b.fresh_like(out)
+    b.node("MatMul", [b.inp(x), b.inp(y)], [p])
+    b.node("Add", [b.name(p), b.inp(c)], [out])
+
+
+def addmv(b, args, kw, out):
+    baddbmm(b, args, kw, out)
+
+
+# ---- convolution, normalisation, pooling ----
+
+def convolution(b, args, kw, out):
+    x, w, bias = args[0], args[1], args[2]
+    stride, padding, dilation = args[3], args[4], args[5]
+    transposed, out_pad, groups = args[6], args[7], args[8]
+    r = _ndim(w) - 2
+    pads = _ints(padding, r)
+    attrs = {"kernel_shape": [int(k) for k in w.shape[2:]],
+             "strides": _ints(stride, r), "pads": pads + pads,
+             "dilations": _ints(dilation, r), "group": int(groups)}
+    ins = [b.inp(x), b.inp(w)] + ([b.inp(bias)] if bias is not None else [])
+    if transposed:
+        attrs["output_padding"] = _ints(out_pad, r)
+        b.node("ConvTranspose", ins, [out], attrs)
+    else:
+        b.node("Conv", ins, [out], attrs)
+
+
+def _bn(b, x, w, bias, mean, var, eps, out):
+    c = int(x.shape[1])
+    ins = [b.inp(x),
+           b.inp(w) if w is not None else b.filler(c, x),
+           b.inp(bias) if bias is not None else b.filler(c, x),
+           b.inp(mean) if mean is not None else b.filler(c, x),
+           b.inp(var) if var is not None else b.filler(c, x)]
+    b.node("BatchNormalization", ins, [_outs(out)[0]], {"epsilon": float(eps)})
+
+
+def native_batch_norm(b, args, kw, out):
+    # (input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _bn(b, args[0], args[1], args[2], args[3], args[4], args[7], out)
+
+
+def batch_norm_no_training(b, args, kw, out):
+    # 2.x: (input, weight, bias, running_mean, running_var, momentum, eps)
+    _bn(b, args[0], args[1], args[2], args[3], args[4], args[6], out)
+
+
+def layer_norm(b, args, kw, out):
+    x, shape, w, bias = args[0], list(args[1]), args[2], args[3]
+    eps = float(_arg(args, kw, 4, "eps", 1e-5))
+    n = 1
+    for d in shape:
+        n *= int(d)
+    ins = [b.inp(x), b.inp(w) if w is not None else b.filler(shape, x)]
+    if bias is not None:
+        ins.append(b.inp(bias))
+    b.node("LayerNormalization", ins, [_outs(out)[0]],
+           {"axis": -len(shape), "epsilon": eps})
+
+
+def pool(op, has_dilation):
+    def rule(b, args, kw, out):
+        x = args[0]
+        r = _ndim(x) - 2
+        k = _ints(args[1], r)
+        stride = _arg(args, kw, 2, "stride", [])
+        s = _ints(stride, r) if stride else k
+        p = _ints(_arg(args, kw, 3, "padding", 0), r)
+        attrs = {"kernel_shape": k, "strides": s, "pads": p + p}
+        if has_dilation:
+            attrs["dilations"] = _ints(_arg(args, kw, 4, "dilation", 1), r)
+            attrs["ceil_mode"] = int(bool(_arg(args, kw, 5, "ceil_mode", False)))
+        else:
+            attrs["ceil_mode"] = int(bool(_arg(args, kw, 4, "ceil_mode", False)))
+            attrs["count_include_pad"] = int(bool(
+                _arg(args, kw, 5, "count_include_pad", True)))
+        b.node(op, [b.inp(x)], [_outs(out)[0]], attrs)
+    return rule
+
+
+def adaptive_pool(kind):
+    """Adaptive pools as torch.onnx exports them: Global*Pool for a 1x..x1
+    output, else *Pool with the kernel in - (out - 1) * (in // out), exact
+    when every input size is a multiple of the output's."""
+    def rule(b, args, kw, out):
+        x, y = args[0], _outs(out)[0]
+        ins, outs = list(x.shape[2:]), list(y.shape[2:])
+        if all(int(o) == 1 for o in outs):
+            b.node("Global%sPool" % kind, [b.inp(x)], [y])
+            return
+        s = [int(i) // int(o) for i, o in zip(ins, outs)]
+        k = [int(i) - (int(o) - 1) * si for i, o, si in zip(ins, outs, s)]
+        b.node("%sPool" % kind, [b.inp(x)], [y],
+               {"kernel_shape": k, "strides": s, "pads": [0] * (2 * len(k))})
+    return rule
+
+
+def mean(b, args, kw, out):
+    x = args[0]
+    dims = _arg(args, kw, 1, "dim", None)
+    keep = bool(_arg(args, kw, 2, "keepdim", False))
+    r = _ndim(x)
+    axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+    # a spatial mean of an image batch (what F.adaptive_avg_pool2d(x, 1)
+    # becomes); a mean over the last axis of a sequence stays a ReduceMean
+    if keep and r >= 4 and axes == list(range(2, r)):
+        b.node("GlobalAveragePool", [b.inp(x)], [out])
+    else:
+        b.node("ReduceMean", [b.inp(x)], [out],
+               {"axes": axes, "keepdims": int(keep)})
+
+
+def reduce_sum(b, args, kw, out):
+    x = args[0]
+    dims = _arg(args, kw, 1, "dim", None)
+    keep = bool(_arg(args, kw, 2, "keepdim", False))
+    r = _ndim(x)
+    if not isinstance(dims, (list, tuple)) or not dims:
+        dims = list(range(r))  # sum.default (or a dtype in slot 1)
+    axes = sorted(int(d) % r for d in dims)
+    b.node("ReduceSum", [b.inp(x), b.const(axes)], [out],
+           {"keepdims": int(keep)})
+
+
+def reduce_attr(op):
+    def rule(b, args, kw, out):
+        x = args[0]
+        dims = _arg(args, kw, 1, "dim", None)
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        r = _ndim(x)
+        if isinstance(dims, int):
+            dims = [dims]
+        axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+        b.node(op, [b.inp(x)], [_outs(out)[0]],
+               {"axes": axes, "keepdims": int(keep)})
+    return rule
+
+
+def vector_norm(b, args, kw, out):
+    """norm(x, p, dim, keepdim) / linalg_vector_norm(x, ord, dim, keepdim):
+    ReduceL2 / ReduceL1 (what F.normalize exports as); other orders have
+    no entry."""
+    x = args[0]
+    p = _arg(args, kw, 1, "p", 2)
+    p = 2 if p is None else float(p)
+    dims = _arg(args, kw, 2, "dim", None)
+    keep = bool(_arg(args, kw, 3, "keepdim", False))
+    if p not in (1.0, 2.0):
+        b.unmapped("norm", args, out)
+        return
+    r = _ndim(x)
+    if isinstance(dims, int):
+        dims = [dims]
+    axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+    b.node("ReduceL2" if p == 2.0 else "ReduceL1", [b.inp(x)], [out],
+           {"axes": axes, "keepdims": int(keep)})
+
+
+# ---- layout ----
+
+def reshape(b, args, kw, out):
+    b.node("Reshape", [b.inp(args[0]), b.const(list(out.shape))], [out])
+
+
+def expand(b, args, kw, out):
+    b.node("Expand", [b.inp(args[0]), b.const(list(out.shape))], [out])
+
+
+def permute(b, args, kw, out):
+    b.node("Transpose", [b.inp(args[0])], [out],
+           {"perm": [int(d) % _ndim(args[0]) for d in args[1]]})
+
+
+def transpose(b, args, kw, out):
+    x = args[0]
+    r = _ndim(x)
+    if r < 2:
+        b.alias(out, x)
+        return
+    d0, d1 = (int(args[1]) % r, int(args[2]) % r) if len(args) > 2 \
+        else (r - 2, r - 1)
+    perm = list(range(r))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    b.node("Transpose", [b.inp(x)], [out], {"perm": perm})
+
+
+def cat(b, args, kw, out):
+    ts = [t for t in args[0] if t.numel() > 0 or _ndim(t) > 1]
+    axis = int(_arg(args, kw, 1, "dim", 0))
+    b.node("Concat", [b.inp(t) for t in ts], [out], {"axis": axis})
+
+
+def stack(b, args, kw, out):
+    axis = int(_arg(args, kw, 1, "dim", 0))
+    ins = []
+    for t in args[0]:
+        u = b.fresh(t.dtype, list(t.shape[:axis % (_ndim(t) + 1)]) + [1]
+                    + list(t.shape[axis % (_ndim(t) + 1):]))
+        b.node("Unsqueeze", [b.inp(t), b.const([axis])], [u])
+        ins.append(b.name(u))
+    b.node("Concat", ins, [out], {"axis": axis})
+
+
+def split(b, args, kw, out):
+    x, outs = args[0], [o for o in _outs(out)]
+    axis = int(_arg(args, kw, 2, "dim", 0)) % _ndim(x)
+    sizes = [int(o.shape[axis]) for o in outs]
+    b.node("Split", [b.inp(x), b.const(sizes)], outs, {"axis": axis})
+
+
+def unbind(b, args, kw, out):
+    x, outs = args[0], _outs(out)
+    axis = int(_arg(args, kw, 1, "dim", 0)) % _ndim(x)
+    parts = [b.fresh(o.dtype, list(o.shape[:axis]) + [1] + list(o.shape[axis:]))
+             for o in outs]
+    b.node("Split", [b.inp(x), b.const([1] * len(outs))], parts, {"axis": axis})
+    for p, o in zip(parts, outs):
+        b.node("Squeeze", [b.name(p), b.const([axis])], [o])
+
+
+def slice_(b, args, kw, out):
+    x = args[0]
+    dim = int(_arg(args, kw, 1, "dim", 0)) % _ndim(x)
+    start = _arg(args, kw, 2, "start", None)
+    end = _arg(args, kw, 3, "end", None)
+    step = int(_arg(args, kw, 4, "step", 1))
+    big = 2 ** 62
+    start = 0 if start is None else max(-big, min(big, int(start)))
+    end = big if end is None else max(-big, min(big, int(end)))
+    b.node("Slice", [b.inp(x), b.const([start]), b.const([end]),
+                     b.const([dim]), b.const([step])], [out])
+
+
+def select(b, args, kw, out):
+    x = args[0]
+    dim = int(args[1]) % _ndim(x)
+    b.node("Gather", [b.inp(x), b.const(int(args[2]), scalar=True)], [out],
+           {"axis": dim})
+
+
+def index(b, args, kw, out):
+    x, idx = args[0], list(args[1])
+    used = [(d, t) for d, t in enumerate(idx) if t is not None]
+    if len(used) == 1 and used[0][1].dtype.is_floating_point is False \
+            and str(used[0][1].dtype) != "torch.bool":
+        d, t = used[0]
+        b.node("Gather", [b.inp(x), b.inp(t)], [out], {"axis": d})
+    else:
+        b.unmapped("index", args, out)
+
+
+def embedding(b, args, kw, out):
+    b.node("Gather", [b.inp(args[0]), b.inp(args[1])], [out], {"axis": 0})
+
+
+def constant_pad_nd(b, args, kw, out):
+    x, pad = args[0], [int(p) for p in args[1]]
+    r = _ndim(x)
+    begin, end = [0] * r, [0] * r
+    for i in range(len(pad) // 2):  # torch: last dim first, (begin, end)
+        begin[r - 1 - i], end[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    value = float(_arg(args, kw, 2, "value", 0))
+    b.node("Pad", [b.inp(x), b.const(begin + end), b.scalar(value, x)], [out],
+           {"mode": "constant"})
+
+
+def resize(mode):
+    def rule(b, args, kw, out):
+        x = args[0]
+        attrs = {"mode": mode}
+        if mode == "linear" or mode == "cubic":
+            ac = _arg(args, kw, 2, "align_corners", False)
+            attrs["coordinate_transformation_mode"] = \
+                "align_corners" if ac else "pytorch_half_pixel"
+        else:
+            attrs["coordinate_transformation_mode"] = "asymmetric"
+            attrs["nearest_mode"] = "floor"
+        b.node("Resize", [b.inp(x), "", "", b.const(list(out.shape))], [out],
+               attrs)
+    return rule
+
+
+def roll(b, args, kw, out):
+    """torch.roll as torch.onnx exports it: per dim, two Slices + Concat."""
+    x = args[0]
+    shifts = _ints(args[1], 1)
+    dims = _ints(_arg(args, kw, 2, "dims", []), 1) if _arg(args, kw, 2, "dims", []) \
+        else None
+    if dims is None:  # flattened roll: no dims
+        b.unmapped("roll", args, out)
+        return
+    cur, r = x, _ndim(x)
+    for i, (sh, d) in enumerate(zip(shifts, dims)):
+        d %= r
+        n = int(x.shape[d])
+        sh %= n
+        last = i == len(dims) - 1
+        if sh == 0:
+            continue
+        tail_dims = list(cur.shape)
+        tail_dims[d] = sh
+        head_dims = list(cur.shape)
+        head_dims[d] = n - sh
+        tail, head = b.fresh(x.dtype, tail_dims), b.fresh(x.dtype, head_dims)
+        src = b.inp(cur) if b.is_tensor(cur) and cur is x else b.name(cur)
+        b.node("Slice", [src, b.const([n - sh]), b.const([n]), b.const([d])],
+               [tail])
+        b.node("Slice", [src, b.const([0]), b.const([n - sh]), b.const([d])],
+               [head])
+        nxt = out if last else b.fresh_like(x)
+        b.node("Concat", [b.name(tail), b.name(head)], [nxt], {"axis": d})
+        cur = nxt
+    if cur is x:
+        b.alias(out, x)
+    elif cur is not out:
+        b.alias(out, cur)
+
+
+def pixel_shuffle(b, args, kw, out):
+    b.node("DepthToSpace", [b.inp(args[0])], [out],
+           {"blocksize": int(args[1]), "mode": "CRD"})
+
+
+def to_copy(b, args, kw, out):
+    x = args[0]
+    if out.dtype == x.dtype:
+        b.alias(out, x)
+    else:
+        b.node("Cast", [b.inp(x)], [out], {"to": b.onnx_dtype(out.dtype)})
+
+
+def trilu(upper):
+    def rule(b, args, kw, out):
+        k = int(_arg(args, kw, 1, "diagonal", 0))
+        b.node("Trilu", [b.inp(args[0]), b.const(k, scalar=True)], [out],
+               {"upper": int(upper)})
+    return rule
+
+
+def cumsum(b, args, kw, out):
+    b.node("CumSum", [b.inp(args[0]), b.const(int(args[1]), scalar=True)],
+           [out])
+
+
+def dropout(b, args, kw, out):
+    b.node("Dropout", [b.inp(args[0])], [_outs(out)[0]])
+
+
+def copy_(b, args, kw, out):
+    # dst.copy_(src): dst now holds src's values
+    b.alias(out, args[1])
+
+
+# ---- attention ----
+
+def _attention(b, q, k, v, mask, scale, out, causal=False):
+    """softmax(q k^T * scale + mask) v as MatMul, Mul, Add, Softmax, MatMul."""
+    import torch
+    L, S, E = int(q.shape[-2]), int(k.shape[-2]), int(q.shape[-1])
+    lead = list(q.shape[:-2])
+    kt = b.fresh(k.dtype, list(k.shape[:-2]) + [E, S])
+    perm = list(range(_ndim(k)))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    b.node("Transpose", [b.inp(k)], [kt], {"perm": perm})
+    scores = b.fresh(q.dtype, lead + [L, S])
+    b.node("MatMul", [b.inp(q), b.name(kt)], [scores])
+    scaled = b.fresh(q.dtype, lead + [L, S])
+    s = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    b.node("Mul", [b.name(scores), b.scalar(s, q)], [scaled])
+    if mask is not None or causal:
+        masked = b.fresh(q.dtype, lead + [L, S])
+        m = b.inp(mask) if mask is not None else b.filler([L, S], q)
+        if mask is not None and mask.dtype == torch.bool:
+            b.node("Where", [m, b.name(scaled), b.scalar(-math.inf, q)], [masked])
+        else:
+            b.node("Add", [b.name(scaled), m], [masked])
+        scaled = masked
+    probs = b.fresh(q.dtype, lead + [L, S])
+    b.node("Softmax", [b.name(scaled)], [probs], {"axis": -1})
+    b.node("MatMul", [b.name(probs), b.inp(v)], [out])
+
+
+def sdpa(b, args, kw, out):
+    # (query, key, value, attn_mask=None, dropout_p=0, is_causal=False, *, scale)
+    mask = _arg(args, kw, 3, "attn_mask", None)
+    causal = bool(_arg(args, kw, 5, "is_causal", False))
+    _attention(b, args[0], args[1], args[2], mask, kw.get("scale"),
+               _outs(out)[0], causal)
+
+
+def sdpa_fused(mask_index):
+    """The fused 2.x kernels (flash, efficient, cudnn, math): same algebra;
+    first output is the attention output."""
+    def rule(b, args, kw, out):
+        mask = args[mask_index] if mask_index is not None and \
+            len(args) > mask_index and b.is_tensor(args[mask_index]) else None
+        causal = bool(kw.get("is_causal", False))
+        _attention(b, args[0], args[1], args[2], mask, kw.get("scale"),
+                   _outs(out)[0], causal)
+    return rule
+
+
+def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
+    """Self-attention as F.multi_head_attention_forward (and the ONNX
+    export) spell it: in-projection, per-head attention, out-projection."""
+    B, L, d = int(x.shape[0]), int(x.shape[1]), E // h
+    qkv = b.fresh(x.dtype, [B, L, 3 * E])
+    b.node("MatMul", [b.inp(x), b.transposed(w_in)], [qkv])
+    qkvb = b.fresh(x.dtype, [B, L, 3 * E])
+    b.node("Add", [b.name(qkv), b.inp(b_in)], [qkvb])
+    parts = [b.fresh(x.dtype, [B, L, E]) for _ in range(3)]
+    b.node("Split", [b.name(qkvb), b.const([E, E, E])], parts, {"axis": 2})
+    heads = []
+    for p in parts:
+        r = b.fresh(x.dtype, [B, L, h, d])
+        b.node("Reshape", [b.name(p), b.const(list(r.shape))], [r])
+        t = b.fresh(x.dtype, [B, h, L, d])
+        b.node("Transpose", [b.name(r)], [t], {"perm": [0, 2, 1, 3]})
+        heads.append(t)
+    att = b.fresh(x.dtype, [B, h, L, d])
+    _attention(b, heads[0], heads[1], heads[2], mask, None, att)
+    merged_t = b.fresh(x.dtype, [B, L, h, d])
+    b.node("Transpose", [b.name(att)], [merged_t], {"perm": [0, 2, 1, 3]})
+    merged = b.fresh(x.dtype, [B, L, E])
+    b.node("Reshape", [b.name(merged_t), b.const([B, L, E])], [merged])
+    proj = b.fresh(x.dtype, [B, L, E])
+    b.node("MatMul", [b.name(merged), b.transposed(w_out)], [proj])
+    b.node("Add", [b.name(proj), b.inp(b_out)], [y])
+
+
+def native_mha(b, args, kw, out):
+    """aten._native_multi_head_attention: nn.MultiheadAttention's fast path
+    (eval, no_grad, CPU/CUDA), which runs only for self-attention."""
+    mask = args[9] if len(args) > 9 and b.is_tensor(args[9]) else None
+    _mha(b, args[0], int(args[3]), int(args[4]), args[5], args[6], args[7],
+         args[8], mask, _outs(out)[0])
+
+
+def _linear(b, x, w, bias, y):
+    t = b.fresh(x.dtype, list(y.shape))
+    b.node("MatMul", [b.name(x), b.transposed(w)], [t])
+    b.node("Add", [b.name(t), b.inp(bias)], [y])
+
+
+def transformer_encoder_layer(b, args, kw, out):
+    """aten._transformer_encoder_layer_fwd, nn.TransformerEncoderLayer's
+    fast path: attention block and feed-forward block, each with its
+    residual add and LayerNorm (before or after, norm_first)."""
+    (src, E, h, w_in, b_in, w_out, b_out, use_gelu, norm_first, eps,
+     ln1_w, ln1_b, ln2_w, ln2_b, w1, b1, w2, b2) = args[:18]
+    mask = args[18] if len(args) > 18 and b.is_tensor(args[18]) else None
+    E, h = int(E), int(h)
+    y = _outs(out)[0]
+    shape, dt = list(src.shape), src.dtype
+
+    def ln(x, w, bias):
+        o = b.fresh(dt, shape)
+        b.node("LayerNormalization", [b.name(x), b.inp(w), b.inp(bias)], [o],
+               {"axis": -1, "epsilon": float(eps)})
+        return o
+
+    def alias_in(t):  # a fresh tensor standing for an existing value
+        f = b.fresh(dt, shape)
+        b.names[id(f)] = b.inp(t)
+        b.keep.append(f)
+        return f
+
+    x = alias_in(src)
+    a_in = ln(x, ln1_w, ln1_b) if norm_first else x
+    att = b.fresh(dt, shape)
+    _mha(b, a_in, E, h, w_in, b_in, w_out, b_out, mask, att)
+    r1 = b.fresh(dt, shape)
+    b.node("Add", [b.name(x), b.name(att)], [r1])
+    x = r1 if norm_first else ln(r1, ln1_w, ln1_b)
+    f_in = ln(x, ln2_w, ln2_b) if norm_first else x
+    hid = b.fresh(dt, shape[:-1] + [int(w1.shape[0])])
+    _linear(b, f_in, w1, b1, hid)
+    act = b.fresh(dt, list(hid.shape))
+    if use_gelu:
+        b.node("Gelu", [b.name(hid)], [act], domain="com.microsoft")
+    else:
+        b.node("Relu", [b.name(hid)], [act])
+    ff = b.fresh(dt, shape)
+    _linear(b, act, w2, b2, ff)
+    if norm_first:
+        b.node("Add", [b.name(x), b.name(ff)], [y])
+    else:
+        r2 = b.fresh(dt, shape)
+        b.node("Add", [b.name(x), b.name(ff)], [r2])
+        b.node("LayerNormalization", [b.name(r2), b.inp(ln2_w), b.inp(ln2_b)],
+               [y], {"axis": -1, "epsilon": float(eps)})
+
+
+# ---- backward ops (summary(..., backward=True)) ----
+#
+# The gradient kernels autograd runs, spelled as the forward ops of equal
+# work the table can cost.
+
+def _conv_geometry(x, w, stride, padding, dilation):
+    r = _ndim(w) - 2
+    return (_ints(stride, r), _ints(padding, r), _ints(dilation, r),
+            [int(k) for k in w.shape[2:]], r)
+
+
+def convolution_backward(b, args, kw, out):
+    """grad_input: the transposed convolution of grad_output by the weight
+    (as many MACs as the forward); grad_weight: the correlation of the
+    input with grad_output, as a grouped Conv whose batch is Cin/g and whose
+    kernel is grad_output (as many MACs as the forward); grad_bias: a sum."""
+    g_out, x, w = args[0], args[1], args[2]
+    stride, padding, dilation = args[4], args[5], args[6]
+    transposed, groups = args[7], int(args[9])
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    s, p, d, k, r = _conv_geometry(x, w, stride, padding, dilation)
+    if transposed:  # the backward of a ConvTranspose: leave to the table
+        b.unmapped("convolution_backward", args, out)
+        return
+    if isinstance(gi, _tensor_type()):
+        opad = []
+        for i in range(r):
+            full = (int(g_out.shape[2 + i]) - 1) * s[i] - 2 * p[i] \
+                + d[i] * (k[i] - 1) + 1
+            opad.append(int(x.shape[2 + i]) - full)
+        b.node("ConvTranspose", [b.inp(g_out), b.inp(w)], [gi],
+               {"kernel_shape": k, "strides": s, "pads": p + p,
+                "dilations": d, "group": groups, "output_padding": opad})
+    if isinstance(gw, _tensor_type()):
+        n, cin, cout = int(x.shape[0]), int(x.shape[1]), int(w.shape[0])
+        spatial_x = [int(v) for v in x.shape[2:]]
+        spatial_y = [int(v) for v in g_out.shape[2:]]
+        # x: (N, Cin, *S) -> (Cin/g, g*N, *S)
+        x5 = b.fresh(x.dtype, [n, groups, cin // groups] + spatial_x)
+        b.node("Reshape", [b.inp(x), b.const(list(x5.shape))], [x5])
+        xt = b.fresh(x.dtype, [cin // groups, groups, n] + spatial_x)
+        b.node("Transpose", [b.name(x5)], [xt],
+               {"perm": [2, 1, 0] + list(range(3, 3 + r))})
+        xin = b.fresh(x.dtype, [cin // groups, groups * n] + spatial_x)
+        b.node("Reshape", [b.name(xt), b.const(list(xin.shape))], [xin])
+        # grad_output: (N, Cout, *So) -> (Cout, N, *So)
+        gt = b.fresh(g_out.dtype, [cout, n] + spatial_y)
+        b.node("Transpose", [b.inp(g_out)], [gt],
+               {"perm": [1, 0] + list(range(2, 2 + r))})
+        # forward stride becomes dilation and vice versa; the end padding
+        # is trimmed so the result is exactly the kernel's size
+        end = [d[i] * (k[i] - 1) + 1 + s[i] * (spatial_y[i] - 1)
+               - spatial_x[i] - p[i] for i in range(r)]
+        if any(e < 0 for e in end):
+            # input rows the forward never read (stride remainder): cut
+            keep = [spatial_x[i] + min(0, end[i]) for i in range(r)]
+            cut = b.fresh(x.dtype, [cin // groups, groups * n] + keep)
+            b.node("Slice", [b.name(xin), b.const([0] * r), b.const(keep),
+                             b.const(list(range(2, 2 + r)))], [cut])
+            xin, end = cut, [max(0, e) for e in end]
+        corr = b.fresh(x.dtype, [cin // groups, cout] + k)
+        b.node("Conv", [b.name(xin), b.name(gt)], [corr],
+               {"kernel_shape": spatial_y, "strides": d, "dilations": s,
+                "pads": p + end, "group": groups})
+        b.node("Transpose", [b.name(corr)], [gw],
+               {"perm": [1, 0] + list(range(2, 2 + r))})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g_out), b.const([0] + list(range(2, 2 + r)))],
+               [gb], {"keepdims": 0})
+
+
+def _tensor_type():
+    import torch
+    return torch.Tensor
+
+
+def threshold_backward(b, args, kw, out):
+    # grad * (x > threshold)
+    g, x = args[0], args[1]
+    cond = b.fresh(_bool(), list(x.shape))
+    b.node("Greater", [b.inp(x), b.scalar(args[2], x)], [cond])
+    b.node("Where", [b.name(cond), b.inp(g), b.scalar(0, g)], [out])
+
+
+def _bool():
+    import torch
+    return torch.bool
+
+
+def batch_norm_backward(b, args, kw, out):
+    """Eval mode: grad_input is a per-channel affine map of grad_output (one
+    BatchNormalization's work); grad_weight = sum(grad * x_hat) and
+    grad_bias = sum(grad) over all but the channel axis."""
+    g, x, w = args[0], args[1], args[2]
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    c = int(x.shape[1])
+    axes = [0] + list(range(2, _ndim(x)))
+    if isinstance(gi, _tensor_type()):
+        b.node("BatchNormalization",
+               [b.inp(g), b.inp(w) if w is not None else b.filler(c, x),
+                b.filler(c, x), b.filler(c, x), b.filler(c, x)], [gi])
+    if isinstance(gw, _tensor_type()):
+        prod = b.fresh_like(g)
+        b.node("Mul", [b.inp(g), b.inp(x)], [prod])
+        b.node("ReduceSum", [b.name(prod), b.const(axes)], [gw], {"keepdims": 0})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g), b.const(axes)], [gb], {"keepdims": 0})
+
+
+def layer_norm_backward(b, args, kw, out):
+    """grad_input as one LayerNormalization's work; grad_weight and
+    grad_bias as sums over the leading axes."""
+    g, x, shape, w = args[0], args[1], list(args[2]), args[5]
+    gi, gw, gb = (list(out) + [None, None, None])[:3]
+    lead = list(range(_ndim(x) - len(shape)))
+    if isinstance(gi, _tensor_type()):
+        b.node("LayerNormalization",
+               [b.inp(g), b.inp(w) if w is not None else b.filler(shape, x)],
+               [gi], {"axis": -len(shape)})
+    if isinstance(gw, _tensor_type()):
+        prod = b.fresh_like(g)
+        b.node("Mul", [b.inp(g), b.inp(x)], [prod])
+        b.node("ReduceSum", [b.name(prod), b.const(lead)], [gw], {"keepdims": 0})
+    if isinstance(gb, _tensor_type()):
+        b.node("ReduceSum", [b.inp(g), b.const(lead)], [gb], {"keepdims": 0})
+
+
+def softmax_backward(b, args, kw, out):
+    # y * (g - sum(g * y, dim))
+    g, y, dim = args[0], args[1], int(args[2])
+    gy = b.fresh_like(g)
+    b.node("Mul", [b.inp(g), b.inp(y)], [gy])
+    shape = list(g.shape)
+    shape[dim] = 1
+    ssum = b.fresh(g.dtype, shape)
+    b.node("ReduceSum", [b.name(gy), b.const([dim % _ndim(g)])], [ssum],
+           {"keepdims": 1})
+    diff = b.fresh_like(g)
+    b.node("Sub", [b.inp(g), b.name(ssum)], [diff])
+    b.node("Mul", [b.inp(y), b.name(diff)], [out])
+
+
+def sigmoid_backward(b, args, kw, out):
+    # g * y * (1 - y)
+    g, y = args[0], args[1]
+    one_minus = b.fresh_like(y)
+    b.node("Sub", [b.scalar(1.0, y), b.inp(y)], [one_minus])
+    t = b.fresh_like(y)
+    b.node("Mul", [b.inp(y), b.name(one_minus)], [t])
+    b.node("Mul", [b.inp(g), b.name(t)], [out])
+
+
+def tanh_backward(b, args, kw, out):
+    # g * (1 - y^2)
+    g, y = args[0], args[1]
+    sq = b.fresh_like(y)
+    b.node("Mul", [b.inp(y), b.inp(y)], [sq])
+    t = b.fresh_like(y)
+    b.node("Sub", [b.scalar(1.0, y), b.name(sq)], [t])
+    b.node("Mul", [b.inp(g), b.name(t)], [out])
+
+
+def adaptive_avg_pool_backward(b, args, kw, out):
+    # each input element receives its window's gradient / k
+    g, x = args[0], args[1]
+    e = b.fresh_like(x)
+    b.node("Expand", [b.inp(g), b.const(list(x.shape))], [e])
+    window = max(1, int(x.numel()) // max(1, int(g.numel())))
+    b.node("Div", [b.name(e), b.scalar(float(window), x)], [out])
+
+
+def max_pool_backward(b, args, kw, out):
+    # the gradient goes back to each window's maximum: a scatter
+    g, x, idx = args[0], args[1], args[-1]
+    nc = int(g.shape[0]) * int(g.shape[1])
+    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [int(g.numel()) // nc])
+    b.node("Reshape", [b.inp(g), b.const(list(flat_g.shape))], [flat_g])
+    flat_i = b.fresh(idx.dtype, list(flat_g.shape))
+    b.node("Reshape", [b.inp(idx), b.const(list(flat_i.shape))], [flat_i])
+    flat_x = [int(x.shape[0]), int(x.shape[1]),
+              int(x.numel() // (x.shape[0] * x.shape[1]))]
+    scat = b.fresh(g.dtype, flat_x)
+    b.node("ScatterElements", [b.filler(flat_x, g), b.name(flat_i),
+                               b.name(flat_g)], [scat],
+           {"axis": 2, "reduction": "add"})
+    b.node("Reshape", [b.name(scat), b.const(list(x.shape))], [out])
+
+
+# ---- the table ----
+
+OPS = {
+    # matrix products
+    "addmm": addmm, "mm": mm, "bmm": matmul, "matmul": matmul,
+    "mv": matmul, "dot": matmul, "baddbmm": baddbmm, "addmv": addmv,
+    # convolution, normalisation, pooling
+    "convolution": convolution, "_convolution": convolution,
+    "native_batch_norm": native_batch_norm,
+    "cudnn_batch_norm": native_batch_norm,
+    "_native_batch_norm_legit": native_batch_norm,
+    "_native_batch_norm_legit_no_training": batch_norm_no_training,
+    "native_layer_norm": layer_norm,
+    "max_pool1d": pool("MaxPool", True), "max_pool2d": pool("MaxPool", True),
+    "max_pool3d": pool("MaxPool", True),
+    "max_pool1d_with_indices": pool("MaxPool", True),
+    "max_pool2d_with_indices": pool("MaxPool", True),
+    "max_pool3d_with_indices": pool("MaxPool", True),
+    "avg_pool1d": pool("AveragePool", False),
+    "avg_pool2d": pool("AveragePool", False),
+    "avg_pool3d": pool("AveragePool", False),
+    "_adaptive_avg_pool2d": adaptive_pool("Average"),
+    "_adaptive_avg_pool3d": adaptive_pool("Average"),
+    "adaptive_avg_pool1d": adaptive_pool("Average"),
+    "adaptive_max_pool1d": adaptive_pool("Max"),
+    "adaptive_max_pool2d": adaptive_pool("Max"),
+    "adaptive_max_pool3d": adaptive_pool("Max"),
+    "mean": mean, "sum": reduce_sum,
+    "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
+    "norm": vector_norm, "linalg_vector_norm": vector_norm,
+    # activations and element-wise math
+    "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
+    "hardswish": unary("HardSwish"),
+    "hardsigmoid": unary("HardSigmoid", alpha=1.0 / 6, beta=0.5),
+    "gelu": gelu, "silu": silu, "mish": mish, "softplus": unary("Softplus"),
+    "leaky_relu": leaky_relu, "elu": elu,
+    "hardtanh": clip(1, 2, "min_val", "max_val"), "clamp": clip(1, 2),
+    "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
+    "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
+    "rsqrt": rsqrt, "reciprocal": unary("Reciprocal"), "neg": unary("Neg"),
+    "abs": unary("Abs"), "erf": unary("Erf"), "sin": unary("Sin"),
+    "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
+    "sign": unary("Sign"), "logical_not": unary("Not"),
+    "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
+    "mul": binary("Mul"), "div": binary("Div"), "pow": pow_,
+    "maximum": binary("Max"), "minimum": binary("Min"),
+    "eq": binary("Equal"), "ne": compare_ne, "lt": binary("Less"),
+    "gt": binary("Greater"), "le": binary("LessOrEqual"),
+    "ge": binary("GreaterOrEqual"), "logical_and": binary("And"),
+    "logical_or": binary("Or"), "bitwise_and": binary("And"),
+    "bitwise_or": binary("Or"),
+    "where": where, "masked_fill": masked_fill,
+    "_softmax": softmax("Softmax"), "softmax": softmax("Softmax"),
+    "_log_softmax": softmax("LogSoftmax"), "log_softmax": softmax("LogSoftmax"),
+    "native_dropout": dropout,
+    # layout: views and copies
+    "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
+    "reshape": reshape, "flatten": reshape, "unsqueeze": reshape,
+    "squeeze": reshape, "as_strided": reshape, "view_as": reshape,
+    "expand": expand, "permute": permute, "transpose": transpose,
+    "t": transpose, "cat": cat, "concat": cat, "stack": stack,
+    "split": split, "split_with_sizes": split, "unbind": unbind,
+    "unsafe_split": split, "unsafe_split_with_sizes": split,
+    "slice": slice_, "select": select, "index": index,
+    "embedding": embedding, "constant_pad_nd": constant_pad_nd,
+    "upsample_nearest1d": resize("nearest"),
+    "upsample_nearest2d": resize("nearest"),
+    "upsample_nearest3d": resize("nearest"),
+    "upsample_linear1d": resize("linear"),
+    "upsample_bilinear2d": resize("linear"),
+    "upsample_trilinear3d": resize("linear"),
+    "upsample_bicubic2d": resize("cubic"),
+    "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
+    "cumsum": cumsum, "_to_copy": to_copy, "to": to_copy, "copy": copy_,
+    "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
+    "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,
+    "_conj": ALIAS, "positive": ALIAS,
+    # attention (2.x spells it as one op; 1.13 decomposes it)
+    "scaled_dot_product_attention": sdpa,
+    "_scaled_dot_product_attention_math": sdpa,
+    "_scaled_dot_product_flash_attention": sdpa_fused(None),
+    "_scaled_dot_product_flash_attention_for_cpu": sdpa_fused(None),
+    "_scaled_dot_product_efficient_attention": sdpa_fused(3),
+    "_scaled_dot_product_cudnn_attention": sdpa_fused(3),
+    "_native_multi_head_attention": native_mha,
+    "_transformer_encoder_layer_fwd": transformer_encoder_layer,
+    # backward kernels (summary(..., backward=True))
+    "convolution_backward": convolution_backward,
+    "threshold_backward": threshold_backward,
+    "native_batch_norm_backward": batch_norm_backward,
+    "native_layer_norm_backward": layer_norm_backward,
+    "_softmax_backward_data": softmax_backward,
+    "sigmoid_backward": sigmoid_backward, "tanh_backward": tanh_backward,
+    "_adaptive_avg_pool2d_backward": adaptive_avg_pool_backward,
+    "max_pool2d_with_indices_backward": max_pool_backward,
+    # tensors made from nothing: constants, not activations
+    "empty": CREATE, "empty_like": CREATE, "empty_strided": CREATE,
+    "zeros": CREATE, "zeros_like": CREATE, "ones": CREATE, "ones_like": CREATE,
+    "full": CREATE, "full_like": CREATE, "arange": CREATE, "scalar_tensor": CREATE,
+    "new_empty": CREATE, "new_zeros": CREATE, "new_ones": CREATE,
+    "new_full": CREATE, "new_empty_strided": CREATE, "fill": CREATE,
+    "zero": CREATE, "rand": CREATE, "randn": CREATE, "rand_like": CREATE,
+    "randn_like": CREATE, "linspace": CREATE, "eye": CREATE, "tensor": CREATE,
+    "normal": CREATE, "uniform": CREATE, "bernoulli": CREATE,
+}
+
+
+def base_name(func):
+    """'aten.relu_.default' -> 'relu'; in-place variants share a rule."""
+    name = func.overloadpacket.__name__
+    if name.endswith("_") and not name.endswith("__"):
+        name = name[:-1]
+    return name
+
+
+def is_inplace(func):
+    name = func.overloadpacket.__name__
+    return name.endswith("_") and not name.endswith("__")

@@ -1,0 +1,510 @@
+"""Recording a PyTorch forward pass as a graph, at the dispatch level.
+
+One forward runs under a TorchDispatchMode, which sees every aten op the
+model runs (functional calls, `x @ w` and parameters used directly
+included), while process-wide module hooks
+(torch.nn.modules.module.register_module_forward_pre_hook / _forward_hook,
+removed afterwards) keep the stack of module paths it runs in. Each op goes
+through ops_map.OPS into graph.Graph nodes, scoped by the innermost module.
+
+Where it runs:
+  - on meta tensors whenever possible: a model whose parameters are on the
+    meta device runs as it is; any other model is shallow-copied with
+    `copy.deepcopy` whose memo maps every parameter, buffer and tensor
+    attribute to a meta tensor of the same shape, dtype and requires_grad
+    (no weight is copied, the user's model is never touched, tied weights
+    stay tied because the memo maps one tensor to one meta tensor);
+  - if the forward cannot run on meta (data-dependent control flow, .item(),
+    an op without a meta kernel), on the model itself on its own device, in
+    eval mode, under no_grad, with a warning; every module's training flag
+    and the RNG states are restored afterwards.
+The recording always runs in eval mode (the inference graph).
+"""
+import contextlib
+import copy
+import warnings
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import ops_map
+from .graph import DTYPES, Graph
+
+
+class RecordError(RuntimeError):
+    """The forward could not be recorded."""
+
+
+def onnx_dtype(dt):
+    return DTYPES.get(str(dt).replace("torch.", ""), 0)
+
+
+def flatten(obj):
+    """Tensors in a nested output (tuples, lists, dicts, ModelOutput)."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for x in obj for t in flatten(x)]
+    if isinstance(obj, dict):
+        return [t for x in obj.values() for t in flatten(x)]
+    if hasattr(obj, "to_tuple"):
+        return flatten(obj.to_tuple())
+    return []
+
+
+class Builder:
+    """Names tensors and adds nodes; what an ops_map rule calls."""
+
+    def __init__(self, graph, params):
+        self.g = graph
+        self.names = {}      # id(tensor) -> value name
+        self.keep = []       # every tensor seen, so ids stay unique
+        self.params = params  # id(tensor) -> (name, kind)
+        self.pending_t = {}  # id(t(W)) -> W, for Gemm's transB
+        self.scope = ""
+        self.source = ""
+        self.shape_of = {}   # value name -> recorded dims
+        self.scope_of = {}   # id(tensor) -> module path it was made in
+        self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
+        # autograd node -> module path, for backward.py: the outputs of the
+        # last op get their grad_fn once autograd has wrapped them, i.e. by
+        # the next dispatch (an in-place op may replace it later)
+        self.node_scope = {}
+        self._fresh = []
+        self.uncounted = {}  # aten op -> calls with no entry
+
+    # ---- names ----
+    @staticmethod
+    def is_tensor(x):
+        return isinstance(x, torch.Tensor)
+
+    @staticmethod
+    def onnx_dtype(dt):
+        return onnx_dtype(dt)
+
+    def name(self, t):
+        return self.names[id(t)]
+
+    def _declare(self, t, name):
+        self.keep.append(t)
+        self.names[id(t)] = name
+        self.scope_of[id(t)] = self.scope
+        self._fresh.append((t, self.scope))
+        dims = [int(d) for d in t.shape]
+        self.g.add_value(name, onnx_dtype(t.dtype), dims)
+        self.shape_of[name] = dims
+        return name
+
+    def note_grad_fns(self):
+        for t, scope in self._fresh:
+            fn = getattr(t, "grad_fn", None)
+            if fn is not None and id(fn) not in self.node_scope:
+                self.node_scope[id(fn)] = (fn, scope)
+        self._fresh = []
+
+    def inp(self, t):
+        """The value name of an op's input tensor."""
+        n = self.names.get(id(t))
+        if n is not None:
+            return n
+        w = self.pending_t.get(id(t))
+        if w is not None:  # a transposed weight used other than by a Gemm
+            out = self._declare(t, self.g.new_name())
+            self.node_raw("Transpose", [self.inp(w)], [out],
+                          {"perm": [1, 0]})
+            return out
+        p = self.params.get(id(t))
+        if p is not None:
+            name, kind = p
+            self.keep.append(t)
+            self.names[id(t)] = name
+            self.g.add_init(name, onnx_dtype(t.dtype), list(t.shape),
+                            kind=kind)
+            self.shape_of[name] = [int(d) for d in t.shape]
+            return name
+        # A tensor from outside (a plain attribute, a global): a constant.
+        name = self.g.new_name("const")
+        self._declare(t, name)
+        self.g.add_init(name, onnx_dtype(t.dtype), list(t.shape),
+                        kind="constant")
+        return name
+
+    def gemm_rhs(self, t):
+        """(name, transposed) for a Gemm's B: t(W) folds into transB."""
+        w = self.pending_t.get(id(t))
+        if w is not None and id(t) not in self.names:
+            return self.inp(w), True
+        return self.inp(t), False
+
+    def transposed(self, w):
+        """A 2-D weight, transposed by a node."""
+        t = w.t()
+        out = self._declare(t, self.g.new_name())
+        self.node_raw("Transpose", [self.inp(w)], [out], {"perm": [1, 0]})
+        return out
+
+    def const(self, values, scalar=False):
+        """A small int64 constant that a shape rule reads."""
+        vals = [int(values)] if scalar else [int(v) for v in values]
+        name = self.g.new_name("c")
+        self.g.add_init(name, 7, [] if scalar else [len(vals)], data=vals,
+                        kind="constant")
+        return name
+
+    def scalar(self, v, like):
+        """A scalar constant of `like`'s dtype (an op's number argument)."""
+        name = self.g.new_name("c")
+        dt = onnx_dtype(like.dtype) if isinstance(like, torch.Tensor) else 1
+        if dt in (1, 11):
+            data = [float(v)]
+        elif dt in (6, 7, 2, 3, 5):
+            data = [int(v)]
+        elif dt == 9:
+            data = [bool(v)]
+        else:
+            data = None  # half types: dims alone
+        self.g.add_init(name, dt, [], data=data, kind="constant")
+        return name
+
+    def filler(self, dims, like):
+        """A constant of ones/zeros where PyTorch passed None (affine=False)."""
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        name = self.g.new_name("c")
+        self.g.add_init(name, onnx_dtype(like.dtype), dims, kind="constant")
+        return name
+
+    def fresh(self, dtype, dims):
+        return torch.empty(dims, dtype=dtype, device="meta")
+
+    def fresh_like(self, t):
+        return self.fresh(t.dtype, list(t.shape))
+
+    def alias(self, out, src):
+        if isinstance(src, torch.Tensor) and isinstance(out, torch.Tensor):
+            self.keep.append(out)
+            if id(src) in self.pending_t and id(src) not in self.names:
+                self.pending_t[id(out)] = self.pending_t[id(src)]
+            elif id(src) in self.params and id(src) not in self.names:
+                self.params[id(out)] = self.params[id(src)]
+            else:
+                self.names[id(out)] = self.inp(src)
+
+    def node_raw(self, op, inputs, outputs, attrs=None, domain=""):
+        self.g.add_node(op, inputs, outputs, attrs, scope=self.scope,
+                        domain=domain, source=self.source)
+
+    def node(self, op, inputs, outputs, attrs=None, domain=""):
+        outs = []
+        for o in outputs:
+            outs.append(o if isinstance(o, str)
+                        else self._declare(o, self.g.new_name()))
+        self.node_raw(op, inputs, outs, attrs, domain)
+
+    def unmapped(self, name, args, out):
+        """An op with no entry: a node the library lists as uncounted, its
+        outputs shaped as PyTorch made them."""
+        ins = [self.inp(a) for a in _tensor_args(args)]
+        outs = [o for o in ops_map._outs(out) if isinstance(o, torch.Tensor)]
+        self.node(name, ins, outs, domain="pytorch.aten")
+        for o in outs:
+            self.g.declared.add(self.name(o))
+        self.uncounted[name] = self.uncounted.get(name, 0) + 1
+
+
+def _tensor_args(args):
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, torch.Tensor))
+    return out
+
+
+class _Mode(TorchDispatchMode):
+    def __init__(self, builder):
+        super().__init__()
+        self.b = builder
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self.b.note_grad_fns()
+        try:
+            out = func(*args, **kwargs)
+        except NotImplementedError:
+            shim = META_SHIMS.get(ops_map.base_name(func))
+            if shim is None or not _all_meta(args):
+                raise
+            out = shim(*args, **kwargs)
+        record(self.b, func, args, kwargs, out)
+        return out
+
+
+def _all_meta(args):
+    ts = _tensor_args(args)
+    return bool(ts) and all(t.is_meta for t in ts)
+
+
+def _empty_like(t):
+    return torch.empty(t.shape, dtype=t.dtype, device="meta")
+
+
+def _conv_backward_meta(grad_out, x, w, bias_sizes, *rest):
+    """torch 1.13 has no meta kernel for convolution_backward: its outputs
+    are shaped like the input, the weight and the bias."""
+    mask = rest[-1]
+    return (_empty_like(x) if mask[0] else None,
+            _empty_like(w) if mask[1] else None,
+            torch.empty(list(bias_sizes or [w.shape[0]]), dtype=w.dtype,
+                        device="meta") if mask[2] else None)
+
+
+# Output shapes for the few backward kernels torch 1.13 cannot run on meta
+# tensors (shapes only; the counting is ops_map's).
+META_SHIMS = {
+    "convolution_backward": _conv_backward_meta,
+}
+
+
+def record(b, func, args, kwargs, out):
+    """Adds the node(s) for one aten call."""
+    if not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
+        return  # sizes, scalars, nothing to name
+    base = ops_map.base_name(func)
+    rule = ops_map.OPS.get(base)
+    b.source = str(func)
+    if base in ("t", "transpose") and len(args[0].shape) == 2 \
+            and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
+        b.keep.append(out)
+        b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
+        return
+    if rule is ops_map.ALIAS:
+        b.alias(out, args[0])
+    elif rule is ops_map.CREATE:
+        for o in ops_map._outs(out):
+            if isinstance(o, torch.Tensor):
+                b.names.pop(id(o), None)
+                n = b.g.new_name("const")
+                b._declare(o, n)
+                b.g.add_init(n, onnx_dtype(o.dtype), list(o.shape),
+                             kind="constant")
+    elif rule is None:
+        b.unmapped(base, args, out)
+    else:
+        rule(b, args, kwargs, out)
+
+
+class ModuleStack:
+    """Process-wide forward hooks that keep the module path stack."""
+
+    def __init__(self, model, builder, shapes=True, custom_ops=None):
+        self.b = builder
+        self.custom_ops = dict(custom_ops or {})
+        self.custom = {}  # path -> MACs from the user's custom_ops function
+        self.path_of = {}
+        for name, m in model.named_modules():
+            self.path_of.setdefault(id(m), name)
+        self.stack = []
+        self.calls = {}
+        self.io = {}  # path -> (input shapes of the first call, output
+        #               shapes of every call in order)
+        self.shapes = shapes
+        self.handles = []
+
+    def _pre(self, mod, inputs):
+        p = self.path_of.get(id(mod))
+        if p is None:  # a module built inside forward: its caller's scope
+            p = self.stack[-1] if self.stack else ""
+        else:
+            self.calls[p] = self.calls.get(p, 0) + 1
+        self.stack.append(p)
+        self.b.scope = p
+        if self.shapes and p not in self.io:
+            self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
+
+    def _post(self, mod, inputs, output):
+        p = self.stack.pop() if self.stack else ""
+        for cls, fn in self.custom_ops.items():
+            if isinstance(mod, cls) and id(mod) in self.path_of:
+                self.custom[p] = self.custom.get(p, 0) + int(fn(mod, inputs, output))
+                break
+        if self.shapes and p in self.io:
+            self.io[p][1].extend(list(t.shape) for t in flatten(output))
+        self.b.scope = self.stack[-1] if self.stack else ""
+
+    def __enter__(self):
+        mm = torch.nn.modules.module
+        self.handles = [mm.register_module_forward_pre_hook(self._pre),
+                        mm.register_module_forward_hook(self._post)]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+
+def param_table(model):
+    """id(tensor) -> (canonical name, kind) for parameters and buffers."""
+    out = {}
+    for name, p in model.named_parameters():
+        out.setdefault(id(p), (name, "trainable" if p.requires_grad else "frozen"))
+    for name, t in model.named_buffers():
+        out.setdefault(id(t), (name, "buffer"))
+    return out
+
+
+def meta_copy(model):
+    """The model with every tensor on meta; None if it cannot be copied.
+
+    Returns (copy, kinds): kinds maps the copy's parameter names to the
+    original's kind (trainable / frozen)."""
+    memo = {}
+    for m in model.modules():
+        for attr, v in list(vars(m).items()):
+            if isinstance(v, torch.Tensor) and id(v) not in memo:
+                memo[id(v)] = _to_meta(v)
+        for store in ("_parameters", "_buffers"):
+            for v in getattr(m, store).values():
+                if v is not None and id(v) not in memo:
+                    memo[id(v)] = _to_meta(v)
+    try:
+        return copy.deepcopy(model, memo)
+    except Exception as e:  # noqa: BLE001 - any failure means: no copy
+        warnings.warn(f"nnscan: cannot copy the model to the meta device "
+                      f"({type(e).__name__}: {e}); running it on its own device")
+        return None
+
+
+def _to_meta(t):
+    m = torch.empty(t.shape, dtype=t.dtype, device="meta")
+    if isinstance(t, torch.nn.Parameter):
+        return torch.nn.Parameter(m, requires_grad=t.requires_grad)
+    return m
+
+
+def to_meta_inputs(obj):
+    if isinstance(obj, torch.Tensor):
+        return torch.empty(obj.shape, dtype=obj.dtype, device="meta")
+    if isinstance(obj, tuple):
+        return tuple(to_meta_inputs(x) for x in obj)
+    if isinstance(obj, list):
+        return [to_meta_inputs(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: to_meta_inputs(v) for k, v in obj.items()}
+    return obj
+
+
+def on_meta(model):
+    return any(p.is_meta for p in model.parameters()) or \
+        any(b.is_meta for b in model.buffers())
+
+
+@contextlib.contextmanager
+def preserved(model):
+    """Restores training flags and RNG states (CPU and CUDA) on exit."""
+    flags = [(m, m.training) for m in model.modules()]
+    cpu = torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() \
+        and torch.cuda.is_initialized() else None
+    try:
+        yield
+    finally:
+        for m, f in flags:
+            m.training = f
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+
+
+class Recording:
+    """What one recorded forward gives: the graph and PyTorch's own view."""
+
+    def __init__(self, graph, builder, stack, device, outputs):
+        self.graph = graph
+        self.builder = builder
+        self.stack = stack
+        self.device = device  # "meta" or the model's own device
+        self.outputs = outputs
+
+
+def _run(model, args, kwargs, grad, custom_ops=None):
+    g = Graph(type(model).__name__)
+    b = Builder(g, param_table(model))
+    b.params_by_id = {id(t): t for t in list(model.parameters())
+                      + list(model.buffers())}
+    for name, m in model.named_modules():
+        g.module_types[name] = type(m).__name__
+    names = []
+    for i, t in enumerate(flatten(args)):
+        names.append((f"input_{i}" if i else "input", t))
+    for k, v in kwargs.items():
+        for i, t in enumerate(flatten(v)):
+            names.append((k if i == 0 else f"{k}_{i}", t))
+    for n, t in names:
+        if id(t) not in b.names:
+            b._declare(t, n)
+            g.inputs.append(n)
+    stack = ModuleStack(model, b, custom_ops=custom_ops)
+    ctx = torch.enable_grad() if grad else torch.no_grad()
+    with ctx, stack, _Mode(b):
+        out = model(*args, **kwargs)
+    b.note_grad_fns()
+    seen = set()
+    for t in flatten(out):
+        n = b.names.get(id(t))
+        if n is not None and n not in seen and n not in g.inits:
+            seen.add(n)
+            g.outputs.append(n)
+    g.module_calls = dict(stack.calls)
+    return Recording(g, b, stack, None, out)
+
+
+def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
+                 keep_graph=False):
+    """Records one forward of `model` on `args`/`kwargs`; see the module doc.
+
+    device: "auto" (meta when possible), "meta" (fail rather than compute),
+    or "model" (the model's own device). The model's training flags and the
+    RNG states are restored whatever happens. keep_graph: autograd stays on
+    in every case (for backward.py)."""
+    kwargs = kwargs or {}
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    if device not in ("auto", "meta", "model"):
+        raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
+    with preserved(model):
+        return _record(model, args, kwargs, device, custom_ops, keep_graph)
+
+
+def _record(model, args, kwargs, device, custom_ops, keep_graph):
+    first_error = None
+    if device in ("auto", "meta"):
+        target = model if on_meta(model) else meta_copy(model)
+        if target is not None:
+            try:
+                target.eval()
+                rec = _run(target, to_meta_inputs(args), to_meta_inputs(kwargs),
+                           grad=True, custom_ops=custom_ops)
+                rec.device = "meta"
+                return rec
+            except Exception as e:  # noqa: BLE001 - reported below
+                if on_meta(model) or device == "meta":
+                    raise RecordError(
+                        f"the forward pass failed on meta tensors "
+                        f"({type(e).__name__}: {e}); "
+                        + ("a model built on the meta device cannot run on "
+                           "real data, so nnscan cannot record it"
+                           if on_meta(model) else "device='meta' was asked"))\
+                        from e
+                first_error = e
+    if first_error is not None:
+        why = (str(first_error).splitlines() or [""])[0]
+        warnings.warn(f"nnscan: the forward cannot run on meta tensors "
+                      f"({type(first_error).__name__}: {why}); running it "
+                      "once on the model's own device")
+    model.eval()
+    rec = _run(model, args, kwargs, grad=keep_graph, custom_ops=custom_ops)
+    p = next(iter(model.parameters()), None)
+    rec.device = str(p.device) if p is not None else "cpu"
+    return rec

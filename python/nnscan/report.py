@@ -1,0 +1,197 @@
+"""`Summary`: one analysed model and every way the library can render it.
+
+A Summary owns a libnnscan model handle (freed with the Summary) on which
+nns_model_analyze() has run. Its `.json` is the library's own
+`nnscan.summary` v1 document (docs/json.md), parsed once; the text, CSV,
+Markdown and HTML renderings are the library's too (nns_report), so Python
+never re-counts or re-formats a number. `analyze()` makes one from an ONNX
+file or its bytes.
+"""
+import ctypes
+import json
+import os
+import weakref
+
+from . import _api
+
+
+class Handle:
+    """An nns_model * and whatever memory it points into (kept alive)."""
+
+    def __init__(self, ptr, keep=None):
+        self.ptr = ptr
+        self._keep = keep
+        self._fin = weakref.finalize(self, _api.lib().nns_model_free, ptr)
+
+    @staticmethod
+    def load(source, external_dir=None):
+        """From a path (str / os.PathLike) or ONNX bytes."""
+        lib = _api.lib()
+        err = _api.NnsError()
+        out = ctypes.c_void_p()
+        opts = _api.LoadOptions(
+            os.fsencode(external_dir) if external_dir else None, 0, 0)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            buf = bytes(source)
+            st = lib.nns_model_load_memory(buf, len(buf), ctypes.byref(opts),
+                                           ctypes.byref(out), ctypes.byref(err))
+            _api.check(st, err, "loading ONNX bytes")
+            return Handle(out.value, keep=buf)
+        path = os.fspath(source)
+        st = lib.nns_model_load_file(os.fsencode(path), ctypes.byref(opts),
+                                     ctypes.byref(out), ctypes.byref(err))
+        _api.check(st, err, f"loading {path}")
+        return Handle(out.value)
+
+    def infer(self, input_shapes=None, batch=0, fallback_declared=False):
+        lib = _api.lib()
+        err = _api.NnsError()
+        shapes = list((input_shapes or {}).items())
+        arr = (_api.InputShape * max(1, len(shapes)))()
+        keep = []
+        for i, (name, dims) in enumerate(shapes):
+            d = (ctypes.c_int64 * len(dims))(*dims)
+            keep.append(d)
+            arr[i] = _api.InputShape(name.encode(), d, len(dims))
+        opts = _api.InferOptions(
+            _api.INFER_FALLBACK_DECLARED if fallback_declared else 0, batch, arr if shapes else None,
+                                 len(shapes))
+        st = lib.nns_model_infer(self.ptr, ctypes.byref(opts),
+                                 ctypes.byref(err))
+        _api.check(st, err, "shape inference")
+
+    def analyze(self, optimizer="adam"):
+        lib = _api.lib()
+        err = _api.NnsError()
+        opts = _api.AnalyzeOptions(_api.OPTIMIZER[optimizer])
+        st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
+                                   ctypes.byref(err))
+        _api.check(st, err, "analysis")
+
+    def report(self, fmt="text", numbers="raw", max_depth=None, columns=None,
+               width=0, wrap="mid", model_name=None, model_path=None):
+        """The library's rendering of the analysis, as str."""
+        lib = _api.lib()
+        if fmt not in _api.FORMAT:
+            raise ValueError(f"unknown report format {fmt!r}; one of "
+                             + ", ".join(_api.FORMAT))
+        if numbers not in _api.NUMBERS:
+            raise ValueError(f"unknown number format {numbers!r}; one of "
+                             + ", ".join(_api.NUMBERS))
+        if wrap not in _api.WRAP:
+            raise ValueError(f"unknown wrap_mode {wrap!r}; one of "
+                             + ", ".join(_api.WRAP))
+        cols = 0
+        for c in columns or ():
+            if c not in _api.COL:
+                raise ValueError(f"unknown column {c!r}; one of "
+                                 + ", ".join(_api.COL))
+            cols |= _api.COL[c]
+        # None: every depth. The library has no root-only table (its 0 is
+        # "default depth"), so torchscan's max_depth=0 shows depth 1.
+        if max_depth is None or int(max_depth) < 0:
+            depth = _api.DEPTH_ALL
+        else:
+            depth = max(1, int(max_depth))
+        opts = _api.ReportOptions(
+            _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
+            _api.WRAP[wrap], model_name.encode() if model_name else None,
+            model_path.encode() if model_path else None)
+        err = _api.NnsError()
+        cb, chunks = _api.write_collector()
+        st = lib.nns_report(self.ptr, ctypes.byref(opts), cb, None,
+                            ctypes.byref(err))
+        _api.check(st, err, f"{fmt} report")
+        return b"".join(chunks).decode()
+
+
+class Summary:
+    """The analysis of one model: numbers as JSON, renderings from the library.
+
+    `.json` is the `nnscan.summary` v1 document; `.totals` its totals;
+    `.layers` its layers in preorder (root first). Render with `to_text()`,
+    `to_csv()`, `to_markdown()`, `to_json()`, `to_html()`; `str()` is the
+    text table at the depth and columns the Summary was made with.
+    """
+
+    def __init__(self, handle, name=None, path=None, max_depth=None,
+                 columns=("params",), wrap="mid", extra=None):
+        self._handle = handle
+        self.name = name
+        self._path = path
+        self._defaults = {"max_depth": max_depth, "columns": tuple(columns),
+                          "wrap": wrap}
+        self.json = json.loads(handle.report("json", model_name=name,
+                                             model_path=path))
+        if extra:
+            self.json.update(extra)
+
+    @property
+    def totals(self):
+        return self.json["totals"]
+
+    @property
+    def layers(self):
+        return self.json["layers"]
+
+    def layer(self, path):
+        """The layer whose dotted module path is `path` ("" is the model)."""
+        for row in self.layers:
+            if row["path"] == path:
+                return row
+        raise KeyError(path)
+
+    def _render(self, fmt, **kw):
+        opts = dict(self._defaults)
+        opts.update({k: v for k, v in kw.items() if v is not None})
+        return self._handle.report(fmt, model_name=self.name,
+                                   model_path=self._path, **opts)
+
+    def to_text(self, max_depth=None, columns=None, numbers="raw", width=0,
+                wrap=None):
+        """The tree table with its footer (torchscan's layout)."""
+        return self._render("text", max_depth=max_depth, columns=columns,
+                            numbers=numbers, width=width, wrap=wrap)
+
+    def to_csv(self, max_depth=None, columns=None, numbers="raw"):
+        return self._render("csv", max_depth=max_depth if max_depth is not None
+                            else _api.DEPTH_ALL, columns=columns,
+                            numbers=numbers)
+
+    def to_markdown(self, max_depth=None, columns=None, numbers="raw"):
+        return self._render("md", max_depth=max_depth, columns=columns,
+                            numbers=numbers)
+
+    def to_json(self, indent=None):
+        """The `nnscan.summary` document as a string."""
+        return json.dumps(self.json, indent=indent)
+
+    def to_html(self, max_depth=None):
+        """One self-contained HTML page (the library's NNS_FORMAT_HTML): the
+        `nnscan.summary` document embedded, with the offline viewer."""
+        return self._render("html", max_depth=max_depth if max_depth is not None
+                            else _api.DEPTH_ALL)
+
+    def __str__(self):
+        return self.to_text()
+
+    def __repr__(self):
+        t = self.totals
+        return (f"<nnscan.Summary {self.name or ''}: params={t['params']} "
+                f"macs={t['macs']} flops={t['flops']}>")
+
+
+def analyze(source, input_shapes=None, batch=0, optimizer="adam",
+            external_dir=None, name=None, max_depth=None, columns=("params",)):
+    """Analyse an ONNX model (a path or its bytes) and return its Summary.
+
+    input_shapes: {input name: dims} fixing graph inputs; batch: > 0 sets the
+    first dim of every input.
+    """
+    h = Handle.load(source, external_dir=external_dir)
+    h.infer(input_shapes, batch)
+    h.analyze(optimizer)
+    path = None if isinstance(source, (bytes, bytearray, memoryview)) \
+        else os.fspath(source)
+    return Summary(h, name=name, path=path, max_depth=max_depth,
+                   columns=columns)

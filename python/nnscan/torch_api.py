@@ -1,0 +1,463 @@
+"""The calls PyTorch users know, on a live model: summary, crawl_module,
+profile, clever_format.
+
+`summary(module, input_shape)` (torchscan's signature) records one forward
+(recorder.py), has libnnscan analyse the recorded graph and prints the
+library's tree table; `crawl_module` returns torchscan's dictionary and
+`profile` thoplw's (macs, params, layers_info) triple, both read off the
+same analysis. Every count comes from the library; what only PyTorch knows
+(module classes, call counts, per-module input/output shapes of the first
+call, parameter kinds) comes from the recording.
+"""
+import io
+import warnings
+
+from .report import Handle, Summary
+
+_TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
+
+
+def _torch():
+    import torch
+    return torch
+
+
+# ---- inputs ----
+
+def make_inputs(module, input_shape=None, dtype=None, inputs=None,
+                tensor=None):
+    """(args, kwargs) from any of the ways the seeds take inputs.
+
+    input_shape: torchscan's shape (batch excluded) or list of shapes, made
+    into zero tensors of batch 1 with `dtype` (one, or one per shape; default
+    the first parameter's floating dtype). tensor / inputs: a tensor, a
+    tuple/list of tensors (positional), or a dict of keyword tensors.
+    """
+    torch = _torch()
+    given = [x is not None for x in (input_shape, inputs, tensor)]
+    if sum(given) != 1:
+        raise ValueError("give exactly one of input_shape, inputs= or tensor=")
+    if input_shape is not None:
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        shapes = [tuple(int(d) for d in s) for s in shapes]
+        if dtype is None:
+            p = next((p for p in module.parameters()
+                      if p.is_floating_point()), None)
+            dtype = p.dtype if p is not None else torch.float32
+        dtypes = list(dtype) if isinstance(dtype, (list, tuple)) \
+            else [dtype] * len(shapes)
+        if len(dtypes) != len(shapes):
+            raise ValueError(f"{len(dtypes)} dtypes for {len(shapes)} input shapes")
+        dev = _device(module)
+        return tuple(torch.zeros((1,) + s, dtype=d, device=dev)
+                     for s, d in zip(shapes, dtypes)), {}
+    obj = inputs if inputs is not None else tensor
+    if isinstance(obj, torch.Tensor):
+        return (obj,), {}
+    if isinstance(obj, dict):
+        return (), dict(obj)
+    if isinstance(obj, (tuple, list)):
+        return tuple(obj), {}
+    raise TypeError("inputs must be a tensor, a tuple of tensors or a dict "
+                    f"of keyword tensors, not {type(obj).__name__}")
+
+
+def _device(module):
+    p = next(iter(module.parameters()), None)
+    if p is None:
+        p = next(iter(module.buffers()), None)
+    return p.device if p is not None else "cpu"
+
+
+# ---- the analysis ----
+
+class TorchSummary(Summary):
+    """A Summary of a live model, with what PyTorch alone knows.
+
+    `.modules` maps each module path ("" the model) to its `type`, `calls`
+    (forward calls in the recorded pass), `input_shapes` (the tensors of
+    its first call) and `output_shapes` (the output tensors of every call,
+    in order), batch included;
+    `.device` says where the forward ran ("meta" or the model's device);
+    `.method` is "record" or "onnx".
+    """
+
+    def __init__(self, handle, rec, method, **kw):
+        super().__init__(handle, **kw)
+        self.method = method
+        self.device = rec.device if rec is not None else None
+        self.modules = {}
+        self.uncounted_aten = dict(rec.builder.uncounted) if rec else {}
+        self.custom_macs = dict(rec.stack.custom) if rec else {}
+        self._recording_sources = set(rec.graph.node_source) if rec else set()
+        if rec is not None:
+            g = rec.graph
+            for path, cls in g.module_types.items():
+                ins, outs = rec.stack.io.get(path, (None, None))
+                self.modules[path] = {
+                    "type": cls, "calls": g.module_calls.get(path, 0),
+                    "input_shapes": ins, "output_shapes": outs}
+
+
+def analyze_module(module, args=(), kwargs=None, method="record",
+                   device="auto", max_depth=None, columns=("params",),
+                   wrap="mid", optimizer="adam", name=None, custom_ops=None):
+    """Record (or export) `module` on the inputs and analyse it."""
+    from . import recorder
+    kwargs = kwargs or {}
+    name = name or type(module).__name__.lower()
+    if custom_ops and method != "record":
+        raise ValueError("custom_ops needs method='record'")
+    if method == "record":
+        rec = recorder.record_model(module, args, kwargs, device=device,
+                                    custom_ops=custom_ops)
+        handle = rec.graph.build()
+    elif method == "onnx":
+        rec = None
+        handle = Handle.load(export_onnx(module, args, kwargs))
+    else:
+        raise ValueError(f"method must be 'record' or 'onnx', not {method!r}")
+    handle.infer(fallback_declared=True)
+    if rec is not None:
+        check_shapes(handle, rec)
+    handle.analyze(optimizer)
+    return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
+                        columns=columns, wrap=wrap)
+
+
+class ShapeMismatch(UserWarning):
+    """The library inferred another shape than PyTorch recorded."""
+
+
+def check_shapes(handle, rec):
+    """A free self-test: every node output's shape as the library inferred
+    it must be the shape PyTorch produced. A disagreement is a warning
+    naming the aten op and the module it ran in (a wrong entry in
+    ops_map.py, or a shape rule to fix), never a silent wrong count."""
+    import json
+    doc = json.loads(handle.report("shapes_json"))
+    inferred = dict(doc.get("values", {}))
+    inferred.update(doc.get("outputs", {}))
+    recorded = rec.builder.shape_of
+    g = rec.graph
+    seen = set()
+    for k, (op, name, _, outs, _, domain, scope) in enumerate(g.nodes):
+        if domain == "pytorch.aten":
+            continue
+        for o in outs:
+            want = recorded.get(o)
+            got = (inferred.get(o) or {}).get("shape")
+            if want is None or got == want:
+                continue
+            key = (g.node_source[k], scope)
+            if key in seen:
+                continue
+            seen.add(key)
+            warnings.warn(
+                f"nnscan: {g.node_source[k]} in module '{scope}' gives "
+                f"{tuple(want)} in PyTorch but the library's {op} rule infers "
+                f"{None if got is None else tuple(got)}; its counts may be off",
+                ShapeMismatch, stacklevel=3)
+
+
+def analyze_training(module, args, kwargs, max_depth=None,
+                     columns=("params",), wrap="mid", optimizer="adam",
+                     name=None, device="auto"):
+    """The forward Summary with `.backward`: the backward pass's Summary
+    (FLOPs, MACs per module; see backward.py for the attribution rule)."""
+    from . import backward, recorder
+    name = name or type(module).__name__.lower()
+    rec = recorder.record_model(module, args, kwargs or {}, device=device,
+                                keep_graph=True)
+    handle = rec.graph.build()
+    handle.infer(fallback_declared=True)
+    check_shapes(handle, rec)
+    handle.analyze(optimizer)
+    s = TorchSummary(handle, rec, "record", name=name, max_depth=max_depth,
+                     columns=columns, wrap=wrap)
+    bg, bb = backward.record_backward(rec)
+    bh = bg.build()
+    bh.infer(fallback_declared=True)
+    bh.analyze(optimizer)
+    s.backward = Summary(bh, name=name + " (backward)", max_depth=max_depth,
+                         columns=("flops", "macs"), wrap=wrap)
+    s.backward.uncounted_aten = dict(bb.uncounted)
+    return s
+
+
+def export_onnx(module, args, kwargs):
+    """torch.onnx.export to bytes, the model left as it was."""
+    torch = _torch()
+    from .recorder import preserved
+    buf = io.BytesIO()
+    with preserved(module), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module.eval()
+        a = tuple(args) + ((dict(kwargs),) if kwargs else ())
+        torch.onnx.export(module, a, buf, opset_version=17,
+                          do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+    return buf.getvalue()
+
+
+# ---- torchscan ----
+
+def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
+            receptive_field=False, effective_rf_stats=False, *, inputs=None,
+            dtype=None, columns=None, method="record", device="auto",
+            backward=False, file=None, width=0):
+    """Print the module's tree table (torchscan's layout) and return it.
+
+    The table has Layer, Type, Output Shape and Param # (trainable
+    parameters; buffers are counted in the footer), plus RF, Stride, Pad
+    with receptive_field / effective_rf_stats, and any `columns`
+    ("flops", "macs", "dmas", "buffers", "act", "pct"); the footer gives
+    trainable / non-trainable / total params, model size, FLOPs, MACs and
+    DMAs. max_depth=None shows every depth; deeper layers add into their
+    ancestor. backward=True adds the backward pass (see backward.py).
+    """
+    cols = ["params"] + list(columns or [])
+    if receptive_field or effective_rf_stats:
+        cols.append("rf")
+    args, kwargs = make_inputs(module, input_shape, dtype, inputs)
+    if backward:
+        if method != "record":
+            raise ValueError("backward=True needs method='record'")
+        s = analyze_training(module, args, kwargs, max_depth=max_depth,
+                             columns=tuple(cols), wrap=wrap_mode,
+                             device=device)
+    else:
+        s = analyze_module(module, args, kwargs, method=method, device=device,
+                           max_depth=max_depth, columns=tuple(cols),
+                           wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
+    text = s.to_text(width=width)
+    if backward:
+        # the backward table's rows (its root row holds the totals); the
+        # footer's parameter, memory and receptive-field lines describe the
+        # forward model and are in the table above
+        rows = s.backward.to_text(width=width).splitlines()
+        rules = [i for i, line in enumerate(rows) if line.startswith("=")]
+        rows = rows[:rules[1] + 1] if len(rules) > 1 else rows
+        notes = [line for line in s.backward.to_text(width=width).splitlines()
+                 if line.startswith(("Not counted", "Unknown ops"))]
+        text = text.rstrip("\n") + "\n\nBackward pass (gradients of every " \
+            "trainable parameter; Output Shape: the last gradient a layer " \
+            "produces):\n" + "\n".join(rows + notes) + "\n"
+    if file is not False:
+        print(text, file=file, end="" if text.endswith("\n") else "\n")
+    return s
+
+
+def crawl_module(module, input_shape=None, dtype=None, *, inputs=None,
+                 method="record", device="auto"):
+    """torchscan's dictionary: `layers` (one per module, preorder) and
+    `overall`.
+
+    Each layer: name, depth, type, input_shape, output_shape (batch as -1,
+    as torchscan prints it), grad_params, nograd_params, param_size,
+    num_buffers, buffer_size, flops, macs, dmas (over the module's subtree,
+    from the library), rf, s, p (receptive field, stride, padding of its
+    output), is_shared (uses a parameter counted in another module),
+    is_leaf, and nnscan's `calls`.
+    """
+    args, kwargs = make_inputs(module, input_shape, dtype, inputs)
+    s = analyze_module(module, args, kwargs, method=method, device=device)
+    return crawl_dict(module, s)
+
+
+def _batchless(shapes):
+    if not shapes:
+        return None
+    s = shapes[0]
+    return (-1,) + tuple(s[1:]) if len(s) else ()
+
+
+def crawl_dict(module, s):
+    layers = {row["path"]: row for row in s.layers}
+    kinds = {}
+    for p in s.json["parameters"]:
+        kinds.setdefault(p["layer"], []).append(p)
+    # parameter kinds as PyTorch has them (requires_grad), by module
+    info = []
+    root_name = type(module).__name__.lower()
+    for path, m in module.named_modules():
+        meta = s.modules.get(path, {})
+        row = layers.get(path)
+        own = [p for n, p in m.named_parameters(recurse=False)]
+        bufs = [b for n, b in m.named_buffers(recurse=False)]
+        is_leaf = not any(True for _ in m.children())
+        sub_params = list(m.parameters()) if is_leaf else own
+        sub_bufs = list(m.buffers()) if is_leaf else bufs
+        flags = (row or {}).get("flags", {})
+        rf = (row or {}).get("rf") or {}
+        info.append({
+            "name": path.rpartition(".")[2] if path else root_name,
+            "depth": 0 if path == "" else path.count(".") + 1,
+            "type": type(m).__name__,
+            "input_shape": _batchless(meta.get("input_shapes")),
+            "output_shape": _batchless(meta.get("output_shapes")),
+            "grad_params": sum(p.numel() for p in sub_params if p.requires_grad),
+            "nograd_params": sum(p.numel() for p in sub_params
+                                 if not p.requires_grad),
+            "param_size": sum(p.numel() * p.element_size() for p in sub_params),
+            "num_buffers": sum(b.numel() for b in sub_bufs),
+            "buffer_size": sum(b.numel() * b.element_size() for b in sub_bufs),
+            "flops": (row or {}).get("flops", 0),
+            "macs": (row or {}).get("macs", 0),
+            "dmas": (row or {}).get("dmas", 0),
+            "rf": (rf.get("field") or [1])[0],
+            "s": (rf.get("stride") or [1])[0],
+            "p": (rf.get("padding") or [0])[0],
+            "is_shared": bool(flags.get("shared")),
+            "is_leaf": is_leaf,
+            "calls": meta.get("calls", 0),
+        })
+    t = s.totals
+    params = list(module.parameters())
+    bufs = list(module.buffers())
+    return {
+        "layers": info,
+        "overall": {
+            "grad_params": sum(p.numel() for p in params if p.requires_grad),
+            "nograd_params": sum(p.numel() for p in params if not p.requires_grad),
+            "param_size": sum(p.numel() * p.element_size() for p in params),
+            "num_buffers": sum(b.numel() for b in bufs),
+            "buffer_size": sum(b.numel() * b.element_size() for b in bufs),
+            "flops": t["flops"], "macs": t["macs"], "dmas": t["dmas"],
+        },
+    }
+
+
+# ---- thop / thoplw ----
+
+def clever_format(values, fmt="%.2f"):
+    """thop's clever_format: 1.82G, 11.69M, 512.00K, 12.00B."""
+    single = not isinstance(values, (list, tuple))
+    vals = [values] if single else list(values)
+    out = []
+    for v in vals:
+        for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
+            if v > scale:
+                out.append(fmt % (v / scale) + unit)
+                break
+        else:
+            out.append(fmt % v + "B")
+    return out[0] if single or len(out) == 1 else tuple(out)
+
+
+class LayersInfo:
+    """thoplw's per-layer table: one row per leaf module that ran."""
+
+    def __init__(self, root_type, rows, total_macs, total_params, shape_in,
+                 shape_out):
+        self.name = root_type
+        self.rows = rows  # (name, class, in, out, macs, params)
+        self.total_macs = total_macs
+        self.total_params = total_params
+        self.shape_in = shape_in
+        self.shape_out = shape_out
+
+    def summary(self, kind="text", fmt="raw"):
+        if kind not in ("text", "csv", "md"):
+            raise ValueError(f"kind must be 'text', 'csv' or 'md', not {kind!r}")
+        if fmt not in ("raw", "clever", "ratio"):
+            raise ValueError(f"fmt must be 'raw', 'clever' or 'ratio', not {fmt!r}")
+
+        def value(v, total):
+            if fmt == "clever":
+                return clever_format(v)
+            if fmt == "ratio":
+                return "%5.2f %%" % (100.0 * v / total if total else 0.0)
+            return str(v)
+
+        head = ["Name", "Class", "Input shape", "Output shape", "MACs", "Params"]
+        body = [[n, c, i, o, value(m, self.total_macs),
+                 value(p, self.total_params)] for n, c, i, o, m, p in self.rows]
+        tm, tp = self.total_macs, self.total_params
+        if fmt != "raw":
+            tm, tp = clever_format([tm, tp])
+        body.append(["Total", self.name, self.shape_in, self.shape_out,
+                     str(tm), str(tp)])
+        if kind == "csv":
+            return "\n".join(",".join(_csv(x) for x in r)
+                             for r in [head] + body) + "\n"
+        # thoplw's layout: every cell left-aligned and padded to its column
+        widths = [max(len(r[k]) for r in [head] + body) for k in range(6)]
+
+        def line(r):
+            return "| " + " | ".join(x.ljust(w) for x, w in zip(r, widths)) + " |"
+        if kind == "md":
+            sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+            return "\n".join([line(head), sep] + [line(r) for r in body]) + "\n"
+        rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+        return "\n".join([line(head), rule] + [line(r) for r in body[:-1]]
+                         + [rule, line(body[-1])]) + "\n"
+
+    def __str__(self):
+        return self.summary()
+
+
+def _csv(x):
+    return '"%s"' % x.replace('"', '""') if ("," in x or '"' in x) else x
+
+
+def _shape_str(shapes):
+    if not shapes:
+        return "-"
+    return ", ".join(" x ".join(str(d) for d in s[1:]) for s in shapes[:1])
+
+
+def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
+            method="record", device="auto"):
+    """thoplw's profile: (macs, params, layers_info).
+
+    macs: the model's MACs; params: parameters (trainable and frozen) +
+    buffers the forward uses (thop counts them all); layers_info.summary(kind, fmt) the per-leaf table.
+    custom_ops: {module class: fn(module, inputs, output) -> MACs} replaces
+    the count of each such module's subtree.
+    """
+    custom_ops = dict(custom_ops or {})
+    args, kwargs = make_inputs(model, None, None, inputs, tensor)
+    s = analyze_module(model, args, kwargs, method=method, device=device,
+                       custom_ops=custom_ops)
+    custom = s.custom_macs
+    layers = {row["path"]: row for row in s.layers}
+    total_macs = s.totals["macs"]
+    replaced = []
+    for path, macs in custom.items():
+        if any(path.startswith(r + ".") for r in replaced if r):
+            continue
+        sub = layers.get(path, {}).get("macs", 0)
+        total_macs += macs - sub
+        replaced.append(path)
+    rows = []
+    for path, m in model.named_modules():
+        if path == "":
+            continue
+        meta = s.modules.get(path, {})
+        if not meta.get("calls"):
+            continue
+        under_custom = any(path == r or path.startswith(r + ".")
+                           for r in replaced if r)
+        is_custom = path in custom
+        leaf = not any(True for _ in m.children())
+        if not (leaf or is_custom) or (under_custom and not is_custom):
+            continue
+        row = layers.get(path, {})
+        macs = custom[path] if is_custom else row.get("macs", 0)
+        params = row.get("params", 0) + row.get("frozen", 0) \
+            + row.get("buffers", 0)
+        rows.append((path, type(m).__name__,
+                     _shape_str(meta.get("input_shapes")),
+                     _shape_str(meta.get("output_shapes")), int(macs),
+                     int(params)))
+    params = s.totals["params"] + s.totals.get("frozen", 0) \
+        + s.totals["buffers"]
+    root = s.modules.get("", {})
+    info = LayersInfo(type(model).__name__, rows, int(total_macs), int(params),
+                      _shape_str(root.get("input_shapes")),
+                      _shape_str(root.get("output_shapes")))
+    if verbose and s.json.get("uncounted_ops"):
+        ops = ", ".join(o["op_type"] for o in s.json["uncounted_ops"])
+        print(f"[nnscan] not counted (no cost rule): {ops}")
+    return int(total_macs), int(params), info

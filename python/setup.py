@@ -1,0 +1,93 @@
+"""Packaging of the nnscan Python binding, with libnnscan bundled.
+
+    cmake -S . -B build/dev && cmake --build build/dev   # the library
+    pip install ./python                                 # offline
+
+The package is pure Python over ctypes (no compiler at install). The
+library built by CMake is copied into nnscan/lib/: from NNSCAN_LIBRARY
+(a path to libnnscan.so) if set, else the newest build/*/libnnscan.so of
+this checkout that is not a sanitizer build. Without one, the package installs without a bundled
+library and finds the system's at run time (`cmake --install`).
+
+No pyproject.toml on purpose: pip then builds with the setuptools and
+wheel already installed (Debian's python3-setuptools, python3-wheel)
+instead of fetching them into an isolated environment, so it works
+offline.
+"""
+import glob
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def find_library():
+    env = os.environ.get("NNSCAN_LIBRARY")
+    if env:
+        if not os.path.isfile(env):
+            raise SystemExit(f"NNSCAN_LIBRARY={env}: no such file")
+        return env
+    found = glob.glob(os.path.join(ROOT, "build", "*", "libnnscan.so"))
+    # Newest first, skipping sanitizer builds: an ASan/UBSan library needs
+    # its runtime preloaded and cannot be loaded into a plain interpreter.
+    for lib in sorted(found, key=os.path.getmtime, reverse=True):
+        if not sanitized(lib):
+            return lib
+    return None
+
+
+def sanitized(lib):
+    """Whether lib was built with -fsanitize (it imports the runtime's
+    __asan_/__ubsan_ symbols)."""
+    with open(lib, "rb") as f:
+        data = f.read()
+    return b"__asan_" in data or b"__ubsan_" in data
+
+
+class BuildWithLibrary(build_py):
+    """build_py that also copies libnnscan into nnscan/lib/."""
+
+    def run(self):
+        super().run()
+        lib = find_library()
+        if lib is None:
+            self.announce("nnscan: no libnnscan to bundle (set NNSCAN_LIBRARY);"
+                          " the installed package will use the system's", 3)
+            return
+        dest = os.path.join(self.build_lib, "nnscan", "lib")
+        os.makedirs(dest, exist_ok=True)
+        shutil.copy2(os.path.realpath(lib), os.path.join(dest, "libnnscan.so"))
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a shared library: platform-specific."""
+
+    def has_ext_modules(self):
+        return True
+
+
+def version():
+    with open(os.path.join(ROOT, "include", "nnscan.h")) as f:
+        text = f.read()
+    import re
+    m = re.search(r'#define NNS_VERSION_STRING "([^"]+)"', text)
+    return m.group(1) if m else "0.0.0"
+
+
+setup(
+    name="nnscan",
+    version=version() if os.path.exists(os.path.join(ROOT, "include")) else "0.0.0",
+    description="What a neural network costs: params, FLOPs, MACs, memory, "
+                "receptive field, from ONNX files or live PyTorch models",
+    packages=["nnscan"],
+    package_dir={"nnscan": "nnscan"},
+    python_requires=">=3.8",
+    cmdclass={"build_py": BuildWithLibrary},
+    distclass=BinaryDistribution,
+    zip_safe=False,
+)

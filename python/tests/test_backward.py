@@ -1,0 +1,77 @@
+"""summary(..., backward=True): the backward pass, recorded on meta tensors.
+
+Expected figures are derived by hand from the forward's structure: a
+convolution's backward is a grad_input (skipped for the first layer, whose
+input needs no gradient) and a grad_weight, each as many MACs as the
+forward; a Linear's backward is two matrix products of the forward's size;
+an eval BatchNorm's grad_input is one per-channel affine map (2 MACs per
+element, its forward's cost); pooling and ReLU gradients have no MACs.
+"""
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+from torch import nn  # noqa: E402
+
+import nnscan  # noqa: E402
+
+
+def test_small_net_by_hand():
+    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),
+                      nn.ReLU(), nn.Conv2d(8, 4, 3, stride=2),
+                      nn.Flatten(), nn.Linear(4 * 7 * 7, 10))
+    s = nnscan.summary(m, (3, 16, 16), backward=True, file=False)
+    conv0 = 16 * 16 * 8 * 3 * 9
+    conv3 = 7 * 7 * 4 * 8 * 9
+    bn = 2 * 8 * 16 * 16
+    fc = 196 * 10
+    assert s.totals["macs"] == conv0 + bn + conv3 + fc
+    bw = s.backward
+    assert bw.layer("0")["macs"] == conv0            # grad_weight only
+    assert bw.layer("1")["macs"] == bn
+    assert bw.layer("2")["macs"] == 0
+    assert bw.layer("3")["macs"] == 2 * conv3        # grad_input + grad_weight
+    assert bw.layer("5")["macs"] == 2 * fc
+    assert bw.totals["macs"] == conv0 + bn + 2 * conv3 + 2 * fc
+    assert bw.json["uncounted_ops"] == []
+
+
+def test_resnet18_backward_attributed_per_module():
+    torch.manual_seed(0)
+    m = torchvision.models.resnet18()
+    s = nnscan.summary(m, (3, 224, 224), backward=True, file=False)
+    fwd = {l["path"]: l for l in s.layers}
+    bwd = {l["path"]: l for l in s.backward.layers}
+    # every forward leaf with MACs has its backward row, by the rule above
+    for path, row in fwd.items():
+        typ = s.modules[path]["type"]
+        if typ == "Conv2d":
+            want = row["macs"] if path == "conv1" else 2 * row["macs"]
+        elif typ in ("Linear",):
+            want = 2 * row["macs"]
+        elif typ == "BatchNorm2d":
+            want = row["macs"]
+        elif typ in ("ReLU", "MaxPool2d", "AdaptiveAvgPool2d"):
+            want = 0
+        else:
+            continue
+        assert bwd[path]["macs"] == want, path
+    assert s.backward.json["uncounted_ops"] == []
+    assert s.device == "meta"
+
+
+def test_model_untouched_by_backward():
+    m = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    nnscan.summary(m, (4,), backward=True, file=False)
+    assert all(p.grad is None for p in m.parameters())
+    assert all(torch.equal(before[k], v) for k, v in m.state_dict().items())
+    assert not torch.nn.modules.module._global_forward_hooks
+
+
+def test_printed_with_both_tables(capsys):
+    m = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+    nnscan.summary(m, (4,), backward=True)
+    out = capsys.readouterr().out
+    assert "Backward pass" in out
+    assert "sequential (backward)" in out

@@ -1,0 +1,650 @@
+"""nnscan.Inspector against what PyTorch itself shows: shapes and gradient
+shapes against plain forward hooks and Tensor.register_hook, time against
+a module that sleeps a known time and the wall clock, NaN/Inf against
+where the test injects it, the model's state against a snapshot, and the
+JSON against its schema and the seed tool's documented keys."""
+import json
+import os
+import time
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import nnscan  # noqa: E402
+from html_page import embedded  # noqa: E402
+from nnscan.inspector import Inspector, InspectorGadgets  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+# The keys the seed tool's README documents for every "info" block.
+SEED_KEYS = ["type", "input_shapes", "output_shapes", "grad_in_shape",
+             "grad_out_shape", "num_parameters", "num_learnable_parameters",
+             "param_memory_usage", "gradient_memory_usage",
+             "input_memory_usage", "output_memory_usage",
+             "effective_additional_memory_fwd",
+             "effective_additional_memory_bwd", "forward_nan", "grad_in_nan",
+             "grad_out_nan", "total_memory", "forward_latency",
+             "backward_latency"]
+
+
+def tensors(obj):
+    """Tensors of nested tuples/lists/dicts, in order (the test's own)."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for v in obj for t in tensors(v)]
+    if isinstance(obj, dict):
+        return [t for v in obj.values() for t in tensors(v)]
+    return []
+
+
+def reference_run(model, make_input):
+    """Shapes seen by plain forward hooks and Tensor.register_hook, per
+    module path, for the first call of each module."""
+    seen = {}
+    handles = []
+    names = {id(m): p for p, m in model.named_modules()}
+
+    def pre(mod, args):
+        rec = seen.setdefault(names[id(mod)], None)
+        if rec is not None:
+            return
+        rec = seen[names[id(mod)]] = {"in": [], "out": [], "gin": [],
+                                      "gout": []}
+        for t in tensors(args):
+            rec["in"].append(list(t.shape))
+            if t.requires_grad:
+                t.register_hook(lambda g, r=rec: r["gin"].append(
+                    list(g.shape)))
+
+    def post(mod, args, out):
+        rec = seen[names[id(mod)]]
+        if rec["out"]:
+            return
+        for t in tensors(out):
+            rec["out"].append(list(t.shape))
+            if t.requires_grad:
+                t.register_hook(lambda g, r=rec: r["gout"].append(
+                    list(g.shape)))
+    for m in model.modules():
+        handles.append(m.register_forward_pre_hook(pre))
+        handles.append(m.register_forward_hook(post))
+    out = model(make_input())
+    tensors(out)[0].float().mean().backward()
+    for h in handles:
+        h.remove()
+    return seen
+
+
+def inspected_shapes(doc):
+    first = {}
+    paths = {m["index"]: m["path"] for m in doc["modules"]}
+    for c in doc["calls"]:
+        p = paths[c["module"]]
+        if p in first:
+            continue
+        rec = first[p] = {"in": [], "out": [], "gin": [], "gout": []}
+        key = {"input": "in", "output": "out", "grad_input": "gin",
+               "grad_output": "gout"}
+        for t in c["tensors"]:
+            rec[key[t["role"]]].append(t["shape"])
+    return first
+
+
+def compare_shapes(model, make_input):
+    torch.manual_seed(0)
+    ref = reference_run(model, make_input)
+    model.zero_grad()
+    with Inspector(model) as insp:
+        out = model(make_input())
+        tensors(out)[0].float().mean().backward()
+    assert insp.errors == []
+    got = inspected_shapes(insp.json())
+    assert set(got) == set(ref)
+    for path in ref:
+        for k in ("in", "out"):
+            assert got[path][k] == ref[path][k], (path, k)
+        # Gradients arrive in the order autograd computes them.
+        for k in ("gin", "gout"):
+            assert sorted(got[path][k]) == sorted(ref[path][k]), (path, k)
+
+
+def test_shapes_resnet18():
+    torchvision = pytest.importorskip("torchvision")
+    model = torchvision.models.resnet18(num_classes=10)
+    compare_shapes(model, lambda: torch.randn(2, 3, 32, 32))
+
+
+def test_shapes_transformer():
+    layer = nn.TransformerEncoderLayer(d_model=16, nhead=2,
+                                       dim_feedforward=32, dropout=0.0,
+                                       batch_first=True)
+    model = nn.Sequential(nn.Linear(8, 16), nn.TransformerEncoder(layer, 2),
+                          nn.Linear(16, 4))
+    compare_shapes(model, lambda: torch.randn(3, 5, 8, requires_grad=True))
+
+
+# ==== Time ====
+
+class Sleeper(nn.Module):
+    def __init__(self, seconds):
+        super().__init__()
+        self.seconds = seconds
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        time.sleep(self.seconds)
+        return self.lin(x)
+
+
+class SlowBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        time.sleep(0.04)
+        return g
+
+
+class SleepsInBackward(nn.Module):
+    def forward(self, x):
+        return SlowBackward.apply(x)
+
+
+def timed_model():
+    return nn.Sequential(
+        nn.Linear(4, 4),
+        nn.Sequential(nn.ReLU(), Sleeper(0.05), nn.Linear(4, 4)),
+        SleepsInBackward(),
+        nn.Linear(4, 2))
+
+
+def check_nesting(doc, tol=1e-6):
+    """For every call, inclusive >= the sum of its children's, forward and
+    backward; for every module too."""
+    kids = {}
+    for c in doc["calls"]:
+        if c["parent"] is not None:
+            kids.setdefault(c["parent"], []).append(c)
+    for c in doc["calls"]:
+        ch = kids.get(c["index"], [])
+        assert c["forward"]["inclusive_ms"] + tol >= sum(
+            k["forward"]["inclusive_ms"] for k in ch)
+        if c["backward"] is not None:
+            assert c["backward"]["inclusive_ms"] + tol >= sum(
+                k["backward"]["inclusive_ms"] for k in ch
+                if k["backward"] is not None)
+    mods = doc["modules"]
+    for m in mods:
+        ch = [k for k in mods if k["parent"] == m["index"]]
+        for ph in ("forward", "backward"):
+            assert m[ph]["inclusive_ms"] + tol >= sum(
+                k[ph]["inclusive_ms"] for k in ch), (m["path"], ph)
+            assert m[ph]["self_ms"] <= m[ph]["inclusive_ms"] + tol
+
+
+def test_sleep_shows_at_itself_and_ancestors_only():
+    model = timed_model()
+    x = torch.randn(3, 4)
+    walls = []
+    with Inspector(model) as insp:
+        for _ in range(2):
+            t0 = time.perf_counter()
+            out = model(x)
+            t1 = time.perf_counter()
+            out.sum().backward()
+            t2 = time.perf_counter()
+            walls.append(((t1 - t0) * 1e3, (t2 - t1) * 1e3))
+    assert insp.errors == []
+    doc = insp.json()
+    by = {m["path"]: m for m in doc["modules"]}
+    fwd = {p: m["forward"]["inclusive_ms"] / 2 for p, m in by.items()}
+    bwd = {p: m["backward"]["inclusive_ms"] / 2 for p, m in by.items()}
+    for p in ("1.1", "1", ""):
+        assert 50 <= fwd[p] < 50 + 25, (p, fwd[p])
+    for p in ("0", "1.0", "1.2", "2", "3", "1.1.lin"):
+        assert fwd[p] < 10, (p, fwd[p])
+    assert by["1.1"]["forward"]["self_ms"] / 2 >= 49
+    for p in ("2", ""):
+        assert 40 <= bwd[p] < 40 + 25, (p, bwd[p])
+    for p in ("0", "1", "3"):
+        assert bwd[p] < 10, (p, bwd[p])
+    check_nesting(doc)
+    # The root's time per pass fits in the wall time of that pass.
+    for pas, (wf, wb) in zip(doc["passes"], walls):
+        assert pas["forward_ms"] <= wf
+        assert pas["backward_ms"] <= wb
+    calls = [c for c in doc["calls"] if c["parent"] is None]
+    assert len(calls) == 2
+
+
+def test_nesting_on_resnet_and_memory_counted():
+    torchvision = pytest.importorskip("torchvision")
+    model = torchvision.models.resnet18(num_classes=10)
+    with Inspector(model) as insp:
+        model(torch.randn(2, 3, 32, 32)).mean().backward()
+    doc = insp.json()
+    check_nesting(doc)
+    root = doc["modules"][0]
+    # Every output of conv1 is new memory: at least its bytes.
+    conv1 = [m for m in doc["modules"] if m["path"] == "conv1"][0]
+    assert conv1["forward"]["alloc_bytes"] >= 2 * 64 * 16 * 16 * 4
+    assert root["forward"]["alloc_bytes"] >= conv1["forward"]["alloc_bytes"]
+    assert root["backward"]["alloc_bytes"] > 0
+
+
+# ==== NaN / Inf ====
+
+class MakesNaN(nn.Module):
+    def forward(self, x):
+        y = x * 1.0
+        y[0, 0] = float("nan")
+        return y
+
+
+class NaNGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        g = g.clone()
+        g[0, 0] = float("nan")
+        return g
+
+
+class MakesNaNGrad(nn.Module):
+    def forward(self, x):
+        return NaNGrad.apply(x)
+
+
+def nan_model(middle):
+    return nn.Sequential(nn.Linear(4, 4),
+                         nn.Sequential(nn.Linear(4, 4), middle,
+                                       nn.Linear(4, 4)),
+                         nn.Linear(4, 2))
+
+
+def roles(doc, phase):
+    return {m["path"]: m["nonfinite"][phase + "_role"]
+            for m in doc["modules"]}
+
+
+def test_nan_forward_producer_and_propagators():
+    model = nan_model(MakesNaN())
+    with Inspector(model) as insp:
+        model(torch.randn(3, 4)).sum().backward()
+    doc = insp.json()
+    first = doc["first_nonfinite"]["forward"]
+    assert first["path"] == "1.1" and first["role"] == "producer"
+    r = roles(doc, "forward")
+    assert r["1.1"] == "producer"
+    for p in ("", "1", "1.2", "2"):
+        assert r[p] == "propagator", p
+    for p in ("0", "1.0"):
+        assert r[p] is None, p
+    seed = json.loads(insp.report("seed"))
+    info = seed["Sequential"]["children"]["1"]["children"]["1"]["info"]
+    assert info["forward_nan"] is True
+    assert seed["Sequential"]["children"]["0"]["info"]["forward_nan"] is False
+
+
+def test_nan_backward_producer_and_propagators():
+    model = nan_model(MakesNaNGrad())
+    with Inspector(model) as insp:
+        model(torch.randn(3, 4)).sum().backward()
+    doc = insp.json()
+    assert doc["first_nonfinite"]["forward"] is None
+    first = doc["first_nonfinite"]["backward"]
+    assert first["path"] == "1.1" and first["role"] == "producer"
+    r = roles(doc, "backward")
+    assert r["1.1"] == "producer"
+    for p in ("", "1", "1.0", "0"):  # ancestors, and modules run after it
+        assert r[p] == "propagator", p
+    for p in ("1.2", "2"):
+        assert r[p] is None, p
+    by = {m["path"]: m for m in doc["modules"]}
+    assert by["1.1"]["nonfinite"]["grad_input"]
+    assert not by["1.1"]["nonfinite"]["grad_output"]
+
+
+def test_stats():
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    with Inspector(model, stats=True) as insp:
+        x = torch.randn(64, 4)
+        model(x)
+    ref = torch.relu(model[0](x))
+    doc = insp.json()
+    relu = [c for c in doc["calls"] if c["module"] == 2][0]
+    st = [t for t in relu["tensors"] if t["role"] == "output"][0]["stats"]
+    assert st["min"] == pytest.approx(float(ref.min()))
+    assert st["max"] == pytest.approx(float(ref.max()))
+    assert st["mean"] == pytest.approx(float(ref.mean()), rel=1e-5)
+    assert st["std"] == pytest.approx(float(ref.std()), rel=1e-5)
+    assert st["zero_fraction"] == pytest.approx(float((ref == 0).float()
+                                                      .mean()))
+
+
+# ==== Real code ====
+
+def snapshot(model):
+    """Everything about a model that hooks could leave behind."""
+    state = []
+    for name, m in model.named_modules():
+        state.append((name, sorted(m.__dict__.keys()), m.training,
+                      len(m._forward_hooks), len(m._forward_pre_hooks),
+                      len(m._backward_hooks)))
+    for name, p in model.named_parameters():
+        state.append((name, p._backward_hooks is None, p.requires_grad,
+                      None if p.grad is None else p.grad.clone().tolist()))
+    return state
+
+
+class AddInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.a(x)
+        y += self.b(x)
+        return y
+
+
+def inplace_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True), AddInPlace(),
+                         nn.ReLU(inplace=True), nn.Linear(4, 2))
+
+
+def test_inplace_ops_gradients_unchanged():
+    x = torch.randn(5, 4)
+    plain = inplace_model()
+    plain(x).pow(2).sum().backward()
+    model = inplace_model()
+    before = snapshot(model)
+    with Inspector(model) as insp:
+        model(x).pow(2).sum().backward()
+    for (n, p), (_, q) in zip(plain.named_parameters(),
+                              model.named_parameters()):
+        assert torch.equal(p.grad, q.grad), n
+    after = snapshot(model)
+    # Only the gradients changed (the backward ran); nothing else.
+    strip = [s for s in after if len(s) != 4]
+    assert strip == [s for s in before if len(s) != 4]
+    assert [s[:3] for s in after if len(s) == 4] == \
+        [s[:3] for s in before if len(s) == 4]
+    doc = insp.json()
+    relu = [m for m in doc["modules"] if m["path"] == "1"][0]
+    assert relu["backward_calls"] == 1
+
+
+class SlowInPlace(torch.autograd.Function):
+    """Doubles x in place; its backward sleeps 40 ms."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, g):
+        time.sleep(0.04)
+        return g * 2
+
+
+class InPlaceSlow(nn.Module):
+    def forward(self, x):
+        return SlowInPlace.apply(x)
+
+
+def test_inplace_module_backward_timed_at_itself():
+    model = nn.Sequential(nn.Linear(4, 4), InPlaceSlow(), nn.Linear(4, 2))
+    with Inspector(model) as insp:
+        model(torch.randn(3, 4)).sum().backward()
+    assert insp.errors == []
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    assert 40 <= by["1"]["backward"]["inclusive_ms"] < 65
+    for p in ("0", "2"):
+        assert by[p]["backward"]["inclusive_ms"] < 10, p
+    check_nesting(insp.json())
+    call = [c for c in insp.json()["calls"] if c["module"] == 2][0]
+    roles = sorted(t["role"] for t in call["tensors"])
+    assert roles == ["grad_input", "grad_output", "input", "output"]
+
+
+def test_reused_module_has_two_calls():
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin(self.lin(x))
+    model = Twice()
+    with Inspector(model) as insp:
+        model(torch.randn(2, 4)).sum().backward()
+    doc = insp.json()
+    lin = [m for m in doc["modules"] if m["path"] == "lin"][0]
+    assert lin["calls"] == 2 and lin["backward_calls"] == 2
+    assert "| lin | Linear | 2 |" in insp.report("md")
+    seed = json.loads(insp.report("seed"))
+    assert seed["Twice"]["children"]["lin"]["info"]["calls"] == 2
+
+
+def test_no_grad_and_dict_output():
+    class DictOut(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, extra=None):
+            y = self.lin(x)
+            return {"a": y, "b": (y * 2, y.sum())}
+    model = DictOut()
+    before = snapshot(model)
+    with Inspector(model) as insp:
+        with torch.no_grad():
+            model(torch.randn(2, 4))
+        out = model(torch.randn(2, 4), torch.randn(3))
+        out["b"][1].backward()
+        model(torch.randn(2, 4), extra=torch.randn(5, requires_grad=True))
+    model.zero_grad(set_to_none=True)
+    assert snapshot(model) == before
+    doc = insp.json()
+    root = [c for c in doc["calls"] if c["module"] == 0]
+    assert root[0]["no_grad"] and root[0]["backward"] is None
+    assert not root[1]["no_grad"] and root[1]["backward"] is not None
+    outs = [t["name"] for t in root[1]["tensors"] if t["role"] == "output"]
+    assert outs == ["a", "b.0", "b.1"]
+    ins = [(t["name"], t["shape"]) for t in root[1]["tensors"]
+           if t["role"] == "input"]
+    assert ins == [("0", [2, 4]), ("1", [3])]
+    # Keyword arguments: hooks see them on torch >= 2.0; on 1.13 the
+    # wrapped forward hands them over.
+    kw = [(t["name"], t["shape"]) for t in root[2]["tensors"]
+          if t["role"] == "input"]
+    assert kw == [("0", [2, 4]), ("extra", [5])]
+    assert len(doc["passes"]) == 3
+
+
+def test_forward_that_raises_leaves_model_unchanged():
+    class Boom(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.ReLU(), Boom()))
+    before = snapshot(model)
+    with pytest.raises(ValueError):
+        with Inspector(model):
+            model(torch.randn(2, 4))
+    assert snapshot(model) == before
+    # Caught inside: the pass is marked, the next pass is recorded.
+    insp = Inspector(model).start()
+    try:
+        with pytest.raises(ValueError):
+            model(torch.randn(2, 4))
+        model[0](torch.randn(2, 4))
+    finally:
+        insp.finish()
+    assert snapshot(model) == before
+    doc = insp.json()
+    raised = [c for c in doc["calls"] if c["raised"]]
+    assert {doc["modules"][c["module"]]["path"] for c in raised} == \
+        {"", "1", "1.1"}
+    assert len(doc["passes"]) == 2
+
+
+# ==== Files and schemas ====
+
+def test_seed_layout_and_schema(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    torchvision = pytest.importorskip("torchvision")
+    model = torchvision.models.resnet18(num_classes=10)
+    save = tmp_path / "insight"
+    with InspectorGadgets(model, save_file=str(save)) as insp:
+        out = model(torch.randn(2, 3, 64, 64))
+        insp.backward_mode()
+        out.mean().backward()
+    seed_path = tmp_path / "insight_ResNet.json"
+    own_path = tmp_path / "insight_ResNet.inspect.json"
+    assert sorted(insp.saved_files) == sorted([str(seed_path),
+                                               str(own_path)])
+    seed = json.loads(seed_path.read_text())
+    assert list(seed) == ["ResNet"]
+    mods = dict(model.named_modules())
+
+    def walk(node, path):
+        info = node["info"]
+        for k in SEED_KEYS:
+            assert k in info, (path, k)
+        m = mods[path]
+        params = list(m.parameters())
+        assert info["type"] == type(m).__name__
+        assert info["num_parameters"] == sum(p.numel() for p in params)
+        nbytes = sum(p.numel() * p.element_size() for p in params)
+        assert info["param_memory_usage"] == pytest.approx(nbytes / 1e6)
+        assert info["gradient_memory_usage"] == pytest.approx(nbytes / 1e6)
+        assert set(node["children"]) == {n for n, _ in m.named_children()}
+        for name, child in node["children"].items():
+            walk(child, f"{path}.{name}" if path else name)
+    walk(seed["ResNet"], "")
+    conv1 = seed["ResNet"]["children"]["conv1"]["info"]
+    assert conv1["input_shapes"] == [[2, 3, 64, 64]]
+    assert conv1["output_shapes"] == [[2, 64, 32, 32]]
+    assert conv1["output_memory_usage"] == [
+        pytest.approx(2 * 64 * 32 * 32 * 4 / 1e6)]
+    assert conv1["grad_out_shape"] == [[2, 64, 32, 32]]
+    assert conv1["grad_in_shape"] == []  # the image needs no gradient
+    with open(os.path.join(ROOT, "docs", "inspect.schema.json")) as f:
+        schema = json.load(f)
+    doc = json.loads(own_path.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["schema"] == "nnscan.inspect" and doc["schema_version"] == 1
+
+
+def test_text_and_csv_reports_and_static_counts():
+    model = nan_model(nn.Identity())
+    # Static counts of one call, by hand: Linear(4, 2) on a batch of 2 is
+    # 2 x 4 x 2 = 16 MACs.
+    with Inspector(model, static_counts={"2": (32, 16)}) as insp:
+        model(torch.randn(2, 4)).sum().backward()
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    assert (by["2"]["flops"], by["2"]["macs"]) == (32, 16)
+    assert by["0"]["macs"] is None
+    text = insp.report()
+    assert "├─1" in text and "│ ├─0" in text and "Fwd self" in text
+    csv = insp.report("csv").splitlines()
+    assert csv[0].startswith("path,depth,name,type,calls,output_shape")
+    assert len(csv) == 1 + len(list(model.modules()))
+
+
+def test_html_page_embeds_the_inspection():
+    jsonschema = pytest.importorskip("jsonschema")
+    model = nan_model(nn.Identity())
+    with Inspector(model) as insp:
+        model(torch.randn(2, 4)).sum().backward()
+    page = insp.to_html()
+    assert page == insp.report("html") and page.startswith("<!DOCTYPE html>")
+    assert f"<title>{insp.name}: nnscan inspection</title>" in page
+    kind, doc = embedded(page)
+    assert kind == "nnscan.inspect"
+    with open(os.path.join(ROOT, "docs", "inspect.schema.json")) as f:
+        jsonschema.validate(doc, json.load(f))
+    # The modules PyTorch lists, in its order.
+    assert [m["path"] for m in doc["modules"]] == \
+        [p for p, _ in model.named_modules()]
+    assert doc == insp.json()
+
+
+def test_bad_arguments():
+    assert nnscan.Inspector is Inspector
+    assert nnscan.InspectorGadgets is InspectorGadgets
+    with pytest.raises(TypeError):
+        Inspector("not a module")
+    insp = Inspector(nn.Linear(2, 2))
+    with pytest.raises(RuntimeError):
+        insp.report()
+    insp.start()
+    with pytest.raises(RuntimeError):
+        insp.start()
+    insp.finish()
+    insp.finish()  # twice is harmless
+    with pytest.raises(KeyError):
+        insp.report("xml")
+
+
+def test_tied_weights_and_watch_depth():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.b = nn.Sequential(nn.Linear(4, 4))
+            self.b[0].weight = self.a.weight  # one parameter, two modules
+
+        def forward(self, x):
+            return self.b(self.a(x))
+    model = Tied()
+    before = snapshot(model)
+    with Inspector(model, watch_depth=1) as insp:
+        model(torch.randn(2, 4)).sum().backward()
+    model.zero_grad(set_to_none=True)
+    assert snapshot(model) == before
+    doc = insp.json()
+    by = {m["path"]: m for m in doc["modules"]}
+    assert by["b"]["calls"] == 1 and by["b.0"]["calls"] == 0
+    # b's forward includes b.0's, which is not hooked: all of it is self.
+    assert by["b"]["forward"]["self_ms"] == by["b"]["forward"]["inclusive_ms"]
+
+
+def test_static_counts_from_the_recorder():
+    pytest.importorskip("nnscan.torch_api")
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    x = torch.randn(3, 8)
+    with Inspector(model, static_inputs=x) as insp:
+        model(x).sum().backward()
+    assert insp.errors == []
+    by = {m["path"]: m for m in insp.json()["modules"]}
+    # Linear MACs by hand: batch x in x out.
+    assert by["0"]["macs"] == 3 * 8 * 16
+    assert by["2"]["macs"] == 3 * 16 * 4
+    assert by[""]["macs"] == 3 * 8 * 16 + 3 * 16 * 4
+
+
+def test_seed_list_of_models(tmp_path):
+    enc, dec = nn.Linear(4, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 2))
+    with InspectorGadgets([enc, dec], save_file=str(tmp_path / "run.json")) \
+            as insp:
+        dec(enc(torch.randn(2, 4))).sum().backward()
+        insp.backward_mode()
+    assert sorted(os.path.basename(f) for f in insp.saved_files) == [
+        "run_Linear.inspect.json", "run_Linear.json",
+        "run_Sequential.inspect.json", "run_Sequential.json"]
+    seed = json.loads((tmp_path / "run_Sequential.json").read_text())
+    info = seed["Sequential"]["children"]["1"]["info"]
+    assert info["input_shapes"] == [[2, 3]] and info["num_parameters"] == 8

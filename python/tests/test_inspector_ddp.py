@@ -1,0 +1,55 @@
+"""Two ranks (two processes, gloo, this machine only): each records its own
+passes, the saved report merges them - the spread of latency over ranks
+and which rank saw a NaN first."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+dist = pytest.importorskip("torch.distributed")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="no torch.distributed")
+def test_two_ranks_merge(tmp_path):
+    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+    procs = [subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "inspector_ddp_worker.py"),
+         str(r), "2", str(tmp_path / "store"), str(tmp_path)], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=150)[0].decode())
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            p.kill()
+        outs = [p.communicate()[0].decode() for p in procs]
+        pytest.fail("ranks did not finish in 150 s:\n" + "\n".join(outs))
+    for p, o in zip(procs, outs):
+        assert p.returncode == 0, o
+    doc = json.loads((tmp_path / "run_DistributedDataParallel.inspect.json")
+                     .read_text())
+    assert doc["ranks"] == 2
+    assert sorted((p["rank"], p["pass"]) for p in doc["passes"]) == \
+        [(0, 0), (0, 1), (1, 0), (1, 1)]
+    by = {m["path"]: m for m in doc["modules"]}
+    slow = by["module.1"]
+    assert slow["calls"] == 4 and slow["ranks"]["count"] == 2
+    spread = slow["ranks"]["forward_ms"]
+    assert 20 <= spread["min"] < 35, spread
+    assert 40 <= spread["max"] < 60, spread
+    assert spread["median"] == pytest.approx((spread["min"] + spread["max"])
+                                             / 2, abs=1e-3)
+    first = doc["first_nonfinite"]["forward"]
+    assert first["path"] == "module.2" and first["role"] == "producer"
+    assert first["rank"] == 1 and first["pass"] == 0
+    assert by["module.2"]["nonfinite"]["first_rank"] == 1
+    seed = json.loads((tmp_path / "run_DistributedDataParallel.json")
+                      .read_text())
+    assert "module" in seed["DistributedDataParallel"]["children"]

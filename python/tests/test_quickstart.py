@@ -1,0 +1,29 @@
+"""The quick start of docs/python.md runs as written (it is what the
+README gives a newcomer to paste), and prints what its comments say."""
+import os
+import re
+
+import pytest
+
+pytest.importorskip("torchvision")
+from conftest import ROOT  # noqa: E402
+
+
+def test_quickstart_runs(capsys):
+    text = open(os.path.join(ROOT, "docs", "python.md")).read()
+    section = text[text.index("## Quick start"):text.index("## API")]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "docs/python.md quick start", "exec"), {})
+    out = capsys.readouterr().out
+    assert "('1.82G', '11.70M')" in out
+    assert "Layer" in out and "| Name" in out
+    nums = [l for l in out.splitlines() if re.fullmatch(r"\d+ \d+", l.strip())]
+    params, macs = (int(v) for v in nums[0].split())
+    # by hand: per layer q, k, v, out projections (4 L E^2), two attention
+    # products (2 L^2 E), two feed-forward products (2 L E F), two
+    # LayerNorms (2 MACs per element each); PyTorch's own parameter count
+    L, E, F, n = 128, 4096, 11008, 32
+    assert macs == n * (4 * L * E * E + 2 * L * L * E + 2 * L * E * F + 4 * L * E)
+    import torch
+    layer = torch.nn.TransformerEncoderLayer(E, 32, F, device="meta")
+    assert params == n * sum(p.numel() for p in layer.parameters())

@@ -1,0 +1,325 @@
+"""What the recorder sees that module hooks cannot, and how it counts it.
+
+Every expected figure is computed by hand from the shapes (METRICS.md's
+rules: a matrix product M x K by K x N is M*N*K MACs) or read from PyTorch
+(parameter counts), never from nnscan.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import nnscan  # noqa: E402
+from nnscan import ops_map  # noqa: E402
+
+
+class Functional(nn.Module):
+    """Work done functionally in a container's forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(32, 16))
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):                      # x: (2, 10, 32)
+        h = x @ self.w                         # 2*10*32*16 MACs
+        h = F.linear(h, self.proj.weight)      # 2*10*16*8, proj never called
+        h = F.interpolate(h.unsqueeze(1), scale_factor=2.0, mode="nearest")
+        return h
+
+
+def test_functional_ops_are_counted():
+    s = nnscan.summary(Functional(), inputs=torch.zeros(2, 10, 32), file=False)
+    assert s.totals["macs"] == 2 * 10 * 32 * 16 + 2 * 10 * 16 * 8
+    # proj.bias is never used by the forward: not counted
+    assert s.totals["params"] == 32 * 16 + 16 * 8
+    assert [o["op_type"] for o in s.json["op_types"] if o["op_type"] == "Resize"]
+    assert s.json["uncounted_ops"] == []
+    assert s.modules["proj"]["calls"] == 0
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+        self.block = nn.Linear(16, 16)
+        self.head = nn.Linear(16, 100, bias=False)
+        self.head.weight = self.emb.weight     # tied
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        x = self.block(self.block(x))          # one module, two calls
+        return self.head(x)
+
+
+def test_tied_weights_once_and_call_counts():
+    s = nnscan.summary(Tied(), inputs=torch.zeros(1, 7, dtype=torch.long),
+                       file=False)
+    assert s.totals["params"] == 100 * 16 + 16 * 16 + 16
+    assert s.modules["block"]["calls"] == 2
+    rows = [l["path"] for l in s.layers]
+    assert rows.count("block") == 1
+    assert s.layer("block")["macs"] == 2 * 7 * 16 * 16
+    assert s.layer("head")["macs"] == 7 * 16 * 100
+    assert s.layer("head")["flags"]["shared"]
+
+
+def test_meta_and_cpu_models_give_identical_reports():
+    torch.manual_seed(0)
+    import torchvision
+    cpu = torchvision.models.resnet18().eval()
+    meta = torchvision.models.resnet18().to("meta").eval()
+    a = nnscan.summary(cpu, (3, 64, 64), file=False)
+    b = nnscan.summary(meta, (3, 64, 64), file=False)
+    assert a.device == b.device == "meta"
+    assert a.json == b.json
+    assert a.to_text() == b.to_text()
+
+
+def test_own_device_run_matches_meta():
+    torch.manual_seed(0)
+    import torchvision
+    m = torchvision.models.resnet18().eval()
+    a = nnscan.summary(m, (3, 64, 64), file=False)
+    b = nnscan.summary(m, (3, 64, 64), file=False, device="model")
+    assert b.device == "cpu"
+    assert a.json == b.json
+
+
+def test_inputs_forms():
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, a, b=None):
+            return self.fc(a) + (0 if b is None else self.fc(b))
+
+    m = Two()
+    per_call = 5 * 4 * 3
+    one = nnscan.summary(m, (5, 4), file=False)            # torchscan shape
+    two = nnscan.summary(m, [(5, 4), (5, 4)], file=False)  # list of shapes
+    kw = nnscan.summary(m, inputs={"a": torch.zeros(1, 5, 4),
+                                   "b": torch.zeros(1, 5, 4)}, file=False)
+    tup = nnscan.summary(m, inputs=(torch.zeros(1, 5, 4),), file=False)
+    assert one.totals["macs"] == tup.totals["macs"] == per_call
+    assert two.totals["macs"] == kw.totals["macs"] == 2 * per_call
+    assert [i["name"] for i in kw.json["inputs"]] == ["a", "b"]
+    macs, params, _ = nnscan.profile(m, (torch.zeros(1, 5, 4),
+                                         torch.zeros(1, 5, 4)), verbose=False)
+    assert macs == 2 * per_call
+    with pytest.raises(ValueError, match="exactly one"):
+        nnscan.summary(m, (5, 4), inputs=torch.zeros(1, 5, 4), file=False)
+
+
+def test_half_and_int_dtypes():
+    m = nn.Linear(8, 8).half()
+    s = nnscan.summary(m, (2, 8), file=False)
+    assert s.json["inputs"][0]["dtype"] == "float16"
+    assert s.totals["param_bytes"] == (64 + 8) * 2
+
+
+def test_unmapped_op_is_listed_not_dropped():
+    class Odd(nn.Module):
+        def forward(self, x):
+            return torch.cummax(x, 1)[0] + 1
+
+    s = nnscan.summary(Odd(), (3, 5), file=False)
+    assert s.uncounted_aten == {"cummax": 1}
+    ops = {o["op_type"]: o for o in s.json["uncounted_ops"]}
+    assert "cummax" in ops
+    assert s.totals["flags"]["partial"]
+    # the Add after it still has its shape, so it is counted
+    assert s.layer("")["output"]["shape"] == [1, 3, 5]
+
+
+def test_custom_ops_replace_a_subtree():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    m = nn.Sequential(Block(), nn.Linear(4, 2))
+    x = torch.zeros(1, 4)
+    macs, params, info = nnscan.profile(m, x, verbose=False,
+                                        custom_ops={Block: lambda mod, i, o: 1000})
+    assert macs == 1000 + 4 * 2
+    names = [r[0] for r in info.rows]
+    assert names == ["0", "1"]  # the custom module is its own row
+    assert params == 4 * 4 + 4 + 4 * 2 + 2
+
+
+def _attention_macs(b, h, L, S, d):
+    return 2 * b * h * L * S * d
+
+
+def test_sdpa_rule_counts_both_products():
+    """The 2.x fused attention ops (not dispatched by torch 1.13) go through
+    the table's rule: q k^T and probs v, each b*h*L*S*d MACs."""
+    from nnscan.graph import Graph
+    from nnscan.recorder import Builder
+    b, h, L, S, d = 2, 4, 8, 6, 16
+    q = torch.empty(b, h, L, d, device="meta")
+    k = torch.empty(b, h, S, d, device="meta")
+    v = torch.empty(b, h, S, d, device="meta")
+    out = torch.empty(b, h, L, d, device="meta")
+    for name in ("scaled_dot_product_attention",
+                 "_scaled_dot_product_flash_attention",
+                 "_scaled_dot_product_efficient_attention"):
+        g = Graph("attn")
+        bd = Builder(g, {})
+        for n, t in (("q", q), ("k", k), ("v", v)):
+            bd._declare(t, n)
+            g.inputs.append(n)
+        ops_map.OPS[name](bd, (q, k, v), {"is_causal": True}, (out,))
+        g.outputs.append(bd.name(out))
+        hd = g.build()
+        hd.infer()
+        hd.analyze()
+        s = nnscan.Summary(hd)
+        assert s.totals["macs"] == _attention_macs(b, h, L, S, d), name
+        assert s.json["outputs"][0]["shape"] == [b, h, L, d]
+
+
+@pytest.mark.parametrize("device", ["auto", "model"])
+def test_multihead_attention_fast_path(device):
+    """nn.MultiheadAttention in eval with frozen weights under no_grad on
+    CPU (device="model") takes aten._native_multi_head_attention, whose rule
+    spells it out; on meta it decomposes. Both count the same."""
+    E, h, L = 32, 4, 10
+    m = nn.MultiheadAttention(E, h, batch_first=True).eval()
+    for p in m.parameters():
+        p.requires_grad_(False)
+
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = m
+
+        def forward(self, x):
+            return self.attn(x, x, x, need_weights=False)[0]
+
+    want = L * 3 * E * E + 2 * h * L * L * (E // h) + L * E * E
+    s = nnscan.summary(Wrap(), (L, E), file=False, device=device)
+    fused = any("_native_multi_head_attention" in src
+                for src in s._recording_sources)
+    assert fused == (device == "model")
+    assert s.totals["macs"] == want
+    assert s.totals["params"] + s.totals["frozen"] == \
+        sum(p.numel() for p in m.parameters())
+
+
+def test_shape_disagreement_warns_naming_the_op(monkeypatch):
+    """A wrong table entry (here relu emitted as a Transpose) is caught by
+    comparing the library's inferred shapes with PyTorch's."""
+    def wrong(b, args, kw, out):
+        b.node("Transpose", [b.inp(args[0])], [out], {"perm": [0, 1, 3, 2]})
+    monkeypatch.setitem(ops_map.OPS, "relu", wrong)
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
+    with pytest.warns(nnscan.torch_api.ShapeMismatch,
+                      match=r"aten.relu.* module '1' .*\(1, 4, 6, 8\).*\(1, 4, 8, 6\)"):
+        nnscan.summary(m, (3, 8, 10), file=False)
+
+
+def test_crawl_module_is_torchscans_dictionary():
+    torch.manual_seed(0)
+    import torchvision
+    m = torchvision.models.resnet18().eval()
+    m.fc.weight.requires_grad_(False)
+    d = nnscan.crawl_module(m, (3, 64, 64))
+    keys = {"name", "depth", "type", "input_shape", "output_shape",
+            "grad_params", "nograd_params", "param_size", "num_buffers",
+            "buffer_size", "flops", "macs", "dmas", "rf", "s", "p",
+            "is_shared", "is_leaf"}
+    assert all(keys <= set(row) for row in d["layers"])
+    rows = {r["name"] if r["depth"] <= 1 else None: r for r in d["layers"]}
+    assert d["layers"][0]["name"] == "resnet" and d["layers"][0]["type"] == "ResNet"
+    assert len(d["layers"]) == len(list(m.named_modules()))
+    conv1, fc = rows["conv1"], rows["fc"]
+    assert conv1["input_shape"] == (-1, 3, 64, 64)
+    assert conv1["output_shape"] == (-1, 64, 32, 32)
+    assert conv1["grad_params"] == 64 * 3 * 49 and conv1["is_leaf"]
+    assert conv1["macs"] == 64 * 32 * 32 * 3 * 49
+    assert (conv1["rf"], conv1["s"], conv1["p"]) == (7, 2, 3)
+    assert fc["grad_params"] == 1000 and fc["nograd_params"] == 512 * 1000
+    bn = rows["bn1"]
+    assert bn["num_buffers"] == 64 + 64 + 1  # with num_batches_tracked
+    o = d["overall"]
+    assert o["grad_params"] + o["nograd_params"] == sum(p.numel() for p in m.parameters())
+    assert o["nograd_params"] == 512 * 1000
+    assert o["macs"] == sum(r["macs"] for r in d["layers"] if r["depth"] == 1)
+
+
+def test_normalize_and_norm_have_entries():
+    class N(nn.Module):
+        def forward(self, x):
+            return F.normalize(x, dim=-1) + x.norm(p=1, dim=1, keepdim=True)
+
+    s = nnscan.summary(N(), (4, 6), file=False)
+    assert s.uncounted_aten == {} and s.json["uncounted_ops"] == []
+    ops = {o["op_type"] for o in s.json["op_types"]}
+    assert {"ReduceL2", "ReduceL1"} <= ops
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_fused_path_counts_like_decomposed(norm_first):
+    """On CPU under no_grad, nn.TransformerEncoderLayer runs one fused op
+    (aten._transformer_encoder_layer_fwd); its rule must count what the
+    decomposed ops (recorded on meta) count, and the matrix products by
+    hand: q, k, v, out projections, two attention products, two FFN, and
+    two LayerNorms (METRICS.md: 2 MACs per element)."""
+    torch.manual_seed(0)
+    E, h, F_, L, n = 64, 4, 128, 12, 2
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        E, h, F_, batch_first=True, norm_first=norm_first), n).eval()
+    meta = nnscan.summary(enc, (L, E), file=False)
+    fused = nnscan.summary(enc, (L, E), file=False, device="model")
+    assert meta.device == "meta" and fused.device == "cpu"
+    assert any("_transformer_encoder_layer_fwd" in s
+               for s in fused._recording_sources)
+    want = n * (4 * L * E * E + 2 * L * L * E + 2 * L * E * F_ + 2 * 2 * L * E)
+    assert meta.totals["macs"] == fused.totals["macs"] == want
+    assert fused.totals["params"] == meta.totals["params"] == \
+        sum(p.numel() for p in enc.parameters())
+    assert fused.uncounted_aten == {}
+
+
+def test_lstm_matrix_products():
+    m = nn.LSTM(32, 64, 2, batch_first=True)
+    s = nnscan.summary(m, (5, 32), file=False)
+    per_step = 4 * 64 * 32 + 4 * 64 * 64 + 4 * 64 * 64 * 2
+    assert s.totals["macs"] == 5 * per_step
+    assert s.totals["params"] == sum(p.numel() for p in m.parameters())
+    assert s.uncounted_aten == {}
+
+
+def test_module_made_in_forward_counts_in_its_caller():
+    class Maker(nn.Module):
+        def forward(self, x):
+            return nn.ReLU()(x) * 2   # a module the model does not hold
+
+    s = nnscan.summary(nn.Sequential(Maker()), (4,), file=False)
+    assert s.modules["0"]["calls"] == 1
+    assert s.layer("0")["flops"] == 4 + 4  # Relu + Mul, in their caller
+
+
+def test_shared_module_under_two_names_is_one_row():
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = nn.Linear(8, 8)
+            self.again = self.block          # the same module, two names
+
+        def forward(self, x):
+            return self.again(self.block(x))
+
+    s = nnscan.summary(Shared(), (8,), file=False)
+    assert s.totals["params"] == 8 * 8 + 8
+    assert s.modules["block"]["calls"] == 2
+    assert [l["path"] for l in s.layers] == ["", "block"]
+    assert s.layer("block")["macs"] == 2 * 8 * 8

@@ -1,0 +1,774 @@
+/*
+ * inspect.c - the nns_inspection handle: a module tree registered by a
+ * binding, batches of module calls (one batch per pass) checked and copied
+ * in, and their aggregation over the call tree and the module tree.
+ *
+ * Times and memory arrive as raw events (the clock and the allocation
+ * counters at the start and end of each forward and backward); everything
+ * derived - inclusive and self latency, memory per call, NaN/Inf roles,
+ * totals per module, the spread over ranks, the first offenders - is
+ * computed here, once, lazily before a report or an accessor needs it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect_int.h"
+
+/* Far above any real model, low enough that no size arithmetic wraps. */
+enum { MAX_MODULES = 1 << 22, MAX_CALLS = 1 << 26, MAX_RANK = 1 << 16,
+       MAX_TENSOR_RANK = 64, MAX_DTYPES = 64 };
+
+/* ==== Handle ==== */
+
+nns_status nns_inspection_create(nns_inspection **out, nns_error *err) {
+  if (!out)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_create: out is NULL");
+  *out = calloc(1, sizeof **out);
+  if (!*out)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  nns__arena_init(&(*out)->arena);
+  return NNS_OK;
+}
+
+void nns_inspection_free(nns_inspection *insp) {
+  if (!insp)
+    return;
+  nns__arena_free(&insp->arena);
+  free(insp->modules);
+  free(insp->calls);
+  free(insp->batches);
+  free(insp->meta);
+  free(insp);
+}
+
+/* Makes room for `more` elements in a malloc'ed array grown by doubling. */
+static bool grow(void **arr, size_t *cap, size_t count, size_t more,
+                 size_t elem) {
+  if (count + more <= *cap)
+    return true;
+  size_t ncap = *cap ? *cap : 16;
+  while (ncap < count + more)
+    ncap *= 2;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p)
+    return false;
+  *arr = p;
+  *cap = ncap;
+  return true;
+}
+
+static const char *dup(nns_inspection *in, const char *s) {
+  return nns__arena_strndup(&in->arena, s, strlen(s));
+}
+
+/* ==== Modules ==== */
+
+nns_status nns_inspection_add_module(nns_inspection *insp,
+                                     const nns_inspect_module *given,
+                                     size_t *index, nns_error *err) {
+  if (!insp || !given)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_add_module: inspection and module are "
+                    "needed");
+  nns_inspect_module full;
+  if (NNS__GET(&full, given, NNS__V1_INSPECT_MODULE))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_add_module: module.size %zu is below the "
+                    "first version's (%zu)",
+                    given->size, (size_t)NNS__V1_INSPECT_MODULE);
+  const nns_inspect_module *m = &full;
+  const char *path = m->path ? m->path : "";
+  size_t n = insp->module_count;
+  if (n == 0 && m->parent != (size_t)-1)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "the first module is the model itself: its parent must "
+                    "be (size_t)-1");
+  if (n > 0 && m->parent >= n)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "module '%s': parent %zu is not an earlier module (%zu "
+                    "registered)",
+                    path, m->parent, n);
+  if (m->params < 0 || m->learnable_params < 0 || m->param_bytes < 0 ||
+      m->grad_bytes < 0 || m->learnable_params > m->params)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "module '%s': negative parameter counts, or more "
+                    "learnable parameters than parameters",
+                    path);
+  if ((m->param_dtype_count && !m->param_dtypes) ||
+      m->param_dtype_count > MAX_DTYPES)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "module '%s': %zu parameter dtypes without an array (or "
+                    "more than %d)",
+                    path, m->param_dtype_count, MAX_DTYPES);
+  if (n >= MAX_MODULES)
+    return nns__err(err, NNS_E_LIMIT, -1, path, "more than %d modules",
+                    MAX_MODULES);
+  if (!grow((void **)&insp->modules, &insp->module_cap, n, 1,
+            sizeof *insp->modules))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  nns__imodule *d = &insp->modules[n];
+  memset(d, 0, sizeof *d);
+  d->path = dup(insp, path);
+  d->type = dup(insp, m->type ? m->type : "");
+  const char *dot = strrchr(d->path ? d->path : "", '.');
+  d->name = dot ? dot + 1 : d->path;
+  d->dtypes = nns__arena_array(&insp->arena, m->param_dtype_count + 1,
+                               sizeof *d->dtypes);
+  if (!d->path || !d->type || !d->dtypes)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (m->param_dtype_count)
+    memcpy(d->dtypes, m->param_dtypes,
+           m->param_dtype_count * sizeof *d->dtypes);
+  d->dtype_count = m->param_dtype_count;
+  d->parent = n ? m->parent : (size_t)-1;
+  d->depth = n ? insp->modules[m->parent].depth + 1 : 0;
+  d->first_child = d->next_sibling = d->first_call = d->last_call =
+      (size_t)-1;
+  d->params = m->params;
+  d->learnable_params = m->learnable_params;
+  d->param_bytes = m->param_bytes;
+  d->grad_bytes = m->grad_bytes;
+  d->flops = m->flops < 0 ? -1 : m->flops;
+  d->macs = m->macs < 0 ? -1 : m->macs;
+  if (n) {
+    /* Children keep the order they were added in. */
+    nns__imodule *p = &insp->modules[m->parent];
+    if (p->first_child == (size_t)-1) {
+      p->first_child = n;
+    } else {
+      size_t c = p->first_child;
+      while (insp->modules[c].next_sibling != (size_t)-1)
+        c = insp->modules[c].next_sibling;
+      insp->modules[c].next_sibling = n;
+    }
+  }
+  insp->module_count = n + 1;
+  insp->aggregated = false;
+  if (index)
+    *index = n;
+  return NNS_OK;
+}
+
+nns_status nns_inspection_set_meta(nns_inspection *insp, const char *key,
+                                   const char *value, nns_error *err) {
+  if (!insp || !key || !*key || !value)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_set_meta: inspection, a non-empty key "
+                    "and a value are needed");
+  for (size_t i = 0; i < insp->meta_count; i++)
+    if (!strcmp(insp->meta[i].key, key)) {
+      const char *v = dup(insp, value);
+      if (!v)
+        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      insp->meta[i].value = v;
+      return NNS_OK;
+    }
+  if (!grow((void **)&insp->meta, &insp->meta_cap, insp->meta_count, 1,
+            sizeof *insp->meta))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  nns__imeta *e = &insp->meta[insp->meta_count];
+  e->key = dup(insp, key);
+  e->value = dup(insp, value);
+  if (!e->key || !e->value)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  insp->meta_count++;
+  return NNS_OK;
+}
+
+/* ==== Batches ==== */
+
+static const nns_inspect_call *call_at(const nns_inspect_batch *b, size_t i) {
+  return (const nns_inspect_call *)(const void *)((const char *)b->calls +
+                                                  i * b->call_size);
+}
+
+static const nns_inspect_tensor *tensor_at(const nns_inspect_batch *b,
+                                           size_t i) {
+  return (const nns_inspect_tensor *)(const void *)((const char *)b->tensors +
+                                                    i * b->tensor_size);
+}
+
+static bool time_known(double t) { return t >= 0 && isfinite(t); }
+
+static nns__ispan span_of(nns_inspect_event s, nns_inspect_event e) {
+  nns__ispan sp = {s, e, time_known(s.time_ms) && time_known(e.time_ms) &&
+                             e.time_ms >= s.time_ms};
+  return sp;
+}
+
+/* Every index and range of a batch, before anything is copied. */
+static nns_status check_batch(const nns_inspection *in,
+                              const nns_inspect_batch *b, nns_error *err) {
+  if (b->call_size < sizeof(nns_inspect_call) ||
+      (b->tensor_count && b->tensor_size < sizeof(nns_inspect_tensor)))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "batch.call_size %zu or tensor_size %zu is smaller than "
+                    "this library's structs (%zu, %zu)",
+                    b->call_size, b->tensor_size, sizeof(nns_inspect_call),
+                    sizeof(nns_inspect_tensor));
+  if ((b->call_count && !b->calls) || (b->tensor_count && !b->tensors) ||
+      (b->dim_count && !b->dims))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "batch: a count without its array");
+  if (b->rank < 0 || b->rank >= MAX_RANK)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "batch: rank %d out of range",
+                    b->rank);
+  if (b->call_count > MAX_CALLS - in->call_count ||
+      (b->tensor_count && b->tensor_count > SIZE_MAX / 2 / b->tensor_size) ||
+      b->call_count > SIZE_MAX / 2 / b->call_size)
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "batch: more than %d calls in all", MAX_CALLS);
+  for (size_t i = 0; i < b->call_count; i++) {
+    const nns_inspect_call *c = call_at(b, i);
+    if (c->module >= in->module_count)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "call %zu: module %zu is not registered (%zu modules)",
+                      i, c->module, in->module_count);
+    if (c->parent != (size_t)-1 && c->parent >= i)
+      return nns__err(err, NNS_E_ARG, -1, in->modules[c->module].path,
+                      "call %zu: parent call %zu does not come before it", i,
+                      c->parent);
+    if (c->tensor_first > b->tensor_count ||
+        c->tensor_count > b->tensor_count - c->tensor_first)
+      return nns__err(err, NNS_E_ARG, -1, in->modules[c->module].path,
+                      "call %zu: tensors %zu+%zu run past the batch's %zu", i,
+                      c->tensor_first, c->tensor_count, b->tensor_count);
+  }
+  for (size_t i = 0; i < b->tensor_count; i++) {
+    const nns_inspect_tensor *t = tensor_at(b, i);
+    if ((unsigned)t->role > NNS_TENSOR_GRAD_OUTPUT || t->rank < 0 ||
+        t->rank > MAX_TENSOR_RANK || t->bytes < 0)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "tensor %zu: bad role %d, rank %d or bytes %lld", i,
+                      (int)t->role, t->rank, (long long)t->bytes);
+    if (t->dims > b->dim_count || (size_t)t->rank > b->dim_count - t->dims)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "tensor %zu: dims %zu+%d run past the batch's %zu", i,
+                      t->dims, t->rank, b->dim_count);
+  }
+  return NNS_OK;
+}
+
+nns_status nns_inspection_add_batch(nns_inspection *insp,
+                                    const nns_inspect_batch *given,
+                                    nns_error *err) {
+  if (!insp || !given)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_add_batch: inspection and batch are "
+                    "needed");
+  nns_inspect_batch full;
+  if (NNS__GET(&full, given, NNS__V1_INSPECT_BATCH))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "batch.size %zu is below the first version's (%zu)",
+                    given->size, (size_t)NNS__V1_INSPECT_BATCH);
+  const nns_inspect_batch *b = &full;
+  nns_status st = check_batch(insp, b, err);
+  if (st)
+    return st;
+  if (!grow((void **)&insp->calls, &insp->call_cap, insp->call_count,
+            b->call_count, sizeof *insp->calls) ||
+      !grow((void **)&insp->batches, &insp->batch_cap, insp->batch_count, 1,
+            sizeof *insp->batches))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  size_t base = insp->call_count;
+  for (size_t i = 0; i < b->call_count; i++) {
+    const nns_inspect_call *c = call_at(b, i);
+    nns__icall *d = &insp->calls[base + i];
+    memset(d, 0, sizeof *d);
+    d->module = c->module;
+    d->parent = c->parent == (size_t)-1 ? (size_t)-1 : base + c->parent;
+    d->batch = insp->batch_count;
+    d->next_same = (size_t)-1;
+    d->flags = c->flags;
+    d->fwd_seq = c->fwd_seq;
+    d->bwd_seq = c->bwd_seq;
+    d->fwd = span_of(c->fwd_start, c->fwd_end);
+    d->bwd_raw = span_of(c->bwd_start, c->bwd_end);
+    /* In place (ReLU(inplace=True) on torch 1.13) the hooks on input and
+     * output end up on one autograd node and fire together, input first:
+     * the span is the two events, in time order. */
+    if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) &&
+        time_known(c->bwd_end.time_ms))
+      d->bwd_raw = span_of(c->bwd_end, c->bwd_start);
+    /* A backward seen only at one end still marks its start or end. */
+    if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) !=
+                                 time_known(c->bwd_end.time_ms)) {
+      nns_inspect_event e = time_known(c->bwd_start.time_ms) ? c->bwd_start
+                                                            : c->bwd_end;
+      d->bwd_raw = span_of(e, e);
+    }
+    d->tensor_count = c->tensor_count;
+    d->tensors = nns__arena_array(&insp->arena, c->tensor_count + 1,
+                                  sizeof *d->tensors);
+    if (!d->tensors)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    for (size_t k = 0; k < c->tensor_count; k++) {
+      const nns_inspect_tensor *t = tensor_at(b, c->tensor_first + k);
+      nns__itensor *o = &d->tensors[k];
+      o->role = t->role;
+      o->dtype = t->dtype;
+      o->rank = t->rank;
+      o->flags = t->flags;
+      o->bytes = t->bytes;
+      o->min = t->min;
+      o->max = t->max;
+      o->mean = t->mean;
+      o->std = t->std;
+      o->zero_fraction = t->zero_fraction;
+      int64_t *dims = nns__arena_array(&insp->arena, (size_t)t->rank + 1,
+                                       sizeof *dims);
+      o->name = t->name ? dup(insp, t->name) : NULL;
+      if (!dims || (t->name && !o->name))
+        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      if (t->rank)
+        memcpy(dims, b->dims + t->dims, (size_t)t->rank * sizeof *dims);
+      o->dims = dims;
+    }
+  }
+  /* Only now does the batch count: a failure above left no call behind
+   * (what it put in the arena is unreachable and freed with it). */
+  for (size_t i = 0; i < b->call_count; i++) {
+    nns__imodule *m = &insp->modules[insp->calls[base + i].module];
+    if (m->first_call == (size_t)-1)
+      m->first_call = base + i;
+    else
+      insp->calls[m->last_call].next_same = base + i;
+    m->last_call = base + i;
+  }
+  nns__ibatch *nb = &insp->batches[insp->batch_count++];
+  nb->rank = b->rank;
+  nb->pass = b->pass;
+  nb->wall_start = b->wall_start;
+  nb->first_call = base;
+  nb->call_count = b->call_count;
+  insp->call_count = base + b->call_count;
+  insp->aggregated = false;
+  return NNS_OK;
+}
+
+/* ==== Aggregation over the call tree ==== */
+
+static double span_ms(const nns__ispan *s) {
+  return s->known ? s->end.time_ms - s->start.time_ms : NAN;
+}
+
+static int64_t span_alloc(const nns__ispan *s) {
+  if (!s->known || s->start.alloc_bytes < 0 ||
+      s->end.alloc_bytes < s->start.alloc_bytes)
+    return -1;
+  return s->end.alloc_bytes - s->start.alloc_bytes;
+}
+
+/* Widens `into` to cover `s`, keeping each end's memory counters. */
+static void span_cover(nns__ispan *into, const nns__ispan *s) {
+  if (!s->known)
+    return;
+  if (!into->known) {
+    *into = *s;
+    return;
+  }
+  if (s->start.time_ms < into->start.time_ms)
+    into->start = s->start;
+  if (s->end.time_ms > into->end.time_ms)
+    into->end = s->end;
+}
+
+typedef struct iv {
+  double a, b;
+} iv;
+
+static int iv_cmp(const void *x, const void *y) {
+  const iv *p = x, *q = y;
+  return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* Length of the union of n intervals (sorted in place). */
+static double union_len(iv *v, size_t n) {
+  if (!n)
+    return 0;
+  qsort(v, n, sizeof *v, iv_cmp);
+  double total = 0, a = v[0].a, b = v[0].b;
+  for (size_t i = 1; i < n; i++) {
+    if (v[i].a > b) {
+      total += b - a;
+      a = v[i].a;
+    }
+    if (v[i].b > b)
+      b = v[i].b;
+  }
+  return total + (b - a);
+}
+
+static unsigned own_nonfinite(const nns__icall *c) {
+  static const unsigned bit[4] = {NNS_NONFINITE_INPUT, NNS_NONFINITE_OUTPUT,
+                                  NNS_NONFINITE_GRAD_INPUT,
+                                  NNS_NONFINITE_GRAD_OUTPUT};
+  unsigned f = 0;
+  for (size_t k = 0; k < c->tensor_count; k++)
+    if (c->tensors[k].flags & (NNS_TENSOR_NAN | NNS_TENSOR_INF))
+      f |= bit[c->tensors[k].role];
+  return f;
+}
+
+/* A child's backward as seen by its tensor hooks ends when the gradient
+ * w.r.t. its input is complete - which, for an input other modules also
+ * read (a residual block's x feeds both branches), is only after they have
+ * run too. The engine runs one node at a time and a hook on an output
+ * fires as that output's node starts, so starts are exact: a child's end
+ * is cut at the next sibling's start and at its parent's end. */
+typedef struct kid {
+  double start;
+  size_t call;
+} kid;
+
+static int kid_cmp(const void *x, const void *y) {
+  const kid *p = x, *q = y;
+  if (p->start != q->start)
+    return p->start < q->start ? -1 : 1;
+  return p->call < q->call ? -1 : p->call > q->call;
+}
+
+static void clip_children(nns__icall *calls, const nns__icall *parent,
+                          const size_t *kids, size_t nk, kid *tmp) {
+  size_t m = 0;
+  for (size_t k = 0; k < nk; k++)
+    if (calls[kids[k]].bwd.known)
+      tmp[m++] = (kid){calls[kids[k]].bwd.start.time_ms, kids[k]};
+  qsort(tmp, m, sizeof *tmp, kid_cmp);
+  for (size_t k = 0; k < m; k++) {
+    nns__ispan *s = &calls[tmp[k].call].bwd;
+    const nns_inspect_event *cap = parent->bwd.known ? &parent->bwd.end
+                                                      : NULL;
+    for (size_t j = k + 1; j < m; j++)
+      if (tmp[j].start > s->start.time_ms) {
+        if (!cap || calls[tmp[j].call].bwd.start.time_ms < cap->time_ms)
+          cap = &calls[tmp[j].call].bwd.start;
+        break;
+      }
+    if (cap && cap->time_ms < s->end.time_ms)
+      s->end = cap->time_ms >= s->start.time_ms ? *cap : s->start;
+  }
+}
+
+/* Call-level figures. Children have larger indexes than their parent, so
+ * one pass from the end sees every child before its parent. */
+static nns_status aggregate_calls(nns_inspection *in) {
+  size_t n = in->call_count;
+  size_t *nchild = calloc(n + 1, sizeof *nchild);
+  size_t *first = calloc(n + 2, sizeof *first);
+  size_t *kids = malloc((n + 1) * sizeof *kids);
+  iv *tmp = malloc((n + 1) * sizeof *tmp);
+  unsigned *sub = calloc(n + 1, sizeof *sub); /* NaN flags of child calls */
+  if (!nchild || !first || !kids || !tmp || !sub) {
+    free(nchild), free(first), free(kids), free(tmp), free(sub);
+    return NNS_E_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (in->calls[i].parent != (size_t)-1)
+      nchild[in->calls[i].parent]++;
+  for (size_t i = 0; i < n; i++)
+    first[i + 1] = first[i] + nchild[i];
+  memset(nchild, 0, (n + 1) * sizeof *nchild);
+  for (size_t i = 0; i < n; i++) {
+    size_t p = in->calls[i].parent;
+    if (p != (size_t)-1)
+      kids[first[p] + nchild[p]++] = i;
+  }
+  kid *order = malloc((n + 1) * sizeof *order);
+  if (!order) {
+    free(nchild), free(first), free(kids), free(tmp), free(sub);
+    return NNS_E_NOMEM;
+  }
+  /* Backward spans: widened to cover the children (bottom-up), then the
+   * children cut to meet without overlapping (top-down). */
+  for (size_t i = n; i-- > 0;) {
+    nns__icall *c = &in->calls[i];
+    c->bwd = c->bwd_raw;
+    for (size_t k = first[i]; k < first[i + 1]; k++)
+      span_cover(&c->bwd, &in->calls[kids[k]].bwd);
+  }
+  for (size_t i = 0; i < n; i++)
+    clip_children(in->calls, &in->calls[i], kids + first[i],
+                  first[i + 1] - first[i], order);
+  free(order);
+  for (size_t i = n; i-- > 0;) {
+    nns__icall *c = &in->calls[i];
+    c->nonfinite = own_nonfinite(c);
+    c->fwd_incl = span_ms(&c->fwd);
+    c->fwd_alloc = span_alloc(&c->fwd);
+    double kid_fwd = 0;
+    int64_t kid_fwd_alloc = 0, kid_bwd_alloc = 0;
+    size_t nk = 0;
+    for (size_t k = first[i]; k < first[i + 1]; k++) {
+      const nns__icall *ch = &in->calls[kids[k]];
+      if (ch->fwd.known)
+        kid_fwd += ch->fwd_incl;
+      if (ch->fwd_alloc > 0)
+        kid_fwd_alloc += ch->fwd_alloc;
+      if (ch->bwd_alloc > 0)
+        kid_bwd_alloc += ch->bwd_alloc;
+      sub[i] |= ch->nonfinite | sub[kids[k]];
+    }
+    c->fwd_self = c->fwd.known ? fmax(0, c->fwd_incl - kid_fwd) : NAN;
+    c->fwd_self_alloc =
+        c->fwd_alloc < 0 ? -1
+        : c->fwd_alloc > kid_fwd_alloc ? c->fwd_alloc - kid_fwd_alloc : 0;
+    c->bwd_incl = span_ms(&c->bwd);
+    c->bwd_alloc = span_alloc(&c->bwd);
+    if (c->bwd.known) {
+      for (size_t k = first[i]; k < first[i + 1]; k++) {
+        const nns__icall *ch = &in->calls[kids[k]];
+        if (ch->bwd.known)
+          tmp[nk++] = (iv){ch->bwd.start.time_ms, ch->bwd.end.time_ms};
+      }
+      /* Cut children meet without overlapping; the union also covers
+       * spans that still touch. */
+      c->bwd_self = fmax(0, c->bwd_incl - union_len(tmp, nk));
+    } else {
+      c->bwd_self = NAN;
+    }
+    c->bwd_self_alloc =
+        c->bwd_alloc < 0 ? -1
+        : c->bwd_alloc > kid_bwd_alloc ? c->bwd_alloc - kid_bwd_alloc : 0;
+    unsigned f = c->nonfinite;
+    c->fwd_role = !(f & NNS_NONFINITE_OUTPUT) ? NNS_NONFINITE_NONE
+                  : !(f & NNS_NONFINITE_INPUT) &&
+                          !(sub[i] & NNS_NONFINITE_OUTPUT)
+                      ? NNS_NONFINITE_PRODUCER
+                      : NNS_NONFINITE_PROPAGATOR;
+    /* A module whose inputs need no gradient (the model's first layers)
+     * shows no gradient w.r.t. them: one made or passed on inside it is
+     * still its backward's. */
+    bool sees_gi = false;
+    for (size_t k = 0; k < c->tensor_count; k++)
+      sees_gi = sees_gi || c->tensors[k].role == NNS_TENSOR_GRAD_INPUT;
+    if (!sees_gi && (sub[i] & NNS_NONFINITE_GRAD_INPUT))
+      f |= NNS_NONFINITE_GRAD_OUTPUT; /* counted as passed on */
+    c->bwd_role =
+        !(f & (NNS_NONFINITE_GRAD_INPUT | NNS_NONFINITE_GRAD_OUTPUT))
+            ? NNS_NONFINITE_NONE
+        : (f & NNS_NONFINITE_GRAD_INPUT) && !(f & NNS_NONFINITE_GRAD_OUTPUT) &&
+                !(sub[i] & NNS_NONFINITE_GRAD_INPUT)
+            ? NNS_NONFINITE_PRODUCER
+            : NNS_NONFINITE_PROPAGATOR;
+  }
+  free(nchild), free(first), free(kids), free(tmp), free(sub);
+  return NNS_OK;
+}
+
+/* ==== Aggregation over modules and ranks ==== */
+
+/* When a call's NaN/Inf was seen, in ms since the epoch (ranks compare). */
+static double abs_ms(const nns_inspection *in, const nns__icall *c,
+                     bool backward) {
+  double t = backward ? c->bwd_raw.end.time_ms : c->fwd.end.time_ms;
+  if (!time_known(t))
+    t = backward ? c->bwd.start.time_ms : c->fwd.start.time_ms;
+  return in->batches[c->batch].wall_start * 1e3 + (time_known(t) ? t : 0);
+}
+
+static int dbl_cmp(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* min, median, max of v[0..n) (sorted in place); zeros when n is 0. */
+static void spread(double *v, size_t n, double out[3]) {
+  if (!n) {
+    out[0] = out[1] = out[2] = 0;
+    return;
+  }
+  qsort(v, n, sizeof *v, dbl_cmp);
+  out[0] = v[0];
+  out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  out[2] = v[n - 1];
+}
+
+/* Earlier in execution order: within a rank by pass then sequence number,
+ * across ranks by wall-clock time. */
+static bool earlier(const nns_inspection *in, const nns__icall *a,
+                    const nns__icall *b, bool backward) {
+  int ra = in->batches[a->batch].rank, rb = in->batches[b->batch].rank;
+  if (ra != rb)
+    return abs_ms(in, a, backward) < abs_ms(in, b, backward);
+  if (a->batch != b->batch)
+    return a->batch < b->batch;
+  return backward ? a->bwd_seq < b->bwd_seq : a->fwd_seq < b->fwd_seq;
+}
+
+static void find_offender(nns_inspection *in, bool backward) {
+  nns_inspect_offender *o = &in->first[backward];
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  const nns__icall *best = NULL;
+  for (nns_nonfinite_role want = NNS_NONFINITE_PRODUCER;
+       !best && want <= NNS_NONFINITE_PROPAGATOR; want++)
+    for (size_t i = 0; i < in->call_count; i++) {
+      const nns__icall *c = &in->calls[i];
+      if ((backward ? c->bwd_role : c->fwd_role) == want &&
+          (!best || earlier(in, c, best, backward)))
+        best = c;
+    }
+  if (!best)
+    return;
+  o->found = 1;
+  o->module = best->module;
+  o->call = (size_t)(best - in->calls);
+  o->rank = in->batches[best->batch].rank;
+  o->pass = in->batches[best->batch].pass;
+  o->role = backward ? best->bwd_role : best->fwd_role;
+}
+
+static void add_ms(double *sum, double v) {
+  if (!isnan(v))
+    *sum += v;
+}
+
+static void add_bytes(int64_t *sum, int64_t v) {
+  if (v > 0)
+    *sum += v;
+}
+
+static nns_inspect_stats *stats_of(nns_inspection *in, const nns__icall *c) {
+  return &in->modules[c->module].stats;
+}
+
+static nns_status aggregate_modules(nns_inspection *in) {
+  int nranks = 0;
+  for (size_t b = 0; b < in->batch_count; b++)
+    if (in->batches[b].rank + 1 > nranks)
+      nranks = in->batches[b].rank + 1;
+  size_t cells = in->module_count * (size_t)(nranks ? nranks : 1);
+  double *rf = calloc(cells, sizeof *rf), *rb = calloc(cells, sizeof *rb);
+  int64_t *rcalls = calloc(cells, sizeof *rcalls);
+  double *rpasses = calloc((size_t)nranks + 1, sizeof *rpasses);
+  double *first_nf = malloc((in->module_count + 1) * sizeof *first_nf);
+  double *v1 = malloc(((size_t)nranks + 1) * sizeof *v1);
+  double *v2 = malloc(((size_t)nranks + 1) * sizeof *v2);
+  if (!rf || !rb || !rcalls || !rpasses || !first_nf || !v1 || !v2) {
+    free(rf), free(rb), free(rcalls), free(rpasses), free(first_nf);
+    free(v1), free(v2);
+    return NNS_E_NOMEM;
+  }
+  for (size_t b = 0; b < in->batch_count; b++)
+    rpasses[in->batches[b].rank] += 1;
+  for (size_t m = 0; m < in->module_count; m++) {
+    nns_inspect_stats *s = &in->modules[m].stats;
+    memset(s, 0, sizeof *s);
+    s->size = sizeof *s;
+    s->passes = (int64_t)in->batch_count;
+    s->nonfinite_rank = -1;
+    first_nf[m] = INFINITY;
+  }
+  for (size_t i = 0; i < in->call_count; i++) {
+    const nns__icall *c = &in->calls[i];
+    nns_inspect_stats *s = stats_of(in, c);
+    int r = in->batches[c->batch].rank;
+    size_t cell = c->module * (size_t)nranks + (size_t)r;
+    s->calls++;
+    if (c->bwd.known)
+      s->backward_calls++;
+    add_ms(&s->fwd_inclusive_ms, c->fwd_incl);
+    add_ms(&s->fwd_self_ms, c->fwd_self);
+    add_ms(&s->bwd_inclusive_ms, c->bwd_incl);
+    add_ms(&s->bwd_self_ms, c->bwd_self);
+    add_bytes(&s->fwd_alloc_bytes, c->fwd_alloc);
+    add_bytes(&s->fwd_self_alloc_bytes, c->fwd_self_alloc);
+    add_bytes(&s->bwd_alloc_bytes, c->bwd_alloc);
+    add_bytes(&s->bwd_self_alloc_bytes, c->bwd_self_alloc);
+    s->nonfinite |= c->nonfinite;
+    /* Producer is the stronger finding: it says where the NaN was born. */
+    if (c->fwd_role && (!s->fwd_role || c->fwd_role < s->fwd_role))
+      s->fwd_role = c->fwd_role;
+    if (c->bwd_role && (!s->bwd_role || c->bwd_role < s->bwd_role))
+      s->bwd_role = c->bwd_role;
+    if (c->fwd_role || c->bwd_role) {
+      double t = abs_ms(in, c, c->fwd_role == NNS_NONFINITE_NONE);
+      if (t < first_nf[c->module]) {
+        first_nf[c->module] = t;
+        s->nonfinite_rank = r;
+      }
+    }
+    add_ms(&rf[cell], c->fwd_incl);
+    add_ms(&rb[cell], c->bwd_incl);
+    rcalls[cell]++;
+  }
+  for (size_t m = 0; m < in->module_count; m++) {
+    nns_inspect_stats *s = &in->modules[m].stats;
+    size_t k = 0;
+    for (int r = 0; r < nranks; r++) {
+      size_t cell = m * (size_t)nranks + (size_t)r;
+      if (!rcalls[cell])
+        continue;
+      v1[k] = rf[cell] / rpasses[r];
+      v2[k++] = rb[cell] / rpasses[r];
+    }
+    s->ranks = (int)k;
+    spread(v1, k, s->rank_fwd_ms);
+    spread(v2, k, s->rank_bwd_ms);
+  }
+  free(rf), free(rb), free(rcalls), free(rpasses), free(first_nf);
+  free(v1), free(v2);
+  return NNS_OK;
+}
+
+nns_status nns__inspect_aggregate(nns_inspection *in) {
+  if (in->aggregated)
+    return NNS_OK;
+  nns_status st = aggregate_calls(in);
+  if (!st)
+    st = aggregate_modules(in);
+  if (st)
+    return st;
+  find_offender(in, false);
+  find_offender(in, true);
+  in->aggregated = true;
+  return NNS_OK;
+}
+
+double nns__inspect_per_pass(const nns_inspection *in, double total) {
+  return in->batch_count ? total / (double)in->batch_count : 0;
+}
+
+/* ==== Accessors ==== */
+
+size_t nns_inspection_module_count(const nns_inspection *insp) {
+  return insp ? insp->module_count : 0;
+}
+
+size_t nns_inspection_call_count(const nns_inspection *insp) {
+  return insp ? insp->call_count : 0;
+}
+
+nns_status nns_inspection_module_stats(const nns_inspection *insp,
+                                       size_t module, nns_inspect_stats *out,
+                                       nns_error *err) {
+  if (!insp || !out || out->size < NNS__V1_INSPECT_STATS)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_module_stats: inspection and out (with "
+                    "out->size set) are needed");
+  if (module >= insp->module_count)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_module_stats: module %zu of %zu", module,
+                    insp->module_count);
+  nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
+  if (st)
+    return nns__err(err, st, -1, NULL, "out of memory");
+  return NNS__PUT(out, &insp->modules[module].stats, NNS__V1_INSPECT_STATS);
+}
+
+nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
+                                          int backward,
+                                          nns_inspect_offender *out,
+                                          nns_error *err) {
+  if (!insp || !out || out->size < NNS__V1_INSPECT_OFFENDER)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_first_nonfinite: inspection and out "
+                    "(with out->size set) are needed");
+  nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
+  if (st)
+    return nns__err(err, st, -1, NULL, "out of memory");
+  return NNS__PUT(out, &insp->first[backward != 0], NNS__V1_INSPECT_OFFENDER);
+}

@@ -1,0 +1,105 @@
+/*
+ * inspect_int.h - the inside of an nns_inspection: the module tree a
+ * binding registered, every module call it recorded (copied out of the
+ * batches), and what aggregation derives from them. The report renderers
+ * (src/report/inspect_*.c) read these structs directly: they belong to the
+ * same library and would otherwise need an accessor per field.
+ */
+#ifndef NNS_INSPECT_INT_H
+#define NNS_INSPECT_INT_H
+
+#include <stdbool.h>
+
+#include "../base/base.h"
+
+/* First published sizes of the inspection's sized structs (base.h's ABI
+ * rule: the smallest `size` accepted; later fields go after these). */
+#define NNS__V1_INSPECT_MODULE                                                 \
+  NNS__SIZE_TO(nns_inspect_module, param_dtype_count)
+#define NNS__V1_INSPECT_BATCH NNS__SIZE_TO(nns_inspect_batch, dim_count)
+#define NNS__V1_INSPECT_STATS NNS__SIZE_TO(nns_inspect_stats, rank_bwd_ms)
+#define NNS__V1_INSPECT_OFFENDER NNS__SIZE_TO(nns_inspect_offender, role)
+
+/* A tensor as stored: dims live in the inspection's arena. */
+typedef struct nns__itensor {
+  nns_tensor_role role;
+  int dtype;
+  int rank;
+  unsigned flags;          /* NNS_TENSOR_* */
+  const int64_t *dims;
+  const char *name;        /* NULL when not given */
+  int64_t bytes;
+  double min, max, mean, std, zero_fraction;
+} nns__itensor;
+
+/* A time span with the memory counters at its two ends. */
+typedef struct nns__ispan {
+  nns_inspect_event start, end;
+  bool known;              /* both times known */
+} nns__ispan;
+
+typedef struct nns__icall {
+  size_t module;
+  size_t parent;           /* global call index, or (size_t)-1 */
+  size_t batch;            /* index of the batch (pass) it came in */
+  size_t next_same;        /* the module's next call, or (size_t)-1 */
+  unsigned flags;          /* NNS_CALL_* */
+  int64_t fwd_seq, bwd_seq;
+  nns__ispan fwd, bwd_raw; /* as recorded */
+  nns__itensor *tensors;
+  size_t tensor_count;
+  /* Derived by aggregation. */
+  nns__ispan bwd;          /* widened to cover its child calls */
+  double fwd_incl, fwd_self, bwd_incl, bwd_self;   /* ms; NaN unknown */
+  int64_t fwd_alloc, fwd_self_alloc, bwd_alloc, bwd_self_alloc; /* -1 */
+  unsigned nonfinite;      /* NNS_NONFINITE_* of its own tensors */
+  nns_nonfinite_role fwd_role, bwd_role;
+} nns__icall;
+
+typedef struct nns__ibatch {
+  int rank;
+  int64_t pass;
+  double wall_start;
+  size_t first_call, call_count;
+} nns__ibatch;
+
+typedef struct nns__imodule {
+  const char *path, *name, *type; /* name: last path component */
+  size_t parent;
+  int depth;
+  size_t first_child, next_sibling; /* (size_t)-1 when none */
+  int64_t params, learnable_params, param_bytes, grad_bytes, flops, macs;
+  nns_inspect_dtype_bytes *dtypes;
+  size_t dtype_count;
+  size_t first_call;       /* its first call (shapes shown), or -1 */
+  size_t last_call;        /* its latest call, or -1 */
+  nns_inspect_stats stats; /* derived by aggregation */
+} nns__imodule;
+
+typedef struct nns__imeta {
+  const char *key, *value;
+} nns__imeta;
+
+struct nns_inspection {
+  nns__arena arena;        /* names, dims, tensors: freed at once */
+  nns__imodule *modules;   /* malloc'ed, grown by doubling */
+  size_t module_count, module_cap;
+  nns__icall *calls;
+  size_t call_count, call_cap;
+  nns__ibatch *batches;
+  size_t batch_count, batch_cap;
+  nns__imeta *meta;
+  size_t meta_count, meta_cap;
+  bool aggregated;         /* derived fields are up to date */
+  nns_inspect_offender first[2]; /* forward, backward */
+};
+
+/* Brings the derived fields up to date (idempotent). The inspection is
+ * logically const: aggregation is a cache. */
+nns_status nns__inspect_aggregate(nns_inspection *insp);
+
+/* Aggregated, per pass: a module's totals divided by the passes of the
+ * ranks that ran. 0 when nothing ran. */
+double nns__inspect_per_pass(const nns_inspection *insp, double total);
+
+#endif

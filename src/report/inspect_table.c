@@ -1,0 +1,376 @@
+/*
+ * inspect_table.c - nns_inspection_report() and _report_seed(): the
+ * inspection's module tree as a text table (summary's layout: ├─ guides,
+ * columns fitted to the width), CSV and Markdown, with calls, latency per
+ * pass (inclusive and self), memory per pass and NaN/Inf columns; JSON is
+ * in inspect_json.c, and so is the HTML page (NNS_FORMAT_HTML) around it.
+ *
+ * The cells, guides, CSV quoting and Markdown escaping are the helpers of
+ * format.c that the summary table uses too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../inspect/inspect_int.h"
+#include "report_int.h"
+
+nns_status nns__inspect_json(const nns_inspection *in,
+                             const nns_report_options *opt, nns__out *o);
+nns_status nns__inspect_seed(const nns_inspection *in,
+                             const nns_report_options *opt, nns__out *o);
+nns_status nns__inspect_html(const nns_inspection *in,
+                             const nns_report_options *opt, nns__out *o);
+
+enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
+       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_NAN, K_COUNT };
+
+static const struct {
+  const char *title, *csv;
+  bool numeric;
+} kcols[K_COUNT] = {
+    [K_LAYER] = {"Layer", "name", false},
+    [K_TYPE] = {"Type", "type", false},
+    [K_CALLS] = {"Calls", "calls", true},
+    [K_SHAPE] = {"Output Shape", "output_shape", false},
+    [K_FWD] = {"Fwd ms", "forward_ms", true},
+    [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true},
+    [K_BWD] = {"Bwd ms", "backward_ms", true},
+    [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true},
+    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true},
+    [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true},
+    [K_NAN] = {"NaN/Inf", "nonfinite", false},
+};
+
+/* "(1, 64, 56, 56)" for the first output of the module's first call, with
+ * "+2" when it returned more; "-" when it never ran. */
+static void shape_cell(char *buf, size_t size, const nns_inspection *in,
+                       size_t m) {
+  size_t i = in->modules[m].first_call;
+  snprintf(buf, size, "-");
+  /* The first call that returned a tensor (one that raised did not). */
+  while (i != (size_t)-1) {
+    const nns__icall *c = &in->calls[i];
+    bool has = false;
+    for (size_t k = 0; k < c->tensor_count; k++)
+      has = has || c->tensors[k].role == NNS_TENSOR_OUTPUT;
+    if (has)
+      break;
+    i = c->next_same;
+  }
+  if (i == (size_t)-1)
+    return;
+  const nns__icall *c = &in->calls[i];
+  size_t outputs = 0, n = 0;
+  for (size_t k = 0; k < c->tensor_count; k++) {
+    const nns__itensor *t = &c->tensors[k];
+    if (t->role != NNS_TENSOR_OUTPUT || outputs++)
+      continue;
+    n = (size_t)snprintf(buf, size, "(");
+    for (int d = 0; d < t->rank && n < size; d++)
+      n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? ", " : "",
+                            (long long)t->dims[d]);
+    if (n < size)
+      n += (size_t)snprintf(buf + n, size - n, ")");
+  }
+  if (outputs > 1 && n < size)
+    snprintf(buf + n, size - n, " +%zu", outputs - 1);
+}
+
+static void ms_cell(char *buf, size_t size, const nns_inspection *in,
+                    double total, bool ran) {
+  if (!ran)
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.3f", nns__inspect_per_pass(in, total));
+}
+
+static void mem_cell(char *buf, size_t size, const nns_inspection *in,
+                     int64_t total, int64_t root, const nns_report_options *o,
+                     bool csv) {
+  int64_t v = (int64_t)llround(nns__inspect_per_pass(in, (double)total));
+  int64_t r = (int64_t)llround(nns__inspect_per_pass(in, (double)root));
+  nns__fmt_number(buf, size, v, r, o->numbers, true, csv);
+}
+
+static void nan_cell(char *buf, size_t size, const nns_inspect_stats *s) {
+  static const char *role[] = {"", "producer", "propagator"};
+  buf[0] = 0;
+  size_t n = 0;
+  if (s->fwd_role)
+    n += (size_t)snprintf(buf, size, "fwd %s", role[s->fwd_role]);
+  if (s->bwd_role && n < size)
+    snprintf(buf + n, size - n, "%sbwd %s", n ? ", " : "",
+             role[s->bwd_role]);
+  if (!buf[0])
+    snprintf(buf, size, "-");
+}
+
+static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
+                 int k, const nns_report_options *o, bool csv) {
+  const nns__imodule *d = &in->modules[m];
+  const nns_inspect_stats *s = &d->stats, *root = &in->modules[0].stats;
+  bool ran = s->calls > 0, back = s->backward_calls > 0;
+  switch (k) {
+  case K_LAYER:
+    snprintf(buf, size, "%s", m == 0 ? (o->model_name && *o->model_name
+                                            ? o->model_name
+                                            : d->type)
+                                     : d->name);
+    break;
+  case K_TYPE: snprintf(buf, size, "%s", d->type); break;
+  case K_CALLS: snprintf(buf, size, "%lld", (long long)s->calls); break;
+  case K_SHAPE: shape_cell(buf, size, in, m); break;
+  case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran); break;
+  case K_FWD_SELF: ms_cell(buf, size, in, s->fwd_self_ms, ran); break;
+  case K_BWD: ms_cell(buf, size, in, s->bwd_inclusive_ms, back); break;
+  case K_BWD_SELF: ms_cell(buf, size, in, s->bwd_self_ms, back); break;
+  case K_FWD_MEM:
+    mem_cell(buf, size, in, s->fwd_alloc_bytes, root->fwd_alloc_bytes, o,
+             csv);
+    break;
+  case K_BWD_MEM:
+    mem_cell(buf, size, in, s->bwd_alloc_bytes, root->bwd_alloc_bytes, o,
+             csv);
+    break;
+  default: nan_cell(buf, size, s); break;
+  }
+}
+
+/* Modules at or above the depth shown, in preorder (the order added,
+ * which is parents first; preorder is what the binding registers). */
+static size_t pick_rows(const nns_inspection *in, int max_depth,
+                        size_t *rows) {
+  size_t n = 0;
+  for (size_t m = 0; m < in->module_count; m++)
+    if (in->modules[m].depth <= max_depth)
+      rows[n++] = m;
+  return n;
+}
+
+static void text_rule(nns__out *o, const char *ch, int w) {
+  nns__out_rep(o, ch, w);
+  nns__out_str(o, "\n");
+}
+
+static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
+  int ranks = 0;
+  for (size_t b = 0; b < in->batch_count; b++)
+    if (in->batches[b].rank + 1 > ranks)
+      ranks = in->batches[b].rank + 1;
+  text_rule(o, "=", rule);
+  nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls. Times and "
+                  "memory are per pass (inclusive: the module and all it "
+                  "calls).\n",
+               in->batch_count, ranks, ranks == 1 ? "" : "s",
+               in->call_count);
+  static const char *phase[2] = {"forward", "backward"};
+  for (int b = 0; b < 2; b++) {
+    const nns_inspect_offender *f = &in->first[b];
+    if (!f->found)
+      continue;
+    nns__out_fmt(o, "First NaN/Inf in the %s: %s (%s, rank %d, pass %lld, "
+                    "%s).\n",
+                 phase[b], *in->modules[f->module].path
+                               ? in->modules[f->module].path
+                               : "the model",
+                 in->modules[f->module].type, f->rank, (long long)f->pass,
+                 f->role == NNS_NONFINITE_PRODUCER ? "produced it"
+                                                   : "passed it on");
+  }
+  text_rule(o, "=", rule);
+}
+
+static nns_status write_tables(const nns_inspection *in,
+                               const nns_report_options *opt, nns__out *o) {
+  size_t *rows = malloc((in->module_count + 1) * sizeof *rows);
+  size_t *parent = malloc((in->module_count + 1) * sizeof *parent);
+  size_t *last = malloc((in->module_count + 1) * sizeof *last);
+  char **cells = NULL, **prefix = NULL;
+  nns_status st = NNS_E_NOMEM;
+  if (!rows || !parent || !last)
+    goto done;
+  size_t nrows = pick_rows(in, nns__report_depth(opt), rows);
+  cells = calloc(nrows * K_COUNT + 1, sizeof *cells);
+  prefix = calloc(nrows + 1, sizeof *prefix);
+  if (!cells || !prefix)
+    goto done;
+  bool csv = opt->format == NNS_FORMAT_CSV;
+  char buf[512];
+  for (size_t r = 0; r < nrows; r++)
+    for (int k = 0; k < K_COUNT; k++) {
+      cell(buf, sizeof buf, in, rows[r], k, opt, csv);
+      if (!(cells[r * K_COUNT + (size_t)k] = strdup(buf)))
+        goto done;
+    }
+  for (size_t m = 0; m < in->module_count; m++) {
+    parent[m] = in->modules[m].parent;
+    last[m] = (size_t)-1;
+    if (parent[m] != (size_t)-1)
+      last[parent[m]] = m;
+  }
+  for (size_t r = 0; r < nrows; r++)
+    if (!(prefix[r] = nns__tree_prefix(parent, last,
+                                       in->modules[rows[r]].depth, rows[r])))
+      goto done;
+  st = NNS_OK;
+  if (csv) {
+    nns__out_str(o, "path,depth");
+    for (int k = 0; k < K_COUNT; k++) {
+      nns__out_str(o, ",");
+      nns__out_str(o, kcols[k].csv);
+    }
+    nns__out_str(o, "\n");
+    for (size_t r = 0; r < nrows; r++) {
+      nns__csv_field(o, in->modules[rows[r]].path);
+      nns__out_fmt(o, ",%d", in->modules[rows[r]].depth);
+      for (int k = 0; k < K_COUNT; k++) {
+        nns__out_str(o, ",");
+        nns__csv_field(o, cells[r * K_COUNT + (size_t)k]);
+      }
+      nns__out_str(o, "\n");
+    }
+  } else if (opt->format == NNS_FORMAT_MD) {
+    nns__out_str(o, "|");
+    for (int k = 0; k < K_COUNT; k++)
+      nns__md_cell(o, kcols[k].title);
+    nns__out_str(o, "\n|");
+    for (int k = 0; k < K_COUNT; k++)
+      nns__out_str(o, kcols[k].numeric ? "---:|" : "---|");
+    nns__out_str(o, "\n");
+    for (size_t r = 0; r < nrows; r++) {
+      nns__out_str(o, "|");
+      for (int k = 0; k < K_COUNT; k++) {
+        const char *s = cells[r * K_COUNT + (size_t)k];
+        /* Markdown drops leading spaces: the path shows the tree. */
+        if (k == K_LAYER && rows[r] != 0)
+          s = in->modules[rows[r]].path;
+        nns__md_cell(o, s);
+      }
+      nns__out_str(o, "\n");
+    }
+  } else {
+    int w[K_COUNT], total = 0;
+    const int gap = 2;
+    for (int k = 0; k < K_COUNT; k++) {
+      w[k] = nns__utf8_width(kcols[k].title);
+      for (size_t r = 0; r < nrows; r++) {
+        int cw = nns__utf8_width(cells[r * K_COUNT + (size_t)k]) +
+                 (k == K_LAYER ? nns__utf8_width(prefix[r]) : 0);
+        w[k] = cw > w[k] ? cw : w[k];
+      }
+    }
+    /* Type and Layer give way (to 10 and 16 columns) to fit the width. */
+    int width = opt->width > 0 ? opt->width : 100;
+    for (int k = 0; k < K_COUNT; k++)
+      total += w[k] + (k ? gap : 0);
+    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {10, 16};
+    for (int j = 0; j < 2 && total > width; j++) {
+      int room = w[shrink[j]] - floor_w[j], cut = total - width;
+      if (room <= 0)
+        continue;
+      cut = cut > room ? room : cut;
+      w[shrink[j]] -= cut;
+      total -= cut;
+    }
+    int rule = total < 40 ? 40 : total;
+    text_rule(o, "_", rule);
+    for (int k = 0; k < K_COUNT; k++) {
+      nns__out_rep(o, " ", k ? gap : 0);
+      nns__put_fit(o, kcols[k].title, w[k], kcols[k].numeric, NNS_WRAP_END);
+    }
+    nns__out_str(o, "\n");
+    text_rule(o, "=", rule);
+    for (size_t r = 0; r < nrows; r++) {
+      for (int k = 0; k < K_COUNT; k++) {
+        const char *s = cells[r * K_COUNT + (size_t)k];
+        nns__out_rep(o, " ", k ? gap : 0);
+        if (k == K_LAYER) {
+          int pw = nns__utf8_width(prefix[r]);
+          int room = w[0] - pw;
+          if (room < 4 && pw + nns__utf8_width(s) > w[0]) {
+            nns__put_fit(o, prefix[r], w[0] - 4, false, NNS_WRAP_START);
+            room = 4;
+          } else {
+            nns__out_str(o, prefix[r]);
+          }
+          nns__put_fit(o, s, room, false, opt->wrap);
+        } else {
+          nns__put_fit(o, s, w[k], kcols[k].numeric, NNS_WRAP_END);
+        }
+      }
+      nns__out_str(o, "\n");
+    }
+    write_footer(o, in, rule);
+  }
+done:
+  if (cells)
+    for (size_t i = 0; i < in->module_count * K_COUNT && cells[i]; i++)
+      free(cells[i]);
+  if (prefix)
+    for (size_t i = 0; prefix[i]; i++)
+      free(prefix[i]);
+  free(cells);
+  free(prefix);
+  free(rows);
+  free(parent);
+  free(last);
+  return st;
+}
+
+typedef nns_status (*render_fn)(const nns_inspection *,
+                                const nns_report_options *, nns__out *);
+
+static nns_status render(const nns_inspection *insp,
+                         const nns_report_options *opts, nns_write_fn write,
+                         void *user, nns_error *err, bool seed) {
+  if (!insp || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_inspection_report: an inspection and a "
+                           "write callback are needed");
+  nns_report_options o = {0};
+  if (opts && nns__report_options(&o, opts) != NNS_OK)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_options.size is below the first "
+                           "version's");
+  if ((unsigned)o.format > NNS_FORMAT_HTML ||
+      (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
+      (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_inspection_report: format, numbers, wrap or "
+                           "max_depth out of range");
+  if (insp->module_count == 0)
+    return nns__report_err(err, NNS_E_STATE,
+                           "nns_inspection_report: no module was added");
+  if (nns__inspect_aggregate((nns_inspection *)insp))
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  nns__out *out = malloc(sizeof *out);
+  if (!out)
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  nns__out_init(out, write, user);
+  render_fn fn = seed                            ? nns__inspect_seed
+                 : o.format == NNS_FORMAT_JSON ? nns__inspect_json
+                 : o.format == NNS_FORMAT_HTML ? nns__inspect_html
+                                               : write_tables;
+  nns_status st = fn(insp, &o, out);
+  nns_status st2 = nns__out_finish(out, err);
+  free(out);
+  if (st)
+    return nns__report_err(err, st, "out of memory");
+  return st2;
+}
+
+nns_status nns_inspection_report(const nns_inspection *insp,
+                                 const nns_report_options *opts,
+                                 nns_write_fn write, void *user,
+                                 nns_error *err) {
+  return render(insp, opts, write, user, err, false);
+}
+
+nns_status nns_inspection_report_seed(const nns_inspection *insp,
+                                      const nns_report_options *opts,
+                                      nns_write_fn write, void *user,
+                                      nns_error *err) {
+  return render(insp, opts, write, user, err, true);
+}

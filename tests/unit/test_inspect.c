@@ -1,0 +1,472 @@
+/*
+ * test_inspect.c - nns_inspection: aggregation of recorded module calls
+ * over the call tree and the module tree (inclusive and self time and
+ * memory, interleaved backward children, NaN/Inf producer and propagator,
+ * first offenders, the spread over ranks), the reports, and every bad
+ * argument the API can be given. Expected values are worked out by hand
+ * from the event times in the comments.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+
+#define CHECK_NEAR(a, b)                                                       \
+  do {                                                                         \
+    double a_ = (a), b_ = (b);                                                 \
+    if (!(fabs(a_ - b_) < 1e-9))                                               \
+      check_fail(__FILE__, __LINE__, "%s == %s: %g != %g", #a, #b, a_, b_);  \
+  } while (0)
+
+/* root
+ *   a        (Block)
+ *     a.x    (Linear, called twice inside a)
+ *   b        (ReLU)               */
+static nns_inspection *tree(void) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  nns_inspect_dtype_bytes f32 = {NNS_DT_FLOAT, 40, 40};
+  nns_inspect_module m = {.size = sizeof m, .path = "", .type = "Net",
+                          .parent = (size_t)-1, .params = 10,
+                          .learnable_params = 10, .param_bytes = 40,
+                          .grad_bytes = 40, .flops = -1, .macs = -1,
+                          .param_dtypes = &f32, .param_dtype_count = 1};
+  size_t idx = 99;
+  CHECK_EQ(nns_inspection_add_module(in, &m, &idx, NULL), NNS_OK);
+  CHECK_EQ(idx, 0);
+  m.path = "a", m.type = "Block", m.parent = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, &idx, NULL), NNS_OK);
+  m.path = "a.x", m.type = "Linear", m.parent = 1, m.flops = 20, m.macs = 10;
+  CHECK_EQ(nns_inspection_add_module(in, &m, &idx, NULL), NNS_OK);
+  m.path = "b", m.type = "ReLU", m.parent = 0, m.params = 0;
+  m.learnable_params = 0, m.param_bytes = 0, m.grad_bytes = 0;
+  m.param_dtype_count = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, &idx, NULL), NNS_OK);
+  CHECK_EQ(idx, 3);
+  return in;
+}
+
+static nns_inspect_event ev(double t, int64_t alloc) {
+  nns_inspect_event e = {t, alloc, -1};
+  return e;
+}
+
+/* One pass. Forward (ms): root [0,100], a [10,60], a.x [20,30] and
+ * [40,45], b [70,90]. Backward: root [100,155], b [100,110], a [110,150],
+ * a.x's second call [115,118], its first [120,125]. Allocation counter
+ * (bytes): +1000 in root before a, +300 in a.x #1, +200 in a.x #2, +100 in
+ * a itself, +50 in b. `nan_at` 2 puts NaN in a.x #2's output (so a, b,
+ * root propagate it); `bwd_nan` puts NaN in b's gradient w.r.t. its input.
+ */
+static nns_status add_pass(nns_inspection *in, int rank, int64_t pass,
+                           double scale, bool nan_fwd, bool nan_bwd) {
+  static int64_t dims[] = {2, 3};
+  nns_inspect_tensor t[12];
+  memset(t, 0, sizeof t);
+  /* a.x #2: input finite, output (NaN when nan_fwd). */
+  t[0] = (nns_inspect_tensor){.role = NNS_TENSOR_INPUT, .dtype = 1, .rank = 2,
+                              .flags = NNS_TENSOR_CHECKED, .bytes = 24,
+                              .name = "0"};
+  t[1] = t[0];
+  t[1].role = NNS_TENSOR_OUTPUT;
+  t[1].flags |= nan_fwd ? NNS_TENSOR_NAN : 0;
+  /* a: input finite, output NaN when nan_fwd. */
+  t[2] = t[0];
+  t[3] = t[1];
+  /* b: input and output NaN when nan_fwd; gradients. */
+  t[4] = t[1];
+  t[4].role = NNS_TENSOR_INPUT;
+  t[5] = t[1];
+  t[6] = t[0];
+  t[6].role = NNS_TENSOR_GRAD_OUTPUT;
+  t[7] = t[0];
+  t[7].role = NNS_TENSOR_GRAD_INPUT;
+  t[7].flags |= nan_bwd ? NNS_TENSOR_INF : 0;
+  /* root: output. */
+  t[8] = t[1];
+  nns_inspect_call c[5];
+  memset(c, 0, sizeof c);
+  double s = scale;
+  /* root */
+  c[0] = (nns_inspect_call){.module = 0, .parent = (size_t)-1,
+                            .fwd_seq = 4, .bwd_seq = 4,
+                            .fwd_start = ev(0, 0), .fwd_end = ev(100 * s, 1650),
+                            .bwd_start = ev(100 * s, 5000),
+                            .bwd_end = ev(155 * s, 6000),
+                            .tensor_first = 8, .tensor_count = 1};
+  /* a */
+  c[1] = (nns_inspect_call){.module = 1, .parent = 0, .fwd_seq = 2,
+                            .bwd_seq = 3, .fwd_start = ev(10 * s, 1000),
+                            .fwd_end = ev(60 * s, 1600),
+                            .bwd_start = ev(110 * s, 5100),
+                            .bwd_end = ev(150 * s, 5900),
+                            .tensor_first = 2, .tensor_count = 2};
+  /* a.x #1 */
+  c[2] = (nns_inspect_call){.module = 2, .parent = 1, .fwd_seq = 0,
+                            .bwd_seq = 2, .fwd_start = ev(20 * s, 1000),
+                            .fwd_end = ev(30 * s, 1300),
+                            .bwd_start = ev(120 * s, 5500),
+                            .bwd_end = ev(125 * s, 5600)};
+  /* a.x #2 */
+  c[3] = (nns_inspect_call){.module = 2, .parent = 1, .fwd_seq = 1,
+                            .bwd_seq = 1, .fwd_start = ev(40 * s, 1300),
+                            .fwd_end = ev(45 * s, 1500),
+                            .bwd_start = ev(115 * s, 5200),
+                            .bwd_end = ev(118 * s, 5300),
+                            .tensor_first = 0, .tensor_count = 2};
+  /* b */
+  c[4] = (nns_inspect_call){.module = 3, .parent = 0, .fwd_seq = 3,
+                            .bwd_seq = 0, .fwd_start = ev(70 * s, 1600),
+                            .fwd_end = ev(90 * s, 1650),
+                            .bwd_start = ev(100 * s, 5000),
+                            .bwd_end = ev(110 * s, 5100),
+                            .tensor_first = 4, .tensor_count = 4};
+  nns_inspect_batch b = {.size = sizeof b, .rank = rank, .pass = pass,
+                         .wall_start = 1000.0 + rank, .calls = c,
+                         .call_count = 5, .call_size = sizeof c[0],
+                         .tensors = t, .tensor_count = 9,
+                         .tensor_size = sizeof t[0], .dims = dims,
+                         .dim_count = 2};
+  return nns_inspection_add_batch(in, &b, NULL);
+}
+
+static nns_inspect_stats stats(nns_inspection *in, size_t m) {
+  nns_inspect_stats s = {.size = sizeof s};
+  CHECK_EQ(nns_inspection_module_stats(in, m, &s, NULL), NNS_OK);
+  return s;
+}
+
+static void test_inclusive_and_self(void) {
+  nns_inspection *in = tree();
+  CHECK_EQ(add_pass(in, 0, 0, 1.0, false, false), NNS_OK);
+  nns_inspect_stats r = stats(in, 0), a = stats(in, 1), x = stats(in, 2),
+                    b = stats(in, 3);
+  CHECK_EQ(r.calls, 1);
+  CHECK_EQ(x.calls, 2); /* reused: two calls */
+  CHECK_NEAR(r.fwd_inclusive_ms, 100);
+  CHECK_NEAR(r.fwd_self_ms, 100 - 50 - 20);
+  CHECK_NEAR(a.fwd_inclusive_ms, 50);
+  CHECK_NEAR(a.fwd_self_ms, 50 - 10 - 5);
+  CHECK_NEAR(x.fwd_inclusive_ms, 15);
+  CHECK_NEAR(x.fwd_self_ms, 15);
+  CHECK_NEAR(b.fwd_inclusive_ms, 20);
+  /* Backward: the children of root cover [100,150] of its [100,155]. */
+  CHECK_NEAR(r.bwd_inclusive_ms, 55);
+  CHECK_NEAR(r.bwd_self_ms, 5);
+  CHECK_NEAR(a.bwd_inclusive_ms, 40);
+  CHECK_NEAR(a.bwd_self_ms, 40 - 5 - 3);
+  CHECK_NEAR(x.bwd_inclusive_ms, 8);
+  CHECK_EQ(r.backward_calls, 1);
+  /* Memory: root 1650 in all, a 600 of which a.x 500; b 50. */
+  CHECK_EQ(r.fwd_alloc_bytes, 1650);
+  CHECK_EQ(r.fwd_self_alloc_bytes, 1650 - 600 - 50);
+  CHECK_EQ(a.fwd_alloc_bytes, 600);
+  CHECK_EQ(a.fwd_self_alloc_bytes, 100);
+  CHECK_EQ(x.fwd_alloc_bytes, 500);
+  CHECK_EQ(b.fwd_alloc_bytes, 50);
+  CHECK_EQ(a.bwd_alloc_bytes, 800);
+  CHECK_EQ(a.bwd_self_alloc_bytes, 800 - 100 - 100);
+  CHECK_EQ(r.nonfinite, 0);
+  nns_inspect_offender f = {.size = sizeof f};
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, NULL), NNS_OK);
+  CHECK_EQ(f.found, 0);
+  CHECK_EQ(nns_inspection_call_count(in), 5);
+  CHECK_EQ(nns_inspection_module_count(in), 4);
+  CHECK_EQ(nns_inspection_module_count(NULL), 0);
+  nns_inspection_free(in);
+}
+
+/* A backward child that starts before its parent's own first gradient
+ * (hooks on one tensor fire in the order they were registered) widens
+ * the parent's span: a parent always covers its children. */
+static void test_backward_widened(void) {
+  nns_inspection *in = tree();
+  nns_inspect_call c[2] = {
+      {.module = 0, .parent = (size_t)-1, .fwd_start = ev(0, -1),
+       .fwd_end = ev(10, -1), .bwd_start = ev(21, -1),
+       .bwd_end = ev(30, -1)},
+      {.module = 3, .parent = 0, .fwd_start = ev(2, -1), .fwd_end = ev(8, -1),
+       .bwd_start = ev(20, -1), .bwd_end = ev(25, -1)}};
+  nns_inspect_batch b = {.size = sizeof b, .calls = c, .call_count = 2,
+                         .call_size = sizeof c[0]};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  nns_inspect_stats r = stats(in, 0);
+  CHECK_NEAR(r.bwd_inclusive_ms, 10);
+  CHECK_NEAR(r.bwd_self_ms, 5);
+  CHECK_EQ(r.fwd_alloc_bytes, 0); /* unknown counters add nothing */
+  nns_inspection_free(in);
+}
+
+/* A residual block's two branches read one input, whose gradient is
+ * complete only after both ran: a's tensor hook ends at 40 although b ran
+ * from 20 to 30 after a. a is cut at b's start, so the children meet and
+ * their sum fits in the parent's span. */
+static void test_backward_siblings_cut(void) {
+  nns_inspection *in = tree();
+  nns_inspect_call c[3] = {
+      {.module = 0, .parent = (size_t)-1, .fwd_start = ev(0, -1),
+       .fwd_end = ev(9, -1), .bwd_start = ev(10, 100), .bwd_end = ev(40, 900)},
+      {.module = 1, .parent = 0, .fwd_start = ev(1, -1), .fwd_end = ev(4, -1),
+       .bwd_start = ev(10, 100), .bwd_end = ev(40, 900)},
+      {.module = 3, .parent = 0, .fwd_start = ev(5, -1), .fwd_end = ev(8, -1),
+       .bwd_start = ev(20, 300), .bwd_end = ev(30, 700)}};
+  nns_inspect_batch b = {.size = sizeof b, .calls = c, .call_count = 3,
+                         .call_size = sizeof c[0]};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  nns_inspect_stats r = stats(in, 0), a = stats(in, 1), s = stats(in, 3);
+  CHECK_NEAR(a.bwd_inclusive_ms, 10);
+  CHECK_EQ(a.bwd_alloc_bytes, 200);
+  CHECK_NEAR(s.bwd_inclusive_ms, 10);
+  CHECK_NEAR(r.bwd_inclusive_ms, 30);
+  CHECK_NEAR(r.bwd_self_ms, 10);
+  CHECK(r.bwd_inclusive_ms >= a.bwd_inclusive_ms + s.bwd_inclusive_ms);
+  nns_inspection_free(in);
+}
+
+static void test_nonfinite(void) {
+  nns_inspection *in = tree();
+  CHECK_EQ(add_pass(in, 0, 0, 1.0, true, true), NNS_OK);
+  nns_inspect_stats r = stats(in, 0), a = stats(in, 1), x = stats(in, 2),
+                    b = stats(in, 3);
+  CHECK_EQ(x.fwd_role, NNS_NONFINITE_PRODUCER);
+  CHECK_EQ(a.fwd_role, NNS_NONFINITE_PROPAGATOR); /* made inside it */
+  CHECK_EQ(b.fwd_role, NNS_NONFINITE_PROPAGATOR); /* came in */
+  CHECK_EQ(r.fwd_role, NNS_NONFINITE_PROPAGATOR);
+  CHECK(x.nonfinite & NNS_NONFINITE_OUTPUT);
+  CHECK(b.nonfinite & NNS_NONFINITE_INPUT);
+  CHECK_EQ(b.bwd_role, NNS_NONFINITE_PRODUCER);
+  CHECK(b.nonfinite & NNS_NONFINITE_GRAD_INPUT);
+  CHECK_EQ(x.nonfinite_rank, 0);
+  nns_inspect_offender f = {.size = sizeof f};
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, NULL), NNS_OK);
+  CHECK_EQ(f.found, 1);
+  CHECK_EQ(f.module, 2);
+  CHECK_EQ(f.call, 3); /* the second call of a.x */
+  CHECK_EQ(f.role, NNS_NONFINITE_PRODUCER);
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 1, &f, NULL), NNS_OK);
+  CHECK_EQ(f.found, 1);
+  CHECK_EQ(f.module, 3);
+  nns_inspection_free(in);
+}
+
+/* Three ranks, the second twice as slow and the third three times: per
+ * pass the forward of `a` takes 50, 100 and 150 ms. Rank 2 sees the NaN;
+ * ranks 1 and 2 both do, rank 1's wall clock is earlier. */
+static void test_ranks(void) {
+  nns_inspection *in = tree();
+  CHECK_EQ(add_pass(in, 0, 0, 1.0, false, false), NNS_OK);
+  CHECK_EQ(add_pass(in, 2, 0, 3.0, true, false), NNS_OK);
+  CHECK_EQ(add_pass(in, 1, 0, 2.0, true, false), NNS_OK);
+  nns_inspect_stats a = stats(in, 1), x = stats(in, 2);
+  CHECK_EQ(a.ranks, 3);
+  CHECK_NEAR(a.rank_fwd_ms[0], 50);
+  CHECK_NEAR(a.rank_fwd_ms[1], 100);
+  CHECK_NEAR(a.rank_fwd_ms[2], 150);
+  CHECK_NEAR(a.rank_bwd_ms[1], 80);
+  CHECK_EQ(a.calls, 3);
+  CHECK_EQ(x.nonfinite_rank, 1);
+  nns_inspect_offender f = {.size = sizeof f};
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, NULL), NNS_OK);
+  CHECK_EQ(f.rank, 1);
+  nns_inspection_free(in);
+}
+
+typedef struct sink {
+  char *buf;
+  size_t len;
+  int stop_after; /* calls; < 0 never */
+} sink;
+
+static int sink_write(void *user, const char *data, size_t size) {
+  sink *s = user;
+  if (s->stop_after == 0)
+    return 1;
+  if (s->stop_after > 0)
+    s->stop_after--;
+  char *p = realloc(s->buf, s->len + size + 1);
+  if (!p)
+    return 1;
+  memcpy(p + s->len, data, size);
+  s->len += size;
+  p[s->len] = 0;
+  s->buf = p;
+  return 0;
+}
+
+static void test_reports(void) {
+  nns_inspection *in = tree();
+  CHECK_EQ(add_pass(in, 0, 0, 1.0, true, false), NNS_OK);
+  CHECK_EQ(nns_inspection_set_meta(in, "device", "cpu", NULL), NNS_OK);
+  CHECK_EQ(nns_inspection_set_meta(in, "device", "cuda", NULL), NNS_OK);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+                          .max_depth = -1};
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "└─x"));
+  CHECK(s.buf && strstr(s.buf, "100.000"));
+  CHECK(s.buf && strstr(s.buf, "fwd producer"));
+  CHECK(s.buf && strstr(s.buf, "First NaN/Inf in the forward: a.x"));
+  free(s.buf);
+  o.format = NNS_FORMAT_CSV;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "a.x,2,x,Linear,2,\"(2, 3)\",15.000,15.000,8.000,8.000,"));
+  free(s.buf);
+  o.format = NNS_FORMAT_MD;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "| a.x | Linear | 2 |"));
+  free(s.buf);
+  o.format = NNS_FORMAT_JSON;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "\"schema\": \"nnscan.inspect\""));
+  CHECK(s.buf && strstr(s.buf, "\"meta\": {\"device\": \"cuda\"}"));
+  CHECK(s.buf && strstr(s.buf, "\"forward\": {\"module\": 2, \"path\": "
+                               "\"a.x\", \"call\": 3"));
+  /* The HTML page embeds that very document (no '<' in it to escape) in
+   * the block the viewer reads, marked as an inspection. */
+  char *json = s.buf;
+  o.format = NNS_FORMAT_HTML;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  const char *block = "<script type=\"application/json\" id=\"nnscan-data\" "
+                      "data-kind=\"nnscan.inspect\" data-encoding=\"json\">\n";
+  const char *at = s.buf ? strstr(s.buf, block) : NULL;
+  CHECK(s.buf && !strncmp(s.buf, "<!DOCTYPE html>", 15));
+  CHECK(s.buf && strstr(s.buf, "<title>Net: nnscan inspection</title>"));
+  CHECK(at && !strncmp(at + strlen(block), json, strlen(json)));
+  CHECK(at && !strncmp(at + strlen(block) + strlen(json), "\n</script>", 10));
+  free(json);
+  free(s.buf);
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(in, NULL, sink_write, &s, NULL),
+           NNS_OK);
+  const char *head = "{\"Net\": {\"info\": {\"type\": \"Net\"";
+  CHECK(s.buf && !strncmp(s.buf, head, strlen(head)));
+  CHECK(s.buf && strstr(s.buf, "\"children\": {\"x\": {\"info\": {\"type\": "
+                               "\"Linear\", \"input_shapes\": [[2, 3]]"));
+  CHECK(s.buf && strstr(s.buf, "\"forward_latency\": 100.000000"));
+  free(s.buf);
+  /* A callback that stops: NNS_E_IO, whatever the format. */
+  for (int f = 0; f <= NNS_FORMAT_HTML; f++) {
+    o.format = (nns_report_format)f;
+    s = (sink){NULL, 0, 0};
+    nns_error e;
+    CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, &e), NNS_E_IO);
+    CHECK_EQ(e.code, NNS_E_IO);
+    free(s.buf);
+  }
+  nns_inspection_free(in);
+}
+
+static void test_bad_arguments(void) {
+  nns_error e;
+  CHECK_EQ(nns_inspection_create(NULL, &e), NNS_E_ARG);
+  nns_inspection_free(NULL);
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  /* Reports of nothing. */
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, NULL, sink_write, &s, &e), NNS_E_STATE);
+  CHECK_EQ(nns_inspection_report(in, NULL, NULL, &s, &e), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_report(NULL, NULL, sink_write, &s, &e), NNS_E_ARG);
+  nns_inspect_module m = {.size = sizeof m, .path = "", .type = "Net",
+                          .parent = 0};
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "first module"));
+  m.parent = (size_t)-1;
+  m.size = 8;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  m.size = sizeof m;
+  CHECK_EQ(nns_inspection_add_module(NULL, &m, NULL, &e), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_add_module(in, NULL, NULL, &e), NNS_E_ARG);
+  m.params = 1, m.learnable_params = 2;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  m.learnable_params = 0, m.param_dtype_count = 2;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  m.param_dtype_count = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_OK);
+  m.path = "a", m.parent = 5;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "'a'") && strstr(e.message, "parent 5"));
+  m.parent = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_OK);
+  CHECK_EQ(nns_inspection_set_meta(in, "", "x", &e), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_set_meta(in, "k", NULL, &e), NNS_E_ARG);
+
+  int64_t dims[2] = {1, 2};
+  nns_inspect_tensor t = {.role = NNS_TENSOR_OUTPUT, .rank = 2, .dims = 0};
+  nns_inspect_call c[2] = {{.module = 0, .parent = (size_t)-1,
+                            .tensor_first = 0, .tensor_count = 1},
+                           {.module = 1, .parent = 0}};
+  nns_inspect_batch b = {.size = sizeof b, .calls = c, .call_count = 2,
+                         .call_size = sizeof c[0], .tensors = &t,
+                         .tensor_count = 1, .tensor_size = sizeof t,
+                         .dims = dims, .dim_count = 2};
+  CHECK_EQ(nns_inspection_add_batch(NULL, &b, &e), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_add_batch(in, NULL, &e), NNS_E_ARG);
+  c[1].module = 7; /* not registered */
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "call 1: module 7"));
+  c[1].module = 1, c[1].parent = 1; /* its own parent */
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  c[1].parent = 0, c[1].tensor_first = 1, c[1].tensor_count = (size_t)-1;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG); /* wraps */
+  c[1].tensor_first = 0, c[1].tensor_count = 0;
+  t.dims = 1; /* dims 1..2 of 2 */
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "tensor 0: dims"));
+  t.dims = 0, t.rank = -1;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  t.rank = 2, t.role = (nns_tensor_role)9;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  t.role = NNS_TENSOR_OUTPUT, t.bytes = -4;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  t.bytes = 8;
+  b.call_size = 4;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  b.call_size = sizeof c[0], b.rank = -1;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  b.rank = 0, b.calls = NULL;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  b.calls = c, b.size = 4;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  b.size = sizeof b;
+  /* Nothing of the rejected batches was kept. */
+  CHECK_EQ(nns_inspection_call_count(in), 0);
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_OK);
+  CHECK_EQ(nns_inspection_call_count(in), 2);
+  nns_inspect_stats st = {.size = sizeof st};
+  CHECK_EQ(nns_inspection_module_stats(in, 2, &st, &e), NNS_E_ARG);
+  st.size = 4;
+  CHECK_EQ(nns_inspection_module_stats(in, 0, &st, &e), NNS_E_ARG);
+  st.size = sizeof st;
+  CHECK_EQ(nns_inspection_module_stats(in, 0, &st, &e), NNS_OK);
+  CHECK_EQ(st.calls, 1);
+  CHECK(isnan(st.fwd_inclusive_ms) == 0); /* unknown times add nothing */
+  nns_inspect_offender f = {.size = 0};
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, &e), NNS_E_ARG);
+  nns_report_options o = {.size = sizeof o,
+                          .format = (nns_report_format)7};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, &e), NNS_E_ARG);
+  o.format = NNS_FORMAT_TEXT, o.max_depth = -5;
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, &e), NNS_E_ARG);
+  free(s.buf);
+  nns_inspection_free(in);
+}
+
+int main(void) {
+  RUN(test_inclusive_and_self);
+  RUN(test_backward_widened);
+  RUN(test_backward_siblings_cut);
+  RUN(test_nonfinite);
+  RUN(test_ranks);
+  RUN(test_reports);
+  RUN(test_bad_arguments);
+  return check_finish();
+}
