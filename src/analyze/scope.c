@@ -595,7 +595,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         goto done;
       }
     }
-    bool does_work = n->op && n->op->cost != nns__cost_view;
+    bool does_work = n->op && !n->op->view;
     bool all_folded = n->n_out > 0;
     for (int32_t k = 0; k < n->n_out; k++)
       if (n->out[k] && !n->out[k]->cval)

@@ -78,7 +78,13 @@ typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns_rf *in,
  * the result would be too large). Not an error. */
 #define NNS__NOFOLD ((nns_status)-1)
 
-/* Highest opset version the table has been written against. */
+/*
+ * The newest ai.onnx opset the table has been written against: every entry
+ * that is current at that opset ends here (`until`), so this is the one
+ * place the number lives. Raising it means going through the ONNX
+ * changelog for the new opset and giving each op that changed a new entry
+ * (its old entry then ends one below); the registry test checks ranges.
+ */
 #define NNS__OPSET_MAX 17
 
 typedef struct nns__op {
@@ -100,8 +106,16 @@ typedef struct nns__op {
   bool fold_on_types;
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: the field passes through (see above) */
+  /* A view: no run-time work. Its output aliases its input (Reshape,
+   * Identity, Squeeze) or is known without reading any data (Shape,
+   * Constant, sequence bookkeeping); it costs nothing. Set through
+   * NNS__VIEW, which also gives the entry its all-zero cost rule. */
+  bool view;
   const void *ext;     /* custom ops: the user's callbacks */
 } nns__op;
+
+/* Marks an entry as a view (see `view`) and gives it the view cost rule. */
+#define NNS__VIEW .view = true, .cost = nns__cost_view
 
 /*
  * Entries are written positionally up to `fold` and by name after it:
