@@ -14,7 +14,10 @@
 
 nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err) {
   memset(fm, 0, sizeof *fm);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer
+   * before the regular-file check below refuses it. A regular file ignores
+   * the flag, and the data is read through the mapping, never read(). */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return nns__err(err, NNS_E_IO, -1, NULL, "cannot open '%s': %s", path,
                     strerror(errno));

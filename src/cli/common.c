@@ -142,11 +142,46 @@ FILE *cli_open_output(const char *path) {
   return f;
 }
 
-void cli_close_output(FILE *f) {
-  if (f && f != stdout)
-    fclose(f);
-  else
-    fflush(stdout);
+/* errno of the first failed cli_write (the CLI writes one output at a
+ * time, so one slot is enough). */
+static int write_errno;
+
+int cli_write(void *file, const char *data, size_t size) {
+  if (fwrite(data, 1, size, (FILE *)file) == size)
+    return 0;
+  if (!write_errno)
+    write_errno = errno ? errno : EIO;
+  return -1;
+}
+
+bool cli_close_output(FILE *f, const char *path) {
+  if (!f)
+    return false;
+  /* A write that failed earlier left the stream's error flag set; flushing
+   * the rest then fails the same way (ENOSPC, EIO, EPIPE) and says why. */
+  bool bad = ferror(f) != 0;
+  int e = 0;
+  if (fflush(f) != 0) {
+    bad = true;
+    e = errno;
+  }
+  if (f != stdout && fclose(f) != 0) {
+    bad = true;
+    e = e ? e : errno;
+  }
+  if (!e && write_errno) {
+    bad = true;
+    e = write_errno;
+  }
+  write_errno = 0;
+  if (bad)
+    fprintf(stderr, "nnscan: cannot write '%s': %s\n", cli_output_name(path),
+            e ? strerror(e) : "write error");
+  return !bad;
+}
+
+const char *cli_output_name(const char *path) {
+  return !path || !strcmp(path, "-") ? "<stdout>" : path;
 }
 
 bool cli_parse_int(const char *s, long min, long *out) {

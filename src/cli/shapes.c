@@ -225,8 +225,8 @@ int cmd_shapes(int argc, char **argv) {
         write_json(f, m, o.path);
       else
         write_text(f, m);
-      cli_close_output(f);
-      rc = EXIT_OK;
+      if (cli_close_output(f, o.output))
+        rc = EXIT_OK;
     }
     nns_model_free(m);
   }

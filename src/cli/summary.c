@@ -84,7 +84,8 @@ static bool incomplete(const nns_model *m, const char *path) {
   size_t nu = nns_model_uncounted_op_count(m);
   size_t nk = nns_model_unknown_op_count(m);
   bool bad = nu || nk || (t.all.flags & (NNS_COUNT_PARTIAL |
-                                         NNS_COUNT_UNBOUNDED));
+                                         NNS_COUNT_UNBOUNDED |
+                                         NNS_COUNT_OVERFLOW));
   if (!bad)
     return false;
   fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", path);
@@ -114,9 +115,13 @@ static bool incomplete(const nns_model *m, const char *path) {
             *dom ? "." : "", op, n);
     listed = true;
   }
-  if (t.all.flags & NNS_COUNT_UNBOUNDED)
+  if (t.all.flags & NNS_COUNT_UNBOUNDED) {
     fprintf(stderr, "%s a loop with an unknown trip count",
             listed ? "," : "");
+    listed = true;
+  }
+  if (t.all.flags & NNS_COUNT_OVERFLOW)
+    fprintf(stderr, "%s counts saturated at 2^63-1", listed ? "," : "");
   fputc('\n', stderr);
   return true;
 }
@@ -249,11 +254,13 @@ int cmd_summary(int argc, char **argv) {
   ro.model_path = o.path;
   FILE *out = cli_open_output(o.output);
   if (out) {
-    if (nns_report(m, &ro, nns_write_stdio, out, &err) != NNS_OK)
+    nns_status st = nns_report(m, &ro, cli_write, out, &err);
+    /* NNS_E_IO is the writer's failure: cli_close_output names the file
+     * and the reason. */
+    if (st != NNS_OK && st != NNS_E_IO)
       cli_print_error(o.path, &err);
-    else
+    if (cli_close_output(out, o.output) && st == NNS_OK)
       rc = EXIT_OK;
-    cli_close_output(out);
   }
   if (rc == EXIT_OK && strict && incomplete(m, o.path))
     rc = EXIT_INCOMPLETE;

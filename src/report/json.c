@@ -248,8 +248,11 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, "  \"totals\": {");
   j_counts(o, &t.all);
   nns__out_str(o, ",\n    ");
-  j_bool(o, "complete",
-         !(t.all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
+  j_bool(o, "complete", !(t.all.flags & (NNS_COUNT_PARTIAL |
+                                         NNS_COUNT_UNBOUNDED |
+                                         NNS_COUNT_OVERFLOW)));
+  nns__out_str(o, ", ");
+  j_bool(o, "saturated", (t.all.flags & NNS_COUNT_OVERFLOW) != 0);
   nns__out_str(o, ", ");
   j_int(o, "params_total", t.all.params + t.all.buffers);
   nns__out_str(o, ", ");

@@ -439,6 +439,9 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   }
   if (t.all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
+  if (t.all.flags & NNS_COUNT_OVERFLOW)
+    nns__out_str(o, "Some counts passed 2^63-1 and were held there "
+                    "(saturated): they are not exact.\n");
   put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
               "Not counted (no cost rule):",
               "; totals marked ≥ are lower bounds.\n");
