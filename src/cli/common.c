@@ -105,8 +105,13 @@ int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
 }
 
 void cli_print_error(const char *path, const nns_error *err) {
-  fprintf(stderr, "nnscan: %s: %s", path, err->message);
-  if (err->offset >= 0 && !strstr(err->message, "byte"))
+  /* The message names nodes and ops of the model: cleaned of escape
+   * sequences, as is the path (a file name can hold them too). */
+  char p[1024], msg[3 * sizeof err->message];
+  nns_text_clean(p, sizeof p, path);
+  nns_text_clean(msg, sizeof msg, err->message);
+  fprintf(stderr, "nnscan: %s: %s", p, msg);
+  if (err->offset >= 0 && !strstr(msg, "byte"))
     fprintf(stderr, " (at byte %lld)", (long long)err->offset);
   fprintf(stderr, " [%s]\n", nns_status_name(err->code));
 }

@@ -163,17 +163,21 @@ static void write_text(FILE *f, const nns_model *m) {
     width = 60;
   fprintf(f, "%-*s  %-6s  %-9s  %s\n", (int)width, "Name", "Role", "Dtype",
           "Shape");
-  char shape[1024];
+  /* Names and symbols come from the model: cleaned, so that a hostile
+   * name's escape sequences never reach the terminal. */
+  char shape[1024], clean_shape[3 * sizeof shape], name[1024];
   for (size_t i = 0; i < nns_model_value_count(m); i++) {
     nns_value_info v;
     nns_model_value(m, i, &v);
     text_shape(shape, sizeof shape, m, i);
+    nns_text_clean(clean_shape, sizeof clean_shape, shape);
+    nns_text_clean(name, sizeof name, v.name);
     const char *kind = kind_name(v.kind);
     fprintf(f, "%*s%-*s  %-6s  %-9s  %s%s%s\n", 2 * v.graph_depth, "",
-            (int)width - 2 * v.graph_depth, v.name,
+            (int)width - 2 * v.graph_depth, name,
             roles[v.role <= 3 ? v.role : 0],
             v.dtype ? nns_dtype_name(v.dtype) : "?", kind ? kind : "",
-            kind ? " of " : "", shape);
+            kind ? " of " : "", clean_shape);
   }
   if (nns_model_unknown_op_count(m)) {
     fputs("\nOps without a shape rule (outputs unknown):", f);
@@ -181,13 +185,19 @@ static void write_text(FILE *f, const nns_model *m) {
       const char *dom, *op;
       size_t count;
       nns_model_unknown_op(m, k, &dom, &op, &count);
-      fprintf(f, "%s %s%s%s x%zu", k ? "," : "", dom, *dom ? "." : "", op,
+      char cd[256], co[256];
+      nns_text_clean(cd, sizeof cd, dom);
+      nns_text_clean(co, sizeof co, op);
+      fprintf(f, "%s %s%s%s x%zu", k ? "," : "", cd, *cd ? "." : "", co,
               count);
     }
     fputc('\n', f);
   }
-  for (size_t k = 0; k < nns_model_warning_count(m); k++)
-    fprintf(f, "warning: %s\n", nns_model_warning(m, k));
+  for (size_t k = 0; k < nns_model_warning_count(m); k++) {
+    char w[2048];
+    nns_text_clean(w, sizeof w, nns_model_warning(m, k));
+    fprintf(f, "warning: %s\n", w);
+  }
 }
 
 int cmd_shapes(int argc, char **argv) {

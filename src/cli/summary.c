@@ -88,13 +88,18 @@ static bool incomplete(const nns_model *m, const char *path) {
                                          NNS_COUNT_OVERFLOW));
   if (!bad)
     return false;
-  fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", path);
+  char p[1024];
+  nns_text_clean(p, sizeof p, path);
+  fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", p);
   for (size_t i = 0; i < nu; i++) {
     const char *dom, *op;
     size_t n;
     nns_model_uncounted_op(m, i, &dom, &op, &n);
-    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", dom,
-            *dom ? "." : "", op, n);
+    char cd[256], co[256];
+    nns_text_clean(cd, sizeof cd, dom);
+    nns_text_clean(co, sizeof co, op);
+    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", cd,
+            *cd ? "." : "", co, n);
   }
   bool listed = nu > 0;
   for (size_t i = 0; i < nk; i++) {
@@ -111,8 +116,11 @@ static bool incomplete(const nns_model *m, const char *path) {
     }
     if (dup)
       continue;
-    fprintf(stderr, "%s %s%s%s x%zu (no shape rule)", listed ? "," : "", dom,
-            *dom ? "." : "", op, n);
+    char cd[256], co[256];
+    nns_text_clean(cd, sizeof cd, dom);
+    nns_text_clean(co, sizeof co, op);
+    fprintf(stderr, "%s %s%s%s x%zu (no shape rule)", listed ? "," : "", cd,
+            *cd ? "." : "", co, n);
     listed = true;
   }
   if (t.all.flags & NNS_COUNT_UNBOUNDED) {

@@ -78,6 +78,60 @@ size_t nns__utf8_len(const unsigned char *p) {
   return n;
 }
 
+size_t nns__text_clean(char *dst, size_t size, const char *src) {
+  if (!size)
+    return 0;
+  size_t len = 0;
+  const unsigned char *p = (const unsigned char *)(src ? src : "");
+  while (*p) {
+    size_t n = nns__utf8_len(p);
+    const char *put = (const char *)p;
+    size_t put_len = n;
+    if (n == 0) { /* not UTF-8: U+FFFD, as the JSON writer does */
+      put = "\xef\xbf\xbd";
+      put_len = 3;
+      n = 1;
+    } else if ((n == 1 && (*p < 0x20 || *p == 0x7f)) ||
+               (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+      put = "?"; /* C0, DEL and C1 controls (ESC, CSI, newlines) */
+      put_len = 1;
+    }
+    if (len + put_len >= size)
+      break; /* cut at a character boundary */
+    memcpy(dst + len, put, put_len);
+    len += put_len;
+    p += n;
+  }
+  dst[len] = 0;
+  return len;
+}
+
+size_t nns_text_clean(char *dst, size_t size, const char *src) {
+  return dst ? nns__text_clean(dst, size, src) : 0;
+}
+
+void nns__out_text(nns__out *o, const char *s) {
+  char buf[1024];
+  const char *p = s ? s : "";
+  /* Long strings in pieces; a piece never splits a UTF-8 sequence, since
+   * the cut is at a lead byte. */
+  while (*p) {
+    size_t take = strlen(p);
+    if (take > 256) {
+      take = 256;
+      while (take > 0 && ((unsigned char)p[take] & 0xc0) == 0x80)
+        take--;
+      if (take == 0)
+        take = 256;
+    }
+    char piece[260];
+    memcpy(piece, p, take);
+    piece[take] = 0;
+    nns__out_put(o, buf, nns__text_clean(buf, sizeof buf, piece));
+    p += take;
+  }
+}
+
 void nns__out_json_str(nns__out *o, const char *s) {
   if (!s) {
     nns__out_put(o, "null", 4);

@@ -66,6 +66,17 @@ void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);
 
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
 size_t nns__utf8_len(const unsigned char *p);
+/*
+ * Copies src (NULL: "") into dst as text safe for a terminal and for any
+ * UTF-8 reader: C0 and C1 control characters and DEL become '?', bytes that
+ * are not UTF-8 become U+FFFD. Cut at a character boundary to fit `size`
+ * (NUL included). Returns the length written. The text, CSV and Markdown
+ * reports pass every string that comes from the model through it (JSON
+ * escapes instead).
+ */
+size_t nns__text_clean(char *dst, size_t size, const char *src);
+/* Writes s cleaned as nns__text_clean does, whatever its length. */
+void nns__out_text(nns__out *o, const char *s);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
 int nns__utf8_width(const char *s);
 

@@ -176,13 +176,12 @@ static nns_status grid_build(grid *g, const nns_model *m,
       case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, t.all.macs); break;
       default: break;
       }
-      /* A hostile name's control characters would break the table's
-       * lines; CSV quotes them instead. */
-      if (!csv)
-        for (char *p = buf; *p; p++)
-          if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-      if (!(g->cell[r * (size_t)g->ncols + (size_t)c] = dup_str(buf)))
+      /* A hostile name's control characters (an ESC sequence, a newline)
+       * would reach the terminal or break the table's lines, in every
+       * format. */
+      char clean[sizeof buf * 3];
+      nns__text_clean(clean, sizeof clean, buf);
+      if (!(g->cell[r * (size_t)g->ncols + (size_t)c] = dup_str(clean)))
         return NNS_E_NOMEM;
     }
   }
@@ -310,13 +309,6 @@ static void total_str(char *buf, size_t size, int64_t v, bool bytes,
     snprintf(buf, size, "%s%s (%s)", partial ? "≥ " : "", raw, clever);
 }
 
-/* A name from the model, its control characters shown as '?' so that a
- * hostile name cannot break the footer's lines. */
-static void put_clean(nns__out *o, const char *s) {
-  for (const char *p = s ? s : ""; *p; p++)
-    nns__out_put(o, (unsigned char)*p < 0x20 || *p == 0x7f ? "?" : p, 1);
-}
-
 typedef void (*op_list_fn)(const nns_model *, size_t, const char **,
                            const char **, size_t *);
 
@@ -333,10 +325,10 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
     get(m, i, &dom, &op, &cnt);
     nns__out_str(o, i ? ", " : " ");
     if (dom && *dom) {
-      put_clean(o, dom);
+      nns__out_text(o, dom);
       nns__out_str(o, ".");
     }
-    put_clean(o, op ? op : "?");
+    nns__out_text(o, op ? op : "?");
     nns__out_fmt(o, " x%zu", cnt);
   }
   nns__out_str(o, tail);
@@ -379,7 +371,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__fmt_clever(a, sizeof a, t.peak_activation_bytes, true);
   if (t.peak_node && *t.peak_node) {
     nns__out_fmt(o, "Peak activation memory: %s, after node '", a);
-    put_clean(o, t.peak_node);
+    nns__out_text(o, t.peak_node);
     nns__out_str(o, "'\n");
   } else
     nns__out_fmt(o, "Peak activation memory: %s\n", a);
@@ -432,7 +424,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
           continue;
         seen[shown++] = dim.symbol;
         nns__out_str(o, shown > 1 ? ", " : " ");
-        put_clean(o, dim.symbol);
+        nns__out_text(o, dim.symbol);
       }
     }
     nns__out_str(o, shown ? "\n" : " (unnamed)\n");
@@ -555,7 +547,9 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l;
     nns_model_layer(m, g->layer[r], &l);
-    csv_field(o, l.path ? l.path : "");
+    char path[1024];
+    nns__text_clean(path, sizeof path, l.path);
+    csv_field(o, path);
     nns__out_fmt(o, ",%d", l.depth);
     for (int c = 0; c < g->ncols; c++) {
       nns__out_str(o, ",");
@@ -600,8 +594,9 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
       const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
       /* Markdown drops leading spaces, so the Layer column shows the
        * module path rather than an indented name. */
+      char path[1024];
       if (g->id[c] == C_LAYER && l.depth > 0 && l.path && *l.path)
-        s = l.path;
+        s = (nns__text_clean(path, sizeof path, l.path), path);
       md_cell(o, s);
     }
     nns__out_str(o, "\n");
