@@ -1,14 +1,21 @@
 /*
- * fmap.c - read-only file mapping. The model is decoded in place from the
- * mapping, so a 100 MB file with inline weights costs only the pages the
- * decoder touches.
+ * fmap.c - read-only file access: the model file's mapping (the model is
+ * decoded in place from it, so a 100 MB file with inline weights costs only
+ * the pages the decoder touches), and opening external data files without
+ * leaving the model's folder.
  */
+#define _GNU_SOURCE /* syscall() */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__linux__) && defined(SYS_openat2)
+#include <linux/openat2.h>
+#endif
 
 #include "base.h"
 
@@ -61,4 +68,66 @@ void nns__fmap_close(nns__fmap *fm) {
   if (fm->mapped && fm->data)
     munmap((void *)fm->data, fm->size);
   memset(fm, 0, sizeof *fm);
+}
+
+/* ==== External data: opening beneath a folder ==== */
+
+/* Component by component, refusing every symbolic link (O_NOFOLLOW): the
+ * fallback where openat2 is missing (or filtered by a seccomp policy). */
+static int open_nofollow(int dirfd, const char *rel) {
+  char *copy = strdup(rel);
+  if (!copy)
+    return -1;
+  int cur = dirfd, fd = -1;
+  char *save = NULL;
+  char *part = strtok_r(copy, "/", &save);
+  while (part) {
+    char *next = strtok_r(NULL, "/", &save);
+    if (strcmp(part, ".") == 0) {
+      part = next;
+      continue;
+    }
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+                (next ? O_DIRECTORY : 0);
+    fd = openat(cur, part, flags);
+    if (cur != dirfd) {
+      int e = errno;
+      close(cur);
+      errno = e;
+    }
+    if (fd < 0 || !next)
+      break;
+    cur = fd;
+    fd = -1;
+    part = next;
+  }
+  free(copy);
+  return fd;
+}
+
+int nns__open_beneath(const char *dir, const char *rel) {
+  int dirfd = open(dir && *dir ? dir : ".",
+                   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return -1;
+  int fd = -1;
+#if defined(__linux__) && defined(SYS_openat2)
+  struct open_how how;
+  memset(&how, 0, sizeof how);
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+  if (fd < 0 && errno != ENOSYS && errno != EPERM) {
+    int e = errno;
+    close(dirfd);
+    errno = e;
+    return -1;
+  }
+#endif
+  if (fd < 0)
+    fd = open_nofollow(dirfd, rel);
+  int e = errno;
+  close(dirfd);
+  errno = e;
+  return fd;
 }

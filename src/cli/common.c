@@ -265,12 +265,14 @@ void json_str(FILE *f, const char *s) {
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
     /* Fast path: printable ASCII that needs no escape. */
-    if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
       p++;
       continue;
     }
     size_t n = utf8_len(p);
-    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+    /* C1 controls (U+0080-U+009F) and DEL are escaped like C0 ones. */
+    bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if (n > 1 && !c1) {
       p += n;
       continue;
     }
@@ -285,9 +287,10 @@ void json_str(FILE *f, const char *s) {
       if (n == 0)
         fputs_unlocked("\\ufffd", f);
       else
-        fprintf(f, "\\u%04x", *p);
+        fprintf(f, "\\u%04x", c1 ? p[1] : *p);
     }
-    run = ++p;
+    p += c1 ? 2 : 1;
+    run = p;
   }
   fwrite_unlocked(run, 1, (size_t)(p - run), f);
   putc_unlocked('"', f);

@@ -491,6 +491,7 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
   m->n_unknown = 0;
   nns__map_free(&m->warned);
   m->infer_flags = o->flags;
+  m->fold_bytes = 0;
   m->inferred = false;
   m->analysis = NULL; /* it described the previous shapes */
   nns_status st = reset_values(m, err);

@@ -229,6 +229,16 @@ void nns__out_kind(nns__ictx *cx, int i, uint8_t kind, uint8_t elem_kind);
 
 /* Maximum element count of a folded constant. */
 #define NNS__FOLD_MAX 65536
+/*
+ * Most bytes of constants one inference run may materialise: initializers
+ * decoded for their values and values folded (each at most NNS__FOLD_MAX
+ * elements). Without a total, a small file amplifies: one 64K-element
+ * ConstantOfShape feeding 4,000 Neg nodes folds 2 GB. Past the budget a
+ * value that would be folded or decoded stays unknown (a warning says
+ * where folding stopped); inference is shared by every command, so each
+ * sees the same shapes. Shape arithmetic needs a few KB.
+ */
+#define NNS__FOLD_BUDGET ((int64_t)64 << 20)
 /* Allocates the constant of output i, whose type must already be fully
  * known; NULL (fold nothing) when larger than NNS__FOLD_MAX or unknown. */
 nns__const *nns__out_const(nns__ictx *cx, int i);

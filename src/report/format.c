@@ -141,7 +141,11 @@ void nns__out_json_str(nns__out *o, const char *s) {
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
     size_t n = nns__utf8_len(p);
-    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+    /* C1 controls (U+0080-U+009F) and DEL are escaped too: a terminal
+     * acts on them as on ESC. */
+    bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if ((n > 1 && !c1) ||
+        (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')) {
       p += n;
       continue;
     }
@@ -156,9 +160,10 @@ void nns__out_json_str(nns__out *o, const char *s) {
       if (n == 0)
         nns__out_put(o, "\\ufffd", 6);
       else
-        nns__out_fmt(o, "\\u%04x", *p);
+        nns__out_fmt(o, "\\u%04x", c1 ? p[1] : *p);
     }
-    run = ++p;
+    p += c1 ? 2 : 1;
+    run = p;
   }
   nns__out_put(o, (const char *)run, (size_t)(p - run));
   nns__out_put(o, "\"", 1);
