@@ -8,6 +8,7 @@
  * analyse and an empty file is far more often a failed export than a
  * deliberate empty model.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "load_int.h"
@@ -376,6 +377,8 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
     m->producer_name = m->producer_version = m->domain = m->doc = L.empty;
     st = load_model(&L);
   }
+  free(L.io);
+  free(L.attrs);
   if (st != NNS_OK) {
     nns__model_destroy(m);
     return st;

@@ -43,6 +43,17 @@ void nns__out_put(nns__out *o, const char *s, size_t n) {
 
 void nns__out_str(nns__out *o, const char *s) { nns__out_put(o, s, strlen(s)); }
 
+void nns__out_int(nns__out *o, int64_t v) {
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
+  nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 void nns__out_fmt(nns__out *o, const char *fmt, ...) {
   char tmp[1024];
   va_list ap;
@@ -140,6 +151,11 @@ void nns__out_json_str(nns__out *o, const char *s) {
   nns__out_put(o, "\"", 1);
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
+    /* Fast path: printable ASCII that needs no escape. */
+    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+      p++;
+      continue;
+    }
     size_t n = nns__utf8_len(p);
     /* C1 controls (U+0080-U+009F) and DEL are escaped too: a terminal
      * acts on them as on ESC. */

@@ -24,12 +24,22 @@ static const char *kind_name(nns_type_kind k) {
   }
 }
 
+/* Keys are literals: written as they are, numbers without printf (a
+ * LLaMA-sized summary writes tens of thousands of them). */
+static void j_key(nns__out *o, const char *key) {
+  nns__out_put(o, "\"", 1);
+  nns__out_str(o, key);
+  nns__out_put(o, "\": ", 3);
+}
+
 static void j_int(nns__out *o, const char *key, int64_t v) {
-  nns__out_fmt(o, "\"%s\": %lld", key, (long long)v);
+  j_key(o, key);
+  nns__out_int(o, v);
 }
 
 static void j_bool(nns__out *o, const char *key, bool v) {
-  nns__out_fmt(o, "\"%s\": %s", key, v ? "true" : "false");
+  j_key(o, key);
+  nns__out_str(o, v ? "true" : "false");
 }
 
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
@@ -55,7 +65,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
       if (d)
         nns__out_str(o, ", ");
       if (dim.value >= 0)
-        nns__out_fmt(o, "%lld", (long long)dim.value);
+        nns__out_int(o, dim.value);
       else
         nns__out_json_str(o, dim.symbol);
     }
@@ -69,19 +79,23 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
 }
 
 static void j_flags(nns__out *o, unsigned f) {
-  nns__out_fmt(o,
-               "{\"partial\": %s, \"symbolic\": %s, \"shared\": %s, "
-               "\"unbounded\": %s}",
-               f & NNS_COUNT_PARTIAL ? "true" : "false",
-               f & NNS_COUNT_SYMBOLIC ? "true" : "false",
-               f & NNS_COUNT_SHARED ? "true" : "false",
-               f & NNS_COUNT_UNBOUNDED ? "true" : "false");
+  nns__out_put(o, "{", 1);
+  j_bool(o, "partial", f & NNS_COUNT_PARTIAL);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "symbolic", f & NNS_COUNT_SYMBOLIC);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "shared", f & NNS_COUNT_SHARED);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "unbounded", f & NNS_COUNT_UNBOUNDED);
+  nns__out_put(o, "}", 1);
 }
 
 static void j_axes(nns__out *o, const int64_t *v, int axes) {
   nns__out_str(o, "[");
-  for (int a = 0; a < axes; a++)
-    nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)v[a]);
+  for (int a = 0; a < axes; a++) {
+    nns__out_str(o, a ? ", " : "");
+    nns__out_int(o, v[a]);
+  }
   nns__out_str(o, "]");
 }
 
@@ -151,16 +165,22 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
                     const char *root_name) {
   nns_layer_info l;
   nns_model_layer(m, i, &l);
-  nns__out_fmt(o, "{\"index\": %zu, \"path\": ", i);
+  nns__out_str(o, "{\"index\": ");
+  nns__out_int(o, (int64_t)i);
+  nns__out_str(o, ", \"path\": ");
   nns__out_json_str(o, l.path ? l.path : "");
   nns__out_str(o, ", \"name\": ");
   nns__out_json_str(o, l.depth == 0 ? root_name : l.name ? l.name : "");
-  nns__out_fmt(o, ", \"depth\": %d, \"parent\": ", l.depth);
+  nns__out_str(o, ", \"depth\": ");
+  nns__out_int(o, l.depth);
+  nns__out_str(o, ", \"parent\": ");
   if (l.parent == (size_t)-1)
     nns__out_str(o, "null");
   else
-    nns__out_fmt(o, "%zu", l.parent);
-  nns__out_fmt(o, ", \"children\": %zu, \"type\": ", l.child_count);
+    nns__out_int(o, (int64_t)l.parent);
+  nns__out_str(o, ", \"children\": ");
+  nns__out_int(o, (int64_t)l.child_count);
+  nns__out_str(o, ", \"type\": ");
   nns__out_json_str(o, l.type ? l.type : "");
   nns__out_str(o, ", \"op_types\": ");
   j_op_types(o, l.op_types);

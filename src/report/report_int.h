@@ -31,6 +31,8 @@ typedef struct nns__out {
 void nns__out_init(nns__out *o, nns_write_fn write, void *user);
 void nns__out_put(nns__out *o, const char *s, size_t n);
 void nns__out_str(nns__out *o, const char *s);
+/* A decimal integer, without printf: JSON reports write thousands. */
+void nns__out_int(nns__out *o, int64_t v);
 void nns__out_fmt(nns__out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* `n` copies of the string s (a space, "─", ...). */
