@@ -112,12 +112,17 @@ void nns__wire_init(nns__wire *w, const uint8_t *buf, size_t size,
 /* Is wire type wt what the schema allows for a field of this kind? One
  * bit per wire type, per kind: a lookup on the decoder's hottest path. */
 static inline bool kind_allows(uint8_t kind, unsigned wt) {
-  enum { V = 1 << NNS__WT_VARINT, Q = 1 << NNS__WT_I64, L = 1 << NNS__WT_LEN,
-         D = 1 << NNS__WT_I32 };
+  enum {
+    V = 1 << NNS__WT_VARINT,
+    Q = 1 << NNS__WT_I64,
+    L = 1 << NNS__WT_LEN,
+    D = 1 << NNS__WT_I32
+  };
   static const uint8_t allowed[8] = {
-      [NNS__PB_UNKNOWN] = 0xff, [NNS__PB_VARINT] = V,     [NNS__PB_I64] = Q,
-      [NNS__PB_LEN] = L,        [NNS__PB_I32] = D,        [NNS__PB_REP_VARINT] = V | L,
-      [NNS__PB_REP_I32] = D | L, [NNS__PB_REP_I64] = Q | L};
+      [NNS__PB_UNKNOWN] = 0xff,    [NNS__PB_VARINT] = V,
+      [NNS__PB_I64] = Q,           [NNS__PB_LEN] = L,
+      [NNS__PB_I32] = D,           [NNS__PB_REP_VARINT] = V | L,
+      [NNS__PB_REP_I32] = D | L,   [NNS__PB_REP_I64] = Q | L};
   return kind >= 8 || (allowed[kind] >> (wt & 7) & 1);
 }
 

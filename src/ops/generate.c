@@ -25,29 +25,36 @@ static const char *const constant_kinds[] = {
     "value_int", "value_ints",   "value_string", "value_strings"};
 enum { N_CONSTANT_KINDS = 8 };
 
-static const nns__attr *constant_attr(nns__ictx *cx) {
+/* The attribute holding the Constant's value, or NULL unless exactly one
+ * of the kinds is set (*set says how many are). One walk over the node's
+ * own attributes (usually one): a model holds thousands of Constants. */
+static const nns__attr *constant_attr(nns__ictx *cx, int *set) {
   const nns__attr *found = NULL;
-  for (int k = 0; k < N_CONSTANT_KINDS; k++) {
-    const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
-    if (!a)
-      continue;
-    if (found)
-      return NULL;
-    found = a;
-  }
-  return found;
+  unsigned seen = 0;
+  *set = 0;
+  for (int32_t i = 0; i < cx->node->n_attrs; i++)
+    for (int k = 0; k < N_CONSTANT_KINDS; k++) {
+      if (seen & (1u << k) ||
+          strcmp(cx->node->attrs[i].name, constant_kinds[k]) != 0)
+        continue;
+      const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
+      seen |= 1u << k;
+      if (a) {
+        ++*set;
+        found = a;
+      }
+    }
+  return *set == 1 ? found : NULL;
 }
 
 static nns_status constant_shape(nns__ictx *cx) {
-  int set = 0;
-  for (int k = 0; k < N_CONSTANT_KINDS; k++)
-    set += nns__attr_has(cx, constant_kinds[k]);
+  int set;
+  const nns__attr *a = constant_attr(cx, &set);
   if (set != 1)
     return nns__fail(cx, NNS_E_ATTR,
                      "%s of value, sparse_value and value_* must be set, "
                      "%d are",
                      set ? "only one" : "one", set);
-  const nns__attr *a = constant_attr(cx);
   nns__dim *d;
   switch (a->type) {
   case NNS__AT_TENSOR:
@@ -108,7 +115,8 @@ static nns_status decode_into(nns__ictx *cx, const nns__tensor *t,
 }
 
 static nns_status constant_fold(nns__ictx *cx) {
-  const nns__attr *a = constant_attr(cx);
+  int set;
+  const nns__attr *a = constant_attr(cx, &set);
   if (!a || a->type == NNS__AT_SPARSE_TENSOR)
     return NNS__NOFOLD;
   nns__const *y = nns__out_const(cx, 0);
