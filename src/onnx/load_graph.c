@@ -487,30 +487,36 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 
 /* ==== Nodes ==== */
 
+/* A scratch stack of `n` elements with room for one more: the same
+ * block, or a larger copy (NULL when out of memory). */
+static void *scratch_room(void *stack, size_t n, size_t *cap, size_t elem,
+                          size_t first) {
+  if (n < *cap)
+    return stack;
+  size_t grown = *cap ? *cap * 2 : first;
+  void *p = realloc(stack, grown * elem);
+  if (p)
+    *cap = grown;
+  return p;
+}
+
 static nns_status push_io(nns__loader *L, const char *name, nns__value *v,
                           bool out) {
-  if (L->n_io == L->cap_io) {
-    size_t cap = L->cap_io ? L->cap_io * 2 : 64;
-    nns__load_io *p = realloc(L->io, cap * sizeof *p);
-    if (!p)
-      return nns__load_nomem(L);
-    L->io = p;
-    L->cap_io = cap;
-  }
-  L->io[L->n_io++] = (nns__load_io){.name = name, .value = v, .out = out};
+  nns__load_io *io = scratch_room(L->io, L->n_io, &L->cap_io, sizeof *io, 64);
+  if (!io)
+    return nns__load_nomem(L);
+  L->io = io;
+  io[L->n_io++] = (nns__load_io){.name = name, .value = v, .out = out};
   return NNS_OK;
 }
 
 static nns_status push_attr(nns__loader *L, const nns__attr *a) {
-  if (L->n_attrs == L->cap_attrs) {
-    size_t cap = L->cap_attrs ? L->cap_attrs * 2 : 16;
-    nns__attr *p = realloc(L->attrs, cap * sizeof *p);
-    if (!p)
-      return nns__load_nomem(L);
-    L->attrs = p;
-    L->cap_attrs = cap;
-  }
-  L->attrs[L->n_attrs++] = *a;
+  nns__attr *at = scratch_room(L->attrs, L->n_attrs, &L->cap_attrs,
+                               sizeof *at, 16);
+  if (!at)
+    return nns__load_nomem(L);
+  L->attrs = at;
+  at[L->n_attrs++] = *a;
   return NNS_OK;
 }
 
