@@ -172,11 +172,31 @@ enum {
   NNS_INFER_FALLBACK_DECLARED = 1u << 0
 };
 
+/*
+ * A graph input's contents, for the scalars and small integer tensors that
+ * control flow and shape arithmetic depend on (a sample rate an If compares
+ * with a constant, a sequence length): `count` values, row-major. The
+ * input keeps its declared shape when `count` fits it (a scalar, or one
+ * unknown dim, which becomes `count`), else it fails with NNS_E_SHAPE.
+ * Values of a floating-point input are converted.
+ */
+typedef struct nns_input_value {
+  const char *name;             /* a graph input of the main graph */
+  const int64_t *data;
+  size_t count;
+} nns_input_value;
+
 typedef struct nns_infer_options {
   unsigned flags;               /* NNS_INFER_* */
   int64_t batch;                /* > 0: first dim of every graph input */
+  /* Input shapes. `name` may also be the name of a symbolic dim of a graph
+   * input (a dim_param such as "batch", or the name nnscan gives an
+   * unnamed dim: "<input>_dim<axis>") with rank 1: that dim is set to
+   * dims[0] wherever it appears. */
   const nns_input_shape *inputs;
   size_t input_count;
+  const nns_input_value *values; /* graph inputs' contents (may be NULL) */
+  size_t value_count;
 } nns_infer_options;
 
 /*
@@ -420,6 +440,24 @@ typedef struct nns_layer_info {
 NNS_API size_t nns_model_layer_count(const nns_model *model);
 NNS_API void nns_model_layer(const nns_model *model, size_t i,
                              nns_layer_info *out);
+
+/* The module class of layer i as the model states it, in full
+ * ("torchvision.models.resnet.BasicBlock": node metadata
+ * pkg.torch.onnx.class_hierarchy, or nnscan.module_types), or NULL when
+ * the model names none (the layer's `type` is then an op summary). The
+ * layer's `type` holds its short form ("BasicBlock"). */
+NNS_API const char *nns_model_layer_class(const nns_model *model, size_t i);
+
+/* The If nodes of the main graph and the branch each one's costs follow:
+ * *then_branch is 1 for then_branch, 0 for else_branch; *known is 1 when
+ * the condition was known (folded, e.g. from nns_infer_options.values),
+ * 0 when it was not and the larger branch was counted. *node is the node's
+ * name, or its layer's when it has none. Both branches' weights always
+ * count as parameters. */
+NNS_API size_t nns_model_branch_count(const nns_model *model);
+NNS_API void nns_model_branch(const nns_model *model, size_t i,
+                              const char **node, int *then_branch,
+                              int *known);
 
 /* Op types with no cost rule, and how many nodes each has. */
 NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);

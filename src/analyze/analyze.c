@@ -186,6 +186,22 @@ static unsigned cost_flags(const nns__cost *c, bool counted) {
   return f;
 }
 
+/* Remembers which branch an If's costs follow, for the report. */
+static bool record_branch(nns__analysis *a, const nns__node *n,
+                          const nns__cost *c) {
+  if (a->n_branches == a->cap_branches) {
+    size_t cap = a->cap_branches ? a->cap_branches * 2 : 4;
+    nns__branch_row *rows = realloc(a->branches, cap * sizeof *rows);
+    if (!rows)
+      return false;
+    a->branches = rows;
+    a->cap_branches = cap;
+  }
+  a->branches[a->n_branches++] = (nns__branch_row){
+      .node = n, .branch = c->branch, .known = c->branch_known};
+  return true;
+}
+
 static nns_status run_costs(nns_model *m, nns__analysis *a) {
   const nns__graph *g = m->graph;
   for (int32_t i = 0; i < g->n_nodes; i++) {
@@ -202,6 +218,8 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counts.dmas = c.dmas;
     an->counts.nodes = 1;
     an->counts.flags |= cost_flags(&c, counted);
+    if (counted && c.branch && !record_branch(a, n, &c))
+      return NNS_E_NOMEM;
   }
   return NNS_OK;
 }
@@ -402,6 +420,8 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
   a->optypes = to_arena(m, a->optypes, a->n_optypes, sizeof *a->optypes, &ok);
   a->uncounted =
       to_arena(m, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
+  a->branches =
+      to_arena(m, a->branches, a->n_branches, sizeof *a->branches, &ok);
   free(a->uncounted_next);
   a->uncounted_next = NULL;
   nns__map_free(&a->uncounted_index);

@@ -29,6 +29,7 @@ typedef struct nns__alayer {
   nns_layer_info info;  /* the public row; counts cover the subtree */
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
+  const char *module_class; /* full class name from the model, or NULL */
 } nns__alayer;
 
 typedef struct nns__dtype_row {
@@ -50,6 +51,13 @@ typedef struct nns__uncounted_row {
   size_t nodes;
 } nns__uncounted_row;
 
+/* An If of the main graph: the branch its costs follow. */
+typedef struct nns__branch_row {
+  const nns__node *node;
+  uint8_t branch;    /* NNS__BRANCH_THEN or NNS__BRANCH_ELSE */
+  bool known;        /* the condition was known; else the larger branch */
+} nns__branch_row;
+
 typedef struct nns__analysis {
   nns_totals totals;
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
@@ -68,6 +76,8 @@ typedef struct nns__analysis {
   nns__dtype_row *dtypes;
   size_t n_optypes, cap_optypes;
   nns__optype_row *optypes;
+  size_t n_branches, cap_branches;
+  nns__branch_row *branches;  /* malloc'ed while analysing, then arena */
   size_t n_uncounted, cap_uncounted;
   nns__uncounted_row *uncounted;
   nns__map uncounted_index;   /* while analysing: op type -> row + 1 */

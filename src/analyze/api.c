@@ -94,3 +94,26 @@ void nns_model_uncounted_op(const nns_model *m, size_t i, const char **domain,
   *op_type = a->uncounted[i].op_type;
   *node_count = a->uncounted[i].nodes;
 }
+
+const char *nns_model_layer_class(const nns_model *m, size_t i) {
+  const nns__analysis *a = an(m);
+  return a && i < a->n_layers ? a->layers[i].module_class : NULL;
+}
+
+size_t nns_model_branch_count(const nns_model *m) {
+  return an(m) ? an(m)->n_branches : 0;
+}
+
+void nns_model_branch(const nns_model *m, size_t i, const char **node,
+                      int *then_branch, int *known) {
+  const nns__analysis *a = an(m);
+  *node = "";
+  *then_branch = *known = 0;
+  if (!a || i >= a->n_branches)
+    return;
+  const nns__branch_row *b = &a->branches[i];
+  *node = b->node->name[0] ? b->node->name
+                           : a->layers[a->nodes[b->node->index].layer].info.path;
+  *then_branch = b->branch == NNS__BRANCH_THEN;
+  *known = b->known;
+}

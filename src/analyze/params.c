@@ -3,7 +3,15 @@
  * buffers (running statistics) and which are constants, by the role of the
  * inputs they feed (the op entry's `roles`), and which layer counts each.
  *
- * A "parameter value" is an initializer or an Identity-like copy of one
+ * The output of a node that holds its data in an attribute (Constant: the
+ * op entry's holds_data) is stored weight data just as an initializer is:
+ * paddle2onnx, tf2onnx and some optimizers write every weight that way, so
+ * it is classified the same way. Initializers and Constants of subgraphs
+ * count at the layer of the main-graph node that holds the subgraph; both
+ * branches of an If hold real weights and both count.
+ *
+ * A "parameter value" is an initializer (or Constant output) or an
+ * Identity-like copy of one
  * (PyTorch stores two parameters that hold equal values as one initializer
  * and `Identity` copies of it). Each copy is classified by its own
  * consumers and counted as its own parameter; copy nodes themselves are not
@@ -46,7 +54,10 @@ bool nns__node_is_copy(const nns__node *n) {
 
 typedef struct pval {
   nns__value *v;
-  const nns__value *storage; /* the initializer holding the data */
+  const nns__value *storage; /* the initializer (or Constant output)
+                                holding the data */
+  const nns__tensor *tensor; /* its tensor, or NULL (a Constant's value_*
+                                list: dtype and dims from its type) */
   const nns__node *first;    /* first consumer (main graph), or NULL */
   uint32_t layer;            /* its layer */
   int strength;              /* strongest role seen: see role_strength */
@@ -80,7 +91,7 @@ static int role_strength(char r) {
 }
 
 static bool add_pval(pstate *s, nns__value *v, const nns__value *storage,
-                     bool copy) {
+                     const nns__tensor *tensor, bool copy) {
   if (s->of_value[v->index] >= 0)
     return true;
   if (s->n == s->cap) {
@@ -92,28 +103,52 @@ static bool add_pval(pstate *s, nns__value *v, const nns__value *storage,
     s->cap = cap;
   }
   s->of_value[v->index] = (int32_t)s->n;
-  s->v[s->n++] = (pval){.v = v, .storage = storage, .copy = copy,
-                        .strength = -1};
+  s->v[s->n++] = (pval){.v = v, .storage = storage, .tensor = tensor,
+                        .copy = copy, .strength = -1};
   s->a->is_param_value[v->index] = true;
   return true;
 }
 
-/* Adds the initializers of g and of its subgraphs, and the copies made of
- * them, in node order. */
+/* The tensor a data-holding node keeps in an attribute, or NULL. */
+static const nns__tensor *data_attr(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if ((n->attrs[k].type == NNS__AT_TENSOR ||
+         n->attrs[k].type == NNS__AT_SPARSE_TENSOR) && n->attrs[k].t)
+      return n->attrs[k].t;
+  return NULL;
+}
+
+/* Elements of a value whose type is fully known, else 0. */
+static int64_t type_numel(const nns__type *t) {
+  int64_t n = 1;
+  if (t->rank < 0)
+    return 0;
+  for (int32_t k = 0; k < t->rank; k++)
+    if (t->dims[k].sym || !nns__mul_i64(n, t->dims[k].v, &n))
+      return 0;
+  return n;
+}
+
+/* Adds the initializers and Constant outputs of g and of its subgraphs, and
+ * the copies made of them, in node order. */
 static bool collect(pstate *s, const nns__graph *g) {
   const nns__analysis *a = s->a;
   for (int32_t i = 0; i < g->n_inits; i++)
-    if (g->inits[i] && !add_pval(s, g->inits[i], g->inits[i], false))
+    if (g->inits[i] &&
+        !add_pval(s, g->inits[i], g->inits[i], g->inits[i]->init, false))
       return false;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = nns__graph_node(a, g, i);
+    if (n->op && n->op->holds_data && n->n_out >= 1 && n->out[0] &&
+        !add_pval(s, n->out[0], n->out[0], data_attr(n), false))
+      return false;
     if (nns__node_is_copy(n)) {
       const nns__value *in = NULL;
       for (int32_t k = 0; k < n->n_in && !in; k++)
         in = n->in[k];
       int32_t src = s->of_value[in->index];
-      if (src >= 0 &&
-          !add_pval(s, n->out[0], s->v[src].storage, true))
+      if (src >= 0 && !add_pval(s, n->out[0], s->v[src].storage,
+                                s->v[src].tensor, true))
         return false;
     }
     for (int32_t k = 0; k < n->n_attrs; k++) {
@@ -277,15 +312,21 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
      * made from it are. */
     if (!p->first && p->chained)
       continue;
-    const nns__tensor *ts = p->storage->init;
+    const nns__tensor *ts = p->tensor;
     int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
-    int64_t numel = ts ? ts->numel : 0;
-    nns_param_kind kind = classify(p, dtype, numel);
+    int64_t numel = ts ? ts->numel : type_numel(&p->v->type);
+    nns_param_kind kind = p->first ? classify(p, dtype, numel)
+                                   : NNS_PARAM_CONSTANT;
+    /* A Constant node's output that is not a weight is shape arithmetic
+     * (PyTorch exports hold thousands): like a folded value it is neither
+     * listed nor added to the constants total. */
+    if (kind == NNS_PARAM_CONSTANT && !p->storage->init)
+      continue;
     nns_param_info *pi = &a->params[a->n_params++];
     memset(pi, 0, sizeof *pi);
     pi->name = p->v->name;
     pi->storage = p->storage->name;
-    pi->kind = p->first ? kind : NNS_PARAM_CONSTANT;
+    pi->kind = kind;
     pi->dtype = dtype;
     pi->elements = numel;
     pi->bytes = tensor_bytes(numel, dtype, &tf);

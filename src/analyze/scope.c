@@ -19,9 +19,29 @@
  * model's metadata declares `relu_1` a module). Nodes without a scope
  * (`Identity_0`, `Conv_12`) hang from the root.
  *
+ * The exporter behind torch.onnx.export in current PyTorch (torch.export)
+ * names nodes flatly (node_Conv_0) and keeps the module path in each
+ * node's metadata_props: pkg.torch.onnx.name_scopes, a Python list literal
+ * of the enclosing modules' paths from the root ('') down, then the op's
+ * own name (['', 'layer1', 'layer1.0', 'layer1.0.conv1', 'conv2d']), and
+ * pkg.torch.onnx.class_hierarchy, the class of each (the last entry the
+ * aten op). Those win over the node's name; an entry that does not extend
+ * the previous path is taken as relative to it.
+ *
+ * A node with neither (no name, or a name without a path: paddle2onnx,
+ * onnx optimizers, old exporters) that does run-time work is a layer of
+ * its own under the root, named by its name, else by the weight it reads
+ * without the last component (conv2d_12.w_0 gives conv2d_12; a dotted
+ * prefix such as layer1.0.conv1 is a path), else OpType_N (N counting the
+ * nodes of that op type named so, in node order). Nodes that read weights
+ * with the same prefix share the layer. Nodes that do no work (views,
+ * Constant, folded shape arithmetic) hang from the root.
+ *
  * Module class names come from the model's metadata_props key
  * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
- * (dotted path -> class; "" is the root), which the Python binding writes.
+ * (dotted path -> class; "" is the root), which the Python binding writes,
+ * and from class_hierarchy. A layer's `type` is the class's last dotted
+ * component (BasicBlock); nns_model_layer_class gives it in full.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +71,7 @@ typedef struct builder {
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
+  nns__map op_names; /* interned op type -> OpType_N names given + 1 */
   char *buf;         /* scratch for paths */
   size_t buf_cap;
   size_t path_bytes; /* bytes of all layer paths so far (a budget) */
@@ -249,11 +270,18 @@ static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
   return cur;
 }
 
+static uint32_t meta_layer(builder *b, const nns__node *n, bool *found);
+static uint32_t flat_layer(builder *b, const nns__node *n);
+
 static uint32_t node_layer(builder *b, const nns__node *n) {
+  bool found = false;
+  uint32_t meta = meta_layer(b, n, &found);
+  if (found)
+    return meta;
   const char *name = n->name;
   const char *slash = strrchr(name, '/');
   if (!slash)
-    return 0;
+    return flat_layer(b, n);
   size_t len = (size_t)(slash - name);
   const char *scope = nns__intern(&b->m->strings, name, len);
   if (!scope)
@@ -266,6 +294,177 @@ static uint32_t node_layer(builder *b, const nns__node *n) {
       !nns__map_put(&b->by_scope, scope, (void *)(uintptr_t)(l + 1)))
     return NONE;
   return l;
+}
+
+/* ==== Node metadata: torch.export's name_scopes and class_hierarchy ==== */
+
+#define NAME_SCOPES_KEY "pkg.torch.onnx.name_scopes"
+#define CLASSES_KEY "pkg.torch.onnx.class_hierarchy"
+
+static const char *node_meta(const nns__node *n, const char *key) {
+  for (int32_t i = 0; i < n->n_meta; i++)
+    if (n->meta_keys[i] && strcmp(n->meta_keys[i], key) == 0)
+      return n->meta_values[i];
+  return NULL;
+}
+
+/* Parses a Python list literal of strings (['', 'layer1.0']) into at most
+ * `max` interned strings; -1 when it is not one. */
+static int py_list(builder *b, const char *s, const char **out, int max) {
+  int n = 0;
+  if (!reserve(b, 16)) /* b->buf is never NULL below, even for '' */
+    return -1;
+  while (*s == ' ')
+    s++;
+  if (*s++ != '[')
+    return -1;
+  for (;;) {
+    while (*s == ' ' || *s == ',')
+      s++;
+    if (*s == ']')
+      return n;
+    char q = *s++;
+    if (q != '\'' && q != '"')
+      return -1;
+    size_t len = 0;
+    for (; *s && *s != q; s++) {
+      if (*s == '\\' && s[1])
+        s++;
+      if (!reserve(b, len + 2))
+        return -1;
+      b->buf[len++] = *s;
+    }
+    if (*s++ != q)
+      return -1;
+    const char *str = nns__intern(&b->m->strings, b->buf, len);
+    if (!str)
+      return -1;
+    if (n < max)
+      out[n++] = str;
+  }
+}
+
+/* The layer of dotted `path` from the root, one layer per atom, without
+ * PyTorch's `_N` folding (these are real module paths). */
+static uint32_t path_layer(builder *b, const char *path) {
+  bool pytorch = b->pytorch;
+  b->pytorch = false;
+  atom at[MAX_ATOMS];
+  size_t na = split_atoms(path, strlen(path), at, MAX_ATOMS);
+  uint32_t cur = 0;
+  for (size_t k = 0; k < na && cur != NONE; k++)
+    cur = child(b, cur, at[k].s, at[k].n);
+  b->pytorch = pytorch;
+  return cur;
+}
+
+/* The layer from a node's name_scopes metadata (*found set), recording
+ * the classes of its modules; NONE when out of memory. */
+static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
+  const char *scopes = node_meta(n, NAME_SCOPES_KEY);
+  if (!scopes)
+    return 0;
+  const char *sv[MAX_DEPTH + 2], *cv[MAX_DEPTH + 2];
+  int ns = py_list(b, scopes, sv, MAX_DEPTH + 2);
+  if (ns < 0) {
+    nns__warn(b->m, "node '%s': metadata %s is not a list of strings; its "
+              "name is used", n->name, NAME_SCOPES_KEY);
+    return 0;
+  }
+  const char *classes = node_meta(n, CLASSES_KEY);
+  int nc = classes ? py_list(b, classes, cv, MAX_DEPTH + 2) : -1;
+  *found = true;
+  /* The last entry is the op itself. */
+  const char *path = nns__intern_cstr(&b->m->strings, "");
+  uint32_t layer = 0;
+  for (int i = 0; i + 1 < ns && path; i++) {
+    const char *e = sv[i];
+    size_t pl = strlen(path), el = strlen(e);
+    if (pl + el + 1 > MAX_PATH) { /* hostile: keep the deepest layer */
+      b->truncated = true;
+      break;
+    }
+    bool extends = (el > pl && strncmp(e, path, pl) == 0 && e[pl] == '.') ||
+                   strcmp(e, path) == 0;
+    if (pl && !extends) {
+      /* Relative to the path so far. */
+      if (!reserve(b, pl + el + 2))
+        return NONE;
+      memcpy(b->buf, path, pl);
+      b->buf[pl] = '.';
+      memcpy(b->buf + pl + 1, e, el);
+      e = nns__intern(&b->m->strings, b->buf, pl + el + (el ? 1 : 0));
+    }
+    if (!e)
+      return NONE;
+    path = e;
+    layer = path_layer(b, path);
+    if (layer == NONE)
+      return NONE;
+    if (i < nc && cv[i][0] && !nns__map_get(&b->types, b->v[layer].path) &&
+        !nns__map_put(&b->types, b->v[layer].path, (void *)cv[i]))
+      return NONE;
+  }
+  return path ? layer : NONE;
+}
+
+/* ==== Nodes without a module path ==== */
+
+/* True when n does run-time work: an op that is not a view (or one nnscan
+ * does not know) whose outputs are not all folded. */
+static bool does_work(const nns__node *n) {
+  if (n->op && n->op->view)
+    return false;
+  for (int32_t k = 0; k < n->n_out; k++)
+    if (n->out[k] && !n->out[k]->cval)
+      return true;
+  return n->n_out == 0;
+}
+
+/* The first floating-point stored tensor (initializer or Constant output)
+ * n reads, or NULL. */
+static const nns__value *weight_read(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_in; k++) {
+    const nns__value *v = n->in[k];
+    bool stored = v && (v->init || (v->producer && v->producer->op &&
+                                     v->producer->op->holds_data));
+    if (stored && nns__dtype_is_float(v->type.dtype))
+      return v;
+  }
+  return NULL;
+}
+
+/* The root's child `name` (one atom), without PyTorch's `_N` folding:
+ * Relu_1 is a node of its own, not a second call of a module Relu. */
+static uint32_t root_child(builder *b, const char *name, size_t len) {
+  bool pytorch = b->pytorch;
+  b->pytorch = false;
+  uint32_t l = child(b, 0, name, len);
+  b->pytorch = pytorch;
+  return l;
+}
+
+static uint32_t flat_layer(builder *b, const nns__node *n) {
+  if (!does_work(n))
+    return 0;
+  if (n->name[0]) /* one atom, even with dots */
+    return root_child(b, n->name, strlen(n->name));
+  const nns__value *w = weight_read(n);
+  if (w) {
+    /* conv2d_12.w_0 -> conv2d_12; a prefix with dots is a path. */
+    const char *dot = strrchr(w->name, '.');
+    size_t len = dot && dot != w->name ? (size_t)(dot - w->name)
+                                       : strlen(w->name);
+    const char *prefix = nns__intern(&b->m->strings, w->name, len);
+    return prefix ? path_layer(b, prefix) : NONE;
+  }
+  uintptr_t k = (uintptr_t)nns__map_get(&b->op_names, n->op_type);
+  if (!nns__map_put(&b->op_names, n->op_type, (void *)(k + 1)))
+    return NONE;
+  char name[160];
+  int len = snprintf(name, sizeof name, "%.120s_%u", n->op_type,
+                     (unsigned)k);
+  return root_child(b, name, (size_t)len);
 }
 
 /* ==== Metadata: module class names ==== */
@@ -370,6 +569,7 @@ static void builder_free(builder *b) {
   free(b->buf);
   nns__map_free(&b->by_key);
   nns__map_free(&b->by_scope);
+  nns__map_free(&b->op_names);
 }
 
 nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
@@ -428,7 +628,13 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     l->info.parent = s->parent == NONE ? (size_t)-1 : pre[s->parent];
     l->info.input_value = (size_t)-1;
     l->info.output_value = (size_t)-1;
-    l->info.type = (const char *)nns__map_get(&b.types, s->path);
+    /* The class as the model states it; the Type column shows its last
+     * dotted component. */
+    l->module_class = (const char *)nns__map_get(&b.types, s->path);
+    if (l->module_class) {
+      const char *dot = strrchr(l->module_class, '.');
+      l->info.type = dot && dot[1] ? dot + 1 : l->module_class;
+    }
     for (uint32_t c = s->first_child; c != NONE; c = b.v[c].next_sibling)
       l->info.child_count++;
   }
@@ -665,9 +871,13 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
           li->output_value = n->out[k]->index;
     }
     li->op_types = join(m, &types[l], ",", 0);
-    if (li->counts.nodes == 1 && types[l].n == 1)
+    /* A module class from the model wins; else the op type of a single-op
+     * layer, else a summary of its op types. */
+    if (li->type)
+      ;
+    else if (li->counts.nodes == 1 && types[l].n == 1)
       li->type = types[l].v[0];
-    else if (!li->type) /* no module class from the metadata */
+    else
       li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
   /* The root is the model: its first input and first output. */

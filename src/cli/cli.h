@@ -21,6 +21,8 @@ typedef struct cli_model_opts {
   nns_input_shape inputs[64];
   int64_t input_dims[64][64];
   size_t input_count;
+  nns_input_value values[64];   /* --value NAME=V[,V...]; data malloc'ed */
+  size_t value_count;
   int64_t batch;
   unsigned infer_flags;
   const char *format;  /* "text" or "json" */
@@ -31,6 +33,8 @@ typedef struct cli_model_opts {
  * Returns 1 if consumed, 0 if not an option it knows, -1 on a usage error
  * (already reported). */
 int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
+/* Frees what parsing the options allocated. */
+void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */
 nns_model *cli_load(const cli_model_opts *o);
 /* Prints a load/infer error as one line: "nnscan: FILE: message". */

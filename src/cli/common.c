@@ -65,10 +65,77 @@ static int parse_input(cli_model_opts *o, const char *arg) {
   return 1;
 }
 
+/* "NAME=V[,V...]": whole numbers, negative ones too (true/false for a
+ * boolean input). */
+static int parse_value(cli_model_opts *o, const char *arg) {
+  const char *eq = strrchr(arg, '=');
+  if (!eq || eq == arg || !eq[1]) {
+    fprintf(stderr, "nnscan: --value wants NAME=V[,V...], got '%s'\n", arg);
+    return -1;
+  }
+  if (o->value_count == 64) {
+    fprintf(stderr, "nnscan: at most 64 --value options\n");
+    return -1;
+  }
+  size_t n = 1;
+  for (const char *p = eq + 1; *p; p++)
+    n += *p == ',';
+  int64_t *data = malloc(n * sizeof *data);
+  char *name = strndup(arg, (size_t)(eq - arg));
+  if (!data || !name) {
+    free(data);
+    free(name);
+    fprintf(stderr, "nnscan: out of memory\n");
+    return -1;
+  }
+  const char *p = eq + 1;
+  for (size_t k = 0; k < n; k++) {
+    size_t len = strcspn(p, ",");
+    char buf[32];
+    char *end = NULL;
+    long long v = 0;
+    bool ok = len > 0 && len < sizeof buf;
+    if (ok) {
+      memcpy(buf, p, len);
+      buf[len] = 0;
+      errno = 0;
+      if (!strcmp(buf, "true") || !strcmp(buf, "false"))
+        v = buf[0] == 't';
+      else {
+        v = strtoll(buf, &end, 10);
+        ok = !errno && end != buf && !*end;
+      }
+    }
+    if (!ok) {
+      fprintf(stderr, "nnscan: --value %s: '%.*s' is not a whole number\n",
+              name, (int)len, p);
+      free(data);
+      free(name);
+      return -1;
+    }
+    data[k] = v;
+    p += len + (p[len] == ',');
+  }
+  o->values[o->value_count++] =
+      (nns_input_value){.name = name, .data = data, .count = n};
+  return 1;
+}
+
+void cli_model_opts_free(cli_model_opts *o) {
+  for (size_t k = 0; k < o->input_count; k++)
+    free((char *)o->inputs[k].name);
+  for (size_t k = 0; k < o->value_count; k++) {
+    free((char *)o->values[k].name);
+    free((int64_t *)o->values[k].data);
+  }
+  o->input_count = o->value_count = 0;
+}
+
 int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-  bool takes = !strcmp(a, "--input") || !strcmp(a, "--batch") ||
+  bool takes = !strcmp(a, "--input") || !strcmp(a, "--value") ||
+               !strcmp(a, "--batch") ||
                !strcmp(a, "--format") || !strcmp(a, "-o");
   if (takes && !val) {
     fprintf(stderr, "nnscan: %s needs a value\n", a);
@@ -77,6 +144,10 @@ int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
   if (!strcmp(a, "--input")) {
     ++*i;
     return parse_input(o, val);
+  }
+  if (!strcmp(a, "--value")) {
+    ++*i;
+    return parse_value(o, val);
   }
   if (!strcmp(a, "--batch")) {
     ++*i;
@@ -126,7 +197,9 @@ nns_model *cli_load(const cli_model_opts *o) {
   nns_infer_options io = {.flags = o->infer_flags,
                           .batch = o->batch,
                           .inputs = o->inputs,
-                          .input_count = o->input_count};
+                          .input_count = o->input_count,
+                          .values = o->values,
+                          .value_count = o->value_count};
   if (nns_model_infer(m, &io, &err) != NNS_OK) {
     cli_print_error(o->path, &err);
     nns_model_free(m);

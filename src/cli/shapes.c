@@ -221,7 +221,7 @@ int cmd_shapes(int argc, char **argv) {
   int rc = EXIT_USAGE;
   if (!o.path)
     fprintf(stderr, "usage: nnscan shapes MODEL [--input NAME=DIMS]... "
-                    "[--batch N] [--format text|json] [--fallback] [-o FILE]\n");
+                    "[--value NAME=V[,V...]]... [--batch N] [--format text|json] [--fallback] [-o FILE]\n");
   else if (strcmp(o.format, "text") && strcmp(o.format, "json"))
     fprintf(stderr, "nnscan shapes: --format is text or json, not '%s'\n",
             o.format);
@@ -240,7 +240,6 @@ int cmd_shapes(int argc, char **argv) {
     }
     nns_model_free(m);
   }
-  for (size_t k = 0; k < o.input_count; k++)
-    free((char *)o.inputs[k].name);
+  cli_model_opts_free(&o);
   return rc;
 }

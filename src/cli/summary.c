@@ -23,7 +23,13 @@ static const char summary_usage[] =
     "(default params)\n"
     "  --rf                   add the rf column (receptive field, stride, "
     "padding)\n"
-    "  --input NAME=DIMS      fix a graph input's shape (repeatable)\n"
+    "  --input NAME=DIMS      fix a graph input's shape (repeatable); NAME may\n"
+    "                         also be a dim's name: --input batch=8,\n"
+    "                         --input audio_dim2=16000 (unnamed dims are\n"
+    "                         called <input>_dim<axis>)\n"
+    "  --value NAME=V[,V...]  a graph input's contents (scalars, small integer\n"
+    "                         tensors): control flow (If) and shape\n"
+    "                         arithmetic fold on it, e.g. --value sr=16000\n"
     "  --batch N              set the first dim of every graph input\n"
     "  --optimizer sgd|momentum|adam   for the training estimate (default "
     "adam)\n"
@@ -274,7 +280,6 @@ int cmd_summary(int argc, char **argv) {
     rc = EXIT_INCOMPLETE;
   nns_model_free(m);
 done:
-  for (size_t k = 0; k < o.input_count; k++)
-    free((char *)o.inputs[k].name);
+  cli_model_opts_free(&o);
   return rc;
 }

@@ -11,7 +11,8 @@
 
 static const char table_usage[] =
     "usage: nnscan table FILES... [--format md|csv|text] [--plot FILE.svg]\n"
-    "                    [--input NAME=DIMS]... [--batch N] [-o FILE]\n";
+    "                    [--input NAME=DIMS]... [--value NAME=V[,V...]]...\n"
+    "                    [--batch N] [-o FILE]\n";
 
 int cmd_table(int argc, char **argv) {
   cli_model_opts o = {.format = "md"};
@@ -103,8 +104,7 @@ int cmd_table(int argc, char **argv) {
   }
   rc = EXIT_OK;
 done:
-  for (size_t k = 0; k < o.input_count; k++)
-    free((char *)o.inputs[k].name);
+  cli_model_opts_free(&o);
   free(files);
   free(rows);
   free(names);

@@ -438,19 +438,68 @@ static nns_status reset_values(nns_model *m, nns_error *err) {
   return NNS_OK;
 }
 
+/* The main graph's input called `name` (initializers excluded), or NULL. */
+static nns__value *find_input(nns_model *m, const char *name) {
+  nns__graph *g = m->graph;
+  for (int32_t i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] && !g->inputs[i]->init &&
+        strcmp(g->inputs[i]->name, name) == 0)
+      return g->inputs[i];
+  return NULL;
+}
+
+/* --input SYMBOL=N: the symbolic dim called `name` (a dim_param, or the
+ * name given to an unnamed dim) becomes N in every graph input. Returns
+ * false when no graph input has such a dim. */
+static nns_status fix_symbol(nns_model *m, const nns_input_shape *in,
+                             bool *found, nns_error *err) {
+  *found = false;
+  const char *name = nns__intern_cstr(&m->strings, in->name);
+  if (!name)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  uint32_t id = (uint32_t)(uintptr_t)nns__map_get(&m->sym_by_name, name);
+  nns__graph *g = m->graph;
+  for (int32_t i = 0; id && i < g->n_inputs; i++) {
+    nns__value *v = g->inputs[i];
+    if (!v || v->init)
+      continue;
+    for (int32_t d = 0; d < v->type.rank; d++) {
+      if (v->type.dims[d].sym != id)
+        continue;
+      if (in->rank != 1)
+        return nns__err(err, NNS_E_ARG, -1, NULL,
+                        "--input %s: '%s' is a dim of input '%s'; give it "
+                        "one number, not %zu", in->name, in->name, v->name,
+                        in->rank);
+      if (in->dims[0] < 0)
+        return nns__err(err, NNS_E_ARG, -1, NULL,
+                        "--input %s: the dim is negative", in->name);
+      v->type.dims[d] = nns__dim_known(in->dims[0]);
+      *found = true;
+    }
+  }
+  return NNS_OK;
+}
+
 static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
                                nns_error *err) {
-  nns__graph *g = m->graph;
   for (size_t k = 0; k < o->input_count; k++) {
     const nns_input_shape *in = &o->inputs[k];
-    nns__value *v = NULL;
-    for (int32_t i = 0; i < g->n_inputs && !v; i++)
-      if (g->inputs[i] && !g->inputs[i]->init &&
-          strcmp(g->inputs[i]->name, in->name) == 0)
-        v = g->inputs[i];
-    if (!v)
+    if (!in->name || (in->rank && !in->dims))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "input shape %zu has no name or no dims", k);
+    nns__value *v = find_input(m, in->name);
+    if (!v) {
+      bool found;
+      nns_status st = fix_symbol(m, in, &found, err);
+      if (st != NNS_OK)
+        return st;
+      if (found)
+        continue;
       return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
-                      "--input: the model has no graph input '%s'", in->name);
+                      "--input: the model has no graph input and no input "
+                      "dim called '%s'", in->name);
+    }
     if (in->rank > 64)
       return nns__err(err, NNS_E_LIMIT, -1, NULL,
                       "--input %s: rank %zu is too large", in->name, in->rank);
@@ -469,6 +518,103 @@ static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
       t.dims[d] = nns__dim_known(in->dims[d]);
     }
     v->type = t;
+  }
+  return NNS_OK;
+}
+
+/* The most elements a --value may give: it is for scalars and the small
+ * tensors shape arithmetic reads, not for data. */
+enum { MAX_VALUE_COUNT = 1 << 16 };
+
+/* Gives graph input v the contents data[0..count), keeping its shape when
+ * count fits it (a single unknown dim takes the rest). */
+static nns_status set_value(nns_model *m, nns__value *v, const int64_t *data,
+                            size_t count, nns_error *err) {
+  nns__type t = v->type;
+  int64_t known = 1;
+  int32_t unknown = -1, n_unknown = 0;
+  for (int32_t d = 0; d < t.rank; d++) {
+    if (t.dims[d].sym) {
+      unknown = d;
+      n_unknown++;
+    } else if (!nns__mul_i64(known, t.dims[d].v, &known)) {
+      known = -1;
+      break;
+    }
+  }
+  nns__dim *dims = nns__arena_array(&m->arena, (size_t)(t.rank > 0 ? t.rank
+                                                                    : 1) + 1,
+                                    sizeof *dims);
+  if (!dims)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (t.rank < 0) { /* no declared shape: a scalar or a vector */
+    t.rank = count == 1 ? 0 : 1;
+    dims[0] = nns__dim_known((int64_t)count);
+  } else {
+    if (t.rank > 0)
+      memcpy(dims, t.dims, (size_t)t.rank * sizeof *dims);
+    bool fits = n_unknown == 0 ? known == (int64_t)count
+                : n_unknown == 1 && known > 0 && (int64_t)count % known == 0;
+    if (!fits)
+      return nns__err(err, NNS_E_SHAPE, -1, NULL,
+                      "--value %s: %zu value(s) do not fit the input's shape "
+                      "(rank %d, %s)", v->name, count, t.rank,
+                      n_unknown > 1 ? "more than one unknown dim"
+                                    : "a different element count");
+    if (n_unknown == 1)
+      dims[unknown] = nns__dim_known((int64_t)count / known);
+  }
+  t.dims = dims;
+  if (!t.dtype)
+    t.dtype = NNS_DT_INT64;
+  t.kind = NNS_KIND_TENSOR;
+  if (t.dtype == NNS_DT_STRING)
+    return nns__err(err, NNS_E_TYPE, -1, NULL,
+                    "--value %s: the input holds strings", v->name);
+  nns__const *c = nns__arena_alloc(&m->arena, sizeof *c);
+  if (!c)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  c->numel = (int64_t)count;
+  if (nns__dtype_is_float(t.dtype)) {
+    c->f = nns__arena_array(&m->arena, count, sizeof *c->f);
+    for (size_t i = 0; c->f && i < count; i++)
+      c->f[i] = (double)data[i];
+  } else {
+    c->i = nns__arena_array(&m->arena, count, sizeof *c->i);
+    for (size_t i = 0; c->i && i < count; i++)
+      c->i[i] = nns__dim_known(t.dtype == NNS_DT_BOOL ? data[i] != 0
+                                                      : data[i]);
+  }
+  if (!c->f && !c->i)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  v->type = t;
+  v->cval = c;
+  v->cval_done = true;
+  return NNS_OK;
+}
+
+static nns_status apply_values(nns_model *m, const nns_infer_options *o,
+                               nns_error *err) {
+  if (o->value_count && !o->values)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "value_count is %zu but values is NULL", o->value_count);
+  for (size_t k = 0; k < o->value_count; k++) {
+    const nns_input_value *iv = &o->values[k];
+    if (!iv->name || !iv->data || !iv->count)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "input value %zu has no name or no data", k);
+    if (iv->count > MAX_VALUE_COUNT)
+      return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                      "--value %s: %zu values; at most %d", iv->name,
+                      iv->count, MAX_VALUE_COUNT);
+    nns__value *v = find_input(m, iv->name);
+    if (!v)
+      return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                      "--value: the model has no graph input '%s'",
+                      iv->name);
+    nns_status st = set_value(m, v, iv->data, iv->count, err);
+    if (st != NNS_OK)
+      return st;
   }
   return NNS_OK;
 }
@@ -505,6 +651,8 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
     }
   }
   st = apply_inputs(m, o, err);
+  if (st == NNS_OK)
+    st = apply_values(m, o, err);
   if (st != NNS_OK)
     return st;
   st = nns__graph_infer(m, m->graph, NULL, err);

@@ -201,6 +201,9 @@ typedef struct nns__node {
   int32_t opset;             /* version of its domain in force */
   int64_t offset;            /* byte offset of the NodeProto */
   uint32_t index;            /* position in its graph's node array */
+  int32_t n_meta;            /* metadata_props entries (field 9) */
+  const char **meta_keys;    /* arena copies */
+  const char **meta_values;
 } nns__node;
 
 /* ==== Graphs ==== */
@@ -324,6 +327,10 @@ nns__value *nns__graph_lookup(const nns__graph *g, const char *name);
 /* Symbols (sym.c). All return a symbol id, or 0 when out of memory. */
 uint32_t nns__sym_named(nns_model *m, const char *name); /* interned name */
 uint32_t nns__sym_fresh(nns_model *m);
+/* Gives the anonymous atom `id` the name `base` (or base_1, base_2, ...
+ * when the model already uses it); named symbols are left alone. False
+ * when out of memory. */
+bool nns__sym_name_anonymous(nns_model *m, uint32_t id, const char *base);
 const nns__symbol *nns__sym_get(const nns_model *m, uint32_t id);
 /* Symbolic arithmetic on dims; exact when both are known (overflow gives a
  * fresh symbol). Division is floor division; by a known zero gives a fresh

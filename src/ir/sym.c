@@ -42,6 +42,30 @@ uint32_t nns__sym_named(nns_model *m, const char *name) {
   return nid;
 }
 
+bool nns__sym_name_anonymous(nns_model *m, uint32_t id, const char *base) {
+  if (!id || id >= m->n_syms || m->syms[id].name || m->syms[id].n_factors)
+    return true;
+  size_t n = strlen(base);
+  char *buf = malloc(n + 24);
+  if (!buf)
+    return false;
+  memcpy(buf, base, n + 1);
+  /* A model that already uses the name for another dim keeps it; ours
+   * takes a suffix. */
+  const char *name = NULL;
+  for (unsigned k = 1;; k++) {
+    name = nns__intern_cstr(&m->strings, buf);
+    if (!name || !nns__map_get(&m->sym_by_name, name))
+      break;
+    snprintf(buf + n, 24, "_%u", k);
+  }
+  free(buf);
+  if (!name || !nns__map_put(&m->sym_by_name, name, (void *)(uintptr_t)id))
+    return false;
+  m->syms[id].name = name;
+  return true;
+}
+
 uint32_t nns__sym_fresh(nns_model *m) {
   nns__symbol s = {.name = NULL, .coef = 1};
   return sym_push(m, &s);

@@ -8,6 +8,7 @@
  * analyse and an empty file is far more often a failed export than a
  * deliberate empty model.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +74,8 @@ static nns_status load_opset(nns__loader *L, const nns__wire *w,
   return st;
 }
 
-static nns_status load_entry(nns__loader *L, const nns__wire *w,
-                             const char **key, const char **value) {
+nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
+                           const char **key, const char **value) {
   nns__wire r = *w;
   nns__field f;
   nns_status st;
@@ -235,6 +236,27 @@ static nns_status resolve_function(nns__loader *L, nns__function *fn) {
   return st;
 }
 
+/*
+ * A dim of a main-graph input with neither a value nor a name gets the name
+ * "<input>_dim<axis>" (audio_dim2), so that a user can see it and fix it
+ * with --input audio_dim2=16000 (docs/metrics.md, Shapes and symbols).
+ */
+static nns_status name_input_dims(nns__loader *L, nns__graph *g) {
+  char buf[320];
+  for (int32_t i = 0; i < g->n_inputs; i++) {
+    nns__value *v = g->inputs[i];
+    if (!v || v->init || !v->declared)
+      continue;
+    for (int32_t k = 0; k < v->declared->rank; k++) {
+      uint32_t sym = v->declared->dims[k].sym;
+      snprintf(buf, sizeof buf, "%.256s_dim%d", v->name, (int)k);
+      if (sym && !nns__sym_name_anonymous(L->m, sym, buf))
+        return nns__load_nomem(L);
+    }
+  }
+  return NNS_OK;
+}
+
 /* ==== ModelProto ==== */
 
 static nns_status load_model(nns__loader *L) {
@@ -320,7 +342,8 @@ static nns_status load_model(nns__loader *L) {
       ko++;
     } else if (f.num == 14) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
-        st = load_entry(L, &sub, &m->meta_keys[km], &m->meta_values[km]);
+        st = nns__load_entry(L, &sub, &m->meta_keys[km],
+                             &m->meta_values[km]);
       km++;
     } else if (f.num == 25) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_function, &sub)) == NNS_OK) {
@@ -344,6 +367,8 @@ static nns_status load_model(nns__loader *L) {
   g->offset = (int64_t)graph.pos;
   if ((st = nns__load_graph(L, &sub, g)) != NNS_OK ||
       (st = nns__resolve_graph(L, g, true)) != NNS_OK)
+    return st;
+  if ((st = name_input_dims(L, g)) != NNS_OK)
     return st;
   for (int32_t i = 0; i < m->n_functions; i++)
     if ((st = resolve_function(L, &m->functions[i])) != NNS_OK)

@@ -500,13 +500,14 @@ static void *scratch_room(void *stack, size_t n, size_t *cap, size_t elem,
   return p;
 }
 
-static nns_status push_io(nns__loader *L, const char *name, nns__value *v,
-                          bool out) {
+static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
+                          nns__value *v, const char *meta_value) {
   nns__load_io *io = scratch_room(L->io, L->n_io, &L->cap_io, sizeof *io, 64);
   if (!io)
     return nns__load_nomem(L);
   L->io = io;
-  io[L->n_io++] = (nns__load_io){.name = name, .value = v, .out = out};
+  io[L->n_io++] = (nns__load_io){
+      .name = name, .value = v, .meta_value = meta_value, .kind = kind};
   return NNS_OK;
 }
 
@@ -545,7 +546,7 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     case 1:
       if ((st = nns__load_count_up(&r, &f, &n->n_in, 1)) == NNS_OK &&
           (st = nns__load_name(L, &f, &name)) == NNS_OK)
-        st = push_io(L, name, NULL, false);
+        st = push_io(L, NNS__IO_IN, name, NULL, NULL);
       break;
     case 2:
       if ((st = nns__load_count_up(&r, &f, &n->n_out, 1)) != NNS_OK ||
@@ -557,8 +558,18 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
           return nns__load_nomem(L);
         v->producer = n;
       }
-      st = push_io(L, name, v, true);
+      st = push_io(L, NNS__IO_OUT, name, v, NULL);
       break;
+    case 9: {
+      /* metadata_props: the torch.export-based exporter keeps the module
+       * path and classes here (src/analyze/scope.c reads them). */
+      const char *key, *value;
+      if ((st = nns__load_count_up(&r, &f, &n->n_meta, 1)) == NNS_OK &&
+          (st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK &&
+          (st = nns__load_entry(L, &sub, &key, &value)) == NNS_OK)
+        st = push_io(L, NNS__IO_META, key, NULL, value);
+      break;
+    }
     case 3:
       st = nns__load_name(L, &f, &n->name);
       break;
@@ -599,14 +610,21 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   n->out_names = nns__arena_array(arena, (size_t)n->n_out, sizeof(char *));
   n->out = nns__arena_array(arena, (size_t)n->n_out, sizeof(void *));
   n->attrs = nns__arena_array(arena, (size_t)n->n_attrs, sizeof *n->attrs);
-  if (!n->in_names || !n->in || !n->out_names || !n->out || !n->attrs)
+  n->meta_keys = nns__arena_array(arena, (size_t)n->n_meta, sizeof(char *));
+  n->meta_values = nns__arena_array(arena, (size_t)n->n_meta,
+                                    sizeof(char *));
+  if (!n->in_names || !n->in || !n->out_names || !n->out || !n->attrs ||
+      !n->meta_keys || !n->meta_values)
     return nns__load_nomem(L);
-  int32_t ki = 0, ko = 0;
+  int32_t ki = 0, ko = 0, km = 0;
   for (size_t k = io_base; k < L->n_io; k++) {
     const nns__load_io *e = &L->io[k];
-    if (e->out) {
+    if (e->kind == NNS__IO_OUT) {
       n->out_names[ko] = e->name;
       n->out[ko++] = e->value;
+    } else if (e->kind == NNS__IO_META) {
+      n->meta_keys[km] = e->name;
+      n->meta_values[km++] = e->meta_value;
     } else {
       n->in_names[ki++] = e->name;
     }

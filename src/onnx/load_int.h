@@ -53,17 +53,19 @@ typedef struct nns__loader {
    * them into arrays of their final size and pops them. A subgraph's nodes,
    * decoded while an attribute of the outer node is, push above and pop
    * before it goes on. malloc'ed, freed when loading ends. */
-  struct nns__load_io *io;   /* an input or output name (and its value) */
+  struct nns__load_io *io;   /* inputs, outputs, metadata entries */
   size_t n_io, cap_io;
   nns__attr *attrs;
   size_t n_attrs, cap_attrs;
 } nns__loader;
 
-/* One entry of the loader's input/output scratch stack. */
+/* One entry of the loader's node scratch stack: what a NodeProto lists. */
+enum { NNS__IO_IN, NNS__IO_OUT, NNS__IO_META };
 typedef struct nns__load_io {
-  const char *name;          /* interned */
-  nns__value *value;         /* outputs: the value it defines, or NULL */
-  bool out;                  /* an output (else an input) */
+  const char *name;          /* interned name; NNS__IO_META: the key */
+  nns__value *value;         /* NNS__IO_OUT: the value it defines, or NULL */
+  const char *meta_value;    /* NNS__IO_META: the entry's value */
+  uint8_t kind;              /* NNS__IO_* */
 } nns__load_io;
 
 /* NNS_E_NOMEM with a message; every allocation failure goes through it. */
@@ -80,6 +82,10 @@ nns_status nns__load_name(nns__loader *L, const nns__field *f,
 /* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
                           const char **out);
+/* A StringStringEntryProto (model or node metadata_props): arena copies,
+ * "" for a missing key or value. */
+nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
+                           const char **key, const char **value);
 /* "ai.onnx" and "" are both the default domain: returns interned "". */
 const char *nns__load_domain(nns__loader *L, const char *domain);
 

@@ -33,6 +33,7 @@ static const nns__pbfield node_f[] = {
     F(1, "input", LEN),     F(2, "output", LEN), F(3, "name", LEN),
     F(4, "op_type", LEN),   F(5, "attribute", LEN),
     F(6, "doc_string", LEN), F(7, "domain", LEN),
+    F(8, "overload", LEN),  F(9, "metadata_props", LEN),
 };
 MSG(nns__pb_node, "NodeProto", node_f);
 

@@ -593,6 +593,8 @@ static nns_status if_cost(nns__ictx *cx, nns__cost *c) {
     return st;
   if (flag >= 0) {
     *c = a;
+    c->branch = flag ? NNS__BRANCH_THEN : NNS__BRANCH_ELSE;
+    c->branch_known = true;
     return NNS_OK;
   }
   if ((st = body_cost(cx, ge, &b)) != NNS_OK)
@@ -603,6 +605,9 @@ static nns_status if_cost(nns__ictx *cx, nns__cost *c) {
   *c = then_larger ? a : b;
   c->symbolic = a.symbolic || b.symbolic;
   c->partial = a.partial || b.partial;
+  /* The report says which branch the costs follow (the report's notes). */
+  c->branch = then_larger ? NNS__BRANCH_THEN : NNS__BRANCH_ELSE;
+  c->branch_known = false;
   return NNS_OK;
 }
 

@@ -465,11 +465,11 @@ static nns_status multinomial_cost(nns__ictx *cx, nns__cost *c) {
 
 const nns__op nns__ops_generate[] = {
     {"", "Constant", 1, 10, "", constant1_attrs, constant_shape, constant_fold,
-     NNS__VIEW},
+     NNS__VIEW, .holds_data = true},
     {"", "Constant", 11, 11, "", constant11_attrs, constant_shape,
-     constant_fold, NNS__VIEW},
+     constant_fold, NNS__VIEW, .holds_data = true},
     {"", "Constant", 12, NNS__OPSET_MAX, "", constant12_attrs, constant_shape,
-     constant_fold, NNS__VIEW},
+     constant_fold, NNS__VIEW, .holds_data = true},
     {"", "ConstantOfShape", 9, NNS__OPSET_MAX, "c", constant_of_shape_attrs,
      constant_of_shape_shape, constant_of_shape_fold, .cost = write_cost},
     {"", "Range", 11, NNS__OPSET_MAX, "ccc", NULL, range_shape, range_fold,

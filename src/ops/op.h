@@ -59,7 +59,12 @@ typedef struct nns__cost {
   bool unbounded; /* a loop with an unknown trip count was counted once */
   bool partial;   /* a subgraph had nodes without a cost rule */
   bool overflow;  /* a count passed INT64_MAX (saturated) */
+  /* An If: the branch counted (NNS__BRANCH_THEN or _ELSE; 0 for other
+   * ops) and whether its condition was known (else it is the larger). */
+  uint8_t branch;
+  bool branch_known;
 } nns__cost;
+enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
 
 /* Returned by a cost rule that cannot count this node (an input's rank or
@@ -112,6 +117,9 @@ typedef struct nns__op {
    * NNS__VIEW, which also gives the entry its all-zero cost rule. */
   bool view;
   const void *ext;     /* custom ops: the user's callbacks */
+  /* The node holds its output's contents in an attribute (Constant): the
+   * output is classified like an initializer (src/analyze/params.c). */
+  bool holds_data;
 } nns__op;
 
 /* Marks an entry as a view (see `view`) and gives it the view cost rule. */

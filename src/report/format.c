@@ -367,3 +367,43 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
   nns_model_get_info(m, &info);
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
 }
+
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size) {
+  size_t v = nns_model_input(m, k);
+  nns_value_info vi;
+  nns_model_value(m, v, &vi);
+  bool symbolic = false;
+  size_t len = (size_t)snprintf(buf, size, "--input %s=", vi.name);
+  for (int ax = 0; ax < vi.rank && len < size; ax++) {
+    nns_dim d = nns_model_value_dim(m, v, ax);
+    if (d.value < 0)
+      symbolic = true;
+    if (d.value >= 0)
+      len += (size_t)snprintf(buf + len, size - len, "%s%lld", ax ? "x" : "",
+                              (long long)d.value);
+    else
+      len += (size_t)snprintf(buf + len, size - len, "%sN", ax ? "x" : "");
+  }
+  return symbolic ? vi.name : NULL;
+}
+
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max) {
+  size_t n = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v = nns_model_input(m, k);
+    nns_value_info vi;
+    nns_model_value(m, v, &vi);
+    for (int ax = 0; ax < vi.rank && n < max; ax++) {
+      nns_dim d = nns_model_value_dim(m, v, ax);
+      if (d.value >= 0 || !d.symbol)
+        continue;
+      bool dup = false;
+      for (size_t s = 0; s < n && !dup; s++)
+        dup = !strcmp(out[s], d.symbol);
+      if (!dup)
+        out[n++] = d.symbol;
+    }
+  }
+  return n;
+}

@@ -182,6 +182,8 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   nns__out_int(o, (int64_t)l.child_count);
   nns__out_str(o, ", \"type\": ");
   nns__out_json_str(o, l.type ? l.type : "");
+  nns__out_str(o, ", \"class\": ");
+  nns__out_json_str(o, nns_model_layer_class(m, i));
   nns__out_str(o, ", \"op_types\": ");
   j_op_types(o, l.op_types);
   nns__out_str(o, ", \"input\": ");
@@ -311,27 +313,43 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns_model_totals(m, &t);
   nns__out_str(o, "  \"symbols\": [");
   const char *seen[64];
-  int shown = 0;
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    size_t v = nns_model_input(m, k);
-    nns_value_info vi;
-    nns_model_value(m, v, &vi);
-    for (int ax = 0; ax < vi.rank; ax++) {
-      nns_dim dim = nns_model_value_dim(m, v, ax);
-      if (dim.value >= 0 || !dim.symbol)
-        continue;
-      bool dup = false;
-      for (int s = 0; s < shown && !dup; s++)
-        dup = !strcmp(seen[s], dim.symbol);
-      if (dup || shown == 64)
-        continue;
-      seen[shown++] = dim.symbol;
-      nns__out_str(o, shown > 1 ? ", " : "");
-      nns__out_json_str(o, dim.symbol);
-    }
+  int shown = (int)nns__input_symbols(m, seen, 64);
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : "");
+    nns__out_json_str(o, seen[k]);
   }
   nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
                t.all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+  /* The graph inputs with a symbolic dim, and the --input option that
+   * fixes each (symbols written N). */
+  nns__out_str(o, "  \"symbolic_inputs\": [");
+  shown = 0;
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    char opt[512];
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
+      continue;
+    nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
+    nns__out_json_str(o, name);
+    nns__out_str(o, ", \"option\": ");
+    nns__out_json_str(o, opt);
+    nns__out_str(o, "}");
+  }
+  nns__out_str(o, shown ? "\n  ],\n" : "],\n");
+  /* Which branch each If's costs follow. */
+  nns__out_str(o, "  \"branches\": [");
+  size_t nb = nns_model_branch_count(m);
+  for (size_t i = 0; i < nb; i++) {
+    const char *node;
+    int then_branch, known;
+    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns__out_str(o, i ? ",\n    {\"node\": " : "\n    {\"node\": ");
+    nns__out_json_str(o, node);
+    nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
+                 then_branch ? "then_branch" : "else_branch",
+                 known ? "true" : "false");
+  }
+  nns__out_str(o, nb ? "\n  ],\n" : "],\n");
 }
 
 nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,

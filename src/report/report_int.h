@@ -16,6 +16,17 @@
 
 #include "nnscan.h"
 
+/* ==== Symbolic inputs ==== */
+
+/* For the k-th graph input (nns_model_input) when it has a symbolic dim:
+ * the option that fixes its shape, "--input audio=Nx1xN", into buf, and
+ * its name as the result; NULL when every dim is known. */
+const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
+                           size_t size);
+/* The distinct symbols of the graph inputs' dims, in order, at most max
+ * into out; returns how many. */
+size_t nns__input_symbols(const nns_model *m, const char **out, size_t max);
+
 /* ==== Buffered output ==== */
 
 /* Writes go to `buf` and reach the callback in blocks, so a report of a

@@ -334,6 +334,60 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   nns__out_str(o, tail);
 }
 
+/* Which symbols a count took as 1, the inputs they belong to and the
+ * --input options that fix them. */
+static void symbols_note(nns__out *o, const nns_model *m) {
+  nns__out_str(o, "Symbolic dims taken as 1:");
+  const char *seen[16];
+  int shown = (int)nns__input_symbols(m, seen, 16), inputs = 0;
+  for (int k = 0; k < shown; k++) {
+    nns__out_str(o, k ? ", " : " ");
+    nns__out_text(o, seen[k]);
+  }
+  if (!shown) {
+    nns__out_str(o, " dims the graph computes (no graph input has a "
+                    "symbolic dim)\n");
+    return;
+  }
+  char opt[512];
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    if (!name)
+      continue;
+    nns__out_str(o, inputs++ ? ", " : " (input ");
+    nns__out_text(o, name);
+  }
+  nns__out_str(o, ")\nFix them with:");
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    if (!nns__input_fix(m, k, opt, sizeof opt))
+      continue;
+    nns__out_str(o, " ");
+    nns__out_text(o, opt);
+  }
+  nns__out_str(o, " (N: the size you run with), or --input SYMBOL=N\n");
+}
+
+/* Which branch each If's costs follow. */
+static void branches_note(nns__out *o, const nns_model *m) {
+  size_t n = nns_model_branch_count(m);
+  for (size_t i = 0; i < n; i++) {
+    const char *node;
+    int then_branch, known;
+    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns__out_str(o, "If '");
+    nns__out_text(o, node);
+    if (known)
+      nns__out_fmt(o, "': condition known; costs are %s's.\n",
+                   then_branch ? "then_branch" : "else_branch");
+    else
+      nns__out_fmt(o, "': condition unknown; costs are the larger branch's "
+                      "(%s); --value on the inputs it depends on folds "
+                      "it.\n", then_branch ? "then_branch" : "else_branch");
+  }
+  if (n)
+    nns__out_str(o, "Both branches' weights count as parameters.\n");
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t;
   nns_model_totals(m, &t);
@@ -404,31 +458,9 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");
-  if (t.all.flags & NNS_COUNT_SYMBOLIC) {
-    nns__out_str(o, "Symbolic dims taken as 1:");
-    /* The symbols the graph inputs name: the ones a user can fix. */
-    int shown = 0;
-    const char *seen[16];
-    for (size_t k = 0; k < nns_model_input_count(m); k++) {
-      size_t v = nns_model_input(m, k);
-      nns_value_info vi;
-      nns_model_value(m, v, &vi);
-      for (int ax = 0; ax < vi.rank; ax++) {
-        nns_dim dim = nns_model_value_dim(m, v, ax);
-        if (dim.value >= 0 || !dim.symbol)
-          continue;
-        bool dup = false;
-        for (int s = 0; s < shown && !dup; s++)
-          dup = !strcmp(seen[s], dim.symbol);
-        if (dup || shown == 16)
-          continue;
-        seen[shown++] = dim.symbol;
-        nns__out_str(o, shown > 1 ? ", " : " ");
-        nns__out_text(o, dim.symbol);
-      }
-    }
-    nns__out_str(o, shown ? "\n" : " (unnamed)\n");
-  }
+  if (t.all.flags & NNS_COUNT_SYMBOLIC)
+    symbols_note(o, m);
+  branches_note(o, m);
   if (t.all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
   if (t.all.flags & NNS_COUNT_OVERFLOW)

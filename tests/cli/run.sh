@@ -51,7 +51,7 @@ head -c 200 tiny_cnn.onnx > "$tmp/truncated.onnx"
 expect 1 'byte [0-9]+' -- shapes "$tmp/truncated.onnx"
 printf 'garbage\377\377\377' > "$tmp/garbage.onnx"
 expect 1 'NNS_E_' -- shapes "$tmp/garbage.onnx"
-expect 1 "no graph input 'nope'" -- shapes tiny_cnn.onnx --input nope=1x2
+expect 1 "no graph input and no input dim called 'nope'" -- shapes tiny_cnn.onnx --input nope=1x2
 expect 2 "unknown option" -- shapes tiny_cnn.onnx --bogus
 expect 2 "text or json" -- shapes tiny_cnn.onnx --format yaml
 expect 2 "positive" -- shapes tiny_cnn.onnx --batch 0

@@ -178,7 +178,9 @@ static void test_relu_model(void) {
   CHECK(nns__dim_is_known(x->type.dims[1]));
   CHECK_EQ(x->type.dims[1].v, 3);
   CHECK(x->type.dims[2].sym != 0);
-  CHECK(sym_name(m, x->type.dims[2]) == NULL);
+  /* An input's dim with neither value nor name is named after the input
+   * and axis, so a user can fix it (--input X_dim2=N). */
+  CHECK_STR(sym_name(m, x->type.dims[2]), "X_dim2");
   /* The same name is the same symbol everywhere; anonymous ones differ. */
   CHECK_EQ(y->declared->dims[0].sym, x->type.dims[0].sym);
   CHECK(y->declared->dims[2].sym != x->type.dims[2].sym);
