@@ -114,5 +114,9 @@ void nns__fmap_close(nns__fmap *fm);
  * a link that leaves the folder).
  */
 int nns__open_beneath(const char *dir, const char *rel);
+/* nns__open_beneath's fallback, relative to an open folder: no link is
+ * followed at all. Its own entry point so that tests reach it on kernels
+ * that have openat2. */
+int nns__open_nofollow(int dirfd, const char *rel);
 
 #endif

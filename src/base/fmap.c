@@ -74,33 +74,39 @@ void nns__fmap_close(nns__fmap *fm) {
 
 /* Component by component, refusing every symbolic link (O_NOFOLLOW): the
  * fallback where openat2 is missing (or filtered by a seccomp policy). */
-static int open_nofollow(int dirfd, const char *rel) {
+int nns__open_nofollow(int dirfd, const char *rel) {
   char *copy = strdup(rel);
   if (!copy)
     return -1;
   int cur = dirfd, fd = -1;
   char *save = NULL;
   char *part = strtok_r(copy, "/", &save);
+  errno = ENOENT; /* a path of nothing but "." and "/" names no file */
   while (part) {
     char *next = strtok_r(NULL, "/", &save);
+    while (next && strcmp(next, ".") == 0)
+      next = strtok_r(NULL, "/", &save);
     if (strcmp(part, ".") == 0) {
       part = next;
       continue;
     }
     int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
                 (next ? O_DIRECTORY : 0);
-    fd = openat(cur, part, flags);
-    if (cur != dirfd) {
-      int e = errno;
+    int opened = openat(cur, part, flags);
+    int e = errno;
+    if (cur != dirfd)
       close(cur);
-      errno = e;
-    }
-    if (fd < 0 || !next)
+    errno = e;
+    if (opened < 0 || !next) {
+      fd = opened;
+      cur = dirfd; /* nothing left open but `opened` */
       break;
-    cur = fd;
-    fd = -1;
+    }
+    cur = opened;
     part = next;
   }
+  if (cur != dirfd)
+    close(cur);
   free(copy);
   return fd;
 }
@@ -125,7 +131,7 @@ int nns__open_beneath(const char *dir, const char *rel) {
   }
 #endif
   if (fd < 0)
-    fd = open_nofollow(dirfd, rel);
+    fd = nns__open_nofollow(dirfd, rel);
   int e = errno;
   close(dirfd);
   errno = e;
