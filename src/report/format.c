@@ -25,7 +25,7 @@ static void out_flush(nns__out *o) {
   o->len = 0;
 }
 
-void nns__out_put(nns__out *o, const char *s, size_t n) {
+void nns__out_put_slow(nns__out *o, const char *s, size_t n) {
   if (o->failed)
     return;
   if (o->len + n > sizeof o->buf) {
@@ -40,8 +40,6 @@ void nns__out_put(nns__out *o, const char *s, size_t n) {
   memcpy(o->buf + o->len, s, n);
   o->len += n;
 }
-
-void nns__out_str(nns__out *o, const char *s) { nns__out_put(o, s, strlen(s)); }
 
 void nns__out_int(nns__out *o, int64_t v) {
   char buf[24], *p = buf + sizeof buf;

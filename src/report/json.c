@@ -107,13 +107,17 @@ static void j_rf(nns__out *o, const nns_rf *rf) {
     nns__out_str(o, "null");
     return;
   }
-  nns__out_fmt(o, "{\"axes\": %d, \"field\": ", axes);
+  nns__out_str(o, "{");
+  j_int(o, "axes", axes);
+  nns__out_str(o, ", \"field\": ");
   j_axes(o, rf->field, axes);
   nns__out_str(o, ", \"stride\": ");
   j_axes(o, rf->stride, axes);
   nns__out_str(o, ", \"padding\": ");
   j_axes(o, rf->padding, axes);
-  nns__out_fmt(o, ", \"whole\": %s}", rf->whole ? "true" : "false");
+  nns__out_str(o, ", ");
+  j_bool(o, "whole", rf->whole);
+  nns__out_str(o, "}");
 }
 
 /* The counts every layer, op type and the totals share. */
@@ -395,7 +399,9 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"counted\": %s, ", counted ? "true" : "false");
+    nns__out_str(o, ", ");
+    j_bool(o, "counted", counted);
+    nns__out_str(o, ", ");
     j_counts(o, &k);
     nns__out_str(o, "}");
   }
@@ -420,8 +426,11 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, param_kind(p.kind));
     nns__out_str(o, ", \"dtype\": ");
     nns__out_json_str(o, p.dtype ? nns_dtype_name(p.dtype) : NULL);
-    nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld, \"layer\": ",
-                 (long long)p.elements, (long long)p.bytes);
+    nns__out_str(o, ", ");
+    j_int(o, "elements", p.elements);
+    nns__out_str(o, ", ");
+    j_int(o, "bytes", p.bytes);
+    nns__out_str(o, ", \"layer\": ");
     if (p.layer < nl) {
       nns_layer_info l;
       nns_model_layer(m, p.layer, &l);
@@ -429,8 +438,11 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     } else {
       nns__out_str(o, "null");
     }
-    nns__out_fmt(o, ", \"shared\": %s, \"copy\": %s}",
-                 p.shared ? "true" : "false", p.is_copy ? "true" : "false");
+    nns__out_str(o, ", ");
+    j_bool(o, "shared", p.shared);
+    nns__out_str(o, ", ");
+    j_bool(o, "copy", p.is_copy);
+    nns__out_str(o, "}");
   }
   nns__out_str(o, np ? "\n  ],\n" : "],\n");
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nnscan.h"
 
@@ -40,8 +41,21 @@ typedef struct nns__out {
 } nns__out;
 
 void nns__out_init(nns__out *o, nns_write_fn write, void *user);
-void nns__out_put(nns__out *o, const char *s, size_t n);
-void nns__out_str(nns__out *o, const char *s);
+/* What does not fit the buffer: flush, or write straight through. */
+void nns__out_put_slow(nns__out *o, const char *s, size_t n);
+/* Inline: reports are written a few bytes at a time (a 100k-layer JSON
+ * makes tens of millions of calls), and a literal's strlen folds away. */
+static inline void nns__out_put(nns__out *o, const char *s, size_t n) {
+  if (!o->failed && n <= sizeof o->buf - o->len) {
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+  } else {
+    nns__out_put_slow(o, s, n);
+  }
+}
+static inline void nns__out_str(nns__out *o, const char *s) {
+  nns__out_put(o, s, strlen(s));
+}
 /* A decimal integer, without printf: JSON reports write thousands. */
 void nns__out_int(nns__out *o, int64_t v);
 void nns__out_fmt(nns__out *o, const char *fmt, ...)
