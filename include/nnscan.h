@@ -1012,6 +1012,17 @@ NNS_API nns_status nns_report(const nns_model *model,
                               const nns_report_options *opts,
                               nns_write_fn write, void *user, nns_error *err);
 
+/*
+ * Copies src (NULL: "") into dst as text safe to print on a terminal: C0
+ * and C1 control characters and DEL become '?', bytes that are not UTF-8
+ * become U+FFFD, and the result is cut at a character boundary to fit
+ * `size` bytes (NUL included). Returns the length written (strlen(dst));
+ * 0, writing nothing, when dst is NULL or size is 0. The text, CSV and
+ * Markdown reports clean every name from the model this way; use it for
+ * names you print yourself (nns_model_value(), warnings, errors).
+ */
+NNS_API size_t nns_text_clean(char *dst, size_t size, const char *src);
+
 /* ---- Comparison of several models ---- */
 
 /*

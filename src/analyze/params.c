@@ -46,7 +46,7 @@ static bool same_type(const nns__type *a, const nns__type *b) {
 }
 
 bool nns__node_is_copy(const nns__node *n) {
-  if (!n->op || n->op->cost != nns__cost_view || n->n_out < 1 || !n->out[0])
+  if (!n->op || !n->op->view || n->n_out < 1 || !n->out[0])
     return false;
   const nns__value *in = NULL;
   for (int32_t i = 0; i < n->n_in; i++) {

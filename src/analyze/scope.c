@@ -418,10 +418,10 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
 
 /* ==== Nodes without a module path ==== */
 
-/* True when n does run-time work: an op with a cost rule other than a
- * view's (or one nnscan does not know) whose outputs are not all folded. */
+/* True when n does run-time work: an op that is not a view (or one nnscan
+ * does not know) whose outputs are not all folded. */
 static bool does_work(const nns__node *n) {
-  if (n->op && n->op->cost == nns__cost_view)
+  if (n->op && n->op->view)
     return false;
   for (int32_t k = 0; k < n->n_out; k++)
     if (n->out[k] && !n->out[k]->cval)
@@ -830,7 +830,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         goto done;
       }
     }
-    bool does_work = n->op && n->op->cost != nns__cost_view;
+    bool does_work = n->op && !n->op->view;
     bool all_folded = n->n_out > 0;
     for (int32_t k = 0; k < n->n_out; k++)
       if (n->out[k] && !n->out[k]->cval)

@@ -146,4 +146,20 @@ nns_status nns__fmap_open(nns__fmap *fm, const char *path, nns_error *err);
 nns_status nns__fmap_copy(nns__fmap *fm, const void *data, size_t size);
 void nns__fmap_close(nns__fmap *fm);
 
+/*
+ * Opens `rel` for reading inside folder `dir` without following a symbolic
+ * link out of that folder: a model's external data named "w.bin" must not
+ * read, or reveal the size of, whatever file a link "w.bin" points to.
+ * Where the kernel has openat2 (Linux 5.6), RESOLVE_BENEATH follows links
+ * that stay inside the folder; elsewhere no link is followed at all
+ * (O_NOFOLLOW on every component). Opened non-blocking, so a FIFO never
+ * hangs. Returns the descriptor, or -1 with errno set (EXDEV or ELOOP for
+ * a link that leaves the folder).
+ */
+int nns__open_beneath(const char *dir, const char *rel);
+/* nns__open_beneath's fallback, relative to an open folder: no link is
+ * followed at all. Its own entry point so that tests reach it on kernels
+ * that have openat2. */
+int nns__open_nofollow(int dirfd, const char *rel);
+
 #endif

@@ -41,7 +41,16 @@ nns_model *cli_load(const cli_model_opts *o);
 void cli_print_error(const char *path, const nns_error *err);
 /* Opens -o FILE or returns stdout; NULL (reported) on failure. */
 FILE *cli_open_output(const char *path);
-void cli_close_output(FILE *f);
+/* Flushes and closes what cli_open_output opened (stdout is flushed only).
+ * False when any write or the close failed, after printing
+ * "nnscan: cannot write 'FILE': <errno text>": the caller exits 1. */
+bool cli_close_output(FILE *f, const char *path);
+/* The nns_write_fn of the CLI's reports (user: the FILE *): as
+ * nns_write_stdio, and it keeps the errno of a failed write for
+ * cli_close_output's message. */
+int cli_write(void *file, const char *data, size_t size);
+/* How messages name an output: the path, or "<stdout>" for NULL or "-". */
+const char *cli_output_name(const char *path);
 
 /* Width of the terminal when stdout is one ($COLUMNS, else the tty's own
  * size), else 100. */

@@ -178,8 +178,13 @@ int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
 }
 
 void cli_print_error(const char *path, const nns_error *err) {
-  fprintf(stderr, "nnscan: %s: %s", path, err->message);
-  if (err->offset >= 0 && !strstr(err->message, "byte"))
+  /* The message names nodes and ops of the model: cleaned of escape
+   * sequences, as is the path (a file name can hold them too). */
+  char p[1024], msg[3 * sizeof err->message];
+  nns_text_clean(p, sizeof p, path);
+  nns_text_clean(msg, sizeof msg, err->message);
+  fprintf(stderr, "nnscan: %s: %s", p, msg);
+  if (err->offset >= 0 && !strstr(msg, "byte"))
     fprintf(stderr, " (at byte %lld)", (long long)err->offset);
   fprintf(stderr, " [%s]\n", nns_status_name(err->code));
 }
@@ -218,11 +223,46 @@ FILE *cli_open_output(const char *path) {
   return f;
 }
 
-void cli_close_output(FILE *f) {
-  if (f && f != stdout)
-    fclose(f);
-  else
-    fflush(stdout);
+/* errno of the first failed cli_write (the CLI writes one output at a
+ * time, so one slot is enough). */
+static int write_errno;
+
+int cli_write(void *file, const char *data, size_t size) {
+  if (fwrite(data, 1, size, (FILE *)file) == size)
+    return 0;
+  if (!write_errno)
+    write_errno = errno ? errno : EIO;
+  return -1;
+}
+
+bool cli_close_output(FILE *f, const char *path) {
+  if (!f)
+    return false;
+  /* A write that failed earlier left the stream's error flag set; flushing
+   * the rest then fails the same way (ENOSPC, EIO, EPIPE) and says why. */
+  bool bad = ferror(f) != 0;
+  int e = 0;
+  if (fflush(f) != 0) {
+    bad = true;
+    e = errno;
+  }
+  if (f != stdout && fclose(f) != 0) {
+    bad = true;
+    e = e ? e : errno;
+  }
+  if (!e && write_errno) {
+    bad = true;
+    e = write_errno;
+  }
+  write_errno = 0;
+  if (bad)
+    fprintf(stderr, "nnscan: cannot write '%s': %s\n", cli_output_name(path),
+            e ? strerror(e) : "write error");
+  return !bad;
+}
+
+const char *cli_output_name(const char *path) {
+  return !path || !strcmp(path, "-") ? "<stdout>" : path;
 }
 
 bool cli_parse_int(const char *s, long min, long *out) {
@@ -301,12 +341,14 @@ void json_str(FILE *f, const char *s) {
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
     /* Fast path: printable ASCII that needs no escape. */
-    if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
       p++;
       continue;
     }
     size_t n = utf8_len(p);
-    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+    /* C1 controls (U+0080-U+009F) and DEL are escaped like C0 ones. */
+    bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if (n > 1 && !c1) {
       p += n;
       continue;
     }
@@ -321,9 +363,10 @@ void json_str(FILE *f, const char *s) {
       if (n == 0)
         fputs_unlocked("\\ufffd", f);
       else
-        fprintf(f, "\\u%04x", *p);
+        fprintf(f, "\\u%04x", c1 ? p[1] : *p);
     }
-    run = ++p;
+    p += c1 ? 2 : 1;
+    run = p;
   }
   fwrite_unlocked(run, 1, (size_t)(p - run), f);
   putc_unlocked('"', f);

@@ -46,7 +46,7 @@ static void usage(FILE *f) {
           "count\n");
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;
@@ -74,4 +74,14 @@ int main(int argc, char **argv) {
   fprintf(stderr, "nnscan: unknown command '%s'\n", cmd);
   usage(stderr);
   return EXIT_USAGE;
+}
+
+/* Anything printed straight to stdout (usage, version) is checked here too:
+ * a failed write is exit 1, never a silent 0. The subcommands check their
+ * own outputs (cli_close_output) and have reported already when they fail. */
+int main(int argc, char **argv) {
+  int rc = dispatch(argc, argv);
+  if (rc == EXIT_OK && !cli_close_output(stdout, NULL))
+    rc = EXIT_FAIL;
+  return rc;
 }

@@ -128,6 +128,5 @@ int cmd_ops(int argc, char **argv) {
     ops_md(f, n);
   else
     ops_text(f, n);
-  cli_close_output(f);
-  return EXIT_OK;
+  return cli_close_output(f, output) ? EXIT_OK : EXIT_FAIL;
 }

@@ -46,11 +46,12 @@ int cmd_shapes(int argc, char **argv) {
                                              : NNS_FORMAT_SHAPES_JSON,
                                .model_path = o.path};
       nns_error err;
-      if (nns_report(m, &ro, nns_write_stdio, f, &err) == NNS_OK)
+      if (nns_report(m, &ro, cli_write, f, &err) == NNS_OK)
         rc = EXIT_OK;
       else
-        cli_print_error(o.output ? o.output : "stdout", &err);
-      cli_close_output(f);
+        cli_print_error(cli_output_name(o.output), &err);
+      if (!cli_close_output(f, o.output))
+        rc = EXIT_FAIL;
     }
     nns_model_free(m);
   }

@@ -94,16 +94,22 @@ static bool incomplete(const nns_model *m, const char *path) {
   size_t nu = nns_model_uncounted_op_count(m);
   size_t nk = nns_model_unknown_op_count(m);
   bool bad = nu || nk || (all.flags & (NNS_COUNT_PARTIAL |
-                                         NNS_COUNT_UNBOUNDED));
+                                       NNS_COUNT_UNBOUNDED |
+                                       NNS_COUNT_OVERFLOW));
   if (!bad)
     return false;
-  fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", path);
+  char p[1024];
+  nns_text_clean(p, sizeof p, path);
+  fprintf(stderr, "nnscan: %s: --strict: counts are incomplete:", p);
   for (size_t i = 0; i < nu; i++) {
     const char *dom = "", *op = "";
     size_t n = 0;
     nns_model_uncounted_op(m, i, &dom, &op, &n);
-    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", dom,
-            *dom ? "." : "", op, n);
+    char cd[256], co[256];
+    nns_text_clean(cd, sizeof cd, dom);
+    nns_text_clean(co, sizeof co, op);
+    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", cd,
+            *cd ? "." : "", co, n);
   }
   bool listed = nu > 0;
   for (size_t i = 0; i < nk; i++) {
@@ -120,13 +126,20 @@ static bool incomplete(const nns_model *m, const char *path) {
     }
     if (dup)
       continue;
-    fprintf(stderr, "%s %s%s%s x%zu (no shape rule)", listed ? "," : "", dom,
-            *dom ? "." : "", op, n);
+    char cd[256], co[256];
+    nns_text_clean(cd, sizeof cd, dom);
+    nns_text_clean(co, sizeof co, op);
+    fprintf(stderr, "%s %s%s%s x%zu (no shape rule)", listed ? "," : "", cd,
+            *cd ? "." : "", co, n);
     listed = true;
   }
-  if (all.flags & NNS_COUNT_UNBOUNDED)
+  if (all.flags & NNS_COUNT_UNBOUNDED) {
     fprintf(stderr, "%s a loop with an unknown trip count",
             listed ? "," : "");
+    listed = true;
+  }
+  if (all.flags & NNS_COUNT_OVERFLOW)
+    fprintf(stderr, "%s counts saturated at 2^63-1", listed ? "," : "");
   fputc('\n', stderr);
   return true;
 }
@@ -262,11 +275,13 @@ int cmd_summary(int argc, char **argv) {
   ro.model_path = o.path;
   FILE *out = cli_open_output(o.output);
   if (out) {
-    if (nns_report(m, &ro, nns_write_stdio, out, &err) != NNS_OK)
+    nns_status st = nns_report(m, &ro, cli_write, out, &err);
+    /* NNS_E_IO is the writer's failure: cli_close_output names the file
+     * and the reason. */
+    if (st != NNS_OK && st != NNS_E_IO)
       cli_print_error(o.path, &err);
-    else
+    if (cli_close_output(out, o.output) && st == NNS_OK)
       rc = EXIT_OK;
-    cli_close_output(out);
   }
   if (rc == EXIT_OK && strict && incomplete(m, o.path))
     rc = EXIT_INCOMPLETE;

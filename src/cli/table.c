@@ -90,18 +90,20 @@ int cmd_table(int argc, char **argv) {
   FILE *out = cli_open_output(o.output);
   if (!out)
     goto done;
-  nns_status st = nns_report_table(rows, &ro, nns_write_stdio, out, &err);
-  cli_close_output(out);
+  nns_status st = nns_report_table(rows, &ro, cli_write, out, &err);
+  if (!cli_close_output(out, o.output))
+    goto done;
   if (st != NNS_OK) {
-    cli_print_error(o.output ? o.output : "stdout", &err);
+    cli_print_error(cli_output_name(o.output), &err);
     goto done;
   }
   if (plot) {
     FILE *pf = cli_open_output(plot);
     if (!pf)
       goto done;
-    st = nns_report_plot(rows, nns_write_stdio, pf, &err);
-    cli_close_output(pf);
+    st = nns_report_plot(rows, cli_write, pf, &err);
+    if (!cli_close_output(pf, plot))
+      goto done;
     if (st != NNS_OK) {
       cli_print_error(plot, &err);
       goto done;

@@ -330,6 +330,8 @@ struct nns_model {
   unsigned infer_flags;      /* NNS_INFER_* of the current run */
   int call_depth;            /* nesting of function-call inference */
   int infer_runs;            /* nns_model_infer calls so far */
+  int64_t fold_bytes;        /* bytes of constants decoded or folded in this
+                                inference run (NNS__FOLD_BUDGET caps it) */
   bool inferred;
 };
 

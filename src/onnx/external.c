@@ -5,9 +5,11 @@
  * weights) or too short for the tensors that point into it. Both are
  * warnings: shapes and counts never need the weights.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "load_int.h"
 
@@ -58,11 +60,27 @@ void nns__check_external(nns_model *m) {
   for (size_t k = 0; k < n; k++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", m->dir, files[k].location);
+    /* Opened (not stat'ed by path) beneath the model's folder: a link
+     * leaving it is neither followed nor measured, so the warning cannot
+     * tell the size of a file outside. */
     struct stat st;
-    if (stat(path, &st) != 0)
+    int fd = nns__open_beneath(m->dir, files[k].location);
+    int e = errno;
+    bool seen = fd >= 0 && fstat(fd, &st) == 0;
+    if (fd >= 0)
+      close(fd);
+    if (fd < 0 && (e == EXDEV || e == ELOOP))
+      nns__warn(m, "external data file '%s' (%lld tensors) is a symbolic "
+                "link out of the model's folder: not followed, its tensors "
+                "are not read", path, (long long)files[k].tensors);
+    else if (!seen)
       nns__warn(m, "external data file '%s' (%lld tensors) not found: "
                 "weights are not read, shapes and counts do not need them",
                 path, (long long)files[k].tensors);
+    else if (!S_ISREG(st.st_mode))
+      nns__warn(m, "external data file '%s' (%lld tensors) is not a "
+                "regular file: its tensors are not read", path,
+                (long long)files[k].tensors);
     else if ((int64_t)st.st_size < files[k].end)
       nns__warn(m, "external data file '%s' has %lld bytes but its %lld "
                 "tensors reach byte %lld", path, (long long)st.st_size,

@@ -9,6 +9,7 @@
  * deliberate empty model.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load_int.h"
@@ -401,6 +402,8 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
     m->producer_name = m->producer_version = m->domain = m->doc = L.empty;
     st = load_model(&L);
   }
+  free(L.io);
+  free(L.attrs);
   if (st == NNS_OK)
     st = nns__model_index_nodes(m, err);
   if (st != NNS_OK) {

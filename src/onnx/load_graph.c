@@ -3,13 +3,16 @@
  * TypeProto into the IR (the decoding phase; names are resolved later by
  * resolve.c).
  *
- * Each message with repeated fields is read twice: a first pass counts the
- * elements so that every array is allocated once at its final size in the
- * arena, a second pass fills them. Both passes only walk tags and lengths,
- * so this costs far less than growing arrays, and memory stays linear in
- * the size of the model.
+ * Nodes, the most numerous messages, and shapes are decoded in one pass:
+ * their elements are gathered on a scratch stack (or the C stack) and
+ * copied into arena arrays of their final size. A graph, whose nodes must
+ * not move once decoded (values point at their producer), and a list
+ * attribute are skimmed first to count their elements (tags and lengths
+ * only, nothing decoded), then decoded into arrays allocated once. Memory
+ * stays linear in the size of the model either way.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load_int.h"
@@ -26,30 +29,21 @@ nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
 
 /* ==== Types ==== */
 
+/* One pass: the dims go to a buffer on the C stack (at most
+ * NNS__MAX_RANK), then into an arena array of the final rank. */
 static nns_status load_shape(nns__loader *L, const nns__wire *w,
                              nns__type *t) {
   nns__wire r = *w, sub;
   nns__field f;
   nns_status st;
+  nns__dim dims[NNS__MAX_RANK];
   int32_t n = 0;
-  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num)
-    if (f.num == 1 && ++n > NNS__MAX_RANK)
-      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "more than %d dims",
-                            NNS__MAX_RANK);
-  if (st != NNS_OK)
-    return st;
-  t->rank = n;
-  t->dims = NULL;
-  if (!n)
-    return NNS_OK;
-  t->dims = nns__arena_array(&L->m->arena, (size_t)n, sizeof *t->dims);
-  if (!t->dims)
-    return nns__load_nomem(L);
-  int32_t k = 0;
-  r = *w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     if (f.num != 1)
       continue;
+    if (n == NNS__MAX_RANK)
+      return nns__wire_fail(&r, &f, NNS_E_LIMIT, "more than %d dims",
+                            NNS__MAX_RANK);
     if ((st = nns__wire_enter(&r, &f, &nns__pb_dim, &sub)) != NNS_OK)
       return st;
     /* dim_value and dim_param are a oneof: the last one set wins. A dim
@@ -70,7 +64,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
     }
     if (st != NNS_OK)
       return st;
-    nns__dim *dim = &t->dims[k++];
+    nns__dim *dim = &dims[n++];
     if (value >= 0) {
       *dim = nns__dim_known(value);
     } else {
@@ -81,7 +75,17 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
         return nns__load_nomem(L);
     }
   }
-  return st;
+  if (st != NNS_OK)
+    return st;
+  t->rank = n;
+  t->dims = NULL;
+  if (!n)
+    return NNS_OK;
+  t->dims = nns__arena_array(&L->m->arena, (size_t)n, sizeof *t->dims);
+  if (!t->dims)
+    return nns__load_nomem(L);
+  memcpy(t->dims, dims, (size_t)n * sizeof *dims);
+  return NNS_OK;
 }
 
 /* TypeProto.Tensor / TypeProto.SparseTensor. */
@@ -483,6 +487,48 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 
 /* ==== Nodes ==== */
 
+/* A scratch stack of `n` elements with room for one more: the same
+ * block, or a larger copy (NULL when out of memory). */
+static void *scratch_room(void *stack, size_t n, size_t *cap, size_t elem,
+                          size_t first) {
+  if (n < *cap)
+    return stack;
+  size_t grown = *cap ? *cap * 2 : first;
+  void *p = realloc(stack, grown * elem);
+  if (p)
+    *cap = grown;
+  return p;
+}
+
+static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
+                          nns__value *v, const char *meta_value) {
+  nns__load_io *io = scratch_room(L->io, L->n_io, &L->cap_io, sizeof *io, 64);
+  if (!io)
+    return nns__load_nomem(L);
+  L->io = io;
+  io[L->n_io++] = (nns__load_io){
+      .name = name, .value = v, .meta_value = meta_value, .kind = kind};
+  return NNS_OK;
+}
+
+static nns_status push_attr(nns__loader *L, const nns__attr *a) {
+  nns__attr *at = scratch_room(L->attrs, L->n_attrs, &L->cap_attrs,
+                               sizeof *at, 16);
+  if (!at)
+    return nns__load_nomem(L);
+  L->attrs = at;
+  at[L->n_attrs++] = *a;
+  return NNS_OK;
+}
+
+/*
+ * One pass over the NodeProto: inputs, outputs and attributes go onto the
+ * loader's scratch stacks as they come, and are copied into arrays of
+ * their final size at the end (the arrays of a node are small; walking
+ * the message twice, to count and then to fill, cost more). Name and
+ * op_type normally precede the attributes (field order), so messages
+ * about an attribute can name its node.
+ */
 nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
                           nns__node *n) {
   n->offset = w->origin + (int64_t)w->pos;
@@ -490,28 +536,56 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   n->name = L->empty;
   n->domain = L->empty;
   n->opset = -1;
+  size_t io_base = L->n_io, attr_base = L->n_attrs;
   nns__wire r = *w, sub;
   nns__field f;
   nns_status st;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    const char *name;
     switch (f.num) {
     case 1:
-      st = nns__load_count_up(&r, &f, &n->n_in, 1);
+      if ((st = nns__load_count_up(&r, &f, &n->n_in, 1)) == NNS_OK &&
+          (st = nns__load_name(L, &f, &name)) == NNS_OK)
+        st = push_io(L, NNS__IO_IN, name, NULL, NULL);
       break;
     case 2:
-      st = nns__load_count_up(&r, &f, &n->n_out, 1);
+      if ((st = nns__load_count_up(&r, &f, &n->n_out, 1)) != NNS_OK ||
+          (st = nns__load_name(L, &f, &name)) != NNS_OK)
+        break;
+      nns__value *v = NULL;
+      if (name[0]) {
+        if (!(v = nns__load_value(L, g, name)))
+          return nns__load_nomem(L);
+        v->producer = n;
+      }
+      st = push_io(L, NNS__IO_OUT, name, v, NULL);
       break;
-    case 5:
-      st = nns__load_count_up(&r, &f, &n->n_attrs, 1);
+    case 9: {
+      /* metadata_props: the torch.export-based exporter keeps the module
+       * path and classes here (src/analyze/scope.c reads them). */
+      const char *key, *value;
+      if ((st = nns__load_count_up(&r, &f, &n->n_meta, 1)) == NNS_OK &&
+          (st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK &&
+          (st = nns__load_entry(L, &sub, &key, &value)) == NNS_OK)
+        st = push_io(L, NNS__IO_META, key, NULL, value);
       break;
-    case 9:
-      st = nns__load_count_up(&r, &f, &n->n_meta, 1);
-      break;
+    }
     case 3:
       st = nns__load_name(L, &f, &n->name);
       break;
     case 4:
       st = nns__load_name(L, &f, &n->op_type);
+      break;
+    case 5:
+      if ((st = nns__load_count_up(&r, &f, &n->n_attrs, 1)) == NNS_OK &&
+          (st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) == NNS_OK) {
+        /* Decoded on the C stack: a subgraph inside may grow (move) the
+         * scratch stack. */
+        nns__attr a;
+        memset(&a, 0, sizeof a);
+        if ((st = load_attr(L, &sub, n, &a)) == NNS_OK)
+          st = push_attr(L, &a);
+      }
       break;
     case 7:
       st = nns__load_name(L, &f, &n->domain);
@@ -542,36 +616,25 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   if (!n->in_names || !n->in || !n->out_names || !n->out || !n->attrs ||
       !n->meta_keys || !n->meta_values)
     return nns__load_nomem(L);
-  int32_t ki = 0, ko = 0, ka = 0, km = 0;
-  r = *w;
-  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
-      st = nns__load_name(L, &f, &n->in_names[ki++]);
-    } else if (f.num == 2) {
-      const char **name = &n->out_names[ko];
-      if ((st = nns__load_name(L, &f, name)) == NNS_OK && (*name)[0]) {
-        nns__value *v = nns__load_value(L, g, *name);
-        if (!v)
-          return nns__load_nomem(L);
-        v->producer = n;
-        n->out[ko] = v;
-      }
-      ko++;
-    } else if (f.num == 5) {
-      if ((st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) == NNS_OK)
-        st = load_attr(L, &sub, n, &n->attrs[ka++]);
-    } else if (f.num == 9) {
-      /* metadata_props: the torch.export-based exporter keeps the module
-       * path and classes here (src/analyze/scope.c reads them). */
-      if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
-        st = nns__load_entry(L, &sub, &n->meta_keys[km],
-                             &n->meta_values[km]);
-      km++;
+  int32_t ki = 0, ko = 0, km = 0;
+  for (size_t k = io_base; k < L->n_io; k++) {
+    const nns__load_io *e = &L->io[k];
+    if (e->kind == NNS__IO_OUT) {
+      n->out_names[ko] = e->name;
+      n->out[ko++] = e->value;
+    } else if (e->kind == NNS__IO_META) {
+      n->meta_keys[km] = e->name;
+      n->meta_values[km++] = e->meta_value;
+    } else {
+      n->in_names[ki++] = e->name;
     }
-    if (st != NNS_OK)
-      return st;
   }
-  return st;
+  if (n->n_attrs)
+    memcpy(n->attrs, L->attrs + attr_base,
+           (size_t)n->n_attrs * sizeof *n->attrs);
+  L->n_io = io_base;
+  L->n_attrs = attr_base;
+  return NNS_OK;
 }
 
 /* ==== Graphs ==== */

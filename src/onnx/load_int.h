@@ -48,7 +48,25 @@ typedef struct nns__loader {
   int32_t fn_n_opsets;
   const char **fn_opset_domains;
   int64_t *fn_opset_versions;
+  /* Scratch stacks of the one-pass node decoder (load_graph.c): a node
+   * pushes its inputs, outputs and attributes as it meets them, then copies
+   * them into arrays of their final size and pops them. A subgraph's nodes,
+   * decoded while an attribute of the outer node is, push above and pop
+   * before it goes on. malloc'ed, freed when loading ends. */
+  struct nns__load_io *io;   /* inputs, outputs, metadata entries */
+  size_t n_io, cap_io;
+  nns__attr *attrs;
+  size_t n_attrs, cap_attrs;
 } nns__loader;
+
+/* One entry of the loader's node scratch stack: what a NodeProto lists. */
+enum { NNS__IO_IN, NNS__IO_OUT, NNS__IO_META };
+typedef struct nns__load_io {
+  const char *name;          /* interned name; NNS__IO_META: the key */
+  nns__value *value;         /* NNS__IO_OUT: the value it defines, or NULL */
+  const char *meta_value;    /* NNS__IO_META: the entry's value */
+  uint8_t kind;              /* NNS__IO_* */
+} nns__load_io;
 
 /* NNS_E_NOMEM with a message; every allocation failure goes through it. */
 nns_status nns__load_nomem(nns__loader *L);

@@ -429,7 +429,7 @@ static const nns__attr_spec dropout12_attrs[] = {NNS__A_OPT("seed", INT),
 /* Activations that lost consumed_inputs in opset 6. */
 #define ACT_1_6(nm, attrs1, attrs6, shape, fold, cf)                           \
   {"", nm, 1, 5, "a", attrs1, shape, fold, .cost = cf},                        \
-  {"", nm, 6, 17, "a", attrs6, shape, fold, .cost = cf}
+  {"", nm, 6, NNS__OPSET_MAX, "a", attrs6, shape, fold, .cost = cf}
 /* Softmax over a spatial dim mixes every position along it into each
  * output (global context); before opset 13 it works on the dims from
  * `axis` on, from 13 on `axis` only. */
@@ -447,7 +447,7 @@ static nns_status softmax13_rf(nns__ictx *cx, const nns__rf *in,
    .rf = softmax1_rf},                                                         \
   {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf,          \
    .rf = softmax1_rf},                                                         \
-  {"", nm, 13, 17, "a", axis13_attrs, softmax_shape, fold, .cost = cf,         \
+  {"", nm, 13, NNS__OPSET_MAX, "a", axis13_attrs, softmax_shape, fold, .cost = cf,         \
    .rf = softmax13_rf}
 
 const nns__op nns__ops_activation[] = {
@@ -465,24 +465,29 @@ const nns__op nns__ops_activation[] = {
             nns__same_shape, hard_sigmoid_fold, hard_sigmoid_cost),
     ACT_1_6("Tanh", consumed_attrs, NULL, nns__same_shape, tanh_fold,
             tanh_cost),
-    {"", "Celu", 12, 17, "a", alpha1_attrs, celu_shape, celu_fold,
+    {"", "Celu", 12, NNS__OPSET_MAX, "a", alpha1_attrs, celu_shape, celu_fold,
      .cost = celu_cost},
-    {"", "ThresholdedRelu", 10, 17, "a", alpha1_attrs, nns__same_shape,
+    {"", "ThresholdedRelu", 10, NNS__OPSET_MAX, "a", alpha1_attrs,
+     nns__same_shape,
      thresholded_relu_fold, .cost = thresholded_cost},
-    {"", "HardSwish", 14, 17, "a", NULL, nns__same_shape, hard_swish_fold,
+    {"", "HardSwish", 14, NNS__OPSET_MAX, "a", NULL, nns__same_shape,
+     hard_swish_fold,
      .cost = hard_swish_cost},
-    {"", "Softplus", 1, 17, "a", NULL, nns__same_shape, softplus_fold,
+    {"", "Softplus", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape,
+     softplus_fold,
      .cost = softplus_cost},
-    {"", "Softsign", 1, 17, "a", NULL, nns__same_shape, softsign_fold,
+    {"", "Softsign", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape,
+     softsign_fold,
      .cost = softsign_cost},
-    {"", "Shrink", 9, 17, "a", shrink_attrs, shrink_shape, shrink_fold,
+    {"", "Shrink", 9, NNS__OPSET_MAX, "a", shrink_attrs, shrink_shape,
+     shrink_fold,
      .cost = shrink_cost},
 
     /* The slope is learned: a weight. */
     {"", "PRelu", 1, 5, "aw", consumed_attrs, prelu_shape, NULL,
      .cost = leaky_relu_cost},
     {"", "PRelu", 6, 6, "aw", NULL, prelu_shape, NULL, .cost = leaky_relu_cost},
-    {"", "PRelu", 7, 17, "aw", NULL, prelu_shape, NULL,
+    {"", "PRelu", 7, NNS__OPSET_MAX, "aw", NULL, prelu_shape, NULL,
      .cost = leaky_relu_cost},
 
     SOFTMAX("Softmax", softmax_fold, softmax_cost),
@@ -497,7 +502,7 @@ const nns__op nns__ops_activation[] = {
      .cost = dropout_cost},
     {"", "Dropout", 10, 11, "a", dropout7_attrs, dropout_shape, dropout_fold,
      .cost = dropout_cost},
-    {"", "Dropout", 12, 17, "acc", dropout12_attrs, dropout_shape,
+    {"", "Dropout", 12, NNS__OPSET_MAX, "acc", dropout12_attrs, dropout_shape,
      dropout_fold, .cost = dropout_cost},
     NNS__OP_END,
 };

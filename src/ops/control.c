@@ -740,12 +740,13 @@ static const nns__attr_spec scan9_attrs[] = {
 /* If and Loop changed only their type constraints (sequences, optionals)
  * across opsets 1-16: one entry each. */
 const nns__op nns__ops_control[] = {
-    {"", "If", 1, 17, "c", if_attrs, if_shape, if_fold, .cost = if_cost},
-    {"", "Loop", 1, 17, "cca", loop_attrs, loop_shape, NULL,
+    {"", "If", 1, NNS__OPSET_MAX, "c", if_attrs, if_shape, if_fold,
+     .cost = if_cost},
+    {"", "Loop", 1, NNS__OPSET_MAX, "cca", loop_attrs, loop_shape, NULL,
      .cost = loop_cost},
     {"", "Scan", 8, 8, "ca", scan8_attrs, scan8_shape, NULL,
      .cost = scan8_cost},
-    {"", "Scan", 9, 17, "a", scan9_attrs, scan9_shape, NULL,
+    {"", "Scan", 9, NNS__OPSET_MAX, "a", scan9_attrs, scan9_shape, NULL,
      .cost = scan9_cost},
     NNS__OP_END,
 };

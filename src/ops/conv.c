@@ -26,6 +26,8 @@
 /* Where a conv-like op keeps its operands, and what it outputs. */
 typedef struct conv_io {
   int x, w, b;        /* input indexes; b < 0: no bias input */
+  int n_read;         /* the inputs the conv itself reads; later ones belong
+                         to an op extending it (FusedConv's Z) */
   bool transposed;    /* ConvTranspose */
   bool same_dtype;    /* X and W share the type T (float Conv) */
 } conv_io;
@@ -169,7 +171,8 @@ static nns_status conv_cost_rule(nns__ictx *cx, const conv_io *io,
     k = nns__cmul(c, k, nns__dim_count(c, tw->dims[a], cx->m));
   /* Every input but X and the bias is read once, as a weight. */
   int64_t w = 0, bias = 0;
-  for (int i = 0; i < nns__n_in(cx); i++) {
+  int n_in = nns__n_in(cx) < io->n_read ? nns__n_in(cx) : io->n_read;
+  for (int i = 0; i < n_in; i++) {
     if (i == io->x || !nns__has_in(cx, i))
       continue;
     int64_t n = nns__in_count(cx, c, i);
@@ -228,15 +231,15 @@ static nns_status conv_rf_rule(nns__ictx *cx, const conv_io *io,
 
 /* ==== Entries ==== */
 
-static const conv_io conv_io_float = {.x = 0, .w = 1, .b = 2,
+static const conv_io conv_io_float = {.x = 0, .w = 1, .b = 2, .n_read = 3,
                                       .same_dtype = true};
 static const conv_io conv_io_transposed = {.x = 0, .w = 1, .b = 2,
-                                           .transposed = true,
+                                           .n_read = 3, .transposed = true,
                                            .same_dtype = true};
-static const conv_io conv_io_integer = {.x = 0, .w = 1, .b = -1};
-static const conv_io conv_io_qlinear = {.x = 0, .w = 3, .b = 8};
+static const conv_io conv_io_integer = {.x = 0, .w = 1, .b = -1, .n_read = 4};
+static const conv_io conv_io_qlinear = {.x = 0, .w = 3, .b = 8, .n_read = 9};
 
-static nns_status conv_cost(nns__ictx *cx, nns__cost *c) {
+nns_status nns__conv_cost_rule(nns__ictx *cx, nns__cost *c) {
   return conv_cost_rule(cx, &conv_io_float, CONV_FLOAT, c);
 }
 static nns_status conv_transpose_cost(nns__ictx *cx, nns__cost *c) {
@@ -249,7 +252,8 @@ static nns_status qlinear_conv_cost(nns__ictx *cx, nns__cost *c) {
   return conv_cost_rule(cx, &conv_io_qlinear, CONV_QLINEAR, c);
 }
 
-static nns_status conv_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+nns_status nns__conv_rf_rule(nns__ictx *cx, const nns__rf *in,
+                             nns__rf *out) {
   return conv_rf_rule(cx, &conv_io_float, in, out);
 }
 static nns_status conv_transpose_rf(nns__ictx *cx, const nns__rf *in,
@@ -265,7 +269,7 @@ static nns_status qlinear_conv_rf(nns__ictx *cx, const nns__rf *in,
   return conv_rf_rule(cx, &conv_io_qlinear, in, out);
 }
 
-static nns_status conv_shape(nns__ictx *cx) {
+nns_status nns__conv_shape_rule(nns__ictx *cx) {
   int32_t dt = nns__in_dtype(cx, 0);
   return conv_rule(cx, &conv_io_float, dt ? dt : nns__in_dtype(cx, 1));
 }
@@ -305,14 +309,17 @@ static const nns__attr_spec conv_transpose_attrs[] = {
  * entry each covers every opset.
  */
 const nns__op nns__ops_conv[] = {
-    {"", "Conv", 1, 17, "awb", conv_attrs, conv_shape, NULL,
-     .cost = conv_cost, .rf = conv_rf},
-    {"", "ConvTranspose", 1, 17, "awb", conv_transpose_attrs,
+    {"", "Conv", 1, NNS__OPSET_MAX, "awb", conv_attrs, nns__conv_shape_rule,
+     NULL,
+     .cost = nns__conv_cost_rule, .rf = nns__conv_rf_rule},
+    {"", "ConvTranspose", 1, NNS__OPSET_MAX, "awb", conv_transpose_attrs,
      conv_transpose_shape, NULL, .cost = conv_transpose_cost,
      .rf = conv_transpose_rf},
-    {"", "ConvInteger", 10, 17, "awcc", conv_attrs, conv_integer_shape, NULL,
+    {"", "ConvInteger", 10, NNS__OPSET_MAX, "awcc", conv_attrs,
+     conv_integer_shape, NULL,
      .cost = conv_integer_cost, .rf = conv_integer_rf},
-    {"", "QLinearConv", 10, 17, "accwccccb", conv_attrs, qlinear_conv_shape,
+    {"", "QLinearConv", 10, NNS__OPSET_MAX, "accwccccb", conv_attrs,
+     qlinear_conv_shape,
      NULL, .cost = qlinear_conv_cost, .rf = qlinear_conv_rf},
     NNS__OP_END,
 };

@@ -86,6 +86,32 @@ int64_t nns__in_numel(const nns__ictx *cx, int i) {
   return n;
 }
 
+/* Bytes a constant of n elements of dtype takes once decoded. */
+static int64_t const_bytes(int32_t dtype, int64_t n) {
+  int64_t each = dtype == NNS_DT_STRING        ? (int64_t)sizeof(const char *)
+                 : nns__dtype_is_float(dtype) ? (int64_t)sizeof(double)
+                                              : (int64_t)sizeof(nns__dim);
+  return (n + 1) * each + (int64_t)sizeof(nns__const);
+}
+
+/* Takes `bytes` from the model's folding budget (NNS__FOLD_BUDGET); false,
+ * with one warning per run naming the node, when they do not fit. */
+static bool fold_budget_take(nns__ictx *cx, int64_t bytes) {
+  nns_model *m = cx->m;
+  if (bytes <= NNS__FOLD_BUDGET - m->fold_bytes) {
+    m->fold_bytes += bytes;
+    return true;
+  }
+  if (m->fold_bytes <= NNS__FOLD_BUDGET) {
+    nns__node_warn(cx, "constant folding stopped here: the model's folded "
+                   "values would take more than the %lld MiB budget; from "
+                   "here on values are not folded and stay unknown",
+                   (long long)(NNS__FOLD_BUDGET >> 20));
+    m->fold_bytes = NNS__FOLD_BUDGET + 1; /* warned */
+  }
+  return false;
+}
+
 const nns__const *nns__in_const(nns__ictx *cx, int i) {
   nns__value *v = nns__in(cx, i);
   if (!v)
@@ -93,7 +119,8 @@ const nns__const *nns__in_const(nns__ictx *cx, int i) {
   if (v->cval || v->cval_done)
     return v->cval;
   v->cval_done = true;
-  if (!v->init)
+  if (!v->init || v->init->numel > NNS__FOLD_MAX ||
+      !fold_budget_take(cx, const_bytes(v->init->dtype, v->init->numel)))
     return NULL;
   nns__const *c = nns__arena_alloc(&cx->m->infer_arena, sizeof *c);
   if (!c)
@@ -320,11 +347,13 @@ nns__const *nns__out_const(nns__ictx *cx, int i) {
   for (int32_t k = 0; k < v->type.rank; k++)
     if (!nns__mul_i64(n, v->type.dims[k].v, &n) || n > NNS__FOLD_MAX)
       return NULL;
+  int32_t dt = v->type.dtype;
+  if (!fold_budget_take(cx, const_bytes(dt, n)))
+    return NULL;
   nns__const *c = nns__arena_alloc(&cx->m->infer_arena, sizeof *c);
   if (!c)
     return NULL;
   c->numel = n;
-  int32_t dt = v->type.dtype;
   if (dt == NNS_DT_STRING)
     c->s = nns__arena_array(&cx->m->infer_arena, (size_t)n + 1, sizeof *c->s);
   else if (nns__dtype_is_float(dt))

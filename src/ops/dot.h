@@ -89,4 +89,15 @@ static inline void nns__cost_acc(nns__cost *c, const nns__cost *d) {
   c->overflow |= d->overflow;
 }
 
+/*
+ * Conv's own rules (conv.c), for the entries that extend Conv with inputs
+ * after X, W, B (com.microsoft FusedConv: Z and an activation): the shape,
+ * the cost of the convolution itself (inputs 0-2 only) and the receptive
+ * field are Conv's, written once.
+ */
+nns_status nns__conv_shape_rule(nns__ictx *cx);
+nns_status nns__conv_cost_rule(nns__ictx *cx, nns__cost *c);
+nns_status nns__conv_rf_rule(nns__ictx *cx, const nns__rf *in,
+                             nns__rf *out);
+
 #endif

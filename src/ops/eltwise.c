@@ -1037,28 +1037,29 @@ static const nns__attr_spec clip6_attrs[] = {
 /* Unary math that lost consumed_inputs in opset 6. */
 #define UNARY_1_6(nm, fold, cf)                                                \
   {"", nm, 1, 5, "a", consumed_attrs, nns__same_shape, fold, .cost = cf},      \
-  {"", nm, 6, 17, "a", NULL, nns__same_shape, fold, .cost = cf}
+  {"", nm, 6, NNS__OPSET_MAX, "a", NULL, nns__same_shape, fold, .cost = cf}
 /* Binary ops with legacy broadcasting until opset 6; one FLOP per output
  * element (METRICS.md). */
 #define BINARY_1_7(nm, roles, shape, fold)                                     \
   {"", nm, 1, 6, roles, legacy_bcast_attrs, shape, fold,                       \
    .cost = eltwise1_cost},                                                     \
-  {"", nm, 7, 17, roles, NULL, shape, fold, .cost = eltwise1_cost}
+  {"", nm, 7, NNS__OPSET_MAX, roles, NULL, shape, fold, .cost = eltwise1_cost}
 /* Comparisons: no gradient flows through them (their output is bool). */
 #define COMPARE_1_7(nm, fold)                                                  \
   {"", nm, 1, 6, "aa", legacy_bcast_attrs, bool_binary_shape, fold,            \
    .cost = eltwise1_cost, .no_grad = "1"},                                     \
-  {"", nm, 7, 17, "aa", NULL, bool_binary_shape, fold, .cost = eltwise1_cost,  \
-   .no_grad = "1"}
+  {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape, fold,              \
+   .cost = eltwise1_cost, .no_grad = "1"}
 #define ARITH(nm, fold)                                                        \
   {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold,        \
    .cost = eltwise1_cost},                                                     \
   {"", nm, 6, 6, "aa", legacy_bcast_attrs, binary_shape, fold,                 \
    .cost = eltwise1_cost},                                                     \
-  {"", nm, 7, 17, "aa", NULL, binary_shape, fold, .cost = eltwise1_cost}
+  {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, binary_shape, fold,                  \
+   .cost = eltwise1_cost}
 #define VARIADIC(nm, fold, cf)                                                 \
   {"", nm, 1, 5, "a", consumed_attrs, variadic_shape, fold, .cost = cf},       \
-  {"", nm, 6, 17, "a", NULL, variadic_shape, fold, .cost = cf}
+  {"", nm, 6, NNS__OPSET_MAX, "a", NULL, variadic_shape, fold, .cost = cf}
 
 const nns__op nns__ops_eltwise[] = {
     ARITH("Add", add_fold),
@@ -1067,22 +1068,23 @@ const nns__op nns__ops_eltwise[] = {
     ARITH("Div", div_fold),
     /* The exponent is usually a literal (x ** 2), not a parameter. */
     BINARY_1_7("Pow", "ac", binary_shape, pow_fold),
-    {"", "Mod", 10, 17, "aa", mod_attrs, mod_shape, mod_fold,
+    {"", "Mod", 10, NNS__OPSET_MAX, "aa", mod_attrs, mod_shape, mod_fold,
      .cost = eltwise1_cost},
-    {"", "BitShift", 11, 17, "aa", bitshift_attrs, bitshift_shape, NULL,
+    {"", "BitShift", 11, NNS__OPSET_MAX, "aa", bitshift_attrs, bitshift_shape,
+     NULL,
      .cost = eltwise1_cost},
 
     COMPARE_1_7("Equal", equal_fold),
     COMPARE_1_7("Less", less_fold),
     COMPARE_1_7("Greater", greater_fold),
-    {"", "LessOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
+    {"", "LessOrEqual", 12, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape,
      less_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
-    {"", "GreaterOrEqual", 12, 17, "aa", NULL, bool_binary_shape,
+    {"", "GreaterOrEqual", 12, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape,
      greater_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
     BINARY_1_7("And", "aa", bool_binary_shape, and_fold),
     BINARY_1_7("Or", "aa", bool_binary_shape, or_fold),
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),
-    {"", "Not", 1, 17, "a", NULL, nns__same_shape, not_fold,
+    {"", "Not", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape, not_fold,
      .cost = eltwise1_cost},
 
     VARIADIC("Max", max_fold, variadic_cost),
@@ -1098,55 +1100,56 @@ const nns__op nns__ops_eltwise[] = {
     UNARY_1_6("Sqrt", sqrt_fold, eltwise1_cost),
     UNARY_1_6("Exp", exp_fold, eltwise1_cost),
     UNARY_1_6("Log", log_fold, eltwise1_cost),
-    {"", "Round", 11, 17, "a", NULL, nns__same_shape, round_fold,
+    {"", "Round", 11, NNS__OPSET_MAX, "a", NULL, nns__same_shape, round_fold,
      .cost = eltwise1_cost},
-    {"", "Sin", 7, 17, "a", NULL, nns__same_shape, sin_fold,
+    {"", "Sin", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, sin_fold,
      .cost = eltwise1_cost},
-    {"", "Cos", 7, 17, "a", NULL, nns__same_shape, cos_fold,
+    {"", "Cos", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, cos_fold,
      .cost = eltwise1_cost},
-    {"", "Tan", 7, 17, "a", NULL, nns__same_shape, tan_fold,
+    {"", "Tan", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, tan_fold,
      .cost = eltwise1_cost},
-    {"", "Asin", 7, 17, "a", NULL, nns__same_shape, asin_fold,
+    {"", "Asin", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, asin_fold,
      .cost = eltwise1_cost},
-    {"", "Acos", 7, 17, "a", NULL, nns__same_shape, acos_fold,
+    {"", "Acos", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, acos_fold,
      .cost = eltwise1_cost},
-    {"", "Atan", 7, 17, "a", NULL, nns__same_shape, atan_fold,
+    {"", "Atan", 7, NNS__OPSET_MAX, "a", NULL, nns__same_shape, atan_fold,
      .cost = eltwise1_cost},
-    {"", "Sinh", 9, 17, "a", NULL, nns__same_shape, sinh_fold,
+    {"", "Sinh", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, sinh_fold,
      .cost = eltwise5_cost},
-    {"", "Cosh", 9, 17, "a", NULL, nns__same_shape, cosh_fold,
+    {"", "Cosh", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, cosh_fold,
      .cost = eltwise5_cost},
-    {"", "Asinh", 9, 17, "a", NULL, nns__same_shape, asinh_fold,
+    {"", "Asinh", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, asinh_fold,
      .cost = eltwise5_cost},
-    {"", "Acosh", 9, 17, "a", NULL, nns__same_shape, acosh_fold,
+    {"", "Acosh", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, acosh_fold,
      .cost = eltwise5_cost},
-    {"", "Atanh", 9, 17, "a", NULL, nns__same_shape, atanh_fold,
+    {"", "Atanh", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, atanh_fold,
      .cost = eltwise5_cost},
-    {"", "Erf", 9, 17, "a", NULL, nns__same_shape, erf_fold,
+    {"", "Erf", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, erf_fold,
      .cost = eltwise6_cost},
-    {"", "Sign", 9, 17, "a", NULL, nns__same_shape, sign_fold,
+    {"", "Sign", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, sign_fold,
      .cost = eltwise1_cost},
-    {"", "IsNaN", 9, 17, "a", NULL, bool_shape, isnan_fold,
+    {"", "IsNaN", 9, NNS__OPSET_MAX, "a", NULL, bool_shape, isnan_fold,
      .cost = eltwise1_cost},
-    {"", "IsInf", 10, 17, "a", isinf_attrs, bool_shape, isinf_fold,
+    {"", "IsInf", 10, NNS__OPSET_MAX, "a", isinf_attrs, bool_shape, isinf_fold,
      .cost = eltwise1_cost},
 
     /* A constant condition is a mask, not a parameter. */
-    {"", "Where", 9, 17, "caa", NULL, where_shape, where_fold,
+    {"", "Where", 9, NNS__OPSET_MAX, "caa", NULL, where_shape, where_fold,
      .cost = eltwise1_cost},
     {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move},
-    {"", "Cast", 6, 17, "a", cast6_attrs, cast_shape, cast_fold,
+    {"", "Cast", 6, NNS__OPSET_MAX, "a", cast6_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move},
     /* Casts move data; CastLike reads only the type of input 1. */
-    {"", "CastLike", 15, 17, "ac", NULL, castlike_shape, cast_fold,
+    {"", "CastLike", 15, NNS__OPSET_MAX, "ac", NULL, castlike_shape, cast_fold,
      .cost = nns__cost_move_x},
     {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold,
      .cost = clip_cost},
     {"", "Clip", 6, 10, "a", clip6_attrs, clip_shape, clip_fold,
      .cost = clip_cost},
-    {"", "Clip", 11, 17, "acc", NULL, clip_shape, clip_fold,
+    {"", "Clip", 11, NNS__OPSET_MAX, "acc", NULL, clip_shape, clip_fold,
      .cost = clip_cost},
-    {"", "Det", 11, 17, "a", NULL, det_shape, NULL, .cost = det_cost},
+    {"", "Det", 11, NNS__OPSET_MAX, "a", NULL, det_shape, NULL,
+     .cost = det_cost},
     NNS__OP_END,
 };

@@ -25,29 +25,36 @@ static const char *const constant_kinds[] = {
     "value_int", "value_ints",   "value_string", "value_strings"};
 enum { N_CONSTANT_KINDS = 8 };
 
-static const nns__attr *constant_attr(nns__ictx *cx) {
+/* The attribute holding the Constant's value, or NULL unless exactly one
+ * of the kinds is set (*set says how many are). One walk over the node's
+ * own attributes (usually one): a model holds thousands of Constants. */
+static const nns__attr *constant_attr(nns__ictx *cx, int *set) {
   const nns__attr *found = NULL;
-  for (int k = 0; k < N_CONSTANT_KINDS; k++) {
-    const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
-    if (!a)
-      continue;
-    if (found)
-      return NULL;
-    found = a;
-  }
-  return found;
+  unsigned seen = 0;
+  *set = 0;
+  for (int32_t i = 0; i < cx->node->n_attrs; i++)
+    for (int k = 0; k < N_CONSTANT_KINDS; k++) {
+      if (seen & (1u << k) ||
+          strcmp(cx->node->attrs[i].name, constant_kinds[k]) != 0)
+        continue;
+      const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
+      seen |= 1u << k;
+      if (a) {
+        ++*set;
+        found = a;
+      }
+    }
+  return *set == 1 ? found : NULL;
 }
 
 static nns_status constant_shape(nns__ictx *cx) {
-  int set = 0;
-  for (int k = 0; k < N_CONSTANT_KINDS; k++)
-    set += nns__attr_has(cx, constant_kinds[k]);
+  int set;
+  const nns__attr *a = constant_attr(cx, &set);
   if (set != 1)
     return nns__fail(cx, NNS_E_ATTR,
                      "%s of value, sparse_value and value_* must be set, "
                      "%d are",
                      set ? "only one" : "one", set);
-  const nns__attr *a = constant_attr(cx);
   nns__dim *d;
   switch (a->type) {
   case NNS__AT_TENSOR:
@@ -108,7 +115,8 @@ static nns_status decode_into(nns__ictx *cx, const nns__tensor *t,
 }
 
 static nns_status constant_fold(nns__ictx *cx) {
-  const nns__attr *a = constant_attr(cx);
+  int set;
+  const nns__attr *a = constant_attr(cx, &set);
   if (!a || a->type == NNS__AT_SPARSE_TENSOR)
     return NNS__NOFOLD;
   nns__const *y = nns__out_const(cx, 0);
@@ -457,28 +465,33 @@ static nns_status multinomial_cost(nns__ictx *cx, nns__cost *c) {
 
 const nns__op nns__ops_generate[] = {
     {"", "Constant", 1, 10, "", constant1_attrs, constant_shape, constant_fold,
-     .cost = nns__cost_view, .holds_data = true},
+     NNS__VIEW, .holds_data = true},
     {"", "Constant", 11, 11, "", constant11_attrs, constant_shape,
-     constant_fold, .cost = nns__cost_view, .holds_data = true},
-    {"", "Constant", 12, 17, "", constant12_attrs, constant_shape,
-     constant_fold, .cost = nns__cost_view, .holds_data = true},
-    {"", "ConstantOfShape", 9, 17, "c", constant_of_shape_attrs,
+     constant_fold, NNS__VIEW, .holds_data = true},
+    {"", "Constant", 12, NNS__OPSET_MAX, "", constant12_attrs, constant_shape,
+     constant_fold, NNS__VIEW, .holds_data = true},
+    {"", "ConstantOfShape", 9, NNS__OPSET_MAX, "c", constant_of_shape_attrs,
      constant_of_shape_shape, constant_of_shape_fold, .cost = write_cost},
-    {"", "Range", 11, 17, "ccc", NULL, range_shape, range_fold,
+    {"", "Range", 11, NNS__OPSET_MAX, "ccc", NULL, range_shape, range_fold,
      .cost = generate1_cost},
-    {"", "EyeLike", 9, 17, "a", eye_like_attrs, eye_like_shape, eye_like_fold,
+    {"", "EyeLike", 9, NNS__OPSET_MAX, "a", eye_like_attrs, eye_like_shape,
+     eye_like_fold,
      true, .cost = write_cost, .no_grad = "1"},
-    {"", "RandomNormal", 1, 17, "", random_normal_attrs, random_shape, NULL,
+    {"", "RandomNormal", 1, NNS__OPSET_MAX, "", random_normal_attrs,
+     random_shape, NULL,
      .cost = generate1_cost},
-    {"", "RandomUniform", 1, 17, "", random_uniform_attrs, random_shape, NULL,
+    {"", "RandomUniform", 1, NNS__OPSET_MAX, "", random_uniform_attrs,
+     random_shape, NULL,
      .cost = generate1_cost},
-    {"", "RandomNormalLike", 1, 17, "a", random_normal_like_attrs,
+    {"", "RandomNormalLike", 1, NNS__OPSET_MAX, "a", random_normal_like_attrs,
      random_like_shape, NULL, .cost = generate1_cost, .no_grad = "1"},
-    {"", "RandomUniformLike", 1, 17, "a", random_uniform_like_attrs,
+    {"", "RandomUniformLike", 1, NNS__OPSET_MAX, "a", random_uniform_like_attrs,
      random_like_shape, NULL, .cost = generate1_cost, .no_grad = "1"},
-    {"", "Bernoulli", 15, 17, "a", bernoulli_attrs, random_like_shape, NULL,
+    {"", "Bernoulli", 15, NNS__OPSET_MAX, "a", bernoulli_attrs,
+     random_like_shape, NULL,
      .cost = bernoulli_cost},
-    {"", "Multinomial", 7, 17, "a", multinomial_attrs, multinomial_shape, NULL,
+    {"", "Multinomial", 7, NNS__OPSET_MAX, "a", multinomial_attrs,
+     multinomial_shape, NULL,
      .cost = multinomial_cost},
     NNS__OP_END,
 };

@@ -20,53 +20,6 @@
 #include "dot.h"
 #include "window.h"
 
-/* ==== FusedConv ==== */
-
-/* Conv (X, W, B) plus an activation and an optional Z added before it:
- * the output is Conv's. Spatial sizes come from window.h. */
-static nns_status fused_conv_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *w = nns__in_type(cx, 1);
-  int32_t rx = x ? x->rank : -1, rw = w ? w->rank : -1;
-  int32_t dt = nns__in_dtype(cx, 0);
-  if (rx >= 0 && rw >= 0 && rx != rw)
-    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d but weight rank %d",
-                     rx, rw);
-  int32_t rank = rx >= 0 ? rx : rw;
-  if (rank < 0) {
-    nns__out_shape(cx, 0, dt, -1);
-    return NNS_OK;
-  }
-  if (rank < 3)
-    return nns__fail(cx, NNS_E_SHAPE,
-                     "input has rank %d; expected [N, C, spatial...]", rank);
-  int64_t group = nns__attr_int(cx, "group");
-  if (group < 1)
-    return nns__fail(cx, NNS_E_ATTR, "group is %lld, must be >= 1",
-                     (long long)group);
-  if (rx >= 0 && rw >= 0 && !x->dims[1].sym && !w->dims[1].sym) {
-    int64_t c;
-    if (!nns__mul_i64(w->dims[1].v, group, &c) || c != x->dims[1].v)
-      return nns__fail(cx, NNS_E_SHAPE,
-                       "input has %lld channels, weight expects %lld x group "
-                       "%lld", (long long)x->dims[1].v,
-                       (long long)w->dims[1].v, (long long)group);
-  }
-  nns__window win;
-  nns_status st = nns__window_read(cx, rank - 2, rw >= 0 ? w->dims + 2 : NULL,
-                                   &win);
-  if (st != NNS_OK)
-    return st;
-  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
-  if (!y)
-    return NNS_OK;
-  if (rw >= 0)
-    y[1] = w->dims[0];
-  if (rx < 0)
-    return NNS_OK;
-  y[0] = x->dims[0];
-  return nns__window_out_dims(cx, &win, x->dims + 2, y + 2);
-}
-
 /* ==== FusedMatMul ==== */
 
 /*
@@ -358,21 +311,20 @@ static nns_status entry_cost(nns__ictx *cx, const char *name, nns__cost *c) {
 }
 
 /*
- * FusedConv = Conv (nns__conv_cost, as conv.c) + Z added to every output
- * (numel(Y) FLOPs, numel(Z) read) + the activation, whose FLOPs per element
+ * FusedConv (X, W, B, Z) is Conv plus Z added and an activation: its shape
+ * and receptive field are Conv's own rules (dot.h). Its cost is Conv's
+ * (nns__conv_cost_rule, inputs 0-2) + Z added to every output (numel(Y)
+ * FLOPs, numel(Z) read) + the activation, whose FLOPs per element
  * are its own entry's (Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, Clip).
  * Fusion saves the activation's own reads and writes: no DMAs for it.
  */
 static nns_status fused_conv_cost(nns__ictx *cx, nns__cost *c) {
-  const nns__type *w = nns__in_type(cx, 1);
-  int64_t y = nns__out_count(cx, c, 0), nw = nns__in_count(cx, c, 1);
-  int64_t nb = opt_count(cx, c, 2), nz = opt_count(cx, c, 3);
-  if (!w || w->rank < 3 || y < 0 || nw < 0 || nb < 0 || nz < 0)
+  int64_t y = nns__out_count(cx, c, 0), nz = opt_count(cx, c, 3);
+  if (y < 0 || nz < 0)
     return NNS__UNCOUNTED;
-  int64_t k = 1;
-  for (int32_t d = 2; d < w->rank; d++)
-    k = nns__cmul(c, k, nns__dim_count(c, w->dims[d], cx->m));
-  nns__conv_cost(c, y, nns__dim_count(c, w->dims[1], cx->m), k, nw, nb);
+  nns_status st = nns__conv_cost_rule(cx, c);
+  if (st != NNS_OK)
+    return st;
   if (nns__has_in(cx, 3)) {
     c->flops = nns__cadd(c, c->flops, y);
     c->dmas = nns__cadd(c, c->dmas, nz);
@@ -654,8 +606,9 @@ static const nns__attr_spec mha_attrs[] = {
 #define MS "com.microsoft"
 
 const nns__op nns__ops_msft[] = {
-    {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs, fused_conv_shape, NULL,
-     .cost = fused_conv_cost},
+    {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs,
+     nns__conv_shape_rule, NULL, .cost = fused_conv_cost,
+     .rf = nns__conv_rf_rule},
     {MS, "FusedMatMul", 1, 1, "aw", fused_matmul_attrs, fused_matmul_shape,
      NULL, .cost = fused_matmul_cost},
     {MS, "Gelu", 1, 1, "a", NULL, same_shape, NULL, .cost = gelu_cost},

@@ -102,7 +102,13 @@ typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns__rf *in,
  * the result would be too large). Not an error. */
 #define NNS__NOFOLD ((nns_status)-1)
 
-/* Highest opset version the table has been written against. */
+/*
+ * The newest ai.onnx opset the table has been written against: every entry
+ * that is current at that opset ends here (`until`), so this is the one
+ * place the number lives. Raising it means going through the ONNX
+ * changelog for the new opset and giving each op that changed a new entry
+ * (its old entry then ends one below); the registry test checks ranges.
+ */
 #define NNS__OPSET_MAX 17
 
 typedef struct nns__op {
@@ -124,6 +130,11 @@ typedef struct nns__op {
   bool fold_on_types;
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: broadcast the fields of the inputs */
+  /* A view: no run-time work. Its output aliases its input (Reshape,
+   * Identity, Squeeze) or is known without reading any data (Shape,
+   * Constant, sequence bookkeeping); it costs nothing. Set through
+   * NNS__VIEW, which also gives the entry its all-zero cost rule. */
+  bool view;
   const void *ext;     /* custom ops: the user's callbacks */
   /*
    * Differentiability, one character per input like `roles` (the last
@@ -140,6 +151,9 @@ typedef struct nns__op {
    * output is classified like an initializer (src/analyze/params.c). */
   bool holds_data;
 } nns__op;
+
+/* Marks an entry as a view (see `view`) and gives it the view cost rule. */
+#define NNS__VIEW .view = true, .cost = nns__cost_view
 
 /*
  * Entries are written positionally up to `fold` and by name after it:
@@ -257,6 +271,18 @@ void nns__out_kind(nns__ictx *cx, int i, uint8_t kind, uint8_t elem_kind);
 
 /* Maximum element count of a folded constant. */
 #define NNS__FOLD_MAX 65536
+/*
+ * Most bytes of constants one inference run may materialise: initializers
+ * decoded for their values and values folded (each at most NNS__FOLD_MAX
+ * elements). Without a total, a small file amplifies: one 64K-element
+ * ConstantOfShape feeding 4,000 Neg nodes folds 2 GB. Past the budget a
+ * value that would be folded or decoded stays unknown (a warning says
+ * where folding stopped); inference is shared by every command, so each
+ * sees the same shapes. Shape arithmetic needs a few KB; the fixtures,
+ * examples and benchmark models never come near. (64 MiB let a fuzzed
+ * float16 variant of that file fold for 0.9 s.)
+ */
+#define NNS__FOLD_BUDGET ((int64_t)16 << 20)
 /* Allocates the constant of output i, whose type must already be fully
  * known; NULL (fold nothing) when larger than NNS__FOLD_MAX or unknown. */
 nns__const *nns__out_const(nns__ictx *cx, int i);

@@ -518,13 +518,15 @@ static const nns__attr_spec cumsum_attrs[] = {
 
 /* Every Reduce* but ReduceSum keeps `axes` an attribute up to opset 17. */
 #define REDUCE(nm, fold, cf)                                                   \
-  {"", nm, 1, 17, "a", reduce_attrs, reduce_shape, fold, .cost = cf,           \
+  {"", nm, 1, NNS__OPSET_MAX, "a", reduce_attrs, reduce_shape, fold,           \
+   .cost = cf,                                                                 \
    .rf = reduce_rf}
 
 const nns__op nns__ops_reduce[] = {
     {"", "ReduceSum", 1, 12, "a", reduce_attrs, reduce_shape, sum_fold,
      .cost = per_x_cost, .rf = reduce_rf},
-    {"", "ReduceSum", 13, 17, "ac", reduce13_attrs, reduce_shape, sum_fold,
+    {"", "ReduceSum", 13, NNS__OPSET_MAX, "ac", reduce13_attrs, reduce_shape,
+     sum_fold,
      .cost = per_x_cost, .rf = reduce_rf},
     REDUCE("ReduceMean", mean_fold, per_x_cost),
     REDUCE("ReduceProd", prod_fold, per_x_cost),
@@ -538,20 +540,20 @@ const nns__op nns__ops_reduce[] = {
 
     {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL,
      .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
-    {"", "ArgMax", 12, 17, "a", arg12_attrs, arg_shape, NULL,
+    {"", "ArgMax", 12, NNS__OPSET_MAX, "a", arg12_attrs, arg_shape, NULL,
      .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
     {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL,
      .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
-    {"", "ArgMin", 12, 17, "a", arg12_attrs, arg_shape, NULL,
+    {"", "ArgMin", 12, NNS__OPSET_MAX, "a", arg12_attrs, arg_shape, NULL,
      .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
 
     {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL, .cost = topk_cost},
     {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL,
      .cost = topk_cost},
-    {"", "TopK", 11, 17, "ac", topk11_attrs, topk_shape, NULL,
+    {"", "TopK", 11, NNS__OPSET_MAX, "ac", topk11_attrs, topk_shape, NULL,
      .cost = topk_cost},
 
-    {"", "CumSum", 11, 17, "ac", cumsum_attrs, cumsum_shape, NULL,
+    {"", "CumSum", 11, NNS__OPSET_MAX, "ac", cumsum_attrs, cumsum_shape, NULL,
      .cost = per_x_cost},
     NNS__OP_END,
 };

@@ -27,7 +27,7 @@ static void out_flush(nns__out *o) {
   o->len = 0;
 }
 
-void nns__out_put(nns__out *o, const char *s, size_t n) {
+void nns__out_put_slow(nns__out *o, const char *s, size_t n) {
   if (o->failed)
     return;
   if (o->len + n > sizeof o->buf) {
@@ -43,7 +43,16 @@ void nns__out_put(nns__out *o, const char *s, size_t n) {
   o->len += n;
 }
 
-void nns__out_str(nns__out *o, const char *s) { nns__out_put(o, s, strlen(s)); }
+void nns__out_int(nns__out *o, int64_t v) {
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
+  nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
+}
 
 void nns__out_fmt(nns__out *o, const char *fmt, ...) {
   char tmp[1024];
@@ -56,17 +65,6 @@ void nns__out_fmt(nns__out *o, const char *fmt, ...) {
   /* Callers format numbers and short names; a longer result is cut, never
    * overrun. */
   nns__out_put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-void nns__out_int(nns__out *o, int64_t v) {
-  char buf[24], *p = buf + sizeof buf;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do
-    *--p = (char)('0' + u % 10);
-  while (u /= 10);
-  if (v < 0)
-    *--p = '-';
-  nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
 }
 
 void nns__out_rep(nns__out *o, const char *s, int n) {
@@ -91,6 +89,64 @@ size_t nns__utf8_len(const unsigned char *p) {
   return n;
 }
 
+size_t nns__text_clean(char *dst, size_t size, const char *src) {
+  if (!size)
+    return 0;
+  size_t len = 0;
+  const unsigned char *p = (const unsigned char *)(src ? src : "");
+  while (*p) {
+    size_t n = nns__utf8_len(p);
+    const char *put = (const char *)p;
+    size_t put_len = n;
+    if (n == 0) { /* not UTF-8: U+FFFD, as the JSON writer does */
+      put = "\xef\xbf\xbd";
+      put_len = 3;
+      n = 1;
+    } else if ((n == 1 && (*p < 0x20 || *p == 0x7f)) ||
+               (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+      put = "?"; /* C0, DEL and C1 controls (ESC, CSI, newlines) */
+      put_len = 1;
+    }
+    if (len + put_len >= size)
+      break; /* cut at a character boundary */
+    memcpy(dst + len, put, put_len);
+    len += put_len;
+    p += n;
+  }
+  dst[len] = 0;
+  return len;
+}
+
+size_t nns_text_clean(char *dst, size_t size, const char *src) {
+  return dst ? nns__text_clean(dst, size, src) : 0;
+}
+
+size_t nns__out_text(nns__out *o, const char *s) {
+  char buf[1024];
+  size_t written = 0;
+  const char *p = s ? s : "";
+  /* Long strings in pieces; a piece never splits a UTF-8 sequence, since
+   * the cut is at a lead byte. */
+  while (*p) {
+    size_t take = strlen(p);
+    if (take > 256) {
+      take = 256;
+      while (take > 0 && ((unsigned char)p[take] & 0xc0) == 0x80)
+        take--;
+      if (take == 0)
+        take = 256;
+    }
+    char piece[260];
+    memcpy(piece, p, take);
+    piece[take] = 0;
+    size_t n = nns__text_clean(buf, sizeof buf, piece);
+    nns__out_put(o, buf, n);
+    written += n;
+    p += take;
+  }
+  return written;
+}
+
 void nns__out_json_str(nns__out *o, const char *s) {
   if (!s) {
     nns__out_put(o, "null", 4);
@@ -100,12 +156,16 @@ void nns__out_json_str(nns__out *o, const char *s) {
   const unsigned char *p = (const unsigned char *)s, *run = p;
   while (*p) {
     /* Fast path: printable ASCII that needs no escape. */
-    if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
       p++;
       continue;
     }
     size_t n = nns__utf8_len(p);
-    if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+    /* C1 controls (U+0080-U+009F) and DEL are escaped too: a terminal
+     * acts on them as on ESC. */
+    bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if ((n > 1 && !c1) ||
+        (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')) {
       p += n;
       continue;
     }
@@ -120,9 +180,10 @@ void nns__out_json_str(nns__out *o, const char *s) {
       if (n == 0)
         nns__out_put(o, "\\ufffd", 6);
       else
-        nns__out_fmt(o, "\\u%04x", *p);
+        nns__out_fmt(o, "\\u%04x", c1 ? p[1] : *p);
     }
-    run = ++p;
+    p += c1 ? 2 : 1;
+    run = p;
   }
   nns__out_put(o, (const char *)run, (size_t)(p - run));
   nns__out_put(o, "\"", 1);

@@ -15,12 +15,22 @@
 #include "../analyze/analyze.h"
 #include "report_int.h"
 
+/* Keys are literals: written as they are, numbers without printf (a
+ * LLaMA-sized summary writes tens of thousands of them). */
+static void j_key(nns__out *o, const char *key) {
+  nns__out_put(o, "\"", 1);
+  nns__out_str(o, key);
+  nns__out_put(o, "\": ", 3);
+}
+
 static void j_int(nns__out *o, const char *key, int64_t v) {
-  nns__out_fmt(o, "\"%s\": %lld", key, (long long)v);
+  j_key(o, key);
+  nns__out_int(o, v);
 }
 
 static void j_bool(nns__out *o, const char *key, bool v) {
-  nns__out_fmt(o, "\"%s\": %s", key, v ? "true" : "false");
+  j_key(o, key);
+  nns__out_str(o, v ? "true" : "false");
 }
 
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
@@ -45,7 +55,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
       if (d)
         nns__out_str(o, ", ");
       if (dim.value >= 0)
-        nns__out_fmt(o, "%lld", (long long)dim.value);
+        nns__out_int(o, dim.value);
       else
         nns__out_json_str(o, dim.symbol);
     }
@@ -59,19 +69,23 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
 }
 
 static void j_flags(nns__out *o, unsigned f) {
-  nns__out_fmt(o,
-               "{\"partial\": %s, \"symbolic\": %s, \"shared\": %s, "
-               "\"unbounded\": %s}",
-               f & NNS_COUNT_PARTIAL ? "true" : "false",
-               f & NNS_COUNT_SYMBOLIC ? "true" : "false",
-               f & NNS_COUNT_SHARED ? "true" : "false",
-               f & NNS_COUNT_UNBOUNDED ? "true" : "false");
+  nns__out_put(o, "{", 1);
+  j_bool(o, "partial", f & NNS_COUNT_PARTIAL);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "symbolic", f & NNS_COUNT_SYMBOLIC);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "shared", f & NNS_COUNT_SHARED);
+  nns__out_put(o, ", ", 2);
+  j_bool(o, "unbounded", f & NNS_COUNT_UNBOUNDED);
+  nns__out_put(o, "}", 1);
 }
 
 static void j_axes(nns__out *o, const int64_t *v, int axes) {
   nns__out_str(o, "[");
-  for (int a = 0; a < axes; a++)
-    nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)v[a]);
+  for (int a = 0; a < axes; a++) {
+    nns__out_str(o, a ? ", " : "");
+    nns__out_int(o, v[a]);
+  }
   nns__out_str(o, "]");
 }
 
@@ -83,15 +97,19 @@ static void j_rf(nns__out *o, const nns_rf *rf) {
     nns__out_str(o, "null");
     return;
   }
-  nns__out_fmt(o, "{\"axes\": %d, \"field\": ", axes);
+  nns__out_str(o, "{");
+  j_int(o, "axes", axes);
+  nns__out_str(o, ", \"field\": ");
   j_axes(o, rf->field, axes);
   nns__out_str(o, ", \"stride\": ");
   j_axes(o, rf->stride, axes);
   nns__out_str(o, ", \"padding\": ");
   j_axes(o, rf->padding, axes);
-  nns__out_fmt(o, ", \"whole\": %s, \"global_context\": %s}",
-               rf->whole ? "true" : "false",
-               rf->global_context || rf->whole ? "true" : "false");
+  nns__out_str(o, ", ");
+  j_bool(o, "whole", rf->whole);
+  nns__out_str(o, ", ");
+  j_bool(o, "global_context", rf->global_context || rf->whole);
+  nns__out_str(o, "}");
 }
 
 /* The counts every layer, op type and the totals share. */
@@ -150,16 +168,22 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   nns_layer_info l = nns__layer_of(m, i);
   nns_counts counts = nns__layer_counts_of(m, i);
   nns_rf rf = nns__layer_rf_of(m, i);
-  nns__out_fmt(o, "{\"index\": %zu, \"path\": ", i);
+  nns__out_str(o, "{\"index\": ");
+  nns__out_int(o, (int64_t)i);
+  nns__out_str(o, ", \"path\": ");
   nns__out_json_str(o, l.path ? l.path : "");
   nns__out_str(o, ", \"name\": ");
   nns__out_json_str(o, l.depth == 0 ? root_name : l.name ? l.name : "");
-  nns__out_fmt(o, ", \"depth\": %d, \"parent\": ", l.depth);
+  nns__out_str(o, ", \"depth\": ");
+  nns__out_int(o, l.depth);
+  nns__out_str(o, ", \"parent\": ");
   if (l.parent == (size_t)-1)
     nns__out_str(o, "null");
   else
-    nns__out_fmt(o, "%zu", l.parent);
-  nns__out_fmt(o, ", \"children\": %zu, \"type\": ", l.child_count);
+    nns__out_int(o, (int64_t)l.parent);
+  nns__out_str(o, ", \"children\": ");
+  nns__out_int(o, (int64_t)l.child_count);
+  nns__out_str(o, ", \"type\": ");
   nns__out_json_str(o, l.type ? l.type : "");
   nns__out_str(o, ", \"class\": ");
   const char *cls = NULL;
@@ -259,8 +283,10 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, "  \"totals\": {");
   j_counts(o, &all);
   nns__out_str(o, ",\n    ");
-  j_bool(o, "complete",
-         !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
+  j_bool(o, "complete", !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
+                                       NNS_COUNT_OVERFLOW)));
+  nns__out_str(o, ", ");
+  j_bool(o, "saturated", (all.flags & NNS_COUNT_OVERFLOW) != 0);
   nns__out_str(o, ", ");
   j_int(o, "params_total",
         nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));
@@ -420,8 +446,9 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"counted\": %s, \"family\": ",
-                 counted ? "true" : "false");
+    nns__out_str(o, ", ");
+    j_bool(o, "counted", counted);
+    nns__out_str(o, ", \"family\": ");
     const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
     nns__out_json_str(o, fam ? fam : "unknown");
     nns__out_str(o, ", ");
@@ -450,16 +477,22 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, param_kind(p.kind));
     nns__out_str(o, ", \"dtype\": ");
     nns__out_json_str(o, p.dtype ? nns_dtype_name(p.dtype) : NULL);
-    nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld, \"layer\": ",
-                 (long long)p.elements, (long long)p.bytes);
+    nns__out_str(o, ", ");
+    j_int(o, "elements", p.elements);
+    nns__out_str(o, ", ");
+    j_int(o, "bytes", p.bytes);
+    nns__out_str(o, ", \"layer\": ");
     if (p.layer < nl) {
       nns_layer_info l = nns__layer_of(m, p.layer);
       nns__out_json_str(o, l.path ? l.path : "");
     } else {
       nns__out_str(o, "null");
     }
-    nns__out_fmt(o, ", \"shared\": %s, \"copy\": %s}",
-                 p.shared ? "true" : "false", p.is_copy ? "true" : "false");
+    nns__out_str(o, ", ");
+    j_bool(o, "shared", p.shared);
+    nns__out_str(o, ", ");
+    j_bool(o, "copy", p.is_copy);
+    nns__out_str(o, "}");
   }
   nns__out_str(o, np ? "\n  ],\n" : "],\n");
 

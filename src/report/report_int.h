@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nnscan.h"
 
@@ -65,14 +66,28 @@ typedef struct nns__out {
 } nns__out;
 
 void nns__out_init(nns__out *o, nns_write_fn write, void *user);
-void nns__out_put(nns__out *o, const char *s, size_t n);
-void nns__out_str(nns__out *o, const char *s);
+/* What does not fit the buffer: flush, or write straight through. */
+void nns__out_put_slow(nns__out *o, const char *s, size_t n);
+/* Inline: reports are written a few bytes at a time (a 100k-layer JSON
+ * makes tens of millions of calls), and a literal's strlen folds away. */
+static inline void nns__out_put(nns__out *o, const char *s, size_t n) {
+  if (!o->failed && n <= sizeof o->buf - o->len) {
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+  } else {
+    nns__out_put_slow(o, s, n);
+  }
+}
+static inline void nns__out_str(nns__out *o, const char *s) {
+  nns__out_put(o, s, strlen(s));
+}
+/* A decimal integer, without printf: JSON reports and the shapes of large
+ * graphs write thousands. */
+void nns__out_int(nns__out *o, int64_t v);
 void nns__out_fmt(nns__out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* `n` copies of the string s (a space, "─", ...). */
 void nns__out_rep(nns__out *o, const char *s, int n);
-/* A decimal integer, without printf (shapes of large graphs). */
-void nns__out_int(nns__out *o, int64_t v);
 /* s as a JSON string; bytes that are not UTF-8 become U+FFFD, NULL is null. */
 void nns__out_json_str(nns__out *o, const char *s);
 /* Flushes; NNS_E_IO (with err filled) if the callback asked to stop. */
@@ -107,6 +122,18 @@ void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf);
 
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
 size_t nns__utf8_len(const unsigned char *p);
+/*
+ * Copies src (NULL: "") into dst as text safe for a terminal and for any
+ * UTF-8 reader: C0 and C1 control characters and DEL become '?', bytes that
+ * are not UTF-8 become U+FFFD. Cut at a character boundary to fit `size`
+ * (NUL included). Returns the length written. The text, CSV and Markdown
+ * reports pass every string that comes from the model through it (JSON
+ * escapes instead).
+ */
+size_t nns__text_clean(char *dst, size_t size, const char *src);
+/* Writes s cleaned as nns__text_clean does, whatever its length; returns
+ * the bytes written. */
+size_t nns__out_text(nns__out *o, const char *s);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
 int nns__utf8_width(const char *s);
 

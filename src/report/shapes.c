@@ -23,8 +23,8 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
       nns__out_int(o, dim.value);
     else if (json)
       nns__out_json_str(o, dim.symbol);
-    else
-      nns__out_str(o, dim.symbol ? dim.symbol : "?");
+    else /* a symbol from the model: cleaned for the terminal */
+      nns__out_text(o, dim.symbol ? dim.symbol : "?");
   }
   nns__out_put(o, "]", 1);
 }
@@ -125,6 +125,13 @@ static void put_padded(nns__out *o, const char *s, size_t width) {
     nns__out_put(o, " ", 1);
 }
 
+/* The same for a name from the model, cleaned (nns__text_clean) so that a
+ * hostile name's escape sequences never reach the terminal. */
+static void put_padded_text(nns__out *o, const char *s, size_t width) {
+  for (size_t n = nns__out_text(o, s); n < width; n++)
+    nns__out_put(o, " ", 1);
+}
+
 static void text_shape(nns__out *o, const nns_model *m, size_t i, int rank) {
   if (rank < 0)
     nns__out_put(o, "?", 1);
@@ -151,7 +158,7 @@ static void write_text(nns__out *o, const nns_model *m) {
     size_t indent = 2 * (size_t)v.graph_depth;
     for (size_t k = 0; k < indent; k++)
       nns__out_put(o, " ", 1);
-    put_padded(o, v.name, width > indent ? width - indent : 0);
+    put_padded_text(o, v.name, width > indent ? width - indent : 0);
     nns__out_put(o, "  ", 2);
     put_padded(o, roles[(unsigned)v.role <= 3 ? v.role : 0], 6);
     nns__out_put(o, "  ", 2);
@@ -173,16 +180,16 @@ static void write_text(nns__out *o, const nns_model *m) {
       size_t count = 0;
       nns_model_unknown_op(m, k, &dom, &op, &count);
       nns__out_str(o, k ? ", " : " ");
-      nns__out_str(o, dom);
+      nns__out_text(o, dom);
       nns__out_str(o, *dom ? "." : "");
-      nns__out_str(o, op);
+      nns__out_text(o, op);
       nns__out_fmt(o, " x%zu", count);
     }
     nns__out_put(o, "\n", 1);
   }
   for (size_t k = 0; k < nns_model_warning_count(m); k++) {
     nns__out_str(o, "warning: ");
-    nns__out_str(o, nns__warning_of(m, k));
+    nns__out_text(o, nns__warning_of(m, k));
     nns__out_put(o, "\n", 1);
   }
 }

@@ -177,13 +177,12 @@ static nns_status grid_build(grid *g, const nns_model *m,
       case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, all.macs); break;
       default: break;
       }
-      /* A hostile name's control characters would break the table's
-       * lines; CSV quotes them instead. */
-      if (!csv)
-        for (char *p = buf; *p; p++)
-          if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-      if (!(g->cell[r * (size_t)g->ncols + (size_t)c] = dup_str(buf)))
+      /* A hostile name's control characters (an ESC sequence, a newline)
+       * would reach the terminal or break the table's lines, in every
+       * format. */
+      char clean[sizeof buf * 3];
+      nns__text_clean(clean, sizeof clean, buf);
+      if (!(g->cell[r * (size_t)g->ncols + (size_t)c] = dup_str(clean)))
         return NNS_E_NOMEM;
     }
   }
@@ -251,13 +250,6 @@ static void total_str(char *buf, size_t size, int64_t v, bool bytes,
     snprintf(buf, size, "%s%s (%s)", partial ? "≥ " : "", raw, clever);
 }
 
-/* A name from the model, its control characters shown as '?' so that a
- * hostile name cannot break the footer's lines. */
-static void put_clean(nns__out *o, const char *s) {
-  for (const char *p = s ? s : ""; *p; p++)
-    nns__out_put(o, (unsigned char)*p < 0x20 || *p == 0x7f ? "?" : p, 1);
-}
-
 typedef nns_status (*op_list_fn)(const nns_model *, size_t, const char **,
                                  const char **, size_t *);
 
@@ -274,10 +266,10 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
     get(m, i, &dom, &op, &cnt);
     nns__out_str(o, i ? ", " : " ");
     if (dom && *dom) {
-      put_clean(o, dom);
+      nns__out_text(o, dom);
       nns__out_str(o, ".");
     }
-    put_clean(o, op ? op : "?");
+    nns__out_text(o, op ? op : "?");
     nns__out_fmt(o, " x%zu", cnt);
   }
   nns__out_str(o, tail);
@@ -291,7 +283,7 @@ static void symbols_note(nns__out *o, const nns_model *m) {
   int shown = (int)nns__input_symbols(m, seen, 16), inputs = 0;
   for (int k = 0; k < shown; k++) {
     nns__out_str(o, k ? ", " : " ");
-    put_clean(o, seen[k]);
+    nns__out_text(o, seen[k]);
   }
   if (!shown) {
     nns__out_str(o, " dims the graph computes (no graph input has a "
@@ -304,14 +296,14 @@ static void symbols_note(nns__out *o, const nns_model *m) {
     if (!name)
       continue;
     nns__out_str(o, inputs++ ? ", " : " (input ");
-    put_clean(o, name);
+    nns__out_text(o, name);
   }
   nns__out_str(o, ")\nFix them with:");
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     if (!nns__input_fix(m, k, opt, sizeof opt))
       continue;
     nns__out_str(o, " ");
-    put_clean(o, opt);
+    nns__out_text(o, opt);
   }
   nns__out_str(o, " (N: the size you run with), or --input SYMBOL=N\n");
 }
@@ -324,7 +316,7 @@ static void branches_note(nns__out *o, const nns_model *m) {
     int then_branch, known;
     nns_model_branch(m, i, &node, &then_branch, &known);
     nns__out_str(o, "If '");
-    put_clean(o, node);
+    nns__out_text(o, node);
     if (known)
       nns__out_fmt(o, "': condition known; costs are %s's.\n",
                    then_branch ? "then_branch" : "else_branch");
@@ -379,7 +371,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__fmt_clever(a, sizeof a, t.peak_activation_bytes, true);
   if (t.peak_node && *t.peak_node) {
     nns__out_fmt(o, "Peak activation memory: %s, after node '", a);
-    put_clean(o, t.peak_node);
+    nns__out_text(o, t.peak_node);
     nns__out_str(o, "'\n");
   } else
     nns__out_fmt(o, "Peak activation memory: %s\n", a);
@@ -420,6 +412,9 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   branches_note(o, m);
   if (all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
+  if (all.flags & NNS_COUNT_OVERFLOW)
+    nns__out_str(o, "Some counts passed 2^63-1 and were held there "
+                    "(saturated): they are not exact.\n");
   put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
               "Not counted (no cost rule):",
               "; totals marked ≥ are lower bounds.\n");
@@ -518,7 +513,9 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   nns__out_str(o, ",flags\n");
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(m, g->layer[r]);
-    nns__csv_field(o, l.path ? l.path : "");
+    char path[1024];
+    nns__text_clean(path, sizeof path, l.path);
+    nns__csv_field(o, path);
     nns__out_fmt(o, ",%d", l.depth);
     for (int c = 0; c < g->ncols; c++) {
       nns__out_str(o, ",");
@@ -550,8 +547,9 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
       const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
       /* Markdown drops leading spaces, so the Layer column shows the
        * module path rather than an indented name. */
+      char path[1024];
       if (g->id[c] == C_LAYER && l.depth > 0 && l.path && *l.path)
-        s = l.path;
+        s = (nns__text_clean(path, sizeof path, l.path), path);
       nns__md_cell(o, s);
     }
     nns__out_str(o, "\n");

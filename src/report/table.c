@@ -112,7 +112,7 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
   int64_t v = 0;
   double scale = 1e9;
   switch (c) {
-  case T_MODEL: snprintf(buf, size, "%s", r->name ? r->name : ""); return;
+  case T_MODEL: nns__text_clean(buf, size, r->name); return;
   case T_RF:
     if (t->rf.axes > 0)
       nns__fmt_rf(buf, size, &t->rf);

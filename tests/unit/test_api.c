@@ -601,6 +601,23 @@ static void c_report_table(void) {
 static void c_report_plot(void) {
   CHECK_EQ(nns_report_plot(NULL, sink, NULL, &err), NNS_E_ARG);
 }
+static void c_text_clean(void) {
+  char buf[8] = "xxxxxxx";
+  /* No destination or no room: nothing written, length 0. */
+  CHECK_EQ(nns_text_clean(NULL, sizeof buf, "abc"), 0);
+  CHECK_EQ(nns_text_clean(buf, 0, "abc"), 0);
+  CHECK_EQ(buf[0], 'x');
+  /* NULL source: the empty string. */
+  CHECK_EQ(nns_text_clean(buf, sizeof buf, NULL), 0);
+  CHECK_EQ(buf[0], 0);
+  /* ESC becomes '?'; the rest is kept. */
+  CHECK_EQ(nns_text_clean(buf, sizeof buf, "a\x1b[1m"), 5);
+  CHECK(strcmp(buf, "a?[1m") == 0);
+  /* Cut at a character boundary: a second "\xc3\xa9" would leave no room
+   * for the NUL in 4 bytes. */
+  CHECK_EQ(nns_text_clean(buf, 4, "\xc3\xa9\xc3\xa9"), 2);
+  CHECK(strcmp(buf, "\xc3\xa9") == 0);
+}
 static void c_op_count(void) { CHECK(nns_op_count() > 100); }
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
@@ -781,7 +798,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count),
-    E(op_get),
+    E(op_get), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),
