@@ -24,6 +24,23 @@ def _torch():
 
 # ---- inputs ----
 
+def _shape_of(shape, k):
+    """One input shape (batch excluded) as a tuple of non-negative ints, or
+    a TypeError/ValueError that names the offending input and dim."""
+    import numbers
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"input_shape[{k}] must be a sequence of ints such as "
+                        f"(3, 224, 224), not {type(shape).__name__} {shape!r}")
+    dims = tuple(shape)
+    for a, d in enumerate(dims):
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"input_shape[{k}] dim {a} must be an int, not "
+                            f"{type(d).__name__} {d!r}")
+        if d < 0:
+            raise ValueError(f"input_shape[{k}] dim {a} is negative ({d})")
+    return tuple(int(d) for d in dims)
+
+
 def make_inputs(module, input_shape=None, dtype=None, inputs=None,
                 tensor=None):
     """(args, kwargs) from any of the ways the seeds take inputs.
@@ -39,7 +56,7 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         raise ValueError("give exactly one of input_shape, inputs= or tensor=")
     if input_shape is not None:
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
-        shapes = [tuple(int(d) for d in s) for s in shapes]
+        shapes = [_shape_of(s, k) for k, s in enumerate(shapes)]
         if dtype is None:
             p = next((p for p in module.parameters()
                       if p.is_floating_point()), None)

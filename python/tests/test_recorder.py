@@ -323,3 +323,17 @@ def test_shared_module_under_two_names_is_one_row():
     assert s.modules["block"]["calls"] == 2
     assert [l["path"] for l in s.layers] == ["", "block"]
     assert s.layer("block")["macs"] == 2 * 8 * 8
+
+
+@pytest.mark.parametrize("bad, kind, words", [
+    ("notashape", TypeError, "input_shape[0] must be a sequence"),
+    ((3, "8"), TypeError, "input_shape[0] dim 1 must be an int"),
+    ([(3, 8), (2.5,)], TypeError, "input_shape[1] dim 0 must be an int"),
+    ((3, -1), ValueError, "input_shape[0] dim 1 is negative"),
+])
+def test_bad_input_shape_names_input_and_dim(bad, kind, words):
+    import torch
+    model = torch.nn.Linear(8, 4)
+    with pytest.raises(kind) as e:
+        nnscan.summary(model, bad, file=False)
+    assert words in str(e.value)
