@@ -221,8 +221,8 @@ nns_status nns_builder_set_graph_name(nns_builder *b, const char *name,
 }
 
 static const char *domain_of(nns_builder *b, const char *domain) {
-  if (!domain || !strcmp(domain, "ai.onnx"))
-    return b->empty;
+  if (!domain || !*domain || !strcmp(domain, "ai.onnx"))
+    return b->empty; /* most nodes: no lookup at all */
   return intern(b, domain);
 }
 
@@ -513,7 +513,7 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
 /* Interned copies of `count` names ("" for NULL) in the model's arena. */
 static const char **names(nns_builder *b, const char *const *list,
                           size_t count) {
-  const char **out = nns__arena_array(&b->m->arena, count + 1, sizeof *out);
+  const char **out = nns__arena_array(&b->m->arena, count, sizeof *out);
   for (size_t k = 0; out && k < count; k++)
     if (!(out[k] = intern(b, list[k])))
       return NULL;
@@ -700,7 +700,7 @@ static battr *list_slot(nns_builder *b, const char *name, nns_attr_type type,
   battr *a = attr_slot(b, name, type, &fresh, st, err);
   if (!a)
     return NULL;
-  if (!(*arr = nns__arena_array(&b->m->arena, count + 1, size))) {
+  if (!(*arr = nns__arena_array(&b->m->arena, count, size))) {
     attr_drop(b);
     *st = nomem(err);
     return NULL;
@@ -900,7 +900,7 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   switch (a->type) {
   case NNS__AT_GRAPH:
   case NNS__AT_GRAPHS: {
-    nns__graph **gs = nns__arena_array(arena, count + 1, sizeof *gs);
+    nns__graph **gs = nns__arena_array(arena, count, sizeof *gs);
     if (!gs)
       return nns__load_nomem(&x->L);
     for (size_t k = 0; k < count; k++) {
@@ -925,14 +925,14 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   }
   case NNS__AT_TENSORS:
   case NNS__AT_SPARSE_TENSORS:
-    a->tensors = nns__arena_array(arena, count + 1, sizeof *a->tensors);
+    a->tensors = nns__arena_array(arena, count, sizeof *a->tensors);
     if (!a->tensors)
       return nns__load_nomem(&x->L);
     memcpy(a->tensors, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
   case NNS__AT_TYPE_PROTOS:
-    a->tps = nns__arena_array(arena, count + 1, sizeof *a->tps);
+    a->tps = nns__arena_array(arena, count, sizeof *a->tps);
     if (!a->tps)
       return nns__load_nomem(&x->L);
     memcpy(a->tps, items, count * sizeof *items);
@@ -959,10 +959,10 @@ static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
   n->n_out = bn->n_out;
   n->in_names = bn->in_names;
   n->out_names = bn->out_names;
-  n->in = nns__arena_array(arena, (size_t)n->n_in + 1, sizeof *n->in);
-  n->out = nns__arena_array(arena, (size_t)n->n_out + 1, sizeof *n->out);
+  n->in = nns__arena_array(arena, (size_t)n->n_in, sizeof *n->in);
+  n->out = nns__arena_array(arena, (size_t)n->n_out, sizeof *n->out);
   n->n_attrs = (int32_t)bn->attrs.n;
-  n->attrs = nns__arena_array(arena, bn->attrs.n + 1, sizeof *n->attrs);
+  n->attrs = nns__arena_array(arena, bn->attrs.n, sizeof *n->attrs);
   if (!n->in || !n->out || !n->attrs)
     return nns__load_nomem(&x->L);
   for (int32_t k = 0; k < n->n_out; k++) {
@@ -1004,12 +1004,12 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
   g->n_inits = (int32_t)bg->inits.n;
   g->n_nodes = (int32_t)bg->nodes.n;
   g->n_value_info = (int32_t)bg->value_info.n;
-  g->inputs = nns__arena_array(arena, bg->inputs.n + 1, sizeof(void *));
-  g->outputs = nns__arena_array(arena, bg->outputs.n + 1, sizeof(void *));
-  g->inits = nns__arena_array(arena, bg->inits.n + 1, sizeof(void *));
-  g->nodes = nns__arena_array(arena, bg->nodes.n + 1, sizeof *g->nodes);
-  g->vi_names = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
-  g->vi_types = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
+  g->inputs = nns__arena_array(arena, bg->inputs.n, sizeof(void *));
+  g->outputs = nns__arena_array(arena, bg->outputs.n, sizeof(void *));
+  g->inits = nns__arena_array(arena, bg->inits.n, sizeof(void *));
+  g->nodes = nns__arena_array(arena, bg->nodes.n, sizeof *g->nodes);
+  g->vi_names = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
+  g->vi_types = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
   if (!g->inputs || !g->outputs || !g->inits || !g->nodes || !g->vi_names ||
       !g->vi_types)
     return nns__load_nomem(&x->L);
@@ -1055,7 +1055,7 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
 
 /* A copy of a builder array in the model's arena (opsets, metadata). */
 static void *adopt(nns_model *m, const vec *v, size_t size) {
-  void *p = nns__arena_array(&m->arena, v->n + 1, size);
+  void *p = nns__arena_array(&m->arena, v->n, size);
   if (p && v->n)
     memcpy(p, v->p, v->n * size);
   return p;
