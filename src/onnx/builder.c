@@ -5,9 +5,11 @@
  *
  * The builder keeps a description of each graph (its inputs, outputs,
  * value_info, initializers and nodes with their attributes) in growable
- * arrays of its own arena, because the IR wants every array at its final
- * size and nodes at fixed addresses. Names, types and tensors go straight
- * into the model's arena in their final form. nns_builder_finish then lays
+ * arrays of its own arena (nodes in fixed blocks, the one list that grows
+ * large), because the IR wants every array at its final size and nodes at
+ * fixed addresses. Names, types and tensors go straight
+ * into the model's arena in their final form, tensor bytes into its bulk
+ * arena (huge pages: see arena.c). nns_builder_finish then lays
  * the graphs out as the ONNX decoder would (values in the same order, the
  * same roles and declared types) and runs the decoder's resolution phase
  * (resolve.c), so a built model and a loaded one are the same IR. That
@@ -74,11 +76,41 @@ typedef struct bnode {
   vec attrs;              /* battr */
 } bnode;
 
+/* A graph's nodes: fixed-size blocks, so a node record is written once
+ * and never copied into a larger array as the list grows (doubling wrote
+ * every record again and kept each old generation in the arena). */
+enum { NODE_BLOCK = 256 };
+
+typedef struct nodelist {
+  vec blocks;             /* bnode *: NODE_BLOCK records each */
+  size_t n;
+} nodelist;
+
+static bnode *node_at(const nodelist *l, size_t i) {
+  return &VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
+}
+
+/* Room for one more node (zeroed); NULL when out of memory. */
+static bnode *node_push(nns__arena *a, nodelist *l) {
+  if (l->n / NODE_BLOCK >= l->blocks.n) {
+    bnode **slot = vec_push(a, &l->blocks, sizeof *slot);
+    if (!slot)
+      return NULL;
+    if (!(*slot = nns__arena_array(a, NODE_BLOCK, sizeof **slot))) {
+      l->blocks.n--;
+      return NULL;
+    }
+  }
+  bnode *n = node_at(l, l->n++);
+  memset(n, 0, sizeof *n); /* a slot given back by a failed call */
+  return n;
+}
+
 typedef struct bgraph {
   const char *name;
   vec inputs, outputs, value_info; /* bval */
   vec inits;              /* binit */
-  vec nodes;              /* bnode */
+  nodelist nodes;
   nns__map defined;       /* name -> what defines it (enum def) */
 } bgraph;
 
@@ -149,6 +181,7 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
   if (!b)
     return nomem(err);
   nns__arena_init(&b->arena);
+  b->arena.bulk = true; /* filled fast, freed whole: huge pages */
   b->m = nns__model_new();
   if (b->m) {
     b->empty = nns__intern(&b->m->strings, "", 0);
@@ -393,7 +426,7 @@ static nns_status make_tensor(nns_builder *b, const char *what,
     memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
   t->storage = sparse ? NNS__ST_SPARSE : data ? NNS__ST_RAW : NNS__ST_NONE;
   if (data && need) {
-    uint8_t *copy = nns__arena_alloc(a, (size_t)need);
+    uint8_t *copy = nns__arena_alloc(&b->m->data_arena, (size_t)need);
     if (!copy)
       return nomem(err);
     memcpy(copy, data, (size_t)need);
@@ -557,7 +590,7 @@ nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
       if (out[j] == out[k])
         return redefined(g, out[k], err);
   }
-  bnode *n = vec_push(&b->arena, &g->nodes, sizeof *n);
+  bnode *n = node_push(&b->arena, &g->nodes);
   if (!n)
     return nomem(err);
   for (size_t k = 0; k < output_count; k++)
@@ -614,7 +647,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
                    name, g->name);
     return NULL;
   }
-  bnode *n = &VEC_AT(g->nodes, bnode, g->nodes.n - 1);
+  bnode *n = node_at(&g->nodes, g->nodes.n - 1);
   for (size_t i = 0; i < n->attrs.n; i++) {
     battr *a = &VEC_AT(n->attrs, battr, i);
     if (strcmp(a->a.name, name) != 0)
@@ -645,7 +678,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
 /* Drops a fresh attribute again (a later step of its call failed). */
 static void attr_drop(nns_builder *b) {
   bgraph *g = top(b);
-  VEC_AT(g->nodes, bnode, g->nodes.n - 1).attrs.n--;
+  node_at(&g->nodes, g->nodes.n - 1)->attrs.n--;
 }
 
 nns_status nns_builder_attr_int(nns_builder *b, const char *name,
@@ -1048,7 +1081,7 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
     g->vi_types[i] = b->type;
   }
   for (int32_t i = 0; i < g->n_nodes; i++)
-    if ((st = lay_node(x, &VEC_AT(bg->nodes, bnode, i), g, i)))
+    if ((st = lay_node(x, node_at(&bg->nodes, (size_t)i), g, i)))
       return st;
   return NNS_OK;
 }
