@@ -8,6 +8,12 @@
  * the page faults of a LLaMA-sized graph). Chunks double in size, and the
  * large ones ask for transparent huge pages, so a big model takes a few
  * faults per 2 MB instead of one per 4 KB.
+ *
+ * A bulk arena (tensor bytes a caller hands over, the builder's own
+ * description) takes huge pages as soon as its first chunk is full:
+ * copying 1 MB into fresh 4 KB pages costs 256 faults, several times the
+ * copy itself, against one fault for a huge page. The first chunk is small (64 KB), so a model with a few bytes of
+ * data does not hold 2 MB for them.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -25,6 +31,7 @@ enum {
   ARENA_ALIGN = 16,
   ARENA_FIRST_CHUNK = 256 * 1024,
   ARENA_HUGE = 2 * 1024 * 1024,
+  ARENA_BULK_FIRST = 64 * 1024,
 };
 #define ARENA_MAX_CHUNK ((size_t)64 << 20)
 
@@ -37,7 +44,9 @@ void nns__arena_free(nns__arena *a) {
     munmap(c, c->map_size);
     c = next;
   }
+  bool bulk = a->bulk;
   memset(a, 0, sizeof *a);
+  a->bulk = bulk;
 }
 
 /* Maps `size` bytes aligned to `align` (a power of two, at least a page) by
@@ -94,9 +103,12 @@ void *nns__arena_alloc(nns__arena *a, size_t n) {
      * chunks, a small one stays small. A model has three arenas (graph,
      * inference, analysis), so small ones double too rather than jump to
      * a huge page each. */
-    size_t size = !a->head ? ARENA_FIRST_CHUNK : a->head->size * 2;
+    size_t size = !a->head   ? (a->bulk ? ARENA_BULK_FIRST : ARENA_FIRST_CHUNK)
+                  : a->head->size * 2;
     if (size > ARENA_MAX_CHUNK)
       size = ARENA_MAX_CHUNK;
+    if (a->bulk && a->head && size < ARENA_HUGE)
+      size = ARENA_HUGE - offsetof(nns__arena_chunk, data); /* one page */
     if (need > size)
       size = need;
     nns__arena_chunk *c = chunk_new(size);

@@ -24,6 +24,9 @@ typedef struct nns__arena {
   size_t used;            /* bytes used in head */
   size_t cap;             /* bytes available in head */
   size_t total;           /* bytes obtained from malloc, for limits */
+  bool bulk;              /* memory written in bulk and soon (tensor
+                             bytes, the builder's description): after a
+                             64 KB first chunk, whole huge pages */
 } nns__arena;
 
 void nns__arena_init(nns__arena *a);

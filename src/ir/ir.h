@@ -262,6 +262,7 @@ typedef struct nns__unknown_op {
 
 struct nns_model {
   nns__arena arena;          /* the graph: lives as long as the model */
+  nns__arena data_arena;     /* tensor bytes the builder copied (bulk) */
   /* Results, each freed whole when they are redone (nnscan.h,
    * "Ownership"): types, dims, folded constants and orders of the last
    * nns_model_infer (src/infer, src/ops, tensor.c), and everything of the

@@ -5,9 +5,11 @@
  *
  * The builder keeps a description of each graph (its inputs, outputs,
  * value_info, initializers and nodes with their attributes) in growable
- * arrays of its own arena, because the IR wants every array at its final
- * size and nodes at fixed addresses. Names, types and tensors go straight
- * into the model's arena in their final form. nns_builder_finish then lays
+ * arrays of its own arena (nodes in fixed blocks, the one list that grows
+ * large), because the IR wants every array at its final size and nodes at
+ * fixed addresses. Names, types and tensors go straight
+ * into the model's arena in their final form, tensor bytes into its bulk
+ * arena (huge pages: see arena.c). nns_builder_finish then lays
  * the graphs out as the ONNX decoder would (values in the same order, the
  * same roles and declared types) and runs the decoder's resolution phase
  * (resolve.c), so a built model and a loaded one are the same IR. That
@@ -74,11 +76,41 @@ typedef struct bnode {
   vec attrs;              /* battr */
 } bnode;
 
+/* A graph's nodes: fixed-size blocks, so a node record is written once
+ * and never copied into a larger array as the list grows (doubling wrote
+ * every record again and kept each old generation in the arena). */
+enum { NODE_BLOCK = 256 };
+
+typedef struct nodelist {
+  vec blocks;             /* bnode *: NODE_BLOCK records each */
+  size_t n;
+} nodelist;
+
+static bnode *node_at(const nodelist *l, size_t i) {
+  return &VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
+}
+
+/* Room for one more node (zeroed); NULL when out of memory. */
+static bnode *node_push(nns__arena *a, nodelist *l) {
+  if (l->n / NODE_BLOCK >= l->blocks.n) {
+    bnode **slot = vec_push(a, &l->blocks, sizeof *slot);
+    if (!slot)
+      return NULL;
+    if (!(*slot = nns__arena_array(a, NODE_BLOCK, sizeof **slot))) {
+      l->blocks.n--;
+      return NULL;
+    }
+  }
+  bnode *n = node_at(l, l->n++);
+  memset(n, 0, sizeof *n); /* a slot given back by a failed call */
+  return n;
+}
+
 typedef struct bgraph {
   const char *name;
   vec inputs, outputs, value_info; /* bval */
   vec inits;              /* binit */
-  vec nodes;              /* bnode */
+  nodelist nodes;
   nns__map defined;       /* name -> what defines it (enum def) */
 } bgraph;
 
@@ -149,6 +181,7 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
   if (!b)
     return nomem(err);
   nns__arena_init(&b->arena);
+  b->arena.bulk = true; /* filled fast, freed whole: huge pages */
   b->m = nns__model_new();
   if (b->m) {
     b->empty = nns__intern(&b->m->strings, "", 0);
@@ -221,8 +254,8 @@ nns_status nns_builder_set_graph_name(nns_builder *b, const char *name,
 }
 
 static const char *domain_of(nns_builder *b, const char *domain) {
-  if (!domain || !strcmp(domain, "ai.onnx"))
-    return b->empty;
+  if (!domain || !*domain || !strcmp(domain, "ai.onnx"))
+    return b->empty; /* most nodes: no lookup at all */
   return intern(b, domain);
 }
 
@@ -393,7 +426,7 @@ static nns_status make_tensor(nns_builder *b, const char *what,
     memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
   t->storage = sparse ? NNS__ST_SPARSE : data ? NNS__ST_RAW : NNS__ST_NONE;
   if (data && need) {
-    uint8_t *copy = nns__arena_alloc(a, (size_t)need);
+    uint8_t *copy = nns__arena_alloc(&b->m->data_arena, (size_t)need);
     if (!copy)
       return nomem(err);
     memcpy(copy, data, (size_t)need);
@@ -513,7 +546,7 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
 /* Interned copies of `count` names ("" for NULL) in the model's arena. */
 static const char **names(nns_builder *b, const char *const *list,
                           size_t count) {
-  const char **out = nns__arena_array(&b->m->arena, count + 1, sizeof *out);
+  const char **out = nns__arena_array(&b->m->arena, count, sizeof *out);
   for (size_t k = 0; out && k < count; k++)
     if (!(out[k] = intern(b, list[k])))
       return NULL;
@@ -557,7 +590,7 @@ nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
       if (out[j] == out[k])
         return redefined(g, out[k], err);
   }
-  bnode *n = vec_push(&b->arena, &g->nodes, sizeof *n);
+  bnode *n = node_push(&b->arena, &g->nodes);
   if (!n)
     return nomem(err);
   for (size_t k = 0; k < output_count; k++)
@@ -614,7 +647,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
                    name, g->name);
     return NULL;
   }
-  bnode *n = &VEC_AT(g->nodes, bnode, g->nodes.n - 1);
+  bnode *n = node_at(&g->nodes, g->nodes.n - 1);
   for (size_t i = 0; i < n->attrs.n; i++) {
     battr *a = &VEC_AT(n->attrs, battr, i);
     if (strcmp(a->a.name, name) != 0)
@@ -645,7 +678,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
 /* Drops a fresh attribute again (a later step of its call failed). */
 static void attr_drop(nns_builder *b) {
   bgraph *g = top(b);
-  VEC_AT(g->nodes, bnode, g->nodes.n - 1).attrs.n--;
+  node_at(&g->nodes, g->nodes.n - 1)->attrs.n--;
 }
 
 nns_status nns_builder_attr_int(nns_builder *b, const char *name,
@@ -700,7 +733,7 @@ static battr *list_slot(nns_builder *b, const char *name, nns_attr_type type,
   battr *a = attr_slot(b, name, type, &fresh, st, err);
   if (!a)
     return NULL;
-  if (!(*arr = nns__arena_array(&b->m->arena, count + 1, size))) {
+  if (!(*arr = nns__arena_array(&b->m->arena, count, size))) {
     attr_drop(b);
     *st = nomem(err);
     return NULL;
@@ -900,7 +933,7 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   switch (a->type) {
   case NNS__AT_GRAPH:
   case NNS__AT_GRAPHS: {
-    nns__graph **gs = nns__arena_array(arena, count + 1, sizeof *gs);
+    nns__graph **gs = nns__arena_array(arena, count, sizeof *gs);
     if (!gs)
       return nns__load_nomem(&x->L);
     for (size_t k = 0; k < count; k++) {
@@ -925,14 +958,14 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   }
   case NNS__AT_TENSORS:
   case NNS__AT_SPARSE_TENSORS:
-    a->tensors = nns__arena_array(arena, count + 1, sizeof *a->tensors);
+    a->tensors = nns__arena_array(arena, count, sizeof *a->tensors);
     if (!a->tensors)
       return nns__load_nomem(&x->L);
     memcpy(a->tensors, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
   case NNS__AT_TYPE_PROTOS:
-    a->tps = nns__arena_array(arena, count + 1, sizeof *a->tps);
+    a->tps = nns__arena_array(arena, count, sizeof *a->tps);
     if (!a->tps)
       return nns__load_nomem(&x->L);
     memcpy(a->tps, items, count * sizeof *items);
@@ -959,10 +992,10 @@ static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
   n->n_out = bn->n_out;
   n->in_names = bn->in_names;
   n->out_names = bn->out_names;
-  n->in = nns__arena_array(arena, (size_t)n->n_in + 1, sizeof *n->in);
-  n->out = nns__arena_array(arena, (size_t)n->n_out + 1, sizeof *n->out);
+  n->in = nns__arena_array(arena, (size_t)n->n_in, sizeof *n->in);
+  n->out = nns__arena_array(arena, (size_t)n->n_out, sizeof *n->out);
   n->n_attrs = (int32_t)bn->attrs.n;
-  n->attrs = nns__arena_array(arena, bn->attrs.n + 1, sizeof *n->attrs);
+  n->attrs = nns__arena_array(arena, bn->attrs.n, sizeof *n->attrs);
   if (!n->in || !n->out || !n->attrs)
     return nns__load_nomem(&x->L);
   for (int32_t k = 0; k < n->n_out; k++) {
@@ -1004,12 +1037,12 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
   g->n_inits = (int32_t)bg->inits.n;
   g->n_nodes = (int32_t)bg->nodes.n;
   g->n_value_info = (int32_t)bg->value_info.n;
-  g->inputs = nns__arena_array(arena, bg->inputs.n + 1, sizeof(void *));
-  g->outputs = nns__arena_array(arena, bg->outputs.n + 1, sizeof(void *));
-  g->inits = nns__arena_array(arena, bg->inits.n + 1, sizeof(void *));
-  g->nodes = nns__arena_array(arena, bg->nodes.n + 1, sizeof *g->nodes);
-  g->vi_names = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
-  g->vi_types = nns__arena_array(arena, bg->value_info.n + 1, sizeof(void *));
+  g->inputs = nns__arena_array(arena, bg->inputs.n, sizeof(void *));
+  g->outputs = nns__arena_array(arena, bg->outputs.n, sizeof(void *));
+  g->inits = nns__arena_array(arena, bg->inits.n, sizeof(void *));
+  g->nodes = nns__arena_array(arena, bg->nodes.n, sizeof *g->nodes);
+  g->vi_names = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
+  g->vi_types = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
   if (!g->inputs || !g->outputs || !g->inits || !g->nodes || !g->vi_names ||
       !g->vi_types)
     return nns__load_nomem(&x->L);
@@ -1048,14 +1081,14 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
     g->vi_types[i] = b->type;
   }
   for (int32_t i = 0; i < g->n_nodes; i++)
-    if ((st = lay_node(x, &VEC_AT(bg->nodes, bnode, i), g, i)))
+    if ((st = lay_node(x, node_at(&bg->nodes, (size_t)i), g, i)))
       return st;
   return NNS_OK;
 }
 
 /* A copy of a builder array in the model's arena (opsets, metadata). */
 static void *adopt(nns_model *m, const vec *v, size_t size) {
-  void *p = nns__arena_array(&m->arena, v->n + 1, size);
+  void *p = nns__arena_array(&m->arena, v->n, size);
   if (p && v->n)
     memcpy(p, v->p, v->n * size);
   return p;

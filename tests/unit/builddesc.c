@@ -2,6 +2,12 @@
  * builddesc.c - reading a builder description into memory and replaying it
  * through the nns_builder API (see builddesc.h; the format is documented
  * in tools/make_builder_desc.py).
+ *
+ * Reading does all the text work: every line becomes a call record whose
+ * arguments are ready (names decoded, numbers parsed, bytes unhexed), as
+ * a binding holds them. Replaying is then one switch and one builder call
+ * per record, so bench/builder_bench.c times the builder and not a text
+ * parser.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,31 +16,57 @@
 
 #include "builddesc.h"
 
-typedef struct bline {
-  size_t first, count; /* tokens */
+enum { MAX_RANK = 64 };
+
+typedef enum bkind {
+  BK_UNKNOWN, BK_NODE, BK_IR_VERSION, BK_PRODUCER, BK_OPSET, BK_META,
+  BK_GRAPH_NAME, BK_INPUT, BK_OUTPUT, BK_VALUE_INFO, BK_INIT,
+  BK_ATTR_TENSOR, BK_ATTR_TYPE, BK_ATTR_INT, BK_ATTR_FLOAT, BK_ATTR_STRING,
+  BK_ATTR_INTS, BK_ATTR_FLOATS, BK_ATTR_STRINGS, BK_BEGIN_GRAPH,
+  BK_END_GRAPH
+} bkind;
+
+/* One call with its arguments. Arrays point into the description's pools. */
+typedef struct bcall {
+  bkind kind;
   int lineno;
-  /* init / attr_tensor / attr_string: the bytes of the last field, decoded
-   * from hex at read time (NULL: none). */
-  unsigned char *data;
+  const char *s[3];         /* names: see replay() per kind */
+  int64_t i;                /* ir_version, opset version, attr value, type */
+  double f;
+  int dtype, rank;
+  const int64_t *dims;      /* rank of them */
+  const char *const *syms;  /* rank of them: NULL or a symbol name */
+  const char *const *list;  /* node inputs, string attribute values */
+  size_t n_list;
+  const char *const *list2; /* node outputs */
+  size_t n_list2;
+  const int64_t *ints;      /* attr_ints (n_list of them) */
+  const double *floats;     /* attr_floats (n_list of them) */
+  const unsigned char *data; /* tensor bytes, string attribute (NULL: none) */
   size_t data_len;
-} bline;
+} bcall;
 
 struct bdesc {
   char *text;      /* the file, split and decoded in place */
-  char **tok;
-  size_t n_tok;
-  bline *lines;
-  size_t n_lines;
+  char **tok;      /* tokens of the line being read */
+  bcall *calls;
+  size_t n_calls;
+  /* Pools, one slot per token at most: the records' arrays. */
+  int64_t *ipool;
+  double *fpool;
+  const char **spool;
+  size_t n_i, n_f, n_s;
 };
 
-/* Hex into bytes, in place (the text is at least twice as long); the
- * byte count. */
+/* Hex into bytes, in place (the text is at least twice as long), NUL
+ * terminated; the byte count. */
 static size_t unhex(char *s) {
   size_t len = strlen(s) / 2;
   for (size_t i = 0; i < len; i++) {
     char hex[3] = {s[2 * i], s[2 * i + 1], 0};
     s[i] = (char)strtol(hex, NULL, 16);
   }
+  s[len] = 0;
   return len;
 }
 
@@ -57,6 +89,167 @@ static void decode(char *s) {
   *o = 0;
 }
 
+/* The tokens of one line, consumed in order ("" past the end). */
+typedef struct cursor {
+  char *const *t;
+  size_t n, at;
+} cursor;
+
+static char *next(cursor *c) { return c->at < c->n ? c->t[c->at++] : ""; }
+static long long next_int(cursor *c) { return strtoll(next(c), NULL, 10); }
+
+static const struct {
+  const char *name;
+  bkind kind;
+} kinds[] = {
+    {"node", BK_NODE},           {"ir_version", BK_IR_VERSION},
+    {"producer", BK_PRODUCER},   {"opset", BK_OPSET},
+    {"meta", BK_META},           {"graph_name", BK_GRAPH_NAME},
+    {"input", BK_INPUT},         {"output", BK_OUTPUT},
+    {"value_info", BK_VALUE_INFO}, {"init", BK_INIT},
+    {"attr_tensor", BK_ATTR_TENSOR}, {"attr_type", BK_ATTR_TYPE},
+    {"attr_int", BK_ATTR_INT},   {"attr_float", BK_ATTR_FLOAT},
+    {"attr_string", BK_ATTR_STRING}, {"attr_ints", BK_ATTR_INTS},
+    {"attr_floats", BK_ATTR_FLOATS}, {"attr_strings", BK_ATTR_STRINGS},
+    {"begin_graph", BK_BEGIN_GRAPH}, {"end_graph", BK_END_GRAPH},
+};
+
+/* `n` names from the cursor into the string pool. */
+static const char *const *take_names(bdesc *d, cursor *c, size_t n) {
+  const char **out = d->spool + d->n_s;
+  for (size_t k = 0; k < n && c->at < c->n; k++)
+    d->spool[d->n_s++] = next(c);
+  return out;
+}
+
+/* DTYPE RANK DIM...: "$name" a symbol, "?" unknown. */
+static void take_dims(bdesc *d, cursor *c, bcall *b) {
+  b->dtype = (int)next_int(c);
+  b->rank = (int)next_int(c);
+  int64_t *dims = d->ipool + d->n_i;
+  const char **syms = d->spool + d->n_s;
+  for (int k = 0; k < b->rank && k < MAX_RANK && c->at < c->n; k++) {
+    const char *s = next(c);
+    syms[k] = NULL;
+    dims[k] = -1;
+    if (s[0] == '$')
+      syms[k] = s + 1;
+    else if (s[0] != '?')
+      dims[k] = strtoll(s, NULL, 10);
+    d->n_i++;
+    d->n_s++;
+  }
+  b->dims = dims;
+  b->syms = syms;
+}
+
+/* The last field as bytes (NULL: "-", none). */
+static void take_data(cursor *c, bcall *b) {
+  char *hex = next(c);
+  b->data_len = unhex(hex);
+  b->data = b->data_len ? (const unsigned char *)hex : NULL;
+}
+
+static void parse(bdesc *d, cursor *c, bcall *b) {
+  const char *cmd = next(c);
+  b->kind = BK_UNKNOWN;
+  b->s[0] = cmd;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    if (!strcmp(cmd, kinds[k].name))
+      b->kind = kinds[k].kind;
+  switch (b->kind) {
+  case BK_NODE: /* op domain name NIN IN... NOUT OUT... */
+    b->s[0] = next(c);
+    b->s[1] = next(c);
+    b->s[2] = next(c);
+    b->n_list = (size_t)next_int(c);
+    b->list = take_names(d, c, b->n_list);
+    b->n_list2 = (size_t)next_int(c);
+    b->list2 = take_names(d, c, b->n_list2);
+    break;
+  case BK_IR_VERSION:
+    b->i = next_int(c);
+    break;
+  case BK_PRODUCER:
+  case BK_META:
+    b->s[0] = next(c);
+    b->s[1] = next(c);
+    break;
+  case BK_OPSET:
+    b->s[0] = next(c);
+    b->i = next_int(c);
+    break;
+  case BK_GRAPH_NAME:
+  case BK_END_GRAPH:
+    b->s[0] = next(c);
+    break;
+  case BK_INPUT:
+  case BK_OUTPUT:
+  case BK_VALUE_INFO:
+  case BK_INIT:
+    b->s[0] = next(c);
+    take_dims(d, c, b);
+    if (b->kind == BK_INIT)
+      take_data(c, b);
+    break;
+  case BK_ATTR_TENSOR:
+  case BK_ATTR_TYPE:
+    b->s[0] = next(c);
+    b->i = next_int(c);
+    take_dims(d, c, b);
+    if (b->kind == BK_ATTR_TENSOR)
+      take_data(c, b);
+    break;
+  case BK_ATTR_INT:
+    b->s[0] = next(c);
+    b->i = next_int(c);
+    break;
+  case BK_ATTR_FLOAT:
+    b->s[0] = next(c);
+    b->f = strtod(next(c), NULL);
+    break;
+  case BK_ATTR_STRING:
+    b->s[0] = next(c);
+    take_data(c, b);
+    break;
+  case BK_ATTR_INTS:
+  case BK_ATTR_FLOATS: {
+    b->s[0] = next(c);
+    b->n_list = (size_t)next_int(c);
+    int64_t *iv = d->ipool + d->n_i;
+    double *fv = d->fpool + d->n_f;
+    for (size_t k = 0; k < b->n_list && c->at < c->n; k++) {
+      const char *v = next(c);
+      if (b->kind == BK_ATTR_INTS)
+        d->ipool[d->n_i++] = strtoll(v, NULL, 10);
+      else
+        d->fpool[d->n_f++] = strtod(v, NULL);
+    }
+    b->ints = iv;
+    b->floats = fv;
+    break;
+  }
+  case BK_ATTR_STRINGS: {
+    b->s[0] = next(c);
+    b->n_list = (size_t)next_int(c);
+    const char **sv = d->spool + d->n_s;
+    for (size_t k = 0; k < b->n_list && c->at < c->n; k++) {
+      char *hex = next(c);
+      unhex(hex);
+      d->spool[d->n_s++] = hex;
+    }
+    b->list = sv;
+    break;
+  }
+  case BK_BEGIN_GRAPH:
+    b->s[0] = next(c);
+    b->i = next_int(c);
+    break;
+  case BK_UNKNOWN:
+    break;
+  }
+}
+
 bdesc *bdesc_read(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -72,10 +265,15 @@ bdesc *bdesc_read(const char *path) {
   }
   fclose(f);
   d->text[size] = 0;
-  /* At most one token per two bytes, one line per byte. */
-  d->tok = malloc(((size_t)size / 2 + 2) * sizeof *d->tok);
-  d->lines = malloc(((size_t)size + 2) * sizeof *d->lines);
-  if (!d->tok || !d->lines) {
+  /* At most one token per two bytes, one line per two bytes; every pool
+   * slot is taken by a token of its own. */
+  size_t max_tok = (size_t)size / 2 + 2;
+  d->tok = malloc(max_tok * sizeof *d->tok);
+  d->calls = calloc(max_tok, sizeof *d->calls);
+  d->ipool = malloc(max_tok * sizeof *d->ipool);
+  d->fpool = malloc(max_tok * sizeof *d->fpool);
+  d->spool = malloc(max_tok * sizeof *d->spool);
+  if (!d->tok || !d->calls || !d->ipool || !d->fpool || !d->spool) {
     bdesc_free(d);
     return NULL;
   }
@@ -86,24 +284,15 @@ bdesc *bdesc_read(const char *path) {
       *nl = 0;
     lineno++;
     if (line[0] && line[0] != '#') {
-      bline *l = &d->lines[d->n_lines++];
-      l->first = d->n_tok;
-      l->lineno = lineno;
+      size_t n = 0;
       for (char *s = strtok(line, " "); s; s = strtok(NULL, " ")) {
         decode(s);
-        d->tok[d->n_tok++] = s;
+        d->tok[n++] = s;
       }
-      l->count = d->n_tok - l->first;
-      l->data = NULL;
-      l->data_len = 0;
-      const char *cmd = l->count ? d->tok[l->first] : "";
-      if (l->count > 1 && (!strcmp(cmd, "init") ||
-                           !strcmp(cmd, "attr_tensor") ||
-                           !strcmp(cmd, "attr_string"))) {
-        char *hex = d->tok[l->first + l->count - 1];
-        l->data_len = unhex(hex);
-        l->data = l->data_len ? (unsigned char *)hex : NULL;
-      }
+      cursor c = {d->tok, n, 0};
+      bcall *b = &d->calls[d->n_calls++];
+      b->lineno = lineno;
+      parse(d, &c, b);
     }
     line = nl ? nl + 1 : NULL;
   }
@@ -115,160 +304,72 @@ void bdesc_free(bdesc *d) {
     return;
   free(d->text);
   free(d->tok);
-  free(d->lines);
+  free(d->calls);
+  free(d->ipool);
+  free(d->fpool);
+  free(d->spool);
   free(d);
 }
 
 /* ==== Replay ==== */
 
-typedef struct cursor {
-  char *const *t;
-  size_t n, at;
-} cursor;
-
-static const char *next(cursor *c) { return c->at < c->n ? c->t[c->at++] : ""; }
-static long long next_int(cursor *c) { return strtoll(next(c), NULL, 10); }
-
-/* Hex into bytes (malloc'ed, *n set); NULL for "" (no data). */
-static unsigned char *hex_bytes(const char *s, size_t *n) {
-  size_t len = strlen(s) / 2;
-  *n = len;
-  if (!len)
-    return NULL;
-  unsigned char *out = malloc(len + 1);
-  for (size_t i = 0; out && i < len; i++) {
-    char hex[3] = {s[2 * i], s[2 * i + 1], 0};
-    out[i] = (unsigned char)strtol(hex, NULL, 16);
-  }
-  if (out)
-    out[len] = 0;
-  return out;
-}
-
-enum { MAX_RANK = 64, MAX_LIST = 4096 };
-
-/* DTYPE RANK DIM...: "$name" a symbol, "?" unknown. */
-static void dims(cursor *c, int *dtype, int *rank, int64_t *d,
-                 const char **syms) {
-  *dtype = (int)next_int(c);
-  *rank = (int)next_int(c);
-  for (int k = 0; k < *rank && k < MAX_RANK; k++) {
-    const char *s = next(c);
-    syms[k] = NULL;
-    d[k] = -1;
-    if (s[0] == '$')
-      syms[k] = s + 1;
-    else if (s[0] != '?')
-      d[k] = strtoll(s, NULL, 10);
-  }
-}
-
-static nns_status replay_line(nns_builder *b, cursor *c, const bline *l,
-                              nns_error *err) {
-  const char *cmd = next(c);
-  int64_t dv[MAX_RANK];
-  const char *syms[MAX_RANK];
-  int dtype, rank;
-  /* Nodes first: most lines are nodes. */
-  if (!strcmp(cmd, "node")) {
-    const char *op = next(c), *dom = next(c), *name = next(c);
-    static const char *ins[MAX_LIST], *outs[MAX_LIST];
-    size_t nin = (size_t)next_int(c);
-    for (size_t k = 0; k < nin && k < MAX_LIST; k++)
-      ins[k] = next(c);
-    size_t nout = (size_t)next_int(c);
-    for (size_t k = 0; k < nout && k < MAX_LIST; k++)
-      outs[k] = next(c);
-    return nns_builder_add_node(b, op, dom, name, NULL, ins, nin, outs, nout,
-                                err);
-  }
-  if (!strcmp(cmd, "ir_version"))
-    return nns_builder_set_ir_version(b, next_int(c), err);
-  if (!strcmp(cmd, "producer")) {
-    const char *n = next(c);
-    return nns_builder_set_producer(b, n, next(c), err);
-  }
-  if (!strcmp(cmd, "opset")) {
-    const char *dom = next(c);
-    return nns_builder_add_opset(b, dom, next_int(c), err);
-  }
-  if (!strcmp(cmd, "meta")) {
-    const char *k = next(c);
-    return nns_builder_add_metadata(b, k, next(c), err);
-  }
-  if (!strcmp(cmd, "graph_name"))
-    return nns_builder_set_graph_name(b, next(c), err);
-  if (!strcmp(cmd, "input") || !strcmp(cmd, "output") ||
-      !strcmp(cmd, "value_info")) {
-    const char *name = next(c);
-    dims(c, &dtype, &rank, dv, syms);
-    if (cmd[0] == 'i')
-      return nns_builder_add_input(b, name, dtype, rank, dv, syms, err);
-    if (cmd[0] == 'o')
-      return nns_builder_add_output(b, name, dtype, rank, dv, syms, err);
-    return nns_builder_add_value_info(b, name, dtype, rank, dv, syms, err);
-  }
-  if (!strcmp(cmd, "init") || !strcmp(cmd, "attr_tensor")) {
-    bool init = cmd[0] == 'i';
-    const char *name = next(c);
-    int type = init ? 0 : (int)next_int(c);
-    dims(c, &dtype, &rank, dv, syms);
-    if (init)
-      return nns_builder_add_initializer(b, name, dtype, rank, dv, l->data,
-                                         l->data_len, err);
-    return nns_builder_attr_tensor(b, name, (nns_attr_type)type, dtype, rank,
-                                   dv, l->data, l->data_len, err);
-  }
-  if (!strcmp(cmd, "attr_int")) {
-    const char *name = next(c);
-    return nns_builder_attr_int(b, name, next_int(c), err);
-  }
-  if (!strcmp(cmd, "attr_float")) {
-    const char *name = next(c);
-    return nns_builder_attr_float(b, name, strtod(next(c), NULL), err);
-  }
-  if (!strcmp(cmd, "attr_string")) {
-    const char *name = next(c);
-    return nns_builder_attr_string(b, name, (const char *)l->data,
-                                   l->data_len, err);
-  }
-  if (!strcmp(cmd, "attr_ints") || !strcmp(cmd, "attr_floats")) {
-    const char *name = next(c);
-    size_t n = (size_t)next_int(c);
-    static int64_t iv[MAX_LIST];
-    static double fv[MAX_LIST];
-    for (size_t k = 0; k < n && k < MAX_LIST; k++) {
-      const char *v = next(c);
-      iv[k] = strtoll(v, NULL, 10);
-      fv[k] = strtod(v, NULL);
-    }
-    return cmd[5] == 'i' ? nns_builder_attr_ints(b, name, iv, n, err)
-                         : nns_builder_attr_floats(b, name, fv, n, err);
-  }
-  if (!strcmp(cmd, "attr_strings")) {
-    const char *name = next(c);
-    size_t n = (size_t)next_int(c);
-    static char *sv[MAX_LIST];
-    for (size_t k = 0; k < n && k < MAX_LIST; k++) {
-      size_t len;
-      sv[k] = (char *)hex_bytes(next(c), &len);
-      if (!sv[k])
-        sv[k] = calloc(1, 1);
-    }
-    nns_status st = nns_builder_attr_strings(b, name,
-                                             (const char *const *)sv, n, err);
-    for (size_t k = 0; k < n && k < MAX_LIST; k++)
-      free(sv[k]);
-    return st;
-  }
-  if (!strcmp(cmd, "begin_graph")) {
-    const char *name = next(c);
-    return nns_builder_begin_graph(b, name, (nns_attr_type)next_int(c), err);
-  }
-  if (!strcmp(cmd, "end_graph"))
+static nns_status replay(nns_builder *b, const bcall *c, nns_error *err) {
+  switch (c->kind) {
+  case BK_NODE:
+    return nns_builder_add_node(b, c->s[0], c->s[1], c->s[2], NULL, c->list,
+                                c->n_list, c->list2, c->n_list2, err);
+  case BK_IR_VERSION:
+    return nns_builder_set_ir_version(b, c->i, err);
+  case BK_PRODUCER:
+    return nns_builder_set_producer(b, c->s[0], c->s[1], err);
+  case BK_OPSET:
+    return nns_builder_add_opset(b, c->s[0], c->i, err);
+  case BK_META:
+    return nns_builder_add_metadata(b, c->s[0], c->s[1], err);
+  case BK_GRAPH_NAME:
+    return nns_builder_set_graph_name(b, c->s[0], err);
+  case BK_INPUT:
+    return nns_builder_add_input(b, c->s[0], c->dtype, c->rank, c->dims,
+                                 c->syms, err);
+  case BK_OUTPUT:
+    return nns_builder_add_output(b, c->s[0], c->dtype, c->rank, c->dims,
+                                  c->syms, err);
+  case BK_VALUE_INFO:
+    return nns_builder_add_value_info(b, c->s[0], c->dtype, c->rank,
+                                      c->dims, c->syms, err);
+  case BK_INIT:
+    return nns_builder_add_initializer(b, c->s[0], c->dtype, c->rank,
+                                       c->dims, c->data, c->data_len, err);
+  case BK_ATTR_TENSOR:
+    return nns_builder_attr_tensor(b, c->s[0], (nns_attr_type)c->i,
+                                   c->dtype, c->rank, c->dims, c->data,
+                                   c->data_len, err);
+  case BK_ATTR_TYPE:
+    return nns_builder_attr_type(b, c->s[0], (nns_attr_type)c->i, c->dtype,
+                                 c->rank, c->dims, c->syms, err);
+  case BK_ATTR_INT:
+    return nns_builder_attr_int(b, c->s[0], c->i, err);
+  case BK_ATTR_FLOAT:
+    return nns_builder_attr_float(b, c->s[0], c->f, err);
+  case BK_ATTR_STRING:
+    return nns_builder_attr_string(b, c->s[0], (const char *)c->data,
+                                   c->data_len, err);
+  case BK_ATTR_INTS:
+    return nns_builder_attr_ints(b, c->s[0], c->ints, c->n_list, err);
+  case BK_ATTR_FLOATS:
+    return nns_builder_attr_floats(b, c->s[0], c->floats, c->n_list, err);
+  case BK_ATTR_STRINGS:
+    return nns_builder_attr_strings(b, c->s[0], c->list, c->n_list, err);
+  case BK_BEGIN_GRAPH:
+    return nns_builder_begin_graph(b, c->s[0], (nns_attr_type)c->i, err);
+  case BK_END_GRAPH:
     return nns_builder_end_graph(b, err);
+  case BK_UNKNOWN:
+    break;
+  }
   if (err)
-    snprintf(err->message, sizeof err->message, "unknown record '%s'", cmd);
+    snprintf(err->message, sizeof err->message, "unknown record '%s'",
+             c->s[0]);
   return NNS_E_ARG;
 }
 
@@ -276,12 +377,11 @@ nns_status bdesc_replay(const bdesc *d, nns_model **out, nns_error *err) {
   *out = NULL;
   nns_builder *b = NULL;
   nns_status st = nns_builder_new(&b, err);
-  for (size_t i = 0; st == NNS_OK && i < d->n_lines; i++) {
-    cursor c = {d->tok + d->lines[i].first, d->lines[i].count, 0};
-    st = replay_line(b, &c, &d->lines[i], err);
+  for (size_t i = 0; st == NNS_OK && i < d->n_calls; i++) {
+    st = replay(b, &d->calls[i], err);
     if (st != NNS_OK && err) {
       char msg[sizeof err->message + 32];
-      snprintf(msg, sizeof msg, "line %d: %s", d->lines[i].lineno,
+      snprintf(msg, sizeof msg, "line %d: %s", d->calls[i].lineno,
                err->message);
       memcpy(err->message, msg, sizeof err->message - 1);
       err->message[sizeof err->message - 1] = 0;
