@@ -364,6 +364,15 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns__out_str(o, nb ? "\n  ],\n" : "],\n");
 }
 
+/* What goes before point i of a per-node array: 16 to a line. Written
+ * without printf, as are the numbers: these arrays have a point per node. */
+static void j_point_sep(nns__out *o, size_t i) {
+  if (i % 16)
+    nns__out_put(o, ", ", 2);
+  else if (i)
+    nns__out_put(o, ",\n      ", 8);
+}
+
 /* The live-activation curve, one point per main-graph node in running
  * order, and the layer of each node: the innermost one shown at this
  * depth, so every index is a layer of "layers". */
@@ -379,8 +388,8 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
     int64_t b;
     size_t l;
     nns__model_live_point(m, i, &b, &l);
-    nns__out_fmt(o, i ? (i % 16 ? ", %lld" : ",\n      %lld") : "%lld",
-                 (long long)b);
+    j_point_sep(o, i);
+    nns__out_int(o, b);
   }
   nns__out_str(o, "],\n    \"node_layers\": [");
   size_t prev_in = (size_t)-1, prev_out = 0;
@@ -399,7 +408,8 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
       }
       prev_out = l;
     }
-    nns__out_fmt(o, i ? (i % 16 ? ", %zu" : ",\n      %zu") : "%zu", l);
+    j_point_sep(o, i);
+    nns__out_int(o, (int64_t)l);
   }
   nns__out_str(o, "]},\n");
 }
