@@ -125,8 +125,8 @@ void nns__intern_free(nns__interner *in) {
   in->cap = in->count = 0;
 }
 
-static bool intern_grow(nns__interner *in) {
-  size_t cap = in->cap ? in->cap * 2 : 256;
+/* Rehashes into a table of `cap` slots (a power of two, above count). */
+static bool intern_resize(nns__interner *in, size_t cap) {
   const char **slots = calloc(cap, sizeof *slots);
   uint32_t *hashes = calloc(cap, sizeof *hashes);
   if (!slots || !hashes) {
@@ -149,6 +149,19 @@ static bool intern_grow(nns__interner *in) {
   in->hashes = hashes;
   in->cap = cap;
   return true;
+}
+
+static bool intern_grow(nns__interner *in) {
+  return intern_resize(in, in->cap ? in->cap * 2 : 256);
+}
+
+bool nns__intern_reserve(nns__interner *in, size_t more) {
+  if (more > SIZE_MAX / 4 - in->count)
+    return false;
+  size_t need = (in->count + more) * 2, cap = in->cap ? in->cap : 256;
+  while (cap < need)
+    cap *= 2;
+  return cap == in->cap || intern_resize(in, cap);
 }
 
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
