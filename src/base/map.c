@@ -156,16 +156,19 @@ static bool intern_grow(nns__interner *in) {
 }
 
 bool nns__intern_reserve(nns__interner *in, size_t more) {
-  if (more > SIZE_MAX / 4 - in->count)
+  if (in->count > SIZE_MAX / 16 || more > SIZE_MAX / 16 - in->count)
     return false;
-  size_t need = (in->count + more) * 2, cap = in->cap ? in->cap : 256;
-  while (cap < need)
+  size_t need = (in->count + more) * 4, cap = in->cap ? in->cap : 256;
+  while (cap * 3 < need)
     cap *= 2;
   return cap == in->cap || intern_resize(in, cap);
 }
 
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
-  if ((in->count + 1) * 2 > in->cap && !intern_grow(in))
+  /* At most three quarters full: a probe compares the stored 32-bit hash
+   * first, so longer runs cost little, while a sparser table costs page
+   * faults (the interner is the largest table of a load). */
+  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
   uint32_t h = str_hash(s, n);
   size_t mask = in->cap - 1;
