@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "../ir/ir.h"
 #include "report_int.h"
 
 /* ==== Buffered output ==== */
@@ -299,9 +300,7 @@ nns_value_info nns__value_of(const nns_model *m, size_t i) {
 }
 
 nns_dim nns__dim_of(const nns_model *m, size_t i, int axis) {
-  nns_dim x = {.size = sizeof x, .value = -1};
-  nns_model_value_dim(m, i, axis, &x);
-  return x;
+  return nns__value_dim(m, i, axis);
 }
 
 size_t nns__input_of(const nns_model *m, size_t k) {
