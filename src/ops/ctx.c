@@ -311,12 +311,14 @@ nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
   return out_dims(cx, i, dtype, rank, true);
 }
 
+nns__dim *nns__out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
+  return out_dims(cx, i, dtype, rank, false);
+}
+
 void nns__out_type(nns__ictx *cx, int i, const nns__type *t) {
   if (!nns__has_out(cx, i) || !t)
     return;
-  /* Every dim is copied over: no fresh symbols to overwrite (each is a
-   * symbol table entry that lives as long as the results). */
-  nns__dim *d = out_dims(cx, i, t->dtype, t->rank, false);
+  nns__dim *d = nns__out_dims(cx, i, t->dtype, t->rank); /* copied over */
   if (d)
     memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
   nns__value *v = cx->node->out[i];
@@ -477,7 +479,7 @@ nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
     if (st != NNS_OK)
       return st;
   }
-  nns__dim *d = nns__out_shape(cx, out, dtype, rank);
+  nns__dim *d = nns__out_dims(cx, out, dtype, rank);
   if (d)
     memcpy(d, dims, (size_t)rank * sizeof *d);
   return NNS_OK;
