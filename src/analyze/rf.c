@@ -42,41 +42,30 @@ typedef struct rf_val {
 
 /* The fields of all values. Most values of a transformer (and every value
  * of a graph without spatial inputs) never get one, so a value holds an
- * index into a dense list of the fields actually set; index 0 is the empty
- * field. A 200-byte entry per value, zeroed up front, was a seventh of the
- * page faults of a LLaMA-shaped summary. */
+ * index into a list of the fields actually set; index 0 is the empty field.
+ * The list has room for every value but is not zeroed, so its pages are
+ * touched only as fields are set: a zeroed 200-byte entry per value was a
+ * seventh of the page faults of a LLaMA-shaped summary. */
 typedef struct rf_table {
   uint32_t *at;  /* per value: index into vals, 0 = empty */
-  rf_val *vals;  /* vals[0] is all zero */
-  size_t n, cap;
+  rf_val *vals;  /* vals[0] is all zero; n used */
+  size_t n;
 } rf_table;
 
 static const rf_val *rf_get(const rf_table *t, size_t value) {
   return &t->vals[t->at[value]];
 }
 
-/* Sets the field of a value; an empty field takes no entry. False when
- * out of memory. */
-static bool rf_set(rf_table *t, size_t value, const rf_val *v) {
+/* Sets the field of a value; an empty field takes no entry. There is room
+ * for every value, each set at most once (again: in place). */
+static void rf_set(rf_table *t, size_t value, const rf_val *v) {
   static const rf_val empty;
-  if (t->at[value] == 0 && memcmp(v, &empty, sizeof empty) == 0)
-    return true;
-  if (t->at[value] != 0) { /* a value is set once, but stay correct */
+  if (t->at[value] != 0) {
     t->vals[t->at[value]] = *v;
-    return true;
+  } else if (memcmp(v, &empty, sizeof empty) != 0) {
+    t->vals[t->n] = *v;
+    t->at[value] = (uint32_t)t->n++;
   }
-  if (t->n == t->cap) {
-    size_t cap = t->cap * 2;
-    rf_val *vals = cap <= UINT32_MAX ? realloc(t->vals, cap * sizeof *vals)
-                                     : NULL;
-    if (!vals)
-      return false;
-    t->vals = vals;
-    t->cap = cap;
-  }
-  t->vals[t->n] = *v;
-  t->at[value] = (uint32_t)t->n++;
-  return true;
 }
 
 static int64_t rf_size(const nns_rf *r) {
@@ -243,12 +232,16 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
 
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
-  rf_table rf = {.at = calloc(m->n_values + 1, sizeof *rf.at),
-                 .vals = calloc(64, sizeof *rf.vals),
-                 .n = 1,
-                 .cap = 64};
+  /* Indices are 32-bit; no model comes near (each value is an object). */
+  bool fits = m->n_values < UINT32_MAX &&
+              m->n_values < SIZE_MAX / sizeof(rf_val) - 1;
+  rf_table rf = {.at = fits ? calloc(m->n_values + 1, sizeof *rf.at) : NULL,
+                 .vals = fits ? malloc((m->n_values + 1) * sizeof *rf.vals)
+                              : NULL,
+                 .n = 1};
   if (!rf.at || !rf.vals)
     goto nomem;
+  memset(&rf.vals[0], 0, sizeof rf.vals[0]);
   for (int32_t i = 0; i < g->n_inputs; i++) {
     const nns__value *v = g->inputs[i];
     if (!v || v->init || v->type.rank < 3 ||
@@ -258,8 +251,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     memset(&start, 0, sizeof start);
     nns__rf_start(NULL, v->type.rank - 2, &start.r);
     start.last = start.r.f;
-    if (!rf_set(&rf, v->index, &start))
-      goto nomem;
+    rf_set(&rf, v->index, &start);
   }
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
@@ -273,8 +265,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
         continue;
       rf_val out = n->op && n->op->rf ? by_rule
                                       : broadcast(a, &rf, n, &v->type);
-      if (!rf_set(&rf, v->index, &out))
-        goto nomem;
+      rf_set(&rf, v->index, &out);
     }
   }
   /* Layers: the field of their output. */
