@@ -83,31 +83,49 @@ static nns__arena_chunk *chunk_new(size_t usable) {
   return c;
 }
 
+/* Starts a new chunk with room for at least `need` bytes. */
+static bool arena_grow(nns__arena *a, size_t need) {
+  /* Each chunk doubles the last (up to 64 MB): a large model makes few
+   * chunks, a small one stays small. A model has three arenas (graph,
+   * inference, analysis), so small ones double too rather than jump to
+   * a huge page each. */
+  size_t size = !a->head ? ARENA_FIRST_CHUNK : a->head->size * 2;
+  if (size > ARENA_MAX_CHUNK)
+    size = ARENA_MAX_CHUNK;
+  if (need > size)
+    size = need;
+  nns__arena_chunk *c = chunk_new(size);
+  if (!c)
+    return false;
+  c->next = a->head;
+  a->head = c;
+  a->used = 0;
+  a->cap = c->size;
+  a->total += c->map_size;
+  return true;
+}
+
+bool nns__arena_reserve(nns__arena *a, size_t n) {
+  if (a->head && a->cap - a->used >= n)
+    return true;
+  /* Worth a chunk of its own from 1 MB, and then a huge page or more: the
+   * doubling series below that is faulted page by page (a LLaMA-shaped
+   * graph of 700 KB took 400 faults). */
+  if (n < ARENA_HUGE / 2)
+    return true;
+  if (n > ARENA_MAX_CHUNK)
+    n = ARENA_MAX_CHUNK;
+  return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n);
+}
+
 void *nns__arena_alloc(nns__arena *a, size_t n) {
   if (n == 0)
     n = 1;
   if (n > SIZE_MAX / 2)
     return NULL;
   size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-  if (!a->head || a->cap - a->used < need) {
-    /* Each chunk doubles the last (up to 64 MB): a large model makes few
-     * chunks, a small one stays small. A model has three arenas (graph,
-     * inference, analysis), so small ones double too rather than jump to
-     * a huge page each. */
-    size_t size = !a->head ? ARENA_FIRST_CHUNK : a->head->size * 2;
-    if (size > ARENA_MAX_CHUNK)
-      size = ARENA_MAX_CHUNK;
-    if (need > size)
-      size = need;
-    nns__arena_chunk *c = chunk_new(size);
-    if (!c)
-      return NULL;
-    c->next = a->head;
-    a->head = c;
-    a->used = 0;
-    a->cap = c->size;
-    a->total += c->map_size;
-  }
+  if ((!a->head || a->cap - a->used < need) && !arena_grow(a, need))
+    return NULL;
   /* Fresh mapped memory is zero and never reused: no memset needed. */
   void *p = a->head->data + a->used;
   a->used += need;

@@ -31,6 +31,10 @@ void nns__arena_init(nns__arena *a);
 void nns__arena_free(nns__arena *a);
 /* Returns NULL when out of memory or when n would overflow. */
 void *nns__arena_alloc(nns__arena *a, size_t n);
+/* A hint that about `n` bytes are coming: from 1 MB they get one chunk of
+ * their own (huge pages) rather than a doubling series. False only when
+ * out of memory; allocation goes on either way. */
+bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
 void *nns__arena_array(nns__arena *a, size_t count, size_t size);
 char *nns__arena_strndup(nns__arena *a, const char *s, size_t n);
