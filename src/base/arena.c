@@ -108,10 +108,11 @@ static bool arena_grow(nns__arena *a, size_t need) {
 bool nns__arena_reserve(nns__arena *a, size_t n) {
   if (a->head && a->cap - a->used >= n)
     return true;
-  /* Worth a chunk of its own from 1 MB, and then a huge page or more: the
-   * doubling series below that is faulted page by page (a LLaMA-shaped
-   * graph of 700 KB took 400 faults). */
-  if (n < ARENA_HUGE / 2)
+  /* Worth a chunk of its own from 512 KB, and then a huge page or more:
+   * the doubling series below that is faulted page by page (a LLaMA-shaped
+   * graph of 700 KB took 400 faults), where zeroing one huge page costs
+   * about as much as a hundred faults. */
+  if (n < ARENA_HUGE / 4)
     return true;
   if (n > ARENA_MAX_CHUNK)
     n = ARENA_MAX_CHUNK;

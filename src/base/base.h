@@ -31,7 +31,7 @@ void nns__arena_init(nns__arena *a);
 void nns__arena_free(nns__arena *a);
 /* Returns NULL when out of memory or when n would overflow. */
 void *nns__arena_alloc(nns__arena *a, size_t n);
-/* A hint that about `n` bytes are coming: from 1 MB they get one chunk of
+/* A hint that about `n` bytes are coming: from 512 KB they get a chunk of
  * their own (huge pages) rather than a doubling series. False only when
  * out of memory; allocation goes on either way. */
 bool nns__arena_reserve(nns__arena *a, size_t n);
