@@ -42,8 +42,10 @@ def test_two_ranks_merge(tmp_path):
     slow = by["module.1"]
     assert slow["calls"] == 4 and slow["ranks"]["count"] == 2
     spread = slow["ranks"]["forward_ms"]
-    assert 20 <= spread["min"] < 35, spread
-    assert 40 <= spread["max"] < 60, spread
+    # A sleep is a floor, not a ceiling: on a loaded machine a pass can take
+    # longer, so only the lower bounds and their order are asserted.
+    assert spread["min"] >= 20, spread
+    assert spread["max"] >= 40 and spread["max"] >= spread["min"], spread
     assert spread["median"] == pytest.approx((spread["min"] + spread["max"])
                                              / 2, abs=1e-3)
     first = doc["first_nonfinite"]["forward"]

@@ -410,6 +410,13 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
   nns__arena *ar = &m->analysis_arena;
+  /* Per node about a row, a place in the order and a layer (a graph
+   * without module paths has a layer per node): a hint, so that a large
+   * graph's analysis fills one huge-page chunk. */
+  nns__arena_reserve(ar, (a->n_nodes + 1) * (sizeof *a->nodes +
+                                             sizeof *a->order +
+                                             sizeof(nns__alayer)) +
+                             m->n_values);
   a->nodes = nns__arena_array(ar, a->n_nodes + 1, sizeof *a->nodes);
   a->is_param_value =
       nns__arena_array(ar, m->n_values + 1, sizeof *a->is_param_value);

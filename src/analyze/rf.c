@@ -40,6 +40,34 @@ typedef struct rf_val {
   nns_rf last;
 } rf_val;
 
+/* The fields of all values. Most values of a transformer (and every value
+ * of a graph without spatial inputs) never get one, so a value holds an
+ * index into a list of the fields actually set; index 0 is the empty field.
+ * The list has room for every value but is not zeroed, so its pages are
+ * touched only as fields are set: a zeroed 200-byte entry per value was a
+ * seventh of the page faults of a LLaMA-shaped summary. */
+typedef struct rf_table {
+  uint32_t *at;  /* per value: index into vals, 0 = empty */
+  rf_val *vals;  /* vals[0] is all zero; n used */
+  size_t n;
+} rf_table;
+
+static const rf_val *rf_get(const rf_table *t, size_t value) {
+  return &t->vals[t->at[value]];
+}
+
+/* Sets the field of a value; an empty field takes no entry. There is room
+ * for every value, each set at most once (again: in place). */
+static void rf_set(rf_table *t, size_t value, const rf_val *v) {
+  static const rf_val empty;
+  if (t->at[value] != 0) {
+    t->vals[t->at[value]] = *v;
+  } else if (memcmp(v, &empty, sizeof empty) != 0) {
+    t->vals[t->n] = *v;
+    t->at[value] = (uint32_t)t->n++;
+  }
+}
+
 static int64_t rf_size(const nns_rf *r) {
   int64_t best = 0;
   for (int k = 0; k < r->axes && k < NNS_RF_MAX_AXES; k++)
@@ -113,7 +141,7 @@ static bool same_dims(const nns__rf *a, const nns__rf *b) {
 }
 
 /* A node without a rule, for its output of type `tout`. */
-static rf_val broadcast(const nns__analysis *a, const rf_val *rf,
+static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
                         const nns__node *n, const nns__type *tout) {
   rf_val out;
   memset(&out, 0, sizeof out);
@@ -123,7 +151,7 @@ static rf_val broadcast(const nns__analysis *a, const rf_val *rf,
     const nns__value *v = n->in[k];
     if (!carries_field(a, v) || nns__input_role(n, k) != 'a')
       continue;
-    const rf_val *in = &rf[v->index];
+    const rf_val *in = rf_get(rf, v->index);
     if (!known(&in->r))
       continue;
     if (in->r.f.whole) {
@@ -164,7 +192,7 @@ static rf_val broadcast(const nns__analysis *a, const rf_val *rf,
 
 /* A node with a rule: the field of its first activation input mapped. */
 static rf_val apply_rule(nns_model *m, const nns__analysis *a,
-                         const rf_val *rf, const nns__node *n) {
+                         const rf_table *rf, const nns__node *n) {
   rf_val out;
   memset(&out, 0, sizeof out);
   const rf_val *src = NULL;
@@ -172,13 +200,13 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
   for (int32_t k = 0; k < n->n_in; k++) {
     const nns__value *v = n->in[k];
     if (nns__input_role(n, k) != 'a' || !carries_field(a, v) ||
-        !known(&rf[v->index].r))
+        !known(&rf_get(rf, v->index)->r))
       continue;
     if (!src)
-      src = &rf[v->index];
+      src = rf_get(rf, v->index);
     else
-      others_global |= rf[v->index].r.f.whole ||
-                       rf[v->index].r.f.global_context;
+      others_global |= rf_get(rf, v->index)->r.f.whole ||
+                       rf_get(rf, v->index)->r.f.global_context;
   }
   if (!src)
     return out;
@@ -204,29 +232,40 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
 
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
-  rf_val *rf = calloc(m->n_values + 1, sizeof *rf);
-  if (!rf)
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  /* Indices are 32-bit; no model comes near (each value is an object). */
+  bool fits = m->n_values < UINT32_MAX &&
+              m->n_values < SIZE_MAX / sizeof(rf_val) - 1;
+  rf_table rf = {.at = fits ? calloc(m->n_values + 1, sizeof *rf.at) : NULL,
+                 .vals = fits ? malloc((m->n_values + 1) * sizeof *rf.vals)
+                              : NULL,
+                 .n = 1};
+  if (!rf.at || !rf.vals)
+    goto nomem;
+  memset(&rf.vals[0], 0, sizeof rf.vals[0]);
   for (int32_t i = 0; i < g->n_inputs; i++) {
     const nns__value *v = g->inputs[i];
     if (!v || v->init || v->type.rank < 3 ||
         v->type.rank - 2 > NNS_RF_MAX_AXES)
       continue;
-    nns__rf_start(NULL, v->type.rank - 2, &rf[v->index].r);
-    rf[v->index].last = rf[v->index].r.f;
+    rf_val start;
+    memset(&start, 0, sizeof start);
+    nns__rf_start(NULL, v->type.rank - 2, &start.r);
+    start.last = start.r.f;
+    rf_set(&rf, v->index, &start);
   }
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
     rf_val by_rule;
     memset(&by_rule, 0, sizeof by_rule);
     if (n->op && n->op->rf)
-      by_rule = apply_rule(m, a, rf, n);
+      by_rule = apply_rule(m, a, &rf, n);
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!carries_field(a, v))
         continue;
-      rf[v->index] = n->op && n->op->rf ? by_rule
-                                        : broadcast(a, rf, n, &v->type);
+      rf_val out = n->op && n->op->rf ? by_rule
+                                      : broadcast(a, &rf, n, &v->type);
+      rf_set(&rf, v->index, &out);
     }
   }
   /* Layers: the field of their output. */
@@ -237,7 +276,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     size_t out = la->info.output_value;
     if (out == (size_t)-1 || out >= m->n_values)
       continue;
-    la->rf = rf[out].r.f;
+    la->rf = rf_get(&rf, out)->r.f;
     if (!la->rf.whole)
       keep_larger(&best_layer, &la->rf);
   }
@@ -249,9 +288,14 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   for (int32_t i = 0; i < g->n_outputs; i++) {
     const nns__value *v = g->outputs[i];
     if (v && v->index < m->n_values)
-      keep_larger(&model, &rf[v->index].last);
+      keep_larger(&model, &rf_get(&rf, v->index)->last);
   }
   a->rf = model.axes > 0 ? model : best_layer;
-  free(rf);
+  free(rf.at);
+  free(rf.vals);
   return NNS_OK;
+nomem:
+  free(rf.at);
+  free(rf.vals);
+  return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
 }

@@ -68,11 +68,22 @@ typedef struct blayer {
   int depth;
 } blayer;
 
+/* One entry of the child index. The key is the pair itself rather than an
+ * interned "parent-id/atom" string: a graph without module paths makes one
+ * layer per node, and formatting and interning a key for each lookup was a
+ * tenth of a 100k-node summary and a third of its interned strings. */
+typedef struct child_slot {
+  const char *atom; /* interned; NULL: empty slot */
+  uint32_t parent;
+  uint32_t id;
+} child_slot;
+
 typedef struct builder {
   nns_model *m;
   blayer *v;
   size_t n, cap;
-  nns__map by_key;   /* interned "parent-id/atom" -> (void *)(index + 1) */
+  child_slot *kids;  /* (parent, interned atom) -> child: open addressing */
+  size_t kids_n, kids_cap;
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
@@ -134,25 +145,56 @@ static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
   return id;
 }
 
-/* The map key of child `atom` of `parent`: "id/atom", interned. */
-static const char *child_key(builder *b, uint32_t parent, const char *atom,
-                             size_t len) {
-  if (!reserve(b, len + 16))
-    return NULL;
-  int k = snprintf(b->buf, 16, "%u/", parent);
-  memcpy(b->buf + k, atom, len);
-  return nns__intern(&b->m->strings, b->buf, (size_t)k + len);
+static size_t kid_hash(uint32_t parent, const char *atom) {
+  uint64_t x = (uint64_t)(uintptr_t)atom ^ ((uint64_t)parent << 32);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+/* The slot of (parent, atom): its entry, or the empty slot it would take. */
+static child_slot *kid_slot(child_slot *kids, size_t cap, uint32_t parent,
+                            const char *atom) {
+  size_t mask = cap - 1;
+  size_t i = kid_hash(parent, atom) & mask;
+  while (kids[i].atom && (kids[i].atom != atom || kids[i].parent != parent))
+    i = (i + 1) & mask;
+  return &kids[i];
+}
+
+static bool kids_put(builder *b, uint32_t parent, const char *atom,
+                     uint32_t id) {
+  if ((b->kids_n + 1) * 4 > b->kids_cap * 3) {
+    size_t cap = b->kids_cap ? b->kids_cap * 2 : 64;
+    child_slot *kids = calloc(cap, sizeof *kids);
+    if (!kids)
+      return false;
+    for (size_t i = 0; i < b->kids_cap; i++)
+      if (b->kids[i].atom)
+        *kid_slot(kids, cap, b->kids[i].parent, b->kids[i].atom) = b->kids[i];
+    free(b->kids);
+    b->kids = kids;
+    b->kids_cap = cap;
+  }
+  child_slot *s = kid_slot(b->kids, b->kids_cap, parent, atom);
+  if (!s->atom)
+    b->kids_n++;
+  *s = (child_slot){.atom = atom, .parent = parent, .id = id};
+  return true;
 }
 
 static uint32_t find_child(builder *b, uint32_t parent, const char *atom,
                            size_t len, bool *oom) {
-  const char *key = child_key(b, parent, atom, len);
-  if (!key) {
+  const char *name = nns__intern(&b->m->strings, atom, len);
+  if (!name) {
     *oom = true;
     return NONE;
   }
-  void *hit = nns__map_get(&b->by_key, key);
-  return hit ? (uint32_t)((uintptr_t)hit - 1) : NONE;
+  if (!b->kids_cap)
+    return NONE;
+  child_slot *s = kid_slot(b->kids, b->kids_cap, parent, name);
+  return s->atom ? s->id : NONE;
 }
 
 /* `relu_1` -> length of `relu`, or 0 when the atom has no _N suffix. */
@@ -197,12 +239,10 @@ static uint32_t child(builder *b, uint32_t parent, const char *atom,
       return id;
   }
   const char *name = nns__intern(&b->m->strings, atom, len);
-  const char *key = name ? child_key(b, parent, atom, len) : NULL;
-  if (!key)
+  if (!name)
     return NONE;
   id = add_layer(b, parent, name, path);
-  if (id == NONE ||
-      !nns__map_put(&b->by_key, key, (void *)(uintptr_t)(id + 1)))
+  if (id == NONE || !kids_put(b, parent, name, id))
     return NONE;
   b->path_bytes += full;
   return id;
@@ -589,7 +629,7 @@ static bool caller_module_types(builder *b) {
 static void builder_free(builder *b) {
   free(b->v);
   free(b->buf);
-  nns__map_free(&b->by_key);
+  free(b->kids);
   nns__map_free(&b->by_scope);
   nns__map_free(&b->op_names);
 }
@@ -694,9 +734,14 @@ done:
 
 /* ==== Finish: types, op lists, inputs and outputs ==== */
 
+/* A layer's op types. Most layers have one (every layer of a graph without
+ * module paths), so the first lives in the list itself and only a second
+ * one mallocs: a malloc and a free per layer were a tenth of scope_finish
+ * on a 100k-node graph. */
 typedef struct type_list {
-  const char **v;
+  const char **v; /* &one, or malloc'ed */
   uint32_t n, cap;
+  const char *one;
 } type_list;
 
 /* A set of (layer, op type row) pairs: which layers already list a type,
@@ -745,11 +790,17 @@ static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
 }
 
 static bool list_add(type_list *t, const char *s) {
-  if (t->n == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 4;
-    const char **v = realloc(t->v, cap * sizeof *v);
+  if (t->cap == 0) {
+    t->v = &t->one;
+    t->cap = 1;
+  } else if (t->n == t->cap) {
+    uint32_t cap = t->cap == 1 ? 4 : t->cap * 2;
+    const char **v = t->v == &t->one ? malloc(cap * sizeof *v)
+                                     : realloc(t->v, cap * sizeof *v);
     if (!v)
       return false;
+    if (t->v == &t->one)
+      v[0] = t->one;
     t->v = v;
     t->cap = cap;
   }
@@ -757,10 +808,20 @@ static bool list_add(type_list *t, const char *s) {
   return true;
 }
 
+static void list_free(type_list *t) {
+  if (t->v != &t->one)
+    free(t->v);
+}
+
 /* Joins a list with `sep`, stopping (with "+...") past `max` characters
  * when max > 0. */
 static const char *join(nns_model *m, const type_list *t, const char *sep,
                         size_t max) {
+  /* Nothing to join: the list's one string (no copy per layer). */
+  if (t->n == 0)
+    return "";
+  if (t->n == 1)
+    return t->v[0];
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
     len += strlen(t->v[i]) + strlen(sep);
@@ -921,9 +982,9 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   }
 done:
   for (size_t l = 0; types && l < nl; l++)
-    free(types[l].v);
+    list_free(&types[l]);
   for (size_t l = 0; work && l < nl; l++)
-    free(work[l].v);
+    list_free(&work[l]);
   free(types);
   free(work);
   free(seen.keys);

@@ -92,34 +92,54 @@ static nns__arena_chunk *chunk_new(size_t usable) {
   return c;
 }
 
+/* Starts a new chunk with room for at least `need` bytes. */
+static bool arena_grow(nns__arena *a, size_t need) {
+  /* Each chunk doubles the last (up to 64 MB): a large model makes few
+   * chunks, a small one stays small. A model has three arenas (graph,
+   * inference, analysis), so small ones double too rather than jump to
+   * a huge page each. */
+  size_t size = !a->head   ? (a->bulk ? ARENA_BULK_FIRST : ARENA_FIRST_CHUNK)
+                : a->head->size * 2;
+  if (size > ARENA_MAX_CHUNK)
+    size = ARENA_MAX_CHUNK;
+  /* A bulk arena goes to whole huge pages after its first chunk. */
+  if (a->bulk && a->head && size < ARENA_HUGE)
+    size = ARENA_HUGE - offsetof(nns__arena_chunk, data); /* one page */
+  if (need > size)
+    size = need;
+  nns__arena_chunk *c = chunk_new(size);
+  if (!c)
+    return false;
+  c->next = a->head;
+  a->head = c;
+  a->used = 0;
+  a->cap = c->size;
+  a->total += c->map_size;
+  return true;
+}
+
+bool nns__arena_reserve(nns__arena *a, size_t n) {
+  if (a->head && a->cap - a->used >= n)
+    return true;
+  /* Worth a chunk of its own from 512 KB, and then a huge page or more:
+   * the doubling series below that is faulted page by page (a LLaMA-shaped
+   * graph of 700 KB took 400 faults), where zeroing one huge page costs
+   * about as much as a hundred faults. */
+  if (n < ARENA_HUGE / 4)
+    return true;
+  if (n > ARENA_MAX_CHUNK)
+    n = ARENA_MAX_CHUNK;
+  return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n);
+}
+
 void *nns__arena_alloc(nns__arena *a, size_t n) {
   if (n == 0)
     n = 1;
   if (n > SIZE_MAX / 2)
     return NULL;
   size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-  if (!a->head || a->cap - a->used < need) {
-    /* Each chunk doubles the last (up to 64 MB): a large model makes few
-     * chunks, a small one stays small. A model has three arenas (graph,
-     * inference, analysis), so small ones double too rather than jump to
-     * a huge page each. */
-    size_t size = !a->head   ? (a->bulk ? ARENA_BULK_FIRST : ARENA_FIRST_CHUNK)
-                  : a->head->size * 2;
-    if (size > ARENA_MAX_CHUNK)
-      size = ARENA_MAX_CHUNK;
-    if (a->bulk && a->head && size < ARENA_HUGE)
-      size = ARENA_HUGE - offsetof(nns__arena_chunk, data); /* one page */
-    if (need > size)
-      size = need;
-    nns__arena_chunk *c = chunk_new(size);
-    if (!c)
-      return NULL;
-    c->next = a->head;
-    a->head = c;
-    a->used = 0;
-    a->cap = c->size;
-    a->total += c->map_size;
-  }
+  if ((!a->head || a->cap - a->used < need) && !arena_grow(a, need))
+    return NULL;
   /* Fresh mapped memory is zero and never reused: no memset needed. */
   void *p = a->head->data + a->used;
   a->used += need;

@@ -34,6 +34,10 @@ void nns__arena_init(nns__arena *a);
 void nns__arena_free(nns__arena *a);
 /* Returns NULL when out of memory or when n would overflow. */
 void *nns__arena_alloc(nns__arena *a, size_t n);
+/* A hint that about `n` bytes are coming: from 512 KB they get a chunk of
+ * their own (huge pages) rather than a doubling series. False only when
+ * out of memory; allocation goes on either way. */
+bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
 void *nns__arena_array(nns__arena *a, size_t count, size_t size);
 char *nns__arena_strndup(nns__arena *a, const char *s, size_t n);
@@ -85,6 +89,10 @@ void nns__intern_free(nns__interner *in);
 /* NULL only when out of memory. */
 const char *nns__intern(nns__interner *in, const char *s, size_t n);
 const char *nns__intern_cstr(nns__interner *in, const char *s);
+/* Room for `more` strings without growing: one table of the final size
+ * instead of a doubling series of tables, each rehashed and each touching
+ * fresh pages. A hint; false only when out of memory. */
+bool nns__intern_reserve(nns__interner *in, size_t more);
 
 /* ==== Errors ==== */
 

@@ -125,8 +125,8 @@ void nns__intern_free(nns__interner *in) {
   in->cap = in->count = 0;
 }
 
-static bool intern_grow(nns__interner *in) {
-  size_t cap = in->cap ? in->cap * 2 : 256;
+/* Rehashes into a table of `cap` slots (a power of two, above count). */
+static bool intern_resize(nns__interner *in, size_t cap) {
   const char **slots = calloc(cap, sizeof *slots);
   uint32_t *hashes = calloc(cap, sizeof *hashes);
   if (!slots || !hashes) {
@@ -151,8 +151,24 @@ static bool intern_grow(nns__interner *in) {
   return true;
 }
 
+static bool intern_grow(nns__interner *in) {
+  return intern_resize(in, in->cap ? in->cap * 2 : 256);
+}
+
+bool nns__intern_reserve(nns__interner *in, size_t more) {
+  if (in->count > SIZE_MAX / 16 || more > SIZE_MAX / 16 - in->count)
+    return false;
+  size_t need = (in->count + more) * 4, cap = in->cap ? in->cap : 256;
+  while (cap * 3 < need)
+    cap *= 2;
+  return cap == in->cap || intern_resize(in, cap);
+}
+
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
-  if ((in->count + 1) * 2 > in->cap && !intern_grow(in))
+  /* At most three quarters full: a probe compares the stored 32-bit hash
+   * first, so longer runs cost little, while a sparser table costs page
+   * faults (the interner is the largest table of a load). */
+  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
   uint32_t h = str_hash(s, n);
   size_t mask = in->cap - 1;

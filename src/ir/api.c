@@ -74,14 +74,13 @@ nns_status nns_model_value(const nns_model *m, size_t i,
   return NNS__PUT(out, &info, NNS__V1_VALUE_INFO);
 }
 
-nns_status nns_model_value_dim(const nns_model *m, size_t i, int axis,
-                               nns_dim *out) {
-  if (!m || i >= m->n_values || !out)
-    return NNS_E_ARG;
+nns_dim nns__value_dim(const nns_model *m, size_t i, int axis) {
+  nns_dim d = {.size = sizeof d, .value = -1};
+  if (!m || i >= m->n_values)
+    return d;
   const nns__value *v = m->values[i];
   if (axis < 0 || axis >= v->type.rank)
-    return NNS_E_ARG;
-  nns_dim d = {.value = -1};
+    return d;
   nns__dim x = v->type.dims[axis];
   if (!x.sym) {
     d.value = x.v;
@@ -89,6 +88,15 @@ nns_status nns_model_value_dim(const nns_model *m, size_t i, int axis,
     const nns__symbol *s = nns__sym_get(m, x.sym);
     d.symbol = s ? s->name : NULL;
   }
+  return d;
+}
+
+nns_status nns_model_value_dim(const nns_model *m, size_t i, int axis,
+                               nns_dim *out) {
+  if (!m || i >= m->n_values || !out || axis < 0 ||
+      axis >= m->values[i]->type.rank)
+    return NNS_E_ARG;
+  nns_dim d = nns__value_dim(m, i, axis);
   return NNS__PUT(out, &d, NNS__V1_DIM);
 }
 

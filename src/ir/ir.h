@@ -380,6 +380,10 @@ uint32_t nns__sym_fresh(nns_model *m);
  * when out of memory. */
 bool nns__sym_name_anonymous(nns_model *m, uint32_t id, const char *base);
 const nns__symbol *nns__sym_get(const nns_model *m, uint32_t id);
+/* Dim `axis` of value i as nns_model_value_dim gives it, by value: value
+ * -1 and no symbol when there is no such dim. For the reports, which read
+ * a dim of every value they print (a million in a 100k-node summary). */
+nns_dim nns__value_dim(const nns_model *m, size_t i, int axis);
 /* Symbolic arithmetic on dims; exact when both are known (overflow gives a
  * fresh symbol). Division is floor division; by a known zero gives a fresh
  * symbol. */

@@ -709,10 +709,12 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   nns__field f;
   nns_status st;
   int32_t n_sparse = 0;
+  size_t node_bytes = 0; /* of the nodes' messages */
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     switch (f.num) {
     case 1:
       st = nns__load_count_up(&r, &f, &g->n_nodes, 1);
+      node_bytes += f.len;
       break;
     case 2:
       st = nns__load_name(L, &f, &g->name);
@@ -743,6 +745,18 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   if (n_sparse > INT32_MAX - g->n_inits)
     return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many initializers");
   g->n_inits += n_sparse;
+  /* Names to come: about a node name and an output per node, and the
+   * initializers' and inputs' names. Reserving them now builds the
+   * interner's table once; a string costs at least 2 bytes of the message,
+   * so the hint stays within a few times the graph's own size. A failed
+   * hint is no error: interning grows the table as it goes. */
+  size_t names = 2 * (size_t)g->n_nodes + (size_t)g->n_inits +
+                 (size_t)g->n_inputs + (size_t)g->n_outputs,
+         bound = (w->end - w->pos) / 4;
+  nns__intern_reserve(&L->m->strings, names < bound ? names : bound);
+  /* The nodes decode to about twice their bytes (names copied and
+   * NUL-terminated, node structs, input and output arrays). */
+  nns__arena_reserve(&L->m->arena, 2 * node_bytes);
 
   nns__arena *arena = &L->m->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);

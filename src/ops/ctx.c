@@ -282,7 +282,10 @@ nns__dim nns__fresh(nns__ictx *cx) {
   return d;
 }
 
-nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
+/* Output i's type with `rank` dims; each dim a fresh unknown when `fresh`,
+ * else left for the caller to fill at once. */
+static nns__dim *out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank,
+                          bool fresh) {
   if (!nns__has_out(cx, i))
     return NULL;
   nns__value *v = cx->node->out[i];
@@ -298,16 +301,24 @@ nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
     v->type.rank = -1;
     return NULL;
   }
-  for (int32_t k = 0; k < rank; k++)
+  for (int32_t k = 0; fresh && k < rank; k++)
     d[k] = nns__fresh(cx);
   v->type.dims = d;
   return d;
 }
 
+nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
+  return out_dims(cx, i, dtype, rank, true);
+}
+
+nns__dim *nns__out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
+  return out_dims(cx, i, dtype, rank, false);
+}
+
 void nns__out_type(nns__ictx *cx, int i, const nns__type *t) {
   if (!nns__has_out(cx, i) || !t)
     return;
-  nns__dim *d = nns__out_shape(cx, i, t->dtype, t->rank);
+  nns__dim *d = nns__out_dims(cx, i, t->dtype, t->rank); /* copied over */
   if (d)
     memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
   nns__value *v = cx->node->out[i];
@@ -468,7 +479,7 @@ nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
     if (st != NNS_OK)
       return st;
   }
-  nns__dim *d = nns__out_shape(cx, out, dtype, rank);
+  nns__dim *d = nns__out_dims(cx, out, dtype, rank);
   if (d)
     memcpy(d, dims, (size_t)rank * sizeof *d);
   return NNS_OK;

@@ -125,7 +125,7 @@ static nns_status matmul_rule(nns__ictx *cx, int a, int b, int32_t dtype) {
   if (st != NNS_OK)
     return st;
   int32_t rank = rbatch + (ra >= 2) + (rb >= 2);
-  nns__dim *y = nns__out_shape(cx, 0, dtype, rank);
+  nns__dim *y = nns__out_dims(cx, 0, dtype, rank); /* all set below */
   if (!y)
     return NNS_OK;
   memcpy(y, batch, (size_t)rbatch * sizeof *y);

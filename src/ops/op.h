@@ -258,6 +258,10 @@ bool nns__has_out(const nns__ictx *cx, int i);
  * each initialised to a fresh symbol. rank -1: unknown rank (returns NULL).
  * Returns NULL too when output i is absent. */
 nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank);
+/* The same for a rule that then sets every one of the `rank` dims itself:
+ * no fresh symbol per dim only to be overwritten (each is an entry of the
+ * model's symbol table, kept as long as the results). */
+nns__dim *nns__out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank);
 /* Copies a type (dtype, kind, dims) to output i. */
 void nns__out_type(nns__ictx *cx, int i, const nns__type *t);
 /* Output i = input j's type, with dtype replaced when dtype != 0. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "../ir/ir.h"
 #include "report_int.h"
 
 /* ==== Buffered output ==== */
@@ -43,12 +44,32 @@ void nns__out_put_slow(nns__out *o, const char *s, size_t n) {
   o->len += n;
 }
 
+/* Two digits per division: a 100k-node summary writes millions of
+ * numbers, most of them small. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
 void nns__out_int(nns__out *o, int64_t v) {
+  if (v >= 0 && v < 10) {
+    char c = (char)('0' + v);
+    nns__out_put(o, &c, 1);
+    return;
+  }
   char buf[24], *p = buf + sizeof buf;
   uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do
-    *--p = (char)('0' + u % 10);
-  while (u /= 10);
+  while (u >= 100) {
+    p -= 2;
+    memcpy(p, digit_pairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    p -= 2;
+    memcpy(p, digit_pairs + 2 * u, 2);
+  } else {
+    *--p = (char)('0' + u);
+  }
   if (v < 0)
     *--p = '-';
   nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
@@ -299,9 +320,7 @@ nns_value_info nns__value_of(const nns_model *m, size_t i) {
 }
 
 nns_dim nns__dim_of(const nns_model *m, size_t i, int axis) {
-  nns_dim x = {.size = sizeof x, .value = -1};
-  nns_model_value_dim(m, i, axis, &x);
-  return x;
+  return nns__value_dim(m, i, axis);
 }
 
 size_t nns__input_of(const nns_model *m, size_t k) {

@@ -15,22 +15,25 @@
 #include "../analyze/analyze.h"
 #include "report_int.h"
 
-/* Keys are literals: written as they are, numbers without printf (a
- * LLaMA-sized summary writes tens of thousands of them). */
-static void j_key(nns__out *o, const char *key) {
-  nns__out_put(o, "\"", 1);
-  nns__out_str(o, key);
-  nns__out_put(o, "\": ", 3);
-}
+/* Keys are literals: `"key": ` is pasted into one literal at compile time
+ * and written with one copy, numbers without printf (a 100k-node summary
+ * writes millions of keys). */
+#define J_KEY(key) "\"" key "\": ", sizeof("\"" key "\": ") - 1
+#define j_key(o, key) nns__out_put((o), J_KEY(key))
+#define j_int(o, key, v) j_int_at((o), J_KEY(key), (v))
+#define j_bool(o, key, v) j_bool_at((o), J_KEY(key), (v))
 
-static void j_int(nns__out *o, const char *key, int64_t v) {
-  j_key(o, key);
+static void j_int_at(nns__out *o, const char *key, size_t len, int64_t v) {
+  nns__out_put(o, key, len);
   nns__out_int(o, v);
 }
 
-static void j_bool(nns__out *o, const char *key, bool v) {
-  j_key(o, key);
-  nns__out_str(o, v ? "true" : "false");
+static void j_bool_at(nns__out *o, const char *key, size_t len, bool v) {
+  nns__out_put(o, key, len);
+  if (v)
+    nns__out_put(o, "true", 4);
+  else
+    nns__out_put(o, "false", 5);
 }
 
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
@@ -364,6 +367,15 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns__out_str(o, nb ? "\n  ],\n" : "],\n");
 }
 
+/* What goes before point i of a per-node array: 16 to a line. Written
+ * without printf, as are the numbers: these arrays have a point per node. */
+static void j_point_sep(nns__out *o, size_t i) {
+  if (i % 16)
+    nns__out_put(o, ", ", 2);
+  else if (i)
+    nns__out_put(o, ",\n      ", 8);
+}
+
 /* The live-activation curve, one point per main-graph node in running
  * order, and the layer of each node: the innermost one shown at this
  * depth, so every index is a layer of "layers". */
@@ -379,8 +391,8 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
     int64_t b;
     size_t l;
     nns__model_live_point(m, i, &b, &l);
-    nns__out_fmt(o, i ? (i % 16 ? ", %lld" : ",\n      %lld") : "%lld",
-                 (long long)b);
+    j_point_sep(o, i);
+    nns__out_int(o, b);
   }
   nns__out_str(o, "],\n    \"node_layers\": [");
   size_t prev_in = (size_t)-1, prev_out = 0;
@@ -399,7 +411,8 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
       }
       prev_out = l;
     }
-    nns__out_fmt(o, i ? (i % 16 ? ", %zu" : ",\n      %zu") : "%zu", l);
+    j_point_sep(o, i);
+    nns__out_int(o, (int64_t)l);
   }
   nns__out_str(o, "]},\n");
 }

@@ -145,6 +145,38 @@ static void test_writer(void) {
   CHECK_EQ(s.calls, 1);
 }
 
+/* nns__out_int writes what printf("%lld") writes. */
+static void check_out_int(int64_t v) {
+  static sink s;
+  static nns__out o;
+  char want[32];
+  memset(&s, 0, sizeof s);
+  nns__out_init(&o, sink_write, &s);
+  nns__out_int(&o, v);
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  snprintf(want, sizeof want, "%lld", (long long)v);
+  CHECK_STR(s.buf, want);
+}
+
+/* The edges of each digit pair, both signs and both limits, then a spread
+ * of magnitudes. */
+static void test_out_int(void) {
+  static const int64_t edge[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000,
+                                 1001, 123456789, INT64_MAX};
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+    check_out_int(edge[i]);
+    check_out_int(-edge[i]);
+  }
+  check_out_int(INT64_MIN);
+  uint64_t x = 88172645463325252ULL; /* xorshift: every length, both signs */
+  for (int i = 0; i < 2000; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    check_out_int((int64_t)(x >> (i % 64)));
+  }
+}
+
 /* ==== nns_report() errors ==== */
 
 static void test_report_errors(void) {
@@ -252,6 +284,7 @@ int main(void) {
   RUN(test_clever);
   RUN(test_ratio_and_axes);
   RUN(test_writer);
+  RUN(test_out_int);
   RUN(test_report_errors);
   RUN(test_table_errors);
   return check_finish();
