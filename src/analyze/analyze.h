@@ -29,6 +29,9 @@ typedef struct nns__alayer {
   nns_layer_info info;  /* the public row */
   nns_counts counts;    /* over the subtree */
   nns_rf rf;            /* of its output */
+  /* Per spatial axis, a field that differs between positions (windowed
+   * attention; period 0 on the others), or NULL when none does. */
+  struct nns__rf_per *per;
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
   const char *module_class; /* full class name from the model, or NULL */

@@ -31,6 +31,7 @@
 
 #include "analyze.h"
 #include "../ops/rf_axes.h"
+#include "../ops/rf_period.h"
 #include "../ops/window.h"
 
 /* The field of one value and, for a whole one, that of the last value on
@@ -50,6 +51,7 @@ typedef struct rf_table {
   uint32_t *at;  /* per value: index into vals, 0 = empty */
   rf_val *vals;  /* vals[0] is all zero; n used */
   size_t n;
+  nns__rf_pool *pool; /* the fields that differ between positions */
 } rf_table;
 
 static const rf_val *rf_get(const rf_table *t, size_t value) {
@@ -59,16 +61,18 @@ static const rf_val *rf_get(const rf_table *t, size_t value) {
 /* Sets the field of a value; an empty field takes no entry. There is room
  * for every value, each set at most once (again: in place). */
 static void rf_set(rf_table *t, size_t value, const rf_val *v) {
-  static const rf_val empty;
   if (t->at[value] != 0) {
     t->vals[t->at[value]] = *v;
-  } else if (memcmp(v, &empty, sizeof empty) != 0) {
+  } else if (v->r.f.axes > 0 || v->r.f.whole || v->last.axes > 0 ||
+             v->last.whole) {
     t->vals[t->n] = *v;
     t->at[value] = (uint32_t)t->n++;
   }
 }
 
 static int64_t rf_size(const nns_rf *r) {
+  if (r->whole)
+    return INT64_MAX; /* whole with its axes: sees everything */
   int64_t best = 0;
   for (int k = 0; k < r->axes && k < NNS_RF_MAX_AXES; k++)
     if (r->field[k] > best)
@@ -88,11 +92,21 @@ static bool carries_field(const nns__analysis *a, const nns__value *v) {
   return v && !a->is_param_value[v->index] && !v->cval;
 }
 
+/* Dim d of `tin` lined up with dim d + shift of `tout`: in range and, when
+ * `same` (another rank, or an axis split or merged), of equal size. */
+static bool line_dim(const nns__type *tin, const nns__type *tout, int32_t d,
+                     int32_t shift, bool same) {
+  int32_t e = d + shift;
+  return d >= 0 && d < tin->rank && e >= 0 && e < tout->rank &&
+         (!same || nns__dim_eq(tin->dims[d], tout->dims[e]));
+}
+
 /*
- * `in` (the finite field of a value of type `tin`) with its spatial dims
- * lined up from the right with an output of type `tout`: false when one
- * does not survive. With equal ranks every dim survives (Split, Concat or
- * Tile along a spatial dim resize it but keep it); with another rank the
+ * `in` (the field of a value of type `tin`) with its spatial dims lined
+ * up from the right with an output of type `tout`: false when one does
+ * not survive. With equal ranks every dim of a plain axis survives (Split,
+ * Concat or Tile along a spatial dim resize it but keep it); with another
+ * rank, or for an axis split into windows or merged with another, the
  * lined-up dims must also be equal (a broadcast).
  */
 static bool line_up(const nns__rf *in, const nns__type *tin,
@@ -102,32 +116,21 @@ static bool line_up(const nns__rf *in, const nns__type *tin,
     return tin->rank == tout->rank;
   int32_t shift = tout->rank - tin->rank;
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    int32_t d = in->dim[k], e = d + shift;
-    if (d < 0 || d >= tin->rank || e < 0 || e >= tout->rank ||
-        (shift != 0 && !nns__dim_eq(tin->dims[d], tout->dims[e])))
+    bool same = shift != 0 || in->len[k] || in->win[k];
+    if (!line_dim(tin, tout, in->dim[k], shift, same) ||
+        (in->win[k] && !line_dim(tin, tout, in->wdim[k], shift, true)))
       return false;
-    res->dim[k] = (int8_t)e;
+    res->dim[k] = (int8_t)(in->dim[k] + shift);
+    if (in->win[k])
+      res->wdim[k] = (int8_t)(in->wdim[k] + shift);
   }
   return true;
 }
 
-/* Per axis, the pixels either field reads: leading padding p (where the
- * field of element 0 starts, negated) and end r - 1 - p. */
-static void unite(nns__rf *acc, const nns__rf *b) {
-  for (int k = 0; k < acc->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    nns_rf *x = &acc->f;
-    const nns_rf *y = &b->f;
-    int64_t pad = x->padding[k] > y->padding[k] ? x->padding[k]
-                                                : y->padding[k];
-    int64_t ex = x->field[k] - 1 - x->padding[k];
-    int64_t ey = y->field[k] - 1 - y->padding[k];
-    int64_t end = ex > ey ? ex : ey, field;
-    if (nns__add_i64(pad, end, &field) && nns__add_i64(field, 1, &field))
-      x->field[k] = field;
-    x->padding[k] = pad;
-    if (y->stride[k] > x->stride[k])
-      x->stride[k] = y->stride[k];
-  }
+/* Per axis and position, the pixels either field reads. */
+static void unite(nns__rf_pool *pool, nns__rf *acc, const nns__rf *b) {
+  for (int k = 0; k < acc->f.axes && k < NNS_RF_MAX_AXES; k++)
+    nns__rf_unite_axis(pool, acc, b, k);
   acc->f.global_context |= b->f.global_context;
 }
 
@@ -135,7 +138,9 @@ static bool same_dims(const nns__rf *a, const nns__rf *b) {
   if (a->f.axes != b->f.axes)
     return false;
   for (int k = 0; k < a->f.axes && k < NNS_RF_MAX_AXES; k++)
-    if (a->dim[k] != b->dim[k])
+    if (a->dim[k] != b->dim[k] || a->len[k] != b->len[k] ||
+        a->sub[k] != b->sub[k] || a->win[k] != b->win[k] ||
+        (a->win[k] && (a->wdim[k] != b->wdim[k] || a->wsub[k] != b->wsub[k])))
       return false;
   return true;
 }
@@ -145,7 +150,7 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
                         const nns__node *n, const nns__type *tout) {
   rf_val out;
   memset(&out, 0, sizeof out);
-  bool have = false, global = false, any_whole = false;
+  bool have = false, global = false, any_whole = false, any_full = false;
   nns__rf whole; /* the first input that is whole here */
   for (int32_t k = 0; k < n->n_in; k++) {
     const nns__value *v = n->in[k];
@@ -154,7 +159,7 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
     const rf_val *in = rf_get(rf, v->index);
     if (!known(&in->r))
       continue;
-    if (in->r.f.whole) {
+    if (in->r.f.whole && !in->r.full) {
       if (!any_whole)
         whole = in->r;
       any_whole = true;
@@ -172,17 +177,20 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
       keep_larger(&out.last, &in->r.f);
       continue;
     }
+    any_full |= in->r.full;
     if (!have) {
       out.r = lined;
       have = true;
     } else if (same_dims(&out.r, &lined)) {
-      unite(&out.r, &lined);
+      unite(rf->pool, &out.r, &lined);
     } else if (rf_size(&lined.f) > rf_size(&out.r.f)) {
       out.r = lined; /* axes that do not line up: keep the larger */
     }
   }
   if (have) {
     out.r.f.global_context = global || any_whole;
+    if (any_full) /* a position that has seen everything, plus more */
+      nns__rf_set_full(&out.r);
     out.last = out.r.f;
   } else if (any_whole) {
     out.r = whole;
@@ -190,44 +198,112 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
   return out;
 }
 
-/* A node with a rule: the field of its first activation input mapped. */
+/* The fields of a node's inputs, for rules that combine two. */
+enum { RF_IN_MAX = 8 };
+
+/*
+ * A node with a rule: the field of its first activation input mapped (of
+ * its first weight slot fed by an activation when it has no activation
+ * slot: Gather's data). A field whose axes a reshape split or merged
+ * reaches only rules that follow them (rf_parts); others lose it. A value
+ * that is whole but keeps its axes (full) goes through the rule like a
+ * finite one and stays whole, unless the rule reduces its axes away.
+ */
 static rf_val apply_rule(nns_model *m, const nns__analysis *a,
-                         const rf_table *rf, const nns__node *n) {
+                         const rf_table *rf, const nns__node *n,
+                         bool *merge) {
   rf_val out;
   memset(&out, 0, sizeof out);
-  const rf_val *src = NULL;
-  bool others_global = false;
+  const rf_val *src = NULL, *src_w = NULL;
+  const nns__rf *fields[RF_IN_MAX] = {NULL};
+  bool others_global = false, has_a = false;
   for (int32_t k = 0; k < n->n_in; k++) {
     const nns__value *v = n->in[k];
-    if (nns__input_role(n, k) != 'a' || !carries_field(a, v) ||
-        !known(&rf_get(rf, v->index)->r))
+    char role = nns__input_role(n, k);
+    has_a |= role == 'a';
+    if (!carries_field(a, v) || !known(&rf_get(rf, v->index)->r))
+      continue;
+    const rf_val *f = rf_get(rf, v->index);
+    if (k < RF_IN_MAX)
+      fields[k] = &f->r;
+    if (role == 'w' && !src_w)
+      src_w = f;
+    if (role != 'a')
       continue;
     if (!src)
-      src = rf_get(rf, v->index);
+      src = f;
     else
-      others_global |= rf_get(rf, v->index)->r.f.whole ||
-                       rf_get(rf, v->index)->r.f.global_context;
+      others_global |= f->r.f.whole || f->r.f.global_context;
   }
+  if (!src && !has_a)
+    src = src_w;
   if (!src)
     return out;
-  if (src->r.f.whole)
-    return *src;
   nns_error local;
   nns__ictx cx = {.m = m, .node = (nns__node *)n, .op = n->op,
-                  .opset = n->opset, .err = &local};
-  if (n->op->rf(&cx, &src->r, &out.r) != NNS_OK || out.r.f.axes < 0 ||
+                  .opset = n->opset, .err = &local, .rf_in = fields,
+                  .n_rf_in = n->n_in < RF_IN_MAX ? n->n_in : RF_IN_MAX,
+                  .rf_pool = rf->pool};
+  if (src->r.f.whole && !src->r.full) {
+    nns__rf ignored; /* whole stays whole: the rule only says if it merges */
+    *merge = n->op->rf(&cx, &src->r, &ignored) == NNS__RF_MERGE;
+    return *src;
+  }
+  nns__rf in = src->r;
+  bool was_full = in.full;
+  in.f.whole = 0;
+  in.full = false;
+  if (!n->op->rf_parts) {
+    if (!nns__rf_plain(&in)) {
+      out.r = in;
+      nns__rf_set_whole(&out.r);
+      out.last = src->r.f;
+      return out;
+    }
+    nns__rf_envelope(rf->pool, &in); /* sliding ops: the same field everywhere */
+  }
+  nns_status st = n->op->rf(&cx, &in, &out.r);
+  if (st == NNS__RF_MERGE) {
+    *merge = true;
+    memset(&out, 0, sizeof out);
+    return out;
+  }
+  if (st != NNS_OK || out.r.f.axes < 0 ||
       out.r.f.axes > NNS_RF_MAX_AXES) {
     memset(&out, 0, sizeof out);
     return out;
   }
-  if (out.r.f.whole) {
+  if (out.r.f.whole && !out.r.full) {
     nns__rf_set_whole(&out.r);
     out.last = src->r.f;
   } else {
     out.r.f.global_context |= src->r.f.global_context || others_global;
+    if (was_full || out.r.full)
+      nns__rf_set_full(&out.r);
     out.last = out.r.f;
   }
   return out;
+}
+
+/* A layer whose field differs between positions keeps its periods in the
+ * analysis arena (nns_model_layer_rf_span); false when out of memory. */
+static bool keep_periods(nns_model *m, const nns__rf_pool *pool,
+                         const nns__rf *r, nns__alayer *la) {
+  la->per = NULL;
+  if (r->f.whole)
+    return true;
+  for (int k = 0; k < r->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    if (nns__rf_period(pool, r, k) <= 1)
+      continue;
+    if (!la->per) {
+      la->per = nns__arena_array(&m->analysis_arena, NNS_RF_MAX_AXES,
+                                 sizeof *la->per);
+      if (!la->per)
+        return false;
+    }
+    la->per[k] = pool->items[r->per[k]];
+  }
+  return true;
 }
 
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
@@ -239,6 +315,8 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
                  .vals = fits ? malloc((m->n_values + 1) * sizeof *rf.vals)
                               : NULL,
                  .n = 1};
+  nns__rf_pool pool = {0};
+  rf.pool = &pool;
   if (!rf.at || !rf.vals)
     goto nomem;
   memset(&rf.vals[0], 0, sizeof rf.vals[0]);
@@ -257,14 +335,14 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     const nns__node *n = a->order[i];
     rf_val by_rule;
     memset(&by_rule, 0, sizeof by_rule);
-    if (n->op && n->op->rf)
-      by_rule = apply_rule(m, a, &rf, n);
+    bool merge = !n->op || !n->op->rf;
+    if (!merge)
+      by_rule = apply_rule(m, a, &rf, n, &merge);
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!carries_field(a, v))
         continue;
-      rf_val out = n->op && n->op->rf ? by_rule
-                                      : broadcast(a, &rf, n, &v->type);
+      rf_val out = merge ? broadcast(a, &rf, n, &v->type) : by_rule;
       rf_set(&rf, v->index, &out);
     }
   }
@@ -276,9 +354,12 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     size_t out = la->info.output_value;
     if (out == (size_t)-1 || out >= m->n_values)
       continue;
-    la->rf = rf_get(&rf, out)->r.f;
+    const nns__rf *r = &rf_get(&rf, out)->r;
+    la->rf = r->f;
     if (!la->rf.whole)
       keep_larger(&best_layer, &la->rf);
+    if (!keep_periods(m, &pool, r, la))
+      goto nomem;
   }
   /* The model: the last spatial field on the path to its outputs (the
    * largest over several outputs); a graph whose outputs carry none falls
@@ -293,9 +374,11 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   a->rf = model.axes > 0 ? model : best_layer;
   free(rf.at);
   free(rf.vals);
+  nns__rf_pool_free(&pool);
   return NNS_OK;
 nomem:
   free(rf.at);
   free(rf.vals);
+  nns__rf_pool_free(&pool);
   return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
 }

@@ -444,11 +444,11 @@ static nns_status softmax13_rf(nns__ictx *cx, const nns__rf *in,
 
 #define SOFTMAX(nm, fold, cf)                                                  \
   {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold, .cost = cf,           \
-   .rf = softmax1_rf},                                                         \
+   .rf = softmax1_rf, .rf_parts = true},                                                         \
   {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf,          \
-   .rf = softmax1_rf},                                                         \
+   .rf = softmax1_rf, .rf_parts = true},                                                         \
   {"", nm, 13, NNS__OPSET_MAX, "a", axis13_attrs, softmax_shape, fold, .cost = cf,         \
-   .rf = softmax13_rf}
+   .rf = softmax13_rf, .rf_parts = true}
 
 const nns__op nns__ops_activation[] = {
     ACT_1_6("Relu", consumed_attrs, NULL, nns__same_shape, relu_fold,

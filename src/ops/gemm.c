@@ -245,14 +245,21 @@ static nns_status qlinear_matmul_cost(nns__ictx *cx, nns__cost *c) {
 }
 
 /* Receptive field of a MatMul of operands a and b (see the file header):
- * a per-position dense layer ([.., K] by a 2-D [K, N]) keeps the field of
- * a's other dims, unless K itself is a spatial dim (a dense layer over
- * space); any other product (attention) sees the whole input. */
+ * by a weight, a per-position dense layer ([.., K] by a 2-D [K, N]) keeps
+ * the field of a's other dims, unless K itself is a spatial dim (a dense
+ * layer over space). A product of two activations (attention) sums b over
+ * its dim -2: nns__rf_attend says what that does to each axis there. Any
+ * other product sees the whole input. */
 static nns_status matmul_rf_rule(nns__ictx *cx, int a, int b,
                                  const nns__rf *in, nns__rf *out) {
-  int32_t ra = nns__in_rank(cx, a);
-  if (ra >= 2 && nns__in_rank(cx, b) == 2 &&
-      nns__rf_axis_at(in, ra - 1) < 0) {
+  int32_t ra = nns__in_rank(cx, a), rb = nns__in_rank(cx, b);
+  const nns__rf *fb = b < cx->n_rf_in && cx->rf_in ? cx->rf_in[b] : NULL;
+  bool k_spatial = nns__rf_axis_at(in, ra - 1) >= 0;
+  if (fb && ra >= 2 && rb >= 2 && !k_spatial) {
+    nns__rf_attend(cx->rf_pool, in, fb, rb - 2, out);
+    return NNS_OK;
+  }
+  if (!fb && ra >= 2 && rb == 2 && !k_spatial) {
     *out = *in;
     return NNS_OK;
   }
@@ -556,7 +563,8 @@ const nns__op nns__ops_gemm[] = {
     {"", "Gemm", 11, NNS__OPSET_MAX, "awb", gemm7_attrs, gemm_shape, NULL,
      .cost = gemm_cost, .rf = nns__rf_whole},
     {"", "MatMul", 1, NNS__OPSET_MAX, "aw", NULL, matmul_shape, NULL,
-     .cost = matmul_cost, .rf = matmul_rf},
+     .cost = matmul_cost, .rf = matmul_rf,
+     .rf_parts = true},
     {"", "MatMulInteger", 10, NNS__OPSET_MAX, "awcc", NULL,
      matmul_integer_shape, NULL,
      .cost = matmul_integer_cost, .rf = matmul_rf},

@@ -418,7 +418,7 @@ const nns__op nns__ops_norm[] = {
      instance_norm_shape, NULL, .cost = affine_norm_cost,
      .rf = instance_norm_rf},
     {"", "LayerNormalization", 17, NNS__OPSET_MAX, "awb", ln_attrs, layer_norm_shape,
-     NULL, .cost = affine_norm_cost, .rf = layer_norm_rf},
+     NULL, .cost = affine_norm_cost, .rf = layer_norm_rf, .rf_parts = true},
     {"", "LpNormalization", 1, NNS__OPSET_MAX, "a", lpn_attrs, lp_norm_shape, NULL,
      .cost = lp_norm_cost, .rf = lp_norm_rf},
     {"", "LRN", 1, NNS__OPSET_MAX, "a", lrn_attrs, lrn_shape, NULL, .cost = lrn_cost},

@@ -78,9 +78,50 @@ typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
  * and write their spatial axes at dims 2.. (ONNX's layout); data movement
  * (Transpose, Reshape, ...) moves them to other dims.
  */
+/*
+ * A field that differs between positions of one axis, repeating every
+ * `period` positions: windowed attention gives the positions of one
+ * window the same pixels. Position i reads pixels
+ * [stride*i + lo[i % period], stride*i + hi[i % period]]. Fields that are
+ * the same everywhere (nearly all) need none: nns_rf's field and padding
+ * say it (lo = -padding, hi = field - 1 - padding). With a period, they
+ * say the widest field and where position 0's starts.
+ */
+enum { NNS__RF_PERIOD_MAX = 16 };
+typedef struct nns__rf_per {
+  int32_t period;
+  int64_t lo[NNS__RF_PERIOD_MAX], hi[NNS__RF_PERIOD_MAX];
+} nns__rf_per;
+
+/* The periodic fields of one analysis, written once and shared by every
+ * value that copies a field (nns__rf.per indexes them; 0 is none), so
+ * that a field stays small to copy. Out of memory, a new periodic field
+ * falls back on its envelope (src/ops/rf_period.c). */
+typedef struct nns__rf_pool {
+  nns__rf_per *items; /* items[0] is unused */
+  uint32_t n, cap;
+} nns__rf_pool;
+
 typedef struct nns__rf {
   nns_rf f;
+  uint32_t per[NNS_RF_MAX_AXES]; /* periodic field of axis k, or 0 */
   int8_t dim[NNS_RF_MAX_AXES]; /* dim of the value holding spatial axis k */
+  /*
+   * Where axis k lies once a reshape has split or merged it, as in Swin's
+   * window partition (H -> windows x positions in a window) or a flatten
+   * of H and W into one token dim. `len` positions of the axis step the
+   * index of dim[k] by `sub` (sub > 1: merged inside another axis); when
+   * split into windows, the `win` positions within a window lie at
+   * wdim[k], stepping it by `wsub`, and dim[k] holds the windows. len 0
+   * and win 0: the axis has dim[k] to itself (what sliding ops expect).
+   */
+  int32_t len[NNS_RF_MAX_AXES], sub[NNS_RF_MAX_AXES];
+  int32_t win[NNS_RF_MAX_AXES], wsub[NNS_RF_MAX_AXES];
+  int8_t wdim[NNS_RF_MAX_AXES];
+  /* Whole (f.whole) while keeping its spatial axes: every position has
+   * seen every position (attention over all of them). Merged with a
+   * finite field it stays whole, unlike a value whose axes are gone. */
+  bool full;
 } nns__rf;
 
 /*
@@ -97,6 +138,11 @@ typedef struct nns__rf {
  */
 typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns__rf *in,
                                  nns__rf *out);
+
+/* Returned by a receptive-field rule that does not apply to this node
+ * (Concat other than a rotation): the node merges its inputs' fields like
+ * an op without a rule. Not an error. */
+#define NNS__RF_MERGE ((nns_status)-3)
 
 /* Returned by a fold rule that cannot fold (an input is not constant, or
  * the result would be too large). Not an error. */
@@ -130,6 +176,10 @@ typedef struct nns__op {
   bool fold_on_types;
   nns__cost_fn cost;   /* NULL: the op is listed as not counted */
   nns__rf_fn rf;       /* NULL: broadcast the fields of the inputs */
+  /* The rf rule follows axes that a reshape split into windows or merged
+   * (nns__rf's len and win). Without it, such a field reaching the rule
+   * is lost (whole): sliding ops need each axis in a dim of its own. */
+  bool rf_parts;
   /* A view: no run-time work. Its output aliases its input (Reshape,
    * Identity, Squeeze) or is known without reading any data (Shape,
    * Constant, sequence bookkeeping); it costs nothing. Set through
@@ -197,6 +247,11 @@ typedef struct nns__ictx {
    * cost of every node of g (already inferred). */
   nns_status (*cost_subgraph)(struct nns__ictx *cx, const nns__graph *g,
                               nns__cost *c);
+  /* Receptive-field rules only: the field of each input (NULL where an
+   * input carries none), for rules that combine two (attention). */
+  const struct nns__rf *const *rf_in;
+  int32_t n_rf_in;
+  nns__rf_pool *rf_pool; /* periodic fields (rf_period.h) */
 } nns__ictx;
 
 /* -- errors -- */

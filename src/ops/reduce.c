@@ -428,28 +428,37 @@ static nns_status topk_cost(nns__ictx *cx, nns__cost *c) {
 
 /* ==== Receptive field ==== */
 
+/* Dim d less the reduced dims before it. */
+static int8_t after_reduce(const bool *red, int32_t d) {
+  int32_t before = 0;
+  for (int32_t e = 0; e < d; e++)
+    before += red[e];
+  return (int8_t)(d - before);
+}
+
 /*
  * What reducing the dims flagged in red[0..r) does to the field of input
- * 0: a reduced spatial dim is gone (the output sees the whole input along
- * it: whole); otherwise the field is kept, its spatial axes moving down
- * past the reduced dims when they are dropped (keepdims 0).
+ * 0: a reduced spatial dim (or part of one: its windows, the positions
+ * within them) is gone (the output sees the whole input along it: whole);
+ * otherwise the field is kept, its spatial axes moving down past the
+ * reduced dims when they are dropped (keepdims 0).
  */
 static void reduce_dims_rf(const nns__rf *in, const bool *red, int32_t r,
                            bool keepdims, nns__rf *out) {
   *out = *in;
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    int32_t d = in->dim[k];
-    if (d < 0 || d >= r)
+    int32_t d = in->dim[k], w = in->win[k] ? in->wdim[k] : -1;
+    if (d < 0 || d >= r || w >= r)
       continue;
-    if (red[d]) {
+    if (red[d] || (w >= 0 && red[w])) {
       nns__rf_set_whole(out);
       return;
     }
-    int32_t before = 0;
-    for (int32_t e = 0; e < d; e++)
-      before += red[e];
-    if (!keepdims)
-      out->dim[k] = (int8_t)(d - before);
+    if (!keepdims) {
+      out->dim[k] = after_reduce(red, d);
+      if (w >= 0)
+        out->wdim[k] = after_reduce(red, w);
+    }
   }
 }
 
@@ -520,14 +529,14 @@ static const nns__attr_spec cumsum_attrs[] = {
 #define REDUCE(nm, fold, cf)                                                   \
   {"", nm, 1, NNS__OPSET_MAX, "a", reduce_attrs, reduce_shape, fold,           \
    .cost = cf,                                                                 \
-   .rf = reduce_rf}
+   .rf = reduce_rf, .rf_parts = true}
 
 const nns__op nns__ops_reduce[] = {
     {"", "ReduceSum", 1, 12, "a", reduce_attrs, reduce_shape, sum_fold,
-     .cost = per_x_cost, .rf = reduce_rf},
+     .cost = per_x_cost, .rf = reduce_rf, .rf_parts = true},
     {"", "ReduceSum", 13, NNS__OPSET_MAX, "ac", reduce13_attrs, reduce_shape,
      sum_fold,
-     .cost = per_x_cost, .rf = reduce_rf},
+     .cost = per_x_cost, .rf = reduce_rf, .rf_parts = true},
     REDUCE("ReduceMean", mean_fold, per_x_cost),
     REDUCE("ReduceProd", prod_fold, per_x_cost),
     REDUCE("ReduceMax", max_fold, per_x_cost),
@@ -539,13 +548,17 @@ const nns__op nns__ops_reduce[] = {
     REDUCE("ReduceSumSquare", sum_square_fold, per_x2_cost),
 
     {"", "ArgMax", 1, 11, "a", arg1_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
+     .cost = per_x_cost, .rf = arg_rf, .rf_parts = true,
+     .no_grad = "1"},
     {"", "ArgMax", 12, NNS__OPSET_MAX, "a", arg12_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
+     .cost = per_x_cost, .rf = arg_rf, .rf_parts = true,
+     .no_grad = "1"},
     {"", "ArgMin", 1, 11, "a", arg1_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
+     .cost = per_x_cost, .rf = arg_rf, .rf_parts = true,
+     .no_grad = "1"},
     {"", "ArgMin", 12, NNS__OPSET_MAX, "a", arg12_attrs, arg_shape, NULL,
-     .cost = per_x_cost, .rf = arg_rf, .no_grad = "1"},
+     .cost = per_x_cost, .rf = arg_rf, .rf_parts = true,
+     .no_grad = "1"},
 
     {"", "TopK", 1, 9, "a", topk1_attrs, topk_shape, NULL, .cost = topk_cost},
     {"", "TopK", 10, 10, "ac", topk10_attrs, topk_shape, NULL,

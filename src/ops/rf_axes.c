@@ -8,13 +8,21 @@
 #include <string.h>
 
 #include "rf_axes.h"
+#include "rf_period.h"
 #include "shape_util.h"
 
 int nns__rf_axis_at(const nns__rf *in, int32_t d) {
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++)
-    if (in->dim[k] == d)
+    if (in->dim[k] == d || (in->win[k] && in->wdim[k] == d))
       return k;
   return -1;
+}
+
+bool nns__rf_plain(const nns__rf *r) {
+  for (int k = 0; k < r->f.axes && k < NNS_RF_MAX_AXES; k++)
+    if (r->len[k] || r->win[k])
+      return false;
+  return true;
 }
 
 void nns__rf_set_whole(nns__rf *out) {
@@ -23,6 +31,16 @@ void nns__rf_set_whole(nns__rf *out) {
   out->f.axes = axes;
   out->f.whole = 1;
   out->f.global_context = 1;
+}
+
+void nns__rf_set_full(nns__rf *r) {
+  memset(r->per, 0, sizeof r->per);
+  memset(r->f.field, 0, sizeof r->f.field);
+  memset(r->f.stride, 0, sizeof r->f.stride);
+  memset(r->f.padding, 0, sizeof r->f.padding);
+  r->f.whole = 1;
+  r->f.global_context = 1;
+  r->full = true;
 }
 
 /* The product of dims [0, n) as a known coefficient and the sorted ids of
@@ -59,6 +77,146 @@ static bool prefix_eq(const prefix *a, const prefix *b) {
          !memcmp(a->sym, b->sym, (size_t)a->n_sym * sizeof a->sym[0]);
 }
 
+/* Plain axes of same size and same product of the dims before them
+ * (symbolic dims too): false when one is not found. */
+static nns_status view_plain(const nns__type *tx, const nns__type *ty,
+                             const nns__rf *in, nns__rf *out, bool *ok) {
+  *ok = true;
+  prefix *a = malloc(2 * sizeof *a);
+  if (!a)
+    return NNS_E_NOMEM;
+  prefix *b = a + 1;
+  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES && *ok; k++) {
+    int32_t p = in->dim[k], found = -1;
+    if (p >= 0 && p < tx->rank && prefix_of(tx->dims, p, a))
+      for (int32_t q = 0; q < ty->rank && found < 0; q++)
+        if (nns__dim_eq(ty->dims[q], tx->dims[p]) &&
+            prefix_of(ty->dims, q, b) && prefix_eq(a, b))
+          found = q;
+    *ok = found >= 0;
+    out->dim[k] = (int8_t)found;
+  }
+  free(a);
+  return NNS_OK;
+}
+
+/* A run of `len` positions of an axis in dim `dim`, stepping its index by
+ * `sub`. */
+typedef struct span {
+  int32_t dim;
+  int64_t len, sub;
+} span;
+
+/* st[d]: how many elements one step of dim d moves (the product of the
+ * dims after it); false unless every size is known and positive. */
+static bool elem_strides(const nns__type *t, int64_t *st) {
+  int64_t s = 1;
+  for (int32_t d = t->rank - 1; d >= 0; d--) {
+    if (t->dims[d].sym || t->dims[d].v < 1)
+      return false;
+    st[d] = s;
+    if (!nns__mul_i64(s, t->dims[d].v, &s))
+      return false;
+  }
+  return true;
+}
+
+/* The dim of t whose steps cover element stride e (size > 1), or -1. */
+static int32_t dim_at(const nns__type *t, const int64_t *st, int64_t e) {
+  for (int32_t q = 0; q < t->rank; q++)
+    if (t->dims[q].v > 1 && st[q] <= e && e / st[q] < t->dims[q].v)
+      return q;
+  return -1;
+}
+
+/* `len` positions stepping by e elements, placed in t: one span when they
+ * fit in one dim; when `split`, two (windows, then positions within a
+ * window) when they fill a dim and continue into another. 0: lost. */
+static int place(const nns__type *t, const int64_t *st, int64_t e,
+                 int64_t len, bool split, span out[2]) {
+  int32_t q = dim_at(t, st, e);
+  if (q < 0 || e % st[q])
+    return 0;
+  int64_t sub = e / st[q], n = t->dims[q].v;
+  if (sub <= n && len <= n / sub && n % (sub * len) == 0) {
+    out[0] = (span){q, len, sub};
+    return 1;
+  }
+  if (!split || sub != 1 || len % n || n < 2)
+    return 0;
+  span outer[2];
+  if (place(t, st, st[q] * n, len / n, false, outer) != 1)
+    return 0; /* st[q] * n is at most the element count: no overflow */
+  out[0] = outer[0];
+  out[1] = (span){q, n, 1};
+  return 2;
+}
+
+/* Known sizes: every axis placed whole, split into windows or merged
+ * back; false when one is lost or shares a dim with something that is
+ * not a spatial axis' positions. */
+static bool view_parts(const nns__type *tx, const nns__type *ty,
+                       const nns__rf *in, nns__rf *out) {
+  int64_t sx[NNS__RANK_LIMIT], sy[NNS__RANK_LIMIT];
+  if (!elem_strides(tx, sx) || !elem_strides(ty, sy))
+    return false;
+  int axes = in->f.axes < NNS_RF_MAX_AXES ? in->f.axes : NNS_RF_MAX_AXES;
+  span got[NNS_RF_MAX_AXES][2];
+  int n_got[NNS_RF_MAX_AXES];
+  for (int k = 0; k < axes; k++) {
+    int32_t d = in->dim[k];
+    if (d < 0 || d >= tx->rank)
+      return false;
+    span p = {d, in->len[k] ? in->len[k] : tx->dims[d].v,
+              in->len[k] ? in->sub[k] : 1};
+    int64_t e;
+    if (!nns__mul_i64(sx[d], p.sub, &e))
+      return false;
+    if (!in->win[k]) {
+      n_got[k] = place(ty, sy, e, p.len, true, got[k]);
+      if (!n_got[k])
+        return false;
+      continue;
+    }
+    int32_t w = in->wdim[k];
+    int64_t ew;
+    if (w < 0 || w >= tx->rank || !nns__mul_i64(sx[w], in->wsub[k], &ew) ||
+        place(ty, sy, e, p.len, false, &got[k][0]) != 1 ||
+        place(ty, sy, ew, in->win[k], false, &got[k][1]) != 1)
+      return false;
+    n_got[k] = 2;
+    span *o = &got[k][0], *i = &got[k][1];
+    if (o->dim == i->dim && o->sub == i->sub * i->len) { /* merged back */
+      *o = (span){o->dim, o->len * i->len, i->sub};
+      n_got[k] = 1;
+    }
+  }
+  /* A dim holding a whole axis or positions within windows holds nothing
+   * but spatial positions (windows may share a dim with the batch). */
+  for (int k = 0; k < axes; k++) {
+    const span *s = &got[k][n_got[k] - 1];
+    int64_t prod = 1;
+    for (int j = 0; j < axes; j++)
+      for (int m = 0; m < n_got[j]; m++)
+        if (got[j][m].dim == s->dim)
+          prod *= got[j][m].len; /* each divides the dim: no overflow */
+    if (prod != ty->dims[s->dim].v)
+      return false;
+  }
+  for (int k = 0; k < axes; k++) {
+    const span *o = &got[k][0];
+    bool alone = n_got[k] == 1 && o->sub == 1 &&
+                 o->len == ty->dims[o->dim].v;
+    out->dim[k] = (int8_t)o->dim;
+    out->len[k] = alone ? 0 : o->len;
+    out->sub[k] = alone ? 0 : o->sub;
+    out->wdim[k] = (int8_t)(n_got[k] == 2 ? got[k][1].dim : 0);
+    out->win[k] = n_got[k] == 2 ? got[k][1].len : 0;
+    out->wsub[k] = n_got[k] == 2 ? got[k][1].sub : 0;
+  }
+  return true;
+}
+
 nns_status nns__rf_view(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   *out = *in;
   if (in->f.whole)
@@ -70,24 +228,17 @@ nns_status nns__rf_view(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
     nns__rf_set_whole(out);
     return NNS_OK;
   }
-  prefix *a = malloc(2 * sizeof *a);
-  if (!a)
-    return NNS_E_NOMEM;
-  prefix *b = a + 1;
-  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    int32_t p = in->dim[k], found = -1;
-    if (p >= 0 && p < tx->rank && prefix_of(tx->dims, p, a))
-      for (int32_t q = 0; q < ty->rank && found < 0; q++)
-        if (nns__dim_eq(ty->dims[q], tx->dims[p]) &&
-            prefix_of(ty->dims, q, b) && prefix_eq(a, b))
-          found = q;
-    if (found < 0) {
-      nns__rf_set_whole(out);
-      break;
-    }
-    out->dim[k] = (int8_t)found;
+  bool ok = false;
+  if (nns__rf_plain(in)) {
+    nns_status st = view_plain(tx, ty, in, out, &ok);
+    if (st != NNS_OK)
+      return st;
   }
-  free(a);
+  if (!ok) {
+    *out = *in;
+    if (!view_parts(tx, ty, in, out))
+      nns__rf_set_whole(out);
+  }
   return NNS_OK;
 }
 
@@ -95,8 +246,37 @@ void nns__rf_mix(const nns__rf *in, const bool *mixed, int32_t rank,
                  nns__rf *out) {
   *out = *in;
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++)
-    if (in->dim[k] >= 0 && in->dim[k] < rank && mixed[in->dim[k]])
+    if ((in->dim[k] >= 0 && in->dim[k] < rank && mixed[in->dim[k]]) ||
+        (in->win[k] && in->wdim[k] >= 0 && in->wdim[k] < rank &&
+         mixed[in->wdim[k]]))
       out->f.global_context = 1;
+}
+
+void nns__rf_attend(nns__rf_pool *pool, const nns__rf *a, const nns__rf *b,
+                    int32_t bdim, nns__rf *out) {
+  *out = *a;
+  if (b->f.whole && !b->full) {
+    out->f.global_context = 1;
+    return;
+  }
+  out->f.global_context |= b->f.global_context;
+  bool every = b->full;
+  nns__rf summed = *b;
+  for (int k = 0; k < b->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    if (b->dim[k] == bdim)
+      every = true; /* the whole axis, or across its windows */
+    else if (b->win[k] && b->wdim[k] == bdim)
+      nns__rf_window(pool, &summed, k, b->win[k]);
+  }
+  if (every) {
+    nns__rf_set_full(out);
+    return;
+  }
+  /* Weights and values come from the same positions in attention; where
+   * they do not, the output reads both. */
+  for (int k = 0; k < out->f.axes && k < b->f.axes && k < NNS_RF_MAX_AXES;
+       k++)
+    nns__rf_unite_axis(pool, out, &summed, k);
 }
 
 /* Mixes dims [axis, axis + count) of input 0, count -1 meaning to the

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rf_axes.h"
+#include "rf_period.h"
 #include "shape_util.h"
 
 /* ==== Common ==== */
@@ -859,16 +860,80 @@ static nns_status transpose_rf(nns__ictx *cx, const nns__rf *in,
   if (in->f.whole)
     return NNS_OK;
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    int32_t found = -1;
-    for (int32_t q = 0; q < n && q < NNS__RANK_LIMIT && found < 0; q++)
+    int32_t found = -1, wfound = in->win[k] ? -1 : 0;
+    for (int32_t q = 0; q < n && q < NNS__RANK_LIMIT; q++) {
       if (perm[q] == in->dim[k])
         found = q;
-    if (found < 0) { /* perm unknown or malformed: nothing to follow */
+      if (in->win[k] && perm[q] == in->wdim[k])
+        wfound = q;
+    }
+    if (found < 0 || wfound < 0) { /* perm unknown or malformed */
       nns__rf_set_whole(out);
       return NNS_OK;
     }
     out->dim[k] = (int8_t)found;
+    out->wdim[k] = (int8_t)wfound;
   }
+  return NNS_OK;
+}
+
+/* The Slice node that produces value v, or NULL. */
+static const nns__node *slice_of(const nns__value *v) {
+  const nns__node *p = v ? v->producer : NULL;
+  return p && p->op && !strcmp(p->op->domain, "") &&
+                 !strcmp(p->op->name, "Slice")
+             ? p
+             : NULL;
+}
+
+/*
+ * Concat of X[k:n] and X[0:k] along a spatial dim is a rotation,
+ * torch.roll(X, -k) (Swin's cyclic shift and its reverse). Output position
+ * i < n - k is X's position i + k, and position i >= n - k is X's i + k - n:
+ * a translation, the one of the longer piece. The other piece's positions
+ * wrap around; like padding, that is a border effect which the field of an
+ * interior position does not describe (in Swin a mask keeps wrapped
+ * positions from mixing, and the reverse roll puts them back). Any other
+ * Concat merges its inputs' fields (NNS__RF_MERGE).
+ */
+static nns_status concat_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  *out = *in;
+  const nns__node *n = cx->node;
+  if (in->f.whole || !nns__rf_plain(in) || n->n_in != 2)
+    return NNS__RF_MERGE;
+  const nns__node *p0 = slice_of(n->in[0]), *p1 = slice_of(n->in[1]);
+  if (!p0 || !p1 || p0->n_in < 1 || p1->n_in < 1 || !p0->in[0] ||
+      p0->in[0] != p1->in[0])
+    return NNS__RF_MERGE;
+  nns_error local;
+  nns__ictx c0 = {.m = cx->m, .node = (nns__node *)p0, .op = p0->op,
+                  .opset = p0->opset, .err = &local};
+  nns__ictx c1 = c0;
+  c1.node = (nns__node *)p1;
+  c1.op = p1->op;
+  c1.opset = p1->opset;
+  const nns__type *x = &p0->in[0]->type;
+  int32_t a0, a1, axis;
+  int64_t f0, l0, f1, l1;
+  if (!nns__slice_span(&c0, &a0, &f0, &l0) ||
+      !nns__slice_span(&c1, &a1, &f1, &l1) || x->rank < 1 ||
+      !nns__axis(nns__attr_int(cx, "axis"), x->rank, &axis) || a0 != axis ||
+      a1 != axis || x->dims[axis].sym || nns__rf_axis_at(in, axis) < 0)
+    return NNS__RF_MERGE;
+  bool rotation = f0 > 0 && l0 > 0 && f1 == 0 && l1 == f0 &&
+                  f0 + l0 == x->dims[axis].v;
+  if (!rotation)
+    return NNS__RF_MERGE;
+  if (l0 >= l1)
+    return NNS_OK;
+  /* Mostly the second piece (a roll forward, by -(n - k)): its positions
+   * start l0 further along the output. */
+  const nns__rf *second = cx->n_rf_in > 1 && cx->rf_in ? cx->rf_in[1] : NULL;
+  int k = second ? nns__rf_axis_at(second, axis) : -1;
+  if (k < 0 || second->f.whole || !nns__rf_plain(second))
+    return NNS__RF_MERGE;
+  *out = *second;
+  nns__rf_translate(cx->rf_pool, out, k, -l0);
   return NNS_OK;
 }
 
@@ -884,13 +949,14 @@ static nns_status pad_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   if (in->f.whole || r < 0 || pad_amounts(cx, &p, &n) != NNS__ARG_KNOWN ||
       n != 2 * (int64_t)r)
     return NNS_OK;
+  if (!nns__rf_plain(in)) {
+    nns__rf_set_whole(out);
+    return NNS_OK;
+  }
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
     int32_t d = in->dim[k];
-    int64_t add, sum;
-    if (d >= 0 && d < r && !p[d].sym &&
-        nns__mul_i64(p[d].v, in->f.stride[k], &add) &&
-        nns__add_i64(in->f.padding[k], add, &sum))
-      out->f.padding[k] = sum;
+    if (d >= 0 && d < r && !p[d].sym && p[d].v != INT64_MIN)
+      nns__rf_translate(cx->rf_pool, out, k, -p[d].v);
   }
   return NNS_OK;
 }
@@ -899,28 +965,29 @@ static nns_status pad_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
 
 const nns__op nns__ops_shape[] = {
     {"", "Reshape", 1, 4, "a", reshape1_attrs, reshape_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Reshape", 5, 13, "ac", NULL, reshape_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Reshape", 14, NNS__OPSET_MAX, "ac", reshape14_attrs, reshape_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Flatten", 1, NNS__OPSET_MAX, "a", axis1_attrs, flatten_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Squeeze", 1, 12, "a", axes_opt_attrs, squeeze_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Squeeze", 13, NNS__OPSET_MAX, "ac", NULL, squeeze_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Unsqueeze", 1, 12, "a", axes_req_attrs, unsqueeze_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Unsqueeze", 13, NNS__OPSET_MAX, "ac", NULL, unsqueeze_shape, copy_fold,
-     NNS__VIEW, .rf = nns__rf_view},
+     NNS__VIEW, .rf = nns__rf_view, .rf_parts = true},
     {"", "Transpose", 1, NNS__OPSET_MAX, "a", transpose_attrs, transpose_shape,
-     transpose_fold, .cost = nns__cost_move, .rf = transpose_rf},
+     transpose_fold, .cost = nns__cost_move, .rf = transpose_rf,
+     .rf_parts = true},
     {"", "Concat", 1, 3, "a", concat1_attrs, concat_shape, concat_fold,
-     .cost = nns__cost_move},
+     .cost = nns__cost_move, .rf = concat_rf, .rf_parts = true},
     {"", "Concat", 4, NNS__OPSET_MAX, "a", concat4_attrs, concat_shape,
      concat_fold,
-     .cost = nns__cost_move},
+     .cost = nns__cost_move, .rf = concat_rf, .rf_parts = true},
     {"", "Split", 1, 1, "ac", split1_attrs, split_shape, split_fold,
      .cost = nns__cost_move_x},
     {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold,
@@ -943,10 +1010,10 @@ const nns__op nns__ops_shape[] = {
     {"", "Tile", 6, NNS__OPSET_MAX, "ac", NULL, tile_shape, repeat_fold,
      .cost = nns__cost_move_x},
     {"", "Pad", 1, 1, "a", pad1_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x, .rf = pad_rf},
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x, .rf = pad_rf},
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     {"", "Pad", 11, NNS__OPSET_MAX, "acc", pad11_attrs, pad_shape, pad_fold,
-     .cost = nns__cost_move_x, .rf = pad_rf},
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     NNS__OP_END,
 };

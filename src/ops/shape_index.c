@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rf_axes.h"
+#include "rf_period.h"
 #include "shape_util.h"
 
 static nns_status missing_input(nns__ictx *cx, const char *what) {
@@ -320,6 +321,34 @@ static nns_status slice_fold(nns__ictx *cx) {
 }
 
 /*
+ * Receptive field of Gather along a dim that holds no spatial axis (q, k
+ * and v picked out of one tensor): the spatial dims after it move by the
+ * rank of the indices less one. Picking positions along a spatial dim
+ * loses the axes (whole).
+ */
+static nns_status gather_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
+  *out = *in;
+  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1);
+  int32_t axis;
+  if (in->f.whole)
+    return NNS_OK;
+  if (!x || !ix || x->rank < 0 || ix->rank < 0 ||
+      !nns__axis(nns__attr_int(cx, "axis"), x->rank, &axis) ||
+      nns__rf_axis_at(in, axis) >= 0) {
+    nns__rf_set_whole(out);
+    return NNS_OK;
+  }
+  int32_t shift = ix->rank - 1;
+  for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
+    if (in->dim[k] > axis)
+      out->dim[k] = (int8_t)(in->dim[k] + shift);
+    if (in->win[k] && in->wdim[k] > axis)
+      out->wdim[k] = (int8_t)(in->wdim[k] + shift);
+  }
+  return NNS_OK;
+}
+
+/*
  * Receptive field: output pixel i of a sliced spatial dim is input pixel
  * first + i*step, so the effective padding drops by first*j and the jump
  * becomes j*step; the field is the input's. A negative step (a flip) or
@@ -330,6 +359,10 @@ static nns_status slice_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   const nns__type *x = nns__in_type(cx, 0);
   if (in->f.whole || !x || x->rank < 0 || x->rank > NNS__RANK_LIMIT)
     return NNS_OK;
+  if (!nns__rf_plain(in)) {
+    nns__rf_set_whole(out);
+    return NNS_OK;
+  }
   slice_args a;
   slice_read(cx, &a);
   int32_t axes[NNS__RANK_LIMIT];
@@ -344,16 +377,33 @@ static nns_status slice_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
     nns__dim d = x->dims[axes[i]], s = a.starts[i], e = a.ends[i];
     if (k < 0 || step.sym || step.v < 1 || d.sym || s.sym || e.sym)
       continue;
-    int64_t first, shift, pad, jump;
+    int64_t first;
     slice_exact(d.v, s.v, e.v, step.v, &first);
-    if (nns__mul_i64(first, in->f.stride[k], &shift) &&
-        nns__add_i64(in->f.padding[k], -shift, &pad) && /* shift >= 0 */
-        nns__mul_i64(in->f.stride[k], step.v, &jump)) {
-      out->f.padding[k] = pad;
-      out->f.stride[k] = jump;
-    }
+    nns__rf_resample(cx->rf_pool, out, k, first, step.v);
   }
   return NNS_OK;
+}
+
+bool nns__slice_span(nns__ictx *cx, int32_t *axis, int64_t *first,
+                     int64_t *len) {
+  const nns__type *x = nns__in_type(cx, 0);
+  if (!x || x->rank < 1 || x->rank > NNS__RANK_LIMIT)
+    return false;
+  slice_args a;
+  slice_read(cx, &a);
+  int32_t axes[NNS__RANK_LIMIT];
+  if (a.st_starts != NNS__ARG_KNOWN || a.st_ends != NNS__ARG_KNOWN ||
+      a.st_steps == NNS__ARG_UNKNOWN || a.n_starts != 1 ||
+      slice_axes(cx, &a, x->rank, axes) != NNS_OK)
+    return false;
+  nns__dim d = x->dims[axes[0]], s = a.starts[0], e = a.ends[0];
+  nns__dim step = a.st_steps == NNS__ARG_KNOWN ? a.steps[0]
+                                               : nns__dim_known(1);
+  if (d.sym || s.sym || e.sym || step.sym || step.v != 1)
+    return false;
+  *axis = axes[0];
+  *len = slice_exact(d.v, s.v, e.v, 1, first);
+  return true;
 }
 
 static const nns__attr_spec slice1_attrs[] = {
@@ -1023,11 +1073,11 @@ static nns_status nonzero_cost(nns__ictx *cx, nns__cost *c) {
 
 const nns__op nns__ops_shape_index[] = {
     {"", "Slice", 1, 9, "a", slice1_attrs, slice_shape, slice_fold,
-     .cost = slice_cost, .rf = slice_rf},
+     .cost = slice_cost, .rf = slice_rf, .rf_parts = true},
     {"", "Slice", 10, NNS__OPSET_MAX, "acccc", NULL, slice_shape, slice_fold,
-     .cost = slice_cost, .rf = slice_rf},
+     .cost = slice_cost, .rf = slice_rf, .rf_parts = true},
     {"", "Gather", 1, NNS__OPSET_MAX, "wc", axis0_attrs, gather_shape, gather_fold,
-     .cost = pick_cost},
+     .cost = pick_cost, .rf = gather_rf, .rf_parts = true},
     {"", "GatherElements", 11, NNS__OPSET_MAX, "ac", axis0_attrs,
      gather_elements_shape,
      gather_elements_fold, .cost = pick_cost},
