@@ -49,13 +49,33 @@ activations still the identity): "global_context" is true when it reaches
 pixels outside the finite field, i.e. the value also depends on the whole
 input.
 
-Every model of tools/make_fixtures.py is measured except swin_t, whose
-shifted-window attention moves pixels between windows through reshapes of
-the spatial axes, which nnscan's rules do not follow (recorded under
-"not_checked"). The small hand-built graphs of tests/unit/models
-(make_analyze.py) are rebuilt here as modules and measured the same way.
+Swin (swin_t) is measured differently, at the export's own input size
+(make_fixtures.MODELS, 224 x 224): torchvision's shifted_window_attention
+pads H and W to multiples of the window and turns the shift off on an axis
+whose padded size is at most the window, so a field measured on a long
+input would be that of another graph. The model is made geometry-only as
+above (GELU the identity, eval: dropout and StochasticDepth inactive,
+float64, random weights) and, while measuring, the shifted-window mask is
+made exact: torchvision fills masked pairs with -100, whose softmax weight
+(~e^-100) is not zero in float64 and would leak gradient between the
+regions of a shifted window; a copy of the function with -inf instead is
+patched in (and the patch is checked: the softmax of every shifted block
+then has weights exactly 0, and torchvision's own has none). At 224 the
+last spatial feature map (`features`, 1 x 7 x 7 x 768, channels last) is
+7 x 7 with window 7: stage 4 attends over all positions. The input
+gradient of every one of its 49 positions (a random mix of all channels)
+is taken; the entry is {"whole": true, ..., "covered": the fraction of
+input pixels with a non-zero gradient, the least over the 49} when every
+position's gradient reaches every row and every column of the input
+(otherwise the row and column extents measured). The extents of the
+middle element of each stage's last block are printed (not written).
+
+The small hand-built graphs of tests/unit/models (make_analyze.py) are
+rebuilt here as modules and measured the same way as the torchvision
+models.
 """
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -87,18 +107,27 @@ LAST_SPATIAL = {
     "convnext_tiny": "features", "mobilenet_v3_large": "features",
     "regnet_y_400mf": "trunk_output", "shufflenet_v2_x1_0": "conv5",
 }
-NOT_CHECKED = {
-    "swin_t": "shifted-window attention regroups the spatial axes by "
-              "reshapes (window partition); nnscan's rules do not follow "
-              "pixels through them",
-}
+# Measured at the export's input size (see the docstring): the module
+# whose output is the last spatial feature map, and that of each stage's
+# last block (printed only).
+WHOLE = {"swin_t": "features"}
+STAGES = {"swin_t": ["features.1", "features.3", "features.5",
+                     "features.7"]}
+WHOLE_NOTE = ("measured at the export's input size, since swin pads to "
+              "windows and turns shifts off when the window covers the "
+              "map; every probed element's gradient covers the whole input")
+NOT_CHECKED = {}
 
 METHOD = ("geometry-only model (activations and SE gates identity, max-pool "
           "-> avg-pool, float64, random weights); extent of the non-zero "
           "input gradient of two neighbouring interior positions (a random "
           "mix of all channels) of the last spatial feature map, one axis "
           "at a time on an input long on that axis; global_context: the "
-          "gradient with the SE gates kept reaches outside that extent")
+          "gradient with the SE gates kept reaches outside that extent; "
+          "swin_t at the export's input size (shifted-window mask made "
+          "exact, -inf for -100), every position of the last feature map: "
+          "whole when each gradient reaches every input row and column, "
+          "covered the least fraction of input pixels it reaches")
 
 ACTIVATIONS = (nn.ReLU, nn.ReLU6, nn.SiLU, nn.GELU, nn.Hardswish,
                nn.Hardsigmoid, nn.Sigmoid, nn.Tanh)
@@ -251,7 +280,98 @@ def build(name, keep_gates=False):
         return geometry_only(HAND_BUILT[name](), keep_gates), None
     kwargs, _ = make_fixtures.MODELS[name]
     model = getattr(torchvision.models, name)(weights=None, **kwargs)
-    return geometry_only(model, keep_gates), LAST_SPATIAL[name]
+    module = WHOLE[name] if name in WHOLE else LAST_SPATIAL[name]
+    return geometry_only(model, keep_gates), module
+
+
+class ExactSwinMask:
+    """While active, torchvision's shifted_window_attention masks the pairs
+    of a shifted window that come from different regions with -inf instead
+    of -100, so that their softmax weight is exactly 0 (e^-100 is not zero
+    in float64 and would leak gradient). A copy of the function, compiled
+    from its source with that one change, replaces it in
+    torchvision.models.swin_transformer (ShiftedWindowAttention.forward
+    looks it up there) and is restored on exit."""
+    MOD = torchvision.models.swin_transformer
+    OLD, NEW = "float(-100.0)", 'float("-inf")'
+
+    def __enter__(self):
+        self.saved = self.MOD.shifted_window_attention
+        src = inspect.getsource(self.saved)
+        if src.count(self.OLD) != 1:
+            raise RuntimeError("shifted_window_attention: mask value "
+                               f"{self.OLD} not found once in its source")
+        ns = dict(vars(self.MOD))
+        exec(compile(src.replace(self.OLD, self.NEW),
+                     inspect.getsourcefile(self.saved), "exec"), ns)
+        self.MOD.shifted_window_attention = ns["shifted_window_attention"]
+        return self
+
+    def __exit__(self, *exc):
+        self.MOD.shifted_window_attention = self.saved
+
+
+class SoftmaxLog:
+    """Records the smallest softmax weight and the count of weights exactly
+    0 of every F.softmax call while active."""
+    def __enter__(self):
+        self.saved, self.calls = F.softmax, []
+
+        def softmax(*args, **kwargs):
+            out = self.saved(*args, **kwargs)
+            self.calls.append((float(out.min()), int((out == 0).sum())))
+            return out
+        F.softmax = softmax
+        return self
+
+    def __exit__(self, *exc):
+        F.softmax = self.saved
+
+
+def shifted_blocks(model, x):
+    """How many attention blocks shift their windows on input x: shift on,
+    and the window smaller than the (padded) map on that axis."""
+    sizes = {}
+    hooks = [m.register_forward_hook(
+        lambda m, i, o: sizes.__setitem__(m, i[0].shape[1:3]))
+        for m in model.modules()
+        if isinstance(m, torchvision.models.swin_transformer.
+                      ShiftedWindowAttention)]
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        for h in hooks:
+            h.remove()
+    n = 0
+    for m, hw in sizes.items():
+        for k in (0, 1):
+            ws = m.window_size[k]
+            padded = -(-hw[k] // ws) * ws
+            if m.shift_size[k] > 0 and ws < padded:
+                n += 1
+                break
+    return n
+
+
+def check_exact_mask(model, x):
+    """torchvision's mask leaves every softmax weight non-zero; with
+    ExactSwinMask the softmax of each shifted block (and only those) has
+    weights exactly 0."""
+    n = shifted_blocks(model, x)
+    with GeometryOnly(), torch.no_grad():
+        with SoftmaxLog() as plain:
+            model(x)
+        with ExactSwinMask(), SoftmaxLog() as exact:
+            model(x)
+    zeros = [z for _, z in exact.calls if z]
+    if any(z for _, z in plain.calls) or len(zeros) != n or n == 0:
+        raise RuntimeError(f"mask patch: {n} shifted blocks, exact zeros "
+                           f"{zeros}, torchvision's "
+                           f"{[z for _, z in plain.calls]}")
+    print(f"  mask: {n} shifted blocks; exact mask zeros {zeros}; "
+          f"torchvision's smallest weight "
+          f"{min(w for w, _ in plain.calls):.3g} (no zeros)", flush=True)
 
 
 # ------------------------------------------------------------ measuring
@@ -347,6 +467,92 @@ def global_context(name, measured):
     return first < a0 or last > b0
 
 
+def pixel_extents(g):
+    """Rows [a, b], columns [a, b] and fraction of the pixels of a
+    (1, C, H, W) input gradient that are non-zero (in any channel)."""
+    nz = (g[0] != 0).any(0)
+    rows = torch.nonzero(nz.any(1)).flatten()
+    cols = torch.nonzero(nz.any(0)).flatten()
+    return ((int(rows[0]), int(rows[-1])), (int(cols[0]), int(cols[-1])),
+            float(nz.double().mean()))
+
+
+def channels_first(y):
+    return y.permute(0, 3, 1, 2) if y.shape[-1] > y.shape[1] else y
+
+
+def measure_whole(name):
+    """Swin at the export's input size: the gradient of every position of
+    the last spatial feature map, with the shifted-window mask exact."""
+    t = time.time()
+    model, module = build(name)
+    sd = [m for m in model.modules()
+          if isinstance(m, torchvision.ops.StochasticDepth)]
+    if any(m.training for m in sd) or any(m.training
+                                          for m in model.modules()):
+        raise RuntimeError("not in eval mode")
+    _, size = make_fixtures.MODELS[name]
+    shape = [1, 3, size, size]
+    torch.manual_seed(0)
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    check_exact_mask(model, x)
+    full = ((0, size - 1), (0, size - 1))
+    with GeometryOnly(), ExactSwinMask(), torch.enable_grad():
+        y = channels_first(feature_map(model, module, x))
+        again = channels_first(feature_map(model, module, x))
+        if not torch.equal(y, again):
+            raise RuntimeError("forward pass not deterministic")
+        hh, ww = y.shape[2:]
+        whole, covered, worst = True, 1.0, None
+        for i in range(hh):
+            for j in range(ww):
+                g, = torch.autograd.grad(probe(y, (i, j)), x,
+                                         retain_graph=True)
+                rows, cols, frac = pixel_extents(g)
+                if (rows, cols) != full:
+                    whole = False
+                    print(f"  {module}[{i},{j}]: rows {list(rows)} cols "
+                          f"{list(cols)}", flush=True)
+                if frac < covered or worst is None:
+                    covered, worst = min(covered, frac), (i, j, rows, cols)
+    print(f"  {module} {tuple(y.shape)}: {hh * ww} positions, whole "
+          f"{whole}, covered min {covered!r} (at {worst[:2]})", flush=True)
+    # Field growth: the middle element of each stage's last block, with the
+    # exact mask and with torchvision's -100.
+    for exact in (True, False):
+        with GeometryOnly(), torch.enable_grad():
+            with ExactSwinMask() if exact else _Nothing():
+                for stage in STAGES.get(name, []):
+                    s = channels_first(feature_map(model, stage, x))
+                    mid = (s.shape[2] // 2, s.shape[3] // 2)
+                    g, = torch.autograd.grad(probe(s, mid), x)
+                    rows, cols, frac = pixel_extents(g)
+                    print(f"  {'exact mask' if exact else 'mask -100 '} "
+                          f"{stage} {tuple(s.shape[2:])} [{mid[0]},{mid[1]}]:"
+                          f" rows {list(rows)} cols {list(cols)} "
+                          f"({frac:.4f} of the pixels)", flush=True)
+    if whole:
+        rec = {"whole": True, "global_context": True}
+    else:
+        rec = {"whole": False, "global_context": False,
+               "rows": list(worst[2]), "cols": list(worst[3])}
+    rec.update({"feature_map": module, "inputs": [shape],
+                "covered": covered})
+    if whole:
+        rec["note"] = WHOLE_NOTE
+    print(f"{name:22s} whole {whole} covered {covered!r} "
+          f"({time.time() - t:.1f}s)", flush=True)
+    return rec
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
 def model_in_channels(model):
     for m in model.modules():
         if isinstance(m, nn.Conv2d):
@@ -355,6 +561,8 @@ def model_in_channels(model):
 
 
 def measure(name):
+    if name in WHOLE:
+        return measure_whole(name)
     model, module = build(name)
     t = time.time()
     axes = [measure_axis(model, module, a) for a in (2, 3)]
@@ -376,7 +584,7 @@ def main(argv=None):
                     help="the JSON to merge into and write (default: the "
                          "committed fixture)")
     args = ap.parse_args(argv)
-    names = list(HAND_BUILT) + list(LAST_SPATIAL)
+    names = list(HAND_BUILT) + list(LAST_SPATIAL) + list(WHOLE)
     if args.list:
         print("\n".join(names))
         return 0
