@@ -741,6 +741,12 @@ typedef struct nns_rf {
    * pooling branch added back, a normalisation over space): the field
    * above is that of the value's spatial path. Set on whole values too. */
   int global_context;
+  /* Positions after which the field repeats along each axis: 1 (or 0)
+   * where every position reads a field of the same size; more where
+   * windowed attention makes the positions of one window read their whole
+   * window (Swin). The field above is then the widest, the padding that of
+   * position 0; nns_model_layer_rf_span gives each position's pixels. */
+  int period[NNS_RF_MAX_AXES];
 } nns_rf;
 
 /* Whole-model figures beyond the counts (nns_model_total_counts) and the
@@ -847,6 +853,20 @@ NNS_API nns_status nns_model_layer_counts(const nns_model *model, size_t i,
 /* Of the layer's output. */
 NNS_API nns_status nns_model_layer_rf(const nns_model *model, size_t i,
                                       nns_rf *out);
+/*
+ * The input pixels that position `pos` of layer i's output reads along
+ * spatial axis `axis` (0 <= axis < its nns_rf.axes): [*first, *last],
+ * before clipping to the input (first < 0 reads padding). Where the field
+ * is the same for every position that is pos*stride - padding and `field`
+ * pixels on; windowed attention (Swin) makes it differ between positions
+ * of one window and the next, and nns_rf then gives the widest and
+ * position 0's padding. NNS_E_NOTFOUND when the layer's output has no
+ * finite field (no spatial axes, or whole); NNS_E_ARG for a bad index,
+ * axis or NULL out.
+ */
+NNS_API nns_status nns_model_layer_rf_span(const nns_model *model, size_t i,
+                                           int axis, int64_t pos,
+                                           int64_t *first, int64_t *last);
 
 /* The module class of layer i as the model states it, in full
  * ("torchvision.models.resnet.BasicBlock": node metadata

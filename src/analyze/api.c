@@ -133,6 +133,39 @@ nns_status nns_model_layer_rf(const nns_model *m, size_t i, nns_rf *out) {
   return NNS__PUT(out, &an(m)->layers[i].rf, NNS__V1_RF);
 }
 
+nns_status nns_model_layer_rf_span(const nns_model *m, size_t i, int axis,
+                                   int64_t pos, int64_t *first,
+                                   int64_t *last) {
+  nns_status st = analysed(m, first);
+  if (st)
+    return st;
+  if (!last || i >= an(m)->n_layers)
+    return NNS_E_ARG;
+  const nns__alayer *la = &an(m)->layers[i];
+  const nns_rf *rf = &la->rf;
+  if (rf->whole || rf->axes <= 0)
+    return NNS_E_NOTFOUND;
+  if (axis < 0 || axis >= rf->axes || axis >= NNS_RF_MAX_AXES)
+    return NNS_E_ARG;
+  /* Offsets relative to stride * pos (rf_period.h). */
+  int64_t lo = rf->padding[axis] == INT64_MIN ? INT64_MAX
+                                              : -rf->padding[axis];
+  int64_t hi = 0, at = 0;
+  if (!nns__add_i64(lo, rf->field[axis] - 1, &hi))
+    hi = INT64_MAX;
+  const nns__rf_per *per = la->per ? &la->per[axis] : NULL;
+  if (per && per->period > 1) {
+    int64_t r = pos % per->period;
+    r += r < 0 ? per->period : 0;
+    lo = per->lo[r];
+    hi = per->hi[r];
+  }
+  if (!nns__mul_i64(rf->stride[axis], pos, &at) ||
+      !nns__add_i64(at, lo, first) || !nns__add_i64(at, hi, last))
+    return NNS_E_LIMIT;
+  return NNS_OK;
+}
+
 size_t nns_model_uncounted_op_count(const nns_model *m) {
   return an(m) ? an(m)->n_uncounted : 0;
 }

@@ -35,6 +35,7 @@ void nns__rf_set_whole(nns__rf *out) {
 
 void nns__rf_set_full(nns__rf *r) {
   memset(r->per, 0, sizeof r->per);
+  memset(r->f.period, 0, sizeof r->f.period);
   memset(r->f.field, 0, sizeof r->f.field);
   memset(r->f.stride, 0, sizeof r->f.stride);
   memset(r->f.padding, 0, sizeof r->f.padding);
@@ -203,16 +204,20 @@ static bool view_parts(const nns__type *tx, const nns__type *ty,
     if (prod != ty->dims[s->dim].v)
       return false;
   }
+  for (int k = 0; k < axes; k++)
+    for (int m = 0; m < n_got[k]; m++)
+      if (got[k][m].len > INT32_MAX || got[k][m].sub > INT32_MAX)
+        return false; /* nns__rf keeps them in 32 bits */
   for (int k = 0; k < axes; k++) {
     const span *o = &got[k][0];
     bool alone = n_got[k] == 1 && o->sub == 1 &&
                  o->len == ty->dims[o->dim].v;
     out->dim[k] = (int8_t)o->dim;
-    out->len[k] = alone ? 0 : o->len;
-    out->sub[k] = alone ? 0 : o->sub;
+    out->len[k] = alone ? 0 : (int32_t)o->len;
+    out->sub[k] = alone ? 0 : (int32_t)o->sub;
     out->wdim[k] = (int8_t)(n_got[k] == 2 ? got[k][1].dim : 0);
-    out->win[k] = n_got[k] == 2 ? got[k][1].len : 0;
-    out->wsub[k] = n_got[k] == 2 ? got[k][1].sub : 0;
+    out->win[k] = n_got[k] == 2 ? (int32_t)got[k][1].len : 0;
+    out->wsub[k] = n_got[k] == 2 ? (int32_t)got[k][1].sub : 0;
   }
   return true;
 }

@@ -115,6 +115,7 @@ static void set_axis(nns__rf_pool *pool, nns__rf *r, int k, int32_t p,
     env_hi = hi[m] > env_hi ? hi[m] : env_hi;
   }
   r->per[k] = id;
+  r->f.period[k] = id ? q : 1;
   if (q > 1 && !id) { /* no room: the envelope */
     widest = sadd(sadd(env_hi, -env_lo), 1);
     lo = &env_lo;

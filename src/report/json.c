@@ -92,8 +92,42 @@ static void j_axes(nns__out *o, const int64_t *v, int axes) {
   nns__out_str(o, "]");
 }
 
+/* A field that differs between positions: per axis its period and the
+ * pixels [first, last] that positions 0..period-1 read (position i +
+ * period reads those of i moved by period * stride). Layers only. */
+static void j_rf_period(nns__out *o, const nns_model *m, size_t layer,
+                        const nns_rf *rf, int axes) {
+  bool any = false;
+  for (int a = 0; a < axes; a++)
+    any |= rf->period[a] > 1;
+  if (!any || rf->whole)
+    return;
+  nns__out_str(o, ", \"period\": [");
+  for (int a = 0; a < axes; a++) {
+    nns__out_str(o, a ? ", " : "");
+    nns__out_int(o, rf->period[a] > 1 ? rf->period[a] : 1);
+  }
+  nns__out_str(o, "], \"spans\": [");
+  for (int a = 0; a < axes; a++) {
+    nns__out_str(o, a ? ", [" : "[");
+    int p = rf->period[a] > 1 ? rf->period[a] : 1;
+    for (int i = 0; i < p; i++) {
+      int64_t first = 0, last = 0;
+      nns_model_layer_rf_span(m, layer, a, i, &first, &last);
+      nns__out_str(o, i ? ", [" : "[");
+      nns__out_int(o, first);
+      nns__out_str(o, ", ");
+      nns__out_int(o, last);
+      nns__out_str(o, "]");
+    }
+    nns__out_str(o, "]");
+  }
+  nns__out_str(o, "]");
+}
+
 /* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__out *o, const nns_rf *rf) {
+static void j_rf(nns__out *o, const nns_model *m, size_t layer,
+                 const nns_rf *rf) {
   int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
                                                           : rf->axes;
   if (axes == 0 && !rf->whole) {
@@ -112,6 +146,8 @@ static void j_rf(nns__out *o, const nns_rf *rf) {
   j_bool(o, "whole", rf->whole);
   nns__out_str(o, ", ");
   j_bool(o, "global_context", rf->global_context || rf->whole);
+  if (m)
+    j_rf_period(o, m, layer, rf, axes);
   nns__out_str(o, "}");
 }
 
@@ -201,7 +237,7 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   nns__out_str(o, ", ");
   j_counts(o, &counts);
   nns__out_str(o, ", \"rf\": ");
-  j_rf(o, &rf);
+  j_rf(o, m, i, &rf);
   nns__out_str(o, "}");
 }
 
@@ -318,7 +354,7 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, ", ");
   j_int(o, "total_bytes", t.train_total_bytes);
   nns__out_str(o, "},\n    \"rf\": ");
-  j_rf(o, &rf);
+  j_rf(o, NULL, 0, &rf);
   nns__out_str(o, "},\n");
 }
 

@@ -394,7 +394,10 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__out_fmt(o, "MACs:  %s\n", a);
   total_str(a, sizeof a, all.dmas, false, partial);
   nns__out_fmt(o, "DMAs:  %s\n", a);
-  if (rf.axes > 0 || rf.whole) {
+  if (rf.whole) {
+    nns__out_str(o, "Receptive field: whole input (each position of the "
+                    "last spatial map sees all of it)\n");
+  } else if (rf.axes > 0) {
     nns__fmt_rf(a, sizeof a, &rf);
     nns__fmt_axes(b, sizeof b, rf.stride, rf.axes);
     nns__fmt_axes(c, sizeof c, rf.padding, rf.axes);

@@ -410,6 +410,29 @@ ANALYSIS_STRUCT(layer, nns_layer_info, IDX0, BAD_INDEX(layer))
 ANALYSIS_STRUCT(layer_counts, nns_counts, IDX0, BAD_INDEX(layer_counts))
 ANALYSIS_STRUCT(layer_rf, nns_rf, IDX0, BAD_INDEX(layer_rf))
 
+static void c_layer_rf_span(void) {
+  int64_t a = 7, b = 7;
+  CHECK_EQ(nns_model_layer_rf_span(NULL, 0, 0, 0, &a, &b), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, &a, &b), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_layer_rf_span(m, NONE, 0, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, NULL, &b), NNS_E_ARG);
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, &a, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, -1, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 2, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(a, 7);
+  CHECK_EQ(b, 7);
+  /* The residual graph's output: field 11, stride 2, padding 5 (by hand:
+   * test_analyze), so position 3 reads pixels 1..11. */
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 1, 3, &a, &b), NNS_OK);
+  CHECK_EQ(a, 1);
+  CHECK_EQ(b, 11);
+  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, INT64_MAX, &a, &b), NNS_E_LIMIT);
+  nns_model_free(m);
+}
+
 static void c_layer_class(void) {
   const char *c = "kept";
   CHECK_EQ(nns_model_layer_class(NULL, 0, &c), NNS_E_ARG);
@@ -785,6 +808,7 @@ static const entry exports[] = {
     {"nns_model_layer", c_layer},
     {"nns_model_layer_counts", c_layer_counts},
     {"nns_model_layer_rf", c_layer_rf},
+    {"nns_model_layer_rf_span", c_layer_rf_span},
     {"nns_model_uncounted_op_count", c_uncounted_op_count},
     {"nns_model_uncounted_op", c_uncounted_op},
     {"nns_model_layer_class", c_layer_class},

@@ -25,6 +25,7 @@ typedef struct reference {
   char name[64];
   int64_t field[2], stride[2], padding[2];
   int global_context;
+  bool whole; /* every position sees the whole input (no field) */
 } reference;
 
 static int models_checked, exports_checked;
@@ -52,6 +53,9 @@ static bool parse(const char *line, reference *r) {
   memcpy(r->name, q + 1, (size_t)(e - q - 1));
   r->name[e - q - 1] = 0;
   r->global_context = strstr(line, "\"global_context\": true") != NULL;
+  r->whole = strstr(line, "\"whole\": true") != NULL;
+  if (r->whole)
+    return r->global_context;
   return pair(line, "field", r->field) && pair(line, "stride", r->stride) &&
          pair(line, "padding", r->padding) &&
          strstr(line, "\"global_context\": ") != NULL;
@@ -75,12 +79,12 @@ static bool check_export(const char *path, const reference *r) {
   nns_rf rf = {.size = sizeof rf};
   if (nns_model_total_rf(m, &rf) != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: nns_model_total_rf failed", path);
-  bool same = rf.axes == 2 && !rf.whole &&
+  bool same = rf.axes == 2 && rf.whole == r->whole &&
               rf.global_context == r->global_context;
-  for (int k = 0; same && k < 2; k++)
+  for (int k = 0; same && !r->whole && k < 2; k++)
     same = rf.field[k] == r->field[k] && rf.stride[k] == r->stride[k] &&
            rf.padding[k] == r->padding[k];
-  if (!same)
+  if (!same && !r->whole)
     check_fail(__FILE__, __LINE__,
                "%s: rf %lldx%lld stride %lldx%lld padding %lldx%lld%s, "
                "PyTorch %lldx%lld stride %lldx%lld padding %lldx%lld%s",
@@ -91,6 +95,9 @@ static bool check_export(const char *path, const reference *r) {
                (long long)r->field[1], (long long)r->stride[0],
                (long long)r->stride[1], (long long)r->padding[0],
                (long long)r->padding[1], r->global_context ? " +g" : "");
+  if (r->whole && !same)
+    check_fail(__FILE__, __LINE__, "%s: rf %s, PyTorch: whole input", path,
+               rf.whole ? "whole" : "finite");
   if (getenv("NNS_TEST_VERBOSE"))
     printf("  %-48s %lld%s (PyTorch %lld%s)\n", path,
            (long long)rf.field[0], rf.global_context ? "+g" : "",
@@ -147,14 +154,117 @@ static void test_rf_reference(void) {
   }
   fclose(f);
   /* Guard against a suite that passes by finding nothing: the five
-   * hand-built graphs and the 17 torchvision models. */
-  CHECK(models_checked >= 22);
-  CHECK(exports_checked >= 5 + 17 * 5);
+   * hand-built graphs and the 18 torchvision models. */
+  CHECK(models_checked >= 23);
+  CHECK(exports_checked >= 5 + 18 * 5);
   printf("rf reference: %d models, %d exports\n", models_checked,
          exports_checked);
 }
 
+/*
+ * swin_t's stages, position by position (fixtures/rf_reference_swin.txt,
+ * tools/rf_reference.py --swin-extents): along each axis, the pixels that
+ * PyTorch's gradient reaches from position i of a stage's output must be
+ * exactly the span nnscan gives that position (nns_model_layer_rf_span),
+ * clipped to the 224-pixel input. Windowed attention makes the span differ
+ * between positions of a window, and the shifted windows and patch
+ * merging move it: nothing here is the same from one position to the next.
+ */
+enum { SWIN_INPUT = 224, SWIN_MAX_POS = 64 };
+
+static size_t layer_at(const nns_model *m, const char *path) {
+  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+    nns_layer_info l = {.size = sizeof l};
+    if (nns_model_layer(m, i, &l) == NNS_OK && !strcmp(l.path, path))
+      return i;
+  }
+  return (size_t)-1;
+}
+
+/* One line: "features.1 AXIS N a0 b0 ... a(N-1) b(N-1)". */
+static int check_swin_line(const nns_model *m, const char *path,
+                           const char *line) {
+  char name[64];
+  int axis, n, used;
+  if (sscanf(line, "%63s %d %d%n", name, &axis, &n, &used) != 3 ||
+      n < 1 || n > SWIN_MAX_POS || axis < 0 || axis > 1) {
+    check_fail(__FILE__, __LINE__, "cannot read: %s", line);
+    return 0;
+  }
+  size_t layer = layer_at(m, name);
+  if (layer == (size_t)-1) {
+    check_fail(__FILE__, __LINE__, "%s: no layer %s", path, name);
+    return 0;
+  }
+  const char *p = line + used;
+  int wrong = 0;
+  for (int i = 0; i < n; i++) {
+    char *end;
+    long long a = strtoll(p, &end, 10), b = strtoll(end, &end, 10);
+    if (end == p) {
+      check_fail(__FILE__, __LINE__, "%s: %d of %d positions", name, i, n);
+      return 0;
+    }
+    p = end;
+    int64_t first = 0, last = 0;
+    if (nns_model_layer_rf_span(m, layer, axis, i, &first, &last) !=
+        NNS_OK) {
+      check_fail(__FILE__, __LINE__, "%s %s: no span", path, name);
+      return 0;
+    }
+    first = first < 0 ? 0 : first;
+    last = last > SWIN_INPUT - 1 ? SWIN_INPUT - 1 : last;
+    if ((first != a || last != b) && wrong++ < 3)
+      check_fail(__FILE__, __LINE__,
+                 "%s %s axis %d position %d: nnscan [%lld, %lld], PyTorch "
+                 "[%lld, %lld]",
+                 path, name, axis, i, (long long)first, (long long)last, a,
+                 b);
+  }
+  return n;
+}
+
+static void test_swin_positions(void) {
+  static const int opsets[] = {11, 13, 17};
+  static const char *const variants[] = {"nofold", "fold"};
+  int exports = 0, positions = 0;
+  for (int o = 0; o < 3; o++)
+    for (int v = 0; v < 2; v++) {
+      char path[128];
+      snprintf(path, sizeof path, "fixtures/models/swin_t_op%d_%s.onnx",
+               opsets[o], variants[v]);
+      nns_model *m = NULL;
+      nns_error err;
+      FILE *probe = fopen(path, "rb");
+      if (!probe)
+        continue;
+      fclose(probe);
+      if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
+          nns_model_infer(m, NULL, &err) != NNS_OK ||
+          nns_model_analyze(m, NULL, &err) != NNS_OK) {
+        check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
+        nns_model_free(m);
+        continue;
+      }
+      FILE *f = fopen("fixtures/rf_reference_swin.txt", "r");
+      CHECK(f != NULL);
+      char line[8192];
+      while (f && fgets(line, sizeof line, f))
+        if (line[0] != '#' && line[0] != '\n')
+          positions += check_swin_line(m, path, line);
+      if (f)
+        fclose(f);
+      nns_model_free(m);
+      exports++;
+    }
+  /* Six stage outputs, both axes, 56 + 28 + 28 + 14 + 14 + 7 positions. */
+  CHECK(exports >= 5);
+  CHECK_EQ(positions, exports * 2 * 147);
+  printf("swin_t spans: %d exports, %d positions\n", exports, positions);
+}
+
 int main(void) {
   RUN(test_rf_reference);
+  RUN(test_swin_positions);
   return check_finish();
 }
