@@ -608,7 +608,8 @@ static const nns__attr_spec mha_attrs[] = {
 const nns__op nns__ops_msft[] = {
     {MS, "FusedConv", 1, 1, "awba", fused_conv_attrs,
      nns__conv_shape_rule, NULL, .cost = fused_conv_cost,
-     .rf = nns__conv_rf_rule},
+     .rf = nns__conv_rf_rule,
+     .rf_parts = true},
     {MS, "FusedMatMul", 1, 1, "aw", fused_matmul_attrs, fused_matmul_shape,
      NULL, .cost = fused_matmul_cost},
     {MS, "Gelu", 1, 1, "a", NULL, same_shape, NULL, .cost = gelu_cost},

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "window.h"
+#include "rf_axes.h"
+#include "rf_period.h"
 
 /* ==== Attributes ==== */
 
@@ -403,12 +405,53 @@ void nns__rf_start(const nns__rf *in, int32_t n, nns__rf *out) {
     out->f.field[k] = keep ? in->f.field[k] : 1;
     out->f.stride[k] = keep ? in->f.stride[k] : 1;
     out->f.padding[k] = keep ? in->f.padding[k] : 0;
+    out->f.period[k] = keep ? in->f.period[k] : 0;
+    out->per[k] = keep ? in->per[k] : 0;
     out->dim[k] = (int8_t)(2 + k);
   }
 }
 
+/* Kernels up to this many taps follow a field that differs between
+ * positions tap by tap; longer ones take its envelope. */
+enum { PERIODIC_TAPS_MAX = 64 };
+
+/* Axis k of a field that differs between positions (windowed attention
+ * before a conv or pool): output position i reads input positions
+ * i*st - lead + t*d for each tap t, so its pixels are the union of those
+ * positions' (exact, position by position). */
+static void window_periodic(nns__rf_pool *pool, nns__rf *f, int32_t k,
+                            int64_t kernel, int64_t d, int64_t st,
+                            int64_t lead) {
+  nns__rf acc = *f;
+  for (int64_t t = 0; t < kernel; t++) {
+    nns__rf tap = *f;
+    nns__rf_resample(pool, &tap, k, sat_add(sat_mul(t, d), -lead), st);
+    if (t == 0)
+      acc = tap;
+    else
+      nns__rf_unite_axis(pool, &acc, &tap, k);
+  }
+  f->f.field[k] = acc.f.field[k];
+  f->f.stride[k] = acc.f.stride[k];
+  f->f.padding[k] = acc.f.padding[k];
+  f->f.period[k] = acc.f.period[k];
+  f->per[k] = acc.per[k];
+}
+
 nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
                           const nns__rf *in, nns__rf *out) {
+  nns__rf env;
+  if (in && !in->f.whole && !nns__rf_plain(in)) {
+    /* Split or merged axes are not where sliding ops read them. */
+    *out = *in;
+    nns__rf_set_whole(out);
+    return NNS_OK;
+  }
+  if (in && transposed) { /* one output reads a fraction of an input step */
+    env = *in;
+    nns__rf_envelope(cx->rf_pool, &env);
+    in = &env;
+  }
   nns__rf_start(in, w->n, out);
   if (out->f.whole)
     return NNS_OK;
@@ -425,6 +468,14 @@ nns_status nns__window_rf(nns__ictx *cx, const nns__window *w, bool transposed,
     int64_t span = sat_mul(w->kernel[k] - 1, w->dilation[k]);
     int64_t lead = nns__window_lead_pad(w, k, xin, transposed);
     int64_t st = w->stride[k], j = f->stride[k];
+    if (!transposed && nns__rf_period(cx->rf_pool, out, k) > 1) {
+      if (w->kernel[k] <= PERIODIC_TAPS_MAX && st >= 1) {
+        window_periodic(cx->rf_pool, out, k, w->kernel[k], w->dilation[k],
+                        st, lead);
+        continue;
+      }
+      nns__rf_envelope(cx->rf_pool, out);
+    }
     if (!transposed) {
       f->field[k] = sat_add(f->field[k], sat_mul(span, j));
       f->padding[k] = sat_add(f->padding[k], sat_mul(lead, j));

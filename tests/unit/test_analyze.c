@@ -277,6 +277,91 @@ static void test_rf_slice(void) {
   nns_model_free(m);
 }
 
+/* The index of the layer at `path`, or (size_t)-1. */
+static size_t layer_index(const nns_model *m, const char *path) {
+  for (size_t i = 0; i < nns_model_layer_count(m); i++)
+    if (strcmp(tm_layer_at(m, i).path, path) == 0)
+      return i;
+  check_fail(__FILE__, __LINE__, "no layer '%s'", path);
+  return (size_t)-1;
+}
+
+/* Position `pos` of layer `path` reads pixels [first, last] along both
+ * axes. */
+static void check_span(const nns_model *m, const char *path, int64_t pos,
+                       int64_t first, int64_t last) {
+  size_t l = layer_index(m, path);
+  for (int axis = 0; axis < 2; axis++) {
+    int64_t a = 0, b = 0;
+    CHECK_EQ(nns_model_layer_rf_span(m, l, axis, pos, &a, &b), NNS_OK);
+    if (a != first || b != last)
+      check_fail(__FILE__, __LINE__,
+                 "%s position %lld axis %d: [%lld, %lld], expected "
+                 "[%lld, %lld]",
+                 path, (long long)pos, axis, (long long)a, (long long)b,
+                 (long long)first, (long long)last);
+  }
+}
+
+/*
+ * analyze_window (make_analyze.py): stem 3x3 p1, so token t reads pixels
+ * t-1 .. t+1. b1 attends within windows of 4 tokens: position i of window
+ * m = floor(i/4) reads tokens 4m .. 4m+3, pixels 4m-1 .. 4m+4 (6, the same
+ * for the 4 positions of a window: period 4, padding 1). b2 rolls by -2,
+ * attends within windows of 4 and rolls back: position i lies in the
+ * shifted window of tokens 4m'+2 .. 4m'+5, m' = floor((i-2)/4), which b1
+ * saw as windows m' and m'+1: tokens 4m' .. 4m'+7, pixels 4m'-1 .. 4m'+8
+ * (10). Positions 0 and 1: m' = -1, [-5, 4]; 2 .. 5: [-1, 8]; 6: [3, 12].
+ * head is a 1x1 conv: the same spans. The model: b2's (widest 10,
+ * position 0's padding 5).
+ */
+static void test_rf_window(void) {
+  nns_model *m = analyzed("unit/models/analyze_window.onnx", 0);
+  if (!m)
+    return;
+  check_span(m, "stem", 5, 4, 6);
+  for (int64_t i = 0; i < 8; i++)
+    check_span(m, "b1", i, 4 * (i / 4) - 1, 4 * (i / 4) + 4);
+  static const int64_t b2_first[] = {-5, -5, -1, -1, -1, -1, 3, 3, 3};
+  for (int64_t i = 0; i < 9; i++) {
+    check_span(m, "b2", i, b2_first[i], b2_first[i] + 9);
+    check_span(m, "head", i, b2_first[i], b2_first[i] + 9);
+  }
+  tm_layer l = layer(m, "b1");
+  CHECK_EQ(l.rf.field[0], 6);
+  CHECK_EQ(l.rf.padding[1], 1);
+  CHECK_EQ(l.rf.period[0], 4);
+  l = layer(m, "b2");
+  CHECK_EQ(l.rf.field[1], 10);
+  CHECK_EQ(l.rf.stride[1], 1);
+  CHECK_EQ(l.rf.padding[0], 5);
+  CHECK_EQ(l.rf.period[1], 4);
+  CHECK(!l.rf.whole);
+  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(t.rf.field[0], 10);
+  CHECK_EQ(t.rf.padding[1], 5);
+  CHECK(!t.rf.whole && !t.rf.global_context);
+  nns_model_free(m);
+
+  /* A window as large as the 16x16 map: every position attends to every
+   * position, so b1 and everything after it is whole, and so is the
+   * model's field (its last spatial map sees the whole input). */
+  m = analyzed("unit/models/analyze_window_global.onnx", 0);
+  if (!m)
+    return;
+  CHECK_EQ(layer(m, "stem").rf.field[0], 3);
+  l = layer(m, "b1");
+  CHECK(l.rf.whole);
+  CHECK_EQ(l.rf.axes, 2);
+  int64_t a, b;
+  CHECK_EQ(nns_model_layer_rf_span(m, layer_index(m, "b1"), 0, 0, &a, &b),
+           NNS_E_NOTFOUND);
+  t = tm_totals_of(m);
+  CHECK(t.rf.whole);
+  CHECK_EQ(t.rf.axes, 2);
+  nns_model_free(m);
+}
+
 /* ==== Memory ==== */
 
 /*
@@ -587,6 +672,7 @@ int main(void) {
   RUN(test_rf_shuffle);
   RUN(test_rf_channels_last);
   RUN(test_rf_slice);
+  RUN(test_rf_window);
   RUN(test_memory);
   RUN(test_params);
   RUN(test_scopes);

@@ -237,3 +237,87 @@ save('deepname', [
                 name='/' + '/'.join(f's{i}' for i in range(200)) + '/Relu'),
     h.make_node('Relu', ['a'], ['b'], name='/' + 'x' * 8192 + '/Relu'),
 ], [('x', F, [1, 4])], ['b'])
+
+
+# Windowed attention as Swin exports it (issue 7): a 3x3 stem (token t
+# reads pixels t-1..t+1), channels-last, then two blocks over 16x16 tokens
+# with windows of 4: b1 attends within windows [4m, 4m+3], b2 rolls by -2
+# first and back after (shifted windows), and head is a 1x1 conv. Window
+# partition and reverse are Reshape/Transpose/Reshape; the roll is Slice +
+# Concat. Spans by hand in test_analyze.c.
+def window_block(p, x, y, c, shift):
+    nodes = []
+    if shift:  # torch.roll(x, (-2, -2), (1, 2))
+        for ax, src, dst in ((1, x, f'{p}r1'), (2, f'{p}r1', f'{p}r2')):
+            nodes += [
+                h.make_node('Slice', [src, 'i2', 'i16', f'ax{ax}'],
+                            [f'{dst}a'], name=f'{p}/Slice_{ax}a'),
+                h.make_node('Slice', [src, 'i0', 'i2', f'ax{ax}'],
+                            [f'{dst}b'], name=f'{p}/Slice_{ax}b'),
+                h.make_node('Concat', [f'{dst}a', f'{dst}b'], [dst],
+                            name=f'{p}/Concat_{ax}', axis=ax)]
+        x = f'{p}r2'
+    nodes += [
+        h.make_node('Reshape', [x, 'part'], [f'{p}w6'], name=f'{p}/Reshape'),
+        h.make_node('Transpose', [f'{p}w6'], [f'{p}w6t'],
+                    name=f'{p}/Transpose', perm=[0, 1, 3, 2, 4, 5]),
+        h.make_node('Reshape', [f'{p}w6t', 'tokens'], [f'{p}t'],
+                    name=f'{p}/Reshape_1'),
+        h.make_node('MatMul', [f'{p}t', 'wq'], [f'{p}q'], name=f'{p}/q/MatMul'),
+        h.make_node('MatMul', [f'{p}t', 'wk'], [f'{p}k'], name=f'{p}/k/MatMul'),
+        h.make_node('MatMul', [f'{p}t', 'wv'], [f'{p}v'], name=f'{p}/v/MatMul'),
+        h.make_node('Transpose', [f'{p}k'], [f'{p}kt'], name=f'{p}/Transpose_1',
+                    perm=[0, 2, 1]),
+        h.make_node('MatMul', [f'{p}q', f'{p}kt'], [f'{p}s'],
+                    name=f'{p}/MatMul'),
+        h.make_node('Softmax', [f'{p}s'], [f'{p}pr'], name=f'{p}/Softmax',
+                    axis=-1),
+        h.make_node('MatMul', [f'{p}pr', f'{p}v'], [f'{p}o'],
+                    name=f'{p}/MatMul_1'),
+        h.make_node('Reshape', [f'{p}o', 'part'], [f'{p}u6'],
+                    name=f'{p}/Reshape_2'),
+        h.make_node('Transpose', [f'{p}u6'], [f'{p}u6t'],
+                    name=f'{p}/Transpose_2', perm=[0, 1, 3, 2, 4, 5]),
+        h.make_node('Reshape', [f'{p}u6t', 'image'],
+                    [y if not shift else f'{p}u'], name=f'{p}/Reshape_3')]
+    if shift:  # torch.roll(u, (2, 2), (1, 2))
+        src = f'{p}u'
+        for ax, dst in ((1, f'{p}b1'), (2, y)):
+            nodes += [
+                h.make_node('Slice', [src, 'i14', 'i16', f'ax{ax}'],
+                            [f'{dst}a'], name=f'{p}/Slice_{ax}c'),
+                h.make_node('Slice', [src, 'i0', 'i14', f'ax{ax}'],
+                            [f'{dst}b'], name=f'{p}/Slice_{ax}d'),
+                h.make_node('Concat', [f'{dst}a', f'{dst}b'], [dst],
+                            name=f'{p}/Concat_{ax}b', axis=ax)]
+            src = dst
+    return nodes
+
+
+def window_model(name, win, shifted):
+    n, c = 16, 2
+    nodes = [conv('/stem/Conv', 'x', 'ws', 's', 3, pad=1),
+             h.make_node('Transpose', ['s'], ['sn'], name='/stem/Transpose',
+                         perm=[0, 2, 3, 1])]
+    nodes += window_block('/b1', 'sn', 'y1', c, False)
+    last = 'y1'
+    if shifted:
+        nodes += window_block('/b2', 'y1', 'y2', c, True)
+        last = 'y2'
+    nodes += [h.make_node('Transpose', [last], ['hn'], name='/head/Transpose',
+                          perm=[0, 3, 1, 2]),
+              conv('/head/Conv', 'hn', 'wh', 'y', 1)]
+    save(name, nodes, [('x', F, [1, c, n, n])], ['y'], [
+        zeros('ws', [c, c, 3, 3]), zeros('wh', [c, c, 1, 1]),
+        zeros('wq', [c, c]), zeros('wk', [c, c]), zeros('wv', [c, c]),
+        const('part', [1, n // win, win, n // win, win, c], np.int64),
+        const('tokens', [(n // win) ** 2, win * win, c], np.int64),
+        const('image', [1, n, n, c], np.int64),
+        const('i0', [0], np.int64), const('i2', [2], np.int64),
+        const('i14', [14], np.int64), const('i16', [16], np.int64),
+        const('ax1', [1], np.int64), const('ax2', [2], np.int64)])
+
+
+window_model('window', 4, True)
+# One window as large as the map: attention over every position (whole).
+window_model('window_global', 16, False)
