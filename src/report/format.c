@@ -455,6 +455,10 @@ void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes) {
 }
 
 void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf) {
+  if (rf->whole) {
+    snprintf(buf, size, "whole");
+    return;
+  }
   nns__fmt_axes(buf, size, rf->field, rf->axes);
   size_t n = strlen(buf);
   if (rf->global_context && !rf->whole && rf->axes > 0 && n + 2 < size)

@@ -114,7 +114,7 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
   switch (c) {
   case T_MODEL: nns__text_clean(buf, size, r->name); return;
   case T_RF:
-    if (t->rf.axes > 0)
+    if (t->rf.axes > 0 || t->rf.whole)
       nns__fmt_rf(buf, size, &t->rf);
     else
       snprintf(buf, size, "-");
@@ -159,7 +159,10 @@ static void table_json(nns__out *o, const table_row *rows, size_t count) {
                  t->all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
                      ? "false"
                      : "true");
-    if (t->rf.axes > 0 && t->rf.axes <= NNS_RF_MAX_AXES) {
+    if (t->rf.whole) {
+      nns__out_str(o, "null, \"rf_global_context\": true, "
+                      "\"rf_whole\": true}");
+    } else if (t->rf.axes > 0 && t->rf.axes <= NNS_RF_MAX_AXES) {
       nns__out_str(o, "[");
       for (int a = 0; a < t->rf.axes; a++)
         nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)t->rf.field[a]);

@@ -865,6 +865,7 @@
     tbl.appendChild(el('thead', {}, [thead]));
     tbl.appendChild(tbody);
     function rfText2(m) {
+      if (m.rf_whole) return 'whole';
       if (!m.rf || !m.rf.length) return '–';
       return axesText(m.rf) + (m.rf_global_context ? '+g' : '');
     }
