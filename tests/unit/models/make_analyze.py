@@ -245,17 +245,26 @@ save('deepname', [
 # first and back after (shifted windows), and head is a 1x1 conv. Window
 # partition and reverse are Reshape/Transpose/Reshape; the roll is Slice +
 # Concat. Spans by hand in test_analyze.c.
+def roll(p, x, y, k, tag):
+    """torch.roll(x, (-k, -k), (1, 2)) on 16 positions, as exported: per
+    axis Concat(x[k:16], x[0:k])."""
+    nodes, src = [], x
+    for ax, dst in ((1, f'{p}{tag}1'), (2, y)):
+        nodes += [
+            h.make_node('Slice', [src, f'i{k}', 'i16', f'ax{ax}'],
+                        [f'{dst}a'], name=f'{p}/Slice_{tag}{ax}a'),
+            h.make_node('Slice', [src, 'i0', f'i{k}', f'ax{ax}'],
+                        [f'{dst}b'], name=f'{p}/Slice_{tag}{ax}b'),
+            h.make_node('Concat', [f'{dst}a', f'{dst}b'], [dst],
+                        name=f'{p}/Concat_{tag}{ax}', axis=ax)]
+        src = dst
+    return nodes
+
+
 def window_block(p, x, y, c, shift):
     nodes = []
-    if shift:  # torch.roll(x, (-2, -2), (1, 2))
-        for ax, src, dst in ((1, x, f'{p}r1'), (2, f'{p}r1', f'{p}r2')):
-            nodes += [
-                h.make_node('Slice', [src, 'i2', 'i16', f'ax{ax}'],
-                            [f'{dst}a'], name=f'{p}/Slice_{ax}a'),
-                h.make_node('Slice', [src, 'i0', 'i2', f'ax{ax}'],
-                            [f'{dst}b'], name=f'{p}/Slice_{ax}b'),
-                h.make_node('Concat', [f'{dst}a', f'{dst}b'], [dst],
-                            name=f'{p}/Concat_{ax}', axis=ax)]
+    if shift:  # roll by -2 before the windows
+        nodes += roll(p, x, f'{p}r2', 2, 'r')
         x = f'{p}r2'
     nodes += [
         h.make_node('Reshape', [x, 'part'], [f'{p}w6'], name=f'{p}/Reshape'),
@@ -280,17 +289,8 @@ def window_block(p, x, y, c, shift):
                     name=f'{p}/Transpose_2', perm=[0, 1, 3, 2, 4, 5]),
         h.make_node('Reshape', [f'{p}u6t', 'image'],
                     [y if not shift else f'{p}u'], name=f'{p}/Reshape_3')]
-    if shift:  # torch.roll(u, (2, 2), (1, 2))
-        src = f'{p}u'
-        for ax, dst in ((1, f'{p}b1'), (2, y)):
-            nodes += [
-                h.make_node('Slice', [src, 'i14', 'i16', f'ax{ax}'],
-                            [f'{dst}a'], name=f'{p}/Slice_{ax}c'),
-                h.make_node('Slice', [src, 'i0', 'i14', f'ax{ax}'],
-                            [f'{dst}b'], name=f'{p}/Slice_{ax}d'),
-                h.make_node('Concat', [f'{dst}a', f'{dst}b'], [dst],
-                            name=f'{p}/Concat_{ax}b', axis=ax)]
-            src = dst
+    if shift:  # and back by +2 (by -14 on 16 positions)
+        nodes += roll(p, f'{p}u', y, 14, 'b')
     return nodes
 
 
