@@ -199,8 +199,9 @@ static bool view_parts(const nns__type *tx, const nns__type *ty,
     int64_t prod = 1;
     for (int j = 0; j < axes; j++)
       for (int m = 0; m < n_got[j]; m++)
-        if (got[j][m].dim == s->dim)
-          prod *= got[j][m].len; /* each divides the dim: no overflow */
+        if (got[j][m].dim == s->dim &&
+            !nns__mul_i64(prod, got[j][m].len, &prod))
+          return false;
     if (prod != ty->dims[s->dim].v)
       return false;
   }
