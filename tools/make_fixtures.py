@@ -7,6 +7,12 @@ How to run (from anywhere; paths are relative to this file):
     /usr/bin/python3 tools/make_fixtures.py resnet18 vit_b_16   # a subset
     /usr/bin/python3 tools/make_fixtures.py --list          # model names
 
+One export at another input size, into a given path (no reference, no
+manifest entry; same export code, seed and graph-only saving):
+
+    /usr/bin/python3 tools/make_fixtures.py swin_t --opset 17 --variant fold \
+        --size 256 --export tests/fixtures/rf/swin_t_256_op17_fold.onnx
+
 Needs torch 1.13 + torchvision 0.14 + onnx 1.12 (Debian's python3-torch,
 python3-torchvision, python3-onnx for /usr/bin/python3). No network access:
 every model is randomly initialised (weights=None) after torch.manual_seed(0),
@@ -90,9 +96,11 @@ MODELS = {
 BN_TYPES = (torch.nn.modules.batchnorm._BatchNorm,)
 
 
-def build(name):
-    """The model in eval mode and its fixed input, both from seed SEED."""
+def build(name, size=None):
+    """The model in eval mode and its fixed input, both from seed SEED
+    (input size x size pixels; default: the model's size in MODELS)."""
     kwargs, hw = MODELS[name]
+    hw = size or hw
     torch.manual_seed(SEED)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
     gen = torch.Generator().manual_seed(SEED)
@@ -287,6 +295,25 @@ def short_error(exc):
     return "%s: %s" % (type(exc).__name__, msg[0] if msg else "")
 
 
+def export_fixture(name, opset, variant, dest, size=None):
+    """One graph-only export of model `name` (opset, variant, input size x
+    size, default its size in MODELS) into `dest`; returns verify()'s
+    summary. No reference and no manifest entry."""
+    t0 = time.time()
+    model, x = build(name, size)
+    proto = export_one(model, x, opset, variant)
+    os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
+    save_graph_only(proto, dest)
+    del proto
+    info = verify(dest)
+    print("%-16s op%-2d %-6s %dx%d ok  nodes=%-5d inits=%-4d scoped=%-5d "
+          "%8.1f KB (%.1fs) -> %s"
+          % (name, opset, variant, x.shape[2], x.shape[3], info["nodes"],
+             info["initializers"], info["scoped_node_names"],
+             info["bytes"] / 1024.0, time.time() - t0, dest), flush=True)
+    return info
+
+
 def run_model(name, manifest):
     t0 = time.time()
     model, x = build(name)
@@ -329,6 +356,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("models", nargs="*", help="subset of models (default: all)")
     ap.add_argument("--list", action="store_true", help="list model names")
+    ap.add_argument("--export", metavar="PATH",
+                    help="export ONE model (one opset, one variant, --size) "
+                         "graph-only to PATH, nothing else")
+    ap.add_argument("--opset", type=int, default=17, help="with --export")
+    ap.add_argument("--variant", choices=VARIANTS, default="fold",
+                    help="with --export")
+    ap.add_argument("--size", type=int, default=None,
+                    help="with --export: input height and width (default: "
+                         "the model's own)")
     args = ap.parse_args(argv)
     if args.list:
         print("\n".join(MODELS))
@@ -336,6 +372,15 @@ def main(argv=None):
     bad = [m for m in args.models if m not in MODELS]
     if bad:
         ap.error("unknown model(s): %s (see --list)" % ", ".join(bad))
+    if args.export:
+        if len(args.models) != 1:
+            ap.error("--export takes exactly one model")
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        export_fixture(args.models[0], args.opset, args.variant, args.export,
+                       args.size)
+        return 0
+    if args.size is not None:
+        ap.error("--size is only for --export")
     names = args.models or list(MODELS)
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
