@@ -95,13 +95,16 @@ static int64_t const_bytes(int32_t dtype, int64_t n) {
 }
 
 /* Takes `bytes` from the model's folding budget (NNS__FOLD_BUDGET); false,
- * with one warning per run naming the node, when they do not fit. */
+ * with one warning per run naming the node, when they do not fit. Small
+ * values (NNS__FOLD_SMALL) always fit. */
 static bool fold_budget_take(nns__ictx *cx, int64_t bytes) {
   nns_model *m = cx->m;
   if (bytes <= NNS__FOLD_BUDGET - m->fold_bytes) {
     m->fold_bytes += bytes;
     return true;
   }
+  if (bytes <= NNS__FOLD_SMALL)
+    return true;
   if (m->fold_bytes <= NNS__FOLD_BUDGET) {
     nns__node_warn(cx, "constant folding stopped here: the model's folded "
                    "values would take more than the %lld MiB budget; from "

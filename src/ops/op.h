@@ -342,6 +342,14 @@ void nns__out_kind(nns__ictx *cx, int i, uint8_t kind, uint8_t elem_kind);
  * float16 variant of that file fold for 0.9 s.)
  */
 #define NNS__FOLD_BUDGET ((int64_t)16 << 20)
+/*
+ * Values this small (shape arithmetic: a Shape, a Gather of one dim, the
+ * Concat of a Reshape's target) fold past the budget too, so that one
+ * large constant (Swin's attention masks: several MiB at 256x256) does
+ * not leave every later shape unknown. Bounded by the node count: a 1 MB
+ * file has well under 200,000 nodes, so at most ~200 MB.
+ */
+#define NNS__FOLD_SMALL ((int64_t)1 << 10)
 /* Allocates the constant of output i, whose type must already be fully
  * known; NULL (fold nothing) when larger than NNS__FOLD_MAX or unknown. */
 nns__const *nns__out_const(nns__ictx *cx, int i);

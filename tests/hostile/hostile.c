@@ -111,14 +111,36 @@ static void make_fold_neg(const char *dir) {
     pb_node(&g, "Neg", NULL, ni, 1, no, 1, NULL);
   }
   /* r = Reshape(last, Shape(last)): its dims are known only if the Shape
-   * folds, which it cannot once the budget is spent - every command must
-   * then show the same unknown dims. */
+   * folds. Past the budget the 64K-element Negs no longer fold, but a
+   * one-element Shape still does (NNS__FOLD_SMALL): every command must
+   * show the same known dims. */
   const char *si[1] = {name}, *so[1] = {"s"}, *ri[2] = {name, "s"},
              *ro[1] = {"r"};
   pb_node(&g, "Shape", "shape_of_last", si, 1, so, 1, NULL);
   pb_node(&g, "Reshape", "reshape", ri, 2, ro, 1, NULL);
   pb_value_info(&g, 12, "r", -1, 0, NULL, NULL);
   finish(dir, "fold_neg.onnx", &g, 13);
+}
+
+/* The small values that fold past the budget (NNS__FOLD_SMALL), as many
+ * as a file under 1 MB holds: a 56-element int64 initializer s (its fold
+ * takes just under 1 KiB) read by `count` Neg nodes. */
+static void make_fold_small(const char *dir, int count) {
+  pb g = {0}, t = {0};
+  pb_str(&g, 2, "fold_small");
+  int64_t n = 56, vals[56];
+  for (int i = 0; i < 56; i++)
+    vals[i] = i;
+  tensor(&t, "s", INT64, &n, 1, vals, sizeof vals);
+  pb_msg(&g, 5, &t);
+  char name[32];
+  for (int i = 0; i < count; i++) {
+    snprintf(name, sizeof name, "%x", i);
+    const char *ni[1] = {"s"}, *no[1] = {name};
+    pb_node(&g, "Neg", NULL, ni, 1, no, 1, NULL);
+  }
+  pb_value_info(&g, 12, name, -1, 0, NULL, NULL);
+  finish(dir, "fold_small.onnx", &g, 13);
 }
 
 /* a0 = Add(w, w); a[i] = Add(a[i-1], w), `count` nodes in all. */
@@ -305,6 +327,7 @@ int main(int argc, char **argv) {
     make_fold_neg(dir);
     make_fold_add(dir, "fold_add.onnx", 8000, FLOAT);
     make_fold_add(dir, "fold_30k.onnx", 30000, FLOAT16);
+    make_fold_small(dir, 60000);
     make_names(dir);
     make_ext_link(dir);
     return 0;

@@ -162,15 +162,18 @@ static void test_rf_reference(void) {
 }
 
 /*
- * swin_t's stages, position by position (fixtures/rf_reference_swin.txt,
- * tools/rf_reference.py --swin-extents): along each axis, the pixels that
- * PyTorch's gradient reaches from position i of a stage's output must be
- * exactly the span nnscan gives that position (nns_model_layer_rf_span),
- * clipped to the 224-pixel input. Windowed attention makes the span differ
- * between positions of a window, and the shifted windows and patch
- * merging move it: nothing here is the same from one position to the next.
+ * swin_t's stages, position by position (tools/rf_reference.py
+ * --swin-extents): along each axis, the pixels that PyTorch's gradient
+ * reaches from position i of a stage's output must be exactly the span
+ * nnscan gives that position (nns_model_layer_rf_span), clipped to the
+ * input. Windowed attention makes the span differ between positions of a
+ * window, and the shifted windows and patch merging move it: nothing here
+ * is the same from one position to the next. At 224x224 every map is a
+ * whole number of windows; at 256x256 Swin pads each map to whole windows
+ * (64 -> 70, ..., 8 -> 14) and crops after, and its last stage keeps two
+ * shifted windows per axis.
  */
-enum { SWIN_INPUT = 224, SWIN_MAX_POS = 64 };
+enum { SWIN_MAX_POS = 64 };
 
 static size_t layer_at(const nns_model *m, const char *path) {
   for (size_t i = 0; i < nns_model_layer_count(m); i++) {
@@ -182,7 +185,7 @@ static size_t layer_at(const nns_model *m, const char *path) {
 }
 
 /* One line: "features.1 AXIS N a0 b0 ... a(N-1) b(N-1)". */
-static int check_swin_line(const nns_model *m, const char *path,
+static int check_swin_line(const nns_model *m, const char *path, int input,
                            const char *line) {
   char name[64];
   int axis, n, used;
@@ -213,7 +216,7 @@ static int check_swin_line(const nns_model *m, const char *path,
       return 0;
     }
     first = first < 0 ? 0 : first;
-    last = last > SWIN_INPUT - 1 ? SWIN_INPUT - 1 : last;
+    last = last > input - 1 ? input - 1 : last;
     if ((first != a || last != b) && wrong++ < 3)
       check_fail(__FILE__, __LINE__,
                  "%s %s axis %d position %d: nnscan [%lld, %lld], PyTorch "
@@ -222,6 +225,36 @@ static int check_swin_line(const nns_model *m, const char *path,
                  b);
   }
   return n;
+}
+
+/* Every line of `extents` against the export at `path`; the positions
+ * checked, or -1 when the export is not there. */
+static int check_swin_export(const char *path, const char *extents,
+                             int input) {
+  FILE *probe = fopen(path, "rb");
+  if (!probe)
+    return -1;
+  fclose(probe);
+  nns_model *m = NULL;
+  nns_error err;
+  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
+      nns_model_infer(m, NULL, &err) != NNS_OK ||
+      nns_model_analyze(m, NULL, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
+    nns_model_free(m);
+    return 0;
+  }
+  int positions = 0;
+  FILE *f = fopen(extents, "r");
+  CHECK(f != NULL);
+  char line[8192];
+  while (f && fgets(line, sizeof line, f))
+    if (line[0] != '#' && line[0] != '\n')
+      positions += check_swin_line(m, path, input, line);
+  if (f)
+    fclose(f);
+  nns_model_free(m);
+  return positions;
 }
 
 static void test_swin_positions(void) {
@@ -233,34 +266,21 @@ static void test_swin_positions(void) {
       char path[128];
       snprintf(path, sizeof path, "fixtures/models/swin_t_op%d_%s.onnx",
                opsets[o], variants[v]);
-      nns_model *m = NULL;
-      nns_error err;
-      FILE *probe = fopen(path, "rb");
-      if (!probe)
-        continue;
-      fclose(probe);
-      if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
-          nns_model_infer(m, NULL, &err) != NNS_OK ||
-          nns_model_analyze(m, NULL, &err) != NNS_OK) {
-        check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
-        nns_model_free(m);
-        continue;
+      int n = check_swin_export(path, "fixtures/rf_reference_swin.txt", 224);
+      if (n >= 0) {
+        exports++;
+        positions += n;
       }
-      FILE *f = fopen("fixtures/rf_reference_swin.txt", "r");
-      CHECK(f != NULL);
-      char line[8192];
-      while (f && fgets(line, sizeof line, f))
-        if (line[0] != '#' && line[0] != '\n')
-          positions += check_swin_line(m, path, line);
-      if (f)
-        fclose(f);
-      nns_model_free(m);
-      exports++;
     }
   /* Six stage outputs, both axes, 56 + 28 + 28 + 14 + 14 + 7 positions. */
   CHECK(exports >= 5);
   CHECK_EQ(positions, exports * 2 * 147);
-  printf("swin_t spans: %d exports, %d positions\n", exports, positions);
+  /* At 256x256: 64 + 32 + 32 + 16 + 16 + 8 positions per axis. */
+  int n256 = check_swin_export("fixtures/rf/swin_t_256_op17_fold.onnx",
+                               "fixtures/rf/swin_t_256_extents.txt", 256);
+  CHECK_EQ(n256, 2 * 168);
+  printf("swin_t spans: %d exports at 224, %d positions; %d at 256\n",
+         exports, positions, n256);
 }
 
 int main(void) {
