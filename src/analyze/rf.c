@@ -11,18 +11,29 @@
  *
  * A node whose op has a receptive-field rule (its table entry's `.rf`:
  * sliding ops, views, Transpose, reductions, MatMul, normalisations) maps
- * the field of its first activation input. A node without one broadcasts:
- * each activation input's spatial dims line up with the output's from the
+ * the field of its first activation input; the rule also sees every
+ * input's field (attention reads B's). A node without one, or whose rule
+ * says NNS__RF_MERGE (a Concat that is not a rotation), broadcasts: each
+ * activation input's spatial dims line up with the output's from the
  * right (element-wise ops, Add, Mul, Concat, Split, Expand), and the
- * output's field per axis is the union of the inputs' (the smallest start
- * and the largest end of the pixels that any of them reads). An input
- * whose spatial dims do not line up with the output's loses them.
+ * output's field is, per axis and position, the union of the inputs' (the
+ * smallest start and the largest end of the pixels any of them reads). An
+ * input whose spatial dims do not line up with the output's loses them.
+ *
+ * A view may split an axis into windows or merge it with another
+ * (nns__rf's len and win); only rules flagged rf_parts follow that, and
+ * for other rules such a field is lost (whole). Fields that differ
+ * between positions (windowed attention) keep their periods in a pool
+ * (src/ops/rf_period.c); rules not flagged rf_parts get their envelope.
  *
  * `whole` is kept for values whose spatial axes are gone (reduced away,
- * merged into other dims). When a whole value meets one with a finite
+ * merged into channels). When a whole value meets one with a finite
  * field, the result keeps the finite field and is flagged global_context;
  * so does the output of a rule that mixes positions (Softmax over space).
- * The flag then travels along with the field.
+ * The flag then travels along with the field. A value whose positions
+ * have each seen every position (attention over all of them) is whole
+ * but keeps its axes (`full`): merged with a finite field it stays whole,
+ * and it is the model's field when it is the last spatial value.
  *
  * Values with known contents (shape arithmetic) carry no field.
  */
