@@ -61,11 +61,13 @@ static bool parse(const char *line, reference *r) {
          strstr(line, "\"global_context\": ") != NULL;
 }
 
-/* Returns false when the file does not exist (an export that was skipped). */
-static bool check_export(const char *path, const reference *r) {
+/* The export at `path` analysed, or NULL: *missing when the file does not
+ * exist (an export that was skipped), else a failure is reported. */
+static nns_model *analysed_export(const char *path, bool *missing) {
   FILE *f = fopen(path, "rb");
+  *missing = !f;
   if (!f)
-    return false;
+    return NULL;
   fclose(f);
   nns_model *m = NULL;
   nns_error err;
@@ -74,8 +76,17 @@ static bool check_export(const char *path, const reference *r) {
       nns_model_analyze(m, NULL, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
     nns_model_free(m);
-    return true;
+    return NULL;
   }
+  return m;
+}
+
+/* Returns false when the file does not exist (an export that was skipped). */
+static bool check_export(const char *path, const reference *r) {
+  bool missing;
+  nns_model *m = analysed_export(path, &missing);
+  if (!m)
+    return !missing;
   nns_rf rf = {.size = sizeof rf};
   if (nns_model_total_rf(m, &rf) != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: nns_model_total_rf failed", path);
@@ -231,19 +242,10 @@ static int check_swin_line(const nns_model *m, const char *path, int input,
  * checked, or -1 when the export is not there. */
 static int check_swin_export(const char *path, const char *extents,
                              int input) {
-  FILE *probe = fopen(path, "rb");
-  if (!probe)
-    return -1;
-  fclose(probe);
-  nns_model *m = NULL;
-  nns_error err;
-  if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
-      nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
-    nns_model_free(m);
-    return 0;
-  }
+  bool missing;
+  nns_model *m = analysed_export(path, &missing);
+  if (!m)
+    return missing ? -1 : 0;
   int positions = 0;
   FILE *f = fopen(extents, "r");
   CHECK(f != NULL);
