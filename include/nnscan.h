@@ -862,7 +862,8 @@ NNS_API nns_status nns_model_layer_rf(const nns_model *model, size_t i,
  * of one window and the next, and nns_rf then gives the widest and
  * position 0's padding. NNS_E_NOTFOUND when the layer's output has no
  * finite field (no spatial axes, or whole); NNS_E_ARG for a bad index,
- * axis or NULL out.
+ * axis or NULL out; NNS_E_LIMIT when the pixel index passes int64 (a huge
+ * `pos`); NNS_E_STATE before nns_model_analyze.
  */
 NNS_API nns_status nns_model_layer_rf_span(const nns_model *model, size_t i,
                                            int axis, int64_t pos,
