@@ -309,6 +309,19 @@ static void symbols_note(nns__out *o, const nns_model *m) {
 }
 
 /* Which branch each If's costs follow. */
+/* A layer's field differs between positions (nns_rf.period). */
+static bool fields_vary(const nns_model *m) {
+  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+    nns_rf rf = {.size = sizeof rf};
+    if (nns_model_layer_rf(m, i, &rf) != NNS_OK || rf.whole)
+      continue;
+    for (int a = 0; a < rf.axes && a < NNS_RF_MAX_AXES; a++)
+      if (rf.period[a] > 1)
+        return true;
+  }
+  return false;
+}
+
 static void branches_note(nns__out *o, const nns_model *m) {
   size_t n = nns_model_branch_count(m);
   for (size_t i = 0; i < n; i++) {
@@ -407,6 +420,10 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
                      ? "; +g: also sees global context"
                      : "");
   }
+  if (fields_vary(m))
+    nns__out_str(o, "Windowed attention: some fields differ between "
+                    "positions; RF is the widest, Pad that of position 0 "
+                    "(each position's: JSON rf.spans).\n");
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");

@@ -131,10 +131,14 @@
     if (!rf.axes) return '–';
     return axesText(rf[key]) + (key === 'field' && rf.global_context ? '+g' : '');
   }
-  function flagText(f) {
-    return ['partial', 'symbolic', 'shared', 'unbounded'].filter(function (k) {
+  function flagText(f, rf) {
+    var out = ['partial', 'symbolic', 'shared', 'unbounded'].filter(function (k) {
       return f && f[k];
-    }).join(', ');
+    });
+    /* Windowed attention: RF is the widest over positions (rf.spans). */
+    if (rf && rf.period && rf.period.some(function (p) { return p > 1; }))
+      out.push('rf varies by position');
+    return out.join(', ');
   }
 
   function adaptSummary(doc) {
@@ -151,7 +155,7 @@
                   activation_bytes: l.activation_bytes, dmas: l.dmas},
         cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
-                pad: rfText(l.rf, 'padding'), flags: flagText(l.flags),
+                pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
                 op_types: (l.op_types || []).join(', ')},
         index: l.index
       };
