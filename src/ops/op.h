@@ -87,7 +87,7 @@ typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
  * say it (lo = -padding, hi = field - 1 - padding). With a period, they
  * say the widest field and where position 0's starts.
  */
-enum { NNS__RF_PERIOD_MAX = 16 };
+enum { NNS__RF_PERIOD_MAX = 32 }; /* Swin V2's largest windows are 24 */
 typedef struct nns__rf_per {
   int32_t period;
   int64_t lo[NNS__RF_PERIOD_MAX], hi[NNS__RF_PERIOD_MAX];
