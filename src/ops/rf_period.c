@@ -109,7 +109,7 @@ static void set_axis(nns__rf_pool *pool, nns__rf *r, int k, int32_t p,
   uint32_t id = q > 1 ? pool_add(pool) : 0;
   int64_t widest = 0, env_lo = lo[0], env_hi = hi[0];
   for (int32_t m = 0; m < q; m++) {
-    int64_t w = sadd(sadd(hi[m], -lo[m]), 1);
+    int64_t w = sadd(sadd(hi[m], neg(lo[m])), 1);
     widest = w > widest ? w : widest;
     env_lo = lo[m] < env_lo ? lo[m] : env_lo;
     env_hi = hi[m] > env_hi ? hi[m] : env_hi;
@@ -117,7 +117,7 @@ static void set_axis(nns__rf_pool *pool, nns__rf *r, int k, int32_t p,
   r->per[k] = id;
   r->f.period[k] = id ? q : 1;
   if (q > 1 && !id) { /* no room: the envelope */
-    widest = sadd(sadd(env_hi, -env_lo), 1);
+    widest = sadd(sadd(env_hi, neg(env_lo)), 1);
     lo = &env_lo;
   }
   r->f.field[k] = widest;
@@ -189,7 +189,7 @@ void nns__rf_window(nns__rf_pool *pool, nns__rf *r, int k, int64_t w) {
     envelope_axis(pool, r, k);
     int64_t lo, hi;
     nns__rf_offsets(pool, r, k, 0, &lo, &hi);
-    lo = sadd(lo, -smul(w - 1, j));
+    lo = sadd(lo, neg(smul(w - 1, j)));
     hi = sadd(hi, smul(w - 1, j));
     set_axis(pool, r, k, 1, &lo, &hi);
     return;
