@@ -67,6 +67,13 @@ if [ -f "$fixtures/resnet18_op17_nofold.onnx" ]; then
   "$nnscan" summary "$fixtures/resnet18_op17_nofold.onnx" --format json >"$tmp/resnet18.json" \
     && jsons+=("$tmp/resnet18.json") || ko "summary of resnet18 failed"
 fi
+# Windowed attention: layers with rf.period and rf.spans, a whole model field.
+for w in analyze_window analyze_window_global; do
+  "$nnscan" summary "../unit/models/$w.onnx" --format json >"$tmp/$w.json" \
+    && jsons+=("$tmp/$w.json") || ko "summary of $w failed"
+done
+grep -q '"period": \[4, 4\], "spans": \[\[\[-5, 4\]' "$tmp/analyze_window.json" && ok \
+  || ko "analyze_window: no period and spans in b2's rf"
 if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json"; fi
 
 # ---- the command line ----
