@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../base/base.h"
 
@@ -28,6 +29,14 @@ typedef struct nns__dim {
   int64_t v;    /* the value when sym == 0 */
   uint32_t sym; /* 0: known; else symbol id */
 } nns__dim;
+
+/* Copies n dims; n may be 0 with src NULL (a scalar's dims), which memcpy
+ * does not allow. */
+static inline void nns__dims_copy(nns__dim *dst, const nns__dim *src,
+                                  int64_t n) {
+  if (n > 0)
+    memcpy(dst, src, (size_t)n * sizeof *dst);
+}
 
 static inline nns__dim nns__dim_known(int64_t v) {
   nns__dim d = {v, 0};

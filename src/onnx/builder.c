@@ -1021,7 +1021,7 @@ static nns_status copy_type(layout *x, const nns__type *src, nns__type *dst) {
                                  sizeof *dst->dims);
     if (!dst->dims)
       return nns__load_nomem(&x->L);
-    memcpy(dst->dims, src->dims, (size_t)src->rank * sizeof *dst->dims);
+    nns__dims_copy(dst->dims, src->dims, src->rank);
   }
   return NNS_OK;
 }

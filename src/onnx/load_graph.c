@@ -84,7 +84,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
   t->dims = nns__arena_array(&L->m->arena, (size_t)n, sizeof *t->dims);
   if (!t->dims)
     return nns__load_nomem(L);
-  memcpy(t->dims, dims, (size_t)n * sizeof *dims);
+  nns__dims_copy(t->dims, dims, n);
   return NNS_OK;
 }
 
@@ -647,7 +647,7 @@ static nns_status copy_type(nns__loader *L, const nns__type *src,
                                  sizeof *dst->dims);
     if (!dst->dims)
       return nns__load_nomem(L);
-    memcpy(dst->dims, src->dims, (size_t)src->rank * sizeof *dst->dims);
+    nns__dims_copy(dst->dims, src->dims, src->rank);
   }
   return NNS_OK;
 }

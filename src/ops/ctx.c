@@ -323,7 +323,7 @@ void nns__out_type(nns__ictx *cx, int i, const nns__type *t) {
     return;
   nns__dim *d = nns__out_dims(cx, i, t->dtype, t->rank); /* copied over */
   if (d)
-    memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+    nns__dims_copy(d, t->dims, t->rank);
   nns__value *v = cx->node->out[i];
   v->type.kind = t->kind ? t->kind : NNS_KIND_TENSOR;
   v->type.elem_kind = t->elem_kind;
@@ -484,6 +484,6 @@ nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
   }
   nns__dim *d = nns__out_dims(cx, out, dtype, rank);
   if (d)
-    memcpy(d, dims, (size_t)rank * sizeof *d);
+    nns__dims_copy(d, dims, rank);
   return NNS_OK;
 }

@@ -933,7 +933,7 @@ static nns_status det_shape(nns__ictx *cx) {
                      (long long)n.v);
   nns__dim *d = nns__out_shape(cx, 0, t->dtype, t->rank - 2);
   if (d)
-    memcpy(d, t->dims, (size_t)(t->rank - 2) * sizeof *d);
+    nns__dims_copy(d, t->dims, t->rank - 2);
   return NNS_OK;
 }
 

@@ -284,7 +284,7 @@ static nns_status dft_shape(nns__ictx *cx) {
   nns__dim *d = nns__out_shape(cx, 0, t->dtype, t->rank);
   if (!d)
     return NNS_OK;
-  memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+  nns__dims_copy(d, t->dims, t->rank);
   d[axis] = dft_bins(cx, n, nns__attr_int(cx, "onesided") != 0);
   d[t->rank - 1] = nns__dim_known(2);
   return NNS_OK;
@@ -504,7 +504,7 @@ static nns_status strnorm_shape(nns__ictx *cx) {
   nns__dim *d = nns__out_shape(cx, 0, NNS_DT_STRING, t->rank);
   if (!d)
     return NNS_OK;
-  memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+  nns__dims_copy(d, t->dims, t->rank);
   if (stopwords(cx, &stop) > 0) {
     int64_t kept = strnorm_kept(cx);
     d[t->rank - 1] = kept < 0 ? nns__fresh(cx)

@@ -115,7 +115,7 @@ static nns_status array_feature_shape(nns__ictx *cx) {
   nns__dim *d = nns__out_shape(cx, 0, t->dtype, t->rank);
   if (!d)
     return NNS_OK;
-  memcpy(d, t->dims, (size_t)(t->rank - 1) * sizeof *d);
+  nns__dims_copy(d, t->dims, t->rank - 1);
   if (y && y->rank >= 0)
     d[t->rank - 1] = nns__dims_product(cx, y->dims, y->rank);
   return NNS_OK;
@@ -134,7 +134,7 @@ static nns_status one_hot_encoder_shape(nns__ictx *cx) {
   }
   nns__dim *d = nns__out_shape(cx, 0, NNS_DT_FLOAT, t->rank + 1);
   if (d) {
-    memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+    nns__dims_copy(d, t->dims, t->rank);
     d[t->rank] = nns__dim_known(ni >= 0 ? ni : ns);
   }
   return NNS_OK;

@@ -348,7 +348,7 @@ static nns_status topk_shape(nns__ictx *cx) {
                        (long long)k.v, axis, (long long)x.v);
     nns__dim *d = nns__out_shape(cx, i, dt, t->rank);
     if (d) {
-      memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+      nns__dims_copy(d, t->dims, t->rank);
       d[axis] = k;
     }
   }

@@ -475,7 +475,7 @@ static nns_status split_shape(nns__ictx *cx) {
     nns__dim *d = nns__out_shape(cx, i, dt, x->rank);
     if (!d)
       continue;
-    memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
+    nns__dims_copy(d, x->dims, x->rank);
     if (st == NNS__ARG_KNOWN)
       d[axis] = sz[i];
     else if (st == NNS__ARG_ABSENT)
@@ -629,7 +629,7 @@ static nns_status expand_shape(nns__ictx *cx) {
     return status;
   nns__dim *d = nns__out_shape(cx, 0, dt, rank);
   if (d)
-    memcpy(d, dims, (size_t)rank * sizeof *d);
+    nns__dims_copy(d, dims, rank);
   return NNS_OK;
 }
 
@@ -679,7 +679,7 @@ static nns_status tile_shape(nns__ictx *cx) {
     /* Tile-1: scalar inputs `tiles` and `axis`. */
     const int64_t *t, *a;
     int64_t nt, na;
-    memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
+    nns__dims_copy(d, x->dims, x->rank);
     int32_t axis;
     if (!nns__in_known_ints(cx, 1, &t, &nt) ||
         !nns__in_known_ints(cx, 2, &a, &na) || nt != 1 || na != 1) {

@@ -227,7 +227,7 @@ static nns_status slice_shape(nns__ictx *cx) {
   nns__dim *d = nns__out_shape(cx, 0, dt, r);
   if (!d)
     return NNS_OK;
-  memcpy(d, x->dims, (size_t)r * sizeof *d);
+  nns__dims_copy(d, x->dims, r);
   int32_t axes[NNS__RANK_LIMIT];
   if (a.st_starts == NNS__ARG_UNKNOWN || a.st_ends == NNS__ARG_UNKNOWN) {
     /* Bounds unknown: the sliced axes are unknown, the others pass. */
@@ -514,7 +514,7 @@ static nns_status gather_elements_shape(nns__ictx *cx) {
   /* The output has the indices' shape and the data's dtype. */
   nns__dim *d = nns__out_shape(cx, 0, dt, ix->rank);
   if (d)
-    memcpy(d, ix->dims, (size_t)ix->rank * sizeof *d);
+    nns__dims_copy(d, ix->dims, ix->rank);
   return NNS_OK;
 }
 
@@ -820,7 +820,7 @@ static nns_status compress_shape(nns__ictx *cx) {
   nns__dim *d = nns__out_shape(cx, 0, dt, x->rank);
   if (!d)
     return NNS_OK;
-  memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
+  nns__dims_copy(d, x->dims, x->rank);
   int64_t count = compress_count(cx, x->dims[axis].sym ? -1 : x->dims[axis].v);
   d[axis] = count >= 0 ? nns__dim_known(count) : nns__fresh(cx);
   return NNS_OK;

@@ -18,6 +18,11 @@
  *                              folding budget it still took 0.9 s (31 s
  *                              instrumented, a libFuzzer timeout); the
  *                              budget is now 16 MiB (0.09 s).
+ *   scalar-dims-memcpy-null.onnx  a OneHotEncoder (ai.onnx.ml) on a
+ *                              scalar: its rank-0 dims (NULL) went to
+ *                              memcpy with length 0, which C does not
+ *                              allow (UBSan); dims are now copied through
+ *                              nns__dims_copy, which skips empty copies.
  */
 #include <dirent.h>
 #include <stdio.h>
