@@ -150,23 +150,24 @@ typedef struct nns__value {
 
 /* ==== Attributes ==== */
 
-/* ONNX AttributeProto.AttributeType numbers. */
+/* ONNX AttributeProto.AttributeType numbers: the public nns_attr_type's
+ * (nnscan.h, the builder's), plus 0 for an attribute that has none. */
 typedef enum nns__attr_type {
   NNS__AT_UNDEFINED = 0,
-  NNS__AT_FLOAT = 1,
-  NNS__AT_INT = 2,
-  NNS__AT_STRING = 3,
-  NNS__AT_TENSOR = 4,
-  NNS__AT_GRAPH = 5,
-  NNS__AT_FLOATS = 6,
-  NNS__AT_INTS = 7,
-  NNS__AT_STRINGS = 8,
-  NNS__AT_TENSORS = 9,
-  NNS__AT_GRAPHS = 10,
-  NNS__AT_SPARSE_TENSOR = 11,
-  NNS__AT_SPARSE_TENSORS = 12,
-  NNS__AT_TYPE_PROTO = 13,
-  NNS__AT_TYPE_PROTOS = 14
+  NNS__AT_FLOAT = NNS_ATTR_FLOAT,
+  NNS__AT_INT = NNS_ATTR_INT,
+  NNS__AT_STRING = NNS_ATTR_STRING,
+  NNS__AT_TENSOR = NNS_ATTR_TENSOR,
+  NNS__AT_GRAPH = NNS_ATTR_GRAPH,
+  NNS__AT_FLOATS = NNS_ATTR_FLOATS,
+  NNS__AT_INTS = NNS_ATTR_INTS,
+  NNS__AT_STRINGS = NNS_ATTR_STRINGS,
+  NNS__AT_TENSORS = NNS_ATTR_TENSORS,
+  NNS__AT_GRAPHS = NNS_ATTR_GRAPHS,
+  NNS__AT_SPARSE_TENSOR = NNS_ATTR_SPARSE_TENSOR,
+  NNS__AT_SPARSE_TENSORS = NNS_ATTR_SPARSE_TENSORS,
+  NNS__AT_TYPE_PROTO = NNS_ATTR_TYPE_PROTO,
+  NNS__AT_TYPE_PROTOS = NNS_ATTR_TYPE_PROTOS
 } nns__attr_type;
 
 typedef struct nns__attr {
