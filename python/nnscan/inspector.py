@@ -601,33 +601,29 @@ class Inspector:
         if len(self.errors) < 100:
             self.errors.append(f"{type(e).__name__}: {e}")
 
+    def _guarded(self, on, *args):
+        """Runs a hook's work outside autograd and outside the overhead
+        clock; a failure is kept in `errors`, never raised into the
+        user's code."""
+        t_in = self._enter()
+        grad_on = self._torch.is_grad_enabled()
+        try:
+            with self._torch.no_grad():
+                on(*args, t_in, grad_on)
+        except Exception as e:
+            self._hook_error(e)
+        finally:
+            self._leave(t_in)
+
     def _make_hooks(self, idx):
         def pre(module, args, kwargs):
-            if not self._active:
-                return None
-            t_in = self._enter()
-            grad_on = self._torch.is_grad_enabled()
-            try:
-                with self._torch.no_grad():
-                    self._on_pre(idx, args, kwargs, t_in, grad_on)
-            except Exception as e:  # never into the user's code
-                self._hook_error(e)
-            finally:
-                self._leave(t_in)
+            if self._active:
+                self._guarded(self._on_pre, idx, args, kwargs)
             return None
 
         def post(module, args, kwargs, output):
-            if not self._active:
-                return None
-            t_in = self._enter()
-            grad_on = self._torch.is_grad_enabled()
-            try:
-                with self._torch.no_grad():
-                    self._on_post(idx, output, t_in, grad_on)
-            except Exception as e:
-                self._hook_error(e)
-            finally:
-                self._leave(t_in)
+            if self._active:
+                self._guarded(self._on_post, idx, output)
             return None
         return pre, post
 
