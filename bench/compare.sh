@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Before/after: nnscan at a base revision against the working tree, both
+# built in Release, on the bench models (and any MODEL given).
+#
+#   bench/compare.sh [--base REV] [--runs N] [MODEL.onnx ...]
+#
+# REV defaults to HEAD~1. Each run is a fresh process; the two binaries
+# take turns run after run, so a change of machine load hits both alike.
+# Prints, per model and command (shapes, summary), the median wall time
+# of each and their ratio, and the peak RSS of one summary run of each.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+base=HEAD~1 runs=15 models=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --base) base=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) models+=("$1"); shift ;;
+  esac
+done
+((${#models[@]})) || models=(bench/models/resnet50_inline.onnx
+  bench/models/llama7b_shaped.onnx bench/models/graph100k.onnx)
+for m in "${models[@]}"; do
+  [ -f "$m" ] || { echo "compare.sh: $m is missing (bench/run.sh generates the bench models)" >&2; exit 2; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+jobs=$(nproc 2>/dev/null || echo 2)
+git archive "$base" | tar -x -C "$work" --one-top-level=base-src
+cmake -S "$work/base-src" -B "$work/base" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/base" -j "$jobs" --target nnscan >/dev/null
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-bench -j "$jobs" --target nnscan >/dev/null
+
+python3 - "$work/base/nnscan" build-bench/nnscan "$base" "$runs" "${models[@]}" <<'PY'
+import os, statistics, subprocess, sys, time
+base, cur, rev, runs, models = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+
+def once(exe, cmd, model):
+    t = time.perf_counter()
+    subprocess.run([exe, cmd, model, "--format", "json", "-o", os.devnull], check=True)
+    return time.perf_counter() - t
+
+def peak_kb(exe, model):
+    pid = os.fork()
+    if pid == 0:
+        os.execv(exe, [exe, "summary", model, "--format", "json", "-o", os.devnull])
+    return os.wait4(pid, 0)[2].ru_maxrss
+
+print(f"base {rev} vs working tree; {runs} interleaved runs, medians")
+print(f"{'model':28} {'command':8} {'base ms':>9} {'now ms':>9} {'now/base':>8}")
+for m in models:
+    for cmd in ("shapes", "summary"):
+        t = {base: [], cur: []}
+        for exe in (base, cur):
+            once(exe, cmd, m)  # warm-up
+        for _ in range(runs):
+            for exe in (base, cur):
+                t[exe].append(once(exe, cmd, m))
+        b, c = statistics.median(t[base]) * 1e3, statistics.median(t[cur]) * 1e3
+        print(f"{os.path.basename(m):28} {cmd:8} {b:9.1f} {c:9.1f} {c / b:8.3f}")
+    print(f"{os.path.basename(m):28} peak RSS (summary): base {peak_kb(base, m)} KiB, now {peak_kb(cur, m)} KiB")
+PY
