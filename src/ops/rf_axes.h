@@ -77,9 +77,9 @@ nns_status nns__rf_mix_from(nns__ictx *cx, int64_t first, const nns__rf *in,
 nns_status nns__rf_mix_axis(nns__ictx *cx, int64_t axis, const nns__rf *in,
                             nns__rf *out);
 
-/* A Slice node (cx->node) reading one dim of known size with step 1 and
- * known bounds: that dim, the first index read and how many (Concat's
- * rotation rule looks at the slices feeding it). */
+/* cx->node is a Slice (by its table entry) reading one dim of known size
+ * with step 1 and known bounds: that dim, the first index read and how
+ * many (Concat's rotation rule looks at the nodes feeding it). */
 bool nns__slice_span(nns__ictx *cx, int32_t *axis, int64_t *first,
                      int64_t *len);
 

@@ -877,15 +877,6 @@ static nns_status transpose_rf(nns__ictx *cx, const nns__rf *in,
   return NNS_OK;
 }
 
-/* The Slice node that produces value v, or NULL. */
-static const nns__node *slice_of(const nns__value *v) {
-  const nns__node *p = v ? v->producer : NULL;
-  return p && p->op && !strcmp(p->op->domain, "") &&
-                 !strcmp(p->op->name, "Slice")
-             ? p
-             : NULL;
-}
-
 /*
  * Concat of X[k:n] and X[0:k] along a spatial dim is a rotation,
  * torch.roll(X, -k) (Swin's cyclic shift and its reverse). Output position
@@ -901,9 +892,10 @@ static nns_status concat_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   const nns__node *n = cx->node;
   if (in->f.whole || !nns__rf_plain(in) || n->n_in != 2)
     return NNS__RF_MERGE;
-  const nns__node *p0 = slice_of(n->in[0]), *p1 = slice_of(n->in[1]);
-  if (!p0 || !p1 || p0->n_in < 1 || p1->n_in < 1 || !p0->in[0] ||
-      p0->in[0] != p1->in[0])
+  const nns__node *p0 = n->in[0] ? n->in[0]->producer : NULL;
+  const nns__node *p1 = n->in[1] ? n->in[1]->producer : NULL;
+  if (!p0 || !p1 || !p0->op || !p1->op || p0->n_in < 1 || p1->n_in < 1 ||
+      !p0->in[0] || p0->in[0] != p1->in[0])
     return NNS__RF_MERGE;
   nns_error local;
   nns__ictx c0 = {.m = cx->m, .node = (nns__node *)p0, .op = p0->op,

@@ -387,8 +387,9 @@ static nns_status slice_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
 bool nns__slice_span(nns__ictx *cx, int32_t *axis, int64_t *first,
                      int64_t *len) {
   const nns__type *x = nns__in_type(cx, 0);
-  if (!x || x->rank < 1 || x->rank > NNS__RANK_LIMIT)
-    return false;
+  if (cx->op->rf != slice_rf || !x || x->rank < 1 ||
+      x->rank > NNS__RANK_LIMIT)
+    return false; /* not a Slice (its table entry) */
   slice_args a;
   slice_read(cx, &a);
   int32_t axes[NNS__RANK_LIMIT];
