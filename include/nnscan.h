@@ -407,6 +407,55 @@ NNS_API nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
                                            nns_error *err);
 NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
 
+/*
+ * Many builder calls in one: `data` holds `size` bytes of records, each
+ * standing for one call above, made in order (a binding that pays for
+ * every foreign call, such as ctypes, hands a whole graph over at once).
+ *
+ * Layout, every number in host byte order and at any alignment:
+ *   header  "NNSP" then u32 NNS_PACKED_VERSION
+ *   str     u32 n, then n bytes and a NUL byte (no NUL among the n);
+ *           n = 0xFFFFFFFF is NULL and nothing follows
+ *   bytes   u64 n, then n bytes; n = 0xFFFFFFFFFFFFFFFF is NULL
+ *   shape   i32 rank, then rank i64 dims when rank > 0
+ *   type    shape, then u8 1 and rank str symbols, or u8 0 for none
+ *   record  u8 tag, then its fields:
+ *    1 ir_version   i64                  (nns_builder_set_ir_version)
+ *    2 producer     str name, str version
+ *    3 graph_name   str
+ *    4 opset        str domain, i64 version
+ *    5 metadata     str key, str value
+ *    6 input        str name, i32 dtype, type
+ *    7 output       str name, i32 dtype, type
+ *    8 value_info   str name, i32 dtype, type
+ *    9 initializer  str name, i32 dtype, shape, bytes data
+ *   10 node         str op_type, str domain, str name, str module_path,
+ *                   u32 n_in, n_in str, u32 n_out, n_out str
+ *   11 attr_int     str name, i64        12 attr_float  str name, f64
+ *   13 attr_string  str name, bytes      14 attr_ints   str, u32 n, n i64
+ *   15 attr_floats  str, u32 n, n f64    16 attr_strings str, u32 n, n str
+ *   17 attr_tensor  str name, i32 attr type, i32 dtype, shape, bytes data
+ *   18 attr_type    str name, i32 attr type, i32 dtype, type
+ *   19 begin_graph  str name, i32 attr type      20 end_graph (no fields)
+ *   21 module       str path, str class, i64 calls: nns_model_set_module
+ *                   on the model being built
+ *   22 param_kind   str value name, i32 nns_param_kind: given to the main
+ *                   graph's value of that name by nns_builder_finish, which
+ *                   fails with NNS_E_NOTFOUND when there is none
+ *
+ * Each record is checked as its call is, and the bytes themselves first:
+ * a record running past `size`, a bad tag, rank or flag, or a string
+ * without its NUL gives NNS_E_ARG; nothing is read outside the buffer and
+ * no alignment is assumed. On error, err->offset is the failing record's
+ * byte offset in `data` and the message names the record's index and
+ * kind. A failure at the first record has no effect; a later one leaves
+ * the records before it applied and the builder refuses every further
+ * call but nns_builder_free (NNS_E_STATE).
+ */
+#define NNS_PACKED_VERSION 1
+NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
+                                          size_t size, nns_error *err);
+
 /* Resolves every name and hands over the model: the caller owns *out and
  * frees it with nns_model_free(). After a successful finish every builder
  * call but nns_builder_free gives NNS_E_STATE; after a failed one the

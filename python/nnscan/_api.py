@@ -84,6 +84,7 @@ DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
 PARAM_KIND = {"trainable": 0, "buffer": 1, "constant": 2, "frozen": 3}
+PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
 # name -> (restype, argtypes): every function the package calls.
 FUNCTIONS = {
@@ -140,6 +141,8 @@ FUNCTIONS = {
     "nns_builder_attr_floats": (c_status, [c_void_p, c_char_p,
                                            POINTER(c_double), c_size_t,
                                            POINTER(NnsError)]),
+    "nns_builder_add_packed": (c_status, [c_void_p, c_char_p, c_size_t,
+                                          POINTER(NnsError)]),
     "nns_builder_finish": (c_status, [c_void_p, POINTER(c_void_p),
                                       POINTER(NnsError)]),
     "nns_model_set_module": (c_status, [c_void_p, c_char_p, c_char_p,

@@ -7,10 +7,11 @@ data), nodes (ONNX op type, inputs, outputs, attributes, module path), and
 what only PyTorch knows: each module path's class and call count, and each
 parameter's kind (trainable, frozen, buffer, constant).
 
-`build()` hands it to the library's graph builder (nns_builder_*, opset 17)
-then gives the library what only PyTorch knows (nns_model_set_module: each
-module's class and call count; nns_model_set_param_kind: each parameter's
-kind), so the tree's Type column and the parameter split are PyTorch's.
+`build()` hands it to the library's graph builder (opset 17) in one call,
+nns_builder_add_packed, with what only PyTorch knows (each module's class
+and call count, each parameter's kind), so the tree's Type column and the
+parameter split are PyTorch's: one foreign call per graph instead of one
+per input, initializer, node and attribute.
 """
 import ctypes
 import struct
@@ -49,11 +50,12 @@ class Graph:
         return f"{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
-        self.values[name] = (dtype, tuple(int(d) for d in dims))
+        self.values[name] = (dtype, tuple(map(int, dims)))
 
     def add_init(self, name, dtype, dims, data=None, kind=None):
-        self.inits[name] = (dtype, tuple(int(d) for d in dims), data)
-        self.add_value(name, dtype, dims)
+        dims = tuple(map(int, dims))
+        self.inits[name] = (dtype, dims, data)
+        self.values[name] = (dtype, dims)
         if kind:
             self.param_kinds[name] = kind
 
@@ -77,95 +79,106 @@ class Graph:
         _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
                    err, "nns_builder_new")
         try:
-            _Feed(lib, b, err).graph(self)
+            buf = pack(self)
+            _api.check(lib.nns_builder_add_packed(b, buf, len(buf),
+                                                  ctypes.byref(err)),
+                       err, "handing the recorded graph over")
             out = ctypes.c_void_p()
             _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
                                               ctypes.byref(err)),
                        err, "building the recorded graph")
         finally:
             lib.nns_builder_free(b)
-        h = Handle(out.value)
-        for path, cls in self.module_types.items():
-            _api.check(lib.nns_model_set_module(
-                h.ptr, path.encode(), cls.encode(),
-                self.module_calls.get(path, 0), ctypes.byref(err)),
-                err, f"module {path!r}")
-        for name, kind in self.param_kinds.items():
-            _api.check(lib.nns_model_set_param_kind(
-                h.ptr, name.encode(), _api.PARAM_KIND[kind],
-                ctypes.byref(err)), err, f"parameter {name!r}")
-        return h
+        return Handle(out.value)
 
 
-class _Feed:
-    """One nns_builder call per graph element; every status checked."""
+# ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----
 
-    def __init__(self, lib, b, err):
-        self.lib, self.b, self.err = lib, b, err
-        self.eref = ctypes.byref(err)
+(_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
+ _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
+ _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
+ _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND) = range(1, 23)
 
-    def ok(self, st, what):
-        _api.check(st, self.err, what)
+_u32 = struct.Struct("=I").pack
+_i32 = struct.Struct("=i").pack
+_i64 = struct.Struct("=q").pack
+_u64 = struct.Struct("=Q").pack
+_f64 = struct.Struct("=d").pack
+_TAG = [bytes([t]) for t in range(23)]
 
-    @staticmethod
-    def dims(d):
-        return (ctypes.c_int64 * max(1, len(d)))(*d), len(d)
 
-    def graph(self, g):
-        lib, b, e = self.lib, self.b, self.eref
-        self.ok(lib.nns_builder_set_producer(b, b"nnscan", b"", e), "producer")
-        self.ok(lib.nns_builder_set_graph_name(b, g.name.encode(), e), "name")
-        for d in sorted({""} | {n[5] for n in g.nodes}):
-            self.ok(lib.nns_builder_add_opset(b, d.encode(),
-                                              OPSET if d == "" else 1, e),
-                    f"opset {d}")
-        for name in g.inputs:
-            dt, dims = g.values[name]
-            arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_input(b, name.encode(), dt, r, arr,
-                                              None, e), f"input {name}")
-        for name, (dt, dims, data) in g.inits.items():
-            arr, r = self.dims(dims)
-            raw = None if data is None else \
-                struct.pack("<%d%s" % (len(data), _PACK[dt]), *data)
-            self.ok(lib.nns_builder_add_initializer(
-                b, name.encode(), dt, r, arr, raw, len(raw or b""), e),
-                f"initializer {name}")
-        for name in sorted(g.declared):
-            dt, dims = g.values[name]
-            arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_value_info(b, name.encode(), dt, r,
-                                                   arr, None, e),
-                    f"value {name}")
-        for op, name, ins, outs, attrs, domain, scope in g.nodes:
-            self.node(op, name, ins, outs, attrs, domain, scope)
-        for name in g.outputs:
-            dt, dims = g.values[name]
-            arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_output(b, name.encode(), dt, r, arr,
-                                               None, e), f"output {name}")
+class _Strings(dict):
+    """str -> its packed form (u32 length, UTF-8 bytes, NUL), made once:
+    value names, scopes and op types recur across nodes."""
 
-    def node(self, op, name, ins, outs, attrs, domain, scope):
-        lib, b, e = self.lib, self.b, self.eref
-        cin = (ctypes.c_char_p * max(1, len(ins)))(*[(i or "").encode() for i in ins])
-        cout = (ctypes.c_char_p * max(1, len(outs)))(*[o.encode() for o in outs])
-        self.ok(lib.nns_builder_add_node(b, op.encode(), domain.encode(),
-                                         name.encode(), scope.encode(), cin,
-                                         len(ins), cout, len(outs), e),
-                f"node {name}")
-        for k, v in attrs.items():
-            key = k.encode()
-            if isinstance(v, (bool, int)):
-                st = lib.nns_builder_attr_int(b, key, int(v), e)
-            elif isinstance(v, float):
-                st = lib.nns_builder_attr_float(b, key, v, e)
-            elif isinstance(v, str):
-                st = lib.nns_builder_attr_string(b, key, v.encode(),
-                                                 len(v.encode()), e)
-            elif all(isinstance(x, int) for x in v):
-                arr = (ctypes.c_int64 * max(1, len(v)))(*v)
-                st = lib.nns_builder_attr_ints(b, key, arr, len(v), e)
-            else:
-                arr = (ctypes.c_double * max(1, len(v)))(*v)
-                st = lib.nns_builder_attr_floats(b, key, arr, len(v), e)
-            self.ok(st, f"attribute {k} of {name}")
+    def __missing__(self, s):
+        e = s.encode()
+        v = self[s] = _u32(len(e)) + e + b"\0"
+        return v
+
+
+def _shape(dims):
+    return _i32(len(dims)) + struct.pack("=%dq" % len(dims), *dims)
+
+
+def _attr(k, v, s):
+    """One attribute record; the value's Python type picks the kind."""
+    if isinstance(v, (bool, int)):
+        return _TAG[_ATTR_INT] + s[k] + _i64(int(v))
+    if isinstance(v, float):
+        return _TAG[_ATTR_FLOAT] + s[k] + _f64(v)
+    if isinstance(v, str):
+        e = v.encode()
+        return _TAG[_ATTR_STRING] + s[k] + _u64(len(e)) + e
+    v = list(v)
+    if all(isinstance(x, int) for x in v):
+        return _TAG[_ATTR_INTS] + s[k] + _u32(len(v)) + \
+            struct.pack("=%dq" % len(v), *v)
+    return _TAG[_ATTR_FLOATS] + s[k] + _u32(len(v)) + \
+        struct.pack("=%dd" % len(v), *v)
+
+
+def pack(g):
+    """The graph `g` and what only PyTorch knows (module classes and calls,
+    parameter kinds) as one nns_builder_add_packed buffer."""
+    s = _Strings()
+    out = [b"NNSP", _u32(_api.PACKED_VERSION),
+           _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
+    for d in sorted({""} | {n[5] for n in g.nodes}):
+        out += [_TAG[_OPSET], s[d], _i64(OPSET if d == "" else 1)]
+    no_symbols = b"\0"
+    values = g.values
+    for name in g.inputs:
+        dt, dims = values[name]
+        out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+    for name, (dt, dims, data) in g.inits.items():
+        raw = _u64(0xFFFFFFFFFFFFFFFF) if data is None else _raw(dt, data)
+        out += [_TAG[_INITIALIZER], s[name], _i32(dt), _shape(dims), raw]
+    for name in sorted(g.declared):
+        dt, dims = values[name]
+        out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
+                no_symbols]
+    node_tag = _TAG[_NODE]
+    for op, name, ins, outs, attrs, domain, scope in g.nodes:
+        out += [node_tag, s[op], s[domain], s[name], s[scope], _u32(len(ins))]
+        out += [s[i or ""] for i in ins]
+        out.append(_u32(len(outs)))
+        out += [s[o] for o in outs]
+        if attrs:
+            out += [_attr(k, v, s) for k, v in attrs.items()]
+    for name in g.outputs:
+        dt, dims = values[name]
+        out += [_TAG[_OUTPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+    calls = g.module_calls
+    for path, cls in g.module_types.items():
+        out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
+    kinds = _api.PARAM_KIND
+    for name, kind in g.param_kinds.items():
+        out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
+    return b"".join(out)
+
+
+def _raw(dt, data):
+    """A small constant's bytes (little-endian, as ONNX raw_data)."""
+    raw = struct.pack("<%d%s" % (len(data), _PACK[dt]), *data)
+    return _u64(len(raw)) + raw

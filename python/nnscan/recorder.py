@@ -35,8 +35,14 @@ class RecordError(RuntimeError):
     """The forward could not be recorded."""
 
 
+_DTYPE_OF = {}  # torch.dtype -> ONNX dtype, filled on first use
+
+
 def onnx_dtype(dt):
-    return DTYPES.get(str(dt).replace("torch.", ""), 0)
+    code = _DTYPE_OF.get(dt)
+    if code is None:
+        code = _DTYPE_OF[dt] = DTYPES.get(str(dt).replace("torch.", ""), 0)
+    return code
 
 
 def flatten(obj):
@@ -72,6 +78,7 @@ class Builder:
         self.node_scope = {}
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
+        self.rules = {}      # aten op -> (base name, rule, source)
 
     # ---- names ----
     @staticmethod
@@ -87,10 +94,11 @@ class Builder:
 
     def _declare(self, t, name):
         self.keep.append(t)
-        self.names[id(t)] = name
-        self.scope_of[id(t)] = self.scope
+        i = id(t)
+        self.names[i] = name
+        self.scope_of[i] = self.scope
         self._fresh.append((t, self.scope))
-        dims = [int(d) for d in t.shape]
+        dims = list(t.shape)  # torch.Size holds ints
         self.g.add_value(name, onnx_dtype(t.dtype), dims)
         self.shape_of[name] = dims
         return name
@@ -266,13 +274,22 @@ META_SHIMS = {
 }
 
 
+def _entry(b, func):
+    """(base name, rule, source) of an aten op: looked up once per op and
+    recording (the table may change between recordings, never during one)."""
+    e = b.rules.get(func)
+    if e is None:
+        base = ops_map.base_name(func)
+        e = b.rules[func] = (base, ops_map.OPS.get(base), str(func))
+    return e
+
+
 def record(b, func, args, kwargs, out):
     """Adds the node(s) for one aten call."""
-    if not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
+    if not isinstance(out, torch.Tensor) and \
+            not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
         return  # sizes, scalars, nothing to name
-    base = ops_map.base_name(func)
-    rule = ops_map.OPS.get(base)
-    b.source = str(func)
+    base, rule, b.source = _entry(b, func)
     if base in ("t", "transpose") and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
         b.keep.append(out)

@@ -116,7 +116,8 @@ def _enum_constants():
     out += [(f"NNS_PARAM_{k.upper()}", v) for k, v in _api.PARAM_KIND.items()]
     out += [("NNS_DEPTH_ALL", _api.DEPTH_ALL),
             ("NNS_INFER_FALLBACK_DECLARED", _api.INFER_FALLBACK_DECLARED),
-            ("NNS_ABI_VERSION", _api.ABI_VERSION)]
+            ("NNS_ABI_VERSION", _api.ABI_VERSION),
+            ("NNS_PACKED_VERSION", _api.PACKED_VERSION)]
     return out
 
 

@@ -124,7 +124,14 @@ struct nns_builder {
   vec stack;              /* bgraph *: the open graphs, root first */
   vec opset_domains, opset_versions, meta_keys, meta_values;
   vec graphs;             /* bgraph *: every graph, for their maps */
+  vec kinds;              /* pkind: packed PARAM_KIND records, for finish */
+  bool broken;            /* a packed call failed part-way */
 };
+
+typedef struct pkind {    /* a parameter kind finish gives the main graph */
+  const char *name;       /* interned */
+  nns_param_kind kind;
+} pkind;
 
 static bgraph *top(const nns_builder *b) {
   return VEC_AT(b->stack, bgraph *, b->stack.n - 1);
@@ -154,6 +161,10 @@ static nns_status usable(const nns_builder *b, nns_error *err) {
     return nns__err(err, NNS_E_STATE, -1, NULL,
                     "the builder has already handed over its model "
                     "(nns_builder_finish)");
+  if (b->broken)
+    return nns__err(err, NNS_E_STATE, -1, NULL,
+                    "an earlier nns_builder_add_packed failed part-way: "
+                    "the description is incomplete");
   return NNS_OK;
 }
 
@@ -1094,6 +1105,26 @@ static void *adopt(nns_model *m, const vec *v, size_t size) {
   return p;
 }
 
+/* The packed PARAM_KIND records, once the main graph's names resolve:
+ * each names a value of it, or finish fails before any is given. */
+static nns_status give_kinds(nns_builder *b, nns_error *err) {
+  nns_model *m = b->m;
+  for (size_t i = 0; i < b->kinds.n; i++) {
+    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    if (!nns__map_get(&m->graph->scope, k->name))
+      return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                      "parameter kind of '%s': the main graph has no value "
+                      "of that name", k->name);
+  }
+  for (size_t i = 0; i < b->kinds.n; i++) {
+    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    if (!nns__map_put(&m->param_kinds, k->name,
+                      (void *)(uintptr_t)(k->kind + 1)))
+      return nomem(err);
+  }
+  return NNS_OK;
+}
+
 nns_status nns_builder_finish(nns_builder *b, nns_model **out,
                               nns_error *err) {
   nns_status st = usable(b, err);
@@ -1132,6 +1163,8 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
     st = nns__resolve_graph(&x.L, g, true);
   if (!st)
     st = nns__model_index_nodes(m, err);
+  if (!st)
+    st = give_kinds(b, err);
   if (st) {
     /* The description is untouched: what was laid out stays unused in
      * the arena until the builder goes, and a later finish starts over. */
@@ -1149,5 +1182,343 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
   }
   b->m = NULL;
   *out = m;
+  return NNS_OK;
+}
+
+/* ==== Packed calls (nns_builder_add_packed) ====
+ *
+ * A reader over the caller's bytes: every read checks what is left first
+ * and copies (no alignment is assumed); a string is used in place, after
+ * checking that its terminating NUL is where its length says and that no
+ * other NUL comes before it. Each record then makes the builder call it
+ * stands for, so the packed form is checked exactly as the calls are. */
+
+enum {
+  PK_IR_VERSION = 1, PK_PRODUCER, PK_GRAPH_NAME, PK_OPSET, PK_METADATA,
+  PK_INPUT, PK_OUTPUT, PK_VALUE_INFO, PK_INITIALIZER, PK_NODE, PK_ATTR_INT,
+  PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
+  PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
+  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_LAST = PK_PARAM_KIND
+};
+
+static const char *const pk_names[] = {
+    "?", "ir_version", "producer", "graph_name", "opset", "metadata",
+    "input", "output", "value_info", "initializer", "node", "attr_int",
+    "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
+    "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
+    "param_kind"};
+
+#define PK_NULL32 UINT32_MAX /* a string length: NULL */
+#define PK_NULL64 UINT64_MAX /* a byte count: NULL */
+
+typedef struct preader {
+  const uint8_t *p, *end;
+  const char *why;        /* what was wrong with the bytes, or NULL */
+  void *scratch;          /* malloc'd arrays of the record being read */
+  size_t scratch_size;
+} preader;
+
+static const char pk_oom[] = "out of memory";
+
+static bool pk_fail(preader *r, const char *why) {
+  if (!r->why)
+    r->why = why;
+  return false;
+}
+
+static bool pk_read(preader *r, void *out, size_t n) {
+  if ((size_t)(r->end - r->p) < n)
+    return pk_fail(r, "the record runs past the end of the buffer");
+  memcpy(out, r->p, n);
+  r->p += n;
+  return true;
+}
+
+static bool pk_str(preader *r, const char **out) {
+  uint32_t n;
+  if (!pk_read(r, &n, sizeof n))
+    return false;
+  if (n == PK_NULL32) {
+    *out = NULL;
+    return true;
+  }
+  if ((size_t)(r->end - r->p) <= n)
+    return pk_fail(r, "a string runs past the end of the buffer");
+  if (r->p[n] != 0 || memchr(r->p, 0, n))
+    return pk_fail(r, "a string is not NUL-terminated at its length, or "
+                      "holds a NUL byte");
+  *out = (const char *)r->p;
+  r->p += (size_t)n + 1;
+  return true;
+}
+
+/* `count` (untrusted) elements of `size` bytes: a pointer to a copy in the
+ * reader's scratch space, after checking that the bytes are there. */
+static bool pk_array(preader *r, size_t count, size_t size, void **out) {
+  if (count > (size_t)(r->end - r->p) / size)
+    return pk_fail(r, "an array runs past the end of the buffer");
+  size_t need = count * size;
+  if (need > r->scratch_size) {
+    void *p = realloc(r->scratch, need);
+    if (!p)
+      return pk_fail(r, pk_oom);
+    r->scratch = p;
+    r->scratch_size = need;
+  }
+  memcpy(r->scratch, r->p, need);
+  r->p += need;
+  *out = r->scratch;
+  return true;
+}
+
+/* Pointers to `count` strings read in place: what a name list or
+ * attr_strings needs. Each string takes at least 4 bytes of the buffer,
+ * which bounds count before anything is allocated. */
+static bool pk_strs(preader *r, uint32_t count, const char ***out) {
+  if (count > (size_t)(r->end - r->p) / sizeof(uint32_t))
+    return pk_fail(r, "a string list runs past the end of the buffer");
+  const char **list = malloc((count ? count : 1) * sizeof *list);
+  if (!list)
+    return pk_fail(r, pk_oom);
+  for (uint32_t k = 0; k < count; k++)
+    if (!pk_str(r, &list[k])) {
+      free(list);
+      return false;
+    }
+  *out = list;
+  return true;
+}
+
+/* rank and dims (rank of them when rank > 0), then when `with_symbols` a
+ * flag byte and, if it is 1, rank symbol strings. */
+typedef struct pdims {
+  int32_t rank;
+  int64_t dims[NNS__MAX_RANK];
+  const char *syms[NNS__MAX_RANK];
+  bool has_syms;
+} pdims;
+
+static bool pk_dims(preader *r, bool with_symbols, pdims *d) {
+  if (!pk_read(r, &d->rank, sizeof d->rank))
+    return false;
+  if (d->rank < -1 || d->rank > NNS__MAX_RANK)
+    return pk_fail(r, "a rank is not between -1 and 64");
+  if (d->rank > 0 &&
+      !pk_read(r, d->dims, (size_t)d->rank * sizeof d->dims[0]))
+    return false;
+  d->has_syms = false;
+  if (!with_symbols)
+    return true;
+  uint8_t flag;
+  if (!pk_read(r, &flag, 1))
+    return false;
+  if (flag > 1)
+    return pk_fail(r, "a symbols flag is not 0 or 1");
+  d->has_syms = flag == 1;
+  for (int32_t k = 0; d->has_syms && k < d->rank; k++)
+    if (!pk_str(r, &d->syms[k]))
+      return false;
+  return true;
+}
+
+static bool pk_bytes(preader *r, const void **data, size_t *len) {
+  uint64_t n;
+  if (!pk_read(r, &n, sizeof n))
+    return false;
+  if (n == PK_NULL64) {
+    *data = NULL;
+    *len = 0;
+    return true;
+  }
+  if (n > (uint64_t)(r->end - r->p))
+    return pk_fail(r, "a byte string runs past the end of the buffer");
+  *data = r->p;
+  *len = (size_t)n;
+  r->p += n;
+  return true;
+}
+
+/* One record (its tag already read): reads its fields and makes its call.
+ * NNS_E_ARG with r->why set when the bytes are malformed. */
+static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
+                            nns_error *err) {
+  const char *s0 = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL;
+  int64_t i64;
+  int32_t i32a, i32b;
+  uint32_t n32, m32;
+  double f64;
+  pdims d;
+  const void *data;
+  size_t len;
+  void *arr;
+  const char **list = NULL, **list2 = NULL;
+  nns_status st;
+#define RD(x) if (!(x)) return NNS_E_ARG
+  switch (tag) {
+  case PK_IR_VERSION:
+    RD(pk_read(r, &i64, sizeof i64));
+    return nns_builder_set_ir_version(b, i64, err);
+  case PK_PRODUCER:
+    RD(pk_str(r, &s0) && pk_str(r, &s1));
+    return nns_builder_set_producer(b, s0, s1, err);
+  case PK_GRAPH_NAME:
+    RD(pk_str(r, &s0));
+    return nns_builder_set_graph_name(b, s0, err);
+  case PK_OPSET:
+    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64));
+    return nns_builder_add_opset(b, s0, i64, err);
+  case PK_METADATA:
+    RD(pk_str(r, &s0) && pk_str(r, &s1));
+    return nns_builder_add_metadata(b, s0, s1, err);
+  case PK_INPUT:
+  case PK_OUTPUT:
+  case PK_VALUE_INFO:
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_dims(r, true, &d));
+    {
+      const char *const *syms = d.has_syms ? d.syms : NULL;
+      return tag == PK_INPUT
+                 ? nns_builder_add_input(b, s0, i32a, d.rank, d.dims, syms,
+                                         err)
+             : tag == PK_OUTPUT
+                 ? nns_builder_add_output(b, s0, i32a, d.rank, d.dims, syms,
+                                          err)
+                 : nns_builder_add_value_info(b, s0, i32a, d.rank, d.dims,
+                                              syms, err);
+    }
+  case PK_INITIALIZER:
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
+    return nns_builder_add_initializer(b, s0, i32a, d.rank, d.dims, data,
+                                       len, err);
+  case PK_NODE:
+    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_str(r, &s2) &&
+       pk_str(r, &s3) && pk_read(r, &n32, sizeof n32) &&
+       pk_strs(r, n32, &list));
+    if (!pk_read(r, &m32, sizeof m32) || !pk_strs(r, m32, &list2)) {
+      free(list);
+      return NNS_E_ARG;
+    }
+    st = nns_builder_add_node(b, s0, s1, s2, s3, list, n32, list2, m32,
+                              err);
+    free(list);
+    free(list2);
+    return st;
+  case PK_ATTR_INT:
+    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64));
+    return nns_builder_attr_int(b, s0, i64, err);
+  case PK_ATTR_FLOAT:
+    RD(pk_str(r, &s0) && pk_read(r, &f64, sizeof f64));
+    return nns_builder_attr_float(b, s0, f64, err);
+  case PK_ATTR_STRING:
+    RD(pk_str(r, &s0) && pk_bytes(r, &data, &len));
+    return nns_builder_attr_string(b, s0, data, len, err);
+  case PK_ATTR_INTS:
+    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
+       pk_array(r, n32, sizeof(int64_t), &arr));
+    return nns_builder_attr_ints(b, s0, arr, n32, err);
+  case PK_ATTR_FLOATS:
+    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
+       pk_array(r, n32, sizeof(double), &arr));
+    return nns_builder_attr_floats(b, s0, arr, n32, err);
+  case PK_ATTR_STRINGS:
+    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
+       pk_strs(r, n32, &list));
+    st = nns_builder_attr_strings(b, s0, list, n32, err);
+    free(list);
+    return st;
+  case PK_ATTR_TENSOR:
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_read(r, &i32b, sizeof i32b) && pk_dims(r, false, &d) &&
+       pk_bytes(r, &data, &len));
+    return nns_builder_attr_tensor(b, s0, (nns_attr_type)i32a, i32b, d.rank,
+                                   d.dims, data, len, err);
+  case PK_ATTR_TYPE:
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_read(r, &i32b, sizeof i32b) && pk_dims(r, true, &d));
+    return nns_builder_attr_type(b, s0, (nns_attr_type)i32a, i32b, d.rank,
+                                 d.dims, d.has_syms ? d.syms : NULL, err);
+  case PK_BEGIN_GRAPH:
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a));
+    return nns_builder_begin_graph(b, s0, (nns_attr_type)i32a, err);
+  case PK_END_GRAPH:
+    return nns_builder_end_graph(b, err);
+  case PK_MODULE:
+    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i64, sizeof i64));
+    if ((st = usable(b, err)))
+      return st;
+    if (i64 < 0)
+      return bad(err, "module '%s': call count %lld is negative",
+                 s0 ? s0 : "", (long long)i64);
+    return nns_model_set_module(b->m, s0, s1, (size_t)i64, err);
+  case PK_PARAM_KIND: {
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a));
+    if ((st = usable(b, err)) || (st = check_name("parameter", s0, err)))
+      return st;
+    if (i32a < NNS_PARAM_TRAINABLE || i32a > NNS_PARAM_FROZEN)
+      return bad(err, "parameter '%s': unknown kind %d", s0, (int)i32a);
+    const char *n = intern(b, s0);
+    pkind *k = n ? vec_push(&b->arena, &b->kinds, sizeof *k) : NULL;
+    if (!k)
+      return nomem(err);
+    k->name = n;
+    k->kind = (nns_param_kind)i32a;
+    return NNS_OK;
+  }
+  default:
+    r->why = "unknown record tag";
+    return NNS_E_ARG;
+  }
+#undef RD
+}
+
+nns_status nns_builder_add_packed(nns_builder *b, const void *data,
+                                  size_t size, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (!data && size)
+    return bad(err, "nns_builder_add_packed: data is NULL");
+  static const char magic[4] = {'N', 'N', 'S', 'P'};
+  uint32_t version;
+  if (size < 8 || memcmp(data, magic, 4) != 0)
+    return bad(err, "packed calls: the buffer does not start with \"NNSP\" "
+               "and a version");
+  memcpy(&version, (const uint8_t *)data + 4, sizeof version);
+  if (version != NNS_PACKED_VERSION)
+    return bad(err, "packed calls: format version %u, this library reads "
+               "%d", (unsigned)version, NNS_PACKED_VERSION);
+  preader r = {.p = (const uint8_t *)data + 8,
+               .end = (const uint8_t *)data + size};
+  size_t index = 0;
+  while (r.p < r.end) {
+    size_t at = (size_t)(r.p - (const uint8_t *)data);
+    uint8_t tag = *r.p++;
+    r.why = NULL;
+    st = pk_record(b, &r, tag, err);
+    if (st) {
+      const char *kind = tag && tag <= PK_LAST ? pk_names[tag] : "?";
+      if (r.why) {
+        st = r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG;
+        nns__err(err, st, (int64_t)at, NULL,
+                 "packed record %zu (tag %u, %s) at byte %zu: %s", index,
+                 (unsigned)tag, kind, at, r.why);
+      } else if (err) {
+        char inner[sizeof err->message], node[sizeof err->node];
+        memcpy(inner, err->message, sizeof inner);
+        memcpy(node, err->node, sizeof node);
+        inner[sizeof inner - 1] = node[sizeof node - 1] = 0;
+        nns__err(err, st, (int64_t)at, node,
+                 "packed record %zu (%s) at byte %zu: %s", index, kind, at,
+                 inner);
+      }
+      if (index > 0)
+        b->broken = true; /* records before this one stay applied */
+      free(r.scratch);
+      return st;
+    }
+    index++;
+  }
+  free(r.scratch);
   return NNS_OK;
 }
