@@ -22,7 +22,10 @@ The recording always runs in eval mode (the inference graph).
 """
 import contextlib
 import copy
+import copyreg
+import types
 import warnings
+from collections import OrderedDict
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -76,6 +79,7 @@ class Builder:
         # last op get their grad_fn once autograd has wrapped them, i.e. by
         # the next dispatch (an in-place op may replace it later)
         self.node_scope = {}
+        self.track_grad_fns = True  # False: node_scope stays empty
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
         self.rules = {}      # aten op -> (base name, rule, source)
@@ -97,7 +101,8 @@ class Builder:
         i = id(t)
         self.names[i] = name
         self.scope_of[i] = self.scope
-        self._fresh.append((t, self.scope))
+        if self.track_grad_fns:
+            self._fresh.append((t, self.scope))
         dims = list(t.shape)  # torch.Size holds ints
         self.g.add_value(name, onnx_dtype(t.dtype), dims)
         self.shape_of[name] = dims
@@ -236,7 +241,8 @@ class _Mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        self.b.note_grad_fns()
+        if self.b._fresh:
+            self.b.note_grad_fns()
         try:
             out = func(*args, **kwargs)
         except NotImplementedError:
@@ -386,11 +392,72 @@ def meta_copy(model):
                 if v is not None and id(v) not in memo:
                     memo[id(v)] = _to_meta(v)
     try:
-        return copy.deepcopy(model, memo)
+        return _deepcopy_module(model, memo)
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
         warnings.warn(f"nnscan: cannot copy the model to the meta device "
                       f"({type(e).__name__}: {e}); running it on its own device")
         return None
+
+
+# Values copy.deepcopy returns as they are.
+_ATOMIC = frozenset([type(None), int, float, bool, complex, str, bytes, type,
+                     torch.dtype, types.FunctionType, types.BuiltinFunctionType,
+                     types.MethodType, type(Ellipsis), range])
+
+
+def _deepcopy_value(v, memo):
+    """copy.deepcopy(v, memo), without its machinery for the values a
+    module's state is mostly made of: atomic values, tuples and sets of
+    them, empty containers (the hook dictionaries)."""
+    t = type(v)
+    if t in _ATOMIC:
+        return v
+    if t is tuple and all(type(x) in _ATOMIC for x in v):
+        return v
+    if t in (dict, OrderedDict, list, set) and not v:
+        return t()
+    if t is set and all(type(x) in _ATOMIC for x in v):
+        return set(v)
+    return copy.deepcopy(v, memo)
+
+
+def _deepcopy_module(m, memo):
+    """copy.deepcopy(m, memo) of a module tree, made module by module as
+    deepcopy makes it (the class's __reduce_ex__ state, copied, given to
+    a new instance's __setstate__) but with the tensors of _parameters and
+    _buffers taken from the memo and submodules copied the same way: a
+    plain deepcopy spends most of its time in the protocol for each of a
+    module's many small containers. A module whose class customises
+    copying is deep-copied as it asks."""
+    if id(m) in memo:
+        return memo[id(m)]
+    cls = type(m)
+    rv = None
+    if getattr(m, "__deepcopy__", None) is None \
+            and copyreg.dispatch_table.get(cls) is None:
+        rv = m.__reduce_ex__(4)
+    if not (isinstance(rv, tuple) and len(rv) == 5
+            and rv[0] is copyreg.__newobj__ and rv[1] == (cls,)
+            and type(rv[2]) is dict and rv[3] is None and rv[4] is None
+            and hasattr(cls, "__setstate__")):
+        return copy.deepcopy(m, memo)
+    y = cls.__new__(cls)
+    memo[id(m)] = y
+    memo.setdefault(id(memo), []).append(m)  # deepcopy's keep-alive
+    state = {}
+    for k, v in rv[2].items():
+        if k in ("_parameters", "_buffers") and type(v) in (dict, OrderedDict):
+            state[k] = type(v)(
+                (n, None if t is None else memo[id(t)] if id(t) in memo
+                 else copy.deepcopy(t, memo)) for n, t in v.items())
+        elif k == "_modules" and type(v) in (dict, OrderedDict):
+            state[k] = type(v)(
+                (n, None if c is None else _deepcopy_module(c, memo))
+                for n, c in v.items())
+        else:
+            state[k] = _deepcopy_value(v, memo)
+    y.__setstate__(state)
+    return y
 
 
 def _to_meta(t):
@@ -445,9 +512,10 @@ class Recording:
         self.outputs = outputs
 
 
-def _run(model, args, kwargs, grad, custom_ops=None):
+def _run(model, args, kwargs, grad, custom_ops=None, grad_fns=False):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
+    b.track_grad_fns = grad_fns  # for backward.py only
     b.params_by_id = {id(t): t for t in list(model.parameters())
                       + list(model.buffers())}
     for name, m in model.named_modules():
@@ -502,7 +570,8 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
             try:
                 target.eval()
                 rec = _run(target, to_meta_inputs(args), to_meta_inputs(kwargs),
-                           grad=True, custom_ops=custom_ops)
+                           grad=True, custom_ops=custom_ops,
+                           grad_fns=keep_graph)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below
@@ -521,7 +590,8 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
                       f"({type(first_error).__name__}: {why}); running it "
                       "once on the model's own device")
     model.eval()
-    rec = _run(model, args, kwargs, grad=keep_graph, custom_ops=custom_ops)
+    rec = _run(model, args, kwargs, grad=keep_graph, custom_ops=custom_ops,
+               grad_fns=keep_graph)
     p = next(iter(model.parameters()), None)
     rec.device = str(p.device) if p is not None else "cpu"
     return rec

@@ -2,10 +2,10 @@
 
 A Summary owns a libnnscan model handle (freed with the Summary) on which
 nns_model_analyze() has run. Its `.json` is the library's own
-`nnscan.summary` v1 document (docs/json.md), parsed once; the text, CSV,
-Markdown and HTML renderings are the library's too (nns_report), so Python
-never re-counts or re-formats a number. `analyze()` makes one from an ONNX
-file or its bytes.
+`nnscan.summary` v1 document (docs/json.md), parsed once when first used;
+the text, CSV, Markdown and HTML renderings are the library's too
+(nns_report), so Python never re-counts or re-formats a number.
+`analyze()` makes one from an ONNX file or its bytes.
 """
 import ctypes
 import json
@@ -121,10 +121,22 @@ class Summary:
         self._path = path
         self._defaults = {"max_depth": max_depth, "columns": tuple(columns),
                           "wrap": wrap}
-        self.json = json.loads(handle.report("json", model_name=name,
-                                             model_path=path))
-        if extra:
-            self.json.update(extra)
+        self._json = None  # parsed when first asked for (not to print)
+        self._extra = extra
+
+    @property
+    def json(self):
+        if self._json is None:
+            doc = json.loads(self._handle.report(
+                "json", model_name=self.name, model_path=self._path))
+            if self._extra:
+                doc.update(self._extra)
+            self._json = doc
+        return self._json
+
+    @json.setter
+    def json(self, doc):
+        self._json = doc
 
     @property
     def totals(self):

@@ -1,0 +1,302 @@
+#!/usr/bin/python3
+"""How fast nnscan.summary records a live model (issue 16 items 6-7, issue
+18 item 4), medians of N runs in one process.
+
+    NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 bench/recording_speed.py
+    ... --only torchvision --models resnet50,densenet121 --runs 5
+    ... --only llama3_8b,gpt2 --json out.json         (PyTorch 2.x, transformers)
+
+Cases:
+
+  torchvision   every torchvision classification model (CPU, random
+                weights, batch 1, 3x224x224; 3x299x299 for inception_v3):
+                nnscan.summary (which records a meta copy) next to one eager
+                forward under no_grad. torchscan and thop are hook-based:
+                each runs the eager forward with Python hooks on every
+                module, so one eager forward is a floor under what either
+                takes, and `eager/summary` a lower bound on how many times
+                faster than them nnscan is (the issue's own figures for
+                resnet50: torchscan 202 ms, thop 189 ms, eager forward
+                174 ms). Goal: resnet50 summary <= 30 ms, and
+                eager/summary >= 3 on every model.
+  llama3_8b     nnscan.summary of LLaMA-3-8B (hidden 4096, intermediate
+                14336, 32 layers, 32 heads, 8 key/value heads, vocab
+                128256) built on the meta device, 2,048 tokens: with
+                transformers' LlamaForCausalLM (when transformers imports)
+                and with the hand-written python/tests/tiny_llama.py at the
+                same sizes (no GQA there: 32 key/value heads). CPU time;
+                goal <= 0.3 s. The plain meta forward is timed too: the
+                floor a dispatch-level recording cannot go under.
+  gpt2          GPT-2 small (transformers) on the meta device, 512 tokens:
+                nnscan.summary against torch.utils.flop_counter's
+                FlopCounterMode over one forward of the same meta model.
+                CPU time; goal: FlopCounterMode / summary >= 2.
+  seq100k       nn.Sequential of 100,000 ReLU modules, input (1, 8):
+                nnscan.summary CPU time (one run: --seq-runs) and the peak
+                RSS of a process doing only that (VmHWM, interpreter and
+                torch included; the figure before the summary is printed
+                too). --seq-sizes gives other sizes, to see that the time
+                grows linearly.
+
+Times are medians of --runs runs after one warm-up, as wall (perf_counter)
+and CPU (process_time: this process, all threads) time. torch uses
+--threads threads (default 2).
+
+A real BLAS: Debian's default libblas3 is the reference BLAS, which makes
+every eager CPU forward 5-50x slower and so flatters a recording tool. Run
+this with OpenBLAS as the system BLAS (`apt-get install
+libopenblas0-pthread`; check with `update-alternatives --display
+libblas.so.3-x86_64-linux-gnu` that the link points to the openblas-pthread
+library). The script prints the BLAS the process actually loaded (from
+/proc/self/maps) and says so when it is the reference one.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+
+
+def timed(fn, runs, warmup=1):
+    """Median, min and max wall and CPU time of fn over `runs` calls."""
+    for _ in range(warmup):
+        fn()
+    ws, cs = [], []
+    for _ in range(runs):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        ws.append(time.perf_counter() - w)
+        cs.append(time.process_time() - c)
+    return {"wall_s": statistics.median(ws), "wall_min_s": min(ws),
+            "wall_max_s": max(ws), "cpu_s": statistics.median(cs),
+            "runs": runs}
+
+
+def blas_in_use():
+    """The BLAS library this process has mapped (after torch ran a matmul)."""
+    libs = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            if "blas" in os.path.basename(path) or "mkl" in path:
+                libs.add(os.path.realpath(path))
+    return sorted(libs)
+
+
+# ---- torchvision ----
+
+def classification_models():
+    """Every classification builder torchvision has, by name."""
+    from torchvision import models
+    try:
+        return sorted(models.list_models(module=models))
+    except AttributeError:  # torchvision < 0.15: no registry
+        skip = {"get_weight", "get_model", "get_model_builder",
+                "get_model_weights", "list_models"}
+        return sorted(n for n in dir(models)
+                      if not n.startswith("_") and n[0].islower()
+                      and callable(getattr(models, n)) and n not in skip)
+
+
+def torchvision_case(runs, only_models=None):
+    import torch
+    import torchvision
+    import nnscan
+    out = {}
+    for name in only_models or classification_models():
+        torch.manual_seed(0)
+        kw = {"init_weights": False} \
+            if name in ("inception_v3", "googlenet") else {}
+        m = getattr(torchvision.models, name)(**kw).eval()
+        side = 299 if name == "inception_v3" else 224
+        x = torch.randn(1, 3, side, side)
+
+        def forward():
+            with torch.no_grad():
+                m(x)
+        row = {"summary": timed(lambda: nnscan.summary(
+            m, (3, side, side), file=False), runs),
+            "eager_forward": timed(forward, runs)}
+        row["eager_over_summary_wall"] = \
+            row["eager_forward"]["wall_s"] / row["summary"]["wall_s"]
+        row["eager_over_summary_cpu"] = \
+            row["eager_forward"]["cpu_s"] / row["summary"]["cpu_s"]
+        out[name] = row
+        print(f"{name:20s} summary {row['summary']['wall_s'] * 1e3:8.1f} ms "
+              f"(cpu {row['summary']['cpu_s'] * 1e3:7.1f})   eager "
+              f"{row['eager_forward']['wall_s'] * 1e3:8.1f} ms (cpu "
+              f"{row['eager_forward']['cpu_s'] * 1e3:7.1f})   eager/summary "
+              f"wall {row['eager_over_summary_wall']:5.1f}x cpu "
+              f"{row['eager_over_summary_cpu']:5.1f}x", flush=True)
+    return out
+
+
+# ---- LLaMA-3-8B and GPT-2 on meta ----
+
+LLAMA3_8B = dict(hidden=4096, inter=14336, layers=32, heads=32, kv_heads=8,
+                 vocab=128256)
+
+
+def llama3_case(runs, tokens=2048):
+    import torch
+    import nnscan
+    import tiny_llama
+    out = {}
+    ids = torch.zeros(1, tokens, dtype=torch.long)
+    c = LLAMA3_8B
+    models = {}
+    try:
+        from transformers import LlamaConfig, LlamaForCausalLM
+        cfg = LlamaConfig(hidden_size=c["hidden"],
+                          intermediate_size=c["inter"],
+                          num_hidden_layers=c["layers"],
+                          num_attention_heads=c["heads"],
+                          num_key_value_heads=c["kv_heads"],
+                          vocab_size=c["vocab"], max_position_embeddings=8192,
+                          rope_theta=500000.0)
+        with torch.device("meta"):
+            models["transformers"] = LlamaForCausalLM(cfg).eval()
+    except ImportError as e:
+        print(f"llama3_8b: transformers not available ({e}); hand-written "
+              "model only")
+    models["tiny_llama"] = tiny_llama.LlamaForCausalLM(
+        layers=c["layers"], hidden=c["hidden"], inter=c["inter"],
+        heads=c["heads"], vocab=c["vocab"], device="meta").eval()
+    if tokens > 2048:  # tiny_llama's rotary cache holds 2,048 positions
+        del models["tiny_llama"]
+    for name, m in models.items():
+        meta_ids = ids.to("meta")
+
+        def forward():
+            with torch.no_grad():
+                m(meta_ids)
+        row = {"summary": timed(lambda: nnscan.summary(
+            m, inputs={"input_ids": ids}, file=False), runs),
+            "meta_forward": timed(forward, runs)}
+        out[name] = row
+        print(f"llama3_8b {name:13s} summary cpu "
+              f"{row['summary']['cpu_s'] * 1e3:7.1f} ms (wall "
+              f"{row['summary']['wall_s'] * 1e3:7.1f})   meta forward cpu "
+              f"{row['meta_forward']['cpu_s'] * 1e3:7.1f} ms", flush=True)
+    return out
+
+
+def gpt2_case(runs, tokens=512):
+    import torch
+    import nnscan
+    try:
+        from transformers import GPT2Config, GPT2LMHeadModel
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError as e:
+        print(f"gpt2: skipped ({e})")
+        return {"skipped": str(e)}
+    with torch.device("meta"):
+        m = GPT2LMHeadModel(GPT2Config()).eval()
+    ids = torch.zeros(1, tokens, dtype=torch.long)
+    meta_ids = ids.to("meta")
+
+    def flop_counter():
+        with FlopCounterMode(display=False) as fc:
+            m(meta_ids)
+        return fc.get_total_flops()
+    row = {"summary": timed(lambda: nnscan.summary(
+        m, inputs={"input_ids": ids}, file=False), runs),
+        "flop_counter_mode": timed(flop_counter, runs)}
+    row["flop_counter_over_summary_cpu"] = \
+        row["flop_counter_mode"]["cpu_s"] / row["summary"]["cpu_s"]
+    print(f"gpt2 512 tokens  summary cpu {row['summary']['cpu_s'] * 1e3:7.1f}"
+          f" ms   FlopCounterMode cpu "
+          f"{row['flop_counter_mode']['cpu_s'] * 1e3:7.1f} ms   ratio "
+          f"{row['flop_counter_over_summary_cpu']:4.2f}x", flush=True)
+    return row
+
+
+# ---- a very wide module tree ----
+
+SEQ = """
+import sys, time, torch
+sys.path[:0] = {paths!r}
+import nnscan
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+m = torch.nn.Sequential(*[torch.nn.ReLU() for _ in range({n})])
+before = hwm()
+times = []
+for _ in range({runs}):
+    c = time.process_time()
+    s = nnscan.summary(m, (8,), file=False)
+    times.append(time.process_time() - c)
+assert len(s.layers) == {n} + 1
+print(before, hwm(), *times)
+"""
+
+
+def seq_case(sizes, runs):
+    out = {}
+    paths = [os.path.join(ROOT, "python")]
+    for n in sizes:
+        code = SEQ.format(paths=paths, n=n, runs=runs)
+        res = subprocess.run([sys.executable, "-c", code], check=True,
+                             capture_output=True, text=True, env=os.environ)
+        before, peak, *times = res.stdout.split()
+        row = {"cpu_s": statistics.median(float(t) for t in times),
+               "runs": runs, "rss_before_mib": int(before) / 1024,
+               "peak_rss_mib": int(peak) / 1024}
+        out[n] = row
+        print(f"Sequential of {n:6d} ReLU: summary cpu {row['cpu_s']:7.2f} s"
+              f" ({row['cpu_s'] / n * 1e6:5.1f} us/module)  peak RSS "
+              f"{row['peak_rss_mib']:6.0f} MiB (before summary "
+              f"{row['rss_before_mib']:.0f})", flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="torchvision,llama3_8b,gpt2,seq100k")
+    ap.add_argument("--models", help="torchvision models (comma-separated)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seq-sizes", default="100000")
+    ap.add_argument("--seq-runs", type=int, default=1)
+    ap.add_argument("--json", help="also write every figure to this file")
+    args = ap.parse_args()
+    import torch
+    torch.set_num_threads(args.threads)
+    torch.ones(64, 64) @ torch.ones(64, 64)
+    blas = blas_in_use()
+    print(f"torch {torch.__version__}, {args.threads} threads, BLAS: "
+          f"{', '.join(blas) or 'none mapped'}")
+    if any("/blas/" in b for b in blas):
+        print("WARNING: the reference BLAS is in use: eager forwards are "
+              "far slower than with OpenBLAS (see this script's doc)")
+    results = {"torch": torch.__version__, "blas": blas,
+               "threads": args.threads}
+    for case in args.only.split(","):
+        if case == "torchvision":
+            results[case] = torchvision_case(
+                args.runs, args.models.split(",") if args.models else None)
+        elif case == "llama3_8b":
+            results[case] = llama3_case(args.runs)
+        elif case == "gpt2":
+            results[case] = gpt2_case(args.runs)
+        elif case == "seq100k":
+            results[case] = seq_case(
+                [int(n) for n in args.seq_sizes.split(",")], args.seq_runs)
+        else:
+            raise SystemExit(f"unknown case {case!r}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
