@@ -392,3 +392,204 @@ nns_status bdesc_replay(const bdesc *d, nns_model **out, nns_error *err) {
   nns_builder_free(b);
   return st;
 }
+
+/* ==== Packing (nns_builder_add_packed) ==== */
+
+typedef struct pbuf {
+  unsigned char *p;
+  size_t n, cap;
+  bool oom;
+} pbuf;
+
+static void put(pbuf *b, const void *data, size_t n) {
+  if (b->oom)
+    return;
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    while (cap < b->n + n)
+      cap *= 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p) {
+      b->oom = true;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+}
+
+static void put_u8(pbuf *b, unsigned v) {
+  unsigned char c = (unsigned char)v;
+  put(b, &c, 1);
+}
+static void put_i32(pbuf *b, int32_t v) { put(b, &v, sizeof v); }
+static void put_u32(pbuf *b, uint32_t v) { put(b, &v, sizeof v); }
+static void put_i64(pbuf *b, int64_t v) { put(b, &v, sizeof v); }
+static void put_f64(pbuf *b, double v) { put(b, &v, sizeof v); }
+
+static void put_str(pbuf *b, const char *s) {
+  if (!s) {
+    put_u32(b, UINT32_MAX);
+    return;
+  }
+  put_u32(b, (uint32_t)strlen(s));
+  put(b, s, strlen(s) + 1);
+}
+
+static void put_bytes(pbuf *b, const void *data, size_t n) {
+  uint64_t len = data ? (uint64_t)n : UINT64_MAX;
+  put(b, &len, sizeof len);
+  if (data)
+    put(b, data, n);
+}
+
+static void put_shape(pbuf *b, const bcall *c) {
+  put_i32(b, c->rank);
+  for (int k = 0; k < c->rank; k++)
+    put_i64(b, c->dims[k]);
+}
+
+static void put_type(pbuf *b, const bcall *c) {
+  put_shape(b, c);
+  put_u8(b, c->syms && c->rank > 0);
+  for (int k = 0; c->syms && k < c->rank; k++)
+    put_str(b, c->syms[k]);
+}
+
+/* Tags of include/nnscan.h's packed layout. */
+enum {
+  PT_IR_VERSION = 1, PT_PRODUCER, PT_GRAPH_NAME, PT_OPSET, PT_METADATA,
+  PT_INPUT, PT_OUTPUT, PT_VALUE_INFO, PT_INITIALIZER, PT_NODE, PT_ATTR_INT,
+  PT_ATTR_FLOAT, PT_ATTR_STRING, PT_ATTR_INTS, PT_ATTR_FLOATS,
+  PT_ATTR_STRINGS, PT_ATTR_TENSOR, PT_ATTR_TYPE, PT_BEGIN_GRAPH,
+  PT_END_GRAPH
+};
+
+static void pack_call(pbuf *b, const bcall *c) {
+  switch (c->kind) {
+  case BK_NODE:
+    put_u8(b, PT_NODE);
+    put_str(b, c->s[0]);
+    put_str(b, c->s[1]);
+    put_str(b, c->s[2]);
+    put_str(b, NULL); /* module path: from the node name, as replay() */
+    put_u32(b, (uint32_t)c->n_list);
+    for (size_t k = 0; k < c->n_list; k++)
+      put_str(b, c->list[k]);
+    put_u32(b, (uint32_t)c->n_list2);
+    for (size_t k = 0; k < c->n_list2; k++)
+      put_str(b, c->list2[k]);
+    return;
+  case BK_IR_VERSION:
+    put_u8(b, PT_IR_VERSION);
+    put_i64(b, c->i);
+    return;
+  case BK_PRODUCER:
+  case BK_META:
+    put_u8(b, c->kind == BK_PRODUCER ? PT_PRODUCER : PT_METADATA);
+    put_str(b, c->s[0]);
+    put_str(b, c->s[1]);
+    return;
+  case BK_OPSET:
+    put_u8(b, PT_OPSET);
+    put_str(b, c->s[0]);
+    put_i64(b, c->i);
+    return;
+  case BK_GRAPH_NAME:
+    put_u8(b, PT_GRAPH_NAME);
+    put_str(b, c->s[0]);
+    return;
+  case BK_INPUT:
+  case BK_OUTPUT:
+  case BK_VALUE_INFO:
+    put_u8(b, c->kind == BK_INPUT    ? PT_INPUT
+              : c->kind == BK_OUTPUT ? PT_OUTPUT
+                                     : PT_VALUE_INFO);
+    put_str(b, c->s[0]);
+    put_i32(b, c->dtype);
+    put_type(b, c);
+    return;
+  case BK_INIT:
+    put_u8(b, PT_INITIALIZER);
+    put_str(b, c->s[0]);
+    put_i32(b, c->dtype);
+    put_shape(b, c);
+    put_bytes(b, c->data, c->data_len);
+    return;
+  case BK_ATTR_TENSOR:
+    put_u8(b, PT_ATTR_TENSOR);
+    put_str(b, c->s[0]);
+    put_i32(b, (int32_t)c->i);
+    put_i32(b, c->dtype);
+    put_shape(b, c);
+    put_bytes(b, c->data, c->data_len);
+    return;
+  case BK_ATTR_TYPE:
+    put_u8(b, PT_ATTR_TYPE);
+    put_str(b, c->s[0]);
+    put_i32(b, (int32_t)c->i);
+    put_i32(b, c->dtype);
+    put_type(b, c);
+    return;
+  case BK_ATTR_INT:
+    put_u8(b, PT_ATTR_INT);
+    put_str(b, c->s[0]);
+    put_i64(b, c->i);
+    return;
+  case BK_ATTR_FLOAT:
+    put_u8(b, PT_ATTR_FLOAT);
+    put_str(b, c->s[0]);
+    put_f64(b, c->f);
+    return;
+  case BK_ATTR_STRING:
+    put_u8(b, PT_ATTR_STRING);
+    put_str(b, c->s[0]);
+    put_bytes(b, c->data ? c->data : (const unsigned char *)"",
+              c->data_len);
+    return;
+  case BK_ATTR_INTS:
+  case BK_ATTR_FLOATS:
+  case BK_ATTR_STRINGS:
+    put_u8(b, c->kind == BK_ATTR_INTS     ? PT_ATTR_INTS
+              : c->kind == BK_ATTR_FLOATS ? PT_ATTR_FLOATS
+                                          : PT_ATTR_STRINGS);
+    put_str(b, c->s[0]);
+    put_u32(b, (uint32_t)c->n_list);
+    for (size_t k = 0; k < c->n_list; k++) {
+      if (c->kind == BK_ATTR_INTS)
+        put_i64(b, c->ints[k]);
+      else if (c->kind == BK_ATTR_FLOATS)
+        put_f64(b, c->floats[k]);
+      else
+        put_str(b, c->list[k]);
+    }
+    return;
+  case BK_BEGIN_GRAPH:
+    put_u8(b, PT_BEGIN_GRAPH);
+    put_str(b, c->s[0]);
+    put_i32(b, (int32_t)c->i);
+    return;
+  case BK_END_GRAPH:
+    put_u8(b, PT_END_GRAPH);
+    return;
+  case BK_UNKNOWN:
+    break;
+  }
+  b->oom = true; /* nothing to pack it as: refuse the description */
+}
+
+unsigned char *bdesc_pack(const bdesc *d, size_t *size) {
+  pbuf b = {0};
+  put(&b, "NNSP", 4);
+  put_u32(&b, NNS_PACKED_VERSION);
+  for (size_t i = 0; i < d->n_calls; i++)
+    pack_call(&b, &d->calls[i]);
+  if (b.oom) {
+    free(b.p);
+    return NULL;
+  }
+  *size = b.n;
+  return b.p;
+}

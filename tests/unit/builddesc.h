@@ -18,5 +18,8 @@ void bdesc_free(bdesc *d);
 /* Makes the model the description describes; on failure err names the
  * line and what the builder said. */
 nns_status bdesc_replay(const bdesc *d, nns_model **out, nns_error *err);
+/* The same calls as one nns_builder_add_packed buffer (malloc'd, *size
+ * bytes); NULL when out of memory or a record cannot be packed. */
+unsigned char *bdesc_pack(const bdesc *d, size_t *size);
 
 #endif

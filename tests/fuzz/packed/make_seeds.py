@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""Writes the seed corpus of tests/fuzz/fuzz_packed.c: small models recorded
+by the Python package and packed as nnscan.graph.pack() hands them to
+nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
+attention block).
+
+    NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/packed/make_seeds.py
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from nnscan import graph, recorder  # noqa: E402
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+        self.out = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+        a = torch.softmax(q @ k.transpose(-1, -2) / 8 ** 0.5, dim=-1)
+        return x + self.out(a @ v)
+
+
+def models():
+    shared = nn.Linear(6, 6)
+    yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
+                               nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                               nn.Linear(4 * 4 * 4, 3)), torch.zeros(1, 3, 8, 8)
+    yield "mlp", nn.Sequential(shared, nn.GELU(), shared, nn.Dropout()), \
+        torch.zeros(2, 6)
+    yield "attention", Attention(), torch.zeros(1, 5, 8)
+
+
+def main():
+    for name, m, x in models():
+        rec = recorder.record_model(m.eval(), (x,))
+        with open(os.path.join(HERE, name + ".nnsp"), "wb") as f:
+            f.write(graph.pack(rec.graph))
+
+
+if __name__ == "__main__":
+    main()

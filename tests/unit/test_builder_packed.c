@@ -1,0 +1,458 @@
+/*
+ * test_builder_packed.c - nns_builder_add_packed: many builder calls as one
+ * buffer of records (include/nnscan.h).
+ *
+ * The main checks pack the descriptions test_builder.c replays call by call
+ * (ONNX exports of resnet18 and ViT-B/16 read by the onnx package) and
+ * compare the summary JSON of the model built from the packed form with
+ * that of the ONNX file loaded as usual. The others feed hostile buffers:
+ * every truncation and many corruptions of a real one (each must give a
+ * status, never a read outside the buffer: the copies are malloc'd to
+ * their exact size so ASan sees any overread), and each malformed field
+ * the header promises to refuse, with the record index, kind and byte
+ * offset in the error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builddesc.h"
+#include "check.h"
+#include "nnscan.h"
+#include "report/report_int.h"
+#include "testmodel.h"
+
+static char *summary_json(nns_model *m) {
+  nns__membuf b = {0};
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
+                          .max_depth = NNS_DEPTH_ALL};
+  nns_error err;
+  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "report: %s", err.message);
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+static void cut_warnings(char *json) {
+  char *w = strstr(json, "  \"warnings\": [");
+  char *end = w ? strstr(w, "],\n") : NULL;
+  if (w && end)
+    memmove(w, end + 3, strlen(end + 3) + 1);
+}
+
+/* The packed form of a test description (malloc'd); NULL on failure. */
+static unsigned char *packed_desc(const char *name, size_t *size) {
+  char desc[256];
+  snprintf(desc, sizeof desc, "unit/builder/%s.desc", name);
+  bdesc *bd = bdesc_read(desc);
+  if (!bd) {
+    check_fail(__FILE__, __LINE__, "cannot read %s", desc);
+    return NULL;
+  }
+  unsigned char *buf = bdesc_pack(bd, size);
+  bdesc_free(bd);
+  if (!buf)
+    check_fail(__FILE__, __LINE__, "cannot pack %s", desc);
+  return buf;
+}
+
+/* A model from `size` bytes copied to a buffer of exactly that size (and
+ * shifted by `misalign` bytes, so no read may assume alignment). */
+static nns_status build_packed(const unsigned char *data, size_t size,
+                               size_t misalign, nns_model **out,
+                               nns_error *err) {
+  *out = NULL;
+  unsigned char *copy = malloc(size + misalign + 1);
+  if (!copy)
+    return NNS_E_NOMEM;
+  memcpy(copy + misalign, data, size);
+  nns_builder *b = NULL;
+  nns_status st = nns_builder_new(&b, err);
+  if (!st)
+    st = nns_builder_add_packed(b, copy + misalign, size, err);
+  if (!st)
+    st = nns_builder_finish(b, out, err);
+  nns_builder_free(b);
+  free(copy);
+  return st;
+}
+
+static void expect_same_summary(const char *name) {
+  size_t size = 0;
+  unsigned char *buf = packed_desc(name, &size);
+  char onnx[256];
+  snprintf(onnx, sizeof onnx, "fixtures/models/%s.onnx", name);
+  nns_model *built = NULL;
+  nns_error err;
+  if (buf && build_packed(buf, size, 3, &built, &err) != NNS_OK)
+    check_fail(__FILE__, __LINE__, "%s: %s", name, err.message);
+  free(buf);
+  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
+  if (built && loaded) {
+    CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
+    char *a = summary_json(built), *b = summary_json(loaded);
+    if (a && b) {
+      cut_warnings(a);
+      cut_warnings(b);
+      if (strcmp(a, b) != 0)
+        check_fail(__FILE__, __LINE__, "%s: the packed build's summary "
+                   "differs from the loaded file's", name);
+      CHECK(strlen(a) > 10000);
+    }
+    free(a);
+    free(b);
+  }
+  nns_model_free(built);
+  nns_model_free(loaded);
+}
+
+static void test_resnet18(void) { expect_same_summary("resnet18_op17_fold"); }
+static void test_vit(void) { expect_same_summary("vit_b_16_op17_fold"); }
+
+/* Every prefix of a real buffer: refused with a status, or (at a record
+ * boundary) accepted; never a crash or a read past the end. */
+static void test_truncations(void) {
+  size_t size = 0;
+  unsigned char *buf = packed_desc("resnet18_op17_fold", &size);
+  if (!buf)
+    return;
+  size_t accepted = 0;
+  for (size_t n = 0; n < size; n++) {
+    nns_model *m = NULL;
+    nns_error err;
+    nns_status st = build_packed(buf, n, n % 7, &m, &err);
+    if (st == NNS_OK)
+      accepted++;
+    else
+      CHECK(err.message[0] != 0);
+    nns_model_free(m);
+  }
+  /* The whole buffer builds; its prefixes that end on a record boundary
+   * and name nothing undefined may too, but nearly all are refused. */
+  nns_model *m = NULL;
+  nns_error err;
+  CHECK_EQ(build_packed(buf, size, 0, &m, &err), NNS_OK);
+  nns_model_free(m);
+  CHECK(accepted < size / 20);
+  free(buf);
+}
+
+/* Corrupted bytes anywhere: a status each time, never a crash. */
+static void test_corruptions(void) {
+  size_t size = 0;
+  unsigned char *buf = packed_desc("resnet18_op17_fold", &size);
+  if (!buf)
+    return;
+  unsigned char *bad = malloc(size);
+  static const unsigned char vals[] = {0x00, 0xff, 0x7f, 0x80, 0x41};
+  unsigned seed = 12345;
+  for (size_t i = 0; bad && i < size; i += 1 + i / 64) {
+    for (size_t v = 0; v < sizeof vals; v++) {
+      memcpy(bad, buf, size);
+      bad[i] = vals[v];
+      seed = seed * 1103515245u + 12345u;
+      bad[(i + seed % 97) % size] ^= (unsigned char)(seed >> 16);
+      nns_model *m = NULL;
+      nns_error err;
+      if (build_packed(bad, size, v, &m, &err) == NNS_OK) {
+        (void)nns_model_infer(m, NULL, &err);
+        (void)nns_model_analyze(m, NULL, &err);
+      }
+      nns_model_free(m);
+    }
+  }
+  free(bad);
+  free(buf);
+}
+
+/* ==== Hand-made buffers ==== */
+
+typedef struct wbuf {
+  unsigned char p[4096];
+  size_t n;
+} wbuf;
+
+static void w(wbuf *b, const void *data, size_t n) {
+  if (b->n + n <= sizeof b->p) {
+    memcpy(b->p + b->n, data, n);
+    b->n += n;
+  }
+}
+static void w_u8(wbuf *b, unsigned v) {
+  unsigned char c = (unsigned char)v;
+  w(b, &c, 1);
+}
+static void w_u32(wbuf *b, uint32_t v) { w(b, &v, 4); }
+static void w_i32(wbuf *b, int32_t v) { w(b, &v, 4); }
+static void w_i64(wbuf *b, int64_t v) { w(b, &v, 8); }
+static void w_str(wbuf *b, const char *s) {
+  w_u32(b, (uint32_t)strlen(s));
+  w(b, s, strlen(s) + 1);
+}
+static void w_head(wbuf *b) {
+  b->n = 0;
+  w(b, "NNSP", 4);
+  w_u32(b, NNS_PACKED_VERSION);
+}
+/* input "x": float [2, 3], no symbols */
+static void w_input_x(wbuf *b) {
+  w_u8(b, 6);
+  w_str(b, "x");
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, 2);
+  w_i64(b, 3);
+  w_u8(b, 0);
+}
+/* node Relu x -> y in module "block" */
+static void w_relu(wbuf *b) {
+  w_u8(b, 10);
+  w_str(b, "Relu");
+  w_str(b, "");
+  w_str(b, "relu0");
+  w_str(b, "block");
+  w_u32(b, 1);
+  w_str(b, "x");
+  w_u32(b, 1);
+  w_str(b, "y");
+}
+
+/* One record after a valid start (x, Relu): its status and message. */
+static nns_status one_bad(const wbuf *b, nns_error *err) {
+  nns_builder *bu = NULL;
+  nns_status st = nns_builder_new(&bu, err);
+  if (!st)
+    st = nns_builder_add_packed(bu, b->p, b->n, err);
+  nns_builder_free(bu);
+  return st;
+}
+
+static void test_malformed(void) {
+  wbuf b;
+  nns_error err;
+  nns_builder *bu = NULL;
+  /* Header: magic and version. */
+  CHECK_EQ(nns_builder_new(&bu, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_packed(bu, "NNSQ\1\0\0\0", 8, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "NNSP") != NULL);
+  CHECK_EQ(nns_builder_add_packed(bu, "NNSP", 4, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_add_packed(bu, NULL, 8, &err), NNS_E_ARG);
+  w_head(&b);
+  b.p[4] = 9;
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "version 9") != NULL);
+  CHECK_EQ(nns_builder_add_packed(NULL, b.p, b.n, &err), NNS_E_ARG);
+  /* An empty list of records is fine; a failed first record changes
+   * nothing and the builder stays usable. */
+  w_head(&b);
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_OK);
+  w_u8(&b, 99);
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "record 0 (tag 99") != NULL);
+  CHECK(strstr(err.message, "unknown record tag") != NULL);
+  CHECK_EQ(err.offset, 8);
+  w_head(&b);
+  w_input_x(&b);
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_OK);
+  nns_builder_free(bu);
+
+  /* Each malformed field, after two good records. */
+  struct {
+    const char *what, *expect;
+    int kind;
+  } cases[] = {
+      {"string without its NUL", "NUL", 0},
+      {"string with a NUL inside", "NUL", 1},
+      {"string longer than the buffer", "past the end", 2},
+      {"rank 65", "rank", 3},
+      {"name count past the end", "past the end", 4},
+      {"attribute ints past the end", "past the end", 5},
+      {"symbols flag 2", "symbols flag", 6},
+      {"byte count past the end", "past the end", 7},
+      {"a record cut short", "past the end", 8},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    w_head(&b);
+    w_input_x(&b);
+    w_relu(&b);
+    size_t at = b.n;
+    switch (cases[c].kind) {
+    case 0: /* graph_name "ab" without its terminating NUL */
+      w_u8(&b, 3);
+      w_u32(&b, 2);
+      w(&b, "abc", 3);
+      break;
+    case 1:
+      w_u8(&b, 3);
+      w_u32(&b, 3);
+      w(&b, "a\0b\0", 4);
+      break;
+    case 2:
+      w_u8(&b, 3);
+      w_u32(&b, 1000);
+      w(&b, "ab\0", 3);
+      break;
+    case 3:
+      w_u8(&b, 8);
+      w_str(&b, "v");
+      w_i32(&b, NNS_DT_FLOAT);
+      w_i32(&b, 65);
+      break;
+    case 4:
+      w_u8(&b, 10);
+      w_str(&b, "Neg");
+      w_str(&b, "");
+      w_str(&b, "n");
+      w_str(&b, "");
+      w_u32(&b, 0xffffffffu - 1);
+      w_str(&b, "x");
+      break;
+    case 5:
+      w_u8(&b, 14);
+      w_str(&b, "perm");
+      w_u32(&b, 0x7fffffffu);
+      w_i64(&b, 1);
+      break;
+    case 6:
+      w_u8(&b, 8);
+      w_str(&b, "v");
+      w_i32(&b, NNS_DT_FLOAT);
+      w_i32(&b, 1);
+      w_i64(&b, 4);
+      w_u8(&b, 2);
+      break;
+    case 7:
+      w_u8(&b, 13);
+      w_str(&b, "mode");
+      w_i64(&b, 1 << 20);
+      w(&b, "xy", 2);
+      break;
+    case 8:
+      w_u8(&b, 11);
+      w_str(&b, "axis");
+      w(&b, "\1\0\0", 3);
+      break;
+    }
+    nns_status st = one_bad(&b, &err);
+    if (st != NNS_E_ARG || !strstr(err.message, cases[c].expect) ||
+        !strstr(err.message, "record 2") || err.offset != (int64_t)at)
+      check_fail(__FILE__, __LINE__, "%s: status %d offset %lld '%s'",
+                 cases[c].what, (int)st, (long long)err.offset, err.message);
+  }
+}
+
+/* A record the builder refuses names itself, and the calls before it stay
+ * made: the builder then refuses everything but free. */
+static void test_refused_record(void) {
+  wbuf b;
+  nns_error err;
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  w_input_x(&b); /* "x" again */
+  nns_builder *bu = NULL;
+  CHECK_EQ(nns_builder_new(&bu, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "packed record 2 (input)") != NULL);
+  CHECK(strstr(err.message, "defined twice") != NULL);
+  CHECK_EQ(nns_builder_add_opset(bu, "", 17, &err), NNS_E_STATE);
+  CHECK(strstr(err.message, "add_packed failed") != NULL);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(bu, &m, &err), NNS_E_STATE);
+  CHECK(m == NULL);
+  nns_builder_free(bu);
+}
+
+/* Module classes and parameter kinds travel in the same buffer. */
+static void test_module_and_param_kind(void) {
+  wbuf b;
+  nns_error err;
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input_x(&b);
+  w_u8(&b, 9); /* initializer s: float [3], no data */
+  w_str(&b, "s");
+  w_i32(&b, NNS_DT_FLOAT);
+  w_i32(&b, 1);
+  w_i64(&b, 3);
+  w_i64(&b, -1); /* bytes: NULL */
+  w_relu(&b);
+  w_u8(&b, 10); /* Mul y s -> z, module block */
+  w_str(&b, "Mul");
+  w_str(&b, "");
+  w_str(&b, "mul0");
+  w_str(&b, "block");
+  w_u32(&b, 2);
+  w_str(&b, "y");
+  w_str(&b, "s");
+  w_u32(&b, 1);
+  w_str(&b, "z");
+  w_u8(&b, 7);
+  w_str(&b, "z");
+  w_i32(&b, 0);
+  w_i32(&b, -1);
+  w_u8(&b, 0);
+  w_u8(&b, 21);
+  w_str(&b, "block");
+  w_str(&b, "MyBlock");
+  w_i64(&b, 2);
+  size_t kind_at = b.n;
+  w_u8(&b, 22);
+  w_str(&b, "s");
+  w_i32(&b, NNS_PARAM_BUFFER);
+  nns_model *m = NULL;
+  CHECK_EQ(build_packed(b.p, b.n, 1, &m, &err), NNS_OK);
+  if (m) {
+    CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+    nns_counts t = {.size = sizeof t};
+    CHECK_EQ(nns_model_total_counts(m, &t), NNS_OK);
+    CHECK_EQ(t.params, 0);
+    CHECK_EQ(t.buffers, 3);
+    int found = 0;
+    for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+      const char *cls = NULL;
+      if (nns_model_layer_class(m, i, &cls) == NNS_OK && cls &&
+          !strcmp(cls, "MyBlock"))
+        found++;
+    }
+    CHECK_EQ(found, 1);
+  }
+  nns_model_free(m);
+  /* A kind for a name the graph lacks fails finish, naming it. */
+  b.n = kind_at;
+  w_u8(&b, 22);
+  w_str(&b, "nowhere");
+  w_i32(&b, NNS_PARAM_BUFFER);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_NOTFOUND);
+  CHECK(strstr(err.message, "nowhere") != NULL);
+  /* An unknown kind and a negative call count are refused. */
+  b.n = kind_at;
+  w_u8(&b, 22);
+  w_str(&b, "s");
+  w_i32(&b, 7);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "unknown kind 7") != NULL);
+  b.n = kind_at;
+  w_u8(&b, 21);
+  w_str(&b, "block");
+  w_str(&b, "MyBlock");
+  w_i64(&b, -2);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "negative") != NULL);
+}
+
+int main(void) {
+  RUN(test_resnet18);
+  RUN(test_vit);
+  RUN(test_truncations);
+  RUN(test_corruptions);
+  RUN(test_malformed);
+  RUN(test_refused_record);
+  RUN(test_module_and_param_kind);
+  return check_finish();
+}
