@@ -61,10 +61,10 @@ class Graph:
 
     def add_node(self, op, inputs, outputs, attrs=None, scope="", domain="",
                  source=""):
-        name = f"{scope}/{op}_{len(self.nodes)}" if scope \
-            else f"{op}_{len(self.nodes)}"
+        k = len(self.nodes)
+        name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
         self.nodes.append((op, name, list(inputs), list(outputs),
-                           dict(attrs or {}), domain, scope))
+                           dict(attrs) if attrs else {}, domain, scope))
         self.node_source.append(source)
         return name
 
@@ -117,8 +117,26 @@ class _Strings(dict):
         return v
 
 
+class _Formats(dict):
+    """struct format -> its compiled Struct's pack, made once."""
+
+    def __missing__(self, fmt):
+        v = self[fmt] = struct.Struct(fmt).pack
+        return v
+
+
+_FMT = _Formats()
+
+
 def _shape(dims):
-    return _i32(len(dims)) + struct.pack("=%dq" % len(dims), *dims)
+    n = len(dims)
+    return _FMT["=i%dq" % n](n, *dims)
+
+
+def _str(s):
+    """A string's packed form, for strings used once (node names)."""
+    e = s.encode()
+    return _u32(len(e)) + e + b"\0"
 
 
 def _attr(k, v, s):
@@ -132,10 +150,8 @@ def _attr(k, v, s):
         return _TAG[_ATTR_STRING] + s[k] + _u64(len(e)) + e
     v = list(v)
     if all(isinstance(x, int) for x in v):
-        return _TAG[_ATTR_INTS] + s[k] + _u32(len(v)) + \
-            struct.pack("=%dq" % len(v), *v)
-    return _TAG[_ATTR_FLOATS] + s[k] + _u32(len(v)) + \
-        struct.pack("=%dd" % len(v), *v)
+        return _TAG[_ATTR_INTS] + s[k] + _FMT["=I%dq" % len(v)](len(v), *v)
+    return _TAG[_ATTR_FLOATS] + s[k] + _FMT["=I%dd" % len(v)](len(v), *v)
 
 
 def pack(g):
@@ -160,7 +176,8 @@ def pack(g):
                 no_symbols]
     node_tag = _TAG[_NODE]
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
-        out += [node_tag, s[op], s[domain], s[name], s[scope], _u32(len(ins))]
+        out += [node_tag, s[op], s[domain], _str(name), s[scope],
+                _u32(len(ins))]
         out += [s[i or ""] for i in ins]
         out.append(_u32(len(outs)))
         out += [s[o] for o in outs]
@@ -180,5 +197,5 @@ def pack(g):
 
 def _raw(dt, data):
     """A small constant's bytes (little-endian, as ONNX raw_data)."""
-    raw = struct.pack("<%d%s" % (len(data), _PACK[dt]), *data)
+    raw = _FMT["<%d%s" % (len(data), _PACK[dt])](*data)
     return _u64(len(raw)) + raw

@@ -104,7 +104,8 @@ class Builder:
         if self.track_grad_fns:
             self._fresh.append((t, self.scope))
         dims = list(t.shape)  # torch.Size holds ints
-        self.g.add_value(name, onnx_dtype(t.dtype), dims)
+        dt = t.dtype
+        self.g.add_value(name, _DTYPE_OF.get(dt) or onnx_dtype(dt), dims)
         self.shape_of[name] = dims
         return name
 
@@ -207,10 +208,8 @@ class Builder:
                         domain=domain, source=self.source)
 
     def node(self, op, inputs, outputs, attrs=None, domain=""):
-        outs = []
-        for o in outputs:
-            outs.append(o if isinstance(o, str)
-                        else self._declare(o, self.g.new_name()))
+        outs = [o if isinstance(o, str) else self._declare(o, self.g.new_name())
+                for o in outputs]
         self.node_raw(op, inputs, outs, attrs, domain)
 
     def unmapped(self, name, args, out):
@@ -244,7 +243,7 @@ class _Mode(TorchDispatchMode):
         if self.b._fresh:
             self.b.note_grad_fns()
         try:
-            out = func(*args, **kwargs)
+            out = func(*args, **kwargs) if kwargs else func(*args)
         except NotImplementedError:
             shim = META_SHIMS.get(ops_map.base_name(func))
             if shim is None or not _all_meta(args):
@@ -295,7 +294,7 @@ def record(b, func, args, kwargs, out):
     if not isinstance(out, torch.Tensor) and \
             not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
         return  # sizes, scalars, nothing to name
-    base, rule, b.source = _entry(b, func)
+    base, rule, b.source = b.rules.get(func) or _entry(b, func)
     if base in ("t", "transpose") and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
         b.keep.append(out)

@@ -157,15 +157,21 @@ def check_shapes(handle, rec):
     inferred.update(doc.get("outputs", {}))
     recorded = rec.builder.shape_of
     g = rec.graph
+    none = {}
+    differ = {o for o, want in recorded.items()
+              if (inferred.get(o) or none).get("shape") != want}
+    differ.difference_update(g.inputs)  # not in `inferred`
+    if not differ:
+        return  # the usual case: no node to look at
     seen = set()
     for k, (op, name, _, outs, _, domain, scope) in enumerate(g.nodes):
         if domain == "pytorch.aten":
             continue
         for o in outs:
-            want = recorded.get(o)
-            got = (inferred.get(o) or {}).get("shape")
-            if want is None or got == want:
+            if o not in differ:
                 continue
+            want = recorded[o]
+            got = (inferred.get(o) or none).get("shape")
             key = (g.node_source[k], scope)
             if key in seen:
                 continue
