@@ -1257,6 +1257,10 @@ static bool pk_str(preader *r, const char **out) {
 static bool pk_array(preader *r, size_t count, size_t size, void **out) {
   if (count > (size_t)(r->end - r->p) / size)
     return pk_fail(r, "an array runs past the end of the buffer");
+  if (!count) {
+    *out = NULL; /* the calls take NULL for no values */
+    return true;
+  }
   size_t need = count * size;
   if (need > r->scratch_size) {
     void *p = realloc(r->scratch, need);

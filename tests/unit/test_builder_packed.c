@@ -10,8 +10,10 @@
  * status, never a read outside the buffer: the copies are malloc'd to
  * their exact size so ASan sees any overread), and each malformed field
  * the header promises to refuse, with the record index, kind and byte
- * offset in the error.
+ * offset in the error. The fuzz seeds build, and every buffer the fuzzer
+ * (tests/fuzz/fuzz_packed.c) ever found failing is replayed.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +448,73 @@ static void test_module_and_param_kind(void) {
   CHECK(strstr(err.message, "negative") != NULL);
 }
 
+/* The fuzz seeds (recorded graphs: they build) and every buffer a fuzzer
+ * found failing (regress-*.nnsp: a status each, nothing else). */
+static void test_fuzz_files(void) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/fuzz/packed", check_dir());
+  DIR *d = opendir(dir);
+  if (!d) {
+    check_fail(__FILE__, __LINE__, "cannot open %s", dir);
+    return;
+  }
+  int seeds = 0, regressions = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 5, ".nnsp") != 0)
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "rb");
+    unsigned char buf[1 << 16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f)
+      fclose(f);
+    nns_model *m = NULL;
+    nns_error err;
+    nns_status st = build_packed(buf, n, 1, &m, &err);
+    if (st == NNS_OK) {
+      (void)nns_model_infer(m, NULL, &err);
+      (void)nns_model_analyze(m, NULL, &err);
+    }
+    nns_model_free(m);
+    if (!strncmp(e->d_name, "regress-", 8)) {
+      regressions++;
+    } else {
+      seeds++;
+      if (st != NNS_OK)
+        check_fail(__FILE__, __LINE__, "%s: %s", e->d_name, err.message);
+    }
+  }
+  closedir(d);
+  CHECK(seeds >= 3);
+  CHECK(regressions >= 1);
+}
+
+/* Empty lists: no values is NULL for the calls (the first fuzz finding
+ * was a memcpy to NULL for an empty ints attribute). */
+static void test_empty_lists(void) {
+  wbuf b;
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  w_u8(&b, 14); /* attr_ints "a", none */
+  w_str(&b, "a");
+  w_u32(&b, 0);
+  w_u8(&b, 15); /* attr_floats "f", none */
+  w_str(&b, "f");
+  w_u32(&b, 0);
+  w_u8(&b, 16); /* attr_strings "s", none */
+  w_str(&b, "s");
+  w_u32(&b, 0);
+  nns_error err;
+  nns_builder *bu = NULL;
+  CHECK_EQ(nns_builder_new(&bu, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_packed(bu, b.p, b.n, &err), NNS_OK);
+  nns_builder_free(bu);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -454,5 +523,7 @@ int main(void) {
   RUN(test_malformed);
   RUN(test_refused_record);
   RUN(test_module_and_param_kind);
+  RUN(test_empty_lists);
+  RUN(test_fuzz_files);
   return check_finish();
 }
