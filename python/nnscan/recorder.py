@@ -234,14 +234,34 @@ def _tensor_args(args):
 
 
 class _Mode(TorchDispatchMode):
+    """Records every aten call. The calls are queued and recorded in a
+    batch (before any op that mutates a tensor, and when the mode exits):
+    alternating PyTorch's dispatch and the recorder's rules op by op cost
+    about a tenth more time than the same work done in two runs. Flushing
+    before a mutating op means every rule still sees the tensors as they
+    were right after their op ran. With autograd nodes to note (backward.py)
+    each call is recorded at once."""
+
     def __init__(self, builder):
         super().__init__()
         self.b = builder
+        self.pending = None if builder.track_grad_fns else []
+        self.mutates = {}  # aten op -> whether it may mutate a tensor
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if self.b._fresh:
-            self.b.note_grad_fns()
+        b = self.b
+        if b._fresh:
+            b.note_grad_fns()
+        pending = self.pending
+        if pending:
+            mut = self.mutates.get(func)
+            if mut is None:
+                schema = getattr(func, "_schema", None)
+                mut = self.mutates[func] = schema is None or schema.is_mutable
+            if mut:
+                self.flush()
+                pending = self.pending
         try:
             out = func(*args, **kwargs) if kwargs else func(*args)
         except NotImplementedError:
@@ -249,7 +269,26 @@ class _Mode(TorchDispatchMode):
             if shim is None or not _all_meta(args):
                 raise
             out = shim(*args, **kwargs)
-        record(self.b, func, args, kwargs, out)
+        if pending is None:
+            record(b, func, args, kwargs, out)
+        else:
+            pending.append((func, args, kwargs, out, b.scope))
+        return out
+
+    def flush(self):
+        """Records the queued calls, each in the module it ran in."""
+        b, calls, scope = self.b, self.pending, self.b.scope
+        self.pending = []
+        try:
+            for func, args, kwargs, out, b.scope in calls:
+                record(b, func, args, kwargs, out)
+        finally:
+            b.scope = scope
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        out = super().__exit__(exc_type, exc_val, exc_tb)
+        if exc_type is None and self.pending:
+            self.flush()
         return out
 
 
