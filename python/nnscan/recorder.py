@@ -22,6 +22,7 @@ The recording always runs in eval mode (the inference graph).
 """
 import contextlib
 import copy
+import threading
 import warnings
 
 import torch
@@ -40,16 +41,35 @@ def onnx_dtype(dt):
 
 
 def flatten(obj):
-    """Tensors in a nested output (tuples, lists, dicts, ModelOutput)."""
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for x in obj for t in flatten(x)]
-    if isinstance(obj, dict):
-        return [t for x in obj.values() for t in flatten(x)]
-    if hasattr(obj, "to_tuple"):
-        return flatten(obj.to_tuple())
-    return []
+    """Tensors in a nested output (tuples, lists, dicts, ModelOutput), in
+    order. Iterative, so any depth works (an output nested thousands of
+    lists deep is not a RecursionError); a container met again inside
+    itself is not walked twice."""
+    out = []
+    todo = [(obj, False)]   # (item, True: leaving a container)
+    open_ids = set()        # containers being walked, for cycles
+    while todo:
+        x, leaving = todo.pop()
+        if leaving:
+            open_ids.discard(id(x))
+            continue
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+            continue
+        if isinstance(x, (list, tuple)):
+            items = x
+        elif isinstance(x, dict):
+            items = list(x.values())
+        elif hasattr(x, "to_tuple"):
+            items = x.to_tuple()
+        else:
+            continue
+        if id(x) in open_ids:
+            continue
+        open_ids.add(id(x))
+        todo.append((x, True))
+        todo.extend((v, False) for v in reversed(items))
+    return out
 
 
 class Builder:
@@ -295,7 +315,11 @@ def record(b, func, args, kwargs, out):
 
 
 class ModuleStack:
-    """Process-wide forward hooks that keep the module path stack."""
+    """Process-wide forward hooks that keep the module path stack.
+
+    The hooks see every module call in the process; only calls made on the
+    thread that records count (the dispatch mode is per thread too), so
+    recordings in several threads at once each get their own table."""
 
     def __init__(self, model, builder, shapes=True, custom_ops=None):
         self.b = builder
@@ -310,8 +334,11 @@ class ModuleStack:
         #               shapes of every call in order)
         self.shapes = shapes
         self.handles = []
+        self.thread = None  # the recording thread's id, while entered
 
     def _pre(self, mod, inputs):
+        if threading.get_ident() != self.thread:
+            return  # another thread's module call
         p = self.path_of.get(id(mod))
         if p is None:  # a module built inside forward: its caller's scope
             p = self.stack[-1] if self.stack else ""
@@ -323,6 +350,8 @@ class ModuleStack:
             self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
 
     def _post(self, mod, inputs, output):
+        if threading.get_ident() != self.thread:
+            return
         p = self.stack.pop() if self.stack else ""
         for cls, fn in self.custom_ops.items():
             if isinstance(mod, cls) and id(mod) in self.path_of:
@@ -334,6 +363,7 @@ class ModuleStack:
 
     def __enter__(self):
         mm = torch.nn.modules.module
+        self.thread = threading.get_ident()
         self.handles = [mm.register_module_forward_pre_hook(self._pre),
                         mm.register_module_forward_hook(self._post)]
         return self
