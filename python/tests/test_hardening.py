@@ -68,3 +68,166 @@ def test_threads_each_get_their_own_table():
             assert t == want[k]
     assert not torch.nn.modules.module._global_forward_hooks
     assert not torch.nn.modules.module._global_forward_pre_hooks
+
+
+# ==== 3. the fallback to the model's own device ====
+
+class NeedsData(nn.Module):
+    """A forward that needs real values (.item()), updates a buffer, a
+    BatchNorm's running statistics and a Python attribute, and writes into
+    its input in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.bn = nn.BatchNorm1d(4)
+        self.register_buffer("steps", torch.zeros((), dtype=torch.long))
+        self.calls = 0
+
+    def forward(self, x):
+        self.steps += 1
+        self.calls += 1
+        x.mul_(2)  # in place, into the caller's tensor unless copied
+        h = nn.functional.batch_norm(x, self.bn.running_mean,
+                                     self.bn.running_var, training=True)
+        if h.sum().item() > -1e9:  # needs data
+            h = h + 1
+        return self.fc(h)
+
+
+def test_fallback_restores_buffers_and_never_writes_inputs():
+    torch.manual_seed(0)
+    m = NeedsData()
+    x = torch.randn(5, 4)
+    x0 = x.clone()
+    state = {k: v.clone() for k, v in m.state_dict().items()}
+    with pytest.warns(UserWarning, match="meta"):
+        s = nnscan.summary(m, inputs=x, file=False)
+    assert s.device == "cpu"
+    assert torch.equal(x, x0)
+    for k, v in m.state_dict().items():
+        assert torch.equal(v, state[k]), k
+    assert m.calls == 0 and int(m.steps) == 0
+    # the recording is the forward's: Linear 5x4 by 4x3
+    assert s.layer("fc")["macs"] == 5 * 4 * 3
+
+
+RUNS = []  # forward calls of Raises, on any copy of it
+
+
+class Raises(nn.Module):
+    def __init__(self, exc):
+        super().__init__()
+        self.fc = nn.Linear(10, 5)
+        self.exc = exc
+
+    def forward(self, x):
+        RUNS.append(1)
+        if self.exc == "recursion":
+            def down(n):
+                return down(n + 1)
+            down(0)
+        if self.exc is not None:
+            raise self.exc
+        return self.fc(x)
+
+
+@pytest.mark.parametrize("exc, shape, kind", [
+    (ValueError("bad value"), (10,), ValueError),
+    ("recursion", (10,), RecursionError),
+    (None, (7,), RuntimeError),  # Linear(10, 5) on 7 features: shape error
+])
+def test_forward_errors_raise_once_without_blaming_meta(exc, shape, kind):
+    RUNS.clear()
+    m = Raises(exc)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(kind):
+            nnscan.summary(m, shape, file=False)
+    assert len(RUNS) == 1
+    assert not [w for w in seen if "meta" in str(w.message)]
+
+
+def test_meta_caused_errors_are_told_apart():
+    x = torch.empty(3, device="meta")
+    for fn in (lambda: x.sum().item(), lambda: x.tolist(),
+               lambda: x.numpy(), lambda: x + torch.ones(3)):
+        with pytest.raises(Exception) as e:
+            fn()
+        assert recorder.meta_caused(e.value), e.value
+    for e in (ValueError("meta"), RecursionError("meta"),
+              RuntimeError("mat1 and mat2 shapes cannot be multiplied")):
+        assert not recorder.meta_caused(e)
+    try:
+        try:
+            x.sum().item()
+        except Exception as inner:
+            raise KeyError("wrapped") from inner
+    except KeyError as outer:
+        assert recorder.meta_caused(outer)
+
+
+# ==== 5. the user's own hooks ====
+
+def test_user_hooks_do_not_fire_during_summary():
+    fired = []
+    for data_dependent in (False, True):
+        m = NeedsData() if data_dependent else nn.Sequential(
+            nn.Linear(4, 4), nn.ReLU())
+        sub = m.fc if data_dependent else m[0]
+        m.register_forward_pre_hook(lambda mod, a: fired.append("pre"))
+        m.register_forward_hook(lambda mod, a, o: fired.append(o))
+        sub.register_forward_hook(lambda mod, a, o: fired.append(o))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nnscan.summary(m, inputs=torch.zeros(2, 4), file=False)
+        assert fired == []
+        # the hooks are still the model's
+        m(torch.zeros(2, 4))
+        assert len(fired) == 3
+        assert all(not (isinstance(f, torch.Tensor) and f.is_meta)
+                   for f in fired)
+        fired.clear()
+
+
+def test_torch_own_hooks_still_run():
+    # A lazy module infers its parameters in a forward pre-hook of
+    # PyTorch's own, which must run on the copy.
+    m = nn.Sequential(nn.LazyLinear(6), nn.ReLU())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lazy modules warn of themselves
+        s = nnscan.summary(m, inputs=torch.zeros(2, 5), file=False)
+    assert s.totals["macs"] == 2 * 5 * 6
+    assert isinstance(m[0], nn.LazyLinear)  # the user's model is untouched
+
+
+# ==== 18. outputs nested deeper than the recursion limit ====
+
+class Deep(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.depth = depth
+
+    def forward(self, nested):
+        x = nested
+        while isinstance(x, list):
+            x = x[0]
+        out = self.fc(x)
+        for _ in range(self.depth):
+            out = [out]
+        return out
+
+
+def test_outputs_and_inputs_nested_2000_deep():
+    nested = torch.zeros(3, 4)
+    for _ in range(2000):
+        nested = [nested]
+    s = nnscan.summary(Deep(2000), inputs=(nested,), file=False)
+    assert s.totals["macs"] == 3 * 4 * 2
+    assert s.modules["fc"]["output_shapes"] == [[3, 2]]
+    cyc = [torch.zeros(1)]
+    cyc.append(cyc)
+    assert len(recorder.flatten(cyc)) == 1
+    assert recorder.flatten({"a": [torch.ones(1), (torch.zeros(2),)]})[1] \
+        .shape == (2,)
