@@ -47,8 +47,9 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
 
     input_shape: torchscan's shape (batch excluded) or list of shapes, made
     into zero tensors of batch 1 with `dtype` (one, or one per shape; default
-    the first parameter's floating dtype). tensor / inputs: a tensor, a
-    tuple/list of tensors (positional), or a dict of keyword tensors.
+    the first parameter's floating or complex dtype). tensor / inputs: a
+    tensor, a tuple/list of tensors (positional), or a dict of keyword
+    tensors.
     """
     torch = _torch()
     given = [x is not None for x in (input_shape, inputs, tensor)]
@@ -59,7 +60,7 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         shapes = [_shape_of(s, k) for k, s in enumerate(shapes)]
         if dtype is None:
             p = next((p for p in module.parameters()
-                      if p.is_floating_point()), None)
+                      if p.is_floating_point() or p.is_complex()), None)
             dtype = p.dtype if p is not None else torch.float32
         dtypes = list(dtype) if isinstance(dtype, (list, tuple)) \
             else [dtype] * len(shapes)

@@ -231,3 +231,71 @@ def test_outputs_and_inputs_nested_2000_deep():
     assert len(recorder.flatten(cyc)) == 1
     assert recorder.flatten({"a": [torch.ones(1), (torch.zeros(2),)]})[1] \
         .shape == (2,)
+
+
+# ==== 12. zero-size dims ====
+
+def test_zero_size_dims():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ShapeMismatch would be a warning
+        s = nnscan.summary(nn.Linear(10, 5), input_shape=(0, 10), file=False)
+    want = nn.Linear(10, 5)(torch.zeros(1, 0, 10)).shape
+    assert s.modules[""]["output_shapes"] == [list(want)]
+    assert s.totals["macs"] == 0
+    assert s.totals["params"] == 10 * 5 + 5
+
+    class Flat(nn.Module):
+        def forward(self, x):
+            return x.reshape(x.shape[0], 6, 2).flatten(1) + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = nnscan.summary(Flat(), inputs=torch.zeros(0, 4, 3), file=False)
+    assert s.modules[""]["output_shapes"] == [[0, 12]]
+
+
+# ==== 13. complex tensors ====
+
+class ComplexNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4, dtype=torch.complex64))
+
+    def forward(self, x):
+        return (x @ self.w).abs() * 2
+
+
+def _inferred(rec):
+    import json
+    h = rec.graph.build()
+    h.infer(fallback_declared=True)
+    doc = json.loads(h.report("shapes_json"))
+    return doc, {**doc["values"], **doc["outputs"]}
+
+
+def test_complex_abs_is_real_as_in_pytorch():
+    m = ComplexNet()
+    x = torch.randn(2, 4, dtype=torch.complex64)
+    want = str(m(x).dtype).replace("torch.", "")  # PyTorch: float32
+    rec = recorder.record_model(m, (x,))
+    doc, values = _inferred(rec)
+    assert not doc["warnings"]
+    for name in rec.graph.outputs:
+        assert values[name]["dtype"] == want
+    # every value has the dtype PyTorch gave its tensor
+    for name, (dt, _) in rec.graph.values.items():
+        if name in values:
+            assert values[name]["dtype"] == _dtype_name(dt), name
+
+
+def _dtype_name(onnx):
+    from nnscan.graph import DTYPES
+    return {v: k for k, v in DTYPES.items()}[onnx]
+
+
+def test_input_shape_uses_a_complex_models_dtype():
+    m = ComplexNet()
+    args, _ = nnscan.torch_api.make_inputs(m, (4,))
+    assert args[0].dtype == m.w.dtype
+    s = nnscan.summary(m, (4,), file=False)
+    assert s.totals["params"] == m.w.numel()
+    assert s.modules[""]["output_shapes"] == [[1, 4]]
