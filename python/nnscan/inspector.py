@@ -39,7 +39,7 @@ from ._inspect_api import (  # noqa: F401  (InspectionError: public)
     _C_RAISED, _Call, _DtypeBytes, _Error, _Event, _FORMATS, _GRAD_INPUT,
     _GRAD_OUTPUT, _INPUT, _Module, _NUMBERS, _OUTPUT, _ReportOptions,
     _SIZE_MAX, _T_CHECKED, _T_INF, _T_NAN, _T_STATS, _Tensor, _WRITE_FN,
-    _c, _check, _lib_inspect)
+    _c, _check, _lib_inspect, _name, py_name)
 
 __all__ = ["Inspector", "InspectorGadgets", "InspectionError"]
 
@@ -270,7 +270,7 @@ class Inspector:
                       else "wrapped_forward",
                       "nonfinite_checks": str(self.check_nonfinite).lower()}
         for k, v in self._meta.items():
-            _check(lib.nns_inspection_set_meta(h, k.encode(), v.encode(),
+            _check(lib.nns_inspection_set_meta(h, _name(k), _name(v),
                                                _c.byref(err)), err)
         # Recording state.
         self._stack = []
@@ -360,7 +360,7 @@ class Inspector:
         opts.numbers = _NUMBERS[numbers]
         opts.max_depth = -1 if max_depth is None else max_depth
         opts.width = width
-        opts.model_name = self.name.encode()
+        opts.model_name = _name(self.name)
         chunks = []
 
         def write(_user, data, size):
@@ -442,7 +442,7 @@ class Inspector:
             arr = (_DtypeBytes * max(1, len(by)))(
                 *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
             flops, macs = self._static_counts(path)
-            m = _Module(path.encode(), type(mod).__name__.encode(),
+            m = _Module(_name(path), _name(type(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
                         flops, macs, arr, len(by))
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
@@ -461,7 +461,8 @@ class Inspector:
         if not isinstance(args, tuple):
             args = (args,)
         s = torch_api.analyze_module(self.model, args)
-        return {row["path"]: (row.get("flops", -1), row.get("macs", -1))
+        return {py_name(row["path"]): (row.get("flops", -1),
+                                       row.get("macs", -1))
                 for row in s.layers}
 
     def _static_counts(self, path):
@@ -942,7 +943,7 @@ class Inspector:
             for role, dt, shape, name, nbytes, tf, st in tl:
                 t = tens[k]
                 k += 1
-                nm = name.encode()
+                nm = _name(name)
                 names.append(nm)
                 t.role, t.dtype, t.rank, t.flags = role, dt, len(shape), tf
                 t.dims = len(dims)
@@ -976,7 +977,7 @@ class Inspector:
             self._copy_modules(merged)
             for k, v in self._meta.items():
                 _check(lib.nns_inspection_set_meta(
-                    merged, k.encode(), v.encode(), _c.byref(err)), err)
+                    merged, _name(k), _name(v), _c.byref(err)), err)
             for batches in gathered:
                 for packed in batches:
                     self._send(merged, packed)

@@ -12,6 +12,7 @@ call, parameter kinds) comes from the recording.
 import io
 import warnings
 
+from ._api import py_name
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -291,7 +292,7 @@ def _batchless(shapes):
 
 
 def crawl_dict(module, s):
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     kinds = {}
     for p in s.json["parameters"]:
         kinds.setdefault(p["layer"], []).append(p)
@@ -439,7 +440,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
     custom = s.custom_macs
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     total_macs = s.totals["macs"]
     replaced = []
     for path, macs in custom.items():

@@ -299,3 +299,56 @@ def test_input_shape_uses_a_complex_models_dtype():
     s = nnscan.summary(m, (4,), file=False)
     assert s.totals["params"] == m.w.numel()
     assert s.modules[""]["output_shapes"] == [[1, 4]]
+
+
+# ==== 17. names C strings cannot hold ====
+
+ODD_NAMES = ["a\0x", "a\0y", "a\\x00x", "a\ud800", "a\udfff\0", "plain"]
+
+
+def _odd_model():
+    m = nn.Sequential()
+    for k, name in enumerate(ODD_NAMES):
+        m.add_module(name, nn.Linear(4, 4, bias=k % 2 == 0))
+    return m
+
+
+def test_odd_module_names_in_summary():
+    m = _odd_model()
+    s = nnscan.summary(m, (4,), file=False)
+    paths = [row["path"] for row in s.layers]
+    assert len(set(paths)) == len(paths) == len(ODD_NAMES) + 1
+    for name, sub in m.named_children():
+        row = s.layer(name)
+        assert row["params"] == sum(p.numel() for p in sub.parameters())
+        assert row["macs"] == 4 * 4
+        assert nnscan._api.py_name(row["path"]) == name
+    # readable: the escapes are plain text, the text table renders
+    assert "a\\x00x" in s.to_text() and "a\\ud800" in s.to_text()
+    info = nnscan.crawl_module(m, (4,))
+    by_name = {d["name"]: d for d in info["layers"]}
+    for name in ODD_NAMES:
+        assert by_name[name]["macs"] == 4 * 4
+
+
+def test_odd_names_in_the_inspector():
+    m = _odd_model()
+    with nnscan.Inspector(m, name="root\0\ud800") as insp:
+        m(torch.zeros(2, 4))
+    doc = insp.json()
+    paths = [mod["path"] for mod in doc["modules"]]
+    assert len(set(paths)) == len(paths) == len(ODD_NAMES) + 1
+    assert sorted(nnscan._api.py_name(p) for p in paths) == \
+        sorted(n for n, _ in m.named_modules())
+    assert "a\\x00x" in insp.report("text")
+
+
+def test_c_name_is_injective_and_reversible():
+    from nnscan._api import c_name, py_name
+    names = ODD_NAMES + ["a", "a\\", "a\\\\", "\\x00", "\\ud800", "é\0",
+                         "\\u00e9", "\udc80\udc80"]
+    enc = [c_name(n) for n in names]
+    assert len(set(enc)) == len(names)
+    for n, e in zip(names, enc):
+        assert b"\0" not in e
+        assert py_name(e.decode("utf-8")) == n
