@@ -44,6 +44,13 @@ def _ints(v, n):
     return v * n if len(v) == 1 else v
 
 
+def _prod(dims):
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
 def _outs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
@@ -874,13 +881,13 @@ def adaptive_avg_pool_backward(b, args, kw, out):
 def max_pool_backward(b, args, kw, out):
     # the gradient goes back to each window's maximum: a scatter
     g, x, idx = args[0], args[1], args[-1]
-    nc = int(g.shape[0]) * int(g.shape[1])
-    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [int(g.numel()) // nc])
+    # (N, C, *S) -> (N, C, prod(S)); a product, not numel // (N*C), which a
+    # zero-size batch would divide by zero
+    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [_prod(g.shape[2:])])
     reshape_to(b, b.inp(g), list(flat_g.shape), flat_g)
     flat_i = b.fresh(idx.dtype, list(flat_g.shape))
     reshape_to(b, b.inp(idx), list(flat_i.shape), flat_i)
-    flat_x = [int(x.shape[0]), int(x.shape[1]),
-              int(x.numel() // (x.shape[0] * x.shape[1]))]
+    flat_x = [int(x.shape[0]), int(x.shape[1]), _prod(x.shape[2:])]
     scat = b.fresh(g.dtype, flat_x)
     b.node("ScatterElements", [b.filler(flat_x, g), b.name(flat_i),
                                b.name(flat_g)], [scat],

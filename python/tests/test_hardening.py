@@ -251,6 +251,13 @@ def test_zero_size_dims():
         warnings.simplefilter("error")
         s = nnscan.summary(Flat(), inputs=torch.zeros(0, 4, 3), file=False)
     assert s.modules[""]["output_shapes"] == [[0, 12]]
+    # an empty batch through the backward pass too (max_pool's gradient)
+    conv = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(4 * 3 * 3, 2))
+    s = nnscan.summary(conv, inputs=torch.zeros(0, 3, 8, 8), backward=True,
+                       file=False)
+    assert s.totals["macs"] == 0 and s.backward.totals["macs"] == 0
+    assert s.totals["params"] == sum(p.numel() for p in conv.parameters())
 
 
 # ==== 13. complex tensors ====
