@@ -22,6 +22,7 @@ The recording always runs in eval mode (the inference graph).
 """
 import contextlib
 import copy
+import dis
 import re
 import threading
 import warnings
@@ -258,6 +259,9 @@ class _Mode(TorchDispatchMode):
                 e.nnscan_aten_op = str(func)  # a kernel the device lacks
                 raise
             out = shim(*args, **kwargs)
+        except Exception as e:
+            e.nnscan_aten_op = str(func)  # an op's own error (meta_caused)
+            raise
         record(self.b, func, args, kwargs, out)
         return out
 
@@ -637,27 +641,51 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
 
 
 # What PyTorch says when the meta device, not the forward, is the problem:
-# a kernel with no meta version, data asked of a meta tensor (.item(),
-# .tolist(), .numpy(), `if t:`), a meta tensor meeting a real one.
-_META_WORDS = re.compile(r"\bmeta\b|data.dependent", re.IGNORECASE)
+# data asked of a meta tensor (.item(), .tolist(), .numpy(), `if t:`), a
+# meta tensor meeting a real one, no data to point at.
+_META_WORDS = re.compile(r"\bmeta\b|data.dependent|data pointer|"
+                         r"doesn't have storage", re.IGNORECASE)
+_RAISE_OPCODES = {dis.opmap[n] for n in ("RAISE_VARARGS", "RERAISE")
+                  if n in dis.opmap}
 
 
 def meta_caused(exc):
     """Whether an exception raised by a forward on meta tensors comes from
     the meta device (then the model's own device may succeed) rather than
     from the forward itself (a ValueError, a shape error, a
-    RecursionError: the same on any device). Walks the chain of causes."""
+    RecursionError: the same on any device, so raised as it is). Walks
+    the chain of causes. Meta-caused: an aten op with no meta kernel
+    (NotImplementedError, tagged by _Mode), PyTorch's words for data or
+    devices above, or a RuntimeError raised inside C code that is not an
+    aten op (an extension's kernel refusing a meta tensor)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        if getattr(exc, "nnscan_aten_op", None) is not None:
+        op = getattr(exc, "nnscan_aten_op", None)
+        if isinstance(exc, RecursionError):
+            pass
+        elif op is not None and isinstance(exc, NotImplementedError):
             return True
-        if isinstance(exc, (RuntimeError, TypeError, NotImplementedError)) \
-                and not isinstance(exc, RecursionError) \
+        elif isinstance(exc, (RuntimeError, TypeError)) \
                 and _META_WORDS.search(str(exc)):
+            return True
+        elif op is None and isinstance(exc, RuntimeError) \
+                and not _raised_by_python(exc):
             return True
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def _raised_by_python(exc):
+    """Whether exc came from a `raise` statement rather than from inside a
+    C function: the innermost frame of its traceback stopped at a raise."""
+    tb = exc.__traceback__
+    if tb is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] in _RAISE_OPCODES
 
 
 def _input_copy(t):

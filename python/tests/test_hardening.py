@@ -167,6 +167,40 @@ def test_meta_caused_errors_are_told_apart():
         assert recorder.meta_caused(outer)
 
 
+class Extension(nn.Module):
+    """Like a compiled extension's kernel that takes real tensors only: a
+    RuntimeError raised inside C code (here, releasing an unlocked lock)
+    when it meets a meta tensor; or raise=True, the forward's own
+    RuntimeError."""
+
+    def __init__(self, own_error=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.own_error = own_error
+
+    def forward(self, x):
+        RUNS.append(1)
+        if self.own_error:
+            raise RuntimeError("the forward's own error")
+        if x.is_meta:
+            threading.Lock().release()
+        return self.fc(x)
+
+
+def test_c_code_refusing_meta_falls_back_own_runtime_error_does_not():
+    RUNS.clear()
+    with pytest.warns(UserWarning, match="meta"):
+        s = nnscan.summary(Extension(), (4,), file=False)
+    assert s.device == "cpu" and s.totals["macs"] == 4 * 2
+    assert len(RUNS) == 2
+    RUNS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match="own error"):
+            nnscan.summary(Extension(own_error=True), (4,), file=False)
+    assert len(RUNS) == 1
+
+
 # ==== 5. the user's own hooks ====
 
 def test_user_hooks_do_not_fire_during_summary():
