@@ -253,15 +253,11 @@ class _Mode(TorchDispatchMode):
         self.b.note_grad_fns()
         try:
             out = func(*args, **kwargs)
-        except NotImplementedError as e:
+        except NotImplementedError:
             shim = META_SHIMS.get(ops_map.base_name(func))
             if shim is None or not _all_meta(args):
-                e.nnscan_aten_op = str(func)  # a kernel the device lacks
                 raise
             out = shim(*args, **kwargs)
-        except Exception as e:
-            e.nnscan_aten_op = str(func)  # an op's own error (meta_caused)
-            raise
         record(self.b, func, args, kwargs, out)
         return out
 
@@ -654,25 +650,38 @@ def meta_caused(exc):
     the meta device (then the model's own device may succeed) rather than
     from the forward itself (a ValueError, a shape error, a
     RecursionError: the same on any device, so raised as it is). Walks
-    the chain of causes. Meta-caused: an aten op with no meta kernel
-    (NotImplementedError, tagged by _Mode), PyTorch's words for data or
-    devices above, or a RuntimeError raised inside C code that is not an
-    aten op (an extension's kernel refusing a meta tensor)."""
+    the chain of causes. Meta-caused: an aten op with no meta kernel (a
+    NotImplementedError that came through the dispatch mode), PyTorch's
+    words for data or devices above, or a RuntimeError raised inside C
+    code that is not an aten op (an extension's kernel refusing a meta
+    tensor)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        op = getattr(exc, "nnscan_aten_op", None)
+        op = _through_dispatch(exc)
         if isinstance(exc, RecursionError):
             pass
-        elif op is not None and isinstance(exc, NotImplementedError):
+        elif op and isinstance(exc, NotImplementedError):
             return True
         elif isinstance(exc, (RuntimeError, TypeError)) \
                 and _META_WORDS.search(str(exc)):
             return True
-        elif op is None and isinstance(exc, RuntimeError) \
+        elif not op and isinstance(exc, RuntimeError) \
                 and not _raised_by_python(exc):
             return True
         exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _through_dispatch(exc):
+    """Whether exc was raised by an aten op (it passed through the
+    recorder's dispatch mode on its way out)."""
+    code = _Mode.__torch_dispatch__.__code__
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            return True
+        tb = tb.tb_next
     return False
 
 

@@ -201,6 +201,22 @@ def test_c_code_refusing_meta_falls_back_own_runtime_error_does_not():
     assert len(RUNS) == 1
 
 
+class NoMetaKernel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        kept = torch.nonzero(x >= 0)  # no meta kernel: data-dependent size
+        return self.fc(x) * kept.shape[0]
+
+
+def test_op_without_meta_kernel_falls_back():
+    with pytest.warns(UserWarning, match="meta"):
+        s = nnscan.summary(NoMetaKernel(), (4,), file=False)
+    assert s.device == "cpu" and s.layer("fc")["macs"] == 4 * 2
+
+
 # ==== 5. the user's own hooks ====
 
 def test_user_hooks_do_not_fire_during_summary():
