@@ -91,6 +91,22 @@ def test_overlapping_inspectors_leave_the_model_as_it_was(order, second,
     _assert_pristine(m, before, refs)
 
 
+@pytest.mark.parametrize("order", ORDERS, ids="-".join)
+def test_a_modules_own_instance_forward_is_put_back(order):
+    m = KwNet()
+    own = m.fc.forward  # the user's own instance attribute
+    m.fc.forward = own
+    before = snapshot(m)
+    insp = {"a": nnscan.Inspector(m), "b": nnscan.Inspector(m.fc)}
+    for step in order:
+        who, what = step.split(".")
+        getattr(insp[who], what)()
+        _pass(m)
+    assert vars(m.fc)["forward"] is own
+    assert "forward" not in vars(m) and "forward" not in vars(m.head)
+    assert_same(before, m)
+
+
 def test_gadgets_list_with_a_model_and_its_child():
     m = KwNet()
     before = snapshot(m)
