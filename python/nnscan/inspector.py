@@ -140,30 +140,33 @@ _SHARED_LOCK = threading.RLock()
 
 
 class _SharedCounter:
-    """One allocation counter (a dispatch mode) for every inspector that
-    counts CPU memory: entered by the first, left by the last (a dispatch
-    mode's exit pops the newest mode, so two could not leave in any
-    order)."""
-    mode = None
-    users = 0
+    """One allocation counter (a dispatch mode) per thread for every
+    inspector that counts CPU memory there: entered by the first, left by
+    the last (a dispatch mode's exit pops the thread's newest mode, so two
+    could not leave in any order). Dispatch modes are per thread."""
+    by_thread = {}  # thread id -> [mode, users]
 
     @classmethod
     def acquire(cls):
         with _SHARED_LOCK:
-            if cls.users == 0:
+            e = cls.by_thread.get(threading.get_ident())
+            if e is None:
                 mode = _alloc_counter()
                 mode.__enter__()
-                cls.mode = mode
-            cls.users += 1
-            return cls.mode
+                e = cls.by_thread[threading.get_ident()] = [mode, 0]
+            e[1] += 1
+            return e[0]
 
     @classmethod
-    def release(cls):
+    def release(cls, mode):
         with _SHARED_LOCK:
-            cls.users -= 1
-            if cls.users == 0:
-                mode, cls.mode = cls.mode, None
-                mode.__exit__(None, None, None)
+            for tid, e in list(cls.by_thread.items()):
+                if e[0] is not mode:
+                    continue
+                e[1] -= 1
+                if e[1] == 0:
+                    del cls.by_thread[tid]
+                    mode.__exit__(None, None, None)
 
 
 # id(parameter) -> [hooks of ours on it, its _backward_hooks was None]
@@ -437,8 +440,8 @@ class Inspector:
             # Nothing half-installed stays on the model.
             self._remove_hooks()
             if self._counter is not None:
+                _SharedCounter.release(self._counter)
                 self._counter = None
-                _SharedCounter.release()
             raise
         self._active = True
         return self
@@ -452,8 +455,8 @@ class Inspector:
         try:
             self._remove_hooks()
             if self._counter is not None:
+                _SharedCounter.release(self._counter)
                 self._counter = None
-                _SharedCounter.release()
             # A forward that raised left frames open.
             if self._stack:
                 for fr in self._stack:
