@@ -58,5 +58,60 @@ expect 2 "positive" -- shapes tiny_cnn.onnx --batch 0
 expect 2 "not a dim" -- shapes tiny_cnn.onnx --input x=1xAx3
 expect 2 "unknown command" -- frobnicate
 
+# ---- issue 17 (5, 6, 7) and issue 18 (14, 16): what a newcomer types ----
+# A path-like word that is no file is a missing model, not a command.
+expect 1 "cannot open 'nosuch\.onnx'" -- nosuch.onnx
+expect 1 "cannot open '$tmp/dir/m'" -- "$tmp/dir/m"
+out=$("$nnscan" nosuch.onnx 2>&1); [ "$(wc -l <<<"$out")" -eq 1 ] && ok || ko "nosuch.onnx printed more than one line: $out"
+expect 2 "unknown command 'frobnicate'.*no file" -- frobnicate
+# Every command's -h / --help: usage on stdout, nothing on stderr, exit 0.
+for c in summary table shapes ops version; do
+  for h in -h --help; do
+    out=$("$nnscan" $c $h 2>"$tmp/err"); rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "^usage: nnscan $c" <<<"$out" && [ ! -s "$tmp/err" ]; then ok
+    else ko "nnscan $c $h: rc $rc, stdout '$out', stderr '$(cat "$tmp/err")'"; fi
+  done
+done
+expect 0 '^usage: nnscan table' -- table tiny_cnn.onnx -h
+expect 0 '^usage: nnscan shapes' -- help shapes
+# The top-level help holds every command's own usage.
+top=$("$nnscan" --help)
+for c in summary table shapes ops version; do
+  grep -q "^usage: nnscan $c" <<<"$top" && ok || ko "nnscan --help lacks the usage of $c"
+done
+# Not ONNX at all: said first, the decoder's byte detail kept after.
+printf 'Model card\n\nThis model classifies images.\n' > "$tmp/readme.onnx"
+expect 1 "readme\.onnx: not an ONNX model: it looks like text \(decoding it as ONNX: .*at byte [0-9]+" -- "$tmp/readme.onnx"
+printf '{"ir_version": 8}\n' > "$tmp/m.json"
+expect 1 "not an ONNX model: it looks like JSON text" -- shapes "$tmp/m.json"
+# --input: a name twice, a trailing separator, a dim beside its input's shape.
+expect 2 "--input batch is given twice" -- shapes tiny_cnn.onnx --input batch=2 --input batch=3
+expect 2 "ends with a separator" -- shapes tiny_cnn.onnx --input x=1x3x8x8x
+expect 2 "ends with a separator" -- shapes tiny_cnn.onnx --input x=1,3,8,8,
+expect 1 "'batch' is dim 0 of input 'x', whose whole shape --input x=\.\.\. also gives" -- shapes tiny_cnn.onnx --input x=1x3x8x8 --input batch=3
+expect 1 "'batch' is dim 0 of input 'x', whose whole shape" -- shapes tiny_cnn.onnx --input batch=3 --input x=1x3x8x8
+expect 1 "'batch' is the first dim of input 'x', which --batch 2 already sets" -- shapes tiny_cnn.onnx --batch 2 --input batch=3
+# -o: concurrent runs leave one whole report (json or csv), never a mix,
+# and no temporary file.
+"$nnscan" summary tiny_cnn.onnx --format json -o "$tmp/ref.json" && "$nnscan" summary tiny_cnn.onnx --format csv -o "$tmp/ref.csv" || ko "-o references"
+for round in 1 2 3; do
+  for k in 1 2 3 4; do
+    "$nnscan" summary tiny_cnn.onnx --format json -o "$tmp/race.out" &
+    "$nnscan" summary tiny_cnn.onnx --format csv -o "$tmp/race.out" &
+  done
+  wait
+  if cmp -s "$tmp/race.out" "$tmp/ref.json" || cmp -s "$tmp/race.out" "$tmp/ref.csv"; then ok
+  else ko "concurrent -o left a file that is neither report (round $round)"; fi
+done
+ls -A "$tmp" | grep -q '^\.race\.out\.' && ko "temporary files left: $(ls -A "$tmp")" || ok
+# A failed write (file size limit) keeps the old file and removes the
+# temporary one; the new file gets the mode fopen would give it.
+echo old > "$tmp/keep.json"
+out=$( (trap '' XFSZ; ulimit -f 1; "$nnscan" summary ../../examples/resnet18.onnx --format json -o "$tmp/keep.json") 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -q "cannot write '$tmp/keep.json'" <<<"$out" && [ "$(cat "$tmp/keep.json")" = old ] && ok || ko "failed -o: rc $rc, $out, file: $(head -c 50 "$tmp/keep.json")"
+ls -A "$tmp" | grep -q '^\.keep\.json\.' && ko "failed -o left its temporary file" || ok
+(umask 022; "$nnscan" ops -o "$tmp/mode.txt") && [ "$(stat -c %a "$tmp/mode.txt")" = 644 ] && ok || ko "-o file mode $(stat -c %a "$tmp/mode.txt")"
+ln -s mode.txt "$tmp/link.txt" && "$nnscan" ops --format md -o "$tmp/link.txt" && [ -L "$tmp/link.txt" ] && grep -q '^# Supported operators' "$tmp/mode.txt" && ok || ko "-o through a symbolic link replaced the link"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -108,7 +108,7 @@ expect 2 'sgd, momentum or adam' -- summary tiny_resnet.onnx --optimizer lion
 expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
 expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
 expect 1 'cannot open' -- summary "$tmp/none.onnx"
-expect 2 'unknown command' -- "$tmp/none.onnx"
+expect 1 'cannot open' -- "$tmp/none.onnx"
 
 # ---- the model table and its plot ----
 expect 0 '^\| tiny_resnet +\| +0\.0015 \|' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx
