@@ -113,5 +113,13 @@ ls -A "$tmp" | grep -q '^\.keep\.json\.' && ko "failed -o left its temporary fil
 (umask 022; "$nnscan" ops -o "$tmp/mode.txt") && [ "$(stat -c %a "$tmp/mode.txt")" = 644 ] && ok || ko "-o file mode $(stat -c %a "$tmp/mode.txt")"
 ln -s mode.txt "$tmp/link.txt" && "$nnscan" ops --format md -o "$tmp/link.txt" && [ -L "$tmp/link.txt" ] && grep -q '^# Supported operators' "$tmp/mode.txt" && ok || ko "-o through a symbolic link replaced the link"
 
+# ---- issue 17 (15): the README's first command builds the demo only, and
+# its venv is ignored by git.
+first=$(sed -n '/^```sh$/{n;p;q}' ../../README.md)
+grep -q -- '--target nnscan nnscan_shared ' <<<"$first" && ! grep -q 'test_' <<<"$first" && ok || ko "README's first command: $first"
+if git -C ../.. rev-parse --git-dir >/dev/null 2>&1; then
+  git -C ../.. check-ignore -q env/bin/python && ok || ko ".gitignore misses the README's env/"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
