@@ -37,6 +37,12 @@ int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
 void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */
 nns_model *cli_load(const cli_model_opts *o);
+/* The same for one of several models (`table`): each --input and --value
+ * applies only when the model has an input (or, for --input, an input
+ * dim) of that name, and input_used[k] / value_used[k] are set for those
+ * that did. */
+nns_model *cli_load_some(const cli_model_opts *o, bool *input_used,
+                         bool *value_used);
 /* Prints a load/infer error as one line: "nnscan: FILE: message". */
 void cli_print_error(const char *path, const nns_error *err);
 /* Opens -o FILE or returns stdout; NULL (reported) on failure. A regular

@@ -201,26 +201,67 @@ void cli_print_error(const char *path, const nns_error *err) {
   fprintf(stderr, " [%s]\n", nns_status_name(err->code));
 }
 
-nns_model *cli_load(const cli_model_opts *o) {
+/* Whether m has a graph input called name, or (dims) an input dim whose
+ * symbol is name. */
+static bool model_has(const nns_model *m, const char *name, bool dims) {
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v;
+    nns_value_info vi = {.size = sizeof vi};
+    if (nns_model_input(m, k, &v) != NNS_OK ||
+        nns_model_value(m, v, &vi) != NNS_OK)
+      continue;
+    if (vi.name && !strcmp(vi.name, name))
+      return true;
+    for (int ax = 0; dims && ax < vi.rank; ax++) {
+      nns_dim d = {.size = sizeof d};
+      if (nns_model_value_dim(m, v, ax, &d) == NNS_OK && d.symbol &&
+          !strcmp(d.symbol, name))
+        return true;
+    }
+  }
+  return false;
+}
+
+nns_model *cli_load_some(const cli_model_opts *o, bool *input_used,
+                         bool *value_used) {
   nns_model *m = NULL;
   nns_error err;
   if (nns_model_load_file(o->path, NULL, &m, &err) != NNS_OK) {
     cli_print_error(o->path, &err);
     return NULL;
   }
+  nns_input_shape inputs[64];
+  nns_input_value values[64];
+  size_t ni = 0, nv = 0;
+  for (size_t k = 0; k < o->input_count; k++)
+    if (!input_used || model_has(m, o->inputs[k].name, true)) {
+      inputs[ni++] = o->inputs[k];
+      if (input_used)
+        input_used[k] = true;
+    }
+  for (size_t k = 0; k < o->value_count; k++)
+    if (!value_used || model_has(m, o->values[k].name, false)) {
+      values[nv++] = o->values[k];
+      if (value_used)
+        value_used[k] = true;
+    }
   nns_infer_options io = {.size = sizeof io,
                           .flags = o->infer_flags,
                           .batch = o->batch,
-                          .inputs = o->inputs,
-                          .input_count = o->input_count,
-                          .values = o->values,
-                          .value_count = o->value_count};
+                          .inputs = inputs,
+                          .input_count = ni,
+                          .values = values,
+                          .value_count = nv};
   if (nns_model_infer(m, &io, &err) != NNS_OK) {
     cli_print_error(o->path, &err);
     nns_model_free(m);
     return NULL;
   }
   return m;
+}
+
+nns_model *cli_load(const cli_model_opts *o) {
+  return cli_load_some(o, NULL, NULL);
 }
 
 /* The outputs open as temporary files, and the names they get when

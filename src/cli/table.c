@@ -84,9 +84,10 @@ int cmd_table(int argc, char **argv) {
     goto done;
   }
   rc = EXIT_FAIL;
+  bool input_used[64] = {false}, value_used[64] = {false};
   for (size_t k = 0; k < nfiles; k++) {
     o.path = files[k];
-    nns_model *m = cli_load(&o);
+    nns_model *m = cli_load_some(&o, input_used, value_used);
     if (!m)
       goto done;
     nns_error err;
@@ -102,6 +103,20 @@ int cmd_table(int argc, char **argv) {
       cli_print_error(o.path, &err);
       goto done;
     }
+  }
+  /* An option no model could take is a mistake (a typo in a name). */
+  for (size_t k = 0; k < o.input_count + o.value_count; k++) {
+    bool in = k < o.input_count;
+    if (in ? input_used[k] : value_used[k - o.input_count])
+      continue;
+    char n[256];
+    nns_text_clean(n, sizeof n,
+                   in ? o.inputs[k].name : o.values[k - o.input_count].name);
+    fprintf(stderr, "nnscan table: %s %s: no model has an input%s called "
+                    "'%s'\n", in ? "--input" : "--value", n,
+            in ? " or input dim" : "", n);
+    rc = EXIT_USAGE;
+    goto done;
   }
   nns_error err;
   FILE *out = cli_open_output(o.output);

@@ -121,5 +121,29 @@ if git -C ../.. rev-parse --git-dir >/dev/null 2>&1; then
   git -C ../.. check-ignore -q env/bin/python && ok || ko ".gitignore misses the README's env/"
 fi
 
+# ---- issue 17 (8): `table` with symbolic dims. tiny_cnn's conv: 4x8x8
+# outputs x 3x3x3 = 6912 MACs per sample (batch taken as 1), 27648 at 4.
+expect 0 '^tiny_cnn,112,[0-9]+,6912,.*,true,batch$' -- table tiny_cnn.onnx --format csv
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input batch=4
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --batch 4
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input x=4x3x8x8
+expect 0 '^\| tiny_cnn \* +\|' -- table tiny_cnn.onnx
+expect 0 '^\\\* Symbolic dims taken as 1 .*tiny_cnn: batch\. Fix them with --input' -- table tiny_cnn.onnx
+out=$("$nnscan" table tiny_cnn.onnx --format text --input batch=4)
+grep -q '\*' <<<"$out" && ko "a fixed model is still marked: $out" || ok
+# --input applies to the models that have the name; one no model has fails.
+expect 0 '^\| resnet18 ' -- table ../../examples/resnet18.onnx tiny_cnn.onnx --input batch=2
+expect 2 "--input bogus: no model has an input or input dim called 'bogus'" -- table tiny_cnn.onnx --input bogus=2
+# Units per column: a tiny model's 112 params plain, its MACs in k (6.91),
+# and beside resnet18 in M, 6912 as 0.0069: no exponent, no 0.00.
+expect 0 '^\| Model +\| Params \| FLOPs \(k\) \| MACs \(k\) ' -- table tiny_cnn.onnx
+expect 0 '^\| tiny_cnn \* +\| +112 \| +[0-9.]+ \| +6\.91 \|' -- table tiny_cnn.onnx
+out=$("$nnscan" table ../../examples/resnet18.onnx tiny_cnn.onnx)
+grep -q 'MACs (M)' <<<"$out" && grep -qE '^\| tiny_cnn \* +\|.*\| +0\.0069 \|' <<<"$out" && ! grep -qE 'e[-+][0-9]|\| +0\.00 ' <<<"$out" && ok || ko "mixed table units: $out"
+# The plot and the page mark the same rows.
+"$nnscan" table tiny_cnn.onnx --plot "$tmp/p.svg" --format html -o "$tmp/t.html" || ko "table --plot --format html"
+grep -q '>tiny_cnn \*</text>' "$tmp/p.svg" && grep -q 'symbols taken as 1\|symbolic dims taken as 1' "$tmp/p.svg" && ok || ko "SVG lacks the mark"
+grep -q '"symbols_at_1": "batch"' "$tmp/t.html" && ok || ko "HTML document lacks symbols_at_1"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
