@@ -310,8 +310,10 @@ static FILE *open_temporary(const char *path, struct pending *slot,
     return NULL;
   }
   /* ".NAME.XXXXXX" in the same folder: rename() within one file system
-   * is atomic. */
-  snprintf(tmp, len + 16, "%.*s.%s.XXXXXX", (int)dir, target, target + dir);
+   * is atomic. NAME is cut to 200 bytes so that a name near NAME_MAX
+   * (255) still gets one. */
+  snprintf(tmp, len + 16, "%.*s.%.200s.XXXXXX", (int)dir, target,
+           target + dir);
   int fd = mkstemp(tmp);
   FILE *f = NULL;
   if (fd >= 0) {

@@ -111,6 +111,8 @@ out=$( (trap '' XFSZ; ulimit -f 1; "$nnscan" summary ../../examples/resnet18.onn
 [ "$rc" -eq 1 ] && grep -q "cannot write '$tmp/keep.json'" <<<"$out" && [ "$(cat "$tmp/keep.json")" = old ] && ok || ko "failed -o: rc $rc, $out, file: $(head -c 50 "$tmp/keep.json")"
 ls -A "$tmp" | grep -q '^\.keep\.json\.' && ko "failed -o left its temporary file" || ok
 (umask 022; "$nnscan" ops -o "$tmp/mode.txt") && [ "$(stat -c %a "$tmp/mode.txt")" = 644 ] && ok || ko "-o file mode $(stat -c %a "$tmp/mode.txt")"
+long=$(printf 'n%.0s' $(seq 250))
+"$nnscan" ops -o "$tmp/$long" && [ -s "$tmp/$long" ] && ok || ko "-o with a 250-byte file name"
 ln -s mode.txt "$tmp/link.txt" && "$nnscan" ops --format md -o "$tmp/link.txt" && [ -L "$tmp/link.txt" ] && grep -q '^# Supported operators' "$tmp/mode.txt" && ok || ko "-o through a symbolic link replaced the link"
 
 # ---- issue 17 (15): the README's first command builds the demo only, and
