@@ -19,6 +19,7 @@ import struct
 from . import _api
 
 OPSET = 17
+_name = _api.c_name  # every name the library gets (NUL, surrogates escaped)
 
 # torch dtype name -> ONNX TensorProto.DataType
 DTYPES = {
@@ -108,11 +109,11 @@ _TAG = [bytes([t]) for t in range(23)]
 
 
 class _Strings(dict):
-    """str -> its packed form (u32 length, UTF-8 bytes, NUL), made once:
-    value names, scopes and op types recur across nodes."""
+    """str -> its packed form (u32 length, the bytes _api.c_name gives,
+    NUL), made once: value names, scopes and op types recur across nodes."""
 
     def __missing__(self, s):
-        e = s.encode()
+        e = _name(s)
         v = self[s] = _u32(len(e)) + e + b"\0"
         return v
 
@@ -135,7 +136,7 @@ def _shape(dims):
 
 def _str(s):
     """A string's packed form, for strings used once (node names)."""
-    e = s.encode()
+    e = _name(s)
     return _u32(len(e)) + e + b"\0"
 
 
