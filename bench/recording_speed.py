@@ -44,7 +44,12 @@ Cases:
 
 Times are medians of --runs runs after one warm-up, as wall (perf_counter)
 and CPU (process_time: this process, all threads) time. torch uses
---threads threads (default 2).
+--threads threads (default 2). On a busy machine run with
+OMP_WAIT_POLICY=passive: by default the OpenMP workers spin after every
+parallel region (a CPU-time charge on anything that follows one, such as
+the torch.zeros input summary makes), and spinning workers that share the
+cores with other processes made eager forwards 10-80x slower here (resnet50
+3.8-9.4 s instead of 0.11 s), which would flatter the recorder.
 
 A real BLAS: Debian's default libblas3 is the reference BLAS, which makes
 every eager CPU forward 5-50x slower and so flatters a recording tool. Run
