@@ -263,9 +263,13 @@ static void j_phase_total(nns__out *o, double incl, double self,
                (long long)alloc, (long long)self_alloc);
 }
 
-static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
+static nns_status j_module(nns__out *o, const nns_inspection *in,
+                           size_t m) {
   const nns__imodule *d = &in->modules[m];
-  const nns_inspect_stats *s = &d->stats;
+  nns_inspect_stats full;
+  if (nns__inspect_stats(in, m, &full))
+    return NNS_E_NOMEM;
+  const nns_inspect_stats *s = &full;
   nns__out_fmt(o, "{\"index\": %zu, \"path\": ", m);
   nns__out_json_str(o, d->path);
   nns__out_str(o, ", \"name\": ");
@@ -326,6 +330,7 @@ static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
   nns__out_str(o, ", \"backward_ms\": ");
   j_spread(o, s->rank_bwd_ms);
   nns__out_str(o, "}}");
+  return NNS_OK;
 }
 
 static void j_offender(nns__out *o, const nns_inspection *in,
@@ -405,7 +410,8 @@ nns_status nns__inspect_json(const nns_inspection *in,
   nns__out_str(o, "},\n\"modules\": [");
   for (size_t m = 0; m < in->module_count; m++) {
     nns__out_str(o, m ? ",\n  " : "\n  ");
-    j_module(o, in, m);
+    if (j_module(o, in, m))
+      return NNS_E_NOMEM;
   }
   nns__out_str(o, "],\n\"calls\": [");
   for (size_t i = 0; i < in->call_count; i++) {

@@ -343,8 +343,6 @@ static nns_status render(const nns_inspection *insp,
   if (insp->module_count == 0)
     return nns__report_err(err, NNS_E_STATE,
                            "nns_inspection_report: no module was added");
-  if (nns__inspect_aggregate((nns_inspection *)insp))
-    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   nns__out *out = malloc(sizeof *out);
   if (!out)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
