@@ -136,6 +136,7 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   nns__imodule *d = &insp->modules[n];
   memset(d, 0, sizeof *d);
   d->path = dup(insp, path);
+  d->path_len = strlen(path);
   d->type = dup(insp, m->type ? m->type : "");
   const char *dot = strrchr(d->path ? d->path : "", '.');
   d->name = dot ? dot + 1 : d->path;
@@ -522,6 +523,8 @@ static void clip_children(nns__icall *calls, const nns__icall *parent,
  * in it). Children have larger indexes than their parent, so one pass
  * from the end sees every child before its parent. */
 static nns_status aggregate_calls(nns_inspection *in, size_t base, size_t n) {
+  if (!n)
+    return NNS_OK; /* an empty batch: in->calls may be NULL still */
   nns__icall *calls = in->calls + base;
   size_t *nchild = calloc(n + 1, sizeof *nchild);
   size_t *first = calloc(n + 2, sizeof *first);

@@ -76,6 +76,7 @@ typedef struct nns__irankcell {
 
 typedef struct nns__imodule {
   const char *path, *name, *type; /* name: last path component */
+  size_t path_len;         /* strlen(path): reports cut long paths */
   size_t parent;
   int depth;
   size_t first_child, next_sibling; /* (size_t)-1 when none */

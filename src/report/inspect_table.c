@@ -23,6 +23,15 @@ nns_status nns__inspect_seed(const nns_inspection *in,
 nns_status nns__inspect_html(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o);
 
+/* Paths longer than this are cut to their end ("…" first) in CSV and
+ * Markdown: a 100k-deep chain would otherwise repeat every prefix, and
+ * the output grow with the square of the depth. The index and parent
+ * columns still say exactly where a row sits. */
+enum { PATH_CELL_MAX = 200 };
+
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len);
+
 enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
        K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_NAN, K_COUNT };
 
@@ -78,6 +87,22 @@ static void shape_cell(char *buf, size_t size, const nns_inspection *in,
     snprintf(buf + n, size - n, " +%zu", outputs - 1);
 }
 
+/* path, cleaned (nns__text_clean: no control bytes, no invalid UTF-8),
+ * or its last PATH_CELL_MAX bytes after a "…" when longer. */
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len) {
+  if (len <= PATH_CELL_MAX) {
+    nns__text_clean(buf, size, path);
+    return;
+  }
+  const char *tail = path + len - PATH_CELL_MAX;
+  while (((unsigned char)*tail & 0xc0) == 0x80) /* to a character start */
+    tail++;
+  size_t n = (size_t)snprintf(buf, size, "\xe2\x80\xa6");
+  if (n < size)
+    nns__text_clean(buf + n, size - n, tail);
+}
+
 static void ms_cell(char *buf, size_t size, const nns_inspection *in,
                     double total, bool ran) {
   if (!ran)
@@ -114,12 +139,12 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
   bool ran = s->calls > 0, back = s->backward_calls > 0;
   switch (k) {
   case K_LAYER:
-    snprintf(buf, size, "%s", m == 0 ? (o->model_name && *o->model_name
-                                            ? o->model_name
-                                            : d->type)
-                                     : d->name);
+    nns__text_clean(buf, size,
+                    m == 0 ? (o->model_name && *o->model_name ? o->model_name
+                                                              : d->type)
+                           : d->name);
     break;
-  case K_TYPE: snprintf(buf, size, "%s", d->type); break;
+  case K_TYPE: nns__text_clean(buf, size, d->type); break;
   case K_CALLS: snprintf(buf, size, "%lld", (long long)s->calls); break;
   case K_SHAPE: shape_cell(buf, size, in, m); break;
   case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran); break;
@@ -155,6 +180,7 @@ static void text_rule(nns__out *o, const char *ch, int w) {
 }
 
 static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
+  char path[PATH_CELL_MAX * 2], type[256];
   int ranks = 0;
   for (size_t b = 0; b < in->batch_count; b++)
     if (in->batches[b].rank + 1 > ranks)
@@ -170,12 +196,13 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
     const nns_inspect_offender *f = &in->first[b];
     if (!f->found)
       continue;
+    const nns__imodule *d = &in->modules[f->module];
+    nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+    nns__text_clean(type, sizeof type, d->type);
     nns__out_fmt(o, "First NaN/Inf in the %s: %s (%s, rank %d, pass %lld, "
                     "%s).\n",
-                 phase[b], *in->modules[f->module].path
-                               ? in->modules[f->module].path
-                               : "the model",
-                 in->modules[f->module].type, f->rank, (long long)f->pass,
+                 phase[b], *path ? path : "the model", type, f->rank,
+                 (long long)f->pass,
                  f->role == NNS_NONFINITE_PRODUCER ? "produced it"
                                                    : "passed it on");
   }
@@ -197,7 +224,7 @@ static nns_status write_tables(const nns_inspection *in,
   if (!cells || !prefix)
     goto done;
   bool csv = opt->format == NNS_FORMAT_CSV;
-  char buf[512];
+  char buf[512], path[PATH_CELL_MAX * 2];
   for (size_t r = 0; r < nrows; r++)
     for (int k = 0; k < K_COUNT; k++) {
       cell(buf, sizeof buf, in, rows[r], k, opt, csv);
@@ -221,14 +248,19 @@ static nns_status write_tables(const nns_inspection *in,
       nns__out_str(o, ",");
       nns__out_str(o, kcols[k].csv);
     }
-    nns__out_str(o, "\n");
+    nns__out_str(o, ",index,parent\n");
     for (size_t r = 0; r < nrows; r++) {
-      nns__csv_field(o, in->modules[rows[r]].path);
-      nns__out_fmt(o, ",%d", in->modules[rows[r]].depth);
+      const nns__imodule *d = &in->modules[rows[r]];
+      nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+      nns__csv_field(o, path);
+      nns__out_fmt(o, ",%d", d->depth);
       for (int k = 0; k < K_COUNT; k++) {
         nns__out_str(o, ",");
         nns__csv_field(o, cells[r * K_COUNT + (size_t)k]);
       }
+      nns__out_fmt(o, ",%zu,", rows[r]);
+      if (d->parent != (size_t)-1)
+        nns__out_fmt(o, "%zu", d->parent);
       nns__out_str(o, "\n");
     }
   } else if (opt->format == NNS_FORMAT_MD) {
@@ -244,8 +276,11 @@ static nns_status write_tables(const nns_inspection *in,
       for (int k = 0; k < K_COUNT; k++) {
         const char *s = cells[r * K_COUNT + (size_t)k];
         /* Markdown drops leading spaces: the path shows the tree. */
-        if (k == K_LAYER && rows[r] != 0)
-          s = in->modules[rows[r]].path;
+        if (k == K_LAYER && rows[r] != 0) {
+          const nns__imodule *d = &in->modules[rows[r]];
+          nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+          s = path;
+        }
         nns__md_cell(o, s);
       }
       nns__out_str(o, "\n");
