@@ -33,23 +33,31 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);
 
 enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
-       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_NAN, K_COUNT };
+       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE, K_NAN,
+       K_COUNT };
 
+/* drop: in the text table, columns that give way to fit the width, in
+ * this order (0: never); statics: shown only when a static count is
+ * known (CSV always has them). */
 static const struct {
   const char *title, *csv;
-  bool numeric;
+  bool numeric, statics;
+  int drop;
 } kcols[K_COUNT] = {
-    [K_LAYER] = {"Layer", "name", false},
-    [K_TYPE] = {"Type", "type", false},
-    [K_CALLS] = {"Calls", "calls", true},
-    [K_SHAPE] = {"Output Shape", "output_shape", false},
-    [K_FWD] = {"Fwd ms", "forward_ms", true},
-    [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true},
-    [K_BWD] = {"Bwd ms", "backward_ms", true},
-    [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true},
-    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true},
-    [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true},
-    [K_NAN] = {"NaN/Inf", "nonfinite", false},
+    [K_LAYER] = {"Layer", "name", false, false, 0},
+    [K_TYPE] = {"Type", "type", false, false, 0},
+    [K_CALLS] = {"Calls", "calls", true, false, 4},
+    [K_SHAPE] = {"Output Shape", "output_shape", false, false, 7},
+    [K_FWD] = {"Fwd ms", "forward_ms", true, false, 0},
+    [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true, false, 1},
+    [K_BWD] = {"Bwd ms", "backward_ms", true, false, 0},
+    [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
+    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
+    [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
+    [K_FLOPS] = {"FLOPs", "flops", true, true, 0},
+    [K_MACS] = {"MACs", "macs", true, true, 3},
+    [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
+    [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
 
 /* "(1, 64, 56, 56)" for the first output of the module's first call, with
@@ -119,6 +127,34 @@ static void mem_cell(char *buf, size_t size, const nns_inspection *in,
   nns__fmt_number(buf, size, v, r, o->numbers, true, csv);
 }
 
+/* Static counts of one forward call; "-" when not known. */
+static void static_cell(char *buf, size_t size, int64_t v, int64_t root,
+                        const nns_report_options *o, bool csv) {
+  if (v < 0)
+    snprintf(buf, size, csv ? "" : "-");
+  else
+    nns__fmt_number(buf, size, v, root, o->numbers, false, csv);
+}
+
+/* Achieved FLOP/s: the static FLOPs of its calls over its forward time. */
+static void rate_cell(char *buf, size_t size, const nns__imodule *d,
+                      bool csv) {
+  const nns_inspect_stats *s = &d->stats;
+  if (d->flops < 0 || s->calls == 0 || !(s->fwd_inclusive_ms > 0)) {
+    snprintf(buf, size, csv ? "" : "-");
+    return;
+  }
+  double rate = (double)d->flops * (double)s->calls /
+                (s->fwd_inclusive_ms / 1e3);
+  if (csv) {
+    snprintf(buf, size, "%.6g", rate);
+    return;
+  }
+  nns__fmt_clever(buf, size, rate < 9e18 ? (int64_t)rate : INT64_MAX, false);
+  size_t n = strlen(buf);
+  snprintf(buf + n, size - n, "/s");
+}
+
 static void nan_cell(char *buf, size_t size, const nns_inspect_stats *s) {
   static const char *role[] = {"", "producer", "propagator"};
   buf[0] = 0;
@@ -159,6 +195,13 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
     mem_cell(buf, size, in, s->bwd_alloc_bytes, root->bwd_alloc_bytes, o,
              csv);
     break;
+  case K_FLOPS:
+    static_cell(buf, size, d->flops, in->modules[0].flops, o, csv);
+    break;
+  case K_MACS:
+    static_cell(buf, size, d->macs, in->modules[0].macs, o, csv);
+    break;
+  case K_RATE: rate_cell(buf, size, d, csv); break;
   default: nan_cell(buf, size, s); break;
   }
 }
@@ -186,7 +229,7 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
     if (in->batches[b].rank + 1 > ranks)
       ranks = in->batches[b].rank + 1;
   text_rule(o, "=", rule);
-  nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls. Times and "
+  nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls.\nTimes and "
                   "memory are per pass (inclusive: the module and all it "
                   "calls).\n",
                in->batch_count, ranks, ranks == 1 ? "" : "s",
@@ -242,6 +285,12 @@ static nns_status write_tables(const nns_inspection *in,
                                        in->modules[rows[r]].depth, rows[r])))
       goto done;
   st = NNS_OK;
+  /* Static columns where a static count is known (CSV: always). */
+  bool statics = false, show[K_COUNT];
+  for (size_t m = 0; m < in->module_count && !statics; m++)
+    statics = in->modules[m].flops >= 0 || in->modules[m].macs >= 0;
+  for (int k = 0; k < K_COUNT; k++)
+    show[k] = csv || statics || !kcols[k].statics;
   if (csv) {
     nns__out_str(o, "path,depth");
     for (int k = 0; k < K_COUNT; k++) {
@@ -266,14 +315,18 @@ static nns_status write_tables(const nns_inspection *in,
   } else if (opt->format == NNS_FORMAT_MD) {
     nns__out_str(o, "|");
     for (int k = 0; k < K_COUNT; k++)
-      nns__md_cell(o, kcols[k].title);
+      if (show[k])
+        nns__md_cell(o, kcols[k].title);
     nns__out_str(o, "\n|");
     for (int k = 0; k < K_COUNT; k++)
-      nns__out_str(o, kcols[k].numeric ? "---:|" : "---|");
+      if (show[k])
+        nns__out_str(o, kcols[k].numeric ? "---:|" : "---|");
     nns__out_str(o, "\n");
     for (size_t r = 0; r < nrows; r++) {
       nns__out_str(o, "|");
       for (int k = 0; k < K_COUNT; k++) {
+        if (!show[k])
+          continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         /* Markdown drops leading spaces: the path shows the tree. */
         if (k == K_LAYER && rows[r] != 0) {
@@ -289,6 +342,9 @@ static nns_status write_tables(const nns_inspection *in,
     int w[K_COUNT], total = 0;
     const int gap = 2;
     for (int k = 0; k < K_COUNT; k++) {
+      w[k] = 0;
+      if (!show[k])
+        continue;
       w[k] = nns__utf8_width(kcols[k].title);
       for (size_t r = 0; r < nrows; r++) {
         int cw = nns__utf8_width(cells[r * K_COUNT + (size_t)k]) +
@@ -299,8 +355,10 @@ static nns_status write_tables(const nns_inspection *in,
     /* Type and Layer give way (to 10 and 16 columns) to fit the width. */
     int width = opt->width > 0 ? opt->width : 100;
     for (int k = 0; k < K_COUNT; k++)
-      total += w[k] + (k ? gap : 0);
-    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {10, 16};
+      total += show[k] ? w[k] + (k ? gap : 0) : 0;
+    /* To fit: Type and Layer give way (to 11 and 15 columns), then the
+     * columns that can go, in their order (self times first). */
+    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {11, 15};
     for (int j = 0; j < 2 && total > width; j++) {
       int room = w[shrink[j]] - floor_w[j], cut = total - width;
       if (room <= 0)
@@ -309,9 +367,17 @@ static nns_status write_tables(const nns_inspection *in,
       w[shrink[j]] -= cut;
       total -= cut;
     }
+    for (int drop = 1; total > width && drop <= 8; drop++)
+      for (int k = 0; k < K_COUNT; k++)
+        if (show[k] && kcols[k].drop == drop) {
+          show[k] = false;
+          total -= w[k] + gap;
+        }
     int rule = total < 40 ? 40 : total;
     text_rule(o, "_", rule);
     for (int k = 0; k < K_COUNT; k++) {
+      if (!show[k])
+        continue;
       nns__out_rep(o, " ", k ? gap : 0);
       nns__put_fit(o, kcols[k].title, w[k], kcols[k].numeric, NNS_WRAP_END);
     }
@@ -319,6 +385,8 @@ static nns_status write_tables(const nns_inspection *in,
     text_rule(o, "=", rule);
     for (size_t r = 0; r < nrows; r++) {
       for (int k = 0; k < K_COUNT; k++) {
+        if (!show[k])
+          continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         nns__out_rep(o, " ", k ? gap : 0);
         if (k == K_LAYER) {
