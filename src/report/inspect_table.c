@@ -54,7 +54,7 @@ static const struct {
     [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
     [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
     [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
-    [K_FLOPS] = {"FLOPs", "flops", true, true, 0},
+    [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
     [K_MACS] = {"MACs", "macs", true, true, 3},
     [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
     [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
@@ -127,7 +127,7 @@ static void mem_cell(char *buf, size_t size, const nns_inspection *in,
   nns__fmt_number(buf, size, v, r, o->numbers, true, csv);
 }
 
-/* Static counts of one forward call; "-" when not known. */
+/* Static counts (one forward of the model); "-" when not known. */
 static void static_cell(char *buf, size_t size, int64_t v, int64_t root,
                         const nns_report_options *o, bool csv) {
   if (v < 0)
@@ -136,16 +136,17 @@ static void static_cell(char *buf, size_t size, int64_t v, int64_t root,
     nns__fmt_number(buf, size, v, root, o->numbers, false, csv);
 }
 
-/* Achieved FLOP/s: the static FLOPs of its calls over its forward time. */
-static void rate_cell(char *buf, size_t size, const nns__imodule *d,
-                      bool csv) {
+/* Achieved FLOP/s: its static FLOPs (one forward of the model, which is
+ * what a pass runs) over its forward time per pass. */
+static void rate_cell(char *buf, size_t size, const nns_inspection *in,
+                      const nns__imodule *d, bool csv) {
   const nns_inspect_stats *s = &d->stats;
-  if (d->flops < 0 || s->calls == 0 || !(s->fwd_inclusive_ms > 0)) {
+  double ms = nns__inspect_per_pass(in, s->fwd_inclusive_ms);
+  if (d->flops < 0 || s->calls == 0 || !(ms > 0)) {
     snprintf(buf, size, csv ? "" : "-");
     return;
   }
-  double rate = (double)d->flops * (double)s->calls /
-                (s->fwd_inclusive_ms / 1e3);
+  double rate = (double)d->flops / (ms / 1e3);
   if (csv) {
     snprintf(buf, size, "%.6g", rate);
     return;
@@ -201,7 +202,7 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
   case K_MACS:
     static_cell(buf, size, d->macs, in->modules[0].macs, o, csv);
     break;
-  case K_RATE: rate_cell(buf, size, d, csv); break;
+  case K_RATE: rate_cell(buf, size, in, d, csv); break;
   default: nan_cell(buf, size, s); break;
   }
 }

@@ -317,6 +317,9 @@ static void test_reports(void) {
   s = (sink){NULL, 0, -1};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
   CHECK(s.buf && strstr(s.buf, "a.x,2,x,Linear,2,\"(2, 3)\",15.000,15.000,8.000,8.000,"));
+  /* Static counts, then FLOP/s by hand: 20 FLOPs over a.x's 15 ms per
+   * pass is 1333.33; then index and parent. */
+  CHECK(s.buf && strstr(s.buf, ",20,10,1333.33,fwd producer,2,1\n"));
   free(s.buf);
   o.format = NNS_FORMAT_MD;
   s = (sink){NULL, 0, -1};

@@ -284,9 +284,10 @@
       var tk = 'type:' + mo.type;
       if (!TYPE_COLOURS[tk])
         TYPE_COLOURS[tk] = TYPE_PALETTE[Object.keys(TYPE_COLOURS).length % TYPE_PALETTE.length];
-      /* Achieved FLOP/s: static FLOPs of its calls over its forward time. */
+      /* Achieved FLOP/s: its static FLOPs (one forward of the model, what
+       * a pass runs) over its forward time per pass. */
       if (mo.flops != null && mo.calls > 0 && f.inclusive_ms > 0)
-        n.cells.flops_rate = mo.flops * mo.calls / (f.inclusive_ms / 1e3);
+        n.cells.flops_rate = mo.flops / (per(f.inclusive_ms) / 1e3);
       byIndex[mo.index] = n;
       nodes.push(n);
       var p = mo.parent == null ? null : byIndex[mo.parent];
