@@ -143,3 +143,23 @@ def test_text_table_readable_by_default():
                "Conv2d" in line)
     assert re.search(r"\d+(\.\d+)? (B|KiB|MiB)", row)
     assert "64.0 KiB" in row
+
+
+def test_summary_html_with_a_graph_name_that_is_not_utf8(tmp_path):
+    """Issue 18: a graph name holding byte 0xff (and ESC) made
+    Summary.to_html() raise UnicodeDecodeError: the <title> copied it raw."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    node = helper.make_node("Relu", ["x"], ["y"], name="r")
+    g = helper.make_graph(
+        [node], "gg", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])])
+    data = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    # The graph name's bytes, same length: 0xff and ESC.
+    assert data.count(b"\x12\x02gg") == 1
+    path = tmp_path / "bad_name.onnx"
+    path.write_bytes(data.replace(b"\x12\x02gg", b"\x12\x02\xff\x1b"))
+    page = nnscan.analyze(str(path)).to_html()
+    title = re.search(r"<title>(.*)</title>", page).group(1)
+    assert "\x1b" not in title and "\ufffd" in title
