@@ -167,9 +167,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (size_t i = 0; i < no; i++)
         outs[i] = name(&r, ob[i]);
       const char *path = byte(&r) & 1 ? NULL : name(&r, b3);
-      (void)nns_builder_add_node(b, op(&r, b1), byte(&r) & 3 ? "" : name(&r, b2),
-                                 NULL, path, ni ? ins : NULL, ni,
-                                 no ? outs : NULL, no, &err);
+      const char *opname = op(&r, b1);
+      const char *domain = byte(&r) & 3 ? "" : name(&r, b2);
+      char nb[17];
+      const char *node_name = byte(&r) & 1 ? NULL : name(&r, nb);
+      (void)nns_builder_add_node(b, opname, domain, node_name, path,
+                                 ni ? ins : NULL, ni, no ? outs : NULL, no,
+                                 &err);
       break;
     }
     case 8:
@@ -177,10 +181,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     case 9: {
       int64_t v[8];
+      double f[8];
+      const char *strs[8];
+      char sb[8][17];
+      unsigned kind = byte(&r) % 3;
       size_t n = byte(&r) % 9;
-      for (size_t i = 0; i < n; i++)
+      for (size_t i = 0; i < n; i++) {
         v[i] = i64(&r);
-      (void)nns_builder_attr_ints(b, name(&r, b1), n ? v : NULL, n, &err);
+        f[i] = (double)v[i] / 3.0;
+        strs[i] = name(&r, sb[i]);
+      }
+      const char *an = name(&r, b1);
+      if (kind == 0)
+        (void)nns_builder_attr_ints(b, an, n ? v : NULL, n, &err);
+      else if (kind == 1)
+        (void)nns_builder_attr_floats(b, an, n ? f : NULL, n, &err);
+      else
+        (void)nns_builder_attr_strings(b, an, n ? strs : NULL, n, &err);
       break;
     }
     case 10:
