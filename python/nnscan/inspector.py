@@ -485,12 +485,15 @@ class Inspector:
 
     # ---- reports ----
 
-    def report(self, format="text", max_depth=None, numbers="clever",
+    def report(self, format="text", max_depth=None, numbers=None,
                width=0):
         """The tree table ("text", "csv", "md"), the "nnscan.inspect" JSON
         ("json"), one self-contained HTML page embedding that JSON with
         nnscan's viewer ("html"), or the seed tool's layout ("seed"), as a
-        string."""
+        string. numbers: "clever" (bytes in KiB/MiB; the tables' default),
+        "raw" (CSV's default) or "ratio"."""
+        if numbers is None:
+            numbers = "raw" if format == "csv" else "clever"
         if self._insp is None:
             raise RuntimeError("nothing recorded: call start() first")
         lib = _lib_inspect()

@@ -164,3 +164,17 @@ def test_summary_html_with_a_graph_name_that_is_not_utf8(tmp_path):
     page = nnscan.analyze(str(path)).to_html()  # decodes: no raw 0xff
     title = re.search(r"<title>(.*)</title>", page).group(1)
     assert "\x1b" not in title and "name" in title
+
+
+def test_csv_keeps_raw_numbers_by_default():
+    model = nn.Sequential(nn.Linear(64, 64))
+    with nnscan.Inspector(model) as insp:
+        model(torch.randn(8, 64))
+    import csv
+    rows = list(csv.reader(insp.report("csv").splitlines()))
+    head, root = rows[0], rows[1]
+    # Forward memory per pass in plain bytes: at least the 8 x 64 float32
+    # output (2048 bytes, by hand), written as digits only.
+    mem = root[head.index("forward_alloc_bytes")]
+    assert mem.isdigit() and int(mem) >= 8 * 64 * 4
+    assert "KiB" in insp.report("text") or "B " in insp.report("text")
