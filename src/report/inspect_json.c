@@ -15,6 +15,7 @@
  * document inside html.c's page, whose viewer has an adapter for it.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -565,18 +566,23 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
 enum { SEED_MAX_DEPTH = 64 };
 
 /* The key of descendant m flattened under module top: its path below top
- * ("3.conv"), cut to its end and made unique with "#<index>" when long. */
+ * ("3.conv"), cut to its end and made unique with "#<index>" when long.
+ * A binding's paths need not nest: one that does not extend top's path
+ * is keyed by its whole path and index. */
 static void seed_flat_key(nns__out *o, const nns_inspection *in, size_t top,
                           size_t m) {
   const nns__imodule *t = &in->modules[top], *d = &in->modules[m];
   size_t skip = t->path_len + 1;
   char buf[512];
-  if (d->path_len > skip && d->path_len - skip <= 200) {
-    j_key(o, d->path + skip);
+  bool below = d->path_len > skip && d->path[t->path_len] == '.' &&
+               !strncmp(d->path, t->path, t->path_len);
+  const char *rel = below ? d->path + skip : d->path;
+  size_t rel_len = below ? d->path_len - skip : d->path_len;
+  if (below && rel_len <= 200) {
+    j_key(o, rel);
     return;
   }
-  nns__inspect_path_cell(buf, sizeof buf - 24, d->path + skip,
-                         d->path_len - skip);
+  nns__inspect_path_cell(buf, sizeof buf - 24, rel, rel_len);
   size_t n = strlen(buf);
   snprintf(buf + n, sizeof buf - n, "#%zu", m);
   j_key(o, buf);

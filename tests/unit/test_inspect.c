@@ -759,6 +759,22 @@ static void test_deep_chain(void) {
     infos++;
   CHECK_EQ(infos, DEPTH + 1);
   free(s.buf);
+  /* A binding's paths need not nest ("x" under "0.0..."): flattened
+   * keys still come from inside the strings. */
+  nns_inspection *odd = NULL;
+  CHECK_EQ(nns_inspection_create(&odd, NULL), NNS_OK);
+  for (size_t i = 0; i <= 100; i++) {
+    nns_inspect_module m = {.size = sizeof m, .path = i % 2 ? "x" : "",
+                            .type = "Seq", .parent = i ? i - 1 : (size_t)-1,
+                            .flops = -1, .macs = -1};
+    CHECK_EQ(nns_inspection_add_module(odd, &m, NULL, NULL), NNS_OK);
+  }
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(odd, NULL, sink_write, &s, NULL),
+           NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "\"x#65\": {\"info\""));
+  free(s.buf);
+  nns_inspection_free(odd);
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_CSV,
                           .max_depth = -1};
   for (int f = NNS_FORMAT_CSV; f <= NNS_FORMAT_MD; f++) {
