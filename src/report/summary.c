@@ -342,6 +342,50 @@ static void branches_note(nns__out *o, const nns_model *m) {
     nns__out_str(o, "Both branches' weights count as parameters.\n");
 }
 
+/*
+ * Names the tensors one layer shares with another (tied: counted once, at
+ * the first layer that reads them). Copies are not named: torch.onnx
+ * stores parameters that merely hold equal values (resnet18's BatchNorm
+ * ones and zeros) as one initializer and Identity copies; each copy is its
+ * own parameter in PyTorch and here, so the file's smaller storage says
+ * nothing about the model (JSON keeps it: params_unique).
+ */
+static void tied_note(nns__out *o, const nns_model *m) {
+  enum { SHOWN = 3 };
+  size_t n = nns_model_param_count(m), tied = 0;
+  int64_t elements = 0;
+  for (size_t i = 0; i < n; i++) {
+    nns_param_info p = {.size = sizeof p};
+    if (nns_model_param(m, i, &p) != NNS_OK || !p.shared)
+      continue;
+    elements = nns__sum_sat(elements, p.elements);
+    if (tied++ >= SHOWN)
+      continue;
+    nns_layer_info l = {.size = sizeof l};
+    const char *at = nns_model_layer(m, p.layer, &l) == NNS_OK && l.path &&
+                             *l.path
+                         ? l.path
+                         : "the model";
+    char num[64];
+    total_str(num, sizeof num, p.elements, false, false);
+    nns__out_str(o, tied == 1 ? "Tied (one tensor read by several layers, "
+                                "counted once): "
+                              : ", ");
+    nns__out_text(o, p.name);
+    nns__out_fmt(o, " (%s elements, counted at ", num);
+    nns__out_text(o, at);
+    nns__out_str(o, ")");
+  }
+  if (tied > SHOWN) {
+    char num[64];
+    total_str(num, sizeof num, elements, false, false);
+    nns__out_fmt(o, " and %zu more (%zu tensors, %s elements in all)",
+                 tied - SHOWN, tied, num);
+  }
+  if (tied)
+    nns__out_str(o, "\n");
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t = nns__totals_of(m);
   nns_counts all = nns__total_counts_of(m);
@@ -358,11 +402,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
       nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
   total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  if (t.params_unique != total) {
-    total_str(a, sizeof a, t.params_unique, false, false);
-    nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
-                    "once)\n", a);
-  }
+  tied_note(o, m);
   nns__fmt_clever(a, sizeof a, all.param_bytes, true);
   nns__out_fmt(o, "Model size (params + buffers): %s", a);
   size_t nd = nns_model_param_dtype_count(m);
@@ -374,10 +414,6 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
   }
   nns__out_str(o, nd ? ")\n" : "\n");
-  if (t.param_bytes_unique != all.param_bytes) {
-    nns__fmt_clever(a, sizeof a, t.param_bytes_unique, true);
-    nns__out_fmt(o, "Unique storage size: %s\n", a);
-  }
   text_rule(o, "-", width);
   nns__fmt_clever(a, sizeof a, all.activation_bytes, true);
   nns__out_fmt(o, "Activation memory (all node outputs): %s\n", a);
