@@ -55,6 +55,12 @@ typedef struct grid {
   enum col_id id[C_COUNT];
   char **cell;          /* rows x ncols strings */
   char **prefix;        /* text: tree guides of each row's Layer cell */
+  /* Text and Markdown: the long dim expressions shown as #1, #2, ... (in
+   * order of first appearance), the model's own strings. */
+  const char **alias;
+  size_t n_alias, cap_alias;
+  bool alias_oom;
+  char alias_buf[32];
 } grid;
 
 static void grid_free(grid *g) {
@@ -67,6 +73,93 @@ static void grid_free(grid *g) {
   free(g->cell);
   free(g->prefix);
   free(g->layer);
+  free(g->alias);
+}
+
+/* ==== Short names for long dim expressions ==== */
+
+/*
+ * A dim that shape arithmetic made from named dims prints as its
+ * expression: paddle2onnx inputs named p2o.DynamicDimension.N through six
+ * stride-2 convolutions give ((((((p2o.DynamicDimension.1+1)/2+1)/2...,
+ * hundreds of characters per shape. In the text table and Markdown, an
+ * expression (a name holding + - * / or %) longer than ALIAS_MIN
+ * characters is printed as #k, k numbered by first appearance, and
+ * dim_legend() lists each once under the table, written with the other
+ * short names it contains. CSV and JSON keep the expressions.
+ */
+enum { ALIAS_MIN = 16 };
+
+static bool long_expression(const char *sym) {
+  return strlen(sym) > ALIAS_MIN && strpbrk(sym, "+-*/%") != NULL;
+}
+
+static const char *alias_name(void *ctx, const char *sym) {
+  grid *g = ctx;
+  if (!long_expression(sym))
+    return sym;
+  size_t k = 0;
+  while (k < g->n_alias && strcmp(g->alias[k], sym) != 0)
+    k++;
+  if (k == g->n_alias) {
+    if (g->n_alias == g->cap_alias) {
+      size_t cap = g->cap_alias ? g->cap_alias * 2 : 8;
+      const char **a = realloc(g->alias, cap * sizeof *a);
+      if (!a) {
+        g->alias_oom = true;
+        return sym;
+      }
+      g->alias = a;
+      g->cap_alias = cap;
+    }
+    g->alias[g->n_alias++] = sym;
+  }
+  snprintf(g->alias_buf, sizeof g->alias_buf, "#%zu", k + 1);
+  return g->alias_buf;
+}
+
+static bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '#';
+}
+
+/* Writes expression `e` with every other short name's expression that
+ * stands whole in it (not inside a longer name) replaced by its #k,
+ * longest first, so each legend line reads like one step of the
+ * arithmetic: #2 = (#1+1)/2. */
+static void legend_line(nns__out *o, const grid *g, size_t self) {
+  const char *e = g->alias[self];
+  size_t len = strlen(e);
+  for (size_t i = 0; i < len;) {
+    size_t best = (size_t)-1, best_len = 0;
+    for (size_t k = 0; k < g->n_alias; k++) {
+      size_t kl = strlen(g->alias[k]);
+      if (k == self || kl <= best_len || kl > len - i ||
+          memcmp(e + i, g->alias[k], kl) != 0)
+        continue;
+      if ((i > 0 && name_char(e[i - 1])) ||
+          (i + kl < len && name_char(e[i + kl])))
+        continue;
+      best = k;
+      best_len = kl;
+    }
+    if (best != (size_t)-1) {
+      nns__out_fmt(o, "#%zu", best + 1);
+      i += best_len;
+    } else {
+      char c[2] = {e[i], 0};
+      nns__out_text(o, c);
+      i++;
+    }
+  }
+}
+
+static void dim_legend(nns__out *o, const grid *g, const char *indent) {
+  for (size_t k = 0; k < g->n_alias; k++) {
+    nns__out_fmt(o, "%s#%zu = ", indent, k + 1);
+    legend_line(o, g, k);
+    nns__out_str(o, "\n");
+  }
 }
 
 static char *dup_str(const char *s) {
@@ -143,7 +236,10 @@ static nns_status grid_build(grid *g, const nns_model *m,
                  l.depth == 0 ? root_name : l.name ? l.name : "");
         break;
       case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
-      case C_SHAPE: nns__fmt_shape(buf, sizeof buf, m, l.output_value); break;
+      case C_SHAPE:
+        nns__fmt_shape_named(buf, sizeof buf, m, l.output_value,
+                             csv ? NULL : alias_name, g);
+        break;
       case C_PARAMS:
         nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
                         false, csv);
@@ -555,6 +651,12 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
     }
     nns__out_str(o, "\n");
   }
+  if (g->n_alias) {
+    text_rule(o, "-", rule);
+    nns__out_str(o, "Output Shape dims shown as #k (expressions longer than "
+                    "16 characters):\n");
+    dim_legend(o, g, "  ");
+  }
   text_footer(o, m, rule);
 }
 
@@ -609,6 +711,10 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
       nns__md_cell(o, s);
     }
     nns__out_str(o, "\n");
+  }
+  if (g->n_alias) {
+    nns__out_str(o, "\nOutput Shape dims shown as #k:\n\n");
+    dim_legend(o, g, "- ");
   }
   put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
               "\nNot counted (no cost rule):",

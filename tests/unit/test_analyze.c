@@ -558,9 +558,14 @@ static void test_scopes(void) {
   m = analyzed("unit/models/analyze_scopes_tf.onnx", 0);
   if (!m)
     return;
-  CHECK_EQ(nns_model_layer_count(m), 4);
+  CHECK_EQ(nns_model_layer_count(m), 5);
   CHECK_EQ(layer(m, "model.conv2d").counts.nodes, 1);
   CHECK_EQ(layer(m, "model.conv2d_1").counts.nodes, 1);
+  /* A Keras TFOpLambda layer: one layer named with its dots. */
+  tm_layer k = layer(m, "model.tf.math.maximum_3");
+  CHECK_STR(k.name, "tf.math.maximum_3");
+  CHECK_EQ(k.depth, 2);
+  CHECK_EQ(k.counts.nodes, 1);
   CHECK_STR(layer(m, "model").type, "Relu");
   nns_model_free(m);
 }

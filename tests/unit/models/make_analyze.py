@@ -212,11 +212,13 @@ save('scopes', nodes, [('x', F, [1, 4])], [prev],
          {'': 'Net', 'layer2.0': 'BasicBlock', 'layer1.act_1': 'ReLU',
           'layer2': 'Sequential'})})
 # The same `_1` names from another producer are distinct layers (Keras
-# names a second conv2d layer conv2d_1).
+# names a second conv2d layer conv2d_1). Keras names a layer wrapping a TF
+# function after it: tf.math.maximum_3 is one layer, not tf > math.
 save('scopes_tf', [
     h.make_node('Relu', ['x'], ['a'], name='model/conv2d/Relu'),
     h.make_node('Relu', ['a'], ['b'], name='model/conv2d_1/Relu'),
-], [('x', F, [1, 4])], ['b'], producer='tf2onnx')
+    h.make_node('Relu', ['b'], ['c'], name='model/tf.math.maximum_3/Relu'),
+], [('x', F, [1, 4])], ['c'], producer='tf2onnx')
 
 # Custom ops: com.example.MyOp twice (x [2, 3] -> [2, 6] by the test's
 # callback, attribute `k`), com.other.MyOp (same name, another domain), and
