@@ -482,6 +482,68 @@ static void tied_note(nns__out *o, const nns_model *m) {
     nns__out_str(o, "\n");
 }
 
+static bool same_rf(const nns_rf *a, const nns_rf *b) {
+  if (a->whole || b->whole || a->axes != b->axes)
+    return false;
+  for (int k = 0; k < a->axes && k < NNS_RF_MAX_AXES; k++)
+    if (a->field[k] != b->field[k] || a->stride[k] != b->stride[k] ||
+        a->padding[k] != b->padding[k])
+      return false;
+  return true;
+}
+
+/*
+ * The model's field is that of the last value with spatial axes; the rows
+ * after it (a classifier head, the root) say whole. When the root row
+ * disagrees with the footer, say which layer the footer's field is, or,
+ * when no layer has a finite field, that it is the input's own (the
+ * analysis warns where the axes were lost).
+ */
+static void rf_where(nns__out *o, const nns_model *m, const nns_rf *rf) {
+  size_t n = nns_model_layer_count(m);
+  if (!n)
+    return;
+  nns_rf root = nns__layer_rf_of(m, 0);
+  if (same_rf(&root, rf))
+    return;
+  bool finite = false;
+  for (size_t i = n; i-- > 0;) {
+    nns_rf l = nns__layer_rf_of(m, i);
+    finite |= !l.whole && l.axes > 0;
+    if (!same_rf(&l, rf))
+      continue;
+    /* The outermost layer whose output has that field (layer4, not its
+     * last conv). */
+    nns_layer_info li = nns__layer_of(m, i);
+    while (li.parent != (size_t)-1 && li.parent != 0) {
+      nns_rf p = nns__layer_rf_of(m, li.parent);
+      if (!same_rf(&p, rf))
+        break;
+      li = nns__layer_of(m, li.parent);
+    }
+    nns__out_str(o, ", at '");
+    nns__out_text(o, li.path);
+    nns__out_str(o, "' (later rows see the whole input)");
+    return;
+  }
+  if (finite)
+    return;
+  /* The analysis's warning names the node (src/analyze/rf.c). */
+  const char *why = NULL;
+  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
+    const char *w = nns__warning_of(m, i);
+    if (strncmp(w, "receptive field: ", 17) == 0)
+      why = w + 17;
+  }
+  nns__out_str(o, ": the input's own; no layer keeps its spatial axes, so "
+                  "every row says whole");
+  if (why) {
+    nns__out_str(o, " (");
+    nns__out_text(o, why);
+    nns__out_str(o, ")");
+  }
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t = nns__totals_of(m);
   nns_counts all = nns__total_counts_of(m);
@@ -546,11 +608,13 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__fmt_rf(a, sizeof a, &rf);
     nns__fmt_axes(b, sizeof b, rf.stride, rf.axes);
     nns__fmt_axes(c, sizeof c, rf.padding, rf.axes);
-    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s%s)\n",
+    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s%s)",
                  a, b, c,
                  rf.global_context && !rf.whole
                      ? "; +g: also sees global context"
                      : "");
+    rf_where(o, m, &rf);
+    nns__out_str(o, "\n");
   }
   if (fields_vary(m))
     nns__out_str(o, "Windowed attention: some fields differ between "
