@@ -371,6 +371,62 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   nns__out_str(o, tail);
 }
 
+/* The uncounted op types, by why (nns_model_uncounted_op_why): one line
+ * per reason, each op type with its nodes for that reason. An op with a
+ * cost rule is never listed as having none: a rule that found no usable
+ * size says so, and the --input that gives real sizes is suggested when
+ * graph inputs have symbolic dims (the symbols note prints it). */
+static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
+  static const char *titles[3] = {
+      "Not counted (no cost rule):",
+      "Not counted (sizes unknown, or negative with symbolic dims taken "
+      "as 1):",
+      "Not counted (the cost rule failed; see the warnings):"};
+  size_t n = nns_model_uncounted_op_count(m);
+  bool open = false; /* a line is written and not yet ended */
+  for (int why = 0; why < 3; why++) {
+    bool listed = false;
+    for (size_t i = 0; i < n; i++) {
+      const char *dom = "", *op = "?";
+      size_t cnt = 0, k[3] = {0, 0, 0};
+      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+      if (!k[why])
+        continue;
+      if (!listed) {
+        nns__out_str(o, open ? "\n" : md ? "\n" : "");
+        nns__out_str(o, titles[why]);
+      }
+      nns__out_str(o, listed ? ", " : " ");
+      if (dom && *dom) {
+        nns__out_text(o, dom);
+        nns__out_str(o, ".");
+      }
+      nns__out_text(o, op ? op : "?");
+      nns__out_fmt(o, " x%zu", k[why]);
+      listed = open = true;
+    }
+    char opt[512];
+    bool fixable = false;
+    for (size_t q = 0; listed && why == 1 && q < nns_model_input_count(m) &&
+                       !fixable;
+         q++)
+      fixable = nns__input_fix(m, q, opt, sizeof opt) != NULL;
+    if (fixable) {
+      nns__out_str(o, "; give the inputs their real sizes:");
+      for (size_t q = 0; q < nns_model_input_count(m); q++)
+        if (nns__input_fix(m, q, opt, sizeof opt)) {
+          nns__out_str(o, " ");
+          nns__out_text(o, opt);
+        }
+      nns__out_str(o, " (N: the size you run with)");
+    }
+  }
+  if (open)
+    nns__out_str(o, md ? "; counts marked ≥ are lower bounds.\n"
+                       : "; totals marked ≥ are lower bounds.\n");
+}
+
 /* Which symbols a count took as 1, the inputs they belong to and the
  * --input options that fix them. */
 static void symbols_note(nns__out *o, const nns_model *m) {
@@ -631,9 +687,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   if (all.flags & NNS_COUNT_OVERFLOW)
     nns__out_str(o, "Some counts passed 2^63-1 and were held there "
                     "(saturated): they are not exact.\n");
-  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
-              "Not counted (no cost rule):",
-              "; totals marked ≥ are lower bounds.\n");
+  uncounted_lines(o, m, false);
   put_op_list(o, m, nns_model_unknown_op_count(m), nns_model_unknown_op,
               "Unknown ops (no shape rule):", "\n");
   text_rule(o, "=", width);
@@ -780,9 +834,7 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     nns__out_str(o, "\nOutput Shape dims shown as #k:\n\n");
     dim_legend(o, g, "- ");
   }
-  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
-              "\nNot counted (no cost rule):",
-              "; counts marked ≥ are lower bounds.\n");
+  uncounted_lines(o, m, true);
 }
 
 /* ==== Entry point ==== */

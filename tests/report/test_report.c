@@ -349,8 +349,29 @@ static void test_long_dims_get_short_names(void) {
   nns_model_free(m);
 }
 
+/* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
+ * listed as having no cost rule; the footer says the sizes were unknown and
+ * gives the --input options for the symbolic inputs. */
+static void test_uncounted_reason_in_footer(void) {
+  nns_model *m =
+      tm_load_path("unit/models/analyze_no_size.onnx", TM_ANALYZE, NULL);
+  if (!m)
+    return;
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  nns_report_options o = {.size = sizeof o};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, "no cost rule") == NULL);
+  CHECK(strstr(s.buf, "Not counted (sizes unknown, or negative with "
+                      "symbolic dims taken as 1): Relu x1; give the inputs "
+                      "their real sizes: --input x=1xN --input s=N") != NULL);
+  nns_model_free(m);
+}
+
 int main(void) {
   RUN(test_long_dims_get_short_names);
+  RUN(test_uncounted_reason_in_footer);
   RUN(test_shapes_report);
   RUN(test_int);
   RUN(test_clever);

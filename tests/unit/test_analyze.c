@@ -320,6 +320,40 @@ static void test_rf_lost_is_explained(void) {
   nns_model_free(m);
 }
 
+/* analyze_no_size: the Relu after a Reshape to an unknown shape has a cost
+ * rule but no size to count: one uncounted node, for want of a size. */
+static void test_uncounted_why(void) {
+  nns_model *m = analyzed("unit/models/analyze_no_size.onnx", 0);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_uncounted_op_count(m), 1);
+  const char *d = NULL, *op = NULL;
+  size_t n = 0, no_rule = 9, no_size = 9, failed = 9;
+  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &op, &n), NNS_OK);
+  CHECK_STR(op, "Relu");
+  CHECK_EQ(n, 1);
+  CHECK_EQ(nns_model_uncounted_op_why(m, 0, &no_rule, &no_size, &failed),
+           NNS_OK);
+  CHECK_EQ(no_rule, 0);
+  CHECK_EQ(no_size, 1);
+  CHECK_EQ(failed, 0);
+  nns_model_free(m);
+  /* An op without a cost rule: analyze_custom's unregistered op. */
+  m = analyzed("unit/models/analyze_custom.onnx", 0);
+  if (!m)
+    return;
+  size_t rows = nns_model_uncounted_op_count(m), rule_less = 0;
+  for (size_t i = 0; i < rows; i++) {
+    CHECK_EQ(nns_model_uncounted_op(m, i, &d, &op, &n), NNS_OK);
+    CHECK_EQ(nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed),
+             NNS_OK);
+    CHECK_EQ(no_rule + no_size + failed, n);
+    rule_less += no_rule;
+  }
+  CHECK(rule_less > 0);
+  nns_model_free(m);
+}
+
 /*
  * analyze_slice: stem 3x3 p1 (r 3, j 1, p 1); Slice starts 1 step 2 on H
  * and W: output pixel i is input pixel 1 + 2i, so p 1 - 1*1 = 0, j 2, r 3;
@@ -741,6 +775,7 @@ int main(void) {
   RUN(test_rf_channels_last);
   RUN(test_rf_tensorflow_nhwc);
   RUN(test_rf_lost_is_explained);
+  RUN(test_uncounted_why);
   RUN(test_rf_slice);
   RUN(test_rf_window);
   RUN(test_memory);

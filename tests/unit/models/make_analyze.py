@@ -209,6 +209,16 @@ save('rf_lost', [
 ], [('x', F, [1, 2, 8, 8])], ['y'],
     [const('rows', [1, 2, 4, 16], np.int64), zeros('w', [2, 2, 3, 3])])
 
+# A node whose cost rule has no size to count (issue 17): x [1, n] is
+# reshaped to a shape read from the graph input `s` (values unknown, length
+# k), so the Relu after it has an unknown rank. Relu has a cost rule: the
+# report must say the sizes were unknown (not "no cost rule") and give the
+# --input options for x and s.
+save('no_size', [
+    h.make_node('Reshape', ['x', 's'], ['t'], name='/view/Reshape'),
+    h.make_node('Relu', ['t'], ['y'], name='/act/Relu'),
+], [('x', F, [1, 'n']), ('s', I64, ['k'])], ['y'])
+
 # Strided Slice over H and W (issue 7; Swin's patch merging takes x[1::2]):
 # conv 3x3 p1 (r 3, j 1, p 1), Slice starts 1, step 2 on dims 2 and 3
 # (pixel i is input pixel 1 + 2i: p 1 - 1*1 = 0, j 2), conv 3x3 p1:
