@@ -193,5 +193,14 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     h.analyze(optimizer)
     path = None if isinstance(source, (bytes, bytearray, memoryview)) \
         else os.fspath(source)
+    if name is None and path is not None:
+        name = model_name_of_path(path)
     return Summary(h, name=name, path=path, max_depth=max_depth,
                    columns=columns)
+
+
+def model_name_of_path(path):
+    """The name a model file gets in reports, as `nnscan FILE` names it:
+    the file's base name without `.onnx` (docs/cli.md, "Model names")."""
+    base = os.path.basename(os.fsdecode(path))
+    return base[:-5] if base.endswith(".onnx") and len(base) > 5 else base

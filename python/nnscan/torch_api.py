@@ -122,7 +122,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     """Record (or export) `module` on the inputs and analyse it."""
     from . import recorder
     kwargs = kwargs or {}
-    name = name or type(module).__name__.lower()
+    name = name or type(module).__name__  # docs/cli.md, "Model names"
     if custom_ops and method != "record":
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
@@ -183,7 +183,7 @@ def analyze_training(module, args, kwargs, max_depth=None,
     """The forward Summary with `.backward`: the backward pass's Summary
     (FLOPs, MACs per module; see backward.py for the attribution rule)."""
     from . import backward, recorder
-    name = name or type(module).__name__.lower()
+    name = name or type(module).__name__  # docs/cli.md, "Model names"
     rec = recorder.record_model(module, args, kwargs or {}, device=device,
                                 keep_graph=True)
     handle = rec.graph.build()
@@ -296,6 +296,8 @@ def crawl_dict(module, s):
         kinds.setdefault(p["layer"], []).append(p)
     # parameter kinds as PyTorch has them (requires_grad), by module
     info = []
+    # torchscan's dictionary: its root row is the lower-cased class name
+    # (docs/compat.md); nnscan's own reports say the class (docs/cli.md).
     root_name = type(module).__name__.lower()
     for path, m in module.named_modules():
         meta = s.modules.get(path, {})
