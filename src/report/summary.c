@@ -379,8 +379,8 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
 static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
   static const char *titles[3] = {
       "Not counted (no cost rule):",
-      "Not counted (sizes unknown, or negative with symbolic dims taken "
-      "as 1):",
+      ("Not counted (sizes unknown, or negative with symbolic dims taken "
+       "as 1):"),
       "Not counted (the cost rule failed; see the warnings):"};
   size_t n = nns_model_uncounted_op_count(m);
   bool open = false; /* a line is written and not yet ended */
