@@ -477,6 +477,11 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
                       _shape_str(root.get("input_shapes")),
                       _shape_str(root.get("output_shapes")))
     if verbose and s.json.get("uncounted_ops"):
-        ops = ", ".join(o["op_type"] for o in s.json["uncounted_ops"])
-        print(f"[nnscan] not counted (no cost rule): {ops}")
+        why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
+               "failed": "cost rule failed"}
+        ops = ", ".join(
+            "%s (%s)" % (o["op_type"], ", ".join(
+                w for k, w in why.items() if o.get(k)) or "no cost rule")
+            for o in s.json["uncounted_ops"])
+        print(f"[nnscan] not counted: {ops}")
     return int(total_macs), int(params), info
