@@ -4,7 +4,7 @@ PyTorch's own parameter counts for them (issue 16: parameters are exactly
 PyTorch's, from ONNX too). Written to tests/fixtures/breadth/ and committed;
 python/tests/test_breadth_onnx.py only reads them.
 
-    /usr/bin/python3 tools/make_breadth_models.py            # all (~1 min)
+    /usr/bin/python3 tools/make_breadth_models.py            # all (~2 min)
     /usr/bin/python3 tools/make_breadth_models.py gru        # a subset
 
 Each model is randomly initialised after torch.manual_seed(0), put in eval
@@ -14,7 +14,9 @@ external data and the data dropped (make_fixtures.save_graph_only). The
 exporter writes literals of its own into these graphs as Constant nodes:
 the zero initial state of every GRU/LSTM layer, GroupNorm's ones and
 zeros (an InstanceNormalization over the groups), a detector's image
-mean/std and anchors. `breadth.expect.json` holds, per file,
+mean/std and anchors. The set: GRU, bidirectional LSTM, GroupNorm, two
+detectors (Faster R-CNN, SSDlite), a segmenter (LR-ASPP) and a video
+network (R3D-18). `breadth.expect.json` holds, per file,
 `params` = sum(p.numel()) over model.parameters() and `buffers` =
 sum(b.numel()) over the float buffers (BatchNorm running statistics),
 counted in PyTorch, never with nnscan.
@@ -83,6 +85,15 @@ def detector():
         weights=None, weights_backbone=None)
 
 
+def ssd():
+    return torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None)
+
+
+def video():
+    return torchvision.models.video.r3d_18(weights=None)
+
+
 def segmenter():
     return torchvision.models.segmentation.lraspp_mobilenet_v3_large(
         weights=None, weights_backbone=None)
@@ -96,8 +107,11 @@ MODELS = {
     # the detector takes a list of images; its eval graph ends in TopK/NMS
     "fasterrcnn_mobilenet_v3_large_320_fpn":
         (detector, lambda: [torch.randn(3, 320, 320)], 11),
+    "ssdlite320_mobilenet_v3_large":
+        (ssd, lambda: [torch.randn(3, 320, 320)], 11),
     "lraspp_mobilenet_v3_large":
         (segmenter, lambda: torch.randn(1, 3, 224, 224), 13),
+    "r3d_18": (video, lambda: torch.randn(1, 3, 8, 112, 112), 13),
 }
 
 
