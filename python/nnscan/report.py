@@ -95,7 +95,8 @@ class Handle:
             depth = max(1, int(max_depth))
         opts = _api.ReportOptions(
             _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
-            _api.WRAP[wrap], model_name.encode() if model_name else None,
+            _api.WRAP[wrap],
+            _api.c_name(model_name) if model_name else None,
             model_path.encode() if model_path else None)
         err = _api.NnsError()
         cb, chunks = _api.write_collector()
@@ -136,9 +137,13 @@ class Summary:
 
     def layer(self, path):
         """The layer whose dotted module path is `path` ("" is the model)."""
-        for row in self.layers:
-            if row["path"] == path:
-                return row
+        # A recording hands names over escaped (_api.c_name); a file's are
+        # as they are.
+        escaped = _api.c_name(path).decode()
+        for want in (escaped, path):
+            for row in self.layers:
+                if row["path"] == want:
+                    return row
         raise KeyError(path)
 
     def _render(self, fmt, **kw):

@@ -12,6 +12,7 @@ call, parameter kinds) comes from the recording.
 import io
 import warnings
 
+from ._api import py_name
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -47,8 +48,9 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
 
     input_shape: torchscan's shape (batch excluded) or list of shapes, made
     into zero tensors of batch 1 with `dtype` (one, or one per shape; default
-    the first parameter's floating dtype). tensor / inputs: a tensor, a
-    tuple/list of tensors (positional), or a dict of keyword tensors.
+    the first parameter's floating or complex dtype). tensor / inputs: a
+    tensor, a tuple/list of tensors (positional), or a dict of keyword
+    tensors.
     """
     torch = _torch()
     given = [x is not None for x in (input_shape, inputs, tensor)]
@@ -59,7 +61,7 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         shapes = [_shape_of(s, k) for k, s in enumerate(shapes)]
         if dtype is None:
             p = next((p for p in module.parameters()
-                      if p.is_floating_point()), None)
+                      if p.is_floating_point() or p.is_complex()), None)
             dtype = p.dtype if p is not None else torch.float32
         dtypes = list(dtype) if isinstance(dtype, (list, tuple)) \
             else [dtype] * len(shapes)
@@ -290,7 +292,7 @@ def _batchless(shapes):
 
 
 def crawl_dict(module, s):
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     kinds = {}
     for p in s.json["parameters"]:
         kinds.setdefault(p["layer"], []).append(p)
@@ -440,7 +442,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
     custom = s.custom_macs
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     total_macs = s.totals["macs"]
     replaced = []
     for path, macs in custom.items():
