@@ -29,6 +29,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import ops_map
 from .graph import DTYPES, Graph
+from .shadow import Shadows
 
 
 class RecordError(RuntimeError):
@@ -72,6 +73,17 @@ class Builder:
         self.node_scope = {}
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
+        self.shadows = None  # shadow.Shadows on the meta path
+
+    def value_of(self, t):
+        """The real value of a recorded tensor: a CPU tensor, or None where
+        only its shape is known (a meta tensor without a shadow; see
+        shadow.py). On a real device, the tensor itself."""
+        if not isinstance(t, torch.Tensor):
+            return None
+        if not t.is_meta:
+            return t
+        return self.shadows.value(t) if self.shadows is not None else None
 
     # ---- names ----
     @staticmethod
@@ -229,13 +241,21 @@ class _Mode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.b.note_grad_fns()
+        shadows = self.b.shadows
         try:
             out = func(*args, **kwargs)
-        except NotImplementedError:
-            shim = META_SHIMS.get(ops_map.base_name(func))
-            if shim is None or not _all_meta(args):
-                raise
-            out = shim(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - re-raised unless answered
+            out = shadows.answer(func, args, kwargs) \
+                if shadows is not None else None
+            if out is None:
+                shim = META_SHIMS.get(ops_map.base_name(func))
+                if shim is None or not isinstance(e, NotImplementedError) \
+                        or not _all_meta(args):
+                    raise
+                out = shim(*args, **kwargs)
+        else:
+            if shadows is not None:
+                out = shadows.follow(func, args, kwargs, out)
         record(self.b, func, args, kwargs, out)
         return out
 
@@ -354,11 +374,10 @@ def param_table(model):
     return out
 
 
-def meta_copy(model):
+def meta_copy(model, shadows=None):
     """The model with every tensor on meta; None if it cannot be copied.
-
-    Returns (copy, kinds): kinds maps the copy's parameter names to the
-    original's kind (trainable / frozen)."""
+    With `shadows` (shadow.Shadows), the integer and boolean buffers and
+    tensor attributes keep their values as shadows."""
     memo = {}
     for m in model.modules():
         for attr, v in list(vars(m).items()):
@@ -368,6 +387,13 @@ def meta_copy(model):
             for v in getattr(m, store).values():
                 if v is not None and id(v) not in memo:
                     memo[id(v)] = _to_meta(v)
+                    if shadows is not None and store == "_buffers":
+                        shadows.adopt(memo[id(v)], v)
+        if shadows is not None:
+            for v in vars(m).values():
+                if isinstance(v, torch.Tensor) and \
+                        not isinstance(v, torch.nn.Parameter):
+                    shadows.adopt(memo[id(v)], v)
     try:
         return copy.deepcopy(model, memo)
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
@@ -383,15 +409,20 @@ def _to_meta(t):
     return m
 
 
-def to_meta_inputs(obj):
+def to_meta_inputs(obj, shadows=None):
+    """The inputs on meta; with `shadows`, integer and boolean tensors keep
+    their values as shadows (see shadow.py)."""
     if isinstance(obj, torch.Tensor):
-        return torch.empty(obj.shape, dtype=obj.dtype, device="meta")
+        m = torch.empty(obj.shape, dtype=obj.dtype, device="meta")
+        if shadows is not None:
+            shadows.adopt(m, obj)
+        return m
     if isinstance(obj, tuple):
-        return tuple(to_meta_inputs(x) for x in obj)
+        return tuple(to_meta_inputs(x, shadows) for x in obj)
     if isinstance(obj, list):
-        return [to_meta_inputs(x) for x in obj]
+        return [to_meta_inputs(x, shadows) for x in obj]
     if isinstance(obj, dict):
-        return {k: to_meta_inputs(v) for k, v in obj.items()}
+        return {k: to_meta_inputs(v, shadows) for k, v in obj.items()}
     return obj
 
 
@@ -428,9 +459,10 @@ class Recording:
         self.outputs = outputs
 
 
-def _run(model, args, kwargs, grad, custom_ops=None):
+def _run(model, args, kwargs, grad, custom_ops=None, shadows=None):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
+    b.shadows = shadows
     b.params_by_id = {id(t): t for t in list(model.parameters())
                       + list(model.buffers())}
     for name, m in model.named_modules():
@@ -480,12 +512,14 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
 def _record(model, args, kwargs, device, custom_ops, keep_graph):
     first_error = None
     if device in ("auto", "meta"):
-        target = model if on_meta(model) else meta_copy(model)
+        shadows = Shadows()
+        target = model if on_meta(model) else meta_copy(model, shadows)
         if target is not None:
             try:
                 target.eval()
-                rec = _run(target, to_meta_inputs(args), to_meta_inputs(kwargs),
-                           grad=True, custom_ops=custom_ops)
+                rec = _run(target, to_meta_inputs(args, shadows),
+                           to_meta_inputs(kwargs, shadows), grad=True,
+                           custom_ops=custom_ops, shadows=shadows)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below
