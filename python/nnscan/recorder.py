@@ -492,6 +492,20 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None):
     return Recording(g, b, stack, None, out)
 
 
+def unwrap_compiled(model):
+    """The module torch.compile wrapped (OptimizedModule._orig_mod), so a
+    compiled model reports its own tree, without an OptimizedModule root or
+    `_orig_mod.` prefixes; the recording runs its eager forward (the same
+    ops). torch._dynamo is looked up, not imported: it is loaded whenever a
+    compiled module exists."""
+    import sys
+    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                  "OptimizedModule", None)
+    while cls is not None and isinstance(model, cls):
+        model = model._orig_mod
+    return model
+
+
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
                  keep_graph=False):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
@@ -505,6 +519,7 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
+    model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph)
 
