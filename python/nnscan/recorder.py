@@ -29,6 +29,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import ops_map
 from .graph import DTYPES, Graph
+from .autocast import Autocast, device_for as autocast_for
 from .shadow import Shadows
 
 
@@ -74,6 +75,7 @@ class Builder:
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
         self.shadows = None  # shadow.Shadows on the meta path
+        self.autocast = None  # autocast.Autocast on the meta path, if on
 
     def value_of(self, t):
         """The real value of a recorded tensor: a CPU tensor, or None where
@@ -242,6 +244,9 @@ class _Mode(TorchDispatchMode):
         kwargs = kwargs or {}
         self.b.note_grad_fns()
         shadows = self.b.shadows
+        if self.b.autocast is not None:
+            args, kwargs = self.b.autocast.cast_inputs(
+                ops_map.base_name(func), args, kwargs)
         try:
             out = func(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - re-raised unless answered
@@ -459,10 +464,14 @@ class Recording:
         self.outputs = outputs
 
 
-def _run(model, args, kwargs, grad, custom_ops=None, shadows=None):
+def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
+         autocast_device=None):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
     b.shadows = shadows
+    if autocast_device is not None:
+        b.autocast = Autocast(autocast_device,
+                              lambda *call: record(b, *call))
     b.params_by_id = {id(t): t for t in list(model.parameters())
                       + list(model.buffers())}
     for name, m in model.named_modules():
@@ -479,7 +488,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None):
             g.inputs.append(n)
     stack = ModuleStack(model, b, custom_ops=custom_ops)
     ctx = torch.enable_grad() if grad else torch.no_grad()
-    with ctx, stack, _Mode(b):
+    probe = b.autocast.probe() if b.autocast is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, _Mode(b):
         out = model(*args, **kwargs)
     b.note_grad_fns()
     seen = set()
@@ -528,13 +539,15 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
     first_error = None
     if device in ("auto", "meta"):
         shadows = Shadows()
+        autocast_device = autocast_for(model)
         target = model if on_meta(model) else meta_copy(model, shadows)
         if target is not None:
             try:
                 target.eval()
                 rec = _run(target, to_meta_inputs(args, shadows),
                            to_meta_inputs(kwargs, shadows), grad=True,
-                           custom_ops=custom_ops, shadows=shadows)
+                           custom_ops=custom_ops, shadows=shadows,
+                           autocast_device=autocast_device)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below

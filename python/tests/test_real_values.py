@@ -267,3 +267,102 @@ def test_data_read_on_untracked_values_still_falls_back():
                        else recorder.RecordError):
         recorder.record_model(ReadsActivations(), (torch.randn(2, 4),),
                               device="meta")
+
+
+@pytest.mark.skipif(not hasattr(torch, "compile"),
+                    reason="torch.compile is new in PyTorch 2.0")
+def test_compiled_model_reports_its_own_tree():
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    cm = torch.compile(m)
+    assert type(cm).__name__ == "OptimizedModule"  # what it wraps
+    x = torch.randn(3, 8)
+    s = nnscan.summary(cm, inputs=(x,), file=False)
+    plain = nnscan.summary(m, inputs=(x,), file=False)
+    paths = [row["path"] for row in s.layers]
+    assert paths == [row["path"] for row in plain.layers] == ["", "0", "1", "2"]
+    assert s.layer("")["type"] == "Sequential"
+    assert not any("_orig_mod" in p for p in s.modules)
+    assert s.totals["params"] == sum(p.numel() for p in m.parameters())
+    assert s.totals["macs"] == 3 * (8 * 16 + 16 * 4)
+    crawl = nnscan.crawl_module(cm, inputs=(x,))
+    assert [layer["name"] for layer in crawl["layers"]][0] == "sequential"
+    macs, params, _ = nnscan.profile(cm, inputs=(x,), verbose=False)
+    assert (macs, params) == (s.totals["macs"], s.totals["params"])
+
+
+class _BNNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.bn = nn.BatchNorm2d(8)
+        self.fc1 = nn.Linear(8 * 6 * 6, 32)
+        self.fc2 = nn.Linear(32, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x))).flatten(1)
+        return F.softmax(self.fc2(F.gelu(self.fc1(y))), -1)
+
+
+class _Attn(nn.Module):
+    """(nn.MultiheadAttention takes a fused fast path on a real CPU that it
+    does not take on meta: PyTorch itself runs other ops there.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, -1)
+        p = (q @ k.transpose(-1, -2) / 4).softmax(-1)
+        return self.fc(torch.tanh(p @ v))
+
+
+@pytest.mark.parametrize("make,shape", [(_BNNet, (2, 3, 8, 8)),
+                                        (_Attn, (2, 5, 16))])
+def test_autocast_dtypes_are_what_autocast_runs(make, shape):
+    """Recorded on meta under torch.autocast("cpu", bfloat16), the report
+    is the one of PyTorch's own CPU autocast run (device="model": the
+    dispatcher casts): same nodes, dtypes, bytes; matmuls in bf16."""
+    torch.manual_seed(0)
+    m = make().eval()
+    x = torch.randn(*shape)
+    # one autocast region each: PyTorch caches a weight's cast in a region
+    with torch.autocast("cpu", torch.bfloat16):
+        eager = m(x)
+    with torch.autocast("cpu", torch.bfloat16):
+        meta = nnscan.summary(m, inputs=(x,), file=False)
+    with torch.autocast("cpu", torch.bfloat16):
+        real = nnscan.summary(m, inputs=(x,), device="model", file=False)
+    assert (meta.device, real.device) == ("meta", "cpu")
+    assert meta.json["outputs"][0]["dtype"] == str(eager.dtype)[6:] == "bfloat16"
+    for key in ("macs", "flops", "dmas", "activation_bytes", "nodes"):
+        assert meta.totals[key] == real.totals[key], key
+    assert meta.json["op_types"] == real.json["op_types"]
+    assert any(o["op_type"] == "Cast" for o in meta.json["op_types"])
+    with torch.autocast("cpu", torch.bfloat16):
+        rec = recorder.record_model(m, (x,))
+    g = rec.graph
+    products = [n for n in g.nodes if n[0] in ("MatMul", "Gemm", "Conv")]
+    assert products and all(g.values[o][0] == 16 for n in products
+                            for o in n[3])  # ONNX 16: bfloat16
+    plain = nnscan.summary(m, inputs=(x,), file=False)
+    assert plain.json["outputs"][0]["dtype"] == "float32"
+    assert plain.totals["macs"] == meta.totals["macs"]
+    assert not any(o["op_type"] == "Cast" for o in plain.json["op_types"])
+    # a region with autocast turned off inside forward is not cast
+
+    class Off(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = make()
+
+        def forward(self, x):
+            with torch.autocast("cpu", enabled=False):
+                return self.inner(x)
+
+    off = Off().eval()
+    with torch.autocast("cpu", torch.bfloat16):
+        s = nnscan.summary(off, inputs=(x,), file=False)
+    assert s.json["outputs"][0]["dtype"] == "float32"
+    assert not any(o["op_type"] == "Cast" for o in s.json["op_types"])
