@@ -44,6 +44,13 @@ def _ints(v, n):
     return v * n if len(v) == 1 else v
 
 
+def _prod(dims):
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
 def _outs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
@@ -58,6 +65,19 @@ def unary(op, **attrs):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], attrs)
     return rule
+
+
+def abs_(b, args, kw, out):
+    """abs; of a complex tensor it is real (the modulus, as PyTorch gives
+    it): the library's Abs keeps the dtype, so a Cast to the output's real
+    dtype follows."""
+    x = args[0]
+    if not (b.is_tensor(x) and x.is_complex()) or out.is_complex():
+        b.node("Abs", [b.inp(x)], [out])
+        return
+    mod = b.fresh(x.dtype, list(out.shape))
+    b.node("Abs", [b.inp(x)], [mod])
+    b.node("Cast", [b.name(mod)], [out], {"to": b.onnx_dtype(out.dtype)})
 
 
 def binary(op, swap=False):
@@ -346,8 +366,16 @@ def vector_norm(b, args, kw, out):
 
 # ---- layout ----
 
+def reshape_to(b, src, dims, out):
+    """A Reshape of the value `src` to exactly `dims`. A zero there is a
+    zero-size dim (allowzero), not ONNX's "copy the input's dim"."""
+    dims = [int(d) for d in dims]
+    b.node("Reshape", [src, b.const(dims)], [out],
+           {"allowzero": 1} if 0 in dims else None)
+
+
 def reshape(b, args, kw, out):
-    b.node("Reshape", [b.inp(args[0]), b.const(list(out.shape))], [out])
+    reshape_to(b, b.inp(args[0]), list(out.shape), out)
 
 
 def expand(b, args, kw, out):
@@ -641,7 +669,7 @@ def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
     heads = []
     for p in parts:
         r = b.fresh(x.dtype, [B, L, h, d])
-        b.node("Reshape", [b.name(p), b.const(list(r.shape))], [r])
+        reshape_to(b, b.name(p), list(r.shape), r)
         t = b.fresh(x.dtype, [B, h, L, d])
         b.node("Transpose", [b.name(r)], [t], {"perm": [0, 2, 1, 3]})
         heads.append(t)
@@ -650,7 +678,7 @@ def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
     merged_t = b.fresh(x.dtype, [B, L, h, d])
     b.node("Transpose", [b.name(att)], [merged_t], {"perm": [0, 2, 1, 3]})
     merged = b.fresh(x.dtype, [B, L, E])
-    b.node("Reshape", [b.name(merged_t), b.const([B, L, E])], [merged])
+    reshape_to(b, b.name(merged_t), [B, L, E], merged)
     proj = b.fresh(x.dtype, [B, L, E])
     b.node("MatMul", [b.name(merged), b.transposed(w_out)], [proj])
     b.node("Add", [b.name(proj), b.inp(b_out)], [y])
@@ -758,12 +786,12 @@ def convolution_backward(b, args, kw, out):
         spatial_y = [int(v) for v in g_out.shape[2:]]
         # x: (N, Cin, *S) -> (Cin/g, g*N, *S)
         x5 = b.fresh(x.dtype, [n, groups, cin // groups] + spatial_x)
-        b.node("Reshape", [b.inp(x), b.const(list(x5.shape))], [x5])
+        reshape_to(b, b.inp(x), list(x5.shape), x5)
         xt = b.fresh(x.dtype, [cin // groups, groups, n] + spatial_x)
         b.node("Transpose", [b.name(x5)], [xt],
                {"perm": [2, 1, 0] + list(range(3, 3 + r))})
         xin = b.fresh(x.dtype, [cin // groups, groups * n] + spatial_x)
-        b.node("Reshape", [b.name(xt), b.const(list(xin.shape))], [xin])
+        reshape_to(b, b.name(xt), list(xin.shape), xin)
         # grad_output: (N, Cout, *So) -> (Cout, N, *So)
         gt = b.fresh(g_out.dtype, [cout, n] + spatial_y)
         b.node("Transpose", [b.inp(g_out)], [gt],
@@ -893,18 +921,18 @@ def adaptive_avg_pool_backward(b, args, kw, out):
 def max_pool_backward(b, args, kw, out):
     # the gradient goes back to each window's maximum: a scatter
     g, x, idx = args[0], args[1], args[-1]
-    nc = int(g.shape[0]) * int(g.shape[1])
-    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [int(g.numel()) // nc])
-    b.node("Reshape", [b.inp(g), b.const(list(flat_g.shape))], [flat_g])
+    # (N, C, *S) -> (N, C, prod(S)); a product, not numel // (N*C), which a
+    # zero-size batch would divide by zero
+    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [_prod(g.shape[2:])])
+    reshape_to(b, b.inp(g), list(flat_g.shape), flat_g)
     flat_i = b.fresh(idx.dtype, list(flat_g.shape))
-    b.node("Reshape", [b.inp(idx), b.const(list(flat_i.shape))], [flat_i])
-    flat_x = [int(x.shape[0]), int(x.shape[1]),
-              int(x.numel() // (x.shape[0] * x.shape[1]))]
+    reshape_to(b, b.inp(idx), list(flat_i.shape), flat_i)
+    flat_x = [int(x.shape[0]), int(x.shape[1]), _prod(x.shape[2:])]
     scat = b.fresh(g.dtype, flat_x)
     b.node("ScatterElements", [b.filler(flat_x, g), b.name(flat_i),
                                b.name(flat_g)], [scat],
            {"axis": 2, "reduction": "add"})
-    b.node("Reshape", [b.name(scat), b.const(list(x.shape))], [out])
+    reshape_to(b, b.name(scat), list(x.shape), out)
 
 
 # ---- the table ----
@@ -947,7 +975,7 @@ OPS = {
     "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
     "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "rsqrt": rsqrt, "reciprocal": unary("Reciprocal"), "neg": unary("Neg"),
-    "abs": unary("Abs"), "erf": unary("Erf"), "sin": unary("Sin"),
+    "abs": abs_, "erf": unary("Erf"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
