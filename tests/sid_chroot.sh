@@ -131,7 +131,7 @@ run_tests() { # DIR LIBRARY (a path inside the checkout)
   # The checkout is read-only in the chroot: no bytecode, no pytest cache.
   chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
-    /bin/sh -c 'cd /nnscan/python && exec python3 -m pytest -q -p no:cacheprovider -rs "$@"' \
+    /bin/sh -c 'cd /nnscan/python && exec python3 -m pytest -q -p no:cacheprovider -rfEs "$@"' \
     sh "${suites[@]}"
 }
 

@@ -76,6 +76,20 @@ def flatten(obj):
     return out
 
 
+def unwrap_compiled(model):
+    """The module torch.compile wrapped (OptimizedModule._orig_mod), so a
+    compiled model reports its own tree, without an OptimizedModule root or
+    `_orig_mod.` prefixes; the recording runs its eager forward (the same
+    ops). torch._dynamo is looked up, not imported: it is loaded whenever a
+    compiled module exists."""
+    import sys
+    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                  "OptimizedModule", None)
+    while cls is not None and isinstance(model, cls):
+        model = model._orig_mod
+    return model
+
+
 class Builder:
     """Names tensors and adds nodes; what an ops_map rule calls."""
 
@@ -90,24 +104,14 @@ class Builder:
         self.shape_of = {}   # value name -> recorded dims
         self.scope_of = {}   # id(tensor) -> module path it was made in
         self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
+        self.shadows = None  # shadow.Shadows on the meta path
+        self.autocast = None  # autocast.Autocast on the meta path, if on
         # autograd node -> module path, for backward.py: the outputs of the
         # last op get their grad_fn once autograd has wrapped them, i.e. by
         # the next dispatch (an in-place op may replace it later)
         self.node_scope = {}
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
-        self.shadows = None  # shadow.Shadows on the meta path
-        self.autocast = None  # autocast.Autocast on the meta path, if on
-
-    def value_of(self, t):
-        """The real value of a recorded tensor: a CPU tensor, or None where
-        only its shape is known (a meta tensor without a shadow; see
-        shadow.py). On a real device, the tensor itself."""
-        if not isinstance(t, torch.Tensor):
-            return None
-        if not t.is_meta:
-            return t
-        return self.shadows.value(t) if self.shadows is not None else None
 
     # ---- names ----
     @staticmethod
@@ -120,6 +124,16 @@ class Builder:
 
     def name(self, t):
         return self.names[id(t)]
+
+    def value_of(self, t):
+        """The real value of a recorded tensor: a CPU tensor, or None where
+        only its shape is known (a meta tensor without a shadow; see
+        shadow.py). On a real device, the tensor itself."""
+        if not isinstance(t, torch.Tensor):
+            return None
+        if not t.is_meta:
+            return t
+        return self.shadows.value(t) if self.shadows is not None else None
 
     def _declare(self, t, name):
         self.keep.append(t)
@@ -618,20 +632,6 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
     return Recording(g, b, stack, None, out)
-
-
-def unwrap_compiled(model):
-    """The module torch.compile wrapped (OptimizedModule._orig_mod), so a
-    compiled model reports its own tree, without an OptimizedModule root or
-    `_orig_mod.` prefixes; the recording runs its eager forward (the same
-    ops). torch._dynamo is looked up, not imported: it is loaded whenever a
-    compiled module exists."""
-    import sys
-    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
-                  "OptimizedModule", None)
-    while cls is not None and isinstance(model, cls):
-        model = model._orig_mod
-    return model
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
