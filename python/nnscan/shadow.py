@@ -15,7 +15,7 @@ What has a shadow (docs/python.md, "Real values on the meta path"):
     and a model's integer/boolean buffers and tensor attributes when the
     recorder copies the model to meta;
   - the output of a factory op (arange, full, ones, zeros, *_like, new_*,
-    fill_, zero_) of an integer or boolean dtype, or of a float dtype up to
+    fill_, zero_, and an `empty` tensor once copy_ overwrites it) of an integer or boolean dtype, or of a float dtype up to
     FLOAT_FACTORY_MAX elements (larger float factories are caches and
     accumulators for activations);
   - the output of any other op whose every tensor input has a shadow (or is
@@ -37,10 +37,12 @@ FLOAT_FACTORY_MAX = 1 << 16
 
 # ops whose output values do not depend on their tensor inputs' values
 # (shape/dtype templates, or overwritten whole)
+# (`empty*` are not: their values are undefined until an op overwrites them,
+# which gives them a value then, see OVERWRITE)
 FACTORIES = frozenset((
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
-    "ones_like", "full", "full_like", "arange", "scalar_tensor", "new_empty",
-    "new_zeros", "new_ones", "new_full", "new_empty_strided", "fill", "zero",
+    "zeros", "zeros_like", "ones",
+    "ones_like", "full", "full_like", "arange", "scalar_tensor",
+    "new_zeros", "new_ones", "new_full", "fill", "zero",
     "linspace", "logspace", "eye", "tensor", "lift_fresh", "lift_fresh_copy"))
 
 # ops that overwrite their first argument whatever it held (fill and zero
@@ -56,6 +58,9 @@ RANDOM = frozenset((
     "multinomial", "exponential", "geometric", "cauchy", "log_normal",
     "random", "poisson"))
 
+# aten overload -> (base name, factory or copy, random): follow runs at
+# every op
+_KINDS = {}
 _META = torch.device("meta")
 _CPU = torch.device("cpu")
 
@@ -164,6 +169,24 @@ class Shadows:
                         seen = True
         return seen
 
+    def _any_tracked(self, args, kwargs):
+        of = self.of
+        if not of:
+            return False
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                if id(a) in of:
+                    return True
+            elif isinstance(a, (list, tuple)):
+                for t in a:
+                    if isinstance(t, torch.Tensor) and id(t) in of:
+                        return True
+        for a in kwargs.values():
+            for t in (a if isinstance(a, (list, tuple)) else (a,)):
+                if isinstance(t, torch.Tensor) and id(t) in of:
+                    return True
+        return False
+
     def _targets(self, func, args, kwargs):
         """The tensors an in-place or out= op writes."""
         out = kwargs.get("out")
@@ -188,12 +211,17 @@ class Shadows:
         """After `func` ran on meta: the values of its outputs. Returns the
         output to give the model (a data-dependent answer, such as
         `torch.equal`'s, comes from the values)."""
-        name = ops_map.base_name(func)
-        if not self.of and name not in FACTORIES and name not in COPIES:
-            return out
+        kind = _KINDS.get(func)
+        if kind is None:
+            name = ops_map.base_name(func)
+            kind = _KINDS[func] = (name, name in FACTORIES or name in COPIES,
+                                   _is_random(func, name))
+        name, makes, random = kind
+        if not makes and not self._any_tracked(args, kwargs):
+            return out  # the common case: nothing tracked, nothing to drop
         targets = self._targets(func, args, kwargs)
         blank = self._blank(name, args, kwargs, targets)
-        if _is_random(func, name) or not (
+        if random or not (
                 name in FACTORIES or self._inputs_known(args, kwargs, blank)):
             for t in targets:
                 self.drop(t)
