@@ -89,3 +89,24 @@ def test_the_mask_the_model_built_is_known(pad):
             except RuntimeError:  # does not broadcast to the scores
                 pass
     assert any(found)
+
+
+@pytest.mark.parametrize("family", ["llama", "mistral"])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_gqa_with_mask_on_the_models_own_cpu(family, pad):
+    """The same decoder with real CPU weights, run on its own device
+    (with no padding transformers hands PyTorch's fused CPU attention 4 k/v
+    heads for 8 query heads, enable_gqa; with padding it repeats them):
+    the same products as FlopCounterMode counts on the meta model."""
+    meta = _model(family)
+    torch.manual_seed(0)
+    model = type(meta)(meta.config)
+    inputs = {"input_ids": torch.randint(0, 256, (B, T)),
+              "attention_mask": _mask(pad)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = nnscan.summary(model, inputs=inputs, device="model", file=False)
+    assert s.device == "cpu"
+    by_op = {o["op_type"]: o["macs"] for o in s.json["op_types"]}
+    assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == \
+        _flop_counter_macs(meta)
