@@ -14,8 +14,11 @@ Where it runs:
     attribute to a meta tensor of the same shape, dtype and requires_grad
     (no weight is copied, the user's model is never touched, tied weights
     stay tied because the memo maps one tensor to one meta tensor);
-  - if the forward cannot run on meta (data-dependent control flow, .item(),
-    an op without a meta kernel), on the model itself on its own device, in
+    integer/boolean inputs and buffers, and what is computed from them,
+    keep real values beside (shadow.py), so `.item()` on a mask works;
+    under torch.autocast the casts are made as autocast would (autocast.py);
+  - if the forward cannot run on meta (control flow on an activation's
+    value, an op without a meta kernel), on the model itself on its own device, in
     eval mode, under no_grad, with a warning; every module's training flag
     and the RNG states are restored afterwards.
 The recording always runs in eval mode (the inference graph).
@@ -31,8 +34,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import ops_map
-from .graph import DTYPES, Graph
 from .autocast import Autocast, device_for as autocast_for
+from .graph import DTYPES, Graph
 from .shadow import Shadows
 
 

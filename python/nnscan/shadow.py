@@ -15,9 +15,10 @@ What has a shadow (docs/python.md, "Real values on the meta path"):
     and a model's integer/boolean buffers and tensor attributes when the
     recorder copies the model to meta;
   - the output of a factory op (arange, full, ones, zeros, *_like, new_*,
-    fill_, zero_, and an `empty` tensor once copy_ overwrites it) of an integer or boolean dtype, or of a float dtype up to
-    FLOAT_FACTORY_MAX elements (larger float factories are caches and
-    accumulators for activations);
+    fill_, zero_; an `empty` tensor once copy_ overwrites it) of an
+    integer or boolean dtype, or of a float dtype up to FLOAT_FACTORY_MAX
+    elements (larger float factories are caches and accumulators for
+    activations);
   - the output of any other op whose every tensor input has a shadow (or is
     a real CPU tensor), e.g. an additive float mask made from a boolean one
     by `where`;
