@@ -125,7 +125,9 @@ class Shadows:
             if x.is_meta:
                 v = self.value(x)
                 if v is None and id(x) in blank:
-                    v = torch.empty(x.shape, dtype=x.dtype)
+                    # written in place: a real buffer; a template: no memory
+                    v = torch.empty(x.shape, dtype=x.dtype) if blank[id(x)] \
+                        else torch.empty((), dtype=x.dtype).expand(x.shape)
                 return v
             return x if x.device.type == "cpu" else None
         if isinstance(x, torch.device):
@@ -198,14 +200,16 @@ class Shadows:
         return []
 
     def _blank(self, name, args, kwargs, targets):
-        """ids of the inputs whose values the op does not read."""
-        blank = {id(t) for t in targets} if "out" in kwargs else set()
+        """id -> written in place, for the inputs whose values the op does
+        not read."""
+        blank = {id(t): True for t in targets} if "out" in kwargs else {}
         if name in OVERWRITE and args and isinstance(args[0], torch.Tensor):
-            blank.add(id(args[0]))
+            blank[id(args[0])] = True
         elif name in FACTORIES:  # a template for shape and dtype only
-            blank.update(id(t) for a in list(args) + list(kwargs.values())
-                         for t in (a if isinstance(a, (list, tuple)) else (a,))
-                         if isinstance(t, torch.Tensor))
+            for a in list(args) + list(kwargs.values()):
+                for t in (a if isinstance(a, (list, tuple)) else (a,)):
+                    if isinstance(t, torch.Tensor):
+                        blank.setdefault(id(t), False)
         return blank
 
     def follow(self, func, args, kwargs, out):
@@ -262,9 +266,9 @@ class Shadows:
         if not any(isinstance(t, torch.Tensor) and t.is_meta
                    for a in list(args) + list(kwargs.values())
                    for t in (a if isinstance(a, (list, tuple)) else (a,))) \
-                or not self._inputs_known(args, kwargs, set()):
+                or not self._inputs_known(args, kwargs, {}):
             return None
-        got = self._run(func, args, kwargs, set())
+        got = self._run(func, args, kwargs, {})
         if got is None:
             return None
         res = got[0]
