@@ -174,6 +174,9 @@ class MaskReader(nn.Module):
         else:
             pos = (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
         SEEN["padded_tokens"] = int((attention_mask == 0).sum().item())
+        SEEN["first_row_full"] = torch.equal(attention_mask[0],
+                                             torch.ones_like(attention_mask[0]))
+        SEEN["any_padding"] = bool((attention_mask == 0).any())
         SEEN["padded_rows"] = torch.nonzero(
             (attention_mask == 0).any(-1)).flatten().tolist()
         x = self.emb(input_ids) + self.pos(pos)
