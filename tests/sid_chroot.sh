@@ -9,7 +9,8 @@
 # setup: `debootstrap --variant=minbase sid DIR` from the host's own Debian
 # mirror, then apt-get installs SID_PACKAGES; a marker file written last
 # (DIR/.nnscan-sid-ready, holding the package list) makes a later setup
-# reuse the chroot, and a setup that died half-way start over.
+# reuse the chroot (installing what a changed list adds), and a setup that
+# died half-way start over.
 # test/shell: mounts proc, the host's /dev (read-only: its device nodes work,
 # nothing in it can be deleted), a tmpfs on /dev/shm and the checkout
 # (read-only) at DIR/nnscan only while the command runs, and always unmounts
@@ -88,11 +89,32 @@ mount_all() { # DIR
   mount -o remount,bind,ro "$dir/nnscan"
 }
 
+apt_install() { # DIR: SID_PACKAGES into the chroot (apt from the host's mirror)
+  local dir=$1 opts
+  opts=$(host_apt_opts | tr '\n' ' ')
+  cp -L /etc/resolv.conf "$dir/etc/resolv.conf"
+  (
+    mount_all "$dir"
+    echo "== apt-get install (sid): ${SID_PACKAGES[*]}"
+    chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+      DEBIAN_FRONTEND=noninteractive /bin/sh -c \
+      "apt-get $opts update -q && apt-get $opts install -y -q --no-install-recommends \"\$@\" && apt-get clean" \
+      sh "${SID_PACKAGES[@]}"
+  )
+}
+
 setup() { # DIR
   local dir=$1 want
   want=$(printf '%s\n' "${SID_PACKAGES[@]}")
-  if [ -f "$dir/$MARKER" ] && [ "$(cat "$dir/$MARKER")" = "$want" ]; then
-    echo "== sid chroot $dir: ready (reused)"
+  if [ -f "$dir/$MARKER" ]; then
+    if [ "$(cat "$dir/$MARKER")" = "$want" ]; then
+      echo "== sid chroot $dir: ready (reused)"
+      return
+    fi
+    # a complete chroot made for another package list: add what is new
+    rm -f "$dir/$MARKER"
+    apt_install "$dir"
+    echo "$want" >"$dir/$MARKER"
     return
   fi
   command -v debootstrap >/dev/null || die "debootstrap is not installed"
@@ -105,17 +127,7 @@ setup() { # DIR
   debootstrap --variant=minbase sid "$dir" "$mirror" >"$dir.debootstrap.log" 2>&1 ||
     { tail -30 "$dir.debootstrap.log"; die "debootstrap failed (log: $dir.debootstrap.log)"; }
   echo "deb $mirror sid main" >"$dir/etc/apt/sources.list"
-  cp -L /etc/resolv.conf "$dir/etc/resolv.conf"
-  local opts
-  opts=$(host_apt_opts | tr '\n' ' ')
-  (
-    mount_all "$dir"
-    echo "== apt-get install (sid): ${SID_PACKAGES[*]}"
-    chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-      DEBIAN_FRONTEND=noninteractive /bin/sh -c \
-      "apt-get $opts update -q && apt-get $opts install -y -q --no-install-recommends \"\$@\" && apt-get clean" \
-      sh "${SID_PACKAGES[@]}"
-  )
+  apt_install "$dir"
   echo "$want" >"$dir/$MARKER"
 }
 
