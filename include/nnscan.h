@@ -938,12 +938,22 @@ NNS_API nns_status nns_model_branch(const nns_model *model, size_t i,
                                     const char **node, int *then_branch,
                                     int *known);
 
-/* Op types with no cost rule, and how many nodes each has. */
+/* Op types with nodes that were not counted, and how many nodes each has
+ * (a lower bound on every total that contains them). */
 NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
 NNS_API nns_status nns_model_uncounted_op(const nns_model *model, size_t i,
                                           const char **domain,
                                           const char **op_type,
                                           size_t *node_count);
+/* Why the nodes of uncounted op type i were not counted; the three add up
+ * to its node_count. *no_rule: the op has no cost rule. *no_size: its rule
+ * found no usable size (an unknown rank or dim, or one that symbolic dims
+ * taken as 1 made negative; --input with the real sizes fixes it).
+ * *failed: the rule reported an error (a warning says which). */
+NNS_API nns_status nns_model_uncounted_op_why(const nns_model *model,
+                                              size_t i, size_t *no_rule,
+                                              size_t *no_size,
+                                              size_t *failed);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 
@@ -1184,6 +1194,12 @@ NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
  * Every struct passed in starts with its own size (set it to sizeof), so
  * later versions can grow them; strings and arrays are copied, the caller
  * keeps ownership of what it passes.
+ *
+ * Threads: add_module, set_meta and add_batch change the inspection and
+ * need it to themselves. Everything is aggregated as each batch is added,
+ * so the functions taking a `const nns_inspection *` (the counts, stats,
+ * first offenders and reports) only read it: any number of threads may
+ * call them at once, as long as no thread is adding to it meanwhile.
  */
 typedef struct nns_inspection nns_inspection;
 
@@ -1304,9 +1320,12 @@ typedef struct nns_inspect_batch {
   size_t dim_count;
 } nns_inspect_batch;
 
-/* Checks and copies a batch. A bad index, a parent after its child or a
- * dim range out of bounds is NNS_E_ARG naming the call; nothing of a
- * rejected batch is kept. */
+/* Checks and copies a batch. A bad index, a parent after its child, a dim
+ * range out of bounds, a wall_start that is NaN or infinite, or a byte
+ * count above 2^62 is NNS_E_ARG naming the call or tensor; nothing of a
+ * rejected batch is kept. call_size and tensor_size may be any stride at
+ * least the struct's size (the elements are copied out, never read in
+ * place); tensors named by several calls are kept once. */
 NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
                                             const nns_inspect_batch *batch,
                                             nns_error *err);
@@ -1391,7 +1410,9 @@ NNS_API nns_status nns_inspection_report(const nns_inspection *insp,
 /* The layout torch_inspector ("Inspector Gadgets") saves:
  * {name: {"info": {...}, "children": {...}}} with its keys and units
  * (memory in MB of 10^6 bytes, latency in ms per pass), plus a few keys of
- * nnscan's own (docs/inspect.md). */
+ * nnscan's own (docs/inspect.md). Nesting stops at module depth 64: a
+ * module there lists all its descendants flat, keyed by their path below
+ * it, so any JSON parser loads the result. */
 NNS_API nns_status nns_inspection_report_seed(const nns_inspection *insp,
                                               const nns_report_options *opts,
                                               nns_write_fn write, void *user,

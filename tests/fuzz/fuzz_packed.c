@@ -3,8 +3,8 @@
  * binding hands a recorded graph over in one call: any bytes must give a
  * status, never a crash, a read outside the buffer, a hang or a leak; a
  * graph that builds then goes through inference, the analysis and every
- * report format. Seeds: the .nnsp files in tests/fuzz/packed, graphs the
- * Python recorder packed (tests/fuzz/packed/make_seeds.py writes them).
+ * report format. Seeds: tests/fuzz/seeds/fuzz_packed, graphs the Python
+ * recorder packed (make_seeds.py there writes them).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -452,7 +452,7 @@ static void test_module_and_param_kind(void) {
  * found failing (regress-*.nnsp: a status each, nothing else). */
 static void test_fuzz_files(void) {
   char dir[512];
-  snprintf(dir, sizeof dir, "%s/fuzz/packed", check_dir());
+  snprintf(dir, sizeof dir, "%s/fuzz/seeds/fuzz_packed", check_dir());
   DIR *d = opendir(dir);
   if (!d) {
     check_fail(__FILE__, __LINE__, "cannot open %s", dir);

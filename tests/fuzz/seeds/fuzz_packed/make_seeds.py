@@ -4,13 +4,13 @@ by the Python package and packed as nnscan.graph.pack() hands them to
 nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block).
 
-    NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/packed/make_seeds.py
+    NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "python"))
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
