@@ -76,6 +76,14 @@ def compare_ne(b, args, kw, out):
     b.node("Not", [b.name(eq)], [out])
 
 
+def bitwise_not(b, args, kw, out):
+    # ~mask; ONNX's BitwiseNot (integers) is opset 18
+    if str(out.dtype) == "torch.bool":
+        b.node("Not", [b.inp(args[0])], [out])
+    else:
+        b.unmapped("bitwise_not", args, out)
+
+
 def silu(b, args, kw, out):
     x = b.inp(args[0])
     s = b.fresh_like(out)
@@ -103,6 +111,20 @@ def clip(lo_i, hi_i, lo_name="min", hi_name="max"):
         x = args[0]
         lo = _arg(args, kw, lo_i, lo_name) if lo_i is not None else None
         hi = _arg(args, kw, hi_i, hi_name) if hi_i is not None else None
+        if any(b.is_tensor(v) and v.numel() != 1 for v in (lo, hi)):
+            # clamp(x, min=tensor, max=tensor): element-wise Max and Min
+            # (Clip's bounds are scalars)
+            cur = x
+            for v, op in ((lo, "Max"), (hi, "Min")):
+                if v is None:
+                    continue
+                last = op == "Min" or hi is None
+                nxt = out if last else b.fresh_like(out)
+                b.node(op, [b.inp(cur) if cur is x else b.name(cur),
+                            b.inp(v) if b.is_tensor(v) else b.scalar(v, x)],
+                       [nxt])
+                cur = nxt
+            return
         ins = [b.inp(x),
                "" if lo is None else (b.inp(lo) if b.is_tensor(lo) else b.scalar(lo, x)),
                "" if hi is None else (b.inp(hi) if b.is_tensor(hi) else b.scalar(hi, x))]
@@ -154,6 +176,215 @@ def softmax(op):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], {"axis": int(args[1])})
     return rule
+
+
+# ---- selection, sorting, routing (mixture-of-experts) ----
+
+def topk(b, args, kw, out):
+    # topk(x, k, dim=-1, largest=True, sorted=True) -> (values, indices)
+    x, k = args[0], int(args[1])
+    b.node("TopK", [b.inp(x), b.const([k])], _outs(out),
+           {"axis": int(_arg(args, kw, 2, "dim", -1)) % max(1, _ndim(x)),
+            "largest": int(bool(_arg(args, kw, 3, "largest", True))),
+            "sorted": int(bool(_arg(args, kw, 4, "sorted", True)))})
+
+
+def sort(b, args, kw, out):
+    """sort(x, dim=-1, descending=False) and sort.stable(x, *, stable, dim,
+    descending) as torch.onnx exports them: a TopK of the whole dim;
+    argsort is its indices output."""
+    x = args[0]
+    dim = _arg(args, kw, 1, "dim", -1)
+    desc = _arg(args, kw, 2, "descending", False)
+    r = max(1, _ndim(x))
+    dim = int(dim) % r
+    outs = _outs(out)
+    if len(outs) == 1:  # argsort: the values are not kept
+        outs = [b.fresh_like(x)] + outs
+    b.node("TopK", [b.inp(x), b.const([int(x.shape[dim]) if _ndim(x) else 1])],
+           outs, {"axis": dim, "largest": int(bool(desc)), "sorted": 1})
+
+
+def max_min(reduce_op, arg_op, binary_op):
+    """max(x) (all elements), max(x, dim, keepdim) -> (values, indices),
+    max(x, y) (element-wise): ReduceMax, ReduceMax + ArgMax, Max."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        y = _arg(args, kw, 1, "dim", None)
+        if b.is_tensor(y):
+            binary(binary_op)(b, args, kw, out)
+            return
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        outs = _outs(out)
+        axes = list(range(_ndim(x))) if y is None else [int(y) % max(1, _ndim(x))]
+        b.node(reduce_op, [b.inp(x)], [outs[0]],
+               {"axes": axes, "keepdims": int(keep)})
+        if len(outs) > 1:
+            b.node(arg_op, [b.inp(x)], [outs[1]],
+                   {"axis": axes[0], "keepdims": int(keep)})
+    return rule
+
+
+def arg_reduce(op):
+    # argmax(x, dim=None, keepdim=False); no dim: over the flattened tensor
+    def rule(b, args, kw, out):
+        x = args[0]
+        dim = _arg(args, kw, 1, "dim", None)
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        src = b.inp(x)
+        if dim is None:
+            flat = b.fresh(x.dtype, [int(x.numel())])
+            b.node("Reshape", [src, b.const([int(x.numel())])], [flat])
+            src, dim = b.name(flat), 0
+        b.node(op, [src], [out], {"axis": int(dim) % max(1, _ndim(x)),
+                                  "keepdims": int(keep)})
+    return rule
+
+
+def histc(b, args, kw, out):
+    """histc(x, bins, min, max) as a naive histogram: each element's bin
+    ((x - min) * bins / (max - min), floored, as an index) and one
+    ScatterElements add of a one per element into the bins."""
+    import torch
+    x = args[0]
+    bins = int(_arg(args, kw, 1, "bins", 100))
+    lo = float(_arg(args, kw, 2, "min", 0))
+    hi = float(_arg(args, kw, 3, "max", 0))
+    n = int(x.numel())
+    flat = b.fresh(x.dtype, [n])
+    b.node("Reshape", [b.inp(x), b.const([n])], [flat])
+    shifted, scaled, fl = b.fresh_like(flat), b.fresh_like(flat), b.fresh_like(flat)
+    b.node("Sub", [b.name(flat), b.scalar(lo, x)], [shifted])
+    b.node("Mul", [b.name(shifted),
+                   b.scalar(bins / (hi - lo) if hi > lo else 1.0, x)], [scaled])
+    b.node("Floor", [b.name(scaled)], [fl])
+    ix = b.fresh(torch.int64, [n])
+    b.node("Cast", [b.name(fl)], [ix], {"to": 7})
+    b.node("ScatterElements", [b.filler([bins], out), b.name(ix),
+                               b.filler([n], out)], [out],
+           {"axis": 0, "reduction": "add"})
+
+
+def floor_divide(b, args, kw, out):
+    # a // b: Div, then Floor for floating point (integer Div floors already
+    # for the non-negative ids and counts models divide)
+    if not out.dtype.is_floating_point:
+        binary("Div")(b, args, kw, out)
+        return
+    q = b.fresh_like(out)
+    binary("Div")(b, args, kw, q)
+    b.node("Floor", [b.name(q)], [out])
+
+
+def remainder(b, args, kw, out):
+    x, y = args[0], args[1]
+    like = x if b.is_tensor(x) else y
+    b.node("Mod", [b.inp(x) if b.is_tensor(x) else b.scalar(x, like),
+                   b.inp(y) if b.is_tensor(y) else b.scalar(y, like)], [out],
+           {"fmod": int(out.dtype.is_floating_point)})
+
+
+def repeat(b, args, kw, out):
+    """x.repeat(*sizes): Tile (sizes longer than x's rank add leading dims,
+    a Reshape first)."""
+    x, reps = args[0], [int(r) for r in args[1]]
+    src = b.inp(x)
+    if len(reps) > _ndim(x):
+        shape = [1] * (len(reps) - _ndim(x)) + [int(d) for d in x.shape]
+        u = b.fresh(x.dtype, shape)
+        b.node("Reshape", [src, b.const(shape)], [u])
+        src = b.name(u)
+    b.node("Tile", [src, b.const(reps)], [out])
+
+
+def _row_groups(rows, groups):
+    """A balanced split of `rows` into `groups`: [(groups, rows each), ...]
+    (r groups of q + 1 rows, then the others of q)."""
+    q, r = divmod(rows, groups)
+    return [(g, n) for g, n in ((r, q + 1), (groups - r, q)) if g and n]
+
+
+def _rows(b, t, start, n, axis):
+    """The name of t[start:start + n] along axis (t itself when whole)."""
+    if start == 0 and n == int(t.shape[axis]):
+        return b.inp(t)
+    shape = [int(d) for d in t.shape]
+    shape[axis] = n
+    s = b.fresh(t.dtype, shape)
+    b.node("Slice", [b.inp(t), b.const([start]), b.const([start + n]),
+                     b.const([axis])], [s])
+    return b.name(s)
+
+
+def grouped_mm(b, args, kw, out):
+    """aten._grouped_mm(a, b, offs): one matrix product per group, the groups
+    cut along a's rows (2-D a, 3-D b: mixture-of-experts, offs the running
+    count of each expert's rows) or along the shared dim (2-D a and b: the
+    weights' gradient), or a plain batched product (3-D a and b).
+
+    How many rows each expert gets is the router's data; the MACs do not
+    depend on it (every row meets one expert: rows x K x N), so the groups
+    are spelled as a balanced split, batched MatMuls over the experts whose
+    rows are grouped in a Reshape: each expert's weight read once, each row
+    multiplied once."""
+    import torch
+    a, w = args[0], args[1]
+    bias = _arg(args, kw, 3, "bias", None)
+    y = _outs(out)[0]
+    if bias is not None or _ndim(a) not in (2, 3) or _ndim(w) not in (2, 3):
+        b.unmapped("_grouped_mm", args, out)
+        return
+    if _ndim(a) == 3 and _ndim(w) == 3:
+        b.node("MatMul", [b.inp(a), b.inp(w)], [y])
+        return
+    if _ndim(a) == 3:  # 3-D a, 2-D b: no model uses it
+        b.unmapped("_grouped_mm", args, out)
+        return
+    dt = y.dtype
+    parts, start = [], 0
+    if _ndim(w) == 3:  # (S, K) x (E, K, N) -> (S, N)
+        S, K = int(a.shape[0]), int(a.shape[1])
+        E, N = int(w.shape[0]), int(w.shape[2])
+        e0 = 0
+        for g, n in _row_groups(S, E):
+            rows = _rows(b, a, start, g * n, 0)
+            xs = b.fresh(a.dtype, [g, n, K])
+            b.node("Reshape", [rows, b.const([g, n, K])], [xs])
+            ws = _rows(b, w, e0, g, 0)
+            p = b.fresh(dt, [g, n, N])
+            b.node("MatMul", [b.name(xs), ws], [p])
+            flat = b.fresh(dt, [g * n, N])
+            b.node("Reshape", [b.name(p), b.const([g * n, N])], [flat])
+            parts.append(flat)
+            start, e0 = start + g * n, e0 + g
+        axis = 0
+    else:  # (M, S) x (S, N) -> (E, M, N), the groups cut along S
+        E = int(y.shape[0])
+        M, S, N = int(a.shape[0]), int(a.shape[1]), int(w.shape[1])
+        for g, n in _row_groups(S, E):
+            cols = _rows(b, a, start, g * n, 1)
+            xs = b.fresh(a.dtype, [M, g, n])
+            b.node("Reshape", [cols, b.const([M, g, n])], [xs])
+            xt = b.fresh(a.dtype, [g, M, n])
+            b.node("Transpose", [b.name(xs)], [xt], {"perm": [1, 0, 2]})
+            rows = _rows(b, w, start, g * n, 0)
+            ws = b.fresh(w.dtype, [g, n, N])
+            b.node("Reshape", [rows, b.const([g, n, N])], [ws])
+            p = b.fresh(dt, [g, M, N])
+            b.node("MatMul", [b.name(xt), b.name(ws)], [p])
+            parts.append(p)
+            start += g * n
+        if S < E:  # groups with nothing to sum: zeros
+            z = b.fresh(dt, [E - S, M, N])
+            b.node("Expand", [b.scalar(0, y), b.const([E - S, M, N])], [z])
+            parts.append(z)
+        axis = 0
+    if not parts:  # nothing to multiply (S = 0)
+        b.node("Expand", [b.scalar(0, y), b.const(list(y.shape))], [y])
+    elif len(parts) == 1:
+        b.alias(y, parts[0])
+    else:
+        b.node("Concat", [b.name(p) for p in parts], [y], {"axis": axis})
 
 
 # ---- matrix products ----
@@ -426,15 +657,160 @@ def select(b, args, kw, out):
            {"axis": dim})
 
 
+def _int64(b, t, shape):
+    """An index tensor as int64 of `shape` (PyTorch broadcasts index
+    tensors together and takes int32 ones too; ONNX wants one int64 shape)."""
+    import torch
+    name = b.inp(t)
+    if t.dtype != torch.int64:
+        c = b.fresh(torch.int64, list(t.shape))
+        b.node("Cast", [name], [c], {"to": 7})
+        name = b.name(c)
+    if list(t.shape) != list(shape):
+        e = b.fresh(torch.int64, list(shape))
+        b.node("Expand", [name, b.const(list(shape))], [e])
+        name = b.name(e)
+    return name
+
+
+def _advanced_index(b, x, idx):
+    """x[idx] for integer index tensors: (data name, stacked indices name,
+    broadcast shape, indexed dims, data transposed so they lead), or None
+    when an index is boolean (a mask: its size is data-dependent)."""
+    import torch
+    used = [(d, t) for d, t in enumerate(idx) if t is not None]
+    if not used or any(t.dtype == torch.bool or t.dtype.is_floating_point
+                       for _, t in used):
+        return None
+    dims = [d for d, _ in used]
+    bshape = list(torch.broadcast_shapes(*[tuple(t.shape) for _, t in used]))
+    r = _ndim(x)
+    perm = dims + [d for d in range(r) if d not in dims]
+    data = b.inp(x)
+    if perm != list(range(r)):
+        xt = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
+        b.node("Transpose", [data], [xt], {"perm": perm})
+        data = b.name(xt)
+    parts = []
+    for _, t in used:
+        u = b.fresh(torch.int64, bshape + [1])
+        b.node("Unsqueeze", [_int64(b, t, bshape), b.const([-1])], [u])
+        parts.append(b.name(u))
+    if len(parts) == 1:
+        stacked = parts[0]
+    else:
+        s = b.fresh(torch.int64, bshape + [len(parts)])
+        b.node("Concat", parts, [s], {"axis": -1})
+        stacked = b.name(s)
+    return data, stacked, bshape, dims
+
+
 def index(b, args, kw, out):
+    """x[i0, i1, ...] (aten.index.Tensor): one index tensor is a Gather on
+    its dim; several are a GatherND over the indexed dims (moved to the
+    front as PyTorch does when they are not adjacent, and back in place
+    when they are)."""
     x, idx = args[0], list(args[1])
     used = [(d, t) for d, t in enumerate(idx) if t is not None]
-    if len(used) == 1 and used[0][1].dtype.is_floating_point is False \
+    if len(used) == 1 and not used[0][1].dtype.is_floating_point \
             and str(used[0][1].dtype) != "torch.bool":
         d, t = used[0]
         b.node("Gather", [b.inp(x), b.inp(t)], [out], {"axis": d})
-    else:
+        return
+    picked = _advanced_index(b, x, idx)
+    if picked is None:
         b.unmapped("index", args, out)
+        return
+    data, stacked, bshape, dims = picked
+    rest = [int(x.shape[d]) for d in range(_ndim(x)) if d not in dims]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    if not adjacent or dims[0] == 0:
+        b.node("GatherND", [data, stacked], [out])
+        return
+    g = b.fresh(x.dtype, bshape + rest)
+    b.node("GatherND", [data, stacked], [g])
+    nb, d0 = len(bshape), dims[0]
+    perm = list(range(nb, nb + d0)) + list(range(nb)) \
+        + list(range(nb + d0, nb + len(rest)))
+    b.node("Transpose", [b.name(g)], [out], {"perm": perm})
+
+
+def index_put(b, args, kw, out):
+    """x[i0, ...] = v (accumulate: +=): a ScatterND over the indexed dims
+    (leading and adjacent, as models write it); x[mask] = scalar is a
+    Where."""
+    import torch
+    x, idx, v = args[0], list(args[1]), args[2]
+    acc = bool(_arg(args, kw, 3, "accumulate", False))
+    used = [(d, t) for d, t in enumerate(idx) if t is not None]
+    if len(used) == 1 and used[0][1].dtype == torch.bool and not acc \
+            and used[0][0] == 0 and int(v.numel()) == 1:
+        m = used[0][1]
+        cond = b.inp(m)
+        if _ndim(m) < _ndim(x):  # a mask over the leading dims
+            c = b.fresh(torch.bool, list(m.shape) + [1] * (_ndim(x) - _ndim(m)))
+            b.node("Reshape", [cond, b.const(list(c.shape))], [c])
+            cond = b.name(c)
+        b.node("Where", [cond, b.inp(v), b.inp(x)], [out])
+        return
+    dims = [d for d, _ in used]
+    if not used or dims != list(range(len(dims))):
+        b.unmapped("index_put", args, out)
+        return
+    picked = _advanced_index(b, x, idx)
+    if picked is None:
+        b.unmapped("index_put", args, out)
+        return
+    data, stacked, bshape, _ = picked
+    ushape = bshape + [int(s) for s in x.shape[len(dims):]]
+    upd = b.inp(v)
+    if list(v.shape) != ushape:
+        e = b.fresh(v.dtype, ushape)
+        b.node("Expand", [upd, b.const(ushape)], [e])
+        upd = b.name(e)
+    b.node("ScatterND", [data, stacked, upd], [out],
+           {"reduction": "add"} if acc else {})
+
+
+def gather(b, args, kw, out):
+    # torch.gather(x, dim, index): ONNX GatherElements
+    b.node("GatherElements", [b.inp(args[0]), b.inp(args[2])], [out],
+           {"axis": int(args[1])})
+
+
+def index_select(b, args, kw, out):
+    b.node("Gather", [b.inp(args[0]), b.inp(args[2])], [out],
+           {"axis": int(args[1])})
+
+
+def scatter(reduction=None):
+    """scatter / scatter_add / scatter_reduce(x, dim, index, src[, reduce]):
+    ScatterElements (a number as src is expanded to the index's shape)."""
+    def rule(b, args, kw, out):
+        x, dim, ix, src = args[0], int(args[1]), args[2], args[3]
+        red = reduction
+        if red is None and _arg(args, kw, 4, "reduce") is not None:
+            # scatter(..., reduce="add" | "multiply")
+            red = {"add": "add", "multiply": "mul"}.get(
+                str(_arg(args, kw, 4, "reduce")), "unknown")
+            if red == "unknown":
+                b.unmapped("scatter", args, out)
+                return
+        if red == "reduce":
+            red = {"sum": "add", "prod": "mul", "amax": "max",
+                   "amin": "min"}.get(str(_arg(args, kw, 4, "reduce")))
+            if red is None:  # mean has no ONNX reduction
+                b.unmapped("scatter_reduce", args, out)
+                return
+        if b.is_tensor(src):
+            upd = b.inp(src)
+        else:
+            e = b.fresh(x.dtype, list(ix.shape))
+            b.node("Expand", [b.scalar(src, x), b.const(list(ix.shape))], [e])
+            upd = b.name(e)
+        b.node("ScatterElements", [b.inp(x), b.inp(ix), upd], [out],
+               dict({"axis": dim}, **({"reduction": red} if red else {})))
+    return rule
 
 
 def embedding(b, args, kw, out):
@@ -910,6 +1286,7 @@ OPS = {
     "abs": unary("Abs"), "erf": unary("Erf"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
+    "bitwise_not": bitwise_not,
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
     "mul": binary("Mul"), "div": binary("Div"), "pow": pow_,
     "maximum": binary("Max"), "minimum": binary("Min"),
@@ -919,7 +1296,11 @@ OPS = {
     "logical_or": binary("Or"), "bitwise_and": binary("And"),
     "bitwise_or": binary("Or"),
     "where": where, "masked_fill": masked_fill,
+    "floor_divide": floor_divide, "remainder": remainder,
+    "bitwise_xor": binary("Xor"), "logical_xor": binary("Xor"),
     "_softmax": softmax("Softmax"), "softmax": softmax("Softmax"),
+    # softmax whose fully masked rows give 0 (2.x's SDPA math path)
+    "_safe_softmax": softmax("Softmax"),
     "_log_softmax": softmax("LogSoftmax"), "log_softmax": softmax("LogSoftmax"),
     "native_dropout": dropout,
     # layout: views and copies
@@ -931,6 +1312,15 @@ OPS = {
     "split": split, "split_with_sizes": split, "unbind": unbind,
     "unsafe_split": split, "unsafe_split_with_sizes": split,
     "slice": slice_, "select": select, "index": index,
+    "index_put": index_put, "gather": gather, "index_select": index_select,
+    "scatter": scatter(), "scatter_add": scatter("add"),
+    "scatter_reduce": scatter("reduce"), "repeat": repeat,
+    # selection, sorting, mixture-of-experts routing and experts
+    "topk": topk, "sort": sort, "argsort": sort,
+    "argmax": arg_reduce("ArgMax"), "argmin": arg_reduce("ArgMin"),
+    "max": max_min("ReduceMax", "ArgMax", "Max"),
+    "min": max_min("ReduceMin", "ArgMin", "Min"),
+    "histc": histc, "_grouped_mm": grouped_mm,
     "embedding": embedding, "constant_pad_nd": constant_pad_nd,
     "upsample_nearest1d": resize("nearest"),
     "upsample_nearest2d": resize("nearest"),

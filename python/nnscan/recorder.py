@@ -231,7 +231,7 @@ class _Mode(TorchDispatchMode):
         self.b.note_grad_fns()
         try:
             out = func(*args, **kwargs)
-        except NotImplementedError:
+        except (NotImplementedError, RuntimeError):
             shim = META_SHIMS.get(ops_map.base_name(func))
             if shim is None or not _all_meta(args):
                 raise
@@ -259,10 +259,26 @@ def _conv_backward_meta(grad_out, x, w, bias_sizes, *rest):
                         device="meta") if mask[2] else None)
 
 
-# Output shapes for the few backward kernels torch 1.13 cannot run on meta
-# tensors (shapes only; the counting is ops_map's).
+def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
+    """torch 2.x's meta kernel for _grouped_mm takes only 16-bit and fp8
+    matrices (the CUDA kernel's rule); the CPU kernel, and so a float32
+    mixture-of-experts model, also runs float32: the output's shape."""
+    if a.dim() == 2 and b.dim() == 2:
+        dims = [offs.shape[0], a.shape[0], b.shape[1]]
+    elif a.dim() == 2:
+        dims = [a.shape[0], b.shape[-1]]
+    elif b.dim() == 2:
+        dims = [a.shape[1], b.shape[1]]
+    else:
+        dims = [a.shape[0], a.shape[1], b.shape[-1]]
+    return torch.empty(dims, dtype=out_dtype or a.dtype, device="meta")
+
+
+# Output shapes for the few kernels torch cannot run on meta tensors
+# (shapes only; the counting is ops_map's).
 META_SHIMS = {
     "convolution_backward": _conv_backward_meta,
+    "_grouped_mm": _grouped_mm_meta,
 }
 
 
@@ -450,6 +466,7 @@ def _run(model, args, kwargs, grad, custom_ops=None):
     with ctx, stack, _Mode(b):
         out = model(*args, **kwargs)
     b.note_grad_fns()
+    _read_unused_params(model, b)
     seen = set()
     for t in flatten(out):
         n = b.names.get(id(t))
@@ -458,6 +475,23 @@ def _run(model, args, kwargs, grad, custom_ops=None):
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
     return Recording(g, b, stack, None, out)
+
+
+def _read_unused_params(model, b):
+    """A parameter the forward never reads (a mask token used only in
+    pre-training, a head the call skips) is still one of the model's:
+    sum(p.numel()) and torchscan count it. The library counts a parameter
+    at its first reader, so a Shape node in the parameter's own module
+    reads it; Shape costs nothing."""
+    for name, p in model.named_parameters():
+        canonical = b.params.get(id(p), (None,))[0]
+        if canonical is None or canonical in b.g.inits:
+            continue
+        b.scope = name.rpartition(".")[0]
+        b.source = "unused parameter"
+        b.node("Shape", [b.inp(p)],
+               [torch.empty([p.dim()], dtype=torch.int64, device="meta")])
+    b.scope = ""
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
