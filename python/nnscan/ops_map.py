@@ -100,6 +100,32 @@ def mish(b, args, kw, out):
     b.node("Mul", [x, b.name(th)], [out])
 
 
+def shifted(first, then, k):
+    """expm1 = Exp then Sub 1; log1p = Add 1 then Log."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        t = b.fresh_like(out)
+        if first in ("Add", "Sub"):
+            b.node(first, [b.inp(x), b.scalar(k, x)], [t])
+            b.node(then, [b.name(t)], [out])
+        else:
+            b.node(first, [b.inp(x)], [t])
+            b.node(then, [b.name(t), b.scalar(k, x)], [out])
+    return rule
+
+
+def prelu(b, args, kw, out):
+    x, w = args[0], args[1]
+    slope = b.inp(w)
+    if _ndim(x) > 2 and _ndim(w) == 1 and int(w.numel()) > 1:
+        # one slope per channel (dim 1): (C, 1, ..., 1) broadcasts
+        shape = [int(w.numel())] + [1] * (_ndim(x) - 2)
+        u = b.fresh(w.dtype, shape)
+        b.node("Reshape", [slope, b.const(shape)], [u])
+        slope = b.name(u)
+    b.node("PRelu", [b.inp(x), slope], [out])
+
+
 def rsqrt(b, args, kw, out):
     s = b.fresh_like(out)
     b.node("Sqrt", [b.inp(args[0])], [s])
@@ -223,6 +249,36 @@ def max_min(reduce_op, arg_op, binary_op):
             b.node(arg_op, [b.inp(x)], [outs[1]],
                    {"axis": axes[0], "keepdims": int(keep)})
     return rule
+
+
+def aminmax(b, args, kw, out):
+    # aminmax(x, *, dim=None, keepdim=False) -> (min, max)
+    x = args[0]
+    dim = kw.get("dim", _arg(args, kw, 1, "dim", None))
+    keep = bool(kw.get("keepdim", False))
+    axes = list(range(_ndim(x))) if dim is None else [int(dim) % max(1, _ndim(x))]
+    lo, hi = _outs(out)[:2]
+    for op, o in (("ReduceMin", lo), ("ReduceMax", hi)):
+        b.node(op, [b.inp(x)], [o], {"axes": axes, "keepdims": int(keep)})
+
+
+def index_add(b, args, kw, out):
+    """x.index_add(dim, index, source, alpha): rows of source added into x
+    at index, a ScatterND add on dim 0 (times alpha first when not 1)."""
+    import torch
+    x, dim, ix, src = args[0], int(args[1]), args[2], args[3]
+    alpha = _arg(args, kw, 4, "alpha", 1)
+    if dim % max(1, _ndim(x)) != 0:
+        b.unmapped("index_add", args, out)
+        return
+    upd = b.inp(src)
+    if alpha != 1:
+        m = b.fresh_like(src)
+        b.node("Mul", [upd, b.scalar(alpha, src)], [m])
+        upd = b.name(m)
+    u = b.fresh(torch.int64, [int(ix.numel()), 1])
+    b.node("Unsqueeze", [_int64(b, ix, list(ix.shape)), b.const([-1])], [u])
+    b.node("ScatterND", [b.inp(x), b.name(u), upd], [out], {"reduction": "add"})
 
 
 def arg_reduce(op):
@@ -477,6 +533,35 @@ def layer_norm(b, args, kw, out):
            {"axis": -len(shape), "epsilon": eps})
 
 
+def group_norm(b, args, kw, out):
+    """native_group_norm(x, weight, bias, N, C, HxW, group, eps) as
+    torch.onnx exports GroupNorm below opset 18: x seen as (N, G, -1),
+    InstanceNormalization over it (scale ones, bias zeros: constants), back
+    to x's shape, then the per-channel weight and bias (Mul, Add)."""
+    x, w, bias = args[0], args[1], args[2]
+    n, c, groups = int(args[3]), int(args[4]), int(args[6])
+    eps = float(args[7])
+    y = _outs(out)[0]
+    shape = [int(d) for d in x.shape]
+    grouped = b.fresh(x.dtype, [n, groups, int(x.numel()) // max(1, n * groups)])
+    b.node("Reshape", [b.inp(x), b.const(list(grouped.shape))], [grouped])
+    normed = b.fresh_like(grouped)
+    b.node("InstanceNormalization", [b.name(grouped), b.filler(groups, x),
+                                     b.filler(groups, x)], [normed],
+           {"epsilon": eps})
+    steps = [(op, t) for op, t in (("Mul", w), ("Add", bias)) if t is not None]
+    back = y if not steps else b.fresh(x.dtype, shape)
+    b.node("Reshape", [b.name(normed), b.const(shape)], [back])
+    cur = back
+    for i, (op, t) in enumerate(steps):
+        per_channel = [c] + [1] * (len(shape) - 2)
+        u = b.fresh(t.dtype, per_channel)
+        b.node("Reshape", [b.inp(t), b.const(per_channel)], [u])
+        nxt = y if i == len(steps) - 1 else b.fresh(x.dtype, shape)
+        b.node(op, [b.name(cur), b.name(u)], [nxt])
+        cur = nxt
+
+
 def pool(op, has_dilation):
     def rule(b, args, kw, out):
         x = args[0]
@@ -578,7 +663,10 @@ def vector_norm(b, args, kw, out):
 # ---- layout ----
 
 def reshape(b, args, kw, out):
-    b.node("Reshape", [b.inp(args[0]), b.const(list(out.shape))], [out])
+    # a 0 in ONNX's target shape copies the input's dim unless allowzero
+    zero = any(int(d) == 0 for d in out.shape)
+    b.node("Reshape", [b.inp(args[0]), b.const(list(out.shape))], [out],
+           {"allowzero": 1} if zero else None)
 
 
 def expand(b, args, kw, out):
@@ -735,16 +823,31 @@ def index(b, args, kw, out):
     b.node("Transpose", [b.name(g)], [out], {"perm": perm})
 
 
+def _fills(v, rest):
+    """Whether values v broadcast over every masked position's rest dims
+    (x[mask] = v with v one value, or one row)."""
+    import torch
+    if int(v.numel()) == 1:
+        return True
+    if _ndim(v) > len(rest):
+        return False
+    try:
+        return list(torch.broadcast_shapes(tuple(v.shape), tuple(rest))) \
+            == [int(d) for d in rest]
+    except RuntimeError:
+        return False
+
+
 def index_put(b, args, kw, out):
     """x[i0, ...] = v (accumulate: +=): a ScatterND over the indexed dims
-    (leading and adjacent, as models write it); x[mask] = scalar is a
-    Where."""
+    (leading and adjacent, as models write it); x[mask] = v is a
+    Where (v one value or one row for every masked position)."""
     import torch
     x, idx, v = args[0], list(args[1]), args[2]
     acc = bool(_arg(args, kw, 3, "accumulate", False))
     used = [(d, t) for d, t in enumerate(idx) if t is not None]
     if len(used) == 1 and used[0][1].dtype == torch.bool and not acc \
-            and used[0][0] == 0 and int(v.numel()) == 1:
+            and used[0][0] == 0 and _fills(v, x.shape[_ndim(used[0][1]):]):
         m = used[0][1]
         cond = b.inp(m)
         if _ndim(m) < _ndim(x):  # a mask over the leading dims
@@ -1255,7 +1358,7 @@ OPS = {
     "cudnn_batch_norm": native_batch_norm,
     "_native_batch_norm_legit": native_batch_norm,
     "_native_batch_norm_legit_no_training": batch_norm_no_training,
-    "native_layer_norm": layer_norm,
+    "native_layer_norm": layer_norm, "native_group_norm": group_norm,
     "max_pool1d": pool("MaxPool", True), "max_pool2d": pool("MaxPool", True),
     "max_pool3d": pool("MaxPool", True),
     "max_pool1d_with_indices": pool("MaxPool", True),
@@ -1287,6 +1390,13 @@ OPS = {
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
     "bitwise_not": bitwise_not,
+    "acos": unary("Acos"), "asin": unary("Asin"), "atan": unary("Atan"),
+    "tan": unary("Tan"), "sinh": unary("Sinh"), "cosh": unary("Cosh"),
+    "asinh": unary("Asinh"), "acosh": unary("Acosh"), "atanh": unary("Atanh"),
+    "round": unary("Round"), "isnan": unary("IsNaN"), "isinf": unary("IsInf"),
+    "expm1": shifted("Exp", "Sub", 1.0), "log1p": shifted("Add", "Log", 1.0),
+    "prelu": prelu, "_prelu_kernel": prelu,
+    "logsumexp": reduce_attr("ReduceLogSumExp"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
     "mul": binary("Mul"), "div": binary("Div"), "pow": pow_,
     "maximum": binary("Max"), "minimum": binary("Min"),
@@ -1320,7 +1430,8 @@ OPS = {
     "argmax": arg_reduce("ArgMax"), "argmin": arg_reduce("ArgMin"),
     "max": max_min("ReduceMax", "ArgMax", "Max"),
     "min": max_min("ReduceMin", "ArgMin", "Min"),
-    "histc": histc, "_grouped_mm": grouped_mm,
+    "histc": histc, "_grouped_mm": grouped_mm, "aminmax": aminmax,
+    "index_add": index_add,
     "embedding": embedding, "constant_pad_nd": constant_pad_nd,
     "upsample_nearest1d": resize("nearest"),
     "upsample_nearest2d": resize("nearest"),

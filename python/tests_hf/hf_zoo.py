@@ -22,6 +22,9 @@ baddbmm, convolution, the SDPA kernels, _grouped_mm).
 import torch
 import transformers
 
+MOE = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "phimoe", "gpt_oss",
+       "deepseek_v3")
+
 # Sizes every family gets, for each field its config has.
 TINY = {
     "vocab_size": 256, "hidden_size": 64, "intermediate_size": 128,
@@ -157,14 +160,17 @@ AUTO = {"causal": "AutoModelForCausalLM", "masked": "AutoModelForMaskedLM",
         "speech": "AutoModelForSpeechSeq2Seq", "base": "AutoModel"}
 
 
-def build(name):
-    """(model on the meta device in eval mode, keyword inputs on CPU)."""
+def build(name, device="meta", dtype=None, **kw):
+    """(model in eval mode, built on `device` (meta: no weight allocated),
+    keyword inputs on CPU). kw goes to from_config (experts_implementation,
+    ...)."""
     cfg = config(name)
     auto = getattr(transformers, AUTO[FAMILIES[name]["cls"]])
-    kw = {}
     if "attn" in FAMILIES[name]:
         kw["attn_implementation"] = FAMILIES[name]["attn"]
-    with torch.device("meta"):
+    if dtype is not None:
+        kw["dtype"] = dtype
+    with torch.device(device):
         model = auto.from_config(cfg, **kw)
     model.eval()
     return model, inputs(name, cfg)
