@@ -738,6 +738,18 @@ def slice_(b, args, kw, out):
                      b.const([dim]), b.const([step])], [out])
 
 
+def flip(b, args, kw, out):
+    # as torch.onnx exports it: a Slice with step -1 on every flipped dim
+    x = args[0]
+    dims = [int(d) % _ndim(x) for d in args[1]]
+    if not dims:
+        b.alias(out, x)
+        return
+    k = len(dims)
+    b.node("Slice", [b.inp(x), b.const([-1] * k), b.const([-2 ** 62] * k),
+                     b.const(dims), b.const([-1] * k)], [out])
+
+
 def select(b, args, kw, out):
     x = args[0]
     dim = int(args[1]) % _ndim(x)
@@ -1421,7 +1433,7 @@ OPS = {
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,
     "split": split, "split_with_sizes": split, "unbind": unbind,
     "unsafe_split": split, "unsafe_split_with_sizes": split,
-    "slice": slice_, "select": select, "index": index,
+    "slice": slice_, "select": select, "index": index, "flip": flip,
     "index_put": index_put, "gather": gather, "index_select": index_select,
     "scatter": scatter(), "scatter_add": scatter("add"),
     "scatter_reduce": scatter("reduce"), "repeat": repeat,
