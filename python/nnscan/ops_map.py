@@ -204,6 +204,109 @@ def softmax(op):
     return rule
 
 
+# ---- complex numbers (rotary embeddings as complex products) ----
+#
+# A complex tensor is the graph value of its real form, view_as_real's
+# (..., 2) float tensor: view_as_complex and view_as_real name the same
+# value, polar and complex products are spelled in real arithmetic (a
+# complex product is 4 Mul, a Sub and an Add per element, as a naive
+# implementation does). Ops on complex values with no rule here are
+# uncounted (their outputs declared in real form too).
+
+def is_complex(t):
+    return hasattr(t, "is_complex") and t.is_complex()
+
+
+def _real(t):
+    import torch
+    return torch.view_as_real(t)
+
+
+def view_as_complex(b, args, kw, out):
+    b.alias(out, args[0])
+
+
+def view_as_real(b, args, kw, out):
+    b.alias(out, args[0])
+
+
+def _parts(b, t):
+    """(real, imaginary) names of complex t's real form, each (..., 1)."""
+    r = _real(t)
+    half = [b.fresh(r.dtype, list(r.shape[:-1]) + [1]) for _ in range(2)]
+    b.node("Split", [b.inp(t), b.const([1, 1])], half, {"axis": -1})
+    return [b.name(h) for h in half]
+
+
+def _as_complex_out(b, out, make):
+    """Builds out's real form with make(name-of-real-form-tensor), then
+    names out by it."""
+    r = b.fresh(_real(out).dtype, list(out.shape) + [2])
+    make(r)
+    b.alias(out, r)
+
+
+def polar(b, args, kw, out):
+    # polar(abs, angle) = abs cos(angle) + i abs sin(angle)
+    mag, ang = args[0], args[1]
+    halves = []
+    for op in ("Cos", "Sin"):
+        t = b.fresh_like(ang)
+        b.node(op, [b.inp(ang)], [t])
+        m = b.fresh(mag.dtype, list(out.shape))
+        b.node("Mul", [b.inp(mag), b.name(t)], [m])
+        u = b.fresh(mag.dtype, list(out.shape) + [1])
+        b.node("Unsqueeze", [b.name(m), b.const([-1])], [u])
+        halves.append(b.name(u))
+    _as_complex_out(b, out, lambda r: b.node("Concat", halves, [r], {"axis": -1}))
+
+
+def complex_mul(b, args, kw, out):
+    x, y = args[0], args[1]
+    if not (is_complex(x) and is_complex(y)):
+        c, k = (x, y) if is_complex(x) else (y, x)
+        if b.is_tensor(k):  # a real tensor scales both halves
+            u = b.fresh(k.dtype, list(k.shape) + [1])
+            b.node("Unsqueeze", [b.inp(k), b.const([-1])], [u])
+            other = b.name(u)
+        else:
+            other = b.scalar(k, _real(c))
+        _as_complex_out(b, out, lambda r: b.node("Mul", [b.inp(c), other], [r]))
+        return
+    (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
+    half = list(out.shape) + [1]
+    dt = _real(out).dtype
+    prods = {}
+    for key, p, q in (("rr", xr, yr), ("ii", xi, yi), ("ri", xr, yi),
+                      ("ir", xi, yr)):
+        prods[key] = b.fresh(dt, half)
+        b.node("Mul", [p, q], [prods[key]])
+    re, im = b.fresh(dt, half), b.fresh(dt, half)
+    b.node("Sub", [b.name(prods["rr"]), b.name(prods["ii"])], [re])
+    b.node("Add", [b.name(prods["ri"]), b.name(prods["ir"])], [im])
+    _as_complex_out(b, out, lambda r: b.node(
+        "Concat", [b.name(re), b.name(im)], [r], {"axis": -1}))
+
+
+def real_form(rule):
+    """A layout rule that also takes complex values: on a complex output it
+    runs on the output's real form (its dims counted from the complex
+    input's, the trailing 2 untouched)."""
+    def wrapped(b, args, kw, out):
+        if is_complex(out):
+            _as_complex_out(b, out, lambda r: rule(b, args, kw, r))
+        else:
+            rule(b, args, kw, out)
+    return wrapped
+
+
+def mul(b, args, kw, out):
+    if any(is_complex(a) for a in args[:2]):
+        complex_mul(b, args, kw, out)
+    else:
+        binary("Mul")(b, args, kw, out)
+
+
 # ---- selection, sorting, routing (mixture-of-experts) ----
 
 def topk(b, args, kw, out):
@@ -1410,7 +1513,7 @@ OPS = {
     "prelu": prelu, "_prelu_kernel": prelu,
     "logsumexp": reduce_attr("ReduceLogSumExp"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
-    "mul": binary("Mul"), "div": binary("Div"), "pow": pow_,
+    "mul": mul, "div": binary("Div"), "pow": pow_,
     "maximum": binary("Max"), "minimum": binary("Min"),
     "eq": binary("Equal"), "ne": compare_ne, "lt": binary("Less"),
     "gt": binary("Greater"), "le": binary("LessOrEqual"),
@@ -1426,14 +1529,15 @@ OPS = {
     "_log_softmax": softmax("LogSoftmax"), "log_softmax": softmax("LogSoftmax"),
     "native_dropout": dropout,
     # layout: views and copies
-    "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
-    "reshape": reshape, "flatten": reshape, "unsqueeze": reshape,
-    "squeeze": reshape, "as_strided": reshape, "view_as": reshape,
-    "expand": expand, "permute": permute, "transpose": transpose,
+    "view": real_form(reshape), "_unsafe_view": real_form(reshape),
+    "_reshape_alias": real_form(reshape), "reshape": real_form(reshape),
+    "flatten": real_form(reshape), "unsqueeze": real_form(reshape),
+    "squeeze": real_form(reshape), "as_strided": reshape,
+    "view_as": real_form(reshape), "expand": real_form(expand), "permute": permute, "transpose": transpose,
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,
     "split": split, "split_with_sizes": split, "unbind": unbind,
     "unsafe_split": split, "unsafe_split_with_sizes": split,
-    "slice": slice_, "select": select, "index": index, "flip": flip,
+    "slice": real_form(slice_), "select": real_form(select), "index": index, "flip": flip,
     "index_put": index_put, "gather": gather, "index_select": index_select,
     "scatter": scatter(), "scatter_add": scatter("add"),
     "scatter_reduce": scatter("reduce"), "repeat": repeat,
@@ -1457,6 +1561,9 @@ OPS = {
     "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
     "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,
     "_conj": ALIAS, "positive": ALIAS,
+    # complex values (in real form)
+    "view_as_complex": view_as_complex, "view_as_real": view_as_real,
+    "polar": polar,
     # attention (2.x spells it as one op; 1.13 decomposes it)
     "scaled_dot_product_attention": sdpa,
     "_scaled_dot_product_attention_math": sdpa,
@@ -1485,6 +1592,14 @@ OPS = {
     "randn_like": CREATE, "linspace": CREATE, "eye": CREATE, "tensor": CREATE,
     "normal": CREATE, "uniform": CREATE, "bernoulli": CREATE,
 }
+
+
+# The rules above that take complex values (in real form); any other op
+# on a complex tensor is uncounted.
+COMPLEX_RULES = {"view_as_complex", "view_as_real", "polar", "mul", "view",
+                 "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze",
+                 "squeeze", "flatten", "view_as", "expand", "slice",
+                 "select"}
 
 
 def base_name(func):

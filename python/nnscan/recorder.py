@@ -205,9 +205,13 @@ class Builder:
         outputs shaped as PyTorch made them."""
         ins = [self.inp(a) for a in _tensor_args(args)]
         outs = [o for o in ops_map._outs(out) if isinstance(o, torch.Tensor)]
-        self.node(name, ins, outs, domain="pytorch.aten")
-        for o in outs:
-            self.g.declared.add(self.name(o))
+        # a complex output is its real form (ops_map: complex numbers)
+        reals = [torch.view_as_real(o) if o.is_complex() else o for o in outs]
+        self.node(name, ins, reals, domain="pytorch.aten")
+        for o, r in zip(outs, reals):
+            self.g.declared.add(self.name(r))
+            if r is not o:
+                self.alias(o, r)
         self.uncounted[name] = self.uncounted.get(name, 0) + 1
 
 
@@ -294,6 +298,10 @@ def record(b, func, args, kwargs, out):
         b.keep.append(out)
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
+    if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
+            and any(ops_map.is_complex(t) for t in
+                    _tensor_args(args) + ops_map._outs(out)):
+        rule = None  # complex values this op's rule does not know
     if rule is ops_map.ALIAS:
         b.alias(out, args[0])
     elif rule is ops_map.CREATE:

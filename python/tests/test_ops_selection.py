@@ -183,3 +183,20 @@ def test_prelu_per_channel():
     m = nn.PReLU(6)
     s = record(None, torch.zeros(2, 6, 3, 3), module=m)
     assert s.totals["params"] == 6
+
+
+def test_complex_rotary_products_by_hand():
+    """Rotary embeddings as complex products (LLaMA-4, DeepSeek-V2): in real
+    arithmetic, a complex product is 4 Mul, a Sub and an Add per complex
+    element; polar(ones, angle) is a Mul by cos and by sin per angle."""
+    def rope(x, angle):                      # x (1, 8, 2, 16), angle (8, 8)
+        freqs = torch.polar(torch.ones_like(angle), angle)
+        xc = torch.view_as_complex(x.reshape(1, 8, 2, 8, 2))
+        return torch.view_as_real(xc * freqs[:, None, :]).flatten(3)
+
+    s = record(rope, torch.zeros(1, 8, 2, 16), torch.zeros(8, 8))
+    flops = {o["op_type"]: o["flops"] for o in s.json["op_types"]}
+    n = 8 * 2 * 8                            # complex elements of the product
+    assert flops["Mul"] == 4 * n + 2 * 8 * 8
+    assert flops["Sub"] == n and flops["Add"] == n
+    assert s.json["outputs"][0]["shape"] == [1, 8, 2, 16]

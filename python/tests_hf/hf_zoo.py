@@ -23,7 +23,7 @@ import torch
 import transformers
 
 MOE = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "phimoe", "gpt_oss",
-       "deepseek_v3")
+       "deepseek_v3", "deepseek_v2", "llama4_text")
 
 # Sizes every family gets, for each field its config has.
 TINY = {
@@ -40,6 +40,9 @@ TINY = {
     "num_decoder_layers": 2, "num_heads": 4, "d_ff": 128, "d_kv": 16,
     # DistilBERT
     "dim": 64, "hidden_dim": 128, "n_layers": 2, "n_heads": 4,
+    # rotary embeddings as complex products (view_as_complex, polar)
+    "llama4_text": {"cls": "causal"},
+    "deepseek_v2": {"cls": "causal"},
     # mixture of experts
     "num_local_experts": 4, "num_experts": 4, "num_experts_per_tok": 2,
     "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
