@@ -685,21 +685,36 @@ def pool(op, has_dilation):
     return rule
 
 
-def adaptive_pool(kind):
+def adaptive_pool(kind, aten):
     """Adaptive pools as torch.onnx exports them: Global*Pool for a 1x..x1
     output, else *Pool with the kernel in - (out - 1) * (in // out), exact
-    when every input size is a multiple of the output's."""
+    when every input size is a multiple of the output's; an output that is
+    a multiple of the input (windows of one element) is a nearest Resize."""
     def rule(b, args, kw, out):
         x, y = args[0], _outs(out)[0]
         ins, outs = list(x.shape[2:]), list(y.shape[2:])
         if all(int(o) == 1 for o in outs):
             b.node("Global%sPool" % kind, [b.inp(x)], [y])
             return
+        if all(int(o) >= int(i) and int(o) % int(i) == 0
+               for i, o in zip(ins, outs)) \
+                and any(int(o) > int(i) for i, o in zip(ins, outs)):
+            # every window is one input element: a nearest upsampling
+            b.node("Resize", [b.inp(x), "", "", b.const(list(y.shape))], [y],
+                   {"mode": "nearest", "nearest_mode": "floor",
+                    "coordinate_transformation_mode": "asymmetric"})
+            return
+        if any(int(o) > int(i) for i, o in zip(ins, outs)):
+            # windows of one or two elements, growing along one axis: no
+            # pooling spells that
+            b.unmapped(aten, [x], out)
+            return
         s = [int(i) // int(o) for i, o in zip(ins, outs)]
         k = [int(i) - (int(o) - 1) * si for i, o, si in zip(ins, outs, s)]
         b.node("%sPool" % kind, [b.inp(x)], [y],
                {"kernel_shape": k, "strides": s, "pads": [0] * (2 * len(k))})
     return rule
+
 
 
 def mean(b, args, kw, out):
@@ -1482,12 +1497,12 @@ OPS = {
     "avg_pool1d": pool("AveragePool", False),
     "avg_pool2d": pool("AveragePool", False),
     "avg_pool3d": pool("AveragePool", False),
-    "_adaptive_avg_pool2d": adaptive_pool("Average"),
-    "_adaptive_avg_pool3d": adaptive_pool("Average"),
-    "adaptive_avg_pool1d": adaptive_pool("Average"),
-    "adaptive_max_pool1d": adaptive_pool("Max"),
-    "adaptive_max_pool2d": adaptive_pool("Max"),
-    "adaptive_max_pool3d": adaptive_pool("Max"),
+    "_adaptive_avg_pool2d": adaptive_pool("Average", "_adaptive_avg_pool2d"),
+    "_adaptive_avg_pool3d": adaptive_pool("Average", "_adaptive_avg_pool3d"),
+    "adaptive_avg_pool1d": adaptive_pool("Average", "adaptive_avg_pool1d"),
+    "adaptive_max_pool1d": adaptive_pool("Max", "adaptive_max_pool1d"),
+    "adaptive_max_pool2d": adaptive_pool("Max", "adaptive_max_pool2d"),
+    "adaptive_max_pool3d": adaptive_pool("Max", "adaptive_max_pool3d"),
     "mean": mean, "sum": reduce_sum,
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
     "norm": vector_norm, "linalg_vector_norm": vector_norm,

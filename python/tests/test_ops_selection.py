@@ -200,3 +200,12 @@ def test_complex_rotary_products_by_hand():
     assert flops["Mul"] == 4 * n + 2 * 8 * 8
     assert flops["Sub"] == n and flops["Add"] == n
     assert s.json["outputs"][0]["shape"] == [1, 8, 2, 16]
+
+
+@pytest.mark.parametrize("pool", [nn.AdaptiveAvgPool2d, nn.AdaptiveMaxPool2d])
+def test_adaptive_pool_to_a_multiple_of_the_input(pool):
+    """An adaptive pool whose output is a multiple of its input takes one
+    element per window: a nearest upsampling, no arithmetic."""
+    s = record(None, torch.zeros(1, 2, 4, 3), module=pool((8, 9)))
+    assert s.json["outputs"][0]["shape"] == [1, 2, 8, 9]
+    assert s.totals["flops"] == 0
