@@ -288,6 +288,103 @@ def complex_mul(b, args, kw, out):
         "Concat", [b.name(re), b.name(im)], [r], {"axis": -1}))
 
 
+def _dft_chain(b, src, shape, dtype, dims, inverse, out, first_onesided=False):
+    """DFTs along dims (ONNX's DFT-17: one axis each, on a (..., 1 or 2)
+    signal), the first one-sided when asked; writes out's real form."""
+    cur, cur_shape = src, list(shape)
+    for i, d in enumerate(dims):
+        one = first_onesided and i == 0
+        nxt_shape = list(cur_shape)
+        nxt_shape[-1] = 2
+        if one:
+            nxt_shape[d] = cur_shape[d] // 2 + 1
+        last = i == len(dims) - 1
+        nxt = out if last else b.fresh(dtype, nxt_shape)
+        attrs = {"axis": d, "inverse": int(inverse)}
+        if one:
+            attrs["onesided"] = 1
+        b.node("DFT", [cur], [nxt], attrs)
+        cur, cur_shape = (None if last else b.name(nxt)), nxt_shape
+
+
+def fft_c2c(b, args, kw, out):
+    """torch.fft on complex values (_fft_c2c(x, dim, normalization,
+    forward)): a DFT per transformed dim on the real form; an orthonormal
+    or 1/n-forward scaling is one Mul more."""
+    x, dims = args[0], [int(d) % _ndim(args[0]) for d in args[1]]
+    norm, forward = int(args[2]), bool(args[3])
+    rx = _real(x)
+
+    def make(r):
+        scaled = norm == 1 or (norm == 2 and forward)
+        t = b.fresh(r.dtype, list(r.shape)) if scaled else r
+        _dft_chain(b, b.inp(x), rx.shape, r.dtype, dims, not forward, t)
+        if scaled:
+            b.node("Mul", [b.name(t), b.scalar(1.0, r)], [r])
+    _as_complex_out(b, out, make)
+
+
+def fft_r2c(b, args, kw, out):
+    """rfft / rfftn (_fft_r2c(x, dim, normalization, onesided)): the real
+    signal as (..., 1), a DFT per dim, the last dim first and one-sided."""
+    x, dims = args[0], [int(d) % _ndim(args[0]) for d in args[1]]
+    norm, onesided = int(args[2]), bool(args[3])
+    u = b.fresh(x.dtype, list(x.shape) + [1])
+    b.node("Unsqueeze", [b.inp(x), b.const([-1])], [u])
+    order = dims[-1:] + dims[:-1]
+
+    def make(r):
+        t = b.fresh(r.dtype, list(r.shape)) if norm else r
+        _dft_chain(b, b.name(u), u.shape, r.dtype, order, False, t,
+                   first_onesided=onesided)
+        if norm:
+            b.node("Mul", [b.name(t), b.scalar(1.0, r)], [r])
+    _as_complex_out(b, out, make)
+
+
+def to_complex_copy(b, args, kw, out):
+    """_to_copy with a complex side: real to complex is the real part with
+    a zero imaginary part (its real form); complex to complex a Cast of the
+    real form; complex to real has no rule."""
+    x = args[0]
+    if not is_complex(out):
+        if is_complex(x):
+            b.unmapped("_to_copy", args, out)
+        else:
+            to_copy(b, args, kw, out)
+        return
+    if is_complex(x):
+        _as_complex_out(b, out, lambda r: b.node(
+            "Cast", [b.inp(x)], [r], {"to": b.onnx_dtype(r.dtype)}))
+        return
+    dt = _real(out).dtype
+    re = b.fresh(dt, list(x.shape) + [1])
+    src = b.inp(x)
+    if x.dtype != dt:
+        c = b.fresh(dt, list(x.shape))
+        b.node("Cast", [src], [c], {"to": b.onnx_dtype(dt)})
+        src = b.name(c)
+    b.node("Unsqueeze", [src, b.const([-1])], [re])
+    _as_complex_out(b, out, lambda r: b.node(
+        "Concat", [b.name(re), b.filler(list(x.shape) + [1], re)], [r],
+        {"axis": -1}))
+
+
+def abs_(b, args, kw, out):
+    """abs; of a complex value its magnitude: sqrt(re^2 + im^2) on the
+    real form (Mul, ReduceSum of the pair, Sqrt)."""
+    x = args[0]
+    if not is_complex(x):
+        b.node("Abs", [b.inp(x)], [out])
+        return
+    r = _real(x)
+    sq = b.fresh_like(r)
+    b.node("Mul", [b.inp(x), b.inp(x)], [sq])
+    ssum = b.fresh(out.dtype, list(out.shape))
+    b.node("ReduceSum", [b.name(sq), b.const([-1])], [ssum], {"keepdims": 0})
+    b.node("Sqrt", [b.name(ssum)], [out])
+
+
 def real_form(rule):
     """A layout rule that also takes complex values: on a complex output it
     runs on the output's real form (its dims counted from the complex
@@ -1516,7 +1613,7 @@ OPS = {
     "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
     "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "rsqrt": rsqrt, "reciprocal": unary("Reciprocal"), "neg": unary("Neg"),
-    "abs": unary("Abs"), "erf": unary("Erf"), "sin": unary("Sin"),
+    "abs": abs_, "erf": unary("Erf"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
     "bitwise_not": bitwise_not,
@@ -1572,13 +1669,13 @@ OPS = {
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
-    "cumsum": cumsum, "_to_copy": to_copy, "to": to_copy, "copy": copy_,
+    "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
     "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
     "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,
     "_conj": ALIAS, "positive": ALIAS,
     # complex values (in real form)
     "view_as_complex": view_as_complex, "view_as_real": view_as_real,
-    "polar": polar,
+    "polar": polar, "_fft_c2c": fft_c2c, "_fft_r2c": fft_r2c,
     # attention (2.x spells it as one op; 1.13 decomposes it)
     "scaled_dot_product_attention": sdpa,
     "_scaled_dot_product_attention_math": sdpa,
@@ -1614,7 +1711,7 @@ OPS = {
 COMPLEX_RULES = {"view_as_complex", "view_as_real", "polar", "mul", "view",
                  "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze",
                  "squeeze", "flatten", "view_as", "expand", "slice",
-                 "select"}
+                 "select", "_fft_c2c", "_fft_r2c", "_to_copy", "abs"}
 
 
 def base_name(func):

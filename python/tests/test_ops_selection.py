@@ -209,3 +209,19 @@ def test_adaptive_pool_to_a_multiple_of_the_input(pool):
     s = record(None, torch.zeros(1, 2, 4, 3), module=pool((8, 9)))
     assert s.json["outputs"][0]["shape"] == [1, 2, 8, 9]
     assert s.totals["flops"] == 0
+
+
+def test_fft_as_dft_by_hand():
+    """torch.fft as ONNX DFTs, costed as docs/metrics.md says (a naive DFT:
+    per output bin, 2 x components x n MACs): rfft of 16 samples gives
+    9 bins from 1 real component; fftn over two dims of 8 is two complex
+    (2-component) DFTs of 4 x 8 x 8 bins each."""
+    s = record(lambda x: torch.fft.rfft(x, dim=-1).abs(), torch.zeros(4, 16))
+    dft = {o["op_type"]: o["macs"] for o in s.json["op_types"]}["DFT"]
+    assert dft == 4 * 9 * 2 * 1 * 16
+
+    s = record(lambda x: torch.fft.fftn(x.to(torch.complex64), dim=(1, 2)).real,
+               torch.zeros(4, 8, 8))
+    dft = {o["op_type"]: o["macs"] for o in s.json["op_types"]}["DFT"]
+    assert dft == 2 * (4 * 8 * 8) * 2 * 2 * 8
+    assert s.json["outputs"][0]["shape"] == [4, 8, 8]

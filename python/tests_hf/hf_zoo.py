@@ -17,13 +17,16 @@ sizes for the config fields it has (a couple of layers, hidden 64).
 sum(p.numel()) over the unique parameters (a tied weight once), and the
 matrix-product MACs `torch.utils.flop_counter.FlopCounterMode` counts on the
 meta model (its FLOPs are 2 x MACs for every op it knows: mm, addmm, bmm,
-baddbmm, convolution, the SDPA kernels, _grouped_mm).
+baddbmm, convolution, the SDPA kernels; it has no formula for _grouped_mm,
+see reference()).
 """
 import torch
 import transformers
 
+# mixture-of-experts families whose experts run transformers' default
+# grouped path (aten._grouped_mm); LLaMA-4's experts are its own bmm
 MOE = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "phimoe", "gpt_oss",
-       "deepseek_v3", "deepseek_v2", "llama4_text")
+       "deepseek_v3", "deepseek_v2")
 
 # Sizes every family gets, for each field its config has.
 TINY = {
@@ -40,9 +43,6 @@ TINY = {
     "num_decoder_layers": 2, "num_heads": 4, "d_ff": 128, "d_kv": 16,
     # DistilBERT
     "dim": 64, "hidden_dim": 128, "n_layers": 2, "n_heads": 4,
-    # rotary embeddings as complex products (view_as_complex, polar)
-    "llama4_text": {"cls": "causal"},
-    "deepseek_v2": {"cls": "causal"},
     # mixture of experts
     "num_local_experts": 4, "num_experts": 4, "num_experts_per_tok": 2,
     "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
@@ -87,6 +87,14 @@ FAMILIES = {
     "granite": {"cls": "causal"},
     "smollm3": {"cls": "causal"},
     "codegen": {"cls": "causal", "cfg": {"rotary_dim": 8}},
+    # rotary embeddings as complex products (view_as_complex, polar)
+    "llama4_text": {"cls": "causal"},
+    "deepseek_v2": {"cls": "causal"},
+    # state-space and recurrent language models, Fourier mixing
+    "mamba": {"cls": "causal"},
+    "falcon_h1": {"cls": "causal"},
+    "rwkv": {"cls": "causal"},
+    "fnet": {"cls": "base"},
     # mixture of experts
     "mixtral": {"cls": "causal"},
     "qwen2_moe": {"cls": "causal"},
@@ -129,6 +137,13 @@ FAMILIES = {
     "convnext": {"cls": "base", "inputs": "image",
                  "cfg": {"hidden_sizes": [16, 32], "depths": [1, 1],
                          "num_stages": 2}},
+    "bit": {"cls": "base", "inputs": "image",       # GroupNorm
+            "cfg": {"hidden_sizes": [16, 32, 64, 128], "depths": [1, 1, 1, 1],
+                    "embedding_size": 16, "num_groups": 4}},
+    "poolformer": {"cls": "base", "inputs": "image",  # GroupNorm
+                   "cfg": {"hidden_sizes": [16, 32, 64, 128],
+                           "depths": [1, 1, 1, 1]}},
+    "textnet": {"cls": "base", "inputs": "image"},
     "clip": {"cls": "base", "inputs": "text+image", "sub": True},
     "siglip": {"cls": "base", "inputs": "text+image", "sub": True},
 }
@@ -191,9 +206,9 @@ def inputs(name, cfg):
         return {"input_features": torch.zeros(1, cfg.num_mel_bins, frames),
                 "decoder_input_ids": ids[:, :8]}
     vision = getattr(cfg, "vision_config", cfg)
-    size = vision.image_size
+    size = getattr(vision, "image_size", TINY["image_size"])
     size = size[0] if isinstance(size, (list, tuple)) else size
-    pixels = torch.zeros(1, vision.num_channels, size, size)
+    pixels = torch.zeros(1, getattr(vision, "num_channels", 3), size, size)
     if kind == "image":
         return {"pixel_values": pixels}
     if kind == "text+image":
