@@ -1067,10 +1067,14 @@ NNS_API nns_status nns_table_add_row(nns_table *table, const char *name,
 NNS_API size_t nns_table_row_count(const nns_table *table);
 
 /*
- * One row per model: Model, Params (M), FLOPs (G), MACs (G), DMAs (G), RF.
- * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV, NNS_FORMAT_TEXT (laid out
- * like md) or NNS_FORMAT_HTML (a page with the table and the plot,
- * interactive); other fields are not used. A partial count shows as "≥ x".
+ * One row per model: Model, Params, FLOPs, MACs, DMAs, RF, each count
+ * column in its own unit (k, M, G, T), named in its title ("FLOPs (G)").
+ * opts->format is NNS_FORMAT_MD, NNS_FORMAT_CSV (raw counts, then
+ * complete and symbols_at_1), NNS_FORMAT_TEXT (laid out like md) or
+ * NNS_FORMAT_HTML (a page with the table and the plot, interactive); other
+ * fields are not used. A partial count shows as "≥ x"; a model whose
+ * counts took symbolic dims as 1 is marked " *", and a note under the
+ * table names the dims (docs/cli.md).
  */
 NNS_API nns_status nns_report_table(const nns_table *table,
                                     const nns_report_options *opts,

@@ -4,7 +4,7 @@
 libnnscan (C, through ctypes), and torch is imported only when a torch model
 is passed in.
 """
-from ._lib import LibraryNotFound
+from ._lib import LibraryNotFound, version as _lib_version
 from ._api import AbiMismatch, NnscanError
 from .report import Summary, analyze
 from .inspector import Inspector, InspectorGadgets  # noqa: F401
@@ -12,6 +12,9 @@ from . import _api
 
 try:  # the ABI is checked at import: a mismatched library fails here
     _api.lib()
+    # The version is the loaded library's (nns_version()), never retyped
+    # here: the package and its library are one release.
+    __version__ = _lib_version()
 except LibraryNotFound:
     pass  # reported at first use, saying where it was looked for
 
@@ -26,6 +29,11 @@ def library_version():
 
 
 def __getattr__(name):
+    if name == "__version__":  # only when no library was found at import
+        try:
+            return library_version()
+        except LibraryNotFound as e:
+            raise AttributeError(f"nnscan.__version__: {e}") from None
     # The PyTorch entry points import torch only when first used.
     if name in _TORCH_API:
         from . import torch_api

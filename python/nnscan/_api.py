@@ -7,6 +7,7 @@ list, drifts from what is declared here. `lib()` returns the loaded library
 with every signature set, after checking its ABI version.
 """
 import ctypes
+import re
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_int64, c_size_t, c_uint, c_void_p)
 
@@ -207,3 +208,42 @@ def write_collector():
         chunks.append(ctypes.string_at(data, size))
         return 0
     return WRITE_FN(write), chunks
+
+
+# ==== Names ====
+
+_ESCAPED = re.compile(r"\\(\\|x00|u[0-9a-f]{4})")
+
+
+def c_name(name):
+    """A name (module path, value, class, tensor name) as the NUL-terminated
+    UTF-8 the C API takes. A name with NUL (which C would cut short), a
+    lone surrogate (which UTF-8 cannot hold) or a backslash is escaped:
+    NUL as \\x00, a surrogate as \\udXXX, a backslash as \\\\. Distinct names
+    stay distinct (every escaped name has a backslash, no name passed as
+    it is has one) and py_name() gives the name back."""
+    if "\\" not in name and "\0" not in name:
+        try:
+            return name.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+    out = []
+    for ch in name:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == "\0":
+            out.append("\\x00")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    return "".join(out).encode("utf-8")
+
+
+def py_name(text):
+    """The name c_name() escaped, from the text a report gives back."""
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(
+        lambda m: "\\" if m.group(1) == "\\" else
+        "\0" if m.group(1) == "x00" else chr(int(m.group(1)[1:], 16)), text)

@@ -12,6 +12,11 @@ _SIZE_MAX = _c.c_size_t(-1).value
 _Error = _api.NnsError
 _ReportOptions = _api.ReportOptions
 _WRITE_FN = _api.WRITE_FN
+# Every name handed to the library (module paths, class and tensor names,
+# meta keys and values) goes through c_name: NUL and lone surrogates
+# escaped, never cut or refused; py_name reads a report's name back.
+_name = _api.c_name
+py_name = _api.py_name
 
 
 class _DtypeBytes(_c.Structure):

@@ -18,6 +18,7 @@ import struct
 from . import _api
 
 OPSET = 17
+_name = _api.c_name  # every name the library gets (NUL, surrogates escaped)
 
 # torch dtype name -> ONNX TensorProto.DataType
 DTYPES = {
@@ -87,12 +88,12 @@ class Graph:
         h = Handle(out.value)
         for path, cls in self.module_types.items():
             _api.check(lib.nns_model_set_module(
-                h.ptr, path.encode(), cls.encode(),
+                h.ptr, _name(path), _name(cls),
                 self.module_calls.get(path, 0), ctypes.byref(err)),
                 err, f"module {path!r}")
         for name, kind in self.param_kinds.items():
             _api.check(lib.nns_model_set_param_kind(
-                h.ptr, name.encode(), _api.PARAM_KIND[kind],
+                h.ptr, _name(name), _api.PARAM_KIND[kind],
                 ctypes.byref(err)), err, f"parameter {name!r}")
         return h
 
@@ -114,7 +115,7 @@ class _Feed:
     def graph(self, g):
         lib, b, e = self.lib, self.b, self.eref
         self.ok(lib.nns_builder_set_producer(b, b"nnscan", b"", e), "producer")
-        self.ok(lib.nns_builder_set_graph_name(b, g.name.encode(), e), "name")
+        self.ok(lib.nns_builder_set_graph_name(b, _name(g.name), e), "name")
         for d in sorted({""} | {n[5] for n in g.nodes}):
             self.ok(lib.nns_builder_add_opset(b, d.encode(),
                                               OPSET if d == "" else 1, e),
@@ -122,19 +123,19 @@ class _Feed:
         for name in g.inputs:
             dt, dims = g.values[name]
             arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_input(b, name.encode(), dt, r, arr,
+            self.ok(lib.nns_builder_add_input(b, _name(name), dt, r, arr,
                                               None, e), f"input {name}")
         for name, (dt, dims, data) in g.inits.items():
             arr, r = self.dims(dims)
             raw = None if data is None else \
                 struct.pack("<%d%s" % (len(data), _PACK[dt]), *data)
             self.ok(lib.nns_builder_add_initializer(
-                b, name.encode(), dt, r, arr, raw, len(raw or b""), e),
+                b, _name(name), dt, r, arr, raw, len(raw or b""), e),
                 f"initializer {name}")
         for name in sorted(g.declared):
             dt, dims = g.values[name]
             arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_value_info(b, name.encode(), dt, r,
+            self.ok(lib.nns_builder_add_value_info(b, _name(name), dt, r,
                                                    arr, None, e),
                     f"value {name}")
         for op, name, ins, outs, attrs, domain, scope in g.nodes:
@@ -142,15 +143,15 @@ class _Feed:
         for name in g.outputs:
             dt, dims = g.values[name]
             arr, r = self.dims(dims)
-            self.ok(lib.nns_builder_add_output(b, name.encode(), dt, r, arr,
+            self.ok(lib.nns_builder_add_output(b, _name(name), dt, r, arr,
                                                None, e), f"output {name}")
 
     def node(self, op, name, ins, outs, attrs, domain, scope):
         lib, b, e = self.lib, self.b, self.eref
-        cin = (ctypes.c_char_p * max(1, len(ins)))(*[(i or "").encode() for i in ins])
-        cout = (ctypes.c_char_p * max(1, len(outs)))(*[o.encode() for o in outs])
+        cin = (ctypes.c_char_p * max(1, len(ins)))(*[_name(i or "") for i in ins])
+        cout = (ctypes.c_char_p * max(1, len(outs)))(*[_name(o) for o in outs])
         self.ok(lib.nns_builder_add_node(b, op.encode(), domain.encode(),
-                                         name.encode(), scope.encode(), cin,
+                                         _name(name), _name(scope), cin,
                                          len(ins), cout, len(outs), e),
                 f"node {name}")
         for k, v in attrs.items():

@@ -31,6 +31,7 @@ import functools
 import math
 import os
 import sys
+import threading
 import time
 import weakref
 
@@ -39,7 +40,7 @@ from ._inspect_api import (  # noqa: F401  (InspectionError: public)
     _C_RAISED, _Call, _DtypeBytes, _Error, _Event, _FORMATS, _GRAD_INPUT,
     _GRAD_OUTPUT, _INPUT, _Module, _NUMBERS, _OUTPUT, _ReportOptions,
     _SIZE_MAX, _T_CHECKED, _T_INF, _T_NAN, _T_STATS, _Tensor, _WRITE_FN,
-    _c, _check, _lib_inspect)
+    _c, _check, _lib_inspect, _name, py_name)
 
 __all__ = ["Inspector", "InspectorGadgets", "InspectionError"]
 
@@ -76,10 +77,17 @@ def _flatten(obj, prefix, out, depth=0):
             _flatten(v, f"{prefix}.{k}" if prefix else str(k), out, depth + 1)
 
 
+def _storage(t):
+    """t's storage without PyTorch 2's TypedStorage deprecation warning."""
+    get = getattr(t, "untyped_storage", None)
+    return get() if get is not None else t.storage()
+
+
 def _alloc_counter():
     """A TorchDispatchMode that adds up the bytes of every op output with
     storage of its own (not a view of, nor written into, an input): the
-    CPU's bytes allocated, as a counter that only grows."""
+    CPU's bytes allocated, as a counter that only grows. `off` > 0 while
+    an inspector's own hooks run (their ops are nobody's)."""
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
     import torch
@@ -88,11 +96,11 @@ def _alloc_counter():
         def __init__(self):
             super().__init__()
             self.total = 0
-            self.on = True
+            self.off = 0
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
-            if not self.on:
+            if self.off:
                 return out
             outs = tree_flatten(out)[0]
             seen = None
@@ -100,7 +108,7 @@ def _alloc_counter():
                 if not isinstance(t, torch.Tensor):
                     continue
                 try:
-                    st = t.storage()
+                    st = _storage(t)
                     ptr, nbytes = st.data_ptr(), st.nbytes()
                 except Exception:  # sparse, meta: nothing to count
                     continue
@@ -109,7 +117,7 @@ def _alloc_counter():
                     for a in tree_flatten((args, kwargs))[0]:
                         if isinstance(a, torch.Tensor):
                             try:
-                                seen.add(a.storage().data_ptr())
+                                seen.add(_storage(a).data_ptr())
                             except Exception:
                                 pass
                 if ptr not in seen:
@@ -118,6 +126,133 @@ def _alloc_counter():
             return out
 
     return Mode()
+
+
+# ==== What inspectors share ====
+#
+# Inspectors may overlap in any order (InspectorGadgets([m, m[0]]), or
+# a.start(); b.start(); a.finish(); b.finish()). What one leaves on a
+# model or in the process must not depend on when another finishes, so
+# each shared thing is installed by the first inspector that needs it and
+# taken away by the last.
+
+_SHARED_LOCK = threading.RLock()
+
+
+class _SharedCounter:
+    """One allocation counter (a dispatch mode) per thread for every
+    inspector that counts CPU memory there: entered by the first, left by
+    the last (a dispatch mode's exit pops the thread's newest mode, so two
+    could not leave in any order). Dispatch modes are per thread."""
+    by_thread = {}  # thread id -> [mode, users]
+
+    @classmethod
+    def acquire(cls):
+        with _SHARED_LOCK:
+            e = cls.by_thread.get(threading.get_ident())
+            if e is None:
+                mode = _alloc_counter()
+                mode.__enter__()
+                e = cls.by_thread[threading.get_ident()] = [mode, 0]
+            e[1] += 1
+            return e[0]
+
+    @classmethod
+    def release(cls, mode):
+        with _SHARED_LOCK:
+            for tid, e in list(cls.by_thread.items()):
+                if e[0] is not mode:
+                    continue
+                e[1] -= 1
+                if e[1] == 0:
+                    del cls.by_thread[tid]
+                    mode.__exit__(None, None, None)
+
+
+# id(parameter) -> [hooks of ours on it, its _backward_hooks was None]
+_PARAM_HOOKS = {}
+
+
+def _hook_param(p, fn):
+    """p.register_hook(fn), remembering whether p had no hook dict before
+    the first inspector's hook."""
+    with _SHARED_LOCK:
+        e = _PARAM_HOOKS.setdefault(id(p), [0, p._backward_hooks is None])
+        e[0] += 1
+    return p.register_hook(fn)
+
+
+def _unhook_param(p, h):
+    """Removes h; the last inspector's removal puts the parameter's hook
+    dict back to None when it was None and nobody else added a hook."""
+    with _SHARED_LOCK:
+        h.remove()
+        e = _PARAM_HOOKS.get(id(p))
+        if e is None:
+            return
+        e[0] -= 1
+        if e[0] == 0:
+            del _PARAM_HOOKS[id(p)]
+            if e[1] and not p._backward_hooks:
+                p._backward_hooks = None
+
+
+class _KwargsForward:
+    """torch < 2.0: hooks do not see keyword arguments, so a module's
+    forward is wrapped (an instance attribute, with functools.wraps so its
+    signature stays visible) to hand them to each inspector listening.
+    One wrapper per module, whatever the number of inspectors: the first
+    listener installs it, the last one's leaving removes it and puts back
+    what the module had (nothing, or its own instance `forward`)."""
+    by_module = {}  # id(module) -> _KwargsForward
+
+    def __init__(self, mod):
+        self.mod = mod
+        self.had = "forward" in mod.__dict__
+        self.before = mod.__dict__.get("forward")
+        self.listeners = {}  # key -> fn(kwargs)
+        listeners = self.listeners  # the wrapper holds no inspector
+        orig = mod.forward
+
+        @functools.wraps(orig)
+        def forward(*args, **kwargs):
+            if kwargs and listeners:
+                for fn in list(listeners.values()):
+                    fn(kwargs)
+            return orig(*args, **kwargs)
+        self.wrapper = forward
+
+    @classmethod
+    def listen(cls, mod, key, fn):
+        """False when the module takes no attributes (scripted)."""
+        with _SHARED_LOCK:
+            w = cls.by_module.get(id(mod))
+            if w is None:
+                w = cls(mod)
+                try:
+                    object.__setattr__(mod, "forward", w.wrapper)
+                except (AttributeError, TypeError, RuntimeError):
+                    return False
+                cls.by_module[id(mod)] = w
+            w.listeners[key] = fn
+            return True
+
+    @classmethod
+    def leave(cls, mod, key):
+        with _SHARED_LOCK:
+            w = cls.by_module.get(id(mod))
+            if w is None:
+                return
+            w.listeners.pop(key, None)
+            if w.listeners:
+                return
+            del cls.by_module[id(mod)]
+            if mod.__dict__.get("forward") is not w.wrapper:
+                return  # replaced since by someone else: theirs stays
+            if w.had:
+                object.__setattr__(mod, "forward", w.before)
+            else:
+                object.__delattr__(mod, "forward")
 
 
 def _py_depth():
@@ -225,7 +360,7 @@ class Inspector:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        self.finish()
+        _finish_keeping(self, exc)
         return False
 
     def forward_mode(self):
@@ -241,6 +376,11 @@ class Inspector:
         import torch
         if self._started:
             raise RuntimeError("Inspector.start() called twice")
+        if self.save_file is not None and not (
+                torch.distributed.is_available()
+                and torch.distributed.is_initialized()
+                and torch.distributed.get_rank() != 0):
+            _check_writable(self._save_paths())
         self._started = True
         self._torch = torch
         lib = _lib_inspect()
@@ -270,7 +410,7 @@ class Inspector:
                       else "wrapped_forward",
                       "nonfinite_checks": str(self.check_nonfinite).lower()}
         for k, v in self._meta.items():
-            _check(lib.nns_inspection_set_meta(h, k.encode(), v.encode(),
+            _check(lib.nns_inspection_set_meta(h, _name(k), _name(v),
                                                _c.byref(err)), err)
         # Recording state.
         self._stack = []
@@ -294,14 +434,13 @@ class Inspector:
                 self._cuda_base = torch.cuda.Event(enable_timing=True)
                 self._cuda_base.record()
             elif self.memory:
-                self._counter = _alloc_counter()
-                self._counter.__enter__()
+                self._counter = _SharedCounter.acquire()
             self._install_hooks()
         except BaseException:
             # Nothing half-installed stays on the model.
             self._remove_hooks()
             if self._counter is not None:
-                self._counter.__exit__(None, None, None)
+                _SharedCounter.release(self._counter)
                 self._counter = None
             raise
         self._active = True
@@ -316,7 +455,7 @@ class Inspector:
         try:
             self._remove_hooks()
             if self._counter is not None:
-                self._counter.__exit__(None, None, None)
+                _SharedCounter.release(self._counter)
                 self._counter = None
             # A forward that raised left frames open.
             if self._stack:
@@ -360,7 +499,7 @@ class Inspector:
         opts.numbers = _NUMBERS[numbers]
         opts.max_depth = -1 if max_depth is None else max_depth
         opts.width = width
-        opts.model_name = self.name.encode()
+        opts.model_name = _name(self.name)
         chunks = []
 
         def write(_user, data, size):
@@ -392,17 +531,21 @@ class Inspector:
     def saved_files(self):
         return list(self._saved_paths)
 
-    def _save_files(self):
+    def _save_paths(self):
+        """The seed layout's file and nnscan's own, from save_file."""
         stem = os.fspath(self.save_file)
         root, ext = os.path.splitext(stem)
         if ext:
             stem = root
         base = f"{stem}_{type(self.model).__name__}"
-        d = os.path.dirname(base)
+        return [base + ".json", base + ".inspect.json"]
+
+    def _save_files(self):
+        seed, own = self._save_paths()
+        d = os.path.dirname(seed)
         if d:
             os.makedirs(d, exist_ok=True)
-        self._saved_paths = [self.save(base + ".json", "seed"),
-                             self.save(base + ".inspect.json", "json")]
+        self._saved_paths = [self.save(seed, "seed"), self.save(own, "json")]
 
     # ---- modules ----
 
@@ -442,7 +585,7 @@ class Inspector:
             arr = (_DtypeBytes * max(1, len(by)))(
                 *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
             flops, macs = self._static_counts(path)
-            m = _Module(path.encode(), type(mod).__name__.encode(),
+            m = _Module(_name(path), _name(type(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
                         flops, macs, arr, len(by))
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
@@ -461,7 +604,8 @@ class Inspector:
         if not isinstance(args, tuple):
             args = (args,)
         s = torch_api.analyze_module(self.model, args)
-        return {row["path"]: (row.get("flops", -1), row.get("macs", -1))
+        return {py_name(row["path"]): (row.get("flops", -1),
+                                       row.get("macs", -1))
                 for row in s.layers}
 
     def _static_counts(self, path):
@@ -491,26 +635,18 @@ class Inspector:
             if self.watch_backward:
                 for p in mod.parameters(recurse=False):
                     if p.requires_grad:
-                        had = p._backward_hooks
-                        h = p.register_hook(self._make_param_hook(idx))
-                        self._param_hooked.append((p, h, had))
+                        h = _hook_param(p, self._make_param_hook(idx))
+                        self._param_hooked.append((p, h))
 
     def _remove_hooks(self):
         for h in self._handles:
             h.remove()
         self._handles = []
-        for mod, had, before in reversed(self._wrapped):
-            if had:
-                object.__setattr__(mod, "forward", before)
-            else:
-                object.__delattr__(mod, "forward")
+        for mod in self._wrapped:
+            _KwargsForward.leave(mod, id(self))
         self._wrapped = []
-        # Newest first: a parameter hooked twice (tied weights) is back to
-        # no hook dict only after both are gone.
-        for p, h, had in reversed(self._param_hooked):
-            h.remove()
-            if had is None and not p._backward_hooks:
-                p._backward_hooks = None  # as it was before
+        for p, h in self._param_hooked:
+            _unhook_param(p, h)
         self._param_hooked = []
         for p in [self._pass] + self._pending:
             if p is not None:
@@ -538,13 +674,13 @@ class Inspector:
 
     def _enter(self):
         if self._counter is not None:
-            self._counter.on = False
+            self._counter.off += 1
         return time.perf_counter()
 
     def _leave(self, t_in):
         self._ov += time.perf_counter() - t_in
         if self._counter is not None:
-            self._counter.on = True
+            self._counter.off -= 1
 
     # ---- tensors ----
 
@@ -663,38 +799,29 @@ class Inspector:
                 call.ins[id(t)] = (name, h, t, t._version)
 
     def _wrap_forward(self, idx, mod):
-        """torch < 2.0: hooks do not see keyword arguments, so the module's
-        forward is wrapped (an instance attribute, which finish() removes
-        or puts back as it was) to hand them to the call the pre-hook
-        opened. Its signature stays visible (functools.wraps)."""
-        had = "forward" in mod.__dict__
-        before = mod.__dict__.get("forward")
-        orig = mod.forward
-
-        @functools.wraps(orig)
-        def forward(*args, **kwargs):
-            if kwargs and self._active:
-                grad_on = self._torch.is_grad_enabled()
-                t_in = self._enter()
-                try:
-                    st = self._stack
-                    if st and st[-1].module == idx and not st[-1].kw:
-                        st[-1].kw = True
-                        found = []
-                        _flatten(dict(kwargs), "", found)
-                        with self._torch.no_grad():
-                            self._record_inputs(self._pass, st[-1], found,
-                                                grad_on)
-                except Exception as e:
-                    self._hook_error(e)
-                finally:
-                    self._leave(t_in)
-            return orig(*args, **kwargs)
-        try:
-            object.__setattr__(mod, "forward", forward)
-        except (AttributeError, TypeError, RuntimeError):
-            return  # a module that takes no attributes (scripted)
-        self._wrapped.append((mod, had, before))
+        """torch < 2.0: the keyword arguments of the call the pre-hook
+        opened, through the module's shared forward wrapper
+        (_KwargsForward); finish() leaves it."""
+        def on_kwargs(kwargs):
+            if not self._active:
+                return
+            grad_on = self._torch.is_grad_enabled()
+            t_in = self._enter()
+            try:
+                st = self._stack
+                if st and st[-1].module == idx and not st[-1].kw:
+                    st[-1].kw = True
+                    found = []
+                    _flatten(dict(kwargs), "", found)
+                    with self._torch.no_grad():
+                        self._record_inputs(self._pass, st[-1], found,
+                                            grad_on)
+            except Exception as e:
+                self._hook_error(e)
+            finally:
+                self._leave(t_in)
+        if _KwargsForward.listen(mod, id(self), on_kwargs):
+            self._wrapped.append(mod)
 
     def _on_post(self, idx, output, t_in, grad_on):
         ev = self._now(t_in)
@@ -942,7 +1069,7 @@ class Inspector:
             for role, dt, shape, name, nbytes, tf, st in tl:
                 t = tens[k]
                 k += 1
-                nm = name.encode()
+                nm = _name(name)
                 names.append(nm)
                 t.role, t.dtype, t.rank, t.flags = role, dt, len(shape), tf
                 t.dims = len(dims)
@@ -976,7 +1103,7 @@ class Inspector:
             self._copy_modules(merged)
             for k, v in self._meta.items():
                 _check(lib.nns_inspection_set_meta(
-                    merged, k.encode(), v.encode(), _c.byref(err)), err)
+                    merged, _name(k), _name(v), _c.byref(err)), err)
             for batches in gathered:
                 for packed in batches:
                     self._send(merged, packed)
@@ -992,6 +1119,42 @@ class Inspector:
             self._register_modules()
         finally:
             self._insp = old
+
+
+def _check_writable(paths):
+    """Refuses, before anything runs, files finish() could not write: a
+    path that is a folder, a parent that is a file, a folder it may not
+    write in. (A failure at finish() would come after the user's code.)"""
+    for path in paths:
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"save_file: {path!r} is a folder")
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            raise PermissionError(f"save_file: {path!r} is not writable")
+        folder = os.path.abspath(os.path.dirname(path) or ".")
+        while not os.path.exists(folder):  # finish() makes the missing ones
+            folder = os.path.dirname(folder)
+        if not os.path.isdir(folder):
+            raise NotADirectoryError(
+                f"save_file: {folder!r} (in {path!r}) is not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(f"save_file: cannot write in {folder!r}")
+
+
+def _finish_keeping(insp, exc):
+    """finish() from __exit__: when the `with` body raised, its exception
+    is the one the user gets; a failure to finish (saving, say) is then
+    kept in `errors` and added to that exception as a note."""
+    if exc is None:
+        insp.finish()
+        return
+    try:
+        insp.finish()
+    except Exception as e:  # noqa: BLE001 - the body's exception goes on
+        what = f"nnscan.Inspector could not finish: {type(e).__name__}: {e}"
+        for i in getattr(insp, "inspectors", [insp]):
+            i.errors.append(what)
+        if hasattr(exc, "add_note"):
+            exc.add_note(what)
 
 
 class InspectorGadgets(Inspector):
@@ -1034,8 +1197,16 @@ class _InspectorGroup:
         return self
 
     def finish(self):
+        """Finishes every inspector, even when one fails (its hooks must
+        not stay on the model); then raises the first failure."""
+        first = None
         for i in self.inspectors:
-            i.finish()
+            try:
+                i.finish()
+            except Exception as e:  # noqa: BLE001 - raised below
+                first = first or e
+        if first is not None:
+            raise first
         return self
 
     def forward_mode(self):
@@ -1048,7 +1219,7 @@ class _InspectorGroup:
         return self.start()
 
     def __exit__(self, exc_type, exc, tb):
-        self.finish()
+        _finish_keeping(self, exc)
         return False
 
     @property

@@ -44,6 +44,13 @@ def _ints(v, n):
     return v * n if len(v) == 1 else v
 
 
+def _prod(dims):
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
 def _outs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
@@ -58,6 +65,19 @@ def unary(op, **attrs):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], attrs)
     return rule
+
+
+def _abs_typed(b, args, kw, out):
+    """abs; of a complex tensor it is real (the modulus, as PyTorch gives
+    it): the library's Abs keeps the dtype, so a Cast to the output's real
+    dtype follows."""
+    x = args[0]
+    if not (b.is_tensor(x) and x.is_complex()) or out.is_complex():
+        b.node("Abs", [b.inp(x)], [out])
+        return
+    mod = b.fresh(x.dtype, list(out.shape))
+    b.node("Abs", [b.inp(x)], [mod])
+    b.node("Cast", [b.name(mod)], [out], {"to": b.onnx_dtype(out.dtype)})
 
 
 def binary(op, swap=False):
@@ -217,6 +237,17 @@ def is_complex(t):
     return hasattr(t, "is_complex") and t.is_complex()
 
 
+def real_formed(b, t):
+    """Whether complex t's graph value is its real form. A complex graph
+    input or parameter is a complex-typed value instead, which the ordinary
+    rules take as it is (a MatMul of complex values, ...)."""
+    if not is_complex(t):
+        return False
+    n = b.names.get(id(t))
+    return n is not None and \
+        b.shape_of.get(n) == [int(d) for d in t.shape] + [2]
+
+
 def _real(t):
     import torch
     return torch.view_as_real(t)
@@ -227,7 +258,10 @@ def view_as_complex(b, args, kw, out):
 
 
 def view_as_real(b, args, kw, out):
-    b.alias(out, args[0])
+    if real_formed(b, args[0]):
+        b.alias(out, args[0])
+    else:  # a complex-typed value: no op reads it as pairs
+        b.unmapped("view_as_real", args, out)
 
 
 def _parts(b, t):
@@ -263,7 +297,10 @@ def polar(b, args, kw, out):
 
 def complex_mul(b, args, kw, out):
     x, y = args[0], args[1]
-    if not (is_complex(x) and is_complex(y)):
+    if any(is_complex(a) and not real_formed(b, a) for a in (x, y)):
+        b.unmapped("mul", args, out)  # a complex-typed operand: no pairs
+        return
+    if is_complex(x) != is_complex(y) or not is_complex(x):
         c, k = (x, y) if is_complex(x) else (y, x)
         if b.is_tensor(k):  # a real tensor scales both halves
             u = b.fresh(k.dtype, list(k.shape) + [1])
@@ -313,6 +350,9 @@ def fft_c2c(b, args, kw, out):
     or 1/n-forward scaling is one Mul more."""
     x, dims = args[0], [int(d) % _ndim(args[0]) for d in args[1]]
     norm, forward = int(args[2]), bool(args[3])
+    if not real_formed(b, x):
+        b.unmapped("_fft_c2c", args, out)
+        return
     rx = _real(x)
 
     def make(r):
@@ -348,12 +388,15 @@ def to_complex_copy(b, args, kw, out):
     real form; complex to real has no rule."""
     x = args[0]
     if not is_complex(out):
-        if is_complex(x):
+        if real_formed(b, x):
             b.unmapped("_to_copy", args, out)
         else:
             to_copy(b, args, kw, out)
         return
     if is_complex(x):
+        if not real_formed(b, x):
+            to_copy(b, args, kw, out)  # complex-typed: a Cast (or the same)
+            return
         _as_complex_out(b, out, lambda r: b.node(
             "Cast", [b.inp(x)], [r], {"to": b.onnx_dtype(r.dtype)}))
         return
@@ -371,11 +414,11 @@ def to_complex_copy(b, args, kw, out):
 
 
 def abs_(b, args, kw, out):
-    """abs; of a complex value its magnitude: sqrt(re^2 + im^2) on the
-    real form (Mul, ReduceSum of the pair, Sqrt)."""
+    """abs; of a complex value in real form its magnitude: sqrt(re^2 +
+    im^2) (Mul, ReduceSum of the pair, Sqrt)."""
     x = args[0]
-    if not is_complex(x):
-        b.node("Abs", [b.inp(x)], [out])
+    if not real_formed(b, x):
+        _abs_typed(b, args, kw, out)
         return
     r = _real(x)
     sq = b.fresh_like(r)
@@ -390,7 +433,7 @@ def real_form(rule):
     runs on the output's real form (its dims counted from the complex
     input's, the trailing 2 untouched)."""
     def wrapped(b, args, kw, out):
-        if is_complex(out):
+        if is_complex(out) and real_formed(b, args[0]):
             _as_complex_out(b, out, lambda r: rule(b, args, kw, r))
         else:
             rule(b, args, kw, out)
@@ -398,7 +441,7 @@ def real_form(rule):
 
 
 def mul(b, args, kw, out):
-    if any(is_complex(a) for a in args[:2]):
+    if any(real_formed(b, a) for a in args[:2]):
         complex_mul(b, args, kw, out)
     else:
         binary("Mul")(b, args, kw, out)
@@ -877,11 +920,16 @@ def vector_norm(b, args, kw, out):
 
 # ---- layout ----
 
+def reshape_to(b, src, dims, out):
+    """A Reshape of the value `src` to exactly `dims`. A zero there is a
+    zero-size dim (allowzero), not ONNX's "copy the input's dim"."""
+    dims = [int(d) for d in dims]
+    b.node("Reshape", [src, b.const(dims)], [out],
+           {"allowzero": 1} if 0 in dims else None)
+
+
 def reshape(b, args, kw, out):
-    # a 0 in ONNX's target shape copies the input's dim unless allowzero
-    zero = any(int(d) == 0 for d in out.shape)
-    b.node("Reshape", [b.inp(args[0]), b.const(list(out.shape))], [out],
-           {"allowzero": 1} if zero else None)
+    reshape_to(b, b.inp(args[0]), list(out.shape), out)
 
 
 def expand(b, args, kw, out):
@@ -1307,7 +1355,7 @@ def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
     heads = []
     for p in parts:
         r = b.fresh(x.dtype, [B, L, h, d])
-        b.node("Reshape", [b.name(p), b.const(list(r.shape))], [r])
+        reshape_to(b, b.name(p), list(r.shape), r)
         t = b.fresh(x.dtype, [B, h, L, d])
         b.node("Transpose", [b.name(r)], [t], {"perm": [0, 2, 1, 3]})
         heads.append(t)
@@ -1316,7 +1364,7 @@ def _mha(b, x, E, h, w_in, b_in, w_out, b_out, mask, y):
     merged_t = b.fresh(x.dtype, [B, L, h, d])
     b.node("Transpose", [b.name(att)], [merged_t], {"perm": [0, 2, 1, 3]})
     merged = b.fresh(x.dtype, [B, L, E])
-    b.node("Reshape", [b.name(merged_t), b.const([B, L, E])], [merged])
+    reshape_to(b, b.name(merged_t), [B, L, E], merged)
     proj = b.fresh(x.dtype, [B, L, E])
     b.node("MatMul", [b.name(merged), b.transposed(w_out)], [proj])
     b.node("Add", [b.name(proj), b.inp(b_out)], [y])
@@ -1424,12 +1472,12 @@ def convolution_backward(b, args, kw, out):
         spatial_y = [int(v) for v in g_out.shape[2:]]
         # x: (N, Cin, *S) -> (Cin/g, g*N, *S)
         x5 = b.fresh(x.dtype, [n, groups, cin // groups] + spatial_x)
-        b.node("Reshape", [b.inp(x), b.const(list(x5.shape))], [x5])
+        reshape_to(b, b.inp(x), list(x5.shape), x5)
         xt = b.fresh(x.dtype, [cin // groups, groups, n] + spatial_x)
         b.node("Transpose", [b.name(x5)], [xt],
                {"perm": [2, 1, 0] + list(range(3, 3 + r))})
         xin = b.fresh(x.dtype, [cin // groups, groups * n] + spatial_x)
-        b.node("Reshape", [b.name(xt), b.const(list(xin.shape))], [xin])
+        reshape_to(b, b.name(xt), list(xin.shape), xin)
         # grad_output: (N, Cout, *So) -> (Cout, N, *So)
         gt = b.fresh(g_out.dtype, [cout, n] + spatial_y)
         b.node("Transpose", [b.inp(g_out)], [gt],
@@ -1559,18 +1607,18 @@ def adaptive_avg_pool_backward(b, args, kw, out):
 def max_pool_backward(b, args, kw, out):
     # the gradient goes back to each window's maximum: a scatter
     g, x, idx = args[0], args[1], args[-1]
-    nc = int(g.shape[0]) * int(g.shape[1])
-    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [int(g.numel()) // nc])
-    b.node("Reshape", [b.inp(g), b.const(list(flat_g.shape))], [flat_g])
+    # (N, C, *S) -> (N, C, prod(S)); a product, not numel // (N*C), which a
+    # zero-size batch would divide by zero
+    flat_g = b.fresh(g.dtype, list(g.shape[:2]) + [_prod(g.shape[2:])])
+    reshape_to(b, b.inp(g), list(flat_g.shape), flat_g)
     flat_i = b.fresh(idx.dtype, list(flat_g.shape))
-    b.node("Reshape", [b.inp(idx), b.const(list(flat_i.shape))], [flat_i])
-    flat_x = [int(x.shape[0]), int(x.shape[1]),
-              int(x.numel() // (x.shape[0] * x.shape[1]))]
+    reshape_to(b, b.inp(idx), list(flat_i.shape), flat_i)
+    flat_x = [int(x.shape[0]), int(x.shape[1]), _prod(x.shape[2:])]
     scat = b.fresh(g.dtype, flat_x)
     b.node("ScatterElements", [b.filler(flat_x, g), b.name(flat_i),
                                b.name(flat_g)], [scat],
            {"axis": 2, "reduction": "add"})
-    b.node("Reshape", [b.name(scat), b.const(list(x.shape))], [out])
+    reshape_to(b, b.name(scat), list(x.shape), out)
 
 
 # ---- the table ----

@@ -22,6 +22,9 @@ The recording always runs in eval mode (the inference graph).
 """
 import contextlib
 import copy
+import dis
+import re
+import threading
 import warnings
 
 import torch
@@ -40,16 +43,35 @@ def onnx_dtype(dt):
 
 
 def flatten(obj):
-    """Tensors in a nested output (tuples, lists, dicts, ModelOutput)."""
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for x in obj for t in flatten(x)]
-    if isinstance(obj, dict):
-        return [t for x in obj.values() for t in flatten(x)]
-    if hasattr(obj, "to_tuple"):
-        return flatten(obj.to_tuple())
-    return []
+    """Tensors in a nested output (tuples, lists, dicts, ModelOutput), in
+    order. Iterative, so any depth works (an output nested thousands of
+    lists deep is not a RecursionError); a container met again inside
+    itself is not walked twice."""
+    out = []
+    todo = [(obj, False)]   # (item, True: leaving a container)
+    open_ids = set()        # containers being walked, for cycles
+    while todo:
+        x, leaving = todo.pop()
+        if leaving:
+            open_ids.discard(id(x))
+            continue
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+            continue
+        if isinstance(x, (list, tuple)):
+            items = x
+        elif isinstance(x, dict):
+            items = list(x.values())
+        elif hasattr(x, "to_tuple"):
+            items = x.to_tuple()
+        else:
+            continue
+        if id(x) in open_ids:
+            continue
+        open_ids.add(id(x))
+        todo.append((x, True))
+        todo.extend((v, False) for v in reversed(items))
+    return out
 
 
 class Builder:
@@ -205,8 +227,11 @@ class Builder:
         outputs shaped as PyTorch made them."""
         ins = [self.inp(a) for a in _tensor_args(args)]
         outs = [o for o in ops_map._outs(out) if isinstance(o, torch.Tensor)]
-        # a complex output is its real form (ops_map: complex numbers)
-        reals = [torch.view_as_real(o) if o.is_complex() else o for o in outs]
+        # from complex values in real form, a complex output is its real
+        # form too (ops_map: complex numbers)
+        paired = any(ops_map.real_formed(self, a) for a in _tensor_args(args))
+        reals = [torch.view_as_real(o) if paired and o.is_complex() else o
+                 for o in outs]
         self.node(name, ins, reals, domain="pytorch.aten")
         for o, r in zip(outs, reals):
             self.g.declared.add(self.name(r))
@@ -299,9 +324,8 @@ def record(b, func, args, kwargs, out):
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
     if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
-            and any(ops_map.is_complex(t) for t in
-                    _tensor_args(args) + ops_map._outs(out)):
-        rule = None  # complex values this op's rule does not know
+            and any(ops_map.real_formed(b, t) for t in _tensor_args(args)):
+        rule = None  # complex values in real form, which this rule does not know
     if rule is ops_map.ALIAS:
         b.alias(out, args[0])
     elif rule is ops_map.CREATE:
@@ -319,7 +343,11 @@ def record(b, func, args, kwargs, out):
 
 
 class ModuleStack:
-    """Process-wide forward hooks that keep the module path stack."""
+    """Process-wide forward hooks that keep the module path stack.
+
+    The hooks see every module call in the process; only calls made on the
+    thread that records count (the dispatch mode is per thread too), so
+    recordings in several threads at once each get their own table."""
 
     def __init__(self, model, builder, shapes=True, custom_ops=None):
         self.b = builder
@@ -334,8 +362,11 @@ class ModuleStack:
         #               shapes of every call in order)
         self.shapes = shapes
         self.handles = []
+        self.thread = None  # the recording thread's id, while entered
 
     def _pre(self, mod, inputs):
+        if threading.get_ident() != self.thread:
+            return  # another thread's module call
         p = self.path_of.get(id(mod))
         if p is None:  # a module built inside forward: its caller's scope
             p = self.stack[-1] if self.stack else ""
@@ -347,6 +378,8 @@ class ModuleStack:
             self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
 
     def _post(self, mod, inputs, output):
+        if threading.get_ident() != self.thread:
+            return
         p = self.stack.pop() if self.stack else ""
         for cls, fn in self.custom_ops.items():
             if isinstance(mod, cls) and id(mod) in self.path_of:
@@ -358,6 +391,7 @@ class ModuleStack:
 
     def __enter__(self):
         mm = torch.nn.modules.module
+        self.thread = threading.get_ident()
         self.handles = [mm.register_module_forward_pre_hook(self._pre),
                         mm.register_module_forward_hook(self._post)]
         return self
@@ -385,6 +419,11 @@ def meta_copy(model):
     original's kind (trainable / frozen)."""
     memo = {}
     for m in model.modules():
+        # The user's own hooks are not copied (the copy drops them below).
+        for attr in _MODULE_HOOK_DICTS:
+            for h in (vars(m).get(attr) or {}).values():
+                if not _torch_own(h):
+                    memo[id(h)] = h
         for attr, v in list(vars(m).items()):
             if isinstance(v, torch.Tensor) and id(v) not in memo:
                 memo[id(v)] = _to_meta(v)
@@ -393,30 +432,108 @@ def meta_copy(model):
                 if v is not None and id(v) not in memo:
                     memo[id(v)] = _to_meta(v)
     try:
-        return copy.deepcopy(model, memo)
+        out = copy.deepcopy(model, memo)
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
         warnings.warn(f"nnscan: cannot copy the model to the meta device "
                       f"({type(e).__name__}: {e}); running it on its own device")
         return None
+    for m in out.modules():
+        for attr in _MODULE_HOOK_DICTS:
+            d = vars(m).get(attr)
+            if d:
+                vars(m)[attr] = _torch_hooks_only(d)
+    return out
+
+
+# The module attributes that hold forward and backward hooks, hook id ->
+# callable (the with_kwargs / always_called flags are looked up by id).
+_MODULE_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks",
+                      "_backward_hooks", "_backward_pre_hooks")
+
+
+def _torch_own(hook):
+    """Whether a module hook is PyTorch's own (lazy modules' parameter
+    inference, weight_norm, pruning masks: part of what the forward
+    computes), not the user's (or an nnscan Inspector's), which do not run
+    while nnscan records."""
+    f = getattr(hook, "func", hook)  # a functools.partial
+    mod = getattr(f, "__module__", None) or type(f).__module__ or ""
+    return mod.split(".")[0] == "torch"
+
+
+def _torch_hooks_only(d):
+    out = type(d)()
+    for k, h in d.items():
+        if _torch_own(h):
+            out[k] = h
+    return out
 
 
 def _to_meta(t):
+    if isinstance(t, torch.nn.parameter.UninitializedTensorMixin):
+        # a lazy module's: its pre-hook gives it a shape on the copy
+        return type(t)(requires_grad=t.requires_grad, device="meta",
+                       dtype=t.dtype)
     m = torch.empty(t.shape, dtype=t.dtype, device="meta")
     if isinstance(t, torch.nn.Parameter):
         return torch.nn.Parameter(m, requires_grad=t.requires_grad)
     return m
 
 
+def map_tensors(obj, fn):
+    """obj with every tensor t in nested tuples, lists and dicts replaced by
+    fn(t) (one result per tensor, so a tensor passed twice stays one),
+    rebuilt without recursion; anything else is kept as it is."""
+    memo = {}
+
+    def leaf(x):
+        if not isinstance(x, torch.Tensor):
+            return x
+        if id(x) not in memo:
+            memo[id(x)] = fn(x)
+        return memo[id(x)]
+
+    def parts(x):
+        if isinstance(x, (tuple, list)):
+            return list(x)
+        if isinstance(x, dict):
+            return list(x.values())
+        return None
+
+    def rebuild(x, vals):
+        if isinstance(x, dict):
+            return dict(zip(x.keys(), vals))
+        if isinstance(x, list):
+            return vals
+        if hasattr(x, "_fields"):  # a namedtuple
+            return type(x)(*vals)
+        return tuple(vals)
+
+    if parts(obj) is None:
+        return leaf(obj)
+    frames = [(obj, parts(obj), [])]  # (container, its items, done so far)
+    open_ids = {id(obj)}
+    while True:
+        x, items, vals = frames[-1]
+        if len(vals) == len(items):
+            frames.pop()
+            open_ids.discard(id(x))
+            built = rebuild(x, vals)
+            if not frames:
+                return built
+            frames[-1][2].append(built)
+            continue
+        c = items[len(vals)]
+        sub = parts(c)
+        if sub is None or id(c) in open_ids:  # a leaf, or a cycle
+            vals.append(leaf(c))
+        else:
+            open_ids.add(id(c))
+            frames.append((c, sub, []))
+
+
 def to_meta_inputs(obj):
-    if isinstance(obj, torch.Tensor):
-        return torch.empty(obj.shape, dtype=obj.dtype, device="meta")
-    if isinstance(obj, tuple):
-        return tuple(to_meta_inputs(x) for x in obj)
-    if isinstance(obj, list):
-        return [to_meta_inputs(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: to_meta_inputs(v) for k, v in obj.items()}
-    return obj
+    return map_tensors(obj, _empty_like)
 
 
 def on_meta(model):
@@ -522,22 +639,28 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
 def _record(model, args, kwargs, device, custom_ops, keep_graph):
     first_error = None
     if device in ("auto", "meta"):
-        target = model if on_meta(model) else meta_copy(model)
+        model_on_meta = on_meta(model)
+        target = model if model_on_meta else meta_copy(model)
         if target is not None:
             try:
-                target.eval()
-                rec = _run(target, to_meta_inputs(args), to_meta_inputs(kwargs),
-                           grad=True, custom_ops=custom_ops)
+                with _restored(model) if target is model \
+                        else contextlib.nullcontext():
+                    target.eval()
+                    rec = _run(target, to_meta_inputs(args),
+                               to_meta_inputs(kwargs), grad=True,
+                               custom_ops=custom_ops)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below
-                if on_meta(model) or device == "meta":
+                if not meta_caused(e):
+                    raise  # the forward's own error: once, as it is
+                if model_on_meta or device == "meta":
                     raise RecordError(
                         f"the forward pass failed on meta tensors "
                         f"({type(e).__name__}: {e}); "
                         + ("a model built on the meta device cannot run on "
                            "real data, so nnscan cannot record it"
-                           if on_meta(model) else "device='meta' was asked"))\
+                           if model_on_meta else "device='meta' was asked"))\
                         from e
                 first_error = e
     if first_error is not None:
@@ -546,7 +669,124 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
                       f"({type(first_error).__name__}: {why}); running it "
                       "once on the model's own device")
     model.eval()
-    rec = _run(model, args, kwargs, grad=keep_graph, custom_ops=custom_ops)
+    # The caller's tensors are never written (the forward gets copies) and
+    # what the forward changes on the model is put back.
+    args, kwargs = map_tensors((args, kwargs), _input_copy)
+    with _restored(model):
+        rec = _run(model, args, kwargs, grad=keep_graph,
+                   custom_ops=custom_ops)
     p = next(iter(model.parameters()), None)
     rec.device = str(p.device) if p is not None else "cpu"
     return rec
+
+
+# What PyTorch says when the meta device, not the forward, is the problem:
+# data asked of a meta tensor (.item(), .tolist(), .numpy(), `if t:`), a
+# meta tensor meeting a real one, no data to point at.
+_META_WORDS = re.compile(r"\bmeta\b|data.dependent|data pointer|"
+                         r"doesn't have storage", re.IGNORECASE)
+_RAISE_OPCODES = {dis.opmap[n] for n in ("RAISE_VARARGS", "RERAISE")
+                  if n in dis.opmap}
+
+
+def meta_caused(exc):
+    """Whether an exception raised by a forward on meta tensors comes from
+    the meta device (then the model's own device may succeed) rather than
+    from the forward itself (a ValueError, a shape error, a
+    RecursionError: the same on any device, so raised as it is). Walks
+    the chain of causes. Meta-caused: an aten op with no meta kernel (a
+    NotImplementedError that came through the dispatch mode), PyTorch's
+    words for data or devices above, or a RuntimeError raised inside C
+    code that is not an aten op (an extension's kernel refusing a meta
+    tensor)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        op = _through_dispatch(exc)
+        if isinstance(exc, RecursionError):
+            pass
+        elif op and isinstance(exc, NotImplementedError):
+            return True
+        elif isinstance(exc, (RuntimeError, TypeError)) \
+                and _META_WORDS.search(str(exc)):
+            return True
+        elif not op and isinstance(exc, RuntimeError) \
+                and not _raised_by_python(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _through_dispatch(exc):
+    """Whether exc was raised by an aten op (it passed through the
+    recorder's dispatch mode on its way out)."""
+    code = _Mode.__torch_dispatch__.__code__
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _raised_by_python(exc):
+    """Whether exc came from a `raise` statement rather than from inside a
+    C function: the innermost frame of its traceback stopped at a raise."""
+    tb = exc.__traceback__
+    if tb is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] in _RAISE_OPCODES
+
+
+def _input_copy(t):
+    c = t.detach().clone()
+    if t.requires_grad:
+        c.requires_grad_(True)
+    return c
+
+
+@contextlib.contextmanager
+def _restored(model):
+    """Runs the forward on the user's own model and puts back what it
+    changes: attributes set or added on any module (`self.calls += 1`),
+    parameters, buffers and submodules rebound, buffer values written in
+    place (`self.steps += 1`, running statistics). The user's own module
+    hooks are set aside meanwhile, as on the meta copy. Parameters written
+    in place are not restored (that would copy every weight)."""
+    mods = list(model.modules())
+    saved = []
+    for m in mods:
+        d = vars(m)
+        stores = {k: dict(d[k]) for k in ("_parameters", "_buffers",
+                                          "_modules") if k in d}
+        saved.append((m, dict(d), stores))
+    with torch.no_grad():
+        values = [(b, b.clone()) for b in model.buffers() if not b.is_meta]
+    for m in mods:
+        for attr in _MODULE_HOOK_DICTS:
+            d = vars(m).get(attr)
+            if d:
+                vars(m)[attr] = _torch_hooks_only(d)
+    try:
+        yield
+    finally:
+        for m, attrs, stores in saved:
+            d = vars(m)
+            for k in [k for k in d if k not in attrs]:
+                del d[k]
+            d.update(attrs)
+            for k, content in stores.items():
+                now = d[k]
+                if list(now) != list(content) or any(
+                        now[n] is not v for n, v in content.items()):
+                    now.clear()
+                    now.update(content)
+        with torch.no_grad():
+            # Compared by value: kernels such as batch_norm write running
+            # statistics without bumping the version counter.
+            for b, value in values:
+                if not torch.equal(b, value):
+                    b.copy_(value)

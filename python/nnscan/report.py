@@ -95,7 +95,8 @@ class Handle:
             depth = max(1, int(max_depth))
         opts = _api.ReportOptions(
             _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
-            _api.WRAP[wrap], model_name.encode() if model_name else None,
+            _api.WRAP[wrap],
+            _api.c_name(model_name) if model_name else None,
             model_path.encode() if model_path else None)
         err = _api.NnsError()
         cb, chunks = _api.write_collector()
@@ -136,9 +137,13 @@ class Summary:
 
     def layer(self, path):
         """The layer whose dotted module path is `path` ("" is the model)."""
-        for row in self.layers:
-            if row["path"] == path:
-                return row
+        # A recording hands names over escaped (_api.c_name); a file's are
+        # as they are.
+        escaped = _api.c_name(path).decode()
+        for want in (escaped, path):
+            for row in self.layers:
+                if row["path"] == want:
+                    return row
         raise KeyError(path)
 
     def _render(self, fmt, **kw):
@@ -193,5 +198,14 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     h.analyze(optimizer)
     path = None if isinstance(source, (bytes, bytearray, memoryview)) \
         else os.fspath(source)
+    if name is None and path is not None:
+        name = model_name_of_path(path)
     return Summary(h, name=name, path=path, max_depth=max_depth,
                    columns=columns)
+
+
+def model_name_of_path(path):
+    """The name a model file gets in reports, as `nnscan FILE` names it:
+    the file's base name without `.onnx` (docs/cli.md, "Model names")."""
+    base = os.path.basename(os.fsdecode(path))
+    return base[:-5] if base.endswith(".onnx") and len(base) > 5 else base

@@ -12,6 +12,7 @@ call, parameter kinds) comes from the recording.
 import io
 import warnings
 
+from ._api import py_name
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -47,8 +48,9 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
 
     input_shape: torchscan's shape (batch excluded) or list of shapes, made
     into zero tensors of batch 1 with `dtype` (one, or one per shape; default
-    the first parameter's floating dtype). tensor / inputs: a tensor, a
-    tuple/list of tensors (positional), or a dict of keyword tensors.
+    the first parameter's floating or complex dtype). tensor / inputs: a
+    tensor, a tuple/list of tensors (positional), or a dict of keyword
+    tensors.
     """
     torch = _torch()
     given = [x is not None for x in (input_shape, inputs, tensor)]
@@ -59,7 +61,7 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         shapes = [_shape_of(s, k) for k, s in enumerate(shapes)]
         if dtype is None:
             p = next((p for p in module.parameters()
-                      if p.is_floating_point()), None)
+                      if p.is_floating_point() or p.is_complex()), None)
             dtype = p.dtype if p is not None else torch.float32
         dtypes = list(dtype) if isinstance(dtype, (list, tuple)) \
             else [dtype] * len(shapes)
@@ -122,7 +124,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     """Record (or export) `module` on the inputs and analyse it."""
     from . import recorder
     kwargs = kwargs or {}
-    name = name or type(module).__name__.lower()
+    name = name or type(module).__name__  # docs/cli.md, "Model names"
     if custom_ops and method != "record":
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
@@ -183,7 +185,7 @@ def analyze_training(module, args, kwargs, max_depth=None,
     """The forward Summary with `.backward`: the backward pass's Summary
     (FLOPs, MACs per module; see backward.py for the attribution rule)."""
     from . import backward, recorder
-    name = name or type(module).__name__.lower()
+    name = name or type(module).__name__  # docs/cli.md, "Model names"
     rec = recorder.record_model(module, args, kwargs or {}, device=device,
                                 keep_graph=True)
     handle = rec.graph.build()
@@ -290,12 +292,14 @@ def _batchless(shapes):
 
 
 def crawl_dict(module, s):
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     kinds = {}
     for p in s.json["parameters"]:
         kinds.setdefault(p["layer"], []).append(p)
     # parameter kinds as PyTorch has them (requires_grad), by module
     info = []
+    # torchscan's dictionary: its root row is the lower-cased class name
+    # (docs/compat.md); nnscan's own reports say the class (docs/cli.md).
     root_name = type(module).__name__.lower()
     for path, m in module.named_modules():
         meta = s.modules.get(path, {})
@@ -438,7 +442,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
     custom = s.custom_macs
-    layers = {row["path"]: row for row in s.layers}
+    layers = {py_name(row["path"]): row for row in s.layers}
     total_macs = s.totals["macs"]
     replaced = []
     for path, macs in custom.items():

@@ -74,4 +74,4 @@ def test_printed_with_both_tables(capsys):
     nnscan.summary(m, (4,), backward=True)
     out = capsys.readouterr().out
     assert "Backward pass" in out
-    assert "sequential (backward)" in out
+    assert "Sequential (backward)" in out

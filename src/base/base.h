@@ -103,6 +103,9 @@ nns_status nns__err(nns_error *err, nns_status code, int64_t offset,
 nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
                      const char *node, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
+/* Removes " at byte -N" (a thing with no place in a file: built in
+ * memory) from msg, in place; both above apply it to every message. */
+void nns__drop_unknown_offsets(char *msg);
 
 /* ==== Sized public structs (nnscan.h, "ABI policy") ==== */
 

@@ -66,6 +66,28 @@ nns_status nns__get_sized(void *dst, const void *src, size_t full,
   return NNS_OK;
 }
 
+/* Removes every " at byte -N" from msg. The loader's messages say where
+ * a thing sits in the file ("node 'x' (Conv) at byte 812"); a model built
+ * in memory (nns_builder_*, the Python recorder) has no file, and its
+ * things carry offset -1: their messages say nothing rather than "at byte
+ * -1". One place, so no message needs its own case. */
+void nns__drop_unknown_offsets(char *msg) {
+  static const char pat[] = " at byte -";
+  char *at;
+  while ((at = strstr(msg, pat)) != NULL) {
+    char *end = at + sizeof pat - 1;
+    if (*end < '0' || *end > '9') {
+      /* Not a number: leave it, and look further on. */
+      msg = end;
+      continue;
+    }
+    while (*end >= '0' && *end <= '9')
+      end++;
+    memmove(at, end, strlen(end) + 1);
+    msg = at;
+  }
+}
+
 nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
                      const char *node, const char *fmt, va_list ap) {
   if (!err)
@@ -74,6 +96,7 @@ nns_status nns__verr(nns_error *err, nns_status code, int64_t offset,
   err->offset = offset;
   snprintf(err->node, sizeof err->node, "%s", node ? node : "");
   vsnprintf(err->message, sizeof err->message, fmt, ap);
+  nns__drop_unknown_offsets(err->message);
   return code;
 }
 

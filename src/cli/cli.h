@@ -37,14 +37,27 @@ int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
 void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */
 nns_model *cli_load(const cli_model_opts *o);
+/* The same for one of several models (`table`): each --input and --value
+ * applies only when the model has an input (or, for --input, an input
+ * dim) of that name, and input_used[k] / value_used[k] are set for those
+ * that did. */
+nns_model *cli_load_some(const cli_model_opts *o, bool *input_used,
+                         bool *value_used);
 /* Prints a load/infer error as one line: "nnscan: FILE: message". */
 void cli_print_error(const char *path, const nns_error *err);
-/* Opens -o FILE or returns stdout; NULL (reported) on failure. */
+/* Opens -o FILE or returns stdout; NULL (reported) on failure. A regular
+ * file (or a new one) is written to a temporary file in its folder, which
+ * cli_close_output renames over FILE: runs that write one FILE at once
+ * leave one whole report, never a mix (docs/cli.md). */
 FILE *cli_open_output(const char *path);
-/* Flushes and closes what cli_open_output opened (stdout is flushed only).
- * False when any write or the close failed, after printing
- * "nnscan: cannot write 'FILE': <errno text>": the caller exits 1. */
+/* Flushes and closes what cli_open_output opened (stdout is flushed only),
+ * and renames the temporary file to FILE. False when any write, the close
+ * or the rename failed, after printing "nnscan: cannot write 'FILE':
+ * <errno text>" and removing the temporary file: the caller exits 1. */
 bool cli_close_output(FILE *f, const char *path);
+/* Closes what cli_open_output opened without keeping it (the temporary
+ * file is removed; FILE keeps its old contents). */
+void cli_discard_output(FILE *f);
 /* The nns_write_fn of the CLI's reports (user: the FILE *): as
  * nns_write_stdio, and it keeps the errno of a failed write for
  * cli_close_output's message. */
@@ -58,6 +71,12 @@ int cli_terminal_width(void);
 /* The model's name for reports: the file's base name without ".onnx",
  * written into buf. */
 const char *cli_model_name(const char *path, char *buf, size_t size);
+/* -h or --help. */
+bool cli_is_help(const char *arg);
+/* Each command's usage (stdout for -h, stderr on a usage error); `nnscan
+ * -h` prints them all. */
+extern const char cli_summary_usage[], cli_table_usage[], cli_shapes_usage[],
+    cli_ops_usage[];
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 

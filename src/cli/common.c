@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -35,6 +36,13 @@ static int parse_input(cli_model_opts *o, const char *arg) {
     return -1;
   }
   size_t k = o->input_count;
+  for (size_t j = 0; j < k; j++)
+    if (strlen(o->inputs[j].name) == (size_t)(eq - arg) &&
+        !strncmp(o->inputs[j].name, arg, (size_t)(eq - arg))) {
+      fprintf(stderr, "nnscan: --input %s is given twice\n",
+              o->inputs[j].name);
+      return -1;
+    }
   char *name = strndup(arg, (size_t)(eq - arg));
   size_t rank = 0;
   const char *p = eq + 1;
@@ -55,8 +63,12 @@ static int parse_input(cli_model_opts *o, const char *arg) {
     }
     rank++;
     p += n;
-    if (*p)
-      p++;
+    if (*p && !*++p) {
+      fprintf(stderr, "nnscan: --input %s: bad dims '%s': it ends with a "
+                      "separator\n", name, eq + 1);
+      free(name);
+      return -1;
+    }
   }
   o->inputs[k].size = sizeof o->inputs[k];
   o->inputs[k].name = name;
@@ -189,20 +201,57 @@ void cli_print_error(const char *path, const nns_error *err) {
   fprintf(stderr, " [%s]\n", nns_status_name(err->code));
 }
 
-nns_model *cli_load(const cli_model_opts *o) {
+/* Whether m has a graph input called name, or (dims) an input dim whose
+ * symbol is name. */
+static bool model_has(const nns_model *m, const char *name, bool dims) {
+  for (size_t k = 0; k < nns_model_input_count(m); k++) {
+    size_t v;
+    nns_value_info vi = {.size = sizeof vi};
+    if (nns_model_input(m, k, &v) != NNS_OK ||
+        nns_model_value(m, v, &vi) != NNS_OK)
+      continue;
+    if (vi.name && !strcmp(vi.name, name))
+      return true;
+    for (int ax = 0; dims && ax < vi.rank; ax++) {
+      nns_dim d = {.size = sizeof d};
+      if (nns_model_value_dim(m, v, ax, &d) == NNS_OK && d.symbol &&
+          !strcmp(d.symbol, name))
+        return true;
+    }
+  }
+  return false;
+}
+
+nns_model *cli_load_some(const cli_model_opts *o, bool *input_used,
+                         bool *value_used) {
   nns_model *m = NULL;
   nns_error err;
   if (nns_model_load_file(o->path, NULL, &m, &err) != NNS_OK) {
     cli_print_error(o->path, &err);
     return NULL;
   }
+  nns_input_shape inputs[64];
+  nns_input_value values[64];
+  size_t ni = 0, nv = 0;
+  for (size_t k = 0; k < o->input_count; k++)
+    if (!input_used || model_has(m, o->inputs[k].name, true)) {
+      inputs[ni++] = o->inputs[k];
+      if (input_used)
+        input_used[k] = true;
+    }
+  for (size_t k = 0; k < o->value_count; k++)
+    if (!value_used || model_has(m, o->values[k].name, false)) {
+      values[nv++] = o->values[k];
+      if (value_used)
+        value_used[k] = true;
+    }
   nns_infer_options io = {.size = sizeof io,
                           .flags = o->infer_flags,
                           .batch = o->batch,
-                          .inputs = o->inputs,
-                          .input_count = o->input_count,
-                          .values = o->values,
-                          .value_count = o->value_count};
+                          .inputs = inputs,
+                          .input_count = ni,
+                          .values = values,
+                          .value_count = nv};
   if (nns_model_infer(m, &io, &err) != NNS_OK) {
     cli_print_error(o->path, &err);
     nns_model_free(m);
@@ -211,16 +260,140 @@ nns_model *cli_load(const cli_model_opts *o) {
   return m;
 }
 
-FILE *cli_open_output(const char *path) {
-  FILE *f = !path || !strcmp(path, "-") ? stdout : fopen(path, "w");
+nns_model *cli_load(const cli_model_opts *o) {
+  return cli_load_some(o, NULL, NULL);
+}
+
+/* The outputs open as temporary files, and the names they get when
+ * closed (the CLI has at most two open at once: a table and its plot). */
+static struct pending {
+  FILE *f;
+  char *tmp;    /* the temporary file, in the target's folder */
+  char *target; /* what it is renamed to */
+} pending[4];
+
+static struct pending *pending_of(FILE *f) {
+  for (size_t i = 0; f && i < sizeof pending / sizeof pending[0]; i++)
+    if (pending[i].f == f)
+      return &pending[i];
+  return NULL;
+}
+
+/* A temporary file beside `target` (symbolic links followed, so the
+ * rename replaces the file the link points to, not the link), opened for
+ * writing with the mode a new file gets. NULL with errno set on failure;
+ * *direct is set when the target is not a regular file (a device, a FIFO:
+ * /dev/null, /dev/stdout), which is then written in place. */
+static FILE *open_temporary(const char *path, struct pending *slot,
+                            bool *direct) {
+  *direct = false;
+  struct stat st;
+  char *target = NULL;
+  if (stat(path, &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      *direct = true;
+      return NULL;
+    }
+    target = realpath(path, NULL);
+  } else if (errno == ENOENT) {
+    target = strdup(path);
+  }
+  if (!target)
+    return NULL;
+  const char *slash = strrchr(target, '/');
+  size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+  size_t len = strlen(target);
+  char *tmp = malloc(len + 16);
+  if (!tmp) {
+    free(target);
+    errno = ENOMEM;
+    return NULL;
+  }
+  /* ".NAME.XXXXXX" in the same folder: rename() within one file system
+   * is atomic. NAME is cut to 200 bytes so that a name near NAME_MAX
+   * (255) still gets one. */
+  snprintf(tmp, len + 16, "%.*s.%.200s.XXXXXX", (int)dir, target,
+           target + dir);
+  int fd = mkstemp(tmp);
+  FILE *f = NULL;
+  if (fd >= 0) {
+    mode_t mask = umask(0);
+    umask(mask);
+    /* mkstemp makes 0600; the report gets what fopen would have given it,
+     * or the mode of the file it replaces. */
+    mode_t mode = stat(target, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    if (fchmod(fd, mode) != 0 || !(f = fdopen(fd, "w"))) {
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      errno = e;
+    }
+  }
   if (!f) {
-    fprintf(stderr, "nnscan: cannot write '%s': %s\n", path, strerror(errno));
+    free(tmp);
+    free(target);
+    return NULL;
+  }
+  *slot = (struct pending){.f = f, .tmp = tmp, .target = target};
+  return f;
+}
+
+FILE *cli_open_output(const char *path) {
+  FILE *f = NULL;
+  if (!path || !strcmp(path, "-")) {
+    f = stdout;
+  } else {
+    struct pending *slot = pending_of(NULL);
+    for (size_t i = 0; !slot && i < sizeof pending / sizeof pending[0]; i++)
+      if (!pending[i].f)
+        slot = &pending[i];
+    bool direct = !slot;
+    if (slot)
+      f = open_temporary(path, slot, &direct);
+    if (direct)
+      f = fopen(path, "w");
+  }
+  if (!f) {
+    char p[1024];
+    nns_text_clean(p, sizeof p, path);
+    fprintf(stderr, "nnscan: cannot write '%s': %s\n", p, strerror(errno));
     return NULL;
   }
   /* Reports run to megabytes: a large buffer means a few writes, not one
    * per 4 KB. Set before the first output, as setvbuf requires. */
   setvbuf(f, NULL, _IOFBF, 1 << 16);
   return f;
+}
+
+/* Forgets the pending output p (looked up before its FILE is closed); its temporary file is renamed to its
+ * target when `keep`, else removed. False (errno set) if the rename
+ * failed. */
+static bool settle(struct pending *p, bool keep) {
+  if (!p)
+    return true;
+  bool ok = true;
+  if (keep && rename(p->tmp, p->target) != 0)
+    ok = false;
+  if (!keep || !ok) {
+    int e = errno;
+    unlink(p->tmp);
+    errno = e;
+  }
+  free(p->tmp);
+  free(p->target);
+  *p = (struct pending){0};
+  return ok;
+}
+
+void cli_discard_output(FILE *f) {
+  if (!f || f == stdout) {
+    if (f)
+      fflush(f);
+    return;
+  }
+  struct pending *p = pending_of(f);
+  fclose(f);
+  settle(p, false);
 }
 
 /* errno of the first failed cli_write (the CLI writes one output at a
@@ -242,6 +415,7 @@ bool cli_close_output(FILE *f, const char *path) {
    * the rest then fails the same way (ENOSPC, EIO, EPIPE) and says why. */
   bool bad = ferror(f) != 0;
   int e = 0;
+  struct pending *temp = pending_of(f);
   if (fflush(f) != 0) {
     bad = true;
     e = errno;
@@ -254,11 +428,23 @@ bool cli_close_output(FILE *f, const char *path) {
     bad = true;
     e = write_errno;
   }
+  /* The report replaces FILE only when all of it was written. */
+  if (f != stdout && !settle(temp, !bad)) {
+    bad = true;
+    e = errno;
+  }
   write_errno = 0;
-  if (bad)
-    fprintf(stderr, "nnscan: cannot write '%s': %s\n", cli_output_name(path),
+  if (bad) {
+    char p[1024];
+    nns_text_clean(p, sizeof p, cli_output_name(path));
+    fprintf(stderr, "nnscan: cannot write '%s': %s\n", p,
             e ? strerror(e) : "write error");
+  }
   return !bad;
+}
+
+bool cli_is_help(const char *arg) {
+  return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
 const char *cli_output_name(const char *path) {

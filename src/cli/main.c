@@ -1,7 +1,8 @@
 /*
  * main.c - `nnscan`: dispatches to a subcommand. `nnscan MODEL ...` (a first
- * argument that is no command but an existing file) is `nnscan summary
- * MODEL ...`.
+ * argument that is no command but names a file, or looks like a path) is
+ * `nnscan summary MODEL ...`, so a mistyped model path is reported as a
+ * missing file, not as an unknown command (docs/cli.md).
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,71 +10,115 @@
 
 #include "cli.h"
 
+static const char version_usage[] = "usage: nnscan version   (or nnscan "
+                                    "--version): print nnscan's version\n";
+
+static const char overview[] =
+    "usage: nnscan <command> [options]\n"
+    "       nnscan MODEL [options]    (same as nnscan summary MODEL)\n"
+    "       nnscan <command> -h       (one command's options)\n"
+    "\n"
+    "commands:\n"
+    "  summary MODEL   parameters, FLOPs, MACs, memory accesses, receptive\n"
+    "                  field and memory of every layer\n"
+    "  table FILES...  one row per model; --plot FILE.svg draws MACs "
+    "against params\n"
+    "  shapes MODEL    dtype and shape of every value, in graph order\n"
+    "  ops             the operators nnscan knows, with opset ranges and "
+    "rules\n"
+    "  version         print the version\n";
+
+static const char exit_status[] =
+    "exit status: 0 success, 1 the model could not be read, inferred or "
+    "analysed\n"
+    "(or an output could not be written), 2 usage error, 3 summary --strict "
+    "found\n"
+    "something it could not count\n";
+
+/* The full help: the overview, then every command's own usage. */
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: nnscan <command> [options]\n"
-          "       nnscan MODEL [options]    (same as nnscan summary MODEL)\n"
-          "\n"
-          "commands:\n"
-          "  summary MODEL   parameters, FLOPs, MACs, memory accesses, "
-          "receptive\n"
-          "                  field and memory of every layer "
-          "(nnscan summary -h)\n"
-          "  table FILES...  one row per model; --plot FILE.svg draws MACs "
-          "against params\n"
-          "  shapes MODEL    dtype and shape of every value, in graph order\n"
-          "  ops             the operators nnscan knows, with opset ranges "
-          "and rules\n"
-          "  version         print the version\n"
-          "\n"
-          "options of shapes:\n"
-          "  --input NAME=DIMS   fix a graph input's shape, e.g. "
-          "input=1x3x224x224 (repeatable); NAME may be a dim's\n"
-          "                      name: batch=8, audio_dim2=16000 (an unnamed "
-          "dim is <input>_dim<axis>)\n"
-          "  --value NAME=V[,V...]  a graph input's contents, for control "
-          "flow and shape\n"
-          "                      arithmetic: sr=16000 (repeatable)\n"
-          "  --batch N           set the first dim of every graph input\n"
-          "  --format text|json  output format (default text)\n"
-          "  --fallback          take declared shapes for outputs of "
-          "unknown ops\n"
-          "  -o FILE             write to FILE instead of stdout\n"
-          "\n"
-          "exit status: 0 success, 1 the model could not be read, "
-          "inferred or analysed,\n"
-          "2 usage error, 3 summary --strict found something it could not "
-          "count\n");
+  fputs(overview, f);
+  const char *const parts[] = {cli_summary_usage, cli_table_usage,
+                               cli_shapes_usage, cli_ops_usage,
+                               version_usage};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    fputc('\n', f);
+    fputs(parts[i], f);
+  }
+  fputc('\n', f);
+  fputs(exit_status, f);
+}
+
+/* A word that no command is, and no file: a path when it has a '/' or a
+ * '.' (model.onnx, ./m, dir/m), else a mistyped command. */
+static bool looks_like_path(const char *s) {
+  return strchr(s, '/') || strchr(s, '.');
+}
+
+static int cmd_version(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) {
+      fputs(version_usage, stdout);
+      return EXIT_OK;
+    }
+    fprintf(stderr, "nnscan version: unexpected argument '%s'\n%s", argv[i],
+            version_usage);
+    return EXIT_USAGE;
+  }
+  printf("nnscan %s\n", nns_version());
+  return EXIT_OK;
+}
+
+/* Runs argv[0] as a command (argv[0] is the command's name); -1 when it
+ * is none. */
+static int run_command(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+  } cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
+              {"shapes", cmd_shapes},   {"ops", cmd_ops},
+              {"version", cmd_version}, {"--version", cmd_version}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (!strcmp(argv[0], cmds[i].name))
+      return cmds[i].fn(argc, argv);
+  return -1;
+}
+
+static int unknown(const char *what, const char *word, const char *tail) {
+  char c[256];
+  nns_text_clean(c, sizeof c, word);
+  fprintf(stderr, "nnscan: %s '%s'%s\n"
+                  "commands: summary, table, shapes, ops, version; nnscan -h "
+                  "for help\n", what, c, tail);
+  return EXIT_USAGE;
 }
 
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    fputs(overview, stderr);
     return EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+  if (!strcmp(cmd, "help") && argc > 2 && !cli_is_help(argv[2])) {
+    /* `nnscan help table` is `nnscan table -h`. */
+    static char help[] = "-h";
+    char *sub[] = {argv[2], help, NULL};
+    int rc = run_command(2, sub);
+    return rc >= 0 ? rc : unknown("no command", argv[2], "");
+  }
+  if (cli_is_help(cmd) || !strcmp(cmd, "help")) {
     usage(stdout);
     return EXIT_OK;
   }
-  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-    printf("nnscan %s\n", nns_version());
-    return EXIT_OK;
-  }
-  if (!strcmp(cmd, "shapes"))
-    return cmd_shapes(argc - 1, argv + 1);
-  if (!strcmp(cmd, "ops"))
-    return cmd_ops(argc - 1, argv + 1);
-  if (!strcmp(cmd, "summary"))
-    return cmd_summary(argc - 1, argv + 1);
-  if (!strcmp(cmd, "table"))
-    return cmd_table(argc - 1, argv + 1);
+  int rc = run_command(argc - 1, argv + 1);
+  if (rc >= 0)
+    return rc;
   struct stat st;
-  if (stat(cmd, &st) == 0 && S_ISREG(st.st_mode))
+  if (cmd[0] != '-' && (stat(cmd, &st) == 0 || looks_like_path(cmd)))
     return cmd_summary(argc, argv); /* argv[0] stands for "summary" */
-  fprintf(stderr, "nnscan: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return EXIT_USAGE;
+  return cmd[0] == '-' ? unknown("unknown option", cmd, "")
+                       : unknown("unknown command", cmd,
+                                 " (and no file of that name)");
 }
 
 /* Anything printed straight to stdout (usage, version) is checked here too:

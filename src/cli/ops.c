@@ -94,9 +94,18 @@ static void ops_text(FILE *f, size_t n) {
   }
 }
 
+const char cli_ops_usage[] =
+    "usage: nnscan ops [--format text|md|json] [-o FILE]\n"
+    "  every operator with its domain, opset range, input roles and rules\n"
+    "  (shape, fold, cost, rf); docs/ops.md is --format md\n";
+
 int cmd_ops(int argc, char **argv) {
   const char *format = "text", *output = NULL;
   for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) {
+      fputs(cli_ops_usage, stdout);
+      return EXIT_OK;
+    }
     bool takes = !strcmp(argv[i], "--format") || !strcmp(argv[i], "-o");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "nnscan ops: %s needs a value\n", argv[i]);
@@ -107,8 +116,8 @@ int cmd_ops(int argc, char **argv) {
     } else if (!strcmp(argv[i], "-o")) {
       output = argv[++i];
     } else {
-      fprintf(stderr, "usage: nnscan ops [--format text|md|json] "
-                      "[-o FILE]\n");
+      fprintf(stderr, "nnscan ops: unexpected argument '%s'\n%s", argv[i],
+              cli_ops_usage);
       return EXIT_USAGE;
     }
   }

@@ -9,28 +9,54 @@
 
 #include "cli.h"
 
+const char cli_shapes_usage[] =
+    "usage: nnscan shapes MODEL [options]\n"
+    "  --input NAME=DIMS      fix a graph input's shape, e.g. "
+    "input=1x3x224x224\n"
+    "                         (repeatable); NAME may be a dim's name: "
+    "batch=8,\n"
+    "                         audio_dim2=16000 (an unnamed dim is "
+    "<input>_dim<axis>)\n"
+    "  --value NAME=V[,V...]  a graph input's contents, for control flow "
+    "and shape\n"
+    "                         arithmetic: sr=16000 (repeatable)\n"
+    "  --batch N              set the first dim of every graph input\n"
+    "  --format text|json     output format (default text; json: "
+    "docs/json.md)\n"
+    "  --fallback             take declared shapes for outputs of unknown "
+    "ops\n"
+    "  -o FILE                write to FILE instead of stdout\n";
+
 int cmd_shapes(int argc, char **argv) {
   cli_model_opts o = {.format = "text"};
   for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) {
+      fputs(cli_shapes_usage, stdout);
+      cli_model_opts_free(&o);
+      return EXIT_OK;
+    }
     int r = cli_parse_model_opt(&o, argc, argv, &i);
-    if (r < 0)
+    if (r < 0) {
+      cli_model_opts_free(&o);
       return EXIT_USAGE;
+    }
     if (r > 0)
       continue;
     if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "nnscan shapes: unknown option '%s'\n", argv[i]);
+      cli_model_opts_free(&o);
       return EXIT_USAGE;
     }
     if (o.path) {
       fprintf(stderr, "nnscan shapes: one model at a time\n");
+      cli_model_opts_free(&o);
       return EXIT_USAGE;
     }
     o.path = argv[i];
   }
   int rc = EXIT_USAGE;
   if (!o.path)
-    fprintf(stderr, "usage: nnscan shapes MODEL [--input NAME=DIMS]... "
-                    "[--value NAME=V[,V...]]... [--batch N] [--format text|json] [--fallback] [-o FILE]\n");
+    fputs(cli_shapes_usage, stderr);
   else if (strcmp(o.format, "text") && strcmp(o.format, "json"))
     fprintf(stderr, "nnscan shapes: --format is text or json, not '%s'\n",
             o.format);
@@ -46,12 +72,13 @@ int cmd_shapes(int argc, char **argv) {
                                              : NNS_FORMAT_SHAPES_JSON,
                                .model_path = o.path};
       nns_error err;
-      if (nns_report(m, &ro, cli_write, f, &err) == NNS_OK)
+      nns_status st = nns_report(m, &ro, cli_write, f, &err);
+      if (st != NNS_OK && st != NNS_E_IO) {
+        cli_print_error(o.path, &err);
+        cli_discard_output(f);
+      } else if (cli_close_output(f, o.output) && st == NNS_OK) {
         rc = EXIT_OK;
-      else
-        cli_print_error(cli_output_name(o.output), &err);
-      if (!cli_close_output(f, o.output))
-        rc = EXIT_FAIL;
+      }
     }
     nns_model_free(m);
   }

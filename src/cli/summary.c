@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-static const char summary_usage[] =
+const char cli_summary_usage[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
     "md,\n"
@@ -159,8 +159,8 @@ int cmd_summary(int argc, char **argv) {
   int rc = EXIT_USAGE;
 
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(summary_usage, stdout);
+    if (cli_is_help(argv[i])) {
+      fputs(cli_summary_usage, stdout);
       rc = EXIT_OK;
       goto done;
     }
@@ -243,7 +243,7 @@ int cmd_summary(int argc, char **argv) {
     i++; /* the option's value */
   }
   if (!o.path) {
-    fputs(summary_usage, stderr);
+    fputs(cli_summary_usage, stderr);
     goto done;
   }
   int f = pick(o.format, formats);
@@ -278,10 +278,12 @@ int cmd_summary(int argc, char **argv) {
     nns_status st = nns_report(m, &ro, cli_write, out, &err);
     /* NNS_E_IO is the writer's failure: cli_close_output names the file
      * and the reason. */
-    if (st != NNS_OK && st != NNS_E_IO)
+    if (st != NNS_OK && st != NNS_E_IO) {
       cli_print_error(o.path, &err);
-    if (cli_close_output(out, o.output) && st == NNS_OK)
+      cli_discard_output(out);
+    } else if (cli_close_output(out, o.output) && st == NNS_OK) {
       rc = EXIT_OK;
+    }
   }
   if (rc == EXIT_OK && strict && incomplete(m, o.path))
     rc = EXIT_INCOMPLETE;

@@ -10,11 +10,23 @@
 
 #include "cli.h"
 
-static const char table_usage[] =
-    "usage: nnscan table FILES... [--format md|csv|text|html] [--plot "
-    "FILE.svg]\n"
-    "                    [--input NAME=DIMS]... [--value NAME=V[,V...]]...\n"
-    "                    [--batch N] [-o FILE]\n";
+const char cli_table_usage[] =
+    "usage: nnscan table FILES... [options]\n"
+    "  --format md|csv|text|html  output format (default md); html is one "
+    "page with\n"
+    "                         the table and the scatter, interactive\n"
+    "  --plot FILE.svg        also draw MACs against parameters as SVG\n"
+    "  --input NAME=DIMS      fix a graph input's shape or a named dim "
+    "(batch=8,\n"
+    "                         height=640) in every model that has it; "
+    "symbolic dims\n"
+    "                         left unfixed are taken as 1 and the row is "
+    "marked *\n"
+    "  --value NAME=V[,V...]  a graph input's contents (control flow, shape "
+    "arithmetic)\n"
+    "  --batch N              set the first dim of every graph input\n"
+    "  --fallback             take declared shapes for unknown ops' outputs\n"
+    "  -o FILE                write the table to FILE instead of stdout\n";
 
 int cmd_table(int argc, char **argv) {
   cli_model_opts o = {.format = "md"};
@@ -31,6 +43,11 @@ int cmd_table(int argc, char **argv) {
     goto done;
   }
   for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) {
+      fputs(cli_table_usage, stdout);
+      rc = EXIT_OK;
+      goto done;
+    }
     int r = cli_parse_model_opt(&o, argc, argv, &i);
     if (r < 0)
       goto done;
@@ -63,13 +80,14 @@ int cmd_table(int argc, char **argv) {
     goto done;
   }
   if (!nfiles) {
-    fputs(table_usage, stderr);
+    fputs(cli_table_usage, stderr);
     goto done;
   }
   rc = EXIT_FAIL;
+  bool input_used[64] = {false}, value_used[64] = {false};
   for (size_t k = 0; k < nfiles; k++) {
     o.path = files[k];
-    nns_model *m = cli_load(&o);
+    nns_model *m = cli_load_some(&o, input_used, value_used);
     if (!m)
       goto done;
     nns_error err;
@@ -86,28 +104,44 @@ int cmd_table(int argc, char **argv) {
       goto done;
     }
   }
+  /* An option no model could take is a mistake (a typo in a name). */
+  for (size_t k = 0; k < o.input_count + o.value_count; k++) {
+    bool in = k < o.input_count;
+    if (in ? input_used[k] : value_used[k - o.input_count])
+      continue;
+    char n[256];
+    nns_text_clean(n, sizeof n,
+                   in ? o.inputs[k].name : o.values[k - o.input_count].name);
+    fprintf(stderr, "nnscan table: %s %s: no model has an input%s called "
+                    "'%s'\n", in ? "--input" : "--value", n,
+            in ? " or input dim" : "", n);
+    rc = EXIT_USAGE;
+    goto done;
+  }
   nns_error err;
   FILE *out = cli_open_output(o.output);
   if (!out)
     goto done;
   nns_status st = nns_report_table(rows, &ro, cli_write, out, &err);
-  if (!cli_close_output(out, o.output))
-    goto done;
-  if (st != NNS_OK) {
+  if (st != NNS_OK && st != NNS_E_IO) {
     cli_print_error(cli_output_name(o.output), &err);
+    cli_discard_output(out);
     goto done;
   }
+  if (!cli_close_output(out, o.output) || st != NNS_OK)
+    goto done;
   if (plot) {
     FILE *pf = cli_open_output(plot);
     if (!pf)
       goto done;
     st = nns_report_plot(rows, cli_write, pf, &err);
-    if (!cli_close_output(pf, plot))
-      goto done;
-    if (st != NNS_OK) {
+    if (st != NNS_OK && st != NNS_E_IO) {
       cli_print_error(plot, &err);
+      cli_discard_output(pf);
       goto done;
     }
+    if (!cli_close_output(pf, plot) || st != NNS_OK)
+      goto done;
   }
   rc = EXIT_OK;
 done:

@@ -481,6 +481,71 @@ static nns_status fix_symbol(nns_model *m, const nns_input_shape *in,
   return NNS_OK;
 }
 
+/* The graph input that has the symbolic dim called `name` (at *axis),
+ * before any option fixed it; NULL if none has. */
+static nns__value *input_of_symbol(nns_model *m, const char *name,
+                                   int32_t *axis) {
+  const char *key = nns__intern_cstr(&m->strings, name);
+  uint32_t id =
+      key ? (uint32_t)(uintptr_t)nns__map_get(&m->sym_by_name, key) : 0;
+  nns__graph *g = m->graph;
+  for (int32_t i = 0; id && i < g->n_inputs; i++) {
+    nns__value *v = g->inputs[i];
+    for (int32_t d = 0; v && !v->init && d < v->type.rank; d++)
+      if (v->type.dims[d].sym == id) {
+        *axis = d;
+        return v;
+      }
+  }
+  return NULL;
+}
+
+/* Options that contradict each other fail before any is applied, naming
+ * both: a name given twice, a dim's symbol beside the whole shape of the
+ * input that has it, the first dim's symbol beside `batch`. Applied one
+ * after the other, the later one would find nothing left to fix (or undo
+ * the earlier one without a word). */
+static nns_status check_inputs(nns_model *m, const nns_infer_options *o,
+                               nns_error *err) {
+  if (o->input_count && !o->inputs)
+    return NNS_OK; /* apply_inputs says what is wrong */
+  size_t stride = o->input_count ? o->inputs[0].size : 0;
+  for (size_t k = 0; k < o->input_count; k++) {
+    nns_input_shape a, b;
+    if (NNS__GET(&a, (const char *)o->inputs + k * stride,
+                 NNS__V1_INPUT_SHAPE) != NNS_OK || !a.name)
+      return NNS_OK;
+    for (size_t j = 0; j < k; j++)
+      if (NNS__GET(&b, (const char *)o->inputs + j * stride,
+                   NNS__V1_INPUT_SHAPE) == NNS_OK &&
+          b.name && !strcmp(a.name, b.name))
+        return nns__err(err, NNS_E_ARG, -1, NULL,
+                        "--input %s is given twice (options %zu and %zu)",
+                        a.name, j + 1, k + 1);
+    if (find_input(m, a.name))
+      continue;
+    int32_t axis = 0;
+    nns__value *v = input_of_symbol(m, a.name, &axis);
+    if (!v)
+      continue;
+    if (axis == 0 && o->batch > 0)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "--input %s: '%s' is the first dim of input '%s', "
+                      "which --batch %lld already sets: give one of them",
+                      a.name, a.name, v->name, (long long)o->batch);
+    for (size_t j = 0; j < o->input_count; j++)
+      if (NNS__GET(&b, (const char *)o->inputs + j * stride,
+                   NNS__V1_INPUT_SHAPE) == NNS_OK &&
+          b.name && !strcmp(b.name, v->name))
+        return nns__err(err, NNS_E_ARG, -1, NULL,
+                        "--input %s: '%s' is dim %d of input '%s', whose "
+                        "whole shape --input %s=... also gives: give one "
+                        "of them", a.name, a.name, (int)axis, v->name,
+                        v->name);
+  }
+  return NNS_OK;
+}
+
 static nns_status apply_inputs(nns_model *m, const nns_infer_options *o,
                                nns_error *err) {
   if (o->input_count && !o->inputs)
@@ -723,6 +788,8 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
   m->fold_bytes = 0;
   m->inferred = false;
   nns_status st = reset_values(m, err);
+  if (st == NNS_OK)
+    st = check_inputs(m, o, err);
   if (st != NNS_OK)
     return st;
   if (o->batch > 0) {

@@ -385,6 +385,30 @@ static void clear_error(nns_error *err) {
   }
 }
 
+/* A model that failed to load and is clearly no protobuf: its message
+ * says first that it is not an ONNX model and what it looks like, then
+ * the decoder's detail (with its byte offset). */
+static void not_onnx(const nns_model *m, nns_status st, nns_error *err) {
+  if (!err || st == NNS_E_NOMEM || st == NNS_E_ARG)
+    return;
+  const char *what = nns__sniff_format(m->data, m->size);
+  if (!what)
+    return;
+  char detail[sizeof err->message];
+  memcpy(detail, err->message, sizeof detail);
+  detail[sizeof detail - 1] = 0;
+  size_t size = sizeof err->message;
+  int head = snprintf(err->message, size,
+                      "not an ONNX model: it looks like %s (decoding it as "
+                      "ONNX: ", what);
+  size_t at = head > 0 && (size_t)head < size ? (size_t)head : size - 1;
+  /* The detail, cut to what fits before ")". */
+  size_t room = size - at > 2 ? size - at - 2 : 0, len = strlen(detail);
+  len = len < room ? len : room;
+  memcpy(err->message + at, detail, len);
+  memcpy(err->message + at + len, room ? ")" : "", room ? 2 : 1);
+}
+
 /* Decodes m->data into m; destroys m on failure. opts is the caller's,
  * already read in full (never NULL). */
 static nns_status load(nns_model *m, const nns_load_options *opts,
@@ -407,6 +431,7 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
   if (st == NNS_OK)
     st = nns__model_index_nodes(m, err);
   if (st != NNS_OK) {
+    not_onnx(m, st, err);
     nns__model_destroy(m);
     return st;
   }

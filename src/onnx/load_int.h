@@ -123,4 +123,9 @@ nns_status nns__resolve_graph(nns__loader *L, nns__graph *g, bool listed);
 /* Warns about missing or short external data files (external.c). */
 void nns__check_external(nns_model *m);
 
+/* sniff.c: what the n bytes at d look like when they are clearly not a
+ * protobuf ("text", "JSON text", "a PyTorch checkpoint ..."), or NULL when
+ * they may be one. Read only after decoding failed. */
+const char *nns__sniff_format(const uint8_t *d, size_t n);
+
 #endif

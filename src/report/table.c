@@ -22,6 +22,9 @@ typedef struct table_row {
   char *name;
   nns_counts all;
   nns_rf rf;
+  /* The symbolic dims its counts took as 1 ("batch, height, width"), or
+   * NULL when they depend on none. */
+  char *assumed;
 } table_row;
 
 struct nns_table {
@@ -39,8 +42,10 @@ nns_status nns_table_new(nns_table **out, nns_error *err) {
 void nns_table_free(nns_table *t) {
   if (!t)
     return;
-  for (size_t i = 0; i < t->count; i++)
+  for (size_t i = 0; i < t->count; i++) {
     free(t->rows[i].name);
+    free(t->rows[i].assumed);
+  }
   free(t->rows);
   free(t);
 }
@@ -59,11 +64,36 @@ static nns_status push_row(nns_table *t, table_row r, const char *name,
     t->cap = cap;
   }
   size_t len = strlen(name);
-  if (!(r.name = malloc(len + 1)))
+  if (!(r.name = malloc(len + 1))) {
+    free(r.assumed);
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  }
   memcpy(r.name, name, len + 1);
   t->rows[t->count++] = r;
   return NNS_OK;
+}
+
+/* The symbols a model's counts took as 1, comma-separated (malloc'ed); a
+ * model whose graph inputs have none but that still computed a symbolic
+ * dim says so. */
+static char *assumed_symbols(const nns_model *m) {
+  const char *seen[16];
+  size_t n = nns__input_symbols(m, seen, 16), len = 1;
+  for (size_t k = 0; k < n; k++)
+    len += strlen(seen[k]) + 2;
+  static const char computed[] = "dims the graph computes";
+  char *s = malloc(n ? len : sizeof computed);
+  if (!s)
+    return NULL;
+  if (!n) {
+    memcpy(s, computed, sizeof computed);
+    return s;
+  }
+  size_t at = 0;
+  for (size_t k = 0; k < n; k++)
+    at += (size_t)snprintf(s + at, len - at, "%s%s", k ? ", " : "",
+                           seen[k]);
+  return s;
 }
 
 nns_status nns_table_add(nns_table *t, const char *name, const nns_model *m,
@@ -76,6 +106,8 @@ nns_status nns_table_add(nns_table *t, const char *name, const nns_model *m,
       nns_model_total_rf(m, &r.rf) != NNS_OK)
     return nns__report_err(err, NNS_E_STATE,
                            "nns_table_add: the model has not been analysed");
+  if ((r.all.flags & NNS_COUNT_SYMBOLIC) && !(r.assumed = assumed_symbols(m)))
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   return push_row(t, r, name, err);
 }
 
@@ -99,42 +131,123 @@ nns_status nns_table_add_row(nns_table *t, const char *name,
 /* ==== Table ==== */
 
 enum { T_MODEL, T_PARAMS, T_FLOPS, T_MACS, T_DMAS, T_RF, T_COLS };
-static const char *t_title[T_COLS] = {"Model",    "Params (M)", "FLOPs (G)",
-                                      "MACs (G)", "DMAs (G)",   "RF"};
+static const char *t_title[T_COLS] = {"Model", "Params", "FLOPs",
+                                      "MACs",  "DMAs",   "RF"};
 static const char *t_csv[T_COLS] = {"model", "params", "flops",
                                     "macs",  "dmas",   "rf"};
 
-/* A cell of the human table: millions or billions with two decimals. */
+/* The mark of a row whose counts took symbolic dims as 1, and its note. */
+#define ASSUMED_MARK " *"
+
+static int64_t t_value(const table_row *r, int c) {
+  return c == T_PARAMS ? r->all.params
+         : c == T_FLOPS ? r->all.flops
+         : c == T_MACS  ? r->all.macs
+                        : r->all.dmas;
+}
+
+/*
+ * Each numeric column has its own unit (1, k, M, G, T: powers of 1000),
+ * named in its title: the largest that keeps the column's largest value at
+ * 1 or more, then smaller ones while that value stays below a million and
+ * the smallest non-zero value would print as less than 0.01. A column of
+ * CNNs reads "FLOPs (G)", one tiny model "FLOPs (k)", and no cell is
+ * "0.00" or "7.8e-05".
+ */
+typedef struct t_unit {
+  double scale;
+  const char *prefix; /* "" for plain counts */
+} t_unit;
+
+static t_unit column_unit(const table_row *rows, size_t count, int c) {
+  static const t_unit units[] = {
+      {1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}};
+  double mx = 0, mn = INFINITY;
+  for (size_t i = 0; i < count; i++) {
+    double v = (double)t_value(&rows[i], c);
+    mx = v > mx ? v : mx;
+    if (v > 0 && v < mn)
+      mn = v;
+  }
+  int u = 4;
+  while (u > 0 && mx < units[u].scale)
+    u--;
+  while (u > 0 && mn < INFINITY && mn / units[u].scale < 0.01 &&
+         mx / units[u - 1].scale < 1e6)
+    u--;
+  return units[u];
+}
+
+/* The column's title with its unit: "FLOPs (G)"; plain counts "Params". */
+static void t_title_of(char *buf, size_t size, int c, const t_unit *u) {
+  if (c == T_MODEL || c == T_RF || !*u->prefix)
+    snprintf(buf, size, "%s", t_title[c]);
+  else
+    snprintf(buf, size, "%s (%s)", t_title[c], u->prefix);
+}
+
+/* A cell: the name (marked when its counts took a symbol as 1), the count
+ * in its column's unit with two decimals (plain counts whole; a value too
+ * small for two decimals gets two significant digits, never an exponent),
+ * or the receptive field. CSV cells are raw. */
 static void t_cell(char *buf, size_t size, const table_row *r, int c,
-                   bool csv) {
-  const table_row *t = r;
-  bool partial = (t->all.flags & NNS_COUNT_PARTIAL) != 0;
-  int64_t v = 0;
-  double scale = 1e9;
+                   const t_unit *u, bool csv) {
+  bool partial = (r->all.flags & NNS_COUNT_PARTIAL) != 0;
   switch (c) {
-  case T_MODEL: nns__text_clean(buf, size, r->name); return;
+  case T_MODEL: {
+    size_t n = nns__text_clean(buf, size, r->name);
+    if (!csv && r->assumed && n + sizeof ASSUMED_MARK <= size)
+      memcpy(buf + n, ASSUMED_MARK, sizeof ASSUMED_MARK);
+    return;
+  }
   case T_RF:
-    if (t->rf.axes > 0 || t->rf.whole)
-      nns__fmt_rf(buf, size, &t->rf);
+    if (r->rf.axes > 0 || r->rf.whole)
+      nns__fmt_rf(buf, size, &r->rf);
     else
       snprintf(buf, size, "-");
     return;
   case T_PARAMS:
-    v = t->all.params;
-    scale = 1e6;
     partial = false; /* parameters do not depend on cost rules */
     break;
-  case T_FLOPS: v = t->all.flops; break;
-  case T_MACS: v = t->all.macs; break;
-  default: v = t->all.dmas; break;
+  default:
+    break;
   }
-  if (csv)
+  int64_t v = t_value(r, c);
+  const char *ge = partial ? "≥ " : "";
+  double x = (double)v / u->scale;
+  if (csv) {
     snprintf(buf, size, "%lld", (long long)v);
-  else if (v > 0 && (double)v / scale < 0.005)
-    /* Tiny models: two significant digits rather than "0.00". */
-    snprintf(buf, size, "%s%.2g", partial ? "≥ " : "", (double)v / scale);
-  else
-    snprintf(buf, size, "%s%.2f", partial ? "≥ " : "", (double)v / scale);
+  } else if (u->scale == 1) {
+    snprintf(buf, size, "%s%lld", ge, (long long)v);
+  } else if (v > 0 && x < 1) {
+    /* At least two significant digits: 0.11, 0.0069. */
+    int dec = 1 - (int)floor(log10(x));
+    dec = dec < 2 ? 2 : dec > 15 ? 15 : dec;
+    snprintf(buf, size, "%s%.*f", ge, dec, x);
+  } else {
+    snprintf(buf, size, "%s%.2f", ge, x);
+  }
+}
+
+/* Below the human table: what the marked rows assumed. */
+static void t_notes(nns__out *o, const table_row *rows, size_t count,
+                    bool md) {
+  bool any = false;
+  for (size_t i = 0; i < count; i++) {
+    if (!rows[i].assumed)
+      continue;
+    nns__out_str(o, any ? "; " : md ? "\n\\* Symbolic dims taken as 1 "
+                                      "(counts at that size): "
+                                    : "\n* Symbolic dims taken as 1 (counts "
+                                      "at that size): ");
+    nns__out_text(o, rows[i].name);
+    nns__out_str(o, ": ");
+    nns__out_text(o, rows[i].assumed);
+    any = true;
+  }
+  if (any)
+    nns__out_str(o, ". Fix them with --input NAME=N (a dim's name or "
+                    "an input's whole shape) or --batch N.\n");
 }
 
 /* ==== HTML: the table and the scatter, interactive ==== */
@@ -152,13 +265,20 @@ static void table_json(nns__out *o, const table_row *rows, size_t count) {
     nns__out_json_str(o, rows[i].name ? rows[i].name : "");
     nns__out_fmt(o,
                  ", \"params\": %lld, \"buffers\": %lld, \"flops\": %lld, "
-                 "\"macs\": %lld, \"dmas\": %lld, \"complete\": %s, \"rf\": ",
+                 "\"macs\": %lld, \"dmas\": %lld, \"complete\": %s, ",
                  (long long)t->all.params, (long long)t->all.buffers,
                  (long long)t->all.flops, (long long)t->all.macs,
                  (long long)t->all.dmas,
                  t->all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
                      ? "false"
                      : "true");
+    /* The symbolic dims the counts took as 1 ("batch, height"), or null. */
+    nns__out_str(o, "\"symbols_at_1\": ");
+    if (t->assumed)
+      nns__out_json_str(o, t->assumed);
+    else
+      nns__out_str(o, "null");
+    nns__out_str(o, ", \"rf\": ");
     if (t->rf.whole) {
       nns__out_str(o, "null, \"rf_global_context\": true, "
                       "\"rf_whole\": true}");
@@ -240,13 +360,27 @@ nns_status nns_report_table(const nns_table *table,
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   nns__out_init(o, write, user);
   char buf[512];
+  t_unit units[T_COLS];
+  for (int c = 0; c < T_COLS; c++)
+    units[c] = c == T_MODEL || c == T_RF ? (t_unit){1, ""}
+                                         : column_unit(rows, count, c);
   if (fmt == NNS_FORMAT_CSV) {
     for (int c = 0; c < T_COLS; c++)
       nns__out_fmt(o, "%s%s", c ? "," : "", t_csv[c]);
-    nns__out_str(o, ",complete\n");
+    nns__out_str(o, ",complete,symbols_at_1\n");
     for (size_t i = 0; i < count; i++) {
-      for (int c = 0; c < T_COLS; c++) {
-        t_cell(buf, sizeof buf, &rows[i], c, true);
+      for (int c = 0; c < T_COLS + 2; c++) {
+        /* After the counts: complete, then the symbols taken as 1. */
+        unsigned f = rows[i].all.flags;
+        if (c == T_COLS)
+          snprintf(buf, sizeof buf, "%s",
+                   f & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED) ? "false"
+                                                                 : "true");
+        else if (c == T_COLS + 1)
+          nns__text_clean(buf, sizeof buf,
+                          rows[i].assumed ? rows[i].assumed : "");
+        else
+          t_cell(buf, sizeof buf, &rows[i], c, &units[c], true);
         if (c)
           nns__out_str(o, ",");
         if (strpbrk(buf, ",\"\n\r")) {
@@ -261,29 +395,28 @@ nns_status nns_report_table(const nns_table *table,
           nns__out_str(o, buf);
         }
       }
-      unsigned f = rows[i].all.flags;
-      nns__out_str(o, f & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
-                          ? ",false\n"
-                          : ",true\n");
+      nns__out_str(o, "\n");
     }
   } else {
     /* Markdown; text is the same table with its columns padded, which is
      * also what Markdown looks best as in a terminal. */
     int w[T_COLS];
+    char titles[T_COLS][32];
     for (int c = 0; c < T_COLS; c++) {
-      w[c] = nns__utf8_width(t_title[c]);
+      t_title_of(titles[c], sizeof titles[c], c, &units[c]);
+      w[c] = nns__utf8_width(titles[c]);
       for (size_t i = 0; i < count; i++) {
-        t_cell(buf, sizeof buf, &rows[i], c, false);
+        t_cell(buf, sizeof buf, &rows[i], c, &units[c], false);
         int cw = nns__utf8_width(buf);
         w[c] = cw > w[c] ? cw : w[c];
       }
     }
     for (int c = 0; c < T_COLS; c++) {
-      int pad = w[c] - nns__utf8_width(t_title[c]);
+      int pad = w[c] - nns__utf8_width(titles[c]);
       nns__out_str(o, c ? " | " : "| ");
       if (c)
         nns__out_rep(o, " ", pad);
-      nns__out_str(o, t_title[c]);
+      nns__out_str(o, titles[c]);
       if (!c)
         nns__out_rep(o, " ", pad);
     }
@@ -297,7 +430,7 @@ nns_status nns_report_table(const nns_table *table,
     nns__out_str(o, "|\n");
     for (size_t i = 0; i < count; i++) {
       for (int c = 0; c < T_COLS; c++) {
-        t_cell(buf, sizeof buf, &rows[i], c, false);
+        t_cell(buf, sizeof buf, &rows[i], c, &units[c], false);
         for (char *p = buf; *p; p++)
           if (*p == '|' || *p == '\n')
             *p = '/';
@@ -311,6 +444,7 @@ nns_status nns_report_table(const nns_table *table,
       }
       nns__out_str(o, " |\n");
     }
+    t_notes(o, rows, count, fmt == NNS_FORMAT_MD);
   }
   nns_status st = nns__out_finish(o, err);
   free(o);
@@ -349,7 +483,7 @@ static void axis_fit(axis *a, const double *v, size_t n) {
   }
   a->lo = 0;
   if (mx <= 0) {
-    a->hi = 1;
+    a->hi = 5;
     return;
   }
   double step = pow(10, floor(log10(mx)));
@@ -372,6 +506,8 @@ static int axis_ticks(const axis *a, double *t, int max) {
   }
   double raw = (a->hi - a->lo) / 5, mag = pow(10, floor(log10(raw)));
   double step = raw / mag >= 5 ? 5 * mag : raw / mag >= 2 ? 2 * mag : mag;
+  if (step < 1)
+    step = 1; /* counts are whole: no "0.2" ticks that print as 0 */
   for (double v = a->lo; v <= a->hi * 1.0001 && n < max; v += step)
     t[n++] = v;
   return n;
@@ -543,8 +679,9 @@ static bool place_labels(layout *l, const table_row *rows, size_t count,
                                  {1, -1}, {-1, -1}, {1, 1}, {-1, 1}};
   for (size_t k = 0; k < n; k++) {
     size_t i = order[k];
-    double w = LABEL_ADVANCE * nns__utf8_width(rows[i].name ? rows[i].name
-                                                            : "");
+    double w = LABEL_ADVANCE *
+               (nns__utf8_width(rows[i].name ? rows[i].name : "") +
+                (rows[i].assumed ? (int)sizeof ASSUMED_MARK - 1 : 0));
     bool found = false;
     box b = {0, 0, 0, 0};
     for (int ring = 0; ring <= RINGS && !found; ring++) {
@@ -629,6 +766,8 @@ static void draw_labels(nns__out *o, const table_row *rows, size_t count,
                  "font-family=\"monospace\" font-size=\"%d\">",
                  i, placed[i].x0, placed[i].y1 - 3.5, LABEL_PX);
     svg_text(o, rows[i].name);
+    if (rows[i].assumed)
+      nns__out_str(o, ASSUMED_MARK);
     nns__out_str(o, "</text>\n");
   }
 }
@@ -685,9 +824,24 @@ static nns_status plot_rows(const table_row *rows, size_t count,
       svg_text(o, rows[lay.order[k]].name);
       any_unplaced = true;
     }
+  bool any_assumed = false;
+  for (size_t i = 0; i < count; i++)
+    if (rows[i].assumed) {
+      nns__out_str(o, any_assumed ? "; " : " Symbolic dims taken as 1: ");
+      svg_text(o, rows[i].name);
+      nns__out_str(o, ": ");
+      svg_text(o, rows[i].assumed);
+      any_assumed = true;
+    }
   nns__out_str(o, "</desc>\n");
   nns__out_fmt(o, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
                SVG_W, SVG_H);
+  if (any_assumed)
+    nns__out_fmt(o,
+                 "<text class=\"note\" x=\"8\" y=\"%d\" font-size=\"11\">* "
+                 "symbolic dims taken as 1 (counts at that size; --input "
+                 "fixes them)</text>\n",
+                 SVG_H - 6);
   nns__out_fmt(o,
                "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" "
                "font-size=\"16\">MACs against parameters</text>\n",

@@ -58,5 +58,94 @@ expect 2 "positive" -- shapes tiny_cnn.onnx --batch 0
 expect 2 "not a dim" -- shapes tiny_cnn.onnx --input x=1xAx3
 expect 2 "unknown command" -- frobnicate
 
+# ---- issue 17 (5, 6, 7) and issue 18 (14, 16): what a newcomer types ----
+# A path-like word that is no file is a missing model, not a command.
+expect 1 "cannot open 'nosuch\.onnx'" -- nosuch.onnx
+expect 1 "cannot open '$tmp/dir/m'" -- "$tmp/dir/m"
+out=$("$nnscan" nosuch.onnx 2>&1); [ "$(wc -l <<<"$out")" -eq 1 ] && ok || ko "nosuch.onnx printed more than one line: $out"
+expect 2 "unknown command 'frobnicate'.*no file" -- frobnicate
+# Every command's -h / --help: usage on stdout, nothing on stderr, exit 0.
+for c in summary table shapes ops version; do
+  for h in -h --help; do
+    out=$("$nnscan" $c $h 2>"$tmp/err"); rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "^usage: nnscan $c" <<<"$out" && [ ! -s "$tmp/err" ]; then ok
+    else ko "nnscan $c $h: rc $rc, stdout '$out', stderr '$(cat "$tmp/err")'"; fi
+  done
+done
+expect 0 '^usage: nnscan table' -- table tiny_cnn.onnx -h
+expect 0 '^usage: nnscan shapes' -- help shapes
+# The top-level help holds every command's own usage.
+top=$("$nnscan" --help)
+for c in summary table shapes ops version; do
+  grep -q "^usage: nnscan $c" <<<"$top" && ok || ko "nnscan --help lacks the usage of $c"
+done
+# Not ONNX at all: said first, the decoder's byte detail kept after.
+printf 'Model card\n\nThis model classifies images.\n' > "$tmp/readme.onnx"
+expect 1 "readme\.onnx: not an ONNX model: it looks like text \(decoding it as ONNX: .*at byte [0-9]+" -- "$tmp/readme.onnx"
+printf '{"ir_version": 8}\n' > "$tmp/m.json"
+expect 1 "not an ONNX model: it looks like JSON text" -- shapes "$tmp/m.json"
+# --input: a name twice, a trailing separator, a dim beside its input's shape.
+expect 2 "--input batch is given twice" -- shapes tiny_cnn.onnx --input batch=2 --input batch=3
+expect 2 "ends with a separator" -- shapes tiny_cnn.onnx --input x=1x3x8x8x
+expect 2 "ends with a separator" -- shapes tiny_cnn.onnx --input x=1,3,8,8,
+expect 1 "'batch' is dim 0 of input 'x', whose whole shape --input x=\.\.\. also gives" -- shapes tiny_cnn.onnx --input x=1x3x8x8 --input batch=3
+expect 1 "'batch' is dim 0 of input 'x', whose whole shape" -- shapes tiny_cnn.onnx --input batch=3 --input x=1x3x8x8
+expect 1 "'batch' is the first dim of input 'x', which --batch 2 already sets" -- shapes tiny_cnn.onnx --batch 2 --input batch=3
+# -o: concurrent runs leave one whole report (json or csv), never a mix,
+# and no temporary file.
+"$nnscan" summary tiny_cnn.onnx --format json -o "$tmp/ref.json" && "$nnscan" summary tiny_cnn.onnx --format csv -o "$tmp/ref.csv" || ko "-o references"
+for round in 1 2 3; do
+  for k in 1 2 3 4; do
+    "$nnscan" summary tiny_cnn.onnx --format json -o "$tmp/race.out" &
+    "$nnscan" summary tiny_cnn.onnx --format csv -o "$tmp/race.out" &
+  done
+  wait
+  if cmp -s "$tmp/race.out" "$tmp/ref.json" || cmp -s "$tmp/race.out" "$tmp/ref.csv"; then ok
+  else ko "concurrent -o left a file that is neither report (round $round)"; fi
+done
+ls -A "$tmp" | grep -q '^\.race\.out\.' && ko "temporary files left: $(ls -A "$tmp")" || ok
+# A failed write (file size limit) keeps the old file and removes the
+# temporary one; the new file gets the mode fopen would give it.
+echo old > "$tmp/keep.json"
+out=$( (trap '' XFSZ; ulimit -f 1; "$nnscan" summary ../../examples/resnet18.onnx --format json -o "$tmp/keep.json") 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -q "cannot write '$tmp/keep.json'" <<<"$out" && [ "$(cat "$tmp/keep.json")" = old ] && ok || ko "failed -o: rc $rc, $out, file: $(head -c 50 "$tmp/keep.json")"
+ls -A "$tmp" | grep -q '^\.keep\.json\.' && ko "failed -o left its temporary file" || ok
+(umask 022; "$nnscan" ops -o "$tmp/mode.txt") && [ "$(stat -c %a "$tmp/mode.txt")" = 644 ] && ok || ko "-o file mode $(stat -c %a "$tmp/mode.txt")"
+long=$(printf 'n%.0s' $(seq 250))
+"$nnscan" ops -o "$tmp/$long" && [ -s "$tmp/$long" ] && ok || ko "-o with a 250-byte file name"
+ln -s mode.txt "$tmp/link.txt" && "$nnscan" ops --format md -o "$tmp/link.txt" && [ -L "$tmp/link.txt" ] && grep -q '^# Supported operators' "$tmp/mode.txt" && ok || ko "-o through a symbolic link replaced the link"
+
+# ---- issue 17 (15): the README's first command builds the demo only, and
+# its venv is ignored by git.
+first=$(sed -n '/^```sh$/{n;p;q}' ../../README.md)
+grep -q -- '--target nnscan nnscan_shared ' <<<"$first" && ! grep -q 'test_' <<<"$first" && ok || ko "README's first command: $first"
+if git -C ../.. rev-parse --git-dir >/dev/null 2>&1; then
+  git -C ../.. check-ignore -q env/bin/python && ok || ko ".gitignore misses the README's env/"
+fi
+
+# ---- issue 17 (8): `table` with symbolic dims. tiny_cnn's conv: 4x8x8
+# outputs x 3x3x3 = 6912 MACs per sample (batch taken as 1), 27648 at 4.
+expect 0 '^tiny_cnn,112,[0-9]+,6912,.*,true,batch$' -- table tiny_cnn.onnx --format csv
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input batch=4
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --batch 4
+expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input x=4x3x8x8
+expect 0 '^\| tiny_cnn \* +\|' -- table tiny_cnn.onnx
+expect 0 '^\\\* Symbolic dims taken as 1 .*tiny_cnn: batch\. Fix them with --input' -- table tiny_cnn.onnx
+out=$("$nnscan" table tiny_cnn.onnx --format text --input batch=4)
+grep -q '\*' <<<"$out" && ko "a fixed model is still marked: $out" || ok
+# --input applies to the models that have the name; one no model has fails.
+expect 0 '^\| resnet18 ' -- table ../../examples/resnet18.onnx tiny_cnn.onnx --input batch=2
+expect 2 "--input bogus: no model has an input or input dim called 'bogus'" -- table tiny_cnn.onnx --input bogus=2
+# Units per column: a tiny model's 112 params plain, its MACs in k (6.91),
+# and beside resnet18 in M, 6912 as 0.0069: no exponent, no 0.00.
+expect 0 '^\| Model +\| Params \| FLOPs \(k\) \| MACs \(k\) ' -- table tiny_cnn.onnx
+expect 0 '^\| tiny_cnn \* +\| +112 \| +[0-9.]+ \| +6\.91 \|' -- table tiny_cnn.onnx
+out=$("$nnscan" table ../../examples/resnet18.onnx tiny_cnn.onnx)
+grep -q 'MACs (M)' <<<"$out" && grep -qE '^\| tiny_cnn \* +\|.*\| +0\.0069 \|' <<<"$out" && ! grep -qE 'e[-+][0-9]|\| +0\.00 ' <<<"$out" && ok || ko "mixed table units: $out"
+# The plot and the page mark the same rows.
+"$nnscan" table tiny_cnn.onnx --plot "$tmp/p.svg" --format html -o "$tmp/t.html" || ko "table --plot --format html"
+grep -q '>tiny_cnn \*</text>' "$tmp/p.svg" && grep -q 'symbols taken as 1\|symbolic dims taken as 1' "$tmp/p.svg" && ok || ko "SVG lacks the mark"
+grep -q '"symbols_at_1": "batch"' "$tmp/t.html" && ok || ko "HTML document lacks symbols_at_1"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -886,7 +886,8 @@
           var v = x.m[col.key];
           tr.appendChild(el('td', {cls: col.unit ? 'num' : '', title: col.unit ? fmtRaw(v) : '',
                                    text: col.key === 'rf' ? rfText2(x.m) : col.unit ?
-                                     (x.m.complete || col.key === 'params' ? '' : '≥ ') + fmtClever(v, col.unit) : v}));
+                                     (x.m.complete || col.key === 'params' ? '' : '≥ ') + fmtClever(v, col.unit) :
+                                     v + (x.m.symbols_at_1 ? ' *' : '')}));
         });
         tr.addEventListener('mouseenter', function () { highlight(x.i, true); });
         tr.addEventListener('mouseleave', function () { highlight(x.i, false); });
@@ -900,6 +901,12 @@
     }
     fill();
     t.body.appendChild(tbl);
+    /* Rows whose counts took symbolic dims as 1 are marked, and say which. */
+    var assumed = view.models.filter(function (m) { return m.symbols_at_1; });
+    if (assumed.length)
+      t.body.appendChild(el('p', {cls: 'note', text: '* Symbolic dims taken as 1 (counts at that size): ' +
+        assumed.map(function (m) { return m.name + ': ' + m.symbols_at_1; }).join('; ') +
+        '. Fix them with --input NAME=N or --batch N.'}));
     main.appendChild(t.el);
     plot.addEventListener('mousemove', function (ev) {
       var p = ev.target.closest && ev.target.closest('[data-i]');
