@@ -134,6 +134,36 @@ def shifted(first, then, k):
     return rule
 
 
+def log2(b, args, kw, out):
+    # as torch.onnx exports it: Log, then a Div by ln 2
+    t = b.fresh_like(out)
+    b.node("Log", [b.inp(args[0])], [t])
+    b.node("Div", [b.name(t), b.scalar(math.log(2.0), out)], [out])
+
+
+def roi_align(b, args, kw, out):
+    """torchvision's roi_align(x, rois (K, 5: batch index, box), scale,
+    pooled_h, pooled_w, sampling_ratio, aligned): ONNX RoiAlign, the rois
+    cut into boxes and batch indices."""
+    import torch
+    x, rois = args[0], args[1]
+    scale, ph, pw, ratio, aligned = args[2:7]
+    k = int(rois.shape[0])
+    boxes = b.fresh(rois.dtype, [k, 4])
+    b.node("Slice", [b.inp(rois), b.const([1]), b.const([5]), b.const([1])],
+           [boxes])
+    idx = b.fresh(rois.dtype, [k])
+    b.node("Gather", [b.inp(rois), b.const(0, scalar=True)], [idx], {"axis": 1})
+    bidx = b.fresh(torch.int64, [k])
+    b.node("Cast", [b.name(idx)], [bidx], {"to": 7})
+    b.node("RoiAlign", [b.inp(x), b.name(boxes), b.name(bidx)], [out],
+           {"output_height": int(ph), "output_width": int(pw),
+            "sampling_ratio": max(0, int(ratio)),
+            "spatial_scale": float(scale), "mode": "avg",
+            "coordinate_transformation_mode":
+                "half_pixel" if aligned else "output_half_pixel"})
+
+
 def prelu(b, args, kw, out):
     x, w = args[0], args[1]
     slope = b.inp(w)
@@ -955,7 +985,10 @@ def transpose(b, args, kw, out):
 
 
 def cat(b, args, kw, out):
-    ts = [t for t in args[0] if t.numel() > 0 or _ndim(t) > 1]
+    # PyTorch skips legacy empty 1-D tensors beside others; all of them
+    # empty still concatenate
+    ts = [t for t in args[0] if t.numel() > 0 or _ndim(t) > 1] \
+        or list(args[0])
     axis = int(_arg(args, kw, 1, "dim", 0))
     b.node("Concat", [b.inp(t) for t in ts], [out], {"axis": axis})
 
@@ -1670,7 +1703,8 @@ OPS = {
     "asinh": unary("Asinh"), "acosh": unary("Acosh"), "atanh": unary("Atanh"),
     "round": unary("Round"), "isnan": unary("IsNaN"), "isinf": unary("IsInf"),
     "expm1": shifted("Exp", "Sub", 1.0), "log1p": shifted("Add", "Log", 1.0),
-    "prelu": prelu, "_prelu_kernel": prelu,
+    "prelu": prelu, "_prelu_kernel": prelu, "log2": log2,
+    "roi_align": roi_align,  # torchvision's
     "logsumexp": reduce_attr("ReduceLogSumExp"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
     "mul": mul, "div": binary("Div"), "pow": pow_,

@@ -225,3 +225,22 @@ def test_fft_as_dft_by_hand():
     dft = {o["op_type"]: o["macs"] for o in s.json["op_types"]}["DFT"]
     assert dft == 2 * (4 * 8 * 8) * 2 * 2 * 8
     assert s.json["outputs"][0]["shape"] == [4, 8, 8]
+
+
+def test_roi_align_log2_and_empty_cat():
+    """Detection heads: torchvision's roi_align (ONNX RoiAlign, the rois cut
+    into boxes and batch indices), log2 (level mapping) and a cat of only
+    empty tensors (a level with no boxes)."""
+    ops = pytest.importorskip("torchvision").ops
+
+    def head(x, rois):
+        pooled = ops.roi_align(x, rois, (3, 3), spatial_scale=0.5,
+                               sampling_ratio=2, aligned=True)
+        level = torch.log2(rois[:, 3:4] - rois[:, 1:2] + 1)
+        empty = torch.cat([torch.zeros(0), torch.zeros(0)])
+        return pooled, level, empty
+
+    rois = torch.tensor([[0, 1.0, 1.0, 6.0, 7.0], [1, 0.0, 2.0, 5.0, 5.0]])
+    s = record(head, torch.zeros(2, 4, 8, 8), rois)
+    shapes = [o["shape"] for o in s.json["outputs"]]
+    assert shapes[:2] == [[2, 4, 3, 3], [2, 1]]
