@@ -1608,6 +1608,69 @@ def softmax_backward(b, args, kw, out):
     b.node("Mul", [b.inp(y), b.name(diff)], [out])
 
 
+def silu_backward(b, args, kw, out):
+    # g * s * (1 + x * (1 - s)), s = sigmoid(x)
+    g, x = args[0], args[1]
+    t = [b.fresh_like(x) for _ in range(5)]
+    b.node("Sigmoid", [b.inp(x)], [t[0]])
+    b.node("Sub", [b.scalar(1.0, x), b.name(t[0])], [t[1]])
+    b.node("Mul", [b.inp(x), b.name(t[1])], [t[2]])
+    b.node("Add", [b.name(t[2]), b.scalar(1.0, x)], [t[3]])
+    b.node("Mul", [b.name(t[0]), b.name(t[3])], [t[4]])
+    b.node("Mul", [b.inp(g), b.name(t[4])], [out])
+
+
+def gelu_backward(b, args, kw, out):
+    """g * (Phi(x) + x phi(x)): Phi = (1 + erf(x / sqrt 2)) / 2, phi =
+    exp(-x^2 / 2) / sqrt(2 pi) (the tanh approximation costs alike)."""
+    g, x = args[0], args[1]
+    t = [b.fresh_like(x) for _ in range(10)]
+    b.node("Div", [b.inp(x), b.scalar(math.sqrt(2.0), x)], [t[0]])
+    b.node("Erf", [b.name(t[0])], [t[1]])
+    b.node("Add", [b.name(t[1]), b.scalar(1.0, x)], [t[2]])
+    b.node("Mul", [b.name(t[2]), b.scalar(0.5, x)], [t[3]])         # Phi
+    b.node("Mul", [b.inp(x), b.inp(x)], [t[4]])
+    b.node("Mul", [b.name(t[4]), b.scalar(-0.5, x)], [t[5]])
+    b.node("Exp", [b.name(t[5])], [t[6]])
+    b.node("Mul", [b.name(t[6]), b.scalar(1 / math.sqrt(2 * math.pi), x)],
+           [t[7]])                                                  # phi
+    b.node("Mul", [b.inp(x), b.name(t[7])], [t[8]])
+    b.node("Add", [b.name(t[3]), b.name(t[8])], [t[9]])
+    b.node("Mul", [b.inp(g), b.name(t[9])], [out])
+
+
+def slice_backward(b, args, kw, out):
+    # the gradient of x[start:end] (step 1) is it padded back with zeros
+    g, sizes, dim = args[0], [int(v) for v in args[1]], int(args[2])
+    step = int(args[5])
+    if step != 1:
+        b.unmapped("slice_backward", args, out)
+        return
+    r = len(sizes)
+    dim %= r
+    begin, end = [0] * r, [0] * r
+    n = sizes[dim]
+    start = int(args[3])
+    start = max(0, min(n, start + n if start < 0 else start))
+    begin[dim] = start
+    end[dim] = n - start - int(g.shape[dim])
+    b.node("Pad", [b.inp(g), b.const(begin + end), b.scalar(0, g)], [out],
+           {"mode": "constant"})
+
+
+def embedding_dense_backward(b, args, kw, out):
+    # each id's gradient row added into its table row: a ScatterND add
+    import torch
+    g, ids = args[0], args[1]
+    n, d = int(ids.numel()), int(g.shape[-1])
+    rows = b.fresh(g.dtype, [n, d])
+    b.node("Reshape", [b.inp(g), b.const([n, d])], [rows])
+    ix = b.fresh(torch.int64, [n, 1])
+    b.node("Reshape", [_int64(b, ids, list(ids.shape)), b.const([n, 1])], [ix])
+    b.node("ScatterND", [b.filler(list(out.shape), g), b.name(ix), b.name(rows)],
+           [out], {"reduction": "add"})
+
+
 def sigmoid_backward(b, args, kw, out):
     # g * y * (1 - y)
     g, y = args[0], args[1]
@@ -1774,6 +1837,9 @@ OPS = {
     "native_layer_norm_backward": layer_norm_backward,
     "_softmax_backward_data": softmax_backward,
     "sigmoid_backward": sigmoid_backward, "tanh_backward": tanh_backward,
+    "silu_backward": silu_backward, "gelu_backward": gelu_backward,
+    "slice_backward": slice_backward,
+    "embedding_dense_backward": embedding_dense_backward,
     "_adaptive_avg_pool2d_backward": adaptive_avg_pool_backward,
     "max_pool2d_with_indices_backward": max_pool_backward,
     # tensors made from nothing: constants, not activations

@@ -244,3 +244,25 @@ def test_roi_align_log2_and_empty_cat():
     s = record(head, torch.zeros(2, 4, 8, 8), rois)
     shapes = [o["shape"] for o in s.json["outputs"]]
     assert shapes[:2] == [[2, 4, 3, 3], [2, 1]]
+
+
+def test_transformer_gradients_have_entries():
+    """backward=True through an embedding, SiLU, GELU and a slice: their
+    gradient kernels have entries; the matrix products' backward is by hand
+    (grad input and grad weight, each rows x in x out)."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 16)
+            self.fc = nn.Linear(16, 32)
+
+        def forward(self, ids):
+            h = self.fc(self.emb(ids))
+            h = nn.functional.silu(h) + nn.functional.gelu(h)
+            return h[:, 1:]
+
+    s = nnscan.summary(Net(), inputs=torch.zeros(2, 5, dtype=torch.long),
+                       backward=True, file=False)
+    assert s.backward.uncounted_aten == {}
+    by_op = {o["op_type"]: o["macs"] for o in s.backward.json["op_types"]}
+    assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == 2 * 10 * 16 * 32

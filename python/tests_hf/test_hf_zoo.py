@@ -121,3 +121,26 @@ def test_moe_on_cpu_with_real_routing():
     assert hf_zoo.matmul_macs(s) == expect
     assert s.uncounted_aten == {}
     assert not [w for w in caught if issubclass(w.category, ShapeMismatch)]
+
+
+@pytest.mark.parametrize("name", ["llama", "bert", "gpt2", "qwen3_moe"])
+def test_backward_matches_pytorch(name):
+    """backward=True: the backward pass's matrix-product MACs equal
+    FlopCounterMode's count of a real backward on the meta model (the
+    logits' sum as the loss; MoE experts as batched_mm there), nothing
+    uncounted (silu/gelu/slice/embedding gradients, _grouped_mm's weight
+    gradient)."""
+    model, inputs = hf_zoo.build(name)
+    s = nnscan.summary(model, inputs=inputs, backward=True, file=False)
+    ref, _ = hf_zoo.build(name)
+    if hf_zoo.experts_implementation(ref) == "grouped_mm":
+        ref.set_experts_implementation("batched_mm")
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as fc:
+        out = ref(**hf_zoo.to_meta(inputs))
+        forward = sum(fc.get_flop_counts()["Global"].values())
+        out.logits.sum().backward()
+    backward = (sum(fc.get_flop_counts()["Global"].values()) - forward) // 2
+    macs = hf_zoo.matmul_macs(s.backward)
+    assert abs(macs - backward) <= 0.01 * backward, (macs, backward)
+    assert s.backward.uncounted_aten == {}
