@@ -4,14 +4,16 @@ for them.
 
 `FAMILIES` maps a transformers `model_type` to how it is built and fed:
 the model class (`causal`: AutoModelForCausalLM, `masked`:
-AutoModelForMaskedLM, `seq2seq`: AutoModelForSeq2SeqLM, `base`: AutoModel),
+AutoModelForMaskedLM, `seq2seq`: AutoModelForSeq2SeqLM, `speech`:
+AutoModelForSpeechSeq2Seq, `base`: AutoModel),
 the inputs (`text`: input_ids; `seq2seq`: + decoder_input_ids; `image`:
 pixel_values; `text+image`: both; `audio`: Whisper's input_features +
 decoder_input_ids) and config overrides. `attn: "eager"` marks the
 families whose SDPA mask code asks a mask's values (`padding_mask.all()`,
 an `.item()`), which meta tensors do not have, even with no attention_mask
-given: they are built with eager attention (matmul, softmax, matmul). Every family also gets `TINY`'s
-sizes for the config fields it has (a couple of layers, hidden 64).
+given: they are built with eager attention (matmul, softmax, matmul).
+Every family also gets `TINY`'s sizes for the config fields it has (a
+couple of layers, hidden 64).
 
 `reference(model, inputs)` is what PyTorch says: parameters as
 sum(p.numel()) over the unique parameters (a tied weight once), and the
