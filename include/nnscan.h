@@ -889,12 +889,22 @@ NNS_API nns_status nns_model_branch(const nns_model *model, size_t i,
                                     const char **node, int *then_branch,
                                     int *known);
 
-/* Op types with no cost rule, and how many nodes each has. */
+/* Op types with nodes that were not counted, and how many nodes each has
+ * (a lower bound on every total that contains them). */
 NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
 NNS_API nns_status nns_model_uncounted_op(const nns_model *model, size_t i,
                                           const char **domain,
                                           const char **op_type,
                                           size_t *node_count);
+/* Why the nodes of uncounted op type i were not counted; the three add up
+ * to its node_count. *no_rule: the op has no cost rule. *no_size: its rule
+ * found no usable size (an unknown rank or dim, or one that symbolic dims
+ * taken as 1 made negative; --input with the real sizes fixes it).
+ * *failed: the rule reported an error (a warning says which). */
+NNS_API nns_status nns_model_uncounted_op_why(const nns_model *model,
+                                              size_t i, size_t *no_rule,
+                                              size_t *no_size,
+                                              size_t *failed);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 

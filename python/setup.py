@@ -1,7 +1,7 @@
 """Packaging of the nnscan Python binding, with libnnscan bundled.
 
     cmake -S . -B build/dev && cmake --build build/dev   # the library
-    pip install ./python                                 # offline
+    pip install --no-build-isolation ./python            # offline
 
 The package is pure Python over ctypes (no compiler at install). The
 library built by CMake is copied into nnscan/lib/: from NNSCAN_LIBRARY
@@ -9,10 +9,11 @@ library built by CMake is copied into nnscan/lib/: from NNSCAN_LIBRARY
 this checkout that is not a sanitizer build. Without one, the package installs without a bundled
 library and finds the system's at run time (`cmake --install`).
 
-No pyproject.toml on purpose: pip then builds with the setuptools and
-wheel already installed (Debian's python3-setuptools, python3-wheel)
-instead of fetching them into an isolated environment, so it works
-offline.
+No pyproject.toml on purpose, and --no-build-isolation: pip then builds
+with the setuptools and wheel already installed (Debian's
+python3-setuptools, python3-wheel) instead of fetching them into an
+isolated environment, so it works offline (pip 23 does so by itself
+without a pyproject.toml; newer pips need the flag).
 """
 import glob
 import os

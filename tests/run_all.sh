@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages; run as root) and runs every
-# test: a gcc build, a clang -Werror build with ASan+UBSan running the whole
-# suite, valgrind over the suite, and short libFuzzer runs of every parser
-# target. This is the README's test command and what CI runs (.ci/run).
+# test: a gcc build, the Python suite again on PyTorch 2.x (a Debian sid
+# chroot, tests/sid_chroot.sh), a clang -Werror build with ASan+UBSan
+# running the whole suite, valgrind over the suite, and short libFuzzer runs
+# of every parser target. This is the README's test command and what CI
+# runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -11,7 +13,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 packages=(build-essential cmake clang libclang-rt-14-dev valgrind
           libonnx-testdata python3 python3-jsonschema python3-onnx
           python3-torch python3-torchvision python3-pytest python3-venv
-          python3-pip python3-setuptools python3-wheel chromium)
+          python3-pip python3-setuptools python3-wheel chromium debootstrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -26,6 +28,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 export NNS_REQUIRE_TESTDATA=1
+# A run killed while the sid chroot's mounts were up leaves them mounted:
+# take them down before anything else touches build/.
+if [ -d build/sid ]; then bash tests/sid_chroot.sh unmount build/sid; fi
 
 run_suite() { # build-dir, ctest-args, cmake args...
   local dir=$1 ctest_args=$2; shift 2
@@ -40,6 +45,13 @@ run_suite() { # build-dir, ctest-args, cmake args...
 # 1. gcc, warnings as errors; every test, the Python (pytest) and browser
 #    (headless chromium) ones included.
 run_suite build/gcc "" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# 1b. The Python suites (python/tests and the Hugging Face zoo
+#     python/tests_hf) on the newest PyTorch Debian ships: a sid chroot made
+#     once in build/sid (debootstrap + apt, a few minutes; reused after),
+#     against the library step 1 built. The host's run above is PyTorch 1.13.
+bash tests/sid_chroot.sh setup build/sid
+bash tests/sid_chroot.sh test build/sid build/gcc/libnnscan.so
 
 # 2. clang, warnings as errors, ASan + UBSan over the whole C suite (the
 #    Python and browser tests load the library into processes that are not

@@ -35,6 +35,17 @@ Files:
                      read by a MatMul and fc_0.b_0 by an Add).
   nameless_dims.onnx a Conv1d audio network whose input and output dims
                      carry neither a value nor a name.
+  vad_if.onnx        shaped like Silero VAD v5 (issue 17): inputs
+                     input [batch, samples], state [2, batch, 16] and an
+                     int64 `sr`; an If on sr == 16000 whose then_branch
+                     frames 512 samples with a Conv1d (k 64, stride 16) and
+                     whose else_branch reshapes the samples into rows of 256
+                     and squeezes the row axis (valid for 256 samples only:
+                     a 16 kHz input makes that Squeeze fail), each then
+                     Relu, Conv1d, LSTM (initial state from `state`),
+                     MatMul, Sigmoid, the new state a Concat. Weights are
+                     Constant nodes in each branch. With the dims taken as
+                     1 the framing Conv's output length is negative.
   resnet18_meta.onnx tests/fixtures/models/resnet18_op17_nofold.onnx with
                      flat node names (node_Conv_0) and the module path and
                      classes only in each node's metadata_props (NodeProto
@@ -48,6 +59,7 @@ import io
 import json
 import os
 
+import numpy as np
 import onnx
 import torch
 import torch.nn as nn
@@ -319,6 +331,107 @@ def case_loop(expect):
                       "macs": steps * 1 * 8 * 8}
 
 
+# ==== (b'') Silero-VAD-like: If on the sample rate, one branch per rate ====
+
+def vad_branch(name, frame, stride, rows, rng):
+    """One branch of vad_if: (graph, parameter count, MACs at its rate).
+    `rows`: the else branch's row length (reshape + squeeze), or None."""
+    ch, hidden = 18, 16
+
+    def const(tname, *shape):
+        a = (rng.standard_normal(shape) * 0.1).astype(np.float32)
+        return helper.make_node("Constant", [], [name + tname],
+                                value=numpy_helper.from_array(a, name + tname))
+
+    def i64(tname, vals):
+        return helper.make_node(
+            "Constant", [], [name + tname],
+            value=helper.make_tensor(name + tname, onnx.TensorProto.INT64,
+                                     [len(vals)], vals))
+
+    n = lambda op, ins, outs, **kw: helper.make_node(
+        op, [i if i in ("", "input", "state") else name + i for i in ins],
+        [name + o for o in outs], **kw)
+    nodes = [const("w1", ch, 1, frame), const("w2", hidden, ch, 3),
+             const("b2", hidden), const("W", 1, 4 * hidden, hidden),
+             const("R", 1, 4 * hidden, hidden), const("B", 1, 8 * hidden),
+             const("wo", hidden, 1), i64("ax1", [1]), i64("h0", [0]),
+             i64("h1", [1]), i64("h2", [2]), i64("ax0", [0])]
+    if rows:
+        nodes += [i64("rows", [0, -1, rows]),
+                  n("Reshape", ["input", "rows"], ["framed"]),
+                  n("Squeeze", ["framed", "ax1"], ["flat"]),
+                  n("Unsqueeze", ["flat", "ax1"], ["x"])]
+    else:
+        nodes += [n("Unsqueeze", ["input", "ax1"], ["x"])]
+    nodes += [
+        n("Conv", ["x", "w1"], ["c1"], strides=[stride]),
+        n("Relu", ["c1"], ["r1"]),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1]),
+        n("Relu", ["c2"], ["r2"]),
+        n("Transpose", ["r2"], ["seq"], perm=[2, 0, 1]),      # [T, B, 16]
+        n("Slice", ["state", "h0", "h1", "ax0"], ["hx"]),
+        n("Slice", ["state", "h1", "h2", "ax0"], ["cx"]),
+        n("LSTM", ["seq", "W", "R", "B", "", "hx", "cx"],
+          ["Y", "Yh", "Yc"], hidden_size=hidden),
+        n("Squeeze", ["Y", "ax1"], ["ys"]),                   # [T, B, 16]
+        n("MatMul", ["ys", "wo"], ["logit"]),
+        n("Sigmoid", ["logit"], ["prob"]),
+        n("Concat", ["Yh", "Yc"], ["new_state"], axis=0),
+    ]
+    graph = helper.make_graph(
+        nodes, name, [],
+        [helper.make_tensor_value_info(name + "prob", onnx.TensorProto.FLOAT,
+                                       ["frames", "batch", 1]),
+         helper.make_tensor_value_info(name + "new_state",
+                                       onnx.TensorProto.FLOAT,
+                                       [2, "batch", hidden])])
+    params = (ch * frame + hidden * ch * 3 + hidden + 2 * 4 * hidden * hidden
+              + 8 * hidden + hidden)
+    t = (rows or 512) // stride - frame // stride + 1   # (L - k) / s + 1
+    macs = (ch * t * frame              # Conv1d: numel(Y) * Cin * k
+            + hidden * t * ch * 3
+            + t * 4 * hidden * (hidden + hidden)      # LSTM, B = 1
+            + t * hidden)                           # MatMul [T,1,16]x[16,1]
+    return graph, params, macs, t
+
+
+def case_vad(expect):
+    rng = np.random.default_rng(0)
+    gt, pt, mt, tt = vad_branch("k16_", 64, 16, None, rng)
+    ge, pe, me, te = vad_branch("k8_", 32, 8, 256, rng)
+    main = helper.make_graph(
+        [helper.make_node("Constant", [], ["sr_16k"],
+                          value=helper.make_tensor("k", onnx.TensorProto.INT64,
+                                                   [], [16000])),
+         helper.make_node("Equal", ["sr", "sr_16k"], ["is_16k"]),
+         helper.make_node("If", ["is_16k"], ["output", "stateN"],
+                          name="rate", then_branch=gt, else_branch=ge)],
+        "vad_if",
+        [helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT,
+                                       ["batch", "samples"]),
+         helper.make_tensor_value_info("state", onnx.TensorProto.FLOAT,
+                                       [2, "batch", 16]),
+         helper.make_tensor_value_info("sr", onnx.TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("output", onnx.TensorProto.FLOAT,
+                                       ["frames", "batch", 1]),
+         helper.make_tensor_value_info("stateN", onnx.TensorProto.FLOAT,
+                                       [2, "batch", 16])])
+    model = helper.make_model(main, producer_name="make_deploy_models",
+                              opset_imports=[helper.make_opsetid("", 14)])
+    onnx.checker.check_model(model)
+    save(model, "vad_if.onnx")
+    assert tt == te == 29
+    expect["vad"] = {
+        "params": pt + pe,
+        "then": {"args": ["--input", "input=1x512", "--input",
+                          "state=2x1x16", "--value", "sr=16000"],
+                 "macs": mt, "frames": tt},
+        "else": {"args": ["--input", "input=1x256", "--input",
+                          "state=2x1x16", "--value", "sr=8000"],
+                 "macs": me, "frames": te}}
+
+
 # ==== (c) nameless nodes, paddle-style weight names ====
 
 def case_nameless(expect):
@@ -520,6 +633,7 @@ def main():
     case_constants(expect)
     case_if(expect)
     case_loop(expect)
+    case_vad(expect)
     case_nameless(expect)
     case_dims(expect)
     case_meta(expect)

@@ -1329,22 +1329,51 @@ def copy_(b, args, kw, out):
 # ---- attention ----
 
 def _attention(b, q, k, v, mask, scale, out, causal=False):
-    """softmax(q k^T * scale + mask) v as MatMul, Mul, Add, Softmax, MatMul."""
+    """softmax(q k^T * scale + mask) v as MatMul, Mul, Add, Softmax, MatMul.
+
+    Grouped-query attention (fewer key/value heads than query heads, as the
+    fused kernels take it): the query heads are grouped by the key/value
+    head they share, [.., Hkv, G, L, E], against keys and values
+    [.., Hkv, 1, S, E], so the MatMuls broadcast over the group as the
+    kernel does, with no copy of k and v."""
     import torch
     L, S, E = int(q.shape[-2]), int(k.shape[-2]), int(q.shape[-1])
+    qn, kn, vn = b.inp(q), b.inp(k), b.inp(v)
+    mn = b.inp(mask) if mask is not None else None
     lead = list(q.shape[:-2])
-    kt = b.fresh(k.dtype, list(k.shape[:-2]) + [E, S])
-    perm = list(range(_ndim(k)))
+    klead = list(k.shape[:-2])
+    hq = int(q.shape[-3]) if _ndim(q) >= 3 else 1
+    hkv = int(k.shape[-3]) if _ndim(k) >= 3 else 1
+    if _ndim(q) >= 3 and _ndim(k) >= 3 and hkv != hq and hkv and hq % hkv == 0:
+        g = hq // hkv
+
+        def grouped(name, t, dims):
+            r = b.fresh(t.dtype, dims)
+            b.node("Reshape", [name, b.const(dims)], [r])
+            return b.name(r)
+
+        lead = list(q.shape[:-3]) + [hkv, g]
+        qn = grouped(qn, q, lead + [L, E])
+        klead = list(k.shape[:-3]) + [hkv, 1]
+        kn = grouped(kn, k, klead + [S, E])
+        vn = grouped(vn, v, list(v.shape[:-3]) + [hkv, 1] + list(v.shape[-2:]))
+        if mask is not None and _ndim(mask) >= 3:
+            mh = int(mask.shape[-3])
+            heads = [hkv, g] if mh == hq else [mh, 1]
+            mn = grouped(mn, mask, list(mask.shape[:-3]) + heads
+                         + list(mask.shape[-2:]))
+    kt = b.fresh(k.dtype, klead + [E, S])
+    perm = list(range(len(kt.shape)))
     perm[-1], perm[-2] = perm[-2], perm[-1]
-    b.node("Transpose", [b.inp(k)], [kt], {"perm": perm})
+    b.node("Transpose", [kn], [kt], {"perm": perm})
     scores = b.fresh(q.dtype, lead + [L, S])
-    b.node("MatMul", [b.inp(q), b.name(kt)], [scores])
+    b.node("MatMul", [qn, b.name(kt)], [scores])
     scaled = b.fresh(q.dtype, lead + [L, S])
     s = 1.0 / math.sqrt(E) if scale is None else float(scale)
     b.node("Mul", [b.name(scores), b.scalar(s, q)], [scaled])
     if mask is not None or causal:
         masked = b.fresh(q.dtype, lead + [L, S])
-        m = b.inp(mask) if mask is not None else b.filler([L, S], q)
+        m = mn if mask is not None else b.filler([L, S], q)
         if mask is not None and mask.dtype == torch.bool:
             b.node("Where", [m, b.name(scaled), b.scalar(-math.inf, q)], [masked])
         else:
@@ -1352,24 +1381,35 @@ def _attention(b, q, k, v, mask, scale, out, causal=False):
         scaled = masked
     probs = b.fresh(q.dtype, lead + [L, S])
     b.node("Softmax", [b.name(scaled)], [probs], {"axis": -1})
-    b.node("MatMul", [b.name(probs), b.inp(v)], [out])
+    if lead == list(q.shape[:-2]):
+        b.node("MatMul", [b.name(probs), vn], [out])
+        return
+    grouped_out = b.fresh(out.dtype, lead + [L, int(out.shape[-1])])
+    b.node("MatMul", [b.name(probs), vn], [grouped_out])
+    b.node("Reshape", [b.name(grouped_out), b.const(list(out.shape))], [out])
 
 
 def sdpa(b, args, kw, out):
-    # (query, key, value, attn_mask=None, dropout_p=0, is_causal=False, *, scale)
+    # (query, key, value, attn_mask=None, dropout_p=0, is_causal=False, *,
+    #  scale, enable_gqa)
     mask = _arg(args, kw, 3, "attn_mask", None)
     causal = bool(_arg(args, kw, 5, "is_causal", False))
     _attention(b, args[0], args[1], args[2], mask, kw.get("scale"),
                _outs(out)[0], causal)
 
 
-def sdpa_fused(mask_index):
-    """The fused 2.x kernels (flash, efficient, cudnn, math): same algebra;
-    first output is the attention output."""
+def sdpa_fused(mask_index, causal_index):
+    """The fused 2.x kernels (flash, flash for CPU, efficient, cudnn): same
+    algebra; first output is the attention output. The mask (attn_bias) is
+    positional where `mask_index` says, else the attn_mask keyword."""
     def rule(b, args, kw, out):
-        mask = args[mask_index] if mask_index is not None and \
-            len(args) > mask_index and b.is_tensor(args[mask_index]) else None
-        causal = bool(kw.get("is_causal", False))
+        if mask_index is None:
+            mask = kw.get("attn_mask")
+        else:
+            mask = _arg(args, kw, mask_index, "attn_bias", None)
+        if not b.is_tensor(mask):
+            mask = None
+        causal = bool(_arg(args, kw, causal_index, "is_causal", False))
         _attention(b, args[0], args[1], args[2], mask, kw.get("scale"),
                    _outs(out)[0], causal)
     return rule
@@ -1826,10 +1866,10 @@ OPS = {
     # attention (2.x spells it as one op; 1.13 decomposes it)
     "scaled_dot_product_attention": sdpa,
     "_scaled_dot_product_attention_math": sdpa,
-    "_scaled_dot_product_flash_attention": sdpa_fused(None),
-    "_scaled_dot_product_flash_attention_for_cpu": sdpa_fused(None),
-    "_scaled_dot_product_efficient_attention": sdpa_fused(3),
-    "_scaled_dot_product_cudnn_attention": sdpa_fused(3),
+    "_scaled_dot_product_flash_attention": sdpa_fused(None, 4),
+    "_scaled_dot_product_flash_attention_for_cpu": sdpa_fused(None, 4),
+    "_scaled_dot_product_efficient_attention": sdpa_fused(3, 6),
+    "_scaled_dot_product_cudnn_attention": sdpa_fused(3, 6),
     "_native_multi_head_attention": native_mha,
     "_transformer_encoder_layer_fwd": transformer_encoder_layer,
     # backward kernels (summary(..., backward=True))

@@ -14,8 +14,11 @@ Where it runs:
     attribute to a meta tensor of the same shape, dtype and requires_grad
     (no weight is copied, the user's model is never touched, tied weights
     stay tied because the memo maps one tensor to one meta tensor);
-  - if the forward cannot run on meta (data-dependent control flow, .item(),
-    an op without a meta kernel), on the model itself on its own device, in
+    integer/boolean inputs and buffers, and what is computed from them,
+    keep real values beside (shadow.py), so `.item()` on a mask works;
+    under torch.autocast the casts are made as autocast would (autocast.py);
+  - if the forward cannot run on meta (control flow on an activation's
+    value, an op without a meta kernel), on the model itself on its own device, in
     eval mode, under no_grad, with a warning; every module's training flag
     and the RNG states are restored afterwards.
 The recording always runs in eval mode (the inference graph).
@@ -31,7 +34,9 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import ops_map
+from .autocast import Autocast, device_for as autocast_for
 from .graph import DTYPES, Graph
+from .shadow import Shadows
 
 
 class RecordError(RuntimeError):
@@ -74,6 +79,20 @@ def flatten(obj):
     return out
 
 
+def unwrap_compiled(model):
+    """The module torch.compile wrapped (OptimizedModule._orig_mod), so a
+    compiled model reports its own tree, without an OptimizedModule root or
+    `_orig_mod.` prefixes; the recording runs its eager forward (the same
+    ops). torch._dynamo is looked up, not imported: it is loaded whenever a
+    compiled module exists."""
+    import sys
+    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                  "OptimizedModule", None)
+    while cls is not None and isinstance(model, cls):
+        model = model._orig_mod
+    return model
+
+
 class Builder:
     """Names tensors and adds nodes; what an ops_map rule calls."""
 
@@ -88,6 +107,8 @@ class Builder:
         self.shape_of = {}   # value name -> recorded dims
         self.scope_of = {}   # id(tensor) -> module path it was made in
         self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
+        self.shadows = None  # shadow.Shadows on the meta path
+        self.autocast = None  # autocast.Autocast on the meta path, if on
         # autograd node -> module path, for backward.py: the outputs of the
         # last op get their grad_fn once autograd has wrapped them, i.e. by
         # the next dispatch (an in-place op may replace it later)
@@ -106,6 +127,16 @@ class Builder:
 
     def name(self, t):
         return self.names[id(t)]
+
+    def value_of(self, t):
+        """The real value of a recorded tensor: a CPU tensor, or None where
+        only its shape is known (a meta tensor without a shadow; see
+        shadow.py). On a real device, the tensor itself."""
+        if not isinstance(t, torch.Tensor):
+            return None
+        if not t.is_meta:
+            return t
+        return self.shadows.value(t) if self.shadows is not None else None
 
     def _declare(self, t, name):
         self.keep.append(t)
@@ -258,13 +289,25 @@ class _Mode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.b.note_grad_fns()
+        shadows = self.b.shadows
+        if self.b.autocast is not None:
+            args, kwargs = self.b.autocast.cast_inputs(
+                ops_map.base_name(func), args, kwargs)
         try:
             out = func(*args, **kwargs)
-        except (NotImplementedError, RuntimeError):
-            shim = META_SHIMS.get(ops_map.base_name(func))
-            if shim is None or not _all_meta(args):
-                raise
-            out = shim(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - re-raised unless answered
+            out = shadows.answer(func, args, kwargs) \
+                if shadows is not None else None
+            if out is None:
+                shim = META_SHIMS.get(ops_map.base_name(func))
+                if shim is None or not isinstance(
+                        e, (NotImplementedError, RuntimeError)) \
+                        or not _all_meta(args):
+                    raise
+                out = shim(*args, **kwargs)
+        else:
+            if shadows is not None:
+                out = shadows.follow(func, args, kwargs, out)
         record(self.b, func, args, kwargs, out)
         return out
 
@@ -412,11 +455,10 @@ def param_table(model):
     return out
 
 
-def meta_copy(model):
+def meta_copy(model, shadows=None):
     """The model with every tensor on meta; None if it cannot be copied.
-
-    Returns (copy, kinds): kinds maps the copy's parameter names to the
-    original's kind (trainable / frozen)."""
+    With `shadows` (shadow.Shadows), the integer and boolean buffers and
+    tensor attributes keep their values as shadows."""
     memo = {}
     for m in model.modules():
         # The user's own hooks are not copied (the copy drops them below).
@@ -431,6 +473,13 @@ def meta_copy(model):
             for v in getattr(m, store).values():
                 if v is not None and id(v) not in memo:
                     memo[id(v)] = _to_meta(v)
+                    if shadows is not None and store == "_buffers":
+                        shadows.adopt(memo[id(v)], v)
+        if shadows is not None:
+            for v in vars(m).values():
+                if isinstance(v, torch.Tensor) and \
+                        not isinstance(v, torch.nn.Parameter):
+                    shadows.adopt(memo[id(v)], v)
     try:
         out = copy.deepcopy(model, memo)
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
@@ -532,8 +581,15 @@ def map_tensors(obj, fn):
             frames.append((c, sub, []))
 
 
-def to_meta_inputs(obj):
-    return map_tensors(obj, _empty_like)
+def to_meta_inputs(obj, shadows=None):
+    """The inputs on meta; with `shadows`, integer and boolean tensors keep
+    their values as shadows (see shadow.py)."""
+    def meta(t):
+        m = _empty_like(t)
+        if shadows is not None:
+            shadows.adopt(m, t)
+        return m
+    return map_tensors(obj, meta)
 
 
 def on_meta(model):
@@ -569,9 +625,14 @@ class Recording:
         self.outputs = outputs
 
 
-def _run(model, args, kwargs, grad, custom_ops=None):
+def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
+         autocast_device=None):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
+    b.shadows = shadows
+    if autocast_device is not None:
+        b.autocast = Autocast(autocast_device,
+                              lambda *call: record(b, *call))
     b.params_by_id = {id(t): t for t in list(model.parameters())
                       + list(model.buffers())}
     for name, m in model.named_modules():
@@ -588,7 +649,9 @@ def _run(model, args, kwargs, grad, custom_ops=None):
             g.inputs.append(n)
     stack = ModuleStack(model, b, custom_ops=custom_ops)
     ctx = torch.enable_grad() if grad else torch.no_grad()
-    with ctx, stack, _Mode(b):
+    probe = b.autocast.probe() if b.autocast is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, _Mode(b):
         out = model(*args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(model, b)
@@ -632,6 +695,7 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
+    model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph)
 
@@ -640,15 +704,18 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
-        target = model if model_on_meta else meta_copy(model)
+        shadows = Shadows()
+        autocast_device = autocast_for(model)
+        target = model if model_on_meta else meta_copy(model, shadows)
         if target is not None:
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
                     target.eval()
-                    rec = _run(target, to_meta_inputs(args),
-                               to_meta_inputs(kwargs), grad=True,
-                               custom_ops=custom_ops)
+                    rec = _run(target, to_meta_inputs(args, shadows),
+                               to_meta_inputs(kwargs, shadows), grad=True,
+                               custom_ops=custom_ops, shadows=shadows,
+                               autocast_device=autocast_device)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below

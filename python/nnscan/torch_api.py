@@ -23,6 +23,12 @@ def _torch():
     return torch
 
 
+def _uncompiled(module):
+    """torch.compile(m)'s wrapper -> m: the report is the module's own tree."""
+    from .recorder import unwrap_compiled
+    return unwrap_compiled(module)
+
+
 # ---- inputs ----
 
 def _shape_of(shape, k):
@@ -205,17 +211,36 @@ def analyze_training(module, args, kwargs, max_depth=None,
 
 
 def export_onnx(module, args, kwargs):
-    """torch.onnx.export to bytes, the model left as it was."""
+    """torch.onnx.export to bytes, the model left as it was.
+
+    Always PyTorch's TorchScript-based exporter (the graph of one traced
+    forward, as on 1.13): PyTorch 2.9+ defaults to the torch.export-based
+    one, which needs the onnxscript package (not in Debian), so it is asked
+    for with dynamo=False where export takes that argument."""
+    import inspect
     torch = _torch()
     from .recorder import preserved
+    module = _uncompiled(module)
+    legacy = {}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        legacy["dynamo"] = False
     buf = io.BytesIO()
     with preserved(module), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module.eval()
         a = tuple(args) + ((dict(kwargs),) if kwargs else ())
-        torch.onnx.export(module, a, buf, opset_version=17,
-                          do_constant_folding=False,
-                          training=torch.onnx.TrainingMode.PRESERVE)
+        try:
+            torch.onnx.export(module, a, buf, opset_version=17,
+                              do_constant_folding=False,
+                              training=torch.onnx.TrainingMode.PRESERVE,
+                              **legacy)
+        except ImportError as e:
+            raise RuntimeError(
+                f"method='onnx' needs PyTorch's TorchScript-based ONNX "
+                f"exporter (torch.onnx.export(..., dynamo=False)); PyTorch "
+                f"{torch.__version__} tried another that needs the missing "
+                f"module {getattr(e, 'name', None) or e}: use "
+                f"method='record'") from e
     return buf.getvalue()
 
 
@@ -235,6 +260,7 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     DMAs. max_depth=None shows every depth; deeper layers add into their
     ancestor. backward=True adds the backward pass (see backward.py).
     """
+    module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
     if receptive_field or effective_rf_stats:
         cols.append("rf")
@@ -279,6 +305,7 @@ def crawl_module(module, input_shape=None, dtype=None, *, inputs=None,
     output), is_shared (uses a parameter counted in another module),
     is_leaf, and nnscan's `calls`.
     """
+    module = _uncompiled(module)
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
     s = analyze_module(module, args, kwargs, method=method, device=device)
     return crawl_dict(module, s)
@@ -438,6 +465,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     the count of each such module's subtree.
     """
     custom_ops = dict(custom_ops or {})
+    model = _uncompiled(model)
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
@@ -479,6 +507,11 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
                       _shape_str(root.get("input_shapes")),
                       _shape_str(root.get("output_shapes")))
     if verbose and s.json.get("uncounted_ops"):
-        ops = ", ".join(o["op_type"] for o in s.json["uncounted_ops"])
-        print(f"[nnscan] not counted (no cost rule): {ops}")
+        why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
+               "failed": "cost rule failed"}
+        ops = ", ".join(
+            "%s (%s)" % (o["op_type"], ", ".join(
+                w for k, w in why.items() if o.get(k)) or "no cost rule")
+            for o in s.json["uncounted_ops"])
+        print(f"[nnscan] not counted: {ops}")
     return int(total_macs), int(params), info

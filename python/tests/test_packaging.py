@@ -29,7 +29,8 @@ def test_pip_install_bundles_library(tmp_path):
     env = dict(os.environ, NNSCAN_LIBRARY=os.path.abspath(lib), PIP_NO_INDEX="1")
     env.pop("PYTHONPATH", None)
     subprocess.run([py, "-m", "pip", "install", "--no-index", "--no-deps",
-                    "--quiet", str(src / "python")], check=True, env=env,
+                    "--no-build-isolation", "--quiet", str(src / "python")],
+                   check=True, env=env,
                    cwd=tmp_path)
     env.pop("NNSCAN_LIBRARY")
     code = ("import nnscan, nnscan._lib as l, sys; "

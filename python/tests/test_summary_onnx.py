@@ -79,3 +79,17 @@ def test_depths(fixtures_dir):
     assert rows(s.to_text(max_depth=0)) == rows(s.to_text(max_depth=1))
     assert len(rows(s.to_text(max_depth=2))) > len(rows(s.to_text(max_depth=1)))
     assert len(rows(s.to_text())) == len(s.layers) - 1  # None: every depth
+
+
+def test_footer_names_tied_weights_only(fixtures_dir):
+    """resnet18 ties no weights (PyTorch's tied_params is empty); its export
+    stores equal BatchNorm tensors once with Identity copies. The footer
+    says nothing about that, and never repeats the model size."""
+    ref, _ = model_refs("resnet18")
+    assert ref["tied_params"] == []
+    s = nnscan.analyze(os.path.join(fixtures_dir, "resnet18_op17_nofold.onnx"))
+    assert s.totals["params_unique"] < s.totals["params_total"]  # copies
+    text = str(s)
+    assert "Unique storage" not in text and "Tied" not in text
+    sizes = [l for l in text.splitlines() if "size" in l.lower()]
+    assert len(sizes) == 1 and sizes[0].startswith("Model size")

@@ -76,11 +76,25 @@ static const char *optype_domain(const void *rows, size_t i) {
   return ((const nns__optype_row *)rows)[i].domain;
 }
 
-static void record_uncounted(nns__analysis *a, const nns__node *n) {
+/* Why a node was not counted (the counters of nns__uncounted_row). */
+typedef enum uncounted_why { NO_RULE, NO_SIZE, FAILED } uncounted_why;
+
+static void count_why(nns__uncounted_row *row, uncounted_why why) {
+  row->nodes++;
+  if (why == NO_RULE)
+    row->no_rule++;
+  else if (why == NO_SIZE)
+    row->no_size++;
+  else
+    row->failed++;
+}
+
+static void record_uncounted(nns__analysis *a, const nns__node *n,
+                             uncounted_why why) {
   size_t r = find_row(&a->uncounted_index, a->uncounted_next, n->domain,
                       n->op_type, uncounted_domain, a->uncounted);
   if (r != (size_t)-1) {
-    a->uncounted[r].nodes++;
+    count_why(&a->uncounted[r], why);
     return;
   }
   if (a->n_uncounted == a->cap_uncounted) {
@@ -100,8 +114,9 @@ static void record_uncounted(nns__analysis *a, const nns__node *n) {
       (uint32_t)(uintptr_t)nns__map_get(&a->uncounted_index, n->op_type);
   if (!nns__map_put(&a->uncounted_index, n->op_type, (void *)(uintptr_t)(i + 1)))
     return;
-  a->uncounted[a->n_uncounted++] = (nns__uncounted_row){
-      .domain = n->domain, .op_type = n->op_type, .nodes = 1};
+  a->uncounted[a->n_uncounted] = (nns__uncounted_row){
+      .domain = n->domain, .op_type = n->op_type};
+  count_why(&a->uncounted[a->n_uncounted++], why);
 }
 
 /* ==== Cost of one node ==== */
@@ -138,7 +153,7 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   memset(c, 0, sizeof *c);
   *counted = false;
   if (!n->op || !n->op->cost) {
-    record_uncounted(a, n);
+    record_uncounted(a, n, NO_RULE);
     record_node(a, n, c, false);
     return NNS_OK;
   }
@@ -164,7 +179,11 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   bool sym = c->symbolic;
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
-  record_uncounted(a, n);
+  /* NNS__UNCOUNTED, or a negative count: the rule had no usable size (an
+   * unknown rank or dim; symbolic dims taken as 1 can make one negative).
+   * Any other status is the rule's error, warned above. */
+  record_uncounted(a, n, st == NNS__UNCOUNTED || st == NNS_OK ? NO_SIZE
+                                                              : FAILED);
   record_node(a, n, c, false);
   return NNS_OK;
 }

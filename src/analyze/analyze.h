@@ -54,6 +54,8 @@ typedef struct nns__uncounted_row {
   const char *domain;
   const char *op_type;
   size_t nodes;
+  /* Why (nns_model_uncounted_op_why): nodes = no_rule + no_size + failed. */
+  size_t no_rule, no_size, failed;
 } nns__uncounted_row;
 
 /* An If of the main graph: the branch its costs follow. */

@@ -185,6 +185,21 @@ nns_status nns_model_uncounted_op(const nns_model *m, size_t i,
   return NNS_OK;
 }
 
+nns_status nns_model_uncounted_op_why(const nns_model *m, size_t i,
+                                      size_t *no_rule, size_t *no_size,
+                                      size_t *failed) {
+  nns_status st = analysed(m, no_rule);
+  if (st)
+    return st;
+  const nns__analysis *a = an(m);
+  if (i >= a->n_uncounted || !no_size || !failed)
+    return NNS_E_ARG;
+  *no_rule = a->uncounted[i].no_rule;
+  *no_size = a->uncounted[i].no_size;
+  *failed = a->uncounted[i].failed;
+  return NNS_OK;
+}
+
 /* ==== Nodes ==== */
 
 size_t nns_model_node_count(const nns_model *m) {

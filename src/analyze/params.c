@@ -292,6 +292,44 @@ static bool add_dtype_row(nns__analysis *a, nns__dtype_row **rows, size_t *cap,
   return true;
 }
 
+/* ==== Exporter literals ==== */
+
+/* The value index standing for graph g in `literal_graph`: its first
+ * initializer's, or -1 when g holds none. */
+static int64_t graph_key(const nns__graph *g) {
+  for (int32_t i = 0; g && i < g->n_inits; i++)
+    if (g->inits[i])
+      return g->inits[i]->index;
+  return -1;
+}
+
+/* Marks every graph that keeps a weight in an initializer (one that its
+ * roles and dtype make a parameter). In such a graph
+ * the exporter holds its weights in initializers, and a Constant node is a
+ * literal it wrote: torch.onnx puts every module parameter (folded or not)
+ * in an initializer and writes an RNN's zero initial state, GroupNorm's
+ * ones and zeros, a detector's mean/std and anchors as Constant nodes. */
+static void mark_literal_graphs(const pstate *s, bool *literal_graph) {
+  for (size_t i = 0; i < s->n; i++) {
+    const pval *p = &s->v[i];
+    if (p->copy || !p->first || !p->storage->init)
+      continue;
+    int64_t key = graph_key(p->v->graph);
+    if (key >= 0 && classify(p, p->tensor->dtype, p->tensor->numel) ==
+                        NNS_PARAM_TRAINABLE)
+      literal_graph[key] = true;
+  }
+}
+
+/* A Constant node's output (or a copy of one) in a graph that keeps its
+ * weights in initializers. */
+static bool is_literal(const pval *p, const bool *literal_graph) {
+  if (p->storage->init)
+    return false;
+  int64_t key = graph_key(p->storage->graph);
+  return key >= 0 && literal_graph[key];
+}
+
 /* ==== Gradient reachability ==== */
 
 /* No gradient flows through an integer or bool value; unknown may be
@@ -373,7 +411,7 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
   nns__dtype_row *rows = NULL;
   size_t rows_cap = 0;
   bool *stored = calloc(m->n_values + 1, sizeof *stored);
-  bool *grad = NULL;
+  bool *grad = NULL, *literal_graph = NULL;
   s.of_value = malloc((m->n_values + 1) * sizeof *s.of_value);
   if (!s.of_value || !stored)
     goto nomem;
@@ -385,6 +423,9 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
   if (!(grad = calloc(m->n_values + 1, sizeof *grad)))
     goto nomem;
   grad_graph(a, m->graph, true, grad);
+  if (!(literal_graph = calloc(m->n_values + 1, sizeof *literal_graph)))
+    goto nomem;
+  mark_literal_graphs(&s, literal_graph);
 
   nns_totals *t = &a->totals;
   unsigned tf = 0;
@@ -400,12 +441,18 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     const nns__tensor *ts = p->tensor;
     int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
     int64_t numel = ts ? ts->numel : type_numel(&p->v->type);
-    nns_param_kind kind = p->first ? classify(p, dtype, numel)
-                                   : NNS_PARAM_CONSTANT;
-    /* Quantized integer weights keep their role's word: no gradient
-     * flows through an integer, yet they are the model's weights. */
-    if (kind == NNS_PARAM_TRAINABLE && nns__dtype_is_float(dtype) &&
-        !grad[p->v->index])
+    nns_param_kind kind = p->first && !is_literal(p, literal_graph)
+                              ? classify(p, dtype, numel)
+                              : NNS_PARAM_CONSTANT;
+    /* A float value that feeds only activation slots is a parameter when
+     * a gradient reaches it (a causal mask used as a Where condition is
+     * not). A value in a weight or bias slot is a weight whatever its
+     * output reaches: in an eval graph a detector's RPN objectness head
+     * feeds only TopK and NMS, yet PyTorch counts it. Quantized integer
+     * weights keep their role's word: no gradient flows through an
+     * integer, yet they are the model's weights. */
+    if (kind == NNS_PARAM_TRAINABLE && p->strength == 1 &&
+        nns__dtype_is_float(dtype) && !grad[p->v->index])
       kind = NNS_PARAM_BUFFER;
     int given = given_kind(m, a, p->v);
     if (given < 0 && p->copy)
@@ -464,6 +511,7 @@ done:
   free(rows);
   free(stored);
   free(grad);
+  free(literal_graph);
   free(s.of_value);
   free(s.v);
   return st;

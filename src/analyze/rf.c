@@ -6,7 +6,8 @@
  *
  * A graph input of rank >= 3 starts with one spatial axis per dim after
  * the first two (rank - 2, at most NNS_RF_MAX_AXES), field 1, stride 1,
- * padding 0. A field also records which dim of its value holds each
+ * padding 0; a channels-last input (N, H, W, C: TensorFlow exports) has
+ * them on the dims between the first and the last (channels_last()). A field also records which dim of its value holds each
  * spatial axis, so that data movement can carry the axes to new dims.
  *
  * A node whose op has a receptive-field rule (its table entry's `.rf`:
@@ -317,6 +318,62 @@ static bool keep_periods(nns_model *m, const nns__rf_pool *pool,
   return true;
 }
 
+/* The first node of the main graph that reads v, or NULL. */
+static const nns__node *first_reader(const nns__analysis *a,
+                                     const nns__graph *g,
+                                     const nns__value *v) {
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = a->order[i];
+    for (int32_t k = 0; k < n->n_in; k++)
+      if (n->in[k] == v)
+        return n;
+  }
+  return NULL;
+}
+
+static bool dims_equal(const nns__type *t, const nns__type *u,
+                       const int32_t *from) {
+  for (int32_t d = 0; d < t->rank; d++)
+    if (!nns__dim_eq(u->dims[d], t->dims[from[d]]))
+      return false;
+  return true;
+}
+
+/*
+ * Whether graph input v is channels-last (N, H, W, C): a TensorFlow export
+ * (tf2onnx) reads such an input through a Transpose to (N, C, H, W), or,
+ * when C is 1, through the Reshape its optimizer writes for that
+ * Transpose. Decided from shapes alone: following v through readers that
+ * keep its dims (a Cast, a normalising Sub or Mul), the first reader that
+ * changes them gives dims equal to v's with the last moved to position 1,
+ * and not also equal to v's own (C = H = W cannot tell).
+ */
+static bool channels_last(const nns__analysis *a, const nns__graph *g,
+                          const nns__value *v) {
+  const nns__type *t = &v->type;
+  int32_t r = t->rank, id[NNS_RF_MAX_AXES + 2], cl[NNS_RF_MAX_AXES + 2];
+  if (r < 3 || r > NNS_RF_MAX_AXES + 2)
+    return false;
+  for (int32_t d = 0; d < r; d++) {
+    id[d] = d;
+    cl[d] = d == 0 ? 0 : d == 1 ? r - 1 : d - 1;
+  }
+  for (int hop = 0; hop < 8 && v; hop++) {
+    const nns__node *n = first_reader(a, g, v);
+    if (!n || n->n_out < 1 || !n->out[0])
+      return false;
+    const nns__type *u = &n->out[0]->type;
+    if (u->rank != r)
+      return false;
+    if (dims_equal(t, u, id)) {
+      v = n->out[0];
+      continue;
+    }
+    return dims_equal(t, u, cl);
+  }
+  return false;
+}
+
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
   /* Indices are 32-bit; no model comes near (each value is an object). */
@@ -339,9 +396,15 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     rf_val start;
     memset(&start, 0, sizeof start);
     nns__rf_start(NULL, v->type.rank - 2, &start.r);
+    if (channels_last(a, g, v))
+      for (int k = 0; k < start.r.f.axes; k++)
+        start.r.dim[k] = (int8_t)(1 + k);
     start.last = start.r.f;
     rf_set(&rf, v->index, &start);
   }
+  /* The first node that turned a finite field whole (a GlobalAveragePool,
+   * or a view nnscan cannot follow), for the warning below. */
+  const nns__node *lost = NULL;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
     rf_val by_rule;
@@ -354,6 +417,9 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       if (!carries_field(a, v))
         continue;
       rf_val out = merge ? broadcast(a, &rf, n, &v->type) : by_rule;
+      if (!lost && out.r.f.whole && !out.r.full && out.last.axes > 0 &&
+          !out.last.whole)
+        lost = n;
       rf_set(&rf, v->index, &out);
     }
   }
@@ -383,6 +449,13 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       keep_larger(&model, &rf_get(&rf, v->index)->last);
   }
   a->rf = model.axes > 0 ? model : best_layer;
+  /* No layer kept a finite field, yet an input had one: the model's field
+   * is then the input's own, and every row says whole. Say where (the
+   * text footer quotes this warning after its "receptive field: "). */
+  if (lost && best_layer.axes <= 0 && model.axes > 0 && !model.whole)
+    nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
+                 "axes before any sliding op read them",
+              lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
   free(rf.at);
   free(rf.vals);
   nns__rf_pool_free(&pool);

@@ -87,6 +87,7 @@ typedef struct builder {
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
+  bool tensorflow;   /* producer is tf2onnx/keras2onnx: dots are no paths */
   nns__map op_names; /* interned op type -> OpType_N names given + 1 */
   char *buf;         /* scratch for paths */
   size_t buf_cap;
@@ -276,6 +277,16 @@ static size_t split_atoms(const char *s, size_t len, atom *out, size_t max) {
   return n;
 }
 
+/* A name segment that is one layer, dots included. Keras names a layer
+ * that wraps a TensorFlow function after it (`tf.math.maximum_3`,
+ * `tf.__operators__.add`), and its other layer names hold no dots: in a
+ * TensorFlow export (tf2onnx, keras2onnx) a dot never separates modules,
+ * and outside PyTorch exports a segment starting `tf.` is such a layer. */
+static bool keep_dots(const builder *b, const char *seg, size_t len) {
+  return b->tensorflow ||
+         (!b->pytorch && len > 3 && memcmp(seg, "tf.", 3) == 0);
+}
+
 /* The layer for a node's scope string (its name without the op part). */
 static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
   uint32_t cur = 0;
@@ -287,7 +298,9 @@ static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
     size_t seg_len = i - start;
     start = i + 1;
     atom sa[MAX_ATOMS];
-    size_t ns = split_atoms(seg, seg_len, sa, MAX_ATOMS);
+    size_t ns = keep_dots(b, seg, seg_len)
+                    ? (seg_len ? (sa[0] = (atom){seg, seg_len}, 1) : 0)
+                    : split_atoms(seg, seg_len, sa, MAX_ATOMS);
     if (!ns)
       continue;
     /* The tail of the path so far, from its last non-numeric atom on
@@ -640,6 +653,9 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   b.m = m;
   b.types.arena = &m->analysis_arena;
   b.pytorch = m->producer_name && strcmp(m->producer_name, "pytorch") == 0;
+  b.tensorflow = m->producer_name &&
+                 (strcmp(m->producer_name, "tf2onnx") == 0 ||
+                  strcmp(m->producer_name, "keras2onnx") == 0);
   nns_status st = NNS_OK;
   const nns__graph *g = m->graph;
   uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);

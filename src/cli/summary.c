@@ -108,8 +108,20 @@ static bool incomplete(const nns_model *m, const char *path) {
     char cd[256], co[256];
     nns_text_clean(cd, sizeof cd, dom);
     nns_text_clean(co, sizeof co, op);
-    fprintf(stderr, "%s %s%s%s x%zu (no cost rule)", i ? "," : "", cd,
-            *cd ? "." : "", co, n);
+    /* Say why, as the report does: an op with a cost rule can still go
+     * uncounted when a size is unknown or its rule failed. */
+    size_t no_rule = 0, no_size = 0, failed = 0;
+    nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed);
+    fprintf(stderr, "%s %s%s%s x%zu (", i ? "," : "", cd, *cd ? "." : "",
+            co, n);
+    const char *sep = "";
+    if (no_rule)
+      fprintf(stderr, "%s%zu no cost rule", sep, no_rule), sep = ", ";
+    if (no_size)
+      fprintf(stderr, "%s%zu size unknown", sep, no_size), sep = ", ";
+    if (failed)
+      fprintf(stderr, "%s%zu cost rule failed", sep, failed);
+    fputc(')', stderr);
   }
   bool listed = nu > 0;
   for (size_t i = 0; i < nk; i++) {

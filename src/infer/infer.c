@@ -284,6 +284,41 @@ static nns_status infer_subgraph(nns__ictx *cx, nns__graph *g,
   return nns__graph_infer(cx->m, g, cx->call, cx->err);
 }
 
+static nns_status skip_graph(nns_model *m, nns__graph *g, nns_error *err) {
+  if (!g->order) {
+    nns_status st = nns__graph_sort(m, g, err);
+    if (st != NNS_OK)
+      return st;
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    nns__node *n = g->order[i];
+    bool newer = false;
+    n->op = resolve_op(m, n, &newer);
+    n->opset = (int32_t)nns__model_opset(m, n->domain);
+    for (int32_t k = 0; k < n->n_out; k++)
+      if (n->out[k]) {
+        memset(&n->out[k]->type, 0, sizeof n->out[k]->type);
+        n->out[k]->type.rank = -1;
+        n->out[k]->cval = NULL;
+        n->out[k]->cval_done = true; /* nothing to compute */
+      }
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *at = &n->attrs[k];
+      nns_status st = at->g ? skip_graph(m, at->g, err) : NNS_OK;
+      for (int32_t j = 0; st == NNS_OK && at->graphs && j < at->n; j++)
+        if (at->graphs[j])
+          st = skip_graph(m, at->graphs[j], err);
+      if (st != NNS_OK)
+        return st;
+    }
+  }
+  return NNS_OK;
+}
+
+static nns_status skip_subgraph(nns__ictx *cx, nns__graph *g) {
+  return skip_graph(cx->m, g, cx->err);
+}
+
 static const nns__function *find_function(const nns_model *m,
                                           const nns__node *n) {
   for (int32_t i = 0; i < m->n_functions; i++)
@@ -371,7 +406,8 @@ static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
                   .opset = n->opset,
                   .err = err,
                   .call = call,
-                  .infer_subgraph = infer_subgraph};
+                  .infer_subgraph = infer_subgraph,
+                  .skip_subgraph = skip_subgraph};
   /* A registered custom op (op->ext) declares no attributes: it takes
    * whatever the node has, without a warning per attribute. */
   nns_status st = op->ext ? NNS_OK : check_attrs(&cx);

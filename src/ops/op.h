@@ -243,6 +243,11 @@ typedef struct nns__ictx {
   /* Subgraph inference hook, provided by the driver (src/infer). */
   nns_status (*infer_subgraph)(struct nns__ictx *cx, nns__graph *g,
                                const nns__type *in_types, int n_in_types);
+  /* A subgraph that never runs (the branch a known condition does not
+   * take): its nodes get their ops and order, nested bodies too, but no
+   * shape rule runs, so every value it makes stays unknown and nothing
+   * in it can fail. The analysis still finds its weights. */
+  nns_status (*skip_subgraph)(struct nns__ictx *cx, nns__graph *g);
   /* Subgraph cost hook, provided by the analysis (src/analyze): the summed
    * cost of every node of g (already inferred). */
   nns_status (*cost_subgraph)(struct nns__ictx *cx, const nns__graph *g,

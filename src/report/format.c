@@ -405,6 +405,11 @@ const char *nns__kind_name(nns_type_kind k) {
 /* ==== Shapes and axes ==== */
 
 void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
+  nns__fmt_shape_named(buf, size, m, value, NULL, NULL);
+}
+
+void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
+                          size_t value, nns__dim_name_fn name, void *ctx) {
   if (size == 0)
     return;
   buf[0] = 0;
@@ -428,7 +433,9 @@ void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
       n += (size_t)snprintf(buf + n, size - n, "-1");
     else
       n += (size_t)snprintf(buf + n, size - n, "%s%s", sep,
-                            dim.symbol ? dim.symbol : "?");
+                            !dim.symbol ? "?"
+                            : name      ? name(ctx, dim.symbol)
+                                        : dim.symbol);
   }
   if (n < size)
     snprintf(buf + n, size - n, ")");

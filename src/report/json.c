@@ -256,7 +256,13 @@ static void j_op_list(nns__out *o, const nns_model *m, bool uncounted) {
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
     nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"nodes\": %zu}", cnt);
+    nns__out_fmt(o, ", \"nodes\": %zu", cnt);
+    size_t k[3] = {0, 0, 0};
+    if (uncounted &&
+        nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]) == NNS_OK)
+      nns__out_fmt(o, ", \"no_rule\": %zu, \"no_size\": %zu, "
+                      "\"failed\": %zu", k[0], k[1], k[2]);
+    nns__out_str(o, "}");
   }
   nns__out_str(o, "]");
 }

@@ -113,6 +113,11 @@ void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
  * dim prints -1 (the batch, as torchscan prints it), other symbols by name,
  * an unknown dim "?", an unknown rank "?"; "-" when value is (size_t)-1. */
 void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value);
+/* The same, each symbolic dim's name printed as name(ctx, symbol) says
+ * (the text table's short names for long dim expressions). */
+typedef const char *(*nns__dim_name_fn)(void *ctx, const char *symbol);
+void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
+                          size_t value, nns__dim_name_fn name, void *ctx);
 
 /* Per-axis figures: "7" when every axis agrees, else "7x5". */
 void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);

@@ -55,6 +55,12 @@ typedef struct grid {
   enum col_id id[C_COUNT];
   char **cell;          /* rows x ncols strings */
   char **prefix;        /* text: tree guides of each row's Layer cell */
+  /* Text and Markdown: the long dim expressions shown as #1, #2, ... (in
+   * order of first appearance), the model's own strings. */
+  const char **alias;
+  size_t n_alias, cap_alias;
+  bool alias_oom;
+  char alias_buf[32];
 } grid;
 
 static void grid_free(grid *g) {
@@ -67,6 +73,93 @@ static void grid_free(grid *g) {
   free(g->cell);
   free(g->prefix);
   free(g->layer);
+  free(g->alias);
+}
+
+/* ==== Short names for long dim expressions ==== */
+
+/*
+ * A dim that shape arithmetic made from named dims prints as its
+ * expression: paddle2onnx inputs named p2o.DynamicDimension.N through six
+ * stride-2 convolutions give ((((((p2o.DynamicDimension.1+1)/2+1)/2...,
+ * hundreds of characters per shape. In the text table and Markdown, an
+ * expression (a name holding + - * / or %) longer than ALIAS_MIN
+ * characters is printed as #k, k numbered by first appearance, and
+ * dim_legend() lists each once under the table, written with the other
+ * short names it contains. CSV and JSON keep the expressions.
+ */
+enum { ALIAS_MIN = 16 };
+
+static bool long_expression(const char *sym) {
+  return strlen(sym) > ALIAS_MIN && strpbrk(sym, "+-*/%") != NULL;
+}
+
+static const char *alias_name(void *ctx, const char *sym) {
+  grid *g = ctx;
+  if (!long_expression(sym))
+    return sym;
+  size_t k = 0;
+  while (k < g->n_alias && strcmp(g->alias[k], sym) != 0)
+    k++;
+  if (k == g->n_alias) {
+    if (g->n_alias == g->cap_alias) {
+      size_t cap = g->cap_alias ? g->cap_alias * 2 : 8;
+      const char **a = realloc(g->alias, cap * sizeof *a);
+      if (!a) {
+        g->alias_oom = true;
+        return sym;
+      }
+      g->alias = a;
+      g->cap_alias = cap;
+    }
+    g->alias[g->n_alias++] = sym;
+  }
+  snprintf(g->alias_buf, sizeof g->alias_buf, "#%zu", k + 1);
+  return g->alias_buf;
+}
+
+static bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '#';
+}
+
+/* Writes expression `e` with every other short name's expression that
+ * stands whole in it (not inside a longer name) replaced by its #k,
+ * longest first, so each legend line reads like one step of the
+ * arithmetic: #2 = (#1+1)/2. */
+static void legend_line(nns__out *o, const grid *g, size_t self) {
+  const char *e = g->alias[self];
+  size_t len = strlen(e);
+  for (size_t i = 0; i < len;) {
+    size_t best = (size_t)-1, best_len = 0;
+    for (size_t k = 0; k < g->n_alias; k++) {
+      size_t kl = strlen(g->alias[k]);
+      if (k == self || kl <= best_len || kl > len - i ||
+          memcmp(e + i, g->alias[k], kl) != 0)
+        continue;
+      if ((i > 0 && name_char(e[i - 1])) ||
+          (i + kl < len && name_char(e[i + kl])))
+        continue;
+      best = k;
+      best_len = kl;
+    }
+    if (best != (size_t)-1) {
+      nns__out_fmt(o, "#%zu", best + 1);
+      i += best_len;
+    } else {
+      char c[2] = {e[i], 0};
+      nns__out_text(o, c);
+      i++;
+    }
+  }
+}
+
+static void dim_legend(nns__out *o, const grid *g, const char *indent) {
+  for (size_t k = 0; k < g->n_alias; k++) {
+    nns__out_fmt(o, "%s#%zu = ", indent, k + 1);
+    legend_line(o, g, k);
+    nns__out_str(o, "\n");
+  }
 }
 
 static char *dup_str(const char *s) {
@@ -143,7 +236,10 @@ static nns_status grid_build(grid *g, const nns_model *m,
                  l.depth == 0 ? root_name : l.name ? l.name : "");
         break;
       case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
-      case C_SHAPE: nns__fmt_shape(buf, sizeof buf, m, l.output_value); break;
+      case C_SHAPE:
+        nns__fmt_shape_named(buf, sizeof buf, m, l.output_value,
+                             csv ? NULL : alias_name, g);
+        break;
       case C_PARAMS:
         nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
                         false, csv);
@@ -275,6 +371,62 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   nns__out_str(o, tail);
 }
 
+/* The uncounted op types, by why (nns_model_uncounted_op_why): one line
+ * per reason, each op type with its nodes for that reason. An op with a
+ * cost rule is never listed as having none: a rule that found no usable
+ * size says so, and the --input that gives real sizes is suggested when
+ * graph inputs have symbolic dims (the symbols note prints it). */
+static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
+  static const char *titles[3] = {
+      "Not counted (no cost rule):",
+      ("Not counted (sizes unknown, or negative with symbolic dims taken "
+       "as 1):"),
+      "Not counted (the cost rule failed; see the warnings):"};
+  size_t n = nns_model_uncounted_op_count(m);
+  bool open = false; /* a line is written and not yet ended */
+  for (int why = 0; why < 3; why++) {
+    bool listed = false;
+    for (size_t i = 0; i < n; i++) {
+      const char *dom = "", *op = "?";
+      size_t cnt = 0, k[3] = {0, 0, 0};
+      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+      if (!k[why])
+        continue;
+      if (!listed) {
+        nns__out_str(o, open ? "\n" : md ? "\n" : "");
+        nns__out_str(o, titles[why]);
+      }
+      nns__out_str(o, listed ? ", " : " ");
+      if (dom && *dom) {
+        nns__out_text(o, dom);
+        nns__out_str(o, ".");
+      }
+      nns__out_text(o, op ? op : "?");
+      nns__out_fmt(o, " x%zu", k[why]);
+      listed = open = true;
+    }
+    char opt[512];
+    bool fixable = false;
+    for (size_t q = 0; listed && why == 1 && q < nns_model_input_count(m) &&
+                       !fixable;
+         q++)
+      fixable = nns__input_fix(m, q, opt, sizeof opt) != NULL;
+    if (fixable) {
+      nns__out_str(o, "; give the inputs their real sizes:");
+      for (size_t q = 0; q < nns_model_input_count(m); q++)
+        if (nns__input_fix(m, q, opt, sizeof opt)) {
+          nns__out_str(o, " ");
+          nns__out_text(o, opt);
+        }
+      nns__out_str(o, " (N: the size you run with)");
+    }
+  }
+  if (open)
+    nns__out_str(o, md ? "; counts marked ≥ are lower bounds.\n"
+                       : "; totals marked ≥ are lower bounds.\n");
+}
+
 /* Which symbols a count took as 1, the inputs they belong to and the
  * --input options that fix them. */
 static void symbols_note(nns__out *o, const nns_model *m) {
@@ -342,6 +494,112 @@ static void branches_note(nns__out *o, const nns_model *m) {
     nns__out_str(o, "Both branches' weights count as parameters.\n");
 }
 
+/*
+ * Names the tensors one layer shares with another (tied: counted once, at
+ * the first layer that reads them). Copies are not named: torch.onnx
+ * stores parameters that merely hold equal values (resnet18's BatchNorm
+ * ones and zeros) as one initializer and Identity copies; each copy is its
+ * own parameter in PyTorch and here, so the file's smaller storage says
+ * nothing about the model (JSON keeps it: params_unique).
+ */
+static void tied_note(nns__out *o, const nns_model *m) {
+  enum { SHOWN = 3 };
+  size_t n = nns_model_param_count(m), tied = 0;
+  int64_t elements = 0;
+  for (size_t i = 0; i < n; i++) {
+    nns_param_info p = {.size = sizeof p};
+    if (nns_model_param(m, i, &p) != NNS_OK || !p.shared)
+      continue;
+    elements = nns__sum_sat(elements, p.elements);
+    if (tied++ >= SHOWN)
+      continue;
+    nns_layer_info l = {.size = sizeof l};
+    const char *at = nns_model_layer(m, p.layer, &l) == NNS_OK && l.path &&
+                             *l.path
+                         ? l.path
+                         : "the model";
+    char num[64];
+    total_str(num, sizeof num, p.elements, false, false);
+    nns__out_str(o, tied == 1 ? "Tied (one tensor read by several layers, "
+                                "counted once): "
+                              : ", ");
+    nns__out_text(o, p.name);
+    nns__out_fmt(o, " (%s elements, counted at ", num);
+    nns__out_text(o, at);
+    nns__out_str(o, ")");
+  }
+  if (tied > SHOWN) {
+    char num[64];
+    total_str(num, sizeof num, elements, false, false);
+    nns__out_fmt(o, " and %zu more (%zu tensors, %s elements in all)",
+                 tied - SHOWN, tied, num);
+  }
+  if (tied)
+    nns__out_str(o, "\n");
+}
+
+static bool same_rf(const nns_rf *a, const nns_rf *b) {
+  if (a->whole || b->whole || a->axes != b->axes)
+    return false;
+  for (int k = 0; k < a->axes && k < NNS_RF_MAX_AXES; k++)
+    if (a->field[k] != b->field[k] || a->stride[k] != b->stride[k] ||
+        a->padding[k] != b->padding[k])
+      return false;
+  return true;
+}
+
+/*
+ * The model's field is that of the last value with spatial axes; the rows
+ * after it (a classifier head, the root) say whole. When the root row
+ * disagrees with the footer, say which layer the footer's field is, or,
+ * when no layer has a finite field, that it is the input's own (the
+ * analysis warns where the axes were lost).
+ */
+static void rf_where(nns__out *o, const nns_model *m, const nns_rf *rf) {
+  size_t n = nns_model_layer_count(m);
+  if (!n)
+    return;
+  nns_rf root = nns__layer_rf_of(m, 0);
+  if (same_rf(&root, rf))
+    return;
+  bool finite = false;
+  for (size_t i = n; i-- > 0;) {
+    nns_rf l = nns__layer_rf_of(m, i);
+    finite |= !l.whole && l.axes > 0;
+    if (!same_rf(&l, rf))
+      continue;
+    /* The outermost layer whose output has that field (layer4, not its
+     * last conv). */
+    nns_layer_info li = nns__layer_of(m, i);
+    while (li.parent != (size_t)-1 && li.parent != 0) {
+      nns_rf p = nns__layer_rf_of(m, li.parent);
+      if (!same_rf(&p, rf))
+        break;
+      li = nns__layer_of(m, li.parent);
+    }
+    nns__out_str(o, ", at '");
+    nns__out_text(o, li.path);
+    nns__out_str(o, "' (later rows see the whole input)");
+    return;
+  }
+  if (finite)
+    return;
+  /* The analysis's warning names the node (src/analyze/rf.c). */
+  const char *why = NULL;
+  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
+    const char *w = nns__warning_of(m, i);
+    if (strncmp(w, "receptive field: ", 17) == 0)
+      why = w + 17;
+  }
+  nns__out_str(o, ": the input's own; no layer keeps its spatial axes, so "
+                  "every row says whole");
+  if (why) {
+    nns__out_str(o, " (");
+    nns__out_text(o, why);
+    nns__out_str(o, ")");
+  }
+}
+
 static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns_totals t = nns__totals_of(m);
   nns_counts all = nns__total_counts_of(m);
@@ -358,11 +616,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
       nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
   total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  if (t.params_unique != total) {
-    total_str(a, sizeof a, t.params_unique, false, false);
-    nns__out_fmt(o, "Unique storage: %s (tied or copied weights counted "
-                    "once)\n", a);
-  }
+  tied_note(o, m);
   nns__fmt_clever(a, sizeof a, all.param_bytes, true);
   nns__out_fmt(o, "Model size (params + buffers): %s", a);
   size_t nd = nns_model_param_dtype_count(m);
@@ -374,10 +628,6 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
   }
   nns__out_str(o, nd ? ")\n" : "\n");
-  if (t.param_bytes_unique != all.param_bytes) {
-    nns__fmt_clever(a, sizeof a, t.param_bytes_unique, true);
-    nns__out_fmt(o, "Unique storage size: %s\n", a);
-  }
   text_rule(o, "-", width);
   nns__fmt_clever(a, sizeof a, all.activation_bytes, true);
   nns__out_fmt(o, "Activation memory (all node outputs): %s\n", a);
@@ -414,11 +664,13 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__fmt_rf(a, sizeof a, &rf);
     nns__fmt_axes(b, sizeof b, rf.stride, rf.axes);
     nns__fmt_axes(c, sizeof c, rf.padding, rf.axes);
-    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s%s)\n",
+    nns__out_fmt(o, "Receptive field: %s (effective stride %s, padding %s%s)",
                  a, b, c,
                  rf.global_context && !rf.whole
                      ? "; +g: also sees global context"
                      : "");
+    rf_where(o, m, &rf);
+    nns__out_str(o, "\n");
   }
   if (fields_vary(m))
     nns__out_str(o, "Windowed attention: some fields differ between "
@@ -435,9 +687,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   if (all.flags & NNS_COUNT_OVERFLOW)
     nns__out_str(o, "Some counts passed 2^63-1 and were held there "
                     "(saturated): they are not exact.\n");
-  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
-              "Not counted (no cost rule):",
-              "; totals marked ≥ are lower bounds.\n");
+  uncounted_lines(o, m, false);
   put_op_list(o, m, nns_model_unknown_op_count(m), nns_model_unknown_op,
               "Unknown ops (no shape rule):", "\n");
   text_rule(o, "=", width);
@@ -519,6 +769,12 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
     }
     nns__out_str(o, "\n");
   }
+  if (g->n_alias) {
+    text_rule(o, "-", rule);
+    nns__out_str(o, "Output Shape dims shown as #k (expressions longer than "
+                    "16 characters):\n");
+    dim_legend(o, g, "  ");
+  }
   text_footer(o, m, rule);
 }
 
@@ -574,9 +830,11 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     }
     nns__out_str(o, "\n");
   }
-  put_op_list(o, m, nns_model_uncounted_op_count(m), nns_model_uncounted_op,
-              "\nNot counted (no cost rule):",
-              "; counts marked ≥ are lower bounds.\n");
+  if (g->n_alias) {
+    nns__out_str(o, "\nOutput Shape dims shown as #k:\n\n");
+    dim_legend(o, g, "- ");
+  }
+  uncounted_lines(o, m, true);
 }
 
 /* ==== Entry point ==== */

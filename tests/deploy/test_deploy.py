@@ -113,6 +113,33 @@ def test_if_value_folds_the_branch(value, branch):
     assert alone["totals"]["params"] == e["params_" + branch]
 
 
+@pytest.mark.parametrize("branch", ["then", "else"])
+def test_vad_branch_not_taken_is_not_inferred(branch):
+    """Silero-VAD-like: the 8 kHz branch squeezes an axis that a 16 kHz
+    input makes 2 long. With --value saying which branch runs, the other is
+    not inferred and cannot fail the run (issue 17, item 9)."""
+    e = EXPECT["vad"]
+    doc = run("vad_if.onnx", *e[branch]["args"])
+    assert doc["totals"]["macs"] == e[branch]["macs"]  # by hand
+    assert doc["totals"]["params"] == e["params"]  # both branches' weights
+    assert doc["totals"]["complete"] and not doc["uncounted_ops"]
+    assert doc["branches"] == [{"node": "rate", "counted": branch + "_branch",
+                                "condition_known": True}]
+    out = {o["name"]: o["shape"] for o in doc["outputs"]}
+    assert out["output"] == [e[branch]["frames"], 1, 1]
+    assert out["stateN"] == [2, 1, 16]
+
+
+def test_vad_wrong_rate_still_fails():
+    """The branch taken is inferred as before: a 16 kHz input with
+    sr=8000 makes the 8 kHz branch's Squeeze fail, and the run says so."""
+    args = list(EXPECT["vad"]["then"]["args"])
+    args[-1] = "sr=8000"
+    out = subprocess.run([CLI, "summary", os.path.join(MODELS, "vad_if.onnx"),
+                          *args], capture_output=True, text=True)
+    assert out.returncode == 1 and "Squeeze" in out.stderr
+
+
 def test_value_errors():
     def fails(*args):
         out = subprocess.run([CLI, "summary",

@@ -278,7 +278,100 @@ static void test_shapes_report(void) {
   nns_model_free(m);
 }
 
+/* Six 3x3 stride-2 convolutions (pad 1) on an input whose H is named
+ * p2o.DynamicDimension.1, as paddle2onnx names dims: each output H is
+ * ceil(H/2), which nnscan writes (H+1)/2, so the sixth is six nested
+ * quotients. The text table shows each long expression as #k and the
+ * legend writes each step once: (p2o.DynamicDimension.1+1)/2, then
+ * (#2+1)/2, ... ; no line carries the whole nest. */
+static void test_long_dims_get_short_names(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  if (!b)
+    return;
+  nns_builder_add_opset(b, "", 13, &err);
+  int64_t xd[] = {1, 2, -1, 8};
+  const char *xs[] = {NULL, NULL, "p2o.DynamicDimension.1", NULL};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, xs, &err),
+           NNS_OK);
+  int64_t wd[] = {2, 2, 3, 3}, k[] = {3, 3}, st[] = {2, 2},
+          pads[] = {1, 1, 1, 1};
+  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0,
+                                       &err),
+           NNS_OK);
+  char prev[16] = "x", out[16], name[16];
+  for (int i = 0; i < 6; i++) {
+    snprintf(out, sizeof out, "c%d", i);
+    snprintf(name, sizeof name, "/conv%d/Conv", i);
+    const char *in[] = {prev, "w"}, *o[] = {out};
+    CHECK_EQ(nns_builder_add_node(b, "Conv", "", name, NULL, in, 2, o, 1,
+                                  &err),
+             NNS_OK);
+    nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
+    nns_builder_attr_ints(b, "strides", st, 2, &err);
+    nns_builder_attr_ints(b, "pads", pads, 4, &err);
+    memcpy(prev, out, sizeof prev);
+  }
+  CHECK_EQ(nns_builder_add_output(b, prev, 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_report_options o = {.size = sizeof o, .width = 100};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  /* W: 8 -> 4 -> 2 -> 1 -> 1 ...; H: the named chain. */
+  CHECK(strstr(s.buf, "conv0 ") != NULL);
+  /* Numbered by first appearance: the root row (the last output) first. */
+  CHECK(strstr(s.buf, "(1, 2, #1, 1)") != NULL);
+  CHECK(strstr(s.buf, "(1, 2, #2, 4)") != NULL);
+  CHECK(strstr(s.buf, "  #1 = (#6+1)/2\n") != NULL);
+  CHECK(strstr(s.buf, "  #2 = (p2o.DynamicDimension.1+1)/2\n") != NULL);
+  CHECK(strstr(s.buf, "  #3 = (#2+1)/2\n") != NULL);
+  CHECK(strstr(s.buf, "  #6 = (#5+1)/2\n") != NULL);
+  CHECK(strstr(s.buf, "#7") == NULL);
+  for (const char *l = s.buf; *l;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    CHECK(len < 120);
+    l += len + (e != NULL);
+  }
+  /* CSV keeps the expressions whole (for machines). */
+  memset(&s, 0, sizeof s);
+  o.format = NNS_FORMAT_CSV;
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, "#1") == NULL);
+  CHECK(strstr(s.buf, "((p2o.DynamicDimension.1+1)/2+1)/2") != NULL);
+  nns_model_free(m);
+}
+
+/* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
+ * listed as having no cost rule; the footer says the sizes were unknown and
+ * gives the --input options for the symbolic inputs. */
+static void test_uncounted_reason_in_footer(void) {
+  nns_model *m =
+      tm_load_path("unit/models/analyze_no_size.onnx", TM_ANALYZE, NULL);
+  if (!m)
+    return;
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  nns_report_options o = {.size = sizeof o};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, "no cost rule") == NULL);
+  CHECK(strstr(s.buf, "Not counted (sizes unknown, or negative with "
+                      "symbolic dims taken as 1): Relu x1; give the inputs "
+                      "their real sizes: --input x=1xN --input s=N") != NULL);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_long_dims_get_short_names);
+  RUN(test_uncounted_reason_in_footer);
   RUN(test_shapes_report);
   RUN(test_int);
   RUN(test_clever);

@@ -258,6 +258,103 @@ static void test_rf_channels_last(void) {
 }
 
 /*
+ * A TensorFlow export (tf2onnx): input NHWC [1, 76, 32, 1], every Conv and
+ * MaxPool between Transposes to NCHW and back, bias Add and Relu in NHWC;
+ * in the _reshape variant the first Transpose is the Reshape tf2onnx's
+ * optimizer writes for it ([1,76,32,1] -> [1,1,76,32]). By hand, on H and
+ * on W: conv 3x3 VALID r 3, j 1, p 0; maxpool 2x2 s2 r 3 + 1*1 = 4, j 2;
+ * conv 3x3 SAME r 4 + 2*2 = 8, j 2, p 1*2 = 2. The Flatten + MatMul head
+ * sees the whole input; the model's field is conv2d_1's.
+ */
+static void test_rf_tensorflow_nhwc(void) {
+  const char *files[] = {"unit/models/analyze_tf_nhwc.onnx",
+                         "unit/models/analyze_tf_nhwc_reshape.onnx"};
+  for (int f = 0; f < 2; f++) {
+    nns_model *m = analyzed(files[f], 0);
+    if (!m)
+      continue;
+    const struct {
+      const char *path;
+      int64_t field, stride, pad;
+    } want[] = {{"model.conv2d", 3, 1, 0},
+                {"model.max_pooling2d", 4, 2, 0},
+                {"model.conv2d_1", 8, 2, 2}};
+    for (size_t i = 0; i < 3; i++) {
+      tm_layer l = layer(m, want[i].path);
+      CHECK(!l.rf.whole);
+      CHECK_EQ(l.rf.axes, 2);
+      for (int k = 0; k < 2; k++) {
+        CHECK_EQ(l.rf.field[k], want[i].field);
+        CHECK_EQ(l.rf.stride[k], want[i].stride);
+        CHECK_EQ(l.rf.padding[k], want[i].pad);
+      }
+    }
+    CHECK(layer(m, "model.dense").rf.whole);
+    tm_totals t = tm_totals_of(m);
+    CHECK_EQ(t.rf.axes, 2);
+    CHECK_EQ(t.rf.field[0], 8);
+    CHECK_EQ(t.rf.field[1], 8);
+    CHECK_EQ(nns_model_warning_count(m), 0);
+    nns_model_free(m);
+  }
+}
+
+/*
+ * analyze_rf_lost: a Reshape folds 8x8 into 4x16 before the only conv, so
+ * no layer has a finite field and the model's is the input's own (1); the
+ * analysis warns, naming the Reshape.
+ */
+static void test_rf_lost_is_explained(void) {
+  nns_model *m = analyzed("unit/models/analyze_rf_lost.onnx", 0);
+  if (!m)
+    return;
+  CHECK(layer(m, "conv").rf.whole);
+  tm_totals t = tm_totals_of(m);
+  CHECK(!t.rf.whole);
+  CHECK_EQ(t.rf.field[0], 1);
+  int warned = 0;
+  for (size_t i = 0; i < nns_model_warning_count(m); i++)
+    warned += strstr(tm_warning(m, i), "'/fold/Reshape' (Reshape) lost the "
+                                       "input's spatial axes") != NULL;
+  CHECK_EQ(warned, 1);
+  nns_model_free(m);
+}
+
+/* analyze_no_size: the Relu after a Reshape to an unknown shape has a cost
+ * rule but no size to count: one uncounted node, for want of a size. */
+static void test_uncounted_why(void) {
+  nns_model *m = analyzed("unit/models/analyze_no_size.onnx", 0);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_uncounted_op_count(m), 1);
+  const char *d = NULL, *op = NULL;
+  size_t n = 0, no_rule = 9, no_size = 9, failed = 9;
+  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &op, &n), NNS_OK);
+  CHECK_STR(op, "Relu");
+  CHECK_EQ(n, 1);
+  CHECK_EQ(nns_model_uncounted_op_why(m, 0, &no_rule, &no_size, &failed),
+           NNS_OK);
+  CHECK_EQ(no_rule, 0);
+  CHECK_EQ(no_size, 1);
+  CHECK_EQ(failed, 0);
+  nns_model_free(m);
+  /* An op without a cost rule: analyze_custom's unregistered op. */
+  m = analyzed("unit/models/analyze_custom.onnx", 0);
+  if (!m)
+    return;
+  size_t rows = nns_model_uncounted_op_count(m), rule_less = 0;
+  for (size_t i = 0; i < rows; i++) {
+    CHECK_EQ(nns_model_uncounted_op(m, i, &d, &op, &n), NNS_OK);
+    CHECK_EQ(nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed),
+             NNS_OK);
+    CHECK_EQ(no_rule + no_size + failed, n);
+    rule_less += no_rule;
+  }
+  CHECK(rule_less > 0);
+  nns_model_free(m);
+}
+
+/*
  * analyze_slice: stem 3x3 p1 (r 3, j 1, p 1); Slice starts 1 step 2 on H
  * and W: output pixel i is input pixel 1 + 2i, so p 1 - 1*1 = 0, j 2, r 3;
  * head 3x3 p1: r 3 + 2*2 = 7, p 0 + 1*2 = 2.
@@ -558,9 +655,14 @@ static void test_scopes(void) {
   m = analyzed("unit/models/analyze_scopes_tf.onnx", 0);
   if (!m)
     return;
-  CHECK_EQ(nns_model_layer_count(m), 4);
+  CHECK_EQ(nns_model_layer_count(m), 5);
   CHECK_EQ(layer(m, "model.conv2d").counts.nodes, 1);
   CHECK_EQ(layer(m, "model.conv2d_1").counts.nodes, 1);
+  /* A Keras TFOpLambda layer: one layer named with its dots. */
+  tm_layer k = layer(m, "model.tf.math.maximum_3");
+  CHECK_STR(k.name, "tf.math.maximum_3");
+  CHECK_EQ(k.depth, 2);
+  CHECK_EQ(k.counts.nodes, 1);
   CHECK_STR(layer(m, "model").type, "Relu");
   nns_model_free(m);
 }
@@ -671,6 +773,9 @@ int main(void) {
   RUN(test_rf_se);
   RUN(test_rf_shuffle);
   RUN(test_rf_channels_last);
+  RUN(test_rf_tensorflow_nhwc);
+  RUN(test_rf_lost_is_explained);
+  RUN(test_uncounted_why);
   RUN(test_rf_slice);
   RUN(test_rf_window);
   RUN(test_memory);

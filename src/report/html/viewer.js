@@ -171,9 +171,17 @@
     });
     var notes = [];
     (doc.uncounted_ops || []).forEach(function (o) {
+      // Why (no_rule / no_size / failed): an op with a cost rule is never
+      // said to have none.
+      var why = o.no_size && !o.no_rule && !o.failed
+        ? ': its sizes are unknown (or negative with symbolic dims taken as 1; --input with the real sizes fixes it)'
+        : o.failed && !o.no_rule && !o.no_size
+          ? ': its cost rule failed (see the warnings)'
+          : o.no_rule === o.nodes || o.no_rule == null ? ' has no cost rule'
+            : ' could not be counted (no cost rule, unknown sizes or a failed rule)';
       notes.push({kind: 'warn', text: 'Not counted: ' + (o.domain ? o.domain + '.' : '') +
                   o.op_type + ' (' + o.nodes + ' node' + (o.nodes === 1 ? '' : 's') +
-                  ') has no cost rule; the totals are lower bounds.'});
+                  ')' + why + '; the totals are lower bounds.'});
     });
     (doc.unknown_ops || []).forEach(function (o) {
       notes.push({kind: 'warn', text: 'Unknown op: ' + (o.domain ? o.domain + '.' : '') +

@@ -138,6 +138,87 @@ save('channels_last', [
     [zeros('ws', [4, 2, 4, 4]), zeros('wd', [4, 1, 7, 7]), zeros('g', [4]),
      zeros('beta', [4]), zeros('wl', [4, 4]), zeros('bl', [4])])
 
+# A TensorFlow export (tf2onnx, issue 17): the input is NHWC
+# [N, 76, 32, 1]; every Conv and MaxPool sits between a Transpose to NCHW
+# and one back, the bias Add and Relu run in NHWC. conv 3x3 VALID (field
+# 3, jump 1, padding 0), maxpool 2x2 s2 (3 + 1*1 = 4, jump 2), conv 3x3
+# SAME (4 + 2*2 = 8, padding 0 + 1*2 = 2); the Flatten + MatMul head sees
+# the whole input. The model's field is the last conv's: 8, stride 2,
+# padding 2 on H and on W.
+def nhwc(name, op, x, y, ins=(), **kw):
+    return [
+        h.make_node('Transpose', [x], [y + '_nchw'], perm=[0, 3, 1, 2],
+                    name=f'model/{name}/{op}__in'),
+        h.make_node(op, [y + '_nchw', *ins], [y + '_out'],
+                    name=f'model/{name}/{op}', **kw),
+        h.make_node('Transpose', [y + '_out'], [y], perm=[0, 2, 3, 1],
+                    name=f'model/{name}/{op}__out'),
+    ]
+
+
+save('tf_nhwc', [
+    *nhwc('conv2d', 'Conv', 'x', 'c1', ['w1'], kernel_shape=[3, 3]),
+    h.make_node('Add', ['c1', 'b1'], ['a1'], name='model/conv2d/BiasAdd'),
+    h.make_node('Relu', ['a1'], ['r1'], name='model/conv2d/Relu'),
+    *nhwc('max_pooling2d', 'MaxPool', 'r1', 'p1', kernel_shape=[2, 2],
+          strides=[2, 2]),
+    *nhwc('conv2d_1', 'Conv', 'p1', 'c2', ['w2'], kernel_shape=[3, 3],
+          pads=[1, 1, 1, 1]),
+    h.make_node('Add', ['c2', 'b2'], ['a2'], name='model/conv2d_1/BiasAdd'),
+    h.make_node('Relu', ['a2'], ['r2'], name='model/conv2d_1/Relu'),
+    h.make_node('Reshape', ['r2', 'flat'], ['f'], name='model/flatten/Reshape'),
+    h.make_node('MatMul', ['f', 'wd'], ['y'], name='model/dense/MatMul'),
+], [('x', F, [1, 76, 32, 1])], ['y'],
+    [zeros('w1', [8, 1, 3, 3]), zeros('b1', [8]), zeros('w2', [8, 8, 3, 3]),
+     zeros('b2', [8]), const('flat', [1, 37 * 15 * 8], np.int64),
+     zeros('wd', [37 * 15 * 8, 4])], opset=13, producer='tf2onnx')
+
+# The same with the first Transpose written as the Reshape tf2onnx's
+# optimizer makes of it (it only moves the size-1 channel dim):
+# [1, 76, 32, 1] -> [1, 1, 76, 32]. Same fields.
+save('tf_nhwc_reshape', [
+    h.make_node('Reshape', ['x', 'nchw'], ['c1_nchw'],
+                name='model/conv2d/Conv2D__6'),
+    h.make_node('Conv', ['c1_nchw', 'w1'], ['c1_out'], kernel_shape=[3, 3],
+                name='model/conv2d/Conv'),
+    h.make_node('Transpose', ['c1_out'], ['c1'], perm=[0, 2, 3, 1],
+                name='model/conv2d/Conv__out'),
+    h.make_node('Add', ['c1', 'b1'], ['a1'], name='model/conv2d/BiasAdd'),
+    h.make_node('Relu', ['a1'], ['r1'], name='model/conv2d/Relu'),
+    *nhwc('max_pooling2d', 'MaxPool', 'r1', 'p1', kernel_shape=[2, 2],
+          strides=[2, 2]),
+    *nhwc('conv2d_1', 'Conv', 'p1', 'c2', ['w2'], kernel_shape=[3, 3],
+          pads=[1, 1, 1, 1]),
+    h.make_node('Add', ['c2', 'b2'], ['a2'], name='model/conv2d_1/BiasAdd'),
+    h.make_node('Relu', ['a2'], ['r2'], name='model/conv2d_1/Relu'),
+    h.make_node('Reshape', ['r2', 'flat'], ['f'], name='model/flatten/Reshape'),
+    h.make_node('MatMul', ['f', 'wd'], ['y'], name='model/dense/MatMul'),
+], [('x', F, [1, 76, 32, 1])], ['y'],
+    [const('nchw', [1, 1, 76, 32], np.int64), zeros('w1', [8, 1, 3, 3]),
+     zeros('b1', [8]), zeros('w2', [8, 8, 3, 3]), zeros('b2', [8]),
+     const('flat', [1, 37 * 15 * 8], np.int64),
+     zeros('wd', [37 * 15 * 8, 4])], opset=13, producer='tf2onnx')
+
+# A Reshape that folds H and W into rows of another length (8x8 -> 4x16):
+# no pixel keeps its neighbours, so the conv after it sees the whole input
+# and no layer has a finite field; the footer must say why it still shows
+# the input's own field (1) and the analysis warns at the Reshape.
+save('rf_lost', [
+    h.make_node('Reshape', ['x', 'rows'], ['t'], name='/fold/Reshape'),
+    conv('/conv/Conv', 't', 'w', 'y', 3, pad=1),
+], [('x', F, [1, 2, 8, 8])], ['y'],
+    [const('rows', [1, 2, 4, 16], np.int64), zeros('w', [2, 2, 3, 3])])
+
+# A node whose cost rule has no size to count (issue 17): x [1, n] is
+# reshaped to a shape read from the graph input `s` (values unknown, length
+# k), so the Relu after it has an unknown rank. Relu has a cost rule: the
+# report must say the sizes were unknown (not "no cost rule") and give the
+# --input options for x and s.
+save('no_size', [
+    h.make_node('Reshape', ['x', 's'], ['t'], name='/view/Reshape'),
+    h.make_node('Relu', ['t'], ['y'], name='/act/Relu'),
+], [('x', F, [1, 'n']), ('s', I64, ['k'])], ['y'])
+
 # Strided Slice over H and W (issue 7; Swin's patch merging takes x[1::2]):
 # conv 3x3 p1 (r 3, j 1, p 1), Slice starts 1, step 2 on dims 2 and 3
 # (pixel i is input pixel 1 + 2i: p 1 - 1*1 = 0, j 2), conv 3x3 p1:
@@ -212,11 +293,13 @@ save('scopes', nodes, [('x', F, [1, 4])], [prev],
          {'': 'Net', 'layer2.0': 'BasicBlock', 'layer1.act_1': 'ReLU',
           'layer2': 'Sequential'})})
 # The same `_1` names from another producer are distinct layers (Keras
-# names a second conv2d layer conv2d_1).
+# names a second conv2d layer conv2d_1). Keras names a layer wrapping a TF
+# function after it: tf.math.maximum_3 is one layer, not tf > math.
 save('scopes_tf', [
     h.make_node('Relu', ['x'], ['a'], name='model/conv2d/Relu'),
     h.make_node('Relu', ['a'], ['b'], name='model/conv2d_1/Relu'),
-], [('x', F, [1, 4])], ['b'], producer='tf2onnx')
+    h.make_node('Relu', ['b'], ['c'], name='model/tf.math.maximum_3/Relu'),
+], [('x', F, [1, 4])], ['c'], producer='tf2onnx')
 
 # Custom ops: com.example.MyOp twice (x [2, 3] -> [2, 6] by the test's
 # callback, attribute `k`), com.other.MyOp (same name, another domain), and

@@ -1,0 +1,289 @@
+"""Real values kept beside meta tensors while a forward is recorded on meta.
+
+Weights and activations stay on the meta device (shapes only). The small
+tensors that decide control flow and masks are not activations: the user's
+`attention_mask`, `input_ids`, position ids, `cache_position`, the `arange`
+arithmetic a model builds its causal mask from, the boolean results of
+`.all()` / `==`. For those the recorder keeps a *shadow*: the real value, a
+CPU tensor computed alongside the meta one, so a forward that reads data
+(`.item()`, `bool(t)`, `torch.equal`, `nonzero`, `.tolist()`, `.cpu()`)
+runs on meta instead of failing, and later code (masked attention counts)
+can read the values (`Builder.value_of`).
+
+What has a shadow (docs/python.md, "Real values on the meta path"):
+  - an input the user passed as a real (non-meta) integer or boolean tensor,
+    and a model's integer/boolean buffers and tensor attributes when the
+    recorder copies the model to meta;
+  - the output of a factory op (arange, full, ones, zeros, *_like, new_*,
+    fill_, zero_; an `empty` tensor once copy_ overwrites it) of an
+    integer or boolean dtype, or of a float dtype up to FLOAT_FACTORY_MAX
+    elements (larger float factories are caches and accumulators for
+    activations);
+  - the output of any other op whose every tensor input has a shadow (or is
+    a real CPU tensor), e.g. an additive float mask made from a boolean one
+    by `where`;
+  and in every case only up to MAX_ELEMENTS elements per tensor and
+  MAX_BYTES in all (beyond that, values are dropped: such a forward reading
+  data falls back to running the model, as before). Random ops never get a
+  shadow. An in-place op that writes a value without a shadow into a
+  shadowed tensor drops the shadow.
+"""
+import torch
+
+from . import ops_map
+
+MAX_ELEMENTS = 1 << 24
+MAX_BYTES = 1 << 29
+FLOAT_FACTORY_MAX = 1 << 16
+
+# ops whose output values do not depend on their tensor inputs' values
+# (shape/dtype templates, or overwritten whole)
+# (`empty*` are not: their values are undefined until an op overwrites them,
+# which gives them a value then, see OVERWRITE)
+FACTORIES = frozenset((
+    "zeros", "zeros_like", "ones",
+    "ones_like", "full", "full_like", "arange", "scalar_tensor",
+    "new_zeros", "new_ones", "new_full", "fill", "zero",
+    "linspace", "logspace", "eye", "tensor", "lift_fresh", "lift_fresh_copy"))
+
+# ops that overwrite their first argument whatever it held (fill and zero
+# are also factories: they read no value at all)
+OVERWRITE = frozenset(("copy", "fill", "zero"))
+
+# ops that can move a real CPU tensor onto meta (`torch.tensor(..., device=)`)
+COPIES = frozenset(("_to_copy", "to", "copy", "_copy_from"))
+
+RANDOM = frozenset((
+    "rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
+    "randperm", "normal", "uniform", "bernoulli", "dropout", "native_dropout",
+    "multinomial", "exponential", "geometric", "cauchy", "log_normal",
+    "random", "poisson"))
+
+# aten overload -> (base name, factory or copy, random): follow runs at
+# every op
+_KINDS = {}
+_META = torch.device("meta")
+_CPU = torch.device("cpu")
+
+
+def _is_random(func, name):
+    if name in RANDOM:
+        return True
+    tag = getattr(torch.Tag, "nondeterministic_seeded", None) \
+        if hasattr(torch, "Tag") else None
+    return tag is not None and tag in getattr(func, "tags", ())
+
+
+def _trackable_input(t):
+    return (not t.is_floating_point() and not t.is_complex()
+            and t.numel() <= MAX_ELEMENTS)
+
+
+class Shadows:
+    """id(meta tensor) -> (meta tensor, CPU value), and the rules above."""
+
+    def __init__(self):
+        self.of = {}
+        self.bytes = 0
+
+    # ---- reading ----
+    def value(self, t):
+        """The real value of `t` (a CPU tensor), or None if not tracked."""
+        e = self.of.get(id(t))
+        return e[1] if e is not None and e[0] is t else None
+
+    def __contains__(self, t):
+        e = self.of.get(id(t))
+        return e is not None and e[0] is t
+
+    # ---- adding ----
+    def set(self, meta, val):
+        n = val.numel() * val.element_size()
+        if val.numel() > MAX_ELEMENTS or self.bytes + n > MAX_BYTES:
+            self.drop(meta)
+            return False
+        self.bytes += n
+        self.of[id(meta)] = (meta, val)
+        return True
+
+    def drop(self, meta):
+        self.of.pop(id(meta), None)
+
+    def adopt(self, meta, real):
+        """An input or buffer: `meta` stands for the real tensor `real`."""
+        if isinstance(real, torch.Tensor) and not real.is_meta \
+                and _trackable_input(real):
+            self.set(meta, real.detach().to(_CPU, copy=True))
+
+    # ---- following ops ----
+    def _sub(self, x, blank):
+        """x with every meta tensor replaced by its value (or, if its id is in
+        `blank` (values that do not matter), by an uninitialised CPU tensor
+        of its shape), meta devices by the CPU; None if a meta tensor has no
+        value."""
+        if isinstance(x, torch.Tensor):
+            if x.is_meta:
+                v = self.value(x)
+                if v is None and id(x) in blank:
+                    # written in place: a real buffer; a template: no memory
+                    v = torch.empty(x.shape, dtype=x.dtype) if blank[id(x)] \
+                        else torch.empty((), dtype=x.dtype).expand(x.shape)
+                return v
+            return x if x.device.type == "cpu" else None
+        if isinstance(x, torch.device):
+            return _CPU if x.type == "meta" else x
+        if isinstance(x, (list, tuple)):
+            out = []
+            for y in x:
+                s = self._sub(y, blank)
+                if s is None and y is not None:
+                    return None
+                out.append(s)
+            return out if isinstance(x, list) else tuple(out)
+        return x
+
+    def _run(self, func, args, kwargs, blank):
+        sargs = self._sub(list(args), blank)
+        if sargs is None:
+            return None
+        skw = {}
+        for k, v in kwargs.items():
+            s = self._sub(v, blank)
+            if s is None and v is not None:
+                return None
+            skw[k] = s
+        try:
+            return (func(*sargs, **skw),)
+        except Exception:  # noqa: BLE001 - no value, as if untracked
+            return None
+
+    def _inputs_known(self, args, kwargs, blank):
+        """Every meta tensor input not in `blank` has a value, and some
+        tensor input is known (a value, or a real CPU tensor)."""
+        seen = False
+        for a in list(args) + list(kwargs.values()):
+            for t in (a if isinstance(a, (list, tuple)) else (a,)):
+                if isinstance(t, torch.Tensor):
+                    if not t.is_meta:
+                        seen = seen or t.device.type == "cpu"
+                    elif id(t) not in blank:
+                        if t not in self:
+                            return False
+                        seen = True
+        return seen
+
+    def _any_tracked(self, args, kwargs):
+        of = self.of
+        if not of:
+            return False
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                if id(a) in of:
+                    return True
+            elif isinstance(a, (list, tuple)):
+                for t in a:
+                    if isinstance(t, torch.Tensor) and id(t) in of:
+                        return True
+        for a in kwargs.values():
+            for t in (a if isinstance(a, (list, tuple)) else (a,)):
+                if isinstance(t, torch.Tensor) and id(t) in of:
+                    return True
+        return False
+
+    def _targets(self, func, args, kwargs):
+        """The tensors an in-place or out= op writes."""
+        out = kwargs.get("out")
+        if out is not None:
+            return list(out) if isinstance(out, (list, tuple)) else [out]
+        if ops_map.is_inplace(func) and args and isinstance(args[0], torch.Tensor):
+            return [args[0]]
+        return []
+
+    def _blank(self, name, args, kwargs, targets):
+        """id -> written in place, for the inputs whose values the op does
+        not read."""
+        blank = {id(t): True for t in targets} if "out" in kwargs else {}
+        if name in OVERWRITE and args and isinstance(args[0], torch.Tensor):
+            blank[id(args[0])] = True
+        elif name in FACTORIES:  # a template for shape and dtype only
+            for a in list(args) + list(kwargs.values()):
+                for t in (a if isinstance(a, (list, tuple)) else (a,)):
+                    if isinstance(t, torch.Tensor):
+                        blank.setdefault(id(t), False)
+        return blank
+
+    def follow(self, func, args, kwargs, out):
+        """After `func` ran on meta: the values of its outputs. Returns the
+        output to give the model (a data-dependent answer, such as
+        `torch.equal`'s, comes from the values)."""
+        kind = _KINDS.get(func)
+        if kind is None:
+            name = ops_map.base_name(func)
+            kind = _KINDS[func] = (name, name in FACTORIES or name in COPIES,
+                                   _is_random(func, name))
+        name, makes, random = kind
+        if not makes and not self._any_tracked(args, kwargs):
+            return out  # the common case: nothing tracked, nothing to drop
+        targets = self._targets(func, args, kwargs)
+        blank = self._blank(name, args, kwargs, targets)
+        if random or not (
+                name in FACTORIES or self._inputs_known(args, kwargs, blank)):
+            for t in targets:
+                self.drop(t)
+            return out
+        outs = ops_map._outs(out)
+        metas = [o for o in outs if isinstance(o, torch.Tensor)]
+        if not metas:
+            return out  # sizes, scalars: nothing to keep
+        for o in metas:
+            if not o.is_meta or o.numel() > MAX_ELEMENTS or (
+                    name in FACTORIES and o.is_floating_point()
+                    and o.numel() > FLOAT_FACTORY_MAX):
+                for t in targets:
+                    self.drop(t)
+                return out
+        got = self._run(func, args, kwargs, blank)
+        vals = ops_map._outs(got[0]) if got is not None else []
+        if len(vals) != len(outs):
+            for t in targets + metas:
+                self.drop(t)
+            return out
+        for o, v in zip(outs, vals):
+            if isinstance(o, torch.Tensor):
+                if isinstance(v, torch.Tensor) and list(v.shape) == list(o.shape) \
+                        and v.dtype == o.dtype:
+                    if self.value(o) is not v:
+                        self.set(o, v)
+                else:
+                    self.drop(o)
+        return out
+
+    def answer(self, func, args, kwargs):
+        """For an op that cannot run on meta tensors (reads data: `.item()`,
+        `torch.equal`, `nonzero`, a copy to the CPU): its result computed on
+        the values, new meta outputs with their values; None if some input
+        has no value."""
+        if not any(isinstance(t, torch.Tensor) and t.is_meta
+                   for a in list(args) + list(kwargs.values())
+                   for t in (a if isinstance(a, (list, tuple)) else (a,))) \
+                or not self._inputs_known(args, kwargs, {}):
+            return None
+        got = self._run(func, args, kwargs, {})
+        if got is None:
+            return None
+        res = got[0]
+        dev = kwargs.get("device")
+        if dev is not None and torch.device(dev).type != "meta":
+            return res  # .cpu(), .to("cpu"), .tolist(): the real tensor
+        if isinstance(res, torch.Tensor):
+            return self._meta_of(res)
+        if isinstance(res, (tuple, list)) and any(
+                isinstance(r, torch.Tensor) for r in res):
+            return type(res)(self._meta_of(r) if isinstance(r, torch.Tensor)
+                             else r for r in res)
+        return res  # a Python number or bool
+
+    def _meta_of(self, v):
+        m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=_META)
+        self.set(m, v)
+        return m

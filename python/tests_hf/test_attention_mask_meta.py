@@ -1,0 +1,112 @@
+"""A tokenizer's attention_mask on a transformers decoder built on meta.
+
+transformers checks the mask's values (`padding_mask.all()`, in its mask
+builders) and builds the causal + padding mask from them: on meta tensors
+that used to raise `.item() cannot be called on meta tensors`. The
+recorder keeps integer/boolean inputs and what is computed from them as
+real values (nnscan/shadow.py), so these record on meta, without falling
+back to a real forward (which a model without weights cannot do).
+
+References: matrix-product MACs from PyTorch's FlopCounterMode on the same
+meta model (fed input_ids only: the dense products do not depend on the
+mask), parameters from sum(p.numel()), and the attention mask the model
+built compared with causal & padding computed by hand.
+"""
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+import nnscan  # noqa: E402
+from nnscan import recorder  # noqa: E402
+
+B, T = 2, 12
+
+
+def _model(family):
+    cfg_cls, model_cls = {
+        "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM),
+        "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM),
+    }[family]
+    cfg = cfg_cls(vocab_size=256, hidden_size=64, intermediate_size=128,
+                  num_hidden_layers=2, num_attention_heads=8,
+                  num_key_value_heads=4, head_dim=8,
+                  max_position_embeddings=128)
+    with torch.device("meta"):
+        return model_cls(cfg)
+
+
+def _mask(pad):
+    am = torch.ones(B, T, dtype=torch.long)
+    am[0, :pad] = 0  # left padding on the first row
+    return am
+
+
+def _flop_counter_macs(model):
+    with FlopCounterMode(display=False) as fc:
+        model(input_ids=torch.zeros(B, T, dtype=torch.long, device="meta"))
+    return fc.get_total_flops() // 2
+
+
+@pytest.mark.parametrize("family", ["llama", "mistral"])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_attention_mask_records_on_meta(family, pad):
+    model = _model(family)
+    ids = torch.randint(0, 256, (B, T))
+    am = _mask(pad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback, no shape mismatch
+        s = nnscan.summary(model, inputs={"input_ids": ids,
+                                          "attention_mask": am}, file=False)
+    assert s.device == "meta"
+    unique = {id(p): p.numel() for p in model.parameters()}
+    assert s.totals["params"] == sum(unique.values())
+    by_op = {o["op_type"]: o["macs"] for o in s.json["op_types"]}
+    assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == \
+        _flop_counter_macs(model)
+
+
+@pytest.mark.parametrize("pad", [0, 3])
+def test_the_mask_the_model_built_is_known(pad):
+    """The boolean mask handed to attention is tracked with its real
+    values: causal, and the padded keys of the first row masked out."""
+    model = _model("llama")
+    am = _mask(pad)
+    rec = recorder.record_model(model, (), {
+        "input_ids": torch.randint(0, 256, (B, T)), "attention_mask": am},
+        device="meta")
+    allowed = torch.ones(T, T, dtype=torch.bool).tril()[None, None] \
+        & am.bool()[:, None, None, :]
+    found = []
+    for _, v in rec.builder.shadows.of.values():
+        if v.dtype == torch.bool and v.dim() >= 2 and \
+                list(v.shape[-2:]) == [T, T]:
+            try:
+                found.append(torch.equal(v.expand(B, 1, T, T), allowed))
+            except RuntimeError:  # does not broadcast to the scores
+                pass
+    assert any(found)
+
+
+@pytest.mark.parametrize("family", ["llama", "mistral"])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_gqa_with_mask_on_the_models_own_cpu(family, pad):
+    """The same decoder with real CPU weights, run on its own device
+    (with no padding transformers hands PyTorch's fused CPU attention 4 k/v
+    heads for 8 query heads, enable_gqa; with padding it repeats them):
+    the same products as FlopCounterMode counts on the meta model."""
+    meta = _model(family)
+    torch.manual_seed(0)
+    model = type(meta)(meta.config)
+    inputs = {"input_ids": torch.randint(0, 256, (B, T)),
+              "attention_mask": _mask(pad)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = nnscan.summary(model, inputs=inputs, device="model", file=False)
+    assert s.device == "cpu"
+    by_op = {o["op_type"]: o["macs"] for o in s.json["op_types"]}
+    assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == \
+        _flop_counter_macs(meta)
