@@ -554,6 +554,28 @@ def index_add(b, args, kw, out):
     b.node("ScatterND", [b.inp(x), b.name(u), upd], [out], {"reduction": "add"})
 
 
+def all_any(op):
+    """all / any (of a mask): as an int32 ReduceMin / ReduceMax, cast back
+    to bool (ONNX has no boolean reductions)."""
+    def rule(b, args, kw, out):
+        import torch
+        x = args[0]
+        dim = _arg(args, kw, 1, "dim", None)
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        r = max(1, _ndim(x))
+        if dim is None:
+            axes = list(range(_ndim(x)))
+        else:
+            axes = sorted(int(d) % r for d in
+                          (dim if isinstance(dim, (list, tuple)) else [dim]))
+        xi = b.fresh(torch.int32, list(x.shape))
+        b.node("Cast", [b.inp(x)], [xi], {"to": 6})
+        red = b.fresh(torch.int32, list(out.shape))
+        b.node(op, [b.name(xi)], [red], {"axes": axes, "keepdims": int(keep)})
+        b.node("Cast", [b.name(red)], [out], {"to": b.onnx_dtype(out.dtype)})
+    return rule
+
+
 def arg_reduce(op):
     # argmax(x, dim=None, keepdim=False); no dim: over the flattened tensor
     def rule(b, args, kw, out):
@@ -1843,6 +1865,7 @@ OPS = {
     # selection, sorting, mixture-of-experts routing and experts
     "topk": topk, "sort": sort, "argsort": sort,
     "argmax": arg_reduce("ArgMax"), "argmin": arg_reduce("ArgMin"),
+    "all": all_any("ReduceMin"), "any": all_any("ReduceMax"),
     "max": max_min("ReduceMax", "ArgMax", "Max"),
     "min": max_min("ReduceMin", "ArgMin", "Min"),
     "histc": histc, "_grouped_mm": grouped_mm, "aminmax": aminmax,

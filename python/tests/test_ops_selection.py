@@ -74,6 +74,7 @@ CASES = {
     "index_add": lambda x: torch.zeros(5, 4, 5).index_add(
         0, torch.tensor([4, 0, 4]), x),
     "aminmax": lambda x: torch.aminmax(x, dim=1),
+    "all_any": lambda x: torch.all(x > 3, dim=1) | (x > 50).any(),
 }
 
 

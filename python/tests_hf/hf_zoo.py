@@ -10,8 +10,10 @@ the inputs (`text`: input_ids; `seq2seq`: + decoder_input_ids; `image`:
 pixel_values; `text+image`: both; `audio`: Whisper's input_features +
 decoder_input_ids) and config overrides. `attn: "eager"` marks the
 families whose SDPA mask code asks a mask's values (`padding_mask.all()`,
-an `.item()`), which meta tensors do not have, even with no attention_mask
-given: they are built with eager attention (matmul, softmax, matmul).
+an `.item()`), even with no attention_mask given: nnscan records them on
+meta (it keeps such masks real), but FlopCounterMode, the reference, cannot
+run them there, so the zoo builds them with eager attention (matmul,
+softmax, matmul); test_sdpa_mask_checks_record_on_meta checks the default.
 Every family also gets `TINY`'s sizes for the config fields it has (a
 couple of layers, hidden 64).
 

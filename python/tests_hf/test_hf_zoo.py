@@ -28,6 +28,7 @@ import pytest
 import torch
 
 import hf_zoo
+import transformers
 import nnscan
 from nnscan.torch_api import ShapeMismatch
 
@@ -144,3 +145,22 @@ def test_backward_matches_pytorch(name):
     macs = hf_zoo.matmul_macs(s.backward)
     assert abs(macs - backward) <= 0.01 * backward, (macs, backward)
     assert s.backward.uncounted_aten == {}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, f in hf_zoo.FAMILIES.items()
+                                        if f.get("attn") == "eager"))
+def test_sdpa_mask_checks_record_on_meta(name):
+    """The families whose SDPA mask code asks padding_mask.all() record on
+    meta with their default attention too (the recorder keeps such masks
+    real); PyTorch's FlopCounterMode cannot run them on meta, so the
+    reference is the eager-attention build: the same two products."""
+    cfg = hf_zoo.config(name)
+    auto = getattr(transformers, hf_zoo.AUTO[hf_zoo.FAMILIES[name]["cls"]])
+    with torch.device("meta"):
+        model = auto.from_config(cfg).eval()
+    s, mismatches = summarize(model, hf_zoo.inputs(name, cfg))
+    eager, inputs = hf_zoo.build(name)
+    _, ref = hf_zoo.reference(eager, inputs)
+    assert s.device == "meta"
+    assert hf_zoo.matmul_macs(s) == ref
+    assert s.uncounted_aten == {} and mismatches == []
