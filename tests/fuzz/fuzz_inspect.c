@@ -14,32 +14,9 @@
 #include <string.h>
 
 #include "nnscan.h"
+#include "fuzz_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct reader {
-  const uint8_t *p;
-  size_t n;
-} reader;
-
-static unsigned byte(reader *r) {
-  if (!r->n)
-    return 0;
-  r->n--;
-  return *r->p++;
-}
-
-static int64_t i64(reader *r) {
-  unsigned k = byte(r);
-  switch (k & 7) {
-  case 0: return -1;
-  case 1: return (int64_t)(k >> 3);
-  case 2: return (int64_t)((uint64_t)byte(r) << (byte(r) % 56));
-  case 3: return INT64_MAX - (int64_t)byte(r);
-  case 4: return INT64_MIN + (int64_t)byte(r);
-  default: return (int64_t)((byte(r) << 8) | byte(r));
-  }
-}
 
 static double f64(reader *r) {
   unsigned k = byte(r);
