@@ -905,6 +905,27 @@ NNS_API nns_status nns_model_uncounted_op_why(const nns_model *model,
                                               size_t i, size_t *no_rule,
                                               size_t *no_size,
                                               size_t *failed);
+/* Where the sizes of uncounted op type i's first no_size node were lost:
+ * *node is a node index (nns_model_node), (size_t)-1 when it has none
+ * there (a function body's node, or no no_size node: *how is then
+ * NNS_SIZE_LOST_NONE). */
+enum {
+  NNS_SIZE_LOST_NONE = 0,
+  NNS_SIZE_LOST_NEGATIVE = 1, /* at *node itself: its inputs have shapes,
+                                 but symbolic dims taken as 1 make one of
+                                 its sizes negative */
+  NNS_SIZE_LOST_IF = 2,       /* an If (*node) whose condition is unknown
+                                 and whose branches give outputs of
+                                 different ranks: its output's shape, and
+                                 every shape after it, is unknown */
+  NNS_SIZE_LOST_SHAPE = 3,    /* *node's output shape could not be
+                                 inferred, and the shapes after it */
+  NNS_SIZE_LOST_INPUT = 4     /* a graph input of unknown rank, read by
+                                 *node */
+};
+NNS_API nns_status nns_model_uncounted_op_lost(const nns_model *model,
+                                               size_t i, size_t *node,
+                                               int *how);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 
