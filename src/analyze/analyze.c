@@ -137,16 +137,38 @@ static const nns__value *unranked_branch_source(const nns__node *n) {
  * following the values of unknown rank back from n's inputs (through an
  * If's branch outputs) to the node that made the first one. n itself when
  * its inputs all have a rank: symbolic dims taken as 1 made a size
- * negative there. Bounded: a graph is acyclic, the bound only guards a
+ * negative there (or at the uncounted node before it that did). Bounded: a graph is acyclic, the bound only guards a
  * malformed one.
  */
-static const nns__node *size_lost_at(const nns__node *n, int *how) {
+/* An input of n made by a node with a cost rule that was not counted (its
+ * sizes are n's trouble too), or NULL. */
+static const nns__value *uncounted_input(const nns__analysis *a,
+                                         const nns__node *n) {
+  for (int32_t k = 0; a->node_counted && k < n->n_in; k++) {
+    const nns__node *p = n->in[k] ? n->in[k]->producer : NULL;
+    if (p && p->op && p->op->cost && p->list_index != UINT32_MAX &&
+        !a->node_counted[p->list_index])
+      return n->in[k];
+  }
+  return NULL;
+}
+
+static const nns__node *size_lost_at(const nns__analysis *a,
+                                     const nns__node *n, int *how) {
   const nns__node *at = n;
   *how = NNS_SIZE_LOST_NEGATIVE;
   for (int steps = 0; steps < 100000; steps++) {
     const nns__value *v = unranked_input(at);
     if (!v && at != n)
       v = unranked_branch_source(at);
+    if (!v && *how == NNS_SIZE_LOST_NEGATIVE) {
+      /* Every input has a shape: a size made negative, maybe earlier. */
+      v = uncounted_input(a, at);
+      if (v) {
+        at = v->producer;
+        continue;
+      }
+    }
     if (!v)
       break;
     if (!v->producer) {
@@ -158,6 +180,9 @@ static const nns__node *size_lost_at(const nns__node *n, int *how) {
   }
   if (at != n && !strcmp(at->op_type, "If") && !at->domain[0])
     *how = NNS_SIZE_LOST_IF;
+  for (int32_t k = 0; *how == NNS_SIZE_LOST_NEGATIVE && k < at->n_out; k++)
+    if (at->out[k] && at->out[k]->type.rank < 0)
+      *how = NNS_SIZE_LOST_SHAPE; /* its own output's shape is unknown */
   return at;
 }
 
@@ -168,7 +193,7 @@ static void record_uncounted(nns__analysis *a, const nns__node *n,
   if (r != (size_t)-1) {
     nns__uncounted_row *row = &a->uncounted[r];
     if (why == NO_SIZE && !row->lost_at)
-      row->lost_at = size_lost_at(n, &row->lost_how);
+      row->lost_at = size_lost_at(a, n, &row->lost_how);
     count_why(row, why);
     return;
   }
@@ -193,7 +218,7 @@ static void record_uncounted(nns__analysis *a, const nns__node *n,
       .domain = n->domain, .op_type = n->op_type};
   if (why == NO_SIZE)
     a->uncounted[a->n_uncounted].lost_at =
-        size_lost_at(n, &a->uncounted[a->n_uncounted].lost_how);
+        size_lost_at(a, n, &a->uncounted[a->n_uncounted].lost_how);
   count_why(&a->uncounted[a->n_uncounted++], why);
 }
 
