@@ -881,7 +881,9 @@ NNS_API nns_status nns_model_layer_class(const nns_model *model, size_t i,
 /* The If nodes of the main graph and the branch each one's costs follow:
  * *then_branch is 1 for then_branch, 0 for else_branch; *known is 1 when
  * the condition was known (folded, e.g. from nns_infer_options.values),
- * 0 when it was not and the larger branch was counted. *node is the node's
+ * 0 when it was not and the larger branch was counted, 2 when it was not
+ * but the other branch cannot run with these inputs (its inference
+ * failed; a warning says why). *node is the node's
  * name, or its layer's when it has none. Both branches' weights always
  * count as parameters. */
 NNS_API size_t nns_model_branch_count(const nns_model *model);

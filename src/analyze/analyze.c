@@ -341,7 +341,8 @@ static bool record_branch(nns__analysis *a, const nns__node *n,
     a->cap_branches = cap;
   }
   a->branches[a->n_branches++] = (nns__branch_row){
-      .node = n, .branch = c->branch, .known = c->branch_known};
+      .node = n, .branch = c->branch, .known = c->branch_known,
+      .only = c->branch_only};
   return true;
 }
 

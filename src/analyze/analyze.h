@@ -67,6 +67,7 @@ typedef struct nns__branch_row {
   const nns__node *node;
   uint8_t branch;    /* NNS__BRANCH_THEN or NNS__BRANCH_ELSE */
   bool known;        /* the condition was known; else the larger branch */
+  bool only;         /* unknown, but the other branch cannot run */
 } nns__branch_row;
 
 typedef struct nns__analysis {

@@ -381,7 +381,7 @@ nns_status nns_model_branch(const nns_model *m, size_t i, const char **node,
   *node = b->node->name[0] ? b->node->name
                            : a->layers[a->nodes[b->node->index].layer].info.path;
   *then_branch = b->branch == NNS__BRANCH_THEN;
-  *known = b->known;
+  *known = b->known ? 1 : b->only ? 2 : 0;
   return NNS_OK;
 }
 

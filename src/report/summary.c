@@ -542,6 +542,33 @@ static bool fields_vary(const nns_model *m) {
   return false;
 }
 
+/* An If whose condition is unknown but whose other branch cannot run with
+ * these inputs: why, from the inference's warning (src/ops/control.c),
+ * which the text report does not list otherwise. */
+static void only_branch_note(nns__out *o, const nns_model *m,
+                             const char *node, int then_branch) {
+  const char *why = NULL;
+  size_t len = strlen(node);
+  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
+    const char *w = nns__warning_of(m, i);
+    if (!strncmp(w, "If '", 4) && !strncmp(w + 4, node, len) &&
+        !strncmp(w + 4 + len, "': condition unknown, and ", 26))
+      why = w + 4 + len + 26;
+  }
+  nns__out_fmt(o, "': condition unknown; costs are %s's",
+               then_branch ? "then_branch" : "else_branch");
+  const char *end = why ? strstr(why, "; its outputs and costs are") : NULL;
+  if (end) {
+    char buf[600];
+    snprintf(buf, sizeof buf, "%.*s", (int)(end - why), why);
+    nns__out_str(o, ": ");
+    nns__out_text(o, buf);
+  } else {
+    nns__out_str(o, ", the only branch that runs with these inputs");
+  }
+  nns__out_str(o, "; --value on the inputs it depends on folds it.\n");
+}
+
 static void branches_note(nns__out *o, const nns_model *m) {
   size_t n = nns_model_branch_count(m);
   for (size_t i = 0; i < n; i++) {
@@ -550,9 +577,11 @@ static void branches_note(nns__out *o, const nns_model *m) {
     nns_model_branch(m, i, &node, &then_branch, &known);
     nns__out_str(o, "If '");
     nns__out_text(o, node);
-    if (known)
+    if (known == 1)
       nns__out_fmt(o, "': condition known; costs are %s's.\n",
                    then_branch ? "then_branch" : "else_branch");
+    else if (known == 2)
+      only_branch_note(o, m, node, then_branch);
     else
       nns__out_fmt(o, "': condition unknown; costs are the larger branch's "
                       "(%s); --value on the inputs it depends on folds "
