@@ -219,6 +219,22 @@ save('no_size', [
     h.make_node('Relu', ['t'], ['y'], name='/act/Relu'),
 ], [('x', F, [1, 'n']), ('s', I64, ['k'])], ['y'])
 
+# openWakeWord's embedding model (tf2onnx) ends in a conv whose output is
+# 1x1, and moves it back to channels-last with a Reshape ([1, 8, 1, 1] ->
+# [1, 1, 1, 8]) instead of a Transpose. By hand: conv 3x3 VALID on a 3x3
+# input, r 3 on H and W; the Reshape only moves dims of 1, so the output
+# keeps that field.
+save('tf_nhwc_tail', [
+    h.make_node('Transpose', ['x'], ['t'], perm=[0, 3, 1, 2],
+                name='model/conv2d/Conv2D__in'),
+    h.make_node('Conv', ['t', 'w'], ['c'], kernel_shape=[3, 3],
+                name='model/conv2d/Conv2D'),
+    h.make_node('Reshape', ['c', 'nhwc'], ['y'],
+                name='model/conv2d/Conv2D__out'),
+], [('x', F, ['n', 3, 3, 2])], ['y'],
+    [zeros('w', [8, 2, 3, 3]), const('nhwc', [-1, 1, 1, 8], np.int64)],
+    opset=13, producer='tf2onnx')
+
 # The way Silero VAD v5 loses its sizes (issue 17): its decoder squeezes
 # the time axis when it is 1 long (an If on Shape(x)[1] == 1: Squeeze, else
 # Identity). With n symbolic the condition is unknown, the branches give
