@@ -1168,6 +1168,12 @@ NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
  * Every struct passed in starts with its own size (set it to sizeof), so
  * later versions can grow them; strings and arrays are copied, the caller
  * keeps ownership of what it passes.
+ *
+ * Threads: add_module, set_meta and add_batch change the inspection and
+ * need it to themselves. Everything is aggregated as each batch is added,
+ * so the functions taking a `const nns_inspection *` (the counts, stats,
+ * first offenders and reports) only read it: any number of threads may
+ * call them at once, as long as no thread is adding to it meanwhile.
  */
 typedef struct nns_inspection nns_inspection;
 
@@ -1288,9 +1294,12 @@ typedef struct nns_inspect_batch {
   size_t dim_count;
 } nns_inspect_batch;
 
-/* Checks and copies a batch. A bad index, a parent after its child or a
- * dim range out of bounds is NNS_E_ARG naming the call; nothing of a
- * rejected batch is kept. */
+/* Checks and copies a batch. A bad index, a parent after its child, a dim
+ * range out of bounds, a wall_start that is NaN or infinite, or a byte
+ * count above 2^62 is NNS_E_ARG naming the call or tensor; nothing of a
+ * rejected batch is kept. call_size and tensor_size may be any stride at
+ * least the struct's size (the elements are copied out, never read in
+ * place); tensors named by several calls are kept once. */
 NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
                                             const nns_inspect_batch *batch,
                                             nns_error *err);
@@ -1375,7 +1384,9 @@ NNS_API nns_status nns_inspection_report(const nns_inspection *insp,
 /* The layout torch_inspector ("Inspector Gadgets") saves:
  * {name: {"info": {...}, "children": {...}}} with its keys and units
  * (memory in MB of 10^6 bytes, latency in ms per pass), plus a few keys of
- * nnscan's own (docs/inspect.md). */
+ * nnscan's own (docs/inspect.md). Nesting stops at module depth 64: a
+ * module there lists all its descendants flat, keyed by their path below
+ * it, so any JSON parser loads the result. */
 NNS_API nns_status nns_inspection_report_seed(const nns_inspection *insp,
                                               const nns_report_options *opts,
                                               nns_write_fn write, void *user,

@@ -485,11 +485,15 @@ class Inspector:
 
     # ---- reports ----
 
-    def report(self, format="text", max_depth=None, numbers="raw", width=0):
+    def report(self, format="text", max_depth=None, numbers=None,
+               width=0):
         """The tree table ("text", "csv", "md"), the "nnscan.inspect" JSON
         ("json"), one self-contained HTML page embedding that JSON with
         nnscan's viewer ("html"), or the seed tool's layout ("seed"), as a
-        string."""
+        string. numbers: "clever" (bytes in KiB/MiB; the tables' default),
+        "raw" (CSV's default) or "ratio"."""
+        if numbers is None:
+            numbers = "raw" if format == "csv" else "clever"
         if self._insp is None:
             raise RuntimeError("nothing recorded: call start() first")
         lib = _lib_inspect()
@@ -559,6 +563,8 @@ class Inspector:
             if id(mod) in self._index:
                 continue
             depth = 0 if path == "" else path.count(".") + 1
+            if 0 <= self.watch_depth < depth:
+                continue  # never watched: no row (its ancestor covers it)
             parent = -1
             if path:
                 ppath = path.rsplit(".", 1)[0] if "." in path else ""
@@ -633,10 +639,17 @@ class Inspector:
                     lambda m, a, o, _post=post: _post(m, a, None, o)))
                 self._wrap_forward(idx, mod)
             if self.watch_backward:
-                for p in mod.parameters(recurse=False):
+                for p in self._params_ending_backward(mod, depth):
                     if p.requires_grad:
                         h = _hook_param(p, self._make_param_hook(idx))
                         self._param_hooked.append((p, h))
+
+    def _params_ending_backward(self, mod, depth):
+        """The parameters whose gradients can end a module's backward (a
+        module whose inputs need no gradient has no other end): its own,
+        or at the deepest watched depth those of its whole subtree, whose
+        modules have no hooks."""
+        return mod.parameters(recurse=depth == self.watch_depth)
 
     def _remove_hooks(self):
         for h in self._handles:

@@ -67,7 +67,7 @@ def unary(op, **attrs):
     return rule
 
 
-def abs_(b, args, kw, out):
+def _abs_typed(b, args, kw, out):
     """abs; of a complex tensor it is real (the modulus, as PyTorch gives
     it): the library's Abs keeps the dtype, so a Cast to the output's real
     dtype follows."""
@@ -96,6 +96,14 @@ def compare_ne(b, args, kw, out):
     b.node("Not", [b.name(eq)], [out])
 
 
+def bitwise_not(b, args, kw, out):
+    # ~mask; ONNX's BitwiseNot (integers) is opset 18
+    if str(out.dtype) == "torch.bool":
+        b.node("Not", [b.inp(args[0])], [out])
+    else:
+        b.unmapped("bitwise_not", args, out)
+
+
 def silu(b, args, kw, out):
     x = b.inp(args[0])
     s = b.fresh_like(out)
@@ -112,6 +120,62 @@ def mish(b, args, kw, out):
     b.node("Mul", [x, b.name(th)], [out])
 
 
+def shifted(first, then, k):
+    """expm1 = Exp then Sub 1; log1p = Add 1 then Log."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        t = b.fresh_like(out)
+        if first in ("Add", "Sub"):
+            b.node(first, [b.inp(x), b.scalar(k, x)], [t])
+            b.node(then, [b.name(t)], [out])
+        else:
+            b.node(first, [b.inp(x)], [t])
+            b.node(then, [b.name(t), b.scalar(k, x)], [out])
+    return rule
+
+
+def log2(b, args, kw, out):
+    # as torch.onnx exports it: Log, then a Div by ln 2
+    t = b.fresh_like(out)
+    b.node("Log", [b.inp(args[0])], [t])
+    b.node("Div", [b.name(t), b.scalar(math.log(2.0), out)], [out])
+
+
+def roi_align(b, args, kw, out):
+    """torchvision's roi_align(x, rois (K, 5: batch index, box), scale,
+    pooled_h, pooled_w, sampling_ratio, aligned): ONNX RoiAlign, the rois
+    cut into boxes and batch indices."""
+    import torch
+    x, rois = args[0], args[1]
+    scale, ph, pw, ratio, aligned = args[2:7]
+    k = int(rois.shape[0])
+    boxes = b.fresh(rois.dtype, [k, 4])
+    b.node("Slice", [b.inp(rois), b.const([1]), b.const([5]), b.const([1])],
+           [boxes])
+    idx = b.fresh(rois.dtype, [k])
+    b.node("Gather", [b.inp(rois), b.const(0, scalar=True)], [idx], {"axis": 1})
+    bidx = b.fresh(torch.int64, [k])
+    b.node("Cast", [b.name(idx)], [bidx], {"to": 7})
+    b.node("RoiAlign", [b.inp(x), b.name(boxes), b.name(bidx)], [out],
+           {"output_height": int(ph), "output_width": int(pw),
+            "sampling_ratio": max(0, int(ratio)),
+            "spatial_scale": float(scale), "mode": "avg",
+            "coordinate_transformation_mode":
+                "half_pixel" if aligned else "output_half_pixel"})
+
+
+def prelu(b, args, kw, out):
+    x, w = args[0], args[1]
+    slope = b.inp(w)
+    if _ndim(x) > 2 and _ndim(w) == 1 and int(w.numel()) > 1:
+        # one slope per channel (dim 1): (C, 1, ..., 1) broadcasts
+        shape = [int(w.numel())] + [1] * (_ndim(x) - 2)
+        u = b.fresh(w.dtype, shape)
+        b.node("Reshape", [slope, b.const(shape)], [u])
+        slope = b.name(u)
+    b.node("PRelu", [b.inp(x), slope], [out])
+
+
 def rsqrt(b, args, kw, out):
     s = b.fresh_like(out)
     b.node("Sqrt", [b.inp(args[0])], [s])
@@ -123,6 +187,20 @@ def clip(lo_i, hi_i, lo_name="min", hi_name="max"):
         x = args[0]
         lo = _arg(args, kw, lo_i, lo_name) if lo_i is not None else None
         hi = _arg(args, kw, hi_i, hi_name) if hi_i is not None else None
+        if any(b.is_tensor(v) and v.numel() != 1 for v in (lo, hi)):
+            # clamp(x, min=tensor, max=tensor): element-wise Max and Min
+            # (Clip's bounds are scalars)
+            cur = x
+            for v, op in ((lo, "Max"), (hi, "Min")):
+                if v is None:
+                    continue
+                last = op == "Min" or hi is None
+                nxt = out if last else b.fresh_like(out)
+                b.node(op, [b.inp(cur) if cur is x else b.name(cur),
+                            b.inp(v) if b.is_tensor(v) else b.scalar(v, x)],
+                       [nxt])
+                cur = nxt
+            return
         ins = [b.inp(x),
                "" if lo is None else (b.inp(lo) if b.is_tensor(lo) else b.scalar(lo, x)),
                "" if hi is None else (b.inp(hi) if b.is_tensor(hi) else b.scalar(hi, x))]
@@ -174,6 +252,490 @@ def softmax(op):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], {"axis": int(args[1])})
     return rule
+
+
+# ---- complex numbers (rotary embeddings as complex products) ----
+#
+# A complex tensor is the graph value of its real form, view_as_real's
+# (..., 2) float tensor: view_as_complex and view_as_real name the same
+# value, polar and complex products are spelled in real arithmetic (a
+# complex product is 4 Mul, a Sub and an Add per element, as a naive
+# implementation does). Ops on complex values with no rule here are
+# uncounted (their outputs declared in real form too).
+
+def is_complex(t):
+    return hasattr(t, "is_complex") and t.is_complex()
+
+
+def real_formed(b, t):
+    """Whether complex t's graph value is its real form. A complex graph
+    input or parameter is a complex-typed value instead, which the ordinary
+    rules take as it is (a MatMul of complex values, ...)."""
+    if not is_complex(t):
+        return False
+    n = b.names.get(id(t))
+    return n is not None and \
+        b.shape_of.get(n) == [int(d) for d in t.shape] + [2]
+
+
+def _real(t):
+    import torch
+    return torch.view_as_real(t)
+
+
+def view_as_complex(b, args, kw, out):
+    b.alias(out, args[0])
+
+
+def view_as_real(b, args, kw, out):
+    if real_formed(b, args[0]):
+        b.alias(out, args[0])
+    else:  # a complex-typed value: no op reads it as pairs
+        b.unmapped("view_as_real", args, out)
+
+
+def _parts(b, t):
+    """(real, imaginary) names of complex t's real form, each (..., 1)."""
+    r = _real(t)
+    half = [b.fresh(r.dtype, list(r.shape[:-1]) + [1]) for _ in range(2)]
+    b.node("Split", [b.inp(t), b.const([1, 1])], half, {"axis": -1})
+    return [b.name(h) for h in half]
+
+
+def _as_complex_out(b, out, make):
+    """Builds out's real form with make(name-of-real-form-tensor), then
+    names out by it."""
+    r = b.fresh(_real(out).dtype, list(out.shape) + [2])
+    make(r)
+    b.alias(out, r)
+
+
+def polar(b, args, kw, out):
+    # polar(abs, angle) = abs cos(angle) + i abs sin(angle)
+    mag, ang = args[0], args[1]
+    halves = []
+    for op in ("Cos", "Sin"):
+        t = b.fresh_like(ang)
+        b.node(op, [b.inp(ang)], [t])
+        m = b.fresh(mag.dtype, list(out.shape))
+        b.node("Mul", [b.inp(mag), b.name(t)], [m])
+        u = b.fresh(mag.dtype, list(out.shape) + [1])
+        b.node("Unsqueeze", [b.name(m), b.const([-1])], [u])
+        halves.append(b.name(u))
+    _as_complex_out(b, out, lambda r: b.node("Concat", halves, [r], {"axis": -1}))
+
+
+def complex_mul(b, args, kw, out):
+    x, y = args[0], args[1]
+    if any(is_complex(a) and not real_formed(b, a) for a in (x, y)):
+        b.unmapped("mul", args, out)  # a complex-typed operand: no pairs
+        return
+    if is_complex(x) != is_complex(y) or not is_complex(x):
+        c, k = (x, y) if is_complex(x) else (y, x)
+        if b.is_tensor(k):  # a real tensor scales both halves
+            u = b.fresh(k.dtype, list(k.shape) + [1])
+            b.node("Unsqueeze", [b.inp(k), b.const([-1])], [u])
+            other = b.name(u)
+        else:
+            other = b.scalar(k, _real(c))
+        _as_complex_out(b, out, lambda r: b.node("Mul", [b.inp(c), other], [r]))
+        return
+    (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
+    half = list(out.shape) + [1]
+    dt = _real(out).dtype
+    prods = {}
+    for key, p, q in (("rr", xr, yr), ("ii", xi, yi), ("ri", xr, yi),
+                      ("ir", xi, yr)):
+        prods[key] = b.fresh(dt, half)
+        b.node("Mul", [p, q], [prods[key]])
+    re, im = b.fresh(dt, half), b.fresh(dt, half)
+    b.node("Sub", [b.name(prods["rr"]), b.name(prods["ii"])], [re])
+    b.node("Add", [b.name(prods["ri"]), b.name(prods["ir"])], [im])
+    _as_complex_out(b, out, lambda r: b.node(
+        "Concat", [b.name(re), b.name(im)], [r], {"axis": -1}))
+
+
+def _dft_chain(b, src, shape, dtype, dims, inverse, out, first_onesided=False):
+    """DFTs along dims (ONNX's DFT-17: one axis each, on a (..., 1 or 2)
+    signal), the first one-sided when asked; writes out's real form."""
+    cur, cur_shape = src, list(shape)
+    for i, d in enumerate(dims):
+        one = first_onesided and i == 0
+        nxt_shape = list(cur_shape)
+        nxt_shape[-1] = 2
+        if one:
+            nxt_shape[d] = cur_shape[d] // 2 + 1
+        last = i == len(dims) - 1
+        nxt = out if last else b.fresh(dtype, nxt_shape)
+        attrs = {"axis": d, "inverse": int(inverse)}
+        if one:
+            attrs["onesided"] = 1
+        b.node("DFT", [cur], [nxt], attrs)
+        cur, cur_shape = (None if last else b.name(nxt)), nxt_shape
+
+
+def fft_c2c(b, args, kw, out):
+    """torch.fft on complex values (_fft_c2c(x, dim, normalization,
+    forward)): a DFT per transformed dim on the real form; an orthonormal
+    or 1/n-forward scaling is one Mul more."""
+    x, dims = args[0], [int(d) % _ndim(args[0]) for d in args[1]]
+    norm, forward = int(args[2]), bool(args[3])
+    if not real_formed(b, x):
+        b.unmapped("_fft_c2c", args, out)
+        return
+    rx = _real(x)
+
+    def make(r):
+        scaled = norm == 1 or (norm == 2 and forward)
+        t = b.fresh(r.dtype, list(r.shape)) if scaled else r
+        _dft_chain(b, b.inp(x), rx.shape, r.dtype, dims, not forward, t)
+        if scaled:
+            b.node("Mul", [b.name(t), b.scalar(1.0, r)], [r])
+    _as_complex_out(b, out, make)
+
+
+def fft_r2c(b, args, kw, out):
+    """rfft / rfftn (_fft_r2c(x, dim, normalization, onesided)): the real
+    signal as (..., 1), a DFT per dim, the last dim first and one-sided."""
+    x, dims = args[0], [int(d) % _ndim(args[0]) for d in args[1]]
+    norm, onesided = int(args[2]), bool(args[3])
+    u = b.fresh(x.dtype, list(x.shape) + [1])
+    b.node("Unsqueeze", [b.inp(x), b.const([-1])], [u])
+    order = dims[-1:] + dims[:-1]
+
+    def make(r):
+        t = b.fresh(r.dtype, list(r.shape)) if norm else r
+        _dft_chain(b, b.name(u), u.shape, r.dtype, order, False, t,
+                   first_onesided=onesided)
+        if norm:
+            b.node("Mul", [b.name(t), b.scalar(1.0, r)], [r])
+    _as_complex_out(b, out, make)
+
+
+def to_complex_copy(b, args, kw, out):
+    """_to_copy with a complex side: real to complex is the real part with
+    a zero imaginary part (its real form); complex to complex a Cast of the
+    real form; complex to real has no rule."""
+    x = args[0]
+    if not is_complex(out):
+        if real_formed(b, x):
+            b.unmapped("_to_copy", args, out)
+        else:
+            to_copy(b, args, kw, out)
+        return
+    if is_complex(x):
+        if not real_formed(b, x):
+            to_copy(b, args, kw, out)  # complex-typed: a Cast (or the same)
+            return
+        _as_complex_out(b, out, lambda r: b.node(
+            "Cast", [b.inp(x)], [r], {"to": b.onnx_dtype(r.dtype)}))
+        return
+    dt = _real(out).dtype
+    re = b.fresh(dt, list(x.shape) + [1])
+    src = b.inp(x)
+    if x.dtype != dt:
+        c = b.fresh(dt, list(x.shape))
+        b.node("Cast", [src], [c], {"to": b.onnx_dtype(dt)})
+        src = b.name(c)
+    b.node("Unsqueeze", [src, b.const([-1])], [re])
+    _as_complex_out(b, out, lambda r: b.node(
+        "Concat", [b.name(re), b.filler(list(x.shape) + [1], re)], [r],
+        {"axis": -1}))
+
+
+def abs_(b, args, kw, out):
+    """abs; of a complex value in real form its magnitude: sqrt(re^2 +
+    im^2) (Mul, ReduceSum of the pair, Sqrt)."""
+    x = args[0]
+    if not real_formed(b, x):
+        _abs_typed(b, args, kw, out)
+        return
+    r = _real(x)
+    sq = b.fresh_like(r)
+    b.node("Mul", [b.inp(x), b.inp(x)], [sq])
+    ssum = b.fresh(out.dtype, list(out.shape))
+    b.node("ReduceSum", [b.name(sq), b.const([-1])], [ssum], {"keepdims": 0})
+    b.node("Sqrt", [b.name(ssum)], [out])
+
+
+def real_form(rule):
+    """A layout rule that also takes complex values: on a complex output it
+    runs on the output's real form (its dims counted from the complex
+    input's, the trailing 2 untouched)."""
+    def wrapped(b, args, kw, out):
+        if is_complex(out) and real_formed(b, args[0]):
+            _as_complex_out(b, out, lambda r: rule(b, args, kw, r))
+        else:
+            rule(b, args, kw, out)
+    return wrapped
+
+
+def mul(b, args, kw, out):
+    if any(real_formed(b, a) for a in args[:2]):
+        complex_mul(b, args, kw, out)
+    else:
+        binary("Mul")(b, args, kw, out)
+
+
+# ---- selection, sorting, routing (mixture-of-experts) ----
+
+def topk(b, args, kw, out):
+    # topk(x, k, dim=-1, largest=True, sorted=True) -> (values, indices)
+    x, k = args[0], int(args[1])
+    b.node("TopK", [b.inp(x), b.const([k])], _outs(out),
+           {"axis": int(_arg(args, kw, 2, "dim", -1)) % max(1, _ndim(x)),
+            "largest": int(bool(_arg(args, kw, 3, "largest", True))),
+            "sorted": int(bool(_arg(args, kw, 4, "sorted", True)))})
+
+
+def sort(b, args, kw, out):
+    """sort(x, dim=-1, descending=False) and sort.stable(x, *, stable, dim,
+    descending) as torch.onnx exports them: a TopK of the whole dim;
+    argsort is its indices output."""
+    x = args[0]
+    dim = _arg(args, kw, 1, "dim", -1)
+    desc = _arg(args, kw, 2, "descending", False)
+    r = max(1, _ndim(x))
+    dim = int(dim) % r
+    outs = _outs(out)
+    if len(outs) == 1:  # argsort: the values are not kept
+        outs = [b.fresh_like(x)] + outs
+    b.node("TopK", [b.inp(x), b.const([int(x.shape[dim]) if _ndim(x) else 1])],
+           outs, {"axis": dim, "largest": int(bool(desc)), "sorted": 1})
+
+
+def max_min(reduce_op, arg_op, binary_op):
+    """max(x) (all elements), max(x, dim, keepdim) -> (values, indices),
+    max(x, y) (element-wise): ReduceMax, ReduceMax + ArgMax, Max."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        y = _arg(args, kw, 1, "dim", None)
+        if b.is_tensor(y):
+            binary(binary_op)(b, args, kw, out)
+            return
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        outs = _outs(out)
+        axes = list(range(_ndim(x))) if y is None else [int(y) % max(1, _ndim(x))]
+        b.node(reduce_op, [b.inp(x)], [outs[0]],
+               {"axes": axes, "keepdims": int(keep)})
+        if len(outs) > 1:
+            b.node(arg_op, [b.inp(x)], [outs[1]],
+                   {"axis": axes[0], "keepdims": int(keep)})
+    return rule
+
+
+def aminmax(b, args, kw, out):
+    # aminmax(x, *, dim=None, keepdim=False) -> (min, max)
+    x = args[0]
+    dim = kw.get("dim", _arg(args, kw, 1, "dim", None))
+    keep = bool(kw.get("keepdim", False))
+    axes = list(range(_ndim(x))) if dim is None else [int(dim) % max(1, _ndim(x))]
+    lo, hi = _outs(out)[:2]
+    for op, o in (("ReduceMin", lo), ("ReduceMax", hi)):
+        b.node(op, [b.inp(x)], [o], {"axes": axes, "keepdims": int(keep)})
+
+
+def index_add(b, args, kw, out):
+    """x.index_add(dim, index, source, alpha): rows of source added into x
+    at index, a ScatterND add on dim 0 (times alpha first when not 1)."""
+    import torch
+    x, dim, ix, src = args[0], int(args[1]), args[2], args[3]
+    alpha = _arg(args, kw, 4, "alpha", 1)
+    if dim % max(1, _ndim(x)) != 0:
+        b.unmapped("index_add", args, out)
+        return
+    upd = b.inp(src)
+    if alpha != 1:
+        m = b.fresh_like(src)
+        b.node("Mul", [upd, b.scalar(alpha, src)], [m])
+        upd = b.name(m)
+    u = b.fresh(torch.int64, [int(ix.numel()), 1])
+    b.node("Unsqueeze", [_int64(b, ix, list(ix.shape)), b.const([-1])], [u])
+    b.node("ScatterND", [b.inp(x), b.name(u), upd], [out], {"reduction": "add"})
+
+
+def all_any(op):
+    """all / any (of a mask): as an int32 ReduceMin / ReduceMax, cast back
+    to bool (ONNX has no boolean reductions)."""
+    def rule(b, args, kw, out):
+        import torch
+        x = args[0]
+        dim = _arg(args, kw, 1, "dim", None)
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        r = max(1, _ndim(x))
+        if dim is None:
+            axes = list(range(_ndim(x)))
+        else:
+            axes = sorted(int(d) % r for d in
+                          (dim if isinstance(dim, (list, tuple)) else [dim]))
+        xi = b.fresh(torch.int32, list(x.shape))
+        b.node("Cast", [b.inp(x)], [xi], {"to": 6})
+        red = b.fresh(torch.int32, list(out.shape))
+        b.node(op, [b.name(xi)], [red], {"axes": axes, "keepdims": int(keep)})
+        b.node("Cast", [b.name(red)], [out], {"to": b.onnx_dtype(out.dtype)})
+    return rule
+
+
+def arg_reduce(op):
+    # argmax(x, dim=None, keepdim=False); no dim: over the flattened tensor
+    def rule(b, args, kw, out):
+        x = args[0]
+        dim = _arg(args, kw, 1, "dim", None)
+        keep = bool(_arg(args, kw, 2, "keepdim", False))
+        src = b.inp(x)
+        if dim is None:
+            flat = b.fresh(x.dtype, [int(x.numel())])
+            b.node("Reshape", [src, b.const([int(x.numel())])], [flat])
+            src, dim = b.name(flat), 0
+        b.node(op, [src], [out], {"axis": int(dim) % max(1, _ndim(x)),
+                                  "keepdims": int(keep)})
+    return rule
+
+
+def histc(b, args, kw, out):
+    """histc(x, bins, min, max) as a naive histogram: each element's bin
+    ((x - min) * bins / (max - min), floored, as an index) and one
+    ScatterElements add of a one per element into the bins."""
+    import torch
+    x = args[0]
+    bins = int(_arg(args, kw, 1, "bins", 100))
+    lo = float(_arg(args, kw, 2, "min", 0))
+    hi = float(_arg(args, kw, 3, "max", 0))
+    n = int(x.numel())
+    flat = b.fresh(x.dtype, [n])
+    b.node("Reshape", [b.inp(x), b.const([n])], [flat])
+    shifted, scaled, fl = b.fresh_like(flat), b.fresh_like(flat), b.fresh_like(flat)
+    b.node("Sub", [b.name(flat), b.scalar(lo, x)], [shifted])
+    b.node("Mul", [b.name(shifted),
+                   b.scalar(bins / (hi - lo) if hi > lo else 1.0, x)], [scaled])
+    b.node("Floor", [b.name(scaled)], [fl])
+    ix = b.fresh(torch.int64, [n])
+    b.node("Cast", [b.name(fl)], [ix], {"to": 7})
+    b.node("ScatterElements", [b.filler([bins], out), b.name(ix),
+                               b.filler([n], out)], [out],
+           {"axis": 0, "reduction": "add"})
+
+
+def floor_divide(b, args, kw, out):
+    # a // b: Div, then Floor for floating point (integer Div floors already
+    # for the non-negative ids and counts models divide)
+    if not out.dtype.is_floating_point:
+        binary("Div")(b, args, kw, out)
+        return
+    q = b.fresh_like(out)
+    binary("Div")(b, args, kw, q)
+    b.node("Floor", [b.name(q)], [out])
+
+
+def remainder(b, args, kw, out):
+    x, y = args[0], args[1]
+    like = x if b.is_tensor(x) else y
+    b.node("Mod", [b.inp(x) if b.is_tensor(x) else b.scalar(x, like),
+                   b.inp(y) if b.is_tensor(y) else b.scalar(y, like)], [out],
+           {"fmod": int(out.dtype.is_floating_point)})
+
+
+def repeat(b, args, kw, out):
+    """x.repeat(*sizes): Tile (sizes longer than x's rank add leading dims,
+    a Reshape first)."""
+    x, reps = args[0], [int(r) for r in args[1]]
+    src = b.inp(x)
+    if len(reps) > _ndim(x):
+        shape = [1] * (len(reps) - _ndim(x)) + [int(d) for d in x.shape]
+        u = b.fresh(x.dtype, shape)
+        b.node("Reshape", [src, b.const(shape)], [u])
+        src = b.name(u)
+    b.node("Tile", [src, b.const(reps)], [out])
+
+
+def _row_groups(rows, groups):
+    """A balanced split of `rows` into `groups`: [(groups, rows each), ...]
+    (r groups of q + 1 rows, then the others of q)."""
+    q, r = divmod(rows, groups)
+    return [(g, n) for g, n in ((r, q + 1), (groups - r, q)) if g and n]
+
+
+def _rows(b, t, start, n, axis):
+    """The name of t[start:start + n] along axis (t itself when whole)."""
+    if start == 0 and n == int(t.shape[axis]):
+        return b.inp(t)
+    shape = [int(d) for d in t.shape]
+    shape[axis] = n
+    s = b.fresh(t.dtype, shape)
+    b.node("Slice", [b.inp(t), b.const([start]), b.const([start + n]),
+                     b.const([axis])], [s])
+    return b.name(s)
+
+
+def grouped_mm(b, args, kw, out):
+    """aten._grouped_mm(a, b, offs): one matrix product per group, the groups
+    cut along a's rows (2-D a, 3-D b: mixture-of-experts, offs the running
+    count of each expert's rows) or along the shared dim (2-D a and b: the
+    weights' gradient), or a plain batched product (3-D a and b).
+
+    How many rows each expert gets is the router's data; the MACs do not
+    depend on it (every row meets one expert: rows x K x N), so the groups
+    are spelled as a balanced split, batched MatMuls over the experts whose
+    rows are grouped in a Reshape: each expert's weight read once, each row
+    multiplied once."""
+    import torch
+    a, w = args[0], args[1]
+    bias = _arg(args, kw, 3, "bias", None)
+    y = _outs(out)[0]
+    if bias is not None or _ndim(a) not in (2, 3) or _ndim(w) not in (2, 3):
+        b.unmapped("_grouped_mm", args, out)
+        return
+    if _ndim(a) == 3 and _ndim(w) == 3:
+        b.node("MatMul", [b.inp(a), b.inp(w)], [y])
+        return
+    if _ndim(a) == 3:  # 3-D a, 2-D b: no model uses it
+        b.unmapped("_grouped_mm", args, out)
+        return
+    dt = y.dtype
+    parts, start = [], 0
+    if _ndim(w) == 3:  # (S, K) x (E, K, N) -> (S, N)
+        S, K = int(a.shape[0]), int(a.shape[1])
+        E, N = int(w.shape[0]), int(w.shape[2])
+        e0 = 0
+        for g, n in _row_groups(S, E):
+            rows = _rows(b, a, start, g * n, 0)
+            xs = b.fresh(a.dtype, [g, n, K])
+            b.node("Reshape", [rows, b.const([g, n, K])], [xs])
+            ws = _rows(b, w, e0, g, 0)
+            p = b.fresh(dt, [g, n, N])
+            b.node("MatMul", [b.name(xs), ws], [p])
+            flat = b.fresh(dt, [g * n, N])
+            b.node("Reshape", [b.name(p), b.const([g * n, N])], [flat])
+            parts.append(flat)
+            start, e0 = start + g * n, e0 + g
+        axis = 0
+    else:  # (M, S) x (S, N) -> (E, M, N), the groups cut along S
+        E = int(y.shape[0])
+        M, S, N = int(a.shape[0]), int(a.shape[1]), int(w.shape[1])
+        for g, n in _row_groups(S, E):
+            cols = _rows(b, a, start, g * n, 1)
+            xs = b.fresh(a.dtype, [M, g, n])
+            b.node("Reshape", [cols, b.const([M, g, n])], [xs])
+            xt = b.fresh(a.dtype, [g, M, n])
+            b.node("Transpose", [b.name(xs)], [xt], {"perm": [1, 0, 2]})
+            rows = _rows(b, w, start, g * n, 0)
+            ws = b.fresh(w.dtype, [g, n, N])
+            b.node("Reshape", [rows, b.const([g, n, N])], [ws])
+            p = b.fresh(dt, [g, M, N])
+            b.node("MatMul", [b.name(xt), b.name(ws)], [p])
+            parts.append(p)
+            start += g * n
+        if S < E:  # groups with nothing to sum: zeros
+            z = b.fresh(dt, [E - S, M, N])
+            b.node("Expand", [b.scalar(0, y), b.const([E - S, M, N])], [z])
+            parts.append(z)
+        axis = 0
+    if not parts:  # nothing to multiply (S = 0)
+        b.node("Expand", [b.scalar(0, y), b.const(list(y.shape))], [y])
+    elif len(parts) == 1:
+        b.alias(y, parts[0])
+    else:
+        b.node("Concat", [b.name(p) for p in parts], [y], {"axis": axis})
 
 
 # ---- matrix products ----
@@ -266,6 +828,35 @@ def layer_norm(b, args, kw, out):
            {"axis": -len(shape), "epsilon": eps})
 
 
+def group_norm(b, args, kw, out):
+    """native_group_norm(x, weight, bias, N, C, HxW, group, eps) as
+    torch.onnx exports GroupNorm below opset 18: x seen as (N, G, -1),
+    InstanceNormalization over it (scale ones, bias zeros: constants), back
+    to x's shape, then the per-channel weight and bias (Mul, Add)."""
+    x, w, bias = args[0], args[1], args[2]
+    n, c, groups = int(args[3]), int(args[4]), int(args[6])
+    eps = float(args[7])
+    y = _outs(out)[0]
+    shape = [int(d) for d in x.shape]
+    grouped = b.fresh(x.dtype, [n, groups, int(x.numel()) // max(1, n * groups)])
+    b.node("Reshape", [b.inp(x), b.const(list(grouped.shape))], [grouped])
+    normed = b.fresh_like(grouped)
+    b.node("InstanceNormalization", [b.name(grouped), b.filler(groups, x),
+                                     b.filler(groups, x)], [normed],
+           {"epsilon": eps})
+    steps = [(op, t) for op, t in (("Mul", w), ("Add", bias)) if t is not None]
+    back = y if not steps else b.fresh(x.dtype, shape)
+    b.node("Reshape", [b.name(normed), b.const(shape)], [back])
+    cur = back
+    for i, (op, t) in enumerate(steps):
+        per_channel = [c] + [1] * (len(shape) - 2)
+        u = b.fresh(t.dtype, per_channel)
+        b.node("Reshape", [b.inp(t), b.const(per_channel)], [u])
+        nxt = y if i == len(steps) - 1 else b.fresh(x.dtype, shape)
+        b.node(op, [b.name(cur), b.name(u)], [nxt])
+        cur = nxt
+
+
 def pool(op, has_dilation):
     def rule(b, args, kw, out):
         x = args[0]
@@ -286,21 +877,36 @@ def pool(op, has_dilation):
     return rule
 
 
-def adaptive_pool(kind):
+def adaptive_pool(kind, aten):
     """Adaptive pools as torch.onnx exports them: Global*Pool for a 1x..x1
     output, else *Pool with the kernel in - (out - 1) * (in // out), exact
-    when every input size is a multiple of the output's."""
+    when every input size is a multiple of the output's; an output that is
+    a multiple of the input (windows of one element) is a nearest Resize."""
     def rule(b, args, kw, out):
         x, y = args[0], _outs(out)[0]
         ins, outs = list(x.shape[2:]), list(y.shape[2:])
         if all(int(o) == 1 for o in outs):
             b.node("Global%sPool" % kind, [b.inp(x)], [y])
             return
+        if all(int(o) >= int(i) and int(o) % int(i) == 0
+               for i, o in zip(ins, outs)) \
+                and any(int(o) > int(i) for i, o in zip(ins, outs)):
+            # every window is one input element: a nearest upsampling
+            b.node("Resize", [b.inp(x), "", "", b.const(list(y.shape))], [y],
+                   {"mode": "nearest", "nearest_mode": "floor",
+                    "coordinate_transformation_mode": "asymmetric"})
+            return
+        if any(int(o) > int(i) for i, o in zip(ins, outs)):
+            # windows of one or two elements, growing along one axis: no
+            # pooling spells that
+            b.unmapped(aten, [x], out)
+            return
         s = [int(i) // int(o) for i, o in zip(ins, outs)]
         k = [int(i) - (int(o) - 1) * si for i, o, si in zip(ins, outs, s)]
         b.node("%sPool" % kind, [b.inp(x)], [y],
                {"kernel_shape": k, "strides": s, "pads": [0] * (2 * len(k))})
     return rule
+
 
 
 def mean(b, args, kw, out):
@@ -401,7 +1007,10 @@ def transpose(b, args, kw, out):
 
 
 def cat(b, args, kw, out):
-    ts = [t for t in args[0] if t.numel() > 0 or _ndim(t) > 1]
+    # PyTorch skips legacy empty 1-D tensors beside others; all of them
+    # empty still concatenate
+    ts = [t for t in args[0] if t.numel() > 0 or _ndim(t) > 1] \
+        or list(args[0])
     axis = int(_arg(args, kw, 1, "dim", 0))
     b.node("Concat", [b.inp(t) for t in ts], [out], {"axis": axis})
 
@@ -447,6 +1056,18 @@ def slice_(b, args, kw, out):
                      b.const([dim]), b.const([step])], [out])
 
 
+def flip(b, args, kw, out):
+    # as torch.onnx exports it: a Slice with step -1 on every flipped dim
+    x = args[0]
+    dims = [int(d) % _ndim(x) for d in args[1]]
+    if not dims:
+        b.alias(out, x)
+        return
+    k = len(dims)
+    b.node("Slice", [b.inp(x), b.const([-1] * k), b.const([-2 ** 62] * k),
+                     b.const(dims), b.const([-1] * k)], [out])
+
+
 def select(b, args, kw, out):
     x = args[0]
     dim = int(args[1]) % _ndim(x)
@@ -454,15 +1075,175 @@ def select(b, args, kw, out):
            {"axis": dim})
 
 
+def _int64(b, t, shape):
+    """An index tensor as int64 of `shape` (PyTorch broadcasts index
+    tensors together and takes int32 ones too; ONNX wants one int64 shape)."""
+    import torch
+    name = b.inp(t)
+    if t.dtype != torch.int64:
+        c = b.fresh(torch.int64, list(t.shape))
+        b.node("Cast", [name], [c], {"to": 7})
+        name = b.name(c)
+    if list(t.shape) != list(shape):
+        e = b.fresh(torch.int64, list(shape))
+        b.node("Expand", [name, b.const(list(shape))], [e])
+        name = b.name(e)
+    return name
+
+
+def _advanced_index(b, x, idx):
+    """x[idx] for integer index tensors: (data name, stacked indices name,
+    broadcast shape, indexed dims, data transposed so they lead), or None
+    when an index is boolean (a mask: its size is data-dependent)."""
+    import torch
+    used = [(d, t) for d, t in enumerate(idx) if t is not None]
+    if not used or any(t.dtype == torch.bool or t.dtype.is_floating_point
+                       for _, t in used):
+        return None
+    dims = [d for d, _ in used]
+    bshape = list(torch.broadcast_shapes(*[tuple(t.shape) for _, t in used]))
+    r = _ndim(x)
+    perm = dims + [d for d in range(r) if d not in dims]
+    data = b.inp(x)
+    if perm != list(range(r)):
+        xt = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
+        b.node("Transpose", [data], [xt], {"perm": perm})
+        data = b.name(xt)
+    parts = []
+    for _, t in used:
+        u = b.fresh(torch.int64, bshape + [1])
+        b.node("Unsqueeze", [_int64(b, t, bshape), b.const([-1])], [u])
+        parts.append(b.name(u))
+    if len(parts) == 1:
+        stacked = parts[0]
+    else:
+        s = b.fresh(torch.int64, bshape + [len(parts)])
+        b.node("Concat", parts, [s], {"axis": -1})
+        stacked = b.name(s)
+    return data, stacked, bshape, dims
+
+
 def index(b, args, kw, out):
+    """x[i0, i1, ...] (aten.index.Tensor): one index tensor is a Gather on
+    its dim; several are a GatherND over the indexed dims (moved to the
+    front as PyTorch does when they are not adjacent, and back in place
+    when they are)."""
     x, idx = args[0], list(args[1])
     used = [(d, t) for d, t in enumerate(idx) if t is not None]
-    if len(used) == 1 and used[0][1].dtype.is_floating_point is False \
+    if len(used) == 1 and not used[0][1].dtype.is_floating_point \
             and str(used[0][1].dtype) != "torch.bool":
         d, t = used[0]
         b.node("Gather", [b.inp(x), b.inp(t)], [out], {"axis": d})
-    else:
+        return
+    picked = _advanced_index(b, x, idx)
+    if picked is None:
         b.unmapped("index", args, out)
+        return
+    data, stacked, bshape, dims = picked
+    rest = [int(x.shape[d]) for d in range(_ndim(x)) if d not in dims]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    if not adjacent or dims[0] == 0:
+        b.node("GatherND", [data, stacked], [out])
+        return
+    g = b.fresh(x.dtype, bshape + rest)
+    b.node("GatherND", [data, stacked], [g])
+    nb, d0 = len(bshape), dims[0]
+    perm = list(range(nb, nb + d0)) + list(range(nb)) \
+        + list(range(nb + d0, nb + len(rest)))
+    b.node("Transpose", [b.name(g)], [out], {"perm": perm})
+
+
+def _fills(v, rest):
+    """Whether values v broadcast over every masked position's rest dims
+    (x[mask] = v with v one value, or one row)."""
+    import torch
+    if int(v.numel()) == 1:
+        return True
+    if _ndim(v) > len(rest):
+        return False
+    try:
+        return list(torch.broadcast_shapes(tuple(v.shape), tuple(rest))) \
+            == [int(d) for d in rest]
+    except RuntimeError:
+        return False
+
+
+def index_put(b, args, kw, out):
+    """x[i0, ...] = v (accumulate: +=): a ScatterND over the indexed dims
+    (leading and adjacent, as models write it); x[mask] = v is a
+    Where (v one value or one row for every masked position)."""
+    import torch
+    x, idx, v = args[0], list(args[1]), args[2]
+    acc = bool(_arg(args, kw, 3, "accumulate", False))
+    used = [(d, t) for d, t in enumerate(idx) if t is not None]
+    if len(used) == 1 and used[0][1].dtype == torch.bool and not acc \
+            and used[0][0] == 0 and _fills(v, x.shape[_ndim(used[0][1]):]):
+        m = used[0][1]
+        cond = b.inp(m)
+        if _ndim(m) < _ndim(x):  # a mask over the leading dims
+            c = b.fresh(torch.bool, list(m.shape) + [1] * (_ndim(x) - _ndim(m)))
+            b.node("Reshape", [cond, b.const(list(c.shape))], [c])
+            cond = b.name(c)
+        b.node("Where", [cond, b.inp(v), b.inp(x)], [out])
+        return
+    dims = [d for d, _ in used]
+    if not used or dims != list(range(len(dims))):
+        b.unmapped("index_put", args, out)
+        return
+    picked = _advanced_index(b, x, idx)
+    if picked is None:
+        b.unmapped("index_put", args, out)
+        return
+    data, stacked, bshape, _ = picked
+    ushape = bshape + [int(s) for s in x.shape[len(dims):]]
+    upd = b.inp(v)
+    if list(v.shape) != ushape:
+        e = b.fresh(v.dtype, ushape)
+        b.node("Expand", [upd, b.const(ushape)], [e])
+        upd = b.name(e)
+    b.node("ScatterND", [data, stacked, upd], [out],
+           {"reduction": "add"} if acc else {})
+
+
+def gather(b, args, kw, out):
+    # torch.gather(x, dim, index): ONNX GatherElements
+    b.node("GatherElements", [b.inp(args[0]), b.inp(args[2])], [out],
+           {"axis": int(args[1])})
+
+
+def index_select(b, args, kw, out):
+    b.node("Gather", [b.inp(args[0]), b.inp(args[2])], [out],
+           {"axis": int(args[1])})
+
+
+def scatter(reduction=None):
+    """scatter / scatter_add / scatter_reduce(x, dim, index, src[, reduce]):
+    ScatterElements (a number as src is expanded to the index's shape)."""
+    def rule(b, args, kw, out):
+        x, dim, ix, src = args[0], int(args[1]), args[2], args[3]
+        red = reduction
+        if red is None and _arg(args, kw, 4, "reduce") is not None:
+            # scatter(..., reduce="add" | "multiply")
+            red = {"add": "add", "multiply": "mul"}.get(
+                str(_arg(args, kw, 4, "reduce")), "unknown")
+            if red == "unknown":
+                b.unmapped("scatter", args, out)
+                return
+        if red == "reduce":
+            red = {"sum": "add", "prod": "mul", "amax": "max",
+                   "amin": "min"}.get(str(_arg(args, kw, 4, "reduce")))
+            if red is None:  # mean has no ONNX reduction
+                b.unmapped("scatter_reduce", args, out)
+                return
+        if b.is_tensor(src):
+            upd = b.inp(src)
+        else:
+            e = b.fresh(x.dtype, list(ix.shape))
+            b.node("Expand", [b.scalar(src, x), b.const(list(ix.shape))], [e])
+            upd = b.name(e)
+        b.node("ScatterElements", [b.inp(x), b.inp(ix), upd], [out],
+               dict({"axis": dim}, **({"reduction": red} if red else {})))
+    return rule
 
 
 def embedding(b, args, kw, out):
@@ -889,6 +1670,69 @@ def softmax_backward(b, args, kw, out):
     b.node("Mul", [b.inp(y), b.name(diff)], [out])
 
 
+def silu_backward(b, args, kw, out):
+    # g * s * (1 + x * (1 - s)), s = sigmoid(x)
+    g, x = args[0], args[1]
+    t = [b.fresh_like(x) for _ in range(5)]
+    b.node("Sigmoid", [b.inp(x)], [t[0]])
+    b.node("Sub", [b.scalar(1.0, x), b.name(t[0])], [t[1]])
+    b.node("Mul", [b.inp(x), b.name(t[1])], [t[2]])
+    b.node("Add", [b.name(t[2]), b.scalar(1.0, x)], [t[3]])
+    b.node("Mul", [b.name(t[0]), b.name(t[3])], [t[4]])
+    b.node("Mul", [b.inp(g), b.name(t[4])], [out])
+
+
+def gelu_backward(b, args, kw, out):
+    """g * (Phi(x) + x phi(x)): Phi = (1 + erf(x / sqrt 2)) / 2, phi =
+    exp(-x^2 / 2) / sqrt(2 pi) (the tanh approximation costs alike)."""
+    g, x = args[0], args[1]
+    t = [b.fresh_like(x) for _ in range(10)]
+    b.node("Div", [b.inp(x), b.scalar(math.sqrt(2.0), x)], [t[0]])
+    b.node("Erf", [b.name(t[0])], [t[1]])
+    b.node("Add", [b.name(t[1]), b.scalar(1.0, x)], [t[2]])
+    b.node("Mul", [b.name(t[2]), b.scalar(0.5, x)], [t[3]])         # Phi
+    b.node("Mul", [b.inp(x), b.inp(x)], [t[4]])
+    b.node("Mul", [b.name(t[4]), b.scalar(-0.5, x)], [t[5]])
+    b.node("Exp", [b.name(t[5])], [t[6]])
+    b.node("Mul", [b.name(t[6]), b.scalar(1 / math.sqrt(2 * math.pi), x)],
+           [t[7]])                                                  # phi
+    b.node("Mul", [b.inp(x), b.name(t[7])], [t[8]])
+    b.node("Add", [b.name(t[3]), b.name(t[8])], [t[9]])
+    b.node("Mul", [b.inp(g), b.name(t[9])], [out])
+
+
+def slice_backward(b, args, kw, out):
+    # the gradient of x[start:end] (step 1) is it padded back with zeros
+    g, sizes, dim = args[0], [int(v) for v in args[1]], int(args[2])
+    step = int(args[5])
+    if step != 1:
+        b.unmapped("slice_backward", args, out)
+        return
+    r = len(sizes)
+    dim %= r
+    begin, end = [0] * r, [0] * r
+    n = sizes[dim]
+    start = int(args[3])
+    start = max(0, min(n, start + n if start < 0 else start))
+    begin[dim] = start
+    end[dim] = n - start - int(g.shape[dim])
+    b.node("Pad", [b.inp(g), b.const(begin + end), b.scalar(0, g)], [out],
+           {"mode": "constant"})
+
+
+def embedding_dense_backward(b, args, kw, out):
+    # each id's gradient row added into its table row: a ScatterND add
+    import torch
+    g, ids = args[0], args[1]
+    n, d = int(ids.numel()), int(g.shape[-1])
+    rows = b.fresh(g.dtype, [n, d])
+    b.node("Reshape", [b.inp(g), b.const([n, d])], [rows])
+    ix = b.fresh(torch.int64, [n, 1])
+    b.node("Reshape", [_int64(b, ids, list(ids.shape)), b.const([n, 1])], [ix])
+    b.node("ScatterND", [b.filler(list(out.shape), g), b.name(ix), b.name(rows)],
+           [out], {"reduction": "add"})
+
+
 def sigmoid_backward(b, args, kw, out):
     # g * y * (1 - y)
     g, y = args[0], args[1]
@@ -947,7 +1791,7 @@ OPS = {
     "cudnn_batch_norm": native_batch_norm,
     "_native_batch_norm_legit": native_batch_norm,
     "_native_batch_norm_legit_no_training": batch_norm_no_training,
-    "native_layer_norm": layer_norm,
+    "native_layer_norm": layer_norm, "native_group_norm": group_norm,
     "max_pool1d": pool("MaxPool", True), "max_pool2d": pool("MaxPool", True),
     "max_pool3d": pool("MaxPool", True),
     "max_pool1d_with_indices": pool("MaxPool", True),
@@ -956,12 +1800,12 @@ OPS = {
     "avg_pool1d": pool("AveragePool", False),
     "avg_pool2d": pool("AveragePool", False),
     "avg_pool3d": pool("AveragePool", False),
-    "_adaptive_avg_pool2d": adaptive_pool("Average"),
-    "_adaptive_avg_pool3d": adaptive_pool("Average"),
-    "adaptive_avg_pool1d": adaptive_pool("Average"),
-    "adaptive_max_pool1d": adaptive_pool("Max"),
-    "adaptive_max_pool2d": adaptive_pool("Max"),
-    "adaptive_max_pool3d": adaptive_pool("Max"),
+    "_adaptive_avg_pool2d": adaptive_pool("Average", "_adaptive_avg_pool2d"),
+    "_adaptive_avg_pool3d": adaptive_pool("Average", "_adaptive_avg_pool3d"),
+    "adaptive_avg_pool1d": adaptive_pool("Average", "adaptive_avg_pool1d"),
+    "adaptive_max_pool1d": adaptive_pool("Max", "adaptive_max_pool1d"),
+    "adaptive_max_pool2d": adaptive_pool("Max", "adaptive_max_pool2d"),
+    "adaptive_max_pool3d": adaptive_pool("Max", "adaptive_max_pool3d"),
     "mean": mean, "sum": reduce_sum,
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
     "norm": vector_norm, "linalg_vector_norm": vector_norm,
@@ -978,8 +1822,17 @@ OPS = {
     "abs": abs_, "erf": unary("Erf"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
+    "bitwise_not": bitwise_not,
+    "acos": unary("Acos"), "asin": unary("Asin"), "atan": unary("Atan"),
+    "tan": unary("Tan"), "sinh": unary("Sinh"), "cosh": unary("Cosh"),
+    "asinh": unary("Asinh"), "acosh": unary("Acosh"), "atanh": unary("Atanh"),
+    "round": unary("Round"), "isnan": unary("IsNaN"), "isinf": unary("IsInf"),
+    "expm1": shifted("Exp", "Sub", 1.0), "log1p": shifted("Add", "Log", 1.0),
+    "prelu": prelu, "_prelu_kernel": prelu, "log2": log2,
+    "roi_align": roi_align,  # torchvision's
+    "logsumexp": reduce_attr("ReduceLogSumExp"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
-    "mul": binary("Mul"), "div": binary("Div"), "pow": pow_,
+    "mul": mul, "div": binary("Div"), "pow": pow_,
     "maximum": binary("Max"), "minimum": binary("Min"),
     "eq": binary("Equal"), "ne": compare_ne, "lt": binary("Less"),
     "gt": binary("Greater"), "le": binary("LessOrEqual"),
@@ -987,18 +1840,36 @@ OPS = {
     "logical_or": binary("Or"), "bitwise_and": binary("And"),
     "bitwise_or": binary("Or"),
     "where": where, "masked_fill": masked_fill,
+    "floor_divide": floor_divide, "remainder": remainder,
+    "bitwise_xor": binary("Xor"), "logical_xor": binary("Xor"),
     "_softmax": softmax("Softmax"), "softmax": softmax("Softmax"),
+    # softmax whose fully masked rows give 0 (2.x's SDPA math path)
+    "_safe_softmax": softmax("Softmax"),
     "_log_softmax": softmax("LogSoftmax"), "log_softmax": softmax("LogSoftmax"),
     "native_dropout": dropout,
     # layout: views and copies
-    "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
-    "reshape": reshape, "flatten": reshape, "unsqueeze": reshape,
-    "squeeze": reshape, "as_strided": reshape, "view_as": reshape,
-    "expand": expand, "permute": permute, "transpose": transpose,
+    "view": real_form(reshape), "_unsafe_view": real_form(reshape),
+    "_reshape_alias": real_form(reshape), "reshape": real_form(reshape),
+    "flatten": real_form(reshape), "unsqueeze": real_form(reshape),
+    "squeeze": real_form(reshape), "as_strided": reshape,
+    "view_as": real_form(reshape), "expand": real_form(expand),
+    "permute": permute, "transpose": transpose,
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,
     "split": split, "split_with_sizes": split, "unbind": unbind,
     "unsafe_split": split, "unsafe_split_with_sizes": split,
-    "slice": slice_, "select": select, "index": index,
+    "slice": real_form(slice_), "select": real_form(select), "index": index,
+    "flip": flip,
+    "index_put": index_put, "gather": gather, "index_select": index_select,
+    "scatter": scatter(), "scatter_add": scatter("add"),
+    "scatter_reduce": scatter("reduce"), "repeat": repeat,
+    # selection, sorting, mixture-of-experts routing and experts
+    "topk": topk, "sort": sort, "argsort": sort,
+    "argmax": arg_reduce("ArgMax"), "argmin": arg_reduce("ArgMin"),
+    "all": all_any("ReduceMin"), "any": all_any("ReduceMax"),
+    "max": max_min("ReduceMax", "ArgMax", "Max"),
+    "min": max_min("ReduceMin", "ArgMin", "Min"),
+    "histc": histc, "_grouped_mm": grouped_mm, "aminmax": aminmax,
+    "index_add": index_add,
     "embedding": embedding, "constant_pad_nd": constant_pad_nd,
     "upsample_nearest1d": resize("nearest"),
     "upsample_nearest2d": resize("nearest"),
@@ -1008,10 +1879,13 @@ OPS = {
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
-    "cumsum": cumsum, "_to_copy": to_copy, "to": to_copy, "copy": copy_,
+    "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
     "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
     "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,
     "_conj": ALIAS, "positive": ALIAS,
+    # complex values (in real form)
+    "view_as_complex": view_as_complex, "view_as_real": view_as_real,
+    "polar": polar, "_fft_c2c": fft_c2c, "_fft_r2c": fft_r2c,
     # attention (2.x spells it as one op; 1.13 decomposes it)
     "scaled_dot_product_attention": sdpa,
     "_scaled_dot_product_attention_math": sdpa,
@@ -1028,6 +1902,9 @@ OPS = {
     "native_layer_norm_backward": layer_norm_backward,
     "_softmax_backward_data": softmax_backward,
     "sigmoid_backward": sigmoid_backward, "tanh_backward": tanh_backward,
+    "silu_backward": silu_backward, "gelu_backward": gelu_backward,
+    "slice_backward": slice_backward,
+    "embedding_dense_backward": embedding_dense_backward,
     "_adaptive_avg_pool2d_backward": adaptive_avg_pool_backward,
     "max_pool2d_with_indices_backward": max_pool_backward,
     # tensors made from nothing: constants, not activations
@@ -1040,6 +1917,14 @@ OPS = {
     "randn_like": CREATE, "linspace": CREATE, "eye": CREATE, "tensor": CREATE,
     "normal": CREATE, "uniform": CREATE, "bernoulli": CREATE,
 }
+
+
+# The rules above that take complex values (in real form); any other op
+# on a complex tensor is uncounted.
+COMPLEX_RULES = {"view_as_complex", "view_as_real", "polar", "mul", "view",
+                 "_unsafe_view", "_reshape_alias", "reshape", "unsqueeze",
+                 "squeeze", "flatten", "view_as", "expand", "slice",
+                 "select", "_fft_c2c", "_fft_r2c", "_to_copy", "abs"}
 
 
 def base_name(func):

@@ -258,9 +258,16 @@ class Builder:
         outputs shaped as PyTorch made them."""
         ins = [self.inp(a) for a in _tensor_args(args)]
         outs = [o for o in ops_map._outs(out) if isinstance(o, torch.Tensor)]
-        self.node(name, ins, outs, domain="pytorch.aten")
-        for o in outs:
-            self.g.declared.add(self.name(o))
+        # from complex values in real form, a complex output is its real
+        # form too (ops_map: complex numbers)
+        paired = any(ops_map.real_formed(self, a) for a in _tensor_args(args))
+        reals = [torch.view_as_real(o) if paired and o.is_complex() else o
+                 for o in outs]
+        self.node(name, ins, reals, domain="pytorch.aten")
+        for o, r in zip(outs, reals):
+            self.g.declared.add(self.name(r))
+            if r is not o:
+                self.alias(o, r)
         self.uncounted[name] = self.uncounted.get(name, 0) + 1
 
 
@@ -293,7 +300,8 @@ class _Mode(TorchDispatchMode):
                 if shadows is not None else None
             if out is None:
                 shim = META_SHIMS.get(ops_map.base_name(func))
-                if shim is None or not isinstance(e, NotImplementedError) \
+                if shim is None or not isinstance(
+                        e, (NotImplementedError, RuntimeError)) \
                         or not _all_meta(args):
                     raise
                 out = shim(*args, **kwargs)
@@ -323,10 +331,26 @@ def _conv_backward_meta(grad_out, x, w, bias_sizes, *rest):
                         device="meta") if mask[2] else None)
 
 
-# Output shapes for the few backward kernels torch 1.13 cannot run on meta
-# tensors (shapes only; the counting is ops_map's).
+def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
+    """torch 2.x's meta kernel for _grouped_mm takes only 16-bit and fp8
+    matrices (the CUDA kernel's rule); the CPU kernel, and so a float32
+    mixture-of-experts model, also runs float32: the output's shape."""
+    if a.dim() == 2 and b.dim() == 2:
+        dims = [offs.shape[0], a.shape[0], b.shape[1]]
+    elif a.dim() == 2:
+        dims = [a.shape[0], b.shape[-1]]
+    elif b.dim() == 2:
+        dims = [a.shape[1], b.shape[1]]
+    else:
+        dims = [a.shape[0], a.shape[1], b.shape[-1]]
+    return torch.empty(dims, dtype=out_dtype or a.dtype, device="meta")
+
+
+# Output shapes for the few kernels torch cannot run on meta tensors
+# (shapes only; the counting is ops_map's).
 META_SHIMS = {
     "convolution_backward": _conv_backward_meta,
+    "_grouped_mm": _grouped_mm_meta,
 }
 
 
@@ -342,6 +366,9 @@ def record(b, func, args, kwargs, out):
         b.keep.append(out)
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
+    if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
+            and any(ops_map.real_formed(b, t) for t in _tensor_args(args)):
+        rule = None  # complex values in real form, which this rule does not know
     if rule is ops_map.ALIAS:
         b.alias(out, args[0])
     elif rule is ops_map.CREATE:
@@ -627,6 +654,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     with ctx, stack, probe, _Mode(b):
         out = model(*args, **kwargs)
     b.note_grad_fns()
+    _read_unused_params(model, b)
     seen = set()
     for t in flatten(out):
         n = b.names.get(id(t))
@@ -635,6 +663,23 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
     return Recording(g, b, stack, None, out)
+
+
+def _read_unused_params(model, b):
+    """A parameter the forward never reads (a mask token used only in
+    pre-training, a head the call skips) is still one of the model's:
+    sum(p.numel()) and torchscan count it. The library counts a parameter
+    at its first reader, so a Shape node in the parameter's own module
+    reads it; Shape costs nothing."""
+    for name, p in model.named_parameters():
+        canonical = b.params.get(id(p), (None,))[0]
+        if canonical is None or canonical in b.g.inits:
+            continue
+        b.scope = name.rpartition(".")[0]
+        b.source = "unused parameter"
+        b.node("Shape", [b.inp(p)],
+               [torch.empty([p.dim()], dtype=torch.int64, device="meta")])
+    b.scope = ""
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,

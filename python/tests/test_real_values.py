@@ -9,8 +9,8 @@
   forward that reads them (`.all()`, `.item()`, `nonzero`, `.tolist()`)
   records on meta (no fallback, no warning); Builder.value_of gives the
   values, checked against the same computation run eagerly on CPU.
-- A torch.compile'd model reports the original module's tree; under
-  torch.autocast the report's dtypes are what autocast runs, checked
+- (A torch.compile'd model: python/tests_hf/test_compile.py, PyTorch 2.x.)
+  Under torch.autocast the report's dtypes are what autocast runs, checked
   against the dtypes of PyTorch's own CPU autocast forward.
 """
 import warnings
@@ -270,27 +270,6 @@ def test_data_read_on_untracked_values_still_falls_back():
                        else recorder.RecordError):
         recorder.record_model(ReadsActivations(), (torch.randn(2, 4),),
                               device="meta")
-
-
-@pytest.mark.skipif(not hasattr(torch, "compile"),
-                    reason="torch.compile is new in PyTorch 2.0")
-def test_compiled_model_reports_its_own_tree():
-    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
-    cm = torch.compile(m)
-    assert type(cm).__name__ == "OptimizedModule"  # what it wraps
-    x = torch.randn(3, 8)
-    s = nnscan.summary(cm, inputs=(x,), file=False)
-    plain = nnscan.summary(m, inputs=(x,), file=False)
-    paths = [row["path"] for row in s.layers]
-    assert paths == [row["path"] for row in plain.layers] == ["", "0", "1", "2"]
-    assert s.layer("")["type"] == "Sequential"
-    assert not any("_orig_mod" in p for p in s.modules)
-    assert s.totals["params"] == sum(p.numel() for p in m.parameters())
-    assert s.totals["macs"] == 3 * (8 * 16 + 16 * 4)
-    crawl = nnscan.crawl_module(cm, inputs=(x,))
-    assert [layer["name"] for layer in crawl["layers"]][0] == "sequential"
-    macs, params, _ = nnscan.profile(cm, inputs=(x,), verbose=False)
-    assert (macs, params) == (s.totals["macs"], s.totals["params"])
 
 
 class _BNNet(nn.Module):

@@ -33,8 +33,10 @@ class Functional(nn.Module):
 def test_functional_ops_are_counted():
     s = nnscan.summary(Functional(), inputs=torch.zeros(2, 10, 32), file=False)
     assert s.totals["macs"] == 2 * 10 * 32 * 16 + 2 * 10 * 16 * 8
-    # proj.bias is never used by the forward: not counted
-    assert s.totals["params"] == 32 * 16 + 16 * 8
+    # proj.bias is never read by the forward, yet it is one of the model's
+    # parameters: sum(p.numel()) (issue 16), counted in its module
+    assert s.totals["params"] == 32 * 16 + 16 * 8 + 8
+    assert s.layer("proj")["params"] == 8  # the weight counts where F.linear reads it
     assert [o["op_type"] for o in s.json["op_types"] if o["op_type"] == "Resize"]
     assert s.json["uncounted_ops"] == []
     assert s.modules["proj"]["calls"] == 0

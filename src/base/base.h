@@ -49,6 +49,13 @@ static inline bool nns__mul_i64(int64_t a, int64_t b, int64_t *r) {
 static inline bool nns__add_i64(int64_t a, int64_t b, int64_t *r) {
   return !__builtin_add_overflow(a, b, r);
 }
+/* Saturating sum: INT64_MAX (or INT64_MIN) where a + b would overflow. */
+static inline int64_t nns__add_sat_i64(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return a > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
 
 /* ==== Pointer-keyed hash map ==== */
 

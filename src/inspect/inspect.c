@@ -6,8 +6,11 @@
  * Times and memory arrive as raw events (the clock and the allocation
  * counters at the start and end of each forward and backward); everything
  * derived - inclusive and self latency, memory per call, NaN/Inf roles,
- * totals per module, the spread over ranks, the first offenders - is
- * computed here, once, lazily before a report or an accessor needs it.
+ * totals per module, the first offenders - is computed here, eagerly, as
+ * each batch is added: the readers (accessors, reports) only read, so
+ * threads may read one inspection at once (include/nnscan.h). What
+ * changes with every batch for every module (passes, the spread over
+ * ranks) is worked out when read, from per-rank totals kept here.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +21,10 @@
 /* Far above any real model, low enough that no size arithmetic wraps. */
 enum { MAX_MODULES = 1 << 22, MAX_CALLS = 1 << 26, MAX_RANK = 1 << 16,
        MAX_TENSOR_RANK = 64, MAX_DTYPES = 64 };
+
+/* A byte or element count above 2^62 (4 EiB) is not a real one: refused,
+ * so that the sums below only ever saturate on many real ones. */
+#define MAX_AMOUNT (INT64_C(1) << 62)
 
 /* ==== Handle ==== */
 
@@ -40,6 +47,8 @@ void nns_inspection_free(nns_inspection *insp) {
   free(insp->calls);
   free(insp->batches);
   free(insp->meta);
+  free(insp->cells);
+  free(insp->rank_passes);
   free(insp);
 }
 
@@ -62,6 +71,8 @@ static bool grow(void **arr, size_t *cap, size_t count, size_t more,
 static const char *dup(nns_inspection *in, const char *s) {
   return nns__arena_strndup(&in->arena, s, strlen(s));
 }
+
+static bool amount_ok(int64_t v) { return v >= 0 && v <= MAX_AMOUNT; }
 
 /* ==== Modules ==== */
 
@@ -96,12 +107,26 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
                     "module '%s': negative parameter counts, or more "
                     "learnable parameters than parameters",
                     path);
+  if (!amount_ok(m->params) || !amount_ok(m->param_bytes) ||
+      !amount_ok(m->grad_bytes) || m->flops > MAX_AMOUNT ||
+      m->macs > MAX_AMOUNT)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "module '%s': a parameter, byte, FLOP or MAC count above "
+                    "2^62",
+                    path);
   if ((m->param_dtype_count && !m->param_dtypes) ||
       m->param_dtype_count > MAX_DTYPES)
     return nns__err(err, NNS_E_ARG, -1, path,
                     "module '%s': %zu parameter dtypes without an array (or "
                     "more than %d)",
                     path, m->param_dtype_count, MAX_DTYPES);
+  for (size_t k = 0; k < m->param_dtype_count; k++)
+    if (!amount_ok(m->param_dtypes[k].bytes) ||
+        !amount_ok(m->param_dtypes[k].learnable_bytes))
+      return nns__err(err, NNS_E_ARG, -1, path,
+                      "module '%s': parameter dtype %zu: bytes negative or "
+                      "above 2^62",
+                      path, k);
   if (n >= MAX_MODULES)
     return nns__err(err, NNS_E_LIMIT, -1, path, "more than %d modules",
                     MAX_MODULES);
@@ -111,6 +136,7 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   nns__imodule *d = &insp->modules[n];
   memset(d, 0, sizeof *d);
   d->path = dup(insp, path);
+  d->path_len = strlen(path);
   d->type = dup(insp, m->type ? m->type : "");
   const char *dot = strrchr(d->path ? d->path : "", '.');
   d->name = dot ? dot + 1 : d->path;
@@ -124,28 +150,27 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   d->dtype_count = m->param_dtype_count;
   d->parent = n ? m->parent : (size_t)-1;
   d->depth = n ? insp->modules[m->parent].depth + 1 : 0;
-  d->first_child = d->next_sibling = d->first_call = d->last_call =
-      (size_t)-1;
+  d->first_child = d->next_sibling = d->last_child = d->first_call =
+      d->last_call = d->rank_cells = (size_t)-1;
   d->params = m->params;
   d->learnable_params = m->learnable_params;
   d->param_bytes = m->param_bytes;
   d->grad_bytes = m->grad_bytes;
   d->flops = m->flops < 0 ? -1 : m->flops;
   d->macs = m->macs < 0 ? -1 : m->macs;
+  d->stats.size = sizeof d->stats;
+  d->stats.nonfinite_rank = -1;
+  d->first_nf = INFINITY;
   if (n) {
     /* Children keep the order they were added in. */
     nns__imodule *p = &insp->modules[m->parent];
-    if (p->first_child == (size_t)-1) {
+    if (p->first_child == (size_t)-1)
       p->first_child = n;
-    } else {
-      size_t c = p->first_child;
-      while (insp->modules[c].next_sibling != (size_t)-1)
-        c = insp->modules[c].next_sibling;
-      insp->modules[c].next_sibling = n;
-    }
+    else
+      insp->modules[p->last_child].next_sibling = n;
+    p->last_child = n;
   }
   insp->module_count = n + 1;
-  insp->aggregated = false;
   if (index)
     *index = n;
   return NNS_OK;
@@ -179,15 +204,19 @@ nns_status nns_inspection_set_meta(nns_inspection *insp, const char *key,
 
 /* ==== Batches ==== */
 
-static const nns_inspect_call *call_at(const nns_inspect_batch *b, size_t i) {
-  return (const nns_inspect_call *)(const void *)((const char *)b->calls +
-                                                  i * b->call_size);
+/* The i-th call and tensor of a batch, copied out: call_size and
+ * tensor_size are the caller's strides, and nothing makes them multiples
+ * of the structs' alignment. */
+static nns_inspect_call call_get(const nns_inspect_batch *b, size_t i) {
+  nns_inspect_call c;
+  memcpy(&c, (const char *)b->calls + i * b->call_size, sizeof c);
+  return c;
 }
 
-static const nns_inspect_tensor *tensor_at(const nns_inspect_batch *b,
-                                           size_t i) {
-  return (const nns_inspect_tensor *)(const void *)((const char *)b->tensors +
-                                                    i * b->tensor_size);
+static nns_inspect_tensor tensor_get(const nns_inspect_batch *b, size_t i) {
+  nns_inspect_tensor t;
+  memcpy(&t, (const char *)b->tensors + i * b->tensor_size, sizeof t);
+  return t;
 }
 
 static bool time_known(double t) { return t >= 0 && isfinite(t); }
@@ -215,41 +244,85 @@ static nns_status check_batch(const nns_inspection *in,
   if (b->rank < 0 || b->rank >= MAX_RANK)
     return nns__err(err, NNS_E_ARG, -1, NULL, "batch: rank %d out of range",
                     b->rank);
+  if (!isfinite(b->wall_start))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "batch: wall_start is %s; it must be a finite time "
+                    "(seconds since the epoch)",
+                    isnan(b->wall_start) ? "NaN" : "infinite");
   if (b->call_count > MAX_CALLS - in->call_count ||
       (b->tensor_count && b->tensor_count > SIZE_MAX / 2 / b->tensor_size) ||
-      b->call_count > SIZE_MAX / 2 / b->call_size)
+      b->call_count > SIZE_MAX / 2 / b->call_size ||
+      b->dim_count > SIZE_MAX / 2 / sizeof(int64_t))
     return nns__err(err, NNS_E_LIMIT, -1, NULL,
                     "batch: more than %d calls in all", MAX_CALLS);
   for (size_t i = 0; i < b->call_count; i++) {
-    const nns_inspect_call *c = call_at(b, i);
-    if (c->module >= in->module_count)
+    nns_inspect_call c = call_get(b, i);
+    if (c.module >= in->module_count)
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "call %zu: module %zu is not registered (%zu modules)",
-                      i, c->module, in->module_count);
-    if (c->parent != (size_t)-1 && c->parent >= i)
-      return nns__err(err, NNS_E_ARG, -1, in->modules[c->module].path,
+                      i, c.module, in->module_count);
+    if (c.parent != (size_t)-1 && c.parent >= i)
+      return nns__err(err, NNS_E_ARG, -1, in->modules[c.module].path,
                       "call %zu: parent call %zu does not come before it", i,
-                      c->parent);
-    if (c->tensor_first > b->tensor_count ||
-        c->tensor_count > b->tensor_count - c->tensor_first)
-      return nns__err(err, NNS_E_ARG, -1, in->modules[c->module].path,
+                      c.parent);
+    if (c.tensor_first > b->tensor_count ||
+        c.tensor_count > b->tensor_count - c.tensor_first)
+      return nns__err(err, NNS_E_ARG, -1, in->modules[c.module].path,
                       "call %zu: tensors %zu+%zu run past the batch's %zu", i,
-                      c->tensor_first, c->tensor_count, b->tensor_count);
+                      c.tensor_first, c.tensor_count, b->tensor_count);
   }
   for (size_t i = 0; i < b->tensor_count; i++) {
-    const nns_inspect_tensor *t = tensor_at(b, i);
-    if ((unsigned)t->role > NNS_TENSOR_GRAD_OUTPUT || t->rank < 0 ||
-        t->rank > MAX_TENSOR_RANK || t->bytes < 0)
+    nns_inspect_tensor t = tensor_get(b, i);
+    if ((unsigned)t.role > NNS_TENSOR_GRAD_OUTPUT || t.rank < 0 ||
+        t.rank > MAX_TENSOR_RANK || !amount_ok(t.bytes))
       return nns__err(err, NNS_E_ARG, -1, NULL,
-                      "tensor %zu: bad role %d, rank %d or bytes %lld", i,
-                      (int)t->role, t->rank, (long long)t->bytes);
-    if (t->dims > b->dim_count || (size_t)t->rank > b->dim_count - t->dims)
+                      "tensor %zu: bad role %d, rank %d or bytes %lld "
+                      "(0 to 2^62)",
+                      i, (int)t.role, t.rank, (long long)t.bytes);
+    if (t.dims > b->dim_count || (size_t)t.rank > b->dim_count - t.dims)
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "tensor %zu: dims %zu+%d run past the batch's %zu", i,
-                      t->dims, t->rank, b->dim_count);
+                      t.dims, t.rank, b->dim_count);
   }
   return NNS_OK;
 }
+
+/* The batch's tensors (with their dims and names) copied once; calls
+ * point into this copy, so a range named by many calls costs nothing
+ * more. NULL when out of memory. */
+static nns__itensor *copy_tensors(nns_inspection *in,
+                                  const nns_inspect_batch *b) {
+  nns__itensor *ts =
+      nns__arena_array(&in->arena, b->tensor_count + 1, sizeof *ts);
+  int64_t *dims = nns__arena_array(&in->arena, b->dim_count + 1,
+                                   sizeof *dims);
+  if (!ts || !dims)
+    return NULL;
+  if (b->dim_count)
+    memcpy(dims, b->dims, b->dim_count * sizeof *dims);
+  for (size_t i = 0; i < b->tensor_count; i++) {
+    nns_inspect_tensor t = tensor_get(b, i);
+    nns__itensor *o = &ts[i];
+    o->role = t.role;
+    o->dtype = t.dtype;
+    o->rank = t.rank;
+    o->flags = t.flags;
+    o->bytes = t.bytes;
+    o->min = t.min;
+    o->max = t.max;
+    o->mean = t.mean;
+    o->std = t.std;
+    o->zero_fraction = t.zero_fraction;
+    o->dims = dims + t.dims;
+    o->name = t.name ? dup(in, t.name) : NULL;
+    if (t.name && !o->name)
+      return NULL;
+  }
+  return ts;
+}
+
+static nns_status aggregate_calls(nns_inspection *in, size_t base, size_t n);
+static void fold_batch(nns_inspection *in, size_t batch);
 
 nns_status nns_inspection_add_batch(nns_inspection *insp,
                                     const nns_inspect_batch *given,
@@ -267,68 +340,61 @@ nns_status nns_inspection_add_batch(nns_inspection *insp,
   nns_status st = check_batch(insp, b, err);
   if (st)
     return st;
+  /* Everything that can fail comes first: a rejected batch leaves the
+   * inspection as it was (what it put in the arena is unreachable and
+   * freed with it). */
+  size_t nrank = (size_t)b->rank + 1, rcap = (size_t)insp->rank_count;
   if (!grow((void **)&insp->calls, &insp->call_cap, insp->call_count,
             b->call_count, sizeof *insp->calls) ||
       !grow((void **)&insp->batches, &insp->batch_cap, insp->batch_count, 1,
-            sizeof *insp->batches))
+            sizeof *insp->batches) ||
+      !grow((void **)&insp->cells, &insp->cell_cap, insp->cell_count,
+            b->call_count, sizeof *insp->cells))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (nrank > rcap) {
+    double *rp = realloc(insp->rank_passes, nrank * sizeof *rp);
+    if (!rp)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    memset(rp + rcap, 0, (nrank - rcap) * sizeof *rp);
+    insp->rank_passes = rp;
+    insp->rank_count = (int)nrank;
+  }
+  nns__itensor *ts = copy_tensors(insp, b);
+  if (!ts)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   size_t base = insp->call_count;
   for (size_t i = 0; i < b->call_count; i++) {
-    const nns_inspect_call *c = call_at(b, i);
+    nns_inspect_call c = call_get(b, i);
     nns__icall *d = &insp->calls[base + i];
     memset(d, 0, sizeof *d);
-    d->module = c->module;
-    d->parent = c->parent == (size_t)-1 ? (size_t)-1 : base + c->parent;
+    d->module = c.module;
+    d->parent = c.parent == (size_t)-1 ? (size_t)-1 : base + c.parent;
     d->batch = insp->batch_count;
     d->next_same = (size_t)-1;
-    d->flags = c->flags;
-    d->fwd_seq = c->fwd_seq;
-    d->bwd_seq = c->bwd_seq;
-    d->fwd = span_of(c->fwd_start, c->fwd_end);
-    d->bwd_raw = span_of(c->bwd_start, c->bwd_end);
+    d->flags = c.flags;
+    d->fwd_seq = c.fwd_seq;
+    d->bwd_seq = c.bwd_seq;
+    d->fwd = span_of(c.fwd_start, c.fwd_end);
+    d->bwd_raw = span_of(c.bwd_start, c.bwd_end);
     /* In place (ReLU(inplace=True) on torch 1.13) the hooks on input and
      * output end up on one autograd node and fire together, input first:
      * the span is the two events, in time order. */
-    if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) &&
-        time_known(c->bwd_end.time_ms))
-      d->bwd_raw = span_of(c->bwd_end, c->bwd_start);
+    if (!d->bwd_raw.known && time_known(c.bwd_start.time_ms) &&
+        time_known(c.bwd_end.time_ms))
+      d->bwd_raw = span_of(c.bwd_end, c.bwd_start);
     /* A backward seen only at one end still marks its start or end. */
-    if (!d->bwd_raw.known && time_known(c->bwd_start.time_ms) !=
-                                 time_known(c->bwd_end.time_ms)) {
-      nns_inspect_event e = time_known(c->bwd_start.time_ms) ? c->bwd_start
-                                                            : c->bwd_end;
+    if (!d->bwd_raw.known && time_known(c.bwd_start.time_ms) !=
+                                 time_known(c.bwd_end.time_ms)) {
+      nns_inspect_event e = time_known(c.bwd_start.time_ms) ? c.bwd_start
+                                                           : c.bwd_end;
       d->bwd_raw = span_of(e, e);
     }
-    d->tensor_count = c->tensor_count;
-    d->tensors = nns__arena_array(&insp->arena, c->tensor_count + 1,
-                                  sizeof *d->tensors);
-    if (!d->tensors)
-      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-    for (size_t k = 0; k < c->tensor_count; k++) {
-      const nns_inspect_tensor *t = tensor_at(b, c->tensor_first + k);
-      nns__itensor *o = &d->tensors[k];
-      o->role = t->role;
-      o->dtype = t->dtype;
-      o->rank = t->rank;
-      o->flags = t->flags;
-      o->bytes = t->bytes;
-      o->min = t->min;
-      o->max = t->max;
-      o->mean = t->mean;
-      o->std = t->std;
-      o->zero_fraction = t->zero_fraction;
-      int64_t *dims = nns__arena_array(&insp->arena, (size_t)t->rank + 1,
-                                       sizeof *dims);
-      o->name = t->name ? dup(insp, t->name) : NULL;
-      if (!dims || (t->name && !o->name))
-        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-      if (t->rank)
-        memcpy(dims, b->dims + t->dims, (size_t)t->rank * sizeof *dims);
-      o->dims = dims;
-    }
+    d->tensor_count = c.tensor_count;
+    d->tensors = ts + c.tensor_first;
   }
-  /* Only now does the batch count: a failure above left no call behind
-   * (what it put in the arena is unreachable and freed with it). */
+  if (aggregate_calls(insp, base, b->call_count))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  /* Only now does the batch count. */
   for (size_t i = 0; i < b->call_count; i++) {
     nns__imodule *m = &insp->modules[insp->calls[base + i].module];
     if (m->first_call == (size_t)-1)
@@ -344,7 +410,8 @@ nns_status nns_inspection_add_batch(nns_inspection *insp,
   nb->first_call = base;
   nb->call_count = b->call_count;
   insp->call_count = base + b->call_count;
-  insp->aggregated = false;
+  insp->rank_passes[b->rank] += 1;
+  fold_batch(insp, insp->batch_count - 1);
   return NNS_OK;
 }
 
@@ -452,64 +519,66 @@ static void clip_children(nns__icall *calls, const nns__icall *parent,
   }
 }
 
-/* Call-level figures. Children have larger indexes than their parent, so
- * one pass from the end sees every child before its parent. */
-static nns_status aggregate_calls(nns_inspection *in) {
-  size_t n = in->call_count;
+/* Call-level figures of the n calls from `base` (one batch: parents are
+ * in it). Children have larger indexes than their parent, so one pass
+ * from the end sees every child before its parent. */
+static nns_status aggregate_calls(nns_inspection *in, size_t base, size_t n) {
+  if (!n)
+    return NNS_OK; /* an empty batch: in->calls may be NULL still */
+  nns__icall *calls = in->calls + base;
   size_t *nchild = calloc(n + 1, sizeof *nchild);
   size_t *first = calloc(n + 2, sizeof *first);
   size_t *kids = malloc((n + 1) * sizeof *kids);
   iv *tmp = malloc((n + 1) * sizeof *tmp);
   unsigned *sub = calloc(n + 1, sizeof *sub); /* NaN flags of child calls */
-  if (!nchild || !first || !kids || !tmp || !sub) {
-    free(nchild), free(first), free(kids), free(tmp), free(sub);
+  kid *order = malloc((n + 1) * sizeof *order);
+  if (!nchild || !first || !kids || !tmp || !sub || !order) {
+    free(nchild), free(first), free(kids), free(tmp), free(sub), free(order);
     return NNS_E_NOMEM;
   }
   for (size_t i = 0; i < n; i++)
-    if (in->calls[i].parent != (size_t)-1)
-      nchild[in->calls[i].parent]++;
+    if (calls[i].parent != (size_t)-1)
+      nchild[calls[i].parent - base]++;
   for (size_t i = 0; i < n; i++)
     first[i + 1] = first[i] + nchild[i];
   memset(nchild, 0, (n + 1) * sizeof *nchild);
   for (size_t i = 0; i < n; i++) {
-    size_t p = in->calls[i].parent;
-    if (p != (size_t)-1)
-      kids[first[p] + nchild[p]++] = i;
-  }
-  kid *order = malloc((n + 1) * sizeof *order);
-  if (!order) {
-    free(nchild), free(first), free(kids), free(tmp), free(sub);
-    return NNS_E_NOMEM;
+    if (calls[i].parent == (size_t)-1)
+      continue;
+    size_t p = calls[i].parent - base;
+    kids[first[p] + nchild[p]++] = i;
   }
   /* Backward spans: widened to cover the children (bottom-up), then the
    * children cut to meet without overlapping (top-down). */
   for (size_t i = n; i-- > 0;) {
-    nns__icall *c = &in->calls[i];
+    nns__icall *c = &calls[i];
     c->bwd = c->bwd_raw;
     for (size_t k = first[i]; k < first[i + 1]; k++)
-      span_cover(&c->bwd, &in->calls[kids[k]].bwd);
+      span_cover(&c->bwd, &calls[kids[k]].bwd);
   }
   for (size_t i = 0; i < n; i++)
-    clip_children(in->calls, &in->calls[i], kids + first[i],
-                  first[i + 1] - first[i], order);
+    clip_children(calls, &calls[i], kids + first[i], first[i + 1] - first[i],
+                  order);
   free(order);
   for (size_t i = n; i-- > 0;) {
-    nns__icall *c = &in->calls[i];
+    nns__icall *c = &calls[i];
     c->nonfinite = own_nonfinite(c);
     c->fwd_incl = span_ms(&c->fwd);
     c->fwd_alloc = span_alloc(&c->fwd);
     double kid_fwd = 0;
     int64_t kid_fwd_alloc = 0, kid_bwd_alloc = 0;
     size_t nk = 0;
+    bool kid_born = false;
     for (size_t k = first[i]; k < first[i + 1]; k++) {
-      const nns__icall *ch = &in->calls[kids[k]];
+      const nns__icall *ch = &calls[kids[k]];
       if (ch->fwd.known)
         kid_fwd += ch->fwd_incl;
       if (ch->fwd_alloc > 0)
-        kid_fwd_alloc += ch->fwd_alloc;
+        kid_fwd_alloc = nns__add_sat_i64(kid_fwd_alloc, ch->fwd_alloc);
       if (ch->bwd_alloc > 0)
-        kid_bwd_alloc += ch->bwd_alloc;
+        kid_bwd_alloc = nns__add_sat_i64(kid_bwd_alloc, ch->bwd_alloc);
       sub[i] |= ch->nonfinite | sub[kids[k]];
+      kid_born = kid_born || ch->born_inside;
     }
     c->fwd_self = c->fwd.known ? fmax(0, c->fwd_incl - kid_fwd) : NAN;
     c->fwd_self_alloc =
@@ -519,7 +588,7 @@ static nns_status aggregate_calls(nns_inspection *in) {
     c->bwd_alloc = span_alloc(&c->bwd);
     if (c->bwd.known) {
       for (size_t k = first[i]; k < first[i + 1]; k++) {
-        const nns__icall *ch = &in->calls[kids[k]];
+        const nns__icall *ch = &calls[kids[k]];
         if (ch->bwd.known)
           tmp[nk++] = (iv){ch->bwd.start.time_ms, ch->bwd.end.time_ms};
       }
@@ -533,11 +602,30 @@ static nns_status aggregate_calls(nns_inspection *in) {
         c->bwd_alloc < 0 ? -1
         : c->bwd_alloc > kid_bwd_alloc ? c->bwd_alloc - kid_bwd_alloc : 0;
     unsigned f = c->nonfinite;
-    c->fwd_role = !(f & NNS_NONFINITE_OUTPUT) ? NNS_NONFINITE_NONE
-                  : !(f & NNS_NONFINITE_INPUT) &&
-                          !(sub[i] & NNS_NONFINITE_OUTPUT)
-                      ? NNS_NONFINITE_PRODUCER
-                      : NNS_NONFINITE_PROPAGATOR;
+    /* Who made the forward's first NaN/Inf: with finite inputs, the
+     * children in the order they ran tell. The first child that saw one
+     * either made it inside (it is that child's, or below) or was handed
+     * it - then this call's own code, between its children, made it
+     * (`h = torch.log(self.fc(x)); return self.norm(h)`). With no child
+     * involved, a non-finite output is this call's own. A NaN/Inf in the
+     * inputs came from outside: passed on, never produced here. */
+    bool made_here = false;
+    if (!(f & NNS_NONFINITE_INPUT)) {
+      bool decided = false;
+      for (size_t k = first[i]; k < first[i + 1] && !decided; k++) {
+        const nns__icall *ch = &calls[kids[k]];
+        if (ch->born_inside)
+          decided = true;
+        else if (ch->nonfinite & NNS_NONFINITE_INPUT)
+          decided = made_here = true;
+      }
+      if (!decided && (f & NNS_NONFINITE_OUTPUT))
+        made_here = true;
+    }
+    c->born_inside = made_here || kid_born;
+    c->fwd_role = made_here                   ? NNS_NONFINITE_PRODUCER
+                  : f & NNS_NONFINITE_OUTPUT ? NNS_NONFINITE_PROPAGATOR
+                                             : NNS_NONFINITE_NONE;
     /* A module whose inputs need no gradient (the model's first layers)
      * shows no gradient w.r.t. them: one made or passed on inside it is
      * still its backward's. */
@@ -598,27 +686,27 @@ static bool earlier(const nns_inspection *in, const nns__icall *a,
   return backward ? a->bwd_seq < b->bwd_seq : a->fwd_seq < b->fwd_seq;
 }
 
-static void find_offender(nns_inspection *in, bool backward) {
+/* The first offender: the earliest producer, else the earliest
+ * propagator; call i replaces the one kept when it comes first so. */
+static void offer_offender(nns_inspection *in, size_t i, bool backward) {
+  const nns__icall *c = &in->calls[i];
+  nns_nonfinite_role role = backward ? c->bwd_role : c->fwd_role;
   nns_inspect_offender *o = &in->first[backward];
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
-  const nns__icall *best = NULL;
-  for (nns_nonfinite_role want = NNS_NONFINITE_PRODUCER;
-       !best && want <= NNS_NONFINITE_PROPAGATOR; want++)
-    for (size_t i = 0; i < in->call_count; i++) {
-      const nns__icall *c = &in->calls[i];
-      if ((backward ? c->bwd_role : c->fwd_role) == want &&
-          (!best || earlier(in, c, best, backward)))
-        best = c;
-    }
-  if (!best)
+  if (!role)
     return;
+  if (o->found) {
+    const nns__icall *best = &in->calls[o->call];
+    if (role > o->role ||
+        (role == o->role && !earlier(in, c, best, backward)))
+      return;
+  }
+  o->size = sizeof *o;
   o->found = 1;
-  o->module = best->module;
-  o->call = (size_t)(best - in->calls);
-  o->rank = in->batches[best->batch].rank;
-  o->pass = in->batches[best->batch].pass;
-  o->role = backward ? best->bwd_role : best->fwd_role;
+  o->module = c->module;
+  o->call = i;
+  o->rank = in->batches[c->batch].rank;
+  o->pass = in->batches[c->batch].pass;
+  o->role = role;
 }
 
 static void add_ms(double *sum, double v) {
@@ -628,45 +716,39 @@ static void add_ms(double *sum, double v) {
 
 static void add_bytes(int64_t *sum, int64_t v) {
   if (v > 0)
-    *sum += v;
+    *sum = nns__add_sat_i64(*sum, v);
 }
 
-static nns_inspect_stats *stats_of(nns_inspection *in, const nns__icall *c) {
-  return &in->modules[c->module].stats;
+/* The module's cell for a rank, made when missing (room was made before
+ * the batch was taken); found cells move to the front, so the calls of a
+ * batch - one rank - find theirs at once. */
+static nns__irankcell *rank_cell(nns_inspection *in, nns__imodule *m,
+                                 int rank) {
+  size_t prev = (size_t)-1, i = m->rank_cells;
+  while (i != (size_t)-1 && in->cells[i].rank != rank) {
+    prev = i;
+    i = in->cells[i].next;
+  }
+  if (i == (size_t)-1) {
+    i = in->cell_count++;
+    in->cells[i] = (nns__irankcell){.rank = rank, .next = m->rank_cells};
+    m->rank_cells = i;
+  } else if (prev != (size_t)-1) {
+    in->cells[prev].next = in->cells[i].next;
+    in->cells[i].next = m->rank_cells;
+    m->rank_cells = i;
+  }
+  return &in->cells[i];
 }
 
-static nns_status aggregate_modules(nns_inspection *in) {
-  int nranks = 0;
-  for (size_t b = 0; b < in->batch_count; b++)
-    if (in->batches[b].rank + 1 > nranks)
-      nranks = in->batches[b].rank + 1;
-  size_t cells = in->module_count * (size_t)(nranks ? nranks : 1);
-  double *rf = calloc(cells, sizeof *rf), *rb = calloc(cells, sizeof *rb);
-  int64_t *rcalls = calloc(cells, sizeof *rcalls);
-  double *rpasses = calloc((size_t)nranks + 1, sizeof *rpasses);
-  double *first_nf = malloc((in->module_count + 1) * sizeof *first_nf);
-  double *v1 = malloc(((size_t)nranks + 1) * sizeof *v1);
-  double *v2 = malloc(((size_t)nranks + 1) * sizeof *v2);
-  if (!rf || !rb || !rcalls || !rpasses || !first_nf || !v1 || !v2) {
-    free(rf), free(rb), free(rcalls), free(rpasses), free(first_nf);
-    free(v1), free(v2);
-    return NNS_E_NOMEM;
-  }
-  for (size_t b = 0; b < in->batch_count; b++)
-    rpasses[in->batches[b].rank] += 1;
-  for (size_t m = 0; m < in->module_count; m++) {
-    nns_inspect_stats *s = &in->modules[m].stats;
-    memset(s, 0, sizeof *s);
-    s->size = sizeof *s;
-    s->passes = (int64_t)in->batch_count;
-    s->nonfinite_rank = -1;
-    first_nf[m] = INFINITY;
-  }
-  for (size_t i = 0; i < in->call_count; i++) {
+/* Folds a batch's calls (already derived) into the module totals, the
+ * per-rank cells and the first offenders. */
+static void fold_batch(nns_inspection *in, size_t batch) {
+  const nns__ibatch *b = &in->batches[batch];
+  for (size_t i = b->first_call; i < b->first_call + b->call_count; i++) {
     const nns__icall *c = &in->calls[i];
-    nns_inspect_stats *s = stats_of(in, c);
-    int r = in->batches[c->batch].rank;
-    size_t cell = c->module * (size_t)nranks + (size_t)r;
+    nns__imodule *m = &in->modules[c->module];
+    nns_inspect_stats *s = &m->stats;
     s->calls++;
     if (c->bwd.known)
       s->backward_calls++;
@@ -686,45 +768,48 @@ static nns_status aggregate_modules(nns_inspection *in) {
       s->bwd_role = c->bwd_role;
     if (c->fwd_role || c->bwd_role) {
       double t = abs_ms(in, c, c->fwd_role == NNS_NONFINITE_NONE);
-      if (t < first_nf[c->module]) {
-        first_nf[c->module] = t;
-        s->nonfinite_rank = r;
+      if (t < m->first_nf) {
+        m->first_nf = t;
+        s->nonfinite_rank = b->rank;
       }
     }
-    add_ms(&rf[cell], c->fwd_incl);
-    add_ms(&rb[cell], c->bwd_incl);
-    rcalls[cell]++;
+    nns__irankcell *cell = rank_cell(in, m, b->rank);
+    add_ms(&cell->fwd_ms, c->fwd_incl);
+    add_ms(&cell->bwd_ms, c->bwd_incl);
+    cell->calls++;
+    offer_offender(in, i, false);
+    offer_offender(in, i, true);
   }
-  for (size_t m = 0; m < in->module_count; m++) {
-    nns_inspect_stats *s = &in->modules[m].stats;
-    size_t k = 0;
-    for (int r = 0; r < nranks; r++) {
-      size_t cell = m * (size_t)nranks + (size_t)r;
-      if (!rcalls[cell])
-        continue;
-      v1[k] = rf[cell] / rpasses[r];
-      v2[k++] = rb[cell] / rpasses[r];
-    }
-    s->ranks = (int)k;
-    spread(v1, k, s->rank_fwd_ms);
-    spread(v2, k, s->rank_bwd_ms);
-  }
-  free(rf), free(rb), free(rcalls), free(rpasses), free(first_nf);
-  free(v1), free(v2);
-  return NNS_OK;
 }
 
-nns_status nns__inspect_aggregate(nns_inspection *in) {
-  if (in->aggregated)
-    return NNS_OK;
-  nns_status st = aggregate_calls(in);
-  if (!st)
-    st = aggregate_modules(in);
-  if (st)
-    return st;
-  find_offender(in, false);
-  find_offender(in, true);
-  in->aggregated = true;
+nns_status nns__inspect_stats(const nns_inspection *in, size_t module,
+                              nns_inspect_stats *out) {
+  const nns__imodule *m = &in->modules[module];
+  *out = m->stats;
+  out->passes = (int64_t)in->batch_count;
+  size_t k = 0;
+  for (size_t i = m->rank_cells; i != (size_t)-1; i = in->cells[i].next)
+    k += in->cells[i].calls > 0;
+  double small[2][16], *v1 = small[0], *v2 = small[1];
+  if (k > 16) {
+    v1 = malloc(2 * k * sizeof *v1);
+    if (!v1)
+      return NNS_E_NOMEM;
+    v2 = v1 + k;
+  }
+  k = 0;
+  for (size_t i = m->rank_cells; i != (size_t)-1; i = in->cells[i].next) {
+    const nns__irankcell *c = &in->cells[i];
+    if (!c->calls)
+      continue;
+    v1[k] = c->fwd_ms / in->rank_passes[c->rank];
+    v2[k++] = c->bwd_ms / in->rank_passes[c->rank];
+  }
+  out->ranks = (int)k;
+  spread(v1, k, out->rank_fwd_ms);
+  spread(v2, k, out->rank_bwd_ms);
+  if (v1 != small[0])
+    free(v1);
   return NNS_OK;
 }
 
@@ -753,10 +838,10 @@ nns_status nns_inspection_module_stats(const nns_inspection *insp,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_module_stats: module %zu of %zu", module,
                     insp->module_count);
-  nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
-  if (st)
-    return nns__err(err, st, -1, NULL, "out of memory");
-  return NNS__PUT(out, &insp->modules[module].stats, NNS__V1_INSPECT_STATS);
+  nns_inspect_stats full;
+  if (nns__inspect_stats(insp, module, &full))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  return NNS__PUT(out, &full, NNS__V1_INSPECT_STATS);
 }
 
 nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
@@ -767,8 +852,7 @@ nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_inspection_first_nonfinite: inspection and out "
                     "(with out->size set) are needed");
-  nns_status st = nns__inspect_aggregate((nns_inspection *)insp);
-  if (st)
-    return nns__err(err, st, -1, NULL, "out of memory");
-  return NNS__PUT(out, &insp->first[backward != 0], NNS__V1_INSPECT_OFFENDER);
+  nns_inspect_offender o = insp->first[backward != 0];
+  o.size = sizeof o;
+  return NNS__PUT(out, &o, NNS__V1_INSPECT_OFFENDER);
 }

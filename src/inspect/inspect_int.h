@@ -53,6 +53,8 @@ typedef struct nns__icall {
   double fwd_incl, fwd_self, bwd_incl, bwd_self;   /* ms; NaN unknown */
   int64_t fwd_alloc, fwd_self_alloc, bwd_alloc, bwd_self_alloc; /* -1 */
   unsigned nonfinite;      /* NNS_NONFINITE_* of its own tensors */
+  bool born_inside;        /* its forward or a call inside it produced a
+                              NaN/Inf (the forward's producer is in it) */
   nns_nonfinite_role fwd_role, bwd_role;
 } nns__icall;
 
@@ -63,17 +65,32 @@ typedef struct nns__ibatch {
   size_t first_call, call_count;
 } nns__ibatch;
 
+/* A module's forward and backward time on one rank (totals), for the
+ * spread over ranks; a module's cells form a list. */
+typedef struct nns__irankcell {
+  int rank;
+  int64_t calls;
+  double fwd_ms, bwd_ms;
+  size_t next;             /* the module's next cell, or (size_t)-1 */
+} nns__irankcell;
+
 typedef struct nns__imodule {
   const char *path, *name, *type; /* name: last path component */
+  size_t path_len;         /* strlen(path): reports cut long paths */
   size_t parent;
   int depth;
   size_t first_child, next_sibling; /* (size_t)-1 when none */
+  size_t last_child;       /* so adding a child is O(1); -1 when none */
   int64_t params, learnable_params, param_bytes, grad_bytes, flops, macs;
   nns_inspect_dtype_bytes *dtypes;
   size_t dtype_count;
   size_t first_call;       /* its first call (shapes shown), or -1 */
   size_t last_call;        /* its latest call, or -1 */
-  nns_inspect_stats stats; /* derived by aggregation */
+  nns_inspect_stats stats; /* derived by aggregation; passes, ranks and
+                              the spreads are filled by
+                              nns__inspect_stats() */
+  double first_nf;         /* when its first NaN/Inf was seen (abs. ms) */
+  size_t rank_cells;       /* its first nns__irankcell, or (size_t)-1 */
 } nns__imodule;
 
 typedef struct nns__imeta {
@@ -90,13 +107,23 @@ struct nns_inspection {
   size_t batch_count, batch_cap;
   nns__imeta *meta;
   size_t meta_count, meta_cap;
-  bool aggregated;         /* derived fields are up to date */
+  nns__irankcell *cells;
+  size_t cell_count, cell_cap;
+  double *rank_passes;     /* passes per rank, [0, rank_count) */
+  int rank_count;          /* highest rank seen + 1 */
   nns_inspect_offender first[2]; /* forward, backward */
 };
 
-/* Brings the derived fields up to date (idempotent). The inspection is
- * logically const: aggregation is a cache. */
-nns_status nns__inspect_aggregate(nns_inspection *insp);
+/* Aggregation is eager: nns_inspection_add_batch derives everything of
+ * its calls and folds them into the module totals before it returns, so
+ * every reader (accessors, reports) only reads - any number of threads
+ * may read an inspection no thread is adding to.
+ *
+ * A module's stats in full: the stored totals with passes, ranks and the
+ * spread over ranks worked out (they change with every batch, so they are
+ * computed when read). NNS_E_NOMEM only. */
+nns_status nns__inspect_stats(const nns_inspection *insp, size_t module,
+                              nns_inspect_stats *out);
 
 /* Aggregated, per pass: a module's totals divided by the passes of the
  * ranks that ran. 0 when nothing ran. */

@@ -50,9 +50,13 @@ int nns__membuf_write(void *user, const char *data, size_t size) {
 
 /* ==== The page ==== */
 
-/* Text content or an attribute value, escaped for HTML. */
+/* Text content or an attribute value (short: a title), escaped for HTML
+ * after nns__text_clean: a model's name may hold control bytes or bytes
+ * that are not UTF-8, and the page must stay valid UTF-8 text. */
 static void html_text(nns__out *o, const char *s) {
-  for (const char *p = s ? s : ""; *p; p++) {
+  char clean[2048];
+  nns__text_clean(clean, sizeof clean, s);
+  for (const char *p = clean; *p; p++) {
     switch (*p) {
     case '&': nns__out_str(o, "&amp;"); break;
     case '<': nns__out_str(o, "&lt;"); break;

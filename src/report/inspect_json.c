@@ -15,6 +15,7 @@
  * document inside html.c's page, whose viewer has an adapter for it.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -229,7 +230,7 @@ static void j_bytes_by_dtype(nns__out *o, const nns_inspection *in,
         dt[nd] = t->dtype;
         by[nd++] = 0;
       }
-      by[j] += t->bytes;
+      by[j] = nns__add_sat_i64(by[j], t->bytes);
     }
   }
   nns__out_str(o, "{");
@@ -263,9 +264,13 @@ static void j_phase_total(nns__out *o, double incl, double self,
                (long long)alloc, (long long)self_alloc);
 }
 
-static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
+static nns_status j_module(nns__out *o, const nns_inspection *in,
+                           size_t m) {
   const nns__imodule *d = &in->modules[m];
-  const nns_inspect_stats *s = &d->stats;
+  nns_inspect_stats full;
+  if (nns__inspect_stats(in, m, &full))
+    return NNS_E_NOMEM;
+  const nns_inspect_stats *s = &full;
   nns__out_fmt(o, "{\"index\": %zu, \"path\": ", m);
   nns__out_json_str(o, d->path);
   nns__out_str(o, ", \"name\": ");
@@ -326,6 +331,7 @@ static void j_module(nns__out *o, const nns_inspection *in, size_t m) {
   nns__out_str(o, ", \"backward_ms\": ");
   j_spread(o, s->rank_bwd_ms);
   nns__out_str(o, "}}");
+  return NNS_OK;
 }
 
 static void j_offender(nns__out *o, const nns_inspection *in,
@@ -405,7 +411,8 @@ nns_status nns__inspect_json(const nns_inspection *in,
   nns__out_str(o, "},\n\"modules\": [");
   for (size_t m = 0; m < in->module_count; m++) {
     nns__out_str(o, m ? ",\n  " : "\n  ");
-    j_module(o, in, m);
+    if (j_module(o, in, m))
+      return NNS_E_NOMEM;
   }
   nns__out_str(o, "],\n\"calls\": [");
   for (size_t i = 0; i < in->call_count; i++) {
@@ -479,7 +486,7 @@ static double seed_mem(const nns_inspection *in, size_t m, bool backward) {
     const nns__icall *c = &in->calls[i];
     int64_t d;
     if (live_delta(backward ? &c->bwd : &c->fwd, &d)) {
-      live += d;
+      live = nns__add_sat_i64(live, d);
       have_live = true;
     }
   }
@@ -499,7 +506,7 @@ static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
   int64_t in_bytes = 0;
   for (size_t k = 0; fc && k < fc->tensor_count; k++)
     if (fc->tensors[k].role == NNS_TENSOR_INPUT)
-      in_bytes += fc->tensors[k].bytes;
+      in_bytes = nns__add_sat_i64(in_bytes, fc->tensors[k].bytes);
   nns__out_str(o, "{\"type\": ");
   nns__out_json_str(o, d->type);
   nns__out_str(o, ", \"input_shapes\": ");
@@ -532,7 +539,9 @@ static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
   nns__out_str(o, ", \"grad_out_nan\": ");
   j_bool(o, s->nonfinite & NNS_NONFINITE_GRAD_OUTPUT);
   nns__out_str(o, ", \"total_memory\": ");
-  j_num(o, (double)(d->param_bytes + d->grad_bytes + in_bytes) / MB);
+  j_num(o, (double)nns__add_sat_i64(
+                 nns__add_sat_i64(d->param_bytes, d->grad_bytes), in_bytes) /
+               MB);
   nns__out_str(o, ", \"forward_latency\": ");
   j_ms(o, nns__inspect_per_pass(in, s->fwd_inclusive_ms));
   nns__out_str(o, ", \"backward_latency\": ");
@@ -546,8 +555,64 @@ static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
   nns__out_str(o, "}");
 }
 
-/* Depth-first with an explicit stack: the tree's depth is bounded when
- * modules are added, but a report should not lean on the C stack. */
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len);
+
+/* Modules nest one JSON level pair per depth; below this depth the seed
+ * layout is flattened, so that any JSON parser loads it (Python's stops
+ * near 1000 levels): a module at SEED_MAX_DEPTH lists all its descendants
+ * as its own "children", keyed by their path below it, each with empty
+ * "children". */
+enum { SEED_MAX_DEPTH = 64 };
+
+/* The key of descendant m flattened under module top: its path below top
+ * ("3.conv"), cut to its end and made unique with "#<index>" when long.
+ * A binding's paths need not nest: one that does not extend top's path
+ * is keyed by its whole path and index. */
+static void seed_flat_key(nns__out *o, const nns_inspection *in, size_t top,
+                          size_t m) {
+  const nns__imodule *t = &in->modules[top], *d = &in->modules[m];
+  size_t skip = t->path_len + 1;
+  char buf[512];
+  bool below = d->path_len > skip && d->path[t->path_len] == '.' &&
+               !strncmp(d->path, t->path, t->path_len);
+  const char *rel = below ? d->path + skip : d->path;
+  size_t rel_len = below ? d->path_len - skip : d->path_len;
+  if (below && rel_len <= 200) {
+    j_key(o, rel);
+    return;
+  }
+  nns__inspect_path_cell(buf, sizeof buf - 24, rel, rel_len);
+  size_t n = strlen(buf);
+  snprintf(buf + n, sizeof buf - n, "#%zu", m);
+  j_key(o, buf);
+}
+
+/* Every descendant of top, in preorder, as flat children. */
+static void seed_flat(nns__out *o, const nns_inspection *in, size_t top) {
+  bool any = false;
+  size_t m = in->modules[top].first_child;
+  while (m != (size_t)-1) {
+    if (any)
+      nns__out_str(o, ", ");
+    any = true;
+    seed_flat_key(o, in, top, m);
+    nns__out_str(o, "{\"info\": ");
+    seed_info(o, in, m);
+    nns__out_str(o, ", \"children\": {}}");
+    /* Next in preorder, without leaving top's subtree. */
+    if (in->modules[m].first_child != (size_t)-1) {
+      m = in->modules[m].first_child;
+      continue;
+    }
+    while (m != top && in->modules[m].next_sibling == (size_t)-1)
+      m = in->modules[m].parent;
+    m = m == top ? (size_t)-1 : in->modules[m].next_sibling;
+  }
+}
+
+/* Depth-first with an explicit stack: a report should not lean on the C
+ * stack, and the nesting stops at SEED_MAX_DEPTH. */
 nns_status nns__inspect_seed(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o) {
   if (!in->module_count) {
@@ -562,11 +627,13 @@ nns_status nns__inspect_seed(const nns_inspection *in,
     nns__out_str(o, "{\"info\": ");
     seed_info(o, in, m);
     nns__out_str(o, ", \"children\": {");
-    if (d->first_child != (size_t)-1) {
+    if (d->first_child != (size_t)-1 && d->depth < SEED_MAX_DEPTH) {
       m = d->first_child;
       j_key(o, in->modules[m].name);
       continue;
     }
+    if (d->first_child != (size_t)-1)
+      seed_flat(o, in, m);
     /* Close this module, and every ancestor whose last child it was. */
     for (;;) {
       nns__out_str(o, "}}");

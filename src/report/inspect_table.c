@@ -23,24 +23,41 @@ nns_status nns__inspect_seed(const nns_inspection *in,
 nns_status nns__inspect_html(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o);
 
-enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
-       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_NAN, K_COUNT };
+/* Paths longer than this are cut to their end ("…" first) in CSV and
+ * Markdown: a 100k-deep chain would otherwise repeat every prefix, and
+ * the output grow with the square of the depth. The index and parent
+ * columns still say exactly where a row sits. */
+enum { PATH_CELL_MAX = 200 };
 
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len);
+
+enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
+       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE, K_NAN,
+       K_COUNT };
+
+/* drop: in the text table, columns that give way to fit the width, in
+ * this order (0: never); statics: shown only when a static count is
+ * known (CSV always has them). */
 static const struct {
   const char *title, *csv;
-  bool numeric;
+  bool numeric, statics;
+  int drop;
 } kcols[K_COUNT] = {
-    [K_LAYER] = {"Layer", "name", false},
-    [K_TYPE] = {"Type", "type", false},
-    [K_CALLS] = {"Calls", "calls", true},
-    [K_SHAPE] = {"Output Shape", "output_shape", false},
-    [K_FWD] = {"Fwd ms", "forward_ms", true},
-    [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true},
-    [K_BWD] = {"Bwd ms", "backward_ms", true},
-    [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true},
-    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true},
-    [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true},
-    [K_NAN] = {"NaN/Inf", "nonfinite", false},
+    [K_LAYER] = {"Layer", "name", false, false, 0},
+    [K_TYPE] = {"Type", "type", false, false, 0},
+    [K_CALLS] = {"Calls", "calls", true, false, 4},
+    [K_SHAPE] = {"Output Shape", "output_shape", false, false, 7},
+    [K_FWD] = {"Fwd ms", "forward_ms", true, false, 0},
+    [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true, false, 1},
+    [K_BWD] = {"Bwd ms", "backward_ms", true, false, 0},
+    [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
+    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
+    [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
+    [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
+    [K_MACS] = {"MACs", "macs", true, true, 3},
+    [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
+    [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
 
 /* "(1, 64, 56, 56)" for the first output of the module's first call, with
@@ -78,6 +95,22 @@ static void shape_cell(char *buf, size_t size, const nns_inspection *in,
     snprintf(buf + n, size - n, " +%zu", outputs - 1);
 }
 
+/* path, cleaned (nns__text_clean: no control bytes, no invalid UTF-8),
+ * or its last PATH_CELL_MAX bytes after a "…" when longer. */
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len) {
+  if (len <= PATH_CELL_MAX) {
+    nns__text_clean(buf, size, path);
+    return;
+  }
+  const char *tail = path + len - PATH_CELL_MAX;
+  while (((unsigned char)*tail & 0xc0) == 0x80) /* to a character start */
+    tail++;
+  size_t n = (size_t)snprintf(buf, size, "\xe2\x80\xa6");
+  if (n < size)
+    nns__text_clean(buf + n, size - n, tail);
+}
+
 static void ms_cell(char *buf, size_t size, const nns_inspection *in,
                     double total, bool ran) {
   if (!ran)
@@ -92,6 +125,35 @@ static void mem_cell(char *buf, size_t size, const nns_inspection *in,
   int64_t v = (int64_t)llround(nns__inspect_per_pass(in, (double)total));
   int64_t r = (int64_t)llround(nns__inspect_per_pass(in, (double)root));
   nns__fmt_number(buf, size, v, r, o->numbers, true, csv);
+}
+
+/* Static counts (one forward of the model); "-" when not known. */
+static void static_cell(char *buf, size_t size, int64_t v, int64_t root,
+                        const nns_report_options *o, bool csv) {
+  if (v < 0)
+    snprintf(buf, size, csv ? "" : "-");
+  else
+    nns__fmt_number(buf, size, v, root, o->numbers, false, csv);
+}
+
+/* Achieved FLOP/s: its static FLOPs (one forward of the model, which is
+ * what a pass runs) over its forward time per pass. */
+static void rate_cell(char *buf, size_t size, const nns_inspection *in,
+                      const nns__imodule *d, bool csv) {
+  const nns_inspect_stats *s = &d->stats;
+  double ms = nns__inspect_per_pass(in, s->fwd_inclusive_ms);
+  if (d->flops < 0 || s->calls == 0 || !(ms > 0)) {
+    snprintf(buf, size, csv ? "" : "-");
+    return;
+  }
+  double rate = (double)d->flops / (ms / 1e3);
+  if (csv) {
+    snprintf(buf, size, "%.6g", rate);
+    return;
+  }
+  nns__fmt_clever(buf, size, rate < 9e18 ? (int64_t)rate : INT64_MAX, false);
+  size_t n = strlen(buf);
+  snprintf(buf + n, size - n, "/s");
 }
 
 static void nan_cell(char *buf, size_t size, const nns_inspect_stats *s) {
@@ -114,12 +176,12 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
   bool ran = s->calls > 0, back = s->backward_calls > 0;
   switch (k) {
   case K_LAYER:
-    snprintf(buf, size, "%s", m == 0 ? (o->model_name && *o->model_name
-                                            ? o->model_name
-                                            : d->type)
-                                     : d->name);
+    nns__text_clean(buf, size,
+                    m == 0 ? (o->model_name && *o->model_name ? o->model_name
+                                                              : d->type)
+                           : d->name);
     break;
-  case K_TYPE: snprintf(buf, size, "%s", d->type); break;
+  case K_TYPE: nns__text_clean(buf, size, d->type); break;
   case K_CALLS: snprintf(buf, size, "%lld", (long long)s->calls); break;
   case K_SHAPE: shape_cell(buf, size, in, m); break;
   case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran); break;
@@ -134,6 +196,13 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
     mem_cell(buf, size, in, s->bwd_alloc_bytes, root->bwd_alloc_bytes, o,
              csv);
     break;
+  case K_FLOPS:
+    static_cell(buf, size, d->flops, in->modules[0].flops, o, csv);
+    break;
+  case K_MACS:
+    static_cell(buf, size, d->macs, in->modules[0].macs, o, csv);
+    break;
+  case K_RATE: rate_cell(buf, size, in, d, csv); break;
   default: nan_cell(buf, size, s); break;
   }
 }
@@ -155,12 +224,13 @@ static void text_rule(nns__out *o, const char *ch, int w) {
 }
 
 static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
+  char path[PATH_CELL_MAX * 2], type[256];
   int ranks = 0;
   for (size_t b = 0; b < in->batch_count; b++)
     if (in->batches[b].rank + 1 > ranks)
       ranks = in->batches[b].rank + 1;
   text_rule(o, "=", rule);
-  nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls. Times and "
+  nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls.\nTimes and "
                   "memory are per pass (inclusive: the module and all it "
                   "calls).\n",
                in->batch_count, ranks, ranks == 1 ? "" : "s",
@@ -170,12 +240,13 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
     const nns_inspect_offender *f = &in->first[b];
     if (!f->found)
       continue;
+    const nns__imodule *d = &in->modules[f->module];
+    nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+    nns__text_clean(type, sizeof type, d->type);
     nns__out_fmt(o, "First NaN/Inf in the %s: %s (%s, rank %d, pass %lld, "
                     "%s).\n",
-                 phase[b], *in->modules[f->module].path
-                               ? in->modules[f->module].path
-                               : "the model",
-                 in->modules[f->module].type, f->rank, (long long)f->pass,
+                 phase[b], *path ? path : "the model", type, f->rank,
+                 (long long)f->pass,
                  f->role == NNS_NONFINITE_PRODUCER ? "produced it"
                                                    : "passed it on");
   }
@@ -197,7 +268,7 @@ static nns_status write_tables(const nns_inspection *in,
   if (!cells || !prefix)
     goto done;
   bool csv = opt->format == NNS_FORMAT_CSV;
-  char buf[512];
+  char buf[512], path[PATH_CELL_MAX * 2];
   for (size_t r = 0; r < nrows; r++)
     for (int k = 0; k < K_COUNT; k++) {
       cell(buf, sizeof buf, in, rows[r], k, opt, csv);
@@ -215,37 +286,55 @@ static nns_status write_tables(const nns_inspection *in,
                                        in->modules[rows[r]].depth, rows[r])))
       goto done;
   st = NNS_OK;
+  /* Static columns where a static count is known (CSV: always). */
+  bool statics = false, show[K_COUNT];
+  for (size_t m = 0; m < in->module_count && !statics; m++)
+    statics = in->modules[m].flops >= 0 || in->modules[m].macs >= 0;
+  for (int k = 0; k < K_COUNT; k++)
+    show[k] = csv || statics || !kcols[k].statics;
   if (csv) {
     nns__out_str(o, "path,depth");
     for (int k = 0; k < K_COUNT; k++) {
       nns__out_str(o, ",");
       nns__out_str(o, kcols[k].csv);
     }
-    nns__out_str(o, "\n");
+    nns__out_str(o, ",index,parent\n");
     for (size_t r = 0; r < nrows; r++) {
-      nns__csv_field(o, in->modules[rows[r]].path);
-      nns__out_fmt(o, ",%d", in->modules[rows[r]].depth);
+      const nns__imodule *d = &in->modules[rows[r]];
+      nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+      nns__csv_field(o, path);
+      nns__out_fmt(o, ",%d", d->depth);
       for (int k = 0; k < K_COUNT; k++) {
         nns__out_str(o, ",");
         nns__csv_field(o, cells[r * K_COUNT + (size_t)k]);
       }
+      nns__out_fmt(o, ",%zu,", rows[r]);
+      if (d->parent != (size_t)-1)
+        nns__out_fmt(o, "%zu", d->parent);
       nns__out_str(o, "\n");
     }
   } else if (opt->format == NNS_FORMAT_MD) {
     nns__out_str(o, "|");
     for (int k = 0; k < K_COUNT; k++)
-      nns__md_cell(o, kcols[k].title);
+      if (show[k])
+        nns__md_cell(o, kcols[k].title);
     nns__out_str(o, "\n|");
     for (int k = 0; k < K_COUNT; k++)
-      nns__out_str(o, kcols[k].numeric ? "---:|" : "---|");
+      if (show[k])
+        nns__out_str(o, kcols[k].numeric ? "---:|" : "---|");
     nns__out_str(o, "\n");
     for (size_t r = 0; r < nrows; r++) {
       nns__out_str(o, "|");
       for (int k = 0; k < K_COUNT; k++) {
+        if (!show[k])
+          continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         /* Markdown drops leading spaces: the path shows the tree. */
-        if (k == K_LAYER && rows[r] != 0)
-          s = in->modules[rows[r]].path;
+        if (k == K_LAYER && rows[r] != 0) {
+          const nns__imodule *d = &in->modules[rows[r]];
+          nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+          s = path;
+        }
         nns__md_cell(o, s);
       }
       nns__out_str(o, "\n");
@@ -254,6 +343,9 @@ static nns_status write_tables(const nns_inspection *in,
     int w[K_COUNT], total = 0;
     const int gap = 2;
     for (int k = 0; k < K_COUNT; k++) {
+      w[k] = 0;
+      if (!show[k])
+        continue;
       w[k] = nns__utf8_width(kcols[k].title);
       for (size_t r = 0; r < nrows; r++) {
         int cw = nns__utf8_width(cells[r * K_COUNT + (size_t)k]) +
@@ -264,8 +356,10 @@ static nns_status write_tables(const nns_inspection *in,
     /* Type and Layer give way (to 10 and 16 columns) to fit the width. */
     int width = opt->width > 0 ? opt->width : 100;
     for (int k = 0; k < K_COUNT; k++)
-      total += w[k] + (k ? gap : 0);
-    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {10, 16};
+      total += show[k] ? w[k] + (k ? gap : 0) : 0;
+    /* To fit: Type and Layer give way (to 11 and 15 columns), then the
+     * columns that can go, in their order (self times first). */
+    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {11, 15};
     for (int j = 0; j < 2 && total > width; j++) {
       int room = w[shrink[j]] - floor_w[j], cut = total - width;
       if (room <= 0)
@@ -274,9 +368,17 @@ static nns_status write_tables(const nns_inspection *in,
       w[shrink[j]] -= cut;
       total -= cut;
     }
+    for (int drop = 1; total > width && drop <= 8; drop++)
+      for (int k = 0; k < K_COUNT; k++)
+        if (show[k] && kcols[k].drop == drop) {
+          show[k] = false;
+          total -= w[k] + gap;
+        }
     int rule = total < 40 ? 40 : total;
     text_rule(o, "_", rule);
     for (int k = 0; k < K_COUNT; k++) {
+      if (!show[k])
+        continue;
       nns__out_rep(o, " ", k ? gap : 0);
       nns__put_fit(o, kcols[k].title, w[k], kcols[k].numeric, NNS_WRAP_END);
     }
@@ -284,6 +386,8 @@ static nns_status write_tables(const nns_inspection *in,
     text_rule(o, "=", rule);
     for (size_t r = 0; r < nrows; r++) {
       for (int k = 0; k < K_COUNT; k++) {
+        if (!show[k])
+          continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         nns__out_rep(o, " ", k ? gap : 0);
         if (k == K_LAYER) {
@@ -343,8 +447,6 @@ static nns_status render(const nns_inspection *insp,
   if (insp->module_count == 0)
     return nns__report_err(err, NNS_E_STATE,
                            "nns_inspection_report: no module was added");
-  if (nns__inspect_aggregate((nns_inspection *)insp))
-    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   nns__out *out = malloc(sizeof *out);
   if (!out)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");

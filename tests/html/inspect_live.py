@@ -1,6 +1,7 @@
 """Writes the HTML page of a real inspection: nnscan.Inspector (through
 libnnscan's nns_inspection_report, NNS_FORMAT_HTML) on a small model whose
-second block makes a NaN, two passes with backward. test_html.py opens it.
+block makes a NaN in its own code, two passes with backward, static
+counts from static_inputs=. test_html.py opens it.
 
     NNSCAN_LIBRARY=libnnscan.so inspect_live.py OUT.html
 """
@@ -15,18 +16,29 @@ from torch import nn  # noqa: E402
 import nnscan  # noqa: E402
 
 
-class MakesNaN(nn.Module):
+class Block(nn.Module):
+    """Makes a NaN in its own code, between its children (issue 17): the
+    log of fc's negative outputs; norm only passes it on."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.norm = nn.LayerNorm(16)
+
     def forward(self, x):
-        return x * float("nan")
+        h = torch.log(self.fc(x))
+        return self.norm(h)
 
 
 def main(out):
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16),
-                          nn.Sequential(nn.ReLU(), MakesNaN(), nn.Linear(16, 4)))
-    with nnscan.Inspector(model) as insp:
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(72, 16),
+                          Block(), nn.Linear(16, 4))
+    x = torch.randn(3, 3, 8, 8)
+    with nnscan.Inspector(model, static_inputs=x) as insp:
         for _ in range(2):
-            model(torch.randn(3, 8)).sum().backward()
+            model(x).sum().backward()
     with open(out, "w", encoding="utf-8") as f:
         f.write(insp.to_html())
 

@@ -385,6 +385,53 @@ def check_inspect_page(page, html, doc, out, tag):
     page.screenshot(os.path.join(out, tag + '.png'))
 
 
+def check_inspect_readable(page, html, doc, out):
+    """Issue 17: at 1400 px the NaN/Inf column is in view; module classes
+    get distinct colours (Conv2d and MaxPool2d, BatchNorm2d and Linear
+    collided); static counts show as FLOPs, MACs and FLOP/s columns, the
+    FLOP/s being the document's FLOPs over its forward time."""
+    page.call('Emulation.setDeviceMetricsOverride',
+              {'width': 1400, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False})
+    try:
+        page.open('file://' + html)
+        right = page.eval('document.querySelector(\'.th[data-key="nonfinite"]\')'
+                          '.getBoundingClientRect().right')
+        check(right is not None and right <= 1400,
+              'inspect_live: NaN/Inf column ends at %r px, past 1400' % right)
+        legend = page.eval('''Array.from(document.querySelectorAll(".legend .leg")).map(function(l){
+            return [l.textContent, getComputedStyle(l.querySelector("i")).backgroundColor];})''')
+        colour = dict(legend)
+        for a, b in (('Conv2d', 'MaxPool2d'), ('BatchNorm2d', 'Linear')):
+            check(a in colour and b in colour and colour[a] != colour[b],
+                  'inspect_live: %s and %s share a colour (%r)' % (a, b, legend))
+        check(len(set(colour.values())) == len(colour),
+              'inspect_live: two classes share a colour: %r' % legend)
+        heads = page.eval('Array.from(document.querySelectorAll(".th")).map(function(h){return h.dataset.key;})')
+        for k in ('flops', 'macs', 'flops_rate'):
+            check(k in heads, 'inspect_live: no %s column (%r)' % (k, heads))
+        page.eval('document.querySelector(\'#depth [data-key="all"]\').click();'
+                  'document.querySelector(\'#numbers [data-key="raw"]\').click()')
+        cells = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function(r){
+            var o={path:r.dataset.path}; r.querySelectorAll(".td[data-key]").forEach(function(c){
+            o[c.dataset.key]=c.textContent;}); return o;})''')
+        rows = {c['path']: c for c in cells}
+        conv = next(m for m in doc['modules'] if m['type'] == 'Conv2d')
+        # Conv2d(3, 8, 3) on 3x3x8x8: 3*8*6*6 outputs of 3*3*3 MACs each.
+        check(conv['macs'] == 3 * 8 * 6 * 6 * 27, 'inspect_live: conv MACs %r' % conv['macs'])
+        r = rows.get(conv['path'], {})
+        check(r.get('macs', '').replace(',', '') == str(conv['macs']),
+              'inspect_live: conv MACs cell %r' % r.get('macs'))
+        per_pass_ms = conv['forward']['inclusive_ms'] / len(doc['passes'])
+        rate = conv['flops'] / (per_pass_ms / 1e3)
+        check(r.get('flops_rate', '').replace(',', '') == str(round(rate)),
+              'inspect_live: conv FLOP/s cell %r, expected %r' % (r.get('flops_rate'), rate))
+        page.screenshot(os.path.join(out, 'inspect_live_1400.png'), full=False)
+    finally:
+        page.call('Emulation.setDeviceMetricsOverride',
+                  {'width': page.b.width, 'height': page.b.height,
+                   'deviceScaleFactor': 1, 'mobile': False})
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--nnscan', required=True)
@@ -430,10 +477,11 @@ def main():
                            check=True, env=dict(os.environ, NNSCAN_LIBRARY=a.library))
             kind, _, doc = embedded(live)
             check(kind == 'nnscan.inspect', 'inspect_live: page kind %r' % kind)
-            check(doc['first_nonfinite']['forward']['path'] == '1.1',
-                  'inspect_live: first NaN at %r, not the module that makes it'
-                  % doc['first_nonfinite']['forward'])
+            first = doc['first_nonfinite']['forward']
+            check(first['path'] == '6' and first['role'] == 'producer',
+                  'inspect_live: first NaN at %r, not the module that makes it' % first)
             check_inspect_page(page, live, doc, a.out, 'inspect_live')
+            check_inspect_readable(page, live, doc, a.out)
         mobile = ['mobilenet_v2_op11_fold', 'mobilenet_v2_op13_fold', 'mobilenet_v2_op17_fold',
                   'efficientnet_b0_op17_fold', 'resnet18_op17_fold', 'alexnet_op17_fold']
         html = os.path.join(a.out, 'table.html')

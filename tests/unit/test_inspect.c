@@ -7,12 +7,14 @@
  * from the event times in the comments.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "inspect/inspect_int.h"
 #include "nnscan.h"
 
 #define CHECK_NEAR(a, b)                                                       \
@@ -315,6 +317,9 @@ static void test_reports(void) {
   s = (sink){NULL, 0, -1};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
   CHECK(s.buf && strstr(s.buf, "a.x,2,x,Linear,2,\"(2, 3)\",15.000,15.000,8.000,8.000,"));
+  /* Static counts, then FLOP/s by hand: 20 FLOPs over a.x's 15 ms per
+   * pass is 1333.33; then index and parent. */
+  CHECK(s.buf && strstr(s.buf, ",20,10,1333.33,fwd producer,2,1\n"));
   free(s.buf);
   o.format = NNS_FORMAT_MD;
   s = (sink){NULL, 0, -1};
@@ -460,6 +465,409 @@ static void test_bad_arguments(void) {
   nns_inspection_free(in);
 }
 
+/* ==== Issue 17, 18: the producer between children, hardening ==== */
+
+static nns_inspection *chain(const char *const *paths, size_t n) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  for (size_t i = 0; i < n; i++) {
+    const char *dot = strrchr(paths[i], '.');
+    size_t parent = (size_t)-1;
+    if (i) {
+      parent = 0;
+      for (size_t k = 1; k < i; k++)
+        if (dot && strlen(paths[k]) == (size_t)(dot - paths[i]) &&
+            !strncmp(paths[k], paths[i], (size_t)(dot - paths[i])))
+          parent = k;
+    }
+    nns_inspect_module m = {.size = sizeof m, .path = paths[i],
+                            .type = i ? "Mod" : "Net", .parent = parent,
+                            .flops = -1, .macs = -1};
+    CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  }
+  return in;
+}
+
+/* Block.forward: h = torch.log(self.fc(x)); return self.norm(h). fc sees
+ * finite in and out; norm gets the NaN as input; block's input is finite
+ * and its output NaN: block's own code made it (producer), norm passed it
+ * on; the root, handed it by block, passes it on. */
+static void test_nonfinite_between_children(void) {
+  static const char *paths[] = {"", "block", "block.fc", "block.norm"};
+  nns_inspection *in = chain(paths, 4);
+  nns_inspect_tensor t[8];
+  memset(t, 0, sizeof t);
+  for (int k = 0; k < 8; k++)
+    t[k] = (nns_inspect_tensor){.role = k % 2 ? NNS_TENSOR_OUTPUT
+                                              : NNS_TENSOR_INPUT,
+                                .flags = NNS_TENSOR_CHECKED, .bytes = 4};
+  t[1].flags |= NNS_TENSOR_NAN; /* root out */
+  t[3].flags |= NNS_TENSOR_NAN; /* block out */
+  t[6].flags |= NNS_TENSOR_NAN; /* norm in */
+  t[7].flags |= NNS_TENSOR_NAN; /* norm out */
+  nns_inspect_call c[4] = {
+      {.module = 0, .parent = (size_t)-1, .fwd_seq = 3, .tensor_first = 0,
+       .tensor_count = 2},
+      {.module = 1, .parent = 0, .fwd_seq = 2, .tensor_first = 2,
+       .tensor_count = 2},
+      {.module = 2, .parent = 1, .fwd_seq = 0, .tensor_first = 4,
+       .tensor_count = 2},
+      {.module = 3, .parent = 1, .fwd_seq = 1, .tensor_first = 6,
+       .tensor_count = 2}};
+  for (int k = 0; k < 4; k++)
+    c[k].fwd_start = ev(k, -1), c[k].fwd_end = ev(10 - k, -1),
+    c[k].bwd_seq = -1, c[k].bwd_start = ev(NAN, -1),
+    c[k].bwd_end = ev(NAN, -1);
+  nns_inspect_batch b = {.size = sizeof b, .wall_start = 1, .calls = c,
+                         .call_count = 4, .call_size = sizeof c[0],
+                         .tensors = t, .tensor_count = 8,
+                         .tensor_size = sizeof t[0]};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  CHECK_EQ(stats(in, 1).fwd_role, NNS_NONFINITE_PRODUCER);
+  CHECK_EQ(stats(in, 2).fwd_role, NNS_NONFINITE_NONE);
+  CHECK_EQ(stats(in, 3).fwd_role, NNS_NONFINITE_PROPAGATOR);
+  CHECK_EQ(stats(in, 0).fwd_role, NNS_NONFINITE_PROPAGATOR);
+  nns_inspect_offender f = {.size = sizeof f};
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, NULL), NNS_OK);
+  CHECK_EQ(f.found, 1);
+  CHECK_EQ(f.module, 1);
+  CHECK_EQ(f.role, NNS_NONFINITE_PRODUCER);
+  nns_report_options o = {.size = sizeof o, .max_depth = -1};
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "First NaN/Inf in the forward: block (Mod, "
+                               "rank 0, pass 0, produced it)"));
+  free(s.buf);
+  /* The same with the NaN already in block's input: passed on by all. */
+  nns_inspection_free(in);
+  in = chain(paths, 4);
+  t[2].flags |= NNS_TENSOR_NAN;
+  t[0].flags |= NNS_TENSOR_NAN;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  CHECK_EQ(stats(in, 1).fwd_role, NNS_NONFINITE_PROPAGATOR);
+  CHECK_EQ(nns_inspection_first_nonfinite(in, 0, &f, NULL), NNS_OK);
+  CHECK_EQ(f.role, NNS_NONFINITE_PROPAGATOR);
+  nns_inspection_free(in);
+}
+
+/* Strides that are not multiples of 8, and arrays that start at an odd
+ * address: every field still arrives (ASan/UBSan builds catch a
+ * misaligned read). */
+static void test_odd_strides(void) {
+  nns_inspection *in = tree();
+  enum { CS = sizeof(nns_inspect_call) + 3,
+         TS = sizeof(nns_inspect_tensor) + 5 };
+  char *cb = calloc(1, 1 + 2 * CS), *tb = calloc(1, 1 + 2 * TS);
+  nns_inspect_call c = {.module = 2, .parent = (size_t)-1, .fwd_seq = 0,
+                        .bwd_seq = -1, .fwd_start = ev(1, 100),
+                        .fwd_end = ev(4, 700), .bwd_start = ev(NAN, -1),
+                        .bwd_end = ev(NAN, -1), .tensor_first = 1,
+                        .tensor_count = 1};
+  memcpy(cb + 1 + CS, &c, sizeof c);
+  c.module = 1;
+  c.tensor_count = 0;
+  c.fwd_end = ev(2, 100);
+  memcpy(cb + 1, &c, sizeof c);
+  nns_inspect_tensor t = {.role = NNS_TENSOR_OUTPUT, .rank = 2, .dims = 0,
+                          .flags = NNS_TENSOR_CHECKED, .bytes = 24};
+  memcpy(tb + 1 + TS, &t, sizeof t);
+  memcpy(tb + 1, &t, sizeof t);
+  int64_t dims[2] = {2, 3};
+  nns_inspect_batch b = {.size = sizeof b, .wall_start = 1,
+                         .calls = (const void *)(cb + 1), .call_count = 2,
+                         .call_size = CS, .tensors = (const void *)(tb + 1),
+                         .tensor_count = 2, .tensor_size = TS, .dims = dims,
+                         .dim_count = 2};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  nns_inspect_stats x = stats(in, 2), a = stats(in, 1);
+  CHECK_NEAR(x.fwd_inclusive_ms, 3);
+  CHECK_EQ(x.fwd_alloc_bytes, 600);
+  CHECK_NEAR(a.fwd_inclusive_ms, 1);
+  free(cb);
+  free(tb);
+  nns_inspection_free(in);
+}
+
+/* Non-finite wall_start, counts above 2^62: refused with a message. A
+ * batch with no call on a fresh inspection is fine (fuzz_inspect found it
+ * reading through a NULL array). */
+static void test_refused_values(void) {
+  nns_inspection *in = tree();
+  nns_inspect_batch b = {.size = sizeof b, .call_size = sizeof(nns_inspect_call),
+                         .tensor_size = sizeof(nns_inspect_tensor)};
+  nns_error e;
+  b.wall_start = NAN;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "wall_start is NaN"));
+  b.wall_start = INFINITY;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "wall_start is infinite"));
+  nns_inspection *empty = NULL;
+  CHECK_EQ(nns_inspection_create(&empty, NULL), NNS_OK);
+  b.wall_start = 0;
+  CHECK_EQ(nns_inspection_add_batch(empty, &b, NULL), NNS_OK);
+  nns_inspection_free(empty);
+  nns_inspect_module m = {.size = sizeof m, .path = "big", .parent = 0,
+                          .params = INT64_MAX, .learnable_params = 0,
+                          .flops = -1, .macs = -1};
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  CHECK(strstr(e.message, "above 2^62"));
+  m.params = 0;
+  nns_inspect_dtype_bytes dt = {1, -5, 0};
+  m.param_dtypes = &dt, m.param_dtype_count = 1;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, &e), NNS_E_ARG);
+  nns_inspect_tensor t = {.role = NNS_TENSOR_INPUT, .bytes = INT64_MAX};
+  nns_inspect_call c = {.module = 1, .parent = (size_t)-1,
+                        .tensor_count = 1};
+  b.calls = &c, b.call_count = 1, b.tensors = &t, b.tensor_count = 1;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &e), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_call_count(in), 0);
+  nns_inspection_free(in);
+}
+
+/* Byte sums saturate: three inputs of 2^62 bytes each in one call, and
+ * forward allocations of 2^62 in many calls, add up to INT64_MAX (no
+ * signed overflow under UBSan), not a negative number. */
+static void test_saturating_sums(void) {
+  nns_inspection *in = tree();
+  const int64_t big = INT64_C(1) << 62;
+  nns_inspect_tensor t[3];
+  for (int k = 0; k < 3; k++)
+    t[k] = (nns_inspect_tensor){.role = NNS_TENSOR_INPUT, .dtype = 1,
+                                .bytes = big};
+  nns_inspect_call c[4];
+  for (int k = 0; k < 4; k++)
+    c[k] = (nns_inspect_call){.module = 3, .parent = (size_t)-1,
+                              .fwd_seq = k, .bwd_seq = -1,
+                              .fwd_start = ev(k, 0), .fwd_end = ev(k + 1, big),
+                              .bwd_start = ev(NAN, -1),
+                              .bwd_end = ev(NAN, -1), .tensor_count = 3};
+  nns_inspect_batch b = {.size = sizeof b, .wall_start = 1, .calls = c,
+                         .call_count = 4, .call_size = sizeof c[0],
+                         .tensors = t, .tensor_count = 3,
+                         .tensor_size = sizeof t[0]};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  CHECK_EQ(stats(in, 3).fwd_alloc_bytes, INT64_MAX);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON};
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "\"input\": {\"float32\": 9223372036854775807}"));
+  free(s.buf);
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(in, NULL, sink_write, &s, NULL),
+           NNS_OK);
+  CHECK(s.buf && !strstr(s.buf, "\"total_memory\": -"));
+  free(s.buf);
+  nns_inspection_free(in);
+}
+
+/* Many calls naming one range of tensors: the range is kept once. */
+static void test_tensor_range_shared(void) {
+  nns_inspection *in = tree();
+  enum { N = 1000 };
+  nns_inspect_tensor t[4];
+  memset(t, 0, sizeof t);
+  nns_inspect_call *c = calloc(N, sizeof *c);
+  for (int k = 0; k < N; k++)
+    c[k] = (nns_inspect_call){.module = 2, .parent = (size_t)-1,
+                              .tensor_first = 0, .tensor_count = 4};
+  nns_inspect_batch b = {.size = sizeof b, .wall_start = 1, .calls = c,
+                         .call_count = N, .call_size = sizeof *c,
+                         .tensors = t, .tensor_count = 4,
+                         .tensor_size = sizeof t[0]};
+  size_t before = in->arena.total;
+  CHECK_EQ(nns_inspection_add_batch(in, &b, NULL), NNS_OK);
+  CHECK(in->calls[0].tensors == in->calls[N - 1].tensors);
+  /* Not N copies of 4 tensors (~400 KB): a few KB at most. */
+  CHECK(in->arena.total - before < 64 * 1024);
+  free(c);
+  nns_inspection_free(in);
+}
+
+/* Hostile names: ESC sequences and bytes that are not UTF-8 never reach
+ * the text, CSV or Markdown tables, the HTML title or the JSON raw. */
+static void test_hostile_names(void) {
+  static const char *paths[] = {"", "\x1b[31mred", "\x1b[31mred.\xff\xfe"};
+  nns_inspection *in = chain(paths, 3);
+  nns_report_options o = {.size = sizeof o, .max_depth = -1,
+                          .model_name = "evil\x1b]0;x\x07\xff"};
+  for (int f = 0; f <= NNS_FORMAT_HTML; f++) {
+    o.format = (nns_report_format)f;
+    sink s = {NULL, 0, -1};
+    CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+    CHECK(s.buf && !strchr(s.buf, '\x1b') && !strchr(s.buf, '\x07'));
+    CHECK(s.buf && !strchr(s.buf, '\xff') && !strchr(s.buf, '\xfe'));
+    if (f == NNS_FORMAT_HTML)
+      CHECK(s.buf && strstr(s.buf, "<title>evil?]0;x?\xef\xbf\xbd: nnscan "
+                                   "inspection</title>"));
+    free(s.buf);
+  }
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && !strchr(s.buf, '\x1b') && !strchr(s.buf, '\xff'));
+  free(s.buf);
+  nns_inspection_free(in);
+}
+
+/* Deepest nesting of JSON objects/arrays in s (outside strings). */
+static int json_depth(const char *s) {
+  int d = 0, most = 0;
+  bool str = false;
+  for (; *s; s++) {
+    if (str) {
+      if (*s == '\\')
+        s++;
+      else if (*s == '"')
+        str = false;
+      continue;
+    }
+    if (*s == '"')
+      str = true;
+    else if (*s == '{' || *s == '[')
+      most = ++d > most ? d : most;
+    else if (*s == '}' || *s == ']')
+      d--;
+  }
+  return d == 0 ? most : -1;
+}
+
+/* A chain 3000 modules deep: the seed layout nests at most 64 modules
+ * (about 130 JSON levels, which any parser loads) and lists the rest
+ * flat; CSV and Markdown cut long paths, so they grow linearly. */
+static void test_deep_chain(void) {
+  enum { DEPTH = 3000 };
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  char *path = calloc(2 * DEPTH + 2, 1);
+  size_t len = 0;
+  for (size_t i = 0; i <= DEPTH; i++) {
+    nns_inspect_module m = {.size = sizeof m, .path = path, .type = "Seq",
+                            .parent = i ? i - 1 : (size_t)-1, .flops = -1,
+                            .macs = -1};
+    CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+    len += (size_t)sprintf(path + len, "%s0", i ? "." : "");
+  }
+  free(path);
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(in, NULL, sink_write, &s, NULL),
+           NNS_OK);
+  int d = s.buf ? json_depth(s.buf) : -1;
+  CHECK(d > 64 && d <= 2 * 64 + 8);
+  /* Every module is there once: 3001 "info" objects. */
+  size_t infos = 0;
+  for (const char *p = s.buf; p && (p = strstr(p, "\"info\"")); p++)
+    infos++;
+  CHECK_EQ(infos, DEPTH + 1);
+  free(s.buf);
+  /* A binding's paths need not nest ("x" under "0.0..."): flattened
+   * keys still come from inside the strings. */
+  nns_inspection *odd = NULL;
+  CHECK_EQ(nns_inspection_create(&odd, NULL), NNS_OK);
+  for (size_t i = 0; i <= 100; i++) {
+    nns_inspect_module m = {.size = sizeof m, .path = i % 2 ? "x" : "",
+                            .type = "Seq", .parent = i ? i - 1 : (size_t)-1,
+                            .flops = -1, .macs = -1};
+    CHECK_EQ(nns_inspection_add_module(odd, &m, NULL, NULL), NNS_OK);
+  }
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report_seed(odd, NULL, sink_write, &s, NULL),
+           NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "\"x#65\": {\"info\""));
+  free(s.buf);
+  nns_inspection_free(odd);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_CSV,
+                          .max_depth = -1};
+  for (int f = NNS_FORMAT_CSV; f <= NNS_FORMAT_MD; f++) {
+    o.format = (nns_report_format)f;
+    s = (sink){NULL, 0, -1};
+    CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+    /* Each row under 1 KB; uncut the paths alone would be 9 MB. */
+    CHECK(s.len < (size_t)(DEPTH + 2) * 1024);
+    if (f == NNS_FORMAT_CSV)
+      CHECK(s.buf && strstr(s.buf, ",3000,2999\n"));
+    free(s.buf);
+  }
+  nns_inspection_free(in);
+}
+
+/* Many siblings: added in order (the child list is appended in O(1)). */
+static void test_many_siblings(void) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  enum { N = 5000 };
+  char name[16];
+  for (size_t i = 0; i <= N; i++) {
+    snprintf(name, sizeof name, "%zu", i - 1);
+    nns_inspect_module m = {.size = sizeof m, .path = i ? name : "",
+                            .type = "M", .parent = i ? 0 : (size_t)-1,
+                            .flops = -1, .macs = -1};
+    CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  }
+  size_t k = 1;
+  for (size_t c = in->modules[0].first_child; c != (size_t)-1;
+       c = in->modules[c].next_sibling)
+    CHECK_EQ(c, k++);
+  CHECK_EQ(k, N + 1);
+  nns_inspection_free(in);
+}
+
+/* Two threads report one inspection at once (the const functions only
+ * read): each gets the report a single thread gets. Built with
+ * -fsanitize=thread this also shows no race. */
+typedef struct reader_job {
+  const nns_inspection *in;
+  nns_report_format format;
+  char *out;
+} reader_job;
+
+static void *read_all(void *arg) {
+  reader_job *j = arg;
+  for (int round = 0; round < 20; round++) {
+    sink s = {NULL, 0, -1};
+    nns_report_options o = {.size = sizeof o, .format = j->format,
+                            .max_depth = -1};
+    nns_inspect_stats st = {.size = sizeof st};
+    nns_inspect_offender f = {.size = sizeof f};
+    if (nns_inspection_module_stats(j->in, 1, &st, NULL) ||
+        nns_inspection_first_nonfinite(j->in, 0, &f, NULL) ||
+        nns_inspection_report(j->in, &o, sink_write, &s, NULL)) {
+      free(s.buf);
+      return NULL;
+    }
+    if (round == 0)
+      j->out = s.buf;
+    else if (!j->out || strcmp(j->out, s.buf)) {
+      free(s.buf);
+      free(j->out);
+      j->out = NULL;
+      return NULL;
+    } else {
+      free(s.buf);
+    }
+  }
+  return NULL;
+}
+
+static void test_threads_read(void) {
+  nns_inspection *in = tree();
+  for (int r = 0; r < 3; r++)
+    CHECK_EQ(add_pass(in, r, 0, 1.0 + r, r == 1, false), NNS_OK);
+  reader_job one = {in, NNS_FORMAT_JSON, NULL};
+  read_all(&one);
+  CHECK(one.out != NULL);
+  reader_job j[2] = {{in, NNS_FORMAT_JSON, NULL}, {in, NNS_FORMAT_JSON, NULL}};
+  pthread_t th[2];
+  for (int k = 0; k < 2; k++)
+    CHECK_EQ(pthread_create(&th[k], NULL, read_all, &j[k]), 0);
+  for (int k = 0; k < 2; k++) {
+    pthread_join(th[k], NULL);
+    CHECK(j[k].out && one.out && !strcmp(j[k].out, one.out));
+    free(j[k].out);
+  }
+  free(one.out);
+  nns_inspection_free(in);
+}
+
 int main(void) {
   RUN(test_inclusive_and_self);
   RUN(test_backward_widened);
@@ -468,5 +876,14 @@ int main(void) {
   RUN(test_ranks);
   RUN(test_reports);
   RUN(test_bad_arguments);
+  RUN(test_nonfinite_between_children);
+  RUN(test_odd_strides);
+  RUN(test_refused_values);
+  RUN(test_saturating_sums);
+  RUN(test_tensor_range_shared);
+  RUN(test_hostile_names);
+  RUN(test_deep_chain);
+  RUN(test_many_siblings);
+  RUN(test_threads_read);
   return check_finish();
 }

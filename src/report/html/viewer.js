@@ -84,8 +84,17 @@
   var PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#76b7b2', '#edc948', '#b07aa1',
                  '#9c755f', '#86bcb6', '#a0cbe8', '#8cd17d', '#bab0ac'];  /* no reds: red is NaN */
   FAMILY_COLOURS.nonfinite = '#d7263d';
+  /* An inspection's module classes: one colour each, in the order the
+   * classes first appear (adaptInspect fills it), from 20 hues apart -
+   * a hash put Conv2d and MaxPool2d on one green. */
+  var TYPE_PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#edc948', '#76b7b2',
+                      '#9c755f', '#1f77b4', '#bcbd22', '#17becf', '#8c564b', '#e377c2',
+                      '#7f7f7f', '#aec7e8', '#ffbb78', '#98df8a', '#c5b0d5', '#c49c94',
+                      '#dbdb8d', '#9edae5'];  /* no reds: red is NaN */
+  var TYPE_COLOURS = {};
   function familyColour(f) {
     if (FAMILY_COLOURS[f]) return FAMILY_COLOURS[f];
+    if (TYPE_COLOURS[f]) return TYPE_COLOURS[f];
     if (!f || f.indexOf('type:') !== 0) return FAMILY_COLOURS.unknown;
     var h = 0;
     for (var i = 0; i < f.length; i++) h = (h * 31 + f.charCodeAt(i)) >>> 0;
@@ -280,11 +289,19 @@
         cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
                 bwd_alloc: per(b.alloc_bytes), nonfinite: role}
       };
+      var tk = 'type:' + mo.type;
+      if (!TYPE_COLOURS[tk])
+        TYPE_COLOURS[tk] = TYPE_PALETTE[Object.keys(TYPE_COLOURS).length % TYPE_PALETTE.length];
+      /* Achieved FLOP/s: its static FLOPs (one forward of the model, what
+       * a pass runs) over its forward time per pass. */
+      if (mo.flops != null && mo.calls > 0 && f.inclusive_ms > 0)
+        n.cells.flops_rate = mo.flops / (per(f.inclusive_ms) / 1e3);
       byIndex[mo.index] = n;
       nodes.push(n);
       var p = mo.parent == null ? null : byIndex[mo.parent];
       if (p) { n.parent = p; p.children.push(n); } else if (!root) root = n;
     });
+    var statics = nodes.some(function (n) { return n.metrics.flops != null || n.metrics.macs != null; });
     var metrics = [
       {key: 'latency_ms', label: 'Forward time', unit: 'ms'},
       {key: 'backward_ms', label: 'Backward time', unit: 'ms'},
@@ -309,8 +326,11 @@
                  (doc.ranks || 1) + ' rank' + (doc.ranks > 1 ? 's' : ''), nodes.length + ' modules',
                  'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
       root: root, nodes: nodes, metrics: metrics.length ? metrics : [{key: 'params', label: 'Params', unit: 'count'}],
+      /* NaN/Inf right after the class, so it is in view on any screen;
+       * static counts beside the times when known. */
       columns: [
         {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
+        {key: 'nonfinite', label: 'NaN/Inf', text: function (n) { return n.cells.nonfinite; }},
         {key: 'calls', label: 'Calls', unit: 'count', value: num('calls')},
         {key: 'latency_ms', label: 'Fwd ms', unit: 'ms', value: num('latency_ms')},
         {key: 'fwd_self', label: 'Fwd self', unit: 'ms', value: num('fwd_self')},
@@ -318,15 +338,20 @@
         {key: 'bwd_self', label: 'Bwd self', unit: 'ms', value: num('bwd_self')},
         {key: 'alloc_bytes', label: 'Fwd mem', unit: 'bytes', value: num('alloc_bytes')},
         {key: 'bwd_alloc', label: 'Bwd mem', unit: 'bytes', value: num('bwd_alloc')},
-        {key: 'params', label: 'Params', unit: 'count', value: num('params')},
-        {key: 'nonfinite', label: 'NaN/Inf', text: function (n) { return n.cells.nonfinite; }}
-      ],
+        {key: 'flops', label: 'FLOPs', unit: 'count', value: num('flops'), statics: true},
+        {key: 'macs', label: 'MACs', unit: 'count', value: num('macs'), statics: true},
+        {key: 'flops_rate', label: 'FLOP/s', unit: 'count', value: num('flops_rate'), statics: true},
+        {key: 'params', label: 'Params', unit: 'count', value: num('params')}
+      ].filter(function (c) { return statics || !c.statics; }),
       totals: [
         {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
         {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
         {label: 'Forward memory', value: rt.alloc_bytes, unit: 'bytes', sub: 'allocated per pass'},
         {label: 'Parameters', value: rt.params, unit: 'count'}
-      ],
+      ].concat(statics && rt.flops != null ? [
+        {label: 'FLOPs per forward', value: rt.flops, unit: 'count',
+         sub: root.cells.flops_rate ? fmtClever(root.cells.flops_rate, 'count') + 'FLOP/s achieved' : 'static count'}
+      ] : []),
       notes: notes, curve: null, opTypes: []
     };
   }
@@ -625,6 +650,7 @@
     var cols = [{key: 'name', label: 'Layer'}].concat(this.view.columns);
     var head = el('div', {cls: 'tt-head'});
     var widths = {type: 'minmax(120px, 1.3fr)', shape: 'minmax(140px, 1.4fr)', flags: 'minmax(80px, 1fr)',
+                  nonfinite: 'minmax(150px, 1.4fr)',
                   rf: '52px', stride: '58px', pad: '46px', pct_params: '86px', pct_macs: '80px'};
     this.grid = 'minmax(220px, 2.4fr) ' + this.view.columns.map(function (c) {
       return widths[c.key] || 'minmax(80px, 0.8fr)';

@@ -1,0 +1,269 @@
+"""The selection, indexing, routing and normalisation ops transformers and
+detection/segmentation models dispatch (issue 16), on PyTorch 1.13 and 2.x.
+
+Each op runs in a small module; checked against PyTorch: the op has an
+entry (nothing uncounted), the library infers the very shapes PyTorch
+produced for every node (no ShapeMismatch), and, where the count is easy
+by hand from docs/metrics.md, the count itself.
+"""
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import nnscan  # noqa: E402
+from nnscan.torch_api import ShapeMismatch  # noqa: E402
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def record(fn, *inputs, module=None):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = nnscan.summary(module or Fn(fn), inputs=tuple(inputs), file=False)
+    bad = [str(w.message) for w in caught if issubclass(w.category, ShapeMismatch)]
+    assert bad == []
+    assert s.uncounted_aten == {}
+    assert s.totals["complete"]
+    return s
+
+
+X = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)
+IDS = torch.tensor([[2, 0, 1, 3], [1, 1, 0, 2]])
+
+CASES = {
+    "topk": lambda x: torch.topk(x, 2, dim=-1),
+    "sort": lambda x: torch.sort(x, dim=1, descending=True),
+    "argsort": lambda x: torch.argsort(x, dim=-1),
+    "argmax": lambda x: torch.argmax(x, dim=1, keepdim=True),
+    "argmax_flat": lambda x: torch.argmax(x),
+    "argmin": lambda x: torch.argmin(x, dim=0),
+    "max_dim": lambda x: torch.max(x, dim=2),
+    "max_all": lambda x: torch.max(x),
+    "min_other": lambda x: torch.min(x, x.flip(0)),
+    "flip": lambda x: torch.flip(x, (0, 2)),
+    "gather": lambda x: torch.gather(x, 2, torch.zeros(3, 4, 2, dtype=torch.long)),
+    "index_two_leading": lambda x: x[torch.tensor([0, 2]), torch.tensor([1, 3])],
+    "index_adjacent_inner": lambda x: x[:, torch.tensor([[0, 1]]),
+                                        torch.tensor([[4], [2]])],
+    "index_apart": lambda x: x[torch.tensor([0, 2]), :, torch.tensor([1, 3])],
+    "index_select": lambda x: torch.index_select(x, 1, torch.tensor([3, 0])),
+    "repeat": lambda x: x.repeat(2, 1, 3),
+    "repeat_more_dims": lambda x: x.repeat(2, 1, 1, 2),
+    "floor_divide": lambda x: torch.floor_divide(x, 3.0),
+    "floor_divide_int": lambda x: torch.arange(12).reshape(3, 4) // 5 + x.sum(),
+    "remainder": lambda x: torch.remainder(x, 7.0),
+    "clamp_tensor": lambda x: torch.clamp(x, min=x[0], max=x[1] + 5),
+    "bitwise_not": lambda x: ~(x > 3),
+    "expm1_log1p": lambda x: torch.expm1(x) + torch.log1p(x),
+    "acos": lambda x: torch.acos(x / 100),
+    "logsumexp": lambda x: torch.logsumexp(x, dim=-1),
+    "scatter": lambda x: torch.zeros(3, 4, 5).scatter(
+        2, torch.zeros(3, 4, 1, dtype=torch.long), x[..., :1]),
+    "scatter_add": lambda x: torch.zeros(3, 4, 5).scatter_add(
+        1, torch.zeros(3, 2, 5, dtype=torch.long), x[:, :2]),
+    "index_add": lambda x: torch.zeros(5, 4, 5).index_add(
+        0, torch.tensor([4, 0, 4]), x),
+    "aminmax": lambda x: torch.aminmax(x, dim=1),
+    "all_any": lambda x: torch.all(x > 3, dim=1) | (x > 50).any(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_has_an_entry_and_pytorchs_shapes(name):
+    record(CASES[name], X)
+
+
+def index_put_rows(x):
+    y = torch.zeros(6, 5)
+    y[torch.tensor([4, 1])] = x[0, :2]
+    return y
+
+
+def index_put_accumulate(x):
+    y = torch.zeros(6, 5)
+    return y.index_put((torch.tensor([1, 1, 3]),), x[0, :3], accumulate=True)
+
+
+def index_put_two(x):
+    y = x.clone()
+    y[torch.tensor([0, 2]), torch.tensor([1, 3])] = torch.ones(5)
+    return y
+
+
+def index_put_mask_scalar(x):
+    y = x.clone()
+    y[x > 30] = 0.0
+    return y
+
+
+def index_put_mask_row(x):
+    y = x.clone()
+    y[x[..., 0] > 30] = torch.ones(5)
+    return y
+
+
+@pytest.mark.parametrize("fn", [index_put_rows, index_put_accumulate,
+                                index_put_two, index_put_mask_scalar,
+                                index_put_mask_row])
+def test_index_put(fn):
+    record(fn, X)
+
+
+def test_topk_count_by_hand():
+    """TopK is a partial selection sort (docs/metrics.md): k n - k (k - 1) / 2
+    comparisons per slice; here 8 x 3 slices of n = 10, k = 3."""
+    s = record(lambda x: torch.topk(x, 3, dim=-1)[0], torch.zeros(8, 3, 10))
+    assert s.totals["flops"] == 8 * 3 * (3 * 10 - 3)
+
+
+def test_histc_count_by_hand():
+    """histc as a naive histogram: per element a Sub, a Mul, a Floor (one
+    FLOP each) and one add into its bin (ScatterElements' reduction)."""
+    n = 7 * 4
+    s = record(lambda x: torch.histc(x, bins=5, min=0, max=4),
+               torch.rand(7, 4) * 4)
+    assert s.totals["flops"] == 4 * n
+    assert s.layers[0]["output"]["shape"] == [5]
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm(affine):
+    """GroupNorm as torch.onnx exports it below opset 18: an
+    InstanceNormalization over (N, G, -1) (8 FLOPs, 2 MACs per element),
+    then the per-channel weight and bias (1 FLOP each per element);
+    parameters 2 C, nothing else."""
+    x = torch.zeros(2, 6, 5, 7)
+    m = nn.GroupNorm(3, 6, affine=affine)
+    s = record(None, x, module=m)
+    n = x.numel()
+    assert s.totals["params"] == (12 if affine else 0)
+    assert s.totals["macs"] == 2 * n
+    assert s.totals["flops"] == (10 if affine else 8) * n
+    assert s.json["outputs"][0]["shape"] == [2, 6, 5, 7]
+
+
+def test_unused_parameter_is_counted_in_its_module():
+    """A parameter the forward does not read (a mask token) is still the
+    model's: sum(p.numel()), as torchscan counts it, at its own module."""
+    class Embed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 8)
+            self.mask_token = nn.Parameter(torch.zeros(1, 8))
+
+        def forward(self, x):
+            return self.proj(x)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = Embed()
+            self.head = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.head(self.embed(x))
+
+    net = Net()
+    s = record(None, torch.zeros(3, 4), module=net)
+    assert s.totals["params"] == sum(p.numel() for p in net.parameters())
+    assert s.layer("embed")["params"] == 4 * 8 + 8 + 8
+    assert s.totals["macs"] == 3 * 4 * 8 + 3 * 8 * 2
+
+
+def test_prelu_per_channel():
+    m = nn.PReLU(6)
+    s = record(None, torch.zeros(2, 6, 3, 3), module=m)
+    assert s.totals["params"] == 6
+
+
+def test_complex_rotary_products_by_hand():
+    """Rotary embeddings as complex products (LLaMA-4, DeepSeek-V2): in real
+    arithmetic, a complex product is 4 Mul, a Sub and an Add per complex
+    element; polar(ones, angle) is a Mul by cos and by sin per angle."""
+    def rope(x, angle):                      # x (1, 8, 2, 16), angle (8, 8)
+        freqs = torch.polar(torch.ones_like(angle), angle)
+        xc = torch.view_as_complex(x.reshape(1, 8, 2, 8, 2))
+        return torch.view_as_real(xc * freqs[:, None, :]).flatten(3)
+
+    s = record(rope, torch.zeros(1, 8, 2, 16), torch.zeros(8, 8))
+    flops = {o["op_type"]: o["flops"] for o in s.json["op_types"]}
+    n = 8 * 2 * 8                            # complex elements of the product
+    assert flops["Mul"] == 4 * n + 2 * 8 * 8
+    assert flops["Sub"] == n and flops["Add"] == n
+    assert s.json["outputs"][0]["shape"] == [1, 8, 2, 16]
+
+
+@pytest.mark.parametrize("pool", [nn.AdaptiveAvgPool2d, nn.AdaptiveMaxPool2d])
+def test_adaptive_pool_to_a_multiple_of_the_input(pool):
+    """An adaptive pool whose output is a multiple of its input takes one
+    element per window: a nearest upsampling, no arithmetic."""
+    s = record(None, torch.zeros(1, 2, 4, 3), module=pool((8, 9)))
+    assert s.json["outputs"][0]["shape"] == [1, 2, 8, 9]
+    assert s.totals["flops"] == 0
+
+
+def test_fft_as_dft_by_hand():
+    """torch.fft as ONNX DFTs, costed as docs/metrics.md says (a naive DFT:
+    per output bin, 2 x components x n MACs): rfft of 16 samples gives
+    9 bins from 1 real component; fftn over two dims of 8 is two complex
+    (2-component) DFTs of 4 x 8 x 8 bins each."""
+    s = record(lambda x: torch.fft.rfft(x, dim=-1).abs(), torch.zeros(4, 16))
+    dft = {o["op_type"]: o["macs"] for o in s.json["op_types"]}["DFT"]
+    assert dft == 4 * 9 * 2 * 1 * 16
+
+    s = record(lambda x: torch.fft.fftn(x.to(torch.complex64), dim=(1, 2)).real,
+               torch.zeros(4, 8, 8))
+    dft = {o["op_type"]: o["macs"] for o in s.json["op_types"]}["DFT"]
+    assert dft == 2 * (4 * 8 * 8) * 2 * 2 * 8
+    assert s.json["outputs"][0]["shape"] == [4, 8, 8]
+
+
+def test_roi_align_log2_and_empty_cat():
+    """Detection heads: torchvision's roi_align (ONNX RoiAlign, the rois cut
+    into boxes and batch indices), log2 (level mapping) and a cat of only
+    empty tensors (a level with no boxes)."""
+    ops = pytest.importorskip("torchvision").ops
+
+    def head(x, rois):
+        pooled = ops.roi_align(x, rois, (3, 3), spatial_scale=0.5,
+                               sampling_ratio=2, aligned=True)
+        level = torch.log2(rois[:, 3:4] - rois[:, 1:2] + 1)
+        empty = torch.cat([torch.zeros(0), torch.zeros(0)])
+        return pooled, level, empty
+
+    rois = torch.tensor([[0, 1.0, 1.0, 6.0, 7.0], [1, 0.0, 2.0, 5.0, 5.0]])
+    s = record(head, torch.zeros(2, 4, 8, 8), rois)
+    shapes = [o["shape"] for o in s.json["outputs"]]
+    assert shapes[:2] == [[2, 4, 3, 3], [2, 1]]
+
+
+def test_transformer_gradients_have_entries():
+    """backward=True through an embedding, SiLU, GELU and a slice: their
+    gradient kernels have entries; the matrix products' backward is by hand
+    (grad input and grad weight, each rows x in x out)."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 16)
+            self.fc = nn.Linear(16, 32)
+
+        def forward(self, ids):
+            h = self.fc(self.emb(ids))
+            h = nn.functional.silu(h) + nn.functional.gelu(h)
+            return h[:, 1:]
+
+    s = nnscan.summary(Net(), inputs=torch.zeros(2, 5, dtype=torch.long),
+                       backward=True, file=False)
+    assert s.backward.uncounted_aten == {}
+    by_op = {o["op_type"]: o["macs"] for o in s.backward.json["op_types"]}
+    assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == 2 * 10 * 16 * 32
