@@ -276,9 +276,12 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   }
   if (st == NNS_E_NOMEM)
     return st;
-  if (st != NNS__UNCOUNTED && st != NNS_OK)
-    nns__warn(m, "node '%s' (%s): not counted: %s",
-              n->name[0] ? n->name : "(unnamed)", n->op_type, local.message);
+  /* The rule's message already names the node (nns__fail). */
+  if (st != NNS__UNCOUNTED && st != NNS_OK && local.message[0])
+    nns__warn(m, "not counted: %s", local.message);
+  else if (st != NNS__UNCOUNTED && st != NNS_OK)
+    nns__warn(m, "node '%s' (%s): not counted",
+              n->name[0] ? n->name : "(unnamed)", n->op_type);
   bool sym = c->symbolic;
   memset(c, 0, sizeof *c);
   c->symbolic = sym;

@@ -465,8 +465,8 @@ static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
       if (why == 0)
         nns__out_str(o, "Not counted (no cost rule):");
       else if (why == 2)
-        nns__out_str(o, "Not counted (the cost rule failed; see the "
-                        "warnings):");
+        nns__out_str(o, "Not counted (the cost rule failed; the "
+                        "warnings below say why):");
       else
         lost_title(o, m, node, how);
       open = true;
@@ -493,6 +493,19 @@ static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
   if (open)
     nns__out_str(o, md ? "; counts marked ≥ are lower bounds.\n"
                        : "; totals marked ≥ are lower bounds.\n");
+  /* A failed rule is explained only by its warning: the text footer shows
+   * them here, since it prints no warnings otherwise. */
+  bool failed = false;
+  for (size_t i = 0; i < n && !failed; i++) {
+    size_t k[3] = {0, 0, 0};
+    nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+    failed = k[2] > 0;
+  }
+  for (size_t i = 0; failed && i < nns_model_warning_count(m); i++) {
+    nns__out_str(o, md ? "\nwarning: " : "warning: ");
+    nns__out_text(o, nns__warning_of(m, i));
+    nns__out_str(o, "\n");
+  }
 }
 
 /* Which symbols a count took as 1, the inputs they belong to and the
