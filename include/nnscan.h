@@ -930,7 +930,9 @@ NNS_API nns_status nns_model_layer_class(const nns_model *model, size_t i,
 /* The If nodes of the main graph and the branch each one's costs follow:
  * *then_branch is 1 for then_branch, 0 for else_branch; *known is 1 when
  * the condition was known (folded, e.g. from nns_infer_options.values),
- * 0 when it was not and the larger branch was counted. *node is the node's
+ * 0 when it was not and the larger branch was counted, 2 when it was not
+ * but the other branch cannot run with these inputs (its inference
+ * failed; a warning says why). *node is the node's
  * name, or its layer's when it has none. Both branches' weights always
  * count as parameters. */
 NNS_API size_t nns_model_branch_count(const nns_model *model);
@@ -954,6 +956,27 @@ NNS_API nns_status nns_model_uncounted_op_why(const nns_model *model,
                                               size_t i, size_t *no_rule,
                                               size_t *no_size,
                                               size_t *failed);
+/* Where the sizes of uncounted op type i's first no_size node were lost:
+ * *node is a node index (nns_model_node), (size_t)-1 when it has none
+ * there (a function body's node, or no no_size node: *how is then
+ * NNS_SIZE_LOST_NONE). */
+enum {
+  NNS_SIZE_LOST_NONE = 0,
+  NNS_SIZE_LOST_NEGATIVE = 1, /* at *node itself: its inputs have shapes,
+                                 but symbolic dims taken as 1 make one of
+                                 its sizes negative */
+  NNS_SIZE_LOST_IF = 2,       /* an If (*node) whose condition is unknown
+                                 and whose branches give outputs of
+                                 different ranks: its output's shape, and
+                                 every shape after it, is unknown */
+  NNS_SIZE_LOST_SHAPE = 3,    /* *node's output shape could not be
+                                 inferred, and the shapes after it */
+  NNS_SIZE_LOST_INPUT = 4     /* a graph input of unknown rank, read by
+                                 *node */
+};
+NNS_API nns_status nns_model_uncounted_op_lost(const nns_model *model,
+                                               size_t i, size_t *node,
+                                               int *how);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 

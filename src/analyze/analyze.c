@@ -89,12 +89,112 @@ static void count_why(nns__uncounted_row *row, uncounted_why why) {
     row->failed++;
 }
 
+/* n's first input of unknown rank, or NULL. */
+static const nns__value *unranked_input(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_in; k++)
+    if (n->in[k] && n->in[k]->type.rank < 0)
+      return n->in[k];
+  return NULL;
+}
+
+/* A value of unknown rank among v and the values it is computed from, up
+ * to `depth` nodes back, or NULL. */
+static const nns__value *unranked_ancestor(const nns__value *v, int depth) {
+  if (!v || v->type.rank < 0)
+    return v;
+  if (depth == 0 || !v->producer)
+    return NULL;
+  const nns__node *p = v->producer;
+  for (int32_t k = 0; k < p->n_in; k++) {
+    const nns__value *r = unranked_ancestor(p->in[k], depth - 1);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+/* For an If: a value of unknown rank its branch outputs are computed from
+ * (a few nodes back), or NULL. An If whose condition is unknown merges its
+ * branches' outputs, so one branch's unknown shape is the If's; branches
+ * that differ in rank only because an earlier shape was unknown (a squeeze
+ * of an LSTM fed an unknown shape) lead back to that shape. */
+static const nns__value *unranked_branch_source(const nns__node *n) {
+  if (strcmp(n->op_type, "If") || n->domain[0])
+    return NULL;
+  for (int32_t k = 0; k < n->n_attrs; k++) {
+    const nns__graph *g = n->attrs[k].g;
+    for (int32_t i = 0; g && i < g->n_outputs; i++) {
+      const nns__value *r = unranked_ancestor(g->outputs[i], 6);
+      if (r)
+        return r;
+    }
+  }
+  return NULL;
+}
+
+/*
+ * Where the sizes of n (not counted for want of a usable size) were lost:
+ * following the values of unknown rank back from n's inputs (through an
+ * If's branch outputs) to the node that made the first one. n itself when
+ * its inputs all have a rank: symbolic dims taken as 1 made a size
+ * negative there (or at the uncounted node before it that did). Bounded: a graph is acyclic, the bound only guards a
+ * malformed one.
+ */
+/* An input of n made by a node with a cost rule that was not counted (its
+ * sizes are n's trouble too), or NULL. */
+static const nns__value *uncounted_input(const nns__analysis *a,
+                                         const nns__node *n) {
+  for (int32_t k = 0; a->node_counted && k < n->n_in; k++) {
+    const nns__node *p = n->in[k] ? n->in[k]->producer : NULL;
+    if (p && p->op && p->op->cost && p->list_index != UINT32_MAX &&
+        !a->node_counted[p->list_index])
+      return n->in[k];
+  }
+  return NULL;
+}
+
+static const nns__node *size_lost_at(const nns__analysis *a,
+                                     const nns__node *n, int *how) {
+  const nns__node *at = n;
+  *how = NNS_SIZE_LOST_NEGATIVE;
+  for (int steps = 0; steps < 100000; steps++) {
+    const nns__value *v = unranked_input(at);
+    if (!v && at != n)
+      v = unranked_branch_source(at);
+    if (!v && *how == NNS_SIZE_LOST_NEGATIVE) {
+      /* Every input has a shape: a size made negative, maybe earlier. */
+      v = uncounted_input(a, at);
+      if (v) {
+        at = v->producer;
+        continue;
+      }
+    }
+    if (!v)
+      break;
+    if (!v->producer) {
+      *how = NNS_SIZE_LOST_INPUT;
+      return at;
+    }
+    at = v->producer;
+    *how = NNS_SIZE_LOST_SHAPE;
+  }
+  if (at != n && !strcmp(at->op_type, "If") && !at->domain[0])
+    *how = NNS_SIZE_LOST_IF;
+  for (int32_t k = 0; *how == NNS_SIZE_LOST_NEGATIVE && k < at->n_out; k++)
+    if (at->out[k] && at->out[k]->type.rank < 0)
+      *how = NNS_SIZE_LOST_SHAPE; /* its own output's shape is unknown */
+  return at;
+}
+
 static void record_uncounted(nns__analysis *a, const nns__node *n,
                              uncounted_why why) {
   size_t r = find_row(&a->uncounted_index, a->uncounted_next, n->domain,
                       n->op_type, uncounted_domain, a->uncounted);
   if (r != (size_t)-1) {
-    count_why(&a->uncounted[r], why);
+    nns__uncounted_row *row = &a->uncounted[r];
+    if (why == NO_SIZE && !row->lost_at)
+      row->lost_at = size_lost_at(a, n, &row->lost_how);
+    count_why(row, why);
     return;
   }
   if (a->n_uncounted == a->cap_uncounted) {
@@ -116,6 +216,9 @@ static void record_uncounted(nns__analysis *a, const nns__node *n,
     return;
   a->uncounted[a->n_uncounted] = (nns__uncounted_row){
       .domain = n->domain, .op_type = n->op_type};
+  if (why == NO_SIZE)
+    a->uncounted[a->n_uncounted].lost_at =
+        size_lost_at(a, n, &a->uncounted[a->n_uncounted].lost_how);
   count_why(&a->uncounted[a->n_uncounted++], why);
 }
 
@@ -173,9 +276,12 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
   }
   if (st == NNS_E_NOMEM)
     return st;
-  if (st != NNS__UNCOUNTED && st != NNS_OK)
-    nns__warn(m, "node '%s' (%s): not counted: %s",
-              n->name[0] ? n->name : "(unnamed)", n->op_type, local.message);
+  /* The rule's message already names the node (nns__fail). */
+  if (st != NNS__UNCOUNTED && st != NNS_OK && local.message[0])
+    nns__warn(m, "not counted: %s", local.message);
+  else if (st != NNS__UNCOUNTED && st != NNS_OK)
+    nns__warn(m, "node '%s' (%s): not counted",
+              n->name[0] ? n->name : "(unnamed)", n->op_type);
   bool sym = c->symbolic;
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
@@ -238,7 +344,8 @@ static bool record_branch(nns__analysis *a, const nns__node *n,
     a->cap_branches = cap;
   }
   a->branches[a->n_branches++] = (nns__branch_row){
-      .node = n, .branch = c->branch, .known = c->branch_known};
+      .node = n, .branch = c->branch, .known = c->branch_known,
+      .only = c->branch_only};
   return true;
 }
 

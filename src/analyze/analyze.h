@@ -56,6 +56,10 @@ typedef struct nns__uncounted_row {
   size_t nodes;
   /* Why (nns_model_uncounted_op_why): nodes = no_rule + no_size + failed. */
   size_t no_rule, no_size, failed;
+  /* Where its first no_size node's sizes were lost
+   * (nns_model_uncounted_op_lost): the node, and NNS_SIZE_LOST_*. */
+  const nns__node *lost_at;
+  int lost_how;
 } nns__uncounted_row;
 
 /* An If of the main graph: the branch its costs follow. */
@@ -63,6 +67,7 @@ typedef struct nns__branch_row {
   const nns__node *node;
   uint8_t branch;    /* NNS__BRANCH_THEN or NNS__BRANCH_ELSE */
   bool known;        /* the condition was known; else the larger branch */
+  bool only;         /* unknown, but the other branch cannot run */
 } nns__branch_row;
 
 typedef struct nns__analysis {

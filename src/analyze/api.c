@@ -200,6 +200,20 @@ nns_status nns_model_uncounted_op_why(const nns_model *m, size_t i,
   return NNS_OK;
 }
 
+nns_status nns_model_uncounted_op_lost(const nns_model *m, size_t i,
+                                       size_t *node, int *how) {
+  nns_status st = analysed(m, node);
+  if (st)
+    return st;
+  const nns__analysis *a = an(m);
+  if (i >= a->n_uncounted || !how)
+    return NNS_E_ARG;
+  const nns__node *at = a->uncounted[i].lost_at;
+  *node = at && at->list_index != UINT32_MAX ? at->list_index : (size_t)-1;
+  *how = at ? a->uncounted[i].lost_how : NNS_SIZE_LOST_NONE;
+  return NNS_OK;
+}
+
 /* ==== Nodes ==== */
 
 size_t nns_model_node_count(const nns_model *m) {
@@ -367,7 +381,7 @@ nns_status nns_model_branch(const nns_model *m, size_t i, const char **node,
   *node = b->node->name[0] ? b->node->name
                            : a->layers[a->nodes[b->node->index].layer].info.path;
   *then_branch = b->branch == NNS__BRANCH_THEN;
-  *known = b->known;
+  *known = b->known ? 1 : b->only ? 2 : 0;
   return NNS_OK;
 }
 

@@ -285,6 +285,7 @@ static nns_status infer_subgraph(nns__ictx *cx, nns__graph *g,
 }
 
 static nns_status skip_graph(nns_model *m, nns__graph *g, nns_error *err) {
+  g->skipped = true;
   if (!g->order) {
     nns_status st = nns__graph_sort(m, g, err);
     if (st != NNS_OK)
@@ -432,6 +433,7 @@ static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
 
 nns_status nns__graph_infer(nns_model *m, nns__graph *g, const nns__node *call,
                             nns_error *err) {
+  g->skipped = false;
   if (!g->order) {
     nns_status st = nns__graph_sort(m, g, err);
     if (st != NNS_OK)

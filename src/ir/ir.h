@@ -241,6 +241,8 @@ typedef struct nns__graph {
   nns__type **vi_types;
   nns__map scope;            /* interned name -> nns__value*, this graph */
   nns__node **order;         /* topological order, set by nns__graph_sort */
+  bool skipped;              /* left uninferred by its last inference (an If's
+                                branch not taken, or one that cannot run) */
 } nns__graph;
 
 /* ==== Functions (model-local) ==== */

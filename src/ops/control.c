@@ -118,6 +118,47 @@ static int input_flag(nns__ictx *cx, int i) {
 
 /* ==== If ==== */
 
+/*
+ * An unknown condition: both branches are inferred. A branch whose
+ * inference fails can run only with other inputs (Silero VAD v5's 8 kHz
+ * branch given 512 samples of 16 kHz audio): it is warned about and left
+ * uninferred, and the If is the other branch (*flag set to it, 1 then, 0
+ * else); if both fail, the then_branch's error is the If's.
+ */
+static nns_status if_infer_both(nns__ictx *cx, nns__graph *gt,
+                                nns__graph *ge, int *flag) {
+  nns_error *caller = cx->err; /* may be NULL */
+  nns_error then_err, else_err;
+  memset(&then_err, 0, sizeof then_err);
+  memset(&else_err, 0, sizeof else_err);
+  cx->err = &then_err;
+  nns_status st_t = cx->infer_subgraph(cx, gt, NULL, 0);
+  cx->err = &else_err;
+  nns_status st_e =
+      st_t == NNS_E_NOMEM ? NNS_OK : cx->infer_subgraph(cx, ge, NULL, 0);
+  cx->err = caller;
+  if (st_t == NNS_E_NOMEM || st_e == NNS_E_NOMEM ||
+      (st_t != NNS_OK && st_e != NNS_OK)) {
+    const nns_error *e = st_t != NNS_OK ? &then_err : &else_err;
+    if (caller)
+      *caller = *e;
+    return st_t != NNS_OK ? st_t : st_e;
+  }
+  if (st_t == NNS_OK && st_e == NNS_OK)
+    return NNS_OK;
+  bool then_fails = st_t != NNS_OK;
+  const nns__node *n = cx->node;
+  nns__warn(cx->m,
+            "If '%s': condition unknown, and %s cannot run with these "
+            "inputs (%s); its outputs and costs are %s's",
+            n->name[0] ? n->name : "(unnamed)",
+            then_fails ? "then_branch" : "else_branch",
+            then_fails ? then_err.message : else_err.message,
+            then_fails ? "else_branch" : "then_branch");
+  *flag = then_fails ? 0 : 1;
+  return cx->skip_subgraph(cx, then_fails ? gt : ge);
+}
+
 static nns_status if_shape(nns__ictx *cx) {
   nns__graph *gt = graph_attr(cx, "then_branch");
   nns__graph *ge = graph_attr(cx, "else_branch");
@@ -141,11 +182,16 @@ static nns_status if_shape(nns__ictx *cx) {
    * unknown types and its nodes are not counted (if_cost follows the
    * branch taken). */
   int flag = input_flag(cx, 0);
-  nns_status st = flag == 0 ? cx->skip_subgraph(cx, gt)
-                            : cx->infer_subgraph(cx, gt, NULL, 0);
-  if (st == NNS_OK)
-    st = flag == 1 ? cx->skip_subgraph(cx, ge)
-                   : cx->infer_subgraph(cx, ge, NULL, 0);
+  nns_status st;
+  if (flag < 0) {
+    st = if_infer_both(cx, gt, ge, &flag);
+  } else {
+    st = flag == 0 ? cx->skip_subgraph(cx, gt)
+                   : cx->infer_subgraph(cx, gt, NULL, 0);
+    if (st == NNS_OK)
+      st = flag == 1 ? cx->skip_subgraph(cx, ge)
+                     : cx->infer_subgraph(cx, ge, NULL, 0);
+  }
   if (st != NNS_OK)
     return st;
   for (int i = 0; i < n; i++) {
@@ -595,13 +641,19 @@ static nns_status if_cost(nns__ictx *cx, nns__cost *c) {
   nns__graph *ge = graph_attr(cx, "else_branch");
   nns__cost a, b;
   int flag = input_flag(cx, 0);
+  /* An unknown condition with one branch that cannot run (if_infer_both):
+   * the other is the If's. */
+  bool only = flag < 0 && gt->skipped != ge->skipped;
+  if (only)
+    flag = gt->skipped ? 0 : 1;
   nns_status st = body_cost(cx, flag == 0 ? ge : gt, &a);
   if (st != NNS_OK)
     return st;
   if (flag >= 0) {
     *c = a;
     c->branch = flag ? NNS__BRANCH_THEN : NNS__BRANCH_ELSE;
-    c->branch_known = true;
+    c->branch_known = !only;
+    c->branch_only = only;
     return NNS_OK;
   }
   if ((st = body_cost(cx, ge, &b)) != NNS_OK)

@@ -43,18 +43,29 @@ static nns_status custom_cost(nns__ictx *cx, nns__cost *cost) {
   int64_t flops = 0, macs = 0, dmas = 0;
   nns_status st = c->cost(c->user, (const nns_op_ctx *)cx, &flops, &macs,
                           &dmas);
-  if (st != NNS_OK || flops < 0 || macs < 0 || dmas < 0)
-    return NNS__UNCOUNTED;
-  cost->flops = flops;
-  cost->macs = macs;
-  cost->dmas = dmas;
   /* The callback saw symbolic dims as -1; say whether there were any. */
+  bool symbolic = false;
   for (int i = 0; i < nns__n_in(cx); i++) {
     const nns__type *t = nns__in_type(cx, i);
     for (int32_t k = 0; t && k < t->rank; k++)
       if (t->dims[k].sym)
-        cost->symbolic = true;
+        symbolic = true;
   }
+  /* The user's error is the rule's failure, reported as such; a negative
+   * count is "no usable size" only when a symbolic dim can explain it. */
+  if (st != NNS_OK)
+    return nns__fail(cx, user_status(st), "the registered cost rule failed "
+                     "(%s)", nns_status_name(st));
+  if (flops < 0 || macs < 0 || dmas < 0) {
+    if (symbolic)
+      return NNS__UNCOUNTED;
+    return nns__fail(cx, NNS_E_ARG, "the registered cost rule returned a "
+                     "negative count");
+  }
+  cost->flops = flops;
+  cost->macs = macs;
+  cost->dmas = dmas;
+  cost->symbolic = symbolic;
   return NNS_OK;
 }
 

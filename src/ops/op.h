@@ -63,6 +63,7 @@ typedef struct nns__cost {
    * ops) and whether its condition was known (else it is the larger). */
   uint8_t branch;
   bool branch_known;
+  bool branch_only; /* condition unknown, the other branch cannot run */
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);

@@ -223,6 +223,37 @@ static bool view_parts(const nns__type *tx, const nns__type *ty,
   return true;
 }
 
+/*
+ * A reshape that only moves dims of size 1, written by tf2onnx for the
+ * Transpose back to channels-last after a convolution whose output is
+ * 1x1 ([N, C, 1, 1] -> [N, 1, 1, C]): same rank, the dims other than 1 in
+ * the same order, so it is that permutation. Each 1 of x goes to the 1 of
+ * y in the same rank among the 1s (H and W keep their order). map[d]: the
+ * dim of y that holds dim d of x.
+ */
+static bool moves_ones(const nns__type *tx, const nns__type *ty,
+                       int32_t *map) {
+  if (tx->rank != ty->rank)
+    return false;
+  int32_t j = 0, one = 0;
+  for (int32_t d = 0; d < tx->rank; d++) {
+    if (nns__dim_eq(tx->dims[d], nns__dim_known(1))) {
+      while (one < ty->rank && !nns__dim_eq(ty->dims[one], nns__dim_known(1)))
+        one++;
+      if (one == ty->rank)
+        return false;
+      map[d] = one++;
+      continue;
+    }
+    while (j < ty->rank && nns__dim_eq(ty->dims[j], nns__dim_known(1)))
+      j++;
+    if (j == ty->rank || !nns__dim_eq(tx->dims[d], ty->dims[j]))
+      return false;
+    map[d] = j++;
+  }
+  return true;
+}
+
 nns_status nns__rf_view(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   *out = *in;
   if (in->f.whole)
@@ -239,6 +270,16 @@ nns_status nns__rf_view(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
     nns_status st = view_plain(tx, ty, in, out, &ok);
     if (st != NNS_OK)
       return st;
+  }
+  int32_t map[NNS__RANK_LIMIT];
+  if (!ok && nns__rf_plain(in) && moves_ones(tx, ty, map)) {
+    *out = *in;
+    ok = true;
+    for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES && ok; k++) {
+      ok = in->dim[k] >= 0 && in->dim[k] < tx->rank;
+      if (ok)
+        out->dim[k] = (int8_t)map[in->dim[k]];
+    }
   }
   if (!ok) {
     *out = *in;

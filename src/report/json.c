@@ -404,7 +404,7 @@ static void j_symbols(nns__out *o, const nns_model *m) {
     nns__out_json_str(o, node);
     nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
                  then_branch ? "then_branch" : "else_branch",
-                 known ? "true" : "false");
+                 known == 1 ? "true" : "false");
   }
   nns__out_str(o, nb ? "\n  ],\n" : "],\n");
 }

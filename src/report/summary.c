@@ -371,60 +371,141 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   nns__out_str(o, tail);
 }
 
+/* Op type i of the uncounted list, "domain.op xN" with N its nodes for
+ * reason `why` (0 none, so nothing is written). */
+static void uncounted_item(nns__out *o, const nns_model *m, size_t i,
+                           int why, bool first) {
+  const char *dom = "", *op = "?";
+  size_t cnt = 0, k[3] = {0, 0, 0};
+  nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+  nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+  nns__out_str(o, first ? " " : ", ");
+  if (dom && *dom) {
+    nns__out_text(o, dom);
+    nns__out_str(o, ".");
+  }
+  nns__out_text(o, op ? op : "?");
+  nns__out_fmt(o, " x%zu", k[why]);
+}
+
+/* Why op type i's no-size nodes have no size (nns_model_uncounted_op_lost),
+ * as the title of their line. */
+static void lost_title(nns__out *o, const nns_model *m, size_t node,
+                       int how) {
+  nns_node_info ni = {.size = sizeof ni};
+  bool named = node != (size_t)-1 && nns_model_node(m, node, &ni) == NNS_OK;
+  const char *name = named && ni.name[0] ? ni.name : named ? ni.op_type : "?";
+  switch (how) {
+  case NNS_SIZE_LOST_IF:
+    nns__out_str(o, "Not counted (no size: If '");
+    nns__out_text(o, name);
+    nns__out_str(o, "' cannot tell which branch runs without the inputs' "
+                    "real sizes, and its branches give outputs of different "
+                    "ranks, so the shapes after it are unknown):");
+    break;
+  case NNS_SIZE_LOST_NEGATIVE:
+    nns__out_str(o, "Not counted (symbolic dims taken as 1 make a size "
+                    "negative, first at '");
+    nns__out_text(o, name);
+    nns__out_str(o, "'):");
+    break;
+  case NNS_SIZE_LOST_INPUT:
+    nns__out_str(o, "Not counted (no size: a graph input of unknown rank, "
+                    "read by '");
+    nns__out_text(o, name);
+    nns__out_str(o, "'):");
+    break;
+  default:
+    nns__out_str(o, "Not counted (no size: the output shape of '");
+    nns__out_text(o, name);
+    if (named) {
+      nns__out_str(o, "' (");
+      nns__out_text(o, ni.op_type);
+      nns__out_str(o, ")");
+    } else {
+      nns__out_str(o, "'");
+    }
+    nns__out_str(o, " is unknown, and so are the shapes after it):");
+  }
+}
+
 /* The uncounted op types, by why (nns_model_uncounted_op_why): one line
  * per reason, each op type with its nodes for that reason. An op with a
- * cost rule is never listed as having none: a rule that found no usable
- * size says so, and the --input that gives real sizes is suggested when
- * graph inputs have symbolic dims (the symbols note prints it). */
+ * cost rule is never listed as having none. Nodes without a usable size
+ * are grouped by where their sizes were lost (nns_model_uncounted_op_lost:
+ * an undecidable If, a size made negative by symbolic dims taken as 1, an
+ * unknown shape), and the --input that gives real sizes is suggested when
+ * graph inputs have symbolic dims. */
 static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
-  static const char *titles[3] = {
-      "Not counted (no cost rule):",
-      ("Not counted (sizes unknown, or negative with symbolic dims taken "
-       "as 1):"),
-      "Not counted (the cost rule failed; see the warnings):"};
   size_t n = nns_model_uncounted_op_count(m);
   bool open = false; /* a line is written and not yet ended */
+  char opt[512];
+  bool fixable = false;
+  for (size_t q = 0; q < nns_model_input_count(m) && !fixable; q++)
+    fixable = nns__input_fix(m, q, opt, sizeof opt) != NULL;
   for (int why = 0; why < 3; why++) {
-    bool listed = false;
     for (size_t i = 0; i < n; i++) {
-      const char *dom = "", *op = "?";
-      size_t cnt = 0, k[3] = {0, 0, 0};
-      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      size_t k[3] = {0, 0, 0}, node = (size_t)-1;
+      int how = NNS_SIZE_LOST_NONE;
       nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
-      if (!k[why])
+      if (why == 1)
+        nns_model_uncounted_op_lost(m, i, &node, &how);
+      bool seen = false; /* an earlier op type began this line */
+      for (size_t j = 0; j < i && !seen; j++) {
+        size_t kj[3] = {0, 0, 0}, nj = (size_t)-1;
+        int hj = NNS_SIZE_LOST_NONE;
+        nns_model_uncounted_op_why(m, j, &kj[0], &kj[1], &kj[2]);
+        if (why == 1)
+          nns_model_uncounted_op_lost(m, j, &nj, &hj);
+        seen = kj[why] && nj == node && hj == how;
+      }
+      if (!k[why] || seen)
         continue;
-      if (!listed) {
-        nns__out_str(o, open ? "\n" : md ? "\n" : "");
-        nns__out_str(o, titles[why]);
+      nns__out_str(o, open ? "\n" : md ? "\n" : "");
+      if (why == 0)
+        nns__out_str(o, "Not counted (no cost rule):");
+      else if (why == 2)
+        nns__out_str(o, "Not counted (the cost rule failed; the "
+                        "warnings below say why):");
+      else
+        lost_title(o, m, node, how);
+      open = true;
+      for (size_t j = i; j < n; j++) {
+        size_t kj[3] = {0, 0, 0}, nj = (size_t)-1;
+        int hj = NNS_SIZE_LOST_NONE;
+        nns_model_uncounted_op_why(m, j, &kj[0], &kj[1], &kj[2]);
+        if (why == 1)
+          nns_model_uncounted_op_lost(m, j, &nj, &hj);
+        if (kj[why] && nj == node && hj == how)
+          uncounted_item(o, m, j, why, j == i);
       }
-      nns__out_str(o, listed ? ", " : " ");
-      if (dom && *dom) {
-        nns__out_text(o, dom);
-        nns__out_str(o, ".");
+      if (why == 1 && fixable) {
+        nns__out_str(o, "; give the inputs their real sizes:");
+        for (size_t q = 0; q < nns_model_input_count(m); q++)
+          if (nns__input_fix(m, q, opt, sizeof opt)) {
+            nns__out_str(o, " ");
+            nns__out_text(o, opt);
+          }
+        nns__out_str(o, " (N: the size you run with)");
       }
-      nns__out_text(o, op ? op : "?");
-      nns__out_fmt(o, " x%zu", k[why]);
-      listed = open = true;
-    }
-    char opt[512];
-    bool fixable = false;
-    for (size_t q = 0; listed && why == 1 && q < nns_model_input_count(m) &&
-                       !fixable;
-         q++)
-      fixable = nns__input_fix(m, q, opt, sizeof opt) != NULL;
-    if (fixable) {
-      nns__out_str(o, "; give the inputs their real sizes:");
-      for (size_t q = 0; q < nns_model_input_count(m); q++)
-        if (nns__input_fix(m, q, opt, sizeof opt)) {
-          nns__out_str(o, " ");
-          nns__out_text(o, opt);
-        }
-      nns__out_str(o, " (N: the size you run with)");
     }
   }
   if (open)
     nns__out_str(o, md ? "; counts marked ≥ are lower bounds.\n"
                        : "; totals marked ≥ are lower bounds.\n");
+  /* A failed rule is explained only by its warning: the text footer shows
+   * them here, since it prints no warnings otherwise. */
+  bool failed = false;
+  for (size_t i = 0; i < n && !failed; i++) {
+    size_t k[3] = {0, 0, 0};
+    nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+    failed = k[2] > 0;
+  }
+  for (size_t i = 0; failed && i < nns_model_warning_count(m); i++) {
+    nns__out_str(o, md ? "\nwarning: " : "warning: ");
+    nns__out_text(o, nns__warning_of(m, i));
+    nns__out_str(o, "\n");
+  }
 }
 
 /* Which symbols a count took as 1, the inputs they belong to and the
@@ -474,6 +555,33 @@ static bool fields_vary(const nns_model *m) {
   return false;
 }
 
+/* An If whose condition is unknown but whose other branch cannot run with
+ * these inputs: why, from the inference's warning (src/ops/control.c),
+ * which the text report does not list otherwise. */
+static void only_branch_note(nns__out *o, const nns_model *m,
+                             const char *node, int then_branch) {
+  const char *why = NULL;
+  size_t len = strlen(node);
+  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
+    const char *w = nns__warning_of(m, i);
+    if (!strncmp(w, "If '", 4) && !strncmp(w + 4, node, len) &&
+        !strncmp(w + 4 + len, "': condition unknown, and ", 26))
+      why = w + 4 + len + 26;
+  }
+  nns__out_fmt(o, "': condition unknown; costs are %s's",
+               then_branch ? "then_branch" : "else_branch");
+  const char *end = why ? strstr(why, "; its outputs and costs are") : NULL;
+  if (end) {
+    char buf[600];
+    snprintf(buf, sizeof buf, "%.*s", (int)(end - why), why);
+    nns__out_str(o, ": ");
+    nns__out_text(o, buf);
+  } else {
+    nns__out_str(o, ", the only branch that runs with these inputs");
+  }
+  nns__out_str(o, "; --value on the inputs it depends on folds it.\n");
+}
+
 static void branches_note(nns__out *o, const nns_model *m) {
   size_t n = nns_model_branch_count(m);
   for (size_t i = 0; i < n; i++) {
@@ -482,9 +590,11 @@ static void branches_note(nns__out *o, const nns_model *m) {
     nns_model_branch(m, i, &node, &then_branch, &known);
     nns__out_str(o, "If '");
     nns__out_text(o, node);
-    if (known)
+    if (known == 1)
       nns__out_fmt(o, "': condition known; costs are %s's.\n",
                    then_branch ? "then_branch" : "else_branch");
+    else if (known == 2)
+      only_branch_note(o, m, node, then_branch);
     else
       nns__out_fmt(o, "': condition unknown; costs are the larger branch's "
                       "(%s); --value on the inputs it depends on folds "

@@ -130,6 +130,32 @@ def test_vad_branch_not_taken_is_not_inferred(branch):
     assert out["stateN"] == [2, 1, 16]
 
 
+def test_vad_branch_that_cannot_run_is_dropped():
+    """Without --value the condition is unknown. 512 samples fit only the
+    16 kHz branch (the 8 kHz one squeezes an axis 512 samples make 2 long):
+    the run succeeds with the 16 kHz branch's MACs (by hand), says the
+    other cannot run and why, and is not a known condition (issue 17: the
+    --input options the footer suggests must not fail the run)."""
+    e = EXPECT["vad"]
+    args = e["then"]["args"][:4]  # the --input options, no --value
+    doc = run("vad_if.onnx", *args)
+    assert doc["totals"]["macs"] == e["then"]["macs"]  # by hand
+    assert doc["totals"]["complete"] and not doc["uncounted_ops"]
+    assert doc["branches"] == [{"node": "rate", "counted": "then_branch",
+                                "condition_known": False}]
+    assert any("else_branch cannot run" in w and "Squeeze" in w
+               for w in doc["warnings"])
+    text = run("vad_if.onnx", *args, fmt="text")
+    assert ("If 'rate': condition unknown; costs are then_branch's: "
+            "else_branch cannot run with these inputs (") in text
+    # 10 samples fit neither (the 16 kHz Conv's kernel is 64 long): the
+    # run fails with the then_branch's error.
+    out = subprocess.run([CLI, "summary", os.path.join(MODELS, "vad_if.onnx"),
+                          "--input", "input=1x10", "--input", "state=2x1x16"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "(Conv)" in out.stderr
+
+
 def test_vad_wrong_rate_still_fails():
     """The branch taken is inferred as before: a 16 kHz input with
     sr=8000 makes the 8 kHz branch's Squeeze fail, and the run says so."""

@@ -363,15 +363,70 @@ static void test_uncounted_reason_in_footer(void) {
   nns_report_options o = {.size = sizeof o};
   CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, "no cost rule") == NULL);
-  CHECK(strstr(s.buf, "Not counted (sizes unknown, or negative with "
-                      "symbolic dims taken as 1): Relu x1; give the inputs "
-                      "their real sizes: --input x=1xN --input s=N") != NULL);
+  /* The Reshape's target shape is a graph input's contents: unknown. */
+  CHECK(strstr(s.buf, "Not counted (no size: the output shape of "
+                      "'/view/Reshape' (Reshape) is unknown, and so are the "
+                      "shapes after it): Relu x1; give the inputs their real "
+                      "sizes: --input x=1xN --input s=N") != NULL);
+  nns_model_free(m);
+}
+
+/* Node index of the node called `name`, or (size_t)-1. */
+static size_t node_named(const nns_model *m, const char *name) {
+  for (size_t i = 0; i < nns_model_node_count(m); i++) {
+    nns_node_info ni = {.size = sizeof ni};
+    if (nns_model_node(m, i, &ni) == NNS_OK && !strcmp(ni.name, name))
+      return i;
+  }
+  return (size_t)-1;
+}
+
+/* Silero VAD v5's mechanism (unit/models/analyze_no_size_if.onnx): an If
+ * on Shape(x)[1] == 1 squeezes the axis or not; with that dim symbolic the
+ * condition is unknown and the branches give ranks 1 and 2, so the Relu
+ * after it has no shape. The footer names the If and why, never "no cost
+ * rule"; the real size decides the If and the Relu counts (5 elements:
+ * 5 FLOPs, by hand). */
+static void test_uncounted_lost_at_if(void) {
+  nns_model *m =
+      tm_load_path("unit/models/analyze_no_size_if.onnx", TM_ANALYZE, NULL);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_uncounted_op_count(m), 1);
+  size_t node = 0;
+  int how = -1;
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_OK);
+  CHECK_EQ(how, NNS_SIZE_LOST_IF);
+  CHECK_EQ(node, node_named(m, "/dec/If"));
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 1, &node, &how), NNS_E_ARG);
+  static sink s;
+  memset(&s, 0, sizeof s);
+  nns_error err;
+  nns_report_options o = {.size = sizeof o};
+  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK(strstr(s.buf, "no cost rule") == NULL);
+  CHECK(strstr(s.buf, "Not counted (no size: If '/dec/If' cannot tell "
+                      "which branch runs without the inputs' real sizes, "
+                      "and its branches give outputs of different ranks, so "
+                      "the shapes after it are unknown): Relu x1; give the "
+                      "inputs their real sizes: --input x=1xN") != NULL);
+  int64_t dims[2] = {1, 5};
+  nns_input_shape in = {.size = sizeof in, .name = "x", .dims = dims,
+                        .rank = 2};
+  nns_infer_options io = {.size = sizeof io, .inputs = &in, .input_count = 1};
+  CHECK_EQ(nns_model_infer(m, &io, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_uncounted_op_count(m), 0);
+  nns_counts k = {.size = sizeof k};
+  CHECK_EQ(nns_model_node_counts(m, node_named(m, "/act/Relu"), &k), NNS_OK);
+  CHECK_EQ(k.flops, 5);
   nns_model_free(m);
 }
 
 int main(void) {
   RUN(test_long_dims_get_short_names);
   RUN(test_uncounted_reason_in_footer);
+  RUN(test_uncounted_lost_at_if);
   RUN(test_shapes_report);
   RUN(test_int);
   RUN(test_clever);

@@ -300,6 +300,31 @@ static void test_rf_tensorflow_nhwc(void) {
 }
 
 /*
+ * analyze_tf_nhwc_tail: like openWakeWord's embedding model, the last conv's
+ * 1x1 output goes back to channels-last through a Reshape that only moves
+ * dims of 1 ([n, 8, 1, 1] -> [n, 1, 1, 8]). By hand: conv 3x3 VALID, r 3,
+ * j 1, p 0 on H and W; the row keeps it, and the footer agrees.
+ */
+static void test_rf_tensorflow_reshape_tail(void) {
+  nns_model *m = analyzed("unit/models/analyze_tf_nhwc_tail.onnx", 0);
+  if (!m)
+    return;
+  tm_layer l = layer(m, "model.conv2d");
+  CHECK(!l.rf.whole);
+  CHECK_EQ(l.rf.axes, 2);
+  for (int k = 0; k < 2; k++) {
+    CHECK_EQ(l.rf.field[k], 3);
+    CHECK_EQ(l.rf.stride[k], 1);
+    CHECK_EQ(l.rf.padding[k], 0);
+  }
+  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(t.rf.axes, 2);
+  CHECK_EQ(t.rf.field[0], 3);
+  CHECK_EQ(t.rf.field[1], 3);
+  nns_model_free(m);
+}
+
+/*
  * analyze_rf_lost: a Reshape folds 8x8 into 4x16 before the only conv, so
  * no layer has a finite field and the model's is the input's own (1); the
  * analysis warns, naming the Reshape.
@@ -774,6 +799,7 @@ int main(void) {
   RUN(test_rf_shuffle);
   RUN(test_rf_channels_last);
   RUN(test_rf_tensorflow_nhwc);
+  RUN(test_rf_tensorflow_reshape_tail);
   RUN(test_rf_lost_is_explained);
   RUN(test_uncounted_why);
   RUN(test_rf_slice);

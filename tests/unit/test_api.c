@@ -533,6 +533,20 @@ static void c_uncounted_op_why(void) {
   nns_model_free(m);
 }
 
+static void c_uncounted_op_lost(void) {
+  size_t node;
+  int how;
+  CHECK_EQ(nns_model_uncounted_op_lost(NULL, 0, &node, &how), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_E_STATE);
+  nns_model_free(m);
+  m = analysed();
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_E_ARG);
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, NULL, &how), NNS_E_ARG);
+  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, NULL), NNS_E_ARG);
+  nns_model_free(m);
+}
+
 /* The op-context accessors outside a callback: a NULL context. */
 static void c_op_ctx_input_count(void) {
   CHECK_EQ(nns_op_ctx_input_count(NULL), 0);
@@ -835,6 +849,7 @@ static const entry exports[] = {
     {"nns_model_uncounted_op_count", c_uncounted_op_count},
     {"nns_model_uncounted_op", c_uncounted_op},
     {"nns_model_uncounted_op_why", c_uncounted_op_why},
+    {"nns_model_uncounted_op_lost", c_uncounted_op_lost},
     {"nns_model_layer_class", c_layer_class},
     {"nns_model_branch_count", c_branch_count},
     {"nns_model_branch", c_branch},

@@ -184,8 +184,63 @@ static void test_unregistered(void) {
   nns_model_free(m);
 }
 
+/* A cost rule that fails leaves its node uncounted for that reason, and the
+ * text footer shows the warning that says why (the text report prints no
+ * warnings otherwise). */
+static nns_status cost_fails(void *user, const nns_op_ctx *cx, int64_t *flops,
+                             int64_t *macs, int64_t *dmas) {
+  (void)user, (void)cx, (void)flops, (void)macs, (void)dmas;
+  return NNS_E_SHAPE;
+}
+
+typedef struct text_buf {
+  char data[16384]; /* the report, cut at its size */
+  size_t len;       /* bytes in data */
+} text_buf;
+
+static int to_buf(void *user, const char *data, size_t size) {
+  text_buf *b = user;
+  size_t room = sizeof b->data - 1 - b->len;
+  size_t n = size < room ? size : room;
+  memcpy(b->data + b->len, data, n);
+  b->len += n;
+  b->data[b->len] = 0;
+  return 0;
+}
+
+static void test_failed_cost_rule_in_footer(void) {
+  nns_model *m = NULL;
+  nns_error err;
+  CHECK_EQ(nns_model_load_file(MODEL, NULL, &m, &err), NNS_OK);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_register_op(m, "com.example", "MyOp", double_last,
+                                 cost_fails, &shape_calls, &err), NNS_OK);
+  CHECK_EQ(nns_model_register_op(m, "com.other", "MyOp", same_shape,
+                                 one_per_element, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  size_t failed_nodes = 0;
+  for (size_t i = 0; i < nns_model_uncounted_op_count(m); i++) {
+    size_t no_rule = 0, no_size = 0, failed = 0;
+    CHECK_EQ(nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed),
+             NNS_OK);
+    failed_nodes += failed;
+  }
+  CHECK_EQ(failed_nodes, 1);
+  static text_buf b;
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT};
+  CHECK_EQ(nns_report(m, &o, to_buf, &b, &err), NNS_OK);
+  CHECK(strstr(b.data, "the cost rule failed; the warnings below say why")
+        != NULL);
+  CHECK(strstr(b.data, "\nwarning: not counted: node '/my/MyOp' "
+                      "(com.example.MyOp): the registered cost rule failed")
+        != NULL);
+  nns_model_free(m);
+}
+
 int main(void) {
   RUN(test_custom_op);
   RUN(test_unregistered);
+  RUN(test_failed_cost_rule_in_footer);
   return check_finish();
 }

@@ -219,6 +219,44 @@ save('no_size', [
     h.make_node('Relu', ['t'], ['y'], name='/act/Relu'),
 ], [('x', F, [1, 'n']), ('s', I64, ['k'])], ['y'])
 
+# openWakeWord's embedding model (tf2onnx) ends in a conv whose output is
+# 1x1, and moves it back to channels-last with a Reshape ([1, 8, 1, 1] ->
+# [1, 1, 1, 8]) instead of a Transpose. By hand: conv 3x3 VALID on a 3x3
+# input, r 3 on H and W; the Reshape only moves dims of 1, so the output
+# keeps that field.
+save('tf_nhwc_tail', [
+    h.make_node('Transpose', ['x'], ['t'], perm=[0, 3, 1, 2],
+                name='model/conv2d/Conv2D__in'),
+    h.make_node('Conv', ['t', 'w'], ['c'], kernel_shape=[3, 3],
+                name='model/conv2d/Conv2D'),
+    h.make_node('Reshape', ['c', 'nhwc'], ['y'],
+                name='model/conv2d/Conv2D__out'),
+], [('x', F, ['n', 3, 3, 2])], ['y'],
+    [zeros('w', [8, 2, 3, 3]), const('nhwc', [-1, 1, 1, 8], np.int64)],
+    opset=13, producer='tf2onnx')
+
+# The way Silero VAD v5 loses its sizes (issue 17): its decoder squeezes
+# the time axis when it is 1 long (an If on Shape(x)[1] == 1: Squeeze, else
+# Identity). With n symbolic the condition is unknown, the branches give
+# ranks 1 and 2, so the If's output and the Relu after it have no shape.
+# --input x=1x5 decides the If (Identity) and the Relu counts.
+save('no_size_if', [
+    h.make_node('Shape', ['x'], ['shp'], name='/dec/Shape'),
+    h.make_node('Gather', ['shp', 'one'], ['len'], name='/dec/Gather', axis=0),
+    h.make_node('Equal', ['len', 'one'], ['is1'], name='/dec/Equal'),
+    h.make_node('If', ['is1'], ['t'], name='/dec/If',
+                then_branch=h.make_graph(
+                    [h.make_node('Squeeze', ['x', 'axes'], ['sq'],
+                                 name='/dec/Squeeze')],
+                    'then', [], [h.make_tensor_value_info('sq', F, None)]),
+                else_branch=h.make_graph(
+                    [h.make_node('Identity', ['x'], ['id'],
+                                 name='/dec/Identity')],
+                    'else', [], [h.make_tensor_value_info('id', F, None)])),
+    h.make_node('Relu', ['t'], ['y'], name='/act/Relu'),
+], [('x', F, [1, 'n'])], ['y'],
+    [const('one', 1, np.int64), const('axes', [1], np.int64)])
+
 # Strided Slice over H and W (issue 7; Swin's patch merging takes x[1::2]):
 # conv 3x3 p1 (r 3, j 1, p 1), Slice starts 1, step 2 on dims 2 and 3
 # (pixel i is input pixel 1 + 2i: p 1 - 1*1 = 0, j 2), conv 3x3 p1:
