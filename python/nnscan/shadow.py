@@ -27,6 +27,15 @@ What has a shadow (docs/python.md, "Real values on the meta path"):
   data falls back to running the model, as before). Random ops never get a
   shadow. An in-place op that writes a value without a shadow into a
   shadowed tensor drops the shadow.
+
+Values are computed when first read, not when the op runs: a value nobody
+reads costs nothing (SDPA's math path on meta builds a sequence-square
+causal mask in every layer; LLaMA-3-8B at 2,048 tokens spent 0.3 s making
+them). An op is kept as a pending computation over its inputs; reading a
+value runs what it needs. Before an op writes into a tracked tensor every
+pending computation runs, so none of them later sees the written value in
+place of the one it was recorded with; a chain deeper than MAX_PENDING_DEPTH
+runs at once, so reading never recurses deeply.
 """
 import torch
 
@@ -35,6 +44,7 @@ from . import ops_map
 MAX_ELEMENTS = 1 << 24
 MAX_BYTES = 1 << 29
 FLOAT_FACTORY_MAX = 1 << 16
+MAX_PENDING_DEPTH = 64
 
 # ops whose output values do not depend on their tensor inputs' values
 # (shape/dtype templates, or overwritten whole)
@@ -79,18 +89,73 @@ def _trackable_input(t):
             and t.numel() <= MAX_ELEMENTS)
 
 
+class _Pending:
+    """An op whose output values are computed when first read."""
+    __slots__ = ("func", "args", "kwargs", "blank", "outs", "depth", "done")
+
+    def __init__(self, func, args, kwargs, blank, outs, depth):
+        self.func = func
+        self.args = args        # the op's arguments, meta tensors included
+        self.kwargs = kwargs
+        self.blank = blank      # id -> written in place (see _blank)
+        self.outs = outs        # the op's outputs (meta tensors or others)
+        self.depth = depth      # longest chain of pending inputs below
+        self.done = False
+
+
 class Shadows:
-    """id(meta tensor) -> (meta tensor, CPU value), and the rules above."""
+    """id(meta tensor) -> (meta tensor, CPU value or _Pending), and the rules
+    above."""
 
     def __init__(self):
         self.of = {}
         self.bytes = 0
+        self.pending = []  # _Pending not yet run, oldest first
 
     # ---- reading ----
     def value(self, t):
         """The real value of `t` (a CPU tensor), or None if not tracked."""
         e = self.of.get(id(t))
-        return e[1] if e is not None and e[0] is t else None
+        if e is None or e[0] is not t:
+            return None
+        v = e[1]
+        if isinstance(v, _Pending):
+            self._compute(v)
+            e = self.of.get(id(t))
+            v = e[1] if e is not None and e[0] is t else None
+        return v
+
+    def _depth(self, t):
+        e = self.of.get(id(t))
+        return e[1].depth if e is not None and isinstance(e[1], _Pending) \
+            else 0
+
+    def _compute(self, p):
+        """Runs a pending op (its pending inputs first, through value) and
+        puts its outputs' values in place of the pending entries."""
+        if p.done:
+            return
+        p.done = True
+        got = self._run(p.func, p.args, p.kwargs, p.blank)
+        vals = ops_map._outs(got[0]) if got is not None else []
+        for i, o in enumerate(p.outs):
+            if not isinstance(o, torch.Tensor):
+                continue
+            e = self.of.get(id(o))
+            if e is None or e[0] is not o or e[1] is not p:
+                continue  # replaced or dropped since
+            v = vals[i] if len(vals) == len(p.outs) else None
+            if isinstance(v, torch.Tensor) and list(v.shape) == list(o.shape) \
+                    and v.dtype == o.dtype:
+                self.of[id(o)] = (o, v)
+            else:
+                self.drop(o)
+
+    def compute_all(self):
+        """Runs every pending op, oldest first (before a write in place)."""
+        pending, self.pending = self.pending, []
+        for p in pending:
+            self._compute(p)
 
     def __contains__(self, t):
         e = self.of.get(id(t))
@@ -98,8 +163,9 @@ class Shadows:
 
     # ---- adding ----
     def set(self, meta, val):
-        n = val.numel() * val.element_size()
-        if val.numel() > MAX_ELEMENTS or self.bytes + n > MAX_BYTES:
+        """val: a CPU tensor, or a _Pending that will compute it."""
+        n = meta.numel() * meta.element_size()
+        if meta.numel() > MAX_ELEMENTS or self.bytes + n > MAX_BYTES:
             self.drop(meta)
             return False
         self.bytes += n
@@ -222,6 +288,9 @@ class Shadows:
             kind = _KINDS[func] = (name, name in FACTORIES or name in COPIES,
                                    _is_random(func, name))
         name, makes, random = kind
+        if self.pending and (kwargs.get("out") is not None
+                             or ops_map.is_inplace(func)):
+            self.compute_all()  # a write: what is pending reads the old values
         if not makes and not self._any_tracked(args, kwargs):
             return out  # the common case: nothing tracked, nothing to drop
         targets = self._targets(func, args, kwargs)
@@ -242,20 +311,35 @@ class Shadows:
                 for t in targets:
                     self.drop(t)
                 return out
-        got = self._run(func, args, kwargs, blank)
-        vals = ops_map._outs(got[0]) if got is not None else []
-        if len(vals) != len(outs):
-            for t in targets + metas:
-                self.drop(t)
+        if targets:
+            # A write in place (pending ops ran above): the target's value is
+            # read and written now.
+            got = self._run(func, args, kwargs, blank)
+            vals = ops_map._outs(got[0]) if got is not None else []
+            if len(vals) != len(outs):
+                for t in targets + metas:
+                    self.drop(t)
+                return out
+            for o, v in zip(outs, vals):
+                if isinstance(o, torch.Tensor):
+                    if isinstance(v, torch.Tensor) \
+                            and list(v.shape) == list(o.shape) \
+                            and v.dtype == o.dtype:
+                        if self.value(o) is not v:
+                            self.set(o, v)
+                    else:
+                        self.drop(o)
             return out
-        for o, v in zip(outs, vals):
-            if isinstance(o, torch.Tensor):
-                if isinstance(v, torch.Tensor) and list(v.shape) == list(o.shape) \
-                        and v.dtype == o.dtype:
-                    if self.value(o) is not v:
-                        self.set(o, v)
-                else:
-                    self.drop(o)
+        depth = 1 + max((self._depth(t) for a in list(args)
+                         + list(kwargs.values())
+                         for t in (a if isinstance(a, (list, tuple)) else (a,))
+                         if isinstance(t, torch.Tensor)), default=0)
+        p = _Pending(func, tuple(args), dict(kwargs), blank, list(outs), depth)
+        for o in metas:
+            self.set(o, p)
+        self.pending.append(p)
+        if depth > MAX_PENDING_DEPTH:
+            self._compute(p)
         return out
 
     def answer(self, func, args, kwargs):

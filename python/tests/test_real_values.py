@@ -272,6 +272,41 @@ def test_data_read_on_untracked_values_still_falls_back():
                               device="meta")
 
 
+class _WritesInPlace(nn.Module):
+    """Reads a value computed before an in-place write to its input."""
+
+    seen = []  # a class attribute: the recorder's meta copy shares it
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+
+    def forward(self, x, ids):
+        doubled = ids * 2        # its value is not read yet
+        ids.add_(10)             # a write in place after it
+        unused = torch.ones(64, 64, dtype=torch.bool, device=ids.device)
+        unused.tril()            # a mask nobody reads
+        self.seen.append((int(doubled.sum()), int(ids.sum())))
+        return self.fc(x)
+
+
+def test_values_are_computed_when_read_and_see_no_later_write():
+    """Values are computed when read (shadow.py): a value read after an
+    in-place write to one of its inputs is the one from before the write,
+    as in the eager run; a value nobody reads is never computed; the
+    caller's tensor is not written."""
+    ids = torch.tensor([1, 2, 3])
+    _WritesInPlace.seen.clear()
+    _WritesInPlace()(torch.randn(1, 3), ids.clone())
+    assert _WritesInPlace.seen == [(12, 36)]  # by hand: 2*(1+2+3), 6+3*10
+    rec = recorder.record_model(_WritesInPlace(), (torch.randn(1, 3), ids),
+                                device="meta")
+    assert _WritesInPlace.seen == [(12, 36)] * 2
+    assert ids.tolist() == [1, 2, 3]
+    shadows = rec.builder.shadows
+    assert any(not p.done for p in shadows.pending)  # the unused mask
+
+
 class _BNNet(nn.Module):
     def __init__(self):
         super().__init__()
