@@ -23,28 +23,6 @@
 
 /* ==== Output capture ==== */
 
-/* The summary JSON of an analysed model, every depth, no path. */
-static char *summary_json(nns_model *m) {
-  nns__membuf b = {0};
-  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
-                          .max_depth = NNS_DEPTH_ALL};
-  nns_error err;
-  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "report: %s", err.message);
-    free(b.data);
-    return NULL;
-  }
-  return b.data;
-}
-
-/* Cuts the "warnings" list out of a summary JSON (compared apart). */
-static void cut_warnings(char *json) {
-  char *w = strstr(json, "  \"warnings\": [");
-  char *end = w ? strstr(w, "],\n") : NULL;
-  if (w && end)
-    memmove(w, end + 3, strlen(end + 3) + 1);
-}
-
 /* The built model's summary equals the loaded file's, warnings aside. */
 static void expect_same_summary(const char *name) {
   char desc[256], onnx[256];
@@ -69,10 +47,10 @@ static void expect_same_summary(const char *name) {
   CHECK_EQ(nns_model_warning_count(loaded), 1);
   CHECK(strstr(tm_warning(loaded, 0), "external data file") != NULL);
   CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
-  char *a = summary_json(built), *b = summary_json(loaded);
+  char *a = tm_summary_json(built), *b = tm_summary_json(loaded);
   if (a && b) {
-    cut_warnings(a);
-    cut_warnings(b);
+    tm_cut_warnings(a);
+    tm_cut_warnings(b);
     if (strcmp(a, b) != 0) {
       size_t i = 0;
       while (a[i] && a[i] == b[i])

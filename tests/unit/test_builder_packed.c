@@ -24,26 +24,6 @@
 #include "report/report_int.h"
 #include "testmodel.h"
 
-static char *summary_json(nns_model *m) {
-  nns__membuf b = {0};
-  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
-                          .max_depth = NNS_DEPTH_ALL};
-  nns_error err;
-  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "report: %s", err.message);
-    free(b.data);
-    return NULL;
-  }
-  return b.data;
-}
-
-static void cut_warnings(char *json) {
-  char *w = strstr(json, "  \"warnings\": [");
-  char *end = w ? strstr(w, "],\n") : NULL;
-  if (w && end)
-    memmove(w, end + 3, strlen(end + 3) + 1);
-}
-
 /* The packed form of a test description (malloc'd); NULL on failure. */
 static unsigned char *packed_desc(const char *name, size_t *size) {
   char desc[256];
@@ -95,10 +75,10 @@ static void expect_same_summary(const char *name) {
   if (built && loaded) {
     CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
     CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
-    char *a = summary_json(built), *b = summary_json(loaded);
+    char *a = tm_summary_json(built), *b = tm_summary_json(loaded);
     if (a && b) {
-      cut_warnings(a);
-      cut_warnings(b);
+      tm_cut_warnings(a);
+      tm_cut_warnings(b);
       if (strcmp(a, b) != 0)
         check_fail(__FILE__, __LINE__, "%s: the packed build's summary "
                    "differs from the loaded file's", name);

@@ -1,5 +1,6 @@
 /* testmodel.c - loading test models and checking them; see testmodel.h. */
 #include "testmodel.h"
+#include "report/report_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,4 +284,24 @@ const char *tm_layer_class(const nns_model *m, size_t i) {
   const char *c = NULL;
   nns_model_layer_class(m, i, &c);
   return c;
+}
+
+char *tm_summary_json(nns_model *m) {
+  nns__membuf b = {0};
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
+                          .max_depth = NNS_DEPTH_ALL};
+  nns_error err;
+  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
+    check_fail(__FILE__, __LINE__, "report: %s", err.message);
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+void tm_cut_warnings(char *json) {
+  char *w = strstr(json, "  \"warnings\": [");
+  char *end = w ? strstr(w, "],\n") : NULL;
+  if (w && end)
+    memmove(w, end + 3, strlen(end + 3) + 1);
 }

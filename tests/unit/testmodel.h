@@ -162,4 +162,10 @@ const char *tm_warning(const nns_model *m, size_t i);
 nns_dim tm_ctx_in_dim(const nns_op_ctx *cx, size_t i, int axis);
 nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis);
 
+/* The summary JSON of an analysed model, every depth (malloc'd; NULL and
+ * a check failure when the report fails). */
+char *tm_summary_json(nns_model *m);
+/* Cuts the "warnings" list out of a summary JSON (compared apart). */
+void tm_cut_warnings(char *json);
+
 #endif
