@@ -198,12 +198,15 @@ static void record_uncounted(nns__analysis *a, const nns__node *n,
     return;
   }
   if (a->n_uncounted == a->cap_uncounted) {
-    size_t cap = a->cap_uncounted ? a->cap_uncounted * 2 : 8;
-    nns__uncounted_row *rows = realloc(a->uncounted, cap * sizeof *rows);
+    /* Two lists of one length: each grows from the same capacity. */
+    size_t need = a->n_uncounted + 1, cap = a->cap_uncounted;
+    nns__uncounted_row *rows =
+        nns__grow(a->uncounted, &cap, need, sizeof *rows, 8);
     if (!rows)
       return; /* the node stays PARTIAL; only the listing is lost */
     a->uncounted = rows;
-    uint32_t *next = realloc(a->uncounted_next, cap * sizeof *next);
+    cap = a->cap_uncounted;
+    uint32_t *next = nns__grow(a->uncounted_next, &cap, need, sizeof *next, 8);
     if (!next)
       return;
     a->uncounted_next = next;
@@ -335,14 +338,11 @@ static unsigned cost_flags(const nns__cost *c, bool counted) {
 /* Remembers which branch an If's costs follow, for the report. */
 static bool record_branch(nns__analysis *a, const nns__node *n,
                           const nns__cost *c) {
-  if (a->n_branches == a->cap_branches) {
-    size_t cap = a->cap_branches ? a->cap_branches * 2 : 4;
-    nns__branch_row *rows = realloc(a->branches, cap * sizeof *rows);
-    if (!rows)
-      return false;
-    a->branches = rows;
-    a->cap_branches = cap;
-  }
+  nns__branch_row *rows = nns__grow(a->branches, &a->cap_branches,
+                                    a->n_branches + 1, sizeof *rows, 4);
+  if (!rows)
+    return false;
+  a->branches = rows;
   a->branches[a->n_branches++] = (nns__branch_row){
       .node = n, .branch = c->branch, .known = c->branch_known,
       .only = c->branch_only};
@@ -409,11 +409,14 @@ static nns_status sum_op_types(nns__analysis *a) {
                         a->optypes);
     if (r == (size_t)-1) {
       if (a->n_optypes == a->cap_optypes) {
-        size_t cap = a->cap_optypes ? a->cap_optypes * 2 : 16;
-        nns__optype_row *rows = realloc(a->optypes, cap * sizeof *rows);
-        uint32_t *nx = rows ? realloc(next, cap * sizeof *nx) : NULL;
+        /* Two lists of one length: each grows from the same capacity. */
+        size_t need = a->n_optypes + 1, cap = a->cap_optypes;
+        nns__optype_row *rows =
+            nns__grow(a->optypes, &cap, need, sizeof *rows, 16);
         if (rows)
           a->optypes = rows;
+        cap = a->cap_optypes;
+        uint32_t *nx = rows ? nns__grow(next, &cap, need, sizeof *nx, 16) : NULL;
         if (!nx) {
           st = NNS_E_NOMEM;
           break;

@@ -103,14 +103,10 @@ static bool add_pval(pstate *s, nns__value *v, const nns__value *storage,
                      const nns__tensor *tensor, bool copy) {
   if (s->of_value[v->index] >= 0)
     return true;
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    pval *p = realloc(s->v, cap * sizeof *p);
-    if (!p)
-      return false;
-    s->v = p;
-    s->cap = cap;
-  }
+  pval *p = nns__grow(s->v, &s->cap, s->n + 1, sizeof *p, 64);
+  if (!p)
+    return false;
+  s->v = p;
   s->of_value[v->index] = (int32_t)s->n;
   s->v[s->n++] = (pval){.v = v, .storage = storage, .tensor = tensor,
                         .copy = copy, .strength = -1};
@@ -279,14 +275,10 @@ static bool add_dtype_row(nns__analysis *a, nns__dtype_row **rows, size_t *cap,
       (*rows)[i].bytes = add_sat((*rows)[i].bytes, bytes, &f);
       return true;
     }
-  if (a->n_dtypes == *cap) {
-    size_t c = *cap ? *cap * 2 : 4;
-    nns__dtype_row *r = realloc(*rows, c * sizeof *r);
-    if (!r)
-      return false;
-    *rows = r;
-    *cap = c;
-  }
+  nns__dtype_row *r = nns__grow(*rows, cap, a->n_dtypes + 1, sizeof *r, 4);
+  if (!r)
+    return false;
+  *rows = r;
   (*rows)[a->n_dtypes++] =
       (nns__dtype_row){.dtype = dtype, .elements = elems, .bytes = bytes};
   return true;

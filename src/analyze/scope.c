@@ -105,29 +105,19 @@ enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_ATOMS = 64 };
 #define NONE UINT32_MAX
 
 static bool reserve(builder *b, size_t need) {
-  if (need <= b->buf_cap)
-    return true;
-  size_t cap = b->buf_cap ? b->buf_cap : 256;
-  while (cap < need)
-    cap *= 2;
-  char *p = realloc(b->buf, cap);
+  char *p = nns__grow(b->buf, &b->buf_cap, need, 1, 256);
   if (!p)
     return false;
   b->buf = p;
-  b->buf_cap = cap;
   return true;
 }
 
 static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
                           const char *path) {
-  if (b->n == b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 64;
-    blayer *v = realloc(b->v, cap * sizeof *v);
-    if (!v)
-      return NONE;
-    b->v = v;
-    b->cap = cap;
-  }
+  blayer *v = nns__grow(b->v, &b->cap, b->n + 1, sizeof *v, 64);
+  if (!v)
+    return NONE;
+  b->v = v;
   uint32_t id = (uint32_t)b->n++;
   b->v[id] = (blayer){.name = name,
                       .path = path,
@@ -810,15 +800,17 @@ static bool list_add(type_list *t, const char *s) {
     t->v = &t->one;
     t->cap = 1;
   } else if (t->n == t->cap) {
-    uint32_t cap = t->cap == 1 ? 4 : t->cap * 2;
-    const char **v = t->v == &t->one ? malloc(cap * sizeof *v)
-                                     : realloc(t->v, cap * sizeof *v);
-    if (!v)
+    /* Off the inline slot: a malloc'ed list of 4, then doubling. */
+    bool inline_one = t->v == &t->one;
+    size_t cap = inline_one ? 0 : t->cap;
+    const char **v = nns__grow(inline_one ? NULL : t->v, &cap,
+                               (size_t)t->n + 1, sizeof *v, 4);
+    if (!v || cap > UINT32_MAX)
       return false;
-    if (t->v == &t->one)
+    if (inline_one)
       v[0] = t->one;
     t->v = v;
-    t->cap = cap;
+    t->cap = (uint32_t)cap;
   }
   t->v[t->n++] = s;
   return true;

@@ -1,6 +1,7 @@
 /*
- * base.h - the bottom layer: arena allocation, string interning, a pointer
- * hash map, error reporting and file mapping. Knows nothing but libc.
+ * base.h - the bottom layer: arena allocation, growable arrays, string
+ * interning, a pointer hash map, error reporting and file mapping. Knows
+ * nothing but libc.
  */
 #ifndef NNS_BASE_H
 #define NNS_BASE_H
@@ -56,6 +57,32 @@ static inline int64_t nns__add_sat_i64(int64_t a, int64_t b) {
     return a > 0 ? INT64_MAX : INT64_MIN;
   return r;
 }
+
+/* ==== Growable arrays ==== */
+
+/*
+ * Room for `need` elements of `elem` bytes in the malloc'ed array `arr`
+ * (NULL for none) of `*cap` elements: `arr` itself when it is big enough,
+ * else a larger block whose capacity doubles from `*cap` (from `first`
+ * when *cap is 0) until it holds `need` (at least 1, so that NULL always
+ * means failure); *cap is updated. NULL when out of memory or when the
+ * byte size would overflow: `arr` and *cap are then untouched, and `arr`
+ * is still the caller's to free. The one way the
+ * library grows a malloc'ed array:
+ *
+ *     T *v = nns__grow(s->v, &s->cap, s->n + 1, sizeof *v, 64);
+ *     if (!v)
+ *       return NNS_E_NOMEM;
+ *     s->v = v;
+ */
+void *nns__grow(void *arr, size_t *cap, size_t need, size_t elem,
+                size_t first);
+/* The same for an array in arena `a` that holds `n` elements: a larger
+ * one is a new arena block with those `n` copied (the old block stays in
+ * the arena until it is freed; doubling bounds the waste). Zeroed beyond
+ * the copy, as arena memory is. */
+void *nns__arena_grow(nns__arena *a, void *arr, size_t *cap, size_t n,
+                      size_t need, size_t elem, size_t first);
 
 /* ==== Pointer-keyed hash map ==== */
 

@@ -217,14 +217,11 @@ static void record_unknown(nns_model *m, const nns__node *n) {
       m->unknown[i].count++;
       return;
     }
-  if (m->n_unknown == m->cap_unknown) {
-    size_t cap = m->cap_unknown ? m->cap_unknown * 2 : 8;
-    nns__unknown_op *u = realloc(m->unknown, cap * sizeof *u);
-    if (!u)
-      return;
-    m->unknown = u;
-    m->cap_unknown = cap;
-  }
+  nns__unknown_op *u = nns__grow(m->unknown, &m->cap_unknown,
+                                 m->n_unknown + 1, sizeof *u, 8);
+  if (!u)
+    return;
+  m->unknown = u;
   m->unknown[m->n_unknown++] =
       (nns__unknown_op){.domain = n->domain, .op_type = n->op_type, .count = 1};
 }

@@ -52,22 +52,6 @@ void nns_inspection_free(nns_inspection *insp) {
   free(insp);
 }
 
-/* Makes room for `more` elements in a malloc'ed array grown by doubling. */
-static bool grow(void **arr, size_t *cap, size_t count, size_t more,
-                 size_t elem) {
-  if (count + more <= *cap)
-    return true;
-  size_t ncap = *cap ? *cap : 16;
-  while (ncap < count + more)
-    ncap *= 2;
-  void *p = realloc(*arr, ncap * elem);
-  if (!p)
-    return false;
-  *arr = p;
-  *cap = ncap;
-  return true;
-}
-
 static const char *dup(nns_inspection *in, const char *s) {
   return nns__arena_strndup(&in->arena, s, strlen(s));
 }
@@ -130,9 +114,11 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   if (n >= MAX_MODULES)
     return nns__err(err, NNS_E_LIMIT, -1, path, "more than %d modules",
                     MAX_MODULES);
-  if (!grow((void **)&insp->modules, &insp->module_cap, n, 1,
-            sizeof *insp->modules))
+  nns__imodule *mods =
+      nns__grow(insp->modules, &insp->module_cap, n + 1, sizeof *mods, 16);
+  if (!mods)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  insp->modules = mods;
   nns__imodule *d = &insp->modules[n];
   memset(d, 0, sizeof *d);
   d->path = dup(insp, path);
@@ -190,9 +176,11 @@ nns_status nns_inspection_set_meta(nns_inspection *insp, const char *key,
       insp->meta[i].value = v;
       return NNS_OK;
     }
-  if (!grow((void **)&insp->meta, &insp->meta_cap, insp->meta_count, 1,
-            sizeof *insp->meta))
+  nns__imeta *meta = nns__grow(insp->meta, &insp->meta_cap,
+                               insp->meta_count + 1, sizeof *meta, 16);
+  if (!meta)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  insp->meta = meta;
   nns__imeta *e = &insp->meta[insp->meta_count];
   e->key = dup(insp, key);
   e->value = dup(insp, value);
@@ -344,15 +332,28 @@ nns_status nns_inspection_add_batch(nns_inspection *insp,
    * inspection as it was (what it put in the arena is unreachable and
    * freed with it). */
   size_t nrank = (size_t)b->rank + 1, rcap = (size_t)insp->rank_count;
-  if (!grow((void **)&insp->calls, &insp->call_cap, insp->call_count,
-            b->call_count, sizeof *insp->calls) ||
-      !grow((void **)&insp->batches, &insp->batch_cap, insp->batch_count, 1,
-            sizeof *insp->batches) ||
-      !grow((void **)&insp->cells, &insp->cell_cap, insp->cell_count,
-            b->call_count, sizeof *insp->cells))
+  /* check_batch bounds the counts (MAX_CALLS): these sums do not wrap. */
+  nns__icall *calls =
+      nns__grow(insp->calls, &insp->call_cap,
+                insp->call_count + b->call_count, sizeof *calls, 16);
+  if (calls)
+    insp->calls = calls;
+  nns__ibatch *batches =
+      calls ? nns__grow(insp->batches, &insp->batch_cap,
+                        insp->batch_count + 1, sizeof *batches, 16)
+            : NULL;
+  if (batches)
+    insp->batches = batches;
+  nns__irankcell *cells =
+      batches ? nns__grow(insp->cells, &insp->cell_cap,
+                          insp->cell_count + b->call_count, sizeof *cells, 16)
+              : NULL;
+  if (!cells)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  insp->cells = cells;
   if (nrank > rcap) {
-    double *rp = realloc(insp->rank_passes, nrank * sizeof *rp);
+    size_t cap = rcap; /* the list holds exactly rank_count entries */
+    double *rp = nns__grow(insp->rank_passes, &cap, nrank, sizeof *rp, 1);
     if (!rp)
       return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     memset(rp + rcap, 0, (nrank - rcap) * sizeof *rp);

@@ -302,7 +302,8 @@ struct nns_model {
 
   /* Symbol table: id 0 is reserved for "known". malloc'ed. */
   nns__symbol *syms;
-  uint32_t n_syms, cap_syms;
+  uint32_t n_syms;
+  size_t cap_syms;
   uint32_t n_syms_load;      /* symbols of the model itself (its declared
                                 dims); an inference's own are dropped by
                                 the next one */

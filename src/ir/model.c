@@ -65,14 +65,11 @@ void nns__model_forget_analysis(nns_model *m) {
 }
 
 void nns__warn(nns_model *m, const char *fmt, ...) {
-  if (m->n_warnings == m->cap_warnings) {
-    size_t cap = m->cap_warnings ? m->cap_warnings * 2 : 16;
-    char **w = realloc(m->warnings, cap * sizeof *w);
-    if (!w)
-      return;
-    m->warnings = w;
-    m->cap_warnings = cap;
-  }
+  char **w = nns__grow(m->warnings, &m->cap_warnings, m->n_warnings + 1,
+                       sizeof *w, 16);
+  if (!w)
+    return;
+  m->warnings = w;
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -84,14 +81,11 @@ void nns__warn(nns_model *m, const char *fmt, ...) {
 }
 
 bool nns__model_add_value(nns_model *m, nns__value *v) {
-  if (m->n_values == m->cap_values) {
-    size_t cap = m->cap_values ? m->cap_values * 2 : 256;
-    nns__value **vals = realloc(m->values, cap * sizeof *vals);
-    if (!vals)
-      return false;
-    m->values = vals;
-    m->cap_values = cap;
-  }
+  nns__value **vals = nns__grow(m->values, &m->cap_values, m->n_values + 1,
+                                sizeof *vals, 256);
+  if (!vals)
+    return false;
+  m->values = vals;
   v->index = (uint32_t)m->n_values;
   m->values[m->n_values++] = v;
   return true;
@@ -135,14 +129,18 @@ static bool list_push(node_lister *l, nns__node *n, uint32_t parent,
                       const char *attr) {
   nns_model *m = l->m;
   if (m->n_nodes == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    nns__node **nodes = realloc(m->nodes, cap * sizeof *nodes);
+    /* Three lists of one length: each grows from the same capacity. */
+    size_t need = m->n_nodes + 1, cap = l->cap;
+    nns__node **nodes = nns__grow(m->nodes, &cap, need, sizeof *nodes, 64);
     if (nodes)
       m->nodes = nodes;
-    uint32_t *par = realloc(m->node_parent, cap * sizeof *par);
+    cap = l->cap;
+    uint32_t *par = nns__grow(m->node_parent, &cap, need, sizeof *par, 64);
     if (par)
       m->node_parent = par;
-    const char **pa = realloc(m->node_parent_attr, cap * sizeof *pa);
+    cap = l->cap;
+    const char **pa =
+        nns__grow(m->node_parent_attr, &cap, need, sizeof *pa, 64);
     if (pa)
       m->node_parent_attr = pa;
     if (!nodes || !par || !pa || cap > UINT32_MAX)

@@ -32,19 +32,13 @@ typedef struct vec {
 } vec;
 
 /* Room for one more element of `size` bytes (zeroed); NULL when out of
- * memory. The old storage stays in the arena: doubling bounds the waste. */
+ * memory. */
 static void *vec_push(nns__arena *a, vec *v, size_t size) {
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? v->cap * 2 : 4;
-    void *p = nns__arena_array(a, cap, size);
-    if (!p)
-      return NULL;
-    if (v->n)
-      memcpy(p, v->p, v->n * size);
-    v->p = p;
-    v->cap = cap;
-  }
-  return (char *)v->p + v->n++ * size;
+  void *p = nns__arena_grow(a, v->p, &v->cap, v->n, v->n + 1, size, 4);
+  if (!p)
+    return NULL;
+  v->p = p;
+  return (char *)p + v->n++ * size;
 }
 
 #define VEC_AT(v, type, i) (((type *)(v).p)[i])
@@ -1262,13 +1256,10 @@ static bool pk_array(preader *r, size_t count, size_t size, void **out) {
     return true;
   }
   size_t need = count * size;
-  if (need > r->scratch_size) {
-    void *p = realloc(r->scratch, need);
-    if (!p)
-      return pk_fail(r, pk_oom);
-    r->scratch = p;
-    r->scratch_size = need;
-  }
+  void *p = nns__grow(r->scratch, &r->scratch_size, need, 1, need);
+  if (!p)
+    return pk_fail(r, pk_oom);
+  r->scratch = p;
   memcpy(r->scratch, r->p, need);
   r->p += need;
   *out = r->scratch;

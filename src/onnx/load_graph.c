@@ -487,22 +487,9 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 
 /* ==== Nodes ==== */
 
-/* A scratch stack of `n` elements with room for one more: the same
- * block, or a larger copy (NULL when out of memory). */
-static void *scratch_room(void *stack, size_t n, size_t *cap, size_t elem,
-                          size_t first) {
-  if (n < *cap)
-    return stack;
-  size_t grown = *cap ? *cap * 2 : first;
-  void *p = realloc(stack, grown * elem);
-  if (p)
-    *cap = grown;
-  return p;
-}
-
 static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
                           nns__value *v, const char *meta_value) {
-  nns__load_io *io = scratch_room(L->io, L->n_io, &L->cap_io, sizeof *io, 64);
+  nns__load_io *io = nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
   if (!io)
     return nns__load_nomem(L);
   L->io = io;
@@ -512,7 +499,7 @@ static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
 }
 
 static nns_status push_attr(nns__loader *L, const nns__attr *a) {
-  nns__attr *at = scratch_room(L->attrs, L->n_attrs, &L->cap_attrs,
+  nns__attr *at = nns__grow(L->attrs, &L->cap_attrs, L->n_attrs + 1,
                                sizeof *at, 16);
   if (!at)
     return nns__load_nomem(L);

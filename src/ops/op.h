@@ -100,7 +100,8 @@ typedef struct nns__rf_per {
  * falls back on its envelope (src/ops/rf_period.c). */
 typedef struct nns__rf_pool {
   nns__rf_per *items; /* items[0] is unused */
-  uint32_t n, cap;
+  uint32_t n;
+  size_t cap;
 } nns__rf_pool;
 
 typedef struct nns__rf {

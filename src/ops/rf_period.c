@@ -73,16 +73,13 @@ static uint32_t pool_add(nns__rf_pool *pool) {
     return 0;
   if (pool->n == 0)
     pool->n = 1; /* entry 0 means none */
-  if (pool->n >= pool->cap) {
-    uint32_t cap = pool->cap ? pool->cap * 2 : 64;
-    nns__rf_per *items = pool->cap < UINT32_MAX / 2
-                             ? realloc(pool->items, cap * sizeof *items)
-                             : NULL;
-    if (!items)
-      return 0;
-    pool->items = items;
-    pool->cap = cap;
-  }
+  if (pool->n == UINT32_MAX)
+    return 0; /* entries are numbered with 32 bits */
+  nns__rf_per *items =
+      nns__grow(pool->items, &pool->cap, (size_t)pool->n + 1, sizeof *items, 64);
+  if (!items)
+    return 0;
+  pool->items = items;
   return pool->n++;
 }
 

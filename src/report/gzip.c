@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 /* ==== Bit output ==== */
@@ -27,16 +28,12 @@ typedef struct bits {
 } bits;
 
 static void bits_byte(bits *b, unsigned char c) {
-  if (b->len == b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 4096;
-    unsigned char *p = realloc(b->buf, cap);
-    if (!p) {
-      b->nomem = true;
-      return;
-    }
-    b->buf = p;
-    b->cap = cap;
+  unsigned char *p = nns__grow(b->buf, &b->cap, b->len + 1, 1, 4096);
+  if (!p) {
+    b->nomem = true;
+    return;
   }
+  b->buf = p;
   b->buf[b->len++] = c;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 /* The viewer, from html_assets.c (generated at build time). */
@@ -31,17 +32,13 @@ extern const char nns__html_viewer_css[];
 
 int nns__membuf_write(void *user, const char *data, size_t size) {
   nns__membuf *b = user;
-  if (b->len + size + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 65536;
-    while (cap < b->len + size + 1)
-      cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p)
-      return 1; /* the report then fails with NNS_E_IO; the caller sees
-                   it as out of memory */
-    b->data = p;
-    b->cap = cap;
-  }
+  char *p = size < SIZE_MAX - 1 - b->len
+                ? nns__grow(b->data, &b->cap, b->len + size + 1, 1, 65536)
+                : NULL;
+  if (!p)
+    return 1; /* the report then fails with NNS_E_IO; the caller sees
+                 it as out of memory */
+  b->data = p;
   memcpy(b->data + b->len, data, size);
   b->len += size;
   b->data[b->len] = 0;

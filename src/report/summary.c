@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 /* ==== Columns ==== */
@@ -102,16 +103,13 @@ static const char *alias_name(void *ctx, const char *sym) {
   while (k < g->n_alias && strcmp(g->alias[k], sym) != 0)
     k++;
   if (k == g->n_alias) {
-    if (g->n_alias == g->cap_alias) {
-      size_t cap = g->cap_alias ? g->cap_alias * 2 : 8;
-      const char **a = realloc(g->alias, cap * sizeof *a);
-      if (!a) {
-        g->alias_oom = true;
-        return sym;
-      }
-      g->alias = a;
-      g->cap_alias = cap;
+    const char **a =
+        nns__grow(g->alias, &g->cap_alias, g->n_alias + 1, sizeof *a, 8);
+    if (!a) {
+      g->alias_oom = true;
+      return sym;
     }
+    g->alias = a;
     g->alias[g->n_alias++] = sym;
   }
   snprintf(g->alias_buf, sizeof g->alias_buf, "#%zu", k + 1);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 /* ==== The rows ==== */
@@ -55,14 +56,10 @@ size_t nns_table_row_count(const nns_table *t) { return t ? t->count : 0; }
 /* Appends r (its name copied). */
 static nns_status push_row(nns_table *t, table_row r, const char *name,
                            nns_error *err) {
-  if (t->count == t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 8;
-    table_row *rows = realloc(t->rows, cap * sizeof *rows);
-    if (!rows)
-      return nns__report_err(err, NNS_E_NOMEM, "out of memory");
-    t->rows = rows;
-    t->cap = cap;
-  }
+  table_row *rows = nns__grow(t->rows, &t->cap, t->count + 1, sizeof *rows, 8);
+  if (!rows)
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  t->rows = rows;
   size_t len = strlen(name);
   if (!(r.name = malloc(len + 1))) {
     free(r.assumed);
