@@ -751,18 +751,14 @@ typedef struct type_list {
 } type_list;
 
 /* A set of (layer, op type row) pairs: which layers already list a type,
- * in O(1) however many types a model has. Keys are stored + 1 (0: empty). */
+ * in O(1) however many types a model has. Keys are stored + 1 (0: empty).
+ * Not an nns__map: a key is two 32-bit indices, which a pointer does not
+ * hold on a 32-bit target, and a set needs no values (half the memory on
+ * the hot path of a 100k-node graph). */
 typedef struct pair_set {
   uint64_t *keys;
   size_t cap, count;
 } pair_set;
-
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 /* 1: added; 0: already there; -1: out of memory. */
 static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
@@ -775,7 +771,7 @@ static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
     for (size_t i = 0; i < s->cap; i++) {
       if (!s->keys[i])
         continue;
-      size_t j = mix(s->keys[i]) & (cap - 1);
+      size_t j = nns__hash_mix(s->keys[i]) & (cap - 1);
       while (k[j])
         j = (j + 1) & (cap - 1);
       k[j] = s->keys[i];
@@ -784,7 +780,7 @@ static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
     s->keys = k;
     s->cap = cap;
   }
-  size_t j = mix(key) & (s->cap - 1);
+  size_t j = nns__hash_mix(key) & (s->cap - 1);
   while (s->keys[j]) {
     if (s->keys[j] == key)
       return 0;

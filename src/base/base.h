@@ -86,6 +86,15 @@ void *nns__arena_grow(nns__arena *a, void *arr, size_t *cap, size_t n,
 
 /* ==== Pointer-keyed hash map ==== */
 
+/* Spreads the bits of a key (a pointer, a pair of indices) over a hash
+ * table's slots: MurmurHash3's finalizer, first half. */
+static inline uint64_t nns__hash_mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
 /*
  * Open addressing; keys are non-NULL pointers (interned strings). With
  * `arena` set, storage comes from the arena and needs no nns__map_free

@@ -10,11 +10,7 @@
 /* ==== Pointer map ==== */
 
 static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
+  return (size_t)nns__hash_mix((uint64_t)(uintptr_t)p);
 }
 
 void *nns__map_get(const nns__map *m, const void *key) {
