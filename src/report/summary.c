@@ -748,7 +748,6 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__out_str(o, "'\n");
   } else
     nns__out_fmt(o, "Peak activation memory: %s\n", a);
-  static const char *opt[] = {"sgd", "momentum", "adam"};
   nns__fmt_clever(a, sizeof a, t.train_total_bytes, true);
   nns__fmt_clever(b, sizeof b, t.train_param_bytes, true);
   nns__fmt_clever(c, sizeof c, t.train_grad_bytes, true);
@@ -757,7 +756,7 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__out_fmt(o,
                "Training estimate (%s): %s = params %s + gradients %s + "
                "optimizer %s + activations %s\n",
-               (unsigned)t.optimizer < 3 ? opt[t.optimizer] : "?", a, b, c, d,
+               nns_optimizer_name(t.optimizer) ? nns_optimizer_name(t.optimizer) : "?", a, b, c, d,
                e);
   text_rule(o, "-", width);
   bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
