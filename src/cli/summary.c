@@ -218,9 +218,12 @@ int cmd_summary(int argc, char **argv) {
           break;
       if (!nns_optimizer_name(k)) {
         fputs("nnscan summary: --optimizer is ", stderr);
-        for (int j = 0; nns_optimizer_name(j); j++)
-          fprintf(stderr, "%s%s", j ? nns_optimizer_name(j + 1) ? ", " : " or "
-                                    : "", nns_optimizer_name(j));
+        for (int j = 0; nns_optimizer_name(j); j++) {
+          const char *sep = !j                        ? ""
+                            : nns_optimizer_name(j + 1) ? ", "
+                                                        : " or ";
+          fprintf(stderr, "%s%s", sep, nns_optimizer_name(j));
+        }
         fprintf(stderr, ", not '%s'\n", val);
         goto done;
       }
