@@ -153,31 +153,40 @@ typedef struct nns_error {
 
 /* ==== Element types ==== */
 
-/* ONNX TensorProto.DataType numbers. */
+/*
+ * ONNX TensorProto.DataType numbers. One list gives every element type its
+ * enum name, number and the name nns_dtype_name() returns (PyTorch's name
+ * where PyTorch has the type, as the Python package maps by it).
+ */
+#define NNS_DTYPE_MAP(X)                                                       \
+  X(UNDEFINED, 0, "unknown")                                                   \
+  X(FLOAT, 1, "float32")                                                       \
+  X(UINT8, 2, "uint8")                                                         \
+  X(INT8, 3, "int8")                                                           \
+  X(UINT16, 4, "uint16")                                                       \
+  X(INT16, 5, "int16")                                                         \
+  X(INT32, 6, "int32")                                                         \
+  X(INT64, 7, "int64")                                                         \
+  X(STRING, 8, "string")                                                       \
+  X(BOOL, 9, "bool")                                                           \
+  X(FLOAT16, 10, "float16")                                                    \
+  X(DOUBLE, 11, "float64")                                                     \
+  X(UINT32, 12, "uint32")                                                      \
+  X(UINT64, 13, "uint64")                                                      \
+  X(COMPLEX64, 14, "complex64")                                                \
+  X(COMPLEX128, 15, "complex128")                                              \
+  X(BFLOAT16, 16, "bfloat16")                                                  \
+  X(FLOAT8E4M3FN, 17, "float8e4m3fn")                                          \
+  X(FLOAT8E4M3FNUZ, 18, "float8e4m3fnuz")                                      \
+  X(FLOAT8E5M2, 19, "float8e5m2")                                              \
+  X(FLOAT8E5M2FNUZ, 20, "float8e5m2fnuz")                                      \
+  X(UINT4, 21, "uint4")                                                        \
+  X(INT4, 22, "int4")
+
 typedef enum nns_dtype {
-  NNS_DT_UNDEFINED = 0,
-  NNS_DT_FLOAT = 1,
-  NNS_DT_UINT8 = 2,
-  NNS_DT_INT8 = 3,
-  NNS_DT_UINT16 = 4,
-  NNS_DT_INT16 = 5,
-  NNS_DT_INT32 = 6,
-  NNS_DT_INT64 = 7,
-  NNS_DT_STRING = 8,
-  NNS_DT_BOOL = 9,
-  NNS_DT_FLOAT16 = 10,
-  NNS_DT_DOUBLE = 11,
-  NNS_DT_UINT32 = 12,
-  NNS_DT_UINT64 = 13,
-  NNS_DT_COMPLEX64 = 14,
-  NNS_DT_COMPLEX128 = 15,
-  NNS_DT_BFLOAT16 = 16,
-  NNS_DT_FLOAT8E4M3FN = 17,
-  NNS_DT_FLOAT8E4M3FNUZ = 18,
-  NNS_DT_FLOAT8E5M2 = 19,
-  NNS_DT_FLOAT8E5M2FNUZ = 20,
-  NNS_DT_UINT4 = 21,
-  NNS_DT_INT4 = 22
+#define NNS_DTYPE_ENUM_(name, num, str) NNS_DT_##name = num,
+  NNS_DTYPE_MAP(NNS_DTYPE_ENUM_)
+#undef NNS_DTYPE_ENUM_
 } nns_dtype;
 
 /* "float32", "int64", "bfloat16", ...; "unknown" for 0 or an unknown
@@ -688,12 +697,22 @@ NNS_API nns_status nns_model_warning(const nns_model *model, size_t i,
  * caches), CONSTANT is data that is not state at all (shapes, axes,
  * indices, scalars) and is not counted.
  */
+#define NNS_PARAM_KIND_MAP(X)                                                  \
+  X(TRAINABLE, 0, "trainable")                                                 \
+  X(BUFFER, 1, "buffer")                                                       \
+  X(CONSTANT, 2, "constant")                                                   \
+  X(FROZEN, 3, "frozen")
+
 typedef enum nns_param_kind {
-  NNS_PARAM_TRAINABLE = 0,
-  NNS_PARAM_BUFFER = 1,
-  NNS_PARAM_CONSTANT = 2,
-  NNS_PARAM_FROZEN = 3
+#define NNS_PARAM_KIND_ENUM_(name, num, str) NNS_PARAM_##name = num,
+  NNS_PARAM_KIND_MAP(NNS_PARAM_KIND_ENUM_)
+#undef NNS_PARAM_KIND_ENUM_
 } nns_param_kind;
+
+/* "trainable", "buffer", "constant", "frozen" (the words of the JSON
+ * report and of the "nnscan.param_kinds" metadata); NULL for a number that
+ * is no kind. Kinds are numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_param_kind_name(int kind);
 
 /*
  * The module at dotted path `path` ("" for the model itself) is an instance
@@ -736,11 +755,23 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
  * ops that use it give it.
  */
 
+/* Optimizers for the training estimate: SGD keeps no state, MOMENTUM one
+ * buffer per trainable element, ADAM two. */
+#define NNS_OPTIMIZER_MAP(X)                                                   \
+  X(SGD, 0, "sgd")                                                             \
+  X(MOMENTUM, 1, "momentum")                                                   \
+  X(ADAM, 2, "adam")
+
 typedef enum nns_optimizer {
-  NNS_OPTIMIZER_SGD = 0,      /* no optimizer state */
-  NNS_OPTIMIZER_MOMENTUM = 1, /* one buffer per trainable element */
-  NNS_OPTIMIZER_ADAM = 2      /* two buffers per trainable element */
+#define NNS_OPTIMIZER_ENUM_(name, num, str) NNS_OPTIMIZER_##name = num,
+  NNS_OPTIMIZER_MAP(NNS_OPTIMIZER_ENUM_)
+#undef NNS_OPTIMIZER_ENUM_
 } nns_optimizer;
+
+/* "sgd", "momentum", "adam" (the words of the reports and of the CLI's
+ * --optimizer); NULL for a number that is no optimizer. Optimizers are
+ * numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_optimizer_name(int optimizer);
 
 typedef struct nns_analyze_options {
   size_t size;                /* sizeof(nns_analyze_options) */
@@ -1194,6 +1225,10 @@ typedef struct nns_op_info {
 
 NNS_API size_t nns_op_count(void);
 NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
+/* The newest ai.onnx opset the table is written against: every entry that
+ * is current there covers it (until_version), so a graph built or exported
+ * at this opset meets every op's current entry. */
+NNS_API int nns_opset_max(void);
 
 /* ==== Inspection ==== */
 

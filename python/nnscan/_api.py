@@ -1,10 +1,12 @@
 """ctypes declarations of the libnnscan functions and structs the package uses.
 
 This file mirrors include/nnscan.h for the part of it Python calls; the test
-tests/test_api_header.py compiles a small C program against the header and
-fails when a struct's size or a field's offset, or a function's parameter
-list, drifts from what is declared here. `lib()` returns the loaded library
-with every signature set, after checking its ABI version.
+python/tests/test_header.py compiles small C programs against the header and
+fails when a struct's size or a field's offset, an enum value, or a
+function's parameter list drifts from what is declared here. `lib()` returns
+the loaded library with every signature set, after checking its ABI version,
+and fills the words of the enums the library names (optimizers, parameter
+kinds, element types) and its opset from the library itself.
 """
 import ctypes
 import re
@@ -83,8 +85,13 @@ COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
-OPTIMIZER = {"sgd": 0, "momentum": 1, "adam": 2}
-PARAM_KIND = {"trainable": 0, "buffer": 1, "constant": 2, "frozen": 3}
+# Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
+# here): word -> number for the optimizers, parameter kinds and element
+# types, and the opset graphs are built at.
+OPTIMIZER = {}
+PARAM_KIND = {}
+DTYPE = {}
+_opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
 # name -> (restype, argtypes): every function the package calls.
@@ -92,6 +99,9 @@ FUNCTIONS = {
     "nns_version": (c_char_p, []),
     "nns_status_name": (c_char_p, [c_status]),
     "nns_dtype_name": (c_char_p, [c_int]),
+    "nns_optimizer_name": (c_char_p, [c_int]),
+    "nns_param_kind_name": (c_char_p, [c_int]),
+    "nns_opset_max": (c_int, []),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
     "nns_model_load_memory": (c_status, [c_void_p, c_size_t,
@@ -191,8 +201,49 @@ def lib():
     for name, (res, args) in FUNCTIONS.items():
         fn = getattr(cdll, name)
         fn.restype, fn.argtypes = res, args
+    _read_words(cdll)
     _ready = cdll
     return cdll
+
+
+def _read_words(cdll):
+    """The enums' words and the opset, as the library names them."""
+    global _opset_max
+    for table, fn in ((OPTIMIZER, cdll.nns_optimizer_name),
+                      (PARAM_KIND, cdll.nns_param_kind_name)):
+        i = 0
+        while fn(i) is not None:  # numbered from 0, NULL past the last
+            table[fn(i).decode()] = i
+            i += 1
+    i = 1
+    while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps
+        DTYPE[cdll.nns_dtype_name(i).decode()] = i
+        i += 1
+    _opset_max = cdll.nns_opset_max()
+
+
+def optimizer(word):
+    """nns_optimizer's number for "sgd", "momentum", "adam"."""
+    lib()
+    return OPTIMIZER[word]
+
+
+def param_kinds():
+    """"trainable", "buffer", "constant", "frozen" -> nns_param_kind."""
+    lib()
+    return PARAM_KIND
+
+
+def dtypes():
+    """Element type name ("float32", PyTorch's names) -> ONNX number."""
+    lib()
+    return DTYPE
+
+
+def opset_max():
+    """The newest ai.onnx opset the library's op table covers."""
+    lib()
+    return _opset_max
 
 
 def check(status, err, what):

@@ -7,7 +7,9 @@ data), nodes (ONNX op type, inputs, outputs, attributes, module path), and
 what only PyTorch knows: each module path's class and call count, and each
 parameter's kind (trainable, frozen, buffer, constant).
 
-`build()` hands it to the library's graph builder (opset 17) in one call,
+`build()` hands it to the library's graph builder (at the library's
+nns_opset_max(); element types and parameter kinds by the library's names
+for them, read through _api at first use) in one call,
 nns_builder_add_packed, with what only PyTorch knows (each module's class
 and call count, each parameter's kind), so the tree's Type column and the
 parameter split are PyTorch's: one foreign call per graph instead of one
@@ -18,17 +20,24 @@ import struct
 
 from . import _api
 
-OPSET = 17
 _name = _api.c_name  # every name the library gets (NUL, surrogates escaped)
 
-# torch dtype name -> ONNX TensorProto.DataType
-DTYPES = {
-    "float32": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 6, "int64": 7,
-    "bool": 9, "float16": 10, "float64": 11, "complex64": 14,
-    "complex128": 15, "bfloat16": 16,
-}
-# struct format per ONNX dtype, for the small constants that carry data
-_PACK = {1: "f", 2: "B", 3: "b", 5: "h", 6: "i", 7: "q", 9: "?", 11: "d"}
+DTYPE_OF = {}  # torch.dtype -> ONNX dtype, filled on first use
+
+
+def onnx_dtype(dt):
+    """The ONNX number of a torch dtype, by its name in the library's list
+    (nns_dtype_name); 0 for one the library does not name."""
+    code = DTYPE_OF.get(dt)
+    if code is None:
+        code = DTYPE_OF[dt] = _api.dtypes().get(str(dt).replace("torch.", ""),
+                                                0)
+    return code
+
+
+# struct format per element type, for the small constants that carry data
+_PACK_BY_NAME = {"float32": "f", "uint8": "B", "int8": "b", "int16": "h",
+                 "int32": "i", "int64": "q", "bool": "?", "float64": "d"}
 
 
 class Graph:
@@ -38,7 +47,8 @@ class Graph:
         self.inputs = []        # names
         self.outputs = []
         self.inits = {}         # name -> (dtype, dims, data or None)
-        self.nodes = []         # (op, name, inputs, outputs, attrs, domain)
+        # (op, name, inputs, outputs, attrs, domain, scope)
+        self.nodes = []
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
@@ -162,7 +172,7 @@ def pack(g):
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
     for d in sorted({""} | {n[5] for n in g.nodes}):
-        out += [_TAG[_OPSET], s[d], _i64(OPSET if d == "" else 1)]
+        out += [_TAG[_OPSET], s[d], _i64(_api.opset_max() if d == "" else 1)]
     no_symbols = b"\0"
     values = g.values
     for name in g.inputs:
@@ -190,13 +200,22 @@ def pack(g):
     calls = g.module_calls
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
-    kinds = _api.PARAM_KIND
+    kinds = _api.param_kinds()
     for name, kind in g.param_kinds.items():
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     return b"".join(out)
 
 
+_PACK = {}  # ONNX dtype -> struct format, from _PACK_BY_NAME on first use
+
+
+def _pack_format(dt):
+    if not _PACK:
+        _PACK.update((_api.dtypes()[n], f) for n, f in _PACK_BY_NAME.items())
+    return _PACK[dt]
+
+
 def _raw(dt, data):
     """A small constant's bytes (little-endian, as ONNX raw_data)."""
-    raw = _FMT["<%d%s" % (len(data), _PACK[dt])](*data)
+    raw = _FMT["<%d%s" % (len(data), _pack_format(dt))](*data)
     return _u64(len(raw)) + raw

@@ -41,23 +41,11 @@ from ._inspect_api import (  # noqa: F401  (InspectionError: public)
     _GRAD_OUTPUT, _INPUT, _Module, _NUMBERS, _OUTPUT, _ReportOptions,
     _SIZE_MAX, _T_CHECKED, _T_INF, _T_NAN, _T_STATS, _Tensor, _WRITE_FN,
     _c, _check, _lib_inspect, _name, py_name)
+from .graph import onnx_dtype
 
 __all__ = ["Inspector", "InspectorGadgets", "InspectionError"]
 
 # ==== torch helpers ====
-
-_ONNX_DTYPE = None
-
-
-def _dtype_number(torch, dt):
-    global _ONNX_DTYPE
-    if _ONNX_DTYPE is None:
-        _ONNX_DTYPE = {
-            torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int16: 5,
-            torch.int32: 6, torch.int64: 7, torch.bool: 9, torch.float16: 10,
-            torch.float64: 11, torch.complex64: 14, torch.complex128: 15,
-            torch.bfloat16: 16}
-    return _ONNX_DTYPE.get(dt, 0)
 
 
 def _flatten(obj, prefix, out, depth=0):
@@ -582,7 +570,7 @@ class Inspector:
                 b = k * p.element_size()
                 n += k
                 nb += b
-                e = by.setdefault(_dtype_number(torch, p.dtype), [0, 0])
+                e = by.setdefault(onnx_dtype(p.dtype), [0, 0])
                 e[0] += b
                 if p.requires_grad:
                     nl += k
@@ -738,7 +726,7 @@ class Inspector:
 
     def _record(self, call, role, name, t, check=True):
         flags, st = self._nonfinite(t) if check else (0, None)
-        call.tensors.append((role, _dtype_number(self._torch, t.dtype),
+        call.tensors.append((role, onnx_dtype(t.dtype),
                              tuple(t.shape), name,
                              t.numel() * t.element_size(), flags, st))
 

@@ -38,7 +38,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import ops_map
 from .autocast import Autocast, device_for as autocast_for
-from .graph import DTYPES, Graph
+from . import _api
+from .graph import DTYPE_OF, Graph, onnx_dtype
 from .shadow import Shadows
 
 
@@ -46,14 +47,19 @@ class RecordError(RuntimeError):
     """The forward could not be recorded."""
 
 
-_DTYPE_OF = {}  # torch.dtype -> ONNX dtype, filled on first use
+# How a scalar constant carries its number, by element type name (the types
+# graph.py packs); the others (half types) are given by dims alone.
+_SCALAR_BY_NAME = {"float32": float, "float64": float, "int32": int,
+                   "int64": int, "uint8": int, "int8": int, "int16": int,
+                   "bool": bool}
+_SCALAR_KIND = {}  # ONNX dtype -> float, int or bool, on first use
 
 
-def onnx_dtype(dt):
-    code = _DTYPE_OF.get(dt)
-    if code is None:
-        code = _DTYPE_OF[dt] = DTYPES.get(str(dt).replace("torch.", ""), 0)
-    return code
+def _scalar_kind(dt):
+    if not _SCALAR_KIND:
+        d = _api.dtypes()
+        _SCALAR_KIND.update((d[n], k) for n, k in _SCALAR_BY_NAME.items())
+    return _SCALAR_KIND.get(dt)
 
 
 def flatten(obj):
@@ -158,7 +164,7 @@ class Builder:
             self._fresh.append((t, self.scope))
         dims = list(t.shape)  # torch.Size holds ints
         dt = t.dtype
-        self.g.add_value(name, _DTYPE_OF.get(dt) or onnx_dtype(dt), dims)
+        self.g.add_value(name, DTYPE_OF.get(dt) or onnx_dtype(dt), dims)
         self.shape_of[name] = dims
         return name
 
@@ -214,22 +220,17 @@ class Builder:
         """A small int64 constant that a shape rule reads."""
         vals = [int(values)] if scalar else [int(v) for v in values]
         name = self.g.new_name("c")
-        self.g.add_init(name, 7, [] if scalar else [len(vals)], data=vals,
+        self.g.add_init(name, _api.dtypes()["int64"], [] if scalar else [len(vals)], data=vals,
                         kind="constant")
         return name
 
     def scalar(self, v, like):
         """A scalar constant of `like`'s dtype (an op's number argument)."""
         name = self.g.new_name("c")
-        dt = onnx_dtype(like.dtype) if isinstance(like, torch.Tensor) else 1
-        if dt in (1, 11):
-            data = [float(v)]
-        elif dt in (6, 7, 2, 3, 5):
-            data = [int(v)]
-        elif dt == 9:
-            data = [bool(v)]
-        else:
-            data = None  # half types: dims alone
+        dt = onnx_dtype(like.dtype if isinstance(like, torch.Tensor)
+                        else torch.float32)
+        kind = _scalar_kind(dt)
+        data = None if kind is None else [kind(v)]  # half types: dims alone
         self.g.add_init(name, dt, [], data=data, kind="constant")
         return name
 

@@ -63,7 +63,7 @@ class Handle:
     def analyze(self, optimizer="adam"):
         lib = _api.lib()
         err = _api.NnsError()
-        opts = _api.AnalyzeOptions(_api.OPTIMIZER[optimizer])
+        opts = _api.AnalyzeOptions(_api.optimizer(optimizer))
         st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
                                    ctypes.byref(err))
         _api.check(st, err, "analysis")

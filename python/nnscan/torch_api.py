@@ -12,7 +12,7 @@ call, parameter kinds) comes from the recording.
 import io
 import warnings
 
-from ._api import py_name
+from ._api import opset_max, py_name
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -236,7 +236,7 @@ def export_onnx(module, args, kwargs):
         module.eval()
         a = tuple(args) + ((dict(kwargs),) if kwargs else ())
         try:
-            torch.onnx.export(module, a, buf, opset_version=17,
+            torch.onnx.export(module, a, buf, opset_version=opset_max(),
                               do_constant_folding=False,
                               training=torch.onnx.TrainingMode.PRESERVE,
                               **legacy)

@@ -345,8 +345,8 @@ def test_complex_abs_is_real_as_in_pytorch():
 
 
 def _dtype_name(onnx):
-    from nnscan.graph import DTYPES
-    return {v: k for k, v in DTYPES.items()}[onnx]
+    from nnscan import _api
+    return {v: k for k, v in _api.dtypes().items()}[onnx]
 
 
 def test_input_shape_uses_a_complex_models_dtype():

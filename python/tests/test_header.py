@@ -106,7 +106,10 @@ def _c_kind(decl):
 
 
 def _enum_constants():
-    """(C constant, the value _api.py uses) for every enum _api.py mirrors."""
+    """(C constant, the value _api.py uses) for every enum _api.py mirrors
+    (the optimizers, parameter kinds and element types as read from the
+    library at import)."""
+    _api.lib()
     out = [(f"NNS_FORMAT_{k.upper()}", v) for k, v in _api.FORMAT.items()]
     out += [(f"NNS_NUMBERS_{k.upper()}", v) for k, v in _api.NUMBERS.items()]
     out += [("NNS_WRAP_" + ("MIDDLE" if k == "mid" else k.upper()), v)
@@ -114,6 +117,8 @@ def _enum_constants():
     out += [(f"NNS_COL_{k.upper()}", v) for k, v in _api.COL.items()]
     out += [(f"NNS_OPTIMIZER_{k.upper()}", v) for k, v in _api.OPTIMIZER.items()]
     out += [(f"NNS_PARAM_{k.upper()}", v) for k, v in _api.PARAM_KIND.items()]
+    out += [(f"NNS_DT_{c}", _api.DTYPE[w]) for c, _, w in _xmap("NNS_DTYPE_MAP")
+            if c != "UNDEFINED"]
     out += [("NNS_DEPTH_ALL", _api.DEPTH_ALL),
             ("NNS_INFER_FALLBACK_DECLARED", _api.INFER_FALLBACK_DECLARED),
             ("NNS_ABI_VERSION", _api.ABI_VERSION),
@@ -180,6 +185,29 @@ def _enum(prefix):
     return out
 
 
+def _xmap(name):
+    """(enum suffix, number, word) of each X(...) line of an X-macro list."""
+    text = open(HEADER).read()
+    body = re.search(r"#define %s\(X\)(.*?)\n\n" % name, text, re.S).group(1)
+    return [(c, int(n), w) for c, n, w in
+            re.findall(r'X\((\w+), (\d+), "([^"]*)"\)', body)]
+
+
+def test_enum_words_come_from_header_lists():
+    """What the package reads from the library at import is each list of
+    the header, whole: word -> number for the optimizers, parameter kinds
+    and element types, and the opset the op table is written against."""
+    _api.lib()
+    assert _api.OPTIMIZER == {w: n for _, n, w in _xmap("NNS_OPTIMIZER_MAP")}
+    assert _api.PARAM_KIND == {w: n for _, n, w in _xmap("NNS_PARAM_KIND_MAP")}
+    assert _api.DTYPE == {w: n for _, n, w in _xmap("NNS_DTYPE_MAP") if n}
+    assert len(_api.OPTIMIZER) == 3 and len(_api.PARAM_KIND) == 4
+    assert len(_api.DTYPE) == 22
+    op_h = open(os.path.join(ROOT, "src", "ops", "op.h")).read()
+    opset = int(re.search(r"#define NNS__OPSET_MAX (\d+)", op_h).group(1))
+    assert _api.opset_max() == opset
+
+
 def test_enum_values_match_header():
     """Every report format, number style, wrap mode, column, parameter kind
     and optimizer the header has is known to _api.py with the same value
@@ -192,8 +220,10 @@ def test_enum_values_match_header():
     cols = {k: v for k, v in _enum("NNS_COL_").items()
             if k not in ("default", "all")}
     assert _api.COL == cols
-    assert _api.PARAM_KIND == _enum("NNS_PARAM_")
-    assert _api.OPTIMIZER == _enum("NNS_OPTIMIZER_")
+    assert _api.PARAM_KIND == {c.lower(): n
+                               for c, n, _ in _xmap("NNS_PARAM_KIND_MAP")}
+    assert _api.OPTIMIZER == {c.lower(): n
+                              for c, n, _ in _xmap("NNS_OPTIMIZER_MAP")}
     assert _api.INFER_FALLBACK_DECLARED == _enum("NNS_INFER_")["fallback_declared"]
 
 

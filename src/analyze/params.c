@@ -387,9 +387,8 @@ static int given_kind(const nns_model *m, const nns__analysis *a,
   const char *w = nns__map_get(&a->meta_param_kinds, v->name);
   if (!w)
     return -1;
-  static const char *words[] = {"trainable", "buffer", "constant", "frozen"};
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(w, words[i]))
+  for (int i = 0; nns_param_kind_name(i); i++)
+    if (!strcmp(w, nns_param_kind_name(i)))
       return i;
   return -1;
 }

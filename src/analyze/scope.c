@@ -39,10 +39,11 @@
  *
  * Module class names come from the model's metadata_props key
  * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
- * (dotted path -> class; "" is the root), which the Python binding writes,
+ * (dotted path -> class; "" is the root), which a file's writer may add,
  * and from class_hierarchy. A layer's `type` is the class's last dotted
  * component (BasicBlock); nns_model_layer_class gives it in full.
- * The caller's classes (nns_model_set_module) win over both. A node made
+ * The caller's classes (nns_model_set_module, which the Python binding
+ * calls through the builder's module records) win over both. A node made
  * by the builder with an explicit module path (nns__node.scope) takes that
  * path as given. The metadata key "nnscan.param_kinds" ({"name":
  * "buffer", ...}) is read here too, for params.c.

@@ -161,7 +161,6 @@ int cmd_summary(int argc, char **argv) {
                                        NULL};
   static const char *const numbers[] = {"raw", "clever", "ratio", NULL};
   static const char *const wraps[] = {"middle", "start", "end", NULL};
-  static const char *const optims[] = {"sgd", "momentum", "adam", NULL};
   cli_model_opts o = {.format = "text"};
   nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
   nns_analyze_options ao = {.size = sizeof ao,
@@ -214,9 +213,18 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       have_columns = true;
     } else if (!strcmp(a, "--optimizer")) {
-      if ((k = pick(val, optims)) < 0) {
-        fprintf(stderr, "nnscan summary: --optimizer is sgd, momentum or "
-                        "adam, not '%s'\n", val);
+      for (k = 0; nns_optimizer_name(k); k++)
+        if (!strcmp(val, nns_optimizer_name(k)))
+          break;
+      if (!nns_optimizer_name(k)) {
+        fputs("nnscan summary: --optimizer is ", stderr);
+        for (int j = 0; nns_optimizer_name(j); j++) {
+          const char *sep = !j                        ? ""
+                            : nns_optimizer_name(j + 1) ? ", "
+                                                        : " or ";
+          fprintf(stderr, "%s%s", sep, nns_optimizer_name(j));
+        }
+        fprintf(stderr, ", not '%s'\n", val);
         goto done;
       }
       ao.optimizer = (nns_optimizer)k;

@@ -94,13 +94,12 @@ bool nns__dtype_is_int(int32_t dtype) {
 
 const char *nns_dtype_name(int dtype) {
   static const char *const names[] = {
-      "unknown",       "float32",        "uint8",      "int8",
-      "uint16",        "int16",          "int32",      "int64",
-      "string",        "bool",           "float16",    "float64",
-      "uint32",        "uint64",         "complex64",  "complex128",
-      "bfloat16",      "float8e4m3fn",   "float8e4m3fnuz",
-      "float8e5m2",    "float8e5m2fnuz", "uint4",      "int4"};
-  if (dtype < 0 || dtype >= (int)(sizeof names / sizeof names[0]))
+#define NNS_DTYPE_NAME_(name, num, str) [num] = str,
+      NNS_DTYPE_MAP(NNS_DTYPE_NAME_)
+#undef NNS_DTYPE_NAME_
+  };
+  if (dtype < 0 || dtype >= (int)(sizeof names / sizeof names[0]) ||
+      !names[dtype])
     return "unknown";
   return names[dtype];
 }

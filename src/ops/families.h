@@ -1,11 +1,13 @@
 /*
  * families.h - the operator family tables, one per file in src/ops/.
- * X(name) declares `nns__ops_<name>`, defined in <name>.c. Adding a family
+ * The includer defines NNS__FAMILY(name) first: registry.c expands it to
+ * declare `nns__ops_<name>` (defined in <name>.c), to list the tables and
+ * to name them; the name is the op's family in the reports. Adding a family
  * is one line here and one file; adding an operator is one table entry.
  */
 NNS__FAMILY(eltwise)    /* element-wise unary and binary math, logic, cast */
 NNS__FAMILY(activation) /* Relu, Sigmoid, Gelu, Softmax, ... */
-NNS__FAMILY(conv)       /* Conv, ConvTranspose, ConvInteger, DeformConv */
+NNS__FAMILY(conv)       /* Conv, ConvTranspose, ConvInteger, QLinearConv */
 NNS__FAMILY(pool)       /* MaxPool, AveragePool, LpPool, global pools, RoI */
 NNS__FAMILY(gemm)       /* Gemm, MatMul, Einsum, quantized matmuls */
 NNS__FAMILY(norm)       /* BatchNorm, LayerNorm, GroupNorm, InstanceNorm, LRN */

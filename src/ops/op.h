@@ -4,13 +4,18 @@
  * An operator is one entry in the table of its family file (conv.c,
  * eltwise.c, ...). The entry says which opset versions it covers, what role
  * each input plays (activation, weight, bias, buffer, constant), which
- * attributes it takes with their types and defaults, and its rules:
+ * inputs no gradient flows through, which attributes it takes with their
+ * types and defaults, and its rules:
  *
  *   shape  - output dtypes and dims from input types, attributes and any
  *            known constant inputs;
  *   fold   - optional: the output values, when the inputs needed are known
- *            constants (the small kernels that resolve shape arithmetic;
- *            the executor will reuse them).
+ *            constants (the small kernels that resolve shape arithmetic);
+ *   cost   - optional: FLOPs, MACs and memory accesses from the inferred
+ *            shapes (NULL: the op is listed as not counted; a view's is
+ *            all zero, see NNS__VIEW);
+ *   rf     - optional: how a sliding window grows the receptive field
+ *            (NULL: the inputs' fields are broadcast to the outputs).
  *
  * Nothing outside src/ops/ branches on an operator's name.
  */
@@ -156,6 +161,7 @@ typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns__rf *in,
  * place the number lives. Raising it means going through the ONNX
  * changelog for the new opset and giving each op that changed a new entry
  * (its old entry then ends one below); the registry test checks ranges.
+ * Public as nns_opset_max(), which the Python package builds graphs at.
  */
 #define NNS__OPSET_MAX 17
 

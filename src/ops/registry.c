@@ -75,6 +75,8 @@ const nns__op *nns__op_table_at(size_t i) {
 
 size_t nns_op_count(void) { return nns__op_table_size(); }
 
+int nns_opset_max(void) { return NNS__OPSET_MAX; }
+
 nns_status nns_op_get(size_t i, nns_op_info *out) {
   const nns__op *e = nns__op_table_at(i);
   if (!e || !out)

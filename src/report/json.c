@@ -267,15 +267,6 @@ static void j_op_list(nns__out *o, const nns_model *m, bool uncounted) {
   nns__out_str(o, "]");
 }
 
-static const char *param_kind(nns_param_kind k) {
-  switch (k) {
-  case NNS_PARAM_TRAINABLE: return "trainable";
-  case NNS_PARAM_BUFFER: return "buffer";
-  case NNS_PARAM_FROZEN: return "frozen";
-  default: return "constant";
-  }
-}
-
 void nns__json_model_fields(nns__out *o, const nns_model *m,
                             const char *path) {
   nns_model_info info = nns__info_of(m);
@@ -321,7 +312,6 @@ static void j_model(nns__out *o, const nns_model *m,
 }
 
 static void j_totals(nns__out *o, const nns_model *m) {
-  static const char *opt[] = {"sgd", "momentum", "adam"};
   nns_totals t = nns__totals_of(m);
   nns_counts all = nns__total_counts_of(m);
   nns_rf rf = nns__total_rf_of(m);
@@ -348,7 +338,7 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, ", \"peak_node\": ");
   nns__out_json_str(o, t.peak_node);
   nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
-  nns__out_json_str(o, (unsigned)t.optimizer < 3 ? opt[t.optimizer] : NULL);
+  nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, ", ");
   j_int(o, "param_bytes", t.train_param_bytes);
   nns__out_str(o, ", ");
@@ -469,14 +459,13 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, ",\n");
   j_model(o, m, opt, name);
   nns_totals t = nns__totals_of(m);
-  static const char *optim[] = {"sgd", "momentum", "adam"};
   nns__out_str(o, "  \"options\": {\"max_depth\": ");
   if (maxd == INT32_MAX)
     nns__out_str(o, "null");
   else
     nns__out_fmt(o, "%d", maxd);
   nns__out_str(o, ", \"optimizer\": ");
-  nns__out_json_str(o, (unsigned)t.optimizer < 3 ? optim[t.optimizer] : NULL);
+  nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, "},\n");
   j_totals(o, m);
 
@@ -529,7 +518,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_str(o, ", \"storage\": ");
     nns__out_json_str(o, p.storage);
     nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, param_kind(p.kind));
+    nns__out_json_str(o, nns_param_kind_name(p.kind));
     nns__out_str(o, ", \"dtype\": ");
     nns__out_json_str(o, p.dtype ? nns_dtype_name(p.dtype) : NULL);
     nns__out_str(o, ", ");

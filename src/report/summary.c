@@ -746,17 +746,16 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
     nns__out_str(o, "'\n");
   } else
     nns__out_fmt(o, "Peak activation memory: %s\n", a);
-  static const char *opt[] = {"sgd", "momentum", "adam"};
   nns__fmt_clever(a, sizeof a, t.train_total_bytes, true);
   nns__fmt_clever(b, sizeof b, t.train_param_bytes, true);
   nns__fmt_clever(c, sizeof c, t.train_grad_bytes, true);
   nns__fmt_clever(d, sizeof d, t.train_optimizer_bytes, true);
   nns__fmt_clever(e, sizeof e, t.train_activation_bytes, true);
+  const char *optimizer = nns_optimizer_name(t.optimizer);
   nns__out_fmt(o,
                "Training estimate (%s): %s = params %s + gradients %s + "
                "optimizer %s + activations %s\n",
-               (unsigned)t.optimizer < 3 ? opt[t.optimizer] : "?", a, b, c, d,
-               e);
+               optimizer ? optimizer : "?", a, b, c, d, e);
   text_rule(o, "-", width);
   bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
   total_str(a, sizeof a, all.flops, false, partial);

@@ -139,6 +139,24 @@ def check_summary(page, name, html, doc, shots):
     top = [c['info'] for c in root['children']]
     width = page.eval('document.querySelector("svg.icicle").width.baseVal.value')
 
+    # The legend's families are the document's (its op types' family), the
+    # viewer keeping no list of its own; those that do arithmetic in this
+    # model each have a colour of their own.
+    flops = {}
+    for o in doc.get('op_types', []):
+        if o.get('family'):
+            fam = o['family'].replace('_', ' ')
+            flops[fam] = flops.get(fam, 0) + (o.get('flops') or 0)
+    legend = page.eval('''Array.from(document.querySelectorAll(".legend .leg")).map(function(l){
+        return [l.textContent, getComputedStyle(l.querySelector("i")).backgroundColor];})''')
+    for fam, _ in legend:
+        check(fam in flops or fam == 'unknown',
+              '%s: legend family %r is not in the document' % (name, fam))
+    work = [c for f, c in legend if flops.get(f, 0) > 0]
+    check(len(work) > 0 and len(set(work)) == len(work),
+          '%s: families that do arithmetic: none, or two share a colour: %r'
+          % (name, legend))
+
     # Every top-level module is drawn, as wide as its share, under each
     # metric that gives it a share of at least half a pixel, and as a 1 px
     # sliver when its share is smaller but not zero.

@@ -71,6 +71,23 @@ static void c_dtype_name(void) {
   CHECK_STR(nns_dtype_name(-1), "unknown");
   CHECK_STR(nns_dtype_name(1 << 20), "unknown");
 }
+static void c_param_kind_name(void) {
+  /* The words docs/json.md gives, numbered as the enum; NULL past them. */
+  static const char *const want[] = {"trainable", "buffer", "constant",
+                                     "frozen"};
+  for (int i = 0; i < 4; i++)
+    CHECK_STR(nns_param_kind_name(i), want[i]);
+  CHECK(nns_param_kind_name(-1) == NULL);
+  CHECK(nns_param_kind_name(4) == NULL);
+  CHECK(nns_param_kind_name(1 << 20) == NULL);
+}
+static void c_optimizer_name(void) {
+  static const char *const want[] = {"sgd", "momentum", "adam"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_optimizer_name(i), want[i]);
+  CHECK(nns_optimizer_name(-1) == NULL);
+  CHECK(nns_optimizer_name(3) == NULL);
+}
 static void c_dtype_bits(void) {
   CHECK_EQ(nns_dtype_bits(-1), 0);
   CHECK_EQ(nns_dtype_bits(NNS_DT_STRING), 0);
@@ -678,6 +695,19 @@ static void c_text_clean(void) {
   CHECK(strcmp(buf, "\xc3\xa9") == 0);
 }
 static void c_op_count(void) { CHECK(nns_op_count() > 100); }
+static void c_opset_max(void) {
+  /* No entry covers an opset beyond it, and some entry reaches it. */
+  int reached = 0;
+  for (size_t i = 0; i < nns_op_count(); i++) {
+    nns_op_info x = {.size = sizeof x};
+    CHECK_EQ(nns_op_get(i, &x), NNS_OK);
+    if (strcmp(x.domain, "") != 0)
+      continue;
+    CHECK(x.until_version <= nns_opset_max());
+    reached |= x.until_version == nns_opset_max();
+  }
+  CHECK(reached);
+}
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
@@ -791,7 +821,7 @@ typedef struct entry {
 #define E(fn) {"nns_" #fn, c_##fn}
 static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
-    E(dtype_name), E(dtype_bits),
+    E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
     {"nns_model_load_file", c_load_file},
     {"nns_model_load_memory", c_load_memory},
     {"nns_model_free", c_model_free},
@@ -860,7 +890,7 @@ static const entry exports[] = {
     {"nns_model_register_op", c_register_op},
     E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
-    E(table_row_count), E(report_table), E(report_plot), E(op_count),
+    E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
     E(op_get), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_set_meta), E(inspection_add_batch),

@@ -69,16 +69,32 @@
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
   }
 
-  /* Op families (the src/ops/ tables) and their colours: hues far apart
-   * for the families that carry the cost, greys for data movement. */
-  var FAMILY_COLOURS = {
-    conv: '#4e79a7', gemm: '#e15759', norm: '#76b7b2', activation: '#f28e2b',
-    pool: '#59a14f', eltwise: '#edc948', reduce: '#b07aa1', rnn: '#ff9da7',
-    resize: '#9c755f', quant: '#86bcb6', control: '#d37295', msft: '#a0cbe8',
-    ml: '#8cd17d', misc: '#bab0ac', shape: '#c9c9c9', shape_index: '#b5b5b5',
-    generate: '#d4d4d4', sequence: '#a5a5a5', unknown: '#8f8f8f'
-  };
-  var MOVEMENT = {shape: 1, shape_index: 1, generate: 1, sequence: 1};
+  /* Op families (the src/ops/ tables) and their colours. The families, and
+   * which of them do arithmetic, are the document's (each op type's family
+   * and FLOPs: learnFamilies), never a list kept here: hues far apart for
+   * the families that carry the cost, heaviest first; greys for those
+   * whose ops in this model do no arithmetic (data movement: shapes,
+   * gathers, generated constants, sequences). */
+  var WORK_HUES = ['#4e79a7', '#e15759', '#76b7b2', '#f28e2b', '#59a14f', '#edc948',
+                   '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#d37295', '#a0cbe8',
+                   '#8cd17d', '#bab0ac'];
+  var MOVEMENT_GREYS = ['#c9c9c9', '#b5b5b5', '#d4d4d4', '#a5a5a5'];
+  var FAMILY_COLOURS = {unknown: '#8f8f8f'};
+  var MOVEMENT = {};
+  function learnFamilies(opTypes) {
+    var flops = {};
+    opTypes.forEach(function (o) {
+      if (o.family) flops[o.family] = (flops[o.family] || 0) + (o.flops || 0);
+    });
+    var fams = Object.keys(flops).sort();
+    fams.filter(function (f) { return flops[f] > 0; })
+        .sort(function (a, b) { return flops[b] - flops[a] || (a < b ? -1 : 1); })
+        .forEach(function (f, i) { FAMILY_COLOURS[f] = WORK_HUES[i % WORK_HUES.length]; });
+    fams.filter(function (f) { return !(flops[f] > 0); }).forEach(function (f, i) {
+      MOVEMENT[f] = 1;
+      FAMILY_COLOURS[f] = MOVEMENT_GREYS[i % MOVEMENT_GREYS.length];
+    });
+  }
   /* Families the op table does not name (an inspection's module classes)
    * take a colour from the same palette by a hash of their name. */
   var PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#76b7b2', '#edc948', '#b07aa1',
@@ -151,6 +167,7 @@
   }
 
   function adaptSummary(doc) {
+    learnFamilies(doc.op_types || []);
     var famOf = {};
     (doc.op_types || []).forEach(function (o) { famOf[o.op_type] = o.family || 'unknown'; });
     var byIndex = {}, root = null, nodes = [];
