@@ -76,9 +76,11 @@
    * one report to the next); greys for the families whose ops in this
    * model do no arithmetic (data movement: shapes, gathers, generated
    * constants, sequences). */
-  var FAMILY_HUES = ['#4e79a7', '#76b7b2', '#e15759', '#f28e2b', '#59a14f', '#edc948',
-                     '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#d37295', '#a0cbe8',
-                     '#8cd17d', '#bab0ac', '#499894', '#f1ce63', '#79706e', '#fabfd2'];
+  var FAMILY_HUES = ['#9c755f', '#76b7b2', '#4e79a7', '#f28e2b', '#59a14f', '#edc948',
+                     '#b07aa1', '#86bcb6', '#a0cbe8', '#bab0ac', '#8cd17d', '#499894',
+                     '#f1ce63', '#79706e', '#d37295', '#ff9da7', '#fabfd2', '#e15759'];
+  /* (in the table's order: eltwise, activation, conv, pool, gemm, norm,
+   * reduce, ...; the reds last, since red marks NaN/Inf and the peak) */
   var MOVEMENT_GREYS = ['#c9c9c9', '#b5b5b5', '#d4d4d4', '#a5a5a5'];
   var FAMILY_COLOURS = {unknown: '#8f8f8f'};
   var MOVEMENT = {};
