@@ -1229,6 +1229,10 @@ NNS_API nns_status nns_op_get(size_t i, nns_op_info *out);
  * is current there covers it (until_version), so a graph built or exported
  * at this opset meets every op's current entry. */
 NNS_API int nns_opset_max(void);
+/* The op families of the table, in its order ("conv", "gemm", ...): family
+ * i for i = 0, 1, ... until NULL. Static strings. An op's family is the one
+ * nns_op_info and the reports name; the HTML page colours by its index. */
+NNS_API const char *nns_family_name(size_t i);
 
 /* ==== Inspection ==== */
 

@@ -102,6 +102,7 @@ FUNCTIONS = {
     "nns_optimizer_name": (c_char_p, [c_int]),
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
+    "nns_family_name": (c_char_p, [c_size_t]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
     "nns_model_load_memory": (c_status, [c_void_p, c_size_t,

@@ -77,6 +77,10 @@ size_t nns_op_count(void) { return nns__op_table_size(); }
 
 int nns_opset_max(void) { return NNS__OPSET_MAX; }
 
+const char *nns_family_name(size_t i) {
+  return i < N_FAMILIES ? family_names[i] : NULL;
+}
+
 nns_status nns_op_get(size_t i, nns_op_info *out) {
   const nns__op *e = nns__op_table_at(i);
   if (!e || !out)

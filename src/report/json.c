@@ -479,6 +479,13 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld}", (long long)el,
                  (long long)by);
   }
+  /* The table's families in its order: what "family" below names, and the
+   * HTML page's colour index (stable from one model to the next). */
+  nns__out_str(o, "],\n  \"families\": [");
+  for (size_t i = 0; nns_family_name(i); i++) {
+    nns__out_str(o, i ? ", " : "");
+    nns__out_json_str(o, nns_family_name(i));
+  }
   nns__out_str(o, "],\n  \"op_types\": [");
   for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
     const char *dom = NULL, *op = NULL;

@@ -708,6 +708,18 @@ static void c_opset_max(void) {
   }
   CHECK(reached);
 }
+static void c_family_name(void) {
+  /* The table's families, in families.h's order, then NULL. */
+  static const char *const want[] = {
+      "eltwise", "activation", "conv", "pool", "gemm", "norm",
+      "reduce", "shape", "shape_index", "generate", "resize", "rnn",
+      "control", "sequence", "quant", "misc", "ml", "msft"};
+  size_t n = sizeof want / sizeof *want;
+  for (size_t i = 0; i < n; i++)
+    CHECK_STR(nns_family_name(i), want[i]);
+  CHECK(nns_family_name(n) == NULL);
+  CHECK(nns_family_name((size_t)-1) == NULL);
+}
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
@@ -891,7 +903,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(op_get), E(text_clean),
+    E(family_name), E(op_get), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),

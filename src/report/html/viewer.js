@@ -69,31 +69,34 @@
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
   }
 
-  /* Op families (the src/ops/ tables) and their colours. The families, and
-   * which of them do arithmetic, are the document's (each op type's family
-   * and FLOPs: learnFamilies), never a list kept here: hues far apart for
-   * the families that carry the cost, heaviest first; greys for those
-   * whose ops in this model do no arithmetic (data movement: shapes,
-   * gathers, generated constants, sequences). */
-  var WORK_HUES = ['#4e79a7', '#e15759', '#76b7b2', '#f28e2b', '#59a14f', '#edc948',
-                   '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#d37295', '#a0cbe8',
-                   '#8cd17d', '#bab0ac'];
+  /* Op families (the src/ops/ tables) and their colours. The families are
+   * the document's ("families", the library's list, and each op type's
+   * family and FLOPs: learnFamilies), never a list kept here: one hue per
+   * family by its index in that list (so a family keeps its colour from
+   * one report to the next); greys for the families whose ops in this
+   * model do no arithmetic (data movement: shapes, gathers, generated
+   * constants, sequences). */
+  var FAMILY_HUES = ['#9c755f', '#76b7b2', '#4e79a7', '#f28e2b', '#59a14f', '#edc948',
+                     '#b07aa1', '#86bcb6', '#a0cbe8', '#bab0ac', '#8cd17d', '#499894',
+                     '#f1ce63', '#79706e', '#d37295', '#ff9da7', '#fabfd2', '#e15759'];
+  /* (in the table's order: eltwise, activation, conv, pool, gemm, norm,
+   * reduce, ...; the reds last, since red marks NaN/Inf and the peak) */
   var MOVEMENT_GREYS = ['#c9c9c9', '#b5b5b5', '#d4d4d4', '#a5a5a5'];
   var FAMILY_COLOURS = {unknown: '#8f8f8f'};
   var MOVEMENT = {};
-  function learnFamilies(opTypes) {
+  function learnFamilies(families, opTypes) {
     var flops = {};
     opTypes.forEach(function (o) {
       if (o.family) flops[o.family] = (flops[o.family] || 0) + (o.flops || 0);
     });
-    var fams = Object.keys(flops).sort();
-    fams.filter(function (f) { return flops[f] > 0; })
-        .sort(function (a, b) { return flops[b] - flops[a] || (a < b ? -1 : 1); })
-        .forEach(function (f, i) { FAMILY_COLOURS[f] = WORK_HUES[i % WORK_HUES.length]; });
-    fams.filter(function (f) { return !(flops[f] > 0); }).forEach(function (f, i) {
-      MOVEMENT[f] = 1;
-      FAMILY_COLOURS[f] = MOVEMENT_GREYS[i % MOVEMENT_GREYS.length];
+    families.forEach(function (f, i) {
+      FAMILY_COLOURS[f] = FAMILY_HUES[i % FAMILY_HUES.length];
     });
+    Object.keys(flops).sort().filter(function (f) { return !(flops[f] > 0); })
+        .forEach(function (f, i) {
+          MOVEMENT[f] = 1;
+          FAMILY_COLOURS[f] = MOVEMENT_GREYS[i % MOVEMENT_GREYS.length];
+        });
   }
   /* Families the op table does not name (an inspection's module classes)
    * take a colour from the same palette by a hash of their name. */
@@ -167,7 +170,7 @@
   }
 
   function adaptSummary(doc) {
-    learnFamilies(doc.op_types || []);
+    learnFamilies(doc.families || [], doc.op_types || []);
     var famOf = {};
     (doc.op_types || []).forEach(function (o) { famOf[o.op_type] = o.family || 'unknown'; });
     var byIndex = {}, root = null, nodes = [];
