@@ -335,13 +335,20 @@ static void total_str(char *buf, size_t size, int64_t v, bool bytes,
   char raw[48], clever[48];
   nns__fmt_int(raw, sizeof raw, v, true);
   nns__fmt_clever(clever, sizeof clever, v, bytes);
+  int n;
   if (v < 1000) /* the short form would say the same */
-    snprintf(buf, size, "%s%s%s", partial ? "≥ " : "", raw,
-             bytes ? " bytes" : "");
+    n = snprintf(buf, size, "%s%s%s", partial ? "≥ " : "", raw,
+                 bytes ? " bytes" : "");
   else if (bytes)
-    snprintf(buf, size, "%s%s (%s bytes)", partial ? "≥ " : "", clever, raw);
+    n = snprintf(buf, size, "%s%s (%s bytes)", partial ? "≥ " : "", clever,
+                 raw);
   else
-    snprintf(buf, size, "%s%s (%s)", partial ? "≥ " : "", raw, clever);
+    n = snprintf(buf, size, "%s%s (%s)", partial ? "≥ " : "", raw, clever);
+  /* Callers size buf for the longest figure (2^63 with separators); a cut
+   * one would still end in a NUL. The check keeps gcc's -O2
+   * -Wformat-truncation quiet, which warns of unchecked snprintf cuts. */
+  if (n < 0 && size)
+    buf[0] = 0;
 }
 
 typedef nns_status (*op_list_fn)(const nns_model *, size_t, const char **,
