@@ -15,6 +15,7 @@
 
 #include "nnscan.h"
 #include "fuzz_reader.h"
+#include "fuzz_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,26 +71,6 @@ static void get_dims(reader *r, dims *d) {
   d->syms = (k & 0x40) ? d->sym : NULL;
 }
 
-static int sink(void *user, const char *p, size_t n) {
-  unsigned *sum = user;
-  for (size_t i = 0; i < n; i++)
-    *sum += (unsigned char)p[i];
-  return 0;
-}
-
-static void use(nns_model *m) {
-  nns_error err;
-  if (nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK)
-    return;
-  unsigned sum = 0;
-  for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_SHAPES_TEXT; f++) {
-    nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)f,
-                             .columns = NNS_COL_ALL,
-                             .max_depth = NNS_DEPTH_ALL};
-    (void)nns_report(m, &ro, sink, &sum, &err);
-  }
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader r = {data, size};
@@ -238,7 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     finished = true;
   nns_builder_free(b);
   if (finished) {
-    use(m);
+    fuzz_report_all(m);
     nns_model_free(m);
   }
   return 0;

@@ -15,6 +15,7 @@
 
 #include "nnscan.h"
 #include "fuzz_reader.h"
+#include "fuzz_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,13 +57,6 @@ static const char *text(reader *r, char buf[17]) {
 static nns_inspect_event event(reader *r) {
   nns_inspect_event e = {f64(r), i64(r), i64(r)};
   return e;
-}
-
-static int sink(void *user, const char *p, size_t n) {
-  unsigned *sum = user;
-  for (size_t i = 0; i < n; i++)
-    *sum += (unsigned char)p[i];
-  return 0;
 }
 
 enum { MAXC = 24, MAXT = 32, MAXD = 48, PAD = 15 };
@@ -179,9 +173,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nns_report_options ro = {.size = sizeof ro, .format = formats[f],
                              .max_depth = NNS_DEPTH_ALL,
                              .numbers = (nns_numbers)(f % 3)};
-    (void)nns_inspection_report(in, &ro, sink, &sum, NULL);
+    (void)nns_inspection_report(in, &ro, fuzz_sink, &sum, NULL);
   }
-  (void)nns_inspection_report_seed(in, NULL, sink, &sum, NULL);
+  (void)nns_inspection_report_seed(in, NULL, fuzz_sink, &sum, NULL);
   nns_inspection_free(in);
   return 0;
 }

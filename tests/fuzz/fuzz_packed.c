@@ -10,15 +10,9 @@
 #include <stdint.h>
 
 #include "nnscan.h"
+#include "fuzz_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int sink(void *user, const char *p, size_t n) {
-  unsigned *sum = user;
-  for (size_t i = 0; i < n; i++)
-    *sum += (unsigned char)p[i];
-  return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   nns_builder *b = NULL;
@@ -31,17 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)nns_builder_add_packed(b, data, size, &err);
   (void)nns_builder_finish(b, &m, &err);
   nns_builder_free(b);
-  if (m && nns_model_infer(m, NULL, &err) == NNS_OK &&
-      nns_model_analyze(m, NULL, &err) == NNS_OK) {
-    unsigned sum = 0;
-    for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_SHAPES_TEXT; f++) {
-      nns_report_options ro = {.size = sizeof ro,
-                               .format = (nns_report_format)f,
-                               .columns = NNS_COL_ALL,
-                               .max_depth = NNS_DEPTH_ALL};
-      (void)nns_report(m, &ro, sink, &sum, &err);
-    }
-  }
+  if (m)
+    fuzz_report_all(m);
   nns_model_free(m);
   return 0;
 }

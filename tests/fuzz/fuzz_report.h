@@ -1,0 +1,36 @@
+/*
+ * fuzz_report.h - what every model-making fuzz target does with a model it
+ * got: infer, analyze, and write every report format into a sink that
+ * touches each byte (so a read of uninitialised or freed memory shows).
+ */
+#ifndef NNS_FUZZ_REPORT_H
+#define NNS_FUZZ_REPORT_H
+
+#include <stddef.h>
+
+#include "nnscan.h"
+
+static inline int fuzz_sink(void *user, const char *p, size_t n) {
+  unsigned *sum = user;
+  for (size_t i = 0; i < n; i++)
+    *sum += (unsigned char)p[i];
+  return 0;
+}
+
+/* Infers and analyses m (failures are fine: a status is the answer) and,
+ * when both succeed, writes every report format. */
+static inline void fuzz_report_all(nns_model *m) {
+  nns_error err;
+  if (nns_model_infer(m, NULL, &err) != NNS_OK ||
+      nns_model_analyze(m, NULL, &err) != NNS_OK)
+    return;
+  unsigned sum = 0;
+  for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_SHAPES_TEXT; f++) {
+    nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)f,
+                             .columns = NNS_COL_ALL,
+                             .max_depth = NNS_DEPTH_ALL};
+    (void)nns_report(m, &ro, fuzz_sink, &sum, &err);
+  }
+}
+
+#endif
