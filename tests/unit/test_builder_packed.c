@@ -71,24 +71,7 @@ static void expect_same_summary(const char *name) {
   if (buf && build_packed(buf, size, 3, &built, &err) != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: %s", name, err.message);
   free(buf);
-  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
-  if (built && loaded) {
-    CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
-    CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
-    char *a = tm_summary_json(built), *b = tm_summary_json(loaded);
-    if (a && b) {
-      tm_cut_warnings(a);
-      tm_cut_warnings(b);
-      if (strcmp(a, b) != 0)
-        check_fail(__FILE__, __LINE__, "%s: the packed build's summary "
-                   "differs from the loaded file's", name);
-      CHECK(strlen(a) > 10000);
-    }
-    free(a);
-    free(b);
-  }
-  nns_model_free(built);
-  nns_model_free(loaded);
+  tm_expect_same_summary(built, onnx, name);
 }
 
 static void test_resnet18(void) { expect_same_summary("resnet18_op17_fold"); }

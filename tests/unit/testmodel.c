@@ -305,3 +305,32 @@ void tm_cut_warnings(char *json) {
   if (w && end)
     memmove(w, end + 3, strlen(end + 3) + 1);
 }
+
+void tm_expect_same_summary(nns_model *built, const char *onnx,
+                            const char *what) {
+  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
+  nns_error err;
+  if (built && loaded) {
+    CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
+    char *a = tm_summary_json(built), *b = tm_summary_json(loaded);
+    if (a && b) {
+      tm_cut_warnings(a);
+      tm_cut_warnings(b);
+      if (strcmp(a, b) != 0) {
+        size_t i = 0;
+        while (a[i] && a[i] == b[i])
+          i++;
+        size_t from = i > 200 ? i - 200 : 0;
+        check_fail(__FILE__, __LINE__,
+                   "%s: summaries differ at byte %zu:\nbuilt:  %.300s\n"
+                   "loaded: %.300s", what, i, a + from, b + from);
+      }
+      CHECK(strlen(a) > 10000); /* a whole summary, not an empty one */
+    }
+    free(a);
+    free(b);
+  }
+  nns_model_free(built);
+  nns_model_free(loaded);
+}

@@ -167,5 +167,10 @@ nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis);
 char *tm_summary_json(nns_model *m);
 /* Cuts the "warnings" list out of a summary JSON (compared apart). */
 void tm_cut_warnings(char *json);
+/* Analyses `built` and checks that its summary JSON (warnings apart) and
+ * node count equal those of the ONNX file at `onnx` (a whole summary, not
+ * an empty one); names the first differing byte. Frees `built`. */
+void tm_expect_same_summary(nns_model *built, const char *onnx,
+                            const char *what);
 
 #endif
