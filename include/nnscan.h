@@ -1101,8 +1101,10 @@ typedef enum nns_wrap {
 } nns_wrap;
 
 /* Numeric columns of the layer table. Layer, Type and Output Shape are
- * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); NNS_COL_PCT is
- * two (% of the total params and of the total MACs). */
+ * always shown. NNS_COL_RF is three columns (Receptive field, Effective
+ * stride, Effective padding), NNS_COL_RF_FIELD the first alone (torchscan's
+ * receptive_field=True); NNS_COL_PCT is two (% of the total params and of
+ * the total MACs). */
 enum {
   NNS_COL_PARAMS = 1u << 0,  /* Param #: trainable parameters */
   NNS_COL_BUFFERS = 1u << 1, /* Buffers: non-trainable state (BN stats) */
@@ -1112,6 +1114,7 @@ enum {
   NNS_COL_RF = 1u << 5,      /* receptive field, effective stride, padding */
   NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
   NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
+  NNS_COL_RF_FIELD = 1u << 8, /* the receptive field without stride, padding */
   NNS_COL_DEFAULT = NNS_COL_PARAMS,
   NNS_COL_ALL = 0xffu
 };

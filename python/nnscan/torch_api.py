@@ -259,8 +259,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
-    parameters; buffers are counted in the footer), plus RF, Stride, Pad
-    with receptive_field / effective_rf_stats, and any `columns`
+    parameters; buffers are counted in the footer), plus Receptive field
+    with receptive_field, and Effective stride and Effective padding beside
+    it with effective_rf_stats, and any `columns`
     ("flops", "macs", "dmas", "buffers", "act", "pct"); the footer gives
     trainable / non-trainable / total params, model size, FLOPs, MACs and
     DMAs. max_depth=None shows every depth; deeper layers add into their
@@ -268,8 +269,11 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
-    if receptive_field or effective_rf_stats:
+    if effective_rf_stats:
         cols.append("rf")
+    elif receptive_field:
+        cols.append("rf_field")
+    _check_depth(module, max_depth)
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
     if backward:
         if method != "record":
@@ -297,6 +301,19 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     if file is not False:
         print(text, file=file, end="" if text.endswith("\n") else "\n")
     return s
+
+
+def _check_depth(module, max_depth):
+    """torchscan's rule: a max_depth no module reaches is an error (a
+    Conv2d alone has depth 0, so max_depth=1 asks for rows it has not)."""
+    if max_depth is None:
+        return
+    deepest = max(path.count(".") + 1 if path else 0
+                  for path, _ in module.named_modules())
+    if int(max_depth) > deepest:
+        raise ValueError(f"max_depth={max_depth} is beyond the model's depth "
+                         f"({deepest}: {type(module).__name__}'s deepest "
+                         f"submodule)")
 
 
 def crawl_module(module, input_shape=None, dtype=None, *, inputs=None,

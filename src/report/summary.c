@@ -26,7 +26,7 @@ enum col_id {
 typedef struct col_def {
   const char *title;    /* text and Markdown header */
   const char *csv;      /* CSV header */
-  unsigned flag;        /* NNS_COL_* that selects it; 0 = always */
+  unsigned flag;        /* NNS_COL_* bits that select it; 0 = always */
   bool numeric;         /* right-aligned */
 } col_def;
 
@@ -39,9 +39,9 @@ static const col_def cols[C_COUNT] = {
     [C_FLOPS] = {"FLOPs", "flops", NNS_COL_FLOPS, true},
     [C_MACS] = {"MACs", "macs", NNS_COL_MACS, true},
     [C_DMAS] = {"DMAs", "dmas", NNS_COL_DMAS, true},
-    [C_RF] = {"RF", "rf", NNS_COL_RF, true},
-    [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
-    [C_PAD] = {"Pad", "rf_padding", NNS_COL_RF, true},
+    [C_RF] = {"Receptive field", "rf", NNS_COL_RF | NNS_COL_RF_FIELD, true},
+    [C_STRIDE] = {"Effective stride", "rf_stride", NNS_COL_RF, true},
+    [C_PAD] = {"Effective padding", "rf_padding", NNS_COL_RF, true},
     [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
     [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
     [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
