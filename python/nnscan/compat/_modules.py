@@ -1,0 +1,55 @@
+"""What thop and thoplw look at: each module of the model that ran, with
+its calls' shapes and the library's count of its work, from one recorded
+forward (nnscan.torch_api.analyze_module)."""
+from typing import Any, List, NamedTuple, Optional
+
+from .._api import py_name
+from ..torch_api import analyze_module, make_inputs, _uncompiled
+
+
+class ModuleRun(NamedTuple):
+    """One module of the model and what the recorded forward did with it."""
+    path: str                 # "" the model, "layer1.0.conv1" a submodule
+    module: Any               # the torch.nn.Module
+    calls: int                # forward calls in the recorded pass
+    inputs: List[list]        # shapes of the tensors of its first call
+    outputs: List[list]       # output tensor shapes of every call, in order
+    macs: int                 # the library's MACs of its subtree, all calls
+    custom: Optional[int]     # the user's custom-op MACs, if its class has one
+
+
+def run_modules(model, inputs, custom_ops=None):
+    """(model, {path: ModuleRun} in named_modules() order, Summary) for one
+    forward of `model` on `inputs` (a tensor, a tuple of positional
+    tensors, or a dict of keyword tensors). custom_ops: {class:
+    fn(module, inputs, output) -> MACs}, called on each call of a module
+    of that class."""
+    model = _uncompiled(model)
+    args, kwargs = make_inputs(model, inputs=inputs)
+    s = analyze_module(model, args, kwargs, custom_ops=custom_ops or None)
+    rows = {py_name(r["path"]): r for r in s.layers}
+    runs = {}
+    for path, m in model.named_modules():
+        meta = s.modules.get(path, {})
+        runs[path] = ModuleRun(
+            path, m, meta.get("calls", 0), meta.get("input_shapes") or [],
+            meta.get("output_shapes") or [],
+            int(rows.get(path, {}).get("macs", 0)),
+            s.custom_macs.get(path))
+    return model, runs, s
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def out_elements(run):
+    """Elements of the (first) output tensor of every call, summed: the
+    modules the peers' shape rules cover return one tensor per call."""
+    if not run.calls or not run.outputs:
+        return 0
+    per = max(1, len(run.outputs) // run.calls)
+    return sum(numel(run.outputs[k * per]) for k in range(run.calls))
