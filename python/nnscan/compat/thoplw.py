@@ -7,8 +7,7 @@ of a class in custom_ops); other modules, and functional work in a
 forward, are not counted. Its Conv and Linear MACs count the bias as
 one MAC per output channel, its BatchNorm four per element, its average
 pools one per output element and spatial axis, its max pools and ReLUs
-none; a row's params are the module's parameters and floating-point
-buffers (BatchNorm's running statistics), as thoplw's README shows them.
+none; a row's params are the module's parameters (no buffers).
 Every MAC count starts from the library's where thoplw's rule is the
 library's rule (Conv, Linear without their bias), and uses thoplw's rule
 on the recorded shapes where it differs on purpose (docs/compat.md).
@@ -66,9 +65,10 @@ def _rule(module):
 
 
 def _held(module):
-    """Parameters and floating-point buffers of the module's subtree."""
-    return sum(p.numel() for p in module.parameters()) + \
-        sum(b.numel() for b in module.buffers() if b.is_floating_point())
+    """The parameters of the module's subtree (thoplw's code counts
+    `layer.parameters()`; its README's table, from another version,
+    also shows BatchNorm's running statistics)."""
+    return sum(p.numel() for p in module.parameters())
 
 
 def clever_format(x, fmt_str="%6.2f"):

@@ -157,7 +157,8 @@ def profile(model, inputs, custom_ops=None, verbose=True,
         macs = counted[0] if counted else 0
         # thop adds only children's parameters; a model that is itself a
         # counted module (profile(nn.Conv2d(...))) keeps its own here
-        params = counted[1] if counted and path == "" else 0
+        params = counted[1] if counted and path == "" and \
+            not any(True for _ in module.children()) else 0
         tree = {}
         for name, child in module.named_children():
             cpath = f"{path}.{name}" if path else name
