@@ -13,6 +13,7 @@ import io
 import warnings
 
 from ._api import opset_max, py_name
+from .compat.thop.utils import clever_format  # thop's, once (docs/compat.md)
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -400,21 +401,6 @@ def crawl_dict(module, s):
 
 
 # ---- thop / thoplw ----
-
-def clever_format(values, fmt="%.2f"):
-    """thop's clever_format: 1.82G, 11.69M, 512.00K, 12.00B."""
-    single = not isinstance(values, (list, tuple))
-    vals = [values] if single else list(values)
-    out = []
-    for v in vals:
-        for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
-            if v > scale:
-                out.append(fmt % (v / scale) + unit)
-                break
-        else:
-            out.append(fmt % v + "B")
-    return out[0] if single or len(out) == 1 else tuple(out)
-
 
 class LayersInfo:
     """thoplw's per-layer table: one row per leaf module that ran."""
