@@ -17,6 +17,7 @@ per input, initializer, node and attribute.
 """
 import ctypes
 import struct
+from typing import NamedTuple, Optional, Tuple
 
 from . import _api
 
@@ -40,15 +41,39 @@ _PACK_BY_NAME = {"float32": "f", "uint8": "B", "int8": "b", "int16": "h",
                  "int32": "i", "int64": "q", "bool": "?", "float64": "d"}
 
 
+class Value(NamedTuple):
+    """A tensor's element type (ONNX number) and dims."""
+    dtype: int
+    dims: Tuple[int, ...]
+
+
+class Init(NamedTuple):
+    """An initializer: dims alone, or small constant data a shape rule
+    reads (a Reshape target); weights are never copied."""
+    dtype: int
+    dims: Tuple[int, ...]
+    data: Optional[object]
+
+
+class Node(NamedTuple):
+    """One recorded operation, as the builder takes it."""
+    op: str          # ONNX op type
+    name: str        # unique; "<module path>/<op>_<k>"
+    inputs: list     # value names ("" for an absent optional input)
+    outputs: list
+    attrs: dict      # name -> value
+    domain: str      # "" for ONNX; "pytorch.aten" for an unmapped aten op
+    scope: str       # dotted module path of the module that ran it
+
+
 class Graph:
     def __init__(self, name="model"):
         self.name = name
-        self.values = {}        # name -> (dtype, dims)
+        self.values = {}        # name -> Value
         self.inputs = []        # names
         self.outputs = []
-        self.inits = {}         # name -> (dtype, dims, data or None)
-        # (op, name, inputs, outputs, attrs, domain, scope)
-        self.nodes = []
+        self.inits = {}         # name -> Init
+        self.nodes = []         # Node, in execution order
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
@@ -61,12 +86,12 @@ class Graph:
         return f"{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
-        self.values[name] = (dtype, tuple(map(int, dims)))
+        self.values[name] = Value(dtype, tuple(map(int, dims)))
 
     def add_init(self, name, dtype, dims, data=None, kind=None):
         dims = tuple(map(int, dims))
-        self.inits[name] = (dtype, dims, data)
-        self.values[name] = (dtype, dims)
+        self.inits[name] = Init(dtype, dims, data)
+        self.values[name] = Value(dtype, dims)
         if kind:
             self.param_kinds[name] = kind
 
@@ -74,8 +99,8 @@ class Graph:
                  source=""):
         k = len(self.nodes)
         name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
-        self.nodes.append((op, name, list(inputs), list(outputs),
-                           dict(attrs) if attrs else {}, domain, scope))
+        self.nodes.append(Node(op, name, list(inputs), list(outputs),
+                               dict(attrs) if attrs else {}, domain, scope))
         self.node_source.append(source)
         return name
 
@@ -171,7 +196,7 @@ def pack(g):
     s = _Strings()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
-    for d in sorted({""} | {n[5] for n in g.nodes}):
+    for d in sorted({""} | {n.domain for n in g.nodes}):
         out += [_TAG[_OPSET], s[d], _i64(_api.opset_max() if d == "" else 1)]
     no_symbols = b"\0"
     values = g.values

@@ -173,10 +173,11 @@ def check_shapes(handle, rec):
     if not differ:
         return  # the usual case: no node to look at
     seen = set()
-    for k, (op, name, _, outs, _, domain, scope) in enumerate(g.nodes):
-        if domain == "pytorch.aten":
+    for k, node in enumerate(g.nodes):
+        if node.domain == "pytorch.aten":
             continue
-        for o in outs:
+        op, scope = node.op, node.scope
+        for o in node.outputs:
             if o not in differ:
                 continue
             want = recorded[o]
