@@ -725,6 +725,19 @@ NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
                                         const char *class_name,
                                         size_t call_count, nns_error *err);
 /*
+ * The module at dotted path `path` does `macs` multiply-accumulates over
+ * all its calls, as the caller counted them (a binding's custom-op rule for
+ * a module the op table cannot see into). At the next nns_model_analyze()
+ * its layer's MACs become `macs` and every ancestor's and the model's
+ * totals change by the same difference; the layers inside it keep their own
+ * counts, and an outer module's given MACs win over an inner one's. A path
+ * that is no layer is kept and simply unused. NNS_E_ARG for a negative
+ * count.
+ */
+NNS_API nns_status nns_model_set_module_macs(nns_model *model,
+                                             const char *path, int64_t macs,
+                                             nns_error *err);
+/*
  * The initializer (or constant-fed value) `value_name` of the main graph is
  * of kind `kind`, overriding the guess from the ops that use it. Takes
  * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main

@@ -162,6 +162,8 @@ FUNCTIONS = {
                                         c_size_t, POINTER(NnsError)]),
     "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
                                             POINTER(NnsError)]),
+    "nns_model_set_module_macs": (c_status, [c_void_p, c_char_p, c_int64,
+                                             POINTER(NnsError)]),
 }
 
 _ready = None

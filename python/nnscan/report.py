@@ -60,6 +60,15 @@ class Handle:
                                  ctypes.byref(err))
         _api.check(st, err, "shape inference")
 
+    def set_module_macs(self, path, macs):
+        """The MACs of the module at `path` over all its calls, counted by
+        the caller (a custom-op rule): at the next analyze() its layer and
+        the totals take them (nns_model_set_module_macs)."""
+        err = _api.NnsError()
+        st = _api.lib().nns_model_set_module_macs(
+            self.ptr, _api.c_name(path), int(macs), ctypes.byref(err))
+        _api.check(st, err, f"MACs of module '{path}'")
+
     def analyze(self, optimizer="adam"):
         lib = _api.lib()
         err = _api.NnsError()

@@ -146,6 +146,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
+        for path, macs in rec.stack.custom.items():
+            handle.set_module_macs(path, macs)
     handle.analyze(optimizer)
     return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
@@ -479,16 +481,10 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
-    custom = s.custom_macs
+    custom = s.custom_macs  # the library's rows and totals hold them
     layers = {py_name(row["path"]): row for row in s.layers}
     total_macs = s.totals["macs"]
-    replaced = []
-    for path, macs in custom.items():
-        if any(path.startswith(r + ".") for r in replaced if r):
-            continue
-        sub = layers.get(path, {}).get("macs", 0)
-        total_macs += macs - sub
-        replaced.append(path)
+    replaced = list(custom)  # their subtrees' rows are not shown
     rows = []
     for path, m in model.named_modules():
         if path == "":
@@ -503,7 +499,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
         if not (leaf or is_custom) or (under_custom and not is_custom):
             continue
         row = layers.get(path, {})
-        macs = custom[path] if is_custom else row.get("macs", 0)
+        macs = row.get("macs", 0)
         params = row.get("params", 0) + row.get("frozen", 0) \
             + row.get("buffers", 0)
         rows.append((path, type(m).__name__,

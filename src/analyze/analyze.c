@@ -572,6 +572,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st == NNS_OK)
+    nns__custom_macs_apply(m, a);
+  if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
   if (st == NNS_OK)
     st = nns__rf_analyze(m, a, err);

@@ -139,6 +139,13 @@ static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
 /* Layer types, op type lists, input and output values. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
+/* custom.c: the caller's declaration of the module at `path` (created,
+ * zeroed, on first use; NULL when out of memory), and the MACs the caller
+ * gave for modules (nns_model_set_module_macs) put in place of their
+ * layers' counted MACs, after sum_layers. */
+nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
+void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
+
 /* The main-graph node that holds n (n itself, or the owner of the subgraph
  * that holds it, recursively). */
 const nns__node *nns__top_node(const nns__node *n);

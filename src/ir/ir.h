@@ -262,8 +262,10 @@ typedef struct nns__function {
 
 /* A module the caller described (nns_model_set_module). */
 typedef struct nns__module_decl {
-  const char *class_name; /* interned */
+  const char *class_name; /* interned; NULL when only its MACs were given */
   size_t call_count;
+  int64_t macs;           /* nns_model_set_module_macs, when macs_given */
+  bool macs_given;
 } nns__module_decl;
 
 typedef struct nns__unknown_op {
