@@ -1097,7 +1097,13 @@ typedef enum nns_report_format {
   /* Of an inference (no analysis needed; NNS_E_STATE if not inferred):
    * every value's dtype and shape. */
   NNS_FORMAT_SHAPES_JSON = 5, /* the "nnscan.shapes" contract */
-  NNS_FORMAT_SHAPES_TEXT = 6  /* a table: name, role, dtype, shape */
+  NNS_FORMAT_SHAPES_TEXT = 6, /* a table: name, role, dtype, shape */
+  /* Of the graph of a backward pass (a binding's recording of autograd's
+   * ops), as a section under its forward model's NNS_FORMAT_TEXT report: a
+   * heading, the tree table (the root row holds the totals) and what was
+   * not counted; the parameter, memory and receptive-field footer, which
+   * describes the forward model, is left out. */
+  NNS_FORMAT_BACKWARD_TEXT = 7
 } nns_report_format;
 
 typedef enum nns_numbers {

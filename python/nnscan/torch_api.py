@@ -291,17 +291,10 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
     text = s.to_text(width=width)
     if backward:
-        # the backward table's rows (its root row holds the totals); the
-        # footer's parameter, memory and receptive-field lines describe the
-        # forward model and are in the table above
-        rows = s.backward.to_text(width=width).splitlines()
-        rules = [i for i, line in enumerate(rows) if line.startswith("=")]
-        rows = rows[:rules[1] + 1] if len(rules) > 1 else rows
-        notes = [line for line in s.backward.to_text(width=width).splitlines()
-                 if line.startswith(("Not counted", "Unknown ops"))]
-        text = text.rstrip("\n") + "\n\nBackward pass (gradients of every " \
-            "trainable parameter; Output Shape: the last gradient a layer " \
-            "produces):\n" + "\n".join(rows + notes) + "\n"
+        # the library's backward section: its table and what it did not
+        # count, without the forward model's footer
+        text = text.rstrip("\n") + "\n\n" + \
+            s.backward._render("backward_text", width=width)
     if file is not False:
         print(text, file=file, end="" if text.endswith("\n") else "\n")
     return s

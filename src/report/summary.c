@@ -801,14 +801,20 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   if (all.flags & NNS_COUNT_OVERFLOW)
     nns__out_str(o, "Some counts passed 2^63-1 and were held there "
                     "(saturated): they are not exact.\n");
+  nns__text_notes(o, m);
+  text_rule(o, "=", width);
+}
+
+void nns__text_notes(nns__out *o, const nns_model *m) {
   uncounted_lines(o, m, false);
   put_op_list(o, m, nns_model_unknown_op_count(m), nns_model_unknown_op,
               "Unknown ops (no shape rule):", "\n");
-  text_rule(o, "=", width);
 }
 
 static void write_text(nns__out *o, const nns_model *m, const grid *g,
                        const nns_report_options *opt) {
+  if (opt->format == NNS_FORMAT_BACKWARD_TEXT)
+    nns__backward_heading(o);
   int w[C_COUNT];
   const int gap = 2;
   for (int c = 0; c < g->ncols; c++) {
@@ -889,7 +895,10 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
                     "16 characters):\n");
     dim_legend(o, g, "  ");
   }
-  text_footer(o, m, rule);
+  if (opt->format == NNS_FORMAT_BACKWARD_TEXT)
+    nns__backward_footer(o, m, rule);
+  else
+    text_footer(o, m, rule);
 }
 
 /* ==== CSV ==== */
@@ -963,7 +972,7 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_options.size is below the first "
                            "version's");
-  if ((unsigned)o.format > NNS_FORMAT_SHAPES_TEXT ||
+  if ((unsigned)o.format > NNS_FORMAT_BACKWARD_TEXT ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
@@ -991,11 +1000,13 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
   } else {
     grid g;
     bool csv = o.format == NNS_FORMAT_CSV;
+    bool text = o.format == NNS_FORMAT_TEXT ||
+                o.format == NNS_FORMAT_BACKWARD_TEXT;
     st = grid_build(&g, model, &o, csv);
-    if (st == NNS_OK && o.format == NNS_FORMAT_TEXT)
+    if (st == NNS_OK && text)
       st = grid_prefixes(&g, model);
     if (st == NNS_OK) {
-      if (o.format == NNS_FORMAT_TEXT)
+      if (text)
         write_text(out, model, &g, &o);
       else if (csv)
         write_csv(out, model, &g);
