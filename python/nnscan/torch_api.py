@@ -339,11 +339,11 @@ def _batchless(shapes):
 
 
 def crawl_dict(module, s):
+    """torchscan 0.1.2's dictionary: counts from the library's rows and
+    totals; parameters and buffers as torchscan counts them, every one a
+    module holds (compat._modules.held)."""
+    from .compat._modules import held
     layers = {py_name(row["path"]): row for row in s.layers}
-    kinds = {}
-    for p in s.json["parameters"]:
-        kinds.setdefault(p["layer"], []).append(p)
-    # parameter kinds as PyTorch has them (requires_grad), by module
     info = []
     # torchscan's dictionary: its root row is the lower-cased class name
     # (docs/compat.md); nnscan's own reports say the class (docs/cli.md).
@@ -354,8 +354,8 @@ def crawl_dict(module, s):
         own = [p for n, p in m.named_parameters(recurse=False)]
         bufs = [b for n, b in m.named_buffers(recurse=False)]
         is_leaf = not any(True for _ in m.children())
-        sub_params = list(m.parameters()) if is_leaf else own
-        sub_bufs = list(m.buffers()) if is_leaf else bufs
+        h = held(m.parameters() if is_leaf else own,
+                 m.buffers() if is_leaf else bufs)
         flags = (row or {}).get("flags", {})
         rf = (row or {}).get("rf") or {}
         info.append({
@@ -364,12 +364,9 @@ def crawl_dict(module, s):
             "type": type(m).__name__,
             "input_shape": _batchless(meta.get("input_shapes")),
             "output_shape": _batchless(meta.get("output_shapes")),
-            "grad_params": sum(p.numel() for p in sub_params if p.requires_grad),
-            "nograd_params": sum(p.numel() for p in sub_params
-                                 if not p.requires_grad),
-            "param_size": sum(p.numel() * p.element_size() for p in sub_params),
-            "num_buffers": sum(b.numel() for b in sub_bufs),
-            "buffer_size": sum(b.numel() * b.element_size() for b in sub_bufs),
+            "grad_params": h.trainable, "nograd_params": h.frozen,
+            "param_size": h.param_bytes, "num_buffers": h.buffers,
+            "buffer_size": h.buffer_bytes,
             "flops": (row or {}).get("flops", 0),
             "macs": (row or {}).get("macs", 0),
             "dmas": (row or {}).get("dmas", 0),
@@ -381,16 +378,13 @@ def crawl_dict(module, s):
             "calls": meta.get("calls", 0),
         })
     t = s.totals
-    params = list(module.parameters())
-    bufs = list(module.buffers())
+    h = held(module.parameters(), module.buffers())
     return {
         "layers": info,
         "overall": {
-            "grad_params": sum(p.numel() for p in params if p.requires_grad),
-            "nograd_params": sum(p.numel() for p in params if not p.requires_grad),
-            "param_size": sum(p.numel() * p.element_size() for p in params),
-            "num_buffers": sum(b.numel() for b in bufs),
-            "buffer_size": sum(b.numel() * b.element_size() for b in bufs),
+            "grad_params": h.trainable, "nograd_params": h.frozen,
+            "param_size": h.param_bytes, "num_buffers": h.buffers,
+            "buffer_size": h.buffer_bytes,
             "flops": t["flops"], "macs": t["macs"], "dmas": t["dmas"],
         },
     }

@@ -54,3 +54,24 @@ def out_elements(run):
         return 0
     per = max(1, len(run.outputs) // run.calls)
     return sum(numel(run.outputs[k * per]) for k in range(run.calls))
+
+
+class Held(NamedTuple):
+    """The state a module holds, as torchscan counts it (every registered
+    parameter and buffer, used by the forward or not; native nnscan counts
+    what the forward uses, docs/compat.md)."""
+    trainable: int      # parameter elements that require a gradient
+    frozen: int         # parameter elements that do not
+    param_bytes: int
+    buffers: int        # buffer elements (num_batches_tracked included)
+    buffer_bytes: int
+
+
+def held(params, buffers):
+    """Held of these parameter and buffer tensors."""
+    params, buffers = list(params), list(buffers)
+    return Held(sum(p.numel() for p in params if p.requires_grad),
+                sum(p.numel() for p in params if not p.requires_grad),
+                sum(p.numel() * p.element_size() for p in params),
+                sum(b.numel() for b in buffers),
+                sum(b.numel() * b.element_size() for b in buffers))

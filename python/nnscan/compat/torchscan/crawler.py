@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import torch
 
 from ...torch_api import analyze_module
+from .._modules import held
 from . import _calls, _text
 from .flops import measure_flops
 from .report import IncompleteAnalysisError, metric_result
@@ -301,9 +302,9 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
         ncalls[c.path] = ncalls.get(c.path, 0) + 1
         shapes.setdefault(c.path, set()).add(repr((c.input, c.output)))
     called = set(ncalls)
-    held = _held(calls, module)
+    holdings = _held(calls, module)
     layers = []
-    for c, h in zip(calls, held):
+    for c, h in zip(calls, holdings):
         leaf = not any(p.startswith(c.path + ".") if c.path else p != ""
                        for p in called)
         layers.append({
@@ -321,18 +322,14 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
     def model_total(value, unit):
         return metric_result(status="complete", value=value, unit=unit,
                              scope="model", method="pytorch")
-    trainable = sum(p.numel() for p in params if p.requires_grad)
-    frozen = sum(p.numel() for p in params if not p.requires_grad)
+    h = held(params, bufs)
     totals = {
-        "parameters": model_total(trainable + frozen, "elements"),
-        "trainable_parameters": model_total(trainable, "elements"),
-        "frozen_parameters": model_total(frozen, "elements"),
-        "parameter_bytes": model_total(
-            sum(p.numel() * p.element_size() for p in params), "bytes"),
-        "buffer_elements": model_total(sum(b.numel() for b in bufs),
-                                       "elements"),
-        "buffer_bytes": model_total(
-            sum(b.numel() * b.element_size() for b in bufs), "bytes"),
+        "parameters": model_total(h.trainable + h.frozen, "elements"),
+        "trainable_parameters": model_total(h.trainable, "elements"),
+        "frozen_parameters": model_total(h.frozen, "elements"),
+        "parameter_bytes": model_total(h.param_bytes, "bytes"),
+        "buffer_elements": model_total(h.buffers, "elements"),
+        "buffer_bytes": model_total(h.buffer_bytes, "bytes"),
     }
     for name, _, unit in _COUNTS:
         totals[name] = _aggregate(layers, name, unit)
