@@ -92,7 +92,7 @@ extern "C" {
 #define NNS_VERSION_STRING "0.1.0"
 
 /* The ABI generation this header describes (see "ABI policy" above). */
-#define NNS_ABI_VERSION 1
+#define NNS_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define NNS_API
