@@ -16,7 +16,7 @@ from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
 from . import _lib
 
 # The ABI generation this file was written against (NNS_ABI_VERSION).
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 c_status = c_int
 c_int32 = ctypes.c_int32
@@ -83,7 +83,7 @@ NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
-       "rf_field": 1 << 8}
+       "rf_field": 1 << 8, "rf_stats": 1 << 9}
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
@@ -113,9 +113,12 @@ FUNCTIONS = {
     "nns_model_infer": (c_status, [c_void_p, POINTER(InferOptions),
                                    POINTER(NnsError)]),
     "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
-                                     POINTER(NnsError)]),
+                                     POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_analysis_free": (None, [c_void_p]),
     "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
                               c_void_p, POINTER(NnsError)]),
+    "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
+                                     WRITE_FN, c_void_p, POINTER(NnsError)]),
     "nns_abi_version": (c_int, []),
     "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
     "nns_builder_free": (None, [c_void_p]),

@@ -108,8 +108,8 @@ class TorchSummary(Summary):
     `.method` is "record" or "onnx".
     """
 
-    def __init__(self, handle, rec, method, **kw):
-        super().__init__(handle, **kw)
+    def __init__(self, analysis, rec, method, **kw):
+        super().__init__(analysis, **kw)
         self.method = method
         self.device = rec.device if rec is not None else None
         self.modules = {}
@@ -148,9 +148,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         check_shapes(handle, rec)
         for path, macs in rec.stack.custom.items():
             handle.set_module_macs(path, macs)
-    handle.analyze(optimizer)
-    return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
-                        columns=columns, wrap=wrap)
+    return TorchSummary(handle.analyze(optimizer), rec, method, name=name,
+                        max_depth=max_depth, columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):
@@ -207,15 +206,14 @@ def analyze_training(module, args, kwargs, max_depth=None,
     handle = rec.graph.build()
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
-    handle.analyze(optimizer)
-    s = TorchSummary(handle, rec, "record", name=name, max_depth=max_depth,
-                     columns=columns, wrap=wrap)
+    s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
+                     max_depth=max_depth, columns=columns, wrap=wrap)
     bg, bb = backward.record_backward(rec)
     bh = bg.build()
     bh.infer(fallback_declared=True)
-    bh.analyze(optimizer)
-    s.backward = Summary(bh, name=name + " (backward)", max_depth=max_depth,
-                         columns=("flops", "macs"), wrap=wrap)
+    s.backward = Summary(bh.analyze(optimizer), name=name + " (backward)",
+                         max_depth=max_depth, columns=("flops", "macs"),
+                         wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
     return s
 
@@ -274,7 +272,7 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
     if effective_rf_stats:
-        cols.append("rf")
+        cols.append("rf_stats")
     elif receptive_field:
         cols.append("rf_field")
     _check_depth(module, max_depth)

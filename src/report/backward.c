@@ -12,8 +12,8 @@ void nns__backward_heading(nns__out *o) {
                   "Output Shape: the last gradient a layer produces):\n");
 }
 
-void nns__backward_footer(nns__out *o, const nns_model *m, int width) {
+void nns__backward_footer(nns__out *o, const nns_analysis *a, int width) {
   nns__out_rep(o, "=", width);
   nns__out_str(o, "\n");
-  nns__text_notes(o, m);
+  nns__text_notes(o, a);
 }

@@ -95,7 +95,7 @@ expect 0 'Total params' -- summary tiny_resnet.onnx --strict
 expect 0 'Not counted.*MyOp' -- summary tiny_tied.onnx
 "$nnscan" summary tiny_resnet.onnx --format csv -o "$tmp/o.csv" && [ "$(head -c 10 "$tmp/o.csv")" = "path,depth" ] && ok || ko "-o FILE"
 expect 0 '^path,depth,name,type,output_shape,params,flags$' -- summary tiny_resnet.onnx --format csv --columns params
-expect 0 'Receptive field +Effective stride +Effective padding' -- summary tiny_resnet.onnx --rf
+expect 0 'RF +Stride +Pad' -- summary tiny_resnet.onnx --rf
 expect 0 'usage: nnscan summary' -- summary --help
 expect 2 'usage: nnscan summary' -- summary
 expect 2 '--depth wants' -- summary tiny_resnet.onnx --depth 0

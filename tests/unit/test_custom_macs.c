@@ -41,9 +41,9 @@ static nns_model *three_matmuls(void) {
   return m;
 }
 
-static int64_t layer_macs(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
-    tm_layer l = tm_layer_at(m, i);
+static int64_t layer_macs(const nns_analysis *a, const char *path) {
+  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
+    tm_layer l = tm_layer_at(a, i);
     if (!strcmp(l.path, path))
       return l.counts.macs;
   }
@@ -52,39 +52,47 @@ static int64_t layer_macs(const nns_model *m, const char *path) {
 
 static void test_counted_macs(void) {
   nns_model *m = three_matmuls();
+  nns_analysis *a = NULL;
   nns_error err;
   if (!m) {
     check_fail(__FILE__, __LINE__, "model failed");
     return;
   }
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(tm_totals_of(m).all.macs, 32 + 8 + 4);
-  CHECK_EQ(layer_macs(m, "blk"), 40);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(tm_totals_of(a).all.macs, 32 + 8 + 4);
+  CHECK_EQ(layer_macs(a, "blk"), 40);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
 static void test_given_macs_replace_the_subtree(void) {
   nns_model *m = three_matmuls();
+  nns_analysis *a = NULL, *b = NULL;
   nns_error err;
   if (!m)
     return;
   CHECK_EQ(nns_model_set_module_macs(m, "blk", 100, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(layer_macs(m, "blk"), 100);
-  CHECK_EQ(layer_macs(m, "blk.fc1"), 32); /* inside: its own count */
-  CHECK_EQ(layer_macs(m, ""), 100 + 4);
-  CHECK_EQ(tm_totals_of(m).all.macs, 100 + 4);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(layer_macs(a, "blk"), 100);
+  CHECK_EQ(layer_macs(a, "blk.fc1"), 32); /* inside: its own count */
+  CHECK_EQ(layer_macs(a, ""), 100 + 4);
+  CHECK_EQ(tm_totals_of(a).all.macs, 100 + 4);
   /* An inner module's count too: the outer one still wins. */
   CHECK_EQ(nns_model_set_module_macs(m, "blk.fc2", 1000, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(layer_macs(m, "blk.fc2"), 1000);
-  CHECK_EQ(layer_macs(m, "blk"), 100);
-  CHECK_EQ(tm_totals_of(m).all.macs, 100 + 4);
+  CHECK_EQ(nns_model_analyze(m, NULL, &b, &err), NNS_OK);
+  CHECK_EQ(layer_macs(b, "blk.fc2"), 1000);
+  CHECK_EQ(layer_macs(b, "blk"), 100);
+  CHECK_EQ(tm_totals_of(b).all.macs, 100 + 4);
+  /* The analysis made before keeps what it saw. */
+  CHECK_EQ(layer_macs(a, "blk.fc2"), 8);
+  nns_analysis_free(a);
+  nns_analysis_free(b);
   nns_model_free(m);
 }
 
 static void test_given_macs_and_classes_together(void) {
   nns_model *m = three_matmuls();
+  nns_analysis *a = NULL;
   nns_error err;
   if (!m)
     return;
@@ -92,17 +100,18 @@ static void test_given_macs_and_classes_together(void) {
   CHECK_EQ(nns_model_set_module_macs(m, "head", 0, &err), NNS_OK);
   CHECK_EQ(nns_model_set_module(m, "head", "Linear", 1, &err), NNS_OK);
   CHECK_EQ(nns_model_set_module_macs(m, "no.such.layer", 5, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(layer_macs(m, "head"), 0);
-  CHECK_EQ(tm_totals_of(m).all.macs, 32 + 8);
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
-    tm_layer l = tm_layer_at(m, i);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(layer_macs(a, "head"), 0);
+  CHECK_EQ(tm_totals_of(a).all.macs, 32 + 8);
+  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
+    tm_layer l = tm_layer_at(a, i);
     if (!strcmp(l.path, "head"))
       CHECK_STR(l.type, "Linear");
   }
   CHECK_EQ(nns_model_set_module_macs(m, "head", -1, &err), NNS_E_ARG);
   CHECK_EQ(nns_model_set_module_macs(NULL, "head", 1, &err), NNS_E_ARG);
   CHECK_EQ(nns_model_set_module_macs(m, NULL, 1, &err), NNS_E_ARG);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
