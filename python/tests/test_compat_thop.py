@@ -85,3 +85,19 @@ def test_clever_format_by_hand():
     assert thop.clever_format([1_824_010_216, 11_689_512, 1000, 1001]) == \
         ("1.82G", "11.69M", "1000.00B", "1.00K")
     assert thop.utils.clever_format(2.5e12, "%.1f") == "2.5T"
+
+
+def test_profile_origin_sums_leaves_by_hand():
+    class Scale(nn.Module):  # no rule: 0 MACs, but its parameters count
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(8))
+
+        def forward(self, x):
+            return x * self.w
+
+    model = nn.Sequential(nn.Linear(8, 8), Scale(), nn.BatchNorm1d(8))
+    macs, params = thop.profile_origin(model, (torch.randn(2, 8),),
+                                       verbose=False)
+    assert macs == 2 * 8 * 8 + 4 * 2 * 8   # Linear + affine BatchNorm
+    assert params == sum(p.numel() for p in model.parameters())

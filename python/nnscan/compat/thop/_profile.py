@@ -181,3 +181,35 @@ def profile(model, inputs, custom_ops=None, verbose=True,
 
 def _params(run):
     return sum(p.numel() for p in run.module.parameters())
+
+
+def profile_origin(model, inputs, custom_ops=None, verbose=True,
+                   report_missing=False):
+    """thop's first profile: (macs, params) summed over the leaf modules
+    only; a leaf's MACs by thop's rule for its class (or custom_ops; 0
+    without one), its parameters counted whether it has a rule or ran."""
+    custom_ops = dict(custom_ops or {})
+    if report_missing:
+        verbose = True
+    model, runs, _ = run_modules(
+        model, tuple(inputs) if isinstance(inputs, list) else inputs,
+        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()})
+    macs = params = 0
+    seen, seen_types = set(), set()
+    for run in runs.values():
+        m = run.module
+        if id(m) in seen or any(True for _ in m.children()):
+            continue
+        seen.add(id(m))
+        t = type(m)
+        params += sum(p.numel() for p in m.parameters())
+        rule = _rule(m)
+        if t in custom_ops:
+            macs += run.custom or 0
+        elif rule is not None:
+            macs += int(rule(run)) if run.calls else 0
+        elif report_missing and t not in seen_types:
+            print(f"[WARN] Cannot find rule for {t}. Treat it as zero Macs "
+                  "and zero Params.")
+        seen_types.add(t)
+    return float(macs), float(params)
