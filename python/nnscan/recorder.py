@@ -36,7 +36,7 @@ from collections import OrderedDict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import ops_map
+from . import moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
@@ -789,6 +789,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
             seen.add(n)
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
+    moe.annotate(model, g)
     return Recording(g, b, stack, None, out)
 
 
