@@ -81,6 +81,21 @@ class Graph:
         self.node_source.append(source)
         return name
 
+    def rename(self, names):
+        """Renames values (old name -> new name) wherever they appear; a new
+        name must not be in use."""
+        def r(n):
+            return names.get(n, n)
+        self.values = {r(k): v for k, v in self.values.items()}
+        self.inputs = [r(n) for n in self.inputs]
+        self.outputs = [r(n) for n in self.outputs]
+        self.inits = {r(k): v for k, v in self.inits.items()}
+        self.declared = {r(n) for n in self.declared}
+        self.nodes = [(op, name, [r(i) for i in ins], [r(o) for o in outs],
+                       attrs, domain, scope)
+                      for op, name, ins, outs, attrs, domain, scope
+                      in self.nodes]
+
     # ---- handing over to the library ----
 
     def build(self):
