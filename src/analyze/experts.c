@@ -5,10 +5,11 @@
  *
  * The caller names the module holding a layer's experts and says k of E
  * (nns_model_set_experts): the recorded graph cannot, as which token goes
- * to which expert is data. A layer's params_active is its parameters with
- * every experts module inside it (itself included) at k/E; its
- * weight_bytes_read the same bytes with the experts at min(E, k * tokens)
- * of E, the most experts one call of `tokens` tokens can reach. The key/value
+ * to which expert is data. The experts are the parameters named under
+ * that module path. A layer's params_active is its parameters with the
+ * experts it holds at k/E; its weight_bytes_read the same bytes with the
+ * experts at min(E, k * tokens) of E, the most experts one call of
+ * `tokens` tokens can reach. The key/value
  * cache is read from the graph's input and output names, the convention of
  * Hugging Face's ONNX decoders, which the Python recorder follows too.
  */
@@ -28,14 +29,60 @@ static int64_t scaled(int64_t x, int64_t num, int64_t den) {
   return (x / den) * num + (x % den) * num / den;
 }
 
-/* True when a layer strictly above l is annotated too (the outer one wins). */
-static bool inside_experts(const nns_model *m, const nns__analysis *a,
-                           uint32_t l) {
-  for (size_t p = a->layers[l].info.parent; p != (size_t)-1;
-       p = a->layers[p].info.parent)
-    if (nns__map_get(&m->experts, a->layers[p].info.path))
+/* True when parameter `name` is `path` or below it ("path.<...>"). */
+static bool under(const char *name, const char *path) {
+  size_t n = strlen(path);
+  return name && strncmp(name, path, n) == 0 && (!name[n] || name[n] == '.');
+}
+
+/* True when a shorter annotated path holds `path` too (the outer wins). */
+static bool inside_experts(const nns_model *m, const char *path) {
+  for (size_t i = 0; i < m->experts.cap; i++) {
+    const char *other = m->experts.keys[i];
+    if (other && other != path && under(path, other))
       return true;
+  }
   return false;
+}
+
+/* One experts module: the parameters under its path, summed, count at k/E
+ * (bytes at min(E, k * tokens)/E) at the layer of that path, or, where no
+ * layer has it (experts whose module is never called, its weights read by
+ * the MoE block itself), at the innermost layer holding them all; layers
+ * inside keep their own counts. */
+static void apply_experts(nns__analysis *a, const char *path,
+                          const nns__experts_decl *d) {
+  int64_t elements = 0, bytes = 0;
+  size_t anchor = (size_t)-1;
+  for (size_t i = 0; i < a->n_params; i++) {
+    const nns_param_info *p = &a->params[i];
+    if (p->kind == NNS_PARAM_CONSTANT || !under(p->name, path))
+      continue;
+    if (p->kind != NNS_PARAM_BUFFER)
+      elements = sum_sat(elements, p->elements);
+    bytes = sum_sat(bytes, p->bytes);
+    if (anchor == (size_t)-1)
+      anchor = p->layer;
+    while (!nns__layer_contains(a, (uint32_t)anchor, (uint32_t)p->layer))
+      anchor = a->layers[anchor].info.parent;
+  }
+  if (anchor == (size_t)-1)
+    return;
+  for (size_t l = anchor; l < a->layers[anchor].end; l++)
+    if (a->layers[l].info.path == path) {
+      anchor = l;
+      break;
+    }
+  int64_t idle = elements - scaled(elements, d->active, d->total);
+  int64_t reach = d->total;
+  if (d->tokens > 0 && d->tokens < d->total &&
+      d->active * d->tokens < d->total)
+    reach = d->active * d->tokens;
+  int64_t unread = bytes - scaled(bytes, reach, d->total);
+  for (size_t l = anchor; l != (size_t)-1; l = a->layers[l].info.parent) {
+    a->layers[l].counts.params_active -= idle;
+    a->layers[l].counts.weight_bytes_read -= unread;
+  }
 }
 
 static void experts_counts(const nns_model *m, nns__analysis *a) {
@@ -44,26 +91,10 @@ static void experts_counts(const nns_model *m, nns__analysis *a) {
     c->params_active = sum_sat(c->params, c->frozen);
     c->weight_bytes_read = c->param_bytes;
   }
-  if (!m->experts.count)
-    return;
-  for (uint32_t x = 0; x < a->n_layers; x++) {
-    const nns__experts_decl *d =
-        nns__map_get(&m->experts, a->layers[x].info.path);
-    if (!d || inside_experts(m, a, x))
-      continue;
-    const nns_counts *e = &a->layers[x].counts;
-    int64_t all = sum_sat(e->params, e->frozen);
-    int64_t idle = all - scaled(all, d->active, d->total);
-    int64_t reach = d->total;
-    if (d->tokens > 0 && d->tokens < d->total &&
-        d->active * d->tokens < d->total)
-      reach = d->active * d->tokens;
-    int64_t unread = e->param_bytes - scaled(e->param_bytes, reach, d->total);
-    /* x and every layer holding it; counts of layers inside x stay theirs */
-    for (size_t l = x; l != (size_t)-1; l = a->layers[l].info.parent) {
-      a->layers[l].counts.params_active -= idle;
-      a->layers[l].counts.weight_bytes_read -= unread;
-    }
+  for (size_t i = 0; i < m->experts.cap; i++) {
+    const char *path = m->experts.keys[i];
+    if (path && !inside_experts(m, path))
+      apply_experts(a, path, m->experts.vals[i]);
   }
 }
 
