@@ -340,3 +340,21 @@ def test_onnx_decoder_kv_bytes_from_the_cli(tmp_path):
          "--input", "batch=2", "--input", "sequence_length=1"],
         check=True, capture_output=True, text=True).stdout
     assert "KV cache: read" in text
+
+
+def test_new_keys_follow_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "docs",
+                           "summary.schema.json")) as f:
+        schema = json.load(f)
+    moe = nnscan.summary(Block(GroupedMoE()), inputs=torch.randn(1, 1, 8),
+                         file=False)
+    step = nnscan.profile_generate(TinyDecoder(),
+                                   inputs=torch.zeros(1, 2, dtype=torch.long),
+                                   max_new_tokens=2, step=tiny_step)
+    for doc in (moe.json, step.decode[2].json):
+        jsonschema.validate(doc, schema)
+    assert "params_active" in moe.json["totals"]
+    assert "kv_cache_bytes" in step.decode[2].json["totals"]
