@@ -290,7 +290,7 @@
       adapted.columns.splice(3, 0, {key: 'params_active', label: 'Active params',
         unit: 'count', value: function (n) { return n.cells.params_active; }});
       adapted.totals.splice(1, 0, {label: 'Active parameters', value: t.params_active,
-        unit: 'count', sub: 'one token: experts at k of E' +
+        unit: 'count', sub: 'k of E experts' +
           (t.weight_bytes_read != null ? ' · reads ' +
            fmtClever(t.weight_bytes_read, 'bytes') : '')});
     }
