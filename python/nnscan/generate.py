@@ -55,7 +55,12 @@ def hf_step(model, inputs, past):
     if "logits_to_keep" in inspect.signature(model.forward).parameters:
         kw.setdefault("logits_to_keep", 1)
     out = model(**kw, use_cache=True)
-    cache = out.past_key_values
+    cache = getattr(out, "past_key_values", None)
+    if not hasattr(cache, "layers"):
+        raise TypeError(
+            f"{type(model).__name__} returned no DynamicCache "
+            f"(past_key_values: {type(cache).__name__}); hf_step reads a "
+            "transformers DynamicCache: pass step= for this model")
     return out, [(layer.keys, layer.values) for layer in cache.layers]
 
 

@@ -125,3 +125,9 @@ def test_real_and_meta_models_give_the_same_steps():
     a = nnscan.profile_generate(meta, inputs=inputs, max_new_tokens=3)
     b = nnscan.profile_generate(real, inputs=inputs, max_new_tokens=3)
     assert a.steps == b.steps
+
+
+def test_a_model_without_a_cache_is_refused_clearly():
+    model, inputs = hf_zoo.build("bert")
+    with pytest.raises(TypeError, match="pass step="):
+        nnscan.profile_generate(model, inputs=inputs, max_new_tokens=2)
