@@ -45,21 +45,29 @@ static nns_model *moe_model(int64_t tokens) {
   return m;
 }
 
-static size_t layer_of(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+static size_t layer_of(const nns_analysis *a, const char *path) {
+  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
     nns_layer_info li = {.size = sizeof li};
-    if (nns_model_layer(m, i, &li) == NNS_OK && !strcmp(li.path, path))
+    if (nns_analysis_layer(a, i, &li) == NNS_OK && !strcmp(li.path, path))
       return i;
   }
   return (size_t)-1;
 }
 
-static nns_counts totals(nns_model *m) {
+/* The model's totals; *keep gets the analysis (else it is freed). */
+static nns_counts analysed(nns_model *m, nns_analysis **keep) {
   nns_counts c = {.size = sizeof c};
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(nns_model_total_counts(m, &c), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_total_counts(a, &c), NNS_OK);
+  if (keep)
+    *keep = a;
+  else
+    nns_analysis_free(a);
   return c;
 }
+
+static nns_counts totals(nns_model *m) { return analysed(m, NULL); }
 
 static void test_without_experts_active_is_all(void) {
   nns_model *m = moe_model(1);
@@ -75,19 +83,21 @@ static void test_k_of_e(void) {
   nns_model *m = moe_model(1);
   CHECK(m != NULL);
   CHECK_EQ(nns_model_set_experts(m, "moe.experts", 1, 4, 1, &err), NNS_OK);
-  nns_counts c = totals(m);
+  nns_analysis *a = NULL;
+  nns_counts c = analysed(m, &a);
   /* 256 expert parameters at 1 of 4; one token reaches 1 expert */
   CHECK_EQ(c.params_active, 64 + 64 + 32);
   CHECK_EQ(c.weight_bytes_read, (64 + 64 + 32) * 4);
   nns_counts l = {.size = sizeof l};
-  CHECK_EQ(nns_model_layer_counts(m, layer_of(m, "moe"), &l), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_counts(a, layer_of(a, "moe"), &l), NNS_OK);
   CHECK_EQ(l.params_active, 64 + 32);
-  CHECK_EQ(nns_model_layer_counts(m, layer_of(m, "moe.experts"), &l),
+  CHECK_EQ(nns_analysis_layer_counts(a, layer_of(a, "moe.experts"), &l),
            NNS_OK);
   CHECK_EQ(l.params, 256);
   CHECK_EQ(l.params_active, 64);
-  CHECK_EQ(nns_model_layer_counts(m, layer_of(m, "shared"), &l), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_counts(a, layer_of(a, "shared"), &l), NNS_OK);
   CHECK_EQ(l.params_active, 64);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -187,13 +197,15 @@ static void test_kv_cache_totals(void) {
   nns_infer_options io = {.size = sizeof io, .inputs = &fix,
                           .input_count = 1};
   CHECK_EQ(nns_model_infer(m, &io, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
   /* 2 (K, V) x 2 heads x 4 dims x 4 bytes = 64 bytes a token */
   CHECK_EQ(t.kv_cache_bytes_read, 64 * 100);
   CHECK_EQ(t.kv_cache_bytes_written, 64);
   CHECK_EQ(t.kv_cache_bytes, 64 * 101);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
