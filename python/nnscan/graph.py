@@ -116,10 +116,9 @@ class Graph:
         self.outputs = [r(n) for n in self.outputs]
         self.inits = {r(k): v for k, v in self.inits.items()}
         self.declared = {r(n) for n in self.declared}
-        self.nodes = [(op, name, [r(i) for i in ins], [r(o) for o in outs],
-                       attrs, domain, scope)
-                      for op, name, ins, outs, attrs, domain, scope
-                      in self.nodes]
+        self.nodes = [n._replace(inputs=[r(i) for i in n.inputs],
+                                 outputs=[r(o) for o in n.outputs])
+                      for n in self.nodes]
 
     # ---- handing over to the library ----
 
