@@ -396,8 +396,9 @@ class LayersInfo:
     """thoplw's per-layer table: one row per leaf module that ran."""
 
     def __init__(self, root_type, rows, total_macs, total_params, shape_in,
-                 shape_out):
+                 shape_out, clever=clever_format):
         self.name = root_type
+        self.clever = clever  # fmt="clever": thop's, or thoplw's own
         self.rows = rows  # (name, class, in, out, macs, params)
         self.total_macs = total_macs
         self.total_params = total_params
@@ -412,7 +413,7 @@ class LayersInfo:
 
         def value(v, total):
             if fmt == "clever":
-                return clever_format(v)
+                return self.clever(v)
             if fmt == "ratio":
                 return "%5.2f %%" % (100.0 * v / total if total else 0.0)
             return str(v)
@@ -422,7 +423,7 @@ class LayersInfo:
                  value(p, self.total_params)] for n, c, i, o, m, p in self.rows]
         tm, tp = self.total_macs, self.total_params
         if fmt != "raw":
-            tm, tp = clever_format([tm, tp])
+            tm, tp = self.clever([tm, tp])
         body.append(["Total", self.name, self.shape_in, self.shape_out,
                      str(tm), str(tp)])
         if kind == "csv":

@@ -55,3 +55,10 @@ def test_custom_ops_return_macs():
 def test_clever_format_by_hand():
     assert thoplw.clever_format(1_824_010_216) == "  1.82 G"
     assert thoplw.clever_format([999, 1000]) == ["999.00  ", "  1.00 K"]
+
+
+def test_clever_table_uses_thoplws_format():
+    model = nn.Sequential(nn.Linear(1000, 1000, bias=False))
+    _, _, info = thoplw.profile(model, torch.randn(1, 1000), verbose=False)
+    last = info.summary(fmt="clever").splitlines()[-1]
+    assert "  1.00 M" in last  # 1000*1000 MACs and as many params

@@ -115,7 +115,8 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *,
     total_params = sum(r[5] for r in rows)
     root = runs[""]
     info = LayersInfo(type(model).__name__, rows, total_macs, total_params,
-                      _shape_str(root.inputs), _shape_str(root.outputs))
+                      _shape_str(root.inputs), _shape_str(root.outputs),
+                      clever=clever_format)
     if verbose and unknown:
         print("The following layers will be unexpectedly ignored:")
         for name in sorted(unknown):
