@@ -1208,7 +1208,10 @@ enum {
   NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
   NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
   NNS_COL_DEFAULT = NNS_COL_PARAMS,
-  NNS_COL_ALL = 0xffu
+  NNS_COL_ALL = 0xffu,       /* the columns above (not the two below) */
+  NNS_COL_BYTES = 1u << 8,   /* bytes moved (docs/metrics.md) */
+  NNS_COL_ROOF = 1u << 9     /* Intensity, Bound and Time (the roofline;
+                                shown when the analysis named a device) */
 };
 
 /* max_depth values with a meaning of their own. */

@@ -10,7 +10,10 @@
  * Flatten, Squeeze, Unsqueeze, Identity, Shape, Constant, ...), when its
  * cost rule took the view rule (Dropout in inference), or when every
  * output was folded to a constant (shape arithmetic, computed once when
- * the model is loaded). Nothing here branches on an op's name.
+ * the model is loaded). An op that picks elements of its first input
+ * (the op table's `picks`: Gather, Slice, ...) reads as many as its
+ * output holds, not the whole table. Nothing here branches on an op's
+ * name.
  *
  * Time: max(flops / peak, bytes / bandwidth) per node, the peak being the
  * requested compute dtype's for the op table's matrix ops and the model's
@@ -60,6 +63,11 @@ void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
     bool seen = !v;
     for (int32_t j = 0; j < i && !seen; j++)
       seen = n->in[j] == v; /* Mul(x, x) reads x once */
+    /* Gather, Slice: only the picked elements of the table are read,
+     * as many as the output holds (at the output's dtype, the table's). */
+    if (!seen && i == 0 && n->op && n->op->picks && n->n_out > 0 &&
+        n->out[0])
+      v = n->out[0];
     if (!seen)
       add_value(m, v, c);
   }

@@ -203,6 +203,10 @@ typedef struct nns__op {
    * the requested compute dtype's peak, tf32, fp8 and int8 included
    * (docs/metrics.md, "Bytes and the roofline"). */
   bool matrix;
+  /* Reads of its first input only the elements its first output holds
+   * (Gather's rows, Slice's window): its bytes count that input as the
+   * output's size, not the whole table (docs/metrics.md). */
+  bool picks;
   const void *ext;     /* custom ops: the user's callbacks */
   /*
    * Differentiability, one character per input like `roles` (the last

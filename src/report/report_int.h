@@ -105,6 +105,9 @@ void nns__fmt_int(char *buf, size_t size, int64_t v, bool group);
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes);
 /* "12.34%" of total; "-" when the total is 0. */
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total);
+/* A time in seconds: raw (CSV) "%.6g", else 3 significant digits with
+ * ns, us, ms or s; "-" for 0. */
+void nns__fmt_seconds(char *buf, size_t size, double s, bool raw);
 /* A number as the options ask: raw (grouped unless `csv`), clever, ratio. */
 void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
                      nns_numbers mode, bool bytes, bool csv);
