@@ -1389,6 +1389,12 @@ typedef struct nns_inspect_module {
   int64_t macs;           /* static count, subtree, one forward; -1 unknown */
   const nns_inspect_dtype_bytes *param_dtypes; /* may be NULL */
   size_t param_dtype_count;
+  /* The static roofline time of the subtree over one forward on the
+   * run's device (nns_counts.time_s of the static analysis, in ms; the
+   * meta key "hardware" names the device); 0: not known. The reports
+   * show it beside the measured time, with the fraction of the roof
+   * achieved (docs/inspect.md). */
+  double roofline_ms;
 } nns_inspect_module;
 
 /* Adds a module; *index (may be NULL) receives its index. */
