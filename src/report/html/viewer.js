@@ -65,6 +65,11 @@
     if (v == null || isNaN(v)) return '–';
     return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   }
+  function fmtSeconds(s) {
+    if (!(s > 0)) return '–';
+    var u = s >= 1 ? [1, 's'] : s >= 1e-3 ? [1e-3, 'ms'] : s >= 1e-6 ? [1e-6, 'us'] : [1e-9, 'ns'];
+    return (s / u[0]).toPrecision(3) + ' ' + u[1];
+  }
   function fmtPct(v, total) {
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
   }
@@ -189,6 +194,10 @@
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
+      if (doc.hardware) {
+        n.roof = {bytes: l.bytes, intensity: l.intensity, time_s: l.time_s, bound: l.bound,
+                  flops: l.flops};
+      }
       byIndex[l.index] = n;
       nodes.push(n);
       var p = l.parent == null ? null : byIndex[l.parent];
@@ -258,7 +267,13 @@
         {key: 'pct_params', label: '% Params', pct: 'params'},
         {key: 'pct_macs', label: '% MACs', pct: 'macs'},
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
-      ],
+      ].concat(doc.hardware ? [
+        {key: 'bytes', label: 'Bytes', unit: 'bytes', value: function (n) { return n.roof.bytes; }},
+        {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
+        {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
+        {key: 'time_s', label: 'Time', text: function (n) { return fmtSeconds(n.roof.time_s); }}
+      ] : []),
+      hardware: doc.hardware || null,
       totals: [
         {label: 'Parameters', value: t.params, unit: 'count',
          sub: fmtRaw(t.params) + ' · ' + fmtClever(t.param_bytes, 'bytes') +
@@ -593,6 +608,79 @@
     host.appendChild(s);
   }
 
+  /* ==== The roofline ==== */
+
+  /* Each layer a point at (intensity, FLOP/s it would reach at its
+   * roofline time: flops / time_s), on log axes under the two roofs of
+   * the device: memory (bandwidth x intensity) and compute (the matrix
+   * ops' peak; the other ops' peak dashed when it differs). A click picks
+   * the layer (onPick) and names it under the chart. */
+  function drawRoofline(view, host, onPick) {
+    var hw = view.hardware, W = Math.max(320, host.clientWidth || 1000), H = 320;
+    var L = 104, R = 16, T = 16, B = 36, pw = W - L - R, ph = H - T - B;
+    var pts = view.nodes.filter(function (n) {
+      return n.depth > 0 && n.roof && n.roof.time_s > 0 && n.roof.flops > 0 && n.roof.bytes > 0;
+    });
+    var peak = Math.max(hw.matrix_peak_flops, hw.other_peak_flops), bw = hw.bandwidth;
+    var ridge = peak / bw, xlo = ridge / 1e3, xhi = ridge * 1e2;
+    pts.forEach(function (n) {
+      xlo = Math.min(xlo, n.roof.intensity / 2); xhi = Math.max(xhi, n.roof.intensity * 2);
+    });
+    var ylo = Math.min(bw * xlo, peak / 1e4), yhi = peak * 2;
+    pts.forEach(function (n) { ylo = Math.min(ylo, n.roof.flops / n.roof.time_s / 2); });
+    function X(v) { return L + (Math.log(v) - Math.log(xlo)) / (Math.log(xhi) - Math.log(xlo)) * pw; }
+    function Y(v) { return T + ph - (Math.log(v) - Math.log(ylo)) / (Math.log(yhi) - Math.log(ylo)) * ph; }
+    var s = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'roofline', role: 'img',
+                        'aria-label': 'roofline on ' + hw.name});
+    for (var d = Math.ceil(Math.log10(ylo)); d <= Math.floor(Math.log10(yhi)); d++) {
+      var y = Y(Math.pow(10, d));
+      s.appendChild(svg('line', {x1: L, x2: W - R, y1: y, y2: y, 'class': 'grid'}));
+      var t = svg('text', {x: L - 8, y: y + 4, 'text-anchor': 'end', 'class': 'axis'});
+      t.textContent = fmtClever(Math.pow(10, d), 'count') + 'FLOP/s';
+      s.appendChild(t);
+    }
+    for (d = Math.ceil(Math.log10(xlo)); d <= Math.floor(Math.log10(xhi)); d++) {
+      var tx = svg('text', {x: X(Math.pow(10, d)), y: H - 18, 'text-anchor': 'middle', 'class': 'axis'});
+      tx.textContent = Math.pow(10, d) >= 1 ? String(Math.pow(10, d)) : Math.pow(10, d).toPrecision(1);
+      s.appendChild(tx);
+    }
+    var xt = svg('text', {x: L + pw / 2, y: H - 4, 'text-anchor': 'middle', 'class': 'axis'});
+    xt.textContent = 'intensity (FLOP per byte moved)';
+    s.appendChild(xt);
+    function roof(p, cls, key) {
+      var r = p / bw;
+      s.appendChild(svg('polyline', {points: X(xlo) + ',' + Y(bw * xlo) + ' ' + X(r) + ',' + Y(p) + ' ' +
+                                             X(xhi) + ',' + Y(p), 'class': 'roof ' + cls, 'data-roof': key,
+                                     'data-peak': p, 'data-bandwidth': bw}));
+    }
+    if (hw.other_peak_flops !== hw.matrix_peak_flops) roof(hw.other_peak_flops, 'other', 'other');
+    roof(hw.matrix_peak_flops, 'main', 'matrix');
+    var picked = el('p', {cls: 'roof-picked', id: 'roofline-picked',
+                          text: 'Click a point to show its layer.'});
+    pts.forEach(function (n) {
+      var perf = n.roof.flops / n.roof.time_s;
+      var c = svg('circle', {cx: X(n.roof.intensity), cy: Y(perf), r: n.children.length ? 4 : 3,
+                             'class': 'roof-point ' + n.roof.bound, 'data-path': n.path,
+                             fill: familyColour(n.family)});
+      c.addEventListener('mousemove', function (ev) {
+        showTip(ev, [n.path || n.name, ['Intensity', n.roof.intensity.toPrecision(3) + ' FLOP/B'],
+                     ['At its roof', fmtClever(perf, 'count') + 'FLOP/s'],
+                     ['Time', fmtSeconds(n.roof.time_s) + ' (' + n.roof.bound + '-bound)']]);
+      });
+      c.addEventListener('mouseleave', hideTip);
+      c.addEventListener('click', function () {
+        picked.textContent = (n.path || n.name) + ': ' + n.roof.intensity.toPrecision(3) + ' FLOP/B, ' +
+          fmtSeconds(n.roof.time_s) + ', ' + n.roof.bound + '-bound';
+        picked.setAttribute('data-path', n.path);
+        onPick(n);
+      });
+      s.appendChild(c);
+    });
+    host.textContent = '';
+    host.appendChild(s);
+    host.appendChild(picked);
+  }
+
   /* ==== The tree table ==== */
 
   var TR_H = 26;
@@ -858,6 +946,15 @@
     }
     main.appendChild(ic.el);
 
+    if (view.hardware) {
+      var hw = view.hardware;
+      var rc = card('Roofline on ' + hw.name + ' (' + hw.description + '): ' + hw.compute_dtype +
+                    ' matrix ops, ' + hw.float_dtype + ' others');
+      var rcHost = el('div', {cls: 'roofline-host', id: 'roofline'});
+      rc.body.appendChild(rcHost);
+      main.appendChild(rc.el);
+      view.roofHost = rcHost;
+    }
     if (view.curve) {
       var cv = card(view.curve.title);
       var cvHost = el('div', {cls: 'curve-host'});
@@ -890,6 +987,7 @@
       icicle.draw();
       drawOpTypes(view, opsHost, icicle.metric);
       if (view.curve) drawCurve(view.curve, view.curveHost);
+      if (view.roofHost) drawRoofline(view, view.roofHost, function (n) { table.reveal(n); });
     }
     drawAll();
     var pending = 0;
