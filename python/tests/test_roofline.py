@@ -110,3 +110,44 @@ def test_torch_summary_roofline():
         (256 + 8192 + 128 + 128 + 256) / 300e9, rel=1e-8)
     layers = {la["path"]: la for la in s.layers}
     assert layers["0"]["bytes"] == 256 + 8192 + 128 + 128
+
+
+def _llama(tmp_path):
+    import subprocess
+    import sys
+    pytest.importorskip("onnx")
+    gen = os.path.join(HERE, "..", "..", "bench", "gen_models.py")
+    subprocess.run([sys.executable, gen, "--out", str(tmp_path), "--only",
+                    "llama7b"], check=True, stdout=subprocess.DEVNULL)
+    return tmp_path / "llama7b_shaped.onnx"
+
+
+def test_llama_totals_are_the_sum_of_layers(tmp_path):
+    s = nnscan.analyze(_llama(tmp_path), input_shapes=None,
+                       hardware="h100-sxm", compute_dtype="bf16")
+    doc = s.json
+    t = doc["totals"]
+    top = [la for la in doc["layers"] if la["depth"] == 1]
+    assert t["bytes"] == sum(la["bytes"] for la in top)
+    assert t["flops"] == sum(la["flops"] for la in top)
+    assert t["time_s"] == pytest.approx(sum(la["time_s"] for la in top),
+                                        rel=1e-8)
+    for la in doc["layers"]:  # a parent holds at least its children
+        kids = [k for k in doc["layers"] if k["parent"] == la["index"]]
+        if kids:
+            assert la["bytes"] >= sum(k["bytes"] for k in kids)
+            assert la["time_s"] >= sum(k["time_s"] for k in kids) * (1 - 1e-9)
+
+
+def test_llama_decode_step_is_weight_bytes(tmp_path):
+    # One token (batch 1, sequence 1): every node is memory-bound, and the
+    # bytes are at least every weight read once (the embedding table: only
+    # its one row), float32 here.
+    s = nnscan.analyze(_llama(tmp_path), input_shapes={"input_ids": [1, 1]},
+                       hardware="h100-sxm")
+    t = s.json["totals"]
+    assert t["bound"] == "memory" and t["compute_time_s"] == 0
+    assert t["time_s"] == pytest.approx(t["bytes"] / H100_BW, rel=1e-8)
+    table = 32000 * 4096 * 4
+    weights = t["param_bytes"] - table + 4096 * 4
+    assert weights <= t["bytes"] <= weights * 1.01
