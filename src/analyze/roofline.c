@@ -117,9 +117,9 @@ static nns_compute_dtype compute_of(int32_t dtype) {
 }
 
 /* A copy of s in the analysis arena ("" for NULL), or NULL. */
-static const char *arena_str(nns_model *m, const char *s) {
+static const char *arena_str(nns__analysis *a, const char *s) {
   size_t n = s ? strlen(s) : 0;
-  char *c = nns__arena_alloc(&m->analysis_arena, n + 1);
+  char *c = nns__arena_alloc(&a->arena, n + 1);
   if (c) {
     if (n)
       memcpy(c, s, n);
@@ -179,9 +179,9 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
   a->roof_bandwidth = hw.bandwidth;
   a->roofline = true;
   hw.size = sizeof hw;
-  hw.name = arena_str(m, hw.name);
-  hw.description = arena_str(m, hw.description);
-  hw.source = arena_str(m, hw.source);
+  hw.name = arena_str(a, hw.name);
+  hw.description = arena_str(a, hw.description);
+  hw.source = arena_str(a, hw.source);
   if (!hw.name || !hw.description || !hw.source)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   a->totals.hardware = hw;

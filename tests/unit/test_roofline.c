@@ -75,15 +75,32 @@ static nns_hardware device(const char *name) {
   return h;
 }
 
+/* The analysis the checks read: each new one replaces the last. */
+static nns_analysis *an;
+
+static nns_status try_analyze(nns_model *m, const nns_analyze_options *o) {
+  nns_analysis_free(an);
+  an = NULL;
+  return nns_model_analyze(m, o, &an, &err);
+}
+
 static void analyze(nns_model *m, const nns_hardware *hw, const char *dt) {
   nns_analyze_options o = {.size = sizeof o, .hardware = hw,
                            .compute_dtype = dt};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_OK);
+  CHECK_EQ(try_analyze(m, &o), NNS_OK);
+}
+
+/* Frees the analysis, then its model (which must outlive it). */
+static void done(nns_model *m) {
+  nns_analysis_free(an);
+  an = NULL;
+  nns_model_free(m);
 }
 
 static nns_counts total(const nns_model *m) {
+  (void)m;
   nns_counts c = {.size = sizeof c};
-  CHECK_EQ(nns_model_total_counts(m, &c), NNS_OK);
+  CHECK_EQ(nns_analysis_total_counts(an, &c), NNS_OK);
   return c;
 }
 
@@ -118,12 +135,12 @@ static void test_gemv_memory_bound(void) {
   CHECK_NEAR(c.memory_time_s, c.time_s);
   CHECK_EQ(c.compute_time_s, 0.0);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK_STR(t.hardware.name, "h100-sxm");
   CHECK_EQ(t.compute_dtype, NNS_COMPUTE_FP16); /* the weights' float16 */
   CHECK_EQ(t.float_dtype, NNS_COMPUTE_FP16);
   CHECK_NEAR(t.hardware.bandwidth, H100_BW);
-  nns_model_free(m);
+  done(m);
 }
 
 /* 4096x4096 @ 4096x4096 float16: FLOPs 4096*4096*8191 = 137,422,176,256;
@@ -144,18 +161,18 @@ static void test_gemm_compute_bound(void) {
   c = total(m);
   CHECK_NEAR(c.time_s, 137422176256.0 / H100_FP8);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK_EQ(t.compute_dtype, NNS_COMPUTE_FP8);
   CHECK_EQ(t.float_dtype, NNS_COMPUTE_FP16); /* other ops: the model's */
   /* The A100 has no fp8: a clear error, not a zero peak. */
   nns_hardware a100 = device("a100-sxm-80g");
   nns_analyze_options o = {.size = sizeof o, .hardware = &a100,
                            .compute_dtype = "fp8"};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_E_ARG);
+  CHECK_EQ(try_analyze(m, &o), NNS_E_ARG);
   CHECK(strstr(err.message, "fp8") != NULL);
   o.compute_dtype = "fp4";
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_E_ARG);
-  nns_model_free(m);
+  CHECK_EQ(try_analyze(m, &o), NNS_E_ARG);
+  done(m);
 }
 
 /* ==== Element-wise ops, views, chains ==== */
@@ -186,7 +203,7 @@ static void test_eltwise_chain(void) {
   int64_t want[] = {8388608, 8388608, 12582912, 0};
   for (size_t i = 0; i < 4; i++) {
     nns_counts c = {.size = sizeof c};
-    CHECK_EQ(nns_model_node_counts(m, i, &c), NNS_OK);
+    CHECK_EQ(nns_analysis_node_counts(an, i, &c), NNS_OK);
     CHECK_EQ(c.bytes, want[i]);
     CHECK_EQ(c.bound, i < 3 ? NNS_BOUND_MEMORY : NNS_BOUND_NONE);
     CHECK_NEAR(c.time_s, (double)want[i] / H100_BW);
@@ -199,10 +216,10 @@ static void test_eltwise_chain(void) {
   /* tf32 is a matrix mode: an fp32 model's element-wise ops stay fp32. */
   analyze(m, &h, "tf32");
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK_EQ(t.compute_dtype, NNS_COMPUTE_TF32);
   CHECK_EQ(t.float_dtype, NNS_COMPUTE_FP32);
-  nns_model_free(m);
+  done(m);
 }
 
 /* Without a device: bytes and intensity, no time or bound. */
@@ -216,9 +233,9 @@ static void test_no_hardware(void) {
   CHECK_EQ(c.time_s, 0.0);
   CHECK_EQ(c.bound, NNS_BOUND_NONE);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK(t.hardware.name == NULL);
-  nns_model_free(m);
+  done(m);
 }
 
 /* An embedding lookup reads the rows it picks, not the table: table
@@ -235,7 +252,7 @@ static void test_gather_reads_rows(void) {
   nns_model *m = finish(b, outs, 1);
   analyze(m, NULL, NULL);
   CHECK_EQ(total(m).bytes, 2600);
-  nns_model_free(m);
+  done(m);
 }
 
 /* ==== A decode step ==== */
@@ -284,7 +301,7 @@ static void test_decode_step(void) {
   CHECK_EQ(c.bound, NNS_BOUND_MEMORY);
   CHECK_NEAR(c.time_s, (double)bytes / 4.8e12);
   CHECK_NEAR(c.memory_time_s, c.time_s);
-  nns_model_free(m);
+  done(m);
 }
 
 /* ==== Layers add up ==== */
@@ -311,12 +328,12 @@ static void test_layers_sum(void) {
   nns_counts all = total(m);
   double time = 0;
   int64_t bytes = 0;
-  size_t n = nns_model_layer_count(m);
+  size_t n = nns_analysis_layer_count(an);
   for (size_t i = 1; i < n; i++) {
     nns_layer_info l = {.size = sizeof l};
     nns_counts c = {.size = sizeof c};
-    CHECK_EQ(nns_model_layer(m, i, &l), NNS_OK);
-    CHECK_EQ(nns_model_layer_counts(m, i, &c), NNS_OK);
+    CHECK_EQ(nns_analysis_layer(an, i, &l), NNS_OK);
+    CHECK_EQ(nns_analysis_layer_counts(an, i, &c), NNS_OK);
     if (l.depth != 1)
       continue;
     time += c.time_s;
@@ -327,7 +344,7 @@ static void test_layers_sum(void) {
   /* By hand: fc 1,024 + 262,144 + 1,024 bytes, Relu 2,048, per block. */
   CHECK_EQ(all.bytes, 2 * (1024 + 262144 + 1024 + 2048));
   CHECK_NEAR(all.time_s, 2.0 * (1024 + 262144 + 1024 + 2048) / 0.3e12);
-  nns_model_free(m);
+  done(m);
 }
 
 /* ==== The table and the user's file ==== */
@@ -352,15 +369,15 @@ static void test_table(void) {
   nns_model *m = matmul_model(1, 8, 8);
   nns_hardware cpu = device("cpu");
   nns_analyze_options o = {.size = sizeof o, .hardware = &cpu};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_E_ARG);
+  CHECK_EQ(try_analyze(m, &o), NNS_E_ARG);
   cpu.bandwidth = 50e9;
   for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
     cpu.peak_flops[d] = 1e12;
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_OK);
+  CHECK_EQ(try_analyze(m, &o), NNS_OK);
   nns_counts c = total(m);
   /* 8*2 + 64*2 + 8*2 bytes over 50 GB/s. */
   CHECK_NEAR(c.time_s, 160.0 / 50e9);
-  nns_model_free(m);
+  done(m);
   CHECK_STR(nns_compute_dtype_name(NNS_COMPUTE_BF16), "bf16");
   CHECK(nns_compute_dtype_name(NNS_COMPUTE_DTYPE_COUNT) == NULL);
   CHECK_STR(nns_bound_name(NNS_BOUND_MEMORY), "memory");
@@ -397,13 +414,13 @@ static void test_file(void) {
   nns_model *m = matmul_model(1, 64, 64);
   nns_analyze_options o = {.size = sizeof o, .hardware = &h,
                            .compute_dtype = "bf16"};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_OK);
+  CHECK_EQ(try_analyze(m, &o), NNS_OK);
   nns_hardware_list_free(l); /* the analysis keeps its own copy */
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK_STR(t.hardware.name, "my-npu");
   CHECK_NEAR(total(m).time_s, (128.0 + 8192 + 128) / 1.2e12);
-  nns_model_free(m);
+  done(m);
 
   p = write_tmp("[a]\nbandwidth = 1e12\nfp32 = fast\n");
   CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_E_MODEL);
