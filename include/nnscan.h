@@ -912,9 +912,9 @@ typedef struct nns_counts {
    * storage dtype, weights included; views move nothing (docs/metrics.md,
    * "Bytes and the roofline"). Computed by every analysis. */
   int64_t bytes;
-  /* The roofline, when the analysis named a hardware
-   * (nns_analyze_options.hardware); all 0 otherwise. */
   double intensity;      /* flops / bytes (0 when bytes is 0) */
+  /* The roofline, when the analysis named a device
+   * (nns_analyze_options.hardware); 0 (bound NONE) otherwise. */
   double time_s;         /* sum over nodes of max(flops / peak,
                             bytes / bandwidth), seconds */
   double compute_time_s; /* the part of time_s of compute-bound nodes */
