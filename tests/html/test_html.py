@@ -396,6 +396,22 @@ def check_inspect_page(page, html, doc, out, tag):
               tag + ': %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
         check(r['calls'].replace(',', '') == str(mo['calls']), tag + ': %r calls %r' % (mo['path'], r['calls']))
     notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map(function(l){return l.textContent;})')
+    if doc.get('roofline'):  # against the roofline: the JSON's figures
+        for mo in doc['modules']:
+            r = rows.get(mo['path']) or {}
+            if mo.get('roofline_ms'):
+                check(r.get('roofline_ms') == '%.3f' % mo['roofline_ms'],
+                      tag + ': %r Roof ms shows %r, JSON %r' % (mo['path'], r.get('roofline_ms'),
+                                                               mo['roofline_ms']))
+            if mo.get('roof_fraction') is not None:
+                want = '%s%%' % float('%.3g' % (100 * mo['roof_fraction']))
+                got = r.get('roof_fraction', '')
+                check(got and abs(float(got.rstrip('%')) - 100 * mo['roof_fraction'])
+                      <= 0.006 * 100 * mo['roof_fraction'],
+                      tag + ': %r %% roof shows %r, JSON %s' % (mo['path'], got, want))
+        far = doc['modules'][doc['roofline']['furthest'][0]]
+        check(any('Furthest from their roof' in n and (far['path'] or '(model)') in n for n in notes),
+              tag + ': no furthest-from-roof note naming %r in %r' % (far['path'], notes))
     first = doc['first_nonfinite']['forward']
     if first:
         check(any(first['path'] in n and first['role'] in n for n in notes),

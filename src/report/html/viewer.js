@@ -322,7 +322,8 @@
         metrics: {latency_ms: per(f.inclusive_ms), backward_ms: per(b.inclusive_ms),
                   alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
         cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
-                bwd_alloc: per(b.alloc_bytes), nonfinite: role}
+                bwd_alloc: per(b.alloc_bytes), nonfinite: role,
+                roofline_ms: mo.roofline_ms, roof_fraction: mo.roof_fraction}
       };
       var tk = 'type:' + mo.type;
       if (!TYPE_COLOURS[tk])
@@ -352,6 +353,14 @@
       if (o) notes.push({kind: 'warn', text: 'First NaN/Inf in the ' + ph + ': ' + (o.path || '(model)') +
                          ' (' + o.role + ', call ' + o.call + ', rank ' + o.rank + ', pass ' + o.pass + ').'});
     });
+    if (doc.roofline && (doc.roofline.furthest || []).length) {
+      var far = doc.roofline.furthest.slice(0, 5).map(function (i) {
+        var mo = doc.modules[i];
+        return (mo.path || '(model)') + ' ' + (100 * mo.roof_fraction).toPrecision(3) + '%';
+      });
+      notes.push({kind: 'info', text: 'Furthest from their roof on ' + (doc.roofline.hardware || 'the device') +
+                  ' (roofline time / measured forward time): ' + far.join(', ') + '.'});
+    }
     var meta = doc.meta || {};
     var rt = root ? root.metrics : {};
     function num(c) { return function (n) { return n.metrics[c] != null ? n.metrics[c] : n.cells[c]; }; }
@@ -377,7 +386,15 @@
         {key: 'macs', label: 'MACs', unit: 'count', value: num('macs'), statics: true},
         {key: 'flops_rate', label: 'FLOP/s', unit: 'count', value: num('flops_rate'), statics: true},
         {key: 'params', label: 'Params', unit: 'count', value: num('params')}
-      ].filter(function (c) { return statics || !c.statics; }),
+      ].filter(function (c) { return statics || !c.statics; }).concat(doc.roofline ? [
+        /* Against the roofline (docs/inspect.md): the static time of one
+         * forward on the run's device, and that over the measured time. */
+        {key: 'roofline_ms', label: 'Roof ms', unit: 'ms', value: num('roofline_ms')},
+        {key: 'roof_fraction', label: '% roof', text: function (n) {
+          var f = n.cells.roof_fraction;
+          return f == null ? '–' : (100 * f).toPrecision(3) + '%';
+        }}
+      ] : []),
       totals: [
         {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
         {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
