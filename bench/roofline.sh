@@ -8,7 +8,8 @@
 #
 # Each run is a fresh process; the two settings take turns run after run,
 # so a change of machine load hits both alike. Prints per model the median
-# wall time of each setting and their ratio.
+# wall time and the median CPU time (user + system of the process, which
+# a loaded machine disturbs less) of each setting, and their ratios.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -29,22 +30,39 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j 2 --target nnscan >/dev/null
 
 python3 - build-bench/nnscan "$runs" "${models[@]}" <<'PY'
-import statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 exe, runs, models = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-print("%-24s %14s %14s %7s" % ("model", "plain ms", "--hardware ms", "ratio"))
+
+
+def run(cmd):
+    """(wall ms, CPU ms) of one fresh process."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = (time.perf_counter() - t) * 1e3
+    if status:
+        sys.exit("%s failed" % " ".join(cmd))
+    return wall, (ru.ru_utime + ru.ru_stime) * 1e3
+
+
+print("%-22s %10s %10s %6s %10s %10s %6s" % ("model", "wall ms", "+hw wall", "ratio",
+                                            "CPU ms", "+hw CPU", "ratio"))
 for m in models:
     base = [exe, "summary", m, "--format", "json", "-o", "/dev/null"]
     if "llama" in m:
         base += ["--input", "batch=1", "--input", "seq=1"]
     settings = {"plain": base, "hw": base + ["--hardware", "h100-sxm"]}
-    times = {k: [] for k in settings}
+    wall = {k: [] for k in settings}
+    cpu = {k: [] for k in settings}
     for k, cmd in settings.items():  # one untimed warm-up each
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        run(cmd)
     for _ in range(runs):
         for k, cmd in settings.items():
-            t = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-            times[k].append((time.perf_counter() - t) * 1e3)
-    p, h = statistics.median(times["plain"]), statistics.median(times["hw"])
-    print("%-24s %14.2f %14.2f %7.3f" % (m.split("/")[-1], p, h, h / p))
+            w, c = run(cmd)
+            wall[k].append(w)
+            cpu[k].append(c)
+    wp, wh = statistics.median(wall["plain"]), statistics.median(wall["hw"])
+    cp, ch = statistics.median(cpu["plain"]), statistics.median(cpu["hw"])
+    print("%-22s %10.2f %10.2f %6.3f %10.2f %10.2f %6.3f" % (
+        m.split("/")[-1], wp, wh, wh / wp, cp, ch, ch / cp if cp else float("nan")))
 PY
