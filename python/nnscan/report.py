@@ -317,14 +317,19 @@ class Summary:
 
 def analyze(source, input_shapes=None, batch=0, optimizer="adam",
             external_dir=None, name=None, max_depth=None, columns=("params",),
-            hardware=None, compute_dtype=None):
+            hardware=None, compute_dtype=None, dtype=None):
     """Analyse an ONNX model (a path or its bytes) and return its Summary.
 
     input_shapes: {input name: dims} fixing graph inputs; batch: > 0 sets the
     first dim of every input. hardware ("h100-sxm", a dict, see
     nnscan.hardware) adds the roofline: bytes, intensity, bound and time
-    per layer, at compute_dtype ("bf16", ...; None: the model's float dtype).
+    per layer, at compute_dtype ("bf16", ...; None: the model's float dtype;
+    `dtype` is the same, for the CLI's --dtype).
     """
+    if dtype is not None:
+        if compute_dtype is not None and compute_dtype != dtype:
+            raise ValueError("give compute_dtype or dtype, not both")
+        compute_dtype = dtype
     h = Handle.load(source, external_dir=external_dir)
     h.infer(input_shapes, batch)
     a = h.analyze(optimizer, hardware, compute_dtype)

@@ -151,3 +151,13 @@ def test_llama_decode_step_is_weight_bytes(tmp_path):
     table = 32000 * 4096 * 4
     weights = t["param_bytes"] - table + 4096 * 4
     assert weights <= t["bytes"] <= weights * 1.01
+
+
+def test_dtype_alias(tmp_path):
+    path = _gemv(tmp_path, 2048, 2048, 2048)
+    a = nnscan.analyze(path, hardware="h100-sxm", dtype="fp8").totals
+    b = nnscan.analyze(path, hardware="h100-sxm", compute_dtype="fp8").totals
+    assert a["time_s"] == b["time_s"]
+    with pytest.raises(ValueError):
+        nnscan.analyze(path, hardware="h100-sxm", dtype="fp8",
+                       compute_dtype="bf16")
