@@ -258,7 +258,8 @@ static void test_gather_reads_rows(void) {
 /* ==== A decode step ==== */
 
 /* One attention read of a KV cache, float16, batch 1, 32 heads of 128,
- * 1,024 cached positions: present = Concat(past[1,32,1024,128],
+ * 1,024 cached positions, named as Hugging Face's ONNX decoders name the
+ * cache: present.0.key = Concat(past_key_values.0.key[1,32,1024,128],
  * new[1,32,1,128]) on axis 2; s = MatMul(q[1,32,1,128], kT) with kT the
  * Transpose of present; then o = MatMul(s, v_present) where v_present
  * is a graph input [1,32,1025,128]. Every node is memory-bound, so the
@@ -272,13 +273,13 @@ static void test_decode_step(void) {
   nns_builder *b = start();
   int64_t past[] = {1, 32, 1024, 128}, one[] = {1, 32, 1, 128},
           vd[] = {1, 32, 1025, 128};
-  input(b, "past", NNS_DT_FLOAT16, 4, past);
+  input(b, "past_key_values.0.key", NNS_DT_FLOAT16, 4, past);
   input(b, "knew", NNS_DT_FLOAT16, 4, one);
   input(b, "q", NNS_DT_FLOAT16, 4, one);
   input(b, "v", NNS_DT_FLOAT16, 4, vd);
-  const char *c_in[] = {"past", "knew"}, *t_in[] = {"present"},
+  const char *c_in[] = {"past_key_values.0.key", "knew"}, *t_in[] = {"present.0.key"},
              *s_in[] = {"q", "kt"}, *o_in[] = {"s", "v"};
-  const char *outs1[] = {"present"};
+  const char *outs1[] = {"present.0.key"};
   CHECK_EQ(nns_builder_add_node(b, "Concat", "", "cat", "attn", c_in, 2, outs1,
                                 1, &err),
            NNS_OK);
@@ -291,7 +292,7 @@ static void test_decode_step(void) {
   CHECK_EQ(nns_builder_attr_ints(b, "perm", perm, 4, &err), NNS_OK);
   node(b, "MatMul", "attn", s_in, 2, "s");
   node(b, "MatMul", "attn", o_in, 2, "o");
-  const char *outs[] = {"o", "present"};
+  const char *outs[] = {"o", "present.0.key"};
   nns_model *m = finish(b, outs, 2);
   nns_hardware h = device("h200"); /* 4.8 TB/s, H200 datasheet */
   analyze(m, &h, NULL);
@@ -300,7 +301,16 @@ static void test_decode_step(void) {
   CHECK_EQ(c.bytes, bytes);
   CHECK_EQ(c.bound, NNS_BOUND_MEMORY);
   CHECK_NEAR(c.time_s, (double)bytes / 4.8e12);
-  CHECK_NEAR(c.memory_time_s, c.time_s);
+  CHECK_EQ(c.memory_time_s, c.time_s);
+  /* The step's KV figures (docs/metrics.md, "Decoder steps") are in the
+   * bytes: the Concat reads the past cache and writes the present one. */
+  nns_totals t = {.size = sizeof t};
+  CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
+  CHECK_EQ(t.kv_cache_bytes_read, 8388608);
+  CHECK_EQ(t.kv_cache_bytes, 8396800);
+  nns_counts cat = {.size = sizeof cat};
+  CHECK_EQ(nns_analysis_node_counts(an, 0, &cat), NNS_OK);
+  CHECK_EQ(cat.bytes, t.kv_cache_bytes_read + 8192 + t.kv_cache_bytes);
   done(m);
 }
 
