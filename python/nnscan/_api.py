@@ -203,6 +203,43 @@ class AbiMismatch(ImportError):
     """The loaded libnnscan has another ABI than this package expects."""
 
 
+class Managed:
+    """One native handle, as wasmtime-py's _managed.py holds one: close()
+    frees it, `with` closes it on leaving the block, `closed` says so, and
+    any use after close raises NnscanError. A subclass hands _manage() the
+    pointer and the weakref.finalize that frees it: the backstop when the
+    object is dropped without close() (and at exit), and what close()
+    calls (a finalizer runs once)."""
+
+    _what = "handle"
+
+    def _manage(self, ptr, fin):
+        self._ptr = ptr
+        self._fin = fin
+
+    @property
+    def ptr(self):
+        if not self._fin.alive:
+            raise NnscanError(
+                "NNS_E_STATE", f"the {self._what} is closed: make a new one")
+        return self._ptr
+
+    @property
+    def closed(self):
+        return not self._fin.alive
+
+    def close(self):
+        """Frees the native handle now; later calls do nothing."""
+        self._fin()
+
+    def __enter__(self):
+        self.ptr  # refuses a closed handle
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+
+
 def library_abi(lib):
     """The library's ABI generation (nns_abi_version())."""
     fn = getattr(lib, "nns_abi_version", None)

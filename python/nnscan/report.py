@@ -30,42 +30,7 @@ def _free_model(free_model, ptr, analyses):
     free_model(ptr)
 
 
-class _Managed:
-    """One native handle, as wasmtime-py's _managed.py holds one: close()
-    frees it, `with` closes it on leaving the block, `closed` says so, and
-    any use after close raises NnscanError. weakref.finalize frees it when
-    the object is dropped without close() (and at exit)."""
-
-    _what = "handle"
-
-    def _manage(self, ptr, fin):
-        self._ptr = ptr
-        self._fin = fin
-
-    @property
-    def ptr(self):
-        if not self._fin.alive:
-            raise _api.NnscanError(
-                "NNS_E_STATE", f"the {self._what} is closed: make a new one")
-        return self._ptr
-
-    @property
-    def closed(self):
-        return not self._fin.alive
-
-    def close(self):
-        """Frees the native handle now; later calls do nothing."""
-        self._fin()
-
-    def __enter__(self):
-        self.ptr  # refuses a closed handle
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self.close()
-
-
-class Handle(_Managed):
+class Handle(_api.Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
     _what = "model"
@@ -145,7 +110,7 @@ class Handle(_Managed):
         return _render(_api.lib().nns_report_shapes, self.ptr, fmt, **kw)
 
 
-class Analysis(_Managed):
+class Analysis(_api.Managed):
     """An nns_analysis *: one analysis of a Handle's model. Its numbers stay
     those of the inference it ran on, whatever the model does next; it keeps
     its model alive, and closing the model closes it."""

@@ -235,7 +235,7 @@ static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
                                 nns__cost *c);
 static unsigned cost_flags(const nns__cost *c, bool counted);
 
-/* Keeps n's own cost for nns_model_node_counts (any graph's node). */
+/* Keeps n's own cost for nns_analysis_node_counts (any graph's node). */
 static void record_node(nns__analysis *a, const nns__node *n,
                         const nns__cost *c, bool counted) {
   size_t i = n->list_index;

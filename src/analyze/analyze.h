@@ -60,10 +60,10 @@ typedef struct nns__uncounted_row {
   const char *domain;
   const char *op_type;
   size_t nodes;
-  /* Why (nns_model_uncounted_op_why): nodes = no_rule + no_size + failed. */
+  /* Why (nns_analysis_uncounted_op_why): nodes = no_rule + no_size + failed. */
   size_t no_rule, no_size, failed;
   /* Where its first no_size node's sizes were lost
-   * (nns_model_uncounted_op_lost): the node, and NNS_SIZE_LOST_*. */
+   * (nns_analysis_uncounted_op_lost): the node, and NNS_SIZE_LOST_*. */
   const nns__node *lost_at;
   int lost_how;
 } nns__uncounted_row;
@@ -124,7 +124,7 @@ struct nns_analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
-  /* Per node of the model's node list (nns_model_node_counts), for the
+  /* Per node of the model's node list (nns_analysis_node_counts), for the
    * subgraph nodes (a main-graph node's are in `nodes`): its own cost and
    * output bytes, and whether its rule counted it. NULL without
    * subgraphs. */

@@ -459,7 +459,7 @@ static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
 /* The uncounted op types, by why (nns_analysis_uncounted_op_why): one line
  * per reason, each op type with its nodes for that reason. An op with a
  * cost rule is never listed as having none. Nodes without a usable size
- * are grouped by where their sizes were lost (nns_model_uncounted_op_lost:
+ * are grouped by where their sizes were lost (nns_analysis_uncounted_op_lost:
  * an undecidable If, a size made negative by symbolic dims taken as 1, an
  * unknown shape), and the --input that gives real sizes is suggested when
  * graph inputs have symbolic dims. */
