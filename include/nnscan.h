@@ -451,6 +451,12 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *   22 param_kind   str value name, i32 nns_param_kind: given to the main
  *                   graph's value of that name by nns_builder_finish, which
  *                   fails with NNS_E_NOTFOUND when there is none
+ *   23 value_data   str value name, i32 dtype, shape, bytes data: the
+ *                   contents a binding observed for a main-graph value
+ *                   (raw little-endian, as an initializer's); used by
+ *                   analyses that read values beyond constant folding
+ *                   (masked attention counts), never by shape inference;
+ *                   finish fails with NNS_E_NOTFOUND for an unknown name
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -805,6 +811,12 @@ typedef struct nns_counts {
   int64_t nodes;            /* nodes counted */
   unsigned flags;           /* NNS_COUNT_* */
   int64_t frozen;           /* frozen (non-trainable) parameter elements */
+  /* As macs / flops, but the two attention products (Q.K^T and P.V) count
+   * only the (query, key) pairs the attention mask allows, where the mask's
+   * contents are known (docs/metrics.md, "Attention, experts, tokens");
+   * equal to macs / flops elsewhere. */
+  int64_t macs_unmasked;
+  int64_t flops_unmasked;
 } nns_counts;
 
 /* Receptive field per spatial axis (see docs/metrics.md). Read through
@@ -846,6 +858,11 @@ typedef struct nns_totals {
   int64_t train_optimizer_bytes; /* optimizer state */
   int64_t train_activation_bytes;/* every intermediate kept for backward */
   int64_t train_total_bytes;
+  /* Tokens of one forward: the element count of the token input (an
+   * integer input an embedding Gather reads), else batch x sequence of a
+   * rank-3 float input of a model with attention; 0 when the model has no
+   * token dimension (docs/metrics.md). */
+  int64_t tokens;
 } nns_totals;
 
 /* All ANALYSIS results: NNS_E_STATE before a successful nns_model_analyze. */

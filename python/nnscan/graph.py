@@ -54,6 +54,9 @@ class Graph:
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
+        # value name -> (dtype name, dims, raw bytes): contents observed
+        # while recording (masks.py), the packed value_data record
+        self.known = {}
         self._counter = 0
 
     def new_name(self, stem="v"):
@@ -108,14 +111,14 @@ class Graph:
 (_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
- _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND) = range(1, 23)
+ _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _VALUE_DATA) = range(1, 24)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(23)]
+_TAG = [bytes([t]) for t in range(24)]
 
 
 class _Strings(dict):
@@ -203,6 +206,11 @@ def pack(g):
     kinds = _api.param_kinds()
     for name, kind in g.param_kinds.items():
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
+    if g.known:
+        codes = _api.dtypes()
+        for name, (dt, dims, raw) in g.known.items():
+            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dt]), _shape(dims),
+                    _u64(len(raw)), raw]
     return b"".join(out)
 
 

@@ -40,6 +40,7 @@ from . import ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
+from . import masks
 from .shadow import Shadows
 
 
@@ -789,6 +790,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
             seen.add(n)
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
+    masks.hand_over(b)
     return Recording(g, b, stack, None, out)
 
 

@@ -43,6 +43,9 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
       sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
   d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
   d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
+  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
+  d->flops_unmasked =
+      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
   d->flags |= s->flags;
 }
 
@@ -242,6 +245,8 @@ static void record_node(nns__analysis *a, const nns__node *n,
   k->flops = c->flops;
   k->macs = c->macs;
   k->dmas = c->dmas;
+  k->macs_unmasked = c->macs;
+  k->flops_unmasked = c->flops;
   k->nodes = 1;
   k->flags = cost_flags(c, counted);
   a->node_counted[i] = counted;
@@ -363,6 +368,8 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counts.flops = c.flops;
     an->counts.macs = c.macs;
     an->counts.dmas = c.dmas;
+    an->counts.macs_unmasked = c.macs;
+    an->counts.flops_unmasked = c.flops;
     an->counts.nodes = 1;
     an->counts.flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
@@ -568,6 +575,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK && run_costs(m, a) != NNS_OK)
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st == NNS_OK)
+    nns__attention_unmasked(m, a);
+  if (st == NNS_OK)
     st = nns__memory_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
@@ -579,6 +588,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     return st;
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
+  a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);
   return NNS_OK;
 }
