@@ -41,7 +41,7 @@ from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
-from .shadow import Shadows
+from .shadow import Shadows, TensorConstructors
 
 
 class RecordError(RuntimeError):
@@ -779,7 +779,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     ctx = torch.enable_grad() if grad else torch.no_grad()
     probe = b.autocast.probe() if b.autocast is not None \
         else contextlib.nullcontext()
-    with ctx, stack, probe, _Mode(b):
+    ctors = TensorConstructors() if shadows is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, ctors, _Mode(b):
         out = model(*args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(model, b)

@@ -41,6 +41,13 @@ import torch
 
 from . import ops_map
 
+try:  # torch >= 1.13
+    from torch.overrides import TorchFunctionMode as _FunctionMode
+except ImportError:  # pragma: no cover
+    _FunctionMode = object
+
+_CONSTRUCTORS = (torch.tensor, torch.as_tensor)
+
 MAX_ELEMENTS = 1 << 24
 MAX_BYTES = 1 << 29
 FLOAT_FACTORY_MAX = 1 << 16
@@ -371,3 +378,25 @@ class Shadows:
         m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=_META)
         self.set(m, v)
         return m
+
+
+def _meta_device(kwargs):
+    d = kwargs.get("device")
+    return d is not None and torch.device(d).type == "meta"
+
+
+class TensorConstructors(_FunctionMode):
+    """`torch.tensor(data, device="meta")` makes its tensor on meta without
+    any aten op a dispatch mode sees, so its value would be lost (the
+    `torch.tensor(0.0, device=mask.device)` transformers turns a boolean
+    mask into an additive one with). Under this mode such a call makes the
+    tensor on the CPU and copies it to meta: the copy is an op, and its
+    output gets the value as its shadow."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _CONSTRUCTORS and _meta_device(kwargs):
+            kw = dict(kwargs)
+            kw["device"] = _CPU
+            return func(*args, **kw).to(_META)
+        return func(*args, **kwargs)
