@@ -453,10 +453,12 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *                   fails with NNS_E_NOTFOUND when there is none
  *   23 value_data   str value name, i32 dtype, shape, bytes data: the
  *                   contents a binding observed for a main-graph value
- *                   (raw little-endian, as an initializer's); used by
- *                   analyses that read values beyond constant folding
- *                   (masked attention counts), never by shape inference;
- *                   finish fails with NNS_E_NOTFOUND for an unknown name
+ *                   (raw little-endian, as an initializer's; NULL data:
+ *                   the same contents as the last value_data record, of
+ *                   the same dtype and element count); used by analyses
+ *                   that read values beyond constant folding (masked
+ *                   attention counts), never by shape inference; finish
+ *                   fails with NNS_E_NOTFOUND for an unknown name
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string

@@ -54,8 +54,9 @@ class Graph:
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
-        # value name -> (dtype name, dims, raw bytes): contents observed
-        # while recording (masks.py), the packed value_data record
+        # value name -> (dtype name, dims, raw bytes or None: the same as
+        # the last entry's with bytes): contents observed while recording
+        # (masks.py), the packed value_data record
         self.known = {}
         self._counter = 0
 
@@ -210,7 +211,8 @@ def pack(g):
         codes = _api.dtypes()
         for name, (dt, dims, raw) in g.known.items():
             out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dt]), _shape(dims),
-                    _u64(len(raw)), raw]
+                    _u64(0xFFFFFFFFFFFFFFFF) if raw is None
+                    else _u64(len(raw)), raw or b""]
     return b"".join(out)
 
 

@@ -77,18 +77,26 @@ def hand_over(b):
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))
-    spent = 0
+    # One value shared by several tensors (the same mask built in every
+    # layer, computed once: shadow.py's memo) is handed over once: the
+    # names after the first carry no bytes (the record's "same as the
+    # last" form), and the library counts it once.
+    groups = {}  # id(value) -> (value, names)
     for name in dict.fromkeys(want):
         if name in g.known:
             continue
         v = shadows.value(tracked[name])
-        if v is None:
-            continue
+        if v is not None:
+            groups.setdefault(id(v), (v, []))[1].append(name)
+    spent = 0
+    for v, names in groups.values():
         n = v.numel() * v.element_size()
         if spent + n > MAX_BYTES:
             break
         spent += n
-        g.known[name] = _raw(v)
+        dt, dims, raw = _raw(v)
+        for i, name in enumerate(names):
+            g.known[name] = (dt, dims, raw if i == 0 else None)
 
 
 def _numel(g, name):

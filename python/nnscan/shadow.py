@@ -118,6 +118,13 @@ class Shadows:
         self.of = {}
         self.bytes = 0
         self.pending = []  # _Pending not yet run, oldest first
+        # Values computed once per distinct computation: key (see _key) ->
+        # output values. A model that builds the same mask in every layer
+        # (SDPA's math path with is_causal) gets one value, shared.
+        self.memo = {}
+        self.key_of = {}   # id(value) -> key of the computation it came from
+        self.shared = set()  # ids of values that memo hits share
+        self.alive = []    # values keyed by identity: their ids stay theirs
 
     # ---- reading ----
     def value(self, t):
@@ -137,14 +144,71 @@ class Shadows:
         return e[1].depth if e is not None and isinstance(e[1], _Pending) \
             else 0
 
+    def _key(self, x, blank):
+        """A hashable stand-in for an argument: a tensor by the computation
+        its value came from (or its identity), a template by its shape and
+        dtype; None when something cannot be keyed."""
+        if isinstance(x, torch.Tensor):
+            if x.is_meta:
+                if id(x) in blank:
+                    return ("blank", tuple(x.shape), x.dtype, blank[id(x)])
+                v = self.value(x)
+                if v is None:
+                    return None
+                k = self.key_of.get(id(v))
+                if k is None:
+                    self.alive.append(v)
+                    k = ("value", id(v))
+                return k
+            self.alive.append(x)
+            return ("real", id(x))
+        if isinstance(x, (list, tuple)):
+            out = []
+            for y in x:
+                k = self._key(y, blank)
+                if k is None and y is not None:
+                    return None
+                out.append(k)
+            return tuple(out)
+        if isinstance(x, dict):
+            k = self._key(list(x.values()), blank)
+            return None if k is None else (tuple(x), k)
+        if isinstance(x, (torch.device, torch.dtype, torch.layout,
+                          torch.memory_format)):
+            return str(x)
+        try:
+            hash(x)
+        except TypeError:
+            return None
+        return (type(x).__name__, x)
+
     def _compute(self, p):
         """Runs a pending op (its pending inputs first, through value) and
-        puts its outputs' values in place of the pending entries."""
+        puts its outputs' values in place of the pending entries; an op
+        computed before on the same values gives the same (shared) values."""
         if p.done:
             return
         p.done = True
-        got = self._run(p.func, p.args, p.kwargs, p.blank)
-        vals = ops_map._outs(got[0]) if got is not None else []
+        key = self._key((p.func, p.args, p.kwargs), p.blank) \
+            if not p.blank or all(not w for w in p.blank.values()) else None
+        vals = self.memo.get(key) if key is not None else None
+        if vals is not None:
+            self.shared.update(id(v) for v in vals
+                               if isinstance(v, torch.Tensor))
+        else:
+            got = self._run(p.func, p.args, p.kwargs, p.blank)
+            vals = ops_map._outs(got[0]) if got is not None else []
+            n = sum(v.numel() * v.element_size() for v in vals
+                    if isinstance(v, torch.Tensor))
+            if self.bytes + n > MAX_BYTES:
+                vals = []
+            else:
+                self.bytes += n
+                if key is not None:
+                    self.memo[key] = vals
+                    for i, v in enumerate(vals):
+                        if isinstance(v, torch.Tensor):
+                            self.key_of[id(v)] = (key, i)
         for i, o in enumerate(p.outs):
             if not isinstance(o, torch.Tensor):
                 continue
@@ -170,8 +234,10 @@ class Shadows:
 
     # ---- adding ----
     def set(self, meta, val):
-        """val: a CPU tensor, or a _Pending that will compute it."""
-        n = meta.numel() * meta.element_size()
+        """val: a CPU tensor, or a _Pending that will compute it (its bytes
+        count once computed, see _compute)."""
+        n = 0 if isinstance(val, _Pending) \
+            else meta.numel() * meta.element_size()
         if meta.numel() > MAX_ELEMENTS or self.bytes + n > MAX_BYTES:
             self.drop(meta)
             return False
@@ -320,7 +386,12 @@ class Shadows:
                 return out
         if targets:
             # A write in place (pending ops ran above): the target's value is
-            # read and written now.
+            # read and written now; a value shared with other tensors (memo)
+            # is copied first.
+            for t in targets:
+                v = self.value(t)
+                if v is not None and id(v) in self.shared:
+                    self.of[id(t)] = (t, v.clone())
             got = self._run(func, args, kwargs, blank)
             vals = ops_map._outs(got[0]) if got is not None else []
             if len(vals) != len(outs):

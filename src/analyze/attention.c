@@ -423,6 +423,21 @@ static void apply(nns__analysis *a, const match *mt, int64_t allowed,
   p->macs_unmasked = mp;
 }
 
+/* The same contents read the same way against the same scores. */
+static bool same_masks(const match *x, const match *y) {
+  if (!y->rank || x->rank != y->rank || x->n_masks != y->n_masks ||
+      memcmp(x->dims, y->dims, (size_t)x->rank * sizeof *x->dims))
+    return false;
+  for (int k = 0; k < x->n_masks; k++) {
+    const mask *p = &x->masks[k], *q = &y->masks[k];
+    if (p->c != q->c || p->raw != q->raw || p->dtype != q->dtype ||
+        p->select != q->select || p->want != q->want || p->rank != q->rank ||
+        memcmp(p->dims, q->dims, (size_t)p->rank * sizeof *p->dims))
+      return false;
+  }
+  return true;
+}
+
 void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
   const nns__graph *g = a->main;
   users u = {calloc(m->n_values + 1, sizeof *u.one),
@@ -439,6 +454,10 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         u.one[v->index] = n;
       }
     }
+  match last;
+  memset(&last, 0, sizeof last);
+  bool last_ok = false;
+  int64_t last_allowed = 0, last_rows = 0;
   for (int32_t i = 0; u.one && u.count && i < g->n_nodes; i++) {
     const nns__node *n = &g->nodes[i];
     if (!n->op || n->op->attn != NNS__ATTN_SOFTMAX || n->n_in < 1 ||
@@ -451,9 +470,17 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     a->attention++;
     if (!mt.rank && !at_scores(&mt, n->in[0]))
       continue;
-    int64_t allowed, rows;
-    if (count_pairs(&mt, &allowed, &rows))
-      apply(a, &mt, allowed, rows);
+    /* Layers that share one mask (a model builds it once, or a binding
+     * handed the same contents over for each layer) count it once. */
+    if (same_masks(&mt, &last)) {
+      if (last_ok)
+        apply(a, &mt, last_allowed, last_rows);
+      continue;
+    }
+    last = mt;
+    last_ok = count_pairs(&mt, &last_allowed, &last_rows);
+    if (last_ok)
+      apply(a, &mt, last_allowed, last_rows);
   }
   free(u.one);
   free(u.count);

@@ -1490,18 +1490,28 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
        pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
     if ((st = usable(b, err)) || (st = check_name("value", s0, err)))
       return st;
-    if (!data)
-      return bad(err, "contents of '%s': no data", s0);
     nns__tensor *t;
-    if ((st = make_tensor(b, "contents of", s0, i32a, d.rank, d.dims, data,
-                          len, false, &t, err)))
+    if (!data) { /* the same contents as the last record that gave some */
+      const nns__tensor *last =
+          b->knowns.n ? VEC_AT(b->knowns, pknown, b->knowns.n - 1).t : NULL;
+      int64_t numel = 1;
+      bool ok = d.rank >= 0;
+      for (int32_t k = 0; ok && k < d.rank; k++)
+        ok = d.dims[k] >= 0 && nns__mul_i64(numel, d.dims[k], &numel);
+      if (!last || !ok || last->dtype != i32a || last->numel != numel)
+        return bad(err, "contents of '%s': no data, and the last value_data "
+                   "record's dtype or element count differs", s0);
+      t = (nns__tensor *)last;
+    } else if ((st = make_tensor(b, "contents of", s0, i32a, d.rank, d.dims,
+                                 data, len, false, &t, err))) {
       return st;
+    }
     pknown *k = vec_push(&b->arena, &b->knowns, sizeof *k);
     if (!k)
       return nomem(err);
-    k->name = t->name;
+    k->name = intern(b, s0);
     k->t = t;
-    return NNS_OK;
+    return k->name ? NNS_OK : nomem(err);
   }
   default:
     r->why = "unknown record tag";
