@@ -208,3 +208,20 @@ def test_hand_written_sdpa(kind):
         model(*args)
     assert calls.left_out > 0
     _check(model, args, {}, calls)
+
+
+def test_tokens_and_training_flops_per_token():
+    """tokens = batch x sequence of input_ids; the training FLOPs per token
+    are the recorded forward's and backward's FLOPs (the backward's own
+    Summary) over the tokens, not 3x the forward by assumption."""
+    model, _ = _hf("llama", "sdpa")
+    ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(3))
+    s = torch_api.analyze_training(model, (), {"input_ids": ids})
+    t = s.totals
+    assert t["tokens"] == ids.numel()
+    bwd = s.backward.totals["flops"]
+    assert bwd > t["flops"]  # gradients of activations and weights
+    assert t["train_flops"] == t["flops"] + bwd
+    assert t["train_flops_per_token"] == pytest.approx(
+        (t["flops"] + bwd) / ids.numel())
+    assert t["flops_unmasked_per_token"] < t["flops_per_token"]  # causal
