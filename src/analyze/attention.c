@@ -489,11 +489,13 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
 /* ==== Tokens ==== */
 
 /* An integer graph input that an embedding lookup reads as its indices (an
- * input of role 'c' of a node whose input 0 is a float weight): its
- * element count. Else, in a model with attention, batch x sequence of a
- * rank-3 float input [B, T, D]. Else 0. */
+ * input of a node whose input 0 is a float weight): its element count (the
+ * largest such, so that position ids [1, T] beside input_ids [B, T] do not
+ * count). Else, in a model with attention, batch x sequence of a rank-3
+ * float input [B, T, D]. Else 0. */
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
   const nns__graph *g = a->main;
+  int64_t best = 0;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = &g->nodes[i];
     if (!n->op || n->n_in < 2 || !n->in[0] || !n->op->roles ||
@@ -503,11 +505,13 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
     for (int32_t k = 1; k < n->n_in; k++) {
       const nns__value *v = n->in[k];
       int64_t c = numel_of(v);
-      if (v && v->is_graph_input && !v->init && c > 0 &&
+      if (v && v->is_graph_input && !v->init && c > best &&
           nns__dtype_is_int(v->type.dtype) && v->type.dtype != NNS_DT_BOOL)
-        return c;
+        best = c;
     }
   }
+  if (best)
+    return best;
   for (int32_t i = 0; a->attention && i < g->n_inputs; i++) {
     const nns__value *v = g->inputs[i];
     int64_t d[MAX_RANK];
