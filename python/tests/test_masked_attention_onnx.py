@@ -96,3 +96,26 @@ def test_mask_input_given_with_value(tmp_path):
     _expect(t, keep)
     t = _summary(tmp_path, _graph([], [inp], [], additive=False))
     assert t["macs_unmasked"] == t["macs"]  # contents unknown: dense
+
+
+def test_tokens(tmp_path):
+    """tokens: the element count of the integer input an embedding reads
+    (input_ids [2, 5], not the position ids [1, 5] beside it); none for a
+    model without such an input nor a [B, T, D] input with attention."""
+    i64 = TensorProto.INT64
+    g = helper.make_graph(
+        [helper.make_node("Gather", ["wpe", "pos"], ["pe"]),
+         helper.make_node("Gather", ["wte", "ids"], ["te"]),
+         helper.make_node("Add", ["te", "pe"], ["y"])], "emb",
+        [helper.make_tensor_value_info("pos", i64, [1, 5]),
+         helper.make_tensor_value_info("ids", i64, [2, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.zeros((16, 8), np.float32), "wte"),
+         numpy_helper.from_array(np.zeros((5, 8), np.float32), "wpe")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    t = _summary(tmp_path, model.SerializeToString())
+    assert t["tokens"] == 10
+    assert t["flops_per_token"] == t["flops"] / 10
+    t = _summary(tmp_path, _graph([], [], [], additive=True,
+                                  mask_name="scale"))
+    assert "tokens" not in t  # q, k, v are [B, H, L, E]
