@@ -41,10 +41,15 @@ def hand_over(b):
             tracked[n] = t
     if not tracked:
         return
-    producer = {}
+    producer = {}  # tracked value name -> its node
+    uses = []      # the Add and Where nodes
     for k, node in enumerate(g.nodes):
+        op = node[0]
+        if op == "Add" or op == "Where":
+            uses.append(node)
         for o in node[3]:
-            producer[o] = k
+            if o in tracked:
+                producer[o] = k
 
     def sources(name, depth=0):
         """The tracked values `name` is made from that the library can
@@ -63,7 +68,7 @@ def hand_over(b):
         return [name]
 
     want = []
-    for op, _, ins, _, _, _, _ in g.nodes:
+    for op, _, ins, _, _, _, _ in uses:
         if op == "Add" and len(ins) == 2:
             sides = [ins[0], ins[1]]
         elif op == "Where" and len(ins) == 3:

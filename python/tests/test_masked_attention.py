@@ -84,3 +84,20 @@ def test_multihead_attention_masks():
     t = _totals(M(), x, causal, kpm)
     keep = ~causal[None, None] & ~kpm[:, None, None, :]
     assert t["macs"] - t["macs_unmasked"] == _left_out(keep)
+
+
+def test_torch_tensor_left_as_it_was():
+    """The recording wraps torch.tensor / torch.as_tensor for a meta
+    `torch.tensor(0.0, device=...)` to keep its value (shadow.py), and puts
+    PyTorch's own functions back, also when the forward raises."""
+    tensor, as_tensor = torch.tensor, torch.as_tensor
+
+    class Fails(nn.Module):
+        def forward(self, x):
+            torch.tensor(0.0, device=x.device)
+            raise ValueError("the forward's own error")
+
+    _totals(Eager(window=2), torch.randn(B, T, D))
+    with pytest.raises(ValueError):
+        _totals(Fails(), torch.randn(B, T, D))
+    assert torch.tensor is tensor and torch.as_tensor is as_tensor
