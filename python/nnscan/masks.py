@@ -82,17 +82,18 @@ def hand_over(b):
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))
-    # One value shared by several tensors (the same mask built in every
-    # layer, computed once: shadow.py's memo) is handed over once: the
-    # names after the first carry no bytes (the record's "same as the
-    # last" form), and the library counts it once.
-    groups = {}  # id(value) -> (value, names)
+    # Values of one computation (the same mask built in every layer:
+    # shadow.py's memo) are handed over once: the names after the first
+    # carry no bytes (the record's "same as the last" form), and the
+    # library counts the mask once.
+    groups = {}  # computation (or value) -> (value, names)
     for name in dict.fromkeys(want):
         if name in g.known:
             continue
         v = shadows.value(tracked[name])
         if v is not None:
-            groups.setdefault(id(v), (v, []))[1].append(name)
+            k = shadows.key_of.get(id(v), id(v))
+            groups.setdefault(k, (v, []))[1].append(name)
     spent = 0
     for v, names in groups.values():
         n = v.numel() * v.element_size()

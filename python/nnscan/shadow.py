@@ -78,6 +78,12 @@ _META = torch.device("meta")
 _CPU = torch.device("cpu")
 
 
+def _storage(v):
+    """The address of the storage a CPU tensor's elements are in."""
+    s = v.untyped_storage() if hasattr(v, "untyped_storage") else v.storage()
+    return s.data_ptr()
+
+
 def _is_random(func, name):
     if name in RANDOM:
         return True
@@ -115,10 +121,13 @@ class Shadows:
         self.pending = []  # _Pending not yet run, oldest first
         # Values computed once per distinct computation: key (see _key) ->
         # output values. A model that builds the same mask in every layer
-        # (SDPA's math path with is_causal) gets one value, shared.
+        # (SDPA's math path with is_causal) computes it once and the layers
+        # share the value until one writes it in place (copy on write: see
+        # _unshare); masks.py hands it over once.
         self.memo = {}
-        self.key_of = {}   # id(value) -> key of the computation it came from
-        self.shared = set()  # ids of values that memo hits share
+        self.key_of = {}   # id(value) -> (key, output index) it came from
+        self.holders = {}  # id(value in memo) -> meta tensors holding it
+        self.by_storage = {}  # storage address -> values in memo on it
         self.alive = []    # values keyed by identity: their ids stay theirs
 
     # ---- reading ----
@@ -171,6 +180,8 @@ class Shadows:
         if isinstance(x, (torch.device, torch.dtype, torch.layout,
                           torch.memory_format)):
             return str(x)
+        if isinstance(x, float):
+            return ("float", x.hex())  # -0.0 is not 0.0
         try:
             hash(x)
         except TypeError:
@@ -180,17 +191,14 @@ class Shadows:
     def _compute(self, p):
         """Runs a pending op (its pending inputs first, through value) and
         puts its outputs' values in place of the pending entries; an op
-        computed before on the same values gives the same (shared) values."""
+        computed before on the same values gives the same values (shared)."""
         if p.done:
             return
         p.done = True
         key = self._key((p.func, p.args, p.kwargs), p.blank) \
             if not p.blank or all(not w for w in p.blank.values()) else None
         vals = self.memo.get(key) if key is not None else None
-        if vals is not None:
-            self.shared.update(id(v) for v in vals
-                               if isinstance(v, torch.Tensor))
-        else:
+        if vals is None:
             got = self._run(p.func, p.args, p.kwargs, p.blank)
             vals = ops_map._outs(got[0]) if got is not None else []
             n = sum(v.numel() * v.element_size() for v in vals
@@ -199,11 +207,15 @@ class Shadows:
                 vals = []
             else:
                 self.bytes += n
-                if key is not None:
+                if key is not None and all(
+                        v.numel() for v in vals if isinstance(v, torch.Tensor)):
                     self.memo[key] = vals
                     for i, v in enumerate(vals):
                         if isinstance(v, torch.Tensor):
                             self.key_of[id(v)] = (key, i)
+                            self.holders[id(v)] = []
+                            self.by_storage.setdefault(_storage(v), []) \
+                                .append(v)
         for i, o in enumerate(p.outs):
             if not isinstance(o, torch.Tensor):
                 continue
@@ -214,8 +226,33 @@ class Shadows:
             if isinstance(v, torch.Tensor) and list(v.shape) == list(o.shape) \
                     and v.dtype == o.dtype:
                 self.of[id(o)] = (o, v)
+                h = self.holders.get(id(v))
+                if h is not None:
+                    h.append(o)
             else:
                 self.drop(o)
+
+    def _unshare(self, t):
+        """Before `t` is written in place: the values in memo on the storage
+        its value is on stop being shared: the tensors holding them that
+        are not views of t's base get copies as they are now, and they
+        leave the memo. (Values computed inside the dispatch mode are not
+        marked as views, so the storage says what a write reaches; the
+        meta tensors are, so `_base` says which tensors are t's.)"""
+        v = self.value(t)
+        if v is None or not v.numel():
+            return
+        root = t._base if t._base is not None else t
+        for u in self.by_storage.pop(_storage(v), ()):
+            k = self.key_of.pop(id(u), None)
+            if k is not None and k[0] in self.memo \
+                    and self.memo[k[0]][k[1]] is u:
+                del self.memo[k[0]]
+            for h in self.holders.pop(id(u), ()):
+                e = self.of.get(id(h))
+                if e is not None and e[0] is h and e[1] is u and \
+                        (h._base if h._base is not None else h) is not root:
+                    self.of[id(h)] = (h, u.clone())
 
     def compute_all(self):
         """Runs every pending op, oldest first (before a write in place)."""
@@ -381,12 +418,10 @@ class Shadows:
                 return out
         if targets:
             # A write in place (pending ops ran above): the target's value is
-            # read and written now; a value shared with other tensors (memo)
-            # is copied first.
+            # read and written now, no longer shared (_unshare).
             for t in targets:
-                v = self.value(t)
-                if v is not None and id(v) in self.shared:
-                    self.of[id(t)] = (t, v.clone())
+                if self.holders:
+                    self._unshare(t)
             got = self._run(func, args, kwargs, blank)
             vals = ops_map._outs(got[0]) if got is not None else []
             if len(vals) != len(outs):

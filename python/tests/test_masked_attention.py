@@ -101,3 +101,28 @@ def test_torch_tensor_left_as_it_was():
     with pytest.raises(ValueError):
         _totals(Fails(), torch.randn(B, T, D))
     assert torch.tensor is tensor and torch.as_tensor is as_tensor
+
+
+def test_shared_mask_values_copy_on_write():
+    """Masks built the same way are computed once and shared on the meta
+    path (shadow.py's memo); a write in place into one, directly or through
+    a view, must not reach the others. The values steer the output's shape
+    (read with .item()), compared with the real forward's."""
+    from nnscan import recorder
+
+    class M(nn.Module):
+        def forward(self, x):
+            a = torch.ones(6, 6, dtype=torch.bool, device=x.device).tril()
+            b = torch.ones(6, 6, dtype=torch.bool, device=x.device).tril()
+            c = torch.ones(6, 6, dtype=torch.bool, device=x.device).tril()
+            b[:, :2].fill_(False)  # through a view
+            c.zero_()
+            d = torch.ones(6, 6, dtype=torch.bool, device=x.device).tril()
+            n = [int(t.sum().item()) for t in (a, b, c, d)]
+            return x.new_zeros(n[0], n[1] + 1, n[2] + 1, n[3])
+
+    x = torch.randn(2)
+    want = list(M()(x).shape)
+    assert want == [21, 11, 1, 21]  # 21 - 6 - 5 for b
+    rec = recorder.record_model(M(), (x,), {}, device="meta")
+    assert list(rec.outputs.shape) == want
