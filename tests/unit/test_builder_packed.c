@@ -493,7 +493,7 @@ static void test_value_data(void) {
   unsigned char causal[16];
   for (int i = 0; i < 16; i++)
     causal[i] = i % 4 <= i / 4;
-  w_u8(&b, 23);
+  w_u8(&b, 24);
   w_str(&b, "m");
   w_i32(&b, NNS_DT_BOOL);
   w_i32(&b, 2);
@@ -519,7 +519,7 @@ static void test_value_data(void) {
   }
   /* "The same as the last": a second name sharing the contents. */
   b.n = end;
-  w_u8(&b, 23);
+  w_u8(&b, 24);
   w_str(&b, "cond");
   w_i32(&b, NNS_DT_BOOL);
   w_i32(&b, 2);
@@ -530,7 +530,7 @@ static void test_value_data(void) {
   nns_model_free(m);
   /* ... but not as the first, nor with another element count */
   b.n = data_at;
-  w_u8(&b, 23);
+  w_u8(&b, 24);
   w_str(&b, "m");
   w_i32(&b, NNS_DT_BOOL);
   w_i32(&b, 0);
@@ -539,7 +539,7 @@ static void test_value_data(void) {
   CHECK(strstr(err.message, "'m'") != NULL);
   /* A name the graph lacks fails finish, naming it; short data is refused. */
   b.n = data_at;
-  w_u8(&b, 23);
+  w_u8(&b, 24);
   w_str(&b, "nowhere");
   w_i32(&b, NNS_DT_BOOL);
   w_i32(&b, 0);
@@ -548,7 +548,7 @@ static void test_value_data(void) {
   CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_NOTFOUND);
   CHECK(strstr(err.message, "nowhere") != NULL);
   b.n = data_at;
-  w_u8(&b, 23);
+  w_u8(&b, 24);
   w_str(&b, "m");
   w_i32(&b, NNS_DT_BOOL);
   w_i32(&b, 1);
