@@ -867,7 +867,7 @@ typedef struct nns_counts {
   int64_t weight_bytes_read;
   /* As macs / flops, but the two attention products (Q.K^T and P.V) count
    * only the (query, key) pairs the attention mask allows, where the mask's
-   * contents are known (docs/metrics.md, "Attention, experts, tokens");
+   * contents are known (docs/metrics.md, "Masked attention, tokens");
    * equal to macs / flops elsewhere. */
   int64_t macs_unmasked;
   int64_t flops_unmasked;

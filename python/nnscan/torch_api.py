@@ -214,7 +214,7 @@ def analyze_training(module, args, kwargs, max_depth=None,
                          wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
     # Training FLOPs as recorded: the forward's and the backward's totals
-    # (docs/metrics.md, "Attention, experts, tokens"), per token where the
+    # (docs/metrics.md, "Masked attention, tokens"), per token where the
     # forward has a token dimension. The backward is counted dense: it has
     # no unmasked form yet.
     t = s.totals

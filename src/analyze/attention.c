@@ -2,7 +2,7 @@
  * Attention as LLM people count it: the two products of
  * softmax(Q.K^T * scale + mask).V over the (query, key) pairs the mask
  * allows (macs_unmasked, flops_unmasked), and the model's token count
- * (docs/metrics.md, "Attention, experts, tokens").
+ * (docs/metrics.md, "Masked attention, tokens").
  *
  * The pattern is found from the operator table's `attn` marks, never from
  * op names: a softmax whose input goes back, through scales, reshapes,
