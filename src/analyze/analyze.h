@@ -114,6 +114,12 @@ typedef struct nns__analysis {
    * (memory.c; saturated at INT64_MAX). */
   int64_t *live_bytes;
   size_t peak_position;       /* first position where the curve peaks */
+  /* A recorded training step's (train.c): the checkpoint plan (layers in
+   * the order chosen) and the step's settings (interned; NULL without). */
+  size_t n_plan;
+  uint32_t *plan;
+  int train_master;
+  const char *train_recorded_on, *train_target, *train_loss;
 } nns__analysis;
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -158,6 +164,11 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
+/* train.c: a recorded training step's saved bytes per layer, its peak and
+ * checkpoint plan (into a->layers[].counts and a->totals); nothing
+ * without one (nns_model_set_train_step). */
+nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
+                              nns_optimizer opt, nns_error *err);
 /* The live-activation curve of an analysed model: the number of points
  * (main-graph nodes in running order), and for point i its live bytes and
  * the layer (preorder index) holding the node. 0 points when the model was

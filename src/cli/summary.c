@@ -35,7 +35,7 @@ const char cli_summary_usage[] =
     "                         tensors): control flow (If) and shape\n"
     "                         arithmetic fold on it, e.g. --value sr=16000\n"
     "  --batch N              set the first dim of every graph input\n"
-    "  --optimizer sgd|momentum|adam   for the training estimate (default "
+    "  --optimizer sgd|momentum|adam|adamw  for the training estimate (default "
     "adam)\n"
     "  --wrap start|middle|end    where long names are shortened (default "
     "middle)\n"

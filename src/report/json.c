@@ -236,6 +236,7 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   j_value(o, m, l.output_value);
   nns__out_str(o, ", ");
   j_counts(o, &counts);
+  nns__json_train_layer(o, m, &counts);
   nns__out_str(o, ", \"rf\": ");
   j_rf(o, m, i, &rf);
   nns__out_str(o, "}");
@@ -337,6 +338,12 @@ static void j_totals(nns__out *o, const nns_model *m) {
   j_int(o, "peak_activation_bytes", t.peak_activation_bytes);
   nns__out_str(o, ", \"peak_node\": ");
   nns__out_json_str(o, t.peak_node);
+  if (nns__json_train_totals(o, m)) {
+    nns__out_str(o, ",\n    \"rf\": ");
+    j_rf(o, NULL, 0, &rf);
+    nns__out_str(o, "},\n");
+    return;
+  }
   nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, ", ");

@@ -759,10 +759,11 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
   nns__fmt_clever(d, sizeof d, t.train_optimizer_bytes, true);
   nns__fmt_clever(e, sizeof e, t.train_activation_bytes, true);
   const char *optimizer = nns_optimizer_name(t.optimizer);
-  nns__out_fmt(o,
-               "Training estimate (%s): %s = params %s + gradients %s + "
-               "optimizer %s + activations %s\n",
-               optimizer ? optimizer : "?", a, b, c, d, e);
+  if (!nns__text_train_footer(o, m))
+    nns__out_fmt(o,
+                 "Training estimate (%s): %s = params %s + gradients %s + "
+                 "optimizer %s + activations %s\n",
+                 optimizer ? optimizer : "?", a, b, c, d, e);
   text_rule(o, "-", width);
   bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
   total_str(a, sizeof a, all.flops, false, partial);
