@@ -1190,6 +1190,8 @@ enum {
   NNS_COL_RF = 1u << 5,      /* receptive field, effective stride, padding */
   NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
   NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
+  NNS_COL_SAVED = 1u << 8,   /* saved for backward: shown whenever a
+                                training step was recorded, never without */
   NNS_COL_DEFAULT = NNS_COL_PARAMS,
   NNS_COL_ALL = 0xffu
 };

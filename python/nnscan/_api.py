@@ -66,12 +66,32 @@ class ReportOptions(Sized):
                 ("model_path", c_char_p)]
 
 
+class TrainStep(Sized):
+    _fields_ = [("size", c_size_t), ("moment_count", c_size_t),
+                ("moment_phase", POINTER(c_int)),
+                ("moment_label", POINTER(c_char_p)),
+                ("moment_path", POINTER(c_char_p)),
+                ("event_count", c_size_t),
+                ("event_moment", POINTER(ctypes.c_uint32)),
+                ("event_bytes", POINTER(c_int64)),
+                ("saved_count", c_size_t),
+                ("saved_path", POINTER(c_char_p)),
+                ("saved_region", POINTER(c_char_p)),
+                ("saved_bytes", POINTER(c_int64)),
+                ("saved_made", POINTER(c_int64)),
+                ("saved_freed", POINTER(c_int64)),
+                ("master_weights", c_int), ("budget_bytes", c_int64),
+                ("recorded_on", c_char_p), ("target", c_char_p),
+                ("loss", c_char_p)]
+
+
 # Structs the header test checks: ctypes class -> C type name.
 STRUCTS = {
     NnsError: "nns_error", LoadOptions: "nns_load_options",
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
+    TrainStep: "nns_train_step",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -160,6 +180,8 @@ FUNCTIONS = {
     "nns_model_set_module": (c_status, [c_void_p, c_char_p, c_char_p,
                                         c_size_t, POINTER(NnsError)]),
     "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
+                                            POINTER(NnsError)]),
+    "nns_model_set_train_step": (c_status, [c_void_p, POINTER(TrainStep),
                                             POINTER(NnsError)]),
 }
 

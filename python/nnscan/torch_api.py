@@ -126,8 +126,10 @@ class TorchSummary(Summary):
 
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
-                   wrap="mid", optimizer="adam", name=None, custom_ops=None):
-    """Record (or export) `module` on the inputs and analyse it."""
+                   wrap="mid", optimizer="adam", name=None, custom_ops=None,
+                   step=None):
+    """Record (or export) `module` on the inputs and analyse it; `step`
+    (train.py's hand-over) gives the library a recorded training step."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -145,6 +147,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
+    if step is not None:
+        step(handle)
     handle.analyze(optimizer)
     return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
@@ -255,7 +259,9 @@ def export_onnx(module, args, kwargs):
 def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             receptive_field=False, effective_rf_stats=False, *, inputs=None,
             dtype=None, columns=None, method="record", device="auto",
-            backward=False, file=None, width=0):
+            backward=False, file=None, width=0, training=False,
+            optimizer="adam", master_weights=False, loss=None, budget=None,
+            target=None):
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
@@ -265,6 +271,14 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     trainable / non-trainable / total params, model size, FLOPs, MACs and
     DMAs. max_depth=None shows every depth; deeper layers add into their
     ancestor. backward=True adds the backward pass (see backward.py).
+    training=True runs one training step on meta tensors (train.py) and
+    reports what autograd saves per module, gradient and `optimizer`
+    ("sgd", "momentum", "adam", "adamw") bytes, the step's peak, and with
+    `budget` (bytes or "24GB") the modules to checkpoint to fit; `loss`
+    (outputs -> scalar) is what is differentiated, `master_weights` keeps
+    fp32 copies of 16-bit parameters, `target` names the device the step
+    will run on (what is saved follows the CPU's graph; the report says
+    so when another is named).
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
@@ -278,9 +292,17 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                              columns=tuple(cols), wrap=wrap_mode,
                              device=device)
     else:
+        step = None
+        if training:
+            from . import train
+            step = train.handover(module, args, kwargs, optimizer=optimizer,
+                                  loss=loss, master_weights=master_weights,
+                                  budget=budget, target=target)
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
-                           wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
+                           wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),
+                           optimizer=optimizer if training else "adam",
+                           step=step)
     text = s.to_text(width=width)
     if backward:
         # the backward table's rows (its root row holds the totals); the

@@ -62,18 +62,7 @@ class _Facts:
         self.saved = {}      # storage key -> [first saver, region, bytes,
         #                      made-event, freed-event]
         self.phase = "forward"
-        self.label = None
-        self.path = None
-
-    def moment(self, phase, label, path):
-        """Starts a new moment, unless it would be the same as the last."""
-        if self.moments and self.moments[-1] == (phase, label, path) \
-                and not self._used():
-            return
-        if self.moments and not self._used():
-            self.moments[-1] = (phase, label, path)
-            return
-        self.moments.append((phase, label, path))
+        self.loss = ""
 
     def _used(self):
         return bool(self.ev_moment) and \
@@ -108,6 +97,8 @@ class _Storages:
         self.live = {}     # id(storage) -> (weakref, bytes, event, made in)
         self.static = {}   # id(storage) -> weakref: params, state, inputs
         self.inputs = set()  # id(storage) of the model's inputs
+        self.outside = []  # saved tensors made outside the step: kept, so
+        #                    their storages' ids stay theirs
         self.closed = False  # the step is over: later frees are not its
 
     def keep_static(self, tensors):
@@ -131,9 +122,12 @@ class _Storages:
         if self._is_static(st):
             return None
         n = st.nbytes()
-        ev = self.f.event(n)
-        e = (weakref.ref(st, lambda _r, k=k: self._freed(k)), n, ev,
-             self.stack.b.scope)
+        f = self.f
+        scope = self.stack.b.scope
+        if f.phase == "forward" and (not f.moments or f.moments[-1][2] != scope):
+            f.moments.append(("forward", "forward", scope))
+        ev = f.event(n)
+        e = (weakref.ref(st, lambda _r, k=k: self._freed(k)), n, ev, scope)
         self.live[k] = e
         return e
 
@@ -148,8 +142,7 @@ class _Storages:
 
     def saved(self, t):
         """The pack hook's work: t is saved by the current module."""
-        if self.closed or not isinstance(t, torch.Tensor) \
-                or t.device.type != "meta":
+        if self.closed or not isinstance(t, torch.Tensor):
             return
         st = t.untyped_storage()
         k = id(st)
@@ -164,6 +157,11 @@ class _Storages:
         elif k in self.inputs and self._is_static(st):
             # a model input: counted at the root, live all step long
             self.f.saved[k] = ["", "", st.nbytes(), -1, -1]
+        elif not self._is_static(st):
+            # made outside the step (a tensor the loss= callable captured):
+            # live all step long, at its saver
+            self.f.saved[k] = [scope, "", st.nbytes(), -1, -1]
+            self.outside.append(t)
 
 
 class _Scope:
@@ -195,7 +193,14 @@ class _StepMode(TorchDispatchMode):
         except Exception:  # noqa: BLE001 - re-raised unless answered
             out = sh.answer(func, args, kwargs) if sh is not None else None
             if out is None:
-                raise
+                # a real tensor the user's loss= captured (the targets)
+                # meets a meta output: it joins the meta device
+                if not _mixed(args, kwargs):
+                    raise
+                args, kwargs = recorder.map_tensors(
+                    (args, kwargs), lambda t: t if t.is_meta
+                    else recorder.to_meta_inputs(t, sh))
+                out = func(*args, **kwargs)
         else:
             if sh is not None:
                 out = sh.follow(func, args, kwargs, out)
@@ -214,14 +219,23 @@ class _StepMode(TorchDispatchMode):
         self.fresh = []
 
 
+def _mixed(args, kwargs):
+    ts = flatten((args, kwargs))
+    return any(t.is_meta for t in ts) and any(not t.is_meta for t in ts)
+
+
 def _loss_of(out, loss):
+    """(the scalar to differentiate, what it is)."""
     if loss is not None:
-        return loss(out)
+        lo = loss(out)
+        if not isinstance(lo, torch.Tensor) or lo.numel() != 1:
+            raise StepError("loss= must return a one-element tensor")
+        return lo, "loss="
     lo = getattr(out, "loss", None)
     if lo is None and isinstance(out, dict):
         lo = out.get("loss")
     if isinstance(lo, torch.Tensor):
-        return lo
+        return lo, "output.loss"
     ts = [t for t in flatten(out)
           if t.is_floating_point() and t.requires_grad]
     if not ts:
@@ -230,7 +244,7 @@ def _loss_of(out, loss):
     total = ts[0].sum()
     for t in ts[1:]:
         total = total + t.sum()
-    return total
+    return total, "sum of outputs"
 
 
 def _optimizer(name, params):
@@ -306,11 +320,11 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
         with torch.enable_grad(), stack, mode, \
                 torch.autograd.graph.saved_tensors_hooks(pack, _unpack):
             out = target(*margs, **mkw)
-            facts.moment("forward", "loss", "")
-            lo = _loss_of(out, loss)
+            facts.moments.append(("forward", "loss", ""))
+            lo, facts.loss = _loss_of(out, loss)
             mode.note_nodes()
+        facts.phase = "backward"
         # backward: ops between two node hooks are the later node's
-        label = {}
 
         def on_node(fn, scope):
             def hook(*_):
@@ -332,10 +346,14 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
         finally:
             for h in handles:
                 h.remove()
-        del lo, label
-        if facts.moments[-1] == ("backward", "", "") and not facts._used():
-            facts.moments.pop()
+        del lo
+        if facts.moments[-1] == ("backward", "", ""):
+            if facts._used():
+                facts.moments[-1] = ("backward", "after the last node", "")
+            else:
+                facts.moments.pop()
         # the optimizer step on the gradients, then zero_grad
+        facts.phase = "optimizer"
         facts.moments.append(("optimizer", "optimizer step", ""))
         with mode:
             for q, g in zip(stand, grads):
@@ -361,3 +379,73 @@ class _nothing:
 
 def _unpack(t):
     return t
+
+
+def hand_over(handle, facts, master_weights=False, budget=None, target=None):
+    """Gives the step's facts to the library (nns_model_set_train_step);
+    the next analysis counts them."""
+    lib = _api.lib()
+    f = facts
+    nm, ne = len(f.moments), len(f.ev_bytes)
+    saved = list(f.saved.values())
+    ns = len(saved)
+    names = _api.c_name
+
+    def arr(ctype, values):
+        return (ctype * max(1, len(values)))(*values)
+    step = _api.TrainStep()
+    keep = [arr(ctypes.c_int, [PHASE[m[0]] for m in f.moments]),
+            arr(ctypes.c_char_p, [names(m[1]) for m in f.moments]),
+            arr(ctypes.c_char_p, [names(m[2]) for m in f.moments]),
+            arr(ctypes.c_uint32, f.ev_moment),
+            arr(ctypes.c_int64, f.ev_bytes),
+            arr(ctypes.c_char_p, [names(x[0]) for x in saved]),
+            arr(ctypes.c_char_p, [names(x[1]) for x in saved]),
+            arr(ctypes.c_int64, [x[2] for x in saved]),
+            arr(ctypes.c_int64, [x[3] for x in saved]),
+            arr(ctypes.c_int64, [x[4] for x in saved])]
+    step.moment_count, step.event_count, step.saved_count = nm, ne, ns
+    (step.moment_phase, step.moment_label, step.moment_path,
+     step.event_moment, step.event_bytes, step.saved_path, step.saved_region,
+     step.saved_bytes, step.saved_made, step.saved_freed) = keep
+    step.master_weights = int(bool(master_weights))
+    step.budget_bytes = int(budget or 0)
+    step.recorded_on = b"meta"
+    step.target = target.encode() if target else None
+    step.loss = f.loss.encode()
+    err = _api.NnsError()
+    _api.check(lib.nns_model_set_train_step(handle.ptr, ctypes.byref(step),
+                                            ctypes.byref(err)),
+               err, "nns_model_set_train_step")
+
+
+def parse_budget(budget):
+    """Bytes from an int, or a string such as "24GB", "24 GiB", "512MB"."""
+    if budget is None or isinstance(budget, int):
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget must be positive, not {budget!r}")
+        return budget
+    if isinstance(budget, float):
+        return parse_budget(int(budget))
+    import re
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKMGT]?)(i?)[bB]?\s*",
+                     str(budget))
+    if not m:
+        raise ValueError(f"budget {budget!r}: give bytes or a size such as "
+                         "'24GB' or '16GiB'")
+    scale = (1024 if m.group(3) else 1000) ** \
+        " KMGT".index(m.group(2).upper() or " ")
+    return parse_budget(int(float(m.group(1)) * scale))
+
+
+def handover(module, args, kwargs, optimizer="adam", loss=None,
+             master_weights=False, budget=None, target=None):
+    """Runs the step now and returns what gives it to a library handle
+    (torch_api.analyze_module's `step`)."""
+    budget = parse_budget(budget)
+    if target is not None and not isinstance(target, str):
+        target = str(target)
+    facts, _ = record_step(module, args, kwargs, optimizer=optimizer,
+                           loss=loss, master_weights=master_weights)
+    return lambda handle: hand_over(handle, facts, master_weights, budget,
+                                    target)

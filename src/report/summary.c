@@ -20,7 +20,7 @@
 
 enum col_id {
   C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_MACS, C_DMAS,
-  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_COUNT
+  C_RF, C_STRIDE, C_PAD, C_ACT, C_SAVED, C_PCT_PARAMS, C_PCT_MACS, C_COUNT
 };
 
 typedef struct col_def {
@@ -43,6 +43,7 @@ static const col_def cols[C_COUNT] = {
     [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
     [C_PAD] = {"Pad", "rf_padding", NNS_COL_RF, true},
     [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
+    [C_SAVED] = {"Saved", "saved_bytes", NNS_COL_SAVED, true},
     [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
     [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
 };
@@ -200,6 +201,10 @@ static nns_status grid_build(grid *g, const nns_model *m,
                              const nns_report_options *o, bool csv) {
   memset(g, 0, sizeof *g);
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
+  if (nns__totals_of(m).train_step)
+    want |= NNS_COL_SAVED;
+  else
+    want &= ~(unsigned)NNS_COL_SAVED;
   for (int c = 0; c < C_COUNT; c++)
     if (!cols[c].flag || (want & cols[c].flag))
       g->id[g->ncols++] = (enum col_id)c;
@@ -264,6 +269,10 @@ static nns_status grid_build(grid *g, const nns_model *m,
       case C_ACT:
         nns__fmt_number(buf, sizeof buf, k->activation_bytes,
                         all.activation_bytes, o->numbers, true, csv);
+        break;
+      case C_SAVED:
+        nns__fmt_number(buf, sizeof buf, k->saved_bytes, all.saved_bytes,
+                        o->numbers, true, csv);
         break;
       case C_PCT_PARAMS:
         nns__fmt_ratio(buf, sizeof buf, k->params, all.params);

@@ -114,9 +114,9 @@ bool nns__text_train_footer(nns__out *o, const nns_model *m) {
                par, saved, grad, opt);
   if (target && on && strcmp(target, on) != 0)
     nns__out_fmt(o,
-                 "  what autograd saves follows %s's graph (CPU's kernels); "
-                 "on %s some ops save otherwise (dropout masks, attention "
-                 "kernels)\n",
+                 "  what autograd saves follows the CPU kernels' graph "
+                 "(recorded on %s); on %s some ops save otherwise (dropout "
+                 "masks, attention kernels)\n",
                  on, target);
   if (t.checkpoint_budget_bytes > 0) {
     char budget[32], after[32];

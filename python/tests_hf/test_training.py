@@ -1,0 +1,199 @@
+"""summary(..., training=True) against PyTorch's own view of a real step.
+
+A GPT-2-style transformer (Hugging Face GPT2LMHeadModel from a small
+config) and a CNN (torchvision's ResNet-18), batch > 1, training mode. The
+references are independent of nnscan's step on meta: a real CPU step with
+a saved-tensor hook (what autograd saves per top-level module), PyTorch's
+memory tracker (torch.distributed._tools.mem_tracker.MemTracker) over a
+real steady-state step (forward, backward, AdamW), and the gradients and
+optimizer state PyTorch really allocates.
+"""
+import contextlib
+import threading
+
+import pytest
+import torch
+from torch.distributed._tools.mem_tracker import MemTracker
+
+import nnscan
+
+
+def gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=5000,
+                     n_positions=256, bos_token_id=0, eos_token_id=0,
+                     use_cache=False)
+    model = GPT2LMHeadModel(cfg)
+    ids = torch.randint(0, 5000, (4, 128))
+    return model, (), {"input_ids": ids, "labels": ids}, None
+
+
+def cnn():
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    x = torch.randn(4, 3, 64, 64)
+    target = torch.randint(0, 10, (4,))
+    return model, (x,), {}, \
+        lambda out: torch.nn.functional.cross_entropy(out, target)
+
+
+MODELS = {"gpt2": gpt2, "cnn": cnn}
+
+
+def _loss(out, loss):
+    return loss(out) if loss is not None else out.loss
+
+
+@contextlib.contextmanager
+def _module_paths(model):
+    """The stack of module paths while the forward runs (global hooks)."""
+    path_of = {id(m): n for n, m in model.named_modules()}
+    stack = [""]
+    me = threading.get_ident()
+
+    def pre(mod, _inputs):
+        if threading.get_ident() == me:
+            stack.append(path_of.get(id(mod), stack[-1]))
+
+    def post(mod, _inputs, _out):
+        if threading.get_ident() == me:
+            stack.pop()
+    mm = torch.nn.modules.module
+    hs = [mm.register_module_forward_pre_hook(pre),
+          mm.register_module_forward_hook(post)]
+    try:
+        yield stack
+    finally:
+        for h in hs:
+            h.remove()
+
+
+def saved_by_top_module(model, args, kwargs, loss):
+    """Bytes autograd saves on a real CPU training step, per top-level
+    module ("" the model's own ops and its inputs), each storage once at
+    its first saver, parameters and buffers left out."""
+    model.train()
+    static = {t.untyped_storage().data_ptr() for t in
+              list(model.parameters()) + list(model.buffers())}
+    inputs = {t.untyped_storage().data_ptr() for t in
+              list(args) + list(kwargs.values())}
+    seen, per = set(), {}
+    keep = []
+    with _module_paths(model) as stack:
+        def pack(t):
+            st = t.untyped_storage()
+            key = (st.data_ptr(), st.nbytes())
+            if st.data_ptr() not in static and key not in seen:
+                seen.add(key)
+                keep.append(t)   # the storage stays alive: keys stay unique
+                # the model's inputs count at the root (docs/metrics.md)
+                top = "" if st.data_ptr() in inputs \
+                    else stack[-1].split(".")[0]
+                per[top] = per.get(top, 0) + st.nbytes()
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(*args, **kwargs)
+            _loss(out, loss)
+    return per
+
+
+def real_step(model, args, kwargs, loss, modules=()):
+    """MemTracker's peak over a steady-state step (AdamW), the gradient
+    bytes and the optimizer state bytes; `modules` are run under
+    activation checkpointing."""
+    import torch.utils.checkpoint as cp
+    model.train()
+    originals = {}
+    for path in modules:
+        mod = model.get_submodule(path)
+        originals[path] = mod.forward
+        fwd = mod.forward
+        mod.forward = (lambda f: lambda *a, **k: cp.checkpoint(
+            f, *a, use_reentrant=False, **k))(fwd)
+    opt = torch.optim.AdamW(model.parameters())
+
+    def step():
+        out = model(*args, **kwargs)
+        _loss(out, loss).backward()
+        grads = sum(p.grad.untyped_storage().nbytes()
+                    for p in model.parameters() if p.grad is not None)
+        opt.step()
+        opt.zero_grad()
+        return out, grads
+    try:
+        step()   # the first step makes the optimizer's state
+        mt = MemTracker()
+        mt.track_external(model, opt, *args, *kwargs.values())
+        with mt:
+            _, grads = step()
+        peak = max(d["Total"] for d in mt.get_tracker_snapshot("peak").values())
+    finally:
+        for path, f in originals.items():
+            model.get_submodule(path).forward = f
+    state = sum(v.untyped_storage().nbytes() for s in opt.state.values()
+                for v in s.values() if isinstance(v, torch.Tensor))
+    return peak, grads, state
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def case(request):
+    model, args, kwargs, loss = MODELS[request.param]()
+    s = nnscan.summary(model, inputs=kwargs or args, training=True,
+                       optimizer="adamw", loss=loss, file=False)
+    return request.param, model, args, kwargs, loss, s
+
+
+def test_saved_bytes_per_top_level_module(case):
+    name, model, args, kwargs, loss, s = case
+    want = saved_by_top_module(model, args, kwargs, loss)
+    assert sum(want.values()) > 0
+    tops = [l for l in s.layers if l["path"] and "." not in l["path"]]
+    got = {l["path"]: l["saved_bytes"] for l in tops}
+    own = s.layer("")["saved_bytes"] - sum(got.values())
+    got[""] = own
+    for path in set(want) | set(got):
+        w, g = want.get(path, 0), got.get(path, 0)
+        assert abs(g - w) <= 0.02 * max(w, 1), (name, path, g, w)
+    assert s.totals["saved_bytes"] == sum(want.values())
+
+
+def test_train_peak_within_ten_percent_of_memtracker(case):
+    name, model, args, kwargs, loss, s = case
+    peak, _, _ = real_step(model, args, kwargs, loss)
+    got = s.totals["train_peak_bytes"]
+    assert abs(got - peak) <= 0.10 * peak, (name, got, peak)
+    assert s.totals["training"]["estimate"] is False
+    assert s.totals["training"]["peak_at"]["phase"] in (
+        "forward", "backward", "optimizer")
+
+
+def test_grads_and_optimizer_state_exact(case):
+    name, model, args, kwargs, loss, s = case
+    _, grads, state = real_step(model, args, kwargs, loss)
+    assert s.totals["grad_bytes"] == grads, name
+    assert s.totals["optimizer_bytes"] == state, name
+
+
+def test_checkpoint_plan_fits_on_a_real_step():
+    """The modules the plan names, checkpointed on a real step, bring
+    MemTracker's peak near the budget (within the ±10 % the peak itself
+    is held to)."""
+    model, args, kwargs, loss = gpt2()
+    full = nnscan.summary(model, inputs=kwargs, training=True,
+                          optimizer="adamw", file=False)
+    peak = full.totals["train_peak_bytes"]
+    budget = int(peak * 0.85)
+    s = nnscan.summary(model, inputs=kwargs, training=True,
+                       optimizer="adamw", budget=budget, file=False)
+    plan = s.totals["training"]["checkpoint"]
+    assert plan["budget_bytes"] == budget and plan["modules"]
+    assert plan["fits"] and plan["peak_bytes"] <= budget
+    measured, _, _ = real_step(model, args, kwargs, loss,
+                               modules=plan["modules"])
+    assert measured <= budget * 1.10, (measured, budget, plan["modules"])
+    for path in plan["modules"]:
+        row = s.layer(path)
+        assert row["checkpoint_saves_bytes"] > 0
+        assert row["checkpoint_recompute_flops"] == row["flops"]
