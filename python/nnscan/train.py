@@ -291,14 +291,23 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
     ins = [t for t in flatten((margs, mkw))]
     st.keep_static(ins)
     st.inputs = {id(t.untyped_storage()) for t in ins}
-    # the optimizer works on stand-ins (fp32 masters with master_weights),
-    # stepped once unobserved so that its state exists (steady state)
+    # The optimizer steps stand-ins (fp32 masters with master_weights) of
+    # one parameter per shape and dtype: PyTorch's per-parameter loop (its
+    # CPU default) frees each parameter's temporaries before the next, so
+    # every parameter of a shape makes the same events and the others add
+    # nothing to the peak (their state is counted by the library). A first
+    # step, unobserved, makes the state: the observed one is steady.
     master = master_weights and any(
         p.dtype in (torch.float16, torch.bfloat16) for p in params)
-    stand = [torch.empty(p.shape, dtype=torch.float32 if master
-                         and p.dtype in (torch.float16, torch.bfloat16)
-                         else p.dtype, device="meta").requires_grad_(True)
-             for p in params]
+    reps = {}
+    for i, p in enumerate(params):
+        reps.setdefault((tuple(p.shape), p.dtype), i)
+    reps = list(reps.values())
+    stand = [torch.empty(params[i].shape, dtype=torch.float32 if master
+                         and params[i].dtype in (torch.float16,
+                                                 torch.bfloat16)
+                         else params[i].dtype,
+                         device="meta").requires_grad_(True) for i in reps]
     opt = _optimizer(optimizer, stand) if stand else None
     if opt is not None:
         for q in stand:
@@ -324,6 +333,9 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
             lo, facts.loss = _loss_of(out, loss)
             mode.note_nodes()
         facts.phase = "backward"
+        # the backward and the optimizer read no values: no shadows (their
+        # in-place ops would make every pending shadow compute)
+        mode.shadows = None
         # backward: ops between two node hooks are the later node's
 
         def on_node(fn, scope):
@@ -356,9 +368,11 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
         facts.phase = "optimizer"
         facts.moments.append(("optimizer", "optimizer step", ""))
         with mode:
-            for q, g in zip(stand, grads):
+            for q, i in zip(stand, reps):
+                g = grads[i]
                 if g is not None:
                     q.grad = g.float() if g.dtype != q.dtype else g
+            g = None
             if opt is not None:
                 opt.step()
                 opt.zero_grad(set_to_none=True)

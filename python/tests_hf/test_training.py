@@ -9,6 +9,8 @@ real steady-state step (forward, backward, AdamW), and the gradients and
 optimizer state PyTorch really allocates.
 """
 import contextlib
+import json
+import os
 import threading
 
 import pytest
@@ -167,6 +169,16 @@ def test_train_peak_within_ten_percent_of_memtracker(case):
     assert s.totals["training"]["estimate"] is False
     assert s.totals["training"]["peak_at"]["phase"] in (
         "forward", "backward", "optimizer")
+
+
+def test_json_follows_the_schema(case):
+    import jsonschema
+    name, _, _, _, _, s = case
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "docs", "summary.schema.json")
+    with open(path) as f:
+        jsonschema.validate(json.loads(s.to_json()), json.load(f))
+    assert "Saved" in s.to_text().splitlines()[1], name
 
 
 def test_grads_and_optimizer_state_exact(case):
