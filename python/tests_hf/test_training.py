@@ -209,3 +209,93 @@ def test_checkpoint_plan_fits_on_a_real_step():
         row = s.layer(path)
         assert row["checkpoint_saves_bytes"] > 0
         assert row["checkpoint_recompute_flops"] == row["flops"]
+
+
+# ---- counted by hand: Linear(8, 16), ReLU, Linear(16, 4), batch 3 ----
+
+B, D, H, O = 3, 8, 16, 4
+
+
+def mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(),
+                               torch.nn.Linear(H, O))
+
+
+def run(**kw):
+    return nnscan.summary(mlp(), inputs=torch.randn(B, D), training=True,
+                          file=False, **kw)
+
+
+def test_saved_bytes_by_hand():
+    s = run(optimizer="adam")
+    # Linear 0 (addmm) saves its input x, a model input: at the root.
+    # ReLU saves its output, which Linear 2 saves too: once, at the ReLU.
+    # The weights the linears save are parameters: not counted.
+    assert s.layer("0")["saved_bytes"] == 0
+    assert s.layer("1")["saved_bytes"] == B * H * 4
+    assert s.layer("2")["saved_bytes"] == 0
+    assert s.totals["saved_bytes"] == B * D * 4 + B * H * 4
+    assert s.layer("")["saved_bytes"] == s.totals["saved_bytes"]
+    # ReLU's output is saved after the ReLU too (by Linear 2): wrapping the
+    # ReLU alone frees nothing; only the whole model makes and saves it
+    assert s.layer("1")["checkpoint_saves_bytes"] == 0
+    assert s.layer("")["checkpoint_saves_bytes"] == B * H * 4
+    assert s.layer("2")["checkpoint_recompute_flops"] == s.layer("2")["flops"]
+
+
+@pytest.mark.parametrize("opt,state", [("sgd", 0), ("momentum", 1),
+                                       ("adam", 2), ("adamw", 2)])
+def test_grads_and_optimizer_by_hand(opt, state):
+    s = run(optimizer=opt)
+    params = D * H + H + H * O + O
+    assert s.totals["grad_bytes"] == params * 4
+    steps = 4 * 4 if state == 2 else 0   # Adam's step count per tensor
+    assert s.totals["optimizer_bytes"] == state * params * 4 + steps
+    t = s.totals["training"]
+    assert t["estimate"] is False and t["optimizer"] == opt
+    assert t["loss"] == "sum of outputs"
+    # the peak holds at least what is live all step long, and the
+    # gradients (kept to the optimizer step)
+    assert s.totals["train_peak_bytes"] >= params * 4 * 2 + \
+        s.totals["optimizer_bytes"] + B * D * 4
+    assert "activation_bytes" not in t and "total_bytes" not in t
+
+
+def test_master_weights_keep_fp32_state():
+    model = mlp().to(torch.bfloat16)
+    x = torch.randn(B, D, dtype=torch.bfloat16)
+    s = nnscan.summary(model, inputs=x, training=True, optimizer="adamw",
+                       master_weights=True, file=False)
+    params = D * H + H + H * O + O
+    assert s.totals["grad_bytes"] == params * 2
+    # fp32 exp_avg, exp_avg_sq and master copy, and 4 step counts
+    assert s.totals["optimizer_bytes"] == params * 4 * 3 + 4 * 4
+    assert s.totals["training"]["master_weights"] is True
+
+
+def test_loss_callable_and_budget_plan():
+    target = torch.randint(0, O, (B,))
+    s = run(optimizer="sgd", budget="1GB",
+            loss=lambda out: torch.nn.functional.cross_entropy(out, target))
+    assert s.totals["training"]["loss"] == "loss="
+    plan = s.totals["training"]["checkpoint"]
+    assert plan == {"budget_bytes": 10 ** 9, "fits": True,
+                    "peak_bytes": s.totals["train_peak_bytes"], "modules": []}
+    text = s.to_text()
+    assert "Saved" in text.splitlines()[1]
+    assert "fits in" in text and "Training step (sgd" in text
+
+
+def test_model_left_unchanged():
+    model = mlp()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    model.eval()
+    nnscan.summary(model, inputs=torch.randn(B, D), training=True,
+                   optimizer="adam", file=False)
+    assert not model.training
+    assert all(p.grad is None for p in model.parameters())
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, before[k])
+
+
