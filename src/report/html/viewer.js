@@ -185,7 +185,7 @@
         cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
                 pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
-                op_types: (l.op_types || []).join(', ')},
+                op_types: (l.op_types || []).join(', '), saved: l.saved_bytes},
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
@@ -252,13 +252,17 @@
         {key: 'macs', label: 'MACs', unit: 'count', value: function (n) { return n.metrics.macs; }},
         {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
         {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
+        {key: 'saved_bytes', label: 'Saved', unit: 'bytes', value: function (n) { return n.cells.saved; }},
         {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
         {key: 'stride', label: 'Stride', text: function (n) { return n.cells.stride; }},
         {key: 'pad', label: 'Pad', text: function (n) { return n.cells.pad; }},
         {key: 'pct_params', label: '% Params', pct: 'params'},
         {key: 'pct_macs', label: '% MACs', pct: 'macs'},
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
-      ],
+      ].filter(function (c) {
+        // saved for backward: only with a recorded training step
+        return c.key !== 'saved_bytes' || tr.estimate === false;
+      }),
       totals: [
         {label: 'Parameters', value: t.params, unit: 'count',
          sub: fmtRaw(t.params) + ' · ' + fmtClever(t.param_bytes, 'bytes') +
@@ -268,8 +272,13 @@
         {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
          sub: t.peak_node ? 'after ' + t.peak_node : ''},
         {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
-        {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
-         sub: (tr.optimizer || '') + ', an estimate'}
+        tr.estimate === false
+          ? {label: 'Training step peak', value: t.train_peak_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', at ' + (tr.peak_at ? tr.peak_at.phase + ' ' +
+                  tr.peak_at.label + (tr.peak_at.module ? ' in ' + tr.peak_at.module : '') : '?') +
+                  ' · saved ' + fmtClever(t.saved_bytes, 'bytes')}
+          : {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', an estimate'}
       ],
       notes: notes,
       curve: curve,
