@@ -1371,6 +1371,10 @@ typedef struct nns_inspect_module {
   int64_t macs;           /* static count, subtree, one forward; -1 unknown */
   const nns_inspect_dtype_bytes *param_dtypes; /* may be NULL */
   size_t param_dtype_count;
+  /* Static prediction of what one training step's forward of the subtree
+   * saves for backward (a recorded step's saved_bytes); -1 unknown. A
+   * caller whose size stops before it gives none. */
+  int64_t saved_bytes;
 } nns_inspect_module;
 
 /* Adds a module; *index (may be NULL) receives its index. */

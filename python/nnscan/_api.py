@@ -102,7 +102,8 @@ FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
-       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
+       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
+       "saved": 1 << 8}  # saved: shown with a recorded step, never asked
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped

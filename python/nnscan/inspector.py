@@ -578,10 +578,10 @@ class Inspector:
                     e[1] += b
             arr = (_DtypeBytes * max(1, len(by)))(
                 *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
-            flops, macs = self._static_counts(path)
+            flops, macs, saved = self._static_counts(path)
             m = _Module(_name(path), _name(type(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
-                        flops, macs, arr, len(by))
+                        flops, macs, arr, len(by), saved)
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
                                                  None, _c.byref(err)), err)
 
@@ -597,18 +597,27 @@ class Inspector:
         args = self.static_inputs
         if not isinstance(args, tuple):
             args = (args,)
-        s = torch_api.analyze_module(self.model, args)
+        # a model in training mode gets the prediction of what a training
+        # step saves (summary(training=True)) beside the measured memory
+        step = None
+        if self.model.training and hasattr(self._torch.Tensor,
+                                           "untyped_storage"):
+            from . import train
+            step = train.handover(self.model, args, {})
+        s = torch_api.analyze_module(self.model, args, step=step)
         return {py_name(row["path"]): (row.get("flops", -1),
-                                       row.get("macs", -1))
+                                       row.get("macs", -1),
+                                       row.get("saved_bytes", -1))
                 for row in s.layers}
 
     def _static_counts(self, path):
-        """Static FLOPs and MACs of one call of the module at `path`, from
-        static_counts ({path: (flops, macs)}); -1 when not given."""
+        """Static FLOPs, MACs and predicted saved bytes of one call of the
+        module at `path`, from static_counts ({path: (flops, macs[,
+        saved_bytes])}); -1 when not given."""
         fm = self.static_counts.get(path)
         if fm is None:
-            return -1, -1
-        return int(fm[0]), int(fm[1])
+            return -1, -1, -1
+        return int(fm[0]), int(fm[1]), int(fm[2]) if len(fm) > 2 else -1
 
     def _install_hooks(self):
         for idx, (mod, path, depth) in enumerate(self._modules):
