@@ -1,6 +1,6 @@
 """summary(..., training=True) on PyTorch 1.13 and 2.x: what each version
 does with it, and arguments refused on both. The figures are checked on
-PyTorch 2.x (tests_hf/test_training.py: counted by hand on a small MLP,
+PyTorch 2.x (tests_hf/test_train_step.py: counted by hand on a small MLP,
 and against real steps of a transformer and a CNN)."""
 import pytest
 import torch

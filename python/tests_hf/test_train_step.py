@@ -299,3 +299,22 @@ def test_model_left_unchanged():
         assert torch.equal(v, before[k])
 
 
+
+
+def test_inspector_shows_the_prediction_beside_the_measurement():
+    """A model in training mode inspected with static_inputs gets the
+    predicted saved bytes per module: the same numbers summary(training=
+    True) gives, in the JSON and as a column beside Fwd mem."""
+    model = mlp()
+    x = torch.randn(B, D)
+    want = {l["path"]: l["saved_bytes"] for l in nnscan.summary(
+        model, inputs=x, training=True, file=False).layers}
+    model.train()
+    with nnscan.Inspector(model, static_inputs=x) as insp:
+        model(x).sum().backward()
+    doc = insp.json()
+    got = {m["path"]: m["predicted_saved_bytes"] for m in doc["modules"]}
+    assert got == want
+    header = insp.report("text").splitlines()
+    assert any("Fwd mem" in line and "Saved (pred.)" in line
+               for line in header)
