@@ -310,6 +310,9 @@ class Inspector:
     static_inputs: example inputs (a tensor or a tuple): start() gets
       static_counts from nnscan's static recorder (nnscan.torch_api, the
       python branch's summary) on them, when it is available.
+    predict_training: with static_inputs, also predict what a training
+      step's forward of each module saves for backward (summary(...,
+      training=True), PyTorch 2.x), shown beside the measured memory.
 
     After finish(): report(), save(), json(); `errors` lists failures
     inside the inspector's hooks (never raised into the model's code).
@@ -318,7 +321,8 @@ class Inspector:
     def __init__(self, model, save_file=None, *, watch_forward=True,
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
                  stats=False, memory=True, name=None, max_pending=8,
-                 static_counts=None, static_inputs=None):
+                 static_counts=None, static_inputs=None,
+                 predict_training=False):
         import torch
         if not isinstance(model, torch.nn.Module):
             raise TypeError("Inspector needs a torch.nn.Module")
@@ -334,6 +338,7 @@ class Inspector:
         self.max_pending = max_pending
         self.static_counts = dict(static_counts or {})
         self.static_inputs = static_inputs
+        self.predict_training = predict_training
         self.errors = []
         self._insp = None
         self._active = False
@@ -597,11 +602,10 @@ class Inspector:
         args = self.static_inputs
         if not isinstance(args, tuple):
             args = (args,)
-        # a model in training mode gets the prediction of what a training
-        # step saves (summary(training=True)) beside the measured memory
+        # predict_training: the prediction of what a training step saves
+        # (summary(training=True), PyTorch 2.x) beside the measured memory
         step = None
-        if self.model.training and hasattr(self._torch.Tensor,
-                                           "untyped_storage"):
+        if self.predict_training:
             from . import train
             step = train.handover(self.model, args, {})
         s = torch_api.analyze_module(self.model, args, step=step)
