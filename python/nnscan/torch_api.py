@@ -107,8 +107,8 @@ class TorchSummary(Summary):
     `.method` is "record" or "onnx".
     """
 
-    def __init__(self, handle, rec, method, **kw):
-        super().__init__(handle, **kw)
+    def __init__(self, analysis, rec, method, **kw):
+        super().__init__(analysis, **kw)
         self.method = method
         self.device = rec.device if rec is not None else None
         self.modules = {}
@@ -127,9 +127,10 @@ class TorchSummary(Summary):
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
                    wrap="mid", optimizer="adam", name=None, custom_ops=None,
-                   step=None):
-    """Record (or export) `module` on the inputs and analyse it; `step`
-    (train.py's hand-over) gives the library a recorded training step."""
+                   call=None, step=None):
+    """Record (or export) `module` on the inputs and analyse it. call: see
+    recorder.record_model (generate.py's steps); `step` (train.py's
+    hand-over) gives the library a recorded training step."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -137,7 +138,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
-                                    custom_ops=custom_ops)
+                                    custom_ops=custom_ops, call=call)
         handle = rec.graph.build()
     elif method == "onnx":
         rec = None
@@ -149,9 +150,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         check_shapes(handle, rec)
     if step is not None:
         step(handle)
-    handle.analyze(optimizer)
-    return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
-                        columns=columns, wrap=wrap)
+    return TorchSummary(handle.analyze(optimizer), rec, method, name=name,
+                        max_depth=max_depth, columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):
@@ -207,15 +207,14 @@ def analyze_training(module, args, kwargs, max_depth=None,
     handle = rec.graph.build()
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
-    handle.analyze(optimizer)
-    s = TorchSummary(handle, rec, "record", name=name, max_depth=max_depth,
-                     columns=columns, wrap=wrap)
+    s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
+                     max_depth=max_depth, columns=columns, wrap=wrap)
     bg, bb = backward.record_backward(rec)
     bh = bg.build()
     bh.infer(fallback_declared=True)
-    bh.analyze(optimizer)
-    s.backward = Summary(bh, name=name + " (backward)", max_depth=max_depth,
-                         columns=("flops", "macs"), wrap=wrap)
+    s.backward = Summary(bh.analyze(optimizer), name=name + " (backward)",
+                         max_depth=max_depth, columns=("flops", "macs"),
+                         wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
     return s
 

@@ -324,7 +324,7 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
       if (saves[l] > 0 && a->layers[l].info.call_count > 0)
         cs[nc++] = (cand){(uint32_t)l, saves[l], a->layers[l].counts.flops};
     qsort(cs, nc, sizeof *cs, by_yield);
-    a->plan = nns__arena_array(&m->analysis_arena, nc + 1, sizeof *a->plan);
+    a->plan = nns__arena_array(&a->arena, nc + 1, sizeof *a->plan);
     if (!a->plan)
       goto nomem;
     int64_t now = peak;
@@ -353,14 +353,11 @@ done:
   return st;
 }
 
-nns_status nns_model_train_info(const nns_model *m, int *master_weights,
-                                const char **recorded_on, const char **target,
-                                const char **loss) {
-  if (!m)
+nns_status nns_analysis_train_info(const nns_analysis *a, int *master_weights,
+                                   const char **recorded_on,
+                                   const char **target, const char **loss) {
+  if (!a)
     return NNS_E_ARG;
-  if (!m->analysis)
-    return NNS_E_STATE;
-  const nns__analysis *a = m->analysis;
   if (master_weights)
     *master_weights = a->train_master;
   if (recorded_on)
@@ -372,17 +369,16 @@ nns_status nns_model_train_info(const nns_model *m, int *master_weights,
   return NNS_OK;
 }
 
-size_t nns_model_checkpoint_count(const nns_model *m) {
-  return m && m->analysis ? m->analysis->n_plan : 0;
+size_t nns_analysis_checkpoint_count(const nns_analysis *a) {
+  return a ? a->n_plan : 0;
 }
 
-nns_status nns_model_checkpoint(const nns_model *m, size_t i, size_t *layer) {
-  if (!m || !layer)
+nns_status nns_analysis_checkpoint(const nns_analysis *a, size_t i,
+                                   size_t *layer) {
+  if (!a || !layer)
     return NNS_E_ARG;
-  if (!m->analysis)
-    return NNS_E_STATE;
-  if (i >= m->analysis->n_plan || !layer)
+  if (i >= a->n_plan)
     return NNS_E_ARG;
-  *layer = m->analysis->plan[i];
+  *layer = a->plan[i];
   return NNS_OK;
 }

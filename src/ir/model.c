@@ -17,10 +17,10 @@ nns_model *nns__model_new(void) {
   nns__arena_init(&m->data_arena);
   m->data_arena.bulk = true;
   nns__arena_init(&m->infer_arena);
-  nns__arena_init(&m->analysis_arena);
   nns__intern_init(&m->strings, &m->arena);
   m->modules.arena = &m->arena;
   m->param_kinds.arena = &m->arena;
+  m->experts.arena = &m->arena;
   /* Symbol id 0 means "known"; reserve it. */
   m->syms = calloc(16, sizeof *m->syms);
   if (!m->syms) {
@@ -51,7 +51,6 @@ void nns__model_destroy(nns_model *m) {
   nns__map_free(&m->warned);
   nns__fmap_close(&m->map);
   nns__intern_free(&m->strings);
-  nns__arena_free(&m->analysis_arena);
   nns__arena_free(&m->infer_arena);
   nns__arena_free(&m->arena);
   nns__arena_free(&m->data_arena);
@@ -59,11 +58,6 @@ void nns__model_destroy(nns_model *m) {
 }
 
 void nns_model_free(nns_model *model) { nns__model_destroy(model); }
-
-void nns__model_forget_analysis(nns_model *m) {
-  m->analysis = NULL;
-  nns__arena_free(&m->analysis_arena);
-}
 
 void nns__warn(nns_model *m, const char *fmt, ...) {
   char **w = nns__grow(m->warnings, &m->cap_warnings, m->n_warnings + 1,

@@ -17,7 +17,7 @@ static void key_int(nns__out *o, const char *key, int64_t v) {
   nns__out_int(o, v);
 }
 
-void nns__json_train_layer(nns__out *o, const nns_model *m,
+void nns__json_train_layer(nns__out *o, const nns_analysis *m,
                            const nns_counts *c) {
   if (!nns__totals_of(m).train_step)
     return;
@@ -28,7 +28,7 @@ void nns__json_train_layer(nns__out *o, const nns_model *m,
 
 /* The totals' keys and the "training" object; false without a step (the
  * caller then writes the estimate). */
-bool nns__json_train_totals(nns__out *o, const nns_model *m) {
+bool nns__json_train_totals(nns__out *o, const nns_analysis *m) {
   nns_totals t = nns__totals_of(m);
   if (!t.train_step)
     return false;
@@ -38,7 +38,7 @@ bool nns__json_train_totals(nns__out *o, const nns_model *m) {
   key_int(o, "train_peak_bytes", t.train_peak_bytes);
   int master = 0;
   const char *on = NULL, *target = NULL, *loss = NULL;
-  nns_model_train_info(m, &master, &on, &target, &loss);
+  nns_analysis_train_info(m, &master, &on, &target, &loss);
   nns__out_str(o, ",\n    \"training\": {\"estimate\": false, \"optimizer\": ");
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_fmt(o, ", \"master_weights\": %s, \"recorded_on\": ",
@@ -62,10 +62,10 @@ bool nns__json_train_totals(nns__out *o, const nns_model *m) {
     nns__out_fmt(o, ", \"fits\": %s", t.checkpoint_fits ? "true" : "false");
     key_int(o, "peak_bytes", t.checkpoint_peak_bytes);
     nns__out_str(o, ", \"modules\": [");
-    size_t n = nns_model_checkpoint_count(m);
+    size_t n = nns_analysis_checkpoint_count(m);
     for (size_t i = 0; i < n; i++) {
       size_t l = 0;
-      nns_model_checkpoint(m, i, &l);
+      nns_analysis_checkpoint(m, i, &l);
       nns__out_str(o, i ? ", " : "");
       nns__out_json_str(o, nns__layer_of(m, l).path);
     }
@@ -91,7 +91,7 @@ static void moment_text(char *buf, size_t size, const nns_totals *t) {
 
 /* The footer's training lines; false without a step (the caller then
  * writes the estimate's line). */
-bool nns__text_train_footer(nns__out *o, const nns_model *m) {
+bool nns__text_train_footer(nns__out *o, const nns_analysis *m) {
   nns_totals t = nns__totals_of(m);
   if (!t.train_step)
     return false;
@@ -104,7 +104,7 @@ bool nns__text_train_footer(nns__out *o, const nns_model *m) {
   moment_text(at, sizeof at, &t);
   int master = 0;
   const char *on = NULL, *target = NULL, *loss = NULL;
-  nns_model_train_info(m, &master, &on, &target, &loss);
+  nns_analysis_train_info(m, &master, &on, &target, &loss);
   nns__out_fmt(o,
                "Training step (%s%s, recorded on %s): peak %s at %s; "
                "params %s, saved for backward %s, gradients %s, optimizer "
@@ -122,7 +122,7 @@ bool nns__text_train_footer(nns__out *o, const nns_model *m) {
     char budget[32], after[32];
     nns__fmt_clever(budget, sizeof budget, t.checkpoint_budget_bytes, true);
     nns__fmt_clever(after, sizeof after, t.checkpoint_peak_bytes, true);
-    size_t n = nns_model_checkpoint_count(m);
+    size_t n = nns_analysis_checkpoint_count(m);
     if (!n && t.checkpoint_fits)
       nns__out_fmt(o, "  fits in %s without checkpointing\n", budget);
     else {
@@ -132,7 +132,7 @@ bool nns__text_train_footer(nns__out *o, const nns_model *m) {
                    after);
       for (size_t i = 0; i < n; i++) {
         size_t l = 0;
-        nns_model_checkpoint(m, i, &l);
+        nns_analysis_checkpoint(m, i, &l);
         nns__out_str(o, i ? ", " : "");
         nns__out_text(o, nns__layer_of(m, l).path);
       }

@@ -57,19 +57,19 @@ static nns_model *model(void) {
   return m;
 }
 
-static size_t layer(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+static size_t layer(const nns_analysis *m, const char *path) {
+  for (size_t i = 0; i < nns_analysis_layer_count(m); i++) {
     nns_layer_info l = {.size = sizeof l};
-    nns_model_layer(m, i, &l);
+    nns_analysis_layer(m, i, &l);
     if (!strcmp(l.path, path))
       return i;
   }
   return (size_t)-1;
 }
 
-static nns_counts counts(const nns_model *m, const char *path) {
+static nns_counts counts(const nns_analysis *m, const char *path) {
   nns_counts c = {.size = sizeof c};
-  CHECK_EQ(nns_model_layer_counts(m, layer(m, path), &c), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_counts(m, layer(m, path), &c), NNS_OK);
   return c;
 }
 
@@ -116,28 +116,31 @@ static void set_step(nns_model *m, int64_t budget) {
   CHECK_EQ(nns_model_set_train_step(m, &s, &err), NNS_OK);
 }
 
-static void analyze(nns_model *m, nns_optimizer opt) {
+static nns_analysis *analyze(nns_model *m, nns_optimizer opt) {
   nns_analyze_options o = {.size = sizeof o, .optimizer = opt};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, &o, &a, &err), NNS_OK);
+  return a;
 }
 
 static void test_without_a_step_the_estimate_stays(void) {
   nns_model *m = model();
-  analyze(m, NNS_OPTIMIZER_ADAM);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_ADAM);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
   CHECK_EQ(t.train_step, 0);
   CHECK_EQ(t.train_optimizer_bytes, 512); /* the estimate: 2 x 256 */
-  CHECK_EQ(counts(m, "").saved_bytes, 0);
+  CHECK_EQ(counts(a, "").saved_bytes, 0);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
 static void test_sums_peak_and_optimizer(void) {
   nns_model *m = model();
   set_step(m, 0);
-  analyze(m, NNS_OPTIMIZER_ADAMW);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_ADAMW);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
   CHECK_EQ(t.train_step, 1);
   CHECK_EQ(t.train_grad_bytes, 256);
   /* AdamW: two 256-byte tensors and two 4-byte step counts */
@@ -151,21 +154,22 @@ static void test_sums_peak_and_optimizer(void) {
   CHECK_STR(t.train_peak_label, "optimizer step");
   CHECK_EQ(t.train_saved_bytes, 32 + 64 + 48);
   /* per layer at the first saver, summed over subtrees */
-  CHECK_EQ(counts(m, "a.fc").saved_bytes, 32);
-  CHECK_EQ(counts(m, "a.act").saved_bytes, 112);
-  CHECK_EQ(counts(m, "a").saved_bytes, 144);
-  CHECK_EQ(counts(m, "b").saved_bytes, 0);
-  CHECK_EQ(counts(m, "").saved_bytes, 144);
+  CHECK_EQ(counts(a, "a.fc").saved_bytes, 32);
+  CHECK_EQ(counts(a, "a.act").saved_bytes, 112);
+  CHECK_EQ(counts(a, "a").saved_bytes, 144);
+  CHECK_EQ(counts(a, "b").saved_bytes, 0);
+  CHECK_EQ(counts(a, "").saved_bytes, 144);
   /* at the peak (event 10) every saved storage made in the step is gone:
    * checkpointing frees nothing there */
-  CHECK_EQ(counts(m, "a.act").checkpoint_saves_bytes, 0);
-  CHECK_EQ(counts(m, "a").checkpoint_recompute_flops,
-           counts(m, "a").flops);
+  CHECK_EQ(counts(a, "a.act").checkpoint_saves_bytes, 0);
+  CHECK_EQ(counts(a, "a").checkpoint_recompute_flops,
+           counts(a, "a").flops);
   const char *on = NULL, *loss = NULL, *target = "x";
-  CHECK_EQ(nns_model_train_info(m, NULL, &on, &target, &loss), NNS_OK);
+  CHECK_EQ(nns_analysis_train_info(a, NULL, &on, &target, &loss), NNS_OK);
   CHECK_STR(on, "meta");
   CHECK_STR(loss, "sum of outputs");
   CHECK(target == NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -201,9 +205,9 @@ static void test_checkpoint_plan(void) {
                       .target = "cuda",
                       .loss = "loss="};
   CHECK_EQ(nns_model_set_train_step(m, &s, &err), NNS_OK);
-  analyze(m, NNS_OPTIMIZER_SGD);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_SGD);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
   /* SGD keeps nothing: base 256 + 32; events 64 112 144 344 280 232 */
   CHECK_EQ(t.train_peak_bytes, 288 + 344);
   CHECK_EQ(t.train_peak_phase, NNS_TRAIN_BACKWARD);
@@ -211,27 +215,27 @@ static void test_checkpoint_plan(void) {
   CHECK_STR(t.train_peak_path, "b");
   /* at the peak both saved storages are live; only the one of region
    * a.act goes with a.act (and with a, which holds it) */
-  CHECK_EQ(counts(m, "a.act").checkpoint_saves_bytes, 48);
-  CHECK_EQ(counts(m, "a").checkpoint_saves_bytes, 48);
-  CHECK_EQ(counts(m, "b").checkpoint_saves_bytes, 0);
-  CHECK_EQ(counts(m, "").checkpoint_saves_bytes, 112);
+  CHECK_EQ(counts(a, "a.act").checkpoint_saves_bytes, 48);
+  CHECK_EQ(counts(a, "a").checkpoint_saves_bytes, 48);
+  CHECK_EQ(counts(a, "b").checkpoint_saves_bytes, 0);
+  CHECK_EQ(counts(a, "").checkpoint_saves_bytes, 112);
   /* 632 > 588: one module is enough (632 - 48 = 584); a.act (Relu, few
    * FLOPs) frees more per recomputed FLOP than a (which holds a MatMul) */
-  CHECK_EQ(nns_model_checkpoint_count(m), 1);
+  CHECK_EQ(nns_analysis_checkpoint_count(a), 1);
   size_t l = 0;
-  CHECK_EQ(nns_model_checkpoint(m, 0, &l), NNS_OK);
-  CHECK_EQ(l, layer(m, "a.act"));
+  CHECK_EQ(nns_analysis_checkpoint(a, 0, &l), NNS_OK);
+  CHECK_EQ(l, layer(a, "a.act"));
   CHECK_EQ(t.checkpoint_peak_bytes, 632 - 48);
   CHECK_EQ(t.checkpoint_fits, 1);
   /* the reports say so */
-  char *json = tm_summary_json(m);
+  char *json = tm_summary_json(a);
   CHECK(json && strstr(json, "\"train_peak_bytes\": 632") != NULL);
   CHECK(json && strstr(json, "\"modules\": [\"a.act\"]") != NULL);
   CHECK(json && strstr(json, "\"checkpoint_saves_bytes\": 48") != NULL);
   free(json);
   nns__membuf text = {0};
   nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
-  CHECK_EQ(nns_report(m, &ro, nns__membuf_write, &text, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &ro, nns__membuf_write, &text, &err), NNS_OK);
   CHECK(text.data && strstr(text.data, "Saved") != NULL);
   CHECK(text.data &&
         strstr(text.data, "backward node MmBackward0 in 'b'") != NULL);
@@ -242,10 +246,14 @@ static void test_checkpoint_plan(void) {
   free(text.data);
   /* a new step replaces the old one; NULL clears it */
   CHECK_EQ(nns_model_set_train_step(m, NULL, &err), NNS_OK);
-  analyze(m, NNS_OPTIMIZER_SGD);
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  nns_analysis *b = analyze(m, NNS_OPTIMIZER_SGD);
+  CHECK_EQ(nns_analysis_totals(b, &t), NNS_OK);
   CHECK_EQ(t.train_step, 0);
-  CHECK_EQ(nns_model_checkpoint_count(m), 0);
+  CHECK_EQ(nns_analysis_checkpoint_count(b), 0);
+  /* the analysis made before keeps its step */
+  CHECK_EQ(nns_analysis_checkpoint_count(a), 1);
+  nns_analysis_free(b);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
