@@ -138,7 +138,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
-                                    custom_ops=custom_ops, call=call)
+                                    custom_ops=custom_ops, call=call,
+                                    training=step is not None)
         handle = rec.graph.build()
     elif method == "onnx":
         rec = None

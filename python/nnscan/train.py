@@ -258,7 +258,7 @@ def _optimizer(name, params):
 
 
 def record_step(model, args, kwargs, optimizer="adam", loss=None,
-                master_weights=False):
+                master_weights=False, device=None):
     """Runs one steady-state training step of `model` on meta tensors and
     returns its facts (see the module doc). The model is never changed."""
     if optimizer not in OPTIMIZERS:
@@ -271,10 +271,11 @@ def record_step(model, args, kwargs, optimizer="adam", loss=None,
     model = recorder.unwrap_compiled(model)
     with recorder.preserved(model):
         return _record_step(model, args, kwargs, optimizer, loss,
-                            master_weights)
+                            master_weights, device)
 
 
-def _record_step(model, args, kwargs, optimizer, loss, master_weights):
+def _record_step(model, args, kwargs, optimizer, loss, master_weights,
+                 device=None):
     shadows = Shadows()
     target = model if recorder.on_meta(model) \
         else recorder.meta_copy(model, shadows)
@@ -326,7 +327,9 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
     with recorder._restored(target) if target is model \
             else _nothing():
         target.train()
-        with torch.enable_grad(), stack, mode, \
+        fused = _FusedDropout() if device and \
+            str(device).split(":")[0] in _FUSED_DROPOUT else _nothing()
+        with torch.enable_grad(), stack, fused, mode, \
                 torch.autograd.graph.saved_tensors_hooks(pack, _unpack):
             out = target(*margs, **mkw)
             facts.moments.append(("forward", "loss", ""))
@@ -381,6 +384,29 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights):
     del out
     mode.fresh = []
     return facts, st
+
+
+# Devices whose dropout is PyTorch's fused kernel (at::native::dropout
+# takes native_dropout there), which saves a one-byte mask where the CPU's
+# (and meta's) saves a mask of the input's dtype.
+_FUSED_DROPOUT = ("cuda", "xpu", "hip")
+
+
+class _FusedDropout(torch.overrides.TorchFunctionMode):
+    """F.dropout in training as a target device with the fused kernel runs
+    it: native_dropout, so autograd saves what it saves there."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.dropout:
+            x = args[0]
+            p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+            train = kwargs.get("training", args[2] if len(args) > 2 else True)
+            if train and 0 < p < 1 and x.numel() > 0 and \
+                    not kwargs.get("inplace", args[3] if len(args) > 3
+                                   else False):
+                return torch.native_dropout(x, p, True)[0]
+        return func(*args, **kwargs)
 
 
 class _nothing:
@@ -460,6 +486,7 @@ def handover(module, args, kwargs, optimizer="adam", loss=None,
     if target is not None and not isinstance(target, str):
         target = str(target)
     facts, _ = record_step(module, args, kwargs, optimizer=optimizer,
-                           loss=loss, master_weights=master_weights)
+                           loss=loss, master_weights=master_weights,
+                           device=target)
     return lambda handle: hand_over(handle, facts, master_weights, budget,
                                     target)

@@ -323,3 +323,20 @@ def test_inspector_shows_the_prediction_beside_the_measurement():
     header = insp.report("text").splitlines()
     assert any("Fwd mem" in line and "Saved (pred.)" in line
                for line in header)
+
+
+def test_target_cuda_keeps_dropout_masks_of_one_byte():
+    """On CUDA dropout is the fused kernel, whose mask is one byte per
+    element; on the CPU (and meta) it keeps a float mask. With a batch of
+    3 and 16 features: 48 bytes against 192."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.Dropout(0.5),
+                                torch.nn.Linear(H, O))
+    x = torch.randn(B, D)
+    cpu = nnscan.summary(model, inputs=x, training=True, file=False)
+    cuda = nnscan.summary(model, inputs=x, training=True, target="cuda",
+                          file=False)
+    assert cpu.layer("1")["saved_bytes"] == B * H * 4
+    assert cuda.layer("1")["saved_bytes"] == B * H * 1
+    assert cuda.totals["training"]["target"] == "cuda"
+    assert "on cuda some ops save otherwise" in cuda.to_text()
