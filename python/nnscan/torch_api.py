@@ -127,10 +127,11 @@ class TorchSummary(Summary):
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
                    wrap="mid", optimizer="adam", name=None, custom_ops=None,
-                   call=None, step=None):
+                   call=None, hardware=None, compute_dtype=None, step=None):
     """Record (or export) `module` on the inputs and analyse it. call: see
-    recorder.record_model (generate.py's steps); `step` (train.py's
-    hand-over) gives the library a recorded training step."""
+    recorder.record_model (generate.py's steps); hardware, compute_dtype:
+    the roofline, as nnscan.analyze; `step` (train.py's hand-over) gives
+    the library a recorded training step."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -149,10 +150,13 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
+    if hardware is not None:
+        columns = tuple(columns) + ("bytes", "roof")
     if step is not None:
         step(handle)
-    return TorchSummary(handle.analyze(optimizer), rec, method, name=name,
-                        max_depth=max_depth, columns=columns, wrap=wrap)
+    return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
+                        rec, method, name=name, max_depth=max_depth,
+                        columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):
@@ -259,9 +263,9 @@ def export_onnx(module, args, kwargs):
 def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             receptive_field=False, effective_rf_stats=False, *, inputs=None,
             dtype=None, columns=None, method="record", device="auto",
-            backward=False, file=None, width=0, training=False,
-            optimizer="adam", master_weights=False, loss=None, budget=None,
-            target=None):
+            backward=False, file=None, width=0, hardware=None,
+            compute_dtype=None, training=False, optimizer="adam",
+            master_weights=False, loss=None, budget=None, target=None):
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
@@ -271,6 +275,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     trainable / non-trainable / total params, model size, FLOPs, MACs and
     DMAs. max_depth=None shows every depth; deeper layers add into their
     ancestor. backward=True adds the backward pass (see backward.py).
+    hardware ("h100-sxm", or a dict: nnscan.hardware) adds Bytes, FLOP/B,
+    Bound and Time (the roofline) at compute_dtype ("bf16", ...; None:
+    the model's float dtype; `dtype` is the inputs').
     training=True runs one training step on meta tensors (train.py) and
     reports what autograd saves per module, gradient and `optimizer`
     ("sgd", "momentum", "adam", "adamw") bytes, the step's peak, and with
@@ -301,6 +308,7 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),
+                           hardware=hardware, compute_dtype=compute_dtype,
                            optimizer=optimizer if training else "adam",
                            step=step)
     text = s.to_text(width=width)
