@@ -292,6 +292,10 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     if receptive_field or effective_rf_stats:
         cols.append("rf")
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
+    if training and (backward or method != "record"):
+        raise ValueError("training=True needs method='record' and no "
+                         "backward=True (the step's report has its own "
+                         "backward)")
     if backward:
         if method != "record":
             raise ValueError("backward=True needs method='record'")

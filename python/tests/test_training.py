@@ -36,3 +36,7 @@ def test_bad_arguments():
         run(optimizer="lion")
     with pytest.raises(ValueError, match="budget"):
         run(budget="lots")
+    with pytest.raises(ValueError, match="method='record'"):
+        run(method="onnx")
+    with pytest.raises(ValueError, match="backward=True"):
+        run(backward=True)
