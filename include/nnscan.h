@@ -813,12 +813,13 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
  * ops that use it give it.
  */
 
-/* Optimizers for the training estimate: SGD keeps no state, MOMENTUM one
- * buffer per trainable element, ADAM two. */
+/* Optimizers for the training figures: SGD keeps no state, MOMENTUM one
+ * buffer per trainable element, ADAM and ADAMW two (and a step count). */
 #define NNS_OPTIMIZER_MAP(X)                                                   \
   X(SGD, 0, "sgd")                                                             \
   X(MOMENTUM, 1, "momentum")                                                   \
-  X(ADAM, 2, "adam")
+  X(ADAM, 2, "adam")                                                           \
+  X(ADAMW, 3, "adamw")
 
 typedef enum nns_optimizer {
 #define NNS_OPTIMIZER_ENUM_(name, num, str) NNS_OPTIMIZER_##name = num,
@@ -967,6 +968,11 @@ typedef struct nns_counts {
    * equal to macs / flops elsewhere. */
   int64_t macs_unmasked;
   int64_t flops_unmasked;
+  /* With a recorded training step (nns_model_set_train_step), else 0: */
+  int64_t saved_bytes;      /* storages autograd saved in its forward */
+  int64_t checkpoint_saves_bytes;     /* what checkpointing it frees at
+                                         the step's peak */
+  int64_t checkpoint_recompute_flops; /* what checkpointing it recomputes */
 } nns_counts;
 
 /* Which roof a node's time comes from (nns_counts.bound); a layer's is
@@ -1033,6 +1039,20 @@ typedef struct nns_totals {
    * rank-3 float input of a model with attention; 0 when the model has no
    * token dimension (docs/metrics.md). */
   int64_t tokens;
+  /* From a recorded training step (nns_model_set_train_step; train_step
+   * 1), which replaces the estimate above: train_optimizer_bytes is then
+   * the optimizer's exact state, train_activation_bytes the saved bytes
+   * and train_total_bytes the step's peak. */
+  int train_step;                /* 1: a step was recorded; 0: estimate */
+  int64_t train_saved_bytes;     /* storages autograd saved (forward) */
+  int64_t train_peak_bytes;      /* most live bytes over the step */
+  int train_peak_phase;          /* nns_train_phase of the peak moment */
+  const char *train_peak_label;  /* its label ("LogSoftmaxBackward0") */
+  const char *train_peak_path;   /* its module path ("" the model) */
+  int64_t checkpoint_budget_bytes; /* the step's budget; 0: none */
+  int64_t checkpoint_peak_bytes; /* the peak with the plan's modules
+                                    checkpointed */
+  int checkpoint_fits;           /* the plan reaches the budget */
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until
@@ -1044,6 +1064,64 @@ NNS_API nns_status nns_analysis_total_counts(const nns_analysis *analysis,
  * the path to its outputs (the largest over several outputs); a graph
  * whose outputs carry none gets the largest finite field of its layers. */
 NNS_API nns_status nns_analysis_total_rf(const nns_analysis *analysis, nns_rf *out);
+
+/* ==== Training step (what a binding saw one step do; docs/metrics.md) ====
+ *
+ * A binding that ran one training step (docs/python.md: on meta tensors,
+ * with saved-tensor hooks) hands over what it saw; the next
+ * nns_model_analyze() sums it per layer, finds the step's peak and ranks
+ * the layers to checkpoint (train.c). The step is a list of moments (the
+ * forward per module, each backward node, the optimizer step), of
+ * events (bytes a storage adds or frees at a moment; parameters, buffers,
+ * optimizer state and the graph's inputs are live all step long and are
+ * not events: the library counts them) and of the storages autograd
+ * saved. Every array and string is copied; a step replaces the previous
+ * one; NULL clears it; an analysis made before keeps what it counted. */
+typedef enum nns_train_phase {
+  NNS_TRAIN_FORWARD = 0,
+  NNS_TRAIN_BACKWARD = 1,
+  NNS_TRAIN_OPTIMIZER = 2
+} nns_train_phase;
+
+typedef struct nns_train_step {
+  size_t size;                      /* sizeof(nns_train_step) */
+  size_t moment_count;
+  const int *moment_phase;          /* nns_train_phase per moment */
+  const char *const *moment_label;  /* "loss", "MmBackward0", ... */
+  const char *const *moment_path;   /* module path ("" the model) */
+  size_t event_count;
+  const uint32_t *event_moment;     /* per event, in step order */
+  const int64_t *event_bytes;       /* > 0 made, < 0 freed */
+  size_t saved_count;
+  const char *const *saved_path;    /* first module that saved it */
+  const char *const *saved_region;  /* innermost module holding its maker
+                                       and every saver */
+  const int64_t *saved_bytes;
+  const int64_t *saved_made;        /* its event; -1: live all step */
+  const int64_t *saved_freed;       /* its event; -1: not freed */
+  int master_weights;               /* fp32 master copies of 16-bit params */
+  int64_t budget_bytes;             /* checkpoint plan target; 0: none */
+  const char *recorded_on;          /* "meta" */
+  const char *target;               /* device the user named, or NULL */
+  const char *loss;                 /* what was differentiated */
+} nns_train_step;
+
+NNS_API nns_status nns_model_set_train_step(nns_model *model,
+                                            const nns_train_step *step,
+                                            nns_error *err);
+/* "forward", "backward", "optimizer"; NULL past the last. Static. */
+NNS_API const char *nns_train_phase_name(int phase);
+/* The analysed step's settings (NULL strings without a step). */
+NNS_API nns_status nns_analysis_train_info(const nns_analysis *analysis,
+                                           int *master_weights,
+                                           const char **recorded_on,
+                                           const char **target,
+                                           const char **loss);
+/* The checkpoint plan for the step's budget: layers (preorder indices) in
+ * the order they were chosen. */
+NNS_API size_t nns_analysis_checkpoint_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_checkpoint(const nns_analysis *analysis,
+                                           size_t i, size_t *layer);
 
 /* Parameter and buffer storage by dtype. */
 NNS_API size_t nns_analysis_param_dtype_count(const nns_analysis *analysis);
@@ -1363,7 +1441,9 @@ enum {
   NNS_COL_ROOF = 1u << 9,    /* Intensity, Bound and Time (the roofline;
                                 shown when the analysis named a device) */
   NNS_COL_RF_FIELD = 1u << 10, /* torchscan's Receptive field column */
-  NNS_COL_RF_STATS = 1u << 11  /* ... and its Effective stride, padding */
+  NNS_COL_RF_STATS = 1u << 11, /* ... and its Effective stride, padding */
+  NNS_COL_SAVED = 1u << 12   /* saved for backward: shown whenever a
+                                training step was recorded, never without */
 };
 
 /* max_depth values with a meaning of their own. */
@@ -1560,6 +1640,10 @@ typedef struct nns_inspect_module {
    * show it beside the measured time, with the fraction of the roof
    * achieved (docs/inspect.md). */
   double roofline_ms;
+  /* Static prediction of what one training step's forward of the subtree
+   * saves for backward (a recorded step's saved_bytes); -1 unknown. A
+   * caller whose size stops before it gives none. */
+  int64_t saved_bytes;
 } nns_inspect_module;
 
 /* Adds a module; *index (may be NULL) receives its index. */

@@ -837,8 +837,9 @@ def _read_unused_params(model, b):
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False, call=None):
+                 keep_graph=False, call=None, training=False):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
+    training: on meta, the forward of training mode (train.py's steps).
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
     or "model" (the model's own device). The model's training flags and the
@@ -854,10 +855,11 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call)
+                       call, training)
 
 
-def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
+def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
+            training=False):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
@@ -868,7 +870,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    target.eval()
+                    target.train(training)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,

@@ -348,6 +348,8 @@ struct nns_model {
    * every analysis; arena-backed maps. */
   nns__map modules;          /* interned dotted path -> nns__module_decl* */
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
+  struct nns__train_step *train_step; /* nns_model_set_train_step: one
+                                         malloc'ed block (src/analyze) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */

@@ -313,6 +313,10 @@ static nns_status j_module(nns__out *o, const nns_inspection *in,
     else
       nns__out_str(o, "null");
   }
+  if (d->saved_bytes >= 0) { /* a static prediction was given */
+    nns__out_str(o, ", \"predicted_saved_bytes\": ");
+    j_opt_i64(o, d->saved_bytes);
+  }
   nns__out_fmt(o, ", \"calls\": %lld, \"backward_calls\": %lld, "
                   "\"forward\": ",
                (long long)s->calls, (long long)s->backward_calls);

@@ -322,6 +322,7 @@ static void j_layer(nns__out *o, const nns_analysis *a, size_t i,
   j_value(o, a, l.output_value);
   nns__out_str(o, ", ");
   j_counts(o, &counts, roof);
+  nns__json_train_layer(o, a, &counts);
   nns__out_str(o, ", \"rf\": ");
   j_rf(o, a, i, &rf);
   nns__out_str(o, "}");
@@ -438,6 +439,12 @@ static void j_totals(nns__out *o, const nns_analysis *a) {
     j_int(o, "kv_cache_bytes_written", t.kv_cache_bytes_written);
     nns__out_str(o, ", ");
     j_int(o, "kv_cache_bytes", t.kv_cache_bytes);
+  }
+  if (nns__json_train_totals(o, a)) {
+    nns__out_str(o, ",\n    \"rf\": ");
+    j_rf(o, NULL, 0, &rf);
+    nns__out_str(o, "},\n");
+    return;
   }
   nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));

@@ -206,6 +206,12 @@ nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
 nns_status nns__report_options(nns_report_options *o,
                                const nns_report_options *given);
 nns_status nns__counts_in(nns_counts *c, const nns_counts *given);
+/* train.c: a recorded training step's JSON keys and text footer lines
+ * (nothing without one; the totals and footer return false then). */
+void nns__json_train_layer(nns__out *o, const nns_analysis *a,
+                           const nns_counts *c);
+bool nns__json_train_totals(nns__out *o, const nns_analysis *a);
+bool nns__text_train_footer(nns__out *o, const nns_analysis *a);
 nns_status nns__rf_in(nns_rf *rf, const nns_rf *given);
 
 /* ==== HTML (html.c, gzip.c) ==== */

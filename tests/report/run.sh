@@ -104,7 +104,7 @@ expect 2 'raw, clever or ratio' -- summary tiny_resnet.onnx --numbers big
 expect 0 'id="nnscan-data" data-kind="nnscan.summary"' -- summary tiny_resnet.onnx --format html
 expect 0 'data-kind="nnscan.table"' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx --format html
 expect 2 'text, csv, md, json or html' -- summary tiny_resnet.onnx --format yaml
-expect 2 'sgd, momentum or adam' -- summary tiny_resnet.onnx --optimizer lion
+expect 2 'sgd, momentum, adam or adamw' -- summary tiny_resnet.onnx --optimizer lion
 expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
 expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
 expect 1 'cannot open' -- summary "$tmp/none.onnx"

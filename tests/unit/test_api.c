@@ -86,11 +86,18 @@ static void c_param_kind_name(void) {
   CHECK(nns_param_kind_name(1 << 20) == NULL);
 }
 static void c_optimizer_name(void) {
-  static const char *const want[] = {"sgd", "momentum", "adam"};
-  for (int i = 0; i < 3; i++)
+  static const char *const want[] = {"sgd", "momentum", "adam", "adamw"};
+  for (int i = 0; i < 4; i++)
     CHECK_STR(nns_optimizer_name(i), want[i]);
   CHECK(nns_optimizer_name(-1) == NULL);
-  CHECK(nns_optimizer_name(3) == NULL);
+  CHECK(nns_optimizer_name(4) == NULL);
+}
+static void c_train_phase_name(void) {
+  static const char *const want[] = {"forward", "backward", "optimizer"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_train_phase_name(i), want[i]);
+  CHECK(nns_train_phase_name(-1) == NULL);
+  CHECK(nns_train_phase_name(3) == NULL);
 }
 static void c_dtype_bits(void) {
   CHECK_EQ(nns_dtype_bits(-1), 0);
@@ -419,6 +426,62 @@ static void c_set_param_kind(void) {
   CHECK_EQ(nns_model_set_param_kind(m, "x", (nns_param_kind)-1, &err),
            NNS_E_ARG);
   nns_model_free(m);
+}
+static void c_set_train_step(void) {
+  nns_train_step t = {.size = sizeof t};
+  CHECK_EQ(nns_model_set_train_step(NULL, &t, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  nns_train_step small = {.size = 1};
+  CHECK_EQ(nns_model_set_train_step(m, &small, &err), NNS_E_ARG);
+  t.event_count = 1; /* events without arrays or moments */
+  CHECK_EQ(nns_model_set_train_step(m, &t, &err), NNS_E_ARG);
+  int phase = 7;
+  const char *word = "x";
+  uint32_t at = 3;
+  int64_t bytes = 1, minus = -2;
+  nns_train_step bad = {.size = sizeof bad, .moment_count = 1,
+                        .moment_phase = &phase, .moment_label = &word,
+                        .moment_path = &word};
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG); /* phase */
+  phase = NNS_TRAIN_FORWARD;
+  bad.event_count = 1;
+  bad.event_moment = &at;
+  bad.event_bytes = &bytes;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG); /* moment */
+  at = 0;
+  bad.budget_bytes = -1;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG);
+  bad.budget_bytes = 0;
+  bad.saved_count = 1;
+  bad.saved_path = bad.saved_region = &word;
+  bad.saved_bytes = &bytes;
+  bad.saved_made = &minus; /* -2: no such event */
+  bad.saved_freed = &minus;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_train_step(m, NULL, &err), NNS_OK); /* clears */
+  nns_model_free(m);
+}
+static void c_train_info(void) {
+  CHECK_EQ(nns_analysis_train_info(NULL, NULL, NULL, NULL, NULL), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  const char *on = "x";
+  CHECK_EQ(nns_analysis_train_info(a, NULL, &on, NULL, NULL), NNS_OK);
+  CHECK(on == NULL); /* no step recorded */
+  release(a);
+}
+static void c_checkpoint_count(void) {
+  CHECK_EQ(nns_analysis_checkpoint_count(NULL), 0);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_checkpoint_count(a), 0);
+  release(a);
+}
+static void c_checkpoint(void) {
+  size_t l;
+  CHECK_EQ(nns_analysis_checkpoint(NULL, 0, &l), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_checkpoint(a, 0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_checkpoint(a, 0, &l), NNS_E_ARG);
+  release(a);
 }
 static void c_analyze(void) {
   nns_analysis *a = (nns_analysis *)&err; /* set to NULL on failure */
@@ -998,6 +1061,11 @@ static const entry exports[] = {
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
     {"nns_model_analyze", c_analyze},
+    {"nns_train_phase_name", c_train_phase_name},
+    {"nns_model_set_train_step", c_set_train_step},
+    {"nns_analysis_train_info", c_train_info},
+    {"nns_analysis_checkpoint_count", c_checkpoint_count},
+    {"nns_analysis_checkpoint", c_checkpoint},
     E(analysis_free), E(analysis_model), E(analysis_node),
     E(analysis_memory_count), E(analysis_memory_point),
     E(analysis_memory_peak), E(analysis_value), E(analysis_value_dim),

@@ -196,7 +196,7 @@
                   : (l.params || 0) + (l.frozen || 0),
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
                 pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
-                op_types: (l.op_types || []).join(', ')},
+                op_types: (l.op_types || []).join(', '), saved: l.saved_bytes},
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
@@ -271,6 +271,7 @@
          value: function (n) { return n.unmasked.macs; }},
         {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
         {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
+        {key: 'saved_bytes', label: 'Saved', unit: 'bytes', value: function (n) { return n.cells.saved; }},
         {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
         {key: 'stride', label: 'Stride', text: function (n) { return n.cells.stride; }},
         {key: 'pad', label: 'Pad', text: function (n) { return n.cells.pad; }},
@@ -284,7 +285,10 @@
         {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
         {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
         {key: 'time_s', label: 'Time', text: function (n) { return fmtSeconds(n.roof.time_s); }}
-      ] : []),
+      ] : []).filter(function (c) {
+        // saved for backward: only with a recorded training step
+        return c.key !== 'saved_bytes' || tr.estimate === false;
+      }),
       hardware: doc.hardware || null,
       totals: [
         {label: 'Parameters', value: t.params, unit: 'count',
@@ -302,8 +306,13 @@
         {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
          sub: t.peak_node ? 'after ' + t.peak_node : ''},
         {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
-        {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
-         sub: (tr.optimizer || '') + ', an estimate'}
+        tr.estimate === false
+          ? {label: 'Training step peak', value: t.train_peak_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', at ' + (tr.peak_at ? tr.peak_at.phase + ' ' +
+                  tr.peak_at.label + (tr.peak_at.module ? ' in ' + tr.peak_at.module : '') : '?') +
+                  ' · saved ' + fmtClever(t.saved_bytes, 'bytes')}
+          : {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', an estimate'}
       ],
       notes: notes,
       curve: curve,
