@@ -25,7 +25,7 @@
 /* ==== Values ==== */
 
 static void j_key(nns__out *o, const char *key) {
-  nns__out_json_str(o, key);
+  nns__json_str(o, key);
   nns__out_put(o, ": ", 2);
 }
 
@@ -120,11 +120,11 @@ static bool live_delta(const nns__ispan *s, int64_t *out) {
 
 static void j_tensor(nns__out *o, const nns__itensor *t) {
   nns__out_str(o, "{\"role\": ");
-  nns__out_json_str(o, tensor_role_name(t->role));
+  nns__json_str(o, tensor_role_name(t->role));
   nns__out_str(o, ", \"name\": ");
-  nns__out_json_str(o, t->name);
+  nns__json_str(o, t->name);
   nns__out_str(o, ", \"dtype\": ");
-  nns__out_json_str(o, nns_dtype_name(t->dtype));
+  nns__json_str(o, nns_dtype_name(t->dtype));
   nns__out_str(o, ", \"shape\": ");
   j_dims(o, t);
   nns__out_str(o, ", \"bytes\": ");
@@ -194,9 +194,9 @@ static void j_call(nns__out *o, const nns_inspection *in, size_t i) {
   else
     nns__out_str(o, "null");
   nns__out_str(o, ", \"forward_role\": ");
-  nns__out_json_str(o, role_name(c->fwd_role));
+  nns__json_str(o, role_name(c->fwd_role));
   nns__out_str(o, ", \"backward_role\": ");
-  nns__out_json_str(o, role_name(c->bwd_role));
+  nns__json_str(o, role_name(c->bwd_role));
   nns__out_str(o, ", \"tensors\": [");
   for (size_t k = 0; k < c->tensor_count; k++) {
     if (k)
@@ -272,11 +272,11 @@ static nns_status j_module(nns__out *o, const nns_inspection *in,
     return NNS_E_NOMEM;
   const nns_inspect_stats *s = &full;
   nns__out_fmt(o, "{\"index\": %zu, \"path\": ", m);
-  nns__out_json_str(o, d->path);
+  nns__json_str(o, d->path);
   nns__out_str(o, ", \"name\": ");
-  nns__out_json_str(o, d->name);
+  nns__json_str(o, d->name);
   nns__out_str(o, ", \"type\": ");
-  nns__out_json_str(o, d->type);
+  nns__json_str(o, d->type);
   nns__out_str(o, ", \"parent\": ");
   if (d->parent == (size_t)-1)
     nns__out_str(o, "null");
@@ -290,7 +290,7 @@ static nns_status j_module(nns__out *o, const nns_inspection *in,
                (long long)d->grad_bytes);
   for (size_t k = 0; k < d->dtype_count; k++) {
     nns__out_str(o, k ? ", {\"dtype\": " : "{\"dtype\": ");
-    nns__out_json_str(o, nns_dtype_name(d->dtypes[k].dtype));
+    nns__json_str(o, nns_dtype_name(d->dtypes[k].dtype));
     nns__out_fmt(o, ", \"bytes\": %lld, \"learnable_bytes\": %lld}",
                  (long long)d->dtypes[k].bytes,
                  (long long)d->dtypes[k].learnable_bytes);
@@ -318,9 +318,9 @@ static nns_status j_module(nns__out *o, const nns_inspection *in,
   nns__out_str(o, "}, \"nonfinite\": {");
   j_flags(o, s->nonfinite, nonfinite_flags, 4);
   nns__out_str(o, ", \"forward_role\": ");
-  nns__out_json_str(o, role_name(s->fwd_role));
+  nns__json_str(o, role_name(s->fwd_role));
   nns__out_str(o, ", \"backward_role\": ");
-  nns__out_json_str(o, role_name(s->bwd_role));
+  nns__json_str(o, role_name(s->bwd_role));
   nns__out_str(o, ", \"first_rank\": ");
   if (s->nonfinite_rank < 0)
     nns__out_str(o, "null");
@@ -341,11 +341,11 @@ static void j_offender(nns__out *o, const nns_inspection *in,
     return;
   }
   nns__out_fmt(o, "{\"module\": %zu, \"path\": ", f->module);
-  nns__out_json_str(o, in->modules[f->module].path);
+  nns__json_str(o, in->modules[f->module].path);
   nns__out_fmt(o, ", \"call\": %zu, \"rank\": %d, \"pass\": %lld, "
                   "\"role\": ",
                f->call, f->rank, (long long)f->pass);
-  nns__out_json_str(o, role_name(f->role));
+  nns__json_str(o, role_name(f->role));
   nns__out_str(o, "}");
 }
 
@@ -383,17 +383,17 @@ nns_status nns__inspect_json(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o) {
   nns__out_str(o, "{\n\"schema\": \"nnscan.inspect\",\n\"schema_version\": 1,"
                   "\n\"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
+  nns__json_str(o, nns_version());
   nns__out_str(o, ",\n\"model\": {\"name\": ");
-  nns__out_json_str(o, root_name(in, opt));
+  nns__json_str(o, root_name(in, opt));
   nns__out_str(o, ", \"type\": ");
-  nns__out_json_str(o, in->module_count ? in->modules[0].type : NULL);
+  nns__json_str(o, in->module_count ? in->modules[0].type : NULL);
   nns__out_str(o, "},\n\"meta\": {");
   for (size_t i = 0; i < in->meta_count; i++) {
     if (i)
       nns__out_str(o, ", ");
     j_key(o, in->meta[i].key);
-    nns__out_json_str(o, in->meta[i].value);
+    nns__json_str(o, in->meta[i].value);
   }
   int ranks = 0;
   for (size_t b = 0; b < in->batch_count; b++)
@@ -508,7 +508,7 @@ static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
     if (fc->tensors[k].role == NNS_TENSOR_INPUT)
       in_bytes = nns__add_sat_i64(in_bytes, fc->tensors[k].bytes);
   nns__out_str(o, "{\"type\": ");
-  nns__out_json_str(o, d->type);
+  nns__json_str(o, d->type);
   nns__out_str(o, ", \"input_shapes\": ");
   seed_shapes(o, fc, NNS_TENSOR_INPUT, false);
   nns__out_str(o, ", \"output_shapes\": ");

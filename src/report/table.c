@@ -254,12 +254,12 @@ static void t_notes(nns__out *o, const table_row *rows, size_t count,
 static void table_json(nns__out *o, const table_row *rows, size_t count) {
   nns__out_str(o, "{\"schema\": \"nnscan.table\", \"schema_version\": 1, "
                   "\"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
+  nns__json_str(o, nns_version());
   nns__out_str(o, ",\n \"models\": [");
   for (size_t i = 0; i < count; i++) {
     const table_row *t = &rows[i];
     nns__out_str(o, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-    nns__out_json_str(o, rows[i].name ? rows[i].name : "");
+    nns__json_str(o, rows[i].name ? rows[i].name : "");
     nns__out_fmt(o,
                  ", \"params\": %lld, \"buffers\": %lld, \"flops\": %lld, "
                  "\"macs\": %lld, \"dmas\": %lld, \"complete\": %s, ",
@@ -272,7 +272,7 @@ static void table_json(nns__out *o, const table_row *rows, size_t count) {
     /* The symbolic dims the counts took as 1 ("batch, height"), or null. */
     nns__out_str(o, "\"symbols_at_1\": ");
     if (t->assumed)
-      nns__out_json_str(o, t->assumed);
+      nns__json_str(o, t->assumed);
     else
       nns__out_str(o, "null");
     nns__out_str(o, ", \"rf\": ");
