@@ -1233,6 +1233,12 @@ NNS_API int nns_opset_max(void);
  * i for i = 0, 1, ... until NULL. Static strings. An op's family is the one
  * nns_op_info and the reports name; the HTML page colours by its index. */
 NNS_API const char *nns_family_name(size_t i);
+/* The operator table as JSON (what `nnscan ops --format json` prints): an
+ * array of {"domain", "op_type", "since", "until", "roles", "shape",
+ * "fold", "cost", "rf"}, one per entry, in table order. NNS_E_IO if
+ * `write` asked to stop. */
+NNS_API nns_status nns_op_table_json(nns_write_fn write, void *user,
+                                     nns_error *err);
 
 /* ==== Inspection ==== */
 

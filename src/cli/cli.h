@@ -80,11 +80,6 @@ extern const char cli_summary_usage[], cli_table_usage[], cli_shapes_usage[],
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 
-/* JSON writing. */
-void json_str(FILE *f, const char *s);
-/* A non-negative or negative integer, without printf (a hot loop). */
-void json_int(FILE *f, int64_t v);
-
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_summary(int argc, char **argv);

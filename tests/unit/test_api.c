@@ -725,6 +725,7 @@ static void c_op_get(void) {
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
   CHECK_EQ(nns_op_get(0, NULL), NNS_E_ARG);
   EXPECT_SMALL_SIZE(x, nns_op_get(0, &x));
+  CHECK_EQ(nns_op_table_json(NULL, NULL, NULL), NNS_E_ARG);
 }
 
 /* The inspection (issue 10): a handle built by the caller. */
