@@ -111,7 +111,10 @@ int cmd_ops(int argc, char **argv) {
   size_t n = nns_op_count();
   if (!strcmp(format, "json")) {
     nns_error err;
-    if (nns_op_table_json(cli_write, f, &err) != NNS_OK) {
+    /* NNS_E_IO is the writer's failure: cli_close_output names the file
+     * and the reason. */
+    nns_status st = nns_op_table_json(cli_write, f, &err);
+    if (st != NNS_OK && st != NNS_E_IO) {
       fprintf(stderr, "nnscan ops: %s\n", err.message);
       cli_discard_output(f);
       return EXIT_FAIL;
