@@ -1134,6 +1134,9 @@ typedef struct nns_report_options {
   nns_wrap wrap;          /* text: how long names are shortened */
   const char *model_name; /* the root row's name; NULL: the graph's name */
   const char *model_path; /* recorded in the JSON; may be NULL */
+  int json_version;       /* NNS_FORMAT_JSON: 2 for "nnscan.summary" v2
+                             (every count with its status and diagnostics,
+                             docs/json.md); 0 or 1: version 1 */
 } nns_report_options;
 
 /*

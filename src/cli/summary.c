@@ -21,6 +21,8 @@ const char cli_summary_usage[] =
     "is one\n"
     "                         self-contained page (docs/html.md)\n"
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
+    "  --json-version 1|2     the JSON contract's version (default 1; 2 gives\n"
+    "                         every count a status and its diagnostics)\n"
     "  --columns LIST         numeric columns, comma-separated: params, "
     "buffers,\n"
     "                         flops, macs, dmas, rf, act, pct, all "
@@ -184,7 +186,8 @@ int cmd_summary(int argc, char **argv) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes = !strcmp(a, "--depth") || !strcmp(a, "--numbers") ||
                  !strcmp(a, "--columns") || !strcmp(a, "--optimizer") ||
-                 !strcmp(a, "--wrap") || !strcmp(a, "--width");
+                 !strcmp(a, "--wrap") || !strcmp(a, "--width") ||
+                 !strcmp(a, "--json-version");
     if (takes && !val) {
       fprintf(stderr, "nnscan summary: %s needs a value\n", a);
       goto done;
@@ -235,6 +238,13 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       }
       ro.wrap = (nns_wrap)k;
+    } else if (!strcmp(a, "--json-version")) {
+      if (!cli_parse_int(val, 1, &v) || v > 2) {
+        fprintf(stderr, "nnscan summary: --json-version is 1 or 2, not "
+                        "'%s'\n", val);
+        goto done;
+      }
+      ro.json_version = (int)v;
     } else if (!strcmp(a, "--width")) {
       if (!cli_parse_int(val, 20, &v) || v > 100000) {
         fprintf(stderr, "nnscan summary: --width wants a number >= 20, got "

@@ -1,7 +1,9 @@
 /*
  * json.c - the summary as JSON: the machine contract ("nnscan.summary",
- * schema_version 1), documented in docs/json.md and checked against
- * docs/summary.schema.json by the tests.
+ * schema_version 1, the default, and 2, where every count carries its
+ * status and the diagnostics behind it: json_status.c), documented in
+ * docs/json.md and checked against docs/summary.schema.json and
+ * docs/summary.v2.schema.json by the tests.
  *
  * Numbers are always raw integers whatever the options say; the layers
  * appear twice, as a flat preorder list (easy to filter) and as a nested
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "../analyze/analyze.h"
+#include "json_status.h"
 #include "report_int.h"
 
 /* The indents of the layout: top-level keys, their items, and the rows of
@@ -153,8 +156,29 @@ static void j_op_types(nns__jw *w, const char *list) {
   nns__jw_end(w, NULL);
 }
 
+/* v2 (st set): the counts as metrics with their statuses, the diagnostics
+ * of the subtree, and the module's calls. */
+static void j_layer_counts(nns__jw *w, const nns_model *m, size_t i,
+                           const nns_counts *counts,
+                           const nns__jstatus *st) {
+  if (!st) {
+    j_counts(w, counts);
+    return;
+  }
+  nns__json_metrics(w, st, i, counts);
+  nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
+  nns__jw_bool(w, NNS__JK("shared"), counts->flags & NNS_COUNT_SHARED);
+  nns__json_diag_ids(w, st, i, counts->flags);
+  nns_layer_info l = nns__layer_of(m, i);
+  if (l.call_count)
+    nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
+  else
+    nns__jw_null(w, NNS__JK("call_count"));
+}
+
 static void j_layer(nns__jw *w, const char *key, size_t klen,
-                    const nns_model *m, size_t i, const char *root_name) {
+                    const nns_model *m, size_t i, const char *root_name,
+                    const nns__jstatus *st) {
   nns_layer_info l = nns__layer_of(m, i);
   nns_counts counts = nns__layer_counts_of(m, i);
   nns_rf rf = nns__layer_rf_of(m, i);
@@ -176,7 +200,7 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   j_op_types(w, l.op_types);
   j_value(w, NNS__JK("input"), m, l.input_value);
   j_value(w, NNS__JK("output"), m, l.output_value);
-  j_counts(w, &counts);
+  j_layer_counts(w, m, i, &counts, st);
   j_rf(w, m, i, &rf);
   nns__jw_end(w, NULL);
 }
@@ -250,12 +274,18 @@ static void j_model(nns__jw *w, const nns_model *m,
   nns__jw_end(w, NULL);
 }
 
-static void j_totals(nns__jw *w, const nns_model *m) {
+static void j_totals(nns__jw *w, const nns_model *m, const nns__jstatus *st) {
   nns_totals t = nns__totals_of(m);
   nns_counts all = nns__total_counts_of(m);
   nns_rf rf = nns__total_rf_of(m);
   nns__jw_obj(w, NNS__JK("totals"));
-  j_counts(w, &all);
+  if (st) {
+    nns__json_metrics(w, st, (size_t)-1, &all);
+    nns__jw_int(w, NNS__JK("nodes"), all.nodes);
+    nns__json_diag_ids(w, st, (size_t)-1, all.flags);
+  } else {
+    j_counts(w, &all);
+  }
   nns__jw_break(w, BR2);
   nns__jw_bool(w, NNS__JK("complete"),
                !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
@@ -427,7 +457,7 @@ static void j_parameters(nns__jw *w, const nns_model *m) {
  * deeper, then opens its own. No recursion, so a hostile depth cannot
  * exhaust the stack. */
 static nns_status j_tree(nns__jw *w, const nns_model *m, int maxd,
-                         const char *name) {
+                         const char *name, const nns__jstatus *st) {
   size_t nl = nns_model_layer_count(m);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
@@ -455,7 +485,7 @@ static nns_status j_tree(nns__jw *w, const nns_model *m, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), m, i, name);
+    j_layer(w, NNS__JK("info"), m, i, name, st);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -474,11 +504,20 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
                             nns__out *o) {
   const char *name = nns__model_name(m, opt);
   int maxd = nns__report_depth(opt);
+  /* Version 2 (docs/json.md): every count with its status and the
+   * diagnostics behind it. Version 1 stays the default, byte for byte. */
+  int version = opt->json_version == 2 ? 2 : 1;
+  nns__jstatus status, *st = NULL;
+  if (version == 2) {
+    if (nns__jstatus_build(&status, m) != NNS_OK)
+      return NNS_E_NOMEM;
+    st = &status;
+  }
   nns__jw jw, *w = &jw;
   nns__jw_init(w, o);
   nns__jw_obj_brk(w, NNS__JV, BR1);
   nns__jw_str(w, NNS__JK("schema"), "nnscan.summary");
-  nns__jw_int(w, NNS__JK("schema_version"), 1);
+  nns__jw_int(w, NNS__JK("schema_version"), version);
   nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
   j_model(w, m, opt, name);
   nns_totals t = nns__totals_of(m);
@@ -489,7 +528,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__jw_int(w, NNS__JK("max_depth"), maxd);
   nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
   nns__jw_end(w, NULL);
-  j_totals(w, m);
+  j_totals(w, m, st);
 
   nns__jw_arr(w, NNS__JK("params_by_dtype"));
   for (size_t i = 0; i < nns_model_param_dtype_count(m); i++) {
@@ -519,6 +558,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   for (size_t k = 0; k < nns_model_warning_count(m); k++)
     nns__jw_str(w, NNS__JV, nns__warning_of(m, k));
   nns__jw_end(w, BR1);
+  if (st)
+    nns__json_diagnostics(w, st);
 
   j_memory(w, m, maxd);
 
@@ -528,7 +569,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   for (size_t i = 0; i < nl; i++) {
     nns_layer_info l = nns__layer_of(m, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, m, i, name);
+      j_layer(w, NNS__JV, m, i, name, st);
       shown++;
     }
   }
@@ -536,9 +577,11 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
   nns__jw_end(w, BR1);
 
-  nns_status st = j_tree(w, m, maxd, name);
+  nns_status tst = j_tree(w, m, maxd, name, st);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);
-  return st != NNS_OK ? st : jst;
+  if (st)
+    nns__jstatus_free(st);
+  return tst != NNS_OK ? tst : jst;
 }

@@ -965,7 +965,8 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
                            "version's");
   if ((unsigned)o.format > NNS_FORMAT_SHAPES_TEXT ||
       (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
-      (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
+      (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL ||
+      (unsigned)o.json_version > 2)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
   bool shapes = o.format == NNS_FORMAT_SHAPES_JSON ||
                 o.format == NNS_FORMAT_SHAPES_TEXT;
