@@ -59,6 +59,10 @@ golden tiny_resnet.ratio.md summary tiny_resnet.onnx --format md \
 golden tiny_resnet.narrow.txt summary tiny_resnet.onnx --columns all \
   --width 60 --wrap end
 golden tiny_cnn.batch.json summary ../cli/tiny_cnn.onnx --format json --batch 4
+# nnscan.summary v2: statuses and diagnostics (tiny_tied's MyOp is counted
+# by nothing; docs/json.md).
+golden tiny_tied.v2.json summary tiny_tied.onnx --format json --json-version 2
+golden tiny_resnet.v2.json summary tiny_resnet.onnx --format json --json-version 2
 
 # ---- the JSON contract: schema and invariants ----
 jsons=(golden/*.json)
@@ -74,7 +78,19 @@ for w in analyze_window analyze_window_global; do
 done
 grep -q '"period": \[4, 4\], "spans": \[\[\[-5, 4\]' "$tmp/analyze_window.json" && ok \
   || ko "analyze_window: no period and spans in b2's rf"
-if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json"; fi
+# v2 of models with each kind of diagnostic: an unbounded loop, symbolic
+# dims taken as 1, an If of unknown condition, a windowed model, resnet18.
+deploy=../fixtures/deploy
+for m in $deploy/loop_linear.onnx $deploy/nameless_dims.onnx $deploy/vad_if.onnx \
+    ../unit/models/analyze_window.onnx ../unit/models/cost_conv_gru_sym.onnx \
+    $fixtures/resnet18_op17_nofold.onnx; do
+  [ -f "$m" ] || continue
+  b=$(basename "$m" .onnx)
+  "$nnscan" summary "$m" --format json --json-version 2 >"$tmp/$b.v2.json" \
+    && jsons+=("$tmp/$b.v2.json") || ko "v2 summary of $b failed"
+done
+if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json (v2: summary.v2.schema.json)"; fi
+expect 2 'json-version is 1 or 2' -- summary tiny_tied.onnx --format json --json-version 3
 
 # ---- the command line ----
 m18=$fixtures/resnet18_op17_nofold.onnx
