@@ -125,7 +125,8 @@ NNS_API int nns_abi_version(void);
   X(E_TYPE, 15, "inconsistent element types")                                  \
   X(E_EXTERNAL, 16, "invalid external data reference")                         \
   X(E_STATE, 17, "call out of order")                                          \
-  X(E_NOTFOUND, 18, "no such name")
+  X(E_NOTFOUND, 18, "no such name")                                            \
+  X(E_JSON, 19, "malformed JSON document")
 
 typedef enum nns_status {
 #define NNS_STATUS_ENUM_(name, num, msg) NNS_##name = num,

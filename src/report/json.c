@@ -287,9 +287,15 @@ static void j_totals(nns__jw *w, const nns_model *m, const nns__jstatus *st) {
     j_counts(w, &all);
   }
   nns__jw_break(w, BR2);
-  nns__jw_bool(w, NNS__JK("complete"),
-               !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
-                              NNS_COUNT_OVERFLOW)));
+  /* v2: every metric complete (a symbolic dim taken as 1 makes counts
+   * partial there); v1: no node left out, no loop counted once. */
+  if (st)
+    nns__jw_bool(w, NNS__JK("complete"),
+                 nns__jstatus_partial(st, (size_t)-1, &all) == 0);
+  else
+    nns__jw_bool(w, NNS__JK("complete"),
+                 !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
+                                NNS_COUNT_OVERFLOW)));
   nns__jw_bool(w, NNS__JK("saturated"), (all.flags & NNS_COUNT_OVERFLOW) != 0);
   nns__jw_int(w, NNS__JK("params_total"),
               nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));

@@ -257,12 +257,9 @@ void nns__json_diag_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
   write_ids(w, s, layer == (size_t)-1 ? 0 : layer, flags, 0);
 }
 
-void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
-                       const nns_counts *k) {
+unsigned nns__jstatus_partial(const nns__jstatus *s, size_t layer,
+                              const nns_counts *k) {
   size_t l = layer == (size_t)-1 ? 0 : layer;
-  const int64_t values[NNS__M_COUNT] = {
-      k->params, k->buffers, k->frozen, k->param_bytes,
-      k->flops,  k->macs,    k->dmas,   k->activation_bytes};
   /* Which metrics the flags make lower bounds. */
   unsigned partial = 0;
   if (k->flags & NNS_COUNT_PARTIAL)
@@ -275,6 +272,16 @@ void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
   if (l < s->layers)
     for (size_t j = 0; j < s->id_count[l]; j++)
       partial |= nns__diag_metrics(s->diags[s->ids[l][j]].code);
+  return partial;
+}
+
+void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
+                       const nns_counts *k) {
+  size_t l = layer == (size_t)-1 ? 0 : layer;
+  const int64_t values[NNS__M_COUNT] = {
+      k->params, k->buffers, k->frozen, k->param_bytes,
+      k->flops,  k->macs,    k->dmas,   k->activation_bytes};
+  unsigned partial = nns__jstatus_partial(s, layer, k);
   /* Not one node of the subtree counted: its costs are not known at all. */
   bool none_counted = l < s->layers && s->nodes[l] &&
                       s->uncounted[l] == s->nodes[l];

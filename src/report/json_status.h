@@ -98,6 +98,10 @@ const char *nns__diag_severity(nns__diag_code c);
 unsigned nns__diag_metrics(nns__diag_code c);
 const char *nns__diag_text(nns__diag_code c);
 
+/* The metrics (NNS__M bits) of a layer ((size_t)-1: the totals) that are
+ * not complete: its counts' flags and its subtree's diagnostics. */
+unsigned nns__jstatus_partial(const nns__jstatus *s, size_t layer,
+                              const nns_counts *k);
 /* "metrics": {"params": {"status": ..., "value" | "known_value",
  * "diagnostics": [...]}, ...} of a layer (index `layer`) or the totals
  * ((size_t)-1) whose counts are k. */

@@ -1,7 +1,9 @@
 /*
  * test_json_writer.c - the one JSON writer (src/base/json_writer.h):
  * separators placed by the writer, the layout breaks, escaping and UTF-8
- * repair, nesting deeper than its fixed stack. Expected text is written
+ * repair, nesting deeper than its fixed stack; and the JSON reader
+ * (src/base/json_reader.h): what the writer wrote reads back, and bad
+ * text fails with NNS_E_JSON at the right byte. Expected text is written
  * out by hand (whole reports are pinned by the goldens).
  * whole reports).
  */
@@ -11,6 +13,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "base/json_reader.h"
 #include "report/report_int.h"
 
 typedef struct sink {
@@ -153,7 +156,94 @@ static void test_op_table(void) {
   CHECK_EQ(nns_op_table_json(NULL, NULL, &e), NNS_E_ARG);
 }
 
+/* The writer's escapes read back to the bytes written (U+FFFD where the
+ * input was not UTF-8); integers exact to the int64 limits. */
+static void test_read_back(void) {
+  nns__jw *w = start();
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("s"), "q\"\\\n\x01é😀");
+  nns__jw_int(w, NNS__JK("max"), INT64_MAX);
+  nns__jw_int(w, NNS__JK("min"), INT64_MIN);
+  nns__jw_double(w, NNS__JK("d"), -2.5e-3, 9, false);
+  nns__jw_arr(w, NNS__JK("a"));
+  nns__jw_bool(w, NNS__JV, false);
+  nns__jw_null(w, NNS__JV);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  const char *text = finish();
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  CHECK_EQ(nns__json_parse(&a, text, strlen(text), &v, NULL), NNS_OK);
+  CHECK_STR(nns__json_str_or(nns__json_get(v, "s"), ""), "q\"\\\n\x01é😀");
+  CHECK_EQ(nns__json_int_or(nns__json_get(v, "max"), 0), INT64_MAX);
+  CHECK_EQ(nns__json_int_or(nns__json_get(v, "min"), 0), INT64_MIN);
+  CHECK(nns__json_get(v, "d")->d == -2.5e-3 && !nns__json_get(v, "d")->is_int);
+  const nns__jval *arr = nns__json_get(v, "a");
+  CHECK(arr && arr->type == NNS__J_ARR && arr->len == 3);
+  CHECK(arr->items[0]->type == NNS__J_BOOL && !arr->items[0]->b);
+  CHECK(arr->items[1]->type == NNS__J_NULL);
+  CHECK(arr->items[2]->type == NNS__J_OBJ && arr->items[2]->len == 0);
+  CHECK(nns__json_get(v, "missing") == NULL);
+  /* \u escapes, a surrogate pair, a lone surrogate (U+FFFD). */
+  const char *esc = "[\"\\u00e9\\ud83d\\ude00\\ud800x\\/\"]";
+  CHECK_EQ(nns__json_parse(&a, esc, strlen(esc), &v, NULL), NNS_OK);
+  CHECK_STR(v->items[0]->s, "é😀\xef\xbf\xbdx/");
+  nns__arena_free(&a);
+}
+
+/* Each error at its byte: (text, offset). */
+static void test_read_errors(void) {
+  static const struct {
+    const char *text;
+    int64_t offset;
+  } bad[] = {{"", 0},          {"[1,]", 3},      {"{\"a\" 1}", 5},
+             {"[1 2]", 3},     {"{\"a\":1,}", 7}, {"\"abc", 0},
+             {"01", 1},        {"[1] x", 4},     {"[-]", 1},
+             {"\"\\q\"", 1}, {"\"\x01\"", 1},  {"tru", 0},
+             {"{1:2}", 1},     {"[", 1}};
+  nns__arena a;
+  nns__arena_init(&a);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    nns__jval *v = NULL;
+    nns_error e;
+    CHECK_EQ(nns__json_parse(&a, bad[i].text, strlen(bad[i].text), &v, &e),
+             NNS_E_JSON);
+    if (e.offset != bad[i].offset)
+      printf("  %s: offset %lld, expected %lld (%s)\n", bad[i].text,
+             (long long)e.offset, (long long)bad[i].offset, e.message);
+    CHECK_EQ(e.offset, bad[i].offset);
+  }
+  nns__arena_free(&a);
+}
+
+/* 100,000 nested arrays read without touching the C stack's depth. */
+static void test_read_deep(void) {
+  enum { N = 100000 };
+  char *text = malloc(2 * N + 1);
+  memset(text, '[', N);
+  memset(text + N, ']', N);
+  text[2 * N] = 0;
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  CHECK_EQ(nns__json_parse(&a, text, 2 * N, &v, NULL), NNS_OK);
+  size_t depth = 1;
+  while (v->len) {
+    v = v->items[0];
+    depth++;
+  }
+  CHECK_EQ(depth, N);
+  nns__arena_free(&a);
+  free(text);
+}
+
 int main(void) {
+  RUN(test_read_back);
+  RUN(test_read_errors);
+  RUN(test_read_deep);
   RUN(test_separators);
   RUN(test_breaks);
   RUN(test_escapes);
