@@ -1209,6 +1209,54 @@ NNS_API nns_status nns_report_table(const nns_table *table,
 NNS_API nns_status nns_report_plot(const nns_table *table, nns_write_fn write,
                                    void *user, nns_error *err);
 
+/* ---- Diff of two reports ---- */
+
+/*
+ * Compares two "nnscan.summary" documents (version 1 or 2: nns_report's
+ * JSON, or a saved file) of a model before and after a change: the runs
+ * (inputs, nnscan versions, dtypes), the totals, and the layers matched by
+ * module path and call index, as added, removed or changed. A delta is
+ * given only where both sides are complete, and withheld everywhere when
+ * the runs differ (other inputs, nnscan versions or dtypes). Budgets
+ * ("macs > +5%, params > +0": docs/cli.md) are checked on the totals.
+ *
+ *   nns_diff_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+ *                         .budgets = "macs > +5%"};
+ *   nns_diff_result r = {.size = sizeof r};
+ *   nns_diff_report(a, a_len, b, b_len, &o, nns_write_stdio, stdout, &r,
+ *                   &err);
+ *   if (r.exceeded) ...
+ */
+typedef struct nns_diff_options {
+  size_t size;               /* sizeof(nns_diff_options) */
+  nns_report_format format;  /* NNS_FORMAT_TEXT, NNS_FORMAT_JSON (the
+                                "nnscan.diff" document, docs/json.md) or
+                                NNS_FORMAT_HTML (before and after side by
+                                side) */
+  const char *budgets;       /* "METRIC OP [+|-]N[%]", comma-separated;
+                                NULL or "": none */
+} nns_diff_options;
+
+typedef struct nns_diff_result {
+  size_t size;               /* sizeof(nns_diff_result) */
+  int comparable;            /* 1: same inputs, nnscan version and dtypes */
+  size_t added, removed, changed, unchanged; /* layers */
+  int budgets;               /* budgets checked */
+  int exceeded;              /* budgets whose limit the delta passes */
+  int withheld;              /* budgets without a delta to check (a side
+                                not complete, or the runs differ) */
+} nns_diff_result;
+
+/* before/after: JSON text of before_size/after_size bytes. result may be
+ * NULL. NNS_E_JSON (offset and which side in err) for a document that is
+ * not JSON, NNS_E_ARG for one that is not an "nnscan.summary" document,
+ * a bad budget or format, NNS_E_IO if `write` asked to stop. */
+NNS_API nns_status nns_diff_report(const char *before, size_t before_size,
+                                   const char *after, size_t after_size,
+                                   const nns_diff_options *opts,
+                                   nns_write_fn write, void *user,
+                                   nns_diff_result *result, nns_error *err);
+
 /* ==== Operator table (static data) ==== */
 
 typedef struct nns_op_info {

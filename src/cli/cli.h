@@ -76,12 +76,13 @@ bool cli_is_help(const char *arg);
 /* Each command's usage (stdout for -h, stderr on a usage error); `nnscan
  * -h` prints them all. */
 extern const char cli_summary_usage[], cli_table_usage[], cli_shapes_usage[],
-    cli_ops_usage[];
+    cli_ops_usage[], cli_diff_usage[];
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 
