@@ -21,8 +21,10 @@ except ImportError:
              "(apt-get install python3-jsonschema; tests/run_all.sh installs it)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMAS = {1: os.path.join(HERE, '..', '..', 'docs', 'summary.schema.json'),
-           2: os.path.join(HERE, '..', '..', 'docs', 'summary.v2.schema.json')}
+DOCS = os.path.join(HERE, '..', '..', 'docs')
+SCHEMAS = {('nnscan.summary', 1): os.path.join(DOCS, 'summary.schema.json'),
+           ('nnscan.summary', 2): os.path.join(DOCS, 'summary.v2.schema.json'),
+           ('nnscan.diff', 1): os.path.join(DOCS, 'diff.schema.json')}
 COUNTS = ('params', 'buffers', 'param_bytes', 'flops', 'macs', 'dmas',
           'activation_bytes', 'nodes', 'flags')
 
@@ -85,7 +87,30 @@ def check_v2(doc):
         raise AssertionError('params_total != params + buffers + frozen')
 
 
+def check_diff(doc):
+    """A diff: its counts are its lists' lengths; a delta is after - before,
+    given exactly where the runs are alike and both sides complete."""
+    c = doc['counts']
+    for k in ('added', 'removed', 'changed'):
+        if c[k] != len(doc[k]):
+            raise AssertionError('counts.%s %d, %d listed' % (k, c[k], len(doc[k])))
+    pairs = [doc['totals']['metrics']] + [r['metrics'] for r in doc['changed']]
+    for metrics in pairs:
+        for name, p in metrics.items():
+            both = p['before']['status'] == 'complete' and p['after']['status'] == 'complete'
+            if (p['delta'] is not None) != (both and doc['comparable']):
+                raise AssertionError('%s: delta %r with statuses %s, %s, comparable %s'
+                                     % (name, p['delta'], p['before']['status'],
+                                        p['after']['status'], doc['comparable']))
+            if p['delta'] is not None and \
+                    p['delta'] != p['after']['value'] - p['before']['value']:
+                raise AssertionError('%s: delta %d is not after - before' % (name, p['delta']))
+
+
 def check(doc):
+    if doc['schema'] == 'nnscan.diff':
+        check_diff(doc)
+        return
     layers = doc['layers']
     if doc['schema_version'] == 2:
         check_v2(doc)
@@ -131,20 +156,22 @@ def check(doc):
 
 def main():
     validators = {}
-    for version, path in SCHEMAS.items():
+    for kind, path in SCHEMAS.items():
         with open(path) as f:
             schema = json.load(f)
         jsonschema.Draft202012Validator.check_schema(schema)
-        validators[version] = jsonschema.Draft202012Validator(schema)
+        validators[kind] = jsonschema.Draft202012Validator(schema)
     failed = 0
     for path in sys.argv[1:]:
         try:
             with open(path) as f:
                 doc = json.load(f)
-            validator = validators.get(doc.get('schema_version'))
+            validator = validators.get((doc.get('schema'),
+                                        doc.get('schema_version')))
             if validator is None:
-                raise AssertionError('unknown schema_version %r'
-                                     % doc.get('schema_version'))
+                raise AssertionError('unknown schema %r version %r'
+                                     % (doc.get('schema'),
+                                        doc.get('schema_version')))
             errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
             if errors:
                 e = errors[0]
