@@ -69,8 +69,10 @@ class Handle:
         _api.check(st, err, "analysis")
 
     def report(self, fmt="text", numbers="raw", max_depth=None, columns=None,
-               width=0, wrap="mid", model_name=None, model_path=None):
-        """The library's rendering of the analysis, as str."""
+               width=0, wrap="mid", model_name=None, model_path=None,
+               json_version=1):
+        """The library's rendering of the analysis, as str. json_version:
+        the "nnscan.summary" version of fmt="json" (1 or 2)."""
         lib = _api.lib()
         if fmt not in _api.FORMAT:
             raise ValueError(f"unknown report format {fmt!r}; one of "
@@ -97,7 +99,7 @@ class Handle:
             _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
             _api.WRAP[wrap],
             _api.c_name(model_name) if model_name else None,
-            model_path.encode() if model_path else None)
+            model_path.encode() if model_path else None, int(json_version))
         err = _api.NnsError()
         cb, chunks = _api.write_collector()
         st = lib.nns_report(self.ptr, ctypes.byref(opts), cb, None,
@@ -110,9 +112,14 @@ class Summary:
     """The analysis of one model: numbers as JSON, renderings from the library.
 
     `.json` is the `nnscan.summary` v1 document; `.totals` its totals;
-    `.layers` its layers in preorder (root first). Render with `to_text()`,
-    `to_csv()`, `to_markdown()`, `to_json()`, `to_html()`; `str()` is the
-    text table at the depth and columns the Summary was made with.
+    `.layers` its layers in preorder (root first). `.v2` is the version 2
+    document (docs/json.md: every count with its status and the diagnostics
+    behind it) and `metrics(path)` a layer's counts with their statuses, read
+    from either version. Render with `to_text()`, `to_csv()`,
+    `to_markdown()`, `to_json()`, `to_html()`; `str()` is the text table at
+    the depth and columns the Summary was made with. `Summary.from_json()`
+    (or `load_summary()`) reads a saved document of either version, for
+    its numbers and for `nnscan.compare`; it has nothing to render.
     """
 
     def __init__(self, handle, name=None, path=None, max_depth=None,
@@ -124,6 +131,73 @@ class Summary:
                           "wrap": wrap}
         self._json = None  # parsed when first asked for (not to print)
         self._extra = extra
+        self._v2 = None
+
+    @classmethod
+    def from_json(cls, doc, name=None):
+        """A saved `nnscan.summary` document (a dict, or its JSON text), of
+        version 1 or 2."""
+        if isinstance(doc, (bytes, bytearray)):
+            doc = doc.decode("utf-8")
+        if isinstance(doc, str):
+            doc = json.loads(doc)
+        if doc.get("schema") != "nnscan.summary" or \
+                doc.get("schema_version") not in (1, 2):
+            raise ValueError("not an nnscan.summary document of version 1 or "
+                             f"2: schema {doc.get('schema')!r}, version "
+                             f"{doc.get('schema_version')!r}")
+        s = cls(None, name=name or doc.get("model", {}).get("name"))
+        s._json = doc
+        if doc["schema_version"] == 2:
+            s._v2 = doc
+        return s
+
+    @property
+    def schema_version(self):
+        """1 or 2: the version `.json` holds (1 unless read from a saved
+        version 2 document)."""
+        return self.json["schema_version"]
+
+    @property
+    def v2(self):
+        """The `nnscan.summary` version 2 document, from the library."""
+        if self._v2 is None:
+            if self._handle is None:
+                raise ValueError("a saved version 1 summary has no version 2 "
+                                 "document; analyse the model again")
+            self._v2 = json.loads(self._handle.report(
+                "json", model_name=self.name, model_path=self._path,
+                json_version=2))
+        return self._v2
+
+    def metrics(self, path=""):
+        """The counts of layer `path` ("" the model) with their statuses:
+        {"macs": {"status": "complete", "value": N} or {"status":
+        "partial", "known_value": N, ...} or {"status": "unavailable"}}.
+        A version 1 document states no statuses: they follow from its
+        flags as docs/json.md defines them (partial: a node not counted;
+        symbolic, unbounded: the sized counts at an assumed size)."""
+        if self._v2 is not None or self._handle is not None:
+            return self._row(self.v2, path)["metrics"]
+        row = self._row(self.json, path)
+        flags = row["flags"]
+        cost = ("flops", "macs", "dmas")
+        partial = set(cost) if flags["partial"] else set()
+        if flags["symbolic"] or flags["unbounded"]:
+            partial |= set(cost) | {"activation_bytes"}
+        out = {}
+        for k in ("params", "buffers", "frozen", "param_bytes", "flops",
+                  "macs", "dmas", "activation_bytes"):
+            v = row.get(k, 0)
+            out[k] = {"status": "partial", "known_value": v} if k in partial \
+                else {"status": "complete", "value": v}
+        return out
+
+    def _row(self, doc, path):
+        for row in doc["layers"]:
+            if row["path"] in (path, _api.c_name(path).decode()):
+                return row
+        raise KeyError(path)
 
     @property
     def json(self):
@@ -159,6 +233,9 @@ class Summary:
         raise KeyError(path)
 
     def _render(self, fmt, **kw):
+        if self._handle is None:
+            raise ValueError("a summary read from JSON has nothing to render "
+                             "but its document (.json)")
         opts = dict(self._defaults)
         opts.update({k: v for k, v in kw.items() if v is not None})
         return self._handle.report(fmt, model_name=self.name,
@@ -179,9 +256,11 @@ class Summary:
         return self._render("md", max_depth=max_depth, columns=columns,
                             numbers=numbers)
 
-    def to_json(self, indent=None):
-        """The `nnscan.summary` document as a string."""
-        return json.dumps(self.json, indent=indent)
+    def to_json(self, indent=None, version=None):
+        """The `nnscan.summary` document as a string: `.json`, or version
+        2 with version=2."""
+        return json.dumps(self.v2 if version == 2 else self.json,
+                          indent=indent)
 
     def to_html(self, max_depth=None):
         """One self-contained HTML page (the library's NNS_FORMAT_HTML): the
@@ -193,9 +272,14 @@ class Summary:
         return self.to_text()
 
     def __repr__(self):
-        t = self.totals
-        return (f"<nnscan.Summary {self.name or ''}: params={t['params']} "
-                f"macs={t['macs']} flops={t['flops']}>")
+        m = self.metrics("")
+
+        def v(k):  # "≥ N" for a lower bound, "?" for nothing known
+            x = m[k]
+            return x["value"] if "value" in x else \
+                f"≥{x['known_value']}" if "known_value" in x else "?"
+        return (f"<nnscan.Summary {self.name or ''}: params={v('params')} "
+                f"macs={v('macs')} flops={v('flops')}>")
 
 
 def analyze(source, input_shapes=None, batch=0, optimizer="adam",
@@ -214,6 +298,18 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
         name = model_name_of_path(path)
     return Summary(h, name=name, path=path, max_depth=max_depth,
                    columns=columns)
+
+
+def load_summary(source):
+    """A saved `nnscan.summary` document (version 1 or 2) as a Summary: a
+    path to the .json file, its text, or the parsed dict."""
+    if isinstance(source, dict):
+        return Summary.from_json(source)
+    if isinstance(source, (str, os.PathLike)) and \
+            not str(source).lstrip().startswith("{"):
+        with open(source, encoding="utf-8") as f:
+            return Summary.from_json(f.read())
+    return Summary.from_json(source)
 
 
 def model_name_of_path(path):

@@ -407,7 +407,7 @@ static void put_pair_metrics(nns__jw *w, const ddiff *d, const drow *b,
     int64_t delta;
     if (nns__diff_delta(d, &b->m[i], &a->m[i], &delta)) {
       nns__jw_int(w, NNS__JK("delta"), delta);
-      nns__jw_double(w, NNS__JK("delta_pct"), pct(b->m[i].value, delta), 6,
+      nns__jw_double(w, NNS__JK("delta_pct"), pct(b->m[i].value, delta), 12,
                      false);
     } else {
       nns__jw_null(w, NNS__JK("delta"));
