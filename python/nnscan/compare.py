@@ -22,7 +22,7 @@ def _document(side):
     version 2 document), a dict, JSON text, or a path to a saved .json or
     an .onnx file (analysed here)."""
     if isinstance(side, Summary):
-        doc = side.v2 if (side._handle is not None or side._v2 is not None) \
+        doc = side.v2 if (side.analysis is not None or side._v2 is not None) \
             else side.json
         return json.dumps(doc)
     if isinstance(side, dict):

@@ -94,10 +94,12 @@ static bool side(const char *path, cli_model_opts *o, buf *b) {
                            .max_depth = NNS_DEPTH_ALL, .json_version = 2,
                            .model_name = cli_model_name(path, name, sizeof name),
                            .model_path = path};
-  bool ok = nns_model_analyze(m, NULL, &err) == NNS_OK &&
-            nns_report(m, &ro, buf_write, b, &err) == NNS_OK;
+  nns_analysis *a = NULL;
+  bool ok = nns_model_analyze(m, NULL, &a, &err) == NNS_OK &&
+            nns_report(a, &ro, buf_write, b, &err) == NNS_OK;
   if (!ok)
     cli_print_error(path, &err);
+  nns_analysis_free(a);
   nns_model_free(m);
   return ok;
 }

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyze/analyze.h"
 #include "json_status.h"
 #include "report_int.h"
 
@@ -29,12 +28,13 @@
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
 static void j_value(nns__jw *w, const char *key, size_t klen,
-                    const nns_model *m, size_t i) {
+                    const nns_analysis *a, size_t i) {
+  const nns_model *m = nns_analysis_model(a);
   if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
     nns__jw_null(w, key, klen);
     return;
   }
-  nns_value_info v = nns__value_of(m, i);
+  nns_value_info v = nns__value_of(m, a, i);
   nns__jw_obj(w, key, klen);
   nns__jw_str(w, NNS__JK("name"), v.name);
   nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
@@ -43,7 +43,7 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
   } else {
     nns__jw_arr(w, NNS__JK("shape"));
     for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns__dim_of(m, i, d);
+      nns_dim dim = nns__dim_of(m, a, i, d);
       if (dim.value >= 0)
         nns__jw_int(w, NNS__JV, dim.value);
       else
@@ -76,7 +76,7 @@ static void j_axes(nns__jw *w, const char *key, size_t klen,
 /* A field that differs between positions: per axis its period and the
  * pixels [first, last] that positions 0..period-1 read (position i +
  * period reads those of i moved by period * stride). Layers only. */
-static void j_rf_period(nns__jw *w, const nns_model *m, size_t layer,
+static void j_rf_period(nns__jw *w, const nns_analysis *an, size_t layer,
                         const nns_rf *rf, int axes) {
   bool any = false;
   for (int a = 0; a < axes; a++)
@@ -93,7 +93,7 @@ static void j_rf_period(nns__jw *w, const nns_model *m, size_t layer,
     int p = rf->period[a] > 1 ? rf->period[a] : 1;
     for (int i = 0; i < p; i++) {
       int64_t first = 0, last = 0;
-      nns_model_layer_rf_span(m, layer, a, i, &first, &last);
+      nns_analysis_layer_rf_span(an, layer, a, i, &first, &last);
       nns__jw_arr(w, NNS__JV);
       nns__jw_int(w, NNS__JV, first);
       nns__jw_int(w, NNS__JV, last);
@@ -105,7 +105,7 @@ static void j_rf_period(nns__jw *w, const nns_model *m, size_t layer,
 }
 
 /* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__jw *w, const nns_model *m, size_t layer,
+static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
                  const nns_rf *rf) {
   int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
                                                           : rf->axes;
@@ -120,8 +120,8 @@ static void j_rf(nns__jw *w, const nns_model *m, size_t layer,
   j_axes(w, NNS__JK("padding"), rf->padding, axes);
   nns__jw_bool(w, NNS__JK("whole"), rf->whole);
   nns__jw_bool(w, NNS__JK("global_context"), rf->global_context || rf->whole);
-  if (m)
-    j_rf_period(w, m, layer, rf, axes);
+  if (a)
+    j_rf_period(w, a, layer, rf, axes);
   nns__jw_end(w, NULL);
 }
 
@@ -158,7 +158,7 @@ static void j_op_types(nns__jw *w, const char *list) {
 
 /* v2 (st set): the counts as metrics with their statuses, the diagnostics
  * of the subtree, and the module's calls. */
-static void j_layer_counts(nns__jw *w, const nns_model *m, size_t i,
+static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns_counts *counts,
                            const nns__jstatus *st) {
   if (!st) {
@@ -169,7 +169,7 @@ static void j_layer_counts(nns__jw *w, const nns_model *m, size_t i,
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
   nns__jw_bool(w, NNS__JK("shared"), counts->flags & NNS_COUNT_SHARED);
   nns__json_diag_ids(w, st, i, counts->flags);
-  nns_layer_info l = nns__layer_of(m, i);
+  nns_layer_info l = nns__layer_of(a, i);
   if (l.call_count)
     nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
   else
@@ -177,11 +177,11 @@ static void j_layer_counts(nns__jw *w, const nns_model *m, size_t i,
 }
 
 static void j_layer(nns__jw *w, const char *key, size_t klen,
-                    const nns_model *m, size_t i, const char *root_name,
+                    const nns_analysis *a, size_t i, const char *root_name,
                     const nns__jstatus *st) {
-  nns_layer_info l = nns__layer_of(m, i);
-  nns_counts counts = nns__layer_counts_of(m, i);
-  nns_rf rf = nns__layer_rf_of(m, i);
+  nns_layer_info l = nns__layer_of(a, i);
+  nns_counts counts = nns__layer_counts_of(a, i);
+  nns_rf rf = nns__layer_rf_of(a, i);
   nns__jw_obj(w, key, klen);
   nns__jw_int(w, NNS__JK("index"), (int64_t)i);
   nns__jw_str(w, NNS__JK("path"), l.path ? l.path : "");
@@ -195,35 +195,35 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   nns__jw_int(w, NNS__JK("children"), (int64_t)l.child_count);
   nns__jw_str(w, NNS__JK("type"), l.type ? l.type : "");
   const char *cls = NULL;
-  nns_model_layer_class(m, i, &cls);
+  nns_analysis_layer_class(a, i, &cls);
   nns__jw_str(w, NNS__JK("class"), cls);
   j_op_types(w, l.op_types);
-  j_value(w, NNS__JK("input"), m, l.input_value);
-  j_value(w, NNS__JK("output"), m, l.output_value);
-  j_layer_counts(w, m, i, &counts, st);
-  j_rf(w, m, i, &rf);
+  j_value(w, NNS__JK("input"), a, l.input_value);
+  j_value(w, NNS__JK("output"), a, l.output_value);
+  j_layer_counts(w, a, i, &counts, st);
+  j_rf(w, a, i, &rf);
   nns__jw_end(w, NULL);
 }
 
 static void j_op_list(nns__jw *w, const char *key, size_t klen,
-                      const nns_model *m, bool uncounted) {
-  size_t n = uncounted ? nns_model_uncounted_op_count(m)
-                       : nns_model_unknown_op_count(m);
+                      const nns_analysis *a, bool uncounted) {
+  size_t n = uncounted ? nns_analysis_uncounted_op_count(a)
+                       : nns_analysis_unknown_op_count(a);
   nns__jw_arr(w, key, klen);
   for (size_t i = 0; i < n; i++) {
     const char *dom = NULL, *op = NULL;
     size_t cnt = 0;
     if (uncounted)
-      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns_analysis_uncounted_op(a, i, &dom, &op, &cnt);
     else
-      nns_model_unknown_op(m, i, &dom, &op, &cnt);
+      nns_analysis_unknown_op(a, i, &dom, &op, &cnt);
     nns__jw_obj(w, NNS__JV);
     nns__jw_str(w, NNS__JK("domain"), dom ? dom : "");
     nns__jw_str(w, NNS__JK("op_type"), op ? op : "");
     nns__jw_int(w, NNS__JK("nodes"), (int64_t)cnt);
     size_t k[3] = {0, 0, 0};
     if (uncounted &&
-        nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]) == NNS_OK) {
+        nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]) == NNS_OK) {
       nns__jw_int(w, NNS__JK("no_rule"), (int64_t)k[0]);
       nns__jw_int(w, NNS__JK("no_size"), (int64_t)k[1]);
       nns__jw_int(w, NNS__JK("failed"), (int64_t)k[2]);
@@ -257,8 +257,9 @@ void nns__json_opsets(nns__jw *w, const nns_model *m) {
   nns__jw_end(w, NULL);
 }
 
-static void j_model(nns__jw *w, const nns_model *m,
+static void j_model(nns__jw *w, const nns_analysis *a,
                     const nns_report_options *opt, const char *name) {
+  const nns_model *m = nns_analysis_model(a);
   nns__jw_obj(w, NNS__JK("model"));
   nns__jw_str(w, NNS__JK("name"), name);
   nns__json_model_fields(w, m, opt->model_path);
@@ -266,18 +267,19 @@ static void j_model(nns__jw *w, const nns_model *m,
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("inputs"));
   for (size_t k = 0; k < nns_model_input_count(m); k++)
-    j_value(w, NNS__JV, m, nns__input_of(m, k));
+    j_value(w, NNS__JV, a, nns__input_of(m, k));
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("outputs"));
   for (size_t k = 0; k < nns_model_output_count(m); k++)
-    j_value(w, NNS__JV, m, nns__output_of(m, k));
+    j_value(w, NNS__JV, a, nns__output_of(m, k));
   nns__jw_end(w, NULL);
 }
 
-static void j_totals(nns__jw *w, const nns_model *m, const nns__jstatus *st) {
-  nns_totals t = nns__totals_of(m);
-  nns_counts all = nns__total_counts_of(m);
-  nns_rf rf = nns__total_rf_of(m);
+static void j_totals(nns__jw *w, const nns_analysis *a,
+                     const nns__jstatus *st) {
+  nns_totals t = nns__totals_of(a);
+  nns_counts all = nns__total_counts_of(a);
+  nns_rf rf = nns__total_rf_of(a);
   nns__jw_obj(w, NNS__JK("totals"));
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
@@ -321,13 +323,14 @@ static void j_totals(nns__jw *w, const nns_model *m, const nns__jstatus *st) {
   nns__jw_end(w, NULL);
 }
 
-static void j_symbols(nns__jw *w, const nns_model *m) {
+static void j_symbols(nns__jw *w, const nns_analysis *a) {
+  const nns_model *m = nns_analysis_model(a);
   /* The symbolic dims of the graph inputs: those a count took as 1 (when
    * the totals are flagged symbolic) and a user can fix with --input. */
-  nns_counts all = nns__total_counts_of(m);
+  nns_counts all = nns__total_counts_of(a);
   nns__jw_arr(w, NNS__JK("symbols"));
   const char *seen[64];
-  size_t shown = nns__input_symbols(m, seen, 64);
+  size_t shown = nns__input_symbols(m, a, seen, 64);
   for (size_t k = 0; k < shown; k++)
     nns__jw_str(w, NNS__JV, seen[k]);
   nns__jw_end(w, NULL);
@@ -338,7 +341,7 @@ static void j_symbols(nns__jw *w, const nns_model *m) {
   nns__jw_arr_brk(w, NNS__JK("symbolic_inputs"), BR2);
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     char opt[512];
-    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    const char *name = nns__input_fix(m, a, k, opt, sizeof opt);
     if (!name)
       continue;
     nns__jw_obj(w, NNS__JV);
@@ -349,11 +352,11 @@ static void j_symbols(nns__jw *w, const nns_model *m) {
   nns__jw_end(w, BR1);
   /* Which branch each If's costs follow. */
   nns__jw_arr_brk(w, NNS__JK("branches"), BR2);
-  size_t nb = nns_model_branch_count(m);
+  size_t nb = nns_analysis_branch_count(a);
   for (size_t i = 0; i < nb; i++) {
     const char *node;
     int then_branch, known;
-    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns_analysis_branch(a, i, &node, &then_branch, &known);
     nns__jw_obj(w, NNS__JV);
     nns__jw_str(w, NNS__JK("node"), node);
     nns__jw_str(w, NNS__JK("counted"),
@@ -367,8 +370,8 @@ static void j_symbols(nns__jw *w, const nns_model *m) {
 /* The live-activation curve, one point per main-graph node in running
  * order (16 to a line), and the layer of each node: the innermost one
  * shown at this depth, so every index is a layer of "layers". */
-static void j_memory(nns__jw *w, const nns_model *m, int maxd) {
-  size_t n = nns__model_live_count(m), peak = nns__model_live_peak(m);
+static void j_memory(nns__jw *w, const nns_analysis *a, int maxd) {
+  size_t n = nns_analysis_memory_count(a), peak = nns_analysis_memory_peak(a);
   nns__jw_obj(w, NNS__JK("memory"));
   if (peak == (size_t)-1)
     nns__jw_null(w, NNS__JK("peak_position"));
@@ -377,9 +380,9 @@ static void j_memory(nns__jw *w, const nns_model *m, int maxd) {
   nns__jw_break(w, BR2);
   nns__jw_arr(w, NNS__JK("live_bytes"));
   for (size_t i = 0; i < n; i++) {
-    int64_t b;
-    size_t l;
-    nns__model_live_point(m, i, &b, &l);
+    int64_t b = 0;
+    size_t l = 0;
+    nns_analysis_memory_point(a, i, &b, &l);
     if (i && i % 16 == 0)
       nns__jw_break(w, BR3);
     nns__jw_int(w, NNS__JV, b);
@@ -389,17 +392,17 @@ static void j_memory(nns__jw *w, const nns_model *m, int maxd) {
   nns__jw_arr(w, NNS__JK("node_layers"));
   size_t prev_in = (size_t)-1, prev_out = 0;
   for (size_t i = 0; i < n; i++) {
-    int64_t b;
-    size_t l;
-    nns__model_live_point(m, i, &b, &l);
+    int64_t b = 0;
+    size_t l = 0;
+    nns_analysis_memory_point(a, i, &b, &l);
     if (l == prev_in) {
       l = prev_out; /* consecutive nodes mostly share a layer */
     } else {
       prev_in = l;
-      nns_layer_info li = nns__layer_of(m, l);
+      nns_layer_info li = nns__layer_of(a, l);
       while (li.depth > maxd && li.parent != (size_t)-1) {
         l = li.parent;
-        li = nns__layer_of(m, l);
+        li = nns__layer_of(a, l);
       }
       prev_out = l;
     }
@@ -411,33 +414,31 @@ static void j_memory(nns__jw *w, const nns_model *m, int maxd) {
   nns__jw_end(w, NULL);
 }
 
-static void j_op_types_table(nns__jw *w, const nns_model *m) {
+static void j_op_types_table(nns__jw *w, const nns_analysis *a) {
   nns__jw_arr_brk(w, NNS__JK("op_types"), BR2);
-  for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
-    const char *dom = NULL, *op = NULL;
-    int counted = 0;
+  for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
+    nns_op_type_info ot = {.size = sizeof ot, .domain = "", .op_type = ""};
     nns_counts k = {.size = sizeof k};
-    nns_model_op_type(m, i, &dom, &op, &counted);
-    nns_model_op_type_counts(m, i, &k);
+    nns_analysis_op_type(a, i, &ot);
+    nns_analysis_op_type_counts(a, i, &k);
     nns__jw_obj(w, NNS__JV);
-    nns__jw_str(w, NNS__JK("domain"), dom ? dom : "");
-    nns__jw_str(w, NNS__JK("op_type"), op ? op : "");
-    nns__jw_bool(w, NNS__JK("counted"), counted);
-    const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
-    nns__jw_str(w, NNS__JK("family"), fam ? fam : "unknown");
+    nns__jw_str(w, NNS__JK("domain"), ot.domain ? ot.domain : "");
+    nns__jw_str(w, NNS__JK("op_type"), ot.op_type ? ot.op_type : "");
+    nns__jw_bool(w, NNS__JK("counted"), ot.counted);
+    nns__jw_str(w, NNS__JK("family"), ot.family ? ot.family : "unknown");
     j_counts(w, &k);
     nns__jw_end(w, NULL);
   }
   nns__jw_end(w, BR1);
 }
 
-static void j_parameters(nns__jw *w, const nns_model *m) {
-  size_t np = nns_model_param_count(m), nl = nns_model_layer_count(m);
+static void j_parameters(nns__jw *w, const nns_analysis *a) {
+  size_t np = nns_analysis_param_count(a), nl = nns_analysis_layer_count(a);
   nns__jw_arr_brk(w, NNS__JK("parameters"), BR2);
   for (size_t i = 0; i < np; i++) {
     nns_param_info p = {.size = sizeof p, .name = "", .storage = "",
                         .layer = (size_t)-1};
-    nns_model_param(m, i, &p);
+    nns_analysis_param(a, i, &p);
     nns__jw_obj(w, NNS__JV);
     nns__jw_str(w, NNS__JK("name"), p.name);
     nns__jw_str(w, NNS__JK("storage"), p.storage);
@@ -446,7 +447,7 @@ static void j_parameters(nns__jw *w, const nns_model *m) {
     nns__jw_int(w, NNS__JK("elements"), p.elements);
     nns__jw_int(w, NNS__JK("bytes"), p.bytes);
     if (p.layer < nl) {
-      nns_layer_info l = nns__layer_of(m, p.layer);
+      nns_layer_info l = nns__layer_of(a, p.layer);
       nns__jw_str(w, NNS__JK("layer"), l.path ? l.path : "");
     } else {
       nns__jw_null(w, NNS__JK("layer"));
@@ -462,15 +463,15 @@ static void j_parameters(nns__jw *w, const nns_model *m) {
  * increasing depth: a layer closes every open node at its depth or
  * deeper, then opens its own. No recursion, so a hostile depth cannot
  * exhaust the stack. */
-static nns_status j_tree(nns__jw *w, const nns_model *m, int maxd,
+static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
                          const char *name, const nns__jstatus *st) {
-  size_t nl = nns_model_layer_count(m);
+  size_t nl = nns_analysis_layer_count(a);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
     return NNS_E_NOMEM;
   size_t nopen = 0;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     if (l.depth > maxd)
       continue;
     bool sibling = false;
@@ -491,7 +492,7 @@ static nns_status j_tree(nns__jw *w, const nns_model *m, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), m, i, name, st);
+    j_layer(w, NNS__JK("info"), a, i, name, st);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -506,8 +507,9 @@ static nns_status j_tree(nns__jw *w, const nns_model *m, int maxd,
   return NNS_OK;
 }
 
-nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
-                            nns__out *o) {
+nns_status nns__report_json(const nns_analysis *a,
+                            const nns_report_options *opt, nns__out *o) {
+  const nns_model *m = nns_analysis_model(a);
   const char *name = nns__model_name(m, opt);
   int maxd = nns__report_depth(opt);
   /* Version 2 (docs/json.md): every count with its status and the
@@ -515,7 +517,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   int version = opt->json_version == 2 ? 2 : 1;
   nns__jstatus status, *st = NULL;
   if (version == 2) {
-    if (nns__jstatus_build(&status, m) != NNS_OK)
+    if (nns__jstatus_build(&status, a) != NNS_OK)
       return NNS_E_NOMEM;
     st = &status;
   }
@@ -525,8 +527,8 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__jw_str(w, NNS__JK("schema"), "nnscan.summary");
   nns__jw_int(w, NNS__JK("schema_version"), version);
   nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
-  j_model(w, m, opt, name);
-  nns_totals t = nns__totals_of(m);
+  j_model(w, a, opt, name);
+  nns_totals t = nns__totals_of(a);
   nns__jw_obj(w, NNS__JK("options"));
   if (maxd == INT32_MAX)
     nns__jw_null(w, NNS__JK("max_depth"));
@@ -534,13 +536,13 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__jw_int(w, NNS__JK("max_depth"), maxd);
   nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
   nns__jw_end(w, NULL);
-  j_totals(w, m, st);
+  j_totals(w, a, st);
 
   nns__jw_arr(w, NNS__JK("params_by_dtype"));
-  for (size_t i = 0; i < nns_model_param_dtype_count(m); i++) {
+  for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
     int dt = 0;
     int64_t el = 0, by = 0;
-    nns_model_param_dtype(m, i, &dt, &el, &by);
+    nns_analysis_param_dtype(a, i, &dt, &el, &by);
     nns__jw_obj(w, NNS__JV);
     nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(dt));
     nns__jw_int(w, NNS__JK("elements"), el);
@@ -554,28 +556,28 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   for (size_t i = 0; nns_family_name(i); i++)
     nns__jw_str(w, NNS__JV, nns_family_name(i));
   nns__jw_end(w, NULL);
-  j_op_types_table(w, m);
-  j_op_list(w, NNS__JK("uncounted_ops"), m, true);
-  j_op_list(w, NNS__JK("unknown_ops"), m, false);
-  j_symbols(w, m);
-  j_parameters(w, m);
+  j_op_types_table(w, a);
+  j_op_list(w, NNS__JK("uncounted_ops"), a, true);
+  j_op_list(w, NNS__JK("unknown_ops"), a, false);
+  j_symbols(w, a);
+  j_parameters(w, a);
 
   nns__jw_arr_brk(w, NNS__JK("warnings"), BR2);
-  for (size_t k = 0; k < nns_model_warning_count(m); k++)
-    nns__jw_str(w, NNS__JV, nns__warning_of(m, k));
+  for (size_t k = 0; k < nns_analysis_warning_count(a); k++)
+    nns__jw_str(w, NNS__JV, nns__warning_of(a, k));
   nns__jw_end(w, BR1);
   if (st)
     nns__json_diagnostics(w, st);
 
-  j_memory(w, m, maxd);
+  j_memory(w, a, maxd);
 
   /* The flat list, in preorder. */
   nns__jw_arr_brk(w, NNS__JK("layers"), BR2);
-  size_t nl = nns_model_layer_count(m), shown = 0;
+  size_t nl = nns_analysis_layer_count(a), shown = 0;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, m, i, name, st);
+      j_layer(w, NNS__JV, a, i, name, st);
       shown++;
     }
   }
@@ -583,7 +585,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
   nns__jw_end(w, BR1);
 
-  nns_status tst = j_tree(w, m, maxd, name, st);
+  nns_status tst = j_tree(w, a, maxd, name, st);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);

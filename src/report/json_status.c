@@ -48,17 +48,17 @@ static bool add(nns__jstatus *s, nns__jdiag d) {
 }
 
 /* Index of (domain, op) in the uncounted (or unknown) op list, or -1. */
-static size_t op_index(const nns_model *m, bool uncounted, const char *dom,
-                       const char *op) {
-  size_t n = uncounted ? nns_model_uncounted_op_count(m)
-                       : nns_model_unknown_op_count(m);
+static size_t op_index(const nns_analysis *a, bool uncounted,
+                       const char *dom, const char *op) {
+  size_t n = uncounted ? nns_analysis_uncounted_op_count(a)
+                       : nns_analysis_unknown_op_count(a);
   for (size_t i = 0; i < n; i++) {
     const char *d = NULL, *o = NULL;
     size_t c = 0;
     if (uncounted)
-      nns_model_uncounted_op(m, i, &d, &o, &c);
+      nns_analysis_uncounted_op(a, i, &d, &o, &c);
     else
-      nns_model_unknown_op(m, i, &d, &o, &c);
+      nns_analysis_unknown_op(a, i, &d, &o, &c);
     if (o && d && !strcmp(o, op) && !strcmp(d, dom))
       return i;
   }
@@ -67,10 +67,11 @@ static size_t op_index(const nns_model *m, bool uncounted, const char *dom,
 
 /* Why an uncounted node was not counted: its op type's reasons, and where
  * they are mixed, whether the node has a value of unknown size. */
-static nns__diag_code why(const nns_model *m, size_t op, size_t node,
+static nns__diag_code why(const nns_analysis *a, size_t op, size_t node,
                           const nns_node_info *ni) {
+  const nns_model *m = nns_analysis_model(a);
   size_t k[3] = {0, 0, 0};
-  nns_model_uncounted_op_why(m, op, &k[0], &k[1], &k[2]);
+  nns_analysis_uncounted_op_why(a, op, &k[0], &k[1], &k[2]);
   if (k[0] && !k[1] && !k[2])
     return NNS__D_COST_NO_RULE;
   if (k[2] && !k[0] && !k[1])
@@ -85,11 +86,11 @@ static nns__diag_code why(const nns_model *m, size_t op, size_t node,
       nns_model_node_output(m, node, j - ni->input_count, &v);
     if (v == (size_t)-1)
       continue;
-    nns_value_info vi = nns__value_of(m, v);
+    nns_value_info vi = nns__value_of(m, a, v);
     if (vi.rank < 0 && k[1])
       return NNS__D_COST_NO_SIZE;
     for (int d = 0; d < vi.rank && k[1]; d++)
-      if (nns__dim_of(m, v, d).value < 0)
+      if (nns__dim_of(m, a, v, d).value < 0)
         return NNS__D_COST_NO_SIZE;
   }
   return k[2] ? NNS__D_COST_FAILED : NNS__D_COST_NO_RULE;
@@ -105,9 +106,10 @@ static bool push_id(nns__jstatus *s, size_t layer, size_t id) {
   return true;
 }
 
-nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m) {
+nns_status nns__jstatus_build(nns__jstatus *s, const nns_analysis *a) {
+  const nns_model *m = nns_analysis_model(a);
   memset(s, 0, sizeof *s);
-  size_t nl = nns_model_layer_count(m), nn = nns_model_node_count(m);
+  size_t nl = nns_analysis_layer_count(a), nn = nns_model_node_count(m);
   s->layers = nl;
   size_t slots = nl ? nl : 1;
   s->ids = calloc(slots, sizeof *s->ids);
@@ -120,16 +122,16 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m) {
   bool any_saturated = false;
   for (size_t i = 0; i < nn; i++) {
     nns_node_info ni = {.size = sizeof ni};
-    if (nns_model_node(m, i, &ni) != NNS_OK)
+    if (nns_analysis_node(a, i, &ni) != NNS_OK)
       continue;
     size_t layer = ni.layer < nl ? ni.layer : nl ? 0 : (size_t)-1;
     nns__jdiag d = {.node = i, .where = ni.name, .op = ni.op_type,
                     .domain = ni.domain, .module = ni.module_path,
                     .layer = layer};
-    size_t op = op_index(m, true, ni.domain, ni.op_type);
+    size_t op = op_index(a, true, ni.domain, ni.op_type);
     bool counted = (ni.flags & NNS_NODE_COUNTED) != 0;
     if (!counted && op != (size_t)-1) {
-      d.code = why(m, op, i, &ni);
+      d.code = why(a, op, i, &ni);
       if (!add(s, d))
         goto nomem;
       if (layer != (size_t)-1)
@@ -137,13 +139,13 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m) {
     }
     if (layer != (size_t)-1 && (counted || op != (size_t)-1))
       s->nodes[layer]++;
-    if (op_index(m, false, ni.domain, ni.op_type) != (size_t)-1) {
+    if (op_index(a, false, ni.domain, ni.op_type) != (size_t)-1) {
       d.code = NNS__D_SHAPE_NO_RULE;
       if (!add(s, d))
         goto nomem;
     }
     nns_counts k = {.size = sizeof k};
-    if (counted && nns_model_node_counts(m, i, &k) == NNS_OK) {
+    if (counted && nns_analysis_node_counts(a, i, &k) == NNS_OK) {
       if (k.flags & NNS_COUNT_UNBOUNDED) {
         d.code = NNS__D_LOOP_UNBOUNDED;
         if (!add(s, d))
@@ -157,28 +159,28 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m) {
       }
     }
   }
-  for (size_t i = 0; i < nns_model_branch_count(m); i++) {
+  for (size_t i = 0; i < nns_analysis_branch_count(a); i++) {
     const char *node = NULL;
     int then_branch = 0, known = 0;
-    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns_analysis_branch(a, i, &node, &then_branch, &known);
     if (known == 0 && !add(s, (nns__jdiag){.code = NNS__D_BRANCH_UNKNOWN,
                                            .node = (size_t)-1, .where = node,
                                            .op = "If", .domain = "",
                                            .layer = (size_t)-1}))
       goto nomem;
   }
-  for (size_t i = 0; i < nns_model_warning_count(m); i++)
+  for (size_t i = 0; i < nns_analysis_warning_count(a); i++)
     if (!add(s, (nns__jdiag){.code = NNS__D_MODEL_WARNING, .node = (size_t)-1,
                              .layer = (size_t)-1,
-                             .message = nns__warning_of(m, i)}))
+                             .message = nns__warning_of(a, i)}))
       goto nomem;
   /* Model-wide: given to every layer whose counts carry the flag. */
   s->global_first = s->count;
-  nns_counts all = nns__total_counts_of(m);
+  nns_counts all = nns__total_counts_of(a);
   if (all.flags & NNS_COUNT_SYMBOLIC) {
     for (size_t k = 0; k < nns_model_input_count(m); k++) {
       char opt[512];
-      const char *name = nns__input_fix(m, k, opt, sizeof opt);
+      const char *name = nns__input_fix(m, a, k, opt, sizeof opt);
       if (name && !add(s, (nns__jdiag){.code = NNS__D_SYMBOL_AS_1,
                                        .node = (size_t)-1, .where = name,
                                        .layer = (size_t)-1}))
@@ -194,14 +196,14 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m) {
     for (size_t l = s->diags[id].layer; l < nl;) {
       if (!push_id(s, l, id))
         goto nomem;
-      l = nns__layer_of(m, l).parent;
+      l = nns__layer_of(a, l).parent;
     }
   }
   /* Node counts over subtrees: in preorder a parent comes before its
    * children, so a reverse walk has every child summed before its parent
    * passes its total on. */
   for (size_t i = nl; i-- > 1;) {
-    size_t p = nns__layer_of(m, i).parent;
+    size_t p = nns__layer_of(a, i).parent;
     if (p < nl) {
       s->nodes[p] += s->nodes[i];
       s->uncounted[p] += s->uncounted[i];

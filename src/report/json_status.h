@@ -90,7 +90,7 @@ typedef struct nns__jstatus {
                            saturation): a layer flagged for them gets them */
 } nns__jstatus;
 
-nns_status nns__jstatus_build(nns__jstatus *s, const nns_model *m);
+nns_status nns__jstatus_build(nns__jstatus *s, const nns_analysis *a);
 void nns__jstatus_free(nns__jstatus *s);
 
 const char *nns__diag_code_name(nns__diag_code c);

@@ -10,12 +10,19 @@
 
 #include "report_int.h"
 
+/* The model's own warning k (of its load and last inference). */
+static const char *model_warning(const nns_model *m, size_t k) {
+  const char *w = "";
+  nns_model_warning(m, k, &w);
+  return w;
+}
+
 /* [d0, d1, ...] of value i for the text table: a number, or its symbol
  * cleaned for the terminal ("?" for an unnamed one). */
 static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank) {
   nns__out_put(o, "[", 1);
   for (int d = 0; d < rank; d++) {
-    nns_dim dim = nns__dim_of(m, i, d);
+    nns_dim dim = nns__dim_of(m, NULL, i, d);
     if (d)
       nns__out_put(o, ", ", 2);
     if (dim.value >= 0)
@@ -33,7 +40,7 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank) {
 
 /* "name": {"dtype", "shape", "kind"}: a dim is a number or its symbol. */
 static void j_entry(nns__jw *w, const nns_model *m, size_t i) {
-  nns_value_info v = nns__value_of(m, i);
+  nns_value_info v = nns__value_of(m, NULL, i);
   nns__jw_key(w, v.name);
   nns__jw_obj(w, NNS__JV);
   nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
@@ -42,7 +49,7 @@ static void j_entry(nns__jw *w, const nns_model *m, size_t i) {
   } else {
     nns__jw_arr(w, NNS__JK("shape"));
     for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns__dim_of(m, i, d);
+      nns_dim dim = nns__dim_of(m, NULL, i, d);
       if (dim.value >= 0)
         nns__jw_int(w, NNS__JV, dim.value);
       else
@@ -79,7 +86,7 @@ static nns_status write_json(nns__out *o, const nns_model *m,
   nns__jw_end(w, BR1);
   nns__jw_obj_brk(w, NNS__JK("values"), BR2);
   for (size_t i = 0; i < nns_model_value_count(m); i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     /* Graph inputs and outputs of the main graph are listed above. */
     if (v.graph_depth == 0 &&
         (v.role == NNS_ROLE_INPUT || v.role == NNS_ROLE_OUTPUT))
@@ -101,7 +108,7 @@ static nns_status write_json(nns__out *o, const nns_model *m,
   nns__jw_end(w, NULL);
   nns__jw_arr_brk(w, NNS__JK("warnings"), BR2);
   for (size_t k = 0; k < nns_model_warning_count(m); k++)
-    nns__jw_str(w, NNS__JV, nns__warning_of(m, k));
+    nns__jw_str(w, NNS__JV, model_warning(m, k));
   nns__jw_end(w, BR1);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
@@ -137,7 +144,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   size_t width = 4;
   size_t nv = nns_model_value_count(m);
   for (size_t i = 0; i < nv; i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     size_t w = strlen(v.name) + 2 * (size_t)v.graph_depth;
     if (w > width)
       width = w;
@@ -147,7 +154,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   put_padded(o, "Name", width);
   nns__out_str(o, "  Role    Dtype      Shape\n");
   for (size_t i = 0; i < nv; i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     size_t indent = 2 * (size_t)v.graph_depth;
     for (size_t k = 0; k < indent; k++)
       nns__out_put(o, " ", 1);
@@ -182,7 +189,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   }
   for (size_t k = 0; k < nns_model_warning_count(m); k++) {
     nns__out_str(o, "warning: ");
-    nns__out_text(o, nns__warning_of(m, k));
+    nns__out_text(o, model_warning(m, k));
     nns__out_put(o, "\n", 1);
   }
 }
