@@ -739,6 +739,25 @@ NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
                                         const char *class_name,
                                         size_t call_count, nns_error *err);
 /*
+ * Call `call` (0, 1, ...) of the module at `path` (declared first with
+ * nns_model_set_module) returned `outputs`: a JSON value describing the
+ * structure of what it returned, never values - a tensor as {"dtype":
+ * "float32", "shape": [1, 64, 56, 56]}, a tuple or list as an array, a dict
+ * as an object, None as null, anything else as {"type": "int"}. The
+ * "nnscan.summary" v2 report lists it with the layer ("calls"). Copied.
+ * NNS_E_NOTFOUND for a path never declared, NNS_E_JSON (with the byte)
+ * for text that is not one JSON value, NNS_E_LIMIT past 2^20 calls.
+ */
+NNS_API nns_status nns_model_set_module_call(nns_model *model,
+                                             const char *path, size_t call,
+                                             const char *outputs,
+                                             nns_error *err);
+/* What nns_model_set_module_call gave for that call into *outputs (valid
+ * until nns_model_free); NNS_E_NOTFOUND when nothing was given. */
+NNS_API nns_status nns_model_module_call(const nns_model *model,
+                                         const char *path, size_t call,
+                                         const char **outputs);
+/*
  * The initializer (or constant-fed value) `value_name` of the main graph is
  * of kind `kind`, overriding the guess from the ops that use it. Takes
  * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main

@@ -179,6 +179,8 @@ FUNCTIONS = {
                                         c_size_t, POINTER(NnsError)]),
     "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
                                             POINTER(NnsError)]),
+    "nns_model_set_module_call": (c_status, [c_void_p, c_char_p, c_size_t,
+                                             c_char_p, POINTER(NnsError)]),
 }
 
 _ready = None

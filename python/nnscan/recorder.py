@@ -41,6 +41,7 @@ from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from .shadow import Shadows
+from .structure import describe
 
 
 class RecordError(RuntimeError):
@@ -466,6 +467,7 @@ class ModuleStack:
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
+        self.outputs = {}  # path -> what each call returned (structure)
         self.io = {}  # path -> (input shapes of the first call, output
         #               shapes of every call in order)
         self.shapes = shapes
@@ -495,6 +497,8 @@ class ModuleStack:
                 break
         if self.shapes and p in self.io:
             self.io[p][1].extend(list(t.shape) for t in flatten(output))
+        if id(mod) in self.path_of:  # its structure, per call (structure.py)
+            self.outputs.setdefault(p, []).append(describe(output))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -789,6 +793,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
             seen.add(n)
             g.outputs.append(n)
     g.module_calls = dict(stack.calls)
+    g.module_outputs = dict(stack.outputs)
     return Recording(g, b, stack, None, out)
 
 

@@ -146,3 +146,39 @@ def test_compare_withholds_deltas():
     assert c.totals("params")["delta"] == 0
     with pytest.raises(nnscan.NnscanError, match="budget"):
         nnscan.compare(tied, tied, budgets="latency > +1")
+
+
+def test_v2_calls_and_nested_outputs():
+    """Each call of a module, with the structure of what it returned: a
+    Linear called twice, an LSTM returning (out, (h, c)), and a model
+    returning a dict with a None. Shapes and dtypes worked out here from
+    the layer sizes; no values."""
+    torch = pytest.importorskip("torch")
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(4, 4)
+            self.r = torch.nn.LSTM(4, 3, batch_first=True)
+
+        def forward(self, x):
+            y = self.a(self.a(x))
+            o, (h, c) = self.r(y)
+            return {"out": o, "state": (h, c), "none": None}
+
+    s = nnscan.summary(M(), (2, 4), file=False)
+    doc = s.v2
+    assert not _errors(_validator("summary.v2.schema.json"), doc)
+    rows = {r["path"]: r for r in doc["layers"]}
+    t = lambda *shape: {"dtype": "float32", "shape": list(shape)}  # noqa: E731
+    assert rows["a"]["call_count"] == 2
+    assert rows["a"]["calls"] == [{"call": 0, "outputs": t(1, 2, 4)},
+                                  {"call": 1, "outputs": t(1, 2, 4)}]
+    assert rows["r"]["calls"] == [{"call": 0, "outputs": [
+        t(1, 2, 3), [t(1, 1, 3), t(1, 1, 3)]]}]
+    assert rows[""]["calls"] == [{"call": 0, "outputs": {
+        "out": t(1, 2, 3), "state": [t(1, 1, 3), t(1, 1, 3)], "none": None}}]
+    # An ONNX file knows no calls.
+    f = nnscan.analyze(os.path.join(REPORT, "tiny_resnet.onnx"))
+    assert all(r["calls"] == [] and r["call_count"] is None
+               for r in f.v2["layers"])

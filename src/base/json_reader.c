@@ -401,3 +401,40 @@ int64_t nns__json_int_or(const nns__jval *v, int64_t fallback) {
 bool nns__json_bool_or(const nns__jval *v, bool fallback) {
   return v && v->type == NNS__J_BOOL ? v->b : fallback;
 }
+
+static void jval_at(nns__jw *w, const char *key, size_t klen,
+                    const nns__jval *v, int depth) {
+  if (!v || depth > 64) {
+    nns__jw_null(w, key, klen);
+    return;
+  }
+  switch (v->type) {
+  case NNS__J_NULL: nns__jw_null(w, key, klen); break;
+  case NNS__J_BOOL: nns__jw_bool(w, key, klen, v->b); break;
+  case NNS__J_NUM:
+    if (v->is_int)
+      nns__jw_int(w, key, klen, v->i);
+    else
+      nns__jw_double(w, key, klen, v->d, 17, false);
+    break;
+  case NNS__J_STR: nns__jw_strn(w, key, klen, v->s, v->len); break;
+  case NNS__J_ARR:
+  case NNS__J_OBJ:
+    if (v->type == NNS__J_ARR)
+      nns__jw_arr(w, key, klen);
+    else
+      nns__jw_obj(w, key, klen);
+    for (size_t i = 0; i < v->len; i++) {
+      if (v->type == NNS__J_OBJ)
+        nns__jw_key(w, v->keys[i]);
+      jval_at(w, NULL, 0, v->items[i], depth + 1);
+    }
+    nns__jw_end(w, NULL);
+    break;
+  }
+}
+
+void nns__jw_jval(nns__jw *w, const char *key, size_t klen,
+                  const nns__jval *v) {
+  jval_at(w, key, klen, v, 0);
+}

@@ -9,6 +9,7 @@
 #define NNS_BASE_JSON_READER_H
 
 #include "base.h"
+#include "json_writer.h"
 
 typedef enum nns__jtype {
   NNS__J_NULL,
@@ -43,5 +44,10 @@ const nns__jval *nns__json_get(const nns__jval *obj, const char *key);
 const char *nns__json_str_or(const nns__jval *v, const char *fallback);
 int64_t nns__json_int_or(const nns__jval *v, int64_t fallback);
 bool nns__json_bool_or(const nns__jval *v, bool fallback);
+
+/* v written back through the JSON writer (numbers as they were read;
+ * past 64 levels of nesting, null). */
+void nns__jw_jval(nns__jw *w, const char *key, size_t klen,
+                  const nns__jval *v);
 
 #endif

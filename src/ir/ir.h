@@ -264,6 +264,9 @@ typedef struct nns__function {
 typedef struct nns__module_decl {
   const char *class_name; /* interned */
   size_t call_count;
+  const char **call_outputs; /* per call: its outputs' structure as JSON
+                                (nns_model_set_module_call), or NULL */
+  size_t call_outputs_cap;
 } nns__module_decl;
 
 typedef struct nns__unknown_op {

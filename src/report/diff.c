@@ -333,39 +333,6 @@ static void check_budgets(ddiff *d) {
 
 /* ==== The "nnscan.diff" document ==== */
 
-/* A JSON value of an input document, as it is (depth-limited). */
-static void put_jv(nns__jw *w, const char *key, size_t klen,
-                   const nns__jval *v, int depth) {
-  if (!v || depth > 64) {
-    nns__jw_null(w, key, klen);
-    return;
-  }
-  switch (v->type) {
-  case NNS__J_NULL: nns__jw_null(w, key, klen); break;
-  case NNS__J_BOOL: nns__jw_bool(w, key, klen, v->b); break;
-  case NNS__J_NUM:
-    if (v->is_int)
-      nns__jw_int(w, key, klen, v->i);
-    else
-      nns__jw_double(w, key, klen, v->d, 17, false);
-    break;
-  case NNS__J_STR: nns__jw_strn(w, key, klen, v->s, v->len); break;
-  case NNS__J_ARR:
-  case NNS__J_OBJ:
-    if (v->type == NNS__J_ARR)
-      nns__jw_arr(w, key, klen);
-    else
-      nns__jw_obj(w, key, klen);
-    for (size_t i = 0; i < v->len; i++) {
-      if (v->type == NNS__J_OBJ)
-        nns__jw_key(w, v->keys[i]);
-      put_jv(w, NNS__JV, v->items[i], depth + 1);
-    }
-    nns__jw_end(w, NULL);
-    break;
-  }
-}
-
 static void put_metric(nns__jw *w, const char *key, size_t klen,
                        const dmetric *m) {
   nns__jw_obj(w, key, klen);
@@ -384,7 +351,7 @@ static void put_side(nns__jw *w, const char *key, size_t klen,
   nns__jw_str(w, NNS__JK("path"), s->path);
   nns__jw_str(w, NNS__JK("nnscan_version"), s->nnscan_version);
   nns__jw_int(w, NNS__JK("schema_version"), s->version);
-  put_jv(w, NNS__JK("inputs"), s->inputs, 0);
+  nns__jw_jval(w, NNS__JK("inputs"), s->inputs);
   nns__jw_arr(w, NNS__JK("param_dtypes"));
   for (size_t i = 0; s->param_dtypes && s->param_dtypes->type == NNS__J_ARR &&
                      i < s->param_dtypes->len; i++)
@@ -423,7 +390,7 @@ static void put_one_side_row(nns__jw *w, const drow *r) {
   nns__jw_str(w, NNS__JK("path"), r->path);
   nns__jw_int(w, NNS__JK("call"), r->call);
   nns__jw_str(w, NNS__JK("type"), r->type);
-  put_jv(w, NNS__JK("output"), r->output, 0);
+  nns__jw_jval(w, NNS__JK("output"), r->output);
   nns__jw_obj(w, NNS__JK("metrics"));
   for (int i = 0; i < NNS__M_COUNT; i++) {
     nns__jw_key(w, nns__diff_metric_keys[i]);
@@ -474,8 +441,8 @@ static nns_status diff_json(const ddiff *d, nns__out *o) {
         nns__jw_int(w, NNS__JK("call"), a->call);
         nns__jw_str(w, NNS__JK("type_before"), b->type);
         nns__jw_str(w, NNS__JK("type_after"), a->type);
-        put_jv(w, NNS__JK("output_before"), b->output, 0);
-        put_jv(w, NNS__JK("output_after"), a->output, 0);
+        nns__jw_jval(w, NNS__JK("output_before"), b->output);
+        nns__jw_jval(w, NNS__JK("output_after"), a->output);
         put_pair_metrics(w, d, b, a);
         nns__jw_end(w, NULL);
       }

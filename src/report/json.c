@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/json_reader.h"
 #include "json_status.h"
 #include "report_int.h"
 
@@ -174,6 +175,25 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
   else
     nns__jw_null(w, NNS__JK("call_count"));
+  /* Each call the binding described (nns_model_set_module_call): its
+   * index and the structure of its outputs. */
+  nns__jw_arr(w, NNS__JK("calls"));
+  const nns_model *m = nns_analysis_model(a);
+  for (size_t k = 0; k < l.call_count && l.path; k++) {
+    const char *text = NULL;
+    if (nns_model_module_call(m, l.path, k, &text) != NNS_OK)
+      continue;
+    nns__arena tmp;
+    nns__arena_init(&tmp);
+    nns__jval *v = NULL;
+    nns__json_parse(&tmp, text, strlen(text), &v, NULL);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_int(w, NNS__JK("call"), (int64_t)k);
+    nns__jw_jval(w, NNS__JK("outputs"), v);
+    nns__jw_end(w, NULL);
+    nns__arena_free(&tmp);
+  }
+  nns__jw_end(w, NULL);
 }
 
 static void j_layer(nns__jw *w, const char *key, size_t klen,

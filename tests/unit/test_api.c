@@ -796,6 +796,32 @@ static void c_op_get(void) {
   CHECK_EQ(nns_op_get(0, NULL), NNS_E_ARG);
   EXPECT_SMALL_SIZE(x, nns_op_get(0, &x));
 }
+/* A module call's outputs: the module must be declared, the text JSON. */
+static void c_model_set_module_call(void) {
+  nns_error e;
+  CHECK_EQ(nns_model_set_module_call(NULL, "a", 0, "null", &e), NNS_E_ARG);
+  nns_model *m = tm_load_path("unit/models/analyze_residual.onnx", 0);
+  CHECK_EQ(nns_model_set_module_call(m, NULL, 0, "null", &e), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, NULL, &e), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_call(m, "nowhere", 0, "null", &e),
+           NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_set_module(m, "a", "A", 2, &e), NNS_OK);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, "[1,", &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 3);
+  CHECK_EQ(nns_model_set_module_call(m, "a", (size_t)1 << 20, "null", &e),
+           NNS_E_LIMIT);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 1, "{\"dtype\": \"float32\", "
+                                     "\"shape\": [2]}", &e), NNS_OK);
+  const char *got = NULL;
+  CHECK_EQ(nns_model_module_call(m, "a", 0, &got), NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_module_call(m, "a", 1, &got), NNS_OK);
+  CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2]}");
+  nns_model_free(m);
+}
+static void c_model_module_call(void) {
+  const char *got = NULL;
+  CHECK_EQ(nns_model_module_call(NULL, "a", 0, &got), NNS_E_ARG);
+}
 static void c_op_table_json(void) {
   CHECK_EQ(nns_op_table_json(NULL, NULL, NULL), NNS_E_ARG);
 }
@@ -972,6 +998,7 @@ static const entry exports[] = {
     {"nns_model_warning", c_warning},
     {"nns_model_set_module", c_set_module},
     {"nns_model_set_param_kind", c_set_param_kind},
+    E(model_set_module_call), E(model_module_call),
     {"nns_model_analyze", c_analyze},
     E(analysis_free), E(analysis_model), E(analysis_node),
     E(analysis_memory_count), E(analysis_memory_point),
