@@ -14,7 +14,8 @@ void nns__jw_init(nns__jw *w, nns__out *o) {
   w->lv = w->fixed;
   w->cap = sizeof w->fixed / sizeof w->fixed[0];
   w->depth = 0;
-  w->lv[0] = (nns__jw_level){.brk = NULL, .empty = true, .array = false};
+  w->lv[0] = (nns__jw_level){.brk = NULL, .brk_len = 0, .empty = true,
+                             .array = false};
   w->next_brk = NULL;
   w->after_key = false;
   w->nomem = false;
@@ -29,7 +30,7 @@ nns_status nns__jw_finish(nns__jw *w) {
   return w->nomem ? NNS_E_NOMEM : NNS_OK;
 }
 
-static void open_level(nns__jw *w, const char *key, size_t klen,
+void nns__jw_open_deep(nns__jw *w, const char *key, size_t klen,
                        const char *brk, bool array) {
   nns__jw_sep(w, key, klen);
   if (w->depth + 1 >= w->cap) {
@@ -49,18 +50,9 @@ static void open_level(nns__jw *w, const char *key, size_t klen,
     w->cap = cap;
   }
   nns__out_put(w->o, array ? "[" : "{", 1);
-  w->lv[++w->depth] = (nns__jw_level){.brk = brk, .empty = true,
-                                      .array = array};
-}
-
-void nns__jw_obj_brk(nns__jw *w, const char *key, size_t klen,
-                     const char *brk) {
-  open_level(w, key, klen, brk, false);
-}
-
-void nns__jw_arr_brk(nns__jw *w, const char *key, size_t klen,
-                     const char *brk) {
-  open_level(w, key, klen, brk, true);
+  w->lv[++w->depth] = (nns__jw_level){.brk = brk,
+                                      .brk_len = brk ? strlen(brk) : 0,
+                                      .empty = true, .array = array};
 }
 
 void nns__jw_end(nns__jw *w, const char *brk) {
@@ -68,7 +60,7 @@ void nns__jw_end(nns__jw *w, const char *brk) {
     return;
   nns__jw_level *l = &w->lv[w->depth--];
   if (brk && !l->empty)
-    nns__out_str(w->o, brk);
+    nns__out_put(w->o, brk, strlen(brk));
   nns__out_put(w->o, l->array ? "]" : "}", 1);
   w->next_brk = NULL;
 }
@@ -93,11 +85,6 @@ void nns__jw_double(nns__jw *w, const char *key, size_t klen, double v,
   if (n > 0)
     nns__out_put(w->o, buf, (size_t)n < sizeof buf ? (size_t)n
                                                    : sizeof buf - 1);
-}
-
-void nns__jw_str(nns__jw *w, const char *key, size_t klen, const char *s) {
-  nns__jw_sep(w, key, klen);
-  nns__json_str(w->o, s);
 }
 
 void nns__jw_strn(nns__jw *w, const char *key, size_t klen, const char *s,

@@ -35,6 +35,7 @@
 
 typedef struct nns__jw_level {
   const char *brk; /* written before each item instead of " "; NULL: " " */
+  size_t brk_len;
   bool empty;      /* nothing written in this container yet */
   bool array;      /* closes with ']' (else '}') */
 } nns__jw_level;
@@ -44,6 +45,7 @@ typedef struct nns__jw {
   nns__jw_level *lv;     /* lv[0] is the document; lv[depth] is open */
   size_t depth, cap;
   const char *next_brk;  /* the break before the next item only */
+  size_t next_brk_len;
   bool after_key;        /* nns__jw_key wrote a key: no separator next */
   bool nomem;            /* the container stack could not grow */
   nns__jw_level fixed[32]; /* the stack until it needs the heap */
@@ -57,19 +59,24 @@ nns_status nns__jw_finish(nns__jw *w);
 
 /* Before item `i` of the open container (0: the first). Inline: it runs
  * once per number of a 100k-node summary. */
-static inline void nns__jw_sep(nns__jw *w, const char *key, size_t klen) {
+__attribute__((always_inline)) static inline void
+nns__jw_sep(nns__jw *w, const char *key, size_t klen) {
   if (w->after_key) {
     w->after_key = false;
   } else {
     nns__jw_level *l = &w->lv[w->depth];
-    const char *brk = w->next_brk ? w->next_brk : l->brk;
-    if (!l->empty)
-      nns__out_put(w->o, ",", 1);
-    if (brk)
-      nns__out_str(w->o, brk);
-    else if (!l->empty)
-      nns__out_put(w->o, " ", 1);
-    w->next_brk = NULL;
+    if (w->next_brk) {
+      if (!l->empty)
+        nns__out_put(w->o, ",", 1);
+      nns__out_put(w->o, w->next_brk, w->next_brk_len);
+      w->next_brk = NULL;
+    } else if (l->brk) {
+      if (!l->empty)
+        nns__out_put(w->o, ",", 1);
+      nns__out_put(w->o, l->brk, l->brk_len);
+    } else if (!l->empty) {
+      nns__out_put(w->o, ", ", 2);
+    }
     l->empty = false;
   }
   if (key)
@@ -80,6 +87,7 @@ static inline void nns__jw_sep(nns__jw *w, const char *key, size_t klen) {
  * space after the comma. */
 static inline void nns__jw_break(nns__jw *w, const char *ws) {
   w->next_brk = ws;
+  w->next_brk_len = strlen(ws);
 }
 
 /* A key that is not a literal (a domain name, a value's name): escaped.
@@ -87,11 +95,33 @@ static inline void nns__jw_break(nns__jw *w, const char *ws) {
 void nns__jw_key(nns__jw *w, const char *key);
 
 /* Opens an object or array; `brk` ("\n    ", or NULL) goes before each of
- * its items. */
-void nns__jw_obj_brk(nns__jw *w, const char *key, size_t klen,
-                     const char *brk);
-void nns__jw_arr_brk(nns__jw *w, const char *key, size_t klen,
-                     const char *brk);
+ * its items. Inline while the container stack has room; past it, the
+ * stack grows in nns__jw_open_deep. */
+void nns__jw_open_deep(nns__jw *w, const char *key, size_t klen,
+                       const char *brk, bool array);
+__attribute__((always_inline)) static inline void
+nns__jw_open(nns__jw *w, const char *key, size_t klen, const char *brk,
+             bool array) {
+  if (w->depth + 1 >= w->cap) {
+    nns__jw_open_deep(w, key, klen, brk, array);
+    return;
+  }
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, array ? "[" : "{", 1);
+  nns__jw_level *l = &w->lv[++w->depth];
+  l->brk = brk;
+  l->brk_len = brk ? strlen(brk) : 0;
+  l->empty = true;
+  l->array = array;
+}
+static inline void nns__jw_obj_brk(nns__jw *w, const char *key, size_t klen,
+                                   const char *brk) {
+  nns__jw_open(w, key, klen, brk, false);
+}
+static inline void nns__jw_arr_brk(nns__jw *w, const char *key, size_t klen,
+                                   const char *brk) {
+  nns__jw_open(w, key, klen, brk, true);
+}
 static inline void nns__jw_obj(nns__jw *w, const char *key, size_t klen) {
   nns__jw_obj_brk(w, key, klen, NULL);
 }
@@ -128,7 +158,15 @@ void nns__jw_double(nns__jw *w, const char *key, size_t klen, double v,
                     int precision, bool fixed);
 /* s as a JSON string (NULL: null); bytes that are not UTF-8 become
  * U+FFFD, control characters (C0, DEL, C1) are escaped. */
-void nns__jw_str(nns__jw *w, const char *key, size_t klen, const char *s);
+void nns__json_strn(nns__out *o, const char *s, size_t n);
+static inline void nns__jw_str(nns__jw *w, const char *key, size_t klen,
+                               const char *s) {
+  nns__jw_sep(w, key, klen);
+  if (s)
+    nns__json_strn(w->o, s, strlen(s));
+  else
+    nns__out_put(w->o, "null", 4);
+}
 /* The first n bytes of s (no NUL needed). */
 void nns__jw_strn(nns__jw *w, const char *key, size_t klen, const char *s,
                   size_t n);
