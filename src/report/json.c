@@ -126,6 +126,16 @@ static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
   nns__jw_end(w, NULL);
 }
 
+/* Mixture-of-experts layers (and what holds them) only: 0 on op types.
+ * Plain numbers in both versions (an annotation's, not a count). */
+static void j_experts(nns__jw *w, const nns_counts *k) {
+  if (k->params_active &&
+      k->params_active != nns__sum_sat(k->params, k->frozen))
+    nns__jw_int(w, NNS__JK("params_active"), k->params_active);
+  if (k->weight_bytes_read && k->weight_bytes_read != k->param_bytes)
+    nns__jw_int(w, NNS__JK("weight_bytes_read"), k->weight_bytes_read);
+}
+
 /* The counts every layer, op type and the totals share. */
 static void j_counts(nns__jw *w, const nns_counts *k) {
   nns__jw_int(w, NNS__JK("params"), k->params);
@@ -141,6 +151,7 @@ static void j_counts(nns__jw *w, const nns_counts *k) {
    * models without frozen parameters read as before. */
   if (k->frozen)
     nns__jw_int(w, NNS__JK("frozen"), k->frozen);
+  j_experts(w, k);
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
@@ -167,6 +178,7 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     return;
   }
   nns__json_metrics(w, st, i, counts);
+  j_experts(w, counts);
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
   nns__jw_bool(w, NNS__JK("shared"), counts->flags & NNS_COUNT_SHARED);
   nns__json_diag_ids(w, st, i, counts->flags);
@@ -303,6 +315,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_obj(w, NNS__JK("totals"));
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
+    j_experts(w, &all);
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
@@ -328,6 +341,13 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_int(w, NNS__JK("input_bytes"), t.input_bytes);
   nns__jw_int(w, NNS__JK("peak_activation_bytes"), t.peak_activation_bytes);
   nns__jw_str(w, NNS__JK("peak_node"), t.peak_node);
+  if (t.kv_cache_bytes_read || t.kv_cache_bytes) { /* a decoder step */
+    nns__jw_break(w, BR2);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes_read"), t.kv_cache_bytes_read);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes_written"),
+                t.kv_cache_bytes_written);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes"), t.kv_cache_bytes);
+  }
   nns__jw_break(w, BR2);
   nns__jw_obj(w, NNS__JK("training"));
   nns__jw_bool(w, NNS__JK("estimate"), true);
