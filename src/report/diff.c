@@ -73,16 +73,15 @@ static void read_row(const dside *s, const nns__jval *v, drow *r,
     row_v2(v, r);
 }
 
-static const dside *sort_side; /* qsort has no context argument */
-
 static int cmp_rows(const drow *a, const drow *b) {
   int c = strcmp(a->path, b->path);
   return c ? c : (a->call > b->call) - (a->call < b->call);
 }
 
+/* qsort of row pointers (it takes no context, and the library may run
+ * several diffs at once). */
 static int cmp_sorted(const void *x, const void *y) {
-  return cmp_rows(&sort_side->rows[*(const size_t *)x],
-                  &sort_side->rows[*(const size_t *)y]);
+  return cmp_rows(*(const drow *const *)x, *(const drow *const *)y);
 }
 
 static nns_status read_side(nns__arena *a, const char *text, size_t len,
@@ -125,9 +124,8 @@ static nns_status read_side(nns__arena *a, const char *text, size_t len,
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   for (size_t i = 0; i < s->count; i++) {
     read_row(s, layers->items[i], &s->rows[i], false);
-    s->sorted[i] = i;
+    s->sorted[i] = &s->rows[i];
   }
-  sort_side = s;
   qsort(s->sorted, s->count, sizeof *s->sorted, cmp_sorted);
   return NNS_OK;
 }
@@ -137,9 +135,9 @@ static size_t find_row(const dside *s, const drow *r) {
   size_t lo = 0, hi = s->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = cmp_rows(&s->rows[s->sorted[mid]], r);
+    int c = cmp_rows(s->sorted[mid], r);
     if (c == 0)
-      return s->sorted[mid];
+      return (size_t)(s->sorted[mid] - s->rows);
     if (c < 0)
       lo = mid + 1;
     else

@@ -32,7 +32,7 @@ typedef struct dside {
   drow totals;
   drow *rows;             /* the layers, in the document's order */
   size_t count;
-  size_t *sorted;         /* row indexes by (path, call) */
+  const drow **sorted;    /* the rows by (path, call) */
 } dside;
 
 /* One budget: METRIC OP [+|-]N[%]. */
