@@ -10,6 +10,7 @@ from .report import Summary, analyze, load_summary
 from .compare import Comparison, compare
 from .inspector import Inspector, InspectorGadgets  # noqa: F401
 from . import _api
+from . import hardware  # noqa: F401  (nnscan.hardware.devices())
 
 try:  # the ABI is checked at import: a mismatched library fails here
     _api.lib()

@@ -254,6 +254,18 @@ static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
   nns__jw_end(w, NULL);
   j_opt_i64(w, NNS__JK("flops"), d->flops);
   j_opt_i64(w, NNS__JK("macs"), d->macs);
+  /* The roofline (docs/inspect.md): only in runs that name a device. */
+  if (nns__inspect_has_roofline(in)) {
+    double frac = nns__inspect_roof_fraction(in, m);
+    if (d->roofline_ms > 0)
+      nns__jw_double(w, NNS__JK("roofline_ms"), d->roofline_ms, 9, false);
+    else
+      nns__jw_null(w, NNS__JK("roofline_ms"));
+    if (frac >= 0)
+      nns__jw_double(w, NNS__JK("roof_fraction"), frac, 6, false);
+    else
+      nns__jw_null(w, NNS__JK("roof_fraction"));
+  }
   nns__jw_int(w, NNS__JK("calls"), s->calls);
   nns__jw_int(w, NNS__JK("backward_calls"), s->backward_calls);
   j_phase_total(w, NNS__JK("forward"), s->fwd_inclusive_ms, s->fwd_self_ms,
@@ -364,6 +376,7 @@ nns_status nns__inspect_json(const nns_inspection *in,
   j_offender(w, NNS__JK("forward"), in, &in->first[0]);
   j_offender(w, NNS__JK("backward"), in, &in->first[1]);
   nns__jw_end(w, NULL);
+  nns__inspect_roofline_json(w, in);
   nns_status st = NNS_OK;
   nns__jw_arr_brk(w, NNS__JK("modules"), "\n  ");
   for (size_t m = 0; m < in->module_count && st == NNS_OK; m++)

@@ -136,8 +136,53 @@ static void j_experts(nns__jw *w, const nns_counts *k) {
     nns__jw_int(w, NNS__JK("weight_bytes_read"), k->weight_bytes_read);
 }
 
-/* The counts every layer, op type and the totals share. */
-static void j_counts(nns__jw *w, const nns_counts *k) {
+/* The roofline's figures of a count: its bytes and intensity, and with
+ * `roof` (the analysis named a device) the bound and times. Doubles with 9
+ * significant digits, enough to compare with what a test computes. */
+static void j_roof(nns__jw *w, const nns_counts *k, bool roof) {
+  nns__jw_int(w, NNS__JK("bytes"), k->bytes);
+  nns__jw_double(w, NNS__JK("intensity"), k->intensity, 9, false);
+  if (!roof)
+    return;
+  nns__jw_str(w, NNS__JK("bound"), nns_bound_name(k->bound));
+  nns__jw_double(w, NNS__JK("time_s"), k->time_s, 9, false);
+  nns__jw_double(w, NNS__JK("compute_time_s"), k->compute_time_s, 9, false);
+  nns__jw_double(w, NNS__JK("memory_time_s"), k->memory_time_s, 9, false);
+}
+
+/* The device and dtypes the roofline used (only when there is one). */
+static void j_hardware(nns__jw *w, const nns_totals *t) {
+  const nns_hardware *h = &t->hardware;
+  nns__jw_obj(w, NNS__JK("hardware"));
+  nns__jw_str(w, NNS__JK("name"), h->name);
+  nns__jw_str(w, NNS__JK("description"), h->description);
+  nns__jw_str(w, NNS__JK("source"), h->source);
+  nns__jw_break(w, BR2);
+  nns__jw_str(w, NNS__JK("compute_dtype"),
+              nns_compute_dtype_name(t->compute_dtype));
+  nns__jw_str(w, NNS__JK("float_dtype"),
+              nns_compute_dtype_name(t->float_dtype));
+  nns__jw_double(w, NNS__JK("matrix_peak_flops"),
+                 h->peak_flops[t->compute_dtype], 9, false);
+  nns__jw_double(w, NNS__JK("other_peak_flops"),
+                 h->peak_flops[t->float_dtype], 9, false);
+  nns__jw_double(w, NNS__JK("bandwidth"), h->bandwidth, 9, false);
+  nns__jw_break(w, BR2);
+  nns__jw_obj(w, NNS__JK("peak_flops"));
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++) {
+    nns__jw_key(w, nns_compute_dtype_name(d));
+    if (h->peak_flops[d] > 0)
+      nns__jw_double(w, NNS__JV, h->peak_flops[d], 9, false);
+    else
+      nns__jw_null(w, NNS__JV);
+  }
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+}
+
+/* The counts every layer, op type and the totals share; with `roof` the
+ * roofline's bound and times. */
+static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
   nns__jw_int(w, NNS__JK("params"), k->params);
   nns__jw_int(w, NNS__JK("buffers"), k->buffers);
   nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
@@ -152,6 +197,7 @@ static void j_counts(nns__jw *w, const nns_counts *k) {
   if (k->frozen)
     nns__jw_int(w, NNS__JK("frozen"), k->frozen);
   j_experts(w, k);
+  j_roof(w, k, roof);
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
@@ -172,13 +218,14 @@ static void j_op_types(nns__jw *w, const char *list) {
  * of the subtree, and the module's calls. */
 static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns_counts *counts,
-                           const nns__jstatus *st) {
+                           const nns__jstatus *st, bool roof) {
   if (!st) {
-    j_counts(w, counts);
+    j_counts(w, counts, roof);
     return;
   }
   nns__json_metrics(w, st, i, counts);
   j_experts(w, counts);
+  j_roof(w, counts, roof);
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
   nns__jw_bool(w, NNS__JK("shared"), counts->flags & NNS_COUNT_SHARED);
   nns__json_diag_ids(w, st, i, counts->flags);
@@ -211,6 +258,7 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
 static void j_layer(nns__jw *w, const char *key, size_t klen,
                     const nns_analysis *a, size_t i, const char *root_name,
                     const nns__jstatus *st) {
+  bool roof = nns__totals_of(a).hardware.name != NULL;
   nns_layer_info l = nns__layer_of(a, i);
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
@@ -232,7 +280,7 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   j_op_types(w, l.op_types);
   j_value(w, NNS__JK("input"), a, l.input_value);
   j_value(w, NNS__JK("output"), a, l.output_value);
-  j_layer_counts(w, a, i, &counts, st);
+  j_layer_counts(w, a, i, &counts, st, roof);
   j_rf(w, a, i, &rf);
   nns__jw_end(w, NULL);
 }
@@ -316,10 +364,11 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
     j_experts(w, &all);
+    j_roof(w, &all, t.hardware.name != NULL);
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
-    j_counts(w, &all);
+    j_counts(w, &all, t.hardware.name != NULL);
   }
   nns__jw_break(w, BR2);
   /* v2: every metric complete (a symbolic dim taken as 1 makes counts
@@ -454,7 +503,7 @@ static void j_memory(nns__jw *w, const nns_analysis *a, int maxd) {
   nns__jw_end(w, NULL);
 }
 
-static void j_op_types_table(nns__jw *w, const nns_analysis *a) {
+static void j_op_types_table(nns__jw *w, const nns_analysis *a, bool roof) {
   nns__jw_arr_brk(w, NNS__JK("op_types"), BR2);
   for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
     nns_op_type_info ot = {.size = sizeof ot, .domain = "", .op_type = ""};
@@ -466,7 +515,7 @@ static void j_op_types_table(nns__jw *w, const nns_analysis *a) {
     nns__jw_str(w, NNS__JK("op_type"), ot.op_type ? ot.op_type : "");
     nns__jw_bool(w, NNS__JK("counted"), ot.counted);
     nns__jw_str(w, NNS__JK("family"), ot.family ? ot.family : "unknown");
-    j_counts(w, &k);
+    j_counts(w, &k, roof);
     nns__jw_end(w, NULL);
   }
   nns__jw_end(w, BR1);
@@ -577,6 +626,9 @@ nns_status nns__report_json(const nns_analysis *a,
   nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
   nns__jw_end(w, NULL);
   j_totals(w, a, st);
+  bool roof = t.hardware.name != NULL;
+  if (roof)
+    j_hardware(w, &t);
 
   nns__jw_arr(w, NNS__JK("params_by_dtype"));
   for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
@@ -596,7 +648,7 @@ nns_status nns__report_json(const nns_analysis *a,
   for (size_t i = 0; nns_family_name(i); i++)
     nns__jw_str(w, NNS__JV, nns_family_name(i));
   nns__jw_end(w, NULL);
-  j_op_types_table(w, a);
+  j_op_types_table(w, a, roof);
   j_op_list(w, NNS__JK("uncounted_ops"), a, true);
   j_op_list(w, NNS__JK("unknown_ops"), a, false);
   j_symbols(w, a);

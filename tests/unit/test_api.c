@@ -829,6 +829,9 @@ static void c_model_module_call(void) {
   const char *got = NULL;
   CHECK_EQ(nns_model_module_call(NULL, "a", 0, &got), NNS_E_ARG);
 }
+static void c_hardware_json(void) {
+  CHECK_EQ(nns_hardware_json(NULL, NULL, NULL, NULL), NNS_E_ARG);
+}
 static void c_op_table_json(void) {
   CHECK_EQ(nns_op_table_json(NULL, NULL, NULL), NNS_E_ARG);
 }
@@ -957,6 +960,46 @@ static void c_inspection_report_seed(void) {
   inspection_report_refusals(nns_inspection_report_seed);
 }
 
+/* ---- Hardware (the roofline) ---- */
+
+static void c_compute_dtype_name(void) {
+  CHECK(nns_compute_dtype_name(-1) == NULL);
+  CHECK(nns_compute_dtype_name(NNS_COMPUTE_DTYPE_COUNT) == NULL);
+  CHECK_STR(nns_compute_dtype_name(NNS_COMPUTE_FP32), "fp32");
+}
+static void c_bound_name(void) {
+  CHECK(nns_bound_name(-1) == NULL);
+  CHECK(nns_bound_name(3) == NULL);
+}
+static void c_hardware_count(void) { CHECK(nns_hardware_count() > 0); }
+static void c_hardware_get(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_get(0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_get((size_t)-1, &h), NNS_E_ARG);
+  h.size = 1;
+  CHECK_EQ(nns_hardware_get(0, &h), NNS_E_ARG);
+}
+static void c_hardware_find(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_find(NULL, &h, &err), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_find("h100-sxm", NULL, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_find("", &h, NULL), NNS_E_NOTFOUND);
+}
+static void c_hardware_list_open(void) {
+  nns_hardware_list *l = (nns_hardware_list *)&l;
+  CHECK_EQ(nns_hardware_list_open(NULL, &l, NULL), NNS_E_ARG);
+  CHECK(l == NULL);
+  CHECK_EQ(nns_hardware_list_open("x", NULL, NULL), NNS_E_ARG);
+}
+static void c_hardware_list_count(void) {
+  CHECK_EQ(nns_hardware_list_count(NULL), 0);
+}
+static void c_hardware_list_get(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_list_get(NULL, 0, &h), NNS_E_ARG);
+}
+static void c_hardware_list_free(void) { nns_hardware_list_free(NULL); }
+
 /* ==== The table of exports ==== */
 
 typedef struct entry {
@@ -1044,12 +1087,15 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(op_get), E(op_table_json), E(diff_report), E(text_clean),
+    E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),
     E(inspection_module_stats), E(inspection_first_nonfinite),
     E(inspection_report), E(inspection_report_seed),
+    E(compute_dtype_name), E(bound_name), E(hardware_count), E(hardware_get),
+    E(hardware_find), E(hardware_list_open), E(hardware_list_count),
+    E(hardware_list_get), E(hardware_list_free),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };
