@@ -134,12 +134,14 @@ void nns__jw_end(nns__jw *w, const char *brk);
 /* How many containers are open (0: the document's top level). */
 static inline size_t nns__jw_depth(const nns__jw *w) { return w->depth; }
 
-static inline void nns__jw_int(nns__jw *w, const char *key, size_t klen,
+__attribute__((always_inline)) static inline void
+nns__jw_int(nns__jw *w, const char *key, size_t klen,
                                int64_t v) {
   nns__jw_sep(w, key, klen);
   nns__out_int(w->o, v);
 }
-static inline void nns__jw_bool(nns__jw *w, const char *key, size_t klen,
+__attribute__((always_inline)) static inline void
+nns__jw_bool(nns__jw *w, const char *key, size_t klen,
                                 bool v) {
   nns__jw_sep(w, key, klen);
   if (v)
@@ -147,7 +149,8 @@ static inline void nns__jw_bool(nns__jw *w, const char *key, size_t klen,
   else
     nns__out_put(w->o, "false", 5);
 }
-static inline void nns__jw_null(nns__jw *w, const char *key, size_t klen) {
+__attribute__((always_inline)) static inline void
+nns__jw_null(nns__jw *w, const char *key, size_t klen) {
   nns__jw_sep(w, key, klen);
   nns__out_put(w->o, "null", 4);
 }
