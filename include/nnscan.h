@@ -463,6 +463,14 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *                   fails with NNS_E_NOTFOUND when there is none
  *   23 experts      str path, i64 active, i64 total, i64 tokens:
  *                   nns_model_set_experts on the model being built
+ *   24 value_data   str value name, i32 dtype, shape, bytes data: the
+ *                   contents a binding observed for a main-graph value
+ *                   (raw little-endian, as an initializer's; NULL data:
+ *                   the same contents as the last value_data record, of
+ *                   the same dtype and element count); used by analyses
+ *                   that read values beyond constant folding (masked
+ *                   attention counts), never by shape inference; finish
+ *                   fails with NNS_E_NOTFOUND for an unknown name
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -960,6 +968,12 @@ typedef struct nns_counts {
   double compute_time_s; /* the part of time_s of compute-bound nodes */
   double memory_time_s;  /* the part of time_s of memory-bound nodes */
   int bound;             /* NNS_BOUND_*: which part of time_s is larger */
+  /* As macs / flops, but the two attention products (Q.K^T and P.V) count
+   * only the (query, key) pairs the attention mask allows, where the mask's
+   * contents are known (docs/metrics.md, "Masked attention, tokens");
+   * equal to macs / flops elsewhere. */
+  int64_t macs_unmasked;
+  int64_t flops_unmasked;
 } nns_counts;
 
 /* Which roof a node's time comes from (nns_counts.bound); a layer's is
@@ -1021,6 +1035,11 @@ typedef struct nns_totals {
   nns_hardware hardware;       /* the device's figures as used */
   nns_compute_dtype compute_dtype; /* the peak matrix ops run at */
   nns_compute_dtype float_dtype;   /* the peak every other op runs at */
+  /* Tokens of one forward: the element count of the token input (an
+   * integer input an embedding Gather reads), else batch x sequence of a
+   * rank-3 float input of a model with attention; 0 when the model has no
+   * token dimension (docs/metrics.md). */
+  int64_t tokens;
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until

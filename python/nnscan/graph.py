@@ -57,6 +57,10 @@ class Graph:
         self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
+        # value name -> (dtype name, dims, raw bytes or None: the same as
+        # the last entry's with bytes): contents observed while recording
+        # (masks.py), the packed value_data record
+        self.known = {}
         self._counter = 0
 
     def new_name(self, stem="v"):
@@ -143,14 +147,15 @@ def _set_call_outputs(lib, ptr, g):
 (_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
- _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS) = range(1, 24)
+ _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
+ _VALUE_DATA) = range(1, 25)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(24)]
+_TAG = [bytes([t]) for t in range(25)]
 
 
 class _Strings(dict):
@@ -240,6 +245,12 @@ def pack(g):
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     for path, (k, n, tokens) in g.experts.items():
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
+    if g.known:
+        codes = _api.dtypes()
+        for name, (dt, dims, raw) in g.known.items():
+            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dt]), _shape(dims),
+                    _u64(0xFFFFFFFFFFFFFFFF) if raw is None
+                    else _u64(len(raw)), raw or b""]
     return b"".join(out)
 
 

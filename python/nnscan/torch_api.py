@@ -217,6 +217,14 @@ def analyze_training(module, args, kwargs, max_depth=None,
                          max_depth=max_depth, columns=("flops", "macs"),
                          wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
+    # Training FLOPs as recorded: the forward's and the backward's totals
+    # (docs/metrics.md, "Masked attention, tokens"), per token where the
+    # forward has a token dimension. The backward is counted dense: it has
+    # no unmasked form yet.
+    t = s.totals
+    t["train_flops"] = t["flops"] + s.backward.totals["flops"]
+    if t.get("tokens"):
+        t["train_flops_per_token"] = t["train_flops"] / t["tokens"]
     return s
 
 

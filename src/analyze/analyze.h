@@ -98,6 +98,7 @@ struct nns_analysis {
   const nns_model *model;       /* the model it describes (read only) */
   nns_totals totals;
   nns_counts all;               /* the whole model */
+  size_t attention;             /* softmax attentions found (attention.c) */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
@@ -230,6 +231,12 @@ void nns__roofline_finish(nns__analysis *a);
 /* analyze.c: the role letter of input i of node n ('a' when the op is
  * unknown or declares no roles). */
 char nns__input_role(const nns__node *n, int i);
+/* attention.c: macs_unmasked / flops_unmasked of the attention products
+ * whose mask is known (a->nodes[].counts, after the costs); the token
+ * count of nns_totals (after). */
+void nns__attention_unmasked(nns_model *m, nns__analysis *a);
+int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
+
 /* Saturating sum of counts into *dst (flags OR-ed). */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
 

@@ -180,6 +180,29 @@ static void j_hardware(nns__jw *w, const nns_totals *t) {
   nns__jw_end(w, NULL);
 }
 
+/* Masked attention (docs/metrics.md): where a known mask leaves pairs
+ * out; absent means equal to macs / flops, except in the totals, which
+ * always say (`always`). */
+static void j_unmasked(nns__jw *w, const nns_counts *k, bool always) {
+  if (always || k->macs_unmasked != k->macs ||
+      k->flops_unmasked != k->flops) {
+    nns__jw_int(w, NNS__JK("macs_unmasked"), k->macs_unmasked);
+    nns__jw_int(w, NNS__JK("flops_unmasked"), k->flops_unmasked);
+  }
+}
+
+/* Tokens and FLOPs per token, for a model with a token dimension. */
+static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
+  if (tokens <= 0)
+    return;
+  nns__jw_break(w, BR2);
+  nns__jw_int(w, NNS__JK("tokens"), tokens);
+  nns__jw_double(w, NNS__JK("flops_per_token"),
+                 (double)all->flops / (double)tokens, 17, false);
+  nns__jw_double(w, NNS__JK("flops_unmasked_per_token"),
+                 (double)all->flops_unmasked / (double)tokens, 17, false);
+}
+
 /* The counts every layer, op type and the totals share; with `roof` the
  * roofline's bound and times. */
 static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
@@ -196,6 +219,7 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
    * models without frozen parameters read as before. */
   if (k->frozen)
     nns__jw_int(w, NNS__JK("frozen"), k->frozen);
+  j_unmasked(w, k, false);
   j_experts(w, k);
   j_roof(w, k, roof);
 }
@@ -224,6 +248,7 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     return;
   }
   nns__json_metrics(w, st, i, counts);
+  j_unmasked(w, counts, false);
   j_experts(w, counts);
   j_roof(w, counts, roof);
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
@@ -363,13 +388,18 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_obj(w, NNS__JK("totals"));
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
+    j_unmasked(w, &all, true);
     j_experts(w, &all);
     j_roof(w, &all, t.hardware.name != NULL);
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
     j_counts(w, &all, t.hardware.name != NULL);
+    /* j_counts wrote them where they differ; the totals always say. */
+    if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops)
+      j_unmasked(w, &all, true);
   }
+  j_tokens(w, &all, t.tokens);
   nns__jw_break(w, BR2);
   /* v2: every metric complete (a symbolic dim taken as 1 makes counts
    * partial there); v1: no node left out, no loop counted once. */

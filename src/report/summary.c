@@ -19,9 +19,9 @@
 /* ==== Columns ==== */
 
 enum col_id {
-  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_MACS, C_DMAS,
-  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_BYTES,
-  C_INTENSITY, C_BOUND, C_TIME, C_COUNT
+  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_FLOPS_UNMASKED,
+  C_MACS, C_MACS_UNMASKED, C_DMAS, C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS,
+  C_PCT_MACS, C_BYTES, C_INTENSITY, C_BOUND, C_TIME, C_COUNT
 };
 
 typedef struct col_def {
@@ -38,7 +38,10 @@ static const col_def cols[C_COUNT] = {
     [C_PARAMS] = {"Param #", "params", NNS_COL_PARAMS, true},
     [C_BUFFERS] = {"Buffers", "buffers", NNS_COL_BUFFERS, true},
     [C_FLOPS] = {"FLOPs", "flops", NNS_COL_FLOPS, true},
+    [C_FLOPS_UNMASKED] = {"FLOPs (mask)", "flops_unmasked", NNS_COL_FLOPS,
+                          true},
     [C_MACS] = {"MACs", "macs", NNS_COL_MACS, true},
+    [C_MACS_UNMASKED] = {"MACs (mask)", "macs_unmasked", NNS_COL_MACS, true},
     [C_DMAS] = {"DMAs", "dmas", NNS_COL_DMAS, true},
     [C_RF] = {"RF", "rf", NNS_COL_RF, true},
     [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
@@ -208,8 +211,12 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
   if (!nns__totals_of(a).hardware.name)
     want &= ~(unsigned)NNS_COL_ROOF; /* no device, no roofline */
+  nns_counts all = nns__total_counts_of(a);
+  /* The unmasked columns only where a mask left attention pairs out. */
+  bool masked = all.macs_unmasked != all.macs;
   for (int c = 0; c < C_COUNT; c++)
-    if (!cols[c].flag || (want & cols[c].flag))
+    if ((!cols[c].flag || (want & cols[c].flag)) &&
+        (masked || (c != C_FLOPS_UNMASKED && c != C_MACS_UNMASKED)))
       g->id[g->ncols++] = (enum col_id)c;
 
   size_t n = nns_analysis_layer_count(a);
@@ -226,7 +233,6 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (!g->cell)
     return NNS_E_NOMEM;
 
-  nns_counts all = nns__total_counts_of(a);
   const char *root_name = nns__model_name(m, o);
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(a, g->layer[r]);
@@ -261,6 +267,14 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       case C_MACS:
         count_cell(buf, sizeof buf, k->macs, all.macs, k->flags, o, csv,
                    false);
+        break;
+      case C_FLOPS_UNMASKED:
+        count_cell(buf, sizeof buf, k->flops_unmasked, all.flops_unmasked,
+                   k->flags, o, csv, false);
+        break;
+      case C_MACS_UNMASKED:
+        count_cell(buf, sizeof buf, k->macs_unmasked, all.macs_unmasked,
+                   k->flags, o, csv, false);
         break;
       case C_DMAS:
         count_cell(buf, sizeof buf, k->dmas, all.dmas, k->flags, o, csv,
@@ -837,6 +851,18 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns__out_fmt(o, "FLOPs: %s\n", a);
   total_str(a, sizeof a, all.macs, false, partial);
   nns__out_fmt(o, "MACs:  %s\n", a);
+  if (all.macs_unmasked != all.macs) {
+    total_str(a, sizeof a, all.flops_unmasked, false, partial);
+    total_str(b, sizeof b, all.macs_unmasked, false, partial);
+    nns__out_fmt(o, "Over the pairs attention masks allow: FLOPs %s, "
+                    "MACs %s\n", a, b);
+  }
+  if (t.tokens > 0) {
+    total_str(a, sizeof a, t.tokens, false, false);
+    nns__out_fmt(o, "Tokens: %s; FLOPs per token %.4g (masked %.4g)\n", a,
+                 (double)all.flops / (double)t.tokens,
+                 (double)all.flops_unmasked / (double)t.tokens);
+  }
   total_str(a, sizeof a, all.dmas, false, partial);
   nns__out_fmt(o, "DMAs:  %s\n", a);
   if (rf.whole) {
