@@ -134,7 +134,8 @@ NNS_API int nns_abi_version(void);
   X(E_TYPE, 15, "inconsistent element types")                                  \
   X(E_EXTERNAL, 16, "invalid external data reference")                         \
   X(E_STATE, 17, "call out of order")                                          \
-  X(E_NOTFOUND, 18, "no such name")
+  X(E_NOTFOUND, 18, "no such name")                                            \
+  X(E_JSON, 19, "malformed JSON document")
 
 typedef enum nns_status {
 #define NNS_STATUS_ENUM_(name, num, msg) NNS_##name = num,
@@ -761,11 +762,24 @@ NNS_API nns_status nns_model_set_module_macs(nns_model *model,
                                              const char *path, int64_t macs,
                                              nns_error *err);
 /*
- * The initializer (or constant-fed value) `value_name` of the main graph is
- * of kind `kind`, overriding the guess from the ops that use it. Takes
- * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
- * graph has no value of that name; NNS_E_ARG for a kind out of range.
+ * Call `call` (0, 1, ...) of the module at `path` (declared first with
+ * nns_model_set_module) returned `outputs`: a JSON value describing the
+ * structure of what it returned, never values - a tensor as {"dtype":
+ * "float32", "shape": [1, 64, 56, 56]}, a tuple or list as an array, a dict
+ * as an object, None as null, anything else as {"type": "int"}. The
+ * "nnscan.summary" v2 report lists it with the layer ("calls"). Copied.
+ * NNS_E_NOTFOUND for a path never declared, NNS_E_JSON (with the byte)
+ * for text that is not one JSON value, NNS_E_LIMIT past 2^20 calls.
  */
+NNS_API nns_status nns_model_set_module_call(nns_model *model,
+                                             const char *path, size_t call,
+                                             const char *outputs,
+                                             nns_error *err);
+/* What nns_model_set_module_call gave for that call into *outputs (valid
+ * until nns_model_free); NNS_E_NOTFOUND when nothing was given. */
+NNS_API nns_status nns_model_module_call(const nns_model *model,
+                                         const char *path, size_t call,
+                                         const char **outputs);
 /*
  * The module at `path` holds the experts of a mixture-of-experts layer:
  * each token is routed to `active` (k) of its `total` (E) experts, and one
@@ -777,6 +791,12 @@ NNS_API nns_status nns_model_set_module_macs(nns_model *model,
 NNS_API nns_status nns_model_set_experts(nns_model *model, const char *path,
                                          int64_t active, int64_t total,
                                          int64_t tokens, nns_error *err);
+/*
+ * The initializer (or constant-fed value) `value_name` of the main graph is
+ * of kind `kind`, overriding the guess from the ops that use it. Takes
+ * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
+ * graph has no value of that name; NNS_E_ARG for a kind out of range.
+ */
 NNS_API nns_status nns_model_set_param_kind(nns_model *model,
                                             const char *value_name,
                                             nns_param_kind kind,
@@ -1464,6 +1484,9 @@ typedef struct nns_report_options {
   nns_wrap wrap;          /* text: how long names are shortened */
   const char *model_name; /* the root row's name; NULL: the graph's name */
   const char *model_path; /* recorded in the JSON; may be NULL */
+  int json_version;       /* NNS_FORMAT_JSON: 2 for "nnscan.summary" v2
+                             (every count with its status and diagnostics,
+                             docs/json.md); 0 or 1: version 1 */
 } nns_report_options;
 
 /*
@@ -1547,6 +1570,54 @@ NNS_API nns_status nns_report_table(const nns_table *table,
 NNS_API nns_status nns_report_plot(const nns_table *table, nns_write_fn write,
                                    void *user, nns_error *err);
 
+/* ---- Diff of two reports ---- */
+
+/*
+ * Compares two "nnscan.summary" documents (version 1 or 2: nns_report's
+ * JSON, or a saved file) of a model before and after a change: the runs
+ * (inputs, nnscan versions, dtypes), the totals, and the layers matched by
+ * module path and call index, as added, removed or changed. A delta is
+ * given only where both sides are complete, and withheld everywhere when
+ * the runs differ (other inputs, nnscan versions or dtypes). Budgets
+ * ("macs > +5%, params > +0": docs/cli.md) are checked on the totals.
+ *
+ *   nns_diff_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+ *                         .budgets = "macs > +5%"};
+ *   nns_diff_result r = {.size = sizeof r};
+ *   nns_diff_report(a, a_len, b, b_len, &o, nns_write_stdio, stdout, &r,
+ *                   &err);
+ *   if (r.exceeded) ...
+ */
+typedef struct nns_diff_options {
+  size_t size;               /* sizeof(nns_diff_options) */
+  nns_report_format format;  /* NNS_FORMAT_TEXT, NNS_FORMAT_JSON (the
+                                "nnscan.diff" document, docs/json.md) or
+                                NNS_FORMAT_HTML (before and after side by
+                                side) */
+  const char *budgets;       /* "METRIC OP [+|-]N[%]", comma-separated;
+                                NULL or "": none */
+} nns_diff_options;
+
+typedef struct nns_diff_result {
+  size_t size;               /* sizeof(nns_diff_result) */
+  int comparable;            /* 1: same inputs, nnscan version and dtypes */
+  size_t added, removed, changed, unchanged; /* layers */
+  int budgets;               /* budgets checked */
+  int exceeded;              /* budgets whose limit the delta passes */
+  int withheld;              /* budgets without a delta to check (a side
+                                not complete, or the runs differ) */
+} nns_diff_result;
+
+/* before/after: JSON text of before_size/after_size bytes. result may be
+ * NULL. NNS_E_JSON (offset and which side in err) for a document that is
+ * not JSON, NNS_E_ARG for one that is not an "nnscan.summary" document,
+ * a bad budget or format, NNS_E_IO if `write` asked to stop. */
+NNS_API nns_status nns_diff_report(const char *before, size_t before_size,
+                                   const char *after, size_t after_size,
+                                   const nns_diff_options *opts,
+                                   nns_write_fn write, void *user,
+                                   nns_diff_result *result, nns_error *err);
+
 /* ==== Operator table (static data) ==== */
 
 typedef struct nns_op_info {
@@ -1576,6 +1647,20 @@ NNS_API int nns_opset_max(void);
  * i for i = 0, 1, ... until NULL. Static strings. An op's family is the one
  * nns_op_info and the reports name; the HTML page colours by its index. */
 NNS_API const char *nns_family_name(size_t i);
+/* The operator table as JSON (what `nnscan ops --format json` prints): an
+ * array of {"domain", "op_type", "since", "until", "roles", "shape",
+ * "fold", "cost", "rf"}, one per entry, in table order. NNS_E_IO if
+ * `write` asked to stop. */
+NNS_API nns_status nns_op_table_json(nns_write_fn write, void *user,
+                                     nns_error *err);
+/* The devices as JSON (what `nnscan hardware --json` prints, the
+ * "nnscan.hardware" document): those of `list` (may be NULL) first, then
+ * the library's table; each {"name", "description", "source",
+ * "peak_flops": {dtype: FLOP/s or null}, "bandwidth"}. NNS_E_IO if `write`
+ * asked to stop. */
+NNS_API nns_status nns_hardware_json(const nns_hardware_list *list,
+                                     nns_write_fn write, void *user,
+                                     nns_error *err);
 
 /* ==== Inspection ==== */
 

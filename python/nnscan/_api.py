@@ -72,7 +72,18 @@ class ReportOptions(Sized):
     _fields_ = [("size", c_size_t), ("format", c_int), ("numbers", c_int),
                 ("max_depth", c_int), ("columns", c_uint), ("width", c_int),
                 ("wrap", c_int), ("model_name", c_char_p),
-                ("model_path", c_char_p)]
+                ("model_path", c_char_p), ("json_version", c_int)]
+
+
+class DiffOptions(Sized):
+    _fields_ = [("size", c_size_t), ("format", c_int), ("budgets", c_char_p)]
+
+
+class DiffResult(Sized):
+    _fields_ = [("size", c_size_t), ("comparable", c_int),
+                ("added", c_size_t), ("removed", c_size_t),
+                ("changed", c_size_t), ("unchanged", c_size_t),
+                ("budgets", c_int), ("exceeded", c_int), ("withheld", c_int)]
 
 
 class TrainStep(Sized):
@@ -96,6 +107,7 @@ class TrainStep(Sized):
 
 # Structs the header test checks: ctypes class -> C type name.
 STRUCTS = {
+    DiffOptions: "nns_diff_options", DiffResult: "nns_diff_result",
     NnsError: "nns_error", LoadOptions: "nns_load_options",
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
@@ -162,6 +174,9 @@ FUNCTIONS = {
                               c_void_p, POINTER(NnsError)]),
     "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
                                      WRITE_FN, c_void_p, POINTER(NnsError)]),
+    "nns_diff_report": (c_status, [c_char_p, c_size_t, c_char_p, c_size_t,
+                                   POINTER(DiffOptions), WRITE_FN, c_void_p,
+                                   POINTER(DiffResult), POINTER(NnsError)]),
     "nns_abi_version": (c_int, []),
     "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
     "nns_builder_free": (None, [c_void_p]),
@@ -212,6 +227,8 @@ FUNCTIONS = {
                                              POINTER(NnsError)]),
     "nns_model_set_train_step": (c_status, [c_void_p, POINTER(TrainStep),
                                             POINTER(NnsError)]),
+    "nns_model_set_module_call": (c_status, [c_void_p, c_char_p, c_size_t,
+                                             c_char_p, POINTER(NnsError)]),
 }
 
 _ready = None

@@ -42,6 +42,7 @@ from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
 from .shadow import Shadows, TensorConstructors
+from .structure import describe
 
 
 class RecordError(RuntimeError):
@@ -467,6 +468,7 @@ class ModuleStack:
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
+        self.outputs = {}  # path -> what each call returned (structure)
         self.io = {}  # path -> (input shapes of the first call, output
         #               shapes of every call in order)
         self.shapes = shapes
@@ -496,6 +498,8 @@ class ModuleStack:
                 break
         if self.shapes and p in self.io:
             self.io[p][1].extend(list(t.shape) for t in flatten(output))
+        if id(mod) in self.path_of:  # its structure, per call (structure.py)
+            self.outputs.setdefault(p, []).append(describe(output))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -794,6 +798,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     if call is not None and isinstance(out, dict):
         _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
+    g.module_outputs = dict(stack.outputs)
     moe.annotate(model, g)
     masks.hand_over(b)
     return Recording(g, b, stack, None, out)

@@ -270,6 +270,9 @@ typedef struct nns__module_decl {
   size_t call_count;
   int64_t macs;           /* nns_model_set_module_macs, when macs_given */
   bool macs_given;
+  const char **call_outputs; /* per call: its outputs' structure as JSON
+                                (nns_model_set_module_call), or NULL */
+  size_t call_outputs_cap;
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):

@@ -1092,7 +1092,8 @@ static nns_status options_in(nns_report_options *o,
                            "version's");
   if ((unsigned)o->format > NNS_FORMAT_BACKWARD_TEXT ||
       (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
-      (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL)
+      (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL ||
+      (unsigned)o->json_version > 2)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
   bool is_shapes = o->format == NNS_FORMAT_SHAPES_JSON ||
                    o->format == NNS_FORMAT_SHAPES_TEXT;

@@ -10,68 +10,61 @@
 
 #include "report_int.h"
 
-static void key_int(nns__out *o, const char *key, int64_t v) {
-  nns__out_str(o, ", \"");
-  nns__out_str(o, key);
-  nns__out_str(o, "\": ");
-  nns__out_int(o, v);
-}
-
-void nns__json_train_layer(nns__out *o, const nns_analysis *m,
+void nns__json_train_layer(nns__jw *w, const nns_analysis *m,
                            const nns_counts *c) {
   if (!nns__totals_of(m).train_step)
     return;
-  key_int(o, "saved_bytes", c->saved_bytes);
-  key_int(o, "checkpoint_saves_bytes", c->checkpoint_saves_bytes);
-  key_int(o, "checkpoint_recompute_flops", c->checkpoint_recompute_flops);
+  nns__jw_int(w, NNS__JK("saved_bytes"), c->saved_bytes);
+  nns__jw_int(w, NNS__JK("checkpoint_saves_bytes"), c->checkpoint_saves_bytes);
+  nns__jw_int(w, NNS__JK("checkpoint_recompute_flops"),
+              c->checkpoint_recompute_flops);
 }
 
 /* The totals' keys and the "training" object; false without a step (the
  * caller then writes the estimate). */
-bool nns__json_train_totals(nns__out *o, const nns_analysis *m) {
+bool nns__json_train_totals(nns__jw *w, const nns_analysis *m) {
   nns_totals t = nns__totals_of(m);
   if (!t.train_step)
     return false;
-  key_int(o, "saved_bytes", t.train_saved_bytes);
-  key_int(o, "grad_bytes", t.train_grad_bytes);
-  key_int(o, "optimizer_bytes", t.train_optimizer_bytes);
-  key_int(o, "train_peak_bytes", t.train_peak_bytes);
+  nns__jw_int(w, NNS__JK("saved_bytes"), t.train_saved_bytes);
+  nns__jw_int(w, NNS__JK("grad_bytes"), t.train_grad_bytes);
+  nns__jw_int(w, NNS__JK("optimizer_bytes"), t.train_optimizer_bytes);
+  nns__jw_int(w, NNS__JK("train_peak_bytes"), t.train_peak_bytes);
   int master = 0;
   const char *on = NULL, *target = NULL, *loss = NULL;
   nns_analysis_train_info(m, &master, &on, &target, &loss);
-  nns__out_str(o, ",\n    \"training\": {\"estimate\": false, \"optimizer\": ");
-  nns__out_json_str(o, nns_optimizer_name(t.optimizer));
-  nns__out_fmt(o, ", \"master_weights\": %s, \"recorded_on\": ",
-               master ? "true" : "false");
-  nns__out_json_str(o, on);
-  nns__out_str(o, ", \"target\": ");
-  nns__out_json_str(o, target);
-  nns__out_str(o, ", \"loss\": ");
-  nns__out_json_str(o, loss);
-  key_int(o, "param_bytes", t.train_param_bytes);
-  nns__out_str(o, ",\n      \"peak_at\": {\"phase\": ");
-  nns__out_json_str(o, nns_train_phase_name(t.train_peak_phase));
-  nns__out_str(o, ", \"label\": ");
-  nns__out_json_str(o, t.train_peak_label);
-  nns__out_str(o, ", \"module\": ");
-  nns__out_json_str(o, t.train_peak_path);
-  nns__out_str(o, "}");
+  nns__jw_break(w, "\n    ");
+  nns__jw_obj(w, NNS__JK("training"));
+  nns__jw_bool(w, NNS__JK("estimate"), false);
+  nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
+  nns__jw_bool(w, NNS__JK("master_weights"), master != 0);
+  nns__jw_str(w, NNS__JK("recorded_on"), on);
+  nns__jw_str(w, NNS__JK("target"), target);
+  nns__jw_str(w, NNS__JK("loss"), loss);
+  nns__jw_int(w, NNS__JK("param_bytes"), t.train_param_bytes);
+  nns__jw_break(w, "\n      ");
+  nns__jw_obj(w, NNS__JK("peak_at"));
+  nns__jw_str(w, NNS__JK("phase"), nns_train_phase_name(t.train_peak_phase));
+  nns__jw_str(w, NNS__JK("label"), t.train_peak_label);
+  nns__jw_str(w, NNS__JK("module"), t.train_peak_path);
+  nns__jw_end(w, NULL);
   if (t.checkpoint_budget_bytes > 0) {
-    nns__out_str(o, ",\n      \"checkpoint\": {\"budget_bytes\": ");
-    nns__out_int(o, t.checkpoint_budget_bytes);
-    nns__out_fmt(o, ", \"fits\": %s", t.checkpoint_fits ? "true" : "false");
-    key_int(o, "peak_bytes", t.checkpoint_peak_bytes);
-    nns__out_str(o, ", \"modules\": [");
+    nns__jw_break(w, "\n      ");
+    nns__jw_obj(w, NNS__JK("checkpoint"));
+    nns__jw_int(w, NNS__JK("budget_bytes"), t.checkpoint_budget_bytes);
+    nns__jw_bool(w, NNS__JK("fits"), t.checkpoint_fits != 0);
+    nns__jw_int(w, NNS__JK("peak_bytes"), t.checkpoint_peak_bytes);
+    nns__jw_arr(w, NNS__JK("modules"));
     size_t n = nns_analysis_checkpoint_count(m);
     for (size_t i = 0; i < n; i++) {
       size_t l = 0;
       nns_analysis_checkpoint(m, i, &l);
-      nns__out_str(o, i ? ", " : "");
-      nns__out_json_str(o, nns__layer_of(m, l).path);
+      nns__jw_str(w, NNS__JV, nns__layer_of(m, l).path);
     }
-    nns__out_str(o, "]}");
+    nns__jw_end(w, NULL);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "}");
+  nns__jw_end(w, NULL);
   return true;
 }
 
