@@ -99,11 +99,12 @@ def test_watch_depth_1_backward_and_rows():
     mods = {m["path"]: m for m in doc["modules"]}
     trunk = mods["0"]
     assert trunk["backward_calls"] == 1
-    # Its backward is most of the model's (three convolutions against one
-    # small Linear), and it allocated at least its weights' gradients
-    # (PyTorch's own sizes; .grad was None before this backward).
-    assert trunk["backward"]["inclusive_ms"] > \
-        0.5 * mods[""]["backward"]["inclusive_ms"]
+    # Its backward was timed and lies within the model's (a share of it,
+    # "most", would be a timing claim a loaded machine breaks), and it
+    # allocated at least its weights' gradients (PyTorch's own sizes; .grad
+    # was None before this backward).
+    assert 0 < trunk["backward"]["inclusive_ms"] <= \
+        mods[""]["backward"]["inclusive_ms"]
     grad_bytes = sum(p.grad.numel() * p.grad.element_size()
                      for p in model[0].parameters())
     assert trunk["backward"]["alloc_bytes"] >= grad_bytes
