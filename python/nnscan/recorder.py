@@ -368,6 +368,20 @@ class _Mode(TorchDispatchMode):
         return out
 
 
+def _eval(model):
+    """model.eval(); where no module's class has its own train(), each
+    module's flag is set directly, without Module.train's recursion and
+    Module.__setattr__ (for hundreds of modules, a tenth of a small
+    model's recording)."""
+    mods = list(model.modules())
+    base = torch.nn.Module.train
+    if any(type(m).train is not base for m in mods):
+        model.eval()
+        return
+    for m in mods:
+        object.__setattr__(m, "training", False)
+
+
 def _any_real_formed(b, args):
     """any(ops_map.real_formed(b, t) for t in _tensor_args(args)), without
     the list: it runs for nearly every op, and complex tensors are rare."""
@@ -822,7 +836,8 @@ def preserved(model):
         yield
     finally:
         for m, f in flags:
-            m.training = f
+            if m.training is not f:
+                m.training = f
         torch.set_rng_state(cpu)
         if cuda is not None:
             torch.cuda.set_rng_state_all(cuda)
@@ -953,7 +968,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    target.eval()
+                    _eval(target)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,
