@@ -460,16 +460,43 @@ def _batch_norm_eval_meta(args):
                                   and t.dim() == 1 and t.shape[0] == c
                                   and t.dtype in _STATS_DTYPE):
             return None
-    if stats is None or not (x.is_contiguous() or x.dim() == 4 and
-                             x.is_contiguous(memory_format=torch.channels_last)):
+    if stats is None or not _dense(x):
         return None
     return (torch.empty_like(x),
             torch.empty((c,), dtype=stats, device="meta"),
             torch.empty((c,), dtype=stats, device="meta"))
 
 
+def _dense(x):
+    """Laid out so that an element-wise result is laid out like it, as
+    torch.empty_like makes it."""
+    return x.is_contiguous() or x.dim() == 4 and \
+        x.is_contiguous(memory_format=torch.channels_last)
+
+
+def _elementwise_meta(args):
+    """A one-input float element-wise op on meta (hardswish, hardsigmoid),
+    whose meta kernel on PyTorch 2.x is a Python decomposition of half a
+    dozen element-wise ops (most of MobileNetV3's meta forward): the
+    output is the input's shape, dtype and layout."""
+    x = args[0] if len(args) == 1 else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_floating_point() or not _dense(x):
+        return None
+    return torch.empty_like(x)
+
+
+def _elementwise_inplace_meta(args):
+    """The in-place form: the input itself, as the meta kernel returns it."""
+    return args[0] if _elementwise_meta(args) is not None else None
+
+
 # aten op -> a cheaper meta kernel answering some calls (None: not this one)
-_FAST_META = {torch.ops.aten.native_batch_norm.default: _batch_norm_eval_meta}
+_FAST_META = {torch.ops.aten.native_batch_norm.default: _batch_norm_eval_meta,
+              torch.ops.aten.hardswish.default: _elementwise_meta,
+              torch.ops.aten.hardsigmoid.default: _elementwise_meta,
+              torch.ops.aten.hardswish_.default: _elementwise_inplace_meta,
+              torch.ops.aten.hardsigmoid_.default: _elementwise_inplace_meta}
 
 
 # Output shapes for the few kernels torch cannot run on meta tensors

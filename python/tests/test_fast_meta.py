@@ -80,3 +80,49 @@ def test_recording_counts_batch_norm_as_before():
     assert fast.nodes == slow.nodes
     assert fast.values == slow.values
     assert fast.inits == slow.inits
+
+
+ELEMENTWISE = ["hardswish", "hardsigmoid"]
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("op", ELEMENTWISE)
+@pytest.mark.parametrize("case", ["2d", "channels_last", "batch1_1x1",
+                                  "1d_features", "bfloat16",
+                                  "half_input_float_stats"])
+def test_elementwise_matches_pytorch_meta(op, inplace, case):
+    x = CASES[case]()[0]
+    func = getattr(torch.ops.aten, op + ("_" if inplace else "")).default
+    ours = recorder._FAST_META[func]((x,))
+    theirs = func(x.clone() if inplace else x)
+    assert ours is not None
+    if inplace:
+        assert ours is x
+    assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
+        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+
+
+def test_elementwise_declines_what_it_does_not_cover():
+    fast = recorder._FAST_META[torch.ops.aten.hardswish.default]
+    assert fast((_meta(2, 8, 5, 5)[:, :, ::2],)) is None
+    assert fast((torch.empty(2, 8),)) is None
+    assert fast((_meta(2, 8).long(),)) is None
+    assert fast((_meta(2, 8), _meta(2, 8))) is None
+
+
+def test_recording_counts_hardswish_as_before():
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.Hardswish(),
+                            torch.nn.Hardsigmoid(),
+                            torch.nn.Hardswish(inplace=True),
+                            torch.nn.Hardsigmoid(inplace=True))
+    x = torch.zeros(1, 3, 16, 16)
+    fast = recorder.record_model(m, (x,)).graph
+    saved = dict(recorder._FAST_META)
+    recorder._FAST_META.clear()
+    try:
+        slow = recorder.record_model(m, (x,)).graph
+    finally:
+        recorder._FAST_META.update(saved)
+    assert fast.nodes == slow.nodes
+    assert fast.values == slow.values
