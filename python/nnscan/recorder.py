@@ -40,7 +40,9 @@ from . import moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
-from .shadow import Shadows
+from . import masks
+from .shadow import Shadows, TensorConstructors
+from .structure import describe
 
 
 class RecordError(RuntimeError):
@@ -371,18 +373,19 @@ class _Mode(TorchDispatchMode):
         return out
 
 
-def _eval(model):
-    """model.eval(); where no module's class has its own train(), each
+def _train(model, mode):
+    """model.train(mode); where no module's class has its own train(), each
     module's flag is set directly, without Module.train's recursion and
     Module.__setattr__ (for hundreds of modules, a tenth of a small
     model's recording)."""
     mods = list(model.modules())
     base = torch.nn.Module.train
-    if any(type(m).train is not base for m in mods):
-        model.eval()
+    if not isinstance(mode, bool) or \
+            any(type(m).train is not base for m in mods):
+        model.train(mode)
         return
     for m in mods:
-        object.__setattr__(m, "training", False)
+        object.__setattr__(m, "training", mode)
 
 
 def _any_real_formed(b, args):
@@ -577,6 +580,7 @@ class ModuleStack:
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
+        self.outputs = {}  # path -> what each call returned (structure)
         self.io = {}  # path -> (input shapes of the first call, output
         #               shapes of every call in order)
         self.shapes = shapes
@@ -607,6 +611,8 @@ class ModuleStack:
                     break
         if self.shapes and p in self.io:
             self.io[p][1].extend(_shapes(output))
+        if id(mod) in self.path_of:  # its structure, per call (structure.py)
+            self.outputs.setdefault(p, []).append(describe(output))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -950,7 +956,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     ctx = torch.enable_grad() if grad else torch.no_grad()
     probe = b.autocast.probe() if b.autocast is not None \
         else contextlib.nullcontext()
-    with ctx, stack, probe, _Mode(b):
+    ctors = TensorConstructors() if shadows is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, ctors, _Mode(b):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(tree, b)
@@ -963,7 +971,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     if call is not None and isinstance(out, dict):
         _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
+    g.module_outputs = dict(stack.outputs)
     moe.annotate(model, g)
+    masks.hand_over(b)
     return Recording(g, b, stack, None, out)
 
 
@@ -1005,8 +1015,9 @@ def _read_unused_params(tree, b):
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False, call=None):
+                 keep_graph=False, call=None, training=False):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
+    training: on meta, the forward of training mode (train.py's steps).
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
     or "model" (the model's own device). The model's training flags and the
@@ -1022,10 +1033,11 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call)
+                       call, training)
 
 
-def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
+def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
+            training=False):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
@@ -1036,7 +1048,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    _eval(target)
+                    _train(target, training)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,

@@ -47,6 +47,9 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
   d->time_s += s->time_s;
   d->compute_time_s += s->compute_time_s;
   d->memory_time_s += s->memory_time_s;
+  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
+  d->flops_unmasked =
+      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
   d->flags |= s->flags;
 }
 
@@ -247,6 +250,8 @@ static void record_node(nns__analysis *a, const nns__node *n,
   k->macs = c->macs;
   k->dmas = c->dmas;
   k->bytes = c->bytes;
+  k->macs_unmasked = c->macs;
+  k->flops_unmasked = c->flops;
   k->nodes = 1;
   k->flags = cost_flags(c, counted);
   a->node_counted[i] = counted;
@@ -384,6 +389,8 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counts.macs = c.macs;
     an->counts.dmas = c.dmas;
     an->counts.bytes = c.bytes;
+    an->counts.macs_unmasked = c.macs;
+    an->counts.flops_unmasked = c.flops;
     an->counts.nodes = 1;
     an->counts.flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
@@ -594,18 +601,25 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK)
     nns__roofline_nodes(m, a);
   if (st == NNS_OK)
+    nns__attention_unmasked(m, a);
+  if (st == NNS_OK)
     st = nns__memory_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st == NNS_OK)
+    nns__custom_macs_apply(m, a);
+  if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
   if (st == NNS_OK)
     st = nns__rf_analyze(m, a, err);
+  if (st == NNS_OK)
+    st = nns__train_analyze(m, a, o->optimizer, err);
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
+  a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);
   nns__roofline_finish(a);
   return NNS_OK;
@@ -683,7 +697,7 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
                     "version's %zu", opts->size,
                     (size_t)NNS__V1_ANALYZE_OPTIONS);
   const nns_analyze_options *o = &given;
-  if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAM)
+  if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAMW)
     return nns__err(err, NNS_E_ARG, -1, NULL, "unknown optimizer %d",
                     (int)o->optimizer);
   if (!m->inferred) {

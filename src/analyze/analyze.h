@@ -98,6 +98,7 @@ struct nns_analysis {
   const nns_model *model;       /* the model it describes (read only) */
   nns_totals totals;
   nns_counts all;               /* the whole model */
+  size_t attention;             /* softmax attentions found (attention.c) */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
@@ -154,6 +155,12 @@ struct nns_analysis {
   double roof_matrix_peak;    /* FLOP/s of the op table's matrix ops */
   double roof_other_peak;     /* FLOP/s of every other op */
   double roof_bandwidth;      /* bytes/s */
+  /* A recorded training step's (train.c): the checkpoint plan (layers in
+   * the order chosen) and the step's settings (interned; NULL without). */
+  size_t n_plan;
+  uint32_t *plan;
+  int train_master;
+  const char *train_recorded_on, *train_target, *train_loss;
 };
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -179,6 +186,13 @@ static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
 /* Layer types, op type lists, input and output values. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
+/* custom.c: the caller's declaration of the module at `path` (created,
+ * zeroed, on first use; NULL when out of memory), and the MACs the caller
+ * gave for modules (nns_model_set_module_macs) put in place of their
+ * layers' counted MACs, after sum_layers. */
+nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
+void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
+
 /* The main-graph node that holds n (n itself, or the owner of the subgraph
  * that holds it, recursively). */
 const nns__node *nns__top_node(const nns__node *n);
@@ -198,6 +212,11 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
+/* train.c: a recorded training step's saved bytes per layer, its peak and
+ * checkpoint plan (into a->layers[].counts and a->totals); nothing
+ * without one (nns_model_set_train_step). */
+nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
+                              nns_optimizer opt, nns_error *err);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */
@@ -230,6 +249,12 @@ void nns__roofline_finish(nns__analysis *a);
 /* analyze.c: the role letter of input i of node n ('a' when the op is
  * unknown or declares no roles). */
 char nns__input_role(const nns__node *n, int i);
+/* attention.c: macs_unmasked / flops_unmasked of the attention products
+ * whose mask is known (a->nodes[].counts, after the costs); the token
+ * count of nns_totals (after). */
+void nns__attention_unmasked(nns_model *m, nns__analysis *a);
+int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
+
 /* Saturating sum of counts into *dst (flags OR-ed). */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
 

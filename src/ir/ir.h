@@ -141,6 +141,10 @@ typedef struct nns__value {
   nns__type type;            /* inferred (or, for inputs, given) type */
   nns__type *declared;       /* type the model declares, or NULL */
   nns__const *cval;          /* known contents, or NULL */
+  /* Contents a binding observed while recording (packed record
+   * value_data, raw little-endian, any size): read by analyses that need
+   * more than folding keeps (masked attention), never by shape rules. */
+  const nns__tensor *known;
   uint8_t role;              /* nns_value_role */
   bool cval_done;            /* cval was computed (or found impossible) */
   bool is_graph_input;       /* listed in the graph's inputs */
@@ -262,8 +266,13 @@ typedef struct nns__function {
 
 /* A module the caller described (nns_model_set_module). */
 typedef struct nns__module_decl {
-  const char *class_name; /* interned */
+  const char *class_name; /* interned; NULL when only its MACs were given */
   size_t call_count;
+  int64_t macs;           /* nns_model_set_module_macs, when macs_given */
+  bool macs_given;
+  const char **call_outputs; /* per call: its outputs' structure as JSON
+                                (nns_model_set_module_call), or NULL */
+  size_t call_outputs_cap;
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
@@ -342,6 +351,8 @@ struct nns_model {
    * every analysis; arena-backed maps. */
   nns__map modules;          /* interned dotted path -> nns__module_decl* */
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
+  struct nns__train_step *train_step; /* nns_model_set_train_step: one
+                                         malloc'ed block (src/analyze) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */
@@ -417,6 +428,10 @@ const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
 int nns__dtype_bits(int32_t dtype);
 bool nns__dtype_is_float(int32_t dtype);
 bool nns__dtype_is_int(int32_t dtype); /* integers and bool */
+/* Element i of little-endian raw data of a byte-sized dtype, as a double
+ * (integers and bool by value). */
+double nns__raw_elem(int32_t dtype, const uint8_t *p);
+
 /* Decodes an initializer's elements into c. Returns NNS_OK, or an error
  * (external file missing or short, data size mismatch). `limit` bounds the
  * element count decoded; larger tensors give NNS_E_LIMIT. */
