@@ -18,7 +18,10 @@ Cases:
                 faster than them nnscan is (the issue's own figures for
                 resnet50: torchscan 202 ms, thop 189 ms, eager forward
                 174 ms). Goal: resnet50 summary <= 30 ms, and
-                eager/summary >= 3 on every model.
+                eager/summary >= 3 on every model. --floor adds what any
+                dispatch-level recording pays first (meta_floor): the
+                meta forward alone, plain and under a no-op dispatch
+                mode, and nnscan's meta copy of the model.
   llama3_8b     nnscan.summary of LLaMA-3-8B (hidden 4096, intermediate
                 14336, 32 layers, 32 heads, 8 key/value heads, vocab
                 128256) built on the meta device, 2,048 tokens: with
@@ -117,7 +120,41 @@ def classification_models():
                       and callable(getattr(models, n)) and n not in skip)
 
 
-def torchvision_case(runs, only_models=None):
+def meta_floor(m, x, runs):
+    """What any dispatch-level recording of `m` on meta tensors pays before
+    doing any work of its own, next to which nnscan.summary's time is
+    judged: the plain meta forward (no_grad; the model moved to meta
+    beforehand), the same forward under a dispatch mode that only calls
+    each op (with autograd on, as the recorder runs it: PyTorch's own
+    cost of handing every aten op to Python), and nnscan's copy of the
+    CPU model onto meta (recorder.meta_copy, shadows of integer buffers
+    included), which summary makes once per call."""
+    import copy
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from nnscan import recorder, shadow
+
+    class CallOnly(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    meta = copy.deepcopy(m).to("meta")
+    xm = torch.empty(x.shape, dtype=x.dtype, device="meta")
+
+    def plain():
+        with torch.no_grad():
+            meta(xm)
+
+    def under_mode():
+        with torch.enable_grad(), CallOnly():
+            meta(xm)
+    return {"meta_forward": timed(plain, runs),
+            "meta_forward_mode": timed(under_mode, runs),
+            "meta_copy": timed(lambda: recorder.meta_copy(
+                m, shadow.Shadows()), runs)}
+
+
+def torchvision_case(runs, only_models=None, floor=False):
     import torch
     import torchvision
     import nnscan
@@ -136,11 +173,23 @@ def torchvision_case(runs, only_models=None):
         row = {"summary": timed(lambda: nnscan.summary(
             m, (3, side, side), file=False), runs),
             "eager_forward": timed(forward, runs)}
+        if floor:
+            row.update(meta_floor(m, x, runs))
         row["eager_over_summary_wall"] = \
             row["eager_forward"]["wall_s"] / row["summary"]["wall_s"]
         row["eager_over_summary_cpu"] = \
             row["eager_forward"]["cpu_s"] / row["summary"]["cpu_s"]
         out[name] = row
+        if floor:
+            print(f"{name:20s} floor: meta forward "
+                  f"{row['meta_forward']['wall_s'] * 1e3:6.1f} ms (cpu "
+                  f"{row['meta_forward']['cpu_s'] * 1e3:6.1f}), under a "
+                  f"no-op dispatch mode with autograd on "
+                  f"{row['meta_forward_mode']['wall_s'] * 1e3:6.1f} ms (cpu "
+                  f"{row['meta_forward_mode']['cpu_s'] * 1e3:6.1f}), "
+                  f"nnscan's meta copy "
+                  f"{row['meta_copy']['wall_s'] * 1e3:6.1f} ms (cpu "
+                  f"{row['meta_copy']['cpu_s'] * 1e3:6.1f})", flush=True)
         print(f"{name:20s} summary {row['summary']['wall_s'] * 1e3:8.1f} ms "
               f"(cpu {row['summary']['cpu_s'] * 1e3:7.1f})   eager "
               f"{row['eager_forward']['wall_s'] * 1e3:8.1f} ms (cpu "
@@ -329,6 +378,10 @@ def main():
     ap.add_argument("--seq-sizes", default="100000")
     ap.add_argument("--seq-runs", type=int, default=1)
     ap.add_argument("--json", help="also write every figure to this file")
+    ap.add_argument("--floor", action="store_true",
+                    help="torchvision: also time the meta forward alone "
+                         "(plain, and under a no-op dispatch mode) and the "
+                         "meta copy: the floor under a recording")
     args = ap.parse_args()
     import torch
     torch.set_num_threads(args.threads)
@@ -344,7 +397,8 @@ def main():
     for case in args.only.split(","):
         if case == "torchvision":
             results[case] = torchvision_case(
-                args.runs, args.models.split(",") if args.models else None)
+                args.runs, args.models.split(",") if args.models else None,
+                floor=args.floor)
         elif case == "llama3_8b":
             results[case] = llama3_case(args.runs)
         elif case == "gpt2":

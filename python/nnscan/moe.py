@@ -43,10 +43,12 @@ def _join(a, b):
 def annotate(model, graph):
     """Fills graph.experts (experts module path -> (k, E, tokens)) from the
     graph's TopK nodes and the model's modules."""
-    modules = dict(model.named_modules())
+    modules = None  # made at the first TopK: most models have none
     for op, _, ins, _, attrs, domain, scope in graph.nodes:
         if op != "TopK" or domain or len(ins) < 2:
             continue
+        if modules is None:
+            modules = dict(model.named_modules())
         k_init = graph.inits.get(ins[1])
         dims = graph.values.get(ins[0], (None, ()))[1]
         if not k_init or not k_init[2] or not dims:

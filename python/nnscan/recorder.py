@@ -333,7 +333,10 @@ class _Mode(TorchDispatchMode):
             args, kwargs = b.autocast.cast_inputs(
                 ops_map.base_name(func), args, kwargs)
         try:
-            out = func(*args, **kwargs) if kwargs else func(*args)
+            fast = _FAST_META.get(func)
+            out = fast(args) if fast is not None and not kwargs else None
+            if out is None:
+                out = func(*args, **kwargs) if kwargs else func(*args)
         except Exception as e:  # noqa: BLE001 - re-raised unless answered
             out = shadows.answer(func, args, kwargs) \
                 if shadows is not None else None
@@ -370,6 +373,36 @@ class _Mode(TorchDispatchMode):
         return out
 
 
+def _train(model, mode):
+    """model.train(mode); where no module's class has its own train(), each
+    module's flag is set directly, without Module.train's recursion and
+    Module.__setattr__ (for hundreds of modules, a tenth of a small
+    model's recording)."""
+    mods = list(model.modules())
+    base = torch.nn.Module.train
+    if not isinstance(mode, bool) or \
+            any(type(m).train is not base for m in mods):
+        model.train(mode)
+        return
+    for m in mods:
+        object.__setattr__(m, "training", mode)
+
+
+def _any_real_formed(b, args):
+    """any(ops_map.real_formed(b, t) for t in _tensor_args(args)), without
+    the list: it runs for nearly every op, and complex tensors are rare."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            if a.is_complex() and ops_map.real_formed(b, a):
+                return True
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, torch.Tensor) and t.is_complex() \
+                        and ops_map.real_formed(b, t):
+                    return True
+    return False
+
+
 def _all_meta(args):
     ts = _tensor_args(args)
     return bool(ts) and all(t.is_meta for t in ts)
@@ -404,6 +437,71 @@ def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
     return torch.empty(dims, dtype=out_dtype or a.dtype, device="meta")
 
 
+_STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
+                torch.float32: torch.float32, torch.float64: torch.float64}
+
+
+def _batch_norm_eval_meta(args):
+    """native_batch_norm in eval mode on meta tensors, as PyTorch's meta
+    decomposition gives it (the output laid out like the input, in its
+    dtype; the saved mean and inverse deviation of shape (C,) in the
+    computation dtype) without the dozen element-wise meta ops that
+    decomposition runs in Python: 80 % of a BatchNorm model's meta forward
+    on PyTorch 2.x, a fifth on 1.13. None (PyTorch's own kernel runs, and
+    raises what it raises) for anything else: training, a tensor not on
+    meta or oddly laid out, a shape or dtype the kernel might refuse."""
+    if len(args) != 8 or args[5] is not False:
+        return None
+    x, w, bias, mean, var = args[:5]
+    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2 \
+            or mean is None or var is None:
+        return None
+    stats = _STATS_DTYPE.get(x.dtype)
+    c = x.shape[1]
+    for t in (w, bias, mean, var):
+        if t is not None and not (isinstance(t, torch.Tensor) and t.is_meta
+                                  and t.dim() == 1 and t.shape[0] == c
+                                  and t.dtype in _STATS_DTYPE):
+            return None
+    if stats is None or not _dense(x):
+        return None
+    return (torch.empty_like(x),
+            torch.empty((c,), dtype=stats, device="meta"),
+            torch.empty((c,), dtype=stats, device="meta"))
+
+
+def _dense(x):
+    """Laid out so that an element-wise result is laid out like it, as
+    torch.empty_like makes it."""
+    return x.is_contiguous() or x.dim() == 4 and \
+        x.is_contiguous(memory_format=torch.channels_last)
+
+
+def _elementwise_meta(args):
+    """A one-input float element-wise op on meta (hardswish, hardsigmoid),
+    whose meta kernel on PyTorch 2.x is a Python decomposition of half a
+    dozen element-wise ops (most of MobileNetV3's meta forward): the
+    output is the input's shape, dtype and layout."""
+    x = args[0] if len(args) == 1 else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_floating_point() or not _dense(x):
+        return None
+    return torch.empty_like(x)
+
+
+def _elementwise_inplace_meta(args):
+    """The in-place form: the input itself, as the meta kernel returns it."""
+    return args[0] if _elementwise_meta(args) is not None else None
+
+
+# aten op -> a cheaper meta kernel answering some calls (None: not this one)
+_FAST_META = {torch.ops.aten.native_batch_norm.default: _batch_norm_eval_meta,
+              torch.ops.aten.hardswish.default: _elementwise_meta,
+              torch.ops.aten.hardsigmoid.default: _elementwise_meta,
+              torch.ops.aten.hardswish_.default: _elementwise_inplace_meta,
+              torch.ops.aten.hardsigmoid_.default: _elementwise_inplace_meta}
+
+
 # Output shapes for the few kernels torch cannot run on meta tensors
 # (shapes only; the counting is ops_map's).
 META_SHIMS = {
@@ -434,7 +532,7 @@ def record(b, func, args, kwargs, out):
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
     if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
-            and any(ops_map.real_formed(b, t) for t in _tensor_args(args)):
+            and _any_real_formed(b, args):
         rule = None  # complex values in real form, which this rule does not know
     if rule is ops_map.ALIAS:
         b.alias(out, args[0])
@@ -452,6 +550,19 @@ def record(b, func, args, kwargs, out):
         rule(b, args, kwargs, out)
 
 
+_thread_id = threading.get_ident
+
+
+def _shapes(x):
+    """The shapes of the tensors in a module's inputs or output (flatten's
+    order); a lone tensor, the usual case, without flatten's walk."""
+    if isinstance(x, torch.Tensor):
+        return [list(x.shape)]
+    if type(x) is tuple and len(x) == 1 and isinstance(x[0], torch.Tensor):
+        return [list(x[0].shape)]
+    return [list(t.shape) for t in flatten(x)]
+
+
 class ModuleStack:
     """Process-wide forward hooks that keep the module path stack.
 
@@ -459,12 +570,13 @@ class ModuleStack:
     thread that records count (the dispatch mode is per thread too), so
     recordings in several threads at once each get their own table."""
 
-    def __init__(self, model, builder, shapes=True, custom_ops=None):
+    def __init__(self, model, builder, shapes=True, custom_ops=None,
+                 modules=None):
         self.b = builder
         self.custom_ops = dict(custom_ops or {})
         self.custom = {}  # path -> MACs from the user's custom_ops function
         self.path_of = {}
-        for name, m in model.named_modules():
+        for name, m in modules or model.named_modules():
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
@@ -476,7 +588,7 @@ class ModuleStack:
         self.thread = None  # the recording thread's id, while entered
 
     def _pre(self, mod, inputs):
-        if threading.get_ident() != self.thread:
+        if _thread_id() != self.thread:
             return  # another thread's module call
         p = self.path_of.get(id(mod))
         if p is None:  # a module built inside forward: its caller's scope
@@ -486,18 +598,19 @@ class ModuleStack:
         self.stack.append(p)
         self.b.scope = p
         if self.shapes and p not in self.io:
-            self.io[p] = ([list(t.shape) for t in flatten(inputs)], [])
+            self.io[p] = (_shapes(inputs), [])
 
     def _post(self, mod, inputs, output):
-        if threading.get_ident() != self.thread:
+        if _thread_id() != self.thread:
             return
         p = self.stack.pop() if self.stack else ""
-        for cls, fn in self.custom_ops.items():
-            if isinstance(mod, cls) and id(mod) in self.path_of:
-                self.custom[p] = self.custom.get(p, 0) + int(fn(mod, inputs, output))
-                break
+        if self.custom_ops:
+            for cls, fn in self.custom_ops.items():
+                if isinstance(mod, cls) and id(mod) in self.path_of:
+                    self.custom[p] = self.custom.get(p, 0) + int(fn(mod, inputs, output))
+                    break
         if self.shapes and p in self.io:
-            self.io[p][1].extend(list(t.shape) for t in flatten(output))
+            self.io[p][1].extend(_shapes(output))
         if id(mod) in self.path_of:  # its structure, per call (structure.py)
             self.outputs.setdefault(p, []).append(describe(output))
         self.b.scope = self.stack[-1] if self.stack else ""
@@ -515,14 +628,44 @@ class ModuleStack:
         self.handles = []
 
 
-def param_table(model):
+def param_table(model, tree=None):
     """id(tensor) -> (canonical name, kind) for parameters and buffers."""
+    tree = tree or _Tree(model)
     out = {}
-    for name, p in model.named_parameters():
+    for name, p in tree.params:
         out.setdefault(id(p), (name, "trainable" if p.requires_grad else "frozen"))
-    for name, t in model.named_buffers():
+    for name, t in tree.buffers:
         out.setdefault(id(t), (name, "buffer"))
     return out
+
+
+class _Tree:
+    """A model's named_modules(), named_parameters() and named_buffers() as
+    lists, from one walk of the modules (a recording needs each several
+    times; each of PyTorch's walks costs about as much as the whole
+    module tree has modules, in nested generators). A model whose class
+    defines its own of these is asked through them."""
+
+    def __init__(self, model):
+        self.modules = list(model.named_modules())
+        cls, base = type(model), torch.nn.Module
+        if cls.named_parameters is not base.named_parameters or \
+                cls.named_buffers is not base.named_buffers:
+            self.params = list(model.named_parameters())
+            self.buffers = list(model.named_buffers())
+            return
+        # as Module._named_members gives them: each tensor once, at its
+        # first path, None entries skipped
+        self.params, self.buffers = [], []
+        for out, store in ((self.params, "_parameters"),
+                           (self.buffers, "_buffers")):
+            seen = set()
+            for prefix, m in self.modules:
+                for k, v in getattr(m, store).items():
+                    if v is None or id(v) in seen:
+                        continue
+                    seen.add(id(v))
+                    out.append((prefix + ("." if prefix else "") + k, v))
 
 
 def meta_copy(model, shadows=None):
@@ -530,33 +673,39 @@ def meta_copy(model, shadows=None):
     With `shadows` (shadow.Shadows), the integer and boolean buffers and
     tensor attributes keep their values as shadows."""
     memo = {}
+    hooked = False  # some module has hooks (the copy's are filtered below)
     for m in model.modules():
+        d = vars(m)
         # The user's own hooks are not copied (the copy drops them below).
         for attr in _MODULE_HOOK_DICTS:
-            for h in (vars(m).get(attr) or {}).values():
-                if not _torch_own(h):
-                    memo[id(h)] = h
-        for attr, v in list(vars(m).items()):
+            hooks = d.get(attr)
+            if hooks:
+                hooked = True
+                for h in hooks.values():
+                    if not _torch_own(h):
+                        memo[id(h)] = h
+        for v in d.values():  # tensor attributes
             if isinstance(v, torch.Tensor) and id(v) not in memo:
-                memo[id(v)] = _to_meta(v)
-        for store in ("_parameters", "_buffers"):
-            for v in getattr(m, store).values():
-                if v is not None and id(v) not in memo:
-                    memo[id(v)] = _to_meta(v)
-                    if shadows is not None and store == "_buffers":
-                        shadows.adopt(memo[id(v)], v)
-        if shadows is not None:
-            for v in vars(m).values():
-                if isinstance(v, torch.Tensor) and \
+                meta = memo[id(v)] = _to_meta(v)
+                if shadows is not None and \
                         not isinstance(v, torch.nn.Parameter):
-                    shadows.adopt(memo[id(v)], v)
+                    shadows.adopt(meta, v)
+        params, buffers = d.get("_parameters"), d.get("_buffers")
+        for v in params.values() if params else ():
+            if v is not None and id(v) not in memo:
+                memo[id(v)] = _to_meta(v)
+        for v in buffers.values() if buffers else ():
+            if v is not None and id(v) not in memo:
+                meta = memo[id(v)] = _to_meta(v)
+                if shadows is not None:
+                    shadows.adopt(meta, v)
     try:
         out = _deepcopy_module(model, memo)
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
         warnings.warn(f"nnscan: cannot copy the model to the meta device "
                       f"({type(e).__name__}: {e}); running it on its own device")
         return None
-    for m in out.modules():
+    for m in out.modules() if hooked else ():
         for attr in _MODULE_HOOK_DICTS:
             d = vars(m).get(attr)
             if d:
@@ -601,13 +750,20 @@ def _deepcopy_value(v, memo):
     t = type(v)
     if t in _ATOMIC:
         return v
-    if t is tuple and all(type(x) in _ATOMIC for x in v):
+    if t is tuple and _all_atomic(v):
         return v
-    if t in (dict, OrderedDict, list, set) and not v:
+    if t in _EMPTY_COPIES and not v:
         return t()
-    if t is set and all(type(x) in _ATOMIC for x in v):
+    if t is set and _all_atomic(v):
         return set(v)
     return copy.deepcopy(v, memo)
+
+
+_EMPTY_COPIES = frozenset([dict, OrderedDict, list, set])
+
+
+def _all_atomic(items):
+    return all(map(_ATOMIC.__contains__, map(type, items)))
 
 
 def _deepcopy_module(m, memo):
@@ -622,7 +778,10 @@ def _deepcopy_module(m, memo):
         return memo[id(m)]
     cls = type(m)
     rv = None
-    if getattr(m, "__deepcopy__", None) is None \
+    # (__deepcopy__ looked up on the class and the instance's own dict:
+    # Module.__getattr__'s miss path costs more than the rest of the copy)
+    if getattr(cls, "__deepcopy__", None) is None \
+            and "__deepcopy__" not in vars(m) \
             and copyreg.dispatch_table.get(cls) is None:
         rv = m.__reduce_ex__(4)
     if not (isinstance(rv, tuple) and len(rv) == 5
@@ -633,16 +792,19 @@ def _deepcopy_module(m, memo):
     y = cls.__new__(cls)
     memo[id(m)] = y
     memo.setdefault(id(memo), []).append(m)  # deepcopy's keep-alive
-    state = {}
-    for k, v in rv[2].items():
+    state = dict(rv[2])
+    for k, v in state.items():  # values replaced in place; atomic ones kept
+        if type(v) in _ATOMIC:
+            continue
         if k in ("_parameters", "_buffers") and type(v) in (dict, OrderedDict):
             state[k] = type(v)(
                 (n, None if t is None else memo[id(t)] if id(t) in memo
-                 else copy.deepcopy(t, memo)) for n, t in v.items())
+                 else copy.deepcopy(t, memo)) for n, t in v.items()) \
+                if v else type(v)()
         elif k == "_modules" and type(v) in (dict, OrderedDict):
             state[k] = type(v)(
                 (n, None if c is None else _deepcopy_module(c, memo))
-                for n, c in v.items())
+                for n, c in v.items()) if v else type(v)()
         else:
             state[k] = _deepcopy_value(v, memo)
     y.__setstate__(state)
@@ -724,8 +886,17 @@ def to_meta_inputs(obj, shadows=None):
 
 
 def on_meta(model):
-    return any(p.is_meta for p in model.parameters()) or \
-        any(b.is_meta for b in model.buffers())
+    if type(model).parameters is not torch.nn.Module.parameters or \
+            type(model).buffers is not torch.nn.Module.buffers:
+        return any(p.is_meta for p in model.parameters()) or \
+            any(b.is_meta for b in model.buffers())
+    # parameters() and buffers() without their nested generators
+    for m in model.modules():
+        for store in ("_parameters", "_buffers"):
+            for t in getattr(m, store).values():
+                if t is not None and t.is_meta:
+                    return True
+    return False
 
 
 @contextlib.contextmanager
@@ -739,7 +910,8 @@ def preserved(model):
         yield
     finally:
         for m, f in flags:
-            m.training = f
+            if m.training is not f:
+                m.training = f
         torch.set_rng_state(cpu)
         if cuda is not None:
             torch.cuda.set_rng_state_all(cuda)
@@ -759,15 +931,15 @@ class Recording:
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
          autocast_device=None, grad_fns=False, call=None):
     g = Graph(type(model).__name__)
-    b = Builder(g, param_table(model))
+    tree = _Tree(model)
+    b = Builder(g, param_table(model, tree))
     b.track_grad_fns = grad_fns  # for backward.py only
     b.shadows = shadows
     if autocast_device is not None:
         b.autocast = Autocast(autocast_device,
                               lambda *call: record(b, *call))
-    b.params_by_id = {id(t): t for t in list(model.parameters())
-                      + list(model.buffers())}
-    for name, m in model.named_modules():
+    b.params_by_id = {id(t): t for _, t in tree.params + tree.buffers}
+    for name, m in tree.modules:
         g.module_types[name] = type(m).__name__
     names = []
     for i, t in enumerate(flatten(args)):
@@ -779,7 +951,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         if id(t) not in b.names:
             b._declare(t, n)
             g.inputs.append(n)
-    stack = ModuleStack(model, b, custom_ops=custom_ops)
+    stack = ModuleStack(model, b, custom_ops=custom_ops,
+                        modules=tree.modules)
     ctx = torch.enable_grad() if grad else torch.no_grad()
     probe = b.autocast.probe() if b.autocast is not None \
         else contextlib.nullcontext()
@@ -788,7 +961,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     with ctx, stack, probe, ctors, _Mode(b):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
-    _read_unused_params(model, b)
+    _read_unused_params(tree, b)
     seen = set()
     for t in flatten(out):
         n = b.names.get(id(t))
@@ -824,13 +997,13 @@ def _name_outputs(g, b, out):
     b.names = {i: names.get(n, n) for i, n in b.names.items()}
 
 
-def _read_unused_params(model, b):
+def _read_unused_params(tree, b):
     """A parameter the forward never reads (a mask token used only in
     pre-training, a head the call skips) is still one of the model's:
     sum(p.numel()) and torchscan count it. The library counts a parameter
     at its first reader, so a Shape node in the parameter's own module
     reads it; Shape costs nothing."""
-    for name, p in model.named_parameters():
+    for name, p in tree.params:
         canonical = b.params.get(id(p), (None,))[0]
         if canonical is None or canonical in b.g.inits:
             continue
@@ -875,7 +1048,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    target.train(training)
+                    _train(target, training)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,

@@ -75,6 +75,7 @@ RANDOM = frozenset((
 # every op
 _KINDS = {}
 _META = torch.device("meta")
+_CLONE = torch.ops.aten.clone.default
 _CPU = torch.device("cpu")
 
 
@@ -281,10 +282,19 @@ class Shadows:
         self.of.pop(id(meta), None)
 
     def adopt(self, meta, real):
-        """An input or buffer: `meta` stands for the real tensor `real`."""
+        """An input or buffer: `meta` stands for the real tensor `real`. A
+        CPU one is copied when first read (most buffers, such as every
+        BatchNorm's step counter, never are): the recording never writes
+        the caller's tensors, so the copy made later holds the same
+        values; it is not in `pending`, as no op of the recording can
+        change what it reads."""
         if isinstance(real, torch.Tensor) and not real.is_meta \
                 and _trackable_input(real):
-            self.set(meta, real.detach().to(_CPU, copy=True))
+            if real.device.type == "cpu":
+                self.set(meta, _Pending(_CLONE, (real,), {}, {},
+                                        [meta], 0))
+            else:
+                self.set(meta, real.detach().to(_CPU, copy=True))
 
     # ---- following ops ----
     def _sub(self, x, blank):

@@ -75,7 +75,7 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         if len(dtypes) != len(shapes):
             raise ValueError(f"{len(dtypes)} dtypes for {len(shapes)} input shapes")
         dev = _device(module)
-        return tuple(torch.zeros((1,) + s, dtype=d, device=dev)
+        return tuple(_zeros((1,) + s, d, dev)
                      for s, d in zip(shapes, dtypes)), {}
     obj = inputs if inputs is not None else tensor
     if isinstance(obj, torch.Tensor):
@@ -86,6 +86,21 @@ def make_inputs(module, input_shape=None, dtype=None, inputs=None,
         return tuple(obj), {}
     raise TypeError("inputs must be a tensor, a tuple of tensors or a dict "
                     f"of keyword tensors, not {type(obj).__name__}")
+
+
+def _zeros(shape, dtype, device):
+    """torch.zeros(shape, dtype=dtype, device=device); on the CPU made from
+    a zeroed buffer: torch.zeros fills in parallel, and waking the intra-op
+    threads (spinning, by OpenMP's default wait policy, on a busy machine)
+    for an input that the meta path never reads cost 20 ms a call here."""
+    torch = _torch()
+    n = 1
+    for d in shape:
+        n *= d
+    if torch.device(device).type != "cpu" or n == 0:
+        return torch.zeros(shape, dtype=dtype, device=device)
+    size = torch.empty((), dtype=dtype).element_size()
+    return torch.frombuffer(bytearray(n * size), dtype=dtype).view(shape)
 
 
 def _device(module):
