@@ -77,10 +77,12 @@ class CallLog:
         self._open = {}   # id(module) -> indexes of its calls in progress
         self._count = {}  # id(module) -> calls so far
         self._handles = []
+        # PyTorch < 2.0: hooks see positional arguments only
+        self.sees_kwargs = "with_kwargs" in inspect.signature(
+            torch.nn.Module.register_forward_pre_hook).parameters
 
     def __enter__(self):
-        with_kwargs = "with_kwargs" in inspect.signature(
-            torch.nn.Module.register_forward_pre_hook).parameters
+        with_kwargs = self.sees_kwargs
         for path, m in self.model.named_modules():
             if with_kwargs:
                 self._handles.append(m.register_forward_pre_hook(

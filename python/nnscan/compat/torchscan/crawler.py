@@ -19,13 +19,14 @@ import torch
 
 from ...torch_api import analyze_module
 from .._modules import held
-from . import _calls, _text
+from . import _calls, _formulas, _text
 from .flops import measure_flops
 from .report import IncompleteAnalysisError, metric_result
 
 __all__ = ["crawl_module", "summary"]
 
 METHOD = "nnscan"  # how module metrics are counted: the library's op rules
+FORMULA = "torchscan_module_formula"  # torchscan's own closed form
 _COUNTS = (("module_flops", "flops", "FLOPs"), ("macs", "macs", "MACs"),
            ("dmas", "dmas", "DMAs"))
 _RF = (("receptive_field", "field"), ("effective_stride", "stride"),
@@ -105,12 +106,14 @@ def _library_work(module, args, kwargs):
         return None, f"{type(e).__name__}: {e}"
     from ..._api import py_name
     rows = s.layers
-    own = {}
+    own, whole = {}, {}
     for row in rows:
-        own[py_name(row["path"])] = {
+        counts = {
             "flops": row["flops"], "macs": row["macs"], "dmas": row["dmas"],
             "nodes": row["nodes"], "partial": row["flags"]["partial"],
             "rf": row.get("rf")}
+        own[py_name(row["path"])] = counts
+        whole[py_name(row["path"])] = dict(counts)
     for row in rows:
         if row["parent"] is None:
             continue
@@ -119,7 +122,7 @@ def _library_work(module, args, kwargs):
             parent[k] -= row[k]
     uncounted = sorted({o["op_type"] for o in s.json.get("uncounted_ops", [])}
                        | set(s.uncounted_aten))
-    return {"own": own, "uncounted": uncounted}, None
+    return {"own": own, "whole": whole, "uncounted": uncounted}, None
 
 
 # ---- the report ----
@@ -171,10 +174,12 @@ def _diag(diags, code, metric, message, path=None, operator=None):
     diags.append(d)
 
 
-def _call_metrics(c, leaf, work, same_shapes, ncalls, diags):
-    """The metrics of one call (module_flops, macs, dmas and the receptive
-    field), or only `calls` for a container whose forward does no work of
-    its own."""
+def _call_metrics(c, leaf, work, same_shapes, ncalls, diags, counted=_COUNTS,
+                  subtree=False):
+    """The metrics of one call (the `counted` ones of module_flops, macs,
+    dmas, and the receptive field), or only `calls` for a container whose
+    forward does no work of its own. `subtree`: the call stands for its
+    whole subtree (no child call is reported)."""
     def unavailable(unit):
         return metric_result(status="unavailable", unit=unit,
                              scope="module_call", method=METHOD)
@@ -182,7 +187,8 @@ def _call_metrics(c, leaf, work, same_shapes, ncalls, diags):
     metrics = {"calls": metric_result(status="complete", value=1,
                                       unit="calls", scope="module_call",
                                       method="pytorch_hook")}
-    mine = None if work is None else work["own"].get(c.path)
+    mine = None if work is None else \
+        work["whole" if subtree else "own"].get(c.path)
     if not leaf and (mine is None or not (mine["flops"] or mine["macs"]
                                           or mine["dmas"])):
         return metrics
@@ -199,7 +205,7 @@ def _call_metrics(c, leaf, work, same_shapes, ncalls, diags):
         why = ("call_split_unknown", f"The module ran {ncalls} times on "
                "different shapes; the library counts its calls together.")
     if work is None or why is not None:
-        for name, _, unit in _COUNTS:
+        for name, _, unit in counted:
             metrics[name] = unavailable(unit)
             if why is not None:
                 _diag(diags, why[0], name, why[1], path=c.path)
@@ -211,7 +217,7 @@ def _call_metrics(c, leaf, work, same_shapes, ncalls, diags):
     # Python arithmetic); only a lower bound is known
     opaque = leaf and mine["nodes"] == 0 and \
         not type(c.module).__module__.startswith("torch.")
-    for name, key, unit in _COUNTS:
+    for name, key, unit in counted:
         v = mine[key] // ncalls
         if mine["partial"] or opaque:
             metrics[name] = metric_result(status="partial", known_value=v,
@@ -241,6 +247,29 @@ def _call_metrics(c, leaf, work, same_shapes, ncalls, diags):
         else:
             metrics[name] = unavailable("elements")
     return metrics
+
+
+def _formula_flops(c, sees_kwargs, diags):
+    """module_flops of a call torchscan prices by its own formula
+    (_formulas.applies): the formula's value, or unavailable with
+    torchscan's `module_metric_error` where the formula has none. Where
+    the hooks could not see keyword arguments (PyTorch < 2.0), a mask
+    passed by keyword is not seen either: the value is a lower bound."""
+    try:
+        v = _formulas.module_flops(c.module, c.input, c.output)
+    except _formulas.FormulaError as e:
+        _diag(diags, "module_metric_error", "module_flops",
+              f"{type(e).__name__}: {e}", path=c.path)
+        return metric_result(status="unavailable", unit="FLOPs",
+                             scope="module_call", method=FORMULA)
+    if not sees_kwargs:
+        _diag(diags, "keyword_arguments_unseen", "module_flops",
+              "PyTorch < 2.0 hides keyword arguments from module hooks; "
+              "masks passed by keyword are not counted.", path=c.path)
+        return metric_result(status="partial", known_value=v, unit="FLOPs",
+                             scope="module_call", method=FORMULA)
+    return metric_result(status="complete", value=v, unit="FLOPs",
+                         scope="module_call", method=FORMULA)
 
 
 def _aggregate(layers, name, unit):
@@ -291,6 +320,13 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
             forward()
             flop_report = _unavailable_flops(why)
     calls = log.calls
+    if not log.sees_kwargs and calls and calls[0].path == "":
+        # the model's own call: its keyword arguments are the caller's
+        calls[0] = calls[0]._replace(
+            input=_calls.describe_call(call_args, call_kwargs))
+    if isinstance(module, torch.nn.Transformer):
+        # torchscan reports a Transformer model as one call, its formula
+        calls = [c for c in calls if c.path == ""]
     diags = []
     work, failed = _library_work(module, call_args, call_kwargs)
     if failed:
@@ -307,6 +343,15 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
     for c, h in zip(calls, holdings):
         leaf = not any(p.startswith(c.path + ".") if c.path else p != ""
                        for p in called)
+        formula = _formulas.applies(c.module, c.path == "")
+        metrics = _call_metrics(
+            c, leaf, work, len(shapes[c.path]) == 1, ncalls[c.path], diags,
+            counted=_COUNTS[1:] if formula else _COUNTS,
+            subtree=formula and c.path == "")
+        if formula:
+            metrics["module_flops"] = _formula_flops(
+                c, log.sees_kwargs or (c.path == "" and c.call_index == 0),
+                diags)
         layers.append({
             "path": c.path, "call_index": c.call_index,
             "name": c.path.rpartition(".")[2] or type(c.module).__name__.lower(),
@@ -314,8 +359,7 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
             "type": type(c.module).__name__,
             "input": c.input, "output": c.output or {"kind": "none"},
             "parameters": h["parameters"], "buffers": h["buffers"],
-            "metrics": _call_metrics(c, leaf, work, len(shapes[c.path]) == 1,
-                                     ncalls[c.path], diags)})
+            "metrics": metrics})
     params = list(module.parameters())
     bufs = list(module.buffers())
 
