@@ -152,3 +152,135 @@ def test_torchscan_012_receptive_field_columns_and_depth_error():
     assert lines[3].split()[-2:] == ["1", "0"]  # stride 1, no padding
     with pytest.raises(ValueError, match="depth"):
         nnscan.summary(conv, (3, 32, 32), max_depth=1, file=False)
+
+
+# ---- torchscan 0.2's formulas: nn.MultiheadAttention, an nn.Transformer
+# model. The values below are worked out by hand from the formula's
+# definition (docs/compat.md), term by term.
+
+def _hooks_see_kwargs():
+    import inspect
+    return "with_kwargs" in inspect.signature(
+        nn.Module.register_forward_pre_hook).parameters
+
+
+def _attention_by_hand(n, h, d, length, src, e, masks=0, weights=False):
+    """n sequences, h heads of size d, query length `length` over `src`
+    source positions, embed size e = h * d (q, k, v all of size e), with
+    projection biases."""
+    proj = n * length * e * (2 * e) + 2 * n * src * e * (2 * e)
+    scale = 1 + n * h * length * d
+    scores = n * h * length * src * (2 * d - 1)
+    mask = masks * n * h * length * src
+    softmax = n * h * length * (3 * src - 1)
+    weighted = n * h * length * d * (2 * src - 1)
+    out_proj = n * length * e * (2 * e)            # 2e - 1 + the bias add
+    average = n * h * length * src if weights else 0
+    return proj + scale + scores + mask + softmax + weighted + out_proj + \
+        average
+
+
+def test_multihead_attention_formula_by_hand():
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    q = torch.ones(1, 4, 8)
+    report = torchscan.crawl_module(mha, args=(q, q, q))
+    assert len(report["layers"]) == 1
+    flops = report["layers"][0]["metrics"]["module_flops"]
+    # the averaged attention weights are returned: one add per score
+    assert flops["status"] == "complete"
+    assert flops["value"] == _attention_by_hand(1, 2, 4, 4, 4, 8,
+                                                weights=True) == 2649
+    # MACs stay the library's: projections, scores, weighted sum, output
+    assert report["layers"][0]["metrics"]["macs"]["value"] == \
+        3 * 4 * 8 * 8 + 2 * 2 * 4 * 4 * 4 + 4 * 8 * 8
+    assert report["layers"][0]["parameters"]["trainable"] == \
+        sum(p.numel() for p in mha.parameters())     # out_proj's included
+    # two masks given (the model's own keyword arguments are seen on every
+    # PyTorch), weights not returned
+    masked = torchscan.crawl_module(mha, args=(q, q, q), kwargs={
+        "key_padding_mask": torch.zeros(1, 4, dtype=torch.bool),
+        "attn_mask": torch.zeros(4, 4, dtype=torch.bool),
+        "need_weights": False})
+    assert masked["totals"]["module_flops"]["value"] == \
+        _attention_by_hand(1, 2, 4, 4, 4, 8, masks=2)
+
+
+def test_nested_attention_masks_by_keyword():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(8, 2)
+
+        def forward(self, x, mask):
+            return self.attn(x, x, x, attn_mask=mask, need_weights=False)[0]
+
+    x, mask = torch.ones(3, 2, 8), torch.zeros(3, 3, dtype=torch.bool)
+    report = torchscan.crawl_module(Block(), args=(x, mask))
+    (attn,) = [la for la in report["layers"] if la["path"] == "attn"]
+    flops = attn["metrics"]["module_flops"]
+    if _hooks_see_kwargs():
+        assert flops["status"] == "complete"
+        assert flops["value"] == _attention_by_hand(2, 2, 4, 3, 3, 8, masks=1)
+    else:  # PyTorch < 2.0: the keyword mask is invisible, a lower bound
+        assert flops["status"] == "partial"
+        assert flops["known_value"] == _attention_by_hand(2, 2, 4, 3, 3, 8)
+        assert any(d["code"] == "keyword_arguments_unseen"
+                   for d in report["diagnostics"])
+
+
+def test_attention_outside_the_formula_is_unavailable():
+    mha = nn.MultiheadAttention(4, 2, batch_first=True, add_zero_attn=True)
+    q = torch.ones(1, 3, 4)
+    hooks = len(mha._forward_pre_hooks), len(mha._forward_hooks)
+    report = torchscan.crawl_module(mha, args=(q, q, q))
+    assert report["totals"]["module_flops"]["status"] == "unavailable"
+    assert [d["code"] for d in report["diagnostics"]
+            if d["metric"] == "module_flops"] == ["module_metric_error"]
+    assert report["totals"]["macs"]["status"] == "complete"
+    assert (len(mha._forward_pre_hooks), len(mha._forward_hooks)) == hooks
+    with pytest.raises(torchscan.IncompleteAnalysisError):
+        torchscan.crawl_module(mha, args=(q, q, q), strict=True)
+
+
+def _layernorm_by_hand(numel, rows):
+    return 6 * numel + 2 * rows + 2 * numel          # with scale and shift
+
+
+def _ffn_by_hand(rows, e, hidden):
+    return rows * hidden * 2 * e + rows * hidden + rows * e * 2 * hidden
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer_model_is_one_layer_with_the_formula(batch_first):
+    e, s, t = 4, 3, 2              # d_model, source and target lengths
+    model = nn.Transformer(d_model=e, nhead=2, num_encoder_layers=1,
+                           num_decoder_layers=1, dim_feedforward=8,
+                           dropout=0, batch_first=batch_first)
+    src = torch.ones((1, s, e) if batch_first else (s, 1, e))
+    tgt = torch.ones((1, t, e) if batch_first else (t, 1, e))
+    report = torchscan.crawl_module(model, args=(src, tgt))
+    assert [la["path"] for la in report["layers"]] == [""]
+    encoder = (_attention_by_hand(1, 2, 2, s, s, e) + 2 * s * e
+               + 2 * _layernorm_by_hand(s * e, s) + _ffn_by_hand(s, e, 8))
+    cross = (t * e * 2 * e + 2 * s * e * 2 * e + 1 + 2 * t * 2
+             + 2 * t * s * 3 + 2 * t * (3 * s - 1) + 2 * t * 2 * (2 * s - 1)
+             + t * e * 2 * e)
+    decoder = (_attention_by_hand(1, 2, 2, t, t, e) + cross + 3 * t * e
+               + 3 * _layernorm_by_hand(t * e, t) + _ffn_by_hand(t, e, 8))
+    by_hand = encoder + _layernorm_by_hand(s * e, s) + decoder + \
+        _layernorm_by_hand(t * e, t)
+    layer = report["layers"][0]
+    assert layer["metrics"]["module_flops"]["value"] == by_hand == 2635
+    assert layer["parameters"]["trainable"] == \
+        sum(p.numel() for p in model.parameters())
+    # MACs: the library's over the whole model (projections, scores,
+    # weighted sums, feed-forward; LayerNorm 2 per element, METRICS.md)
+    attn = 4 * e * e
+    macs = (s * attn + 2 * 2 * s * s * 2 + s * 2 * e * 8        # encoder
+            + t * attn + 2 * 2 * t * t * 2                      # self
+            + 2 * t * e * e + 2 * s * e * e + 2 * 2 * t * s * 2  # cross
+            + t * 2 * e * 8                                     # ffn
+            + 2 * (3 * s * e + 4 * t * e))                      # norms
+    assert report["totals"]["macs"] == torchscan.metric_result(
+        status="complete", value=macs, unit="MACs", scope="forward",
+        method="nnscan")
