@@ -271,6 +271,8 @@ def test_transformer_model_is_one_layer_with_the_formula(batch_first):
         _layernorm_by_hand(t * e, t)
     layer = report["layers"][0]
     assert layer["metrics"]["module_flops"]["value"] == by_hand == 2635
+    # attention reaches every source position: no receptive field
+    assert layer["metrics"]["receptive_field"]["status"] == "unavailable"
     assert layer["parameters"]["trainable"] == \
         sum(p.numel() for p in model.parameters())
     # MACs: the library's over the whole model (projections, scores,

@@ -352,6 +352,11 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
             metrics["module_flops"] = _formula_flops(
                 c, log.sees_kwargs or (c.path == "" and c.call_index == 0),
                 diags)
+            # attention reaches every position: no receptive field
+            for name, _ in _RF:
+                metrics[name] = metric_result(
+                    status="unavailable", unit="elements",
+                    scope="module_call", method=FORMULA)
         layers.append({
             "path": c.path, "call_index": c.call_index,
             "name": c.path.rpartition(".")[2] or type(c.module).__name__.lower(),
