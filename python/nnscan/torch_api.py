@@ -305,7 +305,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     ancestor. backward=True adds the backward pass (see backward.py).
     hardware ("h100-sxm", or a dict: nnscan.hardware) adds Bytes, FLOP/B,
     Bound and Time (the roofline) at compute_dtype ("bf16", ...; None:
-    the model's float dtype; `dtype` is the inputs').
+    the model's float dtype). `dtype` is the inputs' (a torch.dtype); a
+    compute dtype's name given there instead ("bf16", "fp8", ...: never a
+    torch.dtype) is taken as compute_dtype, as the CLI's --dtype.
     training=True runs one training step on meta tensors (train.py) and
     reports what autograd saves per module, gradient and `optimizer`
     ("sgd", "momentum", "adam", "adamw") bytes, the step's peak, and with
@@ -322,6 +324,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     elif receptive_field:
         cols.append("rf_field")
     _check_depth(module, max_depth)
+    if isinstance(dtype, str) and compute_dtype is None:
+        compute_dtype, dtype = dtype, None  # a roofline dtype's name
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
     if training and (backward or method != "record"):
         raise ValueError("training=True needs method='record' and no "

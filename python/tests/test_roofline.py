@@ -161,3 +161,26 @@ def test_dtype_alias(tmp_path):
     with pytest.raises(ValueError):
         nnscan.analyze(path, hardware="h100-sxm", dtype="fp8",
                        compute_dtype="bf16")
+
+
+def test_torch_summary_dtype_names_the_compute_dtype():
+    """nnscan.summary(..., hardware=, dtype="bf16") as the issue writes it:
+    a compute dtype's name in `dtype` is the roofline's dtype (the inputs
+    stay float32); a torch.dtype there stays the inputs' dtype."""
+    torch = pytest.importorskip("torch")
+    model = torch.nn.Linear(4096, 4096, bias=False)
+    s = nnscan.summary(model, inputs=(torch.zeros(1024, 4096),), file=False,
+                       hardware="h100-sxm", dtype="bf16")
+    hw = s.json["hardware"]
+    assert hw["compute_dtype"] == "bf16"
+    # M*N*(2K-1) FLOPs (K products, K-1 sums per output: docs/metrics.md)
+    # at the H100 SXM's dense BF16 989.5 TFLOP/s against x, W, y in
+    # float32 at 3.35 TB/s: compute-bound.
+    flops = 1024 * 4096 * (2 * 4096 - 1)
+    nbytes = 4 * (1024 * 4096 + 4096 * 4096 + 1024 * 4096)
+    assert s.totals["time_s"] == pytest.approx(
+        max(flops / 989.5e12, nbytes / 3.35e12), rel=1e-6)
+    s64 = nnscan.summary(model.double(), inputs=(torch.zeros(2, 4096,
+                         dtype=torch.float64),), file=False,
+                         dtype=torch.float64)
+    assert s64.totals["flops"] > 0

@@ -35,25 +35,9 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
     nns__jw_null(w, key, klen);
     return;
   }
-  nns_value_info v = nns__value_of(m, a, i);
   nns__jw_obj(w, key, klen);
-  nns__jw_str(w, NNS__JK("name"), v.name);
-  nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
-  if (v.rank < 0) {
-    nns__jw_null(w, NNS__JK("shape"));
-  } else {
-    nns__jw_arr(w, NNS__JK("shape"));
-    for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns__dim_of(m, a, i, d);
-      if (dim.value >= 0)
-        nns__jw_int(w, NNS__JV, dim.value);
-      else
-        nns__jw_str(w, NNS__JV, dim.symbol);
-    }
-    nns__jw_end(w, NULL);
-  }
-  if (nns__kind_name(v.kind))
-    nns__jw_str(w, NNS__JK("kind"), nns__kind_name(v.kind));
+  nns__jw_str(w, NNS__JK("name"), nns__value_of(m, a, i).name);
+  nns__json_value_type(w, m, a, i);
   nns__jw_end(w, NULL);
 }
 
