@@ -10,7 +10,10 @@ come from the library's analysis of the recorded graph
 work of its module's operators that no child module call covers, so a
 leaf's metric is its whole work and the metrics of all layers add up to
 the library's model totals (functional work in a container's forward
-included, which torchscan's module formulas miss).
+included, which torchscan's module formulas miss). The exception,
+torchscan's convention: the module_flops of an nn.MultiheadAttention call
+and of an nn.Transformer model (reported as its one call) are torchscan's
+closed-form formulas (_formulas.py).
 """
 import platform
 from collections.abc import Mapping
