@@ -775,6 +775,39 @@ NNS_API nns_status nns_model_set_module_call(nns_model *model,
                                              const char *path, size_t call,
                                              const char *outputs,
                                              nns_error *err);
+/*
+ * The module at `path` (declared first with nns_model_set_module) took a
+ * first input of shape input_shape[0..input_rank) and gave a first output
+ * of shape output_shape[0..output_rank), as the caller recorded them (rank
+ * -1: none; NULL dims with rank 0). The layers tables (NNS_FORMAT_LAYERS_*)
+ * print them, also for a module that ran no operator (Dropout in eval).
+ * Copied. NNS_E_NOTFOUND for a path never declared, NNS_E_ARG for a rank
+ * below -1 or above 64, NULL dims with a positive rank or a negative dim.
+ */
+NNS_API nns_status nns_model_set_module_shapes(nns_model *model,
+                                               const char *path,
+                                               const int64_t *input_shape,
+                                               int input_rank,
+                                               const int64_t *output_shape,
+                                               int output_rank,
+                                               nns_error *err);
+/* A module the caller declared (nns_model_set_module,
+ * nns_model_set_module_macs), whether or not any node belongs to it. */
+typedef struct nns_module_info {
+  size_t size;               /* sizeof(nns_module_info) */
+  const char *path;          /* dotted path; "" for the model */
+  const char *class_name;    /* NULL when only its MACs were given */
+  size_t call_count;         /* 0 when not known */
+  int macs_given;            /* 1 after nns_model_set_module_macs */
+  int64_t macs;              /* what it gave, when macs_given */
+  int input_rank, output_rank;           /* -1 when not given */
+  const int64_t *input_shape, *output_shape; /* valid until nns_model_free */
+} nns_module_info;
+/* The declared modules in the order they were first declared (a binding
+ * declares them in its framework's order: PyTorch's named_modules). */
+NNS_API size_t nns_model_module_count(const nns_model *model);
+NNS_API nns_status nns_model_module(const nns_model *model, size_t i,
+                                    nns_module_info *out);
 /* What nns_model_set_module_call gave for that call into *outputs (valid
  * until nns_model_free); NNS_E_NOTFOUND when nothing was given. */
 NNS_API nns_status nns_model_module_call(const nns_model *model,
@@ -1424,7 +1457,17 @@ typedef enum nns_report_format {
    * heading, the tree table (the root row holds the totals) and what was
    * not counted; the parameter, memory and receptive-field footer, which
    * describes the forward model, is left out. */
-  NNS_FORMAT_BACKWARD_TEXT = 7
+  NNS_FORMAT_BACKWARD_TEXT = 7,
+  /* thoplw's per-module table (docs/compat.md): Name, Class, Input shape,
+   * Output shape, MACs, Params (parameters + buffers), one row per leaf
+   * module the binding declared with calls (nns_model_set_module, in
+   * declaration order; a module with given MACs stands for its subtree), a
+   * Total row with the model's class. Numbers raw, or as thop's
+   * clever_format ("118.01M") or "%5.2f %" of the column's total; the Total
+   * row is clever in both. As text (a +---+ rule), CSV or Markdown. */
+  NNS_FORMAT_LAYERS_TEXT = 8,
+  NNS_FORMAT_LAYERS_CSV = 9,
+  NNS_FORMAT_LAYERS_MD = 10
 } nns_report_format;
 
 typedef enum nns_numbers {

@@ -19,7 +19,23 @@ nns__module_decl *nns__module_decl_of(nns_model *m, const char *path) {
   if (!d)
     return NULL;
   memset(d, 0, sizeof *d);
-  return nns__map_put(&m->modules, p, d) ? d : NULL;
+  d->path = p;
+  d->in_rank = d->out_rank = -1;
+  size_t n = m->modules.count;
+  if (n == m->module_order_cap) { /* kept in order for the layers table */
+    size_t cap = n ? 2 * n : 16;
+    nns__module_decl **o = nns__arena_alloc(&m->arena, cap * sizeof *o);
+    if (!o)
+      return NULL;
+    if (n)
+      memcpy(o, m->module_order, n * sizeof *o);
+    m->module_order = o;
+    m->module_order_cap = cap;
+  }
+  if (!nns__map_put(&m->modules, p, d))
+    return NULL;
+  m->module_order[n] = d;
+  return d;
 }
 
 nns_status nns_model_set_module_macs(nns_model *m, const char *path,

@@ -273,6 +273,11 @@ typedef struct nns__module_decl {
   const char **call_outputs; /* per call: its outputs' structure as JSON
                                 (nns_model_set_module_call), or NULL */
   size_t call_outputs_cap;
+  const char *path;       /* interned; its key in nns_model.modules */
+  /* The first input's and output's shapes the caller recorded
+   * (nns_model_set_module_shapes); rank -1 when not given. */
+  int in_rank, out_rank;
+  int64_t *in_shape, *out_shape;
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
@@ -350,6 +355,9 @@ struct nns_model {
   /* What the caller said (nns_model_set_module / _set_param_kind), for
    * every analysis; arena-backed maps. */
   nns__map modules;          /* interned dotted path -> nns__module_decl* */
+  nns__module_decl **module_order; /* the same, in declaration order (arena;
+                                      modules.count of them) */
+  size_t module_order_cap;
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
   struct nns__train_step *train_step; /* nns_model_set_train_step: one
                                          malloc'ed block (src/analyze) */

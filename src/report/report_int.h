@@ -234,6 +234,10 @@ nns_status nns__html_of(nns__out *o, const char *kind, const char *title,
 /* The summary page of an analysis (nns_report, NNS_FORMAT_HTML). */
 nns_status nns__report_html(const nns_analysis *a,
                             const nns_report_options *o, nns__out *out);
+/* NNS_FORMAT_LAYERS_TEXT, _CSV, _MD: thoplw's table (layers_table.c). */
+nns_status nns__report_layers_table(const nns_analysis *a,
+                                    const nns_report_options *o,
+                                    nns__out *out);
 
 /* gzip (RFC 1952) of in[0..n) into a malloc'ed *out; NNS_E_NOMEM. */
 nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,

@@ -1090,7 +1090,7 @@ static nns_status options_in(nns_report_options *o,
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_options.size is below the first "
                            "version's");
-  if ((unsigned)o->format > NNS_FORMAT_BACKWARD_TEXT ||
+  if ((unsigned)o->format > NNS_FORMAT_LAYERS_MD ||
       (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL ||
       (unsigned)o->json_version > 2)
@@ -1122,6 +1122,8 @@ static nns_status render(const nns_model *m, const nns_analysis *a,
     st = nns__report_json(a, o, out);
   } else if (o->format == NNS_FORMAT_HTML) {
     st = nns__report_html(a, o, out);
+  } else if (o->format >= NNS_FORMAT_LAYERS_TEXT) {
+    st = nns__report_layers_table(a, o, out);
   } else {
     grid g;
     bool csv = o->format == NNS_FORMAT_CSV;
