@@ -120,7 +120,8 @@ WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 
 # Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
 FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
-          "shapes_json": 5, "shapes_text": 6, "backward_text": 7}
+          "shapes_json": 5, "shapes_text": 6, "backward_text": 7,
+          "layers_text": 8, "layers_csv": 9, "layers_md": 10}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
@@ -229,6 +230,9 @@ FUNCTIONS = {
                                             POINTER(NnsError)]),
     "nns_model_set_module_call": (c_status, [c_void_p, c_char_p, c_size_t,
                                              c_char_p, POINTER(NnsError)]),
+    "nns_model_set_module_shapes": (c_status, [
+        c_void_p, c_char_p, POINTER(c_int64), c_int, POINTER(c_int64), c_int,
+        POINTER(NnsError)]),
 }
 
 _ready = None

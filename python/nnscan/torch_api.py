@@ -168,6 +168,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         check_shapes(handle, rec)
         for path, macs in rec.stack.custom.items():
             handle.set_module_macs(path, macs)
+        _set_module_shapes(handle, rec)
     if hardware is not None:
         columns = tuple(columns) + ("bytes", "roof")
     if step is not None:
@@ -175,6 +176,24 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
                         rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
+
+
+def _set_module_shapes(handle, rec):
+    """The first input's and output's shapes of each declared module as
+    PyTorch gave them (nns_model_set_module_shapes): the layers tables print
+    them, also for modules that run no operator."""
+    import ctypes
+    from . import _api
+    lib = _api.lib()
+    err = _api.NnsError()
+    for path, (ins, outs) in rec.stack.io.items():
+        if path not in rec.graph.module_types:
+            continue
+        dims = [((ctypes.c_int64 * len(s[0]))(*s[0]), len(s[0])) if s
+                else (None, -1) for s in (ins, outs)]
+        _api.check(lib.nns_model_set_module_shapes(
+            handle.ptr, _api.c_name(path), dims[0][0], dims[0][1], dims[1][0],
+            dims[1][1], ctypes.byref(err)), err, "module shapes")
 
 
 class ShapeMismatch(UserWarning):
@@ -454,10 +473,13 @@ def crawl_dict(module, s):
 # ---- thop / thoplw ----
 
 class LayersInfo:
-    """thoplw's per-layer table: one row per leaf module that ran."""
+    """thoplw's per-layer table: one row per leaf module that ran. With an
+    `analysis` the library renders it (NNS_FORMAT_LAYERS_*, from its own
+    counts); without one (nnscan.compat.thoplw, whose rows follow thoplw's
+    conventions) it is laid out here from `rows`."""
 
     def __init__(self, root_type, rows, total_macs, total_params, shape_in,
-                 shape_out, clever=clever_format):
+                 shape_out, clever=clever_format, analysis=None):
         self.name = root_type
         self.clever = clever  # fmt="clever": thop's, or thoplw's own
         self.rows = rows  # (name, class, in, out, macs, params)
@@ -465,12 +487,16 @@ class LayersInfo:
         self.total_params = total_params
         self.shape_in = shape_in
         self.shape_out = shape_out
+        self.analysis = analysis
 
     def summary(self, kind="text", fmt="raw"):
         if kind not in ("text", "csv", "md"):
             raise ValueError(f"kind must be 'text', 'csv' or 'md', not {kind!r}")
         if fmt not in ("raw", "clever", "ratio"):
             raise ValueError(f"fmt must be 'raw', 'clever' or 'ratio', not {fmt!r}")
+        if self.analysis is not None:
+            return self.analysis.report("layers_" + kind, numbers=fmt,
+                                        model_name=self.name)
 
         def value(v, total):
             if fmt == "clever":
@@ -530,37 +556,15 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
-    custom = s.custom_macs  # the library's rows and totals hold them
-    layers = {py_name(row["path"]): row for row in s.layers}
-    total_macs = s.totals["macs"]
-    replaced = list(custom)  # their subtrees' rows are not shown
-    rows = []
-    for path, m in model.named_modules():
-        if path == "":
-            continue
-        meta = s.modules.get(path, {})
-        if not meta.get("calls"):
-            continue
-        under_custom = any(path == r or path.startswith(r + ".")
-                           for r in replaced if r)
-        is_custom = path in custom
-        leaf = not any(True for _ in m.children())
-        if not (leaf or is_custom) or (under_custom and not is_custom):
-            continue
-        row = layers.get(path, {})
-        macs = row.get("macs", 0)
-        params = row.get("params", 0) + row.get("frozen", 0) \
-            + row.get("buffers", 0)
-        rows.append((path, type(m).__name__,
-                     _shape_str(meta.get("input_shapes")),
-                     _shape_str(meta.get("output_shapes")), int(macs),
-                     int(params)))
-    params = s.totals["params"] + s.totals.get("frozen", 0) \
-        + s.totals["buffers"]
-    root = s.modules.get("", {})
-    info = LayersInfo(type(model).__name__, rows, int(total_macs), int(params),
-                      _shape_str(root.get("input_shapes")),
-                      _shape_str(root.get("output_shapes")))
+    import csv
+    # The library picks the rows and counts them (NNS_FORMAT_LAYERS_CSV)
+    table = list(csv.reader(io.StringIO(
+        s.analysis.report("layers_csv", numbers="raw",
+                          model_name=type(model).__name__))))
+    rows = [(n, c, i, o, int(m), int(p)) for n, c, i, o, m, p in table[1:-1]]
+    _, root, shape_in, shape_out, total_macs, params = table[-1]
+    info = LayersInfo(root, rows, int(total_macs), int(params), shape_in,
+                      shape_out, analysis=s.analysis)
     if verbose and s.json.get("uncounted_ops"):
         why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
                "failed": "cost rule failed"}

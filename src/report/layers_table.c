@@ -158,7 +158,10 @@ nns_status nns__report_layers_table(const nns_analysis *a,
   for (int k = 0; k < COLS; k++)
     snprintf(rows[n].cell[k], CELL, "%s", head[k]);
   n++;
-  const char *root_class = "";
+  /* The model's class: declared for path "", else the caller's name for
+   * the root row, else the graph's. */
+  const char *root_class =
+      opt->model_name ? opt->model_name : nns__info_of(m).graph_name;
   char root_in[CELL] = "-", root_out[CELL] = "-";
   for (size_t i = 0; i < n_mod; i++) {
     nns_module_info d = {.size = sizeof d};
