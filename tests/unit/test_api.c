@@ -410,6 +410,41 @@ static void c_set_module_macs(void) {
   CHECK_EQ(nns_model_set_module_macs(m, "a", -1, &err), NNS_E_ARG);
   nns_model_free(m);
 }
+static void c_set_module_shapes(void) {
+  int64_t d[2] = {1, 8}, neg[1] = {-1};
+  CHECK_EQ(nns_model_set_module_shapes(NULL, "a", d, 2, d, 2, &err),
+           NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_set_module_shapes(m, NULL, d, 2, d, 2, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_shapes(m, "a", d, 2, d, 2, &err),
+           NNS_E_NOTFOUND); /* never declared */
+  CHECK_EQ(nns_model_set_module(m, "a", "A", 1, &err), NNS_OK);
+  CHECK_EQ(nns_model_set_module_shapes(m, "a", NULL, 2, d, 2, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_shapes(m, "a", d, -2, d, 2, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_shapes(m, "a", d, 2, d, 65, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_shapes(m, "a", neg, 1, d, 2, &err),
+           NNS_E_ARG);
+  nns_model_free(m);
+}
+static void c_module_count(void) {
+  CHECK_EQ(nns_model_module_count(NULL), 0);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_module_count(m), 0);
+  nns_model_free(m);
+}
+static void c_module(void) {
+  nns_module_info d = {.size = sizeof d};
+  CHECK_EQ(nns_model_module(NULL, 0, &d), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_module(m, 0, &d), NNS_E_ARG); /* none declared */
+  CHECK_EQ(nns_model_set_module(m, "a", "A", 1, &err), NNS_OK);
+  CHECK_EQ(nns_model_module(m, 0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_module(m, 1, &d), NNS_E_ARG);
+  d.size = 1;
+  CHECK_EQ(nns_model_module(m, 0, &d), NNS_E_ARG);
+  nns_model_free(m);
+}
 static void c_set_experts(void) {
   CHECK_EQ(nns_model_set_experts(NULL, "a", 1, 2, 0, &err), NNS_E_ARG);
   nns_model *m = loaded();
@@ -762,6 +797,9 @@ static void c_report(void) {
   o.size = 1;
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   o = (nns_report_options){.size = sizeof o, .format = (nns_report_format)99};
+  CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
+  o = (nns_report_options){.size = sizeof o,
+                           .format = NNS_FORMAT_LAYERS_MD + 1};
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   release(a);
 }
@@ -1118,6 +1156,9 @@ static const entry exports[] = {
     {"nns_model_warning", c_warning},
     {"nns_model_set_module", c_set_module},
     {"nns_model_set_module_macs", c_set_module_macs},
+    {"nns_model_set_module_shapes", c_set_module_shapes},
+    {"nns_model_module_count", c_module_count},
+    {"nns_model_module", c_module},
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
     E(model_set_module_call), E(model_module_call),
