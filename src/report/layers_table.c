@@ -14,19 +14,69 @@
 
 #include "report_int.h"
 
-enum { COLS = 6, CELL = 512 };
+enum { COLS = 6, CELL = 4096 };
 
 typedef struct row {
   char cell[COLS][CELL];
 } row;
 
+/* A path and what it indexes: a layer, or a declared module. */
 typedef struct by_path {
   const char *path;
-  size_t layer;
+  size_t i;
 } by_path;
 
 static int cmp_path(const void *x, const void *y) {
   return strcmp(((const by_path *)x)->path, ((const by_path *)y)->path);
+}
+
+/* What the rows are read from: the layers and the declared modules (with
+ * a class; those with given MACs apart), each sorted by path. */
+typedef struct tables {
+  const nns_analysis *a;
+  const nns_model *m;
+  by_path *layers, *mods, *given;
+  size_t n_layers, n_mods, n_given;
+  nns_counts all;
+  nns_numbers mode;
+} tables;
+
+static const by_path *find(const by_path *v, size_t n, const char *path) {
+  by_path key = {path, 0};
+  return n ? bsearch(&key, v, n, sizeof *v, cmp_path) : NULL;
+}
+
+/* Whether a declared module lies below `path`: the first path at or after
+ * "path." in sorted order starts with it. */
+static bool has_child(const tables *t, const char *path) {
+  size_t n = strlen(path), lo = 0, hi = t->n_mods;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const char *p = t->mods[mid].path;
+    int c = strncmp(p, path, n);
+    if (c < 0 || (c == 0 && (unsigned char)p[n] < '.'))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < t->n_mods && !strncmp(t->mods[lo].path, path, n) &&
+         t->mods[lo].path[n] == '.';
+}
+
+/* Whether a module above `path` (not "", not path itself) has MACs given:
+ * its row stands for its whole subtree. */
+static bool inside_given(const tables *t, const char *path) {
+  char buf[CELL];
+  size_t n = strlen(path);
+  if (!t->n_given || n >= sizeof buf)
+    return false;
+  memcpy(buf, path, n + 1);
+  for (char *dot = strrchr(buf, '.'); dot; dot = strrchr(buf, '.')) {
+    *dot = '\0';
+    if (find(t->given, t->n_given, buf))
+      return true;
+  }
+  return false;
 }
 
 /* "64 x 112 x 112": the dims after the first, as thoplw prints them; "-"
@@ -70,37 +120,6 @@ static void fmt_value(char *buf, size_t size, int64_t v, int64_t total,
     snprintf(buf, size, "%lld", (long long)v);
 }
 
-/* Whether `path` is `root` or below it. */
-static bool under(const char *path, const char *root) {
-  size_t n = strlen(root);
-  return !strncmp(path, root, n) && (path[n] == '\0' || path[n] == '.');
-}
-
-static bool is_leaf(const nns_model *m, size_t i, const char *path) {
-  size_t n = strlen(path);
-  size_t count = nns_model_module_count(m);
-  for (size_t j = 0; j < count; j++) {
-    nns_module_info o = {.size = sizeof o};
-    if (j != i && nns_model_module(m, j, &o) == NNS_OK && o.class_name &&
-        !strncmp(o.path, path, n) && o.path[n] == '.')
-      return false;
-  }
-  return true;
-}
-
-/* Whether a module above path (not path itself) has MACs given: its row
- * stands for the whole subtree. */
-static bool inside_given(const nns_model *m, const char *path) {
-  size_t count = nns_model_module_count(m);
-  for (size_t j = 0; j < count; j++) {
-    nns_module_info o = {.size = sizeof o};
-    if (nns_model_module(m, j, &o) == NNS_OK && o.macs_given &&
-        o.path[0] && strcmp(o.path, path) && under(path, o.path))
-      return true;
-  }
-  return false;
-}
-
 static void put_csv_cell(nns__out *o, const char *s) {
   if (!strpbrk(s, ",\"")) {
     nns__out_str(o, s);
@@ -130,102 +149,149 @@ static void put_rule(nns__out *o, const int *w, char edge) {
   nns__out_str(o, edge == '+' ? "+\n" : "|\n");
 }
 
-nns_status nns__report_layers_table(const nns_analysis *a,
-                                    const nns_report_options *opt,
-                                    nns__out *out) {
-  const nns_model *m = nns_analysis_model(a);
-  size_t n_mod = nns_model_module_count(m);
-  size_t n_layers = nns_analysis_layer_count(a);
-  row *rows = malloc((n_mod + 2) * sizeof *rows);
-  by_path *index = malloc((n_layers ? n_layers : 1) * sizeof *index);
-  if (!rows || !index) {
-    free(rows);
-    free(index);
-    return NNS_E_NOMEM;
-  }
-  for (size_t i = 0; i < n_layers; i++)
-    index[i] = (by_path){nns__layer_of(a, i).path, i};
-  qsort(index, n_layers, sizeof *index, cmp_path);
+static void fmt_counts(row *r, const tables *t, int64_t macs, int64_t params,
+                       bool total) {
+  int64_t total_params = nns__sum_sat(
+      nns__sum_sat(t->all.params, t->all.frozen), t->all.buffers);
+  /* thoplw clever-formats the Total row in both clever and ratio. */
+  nns_numbers mode = total && t->mode != NNS_NUMBERS_RAW ? NNS_NUMBERS_CLEVER
+                                                         : t->mode;
+  fmt_value(r->cell[4], CELL, macs, t->all.macs, mode);
+  fmt_value(r->cell[5], CELL, params, total_params, mode);
+}
 
-  nns_counts all = nns__total_counts_of(a);
-  int64_t total_macs = all.macs;
-  int64_t total_params =
-      nns__sum_sat(nns__sum_sat(all.params, all.frozen), all.buffers);
-  nns_numbers mode = opt->numbers;
+/* Row k of the table into r: 0 the header, then the shown modules, then
+ * the Total row; false past the end. *next is where to look for row k+1. */
+static bool row_at(const tables *t, const nns_report_options *opt, size_t *i,
+                   row *r) {
   static const char *const head[COLS] = {"Name",         "Class", "Input shape",
                                          "Output shape", "MACs",  "Params"};
-  size_t n = 0;
-  for (int k = 0; k < COLS; k++)
-    snprintf(rows[n].cell[k], CELL, "%s", head[k]);
-  n++;
-  /* The model's class: declared for path "", else the caller's name for
-   * the root row, else the graph's. */
-  const char *root_class =
-      opt->model_name ? opt->model_name : nns__info_of(m).graph_name;
-  char root_in[CELL] = "-", root_out[CELL] = "-";
-  for (size_t i = 0; i < n_mod; i++) {
+  size_t n_all = nns_model_module_count(t->m);
+  if (*i == (size_t)-1) {
+    for (int k = 0; k < COLS; k++)
+      snprintf(r->cell[k], CELL, "%s", head[k]);
+    *i = 0;
+    return true;
+  }
+  for (; *i < n_all; ++*i) {
     nns_module_info d = {.size = sizeof d};
-    if (nns_model_module(m, i, &d) != NNS_OK || !d.class_name)
+    if (nns_model_module(t->m, *i, &d) != NNS_OK || !d.class_name ||
+        !d.path[0] || !d.call_count ||
+        (!d.macs_given && (inside_given(t, d.path) || has_child(t, d.path))))
       continue;
-    if (!d.path[0]) {
-      root_class = d.class_name;
-      fmt_dims(root_in, CELL, d.input_shape, d.input_rank);
-      fmt_dims(root_out, CELL, d.output_shape, d.output_rank);
-      continue;
-    }
-    if (!d.call_count || (!d.macs_given && inside_given(m, d.path)) ||
-        !(d.macs_given || is_leaf(m, i, d.path)))
-      continue;
-    by_path key = {d.path, 0};
-    const by_path *hit =
-        n_layers ? bsearch(&key, index, n_layers, sizeof *index, cmp_path)
-                 : NULL;
+    const by_path *hit = find(t->layers, t->n_layers, d.path);
     nns_counts c = {0};
     if (hit)
-      c = nns__layer_counts_of(a, hit->layer);
-    int64_t params = nns__sum_sat(nns__sum_sat(c.params, c.frozen), c.buffers);
-    row *r = &rows[n++];
+      c = nns__layer_counts_of(t->a, hit->i);
     nns__text_clean(r->cell[0], CELL, d.path);
     nns__text_clean(r->cell[1], CELL, d.class_name);
     fmt_dims(r->cell[2], CELL, d.input_shape, d.input_rank);
     fmt_dims(r->cell[3], CELL, d.output_shape, d.output_rank);
-    fmt_value(r->cell[4], CELL, c.macs, total_macs, mode);
-    fmt_value(r->cell[5], CELL, params, total_params, mode);
+    fmt_counts(r, t, c.macs,
+               nns__sum_sat(nns__sum_sat(c.params, c.frozen), c.buffers),
+               false);
+    ++*i;
+    return true;
   }
-  row *t = &rows[n++];
-  snprintf(t->cell[0], CELL, "Total");
-  nns__text_clean(t->cell[1], CELL, root_class);
-  snprintf(t->cell[2], CELL, "%s", root_in);
-  snprintf(t->cell[3], CELL, "%s", root_out);
-  /* thoplw clever-formats the Total row in both clever and ratio. */
-  fmt_value(t->cell[4], CELL, total_macs, 0,
-            mode == NNS_NUMBERS_RAW ? mode : NNS_NUMBERS_CLEVER);
-  fmt_value(t->cell[5], CELL, total_params, 0,
-            mode == NNS_NUMBERS_RAW ? mode : NNS_NUMBERS_CLEVER);
+  if (*i > n_all)
+    return false;
+  ++*i;
+  /* The model's class: declared for path "", else the caller's name for
+   * the root row, else the graph's. */
+  const by_path *root = find(t->mods, t->n_mods, "");
+  nns_module_info d = {.size = sizeof d, .input_rank = -1, .output_rank = -1};
+  if (root)
+    nns_model_module(t->m, root->i, &d);
+  snprintf(r->cell[0], CELL, "Total");
+  nns__text_clean(r->cell[1], CELL,
+                  d.class_name   ? d.class_name
+                  : opt->model_name ? opt->model_name
+                                    : nns__info_of(t->m).graph_name);
+  fmt_dims(r->cell[2], CELL, d.input_shape, d.input_rank);
+  fmt_dims(r->cell[3], CELL, d.output_shape, d.output_rank);
+  fmt_counts(r, t, t->all.macs,
+             nns__sum_sat(nns__sum_sat(t->all.params, t->all.frozen),
+                          t->all.buffers),
+             true);
+  return true;
+}
 
+static nns_status tables_make(tables *t, const nns_analysis *a,
+                              const nns_report_options *opt) {
+  memset(t, 0, sizeof *t);
+  t->a = a;
+  t->m = nns_analysis_model(a);
+  t->all = nns__total_counts_of(a);
+  t->mode = opt->numbers;
+  size_t nl = nns_analysis_layer_count(a), nm = nns_model_module_count(t->m);
+  t->layers = malloc((nl ? nl : 1) * sizeof *t->layers);
+  t->mods = malloc((nm ? nm : 1) * sizeof *t->mods);
+  t->given = malloc((nm ? nm : 1) * sizeof *t->given);
+  if (!t->layers || !t->mods || !t->given)
+    return NNS_E_NOMEM;
+  for (size_t i = 0; i < nl; i++)
+    t->layers[t->n_layers++] = (by_path){nns__layer_of(a, i).path, i};
+  for (size_t i = 0; i < nm; i++) {
+    nns_module_info d = {.size = sizeof d};
+    if (nns_model_module(t->m, i, &d) != NNS_OK)
+      continue;
+    if (d.class_name)
+      t->mods[t->n_mods++] = (by_path){d.path, i};
+    if (d.macs_given && d.path[0])
+      t->given[t->n_given++] = (by_path){d.path, i};
+  }
+  qsort(t->layers, t->n_layers, sizeof *t->layers, cmp_path);
+  qsort(t->mods, t->n_mods, sizeof *t->mods, cmp_path);
+  qsort(t->given, t->n_given, sizeof *t->given, cmp_path);
+  return NNS_OK;
+}
+
+static void tables_free(tables *t) {
+  free(t->layers);
+  free(t->mods);
+  free(t->given);
+}
+
+/* Two passes over the rows, one to measure the columns and one to write
+ * them, so that no row is kept. */
+nns_status nns__report_layers_table(const nns_analysis *a,
+                                    const nns_report_options *opt,
+                                    nns__out *out) {
+  tables t;
+  row *r = malloc(sizeof *r);
+  nns_status st = r ? tables_make(&t, a, opt) : NNS_E_NOMEM;
+  if (st != NNS_OK) {
+    if (r)
+      tables_free(&t);
+    free(r);
+    return st;
+  }
+  size_t i = (size_t)-1;
   if (opt->format == NNS_FORMAT_LAYERS_CSV) {
-    for (size_t i = 0; i < n; i++)
+    while (row_at(&t, opt, &i, r))
       for (int k = 0; k < COLS; k++) {
-        put_csv_cell(out, rows[i].cell[k]);
+        put_csv_cell(out, r->cell[k]);
         nns__out_str(out, k + 1 < COLS ? "," : "\n");
       }
   } else {
     int w[COLS] = {0};
-    for (size_t i = 0; i < n; i++)
+    size_t n = 0;
+    while (row_at(&t, opt, &i, r) && ++n)
       for (int k = 0; k < COLS; k++) {
-        int x = nns__utf8_width(rows[i].cell[k]);
+        int x = nns__utf8_width(r->cell[k]);
         w[k] = x > w[k] ? x : w[k];
       }
     bool md = opt->format == NNS_FORMAT_LAYERS_MD;
-    put_line(out, &rows[0], w);
-    put_rule(out, w, md ? '|' : '+');
-    for (size_t i = 1; i + 1 < n; i++)
-      put_line(out, &rows[i], w);
-    if (!md)
-      put_rule(out, w, '+');
-    put_line(out, &rows[n - 1], w);
+    i = (size_t)-1;
+    for (size_t k = 0; row_at(&t, opt, &i, r); k++) {
+      if (k == n - 1 && !md)
+        put_rule(out, w, '+');
+      put_line(out, r, w);
+      if (k == 0)
+        put_rule(out, w, md ? '|' : '+');
+    }
   }
-  free(rows);
-  free(index);
+  tables_free(&t);
+  free(r);
   return NNS_OK;
 }
