@@ -3,7 +3,8 @@
  * driver (analyze.c) computes and keeps, and the passes it runs, one file
  * each: the module tree from node names (scope.c), parameter
  * classification (params.c), activation memory and its peak (memory.c) and
- * receptive fields (rf.c). The public accessors are in api.c.
+ * receptive fields (rf.c), with one shared helper (counts.c). The public
+ * accessors are in api.c.
  *
  * Everything the analysis keeps lives in the model's arena, so the results
  * die with the model; scratch arrays are malloc'ed and freed by each pass.
@@ -139,10 +140,6 @@ static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
 /* Layer types, op type lists, input and output values. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
-/* The main-graph node that holds n (n itself, or the owner of the subgraph
- * that holds it, recursively). */
-const nns__node *nns__top_node(const nns__node *n);
-
 /* params.c: classifies initializers and their copies, fills a->params,
  * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
  * the layers that use a parameter counted elsewhere (a->layers[].counts
@@ -179,10 +176,9 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
  * outputs). */
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
 
-/* analyze.c: the role letter of input i of node n ('a' when the op is
- * unknown or declares no roles). */
-char nns__input_role(const nns__node *n, int i);
-/* Saturating sum of counts into *dst (flags OR-ed). */
+/* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
+ * driver and every pass. The passes call nothing in analyze.c: the driver
+ * calls them, not the other way round. */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
 
 #endif

@@ -374,6 +374,14 @@ static inline size_t nns__node_index(const nns_model *m, const nns__node *n) {
   return n->list_index == UINT32_MAX ? (size_t)-1 : (size_t)n->list_index;
 }
 
+/* The main-graph node that holds n: n itself, or the owner of the
+ * subgraph that holds it, recursively. */
+static inline const nns__node *nns__top_node(const nns__node *n) {
+  while (n && n->graph && n->graph->owner)
+    n = n->graph->owner;
+  return n;
+}
+
 /* Opset version of `domain` in the model, or -1 when not imported. */
 int64_t nns__model_opset(const nns_model *m, const char *domain);
 
