@@ -113,6 +113,30 @@ void *nns__map_get(const nns__map *m, const void *key);
 bool nns__map_put(nns__map *m, const void *key, void *val);
 void nns__map_free(nns__map *m);
 
+/*
+ * A map from a pair (a, b) to a 32-bit value, for keys a pointer does not
+ * hold: a child by (interned name, parent index), a (layer, op type) pair
+ * seen once. `a` must not be 0 (it marks an empty slot). Malloc'ed; free
+ * with nns__map2_free. A zeroed struct is an empty map.
+ */
+typedef struct nns__map2_slot {
+  uint64_t a;   /* 0: empty */
+  uint32_t b;
+  uint32_t val;
+} nns__map2_slot;
+typedef struct nns__map2 {
+  nns__map2_slot *slots;
+  size_t cap;   /* power of two, or 0 */
+  size_t count;
+} nns__map2;
+
+/* True with *val set when (a, b) is in the map. */
+bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b, uint32_t *val);
+/* Adds (a, b) -> val when the pair is new: 1; when it is there already:
+ * 0, its value left as it is; -1 when out of memory. */
+int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val);
+void nns__map2_free(nns__map2 *m);
+
 /* ==== String interning ==== */
 
 /*
@@ -136,6 +160,28 @@ const char *nns__intern_cstr(nns__interner *in, const char *s);
  * instead of a doubling series of tables, each rehashed and each touching
  * fresh pages. A hint; false only when out of memory. */
 bool nns__intern_reserve(nns__interner *in, size_t more);
+
+/* ==== Reading small text formats (text_read.c) ==== */
+
+/*
+ * Two formats that model metadata carries, read into interned strings
+ * (through `in`).
+ *
+ * nns__read_json_strings: `text` is a JSON object whose every value is a
+ * string ({"layer1.0": "BasicBlock", ...}); each member goes into `map`
+ * (interned key -> interned value; a repeated key keeps its last value).
+ * 1: read; 0: text is not such an object (map holds what came before the
+ * error); -1: out of memory.
+ *
+ * nns__read_py_strings: `text` is a Python list literal of strings
+ * (['', 'layer1.0'], either quote, backslash escapes the next character);
+ * its first `max` entries go into out. The number of entries stored; -1
+ * when text is not such a list; -2 when out of memory.
+ */
+int nns__read_json_strings(const char *text, nns__interner *in,
+                           nns__map *map);
+int nns__read_py_strings(const char *text, nns__interner *in,
+                         const char **out, int max);
 
 /* ==== Errors ==== */
 

@@ -1,6 +1,7 @@
 /*
- * map.c - string interning and a pointer-keyed hash map. Interned names make
- * every later lookup a pointer hash and a pointer compare.
+ * map.c - string interning, a pointer-keyed hash map and a pair-keyed one.
+ * Interned names make every later lookup a pointer hash and a pointer
+ * compare.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,61 @@ void nns__map_free(nns__map *m) {
   nns__arena *arena = m->arena;
   memset(m, 0, sizeof *m);
   m->arena = arena;
+}
+
+/* ==== Pair map ==== */
+
+static size_t pair_hash(uint64_t a, uint32_t b) {
+  return (size_t)nns__hash_mix(a ^ ((uint64_t)b << 32 | b));
+}
+
+/* The slot of (a, b): its entry, or the empty slot it would take. */
+static nns__map2_slot *pair_slot(nns__map2_slot *slots, size_t cap,
+                                 uint64_t a, uint32_t b) {
+  size_t mask = cap - 1;
+  size_t i = pair_hash(a, b) & mask;
+  while (slots[i].a && (slots[i].a != a || slots[i].b != b))
+    i = (i + 1) & mask;
+  return &slots[i];
+}
+
+bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b,
+                   uint32_t *val) {
+  if (!m->cap)
+    return false;
+  const nns__map2_slot *s = pair_slot(m->slots, m->cap, a, b);
+  if (!s->a)
+    return false;
+  *val = s->val;
+  return true;
+}
+
+int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val) {
+  if ((m->count + 1) * 4 > m->cap * 3) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    nns__map2_slot *slots = cap <= SIZE_MAX / sizeof *slots
+                                ? calloc(cap, sizeof *slots)
+                                : NULL;
+    if (!slots)
+      return -1;
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->slots[i].a)
+        *pair_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
+    free(m->slots);
+    m->slots = slots;
+    m->cap = cap;
+  }
+  nns__map2_slot *s = pair_slot(m->slots, m->cap, a, b);
+  if (s->a)
+    return 0;
+  *s = (nns__map2_slot){.a = a, .b = b, .val = val};
+  m->count++;
+  return 1;
+}
+
+void nns__map2_free(nns__map2 *m) {
+  free(m->slots);
+  memset(m, 0, sizeof *m);
 }
 
 /* ==== Interning ==== */
