@@ -97,7 +97,9 @@ typedef struct nns__tensor {
   int64_t offset;        /* byte offset of the TensorProto, for messages */
   uint8_t storage;       /* nns__storage */
   uint8_t packing;       /* nns__packing, for PACKED */
-  uint8_t typed_field;   /* TensorProto field number holding the data */
+  bool int32_units;      /* PACKED / DECODED varints are int32_data's:
+                            sign-extended int32s, or the bits of a 16- or
+                            8-bit float */
   const uint8_t *raw;    /* RAW / PACKED / STRING payload in the file */
   size_t raw_len;
   /* STRING: the whole TensorProto message, rescanned for string_data. */

@@ -63,11 +63,11 @@ static nns_status load_opset(nns__loader *L, const nns__wire *w,
   *domain = L->empty;
   *version = 0;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
+    if (f.num == NNS__F_OPSET_DOMAIN) {
       if ((st = nns__load_name(L, &f, domain)) != NNS_OK)
         return st;
       *domain = nns__load_domain(L, *domain);
-    } else if (f.num == 2) {
+    } else if (f.num == NNS__F_OPSET_VERSION) {
       *version = (int64_t)f.u;
     }
   }
@@ -81,9 +81,9 @@ nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
   nns_status st;
   *key = *value = "";
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1 && (st = nns__load_text(L, &f, key)) != NNS_OK)
+    if (f.num == NNS__F_ENTRY_KEY && (st = nns__load_text(L, &f, key)) != NNS_OK)
       return st;
-    if (f.num == 2 && (st = nns__load_text(L, &f, value)) != NNS_OK)
+    if (f.num == NNS__F_ENTRY_VALUE && (st = nns__load_text(L, &f, value)) != NNS_OK)
       return st;
   }
   return st;
@@ -121,26 +121,26 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     int32_t *count = NULL;
     switch (f.num) {
-    case 1:
+    case NNS__F_FN_NAME:
       st = nns__load_name(L, &f, &fn->name);
       break;
-    case 10:
+    case NNS__F_FN_DOMAIN:
       st = nns__load_name(L, &f, &fn->domain);
       break;
-    case 4:
+    case NNS__F_FN_INPUT:
       count = &body->n_inputs;
       break;
-    case 5:
+    case NNS__F_FN_OUTPUT:
       count = &body->n_outputs;
       break;
-    case 6:
-    case 11:
+    case NNS__F_FN_ATTRIBUTE:
+    case NNS__F_FN_ATTRIBUTE_PROTO:
       count = &fn->n_attr_names;
       break;
-    case 7:
+    case NNS__F_FN_NODE:
       count = &body->n_nodes;
       break;
-    case 9:
+    case NNS__F_FN_OPSET_IMPORT:
       count = &fn->n_opsets;
       break;
     default:
@@ -175,41 +175,41 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
     const char *name;
     nns__value **slot = NULL;
     switch (f.num) {
-    case 4:
-    case 5:
+    case NNS__F_FN_INPUT:
+    case NNS__F_FN_OUTPUT:
       if ((st = nns__load_name(L, &f, &name)) != NNS_OK)
         return st;
-      slot = f.num == 4 ? &body->inputs[kin++] : &body->outputs[kout++];
+      slot = f.num == NNS__F_FN_INPUT ? &body->inputs[kin++] : &body->outputs[kout++];
       if (!(*slot = nns__load_value(L, body, name)))
         return nns__load_nomem(L);
-      if (f.num == 4) {
+      if (f.num == NNS__F_FN_INPUT) {
         (*slot)->role = NNS_ROLE_INPUT;
         (*slot)->is_graph_input = true;
       }
       break;
-    case 6:
+    case NNS__F_FN_ATTRIBUTE:
       st = nns__load_name(L, &f, &fn->attr_names[ka++]);
       break;
-    case 11: { /* AttributeProto with a default: only its name is kept */
+    case NNS__F_FN_ATTRIBUTE_PROTO: { /* AttributeProto with a default: only its name is kept */
       nns__field a;
       fn->attr_names[ka] = L->empty;
       if ((st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) != NNS_OK)
         return st;
       while ((st = nns__wire_next(&sub, &a)) == NNS_OK && a.num)
-        if (a.num == 1 &&
+        if (a.num == NNS__F_ATTR_NAME &&
             (st = nns__load_name(L, &a, &fn->attr_names[ka])) != NNS_OK)
           return st;
       ka++;
       break;
     }
-    case 7:
+    case NNS__F_FN_NODE:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
         body->nodes[kn].index = (uint32_t)kn;
         st = nns__load_node(L, &sub, body, &body->nodes[kn]);
         kn++;
       }
       break;
-    case 9:
+    case NNS__F_FN_OPSET_IMPORT:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
         st = load_opset(L, &sub, &fn->opset_domains[ko],
                         &fn->opset_versions[ko]);
@@ -274,38 +274,38 @@ static nns_status load_model(nns__loader *L) {
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     int32_t *count = NULL;
     switch (f.num) {
-    case 1:
+    case NNS__F_MODEL_IR_VERSION:
       m->ir_version = (int64_t)f.u;
       break;
-    case 2:
+    case NNS__F_MODEL_PRODUCER_NAME:
       st = nns__load_text(L, &f, &m->producer_name);
       break;
-    case 3:
+    case NNS__F_MODEL_PRODUCER_VERSION:
       st = nns__load_text(L, &f, &m->producer_version);
       break;
-    case 4:
+    case NNS__F_MODEL_DOMAIN:
       st = nns__load_text(L, &f, &m->domain);
       break;
-    case 5:
+    case NNS__F_MODEL_MODEL_VERSION:
       m->model_version = (int64_t)f.u;
       break;
-    case 6:
+    case NNS__F_MODEL_DOC_STRING:
       st = nns__load_text(L, &f, &m->doc);
       break;
-    case 7:
+    case NNS__F_MODEL_GRAPH:
       if (graph.num)
         return nns__wire_fail(&r, &f, NNS_E_MODEL,
                               "a second graph (the first is at byte %lld)",
                               (long long)graph.offset);
       graph = f;
       break;
-    case 8:
+    case NNS__F_MODEL_OPSET_IMPORT:
       count = &m->n_opsets;
       break;
-    case 14:
+    case NNS__F_MODEL_METADATA_PROPS:
       count = &m->n_meta;
       break;
-    case 25:
+    case NNS__F_MODEL_FUNCTIONS:
       count = &m->n_functions;
       break;
     default:
@@ -335,17 +335,17 @@ static nns_status load_model(nns__loader *L) {
   int32_t ko = 0, km = 0, kf = 0;
   r = w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 8) {
+    if (f.num == NNS__F_MODEL_OPSET_IMPORT) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
         st = load_opset(L, &sub, &m->opset_domains[ko],
                         &m->opset_versions[ko]);
       ko++;
-    } else if (f.num == 14) {
+    } else if (f.num == NNS__F_MODEL_METADATA_PROPS) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
         st = nns__load_entry(L, &sub, &m->meta_keys[km],
                              &m->meta_values[km]);
       km++;
-    } else if (f.num == 25) {
+    } else if (f.num == NNS__F_MODEL_FUNCTIONS) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_function, &sub)) == NNS_OK) {
         L->in_function = true;
         st = load_function(L, &sub, &m->functions[kf++]);

@@ -15,7 +15,7 @@
 #define NNS_LOAD_INT_H
 
 #include "../ir/ir.h"
-#include "wire.h"
+#include "schema.h"
 
 /* ==== Limits ==== */
 
@@ -26,15 +26,6 @@ enum {
                                   decoders recurse once per level */
   NNS__MAX_DECODED = 1 << 26   /* elements of unpacked typed tensor data */
 };
-
-/* ==== Schemas (schema.c) ==== */
-
-extern const nns__pbmsg nns__pb_model, nns__pb_graph, nns__pb_node,
-    nns__pb_attr, nns__pb_tensor, nns__pb_sparse, nns__pb_value_info,
-    nns__pb_type, nns__pb_type_tensor, nns__pb_type_seq, nns__pb_type_opt,
-    nns__pb_type_map,
-    nns__pb_shape, nns__pb_dim, nns__pb_opset, nns__pb_entry,
-    nns__pb_function;
 
 /* ==== Loader context ==== */
 
