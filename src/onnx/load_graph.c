@@ -1,7 +1,7 @@
 /*
  * load_graph.c - GraphProto, NodeProto, AttributeProto, ValueInfoProto and
- * TypeProto into the IR (the decoding phase; names are resolved later by
- * resolve.c).
+ * TypeProto into the IR through the graph-assembly interface
+ * (src/ir/assemble.h), which resolves names once the model is decoded.
  *
  * Nodes, the most numerous messages, and shapes are decoded in one pass:
  * their elements are gathered on a scratch stack (or the C stack) and
@@ -16,16 +16,6 @@
 #include <string.h>
 
 #include "load_int.h"
-
-/* Counts repeated fields, with an overflow check; see load_int.h. */
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add) {
-  if (add > (size_t)(INT32_MAX - *count))
-    return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
-                          INT32_MAX);
-  *count += (int32_t)add;
-  return NNS_OK;
-}
 
 /* ==== Types ==== */
 
@@ -69,8 +59,8 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
       *dim = nns__dim_known(value);
     } else {
       dim->v = 0;
-      dim->sym = param && param[0] ? nns__sym_named(L->m, param)
-                                   : nns__sym_fresh(L->m);
+      dim->sym = param && param[0] ? nns__sym_named(L->A.m, param)
+                                   : nns__sym_fresh(L->A.m);
       if (!dim->sym)
         return nns__load_nomem(L);
     }
@@ -81,7 +71,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
   t->dims = NULL;
   if (!n)
     return NNS_OK;
-  t->dims = nns__arena_array(&L->m->arena, (size_t)n, sizeof *t->dims);
+  t->dims = nns__arena_array(&L->A.m->arena, (size_t)n, sizeof *t->dims);
   if (!t->dims)
     return nns__load_nomem(L);
   nns__dims_copy(t->dims, dims, n);
@@ -194,13 +184,13 @@ nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
   nns__wire r = *w, sub;
   nns__field f;
   nns_status st;
-  *name = L->empty;
+  *name = L->A.empty;
   *type = NULL;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     if (f.num == NNS__F_VI_NAME) {
       st = nns__load_name(L, &f, name);
     } else if (f.num == NNS__F_VI_TYPE) {
-      if (!*type && !(*type = nns__arena_alloc(&L->m->arena, sizeof **type)))
+      if (!*type && !(*type = nns__arena_alloc(&L->A.m->arena, sizeof **type)))
         return nns__load_nomem(L);
       if ((st = nns__wire_enter(&r, &f, &nns__pb_type, &sub)) == NNS_OK)
         st = nns__load_type(L, &sub, *type);
@@ -220,16 +210,14 @@ static nns_status load_subgraph(nns__loader *L, const nns__wire *w,
   nns_status st = nns__wire_enter(w, f, &nns__pb_graph, &sub);
   if (st != NNS_OK)
     return st;
-  nns__graph *g = nns__graph_new(L->m, owner->graph);
+  nns__graph *g =
+      nns__asm_graph(&L->A, owner, sub.origin + (int64_t)sub.pos);
   if (!g)
     return nns__load_nomem(L);
-  g->owner = owner;
-  g->offset = sub.origin + (int64_t)sub.pos;
   *out = g;
   if ((st = nns__load_graph(L, &sub, g)) != NNS_OK)
     return st;
-  if (!L->in_function)
-    L->m->subgraph_nodes += (size_t)g->n_nodes;
+  nns__asm_subgraph_done(&L->A, g);
   return NNS_OK;
 }
 
@@ -237,7 +225,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
                                     const nns__field *f, bool sparse,
                                     nns__tensor **out) {
   nns__wire sub;
-  nns__tensor *t = nns__arena_alloc(&L->m->arena, sizeof *t);
+  nns__tensor *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -251,7 +239,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
 static nns_status load_type_field(nns__loader *L, const nns__wire *w,
                                   const nns__field *f, nns__type **out) {
   nns__wire sub;
-  nns__type *t = nns__arena_alloc(&L->m->arena, sizeof *t);
+  nns__type *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -352,7 +340,7 @@ static nns_status scan_attr(nns__loader *L, const nns__wire *w, nns__attr *a,
       a->i = (int64_t)f.u;
       break;
     case NNS__F_ATTR_S:
-      a->s = nns__arena_strndup(&L->m->arena, (const char *)f.data, f.len);
+      a->s = nns__arena_strndup(&L->A.m->arena, (const char *)f.data, f.len);
       a->s_len = f.len;
       if (!a->s)
         return nns__load_nomem(L);
@@ -379,7 +367,7 @@ static nns_status scan_attr(nns__loader *L, const nns__wire *w, nns__attr *a,
 
 /* The array of a list attribute, `count` elements. */
 static void *alloc_list(nns__loader *L, nns__attr *a, int32_t count) {
-  nns__arena *arena = &L->m->arena;
+  nns__arena *arena = &L->A.m->arena;
   a->n = count;
   switch (a->type) {
   case NNS__AT_FLOATS:
@@ -431,7 +419,7 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
       uint64_t v;
       nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
                                        r->origin + (int64_t)f->pos, what,
-                                       L->err);
+                                       L->A.err);
       if (st != NNS_OK)
         return st;
       a->ints[(*k)++] = (int64_t)v;
@@ -440,7 +428,7 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
   }
   case NNS__AT_STRINGS:
     if (!(a->strings[(*k)++] = nns__arena_strndup(
-              &L->m->arena, (const char *)f->data, f->len)))
+              &L->A.m->arena, (const char *)f->data, f->len)))
       return nns__load_nomem(L);
     return NNS_OK;
   case NNS__AT_TENSORS:
@@ -457,14 +445,14 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
 static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
                             nns__attr *a) {
   a->offset = w->origin + (int64_t)w->pos;
-  a->name = L->empty;
+  a->name = L->A.empty;
   attr_scan sc;
   memset(&sc, 0, sizeof sc);
   nns_status st = scan_attr(L, w, a, &sc);
   if (st != NNS_OK)
     return st;
   if (!a->name[0])
-    return nns__err(L->err, NNS_E_ATTR, a->offset, n->name,
+    return nns__err(L->A.err, NNS_E_ATTR, a->offset, n->name,
                     "AttributeProto at byte %lld: an attribute of node '%s' "
                     "has no name",
                     (long long)a->offset, n->name);
@@ -472,7 +460,7 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
     a->type = guess_attr_type(sc.seen);
   const struct attr_field *af = attr_field_for(a->type);
   if (!af) {
-    nns__warn(L->m,
+    nns__warn(L->A.m,
               "attribute '%s' of node '%s' (%s) at byte %lld has %s type %d; "
               "it is ignored",
               a->name, n->name, n->op_type ? n->op_type : "?",
@@ -513,13 +501,13 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 /* ==== Nodes ==== */
 
 static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
-                          nns__value *v, const char *meta_value) {
+                          const char *meta_value) {
   nns__load_io *io = nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
   if (!io)
     return nns__load_nomem(L);
   L->io = io;
   io[L->n_io++] = (nns__load_io){
-      .name = name, .value = v, .meta_value = meta_value, .kind = kind};
+      .name = name, .meta_value = meta_value, .kind = kind};
   return NNS_OK;
 }
 
@@ -545,8 +533,8 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
                           nns__node *n) {
   n->offset = w->origin + (int64_t)w->pos;
   n->graph = g;
-  n->name = L->empty;
-  n->domain = L->empty;
+  n->name = L->A.empty;
+  n->domain = L->A.empty;
   n->opset = -1;
   size_t io_base = L->n_io, attr_base = L->n_attrs;
   nns__wire r = *w, sub;
@@ -558,19 +546,13 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     case NNS__F_NODE_INPUT:
       if ((st = nns__load_count_up(&r, &f, &n->n_in, 1)) == NNS_OK &&
           (st = nns__load_name(L, &f, &name)) == NNS_OK)
-        st = push_io(L, NNS__IO_IN, name, NULL, NULL);
+        st = push_io(L, NNS__IO_IN, name, NULL);
       break;
     case NNS__F_NODE_OUTPUT:
       if ((st = nns__load_count_up(&r, &f, &n->n_out, 1)) != NNS_OK ||
           (st = nns__load_name(L, &f, &name)) != NNS_OK)
         break;
-      nns__value *v = NULL;
-      if (name[0]) {
-        if (!(v = nns__load_value(L, g, name)))
-          return nns__load_nomem(L);
-        v->producer = n;
-      }
-      st = push_io(L, NNS__IO_OUT, name, v, NULL);
+      st = push_io(L, NNS__IO_OUT, name, NULL);
       break;
     case NNS__F_NODE_METADATA_PROPS: {
       /* metadata_props: the torch.export-based exporter keeps the module
@@ -579,7 +561,7 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
       if ((st = nns__load_count_up(&r, &f, &n->n_meta, 1)) == NNS_OK &&
           (st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK &&
           (st = nns__load_entry(L, &sub, &key, &value)) == NNS_OK)
-        st = push_io(L, NNS__IO_META, key, NULL, value);
+        st = push_io(L, NNS__IO_META, key, value);
       break;
     }
     case NNS__F_NODE_NAME:
@@ -612,11 +594,11 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   if (st != NNS_OK)
     return st;
   if (!n->op_type || !n->op_type[0])
-    return nns__err(L->err, NNS_E_MODEL, n->offset, n->name,
+    return nns__err(L->A.err, NNS_E_MODEL, n->offset, n->name,
                     "NodeProto at byte %lld (node '%s') has no op_type",
                     (long long)n->offset, n->name);
 
-  nns__arena *arena = &L->m->arena;
+  nns__arena *arena = &L->A.m->arena;
   n->in_names = nns__arena_array(arena, (size_t)n->n_in, sizeof(char *));
   n->in = nns__arena_array(arena, (size_t)n->n_in, sizeof(void *));
   n->out_names = nns__arena_array(arena, (size_t)n->n_out, sizeof(char *));
@@ -633,7 +615,9 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     const nns__load_io *e = &L->io[k];
     if (e->kind == NNS__IO_OUT) {
       n->out_names[ko] = e->name;
-      n->out[ko++] = e->value;
+      if (e->name[0] && (st = nns__asm_node_output(&L->A, n, ko)) != NNS_OK)
+        return st;
+      ko++;
     } else if (e->kind == NNS__IO_META) {
       n->meta_keys[km] = e->name;
       n->meta_values[km++] = e->meta_value;
@@ -651,22 +635,9 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
 
 /* ==== Graphs ==== */
 
-static nns_status copy_type(nns__loader *L, const nns__type *src,
-                            nns__type *dst) {
-  *dst = *src;
-  if (src->rank > 0 && src->dims) {
-    dst->dims = nns__arena_array(&L->m->arena, (size_t)src->rank,
-                                 sizeof *dst->dims);
-    if (!dst->dims)
-      return nns__load_nomem(L);
-    nns__dims_copy(dst->dims, src->dims, src->rank);
-  }
-  return NNS_OK;
-}
-
 static nns_status unnamed(nns__loader *L, const nns__graph *g,
                           const nns__field *f, const char *what) {
-  return nns__err(L->err, NNS_E_MODEL, f->offset, NULL,
+  return nns__err(L->A.err, NNS_E_MODEL, f->offset, NULL,
                   "GraphProto.%s at byte %lld in graph '%s' has no name", what,
                   (long long)f->offset, g->name);
 }
@@ -680,9 +651,10 @@ static nns_status load_graph_value(nns__loader *L, const nns__wire *w,
   const char *name;
   nns__type *type;
   nns__tensor *t = NULL;
-  bool is_init = f->num == NNS__F_GRAPH_INITIALIZER || f->num == NNS__F_GRAPH_SPARSE_INITIALIZER;
+  bool sparse = f->num == NNS__F_GRAPH_SPARSE_INITIALIZER;
+  bool is_init = sparse || f->num == NNS__F_GRAPH_INITIALIZER;
   if (is_init) {
-    if ((st = load_tensor_field(L, w, f, f->num == NNS__F_GRAPH_SPARSE_INITIALIZER, &t)) != NNS_OK)
+    if ((st = load_tensor_field(L, w, f, sparse, &t)) != NNS_OK)
       return st;
     name = t->name;
   } else {
@@ -692,28 +664,17 @@ static nns_status load_graph_value(nns__loader *L, const nns__wire *w,
   }
   if (!name[0])
     return unnamed(L, g, f, w->msg->fields[f->num].name);
-  nns__value *v = nns__load_value(L, g, name);
-  if (!v)
-    return nns__load_nomem(L);
-  *out = v;
   if (is_init) {
-    v->init = t;
-    v->role = NNS_ROLE_INITIALIZER;
     if (t->storage == NNS__ST_SPARSE)
-      nns__warn(L->m,
+      nns__warn(L->A.m,
                 "sparse initializer '%s' at byte %lld: its dtype and dims "
                 "are used, its values are not read",
                 name, (long long)t->offset);
-    return nns__load_tensor_type(L, t, &v->type);
+    return nns__asm_initializer(&L->A, g, t, out);
   }
-  v->declared = type;
-  if (f->num == NNS__F_GRAPH_INPUT) {
-    v->role = NNS_ROLE_INPUT;
-    v->is_graph_input = true;
-    if (type)
-      return copy_type(L, type, &v->type);
-  }
-  return NNS_OK;
+  if (f->num == NNS__F_GRAPH_INPUT)
+    return nns__asm_input(&L->A, g, name, type, out);
+  return nns__asm_output(&L->A, g, name, type, out);
 }
 
 nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
@@ -765,12 +726,12 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   size_t names = 2 * (size_t)g->n_nodes + (size_t)g->n_inits +
                  (size_t)g->n_inputs + (size_t)g->n_outputs,
          bound = (w->end - w->pos) / 4;
-  nns__intern_reserve(&L->m->strings, names < bound ? names : bound);
+  nns__intern_reserve(&L->A.m->strings, names < bound ? names : bound);
   /* The nodes decode to about twice their bytes (names copied and
    * NUL-terminated, node structs, input and output arrays). */
-  nns__arena_reserve(&L->m->arena, 2 * node_bytes);
+  nns__arena_reserve(&L->A.m->arena, 2 * node_bytes);
 
-  nns__arena *arena = &L->m->arena;
+  nns__arena *arena = &L->A.m->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);
   g->inits = nns__arena_array(arena, (size_t)g->n_inits, sizeof(void *));
   g->inputs = nns__arena_array(arena, (size_t)g->n_inputs, sizeof(void *));

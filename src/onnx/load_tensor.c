@@ -75,7 +75,7 @@ static nns_status tensor_fail(nns__loader *L, const nns__tensor *t,
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return nns__err(L->err, code, t->offset, NULL, "%s at byte %lld: %s",
+  return nns__err(L->A.err, code, t->offset, NULL, "%s at byte %lld: %s",
                   tensor_label(t, label, sizeof label), (long long)t->offset,
                   what);
 }
@@ -164,7 +164,7 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
                        (int)(ext->location.len > 200 ? 200
                                                      : ext->location.len),
                        (const char *)ext->location.data, why);
-  t->ext_location = nns__arena_strndup(&L->m->arena,
+  t->ext_location = nns__arena_strndup(&L->A.m->arena,
                                        (const char *)ext->location.data,
                                        ext->location.len);
   if (!t->ext_location)
@@ -298,7 +298,7 @@ static nns_status read_dims(nns__loader *L, const nns__wire *w,
   for (size_t pos = 0; pos < f->len;) {
     uint64_t v;
     nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
-                                     w->origin + (int64_t)f->pos, what, L->err);
+                                     w->origin + (int64_t)f->pos, what, L->A.err);
     if (st != NNS_OK)
       return st;
     t->dims[(*k)++] = (int64_t)v;
@@ -343,7 +343,7 @@ static nns_status read_unpacked(nns__loader *L, const nns__wire *w,
       uint64_t v;
       nns_status st = nns__wire_varint(
           f->data, f->len, &pos, &v, w->origin + (int64_t)f->pos,
-          nns__wire_fname(w, f, what, sizeof what), L->err);
+          nns__wire_fname(w, f, what, sizeof what), L->A.err);
       if (st != NNS_OK)
         return st;
       t->dec_i[t->dec_count++] = (int64_t)v;
@@ -378,7 +378,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   t->offset = w->origin + (int64_t)w->pos;
   t->msg = w->buf + w->pos;
   t->msg_len = w->end - w->pos;
-  t->name = L->empty;
+  t->name = L->A.empty;
   t->ext_length = -1;
 
   typed_seen typed[TF_N];
@@ -488,9 +488,9 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       t->storage = NNS__ST_DECODED;
       bool fl = tf == TF_FLOAT || tf == TF_DOUBLE;
       if (fl)
-        t->dec_f = nns__arena_array(&L->m->arena, s->count, sizeof(double));
+        t->dec_f = nns__arena_array(&L->A.m->arena, s->count, sizeof(double));
       else
-        t->dec_i = nns__arena_array(&L->m->arena, s->count, sizeof(int64_t));
+        t->dec_i = nns__arena_array(&L->A.m->arena, s->count, sizeof(int64_t));
       if (!t->dec_f && !t->dec_i)
         return nns__load_nomem(L);
     }
@@ -499,7 +499,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   /* Second pass, only when there is something to fill. */
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
   }
@@ -521,7 +521,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   if ((st = count_elements(L, t)) != NNS_OK)
     return st;
   if (segmented) {
-    nns__warn(L->m,
+    nns__warn(L->A.m,
               "%s at byte %lld is segmented; segments are not supported and "
               "its data will not be read",
               t->name[0] ? t->name : "tensor", (long long)t->offset);
@@ -561,14 +561,14 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
   }
   if (st != NNS_OK)
     return st;
-  t->name = values.name ? values.name : L->empty;
+  t->name = values.name ? values.name : L->A.empty;
   t->dtype = values.dtype;
   t->offset = offset;
   t->ext_length = -1;
   t->storage = NNS__ST_SPARSE;
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
     int32_t k = 0;
@@ -580,24 +580,4 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
       return st;
   }
   return count_elements(L, t);
-}
-
-/* ==== Types of tensors ==== */
-
-nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
-                                 nns__type *type) {
-  type->kind = t->storage == NNS__ST_SPARSE ? NNS_KIND_SPARSE
-                                             : NNS_KIND_TENSOR;
-  type->dtype = t->dtype;
-  type->rank = t->rank;
-  type->dims = NULL;
-  if (t->rank) {
-    type->dims = nns__arena_array(&L->m->arena, (size_t)t->rank,
-                                  sizeof *type->dims);
-    if (!type->dims)
-      return nns__load_nomem(L);
-    for (int32_t i = 0; i < t->rank; i++)
-      type->dims[i] = nns__dim_known(t->dims[i]);
-  }
-  return NNS_OK;
 }

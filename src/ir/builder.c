@@ -9,11 +9,11 @@
  * large), because the IR wants every array at its final size and nodes at
  * fixed addresses. Names, types and tensors go straight
  * into the model's arena in their final form, tensor bytes into its bulk
- * arena (huge pages: see arena.c). nns_builder_finish then lays
- * the graphs out as the ONNX decoder would (values in the same order, the
- * same roles and declared types) and runs the decoder's resolution phase
- * (resolve.c), so a built model and a loaded one are the same IR. That
- * shared phase is why this file sits beside the decoder.
+ * arena (huge pages: see arena.c). nns_builder_finish then lays the graphs
+ * out through the graph-assembly interface the ONNX decoder uses too
+ * (assemble.h: values in the same order, the same roles and declared
+ * types, the same resolution), so a built model and a loaded one are the
+ * same IR.
  *
  * Every call validates everything before it changes anything, so a failed
  * call leaves the builder as it was.
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load_int.h"
+#include "assemble.h"
 
 /* ==== Growable arrays in the builder's arena ==== */
 
@@ -918,21 +918,12 @@ nns_status nns_builder_end_graph(nns_builder *b, nns_error *err) {
 
 /* ==== Finish: the description into the IR ==== */
 
-typedef struct layout {
-  nns__loader L;
-  nns_builder *b;
-} layout;
+static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g);
 
-static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g);
-
-static nns__value *new_value(layout *x, nns__graph *g, const char *name) {
-  return nns__load_value(&x->L, g, name);
-}
-
-static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
+static nns_status lay_attr(nns__asm *A, const battr *ba, nns__node *n,
                            nns__attr *a) {
   *a = ba->a;
-  nns__arena *arena = &x->L.m->arena;
+  nns__arena *arena = &A->m->arena;
   size_t count = ba->items.n;
   void **items = ba->items.p;
   switch (a->type) {
@@ -940,18 +931,16 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   case NNS__AT_GRAPHS: {
     nns__graph **gs = nns__arena_array(arena, count, sizeof *gs);
     if (!gs)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     for (size_t k = 0; k < count; k++) {
-      nns__graph *g = nns__graph_new(x->L.m, n->graph);
+      nns__graph *g = nns__asm_graph(A, n, -1);
       if (!g)
-        return nns__load_nomem(&x->L);
-      g->owner = n;
-      g->offset = -1;
+        return nns__asm_nomem(A);
       gs[k] = g;
-      nns_status st = lay_graph(x, items[k], g);
+      nns_status st = lay_graph(A, items[k], g);
       if (st)
         return st;
-      x->L.m->subgraph_nodes += (size_t)g->n_nodes;
+      nns__asm_subgraph_done(A, g);
     }
     if (a->type == NNS__AT_GRAPH) {
       a->g = gs[0];
@@ -965,14 +954,14 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   case NNS__AT_SPARSE_TENSORS:
     a->tensors = nns__arena_array(arena, count, sizeof *a->tensors);
     if (!a->tensors)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     memcpy(a->tensors, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
   case NNS__AT_TYPE_PROTOS:
     a->tps = nns__arena_array(arena, count, sizeof *a->tps);
     if (!a->tps)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     memcpy(a->tps, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
@@ -981,10 +970,10 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   }
 }
 
-static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
+static nns_status lay_node(nns__asm *A, const bnode *bn, nns__graph *g,
                            int32_t i) {
   nns__node *n = &g->nodes[i];
-  nns__arena *arena = &x->L.m->arena;
+  nns__arena *arena = &A->m->arena;
   n->index = (uint32_t)i;
   n->graph = g;
   n->name = bn->name;
@@ -1002,39 +991,21 @@ static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
   n->n_attrs = (int32_t)bn->attrs.n;
   n->attrs = nns__arena_array(arena, bn->attrs.n, sizeof *n->attrs);
   if (!n->in || !n->out || !n->attrs)
-    return nns__load_nomem(&x->L);
-  for (int32_t k = 0; k < n->n_out; k++) {
-    if (!n->out_names[k][0])
-      continue;
-    if (!(n->out[k] = new_value(x, g, n->out_names[k])))
-      return nns__load_nomem(&x->L);
-    n->out[k]->producer = n;
-  }
-  for (int32_t k = 0; k < n->n_attrs; k++) {
-    nns_status st = lay_attr(x, &VEC_AT(bn->attrs, battr, k), n,
-                             &n->attrs[k]);
-    if (st)
+    return nns__asm_nomem(A);
+  nns_status st;
+  for (int32_t k = 0; k < n->n_out; k++)
+    if (n->out_names[k][0] && (st = nns__asm_node_output(A, n, k)))
       return st;
-  }
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if ((st = lay_attr(A, &VEC_AT(bn->attrs, battr, k), n, &n->attrs[k])))
+      return st;
   return NNS_OK;
 }
 
-static nns_status copy_type(layout *x, const nns__type *src, nns__type *dst) {
-  *dst = *src;
-  if (src->rank > 0) {
-    dst->dims = nns__arena_array(&x->L.m->arena, (size_t)src->rank,
-                                 sizeof *dst->dims);
-    if (!dst->dims)
-      return nns__load_nomem(&x->L);
-    nns__dims_copy(dst->dims, src->dims, src->rank);
-  }
-  return NNS_OK;
-}
-
-/* Lays out the description bg into g (made by nns__graph_new), values in
+/* Lays out the description bg into g (made by nns__asm_graph), values in
  * the decoder's order: inputs, initializers, node outputs. */
-static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
-  nns__arena *arena = &x->L.m->arena;
+static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
+  nns__arena *arena = &A->m->arena;
   nns_status st;
   g->name = bg->name;
   g->n_inputs = (int32_t)bg->inputs.n;
@@ -1050,35 +1021,21 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
   g->vi_types = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
   if (!g->inputs || !g->outputs || !g->inits || !g->nodes || !g->vi_names ||
       !g->vi_types)
-    return nns__load_nomem(&x->L);
+    return nns__asm_nomem(A);
   for (int32_t i = 0; i < g->n_inputs; i++) {
     const bval *b = &VEC_AT(bg->inputs, bval, i);
-    nns__value *v = new_value(x, g, b->name);
-    if (!v)
-      return nns__load_nomem(&x->L);
-    v->role = NNS_ROLE_INPUT;
-    v->is_graph_input = true;
-    v->declared = b->type;
-    if (b->type && (st = copy_type(x, b->type, &v->type)))
+    if ((st = nns__asm_input(A, g, b->name, b->type, &g->inputs[i])))
       return st;
-    g->inputs[i] = v;
   }
   for (int32_t i = 0; i < g->n_inits; i++) {
     const binit *b = &VEC_AT(bg->inits, binit, i);
-    nns__value *v = new_value(x, g, b->name);
-    if (!v)
-      return nns__load_nomem(&x->L);
-    v->init = b->t;
-    v->role = NNS_ROLE_INITIALIZER;
-    if ((st = nns__load_tensor_type(&x->L, b->t, &v->type)))
+    if ((st = nns__asm_initializer(A, g, b->t, &g->inits[i])))
       return st;
-    g->inits[i] = v;
   }
   for (int32_t i = 0; i < g->n_outputs; i++) {
     const bval *b = &VEC_AT(bg->outputs, bval, i);
-    if (!(g->outputs[i] = new_value(x, g, b->name)))
-      return nns__load_nomem(&x->L);
-    g->outputs[i]->declared = b->type;
+    if ((st = nns__asm_output(A, g, b->name, b->type, &g->outputs[i])))
+      return st;
   }
   for (int32_t i = 0; i < g->n_value_info; i++) {
     const bval *b = &VEC_AT(bg->value_info, bval, i);
@@ -1086,7 +1043,7 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
     g->vi_types[i] = b->type;
   }
   for (int32_t i = 0; i < g->n_nodes; i++)
-    if ((st = lay_node(x, node_at(&bg->nodes, (size_t)i), g, i)))
+    if ((st = lay_node(A, node_at(&bg->nodes, (size_t)i), g, i)))
       return st;
   return NNS_OK;
 }
@@ -1132,31 +1089,24 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
                     "%zu subgraph(s) still open: call nns_builder_end_graph "
                     "first", b->stack.n - 1);
   nns_model *m = b->m;
-  layout x;
-  memset(&x, 0, sizeof x);
-  x.b = b;
-  x.L.m = m;
-  x.L.err = err;
-  x.L.max_depth = NNS__MAX_DEPTH;
-  x.L.empty = b->empty;
+  nns__asm A;
+  if ((st = nns__asm_begin(&A, m, err, "building")))
+    return st;
   m->n_opsets = (int32_t)b->opset_domains.n;
   m->opset_domains = adopt(m, &b->opset_domains, sizeof(char *));
   m->opset_versions = adopt(m, &b->opset_versions, sizeof(int64_t));
   m->n_meta = (int32_t)b->meta_keys.n;
   m->meta_keys = adopt(m, &b->meta_keys, sizeof(char *));
   m->meta_values = adopt(m, &b->meta_values, sizeof(char *));
-  nns__graph *g = nns__graph_new(m, NULL);
+  nns__graph *g = nns__asm_graph(&A, NULL, -1);
   if (!g || !m->opset_domains || !m->opset_versions || !m->meta_keys ||
       !m->meta_values)
     return nomem(err);
-  g->offset = -1;
   m->graph = g;
   m->subgraph_nodes = 0;
-  st = lay_graph(&x, b->root, g);
+  st = lay_graph(&A, b->root, g);
   if (!st)
-    st = nns__resolve_graph(&x.L, g, true);
-  if (!st)
-    st = nns__model_index_nodes(m, err);
+    st = nns__asm_finish(&A, g);
   if (!st)
     st = give_kinds(b, err);
   if (st) {
