@@ -494,7 +494,11 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
   uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);
   const char *root_path = nns__intern_cstr(&m->strings, "");
-  if (!raw || !root_path || add_layer(&b, NONE, root_path, root_path) != 0)
+  /* At most a layer per node and the root: reserved at once, the vector
+   * never grows by copying (its untouched tail costs no page). */
+  if (!raw || !root_path ||
+      !nns__vec_reserve(&b.layers, (size_t)g->n_nodes + 1) ||
+      add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
   a->meta_param_kinds.arena = &m->analysis_arena;
   if (!read_meta_object(&b, MODULE_TYPES_KEY, &b.types, "module types") ||
@@ -682,7 +686,10 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   nns__map2 seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
-  if (!types || !work || !out_pos || !last_pos || !pos) {
+  /* Each layer lists at least one type: tables of that size from the
+   * start rather than a doubling series of them. */
+  if (!types || !work || !out_pos || !last_pos || !pos ||
+      !nns__map2_reserve(&seen, nl) || !nns__map2_reserve(&seen_work, nl)) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }

@@ -135,6 +135,10 @@ bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b, uint32_t *val);
 /* Adds (a, b) -> val when the pair is new: 1; when it is there already:
  * 0, its value left as it is; -1 when out of memory. */
 int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val);
+/* Room for `n` pairs in all without growing: one table of the final size
+ * instead of a doubling series, each rehashed into fresh pages. A hint;
+ * false only when out of memory. */
+bool nns__map2_reserve(nns__map2 *m, size_t n);
 void nns__map2_free(nns__map2 *m);
 
 /* ==== String interning ==== */
@@ -143,10 +147,17 @@ void nns__map2_free(nns__map2 *m);
  * Equal strings intern to the same pointer, so names compare with ==.
  * Interned strings are NUL-terminated copies that live in the arena.
  */
+typedef struct nns__intern_slot {
+  const char *s; /* the interned copy; NULL: empty slot */
+  uint32_t hash;
+  uint32_t len;  /* strlen(s), or UINT32_MAX for 4 GB and more */
+} nns__intern_slot;
 typedef struct nns__interner {
   nns__arena *arena;
-  const char **slots; /* open addressing table of interned strings */
-  uint32_t *hashes;
+  /* Open addressing. A slot holds the string's hash and length beside
+   * it: a probe reads one cache line, and only a string of the same hash
+   * and length is compared. */
+  nns__intern_slot *slots;
   size_t cap;
   size_t count;
 } nns__interner;

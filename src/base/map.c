@@ -114,21 +114,34 @@ bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b,
   return true;
 }
 
+/* Rehashes into a table of `cap` slots (a power of two, above count). */
+static bool map2_resize(nns__map2 *m, size_t cap) {
+  nns__map2_slot *slots =
+      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  if (!slots)
+    return false;
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->slots[i].a)
+      *pair_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
+  free(m->slots);
+  m->slots = slots;
+  m->cap = cap;
+  return true;
+}
+
+bool nns__map2_reserve(nns__map2 *m, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return false;
+  size_t cap = m->cap ? m->cap : 64;
+  while (cap * 3 < (n + 1) * 4)
+    cap *= 2;
+  return cap == m->cap || map2_resize(m, cap);
+}
+
 int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val) {
-  if ((m->count + 1) * 4 > m->cap * 3) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    nns__map2_slot *slots = cap <= SIZE_MAX / sizeof *slots
-                                ? calloc(cap, sizeof *slots)
-                                : NULL;
-    if (!slots)
-      return -1;
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->slots[i].a)
-        *pair_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-  }
+  if ((m->count + 1) * 4 > m->cap * 3 &&
+      !map2_resize(m, m->cap ? m->cap * 2 : 64))
+    return -1;
   nns__map2_slot *s = pair_slot(m->slots, m->cap, a, b);
   if (s->a)
     return 0;
@@ -171,34 +184,26 @@ void nns__intern_init(nns__interner *in, nns__arena *arena) {
 
 void nns__intern_free(nns__interner *in) {
   free(in->slots);
-  free(in->hashes);
   in->slots = NULL;
-  in->hashes = NULL;
   in->cap = in->count = 0;
 }
 
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool intern_resize(nns__interner *in, size_t cap) {
-  const char **slots = calloc(cap, sizeof *slots);
-  uint32_t *hashes = calloc(cap, sizeof *hashes);
-  if (!slots || !hashes) {
-    free(slots);
-    free(hashes);
+  nns__intern_slot *slots =
+      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  if (!slots)
     return false;
-  }
   for (size_t i = 0; i < in->cap; i++) {
-    if (!in->slots[i])
+    if (!in->slots[i].s)
       continue;
-    size_t j = in->hashes[i] & (cap - 1);
-    while (slots[j])
+    size_t j = in->slots[i].hash & (cap - 1);
+    while (slots[j].s)
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
-    hashes[j] = in->hashes[i];
   }
   free(in->slots);
-  free(in->hashes);
   in->slots = slots;
-  in->hashes = hashes;
   in->cap = cap;
   return true;
 }
@@ -223,18 +228,20 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
   if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
   uint32_t h = str_hash(s, n);
+  uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
   size_t mask = in->cap - 1;
   size_t i = h & mask;
-  for (; in->slots[i]; i = (i + 1) & mask) {
-    if (in->hashes[i] == h && strncmp(in->slots[i], s, n) == 0 &&
-        in->slots[i][n] == '\0')
-      return in->slots[i];
+  for (; in->slots[i].s; i = (i + 1) & mask) {
+    const nns__intern_slot *e = &in->slots[i];
+    /* Hash and length first, both in the slot: most probes end there. */
+    if (e->hash == h && e->len == len && strncmp(e->s, s, n) == 0 &&
+        e->s[n] == '\0')
+      return e->s;
   }
   char *copy = nns__arena_strndup(in->arena, s, n);
   if (!copy)
     return NULL;
-  in->slots[i] = copy;
-  in->hashes[i] = h;
+  in->slots[i] = (nns__intern_slot){.s = copy, .hash = h, .len = len};
   in->count++;
   return copy;
 }
