@@ -125,9 +125,13 @@ static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
   return id;
 }
 
+/* The child `atom` of `parent`, or NONE; *interned (when not NULL) gets
+ * the interned atom, NULL when out of memory (*oom set). */
 static uint32_t find_child(builder *b, uint32_t parent, const char *atom,
-                           size_t len, bool *oom) {
+                           size_t len, bool *oom, const char **interned) {
   const char *name = nns__intern(&b->m->strings, atom, len);
+  if (interned)
+    *interned = name;
   if (!name) {
     *oom = true;
     return NONE;
@@ -151,7 +155,8 @@ static size_t call_suffix(const char *atom, size_t len) {
 static uint32_t child(builder *b, uint32_t parent, const char *atom,
                       size_t len) {
   bool oom = false;
-  uint32_t id = find_child(b, parent, atom, len, &oom);
+  const char *name;
+  uint32_t id = find_child(b, parent, atom, len, &oom, &name);
   if (id != NONE || oom)
     return id;
   const char *pp = b->layers.v[parent].path;
@@ -161,25 +166,25 @@ static uint32_t child(builder *b, uint32_t parent, const char *atom,
     b->truncated = true;
     return parent;
   }
-  if (!reserve(b, full + 16))
-    return NONE;
-  memcpy(b->buf.v, pp, pl);
-  if (pl)
+  /* A child of the root is its own path (a graph without module paths
+   * makes one per node); others join the parent's path and the atom. */
+  const char *path = name;
+  if (pl) {
+    if (!reserve(b, full + 16))
+      return NONE;
+    memcpy(b->buf.v, pp, pl);
     b->buf.v[pl] = '.';
-  memcpy(b->buf.v + pl + (pl > 0), atom, len);
-  const char *path = nns__intern(&b->m->strings, b->buf.v, full);
-  if (!path)
-    return NONE;
+    memcpy(b->buf.v + pl + 1, atom, len);
+    if (!(path = nns__intern(&b->m->strings, b->buf.v, full)))
+      return NONE;
+  }
   size_t base = b->pytorch ? call_suffix(atom, len) : 0;
   if (base && !nns__map_get(&b->types, path)) {
     /* A second call of a module the parent already has. */
-    id = find_child(b, parent, atom, base, &oom);
+    id = find_child(b, parent, atom, base, &oom, NULL);
     if (id != NONE || oom)
       return id;
   }
-  const char *name = nns__intern(&b->m->strings, atom, len);
-  if (!name)
-    return NONE;
   id = add_layer(b, parent, name, path);
   if (id == NONE || nns__map2_add(&b->kids, (uintptr_t)name, parent, id) < 0)
     return NONE;
