@@ -16,9 +16,9 @@
  *     passes a non-NULL nns_error, fill it with what went wrong and where.
  *   - Every accessor checks its arguments: a NULL handle, a NULL out
  *     pointer, an index out of range or a struct `size` too small gives
- *     NNS_E_ARG; a call in the wrong order (layer accessors before
- *     nns_model_analyze, a report of a model never analysed) gives
- *     NNS_E_STATE. Functions that return a count return 0 for a NULL handle.
+ *     NNS_E_ARG; a call in the wrong order (the shapes report of a model
+ *     never inferred) gives NNS_E_STATE. Functions that return a count
+ *     return 0 for a NULL handle.
  *     On any error the out struct is left as the caller gave it.
  *   - The library never prints, aborts or exits, and keeps no global state.
  *
@@ -29,21 +29,30 @@
  *     metadata, opsets): until nns_model_free().
  *   - INFERENCE results (dtypes, ranks, dims and their symbol names, unknown
  *     ops, warnings): until the next nns_model_infer() or nns_model_free().
- *   - ANALYSIS results (everything read after nns_model_analyze(): totals,
- *     layers and their names/paths/types, parameters, op types, node counts,
- *     node module paths): until the next nns_model_analyze(),
- *     nns_model_infer() or nns_model_free(). Results live in memory the model
- *     owns apart from the graph; a new run frees what the previous one held
- *     (re-running does not accumulate memory).
+ *     A new inference frees what the previous one held (re-running does not
+ *     accumulate memory).
+ *   - ANALYSIS results (everything read through an nns_analysis: totals,
+ *     layers and their names/paths/types, parameters, op types, node counts
+ *     and module paths, the memory curve, and the value types, unknown ops
+ *     and warnings of the inference it counted): until nns_analysis_free()
+ *     of that analysis. An analysis is an object of its own (like
+ *     sqlite3_stmt beside sqlite3): nns_model_analyze() returns a new one
+ *     each time, so several analyses of one model (batch 1 and batch 64)
+ *     live side by side. It copies what it needs of the inference it ran
+ *     on, so a later nns_model_infer() leaves it whole; it reads its
+ *     model's structure (MODEL data), so free every analysis of a model
+ *     before the model itself.
  *   Each function says which of the three its pointers are.
  *
  * ---- Threads ----
  *   Different models (and different builders, tables) may be used from
  *   different threads at once with no locking. On ONE model, any number of
- *   threads may call read-only functions (those taking `const nns_model *`,
- *   nns_report included) at the same time, provided no call that takes a
- *   non-const `nns_model *` (infer, analyze, set_module, set_param_kind,
- *   register_op, free) runs at the same time; the caller serialises those.
+ *   threads may call read-only functions (those taking `const nns_model *`
+ *   or `const nns_analysis *`, the reports included) at the same time,
+ *   provided no call that takes a non-const `nns_model *` (infer, analyze,
+ *   set_module, set_param_kind, register_op, free) runs at the same time;
+ *   the caller serialises those. An analysis is read-only once made:
+ *   reading it needs no lock, but its model must outlive it.
  *   nns_version, nns_abi_version, nns_status_*, nns_dtype_* and nns_op_*
  *   may be called from any thread at any time.
  *
@@ -83,7 +92,7 @@ extern "C" {
 #define NNS_VERSION_STRING "0.1.0"
 
 /* The ABI generation this header describes (see "ABI policy" above). */
-#define NNS_ABI_VERSION 1
+#define NNS_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define NNS_API
@@ -533,7 +542,7 @@ NNS_API nns_status nns_model_infer(nns_model *model,
 /* What has been done to the model so far: NNS_STATE_* bits (0 for NULL). */
 enum {
   NNS_STATE_INFERRED = 1u << 0, /* the last nns_model_infer succeeded */
-  NNS_STATE_ANALYZED = 1u << 1  /* nns_model_analyze succeeded since */
+  NNS_STATE_ANALYZED = 1u << 1  /* an nns_model_analyze succeeded since */
 };
 NNS_API unsigned nns_model_state(const nns_model *model);
 
@@ -639,7 +648,8 @@ enum {
   NNS_NODE_RULE = 1u << 0,     /* has a shape rule (after nns_model_infer) */
   NNS_NODE_CUSTOM = 1u << 1,   /* the rule was registered by the caller */
   NNS_NODE_CONSTANT = 1u << 2, /* every output folded to a known constant */
-  NNS_NODE_COUNTED = 1u << 3,  /* a cost rule counted it (after analyze) */
+  NNS_NODE_COUNTED = 1u << 3,  /* a cost rule counted it (nns_analysis_node
+                                  only) */
   NNS_NODE_SUBGRAPHS = 1u << 4 /* has graph attributes (If, Loop, Scan) */
 };
 
@@ -657,10 +667,11 @@ typedef struct nns_node_info {
   size_t input_count;       /* omitted optional inputs included */
   size_t output_count;
   unsigned flags;           /* NNS_NODE_* */
-  /* After nns_model_analyze (ANALYSIS; before: "" and (size_t)-1). A
-   * subgraph node belongs to its main-graph ancestor's layer. */
+  /* Read through nns_analysis_node (ANALYSIS; nns_model_node gives "" and
+   * (size_t)-1). A subgraph node belongs to its main-graph ancestor's
+   * layer. */
   const char *module_path;  /* dotted module path, "" for the model */
-  size_t layer;             /* layer index (nns_model_layer) */
+  size_t layer;             /* layer index (nns_analysis_layer) */
 } nns_node_info;
 
 NNS_API size_t nns_model_node_count(const nns_model *model);
@@ -683,7 +694,8 @@ NNS_API nns_status nns_model_unknown_op(const nns_model *model, size_t i,
                                         const char **op_type,
                                         size_t *node_count);
 
-/* Warnings from loading and inference: full sentences. */
+/* Warnings from loading and inference: full sentences. An analysis keeps
+ * these and adds its own (nns_analysis_warning). */
 NNS_API size_t nns_model_warning_count(const nns_model *model);
 NNS_API nns_status nns_model_warning(const nns_model *model, size_t i,
                                      const char **message);
@@ -718,7 +730,8 @@ NNS_API const char *nns_param_kind_name(int kind);
  * The module at dotted path `path` ("" for the model itself) is an instance
  * of `class_name` ("BasicBlock") and was called `call_count` times (0:
  * not known). Overrides the model metadata's "nnscan.module_types" for that
- * path. Takes effect at the next nns_model_analyze(); strings are copied.
+ * path. Takes effect at the next nns_model_analyze() (analyses made before
+ * keep what they saw); strings are copied.
  * A path no node belongs to is kept and simply unused.
  */
 NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
@@ -743,8 +756,19 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
  * memory and receptive field, as ../docs/metrics.md defines them. It runs on
  * the shapes of the last nns_model_infer(); a model never inferred is first
  * inferred with default options, and one whose last inference failed gives
- * NNS_E_STATE. A new nns_model_infer() or nns_model_analyze() frees the
- * previous analysis. A count that depends on a symbolic dim is evaluated
+ * NNS_E_STATE. Each call returns a new nns_analysis that the caller owns:
+ *
+ *   nns_model_infer(m, &batch1, &err);
+ *   nns_analysis *a1; nns_model_analyze(m, NULL, &a1, &err);
+ *   nns_model_infer(m, &batch64, &err);
+ *   nns_analysis *a64; nns_model_analyze(m, NULL, &a64, &err);
+ *   ... read and report both ...
+ *   nns_analysis_free(a1); nns_analysis_free(a64); nns_model_free(m);
+ *
+ * An analysis keeps its own copy of what it read of the inference (value
+ * types, unknown ops, warnings), so a1 still reads batch 1 after the
+ * second inference. It reads its model's structure (names, nodes): free
+ * it before the model. A count that depends on a symbolic dim is evaluated
  * with the symbol at 1 and flagged NNS_COUNT_SYMBOLIC; a total that misses
  * an op without a cost rule is flagged NNS_COUNT_PARTIAL (a lower bound).
  *
@@ -778,9 +802,17 @@ typedef struct nns_analyze_options {
   nns_optimizer optimizer;    /* for the training estimate */
 } nns_analyze_options;
 
+typedef struct nns_analysis nns_analysis;
+
+/* opts may be NULL (SGD). On success *out is a new analysis the caller
+ * frees with nns_analysis_free(); on failure it is NULL. */
 NNS_API nns_status nns_model_analyze(nns_model *model,
                                      const nns_analyze_options *opts,
-                                     nns_error *err);
+                                     nns_analysis **out, nns_error *err);
+/* Frees the analysis and every pointer read from it; NULL is a no-op. */
+NNS_API void nns_analysis_free(nns_analysis *analysis);
+/* The model it describes (NULL for NULL). */
+NNS_API const nns_model *nns_analysis_model(const nns_analysis *analysis);
 
 enum {
   NNS_COUNT_PARTIAL = 1u << 0,  /* some node had no cost rule: lower bound */
@@ -792,7 +824,7 @@ enum {
 };
 
 /* Counts over a node, a layer's subtree, an op type or the whole model.
- * Read through nns_model_{total,layer,node,op_type}_counts. */
+ * Read through nns_analysis_{total,layer,node,op_type}_counts. */
 typedef struct nns_counts {
   size_t size;              /* sizeof(nns_counts) */
   int64_t params;           /* trainable parameter elements (logical) */
@@ -808,7 +840,7 @@ typedef struct nns_counts {
 } nns_counts;
 
 /* Receptive field per spatial axis (see docs/metrics.md). Read through
- * nns_model_{total,layer}_rf. */
+ * nns_analysis_{total,layer}_rf. */
 enum { NNS_RF_MAX_AXES = 3 };
 typedef struct nns_rf {
   size_t size;                    /* sizeof(nns_rf) */
@@ -825,12 +857,12 @@ typedef struct nns_rf {
    * where every position reads a field of the same size; more where
    * windowed attention makes the positions of one window read their whole
    * window (Swin). The field above is then the widest, the padding that of
-   * position 0; nns_model_layer_rf_span gives each position's pixels. */
+   * position 0; nns_analysis_layer_rf_span gives each position's pixels. */
   int period[NNS_RF_MAX_AXES];
 } nns_rf;
 
-/* Whole-model figures beyond the counts (nns_model_total_counts) and the
- * receptive field (nns_model_total_rf). */
+/* Whole-model figures beyond the counts (nns_analysis_total_counts) and the
+ * receptive field (nns_analysis_total_rf). */
 typedef struct nns_totals {
   size_t size;                   /* sizeof(nns_totals) */
   int64_t params_unique;         /* parameters + buffers by distinct storage */
@@ -848,28 +880,37 @@ typedef struct nns_totals {
   int64_t train_total_bytes;
 } nns_totals;
 
-/* All ANALYSIS results: NNS_E_STATE before a successful nns_model_analyze. */
-NNS_API nns_status nns_model_totals(const nns_model *model, nns_totals *out);
-NNS_API nns_status nns_model_total_counts(const nns_model *model,
+/* Every nns_analysis_* accessor gives ANALYSIS results: valid until
+ * nns_analysis_free(). */
+NNS_API nns_status nns_analysis_totals(const nns_analysis *analysis, nns_totals *out);
+NNS_API nns_status nns_analysis_total_counts(const nns_analysis *analysis,
                                           nns_counts *out);
 /* The model's receptive field: that of the last value with spatial axes on
  * the path to its outputs (the largest over several outputs); a graph
  * whose outputs carry none gets the largest finite field of its layers. */
-NNS_API nns_status nns_model_total_rf(const nns_model *model, nns_rf *out);
+NNS_API nns_status nns_analysis_total_rf(const nns_analysis *analysis, nns_rf *out);
 
 /* Parameter and buffer storage by dtype. */
-NNS_API size_t nns_model_param_dtype_count(const nns_model *model);
-NNS_API nns_status nns_model_param_dtype(const nns_model *model, size_t i,
+NNS_API size_t nns_analysis_param_dtype_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_param_dtype(const nns_analysis *analysis, size_t i,
                                          int *dtype, int64_t *elements,
                                          int64_t *bytes);
 
-/* Totals per op type, in first-seen order. counted is 0 for op types
- * without a cost rule (their nodes add nothing but are listed). */
-NNS_API size_t nns_model_op_type_count(const nns_model *model);
-NNS_API nns_status nns_model_op_type(const nns_model *model, size_t i,
-                                     const char **domain,
-                                     const char **op_type, int *counted);
-NNS_API nns_status nns_model_op_type_counts(const nns_model *model, size_t i,
+/* Totals per op type, in first-seen order. */
+typedef struct nns_op_type_info {
+  size_t size;          /* sizeof(nns_op_type_info) */
+  const char *domain;   /* "" for the default ONNX domain */
+  const char *op_type;
+  int counted;          /* 0 for op types without a cost rule (their nodes
+                           add nothing but are listed) */
+  const char *family;   /* its op table family (nns_family_name: "conv");
+                           NULL when the table has no such op */
+} nns_op_type_info;
+
+NNS_API size_t nns_analysis_op_type_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_op_type(const nns_analysis *analysis,
+                                        size_t i, nns_op_type_info *out);
+NNS_API nns_status nns_analysis_op_type_counts(const nns_analysis *analysis, size_t i,
                                             nns_counts *out);
 
 /* A node's own counts: its cost, the bytes of its outputs, and the
@@ -877,8 +918,12 @@ NNS_API nns_status nns_model_op_type_counts(const nns_model *model, size_t i,
  * its own work only when it has a rule that includes its body's (If,
  * Loop, Scan do; see docs/metrics.md); its subgraph nodes have their own
  * rows. */
-NNS_API nns_status nns_model_node_counts(const nns_model *model, size_t i,
+NNS_API nns_status nns_analysis_node_counts(const nns_analysis *analysis, size_t i,
                                          nns_counts *out);
+/* Node i as nns_model_node gives it, with what the analysis adds: its
+ * module_path and layer, and NNS_NODE_COUNTED when a cost rule counted it. */
+NNS_API nns_status nns_analysis_node(const nns_analysis *analysis, size_t i,
+                                     nns_node_info *out);
 
 /* ---- Parameters ---- */
 
@@ -897,8 +942,8 @@ typedef struct nns_param_info {
                               not guessed */
 } nns_param_info;
 
-NNS_API size_t nns_model_param_count(const nns_model *model);
-NNS_API nns_status nns_model_param(const nns_model *model, size_t i,
+NNS_API size_t nns_analysis_param_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_param(const nns_analysis *analysis, size_t i,
                                    nns_param_info *out);
 
 /* ---- Layers: the module tree ---- */
@@ -924,14 +969,14 @@ typedef struct nns_layer_info {
                                 0 when not known */
 } nns_layer_info;
 
-NNS_API size_t nns_model_layer_count(const nns_model *model);
-NNS_API nns_status nns_model_layer(const nns_model *model, size_t i,
+NNS_API size_t nns_analysis_layer_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_layer(const nns_analysis *analysis, size_t i,
                                    nns_layer_info *out);
 /* Over the layer's subtree. */
-NNS_API nns_status nns_model_layer_counts(const nns_model *model, size_t i,
+NNS_API nns_status nns_analysis_layer_counts(const nns_analysis *analysis, size_t i,
                                           nns_counts *out);
 /* Of the layer's output. */
-NNS_API nns_status nns_model_layer_rf(const nns_model *model, size_t i,
+NNS_API nns_status nns_analysis_layer_rf(const nns_analysis *analysis, size_t i,
                                       nns_rf *out);
 /*
  * The input pixels that position `pos` of layer i's output reads along
@@ -943,9 +988,9 @@ NNS_API nns_status nns_model_layer_rf(const nns_model *model, size_t i,
  * position 0's padding. NNS_E_NOTFOUND when the layer's output has no
  * finite field (no spatial axes, or whole); NNS_E_ARG for a bad index,
  * axis or NULL out; NNS_E_LIMIT when the pixel index passes int64 (a huge
- * `pos`); NNS_E_STATE before nns_model_analyze.
+ * `pos`).
  */
-NNS_API nns_status nns_model_layer_rf_span(const nns_model *model, size_t i,
+NNS_API nns_status nns_analysis_layer_rf_span(const nns_analysis *analysis, size_t i,
                                            int axis, int64_t pos,
                                            int64_t *first, int64_t *last);
 
@@ -955,7 +1000,7 @@ NNS_API nns_status nns_model_layer_rf_span(const nns_model *model, size_t i,
  * nns_model_set_module) into *class_name, or NULL when the model names
  * none (the layer's `type` is then an op summary). The layer's `type`
  * holds its short form ("BasicBlock"). ANALYSIS result. */
-NNS_API nns_status nns_model_layer_class(const nns_model *model, size_t i,
+NNS_API nns_status nns_analysis_layer_class(const nns_analysis *analysis, size_t i,
                                          const char **class_name);
 
 /* The If nodes of the main graph and the branch each one's costs follow:
@@ -966,15 +1011,15 @@ NNS_API nns_status nns_model_layer_class(const nns_model *model, size_t i,
  * failed; a warning says why). *node is the node's
  * name, or its layer's when it has none. Both branches' weights always
  * count as parameters. */
-NNS_API size_t nns_model_branch_count(const nns_model *model);
-NNS_API nns_status nns_model_branch(const nns_model *model, size_t i,
+NNS_API size_t nns_analysis_branch_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_branch(const nns_analysis *analysis, size_t i,
                                     const char **node, int *then_branch,
                                     int *known);
 
 /* Op types with nodes that were not counted, and how many nodes each has
  * (a lower bound on every total that contains them). */
-NNS_API size_t nns_model_uncounted_op_count(const nns_model *model);
-NNS_API nns_status nns_model_uncounted_op(const nns_model *model, size_t i,
+NNS_API size_t nns_analysis_uncounted_op_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_uncounted_op(const nns_analysis *analysis, size_t i,
                                           const char **domain,
                                           const char **op_type,
                                           size_t *node_count);
@@ -983,7 +1028,7 @@ NNS_API nns_status nns_model_uncounted_op(const nns_model *model, size_t i,
  * found no usable size (an unknown rank or dim, or one that symbolic dims
  * taken as 1 made negative; --input with the real sizes fixes it).
  * *failed: the rule reported an error (a warning says which). */
-NNS_API nns_status nns_model_uncounted_op_why(const nns_model *model,
+NNS_API nns_status nns_analysis_uncounted_op_why(const nns_analysis *analysis,
                                               size_t i, size_t *no_rule,
                                               size_t *no_size,
                                               size_t *failed);
@@ -1005,9 +1050,45 @@ enum {
   NNS_SIZE_LOST_INPUT = 4     /* a graph input of unknown rank, read by
                                  *node */
 };
-NNS_API nns_status nns_model_uncounted_op_lost(const nns_model *model,
+NNS_API nns_status nns_analysis_uncounted_op_lost(const nns_analysis *analysis,
                                                size_t i, size_t *node,
                                                int *how);
+
+/* ---- Activation memory over time ---- */
+
+/* The live-activation curve: one point per main-graph node in running
+ * order (the model's own order when it is topological), the bytes of
+ * activations alive after it (the curve whose maximum is
+ * nns_totals.peak_activation_bytes) and the layer that holds the node. */
+NNS_API size_t nns_analysis_memory_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_memory_point(const nns_analysis *analysis,
+                                             size_t i, int64_t *live_bytes,
+                                             size_t *layer);
+/* The position of the curve's first maximum; (size_t)-1 without points. */
+NNS_API size_t nns_analysis_memory_peak(const nns_analysis *analysis);
+
+/* ---- The inference it counted ---- */
+
+/*
+ * What nns_model_value, nns_model_value_dim, nns_model_unknown_op and
+ * nns_model_warning gave when the analysis was made, kept by it: a later
+ * nns_model_infer() changes the model's, not these. Value indexes are the
+ * model's (names, roles and producers are MODEL data and the same); the
+ * warnings are the load's and the inference's, then the analysis's own
+ * (a cost rule that failed, metadata it could not read).
+ */
+NNS_API nns_status nns_analysis_value(const nns_analysis *analysis, size_t i,
+                                      nns_value_info *out);
+NNS_API nns_status nns_analysis_value_dim(const nns_analysis *analysis,
+                                          size_t i, int axis, nns_dim *out);
+NNS_API size_t nns_analysis_unknown_op_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_unknown_op(const nns_analysis *analysis,
+                                           size_t i, const char **domain,
+                                           const char **op_type,
+                                           size_t *node_count);
+NNS_API size_t nns_analysis_warning_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_warning(const nns_analysis *analysis,
+                                        size_t i, const char **message);
 
 /* ---- Custom operators (thop's custom_ops) ---- */
 
@@ -1053,16 +1134,16 @@ NNS_API nns_status nns_model_register_op(nns_model *model, const char *domain,
 /* ==== Reports ==== */
 
 /*
- * Renderers of a model: the tree table people read, CSV, Markdown, the JSON
- * contract scripts parse ("nnscan.summary", documented in docs/json.md) and
- * a self-contained HTML page of it (docs/html.md), all of an analysis (call
- * nns_model_analyze() first), and the value shapes of an inference
- * ("nnscan.shapes" JSON, or a text table). The library never prints: every
- * report goes through the caller's write callback, in pieces.
+ * Renderers of an analysis (nns_report): the tree table people read, CSV,
+ * Markdown, the JSON contract scripts parse ("nnscan.summary", documented
+ * in docs/json.md) and a self-contained HTML page of it (docs/html.md);
+ * and of a model's inference (nns_report_shapes): the value shapes
+ * ("nnscan.shapes" JSON, or a text table). The library never prints:
+ * every report goes through the caller's write callback, in pieces.
  *
  *   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
  *                           .columns = NNS_COL_PARAMS | NNS_COL_MACS};
- *   nns_report(model, &o, nns_write_stdio, stdout, &err);
+ *   nns_report(analysis, &o, nns_write_stdio, stdout, &err);
  */
 
 /* Receives the next `size` bytes of a report; returns 0 to go on, anything
@@ -1081,8 +1162,8 @@ typedef enum nns_report_format {
                           viewer (module tree as an icicle, tree table,
                           memory curve); see docs/html.md. nns_report_table
                           takes it too (table and interactive scatter) */
-  /* Of an inference (no analysis needed; NNS_E_STATE if not inferred):
-   * every value's dtype and shape. */
+  /* Of an inference, through nns_report_shapes (no analysis needed;
+   * NNS_E_STATE if not inferred): every value's dtype and shape. */
   NNS_FORMAT_SHAPES_JSON = 5, /* the "nnscan.shapes" contract */
   NNS_FORMAT_SHAPES_TEXT = 6  /* a table: name, role, dtype, shape */
 } nns_report_format;
@@ -1137,14 +1218,26 @@ typedef struct nns_report_options {
 } nns_report_options;
 
 /*
- * Writes the report of a model through `write`. opts may be NULL (text,
- * default columns and depth). NNS_E_STATE if the model was not analysed
- * (not inferred, for the SHAPES formats), NNS_E_IO if `write` asked to
- * stop.
+ * Writes the report of an analysis through `write`: the names and
+ * structure come from its model, every count, shape and warning from the
+ * analysis (the inference it counted). opts may be NULL (text, default
+ * columns and depth); the SHAPES formats are nns_report_shapes's
+ * (NNS_E_ARG here). NNS_E_IO if `write` asked to stop.
  */
-NNS_API nns_status nns_report(const nns_model *model,
+NNS_API nns_status nns_report(const nns_analysis *analysis,
                               const nns_report_options *opts,
                               nns_write_fn write, void *user, nns_error *err);
+
+/*
+ * Writes the value shapes of the model's last inference:
+ * NNS_FORMAT_SHAPES_JSON or NNS_FORMAT_SHAPES_TEXT (NULL opts: the text
+ * table; other formats are nns_report's, NNS_E_ARG here). NNS_E_STATE if
+ * the model's last inference did not succeed.
+ */
+NNS_API nns_status nns_report_shapes(const nns_model *model,
+                                     const nns_report_options *opts,
+                                     nns_write_fn write, void *user,
+                                     nns_error *err);
 
 /*
  * Copies src (NULL: "") into dst as text safe to print on a terminal: C0
@@ -1160,18 +1253,18 @@ NNS_API size_t nns_text_clean(char *dst, size_t size, const char *src);
 /* ---- Comparison of several models ---- */
 
 /*
- * A table of models: each row is copied from an analysed model when it is
- * added, so the model may be freed right after. The caller owns the table
- * and frees it with nns_table_free().
+ * A table of models: each row is copied from an analysis when it is added,
+ * so the analysis and its model may be freed right after. The caller owns
+ * the table and frees it with nns_table_free().
  */
 typedef struct nns_table nns_table;
 
 NNS_API nns_status nns_table_new(nns_table **out, nns_error *err);
 NNS_API void nns_table_free(nns_table *table);
-/* Appends a row named `name` (copied) with `model`'s totals; NNS_E_STATE if
- * the model was not analysed. */
+/* Appends a row named `name` (copied) with the analysis's totals. */
 NNS_API nns_status nns_table_add(nns_table *table, const char *name,
-                                 const nns_model *model, nns_error *err);
+                                 const nns_analysis *analysis,
+                                 nns_error *err);
 /* Appends a row from counts the caller has (another tool's, or edited):
  * counts must be given, rf may be NULL (no receptive field). */
 NNS_API nns_status nns_table_add_row(nns_table *table, const char *name,
@@ -1221,6 +1314,7 @@ typedef struct nns_op_info {
   const char *no_grad;  /* per input, '1' where no gradient flows through
                            it (an index, a condition, a shape); "" when
                            every input is differentiable; the last repeats */
+  const char *family;   /* the family it belongs to (nns_family_name) */
 } nns_op_info;
 
 NNS_API size_t nns_op_count(void);

@@ -16,7 +16,7 @@ from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
 from . import _lib
 
 # The ABI generation this file was written against (NNS_ABI_VERSION).
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 c_status = c_int
 c_int32 = ctypes.c_int32
@@ -112,9 +112,12 @@ FUNCTIONS = {
     "nns_model_infer": (c_status, [c_void_p, POINTER(InferOptions),
                                    POINTER(NnsError)]),
     "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
-                                     POINTER(NnsError)]),
+                                     POINTER(c_void_p), POINTER(NnsError)]),
+    "nns_analysis_free": (None, [c_void_p]),
     "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
                               c_void_p, POINTER(NnsError)]),
+    "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
+                                     WRITE_FN, c_void_p, POINTER(NnsError)]),
     "nns_abi_version": (c_int, []),
     "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
     "nns_builder_free": (None, [c_void_p]),

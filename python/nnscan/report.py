@@ -1,7 +1,14 @@
-"""`Summary`: one analysed model and every way the library can render it.
+"""`Summary`: one analysis of a model and every way the library renders it.
 
-A Summary owns a libnnscan model handle (freed with the Summary) on which
-nns_model_analyze() has run. Its `.json` is the library's own
+Two native handles sit under it, each a Python object of its own that
+frees its handle on close(), at the end of a `with` block, or (as the
+backstop) when it is garbage-collected: `Handle`, the model (nns_model *),
+and `Analysis`, one analysis of it (nns_analysis *). The analysis reads its
+model, so it keeps the model alive, and closing the model closes its
+analyses first (the library needs them freed before the model). Using
+either after close raises NnscanError, never touches freed memory.
+
+A Summary holds one Analysis. Its `.json` is the library's own
 `nnscan.summary` v1 document (docs/json.md), parsed once when first used;
 the text, CSV, Markdown and HTML renderings are the library's too
 (nns_report), so Python never re-counts or re-formats a number.
@@ -15,13 +22,61 @@ import weakref
 from . import _api
 
 
-class Handle:
+def _free_model(free_model, ptr, analyses):
+    """The model's finalizer: its live analyses first, then the model."""
+    for fin in analyses:
+        fin()  # a finalizer runs once; a dead one does nothing
+    del analyses[:]
+    free_model(ptr)
+
+
+class _Managed:
+    """One native handle, as wasmtime-py's _managed.py holds one: close()
+    frees it, `with` closes it on leaving the block, `closed` says so, and
+    any use after close raises NnscanError. weakref.finalize frees it when
+    the object is dropped without close() (and at exit)."""
+
+    _what = "handle"
+
+    def _manage(self, ptr, fin):
+        self._ptr = ptr
+        self._fin = fin
+
+    @property
+    def ptr(self):
+        if not self._fin.alive:
+            raise _api.NnscanError(
+                "NNS_E_STATE", f"the {self._what} is closed: make a new one")
+        return self._ptr
+
+    @property
+    def closed(self):
+        return not self._fin.alive
+
+    def close(self):
+        """Frees the native handle now; later calls do nothing."""
+        self._fin()
+
+    def __enter__(self):
+        self.ptr  # refuses a closed handle
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+
+
+class Handle(_Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
+    _what = "model"
+
     def __init__(self, ptr, keep=None):
-        self.ptr = ptr
         self._keep = keep
-        self._fin = weakref.finalize(self, _api.lib().nns_model_free, ptr)
+        self._analyses = []  # finalizers of the analyses made of it
+        lib = _api.lib()
+        self._manage(ptr, weakref.finalize(
+            self, _free_model, lib.nns_model_free, ptr,
+            self._analyses))
 
     @staticmethod
     def load(source, external_dir=None):
@@ -61,49 +116,80 @@ class Handle:
         _api.check(st, err, "shape inference")
 
     def analyze(self, optimizer="adam"):
+        """A new Analysis of the last inference (several live side by
+        side: each keeps what it counted)."""
         lib = _api.lib()
         err = _api.NnsError()
         opts = _api.AnalyzeOptions(_api.optimizer(optimizer))
+        out = ctypes.c_void_p()
         st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
-                                   ctypes.byref(err))
+                                   ctypes.byref(out), ctypes.byref(err))
         _api.check(st, err, "analysis")
+        return Analysis(self, out.value)
 
-    def report(self, fmt="text", numbers="raw", max_depth=None, columns=None,
-               width=0, wrap="mid", model_name=None, model_path=None):
-        """The library's rendering of the analysis, as str."""
-        lib = _api.lib()
-        if fmt not in _api.FORMAT:
-            raise ValueError(f"unknown report format {fmt!r}; one of "
-                             + ", ".join(_api.FORMAT))
-        if numbers not in _api.NUMBERS:
-            raise ValueError(f"unknown number format {numbers!r}; one of "
-                             + ", ".join(_api.NUMBERS))
-        if wrap not in _api.WRAP:
-            raise ValueError(f"unknown wrap_mode {wrap!r}; one of "
-                             + ", ".join(_api.WRAP))
-        cols = 0
-        for c in columns or ():
-            if c not in _api.COL:
-                raise ValueError(f"unknown column {c!r}; one of "
-                                 + ", ".join(_api.COL))
-            cols |= _api.COL[c]
-        # None: every depth. The library has no root-only table (its 0 is
-        # "default depth"), so torchscan's max_depth=0 shows depth 1.
-        if max_depth is None or int(max_depth) < 0:
-            depth = _api.DEPTH_ALL
-        else:
-            depth = max(1, int(max_depth))
-        opts = _api.ReportOptions(
-            _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
-            _api.WRAP[wrap],
-            _api.c_name(model_name) if model_name else None,
-            model_path.encode() if model_path else None)
-        err = _api.NnsError()
-        cb, chunks = _api.write_collector()
-        st = lib.nns_report(self.ptr, ctypes.byref(opts), cb, None,
-                            ctypes.byref(err))
-        _api.check(st, err, f"{fmt} report")
-        return b"".join(chunks).decode()
+    def report(self, fmt="shapes_json", **kw):
+        """The value shapes of the last inference (nns_report_shapes):
+        fmt "shapes_json" or "shapes_text"."""
+        if fmt not in ("shapes_json", "shapes_text"):
+            raise ValueError(f"a model reports its shapes only "
+                             f"('shapes_json', 'shapes_text'), not {fmt!r}; "
+                             "the other formats are an Analysis's")
+        return _render(_api.lib().nns_report_shapes, self.ptr, fmt, **kw)
+
+
+class Analysis(_Managed):
+    """An nns_analysis *: one analysis of a Handle's model. Its numbers stay
+    those of the inference it ran on, whatever the model does next; it keeps
+    its model alive, and closing the model closes it."""
+
+    _what = "analysis"
+
+    def __init__(self, model, ptr):
+        self.model = model
+        fin = weakref.finalize(self, _api.lib().nns_analysis_free, ptr)
+        model._analyses[:] = [f for f in model._analyses if f.alive]
+        model._analyses.append(fin)
+        self._manage(ptr, fin)
+
+    def report(self, fmt="text", **kw):
+        """The library's rendering of the analysis, as str (nns_report)."""
+        return _render(_api.lib().nns_report, self.ptr, fmt, **kw)
+
+
+def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
+            width=0, wrap="mid", model_name=None, model_path=None):
+    """fn (nns_report or nns_report_shapes) of ptr into a str."""
+    if fmt not in _api.FORMAT:
+        raise ValueError(f"unknown report format {fmt!r}; one of "
+                         + ", ".join(_api.FORMAT))
+    if numbers not in _api.NUMBERS:
+        raise ValueError(f"unknown number format {numbers!r}; one of "
+                         + ", ".join(_api.NUMBERS))
+    if wrap not in _api.WRAP:
+        raise ValueError(f"unknown wrap_mode {wrap!r}; one of "
+                         + ", ".join(_api.WRAP))
+    cols = 0
+    for c in columns or ():
+        if c not in _api.COL:
+            raise ValueError(f"unknown column {c!r}; one of "
+                             + ", ".join(_api.COL))
+        cols |= _api.COL[c]
+    # None: every depth. The library has no root-only table (its 0 is
+    # "default depth"), so torchscan's max_depth=0 shows depth 1.
+    if max_depth is None or int(max_depth) < 0:
+        depth = _api.DEPTH_ALL
+    else:
+        depth = max(1, int(max_depth))
+    opts = _api.ReportOptions(
+        _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
+        _api.WRAP[wrap],
+        _api.c_name(model_name) if model_name else None,
+        model_path.encode() if model_path else None)
+    err = _api.NnsError()
+    cb, chunks = _api.write_collector()
+    st = fn(ptr, ctypes.byref(opts), cb, None, ctypes.byref(err))
+    _api.check(st, err, f"{fmt} report")
+    return b"".join(chunks).decode()
 
 
 class Summary:
@@ -113,11 +199,17 @@ class Summary:
     `.layers` its layers in preorder (root first). Render with `to_text()`,
     `to_csv()`, `to_markdown()`, `to_json()`, `to_html()`; `str()` is the
     text table at the depth and columns the Summary was made with.
+    `.analysis` is the native Analysis under it: `close()` (or a `with`
+    block) frees it and its model at once instead of at garbage collection;
+    a document already read stays readable, a rendering asked for after
+    raises NnscanError.
     """
 
-    def __init__(self, handle, name=None, path=None, max_depth=None,
+    def __init__(self, analysis, name=None, path=None, max_depth=None,
                  columns=("params",), wrap="mid", extra=None):
-        self._handle = handle
+        if isinstance(analysis, Handle):  # a model: analyse it now
+            analysis = analysis.analyze()
+        self.analysis = analysis
         self.name = name
         self._path = path
         self._defaults = {"max_depth": max_depth, "columns": tuple(columns),
@@ -128,7 +220,7 @@ class Summary:
     @property
     def json(self):
         if self._json is None:
-            doc = json.loads(self._handle.report(
+            doc = json.loads(self.analysis.report(
                 "json", model_name=self.name, model_path=self._path))
             if self._extra:
                 doc.update(self._extra)
@@ -161,8 +253,8 @@ class Summary:
     def _render(self, fmt, **kw):
         opts = dict(self._defaults)
         opts.update({k: v for k, v in kw.items() if v is not None})
-        return self._handle.report(fmt, model_name=self.name,
-                                   model_path=self._path, **opts)
+        return self.analysis.report(fmt, model_name=self.name,
+                                    model_path=self._path, **opts)
 
     def to_text(self, max_depth=None, columns=None, numbers="raw", width=0,
                 wrap=None):
@@ -189,6 +281,23 @@ class Summary:
         return self._render("html", max_depth=max_depth if max_depth is not None
                             else _api.DEPTH_ALL)
 
+    def close(self):
+        """Frees the analysis and its model now (they are also freed when
+        the Summary is garbage-collected)."""
+        self.analysis.close()
+        self.analysis.model.close()
+
+    @property
+    def closed(self):
+        return self.analysis.closed
+
+    def __enter__(self):
+        self.analysis.ptr  # refuses a closed one
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+
     def __str__(self):
         return self.to_text()
 
@@ -207,12 +316,12 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     """
     h = Handle.load(source, external_dir=external_dir)
     h.infer(input_shapes, batch)
-    h.analyze(optimizer)
+    a = h.analyze(optimizer)
     path = None if isinstance(source, (bytes, bytearray, memoryview)) \
         else os.fspath(source)
     if name is None and path is not None:
         name = model_name_of_path(path)
-    return Summary(h, name=name, path=path, max_depth=max_depth,
+    return Summary(a, name=name, path=path, max_depth=max_depth,
                    columns=columns)
 
 

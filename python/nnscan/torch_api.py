@@ -107,8 +107,8 @@ class TorchSummary(Summary):
     `.method` is "record" or "onnx".
     """
 
-    def __init__(self, handle, rec, method, **kw):
-        super().__init__(handle, **kw)
+    def __init__(self, analysis, rec, method, **kw):
+        super().__init__(analysis, **kw)
         self.method = method
         self.device = rec.device if rec is not None else None
         self.modules = {}
@@ -145,9 +145,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
-    handle.analyze(optimizer)
-    return TorchSummary(handle, rec, method, name=name, max_depth=max_depth,
-                        columns=columns, wrap=wrap)
+    return TorchSummary(handle.analyze(optimizer), rec, method, name=name,
+                        max_depth=max_depth, columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):
@@ -203,15 +202,14 @@ def analyze_training(module, args, kwargs, max_depth=None,
     handle = rec.graph.build()
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
-    handle.analyze(optimizer)
-    s = TorchSummary(handle, rec, "record", name=name, max_depth=max_depth,
-                     columns=columns, wrap=wrap)
+    s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
+                     max_depth=max_depth, columns=columns, wrap=wrap)
     bg, bb = backward.record_backward(rec)
     bh = bg.build()
     bh.infer(fallback_declared=True)
-    bh.analyze(optimizer)
-    s.backward = Summary(bh, name=name + " (backward)", max_depth=max_depth,
-                         columns=("flops", "macs"), wrap=wrap)
+    s.backward = Summary(bh.analyze(optimizer), name=name + " (backward)",
+                         max_depth=max_depth, columns=("flops", "macs"),
+                         wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
     return s
 

@@ -143,8 +143,7 @@ def test_gqa_fused_kernel_rule():
         g.outputs.append(bd.name(out))
         h = g.build()
         h.infer()
-        h.analyze()
-        s = nnscan.Summary(h)
+        s = nnscan.Summary(h.analyze())
         assert s.totals["macs"] == 2 * B * hq * L * S * d, mask_heads
         assert s.json["outputs"][0]["shape"] == [B, hq, L, d]
         ops = {o["op_type"] for o in s.json["op_types"]}

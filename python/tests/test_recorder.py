@@ -182,8 +182,7 @@ def test_sdpa_rule_counts_both_products():
         g.outputs.append(bd.name(out))
         hd = g.build()
         hd.infer()
-        hd.analyze()
-        s = nnscan.Summary(hd)
+        s = nnscan.Summary(hd.analyze())
         assert s.totals["macs"] == _attention_macs(b, h, L, S, d), name
         assert s.json["outputs"][0]["shape"] == [b, h, L, d]
 

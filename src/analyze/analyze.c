@@ -214,9 +214,8 @@ static void record_node(nns__analysis *a, const nns__node *n,
  * Only running out of memory is an error: a rule that fails on a node the
  * shape rules accepted is a gap in the count, not in the model.
  */
-static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
-                            bool *counted) {
-  nns__analysis *a = m->analysis;
+static nns_status node_cost(nns_model *m, nns__analysis *a,
+                            const nns__node *n, nns__cost *c, bool *counted) {
   memset(c, 0, sizeof *c);
   *counted = false;
   if (!n->op || !n->op->cost) {
@@ -231,7 +230,8 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
                   .op = n->op,
                   .opset = n->opset,
                   .err = &local,
-                  .cost_subgraph = cost_subgraph};
+                  .cost_subgraph = cost_subgraph,
+                  .analysis = a};
   nns_status st = n->op->cost(&cx, c);
   if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
     *counted = true;
@@ -262,14 +262,14 @@ static nns_status node_cost(nns_model *m, const nns__node *n, nns__cost *c,
  * already), nested subgraphs through their owners' rules. */
 static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
                                 nns__cost *c) {
-  const nns__analysis *a = cx->m->analysis;
+  nns__analysis *a = cx->analysis;
   if (!g)
     return NNS_OK;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = nns__graph_node(a, g, i);
     nns__cost sub;
     bool counted;
-    nns_status st = node_cost(cx->m, n, &sub, &counted);
+    nns_status st = node_cost(cx->m, a, n, &sub, &counted);
     if (st != NNS_OK)
       return st;
     c->flops = nns__cadd(c, c->flops, sub.flops);
@@ -316,7 +316,7 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     const nns__node *n = a->order[i];
     nns__cost c;
     bool counted;
-    nns_status st = node_cost(m, n, &c, &counted);
+    nns_status st = node_cost(m, a, n, &c, &counted);
     if (st != NNS_OK)
       return st;
     nns__anode *an = &a->nodes[n->index];
@@ -396,6 +396,7 @@ static nns_status sum_op_types(nns__analysis *a) {
       row->domain = n->domain;
       row->op_type = n->op_type;
       row->counted = n->op && n->op->cost;
+      row->family = nns__op_family(n->domain, n->op_type);
     }
     /* The op type's first row (of any domain): layers list op type names
      * once even when two domains share one. */
@@ -413,14 +414,14 @@ static nns_status sum_op_types(nns__analysis *a) {
 }
 
 /* Moves a malloc'ed row array into the arena, so the results need no free
- * (the model frees its arena; model.c knows nothing of the analysis). */
-static void *to_arena(nns_model *m, void *rows, size_t n, size_t size,
+ * of their own (nns_analysis_free frees the arena). */
+static void *to_arena(nns__analysis *a, void *rows, size_t n, size_t size,
                       bool *ok) {
   if (!n) {
     free(rows);
     return NULL;
   }
-  void *dst = nns__arena_array(&m->analysis_arena, n, size);
+  void *dst = nns__arena_array(&a->arena, n, size);
   if (dst)
     memcpy(dst, rows, n * size);
   else
@@ -499,7 +500,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
                           const nns_analyze_options *o, nns_error *err) {
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
-  nns__arena *ar = &m->analysis_arena;
+  nns__arena *ar = &a->arena;
   /* Per node about a row, a place in the order and a layer (a graph
    * without module paths has a layer per node): a hint, so that a large
    * graph's analysis fills one huge-page chunk. */
@@ -544,10 +545,71 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   return NNS_OK;
 }
 
+/* ==== What the reports read of the inference ==== */
+
+/* Copies every value's type, the unknown op types and the warnings so far,
+ * so that the analysis reads the same after the model is inferred again. */
+static nns_status keep_inference(nns_model *m, nns__analysis *a) {
+  size_t nd = 0;
+  for (size_t i = 0; i < m->n_values; i++)
+    nd += m->values[i]->type.rank > 0 ? (size_t)m->values[i]->type.rank : 0;
+  a->vtypes = nns__arena_array(&a->arena, m->n_values + 1, sizeof *a->vtypes);
+  a->dims = nns__arena_array(&a->arena, nd + 1, sizeof *a->dims);
+  a->unknown = nns__arena_array(&a->arena, m->n_unknown + 1,
+                                sizeof *a->unknown);
+  if (!a->vtypes || !a->dims || !a->unknown)
+    return NNS_E_NOMEM;
+  uint32_t d = 0;
+  for (size_t i = 0; i < m->n_values; i++) {
+    const nns__value *v = m->values[i];
+    a->vtypes[i] = (nns__vtype){.dtype = v->type.dtype,
+                                .rank = v->type.rank,
+                                .kind = v->type.kind,
+                                .has_constant = v->cval != NULL,
+                                .first = d};
+    for (int32_t k = 0; k < v->type.rank; k++, d++) {
+      nns_dim x = nns__value_dim(m, i, k);
+      a->dims[d] = (nns__vdim){.value = x.value, .symbol = x.symbol};
+    }
+  }
+  a->n_unknown = m->n_unknown;
+  if (m->n_unknown)
+    memcpy(a->unknown, m->unknown, m->n_unknown * sizeof *a->unknown);
+  return NNS_OK;
+}
+
+/* Moves the warnings this analysis added to the model (warnings[from..])
+ * into the analysis, after copies of the load's and inference's, and
+ * leaves the model's list as the inference left it. */
+static nns_status keep_warnings(nns_model *m, nns__analysis *a, size_t from) {
+  a->n_warnings = m->n_warnings;
+  a->warnings = nns__arena_array(&a->arena, m->n_warnings + 1,
+                                 sizeof *a->warnings);
+  bool ok = a->warnings != NULL;
+  for (size_t i = 0; i < m->n_warnings; i++) {
+    size_t len = strlen(m->warnings[i]) + 1;
+    char *w = ok ? nns__arena_alloc(&a->arena, len) : NULL;
+    if (w)
+      memcpy(w, m->warnings[i], len);
+    else
+      ok = false;
+    if (ok)
+      a->warnings[i] = w;
+    if (i >= from)
+      free(m->warnings[i]);
+  }
+  m->n_warnings = from;
+  return ok ? NNS_OK : NNS_E_NOMEM;
+}
+
 nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
-                             nns_error *err) {
-  if (!m || !m->graph)
-    return nns__err(err, NNS_E_ARG, -1, NULL, "model is NULL");
+                             nns_analysis **out, nns_error *err) {
+  if (out)
+    *out = NULL;
+  if (!m || !m->graph || !out)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_analyze needs a model and a place for the "
+                    "analysis");
   nns_analyze_options given = {.optimizer = NNS_OPTIMIZER_SGD};
   if (opts && NNS__GET(&given, opts, NNS__V1_ANALYZE_OPTIONS) != NNS_OK)
     return nns__err(err, NNS_E_ARG, -1, NULL,
@@ -567,28 +629,39 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
     if (st != NNS_OK)
       return st;
   }
-  nns__model_forget_analysis(m); /* results do not pile up */
-  nns__analysis *a = nns__arena_alloc(&m->analysis_arena, sizeof *a);
+  nns__analysis *a = calloc(1, sizeof *a);
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  /* The cost_subgraph hook reaches the analysis through the model. */
-  m->analysis = a;
+  nns__arena_init(&a->arena);
+  a->model = m;
+  size_t warnings_before = m->n_warnings;
   nns_status st = analyze(m, a, o, err);
   bool ok = true;
-  a->params = to_arena(m, a->params, a->n_params, sizeof *a->params, &ok);
-  a->optypes = to_arena(m, a->optypes, a->n_optypes, sizeof *a->optypes, &ok);
+  a->params = to_arena(a, a->params, a->n_params, sizeof *a->params, &ok);
+  a->optypes = to_arena(a, a->optypes, a->n_optypes, sizeof *a->optypes, &ok);
   a->uncounted =
-      to_arena(m, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
+      to_arena(a, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
   a->branches =
-      to_arena(m, a->branches, a->n_branches, sizeof *a->branches, &ok);
+      to_arena(a, a->branches, a->n_branches, sizeof *a->branches, &ok);
   free(a->uncounted_next);
   a->uncounted_next = NULL;
   nns__map_free(&a->uncounted_index);
-  if (st == NNS_OK && !ok)
+  if (st == NNS_OK && (!ok || keep_inference(m, a) != NNS_OK))
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (keep_warnings(m, a, warnings_before) != NNS_OK && st == NNS_OK)
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st != NNS_OK) {
-    m->analysis = NULL;
+    nns_analysis_free(a);
     return st;
   }
+  m->analyzed = true;
+  *out = a;
   return NNS_OK;
+}
+
+void nns_analysis_free(nns_analysis *a) {
+  if (!a)
+    return;
+  nns__arena_free(&a->arena);
+  free(a);
 }

@@ -6,9 +6,14 @@
  * receptive fields (rf.c), with one shared helper (counts.c). The public
  * accessors are in api.c.
  *
- * Everything the analysis keeps lives in the model's arena, so the results
- * die with the model; scratch arrays are malloc'ed and freed by each pass.
- * Definitions of every number: docs/metrics.md.
+ * An analysis is an object of its own (struct nns_analysis, freed by
+ * nns_analysis_free): everything it keeps lives in its own arena, beside
+ * the model it describes, which it only reads after nns_model_analyze.
+ * Several analyses of one model live side by side. What the reports need
+ * of the inference it ran on (value types, unknown ops, warnings) is
+ * copied into it, so a later nns_model_infer leaves it whole. Scratch
+ * arrays are malloc'ed and freed by each pass. Definitions of every
+ * number: docs/metrics.md.
  */
 #ifndef NNS_ANALYZE_H
 #define NNS_ANALYZE_H
@@ -48,6 +53,7 @@ typedef struct nns__optype_row {
   const char *domain;  /* interned */
   const char *op_type; /* interned */
   int counted;         /* the op type has a cost rule */
+  const char *family;  /* its op table family, or NULL */
   nns_counts counts;
 } nns__optype_row;
 
@@ -71,7 +77,26 @@ typedef struct nns__branch_row {
   bool only;         /* unknown, but the other branch cannot run */
 } nns__branch_row;
 
-typedef struct nns__analysis {
+/* A value's type as the analysed inference left it (nns_analysis_value):
+ * its dims are dims[first .. first + rank) of the analysis's dim list. */
+typedef struct nns__vtype {
+  int32_t dtype;
+  int32_t rank;       /* -1 unknown */
+  uint8_t kind;       /* nns_type_kind */
+  bool has_constant;
+  uint32_t first;     /* first dim in nns__analysis.dims */
+} nns__vtype;
+
+/* One dim of a value, as nns_model_value_dim gave it then. */
+typedef struct nns__vdim {
+  int64_t value;      /* >= 0 known, -1 unknown */
+  const char *symbol; /* interned name of an unknown dim, or NULL */
+} nns__vdim;
+
+typedef struct nns_analysis nns__analysis;
+struct nns_analysis {
+  nns__arena arena;             /* everything below that is kept */
+  const nns_model *model;       /* the model it describes (read only) */
   nns_totals totals;
   nns_counts all;               /* the whole model */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
@@ -115,7 +140,16 @@ typedef struct nns__analysis {
    * (memory.c; saturated at INT64_MAX). */
   int64_t *live_bytes;
   size_t peak_position;       /* first position where the curve peaks */
-} nns__analysis;
+
+  /* The inference it ran on, as the reports read it (a later
+   * nns_model_infer changes the model's, not these). */
+  nns__vtype *vtypes;         /* per model value */
+  nns__vdim *dims;
+  size_t n_unknown;
+  nns__unknown_op *unknown;   /* op types without a rule */
+  size_t n_warnings;
+  const char **warnings;      /* load, inference, then this analysis's */
+};
 
 /* Node i of graph g in running order (a->order for the main graph). */
 static inline const nns__node *nns__graph_node(const nns__analysis *a,
@@ -155,16 +189,6 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
-/* The live-activation curve of an analysed model: the number of points
- * (main-graph nodes in running order), and for point i its live bytes and
- * the layer (preorder index) holding the node. 0 points when the model was
- * not analysed. For the report layer (the HTML page, the JSON "memory"
- * member); defined in api.c. */
-size_t nns__model_live_count(const nns_model *m);
-void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
-                           size_t *layer);
-/* Position of the curve's first maximum ((size_t)-1 without points). */
-size_t nns__model_live_peak(const nns_model *m);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */

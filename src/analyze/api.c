@@ -1,54 +1,50 @@
 /*
- * api.c - the public read accessors of nodes and of the analysis
- * (nnscan.h, "Nodes" and "Analysis"): totals, parameter dtypes, op types,
- * parameters, layers, uncounted ops, branches, and each node with its
- * counts; and the internal accessors of the live-activation curve
- * (analyze.h) that the report layer reads.
+ * api.c - the public read accessors of nodes and of an analysis (nnscan.h,
+ * "Nodes" and "Analysis"): totals, parameter dtypes, op types, parameters,
+ * layers, uncounted ops, branches, each node with its counts, the
+ * live-activation curve, and the inference the analysis counted.
  *
- * Node structure is readable from the load on; everything an analysis
- * computes gives NNS_E_STATE until nns_model_analyze succeeds. List counts
- * are 0 then. Bad handles, indexes and out pointers give NNS_E_ARG.
+ * Node structure is the model's, readable from the load on; everything an
+ * analysis computes is read through its own handle. Bad handles, indexes
+ * and out pointers give NNS_E_ARG; list counts are 0 for a NULL handle.
  */
 #include <string.h>
 
 #include "analyze.h"
 
-static const nns__analysis *an(const nns_model *m) {
-  return m ? m->analysis : NULL;
+/* NNS_E_ARG for a NULL analysis or out. */
+static nns_status analysed(const nns_analysis *a, const void *out) {
+  return a && out ? NNS_OK : NNS_E_ARG;
 }
 
-/* NNS_E_ARG for a NULL model or out, NNS_E_STATE before an analysis. */
-static nns_status analysed(const nns_model *m, const void *out) {
-  if (!m || !out)
-    return NNS_E_ARG;
-  return m->analysis ? NNS_OK : NNS_E_STATE;
+const nns_model *nns_analysis_model(const nns_analysis *a) {
+  return a ? a->model : NULL;
 }
 
-nns_status nns_model_totals(const nns_model *m, nns_totals *out) {
-  nns_status st = analysed(m, out);
-  return st ? st : NNS__PUT(out, &an(m)->totals, NNS__V1_TOTALS);
+nns_status nns_analysis_totals(const nns_analysis *a, nns_totals *out) {
+  nns_status st = analysed(a, out);
+  return st ? st : NNS__PUT(out, &a->totals, NNS__V1_TOTALS);
 }
 
-nns_status nns_model_total_counts(const nns_model *m, nns_counts *out) {
-  nns_status st = analysed(m, out);
-  return st ? st : NNS__PUT(out, &an(m)->all, NNS__V1_COUNTS);
+nns_status nns_analysis_total_counts(const nns_analysis *a, nns_counts *out) {
+  nns_status st = analysed(a, out);
+  return st ? st : NNS__PUT(out, &a->all, NNS__V1_COUNTS);
 }
 
-nns_status nns_model_total_rf(const nns_model *m, nns_rf *out) {
-  nns_status st = analysed(m, out);
-  return st ? st : NNS__PUT(out, &an(m)->rf, NNS__V1_RF);
+nns_status nns_analysis_total_rf(const nns_analysis *a, nns_rf *out) {
+  nns_status st = analysed(a, out);
+  return st ? st : NNS__PUT(out, &a->rf, NNS__V1_RF);
 }
 
-size_t nns_model_param_dtype_count(const nns_model *m) {
-  return an(m) ? an(m)->n_dtypes : 0;
+size_t nns_analysis_param_dtype_count(const nns_analysis *a) {
+  return a ? a->n_dtypes : 0;
 }
 
-nns_status nns_model_param_dtype(const nns_model *m, size_t i, int *dtype,
+nns_status nns_analysis_param_dtype(const nns_analysis *a, size_t i, int *dtype,
                                  int64_t *elements, int64_t *bytes) {
-  nns_status st = analysed(m, dtype);
+  nns_status st = analysed(a, dtype);
   if (st)
     return st;
-  const nns__analysis *a = an(m);
   if (i >= a->n_dtypes || !elements || !bytes)
     return NNS_E_ARG;
   *dtype = a->dtypes[i].dtype;
@@ -57,91 +53,88 @@ nns_status nns_model_param_dtype(const nns_model *m, size_t i, int *dtype,
   return NNS_OK;
 }
 
-size_t nns_model_op_type_count(const nns_model *m) {
-  return an(m) ? an(m)->n_optypes : 0;
+size_t nns_analysis_op_type_count(const nns_analysis *a) {
+  return a ? a->n_optypes : 0;
 }
 
-nns_status nns_model_op_type(const nns_model *m, size_t i,
-                             const char **domain, const char **op_type,
-                             int *counted) {
-  nns_status st = analysed(m, domain);
-  if (st)
-    return st;
-  const nns__analysis *a = an(m);
-  if (i >= a->n_optypes || !op_type || !counted)
+nns_status nns_analysis_op_type(const nns_analysis *a, size_t i,
+                                nns_op_type_info *out) {
+  if (!a || !out || i >= a->n_optypes)
     return NNS_E_ARG;
-  *domain = a->optypes[i].domain;
-  *op_type = a->optypes[i].op_type;
-  *counted = a->optypes[i].counted;
-  return NNS_OK;
+  const nns__optype_row *r = &a->optypes[i];
+  nns_op_type_info info = {.domain = r->domain,
+                           .op_type = r->op_type,
+                           .counted = r->counted,
+                           .family = r->family};
+  return NNS__PUT(out, &info, NNS__V1_OP_TYPE_INFO);
 }
 
-nns_status nns_model_op_type_counts(const nns_model *m, size_t i,
+nns_status nns_analysis_op_type_counts(const nns_analysis *a, size_t i,
                                     nns_counts *out) {
-  nns_status st = analysed(m, out);
+  nns_status st = analysed(a, out);
   if (st)
     return st;
-  if (i >= an(m)->n_optypes)
+  if (i >= a->n_optypes)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->optypes[i].counts, NNS__V1_COUNTS);
+  return NNS__PUT(out, &a->optypes[i].counts, NNS__V1_COUNTS);
 }
 
-size_t nns_model_param_count(const nns_model *m) {
-  return an(m) ? an(m)->n_params : 0;
+size_t nns_analysis_param_count(const nns_analysis *a) {
+  return a ? a->n_params : 0;
 }
 
-nns_status nns_model_param(const nns_model *m, size_t i,
+nns_status nns_analysis_param(const nns_analysis *a, size_t i,
                            nns_param_info *out) {
-  nns_status st = analysed(m, out);
+  nns_status st = analysed(a, out);
   if (st)
     return st;
-  if (i >= an(m)->n_params)
+  if (i >= a->n_params)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->params[i], NNS__V1_PARAM_INFO);
+  return NNS__PUT(out, &a->params[i], NNS__V1_PARAM_INFO);
 }
 
-size_t nns_model_layer_count(const nns_model *m) {
-  return an(m) ? an(m)->n_layers : 0;
+size_t nns_analysis_layer_count(const nns_analysis *a) {
+  return a ? a->n_layers : 0;
 }
 
-nns_status nns_model_layer(const nns_model *m, size_t i,
+nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
                            nns_layer_info *out) {
-  nns_status st = analysed(m, out);
+  nns_status st = analysed(a, out);
   if (st)
     return st;
-  if (i >= an(m)->n_layers)
+  if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->layers[i].info, NNS__V1_LAYER_INFO);
+  return NNS__PUT(out, &a->layers[i].info, NNS__V1_LAYER_INFO);
 }
 
-nns_status nns_model_layer_counts(const nns_model *m, size_t i,
+nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,
                                   nns_counts *out) {
-  nns_status st = analysed(m, out);
+  nns_status st = analysed(a, out);
   if (st)
     return st;
-  if (i >= an(m)->n_layers)
+  if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->layers[i].counts, NNS__V1_COUNTS);
+  return NNS__PUT(out, &a->layers[i].counts, NNS__V1_COUNTS);
 }
 
-nns_status nns_model_layer_rf(const nns_model *m, size_t i, nns_rf *out) {
-  nns_status st = analysed(m, out);
+nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {
+  nns_status st = analysed(a, out);
   if (st)
     return st;
-  if (i >= an(m)->n_layers)
+  if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &an(m)->layers[i].rf, NNS__V1_RF);
+  return NNS__PUT(out, &a->layers[i].rf, NNS__V1_RF);
 }
 
-nns_status nns_model_layer_rf_span(const nns_model *m, size_t i, int axis,
+nns_status nns_analysis_layer_rf_span(const nns_analysis *a, size_t i, int axis,
                                    int64_t pos, int64_t *first,
                                    int64_t *last) {
-  nns_status st = analysed(m, first);
+  nns_status st = analysed(a, first);
   if (st)
     return st;
-  if (!last || i >= an(m)->n_layers)
+  if (!last || i >= a->n_layers)
     return NNS_E_ARG;
-  const nns__alayer *la = &an(m)->layers[i];
+  const nns__alayer *la = &a->layers[i];
   const nns_rf *rf = &la->rf;
   if (rf->whole || rf->axes <= 0)
     return NNS_E_NOTFOUND;
@@ -166,17 +159,16 @@ nns_status nns_model_layer_rf_span(const nns_model *m, size_t i, int axis,
   return NNS_OK;
 }
 
-size_t nns_model_uncounted_op_count(const nns_model *m) {
-  return an(m) ? an(m)->n_uncounted : 0;
+size_t nns_analysis_uncounted_op_count(const nns_analysis *a) {
+  return a ? a->n_uncounted : 0;
 }
 
-nns_status nns_model_uncounted_op(const nns_model *m, size_t i,
+nns_status nns_analysis_uncounted_op(const nns_analysis *a, size_t i,
                                   const char **domain, const char **op_type,
                                   size_t *node_count) {
-  nns_status st = analysed(m, domain);
+  nns_status st = analysed(a, domain);
   if (st)
     return st;
-  const nns__analysis *a = an(m);
   if (i >= a->n_uncounted || !op_type || !node_count)
     return NNS_E_ARG;
   *domain = a->uncounted[i].domain;
@@ -185,13 +177,12 @@ nns_status nns_model_uncounted_op(const nns_model *m, size_t i,
   return NNS_OK;
 }
 
-nns_status nns_model_uncounted_op_why(const nns_model *m, size_t i,
+nns_status nns_analysis_uncounted_op_why(const nns_analysis *a, size_t i,
                                       size_t *no_rule, size_t *no_size,
                                       size_t *failed) {
-  nns_status st = analysed(m, no_rule);
+  nns_status st = analysed(a, no_rule);
   if (st)
     return st;
-  const nns__analysis *a = an(m);
   if (i >= a->n_uncounted || !no_size || !failed)
     return NNS_E_ARG;
   *no_rule = a->uncounted[i].no_rule;
@@ -200,12 +191,11 @@ nns_status nns_model_uncounted_op_why(const nns_model *m, size_t i,
   return NNS_OK;
 }
 
-nns_status nns_model_uncounted_op_lost(const nns_model *m, size_t i,
+nns_status nns_analysis_uncounted_op_lost(const nns_analysis *a, size_t i,
                                        size_t *node, int *how) {
-  nns_status st = analysed(m, node);
+  nns_status st = analysed(a, node);
   if (st)
     return st;
-  const nns__analysis *a = an(m);
   if (i >= a->n_uncounted || !how)
     return NNS_E_ARG;
   const nns__node *at = a->uncounted[i].lost_at;
@@ -240,9 +230,8 @@ static bool all_outputs_known(const nns__node *n) {
   return any;
 }
 
-nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
-  if (!m || i >= m->n_nodes || !out)
-    return NNS_E_ARG;
+/* Node i's row as the model gives it (no analysis: "" and (size_t)-1). */
+static nns_node_info node_info(const nns_model *m, size_t i) {
   const nns__node *n = m->nodes[i];
   nns_node_info info = {0};
   info.op_type = n->op_type;
@@ -263,19 +252,33 @@ nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
     info.flags |= NNS_NODE_SUBGRAPHS;
   info.module_path = "";
   info.layer = (size_t)-1;
-  const nns__analysis *a = an(m);
-  if (a) {
-    const nns__node *top = nns__top_node(n);
-    if (top->graph == a->main && top->index < a->n_nodes) {
-      uint32_t l = a->nodes[top->index].layer;
-      info.layer = l;
-      info.module_path = a->layers[l].info.path;
-    }
-    bool counted = n->graph == a->main ? a->nodes[n->index].counted
-                                       : a->node_counted && a->node_counted[i];
-    if (counted)
-      info.flags |= NNS_NODE_COUNTED;
+  return info;
+}
+
+nns_status nns_model_node(const nns_model *m, size_t i, nns_node_info *out) {
+  if (!m || i >= m->n_nodes || !out)
+    return NNS_E_ARG;
+  nns_node_info info = node_info(m, i);
+  return NNS__PUT(out, &info, NNS__V1_NODE_INFO);
+}
+
+nns_status nns_analysis_node(const nns_analysis *a, size_t i,
+                             nns_node_info *out) {
+  if (!a || i >= a->model->n_nodes || !out)
+    return NNS_E_ARG;
+  const nns_model *m = a->model;
+  nns_node_info info = node_info(m, i);
+  const nns__node *n = m->nodes[i];
+  const nns__node *top = nns__top_node(n);
+  if (top->graph == a->main && top->index < a->n_nodes) {
+    uint32_t l = a->nodes[top->index].layer;
+    info.layer = l;
+    info.module_path = a->layers[l].info.path;
   }
+  bool counted = n->graph == a->main ? a->nodes[n->index].counted
+                                     : a->node_counted && a->node_counted[i];
+  if (counted)
+    info.flags |= NNS_NODE_COUNTED;
   return NNS__PUT(out, &info, NNS__V1_NODE_INFO);
 }
 
@@ -297,14 +300,14 @@ nns_status nns_model_node_output(const nns_model *m, size_t i, size_t k,
   return NNS_OK;
 }
 
-nns_status nns_model_node_counts(const nns_model *m, size_t i,
+nns_status nns_analysis_node_counts(const nns_analysis *a, size_t i,
                                  nns_counts *out) {
-  nns_status st = analysed(m, out);
+  nns_status st = analysed(a, out);
   if (st)
     return st;
+  const nns_model *m = a->model;
   if (i >= m->n_nodes)
     return NNS_E_ARG;
-  const nns__analysis *a = an(m);
   const nns__node *n = m->nodes[i];
   static const nns_counts none = {.nodes = 1};
   const nns_counts *c = n->graph == a->main ? &a->nodes[n->index].counts
@@ -354,27 +357,26 @@ nns_status nns_model_set_param_kind(nns_model *m, const char *value_name,
   return NNS_OK;
 }
 
-nns_status nns_model_layer_class(const nns_model *m, size_t i,
+nns_status nns_analysis_layer_class(const nns_analysis *a, size_t i,
                                  const char **class_name) {
-  nns_status st = analysed(m, class_name);
+  nns_status st = analysed(a, class_name);
   if (st)
     return st;
-  if (i >= an(m)->n_layers)
+  if (i >= a->n_layers)
     return NNS_E_ARG;
-  *class_name = an(m)->layers[i].module_class;
+  *class_name = a->layers[i].module_class;
   return NNS_OK;
 }
 
-size_t nns_model_branch_count(const nns_model *m) {
-  return an(m) ? an(m)->n_branches : 0;
+size_t nns_analysis_branch_count(const nns_analysis *a) {
+  return a ? a->n_branches : 0;
 }
 
-nns_status nns_model_branch(const nns_model *m, size_t i, const char **node,
+nns_status nns_analysis_branch(const nns_analysis *a, size_t i, const char **node,
                             int *then_branch, int *known) {
-  nns_status st = analysed(m, node);
+  nns_status st = analysed(a, node);
   if (st)
     return st;
-  const nns__analysis *a = an(m);
   if (i >= a->n_branches || !then_branch || !known)
     return NNS_E_ARG;
   const nns__branch_row *b = &a->branches[i];
@@ -385,23 +387,85 @@ nns_status nns_model_branch(const nns_model *m, size_t i, const char **node,
   return NNS_OK;
 }
 
-/* ==== Internal: the live-activation curve (analyze.h) ==== */
+/* ==== The live-activation curve ==== */
 
-size_t nns__model_live_count(const nns_model *m) {
-  return an(m) && an(m)->live_bytes ? an(m)->n_nodes : 0;
+size_t nns_analysis_memory_count(const nns_analysis *a) {
+  return a && a->live_bytes ? a->n_nodes : 0;
 }
 
-void nns__model_live_point(const nns_model *m, size_t i, int64_t *bytes,
-                           size_t *layer) {
-  const nns__analysis *a = an(m);
-  *bytes = 0;
-  *layer = 0;
-  if (i >= nns__model_live_count(m))
-    return;
-  *bytes = a->live_bytes[i];
+nns_status nns_analysis_memory_point(const nns_analysis *a, size_t i,
+                                     int64_t *live_bytes, size_t *layer) {
+  if (!live_bytes || !layer || i >= nns_analysis_memory_count(a))
+    return NNS_E_ARG;
+  *live_bytes = a->live_bytes[i];
   *layer = a->nodes[a->order[i]->index].layer;
+  return NNS_OK;
 }
 
-size_t nns__model_live_peak(const nns_model *m) {
-  return nns__model_live_count(m) ? an(m)->peak_position : (size_t)-1;
+size_t nns_analysis_memory_peak(const nns_analysis *a) {
+  return nns_analysis_memory_count(a) ? a->peak_position : (size_t)-1;
+}
+
+/* ==== The inference it counted ==== */
+
+nns_status nns_analysis_value(const nns_analysis *a, size_t i,
+                              nns_value_info *out) {
+  nns_value_info info = {.size = sizeof info};
+  if (!a || !out || nns_model_value(a->model, i, &info) != NNS_OK)
+    return NNS_E_ARG;
+  const nns__vtype *t = &a->vtypes[i];
+  info.dtype = t->dtype;
+  info.kind = (nns_type_kind)t->kind;
+  info.rank = t->rank;
+  info.has_constant = t->has_constant;
+  return NNS__PUT(out, &info, NNS__V1_VALUE_INFO);
+}
+
+/* Declared in src/report/report_int.h: the reports' by-value read. */
+nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
+nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis) {
+  nns_dim x = {.size = sizeof x, .value = -1};
+  if (!a || i >= a->model->n_values || axis < 0 ||
+      axis >= a->vtypes[i].rank)
+    return x;
+  const nns__vdim *d = &a->dims[a->vtypes[i].first + (uint32_t)axis];
+  x.value = d->value;
+  x.symbol = d->symbol;
+  return x;
+}
+
+nns_status nns_analysis_value_dim(const nns_analysis *a, size_t i, int axis,
+                                  nns_dim *out) {
+  if (!a || !out || i >= a->model->n_values || axis < 0 ||
+      axis >= a->vtypes[i].rank)
+    return NNS_E_ARG;
+  nns_dim x = nns__analysis_value_dim(a, i, axis);
+  return NNS__PUT(out, &x, NNS__V1_DIM);
+}
+
+size_t nns_analysis_unknown_op_count(const nns_analysis *a) {
+  return a ? a->n_unknown : 0;
+}
+
+nns_status nns_analysis_unknown_op(const nns_analysis *a, size_t i,
+                                   const char **domain, const char **op_type,
+                                   size_t *node_count) {
+  if (!a || i >= a->n_unknown || !domain || !op_type || !node_count)
+    return NNS_E_ARG;
+  *domain = a->unknown[i].domain;
+  *op_type = a->unknown[i].op_type;
+  *node_count = a->unknown[i].count;
+  return NNS_OK;
+}
+
+size_t nns_analysis_warning_count(const nns_analysis *a) {
+  return a ? a->n_warnings : 0;
+}
+
+nns_status nns_analysis_warning(const nns_analysis *a, size_t i,
+                                const char **message) {
+  if (!a || i >= a->n_warnings || !message)
+    return NNS_E_ARG;
+  *message = a->warnings[i];
+  return NNS_OK;
 }

@@ -489,7 +489,7 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     }
   }
   if (a->n_dtypes) {
-    a->dtypes = nns__arena_array(&m->analysis_arena, a->n_dtypes,
+    a->dtypes = nns__arena_array(&a->arena, a->n_dtypes,
                                  sizeof *a->dtypes);
     if (!a->dtypes)
       goto nomem;

@@ -299,7 +299,7 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
 
 /* A layer whose field differs between positions keeps its periods in the
  * analysis arena (nns_model_layer_rf_span); false when out of memory. */
-static bool keep_periods(nns_model *m, const nns__rf_pool *pool,
+static bool keep_periods(nns__analysis *a, const nns__rf_pool *pool,
                          const nns__rf *r, nns__alayer *la) {
   la->per = NULL;
   if (r->f.whole)
@@ -308,7 +308,7 @@ static bool keep_periods(nns_model *m, const nns__rf_pool *pool,
     if (nns__rf_period(pool, r, k) <= 1)
       continue;
     if (!la->per) {
-      la->per = nns__arena_array(&m->analysis_arena, NNS_RF_MAX_AXES,
+      la->per = nns__arena_array(&a->arena, NNS_RF_MAX_AXES,
                                  sizeof *la->per);
       if (!la->per)
         return false;
@@ -435,7 +435,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     la->rf = r->f;
     if (!la->rf.whole)
       keep_larger(&best_layer, &la->rf);
-    if (!keep_periods(m, &pool, r, la))
+    if (!keep_periods(a, &pool, r, la))
       goto nomem;
   }
   /* The model: the last spatial field on the path to its outputs (the

@@ -490,7 +490,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   builder b;
   memset(&b, 0, sizeof b);
   b.m = m;
-  b.types.arena = &m->analysis_arena;
+  b.types.arena = &a->arena;
   b.pytorch = m->producer_name && strcmp(m->producer_name, "pytorch") == 0;
   b.tensorflow = m->producer_name &&
                  (strcmp(m->producer_name, "tf2onnx") == 0 ||
@@ -505,7 +505,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
       !nns__vec_reserve(&b.layers, (size_t)g->n_nodes + 1) ||
       add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
-  a->meta_param_kinds.arena = &m->analysis_arena;
+  a->meta_param_kinds.arena = &a->arena;
   if (!read_meta_object(&b, MODULE_TYPES_KEY, &b.types, "module types") ||
       !read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
                         "parameter kinds"))
@@ -523,8 +523,8 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
               "layer kept", MAX_DEPTH, MAX_PATH);
   /* Preorder, children in first-seen order. */
   a->n_layers = b.layers.n;
-  a->layers = nns__arena_array(&m->analysis_arena, b.layers.n, sizeof *a->layers);
-  uint32_t *pre = malloc(b.layers.n * sizeof *pre);   /* build index -> preorder */
+  a->layers = nns__arena_array(&a->arena, b.layers.n, sizeof *a->layers);
+  uint32_t *pre = malloc(b.layers.n * sizeof *pre); /* build -> preorder */
   uint32_t *stack = malloc(b.layers.n * sizeof *stack);
   if (!a->layers || !pre || !stack) {
     free(pre);
@@ -638,7 +638,7 @@ static void list_free(type_list *t) {
 
 /* Joins a list with `sep`, stopping (with "+...") past `max` characters
  * when max > 0. */
-static const char *join(nns_model *m, const type_list *t, const char *sep,
+static const char *join(nns__analysis *a, const type_list *t, const char *sep,
                         size_t max) {
   /* Nothing to join: the list's one string (no copy per layer). */
   if (t->n == 0)
@@ -648,7 +648,7 @@ static const char *join(nns_model *m, const type_list *t, const char *sep,
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
     len += strlen(t->v[i]) + strlen(sep);
-  char *s = nns__arena_alloc(&m->analysis_arena, len + 8);
+  char *s = nns__arena_alloc(&a->arena, len + 8);
   if (!s)
     return "";
   size_t k = 0;
@@ -786,7 +786,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         if (n->out[k])
           li->output_value = n->out[k]->index;
     }
-    li->op_types = join(m, &types[l], ",", 0);
+    li->op_types = join(a, &types[l], ",", 0);
     /* A module class from the model wins; else the op type of a single-op
      * layer, else a summary of its op types. */
     if (li->type)
@@ -794,7 +794,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     else if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
       li->type = types[l].v[0];
     else
-      li->type = join(m, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
+      li->type = join(a, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
   /* The root is the model: its first input and first output. */
   if (nl) {

@@ -74,9 +74,9 @@ const char *cli_model_name(const char *path, char *buf, size_t size);
 /* -h or --help. */
 bool cli_is_help(const char *arg);
 /* Each command's usage (stdout for -h, stderr on a usage error); `nnscan
- * -h` prints them all. */
-extern const char cli_summary_usage[], cli_table_usage[], cli_shapes_usage[],
-    cli_ops_usage[];
+ * -h` prints them all. The summary's names the library's optimizers. */
+void cli_summary_usage(FILE *f);
+extern const char cli_table_usage[], cli_shapes_usage[], cli_ops_usage[];
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 

@@ -38,9 +38,10 @@ static const char exit_status[] =
 /* The full help: the overview, then every command's own usage. */
 static void usage(FILE *f) {
   fputs(overview, f);
-  const char *const parts[] = {cli_summary_usage, cli_table_usage,
-                               cli_shapes_usage, cli_ops_usage,
-                               version_usage};
+  fputc('\n', f);
+  cli_summary_usage(f);
+  const char *const parts[] = {cli_table_usage, cli_shapes_usage,
+                               cli_ops_usage, version_usage};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     fputc('\n', f);
     fputs(parts[i], f);

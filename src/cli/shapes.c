@@ -72,7 +72,7 @@ int cmd_shapes(int argc, char **argv) {
                                              : NNS_FORMAT_SHAPES_JSON,
                                .model_path = o.path};
       nns_error err;
-      nns_status st = nns_report(m, &ro, cli_write, f, &err);
+      nns_status st = nns_report_shapes(m, &ro, cli_write, f, &err);
       if (st != NNS_OK && st != NNS_E_IO) {
         cli_print_error(o.path, &err);
         cli_discard_output(f);

@@ -3,14 +3,16 @@
  * parameters, FLOPs, MACs, memory accesses, receptive field and memory, as
  * a tree table, CSV, Markdown, JSON or an HTML page. Parsing the options
  * is all it does: the analysis is nns_model_analyze() and the rendering
- * nns_report().
+ * nns_report() of it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-const char cli_summary_usage[] =
+/* The usage in two parts around the --optimizer line, whose words come
+ * from the library (nns_optimizer_name). */
+static const char usage_head[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
     "md,\n"
@@ -34,9 +36,8 @@ const char cli_summary_usage[] =
     "  --value NAME=V[,V...]  a graph input's contents (scalars, small integer\n"
     "                         tensors): control flow (If) and shape\n"
     "                         arithmetic fold on it, e.g. --value sr=16000\n"
-    "  --batch N              set the first dim of every graph input\n"
-    "  --optimizer sgd|momentum|adam   for the training estimate (default "
-    "adam)\n"
+    "  --batch N              set the first dim of every graph input\n";
+static const char usage_tail[] =
     "  --wrap start|middle|end    where long names are shortened (default "
     "middle)\n"
     "  --width N              table width (default: the terminal's, else "
@@ -44,6 +45,16 @@ const char cli_summary_usage[] =
     "  --strict               exit 3 if anything could not be counted\n"
     "  --fallback             take declared shapes for unknown ops' outputs\n"
     "  -o FILE                write to FILE instead of stdout\n";
+
+void cli_summary_usage(FILE *f) {
+  fputs(usage_head, f);
+  fputs("  --optimizer ", f);
+  for (int k = 0; nns_optimizer_name(k); k++)
+    fprintf(f, "%s%s", k ? "|" : "", nns_optimizer_name(k));
+  fprintf(f, "   for the training estimate (default %s)\n",
+          nns_optimizer_name(NNS_OPTIMIZER_ADAM));
+  fputs(usage_tail, f);
+}
 
 /* Index of s in names (NULL-terminated), or -1. */
 static int pick(const char *s, const char *const *names) {
@@ -88,11 +99,11 @@ static bool parse_columns(const char *list, unsigned *out) {
 }
 
 /* Says on stderr what a strict run could not count; true if anything. */
-static bool incomplete(const nns_model *m, const char *path) {
+static bool incomplete(const nns_analysis *a, const char *path) {
   nns_counts all = {.size = sizeof all};
-  nns_model_total_counts(m, &all);
-  size_t nu = nns_model_uncounted_op_count(m);
-  size_t nk = nns_model_unknown_op_count(m);
+  nns_analysis_total_counts(a, &all);
+  size_t nu = nns_analysis_uncounted_op_count(a);
+  size_t nk = nns_analysis_unknown_op_count(a);
   bool bad = nu || nk || (all.flags & (NNS_COUNT_PARTIAL |
                                        NNS_COUNT_UNBOUNDED |
                                        NNS_COUNT_OVERFLOW));
@@ -104,14 +115,14 @@ static bool incomplete(const nns_model *m, const char *path) {
   for (size_t i = 0; i < nu; i++) {
     const char *dom = "", *op = "";
     size_t n = 0;
-    nns_model_uncounted_op(m, i, &dom, &op, &n);
+    nns_analysis_uncounted_op(a, i, &dom, &op, &n);
     char cd[256], co[256];
     nns_text_clean(cd, sizeof cd, dom);
     nns_text_clean(co, sizeof co, op);
     /* Say why, as the report does: an op with a cost rule can still go
      * uncounted when a size is unknown or its rule failed. */
     size_t no_rule = 0, no_size = 0, failed = 0;
-    nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed);
+    nns_analysis_uncounted_op_why(a, i, &no_rule, &no_size, &failed);
     fprintf(stderr, "%s %s%s%s x%zu (", i ? "," : "", cd, *cd ? "." : "",
             co, n);
     const char *sep = "";
@@ -127,13 +138,13 @@ static bool incomplete(const nns_model *m, const char *path) {
   for (size_t i = 0; i < nk; i++) {
     const char *dom = "", *op = "";
     size_t n = 0;
-    nns_model_unknown_op(m, i, &dom, &op, &n);
+    nns_analysis_unknown_op(a, i, &dom, &op, &n);
     /* An unknown op usually has no cost rule either: name it once. */
     bool dup = false;
     for (size_t j = 0; j < nu && !dup; j++) {
       const char *d2 = "", *o2 = "";
       size_t n2 = 0;
-      nns_model_uncounted_op(m, j, &d2, &o2, &n2);
+      nns_analysis_uncounted_op(a, j, &d2, &o2, &n2);
       dup = !strcmp(d2, dom) && !strcmp(o2, op);
     }
     if (dup)
@@ -171,7 +182,7 @@ int cmd_summary(int argc, char **argv) {
 
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) {
-      fputs(cli_summary_usage, stdout);
+      cli_summary_usage(stdout);
       rc = EXIT_OK;
       goto done;
     }
@@ -263,7 +274,7 @@ int cmd_summary(int argc, char **argv) {
     i++; /* the option's value */
   }
   if (!o.path) {
-    fputs(cli_summary_usage, stderr);
+    cli_summary_usage(stderr);
     goto done;
   }
   int f = pick(o.format, formats);
@@ -285,7 +296,8 @@ int cmd_summary(int argc, char **argv) {
   if (!m)
     goto done;
   nns_error err;
-  if (nns_model_analyze(m, &ao, &err) != NNS_OK) {
+  nns_analysis *an = NULL;
+  if (nns_model_analyze(m, &ao, &an, &err) != NNS_OK) {
     cli_print_error(o.path, &err);
     nns_model_free(m);
     goto done;
@@ -295,7 +307,7 @@ int cmd_summary(int argc, char **argv) {
   ro.model_path = o.path;
   FILE *out = cli_open_output(o.output);
   if (out) {
-    nns_status st = nns_report(m, &ro, cli_write, out, &err);
+    nns_status st = nns_report(an, &ro, cli_write, out, &err);
     /* NNS_E_IO is the writer's failure: cli_close_output names the file
      * and the reason. */
     if (st != NNS_OK && st != NNS_E_IO) {
@@ -305,8 +317,9 @@ int cmd_summary(int argc, char **argv) {
       rc = EXIT_OK;
     }
   }
-  if (rc == EXIT_OK && strict && incomplete(m, o.path))
+  if (rc == EXIT_OK && strict && incomplete(an, o.path))
     rc = EXIT_INCOMPLETE;
+  nns_analysis_free(an);
   nns_model_free(m);
 done:
   cli_model_opts_free(&o);

@@ -91,13 +91,15 @@ int cmd_table(int argc, char **argv) {
     if (!m)
       goto done;
     nns_error err;
-    if (nns_model_analyze(m, NULL, &err) != NNS_OK) {
+    nns_analysis *an = NULL;
+    if (nns_model_analyze(m, NULL, &an, &err) != NNS_OK) {
       cli_print_error(o.path, &err);
       nns_model_free(m);
       goto done;
     }
     nns_status st = nns_table_add(
-        rows, cli_model_name(files[k], name, sizeof name), m, &err);
+        rows, cli_model_name(files[k], name, sizeof name), an, &err);
+    nns_analysis_free(an);
     nns_model_free(m);
     if (st != NNS_OK) {
       cli_print_error(o.path, &err);

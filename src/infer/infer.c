@@ -708,12 +708,13 @@ static void forget_graph(nns__graph *g, bool values) {
 }
 
 /*
- * Frees everything the previous inference and analysis held: their arenas,
- * the symbols the inference made (the model's own, from its declared dims,
- * stay with their names), and every pointer into them.
+ * Frees everything the previous inference held: its arena, the symbols it
+ * made (the model's own, from its declared dims, stay with their names),
+ * and every pointer into them. Analyses are objects of their own and keep
+ * what they read of it (src/analyze).
  */
 static void forget_results(nns_model *m) {
-  nns__model_forget_analysis(m);
+  m->analyzed = false;
   nns__arena_free(&m->infer_arena);
   forget_graph(m->graph, false);
   for (int32_t f = 0; f < m->n_functions; f++)

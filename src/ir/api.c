@@ -176,5 +176,5 @@ unsigned nns_model_state(const nns_model *m) {
   if (!m)
     return 0;
   return (m->inferred ? NNS_STATE_INFERRED : 0u) |
-         (m->analysis ? NNS_STATE_ANALYZED : 0u);
+         (m->analyzed ? NNS_STATE_ANALYZED : 0u);
 }

@@ -277,13 +277,12 @@ typedef struct nns__unknown_op {
 struct nns_model {
   nns__arena arena;          /* the graph: lives as long as the model */
   nns__arena data_arena;     /* tensor bytes the builder copied (bulk) */
-  /* Results, each freed whole when they are redone (nnscan.h,
-   * "Ownership"): types, dims, folded constants and orders of the last
-   * nns_model_infer (src/infer, src/ops, tensor.c), and everything of the
-   * last nns_model_analyze (src/analyze). Interned strings stay in `arena`:
-   * each run interns the same ones again. */
+  /* Results of the last nns_model_infer, freed whole when it is redone
+   * (nnscan.h, "Ownership"): types, dims, folded constants and orders
+   * (src/infer, src/ops, tensor.c). Interned strings stay in `arena`: each
+   * run interns the same ones again. An analysis is not kept here: it is
+   * an object of its own (src/analyze). */
   nns__arena infer_arena;
-  nns__arena analysis_arena;
   nns__interner strings;
   nns__fmap map;             /* when loaded from a file */
   const uint8_t *data;       /* the model bytes */
@@ -334,8 +333,6 @@ struct nns_model {
   nns__map op_cache;         /* interned op_type -> resolved entry */
   nns__map custom_ops;       /* interned op_type -> user-registered entries
                                 (src/ops/custom.c) */
-  struct nns__analysis *analysis; /* results of nns_model_analyze, or NULL
-                                     (src/analyze) */
   nns__map warned;           /* interned keys of warnings given once */
   /* What the caller said (nns_model_set_module / _set_param_kind), for
    * every analysis; arena-backed maps. */
@@ -349,6 +346,8 @@ struct nns_model {
   int64_t fold_bytes;        /* bytes of constants decoded or folded in this
                                 inference run (NNS__FOLD_BUDGET caps it) */
   bool inferred;
+  bool analyzed;             /* an nns_model_analyze succeeded since the
+                                last inference (NNS_STATE_ANALYZED) */
 };
 
 /* ==== Functions over the IR (src/ir) ==== */
@@ -363,10 +362,6 @@ void nns__warn(nns_model *m, const char *fmt, ...)
 
 /* Records that value v belongs to the model's value list. */
 bool nns__model_add_value(nns_model *m, nns__value *v);
-
-/* Drops the model's analysis and frees all it held (a new inference or
- * analysis does this first). */
-void nns__model_forget_analysis(nns_model *m);
 
 /* Builds m->nodes (see there) from the main graph and its subgraphs. */
 nns_status nns__model_index_nodes(nns_model *m, nns_error *err);

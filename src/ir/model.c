@@ -17,7 +17,6 @@ nns_model *nns__model_new(void) {
   nns__arena_init(&m->data_arena);
   m->data_arena.bulk = true;
   nns__arena_init(&m->infer_arena);
-  nns__arena_init(&m->analysis_arena);
   nns__intern_init(&m->strings, &m->arena);
   m->modules.arena = &m->arena;
   m->param_kinds.arena = &m->arena;
@@ -50,7 +49,6 @@ void nns__model_destroy(nns_model *m) {
   nns__map_free(&m->warned);
   nns__fmap_close(&m->map);
   nns__intern_free(&m->strings);
-  nns__arena_free(&m->analysis_arena);
   nns__arena_free(&m->infer_arena);
   nns__arena_free(&m->arena);
   nns__arena_free(&m->data_arena);
@@ -58,11 +56,6 @@ void nns__model_destroy(nns_model *m) {
 }
 
 void nns_model_free(nns_model *model) { nns__model_destroy(model); }
-
-void nns__model_forget_analysis(nns_model *m) {
-  m->analysis = NULL;
-  nns__arena_free(&m->analysis_arena);
-}
 
 void nns__warn(nns_model *m, const char *fmt, ...) {
   char **w = nns__grow(m->warnings, &m->cap_warnings, m->n_warnings + 1,

@@ -270,6 +270,7 @@ typedef struct nns__ictx {
    * cost of every node of g (already inferred). */
   nns_status (*cost_subgraph)(struct nns__ictx *cx, const nns__graph *g,
                               nns__cost *c);
+  struct nns_analysis *analysis; /* the analysis running, for that hook */
   /* Receptive-field rules only: the field of each input (NULL where an
    * input carries none), for rules that combine two (attention). */
   const struct nns__rf *const *rf_in;

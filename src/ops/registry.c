@@ -82,10 +82,18 @@ const char *nns_family_name(size_t i) {
 }
 
 nns_status nns_op_get(size_t i, nns_op_info *out) {
-  const nns__op *e = nns__op_table_at(i);
+  const nns__op *e = NULL;
+  const char *family = NULL;
+  for (size_t f = 0, k = i; f < N_FAMILIES && !e; f++)
+    for (const nns__op *x = families[f]; x->name && !e; x++)
+      if (k-- == 0) {
+        e = x;
+        family = family_names[f];
+      }
   if (!e || !out)
     return NNS_E_ARG;
   nns_op_info info = {0};
+  info.family = family;
   info.domain = e->domain;
   info.name = e->name;
   info.since_version = e->since;

@@ -312,15 +312,20 @@ nns_model_info nns__info_of(const nns_model *m) {
   return x;
 }
 
-nns_value_info nns__value_of(const nns_model *m, size_t i) {
+nns_value_info nns__value_of(const nns_model *m, const nns_analysis *a,
+                             size_t i) {
   nns_value_info x = {.size = sizeof x, .name = "", .rank = -1,
                       .producer = (size_t)-1};
-  nns_model_value(m, i, &x);
+  if (a)
+    nns_analysis_value(a, i, &x);
+  else
+    nns_model_value(m, i, &x);
   return x;
 }
 
-nns_dim nns__dim_of(const nns_model *m, size_t i, int axis) {
-  return nns__value_dim(m, i, axis);
+nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
+                    int axis) {
+  return a ? nns__analysis_value_dim(a, i, axis) : nns__value_dim(m, i, axis);
 }
 
 size_t nns__input_of(const nns_model *m, size_t k) {
@@ -335,47 +340,47 @@ size_t nns__output_of(const nns_model *m, size_t k) {
   return v;
 }
 
-nns_layer_info nns__layer_of(const nns_model *m, size_t i) {
+nns_layer_info nns__layer_of(const nns_analysis *a, size_t i) {
   nns_layer_info x = {.size = sizeof x, .name = "", .path = "", .type = "",
                       .op_types = "", .parent = (size_t)-1,
                       .input_value = (size_t)-1, .output_value = (size_t)-1};
-  nns_model_layer(m, i, &x);
+  nns_analysis_layer(a, i, &x);
   return x;
 }
 
-nns_counts nns__layer_counts_of(const nns_model *m, size_t i) {
+nns_counts nns__layer_counts_of(const nns_analysis *a, size_t i) {
   nns_counts x = {.size = sizeof x};
-  nns_model_layer_counts(m, i, &x);
+  nns_analysis_layer_counts(a, i, &x);
   return x;
 }
 
-nns_rf nns__layer_rf_of(const nns_model *m, size_t i) {
+nns_rf nns__layer_rf_of(const nns_analysis *a, size_t i) {
   nns_rf x = {.size = sizeof x};
-  nns_model_layer_rf(m, i, &x);
+  nns_analysis_layer_rf(a, i, &x);
   return x;
 }
 
-nns_totals nns__totals_of(const nns_model *m) {
+nns_totals nns__totals_of(const nns_analysis *a) {
   nns_totals x = {.size = sizeof x, .peak_node = ""};
-  nns_model_totals(m, &x);
+  nns_analysis_totals(a, &x);
   return x;
 }
 
-nns_counts nns__total_counts_of(const nns_model *m) {
+nns_counts nns__total_counts_of(const nns_analysis *a) {
   nns_counts x = {.size = sizeof x};
-  nns_model_total_counts(m, &x);
+  nns_analysis_total_counts(a, &x);
   return x;
 }
 
-nns_rf nns__total_rf_of(const nns_model *m) {
+nns_rf nns__total_rf_of(const nns_analysis *a) {
   nns_rf x = {.size = sizeof x};
-  nns_model_total_rf(m, &x);
+  nns_analysis_total_rf(a, &x);
   return x;
 }
 
-const char *nns__warning_of(const nns_model *m, size_t i) {
+const char *nns__warning_of(const nns_analysis *a, size_t i) {
   const char *w = "";
-  nns_model_warning(m, i, &w);
+  nns_analysis_warning(a, i, &w);
   return w;
 }
 
@@ -404,12 +409,14 @@ const char *nns__kind_name(nns_type_kind k) {
 
 /* ==== Shapes and axes ==== */
 
-void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value) {
-  nns__fmt_shape_named(buf, size, m, value, NULL, NULL);
+void nns__fmt_shape(char *buf, size_t size, const nns_model *m,
+                    const nns_analysis *a, size_t value) {
+  nns__fmt_shape_named(buf, size, m, a, value, NULL, NULL);
 }
 
 void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
-                          size_t value, nns__dim_name_fn name, void *ctx) {
+                          const nns_analysis *a, size_t value,
+                          nns__dim_name_fn name, void *ctx) {
   if (size == 0)
     return;
   buf[0] = 0;
@@ -417,14 +424,14 @@ void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
     snprintf(buf, size, "-");
     return;
   }
-  nns_value_info v = nns__value_of(m, value);
+  nns_value_info v = nns__value_of(m, a, value);
   if (v.rank < 0) {
     snprintf(buf, size, "?");
     return;
   }
   size_t n = (size_t)snprintf(buf, size, "(");
   for (int d = 0; d < v.rank && n < size; d++) {
-    nns_dim dim = nns__dim_of(m, value, d);
+    nns_dim dim = nns__dim_of(m, a, value, d);
     const char *sep = d ? ", " : "";
     if (dim.value >= 0)
       n += (size_t)snprintf(buf + n, size - n, "%s%lld", sep,
@@ -508,14 +515,14 @@ const char *nns__model_name(const nns_model *m, const nns_report_options *o) {
   return info.graph_name && *info.graph_name ? info.graph_name : "model";
 }
 
-const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
-                           size_t size) {
+const char *nns__input_fix(const nns_model *m, const nns_analysis *a,
+                           size_t k, char *buf, size_t size) {
   size_t v = nns__input_of(m, k);
-  nns_value_info vi = nns__value_of(m, v);
+  nns_value_info vi = nns__value_of(m, a, v);
   bool symbolic = false;
   size_t len = (size_t)snprintf(buf, size, "--input %s=", vi.name);
   for (int ax = 0; ax < vi.rank && len < size; ax++) {
-    nns_dim d = nns__dim_of(m, v, ax);
+    nns_dim d = nns__dim_of(m, a, v, ax);
     if (d.value < 0)
       symbolic = true;
     if (d.value >= 0)
@@ -527,13 +534,14 @@ const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
   return symbolic ? vi.name : NULL;
 }
 
-size_t nns__input_symbols(const nns_model *m, const char **out, size_t max) {
+size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
+                          const char **out, size_t max) {
   size_t n = 0;
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     size_t v = nns__input_of(m, k);
-    nns_value_info vi = nns__value_of(m, v);
+    nns_value_info vi = nns__value_of(m, a, v);
     for (int ax = 0; ax < vi.rank && n < max; ax++) {
-      nns_dim d = nns__dim_of(m, v, ax);
+      nns_dim d = nns__dim_of(m, a, v, ax);
       if (d.value >= 0 || !d.symbol)
         continue;
       bool dup = false;

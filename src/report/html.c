@@ -170,14 +170,15 @@ nns_status nns__html_of(nns__out *o, const char *kind, const char *title,
   return st;
 }
 
-static nns_status summary_json(const void *m, const nns_report_options *opt,
+static nns_status summary_json(const void *a, const nns_report_options *opt,
                                nns__out *o) {
-  return nns__report_json(m, opt, o);
+  return nns__report_json(a, opt, o);
 }
 
-nns_status nns__report_html(const nns_model *m, const nns_report_options *opt,
-                            nns__out *o) {
+nns_status nns__report_html(const nns_analysis *a,
+                            const nns_report_options *opt, nns__out *o) {
   char title[512];
-  snprintf(title, sizeof title, "%s: nnscan summary", nns__model_name(m, opt));
-  return nns__html_of(o, "nnscan.summary", title, summary_json, m, opt);
+  snprintf(title, sizeof title, "%s: nnscan summary",
+           nns__model_name(nns_analysis_model(a), opt));
+  return nns__html_of(o, "nnscan.summary", title, summary_json, a, opt);
 }

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyze/analyze.h"
 #include "report_int.h"
 
 /* Keys are literals: `"key": ` is pasted into one literal at compile time
@@ -38,12 +37,13 @@ static void j_bool_at(nns__out *o, const char *key, size_t len, bool v) {
 
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
-static void j_value(nns__out *o, const nns_model *m, size_t i) {
+static void j_value(nns__out *o, const nns_analysis *a, size_t i) {
+  const nns_model *m = nns_analysis_model(a);
   if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
     nns__out_str(o, "null");
     return;
   }
-  nns_value_info v = nns__value_of(m, i);
+  nns_value_info v = nns__value_of(m, a, i);
   nns__out_str(o, "{\"name\": ");
   nns__out_json_str(o, v.name);
   nns__out_str(o, ", \"dtype\": ");
@@ -54,7 +54,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
   } else {
     nns__out_str(o, "[");
     for (int d = 0; d < v.rank; d++) {
-      nns_dim dim = nns__dim_of(m, i, d);
+      nns_dim dim = nns__dim_of(m, a, i, d);
       if (d)
         nns__out_str(o, ", ");
       if (dim.value >= 0)
@@ -95,7 +95,7 @@ static void j_axes(nns__out *o, const int64_t *v, int axes) {
 /* A field that differs between positions: per axis its period and the
  * pixels [first, last] that positions 0..period-1 read (position i +
  * period reads those of i moved by period * stride). Layers only. */
-static void j_rf_period(nns__out *o, const nns_model *m, size_t layer,
+static void j_rf_period(nns__out *o, const nns_analysis *an, size_t layer,
                         const nns_rf *rf, int axes) {
   bool any = false;
   for (int a = 0; a < axes; a++)
@@ -113,7 +113,7 @@ static void j_rf_period(nns__out *o, const nns_model *m, size_t layer,
     int p = rf->period[a] > 1 ? rf->period[a] : 1;
     for (int i = 0; i < p; i++) {
       int64_t first = 0, last = 0;
-      nns_model_layer_rf_span(m, layer, a, i, &first, &last);
+      nns_analysis_layer_rf_span(an, layer, a, i, &first, &last);
       nns__out_str(o, i ? ", [" : "[");
       nns__out_int(o, first);
       nns__out_str(o, ", ");
@@ -126,7 +126,7 @@ static void j_rf_period(nns__out *o, const nns_model *m, size_t layer,
 }
 
 /* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__out *o, const nns_model *m, size_t layer,
+static void j_rf(nns__out *o, const nns_analysis *a, size_t layer,
                  const nns_rf *rf) {
   int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
                                                           : rf->axes;
@@ -146,8 +146,8 @@ static void j_rf(nns__out *o, const nns_model *m, size_t layer,
   j_bool(o, "whole", rf->whole);
   nns__out_str(o, ", ");
   j_bool(o, "global_context", rf->global_context || rf->whole);
-  if (m)
-    j_rf_period(o, m, layer, rf, axes);
+  if (a)
+    j_rf_period(o, a, layer, rf, axes);
   nns__out_str(o, "}");
 }
 
@@ -202,11 +202,11 @@ static void j_op_types(nns__out *o, const char *list) {
   nns__out_str(o, "]");
 }
 
-static void j_layer(nns__out *o, const nns_model *m, size_t i,
+static void j_layer(nns__out *o, const nns_analysis *a, size_t i,
                     const char *root_name) {
-  nns_layer_info l = nns__layer_of(m, i);
-  nns_counts counts = nns__layer_counts_of(m, i);
-  nns_rf rf = nns__layer_rf_of(m, i);
+  nns_layer_info l = nns__layer_of(a, i);
+  nns_counts counts = nns__layer_counts_of(a, i);
+  nns_rf rf = nns__layer_rf_of(a, i);
   nns__out_str(o, "{\"index\": ");
   nns__out_int(o, (int64_t)i);
   nns__out_str(o, ", \"path\": ");
@@ -226,32 +226,32 @@ static void j_layer(nns__out *o, const nns_model *m, size_t i,
   nns__out_json_str(o, l.type ? l.type : "");
   nns__out_str(o, ", \"class\": ");
   const char *cls = NULL;
-  nns_model_layer_class(m, i, &cls);
+  nns_analysis_layer_class(a, i, &cls);
   nns__out_json_str(o, cls);
   nns__out_str(o, ", \"op_types\": ");
   j_op_types(o, l.op_types);
   nns__out_str(o, ", \"input\": ");
-  j_value(o, m, l.input_value);
+  j_value(o, a, l.input_value);
   nns__out_str(o, ", \"output\": ");
-  j_value(o, m, l.output_value);
+  j_value(o, a, l.output_value);
   nns__out_str(o, ", ");
   j_counts(o, &counts);
   nns__out_str(o, ", \"rf\": ");
-  j_rf(o, m, i, &rf);
+  j_rf(o, a, i, &rf);
   nns__out_str(o, "}");
 }
 
-static void j_op_list(nns__out *o, const nns_model *m, bool uncounted) {
-  size_t n = uncounted ? nns_model_uncounted_op_count(m)
-                       : nns_model_unknown_op_count(m);
+static void j_op_list(nns__out *o, const nns_analysis *a, bool uncounted) {
+  size_t n = uncounted ? nns_analysis_uncounted_op_count(a)
+                       : nns_analysis_unknown_op_count(a);
   nns__out_str(o, "[");
   for (size_t i = 0; i < n; i++) {
     const char *dom = NULL, *op = NULL;
     size_t cnt = 0;
     if (uncounted)
-      nns_model_uncounted_op(m, i, &dom, &op, &cnt);
+      nns_analysis_uncounted_op(a, i, &dom, &op, &cnt);
     else
-      nns_model_unknown_op(m, i, &dom, &op, &cnt);
+      nns_analysis_unknown_op(a, i, &dom, &op, &cnt);
     nns__out_str(o, i ? ", {\"domain\": " : "{\"domain\": ");
     nns__out_json_str(o, dom ? dom : "");
     nns__out_str(o, ", \"op_type\": ");
@@ -259,7 +259,7 @@ static void j_op_list(nns__out *o, const nns_model *m, bool uncounted) {
     nns__out_fmt(o, ", \"nodes\": %zu", cnt);
     size_t k[3] = {0, 0, 0};
     if (uncounted &&
-        nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]) == NNS_OK)
+        nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]) == NNS_OK)
       nns__out_fmt(o, ", \"no_rule\": %zu, \"no_size\": %zu, "
                       "\"failed\": %zu", k[0], k[1], k[2]);
     nns__out_str(o, "}");
@@ -283,8 +283,9 @@ void nns__json_model_fields(nns__out *o, const nns_model *m,
                info.node_count, info.subgraph_node_count);
 }
 
-static void j_model(nns__out *o, const nns_model *m,
+static void j_model(nns__out *o, const nns_analysis *a,
                     const nns_report_options *opt, const char *name) {
+  const nns_model *m = nns_analysis_model(a);
   nns__out_str(o, "  \"model\": {\"name\": ");
   nns__out_json_str(o, name);
   nns__out_str(o, ", ");
@@ -301,20 +302,20 @@ static void j_model(nns__out *o, const nns_model *m,
   nns__out_str(o, "}},\n  \"inputs\": [");
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     nns__out_str(o, k ? ", " : "");
-    j_value(o, m, nns__input_of(m, k));
+    j_value(o, a, nns__input_of(m, k));
   }
   nns__out_str(o, "],\n  \"outputs\": [");
   for (size_t k = 0; k < nns_model_output_count(m); k++) {
     nns__out_str(o, k ? ", " : "");
-    j_value(o, m, nns__output_of(m, k));
+    j_value(o, a, nns__output_of(m, k));
   }
   nns__out_str(o, "],\n");
 }
 
-static void j_totals(nns__out *o, const nns_model *m) {
-  nns_totals t = nns__totals_of(m);
-  nns_counts all = nns__total_counts_of(m);
-  nns_rf rf = nns__total_rf_of(m);
+static void j_totals(nns__out *o, const nns_analysis *a) {
+  nns_totals t = nns__totals_of(a);
+  nns_counts all = nns__total_counts_of(a);
+  nns_rf rf = nns__total_rf_of(a);
   nns__out_str(o, "  \"totals\": {");
   j_counts(o, &all);
   nns__out_str(o, ",\n    ");
@@ -354,13 +355,14 @@ static void j_totals(nns__out *o, const nns_model *m) {
   nns__out_str(o, "},\n");
 }
 
-static void j_symbols(nns__out *o, const nns_model *m) {
+static void j_symbols(nns__out *o, const nns_analysis *a) {
+  const nns_model *m = nns_analysis_model(a);
   /* The symbolic dims of the graph inputs: those a count took as 1 (when
    * the totals are flagged symbolic) and a user can fix with --input. */
-  nns_counts all = nns__total_counts_of(m);
+  nns_counts all = nns__total_counts_of(a);
   nns__out_str(o, "  \"symbols\": [");
   const char *seen[64];
-  int shown = (int)nns__input_symbols(m, seen, 64);
+  int shown = (int)nns__input_symbols(m, a, seen, 64);
   for (int k = 0; k < shown; k++) {
     nns__out_str(o, k ? ", " : "");
     nns__out_json_str(o, seen[k]);
@@ -373,7 +375,7 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   shown = 0;
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     char opt[512];
-    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    const char *name = nns__input_fix(m, a, k, opt, sizeof opt);
     if (!name)
       continue;
     nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
@@ -385,11 +387,11 @@ static void j_symbols(nns__out *o, const nns_model *m) {
   nns__out_str(o, shown ? "\n  ],\n" : "],\n");
   /* Which branch each If's costs follow. */
   nns__out_str(o, "  \"branches\": [");
-  size_t nb = nns_model_branch_count(m);
+  size_t nb = nns_analysis_branch_count(a);
   for (size_t i = 0; i < nb; i++) {
     const char *node;
     int then_branch, known;
-    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns_analysis_branch(a, i, &node, &then_branch, &known);
     nns__out_str(o, i ? ",\n    {\"node\": " : "\n    {\"node\": ");
     nns__out_json_str(o, node);
     nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
@@ -411,8 +413,8 @@ static void j_point_sep(nns__out *o, size_t i) {
 /* The live-activation curve, one point per main-graph node in running
  * order, and the layer of each node: the innermost one shown at this
  * depth, so every index is a layer of "layers". */
-static void j_memory(nns__out *o, const nns_model *m, int maxd) {
-  size_t n = nns__model_live_count(m), peak = nns__model_live_peak(m);
+static void j_memory(nns__out *o, const nns_analysis *a, int maxd) {
+  size_t n = nns_analysis_memory_count(a), peak = nns_analysis_memory_peak(a);
   nns__out_str(o, "  \"memory\": {\"peak_position\": ");
   if (peak == (size_t)-1)
     nns__out_str(o, "null");
@@ -420,26 +422,26 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
     nns__out_fmt(o, "%zu", peak);
   nns__out_str(o, ",\n    \"live_bytes\": [");
   for (size_t i = 0; i < n; i++) {
-    int64_t b;
-    size_t l;
-    nns__model_live_point(m, i, &b, &l);
+    int64_t b = 0;
+    size_t l = 0;
+    nns_analysis_memory_point(a, i, &b, &l);
     j_point_sep(o, i);
     nns__out_int(o, b);
   }
   nns__out_str(o, "],\n    \"node_layers\": [");
   size_t prev_in = (size_t)-1, prev_out = 0;
   for (size_t i = 0; i < n; i++) {
-    int64_t b;
-    size_t l;
-    nns__model_live_point(m, i, &b, &l);
+    int64_t b = 0;
+    size_t l = 0;
+    nns_analysis_memory_point(a, i, &b, &l);
     if (l == prev_in) {
       l = prev_out; /* consecutive nodes mostly share a layer */
     } else {
       prev_in = l;
-      nns_layer_info li = nns__layer_of(m, l);
+      nns_layer_info li = nns__layer_of(a, l);
       while (li.depth > maxd && li.parent != (size_t)-1) {
         l = li.parent;
-        li = nns__layer_of(m, l);
+        li = nns__layer_of(a, l);
       }
       prev_out = l;
     }
@@ -449,16 +451,16 @@ static void j_memory(nns__out *o, const nns_model *m, int maxd) {
   nns__out_str(o, "]},\n");
 }
 
-nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
-                            nns__out *o) {
-  const char *name = nns__model_name(m, opt);
+nns_status nns__report_json(const nns_analysis *a,
+                            const nns_report_options *opt, nns__out *o) {
+  const char *name = nns__model_name(nns_analysis_model(a), opt);
   int maxd = nns__report_depth(opt);
   nns__out_str(o, "{\n  \"schema\": \"nnscan.summary\",\n"
                   "  \"schema_version\": 1,\n  \"nnscan_version\": ");
   nns__out_json_str(o, nns_version());
   nns__out_str(o, ",\n");
-  j_model(o, m, opt, name);
-  nns_totals t = nns__totals_of(m);
+  j_model(o, a, opt, name);
+  nns_totals t = nns__totals_of(a);
   nns__out_str(o, "  \"options\": {\"max_depth\": ");
   if (maxd == INT32_MAX)
     nns__out_str(o, "null");
@@ -467,13 +469,13 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, ", \"optimizer\": ");
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, "},\n");
-  j_totals(o, m);
+  j_totals(o, a);
 
   nns__out_str(o, "  \"params_by_dtype\": [");
-  for (size_t i = 0; i < nns_model_param_dtype_count(m); i++) {
+  for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
     int dt = 0;
     int64_t el = 0, by = 0;
-    nns_model_param_dtype(m, i, &dt, &el, &by);
+    nns_analysis_param_dtype(a, i, &dt, &el, &by);
     nns__out_str(o, i ? ", {\"dtype\": " : "{\"dtype\": ");
     nns__out_json_str(o, nns_dtype_name(dt));
     nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld}", (long long)el,
@@ -487,39 +489,37 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_json_str(o, nns_family_name(i));
   }
   nns__out_str(o, "],\n  \"op_types\": [");
-  for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
-    const char *dom = NULL, *op = NULL;
-    int counted = 0;
+  for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
+    nns_op_type_info ot = {.size = sizeof ot, .domain = "", .op_type = ""};
     nns_counts k = {.size = sizeof k};
-    nns_model_op_type(m, i, &dom, &op, &counted);
-    nns_model_op_type_counts(m, i, &k);
+    nns_analysis_op_type(a, i, &ot);
+    nns_analysis_op_type_counts(a, i, &k);
     nns__out_str(o, i ? ",\n    {\"domain\": " : "\n    {\"domain\": ");
-    nns__out_json_str(o, dom ? dom : "");
+    nns__out_json_str(o, ot.domain ? ot.domain : "");
     nns__out_str(o, ", \"op_type\": ");
-    nns__out_json_str(o, op ? op : "");
+    nns__out_json_str(o, ot.op_type ? ot.op_type : "");
     nns__out_str(o, ", ");
-    j_bool(o, "counted", counted);
+    j_bool(o, "counted", ot.counted);
     nns__out_str(o, ", \"family\": ");
-    const char *fam = nns__op_family(dom ? dom : "", op ? op : "");
-    nns__out_json_str(o, fam ? fam : "unknown");
+    nns__out_json_str(o, ot.family ? ot.family : "unknown");
     nns__out_str(o, ", ");
     j_counts(o, &k);
     nns__out_str(o, "}");
   }
-  nns__out_str(o, nns_model_op_type_count(m) ? "\n  ],\n" : "],\n");
+  nns__out_str(o, nns_analysis_op_type_count(a) ? "\n  ],\n" : "],\n");
   nns__out_str(o, "  \"uncounted_ops\": ");
-  j_op_list(o, m, true);
+  j_op_list(o, a, true);
   nns__out_str(o, ",\n  \"unknown_ops\": ");
-  j_op_list(o, m, false);
+  j_op_list(o, a, false);
   nns__out_str(o, ",\n");
-  j_symbols(o, m);
+  j_symbols(o, a);
 
   nns__out_str(o, "  \"parameters\": [");
-  size_t np = nns_model_param_count(m), nl = nns_model_layer_count(m);
+  size_t np = nns_analysis_param_count(a), nl = nns_analysis_layer_count(a);
   for (size_t i = 0; i < np; i++) {
     nns_param_info p = {.size = sizeof p, .name = "", .storage = "",
                         .layer = (size_t)-1};
-    nns_model_param(m, i, &p);
+    nns_analysis_param(a, i, &p);
     nns__out_str(o, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
     nns__out_json_str(o, p.name);
     nns__out_str(o, ", \"storage\": ");
@@ -534,7 +534,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     j_int(o, "bytes", p.bytes);
     nns__out_str(o, ", \"layer\": ");
     if (p.layer < nl) {
-      nns_layer_info l = nns__layer_of(m, p.layer);
+      nns_layer_info l = nns__layer_of(a, p.layer);
       nns__out_json_str(o, l.path ? l.path : "");
     } else {
       nns__out_str(o, "null");
@@ -548,24 +548,24 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
   nns__out_str(o, np ? "\n  ],\n" : "],\n");
 
   nns__out_str(o, "  \"warnings\": [");
-  for (size_t k = 0; k < nns_model_warning_count(m); k++) {
+  for (size_t k = 0; k < nns_analysis_warning_count(a); k++) {
     nns__out_str(o, k ? ",\n    " : "\n    ");
-    nns__out_json_str(o, nns__warning_of(m, k));
+    nns__out_json_str(o, nns__warning_of(a, k));
   }
-  nns__out_str(o, nns_model_warning_count(m) ? "\n  ],\n" : "],\n");
+  nns__out_str(o, nns_analysis_warning_count(a) ? "\n  ],\n" : "],\n");
 
-  j_memory(o, m, maxd);
+  j_memory(o, a, maxd);
 
   /* The flat list, in preorder. */
   nns__out_str(o, "  \"layers\": [");
   bool first = true;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     if (l.depth > maxd)
       continue;
     nns__out_str(o, first ? "\n    " : ",\n    ");
     first = false;
-    j_layer(o, m, i, name);
+    j_layer(o, a, i, name);
   }
   nns__out_str(o, "\n  ],\n  \"tree\": ");
 
@@ -578,7 +578,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     return NNS_E_NOMEM;
   size_t nopen = 0;
   for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     if (l.depth > maxd)
       continue;
     bool sibling = false;
@@ -597,7 +597,7 @@ nns_status nns__report_json(const nns_model *m, const nns_report_options *opt,
     nns__out_str(o, "{\"name\": ");
     nns__out_json_str(o, l.depth == 0 ? name : l.name ? l.name : "");
     nns__out_str(o, ", \"info\": ");
-    j_layer(o, m, i, name);
+    j_layer(o, a, i, name);
     nns__out_str(o, ", \"children\": [");
     open[nopen++] = l.depth;
   }

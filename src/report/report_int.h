@@ -19,20 +19,28 @@
 
 /* ==== Reading the model ==== */
 
-/* The public accessors as values: a failed read (bad index, no analysis)
- * gives the zeroed row with rank -1, (size_t)-1 indexes and "" names. */
+/* The public accessors as values: a failed read (bad index) gives the
+ * zeroed row with rank -1, (size_t)-1 indexes and "" names. A report of an
+ * analysis reads names and structure from its model (m) and every type,
+ * count and warning from the analysis (a); the shapes reports pass a NULL
+ * analysis and read the model's own inference. */
 nns_model_info nns__info_of(const nns_model *m);
-nns_value_info nns__value_of(const nns_model *m, size_t i);
-nns_dim nns__dim_of(const nns_model *m, size_t i, int axis);
+nns_value_info nns__value_of(const nns_model *m, const nns_analysis *a,
+                             size_t i);
+nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
+                    int axis);
+/* nns_analysis_value_dim by value, without the sized copy (src/analyze):
+ * the reports read a dim of every value they print. */
+nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
 size_t nns__input_of(const nns_model *m, size_t k);
 size_t nns__output_of(const nns_model *m, size_t k);
-nns_layer_info nns__layer_of(const nns_model *m, size_t i);
-nns_counts nns__layer_counts_of(const nns_model *m, size_t i);
-nns_rf nns__layer_rf_of(const nns_model *m, size_t i);
-nns_totals nns__totals_of(const nns_model *m);
-nns_counts nns__total_counts_of(const nns_model *m);
-nns_rf nns__total_rf_of(const nns_model *m);
-const char *nns__warning_of(const nns_model *m, size_t i);
+nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);
+nns_counts nns__layer_counts_of(const nns_analysis *a, size_t i);
+nns_rf nns__layer_rf_of(const nns_analysis *a, size_t i);
+nns_totals nns__totals_of(const nns_analysis *a);
+nns_counts nns__total_counts_of(const nns_analysis *a);
+nns_rf nns__total_rf_of(const nns_analysis *a);
+const char *nns__warning_of(const nns_analysis *a, size_t i);
 /* "sequence", "optional", "map", "sparse"; NULL for a tensor or unknown. */
 const char *nns__kind_name(nns_type_kind k);
 
@@ -47,11 +55,12 @@ static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
 /* For the k-th graph input (nns_model_input) when it has a symbolic dim:
  * the option that fixes its shape, "--input audio=Nx1xN", into buf, and
  * its name as the result; NULL when every dim is known. */
-const char *nns__input_fix(const nns_model *m, size_t k, char *buf,
-                           size_t size);
+const char *nns__input_fix(const nns_model *m, const nns_analysis *a,
+                           size_t k, char *buf, size_t size);
 /* The distinct symbols of the graph inputs' dims, in order, at most max
  * into out; returns how many. */
-size_t nns__input_symbols(const nns_model *m, const char **out, size_t max);
+size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
+                          const char **out, size_t max);
 
 /* ==== Buffered output ==== */
 
@@ -112,12 +121,14 @@ void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
 /* A value's shape for the tables: "(-1, 64, 112, 112)". A symbolic leading
  * dim prints -1 (the batch, as torchscan prints it), other symbols by name,
  * an unknown dim "?", an unknown rank "?"; "-" when value is (size_t)-1. */
-void nns__fmt_shape(char *buf, size_t size, const nns_model *m, size_t value);
+void nns__fmt_shape(char *buf, size_t size, const nns_model *m,
+                    const nns_analysis *a, size_t value);
 /* The same, each symbolic dim's name printed as name(ctx, symbol) says
  * (the text table's short names for long dim expressions). */
 typedef const char *(*nns__dim_name_fn)(void *ctx, const char *symbol);
 void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
-                          size_t value, nns__dim_name_fn name, void *ctx);
+                          const nns_analysis *a, size_t value,
+                          nns__dim_name_fn name, void *ctx);
 
 /* Per-axis figures: "7" when every axis agrees, else "7x5". */
 void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);
@@ -169,8 +180,8 @@ void nns__fmt_flags(char *buf, size_t size, unsigned flags);
 /* The name of the model for the root row. */
 const char *nns__model_name(const nns_model *m, const nns_report_options *o);
 
-nns_status nns__report_json(const nns_model *m, const nns_report_options *o,
-                            nns__out *out);
+nns_status nns__report_json(const nns_analysis *a,
+                            const nns_report_options *o, nns__out *out);
 /* "path": ..., "ir_version", "producer", "producer_version", "graph",
  * "nodes", "subgraph_nodes": the model fields both JSON documents share. */
 void nns__json_model_fields(nns__out *o, const nns_model *m,
@@ -232,9 +243,9 @@ nns_status nns__html_of(nns__out *o, const char *kind, const char *title,
                         nns__json_fn json, const void *subject,
                         const nns_report_options *opt);
 
-/* The summary page of an analysed model (nns_report, NNS_FORMAT_HTML). */
-nns_status nns__report_html(const nns_model *m, const nns_report_options *o,
-                            nns__out *out);
+/* The summary page of an analysis (nns_report, NNS_FORMAT_HTML). */
+nns_status nns__report_html(const nns_analysis *a,
+                            const nns_report_options *o, nns__out *out);
 
 /* gzip (RFC 1952) of in[0..n) into a malloc'ed *out; NNS_E_NOMEM. */
 nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,

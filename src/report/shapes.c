@@ -12,11 +12,18 @@
 
 /* [d0, d1, ...] of value i: a number, or its symbol (a JSON string, or
  * bare text with "?" for an unnamed one). */
+/* The model's own warning k (of its load and last inference). */
+static const char *model_warning(const nns_model *m, size_t k) {
+  const char *w = "";
+  nns_model_warning(m, k, &w);
+  return w;
+}
+
 static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
                      bool json) {
   nns__out_put(o, "[", 1);
   for (int d = 0; d < rank; d++) {
-    nns_dim dim = nns__dim_of(m, i, d);
+    nns_dim dim = nns__dim_of(m, NULL, i, d);
     if (d)
       nns__out_put(o, ", ", 2);
     if (dim.value >= 0)
@@ -32,7 +39,7 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
 /* ==== JSON ==== */
 
 static void j_value(nns__out *o, const nns_model *m, size_t i) {
-  nns_value_info v = nns__value_of(m, i);
+  nns_value_info v = nns__value_of(m, NULL, i);
   nns__out_str(o, "{\"dtype\": ");
   nns__out_json_str(o, v.dtype ? nns_dtype_name(v.dtype) : NULL);
   nns__out_str(o, ", \"shape\": ");
@@ -48,7 +55,7 @@ static void j_value(nns__out *o, const nns_model *m, size_t i) {
 }
 
 static void j_entry(nns__out *o, const nns_model *m, size_t i, bool *first) {
-  nns_value_info v = nns__value_of(m, i);
+  nns_value_info v = nns__value_of(m, NULL, i);
   nns__out_str(o, *first ? "\n    " : ",\n    ");
   *first = false;
   nns__out_json_str(o, v.name);
@@ -86,7 +93,7 @@ static void write_json(nns__out *o, const nns_model *m, const char *path) {
   nns__out_str(o, first ? "},\n  \"values\": {" : "\n  },\n  \"values\": {");
   first = true;
   for (size_t i = 0; i < nns_model_value_count(m); i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     /* Graph inputs and outputs of the main graph are listed above. */
     if (v.graph_depth == 0 &&
         (v.role == NNS_ROLE_INPUT || v.role == NNS_ROLE_OUTPUT))
@@ -110,7 +117,7 @@ static void write_json(nns__out *o, const nns_model *m, const char *path) {
   size_t nw = nns_model_warning_count(m);
   for (size_t k = 0; k < nw; k++) {
     nns__out_str(o, k ? ",\n    " : "\n    ");
-    nns__out_json_str(o, nns__warning_of(m, k));
+    nns__out_json_str(o, model_warning(m, k));
   }
   nns__out_str(o, nw ? "\n  ]\n}\n" : "]\n}\n");
 }
@@ -144,7 +151,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   size_t width = 4;
   size_t nv = nns_model_value_count(m);
   for (size_t i = 0; i < nv; i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     size_t w = strlen(v.name) + 2 * (size_t)v.graph_depth;
     if (w > width)
       width = w;
@@ -154,7 +161,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   put_padded(o, "Name", width);
   nns__out_str(o, "  Role    Dtype      Shape\n");
   for (size_t i = 0; i < nv; i++) {
-    nns_value_info v = nns__value_of(m, i);
+    nns_value_info v = nns__value_of(m, NULL, i);
     size_t indent = 2 * (size_t)v.graph_depth;
     for (size_t k = 0; k < indent; k++)
       nns__out_put(o, " ", 1);
@@ -189,7 +196,7 @@ static void write_text(nns__out *o, const nns_model *m) {
   }
   for (size_t k = 0; k < nns_model_warning_count(m); k++) {
     nns__out_str(o, "warning: ");
-    nns__out_text(o, nns__warning_of(m, k));
+    nns__out_text(o, model_warning(m, k));
     nns__out_put(o, "\n", 1);
   }
 }

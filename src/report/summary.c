@@ -196,21 +196,22 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
                 rf->axes);
 }
 
-static nns_status grid_build(grid *g, const nns_model *m,
+static nns_status grid_build(grid *g, const nns_analysis *a,
                              const nns_report_options *o, bool csv) {
+  const nns_model *m = nns_analysis_model(a);
   memset(g, 0, sizeof *g);
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
   for (int c = 0; c < C_COUNT; c++)
     if (!cols[c].flag || (want & cols[c].flag))
       g->id[g->ncols++] = (enum col_id)c;
 
-  size_t n = nns_model_layer_count(m);
+  size_t n = nns_analysis_layer_count(a);
   int maxd = nns__report_depth(o);
   g->layer = malloc((n ? n : 1) * sizeof *g->layer);
   if (!g->layer)
     return NNS_E_NOMEM;
   for (size_t i = 0; i < n; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd)
       g->layer[g->rows++] = i;
   }
@@ -218,12 +219,12 @@ static nns_status grid_build(grid *g, const nns_model *m,
   if (!g->cell)
     return NNS_E_NOMEM;
 
-  nns_counts all = nns__total_counts_of(m);
+  nns_counts all = nns__total_counts_of(a);
   const char *root_name = nns__model_name(m, o);
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l = nns__layer_of(m, g->layer[r]);
-    nns_counts counts = nns__layer_counts_of(m, g->layer[r]);
-    nns_rf rf = nns__layer_rf_of(m, g->layer[r]);
+    nns_layer_info l = nns__layer_of(a, g->layer[r]);
+    nns_counts counts = nns__layer_counts_of(a, g->layer[r]);
+    nns_rf rf = nns__layer_rf_of(a, g->layer[r]);
     const nns_counts *k = &counts;
     for (int c = 0; c < g->ncols; c++) {
       char buf[512];
@@ -235,7 +236,7 @@ static nns_status grid_build(grid *g, const nns_model *m,
         break;
       case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
       case C_SHAPE:
-        nns__fmt_shape_named(buf, sizeof buf, m, l.output_value,
+        nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
                              csv ? NULL : alias_name, g);
         break;
       case C_PARAMS:
@@ -287,8 +288,8 @@ static nns_status grid_build(grid *g, const nns_model *m,
  * sibling and "   " if not, then "├─" or "└─" for the layer itself. Rows
  * cut by the depth are siblings of nothing shown, so "last child" is the
  * same in the cut tree and in the whole one. */
-static nns_status grid_prefixes(grid *g, const nns_model *m) {
-  size_t n = nns_model_layer_count(m);
+static nns_status grid_prefixes(grid *g, const nns_analysis *a) {
+  size_t n = nns_analysis_layer_count(a);
   size_t *last = malloc((n ? n : 1) * sizeof *last);
   size_t *parent = malloc((n ? n : 1) * sizeof *parent);
   int *depth = malloc((n ? n : 1) * sizeof *depth);
@@ -302,7 +303,7 @@ static nns_status grid_prefixes(grid *g, const nns_model *m) {
   for (size_t i = 0; i < n; i++)
     last[i] = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
-    nns_layer_info l = nns__layer_of(m, i);
+    nns_layer_info l = nns__layer_of(a, i);
     parent[i] = l.parent < n ? l.parent : (size_t)-1;
     depth[i] = l.depth;
     if (parent[i] != (size_t)-1)
@@ -351,12 +352,12 @@ static void total_str(char *buf, size_t size, int64_t v, bool bytes,
     buf[0] = 0;
 }
 
-typedef nns_status (*op_list_fn)(const nns_model *, size_t, const char **,
-                                 const char **, size_t *);
+typedef nns_status (*op_list_fn)(const nns_analysis *, size_t,
+                                 const char **, const char **, size_t *);
 
 /* "Title: dom.Op x3, Op2 x1<tail>" for the uncounted or unknown ops;
  * nothing when there are none. */
-static void put_op_list(nns__out *o, const nns_model *m, size_t n,
+static void put_op_list(nns__out *o, const nns_analysis *a, size_t n,
                         op_list_fn get, const char *title, const char *tail) {
   if (!n)
     return;
@@ -364,7 +365,7 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
   for (size_t i = 0; i < n; i++) {
     const char *dom = "", *op = "?";
     size_t cnt = 0;
-    get(m, i, &dom, &op, &cnt);
+    get(a, i, &dom, &op, &cnt);
     nns__out_str(o, i ? ", " : " ");
     if (dom && *dom) {
       nns__out_text(o, dom);
@@ -378,12 +379,12 @@ static void put_op_list(nns__out *o, const nns_model *m, size_t n,
 
 /* Op type i of the uncounted list, "domain.op xN" with N its nodes for
  * reason `why` (0 none, so nothing is written). */
-static void uncounted_item(nns__out *o, const nns_model *m, size_t i,
+static void uncounted_item(nns__out *o, const nns_analysis *a, size_t i,
                            int why, bool first) {
   const char *dom = "", *op = "?";
   size_t cnt = 0, k[3] = {0, 0, 0};
-  nns_model_uncounted_op(m, i, &dom, &op, &cnt);
-  nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+  nns_analysis_uncounted_op(a, i, &dom, &op, &cnt);
+  nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]);
   nns__out_str(o, first ? " " : ", ");
   if (dom && *dom) {
     nns__out_text(o, dom);
@@ -393,12 +394,12 @@ static void uncounted_item(nns__out *o, const nns_model *m, size_t i,
   nns__out_fmt(o, " x%zu", k[why]);
 }
 
-/* Why op type i's no-size nodes have no size (nns_model_uncounted_op_lost),
+/* Why op type i's no-size nodes have no size (nns_analysis_uncounted_op_lost),
  * as the title of their line. */
-static void lost_title(nns__out *o, const nns_model *m, size_t node,
+static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
                        int how) {
   nns_node_info ni = {.size = sizeof ni};
-  bool named = node != (size_t)-1 && nns_model_node(m, node, &ni) == NNS_OK;
+  bool named = node != (size_t)-1 && nns_analysis_node(a, node, &ni) == NNS_OK;
   const char *name = named && ni.name[0] ? ni.name : named ? ni.op_type : "?";
   switch (how) {
   case NNS_SIZE_LOST_IF:
@@ -434,34 +435,35 @@ static void lost_title(nns__out *o, const nns_model *m, size_t node,
   }
 }
 
-/* The uncounted op types, by why (nns_model_uncounted_op_why): one line
+/* The uncounted op types, by why (nns_analysis_uncounted_op_why): one line
  * per reason, each op type with its nodes for that reason. An op with a
  * cost rule is never listed as having none. Nodes without a usable size
  * are grouped by where their sizes were lost (nns_model_uncounted_op_lost:
  * an undecidable If, a size made negative by symbolic dims taken as 1, an
  * unknown shape), and the --input that gives real sizes is suggested when
  * graph inputs have symbolic dims. */
-static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
-  size_t n = nns_model_uncounted_op_count(m);
+static void uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
+  const nns_model *m = nns_analysis_model(a);
+  size_t n = nns_analysis_uncounted_op_count(a);
   bool open = false; /* a line is written and not yet ended */
   char opt[512];
   bool fixable = false;
   for (size_t q = 0; q < nns_model_input_count(m) && !fixable; q++)
-    fixable = nns__input_fix(m, q, opt, sizeof opt) != NULL;
+    fixable = nns__input_fix(m, a, q, opt, sizeof opt) != NULL;
   for (int why = 0; why < 3; why++) {
     for (size_t i = 0; i < n; i++) {
       size_t k[3] = {0, 0, 0}, node = (size_t)-1;
       int how = NNS_SIZE_LOST_NONE;
-      nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+      nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]);
       if (why == 1)
-        nns_model_uncounted_op_lost(m, i, &node, &how);
+        nns_analysis_uncounted_op_lost(a, i, &node, &how);
       bool seen = false; /* an earlier op type began this line */
       for (size_t j = 0; j < i && !seen; j++) {
         size_t kj[3] = {0, 0, 0}, nj = (size_t)-1;
         int hj = NNS_SIZE_LOST_NONE;
-        nns_model_uncounted_op_why(m, j, &kj[0], &kj[1], &kj[2]);
+        nns_analysis_uncounted_op_why(a, j, &kj[0], &kj[1], &kj[2]);
         if (why == 1)
-          nns_model_uncounted_op_lost(m, j, &nj, &hj);
+          nns_analysis_uncounted_op_lost(a, j, &nj, &hj);
         seen = kj[why] && nj == node && hj == how;
       }
       if (!k[why] || seen)
@@ -473,21 +475,21 @@ static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
         nns__out_str(o, "Not counted (the cost rule failed; the "
                         "warnings below say why):");
       else
-        lost_title(o, m, node, how);
+        lost_title(o, a, node, how);
       open = true;
       for (size_t j = i; j < n; j++) {
         size_t kj[3] = {0, 0, 0}, nj = (size_t)-1;
         int hj = NNS_SIZE_LOST_NONE;
-        nns_model_uncounted_op_why(m, j, &kj[0], &kj[1], &kj[2]);
+        nns_analysis_uncounted_op_why(a, j, &kj[0], &kj[1], &kj[2]);
         if (why == 1)
-          nns_model_uncounted_op_lost(m, j, &nj, &hj);
+          nns_analysis_uncounted_op_lost(a, j, &nj, &hj);
         if (kj[why] && nj == node && hj == how)
-          uncounted_item(o, m, j, why, j == i);
+          uncounted_item(o, a, j, why, j == i);
       }
       if (why == 1 && fixable) {
         nns__out_str(o, "; give the inputs their real sizes:");
         for (size_t q = 0; q < nns_model_input_count(m); q++)
-          if (nns__input_fix(m, q, opt, sizeof opt)) {
+          if (nns__input_fix(m, a, q, opt, sizeof opt)) {
             nns__out_str(o, " ");
             nns__out_text(o, opt);
           }
@@ -503,22 +505,23 @@ static void uncounted_lines(nns__out *o, const nns_model *m, bool md) {
   bool failed = false;
   for (size_t i = 0; i < n && !failed; i++) {
     size_t k[3] = {0, 0, 0};
-    nns_model_uncounted_op_why(m, i, &k[0], &k[1], &k[2]);
+    nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]);
     failed = k[2] > 0;
   }
-  for (size_t i = 0; failed && i < nns_model_warning_count(m); i++) {
+  for (size_t i = 0; failed && i < nns_analysis_warning_count(a); i++) {
     nns__out_str(o, md ? "\nwarning: " : "warning: ");
-    nns__out_text(o, nns__warning_of(m, i));
+    nns__out_text(o, nns__warning_of(a, i));
     nns__out_str(o, "\n");
   }
 }
 
 /* Which symbols a count took as 1, the inputs they belong to and the
  * --input options that fix them. */
-static void symbols_note(nns__out *o, const nns_model *m) {
+static void symbols_note(nns__out *o, const nns_analysis *a) {
+  const nns_model *m = nns_analysis_model(a);
   nns__out_str(o, "Symbolic dims taken as 1:");
   const char *seen[16];
-  int shown = (int)nns__input_symbols(m, seen, 16), inputs = 0;
+  int shown = (int)nns__input_symbols(m, a, seen, 16), inputs = 0;
   for (int k = 0; k < shown; k++) {
     nns__out_str(o, k ? ", " : " ");
     nns__out_text(o, seen[k]);
@@ -530,7 +533,7 @@ static void symbols_note(nns__out *o, const nns_model *m) {
   }
   char opt[512];
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    const char *name = nns__input_fix(m, k, opt, sizeof opt);
+    const char *name = nns__input_fix(m, a, k, opt, sizeof opt);
     if (!name)
       continue;
     nns__out_str(o, inputs++ ? ", " : " (input ");
@@ -538,7 +541,7 @@ static void symbols_note(nns__out *o, const nns_model *m) {
   }
   nns__out_str(o, ")\nFix them with:");
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    if (!nns__input_fix(m, k, opt, sizeof opt))
+    if (!nns__input_fix(m, a, k, opt, sizeof opt))
       continue;
     nns__out_str(o, " ");
     nns__out_text(o, opt);
@@ -548,13 +551,13 @@ static void symbols_note(nns__out *o, const nns_model *m) {
 
 /* Which branch each If's costs follow. */
 /* A layer's field differs between positions (nns_rf.period). */
-static bool fields_vary(const nns_model *m) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+static bool fields_vary(const nns_analysis *a) {
+  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
     nns_rf rf = {.size = sizeof rf};
-    if (nns_model_layer_rf(m, i, &rf) != NNS_OK || rf.whole)
+    if (nns_analysis_layer_rf(a, i, &rf) != NNS_OK || rf.whole)
       continue;
-    for (int a = 0; a < rf.axes && a < NNS_RF_MAX_AXES; a++)
-      if (rf.period[a] > 1)
+    for (int ax = 0; ax < rf.axes && ax < NNS_RF_MAX_AXES; ax++)
+      if (rf.period[ax] > 1)
         return true;
   }
   return false;
@@ -563,12 +566,12 @@ static bool fields_vary(const nns_model *m) {
 /* An If whose condition is unknown but whose other branch cannot run with
  * these inputs: why, from the inference's warning (src/ops/control.c),
  * which the text report does not list otherwise. */
-static void only_branch_note(nns__out *o, const nns_model *m,
+static void only_branch_note(nns__out *o, const nns_analysis *a,
                              const char *node, int then_branch) {
   const char *why = NULL;
   size_t len = strlen(node);
-  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
-    const char *w = nns__warning_of(m, i);
+  for (size_t i = 0; i < nns_analysis_warning_count(a) && !why; i++) {
+    const char *w = nns__warning_of(a, i);
     if (!strncmp(w, "If '", 4) && !strncmp(w + 4, node, len) &&
         !strncmp(w + 4 + len, "': condition unknown, and ", 26))
       why = w + 4 + len + 26;
@@ -587,19 +590,19 @@ static void only_branch_note(nns__out *o, const nns_model *m,
   nns__out_str(o, "; --value on the inputs it depends on folds it.\n");
 }
 
-static void branches_note(nns__out *o, const nns_model *m) {
-  size_t n = nns_model_branch_count(m);
+static void branches_note(nns__out *o, const nns_analysis *a) {
+  size_t n = nns_analysis_branch_count(a);
   for (size_t i = 0; i < n; i++) {
     const char *node;
     int then_branch, known;
-    nns_model_branch(m, i, &node, &then_branch, &known);
+    nns_analysis_branch(a, i, &node, &then_branch, &known);
     nns__out_str(o, "If '");
     nns__out_text(o, node);
     if (known == 1)
       nns__out_fmt(o, "': condition known; costs are %s's.\n",
                    then_branch ? "then_branch" : "else_branch");
     else if (known == 2)
-      only_branch_note(o, m, node, then_branch);
+      only_branch_note(o, a, node, then_branch);
     else
       nns__out_fmt(o, "': condition unknown; costs are the larger branch's "
                       "(%s); --value on the inputs it depends on folds "
@@ -617,19 +620,19 @@ static void branches_note(nns__out *o, const nns_model *m) {
  * own parameter in PyTorch and here, so the file's smaller storage says
  * nothing about the model (JSON keeps it: params_unique).
  */
-static void tied_note(nns__out *o, const nns_model *m) {
+static void tied_note(nns__out *o, const nns_analysis *a) {
   enum { SHOWN = 3 };
-  size_t n = nns_model_param_count(m), tied = 0;
+  size_t n = nns_analysis_param_count(a), tied = 0;
   int64_t elements = 0;
   for (size_t i = 0; i < n; i++) {
     nns_param_info p = {.size = sizeof p};
-    if (nns_model_param(m, i, &p) != NNS_OK || !p.shared)
+    if (nns_analysis_param(a, i, &p) != NNS_OK || !p.shared)
       continue;
     elements = nns__sum_sat(elements, p.elements);
     if (tied++ >= SHOWN)
       continue;
     nns_layer_info l = {.size = sizeof l};
-    const char *at = nns_model_layer(m, p.layer, &l) == NNS_OK && l.path &&
+    const char *at = nns_analysis_layer(a, p.layer, &l) == NNS_OK && l.path &&
                              *l.path
                          ? l.path
                          : "the model";
@@ -670,27 +673,27 @@ static bool same_rf(const nns_rf *a, const nns_rf *b) {
  * when no layer has a finite field, that it is the input's own (the
  * analysis warns where the axes were lost).
  */
-static void rf_where(nns__out *o, const nns_model *m, const nns_rf *rf) {
-  size_t n = nns_model_layer_count(m);
+static void rf_where(nns__out *o, const nns_analysis *a, const nns_rf *rf) {
+  size_t n = nns_analysis_layer_count(a);
   if (!n)
     return;
-  nns_rf root = nns__layer_rf_of(m, 0);
+  nns_rf root = nns__layer_rf_of(a, 0);
   if (same_rf(&root, rf))
     return;
   bool finite = false;
   for (size_t i = n; i-- > 0;) {
-    nns_rf l = nns__layer_rf_of(m, i);
+    nns_rf l = nns__layer_rf_of(a, i);
     finite |= !l.whole && l.axes > 0;
     if (!same_rf(&l, rf))
       continue;
     /* The outermost layer whose output has that field (layer4, not its
      * last conv). */
-    nns_layer_info li = nns__layer_of(m, i);
+    nns_layer_info li = nns__layer_of(a, i);
     while (li.parent != (size_t)-1 && li.parent != 0) {
-      nns_rf p = nns__layer_rf_of(m, li.parent);
+      nns_rf p = nns__layer_rf_of(a, li.parent);
       if (!same_rf(&p, rf))
         break;
-      li = nns__layer_of(m, li.parent);
+      li = nns__layer_of(a, li.parent);
     }
     nns__out_str(o, ", at '");
     nns__out_text(o, li.path);
@@ -701,8 +704,8 @@ static void rf_where(nns__out *o, const nns_model *m, const nns_rf *rf) {
     return;
   /* The analysis's warning names the node (src/analyze/rf.c). */
   const char *why = NULL;
-  for (size_t i = 0; i < nns_model_warning_count(m) && !why; i++) {
-    const char *w = nns__warning_of(m, i);
+  for (size_t i = 0; i < nns_analysis_warning_count(a) && !why; i++) {
+    const char *w = nns__warning_of(a, i);
     if (strncmp(w, "receptive field: ", 17) == 0)
       why = w + 17;
   }
@@ -715,10 +718,10 @@ static void rf_where(nns__out *o, const nns_model *m, const nns_rf *rf) {
   }
 }
 
-static void text_footer(nns__out *o, const nns_model *m, int width) {
-  nns_totals t = nns__totals_of(m);
-  nns_counts all = nns__total_counts_of(m);
-  nns_rf rf = nns__total_rf_of(m);
+static void text_footer(nns__out *o, const nns_analysis *an, int width) {
+  nns_totals t = nns__totals_of(an);
+  nns_counts all = nns__total_counts_of(an);
+  nns_rf rf = nns__total_rf_of(an);
   char a[128], b[128], c[128], d[128], e[128];
   text_rule(o, "=", width);
   total_str(a, sizeof a, all.params, false, false);
@@ -731,14 +734,14 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
       nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
   total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
-  tied_note(o, m);
+  tied_note(o, an);
   nns__fmt_clever(a, sizeof a, all.param_bytes, true);
   nns__out_fmt(o, "Model size (params + buffers): %s", a);
-  size_t nd = nns_model_param_dtype_count(m);
+  size_t nd = nns_analysis_param_dtype_count(an);
   for (size_t i = 0; i < nd; i++) {
     int dt;
     int64_t el, by;
-    nns_model_param_dtype(m, i, &dt, &el, &by);
+    nns_analysis_param_dtype(an, i, &dt, &el, &by);
     nns__fmt_clever(b, sizeof b, by, true);
     nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
   }
@@ -783,10 +786,10 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
                  rf.global_context && !rf.whole
                      ? "; +g: also sees global context"
                      : "");
-    rf_where(o, m, &rf);
+    rf_where(o, an, &rf);
     nns__out_str(o, "\n");
   }
-  if (fields_vary(m))
+  if (fields_vary(an))
     nns__out_str(o, "Windowed attention: some fields differ between "
                     "positions; RF is the widest, Pad that of position 0 "
                     "(each position's: JSON rf.spans).\n");
@@ -794,20 +797,20 @@ static void text_footer(nns__out *o, const nns_model *m, int width) {
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");
   if (all.flags & NNS_COUNT_SYMBOLIC)
-    symbols_note(o, m);
-  branches_note(o, m);
+    symbols_note(o, an);
+  branches_note(o, an);
   if (all.flags & NNS_COUNT_UNBOUNDED)
     nns__out_str(o, "Loops with an unknown trip count were counted once.\n");
   if (all.flags & NNS_COUNT_OVERFLOW)
     nns__out_str(o, "Some counts passed 2^63-1 and were held there "
                     "(saturated): they are not exact.\n");
-  uncounted_lines(o, m, false);
-  put_op_list(o, m, nns_model_unknown_op_count(m), nns_model_unknown_op,
+  uncounted_lines(o, an, false);
+  put_op_list(o, an, nns_analysis_unknown_op_count(an), nns_analysis_unknown_op,
               "Unknown ops (no shape rule):", "\n");
   text_rule(o, "=", width);
 }
 
-static void write_text(nns__out *o, const nns_model *m, const grid *g,
+static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
                        const nns_report_options *opt) {
   int w[C_COUNT];
   const int gap = 2;
@@ -889,12 +892,12 @@ static void write_text(nns__out *o, const nns_model *m, const grid *g,
                     "16 characters):\n");
     dim_legend(o, g, "  ");
   }
-  text_footer(o, m, rule);
+  text_footer(o, a, rule);
 }
 
 /* ==== CSV ==== */
 
-static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
+static void write_csv(nns__out *o, const nns_analysis *a, const grid *g) {
   nns__out_str(o, "path,depth");
   for (int c = 0; c < g->ncols; c++) {
     nns__out_str(o, ",");
@@ -902,7 +905,7 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
   }
   nns__out_str(o, ",flags\n");
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l = nns__layer_of(m, g->layer[r]);
+    nns_layer_info l = nns__layer_of(a, g->layer[r]);
     char path[1024];
     nns__text_clean(path, sizeof path, l.path);
     nns__csv_field(o, path);
@@ -913,7 +916,7 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
     }
     char flags[64];
     nns__fmt_flags(flags, sizeof flags,
-                   nns__layer_counts_of(m, g->layer[r]).flags);
+                   nns__layer_counts_of(a, g->layer[r]).flags);
     nns__out_str(o, ",");
     nns__csv_field(o, flags);
     nns__out_str(o, "\n");
@@ -922,7 +925,7 @@ static void write_csv(nns__out *o, const nns_model *m, const grid *g) {
 
 /* ==== Markdown ==== */
 
-static void write_md(nns__out *o, const nns_model *m, const grid *g) {
+static void write_md(nns__out *o, const nns_analysis *a, const grid *g) {
   nns__out_str(o, "|");
   for (int c = 0; c < g->ncols; c++)
     nns__md_cell(o, cols[g->id[c]].title);
@@ -931,7 +934,7 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     nns__out_str(o, cols[g->id[c]].numeric ? "---:|" : "---|");
   nns__out_str(o, "\n");
   for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l = nns__layer_of(m, g->layer[r]);
+    nns_layer_info l = nns__layer_of(a, g->layer[r]);
     nns__out_str(o, "|");
     for (int c = 0; c < g->ncols; c++) {
       const char *s = g->cell[r * (size_t)g->ncols + (size_t)c];
@@ -948,59 +951,67 @@ static void write_md(nns__out *o, const nns_model *m, const grid *g) {
     nns__out_str(o, "\nOutput Shape dims shown as #k:\n\n");
     dim_legend(o, g, "- ");
   }
-  uncounted_lines(o, m, true);
+  uncounted_lines(o, a, true);
 }
 
 /* ==== Entry point ==== */
 
-nns_status nns_report(const nns_model *model, const nns_report_options *opts,
-                      nns_write_fn write, void *user, nns_error *err) {
-  nns_report_options o = {0};
-  if (!model || !write)
-    return nns__report_err(err, NNS_E_ARG,
-                           "nns_report needs a model and a write callback");
-  if (opts && nns__report_options(&o, opts) != NNS_OK)
+/* The caller's options in full and checked; NNS_E_ARG when they are not
+ * options of this report kind (`shapes`: nns_report_shapes's). */
+static nns_status options_in(nns_report_options *o,
+                             const nns_report_options *opts, bool shapes,
+                             nns_error *err) {
+  memset(o, 0, sizeof *o);
+  if (shapes)
+    o->format = NNS_FORMAT_SHAPES_TEXT;
+  if (opts && nns__report_options(o, opts) != NNS_OK)
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_options.size is below the first "
                            "version's");
-  if ((unsigned)o.format > NNS_FORMAT_SHAPES_TEXT ||
-      (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
-      (unsigned)o.wrap > NNS_WRAP_END || o.max_depth < NNS_DEPTH_ALL)
+  if ((unsigned)o->format > NNS_FORMAT_SHAPES_TEXT ||
+      (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
+      (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
-  bool shapes = o.format == NNS_FORMAT_SHAPES_JSON ||
-                o.format == NNS_FORMAT_SHAPES_TEXT;
-  unsigned need = shapes ? NNS_STATE_INFERRED : NNS_STATE_ANALYZED;
-  if (!(nns_model_state(model) & need))
-    return nns__report_err(err, NNS_E_STATE,
-                           shapes ? "the model's shapes have not been "
-                                    "inferred: call nns_model_infer() before "
-                                    "nns_report()"
-                                  : "the model has not been analysed: call "
-                                    "nns_model_analyze() before nns_report()");
+  bool is_shapes = o->format == NNS_FORMAT_SHAPES_JSON ||
+                   o->format == NNS_FORMAT_SHAPES_TEXT;
+  if (is_shapes != shapes)
+    return nns__report_err(err, NNS_E_ARG,
+                           shapes ? "nns_report_shapes writes the SHAPES "
+                                    "formats only; the others are "
+                                    "nns_report's, of an analysis"
+                                  : "the SHAPES formats are "
+                                    "nns_report_shapes's, of a model");
+  return NNS_OK;
+}
+
+/* Runs one renderer into the caller's callback. */
+static nns_status render(const nns_model *m, const nns_analysis *a,
+                         const nns_report_options *o, nns_write_fn write,
+                         void *user, nns_error *err) {
   nns__out *out = malloc(sizeof *out);
   if (!out)
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   nns__out_init(out, write, user);
   nns_status st = NNS_OK;
-  if (o.format == NNS_FORMAT_JSON) {
-    st = nns__report_json(model, &o, out);
-  } else if (shapes) {
-    st = nns__report_shapes(model, &o, out);
-  } else if (o.format == NNS_FORMAT_HTML) {
-    st = nns__report_html(model, &o, out);
+  if (!a) {
+    st = nns__report_shapes(m, o, out);
+  } else if (o->format == NNS_FORMAT_JSON) {
+    st = nns__report_json(a, o, out);
+  } else if (o->format == NNS_FORMAT_HTML) {
+    st = nns__report_html(a, o, out);
   } else {
     grid g;
-    bool csv = o.format == NNS_FORMAT_CSV;
-    st = grid_build(&g, model, &o, csv);
-    if (st == NNS_OK && o.format == NNS_FORMAT_TEXT)
-      st = grid_prefixes(&g, model);
+    bool csv = o->format == NNS_FORMAT_CSV;
+    st = grid_build(&g, a, o, csv);
+    if (st == NNS_OK && o->format == NNS_FORMAT_TEXT)
+      st = grid_prefixes(&g, a);
     if (st == NNS_OK) {
-      if (o.format == NNS_FORMAT_TEXT)
-        write_text(out, model, &g, &o);
+      if (o->format == NNS_FORMAT_TEXT)
+        write_text(out, a, &g, o);
       else if (csv)
-        write_csv(out, model, &g);
+        write_csv(out, a, &g);
       else
-        write_md(out, model, &g);
+        write_md(out, a, &g);
     }
     grid_free(&g);
   }
@@ -1010,4 +1021,36 @@ nns_status nns_report(const nns_model *model, const nns_report_options *opts,
     st = nns__out_finish(out, err);
   free(out);
   return st;
+}
+
+nns_status nns_report(const nns_analysis *analysis,
+                      const nns_report_options *opts, nns_write_fn write,
+                      void *user, nns_error *err) {
+  if (!analysis || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report needs an analysis and a write "
+                           "callback");
+  nns_report_options o;
+  nns_status st = options_in(&o, opts, false, err);
+  if (st != NNS_OK)
+    return st;
+  return render(nns_analysis_model(analysis), analysis, &o, write, user, err);
+}
+
+nns_status nns_report_shapes(const nns_model *model,
+                             const nns_report_options *opts,
+                             nns_write_fn write, void *user, nns_error *err) {
+  if (!model || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_shapes needs a model and a write "
+                           "callback");
+  nns_report_options o;
+  nns_status st = options_in(&o, opts, true, err);
+  if (st != NNS_OK)
+    return st;
+  if (!(nns_model_state(model) & NNS_STATE_INFERRED))
+    return nns__report_err(err, NNS_E_STATE,
+                           "the model's shapes have not been inferred: call "
+                           "nns_model_infer() before nns_report_shapes()");
+  return render(model, NULL, &o, write, user, err);
 }

@@ -73,9 +73,10 @@ static nns_status push_row(nns_table *t, table_row r, const char *name,
 /* The symbols a model's counts took as 1, comma-separated (malloc'ed); a
  * model whose graph inputs have none but that still computed a symbolic
  * dim says so. */
-static char *assumed_symbols(const nns_model *m) {
+static char *assumed_symbols(const nns_analysis *a) {
+  const nns_model *m = nns_analysis_model(a);
   const char *seen[16];
-  size_t n = nns__input_symbols(m, seen, 16), len = 1;
+  size_t n = nns__input_symbols(m, a, seen, 16), len = 1;
   for (size_t k = 0; k < n; k++)
     len += strlen(seen[k]) + 2;
   static const char computed[] = "dims the graph computes";
@@ -93,17 +94,17 @@ static char *assumed_symbols(const nns_model *m) {
   return s;
 }
 
-nns_status nns_table_add(nns_table *t, const char *name, const nns_model *m,
-                         nns_error *err) {
-  if (!t || !name || !m)
+nns_status nns_table_add(nns_table *t, const char *name,
+                         const nns_analysis *a, nns_error *err) {
+  if (!t || !name || !a)
     return nns__report_err(err, NNS_E_ARG,
-                           "nns_table_add needs a table, a name and a model");
+                           "nns_table_add needs a table, a name and an "
+                           "analysis");
   table_row r = {.all = {.size = sizeof r.all}, .rf = {.size = sizeof r.rf}};
-  if (nns_model_total_counts(m, &r.all) != NNS_OK ||
-      nns_model_total_rf(m, &r.rf) != NNS_OK)
-    return nns__report_err(err, NNS_E_STATE,
-                           "nns_table_add: the model has not been analysed");
-  if ((r.all.flags & NNS_COUNT_SYMBOLIC) && !(r.assumed = assumed_symbols(m)))
+  if (nns_analysis_total_counts(a, &r.all) != NNS_OK ||
+      nns_analysis_total_rf(a, &r.rf) != NNS_OK)
+    return nns__report_err(err, NNS_E_ARG, "nns_table_add: bad analysis");
+  if ((r.all.flags & NNS_COUNT_SYMBOLIC) && !(r.assumed = assumed_symbols(a)))
     return nns__report_err(err, NNS_E_NOMEM, "out of memory");
   return push_row(t, r, name, err);
 }

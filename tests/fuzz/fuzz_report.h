@@ -18,19 +18,25 @@ static inline int fuzz_sink(void *user, const char *p, size_t n) {
 }
 
 /* Infers and analyses m (failures are fine: a status is the answer) and,
- * when both succeed, writes every report format. */
+ * when both succeed, writes every report format: the analysis's, then the
+ * shapes of the inference. */
 static inline void fuzz_report_all(nns_model *m) {
   nns_error err;
+  nns_analysis *a = NULL;
   if (nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK)
+      nns_model_analyze(m, NULL, &a, &err) != NNS_OK)
     return;
   unsigned sum = 0;
   for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_SHAPES_TEXT; f++) {
     nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)f,
                              .columns = NNS_COL_ALL,
                              .max_depth = NNS_DEPTH_ALL};
-    (void)nns_report(m, &ro, fuzz_sink, &sum, &err);
+    if (f == NNS_FORMAT_SHAPES_JSON || f == NNS_FORMAT_SHAPES_TEXT)
+      (void)nns_report_shapes(m, &ro, fuzz_sink, &sum, &err);
+    else
+      (void)nns_report(a, &ro, fuzz_sink, &sum, &err);
   }
+  nns_analysis_free(a);
 }
 
 #endif

@@ -69,7 +69,8 @@ static void test_plot_crowded(void) {
   for (int i = 0; i < NF; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", check_dir(), files[i]);
-    nns_model *m = tm_load_path(path, TM_ANALYZE, NULL);
+    nns_model *m = tm_load_path(path, TM_INFER);
+    nns_analysis *a = tm_analyze(m, NULL);
     if (!m) {
       nns_table_free(table);
       return;
@@ -77,8 +78,9 @@ static void test_plot_crowded(void) {
     const char *base = strrchr(files[i], '/') + 1;
     snprintf(names[i], sizeof names[i], "%.*s", (int)(strlen(base) - 5), base);
     counts[i].size = sizeof counts[i];
-    nns_model_total_counts(m, &counts[i]);
-    CHECK_EQ(nns_table_add(table, names[i], m, &err), NNS_OK);
+    nns_analysis_total_counts(a, &counts[i]);
+    CHECK_EQ(nns_table_add(table, names[i], a, &err), NNS_OK);
+    nns_analysis_free(a);
     nns_model_free(m);
     /* 3-5 M parameters, as the crowded case. */
     CHECK(counts[i].params > 3000000 && counts[i].params < 6000000);
@@ -177,14 +179,16 @@ static int count(const char *text, const char *s) {
 static void test_page_escapes(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/report/tiny_resnet.onnx", check_dir());
-  nns_model *m = tm_load_path(path, TM_ANALYZE, NULL);
+  nns_model *m = tm_load_path(path, TM_INFER);
+  nns_analysis *a = tm_analyze(m, NULL);
   if (!m)
     return;
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_HTML,
                           .model_name = "evil</script><!--<script>x"};
   nns__membuf page = {0};
   nns_error err;
-  CHECK_EQ(nns_report(m, &o, buf_write, &page, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, buf_write, &page, &err), NNS_OK);
+  nns_analysis_free(a);
   nns_model_free(m);
   if (!page.data)
     return;

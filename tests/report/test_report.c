@@ -188,34 +188,36 @@ static void test_report_errors(void) {
 
   char path[1024];
   snprintf(path, sizeof path, "%s/report/tiny_resnet.onnx", check_dir());
-  nns_model *m = tm_load_path(path, TM_INFER, NULL);
+  nns_model *m = tm_load_path(path, TM_INFER);
+  nns_analysis *a = NULL;
   if (!m)
     return;
-  CHECK_EQ(nns_report(m, NULL, NULL, NULL, &err), NNS_E_ARG);
-  /* Not analysed yet. */
-  CHECK_EQ(nns_report(m, NULL, sink_write, &s, &err), NNS_E_STATE);
-  CHECK(strstr(err.message, "nns_model_analyze") != NULL);
+  /* No analysis: nothing to report. */
+  CHECK_EQ(nns_report(NULL, NULL, sink_write, &s, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "analysis") != NULL);
   CHECK_EQ(s.calls, 0);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, NULL, NULL, NULL, &err), NNS_E_ARG);
   nns_report_options bad = {.size = sizeof bad, .format = (nns_report_format)99};
-  CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report(a, &bad, sink_write, &s, &err), NNS_E_ARG);
   bad = (nns_report_options){.max_depth = -5};
-  CHECK_EQ(nns_report(m, &bad, sink_write, &s, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report(a, &bad, sink_write, &s, &err), NNS_E_ARG);
   /* Every format, through a callback that stops at once: NNS_E_IO. */
   for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_JSON; f++) {
     memset(&s, 0, sizeof s);
     s.stop_after = 1;
     nns_report_options o = {.size = sizeof o, .format = (nns_report_format)f,
                             .columns = NNS_COL_ALL};
-    CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_E_IO);
+    CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_E_IO);
   }
   /* And in full: the text starts with its rule and names the model. */
   memset(&s, 0, sizeof s);
   nns_report_options o = {.size = sizeof o, .model_name = "tiny_resnet", .width = 80};
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_OK);
   CHECK(s.buf[0] == '_');
   CHECK(strstr(s.buf, "\ntiny_resnet ") != NULL);
   CHECK(strstr(s.buf, "├─") != NULL && strstr(s.buf, "└─") != NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -230,12 +232,14 @@ static void test_table_errors(void) {
   /* No model at all is still a valid (empty) table and plot. */
   CHECK_EQ(nns_report_table(t, NULL, sink_write, &s, &err), NNS_OK);
   CHECK_EQ(nns_report_plot(t, sink_write, &s, &err), NNS_OK);
-  nns_model *m = tm_load_path("report/tiny_resnet.onnx", TM_LOAD_ONLY, NULL);
+  nns_model *m = tm_load_path("report/tiny_resnet.onnx", TM_LOAD_ONLY);
+  nns_analysis *a = NULL;
   if (m) {
-    /* A model not analysed has no row to give. */
-    CHECK_EQ(nns_table_add(t, "a<&>", m, &err), NNS_E_STATE);
-    CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-    CHECK_EQ(nns_table_add(t, "a<&>", m, &err), NNS_OK);
+    /* No analysis, no row. */
+    CHECK_EQ(nns_table_add(t, "a<&>", NULL, &err), NNS_E_ARG);
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+    CHECK_EQ(nns_table_add(t, "a<&>", a, &err), NNS_OK);
+    nns_analysis_free(a);
     nns_model_free(m); /* the row is a copy */
   }
   CHECK_EQ(nns_table_row_count(t), 1);
@@ -250,7 +254,7 @@ static void test_table_errors(void) {
 /* The "nnscan.shapes" document is a library report, byte for byte the
  * CLI's golden file (tests/cli/tiny_cnn.shapes.json). */
 static void test_shapes_report(void) {
-  nns_model *m = tm_load_path("cli/tiny_cnn.onnx", TM_INFER, NULL);
+  nns_model *m = tm_load_path("cli/tiny_cnn.onnx", TM_INFER);
   FILE *f = fopen("cli/tiny_cnn.shapes.json", "rb");
   static char golden[32768];
   size_t n = f ? fread(golden, 1, sizeof golden - 1, f) : 0;
@@ -267,12 +271,12 @@ static void test_shapes_report(void) {
   nns_error err;
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_SHAPES_JSON,
                           .model_path = "tiny_cnn.onnx"};
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_shapes(m, &o, sink_write, &s, &err), NNS_OK);
   CHECK_STR(s.buf, golden);
   /* The text table needs no analysis either. */
   memset(&s, 0, sizeof s);
   o.format = NNS_FORMAT_SHAPES_TEXT;
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report_shapes(m, &o, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, "Name") == s.buf);
   CHECK(strstr(s.buf, "[batch, 256]") != NULL);
   nns_model_free(m);
@@ -315,15 +319,16 @@ static void test_long_dims_get_short_names(void) {
   }
   CHECK_EQ(nns_builder_add_output(b, prev, 0, -1, NULL, NULL, &err), NNS_OK);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
   nns_builder_free(b);
   if (!m)
     return;
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   static sink s;
   memset(&s, 0, sizeof s);
   nns_report_options o = {.size = sizeof o, .width = 100};
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_OK);
   /* W: 8 -> 4 -> 2 -> 1 -> 1 ...; H: the named chain. */
   CHECK(strstr(s.buf, "conv0 ") != NULL);
   /* Numbered by first appearance: the root row (the last output) first. */
@@ -343,9 +348,10 @@ static void test_long_dims_get_short_names(void) {
   /* CSV keeps the expressions whole (for machines). */
   memset(&s, 0, sizeof s);
   o.format = NNS_FORMAT_CSV;
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, "#1") == NULL);
   CHECK(strstr(s.buf, "((p2o.DynamicDimension.1+1)/2+1)/2") != NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -353,21 +359,22 @@ static void test_long_dims_get_short_names(void) {
  * listed as having no cost rule; the footer says the sizes were unknown and
  * gives the --input options for the symbolic inputs. */
 static void test_uncounted_reason_in_footer(void) {
-  nns_model *m =
-      tm_load_path("unit/models/analyze_no_size.onnx", TM_ANALYZE, NULL);
+  nns_model *m = tm_load_path("unit/models/analyze_no_size.onnx", TM_INFER);
+  nns_analysis *a = tm_analyze(m, NULL);
   if (!m)
     return;
   static sink s;
   memset(&s, 0, sizeof s);
   nns_error err;
   nns_report_options o = {.size = sizeof o};
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, "no cost rule") == NULL);
   /* The Reshape's target shape is a graph input's contents: unknown. */
   CHECK(strstr(s.buf, "Not counted (no size: the output shape of "
                       "'/view/Reshape' (Reshape) is unknown, and so are the "
                       "shapes after it): Relu x1; give the inputs their real "
                       "sizes: --input x=1xN --input s=N") != NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -388,22 +395,22 @@ static size_t node_named(const nns_model *m, const char *name) {
  * rule"; the real size decides the If and the Relu counts (5 elements:
  * 5 FLOPs, by hand). */
 static void test_uncounted_lost_at_if(void) {
-  nns_model *m =
-      tm_load_path("unit/models/analyze_no_size_if.onnx", TM_ANALYZE, NULL);
+  nns_model *m = tm_load_path("unit/models/analyze_no_size_if.onnx", TM_INFER);
+  nns_analysis *a = tm_analyze(m, NULL);
   if (!m)
     return;
-  CHECK_EQ(nns_model_uncounted_op_count(m), 1);
+  CHECK_EQ(nns_analysis_uncounted_op_count(a), 1);
   size_t node = 0;
   int how = -1;
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_OK);
+  CHECK_EQ(nns_analysis_uncounted_op_lost(a, 0, &node, &how), NNS_OK);
   CHECK_EQ(how, NNS_SIZE_LOST_IF);
   CHECK_EQ(node, node_named(m, "/dec/If"));
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 1, &node, &how), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_uncounted_op_lost(a, 1, &node, &how), NNS_E_ARG);
   static sink s;
   memset(&s, 0, sizeof s);
   nns_error err;
   nns_report_options o = {.size = sizeof o};
-  CHECK_EQ(nns_report(m, &o, sink_write, &s, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, sink_write, &s, &err), NNS_OK);
   CHECK(strstr(s.buf, "no cost rule") == NULL);
   CHECK(strstr(s.buf, "Not counted (no size: If '/dec/If' cannot tell "
                       "which branch runs without the inputs' real sizes, "
@@ -415,11 +422,13 @@ static void test_uncounted_lost_at_if(void) {
                         .rank = 2};
   nns_infer_options io = {.size = sizeof io, .inputs = &in, .input_count = 1};
   CHECK_EQ(nns_model_infer(m, &io, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(nns_model_uncounted_op_count(m), 0);
+  nns_analysis_free(a);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_uncounted_op_count(a), 0);
   nns_counts k = {.size = sizeof k};
-  CHECK_EQ(nns_model_node_counts(m, node_named(m, "/act/Relu"), &k), NNS_OK);
+  CHECK_EQ(nns_analysis_node_counts(a, node_named(m, "/act/Relu"), &k), NNS_OK);
   CHECK_EQ(k.flops, 5);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 

@@ -73,17 +73,19 @@ static void check_nofold(const char *file, const char *model) {
     return;
   snprintf(path, sizeof path, FIXTURES "/%s", file);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   nns_status st = nns_model_load_file(path, NULL, &m, &err);
   if (st == NNS_OK)
-    st = nns_model_analyze(m, NULL, &err);
+    st = nns_model_analyze(m, NULL, &a, &err);
   if (st != NNS_OK) {
     check_fail(__FILE__, __LINE__, "%s: %s", file, err.message);
+    nns_analysis_free(a);
     nns_model_free(m);
     free(ref);
     return;
   }
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   long long want_p = json_int(ref, "total_params_used");
   long long want_b = json_int(ref, "total_buffers_used");
   if (t.all.params != want_p || t.all.buffers != want_b)
@@ -91,10 +93,10 @@ static void check_nofold(const char *file, const char *model) {
                "%s: params %lld buffers %lld, PyTorch %lld and %lld", file,
                (long long)t.all.params, (long long)t.all.buffers, want_p,
                want_b);
-  size_t nl = nns_model_layer_count(m);
+  size_t nl = nns_analysis_layer_count(a);
   tm_layer *layers = calloc(nl + 1, sizeof *layers);
   for (size_t i = 0; i < nl; i++)
-    layers[i] = tm_layer_at(m, i);
+    layers[i] = tm_layer_at(a, i);
   int bad = 0;
   for (char *line = strstr(ref, "{\"name\": \""); line;
        line = strstr(line + 1, "{\"name\": \"")) {
@@ -128,6 +130,7 @@ static void check_nofold(const char *file, const char *model) {
   }
   models_checked++;
   free(layers);
+  nns_analysis_free(a);
   nns_model_free(m);
   free(ref);
 }
@@ -136,18 +139,20 @@ static void check_fold(const char *file) {
   char path[1024];
   snprintf(path, sizeof path, FIXTURES "/%s", file);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   nns_status st = nns_model_load_file(path, NULL, &m, &err);
   if (st == NNS_OK)
-    st = nns_model_analyze(m, NULL, &err);
+    st = nns_model_analyze(m, NULL, &a, &err);
   if (st != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: %s", file, err.message);
   else {
-    tm_totals t = tm_totals_of(m);
+    tm_totals t = tm_totals_of(a);
     CHECK(t.all.params > 0);
-    CHECK(nns_model_layer_count(m) > 1);
+    CHECK(nns_analysis_layer_count(a) > 1);
     folded_checked++;
   }
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 

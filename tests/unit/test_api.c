@@ -24,12 +24,16 @@
 
 static nns_error err;
 
-/* A model loaded but neither inferred nor analysed, and one analysed. */
-static nns_model *loaded(void) {
-  return tm_load_path(MODEL, TM_LOAD_ONLY, NULL);
+/* A model loaded but neither inferred nor analysed, and an analysis of
+ * it (whose model release() frees after it). */
+static nns_model *loaded(void) { return tm_load_path(MODEL, TM_LOAD_ONLY); }
+static nns_analysis *analysed(void) {
+  return tm_analyze(tm_load_path(MODEL, TM_LOAD_ONLY), NULL);
 }
-static nns_model *analysed(void) {
-  return tm_load_path(MODEL, TM_ANALYZE, NULL);
+static void release(nns_analysis *a) {
+  nns_model *m = (nns_model *)nns_analysis_model(a);
+  nns_analysis_free(a);
+  nns_model_free(m);
 }
 
 /* A struct filled with 0xAB, to see that a failed call wrote nothing. */
@@ -239,11 +243,13 @@ static void c_model_state(void) {
   CHECK_EQ(nns_model_state(m), 0u);
   CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
   CHECK_EQ(nns_model_state(m), (unsigned)NNS_STATE_INFERRED);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   CHECK_EQ(nns_model_state(m),
            (unsigned)(NNS_STATE_INFERRED | NNS_STATE_ANALYZED));
   CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
   CHECK_EQ(nns_model_state(m), (unsigned)NNS_STATE_INFERRED);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 static void c_get_info(void) {
@@ -292,7 +298,7 @@ static void c_value(void) {
 static void c_value_dim(void) {
   nns_dim d = {.size = sizeof d};
   CHECK_EQ(nns_model_value_dim(NULL, 0, 0, &d), NNS_E_ARG);
-  nns_model *m = analysed();
+  nns_model *m = tm_load_path(MODEL, TM_INFER);
   size_t x = tm_find(m, "x");
   CHECK_EQ(nns_model_value_dim(m, x, -1, &d), NNS_E_ARG);
   CHECK_EQ(nns_model_value_dim(m, x, 4, &d), NNS_E_ARG); /* rank 4 */
@@ -369,7 +375,7 @@ static void c_unknown_op(void) {
   const char *d, *o;
   size_t n;
   CHECK_EQ(nns_model_unknown_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
-  nns_model *m = analysed();
+  nns_model *m = tm_load_path(MODEL, TM_INFER);
   CHECK_EQ(nns_model_unknown_op(m, 0, &d, &o, &n), NNS_E_ARG); /* none */
   nns_model_free(m);
 }
@@ -401,35 +407,125 @@ static void c_set_param_kind(void) {
   nns_model_free(m);
 }
 static void c_analyze(void) {
-  CHECK_EQ(nns_model_analyze(NULL, NULL, &err), NNS_E_ARG);
+  nns_analysis *a = (nns_analysis *)&err; /* set to NULL on failure */
+  CHECK_EQ(nns_model_analyze(NULL, NULL, &a, &err), NNS_E_ARG);
+  CHECK(a == NULL);
   nns_model *m = loaded();
+  CHECK_EQ(nns_model_analyze(m, NULL, NULL, &err), NNS_E_ARG);
   nns_analyze_options o = {.size = 1};
-  CHECK_EQ(nns_model_analyze(m, &o, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_analyze(m, &o, &a, &err), NNS_E_ARG);
+  CHECK(a == NULL);
+  o = (nns_analyze_options){.size = sizeof o,
+                            .optimizer = (nns_optimizer)99};
+  CHECK_EQ(nns_model_analyze(m, &o, &a, &err), NNS_E_ARG);
   nns_model_free(m);
 }
+static void c_analysis_free(void) { nns_analysis_free(NULL); }
+static void c_analysis_model(void) {
+  CHECK(nns_analysis_model(NULL) == NULL);
+  nns_analysis *a = analysed();
+  CHECK(nns_analysis_model(a) != NULL);
+  release(a);
+}
+static void c_analysis_node(void) {
+  nns_node_info x = {.size = sizeof x};
+  CHECK_EQ(nns_analysis_node(NULL, 0, &x), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  const nns_model *m = nns_analysis_model(a);
+  CHECK_EQ(nns_analysis_node(a, nns_model_node_count(m), &x), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_node(a, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_analysis_node(a, 0, &x));
+  x.size = sizeof x;
+  CHECK_EQ(nns_analysis_node(a, 0, &x), NNS_OK);
+  CHECK(x.layer != NONE);
+  CHECK(x.flags & NNS_NODE_COUNTED);
+  release(a);
+}
+static void c_analysis_memory_count(void) {
+  CHECK_EQ(nns_analysis_memory_count(NULL), 0);
+}
+static void c_analysis_memory_point(void) {
+  int64_t b = 7;
+  size_t l = 7;
+  CHECK_EQ(nns_analysis_memory_point(NULL, 0, &b, &l), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_memory_point(a, nns_analysis_memory_count(a), &b, &l),
+           NNS_E_ARG);
+  CHECK_EQ(nns_analysis_memory_point(a, 0, NULL, &l), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_memory_point(a, 0, &b, NULL), NNS_E_ARG);
+  CHECK_EQ(b, 7);
+  CHECK_EQ(l, 7);
+  release(a);
+}
+static void c_analysis_memory_peak(void) {
+  CHECK_EQ(nns_analysis_memory_peak(NULL), NONE);
+}
+static void c_analysis_value(void) {
+  nns_value_info x = {.size = sizeof x};
+  CHECK_EQ(nns_analysis_value(NULL, 0, &x), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_value(a, NONE, &x), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_value(a, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_analysis_value(a, 0, &x));
+  release(a);
+}
+static void c_analysis_value_dim(void) {
+  nns_dim d = {.size = sizeof d};
+  CHECK_EQ(nns_analysis_value_dim(NULL, 0, 0, &d), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  size_t x = tm_find(nns_analysis_model(a), "x");
+  CHECK_EQ(nns_analysis_value_dim(a, x, -1, &d), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_value_dim(a, x, 4, &d), NNS_E_ARG); /* rank 4 */
+  CHECK_EQ(nns_analysis_value_dim(a, NONE, 0, &d), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_value_dim(a, x, 0, NULL), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(d, nns_analysis_value_dim(a, x, 0, &d));
+  release(a);
+}
+static void c_analysis_unknown_op_count(void) {
+  CHECK_EQ(nns_analysis_unknown_op_count(NULL), 0);
+}
+static void c_analysis_unknown_op(void) {
+  const char *d, *o;
+  size_t n;
+  CHECK_EQ(nns_analysis_unknown_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_unknown_op(a, 0, &d, &o, &n), NNS_E_ARG); /* none */
+  release(a);
+}
+static void c_analysis_warning_count(void) {
+  CHECK_EQ(nns_analysis_warning_count(NULL), 0);
+}
+static void c_analysis_warning(void) {
+  const char *w = "kept";
+  CHECK_EQ(nns_analysis_warning(NULL, 0, &w), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_warning(a, nns_analysis_warning_count(a), &w),
+           NNS_E_ARG);
+  CHECK_EQ(nns_analysis_warning(a, 0, NULL), NNS_E_ARG);
+  CHECK_STR(w, "kept");
+  release(a);
+}
 
-/* Analysis accessors: E_ARG for NULL, E_STATE before analysis. */
+/* Analysis accessors: E_ARG for a NULL analysis, index or out. */
 #define ANALYSIS_STRUCT(fn, type, v1_call, bad_index)                          \
   static void c_##fn(void) {                                                   \
     type x = {.size = sizeof x};                                               \
-    CHECK_EQ(nns_model_##fn(NULL v1_call, &x), NNS_E_ARG);                     \
-    nns_model *m = loaded();                                                   \
-    CHECK_EQ(nns_model_##fn(m v1_call, &x), NNS_E_STATE);                      \
-    nns_model_free(m);                                                         \
-    m = analysed();                                                            \
-    CHECK_EQ(nns_model_##fn(m v1_call, NULL), NNS_E_ARG);                      \
-    EXPECT_SMALL_SIZE(x, nns_model_##fn(m v1_call, &x));                       \
+    CHECK_EQ(nns_analysis_##fn(NULL v1_call, &x), NNS_E_ARG);                     \
+    nns_analysis *m = analysed();                                              \
+    CHECK_EQ(nns_analysis_##fn(m v1_call, NULL), NNS_E_ARG);                      \
+    EXPECT_SMALL_SIZE(x, nns_analysis_##fn(m v1_call, &x));                       \
     x.size = sizeof x;                                                         \
     bad_index                                                                  \
-    nns_model_free(m);                                                         \
+    release(m);                                                                \
   }
 #define NOIDX
 #define IDX0 , 0
 #define NO_BAD_INDEX
-#define BAD_INDEX(fn) CHECK_EQ(nns_model_##fn(m, (size_t)-1, &x), NNS_E_ARG);
+#define BAD_INDEX(fn) CHECK_EQ(nns_analysis_##fn(m, (size_t)-1, &x), NNS_E_ARG);
 ANALYSIS_STRUCT(totals, nns_totals, NOIDX, NO_BAD_INDEX)
 ANALYSIS_STRUCT(total_counts, nns_counts, NOIDX, NO_BAD_INDEX)
 ANALYSIS_STRUCT(total_rf, nns_rf, NOIDX, NO_BAD_INDEX)
+ANALYSIS_STRUCT(op_type, nns_op_type_info, IDX0, BAD_INDEX(op_type))
 ANALYSIS_STRUCT(op_type_counts, nns_counts, IDX0, BAD_INDEX(op_type_counts))
 ANALYSIS_STRUCT(node_counts, nns_counts, IDX0, BAD_INDEX(node_counts))
 ANALYSIS_STRUCT(param, nns_param_info, IDX0, BAD_INDEX(param))
@@ -439,129 +535,93 @@ ANALYSIS_STRUCT(layer_rf, nns_rf, IDX0, BAD_INDEX(layer_rf))
 
 static void c_layer_rf_span(void) {
   int64_t a = 7, b = 7;
-  CHECK_EQ(nns_model_layer_rf_span(NULL, 0, 0, 0, &a, &b), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, &a, &b), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_layer_rf_span(m, NONE, 0, 0, &a, &b), NNS_E_ARG);
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, NULL, &b), NNS_E_ARG);
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, 0, &a, NULL), NNS_E_ARG);
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, -1, 0, &a, &b), NNS_E_ARG);
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 2, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_rf_span(NULL, 0, 0, 0, &a, &b), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_layer_rf_span(m, NONE, 0, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, 0, 0, NULL, &b), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, 0, 0, &a, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, -1, 0, &a, &b), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, 2, 0, &a, &b), NNS_E_ARG);
   CHECK_EQ(a, 7);
   CHECK_EQ(b, 7);
   /* The residual graph's output: field 11, stride 2, padding 5 (by hand:
    * test_analyze), so position 3 reads pixels 1..11. */
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 1, 3, &a, &b), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, 1, 3, &a, &b), NNS_OK);
   CHECK_EQ(a, 1);
   CHECK_EQ(b, 11);
-  CHECK_EQ(nns_model_layer_rf_span(m, 0, 0, INT64_MAX, &a, &b), NNS_E_LIMIT);
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_layer_rf_span(m, 0, 0, INT64_MAX, &a, &b), NNS_E_LIMIT);
+  release(m);
 }
 
 static void c_layer_class(void) {
   const char *c = "kept";
-  CHECK_EQ(nns_model_layer_class(NULL, 0, &c), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_layer_class(m, 0, &c), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_layer_class(m, NONE, &c), NNS_E_ARG);
-  CHECK_EQ(nns_model_layer_class(m, 0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_class(NULL, 0, &c), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_layer_class(m, NONE, &c), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_class(m, 0, NULL), NNS_E_ARG);
   CHECK_STR(c, "kept");
-  nns_model_free(m);
+  release(m);
 }
-static void c_branch_count(void) { CHECK_EQ(nns_model_branch_count(NULL), 0); }
+static void c_branch_count(void) { CHECK_EQ(nns_analysis_branch_count(NULL), 0); }
 static void c_branch(void) {
   const char *n;
   int t, k;
-  CHECK_EQ(nns_model_branch(NULL, 0, &n, &t, &k), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_branch(m, 0, &n, &t, &k), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_branch(m, 0, &n, &t, &k), NNS_E_ARG); /* no If */
-  CHECK_EQ(nns_model_branch(m, 0, &n, NULL, &k), NNS_E_ARG);
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_branch(NULL, 0, &n, &t, &k), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_branch(m, 0, &n, &t, &k), NNS_E_ARG); /* no If */
+  CHECK_EQ(nns_analysis_branch(m, 0, &n, NULL, &k), NNS_E_ARG);
+  release(m);
 }
 
 static void c_param_dtype_count(void) {
-  CHECK_EQ(nns_model_param_dtype_count(NULL), 0);
+  CHECK_EQ(nns_analysis_param_dtype_count(NULL), 0);
 }
 static void c_param_dtype(void) {
   int dt;
   int64_t e, b;
-  CHECK_EQ(nns_model_param_dtype(NULL, 0, &dt, &e, &b), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_param_dtype(m, 0, &dt, &e, &b), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_param_dtype(m, 99, &dt, &e, &b), NNS_E_ARG);
-  CHECK_EQ(nns_model_param_dtype(m, 0, &dt, NULL, &b), NNS_E_ARG);
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_param_dtype(NULL, 0, &dt, &e, &b), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_param_dtype(m, 99, &dt, &e, &b), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_param_dtype(m, 0, &dt, NULL, &b), NNS_E_ARG);
+  release(m);
 }
 static void c_op_type_count(void) {
-  CHECK_EQ(nns_model_op_type_count(NULL), 0);
+  CHECK_EQ(nns_analysis_op_type_count(NULL), 0);
 }
-static void c_op_type(void) {
-  const char *d, *o;
-  int c;
-  CHECK_EQ(nns_model_op_type(NULL, 0, &d, &o, &c), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_op_type(m, 0, &d, &o, &c), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_op_type(m, 99, &d, &o, &c), NNS_E_ARG);
-  CHECK_EQ(nns_model_op_type(m, 0, &d, &o, NULL), NNS_E_ARG);
-  nns_model_free(m);
-}
-static void c_param_count(void) { CHECK_EQ(nns_model_param_count(NULL), 0); }
+static void c_param_count(void) { CHECK_EQ(nns_analysis_param_count(NULL), 0); }
 static void c_layer_count(void) {
-  CHECK_EQ(nns_model_layer_count(NULL), 0);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_layer_count(m), 0); /* before analysis: empty */
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_layer_count(NULL), 0);
 }
 static void c_uncounted_op_count(void) {
-  CHECK_EQ(nns_model_uncounted_op_count(NULL), 0);
+  CHECK_EQ(nns_analysis_uncounted_op_count(NULL), 0);
 }
 static void c_uncounted_op(void) {
   const char *d, *o;
   size_t n;
-  CHECK_EQ(nns_model_uncounted_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &o, &n), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_uncounted_op(m, 0, &d, &o, &n), NNS_E_ARG); /* none */
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_uncounted_op(NULL, 0, &d, &o, &n), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_uncounted_op(m, 0, &d, &o, &n), NNS_E_ARG); /* none */
+  release(m);
 }
 
 static void c_uncounted_op_why(void) {
   size_t a, b, c;
-  CHECK_EQ(nns_model_uncounted_op_why(NULL, 0, &a, &b, &c), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_uncounted_op_why(m, 0, &a, &b, &c), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_uncounted_op_why(m, 0, &a, &b, &c), NNS_E_ARG);
-  CHECK_EQ(nns_model_uncounted_op_why(m, 0, &a, NULL, &c), NNS_E_ARG);
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_uncounted_op_why(NULL, 0, &a, &b, &c), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_uncounted_op_why(m, 0, &a, &b, &c), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_uncounted_op_why(m, 0, &a, NULL, &c), NNS_E_ARG);
+  release(m);
 }
 
 static void c_uncounted_op_lost(void) {
   size_t node;
   int how;
-  CHECK_EQ(nns_model_uncounted_op_lost(NULL, 0, &node, &how), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_E_STATE);
-  nns_model_free(m);
-  m = analysed();
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, &how), NNS_E_ARG);
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, NULL, &how), NNS_E_ARG);
-  CHECK_EQ(nns_model_uncounted_op_lost(m, 0, &node, NULL), NNS_E_ARG);
-  nns_model_free(m);
+  CHECK_EQ(nns_analysis_uncounted_op_lost(NULL, 0, &node, &how), NNS_E_ARG);
+  nns_analysis *m = analysed();
+  CHECK_EQ(nns_analysis_uncounted_op_lost(m, 0, &node, &how), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_uncounted_op_lost(m, 0, NULL, &how), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_uncounted_op_lost(m, 0, &node, NULL), NNS_E_ARG);
+  release(m);
 }
 
 /* The op-context accessors outside a callback: a NULL context. */
@@ -618,15 +678,26 @@ static void c_write_stdio(void) {
 }
 static void c_report(void) {
   CHECK_EQ(nns_report(NULL, NULL, sink, NULL, &err), NNS_E_ARG);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_report(m, NULL, NULL, NULL, &err), NNS_E_ARG);
-  CHECK_EQ(nns_report(m, NULL, sink, NULL, &err), NNS_E_STATE);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_report(a, NULL, NULL, NULL, &err), NNS_E_ARG);
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_SHAPES_JSON};
-  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_STATE); /* not inferred */
+  CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG); /* shapes' */
   o.size = 1;
-  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   o = (nns_report_options){.size = sizeof o, .format = (nns_report_format)99};
-  CHECK_EQ(nns_report(m, &o, sink, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
+  release(a);
+}
+static void c_report_shapes(void) {
+  CHECK_EQ(nns_report_shapes(NULL, NULL, sink, NULL, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_report_shapes(m, NULL, NULL, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_report_shapes(m, NULL, sink, NULL, &err), NNS_E_STATE);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT};
+  CHECK_EQ(nns_report_shapes(m, &o, sink, NULL, &err), NNS_E_ARG); /* not
+                                                               a shapes one */
+  o = (nns_report_options){.size = 1};
+  CHECK_EQ(nns_report_shapes(m, &o, sink, NULL, &err), NNS_E_ARG);
   nns_model_free(m);
 }
 static void c_table_new(void) {
@@ -636,13 +707,12 @@ static void c_table_free(void) { nns_table_free(NULL); }
 static void c_table_add(void) {
   nns_table *t = NULL;
   CHECK_EQ(nns_table_new(&t, &err), NNS_OK);
-  nns_model *m = loaded();
-  CHECK_EQ(nns_table_add(NULL, "a", m, &err), NNS_E_ARG);
-  CHECK_EQ(nns_table_add(t, NULL, m, &err), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_table_add(NULL, "a", a, &err), NNS_E_ARG);
+  CHECK_EQ(nns_table_add(t, NULL, a, &err), NNS_E_ARG);
   CHECK_EQ(nns_table_add(t, "a", NULL, &err), NNS_E_ARG);
-  CHECK_EQ(nns_table_add(t, "a", m, &err), NNS_E_STATE);
   CHECK_EQ(nns_table_row_count(t), 0);
-  nns_model_free(m);
+  release(a);
   nns_table_free(t);
 }
 static void c_table_add_row(void) {
@@ -872,35 +942,40 @@ static const entry exports[] = {
     {"nns_model_set_module", c_set_module},
     {"nns_model_set_param_kind", c_set_param_kind},
     {"nns_model_analyze", c_analyze},
-    {"nns_model_totals", c_totals},
-    {"nns_model_total_counts", c_total_counts},
-    {"nns_model_total_rf", c_total_rf},
-    {"nns_model_param_dtype_count", c_param_dtype_count},
-    {"nns_model_param_dtype", c_param_dtype},
-    {"nns_model_op_type_count", c_op_type_count},
-    {"nns_model_op_type", c_op_type},
-    {"nns_model_op_type_counts", c_op_type_counts},
-    {"nns_model_node_counts", c_node_counts},
-    {"nns_model_param_count", c_param_count},
-    {"nns_model_param", c_param},
-    {"nns_model_layer_count", c_layer_count},
-    {"nns_model_layer", c_layer},
-    {"nns_model_layer_counts", c_layer_counts},
-    {"nns_model_layer_rf", c_layer_rf},
-    {"nns_model_layer_rf_span", c_layer_rf_span},
-    {"nns_model_uncounted_op_count", c_uncounted_op_count},
-    {"nns_model_uncounted_op", c_uncounted_op},
-    {"nns_model_uncounted_op_why", c_uncounted_op_why},
-    {"nns_model_uncounted_op_lost", c_uncounted_op_lost},
-    {"nns_model_layer_class", c_layer_class},
-    {"nns_model_branch_count", c_branch_count},
-    {"nns_model_branch", c_branch},
+    E(analysis_free), E(analysis_model), E(analysis_node),
+    E(analysis_memory_count), E(analysis_memory_point),
+    E(analysis_memory_peak), E(analysis_value), E(analysis_value_dim),
+    E(analysis_unknown_op_count), E(analysis_unknown_op),
+    E(analysis_warning_count), E(analysis_warning),
+    {"nns_analysis_totals", c_totals},
+    {"nns_analysis_total_counts", c_total_counts},
+    {"nns_analysis_total_rf", c_total_rf},
+    {"nns_analysis_param_dtype_count", c_param_dtype_count},
+    {"nns_analysis_param_dtype", c_param_dtype},
+    {"nns_analysis_op_type_count", c_op_type_count},
+    {"nns_analysis_op_type", c_op_type},
+    {"nns_analysis_op_type_counts", c_op_type_counts},
+    {"nns_analysis_node_counts", c_node_counts},
+    {"nns_analysis_param_count", c_param_count},
+    {"nns_analysis_param", c_param},
+    {"nns_analysis_layer_count", c_layer_count},
+    {"nns_analysis_layer", c_layer},
+    {"nns_analysis_layer_counts", c_layer_counts},
+    {"nns_analysis_layer_rf", c_layer_rf},
+    {"nns_analysis_layer_rf_span", c_layer_rf_span},
+    {"nns_analysis_uncounted_op_count", c_uncounted_op_count},
+    {"nns_analysis_uncounted_op", c_uncounted_op},
+    {"nns_analysis_uncounted_op_why", c_uncounted_op_why},
+    {"nns_analysis_uncounted_op_lost", c_uncounted_op_lost},
+    {"nns_analysis_layer_class", c_layer_class},
+    {"nns_analysis_branch_count", c_branch_count},
+    {"nns_analysis_branch", c_branch},
     E(op_ctx_input_count), E(op_ctx_output_count), E(op_ctx_input_dtype),
     E(op_ctx_input_rank), E(op_ctx_output_rank), E(op_ctx_input_dim),
     E(op_ctx_output_dim), E(op_ctx_attr_int), E(op_ctx_attr_float),
     E(op_ctx_set_output),
     {"nns_model_register_op", c_register_op},
-    E(write_stdio), E(report), E(table_new), E(table_free), E(table_add),
+    E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
     E(family_name), E(op_get), E(text_clean),
@@ -962,8 +1037,8 @@ static void test_every_export_is_checked(void) {
 /* A newer caller's struct is larger: the library fills what it knows and
  * leaves the rest. */
 static void test_larger_structs(void) {
-  nns_model *m = analysed();
-  if (!m)
+  nns_analysis *a = analysed();
+  if (!a)
     return;
   struct {
     nns_counts c;
@@ -971,7 +1046,7 @@ static void test_larger_structs(void) {
   } big;
   SENTINEL(big);
   big.c.size = sizeof big;
-  CHECK_EQ(nns_model_total_counts(m, &big.c), NNS_OK);
+  CHECK_EQ(nns_analysis_total_counts(a, &big.c), NNS_OK);
   CHECK_EQ(big.c.size, sizeof big); /* the caller's size is kept */
   CHECK(big.c.params == 376);
   CHECK(untouched(&big, sizeof big.c, sizeof big));
@@ -980,24 +1055,28 @@ static void test_larger_structs(void) {
     nns_analyze_options o;
     int64_t later;
   } ao = {{.size = sizeof ao, .optimizer = NNS_OPTIMIZER_ADAM}, 12345};
-  CHECK_EQ(nns_model_analyze(m, &ao.o, &err), NNS_OK);
+  nns_analysis *adam = NULL;
+  CHECK_EQ(nns_model_analyze((nns_model *)nns_analysis_model(a), &ao.o, &adam,
+                             &err),
+           NNS_OK);
   nns_totals t = {.size = sizeof t};
-  CHECK_EQ(nns_model_totals(m, &t), NNS_OK);
+  CHECK_EQ(nns_analysis_totals(adam, &t), NNS_OK);
   CHECK_EQ(t.optimizer, NNS_OPTIMIZER_ADAM);
-  nns_model_free(m);
+  nns_analysis_free(adam);
+  release(a);
 }
 
 /* An older caller's struct is smaller (down to the first version): only
  * that much is written. nns_rf's first version ended at `padding`;
  * `global_context` came after it (issue 7). */
 static void test_first_version_size(void) {
-  nns_model *m = analysed();
+  nns_analysis *m = analysed();
   if (!m)
     return;
   nns_rf rf;
   SENTINEL(rf);
   rf.size = sizeof rf;
-  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_OK);
+  CHECK_EQ(nns_analysis_total_rf(m, &rf), NNS_OK);
   CHECK_EQ(rf.axes, 2);
   CHECK_EQ(rf.field[0], 11);
   CHECK_EQ(rf.global_context, 0);
@@ -1005,19 +1084,19 @@ static void test_first_version_size(void) {
   size_t v1 = offsetof(nns_rf, padding) + sizeof rf.padding;
   SENTINEL(rf);
   rf.size = v1;
-  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_OK);
+  CHECK_EQ(nns_analysis_total_rf(m, &rf), NNS_OK);
   CHECK_EQ(rf.size, v1);
   CHECK_EQ(rf.field[1], 11);
   CHECK_EQ(rf.padding[0], 5);
   CHECK(untouched(&rf, v1, sizeof rf));
-  CHECK_EQ(nns_model_layer_rf(m, 0, &rf), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_rf(m, 0, &rf), NNS_OK);
   CHECK(untouched(&rf, v1, sizeof rf));
   /* Below it: refused, nothing written. */
   SENTINEL(rf);
   rf.size = v1 - 1;
-  CHECK_EQ(nns_model_total_rf(m, &rf), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_total_rf(m, &rf), NNS_E_ARG);
   CHECK(untouched(&rf, sizeof rf.size, sizeof rf));
-  nns_model_free(m);
+  release(m);
 }
 
 /* An array of input shapes from a newer caller: strided by its size. */

@@ -38,12 +38,16 @@ static void expect_same_summary(const char *name) {
   bdesc_free(bd);
   if (built) {
     /* The file's weights are external and absent: it alone warns so. */
-    nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
-    CHECK(loaded && nns_model_warning_count(loaded) == 1 &&
-          strstr(tm_warning(loaded, 0), "external data file") != NULL);
+    nns_model *loaded = tm_load_path(onnx, TM_INFER);
+    nns_analysis *a = tm_analyze(loaded, NULL);
+    CHECK(a && nns_analysis_warning_count(a) == 1 &&
+          strstr(tm_analysis_warning(a, 0), "external data file") != NULL);
+    nns_analysis_free(a);
     nns_model_free(loaded);
-    CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
-    CHECK_EQ(nns_model_warning_count(built), 0);
+    a = tm_analyze(built, NULL);
+    CHECK(a != NULL);
+    CHECK_EQ(nns_analysis_warning_count(a), 0);
+    nns_analysis_free(a);
   }
   tm_expect_same_summary(built, onnx, desc);
 }
@@ -189,21 +193,23 @@ static void test_module_paths(void) {
                                 1, &err), NNS_OK);
   CHECK_EQ(nns_builder_add_output(b, "c", 0, -1, NULL, NULL, &err), NNS_OK);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
   nns_builder_free(b);
   if (!m)
     return;
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   /* root, encoder, encoder.relu, encoder.relu_1, head */
-  CHECK_EQ(nns_model_layer_count(m), 5);
+  CHECK_EQ(nns_analysis_layer_count(a), 5);
   const char *want[] = {"", "encoder", "encoder.relu", "encoder.relu_1",
                         "head"};
   for (size_t i = 0; i < 5; i++)
-    CHECK_STR(tm_layer_at(m, i).path, want[i]);
+    CHECK_STR(tm_layer_at(a, i).path, want[i]);
   nns_node_info n = {.size = sizeof n};
-  CHECK_EQ(nns_model_node(m, 0, &n), NNS_OK);
+  CHECK_EQ(nns_analysis_node(a, 0, &n), NNS_OK);
   CHECK_STR(n.module_path, "encoder.relu");
   CHECK_EQ(n.layer, 2);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -238,29 +244,31 @@ static void test_subgraph_node_counts(void) {
   }
   CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
   nns_builder_free(b);
   if (!m)
     return;
   nns_counts c = {.size = sizeof c};
-  CHECK_EQ(nns_model_node_counts(m, 1, &c), NNS_E_STATE); /* not analysed */
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_node_counts(NULL, 1, &c), NNS_E_ARG);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   CHECK_EQ(nns_model_node_count(m), 3);
   for (size_t i = 1; i < 3; i++) {
     nns_node_info n = {.size = sizeof n};
-    CHECK_EQ(nns_model_node(m, i, &n), NNS_OK);
+    CHECK_EQ(nns_analysis_node(a, i, &n), NNS_OK);
     CHECK_STR(n.op_type, "MatMul");
     CHECK_EQ(n.parent, 0);
     CHECK_STR(n.module_path, "gate");
     CHECK(n.flags & NNS_NODE_COUNTED);
-    CHECK_EQ(nns_model_node_counts(m, i, &c), NNS_OK);
+    CHECK_EQ(nns_analysis_node_counts(a, i, &c), NNS_OK);
     CHECK_EQ(c.macs, 24);
     CHECK_EQ(c.activation_bytes, 32);
     CHECK_EQ(c.nodes, 1);
   }
   nns_node_info n = {.size = sizeof n};
-  CHECK_EQ(nns_model_node(m, 0, &n), NNS_OK);
+  CHECK_EQ(nns_analysis_node(a, 0, &n), NNS_OK);
   CHECK(n.flags & NNS_NODE_SUBGRAPHS);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 

@@ -121,11 +121,13 @@ static void test_corruptions(void) {
       seed = seed * 1103515245u + 12345u;
       bad[(i + seed % 97) % size] ^= (unsigned char)(seed >> 16);
       nns_model *m = NULL;
+      nns_analysis *a = NULL;
       nns_error err;
       if (build_packed(bad, size, v, &m, &err) == NNS_OK) {
         (void)nns_model_infer(m, NULL, &err);
-        (void)nns_model_analyze(m, NULL, &err);
+        (void)nns_model_analyze(m, NULL, &a, &err);
       }
+      nns_analysis_free(a);
       nns_model_free(m);
     }
   }
@@ -371,22 +373,24 @@ static void test_module_and_param_kind(void) {
   w_str(&b, "s");
   w_i32(&b, NNS_PARAM_BUFFER);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   CHECK_EQ(build_packed(b.p, b.n, 1, &m, &err), NNS_OK);
   if (m) {
-    CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
     nns_counts t = {.size = sizeof t};
-    CHECK_EQ(nns_model_total_counts(m, &t), NNS_OK);
+    CHECK_EQ(nns_analysis_total_counts(a, &t), NNS_OK);
     CHECK_EQ(t.params, 0);
     CHECK_EQ(t.buffers, 3);
     int found = 0;
-    for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+    for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
       const char *cls = NULL;
-      if (nns_model_layer_class(m, i, &cls) == NNS_OK && cls &&
+      if (nns_analysis_layer_class(a, i, &cls) == NNS_OK && cls &&
           !strcmp(cls, "MyBlock"))
         found++;
     }
     CHECK_EQ(found, 1);
   }
+  nns_analysis_free(a);
   nns_model_free(m);
   /* A kind for a name the graph lacks fails finish, naming it. */
   b.n = kind_at;
@@ -435,12 +439,14 @@ static void test_fuzz_files(void) {
     if (f)
       fclose(f);
     nns_model *m = NULL;
+    nns_analysis *a = NULL;
     nns_error err;
     nns_status st = build_packed(buf, n, 1, &m, &err);
     if (st == NNS_OK) {
       (void)nns_model_infer(m, NULL, &err);
-      (void)nns_model_analyze(m, NULL, &err);
+      (void)nns_model_analyze(m, NULL, &a, &err);
     }
+    nns_analysis_free(a);
     nns_model_free(m);
     if (!strncmp(e->d_name, "regress-", 8)) {
       regressions++;

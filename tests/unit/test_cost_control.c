@@ -21,14 +21,14 @@
 /* ==== Helpers ==== */
 
 /* The counts of op type `op` (main graph), or false when not listed. */
-static bool op_counts(const nns_model *m, const char *op, nns_counts *out) {
-  for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
-    const char *domain, *type;
-    int counted;
-    nns_model_op_type(m, i, &domain, &type, &counted);
-    nns_model_op_type_counts(m, i, out);
-    if (strcmp(type, op) == 0)
-      return counted != 0;
+static bool op_counts(const nns_analysis *a, const char *op,
+                      nns_counts *out) {
+  for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
+    nns_op_type_info ot = {.size = sizeof ot, .op_type = ""};
+    nns_analysis_op_type(a, i, &ot);
+    nns_analysis_op_type_counts(a, i, out);
+    if (strcmp(ot.op_type, op) == 0)
+      return ot.counted != 0;
   }
   return false;
 }
@@ -37,11 +37,12 @@ static bool op_counts(const nns_model *m, const char *op, nns_counts *out) {
 static void expect_at(int line, const char *name, const char *op,
                       int64_t flops, int64_t macs, int64_t dmas,
                       unsigned flags) {
-  nns_model *m = tm_load("cost_ctl", name, TM_INFER | TM_ANALYZE);
+  nns_model *m = tm_load("cost_ctl", name, TM_INFER);
+  nns_analysis *a = tm_analyze(m, NULL);
   if (!m)
     return;
   nns_counts c = {.size = sizeof c};
-  if (!op_counts(m, op, &c)) {
+  if (!op_counts(a, op, &c)) {
     check_fail(__FILE__, line, "%s: %s not counted", name, op);
   } else {
     if (c.flops != flops || c.macs != macs || c.dmas != dmas)
@@ -57,13 +58,14 @@ static void expect_at(int line, const char *name, const char *op,
     if (seen != flags)
       check_fail(__FILE__, line, "%s: flags %#x, want %#x", op, seen, flags);
   }
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   if (t.all.flops != flops || t.all.macs != macs || t.all.dmas != dmas)
     check_fail(__FILE__, line, "%s totals: %lld %lld %lld", name,
                (long long)t.all.flops, (long long)t.all.macs,
                (long long)t.all.dmas);
   if (flags & NNS_COUNT_UNBOUNDED)
     CHECK(t.all.flags & NNS_COUNT_UNBOUNDED);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 #define EXPECT(name, op, f, mac, d, fl)                                        \
@@ -153,7 +155,8 @@ static nns_status fake_body(nns__ictx *cx, const nns__graph *g,
  * hook (outside an analysis) the node is not counted.
  */
 static void test_loop_direct(void) {
-  nns_model *m = tm_load("cost_ctl", "loop", TM_INFER | TM_ANALYZE);
+  nns_model *m = tm_load("cost_ctl", "loop", TM_INFER);
+  nns_analysis *a = tm_analyze(m, NULL);
   if (!m)
     return;
   nns__ictx cx = tm_node_ctx(m, &m->graph->nodes[0], NULL);
@@ -171,6 +174,7 @@ static void test_loop_direct(void) {
   CHECK(c.partial);
   CHECK(!c.unbounded);
 done:
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -178,7 +182,8 @@ done:
 static void test_no_hook(void) {
   const char *names[] = {"if", "scan"};
   for (int i = 0; i < 2; i++) {
-    nns_model *m = tm_load("cost_ctl", names[i], TM_INFER | TM_ANALYZE);
+    nns_model *m = tm_load("cost_ctl", names[i], TM_INFER);
+    nns_analysis *a = tm_analyze(m, NULL);
     if (!m)
       continue;
     nns__ictx cx = tm_node_ctx(m, &m->graph->nodes[0], NULL);
@@ -187,6 +192,7 @@ static void test_no_hook(void) {
       CHECK_EQ(cx.op->cost(&cx, &c), NNS__UNCOUNTED);
     else
       CHECK(!"no cost rule");
+    nns_analysis_free(a);
     nns_model_free(m);
   }
 }

@@ -356,7 +356,7 @@ static bool sum_model(const char *model, model_sums *s) {
   snprintf(path, sizeof path, "%s/fixtures/models/%s_op17_nofold.onnx",
            check_dir(), model);
   memset(s, 0, sizeof *s);
-  nns_model *m = tm_load_path(path, TM_INFER, NULL);
+  nns_model *m = tm_load_path(path, TM_INFER);
   if (!m)
     return false;
   nns_rf *rf = calloc(m->n_values ? m->n_values : 1, sizeof *rf);

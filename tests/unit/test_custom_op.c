@@ -94,6 +94,7 @@ static nns_status fails(void *user, nns_op_ctx *cx) {
 
 static void test_custom_op(void) {
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   CHECK_EQ(nns_model_load_file(MODEL, NULL, &m, &err), NNS_OK);
   if (!m)
@@ -121,25 +122,28 @@ static void test_custom_op(void) {
   CHECK_STR(d, "com.example");
   CHECK_STR(op, "Unknown");
 
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   CHECK_EQ(cost_calls, 1);
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   CHECK_EQ(t.all.flops, 36 + 12 + 12);
   CHECK_EQ(t.all.macs, 12);
   CHECK_EQ(t.all.dmas, 18 + 24 + 24);
   CHECK(t.all.flags & NNS_COUNT_PARTIAL);
-  CHECK_EQ(nns_model_uncounted_op_count(m), 1);
-  nns_model_uncounted_op(m, 0, &d, &op, &n);
+  CHECK_EQ(nns_analysis_uncounted_op_count(a), 1);
+  nns_analysis_uncounted_op(a, 0, &d, &op, &n);
   CHECK_STR(d, "com.example");
   CHECK_STR(op, "Unknown");
   CHECK_EQ(n, 1);
   /* Per op type: MyOp twice (two domains), both counted. */
   size_t myop = 0;
-  for (size_t i = 0; i < nns_model_op_type_count(m); i++) {
-    int counted;
+  for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
+    nns_op_type_info ot = {.size = sizeof ot};
     nns_counts c = {.size = sizeof c};
-    nns_model_op_type(m, i, &d, &op, &counted);
-    nns_model_op_type_counts(m, i, &c);
+    nns_analysis_op_type(a, i, &ot);
+    d = ot.domain;
+    op = ot.op_type;
+    int counted = ot.counted;
+    nns_analysis_op_type_counts(a, i, &c);
     if (strcmp(op, "MyOp") == 0) {
       myop++;
       CHECK(counted);
@@ -149,7 +153,7 @@ static void test_custom_op(void) {
       CHECK(!counted && (c.flags & NNS_COUNT_PARTIAL));
   }
   CHECK_EQ(myop, 2);
-  tm_layer root = tm_layer_at(m, 0);
+  tm_layer root = tm_layer_at(a, 0);
   CHECK_STR(root.op_types, "MyOp,Relu,Unknown");
 
   /* A shape callback that fails fails inference, naming the node. */
@@ -157,6 +161,7 @@ static void test_custom_op(void) {
                                  &err), NNS_OK);
   CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_E_SHAPE);
   CHECK(strstr(err.message, "/other/MyOp") != NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -164,23 +169,25 @@ static void test_custom_op(void) {
  * after them is counted, and the totals say so. */
 static void test_unregistered(void) {
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   CHECK_EQ(nns_model_load_file(MODEL, NULL, &m, &err), NNS_OK);
   if (!m)
     return;
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   CHECK_EQ(nns_model_unknown_op_count(m), 3);
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   CHECK(t.all.flags & NNS_COUNT_PARTIAL);
   CHECK_EQ(t.all.flops, 0);
   size_t listed = 0;
-  for (size_t i = 0; i < nns_model_uncounted_op_count(m); i++) {
+  for (size_t i = 0; i < nns_analysis_uncounted_op_count(a); i++) {
     const char *d, *op;
     size_t n;
-    nns_model_uncounted_op(m, i, &d, &op, &n);
+    nns_analysis_uncounted_op(a, i, &d, &op, &n);
     listed += n;
   }
   CHECK_EQ(listed, 4); /* two MyOps, Unknown, and Relu on an unknown shape */
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -210,6 +217,7 @@ static int to_buf(void *user, const char *data, size_t size) {
 
 static void test_failed_cost_rule_in_footer(void) {
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   CHECK_EQ(nns_model_load_file(MODEL, NULL, &m, &err), NNS_OK);
   if (!m)
@@ -218,23 +226,24 @@ static void test_failed_cost_rule_in_footer(void) {
                                  cost_fails, &shape_calls, &err), NNS_OK);
   CHECK_EQ(nns_model_register_op(m, "com.other", "MyOp", same_shape,
                                  one_per_element, NULL, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
   size_t failed_nodes = 0;
-  for (size_t i = 0; i < nns_model_uncounted_op_count(m); i++) {
+  for (size_t i = 0; i < nns_analysis_uncounted_op_count(a); i++) {
     size_t no_rule = 0, no_size = 0, failed = 0;
-    CHECK_EQ(nns_model_uncounted_op_why(m, i, &no_rule, &no_size, &failed),
+    CHECK_EQ(nns_analysis_uncounted_op_why(a, i, &no_rule, &no_size, &failed),
              NNS_OK);
     failed_nodes += failed;
   }
   CHECK_EQ(failed_nodes, 1);
   static text_buf b;
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT};
-  CHECK_EQ(nns_report(m, &o, to_buf, &b, &err), NNS_OK);
+  CHECK_EQ(nns_report(a, &o, to_buf, &b, &err), NNS_OK);
   CHECK(strstr(b.data, "the cost rule failed; the warnings below say why")
         != NULL);
   CHECK(strstr(b.data, "\nwarning: not counted: node '/my/MyOp' "
                       "(com.example.MyOp): the registered cost rule failed")
         != NULL);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 

@@ -28,8 +28,9 @@ static int64_t macs_of(const char *path) {
   nns_model *m = load(path);
   if (!m)
     return -1;
-  CHECK_EQ(nns_model_analyze(m, NULL, NULL), NNS_OK);
-  tm_totals t = tm_totals_of(m);
+  nns_analysis *a = tm_analyze(m, NULL);
+  tm_totals t = tm_totals_of(a);
+  nns_analysis_free(a);
   nns_model_free(m);
   return t.all.macs;
 }
@@ -52,31 +53,33 @@ static void test_value_folds_if(void) {
   const int64_t rates[2] = {16000, 8000};
   for (int k = 0; k < 2; k++) {
     CHECK_EQ(with_value(m, "sr", &rates[k], 1), NNS_OK);
-    CHECK_EQ(nns_model_analyze(m, NULL, NULL), NNS_OK);
-    tm_totals t = tm_totals_of(m);
+    nns_analysis *a = tm_analyze(m, NULL);
+    tm_totals t = tm_totals_of(a);
     CHECK_EQ(t.all.macs, k == 0 ? then_macs : else_macs);
-    CHECK_EQ(nns_model_branch_count(m), 1);
-    const char *node;
-    int then_branch, known;
-    nns_model_branch(m, 0, &node, &then_branch, &known);
+    CHECK_EQ(nns_analysis_branch_count(a), 1);
+    const char *node = "";
+    int then_branch = -1, known = -1;
+    nns_analysis_branch(a, 0, &node, &then_branch, &known);
     CHECK_STR(node, "branch");
     CHECK_EQ(then_branch, k == 0);
     CHECK_EQ(known, 1);
+    nns_analysis_free(a);
   }
   /* No value: the larger branch, and the report says it was not known. */
   CHECK_EQ(nns_model_infer(m, NULL, NULL), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, NULL), NNS_OK);
-  tm_totals t = tm_totals_of(m);
+  nns_analysis *a = tm_analyze(m, NULL);
+  tm_totals t = tm_totals_of(a);
   CHECK_EQ(t.all.macs, else_macs);
-  const char *node;
-  int then_branch, known;
-  nns_model_branch(m, 0, &node, &then_branch, &known);
+  const char *node = "";
+  int then_branch = -1, known = -1;
+  nns_analysis_branch(a, 0, &node, &then_branch, &known);
   CHECK_EQ(then_branch, 0);
   CHECK_EQ(known, 0);
   /* Out of range: an error that leaves the outs alone, no crash. */
   node = "kept";
-  CHECK_EQ(nns_model_branch(m, 5, &node, &then_branch, &known), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_branch(a, 5, &node, &then_branch, &known), NNS_E_ARG);
   CHECK_STR(node, "kept");
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -96,10 +99,13 @@ static void test_value_errors(void) {
   CHECK_EQ(with_value(m, "sr", two, (size_t)1 << 20), NNS_E_LIMIT);
   nns_infer_options none = {.size = sizeof none, .value_count = 1};
   CHECK_EQ(nns_model_infer(m, &none, NULL), NNS_E_ARG);
-  /* A failed run leaves no analysis; a good one after it works. */
-  CHECK_EQ(nns_model_analyze(m, NULL, NULL), NNS_E_STATE);
+  /* A failed run cannot be analysed; a good one after it can. */
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, NULL), NNS_E_STATE);
+  CHECK(a == NULL);
   CHECK_EQ(with_value(m, "sr", two, 1), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, NULL), NNS_OK);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, NULL), NNS_OK);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
@@ -135,7 +141,7 @@ static void meta(pb *attrs, const char *key, const char *value) {
 
 /* x [1, 4] through Relu nodes named node_Relu_<i>, each with the given
  * name_scopes (NULL: none) and class_hierarchy (NULL: none). */
-static nns_model *relu_chain(const char *const *scopes,
+static nns_analysis *relu_chain(const char *const *scopes,
                              const char *const *classes, int n, pb *model) {
   pb g = {0};
   const int64_t dims[2] = {1, 4};
@@ -157,19 +163,21 @@ static nns_model *relu_chain(const char *const *scopes,
   pb_value_info(&g, 12, out, 1, 2, dims, NULL);
   pb_model(model, &g, 17);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   /* The model points into model->d: the caller frees it after the model. */
   CHECK_EQ(nns_model_load_memory(model->d, model->n, NULL, &m, &err), NNS_OK);
-  if (m && nns_model_analyze(m, NULL, &err) != NNS_OK) {
+  if (m && nns_model_analyze(m, NULL, &a, &err) != NNS_OK) {
     CHECK(0);
+    nns_analysis_free(a);
     nns_model_free(m);
-    m = NULL;
+    return NULL;
   }
-  return m;
+  return a;
 }
 
-static size_t find_layer(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+static size_t find_layer(const nns_analysis *m, const char *path) {
+  for (size_t i = 0; i < nns_analysis_layer_count(m); i++) {
     tm_layer l = tm_layer_at(m, i);
     if (!strcmp(l.path, path))
       return i;
@@ -191,7 +199,7 @@ static void test_node_metadata(void) {
       "'aten.relu.default']",
       NULL, NULL, NULL, NULL, NULL};
   pb bytes = {0};
-  nns_model *m = relu_chain(scopes, classes, 6, &bytes);
+  nns_analysis *m = relu_chain(scopes, classes, 6, &bytes);
   if (!m) {
     pb_free(&bytes);
     return;
@@ -213,10 +221,10 @@ static void test_node_metadata(void) {
   CHECK(find_layer(m, "node_Relu_5") != (size_t)-1);
   CHECK(tm_layer_class(m, 999) == NULL);
   bool warned = false;
-  for (size_t i = 0; i < nns_model_warning_count(m); i++)
-    warned = warned || strstr(tm_warning(m, i), "not a list") != NULL;
+  for (size_t i = 0; i < nns_analysis_warning_count(m); i++)
+    warned = warned || strstr(tm_analysis_warning(m, i), "not a list") != NULL;
   CHECK(warned);
-  nns_model_free(m);
+  tm_release(m);
   pb_free(&bytes);
 }
 

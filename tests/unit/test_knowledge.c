@@ -84,10 +84,10 @@ static nns_model *gpt_block(const char *meta_kinds) {
   return m;
 }
 
-static nns_param_info param(const nns_model *m, const char *name) {
+static nns_param_info param(const nns_analysis *a, const char *name) {
   nns_param_info p = {.size = sizeof p, .name = ""};
-  for (size_t i = 0; i < nns_model_param_count(m); i++) {
-    nns_model_param(m, i, &p);
+  for (size_t i = 0; i < nns_analysis_param_count(a); i++) {
+    nns_analysis_param(a, i, &p);
     if (strcmp(p.name, name) == 0)
       return p;
   }
@@ -97,27 +97,31 @@ static nns_param_info param(const nns_model *m, const char *name) {
 
 static void test_causal_mask_is_a_buffer(void) {
   nns_model *m = gpt_block(NULL);
+  nns_analysis *a = NULL;
   nns_error err;
-  if (!m || nns_model_analyze(m, NULL, &err) != NNS_OK) {
+  if (!m || nns_model_analyze(m, NULL, &a, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "analysis failed");
+    nns_analysis_free(a);
     nns_model_free(m);
     return;
   }
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   CHECK_EQ(t.all.params, 64);  /* c_attn.weight */
   CHECK_EQ(t.all.buffers, 64); /* the mask */
   CHECK_EQ(t.all.frozen, 0);
-  CHECK_EQ(param(m, "attn.bias").kind, NNS_PARAM_BUFFER);
-  CHECK(!param(m, "attn.bias").given);
-  CHECK_EQ(param(m, "attn.c_attn.weight").kind, NNS_PARAM_TRAINABLE);
-  CHECK_EQ(param(m, "starts").kind, NNS_PARAM_CONSTANT);
+  CHECK_EQ(param(a, "attn.bias").kind, NNS_PARAM_BUFFER);
+  CHECK(!param(a, "attn.bias").given);
+  CHECK_EQ(param(a, "attn.c_attn.weight").kind, NNS_PARAM_TRAINABLE);
+  CHECK_EQ(param(a, "starts").kind, NNS_PARAM_CONSTANT);
   /* The training estimate has gradients for the 64 parameters only. */
   CHECK_EQ(t.train_grad_bytes, 64 * 4);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
 static void test_caller_kinds(void) {
   nns_model *m = gpt_block(NULL);
+  nns_analysis *a = NULL;
   nns_error err;
   if (!m)
     return;
@@ -129,42 +133,50 @@ static void test_caller_kinds(void) {
            NNS_E_NOTFOUND);
   CHECK_EQ(nns_model_set_param_kind(m, "x", (nns_param_kind)9, &err),
            NNS_E_ARG);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  tm_totals t = tm_totals_of(a);
   CHECK_EQ(t.all.params, 64); /* now the mask */
   CHECK_EQ(t.all.frozen, 64); /* the weight: not trainable, still counted */
   CHECK_EQ(t.all.buffers, 0);
   CHECK_EQ(t.all.param_bytes, 128 * 4);
-  nns_param_info w = param(m, "attn.c_attn.weight");
+  nns_param_info w = param(a, "attn.c_attn.weight");
   CHECK_EQ(w.kind, NNS_PARAM_FROZEN);
   CHECK(w.given);
   CHECK_EQ(t.train_grad_bytes, 64 * 4);
   /* The JSON names the kind. */
-  CHECK(tm_layer_at(m, 0).counts.frozen == 64);
+  CHECK(tm_layer_at(a, 0).counts.frozen == 64);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
 static void test_metadata_kinds(void) {
   nns_model *m = gpt_block("{\"attn.bias\": \"constant\", "
                            "\"attn.c_attn.weight\": \"buffer\"}");
+  nns_analysis *a = NULL;
   nns_error err;
   if (!m)
     return;
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  tm_totals t = tm_totals_of(m);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  tm_totals t = tm_totals_of(a);
   CHECK_EQ(t.all.params, 0);
   CHECK_EQ(t.all.buffers, 64);
   CHECK_EQ(t.constants, 64 + 2 + 2 + 2 + 1 + 1);
   /* The caller beats the metadata. */
   CHECK_EQ(nns_model_set_param_kind(m, "attn.c_attn.weight",
                                     NNS_PARAM_TRAINABLE, &err), NNS_OK);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  CHECK_EQ(tm_totals_of(m).all.params, 64);
+  nns_analysis *after = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &after, &err), NNS_OK);
+  CHECK_EQ(tm_totals_of(after).all.params, 64);
+  /* The analysis made before keeps what it saw. */
+  CHECK_EQ(tm_totals_of(a).all.params, 0);
+  nns_analysis_free(after);
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 
 static void test_modules(void) {
   nns_model *m = gpt_block(NULL);
+  nns_analysis *a = NULL;
   nns_error err;
   if (!m)
     return;
@@ -178,9 +190,9 @@ static void test_modules(void) {
   CHECK_EQ(nns_model_set_module(m, "unused.path", "X", 1, &err), NNS_OK);
   CHECK_EQ(nns_model_set_module(NULL, "a", "B", 1, &err), NNS_E_ARG);
   CHECK_EQ(nns_model_set_module(m, NULL, "B", 1, &err), NNS_E_ARG);
-  CHECK_EQ(nns_model_analyze(m, NULL, &err), NNS_OK);
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
-    tm_layer l = tm_layer_at(m, i);
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
+    tm_layer l = tm_layer_at(a, i);
     if (!strcmp(l.path, "attn")) {
       CHECK_STR(l.type, "CausalSelfAttention");
       CHECK_EQ(l.call_count, 1);
@@ -191,6 +203,7 @@ static void test_modules(void) {
       CHECK_STR(l.type, "GPT");
     }
   }
+  nns_analysis_free(a);
   nns_model_free(m);
 }
 

@@ -42,18 +42,21 @@ static int64_t export_macs(const char *file) {
   char path[512];
   snprintf(path, sizeof path, FIXTURES "/%s", file);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
       nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK) {
+      nns_model_analyze(m, NULL, &a, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "%s: %s", file, err.message);
+    nns_analysis_free(a);
     nns_model_free(m);
     return -1;
   }
-  tm_totals t = tm_totals_of(m);
+  tm_totals t = tm_totals_of(a);
   if (t.all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED))
     check_fail(__FILE__, __LINE__, "%s: totals are not complete (%zu op "
-               "types uncounted)", file, nns_model_uncounted_op_count(m));
+               "types uncounted)", file, nns_analysis_uncounted_op_count(a));
+  nns_analysis_free(a);
   nns_model_free(m);
   return t.all.macs;
 }

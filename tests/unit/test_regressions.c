@@ -55,12 +55,13 @@ static void replay(const char *name) {
   size_t got = fread(data, 1, (size_t)(size > 0 ? size : 0), f);
   fclose(f);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   nns_load_options lo = {.size = sizeof lo, .external_dir = "/nonexistent-nnscan-regression"};
   if (nns_model_load_memory(data, got, &lo, &m, &err) == NNS_OK &&
       nns_model_infer(m, NULL, &err) == NNS_OK &&
-      nns_model_analyze(m, NULL, &err) == NNS_OK) {
-    tm_totals t = tm_totals_of(m);
+      nns_model_analyze(m, NULL, &a, &err) == NNS_OK) {
+    tm_totals t = tm_totals_of(a);
     /* Sizes and counts are never negative, saturated or not. */
     CHECK(t.peak_activation_bytes >= 0);
     CHECK(t.all.activation_bytes >= 0 && t.all.flops >= 0);
@@ -70,10 +71,11 @@ static void replay(const char *name) {
       nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)fmt,
                                .columns = NNS_COL_ALL,
                                .max_depth = NNS_DEPTH_ALL};
-      CHECK_EQ(nns_report(m, &ro, sink, &written, &err), NNS_OK);
+      CHECK_EQ(nns_report(a, &ro, sink, &written, &err), NNS_OK);
     }
     CHECK(written > 0);
   }
+  nns_analysis_free(a);
   nns_model_free(m);
   free(data);
 }

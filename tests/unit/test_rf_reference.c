@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "nnscan.h"
+#include "testmodel.h"
 
 #define REFERENCE "fixtures/rf_reference.json"
 
@@ -63,32 +64,34 @@ static bool parse(const char *line, reference *r) {
 
 /* The export at `path` analysed, or NULL: *missing when the file does not
  * exist (an export that was skipped), else a failure is reported. */
-static nns_model *analysed_export(const char *path, bool *missing) {
+static nns_analysis *analysed_export(const char *path, bool *missing) {
   FILE *f = fopen(path, "rb");
   *missing = !f;
   if (!f)
     return NULL;
   fclose(f);
   nns_model *m = NULL;
+  nns_analysis *a = NULL;
   nns_error err;
   if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK ||
       nns_model_infer(m, NULL, &err) != NNS_OK ||
-      nns_model_analyze(m, NULL, &err) != NNS_OK) {
+      nns_model_analyze(m, NULL, &a, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "%s: %s", path, err.message);
+    nns_analysis_free(a);
     nns_model_free(m);
     return NULL;
   }
-  return m;
+  return a;
 }
 
 /* Returns false when the file does not exist (an export that was skipped). */
 static bool check_export(const char *path, const reference *r) {
   bool missing;
-  nns_model *m = analysed_export(path, &missing);
+  nns_analysis *m = analysed_export(path, &missing);
   if (!m)
     return !missing;
   nns_rf rf = {.size = sizeof rf};
-  if (nns_model_total_rf(m, &rf) != NNS_OK)
+  if (nns_analysis_total_rf(m, &rf) != NNS_OK)
     check_fail(__FILE__, __LINE__, "%s: nns_model_total_rf failed", path);
   bool same = rf.axes == 2 && rf.whole == r->whole &&
               rf.global_context == r->global_context;
@@ -113,7 +116,7 @@ static bool check_export(const char *path, const reference *r) {
     printf("  %-48s %lld%s (PyTorch %lld%s)\n", path,
            (long long)rf.field[0], rf.global_context ? "+g" : "",
            (long long)r->field[0], r->global_context ? "+g" : "");
-  nns_model_free(m);
+  tm_release(m);
   exports_checked++;
   return true;
 }
@@ -186,17 +189,17 @@ static void test_rf_reference(void) {
  */
 enum { SWIN_MAX_POS = 64 };
 
-static size_t layer_at(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < nns_model_layer_count(m); i++) {
+static size_t layer_at(const nns_analysis *m, const char *path) {
+  for (size_t i = 0; i < nns_analysis_layer_count(m); i++) {
     nns_layer_info l = {.size = sizeof l};
-    if (nns_model_layer(m, i, &l) == NNS_OK && !strcmp(l.path, path))
+    if (nns_analysis_layer(m, i, &l) == NNS_OK && !strcmp(l.path, path))
       return i;
   }
   return (size_t)-1;
 }
 
 /* One line: "features.1 AXIS N a0 b0 ... a(N-1) b(N-1)". */
-static int check_swin_line(const nns_model *m, const char *path, int input,
+static int check_swin_line(const nns_analysis *m, const char *path, int input,
                            const char *line) {
   char name[64];
   int axis, n, used;
@@ -221,7 +224,7 @@ static int check_swin_line(const nns_model *m, const char *path, int input,
     }
     p = end;
     int64_t first = 0, last = 0;
-    if (nns_model_layer_rf_span(m, layer, axis, i, &first, &last) !=
+    if (nns_analysis_layer_rf_span(m, layer, axis, i, &first, &last) !=
         NNS_OK) {
       check_fail(__FILE__, __LINE__, "%s %s: no span", path, name);
       return 0;
@@ -243,7 +246,7 @@ static int check_swin_line(const nns_model *m, const char *path, int input,
 static int check_swin_export(const char *path, const char *extents,
                              int input) {
   bool missing;
-  nns_model *m = analysed_export(path, &missing);
+  nns_analysis *m = analysed_export(path, &missing);
   if (!m)
     return missing ? -1 : 0;
   int positions = 0;
@@ -255,7 +258,7 @@ static int check_swin_export(const char *path, const char *extents,
       positions += check_swin_line(m, path, input, line);
   if (f)
     fclose(f);
-  nns_model_free(m);
+  tm_release(m);
   return positions;
 }
 

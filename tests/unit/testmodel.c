@@ -8,8 +8,7 @@
 
 /* ==== Loading ==== */
 
-nns_model *tm_load_path(const char *path, unsigned steps,
-                        const nns_analyze_options *opts) {
+nns_model *tm_load_path(const char *path, unsigned steps) {
   nns_model *m = NULL;
   nns_error err = {0};
   if (nns_model_load_file(path, NULL, &m, &err) != NNS_OK) {
@@ -21,12 +20,32 @@ nns_model *tm_load_path(const char *path, unsigned steps,
     nns_model_free(m);
     return NULL;
   }
-  if ((steps & TM_ANALYZE) && nns_model_analyze(m, opts, &err) != NNS_OK) {
-    check_fail(__FILE__, __LINE__, "analyze %s: %s", path, err.message);
-    nns_model_free(m);
-    return NULL;
-  }
   return m;
+}
+
+nns_analysis *tm_analyze(nns_model *m, const nns_analyze_options *opts) {
+  nns_analysis *a = NULL;
+  nns_error err = {0};
+  if (!m)
+    return NULL;
+  if (nns_model_analyze(m, opts, &a, &err) != NNS_OK)
+    check_fail(__FILE__, __LINE__, "analyze: %s", err.message);
+  return a;
+}
+
+nns_analysis *tm_load_analysis(const char *path,
+                               const nns_analyze_options *opts) {
+  nns_model *m = tm_load_path(path, TM_LOAD_ONLY);
+  nns_analysis *a = tm_analyze(m, opts);
+  if (!a)
+    nns_model_free(m);
+  return a;
+}
+
+void tm_release(nns_analysis *a) {
+  nns_model *m = (nns_model *)nns_analysis_model(a);
+  nns_analysis_free(a);
+  nns_model_free(m);
 }
 
 /* The path of unit model <family>_<name>. */
@@ -38,7 +57,7 @@ static void unit_path(char *buf, size_t size, const char *family,
 nns_model *tm_load(const char *family, const char *name, unsigned steps) {
   char path[512];
   unit_path(path, sizeof path, family, name);
-  return tm_load_path(path, steps, NULL);
+  return tm_load_path(path, steps);
 }
 
 nns_status tm_run(const char *family, const char *name, nns_model **out,
@@ -196,14 +215,14 @@ void tm_expect_cost(const char *file, int line, nns_model *m,
 
 /* ==== Reading results ==== */
 
-tm_layer tm_layer_at(const nns_model *m, size_t i) {
+tm_layer tm_layer_at(const nns_analysis *a, size_t i) {
   nns_layer_info l = {.size = sizeof l};
   tm_layer t = {.name = "", .path = "", .type = "", .op_types = "",
                 .parent = (size_t)-1, .input_value = (size_t)-1,
                 .output_value = (size_t)-1,
                 .counts = {.size = sizeof t.counts},
                 .rf = {.size = sizeof t.rf}};
-  if (nns_model_layer(m, i, &l) != NNS_OK)
+  if (nns_analysis_layer(a, i, &l) != NNS_OK)
     return t;
   t.name = l.name;
   t.path = l.path;
@@ -215,19 +234,19 @@ tm_layer tm_layer_at(const nns_model *m, size_t i) {
   t.input_value = l.input_value;
   t.output_value = l.output_value;
   t.call_count = l.call_count;
-  nns_model_layer_counts(m, i, &t.counts);
-  nns_model_layer_rf(m, i, &t.rf);
+  nns_analysis_layer_counts(a, i, &t.counts);
+  nns_analysis_layer_rf(a, i, &t.rf);
   return t;
 }
 
-tm_totals tm_totals_of(const nns_model *m) {
+tm_totals tm_totals_of(const nns_analysis *a) {
   nns_totals x = {.size = sizeof x};
   tm_totals t = {.all = {.size = sizeof t.all}, .rf = {.size = sizeof t.rf},
                  .peak_node = ""};
-  if (nns_model_totals(m, &x) != NNS_OK)
+  if (nns_analysis_totals(a, &x) != NNS_OK)
     return t;
-  nns_model_total_counts(m, &t.all);
-  nns_model_total_rf(m, &t.rf);
+  nns_analysis_total_counts(a, &t.all);
+  nns_analysis_total_rf(a, &t.rf);
   t.params_unique = x.params_unique;
   t.param_bytes_unique = x.param_bytes_unique;
   t.constants = x.constants;
@@ -262,6 +281,12 @@ const char *tm_warning(const nns_model *m, size_t i) {
   return w;
 }
 
+const char *tm_analysis_warning(const nns_analysis *a, size_t i) {
+  const char *w = "";
+  nns_analysis_warning(a, i, &w);
+  return w;
+}
+
 nns_dim tm_ctx_in_dim(const nns_op_ctx *cx, size_t i, int axis) {
   nns_dim d = {.size = sizeof d, .value = -1};
   nns_op_ctx_input_dim(cx, i, axis, &d);
@@ -280,18 +305,18 @@ size_t tm_input(const nns_model *m, size_t k) {
   return v;
 }
 
-const char *tm_layer_class(const nns_model *m, size_t i) {
+const char *tm_layer_class(const nns_analysis *a, size_t i) {
   const char *c = NULL;
-  nns_model_layer_class(m, i, &c);
+  nns_analysis_layer_class(a, i, &c);
   return c;
 }
 
-char *tm_summary_json(nns_model *m) {
+char *tm_summary_json(const nns_analysis *a) {
   nns__membuf b = {0};
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
                           .max_depth = NNS_DEPTH_ALL};
   nns_error err;
-  if (nns_report(m, &o, nns__membuf_write, &b, &err) != NNS_OK) {
+  if (nns_report(a, &o, nns__membuf_write, &b, &err) != NNS_OK) {
     check_fail(__FILE__, __LINE__, "report: %s", err.message);
     free(b.data);
     return NULL;
@@ -308,12 +333,13 @@ void tm_cut_warnings(char *json) {
 
 void tm_expect_same_summary(nns_model *built, const char *onnx,
                             const char *what) {
-  nns_model *loaded = tm_load_path(onnx, TM_ANALYZE, NULL);
-  nns_error err;
+  nns_model *loaded = tm_load_path(onnx, TM_INFER);
   if (built && loaded) {
-    CHECK_EQ(nns_model_analyze(built, NULL, &err), NNS_OK);
+    nns_analysis *built_an = tm_analyze(built, NULL);
+    nns_analysis *loaded_an = tm_analyze(loaded, NULL);
     CHECK_EQ(nns_model_node_count(built), nns_model_node_count(loaded));
-    char *a = tm_summary_json(built), *b = tm_summary_json(loaded);
+    char *a = built_an ? tm_summary_json(built_an) : NULL;
+    char *b = loaded_an ? tm_summary_json(loaded_an) : NULL;
     if (a && b) {
       tm_cut_warnings(a);
       tm_cut_warnings(b);
@@ -330,6 +356,8 @@ void tm_expect_same_summary(nns_model *built, const char *onnx,
     }
     free(a);
     free(b);
+    nns_analysis_free(built_an);
+    nns_analysis_free(loaded_an);
   }
   nns_model_free(built);
   nns_model_free(loaded);

@@ -24,17 +24,22 @@
 enum {
   TM_LOAD_ONLY = 0, /* just load the file */
   TM_INFER = 1,     /* then nns_model_infer */
-  TM_ANALYZE = 2,   /* then nns_model_analyze (which infers when needed) */
 };
 
 /*
  * Loads the model at `path` (relative to the working directory, as given)
- * and runs `steps` (TM_INFER, TM_ANALYZE or both, in that order; `opts` goes
- * to the analysis and may be NULL). Any failing step is a test failure and
+ * and runs `steps` (TM_INFER). Any failing step is a test failure and
  * returns NULL, the model freed.
  */
-nns_model *tm_load_path(const char *path, unsigned steps,
-                        const nns_analyze_options *opts);
+nns_model *tm_load_path(const char *path, unsigned steps);
+/* nns_model_analyze (opts may be NULL); a failure is a test failure and
+ * gives NULL. The caller frees the analysis (before the model). */
+nns_analysis *tm_analyze(nns_model *m, const nns_analyze_options *opts);
+/* Loads the model at `path` and analyses it: the analysis, whose model
+ * tm_release() frees after it; NULL (a test failure) when a step fails. */
+nns_analysis *tm_load_analysis(const char *path,
+                               const nns_analyze_options *opts);
+void tm_release(nns_analysis *a);
 
 /* tm_load_path() of <check_dir()>/unit/models/<family>_<name>.onnx. */
 nns_model *tm_load(const char *family, const char *name, unsigned steps);
@@ -119,8 +124,8 @@ void tm_expect_cost(const char *file, int line, nns_model *m,
 
 /* ==== Reading results ==== */
 
-/* A layer row with its counts and receptive field (nns_model_layer,
- * nns_model_layer_counts, nns_model_layer_rf), as the tests read it; a bad
+/* A layer row with its counts and receptive field (nns_analysis_layer,
+ * nns_analysis_layer_counts, nns_analysis_layer_rf), as the tests read it; a bad
  * index gives a zeroed row with "" names and (size_t)-1 indexes. */
 typedef struct tm_layer {
   const char *name, *path;
@@ -131,10 +136,10 @@ typedef struct tm_layer {
   nns_counts counts;
   nns_rf rf;
 } tm_layer;
-tm_layer tm_layer_at(const nns_model *m, size_t i);
+tm_layer tm_layer_at(const nns_analysis *a, size_t i);
 
-/* nns_model_totals with the total counts and field, zero when the model
- * was not analysed. */
+/* nns_analysis_totals with the total counts and field, zero for a NULL
+ * analysis. */
 typedef struct tm_totals {
   nns_counts all;
   nns_rf rf;
@@ -146,7 +151,7 @@ typedef struct tm_totals {
   int64_t train_param_bytes, train_grad_bytes, train_optimizer_bytes;
   int64_t train_activation_bytes, train_total_bytes;
 } tm_totals;
-tm_totals tm_totals_of(const nns_model *m);
+tm_totals tm_totals_of(const nns_analysis *a);
 
 /* nns_model_find_value's index, or (size_t)-1. */
 size_t tm_find(const nns_model *m, const char *name);
@@ -154,17 +159,19 @@ size_t tm_find(const nns_model *m, const char *name);
 nns_dim tm_dim(const nns_model *m, size_t i, int axis);
 /* nns_model_input's value index, or (size_t)-1. */
 size_t tm_input(const nns_model *m, size_t k);
-/* nns_model_layer_class; NULL when it fails or the layer has none. */
-const char *tm_layer_class(const nns_model *m, size_t i);
+/* nns_analysis_layer_class; NULL when it fails or the layer has none. */
+const char *tm_layer_class(const nns_analysis *a, size_t i);
 /* nns_model_warning; "" when it fails. */
 const char *tm_warning(const nns_model *m, size_t i);
+/* nns_analysis_warning; "" when it fails. */
+const char *tm_analysis_warning(const nns_analysis *a, size_t i);
 /* nns_op_ctx_input_dim / output_dim; {-1, NULL} when it fails. */
 nns_dim tm_ctx_in_dim(const nns_op_ctx *cx, size_t i, int axis);
 nns_dim tm_ctx_out_dim(const nns_op_ctx *cx, size_t i, int axis);
 
-/* The summary JSON of an analysed model, every depth (malloc'd; NULL and
+/* The summary JSON of an analysis, every depth (malloc'd; NULL and
  * a check failure when the report fails). */
-char *tm_summary_json(nns_model *m);
+char *tm_summary_json(const nns_analysis *a);
 /* Cuts the "warnings" list out of a summary JSON (compared apart). */
 void tm_cut_warnings(char *json);
 /* Analyses `built` and checks that its summary JSON (warnings apart) and
