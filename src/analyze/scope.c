@@ -250,7 +250,8 @@ static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
      * (one layer per atom), in order: tail[0] is that atom. */
     uint32_t tail[MAX_ATOMS];
     size_t nt = 0;
-    for (uint32_t l = cur; l != 0 && nt < MAX_ATOMS; l = b->layers.v[l].parent) {
+    for (uint32_t l = cur; l != 0 && nt < MAX_ATOMS;
+         l = b->layers.v[l].parent) {
       tail[nt++] = l;
       if (!is_numeric(b->layers.v[l].name, strlen(b->layers.v[l].name)))
         break;
@@ -375,8 +376,9 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
     layer = path_layer(b, path);
     if (layer == NONE)
       return NONE;
-    if (i < nc && cv[i][0] && !nns__map_get(&b->types, b->layers.v[layer].path) &&
-        !nns__map_put(&b->types, b->layers.v[layer].path, (void *)cv[i]))
+    const char *lpath = b->layers.v[layer].path;
+    if (i < nc && cv[i][0] && !nns__map_get(&b->types, lpath) &&
+        !nns__map_put(&b->types, lpath, (void *)cv[i]))
       return NONE;
   }
   return path ? layer : NONE;
@@ -538,7 +540,8 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     pre[id] = (uint32_t)next++;
     /* Push children in reverse so the first child is visited first. */
     size_t mark = top;
-    for (uint32_t c = b.layers.v[id].first_child; c != NONE; c = b.layers.v[c].next_sibling)
+    for (uint32_t c = b.layers.v[id].first_child; c != NONE;
+         c = b.layers.v[c].next_sibling)
       stack[top++] = c;
     for (size_t lo = mark, hi = top; hi > lo + 1; lo++, hi--) {
       uint32_t t = stack[lo];

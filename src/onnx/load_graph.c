@@ -146,9 +146,12 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t) {
     if ((st = nns__wire_enter(&r, &f, msg, &sub)) != NNS_OK)
       return st;
     type_unknown(t); /* a oneof: the last member set wins */
-    if (f.num == NNS__F_TYPE_TENSOR_TYPE || f.num == NNS__F_TYPE_SPARSE_TENSOR_TYPE) {
+    if (f.num == NNS__F_TYPE_TENSOR_TYPE ||
+        f.num == NNS__F_TYPE_SPARSE_TENSOR_TYPE) {
       st = load_tensor_type(L, &sub, t,
-                            f.num == NNS__F_TYPE_TENSOR_TYPE ? NNS_KIND_TENSOR : NNS_KIND_SPARSE);
+                            f.num == NNS__F_TYPE_TENSOR_TYPE
+                                ? NNS_KIND_TENSOR
+                                : NNS_KIND_SPARSE);
     } else {
       /* Sequence and optional take the dtype and dims of their element;
        * a map keeps its key dtype, and the kind of its values. */
@@ -170,7 +173,8 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t) {
       } else if (st == NNS_OK) {
         *t = inner;
         t->elem_kind = inner.kind;
-        t->kind = f.num == NNS__F_TYPE_SEQUENCE_TYPE ? NNS_KIND_SEQUENCE : NNS_KIND_OPTIONAL;
+        t->kind = f.num == NNS__F_TYPE_SEQUENCE_TYPE ? NNS_KIND_SEQUENCE
+                                                      : NNS_KIND_OPTIONAL;
       }
     }
     if (st != NNS_OK)

@@ -574,7 +574,8 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
     int32_t k = 0;
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num)
-      if (f.num == NNS__F_SPARSE_DIMS && (st = read_dims(L, &r, &f, t, &k)) != NNS_OK)
+      if (f.num == NNS__F_SPARSE_DIMS &&
+          (st = read_dims(L, &r, &f, t, &k)) != NNS_OK)
         return st;
     if (st != NNS_OK)
       return st;
