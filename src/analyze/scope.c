@@ -607,10 +607,10 @@ typedef struct type_list {
   const char *one;
 } type_list;
 
-/* Which layers already list an op type: (layer + 1, op type row) pairs
- * in an nns__map2, O(1) however many types a model has. */
-static int pair_add(nns__map2 *seen, uint32_t layer, uint32_t type) {
-  return nns__map2_add(seen, (uint64_t)layer + 1, type, 0);
+/* Which layers already list an op type: (layer, op type row) pairs in an
+ * nns__set64, O(1) however many types a model has. */
+static int pair_add(nns__set64 *seen, uint32_t layer, uint32_t type) {
+  return nns__set64_add(seen, (uint64_t)layer << 32 | type);
 }
 
 static bool list_add(type_list *t, const char *s) {
@@ -688,16 +688,17 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
    * with them rather than with shape arithmetic (Shape, Gather on shapes,
    * Constant) and views (Identity, Reshape). */
   type_list *work = calloc(nl, sizeof *work);
-  nns__map2 seen_work = {0};
+  nns__set64 seen_work = {0};
   int64_t *out_pos = malloc(nl * sizeof *out_pos); /* producer position */
   int64_t *last_pos = malloc(nl * sizeof *last_pos);
-  nns__map2 seen = {0};
+  nns__set64 seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
   /* Each layer lists at least one type: tables of that size from the
    * start rather than a doubling series of them. */
   if (!types || !work || !out_pos || !last_pos || !pos ||
-      !nns__map2_reserve(&seen, nl) || !nns__map2_reserve(&seen_work, nl)) {
+      !nns__set64_reserve(&seen, nl) ||
+      !nns__set64_reserve(&seen_work, nl)) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
@@ -816,8 +817,8 @@ done:
     list_free(&work[l]);
   free(types);
   free(work);
-  nns__map2_free(&seen);
-  nns__map2_free(&seen_work);
+  nns__set64_free(&seen);
+  nns__set64_free(&seen_work);
   free(out_pos);
   free(last_pos);
   free(pos);

@@ -115,8 +115,8 @@ void nns__map_free(nns__map *m);
 
 /*
  * A map from a pair (a, b) to a 32-bit value, for keys a pointer does not
- * hold: a child by (interned name, parent index), a (layer, op type) pair
- * seen once. `a` must not be 0 (it marks an empty slot). Malloc'ed; free
+ * hold: a child by (interned name, parent index). `a` must not be 0 (it
+ * marks an empty slot). Malloc'ed; free
  * with nns__map2_free. A zeroed struct is an empty map.
  */
 typedef struct nns__map2_slot {
@@ -140,6 +140,25 @@ int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val);
  * false only when out of memory. */
 bool nns__map2_reserve(nns__map2 *m, size_t n);
 void nns__map2_free(nns__map2 *m);
+
+/*
+ * A set of 64-bit keys (a pair of 32-bit indices, packed), at most half
+ * full: 8 bytes a slot, half an nns__map2's, where a hot loop only asks
+ * "seen before?". Malloc'ed; a zeroed struct is an empty set.
+ */
+typedef struct nns__set64 {
+  uint64_t *keys; /* key + 1; 0: empty */
+  size_t cap;     /* power of two, or 0 */
+  size_t count;
+} nns__set64;
+
+/* Adds key (not UINT64_MAX): 1 when new, 0 when there already, -1 when
+ * out of memory. */
+int nns__set64_add(nns__set64 *s, uint64_t key);
+/* Room for `n` keys in all without growing (a hint; false only when out
+ * of memory). */
+bool nns__set64_reserve(nns__set64 *s, size_t n);
+void nns__set64_free(nns__set64 *s);
 
 /* ==== String interning ==== */
 

@@ -155,6 +155,58 @@ void nns__map2_free(nns__map2 *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* ==== 64-bit key set ==== */
+
+/* Rehashes into a table of `cap` slots (a power of two, above 2 * count). */
+static bool set64_resize(nns__set64 *s, size_t cap) {
+  uint64_t *keys =
+      cap <= SIZE_MAX / sizeof *keys ? calloc(cap, sizeof *keys) : NULL;
+  if (!keys)
+    return false;
+  for (size_t i = 0; i < s->cap; i++) {
+    if (!s->keys[i])
+      continue;
+    size_t j = nns__hash_mix(s->keys[i]) & (cap - 1);
+    while (keys[j])
+      j = (j + 1) & (cap - 1);
+    keys[j] = s->keys[i];
+  }
+  free(s->keys);
+  s->keys = keys;
+  s->cap = cap;
+  return true;
+}
+
+bool nns__set64_reserve(nns__set64 *s, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return false;
+  size_t cap = s->cap ? s->cap : 64;
+  while (cap < (n + 1) * 2)
+    cap *= 2;
+  return cap == s->cap || set64_resize(s, cap);
+}
+
+int nns__set64_add(nns__set64 *s, uint64_t key) {
+  if ((s->count + 1) * 2 > s->cap &&
+      !set64_resize(s, s->cap ? s->cap * 2 : 64))
+    return -1;
+  uint64_t k = key + 1;
+  size_t j = nns__hash_mix(k) & (s->cap - 1);
+  while (s->keys[j]) {
+    if (s->keys[j] == k)
+      return 0;
+    j = (j + 1) & (s->cap - 1);
+  }
+  s->keys[j] = k;
+  s->count++;
+  return 1;
+}
+
+void nns__set64_free(nns__set64 *s) {
+  free(s->keys);
+  memset(s, 0, sizeof *s);
+}
+
 /* ==== Interning ==== */
 
 /* A hash over 8 bytes at a time (a multiply-xorshift mix): names in

@@ -1,7 +1,7 @@
 /*
  * test_base_tools.c - the small shared tools of src/base: the typed vector
- * (vec.h), the pair map (map.c) and the metadata text readers
- * (text_read.c), against values written out by hand here.
+ * (vec.h), the pair map and the key set (map.c), and the metadata text
+ * readers (text_read.c), against values written out by hand here.
  */
 #include <stdlib.h>
 
@@ -53,6 +53,26 @@ static void test_map2_pairs(void) {
   }
   nns__map2_free(&m);
   CHECK(!nns__map2_get(&m, 1, 2, &val));
+}
+
+static void test_set64(void) {
+  nns__set64 s = {0};
+  CHECK(nns__set64_reserve(&s, 100));
+  CHECK(s.cap >= 202);
+  /* 0 is a key like any other; a second add says it is there. */
+  CHECK_EQ(nns__set64_add(&s, 0), 1);
+  CHECK_EQ(nns__set64_add(&s, 0), 0);
+  for (uint64_t i = 1; i <= 3000; i++)
+    CHECK_EQ(nns__set64_add(&s, i << 32 | (i % 5)), 1);
+  CHECK_EQ(s.count, 3001);
+  for (uint64_t i = 1; i <= 3000; i++) {
+    CHECK_EQ(nns__set64_add(&s, i << 32 | (i % 5)), 0);
+    CHECK_EQ(nns__set64_add(&s, i << 32 | (i % 5 + 5)), 1);
+  }
+  CHECK_EQ(s.count, 6001);
+  CHECK(s.count * 2 <= s.cap);
+  nns__set64_free(&s);
+  CHECK_EQ(s.cap, 0);
 }
 
 static nns__arena arena;
@@ -116,6 +136,7 @@ int main(void) {
   nns__intern_init(&in, &arena);
   RUN(test_vec_grows_and_keeps);
   RUN(test_map2_pairs);
+  RUN(test_set64);
   RUN(test_json_strings);
   RUN(test_py_strings);
   nns__intern_free(&in);
