@@ -460,6 +460,8 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *   22 param_kind   str value name, i32 nns_param_kind: given to the main
  *                   graph's value of that name by nns_builder_finish, which
  *                   fails with NNS_E_NOTFOUND when there is none
+ *   23 experts      str path, i64 active, i64 total, i64 tokens:
+ *                   nns_model_set_experts on the model being built
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -743,6 +745,17 @@ NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
  * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
  * graph has no value of that name; NNS_E_ARG for a kind out of range.
  */
+/*
+ * The module at `path` holds the experts of a mixture-of-experts layer:
+ * each token is routed to `active` (k) of its `total` (E) experts, and one
+ * call routes `tokens` tokens (0: not known). Its parameters count at k/E
+ * in params_active and at min(E, k * tokens)/E in weight_bytes_read
+ * (nns_counts). Takes effect at the next nns_model_analyze(); NNS_E_ARG
+ * unless 0 < active <= total. A path no layer has is kept and unused.
+ */
+NNS_API nns_status nns_model_set_experts(nns_model *model, const char *path,
+                                         int64_t active, int64_t total,
+                                         int64_t tokens, nns_error *err);
 NNS_API nns_status nns_model_set_param_kind(nns_model *model,
                                             const char *value_name,
                                             nns_param_kind kind,
@@ -837,6 +850,13 @@ typedef struct nns_counts {
   int64_t nodes;            /* nodes counted */
   unsigned flags;           /* NNS_COUNT_* */
   int64_t frozen;           /* frozen (non-trainable) parameter elements */
+  /* Grown after v1 (layers and totals; 0 for nodes and op types): the
+   * parameter elements (trainable + frozen) one token uses, experts of a
+   * mixture-of-experts layer at k of E (nns_model_set_experts), and the
+   * parameter and buffer bytes one call reads, experts at min(E, k*tokens)
+   * of E. Equal to params + frozen and param_bytes without experts. */
+  int64_t params_active;
+  int64_t weight_bytes_read;
 } nns_counts;
 
 /* Receptive field per spatial axis (see docs/metrics.md). Read through
@@ -878,6 +898,14 @@ typedef struct nns_totals {
   int64_t train_optimizer_bytes; /* optimizer state */
   int64_t train_activation_bytes;/* every intermediate kept for backward */
   int64_t train_total_bytes;
+  /* Grown after v1: the key/value cache of a decoder step, from the graph
+   * inputs named past_key_values.* or past.* (the cache before the step)
+   * and the outputs named present.* (after it); 0 without them. read: the
+   * past inputs' bytes; written: present minus past (the new entries);
+   * kv_cache_bytes: the present outputs' bytes (docs/metrics.md). */
+  int64_t kv_cache_bytes_read;
+  int64_t kv_cache_bytes_written;
+  int64_t kv_cache_bytes;
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until

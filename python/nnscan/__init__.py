@@ -38,9 +38,13 @@ def __getattr__(name):
     if name in _TORCH_API:
         from . import torch_api
         return getattr(torch_api, name)
+    if name in _GENERATE_API:
+        from . import generate
+        return getattr(generate, name)
     raise AttributeError(f"module 'nnscan' has no attribute {name!r}")
 
 
 _TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
               "LayersInfo", "TorchSummary")
-__all__ += list(_TORCH_API)
+_GENERATE_API = ("profile_generate", "GenerateProfile")
+__all__ += list(_TORCH_API) + list(_GENERATE_API)

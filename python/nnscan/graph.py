@@ -52,6 +52,8 @@ class Graph:
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
+        # experts module path -> (k, E, tokens routed per call): moe.py
+        self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
         self._counter = 0
@@ -78,6 +80,21 @@ class Graph:
                            dict(attrs) if attrs else {}, domain, scope))
         self.node_source.append(source)
         return name
+
+    def rename(self, names):
+        """Renames values (old name -> new name) wherever they appear; a new
+        name must not be in use."""
+        def r(n):
+            return names.get(n, n)
+        self.values = {r(k): v for k, v in self.values.items()}
+        self.inputs = [r(n) for n in self.inputs]
+        self.outputs = [r(n) for n in self.outputs]
+        self.inits = {r(k): v for k, v in self.inits.items()}
+        self.declared = {r(n) for n in self.declared}
+        self.nodes = [(op, name, [r(i) for i in ins], [r(o) for o in outs],
+                       attrs, domain, scope)
+                      for op, name, ins, outs, attrs, domain, scope
+                      in self.nodes]
 
     # ---- handing over to the library ----
 
@@ -108,14 +125,14 @@ class Graph:
 (_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
- _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND) = range(1, 23)
+ _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS) = range(1, 24)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(23)]
+_TAG = [bytes([t]) for t in range(24)]
 
 
 class _Strings(dict):
@@ -203,6 +220,8 @@ def pack(g):
     kinds = _api.param_kinds()
     for name, kind in g.param_kinds.items():
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
+    for path, (k, n, tokens) in g.experts.items():
+        out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
     return b"".join(out)
 
 

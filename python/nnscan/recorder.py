@@ -36,7 +36,7 @@ from collections import OrderedDict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import ops_map
+from . import moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
@@ -752,7 +752,7 @@ class Recording:
 
 
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
-         autocast_device=None, grad_fns=False):
+         autocast_device=None, grad_fns=False, call=None):
     g = Graph(type(model).__name__)
     b = Builder(g, param_table(model))
     b.track_grad_fns = grad_fns  # for backward.py only
@@ -779,7 +779,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     probe = b.autocast.probe() if b.autocast is not None \
         else contextlib.nullcontext()
     with ctx, stack, probe, _Mode(b):
-        out = model(*args, **kwargs)
+        out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(model, b)
     seen = set()
@@ -788,8 +788,31 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         if n is not None and n not in seen and n not in g.inits:
             seen.add(n)
             g.outputs.append(n)
+    if call is not None and isinstance(out, dict):
+        _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
+    moe.annotate(model, g)
     return Recording(g, b, stack, None, out)
+
+
+def _call(model, *args, **kwargs):
+    return model(*args, **kwargs)
+
+
+def _name_outputs(g, b, out):
+    """A `call` returning a dict of tensors names the graph's outputs by its
+    keys (generate.py: `present.0.key`), unless the value is an input, a
+    parameter or another key's."""
+    names = {}
+    for key, t in out.items():
+        n = b.names.get(id(t)) if isinstance(t, torch.Tensor) else None
+        if n is None or n in names or n in g.inputs or n in g.inits or \
+                key in g.values:
+            continue
+        names[n] = key
+    g.rename(names)
+    b.shape_of = {names.get(k, k): v for k, v in b.shape_of.items()}
+    b.names = {i: names.get(n, n) for i, n in b.names.items()}
 
 
 def _read_unused_params(model, b):
@@ -810,13 +833,15 @@ def _read_unused_params(model, b):
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False):
+                 keep_graph=False, call=None):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
     or "model" (the model's own device). The model's training flags and the
     RNG states are restored whatever happens. keep_graph: autograd stays on
-    in every case (for backward.py)."""
+    in every case (for backward.py). call: runs the forward instead of
+    `model(*args, **kwargs)`, as call(model, *args, **kwargs), on the model
+    recorded (its meta copy on the meta path; for generate.py)."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
@@ -824,10 +849,11 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
     model = unwrap_compiled(model)
     with preserved(model):
-        return _record(model, args, kwargs, device, custom_ops, keep_graph)
+        return _record(model, args, kwargs, device, custom_ops, keep_graph,
+                       call)
 
 
-def _record(model, args, kwargs, device, custom_ops, keep_graph):
+def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
@@ -843,7 +869,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,
                                autocast_device=autocast_device,
-                               grad_fns=keep_graph)
+                               grad_fns=keep_graph, call=call)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below
@@ -869,7 +895,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph):
     args, kwargs = map_tensors((args, kwargs), _input_copy)
     with _restored(model):
         rec = _run(model, args, kwargs, grad=keep_graph,
-                   custom_ops=custom_ops, grad_fns=keep_graph)
+                   custom_ops=custom_ops, grad_fns=keep_graph, call=call)
     p = next(iter(model.parameters()), None)
     rec.device = str(p.device) if p is not None else "cpu"
     return rec

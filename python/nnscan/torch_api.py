@@ -126,8 +126,10 @@ class TorchSummary(Summary):
 
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
-                   wrap="mid", optimizer="adam", name=None, custom_ops=None):
-    """Record (or export) `module` on the inputs and analyse it."""
+                   wrap="mid", optimizer="adam", name=None, custom_ops=None,
+                   call=None):
+    """Record (or export) `module` on the inputs and analyse it. call: see
+    recorder.record_model (generate.py's steps)."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -135,7 +137,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
-                                    custom_ops=custom_ops)
+                                    custom_ops=custom_ops, call=call)
         handle = rec.graph.build()
     elif method == "onnx":
         rec = None

@@ -539,6 +539,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__rf_analyze(m, a, err);
   if (st != NNS_OK)
     return st;
+  nns__experts_analyze(m, a);
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
   node_totals(m, a);

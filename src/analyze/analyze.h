@@ -200,6 +200,11 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
  * outputs). */
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
 
+/* experts.c: params_active and weight_bytes_read of every layer (the
+ * caller's mixture-of-experts layers, nns_model_set_experts) and the
+ * key/value cache totals of a decoder step (docs/metrics.md). */
+void nns__experts_analyze(const nns_model *m, nns__analysis *a);
+
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
  * driver and every pass. The passes call nothing in analyze.c: the driver
  * calls them, not the other way round. */

@@ -338,6 +338,31 @@ nns_status nns_model_set_module(nns_model *m, const char *path,
   return NNS_OK;
 }
 
+nns_status nns_model_set_experts(nns_model *m, const char *path,
+                                 int64_t active, int64_t total, int64_t tokens,
+                                 nns_error *err) {
+  if (!m || !path)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_experts needs a model and a path");
+  if (active <= 0 || total < active || tokens < 0)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "experts of '%s': %lld of %lld experts, %lld tokens "
+                    "(need 0 < k <= E, tokens >= 0)",
+                    path, (long long)active, (long long)total,
+                    (long long)tokens);
+  const char *p = nns__intern_cstr(&m->strings, path);
+  nns__experts_decl *d = p ? nns__map_get(&m->experts, p) : NULL;
+  if (p && !d && (d = nns__arena_alloc(&m->arena, sizeof *d)) &&
+      !nns__map_put(&m->experts, p, d))
+    d = NULL;
+  if (!d)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  d->active = active;
+  d->total = total;
+  d->tokens = tokens;
+  return NNS_OK;
+}
+
 nns_status nns_model_set_param_kind(nns_model *m, const char *value_name,
                                     nns_param_kind kind, nns_error *err) {
   if (!m || !value_name || !m->graph)

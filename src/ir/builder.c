@@ -1142,7 +1142,7 @@ enum {
   PK_INPUT, PK_OUTPUT, PK_VALUE_INFO, PK_INITIALIZER, PK_NODE, PK_ATTR_INT,
   PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
   PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
-  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_LAST = PK_PARAM_KIND
+  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_LAST = PK_EXPERTS
 };
 
 static const char *const pk_names[] = {
@@ -1150,7 +1150,7 @@ static const char *const pk_names[] = {
     "input", "output", "value_info", "initializer", "node", "attr_int",
     "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-    "param_kind"};
+    "param_kind", "experts"};
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
@@ -1409,6 +1409,14 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     k->name = n;
     k->kind = (nns_param_kind)i32a;
     return NNS_OK;
+  }
+  case PK_EXPERTS: {
+    int64_t total, tokens;
+    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64) &&
+       pk_read(r, &total, sizeof total) && pk_read(r, &tokens, sizeof tokens));
+    if ((st = usable(b, err)))
+      return st;
+    return nns_model_set_experts(b->m, s0, i64, total, tokens, err);
   }
   default:
     r->why = "unknown record tag";

@@ -268,6 +268,12 @@ typedef struct nns__module_decl {
   size_t call_count;
 } nns__module_decl;
 
+/* A mixture-of-experts layer the caller described (nns_model_set_experts):
+ * k of E experts per token, `tokens` routed per call (0: unknown). */
+typedef struct nns__experts_decl {
+  int64_t active, total, tokens;
+} nns__experts_decl;
+
 typedef struct nns__unknown_op {
   const char *domain;
   const char *op_type;
@@ -348,6 +354,7 @@ struct nns_model {
   bool inferred;
   bool analyzed;             /* an nns_model_analyze succeeded since the
                                 last inference (NNS_STATE_ANALYZED) */
+  nns__map experts;          /* interned dotted path -> nns__experts_decl* */
 };
 
 /* ==== Functions over the IR (src/ir) ==== */

@@ -20,6 +20,7 @@ nns_model *nns__model_new(void) {
   nns__intern_init(&m->strings, &m->arena);
   m->modules.arena = &m->arena;
   m->param_kinds.arena = &m->arena;
+  m->experts.arena = &m->arena;
   /* Symbol id 0 means "known"; reserve it. */
   m->syms = calloc(16, sizeof *m->syms);
   if (!m->syms) {

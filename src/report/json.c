@@ -176,6 +176,16 @@ static void j_counts(nns__out *o, const nns_counts *k) {
     nns__out_str(o, ", ");
     j_int(o, "frozen", k->frozen);
   }
+  /* Mixture-of-experts layers (and what holds them) only: 0 on op types. */
+  if (k->params_active &&
+      k->params_active != nns__sum_sat(k->params, k->frozen)) {
+    nns__out_str(o, ", ");
+    j_int(o, "params_active", k->params_active);
+  }
+  if (k->weight_bytes_read && k->weight_bytes_read != k->param_bytes) {
+    nns__out_str(o, ", ");
+    j_int(o, "weight_bytes_read", k->weight_bytes_read);
+  }
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
@@ -338,6 +348,14 @@ static void j_totals(nns__out *o, const nns_analysis *a) {
   j_int(o, "peak_activation_bytes", t.peak_activation_bytes);
   nns__out_str(o, ", \"peak_node\": ");
   nns__out_json_str(o, t.peak_node);
+  if (t.kv_cache_bytes_read || t.kv_cache_bytes) { /* a decoder step */
+    nns__out_str(o, ",\n    ");
+    j_int(o, "kv_cache_bytes_read", t.kv_cache_bytes_read);
+    nns__out_str(o, ", ");
+    j_int(o, "kv_cache_bytes_written", t.kv_cache_bytes_written);
+    nns__out_str(o, ", ");
+    j_int(o, "kv_cache_bytes", t.kv_cache_bytes);
+  }
   nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, ", ");

@@ -734,6 +734,10 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
       nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen);
   total_str(a, sizeof a, total, false, false);
   nns__out_fmt(o, "Total params: %s\n", a);
+  if (all.params_active != nns__sum_sat(all.params, all.frozen)) {
+    total_str(a, sizeof a, all.params_active, false, false);
+    nns__out_fmt(o, "Active params (one token; experts at k of E): %s\n", a);
+  }
   tied_note(o, an);
   nns__fmt_clever(a, sizeof a, all.param_bytes, true);
   nns__out_fmt(o, "Model size (params + buffers): %s", a);
@@ -746,6 +750,18 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
     nns__out_fmt(o, "%s%s %s", i ? ", " : " (", nns_dtype_name(dt), b);
   }
   nns__out_str(o, nd ? ")\n" : "\n");
+  if (all.weight_bytes_read != all.param_bytes) {
+    nns__fmt_clever(a, sizeof a, all.weight_bytes_read, true);
+    nns__out_fmt(o, "Weight bytes read (experts the routed tokens reach): "
+                    "%s\n", a);
+  }
+  if (t.kv_cache_bytes_read || t.kv_cache_bytes) {
+    nns__fmt_clever(a, sizeof a, t.kv_cache_bytes_read, true);
+    nns__fmt_clever(b, sizeof b, t.kv_cache_bytes_written, true);
+    nns__fmt_clever(c, sizeof c, t.kv_cache_bytes, true);
+    nns__out_fmt(o, "KV cache: read %s (past), written %s (new entries), "
+                    "%s after the step\n", a, b, c);
+  }
   text_rule(o, "-", width);
   nns__fmt_clever(a, sizeof a, all.activation_bytes, true);
   nns__out_fmt(o, "Activation memory (all node outputs): %s\n", a);

@@ -183,6 +183,9 @@
         metrics: {macs: l.macs, flops: l.flops, params: l.params,
                   activation_bytes: l.activation_bytes, dmas: l.dmas},
         cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
+                /* mixture of experts: present where it differs from params */
+                params_active: l.params_active != null ? l.params_active
+                  : (l.params || 0) + (l.frozen || 0),
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
                 pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
                 op_types: (l.op_types || []).join(', ')},
@@ -235,7 +238,7 @@
     }
     var opts = doc.options || {};
     var tr = t.training || {};
-    return {
+    var adapted = {
       kind: 'summary', title: (doc.model && doc.model.name) || 'model',
       subtitle: [doc.model && doc.model.path,
                  doc.model && doc.model.producer ? doc.model.producer + ' ' + (doc.model.producer_version || '') : null,
@@ -281,6 +284,21 @@
                 counted: o.counted};
       })
     };
+    /* Mixture of experts and decoder steps (docs/metrics.md): only in the
+     * documents that have them. */
+    if (t.params_active != null) {
+      adapted.columns.splice(3, 0, {key: 'params_active', label: 'Active params',
+        unit: 'count', value: function (n) { return n.cells.params_active; }});
+      adapted.totals.splice(1, 0, {label: 'Active parameters', value: t.params_active,
+        unit: 'count', sub: 'k of E experts' +
+          (t.weight_bytes_read != null ? ' · reads ' +
+           fmtClever(t.weight_bytes_read, 'bytes') : '')});
+    }
+    if (t.kv_cache_bytes != null)
+      adapted.totals.push({label: 'KV cache', value: t.kv_cache_bytes, unit: 'bytes',
+        sub: 'after the step · read ' + fmtClever(t.kv_cache_bytes_read, 'bytes') +
+             ' · written ' + fmtClever(t.kv_cache_bytes_written, 'bytes')});
+    return adapted;
   }
 
   function adaptTable(doc) {

@@ -1,0 +1,283 @@
+"""Prefill and decode: what generating N tokens costs, step by step
+(docs/python.md, "Generation"; the numbers: docs/metrics.md, "Decoder
+steps").
+
+`profile_generate` records the steps a `generate()` runs as separate
+forwards and has the library analyse each: the prefill (the prompt, an
+empty cache) and the decode steps (one new token per row, a cache of the
+prompt and the tokens so far). It drives the steps itself instead of
+calling `generate()`, so a model on the meta device (a 70B config without
+weights), which cannot sample, is profiled like a real one: the new
+tokens' ids are zeros, which no count depends on.
+
+A step is `step(model, inputs, past) -> (output, present)`: `inputs` the
+step's keyword tensors, `past` the cache before it (None for the prefill)
+and `present` the cache after it, each a list with one entry per layer,
+an entry a tensor or a tuple of tensors (key, value). `hf_step` is the
+step of transformers' models (a DynamicCache); a model with its own cache
+passes its own. The cache tensors are the step's graph inputs
+`past_key_values.<layer>.key` / `.value` (`.<i>` for other tuples, none
+for a lone tensor) and its outputs `present.<layer>.key` / ...: the names
+of Hugging Face's ONNX decoders, from which the library reads the
+key/value-cache bytes of a step, as it does for such an ONNX file.
+"""
+from . import torch_api
+
+_PAST, _PRESENT = "past_key_values.", "present."
+_KV_NAMES = ("key", "value")
+
+# the numbers of a step, from the library's totals; macs_unmasked and
+# flops_unmasked (masked attention) where the library gives them
+_STEP_KEYS = ("flops", "macs", "flops_unmasked", "macs_unmasked",
+              "weight_bytes_read", "kv_cache_bytes_read",
+              "kv_cache_bytes_written", "kv_cache_bytes")
+# the numbers whose sum over the steps, per generated token, is reported
+_SUMMED = _STEP_KEYS[:-1]
+
+
+def hf_step(model, inputs, past):
+    """The step of a transformers causal LM: `past` becomes a DynamicCache
+    (its tensors taken as they are, no copy); `logits_to_keep=1` where the
+    model takes it, as generate() passes it."""
+    import inspect
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+    kw = dict(inputs)
+    if past is not None:
+        cache = DynamicCache()
+        for k, v in past:
+            layer = DynamicLayer()
+            layer.dtype, layer.device = k.dtype, k.device
+            layer.keys, layer.values = k, v
+            layer.is_initialized = True
+            cache.layers.append(layer)
+        kw["past_key_values"] = cache
+    if "logits_to_keep" in inspect.signature(model.forward).parameters:
+        kw.setdefault("logits_to_keep", 1)
+    out = model(**kw, use_cache=True)
+    cache = getattr(out, "past_key_values", None)
+    if not hasattr(cache, "layers"):
+        raise TypeError(
+            f"{type(model).__name__} returned no DynamicCache "
+            f"(past_key_values: {type(cache).__name__}); hf_step reads a "
+            "transformers DynamicCache: pass step= for this model")
+    return out, [(layer.keys, layer.values) for layer in cache.layers]
+
+
+def _entry_names(prefix, layer, entry):
+    if not isinstance(entry, (tuple, list)):
+        return [f"{prefix}{layer}"]
+    if len(entry) == 2:
+        return [f"{prefix}{layer}.{n}" for n in _KV_NAMES]
+    return [f"{prefix}{layer}.{i}" for i in range(len(entry))]
+
+
+def _call(step):
+    """The recorder's `call` for one step: the past comes in as keyword
+    tensors named past_key_values.*, the result goes out as a dict whose
+    keys name the graph outputs (present.*)."""
+    def call(model, **kw):
+        inputs = {k: v for k, v in kw.items() if not k.startswith(_PAST)}
+        flat = [(k, v) for k, v in kw.items() if k.startswith(_PAST)]
+        past = None
+        if flat:
+            by_layer = {}
+            for k, v in flat:
+                layer, _, part = k[len(_PAST):].partition(".")
+                by_layer.setdefault(int(layer), []).append(v)
+            past = [tuple(v) if len(v) > 1 else v[0]
+                    for _, v in sorted(by_layer.items())]
+        out, present = step(model, inputs, past)
+        result = {"output": _main_output(out)}
+        for layer, entry in enumerate(present):
+            tensors = entry if isinstance(entry, (tuple, list)) else [entry]
+            result.update(zip(_entry_names(_PRESENT, layer, entry), tensors))
+        return result
+    return call
+
+
+def _main_output(out):
+    logits = getattr(out, "logits", None)
+    if logits is not None:
+        return logits
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+class GenerateProfile:
+    """The steps of one generation and their sums per generated token.
+
+    `.prefill`: the prefill's Summary; `.decode`: past length -> Summary of
+    each decode step recorded; `.steps`: one row per decode step and the
+    prefill (dicts: step, tokens, past, and the numbers of _STEP_KEYS, None
+    where the library gives none), `recorded` False for a decode step
+    taken between two recorded ones (linear in the past length);
+    `.per_token`: every summed number over the prefill and all decode
+    steps, divided by the tokens generated, and kv_cache_bytes after the
+    last step."""
+
+    def __init__(self, prefill, decode, rows, new_tokens):
+        self.prefill = prefill
+        self.decode = decode
+        self.steps = rows
+        self.new_tokens = new_tokens
+        self.per_token = {}
+        for key in _SUMMED:
+            vals = [r[key] for r in rows]
+            self.per_token[key] = None if None in vals else \
+                sum(vals) / new_tokens
+        self.per_token["kv_cache_bytes"] = rows[-1]["kv_cache_bytes"]
+
+    @property
+    def json(self):
+        return {"new_tokens": self.new_tokens, "steps": self.steps,
+                "per_token": self.per_token}
+
+    def to_text(self):
+        cols = ("step", "tokens", "past") + _STEP_KEYS
+        heads = ("Step", "Tokens", "Past", "FLOPs", "MACs", "FLOPs unmasked",
+                 "MACs unmasked", "Weight bytes", "KV read", "KV written",
+                 "KV cache")
+        shown = [(c, h) for c, h in zip(cols, heads)
+                 if any(r.get(c) is not None for r in self.steps)]
+
+        def cell(v):
+            if v is None:
+                return "-"
+            return f"{v:.1f}" if isinstance(v, float) else str(v)
+        table = [[h for _, h in shown]]
+        for r in self.steps:
+            row = dict(r)
+            if not r.get("recorded", True):
+                row["step"] = f"{r['step']}*"
+            table.append([cell(row.get(c)) for c, _ in shown])
+        avg = dict(self.per_token, step="per token", tokens=1, past=None)
+        table.append([cell(avg.get(c)) for c, _ in shown])
+        widths = [max(len(t[i]) for t in table) for i in range(len(shown))]
+        lines = ["  ".join(v.rjust(w) if i else v.ljust(w)
+                           for i, (v, w) in enumerate(zip(t, widths)))
+                 for t in table]
+        rule = "-" * len(lines[0])
+        out = [lines[0], rule] + lines[1:-1] + [rule, lines[-1]]
+        if any(not r.get("recorded", True) for r in self.steps):
+            out.append("* between recorded steps: linear in the past length")
+        return "\n".join(out) + "\n"
+
+    def __str__(self):
+        return self.to_text()
+
+
+def _totals_row(s, step, tokens, past):
+    t = s.totals
+    row = {"step": step, "tokens": tokens, "past": past, "recorded": True}
+    for key in _STEP_KEYS:
+        row[key] = t.get(key)
+    if row["weight_bytes_read"] is None:  # no experts: every weight
+        row["weight_bytes_read"] = t["param_bytes"]
+    for key in _STEP_KEYS[-3:]:
+        if row[key] is None:
+            row[key] = 0
+    return row
+
+
+def _chosen(n_decode, steps):
+    """Which decode steps (0-based) to record: all when few, else `steps`
+    of them evenly spaced, the first and the last included."""
+    if n_decode <= 0:
+        return []
+    if isinstance(steps, (list, tuple, range)):
+        chosen = {int(i) for i in steps if 0 <= int(i) < n_decode}
+        return sorted(chosen | {0, n_decode - 1})
+    k = 9 if steps is None else max(2, int(steps))
+    if n_decode <= k:
+        return list(range(n_decode))
+    return sorted({round(i * (n_decode - 1) / (k - 1)) for i in range(k)})
+
+
+def _interpolated(a, b, step, past):
+    f = (past - a["past"]) / (b["past"] - a["past"])
+    row = {"step": step, "tokens": a["tokens"], "past": past,
+           "recorded": False}
+    for key in _STEP_KEYS:
+        va, vb = a[key], b[key]
+        row[key] = None if va is None or vb is None else \
+            round(va + (vb - va) * f)
+    return row
+
+
+def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
+                     steps=None, cache_axis=-2, device="auto", name=None):
+    """Profiles generating `max_new_tokens` tokens after the prompt
+    `inputs` (a dict of keyword tensors with `input_ids` (batch, prompt),
+    or the ids tensor): a prefill and max_new_tokens - 1 decode steps, as
+    generate() runs them. `step`: see the module doc (default hf_step).
+    `steps`: how many decode steps to record (default up to 9, evenly
+    spaced, the first and last included; the others are linear in the past
+    length between them) or a list of step indices. `cache_axis`: the
+    sequence axis of the cache tensors. Returns a GenerateProfile."""
+    import torch
+    step = step or hf_step
+    if isinstance(inputs, torch.Tensor):
+        inputs = {"input_ids": inputs}
+    inputs = dict(inputs or {})
+    ids = inputs.get("input_ids")
+    if ids is None or ids.dim() != 2:
+        raise ValueError("profile_generate needs input_ids of shape "
+                         "(batch, prompt length)")
+    if int(max_new_tokens) < 1:
+        raise ValueError("max_new_tokens must be at least 1")
+    n_new = int(max_new_tokens)
+    batch, prompt = int(ids.shape[0]), int(ids.shape[1])
+    name = name or type(torch_api._uncompiled(model)).__name__
+    call = _call(step)
+    # the past is made on meta, which the recording copies the model to;
+    # a forward on the model's own device gets it there
+    params = list(model.parameters())
+    where = params[0].device if device == "model" and params else "meta"
+
+    def run(kw):
+        return torch_api.analyze_module(model, (), kw, device=device,
+                                        name=name, call=call)
+    prefill = run(inputs)
+    rows = [_totals_row(prefill, "prefill", batch * prompt, 0)]
+    present = [o for o in prefill.json["outputs"]
+               if o["name"].startswith(_PRESENT)]
+    if n_new > 1 and not present:
+        raise ValueError("the prefill returned no cache (present.*): "
+                         "a decode step needs the model's past")
+    decode = {}
+    recorded = {}
+    for j in _chosen(n_new - 1, steps):
+        past_len = prompt + j
+        kw = _decode_inputs(inputs, batch, past_len, ids)
+        for o in present:
+            shape = list(o["shape"])
+            shape[cache_axis] = past_len
+            kw[_PAST + o["name"][len(_PRESENT):]] = torch.zeros(
+                shape, dtype=getattr(torch, o["dtype"]), device=where)
+        s = run(kw)
+        decode[past_len] = s
+        recorded[j] = _totals_row(s, j + 1, batch, past_len)
+    known = sorted(recorded)
+    for j in range(n_new - 1):
+        if j in recorded:
+            rows.append(recorded[j])
+            continue
+        lo = max(i for i in known if i < j)
+        hi = min(i for i in known if i > j)
+        rows.append(_interpolated(recorded[lo], recorded[hi], j + 1,
+                                  prompt + j))
+    return GenerateProfile(prefill, decode, rows, n_new)
+
+
+def _decode_inputs(inputs, batch, past_len, ids):
+    """A decode step's inputs: one new token per row (id 0), the attention
+    mask (if the prompt had one) grown by one column of ones."""
+    import torch
+    kw = {"input_ids": torch.zeros(batch, 1, dtype=ids.dtype)}
+    mask = inputs.get("attention_mask")
+    if mask is not None:
+        grown = torch.ones(batch, past_len + 1, dtype=mask.dtype)
+        grown[:, :mask.shape[1]] = mask.to("cpu") if not mask.is_meta \
+            else 1
+        kw["attention_mask"] = grown
+    return kw

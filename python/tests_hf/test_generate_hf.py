@@ -1,0 +1,133 @@
+"""transformers models: active parameters of mixture-of-experts families
+against their config's closed form, and prefill/decode steps against
+PyTorch itself (FlopCounterMode on a real tiny forward per step, the
+DynamicCache's tensor sizes) and the closed form of the cache,
+2 * layers * kv_heads * head_dim * tokens * dtype size."""
+import pytest
+import torch
+
+import hf_zoo
+import nnscan
+
+
+def _experts_per_layer(cfg):
+    """(E, k, parameters of all E experts of one layer) from the config."""
+    if cfg.model_type == "mixtral":
+        n, inter = cfg.num_local_experts, cfg.intermediate_size
+    elif cfg.model_type == "olmoe":
+        n, inter = cfg.num_experts, cfg.intermediate_size
+    else:
+        n, inter = cfg.num_experts, cfg.moe_intermediate_size
+    return n, cfg.num_experts_per_tok, n * 3 * cfg.hidden_size * inter
+
+
+@pytest.mark.parametrize("family", ["mixtral", "qwen2_moe", "qwen3_moe",
+                                    "olmoe"])
+def test_params_active_closed_form(family):
+    model, inputs = hf_zoo.build(family)
+    cfg = model.config
+    total = sum(p.numel() for p in model.parameters())
+    n, k, experts = _experts_per_layer(cfg)
+    layers = cfg.num_hidden_layers
+    s = nnscan.summary(model, inputs=inputs, file=False)
+    assert s.totals["params"] == total
+    # every parameter but the experts', plus k of the E experts per layer
+    assert s.totals["params_active"] == total - layers * experts \
+        + layers * experts * k // n
+    layer0 = s.layer("model.layers.0")
+    assert layer0["params"] - layer0["params_active"] == \
+        experts - experts * k // n
+
+
+def test_mixtral_decode_reads_k_experts():
+    model, inputs = hf_zoo.build("mixtral")
+    cfg = model.config
+    n, k, experts = _experts_per_layer(cfg)
+    p = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=2)
+    pre, step = p.steps
+    # 16 tokens reach all 4 experts: every weight is read
+    assert pre["weight_bytes_read"] == p.prefill.totals["param_bytes"]
+    assert pre["weight_bytes_read"] >= \
+        sum(q.numel() for q in model.parameters()) * 4
+    # one token reaches k of them
+    assert pre["weight_bytes_read"] - step["weight_bytes_read"] == \
+        cfg.num_hidden_layers * (experts - experts * k // n) * 4
+
+
+def _kv_entry_bytes(cfg, dtype_size):
+    head_dim = getattr(cfg, "head_dim", None) or \
+        cfg.hidden_size // cfg.num_attention_heads
+    return 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * head_dim \
+        * dtype_size
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_llama_kv_cache_closed_form(dtype):
+    model, inputs = hf_zoo.build("llama", dtype=dtype)
+    entry = _kv_entry_bytes(model.config, torch.finfo(dtype).bits // 8)
+    prompt = inputs["input_ids"].shape[1]
+    p = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=4)
+    assert p.prefill.device == "meta"
+    for r in p.steps:
+        tokens = prompt if r["step"] == "prefill" else 1
+        assert r["kv_cache_bytes_read"] == entry * r["past"]
+        assert r["kv_cache_bytes_written"] == entry * tokens
+        assert r["kv_cache_bytes"] == entry * (r["past"] + tokens)
+
+
+def _flop_counter_macs(model, **kw):
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        out = model(**kw)
+    return sum(fc.get_flop_counts()["Global"].values()) // 2, out
+
+
+def test_llama_steps_match_a_real_generation():
+    """A real tiny LLaMA on the CPU: prefill, then decode forwards with the
+    cache the model itself filled, each under FlopCounterMode, against the
+    steps nnscan recorded on meta; the real cache's tensor sizes against
+    the step's kv_cache_bytes. Eager attention: FlopCounterMode has no
+    formula for the CPU's fused SDPA kernel."""
+    torch.manual_seed(0)
+    model, inputs = hf_zoo.build("llama", device="cpu",
+                                 attn_implementation="eager")
+    mask = torch.ones_like(inputs["input_ids"])
+    p = nnscan.profile_generate(model, inputs={**inputs,
+                                               "attention_mask": mask},
+                                max_new_tokens=3)
+    ids = inputs["input_ids"]
+    macs, out = _flop_counter_macs(model, input_ids=ids, attention_mask=mask,
+                                   use_cache=True, logits_to_keep=1)
+    assert hf_zoo.matmul_macs(p.prefill) == macs
+    cache = out.past_key_values
+    for r in p.steps[1:]:
+        past = r["past"]
+        assert cache.get_seq_length() == past
+        assert r["kv_cache_bytes_read"] == sum(
+            t.numel() * t.element_size()
+            for layer in cache.layers for t in (layer.keys, layer.values))
+        mask = torch.ones(1, past + 1, dtype=torch.long)
+        macs, out = _flop_counter_macs(
+            model, input_ids=torch.zeros(1, 1, dtype=torch.long),
+            attention_mask=mask, past_key_values=cache, use_cache=True,
+            logits_to_keep=1)
+        assert hf_zoo.matmul_macs(p.decode[past]) == macs, r["step"]
+        cache = out.past_key_values
+        assert r["kv_cache_bytes"] == sum(
+            t.numel() * t.element_size()
+            for layer in cache.layers for t in (layer.keys, layer.values))
+
+
+def test_real_and_meta_models_give_the_same_steps():
+    torch.manual_seed(0)
+    meta, inputs = hf_zoo.build("qwen2")
+    real, _ = hf_zoo.build("qwen2", device="cpu")
+    a = nnscan.profile_generate(meta, inputs=inputs, max_new_tokens=3)
+    b = nnscan.profile_generate(real, inputs=inputs, max_new_tokens=3)
+    assert a.steps == b.steps
+
+
+def test_a_model_without_a_cache_is_refused_clearly():
+    model, inputs = hf_zoo.build("bert")
+    with pytest.raises(TypeError, match="pass step="):
+        nnscan.profile_generate(model, inputs=inputs, max_new_tokens=2)

@@ -1,0 +1,136 @@
+/*
+ * experts.c - what one token of a mixture-of-experts model uses, and what a
+ * decoder step does to its key/value cache (docs/metrics.md, "Experts" and
+ * "Decoder steps").
+ *
+ * The caller names the module holding a layer's experts and says k of E
+ * (nns_model_set_experts): the recorded graph cannot, as which token goes
+ * to which expert is data. The experts are the parameters named under
+ * that module path. A layer's params_active is its parameters with the
+ * experts it holds at k/E; its weight_bytes_read the same bytes with the
+ * experts at min(E, k * tokens) of E, the most experts one call of
+ * `tokens` tokens can reach. The key/value
+ * cache is read from the graph's input and output names, the convention of
+ * Hugging Face's ONNX decoders, which the Python recorder follows too.
+ */
+#include <string.h>
+
+#include "analyze.h"
+
+static int64_t sum_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return nns__add_i64(a, b, &r) ? r : INT64_MAX;
+}
+
+/* floor(x * num / den) for 0 <= num <= den, without overflow. */
+static int64_t scaled(int64_t x, int64_t num, int64_t den) {
+  if (den <= 0 || num >= den)
+    return x;
+  return (x / den) * num + (x % den) * num / den;
+}
+
+/* True when parameter `name` is `path` or below it ("path.<...>"). */
+static bool under(const char *name, const char *path) {
+  size_t n = strlen(path);
+  return name && strncmp(name, path, n) == 0 && (!name[n] || name[n] == '.');
+}
+
+/* True when a shorter annotated path holds `path` too (the outer wins). */
+static bool inside_experts(const nns_model *m, const char *path) {
+  for (size_t i = 0; i < m->experts.cap; i++) {
+    const char *other = m->experts.keys[i];
+    if (other && other != path && under(path, other))
+      return true;
+  }
+  return false;
+}
+
+/* One experts module: the parameters under its path, summed, count at k/E
+ * (bytes at min(E, k * tokens)/E) at the layer of that path, or, where no
+ * layer has it (experts whose module is never called, its weights read by
+ * the MoE block itself), at the innermost layer holding them all; layers
+ * inside keep their own counts. */
+static void apply_experts(nns__analysis *a, const char *path,
+                          const nns__experts_decl *d) {
+  int64_t elements = 0, bytes = 0;
+  size_t anchor = (size_t)-1;
+  for (size_t i = 0; i < a->n_params; i++) {
+    const nns_param_info *p = &a->params[i];
+    if (p->kind == NNS_PARAM_CONSTANT || !under(p->name, path))
+      continue;
+    if (p->kind != NNS_PARAM_BUFFER)
+      elements = sum_sat(elements, p->elements);
+    bytes = sum_sat(bytes, p->bytes);
+    if (anchor == (size_t)-1)
+      anchor = p->layer;
+    while (!nns__layer_contains(a, (uint32_t)anchor, (uint32_t)p->layer))
+      anchor = a->layers[anchor].info.parent;
+  }
+  if (anchor == (size_t)-1)
+    return;
+  for (size_t l = anchor; l < a->layers[anchor].end; l++)
+    if (a->layers[l].info.path == path) {
+      anchor = l;
+      break;
+    }
+  int64_t idle = elements - scaled(elements, d->active, d->total);
+  int64_t reach = d->total;
+  if (d->tokens > 0 && d->tokens < d->total &&
+      d->active * d->tokens < d->total)
+    reach = d->active * d->tokens;
+  int64_t unread = bytes - scaled(bytes, reach, d->total);
+  for (size_t l = anchor; l != (size_t)-1; l = a->layers[l].info.parent) {
+    a->layers[l].counts.params_active -= idle;
+    a->layers[l].counts.weight_bytes_read -= unread;
+  }
+}
+
+static void experts_counts(const nns_model *m, nns__analysis *a) {
+  for (size_t l = 0; l < a->n_layers; l++) {
+    nns_counts *c = &a->layers[l].counts;
+    c->params_active = sum_sat(c->params, c->frozen);
+    c->weight_bytes_read = c->param_bytes;
+  }
+  for (size_t i = 0; i < m->experts.cap; i++) {
+    const char *path = m->experts.keys[i];
+    if (path && !inside_experts(m, path))
+      apply_experts(a, path, m->experts.vals[i]);
+  }
+}
+
+static bool prefixed(const char *name, const char *prefix) {
+  return name && strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+/* Bytes of the graph values whose names start with one of the prefixes. */
+static int64_t named_bytes(const nns_model *m, nns__value *const *vals,
+                           int32_t n, const char *const *prefixes) {
+  int64_t sum = 0;
+  for (int32_t i = 0; i < n; i++) {
+    const nns__value *v = vals[i];
+    bool kv = false;
+    for (const char *const *p = prefixes; *p && !kv; p++)
+      kv = prefixed(v->name, *p);
+    bool symbolic = false;
+    int64_t b = kv ? nns__value_bytes(m, v, &symbolic) : 0;
+    if (b > 0)
+      sum = sum_sat(sum, b);
+  }
+  return sum;
+}
+
+static void kv_cache(const nns_model *m, nns__analysis *a) {
+  static const char *const past[] = {"past_key_values.", "past.", NULL};
+  static const char *const present[] = {"present.", NULL};
+  const nns__graph *g = a->main;
+  int64_t before = named_bytes(m, g->inputs, g->n_inputs, past);
+  int64_t after = named_bytes(m, g->outputs, g->n_outputs, present);
+  a->totals.kv_cache_bytes_read = before;
+  a->totals.kv_cache_bytes = after;
+  a->totals.kv_cache_bytes_written = after > before ? after - before : 0;
+}
+
+void nns__experts_analyze(const nns_model *m, nns__analysis *a) {
+  experts_counts(m, a);
+  kv_cache(m, a);
+}
