@@ -54,4 +54,32 @@ static inline bool nns__vec_grow_(void *slot, size_t *cap, size_t need,
 #define nns__vec_free(vec)                                                     \
   (free((vec)->v), (vec)->v = NULL, (vec)->n = (vec)->cap = 0)
 
+/* ==== Vectors in an arena ==== */
+
+/*
+ * An untyped vector whose elements live in arena `a` (a description that
+ * dies with its arena, like the builder's): growing copies into a larger
+ * arena block, the old one staying until the arena goes (doubling bounds
+ * the waste). Zero-initialise it.
+ */
+typedef struct nns__arena_vec {
+  void *p;    /* the elements, in the arena */
+  size_t n;   /* elements in use */
+  size_t cap; /* elements p has room for */
+} nns__arena_vec;
+
+/* Room for one more element of `size` bytes (zeroed); its address, or
+ * NULL when out of memory (the vector unchanged). */
+static inline void *nns__arena_vec_push(nns__arena *a, nns__arena_vec *v,
+                                        size_t size) {
+  void *p = nns__arena_grow(a, v->p, &v->cap, v->n, v->n + 1, size, 4);
+  if (!p)
+    return NULL;
+  v->p = p;
+  return (char *)p + v->n++ * size;
+}
+
+/* Element i of an nns__arena_vec of `type`. */
+#define NNS__ARENA_VEC_AT(v, type, i) (((type *)(v).p)[i])
+
 #endif

@@ -22,26 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/vec.h"
 #include "assemble.h"
 
-/* ==== Growable arrays in the builder's arena ==== */
-
-typedef struct vec {
-  void *p;
-  size_t n, cap;
-} vec;
-
-/* Room for one more element of `size` bytes (zeroed); NULL when out of
- * memory. */
-static void *vec_push(nns__arena *a, vec *v, size_t size) {
-  void *p = nns__arena_grow(a, v->p, &v->cap, v->n, v->n + 1, size, 4);
-  if (!p)
-    return NULL;
-  v->p = p;
-  return (char *)p + v->n++ * size;
-}
-
-#define VEC_AT(v, type, i) (((type *)(v).p)[i])
 
 /* ==== The description ==== */
 
@@ -59,7 +42,7 @@ typedef struct binit {
 
 typedef struct battr {
   nns__attr a;            /* scalars and fixed lists are final here */
-  vec items;              /* TENSORS / TYPE_PROTOS: pointers; GRAPH(S):
+  nns__arena_vec items;   /* TENSORS / TYPE_PROTOS: pointers; GRAPH(S):
                              struct bgraph * */
 } battr;
 
@@ -67,7 +50,7 @@ typedef struct bnode {
   const char *op_type, *domain, *name, *scope;
   int32_t n_in, n_out;
   const char **in_names, **out_names; /* model arena */
-  vec attrs;              /* battr */
+  nns__arena_vec attrs;   /* battr */
 } bnode;
 
 /* A graph's nodes: fixed-size blocks, so a node record is written once
@@ -76,18 +59,18 @@ typedef struct bnode {
 enum { NODE_BLOCK = 256 };
 
 typedef struct nodelist {
-  vec blocks;             /* bnode *: NODE_BLOCK records each */
+  nns__arena_vec blocks;  /* bnode *: NODE_BLOCK records each */
   size_t n;
 } nodelist;
 
 static bnode *node_at(const nodelist *l, size_t i) {
-  return &VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
+  return &NNS__ARENA_VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
 }
 
 /* Room for one more node (zeroed); NULL when out of memory. */
 static bnode *node_push(nns__arena *a, nodelist *l) {
   if (l->n / NODE_BLOCK >= l->blocks.n) {
-    bnode **slot = vec_push(a, &l->blocks, sizeof *slot);
+    bnode **slot = nns__arena_vec_push(a, &l->blocks, sizeof *slot);
     if (!slot)
       return NULL;
     if (!(*slot = nns__arena_array(a, NODE_BLOCK, sizeof **slot))) {
@@ -102,8 +85,8 @@ static bnode *node_push(nns__arena *a, nodelist *l) {
 
 typedef struct bgraph {
   const char *name;
-  vec inputs, outputs, value_info; /* bval */
-  vec inits;              /* binit */
+  nns__arena_vec inputs, outputs, value_info; /* bval */
+  nns__arena_vec inits;   /* binit */
   nodelist nodes;
   nns__map defined;       /* name -> what defines it (enum def) */
 } bgraph;
@@ -115,10 +98,11 @@ struct nns_builder {
   nns__arena arena;       /* the description */
   const char *empty;      /* interned "" */
   bgraph *root;
-  vec stack;              /* bgraph *: the open graphs, root first */
-  vec opset_domains, opset_versions, meta_keys, meta_values;
-  vec graphs;             /* bgraph *: every graph, for their maps */
-  vec kinds;              /* pkind: packed PARAM_KIND records, for finish */
+  nns__arena_vec stack;   /* bgraph *: the open graphs, root first */
+  nns__arena_vec opset_domains, opset_versions, meta_keys, meta_values;
+  nns__arena_vec graphs;  /* bgraph *: every graph, for their maps */
+  nns__arena_vec kinds;   /* pkind: packed PARAM_KIND records, for
+                             finish */
   bool broken;            /* a packed call failed part-way */
 };
 
@@ -127,8 +111,14 @@ typedef struct pkind {    /* a parameter kind finish gives the main graph */
   nns_param_kind kind;
 } pkind;
 
+/* Room for one more element of `size` bytes in the description's arena
+ * (nns__arena_vec_push). */
+static void *push(nns_builder *b, nns__arena_vec *v, size_t size) {
+  return nns__arena_vec_push(&b->arena, v, size);
+}
+
 static bgraph *top(const nns_builder *b) {
-  return VEC_AT(b->stack, bgraph *, b->stack.n - 1);
+  return NNS__ARENA_VEC_AT(b->stack, bgraph *, b->stack.n - 1);
 }
 
 static nns_status nomem(nns_error *err) {
@@ -170,7 +160,7 @@ static const char *intern(nns_builder *b, const char *s) {
  * it frees the old table; an arena would keep every generation). */
 static bgraph *new_graph(nns_builder *b) {
   bgraph *g = nns__arena_alloc(&b->arena, sizeof *g);
-  bgraph **slot = g ? vec_push(&b->arena, &b->graphs, sizeof *slot) : NULL;
+  bgraph **slot = g ? push(b, &b->graphs, sizeof *slot) : NULL;
   if (!slot)
     return NULL;
   *slot = g;
@@ -194,7 +184,7 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
   }
   bgraph **slot = NULL;
   if (!b->m || !b->empty || !(b->root = new_graph(b)) ||
-      !(slot = vec_push(&b->arena, &b->stack, sizeof *slot))) {
+      !(slot = push(b, &b->stack, sizeof *slot))) {
     nns_builder_free(b);
     return nomem(err);
   }
@@ -209,7 +199,7 @@ void nns_builder_free(nns_builder *b) {
   if (!b)
     return;
   for (size_t i = 0; i < b->graphs.n; i++)
-    nns__map_free(&VEC_AT(b->graphs, bgraph *, i)->defined);
+    nns__map_free(&NNS__ARENA_VEC_AT(b->graphs, bgraph *, i)->defined);
   nns__model_destroy(b->m);
   nns__arena_free(&b->arena);
   free(b);
@@ -276,14 +266,14 @@ nns_status nns_builder_add_opset(nns_builder *b, const char *domain,
   if (!d)
     return nomem(err);
   for (size_t i = 0; i < b->opset_domains.n; i++)
-    if (VEC_AT(b->opset_domains, const char *, i) == d) {
-      VEC_AT(b->opset_versions, int64_t, i) = version;
+    if (NNS__ARENA_VEC_AT(b->opset_domains, const char *, i) == d) {
+      NNS__ARENA_VEC_AT(b->opset_versions, int64_t, i) = version;
       return NNS_OK;
     }
   if (b->opset_domains.n >= INT32_MAX)
     return bad(err, "too many opset imports");
-  const char **ds = vec_push(&b->arena, &b->opset_domains, sizeof *ds);
-  int64_t *vs = ds ? vec_push(&b->arena, &b->opset_versions, sizeof *vs)
+  const char **ds = push(b, &b->opset_domains, sizeof *ds);
+  int64_t *vs = ds ? push(b, &b->opset_versions, sizeof *vs)
                    : NULL;
   if (!vs) {
     if (ds)
@@ -305,9 +295,9 @@ nns_status nns_builder_add_metadata(nns_builder *b, const char *key,
   if (b->meta_keys.n >= INT32_MAX)
     return bad(err, "too many metadata entries");
   const char *k = text(b, key), *v = text(b, value);
-  const char **ks = k && v ? vec_push(&b->arena, &b->meta_keys, sizeof *ks)
+  const char **ks = k && v ? push(b, &b->meta_keys, sizeof *ks)
                            : NULL;
-  const char **vs = ks ? vec_push(&b->arena, &b->meta_values, sizeof *vs)
+  const char **vs = ks ? push(b, &b->meta_values, sizeof *vs)
                        : NULL;
   if (!vs) {
     if (ks)
@@ -459,10 +449,11 @@ static nns_status redefined(const bgraph *g, const char *name,
                   "graph '%s': name '%s' is defined twice", g->name, name);
 }
 
-static nns_status add_bval(nns_builder *b, vec *list, const char *what,
-                           const char *name, int dtype, int rank,
-                           const int64_t *dims, const char *const *symbols,
-                           int def, nns_error *err) {
+static nns_status add_bval(nns_builder *b, nns__arena_vec *list,
+                           const char *what, const char *name, int dtype,
+                           int rank, const int64_t *dims,
+                           const char *const *symbols, int def,
+                           nns_error *err) {
   nns_status st = usable(b, err);
   if (st || (st = check_name(what, name, err)))
     return st;
@@ -477,7 +468,7 @@ static nns_status add_bval(nns_builder *b, vec *list, const char *what,
     return st;
   if (list->n >= INT32_MAX)
     return bad(err, "too many %ss", what);
-  bval *v = vec_push(&b->arena, list, sizeof *v);
+  bval *v = push(b, list, sizeof *v);
   if (!v)
     return nomem(err);
   if (def && !nns__map_put(&g->defined, n, (void *)(uintptr_t)def)) {
@@ -533,7 +524,7 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
     return st;
   if (g->inits.n >= INT32_MAX)
     return bad(err, "too many initializers");
-  binit *i = vec_push(&b->arena, &g->inits, sizeof *i);
+  binit *i = push(b, &g->inits, sizeof *i);
   if (!i)
     return nomem(err);
   if (!nns__map_put(&g->defined, n,
@@ -654,7 +645,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
   }
   bnode *n = node_at(&g->nodes, g->nodes.n - 1);
   for (size_t i = 0; i < n->attrs.n; i++) {
-    battr *a = &VEC_AT(n->attrs, battr, i);
+    battr *a = &NNS__ARENA_VEC_AT(n->attrs, battr, i);
     if (strcmp(a->a.name, name) != 0)
       continue;
     if (is_appended(type) && a->a.type == (int32_t)type) {
@@ -667,7 +658,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
   }
   const char *nm = intern(b, name);
   battr *a = nm && n->attrs.n < INT32_MAX
-                 ? vec_push(&b->arena, &n->attrs, sizeof *a)
+                 ? push(b, &n->attrs, sizeof *a)
                  : NULL;
   if (!a) {
     *st = nomem(err);
@@ -802,7 +793,7 @@ nns_status nns_builder_attr_strings(nns_builder *b, const char *name,
 /* Appends `item` to an appended list attribute, or sets a single one. */
 static nns_status attr_put(nns_builder *b, battr *a, bool fresh, void *item,
                            nns_error *err) {
-  void **slot = vec_push(&b->arena, &a->items, sizeof *slot);
+  void **slot = push(b, &a->items, sizeof *slot);
   if (!slot || a->items.n > INT32_MAX) {
     if (slot)
       a->items.n--;
@@ -893,7 +884,7 @@ nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
     return st;
   if ((st = attr_put(b, a, fresh, g, err)))
     return st;
-  bgraph **slot = vec_push(&b->arena, &b->stack, sizeof *slot);
+  bgraph **slot = push(b, &b->stack, sizeof *slot);
   if (!slot) {
     a->items.n--;
     if (fresh)
@@ -997,7 +988,8 @@ static nns_status lay_node(nns__asm *A, const bnode *bn, nns__graph *g,
     if (n->out_names[k][0] && (st = nns__asm_node_output(A, n, k)))
       return st;
   for (int32_t k = 0; k < n->n_attrs; k++)
-    if ((st = lay_attr(A, &VEC_AT(bn->attrs, battr, k), n, &n->attrs[k])))
+    if ((st = lay_attr(A, &NNS__ARENA_VEC_AT(bn->attrs, battr, k), n,
+                       &n->attrs[k])))
       return st;
   return NNS_OK;
 }
@@ -1023,22 +1015,22 @@ static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
       !g->vi_types)
     return nns__asm_nomem(A);
   for (int32_t i = 0; i < g->n_inputs; i++) {
-    const bval *b = &VEC_AT(bg->inputs, bval, i);
+    const bval *b = &NNS__ARENA_VEC_AT(bg->inputs, bval, i);
     if ((st = nns__asm_input(A, g, b->name, b->type, &g->inputs[i])))
       return st;
   }
   for (int32_t i = 0; i < g->n_inits; i++) {
-    const binit *b = &VEC_AT(bg->inits, binit, i);
+    const binit *b = &NNS__ARENA_VEC_AT(bg->inits, binit, i);
     if ((st = nns__asm_initializer(A, g, b->t, &g->inits[i])))
       return st;
   }
   for (int32_t i = 0; i < g->n_outputs; i++) {
-    const bval *b = &VEC_AT(bg->outputs, bval, i);
+    const bval *b = &NNS__ARENA_VEC_AT(bg->outputs, bval, i);
     if ((st = nns__asm_output(A, g, b->name, b->type, &g->outputs[i])))
       return st;
   }
   for (int32_t i = 0; i < g->n_value_info; i++) {
-    const bval *b = &VEC_AT(bg->value_info, bval, i);
+    const bval *b = &NNS__ARENA_VEC_AT(bg->value_info, bval, i);
     g->vi_names[i] = b->name;
     g->vi_types[i] = b->type;
   }
@@ -1049,7 +1041,7 @@ static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
 }
 
 /* A copy of a builder array in the model's arena (opsets, metadata). */
-static void *adopt(nns_model *m, const vec *v, size_t size) {
+static void *adopt(nns_model *m, const nns__arena_vec *v, size_t size) {
   void *p = nns__arena_array(&m->arena, v->n, size);
   if (p && v->n)
     memcpy(p, v->p, v->n * size);
@@ -1061,14 +1053,14 @@ static void *adopt(nns_model *m, const vec *v, size_t size) {
 static nns_status give_kinds(nns_builder *b, nns_error *err) {
   nns_model *m = b->m;
   for (size_t i = 0; i < b->kinds.n; i++) {
-    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    const pkind *k = &NNS__ARENA_VEC_AT(b->kinds, pkind, i);
     if (!nns__map_get(&m->graph->scope, k->name))
       return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                       "parameter kind of '%s': the main graph has no value "
                       "of that name", k->name);
   }
   for (size_t i = 0; i < b->kinds.n; i++) {
-    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    const pkind *k = &NNS__ARENA_VEC_AT(b->kinds, pkind, i);
     if (!nns__map_put(&m->param_kinds, k->name,
                       (void *)(uintptr_t)(k->kind + 1)))
       return nomem(err);
@@ -1403,7 +1395,7 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     if (i32a < NNS_PARAM_TRAINABLE || i32a > NNS_PARAM_FROZEN)
       return bad(err, "parameter '%s': unknown kind %d", s0, (int)i32a);
     const char *n = intern(b, s0);
-    pkind *k = n ? vec_push(&b->arena, &b->kinds, sizeof *k) : NULL;
+    pkind *k = n ? push(b, &b->kinds, sizeof *k) : NULL;
     if (!k)
       return nomem(err);
     k->name = n;
