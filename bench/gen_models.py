@@ -117,7 +117,11 @@ class GraphBuilder:
         t.dims.extend(dims)
         t.data_location = TensorProto.EXTERNAL
         numel = int(np.prod(dims, dtype=np.int64))
-        itemsize = np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[dtype]).itemsize
+        # onnx.mapping is gone from onnx 1.16 on, and helper's function
+        # came in 1.13: either, whichever this onnx has.
+        to_np = getattr(helper, "tensor_dtype_to_np_dtype", None) or \
+            onnx.mapping.TENSOR_TYPE_TO_NP_TYPE.__getitem__
+        itemsize = np.dtype(to_np(dtype)).itemsize
         length = numel * itemsize
         for k, v in (("location", self.ext_location),
                      ("offset", str(self.ext_offset)),

@@ -810,9 +810,80 @@ typedef enum nns_optimizer {
  * numbered from 0 without gaps. Static string. */
 NNS_API const char *nns_optimizer_name(int optimizer);
 
+/* ---- Hardware: the roofline's peak FLOP/s and memory bandwidth ---- */
+
+/* Compute dtypes a device lists a peak for (fp32: the vector figure; the
+ * others: dense matrix/tensor figures, never the sparsity ones). */
+#define NNS_COMPUTE_DTYPE_MAP(X)                                              \
+  X(FP32, 0, "fp32")                                                           \
+  X(TF32, 1, "tf32")                                                           \
+  X(BF16, 2, "bf16")                                                           \
+  X(FP16, 3, "fp16")                                                           \
+  X(FP8, 4, "fp8")                                                             \
+  X(INT8, 5, "int8")
+
+typedef enum nns_compute_dtype {
+#define NNS_COMPUTE_DTYPE_ENUM_(name, num, str) NNS_COMPUTE_##name = num,
+  NNS_COMPUTE_DTYPE_MAP(NNS_COMPUTE_DTYPE_ENUM_)
+#undef NNS_COMPUTE_DTYPE_ENUM_
+  NNS_COMPUTE_DTYPE_COUNT = 6
+} nns_compute_dtype;
+
+/* "fp32", "tf32", "bf16", "fp16", "fp8", "int8" (the words of the CLI's
+ * --dtype and the reports); NULL for another number. Static string. */
+NNS_API const char *nns_compute_dtype_name(int dtype);
+
+/* One device. A peak of 0 means the device lists none for that dtype. */
+typedef struct nns_hardware {
+  size_t size;             /* sizeof(nns_hardware) */
+  const char *name;        /* "h100-sxm" */
+  const char *description; /* "NVIDIA H100 SXM5 80 GB" */
+  const char *source;      /* the datasheet the figures come from (a URL) */
+  double peak_flops[NNS_COMPUTE_DTYPE_COUNT]; /* dense FLOP/s (OP/s for
+                                                 int8) by nns_compute_dtype */
+  double bandwidth;        /* memory bandwidth, bytes/s */
+} nns_hardware;
+
+/* The table the library ships (docs/roofline.md lists it with its
+ * sources). Its `cpu` entry has no figures: the caller gives them (the
+ * CLI's --peak-flops and --bandwidth). Strings are static. */
+NNS_API size_t nns_hardware_count(void);
+NNS_API nns_status nns_hardware_get(size_t i, nns_hardware *out);
+/* The shipped entry called `name`; NNS_E_NOTFOUND (naming it) otherwise. */
+NNS_API nns_status nns_hardware_find(const char *name, nns_hardware *out,
+                                     nns_error *err);
+
+/*
+ * Devices of the user's own, read from a small text file (format in
+ * docs/roofline.md: one `[name]` section per device with `bandwidth = `,
+ * `fp32 = `, ... `description = `, `source = ` lines). The list owns its
+ * strings: free it after the last use of an entry (and of any analysis
+ * that was given one: the analysis copies the figures and names).
+ * Bad lines are NNS_E_MODEL naming the file and line.
+ */
+typedef struct nns_hardware_list nns_hardware_list;
+NNS_API nns_status nns_hardware_list_open(const char *path,
+                                          nns_hardware_list **out,
+                                          nns_error *err);
+NNS_API size_t nns_hardware_list_count(const nns_hardware_list *list);
+NNS_API nns_status nns_hardware_list_get(const nns_hardware_list *list,
+                                         size_t i, nns_hardware *out);
+NNS_API void nns_hardware_list_free(nns_hardware_list *list);
+
 typedef struct nns_analyze_options {
   size_t size;                /* sizeof(nns_analyze_options) */
   nns_optimizer optimizer;    /* for the training estimate */
+  /* The roofline (docs/metrics.md): a device (from nns_hardware_get, a
+   * list, or filled in by the caller) or NULL for none. Its figures and
+   * names are copied into the analysis. */
+  const nns_hardware *hardware;
+  /* The peak matrix ops (Conv, Gemm, MatMul, Einsum, ...: the op table's
+   * `matrix` entries) run at, by name ("bf16"; nns_compute_dtype_name):
+   * fp32, bf16 and fp16 apply to every op; tf32, fp8 and int8 to matrix
+   * ops only, the others running at the model's float dtype. NULL: the
+   * model's float dtype. NNS_E_ARG for another name or a dtype the device
+   * lists no peak for. */
+  const char *compute_dtype;
 } nns_analyze_options;
 
 typedef struct nns_analysis nns_analysis;
@@ -857,7 +928,25 @@ typedef struct nns_counts {
    * of E. Equal to params + frozen and param_bytes without experts. */
   int64_t params_active;
   int64_t weight_bytes_read;
+  /* Bytes moved: each input read once and each output written once at its
+   * storage dtype, weights included; views move nothing (docs/metrics.md,
+   * "Bytes and the roofline"). Computed by every analysis. */
+  int64_t bytes;
+  double intensity;      /* flops / bytes (0 when bytes is 0) */
+  /* The roofline, when the analysis named a device
+   * (nns_analyze_options.hardware); 0 (bound NONE) otherwise. */
+  double time_s;         /* sum over nodes of max(flops / peak,
+                            bytes / bandwidth), seconds */
+  double compute_time_s; /* the part of time_s of compute-bound nodes */
+  double memory_time_s;  /* the part of time_s of memory-bound nodes */
+  int bound;             /* NNS_BOUND_*: which part of time_s is larger */
 } nns_counts;
+
+/* Which roof a node's time comes from (nns_counts.bound); a layer's is
+ * the larger of its nodes' compute and memory times. */
+enum { NNS_BOUND_NONE = 0, NNS_BOUND_COMPUTE = 1, NNS_BOUND_MEMORY = 2 };
+/* "none", "compute", "memory"; NULL for another number. Static string. */
+NNS_API const char *nns_bound_name(int bound);
 
 /* Receptive field per spatial axis (see docs/metrics.md). Read through
  * nns_analysis_{total,layer}_rf. */
@@ -906,6 +995,12 @@ typedef struct nns_totals {
   int64_t kv_cache_bytes_read;
   int64_t kv_cache_bytes_written;
   int64_t kv_cache_bytes;
+  /* The roofline's figures (docs/metrics.md), when the analysis named a
+   * hardware; hardware.name is NULL otherwise. Strings live as long as
+   * the analysis. */
+  nns_hardware hardware;       /* the device's figures as used */
+  nns_compute_dtype compute_dtype; /* the peak matrix ops run at */
+  nns_compute_dtype float_dtype;   /* the peak every other op runs at */
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until
@@ -1222,7 +1317,10 @@ enum {
   NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
   NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
   NNS_COL_DEFAULT = NNS_COL_PARAMS,
-  NNS_COL_ALL = 0xffu
+  NNS_COL_ALL = 0xffu,       /* the columns above (not the two below) */
+  NNS_COL_BYTES = 1u << 8,   /* bytes moved (docs/metrics.md) */
+  NNS_COL_ROOF = 1u << 9     /* Intensity, Bound and Time (the roofline;
+                                shown when the analysis named a device) */
 };
 
 /* max_depth values with a meaning of their own. */
@@ -1413,6 +1511,12 @@ typedef struct nns_inspect_module {
   int64_t macs;           /* static count, subtree, one forward; -1 unknown */
   const nns_inspect_dtype_bytes *param_dtypes; /* may be NULL */
   size_t param_dtype_count;
+  /* The static roofline time of the subtree over one forward on the
+   * run's device (nns_counts.time_s of the static analysis, in ms; the
+   * meta key "hardware" names the device); 0: not known. The reports
+   * show it beside the measured time, with the fraction of the roof
+   * achieved (docs/inspect.md). */
+  double roofline_ms;
 } nns_inspect_module;
 
 /* Adds a module; *index (may be NULL) receives its index. */

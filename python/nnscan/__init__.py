@@ -9,6 +9,7 @@ from ._api import AbiMismatch, NnscanError
 from .report import Summary, analyze
 from .inspector import Inspector, InspectorGadgets  # noqa: F401
 from . import _api
+from . import hardware  # noqa: F401  (nnscan.hardware.devices())
 
 try:  # the ABI is checked at import: a mismatched library fails here
     _api.lib()

@@ -55,8 +55,17 @@ class InferOptions(Sized):
                 ("values", POINTER(InputValue)), ("value_count", c_size_t)]
 
 
+class Hardware(Sized):
+    """nns_hardware: a device's dense peaks (by compute dtype, in the
+    order nns_compute_dtype_name numbers them) and memory bandwidth."""
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("description", c_char_p), ("source", c_char_p),
+                ("peak_flops", c_double * 6), ("bandwidth", c_double)]
+
+
 class AnalyzeOptions(Sized):
-    _fields_ = [("size", c_size_t), ("optimizer", c_int)]
+    _fields_ = [("size", c_size_t), ("optimizer", c_int),
+                ("hardware", POINTER(Hardware)), ("compute_dtype", c_char_p)]
 
 
 class ReportOptions(Sized):
@@ -72,6 +81,7 @@ STRUCTS = {
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
+    Hardware: "nns_hardware",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -82,7 +92,8 @@ FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
-       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7}
+       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
+       "bytes": 1 << 8, "roof": 1 << 9}
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
@@ -100,6 +111,17 @@ FUNCTIONS = {
     "nns_status_name": (c_char_p, [c_status]),
     "nns_dtype_name": (c_char_p, [c_int]),
     "nns_optimizer_name": (c_char_p, [c_int]),
+    "nns_compute_dtype_name": (c_char_p, [c_int]),
+    "nns_hardware_count": (c_size_t, []),
+    "nns_hardware_get": (c_status, [c_size_t, POINTER(Hardware)]),
+    "nns_hardware_find": (c_status, [c_char_p, POINTER(Hardware),
+                                     POINTER(NnsError)]),
+    "nns_hardware_list_open": (c_status, [c_char_p, POINTER(c_void_p),
+                                          POINTER(NnsError)]),
+    "nns_hardware_list_count": (c_size_t, [c_void_p]),
+    "nns_hardware_list_get": (c_status, [c_void_p, c_size_t,
+                                         POINTER(Hardware)]),
+    "nns_hardware_list_free": (None, [c_void_p]),
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
     "nns_family_name": (c_char_p, [c_size_t]),
@@ -179,6 +201,43 @@ class NnscanError(RuntimeError):
 
 class AbiMismatch(ImportError):
     """The loaded libnnscan has another ABI than this package expects."""
+
+
+class Managed:
+    """One native handle, as wasmtime-py's _managed.py holds one: close()
+    frees it, `with` closes it on leaving the block, `closed` says so, and
+    any use after close raises NnscanError. A subclass hands _manage() the
+    pointer and the weakref.finalize that frees it: the backstop when the
+    object is dropped without close() (and at exit), and what close()
+    calls (a finalizer runs once)."""
+
+    _what = "handle"
+
+    def _manage(self, ptr, fin):
+        self._ptr = ptr
+        self._fin = fin
+
+    @property
+    def ptr(self):
+        if not self._fin.alive:
+            raise NnscanError(
+                "NNS_E_STATE", f"the {self._what} is closed: make a new one")
+        return self._ptr
+
+    @property
+    def closed(self):
+        return not self._fin.alive
+
+    def close(self):
+        """Frees the native handle now; later calls do nothing."""
+        self._fin()
+
+    def __enter__(self):
+        self.ptr  # refuses a closed handle
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
 
 
 def library_abi(lib):

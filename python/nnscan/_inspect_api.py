@@ -31,7 +31,8 @@ class _Module(_api.Sized):
                 ("param_bytes", _c.c_int64), ("grad_bytes", _c.c_int64),
                 ("flops", _c.c_int64), ("macs", _c.c_int64),
                 ("param_dtypes", _c.POINTER(_DtypeBytes)),
-                ("param_dtype_count", _c.c_size_t)]
+                ("param_dtype_count", _c.c_size_t),
+                ("roofline_ms", _c.c_double)]
 
 
 class _Tensor(_c.Structure):

@@ -310,6 +310,10 @@ class Inspector:
     static_inputs: example inputs (a tensor or a tuple): start() gets
       static_counts from nnscan's static recorder (nnscan.torch_api, the
       python branch's summary) on them, when it is available.
+    hardware, compute_dtype: with static_inputs, the device ("h100-sxm",
+      or a dict: nnscan.hardware) and dtype of the static roofline; each
+      module then shows its roofline time beside its measured one
+      (docs/inspect.md, "Against the roofline").
 
     After finish(): report(), save(), json(); `errors` lists failures
     inside the inspector's hooks (never raised into the model's code).
@@ -318,7 +322,8 @@ class Inspector:
     def __init__(self, model, save_file=None, *, watch_forward=True,
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
                  stats=False, memory=True, name=None, max_pending=8,
-                 static_counts=None, static_inputs=None):
+                 static_counts=None, static_inputs=None, hardware=None,
+                 compute_dtype=None):
         import torch
         if not isinstance(model, torch.nn.Module):
             raise TypeError("Inspector needs a torch.nn.Module")
@@ -334,6 +339,8 @@ class Inspector:
         self.max_pending = max_pending
         self.static_counts = dict(static_counts or {})
         self.static_inputs = static_inputs
+        self.hardware, self.compute_dtype = hardware, compute_dtype
+        self._roofline = {}  # path -> static roofline ms (the library's)
         self.errors = []
         self._insp = None
         self._active = False
@@ -397,6 +404,10 @@ class Inspector:
                       "kwargs_seen_by": "hooks" if self._with_kwargs
                       else "wrapped_forward",
                       "nonfinite_checks": str(self.check_nonfinite).lower()}
+        if self._roofline:
+            hw = self.hardware
+            self._meta["hardware"] = hw["name"] if isinstance(hw, dict) \
+                else str(hw)
         for k, v in self._meta.items():
             _check(lib.nns_inspection_set_meta(h, _name(k), _name(v),
                                                _c.byref(err)), err)
@@ -581,7 +592,8 @@ class Inspector:
             flops, macs = self._static_counts(path)
             m = _Module(_name(path), _name(type(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
-                        flops, macs, arr, len(by))
+                        flops, macs, arr, len(by),
+                        self._roofline.get(path, 0.0))
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
                                                  None, _c.byref(err)), err)
 
@@ -597,7 +609,12 @@ class Inspector:
         args = self.static_inputs
         if not isinstance(args, tuple):
             args = (args,)
-        s = torch_api.analyze_module(self.model, args)
+        s = torch_api.analyze_module(self.model, args,
+                                     hardware=self.hardware,
+                                     compute_dtype=self.compute_dtype)
+        if self.hardware is not None:
+            self._roofline = {py_name(row["path"]): row["time_s"] * 1e3
+                              for row in s.layers}
         return {py_name(row["path"]): (row.get("flops", -1),
                                        row.get("macs", -1))
                 for row in s.layers}

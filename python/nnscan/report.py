@@ -30,42 +30,7 @@ def _free_model(free_model, ptr, analyses):
     free_model(ptr)
 
 
-class _Managed:
-    """One native handle, as wasmtime-py's _managed.py holds one: close()
-    frees it, `with` closes it on leaving the block, `closed` says so, and
-    any use after close raises NnscanError. weakref.finalize frees it when
-    the object is dropped without close() (and at exit)."""
-
-    _what = "handle"
-
-    def _manage(self, ptr, fin):
-        self._ptr = ptr
-        self._fin = fin
-
-    @property
-    def ptr(self):
-        if not self._fin.alive:
-            raise _api.NnscanError(
-                "NNS_E_STATE", f"the {self._what} is closed: make a new one")
-        return self._ptr
-
-    @property
-    def closed(self):
-        return not self._fin.alive
-
-    def close(self):
-        """Frees the native handle now; later calls do nothing."""
-        self._fin()
-
-    def __enter__(self):
-        self.ptr  # refuses a closed handle
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self.close()
-
-
-class Handle(_Managed):
+class Handle(_api.Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
     _what = "model"
@@ -115,12 +80,20 @@ class Handle(_Managed):
                                  ctypes.byref(err))
         _api.check(st, err, "shape inference")
 
-    def analyze(self, optimizer="adam"):
+    def analyze(self, optimizer="adam", hardware=None, compute_dtype=None):
         """A new Analysis of the last inference (several live side by
-        side: each keeps what it counted)."""
+        side: each keeps what it counted). hardware: a device name or a
+        dict (nnscan.hardware; the roofline, docs/metrics.md);
+        compute_dtype: "bf16", ... or None (the model's float dtype)."""
         lib = _api.lib()
         err = _api.NnsError()
-        opts = _api.AnalyzeOptions(_api.optimizer(optimizer))
+        hw = None
+        if hardware is not None:
+            from . import hardware as _hardware
+            hw = _hardware.struct(hardware)
+        opts = _api.AnalyzeOptions(
+            _api.optimizer(optimizer), ctypes.pointer(hw) if hw else None,
+            compute_dtype.encode() if compute_dtype else None)
         out = ctypes.c_void_p()
         st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
                                    ctypes.byref(out), ctypes.byref(err))
@@ -137,7 +110,7 @@ class Handle(_Managed):
         return _render(_api.lib().nns_report_shapes, self.ptr, fmt, **kw)
 
 
-class Analysis(_Managed):
+class Analysis(_api.Managed):
     """An nns_analysis *: one analysis of a Handle's model. Its numbers stay
     those of the inference it ran on, whatever the model does next; it keeps
     its model alive, and closing the model closes it."""
@@ -308,15 +281,25 @@ class Summary:
 
 
 def analyze(source, input_shapes=None, batch=0, optimizer="adam",
-            external_dir=None, name=None, max_depth=None, columns=("params",)):
+            external_dir=None, name=None, max_depth=None, columns=("params",),
+            hardware=None, compute_dtype=None, dtype=None):
     """Analyse an ONNX model (a path or its bytes) and return its Summary.
 
     input_shapes: {input name: dims} fixing graph inputs; batch: > 0 sets the
-    first dim of every input.
+    first dim of every input. hardware ("h100-sxm", a dict, see
+    nnscan.hardware) adds the roofline: bytes, intensity, bound and time
+    per layer, at compute_dtype ("bf16", ...; None: the model's float dtype;
+    `dtype` is the same, for the CLI's --dtype).
     """
+    if dtype is not None:
+        if compute_dtype is not None and compute_dtype != dtype:
+            raise ValueError("give compute_dtype or dtype, not both")
+        compute_dtype = dtype
     h = Handle.load(source, external_dir=external_dir)
     h.infer(input_shapes, batch)
-    a = h.analyze(optimizer)
+    a = h.analyze(optimizer, hardware, compute_dtype)
+    if hardware is not None:
+        columns = tuple(columns) + ("bytes", "roof")
     path = None if isinstance(source, (bytes, bytearray, memoryview)) \
         else os.fspath(source)
     if name is None and path is not None:

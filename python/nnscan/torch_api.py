@@ -127,9 +127,10 @@ class TorchSummary(Summary):
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
                    wrap="mid", optimizer="adam", name=None, custom_ops=None,
-                   call=None):
+                   call=None, hardware=None, compute_dtype=None):
     """Record (or export) `module` on the inputs and analyse it. call: see
-    recorder.record_model (generate.py's steps)."""
+    recorder.record_model (generate.py's steps); hardware, compute_dtype:
+    the roofline, as nnscan.analyze."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -147,8 +148,11 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
-    return TorchSummary(handle.analyze(optimizer), rec, method, name=name,
-                        max_depth=max_depth, columns=columns, wrap=wrap)
+    if hardware is not None:
+        columns = tuple(columns) + ("bytes", "roof")
+    return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
+                        rec, method, name=name, max_depth=max_depth,
+                        columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):
@@ -255,7 +259,8 @@ def export_onnx(module, args, kwargs):
 def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             receptive_field=False, effective_rf_stats=False, *, inputs=None,
             dtype=None, columns=None, method="record", device="auto",
-            backward=False, file=None, width=0):
+            backward=False, file=None, width=0, hardware=None,
+            compute_dtype=None):
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
@@ -265,6 +270,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     trainable / non-trainable / total params, model size, FLOPs, MACs and
     DMAs. max_depth=None shows every depth; deeper layers add into their
     ancestor. backward=True adds the backward pass (see backward.py).
+    hardware ("h100-sxm", or a dict: nnscan.hardware) adds Bytes, FLOP/B,
+    Bound and Time (the roofline) at compute_dtype ("bf16", ...; None:
+    the model's float dtype; `dtype` is the inputs').
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
@@ -280,7 +288,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     else:
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
-                           wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode))
+                           wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),
+                           hardware=hardware, compute_dtype=compute_dtype)
     text = s.to_text(width=width)
     if backward:
         # the backward table's rows (its root row holds the totals); the

@@ -192,7 +192,7 @@ static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
                                 nns__cost *c);
 static unsigned cost_flags(const nns__cost *c, bool counted);
 
-/* Keeps n's own cost for nns_model_node_counts (any graph's node). */
+/* Keeps n's own cost for nns_analysis_node_counts (any graph's node). */
 static void record_node(nns__analysis *a, const nns__node *n,
                         const nns__cost *c, bool counted) {
   size_t i = n->list_index;
@@ -203,6 +203,7 @@ static void record_node(nns__analysis *a, const nns__node *n,
   k->flops = c->flops;
   k->macs = c->macs;
   k->dmas = c->dmas;
+  k->bytes = c->bytes;
   k->nodes = 1;
   k->flags = cost_flags(c, counted);
   a->node_counted[i] = counted;
@@ -214,11 +215,21 @@ static void record_node(nns__analysis *a, const nns__node *n,
  * Only running out of memory is an error: a rule that fails on a node the
  * shape rules accepted is a gap in the count, not in the model.
  */
+/* True when n holds a subgraph (If, Loop, Scan...): its bytes are its
+ * bodies', as its rule repeats them. */
+static bool holds_subgraph(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if (n->attrs[k].g || n->attrs[k].graphs)
+      return true;
+  return false;
+}
+
 static nns_status node_cost(nns_model *m, nns__analysis *a,
                             const nns__node *n, nns__cost *c, bool *counted) {
   memset(c, 0, sizeof *c);
   *counted = false;
   if (!n->op || !n->op->cost) {
+    nns__node_bytes(m, n, c); /* an op without a cost rule moves data too */
     record_uncounted(a, n, NO_RULE);
     record_node(a, n, c, false);
     return NNS_OK;
@@ -234,6 +245,8 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
                   .analysis = a};
   nns_status st = n->op->cost(&cx, c);
   if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
+    if (!holds_subgraph(n))
+      nns__node_bytes(m, n, c);
     *counted = true;
     record_node(a, n, c, true);
     return NNS_OK;
@@ -249,6 +262,8 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   bool sym = c->symbolic;
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
+  if (!holds_subgraph(n))
+    nns__node_bytes(m, n, c);
   /* NNS__UNCOUNTED, or a negative count: the rule had no usable size (an
    * unknown rank or dim; symbolic dims taken as 1 can make one negative).
    * Any other status is the rule's error, warned above. */
@@ -275,6 +290,7 @@ static nns_status cost_subgraph(nns__ictx *cx, const nns__graph *g,
     c->flops = nns__cadd(c, c->flops, sub.flops);
     c->macs = nns__cadd(c, c->macs, sub.macs);
     c->dmas = nns__cadd(c, c->dmas, sub.dmas);
+    c->bytes = nns__cadd(c, c->bytes, sub.bytes);
     c->symbolic = c->symbolic || sub.symbolic;
     c->unbounded = c->unbounded || sub.unbounded;
     c->partial = c->partial || sub.partial || !counted;
@@ -324,6 +340,7 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counts.flops = c.flops;
     an->counts.macs = c.macs;
     an->counts.dmas = c.dmas;
+    an->counts.bytes = c.bytes;
     an->counts.nodes = 1;
     an->counts.flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
@@ -527,8 +544,12 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   nns_status st = nns__scope_build(m, a, err);
   if (st == NNS_OK)
     st = nns__params_classify(m, a, err);
+  if (st == NNS_OK)
+    st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK && run_costs(m, a) != NNS_OK)
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (st == NNS_OK)
+    nns__roofline_nodes(m, a);
   if (st == NNS_OK)
     st = nns__memory_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
@@ -543,6 +564,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
   node_totals(m, a);
+  nns__roofline_finish(a);
   return NNS_OK;
 }
 

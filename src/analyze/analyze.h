@@ -61,10 +61,10 @@ typedef struct nns__uncounted_row {
   const char *domain;
   const char *op_type;
   size_t nodes;
-  /* Why (nns_model_uncounted_op_why): nodes = no_rule + no_size + failed. */
+  /* Why (nns_analysis_uncounted_op_why): nodes = no_rule + no_size + failed. */
   size_t no_rule, no_size, failed;
   /* Where its first no_size node's sizes were lost
-   * (nns_model_uncounted_op_lost): the node, and NNS_SIZE_LOST_*. */
+   * (nns_analysis_uncounted_op_lost): the node, and NNS_SIZE_LOST_*. */
   const nns__node *lost_at;
   int lost_how;
 } nns__uncounted_row;
@@ -125,7 +125,7 @@ struct nns_analysis {
   /* Per model value (nns__value.index): true for initializers and their
    * Identity copies, which are parameters or constants, not activations. */
   bool *is_param_value;
-  /* Per node of the model's node list (nns_model_node_counts), for the
+  /* Per node of the model's node list (nns_analysis_node_counts), for the
    * subgraph nodes (a main-graph node's are in `nodes`): its own cost and
    * output bytes, and whether its rule counted it. NULL without
    * subgraphs. */
@@ -149,6 +149,12 @@ struct nns_analysis {
   nns__unknown_op *unknown;   /* op types without a rule */
   size_t n_warnings;
   const char **warnings;      /* load, inference, then this analysis's */
+
+  /* The roofline (roofline.c): set when the analysis names a device. */
+  bool roofline;
+  double roof_matrix_peak;    /* FLOP/s of the op table's matrix ops */
+  double roof_other_peak;     /* FLOP/s of every other op */
+  double roof_bandwidth;      /* bytes/s */
 };
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -204,6 +210,19 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
  * caller's mixture-of-experts layers, nns_model_set_experts) and the
  * key/value cache totals of a decoder step (docs/metrics.md). */
 void nns__experts_analyze(const nns_model *m, nns__analysis *a);
+/* roofline.c: the bytes node n (one without subgraphs) moves, into
+ * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. */
+void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c);
+/* Checks the device and the compute dtype and keeps them (a->roofline,
+ * a->totals.hardware); nothing when hw is NULL. After params.c (it reads
+ * the parameters' dtypes). */
+nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
+                               const nns_hardware *hw, const char *dtype,
+                               nns_error *err);
+/* Each node's time, intensity and bound (before the sums over layers). */
+void nns__roofline_nodes(nns_model *m, nns__analysis *a);
+/* Intensity and bound of the summed rows: layers, op types, the model. */
+void nns__roofline_finish(nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
  * driver and every pass. The passes call nothing in analyze.c: the driver

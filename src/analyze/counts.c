@@ -26,5 +26,9 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
       sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
   d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
   d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
+  d->bytes = sat_add(d->bytes, s->bytes, &d->flags);
+  d->time_s += s->time_s;
+  d->compute_time_s += s->compute_time_s;
+  d->memory_time_s += s->memory_time_s;
   d->flags |= s->flags;
 }

@@ -91,7 +91,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
    * subtract exactly these per-value amounts, so the walk must add them
    * too (a saturated per-node total would let `live` go negative). */
   wide *added = malloc((nn + 1) * sizeof *added);
-  /* The live total after each position: kept, so in the model's arena. */
+  /* The live total after each position: kept, so in the analysis arena. */
   a->live_bytes = nns__arena_array(&a->arena, nn + 1,
                                  sizeof *a->live_bytes);
   if (!bytes || !last || !bucket || !frees || !fill || !added ||

@@ -298,7 +298,7 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
 }
 
 /* A layer whose field differs between positions keeps its periods in the
- * analysis arena (nns_model_layer_rf_span); false when out of memory. */
+ * analysis arena (nns_analysis_layer_rf_span); false when out of memory. */
 static bool keep_periods(nns__analysis *a, const nns__rf_pool *pool,
                          const nns__rf *r, nns__alayer *la) {
   la->per = NULL;

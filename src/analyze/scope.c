@@ -41,7 +41,7 @@
  * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
  * (dotted path -> class; "" is the root), which a file's writer may add,
  * and from class_hierarchy. A layer's `type` is the class's last dotted
- * component (BasicBlock); nns_model_layer_class gives it in full.
+ * component (BasicBlock); nns_analysis_layer_class gives it in full.
  * The caller's classes (nns_model_set_module, which the Python binding
  * calls through the builder's module records) win over both. A node made
  * by the builder with an explicit module path (nns__node.scope) takes that

@@ -243,6 +243,7 @@ void nns__drop_unknown_offsets(char *msg);
 #define NNS__V1_NODE_INFO NNS__SIZE_TO(nns_node_info, layer)
 #define NNS__V1_ANALYZE_OPTIONS NNS__SIZE_TO(nns_analyze_options, optimizer)
 #define NNS__V1_COUNTS NNS__SIZE_TO(nns_counts, frozen)
+#define NNS__V1_HARDWARE NNS__SIZE_TO(nns_hardware, bandwidth)
 #define NNS__V1_RF NNS__SIZE_TO(nns_rf, padding)
 #define NNS__V1_TOTALS NNS__SIZE_TO(nns_totals, train_total_bytes)
 #define NNS__V1_PARAM_INFO NNS__SIZE_TO(nns_param_info, given)

@@ -76,7 +76,17 @@ bool cli_is_help(const char *arg);
 /* Each command's usage (stdout for -h, stderr on a usage error); `nnscan
  * -h` prints them all. The summary's names the library's optimizers. */
 void cli_summary_usage(FILE *f);
-extern const char cli_table_usage[], cli_shapes_usage[], cli_ops_usage[];
+extern const char cli_table_usage[], cli_shapes_usage[], cli_ops_usage[],
+    cli_hardware_usage[];
+/* The user's hardware file (`file`, else $NNSCAN_HARDWARE_FILE) into
+ * *list (NULL without one); false after printing why it cannot be read. */
+bool cli_hardware_open(const char *file, nns_hardware_list **list);
+/* Device `name` (the user's list first, then the library's table) into
+ * *out, with --peak-flops (every dtype) and --bandwidth applied when > 0;
+ * false after printing that no device has that name. */
+bool cli_hardware_pick(const char *name, const nns_hardware_list *list,
+                       double peak_flops, double bandwidth,
+                       nns_hardware *out);
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 
@@ -89,5 +99,6 @@ int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_table(int argc, char **argv);
+int cmd_hardware(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const char overview[] =
     "  shapes MODEL    dtype and shape of every value, in graph order\n"
     "  ops             the operators nnscan knows, with opset ranges and "
     "rules\n"
+    "  hardware        the devices summary --hardware knows (roofline)\n"
     "  version         print the version\n";
 
 static const char exit_status[] =
@@ -41,7 +42,8 @@ static void usage(FILE *f) {
   fputc('\n', f);
   cli_summary_usage(f);
   const char *const parts[] = {cli_table_usage, cli_shapes_usage,
-                               cli_ops_usage, version_usage};
+                               cli_ops_usage, cli_hardware_usage,
+                               version_usage};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     fputc('\n', f);
     fputs(parts[i], f);
@@ -78,6 +80,7 @@ static int run_command(int argc, char **argv) {
     int (*fn)(int, char **);
   } cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
               {"shapes", cmd_shapes},   {"ops", cmd_ops},
+              {"hardware", cmd_hardware},
               {"version", cmd_version}, {"--version", cmd_version}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(argv[0], cmds[i].name))
@@ -89,7 +92,7 @@ static int unknown(const char *what, const char *word, const char *tail) {
   char c[256];
   nns_text_clean(c, sizeof c, word);
   fprintf(stderr, "nnscan: %s '%s'%s\n"
-                  "commands: summary, table, shapes, ops, version; nnscan -h "
+                  "commands: summary, table, shapes, ops, hardware, version; nnscan -h "
                   "for help\n", what, c, tail);
   return EXIT_USAGE;
 }

@@ -25,8 +25,9 @@ static const char usage_head[] =
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
     "  --columns LIST         numeric columns, comma-separated: params, "
     "buffers,\n"
-    "                         flops, macs, dmas, rf, act, pct, all "
-    "(default params)\n"
+    "                         flops, macs, dmas, rf, act, pct, all, bytes,\n"
+    "                         roof (default params; --hardware adds bytes "
+    "and roof)\n"
     "  --rf                   add the rf column (receptive field, stride, "
     "padding)\n"
     "  --input NAME=DIMS      fix a graph input's shape (repeatable); NAME may\n"
@@ -42,6 +43,16 @@ static const char usage_tail[] =
     "middle)\n"
     "  --width N              table width (default: the terminal's, else "
     "100)\n"
+    "  --hardware NAME        roofline per layer: bytes, intensity, bound "
+    "and\n"
+    "                         time on a device (nnscan hardware lists them)\n"
+    "  --dtype fp32|tf32|bf16|fp16|fp8|int8   the peak matrix ops run at\n"
+    "                         (default the model's float dtype; tf32, fp8, "
+    "int8\n"
+    "                         apply to matrix ops only)\n"
+    "  --peak-flops F, --bandwidth B   the device's FLOP/s and bytes/s (the\n"
+    "                         cpu entry needs both; others are overridden)\n"
+    "  --hardware-file FILE   devices of your own (docs/roofline.md)\n"
     "  --strict               exit 3 if anything could not be counted\n"
     "  --fallback             take declared shapes for unknown ops' outputs\n"
     "  -o FILE                write to FILE instead of stdout\n";
@@ -72,7 +83,8 @@ static bool parse_columns(const char *list, unsigned *out) {
                {"flops", NNS_COL_FLOPS},   {"macs", NNS_COL_MACS},
                {"dmas", NNS_COL_DMAS},     {"rf", NNS_COL_RF},
                {"act", NNS_COL_ACT},       {"pct", NNS_COL_PCT},
-               {"all", NNS_COL_ALL}};
+               {"all", NNS_COL_ALL},       {"bytes", NNS_COL_BYTES},
+               {"roof", NNS_COL_ROOF}};
   unsigned set = 0;
   const char *p = list;
   while (*p) {
@@ -86,7 +98,7 @@ static bool parse_columns(const char *list, unsigned *out) {
     if (!found) {
       fprintf(stderr,
               "nnscan summary: unknown column '%.*s' (params, buffers, "
-              "flops, macs, dmas, rf, act, pct, all)\n",
+              "flops, macs, dmas, rf, act, pct, all, bytes, roof)\n",
               (int)n, p);
       return false;
     }
@@ -177,6 +189,10 @@ int cmd_summary(int argc, char **argv) {
   nns_analyze_options ao = {.size = sizeof ao,
                             .optimizer = NNS_OPTIMIZER_ADAM};
   bool strict = false, rf = false, have_columns = false;
+  const char *hw_name = NULL, *hw_file = NULL;
+  double peak_flops = 0, bandwidth = 0;
+  nns_hardware hw;
+  nns_hardware_list *hw_list = NULL;
   int width = 0;
   int rc = EXIT_USAGE;
 
@@ -195,7 +211,10 @@ int cmd_summary(int argc, char **argv) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes = !strcmp(a, "--depth") || !strcmp(a, "--numbers") ||
                  !strcmp(a, "--columns") || !strcmp(a, "--optimizer") ||
-                 !strcmp(a, "--wrap") || !strcmp(a, "--width");
+                 !strcmp(a, "--wrap") || !strcmp(a, "--width") ||
+                 !strcmp(a, "--hardware") || !strcmp(a, "--dtype") ||
+                 !strcmp(a, "--peak-flops") || !strcmp(a, "--bandwidth") ||
+                 !strcmp(a, "--hardware-file");
     if (takes && !val) {
       fprintf(stderr, "nnscan summary: %s needs a value\n", a);
       goto done;
@@ -253,6 +272,29 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       }
       width = (int)v;
+    } else if (!strcmp(a, "--hardware")) {
+      hw_name = val;
+    } else if (!strcmp(a, "--hardware-file")) {
+      hw_file = val;
+    } else if (!strcmp(a, "--dtype")) {
+      for (k = 0; nns_compute_dtype_name(k); k++)
+        if (!strcmp(val, nns_compute_dtype_name(k)))
+          break;
+      if (!nns_compute_dtype_name(k)) {
+        fprintf(stderr, "nnscan summary: --dtype is fp32, tf32, bf16, fp16, "
+                        "fp8 or int8, not '%s'\n", val);
+        goto done;
+      }
+      ao.compute_dtype = nns_compute_dtype_name(k);
+    } else if (!strcmp(a, "--peak-flops") || !strcmp(a, "--bandwidth")) {
+      char *end;
+      double d = strtod(val, &end);
+      if (*end || !(d > 0) || d > 1e30) {
+        fprintf(stderr, "nnscan summary: %s wants a number > 0 (e.g. 2e12), "
+                        "got '%s'\n", a, val);
+        goto done;
+      }
+      *(a[2] == 'p' ? &peak_flops : &bandwidth) = d;
     } else if (!strcmp(a, "--rf")) {
       rf = true;
       continue;
@@ -289,9 +331,22 @@ int cmd_summary(int argc, char **argv) {
     ro.columns = NNS_COL_DEFAULT;
   if (rf)
     ro.columns |= NNS_COL_RF;
+  if (hw_name)
+    ro.columns |= NNS_COL_BYTES | NNS_COL_ROOF;
   ro.width = width ? width : o.output ? 100 : cli_terminal_width();
 
+  if (!hw_name && (ao.compute_dtype || peak_flops > 0 || bandwidth > 0)) {
+    fputs("nnscan summary: --dtype, --peak-flops and --bandwidth go with "
+          "--hardware NAME\n", stderr);
+    goto done;
+  }
   rc = EXIT_FAIL;
+  if (hw_name) {
+    if (!cli_hardware_open(hw_file, &hw_list) ||
+        !cli_hardware_pick(hw_name, hw_list, peak_flops, bandwidth, &hw))
+      goto done;
+    ao.hardware = &hw;
+  }
   nns_model *m = cli_load(&o);
   if (!m)
     goto done;
@@ -322,6 +377,7 @@ int cmd_summary(int argc, char **argv) {
   nns_analysis_free(an);
   nns_model_free(m);
 done:
+  nns_hardware_list_free(hw_list);
   cli_model_opts_free(&o);
   return rc;
 }

@@ -98,6 +98,10 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
                     "module '%s': a parameter, byte, FLOP or MAC count above "
                     "2^62",
                     path);
+  if (!(m->roofline_ms >= 0) || m->roofline_ms > 1e15)
+    return nns__err(err, NNS_E_ARG, -1, path,
+                    "module '%s': roofline_ms is negative, NaN or beyond "
+                    "any run", path);
   if ((m->param_dtype_count && !m->param_dtypes) ||
       m->param_dtype_count > MAX_DTYPES)
     return nns__err(err, NNS_E_ARG, -1, path,
@@ -144,6 +148,7 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   d->grad_bytes = m->grad_bytes;
   d->flops = m->flops < 0 ? -1 : m->flops;
   d->macs = m->macs < 0 ? -1 : m->macs;
+  d->roofline_ms = m->roofline_ms;
   d->stats.size = sizeof d->stats;
   d->stats.nonfinite_rank = -1;
   d->first_nf = INFINITY;

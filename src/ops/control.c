@@ -607,6 +607,7 @@ static void repeat_cost(nns__cost *c, const nns__cost *body, int64_t trips) {
   c->flops = nns__cmul(c, body->flops, trips);
   c->macs = nns__cmul(c, body->macs, trips);
   c->dmas = nns__cmul(c, body->dmas, trips);
+  c->bytes = nns__cmul(c, body->bytes, trips);
   c->symbolic |= body->symbolic;
   c->unbounded |= body->unbounded;
   c->partial |= body->partial;

@@ -69,6 +69,12 @@ typedef struct nns__cost {
   uint8_t branch;
   bool branch_known;
   bool branch_only; /* condition unknown, the other branch cannot run */
+  /* Bytes moved (docs/metrics.md): set by the analysis for a node without
+   * subgraphs (src/analyze/roofline.c); a control-flow rule carries its
+   * bodies' like its FLOPs. */
+  int64_t bytes;
+  bool view; /* the rule took the view rule (nns__cost_view): the node
+                moves nothing (Dropout in inference) */
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
@@ -193,6 +199,14 @@ typedef struct nns__op {
    * Constant, sequence bookkeeping); it costs nothing. Set through
    * NNS__VIEW, which also gives the entry its all-zero cost rule. */
   bool view;
+  /* Runs as matrix products (tensor/matrix cores): the roofline gives it
+   * the requested compute dtype's peak, tf32, fp8 and int8 included
+   * (docs/metrics.md, "Bytes and the roofline"). */
+  bool matrix;
+  /* Reads of its first input only the elements its first output holds
+   * (Gather's rows, Slice's window): its bytes count that input as the
+   * output's size, not the whole table (docs/metrics.md). */
+  bool picks;
   const void *ext;     /* custom ops: the user's callbacks */
   /*
    * Differentiability, one character per input like `roles` (the last

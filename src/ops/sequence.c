@@ -570,6 +570,7 @@ static nns_status seq_map_cost(nns__ictx *cx, nns__cost *c) {
   c->flops = nns__cmul(c, body.flops, n);
   c->macs = nns__cmul(c, body.macs, n);
   c->dmas = nns__cmul(c, body.dmas, n);
+  c->bytes = nns__cmul(c, body.bytes, n);
   c->symbolic |= body.symbolic;
   c->unbounded |= body.unbounded;
   c->partial |= body.partial;

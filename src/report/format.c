@@ -287,6 +287,25 @@ void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
     snprintf(buf, size, "%.2f %s", x, unit);
 }
 
+void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {
+  if (raw) {
+    snprintf(buf, size, "%.6g", s);
+    return;
+  }
+  if (!(s > 0)) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
+  size_t u = 0;
+  while (u + 1 < sizeof units / sizeof units[0] && s >= units[u + 1].scale)
+    u++;
+  snprintf(buf, size, "%.3g %s", s / units[u].scale, units[u].unit);
+}
+
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total) {
   if (total <= 0)
     snprintf(buf, size, "-");

@@ -299,6 +299,20 @@ static nns_status j_module(nns__out *o, const nns_inspection *in,
   j_opt_i64(o, d->flops);
   nns__out_str(o, ", \"macs\": ");
   j_opt_i64(o, d->macs);
+  /* The roofline (docs/inspect.md): only in runs that name a device. */
+  if (nns__inspect_has_roofline(in)) {
+    double frac = nns__inspect_roof_fraction(in, m);
+    nns__out_str(o, ", \"roofline_ms\": ");
+    if (d->roofline_ms > 0)
+      nns__out_fmt(o, "%.9g", d->roofline_ms);
+    else
+      nns__out_str(o, "null");
+    nns__out_str(o, ", \"roof_fraction\": ");
+    if (frac >= 0)
+      nns__out_fmt(o, "%.6g", frac);
+    else
+      nns__out_str(o, "null");
+  }
   nns__out_fmt(o, ", \"calls\": %lld, \"backward_calls\": %lld, "
                   "\"forward\": ",
                (long long)s->calls, (long long)s->backward_calls);
@@ -408,7 +422,9 @@ nns_status nns__inspect_json(const nns_inspection *in,
   j_offender(o, in, &in->first[0]);
   nns__out_str(o, ", \"backward\": ");
   j_offender(o, in, &in->first[1]);
-  nns__out_str(o, "},\n\"modules\": [");
+  nns__out_str(o, "},\n");
+  nns__inspect_roofline_json(o, in);
+  nns__out_str(o, "\"modules\": [");
   for (size_t m = 0; m < in->module_count; m++) {
     nns__out_str(o, m ? ",\n  " : "\n  ");
     if (j_module(o, in, m))

@@ -33,8 +33,8 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);
 
 enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
-       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE, K_NAN,
-       K_COUNT };
+       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE, K_ROOF,
+       K_ROOF_PCT, K_NAN, K_COUNT };
 
 /* drop: in the text table, columns that give way to fit the width, in
  * this order (0: never); statics: shown only when a static count is
@@ -57,6 +57,9 @@ static const struct {
     [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
     [K_MACS] = {"MACs", "macs", true, true, 3},
     [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
+    /* Shown only when a module has a roofline time (inspect_roofline.c). */
+    [K_ROOF] = {"Roof ms", "roofline_ms", true, true, 9},
+    [K_ROOF_PCT] = {"% roof", "roof_fraction", true, true, 10},
     [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
 
@@ -203,6 +206,20 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
     static_cell(buf, size, d->macs, in->modules[0].macs, o, csv);
     break;
   case K_RATE: rate_cell(buf, size, in, d, csv); break;
+  case K_ROOF:
+    if (d->roofline_ms > 0)
+      snprintf(buf, size, csv ? "%.9g" : "%.4g", d->roofline_ms);
+    else
+      snprintf(buf, size, csv ? "" : "-");
+    break;
+  case K_ROOF_PCT: {
+    double f = nns__inspect_roof_fraction(in, m);
+    if (f < 0)
+      snprintf(buf, size, csv ? "" : "-");
+    else
+      snprintf(buf, size, csv ? "%.6g" : "%.3g%%", csv ? f : 100 * f);
+    break;
+  }
   default: nan_cell(buf, size, s); break;
   }
 }
@@ -235,6 +252,7 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
                   "calls).\n",
                in->batch_count, ranks, ranks == 1 ? "" : "s",
                in->call_count);
+  nns__inspect_roofline_footer(o, in);
   static const char *phase[2] = {"forward", "backward"};
   for (int b = 0; b < 2; b++) {
     const nns_inspect_offender *f = &in->first[b];
@@ -290,11 +308,15 @@ static nns_status write_tables(const nns_inspection *in,
   bool statics = false, show[K_COUNT];
   for (size_t m = 0; m < in->module_count && !statics; m++)
     statics = in->modules[m].flops >= 0 || in->modules[m].macs >= 0;
+  bool roof = nns__inspect_has_roofline(in);
   for (int k = 0; k < K_COUNT; k++)
-    show[k] = csv || statics || !kcols[k].statics;
+    show[k] = (csv || statics || !kcols[k].statics) &&
+              (roof || (k != K_ROOF && k != K_ROOF_PCT));
   if (csv) {
     nns__out_str(o, "path,depth");
     for (int k = 0; k < K_COUNT; k++) {
+      if (!show[k])
+        continue;
       nns__out_str(o, ",");
       nns__out_str(o, kcols[k].csv);
     }
@@ -305,6 +327,8 @@ static nns_status write_tables(const nns_inspection *in,
       nns__csv_field(o, path);
       nns__out_fmt(o, ",%d", d->depth);
       for (int k = 0; k < K_COUNT; k++) {
+        if (!show[k])
+          continue;
         nns__out_str(o, ",");
         nns__csv_field(o, cells[r * K_COUNT + (size_t)k]);
       }
@@ -368,7 +392,7 @@ static nns_status write_tables(const nns_inspection *in,
       w[shrink[j]] -= cut;
       total -= cut;
     }
-    for (int drop = 1; total > width && drop <= 8; drop++)
+    for (int drop = 1; total > width && drop <= 10; drop++)
       for (int k = 0; k < K_COUNT; k++)
         if (show[k] && kcols[k].drop == drop) {
           show[k] = false;

@@ -151,8 +151,17 @@ static void j_rf(nns__out *o, const nns_analysis *a, size_t layer,
   nns__out_str(o, "}");
 }
 
-/* The counts every layer, op type and the totals share. */
-static void j_counts(nns__out *o, const nns_counts *k) {
+/* A double for the roofline's figures (seconds, FLOP/s, ratios): 9
+ * significant digits, enough to compare with what a test computes. */
+static void j_double_at(nns__out *o, const char *key, size_t len, double v) {
+  nns__out_put(o, key, len);
+  nns__out_fmt(o, "%.9g", v);
+}
+#define j_double(o, key, v) j_double_at((o), J_KEY(key), (v))
+
+/* The counts every layer, op type and the totals share; with `roof` (the
+ * analysis named a device) the roofline's intensity, bound and times. */
+static void j_counts(nns__out *o, const nns_counts *k, bool roof) {
   j_int(o, "params", k->params);
   nns__out_str(o, ", ");
   j_int(o, "buffers", k->buffers);
@@ -186,6 +195,52 @@ static void j_counts(nns__out *o, const nns_counts *k) {
     nns__out_str(o, ", ");
     j_int(o, "weight_bytes_read", k->weight_bytes_read);
   }
+  nns__out_str(o, ", ");
+  j_int(o, "bytes", k->bytes);
+  nns__out_str(o, ", ");
+  j_double(o, "intensity", k->intensity);
+  if (!roof)
+    return;
+  nns__out_str(o, ", \"bound\": ");
+  nns__out_json_str(o, nns_bound_name(k->bound));
+  nns__out_str(o, ", ");
+  j_double(o, "time_s", k->time_s);
+  nns__out_str(o, ", ");
+  j_double(o, "compute_time_s", k->compute_time_s);
+  nns__out_str(o, ", ");
+  j_double(o, "memory_time_s", k->memory_time_s);
+}
+
+/* The device and dtypes the roofline used (only when there is one). */
+static void j_hardware(nns__out *o, const nns_totals *t) {
+  const nns_hardware *h = &t->hardware;
+  nns__out_str(o, "  \"hardware\": {\"name\": ");
+  nns__out_json_str(o, h->name);
+  nns__out_str(o, ", \"description\": ");
+  nns__out_json_str(o, h->description);
+  nns__out_str(o, ", \"source\": ");
+  nns__out_json_str(o, h->source);
+  nns__out_str(o, ",\n    \"compute_dtype\": ");
+  nns__out_json_str(o, nns_compute_dtype_name(t->compute_dtype));
+  nns__out_str(o, ", \"float_dtype\": ");
+  nns__out_json_str(o, nns_compute_dtype_name(t->float_dtype));
+  nns__out_str(o, ", ");
+  j_double(o, "matrix_peak_flops", h->peak_flops[t->compute_dtype]);
+  nns__out_str(o, ", ");
+  j_double(o, "other_peak_flops", h->peak_flops[t->float_dtype]);
+  nns__out_str(o, ", ");
+  j_double(o, "bandwidth", h->bandwidth);
+  nns__out_str(o, ",\n    \"peak_flops\": {");
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++) {
+    nns__out_str(o, d ? ", \"" : "\"");
+    nns__out_str(o, nns_compute_dtype_name(d));
+    nns__out_str(o, "\": ");
+    if (h->peak_flops[d] > 0)
+      nns__out_fmt(o, "%.9g", h->peak_flops[d]);
+    else
+      nns__out_str(o, "null");
+  }
+  nns__out_str(o, "}},\n");
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
@@ -214,6 +269,7 @@ static void j_op_types(nns__out *o, const char *list) {
 
 static void j_layer(nns__out *o, const nns_analysis *a, size_t i,
                     const char *root_name) {
+  bool roof = nns__totals_of(a).hardware.name != NULL;
   nns_layer_info l = nns__layer_of(a, i);
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
@@ -245,7 +301,7 @@ static void j_layer(nns__out *o, const nns_analysis *a, size_t i,
   nns__out_str(o, ", \"output\": ");
   j_value(o, a, l.output_value);
   nns__out_str(o, ", ");
-  j_counts(o, &counts);
+  j_counts(o, &counts, roof);
   nns__out_str(o, ", \"rf\": ");
   j_rf(o, a, i, &rf);
   nns__out_str(o, "}");
@@ -327,7 +383,7 @@ static void j_totals(nns__out *o, const nns_analysis *a) {
   nns_counts all = nns__total_counts_of(a);
   nns_rf rf = nns__total_rf_of(a);
   nns__out_str(o, "  \"totals\": {");
-  j_counts(o, &all);
+  j_counts(o, &all, t.hardware.name != NULL);
   nns__out_str(o, ",\n    ");
   j_bool(o, "complete", !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
                                        NNS_COUNT_OVERFLOW)));
@@ -488,6 +544,9 @@ nns_status nns__report_json(const nns_analysis *a,
   nns__out_json_str(o, nns_optimizer_name(t.optimizer));
   nns__out_str(o, "},\n");
   j_totals(o, a);
+  bool roof = t.hardware.name != NULL;
+  if (roof)
+    j_hardware(o, &t);
 
   nns__out_str(o, "  \"params_by_dtype\": [");
   for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
@@ -521,7 +580,7 @@ nns_status nns__report_json(const nns_analysis *a,
     nns__out_str(o, ", \"family\": ");
     nns__out_json_str(o, ot.family ? ot.family : "unknown");
     nns__out_str(o, ", ");
-    j_counts(o, &k);
+    j_counts(o, &k, roof);
     nns__out_str(o, "}");
   }
   nns__out_str(o, nns_analysis_op_type_count(a) ? "\n  ],\n" : "],\n");

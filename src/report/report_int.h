@@ -114,6 +114,9 @@ void nns__fmt_int(char *buf, size_t size, int64_t v, bool group);
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes);
 /* "12.34%" of total; "-" when the total is 0. */
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total);
+/* A time in seconds: raw (CSV) "%.6g", else 3 significant digits with
+ * ns, us, ms or s; "-" for 0. */
+void nns__fmt_seconds(char *buf, size_t size, double s, bool raw);
 /* A number as the options ask: raw (grouped unless `csv`), clever, ratio. */
 void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
                      nns_numbers mode, bool bytes, bool csv);
@@ -250,5 +253,23 @@ nns_status nns__report_html(const nns_analysis *a,
 /* gzip (RFC 1952) of in[0..n) into a malloc'ed *out; NNS_E_NOMEM. */
 nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
                      size_t *out_len);
+
+/* inspect_roofline.c: an inspection measured against the roofline
+ * (docs/inspect.md). The roof fraction of module m is its roofline time
+ * over its measured forward time per pass, -1 when either is unknown;
+ * the ranking lists up to `max` modules, furthest from their roof first.
+ * The footer and JSON parts write nothing when no module has a roofline
+ * time. */
+struct nns_inspection;
+bool nns__inspect_has_roofline(const struct nns_inspection *in);
+double nns__inspect_roof_fraction(const struct nns_inspection *in, size_t m);
+const char *nns__inspect_hardware(const struct nns_inspection *in);
+size_t nns__inspect_roof_ranking(const struct nns_inspection *in,
+                                 size_t *out, size_t max);
+void nns__inspect_roofline_footer(nns__out *o,
+                                  const struct nns_inspection *in);
+void nns__inspect_roofline_json(nns__out *o, const struct nns_inspection *in);
+void nns__inspect_path_cell(char *buf, size_t size, const char *path,
+                            size_t len);
 
 #endif

@@ -20,7 +20,8 @@
 
 enum col_id {
   C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_MACS, C_DMAS,
-  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_COUNT
+  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_BYTES,
+  C_INTENSITY, C_BOUND, C_TIME, C_COUNT
 };
 
 typedef struct col_def {
@@ -45,6 +46,10 @@ static const col_def cols[C_COUNT] = {
     [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
     [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
     [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
+    [C_BYTES] = {"Bytes", "bytes", NNS_COL_BYTES, true},
+    [C_INTENSITY] = {"FLOP/B", "intensity", NNS_COL_ROOF, true},
+    [C_BOUND] = {"Bound", "bound", NNS_COL_ROOF, false},
+    [C_TIME] = {"Time", "time_s", NNS_COL_ROOF, true},
 };
 
 /* ==== The grid ==== */
@@ -201,6 +206,8 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   const nns_model *m = nns_analysis_model(a);
   memset(g, 0, sizeof *g);
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
+  if (!nns__totals_of(a).hardware.name)
+    want &= ~(unsigned)NNS_COL_ROOF; /* no device, no roofline */
   for (int c = 0; c < C_COUNT; c++)
     if (!cols[c].flag || (want & cols[c].flag))
       g->id[g->ncols++] = (enum col_id)c;
@@ -270,6 +277,20 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
         nns__fmt_ratio(buf, sizeof buf, k->params, all.params);
         break;
       case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, all.macs); break;
+      case C_BYTES:
+        nns__fmt_number(buf, sizeof buf, k->bytes, all.bytes, o->numbers,
+                        true, csv);
+        break;
+      case C_INTENSITY:
+        snprintf(buf, sizeof buf, csv ? "%.9g" : "%.1f", k->intensity);
+        break;
+      case C_BOUND:
+        snprintf(buf, sizeof buf, "%s",
+                 k->bound ? nns_bound_name(k->bound) : "-");
+        break;
+      case C_TIME:
+        nns__fmt_seconds(buf, sizeof buf, k->time_s, csv);
+        break;
       default: break;
       }
       /* A hostile name's control characters (an ESC sequence, a newline)
@@ -438,7 +459,7 @@ static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
 /* The uncounted op types, by why (nns_analysis_uncounted_op_why): one line
  * per reason, each op type with its nodes for that reason. An op with a
  * cost rule is never listed as having none. Nodes without a usable size
- * are grouped by where their sizes were lost (nns_model_uncounted_op_lost:
+ * are grouped by where their sizes were lost (nns_analysis_uncounted_op_lost:
  * an undecidable If, a size made negative by symbolic dims taken as 1, an
  * unknown shape), and the --input that gives real sizes is suggested when
  * graph inputs have symbolic dims. */
@@ -718,6 +739,34 @@ static void rf_where(nns__out *o, const nns_analysis *a, const nns_rf *rf) {
   }
 }
 
+/* The roofline's device and the model's time on it (docs/metrics.md). */
+static void roofline_note(nns__out *o, const nns_totals *t,
+                          const nns_counts *all) {
+  const nns_hardware *h = &t->hardware;
+  if (!h->name)
+    return;
+  char a[64], b[64], c[64];
+  nns__fmt_clever(a, sizeof a, all->bytes, true);
+  nns__out_fmt(o, "Bytes moved (each input read, each output written once; "
+                  "views 0): %s, intensity %.1f FLOP/byte\n", a,
+               all->intensity);
+  nns__fmt_seconds(a, sizeof a, all->time_s, false);
+  nns__fmt_seconds(b, sizeof b, all->memory_time_s, false);
+  nns__fmt_seconds(c, sizeof c, all->compute_time_s, false);
+  nns__out_str(o, "Roofline on ");
+  nns__out_text(o, h->name);
+  nns__out_fmt(o, ": %s (memory-bound nodes %s, compute-bound %s); "
+                  "matrix ops at %s %.1f TFLOP/s, others at %s %.1f TFLOP/s, "
+                  "memory %.3f TB/s",
+               a, b, c, nns_compute_dtype_name(t->compute_dtype),
+               h->peak_flops[t->compute_dtype] / 1e12,
+               nns_compute_dtype_name(t->float_dtype),
+               h->peak_flops[t->float_dtype] / 1e12, h->bandwidth / 1e12);
+  nns__out_str(o, " (");
+  nns__out_text(o, h->source ? h->source : "");
+  nns__out_str(o, ")\n");
+}
+
 static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns_totals t = nns__totals_of(an);
   nns_counts all = nns__total_counts_of(an);
@@ -812,6 +861,7 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns__out_str(o, "FLOPs count multiplies and adds separately; MACs count "
                   "fused multiply-adds; DMAs count elements read and "
                   "written.\n");
+  roofline_note(o, &t, &all);
   if (all.flags & NNS_COUNT_SYMBOLIC)
     symbols_note(o, an);
   branches_note(o, an);

@@ -147,5 +147,22 @@ grep -q 'MACs (M)' <<<"$out" && grep -qE '^\| tiny_cnn \* +\|.*\| +0\.0069 \|' <
 grep -q '>tiny_cnn \*</text>' "$tmp/p.svg" && grep -q 'symbols taken as 1\|symbolic dims taken as 1' "$tmp/p.svg" && ok || ko "SVG lacks the mark"
 grep -q '"symbols_at_1": "batch"' "$tmp/t.html" && ok || ko "HTML document lacks symbols_at_1"
 
+# The roofline (docs/roofline.md). tiny_cnn by hand: the Conv reads x
+# (3x8x8 float32, 768 B), W (432 B), B (16 B) and writes 1,024 B; the Relu
+# 1,024 + 1,024; the Flatten is a view: 4,288 bytes, at 50 GB/s 85.76 ns.
+expect 0 '^h100-sxm +67\.0 +494\.5 +989\.5 +989\.5 +1979\.0 +1979\.0 +3\.350' -- hardware
+expect 0 '"name": "mi300x"' -- hardware --json
+expect 0 '^,0,tiny_cnn,Conv\+Relu,"\(-1, 256\)",112,4288,[0-9.]+,memory,8\.576e-08,symbolic' -- summary tiny_cnn.onnx --hardware cpu --peak-flops 1e12 --bandwidth 5e10 --format csv
+expect 1 "lists no fp8 peak" -- summary tiny_cnn.onnx --hardware a100-sxm-80g --dtype fp8
+expect 1 "has no memory bandwidth" -- summary tiny_cnn.onnx --hardware cpu
+expect 2 "go with --hardware" -- summary tiny_cnn.onnx --dtype bf16
+expect 2 "--dtype is fp32" -- summary tiny_cnn.onnx --hardware l4 --dtype fp4
+expect 1 "no hardware called 'nope'" -- summary tiny_cnn.onnx --hardware nope
+printf '[my-npu]\nbandwidth = 1e11\nfp32 = 1e12\n' > "$tmp/my.hw"
+expect 0 '^my-npu ' -- hardware --hardware-file "$tmp/my.hw"
+expect 0 'Roofline on my-npu' -- summary tiny_cnn.onnx --hardware my-npu --hardware-file "$tmp/my.hw"
+printf '[x]\nbandwidth = lots\n' > "$tmp/bad.hw"
+expect 1 'bad.hw:2:' -- hardware --hardware-file "$tmp/bad.hw"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,8 @@
 """Writes the HTML page of a real inspection: nnscan.Inspector (through
 libnnscan's nns_inspection_report, NNS_FORMAT_HTML) on a small model whose
 block makes a NaN in its own code, two passes with backward, static
-counts from static_inputs=. test_html.py opens it.
+counts from static_inputs= and the roofline on h100-sxm (hardware=).
+test_html.py opens it.
 
     NNSCAN_LIBRARY=libnnscan.so inspect_live.py OUT.html
 """
@@ -36,7 +37,7 @@ def main(out):
                           nn.MaxPool2d(2), nn.Flatten(), nn.Linear(72, 16),
                           Block(), nn.Linear(16, 4))
     x = torch.randn(3, 3, 8, 8)
-    with nnscan.Inspector(model, static_inputs=x) as insp:
+    with nnscan.Inspector(model, static_inputs=x, hardware="h100-sxm") as insp:
         for _ in range(2):
             model(x).sum().backward()
     with open(out, "w", encoding="utf-8") as f:

@@ -21,6 +21,9 @@ and checks, from the DOM after the viewer ran, against the model's
 and saves a full-page screenshot of each under OUT (a test artifact). The
 `nnscan table --format html` page of four crowded mobile nets is opened
 too: every model has a point and a label, and no two labels overlap.
+With `--hardware` (resnet18 on h100-sxm, a LLaMA decode step on h200) the
+roofline chart has the device's roofs, a point per layer under them, and a
+click on a point selects its layer.
 
 Usage: test_html.py --nnscan PATH --out DIR   (exit 77: no chromium here)
 """
@@ -393,6 +396,22 @@ def check_inspect_page(page, html, doc, out, tag):
               tag + ': %r Fwd ms shows %r' % (mo['path'], r['latency_ms']))
         check(r['calls'].replace(',', '') == str(mo['calls']), tag + ': %r calls %r' % (mo['path'], r['calls']))
     notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map(function(l){return l.textContent;})')
+    if doc.get('roofline'):  # against the roofline: the JSON's figures
+        for mo in doc['modules']:
+            r = rows.get(mo['path']) or {}
+            if mo.get('roofline_ms'):
+                check(r.get('roofline_ms') == '%.3f' % mo['roofline_ms'],
+                      tag + ': %r Roof ms shows %r, JSON %r' % (mo['path'], r.get('roofline_ms'),
+                                                               mo['roofline_ms']))
+            if mo.get('roof_fraction') is not None:
+                want = '%s%%' % float('%.3g' % (100 * mo['roof_fraction']))
+                got = r.get('roof_fraction', '')
+                check(got and abs(float(got.rstrip('%')) - 100 * mo['roof_fraction'])
+                      <= 0.006 * 100 * mo['roof_fraction'],
+                      tag + ': %r %% roof shows %r, JSON %s' % (mo['path'], got, want))
+        far = doc['modules'][doc['roofline']['furthest'][0]]
+        check(any('Furthest from their roof' in n and (far['path'] or '(model)') in n for n in notes),
+              tag + ': no furthest-from-roof note naming %r in %r' % (far['path'], notes))
     first = doc['first_nonfinite']['forward']
     if first:
         check(any(first['path'] in n and first['role'] in n for n in notes),
@@ -450,6 +469,51 @@ def check_inspect_readable(page, html, doc, out):
                    'deviceScaleFactor': 1, 'mobile': False})
 
 
+def check_roofline(page, name, html, doc, out):
+    """`summary --hardware`: the roofline chart has the device's two roofs
+    (the JSON's peak and bandwidth), one point per layer with a time, in
+    the order of their intensities, none above its roofs; a click on a
+    point names its layer and selects it in the table."""
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, '%s: the page failed: %s' % (name, err)):
+        return
+    hw = doc['hardware']
+    roofs = page.eval('''Array.from(document.querySelectorAll("svg.roofline polyline.roof")).map(
+        function (p) { return [p.getAttribute("data-roof"), +p.getAttribute("data-peak"),
+                               +p.getAttribute("data-bandwidth")]; })''')
+    matrix = [r for r in roofs if r[0] == 'matrix']
+    check(len(matrix) == 1 and abs(matrix[0][1] - hw['matrix_peak_flops']) <= 1e-6 * hw['matrix_peak_flops']
+          and abs(matrix[0][2] - hw['bandwidth']) <= 1e-6 * hw['bandwidth'],
+          '%s: roofline roofs %r, device %r' % (name, roofs, hw))
+    want = [l for l in doc['layers'] if l['depth'] > 0 and l['time_s'] > 0
+            and l['flops'] > 0 and l['bytes'] > 0]
+    pts = page.eval('''Array.from(document.querySelectorAll("svg.roofline circle.roof-point")).map(
+        function (c) { return [c.getAttribute("data-path"), +c.getAttribute("cx"), +c.getAttribute("cy")]; })''')
+    check(sorted(p[0] for p in pts) == sorted(l['path'] for l in want),
+          '%s: %d roofline points, %d layers with a time' % (name, len(pts), len(want)))
+    cx = {p[0]: p[1] for p in pts}
+    by_i = sorted(want, key=lambda l: l['intensity'])
+    check(all(cx[a['path']] <= cx[b['path']] + 1e-6 for a, b in zip(by_i, by_i[1:])),
+          '%s: points not ordered by intensity' % name)
+    for l in want:  # a layer's time is a sum of nodes' maxima: under its roofs
+        perf = l['flops'] / l['time_s']
+        roof = min(max(hw['matrix_peak_flops'], hw['other_peak_flops']),
+                   hw['bandwidth'] * l['intensity'])
+        check(perf <= roof * (1 + 1e-6), '%s: %r above its roof (%g > %g)' % (name, l['path'], perf, roof))
+    if not want:
+        return
+    target = max(want, key=lambda l: l['depth'])['path']
+    page.eval('document.querySelector(\'svg.roofline circle.roof-point[data-path="%s"]\')'
+              '.dispatchEvent(new MouseEvent("click", {bubbles: true}))' % target)
+    picked = page.eval('document.getElementById("roofline-picked").getAttribute("data-path")')
+    check(picked == target, '%s: clicked %r, the chart names %r' % (name, target, picked))
+    sel = page.eval('(document.querySelector(".tr.selected") || {}).getAttribute ? '
+                    'document.querySelector(".tr.selected").getAttribute("data-path") : null')
+    check(sel == target, '%s: clicked %r, the table selects %r' % (name, target, sel))
+    page.screenshot(os.path.join(out, name + '_roofline.png'))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--nnscan', required=True)
@@ -488,6 +552,16 @@ def main():
                                   'return n.lastChild.textContent;})')
                 for l in doc['layers'][1:]:
                     check(l['name'] in shown, 'hostile: layer %r not shown verbatim (%r)' % (l['name'], shown))
+        for name, model, extra in (
+                ('resnet18_h100', os.path.join(FIXTURES, 'resnet18_op17_fold.onnx'), []),
+                ('llama7b_decode_h200', os.path.join(tmp, 'llama7b_shaped.onnx'),
+                 ['--input', 'batch=1', '--input', 'seq=1', '--dtype', 'bf16'])):
+            hw = 'h200' if 'h200' in name else 'h100-sxm'
+            html = os.path.join(a.out, name + '.html')
+            run(a.nnscan, 'summary', model, '--hardware', hw, *extra, '--format', 'html', '-o', html)
+            doc = json.loads(run(a.nnscan, 'summary', model, '--hardware', hw, *extra,
+                                 '--format', 'json'))
+            check_roofline(page, name, html, doc, a.out)
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
         if a.library:
             live = os.path.join(a.out, 'inspect_live.html')

@@ -900,6 +900,46 @@ static void c_inspection_report_seed(void) {
   inspection_report_refusals(nns_inspection_report_seed);
 }
 
+/* ---- Hardware (the roofline) ---- */
+
+static void c_compute_dtype_name(void) {
+  CHECK(nns_compute_dtype_name(-1) == NULL);
+  CHECK(nns_compute_dtype_name(NNS_COMPUTE_DTYPE_COUNT) == NULL);
+  CHECK_STR(nns_compute_dtype_name(NNS_COMPUTE_FP32), "fp32");
+}
+static void c_bound_name(void) {
+  CHECK(nns_bound_name(-1) == NULL);
+  CHECK(nns_bound_name(3) == NULL);
+}
+static void c_hardware_count(void) { CHECK(nns_hardware_count() > 0); }
+static void c_hardware_get(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_get(0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_get((size_t)-1, &h), NNS_E_ARG);
+  h.size = 1;
+  CHECK_EQ(nns_hardware_get(0, &h), NNS_E_ARG);
+}
+static void c_hardware_find(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_find(NULL, &h, &err), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_find("h100-sxm", NULL, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_hardware_find("", &h, NULL), NNS_E_NOTFOUND);
+}
+static void c_hardware_list_open(void) {
+  nns_hardware_list *l = (nns_hardware_list *)&l;
+  CHECK_EQ(nns_hardware_list_open(NULL, &l, NULL), NNS_E_ARG);
+  CHECK(l == NULL);
+  CHECK_EQ(nns_hardware_list_open("x", NULL, NULL), NNS_E_ARG);
+}
+static void c_hardware_list_count(void) {
+  CHECK_EQ(nns_hardware_list_count(NULL), 0);
+}
+static void c_hardware_list_get(void) {
+  nns_hardware h = {.size = sizeof h};
+  CHECK_EQ(nns_hardware_list_get(NULL, 0, &h), NNS_E_ARG);
+}
+static void c_hardware_list_free(void) { nns_hardware_list_free(NULL); }
+
 /* ==== The table of exports ==== */
 
 typedef struct entry {
@@ -992,6 +1032,9 @@ static const entry exports[] = {
     E(inspection_module_count), E(inspection_call_count),
     E(inspection_module_stats), E(inspection_first_nonfinite),
     E(inspection_report), E(inspection_report_seed),
+    E(compute_dtype_name), E(bound_name), E(hardware_count), E(hardware_get),
+    E(hardware_find), E(hardware_list_open), E(hardware_list_count),
+    E(hardware_list_get), E(hardware_list_free),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };

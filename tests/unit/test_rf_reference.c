@@ -1,5 +1,5 @@
 /*
- * test_rf_reference.c - the model receptive field (nns_model_total_rf) of every
+ * test_rf_reference.c - the model receptive field (nns_analysis_total_rf) of every
  * torchvision fixture export and of the hand-built residual, inception,
  * squeeze-excitation, channel-shuffle and channels-last graphs, against
  * what PyTorch measures by back-propagation (fixtures/rf_reference.json,
@@ -92,7 +92,7 @@ static bool check_export(const char *path, const reference *r) {
     return !missing;
   nns_rf rf = {.size = sizeof rf};
   if (nns_analysis_total_rf(m, &rf) != NNS_OK)
-    check_fail(__FILE__, __LINE__, "%s: nns_model_total_rf failed", path);
+    check_fail(__FILE__, __LINE__, "%s: nns_analysis_total_rf failed", path);
   bool same = rf.axes == 2 && rf.whole == r->whole &&
               rf.global_context == r->global_context;
   for (int k = 0; same && !r->whole && k < 2; k++)

@@ -65,6 +65,11 @@
     if (v == null || isNaN(v)) return '–';
     return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   }
+  function fmtSeconds(s) {
+    if (!(s > 0)) return '–';
+    var u = s >= 1 ? [1, 's'] : s >= 1e-3 ? [1e-3, 'ms'] : s >= 1e-6 ? [1e-6, 'us'] : [1e-9, 'ns'];
+    return (s / u[0]).toPrecision(3) + ' ' + u[1];
+  }
   function fmtPct(v, total) {
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
   }
@@ -192,6 +197,10 @@
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
+      if (doc.hardware) {
+        n.roof = {bytes: l.bytes, intensity: l.intensity, time_s: l.time_s, bound: l.bound,
+                  flops: l.flops};
+      }
       byIndex[l.index] = n;
       nodes.push(n);
       var p = l.parent == null ? null : byIndex[l.parent];
@@ -261,7 +270,13 @@
         {key: 'pct_params', label: '% Params', pct: 'params'},
         {key: 'pct_macs', label: '% MACs', pct: 'macs'},
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
-      ],
+      ].concat(doc.hardware ? [
+        {key: 'bytes', label: 'Bytes', unit: 'bytes', value: function (n) { return n.roof.bytes; }},
+        {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
+        {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
+        {key: 'time_s', label: 'Time', text: function (n) { return fmtSeconds(n.roof.time_s); }}
+      ] : []),
+      hardware: doc.hardware || null,
       totals: [
         {label: 'Parameters', value: t.params, unit: 'count',
          sub: fmtRaw(t.params) + ' · ' + fmtClever(t.param_bytes, 'bytes') +
@@ -325,7 +340,8 @@
         metrics: {latency_ms: per(f.inclusive_ms), backward_ms: per(b.inclusive_ms),
                   alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
         cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
-                bwd_alloc: per(b.alloc_bytes), nonfinite: role}
+                bwd_alloc: per(b.alloc_bytes), nonfinite: role,
+                roofline_ms: mo.roofline_ms, roof_fraction: mo.roof_fraction}
       };
       var tk = 'type:' + mo.type;
       if (!TYPE_COLOURS[tk])
@@ -355,6 +371,14 @@
       if (o) notes.push({kind: 'warn', text: 'First NaN/Inf in the ' + ph + ': ' + (o.path || '(model)') +
                          ' (' + o.role + ', call ' + o.call + ', rank ' + o.rank + ', pass ' + o.pass + ').'});
     });
+    if (doc.roofline && (doc.roofline.furthest || []).length) {
+      var far = doc.roofline.furthest.slice(0, 5).map(function (i) {
+        var mo = doc.modules[i];
+        return (mo.path || '(model)') + ' ' + (100 * mo.roof_fraction).toPrecision(3) + '%';
+      });
+      notes.push({kind: 'info', text: 'Furthest from their roof on ' + (doc.roofline.hardware || 'the device') +
+                  ' (roofline time / measured forward time): ' + far.join(', ') + '.'});
+    }
     var meta = doc.meta || {};
     var rt = root ? root.metrics : {};
     function num(c) { return function (n) { return n.metrics[c] != null ? n.metrics[c] : n.cells[c]; }; }
@@ -380,7 +404,15 @@
         {key: 'macs', label: 'MACs', unit: 'count', value: num('macs'), statics: true},
         {key: 'flops_rate', label: 'FLOP/s', unit: 'count', value: num('flops_rate'), statics: true},
         {key: 'params', label: 'Params', unit: 'count', value: num('params')}
-      ].filter(function (c) { return statics || !c.statics; }),
+      ].filter(function (c) { return statics || !c.statics; }).concat(doc.roofline ? [
+        /* Against the roofline (docs/inspect.md): the static time of one
+         * forward on the run's device, and that over the measured time. */
+        {key: 'roofline_ms', label: 'Roof ms', unit: 'ms', value: num('roofline_ms')},
+        {key: 'roof_fraction', label: '% roof', text: function (n) {
+          var f = n.cells.roof_fraction;
+          return f == null ? '–' : (100 * f).toPrecision(3) + '%';
+        }}
+      ] : []),
       totals: [
         {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
         {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
@@ -609,6 +641,79 @@
     s.addEventListener('mouseleave', function () { hideTip(); cross.setAttribute('visibility', 'hidden'); });
     host.textContent = '';
     host.appendChild(s);
+  }
+
+  /* ==== The roofline ==== */
+
+  /* Each layer a point at (intensity, FLOP/s it would reach at its
+   * roofline time: flops / time_s), on log axes under the two roofs of
+   * the device: memory (bandwidth x intensity) and compute (the matrix
+   * ops' peak; the other ops' peak dashed when it differs). A click picks
+   * the layer (onPick) and names it under the chart. */
+  function drawRoofline(view, host, onPick) {
+    var hw = view.hardware, W = Math.max(320, host.clientWidth || 1000), H = 320;
+    var L = 104, R = 16, T = 16, B = 36, pw = W - L - R, ph = H - T - B;
+    var pts = view.nodes.filter(function (n) {
+      return n.depth > 0 && n.roof && n.roof.time_s > 0 && n.roof.flops > 0 && n.roof.bytes > 0;
+    });
+    var peak = Math.max(hw.matrix_peak_flops, hw.other_peak_flops), bw = hw.bandwidth;
+    var ridge = peak / bw, xlo = ridge / 1e3, xhi = ridge * 1e2;
+    pts.forEach(function (n) {
+      xlo = Math.min(xlo, n.roof.intensity / 2); xhi = Math.max(xhi, n.roof.intensity * 2);
+    });
+    var ylo = Math.min(bw * xlo, peak / 1e4), yhi = peak * 2;
+    pts.forEach(function (n) { ylo = Math.min(ylo, n.roof.flops / n.roof.time_s / 2); });
+    function X(v) { return L + (Math.log(v) - Math.log(xlo)) / (Math.log(xhi) - Math.log(xlo)) * pw; }
+    function Y(v) { return T + ph - (Math.log(v) - Math.log(ylo)) / (Math.log(yhi) - Math.log(ylo)) * ph; }
+    var s = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'roofline', role: 'img',
+                        'aria-label': 'roofline on ' + hw.name});
+    for (var d = Math.ceil(Math.log10(ylo)); d <= Math.floor(Math.log10(yhi)); d++) {
+      var y = Y(Math.pow(10, d));
+      s.appendChild(svg('line', {x1: L, x2: W - R, y1: y, y2: y, 'class': 'grid'}));
+      var t = svg('text', {x: L - 8, y: y + 4, 'text-anchor': 'end', 'class': 'axis'});
+      t.textContent = fmtClever(Math.pow(10, d), 'count') + 'FLOP/s';
+      s.appendChild(t);
+    }
+    for (d = Math.ceil(Math.log10(xlo)); d <= Math.floor(Math.log10(xhi)); d++) {
+      var tx = svg('text', {x: X(Math.pow(10, d)), y: H - 18, 'text-anchor': 'middle', 'class': 'axis'});
+      tx.textContent = Math.pow(10, d) >= 1 ? String(Math.pow(10, d)) : Math.pow(10, d).toPrecision(1);
+      s.appendChild(tx);
+    }
+    var xt = svg('text', {x: L + pw / 2, y: H - 4, 'text-anchor': 'middle', 'class': 'axis'});
+    xt.textContent = 'intensity (FLOP per byte moved)';
+    s.appendChild(xt);
+    function roof(p, cls, key) {
+      var r = p / bw;
+      s.appendChild(svg('polyline', {points: X(xlo) + ',' + Y(bw * xlo) + ' ' + X(r) + ',' + Y(p) + ' ' +
+                                             X(xhi) + ',' + Y(p), 'class': 'roof ' + cls, 'data-roof': key,
+                                     'data-peak': p, 'data-bandwidth': bw}));
+    }
+    if (hw.other_peak_flops !== hw.matrix_peak_flops) roof(hw.other_peak_flops, 'other', 'other');
+    roof(hw.matrix_peak_flops, 'main', 'matrix');
+    var picked = el('p', {cls: 'roof-picked', id: 'roofline-picked',
+                          text: 'Click a point to show its layer.'});
+    pts.forEach(function (n) {
+      var perf = n.roof.flops / n.roof.time_s;
+      var c = svg('circle', {cx: X(n.roof.intensity), cy: Y(perf), r: n.children.length ? 4 : 3,
+                             'class': 'roof-point ' + n.roof.bound, 'data-path': n.path,
+                             fill: familyColour(n.family)});
+      c.addEventListener('mousemove', function (ev) {
+        showTip(ev, [n.path || n.name, ['Intensity', n.roof.intensity.toPrecision(3) + ' FLOP/B'],
+                     ['At its roof', fmtClever(perf, 'count') + 'FLOP/s'],
+                     ['Time', fmtSeconds(n.roof.time_s) + ' (' + n.roof.bound + '-bound)']]);
+      });
+      c.addEventListener('mouseleave', hideTip);
+      c.addEventListener('click', function () {
+        picked.textContent = (n.path || n.name) + ': ' + n.roof.intensity.toPrecision(3) + ' FLOP/B, ' +
+          fmtSeconds(n.roof.time_s) + ', ' + n.roof.bound + '-bound';
+        picked.setAttribute('data-path', n.path);
+        onPick(n);
+      });
+      s.appendChild(c);
+    });
+    host.textContent = '';
+    host.appendChild(s);
+    host.appendChild(picked);
   }
 
   /* ==== The tree table ==== */
@@ -876,6 +981,15 @@
     }
     main.appendChild(ic.el);
 
+    if (view.hardware) {
+      var hw = view.hardware;
+      var rc = card('Roofline on ' + hw.name + ' (' + hw.description + '): ' + hw.compute_dtype +
+                    ' matrix ops, ' + hw.float_dtype + ' others');
+      var rcHost = el('div', {cls: 'roofline-host', id: 'roofline'});
+      rc.body.appendChild(rcHost);
+      main.appendChild(rc.el);
+      view.roofHost = rcHost;
+    }
     if (view.curve) {
       var cv = card(view.curve.title);
       var cvHost = el('div', {cls: 'curve-host'});
@@ -908,6 +1022,7 @@
       icicle.draw();
       drawOpTypes(view, opsHost, icicle.metric);
       if (view.curve) drawCurve(view.curve, view.curveHost);
+      if (view.roofHost) drawRoofline(view, view.roofHost, function (n) { table.reveal(n); });
     }
     drawAll();
     var pending = 0;

@@ -1,0 +1,97 @@
+"""The devices the roofline knows, as the library ships them
+(nns_hardware_*), and devices of the user's own.
+
+    nnscan.hardware.devices()             # [{"name": "h100-sxm", ...}, ...]
+    nnscan.hardware.devices("my.hw")      # the file's devices first
+    nnscan.analyze("m.onnx", hardware="h100-sxm", compute_dtype="bf16")
+    nnscan.analyze("m.onnx", hardware={"name": "cpu", "peak_flops": 2e12,
+                                       "bandwidth": 80e9})
+
+A dict names a device from the table (its figures then override the
+table's) or describes a new one: "peak_flops" is one number for every
+compute dtype or {"bf16": ..., "fp32": ...}; "bandwidth" is bytes/s. The
+figures themselves live in the library (src/analyze/hardware.c), never
+here.
+"""
+import ctypes
+
+from . import _api
+
+
+def _dtype_names():
+    lib = _api.lib()
+    out, i = [], 0
+    while lib.nns_compute_dtype_name(i) is not None:
+        out.append(lib.nns_compute_dtype_name(i).decode())
+        i += 1
+    return out
+
+
+def _as_dict(h):
+    names = _dtype_names()
+    return {"name": h.name.decode(), "description": h.description.decode(),
+            "source": h.source.decode(),
+            "peak_flops": {d: (h.peak_flops[i] or None)
+                           for i, d in enumerate(names)},
+            "bandwidth": h.bandwidth or None}
+
+
+def devices(file=None):
+    """Every device: those of `file` (docs/roofline.md's format) first,
+    then the library's table, as dicts."""
+    lib = _api.lib()
+    out = []
+    if file is not None:
+        handle, err = ctypes.c_void_p(), _api.NnsError()
+        st = lib.nns_hardware_list_open(str(file).encode(),
+                                        ctypes.byref(handle),
+                                        ctypes.byref(err))
+        _api.check(st, err, "reading the hardware file")
+        try:
+            for i in range(lib.nns_hardware_list_count(handle)):
+                h = _api.Hardware()
+                lib.nns_hardware_list_get(handle, i, ctypes.byref(h))
+                out.append(_as_dict(h))
+        finally:
+            lib.nns_hardware_list_free(handle)
+    for i in range(lib.nns_hardware_count()):
+        h = _api.Hardware()
+        lib.nns_hardware_get(i, ctypes.byref(h))
+        out.append(_as_dict(h))
+    return out
+
+
+def struct(device):
+    """An nns_hardware for analyze(): a device name, or a dict (above)."""
+    lib = _api.lib()
+    h = _api.Hardware()
+    if isinstance(device, str):
+        device = {"name": device}
+    if not isinstance(device, dict) or "name" not in device:
+        raise TypeError("hardware is a device name or a dict with a 'name'")
+    name = str(device["name"])
+    err = _api.NnsError()
+    st = lib.nns_hardware_find(name.encode(), ctypes.byref(h),
+                               ctypes.byref(err))
+    if st != 0 and not ("bandwidth" in device and "peak_flops" in device):
+        _api.check(st, err, "hardware")
+    names = _dtype_names()
+    peaks = device.get("peak_flops")
+    if isinstance(peaks, (int, float)):
+        peaks = {d: peaks for d in names}
+    for d, v in (peaks or {}).items():
+        if d not in names:
+            raise ValueError(f"unknown compute dtype {d!r}; one of "
+                             + ", ".join(names))
+        h.peak_flops[names.index(d)] = float(v)
+    if "bandwidth" in device:
+        h.bandwidth = float(device["bandwidth"])
+    # ctypes keeps these bytes alive with the struct.
+    h.name = name.encode()
+    if "description" in device:
+        h.description = str(device["description"]).encode()
+    elif st != 0:
+        h.description = h.name
+    if st != 0:
+        h.source = b"user"
+    return h

@@ -1,0 +1,118 @@
+/*
+ * inspect_roofline.c - measured against the roofline: an inspection whose
+ * modules carry their static roofline time (nns_inspect_module.roofline_ms,
+ * from an analysis that named a device) shows, per module, that time
+ * beside the measured forward time and the fraction of the roof achieved
+ * (roofline time / measured time per pass), and ranks the modules
+ * furthest from their roof (docs/inspect.md, "Against the roofline").
+ * The table, JSON and footer of inspect_table.c / inspect_json.c call
+ * these.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../inspect/inspect_int.h"
+#include "report_int.h"
+
+bool nns__inspect_has_roofline(const nns_inspection *in) {
+  for (size_t m = 0; m < in->module_count; m++)
+    if (in->modules[m].roofline_ms > 0)
+      return true;
+  return false;
+}
+
+double nns__inspect_roof_fraction(const nns_inspection *in, size_t m) {
+  const nns__imodule *d = &in->modules[m];
+  double ms = nns__inspect_per_pass(in, d->stats.fwd_inclusive_ms);
+  if (!(d->roofline_ms > 0) || d->stats.calls == 0 || !(ms > 0))
+    return -1;
+  return d->roofline_ms / ms;
+}
+
+const char *nns__inspect_hardware(const nns_inspection *in) {
+  for (size_t i = in->meta_count; i-- > 0;)
+    if (!strcmp(in->meta[i].key, "hardware"))
+      return in->meta[i].value;
+  return NULL;
+}
+
+/* Modules with a fraction, furthest from their roof first (ties: the one
+ * that takes longer first, then preorder). */
+typedef struct ranked {
+  size_t module;
+  double fraction, ms;
+} ranked;
+
+static int by_distance(const void *pa, const void *pb) {
+  const ranked *a = pa, *b = pb;
+  if (a->fraction != b->fraction)
+    return a->fraction < b->fraction ? -1 : 1;
+  if (a->ms != b->ms)
+    return a->ms > b->ms ? -1 : 1;
+  return a->module < b->module ? -1 : a->module > b->module;
+}
+
+size_t nns__inspect_roof_ranking(const nns_inspection *in, size_t *out,
+                                 size_t max) {
+  ranked *r = malloc((in->module_count + 1) * sizeof *r);
+  if (!r)
+    return 0;
+  size_t n = 0;
+  for (size_t m = 0; m < in->module_count; m++) {
+    double f = nns__inspect_roof_fraction(in, m);
+    if (f >= 0)
+      r[n++] = (ranked){m, f,
+                        nns__inspect_per_pass(
+                            in, in->modules[m].stats.fwd_inclusive_ms)};
+  }
+  qsort(r, n, sizeof *r, by_distance);
+  size_t k = n < max ? n : max;
+  for (size_t i = 0; i < k; i++)
+    out[i] = r[i].module;
+  free(r);
+  return k;
+}
+
+void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
+  if (!nns__inspect_has_roofline(in))
+    return;
+  const char *hw = nns__inspect_hardware(in);
+  size_t top[5];
+  size_t n = nns__inspect_roof_ranking(in, top, 5);
+  nns__out_str(o, "Roofline");
+  if (hw) {
+    nns__out_str(o, " on ");
+    nns__out_text(o, hw);
+  }
+  nns__out_str(o, ": Roof ms is the static lower bound of one forward "
+                  "(docs/metrics.md), % roof that over the measured Fwd "
+                  "ms.\n");
+  if (!n)
+    return;
+  nns__out_str(o, "Furthest from their roof:");
+  char path[512];
+  for (size_t i = 0; i < n; i++) {
+    const nns__imodule *d = &in->modules[top[i]];
+    nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
+    double ms = nns__inspect_per_pass(in, d->stats.fwd_inclusive_ms);
+    nns__out_fmt(o, "%s %s %.3g%% (%.4g of %.4g ms)", i ? "," : "",
+                 *path ? path : "the model",
+                 100 * nns__inspect_roof_fraction(in, top[i]),
+                 d->roofline_ms, ms);
+  }
+  nns__out_str(o, ".\n");
+}
+
+void nns__inspect_roofline_json(nns__out *o, const nns_inspection *in) {
+  if (!nns__inspect_has_roofline(in))
+    return;
+  nns__out_str(o, "\"roofline\": {\"hardware\": ");
+  nns__out_json_str(o, nns__inspect_hardware(in));
+  nns__out_str(o, ", \"furthest\": [");
+  size_t *top = malloc((in->module_count + 1) * sizeof *top);
+  size_t n = top ? nns__inspect_roof_ranking(in, top, in->module_count) : 0;
+  for (size_t i = 0; i < n; i++)
+    nns__out_fmt(o, "%s%zu", i ? ", " : "", top[i]);
+  free(top);
+  nns__out_str(o, "]},\n");
+}
