@@ -462,6 +462,14 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *                   fails with NNS_E_NOTFOUND when there is none
  *   23 experts      str path, i64 active, i64 total, i64 tokens:
  *                   nns_model_set_experts on the model being built
+ *   24 value_data   str value name, i32 dtype, shape, bytes data: the
+ *                   contents a binding observed for a main-graph value
+ *                   (raw little-endian, as an initializer's; NULL data:
+ *                   the same contents as the last value_data record, of
+ *                   the same dtype and element count); used by analyses
+ *                   that read values beyond constant folding (masked
+ *                   attention counts), never by shape inference; finish
+ *                   fails with NNS_E_NOTFOUND for an unknown name
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -740,6 +748,19 @@ NNS_API nns_status nns_model_set_module(nns_model *model, const char *path,
                                         const char *class_name,
                                         size_t call_count, nns_error *err);
 /*
+ * The module at dotted path `path` does `macs` multiply-accumulates over
+ * all its calls, as the caller counted them (a binding's custom-op rule for
+ * a module the op table cannot see into). At the next nns_model_analyze()
+ * its layer's MACs become `macs` and every ancestor's and the model's
+ * totals change by the same difference; the layers inside it keep their own
+ * counts, and an outer module's given MACs win over an inner one's. A path
+ * that is no layer is kept and simply unused. NNS_E_ARG for a negative
+ * count.
+ */
+NNS_API nns_status nns_model_set_module_macs(nns_model *model,
+                                             const char *path, int64_t macs,
+                                             nns_error *err);
+/*
  * The initializer (or constant-fed value) `value_name` of the main graph is
  * of kind `kind`, overriding the guess from the ops that use it. Takes
  * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
@@ -940,6 +961,12 @@ typedef struct nns_counts {
   double compute_time_s; /* the part of time_s of compute-bound nodes */
   double memory_time_s;  /* the part of time_s of memory-bound nodes */
   int bound;             /* NNS_BOUND_*: which part of time_s is larger */
+  /* As macs / flops, but the two attention products (Q.K^T and P.V) count
+   * only the (query, key) pairs the attention mask allows, where the mask's
+   * contents are known (docs/metrics.md, "Masked attention, tokens");
+   * equal to macs / flops elsewhere. */
+  int64_t macs_unmasked;
+  int64_t flops_unmasked;
 } nns_counts;
 
 /* Which roof a node's time comes from (nns_counts.bound); a layer's is
@@ -1001,6 +1028,11 @@ typedef struct nns_totals {
   nns_hardware hardware;       /* the device's figures as used */
   nns_compute_dtype compute_dtype; /* the peak matrix ops run at */
   nns_compute_dtype float_dtype;   /* the peak every other op runs at */
+  /* Tokens of one forward: the element count of the token input (an
+   * integer input an embedding Gather reads), else batch x sequence of a
+   * rank-3 float input of a model with attention; 0 when the model has no
+   * token dimension (docs/metrics.md). */
+  int64_t tokens;
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until
@@ -1288,7 +1320,13 @@ typedef enum nns_report_format {
   /* Of an inference, through nns_report_shapes (no analysis needed;
    * NNS_E_STATE if not inferred): every value's dtype and shape. */
   NNS_FORMAT_SHAPES_JSON = 5, /* the "nnscan.shapes" contract */
-  NNS_FORMAT_SHAPES_TEXT = 6  /* a table: name, role, dtype, shape */
+  NNS_FORMAT_SHAPES_TEXT = 6, /* a table: name, role, dtype, shape */
+  /* Of the graph of a backward pass (a binding's recording of autograd's
+   * ops), as a section under its forward model's NNS_FORMAT_TEXT report: a
+   * heading, the tree table (the root row holds the totals) and what was
+   * not counted; the parameter, memory and receptive-field footer, which
+   * describes the forward model, is left out. */
+  NNS_FORMAT_BACKWARD_TEXT = 7
 } nns_report_format;
 
 typedef enum nns_numbers {
@@ -1305,8 +1343,11 @@ typedef enum nns_wrap {
 } nns_wrap;
 
 /* Numeric columns of the layer table. Layer, Type and Output Shape are
- * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); NNS_COL_PCT is
- * two (% of the total params and of the total MACs). */
+ * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); the same
+ * cells under torchscan's names are NNS_COL_RF_FIELD (Receptive field, as
+ * its receptive_field=True) and NNS_COL_RF_STATS (Receptive field,
+ * Effective stride, Effective padding, as its effective_rf_stats=True);
+ * NNS_COL_PCT is two (% of the total params and of the total MACs). */
 enum {
   NNS_COL_PARAMS = 1u << 0,  /* Param #: trainable parameters */
   NNS_COL_BUFFERS = 1u << 1, /* Buffers: non-trainable state (BN stats) */
@@ -1317,10 +1358,12 @@ enum {
   NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
   NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
   NNS_COL_DEFAULT = NNS_COL_PARAMS,
-  NNS_COL_ALL = 0xffu,       /* the columns above (not the two below) */
+  NNS_COL_ALL = 0xffu,       /* the columns above (not those below) */
   NNS_COL_BYTES = 1u << 8,   /* bytes moved (docs/metrics.md) */
-  NNS_COL_ROOF = 1u << 9     /* Intensity, Bound and Time (the roofline;
+  NNS_COL_ROOF = 1u << 9,    /* Intensity, Bound and Time (the roofline;
                                 shown when the analysis named a device) */
+  NNS_COL_RF_FIELD = 1u << 10, /* torchscan's Receptive field column */
+  NNS_COL_RF_STATS = 1u << 11  /* ... and its Effective stride, padding */
 };
 
 /* max_depth values with a meaning of their own. */

@@ -85,7 +85,8 @@ setup(
     version=version() if os.path.exists(os.path.join(ROOT, "include")) else "0.0.0",
     description="What a neural network costs: params, FLOPs, MACs, memory, "
                 "receptive field, from ONNX files or live PyTorch models",
-    packages=["nnscan"],
+    packages=["nnscan", "nnscan.compat", "nnscan.compat.torchscan",
+              "nnscan.compat.thop"],
     package_dir={"nnscan": "nnscan"},
     python_requires=">=3.8",
     cmdclass={"build_py": BuildWithLibrary},

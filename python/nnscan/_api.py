@@ -88,12 +88,13 @@ WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 
 # Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
 FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
-          "shapes_json": 5, "shapes_text": 6}
+          "shapes_json": 5, "shapes_text": 6, "backward_text": 7}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
-       "bytes": 1 << 8, "roof": 1 << 9}
+       "bytes": 1 << 8, "roof": 1 << 9,
+       "rf_field": 1 << 10, "rf_stats": 1 << 11}
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
@@ -186,6 +187,8 @@ FUNCTIONS = {
                                         c_size_t, POINTER(NnsError)]),
     "nns_model_set_param_kind": (c_status, [c_void_p, c_char_p, c_int,
                                             POINTER(NnsError)]),
+    "nns_model_set_module_macs": (c_status, [c_void_p, c_char_p, c_int64,
+                                             POINTER(NnsError)]),
 }
 
 _ready = None

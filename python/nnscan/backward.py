@@ -62,7 +62,7 @@ def record_backward(rec):
         def hook(*_):
             for k in range(state["start"], len(g.nodes)):
                 node = g.nodes[k]
-                g.nodes[k] = node[:6] + (scope,)
+                g.nodes[k] = node._replace(scope=scope)
             state["start"] = len(g.nodes)
         return hook
 

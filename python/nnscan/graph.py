@@ -17,6 +17,7 @@ per input, initializer, node and attribute.
 """
 import ctypes
 import struct
+from typing import NamedTuple, Optional, Tuple
 
 from . import _api
 
@@ -40,15 +41,39 @@ _PACK_BY_NAME = {"float32": "f", "uint8": "B", "int8": "b", "int16": "h",
                  "int32": "i", "int64": "q", "bool": "?", "float64": "d"}
 
 
+class Value(NamedTuple):
+    """A tensor's element type (ONNX number) and dims."""
+    dtype: int
+    dims: Tuple[int, ...]
+
+
+class Init(NamedTuple):
+    """An initializer: dims alone, or small constant data a shape rule
+    reads (a Reshape target); weights are never copied."""
+    dtype: int
+    dims: Tuple[int, ...]
+    data: Optional[object]
+
+
+class Node(NamedTuple):
+    """One recorded operation, as the builder takes it."""
+    op: str          # ONNX op type
+    name: str        # unique; "<module path>/<op>_<k>"
+    inputs: list     # value names ("" for an absent optional input)
+    outputs: list
+    attrs: dict      # name -> value
+    domain: str      # "" for ONNX; "pytorch.aten" for an unmapped aten op
+    scope: str       # dotted module path of the module that ran it
+
+
 class Graph:
     def __init__(self, name="model"):
         self.name = name
-        self.values = {}        # name -> (dtype, dims)
+        self.values = {}        # name -> Value
         self.inputs = []        # names
         self.outputs = []
-        self.inits = {}         # name -> (dtype, dims, data or None)
-        # (op, name, inputs, outputs, attrs, domain, scope)
-        self.nodes = []
+        self.inits = {}         # name -> Init
+        self.nodes = []         # Node, in execution order
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
@@ -56,6 +81,10 @@ class Graph:
         self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
+        # value name -> (dtype name, dims, raw bytes or None: the same as
+        # the last entry's with bytes): contents observed while recording
+        # (masks.py), the packed value_data record
+        self.known = {}
         self._counter = 0
 
     def new_name(self, stem="v"):
@@ -63,12 +92,12 @@ class Graph:
         return f"{stem}{self._counter}"
 
     def add_value(self, name, dtype, dims):
-        self.values[name] = (dtype, tuple(map(int, dims)))
+        self.values[name] = Value(dtype, tuple(map(int, dims)))
 
     def add_init(self, name, dtype, dims, data=None, kind=None):
         dims = tuple(map(int, dims))
-        self.inits[name] = (dtype, dims, data)
-        self.values[name] = (dtype, dims)
+        self.inits[name] = Init(dtype, dims, data)
+        self.values[name] = Value(dtype, dims)
         if kind:
             self.param_kinds[name] = kind
 
@@ -76,8 +105,8 @@ class Graph:
                  source=""):
         k = len(self.nodes)
         name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
-        self.nodes.append((op, name, list(inputs), list(outputs),
-                           dict(attrs) if attrs else {}, domain, scope))
+        self.nodes.append(Node(op, name, list(inputs), list(outputs),
+                               dict(attrs) if attrs else {}, domain, scope))
         self.node_source.append(source)
         return name
 
@@ -91,10 +120,9 @@ class Graph:
         self.outputs = [r(n) for n in self.outputs]
         self.inits = {r(k): v for k, v in self.inits.items()}
         self.declared = {r(n) for n in self.declared}
-        self.nodes = [(op, name, [r(i) for i in ins], [r(o) for o in outs],
-                       attrs, domain, scope)
-                      for op, name, ins, outs, attrs, domain, scope
-                      in self.nodes]
+        self.nodes = [n._replace(inputs=[r(i) for i in n.inputs],
+                                 outputs=[r(o) for o in n.outputs])
+                      for n in self.nodes]
 
     # ---- handing over to the library ----
 
@@ -125,14 +153,15 @@ class Graph:
 (_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
- _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS) = range(1, 24)
+ _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
+ _VALUE_DATA) = range(1, 25)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(24)]
+_TAG = [bytes([t]) for t in range(25)]
 
 
 class _Strings(dict):
@@ -188,7 +217,7 @@ def pack(g):
     s = _Strings()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
-    for d in sorted({""} | {n[5] for n in g.nodes}):
+    for d in sorted({""} | {n.domain for n in g.nodes}):
         out += [_TAG[_OPSET], s[d], _i64(_api.opset_max() if d == "" else 1)]
     no_symbols = b"\0"
     values = g.values
@@ -222,6 +251,12 @@ def pack(g):
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     for path, (k, n, tokens) in g.experts.items():
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
+    if g.known:
+        codes = _api.dtypes()
+        for name, (dt, dims, raw) in g.known.items():
+            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dt]), _shape(dims),
+                    _u64(0xFFFFFFFFFFFFFFFF) if raw is None
+                    else _u64(len(raw)), raw or b""]
     return b"".join(out)
 
 

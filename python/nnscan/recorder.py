@@ -40,7 +40,8 @@ from . import moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
-from .shadow import Shadows
+from . import masks
+from .shadow import Shadows, TensorConstructors
 
 
 class RecordError(RuntimeError):
@@ -778,7 +779,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     ctx = torch.enable_grad() if grad else torch.no_grad()
     probe = b.autocast.probe() if b.autocast is not None \
         else contextlib.nullcontext()
-    with ctx, stack, probe, _Mode(b):
+    ctors = TensorConstructors() if shadows is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, ctors, _Mode(b):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(model, b)
@@ -792,6 +795,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
     moe.annotate(model, g)
+    masks.hand_over(b)
     return Recording(g, b, stack, None, out)
 
 

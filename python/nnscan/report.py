@@ -80,6 +80,15 @@ class Handle(_api.Managed):
                                  ctypes.byref(err))
         _api.check(st, err, "shape inference")
 
+    def set_module_macs(self, path, macs):
+        """The MACs of the module at `path` over all its calls, counted by
+        the caller (a custom-op rule): at the next analyze() its layer and
+        the totals take them (nns_model_set_module_macs)."""
+        err = _api.NnsError()
+        st = _api.lib().nns_model_set_module_macs(
+            self.ptr, _api.c_name(path), int(macs), ctypes.byref(err))
+        _api.check(st, err, f"MACs of module '{path}'")
+
     def analyze(self, optimizer="adam", hardware=None, compute_dtype=None):
         """A new Analysis of the last inference (several live side by
         side: each keeps what it counted). hardware: a device name or a

@@ -37,6 +37,8 @@ pending computation runs, so none of them later sees the written value in
 place of the one it was recorded with; a chain deeper than MAX_PENDING_DEPTH
 runs at once, so reading never recurses deeply.
 """
+import threading
+
 import torch
 
 from . import ops_map
@@ -76,6 +78,12 @@ _META = torch.device("meta")
 _CPU = torch.device("cpu")
 
 
+def _storage(v):
+    """The address of the storage a CPU tensor's elements are in."""
+    s = v.untyped_storage() if hasattr(v, "untyped_storage") else v.storage()
+    return s.data_ptr()
+
+
 def _is_random(func, name):
     if name in RANDOM:
         return True
@@ -111,6 +119,16 @@ class Shadows:
         self.of = {}
         self.bytes = 0
         self.pending = []  # _Pending not yet run, oldest first
+        # Values computed once per distinct computation: key (see _key) ->
+        # output values. A model that builds the same mask in every layer
+        # (SDPA's math path with is_causal) computes it once and the layers
+        # share the value until one writes it in place (copy on write: see
+        # _unshare); masks.py hands it over once.
+        self.memo = {}
+        self.key_of = {}   # id(value) -> (key, output index) it came from
+        self.holders = {}  # id(value in memo) -> meta tensors holding it
+        self.by_storage = {}  # storage address -> values in memo on it
+        self.alive = []    # values keyed by identity: their ids stay theirs
 
     # ---- reading ----
     def value(self, t):
@@ -130,14 +148,74 @@ class Shadows:
         return e[1].depth if e is not None and isinstance(e[1], _Pending) \
             else 0
 
+    def _key(self, x, blank):
+        """A hashable stand-in for an argument: a tensor by the computation
+        its value came from (or its identity), a template by its shape and
+        dtype; None when something cannot be keyed."""
+        if isinstance(x, torch.Tensor):
+            if x.is_meta:
+                if id(x) in blank:
+                    return ("blank", tuple(x.shape), x.dtype, blank[id(x)])
+                v = self.value(x)
+                if v is None:
+                    return None
+                k = self.key_of.get(id(v))
+                if k is None:
+                    self.alive.append(v)
+                    k = ("value", id(v))
+                return k
+            self.alive.append(x)
+            return ("real", id(x))
+        if isinstance(x, (list, tuple)):
+            out = []
+            for y in x:
+                k = self._key(y, blank)
+                if k is None and y is not None:
+                    return None
+                out.append(k)
+            return tuple(out)
+        if isinstance(x, dict):
+            k = self._key(list(x.values()), blank)
+            return None if k is None else (tuple(x), k)
+        if isinstance(x, (torch.device, torch.dtype, torch.layout,
+                          torch.memory_format)):
+            return str(x)
+        if isinstance(x, float):
+            return ("float", x.hex())  # -0.0 is not 0.0
+        try:
+            hash(x)
+        except TypeError:
+            return None
+        return (type(x).__name__, x)
+
     def _compute(self, p):
         """Runs a pending op (its pending inputs first, through value) and
-        puts its outputs' values in place of the pending entries."""
+        puts its outputs' values in place of the pending entries; an op
+        computed before on the same values gives the same values (shared)."""
         if p.done:
             return
         p.done = True
-        got = self._run(p.func, p.args, p.kwargs, p.blank)
-        vals = ops_map._outs(got[0]) if got is not None else []
+        key = self._key((p.func, p.args, p.kwargs), p.blank) \
+            if not p.blank or all(not w for w in p.blank.values()) else None
+        vals = self.memo.get(key) if key is not None else None
+        if vals is None:
+            got = self._run(p.func, p.args, p.kwargs, p.blank)
+            vals = ops_map._outs(got[0]) if got is not None else []
+            n = sum(v.numel() * v.element_size() for v in vals
+                    if isinstance(v, torch.Tensor))
+            if self.bytes + n > MAX_BYTES:
+                vals = []
+            else:
+                self.bytes += n
+                if key is not None and all(
+                        v.numel() for v in vals if isinstance(v, torch.Tensor)):
+                    self.memo[key] = vals
+                    for i, v in enumerate(vals):
+                        if isinstance(v, torch.Tensor):
+                            self.key_of[id(v)] = (key, i)
+                            self.holders[id(v)] = []
+                            self.by_storage.setdefault(_storage(v), []) \
+                                .append(v)
         for i, o in enumerate(p.outs):
             if not isinstance(o, torch.Tensor):
                 continue
@@ -148,8 +226,33 @@ class Shadows:
             if isinstance(v, torch.Tensor) and list(v.shape) == list(o.shape) \
                     and v.dtype == o.dtype:
                 self.of[id(o)] = (o, v)
+                h = self.holders.get(id(v))
+                if h is not None:
+                    h.append(o)
             else:
                 self.drop(o)
+
+    def _unshare(self, t):
+        """Before `t` is written in place: the values in memo on the storage
+        its value is on stop being shared: the tensors holding them that
+        are not views of t's base get copies as they are now, and they
+        leave the memo. (Values computed inside the dispatch mode are not
+        marked as views, so the storage says what a write reaches; the
+        meta tensors are, so `_base` says which tensors are t's.)"""
+        v = self.value(t)
+        if v is None or not v.numel():
+            return
+        root = t._base if t._base is not None else t
+        for u in self.by_storage.pop(_storage(v), ()):
+            k = self.key_of.pop(id(u), None)
+            if k is not None and k[0] in self.memo \
+                    and self.memo[k[0]][k[1]] is u:
+                del self.memo[k[0]]
+            for h in self.holders.pop(id(u), ()):
+                e = self.of.get(id(h))
+                if e is not None and e[0] is h and e[1] is u and \
+                        (h._base if h._base is not None else h) is not root:
+                    self.of[id(h)] = (h, u.clone())
 
     def compute_all(self):
         """Runs every pending op, oldest first (before a write in place)."""
@@ -163,8 +266,10 @@ class Shadows:
 
     # ---- adding ----
     def set(self, meta, val):
-        """val: a CPU tensor, or a _Pending that will compute it."""
-        n = meta.numel() * meta.element_size()
+        """val: a CPU tensor, or a _Pending that will compute it (its bytes
+        count once computed, see _compute)."""
+        n = 0 if isinstance(val, _Pending) \
+            else meta.numel() * meta.element_size()
         if meta.numel() > MAX_ELEMENTS or self.bytes + n > MAX_BYTES:
             self.drop(meta)
             return False
@@ -313,7 +418,10 @@ class Shadows:
                 return out
         if targets:
             # A write in place (pending ops ran above): the target's value is
-            # read and written now.
+            # read and written now, no longer shared (_unshare).
+            for t in targets:
+                if self.holders:
+                    self._unshare(t)
             got = self._run(func, args, kwargs, blank)
             vals = ops_map._outs(got[0]) if got is not None else []
             if len(vals) != len(outs):
@@ -371,3 +479,62 @@ class Shadows:
         m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=_META)
         self.set(m, v)
         return m
+
+
+class TensorConstructors:
+    """`torch.tensor(data, device="meta")` makes its tensor on meta without
+    any aten op a dispatch mode sees, so its value would be lost (the
+    `torch.tensor(0.0, device=mask.device)` transformers turns a boolean
+    mask into an additive one with). While a recording runs, such a call
+    made on the recording thread makes the tensor on the CPU and copies it
+    to meta: the copy is an op, and its output gets the value as its
+    shadow. `torch.tensor` and `torch.as_tensor` are wrapped for the time
+    of the outermost recording (other threads' calls, and calls not asking
+    for meta, go to PyTorch's own function unchanged); a
+    TorchFunctionMode would see the same calls but costs every torch call
+    of the forward (a tenth of a LLaMA recording)."""
+
+    _lock = threading.Lock()
+    _threads = {}   # thread id -> nesting depth
+    _orig = {}      # name -> PyTorch's function, while wrapped
+
+    def __enter__(self):
+        me = threading.get_ident()
+        with self._lock:
+            if not self._threads:
+                for name in ("tensor", "as_tensor"):
+                    orig = getattr(torch, name)
+                    self._orig[name] = orig
+                    setattr(torch, name, _wrap(orig, self._threads))
+            self._threads[me] = self._threads.get(me, 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        me = threading.get_ident()
+        with self._lock:
+            self._threads[me] -= 1
+            if not self._threads[me]:
+                del self._threads[me]
+            if not self._threads:
+                for name, orig in self._orig.items():
+                    setattr(torch, name, orig)
+                self._orig.clear()
+        return False
+
+
+def _wrap(orig, threads):
+    def constructor(*args, **kwargs):
+        d = kwargs.get("device")
+        if d is not None and threading.get_ident() in threads:
+            try:
+                meta = torch.device(d).type == "meta"
+            except (RuntimeError, TypeError):
+                meta = False
+            if meta:
+                kw = dict(kwargs)
+                kw["device"] = _CPU
+                return orig(*args, **kw).to(_META)
+        return orig(*args, **kwargs)
+    constructor.__wrapped__ = orig
+    constructor.__doc__ = orig.__doc__
+    return constructor

@@ -13,6 +13,7 @@ import io
 import warnings
 
 from ._api import opset_max, py_name
+from .compat.thop.utils import clever_format  # thop's, once (docs/compat.md)
 from .report import Handle, Summary
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
@@ -148,6 +149,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     handle.infer(fallback_declared=True)
     if rec is not None:
         check_shapes(handle, rec)
+        for path, macs in rec.stack.custom.items():
+            handle.set_module_macs(path, macs)
     if hardware is not None:
         columns = tuple(columns) + ("bytes", "roof")
     return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
@@ -177,10 +180,11 @@ def check_shapes(handle, rec):
     if not differ:
         return  # the usual case: no node to look at
     seen = set()
-    for k, (op, name, _, outs, _, domain, scope) in enumerate(g.nodes):
-        if domain == "pytorch.aten":
+    for k, node in enumerate(g.nodes):
+        if node.domain == "pytorch.aten":
             continue
-        for o in outs:
+        op, scope = node.op, node.scope
+        for o in node.outputs:
             if o not in differ:
                 continue
             want = recorded[o]
@@ -217,6 +221,14 @@ def analyze_training(module, args, kwargs, max_depth=None,
                          max_depth=max_depth, columns=("flops", "macs"),
                          wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
+    # Training FLOPs as recorded: the forward's and the backward's totals
+    # (docs/metrics.md, "Masked attention, tokens"), per token where the
+    # forward has a token dimension. The backward is counted dense: it has
+    # no unmasked form yet.
+    t = s.totals
+    t["train_flops"] = t["flops"] + s.backward.totals["flops"]
+    if t.get("tokens"):
+        t["train_flops_per_token"] = t["train_flops"] / t["tokens"]
     return s
 
 
@@ -264,8 +276,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
-    parameters; buffers are counted in the footer), plus RF, Stride, Pad
-    with receptive_field / effective_rf_stats, and any `columns`
+    parameters; buffers are counted in the footer), plus Receptive field
+    with receptive_field, and Effective stride and Effective padding beside
+    it with effective_rf_stats, and any `columns`
     ("flops", "macs", "dmas", "buffers", "act", "pct"); the footer gives
     trainable / non-trainable / total params, model size, FLOPs, MACs and
     DMAs. max_depth=None shows every depth; deeper layers add into their
@@ -276,8 +289,11 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
-    if receptive_field or effective_rf_stats:
-        cols.append("rf")
+    if effective_rf_stats:
+        cols.append("rf_stats")
+    elif receptive_field:
+        cols.append("rf_field")
+    _check_depth(module, max_depth)
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
     if backward:
         if method != "record":
@@ -292,20 +308,26 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                            hardware=hardware, compute_dtype=compute_dtype)
     text = s.to_text(width=width)
     if backward:
-        # the backward table's rows (its root row holds the totals); the
-        # footer's parameter, memory and receptive-field lines describe the
-        # forward model and are in the table above
-        rows = s.backward.to_text(width=width).splitlines()
-        rules = [i for i, line in enumerate(rows) if line.startswith("=")]
-        rows = rows[:rules[1] + 1] if len(rules) > 1 else rows
-        notes = [line for line in s.backward.to_text(width=width).splitlines()
-                 if line.startswith(("Not counted", "Unknown ops"))]
-        text = text.rstrip("\n") + "\n\nBackward pass (gradients of every " \
-            "trainable parameter; Output Shape: the last gradient a layer " \
-            "produces):\n" + "\n".join(rows + notes) + "\n"
+        # the library's backward section: its table and what it did not
+        # count, without the forward model's footer
+        text = text.rstrip("\n") + "\n\n" + \
+            s.backward._render("backward_text", width=width)
     if file is not False:
         print(text, file=file, end="" if text.endswith("\n") else "\n")
     return s
+
+
+def _check_depth(module, max_depth):
+    """torchscan's rule: a max_depth no module reaches is an error (a
+    Conv2d alone has depth 0, so max_depth=1 asks for rows it has not)."""
+    if max_depth is None:
+        return
+    deepest = max(path.count(".") + 1 if path else 0
+                  for path, _ in module.named_modules())
+    if int(max_depth) > deepest:
+        raise ValueError(f"max_depth={max_depth} is beyond the model's depth "
+                         f"({deepest}: {type(module).__name__}'s deepest "
+                         f"submodule)")
 
 
 def crawl_module(module, input_shape=None, dtype=None, *, inputs=None,
@@ -334,11 +356,11 @@ def _batchless(shapes):
 
 
 def crawl_dict(module, s):
+    """torchscan 0.1.2's dictionary: counts from the library's rows and
+    totals; parameters and buffers as torchscan counts them, every one a
+    module holds (compat._modules.held)."""
+    from .compat._modules import held
     layers = {py_name(row["path"]): row for row in s.layers}
-    kinds = {}
-    for p in s.json["parameters"]:
-        kinds.setdefault(p["layer"], []).append(p)
-    # parameter kinds as PyTorch has them (requires_grad), by module
     info = []
     # torchscan's dictionary: its root row is the lower-cased class name
     # (docs/compat.md); nnscan's own reports say the class (docs/cli.md).
@@ -349,8 +371,8 @@ def crawl_dict(module, s):
         own = [p for n, p in m.named_parameters(recurse=False)]
         bufs = [b for n, b in m.named_buffers(recurse=False)]
         is_leaf = not any(True for _ in m.children())
-        sub_params = list(m.parameters()) if is_leaf else own
-        sub_bufs = list(m.buffers()) if is_leaf else bufs
+        h = held(m.parameters() if is_leaf else own,
+                 m.buffers() if is_leaf else bufs)
         flags = (row or {}).get("flags", {})
         rf = (row or {}).get("rf") or {}
         info.append({
@@ -359,12 +381,9 @@ def crawl_dict(module, s):
             "type": type(m).__name__,
             "input_shape": _batchless(meta.get("input_shapes")),
             "output_shape": _batchless(meta.get("output_shapes")),
-            "grad_params": sum(p.numel() for p in sub_params if p.requires_grad),
-            "nograd_params": sum(p.numel() for p in sub_params
-                                 if not p.requires_grad),
-            "param_size": sum(p.numel() * p.element_size() for p in sub_params),
-            "num_buffers": sum(b.numel() for b in sub_bufs),
-            "buffer_size": sum(b.numel() * b.element_size() for b in sub_bufs),
+            "grad_params": h.trainable, "nograd_params": h.frozen,
+            "param_size": h.param_bytes, "num_buffers": h.buffers,
+            "buffer_size": h.buffer_bytes,
             "flops": (row or {}).get("flops", 0),
             "macs": (row or {}).get("macs", 0),
             "dmas": (row or {}).get("dmas", 0),
@@ -376,16 +395,13 @@ def crawl_dict(module, s):
             "calls": meta.get("calls", 0),
         })
     t = s.totals
-    params = list(module.parameters())
-    bufs = list(module.buffers())
+    h = held(module.parameters(), module.buffers())
     return {
         "layers": info,
         "overall": {
-            "grad_params": sum(p.numel() for p in params if p.requires_grad),
-            "nograd_params": sum(p.numel() for p in params if not p.requires_grad),
-            "param_size": sum(p.numel() * p.element_size() for p in params),
-            "num_buffers": sum(b.numel() for b in bufs),
-            "buffer_size": sum(b.numel() * b.element_size() for b in bufs),
+            "grad_params": h.trainable, "nograd_params": h.frozen,
+            "param_size": h.param_bytes, "num_buffers": h.buffers,
+            "buffer_size": h.buffer_bytes,
             "flops": t["flops"], "macs": t["macs"], "dmas": t["dmas"],
         },
     }
@@ -393,27 +409,13 @@ def crawl_dict(module, s):
 
 # ---- thop / thoplw ----
 
-def clever_format(values, fmt="%.2f"):
-    """thop's clever_format: 1.82G, 11.69M, 512.00K, 12.00B."""
-    single = not isinstance(values, (list, tuple))
-    vals = [values] if single else list(values)
-    out = []
-    for v in vals:
-        for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
-            if v > scale:
-                out.append(fmt % (v / scale) + unit)
-                break
-        else:
-            out.append(fmt % v + "B")
-    return out[0] if single or len(out) == 1 else tuple(out)
-
-
 class LayersInfo:
     """thoplw's per-layer table: one row per leaf module that ran."""
 
     def __init__(self, root_type, rows, total_macs, total_params, shape_in,
-                 shape_out):
+                 shape_out, clever=clever_format):
         self.name = root_type
+        self.clever = clever  # fmt="clever": thop's, or thoplw's own
         self.rows = rows  # (name, class, in, out, macs, params)
         self.total_macs = total_macs
         self.total_params = total_params
@@ -428,7 +430,7 @@ class LayersInfo:
 
         def value(v, total):
             if fmt == "clever":
-                return clever_format(v)
+                return self.clever(v)
             if fmt == "ratio":
                 return "%5.2f %%" % (100.0 * v / total if total else 0.0)
             return str(v)
@@ -438,7 +440,7 @@ class LayersInfo:
                  value(p, self.total_params)] for n, c, i, o, m, p in self.rows]
         tm, tp = self.total_macs, self.total_params
         if fmt != "raw":
-            tm, tp = clever_format([tm, tp])
+            tm, tp = self.clever([tm, tp])
         body.append(["Total", self.name, self.shape_in, self.shape_out,
                      str(tm), str(tp)])
         if kind == "csv":
@@ -484,16 +486,10 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
-    custom = s.custom_macs
+    custom = s.custom_macs  # the library's rows and totals hold them
     layers = {py_name(row["path"]): row for row in s.layers}
     total_macs = s.totals["macs"]
-    replaced = []
-    for path, macs in custom.items():
-        if any(path.startswith(r + ".") for r in replaced if r):
-            continue
-        sub = layers.get(path, {}).get("macs", 0)
-        total_macs += macs - sub
-        replaced.append(path)
+    replaced = list(custom)  # their subtrees' rows are not shown
     rows = []
     for path, m in model.named_modules():
         if path == "":
@@ -508,7 +504,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
         if not (leaf or is_custom) or (under_custom and not is_custom):
             continue
         row = layers.get(path, {})
-        macs = custom[path] if is_custom else row.get("macs", 0)
+        macs = row.get("macs", 0)
         params = row.get("params", 0) + row.get("frozen", 0) \
             + row.get("buffers", 0)
         rows.append((path, type(m).__name__,

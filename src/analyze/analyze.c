@@ -204,6 +204,8 @@ static void record_node(nns__analysis *a, const nns__node *n,
   k->macs = c->macs;
   k->dmas = c->dmas;
   k->bytes = c->bytes;
+  k->macs_unmasked = c->macs;
+  k->flops_unmasked = c->flops;
   k->nodes = 1;
   k->flags = cost_flags(c, counted);
   a->node_counted[i] = counted;
@@ -341,6 +343,8 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counts.macs = c.macs;
     an->counts.dmas = c.dmas;
     an->counts.bytes = c.bytes;
+    an->counts.macs_unmasked = c.macs;
+    an->counts.flops_unmasked = c.flops;
     an->counts.nodes = 1;
     an->counts.flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
@@ -551,9 +555,13 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK)
     nns__roofline_nodes(m, a);
   if (st == NNS_OK)
+    nns__attention_unmasked(m, a);
+  if (st == NNS_OK)
     st = nns__memory_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (st == NNS_OK)
+    nns__custom_macs_apply(m, a);
   if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
   if (st == NNS_OK)
@@ -563,6 +571,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   nns__experts_analyze(m, a);
   a->all = a->layers[0].counts;
   a->all.flags |= a->memory_flags;
+  a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);
   nns__roofline_finish(a);
   return NNS_OK;

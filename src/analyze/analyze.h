@@ -99,6 +99,7 @@ struct nns_analysis {
   const nns_model *model;       /* the model it describes (read only) */
   nns_totals totals;
   nns_counts all;               /* the whole model */
+  size_t attention;             /* softmax attentions found (attention.c) */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
@@ -180,6 +181,13 @@ static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
 /* Layer types, op type lists, input and output values. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
+/* custom.c: the caller's declaration of the module at `path` (created,
+ * zeroed, on first use; NULL when out of memory), and the MACs the caller
+ * gave for modules (nns_model_set_module_macs) put in place of their
+ * layers' counted MACs, after sum_layers. */
+nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
+void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
+
 /* params.c: classifies initializers and their copies, fills a->params,
  * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
  * the layers that use a parameter counted elsewhere (a->layers[].counts
@@ -223,6 +231,12 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
 void nns__roofline_nodes(nns_model *m, nns__analysis *a);
 /* Intensity and bound of the summed rows: layers, op types, the model. */
 void nns__roofline_finish(nns__analysis *a);
+
+/* attention.c: macs_unmasked / flops_unmasked of the attention products
+ * whose mask is known (a->nodes[].counts, after the costs); the token
+ * count of nns_totals (after). */
+void nns__attention_unmasked(nns_model *m, nns__analysis *a);
+int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
  * driver and every pass. The passes call nothing in analyze.c: the driver

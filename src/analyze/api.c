@@ -325,12 +325,8 @@ nns_status nns_model_set_module(nns_model *m, const char *path,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_model_set_module needs a model, a path and a class "
                     "name");
-  const char *p = nns__intern_cstr(&m->strings, path);
   const char *c = nns__intern_cstr(&m->strings, class_name);
-  nns__module_decl *d = nns__map_get(&m->modules, p);
-  if (p && c && !d && (d = nns__arena_alloc(&m->arena, sizeof *d)) &&
-      !nns__map_put(&m->modules, p, d))
-    d = NULL;
+  nns__module_decl *d = c ? nns__module_decl_of(m, path) : NULL;
   if (!d)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   d->class_name = c;

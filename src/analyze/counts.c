@@ -30,5 +30,8 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
   d->time_s += s->time_s;
   d->compute_time_s += s->compute_time_s;
   d->memory_time_s += s->memory_time_s;
+  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
+  d->flops_unmasked =
+      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
   d->flags |= s->flags;
 }

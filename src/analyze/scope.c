@@ -471,7 +471,7 @@ static bool caller_module_types(builder *b) {
   nns_model *m = b->m;
   for (size_t i = 0; i < m->modules.cap; i++) {
     const nns__module_decl *d = m->modules.vals[i];
-    if (m->modules.keys[i] && d &&
+    if (m->modules.keys[i] && d && d->class_name &&
         !nns__map_put(&b->types, m->modules.keys[i], (void *)d->class_name))
       return false;
   }

@@ -103,8 +103,15 @@ struct nns_builder {
   nns__arena_vec graphs;  /* bgraph *: every graph, for their maps */
   nns__arena_vec kinds;   /* pkind: packed PARAM_KIND records, for
                              finish */
+  nns__arena_vec knowns;  /* pknown: packed VALUE_DATA records, for
+                             finish */
   bool broken;            /* a packed call failed part-way */
 };
+
+typedef struct pknown {   /* contents finish gives a main-graph value */
+  const char *name;       /* interned */
+  const nns__tensor *t;
+} pknown;
 
 typedef struct pkind {    /* a parameter kind finish gives the main graph */
   const char *name;       /* interned */
@@ -1068,6 +1075,22 @@ static nns_status give_kinds(nns_builder *b, nns_error *err) {
   return NNS_OK;
 }
 
+/* The VALUE_DATA records: each names a main-graph value of as many
+ * elements (its type is checked again where the contents are read). */
+static nns_status give_knowns(nns_builder *b, nns_error *err) {
+  nns_model *m = b->m;
+  for (size_t i = 0; i < b->knowns.n; i++) {
+    const pknown *k = &NNS__ARENA_VEC_AT(b->knowns, pknown, i);
+    nns__value *v = nns__map_get(&m->graph->scope, k->name);
+    if (!v)
+      return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                      "contents of '%s': the main graph has no value of that "
+                      "name", k->name);
+    v->known = k->t;
+  }
+  return NNS_OK;
+}
+
 nns_status nns_builder_finish(nns_builder *b, nns_model **out,
                               nns_error *err) {
   nns_status st = usable(b, err);
@@ -1101,6 +1124,8 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
     st = nns__asm_finish(&A, g);
   if (!st)
     st = give_kinds(b, err);
+  if (!st)
+    st = give_knowns(b, err);
   if (st) {
     /* The description is untouched: what was laid out stays unused in
      * the arena until the builder goes, and a later finish starts over. */
@@ -1134,7 +1159,8 @@ enum {
   PK_INPUT, PK_OUTPUT, PK_VALUE_INFO, PK_INITIALIZER, PK_NODE, PK_ATTR_INT,
   PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
   PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
-  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_LAST = PK_EXPERTS
+  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_VALUE_DATA,
+  PK_LAST = PK_VALUE_DATA
 };
 
 static const char *const pk_names[] = {
@@ -1142,7 +1168,7 @@ static const char *const pk_names[] = {
     "input", "output", "value_info", "initializer", "node", "attr_int",
     "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-    "param_kind", "experts"};
+    "param_kind", "experts", "value_data"};
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
@@ -1409,6 +1435,36 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     if ((st = usable(b, err)))
       return st;
     return nns_model_set_experts(b->m, s0, i64, total, tokens, err);
+  }
+  case PK_VALUE_DATA: {
+    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
+    if ((st = usable(b, err)) || (st = check_name("value", s0, err)))
+      return st;
+    nns__tensor *t;
+    if (!data) { /* the same contents as the last record that gave some */
+      const nns__tensor *last =
+          b->knowns.n
+              ? NNS__ARENA_VEC_AT(b->knowns, pknown, b->knowns.n - 1).t
+              : NULL;
+      int64_t numel = 1;
+      bool ok = d.rank >= 0;
+      for (int32_t k = 0; ok && k < d.rank; k++)
+        ok = d.dims[k] >= 0 && nns__mul_i64(numel, d.dims[k], &numel);
+      if (!last || !ok || last->dtype != i32a || last->numel != numel)
+        return bad(err, "contents of '%s': no data, and the last value_data "
+                   "record's dtype or element count differs", s0);
+      t = (nns__tensor *)last;
+    } else if ((st = make_tensor(b, "contents of", s0, i32a, d.rank, d.dims,
+                                 data, len, false, &t, err))) {
+      return st;
+    }
+    pknown *k = push(b, &b->knowns, sizeof *k);
+    if (!k)
+      return nomem(err);
+    k->name = intern(b, s0);
+    k->t = t;
+    return k->name ? NNS_OK : nomem(err);
   }
   default:
     r->why = "unknown record tag";

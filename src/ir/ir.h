@@ -143,6 +143,10 @@ typedef struct nns__value {
   nns__type type;            /* inferred (or, for inputs, given) type */
   nns__type *declared;       /* type the model declares, or NULL */
   nns__const *cval;          /* known contents, or NULL */
+  /* Contents a binding observed while recording (packed record
+   * value_data, raw little-endian, any size): read by analyses that need
+   * more than folding keeps (masked attention), never by shape rules. */
+  const nns__tensor *known;
   uint8_t role;              /* nns_value_role */
   bool cval_done;            /* cval was computed (or found impossible) */
   bool is_graph_input;       /* listed in the graph's inputs */
@@ -264,8 +268,10 @@ typedef struct nns__function {
 
 /* A module the caller described (nns_model_set_module). */
 typedef struct nns__module_decl {
-  const char *class_name; /* interned */
+  const char *class_name; /* interned; NULL when only its MACs were given */
   size_t call_count;
+  int64_t macs;           /* nns_model_set_module_macs, when macs_given */
+  bool macs_given;
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
@@ -427,6 +433,10 @@ const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
 int nns__dtype_bits(int32_t dtype);
 bool nns__dtype_is_float(int32_t dtype);
 bool nns__dtype_is_int(int32_t dtype); /* integers and bool */
+/* Element i of little-endian raw data of a byte-sized dtype, as a double
+ * (integers and bool by value). */
+double nns__raw_elem(int32_t dtype, const uint8_t *p);
+
 /* Decodes an initializer's elements into c. Returns NNS_OK, or an error
  * (external file missing or short, data size mismatch). `limit` bounds the
  * element count decoded; larger tensors give NNS_E_LIMIT. */

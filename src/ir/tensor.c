@@ -174,6 +174,36 @@ static int64_t nibble(const uint8_t *p, int64_t i, bool is_signed) {
   return is_signed && v >= 8 ? v - 16 : v;
 }
 
+double nns__raw_elem(int32_t dtype, const uint8_t *e) {
+  int bytes = nns__dtype_bits(dtype) / 8;
+  switch (dtype) {
+  case NNS_DT_FLOAT: {
+    uint32_t bits = (uint32_t)le(e, 4);
+    float x;
+    memcpy(&x, &bits, 4);
+    return x;
+  }
+  case NNS_DT_DOUBLE: {
+    uint64_t bits = le(e, 8);
+    double x;
+    memcpy(&x, &bits, 8);
+    return x;
+  }
+  case NNS_DT_INT8:
+    return (int8_t)*e;
+  case NNS_DT_INT16:
+    return (int16_t)le(e, 2);
+  case NNS_DT_INT32:
+    return (int32_t)le(e, 4);
+  case NNS_DT_INT64:
+    return (double)(int64_t)le(e, 8);
+  default:
+    if (nns__dtype_is_float(dtype))
+      return small_float(dtype, (uint32_t)le(e, bytes));
+    return (double)le(e, bytes);
+  }
+}
+
 /* Elements from `numel` little-endian elements at p (raw_data or an
  * external file). */
 static void decode_bytes(int32_t dtype, const uint8_t *p, int64_t numel,

@@ -442,13 +442,13 @@ static nns_status softmax13_rf(nns__ictx *cx, const nns__rf *in,
   return nns__rf_mix_axis(cx, nns__attr_int(cx, "axis"), in, out);
 }
 
-#define SOFTMAX(nm, fold, cf)                                                  \
+#define SOFTMAX(nm, fold, cf, at)                                              \
   {"", nm, 1, 10, "a", axis1_attrs, softmax_shape, fold, .cost = cf,           \
-   .rf = softmax1_rf, .rf_parts = true},                                                         \
+   .rf = softmax1_rf, .rf_parts = true, .attn = at},                                             \
   {"", nm, 11, 12, "a", axis1_attrs, softmax_shape, fold, .cost = cf,          \
-   .rf = softmax1_rf, .rf_parts = true},                                                         \
+   .rf = softmax1_rf, .rf_parts = true, .attn = at},                                             \
   {"", nm, 13, NNS__OPSET_MAX, "a", axis13_attrs, softmax_shape, fold, .cost = cf,         \
-   .rf = softmax13_rf, .rf_parts = true}
+   .rf = softmax13_rf, .rf_parts = true, .attn = at}
 
 const nns__op nns__ops_activation[] = {
     ACT_1_6("Relu", consumed_attrs, NULL, nns__same_shape, relu_fold,
@@ -490,19 +490,19 @@ const nns__op nns__ops_activation[] = {
     {"", "PRelu", 7, NNS__OPSET_MAX, "aw", NULL, prelu_shape, NULL,
      .cost = leaky_relu_cost},
 
-    SOFTMAX("Softmax", softmax_fold, softmax_cost),
-    SOFTMAX("LogSoftmax", log_softmax_fold, softmax_cost),
-    SOFTMAX("Hardmax", hardmax_fold, hardmax_cost),
+    SOFTMAX("Softmax", softmax_fold, softmax_cost, NNS__ATTN_SOFTMAX),
+    SOFTMAX("LogSoftmax", log_softmax_fold, softmax_cost, 0),
+    SOFTMAX("Hardmax", hardmax_fold, hardmax_cost, 0),
 
     {"", "Dropout", 1, 5, "a", dropout1_attrs, dropout_shape, dropout_fold,
-     .cost = dropout_cost},
+     .cost = dropout_cost, .attn = NNS__ATTN_KEEP},
     {"", "Dropout", 6, 6, "a", dropout6_attrs, dropout_shape, dropout_fold,
-     .cost = dropout_cost},
+     .cost = dropout_cost, .attn = NNS__ATTN_KEEP},
     {"", "Dropout", 7, 9, "a", dropout7_attrs, dropout_shape, dropout_fold,
-     .cost = dropout_cost},
+     .cost = dropout_cost, .attn = NNS__ATTN_KEEP},
     {"", "Dropout", 10, 11, "a", dropout7_attrs, dropout_shape, dropout_fold,
-     .cost = dropout_cost},
+     .cost = dropout_cost, .attn = NNS__ATTN_KEEP},
     {"", "Dropout", 12, NNS__OPSET_MAX, "acc", dropout12_attrs, dropout_shape,
-     dropout_fold, .cost = dropout_cost},
+     dropout_fold, .cost = dropout_cost, .attn = NNS__ATTN_KEEP},
     NNS__OP_END,
 };

@@ -1050,22 +1050,22 @@ static const nns__attr_spec clip6_attrs[] = {
    .cost = eltwise1_cost, .no_grad = "1"},                                     \
   {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape, fold,              \
    .cost = eltwise1_cost, .no_grad = "1"}
-#define ARITH(nm, fold)                                                        \
+#define ARITH(nm, fold, at)                                                    \
   {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold,        \
-   .cost = eltwise1_cost},                                                     \
+   .cost = eltwise1_cost, .attn = at},                                         \
   {"", nm, 6, 6, "aa", legacy_bcast_attrs, binary_shape, fold,                 \
-   .cost = eltwise1_cost},                                                     \
+   .cost = eltwise1_cost, .attn = at},                                         \
   {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, binary_shape, fold,                  \
-   .cost = eltwise1_cost}
+   .cost = eltwise1_cost, .attn = at}
 #define VARIADIC(nm, fold, cf)                                                 \
   {"", nm, 1, 5, "a", consumed_attrs, variadic_shape, fold, .cost = cf},       \
   {"", nm, 6, NNS__OPSET_MAX, "a", NULL, variadic_shape, fold, .cost = cf}
 
 const nns__op nns__ops_eltwise[] = {
-    ARITH("Add", add_fold),
-    ARITH("Sub", sub_fold),
-    ARITH("Mul", mul_fold),
-    ARITH("Div", div_fold),
+    ARITH("Add", add_fold, NNS__ATTN_BIAS),
+    ARITH("Sub", sub_fold, 0),
+    ARITH("Mul", mul_fold, NNS__ATTN_SCALE),
+    ARITH("Div", div_fold, NNS__ATTN_SCALE),
     /* The exponent is usually a literal (x ** 2), not a parameter. */
     BINARY_1_7("Pow", "ac", binary_shape, pow_fold),
     {"", "Mod", 10, NNS__OPSET_MAX, "aa", mod_attrs, mod_shape, mod_fold,
@@ -1135,11 +1135,11 @@ const nns__op nns__ops_eltwise[] = {
 
     /* A constant condition is a mask, not a parameter. */
     {"", "Where", 9, NNS__OPSET_MAX, "caa", NULL, where_shape, where_fold,
-     .cost = eltwise1_cost},
+     .cost = eltwise1_cost, .attn = NNS__ATTN_SELECT},
     {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold,
-     .cost = nns__cost_move},
+     .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
     {"", "Cast", 6, NNS__OPSET_MAX, "a", cast6_attrs, cast_shape, cast_fold,
-     .cost = nns__cost_move},
+     .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
     /* Casts move data; CastLike reads only the type of input 1. */
     {"", "CastLike", 15, NNS__OPSET_MAX, "ac", NULL, castlike_shape, cast_fold,
      .cost = nns__cost_move_x},

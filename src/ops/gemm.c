@@ -564,7 +564,7 @@ const nns__op nns__ops_gemm[] = {
      .cost = gemm_cost, .rf = nns__rf_whole, .matrix = true},
     {"", "MatMul", 1, NNS__OPSET_MAX, "aw", NULL, matmul_shape, NULL,
      .cost = matmul_cost, .rf = matmul_rf,
-     .rf_parts = true, .matrix = true},
+     .rf_parts = true, .matrix = true, .attn = NNS__ATTN_PRODUCT},
     {"", "MatMulInteger", 10, NNS__OPSET_MAX, "awcc", NULL,
      matmul_integer_shape, NULL,
      .cost = matmul_integer_cost, .rf = matmul_rf, .matrix = true},

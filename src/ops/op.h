@@ -222,7 +222,23 @@ typedef struct nns__op {
   /* The node holds its output's contents in an attribute (Constant): the
    * output is classified like an initializer (src/analyze/params.c). */
   bool holds_data;
+
+  /* The part the op can play in attention, softmax(Q.K^T + mask).V
+   * (NNS__ATTN_*): how src/analyze/masked.c finds the two products whose
+   * (query, key) pairs a mask with known contents leaves out. */
+  uint8_t attn;
 } nns__op;
+
+enum {
+  NNS__ATTN_NONE = 0,
+  NNS__ATTN_PRODUCT, /* a matrix product: Q.K^T before the softmax, P.V after */
+  NNS__ATTN_SOFTMAX, /* the normalisation over keys */
+  NNS__ATTN_BIAS,    /* adds an additive mask (-inf or very negative: left out) */
+  NNS__ATTN_SELECT,  /* Where(cond, a, b): one of a, b the scores, the other a
+                        very negative fill */
+  NNS__ATTN_SCALE,   /* multiplies or divides the scores by a constant */
+  NNS__ATTN_KEEP     /* passes values on (reshape, cast, broadcast, dropout) */
+};
 
 /* The role letter of input i of node n ('a' when the op is unknown or
  * declares no roles); the last letter repeats for variadic inputs. */

@@ -185,6 +185,14 @@ static void j_counts(nns__out *o, const nns_counts *k, bool roof) {
     nns__out_str(o, ", ");
     j_int(o, "frozen", k->frozen);
   }
+  /* Masked attention (docs/metrics.md): where a known mask leaves pairs
+   * out; absent means equal to macs / flops. */
+  if (k->macs_unmasked != k->macs || k->flops_unmasked != k->flops) {
+    nns__out_str(o, ", ");
+    j_int(o, "macs_unmasked", k->macs_unmasked);
+    nns__out_str(o, ", ");
+    j_int(o, "flops_unmasked", k->flops_unmasked);
+  }
   /* Mixture-of-experts layers (and what holds them) only: 0 on op types. */
   if (k->params_active &&
       k->params_active != nns__sum_sat(k->params, k->frozen)) {
@@ -241,6 +249,18 @@ static void j_hardware(nns__out *o, const nns_totals *t) {
       nns__out_str(o, "null");
   }
   nns__out_str(o, "}},\n");
+}
+
+/* Tokens and FLOPs per token, for a model with a token dimension. */
+static void j_tokens(nns__out *o, const nns_counts *all, int64_t tokens) {
+  if (tokens <= 0)
+    return;
+  nns__out_str(o, ",\n    ");
+  j_int(o, "tokens", tokens);
+  nns__out_fmt(o, ", \"flops_per_token\": %.17g, "
+               "\"flops_unmasked_per_token\": %.17g",
+               (double)all->flops / (double)tokens,
+               (double)all->flops_unmasked / (double)tokens);
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
@@ -384,6 +404,13 @@ static void j_totals(nns__out *o, const nns_analysis *a) {
   nns_rf rf = nns__total_rf_of(a);
   nns__out_str(o, "  \"totals\": {");
   j_counts(o, &all, t.hardware.name != NULL);
+  if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops) {
+    nns__out_str(o, ", ");  /* the totals always say */
+    j_int(o, "macs_unmasked", all.macs_unmasked);
+    nns__out_str(o, ", ");
+    j_int(o, "flops_unmasked", all.flops_unmasked);
+  }
+  j_tokens(o, &all, t.tokens);
   nns__out_str(o, ",\n    ");
   j_bool(o, "complete", !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
                                        NNS_COUNT_OVERFLOW)));

@@ -189,6 +189,15 @@ nns_status nns__report_json(const nns_analysis *a,
  * "nodes", "subgraph_nodes": the model fields both JSON documents share. */
 void nns__json_model_fields(nns__out *o, const nns_model *m,
                             const char *path);
+/* backward.c: NNS_FORMAT_BACKWARD_TEXT's heading, and its end (after the
+ * rows): the closing rule and the not-counted lines (summary.c's
+ * nns__text_notes). */
+void nns__backward_heading(nns__out *o);
+void nns__backward_footer(nns__out *o, const nns_analysis *a, int width);
+/* summary.c: the text report's lines on what was not counted (no cost
+ * rule, no size, failed rule) and the ops without a shape rule. */
+void nns__text_notes(nns__out *o, const nns_analysis *a);
+
 /* The SHAPES formats (shapes.c). */
 nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
                               nns__out *out);

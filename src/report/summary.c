@@ -19,15 +19,16 @@
 /* ==== Columns ==== */
 
 enum col_id {
-  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_MACS, C_DMAS,
-  C_RF, C_STRIDE, C_PAD, C_ACT, C_PCT_PARAMS, C_PCT_MACS, C_BYTES,
-  C_INTENSITY, C_BOUND, C_TIME, C_COUNT
+  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_FLOPS_UNMASKED,
+  C_MACS, C_MACS_UNMASKED, C_DMAS, C_RF, C_STRIDE, C_PAD, C_RF_TS,
+  C_STRIDE_TS, C_PAD_TS, C_ACT, C_PCT_PARAMS,
+  C_PCT_MACS, C_BYTES, C_INTENSITY, C_BOUND, C_TIME, C_COUNT
 };
 
 typedef struct col_def {
   const char *title;    /* text and Markdown header */
   const char *csv;      /* CSV header */
-  unsigned flag;        /* NNS_COL_* that selects it; 0 = always */
+  unsigned flag;        /* NNS_COL_* bits that select it; 0 = always */
   bool numeric;         /* right-aligned */
 } col_def;
 
@@ -38,11 +39,19 @@ static const col_def cols[C_COUNT] = {
     [C_PARAMS] = {"Param #", "params", NNS_COL_PARAMS, true},
     [C_BUFFERS] = {"Buffers", "buffers", NNS_COL_BUFFERS, true},
     [C_FLOPS] = {"FLOPs", "flops", NNS_COL_FLOPS, true},
+    [C_FLOPS_UNMASKED] = {"FLOPs (mask)", "flops_unmasked", NNS_COL_FLOPS,
+                          true},
     [C_MACS] = {"MACs", "macs", NNS_COL_MACS, true},
+    [C_MACS_UNMASKED] = {"MACs (mask)", "macs_unmasked", NNS_COL_MACS, true},
     [C_DMAS] = {"DMAs", "dmas", NNS_COL_DMAS, true},
     [C_RF] = {"RF", "rf", NNS_COL_RF, true},
     [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
     [C_PAD] = {"Pad", "rf_padding", NNS_COL_RF, true},
+    /* the same cells under torchscan's names (its summary()'s columns) */
+    [C_RF_TS] = {"Receptive field", "rf", NNS_COL_RF_FIELD | NNS_COL_RF_STATS,
+                 true},
+    [C_STRIDE_TS] = {"Effective stride", "rf_stride", NNS_COL_RF_STATS, true},
+    [C_PAD_TS] = {"Effective padding", "rf_padding", NNS_COL_RF_STATS, true},
     [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
     [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
     [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
@@ -185,6 +194,8 @@ static void count_cell(char *buf, size_t size, int64_t v, int64_t total,
 }
 
 static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
+  c = c == C_RF_TS ? C_RF : c == C_STRIDE_TS ? C_STRIDE : c == C_PAD_TS ? C_PAD
+                                                                        : c;
   if (rf->whole && c == C_RF) {
     snprintf(buf, size, "whole");
     return;
@@ -208,8 +219,12 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
   if (!nns__totals_of(a).hardware.name)
     want &= ~(unsigned)NNS_COL_ROOF; /* no device, no roofline */
+  nns_counts all = nns__total_counts_of(a);
+  /* The unmasked columns only where a mask left attention pairs out. */
+  bool masked = all.macs_unmasked != all.macs;
   for (int c = 0; c < C_COUNT; c++)
-    if (!cols[c].flag || (want & cols[c].flag))
+    if ((!cols[c].flag || (want & cols[c].flag)) &&
+        (masked || (c != C_FLOPS_UNMASKED && c != C_MACS_UNMASKED)))
       g->id[g->ncols++] = (enum col_id)c;
 
   size_t n = nns_analysis_layer_count(a);
@@ -226,7 +241,6 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (!g->cell)
     return NNS_E_NOMEM;
 
-  nns_counts all = nns__total_counts_of(a);
   const char *root_name = nns__model_name(m, o);
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(a, g->layer[r]);
@@ -262,13 +276,24 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
         count_cell(buf, sizeof buf, k->macs, all.macs, k->flags, o, csv,
                    false);
         break;
+      case C_FLOPS_UNMASKED:
+        count_cell(buf, sizeof buf, k->flops_unmasked, all.flops_unmasked,
+                   k->flags, o, csv, false);
+        break;
+      case C_MACS_UNMASKED:
+        count_cell(buf, sizeof buf, k->macs_unmasked, all.macs_unmasked,
+                   k->flags, o, csv, false);
+        break;
       case C_DMAS:
         count_cell(buf, sizeof buf, k->dmas, all.dmas, k->flags, o, csv,
                    false);
         break;
       case C_RF:
       case C_STRIDE:
-      case C_PAD: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
+      case C_PAD:
+      case C_RF_TS:
+      case C_STRIDE_TS:
+      case C_PAD_TS: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
       case C_ACT:
         nns__fmt_number(buf, sizeof buf, k->activation_bytes,
                         all.activation_bytes, o->numbers, true, csv);
@@ -837,6 +862,18 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns__out_fmt(o, "FLOPs: %s\n", a);
   total_str(a, sizeof a, all.macs, false, partial);
   nns__out_fmt(o, "MACs:  %s\n", a);
+  if (all.macs_unmasked != all.macs) {
+    total_str(a, sizeof a, all.flops_unmasked, false, partial);
+    total_str(b, sizeof b, all.macs_unmasked, false, partial);
+    nns__out_fmt(o, "Over the pairs attention masks allow: FLOPs %s, "
+                    "MACs %s\n", a, b);
+  }
+  if (t.tokens > 0) {
+    total_str(a, sizeof a, t.tokens, false, false);
+    nns__out_fmt(o, "Tokens: %s; FLOPs per token %.4g (masked %.4g)\n", a,
+                 (double)all.flops / (double)t.tokens,
+                 (double)all.flops_unmasked / (double)t.tokens);
+  }
   total_str(a, sizeof a, all.dmas, false, partial);
   nns__out_fmt(o, "DMAs:  %s\n", a);
   if (rf.whole) {
@@ -870,14 +907,20 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   if (all.flags & NNS_COUNT_OVERFLOW)
     nns__out_str(o, "Some counts passed 2^63-1 and were held there "
                     "(saturated): they are not exact.\n");
+  nns__text_notes(o, an);
+  text_rule(o, "=", width);
+}
+
+void nns__text_notes(nns__out *o, const nns_analysis *an) {
   uncounted_lines(o, an, false);
   put_op_list(o, an, nns_analysis_unknown_op_count(an), nns_analysis_unknown_op,
               "Unknown ops (no shape rule):", "\n");
-  text_rule(o, "=", width);
 }
 
 static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
                        const nns_report_options *opt) {
+  if (opt->format == NNS_FORMAT_BACKWARD_TEXT)
+    nns__backward_heading(o);
   int w[C_COUNT];
   const int gap = 2;
   for (int c = 0; c < g->ncols; c++) {
@@ -958,7 +1001,10 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
                     "16 characters):\n");
     dim_legend(o, g, "  ");
   }
-  text_footer(o, a, rule);
+  if (opt->format == NNS_FORMAT_BACKWARD_TEXT)
+    nns__backward_footer(o, a, rule);
+  else
+    text_footer(o, a, rule);
 }
 
 /* ==== CSV ==== */
@@ -1034,7 +1080,7 @@ static nns_status options_in(nns_report_options *o,
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_options.size is below the first "
                            "version's");
-  if ((unsigned)o->format > NNS_FORMAT_SHAPES_TEXT ||
+  if ((unsigned)o->format > NNS_FORMAT_BACKWARD_TEXT ||
       (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
@@ -1068,11 +1114,13 @@ static nns_status render(const nns_model *m, const nns_analysis *a,
   } else {
     grid g;
     bool csv = o->format == NNS_FORMAT_CSV;
+    bool text = o->format == NNS_FORMAT_TEXT ||
+                o->format == NNS_FORMAT_BACKWARD_TEXT;
     st = grid_build(&g, a, o, csv);
-    if (st == NNS_OK && o->format == NNS_FORMAT_TEXT)
+    if (st == NNS_OK && text)
       st = grid_prefixes(&g, a);
     if (st == NNS_OK) {
-      if (o->format == NNS_FORMAT_TEXT)
+      if (text)
         write_text(out, a, &g, o);
       else if (csv)
         write_csv(out, a, &g);

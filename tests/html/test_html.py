@@ -57,6 +57,28 @@ def run(*args):
     return r.stdout
 
 
+def masked_attention_model(path):
+    """softmax(Q.K^T / 2 + causal mask) V in a module 'attn', the mask an
+    initializer: the page shows the MACs (mask) column."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    f = TensorProto.FLOAT
+    ins = [helper.make_tensor_value_info(n, f, [1, 2, 6, 4]) for n in 'qkv']
+    keep = np.tril(np.ones((6, 6), bool))
+    mask = np.where(keep, 0, -np.inf).astype(np.float32)
+    nodes = [helper.make_node('Transpose', ['k'], ['kt'], name='/attn/T', perm=[0, 1, 3, 2]),
+             helper.make_node('MatMul', ['q', 'kt'], ['s'], name='/attn/qk/MatMul'),
+             helper.make_node('Mul', ['s', 'half'], ['ss'], name='/attn/Mul'),
+             helper.make_node('Add', ['ss', 'mask'], ['sm'], name='/attn/Add'),
+             helper.make_node('Softmax', ['sm'], ['p'], name='/attn/Softmax', axis=-1),
+             helper.make_node('MatMul', ['p', 'v'], ['y'], name='/attn/pv/MatMul')]
+    g = helper.make_graph(nodes, 'masked', ins, [helper.make_tensor_value_info('y', f, None)],
+                          [numpy_helper.from_array(mask, 'mask'),
+                           numpy_helper.from_array(np.array(0.5, np.float32), 'half')])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), path)
+
+
 def hostile_model(path):
     """Layer names holding </script>, <!-- and quotes."""
     import onnx
@@ -229,6 +251,13 @@ def check_summary(page, name, html, doc, shots):
         if not check(cells, '%s: layer %r is not in the table after searching %r' % (name, l['path'], q)):
             continue
         check(cells['name'].endswith(l['name']), '%s: row %r is named %r' % (name, l['path'], cells['name']))
+        if 'macs_unmasked' in doc['totals'] and \
+                doc['totals']['macs_unmasked'] != doc['totals']['macs']:
+            for key, dense in (('macs_unmasked', 'macs'), ('flops_unmasked', 'flops')):
+                want = l.get(key, l[dense])  # absent: equal (docs/json.md)
+                check(cells.get(key, '').replace(',', '') == str(want),
+                      '%s: %r %s shows %r, the JSON says %d'
+                      % (name, l['path'], key, cells.get(key), want))
         for key, jkey in CELLS.items():
             shown = cells[key].replace(',', '')
             check(shown == str(l[jkey]), '%s: %r %s shows %r, the JSON says %d'
@@ -531,7 +560,9 @@ def main():
                     '--out', tmp, '--only', 'llama7b'], check=True, stdout=subprocess.DEVNULL)
     hostile = os.path.join(tmp, 'hostile.onnx')
     hostile_model(hostile)
-    models = [('resnet18', os.path.join(FIXTURES, 'resnet18_op17_fold.onnx')),
+    masked = os.path.join(tmp, 'masked_attention.onnx')
+    masked_attention_model(masked)
+    models = [('masked_attention', masked),('resnet18', os.path.join(FIXTURES, 'resnet18_op17_fold.onnx')),
               ('vit_b_16', os.path.join(FIXTURES, 'vit_b_16_op17_fold.onnx')),
               ('llama7b_shaped', os.path.join(tmp, 'llama7b_shaped.onnx')),
               ('hostile', hostile),

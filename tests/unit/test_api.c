@@ -396,6 +396,13 @@ static void c_set_module(void) {
   CHECK_EQ(nns_model_set_module(m, "a", NULL, 1, &err), NNS_E_ARG);
   nns_model_free(m);
 }
+static void c_set_module_macs(void) {
+  CHECK_EQ(nns_model_set_module_macs(NULL, "a", 1, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_set_module_macs(m, NULL, 1, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_macs(m, "a", -1, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
 static void c_set_experts(void) {
   CHECK_EQ(nns_model_set_experts(NULL, "a", 1, 2, 0, &err), NNS_E_ARG);
   nns_model *m = loaded();
@@ -987,6 +994,7 @@ static const entry exports[] = {
     {"nns_model_warning_count", c_warning_count},
     {"nns_model_warning", c_warning},
     {"nns_model_set_module", c_set_module},
+    {"nns_model_set_module_macs", c_set_module_macs},
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
     {"nns_model_analyze", c_analyze},

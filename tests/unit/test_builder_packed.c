@@ -14,6 +14,7 @@
  * (tests/fuzz/fuzz_packed.c) ever found failing is replayed.
  */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,148 @@ static void test_module_and_param_kind(void) {
   CHECK(strstr(err.message, "negative") != NULL);
 }
 
+/* node op in0 [in1 [in2]] -> out */
+static void w_node(wbuf *b, const char *op, int n_in, const char *const *in,
+                   const char *out) {
+  w_u8(b, 10);
+  w_str(b, op);
+  w_str(b, "");
+  w_str(b, out);
+  w_str(b, "attn");
+  w_u32(b, (uint32_t)n_in);
+  for (int i = 0; i < n_in; i++)
+    w_str(b, in[i]);
+  w_u32(b, 1);
+  w_str(b, out);
+}
+/* input name: float or bool [1, 2, 4, 2] / [4, 4] */
+static void w_input4(wbuf *b, const char *name, int dtype) {
+  w_u8(b, 6);
+  w_str(b, name);
+  w_i32(b, dtype);
+  if (dtype == NNS_DT_BOOL) {
+    w_i32(b, 2);
+    w_i64(b, 4);
+    w_i64(b, 4);
+  } else {
+    w_i32(b, 4);
+    w_i64(b, 1);
+    w_i64(b, 2);
+    w_i64(b, 4);
+    w_i64(b, 2);
+  }
+  w_u8(b, 0);
+}
+
+/* value_data: a mask's contents as a recording saw them, given to a node's
+ * output, make macs_unmasked count the attention products over the pairs
+ * it allows: a causal [4, 4] mask on 2 heads, E = Ev = 2 (by hand: 10 of
+ * 16 pairs per head, so (16 - 10) * 2 heads * (2 + 2) MACs left out). */
+static void test_value_data(void) {
+  wbuf b;
+  nns_error err;
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input4(&b, "q", NNS_DT_FLOAT);
+  w_input4(&b, "k", NNS_DT_FLOAT);
+  w_input4(&b, "v", NNS_DT_FLOAT);
+  w_input4(&b, "cond", NNS_DT_BOOL);
+  w_u8(&b, 9); /* initializer ninf: float scalar -inf */
+  w_str(&b, "ninf");
+  w_i32(&b, NNS_DT_FLOAT);
+  w_i32(&b, 0);
+  float ninf = -INFINITY;
+  w_i64(&b, 4);
+  w(&b, &ninf, 4);
+  w_node(&b, "Identity", 1, (const char *[]){"cond"}, "m");
+  w_node(&b, "Transpose", 1, (const char *[]){"k"}, "kt");
+  w_u8(&b, 14); /* attr perm */
+  w_str(&b, "perm");
+  w_u32(&b, 4);
+  w_i64(&b, 0);
+  w_i64(&b, 1);
+  w_i64(&b, 3);
+  w_i64(&b, 2);
+  w_node(&b, "MatMul", 2, (const char *[]){"q", "kt"}, "s");
+  w_node(&b, "Where", 3, (const char *[]){"m", "s", "ninf"}, "sm");
+  w_node(&b, "Softmax", 1, (const char *[]){"sm"}, "p");
+  w_node(&b, "MatMul", 2, (const char *[]){"p", "v"}, "y");
+  w_u8(&b, 7);
+  w_str(&b, "y");
+  w_i32(&b, 0);
+  w_i32(&b, -1);
+  w_u8(&b, 0);
+  size_t data_at = b.n;
+  unsigned char causal[16];
+  for (int i = 0; i < 16; i++)
+    causal[i] = i % 4 <= i / 4;
+  w_u8(&b, 24);
+  w_str(&b, "m");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 2);
+  w_i64(&b, 4);
+  w_i64(&b, 4);
+  w_i64(&b, 16);
+  w(&b, causal, 16);
+  size_t end = b.n;
+  nns_model *m = NULL;
+  for (int given = 0; given < 2; given++) {
+    b.n = given ? end : data_at;
+    CHECK_EQ(build_packed(b.p, b.n, 1, &m, &err), NNS_OK);
+    if (!m)
+      continue;
+    nns_analysis *a = NULL;
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+    nns_counts t = {.size = sizeof t};
+    CHECK_EQ(nns_analysis_total_counts(a, &t), NNS_OK);
+    CHECK_EQ(t.macs, 2 * (2 * 4 * 4 * 2));
+    CHECK_EQ(t.macs - t.macs_unmasked, given ? (16 - 10) * 2 * (2 + 2) : 0);
+    nns_analysis_free(a);
+    nns_model_free(m);
+  }
+  /* "The same as the last": a second name sharing the contents. */
+  b.n = end;
+  w_u8(&b, 24);
+  w_str(&b, "cond");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 2);
+  w_i64(&b, 4);
+  w_i64(&b, 4);
+  w_i64(&b, -1);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_OK);
+  nns_model_free(m);
+  /* ... but not as the first, nor with another element count */
+  b.n = data_at;
+  w_u8(&b, 24);
+  w_str(&b, "m");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 0);
+  w_i64(&b, -1);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "'m'") != NULL);
+  /* A name the graph lacks fails finish, naming it; short data is refused. */
+  b.n = data_at;
+  w_u8(&b, 24);
+  w_str(&b, "nowhere");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 0);
+  w_i64(&b, 1);
+  w(&b, causal, 1);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_NOTFOUND);
+  CHECK(strstr(err.message, "nowhere") != NULL);
+  b.n = data_at;
+  w_u8(&b, 24);
+  w_str(&b, "m");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 1);
+  w_i64(&b, 16);
+  w_i64(&b, 3);
+  w(&b, causal, 3);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &m, &err), NNS_E_ARG);
+}
+
 /* The fuzz seeds (recorded graphs: they build) and every buffer a fuzzer
  * found failing (regress-*.nnsp: a status each, nothing else). */
 static void test_fuzz_files(void) {
@@ -492,6 +635,7 @@ int main(void) {
   RUN(test_malformed);
   RUN(test_refused_record);
   RUN(test_module_and_param_kind);
+  RUN(test_value_data);
   RUN(test_empty_lists);
   RUN(test_fuzz_files);
   return check_finish();

@@ -187,6 +187,9 @@
         depth: l.depth, family: (work[0] || fams[0] || 'unknown'), children: [],
         metrics: {macs: l.macs, flops: l.flops, params: l.params,
                   activation_bytes: l.activation_bytes, dmas: l.dmas},
+        /* absent: equal to macs / flops (docs/metrics.md) */
+        unmasked: {macs: l.macs_unmasked != null ? l.macs_unmasked : l.macs,
+                   flops: l.flops_unmasked != null ? l.flops_unmasked : l.flops},
         cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
                 /* mixture of experts: present where it differs from params */
                 params_active: l.params_active != null ? l.params_active
@@ -261,7 +264,11 @@
         {key: 'params', label: 'Param #', unit: 'count', value: function (n) { return n.metrics.params; }},
         {key: 'buffers', label: 'Buffers', unit: 'count', value: function (n) { return n.cells.buffers; }},
         {key: 'flops', label: 'FLOPs', unit: 'count', value: function (n) { return n.metrics.flops; }},
+        {key: 'flops_unmasked', label: 'FLOPs (mask)', unit: 'count', masked: true,
+         value: function (n) { return n.unmasked.flops; }},
         {key: 'macs', label: 'MACs', unit: 'count', value: function (n) { return n.metrics.macs; }},
+        {key: 'macs_unmasked', label: 'MACs (mask)', unit: 'count', masked: true,
+         value: function (n) { return n.unmasked.macs; }},
         {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
         {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
         {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
@@ -270,7 +277,9 @@
         {key: 'pct_params', label: '% Params', pct: 'params'},
         {key: 'pct_macs', label: '% MACs', pct: 'macs'},
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
-      ].concat(doc.hardware ? [
+      ].filter(function (c) {  /* the unmasked columns where a mask left pairs out */
+        return !c.masked || (t.macs_unmasked != null && t.macs_unmasked !== t.macs);
+      }).concat(doc.hardware ? [
         {key: 'bytes', label: 'Bytes', unit: 'bytes', value: function (n) { return n.roof.bytes; }},
         {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
         {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
@@ -283,6 +292,13 @@
               (t.buffers ? ' · ' + fmtClever(t.buffers, 'count') + ' buffers' : '')},
         {label: 'MACs', value: t.macs, unit: 'count', partial: !t.complete},
         {label: 'FLOPs', value: t.flops, unit: 'count', partial: !t.complete},
+        t.macs_unmasked != null && t.macs_unmasked !== t.macs ?
+          {label: 'MACs over allowed pairs', value: t.macs_unmasked, unit: 'count',
+           partial: !t.complete, sub: 'attention masks applied · FLOPs ' +
+             fmtClever(t.flops_unmasked, 'count')} : null,
+        t.tokens ? {label: 'FLOPs per token', value: t.flops_per_token, unit: 'count',
+                    sub: fmtRaw(t.tokens) + ' tokens · masked ' +
+                         fmtClever(t.flops_unmasked_per_token, 'count')} : null,
         {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
          sub: t.peak_node ? 'after ' + t.peak_node : ''},
         {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
@@ -936,6 +952,8 @@
     main.appendChild(header(view));
     var cards = el('div', {cls: 'totals'});
     view.totals.forEach(function (t) {
+      if (!t)
+        return;  /* a card only some documents have */
       cards.appendChild(el('div', {cls: 'total'}, [
         el('div', {cls: 'total-label', text: t.label}),
         el('div', {cls: 'total-value', title: fmtRaw(t.value) + (t.unit === 'bytes' ? ' bytes' : ''),

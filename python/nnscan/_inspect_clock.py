@@ -1,0 +1,150 @@
+"""The Inspector's clocks and memory counters: a host clock that stops
+while the inspector's own hooks run, or CUDA events; the CUDA allocator's
+counters, or on CPU the bytes of every newly allocated op output."""
+import math
+import threading
+import time
+
+from ._inspect_shared import _SHARED_LOCK
+
+
+def _storage(t):
+    """t's storage without PyTorch 2's TypedStorage deprecation warning."""
+    get = getattr(t, "untyped_storage", None)
+    return get() if get is not None else t.storage()
+
+
+def _alloc_counter():
+    """A TorchDispatchMode that adds up the bytes of every op output with
+    storage of its own (not a view of, nor written into, an input): the
+    CPU's bytes allocated, as a counter that only grows. `off` > 0 while
+    an inspector's own hooks run (their ops are nobody's)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+    import torch
+
+    class Mode(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.total = 0
+            self.off = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if self.off:
+                return out
+            outs = tree_flatten(out)[0]
+            seen = None
+            for t in outs:
+                if not isinstance(t, torch.Tensor):
+                    continue
+                try:
+                    st = _storage(t)
+                    ptr, nbytes = st.data_ptr(), st.nbytes()
+                except Exception:  # sparse, meta: nothing to count
+                    continue
+                if seen is None:
+                    seen = set()
+                    for a in tree_flatten((args, kwargs))[0]:
+                        if isinstance(a, torch.Tensor):
+                            try:
+                                seen.add(_storage(a).data_ptr())
+                            except Exception:
+                                pass
+                if ptr not in seen:
+                    seen.add(ptr)
+                    self.total += nbytes
+            return out
+
+    return Mode()
+
+
+class _SharedCounter:
+    """One allocation counter (a dispatch mode) per thread for every
+    inspector that counts CPU memory there: entered by the first, left by
+    the last (a dispatch mode's exit pops the thread's newest mode, so two
+    could not leave in any order). Dispatch modes are per thread."""
+    by_thread = {}  # thread id -> [mode, users]
+
+    @classmethod
+    def acquire(cls):
+        with _SHARED_LOCK:
+            e = cls.by_thread.get(threading.get_ident())
+            if e is None:
+                mode = _alloc_counter()
+                mode.__enter__()
+                e = cls.by_thread[threading.get_ident()] = [mode, 0]
+            e[1] += 1
+            return e[0]
+
+    @classmethod
+    def release(cls, mode):
+        with _SHARED_LOCK:
+            for tid, e in list(cls.by_thread.items()):
+                if e[0] is not mode:
+                    continue
+                e[1] -= 1
+                if e[1] == 0:
+                    del cls.by_thread[tid]
+                    mode.__exit__(None, None, None)
+
+
+class Clock:
+    """Events at hook entry: (time in ms, bytes allocated so far, live
+    bytes), on the host clock less the time spent in the inspector's own
+    hooks, or as CUDA events resolved when the pass is sent."""
+
+    def __init__(self, torch, cuda, memory):
+        self.torch = torch
+        self.cuda = cuda
+        self.memory = memory
+        self.overhead = 0.0          # seconds spent in our own hooks
+        self.t0 = time.perf_counter()
+        self.counter = None          # the CPU allocation counter
+        self.cuda_base = None
+        if cuda:
+            self.cuda_base = torch.cuda.Event(enable_timing=True)
+            self.cuda_base.record()
+        elif memory:
+            self.counter = _SharedCounter.acquire()
+
+    def close(self):
+        """Leaves the allocation counter (the last user takes it away)."""
+        if self.counter is not None:
+            _SharedCounter.release(self.counter)
+            self.counter = None
+
+    def enter(self):
+        """A hook starts: our ops are nobody's; returns the entry time."""
+        if self.counter is not None:
+            self.counter.off += 1
+        return time.perf_counter()
+
+    def leave(self, t_in):
+        self.overhead += time.perf_counter() - t_in
+        if self.counter is not None:
+            self.counter.off -= 1
+
+    def now(self, t_in):
+        """The event at the moment a hook was entered."""
+        if self.cuda:
+            ev = self.torch.cuda.Event(enable_timing=True)
+            ev.record()
+            if self.memory:
+                st = self.torch.cuda.memory_stats()
+                return (ev, st.get("allocated_bytes.all.allocated", -1),
+                        st.get("allocated_bytes.all.current", -1))
+            return (ev, -1, -1)
+        t = (t_in - self.t0 - self.overhead) * 1e3
+        alloc = self.counter.total if self.counter is not None else -1
+        return (t, alloc, -1)
+
+    def resolve(self, ev):
+        """An event as (ms, alloc, live) numbers (CUDA events resolved)."""
+        if ev is None:
+            return (math.nan, -1, -1)
+        t, a, l = ev
+        if self.cuda:
+            t.synchronize()
+            t = self.cuda_base.elapsed_time(t)
+        return (t, a, l)

@@ -1,0 +1,125 @@
+"""Which real values a recording hands to the library: attention masks.
+
+On the meta path the recorder keeps real values for the small integer and
+boolean tensors that decide masks (shadow.py). The library counts the two
+attention products over the (query, key) pairs a mask allows
+(macs_unmasked, src/analyze/attention.c) when it knows the mask's
+contents, so at the end of a recording the values the mask ops read are
+handed over with the graph (Graph.known, the packed value_data record).
+
+What is handed over (docs/python.md, "Real values on the meta path"):
+a tracked tensor (one with a real value) that a recorded `Add` or `Where`
+reads beside an activation (a tensor without a real value), i.e. a mask or
+bias applied to scores. Rather than the value itself, the inputs it was
+made from are handed over when they say the same with fewer bytes and the
+library can follow them back (attention.c's find_mask): a broadcast,
+reshape or cast of a tracked tensor, and a `Where` that turns a boolean
+mask into an additive one from two numbers. Only the values handed over
+are computed (shadow values are computed when first read), within
+MAX_BYTES per recording; nothing else a recording tracks leaves Python.
+"""
+import torch
+
+MAX_BYTES = 1 << 30
+
+# ONNX ops (as ops_map emits them) whose output carries its input's values
+# re-shaped, broadcast or cast: the library follows them back
+_KEEP = frozenset(("Reshape", "Expand", "Unsqueeze", "Squeeze", "Flatten",
+                   "Cast", "Identity"))
+
+
+def hand_over(b):
+    """Puts the contents of the masks b's graph reads into b.g.known."""
+    shadows = b.shadows
+    if shadows is None or not shadows.of:
+        return
+    g = b.g
+    tracked = {}  # value name -> meta tensor with a shadow
+    for i, (t, _) in shadows.of.items():
+        n = b.names.get(i)
+        if n is not None and b.names.get(id(t)) == n:
+            tracked[n] = t
+    if not tracked:
+        return
+    producer = {}  # tracked value name -> its node
+    uses = []      # the Add and Where nodes
+    for k, node in enumerate(g.nodes):
+        op = node[0]
+        if op == "Add" or op == "Where":
+            uses.append(node)
+        for o in node[3]:
+            if o in tracked:
+                producer[o] = k
+
+    def sources(name, depth=0):
+        """The tracked values `name` is made from that the library can
+        follow back to (see the module docstring)."""
+        k = producer.get(name)
+        if k is None or depth > 8:
+            return [name]
+        op, _, ins = g.nodes[k][0], g.nodes[k][1], g.nodes[k][2]
+        if op in _KEEP and ins and ins[0] in tracked:
+            return sources(ins[0], depth + 1)
+        if op == "Where" and len(ins) == 3 and all(
+                i in tracked or i in g.inits for i in ins) \
+                and all(_numel(g, i) == 1 for i in ins[1:]):
+            return sources(ins[0], depth + 1) + [
+                i for i in ins[1:] if i in tracked]
+        return [name]
+
+    want = []
+    for op, _, ins, _, _, _, _ in uses:
+        if op == "Add" and len(ins) == 2:
+            sides = [ins[0], ins[1]]
+        elif op == "Where" and len(ins) == 3:
+            sides = [ins[1], ins[2]]
+        else:
+            continue
+        if not any(s not in tracked and s not in g.inits for s in sides):
+            continue  # no activation: mask arithmetic, not a mask applied
+        picks = [ins[0]] if op == "Where" else []
+        picks += [s for s in sides if s in tracked]
+        for p in picks:
+            if p in tracked:
+                want.extend(sources(p))
+    # Values of one computation (the same mask built in every layer:
+    # shadow.py's memo) are handed over once: the names after the first
+    # carry no bytes (the record's "same as the last" form), and the
+    # library counts the mask once.
+    groups = {}  # computation (or value) -> (value, names)
+    for name in dict.fromkeys(want):
+        if name in g.known:
+            continue
+        v = shadows.value(tracked[name])
+        if v is not None:
+            k = shadows.key_of.get(id(v), id(v))
+            groups.setdefault(k, (v, []))[1].append(name)
+    spent = 0
+    for v, names in groups.values():
+        n = v.numel() * v.element_size()
+        if spent + n > MAX_BYTES:
+            break
+        spent += n
+        dt, dims, raw = _raw(v)
+        for i, name in enumerate(names):
+            g.known[name] = (dt, dims, raw if i == 0 else None)
+
+
+def _numel(g, name):
+    dims = g.values.get(name, (0, ()))[1]
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+def _raw(v):
+    """(dtype name, dims, little-endian bytes) of a CPU tensor; types numpy
+    lacks (bfloat16) as float32."""
+    v = v.detach().contiguous()
+    if v.dtype not in (torch.bool, torch.uint8, torch.int8, torch.int16,
+                       torch.int32, torch.int64, torch.float16, torch.float32,
+                       torch.float64):
+        v = v.float()
+    name = str(v.dtype).replace("torch.", "")
+    return name, list(v.shape), v.numpy().tobytes()

@@ -1,0 +1,121 @@
+"""macs_unmasked on ONNX graphs (issue 20.1): attention spelled as ONNX
+exporters spell it, the mask known from an initializer's bytes, from a
+subgraph the library folds (Range, comparisons), or from `--value` for a
+mask input. Reference: the mask's allowed pairs counted with numpy in the
+test, each costing E (Q.K^T) + Ev (P.V) multiply-accumulates."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+B, H, L, E = 2, 3, 8, 4
+CLI = os.path.join(os.path.dirname(os.environ.get("NNSCAN_LIBRARY", "")),
+                   "nnscan")
+pytestmark = pytest.mark.skipif(not os.path.exists(CLI),
+                                reason="the nnscan CLI beside NNSCAN_LIBRARY")
+
+
+def _graph(mask_nodes, mask_inputs, inits, additive, mask_name="mask"):
+    """softmax(Q.K^T * s + mask) V, or Where(mask, scores, -inf)."""
+    f = TensorProto.FLOAT
+    ins = [helper.make_tensor_value_info(n, f, [B, H, L, E])
+           for n in ("q", "k", "v")] + mask_inputs
+    nodes = list(mask_nodes) + [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "scale"], ["ss"]),
+        helper.make_node("Add", ["ss", mask_name], ["sm"]) if additive else
+        helper.make_node("Where", [mask_name, "ss", "ninf"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"]),
+    ]
+    inits = list(inits) + [
+        numpy_helper.from_array(np.array(0.5, np.float32), "scale"),
+        numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf")]
+    g = helper.make_graph(nodes, "attn", ins,
+                          [helper.make_tensor_value_info("y", f, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    return m.SerializeToString()
+
+
+def _summary(tmp_path, model, *opts):
+    p = tmp_path / "m.onnx"
+    p.write_bytes(model)
+    out = subprocess.run([CLI, "summary", str(p), "--format", "json", *opts],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["totals"]
+
+
+def _expect(t, allowed):
+    """allowed: bool array broadcast to [B, H, L, L]."""
+    dense = B * H * L * L
+    n = int(np.broadcast_to(allowed, (B, H, L, L)).sum())
+    assert t["macs"] == 2 * dense * E
+    assert t["macs"] - t["macs_unmasked"] == (dense - n) * (E + E)
+
+
+def test_additive_mask_initializer(tmp_path):
+    i = np.arange(L)
+    keep = (i[None, :] <= i[:, None]) & (i[:, None] - i[None, :] < 3)
+    add = np.where(keep, 0, np.finfo(np.float32).min).astype(np.float32)
+    t = _summary(tmp_path, _graph([], [], [numpy_helper.from_array(add, "mask")],
+                                  additive=True))
+    _expect(t, keep)
+
+
+def test_mask_folded_from_range(tmp_path):
+    """A causal mask built from Range and a comparison, as exporters write
+    an arange-built mask: the library folds it."""
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    nodes = [
+        helper.make_node("Range", ["zero", "len", "one"], ["i"]),
+        helper.make_node("Unsqueeze", ["i", "ax0"], ["row"]),
+        helper.make_node("Unsqueeze", ["i", "ax1"], ["col"]),
+        helper.make_node("LessOrEqual", ["row", "col"], ["mask"]),
+    ]
+    inits = [c("zero", 0), c("len", L), c("one", 1), c("ax0", [0]),
+             c("ax1", [1])]
+    t = _summary(tmp_path, _graph(nodes, [], inits, additive=False))
+    i = np.arange(L)
+    _expect(t, i[None, :] <= i[:, None])
+
+
+def test_mask_input_given_with_value(tmp_path):
+    """A padding mask as a graph input, its contents given with --value."""
+    keep = np.ones((B, 1, 1, L), bool)
+    keep[0, ..., :3] = False  # left padding on the first row
+    inp = helper.make_tensor_value_info("mask", TensorProto.BOOL, [B, 1, 1, L])
+    vals = ",".join(str(int(x)) for x in keep.ravel())
+    t = _summary(tmp_path, _graph([], [inp], [], additive=False),
+                 "--value", f"mask={vals}")
+    _expect(t, keep)
+    t = _summary(tmp_path, _graph([], [inp], [], additive=False))
+    assert t["macs_unmasked"] == t["macs"]  # contents unknown: dense
+
+
+def test_tokens(tmp_path):
+    """tokens: the element count of the integer input an embedding reads
+    (input_ids [2, 5], not the position ids [1, 5] beside it); none for a
+    model without such an input nor a [B, T, D] input with attention."""
+    i64 = TensorProto.INT64
+    g = helper.make_graph(
+        [helper.make_node("Gather", ["wpe", "pos"], ["pe"]),
+         helper.make_node("Gather", ["wte", "ids"], ["te"]),
+         helper.make_node("Add", ["te", "pe"], ["y"])], "emb",
+        [helper.make_tensor_value_info("pos", i64, [1, 5]),
+         helper.make_tensor_value_info("ids", i64, [2, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.zeros((16, 8), np.float32), "wte"),
+         numpy_helper.from_array(np.zeros((5, 8), np.float32), "wpe")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    t = _summary(tmp_path, model.SerializeToString())
+    assert t["tokens"] == 10
+    assert t["flops_per_token"] == t["flops"] / 10
+    t = _summary(tmp_path, _graph([], [], [], additive=True,
+                                  mask_name="scale"))
+    assert "tokens" not in t  # q, k, v are [B, H, L, E]

@@ -1,0 +1,525 @@
+/*
+ * Attention as LLM people count it: the two products of
+ * softmax(Q.K^T * scale + mask).V over the (query, key) pairs the mask
+ * allows (macs_unmasked, flops_unmasked), and the model's token count
+ * (docs/metrics.md, "Masked attention, tokens").
+ *
+ * The pattern is found from the operator table's `attn` marks, never from
+ * op names: a softmax whose input goes back, through scales, reshapes,
+ * casts, additive masks (Add) and selections (Where against a very
+ * negative fill), to a matrix product (Q.K^T), and whose output goes on,
+ * through reshapes, broadcasts and dropout, into a matrix product as its
+ * left operand (P.V). That is how a fused SDPA call, PyTorch's math path,
+ * transformers' eager attention and the usual ONNX exports spell it.
+ *
+ * A mask counts when its contents are known: folded (a mask built from
+ * shapes, or from a graph input given with --value), an initializer's
+ * bytes, or the contents a binding observed while recording (the packed
+ * value_data record). An additive mask leaves out the pairs where it is
+ * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
+ * them underflows to 0 in every float type); a Where leaves out the pairs
+ * where it picks such a fill. A mask whose contents are not known leaves
+ * the products counted dense.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "../ops/op.h"
+
+#define MASK_FLOOR (-1e4)
+enum { MAX_RANK = 8, MAX_MASKS = 4, MAX_STEPS = 24 };
+
+/* A mask's contents, read with `dims` right-aligned on the scores' dims. */
+typedef struct mask {
+  const nns__const *c;  /* folded contents, or NULL */
+  const uint8_t *raw;   /* raw little-endian contents, or NULL */
+  int32_t dtype;
+  int bytes;            /* per raw element */
+  bool select;          /* allows where (value != 0) == want; else where
+                           value > MASK_FLOOR */
+  bool want;
+  int32_t rank;
+  int64_t dims[MAX_RANK];
+  int64_t stride[MAX_RANK]; /* per scores axis; 0 where broadcast */
+} mask;
+
+/* Static dims of v; false when its rank or a dim is not known. */
+static bool dims_of(const nns__value *v, int32_t *rank, int64_t *dims) {
+  if (!v || v->type.rank < 0 || v->type.rank > MAX_RANK)
+    return false;
+  for (int32_t k = 0; k < v->type.rank; k++) {
+    if (v->type.dims[k].sym || v->type.dims[k].v < 0)
+      return false;
+    dims[k] = v->type.dims[k].v;
+  }
+  *rank = v->type.rank;
+  return true;
+}
+
+static int64_t numel_of(const nns__value *v) {
+  int64_t d[MAX_RANK], n = 1;
+  int32_t r;
+  if (!dims_of(v, &r, d))
+    return -1;
+  for (int32_t k = 0; k < r; k++)
+    if (!nns__mul_i64(n, d[k], &n))
+      return -1;
+  return n;
+}
+
+/* Raw bytes of a tensor holding exactly numel elements of a byte-sized
+ * dtype, or NULL. */
+static const uint8_t *raw_of(const nns__tensor *t, int64_t numel) {
+  int bits = t ? nns__dtype_bits(t->dtype) : 0;
+  if (!t || t->storage != NNS__ST_RAW || bits < 8 || bits % 8 ||
+      t->numel != numel || !t->raw ||
+      t->raw_len != (size_t)numel * (size_t)(bits / 8))
+    return NULL;
+  return t->raw;
+}
+
+/* Fills m's contents from v's, if known. */
+static bool contents(const nns__value *v, mask *m) {
+  int64_t n = numel_of(v);
+  if (n < 0)
+    return false;
+  if (v->cval && v->cval->numel == n && (v->cval->f || v->cval->i)) {
+    for (int64_t k = 0; !v->cval->f && k < n; k++)
+      if (v->cval->i[k].sym)
+        return false;
+    m->c = v->cval;
+    m->raw = NULL;
+    return true;
+  }
+  const nns__tensor *t = raw_of(v->init, n) ? v->init : v->known;
+  const uint8_t *raw = raw_of(t, n);
+  if (!raw)
+    return false;
+  m->c = NULL;
+  m->raw = raw;
+  m->dtype = t->dtype;
+  m->bytes = nns__dtype_bits(t->dtype) / 8;
+  return true;
+}
+
+/* Element i of m's contents. */
+static double elem(const mask *m, int64_t i) {
+  if (m->c)
+    return m->c->f ? m->c->f[i] : (double)m->c->i[i].v;
+  return nns__raw_elem(m->dtype, m->raw + i * m->bytes);
+}
+
+static bool allows(const mask *m, int64_t i) {
+  double x = elem(m, i);
+  return m->select ? (x != 0) == m->want : !(x <= MASK_FLOOR);
+}
+
+/* The single value of a one-element known value (a fill), or NAN. */
+static double scalar_of(const nns__value *v) {
+  mask m;
+  memset(&m, 0, sizeof m);
+  if (!v || numel_of(v) != 1 || !contents(v, &m))
+    return NAN;
+  return elem(&m, 0);
+}
+
+static bool masks_out(double fill) { return fill <= MASK_FLOOR; }
+
+/* Goes back from a mask operand v to known contents, through ops that
+ * keep values (a reshape keeps the dims it is read with, a broadcast takes
+ * its input's) and, for an additive mask, a Where that picks between an
+ * allowing value and a very negative one. */
+static bool find_mask(const nns__value *v, bool select, bool want, mask *out) {
+  memset(out, 0, sizeof *out);
+  out->select = select;
+  out->want = want;
+  if (!dims_of(v, &out->rank, out->dims))
+    return false;
+  for (int steps = 0; steps < MAX_STEPS; steps++) {
+    if (contents(v, out))
+      return true;
+    const nns__node *p = v->producer;
+    if (!p || !p->op || p->n_in < 1 || !p->in[0])
+      return false;
+    if (p->op->attn == NNS__ATTN_KEEP) {
+      const nns__value *in = p->in[0];
+      if (numel_of(in) != numel_of(v) &&
+          !dims_of(in, &out->rank, out->dims))
+        return false;
+      v = in;
+      continue;
+    }
+    if (p->op->attn == NNS__ATTN_SELECT && !out->select && p->n_in == 3) {
+      /* additive mask = Where(cond, a, b), a and b one number each */
+      double a = scalar_of(p->in[1]), b = scalar_of(p->in[2]);
+      if (isnan(a) || isnan(b) || masks_out(a) == masks_out(b))
+        return false;
+      out->select = true;
+      out->want = !masks_out(a);
+      if (numel_of(p->in[0]) != numel_of(v) &&
+          !dims_of(p->in[0], &out->rank, out->dims))
+        return false;
+      v = p->in[0];
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+/* ==== The pattern ==== */
+
+typedef struct match {
+  const nns__node *qk, *pv;
+  int32_t rank;               /* of the scores where the masks apply */
+  int64_t dims[MAX_RANK];
+  mask masks[MAX_MASKS];
+  int n_masks;
+} match;
+
+/* The scores at a mask's op: the dims masks are read against. All masks of
+ * one attention must be applied at the same dims. */
+static bool at_scores(match *mt, const nns__value *out) {
+  int64_t d[MAX_RANK];
+  int32_t r;
+  if (!dims_of(out, &r, d))
+    return false;
+  if (mt->rank == 0) {
+    mt->rank = r;
+    memcpy(mt->dims, d, sizeof d);
+    return true;
+  }
+  return r == mt->rank && !memcmp(d, mt->dims, (size_t)r * sizeof *d);
+}
+
+static bool add_mask(match *mt, const mask *m) {
+  if (mt->n_masks == MAX_MASKS || m->rank > mt->rank)
+    return false;
+  mt->masks[mt->n_masks++] = *m;
+  return true;
+}
+
+/* From the softmax's input back to Q.K^T, collecting the masks. */
+static bool back_to_scores(const nns__value *v, match *mt) {
+  for (int steps = 0; steps < MAX_STEPS; steps++) {
+    const nns__node *p = v->producer;
+    if (!p || !p->op || p->n_out < 1 || p->out[0] != v)
+      return false;
+    int64_t n = numel_of(v);
+    mask m;
+    switch (p->op->attn) {
+    case NNS__ATTN_PRODUCT:
+      mt->qk = p;
+      return true;
+    case NNS__ATTN_KEEP:
+      if (!p->in[0] || numel_of(p->in[0]) != n)
+        return false;
+      v = p->in[0];
+      break;
+    case NNS__ATTN_SCALE:
+      if (p->n_in != 2 || !p->in[0] || !p->in[1])
+        return false;
+      if (numel_of(p->in[1]) == 1 && numel_of(p->in[0]) == n)
+        v = p->in[0];
+      else if (numel_of(p->in[0]) == 1 && numel_of(p->in[1]) == n)
+        v = p->in[1];
+      else
+        return false;
+      break;
+    case NNS__ATTN_BIAS: {
+      if (p->n_in != 2 || !p->in[0] || !p->in[1] || !at_scores(mt, v))
+        return false;
+      int side = -1;
+      for (int s = 1; s >= 0 && side < 0; s--)
+        if (numel_of(p->in[1 - s]) == n && find_mask(p->in[s], false, false, &m))
+          side = s;
+      if (side < 0 || !add_mask(mt, &m))
+        return false;
+      v = p->in[1 - side];
+      break;
+    }
+    case NNS__ATTN_SELECT: {
+      if (p->n_in != 3 || !p->in[0] || !p->in[1] || !p->in[2] ||
+          !at_scores(mt, v))
+        return false;
+      double a = scalar_of(p->in[1]), b = scalar_of(p->in[2]);
+      int keep = !isnan(b) && masks_out(b) && numel_of(p->in[1]) == n ? 1
+                 : !isnan(a) && masks_out(a) && numel_of(p->in[2]) == n ? 2
+                                                                        : 0;
+      if (!keep || !find_mask(p->in[0], true, keep == 1, &m) ||
+          !add_mask(mt, &m))
+        return false;
+      v = p->in[keep];
+      break;
+    }
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+/* Consumers of main-graph values: the single consumer, or NULL. */
+typedef struct users {
+  const nns__node **one; /* by value index; NULL: none or several */
+  uint8_t *count;        /* 0, 1, 2 (two or more) */
+} users;
+
+static const nns__node *only_user(const users *u, const nns__value *v) {
+  return v && u->count[v->index] == 1 ? u->one[v->index] : NULL;
+}
+
+/* From the softmax's output on to P.V. */
+static bool on_to_product(const users *u, const nns__value *v, match *mt) {
+  int64_t n = numel_of(v);
+  for (int steps = 0; steps < MAX_STEPS; steps++) {
+    const nns__node *c = only_user(u, v);
+    if (!c || !c->op || c->n_in < 1 || c->in[0] != v || c->n_out < 1)
+      return false;
+    if (c->op->attn == NNS__ATTN_PRODUCT) {
+      mt->pv = c;
+      return true;
+    }
+    if (c->op->attn != NNS__ATTN_KEEP || numel_of(c->out[0]) != n)
+      return false;
+    v = c->out[0];
+  }
+  return false;
+}
+
+/* The softmax normalises over the last axis (the keys). */
+static bool over_keys(const nns__node *n) {
+  int32_t r = n->in[0]->type.rank;
+  int64_t axis = n->opset >= 13 ? -1 : 1;
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if (!strcmp(n->attrs[k].name, "axis"))
+      axis = n->attrs[k].i;
+  return r >= 2 && (axis == -1 || axis == r - 1);
+}
+
+/* ==== Counting ==== */
+
+/* Pairs the masks allow in the row starting at offs[] (one per mask), and
+ * whether the row has any. */
+static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S) {
+  int r = mt->rank;
+  if (mt->n_masks == 1) {
+    const mask *m = &mt->masks[0];
+    int64_t st = m->stride[r - 1], off = offs[0], a = 0;
+    if (st == 0)
+      return allows(m, off) ? S : 0;
+    if (m->raw && m->bytes == 1 && m->select && m->dtype != NNS_DT_INT8) {
+      const uint8_t *p = m->raw + off;
+      for (int64_t s = 0; s < S; s++)
+        a += (p[s] != 0) == m->want;
+      return a;
+    }
+    if (m->raw && m->dtype == NNS_DT_FLOAT && !m->select) {
+      const uint8_t *p = m->raw + off * 4;
+      for (int64_t s = 0; s < S; s++) {
+        float x;
+        memcpy(&x, p + 4 * s, 4);
+        a += !(x <= MASK_FLOOR);
+      }
+      return a;
+    }
+  }
+  int64_t a = 0;
+  for (int64_t s = 0; s < S; s++) {
+    bool ok = true;
+    for (int k = 0; k < mt->n_masks && ok; k++)
+      ok = allows(&mt->masks[k], offs[k] + s * mt->masks[k].stride[r - 1]);
+    a += ok;
+  }
+  return a;
+}
+
+/* Allowed pairs over the scores and rows with at least one; false on
+ * overflow. */
+static bool count_pairs(match *mt, int64_t *allowed, int64_t *rows) {
+  int r = mt->rank;
+  if (r < 2)
+    return false;
+  for (int k = 0; k < mt->n_masks; k++) {
+    mask *m = &mt->masks[k];
+    int64_t st = 1;
+    for (int ax = r - 1; ax >= 0; ax--) {
+      int mi = ax - (r - m->rank);
+      int64_t d = mi >= 0 ? m->dims[mi] : 1;
+      if (d != 1 && d != mt->dims[ax])
+        return false; /* not a broadcast of the scores' dims */
+      m->stride[ax] = d == 1 ? 0 : st;
+      st *= d;
+    }
+  }
+  /* Axes before the keys' along which some mask varies are walked; the
+   * others multiply. */
+  int vary[MAX_RANK], nv = 0;
+  int64_t mult = 1, S = mt->dims[r - 1];
+  for (int ax = 0; ax < r - 1; ax++) {
+    bool v = false;
+    for (int k = 0; k < mt->n_masks; k++)
+      v = v || mt->masks[k].stride[ax];
+    if (v)
+      vary[nv++] = ax;
+    else if (!nns__mul_i64(mult, mt->dims[ax], &mult))
+      return false;
+  }
+  int64_t idx[MAX_RANK] = {0}, offs[MAX_MASKS], sum = 0, nonempty = 0;
+  for (;;) {
+    for (int k = 0; k < mt->n_masks; k++) {
+      offs[k] = 0;
+      for (int j = 0; j < nv; j++)
+        offs[k] += idx[j] * mt->masks[k].stride[vary[j]];
+    }
+    int64_t a = mt->n_masks ? row_allowed(mt, offs, S) : S;
+    sum += a;
+    nonempty += a > 0;
+    int j = nv - 1;
+    for (; j >= 0; j--) {
+      if (++idx[j] < mt->dims[vary[j]])
+        break;
+      idx[j] = 0;
+    }
+    if (j < 0)
+      break;
+  }
+  return nns__mul_i64(sum, mult, allowed) &&
+         nns__mul_i64(nonempty, mult, rows);
+}
+
+/* Sets the two products' unmasked counts from the pairs allowed. */
+static void apply(nns__analysis *a, const match *mt, int64_t allowed,
+                  int64_t rows) {
+  int64_t qd[MAX_RANK], pd[MAX_RANK], od[MAX_RANK], total = 1;
+  int32_t qr, pr, orank;
+  for (int k = 0; k < mt->rank; k++)
+    total *= mt->dims[k];
+  if (!dims_of(mt->qk->in[0], &qr, qd) || !dims_of(mt->pv->in[0], &pr, pd) ||
+      !dims_of(mt->pv->out[0], &orank, od) || qr < 1 || pr < 1 || orank < 1)
+    return;
+  int64_t E = qd[qr - 1], Ev = od[orank - 1], S = mt->dims[mt->rank - 1];
+  nns_counts *q = &a->nodes[mt->qk->index].counts;
+  nns_counts *p = &a->nodes[mt->pv->index].counts;
+  int64_t mq, mp, fq, fp;
+  /* Only where the dense counts are these very products (no broadcast
+   * beyond the scores, no symbolic dim taken as 1). */
+  if (pd[pr - 1] != S || numel_of(mt->qk->out[0]) != total ||
+      numel_of(mt->pv->in[0]) != total || !nns__mul_i64(total, E, &mq) ||
+      mq != q->macs || !nns__mul_i64(total, Ev, &mp) || mp != p->macs ||
+      E < 1 || Ev < 1)
+    return;
+  if (!nns__mul_i64(allowed, E, &mq) || !nns__mul_i64(allowed, 2 * E - 1, &fq) ||
+      !nns__mul_i64(allowed, Ev, &mp) ||
+      !nns__mul_i64(2 * allowed - rows, Ev, &fp))
+    return;
+  /* the products' FLOPs are their MACs' rule (docs/metrics.md, MatMul):
+   * what else the node counts stays */
+  q->flops_unmasked = q->flops - (total * (2 * E - 1) - fq);
+  q->macs_unmasked = mq;
+  p->flops_unmasked = p->flops - ((2 * total - total / S) * Ev - fp);
+  p->macs_unmasked = mp;
+}
+
+/* The same contents read the same way against the same scores. */
+static bool same_masks(const match *x, const match *y) {
+  if (!y->rank || x->rank != y->rank || x->n_masks != y->n_masks ||
+      memcmp(x->dims, y->dims, (size_t)x->rank * sizeof *x->dims))
+    return false;
+  for (int k = 0; k < x->n_masks; k++) {
+    const mask *p = &x->masks[k], *q = &y->masks[k];
+    if (p->c != q->c || p->raw != q->raw || p->dtype != q->dtype ||
+        p->select != q->select || p->want != q->want || p->rank != q->rank ||
+        memcmp(p->dims, q->dims, (size_t)p->rank * sizeof *p->dims))
+      return false;
+  }
+  return true;
+}
+
+void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
+  const nns__graph *g = a->main;
+  users u = {calloc(m->n_values + 1, sizeof *u.one),
+             calloc(m->n_values + 1, sizeof *u.count)};
+  if (u.one && u.count)
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+      const nns__node *n = &g->nodes[i];
+      for (int32_t k = 0; k < n->n_in; k++) {
+        const nns__value *v = n->in[k];
+        if (!v || v->index >= m->n_values)
+          continue;
+        if (u.count[v->index] < 2 && u.one[v->index] != n)
+          u.count[v->index]++;
+        u.one[v->index] = n;
+      }
+    }
+  match last;
+  memset(&last, 0, sizeof last);
+  bool last_ok = false;
+  int64_t last_allowed = 0, last_rows = 0;
+  for (int32_t i = 0; u.one && u.count && i < g->n_nodes; i++) {
+    const nns__node *n = &g->nodes[i];
+    if (!n->op || n->op->attn != NNS__ATTN_SOFTMAX || n->n_in < 1 ||
+        n->n_out < 1 || !n->in[0] || !n->out[0] || !over_keys(n))
+      continue;
+    match mt;
+    memset(&mt, 0, sizeof mt);
+    if (!back_to_scores(n->in[0], &mt) || !on_to_product(&u, n->out[0], &mt))
+      continue;
+    a->attention++;
+    if (!mt.rank && !at_scores(&mt, n->in[0]))
+      continue;
+    /* Layers that share one mask (a model builds it once, or a binding
+     * handed the same contents over for each layer) count it once. */
+    if (same_masks(&mt, &last)) {
+      if (last_ok)
+        apply(a, &mt, last_allowed, last_rows);
+      continue;
+    }
+    last = mt;
+    last_ok = count_pairs(&mt, &last_allowed, &last_rows);
+    if (last_ok)
+      apply(a, &mt, last_allowed, last_rows);
+  }
+  free(u.one);
+  free(u.count);
+}
+
+/* ==== Tokens ==== */
+
+/* An integer graph input that an embedding lookup reads as its indices (an
+ * input of a node whose input 0 is a float weight): its element count (the
+ * largest such, so that position ids [1, T] beside input_ids [B, T] do not
+ * count). Else, in a model with attention, batch x sequence of a rank-3
+ * float input [B, T, D]. Else 0. */
+int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
+  const nns__graph *g = a->main;
+  int64_t best = 0;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = &g->nodes[i];
+    if (!n->op || n->n_in < 2 || !n->in[0] || !n->op->roles ||
+        n->op->roles[0] != 'w' ||
+        !nns__dtype_is_float(n->in[0]->type.dtype))
+      continue;
+    for (int32_t k = 1; k < n->n_in; k++) {
+      const nns__value *v = n->in[k];
+      int64_t c = numel_of(v);
+      if (v && v->is_graph_input && !v->init && c > best &&
+          nns__dtype_is_int(v->type.dtype) && v->type.dtype != NNS_DT_BOOL)
+        best = c;
+    }
+  }
+  if (best)
+    return best;
+  for (int32_t i = 0; a->attention && i < g->n_inputs; i++) {
+    const nns__value *v = g->inputs[i];
+    int64_t d[MAX_RANK];
+    int32_t r;
+    if (v && !v->init && nns__dtype_is_float(v->type.dtype) &&
+        dims_of(v, &r, d) && r == 3)
+      return d[0] * d[1];
+  }
+  (void)m;
+  return 0;
+}
