@@ -134,7 +134,8 @@ NNS_API int nns_abi_version(void);
   X(E_TYPE, 15, "inconsistent element types")                                  \
   X(E_EXTERNAL, 16, "invalid external data reference")                         \
   X(E_STATE, 17, "call out of order")                                          \
-  X(E_NOTFOUND, 18, "no such name")
+  X(E_NOTFOUND, 18, "no such name")                                            \
+  X(E_JSON, 19, "malformed JSON document")
 
 typedef enum nns_status {
 #define NNS_STATUS_ENUM_(name, num, msg) NNS_##name = num,
@@ -761,11 +762,24 @@ NNS_API nns_status nns_model_set_module_macs(nns_model *model,
                                              const char *path, int64_t macs,
                                              nns_error *err);
 /*
- * The initializer (or constant-fed value) `value_name` of the main graph is
- * of kind `kind`, overriding the guess from the ops that use it. Takes
- * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
- * graph has no value of that name; NNS_E_ARG for a kind out of range.
+ * Call `call` (0, 1, ...) of the module at `path` (declared first with
+ * nns_model_set_module) returned `outputs`: a JSON value describing the
+ * structure of what it returned, never values - a tensor as {"dtype":
+ * "float32", "shape": [1, 64, 56, 56]}, a tuple or list as an array, a dict
+ * as an object, None as null, anything else as {"type": "int"}. The
+ * "nnscan.summary" v2 report lists it with the layer ("calls"). Copied.
+ * NNS_E_NOTFOUND for a path never declared, NNS_E_JSON (with the byte)
+ * for text that is not one JSON value, NNS_E_LIMIT past 2^20 calls.
  */
+NNS_API nns_status nns_model_set_module_call(nns_model *model,
+                                             const char *path, size_t call,
+                                             const char *outputs,
+                                             nns_error *err);
+/* What nns_model_set_module_call gave for that call into *outputs (valid
+ * until nns_model_free); NNS_E_NOTFOUND when nothing was given. */
+NNS_API nns_status nns_model_module_call(const nns_model *model,
+                                         const char *path, size_t call,
+                                         const char **outputs);
 /*
  * The module at `path` holds the experts of a mixture-of-experts layer:
  * each token is routed to `active` (k) of its `total` (E) experts, and one
@@ -777,6 +791,12 @@ NNS_API nns_status nns_model_set_module_macs(nns_model *model,
 NNS_API nns_status nns_model_set_experts(nns_model *model, const char *path,
                                          int64_t active, int64_t total,
                                          int64_t tokens, nns_error *err);
+/*
+ * The initializer (or constant-fed value) `value_name` of the main graph is
+ * of kind `kind`, overriding the guess from the ops that use it. Takes
+ * effect at the next nns_model_analyze(). NNS_E_NOTFOUND when the main
+ * graph has no value of that name; NNS_E_ARG for a kind out of range.
+ */
 NNS_API nns_status nns_model_set_param_kind(nns_model *model,
                                             const char *value_name,
                                             nns_param_kind kind,
@@ -813,12 +833,13 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
  * ops that use it give it.
  */
 
-/* Optimizers for the training estimate: SGD keeps no state, MOMENTUM one
- * buffer per trainable element, ADAM two. */
+/* Optimizers for the training figures: SGD keeps no state, MOMENTUM one
+ * buffer per trainable element, ADAM and ADAMW two (and a step count). */
 #define NNS_OPTIMIZER_MAP(X)                                                   \
   X(SGD, 0, "sgd")                                                             \
   X(MOMENTUM, 1, "momentum")                                                   \
-  X(ADAM, 2, "adam")
+  X(ADAM, 2, "adam")                                                           \
+  X(ADAMW, 3, "adamw")
 
 typedef enum nns_optimizer {
 #define NNS_OPTIMIZER_ENUM_(name, num, str) NNS_OPTIMIZER_##name = num,
@@ -967,6 +988,11 @@ typedef struct nns_counts {
    * equal to macs / flops elsewhere. */
   int64_t macs_unmasked;
   int64_t flops_unmasked;
+  /* With a recorded training step (nns_model_set_train_step), else 0: */
+  int64_t saved_bytes;      /* storages autograd saved in its forward */
+  int64_t checkpoint_saves_bytes;     /* what checkpointing it frees at
+                                         the step's peak */
+  int64_t checkpoint_recompute_flops; /* what checkpointing it recomputes */
 } nns_counts;
 
 /* Which roof a node's time comes from (nns_counts.bound); a layer's is
@@ -1033,6 +1059,20 @@ typedef struct nns_totals {
    * rank-3 float input of a model with attention; 0 when the model has no
    * token dimension (docs/metrics.md). */
   int64_t tokens;
+  /* From a recorded training step (nns_model_set_train_step; train_step
+   * 1), which replaces the estimate above: train_optimizer_bytes is then
+   * the optimizer's exact state, train_activation_bytes the saved bytes
+   * and train_total_bytes the step's peak. */
+  int train_step;                /* 1: a step was recorded; 0: estimate */
+  int64_t train_saved_bytes;     /* storages autograd saved (forward) */
+  int64_t train_peak_bytes;      /* most live bytes over the step */
+  int train_peak_phase;          /* nns_train_phase of the peak moment */
+  const char *train_peak_label;  /* its label ("LogSoftmaxBackward0") */
+  const char *train_peak_path;   /* its module path ("" the model) */
+  int64_t checkpoint_budget_bytes; /* the step's budget; 0: none */
+  int64_t checkpoint_peak_bytes; /* the peak with the plan's modules
+                                    checkpointed */
+  int checkpoint_fits;           /* the plan reaches the budget */
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until
@@ -1044,6 +1084,64 @@ NNS_API nns_status nns_analysis_total_counts(const nns_analysis *analysis,
  * the path to its outputs (the largest over several outputs); a graph
  * whose outputs carry none gets the largest finite field of its layers. */
 NNS_API nns_status nns_analysis_total_rf(const nns_analysis *analysis, nns_rf *out);
+
+/* ==== Training step (what a binding saw one step do; docs/metrics.md) ====
+ *
+ * A binding that ran one training step (docs/python.md: on meta tensors,
+ * with saved-tensor hooks) hands over what it saw; the next
+ * nns_model_analyze() sums it per layer, finds the step's peak and ranks
+ * the layers to checkpoint (train.c). The step is a list of moments (the
+ * forward per module, each backward node, the optimizer step), of
+ * events (bytes a storage adds or frees at a moment; parameters, buffers,
+ * optimizer state and the graph's inputs are live all step long and are
+ * not events: the library counts them) and of the storages autograd
+ * saved. Every array and string is copied; a step replaces the previous
+ * one; NULL clears it; an analysis made before keeps what it counted. */
+typedef enum nns_train_phase {
+  NNS_TRAIN_FORWARD = 0,
+  NNS_TRAIN_BACKWARD = 1,
+  NNS_TRAIN_OPTIMIZER = 2
+} nns_train_phase;
+
+typedef struct nns_train_step {
+  size_t size;                      /* sizeof(nns_train_step) */
+  size_t moment_count;
+  const int *moment_phase;          /* nns_train_phase per moment */
+  const char *const *moment_label;  /* "loss", "MmBackward0", ... */
+  const char *const *moment_path;   /* module path ("" the model) */
+  size_t event_count;
+  const uint32_t *event_moment;     /* per event, in step order */
+  const int64_t *event_bytes;       /* > 0 made, < 0 freed */
+  size_t saved_count;
+  const char *const *saved_path;    /* first module that saved it */
+  const char *const *saved_region;  /* innermost module holding its maker
+                                       and every saver */
+  const int64_t *saved_bytes;
+  const int64_t *saved_made;        /* its event; -1: live all step */
+  const int64_t *saved_freed;       /* its event; -1: not freed */
+  int master_weights;               /* fp32 master copies of 16-bit params */
+  int64_t budget_bytes;             /* checkpoint plan target; 0: none */
+  const char *recorded_on;          /* "meta" */
+  const char *target;               /* device the user named, or NULL */
+  const char *loss;                 /* what was differentiated */
+} nns_train_step;
+
+NNS_API nns_status nns_model_set_train_step(nns_model *model,
+                                            const nns_train_step *step,
+                                            nns_error *err);
+/* "forward", "backward", "optimizer"; NULL past the last. Static. */
+NNS_API const char *nns_train_phase_name(int phase);
+/* The analysed step's settings (NULL strings without a step). */
+NNS_API nns_status nns_analysis_train_info(const nns_analysis *analysis,
+                                           int *master_weights,
+                                           const char **recorded_on,
+                                           const char **target,
+                                           const char **loss);
+/* The checkpoint plan for the step's budget: layers (preorder indices) in
+ * the order they were chosen. */
+NNS_API size_t nns_analysis_checkpoint_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_checkpoint(const nns_analysis *analysis,
+                                           size_t i, size_t *layer);
 
 /* Parameter and buffer storage by dtype. */
 NNS_API size_t nns_analysis_param_dtype_count(const nns_analysis *analysis);
@@ -1363,7 +1461,9 @@ enum {
   NNS_COL_ROOF = 1u << 9,    /* Intensity, Bound and Time (the roofline;
                                 shown when the analysis named a device) */
   NNS_COL_RF_FIELD = 1u << 10, /* torchscan's Receptive field column */
-  NNS_COL_RF_STATS = 1u << 11  /* ... and its Effective stride, padding */
+  NNS_COL_RF_STATS = 1u << 11, /* ... and its Effective stride, padding */
+  NNS_COL_SAVED = 1u << 12   /* saved for backward: shown whenever a
+                                training step was recorded, never without */
 };
 
 /* max_depth values with a meaning of their own. */
@@ -1384,6 +1484,9 @@ typedef struct nns_report_options {
   nns_wrap wrap;          /* text: how long names are shortened */
   const char *model_name; /* the root row's name; NULL: the graph's name */
   const char *model_path; /* recorded in the JSON; may be NULL */
+  int json_version;       /* NNS_FORMAT_JSON: 2 for "nnscan.summary" v2
+                             (every count with its status and diagnostics,
+                             docs/json.md); 0 or 1: version 1 */
 } nns_report_options;
 
 /*
@@ -1467,6 +1570,54 @@ NNS_API nns_status nns_report_table(const nns_table *table,
 NNS_API nns_status nns_report_plot(const nns_table *table, nns_write_fn write,
                                    void *user, nns_error *err);
 
+/* ---- Diff of two reports ---- */
+
+/*
+ * Compares two "nnscan.summary" documents (version 1 or 2: nns_report's
+ * JSON, or a saved file) of a model before and after a change: the runs
+ * (inputs, nnscan versions, dtypes), the totals, and the layers matched by
+ * module path and call index, as added, removed or changed. A delta is
+ * given only where both sides are complete, and withheld everywhere when
+ * the runs differ (other inputs, nnscan versions or dtypes). Budgets
+ * ("macs > +5%, params > +0": docs/cli.md) are checked on the totals.
+ *
+ *   nns_diff_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+ *                         .budgets = "macs > +5%"};
+ *   nns_diff_result r = {.size = sizeof r};
+ *   nns_diff_report(a, a_len, b, b_len, &o, nns_write_stdio, stdout, &r,
+ *                   &err);
+ *   if (r.exceeded) ...
+ */
+typedef struct nns_diff_options {
+  size_t size;               /* sizeof(nns_diff_options) */
+  nns_report_format format;  /* NNS_FORMAT_TEXT, NNS_FORMAT_JSON (the
+                                "nnscan.diff" document, docs/json.md) or
+                                NNS_FORMAT_HTML (before and after side by
+                                side) */
+  const char *budgets;       /* "METRIC OP [+|-]N[%]", comma-separated;
+                                NULL or "": none */
+} nns_diff_options;
+
+typedef struct nns_diff_result {
+  size_t size;               /* sizeof(nns_diff_result) */
+  int comparable;            /* 1: same inputs, nnscan version and dtypes */
+  size_t added, removed, changed, unchanged; /* layers */
+  int budgets;               /* budgets checked */
+  int exceeded;              /* budgets whose limit the delta passes */
+  int withheld;              /* budgets without a delta to check (a side
+                                not complete, or the runs differ) */
+} nns_diff_result;
+
+/* before/after: JSON text of before_size/after_size bytes. result may be
+ * NULL. NNS_E_JSON (offset and which side in err) for a document that is
+ * not JSON, NNS_E_ARG for one that is not an "nnscan.summary" document,
+ * a bad budget or format, NNS_E_IO if `write` asked to stop. */
+NNS_API nns_status nns_diff_report(const char *before, size_t before_size,
+                                   const char *after, size_t after_size,
+                                   const nns_diff_options *opts,
+                                   nns_write_fn write, void *user,
+                                   nns_diff_result *result, nns_error *err);
+
 /* ==== Operator table (static data) ==== */
 
 typedef struct nns_op_info {
@@ -1496,6 +1647,20 @@ NNS_API int nns_opset_max(void);
  * i for i = 0, 1, ... until NULL. Static strings. An op's family is the one
  * nns_op_info and the reports name; the HTML page colours by its index. */
 NNS_API const char *nns_family_name(size_t i);
+/* The operator table as JSON (what `nnscan ops --format json` prints): an
+ * array of {"domain", "op_type", "since", "until", "roles", "shape",
+ * "fold", "cost", "rf"}, one per entry, in table order. NNS_E_IO if
+ * `write` asked to stop. */
+NNS_API nns_status nns_op_table_json(nns_write_fn write, void *user,
+                                     nns_error *err);
+/* The devices as JSON (what `nnscan hardware --json` prints, the
+ * "nnscan.hardware" document): those of `list` (may be NULL) first, then
+ * the library's table; each {"name", "description", "source",
+ * "peak_flops": {dtype: FLOP/s or null}, "bandwidth"}. NNS_E_IO if `write`
+ * asked to stop. */
+NNS_API nns_status nns_hardware_json(const nns_hardware_list *list,
+                                     nns_write_fn write, void *user,
+                                     nns_error *err);
 
 /* ==== Inspection ==== */
 
@@ -1560,6 +1725,10 @@ typedef struct nns_inspect_module {
    * show it beside the measured time, with the fraction of the roof
    * achieved (docs/inspect.md). */
   double roofline_ms;
+  /* Static prediction of what one training step's forward of the subtree
+   * saves for backward (a recorded step's saved_bytes); -1 unknown. A
+   * caller whose size stops before it gives none. */
+  int64_t saved_bytes;
 } nns_inspect_module;
 
 /* Adds a module; *index (may be NULL) receives its index. */

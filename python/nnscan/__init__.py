@@ -6,7 +6,8 @@ is passed in.
 """
 from ._lib import LibraryNotFound, version as _lib_version
 from ._api import AbiMismatch, NnscanError
-from .report import Summary, analyze
+from .report import Summary, analyze, load_summary
+from .compare import Comparison, compare
 from .inspector import Inspector, InspectorGadgets  # noqa: F401
 from . import _api
 from . import hardware  # noqa: F401  (nnscan.hardware.devices())
@@ -20,7 +21,8 @@ except LibraryNotFound:
     pass  # reported at first use, saying where it was looked for
 
 __all__ = ["AbiMismatch", "LibraryNotFound", "NnscanError", "Summary",
-           "analyze", "library_version", "Inspector", "InspectorGadgets"]
+           "analyze", "library_version", "Inspector", "InspectorGadgets",
+           "load_summary", "compare", "Comparison"]
 
 
 def library_version():

@@ -72,16 +72,48 @@ class ReportOptions(Sized):
     _fields_ = [("size", c_size_t), ("format", c_int), ("numbers", c_int),
                 ("max_depth", c_int), ("columns", c_uint), ("width", c_int),
                 ("wrap", c_int), ("model_name", c_char_p),
-                ("model_path", c_char_p)]
+                ("model_path", c_char_p), ("json_version", c_int)]
+
+
+class DiffOptions(Sized):
+    _fields_ = [("size", c_size_t), ("format", c_int), ("budgets", c_char_p)]
+
+
+class DiffResult(Sized):
+    _fields_ = [("size", c_size_t), ("comparable", c_int),
+                ("added", c_size_t), ("removed", c_size_t),
+                ("changed", c_size_t), ("unchanged", c_size_t),
+                ("budgets", c_int), ("exceeded", c_int), ("withheld", c_int)]
+
+
+class TrainStep(Sized):
+    _fields_ = [("size", c_size_t), ("moment_count", c_size_t),
+                ("moment_phase", POINTER(c_int)),
+                ("moment_label", POINTER(c_char_p)),
+                ("moment_path", POINTER(c_char_p)),
+                ("event_count", c_size_t),
+                ("event_moment", POINTER(ctypes.c_uint32)),
+                ("event_bytes", POINTER(c_int64)),
+                ("saved_count", c_size_t),
+                ("saved_path", POINTER(c_char_p)),
+                ("saved_region", POINTER(c_char_p)),
+                ("saved_bytes", POINTER(c_int64)),
+                ("saved_made", POINTER(c_int64)),
+                ("saved_freed", POINTER(c_int64)),
+                ("master_weights", c_int), ("budget_bytes", c_int64),
+                ("recorded_on", c_char_p), ("target", c_char_p),
+                ("loss", c_char_p)]
 
 
 # Structs the header test checks: ctypes class -> C type name.
 STRUCTS = {
+    DiffOptions: "nns_diff_options", DiffResult: "nns_diff_result",
     NnsError: "nns_error", LoadOptions: "nns_load_options",
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
     Hardware: "nns_hardware",
+    TrainStep: "nns_train_step",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -94,7 +126,8 @@ WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
        "bytes": 1 << 8, "roof": 1 << 9,
-       "rf_field": 1 << 10, "rf_stats": 1 << 11}
+       "rf_field": 1 << 10, "rf_stats": 1 << 11,
+       "saved": 1 << 12}  # saved: shown with a recorded step, never asked
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
@@ -141,6 +174,9 @@ FUNCTIONS = {
                               c_void_p, POINTER(NnsError)]),
     "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
                                      WRITE_FN, c_void_p, POINTER(NnsError)]),
+    "nns_diff_report": (c_status, [c_char_p, c_size_t, c_char_p, c_size_t,
+                                   POINTER(DiffOptions), WRITE_FN, c_void_p,
+                                   POINTER(DiffResult), POINTER(NnsError)]),
     "nns_abi_version": (c_int, []),
     "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
     "nns_builder_free": (None, [c_void_p]),
@@ -189,6 +225,10 @@ FUNCTIONS = {
                                             POINTER(NnsError)]),
     "nns_model_set_module_macs": (c_status, [c_void_p, c_char_p, c_int64,
                                              POINTER(NnsError)]),
+    "nns_model_set_train_step": (c_status, [c_void_p, POINTER(TrainStep),
+                                            POINTER(NnsError)]),
+    "nns_model_set_module_call": (c_status, [c_void_p, c_char_p, c_size_t,
+                                             c_char_p, POINTER(NnsError)]),
 }
 
 _ready = None

@@ -32,7 +32,8 @@ class _Module(_api.Sized):
                 ("flops", _c.c_int64), ("macs", _c.c_int64),
                 ("param_dtypes", _c.POINTER(_DtypeBytes)),
                 ("param_dtype_count", _c.c_size_t),
-                ("roofline_ms", _c.c_double)]
+                ("roofline_ms", _c.c_double),
+                ("saved_bytes", _c.c_int64)]
 
 
 class _Tensor(_c.Structure):

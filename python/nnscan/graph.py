@@ -76,6 +76,7 @@ class Graph:
         self.nodes = []         # Node, in execution order
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
+        self.module_outputs = {}  # dotted path -> each call's output structure
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
         # experts module path -> (k, E, tokens routed per call): moe.py
         self.experts = {}
@@ -145,7 +146,24 @@ class Graph:
                        err, "building the recorded graph")
         finally:
             lib.nns_builder_free(b)
-        return Handle(out.value)
+        h = Handle(out.value)
+        _set_call_outputs(lib, h.ptr, self)
+        return h
+
+
+def _set_call_outputs(lib, ptr, g):
+    """What each call of each declared module returned (shapes and dtypes),
+    for the v2 report's "calls"."""
+    import json
+    err = _api.NnsError()
+    for path, calls in g.module_outputs.items():
+        if path not in g.module_types:
+            continue
+        name = _api.c_name(path)
+        for k, desc in enumerate(calls):
+            _api.check(lib.nns_model_set_module_call(
+                ptr, name, k, json.dumps(desc).encode(), ctypes.byref(err)),
+                err, "module call outputs")
 
 
 # ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----

@@ -85,6 +85,9 @@ class Inspector:
       or a dict: nnscan.hardware) and dtype of the static roofline; each
       module then shows its roofline time beside its measured one
       (docs/inspect.md, "Against the roofline").
+    predict_training: with static_inputs, also predict what a training
+      step's forward of each module saves for backward (summary(...,
+      training=True), PyTorch 2.x), shown beside the measured memory.
 
     After finish(): report(), save(), json(); `errors` lists failures
     inside the inspector's hooks (never raised into the model's code).
@@ -94,7 +97,7 @@ class Inspector:
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
                  stats=False, memory=True, name=None, max_pending=8,
                  static_counts=None, static_inputs=None, hardware=None,
-                 compute_dtype=None):
+                 compute_dtype=None, predict_training=False):
         import torch
         if not isinstance(model, torch.nn.Module):
             raise TypeError("Inspector needs a torch.nn.Module")
@@ -112,6 +115,7 @@ class Inspector:
         self.static_inputs = static_inputs
         self.hardware, self.compute_dtype = hardware, compute_dtype
         self._roofline = {}  # path -> static roofline ms (the library's)
+        self.predict_training = predict_training
         self.errors = []
         self._insp = None
         self._active = False
@@ -350,11 +354,11 @@ class Inspector:
                     e[1] += b
             arr = (_DtypeBytes * max(1, len(by)))(
                 *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
-            flops, macs = self._static_counts(path)
+            flops, macs, saved = self._static_counts(path)
             m = _Module(_name(path), _name(type(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
                         flops, macs, arr, len(by),
-                        self._roofline.get(path, 0.0))
+                        self._roofline.get(path, 0.0), saved)
             _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
                                                  None, _c.byref(err)), err)
 
@@ -370,23 +374,32 @@ class Inspector:
         args = self.static_inputs
         if not isinstance(args, tuple):
             args = (args,)
+        # predict_training: the prediction of what a training step saves
+        # (summary(training=True), PyTorch 2.x) beside the measured memory
+        step = None
+        if self.predict_training:
+            from . import train
+            step = train.handover(self.model, args, {})
         s = torch_api.analyze_module(self.model, args,
                                      hardware=self.hardware,
-                                     compute_dtype=self.compute_dtype)
+                                     compute_dtype=self.compute_dtype,
+                                     step=step)
         if self.hardware is not None:
             self._roofline = {py_name(row["path"]): row["time_s"] * 1e3
                               for row in s.layers}
         return {py_name(row["path"]): (row.get("flops", -1),
-                                       row.get("macs", -1))
+                                       row.get("macs", -1),
+                                       row.get("saved_bytes", -1))
                 for row in s.layers}
 
     def _static_counts(self, path):
-        """Static FLOPs and MACs of one call of the module at `path`, from
-        static_counts ({path: (flops, macs)}); -1 when not given."""
+        """Static FLOPs, MACs and predicted saved bytes of one call of the
+        module at `path`, from static_counts ({path: (flops, macs[,
+        saved_bytes])}); -1 when not given."""
         fm = self.static_counts.get(path)
         if fm is None:
-            return -1, -1
-        return int(fm[0]), int(fm[1])
+            return -1, -1, -1
+        return int(fm[0]), int(fm[1]), int(fm[2]) if len(fm) > 2 else -1
 
     def _install_hooks(self):
         for idx, (mod, path, depth) in enumerate(self._modules):

@@ -42,6 +42,7 @@ from . import _api
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
 from .shadow import Shadows, TensorConstructors
+from .structure import describe
 
 
 class RecordError(RuntimeError):
@@ -467,6 +468,7 @@ class ModuleStack:
             self.path_of.setdefault(id(m), name)
         self.stack = []
         self.calls = {}
+        self.outputs = {}  # path -> what each call returned (structure)
         self.io = {}  # path -> (input shapes of the first call, output
         #               shapes of every call in order)
         self.shapes = shapes
@@ -496,6 +498,8 @@ class ModuleStack:
                 break
         if self.shapes and p in self.io:
             self.io[p][1].extend(list(t.shape) for t in flatten(output))
+        if id(mod) in self.path_of:  # its structure, per call (structure.py)
+            self.outputs.setdefault(p, []).append(describe(output))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -794,6 +798,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     if call is not None and isinstance(out, dict):
         _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
+    g.module_outputs = dict(stack.outputs)
     moe.annotate(model, g)
     masks.hand_over(b)
     return Recording(g, b, stack, None, out)
@@ -837,8 +842,9 @@ def _read_unused_params(model, b):
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False, call=None):
+                 keep_graph=False, call=None, training=False):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
+    training: on meta, the forward of training mode (train.py's steps).
 
     device: "auto" (meta when possible), "meta" (fail rather than compute),
     or "model" (the model's own device). The model's training flags and the
@@ -854,10 +860,11 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call)
+                       call, training)
 
 
-def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
+def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
+            training=False):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
@@ -868,7 +875,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None):
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    target.eval()
+                    target.train(training)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,

@@ -139,8 +139,10 @@ class Analysis(_api.Managed):
 
 
 def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
-            width=0, wrap="mid", model_name=None, model_path=None):
-    """fn (nns_report or nns_report_shapes) of ptr into a str."""
+            width=0, wrap="mid", model_name=None, model_path=None,
+            json_version=1):
+    """fn (nns_report or nns_report_shapes) of ptr into a str. json_version:
+    the "nnscan.summary" version of fmt="json" (1 or 2)."""
     if fmt not in _api.FORMAT:
         raise ValueError(f"unknown report format {fmt!r}; one of "
                          + ", ".join(_api.FORMAT))
@@ -166,7 +168,7 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
         _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
         _api.WRAP[wrap],
         _api.c_name(model_name) if model_name else None,
-        model_path.encode() if model_path else None)
+        model_path.encode() if model_path else None, int(json_version))
     err = _api.NnsError()
     cb, chunks = _api.write_collector()
     st = fn(ptr, ctypes.byref(opts), cb, None, ctypes.byref(err))
@@ -178,9 +180,14 @@ class Summary:
     """The analysis of one model: numbers as JSON, renderings from the library.
 
     `.json` is the `nnscan.summary` v1 document; `.totals` its totals;
-    `.layers` its layers in preorder (root first). Render with `to_text()`,
-    `to_csv()`, `to_markdown()`, `to_json()`, `to_html()`; `str()` is the
-    text table at the depth and columns the Summary was made with.
+    `.layers` its layers in preorder (root first). `.v2` is the version 2
+    document (docs/json.md: every count with its status and the diagnostics
+    behind it) and `metrics(path)` a layer's counts with their statuses, read
+    from either version. Render with `to_text()`, `to_csv()`,
+    `to_markdown()`, `to_json()`, `to_html()`; `str()` is the text table at
+    the depth and columns the Summary was made with. `Summary.from_json()`
+    (or `load_summary()`) reads a saved document of either version, for
+    its numbers and for `nnscan.compare`; it has nothing to render.
     `.analysis` is the native Analysis under it: `close()` (or a `with`
     block) frees it and its model at once instead of at garbage collection;
     a document already read stays readable, a rendering asked for after
@@ -198,6 +205,73 @@ class Summary:
                           "wrap": wrap}
         self._json = None  # parsed when first asked for (not to print)
         self._extra = extra
+        self._v2 = None
+
+    @classmethod
+    def from_json(cls, doc, name=None):
+        """A saved `nnscan.summary` document (a dict, or its JSON text), of
+        version 1 or 2."""
+        if isinstance(doc, (bytes, bytearray)):
+            doc = doc.decode("utf-8")
+        if isinstance(doc, str):
+            doc = json.loads(doc)
+        if doc.get("schema") != "nnscan.summary" or \
+                doc.get("schema_version") not in (1, 2):
+            raise ValueError("not an nnscan.summary document of version 1 or "
+                             f"2: schema {doc.get('schema')!r}, version "
+                             f"{doc.get('schema_version')!r}")
+        s = cls(None, name=name or doc.get("model", {}).get("name"))
+        s._json = doc
+        if doc["schema_version"] == 2:
+            s._v2 = doc
+        return s
+
+    @property
+    def schema_version(self):
+        """1 or 2: the version `.json` holds (1 unless read from a saved
+        version 2 document)."""
+        return self.json["schema_version"]
+
+    @property
+    def v2(self):
+        """The `nnscan.summary` version 2 document, from the library."""
+        if self._v2 is None:
+            if self.analysis is None:
+                raise ValueError("a saved version 1 summary has no version 2 "
+                                 "document; analyse the model again")
+            self._v2 = json.loads(self.analysis.report(
+                "json", model_name=self.name, model_path=self._path,
+                json_version=2))
+        return self._v2
+
+    def metrics(self, path=""):
+        """The counts of layer `path` ("" the model) with their statuses:
+        {"macs": {"status": "complete", "value": N} or {"status":
+        "partial", "known_value": N, ...} or {"status": "unavailable"}}.
+        A version 1 document states no statuses: they follow from its
+        flags as docs/json.md defines them (partial: a node not counted;
+        symbolic, unbounded: the sized counts at an assumed size)."""
+        if self._v2 is not None or self.analysis is not None:
+            return self._row(self.v2, path)["metrics"]
+        row = self._row(self.json, path)
+        flags = row["flags"]
+        cost = ("flops", "macs", "dmas")
+        partial = set(cost) if flags["partial"] else set()
+        if flags["symbolic"] or flags["unbounded"]:
+            partial |= set(cost) | {"activation_bytes"}
+        out = {}
+        for k in ("params", "buffers", "frozen", "param_bytes", "flops",
+                  "macs", "dmas", "activation_bytes"):
+            v = row.get(k, 0)
+            out[k] = {"status": "partial", "known_value": v} if k in partial \
+                else {"status": "complete", "value": v}
+        return out
+
+    def _row(self, doc, path):
+        for row in doc["layers"]:
+            if row["path"] in (path, _api.c_name(path).decode()):
+                return row
+        raise KeyError(path)
 
     @property
     def json(self):
@@ -233,6 +307,9 @@ class Summary:
         raise KeyError(path)
 
     def _render(self, fmt, **kw):
+        if self.analysis is None:
+            raise ValueError("a summary read from JSON has nothing to render "
+                             "but its document (.json)")
         opts = dict(self._defaults)
         opts.update({k: v for k, v in kw.items() if v is not None})
         return self.analysis.report(fmt, model_name=self.name,
@@ -253,9 +330,11 @@ class Summary:
         return self._render("md", max_depth=max_depth, columns=columns,
                             numbers=numbers)
 
-    def to_json(self, indent=None):
-        """The `nnscan.summary` document as a string."""
-        return json.dumps(self.json, indent=indent)
+    def to_json(self, indent=None, version=None):
+        """The `nnscan.summary` document as a string: `.json`, or version
+        2 with version=2."""
+        return json.dumps(self.v2 if version == 2 else self.json,
+                          indent=indent)
 
     def to_html(self, max_depth=None):
         """One self-contained HTML page (the library's NNS_FORMAT_HTML): the
@@ -266,15 +345,17 @@ class Summary:
     def close(self):
         """Frees the analysis and its model now (they are also freed when
         the Summary is garbage-collected)."""
-        self.analysis.close()
-        self.analysis.model.close()
+        if self.analysis is not None:  # None: read from a saved document
+            self.analysis.close()
+            self.analysis.model.close()
 
     @property
     def closed(self):
-        return self.analysis.closed
+        return self.analysis is None or self.analysis.closed
 
     def __enter__(self):
-        self.analysis.ptr  # refuses a closed one
+        if self.analysis is not None:
+            self.analysis.ptr  # refuses a closed one
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -284,9 +365,14 @@ class Summary:
         return self.to_text()
 
     def __repr__(self):
-        t = self.totals
-        return (f"<nnscan.Summary {self.name or ''}: params={t['params']} "
-                f"macs={t['macs']} flops={t['flops']}>")
+        m = self.metrics("")
+
+        def v(k):  # "≥ N" for a lower bound, "?" for nothing known
+            x = m[k]
+            return x["value"] if "value" in x else \
+                f"≥{x['known_value']}" if "known_value" in x else "?"
+        return (f"<nnscan.Summary {self.name or ''}: params={v('params')} "
+                f"macs={v('macs')} flops={v('flops')}>")
 
 
 def analyze(source, input_shapes=None, batch=0, optimizer="adam",
@@ -315,6 +401,18 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
         name = model_name_of_path(path)
     return Summary(a, name=name, path=path, max_depth=max_depth,
                    columns=columns)
+
+
+def load_summary(source):
+    """A saved `nnscan.summary` document (version 1 or 2) as a Summary: a
+    path to the .json file, its text, or the parsed dict."""
+    if isinstance(source, dict):
+        return Summary.from_json(source)
+    if isinstance(source, (str, os.PathLike)) and \
+            not str(source).lstrip().startswith("{"):
+        with open(source, encoding="utf-8") as f:
+            return Summary.from_json(f.read())
+    return Summary.from_json(source)
 
 
 def model_name_of_path(path):

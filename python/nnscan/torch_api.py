@@ -128,10 +128,11 @@ class TorchSummary(Summary):
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
                    wrap="mid", optimizer="adam", name=None, custom_ops=None,
-                   call=None, hardware=None, compute_dtype=None):
+                   call=None, hardware=None, compute_dtype=None, step=None):
     """Record (or export) `module` on the inputs and analyse it. call: see
     recorder.record_model (generate.py's steps); hardware, compute_dtype:
-    the roofline, as nnscan.analyze."""
+    the roofline, as nnscan.analyze; `step` (train.py's hand-over) gives
+    the library a recorded training step."""
     from . import recorder
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -139,7 +140,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         raise ValueError("custom_ops needs method='record'")
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
-                                    custom_ops=custom_ops, call=call)
+                                    custom_ops=custom_ops, call=call,
+                                    training=step is not None)
         handle = rec.graph.build()
     elif method == "onnx":
         rec = None
@@ -153,6 +155,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
             handle.set_module_macs(path, macs)
     if hardware is not None:
         columns = tuple(columns) + ("bytes", "roof")
+    if step is not None:
+        step(handle)
     return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
                         rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
@@ -272,7 +276,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             receptive_field=False, effective_rf_stats=False, *, inputs=None,
             dtype=None, columns=None, method="record", device="auto",
             backward=False, file=None, width=0, hardware=None,
-            compute_dtype=None):
+            compute_dtype=None, training=False, optimizer="adam",
+            master_weights=False, loss=None, budget=None, target=None):
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
@@ -286,6 +291,14 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     hardware ("h100-sxm", or a dict: nnscan.hardware) adds Bytes, FLOP/B,
     Bound and Time (the roofline) at compute_dtype ("bf16", ...; None:
     the model's float dtype; `dtype` is the inputs').
+    training=True runs one training step on meta tensors (train.py) and
+    reports what autograd saves per module, gradient and `optimizer`
+    ("sgd", "momentum", "adam", "adamw") bytes, the step's peak, and with
+    `budget` (bytes or "24GB") the modules to checkpoint to fit; `loss`
+    (outputs -> scalar) is what is differentiated, `master_weights` keeps
+    fp32 copies of 16-bit parameters, `target` names the device the step
+    will run on (what is saved follows the CPU's graph; the report says
+    so when another is named).
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
@@ -295,6 +308,10 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         cols.append("rf_field")
     _check_depth(module, max_depth)
     args, kwargs = make_inputs(module, input_shape, dtype, inputs)
+    if training and (backward or method != "record"):
+        raise ValueError("training=True needs method='record' and no "
+                         "backward=True (the step's report has its own "
+                         "backward)")
     if backward:
         if method != "record":
             raise ValueError("backward=True needs method='record'")
@@ -302,10 +319,18 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                              columns=tuple(cols), wrap=wrap_mode,
                              device=device)
     else:
+        step = None
+        if training:
+            from . import train
+            step = train.handover(module, args, kwargs, optimizer=optimizer,
+                                  loss=loss, master_weights=master_weights,
+                                  budget=budget, target=target)
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),
-                           hardware=hardware, compute_dtype=compute_dtype)
+                           hardware=hardware, compute_dtype=compute_dtype,
+                           optimizer=optimizer if training else "adam",
+                           step=step)
     text = s.to_text(width=width)
     if backward:
         # the library's backward section: its table and what it did not

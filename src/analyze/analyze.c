@@ -566,6 +566,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__scope_finish(m, a, err);
   if (st == NNS_OK)
     st = nns__rf_analyze(m, a, err);
+  if (st == NNS_OK)
+    st = nns__train_analyze(m, a, o->optimizer, err);
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
@@ -649,7 +651,7 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
                     "version's %zu", opts->size,
                     (size_t)NNS__V1_ANALYZE_OPTIONS);
   const nns_analyze_options *o = &given;
-  if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAM)
+  if (o->optimizer < NNS_OPTIMIZER_SGD || o->optimizer > NNS_OPTIMIZER_ADAMW)
     return nns__err(err, NNS_E_ARG, -1, NULL, "unknown optimizer %d",
                     (int)o->optimizer);
   if (!m->inferred) {

@@ -156,6 +156,12 @@ struct nns_analysis {
   double roof_matrix_peak;    /* FLOP/s of the op table's matrix ops */
   double roof_other_peak;     /* FLOP/s of every other op */
   double roof_bandwidth;      /* bytes/s */
+  /* A recorded training step's (train.c): the checkpoint plan (layers in
+   * the order chosen) and the step's settings (interned; NULL without). */
+  size_t n_plan;
+  uint32_t *plan;
+  int train_master;
+  const char *train_recorded_on, *train_target, *train_loss;
 };
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -203,6 +209,11 @@ bool nns__node_is_copy(const nns__node *n);
  * activation memory and the training estimate (into a->totals). */
 nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
                                nns_optimizer opt, nns_error *err);
+/* train.c: a recorded training step's saved bytes per layer, its peak and
+ * checkpoint plan (into a->layers[].counts and a->totals); nothing
+ * without one (nns_model_set_train_step). */
+nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
+                              nns_optimizer opt, nns_error *err);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "../base/json_reader.h"
 #include "analyze.h"
 
 /* NNS_E_ARG for a NULL analysis or out. */
@@ -331,6 +332,63 @@ nns_status nns_model_set_module(nns_model *m, const char *path,
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   d->class_name = c;
   d->call_count = call_count;
+  return NNS_OK;
+}
+
+nns_status nns_model_set_module_call(nns_model *m, const char *path,
+                                     size_t call, const char *outputs,
+                                     nns_error *err) {
+  if (!m || !path || !outputs)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_module_call needs a model, a path and "
+                    "the outputs' JSON");
+  if (call >= ((size_t)1 << 20))
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "call %zu of module '%s': past 2^20 calls", call, path);
+  const char *p = nns__intern_cstr(&m->strings, path);
+  nns__module_decl *d = p ? nns__map_get(&m->modules, p) : NULL;
+  if (!d)
+    return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                    "module '%s' was not declared (nns_model_set_module)",
+                    path);
+  /* Checked here, so that the report can embed it as it is. */
+  nns__arena tmp;
+  nns__arena_init(&tmp);
+  nns__jval *v = NULL;
+  nns_status st = nns__json_parse(&tmp, outputs, strlen(outputs), &v, err);
+  nns__arena_free(&tmp);
+  if (st != NNS_OK)
+    return st;
+  if (call >= d->call_outputs_cap) {
+    const char **o = nns__arena_grow(&m->arena, d->call_outputs,
+                                     &d->call_outputs_cap,
+                                     d->call_outputs_cap, call + 1,
+                                     sizeof *o, 4);
+    if (!o)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    d->call_outputs = o;
+  }
+  d->call_outputs[call] = nns__arena_strndup(&m->arena, outputs,
+                                             strlen(outputs));
+  if (!d->call_outputs[call])
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  return NNS_OK;
+}
+
+nns_status nns_model_module_call(const nns_model *m, const char *path,
+                                 size_t call, const char **outputs) {
+  if (!m || !path || !outputs)
+    return NNS_E_ARG;
+  *outputs = NULL;
+  const nns__module_decl *d = NULL;
+  /* The path as interned: a lookup of every interned string would need a
+   * mutable interner, so scan the declared modules' keys. */
+  for (size_t i = 0; i < m->modules.cap && !d; i++)
+    if (m->modules.keys[i] && !strcmp(m->modules.keys[i], path))
+      d = m->modules.vals[i];
+  if (!d || call >= d->call_outputs_cap || !d->call_outputs[call])
+    return NNS_E_NOTFOUND;
+  *outputs = d->call_outputs[call];
   return NNS_OK;
 }
 

@@ -197,7 +197,8 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   t->train_param_bytes = param_bytes;
   t->train_grad_bytes = trainable;
   t->train_optimizer_bytes =
-      opt == NNS_OPTIMIZER_ADAM ? add_sat(trainable, trainable, &tf)
+      opt == NNS_OPTIMIZER_ADAM || opt == NNS_OPTIMIZER_ADAMW
+          ? add_sat(trainable, trainable, &tf)
       : opt == NNS_OPTIMIZER_MOMENTUM ? trainable : 0;
   t->train_activation_bytes = acts;
   int64_t total = add_sat(param_bytes, trainable, &tf);

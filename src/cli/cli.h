@@ -77,7 +77,7 @@ bool cli_is_help(const char *arg);
  * -h` prints them all. The summary's names the library's optimizers. */
 void cli_summary_usage(FILE *f);
 extern const char cli_table_usage[], cli_shapes_usage[], cli_ops_usage[],
-    cli_hardware_usage[];
+    cli_hardware_usage[], cli_diff_usage[];
 /* The user's hardware file (`file`, else $NNSCAN_HARDWARE_FILE) into
  * *list (NULL without one); false after printing why it cannot be read. */
 bool cli_hardware_open(const char *file, nns_hardware_list **list);
@@ -90,13 +90,9 @@ bool cli_hardware_pick(const char *name, const nns_hardware_list *list,
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
 
-/* JSON writing. */
-void json_str(FILE *f, const char *s);
-/* A non-negative or negative integer, without printf (a hot loop). */
-void json_int(FILE *f, int64_t v);
-
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_hardware(int argc, char **argv);

@@ -87,29 +87,6 @@ static void text_row(FILE *f, const nns_hardware *h) {
   fprintf(f, "  %s\n", d);
 }
 
-static void json_row(FILE *f, const nns_hardware *h, bool first) {
-  fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);
-  json_str(f, h->name);
-  fputs(", \"description\": ", f);
-  json_str(f, h->description);
-  fputs(", \"source\": ", f);
-  json_str(f, h->source);
-  fputs(", \"peak_flops\": {", f);
-  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++) {
-    fprintf(f, "%s\"%s\": ", d ? ", " : "", nns_compute_dtype_name(d));
-    if (h->peak_flops[d] > 0)
-      fprintf(f, "%.17g", h->peak_flops[d]);
-    else
-      fputs("null", f);
-  }
-  fputs("}, \"bandwidth\": ", f);
-  if (h->bandwidth > 0)
-    fprintf(f, "%.17g", h->bandwidth);
-  else
-    fputs("null", f);
-  fputs("}", f);
-}
-
 int cmd_hardware(int argc, char **argv) {
   bool json = false;
   const char *file = NULL;
@@ -134,31 +111,29 @@ int cmd_hardware(int argc, char **argv) {
   if (!cli_hardware_open(file, &list))
     return EXIT_FAIL;
   size_t n_user = nns_hardware_list_count(list), n = nns_hardware_count();
-  if (json)
-    fputs("{\"schema\": \"nnscan.hardware\", \"schema_version\": 1, "
-          "\"devices\": [", stdout);
-  else
-    printf("%-14s %8s %8s %8s %8s %8s %8s %9s  %s\n", "name", "fp32",
-           "tf32", "bf16", "fp16", "fp8", "int8", "TB/s",
-           "(peaks: dense TFLOP/s, TOP/s for int8)");
-  bool first = true;
+  if (json) {
+    nns_error err;
+    nns_status st = nns_hardware_json(list, cli_write, stdout, &err);
+    nns_hardware_list_free(list);
+    if (st != NNS_OK && st != NNS_E_IO) {
+      fprintf(stderr, "nnscan hardware: %s\n", err.message);
+      return EXIT_FAIL;
+    }
+    return EXIT_OK; /* a write error: main's cli_close_output says it */
+  }
+  printf("%-14s %8s %8s %8s %8s %8s %8s %9s  %s\n", "name", "fp32", "tf32",
+         "bf16", "fp16", "fp8", "int8", "TB/s",
+         "(peaks: dense TFLOP/s, TOP/s for int8)");
   for (size_t i = 0; i < n_user + n; i++) {
     nns_hardware h = {.size = sizeof h};
     nns_status st = i < n_user ? nns_hardware_list_get(list, i, &h)
                                : nns_hardware_get(i - n_user, &h);
     if (st != NNS_OK)
       continue;
-    if (json)
-      json_row(stdout, &h, first);
-    else
-      text_row(stdout, &h);
-    first = false;
+    text_row(stdout, &h);
   }
-  if (json)
-    fputs("\n]}\n", stdout);
-  else
-    puts("cpu: give its figures with summary --peak-flops F --bandwidth B; "
-         "sources: nnscan hardware --json");
+  puts("cpu: give its figures with summary --peak-flops F --bandwidth B; "
+       "sources: nnscan hardware --json");
   nns_hardware_list_free(list);
   return EXIT_OK;
 }

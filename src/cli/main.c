@@ -24,6 +24,8 @@ static const char overview[] =
     "  table FILES...  one row per model; --plot FILE.svg draws MACs "
     "against params\n"
     "  shapes MODEL    dtype and shape of every value, in graph order\n"
+    "  diff A B        what changed between two models or saved reports;\n"
+    "                  --fail-if 'macs > +5%' for CI\n"
     "  ops             the operators nnscan knows, with opset ranges and "
     "rules\n"
     "  hardware        the devices summary --hardware knows (roofline)\n"
@@ -34,7 +36,9 @@ static const char exit_status[] =
     "analysed\n"
     "(or an output could not be written), 2 usage error, 3 summary --strict "
     "found\n"
-    "something it could not count\n";
+    "something it could not count, 4 diff --fail-if: a budget was exceeded, "
+    "5 diff\n"
+    "--fail-if: a budget could not be checked (a delta withheld)\n";
 
 /* The full help: the overview, then every command's own usage. */
 static void usage(FILE *f) {
@@ -43,7 +47,7 @@ static void usage(FILE *f) {
   cli_summary_usage(f);
   const char *const parts[] = {cli_table_usage, cli_shapes_usage,
                                cli_ops_usage, cli_hardware_usage,
-                               version_usage};
+                               cli_diff_usage, version_usage};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     fputc('\n', f);
     fputs(parts[i], f);
@@ -80,6 +84,7 @@ static int run_command(int argc, char **argv) {
     int (*fn)(int, char **);
   } cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
               {"shapes", cmd_shapes},   {"ops", cmd_ops},
+              {"diff", cmd_diff},
               {"hardware", cmd_hardware},
               {"version", cmd_version}, {"--version", cmd_version}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

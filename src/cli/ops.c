@@ -8,28 +8,6 @@
 
 #include "cli.h"
 
-static void ops_json(FILE *f, size_t n) {
-  fputs("[", f);
-  for (size_t i = 0; i < n; i++) {
-    nns_op_info op = {.size = sizeof op};
-    nns_op_get(i, &op);
-    fputs(i ? ",\n {\"domain\": " : "\n {\"domain\": ", f);
-    json_str(f, op.domain);
-    fputs(", \"op_type\": ", f);
-    json_str(f, op.name);
-    fprintf(f, ", \"since\": %d, \"until\": %d, \"roles\": ",
-            op.since_version, op.until_version);
-    json_str(f, op.roles);
-    fprintf(f,
-            ", \"shape\": %s, \"fold\": %s, \"cost\": %s, \"rf\": %s}",
-            op.has_shape_rule ? "true" : "false",
-            op.has_fold ? "true" : "false",
-            op.has_cost_rule ? "true" : "false",
-            op.has_rf_rule ? "true" : "false");
-  }
-  fputs("\n]\n", f);
-}
-
 static void ops_md(FILE *f, size_t n) {
   size_t cost = 0, rf = 0, fold = 0;
   for (size_t i = 0; i < n; i++) {
@@ -131,9 +109,17 @@ int cmd_ops(int argc, char **argv) {
   if (!f)
     return EXIT_FAIL;
   size_t n = nns_op_count();
-  if (!strcmp(format, "json"))
-    ops_json(f, n);
-  else if (!strcmp(format, "md"))
+  if (!strcmp(format, "json")) {
+    nns_error err;
+    /* NNS_E_IO is the writer's failure: cli_close_output names the file
+     * and the reason. */
+    nns_status st = nns_op_table_json(cli_write, f, &err);
+    if (st != NNS_OK && st != NNS_E_IO) {
+      fprintf(stderr, "nnscan ops: %s\n", err.message);
+      cli_discard_output(f);
+      return EXIT_FAIL;
+    }
+  } else if (!strcmp(format, "md"))
     ops_md(f, n);
   else
     ops_text(f, n);

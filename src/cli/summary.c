@@ -23,6 +23,8 @@ static const char usage_head[] =
     "is one\n"
     "                         self-contained page (docs/html.md)\n"
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
+    "  --json-version 1|2     the JSON contract's version (default 1; 2 gives\n"
+    "                         every count a status and its diagnostics)\n"
     "  --columns LIST         numeric columns, comma-separated: params, "
     "buffers,\n"
     "                         flops, macs, dmas, rf, act, pct, all, bytes,\n"
@@ -214,7 +216,8 @@ int cmd_summary(int argc, char **argv) {
                  !strcmp(a, "--wrap") || !strcmp(a, "--width") ||
                  !strcmp(a, "--hardware") || !strcmp(a, "--dtype") ||
                  !strcmp(a, "--peak-flops") || !strcmp(a, "--bandwidth") ||
-                 !strcmp(a, "--hardware-file");
+                 !strcmp(a, "--hardware-file") ||
+                 !strcmp(a, "--json-version");
     if (takes && !val) {
       fprintf(stderr, "nnscan summary: %s needs a value\n", a);
       goto done;
@@ -265,6 +268,13 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       }
       ro.wrap = (nns_wrap)k;
+    } else if (!strcmp(a, "--json-version")) {
+      if (!cli_parse_int(val, 1, &v) || v > 2) {
+        fprintf(stderr, "nnscan summary: --json-version is 1 or 2, not "
+                        "'%s'\n", val);
+        goto done;
+      }
+      ro.json_version = (int)v;
     } else if (!strcmp(a, "--width")) {
       if (!cli_parse_int(val, 20, &v) || v > 100000) {
         fprintf(stderr, "nnscan summary: --width wants a number >= 20, got "

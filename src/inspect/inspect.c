@@ -149,6 +149,11 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   d->flops = m->flops < 0 ? -1 : m->flops;
   d->macs = m->macs < 0 ? -1 : m->macs;
   d->roofline_ms = m->roofline_ms;
+  d->saved_bytes =
+      given->size >= NNS__SIZE_TO(nns_inspect_module, saved_bytes) &&
+              m->saved_bytes >= 0 && m->saved_bytes <= MAX_AMOUNT
+          ? m->saved_bytes
+          : -1;
   d->stats.size = sizeof d->stats;
   d->stats.nonfinite_rank = -1;
   d->first_nf = INFINITY;

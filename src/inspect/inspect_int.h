@@ -83,6 +83,7 @@ typedef struct nns__imodule {
   size_t last_child;       /* so adding a child is O(1); -1 when none */
   int64_t params, learnable_params, param_bytes, grad_bytes, flops, macs;
   double roofline_ms;      /* static roofline time, one forward; 0 unknown */
+  int64_t saved_bytes; /* static prediction; -1 unknown */
   nns_inspect_dtype_bytes *dtypes;
   size_t dtype_count;
   size_t first_call;       /* its first call (shapes shown), or -1 */

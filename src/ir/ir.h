@@ -272,6 +272,9 @@ typedef struct nns__module_decl {
   size_t call_count;
   int64_t macs;           /* nns_model_set_module_macs, when macs_given */
   bool macs_given;
+  const char **call_outputs; /* per call: its outputs' structure as JSON
+                                (nns_model_set_module_call), or NULL */
+  size_t call_outputs_cap;
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
@@ -350,6 +353,8 @@ struct nns_model {
    * every analysis; arena-backed maps. */
   nns__map modules;          /* interned dotted path -> nns__module_decl* */
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
+  struct nns__train_step *train_step; /* nns_model_set_train_step: one
+                                         malloc'ed block (src/analyze) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */

@@ -43,6 +43,7 @@ void nns__model_destroy(nns_model *m) {
   free(m->nodes);
   free(m->node_parent);
   free(m->node_parent_attr);
+  free(m->train_step);
   free(m->syms);
   nns__map_free(&m->sym_by_name);
   nns__map_free(&m->op_cache);

@@ -15,99 +15,10 @@
 
 /* ==== Buffered output ==== */
 
-void nns__out_init(nns__out *o, nns_write_fn write, void *user) {
-  o->write = write;
-  o->user = user;
-  o->failed = false;
-  o->len = 0;
-}
-
-static void out_flush(nns__out *o) {
-  if (o->len && !o->failed && o->write(o->user, o->buf, o->len) != 0)
-    o->failed = true;
-  o->len = 0;
-}
-
-void nns__out_put_slow(nns__out *o, const char *s, size_t n) {
-  if (o->failed)
-    return;
-  if (o->len + n > sizeof o->buf) {
-    out_flush(o);
-    if (n > sizeof o->buf) {
-      /* Larger than the buffer: straight through. */
-      if (!o->failed && o->write(o->user, s, n) != 0)
-        o->failed = true;
-      return;
-    }
-  }
-  memcpy(o->buf + o->len, s, n);
-  o->len += n;
-}
-
-/* Two digits per division: a 100k-node summary writes millions of
- * numbers, most of them small. */
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233"
-    "34353637383940414243444546474849505152535455565758596061626364656667"
-    "6869707172737475767778798081828384858687888990919293949596979899";
-
-void nns__out_int(nns__out *o, int64_t v) {
-  if (v >= 0 && v < 10) {
-    char c = (char)('0' + v);
-    nns__out_put(o, &c, 1);
-    return;
-  }
-  char buf[24], *p = buf + sizeof buf;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  while (u >= 100) {
-    p -= 2;
-    memcpy(p, digit_pairs + 2 * (u % 100), 2);
-    u /= 100;
-  }
-  if (u >= 10) {
-    p -= 2;
-    memcpy(p, digit_pairs + 2 * u, 2);
-  } else {
-    *--p = (char)('0' + u);
-  }
-  if (v < 0)
-    *--p = '-';
-  nns__out_put(o, p, (size_t)(buf + sizeof buf - p));
-}
-
-void nns__out_fmt(nns__out *o, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return;
-  /* Callers format numbers and short names; a longer result is cut, never
-   * overrun. */
-  nns__out_put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
 void nns__out_rep(nns__out *o, const char *s, int n) {
   size_t len = strlen(s);
   for (int i = 0; i < n; i++)
     nns__out_put(o, s, len);
-}
-
-size_t nns__utf8_len(const unsigned char *p) {
-  if (p[0] < 0x80)
-    return 1;
-  size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-  if (n == 0 || p[0] > 0xf4)
-    return 0;
-  for (size_t i = 1; i < n; i++)
-    if ((p[i] & 0xc0) != 0x80)
-      return 0;
-  /* Overlong forms and surrogates are not UTF-8 either. */
-  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-    return 0;
-  return n;
 }
 
 size_t nns__text_clean(char *dst, size_t size, const char *src) {
@@ -166,56 +77,6 @@ size_t nns__out_text(nns__out *o, const char *s) {
     p += take;
   }
   return written;
-}
-
-void nns__out_json_str(nns__out *o, const char *s) {
-  if (!s) {
-    nns__out_put(o, "null", 4);
-    return;
-  }
-  nns__out_put(o, "\"", 1);
-  const unsigned char *p = (const unsigned char *)s, *run = p;
-  while (*p) {
-    /* Fast path: printable ASCII that needs no escape. */
-    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
-      p++;
-      continue;
-    }
-    size_t n = nns__utf8_len(p);
-    /* C1 controls (U+0080-U+009F) and DEL are escaped too: a terminal
-     * acts on them as on ESC. */
-    bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
-    if ((n > 1 && !c1) ||
-        (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')) {
-      p += n;
-      continue;
-    }
-    nns__out_put(o, (const char *)run, (size_t)(p - run));
-    switch (*p) {
-    case '"': nns__out_put(o, "\\\"", 2); break;
-    case '\\': nns__out_put(o, "\\\\", 2); break;
-    case '\n': nns__out_put(o, "\\n", 2); break;
-    case '\r': nns__out_put(o, "\\r", 2); break;
-    case '\t': nns__out_put(o, "\\t", 2); break;
-    default:
-      if (n == 0)
-        nns__out_put(o, "\\ufffd", 6);
-      else
-        nns__out_fmt(o, "\\u%04x", c1 ? p[1] : *p);
-    }
-    p += c1 ? 2 : 1;
-    run = p;
-  }
-  nns__out_put(o, (const char *)run, (size_t)(p - run));
-  nns__out_put(o, "\"", 1);
-}
-
-nns_status nns__out_finish(nns__out *o, nns_error *err) {
-  out_flush(o);
-  if (o->failed)
-    return nns__report_err(err, NNS_E_IO,
-                           "the report's write callback asked to stop");
-  return NNS_OK;
 }
 
 nns_status nns__report_err(nns_error *err, nns_status code, const char *msg) {

@@ -24,56 +24,43 @@
 
 /* ==== Values ==== */
 
-static void j_key(nns__out *o, const char *key) {
-  nns__out_json_str(o, key);
-  nns__out_put(o, ": ", 2);
-}
-
 /* A double, or null when NaN/Inf (JSON has neither). */
-static void j_num(nns__out *o, double v) {
-  if (!isfinite(v))
-    nns__out_put(o, "null", 4);
-  else
-    nns__out_fmt(o, "%.9g", v);
+static void j_num(nns__jw *w, const char *key, size_t klen, double v) {
+  nns__jw_double(w, key, klen, v, 9, false);
 }
 
 /* Milliseconds: to the nanosecond, which no clock here beats. */
-static void j_ms(nns__out *o, double v) {
-  if (!isfinite(v))
-    nns__out_put(o, "null", 4);
-  else
-    nns__out_fmt(o, "%.6f", v);
-}
-
-static void j_i64(nns__out *o, int64_t v) {
-  nns__out_fmt(o, "%lld", (long long)v);
+static void j_ms(nns__jw *w, const char *key, size_t klen, double v) {
+  nns__jw_double(w, key, klen, v, 6, true);
 }
 
 /* -1 (unknown) as null. */
-static void j_opt_i64(nns__out *o, int64_t v) {
+static void j_opt_i64(nns__jw *w, const char *key, size_t klen, int64_t v) {
   if (v < 0)
-    nns__out_put(o, "null", 4);
+    nns__jw_null(w, key, klen);
   else
-    j_i64(o, v);
+    nns__jw_int(w, key, klen, v);
 }
 
-static void j_bool(nns__out *o, bool v) {
-  nns__out_str(o, v ? "true" : "false");
+/* An index, or null for none ((size_t)-1). */
+static void j_index(nns__jw *w, const char *key, size_t klen, size_t v) {
+  if (v == (size_t)-1)
+    nns__jw_null(w, key, klen);
+  else
+    nns__jw_int(w, key, klen, (int64_t)v);
 }
 
-/* ", \"name\": true" for each (name, bit) of a flag set. */
+/* "name": true for each (name, bit) of a flag set. */
 typedef struct flag_key {
   const char *name;
   unsigned bit;
 } flag_key;
 
-static void j_flags(nns__out *o, unsigned flags, const flag_key *keys,
+static void j_flags(nns__jw *w, unsigned flags, const flag_key *keys,
                     int n) {
   for (int i = 0; i < n; i++) {
-    if (i)
-      nns__out_put(o, ", ", 2);
-    j_key(o, keys[i].name);
-    j_bool(o, (flags & keys[i].bit) != 0);
+    nns__jw_key(w, keys[i].name);
+    nns__jw_bool(w, NNS__JV, (flags & keys[i].bit) != 0);
   }
 }
 
@@ -98,14 +85,12 @@ static const char *tensor_role_name(nns_tensor_role r) {
   return names[r];
 }
 
-static void j_dims(nns__out *o, const nns__itensor *t) {
-  nns__out_put(o, "[", 1);
-  for (int d = 0; d < t->rank; d++) {
-    if (d)
-      nns__out_put(o, ", ", 2);
-    j_i64(o, t->dims[d]);
-  }
-  nns__out_put(o, "]", 1);
+static void j_dims(nns__jw *w, const char *key, size_t klen,
+                   const nns__itensor *t) {
+  nns__jw_arr(w, key, klen);
+  for (int d = 0; d < t->rank; d++)
+    nns__jw_int(w, NNS__JV, t->dims[d]);
+  nns__jw_end(w, NULL);
 }
 
 /* Change of the live-bytes counter over a span; false when not known. */
@@ -118,98 +103,77 @@ static bool live_delta(const nns__ispan *s, int64_t *out) {
 
 /* ==== nnscan.inspect ==== */
 
-static void j_tensor(nns__out *o, const nns__itensor *t) {
-  nns__out_str(o, "{\"role\": ");
-  nns__out_json_str(o, tensor_role_name(t->role));
-  nns__out_str(o, ", \"name\": ");
-  nns__out_json_str(o, t->name);
-  nns__out_str(o, ", \"dtype\": ");
-  nns__out_json_str(o, nns_dtype_name(t->dtype));
-  nns__out_str(o, ", \"shape\": ");
-  j_dims(o, t);
-  nns__out_str(o, ", \"bytes\": ");
-  j_i64(o, t->bytes);
-  nns__out_str(o, ", ");
-  j_flags(o, t->flags, tensor_flags, 3);
-  nns__out_str(o, ", \"stats\": ");
+static void j_tensor(nns__jw *w, const nns__itensor *t) {
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("role"), tensor_role_name(t->role));
+  nns__jw_str(w, NNS__JK("name"), t->name);
+  nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(t->dtype));
+  j_dims(w, NNS__JK("shape"), t);
+  nns__jw_int(w, NNS__JK("bytes"), t->bytes);
+  j_flags(w, t->flags, tensor_flags, 3);
   if (t->flags & NNS_TENSOR_STATS) {
-    nns__out_str(o, "{\"min\": ");
-    j_num(o, t->min);
-    nns__out_str(o, ", \"max\": ");
-    j_num(o, t->max);
-    nns__out_str(o, ", \"mean\": ");
-    j_num(o, t->mean);
-    nns__out_str(o, ", \"std\": ");
-    j_num(o, t->std);
-    nns__out_str(o, ", \"zero_fraction\": ");
-    j_num(o, t->zero_fraction);
-    nns__out_str(o, "}");
+    nns__jw_obj(w, NNS__JK("stats"));
+    j_num(w, NNS__JK("min"), t->min);
+    j_num(w, NNS__JK("max"), t->max);
+    j_num(w, NNS__JK("mean"), t->mean);
+    j_num(w, NNS__JK("std"), t->std);
+    j_num(w, NNS__JK("zero_fraction"), t->zero_fraction);
+    nns__jw_end(w, NULL);
   } else {
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("stats"));
   }
-  nns__out_str(o, "}");
+  nns__jw_end(w, NULL);
 }
 
-static void j_phase(nns__out *o, const nns__ispan *s, double incl,
-                    double self, int64_t alloc, int64_t self_alloc) {
-  nns__out_str(o, "{\"start_ms\": ");
-  j_ms(o, s->known ? s->start.time_ms : NAN);
-  nns__out_str(o, ", \"inclusive_ms\": ");
-  j_ms(o, incl);
-  nns__out_str(o, ", \"self_ms\": ");
-  j_ms(o, self);
-  nns__out_str(o, ", \"alloc_bytes\": ");
-  j_opt_i64(o, alloc);
-  nns__out_str(o, ", \"self_alloc_bytes\": ");
-  j_opt_i64(o, self_alloc);
-  nns__out_str(o, ", \"live_delta_bytes\": ");
+static void j_phase(nns__jw *w, const char *key, size_t klen,
+                    const nns__ispan *s, double incl, double self,
+                    int64_t alloc, int64_t self_alloc) {
+  nns__jw_obj(w, key, klen);
+  j_ms(w, NNS__JK("start_ms"), s->known ? s->start.time_ms : NAN);
+  j_ms(w, NNS__JK("inclusive_ms"), incl);
+  j_ms(w, NNS__JK("self_ms"), self);
+  j_opt_i64(w, NNS__JK("alloc_bytes"), alloc);
+  j_opt_i64(w, NNS__JK("self_alloc_bytes"), self_alloc);
   int64_t d;
   if (live_delta(s, &d))
-    j_i64(o, d);
+    nns__jw_int(w, NNS__JK("live_delta_bytes"), d);
   else
-    nns__out_str(o, "null");
-  nns__out_str(o, "}");
+    nns__jw_null(w, NNS__JK("live_delta_bytes"));
+  nns__jw_end(w, NULL);
 }
 
-static void j_call(nns__out *o, const nns_inspection *in, size_t i) {
+static void j_call(nns__jw *w, const nns_inspection *in, size_t i) {
   const nns__icall *c = &in->calls[i];
   const nns__ibatch *b = &in->batches[c->batch];
-  nns__out_fmt(o, "{\"index\": %zu, \"module\": %zu, \"parent\": ", i,
-               c->module);
-  if (c->parent == (size_t)-1)
-    nns__out_str(o, "null");
-  else
-    nns__out_fmt(o, "%zu", c->parent);
-  nns__out_fmt(o, ", \"rank\": %d, \"pass\": %lld, \"raised\": %s, "
-                  "\"no_grad\": %s, \"forward\": ",
-               b->rank, (long long)b->pass,
-               c->flags & NNS_CALL_RAISED ? "true" : "false",
-               c->flags & NNS_CALL_NO_GRAD ? "true" : "false");
-  j_phase(o, &c->fwd, c->fwd_incl, c->fwd_self, c->fwd_alloc,
-          c->fwd_self_alloc);
-  nns__out_str(o, ", \"backward\": ");
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_int(w, NNS__JK("index"), (int64_t)i);
+  nns__jw_int(w, NNS__JK("module"), (int64_t)c->module);
+  j_index(w, NNS__JK("parent"), c->parent);
+  nns__jw_int(w, NNS__JK("rank"), b->rank);
+  nns__jw_int(w, NNS__JK("pass"), b->pass);
+  nns__jw_bool(w, NNS__JK("raised"), c->flags & NNS_CALL_RAISED);
+  nns__jw_bool(w, NNS__JK("no_grad"), c->flags & NNS_CALL_NO_GRAD);
+  j_phase(w, NNS__JK("forward"), &c->fwd, c->fwd_incl, c->fwd_self,
+          c->fwd_alloc, c->fwd_self_alloc);
   if (c->bwd.known)
-    j_phase(o, &c->bwd, c->bwd_incl, c->bwd_self, c->bwd_alloc,
-            c->bwd_self_alloc);
+    j_phase(w, NNS__JK("backward"), &c->bwd, c->bwd_incl, c->bwd_self,
+            c->bwd_alloc, c->bwd_self_alloc);
   else
-    nns__out_str(o, "null");
-  nns__out_str(o, ", \"forward_role\": ");
-  nns__out_json_str(o, role_name(c->fwd_role));
-  nns__out_str(o, ", \"backward_role\": ");
-  nns__out_json_str(o, role_name(c->bwd_role));
-  nns__out_str(o, ", \"tensors\": [");
-  for (size_t k = 0; k < c->tensor_count; k++) {
-    if (k)
-      nns__out_str(o, ", ");
-    j_tensor(o, &c->tensors[k]);
-  }
-  nns__out_str(o, "]}");
+    nns__jw_null(w, NNS__JK("backward"));
+  nns__jw_str(w, NNS__JK("forward_role"), role_name(c->fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"), role_name(c->bwd_role));
+  nns__jw_arr(w, NNS__JK("tensors"));
+  for (size_t k = 0; k < c->tensor_count; k++)
+    j_tensor(w, &c->tensors[k]);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
 }
 
 /* Bytes of a module's tensors of one role, by dtype, over all its calls:
  * {"float32": 1234}. Dtypes are few; a linear table is enough. */
-static void j_bytes_by_dtype(nns__out *o, const nns_inspection *in,
-                             size_t m, nns_tensor_role role) {
+static void j_bytes_by_dtype(nns__jw *w, const char *key, size_t klen,
+                             const nns_inspection *in, size_t m,
+                             nns_tensor_role role) {
   enum { MAXD = 32 };
   int dt[MAXD];
   int64_t by[MAXD];
@@ -233,138 +197,126 @@ static void j_bytes_by_dtype(nns__out *o, const nns_inspection *in,
       by[j] = nns__add_sat_i64(by[j], t->bytes);
     }
   }
-  nns__out_str(o, "{");
+  nns__jw_obj(w, key, klen);
   for (int j = 0; j < nd; j++) {
-    if (j)
-      nns__out_str(o, ", ");
-    j_key(o, nns_dtype_name(dt[j]));
-    j_i64(o, by[j]);
+    nns__jw_key(w, nns_dtype_name(dt[j]));
+    nns__jw_int(w, NNS__JV, by[j]);
   }
-  nns__out_str(o, "}");
+  nns__jw_end(w, NULL);
 }
 
-static void j_spread(nns__out *o, const double v[3]) {
-  nns__out_str(o, "{\"min\": ");
-  j_ms(o, v[0]);
-  nns__out_str(o, ", \"median\": ");
-  j_ms(o, v[1]);
-  nns__out_str(o, ", \"max\": ");
-  j_ms(o, v[2]);
-  nns__out_str(o, "}");
+static void j_spread(nns__jw *w, const char *key, size_t klen,
+                     const double v[3]) {
+  nns__jw_obj(w, key, klen);
+  j_ms(w, NNS__JK("min"), v[0]);
+  j_ms(w, NNS__JK("median"), v[1]);
+  j_ms(w, NNS__JK("max"), v[2]);
+  nns__jw_end(w, NULL);
 }
 
 /* A module's totals of one phase over its calls. */
-static void j_phase_total(nns__out *o, double incl, double self,
-                          int64_t alloc, int64_t self_alloc) {
-  nns__out_str(o, "{\"inclusive_ms\": ");
-  j_ms(o, incl);
-  nns__out_str(o, ", \"self_ms\": ");
-  j_ms(o, self);
-  nns__out_fmt(o, ", \"alloc_bytes\": %lld, \"self_alloc_bytes\": %lld}",
-               (long long)alloc, (long long)self_alloc);
+static void j_phase_total(nns__jw *w, const char *key, size_t klen,
+                          double incl, double self, int64_t alloc,
+                          int64_t self_alloc) {
+  nns__jw_obj(w, key, klen);
+  j_ms(w, NNS__JK("inclusive_ms"), incl);
+  j_ms(w, NNS__JK("self_ms"), self);
+  nns__jw_int(w, NNS__JK("alloc_bytes"), alloc);
+  nns__jw_int(w, NNS__JK("self_alloc_bytes"), self_alloc);
+  nns__jw_end(w, NULL);
 }
 
-static nns_status j_module(nns__out *o, const nns_inspection *in,
-                           size_t m) {
+static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
   const nns__imodule *d = &in->modules[m];
   nns_inspect_stats full;
   if (nns__inspect_stats(in, m, &full))
     return NNS_E_NOMEM;
   const nns_inspect_stats *s = &full;
-  nns__out_fmt(o, "{\"index\": %zu, \"path\": ", m);
-  nns__out_json_str(o, d->path);
-  nns__out_str(o, ", \"name\": ");
-  nns__out_json_str(o, d->name);
-  nns__out_str(o, ", \"type\": ");
-  nns__out_json_str(o, d->type);
-  nns__out_str(o, ", \"parent\": ");
-  if (d->parent == (size_t)-1)
-    nns__out_str(o, "null");
-  else
-    nns__out_fmt(o, "%zu", d->parent);
-  nns__out_fmt(o, ", \"depth\": %d, \"params\": %lld, "
-                  "\"learnable_params\": %lld, \"param_bytes\": %lld, "
-                  "\"grad_bytes\": %lld, \"param_dtypes\": [",
-               d->depth, (long long)d->params,
-               (long long)d->learnable_params, (long long)d->param_bytes,
-               (long long)d->grad_bytes);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_int(w, NNS__JK("index"), (int64_t)m);
+  nns__jw_str(w, NNS__JK("path"), d->path);
+  nns__jw_str(w, NNS__JK("name"), d->name);
+  nns__jw_str(w, NNS__JK("type"), d->type);
+  j_index(w, NNS__JK("parent"), d->parent);
+  nns__jw_int(w, NNS__JK("depth"), d->depth);
+  nns__jw_int(w, NNS__JK("params"), d->params);
+  nns__jw_int(w, NNS__JK("learnable_params"), d->learnable_params);
+  nns__jw_int(w, NNS__JK("param_bytes"), d->param_bytes);
+  nns__jw_int(w, NNS__JK("grad_bytes"), d->grad_bytes);
+  nns__jw_arr(w, NNS__JK("param_dtypes"));
   for (size_t k = 0; k < d->dtype_count; k++) {
-    nns__out_str(o, k ? ", {\"dtype\": " : "{\"dtype\": ");
-    nns__out_json_str(o, nns_dtype_name(d->dtypes[k].dtype));
-    nns__out_fmt(o, ", \"bytes\": %lld, \"learnable_bytes\": %lld}",
-                 (long long)d->dtypes[k].bytes,
-                 (long long)d->dtypes[k].learnable_bytes);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(d->dtypes[k].dtype));
+    nns__jw_int(w, NNS__JK("bytes"), d->dtypes[k].bytes);
+    nns__jw_int(w, NNS__JK("learnable_bytes"), d->dtypes[k].learnable_bytes);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "], \"flops\": ");
-  j_opt_i64(o, d->flops);
-  nns__out_str(o, ", \"macs\": ");
-  j_opt_i64(o, d->macs);
+  nns__jw_end(w, NULL);
+  j_opt_i64(w, NNS__JK("flops"), d->flops);
+  j_opt_i64(w, NNS__JK("macs"), d->macs);
   /* The roofline (docs/inspect.md): only in runs that name a device. */
   if (nns__inspect_has_roofline(in)) {
     double frac = nns__inspect_roof_fraction(in, m);
-    nns__out_str(o, ", \"roofline_ms\": ");
     if (d->roofline_ms > 0)
-      nns__out_fmt(o, "%.9g", d->roofline_ms);
+      nns__jw_double(w, NNS__JK("roofline_ms"), d->roofline_ms, 9, false);
     else
-      nns__out_str(o, "null");
-    nns__out_str(o, ", \"roof_fraction\": ");
+      nns__jw_null(w, NNS__JK("roofline_ms"));
     if (frac >= 0)
-      nns__out_fmt(o, "%.6g", frac);
+      nns__jw_double(w, NNS__JK("roof_fraction"), frac, 6, false);
     else
-      nns__out_str(o, "null");
+      nns__jw_null(w, NNS__JK("roof_fraction"));
   }
-  nns__out_fmt(o, ", \"calls\": %lld, \"backward_calls\": %lld, "
-                  "\"forward\": ",
-               (long long)s->calls, (long long)s->backward_calls);
-  j_phase_total(o, s->fwd_inclusive_ms, s->fwd_self_ms, s->fwd_alloc_bytes,
-                s->fwd_self_alloc_bytes);
-  nns__out_str(o, ", \"backward\": ");
-  j_phase_total(o, s->bwd_inclusive_ms, s->bwd_self_ms, s->bwd_alloc_bytes,
-                s->bwd_self_alloc_bytes);
-  nns__out_str(o, ", \"bytes\": {\"input\": ");
-  j_bytes_by_dtype(o, in, m, NNS_TENSOR_INPUT);
-  nns__out_str(o, ", \"output\": ");
-  j_bytes_by_dtype(o, in, m, NNS_TENSOR_OUTPUT);
-  nns__out_str(o, ", \"grad_input\": ");
-  j_bytes_by_dtype(o, in, m, NNS_TENSOR_GRAD_INPUT);
-  nns__out_str(o, ", \"grad_output\": ");
-  j_bytes_by_dtype(o, in, m, NNS_TENSOR_GRAD_OUTPUT);
-  nns__out_str(o, "}, \"nonfinite\": {");
-  j_flags(o, s->nonfinite, nonfinite_flags, 4);
-  nns__out_str(o, ", \"forward_role\": ");
-  nns__out_json_str(o, role_name(s->fwd_role));
-  nns__out_str(o, ", \"backward_role\": ");
-  nns__out_json_str(o, role_name(s->bwd_role));
-  nns__out_str(o, ", \"first_rank\": ");
+  if (d->saved_bytes >= 0) /* a static prediction was given */
+    nns__jw_int(w, NNS__JK("predicted_saved_bytes"), d->saved_bytes);
+  nns__jw_int(w, NNS__JK("calls"), s->calls);
+  nns__jw_int(w, NNS__JK("backward_calls"), s->backward_calls);
+  j_phase_total(w, NNS__JK("forward"), s->fwd_inclusive_ms, s->fwd_self_ms,
+                s->fwd_alloc_bytes, s->fwd_self_alloc_bytes);
+  j_phase_total(w, NNS__JK("backward"), s->bwd_inclusive_ms, s->bwd_self_ms,
+                s->bwd_alloc_bytes, s->bwd_self_alloc_bytes);
+  nns__jw_obj(w, NNS__JK("bytes"));
+  j_bytes_by_dtype(w, NNS__JK("input"), in, m, NNS_TENSOR_INPUT);
+  j_bytes_by_dtype(w, NNS__JK("output"), in, m, NNS_TENSOR_OUTPUT);
+  j_bytes_by_dtype(w, NNS__JK("grad_input"), in, m, NNS_TENSOR_GRAD_INPUT);
+  j_bytes_by_dtype(w, NNS__JK("grad_output"), in, m, NNS_TENSOR_GRAD_OUTPUT);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("nonfinite"));
+  j_flags(w, s->nonfinite, nonfinite_flags, 4);
+  nns__jw_str(w, NNS__JK("forward_role"), role_name(s->fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"), role_name(s->bwd_role));
   if (s->nonfinite_rank < 0)
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("first_rank"));
   else
-    nns__out_fmt(o, "%d", s->nonfinite_rank);
-  nns__out_fmt(o, "}, \"ranks\": {\"count\": %d, \"forward_ms\": ", s->ranks);
-  j_spread(o, s->rank_fwd_ms);
-  nns__out_str(o, ", \"backward_ms\": ");
-  j_spread(o, s->rank_bwd_ms);
-  nns__out_str(o, "}}");
+    nns__jw_int(w, NNS__JK("first_rank"), s->nonfinite_rank);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("ranks"));
+  nns__jw_int(w, NNS__JK("count"), s->ranks);
+  j_spread(w, NNS__JK("forward_ms"), s->rank_fwd_ms);
+  j_spread(w, NNS__JK("backward_ms"), s->rank_bwd_ms);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
   return NNS_OK;
 }
 
-static void j_offender(nns__out *o, const nns_inspection *in,
+static void j_offender(nns__jw *w, const char *key, size_t klen,
+                       const nns_inspection *in,
                        const nns_inspect_offender *f) {
   if (!f->found) {
-    nns__out_str(o, "null");
+    nns__jw_null(w, key, klen);
     return;
   }
-  nns__out_fmt(o, "{\"module\": %zu, \"path\": ", f->module);
-  nns__out_json_str(o, in->modules[f->module].path);
-  nns__out_fmt(o, ", \"call\": %zu, \"rank\": %d, \"pass\": %lld, "
-                  "\"role\": ",
-               f->call, f->rank, (long long)f->pass);
-  nns__out_json_str(o, role_name(f->role));
-  nns__out_str(o, "}");
+  nns__jw_obj(w, key, klen);
+  nns__jw_int(w, NNS__JK("module"), (int64_t)f->module);
+  nns__jw_str(w, NNS__JK("path"), in->modules[f->module].path);
+  nns__jw_int(w, NNS__JK("call"), (int64_t)f->call);
+  nns__jw_int(w, NNS__JK("rank"), f->rank);
+  nns__jw_int(w, NNS__JK("pass"), f->pass);
+  nns__jw_str(w, NNS__JK("role"), role_name(f->role));
+  nns__jw_end(w, NULL);
 }
 
 /* A pass's forward and backward time: its outermost calls together. */
-static void j_pass(nns__out *o, const nns_inspection *in, size_t b) {
+static void j_pass(nns__jw *w, const nns_inspection *in, size_t b) {
   const nns__ibatch *p = &in->batches[b];
   double fwd = 0, bwd = 0;
   for (size_t i = p->first_call; i < p->first_call + p->call_count; i++) {
@@ -376,13 +328,14 @@ static void j_pass(nns__out *o, const nns_inspection *in, size_t b) {
     if (!isnan(c->bwd_incl))
       bwd += c->bwd_incl;
   }
-  nns__out_fmt(o, "{\"rank\": %d, \"pass\": %lld, \"wall_start\": %.6f, "
-                  "\"calls\": %zu, \"forward_ms\": ",
-               p->rank, (long long)p->pass, p->wall_start, p->call_count);
-  j_ms(o, fwd);
-  nns__out_str(o, ", \"backward_ms\": ");
-  j_ms(o, bwd);
-  nns__out_str(o, "}");
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_int(w, NNS__JK("rank"), p->rank);
+  nns__jw_int(w, NNS__JK("pass"), p->pass);
+  j_ms(w, NNS__JK("wall_start"), p->wall_start);
+  nns__jw_int(w, NNS__JK("calls"), (int64_t)p->call_count);
+  j_ms(w, NNS__JK("forward_ms"), fwd);
+  j_ms(w, NNS__JK("backward_ms"), bwd);
+  nns__jw_end(w, NULL);
 }
 
 static const char *root_name(const nns_inspection *in,
@@ -395,48 +348,50 @@ static const char *root_name(const nns_inspection *in,
 
 nns_status nns__inspect_json(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o) {
-  nns__out_str(o, "{\n\"schema\": \"nnscan.inspect\",\n\"schema_version\": 1,"
-                  "\n\"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
-  nns__out_str(o, ",\n\"model\": {\"name\": ");
-  nns__out_json_str(o, root_name(in, opt));
-  nns__out_str(o, ", \"type\": ");
-  nns__out_json_str(o, in->module_count ? in->modules[0].type : NULL);
-  nns__out_str(o, "},\n\"meta\": {");
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj_brk(w, NNS__JV, "\n");
+  nns__jw_str(w, NNS__JK("schema"), "nnscan.inspect");
+  nns__jw_int(w, NNS__JK("schema_version"), 1);
+  nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
+  nns__jw_obj(w, NNS__JK("model"));
+  nns__jw_str(w, NNS__JK("name"), root_name(in, opt));
+  nns__jw_str(w, NNS__JK("type"), in->module_count ? in->modules[0].type
+                                                   : NULL);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("meta"));
   for (size_t i = 0; i < in->meta_count; i++) {
-    if (i)
-      nns__out_str(o, ", ");
-    j_key(o, in->meta[i].key);
-    nns__out_json_str(o, in->meta[i].value);
+    nns__jw_key(w, in->meta[i].key);
+    nns__jw_str(w, NNS__JV, in->meta[i].value);
   }
+  nns__jw_end(w, NULL);
   int ranks = 0;
   for (size_t b = 0; b < in->batch_count; b++)
     if (in->batches[b].rank + 1 > ranks)
       ranks = in->batches[b].rank + 1;
-  nns__out_fmt(o, "},\n\"ranks\": %d,\n\"passes\": [", ranks);
-  for (size_t b = 0; b < in->batch_count; b++) {
-    nns__out_str(o, b ? ",\n  " : "\n  ");
-    j_pass(o, in, b);
-  }
-  nns__out_str(o, "],\n\"first_nonfinite\": {\"forward\": ");
-  j_offender(o, in, &in->first[0]);
-  nns__out_str(o, ", \"backward\": ");
-  j_offender(o, in, &in->first[1]);
-  nns__out_str(o, "},\n");
-  nns__inspect_roofline_json(o, in);
-  nns__out_str(o, "\"modules\": [");
-  for (size_t m = 0; m < in->module_count; m++) {
-    nns__out_str(o, m ? ",\n  " : "\n  ");
-    if (j_module(o, in, m))
-      return NNS_E_NOMEM;
-  }
-  nns__out_str(o, "],\n\"calls\": [");
-  for (size_t i = 0; i < in->call_count; i++) {
-    nns__out_str(o, i ? ",\n  " : "\n  ");
-    j_call(o, in, i);
-  }
-  nns__out_str(o, "]\n}\n");
-  return NNS_OK;
+  nns__jw_int(w, NNS__JK("ranks"), ranks);
+  nns__jw_arr_brk(w, NNS__JK("passes"), "\n  ");
+  for (size_t b = 0; b < in->batch_count; b++)
+    j_pass(w, in, b);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("first_nonfinite"));
+  j_offender(w, NNS__JK("forward"), in, &in->first[0]);
+  j_offender(w, NNS__JK("backward"), in, &in->first[1]);
+  nns__jw_end(w, NULL);
+  nns__inspect_roofline_json(w, in);
+  nns_status st = NNS_OK;
+  nns__jw_arr_brk(w, NNS__JK("modules"), "\n  ");
+  for (size_t m = 0; m < in->module_count && st == NNS_OK; m++)
+    st = j_module(w, in, m);
+  nns__jw_end(w, NULL);
+  nns__jw_arr_brk(w, NNS__JK("calls"), "\n  ");
+  for (size_t i = 0; i < in->call_count && st == NNS_OK; i++)
+    j_call(w, in, i);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, "\n");
+  nns__out_put(o, "\n", 1);
+  nns_status jst = nns__jw_finish(w);
+  return st != NNS_OK ? st : jst;
 }
 
 static nns_status inspect_json(const void *in, const nns_report_options *opt,
@@ -455,23 +410,20 @@ nns_status nns__inspect_html(const nns_inspection *in,
 
 static const double MB = 1e6;
 
-static void seed_shapes(nns__out *o, const nns__icall *c,
-                        nns_tensor_role role, bool bytes) {
-  nns__out_str(o, "[");
-  bool any = false;
+static void seed_shapes(nns__jw *w, const char *key, size_t klen,
+                        const nns__icall *c, nns_tensor_role role,
+                        bool bytes) {
+  nns__jw_arr(w, key, klen);
   for (size_t k = 0; c && k < c->tensor_count; k++) {
     const nns__itensor *t = &c->tensors[k];
     if (t->role != role)
       continue;
-    if (any)
-      nns__out_str(o, ", ");
-    any = true;
     if (bytes)
-      j_num(o, (double)t->bytes / MB);
+      j_num(w, NNS__JV, (double)t->bytes / MB);
     else
-      j_dims(o, t);
+      j_dims(w, NNS__JV, t);
   }
-  nns__out_str(o, "]");
+  nns__jw_end(w, NULL);
 }
 
 /* The first call of module m that holds a tensor of `role` (the seed kept
@@ -513,7 +465,7 @@ static double seed_mem(const nns_inspection *in, size_t m, bool backward) {
   return nns__inspect_per_pass(in, bytes) / MB;
 }
 
-static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
+static void seed_info(nns__jw *w, const nns_inspection *in, size_t m) {
   const nns__imodule *d = &in->modules[m];
   const nns_inspect_stats *s = &d->stats;
   const nns__icall *fc = first_with(in, m, NNS_TENSOR_OUTPUT);
@@ -523,52 +475,41 @@ static void seed_info(nns__out *o, const nns_inspection *in, size_t m) {
   for (size_t k = 0; fc && k < fc->tensor_count; k++)
     if (fc->tensors[k].role == NNS_TENSOR_INPUT)
       in_bytes = nns__add_sat_i64(in_bytes, fc->tensors[k].bytes);
-  nns__out_str(o, "{\"type\": ");
-  nns__out_json_str(o, d->type);
-  nns__out_str(o, ", \"input_shapes\": ");
-  seed_shapes(o, fc, NNS_TENSOR_INPUT, false);
-  nns__out_str(o, ", \"output_shapes\": ");
-  seed_shapes(o, fc, NNS_TENSOR_OUTPUT, false);
-  nns__out_str(o, ", \"grad_in_shape\": ");
-  seed_shapes(o, gi, NNS_TENSOR_GRAD_INPUT, false);
-  nns__out_str(o, ", \"grad_out_shape\": ");
-  seed_shapes(o, gc, NNS_TENSOR_GRAD_OUTPUT, false);
-  nns__out_fmt(o, ", \"num_parameters\": %lld, "
-                  "\"num_learnable_parameters\": %lld, "
-                  "\"param_memory_usage\": ",
-               (long long)d->params, (long long)d->learnable_params);
-  j_num(o, (double)d->param_bytes / MB);
-  nns__out_str(o, ", \"gradient_memory_usage\": ");
-  j_num(o, (double)d->grad_bytes / MB);
-  nns__out_str(o, ", \"input_memory_usage\": ");
-  seed_shapes(o, fc, NNS_TENSOR_INPUT, true);
-  nns__out_str(o, ", \"output_memory_usage\": ");
-  seed_shapes(o, fc, NNS_TENSOR_OUTPUT, true);
-  nns__out_str(o, ", \"effective_additional_memory_fwd\": ");
-  j_num(o, seed_mem(in, m, false));
-  nns__out_str(o, ", \"effective_additional_memory_bwd\": ");
-  j_num(o, seed_mem(in, m, true));
-  nns__out_str(o, ", \"forward_nan\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_OUTPUT);
-  nns__out_str(o, ", \"grad_in_nan\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_GRAD_INPUT);
-  nns__out_str(o, ", \"grad_out_nan\": ");
-  j_bool(o, s->nonfinite & NNS_NONFINITE_GRAD_OUTPUT);
-  nns__out_str(o, ", \"total_memory\": ");
-  j_num(o, (double)nns__add_sat_i64(
-                 nns__add_sat_i64(d->param_bytes, d->grad_bytes), in_bytes) /
-               MB);
-  nns__out_str(o, ", \"forward_latency\": ");
-  j_ms(o, nns__inspect_per_pass(in, s->fwd_inclusive_ms));
-  nns__out_str(o, ", \"backward_latency\": ");
-  j_ms(o, nns__inspect_per_pass(in, s->bwd_inclusive_ms));
+  nns__jw_obj(w, NNS__JK("info"));
+  nns__jw_str(w, NNS__JK("type"), d->type);
+  seed_shapes(w, NNS__JK("input_shapes"), fc, NNS_TENSOR_INPUT, false);
+  seed_shapes(w, NNS__JK("output_shapes"), fc, NNS_TENSOR_OUTPUT, false);
+  seed_shapes(w, NNS__JK("grad_in_shape"), gi, NNS_TENSOR_GRAD_INPUT, false);
+  seed_shapes(w, NNS__JK("grad_out_shape"), gc, NNS_TENSOR_GRAD_OUTPUT,
+              false);
+  nns__jw_int(w, NNS__JK("num_parameters"), d->params);
+  nns__jw_int(w, NNS__JK("num_learnable_parameters"), d->learnable_params);
+  j_num(w, NNS__JK("param_memory_usage"), (double)d->param_bytes / MB);
+  j_num(w, NNS__JK("gradient_memory_usage"), (double)d->grad_bytes / MB);
+  seed_shapes(w, NNS__JK("input_memory_usage"), fc, NNS_TENSOR_INPUT, true);
+  seed_shapes(w, NNS__JK("output_memory_usage"), fc, NNS_TENSOR_OUTPUT, true);
+  j_num(w, NNS__JK("effective_additional_memory_fwd"), seed_mem(in, m, false));
+  j_num(w, NNS__JK("effective_additional_memory_bwd"), seed_mem(in, m, true));
+  nns__jw_bool(w, NNS__JK("forward_nan"), s->nonfinite & NNS_NONFINITE_OUTPUT);
+  nns__jw_bool(w, NNS__JK("grad_in_nan"),
+               s->nonfinite & NNS_NONFINITE_GRAD_INPUT);
+  nns__jw_bool(w, NNS__JK("grad_out_nan"),
+               s->nonfinite & NNS_NONFINITE_GRAD_OUTPUT);
+  j_num(w, NNS__JK("total_memory"),
+        (double)nns__add_sat_i64(
+            nns__add_sat_i64(d->param_bytes, d->grad_bytes), in_bytes) /
+            MB);
+  j_ms(w, NNS__JK("forward_latency"),
+       nns__inspect_per_pass(in, s->fwd_inclusive_ms));
+  j_ms(w, NNS__JK("backward_latency"),
+       nns__inspect_per_pass(in, s->bwd_inclusive_ms));
   /* nnscan's own keys, after the seed's. */
-  nns__out_fmt(o, ", \"calls\": %lld, \"forward_latency_self\": ",
-               (long long)s->calls);
-  j_ms(o, nns__inspect_per_pass(in, s->fwd_self_ms));
-  nns__out_str(o, ", \"backward_latency_self\": ");
-  j_ms(o, nns__inspect_per_pass(in, s->bwd_self_ms));
-  nns__out_str(o, "}");
+  nns__jw_int(w, NNS__JK("calls"), s->calls);
+  j_ms(w, NNS__JK("forward_latency_self"),
+       nns__inspect_per_pass(in, s->fwd_self_ms));
+  j_ms(w, NNS__JK("backward_latency_self"),
+       nns__inspect_per_pass(in, s->bwd_self_ms));
+  nns__jw_end(w, NULL);
 }
 
 void nns__inspect_path_cell(char *buf, size_t size, const char *path,
@@ -585,8 +526,8 @@ enum { SEED_MAX_DEPTH = 64 };
  * ("3.conv"), cut to its end and made unique with "#<index>" when long.
  * A binding's paths need not nest: one that does not extend top's path
  * is keyed by its whole path and index. */
-static void seed_flat_key(nns__out *o, const nns_inspection *in, size_t top,
-                          size_t m) {
+static void seed_flat_key(nns__jw *w, const nns_inspection *in,
+                          size_t top, size_t m) {
   const nns__imodule *t = &in->modules[top], *d = &in->modules[m];
   size_t skip = t->path_len + 1;
   char buf[512];
@@ -595,27 +536,25 @@ static void seed_flat_key(nns__out *o, const nns_inspection *in, size_t top,
   const char *rel = below ? d->path + skip : d->path;
   size_t rel_len = below ? d->path_len - skip : d->path_len;
   if (below && rel_len <= 200) {
-    j_key(o, rel);
+    nns__jw_key(w, rel);
     return;
   }
   nns__inspect_path_cell(buf, sizeof buf - 24, rel, rel_len);
   size_t n = strlen(buf);
   snprintf(buf + n, sizeof buf - n, "#%zu", m);
-  j_key(o, buf);
+  nns__jw_key(w, buf);
 }
 
 /* Every descendant of top, in preorder, as flat children. */
-static void seed_flat(nns__out *o, const nns_inspection *in, size_t top) {
-  bool any = false;
+static void seed_flat(nns__jw *w, const nns_inspection *in, size_t top) {
   size_t m = in->modules[top].first_child;
   while (m != (size_t)-1) {
-    if (any)
-      nns__out_str(o, ", ");
-    any = true;
-    seed_flat_key(o, in, top, m);
-    nns__out_str(o, "{\"info\": ");
-    seed_info(o, in, m);
-    nns__out_str(o, ", \"children\": {}}");
+    seed_flat_key(w, in, top, m);
+    nns__jw_obj(w, NNS__JV);
+    seed_info(w, in, m);
+    nns__jw_obj(w, NNS__JK("children"));
+    nns__jw_end(w, NULL);
+    nns__jw_end(w, NULL);
     /* Next in preorder, without leaving top's subtree. */
     if (in->modules[m].first_child != (size_t)-1) {
       m = in->modules[m].first_child;
@@ -631,39 +570,43 @@ static void seed_flat(nns__out *o, const nns_inspection *in, size_t top) {
  * stack, and the nesting stops at SEED_MAX_DEPTH. */
 nns_status nns__inspect_seed(const nns_inspection *in,
                              const nns_report_options *opt, nns__out *o) {
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj(w, NNS__JV);
   if (!in->module_count) {
-    nns__out_str(o, "{}\n");
-    return NNS_OK;
+    nns__jw_end(w, NULL);
+    nns__out_put(o, "\n", 1);
+    return nns__jw_finish(w);
   }
-  nns__out_str(o, "{");
-  j_key(o, root_name(in, opt));
+  nns__jw_key(w, root_name(in, opt));
   size_t m = 0;
   for (;;) {
     const nns__imodule *d = &in->modules[m];
-    nns__out_str(o, "{\"info\": ");
-    seed_info(o, in, m);
-    nns__out_str(o, ", \"children\": {");
+    nns__jw_obj(w, NNS__JV);
+    seed_info(w, in, m);
+    nns__jw_obj(w, NNS__JK("children"));
     if (d->first_child != (size_t)-1 && d->depth < SEED_MAX_DEPTH) {
       m = d->first_child;
-      j_key(o, in->modules[m].name);
+      nns__jw_key(w, in->modules[m].name);
       continue;
     }
     if (d->first_child != (size_t)-1)
-      seed_flat(o, in, m);
+      seed_flat(w, in, m);
     /* Close this module, and every ancestor whose last child it was. */
     for (;;) {
-      nns__out_str(o, "}}");
+      nns__jw_end(w, NULL); /* its children */
+      nns__jw_end(w, NULL); /* the module */
       size_t next = in->modules[m].next_sibling;
       if (next != (size_t)-1) {
-        nns__out_str(o, ", ");
         m = next;
-        j_key(o, in->modules[m].name);
+        nns__jw_key(w, in->modules[m].name);
         break;
       }
       m = in->modules[m].parent;
       if (m == (size_t)-1) {
-        nns__out_str(o, "}\n");
-        return NNS_OK;
+        nns__jw_end(w, NULL);
+        nns__out_put(o, "\n", 1);
+        return nns__jw_finish(w);
       }
     }
   }

@@ -103,16 +103,17 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
   nns__out_str(o, ".\n");
 }
 
-void nns__inspect_roofline_json(nns__out *o, const nns_inspection *in) {
+void nns__inspect_roofline_json(nns__jw *w, const nns_inspection *in) {
   if (!nns__inspect_has_roofline(in))
     return;
-  nns__out_str(o, "\"roofline\": {\"hardware\": ");
-  nns__out_json_str(o, nns__inspect_hardware(in));
-  nns__out_str(o, ", \"furthest\": [");
+  nns__jw_obj(w, NNS__JK("roofline"));
+  nns__jw_str(w, NNS__JK("hardware"), nns__inspect_hardware(in));
+  nns__jw_arr(w, NNS__JK("furthest"));
   size_t *top = malloc((in->module_count + 1) * sizeof *top);
   size_t n = top ? nns__inspect_roof_ranking(in, top, in->module_count) : 0;
   for (size_t i = 0; i < n; i++)
-    nns__out_fmt(o, "%s%zu", i ? ", " : "", top[i]);
+    nns__jw_int(w, NNS__JV, (int64_t)top[i]);
   free(top);
-  nns__out_str(o, "]},\n");
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
 }

@@ -33,8 +33,8 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);
 
 enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
-       K_BWD_SELF, K_FWD_MEM, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE, K_ROOF,
-       K_ROOF_PCT, K_NAN, K_COUNT };
+       K_BWD_SELF, K_FWD_MEM, K_SAVED, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE,
+       K_ROOF, K_ROOF_PCT, K_NAN, K_COUNT };
 
 /* drop: in the text table, columns that give way to fit the width, in
  * this order (0: never); statics: shown only when a static count is
@@ -53,6 +53,8 @@ static const struct {
     [K_BWD] = {"Bwd ms", "backward_ms", true, false, 0},
     [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
     [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
+    /* shown only with a prediction (nns_inspect_module.saved_bytes) */
+    [K_SAVED] = {"Saved (pred.)", "predicted_saved_bytes", true, false, 8},
     [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
     [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
     [K_MACS] = {"MACs", "macs", true, true, 3},
@@ -195,6 +197,10 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
     mem_cell(buf, size, in, s->fwd_alloc_bytes, root->fwd_alloc_bytes, o,
              csv);
     break;
+  case K_SAVED:
+    static_cell(buf, size, d->saved_bytes, in->modules[0].saved_bytes, o,
+                csv);
+    break;
   case K_BWD_MEM:
     mem_cell(buf, size, in, s->bwd_alloc_bytes, root->bwd_alloc_bytes, o,
              csv);
@@ -309,9 +315,13 @@ static nns_status write_tables(const nns_inspection *in,
   for (size_t m = 0; m < in->module_count && !statics; m++)
     statics = in->modules[m].flops >= 0 || in->modules[m].macs >= 0;
   bool roof = nns__inspect_has_roofline(in);
+  bool predicted = false;
+  for (size_t m = 0; m < in->module_count && !predicted; m++)
+    predicted = in->modules[m].saved_bytes >= 0;
   for (int k = 0; k < K_COUNT; k++)
-    show[k] = (csv || statics || !kcols[k].statics) &&
-              (roof || (k != K_ROOF && k != K_ROOF_PCT));
+    show[k] = k == K_SAVED ? predicted
+                           : (csv || statics || !kcols[k].statics) &&
+                                 (roof || (k != K_ROOF && k != K_ROOF_PCT));
   if (csv) {
     nns__out_str(o, "path,depth");
     for (int k = 0; k < K_COUNT; k++) {

@@ -1,336 +1,321 @@
 /*
  * json.c - the summary as JSON: the machine contract ("nnscan.summary",
- * schema_version 1), documented in docs/json.md and checked against
- * docs/summary.schema.json by the tests.
+ * schema_version 1, the default, and 2, where every count carries its
+ * status and the diagnostics behind it: json_status.c), documented in
+ * docs/json.md and checked against docs/summary.schema.json and
+ * docs/summary.v2.schema.json by the tests.
  *
  * Numbers are always raw integers whatever the options say; the layers
  * appear twice, as a flat preorder list (easy to filter) and as a nested
  * tree (easy to walk), both cut at the chosen depth. The contract only ever
- * grows: a new field is a new key, never a changed one.
+ * grows: a new field is a new key, never a changed one. Everything is
+ * written through the JSON writer (src/base/json_writer.h), which places
+ * the separators; the breaks asked of it keep the layout people read.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/json_reader.h"
+#include "json_status.h"
 #include "report_int.h"
 
-/* Keys are literals: `"key": ` is pasted into one literal at compile time
- * and written with one copy, numbers without printf (a 100k-node summary
- * writes millions of keys). */
-#define J_KEY(key) "\"" key "\": ", sizeof("\"" key "\": ") - 1
-#define j_key(o, key) nns__out_put((o), J_KEY(key))
-#define j_int(o, key, v) j_int_at((o), J_KEY(key), (v))
-#define j_bool(o, key, v) j_bool_at((o), J_KEY(key), (v))
-
-static void j_int_at(nns__out *o, const char *key, size_t len, int64_t v) {
-  nns__out_put(o, key, len);
-  nns__out_int(o, v);
-}
-
-static void j_bool_at(nns__out *o, const char *key, size_t len, bool v) {
-  nns__out_put(o, key, len);
-  if (v)
-    nns__out_put(o, "true", 4);
-  else
-    nns__out_put(o, "false", 5);
-}
+/* The indents of the layout: top-level keys, their items, and the rows of
+ * the per-node arrays. */
+#define BR1 "\n  "
+#define BR2 "\n    "
+#define BR3 "\n      "
 
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
-static void j_value(nns__out *o, const nns_analysis *a, size_t i) {
+static void j_value(nns__jw *w, const char *key, size_t klen,
+                    const nns_analysis *a, size_t i) {
   const nns_model *m = nns_analysis_model(a);
   if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
-    nns__out_str(o, "null");
+    nns__jw_null(w, key, klen);
     return;
   }
   nns_value_info v = nns__value_of(m, a, i);
-  nns__out_str(o, "{\"name\": ");
-  nns__out_json_str(o, v.name);
-  nns__out_str(o, ", \"dtype\": ");
-  nns__out_json_str(o, v.dtype ? nns_dtype_name(v.dtype) : NULL);
-  nns__out_str(o, ", \"shape\": ");
+  nns__jw_obj(w, key, klen);
+  nns__jw_str(w, NNS__JK("name"), v.name);
+  nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
   if (v.rank < 0) {
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("shape"));
   } else {
-    nns__out_str(o, "[");
+    nns__jw_arr(w, NNS__JK("shape"));
     for (int d = 0; d < v.rank; d++) {
       nns_dim dim = nns__dim_of(m, a, i, d);
-      if (d)
-        nns__out_str(o, ", ");
       if (dim.value >= 0)
-        nns__out_int(o, dim.value);
+        nns__jw_int(w, NNS__JV, dim.value);
       else
-        nns__out_json_str(o, dim.symbol);
+        nns__jw_str(w, NNS__JV, dim.symbol);
     }
-    nns__out_str(o, "]");
+    nns__jw_end(w, NULL);
   }
-  if (nns__kind_name(v.kind)) {
-    nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, nns__kind_name(v.kind));
-  }
-  nns__out_str(o, "}");
+  if (nns__kind_name(v.kind))
+    nns__jw_str(w, NNS__JK("kind"), nns__kind_name(v.kind));
+  nns__jw_end(w, NULL);
 }
 
-static void j_flags(nns__out *o, unsigned f) {
-  nns__out_put(o, "{", 1);
-  j_bool(o, "partial", f & NNS_COUNT_PARTIAL);
-  nns__out_put(o, ", ", 2);
-  j_bool(o, "symbolic", f & NNS_COUNT_SYMBOLIC);
-  nns__out_put(o, ", ", 2);
-  j_bool(o, "shared", f & NNS_COUNT_SHARED);
-  nns__out_put(o, ", ", 2);
-  j_bool(o, "unbounded", f & NNS_COUNT_UNBOUNDED);
-  nns__out_put(o, "}", 1);
+static void j_flags(nns__jw *w, unsigned f) {
+  nns__jw_obj(w, NNS__JK("flags"));
+  nns__jw_bool(w, NNS__JK("partial"), f & NNS_COUNT_PARTIAL);
+  nns__jw_bool(w, NNS__JK("symbolic"), f & NNS_COUNT_SYMBOLIC);
+  nns__jw_bool(w, NNS__JK("shared"), f & NNS_COUNT_SHARED);
+  nns__jw_bool(w, NNS__JK("unbounded"), f & NNS_COUNT_UNBOUNDED);
+  nns__jw_end(w, NULL);
 }
 
-static void j_axes(nns__out *o, const int64_t *v, int axes) {
-  nns__out_str(o, "[");
-  for (int a = 0; a < axes; a++) {
-    nns__out_str(o, a ? ", " : "");
-    nns__out_int(o, v[a]);
-  }
-  nns__out_str(o, "]");
+static void j_axes(nns__jw *w, const char *key, size_t klen,
+                   const int64_t *v, int axes) {
+  nns__jw_arr(w, key, klen);
+  for (int a = 0; a < axes; a++)
+    nns__jw_int(w, NNS__JV, v[a]);
+  nns__jw_end(w, NULL);
 }
 
 /* A field that differs between positions: per axis its period and the
  * pixels [first, last] that positions 0..period-1 read (position i +
  * period reads those of i moved by period * stride). Layers only. */
-static void j_rf_period(nns__out *o, const nns_analysis *an, size_t layer,
+static void j_rf_period(nns__jw *w, const nns_analysis *an, size_t layer,
                         const nns_rf *rf, int axes) {
   bool any = false;
   for (int a = 0; a < axes; a++)
     any |= rf->period[a] > 1;
   if (!any || rf->whole)
     return;
-  nns__out_str(o, ", \"period\": [");
+  nns__jw_arr(w, NNS__JK("period"));
+  for (int a = 0; a < axes; a++)
+    nns__jw_int(w, NNS__JV, rf->period[a] > 1 ? rf->period[a] : 1);
+  nns__jw_end(w, NULL);
+  nns__jw_arr(w, NNS__JK("spans"));
   for (int a = 0; a < axes; a++) {
-    nns__out_str(o, a ? ", " : "");
-    nns__out_int(o, rf->period[a] > 1 ? rf->period[a] : 1);
-  }
-  nns__out_str(o, "], \"spans\": [");
-  for (int a = 0; a < axes; a++) {
-    nns__out_str(o, a ? ", [" : "[");
+    nns__jw_arr(w, NNS__JV);
     int p = rf->period[a] > 1 ? rf->period[a] : 1;
     for (int i = 0; i < p; i++) {
       int64_t first = 0, last = 0;
       nns_analysis_layer_rf_span(an, layer, a, i, &first, &last);
-      nns__out_str(o, i ? ", [" : "[");
-      nns__out_int(o, first);
-      nns__out_str(o, ", ");
-      nns__out_int(o, last);
-      nns__out_str(o, "]");
+      nns__jw_arr(w, NNS__JV);
+      nns__jw_int(w, NNS__JV, first);
+      nns__jw_int(w, NNS__JV, last);
+      nns__jw_end(w, NULL);
     }
-    nns__out_str(o, "]");
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "]");
+  nns__jw_end(w, NULL);
 }
 
 /* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__out *o, const nns_analysis *a, size_t layer,
+static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
                  const nns_rf *rf) {
   int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
                                                           : rf->axes;
   if (axes == 0 && !rf->whole) {
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("rf"));
     return;
   }
-  nns__out_str(o, "{");
-  j_int(o, "axes", axes);
-  nns__out_str(o, ", \"field\": ");
-  j_axes(o, rf->field, axes);
-  nns__out_str(o, ", \"stride\": ");
-  j_axes(o, rf->stride, axes);
-  nns__out_str(o, ", \"padding\": ");
-  j_axes(o, rf->padding, axes);
-  nns__out_str(o, ", ");
-  j_bool(o, "whole", rf->whole);
-  nns__out_str(o, ", ");
-  j_bool(o, "global_context", rf->global_context || rf->whole);
+  nns__jw_obj(w, NNS__JK("rf"));
+  nns__jw_int(w, NNS__JK("axes"), axes);
+  j_axes(w, NNS__JK("field"), rf->field, axes);
+  j_axes(w, NNS__JK("stride"), rf->stride, axes);
+  j_axes(w, NNS__JK("padding"), rf->padding, axes);
+  nns__jw_bool(w, NNS__JK("whole"), rf->whole);
+  nns__jw_bool(w, NNS__JK("global_context"), rf->global_context || rf->whole);
   if (a)
-    j_rf_period(o, a, layer, rf, axes);
-  nns__out_str(o, "}");
+    j_rf_period(w, a, layer, rf, axes);
+  nns__jw_end(w, NULL);
 }
 
-/* A double for the roofline's figures (seconds, FLOP/s, ratios): 9
- * significant digits, enough to compare with what a test computes. */
-static void j_double_at(nns__out *o, const char *key, size_t len, double v) {
-  nns__out_put(o, key, len);
-  nns__out_fmt(o, "%.9g", v);
-}
-#define j_double(o, key, v) j_double_at((o), J_KEY(key), (v))
-
-/* The counts every layer, op type and the totals share; with `roof` (the
- * analysis named a device) the roofline's intensity, bound and times. */
-static void j_counts(nns__out *o, const nns_counts *k, bool roof) {
-  j_int(o, "params", k->params);
-  nns__out_str(o, ", ");
-  j_int(o, "buffers", k->buffers);
-  nns__out_str(o, ", ");
-  j_int(o, "param_bytes", k->param_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "flops", k->flops);
-  nns__out_str(o, ", ");
-  j_int(o, "macs", k->macs);
-  nns__out_str(o, ", ");
-  j_int(o, "dmas", k->dmas);
-  nns__out_str(o, ", ");
-  j_int(o, "activation_bytes", k->activation_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "nodes", k->nodes);
-  nns__out_str(o, ", \"flags\": ");
-  j_flags(o, k->flags);
-  /* Grown in API v1: only when there is something to say, so summaries of
-   * models without frozen parameters read as before. */
-  if (k->frozen) {
-    nns__out_str(o, ", ");
-    j_int(o, "frozen", k->frozen);
-  }
-  /* Masked attention (docs/metrics.md): where a known mask leaves pairs
-   * out; absent means equal to macs / flops. */
-  if (k->macs_unmasked != k->macs || k->flops_unmasked != k->flops) {
-    nns__out_str(o, ", ");
-    j_int(o, "macs_unmasked", k->macs_unmasked);
-    nns__out_str(o, ", ");
-    j_int(o, "flops_unmasked", k->flops_unmasked);
-  }
-  /* Mixture-of-experts layers (and what holds them) only: 0 on op types. */
+/* Mixture-of-experts layers (and what holds them) only: 0 on op types.
+ * Plain numbers in both versions (an annotation's, not a count). */
+static void j_experts(nns__jw *w, const nns_counts *k) {
   if (k->params_active &&
-      k->params_active != nns__sum_sat(k->params, k->frozen)) {
-    nns__out_str(o, ", ");
-    j_int(o, "params_active", k->params_active);
-  }
-  if (k->weight_bytes_read && k->weight_bytes_read != k->param_bytes) {
-    nns__out_str(o, ", ");
-    j_int(o, "weight_bytes_read", k->weight_bytes_read);
-  }
-  nns__out_str(o, ", ");
-  j_int(o, "bytes", k->bytes);
-  nns__out_str(o, ", ");
-  j_double(o, "intensity", k->intensity);
+      k->params_active != nns__sum_sat(k->params, k->frozen))
+    nns__jw_int(w, NNS__JK("params_active"), k->params_active);
+  if (k->weight_bytes_read && k->weight_bytes_read != k->param_bytes)
+    nns__jw_int(w, NNS__JK("weight_bytes_read"), k->weight_bytes_read);
+}
+
+/* The roofline's figures of a count: its bytes and intensity, and with
+ * `roof` (the analysis named a device) the bound and times. Doubles with 9
+ * significant digits, enough to compare with what a test computes. */
+static void j_roof(nns__jw *w, const nns_counts *k, bool roof) {
+  nns__jw_int(w, NNS__JK("bytes"), k->bytes);
+  nns__jw_double(w, NNS__JK("intensity"), k->intensity, 9, false);
   if (!roof)
     return;
-  nns__out_str(o, ", \"bound\": ");
-  nns__out_json_str(o, nns_bound_name(k->bound));
-  nns__out_str(o, ", ");
-  j_double(o, "time_s", k->time_s);
-  nns__out_str(o, ", ");
-  j_double(o, "compute_time_s", k->compute_time_s);
-  nns__out_str(o, ", ");
-  j_double(o, "memory_time_s", k->memory_time_s);
+  nns__jw_str(w, NNS__JK("bound"), nns_bound_name(k->bound));
+  nns__jw_double(w, NNS__JK("time_s"), k->time_s, 9, false);
+  nns__jw_double(w, NNS__JK("compute_time_s"), k->compute_time_s, 9, false);
+  nns__jw_double(w, NNS__JK("memory_time_s"), k->memory_time_s, 9, false);
 }
 
 /* The device and dtypes the roofline used (only when there is one). */
-static void j_hardware(nns__out *o, const nns_totals *t) {
+static void j_hardware(nns__jw *w, const nns_totals *t) {
   const nns_hardware *h = &t->hardware;
-  nns__out_str(o, "  \"hardware\": {\"name\": ");
-  nns__out_json_str(o, h->name);
-  nns__out_str(o, ", \"description\": ");
-  nns__out_json_str(o, h->description);
-  nns__out_str(o, ", \"source\": ");
-  nns__out_json_str(o, h->source);
-  nns__out_str(o, ",\n    \"compute_dtype\": ");
-  nns__out_json_str(o, nns_compute_dtype_name(t->compute_dtype));
-  nns__out_str(o, ", \"float_dtype\": ");
-  nns__out_json_str(o, nns_compute_dtype_name(t->float_dtype));
-  nns__out_str(o, ", ");
-  j_double(o, "matrix_peak_flops", h->peak_flops[t->compute_dtype]);
-  nns__out_str(o, ", ");
-  j_double(o, "other_peak_flops", h->peak_flops[t->float_dtype]);
-  nns__out_str(o, ", ");
-  j_double(o, "bandwidth", h->bandwidth);
-  nns__out_str(o, ",\n    \"peak_flops\": {");
+  nns__jw_obj(w, NNS__JK("hardware"));
+  nns__jw_str(w, NNS__JK("name"), h->name);
+  nns__jw_str(w, NNS__JK("description"), h->description);
+  nns__jw_str(w, NNS__JK("source"), h->source);
+  nns__jw_break(w, BR2);
+  nns__jw_str(w, NNS__JK("compute_dtype"),
+              nns_compute_dtype_name(t->compute_dtype));
+  nns__jw_str(w, NNS__JK("float_dtype"),
+              nns_compute_dtype_name(t->float_dtype));
+  nns__jw_double(w, NNS__JK("matrix_peak_flops"),
+                 h->peak_flops[t->compute_dtype], 9, false);
+  nns__jw_double(w, NNS__JK("other_peak_flops"),
+                 h->peak_flops[t->float_dtype], 9, false);
+  nns__jw_double(w, NNS__JK("bandwidth"), h->bandwidth, 9, false);
+  nns__jw_break(w, BR2);
+  nns__jw_obj(w, NNS__JK("peak_flops"));
   for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++) {
-    nns__out_str(o, d ? ", \"" : "\"");
-    nns__out_str(o, nns_compute_dtype_name(d));
-    nns__out_str(o, "\": ");
+    nns__jw_key(w, nns_compute_dtype_name(d));
     if (h->peak_flops[d] > 0)
-      nns__out_fmt(o, "%.9g", h->peak_flops[d]);
+      nns__jw_double(w, NNS__JV, h->peak_flops[d], 9, false);
     else
-      nns__out_str(o, "null");
+      nns__jw_null(w, NNS__JV);
   }
-  nns__out_str(o, "}},\n");
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+}
+
+/* Masked attention (docs/metrics.md): where a known mask leaves pairs
+ * out; absent means equal to macs / flops, except in the totals, which
+ * always say (`always`). */
+static void j_unmasked(nns__jw *w, const nns_counts *k, bool always) {
+  if (always || k->macs_unmasked != k->macs ||
+      k->flops_unmasked != k->flops) {
+    nns__jw_int(w, NNS__JK("macs_unmasked"), k->macs_unmasked);
+    nns__jw_int(w, NNS__JK("flops_unmasked"), k->flops_unmasked);
+  }
 }
 
 /* Tokens and FLOPs per token, for a model with a token dimension. */
-static void j_tokens(nns__out *o, const nns_counts *all, int64_t tokens) {
+static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
   if (tokens <= 0)
     return;
-  nns__out_str(o, ",\n    ");
-  j_int(o, "tokens", tokens);
-  nns__out_fmt(o, ", \"flops_per_token\": %.17g, "
-               "\"flops_unmasked_per_token\": %.17g",
-               (double)all->flops / (double)tokens,
-               (double)all->flops_unmasked / (double)tokens);
+  nns__jw_break(w, BR2);
+  nns__jw_int(w, NNS__JK("tokens"), tokens);
+  nns__jw_double(w, NNS__JK("flops_per_token"),
+                 (double)all->flops / (double)tokens, 17, false);
+  nns__jw_double(w, NNS__JK("flops_unmasked_per_token"),
+                 (double)all->flops_unmasked / (double)tokens, 17, false);
+}
+
+/* The counts every layer, op type and the totals share; with `roof` the
+ * roofline's bound and times. */
+static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
+  nns__jw_int(w, NNS__JK("params"), k->params);
+  nns__jw_int(w, NNS__JK("buffers"), k->buffers);
+  nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
+  nns__jw_int(w, NNS__JK("flops"), k->flops);
+  nns__jw_int(w, NNS__JK("macs"), k->macs);
+  nns__jw_int(w, NNS__JK("dmas"), k->dmas);
+  nns__jw_int(w, NNS__JK("activation_bytes"), k->activation_bytes);
+  nns__jw_int(w, NNS__JK("nodes"), k->nodes);
+  j_flags(w, k->flags);
+  /* Grown in API v1: only when there is something to say, so summaries of
+   * models without frozen parameters read as before. */
+  if (k->frozen)
+    nns__jw_int(w, NNS__JK("frozen"), k->frozen);
+  j_unmasked(w, k, false);
+  j_experts(w, k);
+  j_roof(w, k, roof);
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
-static void j_op_types(nns__out *o, const char *list) {
-  nns__out_str(o, "[");
-  if (list && *list) {
-    const char *p = list;
-    bool first = true;
-    while (*p) {
-      size_t n = strcspn(p, ",");
-      char buf[256];
-      if (n >= sizeof buf)
-        n = sizeof buf - 1;
-      memcpy(buf, p, n);
-      buf[n] = 0;
-      nns__out_str(o, first ? "" : ", ");
-      nns__out_json_str(o, buf);
-      first = false;
-      p += strcspn(p, ",");
-      if (*p)
-        p++;
-    }
+static void j_op_types(nns__jw *w, const char *list) {
+  nns__jw_arr(w, NNS__JK("op_types"));
+  for (const char *p = list ? list : ""; *p;) {
+    size_t n = strcspn(p, ",");
+    /* Names were cut at 255 bytes when written by hand; kept. */
+    nns__jw_strn(w, NNS__JV, p, n < 255 ? n : 255);
+    p += n;
+    if (*p)
+      p++;
   }
-  nns__out_str(o, "]");
+  nns__jw_end(w, NULL);
 }
 
-static void j_layer(nns__out *o, const nns_analysis *a, size_t i,
-                    const char *root_name) {
+/* v2 (st set): the counts as metrics with their statuses, the diagnostics
+ * of the subtree, and the module's calls. */
+static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
+                           const nns_counts *counts,
+                           const nns__jstatus *st, bool roof) {
+  if (!st) {
+    j_counts(w, counts, roof);
+    return;
+  }
+  nns__json_metrics(w, st, i, counts);
+  j_unmasked(w, counts, false);
+  j_experts(w, counts);
+  j_roof(w, counts, roof);
+  nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
+  nns__jw_bool(w, NNS__JK("shared"), counts->flags & NNS_COUNT_SHARED);
+  nns__json_diag_ids(w, st, i, counts->flags);
+  nns_layer_info l = nns__layer_of(a, i);
+  if (l.call_count)
+    nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
+  else
+    nns__jw_null(w, NNS__JK("call_count"));
+  /* Each call the binding described (nns_model_set_module_call): its
+   * index and the structure of its outputs. */
+  nns__jw_arr(w, NNS__JK("calls"));
+  const nns_model *m = nns_analysis_model(a);
+  for (size_t k = 0; k < l.call_count && l.path; k++) {
+    const char *text = NULL;
+    if (nns_model_module_call(m, l.path, k, &text) != NNS_OK)
+      continue;
+    nns__arena tmp;
+    nns__arena_init(&tmp);
+    nns__jval *v = NULL;
+    nns__json_parse(&tmp, text, strlen(text), &v, NULL);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_int(w, NNS__JK("call"), (int64_t)k);
+    nns__jw_jval(w, NNS__JK("outputs"), v);
+    nns__jw_end(w, NULL);
+    nns__arena_free(&tmp);
+  }
+  nns__jw_end(w, NULL);
+}
+
+static void j_layer(nns__jw *w, const char *key, size_t klen,
+                    const nns_analysis *a, size_t i, const char *root_name,
+                    const nns__jstatus *st) {
   bool roof = nns__totals_of(a).hardware.name != NULL;
   nns_layer_info l = nns__layer_of(a, i);
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
-  nns__out_str(o, "{\"index\": ");
-  nns__out_int(o, (int64_t)i);
-  nns__out_str(o, ", \"path\": ");
-  nns__out_json_str(o, l.path ? l.path : "");
-  nns__out_str(o, ", \"name\": ");
-  nns__out_json_str(o, l.depth == 0 ? root_name : l.name ? l.name : "");
-  nns__out_str(o, ", \"depth\": ");
-  nns__out_int(o, l.depth);
-  nns__out_str(o, ", \"parent\": ");
+  nns__jw_obj(w, key, klen);
+  nns__jw_int(w, NNS__JK("index"), (int64_t)i);
+  nns__jw_str(w, NNS__JK("path"), l.path ? l.path : "");
+  nns__jw_str(w, NNS__JK("name"),
+              l.depth == 0 ? root_name : l.name ? l.name : "");
+  nns__jw_int(w, NNS__JK("depth"), l.depth);
   if (l.parent == (size_t)-1)
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("parent"));
   else
-    nns__out_int(o, (int64_t)l.parent);
-  nns__out_str(o, ", \"children\": ");
-  nns__out_int(o, (int64_t)l.child_count);
-  nns__out_str(o, ", \"type\": ");
-  nns__out_json_str(o, l.type ? l.type : "");
-  nns__out_str(o, ", \"class\": ");
+    nns__jw_int(w, NNS__JK("parent"), (int64_t)l.parent);
+  nns__jw_int(w, NNS__JK("children"), (int64_t)l.child_count);
+  nns__jw_str(w, NNS__JK("type"), l.type ? l.type : "");
   const char *cls = NULL;
   nns_analysis_layer_class(a, i, &cls);
-  nns__out_json_str(o, cls);
-  nns__out_str(o, ", \"op_types\": ");
-  j_op_types(o, l.op_types);
-  nns__out_str(o, ", \"input\": ");
-  j_value(o, a, l.input_value);
-  nns__out_str(o, ", \"output\": ");
-  j_value(o, a, l.output_value);
-  nns__out_str(o, ", ");
-  j_counts(o, &counts, roof);
-  nns__out_str(o, ", \"rf\": ");
-  j_rf(o, a, i, &rf);
-  nns__out_str(o, "}");
+  nns__jw_str(w, NNS__JK("class"), cls);
+  j_op_types(w, l.op_types);
+  j_value(w, NNS__JK("input"), a, l.input_value);
+  j_value(w, NNS__JK("output"), a, l.output_value);
+  j_layer_counts(w, a, i, &counts, st, roof);
+  nns__json_train_layer(w, a, &counts);
+  j_rf(w, a, i, &rf);
+  nns__jw_end(w, NULL);
 }
 
-static void j_op_list(nns__out *o, const nns_analysis *a, bool uncounted) {
+static void j_op_list(nns__jw *w, const char *key, size_t klen,
+                      const nns_analysis *a, bool uncounted) {
   size_t n = uncounted ? nns_analysis_uncounted_op_count(a)
                        : nns_analysis_unknown_op_count(a);
-  nns__out_str(o, "[");
+  nns__jw_arr(w, key, klen);
   for (size_t i = 0; i < n; i++) {
     const char *dom = NULL, *op = NULL;
     size_t cnt = 0;
@@ -338,198 +323,199 @@ static void j_op_list(nns__out *o, const nns_analysis *a, bool uncounted) {
       nns_analysis_uncounted_op(a, i, &dom, &op, &cnt);
     else
       nns_analysis_unknown_op(a, i, &dom, &op, &cnt);
-    nns__out_str(o, i ? ", {\"domain\": " : "{\"domain\": ");
-    nns__out_json_str(o, dom ? dom : "");
-    nns__out_str(o, ", \"op_type\": ");
-    nns__out_json_str(o, op ? op : "");
-    nns__out_fmt(o, ", \"nodes\": %zu", cnt);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("domain"), dom ? dom : "");
+    nns__jw_str(w, NNS__JK("op_type"), op ? op : "");
+    nns__jw_int(w, NNS__JK("nodes"), (int64_t)cnt);
     size_t k[3] = {0, 0, 0};
     if (uncounted &&
-        nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]) == NNS_OK)
-      nns__out_fmt(o, ", \"no_rule\": %zu, \"no_size\": %zu, "
-                      "\"failed\": %zu", k[0], k[1], k[2]);
-    nns__out_str(o, "}");
+        nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]) == NNS_OK) {
+      nns__jw_int(w, NNS__JK("no_rule"), (int64_t)k[0]);
+      nns__jw_int(w, NNS__JK("no_size"), (int64_t)k[1]);
+      nns__jw_int(w, NNS__JK("failed"), (int64_t)k[2]);
+    }
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "]");
+  nns__jw_end(w, NULL);
 }
 
-void nns__json_model_fields(nns__out *o, const nns_model *m,
+void nns__json_model_fields(nns__jw *w, const nns_model *m,
                             const char *path) {
   nns_model_info info = nns__info_of(m);
-  nns__out_str(o, "\"path\": ");
-  nns__out_json_str(o, path);
-  nns__out_fmt(o, ", \"ir_version\": %lld, \"producer\": ",
-               (long long)info.ir_version);
-  nns__out_json_str(o, info.producer_name);
-  nns__out_str(o, ", \"producer_version\": ");
-  nns__out_json_str(o, info.producer_version);
-  nns__out_str(o, ", \"graph\": ");
-  nns__out_json_str(o, info.graph_name);
-  nns__out_fmt(o, ", \"nodes\": %zu, \"subgraph_nodes\": %zu",
-               info.node_count, info.subgraph_node_count);
+  nns__jw_str(w, NNS__JK("path"), path);
+  nns__jw_int(w, NNS__JK("ir_version"), info.ir_version);
+  nns__jw_str(w, NNS__JK("producer"), info.producer_name);
+  nns__jw_str(w, NNS__JK("producer_version"), info.producer_version);
+  nns__jw_str(w, NNS__JK("graph"), info.graph_name);
+  nns__jw_int(w, NNS__JK("nodes"), (int64_t)info.node_count);
+  nns__jw_int(w, NNS__JK("subgraph_nodes"), (int64_t)info.subgraph_node_count);
 }
 
-static void j_model(nns__out *o, const nns_analysis *a,
-                    const nns_report_options *opt, const char *name) {
-  const nns_model *m = nns_analysis_model(a);
-  nns__out_str(o, "  \"model\": {\"name\": ");
-  nns__out_json_str(o, name);
-  nns__out_str(o, ", ");
-  nns__json_model_fields(o, m, opt->model_path);
-  nns__out_str(o, ", \"opsets\": {");
+void nns__json_opsets(nns__jw *w, const nns_model *m) {
+  nns__jw_obj(w, NNS__JK("opsets"));
   for (size_t k = 0; k < nns_model_opset_count(m); k++) {
     const char *dom;
     int64_t ver;
     nns_model_opset(m, k, &dom, &ver);
-    nns__out_str(o, k ? ", " : "");
-    nns__out_json_str(o, dom ? dom : "");
-    nns__out_fmt(o, ": %lld", (long long)ver);
+    nns__jw_key(w, dom ? dom : "");
+    nns__jw_int(w, NNS__JV, ver);
   }
-  nns__out_str(o, "}},\n  \"inputs\": [");
-  for (size_t k = 0; k < nns_model_input_count(m); k++) {
-    nns__out_str(o, k ? ", " : "");
-    j_value(o, a, nns__input_of(m, k));
-  }
-  nns__out_str(o, "],\n  \"outputs\": [");
-  for (size_t k = 0; k < nns_model_output_count(m); k++) {
-    nns__out_str(o, k ? ", " : "");
-    j_value(o, a, nns__output_of(m, k));
-  }
-  nns__out_str(o, "],\n");
+  nns__jw_end(w, NULL);
 }
 
-static void j_totals(nns__out *o, const nns_analysis *a) {
+static void j_model(nns__jw *w, const nns_analysis *a,
+                    const nns_report_options *opt, const char *name) {
+  const nns_model *m = nns_analysis_model(a);
+  nns__jw_obj(w, NNS__JK("model"));
+  nns__jw_str(w, NNS__JK("name"), name);
+  nns__json_model_fields(w, m, opt->model_path);
+  nns__json_opsets(w, m);
+  nns__jw_end(w, NULL);
+  nns__jw_arr(w, NNS__JK("inputs"));
+  for (size_t k = 0; k < nns_model_input_count(m); k++)
+    j_value(w, NNS__JV, a, nns__input_of(m, k));
+  nns__jw_end(w, NULL);
+  nns__jw_arr(w, NNS__JK("outputs"));
+  for (size_t k = 0; k < nns_model_output_count(m); k++)
+    j_value(w, NNS__JV, a, nns__output_of(m, k));
+  nns__jw_end(w, NULL);
+}
+
+static void j_totals(nns__jw *w, const nns_analysis *a,
+                     const nns__jstatus *st) {
   nns_totals t = nns__totals_of(a);
   nns_counts all = nns__total_counts_of(a);
   nns_rf rf = nns__total_rf_of(a);
-  nns__out_str(o, "  \"totals\": {");
-  j_counts(o, &all, t.hardware.name != NULL);
-  if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops) {
-    nns__out_str(o, ", ");  /* the totals always say */
-    j_int(o, "macs_unmasked", all.macs_unmasked);
-    nns__out_str(o, ", ");
-    j_int(o, "flops_unmasked", all.flops_unmasked);
+  nns__jw_obj(w, NNS__JK("totals"));
+  if (st) {
+    nns__json_metrics(w, st, (size_t)-1, &all);
+    j_unmasked(w, &all, true);
+    j_experts(w, &all);
+    j_roof(w, &all, t.hardware.name != NULL);
+    nns__jw_int(w, NNS__JK("nodes"), all.nodes);
+    nns__json_diag_ids(w, st, (size_t)-1, all.flags);
+  } else {
+    j_counts(w, &all, t.hardware.name != NULL);
+    /* j_counts wrote them where they differ; the totals always say. */
+    if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops)
+      j_unmasked(w, &all, true);
   }
-  j_tokens(o, &all, t.tokens);
-  nns__out_str(o, ",\n    ");
-  j_bool(o, "complete", !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
-                                       NNS_COUNT_OVERFLOW)));
-  nns__out_str(o, ", ");
-  j_bool(o, "saturated", (all.flags & NNS_COUNT_OVERFLOW) != 0);
-  nns__out_str(o, ", ");
-  j_int(o, "params_total",
-        nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));
-  nns__out_str(o, ", ");
-  j_int(o, "params_unique", t.params_unique);
-  nns__out_str(o, ", ");
-  j_int(o, "param_bytes_unique", t.param_bytes_unique);
-  nns__out_str(o, ", ");
-  j_int(o, "constants", t.constants);
-  nns__out_str(o, ",\n    ");
-  j_int(o, "input_bytes", t.input_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "peak_activation_bytes", t.peak_activation_bytes);
-  nns__out_str(o, ", \"peak_node\": ");
-  nns__out_json_str(o, t.peak_node);
+  j_tokens(w, &all, t.tokens);
+  nns__jw_break(w, BR2);
+  /* v2: every metric complete (a symbolic dim taken as 1 makes counts
+   * partial there); v1: no node left out, no loop counted once. */
+  if (st)
+    nns__jw_bool(w, NNS__JK("complete"),
+                 nns__jstatus_partial(st, (size_t)-1, &all) == 0);
+  else
+    nns__jw_bool(w, NNS__JK("complete"),
+                 !(all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED |
+                                NNS_COUNT_OVERFLOW)));
+  nns__jw_bool(w, NNS__JK("saturated"), (all.flags & NNS_COUNT_OVERFLOW) != 0);
+  nns__jw_int(w, NNS__JK("params_total"),
+              nns__sum_sat(nns__sum_sat(all.params, all.buffers), all.frozen));
+  nns__jw_int(w, NNS__JK("params_unique"), t.params_unique);
+  nns__jw_int(w, NNS__JK("param_bytes_unique"), t.param_bytes_unique);
+  nns__jw_int(w, NNS__JK("constants"), t.constants);
+  nns__jw_break(w, BR2);
+  nns__jw_int(w, NNS__JK("input_bytes"), t.input_bytes);
+  nns__jw_int(w, NNS__JK("peak_activation_bytes"), t.peak_activation_bytes);
+  nns__jw_str(w, NNS__JK("peak_node"), t.peak_node);
   if (t.kv_cache_bytes_read || t.kv_cache_bytes) { /* a decoder step */
-    nns__out_str(o, ",\n    ");
-    j_int(o, "kv_cache_bytes_read", t.kv_cache_bytes_read);
-    nns__out_str(o, ", ");
-    j_int(o, "kv_cache_bytes_written", t.kv_cache_bytes_written);
-    nns__out_str(o, ", ");
-    j_int(o, "kv_cache_bytes", t.kv_cache_bytes);
+    nns__jw_break(w, BR2);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes_read"), t.kv_cache_bytes_read);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes_written"),
+                t.kv_cache_bytes_written);
+    nns__jw_int(w, NNS__JK("kv_cache_bytes"), t.kv_cache_bytes);
   }
-  nns__out_str(o, ",\n    \"training\": {\"estimate\": true, \"optimizer\": ");
-  nns__out_json_str(o, nns_optimizer_name(t.optimizer));
-  nns__out_str(o, ", ");
-  j_int(o, "param_bytes", t.train_param_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "grad_bytes", t.train_grad_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "optimizer_bytes", t.train_optimizer_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "activation_bytes", t.train_activation_bytes);
-  nns__out_str(o, ", ");
-  j_int(o, "total_bytes", t.train_total_bytes);
-  nns__out_str(o, "},\n    \"rf\": ");
-  j_rf(o, NULL, 0, &rf);
-  nns__out_str(o, "},\n");
+  if (nns__json_train_totals(w, a)) {
+    nns__jw_break(w, BR2);
+    j_rf(w, NULL, 0, &rf);
+    nns__jw_end(w, NULL);
+    return;
+  }
+  nns__jw_break(w, BR2);
+  nns__jw_obj(w, NNS__JK("training"));
+  nns__jw_bool(w, NNS__JK("estimate"), true);
+  nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
+  nns__jw_int(w, NNS__JK("param_bytes"), t.train_param_bytes);
+  nns__jw_int(w, NNS__JK("grad_bytes"), t.train_grad_bytes);
+  nns__jw_int(w, NNS__JK("optimizer_bytes"), t.train_optimizer_bytes);
+  nns__jw_int(w, NNS__JK("activation_bytes"), t.train_activation_bytes);
+  nns__jw_int(w, NNS__JK("total_bytes"), t.train_total_bytes);
+  nns__jw_end(w, NULL);
+  nns__jw_break(w, BR2);
+  j_rf(w, NULL, 0, &rf);
+  nns__jw_end(w, NULL);
 }
 
-static void j_symbols(nns__out *o, const nns_analysis *a) {
+static void j_symbols(nns__jw *w, const nns_analysis *a) {
   const nns_model *m = nns_analysis_model(a);
   /* The symbolic dims of the graph inputs: those a count took as 1 (when
    * the totals are flagged symbolic) and a user can fix with --input. */
   nns_counts all = nns__total_counts_of(a);
-  nns__out_str(o, "  \"symbols\": [");
+  nns__jw_arr(w, NNS__JK("symbols"));
   const char *seen[64];
-  int shown = (int)nns__input_symbols(m, a, seen, 64);
-  for (int k = 0; k < shown; k++) {
-    nns__out_str(o, k ? ", " : "");
-    nns__out_json_str(o, seen[k]);
-  }
-  nns__out_fmt(o, "],\n  \"symbols_taken_as_1\": %s,\n",
-               all.flags & NNS_COUNT_SYMBOLIC ? "true" : "false");
+  size_t shown = nns__input_symbols(m, a, seen, 64);
+  for (size_t k = 0; k < shown; k++)
+    nns__jw_str(w, NNS__JV, seen[k]);
+  nns__jw_end(w, NULL);
+  nns__jw_bool(w, NNS__JK("symbols_taken_as_1"),
+               all.flags & NNS_COUNT_SYMBOLIC);
   /* The graph inputs with a symbolic dim, and the --input option that
    * fixes each (symbols written N). */
-  nns__out_str(o, "  \"symbolic_inputs\": [");
-  shown = 0;
+  nns__jw_arr_brk(w, NNS__JK("symbolic_inputs"), BR2);
   for (size_t k = 0; k < nns_model_input_count(m); k++) {
     char opt[512];
     const char *name = nns__input_fix(m, a, k, opt, sizeof opt);
     if (!name)
       continue;
-    nns__out_str(o, shown++ ? ",\n    {\"input\": " : "\n    {\"input\": ");
-    nns__out_json_str(o, name);
-    nns__out_str(o, ", \"option\": ");
-    nns__out_json_str(o, opt);
-    nns__out_str(o, "}");
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("input"), name);
+    nns__jw_str(w, NNS__JK("option"), opt);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, shown ? "\n  ],\n" : "],\n");
+  nns__jw_end(w, BR1);
   /* Which branch each If's costs follow. */
-  nns__out_str(o, "  \"branches\": [");
+  nns__jw_arr_brk(w, NNS__JK("branches"), BR2);
   size_t nb = nns_analysis_branch_count(a);
   for (size_t i = 0; i < nb; i++) {
     const char *node;
     int then_branch, known;
     nns_analysis_branch(a, i, &node, &then_branch, &known);
-    nns__out_str(o, i ? ",\n    {\"node\": " : "\n    {\"node\": ");
-    nns__out_json_str(o, node);
-    nns__out_fmt(o, ", \"counted\": \"%s\", \"condition_known\": %s}",
-                 then_branch ? "then_branch" : "else_branch",
-                 known == 1 ? "true" : "false");
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("node"), node);
+    nns__jw_str(w, NNS__JK("counted"),
+                then_branch ? "then_branch" : "else_branch");
+    nns__jw_bool(w, NNS__JK("condition_known"), known == 1);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, nb ? "\n  ],\n" : "],\n");
-}
-
-/* What goes before point i of a per-node array: 16 to a line. Written
- * without printf, as are the numbers: these arrays have a point per node. */
-static void j_point_sep(nns__out *o, size_t i) {
-  if (i % 16)
-    nns__out_put(o, ", ", 2);
-  else if (i)
-    nns__out_put(o, ",\n      ", 8);
+  nns__jw_end(w, BR1);
 }
 
 /* The live-activation curve, one point per main-graph node in running
- * order, and the layer of each node: the innermost one shown at this
- * depth, so every index is a layer of "layers". */
-static void j_memory(nns__out *o, const nns_analysis *a, int maxd) {
+ * order (16 to a line), and the layer of each node: the innermost one
+ * shown at this depth, so every index is a layer of "layers". */
+static void j_memory(nns__jw *w, const nns_analysis *a, int maxd) {
   size_t n = nns_analysis_memory_count(a), peak = nns_analysis_memory_peak(a);
-  nns__out_str(o, "  \"memory\": {\"peak_position\": ");
+  nns__jw_obj(w, NNS__JK("memory"));
   if (peak == (size_t)-1)
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("peak_position"));
   else
-    nns__out_fmt(o, "%zu", peak);
-  nns__out_str(o, ",\n    \"live_bytes\": [");
+    nns__jw_int(w, NNS__JK("peak_position"), (int64_t)peak);
+  nns__jw_break(w, BR2);
+  nns__jw_arr(w, NNS__JK("live_bytes"));
   for (size_t i = 0; i < n; i++) {
     int64_t b = 0;
     size_t l = 0;
     nns_analysis_memory_point(a, i, &b, &l);
-    j_point_sep(o, i);
-    nns__out_int(o, b);
+    if (i && i % 16 == 0)
+      nns__jw_break(w, BR3);
+    nns__jw_int(w, NNS__JV, b);
   }
-  nns__out_str(o, "],\n    \"node_layers\": [");
+  nns__jw_end(w, NULL);
+  nns__jw_break(w, BR2);
+  nns__jw_arr(w, NNS__JK("node_layers"));
   size_t prev_in = (size_t)-1, prev_out = 0;
   for (size_t i = 0; i < n; i++) {
     int64_t b = 0;
@@ -546,137 +532,66 @@ static void j_memory(nns__out *o, const nns_analysis *a, int maxd) {
       }
       prev_out = l;
     }
-    j_point_sep(o, i);
-    nns__out_int(o, (int64_t)l);
+    if (i && i % 16 == 0)
+      nns__jw_break(w, BR3);
+    nns__jw_int(w, NNS__JV, (int64_t)l);
   }
-  nns__out_str(o, "]},\n");
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
 }
 
-nns_status nns__report_json(const nns_analysis *a,
-                            const nns_report_options *opt, nns__out *o) {
-  const char *name = nns__model_name(nns_analysis_model(a), opt);
-  int maxd = nns__report_depth(opt);
-  nns__out_str(o, "{\n  \"schema\": \"nnscan.summary\",\n"
-                  "  \"schema_version\": 1,\n  \"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
-  nns__out_str(o, ",\n");
-  j_model(o, a, opt, name);
-  nns_totals t = nns__totals_of(a);
-  nns__out_str(o, "  \"options\": {\"max_depth\": ");
-  if (maxd == INT32_MAX)
-    nns__out_str(o, "null");
-  else
-    nns__out_fmt(o, "%d", maxd);
-  nns__out_str(o, ", \"optimizer\": ");
-  nns__out_json_str(o, nns_optimizer_name(t.optimizer));
-  nns__out_str(o, "},\n");
-  j_totals(o, a);
-  bool roof = t.hardware.name != NULL;
-  if (roof)
-    j_hardware(o, &t);
-
-  nns__out_str(o, "  \"params_by_dtype\": [");
-  for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
-    int dt = 0;
-    int64_t el = 0, by = 0;
-    nns_analysis_param_dtype(a, i, &dt, &el, &by);
-    nns__out_str(o, i ? ", {\"dtype\": " : "{\"dtype\": ");
-    nns__out_json_str(o, nns_dtype_name(dt));
-    nns__out_fmt(o, ", \"elements\": %lld, \"bytes\": %lld}", (long long)el,
-                 (long long)by);
-  }
-  /* The table's families in its order: what "family" below names, and the
-   * HTML page's colour index (stable from one model to the next). */
-  nns__out_str(o, "],\n  \"families\": [");
-  for (size_t i = 0; nns_family_name(i); i++) {
-    nns__out_str(o, i ? ", " : "");
-    nns__out_json_str(o, nns_family_name(i));
-  }
-  nns__out_str(o, "],\n  \"op_types\": [");
+static void j_op_types_table(nns__jw *w, const nns_analysis *a, bool roof) {
+  nns__jw_arr_brk(w, NNS__JK("op_types"), BR2);
   for (size_t i = 0; i < nns_analysis_op_type_count(a); i++) {
     nns_op_type_info ot = {.size = sizeof ot, .domain = "", .op_type = ""};
     nns_counts k = {.size = sizeof k};
     nns_analysis_op_type(a, i, &ot);
     nns_analysis_op_type_counts(a, i, &k);
-    nns__out_str(o, i ? ",\n    {\"domain\": " : "\n    {\"domain\": ");
-    nns__out_json_str(o, ot.domain ? ot.domain : "");
-    nns__out_str(o, ", \"op_type\": ");
-    nns__out_json_str(o, ot.op_type ? ot.op_type : "");
-    nns__out_str(o, ", ");
-    j_bool(o, "counted", ot.counted);
-    nns__out_str(o, ", \"family\": ");
-    nns__out_json_str(o, ot.family ? ot.family : "unknown");
-    nns__out_str(o, ", ");
-    j_counts(o, &k, roof);
-    nns__out_str(o, "}");
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("domain"), ot.domain ? ot.domain : "");
+    nns__jw_str(w, NNS__JK("op_type"), ot.op_type ? ot.op_type : "");
+    nns__jw_bool(w, NNS__JK("counted"), ot.counted);
+    nns__jw_str(w, NNS__JK("family"), ot.family ? ot.family : "unknown");
+    j_counts(w, &k, roof);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, nns_analysis_op_type_count(a) ? "\n  ],\n" : "],\n");
-  nns__out_str(o, "  \"uncounted_ops\": ");
-  j_op_list(o, a, true);
-  nns__out_str(o, ",\n  \"unknown_ops\": ");
-  j_op_list(o, a, false);
-  nns__out_str(o, ",\n");
-  j_symbols(o, a);
+  nns__jw_end(w, BR1);
+}
 
-  nns__out_str(o, "  \"parameters\": [");
+static void j_parameters(nns__jw *w, const nns_analysis *a) {
   size_t np = nns_analysis_param_count(a), nl = nns_analysis_layer_count(a);
+  nns__jw_arr_brk(w, NNS__JK("parameters"), BR2);
   for (size_t i = 0; i < np; i++) {
     nns_param_info p = {.size = sizeof p, .name = "", .storage = "",
                         .layer = (size_t)-1};
     nns_analysis_param(a, i, &p);
-    nns__out_str(o, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-    nns__out_json_str(o, p.name);
-    nns__out_str(o, ", \"storage\": ");
-    nns__out_json_str(o, p.storage);
-    nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, nns_param_kind_name(p.kind));
-    nns__out_str(o, ", \"dtype\": ");
-    nns__out_json_str(o, p.dtype ? nns_dtype_name(p.dtype) : NULL);
-    nns__out_str(o, ", ");
-    j_int(o, "elements", p.elements);
-    nns__out_str(o, ", ");
-    j_int(o, "bytes", p.bytes);
-    nns__out_str(o, ", \"layer\": ");
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("name"), p.name);
+    nns__jw_str(w, NNS__JK("storage"), p.storage);
+    nns__jw_str(w, NNS__JK("kind"), nns_param_kind_name(p.kind));
+    nns__jw_str(w, NNS__JK("dtype"), p.dtype ? nns_dtype_name(p.dtype) : NULL);
+    nns__jw_int(w, NNS__JK("elements"), p.elements);
+    nns__jw_int(w, NNS__JK("bytes"), p.bytes);
     if (p.layer < nl) {
       nns_layer_info l = nns__layer_of(a, p.layer);
-      nns__out_json_str(o, l.path ? l.path : "");
+      nns__jw_str(w, NNS__JK("layer"), l.path ? l.path : "");
     } else {
-      nns__out_str(o, "null");
+      nns__jw_null(w, NNS__JK("layer"));
     }
-    nns__out_str(o, ", ");
-    j_bool(o, "shared", p.shared);
-    nns__out_str(o, ", ");
-    j_bool(o, "copy", p.is_copy);
-    nns__out_str(o, "}");
+    nns__jw_bool(w, NNS__JK("shared"), p.shared);
+    nns__jw_bool(w, NNS__JK("copy"), p.is_copy);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, np ? "\n  ],\n" : "],\n");
+  nns__jw_end(w, BR1);
+}
 
-  nns__out_str(o, "  \"warnings\": [");
-  for (size_t k = 0; k < nns_analysis_warning_count(a); k++) {
-    nns__out_str(o, k ? ",\n    " : "\n    ");
-    nns__out_json_str(o, nns__warning_of(a, k));
-  }
-  nns__out_str(o, nns_analysis_warning_count(a) ? "\n  ],\n" : "],\n");
-
-  j_memory(o, a, maxd);
-
-  /* The flat list, in preorder. */
-  nns__out_str(o, "  \"layers\": [");
-  bool first = true;
-  for (size_t i = 0; i < nl; i++) {
-    nns_layer_info l = nns__layer_of(a, i);
-    if (l.depth > maxd)
-      continue;
-    nns__out_str(o, first ? "\n    " : ",\n    ");
-    first = false;
-    j_layer(o, a, i, name);
-  }
-  nns__out_str(o, "\n  ],\n  \"tree\": ");
-
-  /* The same layers nested. Preorder makes the open nodes a chain of
-   * increasing depth: a layer closes every open node at its depth or
-   * deeper, then opens its own. No recursion, so a hostile depth cannot
-   * exhaust the stack. */
+/* The same layers nested. Preorder makes the open nodes a chain of
+ * increasing depth: a layer closes every open node at its depth or
+ * deeper, then opens its own. No recursion, so a hostile depth cannot
+ * exhaust the stack. */
+static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
+                         const char *name, const nns__jstatus *st) {
+  size_t nl = nns_analysis_layer_count(a);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
     return NNS_E_NOMEM;
@@ -687,7 +602,8 @@ nns_status nns__report_json(const nns_analysis *a,
       continue;
     bool sibling = false;
     while (nopen && open[nopen - 1] >= l.depth) {
-      nns__out_str(o, "]}");
+      nns__jw_end(w, NULL); /* children */
+      nns__jw_end(w, NULL); /* the node */
       nopen--;
       sibling = true;
     }
@@ -697,21 +613,112 @@ nns_status nns__report_json(const nns_analysis *a,
       break;
     }
     if (nopen)
-      nns__out_str(o, sibling ? ",\n    " : "\n    ");
-    nns__out_str(o, "{\"name\": ");
-    nns__out_json_str(o, l.depth == 0 ? name : l.name ? l.name : "");
-    nns__out_str(o, ", \"info\": ");
-    j_layer(o, a, i, name);
-    nns__out_str(o, ", \"children\": [");
+      nns__jw_obj(w, NNS__JV);
+    else
+      nns__jw_obj(w, NNS__JK("tree"));
+    nns__jw_str(w, NNS__JK("name"),
+                l.depth == 0 ? name : l.name ? l.name : "");
+    j_layer(w, NNS__JK("info"), a, i, name, st);
+    nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
   if (nopen == 0 && nl == 0)
-    nns__out_str(o, "null");
+    nns__jw_null(w, NNS__JK("tree"));
   while (nopen) {
-    nns__out_str(o, "]}");
+    nns__jw_end(w, NULL);
+    nns__jw_end(w, NULL);
     nopen--;
   }
   free(open);
-  nns__out_str(o, "\n}\n");
   return NNS_OK;
+}
+
+nns_status nns__report_json(const nns_analysis *a,
+                            const nns_report_options *opt, nns__out *o) {
+  const nns_model *m = nns_analysis_model(a);
+  const char *name = nns__model_name(m, opt);
+  int maxd = nns__report_depth(opt);
+  /* Version 2 (docs/json.md): every count with its status and the
+   * diagnostics behind it. Version 1 stays the default, byte for byte. */
+  int version = opt->json_version == 2 ? 2 : 1;
+  nns__jstatus status, *st = NULL;
+  if (version == 2) {
+    if (nns__jstatus_build(&status, a) != NNS_OK)
+      return NNS_E_NOMEM;
+    st = &status;
+  }
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj_brk(w, NNS__JV, BR1);
+  nns__jw_str(w, NNS__JK("schema"), "nnscan.summary");
+  nns__jw_int(w, NNS__JK("schema_version"), version);
+  nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
+  j_model(w, a, opt, name);
+  nns_totals t = nns__totals_of(a);
+  nns__jw_obj(w, NNS__JK("options"));
+  if (maxd == INT32_MAX)
+    nns__jw_null(w, NNS__JK("max_depth"));
+  else
+    nns__jw_int(w, NNS__JK("max_depth"), maxd);
+  nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
+  nns__jw_end(w, NULL);
+  j_totals(w, a, st);
+  bool roof = t.hardware.name != NULL;
+  if (roof)
+    j_hardware(w, &t);
+
+  nns__jw_arr(w, NNS__JK("params_by_dtype"));
+  for (size_t i = 0; i < nns_analysis_param_dtype_count(a); i++) {
+    int dt = 0;
+    int64_t el = 0, by = 0;
+    nns_analysis_param_dtype(a, i, &dt, &el, &by);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(dt));
+    nns__jw_int(w, NNS__JK("elements"), el);
+    nns__jw_int(w, NNS__JK("bytes"), by);
+    nns__jw_end(w, NULL);
+  }
+  nns__jw_end(w, NULL);
+  /* The table's families in its order: what "family" below names, and the
+   * HTML page's colour index (stable from one model to the next). */
+  nns__jw_arr(w, NNS__JK("families"));
+  for (size_t i = 0; nns_family_name(i); i++)
+    nns__jw_str(w, NNS__JV, nns_family_name(i));
+  nns__jw_end(w, NULL);
+  j_op_types_table(w, a, roof);
+  j_op_list(w, NNS__JK("uncounted_ops"), a, true);
+  j_op_list(w, NNS__JK("unknown_ops"), a, false);
+  j_symbols(w, a);
+  j_parameters(w, a);
+
+  nns__jw_arr_brk(w, NNS__JK("warnings"), BR2);
+  for (size_t k = 0; k < nns_analysis_warning_count(a); k++)
+    nns__jw_str(w, NNS__JV, nns__warning_of(a, k));
+  nns__jw_end(w, BR1);
+  if (st)
+    nns__json_diagnostics(w, st);
+
+  j_memory(w, a, maxd);
+
+  /* The flat list, in preorder. */
+  nns__jw_arr_brk(w, NNS__JK("layers"), BR2);
+  size_t nl = nns_analysis_layer_count(a), shown = 0;
+  for (size_t i = 0; i < nl; i++) {
+    nns_layer_info l = nns__layer_of(a, i);
+    if (l.depth <= maxd) {
+      j_layer(w, NNS__JV, a, i, name, st);
+      shown++;
+    }
+  }
+  if (!shown)
+    nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
+  nns__jw_end(w, BR1);
+
+  nns_status tst = j_tree(w, a, maxd, name, st);
+  nns__jw_end(w, "\n");
+  nns__out_put(o, "\n", 1);
+  nns_status jst = nns__jw_finish(w);
+  if (st)
+    nns__jstatus_free(st);
+  return tst != NNS_OK ? tst : jst;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nnscan.h"
+#include "../base/json_writer.h"
 
 /* ==== Reading the model ==== */
 
@@ -64,43 +65,10 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
 
 /* ==== Buffered output ==== */
 
-/* Writes go to `buf` and reach the callback in blocks, so a report of a
- * large model is a few hundred calls, not a million. */
-typedef struct nns__out {
-  nns_write_fn write; /* the caller's callback */
-  void *user;         /* passed back to it */
-  bool failed;        /* the callback asked to stop: later writes are dropped */
-  size_t len;         /* bytes waiting in buf */
-  char buf[8192];
-} nns__out;
-
-void nns__out_init(nns__out *o, nns_write_fn write, void *user);
-/* What does not fit the buffer: flush, or write straight through. */
-void nns__out_put_slow(nns__out *o, const char *s, size_t n);
-/* Inline: reports are written a few bytes at a time (a 100k-layer JSON
- * makes tens of millions of calls), and a literal's strlen folds away. */
-static inline void nns__out_put(nns__out *o, const char *s, size_t n) {
-  if (!o->failed && n <= sizeof o->buf - o->len) {
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-  } else {
-    nns__out_put_slow(o, s, n);
-  }
-}
-static inline void nns__out_str(nns__out *o, const char *s) {
-  nns__out_put(o, s, strlen(s));
-}
-/* A decimal integer, without printf: JSON reports and the shapes of large
- * graphs write thousands. */
-void nns__out_int(nns__out *o, int64_t v);
-void nns__out_fmt(nns__out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* nns__out, the buffered writer, and nns__jw, the JSON writer, are in
+ * src/base/ (out.h, json_writer.h). */
 /* `n` copies of the string s (a space, "─", ...). */
 void nns__out_rep(nns__out *o, const char *s, int n);
-/* s as a JSON string; bytes that are not UTF-8 become U+FFFD, NULL is null. */
-void nns__out_json_str(nns__out *o, const char *s);
-/* Flushes; NNS_E_IO (with err filled) if the callback asked to stop. */
-nns_status nns__out_finish(nns__out *o, nns_error *err);
 
 /* ==== Formatting ==== */
 
@@ -139,8 +107,6 @@ void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes);
  * depends on global context ("851+g"). */
 void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf);
 
-/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
-size_t nns__utf8_len(const unsigned char *p);
 /*
  * Copies src (NULL: "") into dst as text safe for a terminal and for any
  * UTF-8 reader: C0 and C1 control characters and DEL become '?', bytes that
@@ -187,7 +153,7 @@ nns_status nns__report_json(const nns_analysis *a,
                             const nns_report_options *o, nns__out *out);
 /* "path": ..., "ir_version", "producer", "producer_version", "graph",
  * "nodes", "subgraph_nodes": the model fields both JSON documents share. */
-void nns__json_model_fields(nns__out *o, const nns_model *m,
+void nns__json_model_fields(nns__jw *w, const nns_model *m,
                             const char *path);
 /* backward.c: NNS_FORMAT_BACKWARD_TEXT's heading, and its end (after the
  * rows): the closing rule and the not-counted lines (summary.c's
@@ -198,6 +164,8 @@ void nns__backward_footer(nns__out *o, const nns_analysis *a, int width);
  * rule, no size, failed rule) and the ops without a shape rule. */
 void nns__text_notes(nns__out *o, const nns_analysis *a);
 
+/* "opsets": {"domain": version, ...}, in both JSON documents. */
+void nns__json_opsets(nns__jw *w, const nns_model *m);
 /* The SHAPES formats (shapes.c). */
 nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
                               nns__out *out);
@@ -206,6 +174,12 @@ nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
 nns_status nns__report_options(nns_report_options *o,
                                const nns_report_options *given);
 nns_status nns__counts_in(nns_counts *c, const nns_counts *given);
+/* train.c: a recorded training step's JSON keys and text footer lines
+ * (nothing without one; the totals and footer return false then). */
+void nns__json_train_layer(nns__jw *w, const nns_analysis *a,
+                           const nns_counts *c);
+bool nns__json_train_totals(nns__jw *w, const nns_analysis *a);
+bool nns__text_train_footer(nns__out *o, const nns_analysis *a);
 nns_status nns__rf_in(nns_rf *rf, const nns_rf *given);
 
 /* ==== HTML (html.c, gzip.c) ==== */
@@ -277,7 +251,7 @@ size_t nns__inspect_roof_ranking(const struct nns_inspection *in,
                                  size_t *out, size_t max);
 void nns__inspect_roofline_footer(nns__out *o,
                                   const struct nns_inspection *in);
-void nns__inspect_roofline_json(nns__out *o, const struct nns_inspection *in);
+void nns__inspect_roofline_json(nns__jw *w, const struct nns_inspection *in);
 void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);
 

@@ -10,8 +10,6 @@
 
 #include "report_int.h"
 
-/* [d0, d1, ...] of value i: a number, or its symbol (a JSON string, or
- * bare text with "?" for an unnamed one). */
 /* The model's own warning k (of its load and last inference). */
 static const char *model_warning(const nns_model *m, size_t k) {
   const char *w = "";
@@ -19,8 +17,9 @@ static const char *model_warning(const nns_model *m, size_t k) {
   return w;
 }
 
-static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
-                     bool json) {
+/* [d0, d1, ...] of value i for the text table: a number, or its symbol
+ * cleaned for the terminal ("?" for an unnamed one). */
+static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank) {
   nns__out_put(o, "[", 1);
   for (int d = 0; d < rank; d++) {
     nns_dim dim = nns__dim_of(m, NULL, i, d);
@@ -28,9 +27,7 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
       nns__out_put(o, ", ", 2);
     if (dim.value >= 0)
       nns__out_int(o, dim.value);
-    else if (json)
-      nns__out_json_str(o, dim.symbol);
-    else /* a symbol from the model: cleaned for the terminal */
+    else
       nns__out_text(o, dim.symbol ? dim.symbol : "?");
   }
   nns__out_put(o, "]", 1);
@@ -38,88 +35,84 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank,
 
 /* ==== JSON ==== */
 
-static void j_value(nns__out *o, const nns_model *m, size_t i) {
+#define BR1 "\n  "
+#define BR2 "\n    "
+
+/* "name": {"dtype", "shape", "kind"}: a dim is a number or its symbol. */
+static void j_entry(nns__jw *w, const nns_model *m, size_t i) {
   nns_value_info v = nns__value_of(m, NULL, i);
-  nns__out_str(o, "{\"dtype\": ");
-  nns__out_json_str(o, v.dtype ? nns_dtype_name(v.dtype) : NULL);
-  nns__out_str(o, ", \"shape\": ");
-  if (v.rank < 0)
-    nns__out_str(o, "null");
-  else
-    put_dims(o, m, i, v.rank, true);
-  if (nns__kind_name(v.kind)) {
-    nns__out_str(o, ", \"kind\": ");
-    nns__out_json_str(o, nns__kind_name(v.kind));
+  nns__jw_key(w, v.name);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
+  if (v.rank < 0) {
+    nns__jw_null(w, NNS__JK("shape"));
+  } else {
+    nns__jw_arr(w, NNS__JK("shape"));
+    for (int d = 0; d < v.rank; d++) {
+      nns_dim dim = nns__dim_of(m, NULL, i, d);
+      if (dim.value >= 0)
+        nns__jw_int(w, NNS__JV, dim.value);
+      else
+        nns__jw_str(w, NNS__JV, dim.symbol);
+    }
+    nns__jw_end(w, NULL);
   }
-  nns__out_put(o, "}", 1);
+  if (nns__kind_name(v.kind))
+    nns__jw_str(w, NNS__JK("kind"), nns__kind_name(v.kind));
+  nns__jw_end(w, NULL);
 }
 
-static void j_entry(nns__out *o, const nns_model *m, size_t i, bool *first) {
-  nns_value_info v = nns__value_of(m, NULL, i);
-  nns__out_str(o, *first ? "\n    " : ",\n    ");
-  *first = false;
-  nns__out_json_str(o, v.name);
-  nns__out_put(o, ": ", 2);
-  j_value(o, m, i);
-}
-
-static void write_json(nns__out *o, const nns_model *m, const char *path) {
-  nns__out_str(o, "{\n  \"schema\": \"nnscan.shapes\",\n"
-                  "  \"schema_version\": 1,\n");
-  nns__out_str(o, "  \"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
-  nns__out_str(o, ",\n  \"model\": {");
-  nns__json_model_fields(o, m, path);
-  nns__out_str(o, "},\n  \"opsets\": {");
-  for (size_t k = 0; k < nns_model_opset_count(m); k++) {
-    const char *dom = "";
-    int64_t ver = 0;
-    nns_model_opset(m, k, &dom, &ver);
-    nns__out_str(o, k ? ", " : "");
-    nns__out_json_str(o, dom);
-    nns__out_fmt(o, ": %lld", (long long)ver);
-  }
-  nns__out_str(o, "},\n  \"inputs\": {");
-  bool first = true;
+static nns_status write_json(nns__out *o, const nns_model *m,
+                             const char *path) {
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj_brk(w, NNS__JV, BR1);
+  nns__jw_str(w, NNS__JK("schema"), "nnscan.shapes");
+  nns__jw_int(w, NNS__JK("schema_version"), 1);
+  nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
+  nns__jw_obj(w, NNS__JK("model"));
+  nns__json_model_fields(w, m, path);
+  nns__jw_end(w, NULL);
+  nns__json_opsets(w, m);
+  nns__jw_obj_brk(w, NNS__JK("inputs"), BR2);
   size_t n_in = nns_model_input_count(m), n_out = nns_model_output_count(m);
   for (size_t k = 0; k < n_in; k++)
-    j_entry(o, m, nns__input_of(m, k), &first);
-  nns__out_str(o, first ? "},\n  \"outputs\": {"
-                        : "\n  },\n  \"outputs\": {");
-  first = true;
+    j_entry(w, m, nns__input_of(m, k));
+  nns__jw_end(w, BR1);
+  nns__jw_obj_brk(w, NNS__JK("outputs"), BR2);
   for (size_t k = 0; k < n_out; k++)
     if (nns__output_of(m, k) != (size_t)-1)
-      j_entry(o, m, nns__output_of(m, k), &first);
-  nns__out_str(o, first ? "},\n  \"values\": {" : "\n  },\n  \"values\": {");
-  first = true;
+      j_entry(w, m, nns__output_of(m, k));
+  nns__jw_end(w, BR1);
+  nns__jw_obj_brk(w, NNS__JK("values"), BR2);
   for (size_t i = 0; i < nns_model_value_count(m); i++) {
     nns_value_info v = nns__value_of(m, NULL, i);
     /* Graph inputs and outputs of the main graph are listed above. */
     if (v.graph_depth == 0 &&
         (v.role == NNS_ROLE_INPUT || v.role == NNS_ROLE_OUTPUT))
       continue;
-    j_entry(o, m, i, &first);
+    j_entry(w, m, i);
   }
-  nns__out_str(o, first ? "},\n  \"unknown_ops\": ["
-                        : "\n  },\n  \"unknown_ops\": [");
+  nns__jw_end(w, BR1);
+  nns__jw_arr(w, NNS__JK("unknown_ops"));
   for (size_t k = 0; k < nns_model_unknown_op_count(m); k++) {
     const char *dom = "", *op = "";
     size_t count = 0;
     nns_model_unknown_op(m, k, &dom, &op, &count);
-    nns__out_str(o, k ? ", " : "");
-    nns__out_str(o, "{\"op_type\": ");
-    nns__out_json_str(o, op);
-    nns__out_str(o, ", \"domain\": ");
-    nns__out_json_str(o, dom);
-    nns__out_fmt(o, ", \"nodes\": %zu}", count);
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("op_type"), op);
+    nns__jw_str(w, NNS__JK("domain"), dom);
+    nns__jw_int(w, NNS__JK("nodes"), (int64_t)count);
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "],\n  \"warnings\": [");
-  size_t nw = nns_model_warning_count(m);
-  for (size_t k = 0; k < nw; k++) {
-    nns__out_str(o, k ? ",\n    " : "\n    ");
-    nns__out_json_str(o, model_warning(m, k));
-  }
-  nns__out_str(o, nw ? "\n  ]\n}\n" : "]\n}\n");
+  nns__jw_end(w, NULL);
+  nns__jw_arr_brk(w, NNS__JK("warnings"), BR2);
+  for (size_t k = 0; k < nns_model_warning_count(m); k++)
+    nns__jw_str(w, NNS__JV, model_warning(m, k));
+  nns__jw_end(w, BR1);
+  nns__jw_end(w, "\n");
+  nns__out_put(o, "\n", 1);
+  return nns__jw_finish(w);
 }
 
 /* ==== Text ==== */
@@ -143,7 +136,7 @@ static void text_shape(nns__out *o, const nns_model *m, size_t i, int rank) {
   if (rank < 0)
     nns__out_put(o, "?", 1);
   else
-    put_dims(o, m, i, rank, false);
+    put_dims(o, m, i, rank);
 }
 
 static void write_text(nns__out *o, const nns_model *m) {
@@ -204,8 +197,7 @@ static void write_text(nns__out *o, const nns_model *m) {
 nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
                               nns__out *out) {
   if (o->format == NNS_FORMAT_SHAPES_JSON)
-    write_json(out, m, o->model_path);
-  else
-    write_text(out, m);
+    return write_json(out, m, o->model_path);
+  write_text(out, m);
   return NNS_OK;
 }

@@ -21,7 +21,7 @@
 enum col_id {
   C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_FLOPS_UNMASKED,
   C_MACS, C_MACS_UNMASKED, C_DMAS, C_RF, C_STRIDE, C_PAD, C_RF_TS,
-  C_STRIDE_TS, C_PAD_TS, C_ACT, C_PCT_PARAMS,
+  C_STRIDE_TS, C_PAD_TS, C_ACT, C_SAVED, C_PCT_PARAMS,
   C_PCT_MACS, C_BYTES, C_INTENSITY, C_BOUND, C_TIME, C_COUNT
 };
 
@@ -53,6 +53,7 @@ static const col_def cols[C_COUNT] = {
     [C_STRIDE_TS] = {"Effective stride", "rf_stride", NNS_COL_RF_STATS, true},
     [C_PAD_TS] = {"Effective padding", "rf_padding", NNS_COL_RF_STATS, true},
     [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
+    [C_SAVED] = {"Saved", "saved_bytes", NNS_COL_SAVED, true},
     [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
     [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
     [C_BYTES] = {"Bytes", "bytes", NNS_COL_BYTES, true},
@@ -222,6 +223,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   nns_counts all = nns__total_counts_of(a);
   /* The unmasked columns only where a mask left attention pairs out. */
   bool masked = all.macs_unmasked != all.macs;
+  if (nns__totals_of(a).train_step)
+    want |= NNS_COL_SAVED;
+  else
+    want &= ~(unsigned)NNS_COL_SAVED;
   for (int c = 0; c < C_COUNT; c++)
     if ((!cols[c].flag || (want & cols[c].flag)) &&
         (masked || (c != C_FLOPS_UNMASKED && c != C_MACS_UNMASKED)))
@@ -297,6 +302,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       case C_ACT:
         nns__fmt_number(buf, sizeof buf, k->activation_bytes,
                         all.activation_bytes, o->numbers, true, csv);
+        break;
+      case C_SAVED:
+        nns__fmt_number(buf, sizeof buf, k->saved_bytes, all.saved_bytes,
+                        o->numbers, true, csv);
         break;
       case C_PCT_PARAMS:
         nns__fmt_ratio(buf, sizeof buf, k->params, all.params);
@@ -852,10 +861,11 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns__fmt_clever(d, sizeof d, t.train_optimizer_bytes, true);
   nns__fmt_clever(e, sizeof e, t.train_activation_bytes, true);
   const char *optimizer = nns_optimizer_name(t.optimizer);
-  nns__out_fmt(o,
-               "Training estimate (%s): %s = params %s + gradients %s + "
-               "optimizer %s + activations %s\n",
-               optimizer ? optimizer : "?", a, b, c, d, e);
+  if (!nns__text_train_footer(o, an))
+    nns__out_fmt(o,
+                 "Training estimate (%s): %s = params %s + gradients %s + "
+                 "optimizer %s + activations %s\n",
+                 optimizer ? optimizer : "?", a, b, c, d, e);
   text_rule(o, "-", width);
   bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
   total_str(a, sizeof a, all.flops, false, partial);
@@ -1082,7 +1092,8 @@ static nns_status options_in(nns_report_options *o,
                            "version's");
   if ((unsigned)o->format > NNS_FORMAT_BACKWARD_TEXT ||
       (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
-      (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL)
+      (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL ||
+      (unsigned)o->json_version > 2)
     return nns__report_err(err, NNS_E_ARG, "invalid report options");
   bool is_shapes = o->format == NNS_FORMAT_SHAPES_JSON ||
                    o->format == NNS_FORMAT_SHAPES_TEXT;

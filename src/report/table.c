@@ -253,44 +253,48 @@ static void t_notes(nns__out *o, const table_row *rows, size_t count,
 /* The page's document, "nnscan.table" (docs/html.md): one object per
  * model with its raw totals. */
 static void table_json(nns__out *o, const table_row *rows, size_t count) {
-  nns__out_str(o, "{\"schema\": \"nnscan.table\", \"schema_version\": 1, "
-                  "\"nnscan_version\": ");
-  nns__out_json_str(o, nns_version());
-  nns__out_str(o, ",\n \"models\": [");
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("schema"), "nnscan.table");
+  nns__jw_int(w, NNS__JK("schema_version"), 1);
+  nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
+  nns__jw_break(w, "\n ");
+  nns__jw_arr_brk(w, NNS__JK("models"), "\n  ");
   for (size_t i = 0; i < count; i++) {
     const table_row *t = &rows[i];
-    nns__out_str(o, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-    nns__out_json_str(o, rows[i].name ? rows[i].name : "");
-    nns__out_fmt(o,
-                 ", \"params\": %lld, \"buffers\": %lld, \"flops\": %lld, "
-                 "\"macs\": %lld, \"dmas\": %lld, \"complete\": %s, ",
-                 (long long)t->all.params, (long long)t->all.buffers,
-                 (long long)t->all.flops, (long long)t->all.macs,
-                 (long long)t->all.dmas,
-                 t->all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)
-                     ? "false"
-                     : "true");
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("name"), t->name ? t->name : "");
+    nns__jw_int(w, NNS__JK("params"), t->all.params);
+    nns__jw_int(w, NNS__JK("buffers"), t->all.buffers);
+    nns__jw_int(w, NNS__JK("flops"), t->all.flops);
+    nns__jw_int(w, NNS__JK("macs"), t->all.macs);
+    nns__jw_int(w, NNS__JK("dmas"), t->all.dmas);
+    nns__jw_bool(w, NNS__JK("complete"),
+                 !(t->all.flags & (NNS_COUNT_PARTIAL | NNS_COUNT_UNBOUNDED)));
     /* The symbolic dims the counts took as 1 ("batch, height"), or null. */
-    nns__out_str(o, "\"symbols_at_1\": ");
-    if (t->assumed)
-      nns__out_json_str(o, t->assumed);
-    else
-      nns__out_str(o, "null");
-    nns__out_str(o, ", \"rf\": ");
+    nns__jw_str(w, NNS__JK("symbols_at_1"), t->assumed);
     if (t->rf.whole) {
-      nns__out_str(o, "null, \"rf_global_context\": true, "
-                      "\"rf_whole\": true}");
+      nns__jw_null(w, NNS__JK("rf"));
+      nns__jw_bool(w, NNS__JK("rf_global_context"), true);
+      nns__jw_bool(w, NNS__JK("rf_whole"), true);
     } else if (t->rf.axes > 0 && t->rf.axes <= NNS_RF_MAX_AXES) {
-      nns__out_str(o, "[");
+      nns__jw_arr(w, NNS__JK("rf"));
       for (int a = 0; a < t->rf.axes; a++)
-        nns__out_fmt(o, "%s%lld", a ? ", " : "", (long long)t->rf.field[a]);
-      nns__out_fmt(o, "], \"rf_global_context\": %s}",
-                   t->rf.global_context && !t->rf.whole ? "true" : "false");
+        nns__jw_int(w, NNS__JV, t->rf.field[a]);
+      nns__jw_end(w, NULL);
+      nns__jw_bool(w, NNS__JK("rf_global_context"), t->rf.global_context);
     } else {
-      nns__out_str(o, "null, \"rf_global_context\": false}");
+      nns__jw_null(w, NNS__JK("rf"));
+      nns__jw_bool(w, NNS__JK("rf_global_context"), false);
     }
+    nns__jw_end(w, NULL);
   }
-  nns__out_str(o, "\n]}\n");
+  nns__out_put(o, "\n", 1);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  nns__out_put(o, "\n", 1);
+  nns__jw_finish(w);
 }
 
 static nns_status plot_rows(const table_row *rows, size_t count,

@@ -370,6 +370,67 @@ def check_table(page, html, names, paths, nnscan):
     check(not problems, 'table page: console errors or requests: %s' % problems)
 
 
+def conv_model(path, channels, extra=False):
+    """x[1,3,8,8] -> conv (3x3, pad 1, `channels` out) -> relu [-> conv2
+    1x1 back to `channels`]: two of these differ in one layer's size, and
+    `extra` adds a layer."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    import numpy as np
+    inits = [numpy_helper.from_array(np.zeros((channels, 3, 3, 3), np.float32), 'conv.weight')]
+    nodes = [helper.make_node('Conv', ['x', 'conv.weight'], ['c'], name='/conv/Conv',
+                              pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+             helper.make_node('Relu', ['c'], ['r' if extra else 'y'], name='/relu/Relu')]
+    if extra:
+        inits.append(numpy_helper.from_array(np.zeros((channels, channels, 1, 1), np.float32),
+                                             'conv2.weight'))
+        nodes.append(helper.make_node('Conv', ['r', 'conv2.weight'], ['y'], name='/conv2/Conv',
+                                      kernel_shape=[1, 1]))
+    g = helper.make_graph(nodes, 'convs',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, channels, 8, 8])],
+                          initializer=inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), path)
+
+
+def check_diff(page, nnscan, tmp, out):
+    """`nnscan diff A B --format html`: before and after side by side. conv
+    grows from 8 to 16 output channels (MACs 8*3*3*3*64 = 13,824 and
+    27,648, worked out here) and conv2 is added; every row of the layers
+    table is the document's, and the totals' MACs are the hand figures."""
+    a, b = os.path.join(tmp, 'diff_a.onnx'), os.path.join(tmp, 'diff_b.onnx')
+    conv_model(a, 8)
+    conv_model(b, 16, extra=True)
+    html = os.path.join(out, 'diff.html')
+    run(nnscan, 'diff', a, b, '--format', 'html', '-o', html)
+    kind, _, doc = embedded(html)
+    check(kind == 'nnscan.diff', 'diff page: kind %r' % kind)
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, 'diff page failed: %s' % err):
+        return
+    rows = page.eval('''Array.from(document.querySelectorAll("table.diff-layers tbody tr")).map(
+        function (r) { return [r.className, r.dataset.path].concat(Array.from(r.cells).slice(4)
+          .map(function (c) { return c.textContent; })); })''')
+    want = [['chg', r['path']] for r in doc['changed']] + [['add', r['path']] for r in doc['added']] + \
+        [['rem', r['path']] for r in doc['removed']]
+    check([r[:2] for r in rows] == want, 'diff page: rows %r, document %r' % (rows, want))
+    conv = [r for r in rows if r[1] == 'conv']
+    check(conv and conv[0][2:4] == ['13,824', '27,648'],
+          'diff page: conv MACs %r, by hand 13,824 -> 27,648' % conv)
+    check(conv and conv[0][4].startswith('+13,824 (+100.00%)'),
+          'diff page: conv delta %r' % (conv and conv[0][4]))
+    check(['add', 'conv2'] in [r[:2] for r in rows], 'diff page: conv2 not shown as added')
+    tot = page.eval('''Array.from(document.querySelectorAll("table.diff-totals tr[data-metric=macs] td"))
+        .map(function (c) { return c.textContent; })''')
+    # after: conv 27,648 + conv2 16*16*64 = 16,384
+    check(tot[1:3] == ['13,824', '44,032'], 'diff page: total MACs %r' % tot)
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, 'diff page: console errors or requests: %s' % problems)
+    page.screenshot(os.path.join(out, 'diff.png'))
+
+
 def check_inspect(page, summary_html, out):
     """The viewer's nnscan.inspect adapter: a page carrying a hand-written
     inspection (tests/html/inspect_sample.json, valid against the inspect
@@ -594,6 +655,7 @@ def main():
                                  '--format', 'json'))
             check_roofline(page, name, html, doc, a.out)
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
+        check_diff(page, a.nnscan, tmp, a.out)
         if a.library:
             live = os.path.join(a.out, 'inspect_live.html')
             subprocess.run(['/usr/bin/python3', os.path.join(HERE, 'inspect_live.py'), live],

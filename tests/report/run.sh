@@ -59,6 +59,10 @@ golden tiny_resnet.ratio.md summary tiny_resnet.onnx --format md \
 golden tiny_resnet.narrow.txt summary tiny_resnet.onnx --columns all \
   --width 60 --wrap end
 golden tiny_cnn.batch.json summary ../cli/tiny_cnn.onnx --format json --batch 4
+# nnscan.summary v2: statuses and diagnostics (tiny_tied's MyOp is counted
+# by nothing; docs/json.md).
+golden tiny_tied.v2.json summary tiny_tied.onnx --format json --json-version 2
+golden tiny_resnet.v2.json summary tiny_resnet.onnx --format json --json-version 2
 
 # ---- the JSON contract: schema and invariants ----
 jsons=(golden/*.json)
@@ -74,7 +78,59 @@ for w in analyze_window analyze_window_global; do
 done
 grep -q '"period": \[4, 4\], "spans": \[\[\[-5, 4\]' "$tmp/analyze_window.json" && ok \
   || ko "analyze_window: no period and spans in b2's rf"
-if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json"; fi
+# v2 of models with each kind of diagnostic: an unbounded loop, symbolic
+# dims taken as 1, an If of unknown condition, a windowed model, resnet18.
+deploy=../fixtures/deploy
+for m in $deploy/loop_linear.onnx $deploy/nameless_dims.onnx $deploy/vad_if.onnx \
+    ../unit/models/analyze_window.onnx ../unit/models/cost_conv_gru_sym.onnx \
+    $fixtures/resnet18_op17_nofold.onnx; do
+  [ -f "$m" ] || continue
+  b=$(basename "$m" .onnx)
+  "$nnscan" summary "$m" --format json --json-version 2 >"$tmp/$b.v2.json" \
+    && jsons+=("$tmp/$b.v2.json") || ko "v2 summary of $b failed"
+done
+# ---- nnscan diff: both versions read alike, budgets and exit codes ----
+"$nnscan" summary tiny_resnet.onnx --format json >"$tmp/r1.json"
+"$nnscan" summary tiny_resnet.onnx --format json --json-version 2 >"$tmp/r2.json"
+# v1 and v2 of one analysis: the same layers and statuses, nothing changed.
+expect 0 'Layers: 0 changed, 0 added, 0 removed, 12 unchanged' -- diff "$tmp/r1.json" "$tmp/r2.json"
+expect 0 'Layers: 0 changed, 0 added, 0 removed, 12 unchanged' -- diff tiny_resnet.onnx "$tmp/r1.json"
+# after: fc's MACs 80 -> 8998 (a hand edit): the totals grow by 8,918 of
+# 89,176 = +10.00%, one layer and the root changed.
+$py - "$tmp/r2.json" "$tmp/r2b.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for row in d['layers']:
+    if row['path'] in ('', 'fc'):
+        row['metrics']['macs']['value'] += 8918
+d['totals']['metrics']['macs']['value'] += 8918
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+expect 4 'macs > \+5%: EXCEEDED \(\+8,918 \(\+10\.00%\)\)' -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'macs > +5%'
+expect 0 'macs > \+10\.5%: ok' -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'macs > +10.5%'
+expect 4 'params > \+0: ok' -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'params > +0' --fail-if 'macs >= 8918'
+expect 4 'macs >= 8918: EXCEEDED' -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'params > +0' --fail-if 'macs >= 8918'
+expect 0 'Layers: 2 changed, 0 added, 0 removed, 10 unchanged' -- diff "$tmp/r2.json" "$tmp/r2b.json"
+expect 0 '  ~ fc \(Gemm\)' -- diff "$tmp/r2.json" "$tmp/r2b.json"
+# tiny_tied's MyOp is counted by nothing: no MAC delta, the budget unchecked.
+expect 5 'macs > \+5%: WITHHELD' -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'macs > +5%'
+expect 0 'params > \+5%: ok' -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'params > +5%'
+# The percentage is of the before side: fc's own MACs grew 8,918 / 80.
+expect 0 'macs .* 80 .* 8,998  \+8,918 \(\+11147\.50%\)' -- diff "$tmp/r2.json" "$tmp/r2b.json"
+# Runs that differ: every delta withheld, and said why.
+expect 5 'deltas withheld: the inputs differ' -- diff tiny_resnet.onnx tiny_tied.onnx --fail-if 'params > +0'
+expect 2 "budget 'macs > five' is not" -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'macs > five'
+expect 2 "budget 'latency > \+1' is not" -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'latency > +1'
+printf '{"schema": "nnscan.summary", "schema_version": 1,' >"$tmp/cut.json"
+# Cut after 49 bytes: the reader wants a key there, and names the side.
+expect 1 'before: expected a key at byte 49' -- diff "$tmp/cut.json" tiny_tied.onnx
+echo '{"schema": "nnscan.inspect"}' >"$tmp/other.json"
+expect 1 'after is not an nnscan.summary document' -- diff tiny_tied.onnx "$tmp/other.json"
+expect 2 'two files' -- diff tiny_tied.onnx
+"$nnscan" diff "$tmp/r2.json" "$tmp/r2b.json" --format json >"$tmp/diff1.json" && jsons+=("$tmp/diff1.json")
+"$nnscan" diff tiny_resnet.onnx tiny_tied.onnx --format json >"$tmp/diff2.json" && jsons+=("$tmp/diff2.json")
+if $py check_json.py "${jsons[@]}"; then ok; else ko "JSON does not follow docs/summary.schema.json (v2: summary.v2.schema.json)"; fi
+expect 2 'json-version is 1 or 2' -- summary tiny_tied.onnx --format json --json-version 3
 
 # ---- the command line ----
 m18=$fixtures/resnet18_op17_nofold.onnx
@@ -104,7 +160,7 @@ expect 2 'raw, clever or ratio' -- summary tiny_resnet.onnx --numbers big
 expect 0 'id="nnscan-data" data-kind="nnscan.summary"' -- summary tiny_resnet.onnx --format html
 expect 0 'data-kind="nnscan.table"' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx --format html
 expect 2 'text, csv, md, json or html' -- summary tiny_resnet.onnx --format yaml
-expect 2 'sgd, momentum or adam' -- summary tiny_resnet.onnx --optimizer lion
+expect 2 'sgd, momentum, adam or adamw' -- summary tiny_resnet.onnx --optimizer lion
 expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
 expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
 expect 1 'cannot open' -- summary "$tmp/none.onnx"

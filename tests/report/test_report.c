@@ -120,7 +120,7 @@ static void test_writer(void) {
   nns__out_str(&o, "a");
   nns__out_fmt(&o, "%d-%s", 42, "b");
   nns__out_rep(&o, "─", 2);
-  nns__out_json_str(&o, "q\"\\\n\x01\xff");
+  nns__json_str(&o, "q\"\\\n\x01\xff");
   CHECK_EQ(s.calls, 0); /* buffered */
   CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
   CHECK_EQ(s.calls, 1);

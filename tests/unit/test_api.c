@@ -86,11 +86,18 @@ static void c_param_kind_name(void) {
   CHECK(nns_param_kind_name(1 << 20) == NULL);
 }
 static void c_optimizer_name(void) {
-  static const char *const want[] = {"sgd", "momentum", "adam"};
-  for (int i = 0; i < 3; i++)
+  static const char *const want[] = {"sgd", "momentum", "adam", "adamw"};
+  for (int i = 0; i < 4; i++)
     CHECK_STR(nns_optimizer_name(i), want[i]);
   CHECK(nns_optimizer_name(-1) == NULL);
-  CHECK(nns_optimizer_name(3) == NULL);
+  CHECK(nns_optimizer_name(4) == NULL);
+}
+static void c_train_phase_name(void) {
+  static const char *const want[] = {"forward", "backward", "optimizer"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_train_phase_name(i), want[i]);
+  CHECK(nns_train_phase_name(-1) == NULL);
+  CHECK(nns_train_phase_name(3) == NULL);
 }
 static void c_dtype_bits(void) {
   CHECK_EQ(nns_dtype_bits(-1), 0);
@@ -419,6 +426,62 @@ static void c_set_param_kind(void) {
   CHECK_EQ(nns_model_set_param_kind(m, "x", (nns_param_kind)-1, &err),
            NNS_E_ARG);
   nns_model_free(m);
+}
+static void c_set_train_step(void) {
+  nns_train_step t = {.size = sizeof t};
+  CHECK_EQ(nns_model_set_train_step(NULL, &t, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  nns_train_step small = {.size = 1};
+  CHECK_EQ(nns_model_set_train_step(m, &small, &err), NNS_E_ARG);
+  t.event_count = 1; /* events without arrays or moments */
+  CHECK_EQ(nns_model_set_train_step(m, &t, &err), NNS_E_ARG);
+  int phase = 7;
+  const char *word = "x";
+  uint32_t at = 3;
+  int64_t bytes = 1, minus = -2;
+  nns_train_step bad = {.size = sizeof bad, .moment_count = 1,
+                        .moment_phase = &phase, .moment_label = &word,
+                        .moment_path = &word};
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG); /* phase */
+  phase = NNS_TRAIN_FORWARD;
+  bad.event_count = 1;
+  bad.event_moment = &at;
+  bad.event_bytes = &bytes;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG); /* moment */
+  at = 0;
+  bad.budget_bytes = -1;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG);
+  bad.budget_bytes = 0;
+  bad.saved_count = 1;
+  bad.saved_path = bad.saved_region = &word;
+  bad.saved_bytes = &bytes;
+  bad.saved_made = &minus; /* -2: no such event */
+  bad.saved_freed = &minus;
+  CHECK_EQ(nns_model_set_train_step(m, &bad, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_train_step(m, NULL, &err), NNS_OK); /* clears */
+  nns_model_free(m);
+}
+static void c_train_info(void) {
+  CHECK_EQ(nns_analysis_train_info(NULL, NULL, NULL, NULL, NULL), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  const char *on = "x";
+  CHECK_EQ(nns_analysis_train_info(a, NULL, &on, NULL, NULL), NNS_OK);
+  CHECK(on == NULL); /* no step recorded */
+  release(a);
+}
+static void c_checkpoint_count(void) {
+  CHECK_EQ(nns_analysis_checkpoint_count(NULL), 0);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_checkpoint_count(a), 0);
+  release(a);
+}
+static void c_checkpoint(void) {
+  size_t l;
+  CHECK_EQ(nns_analysis_checkpoint(NULL, 0, &l), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_checkpoint(a, 0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_checkpoint(a, 0, &l), NNS_E_ARG);
+  release(a);
 }
 static void c_analyze(void) {
   nns_analysis *a = (nns_analysis *)&err; /* set to NULL on failure */
@@ -810,6 +873,66 @@ static void c_op_get(void) {
   CHECK_EQ(nns_op_get(0, NULL), NNS_E_ARG);
   EXPECT_SMALL_SIZE(x, nns_op_get(0, &x));
 }
+/* A module call's outputs: the module must be declared, the text JSON. */
+static void c_model_set_module_call(void) {
+  nns_error e;
+  CHECK_EQ(nns_model_set_module_call(NULL, "a", 0, "null", &e), NNS_E_ARG);
+  nns_model *m = tm_load_path("unit/models/analyze_residual.onnx", 0);
+  CHECK_EQ(nns_model_set_module_call(m, NULL, 0, "null", &e), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, NULL, &e), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_module_call(m, "nowhere", 0, "null", &e),
+           NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_set_module(m, "a", "A", 2, &e), NNS_OK);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, "[1,", &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 3);
+  CHECK_EQ(nns_model_set_module_call(m, "a", (size_t)1 << 20, "null", &e),
+           NNS_E_LIMIT);
+  CHECK_EQ(nns_model_set_module_call(m, "a", 1, "{\"dtype\": \"float32\", "
+                                     "\"shape\": [2]}", &e), NNS_OK);
+  const char *got = NULL;
+  CHECK_EQ(nns_model_module_call(m, "a", 0, &got), NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_module_call(m, "a", 1, &got), NNS_OK);
+  CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2]}");
+  nns_model_free(m);
+}
+static void c_model_module_call(void) {
+  const char *got = NULL;
+  CHECK_EQ(nns_model_module_call(NULL, "a", 0, &got), NNS_E_ARG);
+}
+static void c_hardware_json(void) {
+  CHECK_EQ(nns_hardware_json(NULL, NULL, NULL, NULL), NNS_E_ARG);
+}
+static void c_op_table_json(void) {
+  CHECK_EQ(nns_op_table_json(NULL, NULL, NULL), NNS_E_ARG);
+}
+
+/* The diff (issue 23): documents and a callback are needed; a document
+ * that is not JSON names the side and the byte; a short options or result
+ * struct is refused. */
+static int c_null_write(void *user, const char *data, size_t size) {
+  (void)user, (void)data, (void)size;
+  return 0;
+}
+static void c_diff_report(void) {
+  nns_error e;
+  const char *doc = "{}";
+  CHECK_EQ(nns_diff_report(NULL, 0, doc, 2, NULL, c_null_write, NULL, NULL,
+                           &e), NNS_E_ARG);
+  CHECK_EQ(nns_diff_report(doc, 2, doc, 2, NULL, NULL, NULL, NULL, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_diff_report("{", 1, doc, 2, NULL, c_null_write, NULL, NULL,
+                           &e), NNS_E_JSON);
+  CHECK(strstr(e.message, "before") != NULL);
+  CHECK_EQ(e.offset, 1);
+  CHECK_EQ(nns_diff_report(doc, 2, doc, 2, NULL, c_null_write, NULL, NULL,
+                           &e), NNS_E_ARG); /* not nnscan.summary */
+  nns_diff_options o = {.size = 1};
+  CHECK_EQ(nns_diff_report(doc, 2, doc, 2, &o, c_null_write, NULL, NULL, &e),
+           NNS_E_ARG);
+  nns_diff_result r = {.size = 1};
+  CHECK_EQ(nns_diff_report(doc, 2, doc, 2, NULL, c_null_write, NULL, &r, &e),
+           NNS_E_ARG);
+}
 
 /* The inspection (issue 10): a handle built by the caller. */
 static nns_inspection *inspection_with_root(void) {
@@ -997,7 +1120,13 @@ static const entry exports[] = {
     {"nns_model_set_module_macs", c_set_module_macs},
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
+    E(model_set_module_call), E(model_module_call),
     {"nns_model_analyze", c_analyze},
+    {"nns_train_phase_name", c_train_phase_name},
+    {"nns_model_set_train_step", c_set_train_step},
+    {"nns_analysis_train_info", c_train_info},
+    {"nns_analysis_checkpoint_count", c_checkpoint_count},
+    {"nns_analysis_checkpoint", c_checkpoint},
     E(analysis_free), E(analysis_model), E(analysis_node),
     E(analysis_memory_count), E(analysis_memory_point),
     E(analysis_memory_peak), E(analysis_value), E(analysis_value_dim),
@@ -1034,7 +1163,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(op_get), E(text_clean),
+    E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),

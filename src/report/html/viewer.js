@@ -196,7 +196,7 @@
                   : (l.params || 0) + (l.frozen || 0),
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
                 pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
-                op_types: (l.op_types || []).join(', ')},
+                op_types: (l.op_types || []).join(', '), saved: l.saved_bytes},
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
@@ -271,6 +271,7 @@
          value: function (n) { return n.unmasked.macs; }},
         {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
         {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
+        {key: 'saved_bytes', label: 'Saved', unit: 'bytes', value: function (n) { return n.cells.saved; }},
         {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
         {key: 'stride', label: 'Stride', text: function (n) { return n.cells.stride; }},
         {key: 'pad', label: 'Pad', text: function (n) { return n.cells.pad; }},
@@ -284,7 +285,10 @@
         {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
         {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
         {key: 'time_s', label: 'Time', text: function (n) { return fmtSeconds(n.roof.time_s); }}
-      ] : []),
+      ] : []).filter(function (c) {
+        // saved for backward: only with a recorded training step
+        return c.key !== 'saved_bytes' || tr.estimate === false;
+      }),
       hardware: doc.hardware || null,
       totals: [
         {label: 'Parameters', value: t.params, unit: 'count',
@@ -302,8 +306,13 @@
         {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
          sub: t.peak_node ? 'after ' + t.peak_node : ''},
         {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
-        {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
-         sub: (tr.optimizer || '') + ', an estimate'}
+        tr.estimate === false
+          ? {label: 'Training step peak', value: t.train_peak_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', at ' + (tr.peak_at ? tr.peak_at.phase + ' ' +
+                  tr.peak_at.label + (tr.peak_at.module ? ' in ' + tr.peak_at.module : '') : '?') +
+                  ' · saved ' + fmtClever(t.saved_bytes, 'bytes')}
+          : {label: 'Training estimate', value: tr.total_bytes, unit: 'bytes',
+             sub: (tr.optimizer || '') + ', an estimate'}
       ],
       notes: notes,
       curve: curve,
@@ -442,8 +451,18 @@
     };
   }
 
+  /* nnscan.diff (docs/json.md): two runs side by side; the document is
+   * shown as it is, so the view keeps it. */
+  function adaptDiff(doc) {
+    var c = doc.counts;
+    return {kind: 'diff', doc: doc,
+            title: doc.before.name + ' → ' + doc.after.name,
+            subtitle: c.changed + ' changed · ' + c.added + ' added · ' + c.removed +
+              ' removed · ' + c.unchanged + ' unchanged · nnscan ' + doc.nnscan_version};
+  }
+
   var ADAPTERS = {'nnscan.summary': adaptSummary, 'nnscan.table': adaptTable,
-                  'nnscan.inspect': adaptInspect};
+                  'nnscan.inspect': adaptInspect, 'nnscan.diff': adaptDiff};
 
   /* ==== Tooltip ==== */
 
@@ -1126,6 +1145,105 @@
     plot.addEventListener('mouseleave', hideTip);
   }
 
+  /* ==== A diff: before and after side by side ==== */
+
+  var DIFF_METRICS = ['params', 'buffers', 'frozen', 'param_bytes', 'flops', 'macs', 'dmas',
+                      'activation_bytes'];
+
+  /* A metric as the text diff prints it: the value, "≥ v" or "?". */
+  function metricText(m) {
+    if (!m) return '–';
+    if (m.status === 'complete') return fmtRaw(m.value);
+    if (m.status === 'partial') return '≥ ' + fmtRaw(m.known_value);
+    return '?';
+  }
+
+  function deltaText(d, runsDiffer) {
+    if (d.delta == null) return runsDiffer ? 'withheld (runs differ)' : 'withheld (not complete)';
+    var s = (d.delta > 0 ? '+' : '') + fmtRaw(d.delta);
+    return d.delta_pct == null ? s : s + ' (' + (d.delta_pct > 0 ? '+' : '') + d.delta_pct.toFixed(2) + '%)';
+  }
+
+  function renderDiff(view, main) {
+    var doc = view.doc, differ = !doc.comparable;
+    main.appendChild(header(view));
+    var runs = card('Runs');
+    var rt = el('table', {cls: 'models diff-runs'});
+    function inputsText(side) {
+      return (side.inputs || []).map(function (v) {
+        return v.name + ' ' + (v.dtype || '?') + (v.shape ? '[' + v.shape.join(',') + ']' : '[?]');
+      }).join(', ');
+    }
+    rt.appendChild(el('thead', {}, [el('tr', {}, [el('th', {text: ''}), el('th', {text: 'before'}),
+                                                  el('th', {text: 'after'})])]));
+    [['model', function (s) { return s.name + (s.path ? ' (' + s.path + ')' : ''); }],
+     ['nnscan', function (s) { return s.nnscan_version + ', summary v' + s.schema_version; }],
+     ['inputs', inputsText],
+     ['parameter dtypes', function (s) { return s.param_dtypes.join(', '); }]].forEach(function (r) {
+      rt.appendChild(el('tr', {}, [el('th', {text: r[0]}), el('td', {text: r[1](doc.before)}),
+                                   el('td', {text: r[1](doc.after)})]));
+    });
+    runs.body.appendChild(rt);
+    if (differ)
+      runs.body.appendChild(el('p', {cls: 'note', text: 'Deltas withheld: ' + doc.withheld_because.join('; ')}));
+    main.appendChild(runs.el);
+    var tot = card('Totals');
+    var tt = el('table', {cls: 'models diff-totals'});
+    tt.appendChild(el('thead', {}, [el('tr', {}, ['Metric', 'before', 'after', 'delta'].map(function (h, i) {
+      return el('th', {cls: i ? 'num' : '', text: h});
+    }))]));
+    DIFF_METRICS.forEach(function (k) {
+      var d = doc.totals.metrics[k];
+      tt.appendChild(el('tr', {'data-metric': k}, [el('td', {text: k}),
+        el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+        el('td', {cls: 'num', text: deltaText(d, differ)})]));
+    });
+    tot.body.appendChild(tt);
+    main.appendChild(tot.el);
+    if (doc.budgets.length) {
+      var bc = card('Budgets');
+      var ul = el('ul', {cls: 'notes'});
+      doc.budgets.forEach(function (b) {
+        ul.appendChild(el('li', {cls: b.status === 'ok' ? 'info' : 'warn', text: b.budget + ': ' + b.status}));
+      });
+      bc.body.appendChild(ul);
+      main.appendChild(bc.el);
+    }
+    var metric = 'macs';
+    var lc = card('Layers', [segmented(DIFF_METRICS.map(function (k) { return {key: k, label: k}; }), metric,
+                                       function (o) { metric = o.key; fill(); }, 'Metric')]);
+    var lt = el('table', {cls: 'models diff-layers'}), body = el('tbody');
+    lt.appendChild(el('thead', {}, [el('tr', {}, ['', 'Layer', 'Type before', 'Type after', 'before', 'after',
+                                                   'delta'].map(function (h, i) {
+      return el('th', {cls: i > 3 ? 'num' : '', text: h});
+    }))]));
+    lt.appendChild(body);
+    function fill() {
+      body.textContent = '';
+      doc.changed.forEach(function (r) {
+        var d = r.metrics[metric];
+        body.appendChild(el('tr', {cls: 'chg', 'data-path': r.path}, [el('td', {text: '~'}),
+          el('td', {text: r.path || '(model)'}), el('td', {text: r.type_before}), el('td', {text: r.type_after}),
+          el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+          el('td', {cls: 'num', text: deltaText(d, differ)})]));
+      });
+      doc.added.forEach(function (r) {
+        body.appendChild(el('tr', {cls: 'add', 'data-path': r.path}, [el('td', {text: '+'}),
+          el('td', {text: r.path}), el('td', {text: ''}), el('td', {text: r.type}), el('td', {cls: 'num', text: ''}),
+          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: 'added'})]));
+      });
+      doc.removed.forEach(function (r) {
+        body.appendChild(el('tr', {cls: 'rem', 'data-path': r.path}, [el('td', {text: '−'}),
+          el('td', {text: r.path}), el('td', {text: r.type}), el('td', {text: ''}),
+          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: ''}),
+          el('td', {cls: 'num', text: 'removed'})]));
+      });
+    }
+    fill();
+    lc.body.appendChild(lt);
+    main.appendChild(lc.el);
+  }
+
   /* ==== Start ==== */
 
   function fail(msg) {
@@ -1153,7 +1271,9 @@
     mark('adapt');
     var main = el('main', {cls: 'page'});
     document.body.appendChild(main);
-    if (view.kind === 'summary') renderSummary(view, main); else renderTable(view, main);
+    if (view.kind === 'summary') renderSummary(view, main);
+    else if (view.kind === 'diff') renderDiff(view, main);
+    else renderTable(view, main);
     main.appendChild(el('footer', {}, ['Written by nnscan. Everything on this page comes from the JSON document ' +
       'embedded in it (view the page source); nothing is fetched.']));
     window.nnscanView = view;

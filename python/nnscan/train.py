@@ -1,0 +1,492 @@
+"""One training step on meta tensors: summary(..., training=True).
+
+What autograd keeps and when the step's tensors come and go are PyTorch's
+to say, so a step runs for real, on meta tensors (no memory, no compute),
+on a meta copy of the model in training mode:
+
+  - the forward (and the loss: the `loss=` callable, else the output's
+    `loss` field, else the sum of the floating outputs) runs with autograd
+    on under saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks):
+    each tensor autograd saves is seen as it is saved, while the module
+    stack (the recorder's global module hooks) says whose forward saves it;
+  - the backward runs (torch.autograd.grad with respect to every trainable
+    parameter, so nothing writes `.grad`) with a hook on each autograd
+    node, which marks where one node's work ends and the next one's begins;
+  - the optimizer step runs on stand-ins of the parameters (meta leaves of
+    the same shapes and dtypes) whose state a first, unobserved step has
+    made, so the observed step is a steady-state one.
+
+Throughout, a dispatch mode notes every storage an op creates, and a weak
+reference on the storage notes when it goes away: on meta every data
+pointer is 0, so storages are told apart by the storage objects
+themselves (PyTorch 2.x keeps one Python object per storage; 1.13 does
+not, and so cannot run this). Parameters, buffers, optimizer state and the
+model's inputs are live all step long: the library counts them from the
+graph and the optimizer, so they are left out of the events.
+
+The facts go to the library through the C API (nns_model_train_*): the
+moments of the step in order (the forward per module, each backward node,
+the optimizer step), the bytes each storage adds or frees at a moment,
+and every saved storage with its bytes, the module that saved it first,
+the smallest module holding everything that made or saved it (what
+checkpointing must wrap to drop it) and the events that made and freed
+it. Sums, the peak and the checkpoint ranking are the library's
+(src/analyze/train.c).
+"""
+import ctypes
+import weakref
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import _api, recorder
+from .recorder import ModuleStack, flatten
+from .shadow import Shadows
+
+OPTIMIZERS = ("sgd", "momentum", "adam", "adamw")
+PHASE = {"forward": 0, "backward": 1, "optimizer": 2}
+
+
+class StepError(RuntimeError):
+    """The training step could not be run on meta tensors."""
+
+
+class _Facts:
+    """Moments, events and saved storages of one step, as the library
+    takes them."""
+
+    def __init__(self):
+        self.moments = []   # (phase, label, module path)
+        self.ev_moment = []  # per event: its moment
+        self.ev_bytes = []   # per event: + allocated, - freed
+        self.saved = {}      # storage key -> [first saver, region, bytes,
+        #                      made-event, freed-event]
+        self.phase = "forward"
+        self.loss = ""
+
+    def _used(self):
+        return bool(self.ev_moment) and \
+            self.ev_moment[-1] == len(self.moments) - 1
+
+    def event(self, nbytes):
+        if not self.moments:
+            self.moments.append(("forward", "forward", ""))
+        self.ev_moment.append(len(self.moments) - 1)
+        self.ev_bytes.append(nbytes)
+        return len(self.ev_bytes) - 1
+
+
+def _common(a, b):
+    """The innermost module holding both dotted paths ("" the model)."""
+    if a == b:
+        return a
+    pa, pb = a.split("."), b.split(".")
+    k = 0
+    while k < min(len(pa), len(pb)) and pa[k] == pb[k]:
+        k += 1
+    return ".".join(pa[:k])
+
+
+class _Storages:
+    """Every storage the step's ops make: an event when it is made and
+    one when PyTorch frees it (weak reference on the storage object)."""
+
+    def __init__(self, facts, stack):
+        self.f = facts
+        self.stack = stack
+        self.live = {}     # id(storage) -> (weakref, bytes, event, made in)
+        self.static = {}   # id(storage) -> weakref: params, state, inputs
+        self.inputs = set()  # id(storage) of the model's inputs
+        self.outside = []  # saved tensors made outside the step: kept, so
+        #                    their storages' ids stay theirs
+        self.closed = False  # the step is over: later frees are not its
+
+    def keep_static(self, tensors):
+        for t in tensors:
+            if isinstance(t, torch.Tensor):
+                st = t.untyped_storage()
+                self.static[id(st)] = weakref.ref(st)
+
+    def _is_static(self, st):
+        r = self.static.get(id(st))
+        return r is not None and r() is st
+
+    def note(self, t):
+        if self.closed:
+            return None
+        st = t.untyped_storage()
+        k = id(st)
+        e = self.live.get(k)
+        if e is not None and e[0]() is st:
+            return e
+        if self._is_static(st):
+            return None
+        n = st.nbytes()
+        f = self.f
+        scope = self.stack.b.scope
+        if f.phase == "forward" and (not f.moments or f.moments[-1][2] != scope):
+            f.moments.append(("forward", "forward", scope))
+        ev = f.event(n)
+        e = (weakref.ref(st, lambda _r, k=k: self._freed(k)), n, ev, scope)
+        self.live[k] = e
+        return e
+
+    def _freed(self, k):
+        e = self.live.pop(k, None)
+        if e is None or self.closed:
+            return
+        ev = self.f.event(-e[1])
+        s = self.f.saved.get(k)
+        if s is not None and s[4] < 0:
+            s[4] = ev
+
+    def saved(self, t):
+        """The pack hook's work: t is saved by the current module."""
+        if self.closed or not isinstance(t, torch.Tensor):
+            return
+        st = t.untyped_storage()
+        k = id(st)
+        scope = self.stack.b.scope
+        s = self.f.saved.get(k)
+        if s is not None:
+            s[1] = _common(s[1], scope)
+            return
+        e = self.live.get(k)
+        if e is not None and e[0]() is st:
+            self.f.saved[k] = [scope, _common(e[3], scope), e[1], e[2], -1]
+        elif k in self.inputs and self._is_static(st):
+            # a model input: counted at the root, live all step long
+            self.f.saved[k] = ["", "", st.nbytes(), -1, -1]
+        elif not self._is_static(st):
+            # made outside the step (a tensor the loss= callable captured):
+            # live all step long, at its saver
+            self.f.saved[k] = [scope, "", st.nbytes(), -1, -1]
+            self.outside.append(t)
+
+
+class _Scope:
+    """What ModuleStack needs of a builder: the current module path."""
+
+    def __init__(self):
+        self.scope = ""
+
+
+class _StepMode(TorchDispatchMode):
+    """Runs every op (answering data reads from shadows, as the recorder
+    does) and notes the storages of its outputs; notes each output's
+    autograd node with its module once autograd has attached it."""
+
+    def __init__(self, storages, shadows, nodes):
+        super().__init__()
+        self.s = storages
+        self.shadows = shadows
+        self.nodes = nodes      # id(node) -> (node, module path)
+        self.fresh = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.fresh:
+            self.note_nodes()
+        sh = self.shadows
+        try:
+            out = func(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - re-raised unless answered
+            out = sh.answer(func, args, kwargs) if sh is not None else None
+            if out is None:
+                # a real tensor the user's loss= captured (the targets)
+                # meets a meta output: it joins the meta device
+                if not _mixed(args, kwargs):
+                    raise
+                args, kwargs = recorder.map_tensors(
+                    (args, kwargs), lambda t: t if t.is_meta
+                    else recorder.to_meta_inputs(t, sh))
+                out = func(*args, **kwargs)
+        else:
+            if sh is not None:
+                out = sh.follow(func, args, kwargs, out)
+        scope = self.s.stack.b.scope
+        for o in flatten(out) if not isinstance(out, torch.Tensor) else (out,):
+            if isinstance(o, torch.Tensor) and o.device.type == "meta":
+                self.s.note(o)
+                self.fresh.append((o, scope))
+        return out
+
+    def note_nodes(self):
+        for t, scope in self.fresh:
+            fn = t.grad_fn
+            if fn is not None and id(fn) not in self.nodes:
+                self.nodes[id(fn)] = (fn, scope)
+        self.fresh = []
+
+
+def _mixed(args, kwargs):
+    ts = flatten((args, kwargs))
+    return any(t.is_meta for t in ts) and any(not t.is_meta for t in ts)
+
+
+def _loss_of(out, loss):
+    """(the scalar to differentiate, what it is)."""
+    if loss is not None:
+        lo = loss(out)
+        if not isinstance(lo, torch.Tensor) or lo.numel() != 1:
+            raise StepError("loss= must return a one-element tensor")
+        return lo, "loss="
+    lo = getattr(out, "loss", None)
+    if lo is None and isinstance(out, dict):
+        lo = out.get("loss")
+    if isinstance(lo, torch.Tensor):
+        return lo, "output.loss"
+    ts = [t for t in flatten(out)
+          if t.is_floating_point() and t.requires_grad]
+    if not ts:
+        raise StepError("no floating output requires a gradient: nothing to "
+                        "differentiate (give loss=)")
+    total = ts[0].sum()
+    for t in ts[1:]:
+        total = total + t.sum()
+    return total, "sum of outputs"
+
+
+def _optimizer(name, params):
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=0.1)
+    if name == "momentum":
+        return torch.optim.SGD(params, lr=0.1, momentum=0.9)
+    if name == "adam":
+        return torch.optim.Adam(params)
+    return torch.optim.AdamW(params)
+
+
+def record_step(model, args, kwargs, optimizer="adam", loss=None,
+                master_weights=False, device=None):
+    """Runs one steady-state training step of `model` on meta tensors and
+    returns its facts (see the module doc). The model is never changed."""
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, "
+                         f"not {optimizer!r}")
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        raise StepError(
+            f"training=True needs PyTorch 2.x (it tells storages apart by "
+            f"their objects, which PyTorch {torch.__version__} does not keep)")
+    model = recorder.unwrap_compiled(model)
+    with recorder.preserved(model):
+        return _record_step(model, args, kwargs, optimizer, loss,
+                            master_weights, device)
+
+
+def _record_step(model, args, kwargs, optimizer, loss, master_weights,
+                 device=None):
+    shadows = Shadows()
+    target = model if recorder.on_meta(model) \
+        else recorder.meta_copy(model, shadows)
+    if target is None:
+        raise StepError("the model cannot be copied to the meta device")
+    margs = recorder.to_meta_inputs(args, shadows)
+    mkw = recorder.to_meta_inputs(kwargs, shadows)
+    facts = _Facts()
+    b = _Scope()
+    stack = ModuleStack(target, b, shapes=False)
+    st = _Storages(facts, stack)
+    params = [p for p in target.parameters() if p.requires_grad]
+    st.keep_static(list(target.parameters()) + list(target.buffers()))
+    ins = [t for t in flatten((margs, mkw))]
+    st.keep_static(ins)
+    st.inputs = {id(t.untyped_storage()) for t in ins}
+    # The optimizer steps stand-ins (fp32 masters with master_weights) of
+    # one parameter per shape and dtype: PyTorch's per-parameter loop (its
+    # CPU default) frees each parameter's temporaries before the next, so
+    # every parameter of a shape makes the same events and the others add
+    # nothing to the peak (their state is counted by the library). A first
+    # step, unobserved, makes the state: the observed one is steady.
+    master = master_weights and any(
+        p.dtype in (torch.float16, torch.bfloat16) for p in params)
+    reps = {}
+    for i, p in enumerate(params):
+        reps.setdefault((tuple(p.shape), p.dtype), i)
+    reps = list(reps.values())
+    stand = [torch.empty(params[i].shape, dtype=torch.float32 if master
+                         and params[i].dtype in (torch.float16,
+                                                 torch.bfloat16)
+                         else params[i].dtype,
+                         device="meta").requires_grad_(True) for i in reps]
+    opt = _optimizer(optimizer, stand) if stand else None
+    if opt is not None:
+        for q in stand:
+            q.grad = torch.empty_like(q)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        st.keep_static(stand)
+        st.keep_static(t for s in opt.state.values() for t in s.values())
+    nodes = {}
+    mode = _StepMode(st, shadows, nodes)
+
+    def pack(t):
+        st.saved(t)
+        return t
+
+    with recorder._restored(target) if target is model \
+            else _nothing():
+        target.train()
+        fused = _FusedDropout() if device and \
+            str(device).split(":")[0] in _FUSED_DROPOUT else _nothing()
+        with torch.enable_grad(), stack, fused, mode, \
+                torch.autograd.graph.saved_tensors_hooks(pack, _unpack):
+            out = target(*margs, **mkw)
+            facts.moments.append(("forward", "loss", ""))
+            lo, facts.loss = _loss_of(out, loss)
+            mode.note_nodes()
+        facts.phase = "backward"
+        # the backward and the optimizer read no values: no shadows (their
+        # in-place ops would make every pending shadow compute)
+        mode.shadows = None
+        # backward: ops between two node hooks are the later node's
+
+        def on_node(fn, scope):
+            def hook(*_):
+                facts.moments[-1] = ("backward", fn.name(), scope)
+                facts.moments.append(("backward", "", ""))
+            return hook
+
+        handles = []
+        for fn, scope in nodes.values():
+            try:
+                handles.append(fn.register_hook(on_node(fn, scope)))
+            except (RuntimeError, AttributeError):
+                pass
+        facts.moments.append(("backward", "", ""))
+        try:
+            with mode:
+                grads = torch.autograd.grad(lo, params, allow_unused=True) \
+                    if params else []
+        finally:
+            for h in handles:
+                h.remove()
+        del lo
+        if facts.moments[-1] == ("backward", "", ""):
+            if facts._used():
+                facts.moments[-1] = ("backward", "after the last node", "")
+            else:
+                facts.moments.pop()
+        # the optimizer step on the gradients, then zero_grad
+        facts.phase = "optimizer"
+        facts.moments.append(("optimizer", "optimizer step", ""))
+        with mode:
+            for q, i in zip(stand, reps):
+                g = grads[i]
+                if g is not None:
+                    q.grad = g.float() if g.dtype != q.dtype else g
+            g = None
+            if opt is not None:
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+            del grads
+    st.closed = True
+    del out
+    mode.fresh = []
+    return facts, st
+
+
+# Devices whose dropout is PyTorch's fused kernel (at::native::dropout
+# takes native_dropout there), which saves a one-byte mask where the CPU's
+# (and meta's) saves a mask of the input's dtype.
+_FUSED_DROPOUT = ("cuda", "xpu", "hip")
+
+
+class _FusedDropout(torch.overrides.TorchFunctionMode):
+    """F.dropout in training as a target device with the fused kernel runs
+    it: native_dropout, so autograd saves what it saves there."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.dropout:
+            x = args[0]
+            p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+            train = kwargs.get("training", args[2] if len(args) > 2 else True)
+            if train and 0 < p < 1 and x.numel() > 0 and \
+                    not kwargs.get("inplace", args[3] if len(args) > 3
+                                   else False):
+                return torch.native_dropout(x, p, True)[0]
+        return func(*args, **kwargs)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _unpack(t):
+    return t
+
+
+def hand_over(handle, facts, master_weights=False, budget=None, target=None):
+    """Gives the step's facts to the library (nns_model_set_train_step);
+    the next analysis counts them."""
+    lib = _api.lib()
+    f = facts
+    nm, ne = len(f.moments), len(f.ev_bytes)
+    saved = list(f.saved.values())
+    ns = len(saved)
+    names = _api.c_name
+
+    def arr(ctype, values):
+        return (ctype * max(1, len(values)))(*values)
+    step = _api.TrainStep()
+    keep = [arr(ctypes.c_int, [PHASE[m[0]] for m in f.moments]),
+            arr(ctypes.c_char_p, [names(m[1]) for m in f.moments]),
+            arr(ctypes.c_char_p, [names(m[2]) for m in f.moments]),
+            arr(ctypes.c_uint32, f.ev_moment),
+            arr(ctypes.c_int64, f.ev_bytes),
+            arr(ctypes.c_char_p, [names(x[0]) for x in saved]),
+            arr(ctypes.c_char_p, [names(x[1]) for x in saved]),
+            arr(ctypes.c_int64, [x[2] for x in saved]),
+            arr(ctypes.c_int64, [x[3] for x in saved]),
+            arr(ctypes.c_int64, [x[4] for x in saved])]
+    step.moment_count, step.event_count, step.saved_count = nm, ne, ns
+    (step.moment_phase, step.moment_label, step.moment_path,
+     step.event_moment, step.event_bytes, step.saved_path, step.saved_region,
+     step.saved_bytes, step.saved_made, step.saved_freed) = keep
+    step.master_weights = int(bool(master_weights))
+    step.budget_bytes = int(budget or 0)
+    step.recorded_on = b"meta"
+    step.target = target.encode() if target else None
+    step.loss = f.loss.encode()
+    err = _api.NnsError()
+    _api.check(lib.nns_model_set_train_step(handle.ptr, ctypes.byref(step),
+                                            ctypes.byref(err)),
+               err, "nns_model_set_train_step")
+
+
+def parse_budget(budget):
+    """Bytes from an int, or a string such as "24GB", "24 GiB", "512MB"."""
+    if budget is None or isinstance(budget, int):
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget must be positive, not {budget!r}")
+        return budget
+    if isinstance(budget, float):
+        return parse_budget(int(budget))
+    import re
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKMGT]?)(i?)[bB]?\s*",
+                     str(budget))
+    if not m:
+        raise ValueError(f"budget {budget!r}: give bytes or a size such as "
+                         "'24GB' or '16GiB'")
+    scale = (1024 if m.group(3) else 1000) ** \
+        " KMGT".index(m.group(2).upper() or " ")
+    return parse_budget(int(float(m.group(1)) * scale))
+
+
+def handover(module, args, kwargs, optimizer="adam", loss=None,
+             master_weights=False, budget=None, target=None):
+    """Runs the step now and returns what gives it to a library handle
+    (torch_api.analyze_module's `step`)."""
+    budget = parse_budget(budget)
+    if target is not None and not isinstance(target, str):
+        target = str(target)
+    facts, _ = record_step(module, args, kwargs, optimizer=optimizer,
+                           loss=loss, master_weights=master_weights,
+                           device=target)
+    return lambda handle: hand_over(handle, facts, master_weights, budget,
+                                    target)

@@ -1,0 +1,42 @@
+"""summary(..., training=True) on PyTorch 1.13 and 2.x: what each version
+does with it, and arguments refused on both. The figures are checked on
+PyTorch 2.x (tests_hf/test_train_step.py: counted by hand on a small MLP,
+and against real steps of a transformer and a CNN)."""
+import pytest
+import torch
+
+import nnscan
+
+B, D, H, O = 3, 8, 16, 4
+
+
+def mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(),
+                               torch.nn.Linear(H, O))
+
+
+def run(**kw):
+    return nnscan.summary(mlp(), inputs=torch.randn(B, D), training=True,
+                          file=False, **kw)
+
+
+def test_training_needs_storage_objects():
+    """PyTorch 2.x keeps one Python object per storage, which is how the
+    step tells storages apart on meta; 1.13 does not, and says so."""
+    if hasattr(torch.Tensor, "untyped_storage"):
+        assert run().totals["training"]["estimate"] is False
+    else:
+        with pytest.raises(RuntimeError, match="needs PyTorch 2"):
+            run()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="optimizer"):
+        run(optimizer="lion")
+    with pytest.raises(ValueError, match="budget"):
+        run(budget="lots")
+    with pytest.raises(ValueError, match="method='record'"):
+        run(method="onnx")
+    with pytest.raises(ValueError, match="backward=True"):
+        run(backward=True)

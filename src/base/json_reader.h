@@ -1,0 +1,53 @@
+/*
+ * json_reader.h - a JSON document read into a tree in an arena: what the
+ * diff of two reports reads saved "nnscan.summary" documents with. Strict
+ * RFC 8259 (no comments, no trailing commas), iterative (a deep document
+ * cannot exhaust the C stack), every error with its byte offset. Numbers
+ * keep their int64 value when they are integers that fit.
+ */
+#ifndef NNS_BASE_JSON_READER_H
+#define NNS_BASE_JSON_READER_H
+
+#include "base.h"
+#include "json_writer.h"
+
+typedef enum nns__jtype {
+  NNS__J_NULL,
+  NNS__J_BOOL,
+  NNS__J_NUM,
+  NNS__J_STR,
+  NNS__J_ARR,
+  NNS__J_OBJ
+} nns__jtype;
+
+typedef struct nns__jval {
+  nns__jtype type;
+  bool b;                   /* BOOL */
+  bool is_int;              /* NUM: an integer that fits int64 (i holds it) */
+  int64_t i;                /* NUM */
+  double d;                 /* NUM */
+  const char *s;            /* STR: unescaped, NUL-terminated (may hold NULs) */
+  size_t len;               /* STR: bytes; ARR, OBJ: items */
+  struct nns__jval **items; /* ARR: the items; OBJ: the members' values */
+  const char **keys;        /* OBJ: the members' keys, unescaped */
+} nns__jval;
+
+/* Parses text[0..len) into *out, allocated in `a` (freed with it).
+ * NNS_E_PARSE with the byte offset in err for anything that is not one
+ * JSON value; NNS_E_NOMEM. */
+nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
+                           nns__jval **out, nns_error *err);
+
+/* Member `key` of an object, or NULL (not an object, or no such key). */
+const nns__jval *nns__json_get(const nns__jval *obj, const char *key);
+/* Typed reads with a fallback for a missing or mistyped value. */
+const char *nns__json_str_or(const nns__jval *v, const char *fallback);
+int64_t nns__json_int_or(const nns__jval *v, int64_t fallback);
+bool nns__json_bool_or(const nns__jval *v, bool fallback);
+
+/* v written back through the JSON writer (numbers as they were read;
+ * past 64 levels of nesting, null). */
+void nns__jw_jval(nns__jw *w, const char *key, size_t klen,
+                  const nns__jval *v);
+
+#endif

@@ -1,0 +1,566 @@
+/*
+ * diff.c - nns_diff_report: two "nnscan.summary" documents (v1 or v2)
+ * compared. Each side is read into rows of metrics with their statuses
+ * (v2 states them; for v1 they follow from its flags, as docs/json.md
+ * defines them), layers are matched by module path and call index, deltas
+ * are given only where both sides are complete and the runs are alike
+ * (inputs, nnscan version, dtypes), and the budgets of --fail-if are
+ * checked on the totals. Writes the "nnscan.diff" JSON and its HTML page
+ * here; the text is diff_text.c's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_int.h"
+
+const char *const nns__diff_metric_keys[NNS__M_COUNT] = {
+#define NNS__METRIC_KEY_(name, key) key,
+    NNS__METRIC_MAP(NNS__METRIC_KEY_)
+#undef NNS__METRIC_KEY_
+};
+
+const char *nns__diff_status_name(dstatus s) {
+  return s == D_COMPLETE ? "complete" : s == D_PARTIAL ? "partial"
+                                                       : "unavailable";
+}
+
+/* ==== Reading a side ==== */
+
+/* A v1 row: the plain counts, partial where the flags say (docs/json.md:
+ * partial - a node not counted; symbolic, unbounded - sized counts at an
+ * assumed size or trip count; saturated totals - everything). */
+static void row_v1(const nns__jval *v, drow *r, bool saturated) {
+  const nns__jval *flags = nns__json_get(v, "flags");
+  unsigned partial = 0;
+  if (nns__json_bool_or(nns__json_get(flags, "partial"), false))
+    partial |= NNS__M_COST;
+  if (nns__json_bool_or(nns__json_get(flags, "symbolic"), false) ||
+      nns__json_bool_or(nns__json_get(flags, "unbounded"), false))
+    partial |= NNS__M_SIZED;
+  if (saturated)
+    partial |= NNS__M_ALL;
+  for (int i = 0; i < NNS__M_COUNT; i++) {
+    r->m[i].value = nns__json_int_or(nns__json_get(v, nns__diff_metric_keys[i]), 0);
+    r->m[i].status = partial & (1u << i) ? D_PARTIAL : D_COMPLETE;
+  }
+}
+
+static void row_v2(const nns__jval *v, drow *r) {
+  const nns__jval *ms = nns__json_get(v, "metrics");
+  for (int i = 0; i < NNS__M_COUNT; i++) {
+    const nns__jval *m = nns__json_get(ms, nns__diff_metric_keys[i]);
+    const char *st = nns__json_str_or(nns__json_get(m, "status"), "unavailable");
+    r->m[i].status = !strcmp(st, "complete") ? D_COMPLETE
+                     : !strcmp(st, "partial") ? D_PARTIAL
+                                              : D_UNAVAILABLE;
+    r->m[i].value = nns__json_int_or(
+        nns__json_get(m, r->m[i].status == D_COMPLETE ? "value" : "known_value"),
+        0);
+  }
+}
+
+static void read_row(const dside *s, const nns__jval *v, drow *r,
+                     bool saturated) {
+  r->path = nns__json_str_or(nns__json_get(v, "path"), "");
+  r->call = nns__json_int_or(nns__json_get(v, "call"), 0);
+  r->type = nns__json_str_or(nns__json_get(v, "type"), "");
+  r->output = nns__json_get(v, "output");
+  if (s->version == 1)
+    row_v1(v, r, saturated);
+  else
+    row_v2(v, r);
+}
+
+static int cmp_rows(const drow *a, const drow *b) {
+  int c = strcmp(a->path, b->path);
+  return c ? c : (a->call > b->call) - (a->call < b->call);
+}
+
+/* qsort of row pointers (it takes no context, and the library may run
+ * several diffs at once). */
+static int cmp_sorted(const void *x, const void *y) {
+  return cmp_rows(*(const drow *const *)x, *(const drow *const *)y);
+}
+
+static nns_status read_side(nns__arena *a, const char *text, size_t len,
+                            const char *which, dside *s, nns_error *err) {
+  nns__jval *doc = NULL;
+  nns_error e;
+  nns_status st = nns__json_parse(a, text, len, &doc, &e);
+  if (st != NNS_OK)
+    return nns__err(err, st, e.offset, NULL, "%s: %s", which, e.message);
+  s->doc = doc;
+  if (strcmp(nns__json_str_or(nns__json_get(doc, "schema"), ""),
+             "nnscan.summary"))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s is not an nnscan.summary document (its \"schema\")",
+                    which);
+  s->version = (int)nns__json_int_or(nns__json_get(doc, "schema_version"), 0);
+  if (s->version != 1 && s->version != 2)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: nnscan.summary schema_version %d is not one this "
+                    "nnscan reads (1 or 2)", which, s->version);
+  const nns__jval *model = nns__json_get(doc, "model");
+  s->name = nns__json_str_or(nns__json_get(model, "name"), "");
+  s->path = nns__json_str_or(nns__json_get(model, "path"), NULL);
+  s->nnscan_version = nns__json_str_or(nns__json_get(doc, "nnscan_version"), "");
+  s->inputs = nns__json_get(doc, "inputs");
+  s->param_dtypes = nns__json_get(doc, "params_by_dtype");
+  const nns__jval *totals = nns__json_get(doc, "totals");
+  const nns__jval *layers = nns__json_get(doc, "layers");
+  if (!totals || totals->type != NNS__J_OBJ || !layers ||
+      layers->type != NNS__J_ARR)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: no \"totals\" object or \"layers\" array", which);
+  read_row(s, totals, &s->totals,
+           nns__json_bool_or(nns__json_get(totals, "saturated"), false));
+  s->totals.path = "";
+  s->count = layers->len;
+  s->rows = nns__arena_array(a, s->count ? s->count : 1, sizeof *s->rows);
+  s->sorted = nns__arena_array(a, s->count ? s->count : 1, sizeof *s->sorted);
+  if (!s->rows || !s->sorted)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  for (size_t i = 0; i < s->count; i++) {
+    read_row(s, layers->items[i], &s->rows[i], false);
+    s->sorted[i] = &s->rows[i];
+  }
+  qsort(s->sorted, s->count, sizeof *s->sorted, cmp_sorted);
+  return NNS_OK;
+}
+
+/* The row of `s` with r's path and call, or (size_t)-1. */
+static size_t find_row(const dside *s, const drow *r) {
+  size_t lo = 0, hi = s->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = cmp_rows(s->sorted[mid], r);
+    if (c == 0)
+      return (size_t)(s->sorted[mid] - s->rows);
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (size_t)-1;
+}
+
+/* ==== Comparing ==== */
+
+/* Structural equality of two JSON values (inputs, dtypes, outputs); deep
+ * documents compare unequal past 64 levels rather than recurse on. */
+static bool jv_equal(const nns__jval *a, const nns__jval *b, int depth) {
+  if (!a || !b)
+    return a == b;
+  if (a->type != b->type || depth > 64)
+    return false;
+  switch (a->type) {
+  case NNS__J_NULL: return true;
+  case NNS__J_BOOL: return a->b == b->b;
+  case NNS__J_NUM:
+    return a->is_int == b->is_int && (a->is_int ? a->i == b->i : a->d == b->d);
+  case NNS__J_STR: return a->len == b->len && !memcmp(a->s, b->s, a->len);
+  case NNS__J_ARR:
+  case NNS__J_OBJ:
+    if (a->len != b->len)
+      return false;
+    for (size_t i = 0; i < a->len; i++)
+      if ((a->type == NNS__J_OBJ && strcmp(a->keys[i], b->keys[i])) ||
+          !jv_equal(a->items[i], b->items[i], depth + 1))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/* The dtypes of the parameters, without their counts (a model that grew
+ * keeps its dtypes). */
+static bool same_dtypes(const nns__jval *a, const nns__jval *b) {
+  if (!a || !b || a->type != NNS__J_ARR || b->type != NNS__J_ARR)
+    return a == b;
+  if (a->len != b->len)
+    return false;
+  for (size_t i = 0; i < a->len; i++)
+    if (strcmp(nns__json_str_or(nns__json_get(a->items[i], "dtype"), ""),
+               nns__json_str_or(nns__json_get(b->items[i], "dtype"), "")))
+      return false;
+  return true;
+}
+
+bool nns__diff_delta(const ddiff *d, const dmetric *b, const dmetric *a,
+                     int64_t *delta) {
+  if (!d->comparable || b->status != D_COMPLETE || a->status != D_COMPLETE)
+    return false;
+  return !__builtin_sub_overflow(a->value, b->value, delta);
+}
+
+bool nns__diff_changed(const ddiff *d, const size_t pair[2]) {
+  const drow *b = &d->before.rows[pair[0]], *a = &d->after.rows[pair[1]];
+  for (int i = 0; i < NNS__M_COUNT; i++)
+    if (b->m[i].status != a->m[i].status || b->m[i].value != a->m[i].value)
+      return true;
+  return strcmp(b->type, a->type) || !jv_equal(b->output, a->output, 0);
+}
+
+static nns_status match(nns__arena *ar, ddiff *d, nns_error *err) {
+  size_t nb = d->before.count, na = d->after.count;
+  d->pairs = nns__arena_array(ar, nb + na ? nb + na : 1, sizeof *d->pairs);
+  bool *used = calloc(nb ? nb : 1, 1);
+  if (!d->pairs || !used) {
+    free(used);
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
+  for (size_t j = 0; j < na; j++) {
+    size_t i = find_row(&d->before, &d->after.rows[j]);
+    if (i != (size_t)-1 && used[i])
+      i = (size_t)-1; /* a path listed twice: the second is new */
+    if (i != (size_t)-1)
+      used[i] = true;
+    d->pairs[d->pair_count][0] = i;
+    d->pairs[d->pair_count][1] = j;
+    d->pair_count++;
+    if (i == (size_t)-1)
+      d->added++;
+    else if (nns__diff_changed(d, d->pairs[d->pair_count - 1]))
+      d->changed++;
+    else
+      d->unchanged++;
+  }
+  for (size_t i = 0; i < nb; i++)
+    if (!used[i]) {
+      d->pairs[d->pair_count][0] = i;
+      d->pairs[d->pair_count][1] = (size_t)-1;
+      d->pair_count++;
+      d->removed++;
+    }
+  free(used);
+  return NNS_OK;
+}
+
+/* ==== Budgets ==== */
+
+static nns_status parse_budgets(nns__arena *ar, ddiff *d, const char *text,
+                                nns_error *err) {
+  size_t n = 0;
+  for (const char *p = text; p && *p; p++)
+    n += *p == ',' || *p == ';';
+  d->budgets = nns__arena_array(ar, n + 1, sizeof *d->budgets);
+  if (!d->budgets)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  for (const char *p = text; p && *p;) {
+    size_t len = strcspn(p, ",;");
+    const char *q = p, *end = p + len;
+    p = *end ? end + 1 : end;
+    while (q < end && (*q == ' ' || *q == '\t'))
+      q++;
+    const char *e = end;
+    while (e > q && (e[-1] == ' ' || e[-1] == '\t'))
+      e--;
+    if (q == e)
+      continue;
+    dbudget *b = &d->budgets[d->budget_count];
+    memset(b, 0, sizeof *b);
+    snprintf(b->text, sizeof b->text, "%.*s", (int)(e - q), q);
+    /* The metric's name. */
+    const char *w = q;
+    while (w < e && ((*w >= 'a' && *w <= 'z') || *w == '_'))
+      w++;
+    b->metric = -1;
+    for (int i = 0; i < NNS__M_COUNT; i++)
+      if ((size_t)(w - q) == strlen(nns__diff_metric_keys[i]) &&
+          !memcmp(q, nns__diff_metric_keys[i], (size_t)(w - q)))
+        b->metric = i;
+    while (w < e && *w == ' ')
+      w++;
+    size_t opl = w < e && (*w == '>' || *w == '<') ? (w + 1 < e && w[1] == '=' ? 2 : 1) : 0;
+    memcpy(b->op, w, opl);
+    w += opl;
+    while (w < e && *w == ' ')
+      w++;
+    char num[48];
+    size_t nl = (size_t)(e - w);
+    char *stop = NULL;
+    if (nl < sizeof num) {
+      memcpy(num, w, nl);
+      num[nl] = 0;
+      b->limit = strtod(num, &stop);
+      if (stop != num && *stop == '%') {
+        b->percent = true;
+        stop++;
+      }
+    }
+    if (b->metric < 0 || !opl || nl >= sizeof num || !stop || stop == num ||
+        *stop || !isfinite(b->limit))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "budget '%s' is not METRIC OP [+|-]N[%%] (METRIC one of "
+                      "params, buffers, frozen, param_bytes, flops, macs, "
+                      "dmas, activation_bytes; OP >, >=, < or <=)",
+                      b->text);
+    d->budget_count++;
+  }
+  return NNS_OK;
+}
+
+/* The delta in percent of the before side; NAN when before is 0 and the
+ * delta not (an infinite relative change, which passes any limit). */
+static double pct(int64_t before, int64_t delta) {
+  if (before == 0)
+    return delta == 0 ? 0.0 : delta > 0 ? INFINITY : -INFINITY;
+  return (double)delta * 100.0 / (double)before;
+}
+
+static void check_budgets(ddiff *d) {
+  for (size_t k = 0; k < d->budget_count; k++) {
+    dbudget *b = &d->budgets[k];
+    int64_t delta;
+    const dmetric *mb = &d->before.totals.m[b->metric],
+                  *ma = &d->after.totals.m[b->metric];
+    if (!nns__diff_delta(d, mb, ma, &delta)) {
+      b->state = 2;
+      continue;
+    }
+    double x = b->percent ? pct(mb->value, delta) : (double)delta;
+    bool hit = !strcmp(b->op, ">")    ? x > b->limit
+                : !strcmp(b->op, ">=") ? x >= b->limit
+                : !strcmp(b->op, "<")  ? x < b->limit
+                                       : x <= b->limit;
+    b->state = hit ? 1 : 0; /* the condition names a failure */
+  }
+}
+
+/* ==== The "nnscan.diff" document ==== */
+
+static void put_metric(nns__jw *w, const char *key, size_t klen,
+                       const dmetric *m) {
+  nns__jw_obj(w, key, klen);
+  nns__jw_str(w, NNS__JK("status"), nns__diff_status_name(m->status));
+  if (m->status == D_COMPLETE)
+    nns__jw_int(w, NNS__JK("value"), m->value);
+  else if (m->status == D_PARTIAL)
+    nns__jw_int(w, NNS__JK("known_value"), m->value);
+  nns__jw_end(w, NULL);
+}
+
+static void put_side(nns__jw *w, const char *key, size_t klen,
+                     const dside *s) {
+  nns__jw_obj(w, key, klen);
+  nns__jw_str(w, NNS__JK("name"), s->name);
+  nns__jw_str(w, NNS__JK("path"), s->path);
+  nns__jw_str(w, NNS__JK("nnscan_version"), s->nnscan_version);
+  nns__jw_int(w, NNS__JK("schema_version"), s->version);
+  nns__jw_jval(w, NNS__JK("inputs"), s->inputs);
+  nns__jw_arr(w, NNS__JK("param_dtypes"));
+  for (size_t i = 0; s->param_dtypes && s->param_dtypes->type == NNS__J_ARR &&
+                     i < s->param_dtypes->len; i++)
+    nns__jw_str(w, NNS__JV, nns__json_str_or(nns__json_get(
+                                s->param_dtypes->items[i], "dtype"), ""));
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+}
+
+/* {"before": m, "after": m, "delta": n | null, "delta_pct": x | null} for
+ * each metric of a pair of rows. */
+static void put_pair_metrics(nns__jw *w, const ddiff *d, const drow *b,
+                             const drow *a) {
+  nns__jw_obj(w, NNS__JK("metrics"));
+  for (int i = 0; i < NNS__M_COUNT; i++) {
+    nns__jw_key(w, nns__diff_metric_keys[i]);
+    nns__jw_obj(w, NNS__JV);
+    put_metric(w, NNS__JK("before"), &b->m[i]);
+    put_metric(w, NNS__JK("after"), &a->m[i]);
+    int64_t delta;
+    if (nns__diff_delta(d, &b->m[i], &a->m[i], &delta)) {
+      nns__jw_int(w, NNS__JK("delta"), delta);
+      nns__jw_double(w, NNS__JK("delta_pct"), pct(b->m[i].value, delta), 12,
+                     false);
+    } else {
+      nns__jw_null(w, NNS__JK("delta"));
+      nns__jw_null(w, NNS__JK("delta_pct"));
+    }
+    nns__jw_end(w, NULL);
+  }
+  nns__jw_end(w, NULL);
+}
+
+static void put_one_side_row(nns__jw *w, const drow *r) {
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("path"), r->path);
+  nns__jw_int(w, NNS__JK("call"), r->call);
+  nns__jw_str(w, NNS__JK("type"), r->type);
+  nns__jw_jval(w, NNS__JK("output"), r->output);
+  nns__jw_obj(w, NNS__JK("metrics"));
+  for (int i = 0; i < NNS__M_COUNT; i++) {
+    nns__jw_key(w, nns__diff_metric_keys[i]);
+    put_metric(w, NNS__JV, &r->m[i]);
+  }
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+}
+
+static nns_status diff_json(const ddiff *d, nns__out *o) {
+  nns__jw jw, *w = &jw;
+  nns__jw_init(w, o);
+  nns__jw_obj_brk(w, NNS__JV, "\n  ");
+  nns__jw_str(w, NNS__JK("schema"), "nnscan.diff");
+  nns__jw_int(w, NNS__JK("schema_version"), 1);
+  nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
+  put_side(w, NNS__JK("before"), &d->before);
+  put_side(w, NNS__JK("after"), &d->after);
+  nns__jw_bool(w, NNS__JK("comparable"), d->comparable);
+  nns__jw_arr(w, NNS__JK("withheld_because"));
+  for (int i = 0; d->why[i]; i++)
+    nns__jw_str(w, NNS__JV, d->why[i]);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("totals"));
+  put_pair_metrics(w, d, &d->before.totals, &d->after.totals);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JK("counts"));
+  nns__jw_int(w, NNS__JK("added"), (int64_t)d->added);
+  nns__jw_int(w, NNS__JK("removed"), (int64_t)d->removed);
+  nns__jw_int(w, NNS__JK("changed"), (int64_t)d->changed);
+  nns__jw_int(w, NNS__JK("unchanged"), (int64_t)d->unchanged);
+  nns__jw_end(w, NULL);
+  static const char *const kinds[] = {"added", "removed", "changed"};
+  for (int k = 0; k < 3; k++) {
+    nns__jw_key(w, kinds[k]);
+    nns__jw_arr_brk(w, NNS__JV, "\n    ");
+    for (size_t p = 0; p < d->pair_count; p++) {
+      const size_t *pr = d->pairs[p];
+      if (k == 0 && pr[0] == (size_t)-1) {
+        put_one_side_row(w, &d->after.rows[pr[1]]);
+      } else if (k == 1 && pr[1] == (size_t)-1) {
+        put_one_side_row(w, &d->before.rows[pr[0]]);
+      } else if (k == 2 && pr[0] != (size_t)-1 && pr[1] != (size_t)-1 &&
+                 nns__diff_changed(d, pr)) {
+        const drow *b = &d->before.rows[pr[0]], *a = &d->after.rows[pr[1]];
+        nns__jw_obj(w, NNS__JV);
+        nns__jw_str(w, NNS__JK("path"), a->path);
+        nns__jw_int(w, NNS__JK("call"), a->call);
+        nns__jw_str(w, NNS__JK("type_before"), b->type);
+        nns__jw_str(w, NNS__JK("type_after"), a->type);
+        nns__jw_jval(w, NNS__JK("output_before"), b->output);
+        nns__jw_jval(w, NNS__JK("output_after"), a->output);
+        put_pair_metrics(w, d, b, a);
+        nns__jw_end(w, NULL);
+      }
+    }
+    nns__jw_end(w, "\n  ");
+  }
+  nns__jw_arr_brk(w, NNS__JK("budgets"), "\n    ");
+  static const char *const states[] = {"ok", "exceeded", "withheld"};
+  for (size_t k = 0; k < d->budget_count; k++) {
+    const dbudget *b = &d->budgets[k];
+    nns__jw_obj(w, NNS__JV);
+    nns__jw_str(w, NNS__JK("budget"), b->text);
+    nns__jw_str(w, NNS__JK("metric"), nns__diff_metric_keys[b->metric]);
+    nns__jw_str(w, NNS__JK("op"), b->op);
+    nns__jw_double(w, NNS__JK("limit"), b->limit, 17, false);
+    nns__jw_bool(w, NNS__JK("percent"), b->percent);
+    nns__jw_str(w, NNS__JK("status"), states[b->state]);
+    nns__jw_end(w, NULL);
+  }
+  nns__jw_end(w, "\n  ");
+  nns__jw_end(w, "\n");
+  nns__out_put(o, "\n", 1);
+  return nns__jw_finish(w);
+}
+
+static nns_status diff_json_fn(const void *d, const nns_report_options *opt,
+                               nns__out *o) {
+  (void)opt;
+  return diff_json(d, o);
+}
+
+/* ==== Entry point ==== */
+
+nns_status nns_diff_report(const char *before, size_t before_size,
+                           const char *after, size_t after_size,
+                           const nns_diff_options *opts, nns_write_fn write,
+                           void *user, nns_diff_result *result,
+                           nns_error *err) {
+  if (!before || !after || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_diff_report needs two documents and a write "
+                           "callback");
+  nns_diff_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT};
+  if (opts) {
+    if (opts->size < sizeof o)
+      return nns__report_err(err, NNS_E_ARG,
+                             "nns_diff_options.size is below the first "
+                             "version's");
+    o = *opts;
+  }
+  if (o.format != NNS_FORMAT_TEXT && o.format != NNS_FORMAT_JSON &&
+      o.format != NNS_FORMAT_HTML)
+    return nns__report_err(err, NNS_E_ARG,
+                           "a diff is text, JSON or HTML");
+  if (result && result->size < sizeof *result)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_diff_result.size is below the first "
+                           "version's");
+  nns__arena ar;
+  nns__arena_init(&ar);
+  ddiff d;
+  memset(&d, 0, sizeof d);
+  nns_status st = read_side(&ar, before, before_size, "before", &d.before, err);
+  if (st == NNS_OK)
+    st = read_side(&ar, after, after_size, "after", &d.after, err);
+  if (st == NNS_OK)
+    st = parse_budgets(&ar, &d, o.budgets, err);
+  if (st != NNS_OK) {
+    nns__arena_free(&ar);
+    return st;
+  }
+  int nwhy = 0;
+  if (!jv_equal(d.before.inputs, d.after.inputs, 0))
+    d.why[nwhy++] = "the inputs differ (names, dtypes or shapes)";
+  if (strcmp(d.before.nnscan_version, d.after.nnscan_version))
+    d.why[nwhy++] = "the nnscan versions differ";
+  if (!same_dtypes(d.before.param_dtypes, d.after.param_dtypes))
+    d.why[nwhy++] = "the parameter dtypes differ";
+  d.comparable = nwhy == 0;
+  st = match(&ar, &d, err);
+  if (st != NNS_OK) {
+    nns__arena_free(&ar);
+    return st;
+  }
+  check_budgets(&d);
+  if (result) {
+    size_t size = result->size;
+    memset(result, 0, sizeof *result);
+    result->size = size;
+    result->comparable = d.comparable;
+    result->added = d.added;
+    result->removed = d.removed;
+    result->changed = d.changed;
+    result->unchanged = d.unchanged;
+    result->budgets = (int)d.budget_count;
+    for (size_t k = 0; k < d.budget_count; k++) {
+      result->exceeded += d.budgets[k].state == 1;
+      result->withheld += d.budgets[k].state == 2;
+    }
+  }
+  nns__out *out = malloc(sizeof *out);
+  if (!out) {
+    nns__arena_free(&ar);
+    return nns__report_err(err, NNS_E_NOMEM, "out of memory");
+  }
+  nns__out_init(out, write, user);
+  if (o.format == NNS_FORMAT_JSON) {
+    st = diff_json(&d, out);
+  } else if (o.format == NNS_FORMAT_HTML) {
+    char title[600];
+    snprintf(title, sizeof title, "%s vs %s: nnscan diff", d.before.name,
+             d.after.name);
+    st = nns__html_of(out, "nnscan.diff", title, diff_json_fn, &d, NULL);
+  } else {
+    st = nns__diff_text(&d, out);
+  }
+  nns_status fst = nns__out_finish(out, err);
+  free(out);
+  nns__arena_free(&ar);
+  if (st != NNS_OK)
+    return nns__report_err(err, st, "out of memory");
+  return fst;
+}

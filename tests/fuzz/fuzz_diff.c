@@ -1,0 +1,33 @@
+/*
+ * fuzz_diff.c - nns_diff_report on hostile documents: the input is two
+ * JSON texts separated by the first NUL (or the input against itself
+ * when it has none), diffed in every format with a budget. Seeded from
+ * fuzz/seeds/fuzz_diff (summaries of both versions).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz_report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const char *a = (const char *)data, *b = a;
+  size_t na = size, nb = size;
+  const char *nul = memchr(a, 0, size);
+  if (nul) {
+    na = (size_t)(nul - a);
+    b = nul + 1;
+    nb = size - na - 1;
+  }
+  unsigned sum = 0;
+  nns_error err;
+  static const nns_report_format formats[] = {NNS_FORMAT_TEXT,
+                                              NNS_FORMAT_JSON,
+                                              NNS_FORMAT_HTML};
+  for (int f = 0; f < 3; f++) {
+    nns_diff_options o = {.size = sizeof o, .format = formats[f],
+                          .budgets = "macs > +5%, params >= 0, flops < -1"};
+    nns_diff_result r = {.size = sizeof r};
+    (void)nns_diff_report(a, na, b, nb, &o, fuzz_sink, &sum, &r, &err);
+  }
+  return 0;
+}

@@ -1,0 +1,254 @@
+/*
+ * test_json_writer.c - the one JSON writer (src/base/json_writer.h):
+ * separators placed by the writer, the layout breaks, escaping and UTF-8
+ * repair, nesting deeper than its fixed stack; and the JSON reader
+ * (src/base/json_reader.h): what the writer wrote reads back, and bad
+ * text fails with NNS_E_JSON at the right byte. Expected text is written
+ * out by hand (whole reports are pinned by the goldens).
+ * whole reports).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+#include "base/json_reader.h"
+#include "report/report_int.h"
+
+typedef struct sink {
+  char *buf;
+  size_t len;
+} sink;
+
+static int sink_write(void *user, const char *data, size_t size) {
+  sink *s = user;
+  char *p = realloc(s->buf, s->len + size + 1);
+  if (!p)
+    return 1;
+  memcpy(p + s->len, data, size);
+  s->len += size;
+  p[s->len] = 0;
+  s->buf = p;
+  return 0;
+}
+
+static nns__out out;
+static nns__jw jw;
+static sink got;
+
+static nns__jw *start(void) {
+  free(got.buf);
+  memset(&got, 0, sizeof got);
+  nns__out_init(&out, sink_write, &got);
+  nns__jw_init(&jw, &out);
+  return &jw;
+}
+
+static const char *finish(void) {
+  CHECK_EQ(nns__jw_finish(&jw), NNS_OK);
+  CHECK_EQ(nns__out_finish(&out, NULL), NNS_OK);
+  return got.buf ? got.buf : "";
+}
+
+static void test_separators(void) {
+  nns__jw *w = start();
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_int(w, NNS__JK("a"), 1);
+  nns__jw_arr(w, NNS__JK("b"));
+  nns__jw_int(w, NNS__JV, -9223372036854775807LL - 1);
+  nns__jw_bool(w, NNS__JV, true);
+  nns__jw_null(w, NNS__JV);
+  nns__jw_arr(w, NNS__JV);
+  nns__jw_end(w, NULL);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  nns__jw_str(w, NNS__JK("c"), NULL);
+  nns__jw_double(w, NNS__JK("d"), 0.5, 9, false);
+  nns__jw_double(w, NNS__JK("e"), 1.0 / 0.0, 9, false);
+  nns__jw_double(w, NNS__JK("f"), 2.0, 3, true);
+  nns__jw_key(w, "dyn\"key");
+  nns__jw_int(w, NNS__JV, 7);
+  nns__jw_end(w, NULL);
+  CHECK_STR(finish(), "{\"a\": 1, \"b\": [-9223372036854775808, true, "
+                      "null, [], {}], \"c\": null, \"d\": 0.5, \"e\": "
+                      "null, \"f\": 2.000, \"dyn\\\"key\": 7}");
+}
+
+/* A container's break goes before each item, and before its close only
+ * when it holds something; a one-shot break replaces the next space. */
+static void test_breaks(void) {
+  nns__jw *w = start();
+  nns__jw_obj_brk(w, NNS__JV, "\n  ");
+  nns__jw_arr_brk(w, NNS__JK("rows"), "\n    ");
+  nns__jw_int(w, NNS__JV, 1);
+  nns__jw_int(w, NNS__JV, 2);
+  nns__jw_end(w, "\n  ");
+  nns__jw_arr_brk(w, NNS__JK("none"), "\n    ");
+  nns__jw_end(w, "\n  ");
+  nns__jw_arr(w, NNS__JK("pts"));
+  nns__jw_int(w, NNS__JV, 1);
+  nns__jw_break(w, "\n   ");
+  nns__jw_int(w, NNS__JV, 2);
+  nns__jw_int(w, NNS__JV, 3);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, "\n");
+  CHECK_STR(finish(), "{\n  \"rows\": [\n    1,\n    2\n  ],\n  \"none\": "
+                      "[],\n  \"pts\": [1,\n   2, 3]\n}");
+}
+
+/* Quotes, backslashes and controls escaped; C1 controls (U+0085) and DEL
+ * too; a byte that is not UTF-8 (0xff, a lone continuation, an overlong
+ * 0xc0 0xaf, a surrogate 0xed 0xa0 0x80) becomes U+FFFD; valid multi-byte
+ * text passes unchanged. */
+static void test_escapes(void) {
+  nns__jw *w = start();
+  nns__jw_str(w, NNS__JV, "q\"\\\n\r\t\x01\x7f\xc2\x85|\xff|\x80|\xc0\xaf|"
+                          "\xed\xa0\x80|é€😀");
+  CHECK_STR(finish(), "\"q\\\"\\\\\\n\\r\\t\\u0001\\u007f\\u0085|\\ufffd|"
+                      "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|é€😀\"");
+  /* A slice cut inside a sequence: the cut sequence is not UTF-8. */
+  w = start();
+  nns__jw_strn(w, NNS__JV, "ab\xe2\x82\xac", 4);
+  CHECK_STR(finish(), "\"ab\\ufffd\\ufffd\"");
+  /* An embedded NUL in a slice is escaped, not an end. */
+  w = start();
+  nns__jw_strn(w, NNS__JV, "a\0b", 3);
+  CHECK_STR(finish(), "\"a\\u0000b\"");
+}
+
+/* 10,000 nested arrays: past the fixed stack, onto the heap, all closed. */
+static void test_deep(void) {
+  enum { N = 10000 };
+  nns__jw *w = start();
+  for (int i = 0; i < N; i++)
+    nns__jw_arr(w, NNS__JV);
+  CHECK_EQ(nns__jw_depth(w), N);
+  nns__jw_int(w, NNS__JV, 1);
+  for (int i = 0; i < N; i++)
+    nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL); /* one too many: ignored */
+  const char *s = finish();
+  CHECK_EQ(strlen(s), 2 * N + 1);
+  CHECK(s[0] == '[' && s[N - 1] == '[' && s[N] == '1' && s[N + 1] == ']' &&
+        s[2 * N] == ']');
+}
+
+/* The operator table's JSON through the public call: its count, and a
+ * callback that stops. */
+static int stop_write(void *user, const char *data, size_t size) {
+  (void)user, (void)data, (void)size;
+  return 1;
+}
+
+static void test_op_table(void) {
+  sink s = {0};
+  CHECK_EQ(nns_op_table_json(sink_write, &s, NULL), NNS_OK);
+  size_t rows = 0;
+  for (const char *p = s.buf; (p = strstr(p, "\"op_type\": ")); p++)
+    rows++;
+  CHECK_EQ(rows, nns_op_count());
+  CHECK(s.buf[0] == '[' && s.buf[s.len - 2] == ']');
+  free(s.buf);
+  nns_error e;
+  CHECK_EQ(nns_op_table_json(stop_write, NULL, &e), NNS_E_IO);
+  CHECK_EQ(nns_op_table_json(NULL, NULL, &e), NNS_E_ARG);
+}
+
+/* The writer's escapes read back to the bytes written (U+FFFD where the
+ * input was not UTF-8); integers exact to the int64 limits. */
+static void test_read_back(void) {
+  nns__jw *w = start();
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_str(w, NNS__JK("s"), "q\"\\\n\x01é😀");
+  nns__jw_int(w, NNS__JK("max"), INT64_MAX);
+  nns__jw_int(w, NNS__JK("min"), INT64_MIN);
+  nns__jw_double(w, NNS__JK("d"), -2.5e-3, 9, false);
+  nns__jw_arr(w, NNS__JK("a"));
+  nns__jw_bool(w, NNS__JV, false);
+  nns__jw_null(w, NNS__JV);
+  nns__jw_obj(w, NNS__JV);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  nns__jw_end(w, NULL);
+  const char *text = finish();
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  CHECK_EQ(nns__json_parse(&a, text, strlen(text), &v, NULL), NNS_OK);
+  CHECK_STR(nns__json_str_or(nns__json_get(v, "s"), ""), "q\"\\\n\x01é😀");
+  CHECK_EQ(nns__json_int_or(nns__json_get(v, "max"), 0), INT64_MAX);
+  CHECK_EQ(nns__json_int_or(nns__json_get(v, "min"), 0), INT64_MIN);
+  CHECK(nns__json_get(v, "d")->d == -2.5e-3 && !nns__json_get(v, "d")->is_int);
+  const nns__jval *arr = nns__json_get(v, "a");
+  CHECK(arr && arr->type == NNS__J_ARR && arr->len == 3);
+  CHECK(arr->items[0]->type == NNS__J_BOOL && !arr->items[0]->b);
+  CHECK(arr->items[1]->type == NNS__J_NULL);
+  CHECK(arr->items[2]->type == NNS__J_OBJ && arr->items[2]->len == 0);
+  CHECK(nns__json_get(v, "missing") == NULL);
+  /* \u escapes, a surrogate pair, a lone surrogate (U+FFFD). */
+  const char *esc = "[\"\\u00e9\\ud83d\\ude00\\ud800x\\/\"]";
+  CHECK_EQ(nns__json_parse(&a, esc, strlen(esc), &v, NULL), NNS_OK);
+  CHECK_STR(v->items[0]->s, "é😀\xef\xbf\xbdx/");
+  nns__arena_free(&a);
+}
+
+/* Each error at its byte: (text, offset). */
+static void test_read_errors(void) {
+  static const struct {
+    const char *text;
+    int64_t offset;
+  } bad[] = {{"", 0},          {"[1,]", 3},      {"{\"a\" 1}", 5},
+             {"[1 2]", 3},     {"{\"a\":1,}", 7}, {"\"abc", 0},
+             {"01", 1},        {"[1] x", 4},     {"[-]", 1},
+             {"\"\\q\"", 1}, {"\"\x01\"", 1},  {"tru", 0},
+             {"{1:2}", 1},     {"[", 1}};
+  nns__arena a;
+  nns__arena_init(&a);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    nns__jval *v = NULL;
+    nns_error e;
+    CHECK_EQ(nns__json_parse(&a, bad[i].text, strlen(bad[i].text), &v, &e),
+             NNS_E_JSON);
+    if (e.offset != bad[i].offset)
+      printf("  %s: offset %lld, expected %lld (%s)\n", bad[i].text,
+             (long long)e.offset, (long long)bad[i].offset, e.message);
+    CHECK_EQ(e.offset, bad[i].offset);
+  }
+  nns__arena_free(&a);
+}
+
+/* 100,000 nested arrays read without touching the C stack's depth. */
+static void test_read_deep(void) {
+  enum { N = 100000 };
+  char *text = malloc(2 * N + 1);
+  memset(text, '[', N);
+  memset(text + N, ']', N);
+  text[2 * N] = 0;
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  CHECK_EQ(nns__json_parse(&a, text, 2 * N, &v, NULL), NNS_OK);
+  size_t depth = 1;
+  while (v->len) {
+    v = v->items[0];
+    depth++;
+  }
+  CHECK_EQ(depth, N);
+  nns__arena_free(&a);
+  free(text);
+}
+
+int main(void) {
+  RUN(test_read_back);
+  RUN(test_read_errors);
+  RUN(test_read_deep);
+  RUN(test_separators);
+  RUN(test_breaks);
+  RUN(test_escapes);
+  RUN(test_deep);
+  RUN(test_op_table);
+  free(got.buf);
+  return check_finish();
+}
