@@ -186,6 +186,8 @@ void nns__intern_free(nns__interner *in);
 /* NULL only when out of memory. */
 const char *nns__intern(nns__interner *in, const char *s, size_t n);
 const char *nns__intern_cstr(nns__interner *in, const char *s);
+/* The interned copy of s, or NULL when s was never interned (reads only). */
+const char *nns__intern_find(const nns__interner *in, const char *s);
 /* Room for `more` strings without growing: one table of the final size
  * instead of a doubling series of tables, each rehashed and each touching
  * fresh pages. A hint; false only when out of memory. */

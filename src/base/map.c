@@ -273,13 +273,9 @@ bool nns__intern_reserve(nns__interner *in, size_t more) {
   return cap == in->cap || intern_resize(in, cap);
 }
 
-const char *nns__intern(nns__interner *in, const char *s, size_t n) {
-  /* At most three quarters full: a probe compares the stored 32-bit hash
-   * first, so longer runs cost little, while a sparser table costs page
-   * faults (the interner is the largest table of a load). */
-  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
-    return NULL;
-  uint32_t h = str_hash(s, n);
+/* The slot where s is, or the empty slot where it would go. */
+static size_t intern_slot(const nns__interner *in, const char *s, size_t n,
+                          uint32_t h) {
   uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
   size_t mask = in->cap - 1;
   size_t i = h & mask;
@@ -288,8 +284,29 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
     /* Hash and length first, both in the slot: most probes end there. */
     if (e->hash == h && e->len == len && strncmp(e->s, s, n) == 0 &&
         e->s[n] == '\0')
-      return e->s;
+      return i;
   }
+  return i;
+}
+
+const char *nns__intern_find(const nns__interner *in, const char *s) {
+  if (!in->cap)
+    return NULL;
+  size_t n = strlen(s);
+  return in->slots[intern_slot(in, s, n, str_hash(s, n))].s;
+}
+
+const char *nns__intern(nns__interner *in, const char *s, size_t n) {
+  /* At most three quarters full: a probe compares the stored 32-bit hash
+   * first, so longer runs cost little, while a sparser table costs page
+   * faults (the interner is the largest table of a load). */
+  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
+    return NULL;
+  uint32_t h = str_hash(s, n);
+  uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+  size_t i = intern_slot(in, s, n, h);
+  if (in->slots[i].s)
+    return in->slots[i].s;
   char *copy = nns__arena_strndup(in->arena, s, n);
   if (!copy)
     return NULL;

@@ -275,6 +275,7 @@ typedef struct nns__module_decl {
   const char **call_outputs; /* per call: its outputs' structure as JSON
                                 (nns_model_set_module_call), or NULL */
   size_t call_outputs_cap;
+  size_t call_outputs_count; /* one past the last call described */
 } nns__module_decl;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
