@@ -131,3 +131,58 @@ def test_a_model_without_a_cache_is_refused_clearly():
     model, inputs = hf_zoo.build("bert")
     with pytest.raises(TypeError, match="pass step="):
         nnscan.profile_generate(model, inputs=inputs, max_new_tokens=2)
+
+
+def _allowed_pairs(start, rows, window):
+    """(query, key) pairs a causal mask allows to `rows` queries at
+    positions start, start + 1, ... over the keys 0 .. position: all of
+    them, or within a sliding window of `window` keys (the query's own
+    included, as Mistral's config defines it). Counted by hand."""
+    total = 0
+    for q in range(start, start + rows):
+        keys = q + 1
+        total += keys if window is None else min(keys, window)
+    return total
+
+
+@pytest.mark.parametrize("family,window", [("llama", None),
+                                           ("mistral", 4)])
+def test_steps_carry_unmasked_attention(family, window):
+    """Each step's macs - macs_unmasked is (dense - allowed) pairs times
+    (E + Ev) per batch row, head and layer, the allowed pairs counted by
+    hand: the prefill leaves the upper triangle out (and, with a window,
+    the keys before it); a decode step (one query row) leaves nothing out
+    under full attention and the keys before the window once the past is
+    longer than the window."""
+    cfg = hf_zoo.config(family)
+    if window is not None:
+        cfg.sliding_window = window
+    with torch.device("meta"):
+        model = hf_zoo.transformers.AutoModelForCausalLM.from_config(
+            cfg).eval()
+    B, T = 2, 6
+    p = nnscan.profile_generate(
+        model, inputs={"input_ids": torch.zeros(B, T, dtype=torch.long)},
+        max_new_tokens=4)
+    head_dim = getattr(cfg, "head_dim", None) or \
+        cfg.hidden_size // cfg.num_attention_heads
+    per_pair = 2 * head_dim  # E (Q.K^T) + Ev (P.V)
+    heads = B * cfg.num_attention_heads * cfg.num_hidden_layers
+    for r in p.steps:
+        assert r["macs_unmasked"] is not None and r["flops_unmasked"] \
+            is not None
+        rows = T if r["step"] == "prefill" else 1
+        start = r["past"]
+        dense = rows * (start + rows)
+        left_out = (dense - _allowed_pairs(start, rows, window)) \
+            * per_pair * heads
+        assert r["macs"] - r["macs_unmasked"] == left_out, r
+        if r["step"] == "prefill":
+            assert r["macs_unmasked"] < r["macs"]
+        elif window is None or start + 1 <= window:
+            assert r["macs_unmasked"] == r["macs"]
+        else:
+            assert r["macs_unmasked"] < r["macs"]
+    # the decode steps reach past the window (past 6..8 > 4)
+    if window is not None:
+        assert any(r["macs_unmasked"] < r["macs"] for r in p.steps[1:])
