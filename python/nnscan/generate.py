@@ -226,10 +226,14 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     sequence axis of the cache tensors. `loop`: a callable `loop(model)`
     that runs its own decode loop (or `model.generate(...)`): each of its
     top-level calls of the model is recorded as one step (the first the
-    prefill), and `inputs`, `max_new_tokens`, `step` and `steps` are not
-    used (see _profile_loop). Returns a GenerateProfile."""
+    prefill; `inputs` and `max_new_tokens` are not used, `step` and
+    `steps` not allowed; see _profile_loop). Returns a GenerateProfile."""
     import torch
     if loop is not None:
+        if step is not None or steps is not None:
+            raise ValueError("profile_generate: loop= records every call "
+                             "the loop makes; step= and steps= are for the "
+                             "steps it drives itself, not both")
         return _profile_loop(model, loop, cache_axis, device, name)
     step = step or hf_step
     if isinstance(inputs, torch.Tensor):

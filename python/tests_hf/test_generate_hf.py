@@ -295,3 +295,5 @@ def test_a_loop_that_never_calls_the_model_is_refused():
     model, _ = hf_zoo.build("llama")
     with pytest.raises(ValueError, match="never called the model"):
         nnscan.profile_generate(model, loop=lambda m: None)
+    with pytest.raises(ValueError, match="not both"):
+        nnscan.profile_generate(model, loop=lambda m: None, steps=2)
