@@ -7,7 +7,10 @@
 # REV defaults to HEAD~1. Each run is a fresh process; the two binaries
 # take turns run after run, so a change of machine load hits both alike.
 # Prints, per model and command (shapes, summary), the median wall time
-# of each and their ratio, and the peak RSS of one summary run of each.
+# of each and their ratio, the median CPU time (user + system: on a busy
+# shared machine wall time mostly measures the queue), and the peak RSS
+# and, where perf can count them, the instructions (user) of one summary run
+# of each.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -36,13 +39,34 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j "$jobs" --target nnscan >/dev/null
 
 python3 - "$work/base/nnscan" build-bench/nnscan "$base" "$runs" "${models[@]}" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, shutil, statistics, subprocess, sys, time
 base, cur, rev, runs, models = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 
 def once(exe, cmd, model):
+    """Wall and CPU (user + system) seconds of one run."""
     t = time.perf_counter()
-    subprocess.run([exe, cmd, model, "--format", "json", "-o", os.devnull], check=True)
-    return time.perf_counter() - t
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.execv(exe, [exe, cmd, model, "--format", "json", "-o", os.devnull])
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        sys.exit(f"compare.sh: {exe} {cmd} {model} failed")
+    return wall, ru.ru_utime + ru.ru_stime
+
+def instructions(exe, model):
+    if not shutil.which("perf"):
+        return None
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "instructions:u", exe,
+                        "summary", model, "--format", "json", "-o", os.devnull],
+                       capture_output=True, text=True)
+    for line in r.stderr.splitlines():
+        f = line.split(",")
+        if len(f) > 2 and f[2].startswith("instructions") and f[0].isdigit():
+            return int(f[0])
+    return None
 
 def peak_kb(exe, model):
     pid = os.fork()
@@ -51,7 +75,8 @@ def peak_kb(exe, model):
     return os.wait4(pid, 0)[2].ru_maxrss
 
 print(f"base {rev} vs working tree; {runs} interleaved runs, medians")
-print(f"{'model':28} {'command':8} {'base ms':>9} {'now ms':>9} {'now/base':>8}")
+print(f"{'model':28} {'command':8} {'base ms':>9} {'now ms':>9} {'now/base':>8}"
+      f" {'base cpu':>9} {'now cpu':>9} {'now/base':>8}")
 for m in models:
     for cmd in ("shapes", "summary"):
         t = {base: [], cur: []}
@@ -60,7 +85,13 @@ for m in models:
         for _ in range(runs):
             for exe in (base, cur):
                 t[exe].append(once(exe, cmd, m))
-        b, c = statistics.median(t[base]) * 1e3, statistics.median(t[cur]) * 1e3
-        print(f"{os.path.basename(m):28} {cmd:8} {b:9.1f} {c:9.1f} {c / b:8.3f}")
+        med = {e: [statistics.median(x[k] for x in t[e]) * 1e3 for k in (0, 1)]
+               for e in t}
+        (b, bc), (c, cc) = med[base], med[cur]
+        print(f"{os.path.basename(m):28} {cmd:8} {b:9.1f} {c:9.1f} {c / b:8.3f}"
+              f" {bc:9.1f} {cc:9.1f} {cc / bc:8.3f}")
     print(f"{os.path.basename(m):28} peak RSS (summary): base {peak_kb(base, m)} KiB, now {peak_kb(cur, m)} KiB")
+    ib, ic = instructions(base, m), instructions(cur, m)
+    if ib and ic:
+        print(f"{os.path.basename(m):28} instructions (summary): base {ib:,}, now {ic:,} ({ic / ib:.3f})")
 PY

@@ -813,6 +813,10 @@ NNS_API nns_status nns_model_module(const nns_model *model, size_t i,
 NNS_API nns_status nns_model_module_call(const nns_model *model,
                                          const char *path, size_t call,
                                          const char **outputs);
+/* One past the last call of `path` that nns_model_set_module_call
+ * described (0: none, or no such module): the calls to ask about. */
+NNS_API size_t nns_model_module_call_count(const nns_model *model,
+                                           const char *path);
 /*
  * The module at `path` holds the experts of a mixture-of-experts layer:
  * each token is routed to `active` (k) of its `total` (E) experts, and one

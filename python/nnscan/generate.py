@@ -40,28 +40,37 @@ def hf_step(model, inputs, past):
     (its tensors taken as they are, no copy); `logits_to_keep=1` where the
     model takes it, as generate() passes it."""
     import inspect
-    from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer
     kw = dict(inputs)
     if past is not None:
-        cache = DynamicCache()
-        for k, v in past:
-            layer = DynamicLayer()
-            layer.dtype, layer.device = k.dtype, k.device
-            layer.keys, layer.values = k, v
-            layer.is_initialized = True
-            cache.layers.append(layer)
-        kw["past_key_values"] = cache
+        kw["past_key_values"] = _dynamic_cache(past)
     if "logits_to_keep" in inspect.signature(model.forward).parameters:
         kw.setdefault("logits_to_keep", 1)
     out = model(**kw, use_cache=True)
+    return out, _hf_present(model, out)
+
+
+def _dynamic_cache(past):
+    """A transformers DynamicCache holding the tensors of `past`."""
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+    cache = DynamicCache()
+    for k, v in past:
+        layer = DynamicLayer()
+        layer.dtype, layer.device = k.dtype, k.device
+        layer.keys, layer.values = k, v
+        layer.is_initialized = True
+        cache.layers.append(layer)
+    return cache
+
+
+def _hf_present(model, out):
     cache = getattr(out, "past_key_values", None)
     if not hasattr(cache, "layers"):
         raise TypeError(
             f"{type(model).__name__} returned no DynamicCache "
             f"(past_key_values: {type(cache).__name__}); hf_step reads a "
             "transformers DynamicCache: pass step= for this model")
-    return out, [(layer.keys, layer.values) for layer in cache.layers]
+    return [(layer.keys, layer.values) for layer in cache.layers]
 
 
 def _entry_names(prefix, layer, entry):
@@ -205,7 +214,8 @@ def _interpolated(a, b, step, past):
 
 
 def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
-                     steps=None, cache_axis=-2, device="auto", name=None):
+                     steps=None, cache_axis=-2, device="auto", name=None,
+                     loop=None):
     """Profiles generating `max_new_tokens` tokens after the prompt
     `inputs` (a dict of keyword tensors with `input_ids` (batch, prompt),
     or the ids tensor): a prefill and max_new_tokens - 1 decode steps, as
@@ -213,8 +223,18 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     `steps`: how many decode steps to record (default up to 9, evenly
     spaced, the first and last included; the others are linear in the past
     length between them) or a list of step indices. `cache_axis`: the
-    sequence axis of the cache tensors. Returns a GenerateProfile."""
+    sequence axis of the cache tensors. `loop`: a callable `loop(model)`
+    that runs its own decode loop (or `model.generate(...)`): each of its
+    top-level calls of the model is recorded as one step (the first the
+    prefill; `inputs` and `max_new_tokens` are not used, `step` and
+    `steps` not allowed; see _profile_loop). Returns a GenerateProfile."""
     import torch
+    if loop is not None:
+        if step is not None or steps is not None:
+            raise ValueError("profile_generate: loop= records every call "
+                             "the loop makes; step= and steps= are for the "
+                             "steps it drives itself, not both")
+        return _profile_loop(model, loop, cache_axis, device, name)
     step = step or hf_step
     if isinstance(inputs, torch.Tensor):
         inputs = {"input_ids": inputs}
@@ -281,3 +301,136 @@ def _decode_inputs(inputs, batch, past_len, ids):
             else 1
         kw["attention_mask"] = grown
     return kw
+
+
+# ---- a user's own loop ----
+
+def _is_cache(v):
+    """A cache argument: a transformers Cache (it has `layers`) or a
+    non-empty list/tuple, one entry per layer, each a tensor or a tuple of
+    tensors."""
+    import torch
+    if hasattr(v, "layers") and hasattr(v, "get_seq_length"):
+        return True
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(
+        isinstance(e, torch.Tensor) or (
+            isinstance(e, (list, tuple)) and e
+            and all(isinstance(t, torch.Tensor) for t in e))
+        for e in v)
+
+
+def _cache_entries(v):
+    """The per-layer entries of a cache argument; None while it is empty
+    (a DynamicCache before the prefill)."""
+    if hasattr(v, "layers"):
+        entries = [(layer.keys, layer.values) for layer in v.layers
+                   if getattr(layer, "is_initialized", True)
+                   and getattr(layer, "keys", None) is not None]
+        return entries or None
+    return list(v)
+
+
+def _present_of(out):
+    """The cache after a call: the output's past_key_values (a Cache or a
+    list), else the second item of a (output, present) pair; [] without."""
+    cache = getattr(out, "past_key_values", None)
+    if cache is not None and _is_cache(cache):
+        return _cache_entries(cache) or []
+    if isinstance(out, (tuple, list)) and len(out) == 2 and \
+            _is_cache(out[1]):
+        return _cache_entries(out[1]) or []
+    return []
+
+
+def _tokens_of(inputs):
+    ids = inputs.get("input_ids")
+    if ids is None:
+        ids = inputs.get("inputs_embeds")
+    if ids is None:
+        ids = next(iter(inputs.values()), None)
+    if ids is None or ids.dim() == 0:
+        return 1 if ids is not None else 0
+    return int(ids.shape[0]) * (int(ids.shape[1]) if ids.dim() > 1 else 1)
+
+
+def _profile_loop(model, loop, cache_axis, device, name):
+    """Runs `loop(model)` with a forward pre-hook on `model` (keyword
+    arguments included, PyTorch 2.0+) that records each top-level call as
+    one step, through the same path as the steps profile_generate drives:
+    the call's tensor arguments are the step's inputs, its cache argument
+    (a transformers Cache or a per-layer list) the step's past
+    (past_key_values.*, on meta unless device="model"), its other
+    arguments passed as they were; the call itself then runs as the loop
+    made it, untouched. The recording runs on a copy of the model, whose
+    calls the hook leaves alone."""
+    import inspect
+    import torch
+    name = name or type(torch_api._uncompiled(model)).__name__
+    sig = inspect.signature(model.forward)
+    rows, summaries = [], []
+    busy = [False]
+
+    def record(args, kwargs):
+        bound = sig.bind(*args, **kwargs).arguments
+        for p in sig.parameters.values():
+            if p.kind is inspect.Parameter.VAR_KEYWORD and p.name in bound:
+                bound.update(bound.pop(p.name))
+        inputs, static, past, cache_name, hf = {}, {}, None, None, False
+        for k, v in bound.items():
+            if isinstance(v, torch.Tensor):
+                inputs[k] = v
+            elif cache_name is None and _is_cache(v):
+                cache_name, hf = k, hasattr(v, "layers")
+                past = _cache_entries(v)
+            else:
+                static[k] = v
+        past_len = 0
+        kw = dict(inputs)
+        if past:
+            first = past[0][0] if isinstance(past[0], (tuple, list)) \
+                else past[0]
+            past_len = int(first.shape[cache_axis])
+            for layer, entry in enumerate(past):
+                tensors = entry if isinstance(entry, (tuple, list)) \
+                    else [entry]
+                for n, t in zip(_entry_names(_PAST, layer, entry), tensors):
+                    kw[n] = t if device == "model" else torch.empty(
+                        t.shape, dtype=t.dtype, device="meta")
+
+        def step(m, step_inputs, step_past):
+            call_kw = dict(step_inputs)
+            call_kw.update(static)
+            if step_past is not None:
+                call_kw[cache_name] = _dynamic_cache(step_past) if hf \
+                    else step_past
+            out = m(**call_kw)
+            return out, _present_of(out)
+        s = torch_api.analyze_module(model, (), kw, device=device, name=name,
+                                     call=_call(step))
+        label = "prefill" if not rows else len(rows)
+        summaries.append((s, past_len))
+        rows.append(_totals_row(s, label, _tokens_of(inputs), past_len))
+
+    def hook(module, args, kwargs):
+        if module is not model or busy[0]:
+            return None
+        busy[0] = True
+        try:
+            record(args, kwargs)
+        finally:
+            busy[0] = False
+        return None
+    try:
+        handle = model.register_forward_pre_hook(hook, with_kwargs=True)
+    except TypeError:
+        raise TypeError("profile_generate(loop=...) needs PyTorch 2.0 or "
+                        "later (forward pre-hooks with keyword arguments)")
+    try:
+        loop(model)
+    finally:
+        handle.remove()
+    if not rows:
+        raise ValueError("the loop never called the model: no step to "
+                         "profile")
+    decode = {past: s for s, past in summaries[1:]}
+    return GenerateProfile(summaries[0][0], decode, rows, len(rows))

@@ -229,6 +229,44 @@ def test_decode_steps_kv_bytes_and_macs():
     assert "prefill" in text and "per token" in text
 
 
+def _own_loop(ids, n):
+    """A hand-written greedy loop over TinyDecoder's own list cache, the
+    arguments positional."""
+    def loop(m):
+        logits, past = m(ids)
+        for _ in range(n - 1):
+            logits, past = m(logits[:, -1:].argmax(-1), past)
+    return loop
+
+
+def test_own_loop_records_each_call():
+    """profile_generate(loop=...) on a model with its own cache: each call
+    of the loop is a step, MACs and cache bytes by hand as above (PyTorch
+    2.0+; 1.13 has no forward pre-hook with keyword arguments and says
+    so)."""
+    import inspect
+    torch.manual_seed(0)
+    m = TinyDecoder()
+    ids = torch.zeros(2, 6, dtype=torch.long)
+    if "with_kwargs" not in inspect.signature(
+            nn.Module.register_forward_pre_hook).parameters:
+        with pytest.raises(TypeError, match="PyTorch 2.0"):
+            nnscan.profile_generate(m, loop=_own_loop(ids, 3))
+        return
+    p = nnscan.profile_generate(m, loop=_own_loop(ids, 3))
+    per_token_entry = 2 * len(m.layers) * m.kvh * m.hd * 4
+    assert [r["step"] for r in p.steps] == ["prefill", 1, 2]
+    assert [r["past"] for r in p.steps] == [0, 6, 7]
+    assert matmul_macs(p.prefill) == _decode_macs_by_hand(m, 2, 0, new=6)
+    for r in p.steps[1:]:
+        assert r["tokens"] == 2
+        assert matmul_macs(p.decode[r["past"]]) == \
+            _decode_macs_by_hand(m, 2, r["past"])
+        assert r["kv_cache_bytes_read"] == per_token_entry * 2 * r["past"]
+        assert r["kv_cache_bytes"] == per_token_entry * 2 * (r["past"] + 1)
+    assert p.per_token["macs"] == sum(r["macs"] for r in p.steps) / 3
+
+
 def test_sampled_steps_equal_every_step():
     """Costs are linear in the past length: steps between recorded ones,
     interpolated, equal the recorded ones."""

@@ -131,3 +131,169 @@ def test_a_model_without_a_cache_is_refused_clearly():
     model, inputs = hf_zoo.build("bert")
     with pytest.raises(TypeError, match="pass step="):
         nnscan.profile_generate(model, inputs=inputs, max_new_tokens=2)
+
+
+def _allowed_pairs(start, rows, window):
+    """(query, key) pairs a causal mask allows to `rows` queries at
+    positions start, start + 1, ... over the keys 0 .. position: all of
+    them, or within a sliding window of `window` keys (the query's own
+    included, as Mistral's config defines it). Counted by hand."""
+    total = 0
+    for q in range(start, start + rows):
+        keys = q + 1
+        total += keys if window is None else min(keys, window)
+    return total
+
+
+@pytest.mark.parametrize("family,window", [("llama", None),
+                                           ("mistral", 4)])
+def test_steps_carry_unmasked_attention(family, window):
+    """Each step's macs - macs_unmasked is (dense - allowed) pairs times
+    (E + Ev) per batch row, head and layer, the allowed pairs counted by
+    hand: the prefill leaves the upper triangle out (and, with a window,
+    the keys before it); a decode step (one query row) leaves nothing out
+    under full attention and the keys before the window once the past is
+    longer than the window."""
+    cfg = hf_zoo.config(family)
+    if window is not None:
+        cfg.sliding_window = window
+    with torch.device("meta"):
+        model = hf_zoo.transformers.AutoModelForCausalLM.from_config(
+            cfg).eval()
+    B, T = 2, 6
+    p = nnscan.profile_generate(
+        model, inputs={"input_ids": torch.zeros(B, T, dtype=torch.long)},
+        max_new_tokens=4)
+    head_dim = getattr(cfg, "head_dim", None) or \
+        cfg.hidden_size // cfg.num_attention_heads
+    per_pair = 2 * head_dim  # E (Q.K^T) + Ev (P.V)
+    heads = B * cfg.num_attention_heads * cfg.num_hidden_layers
+    for r in p.steps:
+        assert r["macs_unmasked"] is not None and r["flops_unmasked"] \
+            is not None
+        rows = T if r["step"] == "prefill" else 1
+        start = r["past"]
+        dense = rows * (start + rows)
+        left_out = (dense - _allowed_pairs(start, rows, window)) \
+            * per_pair * heads
+        assert r["macs"] - r["macs_unmasked"] == left_out, r
+        if r["step"] == "prefill":
+            assert r["macs_unmasked"] < r["macs"]
+        elif window is None or start + 1 <= window:
+            assert r["macs_unmasked"] == r["macs"]
+        else:
+            assert r["macs_unmasked"] < r["macs"]
+    # the decode steps reach past the window (past 6..8 > 4)
+    if window is not None:
+        assert any(r["macs_unmasked"] < r["macs"] for r in p.steps[1:])
+
+
+class _PerCall:
+    """FlopCounterMode around each top-level call of a model (a forward
+    pre-hook enters it, a forward hook leaves it): the matrix-product MACs
+    PyTorch counts in each call a loop makes, and the cache length each
+    call received."""
+
+    def __init__(self, model):
+        self.model, self.macs, self.past = model, [], []
+
+    def __enter__(self):
+        from torch.utils.flop_counter import FlopCounterMode
+
+        def pre(module, args, kwargs):
+            cache = kwargs.get("past_key_values")
+            self.past.append(0 if cache is None else cache.get_seq_length())
+            self.fc = FlopCounterMode(display=False)
+            self.fc.__enter__()
+
+        def post(module, args, kwargs, out):
+            self.fc.__exit__(None, None, None)
+            self.macs.append(
+                sum(self.fc.get_flop_counts()["Global"].values()) // 2)
+        self.hooks = [
+            self.model.register_forward_pre_hook(pre, with_kwargs=True),
+            self.model.register_forward_hook(post, with_kwargs=True)]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.hooks:
+            h.remove()
+
+
+def _hand_loop(ids, n):
+    """A user's own greedy decode loop: the prompt, then n - 1 calls with
+    one token per row and the cache the model returned."""
+    def loop(m):
+        with torch.no_grad():
+            out = m(input_ids=ids, use_cache=True)
+            for _ in range(n - 1):
+                nxt = out.logits[:, -1:].argmax(-1)
+                out = m(input_ids=nxt, past_key_values=out.past_key_values,
+                        use_cache=True)
+    return loop
+
+
+def _generate_loop(ids, n):
+    def loop(m):
+        m.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                   max_new_tokens=n, min_new_tokens=n, do_sample=False,
+                   pad_token_id=0)
+    return loop
+
+
+@pytest.mark.parametrize("make_loop", [_hand_loop, _generate_loop],
+                         ids=["hand_loop", "generate"])
+def test_loop_records_each_call_as_a_step(make_loop):
+    """profile_generate(loop=...): a real tiny LLaMA on the CPU runs a
+    user's own decode loop (or generate()); each top-level call is one
+    step. The same loop run again with FlopCounterMode around each call
+    gives the reference MACs per step and the cache length it received;
+    the KV bytes against 2 * layers * kv_heads * head_dim * tokens * 4.
+    Eager attention: FlopCounterMode has no formula for the CPU's fused
+    SDPA kernel."""
+    torch.manual_seed(0)
+    model, inputs = hf_zoo.build("llama", device="cpu",
+                                 attn_implementation="eager")
+    B, T, n = 2, 5, 4
+    ids = torch.arange(B * T).reshape(B, T) % model.config.vocab_size
+    loop = make_loop(ids, n)
+    p = nnscan.profile_generate(model, loop=loop)
+    with _PerCall(model) as ref:
+        loop(model)
+    assert len(p.steps) == len(ref.macs) == n
+    assert p.new_tokens == n
+    assert [r["step"] for r in p.steps] == ["prefill"] + list(range(1, n))
+    assert [r["past"] for r in p.steps] == ref.past == \
+        [0] + [T + j for j in range(n - 1)]
+    summaries = [p.prefill] + [p.decode[r["past"]] for r in p.steps[1:]]
+    assert [hf_zoo.matmul_macs(s) for s in summaries] == ref.macs
+    entry = _kv_entry_bytes(model.config, 4) * B
+    for r in p.steps:
+        new = T if r["step"] == "prefill" else 1
+        assert r["tokens"] == B * new
+        assert r["kv_cache_bytes_read"] == entry * r["past"]
+        assert r["kv_cache_bytes_written"] == entry * new
+        assert r["kv_cache_bytes"] == entry * (r["past"] + new)
+        assert r["macs_unmasked"] <= r["macs"]
+    assert p.prefill.device == "meta"
+
+
+def test_loop_on_the_meta_device():
+    """A meta model (no weights) runs a hand-written loop on meta tensors:
+    the same steps as the real model's."""
+    torch.manual_seed(0)
+    meta, _ = hf_zoo.build("llama")
+    real, _ = hf_zoo.build("llama", device="cpu")
+    ids = torch.zeros(1, 5, dtype=torch.long)
+    a = nnscan.profile_generate(meta, loop=_hand_loop(ids.to("meta"), 3))
+    b = nnscan.profile_generate(real, loop=_hand_loop(ids, 3))
+    assert len(a.steps) == 3
+    assert a.steps == b.steps
+
+
+def test_a_loop_that_never_calls_the_model_is_refused():
+    model, _ = hf_zoo.build("llama")
+    with pytest.raises(ValueError, match="never called the model"):
+        nnscan.profile_generate(model, loop=lambda m: None)
+    with pytest.raises(ValueError, match="not both"):
+        nnscan.profile_generate(model, loop=lambda m: None, steps=2)

@@ -3,7 +3,8 @@
  * driver (analyze.c) computes and keeps, and the passes it runs, one file
  * each: the module tree from node names (scope.c), parameter
  * classification (params.c), activation memory and its peak (memory.c) and
- * receptive fields (rf.c). The public accessors are in api.c.
+ * receptive fields (rf.c), with one shared helper (counts.c). The public
+ * accessors are in api.c.
  *
  * An analysis is an object of its own (struct nns_analysis, freed by
  * nns_analysis_free): everything it keeps lives in its own arena, beside
@@ -193,10 +194,6 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
 void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
 
-/* The main-graph node that holds n (n itself, or the owner of the subgraph
- * that holds it, recursively). */
-const nns__node *nns__top_node(const nns__node *n);
-
 /* params.c: classifies initializers and their copies, fills a->params,
  * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
  * the layers that use a parameter counted elsewhere (a->layers[].counts
@@ -246,16 +243,15 @@ void nns__roofline_nodes(nns_model *m, nns__analysis *a);
 /* Intensity and bound of the summed rows: layers, op types, the model. */
 void nns__roofline_finish(nns__analysis *a);
 
-/* analyze.c: the role letter of input i of node n ('a' when the op is
- * unknown or declares no roles). */
-char nns__input_role(const nns__node *n, int i);
 /* attention.c: macs_unmasked / flops_unmasked of the attention products
  * whose mask is known (a->nodes[].counts, after the costs); the token
  * count of nns_totals (after). */
 void nns__attention_unmasked(nns_model *m, nns__analysis *a);
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
-/* Saturating sum of counts into *dst (flags OR-ed). */
+/* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
+ * driver and every pass. The passes call nothing in analyze.c: the driver
+ * calls them, not the other way round. */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
 
 #endif

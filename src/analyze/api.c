@@ -372,7 +372,17 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
                                              strlen(outputs));
   if (!d->call_outputs[call])
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (call >= d->call_outputs_count)
+    d->call_outputs_count = call + 1;
   return NNS_OK;
+}
+
+size_t nns_model_module_call_count(const nns_model *m, const char *path) {
+  if (!m || !path)
+    return 0;
+  const char *key = nns__intern_find(&m->strings, path);
+  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
+  return d ? d->call_outputs_count : 0;
 }
 
 nns_status nns_model_module_call(const nns_model *m, const char *path,
@@ -380,12 +390,10 @@ nns_status nns_model_module_call(const nns_model *m, const char *path,
   if (!m || !path || !outputs)
     return NNS_E_ARG;
   *outputs = NULL;
-  const nns__module_decl *d = NULL;
-  /* The path as interned: a lookup of every interned string would need a
-   * mutable interner, so scan the declared modules' keys. */
-  for (size_t i = 0; i < m->modules.cap && !d; i++)
-    if (m->modules.keys[i] && !strcmp(m->modules.keys[i], path))
-      d = m->modules.vals[i];
+  /* Declared paths are interned: one probe of the interner, one of the
+   * map (a report asks once per layer). */
+  const char *key = nns__intern_find(&m->strings, path);
+  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
   if (!d || call >= d->call_outputs_cap || !d->call_outputs[call])
     return NNS_E_NOTFOUND;
   *outputs = d->call_outputs[call];

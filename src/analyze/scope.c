@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/vec.h"
 #include "analyze.h"
 
 #define MODULE_TYPES_KEY "nnscan.module_types"
@@ -69,29 +70,21 @@ typedef struct blayer {
   int depth;
 } blayer;
 
-/* One entry of the child index. The key is the pair itself rather than an
- * interned "parent-id/atom" string: a graph without module paths makes one
- * layer per node, and formatting and interning a key for each lookup was a
- * tenth of a 100k-node summary and a third of its interned strings. */
-typedef struct child_slot {
-  const char *atom; /* interned; NULL: empty slot */
-  uint32_t parent;
-  uint32_t id;
-} child_slot;
-
 typedef struct builder {
   nns_model *m;
-  blayer *v;
-  size_t n, cap;
-  child_slot *kids;  /* (parent, interned atom) -> child: open addressing */
-  size_t kids_n, kids_cap;
+  NNS__VEC(blayer) layers; /* the tree, in the order layers are made */
+  /* (interned atom, parent) -> child. The key is the pair itself rather
+   * than an interned "parent-id/atom" string: a graph without module
+   * paths makes one layer per node, and formatting and interning a key
+   * for each lookup was a tenth of a 100k-node summary and a third of its
+   * interned strings. */
+  nns__map2 kids;
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
   bool tensorflow;   /* producer is tf2onnx/keras2onnx: dots are no paths */
   nns__map op_names; /* interned op type -> OpType_N names given + 1 */
-  char *buf;         /* scratch for paths */
-  size_t buf_cap;
+  NNS__VEC(char) buf; /* scratch for paths */
   size_t path_bytes; /* bytes of all layer paths so far (a budget) */
   bool truncated;    /* a limit below stopped the tree growing */
 } builder;
@@ -106,87 +99,45 @@ enum { MAX_DEPTH = 64, MAX_PATH = 4096, MAX_ATOMS = 64 };
 #define NONE UINT32_MAX
 
 static bool reserve(builder *b, size_t need) {
-  char *p = nns__grow(b->buf, &b->buf_cap, need, 1, 256);
-  if (!p)
-    return false;
-  b->buf = p;
-  return true;
+  return nns__vec_reserve(&b->buf, need);
 }
 
 static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
                           const char *path) {
-  blayer *v = nns__grow(b->v, &b->cap, b->n + 1, sizeof *v, 64);
-  if (!v)
+  blayer l = {.name = name,
+              .path = path,
+              .parent = parent,
+              .first_child = NONE,
+              .last_child = NONE,
+              .next_sibling = NONE,
+              .depth = parent == NONE ? 0 : b->layers.v[parent].depth + 1};
+  if (!nns__vec_push(&b->layers, l))
     return NONE;
-  b->v = v;
-  uint32_t id = (uint32_t)b->n++;
-  b->v[id] = (blayer){.name = name,
-                      .path = path,
-                      .parent = parent,
-                      .first_child = NONE,
-                      .last_child = NONE,
-                      .next_sibling = NONE,
-                      .depth = parent == NONE ? 0 : b->v[parent].depth + 1};
+  blayer *v = b->layers.v;
+  uint32_t id = (uint32_t)(b->layers.n - 1);
   if (parent != NONE) {
-    if (b->v[parent].last_child == NONE)
-      b->v[parent].first_child = id;
+    if (v[parent].last_child == NONE)
+      v[parent].first_child = id;
     else
-      b->v[b->v[parent].last_child].next_sibling = id;
-    b->v[parent].last_child = id;
+      v[v[parent].last_child].next_sibling = id;
+    v[parent].last_child = id;
   }
   return id;
 }
 
-static size_t kid_hash(uint32_t parent, const char *atom) {
-  uint64_t x = (uint64_t)(uintptr_t)atom ^ ((uint64_t)parent << 32);
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-/* The slot of (parent, atom): its entry, or the empty slot it would take. */
-static child_slot *kid_slot(child_slot *kids, size_t cap, uint32_t parent,
-                            const char *atom) {
-  size_t mask = cap - 1;
-  size_t i = kid_hash(parent, atom) & mask;
-  while (kids[i].atom && (kids[i].atom != atom || kids[i].parent != parent))
-    i = (i + 1) & mask;
-  return &kids[i];
-}
-
-static bool kids_put(builder *b, uint32_t parent, const char *atom,
-                     uint32_t id) {
-  if ((b->kids_n + 1) * 4 > b->kids_cap * 3) {
-    size_t cap = b->kids_cap ? b->kids_cap * 2 : 64;
-    child_slot *kids = calloc(cap, sizeof *kids);
-    if (!kids)
-      return false;
-    for (size_t i = 0; i < b->kids_cap; i++)
-      if (b->kids[i].atom)
-        *kid_slot(kids, cap, b->kids[i].parent, b->kids[i].atom) = b->kids[i];
-    free(b->kids);
-    b->kids = kids;
-    b->kids_cap = cap;
-  }
-  child_slot *s = kid_slot(b->kids, b->kids_cap, parent, atom);
-  if (!s->atom)
-    b->kids_n++;
-  *s = (child_slot){.atom = atom, .parent = parent, .id = id};
-  return true;
-}
-
+/* The child `atom` of `parent`, or NONE; *interned (when not NULL) gets
+ * the interned atom, NULL when out of memory (*oom set). */
 static uint32_t find_child(builder *b, uint32_t parent, const char *atom,
-                           size_t len, bool *oom) {
+                           size_t len, bool *oom, const char **interned) {
   const char *name = nns__intern(&b->m->strings, atom, len);
+  if (interned)
+    *interned = name;
   if (!name) {
     *oom = true;
     return NONE;
   }
-  if (!b->kids_cap)
-    return NONE;
-  child_slot *s = kid_slot(b->kids, b->kids_cap, parent, name);
-  return s->atom ? s->id : NONE;
+  uint32_t id;
+  return nns__map2_get(&b->kids, (uintptr_t)name, parent, &id) ? id : NONE;
 }
 
 /* `relu_1` -> length of `relu`, or 0 when the atom has no _N suffix. */
@@ -204,37 +155,38 @@ static size_t call_suffix(const char *atom, size_t len) {
 static uint32_t child(builder *b, uint32_t parent, const char *atom,
                       size_t len) {
   bool oom = false;
-  uint32_t id = find_child(b, parent, atom, len, &oom);
+  const char *name;
+  uint32_t id = find_child(b, parent, atom, len, &oom, &name);
   if (id != NONE || oom)
     return id;
-  const char *pp = b->v[parent].path;
+  const char *pp = b->layers.v[parent].path;
   size_t pl = strlen(pp), full = pl + (pl > 0) + len;
-  if (b->v[parent].depth + 1 > MAX_DEPTH || full > MAX_PATH ||
+  if (b->layers.v[parent].depth + 1 > MAX_DEPTH || full > MAX_PATH ||
       b->path_bytes + full > MAX_PATH_BYTES) {
     b->truncated = true;
     return parent;
   }
-  if (!reserve(b, full + 16))
-    return NONE;
-  memcpy(b->buf, pp, pl);
-  if (pl)
-    b->buf[pl] = '.';
-  memcpy(b->buf + pl + (pl > 0), atom, len);
-  const char *path = nns__intern(&b->m->strings, b->buf, full);
-  if (!path)
-    return NONE;
+  /* A child of the root is its own path (a graph without module paths
+   * makes one per node); others join the parent's path and the atom. */
+  const char *path = name;
+  if (pl) {
+    if (!reserve(b, full + 16))
+      return NONE;
+    memcpy(b->buf.v, pp, pl);
+    b->buf.v[pl] = '.';
+    memcpy(b->buf.v + pl + 1, atom, len);
+    if (!(path = nns__intern(&b->m->strings, b->buf.v, full)))
+      return NONE;
+  }
   size_t base = b->pytorch ? call_suffix(atom, len) : 0;
   if (base && !nns__map_get(&b->types, path)) {
     /* A second call of a module the parent already has. */
-    id = find_child(b, parent, atom, base, &oom);
+    id = find_child(b, parent, atom, base, &oom, NULL);
     if (id != NONE || oom)
       return id;
   }
-  const char *name = nns__intern(&b->m->strings, atom, len);
-  if (!name)
-    return NONE;
   id = add_layer(b, parent, name, path);
-  if (id == NONE || !kids_put(b, parent, name, id))
+  if (id == NONE || nns__map2_add(&b->kids, (uintptr_t)name, parent, id) < 0)
     return NONE;
   b->path_bytes += full;
   return id;
@@ -298,16 +250,17 @@ static uint32_t scope_layer(builder *b, const char *scope, size_t len) {
      * (one layer per atom), in order: tail[0] is that atom. */
     uint32_t tail[MAX_ATOMS];
     size_t nt = 0;
-    for (uint32_t l = cur; l != 0 && nt < MAX_ATOMS; l = b->v[l].parent) {
+    for (uint32_t l = cur; l != 0 && nt < MAX_ATOMS;
+         l = b->layers.v[l].parent) {
       tail[nt++] = l;
-      if (!is_numeric(b->v[l].name, strlen(b->v[l].name)))
+      if (!is_numeric(b->layers.v[l].name, strlen(b->layers.v[l].name)))
         break;
     }
     size_t skip = 0;
     if (nt && ns > nt) {
       bool same = true;
       for (size_t t = 0; t < nt && same; t++) {
-        const char *nm = b->v[tail[nt - 1 - t]].name;
+        const char *nm = b->layers.v[tail[nt - 1 - t]].name;
         same = strlen(nm) == sa[t].n && memcmp(nm, sa[t].s, sa[t].n) == 0;
       }
       if (same)
@@ -360,42 +313,6 @@ static const char *node_meta(const nns__node *n, const char *key) {
   return NULL;
 }
 
-/* Parses a Python list literal of strings (['', 'layer1.0']) into at most
- * `max` interned strings; -1 when it is not one. */
-static int py_list(builder *b, const char *s, const char **out, int max) {
-  int n = 0;
-  if (!reserve(b, 16)) /* b->buf is never NULL below, even for '' */
-    return -1;
-  while (*s == ' ')
-    s++;
-  if (*s++ != '[')
-    return -1;
-  for (;;) {
-    while (*s == ' ' || *s == ',')
-      s++;
-    if (*s == ']')
-      return n;
-    char q = *s++;
-    if (q != '\'' && q != '"')
-      return -1;
-    size_t len = 0;
-    for (; *s && *s != q; s++) {
-      if (*s == '\\' && s[1])
-        s++;
-      if (!reserve(b, len + 2))
-        return -1;
-      b->buf[len++] = *s;
-    }
-    if (*s++ != q)
-      return -1;
-    const char *str = nns__intern(&b->m->strings, b->buf, len);
-    if (!str)
-      return -1;
-    if (n < max)
-      out[n++] = str;
-  }
-}
-
 /* The layer of dotted `path` from the root, one layer per atom, without
  * PyTorch's `_N` folding (these are real module paths). */
 static uint32_t path_layer(builder *b, const char *path) {
@@ -417,14 +334,20 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
   if (!scopes)
     return 0;
   const char *sv[MAX_DEPTH + 2], *cv[MAX_DEPTH + 2];
-  int ns = py_list(b, scopes, sv, MAX_DEPTH + 2);
+  int ns = nns__read_py_strings(scopes, &b->m->strings, sv, MAX_DEPTH + 2);
+  if (ns == -2)
+    return NONE;
   if (ns < 0) {
     nns__warn(b->m, "node '%s': metadata %s is not a list of strings; its "
               "name is used", n->name, NAME_SCOPES_KEY);
     return 0;
   }
   const char *classes = node_meta(n, CLASSES_KEY);
-  int nc = classes ? py_list(b, classes, cv, MAX_DEPTH + 2) : -1;
+  int nc = classes ? nns__read_py_strings(classes, &b->m->strings, cv,
+                                          MAX_DEPTH + 2)
+                    : -1;
+  if (nc == -2)
+    return NONE;
   *found = true;
   /* The last entry is the op itself. */
   const char *path = nns__intern_cstr(&b->m->strings, "");
@@ -442,10 +365,10 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
       /* Relative to the path so far. */
       if (!reserve(b, pl + el + 2))
         return NONE;
-      memcpy(b->buf, path, pl);
-      b->buf[pl] = '.';
-      memcpy(b->buf + pl + 1, e, el);
-      e = nns__intern(&b->m->strings, b->buf, pl + el + (el ? 1 : 0));
+      memcpy(b->buf.v, path, pl);
+      b->buf.v[pl] = '.';
+      memcpy(b->buf.v + pl + 1, e, el);
+      e = nns__intern(&b->m->strings, b->buf.v, pl + el + (el ? 1 : 0));
     }
     if (!e)
       return NONE;
@@ -453,8 +376,9 @@ static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
     layer = path_layer(b, path);
     if (layer == NONE)
       return NONE;
-    if (i < nc && cv[i][0] && !nns__map_get(&b->types, b->v[layer].path) &&
-        !nns__map_put(&b->types, b->v[layer].path, (void *)cv[i]))
+    const char *lpath = b->layers.v[layer].path;
+    if (i < nc && cv[i][0] && !nns__map_get(&b->types, lpath) &&
+        !nns__map_put(&b->types, lpath, (void *)cv[i]))
       return NONE;
   }
   return path ? layer : NONE;
@@ -521,99 +445,25 @@ static uint32_t flat_layer(builder *b, const nns__node *n) {
 
 /* ==== Metadata: module class names ==== */
 
-/* Reads a JSON string at *p (after the opening quote) into b->buf; returns
- * its interned value, or NULL on malformed input. */
-static const char *json_string(builder *b, const char **p) {
-  const char *s = *p;
-  size_t n = 0;
-  for (;;) {
-    if (!reserve(b, n + 8))
-      return NULL;
-    char ch = *s++;
-    if (ch == '\0')
-      return NULL;
-    if (ch == '"')
-      break;
-    if (ch == '\\') {
-      char e = *s++;
-      switch (e) {
-      case 'n': ch = '\n'; break;
-      case 't': ch = '\t'; break;
-      case 'r': ch = '\r'; break;
-      case 'b': ch = '\b'; break;
-      case 'f': ch = '\f'; break;
-      case 'u': {
-        unsigned v = 0;
-        for (int k = 0; k < 4; k++) {
-          char h = *s++;
-          v <<= 4;
-          if (h >= '0' && h <= '9') v |= (unsigned)(h - '0');
-          else if (h >= 'a' && h <= 'f') v |= (unsigned)(h - 'a' + 10);
-          else if (h >= 'A' && h <= 'F') v |= (unsigned)(h - 'A' + 10);
-          else return NULL;
-        }
-        /* UTF-8 of the BMP code point (surrogates kept as they are). */
-        if (v < 0x80) {
-          b->buf[n++] = (char)v;
-        } else if (v < 0x800) {
-          b->buf[n++] = (char)(0xC0 | (v >> 6));
-          b->buf[n++] = (char)(0x80 | (v & 0x3F));
-        } else {
-          b->buf[n++] = (char)(0xE0 | (v >> 12));
-          b->buf[n++] = (char)(0x80 | ((v >> 6) & 0x3F));
-          b->buf[n++] = (char)(0x80 | (v & 0x3F));
-        }
-        continue;
-      }
-      case '\0': return NULL;
-      default: ch = e; break; /* \" \\ \/ */
-      }
-    }
-    b->buf[n++] = ch;
-  }
-  *p = s;
-  return nns__intern(&b->m->strings, b->buf, n);
-}
-
-static const char *skip_ws(const char *p) {
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-    p++;
-  return p;
-}
-
-/* Parses the metadata entry `key`, a JSON object of strings, into map
+/* Reads the metadata entry `key`, a JSON object of strings, into map
  * (interned key -> interned value); a malformed one is ignored with a
- * warning naming `what`. */
-static void read_meta_object(builder *b, const char *key, nns__map *map,
+ * warning naming `what`. False when out of memory. */
+static bool read_meta_object(builder *b, const char *key, nns__map *map,
                              const char *what) {
   nns_model *m = b->m;
   for (int32_t i = 0; i < m->n_meta; i++) {
     if (!m->meta_keys[i] || strcmp(m->meta_keys[i], key) != 0 ||
         !m->meta_values[i])
       continue;
-    const char *p = skip_ws(m->meta_values[i]);
-    bool ok = *p++ == '{';
-    p = skip_ws(p);
-    if (ok && *p == '}')
-      return;
-    while (ok) {
-      const char *k = *p == '"' ? (p++, json_string(b, &p)) : NULL;
-      p = skip_ws(p);
-      ok = k && *p++ == ':';
-      p = skip_ws(p);
-      const char *val = ok && *p == '"' ? (p++, json_string(b, &p)) : NULL;
-      ok = ok && val && nns__map_put(map, k, (void *)val);
-      p = skip_ws(p);
-      if (ok && *p == '}')
-        return;
-      ok = ok && *p++ == ',';
-      p = skip_ws(p);
+    int r = nns__read_json_strings(m->meta_values[i], &m->strings, map);
+    if (r == 0) {
+      nns__warn(m, "metadata '%s' is not a JSON object of strings; %s "
+                "ignored", key, what);
+      nns__map_free(map); /* keeps its arena */
     }
-    nns__warn(m, "metadata '%s' is not a JSON object of strings; %s "
-              "ignored", key, what);
-    nns__map_free(map); /* keeps its arena */
-    return;
+    return r >= 0;
   }
+  return true;
 }
 
 /* The caller's module classes (nns_model_set_module), over the model's. */
@@ -631,9 +481,9 @@ static bool caller_module_types(builder *b) {
 /* ==== Build ==== */
 
 static void builder_free(builder *b) {
-  free(b->v);
-  free(b->buf);
-  free(b->kids);
+  nns__vec_free(&b->layers);
+  nns__vec_free(&b->buf);
+  nns__map2_free(&b->kids);
   nns__map_free(&b->by_scope);
   nns__map_free(&b->op_names);
 }
@@ -651,12 +501,17 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
   uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);
   const char *root_path = nns__intern_cstr(&m->strings, "");
-  if (!raw || !root_path || add_layer(&b, NONE, root_path, root_path) != 0)
+  /* At most a layer per node and the root: reserved at once, the vector
+   * never grows by copying (its untouched tail costs no page). */
+  if (!raw || !root_path ||
+      !nns__vec_reserve(&b.layers, (size_t)g->n_nodes + 1) ||
+      add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
-  read_meta_object(&b, MODULE_TYPES_KEY, &b.types, "module types");
   a->meta_param_kinds.arena = &a->arena;
-  read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
-                   "parameter kinds");
+  if (!read_meta_object(&b, MODULE_TYPES_KEY, &b.types, "module types") ||
+      !read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
+                        "parameter kinds"))
+    goto nomem;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     raw[i] = node_layer(&b, &g->nodes[i]);
     if (raw[i] == NONE)
@@ -669,10 +524,10 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
               "longer than %d bytes; those nodes hang from the deepest "
               "layer kept", MAX_DEPTH, MAX_PATH);
   /* Preorder, children in first-seen order. */
-  a->n_layers = b.n;
-  a->layers = nns__arena_array(&a->arena, b.n, sizeof *a->layers);
-  uint32_t *pre = malloc(b.n * sizeof *pre);   /* build index -> preorder */
-  uint32_t *stack = malloc(b.n * sizeof *stack);
+  a->n_layers = b.layers.n;
+  a->layers = nns__arena_array(&a->arena, b.layers.n, sizeof *a->layers);
+  uint32_t *pre = malloc(b.layers.n * sizeof *pre); /* build -> preorder */
+  uint32_t *stack = malloc(b.layers.n * sizeof *stack);
   if (!a->layers || !pre || !stack) {
     free(pre);
     free(stack);
@@ -685,7 +540,8 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     pre[id] = (uint32_t)next++;
     /* Push children in reverse so the first child is visited first. */
     size_t mark = top;
-    for (uint32_t c = b.v[id].first_child; c != NONE; c = b.v[c].next_sibling)
+    for (uint32_t c = b.layers.v[id].first_child; c != NONE;
+         c = b.layers.v[c].next_sibling)
       stack[top++] = c;
     for (size_t lo = mark, hi = top; hi > lo + 1; lo++, hi--) {
       uint32_t t = stack[lo];
@@ -693,9 +549,9 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
       stack[hi - 1] = t;
     }
   }
-  for (size_t id = 0; id < b.n; id++) {
+  for (size_t id = 0; id < b.layers.n; id++) {
     nns__alayer *l = &a->layers[pre[id]];
-    const blayer *s = &b.v[id];
+    const blayer *s = &b.layers.v[id];
     l->info.name = s->name;
     l->info.path = s->path;
     l->info.depth = s->depth;
@@ -711,7 +567,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     }
     const nns__module_decl *decl = nns__map_get(&m->modules, s->path);
     l->info.call_count = decl ? decl->call_count : 0;
-    for (uint32_t c = s->first_child; c != NONE; c = b.v[c].next_sibling)
+    for (uint32_t c = s->first_child; c != NONE; c = b.layers.v[c].next_sibling)
       l->info.child_count++;
   }
   /* Subtree ends: a layer's subtree is [l, end). */
@@ -751,45 +607,10 @@ typedef struct type_list {
   const char *one;
 } type_list;
 
-/* A set of (layer, op type row) pairs: which layers already list a type,
- * in O(1) however many types a model has. Keys are stored + 1 (0: empty).
- * Not an nns__map: a key is two 32-bit indices, which a pointer does not
- * hold on a 32-bit target, and a set needs no values (half the memory on
- * the hot path of a 100k-node graph). */
-typedef struct pair_set {
-  uint64_t *keys;
-  size_t cap, count;
-} pair_set;
-
-/* 1: added; 0: already there; -1: out of memory. */
-static int pair_add(pair_set *s, uint32_t layer, uint32_t type) {
-  uint64_t key = (((uint64_t)layer << 32) | type) + 1;
-  if ((s->count + 1) * 2 > s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 1024;
-    uint64_t *k = calloc(cap, sizeof *k);
-    if (!k)
-      return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->keys[i])
-        continue;
-      size_t j = nns__hash_mix(s->keys[i]) & (cap - 1);
-      while (k[j])
-        j = (j + 1) & (cap - 1);
-      k[j] = s->keys[i];
-    }
-    free(s->keys);
-    s->keys = k;
-    s->cap = cap;
-  }
-  size_t j = nns__hash_mix(key) & (s->cap - 1);
-  while (s->keys[j]) {
-    if (s->keys[j] == key)
-      return 0;
-    j = (j + 1) & (s->cap - 1);
-  }
-  s->keys[j] = key;
-  s->count++;
-  return 1;
+/* Which layers already list an op type: (layer, op type row) pairs in an
+ * nns__set64, O(1) however many types a model has. */
+static int pair_add(nns__set64 *seen, uint32_t layer, uint32_t type) {
+  return nns__set64_add(seen, (uint64_t)layer << 32 | type);
 }
 
 static bool list_add(type_list *t, const char *s) {
@@ -867,13 +688,17 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
    * with them rather than with shape arithmetic (Shape, Gather on shapes,
    * Constant) and views (Identity, Reshape). */
   type_list *work = calloc(nl, sizeof *work);
-  pair_set seen_work = {0};
+  nns__set64 seen_work = {0};
   int64_t *out_pos = malloc(nl * sizeof *out_pos); /* producer position */
   int64_t *last_pos = malloc(nl * sizeof *last_pos);
-  pair_set seen = {0};
+  nns__set64 seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
-  if (!types || !work || !out_pos || !last_pos || !pos) {
+  /* Each layer lists at least one type: tables of that size from the
+   * start rather than a doubling series of them. */
+  if (!types || !work || !out_pos || !last_pos || !pos ||
+      !nns__set64_reserve(&seen, nl) ||
+      !nns__set64_reserve(&seen_work, nl)) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
@@ -992,8 +817,8 @@ done:
     list_free(&work[l]);
   free(types);
   free(work);
-  free(seen.keys);
-  free(seen_work.keys);
+  nns__set64_free(&seen);
+  nns__set64_free(&seen_work);
   free(out_pos);
   free(last_pos);
   free(pos);

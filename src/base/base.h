@@ -113,16 +113,70 @@ void *nns__map_get(const nns__map *m, const void *key);
 bool nns__map_put(nns__map *m, const void *key, void *val);
 void nns__map_free(nns__map *m);
 
+/*
+ * A map from a pair (a, b) to a 32-bit value, for keys a pointer does not
+ * hold: a child by (interned name, parent index). `a` must not be 0 (it
+ * marks an empty slot). Malloc'ed; free
+ * with nns__map2_free. A zeroed struct is an empty map.
+ */
+typedef struct nns__map2_slot {
+  uint64_t a;   /* 0: empty */
+  uint32_t b;
+  uint32_t val;
+} nns__map2_slot;
+typedef struct nns__map2 {
+  nns__map2_slot *slots;
+  size_t cap;   /* power of two, or 0 */
+  size_t count;
+} nns__map2;
+
+/* True with *val set when (a, b) is in the map. */
+bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b, uint32_t *val);
+/* Adds (a, b) -> val when the pair is new: 1; when it is there already:
+ * 0, its value left as it is; -1 when out of memory. */
+int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val);
+/* Room for `n` pairs in all without growing: one table of the final size
+ * instead of a doubling series, each rehashed into fresh pages. A hint;
+ * false only when out of memory. */
+bool nns__map2_reserve(nns__map2 *m, size_t n);
+void nns__map2_free(nns__map2 *m);
+
+/*
+ * A set of 64-bit keys (a pair of 32-bit indices, packed), at most half
+ * full: 8 bytes a slot, half an nns__map2's, where a hot loop only asks
+ * "seen before?". Malloc'ed; a zeroed struct is an empty set.
+ */
+typedef struct nns__set64 {
+  uint64_t *keys; /* key + 1; 0: empty */
+  size_t cap;     /* power of two, or 0 */
+  size_t count;
+} nns__set64;
+
+/* Adds key (not UINT64_MAX): 1 when new, 0 when there already, -1 when
+ * out of memory. */
+int nns__set64_add(nns__set64 *s, uint64_t key);
+/* Room for `n` keys in all without growing (a hint; false only when out
+ * of memory). */
+bool nns__set64_reserve(nns__set64 *s, size_t n);
+void nns__set64_free(nns__set64 *s);
+
 /* ==== String interning ==== */
 
 /*
  * Equal strings intern to the same pointer, so names compare with ==.
  * Interned strings are NUL-terminated copies that live in the arena.
  */
+typedef struct nns__intern_slot {
+  const char *s; /* the interned copy; NULL: empty slot */
+  uint32_t hash;
+  uint32_t len;  /* strlen(s), or UINT32_MAX for 4 GB and more */
+} nns__intern_slot;
 typedef struct nns__interner {
   nns__arena *arena;
-  const char **slots; /* open addressing table of interned strings */
-  uint32_t *hashes;
+  /* Open addressing. A slot holds the string's hash and length beside
+   * it: a probe reads one cache line, and only a string of the same hash
+   * and length is compared. */
+  nns__intern_slot *slots;
   size_t cap;
   size_t count;
 } nns__interner;
@@ -132,10 +186,34 @@ void nns__intern_free(nns__interner *in);
 /* NULL only when out of memory. */
 const char *nns__intern(nns__interner *in, const char *s, size_t n);
 const char *nns__intern_cstr(nns__interner *in, const char *s);
+/* The interned copy of s, or NULL when s was never interned (reads only). */
+const char *nns__intern_find(const nns__interner *in, const char *s);
 /* Room for `more` strings without growing: one table of the final size
  * instead of a doubling series of tables, each rehashed and each touching
  * fresh pages. A hint; false only when out of memory. */
 bool nns__intern_reserve(nns__interner *in, size_t more);
+
+/* ==== Reading small text formats (text_read.c) ==== */
+
+/*
+ * Two formats that model metadata carries, read into interned strings
+ * (through `in`).
+ *
+ * nns__read_json_strings: `text` is a JSON object whose every value is a
+ * string ({"layer1.0": "BasicBlock", ...}); each member goes into `map`
+ * (interned key -> interned value; a repeated key keeps its last value).
+ * 1: read; 0: text is not such an object (map holds what came before the
+ * error); -1: out of memory.
+ *
+ * nns__read_py_strings: `text` is a Python list literal of strings
+ * (['', 'layer1.0'], either quote, backslash escapes the next character);
+ * its first `max` entries go into out. The number of entries stored; -1
+ * when text is not such a list; -2 when out of memory.
+ */
+int nns__read_json_strings(const char *text, nns__interner *in,
+                           nns__map *map);
+int nns__read_py_strings(const char *text, nns__interner *in,
+                         const char **out, int max);
 
 /* ==== Errors ==== */
 

@@ -1,6 +1,7 @@
 /*
- * map.c - string interning and a pointer-keyed hash map. Interned names make
- * every later lookup a pointer hash and a pointer compare.
+ * map.c - string interning, a pointer-keyed hash map and a pair-keyed one.
+ * Interned names make every later lookup a pointer hash and a pointer
+ * compare.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,126 @@ void nns__map_free(nns__map *m) {
   m->arena = arena;
 }
 
+/* ==== Pair map ==== */
+
+static size_t pair_hash(uint64_t a, uint32_t b) {
+  return (size_t)nns__hash_mix(a ^ ((uint64_t)b << 32 | b));
+}
+
+/* The slot of (a, b): its entry, or the empty slot it would take. */
+static nns__map2_slot *pair_slot(nns__map2_slot *slots, size_t cap,
+                                 uint64_t a, uint32_t b) {
+  size_t mask = cap - 1;
+  size_t i = pair_hash(a, b) & mask;
+  while (slots[i].a && (slots[i].a != a || slots[i].b != b))
+    i = (i + 1) & mask;
+  return &slots[i];
+}
+
+bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b,
+                   uint32_t *val) {
+  if (!m->cap)
+    return false;
+  const nns__map2_slot *s = pair_slot(m->slots, m->cap, a, b);
+  if (!s->a)
+    return false;
+  *val = s->val;
+  return true;
+}
+
+/* Rehashes into a table of `cap` slots (a power of two, above count). */
+static bool map2_resize(nns__map2 *m, size_t cap) {
+  nns__map2_slot *slots =
+      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  if (!slots)
+    return false;
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->slots[i].a)
+      *pair_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
+  free(m->slots);
+  m->slots = slots;
+  m->cap = cap;
+  return true;
+}
+
+bool nns__map2_reserve(nns__map2 *m, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return false;
+  size_t cap = m->cap ? m->cap : 64;
+  while (cap * 3 < (n + 1) * 4)
+    cap *= 2;
+  return cap == m->cap || map2_resize(m, cap);
+}
+
+int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val) {
+  if ((m->count + 1) * 4 > m->cap * 3 &&
+      !map2_resize(m, m->cap ? m->cap * 2 : 64))
+    return -1;
+  nns__map2_slot *s = pair_slot(m->slots, m->cap, a, b);
+  if (s->a)
+    return 0;
+  *s = (nns__map2_slot){.a = a, .b = b, .val = val};
+  m->count++;
+  return 1;
+}
+
+void nns__map2_free(nns__map2 *m) {
+  free(m->slots);
+  memset(m, 0, sizeof *m);
+}
+
+/* ==== 64-bit key set ==== */
+
+/* Rehashes into a table of `cap` slots (a power of two, above 2 * count). */
+static bool set64_resize(nns__set64 *s, size_t cap) {
+  uint64_t *keys =
+      cap <= SIZE_MAX / sizeof *keys ? calloc(cap, sizeof *keys) : NULL;
+  if (!keys)
+    return false;
+  for (size_t i = 0; i < s->cap; i++) {
+    if (!s->keys[i])
+      continue;
+    size_t j = nns__hash_mix(s->keys[i]) & (cap - 1);
+    while (keys[j])
+      j = (j + 1) & (cap - 1);
+    keys[j] = s->keys[i];
+  }
+  free(s->keys);
+  s->keys = keys;
+  s->cap = cap;
+  return true;
+}
+
+bool nns__set64_reserve(nns__set64 *s, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return false;
+  size_t cap = s->cap ? s->cap : 64;
+  while (cap < (n + 1) * 2)
+    cap *= 2;
+  return cap == s->cap || set64_resize(s, cap);
+}
+
+int nns__set64_add(nns__set64 *s, uint64_t key) {
+  if ((s->count + 1) * 2 > s->cap &&
+      !set64_resize(s, s->cap ? s->cap * 2 : 64))
+    return -1;
+  uint64_t k = key + 1;
+  size_t j = nns__hash_mix(k) & (s->cap - 1);
+  while (s->keys[j]) {
+    if (s->keys[j] == k)
+      return 0;
+    j = (j + 1) & (s->cap - 1);
+  }
+  s->keys[j] = k;
+  s->count++;
+  return 1;
+}
+
+void nns__set64_free(nns__set64 *s) {
+  free(s->keys);
+  memset(s, 0, sizeof *s);
+}
+
 /* ==== Interning ==== */
 
 /* A hash over 8 bytes at a time (a multiply-xorshift mix): names in
@@ -115,34 +236,26 @@ void nns__intern_init(nns__interner *in, nns__arena *arena) {
 
 void nns__intern_free(nns__interner *in) {
   free(in->slots);
-  free(in->hashes);
   in->slots = NULL;
-  in->hashes = NULL;
   in->cap = in->count = 0;
 }
 
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool intern_resize(nns__interner *in, size_t cap) {
-  const char **slots = calloc(cap, sizeof *slots);
-  uint32_t *hashes = calloc(cap, sizeof *hashes);
-  if (!slots || !hashes) {
-    free(slots);
-    free(hashes);
+  nns__intern_slot *slots =
+      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  if (!slots)
     return false;
-  }
   for (size_t i = 0; i < in->cap; i++) {
-    if (!in->slots[i])
+    if (!in->slots[i].s)
       continue;
-    size_t j = in->hashes[i] & (cap - 1);
-    while (slots[j])
+    size_t j = in->slots[i].hash & (cap - 1);
+    while (slots[j].s)
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
-    hashes[j] = in->hashes[i];
   }
   free(in->slots);
-  free(in->hashes);
   in->slots = slots;
-  in->hashes = hashes;
   in->cap = cap;
   return true;
 }
@@ -160,6 +273,29 @@ bool nns__intern_reserve(nns__interner *in, size_t more) {
   return cap == in->cap || intern_resize(in, cap);
 }
 
+/* The slot where s is, or the empty slot where it would go. */
+static size_t intern_slot(const nns__interner *in, const char *s, size_t n,
+                          uint32_t h) {
+  uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+  size_t mask = in->cap - 1;
+  size_t i = h & mask;
+  for (; in->slots[i].s; i = (i + 1) & mask) {
+    const nns__intern_slot *e = &in->slots[i];
+    /* Hash and length first, both in the slot: most probes end there. */
+    if (e->hash == h && e->len == len && strncmp(e->s, s, n) == 0 &&
+        e->s[n] == '\0')
+      return i;
+  }
+  return i;
+}
+
+const char *nns__intern_find(const nns__interner *in, const char *s) {
+  if (!in->cap)
+    return NULL;
+  size_t n = strlen(s);
+  return in->slots[intern_slot(in, s, n, str_hash(s, n))].s;
+}
+
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
   /* At most three quarters full: a probe compares the stored 32-bit hash
    * first, so longer runs cost little, while a sparser table costs page
@@ -167,18 +303,14 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
   if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
   uint32_t h = str_hash(s, n);
-  size_t mask = in->cap - 1;
-  size_t i = h & mask;
-  for (; in->slots[i]; i = (i + 1) & mask) {
-    if (in->hashes[i] == h && strncmp(in->slots[i], s, n) == 0 &&
-        in->slots[i][n] == '\0')
-      return in->slots[i];
-  }
+  uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+  size_t i = intern_slot(in, s, n, h);
+  if (in->slots[i].s)
+    return in->slots[i].s;
   char *copy = nns__arena_strndup(in->arena, s, n);
   if (!copy)
     return NULL;
-  in->slots[i] = copy;
-  in->hashes[i] = h;
+  in->slots[i] = (nns__intern_slot){.s = copy, .hash = h, .len = len};
   in->count++;
   return copy;
 }

@@ -97,7 +97,9 @@ typedef struct nns__tensor {
   int64_t offset;        /* byte offset of the TensorProto, for messages */
   uint8_t storage;       /* nns__storage */
   uint8_t packing;       /* nns__packing, for PACKED */
-  uint8_t typed_field;   /* TensorProto field number holding the data */
+  bool int32_units;      /* PACKED / DECODED varints are int32_data's:
+                            sign-extended int32s, or the bits of a 16- or
+                            8-bit float */
   const uint8_t *raw;    /* RAW / PACKED / STRING payload in the file */
   size_t raw_len;
   /* STRING: the whole TensorProto message, rescanned for string_data. */
@@ -273,6 +275,7 @@ typedef struct nns__module_decl {
   const char **call_outputs; /* per call: its outputs' structure as JSON
                                 (nns_model_set_module_call), or NULL */
   size_t call_outputs_cap;
+  size_t call_outputs_count; /* one past the last call described */
   const char *path;       /* interned; its key in nns_model.modules */
   /* The first input's and output's shapes the caller recorded
    * (nns_model_set_module_shapes); rank -1 when not given. */
@@ -393,6 +396,14 @@ nns_status nns__model_index_nodes(nns_model *m, nns_error *err);
 static inline size_t nns__node_index(const nns_model *m, const nns__node *n) {
   (void)m;
   return n->list_index == UINT32_MAX ? (size_t)-1 : (size_t)n->list_index;
+}
+
+/* The main-graph node that holds n: n itself, or the owner of the
+ * subgraph that holds it, recursively. */
+static inline const nns__node *nns__top_node(const nns__node *n) {
+  while (n && n->graph && n->graph->owner)
+    n = n->graph->owner;
+  return n;
 }
 
 /* Opset version of `domain` in the model, or -1 when not imported. */

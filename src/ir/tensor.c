@@ -251,8 +251,8 @@ static void decode_bytes(int32_t dtype, const uint8_t *p, int64_t numel,
 }
 
 /* One element (or, for 4-bit types, two) from a typed-field unit. */
-static void decode_unit(int32_t dtype, int field, uint64_t u, int64_t *k,
-                        nns__const *c) {
+static void decode_unit(int32_t dtype, bool int32_units, uint64_t u,
+                        int64_t *k, nns__const *c) {
   if (dtype == NNS_DT_INT4 || dtype == NNS_DT_UINT4) {
     uint8_t byte = (uint8_t)u;
     for (int64_t j = 0; j < 2 && *k < c->numel; j++, ++*k)
@@ -261,14 +261,14 @@ static void decode_unit(int32_t dtype, int field, uint64_t u, int64_t *k,
   }
   if (nns__dtype_is_float(dtype)) {
     /* int32_data carries float16/bfloat16/float8 as their bits. */
-    c->f[*k] = field == 5 && dtype != NNS_DT_FLOAT && dtype != NNS_DT_DOUBLE
+    c->f[*k] = int32_units && dtype != NNS_DT_FLOAT && dtype != NNS_DT_DOUBLE
                    ? small_float(dtype, (uint32_t)u)
                    : (double)(int64_t)u;
   } else if (dtype == NNS_DT_BOOL) {
     c->i[*k] = nns__dim_known(u != 0);
   } else {
     /* int32_data holds sign-extended int32s; int64/uint64 are whole. */
-    c->i[*k] = nns__dim_known(field == 5 ? (int64_t)(int32_t)(uint32_t)u
+    c->i[*k] = nns__dim_known(int32_units ? (int64_t)(int32_t)(uint32_t)u
                                          : (int64_t)u);
   }
   ++*k;
@@ -316,7 +316,7 @@ static nns_status read_varints(const nns__tensor *t, nns__const *c,
       if (b < 0x80)
         break;
     }
-    decode_unit(t->dtype, t->typed_field, u, &k, c);
+    decode_unit(t->dtype, t->int32_units, u, &k, c);
   }
   if (k != c->numel || p != end)
     return tfail(t, err, NNS_E_MODEL,
@@ -362,7 +362,7 @@ static nns_status read_decoded(const nns__tensor *t, nns__const *c,
   }
   int64_t k = 0;
   for (int64_t j = 0; j < t->dec_count && k < c->numel; j++)
-    decode_unit(t->dtype, t->typed_field, (uint64_t)t->dec_i[j], &k, c);
+    decode_unit(t->dtype, t->int32_units, (uint64_t)t->dec_i[j], &k, c);
   if (k != c->numel)
     return tfail(t, err, NNS_E_MODEL, "%lld elements, not %lld",
                  (long long)k, (long long)c->numel);

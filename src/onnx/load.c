@@ -7,51 +7,18 @@
  * both fail with NNS_E_MODEL ("no graph"), since there would be nothing to
  * analyse and an empty file is far more often a failed export than a
  * deliberate empty model.
+ *
+ * The decoders form layers, each calling only those below it: load.c
+ * (ModelProto, functions) over load_graph.c (graphs, nodes, attributes,
+ * types) over load_tensor.c (tensors) over load_field.c (a field as a
+ * name, a text, a count); all of them assemble the IR through
+ * src/ir/assemble.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "load_int.h"
-
-/* ==== Shared helpers ==== */
-
-nns_status nns__load_nomem(nns__loader *L) {
-  return nns__err(L->err, NNS_E_NOMEM, -1, NULL,
-                  "out of memory while loading the model");
-}
-
-static size_t cut_at_nul(const nns__field *f) {
-  const uint8_t *z = memchr(f->data, 0, f->len);
-  return z ? (size_t)(z - f->data) : f->len;
-}
-
-nns_status nns__load_name(nns__loader *L, const nns__field *f,
-                          const char **out) {
-  *out = nns__intern(&L->m->strings, (const char *)f->data, cut_at_nul(f));
-  return *out ? NNS_OK : nns__load_nomem(L);
-}
-
-nns_status nns__load_text(nns__loader *L, const nns__field *f,
-                          const char **out) {
-  *out = nns__arena_strndup(&L->m->arena, (const char *)f->data,
-                            cut_at_nul(f));
-  return *out ? NNS_OK : nns__load_nomem(L);
-}
-
-const char *nns__load_domain(nns__loader *L, const char *domain) {
-  return domain && strcmp(domain, "ai.onnx") == 0 ? L->empty : domain;
-}
-
-nns__value *nns__load_value(nns__loader *L, nns__graph *g, const char *name) {
-  nns__value *v = nns__arena_alloc(&L->m->arena, sizeof *v);
-  if (!v)
-    return NULL;
-  v->name = name;
-  v->graph = g;
-  v->type.rank = -1;
-  return v;
-}
 
 /* ==== Opsets and metadata ==== */
 
@@ -60,31 +27,16 @@ static nns_status load_opset(nns__loader *L, const nns__wire *w,
   nns__wire r = *w;
   nns__field f;
   nns_status st;
-  *domain = L->empty;
+  *domain = L->A.empty;
   *version = 0;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
+    if (f.num == NNS__F_OPSET_DOMAIN) {
       if ((st = nns__load_name(L, &f, domain)) != NNS_OK)
         return st;
       *domain = nns__load_domain(L, *domain);
-    } else if (f.num == 2) {
+    } else if (f.num == NNS__F_OPSET_VERSION) {
       *version = (int64_t)f.u;
     }
-  }
-  return st;
-}
-
-nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
-                           const char **key, const char **value) {
-  nns__wire r = *w;
-  nns__field f;
-  nns_status st;
-  *key = *value = "";
-  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1 && (st = nns__load_text(L, &f, key)) != NNS_OK)
-      return st;
-    if (f.num == 2 && (st = nns__load_text(L, &f, value)) != NNS_OK)
-      return st;
   }
   return st;
 }
@@ -92,8 +44,8 @@ nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
 /* Arrays of opset imports: `count` found by the caller's first pass. */
 static nns_status alloc_opsets(nns__loader *L, int32_t count,
                                const char ***domains, int64_t **versions) {
-  *domains = nns__arena_array(&L->m->arena, (size_t)count, sizeof(char *));
-  *versions = nns__arena_array(&L->m->arena, (size_t)count, sizeof(int64_t));
+  *domains = nns__arena_array(&L->A.m->arena, (size_t)count, sizeof(char *));
+  *versions = nns__arena_array(&L->A.m->arena, (size_t)count, sizeof(int64_t));
   return *domains && *versions ? NNS_OK : nns__load_nomem(L);
 }
 
@@ -107,13 +59,12 @@ static nns_status alloc_opsets(nns__loader *L, int32_t count,
  */
 static nns_status load_function(nns__loader *L, const nns__wire *w,
                                 nns__function *fn) {
-  nns_model *m = L->m;
-  nns__graph *body = nns__graph_new(m, NULL);
+  nns_model *m = L->A.m;
+  nns__graph *body = nns__asm_graph(&L->A, NULL, w->origin + (int64_t)w->pos);
   if (!body)
     return nns__load_nomem(L);
   fn->body = body;
-  fn->name = fn->domain = L->empty;
-  body->offset = w->origin + (int64_t)w->pos;
+  fn->name = fn->domain = L->A.empty;
 
   nns__wire r = *w, sub;
   nns__field f;
@@ -121,26 +72,26 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     int32_t *count = NULL;
     switch (f.num) {
-    case 1:
+    case NNS__F_FN_NAME:
       st = nns__load_name(L, &f, &fn->name);
       break;
-    case 10:
+    case NNS__F_FN_DOMAIN:
       st = nns__load_name(L, &f, &fn->domain);
       break;
-    case 4:
+    case NNS__F_FN_INPUT:
       count = &body->n_inputs;
       break;
-    case 5:
+    case NNS__F_FN_OUTPUT:
       count = &body->n_outputs;
       break;
-    case 6:
-    case 11:
+    case NNS__F_FN_ATTRIBUTE:
+    case NNS__F_FN_ATTRIBUTE_PROTO:
       count = &fn->n_attr_names;
       break;
-    case 7:
+    case NNS__F_FN_NODE:
       count = &body->n_nodes;
       break;
-    case 9:
+    case NNS__F_FN_OPSET_IMPORT:
       count = &fn->n_opsets;
       break;
     default:
@@ -173,43 +124,40 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
   r = *w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     const char *name;
-    nns__value **slot = NULL;
     switch (f.num) {
-    case 4:
-    case 5:
+    case NNS__F_FN_INPUT:
+    case NNS__F_FN_OUTPUT:
       if ((st = nns__load_name(L, &f, &name)) != NNS_OK)
         return st;
-      slot = f.num == 4 ? &body->inputs[kin++] : &body->outputs[kout++];
-      if (!(*slot = nns__load_value(L, body, name)))
-        return nns__load_nomem(L);
-      if (f.num == 4) {
-        (*slot)->role = NNS_ROLE_INPUT;
-        (*slot)->is_graph_input = true;
-      }
+      /* Formal parameters: inputs untyped, outputs by name. */
+      st = f.num == NNS__F_FN_INPUT
+               ? nns__asm_input(&L->A, body, name, NULL, &body->inputs[kin++])
+               : nns__asm_output(&L->A, body, name, NULL,
+                                 &body->outputs[kout++]);
       break;
-    case 6:
+    case NNS__F_FN_ATTRIBUTE:
       st = nns__load_name(L, &f, &fn->attr_names[ka++]);
       break;
-    case 11: { /* AttributeProto with a default: only its name is kept */
+    case NNS__F_FN_ATTRIBUTE_PROTO: { /* with a default: only its name */
       nns__field a;
-      fn->attr_names[ka] = L->empty;
+      fn->attr_names[ka] = L->A.empty;
       if ((st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) != NNS_OK)
         return st;
       while ((st = nns__wire_next(&sub, &a)) == NNS_OK && a.num)
-        if (a.num == 1 &&
+        if (a.num == NNS__F_ATTR_NAME &&
             (st = nns__load_name(L, &a, &fn->attr_names[ka])) != NNS_OK)
           return st;
       ka++;
       break;
     }
-    case 7:
+    case NNS__F_FN_NODE:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
         body->nodes[kn].index = (uint32_t)kn;
         st = nns__load_node(L, &sub, body, &body->nodes[kn]);
         kn++;
       }
       break;
-    case 9:
+    case NNS__F_FN_OPSET_IMPORT:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
         st = load_opset(L, &sub, &fn->opset_domains[ko],
                         &fn->opset_versions[ko]);
@@ -226,13 +174,13 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
 
 /* Resolves a function body's names with its own opset imports. */
 static nns_status resolve_function(nns__loader *L, nns__function *fn) {
-  L->in_function = true;
-  L->fn_n_opsets = fn->n_opsets;
-  L->fn_opset_domains = fn->opset_domains;
-  L->fn_opset_versions = fn->opset_versions;
-  nns_status st = nns__resolve_graph(L, fn->body, false);
-  L->in_function = false;
-  L->fn_n_opsets = 0;
+  L->A.in_function = true;
+  L->A.n_opsets = fn->n_opsets;
+  L->A.opset_domains = fn->opset_domains;
+  L->A.opset_versions = fn->opset_versions;
+  nns_status st = nns__asm_resolve(&L->A, fn->body, false);
+  L->A.in_function = false;
+  L->A.n_opsets = 0;
   return st;
 }
 
@@ -250,7 +198,7 @@ static nns_status name_input_dims(nns__loader *L, nns__graph *g) {
     for (int32_t k = 0; k < v->declared->rank; k++) {
       uint32_t sym = v->declared->dims[k].sym;
       snprintf(buf, sizeof buf, "%.256s_dim%d", v->name, (int)k);
-      if (sym && !nns__sym_name_anonymous(L->m, sym, buf))
+      if (sym && !nns__sym_name_anonymous(L->A.m, sym, buf))
         return nns__load_nomem(L);
     }
   }
@@ -260,12 +208,12 @@ static nns_status name_input_dims(nns__loader *L, nns__graph *g) {
 /* ==== ModelProto ==== */
 
 static nns_status load_model(nns__loader *L) {
-  nns_model *m = L->m;
+  nns_model *m = L->A.m;
   nns__wire w, r, sub;
   nns__wire_init(&w, m->data, m->size, 0, &nns__pb_model, L->max_depth,
-                 L->err);
+                 L->A.err);
   if (m->size == 0)
-    return nns__err(L->err, NNS_E_MODEL, 0, NULL,
+    return nns__err(L->A.err, NNS_E_MODEL, 0, NULL,
                     "the model is empty (0 bytes): no graph");
 
   nns__field f, graph = {0};
@@ -274,38 +222,38 @@ static nns_status load_model(nns__loader *L) {
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     int32_t *count = NULL;
     switch (f.num) {
-    case 1:
+    case NNS__F_MODEL_IR_VERSION:
       m->ir_version = (int64_t)f.u;
       break;
-    case 2:
+    case NNS__F_MODEL_PRODUCER_NAME:
       st = nns__load_text(L, &f, &m->producer_name);
       break;
-    case 3:
+    case NNS__F_MODEL_PRODUCER_VERSION:
       st = nns__load_text(L, &f, &m->producer_version);
       break;
-    case 4:
+    case NNS__F_MODEL_DOMAIN:
       st = nns__load_text(L, &f, &m->domain);
       break;
-    case 5:
+    case NNS__F_MODEL_MODEL_VERSION:
       m->model_version = (int64_t)f.u;
       break;
-    case 6:
+    case NNS__F_MODEL_DOC_STRING:
       st = nns__load_text(L, &f, &m->doc);
       break;
-    case 7:
+    case NNS__F_MODEL_GRAPH:
       if (graph.num)
         return nns__wire_fail(&r, &f, NNS_E_MODEL,
                               "a second graph (the first is at byte %lld)",
                               (long long)graph.offset);
       graph = f;
       break;
-    case 8:
+    case NNS__F_MODEL_OPSET_IMPORT:
       count = &m->n_opsets;
       break;
-    case 14:
+    case NNS__F_MODEL_METADATA_PROPS:
       count = &m->n_meta;
       break;
-    case 25:
+    case NNS__F_MODEL_FUNCTIONS:
       count = &m->n_functions;
       break;
     default:
@@ -319,7 +267,7 @@ static nns_status load_model(nns__loader *L) {
   if (st != NNS_OK)
     return st;
   if (!graph.num)
-    return nns__err(L->err, NNS_E_MODEL, 0, NULL,
+    return nns__err(L->A.err, NNS_E_MODEL, 0, NULL,
                     "ModelProto has no graph: no graph");
 
   nns__arena *arena = &m->arena;
@@ -335,21 +283,21 @@ static nns_status load_model(nns__loader *L) {
   int32_t ko = 0, km = 0, kf = 0;
   r = w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 8) {
+    if (f.num == NNS__F_MODEL_OPSET_IMPORT) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
         st = load_opset(L, &sub, &m->opset_domains[ko],
                         &m->opset_versions[ko]);
       ko++;
-    } else if (f.num == 14) {
+    } else if (f.num == NNS__F_MODEL_METADATA_PROPS) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK)
         st = nns__load_entry(L, &sub, &m->meta_keys[km],
                              &m->meta_values[km]);
       km++;
-    } else if (f.num == 25) {
+    } else if (f.num == NNS__F_MODEL_FUNCTIONS) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_function, &sub)) == NNS_OK) {
-        L->in_function = true;
+        L->A.in_function = true;
         st = load_function(L, &sub, &m->functions[kf++]);
-        L->in_function = false;
+        L->A.in_function = false;
       }
     }
     if (st != NNS_OK)
@@ -358,15 +306,14 @@ static nns_status load_model(nns__loader *L) {
   if (st != NNS_OK)
     return st;
 
-  nns__graph *g = nns__graph_new(m, NULL);
+  nns__graph *g = nns__asm_graph(&L->A, NULL, (int64_t)graph.pos);
   if (!g)
     return nns__load_nomem(L);
   m->graph = g;
   if ((st = nns__wire_enter(&w, &graph, &nns__pb_graph, &sub)) != NNS_OK)
     return st;
-  g->offset = (int64_t)graph.pos;
   if ((st = nns__load_graph(L, &sub, g)) != NNS_OK ||
-      (st = nns__resolve_graph(L, g, true)) != NNS_OK)
+      (st = nns__asm_finish(&L->A, g)) != NNS_OK)
     return st;
   if ((st = name_input_dims(L, g)) != NNS_OK)
     return st;
@@ -415,21 +362,16 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
                        nns_model **out, nns_error *err) {
   nns__loader L;
   memset(&L, 0, sizeof L);
-  L.m = m;
-  L.err = err;
   L.max_depth = opts->max_depth > 0 ? opts->max_depth : NNS__DEFAULT_DEPTH;
   if (L.max_depth > NNS__MAX_DEPTH)
     L.max_depth = NNS__MAX_DEPTH;
-  L.empty = nns__intern(&m->strings, "", 0);
-  nns_status st = L.empty ? NNS_OK : nns__load_nomem(&L);
+  nns_status st = nns__asm_begin(&L.A, m, err, "loading");
   if (st == NNS_OK) {
-    m->producer_name = m->producer_version = m->domain = m->doc = L.empty;
+    m->producer_name = m->producer_version = m->domain = m->doc = L.A.empty;
     st = load_model(&L);
   }
   free(L.io);
   free(L.attrs);
-  if (st == NNS_OK)
-    st = nns__model_index_nodes(m, err);
   if (st != NNS_OK) {
     not_onnx(m, st, err);
     nns__model_destroy(m);

@@ -1,7 +1,7 @@
 /*
  * load_graph.c - GraphProto, NodeProto, AttributeProto, ValueInfoProto and
- * TypeProto into the IR (the decoding phase; names are resolved later by
- * resolve.c).
+ * TypeProto into the IR through the graph-assembly interface
+ * (src/ir/assemble.h), which resolves names once the model is decoded.
  *
  * Nodes, the most numerous messages, and shapes are decoded in one pass:
  * their elements are gathered on a scratch stack (or the C stack) and
@@ -17,16 +17,6 @@
 
 #include "load_int.h"
 
-/* Counts repeated fields, with an overflow check; see load_int.h. */
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add) {
-  if (add > (size_t)(INT32_MAX - *count))
-    return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
-                          INT32_MAX);
-  *count += (int32_t)add;
-  return NNS_OK;
-}
-
 /* ==== Types ==== */
 
 /* One pass: the dims go to a buffer on the C stack (at most
@@ -39,7 +29,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
   nns__dim dims[NNS__MAX_RANK];
   int32_t n = 0;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num != 1)
+    if (f.num != NNS__F_SHAPE_DIM)
       continue;
     if (n == NNS__MAX_RANK)
       return nns__wire_fail(&r, &f, NNS_E_LIMIT, "more than %d dims",
@@ -53,10 +43,10 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
     int64_t value = -1;
     const char *param = NULL;
     while ((st = nns__wire_next(&sub, &d)) == NNS_OK && d.num) {
-      if (d.num == 1) {
+      if (d.num == NNS__F_DIM_DIM_VALUE) {
         value = (int64_t)d.u;
         param = NULL;
-      } else if (d.num == 2) {
+      } else if (d.num == NNS__F_DIM_DIM_PARAM) {
         if ((st = nns__load_name(L, &d, &param)) != NNS_OK)
           return st;
         value = -1;
@@ -69,8 +59,8 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
       *dim = nns__dim_known(value);
     } else {
       dim->v = 0;
-      dim->sym = param && param[0] ? nns__sym_named(L->m, param)
-                                   : nns__sym_fresh(L->m);
+      dim->sym = param && param[0] ? nns__sym_named(L->A.m, param)
+                                   : nns__sym_fresh(L->A.m);
       if (!dim->sym)
         return nns__load_nomem(L);
     }
@@ -81,7 +71,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
   t->dims = NULL;
   if (!n)
     return NNS_OK;
-  t->dims = nns__arena_array(&L->m->arena, (size_t)n, sizeof *t->dims);
+  t->dims = nns__arena_array(&L->A.m->arena, (size_t)n, sizeof *t->dims);
   if (!t->dims)
     return nns__load_nomem(L);
   nns__dims_copy(t->dims, dims, n);
@@ -96,9 +86,9 @@ static nns_status load_tensor_type(nns__loader *L, const nns__wire *w,
   nns_status st;
   t->kind = kind;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
+    if (f.num == NNS__F_TT_ELEM_TYPE) {
       t->dtype = (int32_t)f.u;
-    } else if (f.num == 2) {
+    } else if (f.num == NNS__F_TT_SHAPE) {
       if ((st = nns__wire_enter(&r, &f, &nns__pb_shape, &sub)) != NNS_OK ||
           (st = load_shape(L, &sub, t)) != NNS_OK)
         return st;
@@ -137,17 +127,17 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t) {
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     const nns__pbmsg *msg = NULL;
     switch (f.num) {
-    case 1:
-    case 8:
+    case NNS__F_TYPE_TENSOR_TYPE:
+    case NNS__F_TYPE_SPARSE_TENSOR_TYPE:
       msg = &nns__pb_type_tensor;
       break;
-    case 4:
+    case NNS__F_TYPE_SEQUENCE_TYPE:
       msg = &nns__pb_type_seq;
       break;
-    case 9:
+    case NNS__F_TYPE_OPTIONAL_TYPE:
       msg = &nns__pb_type_opt;
       break;
-    case 5:
+    case NNS__F_TYPE_MAP_TYPE:
       msg = &nns__pb_type_map;
       break;
     default:
@@ -156,27 +146,35 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t) {
     if ((st = nns__wire_enter(&r, &f, msg, &sub)) != NNS_OK)
       return st;
     type_unknown(t); /* a oneof: the last member set wins */
-    if (f.num == 1 || f.num == 8) {
+    if (f.num == NNS__F_TYPE_TENSOR_TYPE ||
+        f.num == NNS__F_TYPE_SPARSE_TENSOR_TYPE) {
       st = load_tensor_type(L, &sub, t,
-                            f.num == 1 ? NNS_KIND_TENSOR : NNS_KIND_SPARSE);
+                            f.num == NNS__F_TYPE_TENSOR_TYPE
+                                ? NNS_KIND_TENSOR
+                                : NNS_KIND_SPARSE);
     } else {
       /* Sequence and optional take the dtype and dims of their element;
        * a map keeps its key dtype, and the kind of its values. */
       nns__type inner;
       type_unknown(&inner);
-      st = load_inner_type(L, &sub, f.num == 5 ? 2 : 1, &inner);
-      if (st == NNS_OK && f.num == 5) {
+      st = load_inner_type(L, &sub,
+                           f.num == NNS__F_TYPE_MAP_TYPE
+                               ? NNS__F_TMAP_VALUE_TYPE
+                               : NNS__F_TELEM_ELEM_TYPE,
+                           &inner);
+      if (st == NNS_OK && f.num == NNS__F_TYPE_MAP_TYPE) {
         nns__field k;
         nns__wire kr = sub;
         while ((st = nns__wire_next(&kr, &k)) == NNS_OK && k.num)
-          if (k.num == 1)
+          if (k.num == NNS__F_TMAP_KEY_TYPE)
             t->dtype = (int32_t)k.u;
         t->kind = NNS_KIND_MAP;
         t->elem_kind = inner.kind;
       } else if (st == NNS_OK) {
         *t = inner;
         t->elem_kind = inner.kind;
-        t->kind = f.num == 4 ? NNS_KIND_SEQUENCE : NNS_KIND_OPTIONAL;
+        t->kind = f.num == NNS__F_TYPE_SEQUENCE_TYPE ? NNS_KIND_SEQUENCE
+                                                      : NNS_KIND_OPTIONAL;
       }
     }
     if (st != NNS_OK)
@@ -190,13 +188,13 @@ nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
   nns__wire r = *w, sub;
   nns__field f;
   nns_status st;
-  *name = L->empty;
+  *name = L->A.empty;
   *type = NULL;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
+    if (f.num == NNS__F_VI_NAME) {
       st = nns__load_name(L, &f, name);
-    } else if (f.num == 2) {
-      if (!*type && !(*type = nns__arena_alloc(&L->m->arena, sizeof **type)))
+    } else if (f.num == NNS__F_VI_TYPE) {
+      if (!*type && !(*type = nns__arena_alloc(&L->A.m->arena, sizeof **type)))
         return nns__load_nomem(L);
       if ((st = nns__wire_enter(&r, &f, &nns__pb_type, &sub)) == NNS_OK)
         st = nns__load_type(L, &sub, *type);
@@ -216,16 +214,14 @@ static nns_status load_subgraph(nns__loader *L, const nns__wire *w,
   nns_status st = nns__wire_enter(w, f, &nns__pb_graph, &sub);
   if (st != NNS_OK)
     return st;
-  nns__graph *g = nns__graph_new(L->m, owner->graph);
+  nns__graph *g =
+      nns__asm_graph(&L->A, owner, sub.origin + (int64_t)sub.pos);
   if (!g)
     return nns__load_nomem(L);
-  g->owner = owner;
-  g->offset = sub.origin + (int64_t)sub.pos;
   *out = g;
   if ((st = nns__load_graph(L, &sub, g)) != NNS_OK)
     return st;
-  if (!L->in_function)
-    L->m->subgraph_nodes += (size_t)g->n_nodes;
+  nns__asm_subgraph_done(&L->A, g);
   return NNS_OK;
 }
 
@@ -233,7 +229,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
                                     const nns__field *f, bool sparse,
                                     nns__tensor **out) {
   nns__wire sub;
-  nns__tensor *t = nns__arena_alloc(&L->m->arena, sizeof *t);
+  nns__tensor *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -247,7 +243,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
 static nns_status load_type_field(nns__loader *L, const nns__wire *w,
                                   const nns__field *f, nns__type **out) {
   nns__wire sub;
-  nns__type *t = nns__arena_alloc(&L->m->arena, sizeof *t);
+  nns__type *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -255,98 +251,108 @@ static nns_status load_type_field(nns__loader *L, const nns__wire *w,
   return st != NNS_OK ? st : nns__load_type(L, &sub, t);
 }
 
-/* Per AttributeProto field: the attribute type it carries. */
-static int32_t field_attr_type(uint32_t num) {
-  switch (num) {
-  case 2: return NNS__AT_FLOAT;
-  case 3: return NNS__AT_INT;
-  case 4: return NNS__AT_STRING;
-  case 5: return NNS__AT_TENSOR;
-  case 6: return NNS__AT_GRAPH;
-  case 7: return NNS__AT_FLOATS;
-  case 8: return NNS__AT_INTS;
-  case 9: return NNS__AT_STRINGS;
-  case 10: return NNS__AT_TENSORS;
-  case 11: return NNS__AT_GRAPHS;
-  case 14: return NNS__AT_TYPE_PROTO;
-  case 15: return NNS__AT_TYPE_PROTOS;
-  case 22: return NNS__AT_SPARSE_TENSOR;
-  case 23: return NNS__AT_SPARSE_TENSORS;
-  default: return NNS__AT_UNDEFINED;
-  }
-}
-
-/* The field that holds the value of an attribute type. */
-static uint32_t attr_type_field(int32_t type) {
-  for (uint32_t num = 2; num <= 23; num++)
-    if (field_attr_type(num) == type)
-      return num;
-  return 0;
-}
-
-static bool attr_type_is_list(int32_t type) {
-  return (type >= NNS__AT_FLOATS && type <= NNS__AT_GRAPHS) ||
-         type == NNS__AT_SPARSE_TENSORS || type == NNS__AT_TYPE_PROTOS;
-}
-
 /*
- * Old models leave `type` out; the value field that is set tells it. Lists
- * with elements come first, then message fields, then scalars, since a
- * writer may emit a scalar's zero value without meaning it.
+ * The AttributeProto fields that hold a value: the attribute type each
+ * carries and whether it is a list. Old models leave `type` out; the value
+ * field that is set tells it, tried in this order: lists with elements
+ * first, then message fields, then scalars, since a writer may emit a
+ * scalar's zero value without meaning it.
  */
-static int32_t guess_attr_type(const int32_t seen[24]) {
-  static const uint8_t order[] = {7, 8, 9, 10, 11, 23, 15, 5, 6, 22, 14,
-                                  4, 3, 2};
-  for (size_t i = 0; i < sizeof order; i++)
-    if (seen[order[i]])
-      return field_attr_type(order[i]);
+static const struct attr_field {
+  uint8_t num;  /* AttributeProto field number */
+  uint8_t type; /* nns__attr_type */
+  bool list;
+} attr_fields[] = {
+    {NNS__F_ATTR_FLOATS, NNS__AT_FLOATS, true},
+    {NNS__F_ATTR_INTS, NNS__AT_INTS, true},
+    {NNS__F_ATTR_STRINGS, NNS__AT_STRINGS, true},
+    {NNS__F_ATTR_TENSORS, NNS__AT_TENSORS, true},
+    {NNS__F_ATTR_GRAPHS, NNS__AT_GRAPHS, true},
+    {NNS__F_ATTR_SPARSE_TENSORS, NNS__AT_SPARSE_TENSORS, true},
+    {NNS__F_ATTR_TYPE_PROTOS, NNS__AT_TYPE_PROTOS, true},
+    {NNS__F_ATTR_T, NNS__AT_TENSOR, false},
+    {NNS__F_ATTR_G, NNS__AT_GRAPH, false},
+    {NNS__F_ATTR_SPARSE_TENSOR, NNS__AT_SPARSE_TENSOR, false},
+    {NNS__F_ATTR_TP, NNS__AT_TYPE_PROTO, false},
+    {NNS__F_ATTR_S, NNS__AT_STRING, false},
+    {NNS__F_ATTR_I, NNS__AT_INT, false},
+    {NNS__F_ATTR_F, NNS__AT_FLOAT, false},
+};
+enum {
+  N_ATTR_FIELDS = sizeof attr_fields / sizeof attr_fields[0],
+  ATTR_FIELD_END = NNS__F_ATTR_SPARSE_TENSORS + 1 /* above every value field */
+};
+
+/* The entry of field `num`, or NULL when it holds no value. */
+static const struct attr_field *attr_field_of(uint32_t num) {
+  for (size_t i = 0; i < N_ATTR_FIELDS; i++)
+    if (attr_fields[i].num == num)
+      return &attr_fields[i];
+  return NULL;
+}
+
+/* The entry of attribute type `type`, or NULL for an unknown type. */
+static const struct attr_field *attr_field_for(int32_t type) {
+  for (size_t i = 0; i < N_ATTR_FIELDS; i++)
+    if (attr_fields[i].type == type)
+      return &attr_fields[i];
+  return NULL;
+}
+
+static int32_t guess_attr_type(const int32_t seen[ATTR_FIELD_END]) {
+  for (size_t i = 0; i < N_ATTR_FIELDS; i++)
+    if (seen[attr_fields[i].num])
+      return attr_fields[i].type;
   return NNS__AT_UNDEFINED;
 }
 
-static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
-                            nns__attr *a) {
-  a->offset = w->origin + (int64_t)w->pos;
-  a->name = L->empty;
-  int32_t seen[24]; /* elements (or occurrences) per value field */
-  memset(seen, 0, sizeof seen);
-  nns__field last[24]; /* last occurrence of single-value fields */
-  bool type_given = false;
+/* What the first pass over an AttributeProto saw of its value fields. */
+typedef struct attr_scan {
+  int32_t seen[ATTR_FIELD_END];     /* elements (or occurrences) per field */
+  nns__field last[ATTR_FIELD_END];  /* last occurrence of each */
+  bool type_given;                  /* the `type` field was there */
+} attr_scan;
+
+/* First pass: the name, type and scalar values, and how many elements
+ * each value field holds. */
+static nns_status scan_attr(nns__loader *L, const nns__wire *w, nns__attr *a,
+                            attr_scan *sc) {
   nns__wire r = *w;
   nns__field f;
   nns_status st;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     size_t c = 1;
     switch (f.num) {
-    case 1:
+    case NNS__F_ATTR_NAME:
       st = nns__load_name(L, &f, &a->name);
       break;
-    case 21:
+    case NNS__F_ATTR_REF_ATTR_NAME:
       st = nns__load_name(L, &f, &a->ref_attr_name);
       break;
-    case 20:
+    case NNS__F_ATTR_TYPE:
       a->type = (int32_t)f.u;
-      type_given = true;
+      sc->type_given = true;
       break;
-    case 2: {
+    case NNS__F_ATTR_F: {
       uint32_t bits = (uint32_t)f.u;
       float x;
       memcpy(&x, &bits, 4);
       a->f = x;
       break;
     }
-    case 3:
+    case NNS__F_ATTR_I:
       a->i = (int64_t)f.u;
       break;
-    case 4:
-      a->s = nns__arena_strndup(&L->m->arena, (const char *)f.data, f.len);
+    case NNS__F_ATTR_S:
+      a->s = nns__arena_strndup(&L->A.m->arena, (const char *)f.data, f.len);
       a->s_len = f.len;
       if (!a->s)
         return nns__load_nomem(L);
       break;
-    case 7:
+    case NNS__F_ATTR_FLOATS:
       st = nns__wire_rep_count(&r, &f, 4, &c);
       break;
-    case 8:
+    case NNS__F_ATTR_INTS:
       st = nns__wire_rep_count(&r, &f, 0, &c);
       break;
     default:
@@ -354,132 +360,143 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
     }
     if (st != NNS_OK)
       return st;
-    if (f.num < 24 && field_attr_type(f.num) != NNS__AT_UNDEFINED) {
-      if ((st = nns__load_count_up(&r, &f, &seen[f.num], c)) != NNS_OK)
+    if (f.num < ATTR_FIELD_END && attr_field_of(f.num)) {
+      if ((st = nns__load_count_up(&r, &f, &sc->seen[f.num], c)) != NNS_OK)
         return st;
-      last[f.num] = f;
+      sc->last[f.num] = f;
     }
   }
+  return st;
+}
+
+/* The array of a list attribute, `count` elements. */
+static void *alloc_list(nns__loader *L, nns__attr *a, int32_t count) {
+  nns__arena *arena = &L->A.m->arena;
+  a->n = count;
+  switch (a->type) {
+  case NNS__AT_FLOATS:
+    return a->floats = nns__arena_array(arena, (size_t)count, sizeof(double));
+  case NNS__AT_INTS:
+    return a->ints = nns__arena_array(arena, (size_t)count, sizeof(int64_t));
+  case NNS__AT_STRINGS:
+    return a->strings =
+               nns__arena_array(arena, (size_t)count, sizeof(char *));
+  case NNS__AT_TENSORS:
+  case NNS__AT_SPARSE_TENSORS:
+    return a->tensors =
+               nns__arena_array(arena, (size_t)count, sizeof(void *));
+  case NNS__AT_GRAPHS:
+    return a->graphs = nns__arena_array(arena, (size_t)count, sizeof(void *));
+  default:
+    return a->tps = nns__arena_array(arena, (size_t)count, sizeof(void *));
+  }
+}
+
+/* Appends the elements of occurrence f to list attribute a at *k. */
+static nns_status list_elements(nns__loader *L, const nns__wire *r,
+                                const nns__field *f, nns__node *n,
+                                nns__attr *a, int32_t *k) {
+  switch (a->type) {
+  case NNS__AT_FLOATS:
+    if (f->wt != NNS__WT_LEN) {
+      uint32_t bits = (uint32_t)f->u;
+      float x;
+      memcpy(&x, &bits, 4);
+      a->floats[(*k)++] = x;
+      return NNS_OK;
+    }
+    for (size_t pos = 0; pos + 4 <= f->len; pos += 4) {
+      uint32_t bits = nns__le32(f->data + pos);
+      float x;
+      memcpy(&x, &bits, 4);
+      a->floats[(*k)++] = x;
+    }
+    return NNS_OK;
+  case NNS__AT_INTS: {
+    if (f->wt != NNS__WT_LEN) {
+      a->ints[(*k)++] = (int64_t)f->u;
+      return NNS_OK;
+    }
+    char what[64];
+    nns__wire_fname(r, f, what, sizeof what);
+    for (size_t pos = 0; pos < f->len;) {
+      uint64_t v;
+      nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
+                                       r->origin + (int64_t)f->pos, what,
+                                       L->A.err);
+      if (st != NNS_OK)
+        return st;
+      a->ints[(*k)++] = (int64_t)v;
+    }
+    return NNS_OK;
+  }
+  case NNS__AT_STRINGS:
+    if (!(a->strings[(*k)++] = nns__arena_strndup(
+              &L->A.m->arena, (const char *)f->data, f->len)))
+      return nns__load_nomem(L);
+    return NNS_OK;
+  case NNS__AT_TENSORS:
+  case NNS__AT_SPARSE_TENSORS:
+    return load_tensor_field(L, r, f, a->type == NNS__AT_SPARSE_TENSORS,
+                             &a->tensors[(*k)++]);
+  case NNS__AT_GRAPHS:
+    return load_subgraph(L, r, f, n, &a->graphs[(*k)++]);
+  default:
+    return load_type_field(L, r, f, &a->tps[(*k)++]);
+  }
+}
+
+static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
+                            nns__attr *a) {
+  a->offset = w->origin + (int64_t)w->pos;
+  a->name = L->A.empty;
+  attr_scan sc;
+  memset(&sc, 0, sizeof sc);
+  nns_status st = scan_attr(L, w, a, &sc);
   if (st != NNS_OK)
     return st;
-
   if (!a->name[0])
-    return nns__err(L->err, NNS_E_ATTR, a->offset, n->name,
+    return nns__err(L->A.err, NNS_E_ATTR, a->offset, n->name,
                     "AttributeProto at byte %lld: an attribute of node '%s' "
                     "has no name",
                     (long long)a->offset, n->name);
-  if (!type_given)
-    a->type = guess_attr_type(seen);
-  uint32_t num = attr_type_field(a->type);
-  if (!num) {
-    nns__warn(L->m,
+  if (!sc.type_given)
+    a->type = guess_attr_type(sc.seen);
+  const struct attr_field *af = attr_field_for(a->type);
+  if (!af) {
+    nns__warn(L->A.m,
               "attribute '%s' of node '%s' (%s) at byte %lld has %s type %d; "
               "it is ignored",
               a->name, n->name, n->op_type ? n->op_type : "?",
-              (long long)a->offset, type_given ? "unknown" : "no value and no",
-              (int)a->type);
+              (long long)a->offset,
+              sc.type_given ? "unknown" : "no value and no", (int)a->type);
     return NNS_OK;
   }
-  if (!attr_type_is_list(a->type)) {
-    if (!seen[num])
+  uint32_t num = af->num;
+  if (!af->list) {
+    if (!sc.seen[num])
       return NNS_OK; /* a scalar left at its default */
     switch (a->type) {
     case NNS__AT_TENSOR:
-      return load_tensor_field(L, &r, &last[num], false, &a->t);
+      return load_tensor_field(L, w, &sc.last[num], false, &a->t);
     case NNS__AT_SPARSE_TENSOR:
-      return load_tensor_field(L, &r, &last[num], true, &a->t);
+      return load_tensor_field(L, w, &sc.last[num], true, &a->t);
     case NNS__AT_GRAPH:
-      return load_subgraph(L, &r, &last[num], n, &a->g);
+      return load_subgraph(L, w, &sc.last[num], n, &a->g);
     case NNS__AT_TYPE_PROTO:
-      return load_type_field(L, &r, &last[num], &a->tp);
+      return load_type_field(L, w, &sc.last[num], &a->tp);
     default:
-      return NNS_OK; /* f, i, s were read above */
+      return NNS_OK; /* f, i, s were read by scan_attr */
     }
   }
-
   /* A list: allocate it, then fill it from every occurrence. */
-  int32_t count = seen[num];
-  a->n = count;
-  nns__arena *arena = &L->m->arena;
-  void *arr = NULL;
-  switch (a->type) {
-  case NNS__AT_FLOATS:
-    arr = a->floats = nns__arena_array(arena, (size_t)count, sizeof(double));
-    break;
-  case NNS__AT_INTS:
-    arr = a->ints = nns__arena_array(arena, (size_t)count, sizeof(int64_t));
-    break;
-  case NNS__AT_STRINGS:
-    arr = a->strings = nns__arena_array(arena, (size_t)count, sizeof(char *));
-    break;
-  case NNS__AT_TENSORS:
-  case NNS__AT_SPARSE_TENSORS:
-    arr = a->tensors = nns__arena_array(arena, (size_t)count, sizeof(void *));
-    break;
-  case NNS__AT_GRAPHS:
-    arr = a->graphs = nns__arena_array(arena, (size_t)count, sizeof(void *));
-    break;
-  default:
-    arr = a->tps = nns__arena_array(arena, (size_t)count, sizeof(void *));
-    break;
-  }
-  if (!arr)
+  if (!alloc_list(L, a, sc.seen[num]))
     return nns__load_nomem(L);
   int32_t k = 0;
-  r = *w;
+  nns__wire r = *w;
+  nns__field f;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num != num)
-      continue;
-    switch (a->type) {
-    case NNS__AT_FLOATS:
-      if (f.wt != NNS__WT_LEN) {
-        uint32_t bits = (uint32_t)f.u;
-        float x;
-        memcpy(&x, &bits, 4);
-        a->floats[k++] = x;
-      } else {
-        for (size_t pos = 0; pos + 4 <= f.len; pos += 4) {
-          uint32_t bits = nns__le32(f.data + pos);
-          float x;
-          memcpy(&x, &bits, 4);
-          a->floats[k++] = x;
-        }
-      }
-      break;
-    case NNS__AT_INTS:
-      if (f.wt != NNS__WT_LEN) {
-        a->ints[k++] = (int64_t)f.u;
-      } else {
-        char what[64];
-        nns__wire_fname(&r, &f, what, sizeof what);
-        for (size_t pos = 0; pos < f.len;) {
-          uint64_t v;
-          st = nns__wire_varint(f.data, f.len, &pos, &v,
-                                r.origin + (int64_t)f.pos, what, L->err);
-          if (st != NNS_OK)
-            return st;
-          a->ints[k++] = (int64_t)v;
-        }
-      }
-      break;
-    case NNS__AT_STRINGS:
-      if (!(a->strings[k++] = nns__arena_strndup(arena, (const char *)f.data,
-                                                 f.len)))
-        return nns__load_nomem(L);
-      break;
-    case NNS__AT_TENSORS:
-    case NNS__AT_SPARSE_TENSORS:
-      st = load_tensor_field(L, &r, &f, a->type == NNS__AT_SPARSE_TENSORS,
-                             &a->tensors[k++]);
-      break;
-    case NNS__AT_GRAPHS:
-      st = load_subgraph(L, &r, &f, n, &a->graphs[k++]);
-      break;
-    default:
-      st = load_type_field(L, &r, &f, &a->tps[k++]);
-      break;
-    }
-    if (st != NNS_OK)
+    if (f.num == num && (st = list_elements(L, &r, &f, n, a, &k)) != NNS_OK)
       return st;
   }
   return st;
@@ -488,13 +505,13 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 /* ==== Nodes ==== */
 
 static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
-                          nns__value *v, const char *meta_value) {
+                          const char *meta_value) {
   nns__load_io *io = nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
   if (!io)
     return nns__load_nomem(L);
   L->io = io;
   io[L->n_io++] = (nns__load_io){
-      .name = name, .value = v, .meta_value = meta_value, .kind = kind};
+      .name = name, .meta_value = meta_value, .kind = kind};
   return NNS_OK;
 }
 
@@ -520,8 +537,8 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
                           nns__node *n) {
   n->offset = w->origin + (int64_t)w->pos;
   n->graph = g;
-  n->name = L->empty;
-  n->domain = L->empty;
+  n->name = L->A.empty;
+  n->domain = L->A.empty;
   n->opset = -1;
   size_t io_base = L->n_io, attr_base = L->n_attrs;
   nns__wire r = *w, sub;
@@ -530,40 +547,34 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     const char *name;
     switch (f.num) {
-    case 1:
+    case NNS__F_NODE_INPUT:
       if ((st = nns__load_count_up(&r, &f, &n->n_in, 1)) == NNS_OK &&
           (st = nns__load_name(L, &f, &name)) == NNS_OK)
-        st = push_io(L, NNS__IO_IN, name, NULL, NULL);
+        st = push_io(L, NNS__IO_IN, name, NULL);
       break;
-    case 2:
+    case NNS__F_NODE_OUTPUT:
       if ((st = nns__load_count_up(&r, &f, &n->n_out, 1)) != NNS_OK ||
           (st = nns__load_name(L, &f, &name)) != NNS_OK)
         break;
-      nns__value *v = NULL;
-      if (name[0]) {
-        if (!(v = nns__load_value(L, g, name)))
-          return nns__load_nomem(L);
-        v->producer = n;
-      }
-      st = push_io(L, NNS__IO_OUT, name, v, NULL);
+      st = push_io(L, NNS__IO_OUT, name, NULL);
       break;
-    case 9: {
+    case NNS__F_NODE_METADATA_PROPS: {
       /* metadata_props: the torch.export-based exporter keeps the module
        * path and classes here (src/analyze/scope.c reads them). */
       const char *key, *value;
       if ((st = nns__load_count_up(&r, &f, &n->n_meta, 1)) == NNS_OK &&
           (st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK &&
           (st = nns__load_entry(L, &sub, &key, &value)) == NNS_OK)
-        st = push_io(L, NNS__IO_META, key, NULL, value);
+        st = push_io(L, NNS__IO_META, key, value);
       break;
     }
-    case 3:
+    case NNS__F_NODE_NAME:
       st = nns__load_name(L, &f, &n->name);
       break;
-    case 4:
+    case NNS__F_NODE_OP_TYPE:
       st = nns__load_name(L, &f, &n->op_type);
       break;
-    case 5:
+    case NNS__F_NODE_ATTRIBUTE:
       if ((st = nns__load_count_up(&r, &f, &n->n_attrs, 1)) == NNS_OK &&
           (st = nns__wire_enter(&r, &f, &nns__pb_attr, &sub)) == NNS_OK) {
         /* Decoded on the C stack: a subgraph inside may grow (move) the
@@ -574,7 +585,7 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
           st = push_attr(L, &a);
       }
       break;
-    case 7:
+    case NNS__F_NODE_DOMAIN:
       st = nns__load_name(L, &f, &n->domain);
       n->domain = nns__load_domain(L, n->domain);
       break;
@@ -587,11 +598,11 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   if (st != NNS_OK)
     return st;
   if (!n->op_type || !n->op_type[0])
-    return nns__err(L->err, NNS_E_MODEL, n->offset, n->name,
+    return nns__err(L->A.err, NNS_E_MODEL, n->offset, n->name,
                     "NodeProto at byte %lld (node '%s') has no op_type",
                     (long long)n->offset, n->name);
 
-  nns__arena *arena = &L->m->arena;
+  nns__arena *arena = &L->A.m->arena;
   n->in_names = nns__arena_array(arena, (size_t)n->n_in, sizeof(char *));
   n->in = nns__arena_array(arena, (size_t)n->n_in, sizeof(void *));
   n->out_names = nns__arena_array(arena, (size_t)n->n_out, sizeof(char *));
@@ -608,7 +619,9 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
     const nns__load_io *e = &L->io[k];
     if (e->kind == NNS__IO_OUT) {
       n->out_names[ko] = e->name;
-      n->out[ko++] = e->value;
+      if (e->name[0] && (st = nns__asm_node_output(&L->A, n, ko)) != NNS_OK)
+        return st;
+      ko++;
     } else if (e->kind == NNS__IO_META) {
       n->meta_keys[km] = e->name;
       n->meta_values[km++] = e->meta_value;
@@ -626,22 +639,9 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
 
 /* ==== Graphs ==== */
 
-static nns_status copy_type(nns__loader *L, const nns__type *src,
-                            nns__type *dst) {
-  *dst = *src;
-  if (src->rank > 0 && src->dims) {
-    dst->dims = nns__arena_array(&L->m->arena, (size_t)src->rank,
-                                 sizeof *dst->dims);
-    if (!dst->dims)
-      return nns__load_nomem(L);
-    nns__dims_copy(dst->dims, src->dims, src->rank);
-  }
-  return NNS_OK;
-}
-
 static nns_status unnamed(nns__loader *L, const nns__graph *g,
                           const nns__field *f, const char *what) {
-  return nns__err(L->err, NNS_E_MODEL, f->offset, NULL,
+  return nns__err(L->A.err, NNS_E_MODEL, f->offset, NULL,
                   "GraphProto.%s at byte %lld in graph '%s' has no name", what,
                   (long long)f->offset, g->name);
 }
@@ -655,9 +655,10 @@ static nns_status load_graph_value(nns__loader *L, const nns__wire *w,
   const char *name;
   nns__type *type;
   nns__tensor *t = NULL;
-  bool is_init = f->num == 5 || f->num == 15;
+  bool sparse = f->num == NNS__F_GRAPH_SPARSE_INITIALIZER;
+  bool is_init = sparse || f->num == NNS__F_GRAPH_INITIALIZER;
   if (is_init) {
-    if ((st = load_tensor_field(L, w, f, f->num == 15, &t)) != NNS_OK)
+    if ((st = load_tensor_field(L, w, f, sparse, &t)) != NNS_OK)
       return st;
     name = t->name;
   } else {
@@ -667,28 +668,17 @@ static nns_status load_graph_value(nns__loader *L, const nns__wire *w,
   }
   if (!name[0])
     return unnamed(L, g, f, w->msg->fields[f->num].name);
-  nns__value *v = nns__load_value(L, g, name);
-  if (!v)
-    return nns__load_nomem(L);
-  *out = v;
   if (is_init) {
-    v->init = t;
-    v->role = NNS_ROLE_INITIALIZER;
     if (t->storage == NNS__ST_SPARSE)
-      nns__warn(L->m,
+      nns__warn(L->A.m,
                 "sparse initializer '%s' at byte %lld: its dtype and dims "
                 "are used, its values are not read",
                 name, (long long)t->offset);
-    return nns__load_tensor_type(L, t, &v->type);
+    return nns__asm_initializer(&L->A, g, t, out);
   }
-  v->declared = type;
-  if (f->num == 11) {
-    v->role = NNS_ROLE_INPUT;
-    v->is_graph_input = true;
-    if (type)
-      return copy_type(L, type, &v->type);
-  }
-  return NNS_OK;
+  if (f->num == NNS__F_GRAPH_INPUT)
+    return nns__asm_input(&L->A, g, name, type, out);
+  return nns__asm_output(&L->A, g, name, type, out);
 }
 
 nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
@@ -699,26 +689,26 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   size_t node_bytes = 0; /* of the nodes' messages */
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     switch (f.num) {
-    case 1:
+    case NNS__F_GRAPH_NODE:
       st = nns__load_count_up(&r, &f, &g->n_nodes, 1);
       node_bytes += f.len;
       break;
-    case 2:
+    case NNS__F_GRAPH_NAME:
       st = nns__load_name(L, &f, &g->name);
       break;
-    case 5:
+    case NNS__F_GRAPH_INITIALIZER:
       st = nns__load_count_up(&r, &f, &g->n_inits, 1);
       break;
-    case 15:
+    case NNS__F_GRAPH_SPARSE_INITIALIZER:
       st = nns__load_count_up(&r, &f, &n_sparse, 1);
       break;
-    case 11:
+    case NNS__F_GRAPH_INPUT:
       st = nns__load_count_up(&r, &f, &g->n_inputs, 1);
       break;
-    case 12:
+    case NNS__F_GRAPH_OUTPUT:
       st = nns__load_count_up(&r, &f, &g->n_outputs, 1);
       break;
-    case 13:
+    case NNS__F_GRAPH_VALUE_INFO:
       st = nns__load_count_up(&r, &f, &g->n_value_info, 1);
       break;
     default:
@@ -740,12 +730,12 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   size_t names = 2 * (size_t)g->n_nodes + (size_t)g->n_inits +
                  (size_t)g->n_inputs + (size_t)g->n_outputs,
          bound = (w->end - w->pos) / 4;
-  nns__intern_reserve(&L->m->strings, names < bound ? names : bound);
+  nns__intern_reserve(&L->A.m->strings, names < bound ? names : bound);
   /* The nodes decode to about twice their bytes (names copied and
    * NUL-terminated, node structs, input and output arrays). */
-  nns__arena_reserve(&L->m->arena, 2 * node_bytes);
+  nns__arena_reserve(&L->A.m->arena, 2 * node_bytes);
 
-  nns__arena *arena = &L->m->arena;
+  nns__arena *arena = &L->A.m->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);
   g->inits = nns__arena_array(arena, (size_t)g->n_inits, sizeof(void *));
   g->inputs = nns__arena_array(arena, (size_t)g->n_inputs, sizeof(void *));
@@ -763,24 +753,24 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   r = *w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     switch (f.num) {
-    case 1:
+    case NNS__F_GRAPH_NODE:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
         g->nodes[kn].index = (uint32_t)kn;
         st = nns__load_node(L, &sub, g, &g->nodes[kn]);
         kn++;
       }
       break;
-    case 5:
-    case 15:
+    case NNS__F_GRAPH_INITIALIZER:
+    case NNS__F_GRAPH_SPARSE_INITIALIZER:
       st = load_graph_value(L, &r, &f, g, &g->inits[ki++]);
       break;
-    case 11:
+    case NNS__F_GRAPH_INPUT:
       st = load_graph_value(L, &r, &f, g, &g->inputs[kin++]);
       break;
-    case 12:
+    case NNS__F_GRAPH_OUTPUT:
       st = load_graph_value(L, &r, &f, g, &g->outputs[kout++]);
       break;
-    case 13:
+    case NNS__F_GRAPH_VALUE_INFO:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_value_info, &sub)) ==
           NNS_OK)
         st = nns__load_value_info(L, &sub, &g->vi_names[kvi],

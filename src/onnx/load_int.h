@@ -1,53 +1,37 @@
 /*
- * load_int.h - what the ONNX loader's files share: the message schemas, the
- * loader context and the decoders of each message kind.
+ * load_int.h - what the ONNX loader's files share: the loader context and
+ * the decoders of each message kind (field numbers: schema.h).
  *
  * Loading runs in two phases. Decoding (load.c, load_graph.c,
- * load_tensor.c) turns the protobuf messages into graphs, nodes,
- * attributes and tensors in the model's arena, and creates a value for
- * every graph input, initializer and node output, without resolving any
- * name. Resolution (resolve.c) then registers the values in their graphs'
- * scopes in graph order, links every node input and graph output to its
- * value, and applies the declared types. Keeping them apart means a
+ * load_tensor.c, over load_field.c) turns the protobuf messages into
+ * graphs, nodes, attributes and tensors in the model's arena, and creates
+ * a value for every graph input, initializer and node output through the
+ * graph-assembly interface (src/ir/assemble.h), without resolving any
+ * name. Resolution (nns__asm_finish) then registers the values in their
+ * graphs' scopes in graph order, links every node input and graph output
+ * to its value, and applies the declared types. Keeping them apart means a
  * subgraph may use a name its enclosing graph defines further down.
  */
 #ifndef NNS_LOAD_INT_H
 #define NNS_LOAD_INT_H
 
-#include "../ir/ir.h"
-#include "wire.h"
+#include "../ir/assemble.h"
+#include "schema.h"
 
 /* ==== Limits ==== */
 
+/* NNS__MAX_RANK and NNS__MAX_DEPTH (a ceiling on a caller's max_depth)
+ * are in assemble.h. */
 enum {
-  NNS__MAX_RANK = 64,          /* dims of one tensor or shape */
   NNS__DEFAULT_DEPTH = 64,     /* message nesting when options say 0 */
-  NNS__MAX_DEPTH = 1024,       /* ceiling on a caller's max_depth: the
-                                  decoders recurse once per level */
   NNS__MAX_DECODED = 1 << 26   /* elements of unpacked typed tensor data */
 };
-
-/* ==== Schemas (schema.c) ==== */
-
-extern const nns__pbmsg nns__pb_model, nns__pb_graph, nns__pb_node,
-    nns__pb_attr, nns__pb_tensor, nns__pb_sparse, nns__pb_value_info,
-    nns__pb_type, nns__pb_type_tensor, nns__pb_type_seq, nns__pb_type_opt,
-    nns__pb_type_map,
-    nns__pb_shape, nns__pb_dim, nns__pb_opset, nns__pb_entry,
-    nns__pb_function;
 
 /* ==== Loader context ==== */
 
 typedef struct nns__loader {
-  nns_model *m;              /* the model being filled */
-  nns_error *err;            /* caller's error, may be NULL */
+  nns__asm A;                /* the graph assembly: model, error, "" */
   int max_depth;             /* deepest message nesting allowed */
-  bool in_function;          /* decoding/resolving a function body */
-  const char *empty;         /* interned "" */
-  /* Opsets for node->opset: the function's while in a body, else NULL. */
-  int32_t fn_n_opsets;
-  const char **fn_opset_domains;
-  int64_t *fn_opset_versions;
   /* Scratch stacks of the one-pass node decoder (load_graph.c): a node
    * pushes its inputs, outputs and attributes as it meets them, then copies
    * them into arrays of their final size and pops them. A subgraph's nodes,
@@ -63,13 +47,16 @@ typedef struct nns__loader {
 enum { NNS__IO_IN, NNS__IO_OUT, NNS__IO_META };
 typedef struct nns__load_io {
   const char *name;          /* interned name; NNS__IO_META: the key */
-  nns__value *value;         /* NNS__IO_OUT: the value it defines, or NULL */
   const char *meta_value;    /* NNS__IO_META: the entry's value */
   uint8_t kind;              /* NNS__IO_* */
 } nns__load_io;
 
-/* NNS_E_NOMEM with a message; every allocation failure goes through it. */
-nns_status nns__load_nomem(nns__loader *L);
+/* ==== Fields (load_field.c, the bottom layer) ==== */
+
+/* NNS_E_NOMEM with a message (nns__asm_nomem). */
+static inline nns_status nns__load_nomem(nns__loader *L) {
+  return nns__asm_nomem(&L->A);
+}
 /* Adds `add` to a count of repeated fields; NNS_E_LIMIT at field f when
  * it would pass INT32_MAX. Counts beyond int32 cannot be stored in the IR;
  * they would need a file of several gigabytes of nothing but tags. */
@@ -89,12 +76,9 @@ nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
 /* "ai.onnx" and "" are both the default domain: returns interned "". */
 const char *nns__load_domain(nns__loader *L, const char *domain);
 
-/* A fresh value named `name` in graph g, of unknown type. */
-nns__value *nns__load_value(nns__loader *L, nns__graph *g, const char *name);
+/* ==== Decoders: graphs (load_graph.c), called by load.c ==== */
 
-/* ==== Decoders ==== */
-
-/* GraphProto into g (made by nns__graph_new, offset/owner set). */
+/* GraphProto into g (made by nns__asm_graph). */
 nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g);
 /* NodeProto into n, a node of g. */
 nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
@@ -104,21 +88,15 @@ nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
 /* ValueInfoProto: its name, and its type or NULL when it has none. */
 nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
                                 const char **name, nns__type **type);
+
+/* ==== Decoders: tensors (load_tensor.c), called by load_graph.c ==== */
+
 /* TensorProto into t. */
 nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
                             nns__tensor *t);
 /* SparseTensorProto: dtype, name and dims, storage NNS__ST_SPARSE. */
 nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
                             nns__tensor *t);
-/* A tensor's type: kind, dtype and its (known) dims as nns__dim. */
-nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
-                                 nns__type *type);
-
-/* ==== Resolution (resolve.c) ==== */
-
-/* Registers and links the names of g and its subgraphs. `listed`: add
- * the values to the model's value list (not for function bodies). */
-nns_status nns__resolve_graph(nns__loader *L, nns__graph *g, bool listed);
 
 /* Warns about missing or short external data files (external.c). */
 void nns__check_external(nns_model *m);

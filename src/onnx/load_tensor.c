@@ -23,15 +23,19 @@ static const struct {
   uint32_t num;   /* TensorProto field number */
   int elem;       /* packed element size in bytes, 0 for varints */
   uint8_t packing;/* nns__packing */
-  const char *name;
 } typed_fields[TF_N] = {
-    {4, 4, NNS__PK_FIXED32, "float_data"},
-    {5, 0, NNS__PK_VARINT, "int32_data"},
-    {6, -1, NNS__PK_STRING, "string_data"},
-    {7, 0, NNS__PK_VARINT, "int64_data"},
-    {10, 8, NNS__PK_FIXED64, "double_data"},
-    {11, 0, NNS__PK_VARINT, "uint64_data"},
+    {NNS__F_TENSOR_FLOAT_DATA, 4, NNS__PK_FIXED32},
+    {NNS__F_TENSOR_INT32_DATA, 0, NNS__PK_VARINT},
+    {NNS__F_TENSOR_STRING_DATA, -1, NNS__PK_STRING},
+    {NNS__F_TENSOR_INT64_DATA, 0, NNS__PK_VARINT},
+    {NNS__F_TENSOR_DOUBLE_DATA, 8, NNS__PK_FIXED64},
+    {NNS__F_TENSOR_UINT64_DATA, 0, NNS__PK_VARINT},
 };
+
+/* The field's name in onnx.proto, for messages. */
+static const char *typed_name(int tf) {
+  return nns__pb_tensor.fields[typed_fields[tf].num].name;
+}
 
 static int typed_index(uint32_t num) {
   for (int i = 0; i < TF_N; i++)
@@ -71,7 +75,7 @@ static nns_status tensor_fail(nns__loader *L, const nns__tensor *t,
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return nns__err(L->err, code, t->offset, NULL, "%s at byte %lld: %s",
+  return nns__err(L->A.err, code, t->offset, NULL, "%s at byte %lld: %s",
                   tensor_label(t, label, sizeof label), (long long)t->offset,
                   what);
 }
@@ -129,9 +133,9 @@ static nns_status read_ext_entry(const nns__wire *w, const nns__field *f,
   nns_status st = nns__wire_enter(w, f, &nns__pb_entry, &r);
   nns__field e, key = {0}, value = {0};
   while (st == NNS_OK && (st = nns__wire_next(&r, &e)) == NNS_OK && e.num) {
-    if (e.num == 1)
+    if (e.num == NNS__F_ENTRY_KEY)
       key = e;
-    else if (e.num == 2)
+    else if (e.num == NNS__F_ENTRY_VALUE)
       value = e;
   }
   if (st != NNS_OK || !key.num)
@@ -160,7 +164,7 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
                        (int)(ext->location.len > 200 ? 200
                                                      : ext->location.len),
                        (const char *)ext->location.data, why);
-  t->ext_location = nns__arena_strndup(&L->m->arena,
+  t->ext_location = nns__arena_strndup(&L->A.m->arena,
                                        (const char *)ext->location.data,
                                        ext->location.len);
   if (!t->ext_location)
@@ -270,13 +274,13 @@ static nns_status check_size(nns__loader *L, nns__tensor *t, int tf,
     if ((int64_t)t->raw_len < want || (int64_t)t->raw_len > want * 10)
       return TENSOR_FAIL(L, t, NNS_E_MODEL,
                          "%s has %zu bytes, which cannot hold %lld varints",
-                         typed_fields[tf].name, t->raw_len, (long long)want);
+                         typed_name(tf), t->raw_len, (long long)want);
     return NNS_OK;
   }
   if ((int64_t)units != want)
     return TENSOR_FAIL(L, t, NNS_E_MODEL,
                        "%s has %zu elements, but %lld %s elements need %lld",
-                       typed_fields[tf].name, units, (long long)t->numel,
+                       typed_name(tf), units, (long long)t->numel,
                        nns_dtype_name(t->dtype), (long long)want);
   return NNS_OK;
 }
@@ -294,7 +298,7 @@ static nns_status read_dims(nns__loader *L, const nns__wire *w,
   for (size_t pos = 0; pos < f->len;) {
     uint64_t v;
     nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
-                                     w->origin + (int64_t)f->pos, what, L->err);
+                                     w->origin + (int64_t)f->pos, what, L->A.err);
     if (st != NNS_OK)
       return st;
     t->dims[(*k)++] = (int64_t)v;
@@ -339,7 +343,7 @@ static nns_status read_unpacked(nns__loader *L, const nns__wire *w,
       uint64_t v;
       nns_status st = nns__wire_varint(
           f->data, f->len, &pos, &v, w->origin + (int64_t)f->pos,
-          nns__wire_fname(w, f, what, sizeof what), L->err);
+          nns__wire_fname(w, f, what, sizeof what), L->A.err);
       if (st != NNS_OK)
         return st;
       t->dec_i[t->dec_count++] = (int64_t)v;
@@ -374,7 +378,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   t->offset = w->origin + (int64_t)w->pos;
   t->msg = w->buf + w->pos;
   t->msg_len = w->end - w->pos;
-  t->name = L->empty;
+  t->name = L->A.empty;
   t->ext_length = -1;
 
   typed_seen typed[TF_N];
@@ -390,7 +394,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
     int tf = typed_index(f.num);
     switch (f.num) {
-    case 1: {
+    case NNS__F_TENSOR_DIMS: {
       size_t c;
       if ((st = nns__wire_rep_count(&r, &f, 0, &c)) != NNS_OK)
         return st;
@@ -400,24 +404,24 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
                               "more than %d dims", NNS__MAX_RANK);
       break;
     }
-    case 2:
+    case NNS__F_TENSOR_DATA_TYPE:
       t->dtype = (int32_t)f.u;
       break;
-    case 3:
+    case NNS__F_TENSOR_SEGMENT:
       segmented = true;
       break;
-    case 8:
+    case NNS__F_TENSOR_NAME:
       if ((st = nns__load_name(L, &f, &t->name)) != NNS_OK)
         return st;
       break;
-    case 9:
+    case NNS__F_TENSOR_RAW_DATA:
       raw = f;
       break;
-    case 13:
+    case NNS__F_TENSOR_EXTERNAL_DATA:
       if ((st = read_ext_entry(&r, &f, &ext)) != NNS_OK)
         return st;
       break;
-    case 14:
+    case NNS__F_TENSOR_DATA_LOCATION:
       location = f.u;
       break;
     default:
@@ -453,20 +457,19 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       continue;
     if (tf >= 0)
       return TENSOR_FAIL(L, t, NNS_E_MODEL, "has data in both %s and %s",
-                         typed_fields[tf].name, typed_fields[i].name);
+                         typed_name(tf), typed_name(i));
     tf = i;
   }
-  if (location == 1) {
+  if (location == 1) { /* TensorProto.DataLocation EXTERNAL */
     if ((st = finish_external(L, t, &ext)) != NNS_OK)
       return st;
   } else if (raw.num) {
     t->storage = NNS__ST_RAW;
     t->raw = raw.data;
     t->raw_len = raw.len;
-    t->typed_field = 9;
   } else if (tf >= 0) {
     typed_seen *s = &typed[tf];
-    t->typed_field = (uint8_t)typed_fields[tf].num;
+    t->int32_units = tf == TF_INT32;
     t->packing = typed_fields[tf].packing;
     if (tf == TF_STRING) {
       t->storage = NNS__ST_PACKED; /* rescanned from msg when decoded */
@@ -481,13 +484,13 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       if (s->count > NNS__MAX_DECODED)
         return TENSOR_FAIL(L, t, NNS_E_LIMIT,
                            "%zu unpacked %s elements, more than %d",
-                           s->count, typed_fields[tf].name, NNS__MAX_DECODED);
+                           s->count, typed_name(tf), NNS__MAX_DECODED);
       t->storage = NNS__ST_DECODED;
       bool fl = tf == TF_FLOAT || tf == TF_DOUBLE;
       if (fl)
-        t->dec_f = nns__arena_array(&L->m->arena, s->count, sizeof(double));
+        t->dec_f = nns__arena_array(&L->A.m->arena, s->count, sizeof(double));
       else
-        t->dec_i = nns__arena_array(&L->m->arena, s->count, sizeof(int64_t));
+        t->dec_i = nns__arena_array(&L->A.m->arena, s->count, sizeof(int64_t));
       if (!t->dec_f && !t->dec_i)
         return nns__load_nomem(L);
     }
@@ -496,7 +499,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   /* Second pass, only when there is something to fill. */
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
   }
@@ -504,7 +507,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
     int32_t k = 0;
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-      if (f.num == 1)
+      if (f.num == NNS__F_TENSOR_DIMS)
         st = read_dims(L, &r, &f, t, &k);
       else if (t->storage == NNS__ST_DECODED &&
                f.num == typed_fields[tf].num)
@@ -518,7 +521,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   if ((st = count_elements(L, t)) != NNS_OK)
     return st;
   if (segmented) {
-    nns__warn(L->m,
+    nns__warn(L->A.m,
               "%s at byte %lld is segmented; segments are not supported and "
               "its data will not be read",
               t->name[0] ? t->name : "tensor", (long long)t->offset);
@@ -541,12 +544,12 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
   size_t n_dims = 0;
   nns_status st;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    if (f.num == 1) {
+    if (f.num == NNS__F_SPARSE_VALUES) {
       memset(&values, 0, sizeof values);
       if ((st = nns__wire_enter(&r, &f, &nns__pb_tensor, &sub)) != NNS_OK ||
           (st = nns__load_tensor(L, &sub, &values)) != NNS_OK)
         return st;
-    } else if (f.num == 3) {
+    } else if (f.num == NNS__F_SPARSE_DIMS) {
       size_t c;
       if ((st = nns__wire_rep_count(&r, &f, 0, &c)) != NNS_OK)
         return st;
@@ -558,43 +561,24 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
   }
   if (st != NNS_OK)
     return st;
-  t->name = values.name ? values.name : L->empty;
+  t->name = values.name ? values.name : L->A.empty;
   t->dtype = values.dtype;
   t->offset = offset;
   t->ext_length = -1;
   t->storage = NNS__ST_SPARSE;
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
     int32_t k = 0;
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num)
-      if (f.num == 3 && (st = read_dims(L, &r, &f, t, &k)) != NNS_OK)
+      if (f.num == NNS__F_SPARSE_DIMS &&
+          (st = read_dims(L, &r, &f, t, &k)) != NNS_OK)
         return st;
     if (st != NNS_OK)
       return st;
   }
   return count_elements(L, t);
-}
-
-/* ==== Types of tensors ==== */
-
-nns_status nns__load_tensor_type(nns__loader *L, const nns__tensor *t,
-                                 nns__type *type) {
-  type->kind = t->storage == NNS__ST_SPARSE ? NNS_KIND_SPARSE
-                                             : NNS_KIND_TENSOR;
-  type->dtype = t->dtype;
-  type->rank = t->rank;
-  type->dims = NULL;
-  if (t->rank) {
-    type->dims = nns__arena_array(&L->m->arena, (size_t)t->rank,
-                                  sizeof *type->dims);
-    if (!type->dims)
-      return nns__load_nomem(L);
-    for (int32_t i = 0; i < t->rank; i++)
-      type->dims[i] = nns__dim_known(t->dims[i]);
-  }
-  return NNS_OK;
 }

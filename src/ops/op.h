@@ -240,6 +240,16 @@ enum {
   NNS__ATTN_KEEP     /* passes values on (reshape, cast, broadcast, dropout) */
 };
 
+/* The role letter of input i of node n ('a' when the op is unknown or
+ * declares no roles); the last letter repeats for variadic inputs. */
+static inline char nns__input_role(const nns__node *n, int i) {
+  const char *r = n->op ? n->op->roles : NULL;
+  if (!r || !r[0] || i < 0)
+    return 'a';
+  size_t len = strlen(r);
+  return r[(size_t)i < len ? (size_t)i : len - 1];
+}
+
 /* Marks an entry as a view (see `view`) and gives it the view cost rule. */
 #define NNS__VIEW .view = true, .cost = nns__cost_view
 

@@ -247,7 +247,10 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
    * index and the structure of its outputs. */
   nns__jw_arr(w, NNS__JK("calls"));
   const nns_model *m = nns_analysis_model(a);
-  for (size_t k = 0; k < l.call_count && l.path; k++) {
+  /* Only the calls described: a declared call count is the caller's word
+   * and may be huge. */
+  size_t described = l.path ? nns_model_module_call_count(m, l.path) : 0;
+  for (size_t k = 0; k < l.call_count && k < described; k++) {
     const char *text = NULL;
     if (nns_model_module_call(m, l.path, k, &text) != NNS_OK)
       continue;

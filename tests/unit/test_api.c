@@ -931,11 +931,16 @@ static void c_model_set_module_call(void) {
   CHECK_EQ(nns_model_module_call(m, "a", 0, &got), NNS_E_NOTFOUND);
   CHECK_EQ(nns_model_module_call(m, "a", 1, &got), NNS_OK);
   CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2]}");
+  CHECK_EQ(nns_model_module_call_count(m, "a"), 2); /* calls 0 and 1 */
+  CHECK_EQ(nns_model_module_call_count(m, "nowhere"), 0);
   nns_model_free(m);
 }
 static void c_model_module_call(void) {
   const char *got = NULL;
   CHECK_EQ(nns_model_module_call(NULL, "a", 0, &got), NNS_E_ARG);
+}
+static void c_model_module_call_count(void) {
+  CHECK_EQ(nns_model_module_call_count(NULL, "a"), 0);
 }
 static void c_hardware_json(void) {
   CHECK_EQ(nns_hardware_json(NULL, NULL, NULL, NULL), NNS_E_ARG);
@@ -1162,6 +1167,7 @@ static const entry exports[] = {
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
     E(model_set_module_call), E(model_module_call),
+    E(model_module_call_count),
     {"nns_model_analyze", c_analyze},
     {"nns_train_phase_name", c_train_phase_name},
     {"nns_model_set_train_step", c_set_train_step},

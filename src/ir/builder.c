@@ -9,11 +9,11 @@
  * large), because the IR wants every array at its final size and nodes at
  * fixed addresses. Names, types and tensors go straight
  * into the model's arena in their final form, tensor bytes into its bulk
- * arena (huge pages: see arena.c). nns_builder_finish then lays
- * the graphs out as the ONNX decoder would (values in the same order, the
- * same roles and declared types) and runs the decoder's resolution phase
- * (resolve.c), so a built model and a loaded one are the same IR. That
- * shared phase is why this file sits beside the decoder.
+ * arena (huge pages: see arena.c). nns_builder_finish then lays the graphs
+ * out through the graph-assembly interface the ONNX decoder uses too
+ * (assemble.h: values in the same order, the same roles and declared
+ * types, the same resolution), so a built model and a loaded one are the
+ * same IR.
  *
  * Every call validates everything before it changes anything, so a failed
  * call leaves the builder as it was.
@@ -22,26 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load_int.h"
+#include "../base/vec.h"
+#include "assemble.h"
 
-/* ==== Growable arrays in the builder's arena ==== */
-
-typedef struct vec {
-  void *p;
-  size_t n, cap;
-} vec;
-
-/* Room for one more element of `size` bytes (zeroed); NULL when out of
- * memory. */
-static void *vec_push(nns__arena *a, vec *v, size_t size) {
-  void *p = nns__arena_grow(a, v->p, &v->cap, v->n, v->n + 1, size, 4);
-  if (!p)
-    return NULL;
-  v->p = p;
-  return (char *)p + v->n++ * size;
-}
-
-#define VEC_AT(v, type, i) (((type *)(v).p)[i])
 
 /* ==== The description ==== */
 
@@ -59,7 +42,7 @@ typedef struct binit {
 
 typedef struct battr {
   nns__attr a;            /* scalars and fixed lists are final here */
-  vec items;              /* TENSORS / TYPE_PROTOS: pointers; GRAPH(S):
+  nns__arena_vec items;   /* TENSORS / TYPE_PROTOS: pointers; GRAPH(S):
                              struct bgraph * */
 } battr;
 
@@ -67,7 +50,7 @@ typedef struct bnode {
   const char *op_type, *domain, *name, *scope;
   int32_t n_in, n_out;
   const char **in_names, **out_names; /* model arena */
-  vec attrs;              /* battr */
+  nns__arena_vec attrs;   /* battr */
 } bnode;
 
 /* A graph's nodes: fixed-size blocks, so a node record is written once
@@ -76,18 +59,18 @@ typedef struct bnode {
 enum { NODE_BLOCK = 256 };
 
 typedef struct nodelist {
-  vec blocks;             /* bnode *: NODE_BLOCK records each */
+  nns__arena_vec blocks;  /* bnode *: NODE_BLOCK records each */
   size_t n;
 } nodelist;
 
 static bnode *node_at(const nodelist *l, size_t i) {
-  return &VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
+  return &NNS__ARENA_VEC_AT(l->blocks, bnode *, i / NODE_BLOCK)[i % NODE_BLOCK];
 }
 
 /* Room for one more node (zeroed); NULL when out of memory. */
 static bnode *node_push(nns__arena *a, nodelist *l) {
   if (l->n / NODE_BLOCK >= l->blocks.n) {
-    bnode **slot = vec_push(a, &l->blocks, sizeof *slot);
+    bnode **slot = nns__arena_vec_push(a, &l->blocks, sizeof *slot);
     if (!slot)
       return NULL;
     if (!(*slot = nns__arena_array(a, NODE_BLOCK, sizeof **slot))) {
@@ -102,8 +85,8 @@ static bnode *node_push(nns__arena *a, nodelist *l) {
 
 typedef struct bgraph {
   const char *name;
-  vec inputs, outputs, value_info; /* bval */
-  vec inits;              /* binit */
+  nns__arena_vec inputs, outputs, value_info; /* bval */
+  nns__arena_vec inits;   /* binit */
   nodelist nodes;
   nns__map defined;       /* name -> what defines it (enum def) */
 } bgraph;
@@ -115,11 +98,13 @@ struct nns_builder {
   nns__arena arena;       /* the description */
   const char *empty;      /* interned "" */
   bgraph *root;
-  vec stack;              /* bgraph *: the open graphs, root first */
-  vec opset_domains, opset_versions, meta_keys, meta_values;
-  vec graphs;             /* bgraph *: every graph, for their maps */
-  vec kinds;              /* pkind: packed PARAM_KIND records, for finish */
-  vec knowns;             /* pknown: packed VALUE_DATA records, for finish */
+  nns__arena_vec stack;   /* bgraph *: the open graphs, root first */
+  nns__arena_vec opset_domains, opset_versions, meta_keys, meta_values;
+  nns__arena_vec graphs;  /* bgraph *: every graph, for their maps */
+  nns__arena_vec kinds;   /* pkind: packed PARAM_KIND records, for
+                             finish */
+  nns__arena_vec knowns;  /* pknown: packed VALUE_DATA records, for
+                             finish */
   bool broken;            /* a packed call failed part-way */
 };
 
@@ -133,8 +118,14 @@ typedef struct pkind {    /* a parameter kind finish gives the main graph */
   nns_param_kind kind;
 } pkind;
 
+/* Room for one more element of `size` bytes in the description's arena
+ * (nns__arena_vec_push). */
+static void *push(nns_builder *b, nns__arena_vec *v, size_t size) {
+  return nns__arena_vec_push(&b->arena, v, size);
+}
+
 static bgraph *top(const nns_builder *b) {
-  return VEC_AT(b->stack, bgraph *, b->stack.n - 1);
+  return NNS__ARENA_VEC_AT(b->stack, bgraph *, b->stack.n - 1);
 }
 
 static nns_status nomem(nns_error *err) {
@@ -176,7 +167,7 @@ static const char *intern(nns_builder *b, const char *s) {
  * it frees the old table; an arena would keep every generation). */
 static bgraph *new_graph(nns_builder *b) {
   bgraph *g = nns__arena_alloc(&b->arena, sizeof *g);
-  bgraph **slot = g ? vec_push(&b->arena, &b->graphs, sizeof *slot) : NULL;
+  bgraph **slot = g ? push(b, &b->graphs, sizeof *slot) : NULL;
   if (!slot)
     return NULL;
   *slot = g;
@@ -200,7 +191,7 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
   }
   bgraph **slot = NULL;
   if (!b->m || !b->empty || !(b->root = new_graph(b)) ||
-      !(slot = vec_push(&b->arena, &b->stack, sizeof *slot))) {
+      !(slot = push(b, &b->stack, sizeof *slot))) {
     nns_builder_free(b);
     return nomem(err);
   }
@@ -215,7 +206,7 @@ void nns_builder_free(nns_builder *b) {
   if (!b)
     return;
   for (size_t i = 0; i < b->graphs.n; i++)
-    nns__map_free(&VEC_AT(b->graphs, bgraph *, i)->defined);
+    nns__map_free(&NNS__ARENA_VEC_AT(b->graphs, bgraph *, i)->defined);
   nns__model_destroy(b->m);
   nns__arena_free(&b->arena);
   free(b);
@@ -282,14 +273,14 @@ nns_status nns_builder_add_opset(nns_builder *b, const char *domain,
   if (!d)
     return nomem(err);
   for (size_t i = 0; i < b->opset_domains.n; i++)
-    if (VEC_AT(b->opset_domains, const char *, i) == d) {
-      VEC_AT(b->opset_versions, int64_t, i) = version;
+    if (NNS__ARENA_VEC_AT(b->opset_domains, const char *, i) == d) {
+      NNS__ARENA_VEC_AT(b->opset_versions, int64_t, i) = version;
       return NNS_OK;
     }
   if (b->opset_domains.n >= INT32_MAX)
     return bad(err, "too many opset imports");
-  const char **ds = vec_push(&b->arena, &b->opset_domains, sizeof *ds);
-  int64_t *vs = ds ? vec_push(&b->arena, &b->opset_versions, sizeof *vs)
+  const char **ds = push(b, &b->opset_domains, sizeof *ds);
+  int64_t *vs = ds ? push(b, &b->opset_versions, sizeof *vs)
                    : NULL;
   if (!vs) {
     if (ds)
@@ -311,9 +302,9 @@ nns_status nns_builder_add_metadata(nns_builder *b, const char *key,
   if (b->meta_keys.n >= INT32_MAX)
     return bad(err, "too many metadata entries");
   const char *k = text(b, key), *v = text(b, value);
-  const char **ks = k && v ? vec_push(&b->arena, &b->meta_keys, sizeof *ks)
+  const char **ks = k && v ? push(b, &b->meta_keys, sizeof *ks)
                            : NULL;
-  const char **vs = ks ? vec_push(&b->arena, &b->meta_values, sizeof *vs)
+  const char **vs = ks ? push(b, &b->meta_values, sizeof *vs)
                        : NULL;
   if (!vs) {
     if (ks)
@@ -465,10 +456,11 @@ static nns_status redefined(const bgraph *g, const char *name,
                   "graph '%s': name '%s' is defined twice", g->name, name);
 }
 
-static nns_status add_bval(nns_builder *b, vec *list, const char *what,
-                           const char *name, int dtype, int rank,
-                           const int64_t *dims, const char *const *symbols,
-                           int def, nns_error *err) {
+static nns_status add_bval(nns_builder *b, nns__arena_vec *list,
+                           const char *what, const char *name, int dtype,
+                           int rank, const int64_t *dims,
+                           const char *const *symbols, int def,
+                           nns_error *err) {
   nns_status st = usable(b, err);
   if (st || (st = check_name(what, name, err)))
     return st;
@@ -483,7 +475,7 @@ static nns_status add_bval(nns_builder *b, vec *list, const char *what,
     return st;
   if (list->n >= INT32_MAX)
     return bad(err, "too many %ss", what);
-  bval *v = vec_push(&b->arena, list, sizeof *v);
+  bval *v = push(b, list, sizeof *v);
   if (!v)
     return nomem(err);
   if (def && !nns__map_put(&g->defined, n, (void *)(uintptr_t)def)) {
@@ -539,7 +531,7 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
     return st;
   if (g->inits.n >= INT32_MAX)
     return bad(err, "too many initializers");
-  binit *i = vec_push(&b->arena, &g->inits, sizeof *i);
+  binit *i = push(b, &g->inits, sizeof *i);
   if (!i)
     return nomem(err);
   if (!nns__map_put(&g->defined, n,
@@ -660,7 +652,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
   }
   bnode *n = node_at(&g->nodes, g->nodes.n - 1);
   for (size_t i = 0; i < n->attrs.n; i++) {
-    battr *a = &VEC_AT(n->attrs, battr, i);
+    battr *a = &NNS__ARENA_VEC_AT(n->attrs, battr, i);
     if (strcmp(a->a.name, name) != 0)
       continue;
     if (is_appended(type) && a->a.type == (int32_t)type) {
@@ -673,7 +665,7 @@ static battr *attr_slot(nns_builder *b, const char *name, nns_attr_type type,
   }
   const char *nm = intern(b, name);
   battr *a = nm && n->attrs.n < INT32_MAX
-                 ? vec_push(&b->arena, &n->attrs, sizeof *a)
+                 ? push(b, &n->attrs, sizeof *a)
                  : NULL;
   if (!a) {
     *st = nomem(err);
@@ -808,7 +800,7 @@ nns_status nns_builder_attr_strings(nns_builder *b, const char *name,
 /* Appends `item` to an appended list attribute, or sets a single one. */
 static nns_status attr_put(nns_builder *b, battr *a, bool fresh, void *item,
                            nns_error *err) {
-  void **slot = vec_push(&b->arena, &a->items, sizeof *slot);
+  void **slot = push(b, &a->items, sizeof *slot);
   if (!slot || a->items.n > INT32_MAX) {
     if (slot)
       a->items.n--;
@@ -899,7 +891,7 @@ nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
     return st;
   if ((st = attr_put(b, a, fresh, g, err)))
     return st;
-  bgraph **slot = vec_push(&b->arena, &b->stack, sizeof *slot);
+  bgraph **slot = push(b, &b->stack, sizeof *slot);
   if (!slot) {
     a->items.n--;
     if (fresh)
@@ -924,21 +916,12 @@ nns_status nns_builder_end_graph(nns_builder *b, nns_error *err) {
 
 /* ==== Finish: the description into the IR ==== */
 
-typedef struct layout {
-  nns__loader L;
-  nns_builder *b;
-} layout;
+static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g);
 
-static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g);
-
-static nns__value *new_value(layout *x, nns__graph *g, const char *name) {
-  return nns__load_value(&x->L, g, name);
-}
-
-static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
+static nns_status lay_attr(nns__asm *A, const battr *ba, nns__node *n,
                            nns__attr *a) {
   *a = ba->a;
-  nns__arena *arena = &x->L.m->arena;
+  nns__arena *arena = &A->m->arena;
   size_t count = ba->items.n;
   void **items = ba->items.p;
   switch (a->type) {
@@ -946,18 +929,16 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   case NNS__AT_GRAPHS: {
     nns__graph **gs = nns__arena_array(arena, count, sizeof *gs);
     if (!gs)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     for (size_t k = 0; k < count; k++) {
-      nns__graph *g = nns__graph_new(x->L.m, n->graph);
+      nns__graph *g = nns__asm_graph(A, n, -1);
       if (!g)
-        return nns__load_nomem(&x->L);
-      g->owner = n;
-      g->offset = -1;
+        return nns__asm_nomem(A);
       gs[k] = g;
-      nns_status st = lay_graph(x, items[k], g);
+      nns_status st = lay_graph(A, items[k], g);
       if (st)
         return st;
-      x->L.m->subgraph_nodes += (size_t)g->n_nodes;
+      nns__asm_subgraph_done(A, g);
     }
     if (a->type == NNS__AT_GRAPH) {
       a->g = gs[0];
@@ -971,14 +952,14 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   case NNS__AT_SPARSE_TENSORS:
     a->tensors = nns__arena_array(arena, count, sizeof *a->tensors);
     if (!a->tensors)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     memcpy(a->tensors, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
   case NNS__AT_TYPE_PROTOS:
     a->tps = nns__arena_array(arena, count, sizeof *a->tps);
     if (!a->tps)
-      return nns__load_nomem(&x->L);
+      return nns__asm_nomem(A);
     memcpy(a->tps, items, count * sizeof *items);
     a->n = (int32_t)count;
     return NNS_OK;
@@ -987,10 +968,10 @@ static nns_status lay_attr(layout *x, const battr *ba, nns__node *n,
   }
 }
 
-static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
+static nns_status lay_node(nns__asm *A, const bnode *bn, nns__graph *g,
                            int32_t i) {
   nns__node *n = &g->nodes[i];
-  nns__arena *arena = &x->L.m->arena;
+  nns__arena *arena = &A->m->arena;
   n->index = (uint32_t)i;
   n->graph = g;
   n->name = bn->name;
@@ -1008,39 +989,22 @@ static nns_status lay_node(layout *x, const bnode *bn, nns__graph *g,
   n->n_attrs = (int32_t)bn->attrs.n;
   n->attrs = nns__arena_array(arena, bn->attrs.n, sizeof *n->attrs);
   if (!n->in || !n->out || !n->attrs)
-    return nns__load_nomem(&x->L);
-  for (int32_t k = 0; k < n->n_out; k++) {
-    if (!n->out_names[k][0])
-      continue;
-    if (!(n->out[k] = new_value(x, g, n->out_names[k])))
-      return nns__load_nomem(&x->L);
-    n->out[k]->producer = n;
-  }
-  for (int32_t k = 0; k < n->n_attrs; k++) {
-    nns_status st = lay_attr(x, &VEC_AT(bn->attrs, battr, k), n,
-                             &n->attrs[k]);
-    if (st)
+    return nns__asm_nomem(A);
+  nns_status st;
+  for (int32_t k = 0; k < n->n_out; k++)
+    if (n->out_names[k][0] && (st = nns__asm_node_output(A, n, k)))
       return st;
-  }
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if ((st = lay_attr(A, &NNS__ARENA_VEC_AT(bn->attrs, battr, k), n,
+                       &n->attrs[k])))
+      return st;
   return NNS_OK;
 }
 
-static nns_status copy_type(layout *x, const nns__type *src, nns__type *dst) {
-  *dst = *src;
-  if (src->rank > 0) {
-    dst->dims = nns__arena_array(&x->L.m->arena, (size_t)src->rank,
-                                 sizeof *dst->dims);
-    if (!dst->dims)
-      return nns__load_nomem(&x->L);
-    nns__dims_copy(dst->dims, src->dims, src->rank);
-  }
-  return NNS_OK;
-}
-
-/* Lays out the description bg into g (made by nns__graph_new), values in
+/* Lays out the description bg into g (made by nns__asm_graph), values in
  * the decoder's order: inputs, initializers, node outputs. */
-static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
-  nns__arena *arena = &x->L.m->arena;
+static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
+  nns__arena *arena = &A->m->arena;
   nns_status st;
   g->name = bg->name;
   g->n_inputs = (int32_t)bg->inputs.n;
@@ -1056,49 +1020,35 @@ static nns_status lay_graph(layout *x, const bgraph *bg, nns__graph *g) {
   g->vi_types = nns__arena_array(arena, bg->value_info.n, sizeof(void *));
   if (!g->inputs || !g->outputs || !g->inits || !g->nodes || !g->vi_names ||
       !g->vi_types)
-    return nns__load_nomem(&x->L);
+    return nns__asm_nomem(A);
   for (int32_t i = 0; i < g->n_inputs; i++) {
-    const bval *b = &VEC_AT(bg->inputs, bval, i);
-    nns__value *v = new_value(x, g, b->name);
-    if (!v)
-      return nns__load_nomem(&x->L);
-    v->role = NNS_ROLE_INPUT;
-    v->is_graph_input = true;
-    v->declared = b->type;
-    if (b->type && (st = copy_type(x, b->type, &v->type)))
+    const bval *b = &NNS__ARENA_VEC_AT(bg->inputs, bval, i);
+    if ((st = nns__asm_input(A, g, b->name, b->type, &g->inputs[i])))
       return st;
-    g->inputs[i] = v;
   }
   for (int32_t i = 0; i < g->n_inits; i++) {
-    const binit *b = &VEC_AT(bg->inits, binit, i);
-    nns__value *v = new_value(x, g, b->name);
-    if (!v)
-      return nns__load_nomem(&x->L);
-    v->init = b->t;
-    v->role = NNS_ROLE_INITIALIZER;
-    if ((st = nns__load_tensor_type(&x->L, b->t, &v->type)))
+    const binit *b = &NNS__ARENA_VEC_AT(bg->inits, binit, i);
+    if ((st = nns__asm_initializer(A, g, b->t, &g->inits[i])))
       return st;
-    g->inits[i] = v;
   }
   for (int32_t i = 0; i < g->n_outputs; i++) {
-    const bval *b = &VEC_AT(bg->outputs, bval, i);
-    if (!(g->outputs[i] = new_value(x, g, b->name)))
-      return nns__load_nomem(&x->L);
-    g->outputs[i]->declared = b->type;
+    const bval *b = &NNS__ARENA_VEC_AT(bg->outputs, bval, i);
+    if ((st = nns__asm_output(A, g, b->name, b->type, &g->outputs[i])))
+      return st;
   }
   for (int32_t i = 0; i < g->n_value_info; i++) {
-    const bval *b = &VEC_AT(bg->value_info, bval, i);
+    const bval *b = &NNS__ARENA_VEC_AT(bg->value_info, bval, i);
     g->vi_names[i] = b->name;
     g->vi_types[i] = b->type;
   }
   for (int32_t i = 0; i < g->n_nodes; i++)
-    if ((st = lay_node(x, node_at(&bg->nodes, (size_t)i), g, i)))
+    if ((st = lay_node(A, node_at(&bg->nodes, (size_t)i), g, i)))
       return st;
   return NNS_OK;
 }
 
 /* A copy of a builder array in the model's arena (opsets, metadata). */
-static void *adopt(nns_model *m, const vec *v, size_t size) {
+static void *adopt(nns_model *m, const nns__arena_vec *v, size_t size) {
   void *p = nns__arena_array(&m->arena, v->n, size);
   if (p && v->n)
     memcpy(p, v->p, v->n * size);
@@ -1110,14 +1060,14 @@ static void *adopt(nns_model *m, const vec *v, size_t size) {
 static nns_status give_kinds(nns_builder *b, nns_error *err) {
   nns_model *m = b->m;
   for (size_t i = 0; i < b->kinds.n; i++) {
-    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    const pkind *k = &NNS__ARENA_VEC_AT(b->kinds, pkind, i);
     if (!nns__map_get(&m->graph->scope, k->name))
       return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                       "parameter kind of '%s': the main graph has no value "
                       "of that name", k->name);
   }
   for (size_t i = 0; i < b->kinds.n; i++) {
-    const pkind *k = &VEC_AT(b->kinds, pkind, i);
+    const pkind *k = &NNS__ARENA_VEC_AT(b->kinds, pkind, i);
     if (!nns__map_put(&m->param_kinds, k->name,
                       (void *)(uintptr_t)(k->kind + 1)))
       return nomem(err);
@@ -1130,7 +1080,7 @@ static nns_status give_kinds(nns_builder *b, nns_error *err) {
 static nns_status give_knowns(nns_builder *b, nns_error *err) {
   nns_model *m = b->m;
   for (size_t i = 0; i < b->knowns.n; i++) {
-    const pknown *k = &VEC_AT(b->knowns, pknown, i);
+    const pknown *k = &NNS__ARENA_VEC_AT(b->knowns, pknown, i);
     nns__value *v = nns__map_get(&m->graph->scope, k->name);
     if (!v)
       return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
@@ -1154,31 +1104,24 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
                     "%zu subgraph(s) still open: call nns_builder_end_graph "
                     "first", b->stack.n - 1);
   nns_model *m = b->m;
-  layout x;
-  memset(&x, 0, sizeof x);
-  x.b = b;
-  x.L.m = m;
-  x.L.err = err;
-  x.L.max_depth = NNS__MAX_DEPTH;
-  x.L.empty = b->empty;
+  nns__asm A;
+  if ((st = nns__asm_begin(&A, m, err, "building")))
+    return st;
   m->n_opsets = (int32_t)b->opset_domains.n;
   m->opset_domains = adopt(m, &b->opset_domains, sizeof(char *));
   m->opset_versions = adopt(m, &b->opset_versions, sizeof(int64_t));
   m->n_meta = (int32_t)b->meta_keys.n;
   m->meta_keys = adopt(m, &b->meta_keys, sizeof(char *));
   m->meta_values = adopt(m, &b->meta_values, sizeof(char *));
-  nns__graph *g = nns__graph_new(m, NULL);
+  nns__graph *g = nns__asm_graph(&A, NULL, -1);
   if (!g || !m->opset_domains || !m->opset_versions || !m->meta_keys ||
       !m->meta_values)
     return nomem(err);
-  g->offset = -1;
   m->graph = g;
   m->subgraph_nodes = 0;
-  st = lay_graph(&x, b->root, g);
+  st = lay_graph(&A, b->root, g);
   if (!st)
-    st = nns__resolve_graph(&x.L, g, true);
-  if (!st)
-    st = nns__model_index_nodes(m, err);
+    st = nns__asm_finish(&A, g);
   if (!st)
     st = give_kinds(b, err);
   if (!st)
@@ -1478,7 +1421,7 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     if (i32a < NNS_PARAM_TRAINABLE || i32a > NNS_PARAM_FROZEN)
       return bad(err, "parameter '%s': unknown kind %d", s0, (int)i32a);
     const char *n = intern(b, s0);
-    pkind *k = n ? vec_push(&b->arena, &b->kinds, sizeof *k) : NULL;
+    pkind *k = n ? push(b, &b->kinds, sizeof *k) : NULL;
     if (!k)
       return nomem(err);
     k->name = n;
@@ -1501,7 +1444,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     nns__tensor *t;
     if (!data) { /* the same contents as the last record that gave some */
       const nns__tensor *last =
-          b->knowns.n ? VEC_AT(b->knowns, pknown, b->knowns.n - 1).t : NULL;
+          b->knowns.n
+              ? NNS__ARENA_VEC_AT(b->knowns, pknown, b->knowns.n - 1).t
+              : NULL;
       int64_t numel = 1;
       bool ok = d.rank >= 0;
       for (int32_t k = 0; ok && k < d.rank; k++)
@@ -1514,7 +1459,7 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
                                  data, len, false, &t, err))) {
       return st;
     }
-    pknown *k = vec_push(&b->arena, &b->knowns, sizeof *k);
+    pknown *k = push(b, &b->knowns, sizeof *k);
     if (!k)
       return nomem(err);
     k->name = intern(b, s0);
