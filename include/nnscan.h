@@ -949,6 +949,8 @@ NNS_API nns_status nns_hardware_list_get(const nns_hardware_list *list,
                                          size_t i, nns_hardware *out);
 NNS_API void nns_hardware_list_free(nns_hardware_list *list);
 
+typedef struct nns_analysis nns_analysis;
+
 typedef struct nns_analyze_options {
   size_t size;                /* sizeof(nns_analyze_options) */
   nns_optimizer optimizer;    /* for the training estimate */
@@ -963,9 +965,15 @@ typedef struct nns_analyze_options {
    * model's float dtype. NNS_E_ARG for another name or a dtype the device
    * lists no peak for. */
   const char *compute_dtype;
+  /* For a recorded backward pass: the analysis of its forward (same
+   * module paths), or NULL. The backward's attention products (the
+   * MatMuls in an attention's module whose scores-shaped operand or
+   * output is that attention's [.., L, S] or [.., S, L]) then count
+   * macs_unmasked / flops_unmasked over the (query, key) pairs the
+   * forward's mask allows (docs/metrics.md, "Masked attention, tokens").
+   * It must stay alive while nns_model_analyze runs, no longer. */
+  const nns_analysis *forward;
 } nns_analyze_options;
-
-typedef struct nns_analysis nns_analysis;
 
 /* opts may be NULL (SGD). On success *out is a new analysis the caller
  * frees with nns_analysis_free(); on failure it is NULL. */

@@ -65,7 +65,8 @@ class Hardware(Sized):
 
 class AnalyzeOptions(Sized):
     _fields_ = [("size", c_size_t), ("optimizer", c_int),
-                ("hardware", POINTER(Hardware)), ("compute_dtype", c_char_p)]
+                ("hardware", POINTER(Hardware)), ("compute_dtype", c_char_p),
+                ("forward", c_void_p)]
 
 
 class ReportOptions(Sized):

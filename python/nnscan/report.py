@@ -89,11 +89,14 @@ class Handle(_api.Managed):
             self.ptr, _api.c_name(path), int(macs), ctypes.byref(err))
         _api.check(st, err, f"MACs of module '{path}'")
 
-    def analyze(self, optimizer="adam", hardware=None, compute_dtype=None):
+    def analyze(self, optimizer="adam", hardware=None, compute_dtype=None,
+                forward=None):
         """A new Analysis of the last inference (several live side by
         side: each keeps what it counted). hardware: a device name or a
         dict (nnscan.hardware; the roofline, docs/metrics.md);
-        compute_dtype: "bf16", ... or None (the model's float dtype)."""
+        compute_dtype: "bf16", ... or None (the model's float dtype);
+        forward: for a recorded backward, its forward's Analysis (the
+        attention products' unmasked counts, nns_analyze_options)."""
         lib = _api.lib()
         err = _api.NnsError()
         hw = None
@@ -102,7 +105,8 @@ class Handle(_api.Managed):
             hw = _hardware.struct(hardware)
         opts = _api.AnalyzeOptions(
             _api.optimizer(optimizer), ctypes.pointer(hw) if hw else None,
-            compute_dtype.encode() if compute_dtype else None)
+            compute_dtype.encode() if compute_dtype else None,
+            forward.ptr if forward is not None else None)
         out = ctypes.c_void_p()
         st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
                                    ctypes.byref(out), ctypes.byref(err))

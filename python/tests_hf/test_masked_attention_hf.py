@@ -225,3 +225,52 @@ def test_tokens_and_training_flops_per_token():
     assert t["train_flops_per_token"] == pytest.approx(
         (t["flops"] + bwd) / ids.numel())
     assert t["flops_unmasked_per_token"] < t["flops_per_token"]  # causal
+
+
+def _backward_left_out(s):
+    """Backward MACs the mask leaves out, by nnscan: dense - unmasked."""
+    t = s.backward.totals
+    return t["macs"] - t["macs_unmasked"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_backward_unmasked(case):
+    """The recorded backward's attention is four products (dO.V^T, P^T.dO,
+    dS.K, dS^T.Q), each over the same pairs as the forward: per masked pair
+    2 (E + Ev) MACs are left out (2x the forward's, counted by hand from the
+    masks the real forward received), and the unmasked training FLOPs are
+    the forward's and the backward's unmasked FLOPs."""
+    model, module = _hf("llama", "sdpa")
+    ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(4))
+    kwargs = {"input_ids": ids,
+              "attention_mask": _attention_mask(CASES[case]["pad"])}
+    calls = Calls()
+    with calls, torch.no_grad():
+        model(**kwargs)
+    assert calls.left_out > 0
+    s = torch_api.analyze_training(model, (), kwargs)
+    t = s.totals
+    assert t["macs"] - t["macs_unmasked"] == calls.left_out
+    assert _backward_left_out(s) == 2 * calls.left_out
+    assert t["train_flops_unmasked"] == \
+        t["flops_unmasked"] + s.backward.totals["flops_unmasked"]
+    assert t["train_flops_unmasked"] < t["train_flops"]
+    assert t["train_flops_unmasked_per_token"] == pytest.approx(
+        t["train_flops_unmasked"] / (B * T))
+
+
+@pytest.mark.parametrize("kind", ["causal", "window", "given"])
+def test_backward_unmasked_hand_written(kind):
+    torch.manual_seed(0)
+    model = Attention(kind)
+    x = torch.randn(B, T, 32)
+    args = (x,)
+    if kind == "given":
+        keep = torch.ones(B, 1, T, T, dtype=torch.bool).tril()
+        keep[1, :, :, 9:] = False
+        args = (x, keep)
+    calls = Calls()
+    with calls, torch.no_grad():
+        model(*args)
+    s = torch_api.analyze_training(model, args, {})
+    assert _backward_left_out(s) == 2 * calls.left_out > 0

@@ -556,6 +556,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     nns__roofline_nodes(m, a);
   if (st == NNS_OK)
     nns__attention_unmasked(m, a);
+  if (st == NNS_OK && o->forward)
+    nns__attention_backward(a, o->forward);
   if (st == NNS_OK)
     st = nns__memory_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && (sum_layers(a) != NNS_OK || sum_op_types(a) != NNS_OK))

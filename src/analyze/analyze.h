@@ -93,6 +93,18 @@ typedef struct nns__vdim {
   const char *symbol; /* interned name of an unknown dim, or NULL */
 } nns__vdim;
 
+/* One forward attention whose pairs were counted (attention.c): what a
+ * later analysis of its recorded backward needs to count that backward's
+ * products over the same pairs. */
+typedef struct nns__attn_row {
+  const char *scope;      /* module path of its Q.K^T and P.V (interned) */
+  int32_t rank;           /* of the scores [.., L, S] */
+  int64_t dims[8];
+  int64_t allowed;        /* (query, key) pairs the masks allow */
+  int64_t rows;           /* query rows with an allowed key */
+  int64_t cols;           /* key columns with an allowed query */
+} nns__attn_row;
+
 typedef struct nns_analysis nns__analysis;
 struct nns_analysis {
   nns__arena arena;             /* everything below that is kept */
@@ -100,6 +112,8 @@ struct nns_analysis {
   nns_totals totals;
   nns_counts all;               /* the whole model */
   size_t attention;             /* softmax attentions found (attention.c) */
+  size_t n_attn;                /* of them, those counted (attention.c) */
+  nns__attn_row *attn;          /* in the arena */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
@@ -247,6 +261,9 @@ void nns__roofline_finish(nns__analysis *a);
  * whose mask is known (a->nodes[].counts, after the costs); the token
  * count of nns_totals (after). */
 void nns__attention_unmasked(nns_model *m, nns__analysis *a);
+/* The backward's attention products over the pairs the forward analysis
+ * `fwd` counted (nns_analyze_options.forward). */
+void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd);
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the

@@ -336,9 +336,27 @@ static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S) {
   return a;
 }
 
-/* Allowed pairs over the scores and rows with at least one; false on
- * overflow. */
-static bool count_pairs(match *mt, int64_t *allowed, int64_t *rows) {
+/* Marks in seen[] the keys the row starting at offs[] allows. */
+static void row_mark(const match *mt, const int64_t *offs, int64_t S,
+                     uint8_t *seen) {
+  for (int64_t s = 0; s < S; s++) {
+    bool ok = true;
+    for (int k = 0; k < mt->n_masks && ok; k++)
+      ok = allows(&mt->masks[k],
+                  offs[k] + s * mt->masks[k].stride[mt->rank - 1]);
+    seen[s] |= ok;
+  }
+}
+
+/* What the pairs a match's masks allow come to. */
+typedef struct pairs {
+  int64_t allowed; /* pairs allowed */
+  int64_t rows;    /* query rows with at least one */
+  int64_t cols;    /* key columns with at least one */
+} pairs;
+
+/* Counts the pairs over the scores; false on overflow or no memory. */
+static bool count_pairs(match *mt, pairs *out) {
   int r = mt->rank;
   if (r < 2)
     return false;
@@ -367,6 +385,16 @@ static bool count_pairs(match *mt, int64_t *allowed, int64_t *rows) {
     else if (!nns__mul_i64(mult, mt->dims[ax], &mult))
       return false;
   }
+  /* Key columns: the rows of one group (the indices before the queries'
+   * axis fixed) are walked one after the other when the masks vary along
+   * the queries' axis, else each row is its own group and the queries'
+   * axis is in mult. */
+  bool lvary = nv > 0 && vary[nv - 1] == r - 2;
+  int64_t cmult = lvary || !mt->dims[r - 2] ? mult : mult / mt->dims[r - 2],
+          cols = 0;
+  uint8_t *seen = calloc((size_t)S + 1, 1);
+  if (!seen)
+    return false;
   int64_t idx[MAX_RANK] = {0}, offs[MAX_MASKS], sum = 0, nonempty = 0;
   for (;;) {
     for (int k = 0; k < mt->n_masks; k++) {
@@ -377,6 +405,15 @@ static bool count_pairs(match *mt, int64_t *allowed, int64_t *rows) {
     int64_t a = mt->n_masks ? row_allowed(mt, offs, S) : S;
     sum += a;
     nonempty += a > 0;
+    if (a == S)
+      memset(seen, 1, (size_t)S);
+    else if (a > 0)
+      row_mark(mt, offs, S, seen);
+    if (!lvary || idx[nv - 1] == mt->dims[r - 2] - 1) {
+      for (int64_t k = 0; k < S; k++)
+        cols += seen[k];
+      memset(seen, 0, (size_t)S);
+    }
     int j = nv - 1;
     for (; j >= 0; j--) {
       if (++idx[j] < mt->dims[vary[j]])
@@ -386,20 +423,23 @@ static bool count_pairs(match *mt, int64_t *allowed, int64_t *rows) {
     if (j < 0)
       break;
   }
-  return nns__mul_i64(sum, mult, allowed) &&
-         nns__mul_i64(nonempty, mult, rows);
+  free(seen);
+  return nns__mul_i64(sum, mult, &out->allowed) &&
+         nns__mul_i64(nonempty, mult, &out->rows) &&
+         nns__mul_i64(cols, cmult, &out->cols);
 }
 
-/* Sets the two products' unmasked counts from the pairs allowed. */
-static void apply(nns__analysis *a, const match *mt, int64_t allowed,
-                  int64_t rows) {
+/* Sets the two products' unmasked counts from the pairs allowed; false
+ * where the products are not plainly these (left dense). */
+static bool apply(nns__analysis *a, const match *mt, const pairs *pr_) {
+  int64_t allowed = pr_->allowed, rows = pr_->rows;
   int64_t qd[MAX_RANK], pd[MAX_RANK], od[MAX_RANK], total = 1;
   int32_t qr, pr, orank;
   for (int k = 0; k < mt->rank; k++)
     total *= mt->dims[k];
   if (!dims_of(mt->qk->in[0], &qr, qd) || !dims_of(mt->pv->in[0], &pr, pd) ||
       !dims_of(mt->pv->out[0], &orank, od) || qr < 1 || pr < 1 || orank < 1)
-    return;
+    return false;
   int64_t E = qd[qr - 1], Ev = od[orank - 1], S = mt->dims[mt->rank - 1];
   nns_counts *q = &a->nodes[mt->qk->index].counts;
   nns_counts *p = &a->nodes[mt->pv->index].counts;
@@ -410,17 +450,18 @@ static void apply(nns__analysis *a, const match *mt, int64_t allowed,
       numel_of(mt->pv->in[0]) != total || !nns__mul_i64(total, E, &mq) ||
       mq != q->macs || !nns__mul_i64(total, Ev, &mp) || mp != p->macs ||
       E < 1 || Ev < 1)
-    return;
+    return false;
   if (!nns__mul_i64(allowed, E, &mq) || !nns__mul_i64(allowed, 2 * E - 1, &fq) ||
       !nns__mul_i64(allowed, Ev, &mp) ||
       !nns__mul_i64(2 * allowed - rows, Ev, &fp))
-    return;
+    return false;
   /* the products' FLOPs are their MACs' rule (docs/metrics.md, MatMul):
    * what else the node counts stays */
   q->flops_unmasked = q->flops - (total * (2 * E - 1) - fq);
   q->macs_unmasked = mq;
   p->flops_unmasked = p->flops - ((2 * total - total / S) * Ev - fp);
   p->macs_unmasked = mp;
+  return true;
 }
 
 /* The same contents read the same way against the same scores. */
@@ -454,10 +495,15 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         u.one[v->index] = n;
       }
     }
+  size_t n_soft = 0;
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    n_soft += g->nodes[i].op && g->nodes[i].op->attn == NNS__ATTN_SOFTMAX;
+  a->attn = n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn)
+                   : NULL;
   match last;
   memset(&last, 0, sizeof last);
   bool last_ok = false;
-  int64_t last_allowed = 0, last_rows = 0;
+  pairs last_pairs = {0, 0, 0};
   for (int32_t i = 0; u.one && u.count && i < g->n_nodes; i++) {
     const nns__node *n = &g->nodes[i];
     if (!n->op || n->op->attn != NNS__ATTN_SOFTMAX || n->n_in < 1 ||
@@ -472,18 +518,158 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
       continue;
     /* Layers that share one mask (a model builds it once, or a binding
      * handed the same contents over for each layer) count it once. */
-    if (same_masks(&mt, &last)) {
-      if (last_ok)
-        apply(a, &mt, last_allowed, last_rows);
-      continue;
+    if (!same_masks(&mt, &last)) {
+      last = mt;
+      last_ok = count_pairs(&mt, &last_pairs);
     }
-    last = mt;
-    last_ok = count_pairs(&mt, &last_allowed, &last_rows);
-    if (last_ok)
-      apply(a, &mt, last_allowed, last_rows);
+    if (!last_ok || !apply(a, &mt, &last_pairs))
+      continue;
+    /* kept for the backward (nns__attention_backward), where the two
+     * products share a module */
+    const char *scope = mt.qk->scope;
+    if (a->attn && scope && mt.pv->scope && !strcmp(scope, mt.pv->scope)) {
+      nns__attn_row *row = &a->attn[a->n_attn++];
+      row->scope = scope;
+      row->rank = mt.rank;
+      memcpy(row->dims, mt.dims, sizeof row->dims);
+      row->allowed = last_pairs.allowed;
+      row->rows = last_pairs.rows;
+      row->cols = last_pairs.cols;
+    }
   }
   free(u.one);
   free(u.count);
+}
+
+/* ==== The recorded backward ==== */
+
+/* The forward attention in n's module whose scores are dims (transposed:
+ * [.., S, L]), the dims before L and S taken together (a batched product
+ * folds batch and heads into one), or NULL when none or several that
+ * count differently. */
+static const nns__attn_row *forward_row(const nns__analysis *fwd,
+                                        const nns__node *n, int32_t rank,
+                                        const int64_t *dims, bool transposed) {
+  const nns__attn_row *found = NULL;
+  int64_t batch = 1;
+  for (int32_t k = 0; k < rank - 2; k++)
+    batch *= dims[k];
+  for (size_t k = 0; n->scope && k < fwd->n_attn; k++) {
+    const nns__attn_row *row = &fwd->attn[k];
+    int64_t rb = 1;
+    for (int32_t j = 0; j < row->rank - 2; j++)
+      rb *= row->dims[j];
+    if (rb != batch || !row->scope || strcmp(row->scope, n->scope))
+      continue;
+    int64_t L = row->dims[row->rank - 2], S = row->dims[row->rank - 1];
+    if (dims[rank - 2] != (transposed ? S : L) ||
+        dims[rank - 1] != (transposed ? L : S))
+      continue;
+    if (found && (found->allowed != row->allowed ||
+                  found->rows != row->rows || found->cols != row->cols))
+      return NULL;
+    found = row;
+  }
+  return found;
+}
+
+/* Whether v is a Transpose's output swapping its last two axes. */
+static bool swaps_last_two(const nns__value *v) {
+  const nns__node *p = v->producer;
+  if (!p || !p->op || strcmp(p->op->name, "Transpose") || p->op->domain[0])
+    return false;
+  for (int32_t k = 0; k < p->n_attrs; k++) {
+    const nns__attr *at = &p->attrs[k];
+    if (strcmp(at->name, "perm") || at->n < 2 || !at->ints)
+      continue;
+    for (int32_t j = 0; j < at->n - 2; j++)
+      if (at->ints[j] != j)
+        return false;
+    return at->ints[at->n - 2] == at->n - 1 && at->ints[at->n - 1] == at->n - 2;
+  }
+  return false;
+}
+
+/* A product of the backward whose operand or output is an attention's
+ * scores (or their transpose): the part of it over masked pairs is left
+ * out of its unmasked counts. With P [.., L, S] the forward's softmax
+ * output, dO, V, K, Q the usual, its four products are
+ *   dP = dO.V^T    output [.., L, S] (or its transpose): per pair Ev
+ *                  MACs, 2Ev-1 FLOPs;
+ *   dQ = dS.K      operand [.., L, S], sums over keys: E MACs a pair, and
+ *                  E (2 allowed - rows) FLOPs;
+ *   dV = P^T.dO,
+ *   dK = dS^T.Q    operand [.., S, L], sums over queries: as dQ with
+ *                  columns for rows.
+ * When L == S an operand's dims do not tell its orientation: it is
+ * [.., S, L] when a Transpose swapping its last two axes made it (as
+ * autograd's batched-product backward spells P^T and dS^T), else
+ * [.., L, S]. */
+static void backward_product(nns__analysis *a, const nns__analysis *fwd,
+                             const nns__node *n) {
+  int64_t d[3][MAX_RANK];
+  int32_t r[3];
+  const nns__value *v[3] = {n->in[0], n->in[1], n->out[0]};
+  for (int k = 0; k < 3; k++)
+    if (!dims_of(v[k], &r[k], d[k]) || r[k] < 2)
+      return;
+  nns_counts *c = &a->nodes[n->index].counts;
+  /* the output's axes: M rows, N columns; the sum runs over K */
+  int64_t M = d[2][r[2] - 2], N = d[2][r[2] - 1], K = d[0][r[0] - 1];
+  int64_t batch = 1, total, dense_m, dense_f, masked_m, masked_f;
+  for (int32_t k = 0; k < r[2] - 2; k++)
+    if (!nns__mul_i64(batch, d[2][k], &batch))
+      return;
+  if (K < 1 || !nns__mul_i64(batch, M, &total) ||
+      !nns__mul_i64(total, N, &total) || !nns__mul_i64(total, K, &dense_m) ||
+      dense_m != c->macs || !nns__mul_i64(total, 2 * K - 1, &dense_f))
+    return;
+  const nns__attn_row *row;
+  if ((row = forward_row(fwd, n, r[2], d[2], false)) ||
+      (row = forward_row(fwd, n, r[2], d[2], true))) {
+    /* the scores are the output: per allowed pair a K-long dot */
+    if (!nns__mul_i64(row->allowed, K, &masked_m) ||
+        !nns__mul_i64(row->allowed, 2 * K - 1, &masked_f))
+      return;
+  } else {
+    /* the scores are the summed operand: in[0] [.., M, K] or in[1]
+     * [.., K, N]; per allowed pair one MAC per output element on the
+     * other side, and an output row or column with no allowed pair
+     * costs nothing */
+    int side = -1;
+    bool t = false;
+    for (int k = 0; k < 2 && side < 0; k++)
+      for (int tr = 0; tr < 2 && side < 0; tr++)
+        if ((row = forward_row(fwd, n, r[k], d[k], tr))) {
+          side = k;
+          t = tr;
+        }
+    if (side < 0)
+      return;
+    int32_t rr = row->rank;
+    if (row->dims[rr - 2] == row->dims[rr - 1])
+      t = swaps_last_two(v[side]);
+    /* the output's other axis (N for in[0], M for in[1]) */
+    int64_t other = side == 0 ? N : M;
+    /* in[0] [.., L, S] (not transposed) keeps the queries in the output:
+     * its empty outputs are the rows with no key; in[1] the other way */
+    int64_t empty_from = (side == 0) != t ? row->rows : row->cols;
+    if (!nns__mul_i64(row->allowed, other, &masked_m) ||
+        !nns__mul_i64(2 * row->allowed - empty_from, other, &masked_f))
+      return;
+  }
+  c->macs_unmasked = c->macs - (dense_m - masked_m);
+  c->flops_unmasked = c->flops - (dense_f - masked_f);
+}
+
+void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {
+  const nns__graph *g = a->main;
+  for (int32_t i = 0; fwd->n_attn && i < g->n_nodes; i++) {
+    const nns__node *n = &g->nodes[i];
+    if (n->op && n->op->attn == NNS__ATTN_PRODUCT && n->n_in == 2 &&
+        n->n_out >= 1 && n->in[0] && n->in[1] && n->out[0])
+      backward_product(a, fwd, n);
+  }
 }
 
 /* ==== Tokens ==== */
