@@ -31,6 +31,7 @@ class Calls:
     def __init__(self):
         self.left_out = 0
         self.calls = 0
+        self.bwd_flops_left = 0
 
     def note(self, q, k, v, mask, causal, scale):
         L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
@@ -47,6 +48,16 @@ class Calls:
         dense = keep.numel()
         self.left_out += (dense - allowed) * (E + Ev)
         self.calls += 1
+        # the backward's four products (dO.V^T, dS.K, P^T.dO, dS^T.Q) under
+        # the MatMul rule M.N.(2K - 1), K each output element's allowed
+        # pairs (nothing for one with none): the FLOPs the mask leaves out
+        per_row, per_col = keep.sum(-1), keep.sum(-2)
+        kept_rows = int((2 * per_row - 1).clamp(min=0).sum())
+        kept_cols = int((2 * per_col - 1).clamp(min=0).sum())
+        blocks = dense // (L * S)
+        self.bwd_flops_left += (dense - allowed) * (2 * Ev - 1) + \
+            E * (blocks * L * (2 * S - 1) - kept_rows) + \
+            (E + Ev) * (blocks * S * (2 * L - 1) - kept_cols)
 
     def __enter__(self):
         self.sdpa = F.scaled_dot_product_attention
@@ -252,6 +263,8 @@ def test_backward_unmasked(case):
     t = s.totals
     assert t["macs"] - t["macs_unmasked"] == calls.left_out
     assert _backward_left_out(s) == 2 * calls.left_out
+    assert s.backward.totals["flops"] - s.backward.totals["flops_unmasked"] \
+        == calls.bwd_flops_left
     assert t["train_flops_unmasked"] == \
         t["flops_unmasked"] + s.backward.totals["flops_unmasked"]
     assert t["train_flops_unmasked"] < t["train_flops"]
@@ -274,3 +287,5 @@ def test_backward_unmasked_hand_written(kind):
         model(*args)
     s = torch_api.analyze_training(model, args, {})
     assert _backward_left_out(s) == 2 * calls.left_out > 0
+    assert s.backward.totals["flops"] - s.backward.totals["flops_unmasked"] \
+        == calls.bwd_flops_left

@@ -14,6 +14,7 @@
  * (tests/fuzz/fuzz_packed.c) ever found failing is replayed.
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -627,6 +628,138 @@ static void test_empty_lists(void) {
   nns_builder_free(bu);
 }
 
+/* input name: float [1, 2, 4, 4] (scores-shaped) */
+static void w_input_scores(wbuf *b, const char *name) {
+  w_u8(b, 6);
+  w_str(b, name);
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 4);
+  w_i64(b, 1);
+  w_i64(b, 2);
+  w_i64(b, 4);
+  w_i64(b, 4);
+  w_u8(b, 0);
+}
+/* node Transpose in -> out swapping the last two of four axes */
+static void w_swap(wbuf *b, const char *in, const char *out) {
+  w_node(b, "Transpose", 1, (const char *[]){in}, out);
+  w_u8(b, 14);
+  w_str(b, "perm");
+  w_u32(b, 4);
+  w_i64(b, 0);
+  w_i64(b, 1);
+  w_i64(b, 3);
+  w_i64(b, 2);
+}
+static void w_output(wbuf *b, const char *name) {
+  w_u8(b, 7);
+  w_str(b, name);
+  w_i32(b, 0);
+  w_i32(b, -1);
+  w_u8(b, 0);
+}
+
+/* nns_analyze_options.forward: a backward graph's four attention products
+ * (dV = P^T.dO, dP = dO.V^T, dQ = dS.K, dK = dS^T.Q, in the forward's
+ * module) count only the pairs the forward's mask allows. The mask is
+ * causal with key 3 masked for every query, so per head 9 of 16 pairs,
+ * every query row has a key (4) but key 3 has no query (3 columns): the
+ * sums over queries (dV, dK) and over keys (dQ) differ. By hand, with
+ * E = Ev = 2 and 2 heads (18 of 32 pairs): MACs 2 (E + Ev) (32 - 18) =
+ * 112 fewer; FLOPs, the MatMul rule M N (2K - 1) per product against its
+ * allowed pairs: dP 32*3 - 18*3 = 42, dV and dK 112 - 2 (2*18 - 6) = 52
+ * each, dQ 112 - 2 (2*18 - 8) = 56: 202 fewer. */
+static void test_backward_unmasked(void) {
+  wbuf b;
+  nns_error err;
+  unsigned char keep[16];
+  for (int i = 0; i < 16; i++)
+    keep[i] = i % 4 <= i / 4 && i % 4 != 3;
+  /* the forward, as test_value_data's, with this mask */
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input4(&b, "q", NNS_DT_FLOAT);
+  w_input4(&b, "k", NNS_DT_FLOAT);
+  w_input4(&b, "v", NNS_DT_FLOAT);
+  w_input4(&b, "cond", NNS_DT_BOOL);
+  w_u8(&b, 9);
+  w_str(&b, "ninf");
+  w_i32(&b, NNS_DT_FLOAT);
+  w_i32(&b, 0);
+  float ninf = -INFINITY;
+  w_i64(&b, 4);
+  w(&b, &ninf, 4);
+  w_node(&b, "Identity", 1, (const char *[]){"cond"}, "m");
+  w_swap(&b, "k", "kt");
+  w_node(&b, "MatMul", 2, (const char *[]){"q", "kt"}, "s");
+  w_node(&b, "Where", 3, (const char *[]){"m", "s", "ninf"}, "sm");
+  w_node(&b, "Softmax", 1, (const char *[]){"sm"}, "p");
+  w_node(&b, "MatMul", 2, (const char *[]){"p", "v"}, "y");
+  w_output(&b, "y");
+  w_u8(&b, 24);
+  w_str(&b, "m");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 2);
+  w_i64(&b, 4);
+  w_i64(&b, 4);
+  w_i64(&b, 16);
+  w(&b, keep, 16);
+  nns_model *fm = NULL, *bm = NULL;
+  CHECK_EQ(build_packed(b.p, b.n, 0, &fm, &err), NNS_OK);
+  /* the backward */
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input4(&b, "q", NNS_DT_FLOAT);
+  w_input4(&b, "k", NNS_DT_FLOAT);
+  w_input4(&b, "v", NNS_DT_FLOAT);
+  w_input4(&b, "dO", NNS_DT_FLOAT);
+  w_input_scores(&b, "P");
+  w_input_scores(&b, "dS");
+  w_swap(&b, "P", "Pt");
+  w_node(&b, "MatMul", 2, (const char *[]){"Pt", "dO"}, "dV");
+  w_swap(&b, "v", "vt");
+  w_node(&b, "MatMul", 2, (const char *[]){"dO", "vt"}, "dP");
+  w_node(&b, "MatMul", 2, (const char *[]){"dS", "k"}, "dQ");
+  w_swap(&b, "dS", "dSt");
+  w_node(&b, "MatMul", 2, (const char *[]){"dSt", "q"}, "dK");
+  w_output(&b, "dV");
+  w_output(&b, "dP");
+  w_output(&b, "dQ");
+  w_output(&b, "dK");
+  CHECK_EQ(build_packed(b.p, b.n, 0, &bm, &err), NNS_OK);
+  if (!fm || !bm) {
+    nns_model_free(fm);
+    nns_model_free(bm);
+    return;
+  }
+  nns_analysis *fa = NULL, *ba = NULL, *dense = NULL;
+  CHECK_EQ(nns_model_analyze(fm, NULL, &fa, &err), NNS_OK);
+  nns_counts t = {.size = sizeof t};
+  CHECK_EQ(nns_analysis_total_counts(fa, &t), NNS_OK);
+  CHECK_EQ(t.macs - t.macs_unmasked, (32 - 18) * (2 + 2));
+  nns_analyze_options o = {.size = sizeof o, .forward = fa};
+  CHECK_EQ(nns_model_analyze(bm, &o, &ba, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_total_counts(ba, &t), NNS_OK);
+  CHECK_EQ(t.macs, 4 * 32 * 2);
+  CHECK_EQ(t.macs - t.macs_unmasked, 2 * (2 + 2) * (32 - 18));
+  CHECK_EQ(t.flops - t.flops_unmasked, 42 + 52 + 56 + 52);
+  /* without the forward, or with an older options struct, dense */
+  o.size = offsetof(nns_analyze_options, forward);
+  CHECK_EQ(nns_model_analyze(bm, &o, &dense, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_total_counts(dense, &t), NNS_OK);
+  CHECK_EQ(t.macs_unmasked, t.macs);
+  CHECK_EQ(t.flops_unmasked, t.flops);
+  nns_analysis_free(dense);
+  nns_analysis_free(ba);
+  nns_analysis_free(fa);
+  nns_model_free(bm);
+  nns_model_free(fm);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -636,6 +769,7 @@ int main(void) {
   RUN(test_refused_record);
   RUN(test_module_and_param_kind);
   RUN(test_value_data);
+  RUN(test_backward_unmasked);
   RUN(test_empty_lists);
   RUN(test_fuzz_files);
   return check_finish();
