@@ -289,3 +289,30 @@ def test_backward_unmasked_hand_written(kind):
     assert _backward_left_out(s) == 2 * calls.left_out > 0
     assert s.backward.totals["flops"] - s.backward.totals["flops_unmasked"] \
         == calls.bwd_flops_left
+
+
+def test_backward_attention_products_dense():
+    """The dense side: the backward's MatMuls in each attention module
+    (its own MACs, without its projections') against FlopCounterMode on a
+    real CPU forward and backward of eager attention, where they are the
+    only batched products with a gradient: (bmm FLOPs with backward -
+    without) / 2."""
+    from torch.utils.flop_counter import FlopCounterMode
+    model, _ = _hf("llama", "eager")
+    ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(5))
+    bmm = []
+    for train in (False, True):
+        with FlopCounterMode(display=False) as fc:
+            out = model(input_ids=ids).logits
+            if train:
+                out.backward(torch.ones_like(out))
+        bmm.append(fc.get_flop_counts()["Global"][torch.ops.aten.bmm])
+    model.zero_grad(set_to_none=True)
+    s = torch_api.analyze_training(model, (), {"input_ids": ids})
+    rows = s.backward.layers
+    own = 0
+    for r in rows:
+        if r["path"].endswith("self_attn"):
+            own += r["macs"] - sum(c["macs"] for c in rows
+                                   if c["parent"] == r["index"])
+    assert own == (bmm[1] - bmm[0]) // 2 > 0
