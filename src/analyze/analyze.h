@@ -102,7 +102,8 @@ typedef struct nns__attn_row {
   int64_t dims[8];
   int64_t allowed;        /* (query, key) pairs the masks allow */
   int64_t rows;           /* query rows with an allowed key */
-  int64_t cols;           /* key columns with an allowed query */
+  int64_t cols;           /* key columns with an allowed query; -1 when
+                             past INT64_MAX */
 } nns__attn_row;
 
 typedef struct nns_analysis nns__analysis;

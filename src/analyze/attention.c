@@ -392,8 +392,15 @@ static bool count_pairs(match *mt, pairs *out) {
   bool lvary = nv > 0 && vary[nv - 1] == r - 2;
   int64_t cmult = lvary || !mt->dims[r - 2] ? mult : mult / mt->dims[r - 2],
           cols = 0;
-  uint8_t *seen = calloc((size_t)S + 1, 1);
-  if (!seen)
+  /* Per key whether the group allowed it: needed only where a mask varies
+   * along the keys, whose contents then hold S values (else a row allows
+   * all keys or none). */
+  bool key_vary = false;
+  for (int k = 0; k < mt->n_masks; k++)
+    key_vary = key_vary || mt->masks[k].stride[r - 1];
+  uint8_t *seen = key_vary ? calloc((size_t)S + 1, 1) : NULL;
+  bool any = false;
+  if (key_vary && !seen)
     return false;
   int64_t idx[MAX_RANK] = {0}, offs[MAX_MASKS], sum = 0, nonempty = 0;
   for (;;) {
@@ -405,14 +412,19 @@ static bool count_pairs(match *mt, pairs *out) {
     int64_t a = mt->n_masks ? row_allowed(mt, offs, S) : S;
     sum += a;
     nonempty += a > 0;
-    if (a == S)
+    any = any || a > 0;
+    if (seen && a == S)
       memset(seen, 1, (size_t)S);
-    else if (a > 0)
+    else if (seen && a > 0)
       row_mark(mt, offs, S, seen);
     if (!lvary || idx[nv - 1] == mt->dims[r - 2] - 1) {
-      for (int64_t k = 0; k < S; k++)
+      for (int64_t k = 0; seen && k < S; k++)
         cols += seen[k];
-      memset(seen, 0, (size_t)S);
+      if (seen)
+        memset(seen, 0, (size_t)S);
+      else if (any && !nns__add_i64(cols, S, &cols))
+        cols = INT64_MAX;
+      any = false;
     }
     int j = nv - 1;
     for (; j >= 0; j--) {
@@ -424,9 +436,11 @@ static bool count_pairs(match *mt, pairs *out) {
       break;
   }
   free(seen);
+  /* cols only serve the backward: past INT64_MAX they are unknown (-1) */
+  if (cols == INT64_MAX || !nns__mul_i64(cols, cmult, &out->cols))
+    out->cols = -1;
   return nns__mul_i64(sum, mult, &out->allowed) &&
-         nns__mul_i64(nonempty, mult, &out->rows) &&
-         nns__mul_i64(cols, cmult, &out->cols);
+         nns__mul_i64(nonempty, mult, &out->rows);
 }
 
 /* Sets the two products' unmasked counts from the pairs allowed; false
@@ -553,13 +567,15 @@ static const nns__attn_row *forward_row(const nns__analysis *fwd,
   const nns__attn_row *found = NULL;
   int64_t batch = 1;
   for (int32_t k = 0; k < rank - 2; k++)
-    batch *= dims[k];
+    if (!nns__mul_i64(batch, dims[k], &batch))
+      return NULL;
   for (size_t k = 0; n->scope && k < fwd->n_attn; k++) {
     const nns__attn_row *row = &fwd->attn[k];
     int64_t rb = 1;
-    for (int32_t j = 0; j < row->rank - 2; j++)
-      rb *= row->dims[j];
-    if (rb != batch || !row->scope || strcmp(row->scope, n->scope))
+    bool ok = true;
+    for (int32_t j = 0; j < row->rank - 2 && ok; j++)
+      ok = nns__mul_i64(rb, row->dims[j], &rb);
+    if (!ok || rb != batch || !row->scope || strcmp(row->scope, n->scope))
       continue;
     int64_t L = row->dims[row->rank - 2], S = row->dims[row->rank - 1];
     if (dims[rank - 2] != (transposed ? S : L) ||
@@ -601,7 +617,10 @@ static bool swaps_last_two(const nns__value *v) {
  *   dV = P^T.dO,
  *   dK = dS^T.Q    operand [.., S, L], sums over queries: as dQ with
  *                  columns for rows.
- * When L == S an operand's dims do not tell its orientation: it is
+ * A product where the output and an operand, or both operands, could be
+ * the scores (a head width equal to L or S) is left dense: its dims give
+ * two readings. When L == S an operand's dims do not tell its
+ * orientation: it is
  * [.., S, L] when a Transpose swapping its last two axes made it (as
  * autograd's batched-product backward spells P^T and dS^T), else
  * [.., L, S]. */
@@ -620,13 +639,33 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
   for (int32_t k = 0; k < r[2] - 2; k++)
     if (!nns__mul_i64(batch, d[2][k], &batch))
       return;
-  if (K < 1 || !nns__mul_i64(batch, M, &total) ||
+  if (K < 1 || K > INT64_MAX / 2 || !nns__mul_i64(batch, M, &total) ||
       !nns__mul_i64(total, N, &total) || !nns__mul_i64(total, K, &dense_m) ||
       dense_m != c->macs || !nns__mul_i64(total, 2 * K - 1, &dense_f))
     return;
-  const nns__attn_row *row;
-  if ((row = forward_row(fwd, n, r[2], d[2], false)) ||
-      (row = forward_row(fwd, n, r[2], d[2], true))) {
+  /* Which of the output and the two operands are the scores; a product
+   * where more than one could be (a head width equal to L or S) has two
+   * readings and stays dense. */
+  const nns__attn_row *rows[3];
+  bool tr[3];
+  int found = 0, side = -1;
+  for (int k = 0; k < 3; k++) {
+    tr[k] = false;
+    rows[k] = forward_row(fwd, n, r[k], d[k], false);
+    if (!rows[k]) {
+      rows[k] = forward_row(fwd, n, r[k], d[k], true);
+      tr[k] = rows[k] != NULL;
+    }
+    if (rows[k]) {
+      found++;
+      side = k;
+    }
+  }
+  if (found != 1)
+    return;
+  const nns__attn_row *row = rows[side];
+  int64_t twice;
+  if (side == 2) {
     /* the scores are the output: per allowed pair a K-long dot */
     if (!nns__mul_i64(row->allowed, K, &masked_m) ||
         !nns__mul_i64(row->allowed, 2 * K - 1, &masked_f))
@@ -636,16 +675,7 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
      * [.., K, N]; per allowed pair one MAC per output element on the
      * other side, and an output row or column with no allowed pair
      * costs nothing */
-    int side = -1;
-    bool t = false;
-    for (int k = 0; k < 2 && side < 0; k++)
-      for (int tr = 0; tr < 2 && side < 0; tr++)
-        if ((row = forward_row(fwd, n, r[k], d[k], tr))) {
-          side = k;
-          t = tr;
-        }
-    if (side < 0)
-      return;
+    bool t = tr[side];
     int32_t rr = row->rank;
     if (row->dims[rr - 2] == row->dims[rr - 1])
       t = swaps_last_two(v[side]);
@@ -654,8 +684,9 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
     /* in[0] [.., L, S] (not transposed) keeps the queries in the output:
      * its empty outputs are the rows with no key; in[1] the other way */
     int64_t empty_from = (side == 0) != t ? row->rows : row->cols;
-    if (!nns__mul_i64(row->allowed, other, &masked_m) ||
-        !nns__mul_i64(2 * row->allowed - empty_from, other, &masked_f))
+    if (empty_from < 0 || !nns__mul_i64(row->allowed, other, &masked_m) ||
+        !nns__mul_i64(row->allowed, 2, &twice) ||
+        !nns__mul_i64(twice - empty_from, other, &masked_f))
       return;
   }
   c->macs_unmasked = c->macs - (dense_m - masked_m);
