@@ -758,6 +758,64 @@ static void test_backward_unmasked(void) {
   nns_analysis_free(fa);
   nns_model_free(bm);
   nns_model_free(fm);
+  /* Heads as wide as the sequence (E = Ev = L = S = 4): P^T.dO's operands
+   * both have the scores' dims, two readings: dense. */
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input_scores(&b, "q");
+  w_input_scores(&b, "k");
+  w_input_scores(&b, "v");
+  w_input4(&b, "cond", NNS_DT_BOOL);
+  w_u8(&b, 9);
+  w_str(&b, "ninf");
+  w_i32(&b, NNS_DT_FLOAT);
+  w_i32(&b, 0);
+  w_i64(&b, 4);
+  w(&b, &ninf, 4);
+  w_node(&b, "Identity", 1, (const char *[]){"cond"}, "m");
+  w_swap(&b, "k", "kt");
+  w_node(&b, "MatMul", 2, (const char *[]){"q", "kt"}, "s");
+  w_node(&b, "Where", 3, (const char *[]){"m", "s", "ninf"}, "sm");
+  w_node(&b, "Softmax", 1, (const char *[]){"sm"}, "p");
+  w_node(&b, "MatMul", 2, (const char *[]){"p", "v"}, "y");
+  w_output(&b, "y");
+  w_u8(&b, 24);
+  w_str(&b, "m");
+  w_i32(&b, NNS_DT_BOOL);
+  w_i32(&b, 2);
+  w_i64(&b, 4);
+  w_i64(&b, 4);
+  w_i64(&b, 16);
+  w(&b, keep, 16);
+  CHECK_EQ(build_packed(b.p, b.n, 0, &fm, &err), NNS_OK);
+  w_head(&b);
+  w_u8(&b, 4);
+  w_str(&b, "");
+  w_i64(&b, 17);
+  w_input_scores(&b, "P");
+  w_input_scores(&b, "dO");
+  w_swap(&b, "P", "Pt");
+  w_node(&b, "MatMul", 2, (const char *[]){"Pt", "dO"}, "dV");
+  w_output(&b, "dV");
+  CHECK_EQ(build_packed(b.p, b.n, 0, &bm, &err), NNS_OK);
+  fa = ba = NULL;
+  if (fm && bm) {
+    CHECK_EQ(nns_model_analyze(fm, NULL, &fa, &err), NNS_OK);
+    CHECK_EQ(nns_analysis_total_counts(fa, &t), NNS_OK);
+    CHECK_EQ(t.macs - t.macs_unmasked, (32 - 18) * (4 + 4));
+    o.size = sizeof o;
+    o.forward = fa;
+    CHECK_EQ(nns_model_analyze(bm, &o, &ba, &err), NNS_OK);
+    CHECK_EQ(nns_analysis_total_counts(ba, &t), NNS_OK);
+    CHECK_EQ(t.macs, 32 * 4);
+    CHECK_EQ(t.macs_unmasked, t.macs);
+  }
+  nns_analysis_free(ba);
+  nns_analysis_free(fa);
+  nns_model_free(bm);
+  nns_model_free(fm);
 }
 
 int main(void) {
