@@ -1542,6 +1542,10 @@ typedef struct nns_report_options {
   int json_version;       /* NNS_FORMAT_JSON: 2 for "nnscan.summary" v2
                              (every count with its status and diagnostics,
                              docs/json.md); 0 or 1: version 1 */
+  /* NULL, or the analysis of this model's backward pass (analysed with
+   * nns_analyze_options.forward = this analysis): the JSON totals then
+   * give the training FLOPs, forward + backward (train_flops, ...). */
+  const nns_analysis *backward;
 } nns_report_options;
 
 /*

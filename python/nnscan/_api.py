@@ -73,7 +73,8 @@ class ReportOptions(Sized):
     _fields_ = [("size", c_size_t), ("format", c_int), ("numbers", c_int),
                 ("max_depth", c_int), ("columns", c_uint), ("width", c_int),
                 ("wrap", c_int), ("model_name", c_char_p),
-                ("model_path", c_char_p), ("json_version", c_int)]
+                ("model_path", c_char_p), ("json_version", c_int),
+                ("backward", c_void_p)]
 
 
 class DiffOptions(Sized):

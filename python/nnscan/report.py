@@ -144,9 +144,11 @@ class Analysis(_api.Managed):
 
 def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
             width=0, wrap="mid", model_name=None, model_path=None,
-            json_version=1):
+            json_version=1, backward=None):
     """fn (nns_report or nns_report_shapes) of ptr into a str. json_version:
-    the "nnscan.summary" version of fmt="json" (1 or 2)."""
+    the "nnscan.summary" version of fmt="json" (1 or 2); backward: the
+    Analysis of the backward pass, whose FLOPs the totals then add up into
+    the training FLOPs."""
     if fmt not in _api.FORMAT:
         raise ValueError(f"unknown report format {fmt!r}; one of "
                          + ", ".join(_api.FORMAT))
@@ -172,7 +174,8 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
         _api.FORMAT[fmt], _api.NUMBERS[numbers], depth, cols, int(width),
         _api.WRAP[wrap],
         _api.c_name(model_name) if model_name else None,
-        model_path.encode() if model_path else None, int(json_version))
+        model_path.encode() if model_path else None, int(json_version),
+        backward.ptr if backward is not None else None)
     err = _api.NnsError()
     cb, chunks = _api.write_collector()
     st = fn(ptr, ctypes.byref(opts), cb, None, ctypes.byref(err))
@@ -281,7 +284,8 @@ class Summary:
     def json(self):
         if self._json is None:
             doc = json.loads(self.analysis.report(
-                "json", model_name=self.name, model_path=self._path))
+                "json", model_name=self.name, model_path=self._path,
+                backward=self._defaults.get("backward")))
             if self._extra:
                 doc.update(self._extra)
             self._json = doc

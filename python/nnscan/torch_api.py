@@ -260,18 +260,11 @@ def analyze_training(module, args, kwargs, max_depth=None,
                          max_depth=max_depth, columns=("flops", "macs"),
                          wrap=wrap)
     s.backward.uncounted_aten = dict(bb.uncounted)
-    # Training FLOPs as recorded: the forward's and the backward's totals
-    # (docs/metrics.md, "Masked attention, tokens"), per token where the
-    # forward has a token dimension; unmasked: the backward's attention
-    # products over the pairs the forward's mask allows.
-    t = s.totals
-    t["train_flops"] = t["flops"] + s.backward.totals["flops"]
-    t["train_flops_unmasked"] = t["flops_unmasked"] + \
-        s.backward.totals["flops_unmasked"]
-    if t.get("tokens"):
-        t["train_flops_per_token"] = t["train_flops"] / t["tokens"]
-        t["train_flops_unmasked_per_token"] = \
-            t["train_flops_unmasked"] / t["tokens"]
+    # Training FLOPs as recorded, forward + backward, dense and unmasked,
+    # and per token: the library's totals when given the backward's
+    # analysis (docs/metrics.md, "Masked attention, tokens").
+    s._defaults["backward"] = s.backward.analysis
+    s.json = None
     return s
 
 

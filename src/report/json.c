@@ -368,8 +368,30 @@ static void j_model(nns__jw *w, const nns_analysis *a,
   nns__jw_end(w, NULL);
 }
 
+/* With the backward pass's analysis (nns_report_options.backward): the
+ * training FLOPs as recorded, forward + backward, dense and with the
+ * attention products over the pairs the forward's mask allows, and per
+ * token (docs/metrics.md, "Masked attention, tokens"). */
+static void j_train_flops(nns__jw *w, const nns_counts *fwd, int64_t tokens,
+                          const nns_analysis *bwd) {
+  nns_counts b = {.size = sizeof b};
+  if (!bwd || nns_analysis_total_counts(bwd, &b) != NNS_OK)
+    return;
+  int64_t dense = nns__sum_sat(fwd->flops, b.flops);
+  int64_t unmasked = nns__sum_sat(fwd->flops_unmasked, b.flops_unmasked);
+  nns__jw_break(w, BR2);
+  nns__jw_int(w, NNS__JK("train_flops"), dense);
+  nns__jw_int(w, NNS__JK("train_flops_unmasked"), unmasked);
+  if (tokens <= 0)
+    return;
+  nns__jw_double(w, NNS__JK("train_flops_per_token"),
+                 (double)dense / (double)tokens, 17, false);
+  nns__jw_double(w, NNS__JK("train_flops_unmasked_per_token"),
+                 (double)unmasked / (double)tokens, 17, false);
+}
+
 static void j_totals(nns__jw *w, const nns_analysis *a,
-                     const nns__jstatus *st) {
+                     const nns__jstatus *st, const nns_analysis *bwd) {
   nns_totals t = nns__totals_of(a);
   nns_counts all = nns__total_counts_of(a);
   nns_rf rf = nns__total_rf_of(a);
@@ -388,6 +410,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
       j_unmasked(w, &all, true);
   }
   j_tokens(w, &all, t.tokens);
+  j_train_flops(w, &all, t.tokens, bwd);
   nns__jw_break(w, BR2);
   /* v2: every metric complete (a symbolic dim taken as 1 makes counts
    * partial there); v1: no node left out, no loop counted once. */
@@ -649,7 +672,7 @@ nns_status nns__report_json(const nns_analysis *a,
     nns__jw_int(w, NNS__JK("max_depth"), maxd);
   nns__jw_str(w, NNS__JK("optimizer"), nns_optimizer_name(t.optimizer));
   nns__jw_end(w, NULL);
-  j_totals(w, a, st);
+  j_totals(w, a, st, opt->backward);
   bool roof = t.hardware.name != NULL;
   if (roof)
     j_hardware(w, &t);

@@ -303,6 +303,12 @@
         t.tokens ? {label: 'FLOPs per token', value: t.flops_per_token, unit: 'count',
                     sub: fmtRaw(t.tokens) + ' tokens · masked ' +
                          fmtClever(t.flops_unmasked_per_token, 'count')} : null,
+        t.train_flops != null ?
+          {label: t.tokens ? 'Training FLOPs per token' : 'Training FLOPs',
+           value: t.tokens ? t.train_flops_per_token : t.train_flops, unit: 'count',
+           sub: 'forward + backward as recorded · masked ' +
+                fmtClever(t.tokens ? t.train_flops_unmasked_per_token
+                                   : t.train_flops_unmasked, 'count')} : null,
         {label: 'Peak activations', value: t.peak_activation_bytes, unit: 'bytes',
          sub: t.peak_node ? 'after ' + t.peak_node : ''},
         {label: 'Memory accesses', value: t.dmas, unit: 'count', partial: !t.complete, sub: 'elements'},
