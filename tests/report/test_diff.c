@@ -12,22 +12,6 @@
 #include "check.h"
 #include "nnscan.h"
 
-typedef struct sink {
-  char *buf;
-  size_t len;
-} sink;
-
-static int sink_write(void *user, const char *data, size_t size) {
-  sink *s = user;
-  char *p = realloc(s->buf, s->len + size + 1);
-  if (!p)
-    return 1;
-  memcpy(p + s->len, data, size);
-  s->len += size;
-  p[s->len] = 0;
-  s->buf = p;
-  return 0;
-}
 
 /* A version 2 summary with one layer "fc" under the root, whose MACs are
  * `macs` (complete) and whose params are 50. */
@@ -52,20 +36,20 @@ static char *doc_v2(long long macs) {
 }
 
 static nns_status diff(const char *a, const char *b, nns_report_format f,
-                       const char *budgets, nns_diff_result *r, sink *out,
+                       const char *budgets, nns_diff_result *r, check_sink *out,
                        nns_error *e) {
   nns_diff_options o = {.size = sizeof o, .format = f, .budgets = budgets};
   memset(out, 0, sizeof *out);
   r->size = sizeof *r;
-  return nns_diff_report(a, strlen(a), b, strlen(b), &o, sink_write, out, r,
-                         e);
+  return nns_diff_report(a, strlen(a), b, strlen(b), &o, check_sink_write,
+                         out, r, e);
 }
 
 /* 100 -> 110 MACs: +10, +10% of before; params unchanged. */
 static void test_deltas_and_budgets(void) {
   char *a = doc_v2(100), *b = doc_v2(110);
   nns_diff_result r;
-  sink s;
+  check_sink s;
   nns_error e;
   CHECK_EQ(diff(a, b, NNS_FORMAT_JSON,
                 "macs > +9.99%, macs > +10%, macs >= +10%, macs < -1%, "
@@ -91,7 +75,7 @@ static void test_deltas_and_budgets(void) {
 static void test_from_zero(void) {
   char *a = doc_v2(0), *b = doc_v2(5);
   nns_diff_result r;
-  sink s;
+  check_sink s;
   CHECK_EQ(diff(a, b, NNS_FORMAT_TEXT, "macs > +1000%", &r, &s, NULL), NNS_OK);
   CHECK_EQ(r.exceeded, 1);
   free(s.buf);
@@ -116,7 +100,7 @@ static void test_v1_partial(void) {
       "{\"partial\": true}}]}";
   char *b = doc_v2(100);
   nns_diff_result r;
-  sink s;
+  check_sink s;
   CHECK_EQ(diff(v1, b, NNS_FORMAT_TEXT, "macs > +0, params > +0", &r, &s,
                 NULL), NNS_OK);
   CHECK_EQ(r.withheld, 1);
@@ -133,7 +117,7 @@ static void test_runs_differ(void) {
   char *shape = strstr(b, "[1]");
   shape[1] = '2';
   nns_diff_result r;
-  sink s;
+  check_sink s;
   CHECK_EQ(diff(a, b, NNS_FORMAT_JSON, "params > +0", &r, &s, NULL), NNS_OK);
   CHECK(!r.comparable);
   CHECK_EQ(r.withheld, 1);
@@ -150,7 +134,7 @@ static void test_bad_budgets(void) {
   char *a = doc_v2(1);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     nns_diff_result r;
-    sink s;
+    check_sink s;
     nns_error e;
     CHECK_EQ(diff(a, a, NNS_FORMAT_TEXT, bad[i], &r, &s, &e), NNS_E_ARG);
     CHECK(strstr(e.message, "budget") != NULL);

@@ -16,31 +16,15 @@
 #include "base/json_reader.h"
 #include "report/report_int.h"
 
-typedef struct sink {
-  char *buf;
-  size_t len;
-} sink;
-
-static int sink_write(void *user, const char *data, size_t size) {
-  sink *s = user;
-  char *p = realloc(s->buf, s->len + size + 1);
-  if (!p)
-    return 1;
-  memcpy(p + s->len, data, size);
-  s->len += size;
-  p[s->len] = 0;
-  s->buf = p;
-  return 0;
-}
 
 static nns__out out;
 static nns__jw jw;
-static sink got;
+static check_sink got;
 
 static nns__jw *start(void) {
   free(got.buf);
   memset(&got, 0, sizeof got);
-  nns__out_init(&out, sink_write, &got);
+  nns__out_init(&out, check_sink_write, &got);
   nns__jw_init(&jw, &out);
   return &jw;
 }
@@ -143,8 +127,8 @@ static int stop_write(void *user, const char *data, size_t size) {
 }
 
 static void test_op_table(void) {
-  sink s = {0};
-  CHECK_EQ(nns_op_table_json(sink_write, &s, NULL), NNS_OK);
+  check_sink s = {0};
+  CHECK_EQ(nns_op_table_json(check_sink_write, &s, NULL), NNS_OK);
   size_t rows = 0;
   for (const char *p = s.buf; (p = strstr(p, "\"op_type\": ")); p++)
     rows++;

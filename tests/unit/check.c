@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int passed, failed, current_failed;
 static const char *current;
@@ -37,4 +38,16 @@ int check_finish(void) {
 const char *check_dir(void) {
   const char *d = getenv("NNS_TEST_DIR");
   return d ? d : ".";
+}
+
+int check_sink_write(void *user, const char *data, size_t size) {
+  check_sink *s = user;
+  char *p = realloc(s->buf, s->len + size + 1);
+  if (!p)
+    return 1;
+  memcpy(p + s->len, data, size);
+  s->len += size;
+  p[s->len] = '\0';
+  s->buf = p;
+  return 0;
 }

@@ -9,6 +9,7 @@
 #ifndef NNS_CHECK_H
 #define NNS_CHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -18,6 +19,15 @@ void check_run(const char *name, void (*fn)(void));
 int check_finish(void);
 /* The directory of the test sources (tests/), for fixture paths. */
 const char *check_dir(void);
+
+/* A report written into memory: pass check_sink_write and a zeroed
+ * check_sink as an nns_write_fn and its user pointer; buf (NUL-terminated,
+ * NULL when nothing came) is the caller's to free. */
+typedef struct check_sink {
+  char *buf;
+  size_t len;
+} check_sink;
+int check_sink_write(void *user, const char *data, size_t size);
 
 #define RUN(fn) check_run(#fn, fn)
 #define CHECK(c)                                                               \

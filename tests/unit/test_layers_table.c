@@ -58,31 +58,15 @@ static nns_model *two_matmuls(const char *root_class) {
   return m;
 }
 
-typedef struct buf {
-  char *s;
-  size_t n;
-} buf;
-
-static int put(void *user, const char *data, size_t size) {
-  buf *b = user;
-  char *s = realloc(b->s, b->n + size + 1);
-  if (!s)
-    return 1;
-  memcpy(s + b->n, data, size);
-  b->n += size;
-  s[b->n] = '\0';
-  b->s = s;
-  return 0;
-}
 
 static void expect(const nns_analysis *a, nns_report_format f, nns_numbers n,
                    const char *want) {
   nns_report_options o = {.size = sizeof o, .format = f, .numbers = n};
-  buf b = {0};
+  check_sink b = {0};
   nns_error err;
-  CHECK_EQ(nns_report(a, &o, put, &b, &err), NNS_OK);
-  CHECK_STR(b.s ? b.s : "", want);
-  free(b.s);
+  CHECK_EQ(nns_report(a, &o, check_sink_write, &b, &err), NNS_OK);
+  CHECK_STR(b.buf ? b.buf : "", want);
+  free(b.buf);
 }
 
 #define RULE "+----------+---------+-------------+--------------+------+--------+\n"
