@@ -27,3 +27,15 @@ def test_quickstart_runs(capsys):
     import torch
     layer = torch.nn.TransformerEncoderLayer(E, 32, F, device="meta")
     assert params == n * sum(p.numel() for p in layer.parameters())
+
+
+def test_readme_quickstart_runs(capsys):
+    """The README's own Python quick start, pasted as a newcomer would, on
+    whichever PyTorch this is (its training step is for 2.x)."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    section = text[text.index("## Python quick start"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md quick start", "exec"), {})
+    out = capsys.readouterr().out
+    assert "('1.82G', '11.70M')" in out
+    assert "| Name" in out
