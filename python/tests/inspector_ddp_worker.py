@@ -65,7 +65,14 @@ def main():
             ddp(torch.randn(3, 4)).sum().backward()
             opt.step()
     dist.barrier()
-    dist.destroy_process_group()
+    # Older PyTorch (1.13 here) destroys a gloo process group holding the GIL
+    # while it joins a worker thread that may need the GIL to free a tensor
+    # (pytorch/pytorch#56297, fixed upstream by #154976): at teardown the
+    # rank can hang for ever. Both ranks are past the barrier and the report
+    # is written, so the rank leaves without running those destructors.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
