@@ -205,15 +205,19 @@ def test_sleep_shows_at_itself_and_ancestors_only():
     by = {m["path"]: m for m in doc["modules"]}
     fwd = {p: m["forward"]["inclusive_ms"] / 2 for p, m in by.items()}
     bwd = {p: m["backward"]["inclusive_ms"] / 2 for p, m in by.items()}
+    # A sleep is a floor; the ceiling is the pass's own wall time. Modules
+    # that do not sleep stay under half a sleep even on a loaded machine.
+    wall_fwd = sum(w[0] for w in walls) / 2
+    wall_bwd = sum(w[1] for w in walls) / 2
     for p in ("1.1", "1", ""):
-        assert 50 <= fwd[p] < 50 + 25, (p, fwd[p])
+        assert 50 <= fwd[p] <= wall_fwd, (p, fwd[p], wall_fwd)
     for p in ("0", "1.0", "1.2", "2", "3", "1.1.lin"):
-        assert fwd[p] < 10, (p, fwd[p])
+        assert fwd[p] < 20, (p, fwd[p])
     assert by["1.1"]["forward"]["self_ms"] / 2 >= 49
     for p in ("2", ""):
-        assert 40 <= bwd[p] < 40 + 25, (p, bwd[p])
+        assert 40 <= bwd[p] <= wall_bwd, (p, bwd[p], wall_bwd)
     for p in ("0", "1", "3"):
-        assert bwd[p] < 10, (p, bwd[p])
+        assert bwd[p] < 20, (p, bwd[p])
     check_nesting(doc)
     # The root's time per pass fits in the wall time of that pass.
     for pas, (wf, wb) in zip(doc["passes"], walls):
@@ -407,12 +411,16 @@ class InPlaceSlow(nn.Module):
 def test_inplace_module_backward_timed_at_itself():
     model = nn.Sequential(nn.Linear(4, 4), InPlaceSlow(), nn.Linear(4, 2))
     with Inspector(model) as insp:
-        model(torch.randn(3, 4)).sum().backward()
+        loss = model(torch.randn(3, 4)).sum()
+        t0 = time.perf_counter()
+        loss.backward()
+        wall = (time.perf_counter() - t0) * 1e3
     assert insp.errors == []
     by = {m["path"]: m for m in insp.json()["modules"]}
-    assert 40 <= by["1"]["backward"]["inclusive_ms"] < 65
+    # The sleep is a floor, the backward's wall time the ceiling.
+    assert 40 <= by["1"]["backward"]["inclusive_ms"] <= wall
     for p in ("0", "2"):
-        assert by[p]["backward"]["inclusive_ms"] < 10, p
+        assert by[p]["backward"]["inclusive_ms"] < 20, p
     check_nesting(insp.json())
     call = [c for c in insp.json()["calls"] if c["module"] == 2][0]
     roles = sorted(t["role"] for t in call["tensors"])
