@@ -39,6 +39,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from . import moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
+from .fast_meta import FAST_META as _FAST_META
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
 from .shadow import Shadows, TensorConstructors
@@ -435,71 +436,6 @@ def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
     else:
         dims = [a.shape[0], a.shape[1], b.shape[-1]]
     return torch.empty(dims, dtype=out_dtype or a.dtype, device="meta")
-
-
-_STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
-                torch.float32: torch.float32, torch.float64: torch.float64}
-
-
-def _batch_norm_eval_meta(args):
-    """native_batch_norm in eval mode on meta tensors, as PyTorch's meta
-    decomposition gives it (the output laid out like the input, in its
-    dtype; the saved mean and inverse deviation of shape (C,) in the
-    computation dtype) without the dozen element-wise meta ops that
-    decomposition runs in Python: 80 % of a BatchNorm model's meta forward
-    on PyTorch 2.x, a fifth on 1.13. None (PyTorch's own kernel runs, and
-    raises what it raises) for anything else: training, a tensor not on
-    meta or oddly laid out, a shape or dtype the kernel might refuse."""
-    if len(args) != 8 or args[5] is not False:
-        return None
-    x, w, bias, mean, var = args[:5]
-    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2 \
-            or mean is None or var is None:
-        return None
-    stats = _STATS_DTYPE.get(x.dtype)
-    c = x.shape[1]
-    for t in (w, bias, mean, var):
-        if t is not None and not (isinstance(t, torch.Tensor) and t.is_meta
-                                  and t.dim() == 1 and t.shape[0] == c
-                                  and t.dtype in _STATS_DTYPE):
-            return None
-    if stats is None or not _dense(x):
-        return None
-    return (torch.empty_like(x),
-            torch.empty((c,), dtype=stats, device="meta"),
-            torch.empty((c,), dtype=stats, device="meta"))
-
-
-def _dense(x):
-    """Laid out so that an element-wise result is laid out like it, as
-    torch.empty_like makes it."""
-    return x.is_contiguous() or x.dim() == 4 and \
-        x.is_contiguous(memory_format=torch.channels_last)
-
-
-def _elementwise_meta(args):
-    """A one-input float element-wise op on meta (hardswish, hardsigmoid),
-    whose meta kernel on PyTorch 2.x is a Python decomposition of half a
-    dozen element-wise ops (most of MobileNetV3's meta forward): the
-    output is the input's shape, dtype and layout."""
-    x = args[0] if len(args) == 1 else None
-    if not isinstance(x, torch.Tensor) or not x.is_meta \
-            or not x.is_floating_point() or not _dense(x):
-        return None
-    return torch.empty_like(x)
-
-
-def _elementwise_inplace_meta(args):
-    """The in-place form: the input itself, as the meta kernel returns it."""
-    return args[0] if _elementwise_meta(args) is not None else None
-
-
-# aten op -> a cheaper meta kernel answering some calls (None: not this one)
-_FAST_META = {torch.ops.aten.native_batch_norm.default: _batch_norm_eval_meta,
-              torch.ops.aten.hardswish.default: _elementwise_meta,
-              torch.ops.aten.hardsigmoid.default: _elementwise_meta,
-              torch.ops.aten.hardswish_.default: _elementwise_inplace_meta,
-              torch.ops.aten.hardsigmoid_.default: _elementwise_inplace_meta}
 
 
 # Output shapes for the few kernels torch cannot run on meta tensors

@@ -1,11 +1,11 @@
-"""The recorder's cheaper meta kernels (recorder._FAST_META) give exactly
+"""The recorder's cheaper meta kernels (fast_meta.FAST_META) give exactly
 what PyTorch's own meta kernel gives: the same outputs' shapes, dtypes and
 strides, compared with the op run on meta tensors outside any recording;
 and they decline (None) whatever they do not cover."""
 import pytest
 import torch
 
-from nnscan import recorder
+from nnscan import fast_meta, recorder
 
 BN = torch.ops.aten.native_batch_norm.default
 
@@ -39,7 +39,7 @@ def test_batch_norm_eval_matches_pytorch_meta(case, affine):
     b = _meta(c, dtype=sdt) if affine else None
     args = (x, w, b, _meta(c, dtype=sdt), _meta(c, dtype=sdt), False, 0.1,
             1e-5)
-    ours = recorder._batch_norm_eval_meta(args)
+    ours = fast_meta.batch_norm_eval_meta(args)
     theirs = BN(*args)
     assert ours is not None
     assert len(ours) == len(theirs)
@@ -54,7 +54,7 @@ def test_batch_norm_eval_matches_pytorch_meta(case, affine):
 def test_batch_norm_declines_what_it_does_not_cover():
     x = _meta(2, 8, 5, 5)
     s = _meta(8)
-    fast = recorder._batch_norm_eval_meta
+    fast = fast_meta.batch_norm_eval_meta
     assert fast((x, s, s, s, s, True, 0.1, 1e-5)) is None      # training
     assert fast((x, s, s, _meta(7), s, False, 0.1, 1e-5)) is None  # C
     assert fast((x, s, s, None, None, False, 0.1, 1e-5)) is None
@@ -70,13 +70,15 @@ def test_recording_counts_batch_norm_as_before():
     m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8),
                             torch.nn.ReLU(), torch.nn.BatchNorm2d(8))
     x = torch.zeros(1, 3, 16, 16)
-    fast = recorder.record_model(m, (x,)).graph
-    saved = dict(recorder._FAST_META)
-    recorder._FAST_META.clear()
+    saved = dict(fast_meta.FAST_META)
     try:
+        fast_meta.FAST_META.update(K)  # on 1.13 too
+        fast = recorder.record_model(m, (x,)).graph
+        fast_meta.FAST_META.clear()
         slow = recorder.record_model(m, (x,)).graph
     finally:
-        recorder._FAST_META.update(saved)
+        fast_meta.FAST_META.clear()
+        fast_meta.FAST_META.update(saved)
     assert fast.nodes == slow.nodes
     assert fast.values == slow.values
     assert fast.inits == slow.inits
@@ -93,7 +95,7 @@ ELEMENTWISE = ["hardswish", "hardsigmoid"]
 def test_elementwise_matches_pytorch_meta(op, inplace, case):
     x = CASES[case]()[0]
     func = getattr(torch.ops.aten, op + ("_" if inplace else "")).default
-    ours = recorder._FAST_META[func]((x,))
+    ours = fast_meta.FAST_META[func]((x,))
     theirs = func(x.clone() if inplace else x)
     assert ours is not None
     if inplace:
@@ -104,7 +106,7 @@ def test_elementwise_matches_pytorch_meta(op, inplace, case):
 
 
 def test_elementwise_declines_what_it_does_not_cover():
-    fast = recorder._FAST_META[torch.ops.aten.hardswish.default]
+    fast = fast_meta.FAST_META[torch.ops.aten.hardswish.default]
     assert fast((_meta(2, 8, 5, 5)[:, :, ::2],)) is None
     assert fast((torch.empty(2, 8),)) is None
     assert fast((_meta(2, 8).long(),)) is None
@@ -118,11 +120,180 @@ def test_recording_counts_hardswish_as_before():
                             torch.nn.Hardsigmoid(inplace=True))
     x = torch.zeros(1, 3, 16, 16)
     fast = recorder.record_model(m, (x,)).graph
-    saved = dict(recorder._FAST_META)
-    recorder._FAST_META.clear()
+    saved = dict(fast_meta.FAST_META)
+    fast_meta.FAST_META.clear()
     try:
         slow = recorder.record_model(m, (x,)).graph
     finally:
-        recorder._FAST_META.update(saved)
+        fast_meta.FAST_META.update(saved)
     assert fast.nodes == slow.nodes
     assert fast.values == slow.values
+
+
+# ---- the PyTorch 2.x kernels: element-wise, softmax, tril, mean, cat ----
+
+A = torch.ops.aten
+K = fast_meta.KERNELS_2X  # in the table on 2.x; checked on every version
+
+
+def _same_as_pytorch(func, args):
+    ours = K[func](args)
+    theirs = func(*args)
+    assert ours is not None, (func, args)
+    assert ours.is_meta
+    assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
+        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+
+
+BINARY_CASES = {
+    "same": lambda: (_meta(2, 3, 4), _meta(2, 3, 4)),
+    "broadcast_last": lambda: (_meta(1, 6, 8), _meta(8)),
+    "broadcast_both": lambda: (_meta(4, 1, 8), _meta(1, 5, 1)),
+    "rank_grows": lambda: (_meta(8), _meta(3, 1, 8)),
+    "zero_dim_meta": lambda: (_meta(), _meta(2, 3)),
+    "half_and_float": lambda: (_meta(2, 3, dtype=torch.float16), _meta(2, 3)),
+    "bf16_with_0dim_float": lambda: (_meta(2, 3, dtype=torch.bfloat16),
+                                     _meta(dtype=torch.float32)),
+    "int_and_float": lambda: (_meta(2, 3, dtype=torch.int64), _meta(3)),
+    "wrapped_number": lambda: (_meta(2, 3, dtype=torch.float16),
+                               torch.tensor(0.5, dtype=torch.float64)),
+    "wrapped_number_first": lambda: (torch.tensor(2.0, dtype=torch.float64),
+                                     _meta(4, 2)),
+}
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub"])
+@pytest.mark.parametrize("case", sorted(BINARY_CASES))
+def test_binary_matches_pytorch_meta(op, case):
+    _same_as_pytorch(getattr(A, op).Tensor, BINARY_CASES[case]())
+
+
+def test_binary_declines_what_it_does_not_cover():
+    fast = fast_meta.binary_meta
+    x = _meta(2, 8, 5, 5)
+    assert fast((x[:, :, ::2], x[:, :, ::2])) is None           # strided
+    assert fast((_meta(2, 8, 5, 5, channels_last=True), x)) is None
+    assert fast((_meta(2, 3, dtype=torch.int64),) * 2) is None  # int result
+    assert fast((_meta(2, 3), _meta(4, 3))) is None             # no broadcast
+    assert fast((_meta(), torch.tensor(1.5))) is None  # 0-dim beside a number
+    assert fast((torch.empty(2, 3), _meta(2, 3))) is None       # CPU tensor
+    assert fast((x,)) is None
+    assert fast((_meta(2, 3, dtype=torch.bool), _meta(2, 3))) is None
+
+
+@pytest.mark.parametrize("func,arg", [(A.mul.Scalar, 0.125),
+                                      (A.add.Scalar, 3),
+                                      (A.pow.Tensor_Scalar, 2),
+                                      (A.pow.Tensor_Scalar, -0.5)])
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16",
+                                  "1d_features"])
+def test_scalar_ops_match_pytorch_meta(func, arg, case):
+    _same_as_pytorch(func, (CASES[case]()[0], arg))
+
+
+@pytest.mark.parametrize("func", [A.neg.default, A.rsqrt.default])
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16"])
+def test_unary_ops_match_pytorch_meta(func, case):
+    _same_as_pytorch(func, (CASES[case]()[0],))
+
+
+def test_scalar_and_unary_decline_integers():
+    assert fast_meta.scalar_meta((_meta(2, 3, dtype=torch.int64), 2)) is None
+    assert fast_meta.scalar_meta((_meta(2, 3), True)) is None
+    assert fast_meta.elementwise_meta((_meta(2, 3, dtype=torch.int32),)) \
+        is None
+
+
+@pytest.mark.parametrize("case", [
+    lambda: (_meta(2, 1, 4, 4, dtype=torch.bool), _meta(2, 3, 4, 4),
+             _meta(1)),
+    lambda: (_meta(4, 4, dtype=torch.bool), _meta(4, 4, dtype=torch.float16),
+             _meta(4, 4)),
+])
+def test_where_matches_pytorch_meta(case):
+    _same_as_pytorch(A.where.self, case())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 4, 8, 8), -1),
+    lambda: (_meta(2, 4, 8, 8, dtype=torch.bfloat16), 3, torch.float32),
+    lambda: (_meta(3, 5), 0),
+])
+def test_softmax_matches_pytorch_meta(args):
+    """_safe_softmax (PyTorch 2.5 on) against itself; on older PyTorch, the
+    kernel against torch.softmax, whose output it has."""
+    a = args()
+    ours = fast_meta.softmax_meta(a)
+    theirs = A._safe_softmax.default(*a) if hasattr(A, "_safe_softmax") \
+        else torch.softmax(a[0], a[1], dtype=a[2] if len(a) == 3 else None)
+    assert (ours.shape, ours.dtype, ours.stride()) == \
+        (theirs.shape, theirs.dtype, theirs.stride())
+
+
+@pytest.mark.parametrize("func", [A.tril.default, A.triu.default])
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(16, 16, dtype=torch.bool),),
+    lambda: (_meta(2, 3, 5, 7), 1),
+    lambda: (_meta(5, 4), -2),
+])
+def test_tril_matches_pytorch_meta(func, args):
+    _same_as_pytorch(func, args())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 6, 8), [-1], True),
+    lambda: (_meta(2, 6, 8), [0, 2]),
+    lambda: (_meta(2, 6, 8, dtype=torch.bfloat16), [1], False),
+    lambda: (_meta(4, 5), []),
+])
+def test_mean_matches_pytorch_meta(args):
+    _same_as_pytorch(A.mean.dim, args())
+
+
+def test_mean_declines_what_it_does_not_cover():
+    fast = fast_meta.mean_meta
+    assert fast((_meta(2, 3), [1, -1])) is None            # a dim twice
+    assert fast((_meta(2, 3), [2])) is None                # out of range
+    assert fast((_meta(2, 3, dtype=torch.int64), [1])) is None
+
+
+@pytest.mark.parametrize("args", [
+    lambda: ([_meta(1, 8, 4, 16), _meta(1, 8, 4, 16)], -1),
+    lambda: ([_meta(2, 3), _meta(5, 3), _meta(1, 3)],),
+    lambda: ([_meta(2, 3, dtype=torch.bfloat16)] * 3, 1),
+])
+def test_cat_matches_pytorch_meta(args):
+    _same_as_pytorch(A.cat.default, args())
+
+
+def test_cat_declines_what_it_does_not_cover():
+    fast = fast_meta.cat_meta
+    assert fast(([_meta(2, 3), _meta(2, 3, dtype=torch.float16)],)) is None
+    assert fast(([_meta(2, 3), _meta(2, 4)],)) is None     # off-axis sizes
+    assert fast(([_meta(0), _meta(2, 3)],)) is None        # legacy empty
+    assert fast(([_meta(2, 3)], 2)) is None
+
+
+def test_recording_a_decoder_is_unchanged_by_the_kernels():
+    """A LLaMA-style decoder (RMSNorm, rotary, softmax attention, SwiGLU)
+    records the same graph with the cheap kernels as with PyTorch's."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tiny_llama
+    m = tiny_llama.LlamaForCausalLM(layers=2, hidden=64, inter=128, heads=4,
+                                    vocab=100).eval()
+    x = torch.zeros(1, 12, dtype=torch.long)
+    saved = dict(fast_meta.FAST_META)
+    try:
+        fast_meta.FAST_META.update(K)  # on 1.13 too
+        fast = recorder.record_model(m, (x,)).graph
+        fast_meta.FAST_META.clear()
+        slow = recorder.record_model(m, (x,)).graph
+    finally:
+        fast_meta.FAST_META.clear()
+        fast_meta.FAST_META.update(saved)
+    assert fast.nodes == slow.nodes
+    assert fast.values == slow.values
+    assert fast.inits == slow.inits

@@ -1,0 +1,238 @@
+"""Cheaper meta kernels for the recorder (FAST_META).
+
+On PyTorch 2.x many ops' meta kernels are Python decompositions: on a
+LLaMA-3-8B forward on meta an element-wise mul or add costs about 90 us
+and a softmax 570 us, most of the forward's time, where all a recording
+needs is the output's shape, dtype and layout. The kernels here answer
+the plain calls (meta inputs laid out densely, float results) with an
+empty output exactly as PyTorch's kernel would make it, and decline (None:
+PyTorch's own kernel runs, and raises what it raises) everything else.
+python/tests/test_fast_meta.py compares each with PyTorch's.
+
+PyTorch 1.13's meta kernels for the element-wise ops are C++ and cheaper
+than any Python answer, so only BatchNorm and the hard activations (whose
+meta kernels are decompositions there too) are answered on 1.13.
+"""
+import torch
+
+_STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
+                torch.float32: torch.float32, torch.float64: torch.float64}
+
+
+def batch_norm_eval_meta(args):
+    """native_batch_norm in eval mode on meta tensors, as PyTorch's meta
+    decomposition gives it (the output laid out like the input, in its
+    dtype; the saved mean and inverse deviation of shape (C,) in the
+    computation dtype) without the dozen element-wise meta ops that
+    decomposition runs in Python: 80 % of a BatchNorm model's meta forward
+    on PyTorch 2.x, a fifth on 1.13. None for anything else: training, a
+    tensor not on meta or oddly laid out, a shape or dtype the kernel might
+    refuse."""
+    if len(args) != 8 or args[5] is not False:
+        return None
+    x, w, bias, mean, var = args[:5]
+    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2 \
+            or mean is None or var is None:
+        return None
+    stats = _STATS_DTYPE.get(x.dtype)
+    c = x.shape[1]
+    for t in (w, bias, mean, var):
+        if t is not None and not (isinstance(t, torch.Tensor) and t.is_meta
+                                  and t.dim() == 1 and t.shape[0] == c
+                                  and t.dtype in _STATS_DTYPE):
+            return None
+    if stats is None or not _dense(x):
+        return None
+    return (torch.empty_like(x),
+            torch.empty((c,), dtype=stats, device="meta"),
+            torch.empty((c,), dtype=stats, device="meta"))
+
+
+def _dense(x):
+    """Laid out so that an element-wise result is laid out like it, as
+    torch.empty_like makes it."""
+    return x.is_contiguous() or x.dim() == 4 and \
+        x.is_contiguous(memory_format=torch.channels_last)
+
+
+def _plain(x):
+    """A contiguous meta tensor."""
+    return isinstance(x, torch.Tensor) and x.is_meta and x.is_contiguous()
+
+
+def _number(x):
+    return isinstance(x, (int, float))
+
+
+def elementwise_meta(args):
+    """A one-input float element-wise op (hardswish, neg, rsqrt): the
+    output is the input's shape, dtype and layout."""
+    x = args[0] if len(args) == 1 else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_floating_point() or not _dense(x):
+        return None
+    return torch.empty_like(x)
+
+
+def elementwise_inplace_meta(args):
+    """The in-place form: the input itself, as the meta kernel returns it."""
+    return args[0] if elementwise_meta(args) is not None else None
+
+
+def binary_meta(args):
+    """a (op) b, out of place (mul, add, sub: Tensor forms): contiguous meta
+    tensors broadcast together, or one beside a number (a 0-dim CPU tensor,
+    as PyTorch wraps a Python number) when the meta one has dims, so that
+    the two promote alike. A float result of non-bool operands only:
+    integer results have their own rules, and a bool subtraction raises."""
+    if len(args) != 2:
+        return None
+    a, b = args
+    if not (isinstance(a, torch.Tensor) and a.is_meta):
+        a, b = b, a
+    if not _plain(a):
+        return None
+    if isinstance(b, torch.Tensor) and b.is_meta:
+        if not b.is_contiguous():
+            return None
+        try:
+            shape = torch.broadcast_shapes(a.shape, b.shape)
+        except RuntimeError:
+            return None
+    elif isinstance(b, torch.Tensor) and b.dim() == 0 \
+            and b.device.type == "cpu" and a.dim() > 0:
+        shape = a.shape
+    else:
+        return None
+    if a.dtype == torch.bool or b.dtype == torch.bool:
+        return None  # PyTorch refuses a bool subtraction
+    dt = torch.result_type(a, b)
+    if not dt.is_floating_point:
+        return None
+    return torch.empty(shape, dtype=dt, device="meta")
+
+
+def scalar_meta(args):
+    """x (op) number (mul.Scalar, add.Scalar, pow.Tensor_Scalar): a float x
+    keeps its dtype and layout."""
+    if len(args) != 2 or not _number(args[1]) or isinstance(args[1], bool):
+        return None
+    return elementwise_meta(args[:1])
+
+
+def where_meta(args):
+    """where(condition, a, b) over contiguous meta tensors, a float result
+    broadcast over the three."""
+    if len(args) != 3 or not all(_plain(t) for t in args) \
+            or args[0].dtype != torch.bool:
+        return None
+    dt = torch.result_type(args[1], args[2])
+    if not dt.is_floating_point:
+        return None
+    try:
+        shape = torch.broadcast_shapes(*(t.shape for t in args))
+    except RuntimeError:
+        return None
+    return torch.empty(shape, dtype=dt, device="meta")
+
+
+def softmax_meta(args):
+    """_safe_softmax(x, dim[, dtype]): x's shape and layout, in dtype."""
+    if len(args) not in (2, 3) or not isinstance(args[1], int):
+        return None
+    x = args[0]
+    dt = args[2] if len(args) == 3 and args[2] is not None else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_floating_point() or not _dense(x) \
+            or not -max(x.dim(), 1) <= args[1] < max(x.dim(), 1) \
+            or dt is not None and not (isinstance(dt, torch.dtype)
+                                       and dt.is_floating_point):
+        return None
+    return torch.empty_like(x, dtype=dt or x.dtype)
+
+
+def tril_meta(args):
+    """tril/triu(x[, diagonal]) of a contiguous matrix or batch of them."""
+    if len(args) not in (1, 2) or not _plain(args[0]) or args[0].dim() < 2 \
+            or len(args) == 2 and not isinstance(args[1], int):
+        return None
+    return torch.empty(args[0].shape, dtype=args[0].dtype, device="meta")
+
+
+def mean_meta(args):
+    """mean.dim(x, dims[, keepdim]) of a contiguous float x."""
+    if len(args) not in (2, 3):
+        return None
+    x, dims = args[0], args[1]
+    keep = args[2] if len(args) == 3 else False
+    if not _plain(x) or not x.is_floating_point() or x.dim() == 0 \
+            or not isinstance(keep, bool) \
+            or not isinstance(dims, (list, tuple)) \
+            or not all(isinstance(d, int) and -x.dim() <= d < x.dim()
+                       for d in dims):
+        return None
+    axes = {d % x.dim() for d in dims} if dims else set(range(x.dim()))
+    if len(axes) != (len(dims) or x.dim()):
+        return None  # a dim named twice: PyTorch's error
+    shape = [1 if i in axes else n for i, n in enumerate(x.shape)
+             if keep or i not in axes]
+    return torch.empty(shape, dtype=x.dtype, device="meta")
+
+
+def cat_meta(args):
+    """cat(tensors[, dim]) of contiguous, non-empty meta tensors of one
+    dtype and rank that agree off the axis."""
+    if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
+            or not args[0]:
+        return None
+    ts, dim = args[0], args[1] if len(args) == 2 else 0
+    first = ts[0]
+    if not isinstance(dim, int) or not _plain(first) or first.dim() == 0:
+        return None
+    r = first.dim()
+    if not -r <= dim < r:
+        return None
+    dim %= r
+    total = 0
+    for t in ts:
+        if not _plain(t) or t.dtype != first.dtype or t.dim() != r \
+                or t.numel() == 0 or any(t.shape[i] != first.shape[i]
+                                         for i in range(r) if i != dim):
+            return None
+        total += t.shape[dim]
+    shape = list(first.shape)
+    shape[dim] = total
+    return torch.empty(shape, dtype=first.dtype, device="meta")
+
+
+_aten = torch.ops.aten
+
+# aten op -> a cheaper meta kernel answering some calls (None: not this one)
+FAST_META = {_aten.native_batch_norm.default: batch_norm_eval_meta,
+             _aten.hardswish.default: elementwise_meta,
+             _aten.hardsigmoid.default: elementwise_meta,
+             _aten.hardswish_.default: elementwise_inplace_meta,
+             _aten.hardsigmoid_.default: elementwise_inplace_meta}
+
+# Answered on PyTorch 2.x only (see the module doc); the tests check them
+# against PyTorch's kernels on every version.
+KERNELS_2X = {
+    _aten.mul.Tensor: binary_meta,
+    _aten.add.Tensor: binary_meta,
+    _aten.sub.Tensor: binary_meta,
+    _aten.mul.Scalar: scalar_meta,
+    _aten.add.Scalar: scalar_meta,
+    _aten.pow.Tensor_Scalar: scalar_meta,
+    _aten.neg.default: elementwise_meta,
+    _aten.rsqrt.default: elementwise_meta,
+    _aten.where.self: where_meta,
+    _aten.tril.default: tril_meta,
+    _aten.triu.default: tril_meta,
+    _aten.mean.dim: mean_meta,
+    _aten.cat.default: cat_meta,
+}
+if hasattr(_aten, "_safe_softmax"):
+    KERNELS_2X[_aten._safe_softmax.default] = softmax_meta
+
+if int(torch.__version__.split(".")[0]) >= 2:
+    FAST_META.update(KERNELS_2X)
