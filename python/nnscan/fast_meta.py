@@ -81,9 +81,9 @@ def elementwise_inplace_meta(args):
 
 def binary_meta(args):
     """a (op) b, out of place (mul, add, sub: Tensor forms): contiguous meta
-    tensors broadcast together, or one beside a number (a 0-dim CPU tensor,
-    as PyTorch wraps a Python number) when the meta one has dims, so that
-    the two promote alike. A float result of non-bool operands only:
+    tensors broadcast together, or one beside a number (a Python number, or
+    a 0-dim CPU tensor as PyTorch wraps one, when the meta one has dims, so
+    that the two promote alike). A float result of non-bool operands only:
     integer results have their own rules, and a bool subtraction raises."""
     if len(args) != 2:
         return None
@@ -102,9 +102,11 @@ def binary_meta(args):
     elif isinstance(b, torch.Tensor) and b.dim() == 0 \
             and b.device.type == "cpu" and a.dim() > 0:
         shape = a.shape
+    elif _number(b) and not isinstance(b, bool):
+        shape = a.shape
     else:
         return None
-    if a.dtype == torch.bool or b.dtype == torch.bool:
+    if a.dtype == torch.bool or getattr(b, "dtype", None) == torch.bool:
         return None  # PyTorch refuses a bool subtraction
     dt = torch.result_type(a, b)
     if not dt.is_floating_point:

@@ -40,6 +40,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _api, recorder
+from .fast_meta import FAST_META
 from .recorder import ModuleStack, flatten
 from .shadow import Shadows
 
@@ -189,7 +190,10 @@ class _StepMode(TorchDispatchMode):
             self.note_nodes()
         sh = self.shadows
         try:
-            out = func(*args, **kwargs)
+            fast = FAST_META.get(func)
+            out = fast(args) if fast is not None and not kwargs else None
+            if out is None:
+                out = func(*args, **kwargs)
         except Exception:  # noqa: BLE001 - re-raised unless answered
             out = sh.answer(func, args, kwargs) if sh is not None else None
             if out is None:

@@ -158,6 +158,10 @@ BINARY_CASES = {
     "int_and_float": lambda: (_meta(2, 3, dtype=torch.int64), _meta(3)),
     "wrapped_number": lambda: (_meta(2, 3, dtype=torch.float16),
                                torch.tensor(0.5, dtype=torch.float64)),
+    "python_float": lambda: (_meta(2, 3, dtype=torch.float16), 0.5),
+    "python_int": lambda: (_meta(2, 3), 3),
+    "python_float_0dim": lambda: (_meta(), 2.5),
+    "int_and_python_float": lambda: (_meta(2, 3, dtype=torch.int64), 0.5),
     "wrapped_number_first": lambda: (torch.tensor(2.0, dtype=torch.float64),
                                      _meta(4, 2)),
 }
