@@ -33,6 +33,7 @@ checkpointing must wrap to drop it) and the events that made and freed
 it. Sums, the peak and the checkpoint ranking are the library's
 (src/analyze/train.c).
 """
+import contextlib
 import ctypes
 import weakref
 
@@ -92,9 +93,9 @@ class _Storages:
     """Every storage the step's ops make: an event when it is made and
     one when PyTorch frees it (weak reference on the storage object)."""
 
-    def __init__(self, facts, stack):
+    def __init__(self, facts, where):
         self.f = facts
-        self.stack = stack
+        self.where = where  # .scope: the module running now (a ModuleStack's)
         self.live = {}     # id(storage) -> (weakref, bytes, event, made in)
         self.static = {}   # id(storage) -> weakref: params, state, inputs
         self.inputs = set()  # id(storage) of the model's inputs
@@ -124,7 +125,7 @@ class _Storages:
             return None
         n = st.nbytes()
         f = self.f
-        scope = self.stack.b.scope
+        scope = self.where.scope
         if f.phase == "forward" and (not f.moments or f.moments[-1][2] != scope):
             f.moments.append(("forward", "forward", scope))
         ev = f.event(n)
@@ -147,7 +148,7 @@ class _Storages:
             return
         st = t.untyped_storage()
         k = id(st)
-        scope = self.stack.b.scope
+        scope = self.where.scope
         s = self.f.saved.get(k)
         if s is not None:
             s[1] = _common(s[1], scope)
@@ -208,7 +209,7 @@ class _StepMode(TorchDispatchMode):
         else:
             if sh is not None:
                 out = sh.follow(func, args, kwargs, out)
-        scope = self.s.stack.b.scope
+        scope = self.s.where.scope
         for o in flatten(out) if not isinstance(out, torch.Tensor) else (out,):
             if isinstance(o, torch.Tensor) and o.device.type == "meta":
                 self.s.note(o)
@@ -287,57 +288,93 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights,
         raise StepError("the model cannot be copied to the meta device")
     margs = recorder.to_meta_inputs(args, shadows)
     mkw = recorder.to_meta_inputs(kwargs, shadows)
-    facts = _Facts()
-    b = _Scope()
-    stack = ModuleStack(target, b, shapes=False)
-    st = _Storages(facts, stack)
-    params = [p for p in target.parameters() if p.requires_grad]
-    st.keep_static(list(target.parameters()) + list(target.buffers()))
-    ins = [t for t in flatten((margs, mkw))]
-    st.keep_static(ins)
-    st.inputs = {id(t.untyped_storage()) for t in ins}
-    # The optimizer steps stand-ins (fp32 masters with master_weights) of
-    # one parameter per shape and dtype: PyTorch's per-parameter loop (its
-    # CPU default) frees each parameter's temporaries before the next, so
-    # every parameter of a shape makes the same events and the others add
-    # nothing to the peak (their state is counted by the library). A first
-    # step, unobserved, makes the state: the observed one is steady.
-    master = master_weights and any(
-        p.dtype in (torch.float16, torch.bfloat16) for p in params)
-    reps = {}
-    for i, p in enumerate(params):
-        reps.setdefault((tuple(p.shape), p.dtype), i)
-    reps = list(reps.values())
-    stand = [torch.empty(params[i].shape, dtype=torch.float32 if master
-                         and params[i].dtype in (torch.float16,
-                                                 torch.bfloat16)
-                         else params[i].dtype,
-                         device="meta").requires_grad_(True) for i in reps]
-    opt = _optimizer(optimizer, stand) if stand else None
-    if opt is not None:
-        for q in stand:
-            q.grad = torch.empty_like(q)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        st.keep_static(stand)
-        st.keep_static(t for s in opt.state.values() for t in s.values())
-    nodes = {}
-    mode = _StepMode(st, shadows, nodes)
-
-    def pack(t):
-        st.saved(t)
-        return t
-
+    where = _Scope()
+    step = _Step(target, margs, mkw, optimizer, loss, master_weights, device,
+                 where, shadows)
     with recorder._restored(target) if target is model \
             else _nothing():
         target.train()
-        fused = _FusedDropout() if device and \
-            str(device).split(":")[0] in _FUSED_DROPOUT else _nothing()
-        with torch.enable_grad(), stack, fused, mode, \
-                torch.autograd.graph.saved_tensors_hooks(pack, _unpack):
+        with ModuleStack(target, where, shapes=False), step.forward():
             out = target(*margs, **mkw)
+        facts = step.finish(out)
+    return facts, step.st
+
+
+class _Step:
+    """One training step on meta around a forward its caller runs: made
+    before the forward (the optimizer's state, the storages to leave out),
+    forward() is what the forward runs under, finish(out) runs the loss,
+    the backward and the optimizer step. The forward is train.py's own
+    (record_step) or a recording's (Shared): `where.scope` names the module
+    running, `shadows` answers data reads (None where the recording's mode
+    below this one answers them)."""
+
+    def __init__(self, target, margs, mkw, optimizer, loss, master_weights,
+                 device, where, shadows):
+        self.facts = facts = _Facts()
+        self.loss = loss
+        self.device = device
+        self.st = st = _Storages(facts, where)
+        self.params = params = [p for p in target.parameters()
+                                if p.requires_grad]
+        st.keep_static(list(target.parameters()) + list(target.buffers()))
+        ins = [t for t in flatten((margs, mkw))]
+        st.keep_static(ins)
+        st.inputs = {id(t.untyped_storage()) for t in ins}
+        # The optimizer steps stand-ins (fp32 masters with master_weights)
+        # of one parameter per shape and dtype: PyTorch's per-parameter loop
+        # (its CPU default) frees each parameter's temporaries before the
+        # next, so every parameter of a shape makes the same events and the
+        # others add nothing to the peak (their state is counted by the
+        # library). A first step, unobserved, makes the state: the observed
+        # one is steady.
+        master = master_weights and any(
+            p.dtype in (torch.float16, torch.bfloat16) for p in params)
+        reps = {}
+        for i, p in enumerate(params):
+            reps.setdefault((tuple(p.shape), p.dtype), i)
+        self.reps = reps = list(reps.values())
+        self.stand = stand = [
+            torch.empty(params[i].shape, dtype=torch.float32 if master
+                        and params[i].dtype in (torch.float16, torch.bfloat16)
+                        else params[i].dtype,
+                        device="meta").requires_grad_(True) for i in reps]
+        self.opt = opt = _optimizer(optimizer, stand) if stand else None
+        if opt is not None:
+            for q in stand:
+                q.grad = torch.empty_like(q)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            st.keep_static(stand)
+            st.keep_static(t for s in opt.state.values() for t in s.values())
+        self.nodes = {}
+        self.mode = _StepMode(st, shadows, self.nodes)
+
+    def _pack(self, t):
+        self.st.saved(t)
+        return t
+
+    def forward(self):
+        """What the forward runs under: autograd on, this step's dispatch
+        mode, the saved-tensor hooks (and a fused dropout's stand-in on a
+        device that has one)."""
+        ctx = contextlib.ExitStack()
+        ctx.enter_context(torch.enable_grad())
+        if self.device and str(self.device).split(":")[0] in _FUSED_DROPOUT:
+            ctx.enter_context(_FusedDropout())
+        ctx.enter_context(self.mode)
+        ctx.enter_context(torch.autograd.graph.saved_tensors_hooks(
+            self._pack, _unpack))
+        return ctx
+
+    def finish(self, out):
+        """The loss of the forward's output `out`, the backward and the
+        optimizer step; the step's facts."""
+        facts, mode, st, params = self.facts, self.mode, self.st, self.params
+        with torch.enable_grad(), mode, \
+                torch.autograd.graph.saved_tensors_hooks(self._pack, _unpack):
             facts.moments.append(("forward", "loss", ""))
-            lo, facts.loss = _loss_of(out, loss)
+            lo, facts.loss = _loss_of(out, self.loss)
             mode.note_nodes()
         facts.phase = "backward"
         # the backward and the optimizer read no values: no shadows (their
@@ -352,7 +389,7 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights,
             return hook
 
         handles = []
-        for fn, scope in nodes.values():
+        for fn, scope in self.nodes.values():
             try:
                 handles.append(fn.register_hook(on_node(fn, scope)))
             except (RuntimeError, AttributeError):
@@ -375,19 +412,18 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights,
         facts.phase = "optimizer"
         facts.moments.append(("optimizer", "optimizer step", ""))
         with mode:
-            for q, i in zip(stand, reps):
+            for q, i in zip(self.stand, self.reps):
                 g = grads[i]
                 if g is not None:
                     q.grad = g.float() if g.dtype != q.dtype else g
             g = None
-            if opt is not None:
-                opt.step()
-                opt.zero_grad(set_to_none=True)
+            if self.opt is not None:
+                self.opt.step()
+                self.opt.zero_grad(set_to_none=True)
             del grads
-    st.closed = True
-    del out
-    mode.fresh = []
-    return facts, st
+        st.closed = True
+        mode.fresh = []
+        return facts
 
 
 # Devices whose dropout is PyTorch's fused kernel (at::native::dropout
