@@ -80,7 +80,8 @@ def elementwise_inplace_meta(args):
 
 
 def binary_meta(args):
-    """a (op) b, out of place (mul, add, sub: Tensor forms): contiguous meta
+    """a (op) b, out of place (mul, add, sub, div: Tensor forms; a float
+    result, so div's true division agrees): contiguous meta
     tensors broadcast together, or one beside a number (a Python number, or
     a 0-dim CPU tensor as PyTorch wraps one, when the meta one has dims, so
     that the two promote alike). A float result of non-bool operands only:
@@ -115,8 +116,8 @@ def binary_meta(args):
 
 
 def scalar_meta(args):
-    """x (op) number (mul.Scalar, add.Scalar, pow.Tensor_Scalar): a float x
-    keeps its dtype and layout."""
+    """x (op) number (mul.Scalar, add.Scalar, div.Scalar, pow.Tensor_Scalar):
+    a float x keeps its dtype and layout."""
     if len(args) != 2 or not _number(args[1]) or isinstance(args[1], bool):
         return None
     return elementwise_meta(args[:1])
@@ -161,8 +162,30 @@ def tril_meta(args):
     return torch.empty(args[0].shape, dtype=args[0].dtype, device="meta")
 
 
+def softmax_backward_meta(args):
+    """_softmax_backward_data(grad, output, dim, input_dtype): grad's shape
+    in the input's dtype, for contiguous grad and output."""
+    if len(args) != 4 or not _plain(args[0]) or not _plain(args[1]) \
+            or args[0].shape != args[1].shape \
+            or not isinstance(args[3], torch.dtype) \
+            or not args[3].is_floating_point:
+        return None
+    return torch.empty(args[0].shape, dtype=args[3], device="meta")
+
+
+def slice_backward_meta(args):
+    """slice_backward(grad, input_sizes, ...): zeros of the input's sizes
+    in grad's dtype, contiguous whatever grad's layout."""
+    if len(args) != 6 or not isinstance(args[0], torch.Tensor) \
+            or not args[0].is_meta or args[0].dim() != len(args[1]) \
+            or not all(isinstance(n, int) and n >= 0 for n in args[1]):
+        return None
+    return torch.empty(list(args[1]), dtype=args[0].dtype, device="meta")
+
+
 def mean_meta(args):
-    """mean.dim(x, dims[, keepdim]) of a contiguous float x."""
+    """mean.dim(x, dims[, keepdim]) (and sum.dim_IntList) of a contiguous
+    float x: its dtype, the reduced shape."""
     if len(args) not in (2, 3):
         return None
     x, dims = args[0], args[1]
@@ -231,6 +254,11 @@ KERNELS_2X = {
     _aten.tril.default: tril_meta,
     _aten.triu.default: tril_meta,
     _aten.mean.dim: mean_meta,
+    _aten.sum.dim_IntList: mean_meta,
+    _aten.div.Tensor: binary_meta,
+    _aten.div.Scalar: scalar_meta,
+    _aten._softmax_backward_data.default: softmax_backward_meta,
+    _aten.slice_backward.default: slice_backward_meta,
     _aten.cat.default: cat_meta,
 }
 if hasattr(_aten, "_safe_softmax"):

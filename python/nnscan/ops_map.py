@@ -1499,7 +1499,7 @@ def transformer_encoder_layer(b, args, kw, out):
     def alias_in(t):  # a fresh tensor standing for an existing value
         f = b.fresh(dt, shape)
         b.names[id(f)] = b.inp(t)
-        b.keep.append(f)
+        b.hold(f)
         return f
 
     x = alias_in(src)

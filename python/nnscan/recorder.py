@@ -31,6 +31,7 @@ import re
 import threading
 import types
 import warnings
+import weakref
 from collections import OrderedDict
 
 import torch
@@ -118,6 +119,10 @@ class Builder:
         self.g = graph
         self.names = {}      # id(tensor) -> value name
         self.keep = []       # every tensor seen, so ids stay unique
+        # weak: instead of keeping them, forget a tensor's id when it dies
+        # (a training step sharing the forward sees PyTorch's frees)
+        self.weak = False
+        self._refs = {}      # id(tensor) -> weak reference, when weak
         self.params = params  # id(tensor) -> (name, kind)
         self.pending_t = {}  # id(t(W)) -> W, for Gemm's transB
         self.scope = ""
@@ -135,6 +140,24 @@ class Builder:
         self._fresh = []
         self.uncounted = {}  # aten op -> calls with no entry
         self.rules = {}      # aten op -> (base name, rule, source)
+
+    def hold(self, t):
+        """Keeps t's id t's own while the recording uses it: by holding t,
+        or, when weak, by forgetting the id where t dies."""
+        if not self.weak:
+            self.keep.append(t)
+            return
+        i = id(t)
+        if i not in self._refs:
+            self._refs[i] = weakref.ref(t, lambda _r, i=i: self._forget(i))
+
+    def _forget(self, i):
+        self._refs.pop(i, None)
+        self.names.pop(i, None)
+        self.pending_t.pop(i, None)
+        self.scope_of.pop(i, None)
+        if i in self.params and i not in self.params_by_id:
+            del self.params[i]  # a view standing for a parameter
 
     # ---- names ----
     @staticmethod
@@ -159,7 +182,7 @@ class Builder:
         return self.shadows.value(t) if self.shadows is not None else None
 
     def _declare(self, t, name):
-        self.keep.append(t)
+        self.hold(t)
         i = id(t)
         self.names[i] = name
         self.scope_of[i] = self.scope
@@ -192,7 +215,7 @@ class Builder:
         p = self.params.get(id(t))
         if p is not None:
             name, kind = p
-            self.keep.append(t)
+            self.hold(t)
             self.names[id(t)] = name
             self.g.add_init(name, onnx_dtype(t.dtype), list(t.shape),
                             kind=kind)
@@ -252,7 +275,7 @@ class Builder:
 
     def alias(self, out, src):
         if isinstance(src, torch.Tensor) and isinstance(out, torch.Tensor):
-            self.keep.append(out)
+            self.hold(out)
             if id(src) in self.pending_t and id(src) not in self.names:
                 self.pending_t[id(out)] = self.pending_t[id(src)]
             elif id(src) in self.params and id(src) not in self.names:
@@ -312,7 +335,7 @@ class _Mode(TorchDispatchMode):
         # at once with autograd nodes to note, or autocast's casts (recorded
         # as they are made, so the calls around them must be too)
         self.pending = None if builder.track_grad_fns \
-            or builder.autocast is not None else []
+            or builder.autocast is not None or builder.weak else []
         self.mutates = {}  # aten op -> whether it may mutate a tensor
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -464,7 +487,7 @@ def record(b, func, args, kwargs, out):
     base, rule, b.source = b.rules.get(func) or _entry(b, func)
     if base in ("t", "transpose") and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
-        b.keep.append(out)
+        b.hold(out)
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
     if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
@@ -865,11 +888,12 @@ class Recording:
 
 
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
-         autocast_device=None, grad_fns=False, call=None):
+         autocast_device=None, grad_fns=False, call=None, step=None):
     g = Graph(type(model).__name__)
     tree = _Tree(model)
     b = Builder(g, param_table(model, tree))
     b.track_grad_fns = grad_fns  # for backward.py only
+    b.weak = step is not None
     b.shadows = shadows
     if autocast_device is not None:
         b.autocast = Autocast(autocast_device,
@@ -894,7 +918,11 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         else contextlib.nullcontext()
     ctors = TensorConstructors() if shadows is not None \
         else contextlib.nullcontext()
-    with ctx, stack, probe, ctors, _Mode(b):
+    # a training step sharing this forward runs its own mode above the
+    # recorder's (it sees each op first, the recorder records it)
+    inner = step.begin(model, args, kwargs, b) if step is not None \
+        else contextlib.nullcontext()
+    with ctx, stack, probe, ctors, _Mode(b), inner:
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(tree, b)
@@ -910,6 +938,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g.module_outputs = dict(stack.outputs)
     moe.annotate(model, g)
     masks.hand_over(b)
+    if step is not None:
+        step.finish(out)
     return Recording(g, b, stack, None, out)
 
 
@@ -951,7 +981,7 @@ def _read_unused_params(tree, b):
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False, call=None, training=False):
+                 keep_graph=False, call=None, training=False, step=None):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
     training: on meta, the forward of training mode (train.py's steps).
 
@@ -960,7 +990,8 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     RNG states are restored whatever happens. keep_graph: autograd stays on
     in every case (for backward.py). call: runs the forward instead of
     `model(*args, **kwargs)`, as call(model, *args, **kwargs), on the model
-    recorded (its meta copy on the meta path; for generate.py)."""
+    recorded (its meta copy on the meta path; for generate.py). step: a
+    training step (train.Shared) that runs on this forward, on meta only."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
@@ -969,11 +1000,11 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     model = unwrap_compiled(model)
     with preserved(model):
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call, training)
+                       call, training, step)
 
 
 def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
-            training=False):
+            training=False, step=None):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model)
@@ -989,21 +1020,28 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
                                to_meta_inputs(kwargs, shadows), grad=True,
                                custom_ops=custom_ops, shadows=shadows,
                                autocast_device=autocast_device,
-                               grad_fns=keep_graph, call=call)
+                               grad_fns=keep_graph, call=call, step=step)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below
                 if not meta_caused(e):
                     raise  # the forward's own error: once, as it is
-                if model_on_meta or device == "meta":
+                if model_on_meta or device == "meta" or step is not None:
                     raise RecordError(
                         f"the forward pass failed on meta tensors "
                         f"({type(e).__name__}: {e}); "
                         + ("a model built on the meta device cannot run on "
                            "real data, so nnscan cannot record it"
-                           if model_on_meta else "device='meta' was asked"))\
+                           if model_on_meta else "device='meta' was asked"
+                           if step is None else "training=True runs its step "
+                           "on meta tensors"))\
                         from e
                 first_error = e
+    if step is not None:
+        raise RecordError("training=True runs its step on meta tensors, and "
+                          "the model cannot be copied to the meta device"
+                          if device != "model" else "training=True runs its "
+                          "step on meta tensors, not device='model'")
     if first_error is not None:
         why = (str(first_error).splitlines() or [""])[0]
         warnings.warn(f"nnscan: the forward cannot run on meta tensors "

@@ -146,9 +146,11 @@ def analyze_module(module, args=(), kwargs=None, method="record",
                    call=None, hardware=None, compute_dtype=None, step=None):
     """Record (or export) `module` on the inputs and analyse it. call: see
     recorder.record_model (generate.py's steps); hardware, compute_dtype:
-    the roofline, as nnscan.analyze; `step` (train.py's hand-over) gives
-    the library a recorded training step."""
-    from . import recorder
+    the roofline, as nnscan.analyze; `step` gives the library a recorded
+    training step: a train.Shared runs on the recording's own forward, a
+    callable (train.handover's) hands over a step it ran itself."""
+    from . import recorder, train
+    shared = step if isinstance(step, train.Shared) else None
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
     if custom_ops and method != "record":
@@ -156,7 +158,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     if method == "record":
         rec = recorder.record_model(module, args, kwargs, device=device,
                                     custom_ops=custom_ops, call=call,
-                                    training=step is not None)
+                                    training=step is not None, step=shared)
         handle = rec.graph.build()
     elif method == "onnx":
         rec = None
@@ -171,7 +173,9 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         _set_module_shapes(handle, rec)
     if hardware is not None:
         columns = tuple(columns) + ("bytes", "roof")
-    if step is not None:
+    if shared is not None:
+        shared.hand_over(handle)
+    elif step is not None:
         step(handle)
     return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
                         rec, method, name=name, max_depth=max_depth,
@@ -358,9 +362,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         step = None
         if training:
             from . import train
-            step = train.handover(module, args, kwargs, optimizer=optimizer,
-                                  loss=loss, master_weights=master_weights,
-                                  budget=budget, target=target)
+            step = train.Shared(optimizer=optimizer, loss=loss,
+                                master_weights=master_weights,
+                                budget=budget, target=target)
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),

@@ -16,6 +16,13 @@ on a meta copy of the model in training mode:
     the same shapes and dtypes) whose state a first, unobserved step has
     made, so the observed step is a steady-state one.
 
+summary(training=True) runs the step on the recording's own forward
+(Shared, recorder.record_model's `step`): one forward records the graph and
+is the step's forward, the step's dispatch mode above the recorder's (it
+sees each op first; the recorder records it), and the recorder forgets
+tensors as they die instead of keeping them, so the frees are PyTorch's.
+record_step (the Inspector's prediction) runs a forward of its own.
+
 Throughout, a dispatch mode notes every storage an op creates, and a weak
 reference on the storage notes when it goes away: on meta every data
 pointer is 0, so storages are told apart by the storage objects
@@ -184,6 +191,9 @@ class _StepMode(TorchDispatchMode):
         self.shadows = shadows
         self.nodes = nodes      # id(node) -> (node, module path)
         self.fresh = []
+        # cheaper meta kernels; none while a recording's mode is below this
+        # one (the op must reach it to be recorded)
+        self.fast = FAST_META
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -191,7 +201,7 @@ class _StepMode(TorchDispatchMode):
             self.note_nodes()
         sh = self.shadows
         try:
-            fast = FAST_META.get(func)
+            fast = self.fast.get(func)
             out = fast(args) if fast is not None and not kwargs else None
             if out is None:
                 out = func(*args, **kwargs)
@@ -209,11 +219,15 @@ class _StepMode(TorchDispatchMode):
         else:
             if sh is not None:
                 out = sh.follow(func, args, kwargs, out)
+        note = self.s.note
+        # autograd nodes are the forward's (the backward's own are not hooked)
+        fresh = self.fresh if self.s.f.phase == "forward" else None
         scope = self.s.where.scope
         for o in flatten(out) if not isinstance(out, torch.Tensor) else (out,):
-            if isinstance(o, torch.Tensor) and o.device.type == "meta":
-                self.s.note(o)
-                self.fresh.append((o, scope))
+            if isinstance(o, torch.Tensor) and o.is_meta:
+                note(o)
+                if fresh is not None:
+                    fresh.append((o, scope))
         return out
 
     def note_nodes(self):
@@ -252,6 +266,13 @@ def _loss_of(out, loss):
     return total, "sum of outputs"
 
 
+def _check_torch():
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        raise StepError(
+            f"training=True needs PyTorch 2.x (it tells storages apart by "
+            f"their objects, which PyTorch {torch.__version__} does not keep)")
+
+
 def _optimizer(name, params):
     if name == "sgd":
         return torch.optim.SGD(params, lr=0.1)
@@ -269,10 +290,7 @@ def record_step(model, args, kwargs, optimizer="adam", loss=None,
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, "
                          f"not {optimizer!r}")
-    if not hasattr(torch.Tensor, "untyped_storage"):
-        raise StepError(
-            f"training=True needs PyTorch 2.x (it tells storages apart by "
-            f"their objects, which PyTorch {torch.__version__} does not keep)")
+    _check_torch()
     model = recorder.unwrap_compiled(model)
     with recorder.preserved(model):
         return _record_step(model, args, kwargs, optimizer, loss,
@@ -298,6 +316,44 @@ def _record_step(model, args, kwargs, optimizer, loss, master_weights,
             out = target(*margs, **mkw)
         facts = step.finish(out)
     return facts, step.st
+
+
+class Shared:
+    """A training step that runs on a recording's forward
+    (recorder.record_model's `step`): one forward of the model on meta
+    both records the graph and is the step's forward, as torch_api's
+    summary(training=True) asks. The recorder then forgets tensors as they
+    die rather than keeping them (Builder.weak), so the step sees
+    PyTorch's frees. hand_over(handle) gives the facts to the library."""
+
+    def __init__(self, optimizer="adam", loss=None, master_weights=False,
+                 budget=None, target=None):
+        if optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of "
+                             f"{', '.join(OPTIMIZERS)}, not {optimizer!r}")
+        self.budget = parse_budget(budget)
+        _check_torch()
+        self.optimizer, self.loss = optimizer, loss
+        self.master_weights = master_weights
+        self.target = None if target is None else str(target)
+        self.step = self.facts = None
+
+    def begin(self, target, margs, mkw, builder):
+        """Called by the recorder before its forward on meta: what the
+        forward runs under."""
+        self.step = _Step(target, margs, mkw, self.optimizer, self.loss,
+                          self.master_weights, self.target, builder, None)
+        self.step.mode.fast = {}
+        return self.step.forward()
+
+    def finish(self, out):
+        """Called by the recorder after its forward."""
+        self.step.mode.fast = FAST_META
+        self.facts = self.step.finish(out)
+
+    def hand_over(self, handle):
+        hand_over(handle, self.facts, self.master_weights, self.budget,
+                  self.target)
 
 
 class _Step:

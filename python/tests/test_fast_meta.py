@@ -167,7 +167,7 @@ BINARY_CASES = {
 }
 
 
-@pytest.mark.parametrize("op", ["mul", "add", "sub"])
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
 @pytest.mark.parametrize("case", sorted(BINARY_CASES))
 def test_binary_matches_pytorch_meta(op, case):
     _same_as_pytorch(getattr(A, op).Tensor, BINARY_CASES[case]())
@@ -187,6 +187,7 @@ def test_binary_declines_what_it_does_not_cover():
 
 
 @pytest.mark.parametrize("func,arg", [(A.mul.Scalar, 0.125),
+                                      (A.div.Scalar, 3),
                                       (A.add.Scalar, 3),
                                       (A.pow.Tensor_Scalar, 2),
                                       (A.pow.Tensor_Scalar, -0.5)])
@@ -251,8 +252,26 @@ def test_tril_matches_pytorch_meta(func, args):
     lambda: (_meta(2, 6, 8, dtype=torch.bfloat16), [1], False),
     lambda: (_meta(4, 5), []),
 ])
-def test_mean_matches_pytorch_meta(args):
-    _same_as_pytorch(A.mean.dim, args())
+@pytest.mark.parametrize("func", [A.mean.dim, A.sum.dim_IntList])
+def test_mean_matches_pytorch_meta(func, args):
+    _same_as_pytorch(func, args())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 4, 8, 8), _meta(2, 4, 8, 8), -1, torch.float32),
+    lambda: (_meta(3, 5), _meta(3, 5), 0, torch.float16),
+])
+def test_softmax_backward_matches_pytorch_meta(args):
+    _same_as_pytorch(A._softmax_backward_data.default, args())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 4, 8), [2, 10, 8], 1, 0, 4, 1),
+    lambda: (_meta(2, 8, 4).transpose(1, 2), [2, 4, 16], -1, 1, 16, 2),
+    lambda: (_meta(3, dtype=torch.bfloat16), [7], 0, 2, 5, 1),
+])
+def test_slice_backward_matches_pytorch_meta(args):
+    _same_as_pytorch(A.slice_backward.default, args())
 
 
 def test_mean_declines_what_it_does_not_cover():
