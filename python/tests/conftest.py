@@ -36,3 +36,24 @@ def model_refs(name):
         with open(os.path.join(FIXTURES, name + ext)) as f:
             out.append(json.load(f))
     return tuple(out)
+
+
+# summary(training=True) of a small MLP: Linear(8, 16), ReLU, Linear(16, 4)
+# at batch 3. tests/test_training.py checks what each PyTorch does with it,
+# tests_hf/test_train_step.py its figures, counted by hand.
+MLP_B, MLP_D, MLP_H, MLP_O = 3, 8, 16, 4
+
+
+def training_mlp():
+    import torch
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(MLP_D, MLP_H),
+                               torch.nn.ReLU(),
+                               torch.nn.Linear(MLP_H, MLP_O))
+
+
+def training_mlp_summary(**kw):
+    import torch
+    import nnscan
+    return nnscan.summary(training_mlp(), inputs=torch.randn(MLP_B, MLP_D),
+                          training=True, file=False, **kw)

@@ -5,20 +5,7 @@ and against real steps of a transformer and a CNN)."""
 import pytest
 import torch
 
-import nnscan
-
-B, D, H, O = 3, 8, 16, 4
-
-
-def mlp():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(),
-                               torch.nn.Linear(H, O))
-
-
-def run(**kw):
-    return nnscan.summary(mlp(), inputs=torch.randn(B, D), training=True,
-                          file=False, **kw)
+from conftest import training_mlp_summary as run
 
 
 def test_training_needs_storage_objects():

@@ -18,6 +18,8 @@ import torch
 from torch.distributed._tools.mem_tracker import MemTracker
 
 import nnscan
+from conftest import MLP_B as B, MLP_D as D, MLP_H as H, MLP_O as O
+from conftest import training_mlp as mlp, training_mlp_summary as run
 
 
 def gpt2():
@@ -221,20 +223,6 @@ def test_checkpoint_plan_fits_on_a_real_step():
 
 
 # ---- counted by hand: Linear(8, 16), ReLU, Linear(16, 4), batch 3 ----
-
-B, D, H, O = 3, 8, 16, 4
-
-
-def mlp():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(),
-                               torch.nn.Linear(H, O))
-
-
-def run(**kw):
-    return nnscan.summary(mlp(), inputs=torch.randn(B, D), training=True,
-                          file=False, **kw)
-
 
 def test_saved_bytes_by_hand():
     s = run(optimizer="adam")

@@ -113,6 +113,15 @@ def _thop_hook(fn):
     return macs
 
 
+def _run(model, inputs, custom_ops):
+    """One recorded forward with thop's custom_ops as hooks: (the model
+    recorded, its module runs)."""
+    model, runs, _ = run_modules(
+        model, tuple(inputs) if isinstance(inputs, list) else inputs,
+        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()})
+    return model, runs
+
+
 def profile(model, inputs, custom_ops=None, verbose=True,
             ret_layer_info=False, report_missing=False):
     """(macs, params) of one forward of `model` on `inputs` (a tuple of
@@ -122,11 +131,8 @@ def profile(model, inputs, custom_ops=None, verbose=True,
     to `module.total_ops`, as thop's hooks do. The model is not changed
     (thop leaves `total_ops` / `total_params` buffers on it meanwhile)."""
     custom_ops = dict(custom_ops or {})
-    if report_missing:
-        verbose = True
-    model, runs, _ = run_modules(
-        model, tuple(inputs) if isinstance(inputs, list) else inputs,
-        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()})
+    verbose = verbose or report_missing
+    model, runs = _run(model, inputs, custom_ops)
     seen_types = set()
 
     def own(path):
@@ -189,11 +195,8 @@ def profile_origin(model, inputs, custom_ops=None, verbose=True,
     only; a leaf's MACs by thop's rule for its class (or custom_ops; 0
     without one), its parameters counted whether it has a rule or ran."""
     custom_ops = dict(custom_ops or {})
-    if report_missing:
-        verbose = True
-    model, runs, _ = run_modules(
-        model, tuple(inputs) if isinstance(inputs, list) else inputs,
-        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()})
+    verbose = verbose or report_missing
+    model, runs = _run(model, inputs, custom_ops)
     macs = params = 0
     seen, seen_types = set(), set()
     for run in runs.values():
