@@ -78,7 +78,8 @@ class Inspector:
     static_counts: {module path: (flops, macs)}, static counts of the
       module's subtree over one forward of the model, shown beside the
       measured figures in nnscan.inspect (null where not given).
-    static_inputs: example inputs (a tensor or a tuple): start() gets
+    static_inputs: example inputs (a tensor, a tuple of positional ones
+      or a dict of keyword ones, as summary(inputs=)): start() gets
       static_counts from nnscan's static recorder (nnscan.torch_api, the
       python branch's summary) on them, when it is available.
     hardware, compute_dtype: with static_inputs, the device ("h100-sxm",
@@ -371,16 +372,19 @@ class Inspector:
             self.errors.append("static_inputs: nnscan's static recorder "
                                "(nnscan.torch_api) is not available")
             return {}
-        args = self.static_inputs
-        if not isinstance(args, tuple):
-            args = (args,)
+        # a tensor, a tuple or list (positional) or a dict (keyword), as
+        # summary(inputs=) takes them
+        args, kwargs = torch_api.make_inputs(self.model,
+                                             inputs=self.static_inputs)
         # predict_training: the prediction of what a training step saves
         # (summary(training=True), PyTorch 2.x) beside the measured memory
         step = None
         if self.predict_training:
             from . import train
-            step = train.handover(self.model, args, {})
-        s = torch_api.analyze_module(self.model, args,
+            # a model on the GPU: what CUDA's kernels save (train.py)
+            step = train.handover(self.model, args, kwargs,
+                                  target="cuda" if self._cuda else None)
+        s = torch_api.analyze_module(self.model, args, kwargs,
                                      hardware=self.hardware,
                                      compute_dtype=self.compute_dtype,
                                      step=step)

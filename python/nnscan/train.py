@@ -416,8 +416,9 @@ class _Step:
         device that has one)."""
         ctx = contextlib.ExitStack()
         ctx.enter_context(torch.enable_grad())
-        if self.device and str(self.device).split(":")[0] in _FUSED_DROPOUT:
-            ctx.enter_context(_FusedDropout())
+        kind = str(self.device).split(":")[0] if self.device else None
+        if kind in _FUSED_DROPOUT:
+            ctx.enter_context(_TargetKernels(sdpa=kind in _FUSED_SDPA))
         ctx.enter_context(self.mode)
         ctx.enter_context(torch.autograd.graph.saved_tensors_hooks(
             self._pack, _unpack))
@@ -486,11 +487,23 @@ class _Step:
 # takes native_dropout there), which saves a one-byte mask where the CPU's
 # (and meta's) saves a mask of the input's dtype.
 _FUSED_DROPOUT = ("cuda", "xpu", "hip")
+# Devices whose scaled_dot_product_attention runs the fused kernels that
+# PyTorch's CUDA dispatcher picks (flash, then memory-efficient).
+_FUSED_SDPA = ("cuda", "hip")
 
 
-class _FusedDropout(torch.overrides.TorchFunctionMode):
-    """F.dropout in training as a target device with the fused kernel runs
-    it: native_dropout, so autograd saves what it saves there."""
+class _TargetKernels(torch.overrides.TorchFunctionMode):
+    """Runs what PyTorch runs on the target device where its kernels save
+    other tensors for backward than the CPU's: F.dropout in training as
+    native_dropout (a one-byte mask); with `sdpa`,
+    F.scaled_dot_product_attention as the fused kernel CUDA picks for
+    these inputs (what it saves: q, k, v, the output and a per-row
+    log-sum-exp, never the [L, S] probabilities). Their meta kernels and
+    autograd formulas are PyTorch's own."""
+
+    def __init__(self, sdpa):
+        super().__init__()
+        self.sdpa = sdpa
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -502,7 +515,59 @@ class _FusedDropout(torch.overrides.TorchFunctionMode):
                     not kwargs.get("inplace", args[3] if len(args) > 3
                                    else False):
                 return torch.native_dropout(x, p, True)[0]
+        elif self.sdpa and func is torch.nn.functional.scaled_dot_product_attention:
+            out = _fused_sdpa(*args, **kwargs)
+            if out is not None:
+                return out
         return func(*args, **kwargs)
+
+
+def _fused_sdpa(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+                scale=None, enable_gqa=False):
+    """scaled_dot_product_attention as PyTorch's CUDA dispatcher runs it on
+    a current GPU (sm80+; aten/src/ATen/native/transformers/cuda/
+    sdp_utils.cpp): flash for 16-bit inputs without a mask (grouped
+    key/value heads too), else memory-efficient (any float dtype, a mask
+    as an additive bias, equal heads); None where it falls back to the
+    math path, which is what the CPU runs."""
+    if not (q.is_meta and k.is_meta and v.is_meta) or q.dim() != 4 or \
+            k.dim() != 4 or v.dim() != 4:
+        return None
+    E, Ev = q.shape[-1], v.shape[-1]
+    L, S = q.shape[-2], k.shape[-2]
+    hq, hk = q.shape[1], k.shape[1]
+    if E != Ev or E > 256 or k.shape[1] != v.shape[1] or \
+            not (q.dtype == k.dtype == v.dtype):
+        return None
+    if hq != hk and not (enable_gqa and hq % hk == 0):
+        return None
+    aten = torch.ops.aten
+    half = q.dtype in (torch.float16, torch.bfloat16)
+    if half and attn_mask is None and E % 8 == 0 and \
+            not (is_causal and L != S):
+        return aten._scaled_dot_product_flash_attention(
+            q, k, v, dropout_p, is_causal, False, scale=scale)[0]
+    if hq != hk or E % (8 if half else 4) or \
+            q.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        return None
+    bias = None
+    if attn_mask is not None:
+        # a boolean mask becomes an additive bias of q's dtype; one whose
+        # rows are not 8-element aligned is padded (sliced back), then
+        # broadcast over batch and heads (sdp_utils' preprocess_mask)
+        m = attn_mask
+        if m.dtype == torch.bool:
+            m = torch.zeros(m.shape, dtype=q.dtype, device=m.device) \
+                .masked_fill_(m.logical_not(), float("-inf"))
+        elif m.dtype != q.dtype:
+            return None
+        if m.shape[-1] % 8:
+            m = torch.nn.functional.pad(m, (0, -m.shape[-1] % 8))[..., :S]
+        bias = m.expand(q.shape[0], hq, L, S)
+    grad = torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                        or v.requires_grad)
+    return aten._scaled_dot_product_efficient_attention(
+        q, k, v, bias, grad, dropout_p, is_causal, scale=scale)[0]
 
 
 class _nothing:

@@ -336,4 +336,62 @@ def test_target_cuda_keeps_dropout_masks_of_one_byte():
     assert cpu.layer("1")["saved_bytes"] == B * H * 4
     assert cuda.layer("1")["saved_bytes"] == B * H * 1
     assert cuda.totals["training"]["target"] == "cuda"
-    assert "on cuda some ops save otherwise" in cuda.to_text()
+    assert "run as cuda runs them" in cuda.to_text()
+
+
+class _Attend(torch.nn.Module):
+    """q, k, v projections (each a Linear: it saves its input, not its
+    output) into scaled_dot_product_attention; batch 2, heads as given."""
+
+    def __init__(self, d, heads, kv_heads, mask=None, causal=False):
+        super().__init__()
+        self.e = d // heads
+        self.h, self.kv = heads, kv_heads
+        self.q = torch.nn.Linear(d, d)
+        self.k = torch.nn.Linear(d, kv_heads * self.e)
+        self.v = torch.nn.Linear(d, kv_heads * self.e)
+        self.mask, self.causal = mask, causal
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q = self.q(x).view(b, n, self.h, self.e).transpose(1, 2)
+        k = self.k(x).view(b, n, self.kv, self.e).transpose(1, 2)
+        v = self.v(x).view(b, n, self.kv, self.e).transpose(1, 2)
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=self.mask, is_causal=self.causal,
+            enable_gqa=self.kv != self.h)
+
+
+@pytest.mark.parametrize("dtype,kv,mask,causal", [
+    (torch.bfloat16, 4, False, True),    # flash
+    (torch.bfloat16, 2, False, False),   # flash, grouped key/value heads
+    (torch.float32, 4, False, True),     # memory-efficient
+    (torch.float32, 4, True, False),     # memory-efficient, mask as a bias
+])
+def test_target_cuda_attention_saves_what_the_fused_kernel_saves(
+        dtype, kv, mask, causal):
+    """On CUDA scaled_dot_product_attention runs a fused kernel (flash for
+    16-bit inputs without a mask, else memory-efficient) whose backward
+    keeps q, k, v, the output and one fp32 log-sum-exp per query row
+    (derivatives.yaml), plus two philox counters of at most 8 bytes each,
+    and a boolean mask as an additive bias of q's dtype; never the
+    [L, S] probabilities the CPU's math path keeps."""
+    d, h, n, b = 64, 4, 32, 2
+    e = d // h
+    m = torch.ones(n, n, dtype=torch.bool).tril() if mask else None
+    torch.manual_seed(0)
+    model = _Attend(d, h, kv, m, causal).to(dtype)
+    x = torch.randn(b, n, d, dtype=dtype)
+    size = torch.tensor([], dtype=dtype).element_size()
+    q = b * n * d * size
+    kv_bytes = 2 * b * n * kv * e * size
+    want = q + kv_bytes + q + b * h * n * 4 + (n * n * size if mask else 0)
+    cuda = nnscan.summary(model, inputs=x, training=True, target="cuda",
+                          file=False)
+    cpu = nnscan.summary(model, inputs=x, training=True, file=False)
+    # the root saves x (the Linears' input); the attention's saves there too
+    attention = cuda.totals["saved_bytes"] - b * n * d * size
+    assert want <= attention <= want + 32
+    # the math path keeps the probabilities, [b, h, n, n] at least
+    assert cpu.totals["saved_bytes"] - b * n * d * size >= \
+        q + kv_bytes + b * h * n * n * size

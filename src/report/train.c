@@ -108,8 +108,9 @@ bool nns__text_train_footer(nns__out *o, const nns_analysis *m) {
   if (target && on && strcmp(target, on) != 0)
     nns__out_fmt(o,
                  "  what autograd saves follows the CPU kernels' graph "
-                 "(recorded on %s); on %s some ops save otherwise (dropout "
-                 "masks, attention kernels)\n",
+                 "(recorded on %s), except dropout and attention, run as "
+                 "%s runs them; other fused kernels there may save "
+                 "otherwise\n",
                  on, target);
   if (t.checkpoint_budget_bytes > 0) {
     char budget[32], after[32];

@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""nnscan's CUDA paths against what PyTorch measures on a real GPU
+(issues 21 and 22; needs a CUDA device, transformers and torchvision).
+
+    PYTHONPATH=python NNSCAN_LIBRARY=$PWD/build/libnnscan.so \
+        python3 bench/gpu_check.py [--only train|roofline] [--hardware h100-sxm]
+
+train: summary(training=True, optimizer="adamw") made on the CPU (the
+  step on meta, as users run it), as predicted for the CPU's graph and for
+  target="cuda", against one steady-state step on the GPU: the bytes a
+  saved-tensor hook sees there, torch.cuda.max_memory_allocated() over the
+  step (AdamW as PyTorch runs it on CUDA, foreach, and with foreach=False,
+  the per-parameter loop nnscan models), and the gradient and optimizer
+  bytes PyTorch allocates. Then the Inspector's CUDA allocator figures
+  over a training step beside its prediction of what each top-level
+  module saves.
+roofline: ResNet-50 and a LLaMA-3-8B-shaped decoder (two layers), bf16,
+  forward under the Inspector with CUDA event timing, static_inputs and
+  hardware: per module the measured time per pass against the roofline
+  time; a module faster than its roof by more than timer noise (5 %) is
+  flagged. The whole forward is also timed without the Inspector.
+Every figure printed comes from nnscan or from PyTorch on this run.
+"""
+import argparse
+import os
+import statistics
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python", "tests_hf"))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import torch  # noqa: E402
+
+import nnscan  # noqa: E402
+
+MB = 1e6
+
+
+# ---- models (built on the CPU, moved to the GPU for the real step) ----
+
+def gpt2(n_layer=4, n_embd=256, n_head=4, vocab=5000, batch=4, seq=128,
+         attn="sdpa"):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_layer=n_layer, n_embd=n_embd, n_head=n_head,
+                     vocab_size=vocab, n_positions=max(seq, 256),
+                     bos_token_id=0, eos_token_id=0, use_cache=False)
+    cfg._attn_implementation = attn
+    model = GPT2LMHeadModel(cfg)
+    ids = torch.randint(0, vocab, (batch, seq))
+    return model, (), {"input_ids": ids, "labels": ids}, None
+
+
+def llama(layers=4, hidden=1024, heads=16, kv=4, inter=2816, vocab=32000,
+          batch=4, seq=1024, dtype=torch.bfloat16):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(0)
+    cfg = LlamaConfig(hidden_size=hidden, intermediate_size=inter,
+                      num_hidden_layers=layers, num_attention_heads=heads,
+                      num_key_value_heads=kv, vocab_size=vocab,
+                      max_position_embeddings=max(seq, 2048), use_cache=False)
+    cfg._attn_implementation = "sdpa"
+    model = LlamaForCausalLM(cfg).to(dtype)
+    ids = torch.randint(0, vocab, (batch, seq))
+    return model, (), {"input_ids": ids, "labels": ids}, None
+
+
+def resnet(arch="resnet18", batch=4, size=64, classes=10):
+    import torchvision
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, arch)(num_classes=classes)
+    x = torch.randn(batch, 3, size, size)
+    target = torch.randint(0, classes, (batch,))
+    return model, (x,), {}, ("ce", target)
+
+
+TRAIN = {
+    "gpt2-test (4x128, fp32)": lambda: gpt2(),
+    "gpt2-test eager attn": lambda: gpt2(attn="eager"),
+    "gpt2-small (8x512, fp32)": lambda: gpt2(12, 768, 12, 50257, 8, 512),
+    "llama-1024 GQA (4x1024, bf16)": lambda: llama(),
+    "resnet18 (4x64^2)": lambda: resnet(),
+    "resnet50 (32x224^2)": lambda: resnet("resnet50", 32, 224, 1000),
+}
+
+
+def on(dev, args, kwargs, loss):
+    args = tuple(a.to(dev) for a in args)
+    kwargs = {k: v.to(dev) for k, v in kwargs.items()}
+    if isinstance(loss, tuple):
+        target = loss[1].to(dev)
+        loss = (lambda t: lambda out:
+                torch.nn.functional.cross_entropy(out, t))(target)
+    return args, kwargs, loss
+
+
+def loss_of(out, loss):
+    return loss(out) if loss is not None else out.loss
+
+
+def cuda_step_peak(model, args, kwargs, loss, foreach):
+    """max_memory_allocated over a steady-state step (AdamW), with the
+    bytes live before it; gradient and optimizer-state bytes."""
+    opt = torch.optim.AdamW(model.parameters(), foreach=foreach)
+    grads = [0]
+
+    def step():
+        out = loss_of(model(*args, **kwargs), loss)
+        out.backward()
+        del out
+        grads[0] = sum(p.grad.untyped_storage().nbytes()
+                       for p in model.parameters() if p.grad is not None)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    step()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+    state = sum(v.untyped_storage().nbytes() for s in opt.state.values()
+                for v in s.values() if isinstance(v, torch.Tensor)
+                and v.is_cuda)
+    del opt
+    torch.cuda.empty_cache()
+    return peak, before, grads[0], state
+
+
+def train_case(name):
+    """One model's figures, in a process of its own (a clean allocator)."""
+    import test_train_step as T
+    build = TRAIN[name]
+    model, args, kwargs, loss = build()
+    cargs, ckw, closs = on("cpu", args, kwargs, loss)
+    pred = {}
+    for tgt in (None, "cuda"):
+        s = nnscan.summary(model, inputs=ckw or cargs, training=True,
+                           optimizer="adamw", loss=closs, file=False,
+                           target=tgt)
+        pred[tgt] = s.totals
+    model = model.cuda()
+    gargs, gkw, gloss = on("cuda", args, kwargs, loss)
+    saved = sum(T.saved_by_top_module(model, gargs, gkw, gloss).values())
+    model.zero_grad(set_to_none=True)
+    params = sum(t.untyped_storage().nbytes() for t in
+                 {id(t): t for t in list(model.parameters())
+                  + list(model.buffers())}.values())
+    loop = cuda_step_peak(model, gargs, gkw, gloss, False)
+    fe = cuda_step_peak(model, gargs, gkw, gloss, None)
+    c = pred["cuda"]
+    return {"name": name, "saved_cpu": pred[None]["saved_bytes"],
+            "saved_cuda": c["saved_bytes"], "saved_hook": saved,
+            "peak": c["train_peak_bytes"], "peak_cpu":
+            pred[None]["train_peak_bytes"],
+            "at": c["training"].get("peak_at"), "loop": loop[0],
+            "foreach": fe[0], "before": loop[1], "params": params,
+            "grads": c["grad_bytes"], "grads_real": loop[2],
+            "state": c["optimizer_bytes"], "state_real": loop[3]}
+
+
+def train_section():
+    import json
+    import subprocess
+    print("\n## Training step: prediction (made on the CPU, step on meta) "
+          "against a real CUDA step, each model in a fresh process\n")
+    rows = []
+    for name in TRAIN:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__),
+                            "--train-case", name], capture_output=True,
+                           text=True)
+        line = [x for x in r.stdout.splitlines() if x.startswith("{")]
+        if r.returncode or not line:
+            print(f"{name}: FAILED\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}")
+            continue
+        rows.append(json.loads(line[-1]))
+    print("| model | saved: CPU graph / target=cuda / hook on the GPU MB | "
+          "peak: predicted (target=cuda) MB | at | max_memory_allocated, "
+          "AdamW per-parameter loop MB | pred./real | AdamW foreach (CUDA "
+          "default) MB | pred./real | live before the step, params + state "
+          "MB | grads pred./real MB | AdamW state pred./real MB |")
+    print("|" + "---|" * 11)
+    for r in rows:
+        at = r["at"] or {}
+        where = " ".join(str(at.get(k) or "") for k in ("phase", "label",
+                                                          "module")).strip()
+        print(f"| {r['name']} | {r['saved_cpu'] / MB:.2f} / "
+              f"{r['saved_cuda'] / MB:.2f} / {r['saved_hook'] / MB:.2f} | "
+              f"{r['peak'] / MB:.2f} | {where} | {r['loop'] / MB:.2f} | "
+              f"{r['peak'] / r['loop']:.3f} | {r['foreach'] / MB:.2f} | "
+              f"{r['peak'] / r['foreach']:.3f} | {r['before'] / MB:.2f}, "
+              f"{(r['params'] + r['state_real']) / MB:.2f} | "
+              f"{r['grads'] / MB:.2f} / {r['grads_real'] / MB:.2f} | "
+              f"{r['state'] / MB:.2f} / {r['state_real'] / MB:.2f} |")
+    inspector_training()
+
+
+def inspector_training():
+    """The Inspector over real CUDA training steps of the test's GPT-2:
+    per top-level module, the CUDA allocator's live-bytes change over its
+    forward beside the prediction of what it saves."""
+    print("\n## Inspector on CUDA, training steps of gpt2-test: allocator "
+          "figures beside the prediction\n")
+    try:
+        model, args, kwargs, loss = gpt2()
+        model = model.cuda().train()
+        _, gkw, _ = on("cuda", args, kwargs, loss)
+        opt = torch.optim.AdamW(model.parameters())
+        insp = nnscan.Inspector(model, static_inputs={k: v.cpu() for k, v
+                                                      in gkw.items()},
+                                predict_training=True, watch_depth=3,
+                                check_nonfinite=False)
+        with insp:
+            for _ in range(3):
+                model(**gkw).loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        j = insp.json()
+        print(f"meta: {j['meta']}; errors: {insp.errors}")
+        print("| module | calls | fwd ms/pass | bwd ms/pass | fwd alloc MB "
+              "per call | fwd live delta MB per call (last) | predicted "
+              "saved MB |")
+        print("|---|---|---|---|---|---|---|")
+        npass = max(len(j["passes"]), 1)
+        last = {}
+        for c in j["calls"]:
+            if c["forward"] is not None:
+                last[c["module"]] = c["forward"].get("live_delta_bytes")
+        for i, m in enumerate(j["modules"]):
+            if m["depth"] > 3:
+                continue
+            f, b = m["forward"], m["backward"] or {}
+            calls = max(m["calls"], 1)
+            ld = last.get(i)
+            ps = m.get("predicted_saved_bytes")
+            print(f"| {m['path'] or '(root)'} | {m['calls']} | "
+                  f"{f['inclusive_ms'] / npass:.3f} | "
+                  f"{(b.get('inclusive_ms') or 0) / npass:.3f} | "
+                  f"{f['alloc_bytes'] / calls / MB:.3f} | "
+                  f"{'-' if ld is None else f'{ld / MB:.3f}'} | "
+                  f"{'-' if ps is None else f'{ps / MB:.3f}'} |")
+    except Exception:
+        print(f"FAILED\n{traceback.format_exc()}")
+
+
+# ---- roofline ----
+
+def llama8b_block(layers=2, seq=2048, batch=1):
+    return llama(layers=layers, hidden=4096, heads=32, kv=8, inter=14336,
+                 vocab=128256, batch=batch, seq=seq)
+
+
+def timed_forward(model, args, kwargs, runs=10):
+    times = []
+    with torch.no_grad():
+        for _ in range(runs):
+            a, b = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+            a.record()
+            model(*args, **kwargs)
+            b.record()
+            torch.cuda.synchronize()
+            times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def roofline_case(name, model, args, kwargs, hardware, passes=10):
+    model = model.cuda().eval()
+    gargs = tuple(a.cuda() for a in args)
+    gkw = {k: v.cuda() for k, v in kwargs.items()}
+    args = tuple(a.cpu() for a in args)
+    kwargs = {k: v.cpu() for k, v in kwargs.items()}
+    for _ in range(3):
+        timed_forward(model, gargs, gkw, 1)   # warm-up: cuDNN, cuBLAS
+    plain = timed_forward(model, gargs, gkw)
+    insp = nnscan.Inspector(model, static_inputs=kwargs or args,
+                            hardware=hardware, compute_dtype="bf16",
+                            check_nonfinite=False, memory=False,
+                            watch_backward=False)
+    with torch.no_grad(), insp:
+        for _ in range(passes):
+            model(*gargs, **gkw)
+    torch.cuda.synchronize()
+    j = insp.json()
+    npass = max(len(j["passes"]), 1)
+    mods = j["modules"]
+    print(f"\n### {name}: {npass} passes; forward without the Inspector "
+          f"{plain:.3f} ms (median of 10, CUDA events); errors: "
+          f"{insp.errors}\n")
+    print("| module | type | calls/pass | roofline ms | measured ms/pass | "
+          "% of roof | |")
+    print("|---|---|---|---|---|---|---|")
+    beats = []
+    for m in mods:
+        roof = m.get("roofline_ms")
+        if roof is None or not m["calls"]:
+            continue
+        meas = m["forward"]["inclusive_ms"] / npass
+        frac = roof / meas if meas > 0 else float("inf")
+        flag = "BEATS ROOF" if frac > 1.05 else ""
+        if flag:
+            beats.append(m["path"])
+        if m["depth"] <= 3 or flag:
+            print(f"| {m['path'] or '(root)'} | {m['type']} | "
+                  f"{m['calls'] // npass} | {roof:.4f} | {meas:.4f} | "
+                  f"{100 * frac:.1f}% | {flag} |")
+    print(f"\nmodules faster than their roof by more than 5 %: "
+          f"{beats or 'none'} (of {sum(m.get('roofline_ms') is not None and m['calls'] > 0 for m in mods)} called)")
+    del model
+    torch.cuda.empty_cache()
+
+
+def roofline_section(hardware):
+    print(f"\n## Roofline ({hardware}, bf16) against CUDA-event time "
+          f"under the Inspector\n")
+    print(f"device: {torch.cuda.get_device_name()}, torch "
+          f"{torch.__version__}")
+    for name, build in (
+            ("resnet50, batch 64, 224^2, bf16",
+             lambda: resnet("resnet50", 64, 224, 1000)),
+            ("LLaMA-3-8B-shaped decoder, 2 layers, 1x2048 tokens, bf16",
+             lambda: llama8b_block())):
+        try:
+            with torch.device("cuda"):   # a fast init on the GPU
+                model, args, kwargs, _ = build()
+            model = model.to(torch.bfloat16)
+            args = tuple(a.to(torch.bfloat16) if a.is_floating_point()
+                         else a for a in args)
+            kwargs = {k: v for k, v in kwargs.items() if k != "labels"}
+            roofline_case(name, model, args, kwargs, hardware)
+        except Exception:
+            print(f"{name}: FAILED\n{traceback.format_exc()}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=("train", "roofline"))
+    ap.add_argument("--hardware", default="h100-sxm")
+    ap.add_argument("--train-case", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.train_case:
+        import json
+        print(json.dumps(train_case(a.train_case)))
+        return
+    if not torch.cuda.is_available():
+        sys.exit("gpu_check.py needs a CUDA device")
+    print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}"
+          f"; nnscan library {os.environ.get('NNSCAN_LIBRARY')}")
+    if a.only in (None, "train"):
+        train_section()
+    if a.only in (None, "roofline"):
+        roofline_section(a.hardware)
+
+
+if __name__ == "__main__":
+    main()
