@@ -273,14 +273,14 @@ def _check_torch():
             f"their objects, which PyTorch {torch.__version__} does not keep)")
 
 
-def _optimizer(name, params):
+def _optimizer(name, params, foreach=False):
     if name == "sgd":
-        return torch.optim.SGD(params, lr=0.1)
+        return torch.optim.SGD(params, lr=0.1, foreach=foreach)
     if name == "momentum":
-        return torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        return torch.optim.SGD(params, lr=0.1, momentum=0.9, foreach=foreach)
     if name == "adam":
-        return torch.optim.Adam(params)
-    return torch.optim.AdamW(params)
+        return torch.optim.Adam(params, foreach=foreach)
+    return torch.optim.AdamW(params, foreach=foreach)
 
 
 def record_step(model, args, kwargs, optimizer="adam", loss=None,
@@ -382,20 +382,24 @@ class _Step:
         # (its CPU default) frees each parameter's temporaries before the
         # next, so every parameter of a shape makes the same events and the
         # others add nothing to the peak (their state is counted by the
-        # library). A first step, unobserved, makes the state: the observed
-        # one is steady.
+        # library). On a device whose default is the foreach step (CUDA),
+        # each op runs over every parameter at once and its temporaries
+        # live together: there every parameter has its stand-in. A first
+        # step, unobserved, makes the state: the observed one is steady.
         master = master_weights and any(
             p.dtype in (torch.float16, torch.bfloat16) for p in params)
+        foreach = str(device).split(":")[0] in _FOREACH if device else False
         reps = {}
         for i, p in enumerate(params):
-            reps.setdefault((tuple(p.shape), p.dtype), i)
+            reps.setdefault(i if foreach else (tuple(p.shape), p.dtype), i)
         self.reps = reps = list(reps.values())
         self.stand = stand = [
             torch.empty(params[i].shape, dtype=torch.float32 if master
                         and params[i].dtype in (torch.float16, torch.bfloat16)
                         else params[i].dtype,
                         device="meta").requires_grad_(True) for i in reps]
-        self.opt = opt = _optimizer(optimizer, stand) if stand else None
+        self.opt = opt = _optimizer(optimizer, stand, foreach) \
+            if stand else None
         if opt is not None:
             for q in stand:
                 q.grad = torch.empty_like(q)
@@ -487,6 +491,8 @@ class _Step:
 # takes native_dropout there), which saves a one-byte mask where the CPU's
 # (and meta's) saves a mask of the input's dtype.
 _FUSED_DROPOUT = ("cuda", "xpu", "hip")
+# Devices where PyTorch's optimizers default to their foreach step.
+_FOREACH = ("cuda", "xpu")
 # Devices whose scaled_dot_product_attention runs the fused kernels that
 # PyTorch's CUDA dispatcher picks (flash, then memory-efficient).
 _FUSED_SDPA = ("cuda", "hip")

@@ -91,7 +91,10 @@ def saved_by_top_module(model, args, kwargs, loss):
             key = (st.data_ptr(), st.nbytes())
             if st.data_ptr() not in static and key not in seen:
                 seen.add(key)
-                keep.append(t)   # the storage stays alive: keys stay unique
+                # the storage stays alive, so keys stay unique (the
+                # storage, not t: t's graph holds this hook, a cycle the
+                # collector cannot see)
+                keep.append(st)
                 # the model's inputs count at the root (docs/metrics.md)
                 top = "" if st.data_ptr() in inputs \
                     else stack[-1].split(".")[0]
