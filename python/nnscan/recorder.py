@@ -138,6 +138,7 @@ class Builder:
         self.node_scope = {}
         self.track_grad_fns = True  # False: node_scope stays empty
         self._fresh = []
+        self.step_mode = None  # a training step's mode sharing the forward
         self.uncounted = {}  # aten op -> calls with no entry
         self.rules = {}      # aten op -> (base name, rule, source)
 
@@ -343,6 +344,9 @@ class _Mode(TorchDispatchMode):
         b = self.b
         if b._fresh:
             b.note_grad_fns()
+        step = b.step_mode
+        if step is not None and step.fresh:
+            step.note_nodes()
         pending = self.pending
         if pending:
             mut = self.mutates.get(func)
@@ -374,6 +378,8 @@ class _Mode(TorchDispatchMode):
         else:
             if shadows is not None:
                 out = shadows.follow(func, args, kwargs, out)
+        if step is not None:
+            step.observe(out)
         if pending is None:
             record(b, func, args, kwargs, out)
         else:
@@ -939,7 +945,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     moe.annotate(model, g)
     masks.hand_over(b)
     if step is not None:
-        step.finish(out)
+        step.finish(out, b)
     return Recording(g, b, stack, None, out)
 
 

@@ -180,6 +180,9 @@ class _Scope:
         self.scope = ""
 
 
+_current_node = getattr(torch._C, "_current_autograd_node", None)
+
+
 class _StepMode(TorchDispatchMode):
     """Runs every op (answering data reads from shadows, as the recorder
     does) and notes the storages of its outputs; notes each output's
@@ -191,6 +194,8 @@ class _StepMode(TorchDispatchMode):
         self.shadows = shadows
         self.nodes = nodes      # id(node) -> (node, module path)
         self.fresh = []
+        self.backward = False   # in the backward: ops are noted by node
+        self.node = self        # the autograd node running (self: none yet)
         # cheaper meta kernels; none while a recording's mode is below this
         # one (the op must reach it to be recorded)
         self.fast = FAST_META
@@ -199,6 +204,10 @@ class _StepMode(TorchDispatchMode):
         kwargs = kwargs or {}
         if self.fresh:
             self.note_nodes()
+        if self.backward:
+            node = _current_node()
+            if node is not self.node:
+                self.enter_node(node)
         sh = self.shadows
         try:
             fast = self.fast.get(func)
@@ -219,6 +228,13 @@ class _StepMode(TorchDispatchMode):
         else:
             if sh is not None:
                 out = sh.follow(func, args, kwargs, out)
+        self.observe(out)
+        return out
+
+    def observe(self, out):
+        """Notes the storages of one op's outputs (and in the forward,
+        their autograd nodes, at the next op): this mode's own work, or
+        called by a recording's mode that ran the op (Shared)."""
         note = self.s.note
         # autograd nodes are the forward's (the backward's own are not hooked)
         fresh = self.fresh if self.s.f.phase == "forward" else None
@@ -228,7 +244,27 @@ class _StepMode(TorchDispatchMode):
                 note(o)
                 if fresh is not None:
                     fresh.append((o, scope))
-        return out
+
+    def enter_node(self, node):
+        """The backward's ops from here on are `node`'s: a moment of its
+        own, named by the node and the module whose forward made it. What
+        is freed after its last op (its saved tensors) stays in its
+        moment, and so do the gradients the engine adds up between nodes
+        (no node runs them: None). Before the first node: the loss's
+        gradient."""
+        prev, self.node = self.node, node
+        f = self.s.f
+        if node is None:
+            if prev is self:
+                f.moments.append(("backward", "loss gradient", ""))
+            return
+        e = self.nodes.get(id(node))
+        m = ("backward", node.name(), e[1] if e is not None and
+             e[0] is node else "")
+        if f.moments[-1][0] == "backward" and not f._used():
+            f.moments[-1] = m
+        else:
+            f.moments.append(m)
 
     def note_nodes(self):
         for t, scope in self.fresh:
@@ -343,12 +379,15 @@ class Shared:
         forward runs under."""
         self.step = _Step(target, margs, mkw, self.optimizer, self.loss,
                           self.master_weights, self.target, builder, None)
-        self.step.mode.fast = {}
-        return self.step.forward()
+        # the recorder's mode runs each op and hands its outputs to the
+        # step's (one dispatch mode, not two, per op)
+        builder.step_mode = self.step.mode
+        return self.step.forward(mode=False)
 
-    def finish(self, out):
+    def finish(self, out, builder=None):
         """Called by the recorder after its forward."""
-        self.step.mode.fast = FAST_META
+        if builder is not None:
+            builder.step_mode = None
         self.facts = self.step.finish(out)
 
     def hand_over(self, handle):
@@ -414,16 +453,18 @@ class _Step:
         self.st.saved(t)
         return t
 
-    def forward(self):
+    def forward(self, mode=True):
         """What the forward runs under: autograd on, this step's dispatch
-        mode, the saved-tensor hooks (and a fused dropout's stand-in on a
-        device that has one)."""
+        mode (mode=False: a recording's mode calls the step's instead,
+        Shared), the saved-tensor hooks (and the target device's kernels
+        where they save otherwise)."""
         ctx = contextlib.ExitStack()
         ctx.enter_context(torch.enable_grad())
         kind = str(self.device).split(":")[0] if self.device else None
         if kind in _FUSED_DROPOUT:
             ctx.enter_context(_TargetKernels(sdpa=kind in _FUSED_SDPA))
-        ctx.enter_context(self.mode)
+        if mode:
+            ctx.enter_context(self.mode)
         ctx.enter_context(torch.autograd.graph.saved_tensors_hooks(
             self._pack, _unpack))
         return ctx
@@ -441,34 +482,17 @@ class _Step:
         # the backward and the optimizer read no values: no shadows (their
         # in-place ops would make every pending shadow compute)
         mode.shadows = None
-        # backward: ops between two node hooks are the later node's
-
-        def on_node(fn, scope):
-            def hook(*_):
-                facts.moments[-1] = ("backward", fn.name(), scope)
-                facts.moments.append(("backward", "", ""))
-            return hook
-
-        handles = []
-        for fn, scope in self.nodes.values():
-            try:
-                handles.append(fn.register_hook(on_node(fn, scope)))
-            except (RuntimeError, AttributeError):
-                pass
-        facts.moments.append(("backward", "", ""))
+        # backward: each op is the running autograd node's (the dispatch
+        # asks autograd which; no hook on the nodes)
+        mode.backward, mode.node = True, mode
         try:
             with mode:
                 grads = torch.autograd.grad(lo, params, allow_unused=True) \
                     if params else []
         finally:
-            for h in handles:
-                h.remove()
+            mode.backward = False
+            mode.node = None
         del lo
-        if facts.moments[-1] == ("backward", "", ""):
-            if facts._used():
-                facts.moments[-1] = ("backward", "after the last node", "")
-            else:
-                facts.moments.pop()
         # the optimizer step on the gradients, then zero_grad
         facts.phase = "optimizer"
         facts.moments.append(("optimizer", "optimizer step", ""))
