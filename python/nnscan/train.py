@@ -484,7 +484,10 @@ class _Step:
         mode.shadows = None
         # backward: each op is the running autograd node's (the dispatch
         # asks autograd which; no hook on the nodes)
-        mode.backward, mode.node = True, mode
+        # (a PyTorch without _current_autograd_node: one backward moment)
+        mode.backward, mode.node = _current_node is not None, mode
+        if not mode.backward:
+            facts.moments.append(("backward", "backward", ""))
         try:
             with mode:
                 grads = torch.autograd.grad(lo, params, allow_unused=True) \
