@@ -74,6 +74,34 @@ def elementwise_meta(args):
     return torch.empty_like(x)
 
 
+def unary_meta(args):
+    """A one-input float element-wise op of PyTorch 2.x's table (neg,
+    rsqrt; the Scalar forms through scalar_meta), on a meta input sliced
+    or permuted as well as dense: the output is laid out as
+    torch.empty_like lays it out (the input's strides where it is dense,
+    else dense ones in the order of its strides), as PyTorch's element-wise
+    kernels lay theirs out (the tests compare them over random strides;
+    strides of dims of length 1 may differ, which no layout reads)."""
+    x = args[0] if len(args) == 1 else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_floating_point() or not _ordered(x):
+        return None
+    return torch.empty_like(x)
+
+
+def _ordered(x):
+    """The dims longer than 1 have distinct, non-zero strides: one order
+    of them, which PyTorch's kernels and empty_like both follow (a stride
+    0 or a tie leaves the order to each one's own rule)."""
+    seen = set()
+    for n, s in zip(x.shape, x.stride()):
+        if n != 1:
+            if s == 0 or s in seen:
+                return False
+            seen.add(s)
+    return True
+
+
 def elementwise_inplace_meta(args):
     """The in-place form: the input itself, as the meta kernel returns it."""
     return args[0] if elementwise_meta(args) is not None else None
@@ -117,10 +145,10 @@ def binary_meta(args):
 
 def scalar_meta(args):
     """x (op) number (mul.Scalar, add.Scalar, div.Scalar, pow.Tensor_Scalar):
-    a float x keeps its dtype and layout."""
+    a float x keeps its dtype and layout (unary_meta's)."""
     if len(args) != 2 or not _number(args[1]) or isinstance(args[1], bool):
         return None
-    return elementwise_meta(args[:1])
+    return unary_meta(args[:1])
 
 
 def where_meta(args):
@@ -248,8 +276,8 @@ KERNELS_2X = {
     _aten.mul.Scalar: scalar_meta,
     _aten.add.Scalar: scalar_meta,
     _aten.pow.Tensor_Scalar: scalar_meta,
-    _aten.neg.default: elementwise_meta,
-    _aten.rsqrt.default: elementwise_meta,
+    _aten.neg.default: unary_meta,
+    _aten.rsqrt.default: unary_meta,
     _aten.where.self: where_meta,
     _aten.tril.default: tril_meta,
     _aten.triu.default: tril_meta,

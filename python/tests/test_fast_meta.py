@@ -2,6 +2,8 @@
 what PyTorch's own meta kernel gives: the same outputs' shapes, dtypes and
 strides, compared with the op run on meta tensors outside any recording;
 and they decline (None) whatever they do not cover."""
+import random
+
 import pytest
 import torch
 
@@ -306,3 +308,37 @@ def test_recording_a_decoder_is_unchanged_by_the_kernels():
                                     vocab=100).eval()
     x = torch.zeros(1, 12, dtype=torch.long)
     _alike(m, x, K)  # the 2.x kernels on 1.13 too
+
+
+UNARY_2X = [(A.neg.default, ()), (A.rsqrt.default, ()),
+            (A.mul.Scalar, (2.0,)), (A.add.Scalar, (1,)),
+            (A.div.Scalar, (3,)), (A.pow.Tensor_Scalar, (2,))]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unary_kernels_lay_out_any_input_as_pytorch(seed):
+    """Inputs of random shapes and strides (transposed, sliced, expanded
+    with stride 0, overlapping): the unary kernels answer where the dims
+    longer than 1 have distinct non-zero strides, with PyTorch's shape,
+    dtype and strides of those dims, and decline the rest."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        nd = rng.randint(1, 5)
+        shape = [rng.choice([1, 1, 2, 3, 4, 5]) for _ in range(nd)]
+        strides = [rng.choice([0, 1, 2, 3, 5, 7, 30, 64]) for _ in range(nd)]
+        x = torch.empty_strided(shape, strides, device="meta",
+                                dtype=rng.choice([torch.float32,
+                                                  torch.bfloat16]))
+        long = [(n, s) for n, s in zip(shape, strides) if n > 1]
+        ordered = all(s for _, s in long) and \
+            len({s for _, s in long}) == len(long)
+        for func, extra in UNARY_2X:
+            ours = K[func]((x,) + extra)
+            if not ordered:
+                assert ours is None, (func, shape, strides)
+                continue
+            theirs = func(x, *extra)
+            assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+            assert [s for s, n in zip(ours.stride(), shape) if n > 1] == \
+                [s for s, n in zip(theirs.stride(), shape) if n > 1], \
+                (func, shape, strides)
