@@ -10,10 +10,10 @@ ops (casts, the scaled scores, the softmax, both products), each recorded
 as a kernel of its own, every [heads, L, S] intermediate read and written.
 So while a recording runs, a call of a function in NAMES on the recording's
 thread marks the nodes its aten ops made as one kernel. The nodes, and so
-the FLOPs, stay as recorded, save those whose every output the function
+the FLOPs, stay as recorded, save the casts whose output the function
 throws away (the math path returns the attention weights too, cast back
 to the inputs' dtype: [heads, L, S] that the function drops and the fused
-kernel never makes), which are dropped.
+kernel never makes), which are dropped (casts have no FLOPs).
 
 The call is seen by wrapping the function in torch.nn.functional while a
 recording runs (installed by the first recording, put back by the last;
@@ -28,6 +28,10 @@ import threading
 import torch
 
 NAMES = ("scaled_dot_product_attention",)
+# what a call may make and throw away, dropped from the recording: casts
+# (no FLOPs), as the math path's attention weights cast back to the
+# inputs' dtype
+DROPPED = ("Cast",)
 
 _lock = threading.Lock()
 _users = 0          # recordings running, on any thread
@@ -118,22 +122,16 @@ class Spans:
         return out
 
     def _discarded(self, first, out):
-        """Indexes of the nodes from `first` on whose outputs neither a
+        """Indexes of the casts from node `first` on whose output neither a
         later node nor the call's result holds: what the function made and
-        threw away (and what only that fed)."""
+        threw away (the math path's attention weights). Only casts, which
+        have no FLOPs: any other work the call did (a wrapper of the
+        user's own computing something on the side) stays."""
         names = self.b.names
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        keep = {names.get(id(t)) for t in outs if isinstance(t, torch.Tensor)}
+        read = {names.get(id(t)) for t in outs if isinstance(t, torch.Tensor)}
         nodes = self.b.g.nodes
-        dropped = set()
-        while True:
-            read = set(keep)
-            for k in range(first, len(nodes)):
-                if k not in dropped:
-                    read.update(nodes[k].inputs)
-            more = {k for k in range(first, len(nodes)) if k not in dropped
-                    and nodes[k].outputs and not read.intersection(
-                        nodes[k].outputs)}
-            if not more:
-                return sorted(dropped)
-            dropped |= more
+        for k in range(first, len(nodes)):
+            read.update(nodes[k].inputs)
+        return [k for k in range(first, len(nodes)) if nodes[k].op in DROPPED
+                and not read.intersection(nodes[k].outputs)]
