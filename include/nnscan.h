@@ -427,6 +427,23 @@ NNS_API nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
 NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
 
 /*
+ * Marks `count` consecutive nodes of the main graph, from node
+ * `first_node` (0 is the first nns_builder_add_node of the main graph),
+ * as one kernel: they run as one unit, as the nodes a binding spells one
+ * operation with (PyTorch's aten.silu as Sigmoid + Mul). The bytes of
+ * the roofline are then those crossing the kernel's boundary: an input is
+ * read once, an intermediate value its nodes alone use is never written
+ * (docs/metrics.md, "Bytes and the roofline"). Every other node runs
+ * alone, as every node of an ONNX file does. NNS_E_ARG when count < 2,
+ * the nodes are not all added yet, one already runs in a kernel, or one
+ * holds a subgraph (such a node runs alone; nns_builder_begin_graph on a
+ * node in a kernel gives NNS_E_ARG too); NNS_E_STATE while a subgraph is
+ * open.
+ */
+NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
+                                           size_t count, nns_error *err);
+
+/*
  * Many builder calls in one: `data` holds `size` bytes of records, each
  * standing for one call above, made in order (a binding that pays for
  * every foreign call, such as ctypes, hands a whole graph over at once).
@@ -471,6 +488,7 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  *                   that read values beyond constant folding (masked
  *                   attention counts), never by shape inference; finish
  *                   fails with NNS_E_NOTFOUND for an unknown name
+ *   25 kernel       u32 first_node, u32 count: nns_builder_mark_kernel
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -480,6 +498,12 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  * kind. A failure at the first record has no effect; a later one leaves
  * the records before it applied and the builder refuses every further
  * call but nns_builder_free (NNS_E_STATE).
+ *
+ * A new kind of record takes a new tag and leaves the version as it is
+ * (tags 23 to 25 came so): a library older than the tag refuses the
+ * buffer at that record (NNS_E_ARG, "unknown record tag"), and buffers
+ * without it read as before. The version changes only when the layout of
+ * an existing record does; a library reads only its own version.
  */
 #define NNS_PACKED_VERSION 1
 NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
@@ -683,6 +707,12 @@ typedef struct nns_node_info {
    * layer. */
   const char *module_path;  /* dotted module path, "" for the model */
   size_t layer;             /* layer index (nns_analysis_layer) */
+  /* MODEL data, added after the first version: the first node (this
+   * list's index) of the kernel that runs it (nns_builder_mark_kernel),
+   * and how many nodes that kernel has; (size_t)-1 and 1 for a node that
+   * runs alone. */
+  size_t kernel;
+  size_t kernel_nodes;
 } nns_node_info;
 
 NNS_API size_t nns_model_node_count(const nns_model *model);

@@ -4,8 +4,9 @@ A `Graph` is plain Python data: values (dtype, dims), graph inputs and
 outputs, initializers given by dims alone (weights are never copied; small
 constants that shape rules read, such as a Reshape target, carry their
 data), nodes (ONNX op type, inputs, outputs, attributes, module path), and
-what only PyTorch knows: each module path's class and call count, and each
-parameter's kind (trainable, frozen, buffer, constant).
+what only PyTorch knows: each module path's class and call count, each
+parameter's kind (trainable, frozen, buffer, constant), and which
+consecutive nodes run as one kernel (the nodes of one aten op).
 
 `build()` hands it to the library's graph builder (at the library's
 nns_opset_max(); element types and parameter kinds by the library's names
@@ -74,6 +75,10 @@ class Graph:
         self.outputs = []
         self.inits = {}         # name -> Init
         self.nodes = []         # Node, in execution order
+        # (first node, node count): consecutive nodes that run as one
+        # kernel (one aten op spelled as several nodes), the packed kernel
+        # record; in node order, none overlapping
+        self.kernels = []
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.module_outputs = {}  # dotted path -> each call's output structure
@@ -87,6 +92,7 @@ class Graph:
         # (masks.py), the packed value_data record
         self.known = {}
         self._counter = 0
+        self._nodes_made = 0    # numbers node names: unique after a drop
 
     def new_name(self, stem="v"):
         self._counter += 1
@@ -104,12 +110,21 @@ class Graph:
 
     def add_node(self, op, inputs, outputs, attrs=None, scope="", domain="",
                  source=""):
-        k = len(self.nodes)
+        k = self._nodes_made
+        self._nodes_made = k + 1
         name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
         self.nodes.append(Node(op, name, list(inputs), list(outputs),
                                dict(attrs) if attrs else {}, domain, scope))
         self.node_source.append(source)
         return name
+
+    def drop_nodes(self, indexes):
+        """Removes the nodes at `indexes` (ascending; none before a kernel
+        that stays), with their sources and their outputs' declarations."""
+        for k in reversed(indexes):
+            self.declared.difference_update(self.nodes[k].outputs)
+            del self.nodes[k]
+            del self.node_source[k]
 
     def rename(self, names):
         """Renames values (old name -> new name) wherever they appear; a new
@@ -172,14 +187,14 @@ def _set_call_outputs(lib, ptr, g):
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
- _VALUE_DATA) = range(1, 25)
+ _VALUE_DATA, _KERNEL) = range(1, 26)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(25)]
+_TAG = [bytes([t]) for t in range(26)]
 
 
 class _Strings(dict):
@@ -258,6 +273,9 @@ def pack(g):
         out += [s[o] for o in outs]
         if attrs:
             out += [_attr(k, v, s) for k, v in attrs.items()]
+    if g.kernels:
+        tag, pair = _TAG[_KERNEL], _FMT["=II"]
+        out += [tag + pair(first, count) for first, count in g.kernels]
     for name in g.outputs:
         dt, dims = values[name]
         out += [_TAG[_OUTPUT], s[name], _i32(dt), _shape(dims), no_symbols]

@@ -10,7 +10,9 @@ holds the cost rules: Python never counts a FLOP.
 Kinds of rule:
   - an ONNX node (or a few, for ops ONNX spells as several: SiLU is
     Sigmoid + Mul, scaled_dot_product_attention is MatMul + Softmax +
-    MatMul), which the library costs;
+    MatMul), which the library costs; the nodes of one op are one kernel
+    (the recorder marks them, SEVERAL_KERNELS apart), so the values
+    between them move no bytes;
   - ALIAS: the op returns its input under another name (detach, clone,
     contiguous, a same-dtype copy): no node, no cost;
   - CREATE: the op makes a tensor from nothing (zeros, arange, empty): its
@@ -1918,6 +1920,15 @@ OPS = {
     "normal": CREATE, "uniform": CREATE, "bernoulli": CREATE,
 }
 
+
+# The ops above whose eager kernel runs several kernels, one after the
+# other (nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast
+# paths: projections, attention, norms): their nodes stay kernels of their
+# own. Every other op is one kernel, however many nodes its rule spells it
+# with (the recorder marks them: docs/metrics.md, "Bytes and the
+# roofline").
+SEVERAL_KERNELS = frozenset({"_native_multi_head_attention",
+                             "_transformer_encoder_layer_fwd"})
 
 # The rules above that take complex values (in real form); any other op
 # on a complex tensor is uncounted.

@@ -5,7 +5,9 @@ model runs (functional calls, `x @ w` and parameters used directly
 included), while process-wide module hooks
 (torch.nn.modules.module.register_module_forward_pre_hook / _forward_hook,
 removed afterwards) keep the stack of module paths it runs in. Each op goes
-through ops_map.OPS into graph.Graph nodes, scoped by the innermost module.
+through ops_map.OPS into graph.Graph nodes, scoped by the innermost module;
+the nodes of one op are one kernel (graph.Graph.kernels), as are those of
+a call of a fused function (fused.py).
 
 Where it runs:
   - on meta tensors whenever possible: a model whose parameters are on the
@@ -37,7 +39,7 @@ from collections import OrderedDict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import moe, ops_map
+from . import fused, moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
 from . import _api
 from .fast_meta import FAST_META as _FAST_META
@@ -512,7 +514,15 @@ def record(b, func, args, kwargs, out):
     elif rule is None:
         b.unmapped(base, args, out)
     else:
+        nodes = b.g.nodes
+        first = len(nodes)
         rule(b, args, kwargs, out)
+        # one aten op is one kernel in eager PyTorch, however many nodes
+        # spell it (SiLU: Sigmoid + Mul), save for the few fast paths that
+        # run several (ops_map.SEVERAL_KERNELS)
+        count = len(nodes) - first
+        if count > 1 and base not in ops_map.SEVERAL_KERNELS:
+            b.g.kernels.append((first, count))
 
 
 _thread_id = threading.get_ident
@@ -928,7 +938,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     # recorder's (it sees each op first, the recorder records it)
     inner = step.begin(model, args, kwargs, b) if step is not None \
         else contextlib.nullcontext()
-    with ctx, stack, probe, ctors, _Mode(b), inner:
+    mode = _Mode(b)
+    with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), inner:
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(tree, b)

@@ -339,6 +339,8 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
       return st;
     nns__anode *an = &a->nodes[n->index];
     an->counted = counted;
+    an->still = nns__moves_nothing(n, &c);
+    an->view = nns__is_view(n, &c);
     an->counts.flops = c.flops;
     an->counts.macs = c.macs;
     an->counts.dmas = c.dmas;
@@ -550,7 +552,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__params_classify(m, a, err);
   if (st == NNS_OK)
     st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
-  if (st == NNS_OK && run_costs(m, a) != NNS_OK)
+  if (st == NNS_OK &&
+      (run_costs(m, a) != NNS_OK || nns__kernel_bytes(m, a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st == NNS_OK)
     nns__roofline_nodes(m, a);

@@ -28,6 +28,10 @@ typedef struct nns__anode {
   uint32_t layer;    /* layer (preorder index) that holds it */
   uint32_t optype;   /* first row of its op type in a->optypes */
   bool counted;      /* its cost rule counted it */
+  bool still;        /* it moves no data (roofline.c): a view, the view
+                        rule, or outputs folded to constants */
+  bool view;         /* a view or the view rule: its first output is its
+                        first input under another shape */
 } nns__anode;
 
 /* One layer of the module tree, in preorder (0 is the root). */
@@ -245,8 +249,18 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
  * key/value cache totals of a decoder step (docs/metrics.md). */
 void nns__experts_analyze(const nns_model *m, nns__analysis *a);
 /* roofline.c: the bytes node n (one without subgraphs) moves, into
- * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. */
+ * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. A
+ * node in a kernel (nns__node.kernel_count) gets 0 here and its bytes
+ * from nns__kernel_bytes. */
 void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c);
+/* Whether n, costed into c, moves no data (a view, the view rule, every
+ * output folded), and whether it is a view or took the view rule. */
+bool nns__moves_nothing(const nns__node *n, const nns__cost *c);
+bool nns__is_view(const nns__node *n, const nns__cost *c);
+/* The bytes of the main-graph nodes that run in kernels: those crossing
+ * each kernel's boundary, into a->nodes[].counts (after the costs, before
+ * nns__roofline_nodes). NNS_E_NOMEM when out of memory. */
+nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a);
 /* Checks the device and the compute dtype and keeps them (a->roofline,
  * a->totals.hardware); nothing when hw is NULL. After params.c (it reads
  * the parameters' dtypes). */

@@ -253,6 +253,12 @@ static nns_node_info node_info(const nns_model *m, size_t i) {
     info.flags |= NNS_NODE_SUBGRAPHS;
   info.module_path = "";
   info.layer = (size_t)-1;
+  info.kernel = (size_t)-1;
+  info.kernel_nodes = 1;
+  if (n->kernel_count && n->graph == m->graph) {
+    info.kernel = m->graph->nodes[n->kernel_first].list_index;
+    info.kernel_nodes = (size_t)n->kernel_count;
+  }
   return info;
 }
 

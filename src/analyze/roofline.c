@@ -4,31 +4,48 @@
  * roofline").
  *
  * Bytes: a node reads each of its distinct input values once and writes
- * each output once, at the value's storage dtype, weights included: the
- * unfused lower bound a kernel that streams its operands once would pay.
- * A node moves nothing when its op is a view in the op table (Reshape,
- * Flatten, Squeeze, Unsqueeze, Identity, Shape, Constant, ...), when its
- * cost rule took the view rule (Dropout in inference), or when every
- * output was folded to a constant (shape arithmetic, computed once when
- * the model is loaded). An op that picks elements of its first input
- * (the op table's `picks`: Gather, Slice, ...) reads as many as its
- * output holds, not the whole table. Nothing here branches on an op's
- * name.
+ * each output once, at the value's storage dtype, weights included: what
+ * a kernel that streams its operands once pays. A node moves nothing when
+ * its op is a view in the op table (Reshape, Flatten, Squeeze, Unsqueeze,
+ * Identity, Shape, Constant, ...), when its cost rule took the view rule
+ * (Dropout in inference), or when every output was folded to a constant
+ * (shape arithmetic, computed once when the model is loaded). An op that
+ * picks elements of its first input (the op table's `picks`: Gather,
+ * Slice, ...) reads as many as its output holds, not the whole table.
+ * Nothing here branches on an op's name.
+ *
+ * Kernels: nodes a binding marked as one kernel (nns_builder_mark_kernel:
+ * the nodes a PyTorch recording spells one aten op with) run as one unit.
+ * Only values crossing its boundary move: an input is read once, by the
+ * first of its nodes that reads it, unless one of them produced it; an
+ * output is written by its producer unless only the kernel's own nodes
+ * read it and it is not a graph output (a value nobody reads is written).
+ * A view inside the kernel stands for the value it views. An ONNX file's
+ * nodes are kernels of their own: every value read and written.
  *
  * Time: max(flops / peak, bytes / bandwidth) per node, the peak being the
  * requested compute dtype's for the op table's matrix ops and the model's
  * float dtype's for the rest when the requested one is tf32, fp8 or int8.
- * Layers and the model sum their nodes' times.
+ * A kernel is one roofline unit: max(sum of its nodes' flops / peak, its
+ * bytes / bandwidth), the larger term giving each of its nodes its own
+ * share (its flops / peak, or its bytes / bandwidth), so that the nodes'
+ * times add up to the kernel's. Layers and the model sum their nodes'
+ * times.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 
 /* ==== Bytes ==== */
 
+bool nns__is_view(const nns__node *n, const nns__cost *c) {
+  return (n->op && n->op->view) || c->view;
+}
+
 /* True when n does no run-time data movement (see the file comment). */
-static bool moves_nothing(const nns__node *n, const nns__cost *c) {
-  if ((n->op && n->op->view) || c->view)
+bool nns__moves_nothing(const nns__node *n, const nns__cost *c) {
+  if (nns__is_view(n, c))
     return true;
   bool folded = n->n_out > 0;
   for (int32_t k = 0; k < n->n_out && folded; k++)
@@ -37,27 +54,34 @@ static bool moves_nothing(const nns__node *n, const nns__cost *c) {
   return folded;
 }
 
-/* Adds v's bytes to c->bytes; flags a tensor of unknown size (PARTIAL) or
- * a symbol taken as 1. Sequences and maps have no storage dtype of their
- * own: the ops that make or read their tensors count those. */
-static void add_value(const nns_model *m, const nns__value *v, nns__cost *c) {
+/* v's bytes, or -1 (nothing to add); flags a tensor of unknown size
+ * (PARTIAL) or a symbol taken as 1. Sequences and maps have no storage
+ * dtype of their own: the ops that make or read their tensors count
+ * those. */
+static int64_t value_bytes(const nns_model *m, const nns__value *v,
+                           nns__cost *c) {
   if (v->type.kind != NNS_KIND_TENSOR && v->type.kind != 0)
-    return;
+    return -1;
   bool sym = false;
   int64_t b = nns__value_bytes(m, v, &sym);
   if (sym)
     c->symbolic = true;
-  if (b < 0) {
+  if (b < 0)
     c->partial = true;
-    return;
-  }
-  c->bytes = nns__cadd(c, c->bytes, b);
+  return b;
+}
+
+/* Adds v's bytes to c->bytes (value_bytes). */
+static void add_value(const nns_model *m, const nns__value *v, nns__cost *c) {
+  int64_t b = value_bytes(m, v, c);
+  if (b >= 0)
+    c->bytes = nns__cadd(c, c->bytes, b);
 }
 
 void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
   c->bytes = 0;
-  if (moves_nothing(n, c))
-    return;
+  if (nns__moves_nothing(n, c) || n->kernel_count)
+    return; /* a kernel's nodes: nns__kernel_bytes */
   for (int32_t i = 0; i < n->n_in; i++) {
     const nns__value *v = n->in[i];
     bool seen = !v;
@@ -74,6 +98,201 @@ void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
   for (int32_t k = 0; k < n->n_out; k++)
     if (n->out[k])
       add_value(m, n->out[k], c);
+}
+
+/* ==== Kernels ==== */
+
+/* What the kernel pass knows of each model value (by nns__value.index). */
+enum {
+  K_READ = 1,      /* a node reads it */
+  K_ESCAPES = 2,   /* a node outside its producer's kernel reads it, or
+                      it is a graph's output */
+};
+
+typedef struct kpass {
+  const nns_model *m;
+  const nns__analysis *a;
+  const nns__graph *g;  /* the main graph, the only one with kernels */
+  uint8_t *use;         /* K_* per value */
+  uint32_t *stamp;      /* 1 + the first node of the kernel that last read
+                           the value */
+  int64_t *charged;     /* bytes that kernel was charged for reading it */
+} kpass;
+
+static bool listed(const kpass *s, const nns__value *v) {
+  return v && v->index < s->m->n_values;
+}
+
+/* True when v is produced by a node of the kernel whose first node is
+ * `first`. */
+static bool made_in(const kpass *s, const nns__value *v, int32_t first) {
+  const nns__node *p = v ? v->producer : NULL;
+  return p && p->graph == s->g && p->kernel_count &&
+         p->kernel_first == first;
+}
+
+/* True when node p's first output is its first input under another shape
+ * (a Reshape, Squeeze, Identity, Dropout in inference): a view the kernel
+ * reads through. Shape, whose output is no copy of its input, is not. */
+static bool aliases(const kpass *s, const nns__node *p) {
+  if (!s->a->nodes[p->index].view || p->n_in < 1 || p->n_out < 1 ||
+      !p->in[0] || !p->out[0] || p->in[0]->type.dtype != p->out[0]->type.dtype)
+    return false;
+  bool sym = false;
+  return nns__value_bytes(s->m, p->in[0], &sym) ==
+         nns__value_bytes(s->m, p->out[0], &sym);
+}
+
+/* The value v stands for in the kernel: through the views its nodes
+ * make, the value they view. */
+static const nns__value *root(const kpass *s, const nns__value *v,
+                              int32_t first) {
+  while (made_in(s, v, first) && aliases(s, v->producer))
+    v = v->producer->in[0];
+  return v;
+}
+
+/* True when v, made in a kernel, is written: read outside it, a graph
+ * output, or read by nobody. */
+static bool written(const kpass *s, const nns__value *v) {
+  uint8_t u = s->use[v->index];
+  return (u & K_ESCAPES) || !(u & K_READ);
+}
+
+static void escapes(kpass *s, const nns__value *v) {
+  if (listed(s, v))
+    s->use[v->index] |= K_ESCAPES;
+}
+
+/* Who reads each value a kernel makes: every node of every graph, and
+ * every graph's outputs (a subgraph's may name an outer value). */
+static void find_readers(kpass *s) {
+  const nns_model *m = s->m;
+  for (int32_t i = 0; i < s->g->n_outputs; i++)
+    escapes(s, s->g->outputs[i]);
+  for (size_t i = 0; i < m->n_nodes; i++) {
+    const nns__node *q = m->nodes[i];
+    for (int32_t k = 0; k < q->n_in; k++) {
+      const nns__value *v = q->in[k];
+      const nns__node *p = v ? v->producer : NULL;
+      if (!p || !p->kernel_count || p->graph != s->g || !listed(s, v))
+        continue;
+      s->use[v->index] |= K_READ;
+      if (q->graph != s->g || !made_in(s, v, q->kernel_count
+                                                 ? q->kernel_first : -1))
+        s->use[v->index] |= K_ESCAPES;
+    }
+    for (int32_t k = 0; k < q->n_attrs; k++) {
+      const nns__attr *at = &q->attrs[k];
+      for (int32_t j = 0; at->g && j < at->g->n_outputs; j++)
+        escapes(s, at->g->outputs[j]);
+      for (int32_t t = 0; at->graphs && t < at->n; t++)
+        for (int32_t j = 0; at->graphs[t] && j < at->graphs[t]->n_outputs;
+             j++)
+          escapes(s, at->graphs[t]->outputs[j]);
+    }
+  }
+}
+
+/* A view in the kernel whose value is written makes the value it views
+ * written (by that value's producer): last node first, so that views of
+ * views pass it on. */
+static void views_write_through(kpass *s, int32_t first) {
+  int32_t count = s->g->nodes[first].kernel_count;
+  for (int32_t j = first + count; j-- > first;) {
+    const nns__node *v = &s->g->nodes[j];
+    if (aliases(s, v) && made_in(s, v->in[0], first) && listed(s, v->out[0]) &&
+        written(s, v->out[0]))
+      escapes(s, v->in[0]);
+  }
+}
+
+/* A read of value r (a kernel's input) of `b` bytes by a node of the
+ * kernel starting at `first`, into c: the first read of r in the kernel
+ * pays, a later one only what it reads beyond (a whole table after a pick
+ * of it). */
+static void read_once(kpass *s, const nns__value *r, int64_t b,
+                      int32_t first, nns__cost *c) {
+  if (b < 0)
+    return;
+  if (!listed(s, r)) {
+    c->bytes = nns__cadd(c, c->bytes, b);
+    return;
+  }
+  uint32_t mark = (uint32_t)first + 1;
+  int64_t paid = s->stamp[r->index] == mark ? s->charged[r->index] : 0;
+  s->stamp[r->index] = mark;
+  if (b > paid) {
+    c->bytes = nns__cadd(c, c->bytes, b - paid);
+    s->charged[r->index] = b;
+  }
+}
+
+/* Node n's share of its kernel's bytes (the file comment's rule). */
+static void kernel_node_bytes(kpass *s, const nns__node *n, nns__cost *c) {
+  int32_t first = n->kernel_first;
+  if (s->a->nodes[n->index].still)
+    return;
+  for (int32_t i = 0; i < n->n_in; i++) {
+    const nns__value *v = n->in[i];
+    bool seen = !v;
+    for (int32_t j = 0; j < i && !seen; j++)
+      seen = n->in[j] == v;
+    if (seen)
+      continue;
+    const nns__value *r = root(s, v, first);
+    if (made_in(s, r, first))
+      continue; /* made by a node of the kernel */
+    const nns__value *size = v;
+    if (i == 0 && n->op && n->op->picks && n->n_out > 0 && n->out[0])
+      size = n->out[0];
+    read_once(s, r, value_bytes(s->m, size, c), first, c);
+  }
+  for (int32_t k = 0; k < n->n_out; k++) {
+    const nns__value *w = n->out[k];
+    if (w && (!listed(s, w) || written(s, w)))
+      add_value(s->m, w, c);
+  }
+}
+
+nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a) {
+  const nns__graph *g = a->main;
+  bool any = false;
+  for (int32_t i = 0; i < g->n_nodes && !any; i++)
+    any = g->nodes[i].kernel_count > 0;
+  if (!any)
+    return NNS_OK;
+  size_t nv = m->n_values + 1;
+  kpass s = {.m = m, .a = a, .g = g,
+             .use = calloc(nv, sizeof *s.use),
+             .stamp = calloc(nv, sizeof *s.stamp),
+             .charged = calloc(nv, sizeof *s.charged)};
+  nns_status st = NNS_E_NOMEM;
+  if (!s.use || !s.stamp || !s.charged)
+    goto out;
+  find_readers(&s);
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].kernel_count && g->nodes[i].kernel_first == i)
+      views_write_through(&s, i);
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = &g->nodes[i];
+    if (!n->kernel_count)
+      continue;
+    nns__cost c;
+    memset(&c, 0, sizeof c);
+    kernel_node_bytes(&s, n, &c);
+    nns_counts *k = &a->nodes[n->index].counts;
+    k->bytes = c.bytes;
+    k->flags |= (c.partial ? NNS_COUNT_PARTIAL : 0u) |
+                (c.symbolic ? NNS_COUNT_SYMBOLIC : 0u) |
+                (c.overflow ? NNS_COUNT_OVERFLOW : 0u);
+  }
+  st = NNS_OK;
+out:
+  free(s.use);
+  free(s.stamp);
+  free(s.charged);
+  return st;
 }
 
 /* ==== The device and the dtypes ==== */
@@ -192,14 +411,16 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
 
 /* ==== Times ==== */
 
+static double peak_of(const nns__analysis *a, const nns__node *n) {
+  return n->op && n->op->matrix ? a->roof_matrix_peak : a->roof_other_peak;
+}
+
 /* n's time on the device, into its own counts. */
 static void node_time(const nns__analysis *a, const nns__node *n,
                       nns_counts *k) {
   if (!a->roofline)
     return;
-  double peak = n->op && n->op->matrix ? a->roof_matrix_peak
-                                       : a->roof_other_peak;
-  double tc = (double)k->flops / peak;
+  double tc = (double)k->flops / peak_of(a, n);
   double tm = (double)k->bytes / a->roof_bandwidth;
   if (tm > tc) {
     k->memory_time_s = tm;
@@ -221,9 +442,45 @@ static void finish(const nns__analysis *a, nns_counts *k) {
     k->bound = k->compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
 }
 
+/* The times of the kernel whose first node is nodes[first]: one roofline
+ * unit, whose larger term gives each node its share and its bound. */
+static void kernel_times(const nns__analysis *a, const nns__graph *g,
+                         int32_t first) {
+  int32_t end = first + g->nodes[first].kernel_count;
+  double tc = 0, tm = 0;
+  for (int32_t j = first; j < end; j++) {
+    const nns_counts *k = &a->nodes[j].counts;
+    tc += (double)k->flops / peak_of(a, &g->nodes[j]);
+    tm += (double)k->bytes / a->roof_bandwidth;
+  }
+  bool memory = tm > tc;
+  int bound = memory   ? NNS_BOUND_MEMORY
+              : tc > 0 ? NNS_BOUND_COMPUTE
+                       : NNS_BOUND_NONE;
+  for (int32_t j = first; j < end; j++) {
+    nns_counts *k = &a->nodes[j].counts;
+    if (memory) {
+      k->memory_time_s = (double)k->bytes / a->roof_bandwidth;
+      k->time_s = k->memory_time_s;
+    } else {
+      k->compute_time_s = (double)k->flops / peak_of(a, &g->nodes[j]);
+      k->time_s = k->compute_time_s;
+    }
+    finish(a, k);
+    k->bound = bound;
+  }
+}
+
 void nns__roofline_nodes(nns_model *m, nns__analysis *a) {
   for (size_t i = 0; i < a->n_nodes; i++) {
     const nns__node *n = &m->graph->nodes[i];
+    if (n->kernel_count) {
+      if (n->kernel_first == (int32_t)i && a->roofline)
+        kernel_times(a, m->graph, (int32_t)i);
+      else if (!a->roofline)
+        finish(a, &a->nodes[n->index].counts);
+      continue;
+    }
     node_time(a, n, &a->nodes[n->index].counts);
     finish(a, &a->nodes[n->index].counts);
   }

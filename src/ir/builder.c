@@ -51,6 +51,8 @@ typedef struct bnode {
   int32_t n_in, n_out;
   const char **in_names, **out_names; /* model arena */
   nns__arena_vec attrs;   /* battr */
+  int32_t kernel_first;   /* its kernel (nns_builder_mark_kernel), as the */
+  int32_t kernel_count;   /* IR keeps it (nns__node); count 0: none */
 } bnode;
 
 /* A graph's nodes: fixed-size blocks, so a node record is written once
@@ -882,6 +884,12 @@ nns_status nns_builder_begin_graph(nns_builder *b, const char *name,
   if (b->stack.n >= NNS__MAX_DEPTH)
     return nns__err(err, NNS_E_DEPTH, -1, NULL,
                     "subgraphs nested more than %d deep", NNS__MAX_DEPTH);
+  const bgraph *owner = top(b);
+  if (owner->nodes.n &&
+      node_at(&owner->nodes, owner->nodes.n - 1)->kernel_count)
+    return bad(err, "attribute '%s': node %zu runs in a kernel "
+               "(nns_builder_mark_kernel), and a node holding a subgraph "
+               "runs alone", name ? name : "", owner->nodes.n - 1);
   bgraph *g = new_graph(b);
   if (!g)
     return nomem(err);
@@ -911,6 +919,54 @@ nns_status nns_builder_end_graph(nns_builder *b, nns_error *err) {
                     "nns_builder_end_graph without a matching "
                     "nns_builder_begin_graph");
   b->stack.n--;
+  return NNS_OK;
+}
+
+/* ==== Kernels ==== */
+
+/* True when the node has a graph-valued attribute (If, Loop, Scan). */
+static bool holds_graph(const bnode *n) {
+  for (size_t k = 0; k < n->attrs.n; k++) {
+    int32_t t = NNS__ARENA_VEC_AT(n->attrs, battr, k).a.type;
+    if (t == NNS__AT_GRAPH || t == NNS__AT_GRAPHS)
+      return true;
+  }
+  return false;
+}
+
+nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
+                                   size_t count, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (b->stack.n != 1)
+    return nns__err(err, NNS_E_STATE, -1, NULL,
+                    "nns_builder_mark_kernel: kernels are nodes of the main "
+                    "graph, and a subgraph is open");
+  const bgraph *g = b->root;
+  if (count < 2)
+    return bad(err, "nns_builder_mark_kernel: a kernel has at least 2 "
+               "nodes, not %zu", count);
+  if (first_node >= g->nodes.n || count > g->nodes.n - first_node)
+    return bad(err, "nns_builder_mark_kernel: %zu nodes from node %zu, but "
+               "the main graph has %zu", count, first_node, g->nodes.n);
+  for (size_t i = first_node; i < first_node + count; i++) {
+    const bnode *n = node_at(&g->nodes, i);
+    if (n->kernel_count)
+      return bad(err, "nns_builder_mark_kernel: nodes %zu..%zu overlap the "
+                 "kernel of nodes %d..%d", first_node,
+                 first_node + count - 1, (int)n->kernel_first,
+                 (int)(n->kernel_first + n->kernel_count - 1));
+    if (holds_graph(n))
+      return bad(err, "nns_builder_mark_kernel: node %zu (%s) holds a "
+                 "subgraph, and such a node runs alone", i, n->op_type);
+  }
+  /* nodes.n < INT32_MAX (nns_builder_add_node): both fit. */
+  for (size_t i = first_node; i < first_node + count; i++) {
+    bnode *n = node_at(&g->nodes, i);
+    n->kernel_first = (int32_t)first_node;
+    n->kernel_count = (int32_t)count;
+  }
   return NNS_OK;
 }
 
@@ -978,6 +1034,8 @@ static nns_status lay_node(nns__asm *A, const bnode *bn, nns__graph *g,
   n->op_type = bn->op_type;
   n->domain = bn->domain;
   n->scope = bn->scope;
+  n->kernel_first = bn->kernel_first;
+  n->kernel_count = bn->kernel_count;
   n->opset = -1;
   n->offset = -1;
   n->n_in = bn->n_in;
@@ -1160,7 +1218,7 @@ enum {
   PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
   PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
   PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_VALUE_DATA,
-  PK_LAST = PK_VALUE_DATA
+  PK_KERNEL, PK_LAST = PK_KERNEL
 };
 
 static const char *const pk_names[] = {
@@ -1168,7 +1226,7 @@ static const char *const pk_names[] = {
     "input", "output", "value_info", "initializer", "node", "attr_int",
     "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-    "param_kind", "experts", "value_data"};
+    "param_kind", "experts", "value_data", "kernel"};
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
@@ -1466,6 +1524,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     k->t = t;
     return k->name ? NNS_OK : nomem(err);
   }
+  case PK_KERNEL:
+    RD(pk_read(r, &n32, sizeof n32) && pk_read(r, &m32, sizeof m32));
+    return nns_builder_mark_kernel(b, n32, m32, err);
   default:
     r->why = "unknown record tag";
     return NNS_E_ARG;

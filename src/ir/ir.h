@@ -222,6 +222,14 @@ typedef struct nns__node {
                                 function bodies */
   const char *scope;         /* module path given by the builder (interned
                                 dotted path), or NULL: from the name */
+  /* The kernel that runs it (nns_builder_mark_kernel): main-graph nodes
+   * kernel_first .. kernel_first + kernel_count - 1 run as one unit, whose
+   * bytes are those crossing its boundary (src/analyze/roofline.c).
+   * kernel_count is 0 for a node that runs alone, as every node of an
+   * ONNX file does; a kernel has at least 2 nodes, none holding a
+   * subgraph. */
+  int32_t kernel_first;      /* graph index of the kernel's first node */
+  int32_t kernel_count;      /* nodes in the kernel; 0: none */
 
   int32_t n_meta;            /* metadata_props entries (field 9) */
   const char **meta_keys;    /* arena copies */

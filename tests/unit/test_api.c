@@ -201,6 +201,9 @@ static void c_builder_begin_graph(void) {
 static void c_builder_end_graph(void) {
   CHECK_EQ(nns_builder_end_graph(NULL, &err), NNS_E_ARG);
 }
+static void c_builder_mark_kernel(void) {
+  CHECK_EQ(nns_builder_mark_kernel(NULL, 0, 2, &err), NNS_E_ARG);
+}
 static void c_builder_add_packed(void) {
   static const char head[8] = {'N', 'N', 'S', 'P', 1, 0, 0, 0};
   CHECK_EQ(nns_builder_add_packed(NULL, head, sizeof head, &err), NNS_E_ARG);
@@ -1134,7 +1137,8 @@ static const entry exports[] = {
     E(builder_add_node), E(builder_attr_int), E(builder_attr_float),
     E(builder_attr_string), E(builder_attr_ints), E(builder_attr_floats),
     E(builder_attr_strings), E(builder_attr_tensor), E(builder_attr_type),
-    E(builder_begin_graph), E(builder_end_graph), E(builder_add_packed),
+    E(builder_begin_graph), E(builder_end_graph), E(builder_mark_kernel),
+    E(builder_add_packed),
     E(builder_finish),
     {"nns_model_infer", c_model_infer},
     {"nns_model_state", c_model_state},

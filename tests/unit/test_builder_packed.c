@@ -818,6 +818,72 @@ static void test_backward_unmasked(void) {
   nns_model_free(fm);
 }
 
+/* The kernel record (25): x [2, 3] float32 -> Relu -> y -> Neg -> z, the
+ * two nodes one kernel. By hand: x read and z written, 24 bytes each; y
+ * never leaves the kernel. Without the record, as two kernels: 96 bytes.
+ * A record cut short, or one the call refuses, names itself. */
+static void w_kernel_graph(wbuf *b, bool kernel) {
+  w_head(b);
+  w_input_x(b);
+  w_relu(b);
+  w_node(b, "Neg", 1, (const char *[]){"y"}, "z");
+  if (kernel) {
+    w_u8(b, 25);
+    w_u32(b, 0);
+    w_u32(b, 2);
+  }
+  w_output(b, "z");
+}
+
+static int64_t packed_bytes(const wbuf *b, size_t *kernel) {
+  nns_model *m = NULL;
+  nns_analysis *a = NULL;
+  nns_error err;
+  CHECK_EQ(build_packed(b->p, b->n, 3, &m, &err), NNS_OK);
+  nns_counts c = {.size = sizeof c};
+  nns_node_info ni = {.size = sizeof ni};
+  if (m) {
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+    CHECK_EQ(nns_analysis_total_counts(a, &c), NNS_OK);
+    CHECK_EQ(nns_model_node(m, 1, &ni), NNS_OK);
+  }
+  *kernel = ni.kernel;
+  nns_analysis_free(a);
+  nns_model_free(m);
+  return c.bytes;
+}
+
+static void test_kernel_record(void) {
+  wbuf b;
+  nns_error err;
+  size_t kernel = 7;
+  w_kernel_graph(&b, true);
+  CHECK_EQ(packed_bytes(&b, &kernel), 48);
+  CHECK_EQ(kernel, 0);
+  w_kernel_graph(&b, false);
+  CHECK_EQ(packed_bytes(&b, &kernel), 96);
+  CHECK_EQ(kernel, (size_t)-1);
+
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  size_t at = b.n;
+  w_u8(&b, 25);
+  w_u32(&b, 0);
+  w(&b, "\2\0", 2);
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "record 2 (tag 25, kernel)") != NULL);
+  CHECK(strstr(err.message, "past the end") != NULL);
+  CHECK_EQ(err.offset, (int64_t)at);
+  b.n = at;
+  w_u8(&b, 25);
+  w_u32(&b, 0);
+  w_u32(&b, 2); /* one node so far */
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "packed record 2 (kernel)") != NULL);
+  CHECK(strstr(err.message, "has 1") != NULL);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -829,6 +895,7 @@ int main(void) {
   RUN(test_value_data);
   RUN(test_backward_unmasked);
   RUN(test_empty_lists);
+  RUN(test_kernel_record);
   RUN(test_fuzz_files);
   return check_finish();
 }

@@ -10,6 +10,8 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +359,343 @@ static void test_layers_sum(void) {
   done(m);
 }
 
+/* ==== Kernels ==== */
+
+/* A device of round figures, made through the hardware struct: 2 GB/s
+ * and 1 TFLOP/s at every dtype. */
+static nns_hardware slow_device(void) {
+  nns_hardware h = {.size = sizeof h, .name = "kernel-test",
+                    .bandwidth = 2e9};
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
+    h.peak_flops[d] = 1e12;
+  return h;
+}
+
+static nns_counts node_counts(size_t i) {
+  nns_counts c = {.size = sizeof c};
+  CHECK_EQ(nns_analysis_node_counts(an, i, &c), NNS_OK);
+  return c;
+}
+
+/* The counts of the layer at `path`. */
+static nns_counts layer_counts(const char *path) {
+  nns_counts c = {.size = sizeof c};
+  for (size_t i = 0; i < nns_analysis_layer_count(an); i++) {
+    nns_layer_info l = {.size = sizeof l};
+    CHECK_EQ(nns_analysis_layer(an, i, &l), NNS_OK);
+    if (strcmp(l.path, path) == 0) {
+      CHECK_EQ(nns_analysis_layer_counts(an, i, &c), NNS_OK);
+      return c;
+    }
+  }
+  check_fail(__FILE__, __LINE__, "no layer '%s'", path);
+  return c;
+}
+
+enum { N = 1024 }; /* elements of the element-wise tests' vectors */
+
+/* SiLU as a PyTorch recording spells aten.silu: s = Sigmoid(x),
+ * y = Mul(x, s), x [N] float32; `kernel`: the two as one kernel. */
+static nns_model *silu_model(bool kernel) {
+  nns_builder *b = start();
+  int64_t xd[] = {N};
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"};
+  node(b, "Sigmoid", "act", s_in, 1, "s");
+  node(b, "Mul", "act", y_in, 2, "y");
+  if (kernel)
+    CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  const char *outs[] = {"y"};
+  return finish(b, outs, 1);
+}
+
+/* Unfused, Sigmoid reads x and writes s (2 * 4N bytes), Mul reads x and s
+ * and writes y (3 * 4N): 5 tensors, 20N bytes. As one kernel, x is read
+ * once and y written: 2 * 4N = 8N bytes, 4N at each node, and the time is
+ * 8N bytes / 2 GB/s (the FLOPs, a few per element at 1 TFLOP/s, take a
+ * thousandth of that). The FLOPs are the same either way. */
+static void test_kernel_sigmoid_mul(void) {
+  nns_hardware h = slow_device();
+  nns_model *m = silu_model(false);
+  analyze(m, &h, NULL);
+  nns_counts apart = total(m);
+  CHECK_EQ(apart.bytes, 20 * N);
+  CHECK_EQ(node_counts(0).bytes, 8 * N);
+  CHECK_EQ(node_counts(1).bytes, 12 * N);
+  CHECK_NEAR(apart.time_s, 20.0 * N / 2e9);
+  nns_node_info ni = {.size = sizeof ni};
+  CHECK_EQ(nns_model_node(m, 1, &ni), NNS_OK);
+  CHECK_EQ(ni.kernel, (size_t)-1);
+  CHECK_EQ(ni.kernel_nodes, 1);
+  done(m);
+
+  m = silu_model(true);
+  for (size_t i = 0; i < 2; i++) {
+    CHECK_EQ(nns_model_node(m, i, &ni), NNS_OK);
+    CHECK_EQ(ni.kernel, 0);
+    CHECK_EQ(ni.kernel_nodes, 2);
+  }
+  analyze(m, &h, NULL);
+  nns_counts c = total(m);
+  CHECK_EQ(c.bytes, 8 * N);
+  CHECK_EQ(c.flops, apart.flops);
+  CHECK_EQ(c.macs, apart.macs);
+  CHECK_NEAR(c.time_s, 8.0 * N / 2e9);
+  CHECK_NEAR(c.memory_time_s, c.time_s);
+  CHECK_EQ(c.compute_time_s, 0.0);
+  CHECK_EQ(c.bound, NNS_BOUND_MEMORY);
+  CHECK_NEAR(c.intensity, (double)apart.flops / (8.0 * N));
+  for (size_t i = 0; i < 2; i++) {
+    nns_counts k = node_counts(i);
+    CHECK_EQ(k.bytes, 4 * N);
+    CHECK_EQ(k.bound, NNS_BOUND_MEMORY);
+    CHECK_NEAR(k.time_s, 4.0 * N / 2e9);
+  }
+  nns_counts l = layer_counts("act");
+  CHECK_EQ(l.bytes, 8 * N);
+  CHECK_NEAR(l.time_s, 8.0 * N / 2e9);
+  /* Without a device: the same bytes, no time. */
+  analyze(m, NULL, NULL);
+  CHECK_EQ(total(m).bytes, 8 * N);
+  CHECK_EQ(total(m).bound, NNS_BOUND_NONE);
+  CHECK_EQ(node_counts(1).bound, NNS_BOUND_NONE);
+  done(m);
+}
+
+/* Values that leave the kernel are written, x [N] float32 as above:
+ *  - s = Sigmoid(x) also read by Add(s, y) outside the kernel {Sigmoid,
+ *    Mul}: Sigmoid reads x and writes s (8N), Mul writes y (4N), Add
+ *    reads s and y and writes z (12N): 24N;
+ *  - a kernel {Sigmoid, Mul, Relu(s) -> u} where nobody reads u and y is
+ *    a graph output: x read, y and u written: 12N;
+ *  - s a graph output too, kernel {Sigmoid, Mul}: x read, s and y
+ *    written: 12N. */
+static void test_kernel_values_leaving(void) {
+  nns_hardware h = slow_device();
+  int64_t xd[] = {N};
+  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *z_in[] = {"s", "y"},
+             *u_in[] = {"s"};
+
+  nns_builder *b = start();
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  node(b, "Sigmoid", "act", s_in, 1, "s");
+  node(b, "Mul", "act", y_in, 2, "y");
+  node(b, "Add", "res", z_in, 2, "z");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  const char *outs_z[] = {"z"};
+  nns_model *m = finish(b, outs_z, 1);
+  analyze(m, &h, NULL);
+  CHECK_EQ(node_counts(0).bytes, 8 * N);
+  CHECK_EQ(node_counts(1).bytes, 4 * N);
+  CHECK_EQ(node_counts(2).bytes, 12 * N);
+  CHECK_EQ(total(m).bytes, 24 * N);
+  CHECK_EQ(layer_counts("act").bytes, 12 * N);
+  CHECK_NEAR(layer_counts("act").time_s, 12.0 * N / 2e9);
+  CHECK_NEAR(total(m).time_s, 24.0 * N / 2e9);
+  done(m);
+
+  b = start();
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  node(b, "Sigmoid", "act", s_in, 1, "s");
+  node(b, "Mul", "act", y_in, 2, "y");
+  node(b, "Relu", "act", u_in, 1, "u");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 3, &err), NNS_OK);
+  const char *outs_y[] = {"y"};
+  m = finish(b, outs_y, 1);
+  analyze(m, &h, NULL);
+  CHECK_EQ(node_counts(0).bytes, 4 * N);
+  CHECK_EQ(node_counts(1).bytes, 4 * N);
+  CHECK_EQ(node_counts(2).bytes, 4 * N);
+  CHECK_EQ(total(m).bytes, 12 * N);
+  done(m);
+
+  b = start();
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  node(b, "Sigmoid", "act", s_in, 1, "s");
+  node(b, "Mul", "act", y_in, 2, "y");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  const char *outs_sy[] = {"s", "y"};
+  m = finish(b, outs_sy, 2);
+  analyze(m, &h, NULL);
+  CHECK_EQ(total(m).bytes, 12 * N);
+  CHECK_EQ(node_counts(0).bytes, 8 * N);
+  done(m);
+}
+
+/* A compute-bound kernel: t = MatMul(x, w), y = Add(t, b), x and w
+ * [4096, 4096] and b [4096] float16, on the H100 SXM. FLOPs by hand:
+ * MatMul 4096 * 4096 * (2 * 4096 - 1) = 137,422,176,256, Add one per
+ * element, 16,777,216. Bytes: the MatMul reads x and w (67,108,864), t
+ * stays in the kernel, the Add reads b (8,192) and writes y (33,554,432):
+ * 100,671,488 in all, 3.005e-5 s at 3.35 TB/s, against 1.389e-4 s of
+ * FLOPs at 989.5 TF: compute-bound. Each node then takes its FLOPs' time
+ * (the Add alone would have been memory-bound: 1.0e-5 s of bytes against
+ * 1.7e-8 s of FLOPs) and the times add up to the kernel's FLOPs over the
+ * peak. */
+static void test_kernel_compute_bound(void) {
+  nns_builder *b = start();
+  int64_t xd[] = {4096, 4096}, bd[] = {4096};
+  input(b, "x", NNS_DT_FLOAT16, 2, xd);
+  weight(b, "w", NNS_DT_FLOAT16, 2, xd);
+  weight(b, "b", NNS_DT_FLOAT16, 1, bd);
+  const char *t_in[] = {"x", "w"}, *y_in[] = {"t", "b"};
+  node(b, "MatMul", "fc", t_in, 2, "t");
+  node(b, "Add", "fc", y_in, 2, "y");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  const char *outs[] = {"y"};
+  nns_model *m = finish(b, outs, 1);
+  nns_hardware h = device("h100-sxm");
+  analyze(m, &h, NULL);
+  nns_counts mm = node_counts(0), add = node_counts(1), c = total(m);
+  CHECK_EQ(mm.flops, 137422176256);
+  CHECK_EQ(add.flops, 16777216);
+  CHECK_EQ(mm.bytes, 67108864);
+  CHECK_EQ(add.bytes, 8192 + 33554432);
+  CHECK_EQ(c.bytes, 100671488);
+  CHECK_EQ(mm.bound, NNS_BOUND_COMPUTE);
+  CHECK_EQ(add.bound, NNS_BOUND_COMPUTE);
+  CHECK_NEAR(mm.time_s, 137422176256.0 / H100_FP16);
+  CHECK_NEAR(add.time_s, 16777216.0 / H100_FP16);
+  CHECK_EQ(add.memory_time_s, 0.0);
+  CHECK_NEAR(c.time_s, (137422176256.0 + 16777216.0) / H100_FP16);
+  CHECK_NEAR(c.compute_time_s, c.time_s);
+  CHECK_EQ(c.memory_time_s, 0.0);
+  CHECK_EQ(c.bound, NNS_BOUND_COMPUTE);
+  nns_counts l = layer_counts("fc");
+  CHECK_EQ(l.bytes, c.bytes);
+  CHECK_NEAR(l.time_s, c.time_s);
+  /* The op-type rows sum the nodes too. */
+  for (size_t i = 0; i < nns_analysis_op_type_count(an); i++) {
+    nns_op_type_info ti = {.size = sizeof ti};
+    nns_counts k = {.size = sizeof k};
+    CHECK_EQ(nns_analysis_op_type(an, i, &ti), NNS_OK);
+    CHECK_EQ(nns_analysis_op_type_counts(an, i, &k), NNS_OK);
+    CHECK_EQ(k.bytes, strcmp(ti.op_type, "Add") ? mm.bytes : add.bytes);
+  }
+  done(m);
+}
+
+/* Views in a kernel stand for what they view, x [64, 32] float32 (8,192
+ * bytes): {r = Reshape(x, [2048]), u = Relu(r), y = Reshape(u, [64, 32])}
+ * with y the graph output: the Relu reads x through r and writes u, which
+ * leaves the kernel as y: 2 * 8,192 bytes (no Reshape moves anything, nor
+ * is its shape input read). */
+static void test_kernel_views(void) {
+  nns_builder *b = start();
+  int64_t xd[] = {64, 32}, one[] = {1}, two[] = {2};
+  int64_t flat[] = {2048}, back[] = {64, 32};
+  input(b, "x", NNS_DT_FLOAT, 2, xd);
+  CHECK_EQ(nns_builder_add_initializer(b, "flat", NNS_DT_INT64, 1, one, flat,
+                                       sizeof flat, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "back", NNS_DT_INT64, 1, two, back,
+                                       sizeof back, &err),
+           NNS_OK);
+  const char *r_in[] = {"x", "flat"}, *u_in[] = {"r"}, *y_in[] = {"u", "back"};
+  node(b, "Reshape", "blk", r_in, 2, "r");
+  node(b, "Relu", "blk", u_in, 1, "u");
+  node(b, "Reshape", "blk", y_in, 2, "y");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 3, &err), NNS_OK);
+  const char *outs[] = {"y"};
+  nns_model *m = finish(b, outs, 1);
+  analyze(m, NULL, NULL);
+  CHECK_EQ(node_counts(0).bytes, 0);
+  CHECK_EQ(node_counts(1).bytes, 2 * 8192);
+  CHECK_EQ(node_counts(2).bytes, 0);
+  CHECK_EQ(total(m).bytes, 2 * 8192);
+  done(m);
+}
+
+/* A pick, then the whole table, in one kernel: g = Gather(table, ids)
+ * (table [10, 4] float32, 160 bytes; ids [2] int64, 16), y = Concat(g,
+ * table) [12, 4] (192 bytes). The Gather reads its 2 rows (32 bytes) and
+ * the ids, the Concat the rest of the table (128) and writes y: the table
+ * counts once, whole: 160 + 16 + 192 = 368. */
+static void test_kernel_pick_then_whole(void) {
+  nns_builder *b = start();
+  int64_t td[] = {10, 4}, id[] = {2};
+  weight(b, "table", NNS_DT_FLOAT, 2, td);
+  input(b, "ids", NNS_DT_INT64, 1, id);
+  const char *g_in[] = {"table", "ids"}, *y_in[] = {"g", "table"};
+  node(b, "Gather", "emb", g_in, 2, "g");
+  node(b, "Concat", "emb", y_in, 2, "y");
+  CHECK_EQ(nns_builder_attr_int(b, "axis", 0, &err), NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  const char *outs[] = {"y"};
+  nns_model *m = finish(b, outs, 1);
+  analyze(m, NULL, NULL);
+  CHECK_EQ(node_counts(0).bytes, 32 + 16);
+  CHECK_EQ(node_counts(1).bytes, 128 + 192);
+  CHECK_EQ(total(m).bytes, 368);
+  done(m);
+}
+
+/* nns_builder_mark_kernel refuses what is not a kernel, and a refused
+ * call changes nothing. */
+static void test_kernel_errors(void) {
+  nns_builder *b = start();
+  int64_t xd[] = {4};
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  const char *a_in[] = {"x"}, *b_in[] = {"a"}, *c_in[] = {"b"};
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_ARG); /* no nodes */
+  node(b, "Relu", "", a_in, 1, "a");
+  node(b, "Relu", "", b_in, 1, "b");
+  node(b, "Relu", "", c_in, 1, "c");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 1, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "at least 2") != NULL);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 0, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_mark_kernel(b, 2, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "has 3") != NULL);
+  CHECK_EQ(nns_builder_mark_kernel(b, 3, 2, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_mark_kernel(b, SIZE_MAX, 2, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_mark_kernel(b, 1, SIZE_MAX, &err), NNS_E_ARG);
+  CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "overlap the kernel of nodes 1..2") != NULL);
+  CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_E_ARG);
+  /* The last node runs in a kernel: it cannot hold a subgraph. */
+  CHECK_EQ(nns_builder_begin_graph(b, "body", NNS_ATTR_GRAPH, &err),
+           NNS_E_ARG);
+  CHECK(strstr(err.message, "kernel") != NULL);
+  const char *outs[] = {"c"};
+  nns_model *m = finish(b, outs, 1);
+  nns_node_info ni = {.size = sizeof ni};
+  CHECK_EQ(nns_model_node(m, 0, &ni), NNS_OK);
+  CHECK_EQ(ni.kernel, (size_t)-1);
+  CHECK_EQ(nns_model_node(m, 2, &ni), NNS_OK);
+  CHECK_EQ(ni.kernel, 1);
+  CHECK_EQ(ni.kernel_nodes, 2);
+  /* A caller of the first version's size gets neither field. */
+  nns_node_info v1;
+  memset(&v1, 0x5a, sizeof v1);
+  v1.size = offsetof(nns_node_info, kernel);
+  CHECK_EQ(nns_model_node(m, 2, &v1), NNS_OK);
+  CHECK_EQ(v1.kernel, (size_t)0x5a5a5a5a5a5a5a5aULL);
+  nns_model_free(m);
+
+  /* A node holding a subgraph runs alone, and kernels are marked while no
+   * subgraph is open. */
+  b = start();
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  input(b, "cond", NNS_DT_BOOL, 0, NULL);
+  node(b, "Relu", "", a_in, 1, "a");
+  const char *if_in[] = {"cond"};
+  node(b, "If", "", if_in, 1, "b");
+  CHECK_EQ(nns_builder_begin_graph(b, "then_branch", NNS_ATTR_GRAPH, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_STATE);
+  CHECK_EQ(nns_builder_end_graph(b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "subgraph") != NULL);
+  nns_builder_free(b);
+  /* After finish, like every builder call: NNS_E_STATE. */
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_STATE);
+  nns_builder_free(b);
+  nns_model_free(m);
+}
+
 /* ==== The table and the user's file ==== */
 
 static void test_table(void) {
@@ -458,6 +797,12 @@ int main(void) {
   RUN(test_gather_reads_rows);
   RUN(test_decode_step);
   RUN(test_layers_sum);
+  RUN(test_kernel_sigmoid_mul);
+  RUN(test_kernel_values_leaving);
+  RUN(test_kernel_compute_bound);
+  RUN(test_kernel_views);
+  RUN(test_kernel_pick_then_whole);
+  RUN(test_kernel_errors);
   RUN(test_table);
   RUN(test_file);
   return check_finish();

@@ -2,7 +2,8 @@
 """Writes the seed corpus of tests/fuzz/fuzz_packed.c: small models recorded
 by the Python package and packed as nnscan.graph.pack() hands them to
 nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
-attention block).
+attention block, a gated MLP whose SiLU and max are kernels: packed record
+25).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -31,6 +32,19 @@ class Attention(nn.Module):
         return x + self.out(a @ v)
 
 
+class GatedMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(8, 16)
+        self.up = nn.Linear(8, 16)
+        self.down = nn.Linear(16, 8)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        h = self.down(self.act(self.gate(x)) * self.up(x))
+        return h, torch.max(h, dim=-1)
+
+
 def models():
     shared = nn.Linear(6, 6)
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
@@ -39,6 +53,7 @@ def models():
     yield "mlp", nn.Sequential(shared, nn.GELU(), shared, nn.Dropout()), \
         torch.zeros(2, 6)
     yield "attention", Attention(), torch.zeros(1, 5, 8)
+    yield "kernels", GatedMLP(), torch.zeros(1, 5, 8)
 
 
 def main():

@@ -1,0 +1,137 @@
+"""Torch functions that run as one kernel where a model runs, but that
+PyTorch spells as many aten ops on meta tensors, where the recorder records
+them (docs/metrics.md, "Bytes and the roofline").
+
+F.scaled_dot_product_attention is one fused kernel on a GPU (flash,
+memory-efficient, cuDNN) and on a CPU in PyTorch 2.x: one aten op, whose
+nodes the recorder marks as one kernel like any op's. On meta tensors
+PyTorch has no fused kernel and takes its math path instead: a dozen aten
+ops (casts, the scaled scores, the softmax, both products), each recorded
+as a kernel of its own, every [heads, L, S] intermediate read and written.
+So while a recording runs, a call of a function in NAMES on the recording's
+thread marks the nodes its aten ops made as one kernel. The nodes, and so
+the FLOPs, stay as recorded, save the casts whose output the function
+throws away (the math path returns the attention weights too, cast back
+to the inputs' dtype: [heads, L, S] that the function drops and the fused
+kernel never makes), which are dropped (casts have no FLOPs).
+
+The call is seen by wrapping the function in torch.nn.functional while a
+recording runs (installed by the first recording, put back by the last;
+other threads go straight to the function). A TorchFunctionMode would see
+every torch call of the forward, a fifth more recording time on
+LLaMA-3-8B; a call of the function under another name (`from
+torch.nn.functional import scaled_dot_product_attention` at import) is not
+seen, and its aten ops stay kernels of their own.
+"""
+import threading
+
+import torch
+
+NAMES = ("scaled_dot_product_attention",)
+# what a call may make and throw away, dropped from the recording: casts
+# (no FLOPs), as the math path's attention weights cast back to the
+# inputs' dtype
+DROPPED = ("Cast",)
+
+_lock = threading.Lock()
+_users = 0          # recordings running, on any thread
+_installed = {}     # name -> (the function found, its wrapper)
+_local = threading.local()  # .span: this thread's recording's Spans.call
+
+
+def _wrap(orig):
+    def fused(*args, **kwargs):
+        span = getattr(_local, "span", None)
+        if span is None:
+            return orig(*args, **kwargs)
+        return span(orig, args, kwargs)
+    fused.__wrapped__ = orig
+    fused.__name__ = getattr(orig, "__name__", "fused")
+    fused.__doc__ = getattr(orig, "__doc__", None)
+    return fused
+
+
+def _install():
+    global _users
+    F = torch.nn.functional
+    with _lock:
+        if _users == 0:
+            for name in NAMES:
+                orig = getattr(F, name, None)
+                if orig is not None:
+                    w = _wrap(orig)
+                    _installed[name] = (orig, w)
+                    setattr(F, name, w)
+        _users += 1
+
+
+def _uninstall():
+    global _users
+    F = torch.nn.functional
+    with _lock:
+        _users -= 1
+        if _users == 0:
+            for name, (orig, w) in _installed.items():
+                if getattr(F, name, None) is w:  # else someone replaced it
+                    setattr(F, name, orig)
+            _installed.clear()
+
+
+class Spans:
+    """While entered, on this thread: each call of a function in NAMES
+    marks the nodes recorded during it (two or more) as one kernel, in
+    place of the kernels its aten ops made. `mode` is the recorder's
+    dispatch mode, whose queued calls are recorded (flushed) before and
+    after, so that the graph's node count is the call's boundary."""
+
+    def __init__(self, builder, mode):
+        self.b = builder
+        self.mode = mode
+        self.prev = None
+
+    def __enter__(self):
+        _install()
+        self.prev = getattr(_local, "span", None)
+        _local.span = self.call
+        return self
+
+    def __exit__(self, *exc):
+        _local.span = self.prev
+        _uninstall()
+
+    def call(self, orig, args, kwargs):
+        mode, g = self.mode, self.b.g
+        if mode.pending:
+            mode.flush()
+        first = len(g.nodes)
+        _local.span = None  # what it calls in turn is its own
+        try:
+            out = orig(*args, **kwargs)
+        finally:
+            _local.span = self.call
+        if mode.pending:
+            mode.flush()
+        if len(g.nodes) - first > 1:
+            kernels = g.kernels
+            while kernels and kernels[-1][0] >= first:
+                kernels.pop()
+            g.drop_nodes(self._discarded(first, out))
+            count = len(g.nodes) - first
+            if count > 1:
+                kernels.append((first, count))
+        return out
+
+    def _discarded(self, first, out):
+        """Indexes of the casts from node `first` on whose output neither a
+        later node nor the call's result holds: what the function made and
+        threw away (the math path's attention weights). Only casts, which
+        have no FLOPs: any other work the call did (a wrapper of the
+        user's own computing something on the side) stays."""
+        names = self.b.names
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        read = {names.get(id(t)) for t in outs if isinstance(t, torch.Tensor)}
+        nodes = self.b.g.nodes
+        for k in range(first, len(nodes)):
+            read.update(nodes[k].inputs)
+        return [k for k in range(first, len(nodes)) if nodes[k].op in DROPPED
+                and not read.intersection(nodes[k].outputs)]
