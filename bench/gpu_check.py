@@ -126,7 +126,6 @@ def cuda_step_peak(model, args, kwargs, loss, foreach):
     state = sum(v.untyped_storage().nbytes() for s in opt.state.values()
                 for v in s.values() if isinstance(v, torch.Tensor)
                 and v.is_cuda)
-    del opt
     torch.cuda.empty_cache()
     return peak, before, grads[0], state
 

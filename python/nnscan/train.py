@@ -546,6 +546,11 @@ _FOREACH = ("cuda", "xpu")
 _FUSED_SDPA = ("cuda", "hip")
 
 
+# the function itself (torch.nn.functional's name for it may be a
+# recording's wrapper, fused.py, which calls this one)
+_SDPA = getattr(torch._C._nn, "scaled_dot_product_attention", None)
+
+
 class _TargetKernels(torch.overrides.TorchFunctionMode):
     """Runs what PyTorch runs on the target device where its kernels save
     other tensors for backward than the CPU's: F.dropout in training as
@@ -569,7 +574,7 @@ class _TargetKernels(torch.overrides.TorchFunctionMode):
                     not kwargs.get("inplace", args[3] if len(args) > 3
                                    else False):
                 return torch.native_dropout(x, p, True)[0]
-        elif self.sdpa and func is torch.nn.functional.scaled_dot_product_attention:
+        elif self.sdpa and func is _SDPA:
             out = _fused_sdpa(*args, **kwargs)
             if out is not None:
                 return out

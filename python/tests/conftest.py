@@ -57,3 +57,30 @@ def training_mlp_summary(**kw):
     import nnscan
     return nnscan.summary(training_mlp(), inputs=torch.randn(MLP_B, MLP_D),
                           training=True, file=False, **kw)
+
+
+# Kernels in recordings (tests/test_kernels.py; tests_hf/test_kernels_sdpa.py
+# for PyTorch 2.x's scaled_dot_product_attention)
+H100_BW = 3.35e12  # NVIDIA H100 SXM datasheet, bytes/s
+# bytes per element of the ONNX dtypes these graphs hold
+ONNX_ITEM = {1: 4, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 16: 2}
+
+
+def kernel_analysis(graph, hardware=None, kernels=True):
+    """The library's analysis of a recorded graph, with its kernels or
+    (kernels=False) with every node a kernel of its own."""
+    from nnscan.report import Summary
+    saved = graph.kernels
+    if not kernels:
+        graph.kernels = []
+    try:
+        h = graph.build()
+    finally:
+        graph.kernels = saved
+    h.infer()
+    return Summary(h.analyze(hardware=hardware, compute_dtype="bf16"
+                             if hardware else None))
+
+
+def kernel_layer(s, path):
+    return {la["path"]: la for la in s.layers}[path]
