@@ -277,7 +277,7 @@ def timed_forward(model, args, kwargs, runs=10):
     return statistics.median(times)
 
 
-def roofline_case(name, model, args, kwargs, hardware, passes=10):
+def roofline_case(name, model, args, kwargs, hardware, passes=10, depth=3):
     model = model.cuda().eval()
     gargs = tuple(a.cuda() for a in args)
     gkw = {k: v.cuda() for k, v in kwargs.items()}
@@ -313,7 +313,7 @@ def roofline_case(name, model, args, kwargs, hardware, passes=10):
         flag = "BEATS ROOF" if frac > 1.05 else ""
         if flag:
             beats.append(m["path"])
-        if m["depth"] <= 3 or flag:
+        if m["depth"] <= depth or flag:
             print(f"| {m['path'] or '(root)'} | {m['type']} | "
                   f"{m['calls'] // npass} | {roof:.4f} | {meas:.4f} | "
                   f"{100 * frac:.1f}% | {flag} |")
@@ -328,11 +328,11 @@ def roofline_section(hardware):
           f"under the Inspector\n")
     print(f"device: {torch.cuda.get_device_name()}, torch "
           f"{torch.__version__}")
-    for name, build in (
+    for name, build, depth in (
             ("resnet50, batch 64, 224^2, bf16",
-             lambda: resnet("resnet50", 64, 224, 1000)),
+             lambda: resnet("resnet50", 64, 224, 1000), 3),
             ("LLaMA-3-8B-shaped decoder, 2 layers, 1x2048 tokens, bf16",
-             lambda: llama8b_block())):
+             lambda: llama8b_block(), 9)):
         try:
             with torch.device("cuda"):   # a fast init on the GPU
                 model, args, kwargs, _ = build()
@@ -340,7 +340,7 @@ def roofline_section(hardware):
             args = tuple(a.to(torch.bfloat16) if a.is_floating_point()
                          else a for a in args)
             kwargs = {k: v for k, v in kwargs.items() if k != "labels"}
-            roofline_case(name, model, args, kwargs, hardware)
+            roofline_case(name, model, args, kwargs, hardware, depth=depth)
         except Exception:
             print(f"{name}: FAILED\n{traceback.format_exc()}")
 
