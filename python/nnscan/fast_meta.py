@@ -64,14 +64,20 @@ def _number(x):
     return isinstance(x, (int, float))
 
 
-def elementwise_meta(args):
-    """A one-input float element-wise op (hardswish, neg, rsqrt): the
-    output is the input's shape, dtype and layout."""
+def _like_input(args, laid_out):
+    """One float meta input laid out as `laid_out` accepts: an output like
+    it (torch.empty_like's layout), else None."""
     x = args[0] if len(args) == 1 else None
     if not isinstance(x, torch.Tensor) or not x.is_meta \
-            or not x.is_floating_point() or not _dense(x):
+            or not x.is_floating_point() or not laid_out(x):
         return None
     return torch.empty_like(x)
+
+
+def elementwise_meta(args):
+    """A one-input float element-wise op (hardswish, hardsigmoid) of a
+    dense input: the output is the input's shape, dtype and layout."""
+    return _like_input(args, _dense)
 
 
 def unary_meta(args):
@@ -82,11 +88,7 @@ def unary_meta(args):
     else dense ones in the order of its strides), as PyTorch's element-wise
     kernels lay theirs out (the tests compare them over random strides;
     strides of dims of length 1 may differ, which no layout reads)."""
-    x = args[0] if len(args) == 1 else None
-    if not isinstance(x, torch.Tensor) or not x.is_meta \
-            or not x.is_floating_point() or not _ordered(x):
-        return None
-    return torch.empty_like(x)
+    return _like_input(args, _ordered)
 
 
 def _ordered(x):
