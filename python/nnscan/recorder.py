@@ -934,8 +934,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         else contextlib.nullcontext()
     ctors = TensorConstructors() if shadows is not None \
         else contextlib.nullcontext()
-    # a training step sharing this forward runs its own mode above the
-    # recorder's (it sees each op first, the recorder records it)
+    # a training step sharing this forward: the recorder's mode hands it
+    # each op's outputs (Builder.step_mode), under the step's context
     inner = step.begin(model, args, kwargs, b) if step is not None \
         else contextlib.nullcontext()
     mode = _Mode(b)

@@ -10,16 +10,17 @@ on a meta copy of the model in training mode:
     each tensor autograd saves is seen as it is saved, while the module
     stack (the recorder's global module hooks) says whose forward saves it;
   - the backward runs (torch.autograd.grad with respect to every trainable
-    parameter, so nothing writes `.grad`) with a hook on each autograd
-    node, which marks where one node's work ends and the next one's begins;
+    parameter, so nothing writes `.grad`), each op asking autograd which
+    node runs it (torch._C._current_autograd_node): one moment per node;
   - the optimizer step runs on stand-ins of the parameters (meta leaves of
     the same shapes and dtypes) whose state a first, unobserved step has
     made, so the observed step is a steady-state one.
 
 summary(training=True) runs the step on the recording's own forward
 (Shared, recorder.record_model's `step`): one forward records the graph and
-is the step's forward, the step's dispatch mode above the recorder's (it
-sees each op first; the recorder records it), and the recorder forgets
+is the step's forward, the recorder's dispatch mode handing each op's
+outputs to the step's (one mode per op: two stacked ones made every meta
+kernel under them twice as slow), and the recorder forgets
 tensors as they die instead of keeping them, so the frees are PyTorch's.
 record_step (the Inspector's prediction) runs a forward of its own.
 
