@@ -489,6 +489,13 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   attention counts), never by shape inference; finish
  *                   fails with NNS_E_NOTFOUND for an unknown name
  *   25 kernel       u32 first_node, u32 count: nns_builder_mark_kernel
+ *   26 module_call  str path, i64 call, str outputs:
+ *                   nns_model_set_module_call on the model being built
+ *   27 module_shapes str path, shape input, shape output (rank -1: none):
+ *                   nns_model_set_module_shapes on the model being built
+ *   28 module_tensor str path, str tensor, i32 element_bits, shape,
+ *                   i32 kind:
+ *                   nns_model_add_module_tensor on the model being built
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -500,7 +507,7 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  * call but nns_builder_free (NNS_E_STATE).
  *
  * A new kind of record takes a new tag and leaves the version as it is
- * (tags 23 to 25 came so): a library older than the tag refuses the
+ * (tags 23 to 28 came so): a library older than the tag refuses the
  * buffer at that record (NNS_E_ARG, "unknown record tag"), and buffers
  * without it read as before. The version changes only when the layout of
  * an existing record does; a library reads only its own version.
@@ -847,6 +854,48 @@ NNS_API nns_status nns_model_module_call(const nns_model *model,
  * described (0: none, or no such module): the calls to ask about. */
 NNS_API size_t nns_model_module_call_count(const nns_model *model,
                                            const char *path);
+/*
+ * The module at `path` (declared first with nns_model_set_module)
+ * registers a tensor of shape dims[0..rank), with elements of
+ * `element_bits` bits (PyTorch: 8 * element_size(), any dtype), as one of
+ * its own (PyTorch: an entry of its _parameters or _buffers), whether or
+ * not its forward reads it. `tensor` names the tensor itself, the same for
+ * every module that registers it (a tied weight: its first dotted path),
+ * so counts over several modules take it once. `kind` is TRAINABLE, FROZEN
+ * or BUFFER. Copied. NNS_E_NOTFOUND for a path never declared, NNS_E_ARG
+ * for another kind, element_bits outside 1..1024, a rank outside 0..64,
+ * NULL dims with a positive rank or a negative dim, NNS_E_LIMIT past 2^31
+ * tensors or 2^63 bits.
+ */
+NNS_API nns_status nns_model_add_module_tensor(nns_model *model,
+                                               const char *path,
+                                               const char *tensor,
+                                               int element_bits, int rank,
+                                               const int64_t *dims,
+                                               nns_param_kind kind,
+                                               nns_error *err);
+/* What the tensors a module registers hold, each distinct tensor once. */
+typedef struct nns_module_held {
+  size_t size;               /* sizeof(nns_module_held) */
+  int64_t trainable;         /* parameter elements that take a gradient */
+  int64_t frozen;            /* parameter elements that do not */
+  int64_t param_bytes;       /* bytes of both */
+  int64_t buffers;           /* buffer elements */
+  int64_t buffer_bytes;
+  size_t tensors;            /* distinct tensors counted */
+} nns_module_held;
+/*
+ * The tensors registered (nns_model_add_module_tensor) by the module at
+ * `path` itself (recurse 0: PyTorch's parameters(recurse=False) and
+ * buffers(recurse=False)) or by it and every module below it (recurse 1:
+ * parameters() and buffers(); path "" is the whole model). Bytes are
+ * numel * element_bits / 8, rounded up per tensor. NNS_E_NOTFOUND for a
+ * path never declared. Time: the module's own tensors, or every registered
+ * tensor with recurse.
+ */
+NNS_API nns_status nns_model_module_held(const nns_model *model,
+                                         const char *path, int recurse,
+                                         nns_module_held *out);
 /*
  * The module at `path` holds the experts of a mixture-of-experts layer:
  * each token is routed to `active` (k) of its `total` (E) experts, and one

@@ -39,6 +39,14 @@ class LoadOptions(Sized):
                 ("max_depth", c_int), ("flags", c_uint)]
 
 
+class ModuleHeld(Sized):
+    """nns_module_held: what a module's registered tensors hold."""
+    _fields_ = [("size", c_size_t), ("trainable", c_int64),
+                ("frozen", c_int64), ("param_bytes", c_int64),
+                ("buffers", c_int64), ("buffer_bytes", c_int64),
+                ("tensors", c_size_t)]
+
+
 class InputShape(Sized):
     _fields_ = [("size", c_size_t), ("name", c_char_p),
                 ("dims", POINTER(c_int64)), ("rank", c_size_t)]
@@ -230,11 +238,11 @@ FUNCTIONS = {
                                              POINTER(NnsError)]),
     "nns_model_set_train_step": (c_status, [c_void_p, POINTER(TrainStep),
                                             POINTER(NnsError)]),
-    "nns_model_set_module_call": (c_status, [c_void_p, c_char_p, c_size_t,
-                                             c_char_p, POINTER(NnsError)]),
-    "nns_model_set_module_shapes": (c_status, [
-        c_void_p, c_char_p, POINTER(c_int64), c_int, POINTER(c_int64), c_int,
+    "nns_model_add_module_tensor": (c_status, [
+        c_void_p, c_char_p, c_char_p, c_int, c_int, POINTER(c_int64), c_int,
         POINTER(NnsError)]),
+    "nns_model_module_held": (c_status, [c_void_p, c_char_p, c_int,
+                                         POINTER(ModuleHeld)]),
 }
 
 _ready = None

@@ -11,12 +11,15 @@ consecutive nodes run as one kernel (the nodes of one aten op).
 `build()` hands it to the library's graph builder (at the library's
 nns_opset_max(); element types and parameter kinds by the library's names
 for them, read through _api at first use) in one call,
-nns_builder_add_packed, with what only PyTorch knows (each module's class
-and call count, each parameter's kind), so the tree's Type column and the
-parameter split are PyTorch's: one foreign call per graph instead of one
-per input, initializer, node and attribute.
+nns_builder_add_packed, with what only PyTorch knows (each module's class,
+call count, the structure each call returned, its boundary shapes and the
+tensors it registers; each parameter's kind), so the tree's Type column,
+the parameter split and crawl_module's columns are PyTorch's: one foreign
+call per graph instead of one per input, initializer, node, attribute and
+module fact.
 """
 import ctypes
+import json
 import struct
 from typing import NamedTuple, Optional, Tuple
 
@@ -82,6 +85,12 @@ class Graph:
         self.module_types = {}  # dotted path -> class name
         self.module_calls = {}  # dotted path -> number of forward calls
         self.module_outputs = {}  # dotted path -> each call's output structure
+        # dotted path -> (first input's dims, first output's dims), either
+        # None: what PyTorch gave at the module's boundary
+        self.module_shapes = {}
+        # (module path, tensor identity, dtype, dims, kind): every tensor
+        # each module registers, used or not (recorder.module_tensors)
+        self.module_tensors = []
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
         # experts module path -> (k, E, tokens routed per call): moe.py
         self.experts = {}
@@ -161,24 +170,7 @@ class Graph:
                        err, "building the recorded graph")
         finally:
             lib.nns_builder_free(b)
-        h = Handle(out.value)
-        _set_call_outputs(lib, h.ptr, self)
-        return h
-
-
-def _set_call_outputs(lib, ptr, g):
-    """What each call of each declared module returned (shapes and dtypes),
-    for the v2 report's "calls"."""
-    import json
-    err = _api.NnsError()
-    for path, calls in g.module_outputs.items():
-        if path not in g.module_types:
-            continue
-        name = _api.c_name(path)
-        for k, desc in enumerate(calls):
-            _api.check(lib.nns_model_set_module_call(
-                ptr, name, k, json.dumps(desc).encode(), ctypes.byref(err)),
-                err, "module call outputs")
+        return Handle(out.value)
 
 
 # ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----
@@ -187,14 +179,15 @@ def _set_call_outputs(lib, ptr, g):
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
- _VALUE_DATA, _KERNEL) = range(1, 26)
+ _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
+ _MODULE_TENSOR) = range(1, 29)
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(26)]
+_TAG = [bytes([t]) for t in range(29)]
 
 
 class _Strings(dict):
@@ -282,6 +275,7 @@ def pack(g):
     calls = g.module_calls
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
+    out += _module_facts(g, s)
     kinds = _api.param_kinds()
     for name, kind in g.param_kinds.items():
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
@@ -294,6 +288,31 @@ def pack(g):
                     _u64(0xFFFFFFFFFFFFFFFF) if raw is None
                     else _u64(len(raw)), raw or b""]
     return b"".join(out)
+
+
+def _module_facts(g, s):
+    """What each declared module returned per call (its outputs'
+    structure, for the v2 report's "calls"), its boundary shapes (the
+    layers tables) and the tensors it registers (nns_model_module_held)."""
+    out = []
+    types = g.module_types
+    dumps = json.JSONEncoder(separators=(", ", ": ")).encode
+    for path, descs in g.module_outputs.items():
+        if path in types:
+            out += [_TAG[_MODULE_CALL] + s[path] + _i64(k) + _str(dumps(d))
+                    for k, d in enumerate(descs)]
+    none = _i32(-1)
+    for path, (ins, outs) in g.module_shapes.items():
+        if path in types:
+            out += [_TAG[_MODULE_SHAPES], s[path],
+                    none if ins is None else _shape(ins),
+                    none if outs is None else _shape(outs)]
+    kinds = _api.param_kinds()
+    tag = _TAG[_MODULE_TENSOR]
+    for path, tensor, dt, dims, kind in g.module_tensors:
+        out += [tag, s[path], s[tensor], _i32(dt), _shape(dims),
+                _i32(kinds[kind])]
+    return out
 
 
 _PACK = {}  # ONNX dtype -> struct format, from _PACK_BY_NAME on first use

@@ -614,6 +614,27 @@ def param_table(model, tree=None):
     return out
 
 
+def module_tensors(tree, params):
+    """(module path, tensor identity, element bits, dims, kind) for every
+    parameter and buffer each module registers itself, used or not, tied
+    ones under each module (nns_model_add_module_tensor): what
+    torchscan and parameters()/buffers() count, summed by the library.
+    params: param_table's id(tensor) -> (canonical name, kind)."""
+    out = []
+    for prefix, m in tree.modules:
+        for store, buffer in ((m._parameters, False), (m._buffers, True)):
+            for k, v in store.items():
+                if v is None:
+                    continue
+                name = prefix + ("." if prefix else "") + k
+                ident = params.get(id(v), (name,))[0]
+                kind = "buffer" if buffer else \
+                    "trainable" if v.requires_grad else "frozen"
+                out.append((prefix, ident, v.element_size() * 8,
+                            tuple(v.shape), kind))
+    return out
+
+
 class _Tree:
     """A model's named_modules(), named_parameters() and named_buffers() as
     lists, from one walk of the modules (a recording needs each several
@@ -953,6 +974,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
         _name_outputs(g, b, out)
     g.module_calls = dict(stack.calls)
     g.module_outputs = dict(stack.outputs)
+    g.module_shapes = {p: (ins[0] if ins else None, outs[0] if outs else None)
+                       for p, (ins, outs) in stack.io.items()}
+    g.module_tensors = module_tensors(tree, b.params)
     moe.annotate(model, g)
     masks.hand_over(b)
     if step is not None:

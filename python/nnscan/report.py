@@ -80,6 +80,40 @@ class Handle(_api.Managed):
                                  ctypes.byref(err))
         _api.check(st, err, "shape inference")
 
+    def declare_module_tensors(self, module_types, tensors):
+        """Declares modules (path -> class name) that are not yet, and the
+        tensors each registers, as recorder.module_tensors lists them
+        (nns_model_add_module_tensor): for a model the recorder did not
+        build (method="onnx")."""
+        lib = _api.lib()
+        err = _api.NnsError()
+        kinds = _api.param_kinds()
+        for path, cls in module_types.items():
+            if not self.module_held(path):
+                _api.check(lib.nns_model_set_module(
+                    self.ptr, _api.c_name(path), _api.c_name(cls), 0,
+                    ctypes.byref(err)), err, f"module '{path}'")
+        for path, tensor, bits, dims, kind in tensors:
+            d = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+            _api.check(lib.nns_model_add_module_tensor(
+                self.ptr, _api.c_name(path), _api.c_name(tensor), bits,
+                len(dims), d, kinds[kind], ctypes.byref(err)), err,
+                f"tensor '{tensor}' of module '{path}'")
+
+    def module_held(self, path, recurse=False):
+        """What the tensors the module at `path` registers hold, each once
+        (nns_model_module_held): a dict of trainable, frozen, param_bytes,
+        buffers, buffer_bytes and tensors; with recurse, its submodules'
+        too. None for a module never declared."""
+        lib = _api.lib()
+        h = _api.ModuleHeld()
+        st = lib.nns_model_module_held(
+            self.ptr, _api.c_name(path), int(bool(recurse)), ctypes.byref(h))
+        if st and lib.nns_status_name(st) == b"NNS_E_NOTFOUND":
+            return None
+        _api.check(st, None, f"what module '{path}' holds")
+        return {k: getattr(h, k) for k, _ in h._fields_[1:]}
+
     def set_module_macs(self, path, macs):
         """The MACs of the module at `path` over all its calls, counted by
         the caller (a custom-op rule): at the next analyze() its layer and

@@ -1,10 +1,11 @@
 """What a module returned, as structure: shapes and dtypes, never values.
 
 The recorder describes each module call's output this way and hands it to
-the library (nns_model_set_module_call), which lists it with the layer in
-the `nnscan.summary` v2 report ("calls"): a tensor is {"dtype", "shape"}, a
-tuple or list an array, a dict (a ModelOutput too) an object, None null,
-anything else {"type": its class name}.
+the library (the packed module_call record: nns_model_set_module_call),
+which lists it with the layer in the `nnscan.summary` v2 report ("calls"):
+a tensor is {"dtype", "shape"}, a tuple or list an array, a dict (a
+ModelOutput too) an object, None null, anything else {"type": its class
+name}.
 """
 _MAX_DEPTH = 64  # deeper nesting is described by its type only
 

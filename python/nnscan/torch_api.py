@@ -170,7 +170,6 @@ def analyze_module(module, args=(), kwargs=None, method="record",
         check_shapes(handle, rec)
         for path, macs in rec.stack.custom.items():
             handle.set_module_macs(path, macs)
-        _set_module_shapes(handle, rec)
     if hardware is not None:
         columns = tuple(columns) + ("bytes", "roof")
     if shared is not None:
@@ -180,24 +179,6 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
                         rec, method, name=name, max_depth=max_depth,
                         columns=columns, wrap=wrap)
-
-
-def _set_module_shapes(handle, rec):
-    """The first input's and output's shapes of each declared module as
-    PyTorch gave them (nns_model_set_module_shapes): the layers tables print
-    them, also for modules that run no operator."""
-    import ctypes
-    from . import _api
-    lib = _api.lib()
-    err = _api.NnsError()
-    for path, (ins, outs) in rec.stack.io.items():
-        if path not in rec.graph.module_types:
-            continue
-        dims = [((ctypes.c_int64 * len(s[0]))(*s[0]), len(s[0])) if s
-                else (None, -1) for s in (ins, outs)]
-        _api.check(lib.nns_model_set_module_shapes(
-            handle.ptr, _api.c_name(path), dims[0][0], dims[0][1], dims[1][0],
-            dims[1][1], ctypes.byref(err)), err, "module shapes")
 
 
 class ShapeMismatch(UserWarning):
@@ -423,8 +404,14 @@ def _batchless(shapes):
 def crawl_dict(module, s):
     """torchscan 0.1.2's dictionary: counts from the library's rows and
     totals; parameters and buffers as torchscan counts them, every one a
-    module holds (compat._modules.held)."""
-    from .compat._modules import held
+    module registers, used or not (nns_model_module_held)."""
+    model = s.analysis.model
+    if s.method != "record":  # an exported graph: the library is told now
+        from .recorder import _Tree, module_tensors, param_table
+        tree = _Tree(module)
+        model.declare_module_tensors(
+            {p: type(m).__name__ for p, m in tree.modules},
+            module_tensors(tree, param_table(module, tree)))
     layers = {py_name(row["path"]): row for row in s.layers}
     info = []
     # torchscan's dictionary: its root row is the lower-cased class name
@@ -433,11 +420,8 @@ def crawl_dict(module, s):
     for path, m in module.named_modules():
         meta = s.modules.get(path, {})
         row = layers.get(path)
-        own = [p for n, p in m.named_parameters(recurse=False)]
-        bufs = [b for n, b in m.named_buffers(recurse=False)]
         is_leaf = not any(True for _ in m.children())
-        h = held(m.parameters() if is_leaf else own,
-                 m.buffers() if is_leaf else bufs)
+        h = model.module_held(path, recurse=is_leaf)
         flags = (row or {}).get("flags", {})
         rf = (row or {}).get("rf") or {}
         info.append({
@@ -446,9 +430,9 @@ def crawl_dict(module, s):
             "type": type(m).__name__,
             "input_shape": _batchless(meta.get("input_shapes")),
             "output_shape": _batchless(meta.get("output_shapes")),
-            "grad_params": h.trainable, "nograd_params": h.frozen,
-            "param_size": h.param_bytes, "num_buffers": h.buffers,
-            "buffer_size": h.buffer_bytes,
+            "grad_params": h["trainable"], "nograd_params": h["frozen"],
+            "param_size": h["param_bytes"], "num_buffers": h["buffers"],
+            "buffer_size": h["buffer_bytes"],
             "flops": (row or {}).get("flops", 0),
             "macs": (row or {}).get("macs", 0),
             "dmas": (row or {}).get("dmas", 0),
@@ -460,13 +444,13 @@ def crawl_dict(module, s):
             "calls": meta.get("calls", 0),
         })
     t = s.totals
-    h = held(module.parameters(), module.buffers())
+    h = model.module_held("", recurse=True)
     return {
         "layers": info,
         "overall": {
-            "grad_params": h.trainable, "nograd_params": h.frozen,
-            "param_size": h.param_bytes, "num_buffers": h.buffers,
-            "buffer_size": h.buffer_bytes,
+            "grad_params": h["trainable"], "nograd_params": h["frozen"],
+            "param_size": h["param_bytes"], "num_buffers": h["buffers"],
+            "buffer_size": h["buffer_bytes"],
             "flops": t["flops"], "macs": t["macs"], "dmas": t["dmas"],
         },
     }

@@ -358,11 +358,10 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
                     "module '%s' was not declared (nns_model_set_module)",
                     path);
   /* Checked here, so that the report can embed it as it is. */
-  nns__arena tmp;
-  nns__arena_init(&tmp);
   nns__jval *v = NULL;
-  nns_status st = nns__json_parse(&tmp, outputs, strlen(outputs), &v, err);
-  nns__arena_free(&tmp);
+  nns_status st =
+      nns__json_parse(&m->scratch, outputs, strlen(outputs), &v, err);
+  nns__arena_reset(&m->scratch);
   if (st != NNS_OK)
     return st;
   if (call >= d->call_outputs_cap) {

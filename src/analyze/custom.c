@@ -21,6 +21,7 @@ nns__module_decl *nns__module_decl_of(nns_model *m, const char *path) {
   memset(d, 0, sizeof *d);
   d->path = p;
   d->in_rank = d->out_rank = -1;
+  d->first_tensor = d->last_tensor = -1;
   size_t n = m->modules.count;
   if (n == m->module_order_cap) { /* kept in order for the layers table */
     size_t cap = n ? 2 * n : 16;

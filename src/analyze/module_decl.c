@@ -2,7 +2,9 @@
  * module_decl.c - the modules a caller declared (nns_model_set_module), read
  * back in declaration order with the shapes it recorded at their
  * boundaries: what the layers tables (NNS_FORMAT_LAYERS_*) show for modules
- * that own no node (Dropout, Identity in eval).
+ * that own no node (Dropout, Identity in eval); and the tensors each
+ * registers, used or not, summed as PyTorch's parameters() and buffers()
+ * count them (nns_model_module_held).
  */
 #include <string.h>
 
@@ -83,4 +85,124 @@ nns_status nns_model_module(const nns_model *m, size_t i,
       .output_shape = d->out_shape,
   };
   return NNS__PUT(out, &info, sizeof info);
+}
+
+/* ==== Registered tensors ==== */
+
+enum { MAX_MODULE_TENSORS = INT32_MAX };
+
+nns_status nns_model_add_module_tensor(nns_model *m, const char *path,
+                                       const char *tensor, int element_bits,
+                                       int rank, const int64_t *dims,
+                                       nns_param_kind kind, nns_error *err) {
+  if (!m || !path || !tensor)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_add_module_tensor needs a model, a path and "
+                    "a tensor name");
+  if (kind != NNS_PARAM_TRAINABLE && kind != NNS_PARAM_FROZEN &&
+      kind != NNS_PARAM_BUFFER)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "tensor '%s' of module '%s': kind %d is not trainable, "
+                    "frozen or buffer", tensor, path, (int)kind);
+  if (element_bits < 1 || element_bits > 1024)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "tensor '%s' of module '%s': %d bits per element is not "
+                    "from 1 to 1024", tensor, path, element_bits);
+  if (rank < 0 || !shape_ok(dims, rank))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "tensor '%s' of module '%s': a shape needs a rank from 0 "
+                    "to %d, its dims (not NULL) and no negative dim",
+                    tensor, path, MAX_DECL_RANK);
+  int64_t numel = 1, bits_total;
+  for (int i = 0; i < rank; i++)
+    if (!nns__mul_i64(numel, dims[i], &numel))
+      return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                      "tensor '%s' of module '%s': past 2^63 elements",
+                      tensor, path);
+  if (!nns__mul_i64(numel, element_bits, &bits_total))
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "tensor '%s' of module '%s': past 2^63 bits", tensor,
+                    path);
+  const char *p = nns__intern_cstr(&m->strings, path);
+  nns__module_decl *d = p ? nns__map_get(&m->modules, p) : NULL;
+  if (p && (!d || !d->class_name))
+    return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                    "module '%s' was not declared (nns_model_set_module)",
+                    path);
+  if (m->n_module_tensors >= MAX_MODULE_TENSORS)
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "tensor '%s' of module '%s': past 2^31 tensors", tensor,
+                    path);
+  const char *t = p ? nns__intern_cstr(&m->strings, tensor) : NULL;
+  nns__module_tensor *all =
+      t ? nns__arena_grow(&m->arena, m->module_tensors,
+                          &m->cap_module_tensors, m->n_module_tensors,
+                          m->n_module_tensors + 1, sizeof *all, 64)
+        : NULL;
+  if (!all)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  m->module_tensors = all;
+  int32_t i = (int32_t)m->n_module_tensors++;
+  all[i] = (nns__module_tensor){.tensor = t, .numel = numel,
+                                .bytes = bits_total / 8 + (bits_total % 8 != 0),
+                                .kind = (uint8_t)kind, .next = -1,
+                                .module = d};
+  if (d->last_tensor >= 0)
+    all[d->last_tensor].next = i;
+  else
+    d->first_tensor = i;
+  d->last_tensor = i;
+  return NNS_OK;
+}
+
+/* Adds tensor t to *h unless `seen` already holds it. */
+static bool held_add(nns_module_held *h, nns__set64 *seen,
+                     const nns__module_tensor *t) {
+  int fresh = nns__set64_add(seen, (uint64_t)(uintptr_t)t->tensor);
+  if (fresh <= 0)
+    return fresh == 0;
+  h->tensors++;
+  /* Sums of sizes already checked one by one: saturate, as counts do. */
+  int64_t *n = t->kind == NNS_PARAM_BUFFER  ? &h->buffers
+               : t->kind == NNS_PARAM_FROZEN ? &h->frozen
+                                             : &h->trainable;
+  int64_t *b = t->kind == NNS_PARAM_BUFFER ? &h->buffer_bytes
+                                           : &h->param_bytes;
+  if (!nns__add_i64(*n, t->numel, n))
+    *n = INT64_MAX;
+  if (!nns__add_i64(*b, t->bytes, b))
+    *b = INT64_MAX;
+  return true;
+}
+
+/* Whether module path `p` is `root` or below it ("" holds every path). */
+static bool under(const char *p, const char *root, size_t root_len) {
+  return !root_len || p == root ||
+         (strncmp(p, root, root_len) == 0 && p[root_len] == '.');
+}
+
+nns_status nns_model_module_held(const nns_model *m, const char *path,
+                                 int recurse, nns_module_held *out) {
+  if (!m || !path || !out)
+    return NNS_E_ARG;
+  const char *key = nns__intern_find(&m->strings, path);
+  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
+  if (!d || !d->class_name)
+    return NNS_E_NOTFOUND;
+  nns_module_held h = {.size = sizeof h};
+  nns__set64 seen = {0};
+  bool ok = true;
+  const nns__module_tensor *all = m->module_tensors;
+  if (!recurse) {
+    for (int32_t i = d->first_tensor; ok && i >= 0; i = all[i].next)
+      ok = held_add(&h, &seen, &all[i]);
+  } else {
+    size_t len = strlen(key);
+    for (size_t i = 0; ok && i < m->n_module_tensors; i++)
+      if (under(all[i].module->path, key, len))
+        ok = held_add(&h, &seen, &all[i]);
+  }
+  nns__set64_free(&seen);
+  return ok ? NNS__PUT(out, &h, NNS__SIZE_TO(nns_module_held, tensors))
+            : NNS_E_NOMEM;
 }

@@ -49,6 +49,15 @@ void nns__arena_free(nns__arena *a) {
   a->bulk = bulk;
 }
 
+void nns__arena_reset(nns__arena *a) {
+  if (a->head && !a->head->next) {
+    memset(a->head->data, 0, a->used);
+    a->used = 0;
+    return;
+  }
+  nns__arena_free(a);
+}
+
 /* Maps `size` bytes aligned to `align` (a power of two, at least a page) by
  * over-mapping and trimming the ends. */
 static void *map_aligned(size_t size, size_t align) {

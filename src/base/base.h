@@ -33,6 +33,10 @@ typedef struct nns__arena {
 void nns__arena_init(nns__arena *a);
 /* Releases every allocation; the arena is then empty and usable again. */
 void nns__arena_free(nns__arena *a);
+/* Releases every allocation but keeps a lone first chunk, zeroed again
+ * (the bytes used in it), for an arena used over and over for small
+ * scratch work: no map and unmap per use. */
+void nns__arena_reset(nns__arena *a);
 /* Returns NULL when out of memory or when n would overflow. */
 void *nns__arena_alloc(nns__arena *a, size_t n);
 /* A hint that about `n` bytes are coming: from 512 KB they get a chunk of

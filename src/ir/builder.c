@@ -1218,7 +1218,8 @@ enum {
   PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
   PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
   PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_VALUE_DATA,
-  PK_KERNEL, PK_LAST = PK_KERNEL
+  PK_KERNEL, PK_MODULE_CALL, PK_MODULE_SHAPES, PK_MODULE_TENSOR,
+  PK_LAST = PK_MODULE_TENSOR
 };
 
 static const char *const pk_names[] = {
@@ -1226,7 +1227,8 @@ static const char *const pk_names[] = {
     "input", "output", "value_info", "initializer", "node", "attr_int",
     "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-    "param_kind", "experts", "value_data", "kernel"};
+    "param_kind", "experts", "value_data", "kernel", "module_call",
+    "module_shapes", "module_tensor"};
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
@@ -1527,6 +1529,29 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   case PK_KERNEL:
     RD(pk_read(r, &n32, sizeof n32) && pk_read(r, &m32, sizeof m32));
     return nns_builder_mark_kernel(b, n32, m32, err);
+  case PK_MODULE_CALL:
+    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64) && pk_str(r, &s1));
+    if ((st = usable(b, err)))
+      return st;
+    if (i64 < 0)
+      return bad(err, "module '%s': call %lld is negative", s0 ? s0 : "",
+                 (long long)i64);
+    return nns_model_set_module_call(b->m, s0, (size_t)i64, s1, err);
+  case PK_MODULE_SHAPES: {
+    pdims out;
+    RD(pk_str(r, &s0) && pk_dims(r, false, &d) && pk_dims(r, false, &out));
+    if ((st = usable(b, err)))
+      return st;
+    return nns_model_set_module_shapes(b->m, s0, d.dims, d.rank, out.dims,
+                                       out.rank, err);
+  }
+  case PK_MODULE_TENSOR:
+    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i32a, sizeof i32a) &&
+       pk_dims(r, false, &d) && pk_read(r, &i32b, sizeof i32b));
+    if ((st = usable(b, err)))
+      return st;
+    return nns_model_add_module_tensor(b->m, s0, s1, i32a, d.rank, d.dims,
+                                       (nns_param_kind)i32b, err);
   default:
     r->why = "unknown record tag";
     return NNS_E_ARG;

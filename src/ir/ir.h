@@ -289,7 +289,21 @@ typedef struct nns__module_decl {
    * (nns_model_set_module_shapes); rank -1 when not given. */
   int in_rank, out_rank;
   int64_t *in_shape, *out_shape;
+  /* The tensors it registers itself (nns_model_add_module_tensor): the
+   * first index into nns_model.module_tensors, chained by `next`; -1 for
+   * none. */
+  int32_t first_tensor, last_tensor;
 } nns__module_decl;
+
+/* A tensor a module registers (nns_model_add_module_tensor). */
+typedef struct nns__module_tensor {
+  const char *tensor;     /* interned identity: one name per tensor */
+  int64_t numel;
+  int64_t bytes;
+  uint8_t kind;           /* nns_param_kind: TRAINABLE, FROZEN or BUFFER */
+  int32_t next;           /* the module's next tensor, -1 for none */
+  const nns__module_decl *module;
+} nns__module_tensor;
 
 /* A mixture-of-experts layer the caller described (nns_model_set_experts):
  * k of E experts per token, `tokens` routed per call (0: unknown). */
@@ -305,6 +319,8 @@ typedef struct nns__unknown_op {
 
 struct nns_model {
   nns__arena arena;          /* the graph: lives as long as the model */
+  nns__arena scratch;        /* short-lived work of one call, reset after
+                                it (nns__arena_reset) */
   nns__arena data_arena;     /* tensor bytes the builder copied (bulk) */
   /* Results of the last nns_model_infer, freed whole when it is redone
    * (nnscan.h, "Ownership"): types, dims, folded constants and orders
@@ -369,6 +385,8 @@ struct nns_model {
   nns__module_decl **module_order; /* the same, in declaration order (arena;
                                       modules.count of them) */
   size_t module_order_cap;
+  nns__module_tensor *module_tensors; /* arena; n_module_tensors of them */
+  size_t n_module_tensors, cap_module_tensors;
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
   struct nns__train_step *train_step; /* nns_model_set_train_step: one
                                          malloc'ed block (src/analyze) */

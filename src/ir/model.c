@@ -14,6 +14,7 @@ nns_model *nns__model_new(void) {
   if (!m)
     return NULL;
   nns__arena_init(&m->arena);
+  nns__arena_init(&m->scratch);
   nns__arena_init(&m->data_arena);
   m->data_arena.bulk = true;
   nns__arena_init(&m->infer_arena);
@@ -53,6 +54,7 @@ void nns__model_destroy(nns_model *m) {
   nns__intern_free(&m->strings);
   nns__arena_free(&m->infer_arena);
   nns__arena_free(&m->arena);
+  nns__arena_free(&m->scratch);
   nns__arena_free(&m->data_arena);
   free(m);
 }

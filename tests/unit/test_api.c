@@ -938,6 +938,65 @@ static void c_model_set_module_call(void) {
   CHECK_EQ(nns_model_module_call_count(m, "nowhere"), 0);
   nns_model_free(m);
 }
+static void c_model_add_module_tensor(void) {
+  int64_t d[2] = {2, 3}, neg[1] = {-1}, huge[2] = {INT64_MAX, 2};
+  nns_error e;
+  CHECK_EQ(nns_model_add_module_tensor(NULL, "a", "a.w", 32, 2, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_add_module_tensor(m, NULL, "a.w", 32, 2, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", NULL, 32, 2, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, 2, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_NOTFOUND); /* never declared */
+  CHECK_EQ(nns_model_set_module(m, "a", "A", 1, &e), NNS_OK);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, 2, NULL,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, -1, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, 1, neg,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 0, 2, d,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, 2, d,
+                                       (nns_param_kind)7, &e),
+           NNS_E_ARG);
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.w", 32, 2, huge,
+                                       NNS_PARAM_TRAINABLE, &e),
+           NNS_E_LIMIT);
+  /* 4-bit elements: 3 of them take 2 bytes */
+  CHECK_EQ(nns_model_add_module_tensor(m, "a", "a.q", 4, 1,
+                                       (int64_t[]){3}, NNS_PARAM_FROZEN, &e),
+           NNS_OK);
+  nns_module_held h = {.size = sizeof h};
+  CHECK_EQ(nns_model_module_held(m, "a", 0, &h), NNS_OK);
+  CHECK_EQ(h.frozen, 3);
+  CHECK_EQ(h.param_bytes, 2);
+  nns_model_free(m);
+}
+static void c_model_module_held(void) {
+  nns_module_held h = {.size = sizeof h};
+  CHECK_EQ(nns_model_module_held(NULL, "", 1, &h), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_module_held(m, NULL, 1, &h), NNS_E_ARG);
+  CHECK_EQ(nns_model_module_held(m, "", 1, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_module_held(m, "", 1, &h), NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_set_module(m, "", "M", 1, &err), NNS_OK);
+  EXPECT_SMALL_SIZE(h, nns_model_module_held(m, "", 1, &h));
+  h.size = sizeof h;
+  CHECK_EQ(nns_model_module_held(m, "", 1, &h), NNS_OK);
+  CHECK_EQ(h.tensors, 0);
+  nns_model_free(m);
+}
 static void c_model_module_call(void) {
   const char *got = NULL;
   CHECK_EQ(nns_model_module_call(NULL, "a", 0, &got), NNS_E_ARG);
@@ -1171,7 +1230,8 @@ static const entry exports[] = {
     {"nns_model_set_experts", c_set_experts},
     {"nns_model_set_param_kind", c_set_param_kind},
     E(model_set_module_call), E(model_module_call),
-    E(model_module_call_count),
+    E(model_module_call_count), E(model_add_module_tensor),
+    E(model_module_held),
     {"nns_model_analyze", c_analyze},
     {"nns_train_phase_name", c_train_phase_name},
     {"nns_model_set_train_step", c_set_train_step},

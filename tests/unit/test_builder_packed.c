@@ -884,6 +884,136 @@ static void test_kernel_record(void) {
   CHECK(strstr(err.message, "has 1") != NULL);
 }
 
+/* Module records 21, 26, 27, 28: a module "" (Net) holding "block"
+ * (Block) and "head" (Head). By hand:
+ *   block.w  float32 [4, 3]  trainable  12 elements, 48 bytes
+ *   block.n  int64   []      buffer      1 element,   8 bytes
+ *   head.w   = block.w (tied)            counted in head, once in ""
+ *   head.f   bfloat16 [5]    frozen      5 elements, 10 bytes
+ *   cls      float32 [2]     trainable   the root's own, 8 bytes
+ * so "head" alone holds 12 trainable + 5 frozen (58 bytes), the whole
+ * model 14 trainable, 5 frozen, 66 parameter bytes and 1 buffer element
+ * of 8 bytes, in 4 tensors. */
+static void w_module(wbuf *b, const char *path, const char *cls) {
+  w_u8(b, 21);
+  w_str(b, path);
+  w_str(b, cls);
+  w_i64(b, 1);
+}
+static void w_tensor(wbuf *b, const char *path, const char *tensor,
+                     int bits, int rank, const int64_t *dims, int kind) {
+  w_u8(b, 28);
+  w_str(b, path);
+  w_str(b, tensor);
+  w_i32(b, bits);
+  w_i32(b, rank);
+  for (int k = 0; k < rank; k++)
+    w_i64(b, dims[k]);
+  w_i32(b, kind);
+}
+
+static void test_module_records(void) {
+  wbuf b;
+  nns_error err;
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  w_output(&b, "y");
+  w_module(&b, "", "Net");
+  w_module(&b, "block", "Block");
+  w_module(&b, "head", "Head");
+  w_u8(&b, 26); /* call 0 of block */
+  w_str(&b, "block");
+  w_i64(&b, 0);
+  w_str(&b, "{\"dtype\": \"float32\", \"shape\": [2, 3]}");
+  w_u8(&b, 27); /* block: [2, 3] -> [2, 3]; head: none -> [7] */
+  w_str(&b, "block");
+  w_i32(&b, 2);
+  w_i64(&b, 2);
+  w_i64(&b, 3);
+  w_i32(&b, 2);
+  w_i64(&b, 2);
+  w_i64(&b, 3);
+  w_u8(&b, 27);
+  w_str(&b, "head");
+  w_i32(&b, -1);
+  w_i32(&b, 1);
+  w_i64(&b, 7);
+  w_tensor(&b, "block", "block.w", 32, 2, (int64_t[]){4, 3},
+           NNS_PARAM_TRAINABLE);
+  w_tensor(&b, "block", "block.n", 64, 0, NULL, NNS_PARAM_BUFFER);
+  w_tensor(&b, "head", "block.w", 32, 2, (int64_t[]){4, 3},
+           NNS_PARAM_TRAINABLE);
+  w_tensor(&b, "head", "head.f", 16, 1, (int64_t[]){5},
+           NNS_PARAM_FROZEN);
+  w_tensor(&b, "", "cls", 32, 1, (int64_t[]){2},
+           NNS_PARAM_TRAINABLE);
+  nns_model *m = NULL;
+  CHECK_EQ(build_packed(b.p, b.n, 2, &m, &err), NNS_OK);
+  if (!m)
+    return;
+  const char *got = NULL;
+  CHECK_EQ(nns_model_module_call(m, "block", 0, &got), NNS_OK);
+  CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2, 3]}");
+  nns_module_info mi = {.size = sizeof mi};
+  CHECK_EQ(nns_model_module(m, 2, &mi), NNS_OK);
+  CHECK_STR(mi.path, "head");
+  CHECK_EQ(mi.input_rank, -1);
+  CHECK_EQ(mi.output_rank, 1);
+  CHECK_EQ(mi.output_shape[0], 7);
+  nns_module_held h = {.size = sizeof h};
+  CHECK_EQ(nns_model_module_held(m, "head", 0, &h), NNS_OK);
+  CHECK_EQ(h.trainable, 12);
+  CHECK_EQ(h.frozen, 5);
+  CHECK_EQ(h.param_bytes, 48 + 10);
+  CHECK_EQ(h.buffers, 0);
+  CHECK_EQ(h.tensors, 2);
+  CHECK_EQ(nns_model_module_held(m, "", 0, &h), NNS_OK);
+  CHECK_EQ(h.trainable, 2);
+  CHECK_EQ(h.tensors, 1);
+  CHECK_EQ(nns_model_module_held(m, "", 1, &h), NNS_OK);
+  CHECK_EQ(h.trainable, 14);
+  CHECK_EQ(h.frozen, 5);
+  CHECK_EQ(h.param_bytes, 48 + 10 + 8);
+  CHECK_EQ(h.buffers, 1);
+  CHECK_EQ(h.buffer_bytes, 8);
+  CHECK_EQ(h.tensors, 4);
+  CHECK_EQ(nns_model_module_held(m, "block", 1, &h), NNS_OK);
+  CHECK_EQ(h.trainable, 12);
+  CHECK_EQ(h.buffers, 1);
+  CHECK_EQ(nns_model_module_held(m, "bloc", 1, &h), NNS_E_NOTFOUND);
+  nns_model_free(m);
+
+  /* Refused: a module never declared, a constant, elements of no size;
+   * each record names itself. */
+  static const struct {
+    int bits, kind;
+    const char *path, *why;
+  } bad[] = {
+      {32, NNS_PARAM_TRAINABLE, "nowhere", "not declared"},
+      {32, NNS_PARAM_CONSTANT, "", "is not trainable"},
+      {0, NNS_PARAM_BUFFER, "", "bits per element"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    w_head(&b);
+    w_input_x(&b);
+    w_module(&b, "", "Net");
+    w_tensor(&b, bad[k].path, "t", bad[k].bits, 1, (int64_t[]){2},
+             bad[k].kind);
+    CHECK(one_bad(&b, &err) != NNS_OK);
+    CHECK(strstr(err.message, "packed record 2 (module_tensor)") != NULL);
+    CHECK(strstr(err.message, bad[k].why) != NULL);
+  }
+  w_head(&b);
+  w_input_x(&b);
+  w_module(&b, "", "Net");
+  w_u8(&b, 27);
+  w_str(&b, "");
+  w_i32(&b, 1); /* a rank, then the buffer ends */
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "(tag 27, module_shapes)") != NULL);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -896,6 +1026,7 @@ int main(void) {
   RUN(test_backward_unmasked);
   RUN(test_empty_lists);
   RUN(test_kernel_record);
+  RUN(test_module_records);
   RUN(test_fuzz_files);
   return check_finish();
 }

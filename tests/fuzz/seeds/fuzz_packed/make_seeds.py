@@ -3,7 +3,8 @@
 by the Python package and packed as nnscan.graph.pack() hands them to
 nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block, a gated MLP whose SiLU and max are kernels: packed record
-25).
+25; a tied head with an unused parameter and a buffer: every seed carries
+records 26-28, each module's calls, boundary shapes and tensors).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -45,6 +46,19 @@ class GatedMLP(nn.Module):
         return h, torch.max(h, dim=-1)
 
 
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 6)
+        self.head = nn.Linear(6, 10, bias=False)
+        self.head.weight = self.embed.weight
+        self.unused = nn.Parameter(torch.zeros(3))
+        self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, ids):
+        return self.head(self.embed(ids))
+
+
 def models():
     shared = nn.Linear(6, 6)
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
@@ -54,6 +68,7 @@ def models():
         torch.zeros(2, 6)
     yield "attention", Attention(), torch.zeros(1, 5, 8)
     yield "kernels", GatedMLP(), torch.zeros(1, 5, 8)
+    yield "modules", Tied(), torch.tensor([[1, 2, 3]])
 
 
 def main():
