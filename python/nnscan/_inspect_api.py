@@ -4,6 +4,7 @@ tests/test_inspector_header.py. Structs with a leading `size` use _api's
 Sized; the error struct, report options and write callback are _api's.
 """
 import ctypes
+import weakref
 
 from . import _api, _lib
 
@@ -114,6 +115,18 @@ def _lib_inspect():
         fn.restype = res
     _declared = True
     return lib
+
+
+class Inspection(_api.Managed):
+    """An nns_inspection * (wasmtime-py's pattern, as _api.Managed): freed
+    by close() or, as a backstop, when dropped; any use after close raises
+    NnscanError (NNS_E_STATE)."""
+
+    _what = "inspection"
+
+    def __init__(self, ptr):
+        self._manage(ptr, weakref.finalize(
+            self, _lib_inspect().nns_inspection_free, ptr))
 
 
 class InspectionError(RuntimeError):

@@ -32,10 +32,10 @@ import sys
 import weakref
 
 from ._inspect_api import (  # noqa: F401  (InspectionError: public)
-    InspectionError, _C_BACKWARD, _C_NO_GRAD, _C_RAISED, _DtypeBytes,
-    _Error, _FORMATS, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module, _NUMBERS,
-    _OUTPUT, _ReportOptions, _SIZE_MAX, _WRITE_FN, _c, _check, _lib_inspect,
-    _name, py_name)
+    Inspection, InspectionError, _C_BACKWARD, _C_NO_GRAD, _C_RAISED,
+    _DtypeBytes, _Error, _FORMATS, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module,
+    _NUMBERS, _OUTPUT, _ReportOptions, _SIZE_MAX, _WRITE_FN, _c, _check,
+    _lib_inspect, _name, py_name)
 from ._inspect_clock import Clock
 from ._inspect_records import (CallRecord, PassBatch, _CallRec, _PassRec,
                                merge_ranks, send)
@@ -118,7 +118,7 @@ class Inspector:
         self._roofline = {}  # path -> static roofline ms (the library's)
         self.predict_training = predict_training
         self.errors = []
-        self._insp = None
+        self._handle = None  # Inspection, from start()
         self._active = False
         self._started = False
         self._saved_paths = []
@@ -158,7 +158,7 @@ class Inspector:
         err = _Error()
         h = _c.c_void_p()
         _check(lib.nns_inspection_create(_c.byref(h), _c.byref(err)), err)
-        self._insp = h
+        self._handle = Inspection(h)
         self._rank, self._world = 0, 1
         if torch.distributed.is_available() and \
                 torch.distributed.is_initialized():
@@ -240,14 +240,21 @@ class Inspector:
             self._save_files()
         return self
 
-    def __del__(self):
-        insp = getattr(self, "_insp", None)
-        if insp is not None and insp.value:
-            try:
-                _lib_inspect().nns_inspection_free(insp)
-            except Exception:
-                pass
-            self._insp = None
+    @property
+    def _insp(self):
+        """The native inspection (NnscanError NNS_E_STATE after close())."""
+        return self._handle.ptr if self._handle is not None else None
+
+    def close(self):
+        """Frees the library's inspection now (also done when the Inspector
+        is dropped); its reports are gone, later report() calls raise
+        NnscanError. Safe to call twice."""
+        if self._handle is not None:
+            self._handle.close()
+
+    @property
+    def closed(self):
+        return self._handle is not None and self._handle.closed
 
     # ---- reports ----
 
@@ -260,7 +267,7 @@ class Inspector:
         "raw" (CSV's default) or "ratio"."""
         if numbers is None:
             numbers = "raw" if format == "csv" else "clever"
-        if self._insp is None:
+        if self._handle is None:
             raise RuntimeError("nothing recorded: call start() first")
         lib = _lib_inspect()
         opts = _ReportOptions()
@@ -319,7 +326,10 @@ class Inspector:
 
     # ---- modules ----
 
-    def _register_modules(self):
+    def _register_modules(self, insp=None):
+        """Declares the watched modules in inspection `insp` (None: this
+        inspector's own)."""
+        insp = insp if insp is not None else self._insp
         lib = _lib_inspect()
         err = _Error()
         self._modules = []        # (module, path, depth)
@@ -360,8 +370,8 @@ class Inspector:
                         _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
                         flops, macs, arr, len(by),
                         self._roofline.get(path, 0.0), saved)
-            _check(lib.nns_inspection_add_module(self._insp, _c.byref(m),
-                                                 None, _c.byref(err)), err)
+            _check(lib.nns_inspection_add_module(insp, _c.byref(m), None,
+                                                 _c.byref(err)), err)
 
     def _static_from_recorder(self):
         """{path: (flops, macs)} from the static recorder, or {} (with a
@@ -773,16 +783,9 @@ class Inspector:
     def _merge_ranks(self):
         """Every rank's passes into one inspection (on every rank)."""
         merged = merge_ranks(self._torch.distributed, self._world,
-                             self._sent, self._meta, self._copy_modules)
-        _lib_inspect().nns_inspection_free(self._insp)
-        self._insp = merged
-
-    def _copy_modules(self, insp):
-        old, self._insp = self._insp, insp
-        try:
-            self._register_modules()
-        finally:
-            self._insp = old
+                             self._sent, self._meta, self._register_modules)
+        self._handle.close()
+        self._handle = Inspection(merged)
 
 
 def _check_writable(paths):
@@ -889,3 +892,8 @@ class _InspectorGroup:
     @property
     def saved_files(self):
         return [f for i in self.inspectors for f in i.saved_files]
+
+    def close(self):
+        """Frees every inspector's native inspection (Inspector.close)."""
+        for i in self.inspectors:
+            i.close()

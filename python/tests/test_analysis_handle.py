@@ -131,3 +131,29 @@ def test_model_reports_shapes_only():
         model.report("text")
     with pytest.raises(nnscan.NnscanError):
         model.analyze().report("shapes_json")
+
+
+def test_inspection_close_and_backstop():
+    """The Inspector's native inspection is a handle too: close() frees it,
+    a report after that is NNS_E_STATE, and dropping the Inspector frees
+    it without close()."""
+    import torch
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    with nnscan.Inspector(model) as insp:
+        model(torch.ones(1, 3))
+    assert "Linear" in insp.report("text")
+    assert not insp.closed
+    insp.close()
+    assert insp.closed
+    insp.close()  # twice is fine
+    with pytest.raises(nnscan.NnscanError) as e:
+        insp.report("json")
+    assert e.value.status == "NNS_E_STATE"
+    assert "inspection is closed" in str(e.value)
+
+    with nnscan.Inspector(model) as other:
+        model(torch.ones(1, 3))
+    fin = other._handle._fin
+    del other
+    gc.collect()
+    assert not fin.alive  # freed by the finalizer
