@@ -351,8 +351,7 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
   if (call >= ((size_t)1 << 20))
     return nns__err(err, NNS_E_LIMIT, -1, NULL,
                     "call %zu of module '%s': past 2^20 calls", call, path);
-  const char *p = nns__intern_cstr(&m->strings, path);
-  nns__module_decl *d = p ? nns__map_get(&m->modules, p) : NULL;
+  nns__module_decl *d = nns__module_find(m, path);
   if (!d)
     return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                     "module '%s' was not declared (nns_model_set_module)",
@@ -385,8 +384,7 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
 size_t nns_model_module_call_count(const nns_model *m, const char *path) {
   if (!m || !path)
     return 0;
-  const char *key = nns__intern_find(&m->strings, path);
-  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
+  const nns__module_decl *d = nns__module_find(m, path);
   return d ? d->call_outputs_count : 0;
 }
 
@@ -395,10 +393,7 @@ nns_status nns_model_module_call(const nns_model *m, const char *path,
   if (!m || !path || !outputs)
     return NNS_E_ARG;
   *outputs = NULL;
-  /* Declared paths are interned: one probe of the interner, one of the
-   * map (a report asks once per layer). */
-  const char *key = nns__intern_find(&m->strings, path);
-  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
+  const nns__module_decl *d = nns__module_find(m, path); /* per layer */
   if (!d || call >= d->call_outputs_cap || !d->call_outputs[call])
     return NNS_E_NOTFOUND;
   *outputs = d->call_outputs[call];

@@ -8,6 +8,11 @@
 
 #include "analyze.h"
 
+nns__module_decl *nns__module_find(const nns_model *m, const char *path) {
+  const char *key = nns__intern_find(&m->strings, path);
+  return key ? nns__map_get(&m->modules, key) : NULL;
+}
+
 nns__module_decl *nns__module_decl_of(nns_model *m, const char *path) {
   const char *p = nns__intern_cstr(&m->strings, path);
   if (!p)

@@ -49,8 +49,7 @@ nns_status nns_model_set_module_shapes(nns_model *m, const char *path,
                     "module '%s': a shape needs a rank from -1 to %d, its "
                     "dims (not NULL) and no negative dim",
                     path, MAX_DECL_RANK);
-  const char *p = nns__intern_cstr(&m->strings, path);
-  nns__module_decl *d = p ? nns__map_get(&m->modules, p) : NULL;
+  nns__module_decl *d = nns__module_find(m, path);
   if (!d || !d->class_name)
     return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                     "module '%s' was not declared (nns_model_set_module)",
@@ -123,9 +122,8 @@ nns_status nns_model_add_module_tensor(nns_model *m, const char *path,
     return nns__err(err, NNS_E_LIMIT, -1, NULL,
                     "tensor '%s' of module '%s': past 2^63 bits", tensor,
                     path);
-  const char *p = nns__intern_cstr(&m->strings, path);
-  nns__module_decl *d = p ? nns__map_get(&m->modules, p) : NULL;
-  if (p && (!d || !d->class_name))
+  nns__module_decl *d = nns__module_find(m, path);
+  if (!d || !d->class_name)
     return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                     "module '%s' was not declared (nns_model_set_module)",
                     path);
@@ -133,7 +131,7 @@ nns_status nns_model_add_module_tensor(nns_model *m, const char *path,
     return nns__err(err, NNS_E_LIMIT, -1, NULL,
                     "tensor '%s' of module '%s': past 2^31 tensors", tensor,
                     path);
-  const char *t = p ? nns__intern_cstr(&m->strings, tensor) : NULL;
+  const char *t = nns__intern_cstr(&m->strings, tensor);
   nns__module_tensor *all =
       t ? nns__arena_grow(&m->arena, m->module_tensors,
                           &m->cap_module_tensors, m->n_module_tensors,
@@ -185,8 +183,7 @@ nns_status nns_model_module_held(const nns_model *m, const char *path,
                                  int recurse, nns_module_held *out) {
   if (!m || !path || !out)
     return NNS_E_ARG;
-  const char *key = nns__intern_find(&m->strings, path);
-  const nns__module_decl *d = key ? nns__map_get(&m->modules, key) : NULL;
+  const nns__module_decl *d = nns__module_find(m, path);
   if (!d || !d->class_name)
     return NNS_E_NOTFOUND;
   nns_module_held h = {.size = sizeof h};
@@ -197,9 +194,9 @@ nns_status nns_model_module_held(const nns_model *m, const char *path,
     for (int32_t i = d->first_tensor; ok && i >= 0; i = all[i].next)
       ok = held_add(&h, &seen, &all[i]);
   } else {
-    size_t len = strlen(key);
+    size_t len = strlen(d->path);
     for (size_t i = 0; ok && i < m->n_module_tensors; i++)
-      if (under(all[i].module->path, key, len))
+      if (under(all[i].module->path, d->path, len))
         ok = held_add(&h, &seen, &all[i]);
   }
   nns__set64_free(&seen);
