@@ -1874,6 +1874,31 @@ NNS_API nns_status nns_inspection_add_module(nns_inspection *insp,
                                              const nns_inspect_module *module,
                                              size_t *index, nns_error *err);
 
+/* A parameter tensor a module holds (nns_inspection_add_params). */
+typedef struct nns_inspect_param {
+  size_t size;        /* sizeof(nns_inspect_param); also the array stride */
+  size_t module;      /* index from nns_inspection_add_module */
+  uint64_t tensor;    /* names the tensor, not 0: equal numbers are one
+                         tensor (a weight tied between modules) */
+  int dtype;          /* nns_dtype */
+  int element_bits;   /* bits of one element (8 * element_size), 1..1024 */
+  int64_t elements;   /* its element count */
+  int learnable;      /* requires a gradient */
+} nns_inspect_param;
+
+/* Declares `count` parameters, strided by params[0].size (the entries
+ * need not be aligned). Each counts in
+ * its module's params, learnable_params, param_bytes, grad_bytes and
+ * per-dtype bytes and in every ancestor's, a distinct tensor once per
+ * module, as PyTorch's parameters() counts a tied weight once. A binding
+ * declares a parameter on the nearest added module that holds it (a
+ * module below the watched depth, or a second path of a shared module,
+ * is not added). These add to the counts nns_inspect_module gave (0 when a
+ * binding declares its parameters). On an error nothing is declared. */
+NNS_API nns_status nns_inspection_add_params(nns_inspection *insp,
+                                             const nns_inspect_param *params,
+                                             size_t count, nns_error *err);
+
 /* Free-form facts about the run ("device": "cpu", "clock": "host"), kept
  * in the JSON reports' "meta" object; a key set twice keeps the last. */
 NNS_API nns_status nns_inspection_set_meta(nns_inspection *insp,

@@ -37,6 +37,13 @@ class _Module(_api.Sized):
                 ("saved_bytes", _c.c_int64)]
 
 
+class _Param(_api.Sized):
+    _fields_ = [("size", _c.c_size_t), ("module", _c.c_size_t),
+                ("tensor", _c.c_uint64), ("dtype", _c.c_int),
+                ("element_bits", _c.c_int), ("elements", _c.c_int64),
+                ("learnable", _c.c_int)]
+
+
 class _Tensor(_c.Structure):
     _fields_ = [("role", _c.c_int), ("dtype", _c.c_int), ("rank", _c.c_int),
                 ("flags", _c.c_uint), ("dims", _c.c_size_t),
@@ -71,7 +78,8 @@ class _Batch(_api.Sized):
 
 
 STRUCTS = {_DtypeBytes: "nns_inspect_dtype_bytes",
-           _Module: "nns_inspect_module", _Tensor: "nns_inspect_tensor",
+           _Module: "nns_inspect_module", _Param: "nns_inspect_param",
+           _Tensor: "nns_inspect_tensor",
            _Event: "nns_inspect_event", _Call: "nns_inspect_call",
            _Batch: "nns_inspect_batch"}
 
@@ -82,6 +90,8 @@ FUNCTIONS = {
     "nns_inspection_free": (None, [_p]),
     "nns_inspection_add_module": (
         _c.c_int, [_p, _c.POINTER(_Module), _c.POINTER(_c.c_size_t), _E]),
+    "nns_inspection_add_params": (
+        _c.c_int, [_p, _c.POINTER(_Param), _c.c_size_t, _E]),
     "nns_inspection_set_meta": (_c.c_int, [_p, _c.c_char_p, _c.c_char_p,
                                            _E]),
     "nns_inspection_add_batch": (_c.c_int, [_p, _c.POINTER(_Batch), _E]),

@@ -33,7 +33,7 @@ import weakref
 
 from ._inspect_api import (  # noqa: F401  (InspectionError: public)
     Inspection, InspectionError, _C_BACKWARD, _C_NO_GRAD, _C_RAISED,
-    _DtypeBytes, _Error, _FORMATS, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module,
+    _Error, _FORMATS, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module, _Param,
     _NUMBERS, _OUTPUT, _ReportOptions, _SIZE_MAX, _WRITE_FN, _c, _check,
     _lib_inspect, _name, py_name)
 from ._inspect_clock import Clock
@@ -349,29 +349,36 @@ class Inspector:
             self._path_index[path] = len(self._modules)
             self._index[id(mod)] = len(self._modules)
             self._modules.append((mod, path, depth))
-            params = list(mod.parameters())
-            by = {}
-            n = nl = nb = ng = 0
-            for p in params:
-                k = p.numel()
-                b = k * p.element_size()
-                n += k
-                nb += b
-                e = by.setdefault(onnx_dtype(p.dtype), [0, 0])
-                e[0] += b
-                if p.requires_grad:
-                    nl += k
-                    ng += b
-                    e[1] += b
-            arr = (_DtypeBytes * max(1, len(by)))(
-                *[_DtypeBytes(dt, v[0], v[1]) for dt, v in by.items()])
             flops, macs, saved = self._static_counts(path)
             m = _Module(_name(path), _name(type(mod).__name__),
-                        _SIZE_MAX if parent < 0 else parent, n, nl, nb, ng,
-                        flops, macs, arr, len(by),
+                        _SIZE_MAX if parent < 0 else parent, 0, 0, 0, 0,
+                        flops, macs, None, 0,
                         self._roofline.get(path, 0.0), saved)
             _check(lib.nns_inspection_add_module(insp, _c.byref(m), None,
                                                  _c.byref(err)), err)
+        params = self._held_params()
+        if params:
+            arr = (_Param * len(params))(*params)
+            _check(lib.nns_inspection_add_params(insp, arr, len(params),
+                                                 _c.byref(err)), err)
+
+    def _held_params(self):
+        """Every parameter each module holds itself, on the nearest watched
+        module at or above it (a module below watch_depth, or a second path
+        of a shared module, has no row): the library sums each row's
+        subtree, a tied weight once."""
+        out = []
+        for path, mod in self.model.named_modules(remove_duplicate=False):
+            owner = path
+            while owner not in self._path_index:
+                owner = owner.rsplit(".", 1)[0] if "." in owner else ""
+            row = self._path_index[owner]
+            for p in mod._parameters.values():
+                if p is not None:
+                    out.append(_Param(row, id(p), onnx_dtype(p.dtype),
+                                      8 * p.element_size(), p.numel(),
+                                      int(p.requires_grad)))
+        return out
 
     def _static_from_recorder(self):
         """{path: (flops, macs)} from the static recorder, or {} (with a

@@ -49,6 +49,7 @@ void nns_inspection_free(nns_inspection *insp) {
   free(insp->meta);
   free(insp->cells);
   free(insp->rank_passes);
+  nns__map2_free(&insp->held);
   free(insp);
 }
 
@@ -138,6 +139,7 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
     memcpy(d->dtypes, m->param_dtypes,
            m->param_dtype_count * sizeof *d->dtypes);
   d->dtype_count = m->param_dtype_count;
+  d->dtype_cap = m->param_dtype_count + 1;
   d->parent = n ? m->parent : (size_t)-1;
   d->depth = n ? insp->modules[m->parent].depth + 1 : 0;
   d->first_child = d->next_sibling = d->last_child = d->first_call =
@@ -169,6 +171,99 @@ nns_status nns_inspection_add_module(nns_inspection *insp,
   insp->module_count = n + 1;
   if (index)
     *index = n;
+  return NNS_OK;
+}
+
+/* Adds one parameter's bytes to a module's row of its dtype. */
+static bool add_dtype_bytes(nns_inspection *in, nns__imodule *d, int dtype,
+                            int64_t bytes, bool learnable) {
+  size_t k = 0;
+  while (k < d->dtype_count && d->dtypes[k].dtype != dtype)
+    k++;
+  if (k == d->dtype_count) {
+    if (k == d->dtype_cap) { /* arena rows: copied to a twice larger run */
+      nns_inspect_dtype_bytes *rows =
+          nns__arena_array(&in->arena, 2 * d->dtype_cap, sizeof *rows);
+      if (!rows)
+        return false;
+      memcpy(rows, d->dtypes, k * sizeof *rows);
+      d->dtypes = rows;
+      d->dtype_cap *= 2;
+    }
+    d->dtypes[k] = (nns_inspect_dtype_bytes){.dtype = dtype};
+    d->dtype_count++;
+  }
+  d->dtypes[k].bytes = nns__add_sat_i64(d->dtypes[k].bytes, bytes);
+  if (learnable)
+    d->dtypes[k].learnable_bytes =
+        nns__add_sat_i64(d->dtypes[k].learnable_bytes, bytes);
+  return true;
+}
+
+/* Entry i, copied out: a stride need not keep the entries aligned. */
+static nns_inspect_param param_at(const nns_inspect_param *p, size_t stride,
+                                  size_t i) {
+  nns_inspect_param q;
+  memcpy(&q, (const char *)p + i * stride, sizeof q);
+  return q;
+}
+
+nns_status nns_inspection_add_params(nns_inspection *insp,
+                                     const nns_inspect_param *params,
+                                     size_t count, nns_error *err) {
+  if (!insp || (count && !params))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_add_params: inspection and params are "
+                    "needed");
+  if (!count)
+    return NNS_OK;
+  size_t stride = param_at(params, 0, 0).size;
+  if (stride < sizeof(nns_inspect_param))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_add_params: params[0].size %zu is below "
+                    "the first version's (%zu)",
+                    stride, sizeof(nns_inspect_param));
+  /* Everything checked first: a rejected call declares nothing. */
+  for (size_t i = 0; i < count; i++) {
+    nns_inspect_param q = param_at(params, stride, i), *p = &q;
+    const char *path = p->module < insp->module_count
+                           ? insp->modules[p->module].path
+                           : NULL;
+    if (!path)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "parameter %zu: module %zu is not added (%zu are)", i,
+                      p->module, insp->module_count);
+    if (!p->tensor || p->dtype < 0 || p->element_bits < 1 ||
+        p->element_bits > 1024 || !amount_ok(p->elements) ||
+        p->elements > MAX_AMOUNT / p->element_bits)
+      return nns__err(err, NNS_E_ARG, -1, path,
+                      "module '%s': parameter %zu: tensor 0, a negative "
+                      "dtype, element bits outside 1..1024 or more than "
+                      "2^62 bits",
+                      path, i);
+  }
+  for (size_t i = 0; i < count; i++) {
+    nns_inspect_param q = param_at(params, stride, i), *p = &q;
+    int64_t bits = p->elements * p->element_bits;
+    int64_t bytes = bits / 8 + (bits % 8 != 0);
+    for (size_t j = p->module; j != (size_t)-1; j = insp->modules[j].parent) {
+      int fresh = nns__map2_add(&insp->held, p->tensor, (uint32_t)j, 1);
+      if (fresh < 0)
+        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      if (!fresh)
+        break; /* counted here, so in every ancestor too */
+      nns__imodule *d = &insp->modules[j];
+      d->params = nns__add_sat_i64(d->params, p->elements);
+      d->param_bytes = nns__add_sat_i64(d->param_bytes, bytes);
+      if (p->learnable) {
+        d->learnable_params = nns__add_sat_i64(d->learnable_params,
+                                               p->elements);
+        d->grad_bytes = nns__add_sat_i64(d->grad_bytes, bytes);
+      }
+      if (!add_dtype_bytes(insp, d, p->dtype, bytes, p->learnable))
+        return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    }
+  }
   return NNS_OK;
 }
 

@@ -84,8 +84,8 @@ typedef struct nns__imodule {
   int64_t params, learnable_params, param_bytes, grad_bytes, flops, macs;
   double roofline_ms;      /* static roofline time, one forward; 0 unknown */
   int64_t saved_bytes; /* static prediction; -1 unknown */
-  nns_inspect_dtype_bytes *dtypes;
-  size_t dtype_count;
+  nns_inspect_dtype_bytes *dtypes; /* in the arena */
+  size_t dtype_count, dtype_cap;
   size_t first_call;       /* its first call (shapes shown), or -1 */
   size_t last_call;        /* its latest call, or -1 */
   nns_inspect_stats stats; /* derived by aggregation; passes, ranks and
@@ -111,6 +111,8 @@ struct nns_inspection {
   size_t meta_count, meta_cap;
   nns__irankcell *cells;
   size_t cell_count, cell_cap;
+  nns__map2 held;          /* (tensor, module) pairs counted
+                              (nns_inspection_add_params) */
   double *rank_passes;     /* passes per rank, [0, rank_count) */
   int rank_count;          /* highest rank seen + 1 */
   nns_inspect_offender first[2]; /* forward, backward */

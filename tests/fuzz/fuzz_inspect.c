@@ -126,6 +126,32 @@ static void add_batch(nns_inspection *in, reader *r) {
   free(tens);
 }
 
+/* Declared parameters (nns_inspection_add_params): any module index,
+ * tensor (few distinct, so ties are common), dtype, bits and count, at an
+ * odd stride. */
+static void add_params(nns_inspection *in, reader *r) {
+  enum { MAXP = 16 };
+  size_t np = byte(r) % (MAXP + 1);
+  size_t ps = sizeof(nns_inspect_param) + byte(r) % (PAD + 1);
+  size_t off = byte(r) & 1;
+  char *buf = calloc(1, ps * MAXP + off + 1);
+  if (!buf)
+    return;
+  for (size_t i = 0; i < np; i++) {
+    nns_inspect_param p = {.size = ps,
+                           .module = index_of(r, nns_inspection_module_count(in)),
+                           .tensor = byte(r) % 5,
+                           .dtype = (int)(byte(r) % 24) - 1,
+                           .element_bits = (int)(byte(r) * 5) - 3,
+                           .elements = i64(r),
+                           .learnable = byte(r) & 1};
+    memcpy(buf + off + i * ps, &p, sizeof p);
+  }
+  (void)nns_inspection_add_params(in, np ? (void *)(buf + off) : NULL, np,
+                                  NULL);
+  free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader r = {data, size};
   nns_inspection *in = NULL;
@@ -155,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       m.parent = index_of(&r, i);
     (void)nns_inspection_add_module(in, &m, NULL, NULL);
   }
+  add_params(in, &r);
   size_t nb = byte(&r) % 4;
   for (size_t i = 0; i < nb; i++)
     add_batch(in, &r);

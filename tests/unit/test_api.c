@@ -1067,6 +1067,19 @@ static void c_inspection_add_module(void) {
   CHECK_EQ(nns_inspection_module_count(in), 0);
   nns_inspection_free(in);
 }
+static void c_inspection_add_params(void) {
+  nns_inspect_param p = {sizeof p, 0, 1, NNS_DT_FLOAT, 32, 4, 1};
+  CHECK_EQ(nns_inspection_add_params(NULL, &p, 1, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_root();
+  CHECK_EQ(nns_inspection_add_params(in, NULL, 1, &err), NNS_E_ARG);
+  p.module = 1; /* only the root is there */
+  CHECK_EQ(nns_inspection_add_params(in, &p, 1, &err), NNS_E_ARG);
+  p.module = 0, p.tensor = 0;
+  CHECK_EQ(nns_inspection_add_params(in, &p, 1, &err), NNS_E_ARG);
+  p.tensor = 1, p.size = 1;
+  CHECK_EQ(nns_inspection_add_params(in, &p, 1, &err), NNS_E_ARG);
+  nns_inspection_free(in);
+}
 static void c_inspection_set_meta(void) {
   CHECK_EQ(nns_inspection_set_meta(NULL, "k", "v", &err), NNS_E_ARG);
   nns_inspection *in = inspection_with_root();
@@ -1276,6 +1289,7 @@ static const entry exports[] = {
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
     E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
+    E(inspection_add_params),
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),
     E(inspection_module_stats), E(inspection_first_nonfinite),

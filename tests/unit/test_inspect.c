@@ -868,6 +868,84 @@ static void test_threads_read(void) {
   nns_inspection_free(in);
 }
 
+/* Declared parameters: each distinct tensor once per module and ancestor
+ * (the tie between a.x and b once at the root), dtype rows in the order
+ * first seen, an odd stride; a rejected array declares nothing. */
+static void test_params_declared(void) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  nns_inspect_module m = {.size = sizeof m, .path = "", .type = "Net",
+                          .parent = (size_t)-1, .flops = -1, .macs = -1};
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  m.path = "a", m.parent = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  m.path = "a.x", m.parent = 1;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  m.path = "b", m.parent = 0;
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  enum { STRIDE = sizeof(nns_inspect_param) + 5 };
+  char buf[4 * STRIDE + 1];
+  memset(buf, 0, sizeof buf);
+  nns_inspect_param p[4] = {
+      {sizeof p[0], 2, 7, NNS_DT_FLOAT, 32, 10, 1},  /* a.x */
+      {sizeof p[0], 3, 7, NNS_DT_FLOAT, 32, 10, 1},  /* b: the same tensor */
+      {sizeof p[0], 0, 8, NNS_DT_FLOAT16, 16, 3, 0}, /* root, frozen */
+      {sizeof p[0], 3, 9, NNS_DT_INT4, 4, 3, 0}};    /* b: 12 bits, 2 bytes */
+  for (int i = 0; i < 4; i++) {
+    p[i].size = STRIDE;
+    memcpy(buf + 1 + i * STRIDE, &p[i], sizeof p[i]);
+  }
+  nns_error err = {0};
+  CHECK_EQ(nns_inspection_add_params(in, (void *)(buf + 1), 4, &err), NNS_OK);
+  const nns__imodule *r = in->modules, *a = &r[1], *ax = &r[2], *b = &r[3];
+  CHECK_EQ(ax->params, 10);
+  CHECK_EQ(ax->grad_bytes, 40);
+  CHECK_EQ(a->params, 10);
+  CHECK_EQ(a->param_bytes, 40);
+  CHECK_EQ(b->params, 13);
+  CHECK_EQ(b->param_bytes, 42);
+  CHECK_EQ(b->learnable_params, 10);
+  CHECK_EQ(r->params, 16);
+  CHECK_EQ(r->learnable_params, 10);
+  CHECK_EQ(r->param_bytes, 48);
+  CHECK_EQ(r->grad_bytes, 40);
+  CHECK_EQ(r->dtype_count, 3);
+  CHECK_EQ(r->dtypes[0].dtype, NNS_DT_FLOAT);
+  CHECK_EQ(r->dtypes[0].learnable_bytes, 40);
+  CHECK_EQ(r->dtypes[1].dtype, NNS_DT_FLOAT16);
+  CHECK_EQ(r->dtypes[1].bytes, 6);
+  CHECK_EQ(r->dtypes[1].learnable_bytes, 0);
+  CHECK_EQ(r->dtypes[2].bytes, 2);
+  /* Declaring again adds nothing: the pairs are counted. */
+  CHECK_EQ(nns_inspection_add_params(in, (void *)(buf + 1), 4, &err), NNS_OK);
+  CHECK_EQ(r->params, 16);
+  /* Bad entries after a good new one: refused whole. */
+  nns_inspect_param bad[2] = {{sizeof bad[0], 1, 11, NNS_DT_FLOAT, 32, 5, 1},
+                              {sizeof bad[0], 4, 12, NNS_DT_FLOAT, 32, 5, 1}};
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "module 4") != NULL);
+  bad[1].module = 1, bad[1].tensor = 0;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  bad[1].tensor = 12, bad[1].element_bits = 0;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  bad[1].element_bits = 1025;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  bad[1].element_bits = 32, bad[1].elements = -1;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  bad[1].elements = INT64_C(1) << 61;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  bad[1].elements = 5, bad[1].dtype = -1;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  CHECK_EQ(a->params, 10);
+  bad[0].size = sizeof bad[0] - 1;
+  CHECK_EQ(nns_inspection_add_params(in, bad, 1, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_add_params(in, NULL, 1, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_add_params(NULL, bad, 1, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_add_params(in, NULL, 0, &err), NNS_OK);
+  CHECK_EQ(r->params, 16);
+  nns_inspection_free(in);
+}
+
 int main(void) {
   RUN(test_inclusive_and_self);
   RUN(test_backward_widened);
@@ -885,5 +963,6 @@ int main(void) {
   RUN(test_deep_chain);
   RUN(test_many_siblings);
   RUN(test_threads_read);
+  RUN(test_params_declared);
   return check_finish();
 }
