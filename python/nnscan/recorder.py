@@ -29,6 +29,7 @@ import contextlib
 import copy
 import copyreg
 import dis
+import gc
 import re
 import threading
 import types
@@ -1021,6 +1022,27 @@ def _read_unused_params(tree, b):
     b.scope = ""
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """Python's cyclic collector stays off while a forward is recorded and
+    analysed, and runs again afterwards as it was. A recording allocates
+    tens of thousands of small objects, so the collector runs its oldest
+    generation, which walks every object the process holds, the model's
+    included: about a third of a swin_v2_s summary (bench/recording_speed.py).
+    What a recording makes is freed by reference counting as before; only
+    cycles wait for the next collection. A training step runs under it too
+    (train.py): PyTorch frees a tensor when its last reference goes, and
+    those frees are the step's; a collection in between would free a cycle
+    at a moment of its own."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
                  keep_graph=False, call=None, training=False, step=None):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
@@ -1039,7 +1061,7 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
     model = unwrap_compiled(model)
-    with preserved(model):
+    with preserved(model), gc_paused():
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
                        call, training, step)
 

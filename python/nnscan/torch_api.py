@@ -155,30 +155,33 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     name = name or type(module).__name__  # docs/cli.md, "Model names"
     if custom_ops and method != "record":
         raise ValueError("custom_ops needs method='record'")
-    if method == "record":
-        rec = recorder.record_model(module, args, kwargs, device=device,
-                                    custom_ops=custom_ops, call=call,
-                                    training=step is not None, step=shared)
-        handle = rec.graph.build()
-    elif method == "onnx":
-        rec = None
-        handle = Handle.load(export_onnx(module, args, kwargs))
-    else:
-        raise ValueError(f"method must be 'record' or 'onnx', not {method!r}")
-    handle.infer(fallback_declared=True)
-    if rec is not None:
-        check_shapes(handle, rec)
-        for path, macs in rec.stack.custom.items():
-            handle.set_module_macs(path, macs)
-    if hardware is not None:
-        columns = tuple(columns) + ("bytes", "roof")
-    if shared is not None:
-        shared.hand_over(handle)
-    elif step is not None:
-        step(handle)
-    return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
-                        rec, method, name=name, max_depth=max_depth,
-                        columns=columns, wrap=wrap)
+    # The collector waits: see recorder.gc_paused.
+    with recorder.gc_paused():
+        if method == "record":
+            rec = recorder.record_model(module, args, kwargs, device=device,
+                                        custom_ops=custom_ops, call=call,
+                                        training=step is not None, step=shared)
+            handle = rec.graph.build()
+        elif method == "onnx":
+            rec = None
+            handle = Handle.load(export_onnx(module, args, kwargs))
+        else:
+            raise ValueError(
+                f"method must be 'record' or 'onnx', not {method!r}")
+        handle.infer(fallback_declared=True)
+        if rec is not None:
+            check_shapes(handle, rec)
+            for path, macs in rec.stack.custom.items():
+                handle.set_module_macs(path, macs)
+        if hardware is not None:
+            columns = tuple(columns) + ("bytes", "roof")
+        if shared is not None:
+            shared.hand_over(handle)
+        elif step is not None:
+            step(handle)
+        return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
+                            rec, method, name=name, max_depth=max_depth,
+                            columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):

@@ -43,7 +43,6 @@ it. Sums, the peak and the checkpoint ranking are the library's
 """
 import contextlib
 import ctypes
-import gc
 import weakref
 
 import torch
@@ -476,7 +475,7 @@ class _Step:
         Shared), the saved-tensor hooks (and the target device's kernels
         where they save otherwise)."""
         ctx = contextlib.ExitStack()
-        ctx.enter_context(_no_collection())
+        ctx.enter_context(recorder.gc_paused())
         ctx.enter_context(torch.enable_grad())
         kind = str(self.device).split(":")[0] if self.device else None
         if kind in _FUSED_DROPOUT:
@@ -490,7 +489,7 @@ class _Step:
     def finish(self, out):
         """The loss of the forward's output `out`, the backward and the
         optimizer step; the step's facts."""
-        with _no_collection():
+        with recorder.gc_paused():
             return self._finish(out)
 
     def _finish(self, out):
@@ -628,21 +627,6 @@ def _fused_sdpa(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
                                         or v.requires_grad)
     return aten._scaled_dot_product_efficient_attention(
         q, k, v, bias, grad, dropout_p, is_causal, scale=scale)[0]
-
-
-@contextlib.contextmanager
-def _no_collection():
-    """Python's cycle collector off while the step runs: PyTorch frees a
-    tensor when its last reference goes, and those are the step's frees; a
-    collection in between would free whatever cycle it finds at a moment
-    of its own (and it costs a tenth of the step on a large model)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _nothing:
