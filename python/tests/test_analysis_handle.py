@@ -32,6 +32,19 @@ def head_shape(analysis):
                 if l["path"] == "head")
 
 
+def closes_once(handle, fmt, message):
+    """Open, then closed (twice is fine), then a report is NNS_E_STATE
+    naming what is closed."""
+    assert not handle.closed
+    handle.close()
+    assert handle.closed
+    handle.close()
+    with pytest.raises(nnscan.NnscanError) as e:
+        handle.report(fmt)
+    assert e.value.status == "NNS_E_STATE"
+    assert message in str(e.value)
+
+
 def test_two_batches_side_by_side():
     model = report.Handle.load(MODEL)
     model.infer(batch=1)
@@ -59,14 +72,7 @@ def test_two_batches_side_by_side():
 def test_close_and_use_after_close():
     model = report.Handle.load(MODEL)
     a = model.analyze()
-    assert not a.closed
-    a.close()
-    assert a.closed
-    a.close()  # twice is fine
-    with pytest.raises(nnscan.NnscanError) as e:
-        a.report("text")
-    assert e.value.status == "NNS_E_STATE"
-    assert "analysis is closed" in str(e.value)
+    closes_once(a, "text", "analysis is closed")
     # The model is still open, and analyses again.
     assert totals(model.analyze())["params"] == 376
     model.close()
@@ -142,14 +148,7 @@ def test_inspection_close_and_backstop():
     with nnscan.Inspector(model) as insp:
         model(torch.ones(1, 3))
     assert "Linear" in insp.report("text")
-    assert not insp.closed
-    insp.close()
-    assert insp.closed
-    insp.close()  # twice is fine
-    with pytest.raises(nnscan.NnscanError) as e:
-        insp.report("json")
-    assert e.value.status == "NNS_E_STATE"
-    assert "inspection is closed" in str(e.value)
+    closes_once(insp, "json", "inspection is closed")
 
     with nnscan.Inspector(model) as other:
         model(torch.ones(1, 3))

@@ -919,23 +919,23 @@ static void test_params_declared(void) {
   /* Declaring again adds nothing: the pairs are counted. */
   CHECK_EQ(nns_inspection_add_params(in, (void *)(buf + 1), 4, &err), NNS_OK);
   CHECK_EQ(r->params, 16);
-  /* Bad entries after a good new one: refused whole. */
-  nns_inspect_param bad[2] = {{sizeof bad[0], 1, 11, NNS_DT_FLOAT, 32, 5, 1},
-                              {sizeof bad[0], 4, 12, NNS_DT_FLOAT, 32, 5, 1}};
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  CHECK(strstr(err.message, "module 4") != NULL);
-  bad[1].module = 1, bad[1].tensor = 0;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  bad[1].tensor = 12, bad[1].element_bits = 0;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  bad[1].element_bits = 1025;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  bad[1].element_bits = 32, bad[1].elements = -1;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  bad[1].elements = INT64_C(1) << 61;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
-  bad[1].elements = 5, bad[1].dtype = -1;
-  CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+  /* A bad entry after a good new one: the call is refused whole. */
+  const nns_inspect_param good = {sizeof good, 1, 11, NNS_DT_FLOAT, 32, 5, 1};
+  const nns_inspect_param refused[] = {
+      {sizeof good, 4, 12, NNS_DT_FLOAT, 32, 5, 1},   /* no module 4 */
+      {sizeof good, 1, 0, NNS_DT_FLOAT, 32, 5, 1},    /* tensor 0 */
+      {sizeof good, 1, 12, NNS_DT_FLOAT, 0, 5, 1},    /* 0 bits */
+      {sizeof good, 1, 12, NNS_DT_FLOAT, 1025, 5, 1}, /* over 1024 bits */
+      {sizeof good, 1, 12, NNS_DT_FLOAT, 32, -1, 1},  /* negative count */
+      {sizeof good, 1, 12, NNS_DT_FLOAT, 32, INT64_C(1) << 61, 1}, /* 2^66 */
+      {sizeof good, 1, 12, -1, 32, 5, 1}};            /* negative dtype */
+  nns_inspect_param bad[2] = {good};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    bad[1] = refused[i];
+    CHECK_EQ(nns_inspection_add_params(in, bad, 2, &err), NNS_E_ARG);
+    if (i == 0)
+      CHECK(strstr(err.message, "module 4") != NULL);
+  }
   CHECK_EQ(a->params, 10);
   bad[0].size = sizeof bad[0] - 1;
   CHECK_EQ(nns_inspection_add_params(in, bad, 1, &err), NNS_E_ARG);
