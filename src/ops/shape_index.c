@@ -9,6 +9,7 @@
  * where the result is determined: a slice from 1 to INT64_MAX of a dim
  * "seq" is "seq-1", and a Gather from a shape vector returns its symbol.
  */
+#include <math.h>
 #include <string.h>
 
 #include "rf_axes.h"
@@ -617,11 +618,25 @@ static nns_status dims_agree(nns__ictx *cx, const nns__dim *a,
   return NNS_OK;
 }
 
+/* The scatter reduction: 0 none, 1 add, 2 mul, 3 min, 4 max; -1 for
+ * another. min and max are ONNX 18's, taken at every opset from 16: the
+ * recorder spells scatter_reduce's amin/amax so, and nothing else in
+ * those opsets means otherwise. */
+static int reduction_of(nns__ictx *cx) {
+  static const char *const names[] = {"none", "add", "mul", "min", "max"};
+  const char *red = nns__attr_str(cx, "reduction"); /* "" before opset 16 */
+  if (!red[0])
+    return 0;
+  for (int k = 0; k < 5; k++)
+    if (strcmp(red, names[k]) == 0)
+      return k;
+  return -1;
+}
+
 static nns_status reduction_ok(nns__ictx *cx) {
-  const char *red = nns__attr_str(cx, "reduction");
-  if (red[0] && strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul"))
-    return nns__fail(cx, NNS_E_ATTR, "reduction '%s' is not none, add or mul",
-                     red);
+  if (reduction_of(cx) < 0)
+    return nns__fail(cx, NNS_E_ATTR, "reduction '%s' is not none, add, mul, "
+                     "min or max", nns__attr_str(cx, "reduction"));
   return NNS_OK;
 }
 
@@ -688,14 +703,22 @@ static nns_status scatter_nd_shape(nns__ictx *cx) {
 }
 
 /* Writes update element ui into output element yi with the reduction
- * (0 none, 1 add, 2 mul); integer elements stay symbolic. */
+ * (reduction_of's numbers); integer elements stay symbolic under add and
+ * mul, and min and max fold known numbers only. */
 static bool scatter_put(nns__ictx *cx, nns__const *y, int64_t yi,
                         const nns__const *u, int64_t ui, int red) {
   if (red == 0)
     return nns__elem_copy(y, yi, u, ui);
-  if (y->i && u->i)
+  if (y->i && u->i && red >= 3) {
+    nns__dim a = y->i[yi], b = u->i[ui];
+    if (a.sym || b.sym)
+      return false;
+    y->i[yi] = (red == 3) == (b.v < a.v) ? b : a;
+  } else if (y->i && u->i)
     y->i[yi] = red == 1 ? nns__add(cx, y->i[yi], u->i[ui])
                         : nns__mul(cx, y->i[yi], u->i[ui]);
+  else if (y->f && u->f && red >= 3)
+    y->f[yi] = red == 3 ? fmin(y->f[yi], u->f[ui]) : fmax(y->f[yi], u->f[ui]);
   else if (y->f && u->f)
     y->f[yi] = red == 1 ? y->f[yi] + u->f[ui] : y->f[yi] * u->f[ui];
   else
@@ -719,8 +742,7 @@ static int scatter_begin(nns__ictx *cx, const nns__const **x,
   for (int64_t k = 0; k < (*y)->numel; k++)
     if (!nns__elem_copy(*y, k, *x, k))
       return -1;
-  const char *red = nns__attr_str(cx, "reduction");
-  return !red[0] || !strcmp(red, "none") ? 0 : !strcmp(red, "add") ? 1 : 2;
+  return reduction_of(cx);
 }
 
 static nns_status scatter_elements_fold(nns__ictx *cx) {

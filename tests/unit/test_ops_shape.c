@@ -217,6 +217,10 @@ static void test_fold(void) {
   /* ScatterElements axis 1, indices [[1, 0]], updates [[10, 20]]:
    * m[0][1] = 10, m[0][0] = 20. */
   EXPECT_INTS(m, "sel", 20, 10, 3, 4, 5, 6);
+  /* min of m[0][1] = 2 with 0, of m[0][0] = 1 with 20: 1 0 3 / 4 5 6. */
+  EXPECT_INTS(m, "semin", 1, 0, 3, 4, 5, 6);
+  /* ScatterND max into a = 1..6 at [1] (2 vs 0) and [4] (5 vs 50). */
+  EXPECT_INTS(m, "snmax", 1, 2, 3, 4, 50, 6);
   nns_model_free(m);
 }
 

@@ -128,6 +128,12 @@ g.node('ScatterND', ['a', g.const([1, 4], dims=[2, 1]), g.const([20, 50])],
        'sna', reduction='add')
 g.node('ScatterElements', ['m', g.const([1, 0], dims=[1, 2]),
                            g.const([10, 20], dims=[1, 2])], 'sel', axis=1)
+# min and max (ONNX 18's, taken from opset 16: scatter_reduce amin/amax)
+g.node('ScatterElements', ['m', g.const([1, 0], dims=[1, 2]),
+                           g.const([0, 20], dims=[1, 2])], 'semin', axis=1,
+       reduction='min')
+g.node('ScatterND', ['a', g.const([1, 4], dims=[2, 1]), g.const([0, 50])],
+       'snmax', reduction='max')
 g.save('fold', [])
 
 # ---- errors ----
