@@ -986,6 +986,24 @@ def reshape(b, args, kw, out):
     reshape_to(b, b.inp(args[0]), list(out.shape), out)
 
 
+def as_strided(b, args, kw, out):
+    """as_strided(x, size, stride[, offset]): a Reshape when the view has
+    x's element count; otherwise (Longformer's overlapping chunks, a
+    diagonal) the elements it reads, a Gather of x flattened by indices of
+    the view's shape (a constant known by shape alone), as Expand stands
+    for expand's view."""
+    import torch
+    x = args[0]
+    n, m = _prod(x.shape), _prod(out.shape)
+    if n == m:
+        reshape(b, args, kw, out)
+        return
+    flat = b.fresh(x.dtype, [n])
+    reshape_to(b, b.inp(x), [n], flat)
+    index = b.filler(list(out.shape), torch.empty(0, dtype=torch.int64))
+    b.node("Gather", [b.name(flat), index], [out], {"axis": 0})
+
+
 def expand(b, args, kw, out):
     b.node("Expand", [b.inp(args[0]), b.const(list(out.shape))], [out])
 
@@ -1261,6 +1279,61 @@ def constant_pad_nd(b, args, kw, out):
     value = float(_arg(args, kw, 2, "value", 0))
     b.node("Pad", [b.inp(x), b.const(begin + end), b.scalar(value, x)], [out],
            {"mode": "constant"})
+
+
+def im2col(b, args, kw, out):
+    """im2col(x [N, C, H, W] or [C, H, W], kernel, dilation, padding,
+    stride) -> [N, C*kh*kw, L], F.unfold's kernel: pure data movement, so
+    a Pad, the padded plane flattened, one Gather of the kh*kw*L sampled
+    positions (its indices a constant known by shape alone: the Gather
+    moves the same elements, and no index tensor is shipped) and a Reshape
+    to the output."""
+    import torch
+    x = args[0]
+    kh, kw_ = (int(v) for v in _ints(args[1], 2))
+    ph, pw = (int(v) for v in _ints(args[3], 2))
+    r = _ndim(x)
+    if r not in (3, 4):
+        b.unmapped("im2col", args, out)
+        return
+    lead = list(x.shape[:-2])
+    src = b.inp(x)
+    if ph or pw:
+        padded = b.fresh(x.dtype, lead + [int(x.shape[-2]) + 2 * ph,
+                                          int(x.shape[-1]) + 2 * pw])
+        zeros = [0] * (r - 2)
+        b.node("Pad", [src, b.const(zeros + [ph, pw] + zeros + [ph, pw]),
+                       b.scalar(0.0, x)], [padded], {"mode": "constant"})
+        src = b.name(padded)
+        plane = int(padded.shape[-2]) * int(padded.shape[-1])
+    else:
+        plane = int(x.shape[-2]) * int(x.shape[-1])
+    flat = b.fresh(x.dtype, lead + [plane])
+    reshape_to(b, src, lead + [plane], flat)
+    positions = int(out.shape[-1])
+    picked = b.fresh(x.dtype, lead + [kh * kw_, positions])
+    index = b.filler([kh * kw_, positions], torch.empty(0, dtype=torch.int64))
+    b.node("Gather", [b.name(flat), index], [picked], {"axis": r - 2})
+    reshape_to(b, b.name(picked), list(out.shape), out)
+
+
+# grid_sampler_2d's interpolation and padding_mode numbers (PyTorch's
+# GridSamplerInterpolation / GridSamplerPadding) as GridSample-16 names
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDING = ("zeros", "border", "reflection")
+
+
+def grid_sampler_2d(b, args, kw, out):
+    """grid_sampler_2d(x [N, C, H, W], grid [N, Ho, Wo, 2], interpolation,
+    padding_mode, align_corners): ONNX GridSample (F.grid_sample's kernel)."""
+    x, grid = args[0], args[1]
+    mode, pad = int(args[2]), int(args[3])
+    if not (0 <= mode < len(_GRID_MODES) and 0 <= pad < len(_GRID_PADDING)):
+        b.unmapped("grid_sampler_2d", args, out)
+        return
+    b.node("GridSample", [b.inp(x), b.inp(grid)], [out],
+           {"mode": _GRID_MODES[mode], "padding_mode": _GRID_PADDING[pad],
+            "align_corners": int(bool(args[4]))})
 
 
 def resize(mode):
@@ -1810,6 +1883,7 @@ OPS = {
     "adaptive_max_pool3d": adaptive_pool("Max", "adaptive_max_pool3d"),
     "mean": mean, "sum": reduce_sum,
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
+    "prod": reduce_attr("ReduceProd"),
     "norm": vector_norm, "linalg_vector_norm": vector_norm,
     # activations and element-wise math
     "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
@@ -1853,7 +1927,7 @@ OPS = {
     "view": real_form(reshape), "_unsafe_view": real_form(reshape),
     "_reshape_alias": real_form(reshape), "reshape": real_form(reshape),
     "flatten": real_form(reshape), "unsqueeze": real_form(reshape),
-    "squeeze": real_form(reshape), "as_strided": reshape,
+    "squeeze": real_form(reshape), "as_strided": as_strided,
     "view_as": real_form(reshape), "expand": real_form(expand),
     "permute": permute, "transpose": transpose,
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,
@@ -1881,6 +1955,7 @@ OPS = {
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
+    "im2col": im2col, "grid_sampler_2d": grid_sampler_2d,
     "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
     "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
     "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,

@@ -71,6 +71,14 @@ CASES = {
         2, torch.zeros(3, 4, 1, dtype=torch.long), x[..., :1]),
     "scatter_add": lambda x: torch.zeros(3, 4, 5).scatter_add(
         1, torch.zeros(3, 2, 5, dtype=torch.long), x[:, :2]),
+    "scatter_reduce_amax": lambda x: torch.zeros(3, 4, 5).scatter_reduce(
+        2, torch.zeros(3, 4, 2, dtype=torch.long), x[..., :2], "amax"),
+    "scatter_reduce_amin_ints": lambda x: torch.arange(6).scatter_reduce(
+        0, torch.tensor([1, 1, 4]), torch.tensor([0, 9, 2]), "amin",
+        include_self=True) + x.sum().long(),
+    # Longformer's overlapping chunks: windows of 20 every 10 elements
+    "as_strided_overlapping": lambda x: x.flatten().as_strided((5, 20),
+                                                               (10, 1)),
     "index_add": lambda x: torch.zeros(5, 4, 5).index_add(
         0, torch.tensor([4, 0, 4]), x),
     "aminmax": lambda x: torch.aminmax(x, dim=1),
@@ -134,6 +142,41 @@ def test_histc_count_by_hand():
                torch.rand(7, 4) * 4)
     assert s.totals["flops"] == 4 * n
     assert s.layers[0]["output"]["shape"] == [5]
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_unfold_moves_what_pytorch_returns(batched):
+    """F.unfold (aten.im2col) is data movement: no FLOPs, and its output
+    is exactly PyTorch's ([N,] C*kh*kw, L): here kernel 3 x 2, padding
+    (1, 0), stride (1, 2) on 6 x 8 gives 6 x 4 = 24 positions."""
+    x = torch.randn(2, 3, 6, 8) if batched else torch.randn(3, 6, 8)
+    unfold = nn.Unfold(kernel_size=(3, 2), padding=(1, 0), stride=(1, 2))
+    s = record(None, x, module=unfold)
+    assert s.totals["flops"] == 0
+    assert s.layers[0]["output"]["shape"] == list(unfold(x).shape)
+    assert list(unfold(x).shape[-2:]) == [18, 24]
+
+
+@pytest.mark.parametrize("mode,per", [("bilinear", 8), ("nearest", 0),
+                                      ("bicubic", 32)])
+def test_grid_sample_count_by_hand(mode, per):
+    """F.grid_sample (aten.grid_sampler_2d) is ONNX GridSample: per output
+    element and spatial axis, 4 FLOPs for linear taps, 16 for cubic, none
+    for nearest (docs/metrics.md, Resize and GridSample)."""
+    x, grid = torch.randn(2, 3, 6, 8), torch.rand(2, 4, 5, 2) * 2 - 1
+    s = record(lambda a, g: nn.functional.grid_sample(
+        a, g, mode=mode, padding_mode="border", align_corners=False), x, grid)
+    assert s.layers[0]["output"]["shape"] == [2, 3, 4, 5]
+    assert s.totals["flops"] == per * 2 * 3 * 4 * 5
+
+
+def test_prod_count_by_hand():
+    """torch.prod is ReduceProd: one multiply per input element, over a
+    dim and over all."""
+    s = record(lambda x: torch.prod(x, dim=1).sum() + x.prod(), X)
+    assert s.uncounted_aten == {}
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    assert ops["ReduceProd"]["flops"] == 2 * X.numel()
 
 
 @pytest.mark.parametrize("affine", [True, False])
