@@ -502,11 +502,20 @@ class TensorConstructors:
     of the outermost recording (other threads' calls, and calls not asking
     for meta, go to PyTorch's own function unchanged); a
     TorchFunctionMode would see the same calls but costs every torch call
-    of the forward (a tenth of a LLaMA recording)."""
+    of the forward (a tenth of a LLaMA recording).
+
+    Advanced indexing with a Python list (`ids[:, [-1, 0]]`, which
+    transformers' warn_if_padding_and_no_attention_mask reads before
+    `pad_token_id in ...`) makes its index tensor the same way, on the
+    indexed tensor's device and unseen: while the wrappers are in place,
+    Tensor.__getitem__ and __setitem__ on a meta tensor turn such a list
+    into a CPU tensor copied to meta first, so the index op reads a value
+    the shadows know."""
 
     _lock = threading.Lock()
     _threads = {}   # thread id -> nesting depth
     _orig = {}      # name -> PyTorch's function, while wrapped
+    _orig_index = {}  # Tensor method name -> PyTorch's, while wrapped
 
     def __enter__(self):
         me = threading.get_ident()
@@ -516,6 +525,11 @@ class TensorConstructors:
                     orig = getattr(torch, name)
                     self._orig[name] = orig
                     setattr(torch, name, _wrap(orig, self._threads))
+                for name in ("__getitem__", "__setitem__"):
+                    # only an attribute of torch.Tensor's own while wrapped
+                    self._orig_index[name] = torch.Tensor.__dict__.get(name)
+                    setattr(torch.Tensor, name, _wrap_index(
+                        getattr(torch.Tensor, name), self._threads))
             self._threads[me] = self._threads.get(me, 0) + 1
         return self
 
@@ -529,6 +543,12 @@ class TensorConstructors:
                 for name, orig in self._orig.items():
                     setattr(torch, name, orig)
                 self._orig.clear()
+                for name, orig in self._orig_index.items():
+                    if orig is None:
+                        delattr(torch.Tensor, name)
+                    else:
+                        setattr(torch.Tensor, name, orig)
+                self._orig_index.clear()
         return False
 
 
@@ -548,3 +568,39 @@ def _wrap(orig, threads):
     constructor.__wrapped__ = orig
     constructor.__doc__ = orig.__doc__
     return constructor
+
+
+def _plain_list(v):
+    """A list of Python ints and bools, nested or not: what indexing turns
+    into an index tensor."""
+    return type(v) is list and bool(v) and all(
+        type(e) in (int, bool) or _plain_list(e) for e in v)
+
+
+def _listed(key):
+    """The index `key` with its plain lists as tensors copied from the CPU
+    to meta (ops the recording sees, with values), or None when it has
+    none."""
+    if _plain_list(key):
+        return _ORIG_TENSOR[0](key, device=_CPU).to(_META)
+    if type(key) is tuple and any(_plain_list(k) for k in key):
+        return tuple(_ORIG_TENSOR[0](k, device=_CPU).to(_META)
+                     if _plain_list(k) else k for k in key)
+    return None
+
+
+# torch.tensor as PyTorch defines it (the recording wraps the module's)
+_ORIG_TENSOR = [torch.tensor]
+
+
+def _wrap_index(orig, threads):
+    def index(self, key, *value):
+        if self.is_meta and threading.get_ident() in threads:
+            listed = _listed(key)
+            if listed is not None:
+                key = listed
+        return orig(self, key, *value)
+    index.__wrapped__ = orig
+    index.__name__ = orig.__name__
+    index.__doc__ = orig.__doc__
+    return index

@@ -226,6 +226,62 @@ def test_attention_mask_checks_record_on_meta(padding, built_on_meta):
     assert s.totals["params"] == sum(p.numel() for p in real.parameters())
 
 
+class ListIndexReader(nn.Module):
+    """transformers' warn_if_padding_and_no_attention_mask reads
+    `pad_token_id in input_ids[:, [-1, 0]]`: a Python list as an index,
+    whose index tensor PyTorch makes unseen. The branch it decides is
+    what gets computed, and a list also picks and writes rows."""
+
+    def __init__(self, pad=0, device=None):
+        super().__init__()
+        self.pad = pad
+        self.lin = nn.Linear(8, 8, device=device)
+
+    def forward(self, ids):
+        x = torch.zeros(ids.shape[0], ids.shape[1], 8, device=ids.device)
+        if self.pad in ids[:, [-1, 0]]:
+            x = self.lin(x)  # one more product: padded at either end
+        rows = ids[[1, 0]]
+        marks = torch.zeros_like(ids)
+        marks[[0, 1], [2, 2]] = rows[:, :1].flatten()
+        return self.lin(x), rows, marks
+
+
+@pytest.mark.parametrize("padded", [True, False])
+def test_list_indices_of_real_values_record_on_meta(padded):
+    """Indexing a real integer input with a Python list on meta keeps the
+    values (shadow.TensorConstructors): the model built on meta records
+    without a fallback, takes the branch the CPU run takes, and the rows a
+    list picks or writes are the CPU run's; Tensor.__getitem__ and
+    __setitem__ are PyTorch's own again afterwards, also after a forward
+    that raised."""
+    ids = torch.tensor([[0, 5, 6, 7], [3, 4, 5, 9]]) if padded \
+        else torch.tensor([[2, 5, 6, 7], [3, 4, 5, 9]])
+    before = (torch.Tensor.__dict__.get("__getitem__"),
+              torch.Tensor.__dict__.get("__setitem__"))
+    m = ListIndexReader(device="meta")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback
+        rec = recorder.record_model(m, (ids,), device="meta")
+    _, rows_ref, marks_ref = ListIndexReader()(ids)
+    _, rows, marks = rec.outputs
+    assert torch.equal(rec.builder.value_of(rows), rows_ref)
+    assert torch.equal(rec.builder.value_of(marks), marks_ref)
+    s = nnscan.summary(m, inputs=(ids,), file=False)
+    assert s.device == "meta"
+    # by hand: 2 x 4 tokens x 8 x 8 per product, two products when padded
+    assert _matmul_macs(s) == (2 if padded else 1) * 2 * 4 * 8 * 8
+
+    class Raises(nn.Module):
+        def forward(self, ids):
+            ids[:, [0]]
+            raise ValueError("the forward's own error")
+    with pytest.raises(ValueError):
+        recorder.record_model(Raises(), (ids,), device="meta")
+    assert (torch.Tensor.__dict__.get("__getitem__"),
+            torch.Tensor.__dict__.get("__setitem__")) == before
+
+
 def test_user_values_not_touched_and_big_or_float_inputs_stay_meta():
     """The shadows are copies (an in-place op in forward does not change
     the user's tensor); float inputs and integer tensors above the element

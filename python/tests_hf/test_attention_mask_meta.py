@@ -1,4 +1,5 @@
-"""A tokenizer's attention_mask on a transformers decoder built on meta.
+"""A tokenizer's attention_mask on a transformers decoder built on meta,
+and the pad-token check encoders make without one.
 
 transformers checks the mask's values (`padding_mask.all()`, in its mask
 builders) and builds the causal + padding mask from them: on meta tensors
@@ -20,6 +21,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
+import hf_zoo  # noqa: E402
 import nnscan  # noqa: E402
 from nnscan import recorder  # noqa: E402
 
@@ -112,3 +114,40 @@ def test_gqa_with_mask_on_the_models_own_cpu(family, pad):
     by_op = {o["op_type"]: o["macs"] for o in s.json["op_types"]}
     assert by_op.get("MatMul", 0) + by_op.get("Gemm", 0) == \
         _flop_counter_macs(meta)
+
+
+@pytest.mark.parametrize("family", ["deberta-v2", "ibert", "rembert"])
+@pytest.mark.parametrize("padded", [True, False])
+def test_pad_token_check_records_on_meta(family, padded):
+    """Encoders whose config has a pad token and no attention_mask given:
+    transformers' warn_if_padding_and_no_attention_mask reads
+    `pad_token_id in input_ids[:, [-1, 0]]`, a Python list as an index.
+    Built on meta, the model records on meta (no fallback, which a model
+    without weights cannot do). References: sum(p.numel()), and the matrix
+    products FlopCounterMode counts on the same config built on the CPU
+    with the same ids (eager attention, so that the CPU run spells every
+    product)."""
+    cls = transformers.CONFIG_MAPPING[family]
+    sizes = hf_zoo._tiny(cls, {})
+    sizes.pop("pad_token_id")  # the family's own
+    cfg = cls(**sizes)
+    assert cfg.pad_token_id is not None
+    ids = torch.randint(3, 200, (B, T))
+    if padded:
+        ids[0, -1] = cfg.pad_token_id
+    with torch.device("meta"):
+        meta = transformers.AutoModel.from_config(
+            cfg, attn_implementation="eager").eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback, no shape mismatch
+        s = nnscan.summary(meta, inputs={"input_ids": ids}, file=False)
+    assert s.device == "meta"
+    assert s.uncounted_aten == {}
+    assert s.totals["params"] + s.totals.get("frozen", 0) == \
+        sum(p.numel() for p in meta.parameters())
+    torch.manual_seed(0)
+    cpu = transformers.AutoModel.from_config(
+        cfg, attn_implementation="eager").eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        cpu(input_ids=ids)
+    assert hf_zoo.matmul_macs(s) == fc.get_total_flops() // 2
