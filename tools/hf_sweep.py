@@ -7,9 +7,13 @@ the model is built on meta (AutoModelForCausalLM when it is a causal LM,
 else AutoModel) and fed input_ids (+ decoder_input_ids) or pixel_values.
 One line per type: parameters against sum(p.numel()), matrix-product MACs
 against FlopCounterMode (hf_zoo.reference), the aten ops left uncounted, or
-the stage that failed (config, build, fcm: PyTorch's own reference could
-not run, nnscan). A generic tiny config does not fit every architecture:
-config/build/fcm failures are the survey's, not nnscan's.
+the stage that failed (config: the tiny config or the model could not be
+made; forward: the model's forward fails on the tiny config, the reference's
+too; nnscan). A generic tiny config does not fit every architecture:
+config failures are the survey's, not nnscan's. Where FlopCounterMode
+cannot run on meta, the survey retries what it knows (RETRIES: eager
+attention, a padding token, the model on the CPU); where it still cannot, the line says so and
+gives the parameters and uncounted ops without a MACs reference.
 
 Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
     NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [TYPE...]
@@ -31,6 +35,9 @@ import hf_zoo  # noqa: E402
 import nnscan  # noqa: E402
 
 LIMIT_S = 120
+# Parameters above which a tiny config is not tiny (the sizes TINY does not
+# reach, a vision tower's defaults): never built on the CPU.
+CPU_MAX_PARAMS = 20_000_000
 
 
 class TimeLimit(Exception):
@@ -57,37 +64,110 @@ def inputs(model, cfg):
     return None
 
 
+# What a generic tiny config misses, and the retry that fixes it: the
+# error's text -> config overrides or from_config keywords.
+# (text of the error, config overrides, from_config keywords, device).
+RETRIES = (
+    # SDPA's mask code asks a meta mask's value: FlopCounterMode cannot run
+    # that on meta (nnscan can), so the reference takes eager attention
+    ("Tensor.item() cannot be called on meta", {},
+     {"attn_implementation": "eager"}, "meta"),
+    # RoBERTa-style position ids need a padding token
+    ("ne() received an invalid combination", {"pad_token_id": 1}, {},
+     "meta"),
+    # a forward that needs data on meta still: the tiny model built on the
+    # CPU with eager attention (FlopCounterMode on the CPU then sees every
+    # matrix product), recorded by nnscan on its meta copy or, where that
+    # fails, on the CPU
+    ("meta", {}, {"attn_implementation": "eager"}, "cpu"),
+)
+
+
+def build(name, overrides, kw, device="meta"):
+    cls = transformers.CONFIG_MAPPING[name]
+    cfg = cls(**hf_zoo._tiny(cls, overrides))
+    causal = name in modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    auto = transformers.AutoModelForCausalLM if causal \
+        else transformers.AutoModel
+    with torch.device(device):
+        model = auto.from_config(cfg, **kw)
+    model.eval()
+    return model, cfg
+
+
+def reference(model, feed, device):
+    """hf_zoo.reference on meta; on the CPU, FlopCounterMode on the CPU."""
+    if device == "meta":
+        return hf_zoo.reference(model, feed)[1]
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**feed)
+    return sum(fc.get_flop_counts()["Global"].values()) // 2
+
+
 def survey(name):
-    stage = "config"
-    try:
-        cls = transformers.CONFIG_MAPPING[name]
-        cfg = cls(**hf_zoo._tiny(cls, {}))
-        stage = "build"
-        causal = name in modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-        auto = transformers.AutoModelForCausalLM if causal \
-            else transformers.AutoModel
-        with torch.device("meta"):
-            model = auto.from_config(cfg)
-        model.eval()
-        feed = inputs(model, cfg)
-        if feed is None:
-            return f"skip (input {model.main_input_name})"
-        stage = "fcm"
-        params, macs_ref = hf_zoo.reference(model, feed)
-        stage = "nnscan"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            s = nnscan.summary(model, inputs=feed, file=False)
+    """One line: what nnscan says against PyTorch, or the stage that
+    failed. When FlopCounterMode cannot run (the reference's failure, not
+    nnscan's) the parameters and the uncounted ops are still checked."""
+    overrides, kw, device, tried = {}, {}, "meta", set()
+    params = None  # of the last model built
+
+    def retry_for(e):
+        nonlocal overrides, kw, device
+        r = next((r for r in RETRIES if r[0] in str(e) and r[0] not in tried),
+                 None)
+        if r is None or (r[3] == "cpu" and (params is None
+                                            or params > CPU_MAX_PARAMS)):
+            return False
+        tried.add(r[0])
+        overrides, kw, device = {**overrides, **r[1]}, {**kw, **r[2]}, r[3]
+        return True
+
+    while True:
+        stage = "config"
+        try:
+            model, cfg = build(name, overrides, kw, device)
+            params = sum(p.numel() for p in model.parameters())
+            feed = inputs(model, cfg)
+            if feed is None:
+                return f"skip (input {model.main_input_name})"
+            stage = "fcm"
+            try:
+                macs_ref, fcm_error = reference(model, feed, device), None
+            except TimeLimit:
+                raise
+            except Exception as e:  # noqa: BLE001 - the reference's failure
+                if retry_for(e):
+                    continue
+                fcm_error = e
+            stage = "nnscan"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                s = nnscan.summary(model, inputs=feed, file=False)
+        except TimeLimit:
+            return f"{stage}: over {LIMIT_S} s"
+        except Exception as e:  # noqa: BLE001 - a survey line, not a crash
+            if stage != "nnscan" and retry_for(e):
+                continue
+            # the forward's own error (a tiny config it does not fit) when
+            # the reference failed on it too
+            if stage == "nnscan" and fcm_error is not None:
+                stage = "forward"
+            return (f"{stage}: {type(e).__name__}: "
+                    f"{str(e).splitlines()[0][:120]}")
         got = s.totals["params"] + s.totals.get("frozen", 0)
-        macs = hf_zoo.matmul_macs(s)
-        ratio = macs / macs_ref if macs_ref else float("nan")
-        return (f"params {'OK' if got == params else f'{got}/{params}'} "
-                f"macs/FlopCounterMode {ratio:.4f} "
-                f"uncounted {s.uncounted_aten or '{}'}")
-    except TimeLimit:
-        return f"{stage}: over {LIMIT_S} s"
-    except Exception as e:  # noqa: BLE001 - a survey line, not a crash
-        return f"{stage}: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+        line = f"params {'OK' if got == params else f'{got}/{params}'} "
+        if fcm_error is None:
+            macs = hf_zoo.matmul_macs(s)
+            ratio = macs / macs_ref if macs_ref else float("nan")
+            line += f"macs/FlopCounterMode {ratio:.4f} "
+        else:
+            line += (f"macs (no reference: {type(fcm_error).__name__}: "
+                     f"{str(fcm_error).splitlines()[0][:60]}) ")
+        line += f"uncounted {s.uncounted_aten or '{}'}"
+        if kw or overrides or device != "meta":
+            line += f" [with {dict(**overrides, **kw)} on {device}]"
+        return line
 
 
 def main(names):
