@@ -100,6 +100,7 @@ def reference(model, feed, device):
     if device == "meta":
         return hf_zoo.reference(model, feed)[1]
     from torch.utils.flop_counter import FlopCounterMode
+    torch.manual_seed(0)  # a forward that samples (VITS's durations)
     with torch.no_grad(), FlopCounterMode(display=False) as fc:
         model(**feed)
     return sum(fc.get_flop_counts()["Global"].values()) // 2
@@ -143,6 +144,7 @@ def survey(name):
             stage = "nnscan"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                torch.manual_seed(0)  # the reference's draws, on the CPU
                 s = nnscan.summary(model, inputs=feed, file=False)
         except TimeLimit:
             return f"{stage}: over {LIMIT_S} s"

@@ -113,6 +113,33 @@ def silu(b, args, kw, out):
     b.node("Mul", [x, b.name(s)], [out])
 
 
+def glu(b, args, kw, out):
+    """glu(x, dim): the halves a and b of x along dim, a * sigmoid(b)."""
+    x = args[0]
+    axis = int(_arg(args, kw, 1, "dim", -1)) % _ndim(x)
+    half = int(x.shape[axis]) // 2
+    a, g, s = b.fresh_like(out), b.fresh_like(out), b.fresh_like(out)
+    b.node("Split", [b.inp(x), b.const([half, half])], [a, g], {"axis": axis})
+    b.node("Sigmoid", [b.name(g)], [s])
+    b.node("Mul", [b.name(a), b.name(s)], [out])
+
+
+def weight_norm(b, args, kw, out):
+    """_weight_norm_interface(v, g, dim) -> (w, norm): the norm of v over
+    every dim but `dim` (kept), w = v * (g / norm): nn.utils.weight_norm's
+    weight, recomputed each forward."""
+    v, g = args[0], args[1]
+    w, norm = _outs(out)[:2]
+    r = _ndim(v)
+    dim = int(_arg(args, kw, 2, "dim", 0))
+    axes = [d for d in range(r) if r and d != dim % r] if dim != -1 \
+        else list(range(r))
+    b.node("ReduceL2", [b.inp(v)], [norm], {"axes": axes, "keepdims": 1})
+    scale = b.fresh_like(norm)
+    b.node("Div", [b.inp(g), b.name(norm)], [scale])
+    b.node("Mul", [b.inp(v), b.name(scale)], [w])
+
+
 def mish(b, args, kw, out):
     # what torch.onnx exports below opset 18: x * tanh(softplus(x))
     x = b.inp(args[0])
@@ -1155,6 +1182,9 @@ def index(b, args, kw, out):
         d, t = used[0]
         b.node("Gather", [b.inp(x), b.inp(t)], [out], {"axis": d})
         return
+    if _leading_mask(x, idx):
+        _masked_rows(b, x, idx[0], out)
+        return
     picked = _advanced_index(b, x, idx)
     if picked is None:
         b.unmapped("index", args, out)
@@ -1171,6 +1201,37 @@ def index(b, args, kw, out):
     perm = list(range(nb, nb + d0)) + list(range(nb)) \
         + list(range(nb + d0, nb + len(rest)))
     b.node("Transpose", [b.name(g)], [out], {"perm": perm})
+
+
+def _leading_mask(x, idx):
+    """Whether x[idx] is x[mask]: one boolean index over x's leading dims."""
+    return len(idx) == 1 and idx[0] is not None \
+        and str(idx[0].dtype) == "torch.bool" and _ndim(idx[0]) <= _ndim(x)
+
+
+def _flat_rows(b, x, lead):
+    """x with its first `lead` dims flattened into one: (name, shape)."""
+    shape = [_prod(x.shape[:lead])] + [int(d) for d in x.shape[lead:]]
+    flat = b.fresh(x.dtype, shape)
+    reshape_to(b, b.inp(x), shape, flat)
+    return b.name(flat), shape
+
+
+def _row_index(b, count, trailing=()):
+    """The positions a mask selects, as a constant known by shape alone
+    ([count] + trailing): how many rows PyTorch found is in the recorded
+    shapes, which rows is data."""
+    import torch
+    return b.filler([int(count)] + list(trailing),
+                    torch.empty(0, dtype=torch.int64))
+
+
+def _masked_rows(b, x, mask, out):
+    """x[mask] (a mask over the leading dims): a Gather of the selected
+    rows of x flattened over those dims, as many as PyTorch selected (the
+    output's first dim)."""
+    flat, _ = _flat_rows(b, x, _ndim(mask))
+    b.node("Gather", [flat, _row_index(b, out.shape[0])], [out], {"axis": 0})
 
 
 def _fills(v, rest):
@@ -1206,6 +1267,16 @@ def index_put(b, args, kw, out):
             cond = b.name(c)
         b.node("Where", [cond, b.inp(v), b.inp(x)], [out])
         return
+    if _leading_mask(x, idx) and _ndim(v) >= 1 and \
+            list(v.shape[1:]) == [int(d) for d in x.shape[_ndim(idx[0]):]]:
+        # x[mask] = v, v a row for each masked position: a ScatterND of
+        # v's rows into x flattened over the mask's dims
+        flat, shape = _flat_rows(b, x, _ndim(idx[0]))
+        y = b.fresh(x.dtype, shape)
+        b.node("ScatterND", [flat, _row_index(b, v.shape[0], [1]), b.inp(v)],
+               [y], {"reduction": "add"} if acc else {})
+        reshape_to(b, b.name(y), list(x.shape), out)
+        return
     dims = [d for d, _ in used]
     if not used or dims != list(range(len(dims))):
         b.unmapped("index_put", args, out)
@@ -1223,6 +1294,60 @@ def index_put(b, args, kw, out):
         upd = b.name(e)
     b.node("ScatterND", [data, stacked, upd], [out],
            {"reduction": "add"} if acc else {})
+
+
+def index_copy(b, args, kw, out):
+    """index_copy(x, dim, index, source): x with its slices `index` along
+    dim replaced by source's (a static KV cache's update): a ScatterND of
+    source's slices, dim moved to the front and back."""
+    import torch
+    x, dim, ix, src = args[0], int(args[1]) % max(1, _ndim(args[0])), \
+        args[2], args[3]
+    r = _ndim(x)
+    perm = [dim] + [d for d in range(r) if d != dim]
+    data, upd = b.inp(x), b.inp(src)
+    if dim:
+        xt = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
+        b.node("Transpose", [data], [xt], {"perm": perm})
+        st = b.fresh(src.dtype, [int(src.shape[d]) for d in perm])
+        b.node("Transpose", [upd], [st], {"perm": perm})
+        data, upd = b.name(xt), b.name(st)
+    u = b.fresh(torch.int64, [int(ix.numel()), 1])
+    b.node("Unsqueeze", [_int64(b, ix, [int(ix.numel())]), b.const([-1])], [u])
+    if not dim:
+        b.node("ScatterND", [data, b.name(u), upd], [out])
+        return
+    y = b.fresh(x.dtype, [int(x.shape[d]) for d in perm])
+    b.node("ScatterND", [data, b.name(u), upd], [y])
+    back = [perm.index(d) for d in range(r)]
+    b.node("Transpose", [b.name(y)], [out], {"perm": back})
+
+
+def masked_scatter(b, args, kw, out):
+    """x.masked_scatter(mask, source): x's elements where mask (broadcast
+    to x) holds, filled in order from source's first elements
+    (vision-language models merging image features into the text
+    embeddings). A ScatterND of that many source elements into x
+    flattened; how many is the mask's value (tracked on meta, real on the
+    model's device), else the op is uncounted."""
+    x, mask, src = args[0], args[1], args[2]
+    m = b.value_of(mask)
+    if m is None:
+        b.unmapped("masked_scatter", args, out)
+        return
+    count = int(m.expand(x.shape).sum())
+    n = _prod(x.shape)
+    flat = b.fresh(x.dtype, [n])
+    reshape_to(b, b.inp(x), [n], flat)
+    first = b.fresh(src.dtype, [count])
+    reshape_src = b.fresh(src.dtype, [_prod(src.shape)])
+    reshape_to(b, b.inp(src), [_prod(src.shape)], reshape_src)
+    b.node("Slice", [b.name(reshape_src), b.const([0]), b.const([count]),
+                     b.const([0])], [first])
+    y = b.fresh(x.dtype, [n])
+    b.node("ScatterND", [b.name(flat), _row_index(b, count, [1]),
+                         b.name(first)], [y])
+    reshape_to(b, b.name(y), list(x.shape), out)
 
 
 def gather(b, args, kw, out):
@@ -1889,7 +2014,8 @@ OPS = {
     "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
     "hardswish": unary("HardSwish"),
     "hardsigmoid": unary("HardSigmoid", alpha=1.0 / 6, beta=0.5),
-    "gelu": gelu, "silu": silu, "mish": mish, "softplus": unary("Softplus"),
+    "gelu": gelu, "silu": silu, "mish": mish, "glu": glu,
+    "_weight_norm_interface": weight_norm, "softplus": unary("Softplus"),
     "leaky_relu": leaky_relu, "elu": elu,
     "hardtanh": clip(1, 2, "min_val", "max_val"), "clamp": clip(1, 2),
     "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
@@ -1936,6 +2062,8 @@ OPS = {
     "slice": real_form(slice_), "select": real_form(select), "index": index,
     "flip": flip,
     "index_put": index_put, "gather": gather, "index_select": index_select,
+    "masked_scatter": masked_scatter, "index_copy": index_copy,
+    "_is_all_true": all_any("ReduceMin"),
     "scatter": scatter(), "scatter_add": scatter("add"),
     "scatter_reduce": scatter("reduce"), "repeat": repeat,
     # selection, sorting, mixture-of-experts routing and experts

@@ -79,6 +79,20 @@ CASES = {
     # Longformer's overlapping chunks: windows of 20 every 10 elements
     "as_strided_overlapping": lambda x: x.flatten().as_strided((5, 20),
                                                                (10, 1)),
+    "glu": lambda x: nn.functional.glu(x, dim=1),
+    # a static KV cache's update: slices along a dim replaced
+    "index_copy": lambda x: torch.zeros(3, 6, 5).index_copy(
+        1, torch.tensor([0, 3, 5, 1]), x),
+    "index_copy_dim0": lambda x: torch.zeros(5, 4, 5).index_copy(
+        0, torch.tensor([4, 0, 2]), x),
+    # a boolean mask over the leading dims: rows picked, written, and
+    # (vision-language models) source elements scattered in order
+    "mask_rows": lambda x: x[x[..., 0] > 22],
+    "mask_rows_written": lambda x: x.clone().index_put(
+        (x[..., 0] > 22,), x[x[..., 0] > 22] * 2),
+    # 2.x's check of a boolean (aten._is_all_true); 1.13 has all()
+    "is_all_true": lambda x: getattr(torch.ops.aten, "_is_all_true",
+                                     torch.all)(x > -1),
     "index_add": lambda x: torch.zeros(5, 4, 5).index_add(
         0, torch.tensor([4, 0, 4]), x),
     "aminmax": lambda x: torch.aminmax(x, dim=1),
@@ -177,6 +191,55 @@ def test_prod_count_by_hand():
     assert s.uncounted_aten == {}
     ops = {o["op_type"]: o for o in s.json["op_types"]}
     assert ops["ReduceProd"]["flops"] == 2 * X.numel()
+
+
+def test_weight_norm_count_by_hand():
+    """nn.utils.weight_norm's weight, recomputed each forward
+    (aten._weight_norm_interface on the CPU): the norm of v over all but
+    dim 0 (ReduceL2: 2 numel(v) + 6 FLOPs, docs/metrics.md), g / norm (6)
+    and v times that (numel(v)); the parameters are g and v."""
+    conv = nn.utils.weight_norm(nn.Conv1d(4, 6, 3))
+    s = record(None, torch.randn(2, 4, 10), module=conv)
+    v = 6 * 4 * 3
+    ops = {o["op_type"]: o["flops"] for o in s.json["op_types"]}
+    assert ops["ReduceL2"] == 2 * v + 6
+    assert ops["Div"] == 6
+    assert ops["Mul"] == v
+    assert s.totals["params"] == sum(p.numel() for p in conv.parameters())
+
+
+class ImageTokens(nn.Module):
+    """What vision-language models do with image features: the text
+    embeddings at the image token's positions replaced, in order, by the
+    features (masked_scatter with a mask made from input_ids)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, ids, feats):
+        x = self.emb(ids)
+        mask = (ids == 7)[..., None].expand_as(x)
+        return self.proj(x.masked_scatter(mask, self.proj(feats)))
+
+
+@pytest.mark.parametrize("device", ["auto", "model"])
+def test_masked_scatter_of_image_features(device):
+    """The mask's count (3 image tokens of 8 values) comes from the ids,
+    known on meta and on the CPU; PyTorch's shapes throughout; the
+    products counted by hand: both Linear layers, 3 and 2 x 5 rows of 8 x
+    8."""
+    ids = torch.tensor([[1, 7, 7, 2, 3], [7, 4, 5, 6, 2]])
+    feats = torch.randn(3, 8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = nnscan.summary(ImageTokens(), inputs=(ids, feats), file=False,
+                           device=device)
+    assert [str(w.message) for w in caught
+            if issubclass(w.category, ShapeMismatch)] == []
+    assert s.uncounted_aten == {}
+    assert s.totals["macs"] == (3 + 2 * 5) * 8 * 8
 
 
 @pytest.mark.parametrize("affine", [True, False])
