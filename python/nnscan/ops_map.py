@@ -707,7 +707,6 @@ def grouped_mm(b, args, kw, out):
     are spelled as a balanced split, batched MatMuls over the experts whose
     rows are grouped in a Reshape: each expert's weight read once, each row
     multiplied once."""
-    import torch
     a, w = args[0], args[1]
     bias = _arg(args, kw, 3, "bias", None)
     y = _outs(out)[0]
@@ -1019,7 +1018,6 @@ def as_strided(b, args, kw, out):
     diagonal) the elements it reads, a Gather of x flattened by indices of
     the view's shape (a constant known by shape alone), as Expand stands
     for expand's view."""
-    import torch
     x = args[0]
     n, m = _prod(x.shape), _prod(out.shape)
     if n == m:
@@ -1027,8 +1025,8 @@ def as_strided(b, args, kw, out):
         return
     flat = b.fresh(x.dtype, [n])
     reshape_to(b, b.inp(x), [n], flat)
-    index = b.filler(list(out.shape), torch.empty(0, dtype=torch.int64))
-    b.node("Gather", [b.name(flat), index], [out], {"axis": 0})
+    b.node("Gather", [b.name(flat), _positions(b, out.shape)], [out],
+           {"axis": 0})
 
 
 def expand(b, args, kw, out):
@@ -1217,13 +1215,13 @@ def _flat_rows(b, x, lead):
     return b.name(flat), shape
 
 
-def _row_index(b, count, trailing=()):
-    """The positions a mask selects, as a constant known by shape alone
-    ([count] + trailing): how many rows PyTorch found is in the recorded
-    shapes, which rows is data."""
+def _positions(b, dims):
+    """An int64 index constant of shape `dims` known by shape alone: the
+    positions a view, an unfold or a mask picks are data, how many is in
+    the recorded shapes, and a Gather or ScatterND moves as much either
+    way (no index tensor is shipped)."""
     import torch
-    return b.filler([int(count)] + list(trailing),
-                    torch.empty(0, dtype=torch.int64))
+    return b.filler([int(d) for d in dims], torch.empty(0, dtype=torch.int64))
 
 
 def _masked_rows(b, x, mask, out):
@@ -1231,7 +1229,7 @@ def _masked_rows(b, x, mask, out):
     rows of x flattened over those dims, as many as PyTorch selected (the
     output's first dim)."""
     flat, _ = _flat_rows(b, x, _ndim(mask))
-    b.node("Gather", [flat, _row_index(b, out.shape[0])], [out], {"axis": 0})
+    b.node("Gather", [flat, _positions(b, [out.shape[0]])], [out], {"axis": 0})
 
 
 def _fills(v, rest):
@@ -1273,7 +1271,7 @@ def index_put(b, args, kw, out):
         # v's rows into x flattened over the mask's dims
         flat, shape = _flat_rows(b, x, _ndim(idx[0]))
         y = b.fresh(x.dtype, shape)
-        b.node("ScatterND", [flat, _row_index(b, v.shape[0], [1]), b.inp(v)],
+        b.node("ScatterND", [flat, _positions(b, [v.shape[0], 1]), b.inp(v)],
                [y], {"reduction": "add"} if acc else {})
         reshape_to(b, b.name(y), list(x.shape), out)
         return
@@ -1345,7 +1343,7 @@ def masked_scatter(b, args, kw, out):
     b.node("Slice", [b.name(reshape_src), b.const([0]), b.const([count]),
                      b.const([0])], [first])
     y = b.fresh(x.dtype, [n])
-    b.node("ScatterND", [b.name(flat), _row_index(b, count, [1]),
+    b.node("ScatterND", [b.name(flat), _positions(b, [count, 1]),
                          b.name(first)], [y])
     reshape_to(b, b.name(y), list(x.shape), out)
 
@@ -1410,10 +1408,7 @@ def im2col(b, args, kw, out):
     """im2col(x [N, C, H, W] or [C, H, W], kernel, dilation, padding,
     stride) -> [N, C*kh*kw, L], F.unfold's kernel: pure data movement, so
     a Pad, the padded plane flattened, one Gather of the kh*kw*L sampled
-    positions (its indices a constant known by shape alone: the Gather
-    moves the same elements, and no index tensor is shipped) and a Reshape
-    to the output."""
-    import torch
+    positions (_positions) and a Reshape to the output."""
     x = args[0]
     kh, kw_ = (int(v) for v in _ints(args[1], 2))
     ph, pw = (int(v) for v in _ints(args[3], 2))
@@ -1437,8 +1432,8 @@ def im2col(b, args, kw, out):
     reshape_to(b, src, lead + [plane], flat)
     positions = int(out.shape[-1])
     picked = b.fresh(x.dtype, lead + [kh * kw_, positions])
-    index = b.filler([kh * kw_, positions], torch.empty(0, dtype=torch.int64))
-    b.node("Gather", [b.name(flat), index], [picked], {"axis": r - 2})
+    b.node("Gather", [b.name(flat), _positions(b, [kh * kw_, positions])],
+           [picked], {"axis": r - 2})
     reshape_to(b, b.name(picked), list(out.shape), out)
 
 

@@ -582,15 +582,15 @@ def _listed(key):
     to meta (ops the recording sees, with values), or None when it has
     none."""
     if _plain_list(key):
-        return _ORIG_TENSOR[0](key, device=_CPU).to(_META)
+        return _torch_tensor(key, device=_CPU).to(_META)
     if type(key) is tuple and any(_plain_list(k) for k in key):
-        return tuple(_ORIG_TENSOR[0](k, device=_CPU).to(_META)
+        return tuple(_torch_tensor(k, device=_CPU).to(_META)
                      if _plain_list(k) else k for k in key)
     return None
 
 
-# torch.tensor as PyTorch defines it (the recording wraps the module's)
-_ORIG_TENSOR = [torch.tensor]
+# torch.tensor as PyTorch defines it (a recording wraps the module's)
+_torch_tensor = torch.tensor
 
 
 def _wrap_index(orig, threads):
