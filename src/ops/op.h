@@ -88,7 +88,9 @@ typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
  * "Receptive field"): the field reported for it and, for each of its
  * spatial axes, which dim of the value holds that axis. Sliding ops read
  * and write their spatial axes at dims 2.. (ONNX's layout); data movement
- * (Transpose, Reshape, ...) moves them to other dims.
+ * (Transpose, Reshape, ...) moves them to other dims. A new member (here
+ * or in nns_rf) goes into rf_same (src/analyze/rf.c) too: equal fields
+ * share one entry there.
  */
 /*
  * A field that differs between positions of one axis, repeating every
