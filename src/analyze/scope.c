@@ -125,17 +125,8 @@ static uint32_t add_layer(builder *b, uint32_t parent, const char *name,
   return id;
 }
 
-/* The child `atom` of `parent`, or NONE; *interned (when not NULL) gets
- * the interned atom, NULL when out of memory (*oom set). */
-static uint32_t find_child(builder *b, uint32_t parent, const char *atom,
-                           size_t len, bool *oom, const char **interned) {
-  const char *name = nns__intern(&b->m->strings, atom, len);
-  if (interned)
-    *interned = name;
-  if (!name) {
-    *oom = true;
-    return NONE;
-  }
+/* The child of `parent` named `name` (interned), or NONE. */
+static uint32_t find_child(builder *b, uint32_t parent, const char *name) {
   uint32_t id;
   return nns__map2_get(&b->kids, (uintptr_t)name, parent, &id) ? id : NONE;
 }
@@ -150,14 +141,13 @@ static size_t call_suffix(const char *atom, size_t len) {
   return i - 1;
 }
 
-/* The child `atom` of layer `parent`, created on first sight; `parent`
- * itself when a limit is reached; NONE when out of memory. */
-static uint32_t child(builder *b, uint32_t parent, const char *atom,
-                      size_t len) {
-  bool oom = false;
-  const char *name;
-  uint32_t id = find_child(b, parent, atom, len, &oom, &name);
-  if (id != NONE || oom)
+/* The child `name` (interned; `len` bytes) of layer `parent`, created on
+ * first sight; `parent` itself when a limit is reached; NONE when out of
+ * memory. */
+static uint32_t child_named(builder *b, uint32_t parent, const char *name,
+                            size_t len) {
+  uint32_t id = find_child(b, parent, name);
+  if (id != NONE)
     return id;
   const char *pp = b->layers.v[parent].path;
   size_t pl = strlen(pp), full = pl + (pl > 0) + len;
@@ -174,15 +164,17 @@ static uint32_t child(builder *b, uint32_t parent, const char *atom,
       return NONE;
     memcpy(b->buf.v, pp, pl);
     b->buf.v[pl] = '.';
-    memcpy(b->buf.v + pl + 1, atom, len);
+    memcpy(b->buf.v + pl + 1, name, len);
     if (!(path = nns__intern(&b->m->strings, b->buf.v, full)))
       return NONE;
   }
-  size_t base = b->pytorch ? call_suffix(atom, len) : 0;
+  size_t base = b->pytorch ? call_suffix(name, len) : 0;
   if (base && !nns__map_get(&b->types, path)) {
     /* A second call of a module the parent already has. */
-    id = find_child(b, parent, atom, base, &oom, NULL);
-    if (id != NONE || oom)
+    const char *first = nns__intern(&b->m->strings, name, base);
+    if (!first)
+      return NONE;
+    if ((id = find_child(b, parent, first)) != NONE)
       return id;
   }
   id = add_layer(b, parent, name, path);
@@ -190,6 +182,13 @@ static uint32_t child(builder *b, uint32_t parent, const char *atom,
     return NONE;
   b->path_bytes += full;
   return id;
+}
+
+/* As child_named, for an atom not yet interned. */
+static uint32_t child(builder *b, uint32_t parent, const char *atom,
+                      size_t len) {
+  const char *name = nns__intern(&b->m->strings, atom, len);
+  return name ? child_named(b, parent, name, len) : NONE;
 }
 
 static bool is_numeric(const char *s, size_t n) {
@@ -412,10 +411,12 @@ static const nns__value *weight_read(const nns__node *n) {
 
 /* The root's child `name` (one atom), without PyTorch's `_N` folding:
  * Relu_1 is a node of its own, not a second call of a module Relu. */
-static uint32_t root_child(builder *b, const char *name, size_t len) {
+static uint32_t root_child(builder *b, const char *name, size_t len,
+                           bool interned) {
   bool pytorch = b->pytorch;
   b->pytorch = false;
-  uint32_t l = child(b, 0, name, len);
+  uint32_t l = interned ? child_named(b, 0, name, len)
+                        : child(b, 0, name, len);
   b->pytorch = pytorch;
   return l;
 }
@@ -423,8 +424,8 @@ static uint32_t root_child(builder *b, const char *name, size_t len) {
 static uint32_t flat_layer(builder *b, const nns__node *n) {
   if (!does_work(n))
     return 0;
-  if (n->name[0]) /* one atom, even with dots */
-    return root_child(b, n->name, strlen(n->name));
+  if (n->name[0]) /* one atom, even with dots; node names are interned */
+    return root_child(b, n->name, strlen(n->name), true);
   const nns__value *w = weight_read(n);
   if (w) {
     /* conv2d_12.w_0 -> conv2d_12; a prefix with dots is a path. */
@@ -440,7 +441,7 @@ static uint32_t flat_layer(builder *b, const nns__node *n) {
   char name[160];
   int len = snprintf(name, sizeof name, "%.120s_%u", n->op_type,
                      (unsigned)k);
-  return root_child(b, name, (size_t)len);
+  return root_child(b, name, (size_t)len, false);
 }
 
 /* ==== Metadata: module class names ==== */
