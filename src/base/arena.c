@@ -15,6 +15,7 @@
  * copy itself, against one fault for a huge page. The first chunk is small (64 KB), so a model with a few bytes of
  * data does not hold 2 MB for them.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -99,6 +100,43 @@ static nns__arena_chunk *chunk_new(size_t usable) {
   c->size = map_size - header;
   c->map_size = map_size;
   return c;
+}
+
+/* Bytes a table of count x size maps: whole huge pages from 2 MB on, 0
+ * below (calloc'ed) and SIZE_MAX on overflow. */
+static size_t table_map_size(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size)
+    return SIZE_MAX;
+  size_t bytes = count * size;
+  if (bytes < ARENA_HUGE)
+    return 0;
+  if (bytes > SIZE_MAX - ARENA_HUGE)
+    return SIZE_MAX;
+  return (bytes + ARENA_HUGE - 1) & ~(size_t)(ARENA_HUGE - 1);
+}
+
+void *nns__table_alloc(size_t count, size_t size) {
+  size_t map_size = table_map_size(count, size);
+  if (map_size == SIZE_MAX)
+    return NULL;
+  if (!map_size)
+    return calloc(count ? count : 1, size ? size : 1);
+  void *p = map_aligned(map_size, ARENA_HUGE);
+#ifdef MADV_HUGEPAGE
+  if (p)
+    madvise(p, map_size, MADV_HUGEPAGE); /* a hint; failure is harmless */
+#endif
+  return p;
+}
+
+void nns__table_free(void *p, size_t count, size_t size) {
+  if (!p)
+    return;
+  size_t map_size = table_map_size(count, size);
+  if (map_size)
+    munmap(p, map_size);
+  else
+    free(p);
 }
 
 /* Starts a new chunk with room for at least `need` bytes. */

@@ -36,11 +36,11 @@ static bool map_grow(nns__map *m) {
     if (!keys || !vals)
       return false;
   } else {
-    keys = calloc(cap, sizeof *keys);
-    vals = calloc(cap, sizeof *vals);
+    keys = nns__table_alloc(cap, sizeof *keys);
+    vals = nns__table_alloc(cap, sizeof *vals);
     if (!keys || !vals) {
-      free(keys);
-      free(vals);
+      nns__table_free(keys, cap, sizeof *keys);
+      nns__table_free(vals, cap, sizeof *vals);
       return false;
     }
   }
@@ -54,8 +54,8 @@ static bool map_grow(nns__map *m) {
     vals[j] = m->vals[i];
   }
   if (!m->arena) {
-    free(m->keys);
-    free(m->vals);
+    nns__table_free(m->keys, m->cap, sizeof *m->keys);
+    nns__table_free(m->vals, m->cap, sizeof *m->vals);
   }
   m->keys = keys;
   m->vals = vals;
@@ -79,8 +79,8 @@ bool nns__map_put(nns__map *m, const void *key, void *val) {
 
 void nns__map_free(nns__map *m) {
   if (!m->arena) {
-    free(m->keys);
-    free(m->vals);
+    nns__table_free(m->keys, m->cap, sizeof *m->keys);
+    nns__table_free(m->vals, m->cap, sizeof *m->vals);
   }
   nns__arena *arena = m->arena;
   memset(m, 0, sizeof *m);
@@ -116,14 +116,13 @@ bool nns__map2_get(const nns__map2 *m, uint64_t a, uint32_t b,
 
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool map2_resize(nns__map2 *m, size_t cap) {
-  nns__map2_slot *slots =
-      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  nns__map2_slot *slots = nns__table_alloc(cap, sizeof *slots);
   if (!slots)
     return false;
   for (size_t i = 0; i < m->cap; i++)
     if (m->slots[i].a)
       *pair_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
-  free(m->slots);
+  nns__table_free(m->slots, m->cap, sizeof *m->slots);
   m->slots = slots;
   m->cap = cap;
   return true;
@@ -151,7 +150,7 @@ int nns__map2_add(nns__map2 *m, uint64_t a, uint32_t b, uint32_t val) {
 }
 
 void nns__map2_free(nns__map2 *m) {
-  free(m->slots);
+  nns__table_free(m->slots, m->cap, sizeof *m->slots);
   memset(m, 0, sizeof *m);
 }
 
@@ -159,8 +158,7 @@ void nns__map2_free(nns__map2 *m) {
 
 /* Rehashes into a table of `cap` slots (a power of two, above 2 * count). */
 static bool set64_resize(nns__set64 *s, size_t cap) {
-  uint64_t *keys =
-      cap <= SIZE_MAX / sizeof *keys ? calloc(cap, sizeof *keys) : NULL;
+  uint64_t *keys = nns__table_alloc(cap, sizeof *keys);
   if (!keys)
     return false;
   for (size_t i = 0; i < s->cap; i++) {
@@ -171,7 +169,7 @@ static bool set64_resize(nns__set64 *s, size_t cap) {
       j = (j + 1) & (cap - 1);
     keys[j] = s->keys[i];
   }
-  free(s->keys);
+  nns__table_free(s->keys, s->cap, sizeof *s->keys);
   s->keys = keys;
   s->cap = cap;
   return true;
@@ -203,7 +201,7 @@ int nns__set64_add(nns__set64 *s, uint64_t key) {
 }
 
 void nns__set64_free(nns__set64 *s) {
-  free(s->keys);
+  nns__table_free(s->keys, s->cap, sizeof *s->keys);
   memset(s, 0, sizeof *s);
 }
 
@@ -235,15 +233,14 @@ void nns__intern_init(nns__interner *in, nns__arena *arena) {
 }
 
 void nns__intern_free(nns__interner *in) {
-  free(in->slots);
+  nns__table_free(in->slots, in->cap, sizeof *in->slots);
   in->slots = NULL;
   in->cap = in->count = 0;
 }
 
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool intern_resize(nns__interner *in, size_t cap) {
-  nns__intern_slot *slots =
-      cap <= SIZE_MAX / sizeof *slots ? calloc(cap, sizeof *slots) : NULL;
+  nns__intern_slot *slots = nns__table_alloc(cap, sizeof *slots);
   if (!slots)
     return false;
   for (size_t i = 0; i < in->cap; i++) {
@@ -254,7 +251,7 @@ static bool intern_resize(nns__interner *in, size_t cap) {
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
   }
-  free(in->slots);
+  nns__table_free(in->slots, in->cap, sizeof *in->slots);
   in->slots = slots;
   in->cap = cap;
   return true;
