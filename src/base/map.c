@@ -234,25 +234,36 @@ void nns__intern_init(nns__interner *in, nns__arena *arena) {
 
 void nns__intern_free(nns__interner *in) {
   nns__table_free(in->slots, in->cap, sizeof *in->slots);
+  nns__table_free(in->tags, in->cap, sizeof *in->tags);
   in->slots = NULL;
+  in->tags = NULL;
   in->cap = in->count = 0;
 }
+
+static uint8_t intern_tag(uint32_t h) { return (uint8_t)(0x80 | h >> 25); }
 
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool intern_resize(nns__interner *in, size_t cap) {
   nns__intern_slot *slots = nns__table_alloc(cap, sizeof *slots);
-  if (!slots)
+  uint8_t *tags = nns__table_alloc(cap, sizeof *tags);
+  if (!slots || !tags) {
+    nns__table_free(slots, cap, sizeof *slots);
+    nns__table_free(tags, cap, sizeof *tags);
     return false;
+  }
   for (size_t i = 0; i < in->cap; i++) {
-    if (!in->slots[i].s)
+    if (!in->tags[i])
       continue;
     size_t j = in->slots[i].hash & (cap - 1);
-    while (slots[j].s)
+    while (tags[j])
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
+    tags[j] = in->tags[i];
   }
   nns__table_free(in->slots, in->cap, sizeof *in->slots);
+  nns__table_free(in->tags, in->cap, sizeof *in->tags);
   in->slots = slots;
+  in->tags = tags;
   in->cap = cap;
   return true;
 }
@@ -274,9 +285,12 @@ bool nns__intern_reserve(nns__interner *in, size_t more) {
 static size_t intern_slot(const nns__interner *in, const char *s, size_t n,
                           uint32_t h) {
   uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+  uint8_t tag = intern_tag(h);
   size_t mask = in->cap - 1;
   size_t i = h & mask;
-  for (; in->slots[i].s; i = (i + 1) & mask) {
+  for (; in->tags[i]; i = (i + 1) & mask) {
+    if (in->tags[i] != tag)
+      continue;
     const nns__intern_slot *e = &in->slots[i];
     /* Hash and length first, both in the slot: most probes end there. */
     if (e->hash == h && e->len == len && strncmp(e->s, s, n) == 0 &&
@@ -290,7 +304,8 @@ const char *nns__intern_find(const nns__interner *in, const char *s) {
   if (!in->cap)
     return NULL;
   size_t n = strlen(s);
-  return in->slots[intern_slot(in, s, n, str_hash(s, n))].s;
+  size_t i = intern_slot(in, s, n, str_hash(s, n));
+  return in->tags[i] ? in->slots[i].s : NULL;
 }
 
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
@@ -302,12 +317,13 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
   uint32_t h = str_hash(s, n);
   uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
   size_t i = intern_slot(in, s, n, h);
-  if (in->slots[i].s)
+  if (in->tags[i])
     return in->slots[i].s;
   char *copy = nns__arena_strndup(in->arena, s, n);
   if (!copy)
     return NULL;
   in->slots[i] = (nns__intern_slot){.s = copy, .hash = h, .len = len};
+  in->tags[i] = intern_tag(h);
   in->count++;
   return copy;
 }
