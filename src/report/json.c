@@ -267,10 +267,11 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
   nns__jw_end(w, NULL);
 }
 
+/* t: the analysis's totals, read once per report rather than per row. */
 static void j_layer(nns__jw *w, const char *key, size_t klen,
                     const nns_analysis *a, size_t i, const char *root_name,
-                    const nns__jstatus *st) {
-  bool roof = nns__totals_of(a).hardware.name != NULL;
+                    const nns__jstatus *st, const nns_totals *t) {
+  bool roof = t->hardware.name != NULL;
   nns_layer_info l = nns__layer_of(a, i);
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
@@ -293,7 +294,7 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   j_value(w, NNS__JK("input"), a, l.input_value);
   j_value(w, NNS__JK("output"), a, l.output_value);
   j_layer_counts(w, a, i, &counts, st, roof);
-  nns__json_train_layer(w, a, &counts);
+  nns__json_train_layer(w, t, &counts);
   j_rf(w, a, i, &rf);
   nns__jw_end(w, NULL);
 }
@@ -600,7 +601,8 @@ static void j_parameters(nns__jw *w, const nns_analysis *a) {
  * deeper, then opens its own. No recursion, so a hostile depth cannot
  * exhaust the stack. */
 static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
-                         const char *name, const nns__jstatus *st) {
+                         const char *name, const nns__jstatus *st,
+                         const nns_totals *t) {
   size_t nl = nns_analysis_layer_count(a);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
@@ -628,7 +630,7 @@ static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), a, i, name, st);
+    j_layer(w, NNS__JK("info"), a, i, name, st, t);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -716,7 +718,7 @@ nns_status nns__report_json(const nns_analysis *a,
   for (size_t i = 0; i < nl; i++) {
     nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, a, i, name, st);
+      j_layer(w, NNS__JV, a, i, name, st, &t);
       shown++;
     }
   }
@@ -724,7 +726,7 @@ nns_status nns__report_json(const nns_analysis *a,
     nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
   nns__jw_end(w, BR1);
 
-  nns_status tst = j_tree(w, a, maxd, name, st);
+  nns_status tst = j_tree(w, a, maxd, name, st, &t);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);

@@ -178,7 +178,7 @@ nns_status nns__report_options(nns_report_options *o,
 nns_status nns__counts_in(nns_counts *c, const nns_counts *given);
 /* train.c: a recorded training step's JSON keys and text footer lines
  * (nothing without one; the totals and footer return false then). */
-void nns__json_train_layer(nns__jw *w, const nns_analysis *a,
+void nns__json_train_layer(nns__jw *w, const nns_totals *t,
                            const nns_counts *c);
 bool nns__json_train_totals(nns__jw *w, const nns_analysis *a);
 bool nns__text_train_footer(nns__out *o, const nns_analysis *a);

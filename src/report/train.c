@@ -10,9 +10,9 @@
 
 #include "report_int.h"
 
-void nns__json_train_layer(nns__jw *w, const nns_analysis *m,
+void nns__json_train_layer(nns__jw *w, const nns_totals *t,
                            const nns_counts *c) {
-  if (!nns__totals_of(m).train_step)
+  if (!t->train_step)
     return;
   nns__jw_int(w, NNS__JK("saved_bytes"), c->saved_bytes);
   nns__jw_int(w, NNS__JK("checkpoint_saves_bytes"), c->checkpoint_saves_bytes);
