@@ -62,8 +62,8 @@ typedef struct rf_val {
  * value was 7,000 page faults (a third) of a 100,000-node summary. */
 typedef struct rf_table {
   uint32_t *at;  /* per value: index into vals, 0 = empty */
-  rf_val *vals;  /* vals[0] is all zero; n used */
-  size_t n;
+  rf_val *vals;  /* vals[0] is all zero; n used, room for `room` */
+  size_t n, room;
   uint32_t *seen; /* open addressing: indices into vals by content, 0 free */
   size_t cap;     /* slots in seen, a power of two (0: not allocated) */
   nns__rf_pool *pool; /* the fields that differ between positions */
@@ -129,23 +129,32 @@ static bool rf_seen_room(rf_table *t, size_t used) {
 }
 
 /* Sets the field of a value; an empty field takes no entry, an equal one
- * set before is shared. There is room for every value (each set once). */
+ * set before is shared. There is room for every value set once (the
+ * loader and the builder reject a name defined twice); past that room a
+ * value keeps no field rather than a write past the list. */
 static void rf_set(rf_table *t, size_t value, const rf_val *v) {
   if (!(v->r.f.axes > 0 || v->r.f.whole || v->last.axes > 0 ||
         v->last.whole)) {
     t->at[value] = 0;
     return;
   }
-  size_t used = t->n - 1;
-  if (rf_seen_room(t, used)) {
-    size_t mask = t->cap - 1, j = rf_hash(v) & mask;
-    for (; t->seen[j]; j = (j + 1) & mask)
+  bool indexed = false; /* seen[j] is where a new entry goes */
+  size_t j = 0;
+  if (rf_seen_room(t, t->n - 1)) {
+    size_t mask = t->cap - 1;
+    for (j = rf_hash(v) & mask; t->seen[j]; j = (j + 1) & mask)
       if (rf_same(&t->vals[t->seen[j]], v)) {
         t->at[value] = t->seen[j];
         return;
       }
-    t->seen[j] = (uint32_t)t->n;
+    indexed = true;
   }
+  if (t->n >= t->room) {
+    t->at[value] = 0;
+    return;
+  }
+  if (indexed)
+    t->seen[j] = (uint32_t)t->n;
   t->vals[t->n] = *v;
   t->at[value] = (uint32_t)t->n++;
 }
@@ -450,7 +459,8 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   rf_table rf = {.at = fits ? calloc(m->n_values + 1, sizeof *rf.at) : NULL,
                  .vals = fits ? malloc((m->n_values + 1) * sizeof *rf.vals)
                               : NULL,
-                 .n = 1};
+                 .n = 1,
+                 .room = m->n_values + 1};
   nns__rf_pool pool = {0};
   rf.pool = &pool;
   if (!rf.at || !rf.vals)
