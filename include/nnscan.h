@@ -535,7 +535,10 @@ typedef struct nns_input_shape {
 
 enum {
   /* For an op nnscan does not know, take output shapes the model declares
-   * (value_info, graph outputs) instead of leaving them unknown. */
+   * (value_info, graph outputs) instead of leaving them unknown; for an op
+   * it knows, take the declared value of each dim its rule cannot tell
+   * from shapes (NonZero's count: data), where the rule would leave a
+   * fresh unknown. A dim the rule knows, or names, stays the rule's. */
   NNS_INFER_FALLBACK_DECLARED = 1u << 0
 };
 

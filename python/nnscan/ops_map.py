@@ -1354,6 +1354,42 @@ def gather(b, args, kw, out):
            {"axis": int(args[1])})
 
 
+def nonzero(b, args, kw, out):
+    """nonzero(x) -> (count, rank) int64: ONNX's NonZero, (rank, count),
+    then a Transpose. The count is data: NonZero's rule leaves it unknown
+    and takes the one PyTorch found (declared; on meta, from the tracked
+    value of x, shadow.py)."""
+    import torch
+    x = args[0]
+    t = b.fresh(torch.int64, [_ndim(x), int(out.shape[0])])
+    b.node("NonZero", [b.inp(x)], [t])
+    b.data_shaped(t)
+    b.node("Transpose", [b.name(t)], [out], {"perm": [1, 0]})
+    b.data_shaped(out)
+
+
+def repeat_interleave(b, args, kw, out):
+    """repeat_interleave(repeats) (the Tensor overload: what
+    x.repeat_interleave(tensor, dim) runs before its index_select) gives
+    each output position the index of the repeat it falls in; with x first
+    (x, repeats, dim), x's rows repeated. Either is a Gather of as many
+    positions as PyTorch made (sum(repeats): data, in the recorded shape),
+    one read and one write per output element."""
+    if len(args) == 1 or not isinstance(args[1], (int, type(args[0]))):
+        b.node("Gather", [b.inp(args[0]), _positions(b, [out.shape[0]])],
+               [out], {"axis": 0})
+        return
+    x, dim = args[0], _arg(args, kw, 2, "dim")
+    src = b.inp(x)
+    if dim is None:  # over the flattened input
+        flat = b.fresh(x.dtype, [int(x.numel())])
+        b.node("Reshape", [src, b.const([-1])], [flat])
+        src, dim = b.name(flat), 0
+    dim = int(dim) % max(_ndim(out), 1)
+    b.node("Gather", [src, _positions(b, [out.shape[dim]])], [out],
+           {"axis": dim})
+
+
 def index_select(b, args, kw, out):
     b.node("Gather", [b.inp(args[0]), b.inp(args[2])], [out],
            {"axis": int(args[1])})
@@ -2057,6 +2093,7 @@ OPS = {
     "slice": real_form(slice_), "select": real_form(select), "index": index,
     "flip": flip,
     "index_put": index_put, "gather": gather, "index_select": index_select,
+    "nonzero": nonzero, "repeat_interleave": repeat_interleave,
     "masked_scatter": masked_scatter, "index_copy": index_copy,
     "_is_all_true": all_any("ReduceMin"),
     "scatter": scatter(), "scatter_add": scatter("add"),

@@ -274,6 +274,12 @@ class Builder:
     def fresh(self, dtype, dims):
         return torch.empty(dims, dtype=dtype, device="meta")
 
+    def data_shaped(self, t):
+        """Declares recorded tensor t's shape (value_info): a dim its op's
+        rule cannot know from shapes (NonZero's count, data) then takes the
+        value PyTorch's run produced (NNS_INFER_FALLBACK_DECLARED)."""
+        self.g.declared.add(self.name(t))
+
     def fresh_like(self, t):
         return self.fresh(t.dtype, list(t.shape))
 

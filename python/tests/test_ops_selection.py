@@ -57,6 +57,15 @@ CASES = {
                                         torch.tensor([[4], [2]])],
     "index_apart": lambda x: x[torch.tensor([0, 2]), :, torch.tensor([1, 3])],
     "index_select": lambda x: torch.index_select(x, 1, torch.tensor([3, 0])),
+    "nonzero": lambda x: torch.nonzero(x[0] > 7),
+    "argwhere": lambda x: torch.argwhere(x > 40),
+    "nonzero_as_tuple": lambda x: torch.nonzero(x[1] % 3 == 0, as_tuple=True),
+    "repeat_interleave_tensor": lambda x: torch.repeat_interleave(
+        x, torch.tensor([2, 0, 3]), dim=0),
+    "repeat_interleave_int": lambda x: x.repeat_interleave(2, dim=2),
+    "repeat_interleave_flat": lambda x: torch.repeat_interleave(x[0], 3),
+    "repeat_interleave_indices": lambda x: torch.repeat_interleave(
+        torch.tensor([1, 0, 4])) + x.sum().long(),
     "repeat": lambda x: x.repeat(2, 1, 3),
     "repeat_more_dims": lambda x: x.repeat(2, 1, 1, 2),
     "floor_divide": lambda x: torch.floor_divide(x, 3.0),
@@ -240,6 +249,43 @@ def test_masked_scatter_of_image_features(device):
             if issubclass(w.category, ShapeMismatch)] == []
     assert s.uncounted_aten == {}
     assert s.totals["macs"] == (3 + 2 * 5) * 8 * 8
+
+
+class MaskedRows(nn.Module):
+    """The rows a mask picks (nonzero, then an index), through a Linear,
+    then repeated as `reps` says and through it again."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, mask, reps):
+        idx = mask.nonzero()
+        rows = self.proj(x[idx[:, 0], idx[:, 1]])
+        return self.proj(torch.repeat_interleave(rows, reps, dim=0))
+
+
+@pytest.mark.parametrize("device", ["auto", "model"])
+def test_data_dependent_counts_by_hand(device):
+    """nonzero's count (5 of 8 mask entries) and repeat_interleave's
+    (sum(reps) = 8 rows) are data: on meta from the tracked mask and
+    repeats, on the CPU from the run. NonZero compares each of the 8
+    elements with zero (1 FLOP each); the Linear's products are counted by
+    hand: 5, then 8 rows of 8 x 8."""
+    x = torch.randn(2, 4, 8)
+    mask = torch.tensor([[1, 0, 1, 1], [0, 1, 1, 0]], dtype=torch.bool)
+    reps = torch.tensor([1, 2, 3, 1, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = nnscan.summary(MaskedRows(), inputs=(x, mask, reps), file=False,
+                           device=device)
+    assert [str(w.message) for w in caught
+            if issubclass(w.category, ShapeMismatch)] == []
+    assert s.uncounted_aten == {}
+    assert s.totals["complete"]
+    assert s.totals["macs"] == (5 + 8) * 8 * 8
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    assert ops["NonZero"]["flops"] == 8
 
 
 @pytest.mark.parametrize("affine", [True, False])

@@ -24,7 +24,9 @@ const char cli_shapes_usage[] =
     "  --format text|json     output format (default text; json: "
     "docs/json.md)\n"
     "  --fallback             take declared shapes for outputs of unknown "
-    "ops\n"
+    "ops,\n"
+    "                         and declared dims no rule can know (NonZero's "
+    "count)\n"
     "  -o FILE                write to FILE instead of stdout\n";
 
 int cmd_shapes(int argc, char **argv) {

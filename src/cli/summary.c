@@ -57,6 +57,8 @@ static const char usage_tail[] =
     "  --hardware-file FILE   devices of your own (docs/roofline.md)\n"
     "  --strict               exit 3 if anything could not be counted\n"
     "  --fallback             take declared shapes for unknown ops' outputs\n"
+    "                         and declared dims no rule can know (NonZero's "
+    "count)\n"
     "  -o FILE                write to FILE instead of stdout\n";
 
 void cli_summary_usage(FILE *f) {

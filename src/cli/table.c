@@ -26,6 +26,8 @@ const char cli_table_usage[] =
     "arithmetic)\n"
     "  --batch N              set the first dim of every graph input\n"
     "  --fallback             take declared shapes for unknown ops' outputs\n"
+    "                         and declared dims no rule can know (NonZero's "
+    "count)\n"
     "  -o FILE                write the table to FILE instead of stdout\n";
 
 int cmd_table(int argc, char **argv) {

@@ -7,7 +7,9 @@
  *
  * The model's declared shapes (value_info, graph outputs) are never used as
  * inputs to a rule. They are read only to warn where they contradict an
- * inferred shape, and, when asked, for the outputs of unknown ops.
+ * inferred shape and, when asked (NNS_INFER_FALLBACK_DECLARED), for the
+ * outputs of unknown ops and for the dims a rule cannot know from shapes
+ * (fill_unknowable).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,6 +412,34 @@ static void drop_unused_syms(nns_model *m, const nns__node *n, uint32_t mark,
   m->n_syms = mark;
 }
 
+/*
+ * With NNS_INFER_FALLBACK_DECLARED, a dim that node n's rule left as a
+ * fresh anonymous unknown (an atom made by this node: NonZero's count,
+ * Unique's, a data-dependent length) takes the value the model declares
+ * for it. Only such dims: a known dim, a named symbol or an expression over
+ * symbols stays the rule's. A binding declares what its own run produced,
+ * an exporter what it saw; either knows the count the shapes cannot tell.
+ */
+static void fill_unknowable(nns_model *m, const nns__node *n, uint32_t mark) {
+  if (!(m->infer_flags & NNS_INFER_FALLBACK_DECLARED) || m->n_syms == mark)
+    return;
+  for (int32_t i = 0; i < n->n_out; i++) {
+    nns__value *v = n->out[i];
+    const nns__type *d = v ? v->declared : NULL;
+    if (!d || d->kind != NNS_KIND_TENSOR || v->type.kind != NNS_KIND_TENSOR ||
+        d->rank != v->type.rank || !v->type.dims)
+      continue;
+    for (int32_t k = 0; k < d->rank; k++) {
+      nns__dim *x = &v->type.dims[k];
+      const nns__symbol *s = sym_since(*x, mark) ? nns__sym_get(m, x->sym)
+                                                 : NULL;
+      if (s && !s->name && !s->n_factors && !d->dims[k].sym &&
+          d->dims[k].v >= 0)
+        *x = (nns__dim){.v = d->dims[k].v, .sym = 0};
+    }
+  }
+}
+
 static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
                              nns_error *err) {
   for (int32_t i = 0; i < n->n_out; i++)
@@ -452,6 +482,7 @@ static nns_status infer_node(nns_model *m, nns__node *n, const nns__node *call,
     st = op->shape(&cx);
   if (st != NNS_OK)
     return st;
+  fill_unknowable(m, n, sym_mark);
   if (op->fold && (op->fold_on_types || inputs_constant(n))) {
     st = op->fold(&cx);
     if (st == NNS_E_NOMEM)

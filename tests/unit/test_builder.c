@@ -352,6 +352,46 @@ static void test_misuse(void) {
   nns_builder_free(b);
 }
 
+/*
+ * NonZero's count is data: its rule leaves the second dim unknown. With
+ * NNS_INFER_FALLBACK_DECLARED the declared count (what a binding's run
+ * produced) stands in, and flows on (Transpose); without it the dim stays
+ * unknown. A dim the rule knows is never replaced: a declared value that
+ * contradicts it is only warned about.
+ */
+static void test_declared_fills_data_dependent_dims(void) {
+  nns_builder *b = NULL;
+  nns_error err;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+  int64_t xd[] = {2, 4};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_BOOL, 2, xd, NULL, &err),
+           NNS_OK);
+  const char *nz_in[] = {"x"}, *nz_out[] = {"nz"};
+  const char *tr_in[] = {"nz"}, *tr_out[] = {"idx"};
+  CHECK_EQ(nns_builder_add_node(b, "NonZero", NULL, "nonzero", NULL, nz_in,
+                                1, nz_out, 1, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_node(b, "Transpose", NULL, "t", NULL, tr_in, 1,
+                                tr_out, 1, &err), NNS_OK);
+  /* declared: the count 5, and a wrong rank dim (3 for 2) */
+  int64_t nzd[] = {3, 5};
+  CHECK_EQ(nns_builder_add_value_info(b, "nz", NNS_DT_INT64, 2, nzd, NULL,
+                                      &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "idx", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  EXPECT_SHAPE(m, "nz", NNS_DT_INT64, "2,?");
+  EXPECT_SHAPE(m, "idx", NNS_DT_INT64, "?,2");
+  nns_infer_options o = {.size = sizeof o,
+                         .flags = NNS_INFER_FALLBACK_DECLARED};
+  CHECK_EQ(nns_model_infer(m, &o, &err), NNS_OK);
+  EXPECT_SHAPE(m, "nz", NNS_DT_INT64, "2,5");
+  EXPECT_SHAPE(m, "idx", NNS_DT_INT64, "5,2");
+  CHECK_EQ(nns_model_warning_count(m), 1); /* the declared 3 for rank 2 */
+  nns_model_free(m);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -359,5 +399,6 @@ int main(void) {
   RUN(test_module_paths);
   RUN(test_subgraph_node_counts);
   RUN(test_misuse);
+  RUN(test_declared_fills_data_dependent_dims);
   return check_finish();
 }
