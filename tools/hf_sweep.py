@@ -4,7 +4,10 @@ PyTorch: a survey beyond the zoo of python/tests_hf (issue 16).
 For each `model_type` transformers registers (or the ones named), the
 config gets python/tests_hf/hf_zoo.py's TINY sizes for the fields it has,
 the model is built on meta (AutoModelForCausalLM when it is a causal LM,
-else AutoModel) and fed input_ids (+ decoder_input_ids) or pixel_values.
+else AutoModel) and fed input_ids (+ decoder_input_ids), pixel_values, a
+waveform (input_values) or log-mel frames (input_features). Where the tiny
+config does not validate, the survey keeps only the sizes of the same kind
+as the defaults (an int for an int), then takes the defaults (CONFIGS).
 One line per type: parameters against sum(p.numel()), matrix-product MACs
 against FlopCounterMode (hf_zoo.reference), the aten ops left uncounted, or
 the stage that failed (config: the tiny config or the model could not be
@@ -35,6 +38,10 @@ import hf_zoo  # noqa: E402
 import nnscan  # noqa: E402
 
 LIMIT_S = 120
+# Samples of the waveform fed to models whose main input is input_values:
+# a fifth of a second at 16 kHz, past every feature extractor's receptive
+# field.
+AUDIO_SAMPLES = 3200
 # Parameters above which a tiny config is not tiny (the sizes TINY does not
 # reach, a vision tower's defaults): never built on the CPU.
 CPU_MAX_PARAMS = 20_000_000
@@ -51,6 +58,14 @@ def _alarm(*_):
 def inputs(model, cfg):
     main = getattr(model, "main_input_name", "input_ids")
     ids = torch.zeros(1, hf_zoo.SEQ, dtype=torch.long)
+    dec = {"decoder_input_ids": ids[:, :8]} \
+        if getattr(cfg, "is_encoder_decoder", False) else {}
+    if main == "input_values":  # a raw waveform (wav2vec2, HuBERT, ...)
+        return {"input_values": torch.zeros(1, AUDIO_SAMPLES), **dec}
+    if main == "input_features":  # log-mel frames (Whisper-style)
+        frames = 2 * getattr(cfg, "max_source_positions", 100)
+        bins = getattr(cfg, "num_mel_bins", 80)
+        return {"input_features": torch.zeros(1, bins, frames), **dec}
     if main == "input_ids":
         out = {"input_ids": ids}
         if getattr(cfg, "is_encoder_decoder", False):
@@ -83,9 +98,30 @@ RETRIES = (
 )
 
 
-def build(name, overrides, kw, device="meta"):
+def _fitting(cls, overrides):
+    """TINY's sizes for the fields whose default is of the same kind (an
+    int for an int: Swin's per-stage head lists keep their own), and the
+    overrides."""
+    defaults = cls().to_dict()
+    kw = {k: v for k, v in hf_zoo._tiny(cls, {}).items()
+          if k in defaults and type(defaults[k]) is type(v)}
+    kw.update(overrides)
+    return kw
+
+
+# How the config is made, tried in order while it cannot be: TINY's sizes
+# (hf_zoo), the sizes of the same kind as the defaults, the defaults (on
+# meta, a full-size model costs no memory).
+CONFIGS = (
+    ("tiny", lambda cls, o: hf_zoo._tiny(cls, o)),
+    ("fitting", _fitting),
+    ("defaults", lambda cls, o: dict(o)),
+)
+
+
+def build(name, overrides, kw, device="meta", how="tiny"):
     cls = transformers.CONFIG_MAPPING[name]
-    cfg = cls(**hf_zoo._tiny(cls, overrides))
+    cfg = cls(**dict(CONFIGS)[how](cls, overrides))
     causal = name in modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     auto = transformers.AutoModelForCausalLM if causal \
         else transformers.AutoModel
@@ -112,6 +148,7 @@ def survey(name):
     nnscan's) the parameters and the uncounted ops are still checked."""
     overrides, kw, device, tried = {}, {}, "meta", set()
     params = None  # of the last model built
+    hows = [c[0] for c in CONFIGS]
 
     def retry_for(e):
         nonlocal overrides, kw, device
@@ -127,7 +164,7 @@ def survey(name):
     while True:
         stage = "config"
         try:
-            model, cfg = build(name, overrides, kw, device)
+            model, cfg = build(name, overrides, kw, device, hows[0])
             params = sum(p.numel() for p in model.parameters())
             feed = inputs(model, cfg)
             if feed is None:
@@ -149,6 +186,10 @@ def survey(name):
         except TimeLimit:
             return f"{stage}: over {LIMIT_S} s"
         except Exception as e:  # noqa: BLE001 - a survey line, not a crash
+            if stage == "config" and len(hows) > 1 and \
+                    "Unrecognized configuration class" not in str(e):
+                hows.pop(0)  # the next way to make the config
+                continue
             if stage != "nnscan" and retry_for(e):
                 continue
             # the forward's own error (a tiny config it does not fit) when
@@ -167,8 +208,9 @@ def survey(name):
             line += (f"macs (no reference: {type(fcm_error).__name__}: "
                      f"{str(fcm_error).splitlines()[0][:60]}) ")
         line += f"uncounted {s.uncounted_aten or '{}'}"
-        if kw or overrides or device != "meta":
-            line += f" [with {dict(**overrides, **kw)} on {device}]"
+        if kw or overrides or device != "meta" or hows[0] != "tiny":
+            line += (f" [with {dict(**overrides, **kw)} on {device}, "
+                     f"{hows[0]} config]")
         return line
 
 
