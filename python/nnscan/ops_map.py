@@ -69,6 +69,14 @@ def unary(op, **attrs):
     return rule
 
 
+def aten_entry(name):
+    """An aten op ONNX has no operator for, but the library's table has an
+    entry for, in the recorder's domain for aten ops (erfinv)."""
+    def rule(b, args, kw, out):
+        b.node(name, [b.inp(args[0])], [out], domain="pytorch.aten")
+    return rule
+
+
 def _abs_typed(b, args, kw, out):
     """abs; of a complex tensor it is real (the modulus, as PyTorch gives
     it): the library's Abs keeps the dtype, so a Cast to the output's real
@@ -950,6 +958,52 @@ def mean(b, args, kw, out):
     else:
         b.node("ReduceMean", [b.inp(x)], [out],
                {"axes": axes, "keepdims": int(keep)})
+
+
+def variance(root=False, with_mean=False):
+    """var / std (x, dim, *, correction, keepdim), and var_mean / std_mean
+    (which also return the mean), as the two-pass textbook computes them:
+    the mean (ReduceMean, dims kept), x minus it (Sub), squared (Mul),
+    summed (ReduceSum), divided by max(0, n - correction) (Div), and for
+    std its Sqrt. The older overloads pass `unbiased` (a bool) in place of
+    correction: True is a correction of 1."""
+    def rule(b, args, kw, out):
+        x = args[0]
+        r = _ndim(x)
+        dims = _arg(args, kw, 1, "dim", None)
+        if isinstance(dims, int):
+            dims = [dims]
+        axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
+        if "correction" in kw:
+            corr = kw["correction"]
+        elif len(args) > 2 and isinstance(args[2], bool):
+            corr = int(args[2])
+        else:
+            corr = _arg(args, kw, 2, "unbiased", None)
+        corr = 1 if corr is None else float(corr)
+        keep = bool(kw.get("keepdim", args[3] if len(args) > 3 else False))
+        outs = _outs(out)
+        res = outs[0]
+        n = _prod(int(x.shape[a]) for a in axes)
+        kept = [1 if k in axes else int(d) for k, d in enumerate(x.shape)]
+        m = b.fresh(x.dtype, kept)
+        b.node("ReduceMean", [b.inp(x)], [m], {"axes": axes, "keepdims": 1})
+        dev = b.fresh_like(x)
+        b.node("Sub", [b.inp(x), b.name(m)], [dev])
+        sq = b.fresh_like(x)
+        b.node("Mul", [b.name(dev), b.name(dev)], [sq])
+        total = b.fresh(x.dtype, list(res.shape))
+        b.node("ReduceSum", [b.name(sq), b.const(axes)], [total],
+               {"keepdims": int(keep)})
+        var = b.fresh(x.dtype, list(res.shape)) if root else res
+        div = max(0.0, n - corr)
+        b.node("Div", [b.name(total), b.scalar(div, x)], [var])
+        if root:
+            b.node("Sqrt", [b.name(var)], [res])
+        if with_mean:
+            b.node("Reshape", [b.name(m), b.const(list(outs[1].shape))],
+                   [outs[1]])
+    return rule
 
 
 def reduce_sum(b, args, kw, out):
@@ -2038,6 +2092,9 @@ OPS = {
     "adaptive_max_pool2d": adaptive_pool("Max", "adaptive_max_pool2d"),
     "adaptive_max_pool3d": adaptive_pool("Max", "adaptive_max_pool3d"),
     "mean": mean, "sum": reduce_sum,
+    "var": variance(), "std": variance(root=True),
+    "var_mean": variance(with_mean=True),
+    "std_mean": variance(root=True, with_mean=True),
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
     "prod": reduce_attr("ReduceProd"),
     "norm": vector_norm, "linalg_vector_norm": vector_norm,
@@ -2052,7 +2109,8 @@ OPS = {
     "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
     "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
     "rsqrt": rsqrt, "reciprocal": unary("Reciprocal"), "neg": unary("Neg"),
-    "abs": abs_, "erf": unary("Erf"), "sin": unary("Sin"),
+    "abs": abs_, "erf": unary("Erf"),
+    "erfinv": aten_entry("erfinv"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
     "sign": unary("Sign"), "logical_not": unary("Not"),
     "bitwise_not": bitwise_not,

@@ -57,6 +57,13 @@ CASES = {
                                         torch.tensor([[4], [2]])],
     "index_apart": lambda x: x[torch.tensor([0, 2]), :, torch.tensor([1, 3])],
     "index_select": lambda x: torch.index_select(x, 1, torch.tensor([3, 0])),
+    "var": lambda x: torch.var(x, dim=-1),
+    "var_unbiased_false_keepdim": lambda x: x.var(1, False, True),
+    "std_all": lambda x: torch.std(x),
+    "std_correction": lambda x: torch.std(x, dim=(0, 2), correction=0),
+    "var_mean": lambda x: torch.var_mean(x, dim=1),
+    "std_mean_keepdim": lambda x: torch.std_mean(x, dim=-1, keepdim=True),
+    "erfinv": lambda x: torch.erfinv(x / 100),
     "nonzero": lambda x: torch.nonzero(x[0] > 7),
     "argwhere": lambda x: torch.argwhere(x > 40),
     "nonzero_as_tuple": lambda x: torch.nonzero(x[1] % 3 == 0, as_tuple=True),
@@ -249,6 +256,23 @@ def test_masked_scatter_of_image_features(device):
             if issubclass(w.category, ShapeMismatch)] == []
     assert s.uncounted_aten == {}
     assert s.totals["macs"] == (3 + 2 * 5) * 8 * 8
+
+
+@pytest.mark.parametrize("fn,root", [(torch.var, False), (torch.std, True)])
+def test_variance_count_by_hand(fn, root):
+    """The two-pass variance over the last axis of a (3, 4, 5) input: the
+    mean, x minus it, its square and their sum, 60 FLOPs each, then 12
+    divisions (and for std 12 square roots)."""
+    s = record(lambda x: fn(x, dim=-1), X)
+    assert s.totals["flops"] == 4 * 60 + 12 + (12 if root else 0)
+    assert s.totals["macs"] == 0
+
+
+def test_erfinv_count_by_hand():
+    """erfinv, which ONNX lacks, has the library's entry in the recorder's
+    aten domain: 41 FLOPs per element (docs/metrics.md)."""
+    s = record(lambda x: torch.erfinv(x), torch.zeros(3, 7))
+    assert s.totals["flops"] == 41 * 21
 
 
 class MaskedRows(nn.Module):

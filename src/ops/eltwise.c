@@ -948,6 +948,7 @@ static nns_status det_shape(nns__ictx *cx) {
 ELTWISE_COST(1) /* arithmetic, comparison, logic, primitive functions */
 ELTWISE_COST(5) /* Sinh, Cosh, Asinh, Acosh, Atanh, from exp/log/sqrt */
 ELTWISE_COST(6) /* Erf (METRICS.md) */
+ELTWISE_COST(41) /* PyTorch's erfinv (docs/metrics.md) */
 #undef ELTWISE_COST
 
 static int present_inputs(const nns__ictx *cx) {
@@ -1128,6 +1129,11 @@ const nns__op nns__ops_eltwise[] = {
      .cost = eltwise6_cost},
     {"", "Sign", 9, NNS__OPSET_MAX, "a", NULL, nns__same_shape, sign_fold,
      .cost = eltwise1_cost},
+    /* PyTorch's erfinv, which ONNX does not have (the recorder's domain
+     * for aten ops, version 1): a rational first guess and two Newton
+     * steps per element, as PyTorch's kernel computes it. */
+    {"pytorch.aten", "erfinv", 1, 1, "a", NULL, nns__same_shape, NULL,
+     .cost = eltwise41_cost},
     {"", "IsNaN", 9, NNS__OPSET_MAX, "a", NULL, bool_shape, isnan_fold,
      .cost = eltwise1_cost},
     {"", "IsInf", 10, NNS__OPSET_MAX, "a", isinf_attrs, bool_shape, isinf_fold,
