@@ -8,7 +8,7 @@ AutoModelForMaskedLM, `seq2seq`: AutoModelForSeq2SeqLM, `speech`:
 AutoModelForSpeechSeq2Seq, `base`: AutoModel),
 the inputs (`text`: input_ids; `seq2seq`: + decoder_input_ids; `image`:
 pixel_values; `text+image`: both; `audio`: Whisper's input_features +
-decoder_input_ids) and config overrides. `attn: "eager"` marks the
+decoder_input_ids; `waveform`: a raw waveform, input_values) and config overrides. `attn: "eager"` marks the
 families whose SDPA mask code asks a mask's values (`padding_mask.all()`,
 an `.item()`), even with no attention_mask given: nnscan records them on
 meta (it keeps such masks real), but FlopCounterMode, the reference, cannot
@@ -130,6 +130,10 @@ FAMILIES = {
     "whisper": {"cls": "speech", "inputs": "audio",
                 "cfg": {"num_mel_bins": 16, "max_source_positions": 16,
                         "max_target_positions": 32}},
+    # speech encoders on a raw waveform (a Conv1d feature extractor with
+    # GroupNorm or LayerNorm, a weight-normed positional convolution)
+    "wav2vec2": {"cls": "base", "inputs": "waveform"},
+    "hubert": {"cls": "base", "inputs": "waveform"},
     # vision and vision-language
     "vit": {"cls": "base", "inputs": "image"},
     "deit": {"cls": "base", "inputs": "image"},
@@ -205,6 +209,8 @@ def inputs(name, cfg):
         return {"input_ids": ids}
     if kind == "seq2seq":
         return {"input_ids": ids, "decoder_input_ids": ids[:, :8]}
+    if kind == "waveform":  # a fifth of a second at 16 kHz
+        return {"input_values": torch.zeros(1, 3200)}
     if kind == "audio":
         frames = 2 * cfg.max_source_positions
         return {"input_features": torch.zeros(1, cfg.num_mel_bins, frames),
