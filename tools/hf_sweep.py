@@ -19,8 +19,13 @@ attention, a padding token, the model on the CPU); where it still cannot, the li
 gives the parameters and uncounted ops without a MACs reference.
 
 Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
-    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [TYPE...]
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [--cpu] [--mask] [TYPE...]
+--cpu also builds each tiny model on the CPU and records it on its own
+device (device="model": PyTorch's fused CPU attention, real routing), against
+the same meta reference (on_cpu). --mask feeds text models a right-padded
+attention_mask (a tokenizer's, the last 3 of 16 tokens padding).
 """
+import inspect
 import os
 import signal
 import sys
@@ -44,7 +49,7 @@ LIMIT_S = 120
 AUDIO_SAMPLES = 3200
 # Parameters above which a tiny config is not tiny (the sizes TINY does not
 # reach, a vision tower's defaults): never built on the CPU.
-CPU_MAX_PARAMS = 20_000_000
+CPU_MAX_PARAMS = int(os.environ.get("NNSCAN_SWEEP_CPU_MAX", 20_000_000))
 
 
 class TimeLimit(Exception):
@@ -68,6 +73,11 @@ def inputs(model, cfg):
         return {"input_features": torch.zeros(1, bins, frames), **dec}
     if main == "input_ids":
         out = {"input_ids": ids}
+        if WITH_MASK and "attention_mask" in \
+                inspect.signature(model.forward).parameters:
+            mask = torch.ones(1, hf_zoo.SEQ, dtype=torch.long)
+            mask[:, -3:] = 0  # a tokenizer's right padding
+            out["attention_mask"] = mask
         if getattr(cfg, "is_encoder_decoder", False):
             out["decoder_input_ids"] = ids[:, :8]
         return out
@@ -137,8 +147,17 @@ def reference(model, feed, device):
         return hf_zoo.reference(model, feed)[1]
     from torch.utils.flop_counter import FlopCounterMode
     torch.manual_seed(0)  # a forward that samples (VITS's durations)
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
-        model(**feed)
+    # FlopCounterMode has no formula for _grouped_mm: the experts run as
+    # batched_mm, the same products (hf_zoo.reference does so on meta)
+    impl = hf_zoo.experts_implementation(model)
+    if impl == "grouped_mm":
+        model.set_experts_implementation("batched_mm")
+    try:
+        with torch.no_grad(), FlopCounterMode(display=False) as fc:
+            model(**feed)
+    finally:
+        if impl == "grouped_mm":
+            model.set_experts_implementation(impl)
     return sum(fc.get_flop_counts()["Global"].values()) // 2
 
 
@@ -208,13 +227,50 @@ def survey(name):
             line += (f"macs (no reference: {type(fcm_error).__name__}: "
                      f"{str(fcm_error).splitlines()[0][:60]}) ")
         line += f"uncounted {s.uncounted_aten or '{}'}"
+        if ON_CPU_TOO and device == "meta" and fcm_error is None:
+            line += " | " + on_cpu(name, overrides, kw, hows[0], feed,
+                                   params, macs_ref)
         if kw or overrides or device != "meta" or hows[0] != "tiny":
             line += (f" [with {dict(**overrides, **kw)} on {device}, "
                      f"{hows[0]} config]")
         return line
 
 
+def on_cpu(name, overrides, kw, how, feed, params, macs_ref):
+    """The same tiny config built on the CPU (random weights, PyTorch's
+    own CPU kernels: fused attention, real routing) and recorded on its
+    own device (device="model"), against the meta reference. A model
+    whose forward routes by data (mixture of experts) may differ by
+    design: its rows per expert are the real ones."""
+    if params > CPU_MAX_PARAMS:
+        return "cpu: skip (too big)"
+    try:
+        torch.manual_seed(0)
+        model, _ = build(name, overrides, kw, "cpu", how)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = nnscan.summary(model, inputs=feed, device="model", file=False)
+    except TimeLimit:
+        raise
+    except Exception as e:  # noqa: BLE001 - a survey line, not a crash
+        return f"cpu: {type(e).__name__}: {str(e).splitlines()[0][:100]}"
+    got = s.totals["params"] + s.totals.get("frozen", 0)
+    ratio = hf_zoo.matmul_macs(s) / macs_ref if macs_ref else float("nan")
+    return (f"cpu params {'OK' if got == params else f'{got}/{params}'} "
+            f"macs/FlopCounterMode {ratio:.4f} "
+            f"uncounted {s.uncounted_aten or '{}'} device {s.device}")
+
+
+# --cpu: also record each type built on the CPU, on its own device
+ON_CPU_TOO = False
+# --mask: text models also get a right-padded attention_mask
+WITH_MASK = False
+
+
 def main(names):
+    global ON_CPU_TOO, WITH_MASK
+    ON_CPU_TOO, WITH_MASK = "--cpu" in names, "--mask" in names
+    names = [n for n in names if n not in ("--cpu", "--mask")]
     signal.signal(signal.SIGALRM, _alarm)
     for name in names or sorted(transformers.CONFIG_MAPPING.keys()):
         signal.alarm(LIMIT_S)
