@@ -19,11 +19,12 @@ attention, a padding token, the model on the CPU); where it still cannot, the li
 gives the parameters and uncounted ops without a MACs reference.
 
 Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
-    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [--cpu] [--mask] [TYPE...]
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [--cpu] [--mask] [--bf16] [TYPE...]
 --cpu also builds each tiny model on the CPU and records it on its own
 device (device="model": PyTorch's fused CPU attention, real routing), against
 the same meta reference (on_cpu). --mask feeds text models a right-padded
-attention_mask (a tokenizer's, the last 3 of 16 tokens padding).
+attention_mask (a tokenizer's, the last 3 of 16 tokens padding). --bf16
+builds every model in bfloat16.
 """
 import inspect
 import os
@@ -61,16 +62,21 @@ def _alarm(*_):
 
 
 def inputs(model, cfg):
+    """The main input (and decoder ids); floating-point inputs in the
+    model's own dtype, as a processor casts them."""
     main = getattr(model, "main_input_name", "input_ids")
+    dt = getattr(model, "dtype", torch.float32)
     ids = torch.zeros(1, hf_zoo.SEQ, dtype=torch.long)
     dec = {"decoder_input_ids": ids[:, :8]} \
         if getattr(cfg, "is_encoder_decoder", False) else {}
     if main == "input_values":  # a raw waveform (wav2vec2, HuBERT, ...)
-        return {"input_values": torch.zeros(1, AUDIO_SAMPLES), **dec}
+        return {"input_values": torch.zeros(1, AUDIO_SAMPLES, dtype=dt),
+                **dec}
     if main == "input_features":  # log-mel frames (Whisper-style)
         frames = 2 * getattr(cfg, "max_source_positions", 100)
         bins = getattr(cfg, "num_mel_bins", 80)
-        return {"input_features": torch.zeros(1, bins, frames), **dec}
+        return {"input_features": torch.zeros(1, bins, frames, dtype=dt),
+                **dec}
     if main == "input_ids":
         out = {"input_ids": ids}
         if WITH_MASK and "attention_mask" in \
@@ -85,7 +91,7 @@ def inputs(model, cfg):
         size = getattr(cfg, "image_size", hf_zoo.TINY["image_size"])
         size = size[0] if isinstance(size, (list, tuple)) else size
         return {"pixel_values": torch.zeros(
-            1, getattr(cfg, "num_channels", 3), size, size)}
+            1, getattr(cfg, "num_channels", 3), size, size, dtype=dt)}
     return None
 
 
@@ -135,6 +141,8 @@ def build(name, overrides, kw, device="meta", how="tiny"):
     causal = name in modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     auto = transformers.AutoModelForCausalLM if causal \
         else transformers.AutoModel
+    if DTYPE is not None:
+        kw = {**kw, "dtype": DTYPE}
     with torch.device(device):
         model = auto.from_config(cfg, **kw)
     model.eval()
@@ -265,12 +273,15 @@ def on_cpu(name, overrides, kw, how, feed, params, macs_ref):
 ON_CPU_TOO = False
 # --mask: text models also get a right-padded attention_mask
 WITH_MASK = False
+# --bf16: models built in bfloat16 (from_config's dtype)
+DTYPE = None
 
 
 def main(names):
-    global ON_CPU_TOO, WITH_MASK
+    global ON_CPU_TOO, WITH_MASK, DTYPE
     ON_CPU_TOO, WITH_MASK = "--cpu" in names, "--mask" in names
-    names = [n for n in names if n not in ("--cpu", "--mask")]
+    DTYPE = torch.bfloat16 if "--bf16" in names else None
+    names = [n for n in names if n not in ("--cpu", "--mask", "--bf16")]
     signal.signal(signal.SIGALRM, _alarm)
     for name in names or sorted(transformers.CONFIG_MAPPING.keys()):
         signal.alarm(LIMIT_S)
