@@ -4,10 +4,11 @@ PyTorch: a survey beyond the zoo of python/tests_hf (issue 16).
 For each `model_type` transformers registers (or the ones named), the
 config gets python/tests_hf/hf_zoo.py's TINY sizes for the fields it has,
 the model is built on meta (AutoModelForCausalLM when it is a causal LM,
-else AutoModel) and fed input_ids (+ decoder_input_ids), pixel_values, a
+else AutoModel; a tower no Auto class maps, by its own model class) and fed input_ids (+ decoder_input_ids), pixel_values, a
 waveform (input_values) or log-mel frames (input_features). Where the tiny
-config does not validate, the survey keeps only the sizes of the same kind
-as the defaults (an int for an int), then takes the defaults (CONFIGS).
+config does not validate, or the model's own forward fails on it (the
+reference's too), the survey keeps only the sizes of the same kind as the
+defaults (an int for an int), then takes the defaults (CONFIGS).
 One line per type: parameters against sum(p.numel()), matrix-product MACs
 against FlopCounterMode (hf_zoo.reference), the aten ops left uncounted, or
 the stage that failed (config: the tiny config or the model could not be
@@ -144,9 +145,33 @@ def build(name, overrides, kw, device="meta", how="tiny"):
     if DTYPE is not None:
         kw = {**kw, "dtype": DTYPE}
     with torch.device(device):
-        model = auto.from_config(cfg, **kw)
+        try:
+            model = auto.from_config(cfg, **kw)
+        except ValueError as e:
+            own = tower_class(cls) \
+                if "Unrecognized configuration class" in str(e) else None
+            if own is None:
+                raise
+            model = own._from_config(cfg, **kw)
     model.eval()
     return model, cfg
+
+
+def tower_class(config_cls):
+    """The model class of a config no Auto class maps (the text and vision
+    towers of CLIP-like models: clip_text_model is CLIPTextModel): the
+    `...Model` class of the config's own modeling module whose config_class
+    it is, or None."""
+    import importlib
+    mod = config_cls.__module__.replace(".configuration_", ".modeling_")
+    try:
+        modeling = importlib.import_module(mod)
+    except ImportError:
+        return None
+    found = [c for c in vars(modeling).values()
+             if isinstance(c, type) and c.__name__.endswith("Model")
+             and getattr(c, "config_class", None) is config_cls]
+    return min(found, key=lambda c: len(c.__name__)) if found else None
 
 
 def reference(model, feed, device):
@@ -213,15 +238,19 @@ def survey(name):
         except TimeLimit:
             return f"{stage}: over {LIMIT_S} s"
         except Exception as e:  # noqa: BLE001 - a survey line, not a crash
-            if stage == "config" and len(hows) > 1 and \
-                    "Unrecognized configuration class" not in str(e):
+            if stage == "config" and len(hows) > 1:
                 hows.pop(0)  # the next way to make the config
                 continue
             if stage != "nnscan" and retry_for(e):
                 continue
             # the forward's own error (a tiny config it does not fit) when
-            # the reference failed on it too
+            # the reference failed on it too: the next way to make the
+            # config, with the retries afresh
             if stage == "nnscan" and fcm_error is not None:
+                if len(hows) > 1:
+                    hows.pop(0)
+                    overrides, kw, device, tried = {}, {}, "meta", set()
+                    continue
                 stage = "forward"
             return (f"{stage}: {type(e).__name__}: "
                     f"{str(e).splitlines()[0][:120]}")

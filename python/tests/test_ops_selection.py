@@ -275,6 +275,18 @@ def test_erfinv_count_by_hand():
     assert s.totals["flops"] == 41 * 21
 
 
+@pytest.mark.parametrize("pool,per", [(nn.AvgPool2d, 9 - 1 + 2),
+                                      (nn.MaxPool2d, 9 - 1)])
+def test_ceil_mode_pool_wider_than_its_input(pool, per):
+    """EfficientNet's and ALIGN's pooler: a kernel of the hidden size, in
+    ceil mode, over a smaller map. PyTorch gives one output per axis; each
+    window reads the 3 x 3 taps inside the input (docs/metrics.md), 4
+    channels."""
+    s = record(lambda x: pool(8, ceil_mode=True)(x), torch.zeros(1, 4, 3, 3))
+    assert s.layers[0]["output"]["shape"] == [1, 4, 1, 1]
+    assert s.totals["flops"] == 4 * per
+
+
 class MaskedRows(nn.Module):
     """The rows a mask picks (nonzero, then an index), through a Linear,
     then repeated as `reps` says and through it again."""

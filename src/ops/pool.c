@@ -99,7 +99,11 @@ static nns_status window_pool_cost(nns__ictx *cx, nns__cost *c,
   nns__window w;
   if (pool_window(cx, &w) != NNS_OK)
     return NNS__UNCOUNTED;
-  int64_t k = nns__window_kernel_count(&w, c), y = nns__out_count(cx, c, 0);
+  const nns__type *t = nns__in_type(cx, 0);
+  const nns__dim *spatial =
+      t && t->rank == w.n + 2 && t->dims ? t->dims + 2 : NULL;
+  int64_t k = nns__window_kernel_count(&w, spatial, c),
+          y = nns__out_count(cx, c, 0);
   int64_t ind = nns__has_out(cx, 1) ? nns__out_count(cx, c, 1) : 0;
   if (k < 0 || y < 0 || ind < 0)
     return NNS__UNCOUNTED;

@@ -187,7 +187,11 @@ bool nns__window_axis(const nns__window *w, int32_t axis, int64_t in,
   if (pb > INT64_MAX / 4 || pe > INT64_MAX / 4)
     return false;
   int64_t span = in + pb + pe - ek; /* room the window moves through */
-  if (span < 0)
+  /* ceil_mode rounds the steps up, so one window wider than the padded
+   * input still fits while span + s - 1 >= 0 (PyTorch's and ONNX's rule:
+   * EfficientNet's and ALIGN's pooler take a kernel of their hidden size
+   * over a smaller map); a window reads only what lies inside. */
+  if (span < 0 && (!w->ceil_mode || span + s - 1 < 0))
     return false;
   int64_t steps = w->ceil_mode ? (span + s - 1) / s : span / s;
   /* ceil_mode: a last window starting in the trailing padding is dropped
@@ -340,12 +344,23 @@ nns_status nns__window_out_dims_transposed(nns__ictx *cx, const nns__window *w,
 
 /* ==== Costs ==== */
 
-int64_t nns__window_kernel_count(const nns__window *w, nns__cost *c) {
+int64_t nns__window_kernel_count(const nns__window *w, const nns__dim *in,
+                                 nns__cost *c) {
   int64_t k = 1;
   for (int32_t a = 0; a < w->n; a++) {
-    if (w->kernel[a] < 0)
+    int64_t taps = w->kernel[a];
+    if (taps < 0)
       return -1;
-    k = nns__cmul(c, k, w->kernel[a]);
+    /* A window wider than the padded input (ceil_mode) reads only the
+     * taps that fall inside it; every other window reads them all. */
+    int64_t room = in && !in[a].sym && w->auto_pad == NNS__PAD_NOTSET
+                       ? in[a].v + w->pad_begin[a] + w->pad_end[a]
+                       : -1;
+    if (room > 0 && room < nns__window_extent(w, a) && w->dilation[a] > 0) {
+      int64_t inside = (room - 1) / w->dilation[a] + 1;
+      taps = inside < taps ? inside : taps;
+    }
+    k = nns__cmul(c, k, taps);
   }
   return k;
 }

@@ -100,8 +100,12 @@ nns_status nns__window_out_dims_transposed(nns__ictx *cx, const nns__window *w,
 /* ==== Costs ==== */
 
 /* k of docs/metrics.md: the product of the kernel dims (dilation does not
- * add taps); -1 when a kernel dim is unknown. Saturates through c. */
-int64_t nns__window_kernel_count(const nns__window *w, nns__cost *c);
+ * add taps); -1 when a kernel dim is unknown. With the input's spatial dims
+ * `in` (may be NULL or symbolic), an axis whose dilated kernel is wider
+ * than the padded input (a ceil_mode pool) counts only the taps inside it.
+ * Saturates through c. */
+int64_t nns__window_kernel_count(const nns__window *w, const nns__dim *in,
+                                 nns__cost *c);
 
 /* ==== Receptive field ==== */
 

@@ -392,6 +392,46 @@ static void test_declared_fills_data_dependent_dims(void) {
   nns_model_free(m);
 }
 
+/*
+ * A ceil_mode pool whose kernel is wider than its input (EfficientNet's and
+ * ALIGN's pooler: kernel = hidden size over a small map): one output per
+ * axis, as PyTorch and ONNX give it ((3 - 8 + 7) / 8 + 1 = 1), and the
+ * window reads only the 3 x 3 taps inside: 4 channels x (9 - 1 + 2) FLOPs.
+ * Without ceil_mode the same window does not fit: NNS_E_SHAPE.
+ */
+static void pool_wider_than_input(bool ceil_mode, nns_status want) {
+  nns_builder *b = NULL;
+  nns_error err;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+  int64_t xd[] = {1, 4, 3, 3};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, NULL, &err),
+           NNS_OK);
+  const char *in[] = {"x"}, *out[] = {"y"};
+  CHECK_EQ(nns_builder_add_node(b, "AveragePool", NULL, "pool", NULL, in, 1,
+                                out, 1, &err), NNS_OK);
+  int64_t k[] = {8, 8};
+  CHECK_EQ(nns_builder_attr_ints(b, "kernel_shape", k, 2, &err), NNS_OK);
+  CHECK_EQ(nns_builder_attr_ints(b, "strides", k, 2, &err), NNS_OK);
+  CHECK_EQ(nns_builder_attr_int(b, "ceil_mode", ceil_mode, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_infer(m, NULL, &err), want);
+  if (want == NNS_OK) {
+    EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,4,1,1");
+    nns_analysis *a = tm_analyze(m, NULL);
+    CHECK_EQ(tm_totals_of(a).all.flops, 4 * (9 - 1 + 2));
+    nns_analysis_free(a);
+  }
+  nns_model_free(m);
+}
+
+static void test_ceil_mode_pool_wider_than_input(void) {
+  pool_wider_than_input(true, NNS_OK);
+  pool_wider_than_input(false, NNS_E_SHAPE);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -400,5 +440,6 @@ int main(void) {
   RUN(test_subgraph_node_counts);
   RUN(test_misuse);
   RUN(test_declared_fills_data_dependent_dims);
+  RUN(test_ceil_mode_pool_wider_than_input);
   return check_finish();
 }
