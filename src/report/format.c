@@ -17,6 +17,16 @@
 
 void nns__out_rep(nns__out *o, const char *s, int n) {
   size_t len = strlen(s);
+  if (len == 1 && n > 0) {
+    /* Padding, a byte at a time, was most of the text table's writes:
+     * a run of spaces goes out in blocks. */
+    char run[64];
+    memset(run, s[0], sizeof run);
+    for (; n > (int)sizeof run; n -= (int)sizeof run)
+      nns__out_put(o, run, sizeof run);
+    nns__out_put(o, run, (size_t)n);
+    return;
+  }
   for (int i = 0; i < n; i++)
     nns__out_put(o, s, len);
 }
