@@ -20,6 +20,7 @@ void nns__jw_init(nns__jw *w, nns__out *o) {
   w->after_key = false;
   w->nomem = false;
   memset(w->dbl, 0, sizeof w->dbl);
+  w->dbl_next = 0;
 }
 
 nns_status nns__jw_finish(nns__jw *w) {
@@ -82,16 +83,17 @@ void nns__jw_double(nns__jw *w, const char *key, size_t klen, double v,
   }
   /* snprintf's "%g" costs about 2,000 instructions a number, and the
    * roofline's intensities repeat row after row (a 100k-layer summary has
-   * five distinct ones in 160k rows): a few recent ones are kept with
-   * their text, by a hash of their bits. */
+   * five distinct ones in 160k rows): the last few are kept with their
+   * text, looked up by their bits, replaced in turn. */
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
-  nns__jw_dbl *slot =
-      &w->dbl[((bits * 0x9e3779b97f4a7c15u) >> 61) & 7];
-  if (slot->len && slot->bits == bits && slot->precision == precision &&
-      slot->fixed == fixed) {
-    nns__out_put(w->o, slot->text, slot->len);
-    return;
+  for (size_t k = 0; k < sizeof w->dbl / sizeof w->dbl[0]; k++) {
+    const nns__jw_dbl *d = &w->dbl[k];
+    if (d->len && d->bits == bits && d->precision == precision &&
+        d->fixed == fixed) {
+      nns__out_put(w->o, d->text, d->len);
+      return;
+    }
   }
   char buf[64];
   int n = fixed ? snprintf(buf, sizeof buf, "%.*f", precision, v)
@@ -100,10 +102,12 @@ void nns__jw_double(nns__jw *w, const char *key, size_t klen, double v,
     return;
   size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
   nns__out_put(w->o, buf, len);
+  nns__jw_dbl *slot = &w->dbl[w->dbl_next];
   if (len <= sizeof slot->text) {
     *slot = (nns__jw_dbl){.bits = bits, .precision = precision,
                           .fixed = fixed, .len = (uint8_t)len};
     memcpy(slot->text, buf, len);
+    w->dbl_next = (w->dbl_next + 1) % (sizeof w->dbl / sizeof w->dbl[0]);
   }
 }
 

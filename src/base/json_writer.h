@@ -58,7 +58,8 @@ typedef struct nns__jw {
   bool after_key;        /* nns__jw_key wrote a key: no separator next */
   bool nomem;            /* the container stack could not grow */
   nns__jw_level fixed[32]; /* the stack until it needs the heap */
-  nns__jw_dbl dbl[8];    /* recent doubles, by a hash of their bits */
+  nns__jw_dbl dbl[8];    /* recent doubles (nns__jw_double) */
+  size_t dbl_next;       /* the slot the next new one replaces */
 } nns__jw;
 
 void nns__jw_init(nns__jw *w, nns__out *o);
