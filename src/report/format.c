@@ -37,6 +37,14 @@ size_t nns__text_clean(char *dst, size_t size, const char *src) {
   size_t len = 0;
   const unsigned char *p = (const unsigned char *)(src ? src : "");
   while (*p) {
+    /* Printable ASCII, nearly every byte of a report, is kept as is
+     * without a call to the UTF-8 decoder. */
+    if (*p >= 0x20 && *p < 0x7f) {
+      if (len + 1 >= size)
+        break;
+      dst[len++] = (char)*p++;
+      continue;
+    }
     size_t n = nns__utf8_len(p);
     const char *put = (const char *)p;
     size_t put_len = n;
