@@ -26,8 +26,8 @@ void *nns__map_get(const nns__map *m, const void *key) {
   }
 }
 
-static bool map_grow(nns__map *m) {
-  size_t cap = m->cap ? m->cap * 2 : 16;
+/* Moves the entries into tables of `cap` slots (a power of two). */
+static bool map_resize(nns__map *m, size_t cap) {
   const void **keys;
   void **vals;
   if (m->arena) {
@@ -61,6 +61,19 @@ static bool map_grow(nns__map *m) {
   m->vals = vals;
   m->cap = cap;
   return true;
+}
+
+static bool map_grow(nns__map *m) {
+  return map_resize(m, m->cap ? m->cap * 2 : 16);
+}
+
+bool nns__map_reserve(nns__map *m, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return true; /* no such table: the map grows as it fills */
+  size_t cap = m->cap ? m->cap : 16;
+  while (n * 4 > cap * 3)
+    cap *= 2;
+  return cap == m->cap || map_resize(m, cap);
 }
 
 bool nns__map_put(nns__map *m, const void *key, void *val) {

@@ -738,6 +738,13 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
                  (size_t)g->n_inputs + (size_t)g->n_outputs,
          bound = (w->end - w->pos) / 4;
   nns__intern_reserve(&L->A.m->strings, names < bound ? names : bound);
+  /* The graph's values (an output per node, the initializers and
+   * inputs), likewise: its scope map lives in the arena, where each
+   * doubling leaves the outgrown table behind (4 MB of a 100k-node
+   * graph). */
+  size_t values = (size_t)g->n_nodes + (size_t)g->n_inits +
+                  (size_t)g->n_inputs;
+  nns__map_reserve(&g->scope, values < bound ? values : bound);
   /* The nodes decode to about twice their bytes (names copied and
    * NUL-terminated, node structs, input and output arrays). */
   nns__arena_reserve(&L->A.m->arena, 2 * node_bytes);
