@@ -233,8 +233,25 @@ static uint32_t str_hash(const char *s, size_t n) {
     s += 8;
     n -= 8;
   }
+  /* The last 0-7 bytes as memcpy into a zeroed word would read them. A
+   * memcpy of a run-time length compiles to byte stores, and reading the
+   * word back then stalls on them (store forwarding fails): on a
+   * little-endian host the word is put together in registers. */
   uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const unsigned char *t = (const unsigned char *)s;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, t, 4);
+    memcpy(&hi, t + n - 4, 4);
+    w = (uint64_t)lo | (uint64_t)hi << (8 * (n - 4));
+  } else if (n > 0) {
+    w = (uint64_t)t[0] | (uint64_t)t[n / 2] << (8 * (n / 2)) |
+        (uint64_t)t[n - 1] << (8 * (n - 1));
+  }
+#else
   memcpy(&w, s, n);
+#endif
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
   h ^= h >> 29;
   return (uint32_t)h;
