@@ -38,7 +38,7 @@ typedef struct nns__anode {
 typedef struct nns__alayer {
   nns_layer_info info;  /* the public row */
   nns_counts counts;    /* over the subtree */
-  nns_rf rf;            /* of its output */
+  uint32_t rf;          /* field of its output: index into a->layer_rfs */
   /* Per spatial axis, a field that differs between positions (windowed
    * attention; period 0 on the others), or NULL when none does. */
   struct nns__rf_per *per;
@@ -120,6 +120,11 @@ struct nns_analysis {
   size_t n_attn;                /* of them, those counted (attention.c) */
   nns__attn_row *attn;          /* in the arena */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
+  /* The distinct fields of the layers' outputs (rf.c), by
+   * nns__alayer.rf: most layers share a handful, and a 104-byte field in
+   * each of a 100k-node graph's 81k layers was 8 MB of fresh pages.
+   * layer_rfs[0] is all zero (no field); NULL before rf.c has run. */
+  nns_rf *layer_rfs;
   unsigned memory_flags;        /* NNS_COUNT_OVERFLOW when a memory total
                                   saturated (memory.c) */
   /* The main graph's nodes in the model's own order when that order is
@@ -202,6 +207,11 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err);
 static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
                                        uint32_t l) {
   return anc <= l && l < a->layers[anc].end;
+}
+/* The field of layer l's output (all zero when it has none). */
+static inline const nns_rf *nns__layer_rf(const nns__analysis *a, size_t l) {
+  static const nns_rf none; /* before rf.c has run */
+  return a->layer_rfs ? &a->layer_rfs[a->layers[l].rf] : &none;
 }
 /* Layer types, op type lists, input and output values. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);

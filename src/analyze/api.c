@@ -124,7 +124,7 @@ nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &a->layers[i].rf, NNS__V1_RF);
+  return NNS__PUT(out, nns__layer_rf(a, i), NNS__V1_RF);
 }
 
 nns_status nns_analysis_layer_rf_span(const nns_analysis *a, size_t i, int axis,
@@ -136,7 +136,7 @@ nns_status nns_analysis_layer_rf_span(const nns_analysis *a, size_t i, int axis,
   if (!last || i >= a->n_layers)
     return NNS_E_ARG;
   const nns__alayer *la = &a->layers[i];
-  const nns_rf *rf = &la->rf;
+  const nns_rf *rf = nns__layer_rf(a, i);
   if (rf->whole || rf->axes <= 0)
     return NNS_E_NOTFOUND;
   if (axis < 0 || axis >= rf->axes || axis >= NNS_RF_MAX_AXES)

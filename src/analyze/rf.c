@@ -463,6 +463,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
                  .room = m->n_values + 1};
   nns__rf_pool pool = {0};
   rf.pool = &pool;
+  uint32_t *layer_of = NULL; /* list entry -> index into a->layer_rfs */
   if (!rf.at || !rf.vals)
     goto nomem;
   memset(&rf.vals[0], 0, sizeof rf.vals[0]);
@@ -501,18 +502,31 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       rf_set(&rf, v->index, &out);
     }
   }
-  /* Layers: the field of their output. */
+  /* Layers: the field of their output. Layers whose outputs share an
+   * entry of the list share one kept field (layer_of, by entry; 0: none
+   * kept yet); entry 0, the empty field, is the all-zero layer_rfs[0]. */
   nns_rf best_layer;
   memset(&best_layer, 0, sizeof best_layer);
+  layer_of = calloc(rf.n + 1, sizeof *layer_of);
+  a->layer_rfs = nns__arena_array(&a->arena, rf.n + 1, sizeof *a->layer_rfs);
+  if (!layer_of || !a->layer_rfs)
+    goto nomem;
+  uint32_t n_kept = 1;
   for (size_t l = 0; l < a->n_layers; l++) {
     nns__alayer *la = &a->layers[l];
     size_t out = la->info.output_value;
     if (out == (size_t)-1 || out >= m->n_values)
       continue;
-    const nns__rf *r = &rf_get(&rf, out)->r;
-    la->rf = r->f;
-    if (!la->rf.whole)
-      keep_larger(&best_layer, &la->rf);
+    uint32_t entry = rf.at[out];
+    const nns__rf *r = &rf.vals[entry].r;
+    if (entry && !layer_of[entry]) {
+      layer_of[entry] = n_kept;
+      a->layer_rfs[n_kept++] = r->f;
+    }
+    la->rf = layer_of[entry];
+    const nns_rf *f = &a->layer_rfs[la->rf];
+    if (!f->whole)
+      keep_larger(&best_layer, f);
     if (!keep_periods(a, &pool, r, la))
       goto nomem;
   }
@@ -534,12 +548,14 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
                  "axes before any sliding op read them",
               lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
+  free(layer_of);
   free(rf.at);
   free(rf.vals);
   free(rf.seen);
   nns__rf_pool_free(&pool);
   return NNS_OK;
 nomem:
+  free(layer_of);
   free(rf.at);
   free(rf.vals);
   free(rf.seen);

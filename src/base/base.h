@@ -124,6 +124,10 @@ typedef struct nns__map {
 void *nns__map_get(const nns__map *m, const void *key);
 /* Inserts or replaces. false when out of memory. */
 bool nns__map_put(nns__map *m, const void *key, void *val);
+/* Room for n entries without growing: an arena map that grows by doubling
+ * leaves each outgrown table in its arena, as much again as the last. A
+ * hint: false only when out of memory (the map is then unchanged). */
+bool nns__map_reserve(nns__map *m, size_t n);
 void nns__map_free(nns__map *m);
 
 /*

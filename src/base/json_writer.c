@@ -19,6 +19,8 @@ void nns__jw_init(nns__jw *w, nns__out *o) {
   w->next_brk = NULL;
   w->after_key = false;
   w->nomem = false;
+  memset(w->dbl, 0, sizeof w->dbl);
+  w->dbl_next = 0;
 }
 
 nns_status nns__jw_finish(nns__jw *w) {
@@ -79,12 +81,34 @@ void nns__jw_double(nns__jw *w, const char *key, size_t klen, double v,
     nns__out_put(w->o, "null", 4);
     return;
   }
+  /* snprintf's "%g" costs about 2,000 instructions a number, and the
+   * roofline's intensities repeat row after row (a 100k-layer summary has
+   * five distinct ones in 160k rows): the last few are kept with their
+   * text, looked up by their bits, replaced in turn. */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  for (size_t k = 0; k < sizeof w->dbl / sizeof w->dbl[0]; k++) {
+    const nns__jw_dbl *d = &w->dbl[k];
+    if (d->len && d->bits == bits && d->precision == precision &&
+        d->fixed == fixed) {
+      nns__out_put(w->o, d->text, d->len);
+      return;
+    }
+  }
   char buf[64];
   int n = fixed ? snprintf(buf, sizeof buf, "%.*f", precision, v)
                 : snprintf(buf, sizeof buf, "%.*g", precision, v);
-  if (n > 0)
-    nns__out_put(w->o, buf, (size_t)n < sizeof buf ? (size_t)n
-                                                   : sizeof buf - 1);
+  if (n <= 0)
+    return;
+  size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+  nns__out_put(w->o, buf, len);
+  nns__jw_dbl *slot = &w->dbl[w->dbl_next];
+  if (len <= sizeof slot->text) {
+    *slot = (nns__jw_dbl){.bits = bits, .precision = precision,
+                          .fixed = fixed, .len = (uint8_t)len};
+    memcpy(slot->text, buf, len);
+    w->dbl_next = (w->dbl_next + 1) % (sizeof w->dbl / sizeof w->dbl[0]);
+  }
 }
 
 void nns__jw_strn(nns__jw *w, const char *key, size_t klen, const char *s,
@@ -101,6 +125,21 @@ void nns__json_str(nns__out *o, const char *s) {
   nns__json_strn(o, s, strlen(s));
 }
 
+/* Whether any of the 8 bytes at p is not printable ASCII (below 0x20,
+ * 0x7f or above) or is '"' or '\\': the classic "has a byte less than n"
+ * and "has a zero byte" word tests, which may only err towards true. */
+static bool special8(const unsigned char *p) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t w;
+  memcpy(&w, p, sizeof w);
+  uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+  uint64_t below = (w - ones * 0x20) & ~w;    /* a byte < 0x20 */
+  uint64_t high = w | (w + ones);             /* a byte >= 0x7f */
+  uint64_t quote = (q - ones) & ~q;           /* a '"' */
+  uint64_t slash = (b - ones) & ~b;           /* a '\\' */
+  return ((below | high | quote | slash) & highs) != 0;
+}
+
 void nns__json_strn(nns__out *o, const char *s, size_t len) {
   if (!s) {
     nns__out_put(o, "null", 4);
@@ -110,6 +149,12 @@ void nns__json_strn(nns__out *o, const char *s, size_t len) {
   const unsigned char *p = (const unsigned char *)s, *run = p,
                       *end = p + len;
   while (p < end) {
+    /* Fastest path: eight bytes of printable ASCII without '"' or '\\'
+     * (names are) pass in one test. */
+    if (end - p >= 8 && !special8(p)) {
+      p += 8;
+      continue;
+    }
     /* Fast path: printable ASCII that needs no escape. */
     if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
       p++;

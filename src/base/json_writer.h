@@ -40,6 +40,15 @@ typedef struct nns__jw_level {
   bool array;      /* closes with ']' (else '}') */
 } nns__jw_level;
 
+/* A double as nns__jw_double last wrote it (see there). */
+typedef struct nns__jw_dbl {
+  uint64_t bits;         /* the double's bit pattern */
+  int precision;
+  bool fixed;            /* "%.*f" rather than "%.*g" */
+  uint8_t len;           /* bytes of text; 0: the slot is empty */
+  char text[30];
+} nns__jw_dbl;
+
 typedef struct nns__jw {
   nns__out *o;
   nns__jw_level *lv;     /* lv[0] is the document; lv[depth] is open */
@@ -49,6 +58,8 @@ typedef struct nns__jw {
   bool after_key;        /* nns__jw_key wrote a key: no separator next */
   bool nomem;            /* the container stack could not grow */
   nns__jw_level fixed[32]; /* the stack until it needs the heap */
+  nns__jw_dbl dbl[8];    /* recent doubles (nns__jw_double) */
+  size_t dbl_next;       /* the slot the next new one replaces */
 } nns__jw;
 
 void nns__jw_init(nns__jw *w, nns__out *o);

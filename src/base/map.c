@@ -26,8 +26,8 @@ void *nns__map_get(const nns__map *m, const void *key) {
   }
 }
 
-static bool map_grow(nns__map *m) {
-  size_t cap = m->cap ? m->cap * 2 : 16;
+/* Moves the entries into tables of `cap` slots (a power of two). */
+static bool map_resize(nns__map *m, size_t cap) {
   const void **keys;
   void **vals;
   if (m->arena) {
@@ -61,6 +61,19 @@ static bool map_grow(nns__map *m) {
   m->vals = vals;
   m->cap = cap;
   return true;
+}
+
+static bool map_grow(nns__map *m) {
+  return map_resize(m, m->cap ? m->cap * 2 : 16);
+}
+
+bool nns__map_reserve(nns__map *m, size_t n) {
+  if (n > SIZE_MAX / 8)
+    return true; /* no such table: the map grows as it fills */
+  size_t cap = m->cap ? m->cap : 16;
+  while (n * 4 > cap * 3)
+    cap *= 2;
+  return cap == m->cap || map_resize(m, cap);
 }
 
 bool nns__map_put(nns__map *m, const void *key, void *val) {
@@ -220,8 +233,25 @@ static uint32_t str_hash(const char *s, size_t n) {
     s += 8;
     n -= 8;
   }
+  /* The last 0-7 bytes as memcpy into a zeroed word would read them. A
+   * memcpy of a run-time length compiles to byte stores, and reading the
+   * word back then stalls on them (store forwarding fails): on a
+   * little-endian host the word is put together in registers. */
   uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const unsigned char *t = (const unsigned char *)s;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, t, 4);
+    memcpy(&hi, t + n - 4, 4);
+    w = (uint64_t)lo | (uint64_t)hi << (8 * (n - 4));
+  } else if (n > 0) {
+    w = (uint64_t)t[0] | (uint64_t)t[n / 2] << (8 * (n / 2)) |
+        (uint64_t)t[n - 1] << (8 * (n - 1));
+  }
+#else
   memcpy(&w, s, n);
+#endif
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
   h ^= h >> 29;
   return (uint32_t)h;

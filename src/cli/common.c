@@ -338,6 +338,41 @@ static FILE *open_temporary(const char *path, struct pending *slot,
   return f;
 }
 
+/* Output buffers: reports run to megabytes, and a large buffer means a few
+ * writes, not one per 4 KB. glibc ignores setvbuf's size when it is to
+ * allocate the buffer itself (it takes the file's block size, 4 KB), so
+ * the buffer is ours: one per stream open at once (stdout, a table and its
+ * plot), in static storage that costs nothing until a report fills it.
+ * stdout keeps its slot until exit, which flushes it. */
+static struct stream_buffer {
+  FILE *f;               /* the stream using it, or NULL */
+  char buf[1 << 16];
+} buffers[3];
+
+/* Gives f a buffer (once for stdout); a stream finding none free keeps
+ * stdio's. Set before the first output, as setvbuf requires. */
+static void give_buffer(FILE *f) {
+  struct stream_buffer *free_slot = NULL;
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) {
+    if (buffers[i].f == f)
+      return;
+    if (!buffers[i].f && !free_slot)
+      free_slot = &buffers[i];
+  }
+  if (free_slot &&
+      setvbuf(f, free_slot->buf, _IOFBF, sizeof free_slot->buf) == 0)
+    free_slot->f = f;
+}
+
+/* f's buffer slot, looked up before f is closed (and then handed back
+ * with `slot->f = NULL`); NULL for stdout, which keeps its slot. */
+static struct stream_buffer *buffer_of(FILE *f) {
+  for (size_t i = 0; f != stdout && i < sizeof buffers / sizeof buffers[0]; i++)
+    if (buffers[i].f == f)
+      return &buffers[i];
+  return NULL;
+}
+
 FILE *cli_open_output(const char *path) {
   FILE *f = NULL;
   if (!path || !strcmp(path, "-")) {
@@ -359,9 +394,7 @@ FILE *cli_open_output(const char *path) {
     fprintf(stderr, "nnscan: cannot write '%s': %s\n", p, strerror(errno));
     return NULL;
   }
-  /* Reports run to megabytes: a large buffer means a few writes, not one
-   * per 4 KB. Set before the first output, as setvbuf requires. */
-  setvbuf(f, NULL, _IOFBF, 1 << 16);
+  give_buffer(f);
   return f;
 }
 
@@ -392,7 +425,10 @@ void cli_discard_output(FILE *f) {
     return;
   }
   struct pending *p = pending_of(f);
+  struct stream_buffer *b = buffer_of(f);
   fclose(f);
+  if (b)
+    b->f = NULL;
   settle(p, false);
 }
 
@@ -420,10 +456,13 @@ bool cli_close_output(FILE *f, const char *path) {
     bad = true;
     e = errno;
   }
+  struct stream_buffer *buf = buffer_of(f);
   if (f != stdout && fclose(f) != 0) {
     bad = true;
     e = e ? e : errno;
   }
+  if (buf)
+    buf->f = NULL;
   if (!e && write_errno) {
     bad = true;
     e = write_errno;

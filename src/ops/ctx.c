@@ -429,13 +429,11 @@ nns__dim nns__dims_product(nns__ictx *cx, const nns__dim *d, int32_t n) {
   return p;
 }
 
-nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
-                                 int32_t rb, const nns__dim *b, int32_t *rank,
-                                 nns__dim **dims) {
+/* The broadcast of a and b into d (room for max(ra, rb) dims, neither a
+ * nor b). */
+static nns_status broadcast_into(nns__ictx *cx, int32_t ra, const nns__dim *a,
+                                 int32_t rb, const nns__dim *b, nns__dim *d) {
   int32_t r = ra > rb ? ra : rb;
-  nns__dim *d = nns__arena_array(&cx->m->infer_arena, (size_t)r + 1, sizeof *d);
-  if (!d)
-    return nns__fail(cx, NNS_E_NOMEM, "out of memory");
   for (int32_t k = 0; k < r; k++) {
     int32_t ia = k - (r - ra), ib = k - (r - rb);
     nns__dim x = ia >= 0 ? a[ia] : nns__dim_known(1);
@@ -460,15 +458,34 @@ nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
     else
       d[k] = nns__fresh(cx); /* two different symbols: unknown */
   }
-  *rank = r;
-  *dims = d;
   return NNS_OK;
+}
+
+nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
+                                 int32_t rb, const nns__dim *b, int32_t *rank,
+                                 nns__dim **dims) {
+  int32_t r = ra > rb ? ra : rb;
+  nns__dim *d = nns__arena_array(&cx->m->infer_arena, (size_t)r + 1, sizeof *d);
+  if (!d)
+    return nns__fail(cx, NNS_E_NOMEM, "out of memory");
+  nns_status st = broadcast_into(cx, ra, a, rb, b, d);
+  if (st == NNS_OK) {
+    *rank = r;
+    *dims = d;
+  }
+  return st;
 }
 
 nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
                           int32_t dtype) {
   int32_t rank = 0;
   nns__dim *dims = NULL;
+  /* The running shape lives on the stack, in two buffers taken in turn
+   * (a broadcast cannot write over its own input): it is scratch, and in
+   * the inference arena it was 12 MB of a 100k-node graph, every byte a
+   * fresh page. Ranks past the buffers take the arena. */
+  nns__dim buf[2][16];
+  int turn = 0;
   for (int i = first; i < first + count; i++) {
     const nns__type *t = nns__in_type(cx, i);
     if (!t)
@@ -477,8 +494,19 @@ nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
       nns__out_shape(cx, out, dtype, -1);
       return NNS_OK;
     }
-    nns_status st =
-        nns__broadcast_shapes(cx, rank, dims, t->rank, t->dims, &rank, &dims);
+    nns_status st;
+    int32_t r = rank > t->rank ? rank : t->rank;
+    if (r <= 16) {
+      st = broadcast_into(cx, rank, dims, t->rank, t->dims, buf[turn]);
+      if (st == NNS_OK) {
+        rank = r;
+        dims = buf[turn];
+        turn ^= 1;
+      }
+    } else {
+      st = nns__broadcast_shapes(cx, rank, dims, t->rank, t->dims, &rank,
+                                 &dims);
+    }
     if (st != NNS_OK)
       return st;
   }

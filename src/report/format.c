@@ -17,6 +17,16 @@
 
 void nns__out_rep(nns__out *o, const char *s, int n) {
   size_t len = strlen(s);
+  if (len == 1 && n > 0) {
+    /* Padding, a byte at a time, was most of the text table's writes:
+     * a run of spaces goes out in blocks. */
+    char run[64];
+    memset(run, s[0], sizeof run);
+    for (; n > (int)sizeof run; n -= (int)sizeof run)
+      nns__out_put(o, run, sizeof run);
+    nns__out_put(o, run, (size_t)n);
+    return;
+  }
   for (int i = 0; i < n; i++)
     nns__out_put(o, s, len);
 }
@@ -27,6 +37,14 @@ size_t nns__text_clean(char *dst, size_t size, const char *src) {
   size_t len = 0;
   const unsigned char *p = (const unsigned char *)(src ? src : "");
   while (*p) {
+    /* Printable ASCII, nearly every byte of a report, is kept as is
+     * without a call to the UTF-8 decoder. */
+    if (*p >= 0x20 && *p < 0x7f) {
+      if (len + 1 >= size)
+        break;
+      dst[len++] = (char)*p++;
+      continue;
+    }
     size_t n = nns__utf8_len(p);
     const char *put = (const char *)p;
     size_t put_len = n;
@@ -97,26 +115,54 @@ int nns_write_stdio(void *file, const char *data, size_t size) {
 
 /* ==== Numbers ==== */
 
+/* The decimal digits of v, '-' first when negative, ending at `end` (a
+ * buffer of at least 21 bytes before it); returns where they start. The
+ * table prints a few numbers per row, and snprintf's "%lld" was a fifth of
+ * a 100k-layer text report. */
+static char *digits_of(char *end, int64_t v) {
+  char *p = end;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    *--p = '-';
+  return p;
+}
+
+/* Appends s (len bytes) at buf + n as snprintf(buf + n, size - n, "%s", s)
+ * would: cut to fit with its NUL, nothing written once n >= size, and the
+ * length it would have had returned, so that callers keep snprintf's
+ * truncation exactly. */
+static size_t put_cut(char *buf, size_t size, size_t n, const char *s,
+                      size_t len) {
+  if (n < size) {
+    size_t room = size - n - 1, k = len < room ? len : room;
+    memcpy(buf + n, s, k);
+    buf[n + k] = 0;
+  }
+  return n + len;
+}
+
 void nns__fmt_int(char *buf, size_t size, int64_t v, bool group) {
-  char digits[32];
-  snprintf(digits, sizeof digits, "%lld", (long long)v);
+  char digits[24], *end = digits + sizeof digits;
+  const char *d = digits_of(end, v);
   if (!group) {
-    snprintf(buf, size, "%s", digits);
+    put_cut(buf, size, 0, d, (size_t)(end - d));
     return;
   }
-  const char *d = digits;
   char tmp[48];
   size_t n = 0;
   if (*d == '-')
     tmp[n++] = *d++;
-  size_t len = strlen(d);
+  size_t len = (size_t)(end - d);
   for (size_t i = 0; i < len; i++) {
     if (i && (len - i) % 3 == 0)
       tmp[n++] = ',';
     tmp[n++] = d[i];
   }
-  tmp[n] = 0;
-  snprintf(buf, size, "%s", tmp);
+  put_cut(buf, size, 0, tmp, n);
 }
 
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
@@ -309,23 +355,29 @@ void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
     snprintf(buf, size, "?");
     return;
   }
-  size_t n = (size_t)snprintf(buf, size, "(");
+  /* By hand, not snprintf: a 100k-layer table prints 480k shapes, and
+   * "%lld" per dim was a sixth of the whole text summary. put_cut keeps
+   * snprintf's truncation. */
+  size_t n = put_cut(buf, size, 0, "(", 1);
   for (int d = 0; d < v.rank && n < size; d++) {
     nns_dim dim = nns__dim_of(m, a, value, d);
-    const char *sep = d ? ", " : "";
-    if (dim.value >= 0)
-      n += (size_t)snprintf(buf + n, size - n, "%s%lld", sep,
-                            (long long)dim.value);
-    else if (d == 0 && dim.symbol)
-      n += (size_t)snprintf(buf + n, size - n, "-1");
-    else
-      n += (size_t)snprintf(buf + n, size - n, "%s%s", sep,
-                            !dim.symbol ? "?"
-                            : name      ? name(ctx, dim.symbol)
-                                        : dim.symbol);
+    if (d)
+      n = put_cut(buf, size, n, ", ", 2);
+    if (dim.value >= 0) {
+      char digits[24], *end = digits + sizeof digits;
+      const char *p = digits_of(end, dim.value);
+      n = put_cut(buf, size, n, p, (size_t)(end - p));
+    } else if (d == 0 && dim.symbol) {
+      n = put_cut(buf, size, n, "-1", 2);
+    } else {
+      const char *sym = !dim.symbol ? "?"
+                        : name      ? name(ctx, dim.symbol)
+                                    : dim.symbol;
+      n = put_cut(buf, size, n, sym, strlen(sym));
+    }
   }
   if (n < size)
-    snprintf(buf + n, size - n, ")");
+    put_cut(buf, size, n, ")", 1);
 }
 
 void nns__fmt_axes(char *buf, size_t size, const int64_t *v, int axes) {

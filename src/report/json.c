@@ -35,9 +35,10 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
     nns__jw_null(w, key, klen);
     return;
   }
+  nns_value_info v = nns__value_of(m, a, i);
   nns__jw_obj(w, key, klen);
-  nns__jw_str(w, NNS__JK("name"), nns__value_of(m, a, i).name);
-  nns__json_value_type(w, m, a, i);
+  nns__jw_str(w, NNS__JK("name"), v.name);
+  nns__json_value_type(w, m, a, i, &v);
   nns__jw_end(w, NULL);
 }
 

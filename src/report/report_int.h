@@ -168,7 +168,8 @@ void nns__text_notes(nns__out *o, const nns_analysis *a);
 void nns__json_opsets(nns__jw *w, const nns_model *m);
 /* The SHAPES formats (shapes.c). */
 void nns__json_value_type(nns__jw *w, const nns_model *m,
-                          const nns_analysis *a, size_t i);
+                          const nns_analysis *a, size_t i,
+                          const nns_value_info *v);
 nns_status nns__report_shapes(const nns_model *m, const nns_report_options *o,
                               nns__out *out);
 /* The caller's options in full (fields past its size zero); NNS_E_ARG when

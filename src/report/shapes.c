@@ -39,17 +39,18 @@ static void put_dims(nns__out *o, const nns_model *m, size_t i, int rank) {
 #define BR2 "\n    "
 
 /* "dtype", "shape", "kind" of value i (of analysis a, or of the model's
- * last inference when a is NULL): a dim is a number or its symbol. Both
- * JSON documents describe values this way. */
+ * last inference when a is NULL), whose info the caller has read (*v, from
+ * nns__value_of): a dim is a number or its symbol. Both JSON documents
+ * describe values this way. */
 void nns__json_value_type(nns__jw *w, const nns_model *m,
-                          const nns_analysis *a, size_t i) {
-  nns_value_info v = nns__value_of(m, a, i);
-  nns__jw_str(w, NNS__JK("dtype"), v.dtype ? nns_dtype_name(v.dtype) : NULL);
-  if (v.rank < 0) {
+                          const nns_analysis *a, size_t i,
+                          const nns_value_info *v) {
+  nns__jw_str(w, NNS__JK("dtype"), v->dtype ? nns_dtype_name(v->dtype) : NULL);
+  if (v->rank < 0) {
     nns__jw_null(w, NNS__JK("shape"));
   } else {
     nns__jw_arr(w, NNS__JK("shape"));
-    for (int d = 0; d < v.rank; d++) {
+    for (int d = 0; d < v->rank; d++) {
       nns_dim dim = nns__dim_of(m, a, i, d);
       if (dim.value >= 0)
         nns__jw_int(w, NNS__JV, dim.value);
@@ -58,15 +59,16 @@ void nns__json_value_type(nns__jw *w, const nns_model *m,
     }
     nns__jw_end(w, NULL);
   }
-  if (nns__kind_name(v.kind))
-    nns__jw_str(w, NNS__JK("kind"), nns__kind_name(v.kind));
+  if (nns__kind_name(v->kind))
+    nns__jw_str(w, NNS__JK("kind"), nns__kind_name(v->kind));
 }
 
 /* "name": {"dtype", "shape", "kind"}. */
 static void j_entry(nns__jw *w, const nns_model *m, size_t i) {
-  nns__jw_key(w, nns__value_of(m, NULL, i).name);
+  nns_value_info v = nns__value_of(m, NULL, i);
+  nns__jw_key(w, v.name);
   nns__jw_obj(w, NNS__JV);
-  nns__json_value_type(w, m, NULL, i);
+  nns__json_value_type(w, m, NULL, i, &v);
   nns__jw_end(w, NULL);
 }
 

@@ -212,6 +212,16 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
                 rf->axes);
 }
 
+/* s into buf as snprintf(buf, size, "%s", s) puts it (cut to size - 1
+ * bytes), without parsing a format per cell. */
+static void copy_cut(char *buf, size_t size, const char *s) {
+  size_t len = strlen(s);
+  if (len >= size)
+    len = size - 1;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+}
+
 static nns_status grid_build(grid *g, const nns_analysis *a,
                              const nns_report_options *o, bool csv) {
   const nns_model *m = nns_analysis_model(a);
@@ -256,10 +266,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       buf[0] = 0;
       switch (g->id[c]) {
       case C_LAYER:
-        snprintf(buf, sizeof buf, "%s",
+        copy_cut(buf, sizeof buf,
                  l.depth == 0 ? root_name : l.name ? l.name : "");
         break;
-      case C_TYPE: snprintf(buf, sizeof buf, "%s", l.type ? l.type : ""); break;
+      case C_TYPE: copy_cut(buf, sizeof buf, l.type ? l.type : ""); break;
       case C_SHAPE:
         nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
                              csv ? NULL : alias_name, g);
@@ -329,14 +339,11 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       /* A hostile name's control characters (an ESC sequence, a newline)
        * would reach the terminal or break the table's lines, in every
        * format. */
-      char clean[sizeof buf * 3];
-      nns__text_clean(clean, sizeof clean, buf);
-      size_t len = strlen(clean) + 1;
-      if (!nns__vec_reserve(&g->text, g->text.n + len))
+      size_t room = sizeof buf * 3; /* each byte at most U+FFFD */
+      if (!nns__vec_reserve(&g->text, g->text.n + room))
         return NNS_E_NOMEM;
       g->off[r * (size_t)g->ncols + (size_t)c] = g->text.n;
-      memcpy(g->text.v + g->text.n, clean, len);
-      g->text.n += len;
+      g->text.n += nns__text_clean(g->text.v + g->text.n, room, buf) + 1;
     }
   }
   return NNS_OK;
