@@ -380,6 +380,7 @@ static void test_declared_fills_data_dependent_dims(void) {
   CHECK_EQ(nns_builder_add_output(b, "idx", 0, -1, NULL, NULL, &err), NNS_OK);
   nns_model *m = NULL;
   CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
   CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
   EXPECT_SHAPE(m, "nz", NNS_DT_INT64, "2,?");
   EXPECT_SHAPE(m, "idx", NNS_DT_INT64, "?,2");
@@ -417,6 +418,7 @@ static void pool_wider_than_input(bool ceil_mode, nns_status want) {
   CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
   nns_model *m = NULL;
   CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
   CHECK_EQ(nns_model_infer(m, NULL, &err), want);
   if (want == NNS_OK) {
     EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,4,1,1");
