@@ -170,6 +170,7 @@ def tower_class(config_cls):
         return None
     found = [c for c in vars(modeling).values()
              if isinstance(c, type) and c.__name__.endswith("Model")
+             and not c.__name__.endswith("PreTrainedModel")
              and getattr(c, "config_class", None) is config_cls]
     return min(found, key=lambda c: len(c.__name__)) if found else None
 
