@@ -1494,6 +1494,53 @@ def constant_pad_nd(b, args, kw, out):
            {"mode": "constant"})
 
 
+def mode_pad(mode):
+    """reflection_pad{1,2,3}d / replication_pad{1,2,3}d (x, padding): Pad
+    with mode "reflect" / "edge" over the last len(padding) / 2 dims
+    (PyTorch lists them last dim first, each as (begin, end))."""
+    def rule(b, args, kw, out):
+        x, pad = args[0], [int(p) for p in args[1]]
+        r = _ndim(x)
+        begin, end = [0] * r, [0] * r
+        for i in range(len(pad) // 2):
+            begin[r - 1 - i], end[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
+        b.node("Pad", [b.inp(x), b.const(begin + end)], [out],
+               {"mode": mode})
+    return rule
+
+
+def bucketize(name):
+    """bucketize(x, boundaries, out_int32, right), and searchsorted over a
+    1-D sorted sequence (the same search, arguments the other way round):
+    the library's pytorch.aten bucketize entry (ONNX has no operator for
+    it), a binary search per element."""
+    def rule(b, args, kw, out):
+        import torch
+        x, seq = (args[1], args[0]) if name == "searchsorted" \
+            else (args[0], args[1])
+        if not isinstance(x, torch.Tensor) or \
+                not isinstance(seq, torch.Tensor) or seq.dim() != 1:
+            b.unmapped(name, args, out)
+            return
+        right = bool(kw.get("right", False)) or kw.get("side") == "right"
+        b.node("bucketize", [b.inp(x), b.inp(seq)], [out],
+               {"out_int32": int(bool(kw.get("out_int32", False))),
+                "right": int(right)}, domain="pytorch.aten")
+    return rule
+
+
+def log_sigmoid(b, args, kw, out):
+    """log_sigmoid_forward(x) -> (y, buffer): y = log(sigmoid(x)), a
+    Sigmoid then a Log (the buffer, where PyTorch fills one, holds the
+    sigmoid's intermediate)."""
+    outs = _outs(out)
+    y = outs[0]
+    buf = outs[1] if len(outs) > 1 and isinstance(outs[1], type(y)) \
+        and list(outs[1].shape) == list(y.shape) else b.fresh_like(y)
+    b.node("Sigmoid", [b.inp(args[0])], [buf])
+    b.node("Log", [b.name(buf)], [y])
+
+
 def im2col(b, args, kw, out):
     """im2col(x [N, C, H, W] or [C, H, W], kernel, dilation, padding,
     stride) -> [N, C*kh*kw, L], F.unfold's kernel: pure data movement, so
@@ -2165,6 +2212,15 @@ OPS = {
     "histc": histc, "_grouped_mm": grouped_mm, "aminmax": aminmax,
     "index_add": index_add,
     "embedding": embedding, "constant_pad_nd": constant_pad_nd,
+    "reflection_pad1d": mode_pad("reflect"),
+    "reflection_pad2d": mode_pad("reflect"),
+    "reflection_pad3d": mode_pad("reflect"),
+    "replication_pad1d": mode_pad("edge"),
+    "replication_pad2d": mode_pad("edge"),
+    "replication_pad3d": mode_pad("edge"),
+    "log_sigmoid_forward": log_sigmoid,
+    "bucketize": bucketize("bucketize"),
+    "searchsorted": bucketize("searchsorted"),
     "upsample_nearest1d": resize("nearest"),
     "upsample_nearest2d": resize("nearest"),
     "upsample_nearest3d": resize("nearest"),

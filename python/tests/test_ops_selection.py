@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
+F = torch.nn.functional
 
 import nnscan  # noqa: E402
 from nnscan.torch_api import ShapeMismatch  # noqa: E402
@@ -64,6 +65,19 @@ CASES = {
     "var_mean": lambda x: torch.var_mean(x, dim=1),
     "std_mean_keepdim": lambda x: torch.std_mean(x, dim=-1, keepdim=True),
     "erfinv": lambda x: torch.erfinv(x / 100),
+    "reflection_pad1d": lambda x: F.pad(x, (2, 1), mode="reflect"),
+    "reflection_pad2d": lambda x: F.pad(x[None], (1, 2, 3, 0),
+                                        mode="reflect"),
+    "replication_pad2d": lambda x: F.pad(x[None], (2, 2, 1, 0),
+                                         mode="replicate"),
+    "replication_pad3d": lambda x: F.pad(x[None, None], (1, 0, 1, 1, 0, 2),
+                                         mode="replicate"),
+    "log_sigmoid": lambda x: F.logsigmoid(x),
+    "bucketize": lambda x: torch.bucketize(x, torch.tensor([3.0, 10, 40])),
+    "bucketize_int32_right": lambda x: torch.bucketize(
+        x, torch.tensor([3.0, 10]), out_int32=True, right=True),
+    "searchsorted": lambda x: torch.searchsorted(
+        torch.tensor([0.0, 5, 20, 50]), x.flatten()),
     "nonzero": lambda x: torch.nonzero(x[0] > 7),
     "argwhere": lambda x: torch.argwhere(x > 40),
     "nonzero_as_tuple": lambda x: torch.nonzero(x[1] % 3 == 0, as_tuple=True),
@@ -285,6 +299,26 @@ def test_ceil_mode_pool_wider_than_its_input(pool, per):
     s = record(lambda x: pool(8, ceil_mode=True)(x), torch.zeros(1, 4, 3, 3))
     assert s.layers[0]["output"]["shape"] == [1, 4, 1, 1]
     assert s.totals["flops"] == 4 * per
+
+
+def test_reflection_pad_and_log_sigmoid_by_hand():
+    """Pad moves data only (no FLOP; every output element written, every
+    input element read); log-sigmoid is a Sigmoid (4) and a Log (1) per
+    element (docs/metrics.md)."""
+    s = record(lambda x: F.pad(x, (1, 1, 2, 0), mode="reflect"), X)
+    assert s.totals["flops"] == 0
+    assert s.layers[0]["output"]["shape"] == [3, 6, 7]
+    s = record(lambda x: F.logsigmoid(x), X)
+    assert s.totals["flops"] == 5 * 60
+
+
+def test_bucketize_count_by_hand():
+    """A binary search per element over 3 boundaries: ceil(log2(4)) = 2
+    comparisons each (docs/metrics.md), for 60 elements; the boundaries
+    are a lookup table, not a parameter."""
+    s = record(lambda x: torch.bucketize(x, torch.tensor([3.0, 10, 40])), X)
+    assert s.totals["flops"] == 60 * 2
+    assert s.totals["params"] == 0
 
 
 class MaskedRows(nn.Module):

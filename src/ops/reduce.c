@@ -1,6 +1,7 @@
 /*
  * reduce.c - reductions: the Reduce* family (axes as an attribute, or for
- * ReduceSum from opset 13 as an input), ArgMax/ArgMin, TopK and CumSum.
+ * ReduceSum from opset 13 as an input), ArgMax/ArgMin, TopK and CumSum, and
+ * PyTorch's bucketize (a search, in the recorder's pytorch.aten domain).
  *
  * The shape rule is the same for every Reduce*: the reduced axes become 1
  * (keepdims) or disappear. Axes that come from a graph input are not
@@ -520,8 +521,34 @@ static const nns__attr_spec topk10_attrs[] = {NNS__A_INT("axis", -1),
 static const nns__attr_spec topk11_attrs[] = {
     NNS__A_INT("axis", -1), NNS__A_INT("largest", 1), NNS__A_INT("sorted", 1),
     NNS__A_END};
+static const nns__attr_spec bucketize_attrs[] = {
+    NNS__A_INT("out_int32", 0), NNS__A_INT("right", 0), NNS__A_END};
 static const nns__attr_spec cumsum_attrs[] = {
     NNS__A_INT("exclusive", 0), NNS__A_INT("reverse", 0), NNS__A_END};
+
+/* ==== PyTorch's bucketize ==== */
+
+/* The bucket of each element of X among the sorted boundaries (input 1):
+ * X's shape, int64 (int32 with out_int32). */
+static nns_status bucketize_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0,
+                nns__attr_int(cx, "out_int32") ? NNS_DT_INT32 : NNS_DT_INT64);
+  return NNS_OK;
+}
+
+/* A binary search over the B boundaries per element, as PyTorch's kernel
+ * does: ceil(log2(B + 1)) comparisons, each reading one boundary. FLOPs
+ * numel(X) steps, DMAs numel(X) (1 + steps) + numel(Y). */
+static nns_status bucketize_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), b = nns__in_count(cx, c, 1);
+  if (x < 0 || b < 0)
+    return NNS__UNCOUNTED;
+  int64_t steps = 0;
+  while (steps < 63 && ((int64_t)1 << steps) < b + 1)
+    steps++;
+  int64_t compares = nns__cmul(c, x, steps);
+  return nns__cost_rw(cx, c, compares, nns__cadd(c, x, compares));
+}
 
 /* ==== The table ==== */
 
@@ -568,5 +595,10 @@ const nns__op nns__ops_reduce[] = {
 
     {"", "CumSum", 11, NNS__OPSET_MAX, "ac", cumsum_attrs, cumsum_shape, NULL,
      .cost = per_x_cost},
+    /* PyTorch's bucketize, which ONNX has no operator for (the recorder's
+     * domain for aten ops, version 1): the boundaries are a lookup table,
+     * never a parameter. */
+    {"pytorch.aten", "bucketize", 1, 1, "ac", bucketize_attrs,
+     bucketize_shape, NULL, .cost = bucketize_cost, .no_grad = "1"},
     NNS__OP_END,
 };
