@@ -1574,6 +1574,39 @@ def im2col(b, args, kw, out):
     reshape_to(b, b.name(picked), list(out.shape), out)
 
 
+def col2im(b, args, kw, out):
+    """col2im(cols [N, C*kh*kw, L] or [C*kh*kw, L], output_size, kernel,
+    dilation, padding, stride) -> [N, C, H, W], F.fold's kernel: im2col's
+    inverse, each column element added into its place of the padded image
+    (a ScatterElements with reduction add into zeros, at positions known
+    by shape alone: _positions), then the padding cropped (a Slice), as
+    im2col pads first."""
+    x = args[0]
+    kh, kw_ = (int(v) for v in _ints(args[2], 2))
+    ph, pw = (int(v) for v in _ints(args[4], 2))
+    if _ndim(x) not in (2, 3) or _ndim(out) != _ndim(x) + 1:
+        b.unmapped("col2im", args, out)
+        return
+    lead = list(out.shape[:-2])  # [N, C] or [C]
+    h, w = int(out.shape[-2]), int(out.shape[-1])
+    plane = (h + 2 * ph) * (w + 2 * pw)
+    cols = b.fresh(x.dtype, lead + [kh * kw_ * int(x.shape[-1])])
+    reshape_to(b, b.inp(x), list(cols.shape), cols)
+    added = b.fresh(x.dtype, lead + [plane])
+    axis = len(lead)
+    b.node("ScatterElements", [b.filler(lead + [plane], x),
+                               _positions(b, list(cols.shape)), b.name(cols)],
+           [added], {"axis": axis, "reduction": "add"})
+    if not (ph or pw):
+        reshape_to(b, b.name(added), list(out.shape), out)
+        return
+    image = b.fresh(x.dtype, lead + [h + 2 * ph, w + 2 * pw])
+    reshape_to(b, b.name(added), list(image.shape), image)
+    b.node("Slice", [b.name(image), b.const([ph, pw]),
+                     b.const([ph + h, pw + w]), b.const([axis, axis + 1])],
+           [out])
+
+
 # grid_sampler_2d's interpolation and padding_mode numbers (PyTorch's
 # GridSamplerInterpolation / GridSamplerPadding) as GridSample-16 names
 _GRID_MODES = ("bilinear", "nearest", "bicubic")
@@ -2229,7 +2262,7 @@ OPS = {
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
-    "im2col": im2col, "grid_sampler_2d": grid_sampler_2d,
+    "im2col": im2col, "col2im": col2im, "grid_sampler_2d": grid_sampler_2d,
     "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
     "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
     "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,

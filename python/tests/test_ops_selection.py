@@ -321,6 +321,24 @@ def test_bucketize_count_by_hand():
     assert s.totals["params"] == 0
 
 
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("padding", [0, 1])
+def test_fold_adds_what_pytorch_returns(batched, padding):
+    """F.fold (col2im), unfold's inverse: every column element added once
+    into the image (docs/metrics.md's ScatterElements with reduction: one
+    FLOP per update), PyTorch's shape; 2 channels of 3x3 patches of a 6x7
+    image at stride 2: 2*9*L elements, L the patch count."""
+    h, w, k, st = 6, 7, 3, 2
+    lh = (h + 2 * padding - k) // st + 1
+    lw = (w + 2 * padding - k) // st + 1
+    cols = torch.randn(*([1] if batched else []), 2 * k * k, lh * lw)
+    s = record(lambda c: F.fold(c, (h, w), k, padding=padding, stride=st),
+               cols)
+    assert s.totals["flops"] == 2 * k * k * lh * lw
+    want = [1, 2, h, w] if batched else [2, h, w]
+    assert s.layers[0]["output"]["shape"] == want
+
+
 class MaskedRows(nn.Module):
     """The rows a mask picks (nonzero, then an index), through a Linear,
     then repeated as `reps` says and through it again."""
