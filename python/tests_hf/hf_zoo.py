@@ -152,6 +152,11 @@ FAMILIES = {
                    "cfg": {"hidden_sizes": [16, 32, 64, 128],
                            "depths": [1, 1, 1, 1]}},
     "textnet": {"cls": "base", "inputs": "image"},
+    # the pooler is a ceil-mode AvgPool2d of the hidden size (320 here)
+    # over the 2x2 map left of a 64x64 image
+    "efficientnet": {"cls": "base", "inputs": "image",
+                     "cfg": {"image_size": 64, "width_coefficient": 0.25,
+                             "depth_coefficient": 0.25, "hidden_dim": 320}},
     "clip": {"cls": "base", "inputs": "text+image", "sub": True},
     "siglip": {"cls": "base", "inputs": "text+image", "sub": True},
 }
