@@ -91,13 +91,32 @@ def _abs_typed(b, args, kw, out):
 
 
 def binary(op, swap=False):
+    """A binary op. PyTorch promotes mixed operands (bfloat16 * float32 is
+    float32; an int tensor plus 0.5 is float), ONNX takes one type: a
+    tensor operand of another dtype than the common one is Cast to it
+    first (in the op's kernel, so it moves no bytes of its own), and a
+    number becomes a scalar of the common dtype."""
     def rule(b, args, kw, out):
+        import torch
         x, y = args[0], args[1]
-        like = x if b.is_tensor(x) else y
-        ins = [b.inp(x) if b.is_tensor(x) else b.scalar(x, like),
-               b.inp(y) if b.is_tensor(y) else b.scalar(y, like)]
+        try:
+            common = torch.result_type(x, y)
+        except (TypeError, RuntimeError):  # no rule for the pair: as given
+            common = (x if b.is_tensor(x) else y).dtype
+        like = torch.empty((), dtype=common, device="meta")
+        ins = [_as_dtype(b, v, common) if b.is_tensor(v)
+               else b.scalar(v, like) for v in (x, y)]
         b.node(op, ins[::-1] if swap else ins, [out])
     return rule
+
+
+def _as_dtype(b, t, dtype):
+    """The name of tensor t as `dtype`: t's own, or a Cast of it."""
+    if t.dtype == dtype or t.is_complex():
+        return b.inp(t)
+    c = b.fresh(dtype, list(t.shape))
+    b.node("Cast", [b.inp(t)], [c], {"to": b.onnx_dtype(dtype)})
+    return b.name(c)
 
 
 def compare_ne(b, args, kw, out):

@@ -339,6 +339,19 @@ def test_fold_adds_what_pytorch_returns(batched, padding):
     assert s.layers[0]["output"]["shape"] == want
 
 
+def test_mixed_dtypes_promote_as_pytorch():
+    """PyTorch promotes mixed operands (CodeGen's rotary mixes bfloat16 and
+    float32): bf16 * f32 is f32, so a f32 product may follow; an int
+    tensor plus 0.5 is float. The library sees the Cast ONNX needs; the
+    products are counted by hand, 3 x 8 x 4 and 2 x 3 x 5."""
+    s = record(lambda a, b: (a * b) @ torch.ones(8, 4),
+               torch.ones(3, 8, dtype=torch.bfloat16), torch.ones(3, 8))
+    assert s.totals["macs"] == 3 * 8 * 4
+    s = record(lambda i, w: (i + 0.5) @ w,
+               torch.ones(2, 3, dtype=torch.long), torch.ones(3, 5))
+    assert s.totals["macs"] == 2 * 3 * 5
+
+
 class MaskedRows(nn.Module):
     """The rows a mask picks (nonzero, then an index), through a Linear,
     then repeated as `reps` says and through it again."""
