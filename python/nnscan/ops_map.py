@@ -97,15 +97,21 @@ def binary(op, swap=False):
     first (in the op's kernel, so it moves no bytes of its own), and a
     number becomes a scalar of the common dtype."""
     def rule(b, args, kw, out):
-        import torch
         x, y = args[0], args[1]
-        try:
-            common = torch.result_type(x, y)
-        except (TypeError, RuntimeError):  # no rule for the pair: as given
-            common = (x if b.is_tensor(x) else y).dtype
-        like = torch.empty((), dtype=common, device="meta")
-        ins = [_as_dtype(b, v, common) if b.is_tensor(v)
-               else b.scalar(v, like) for v in (x, y)]
+        tx, ty = b.is_tensor(x), b.is_tensor(y)
+        like = x if tx else y
+        if tx and ty and x.dtype == y.dtype:  # the usual case: nothing to do
+            common = x.dtype
+        else:
+            import torch
+            try:
+                common = torch.result_type(x, y)
+            except (TypeError, RuntimeError):  # no rule for the pair
+                common = like.dtype
+            if common != like.dtype and not (tx and ty):
+                like = torch.empty((), dtype=common, device="meta")
+        ins = [_as_dtype(b, v, common) if t else b.scalar(v, like)
+               for v, t in ((x, tx), (y, ty))]
         b.node(op, ins[::-1] if swap else ins, [out])
     return rule
 
@@ -1502,15 +1508,21 @@ def embedding(b, args, kw, out):
     b.node("Gather", [b.inp(args[0]), b.inp(args[1])], [out], {"axis": 0})
 
 
-def constant_pad_nd(b, args, kw, out):
-    x, pad = args[0], [int(p) for p in args[1]]
+def _onnx_pads(x, pad):
+    """PyTorch's pad list (last dim first, each as (begin, end)) as ONNX's
+    pads: every dim's begin, then every dim's end."""
     r = _ndim(x)
     begin, end = [0] * r, [0] * r
-    for i in range(len(pad) // 2):  # torch: last dim first, (begin, end)
-        begin[r - 1 - i], end[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    for i in range(len(pad) // 2):
+        begin[r - 1 - i], end[r - 1 - i] = int(pad[2 * i]), int(pad[2 * i + 1])
+    return begin + end
+
+
+def constant_pad_nd(b, args, kw, out):
+    x = args[0]
     value = float(_arg(args, kw, 2, "value", 0))
-    b.node("Pad", [b.inp(x), b.const(begin + end), b.scalar(value, x)], [out],
-           {"mode": "constant"})
+    b.node("Pad", [b.inp(x), b.const(_onnx_pads(x, args[1])),
+                   b.scalar(value, x)], [out], {"mode": "constant"})
 
 
 def mode_pad(mode):
@@ -1518,12 +1530,8 @@ def mode_pad(mode):
     with mode "reflect" / "edge" over the last len(padding) / 2 dims
     (PyTorch lists them last dim first, each as (begin, end))."""
     def rule(b, args, kw, out):
-        x, pad = args[0], [int(p) for p in args[1]]
-        r = _ndim(x)
-        begin, end = [0] * r, [0] * r
-        for i in range(len(pad) // 2):
-            begin[r - 1 - i], end[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
-        b.node("Pad", [b.inp(x), b.const(begin + end)], [out],
+        x = args[0]
+        b.node("Pad", [b.inp(x), b.const(_onnx_pads(x, args[1]))], [out],
                {"mode": mode})
     return rule
 
