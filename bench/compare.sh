@@ -6,11 +6,13 @@
 #
 # REV defaults to HEAD~1. Each run is a fresh process; the two binaries
 # take turns run after run, so a change of machine load hits both alike.
-# Prints, per model and command (shapes, summary), the median wall time
-# of each and their ratio, the median CPU time (user + system: on a busy
+# Prints, per model and command (shapes; summary, the text report the
+# command prints by default; json, summary --format json), the median wall
+# time of each and their ratio (runs are started with posix_spawn; the
+# time to start /bin/true is printed as the floor under every figure), the median CPU time (user + system: on a busy
 # shared machine wall time mostly measures the queue), and the peak RSS
-# and, where perf can count them, the instructions (user) of one summary run
-# of each.
+# and, where perf can count them, the instructions (user) of one text
+# summary run of each.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -42,25 +44,32 @@ python3 - "$work/base/nnscan" build-bench/nnscan "$base" "$runs" "${models[@]}" 
 import os, shutil, statistics, subprocess, sys, time
 base, cur, rev, runs, models = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 
-def once(exe, cmd, model):
-    """Wall and CPU (user + system) seconds of one run."""
+COMMANDS = {"shapes": ["shapes"], "summary": ["summary"],
+            "json": ["summary", "--format", "json"]}
+devnull = os.open(os.devnull, os.O_WRONLY)
+
+def spawn(argv):
+    """Wall and CPU (user + system) seconds of one run of argv. posix_spawn,
+    not fork: forking this interpreter cost ~1.5 ms of page-table copying
+    here, charged to every run of a command that itself takes 2-8 ms."""
     t = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.execv(exe, [exe, cmd, model, "--format", "json", "-o", os.devnull])
+    pid = os.posix_spawn(argv[0], argv, os.environ,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t
     if status != 0:
-        sys.exit(f"compare.sh: {exe} {cmd} {model} failed")
+        sys.exit(f"compare.sh: {' '.join(argv)} failed")
     return wall, ru.ru_utime + ru.ru_stime
+
+def once(exe, cmd, model):
+    return spawn([exe] + COMMANDS[cmd][:1] + [model] + COMMANDS[cmd][1:]
+                 + ["-o", os.devnull])
 
 def instructions(exe, model):
     if not shutil.which("perf"):
         return None
     r = subprocess.run(["perf", "stat", "-x,", "-e", "instructions:u", exe,
-                        "summary", model, "--format", "json", "-o", os.devnull],
+                        "summary", model, "-o", os.devnull],
                        capture_output=True, text=True)
     for line in r.stderr.splitlines():
         f = line.split(",")
@@ -69,16 +78,18 @@ def instructions(exe, model):
     return None
 
 def peak_kb(exe, model):
-    pid = os.fork()
-    if pid == 0:
-        os.execv(exe, [exe, "summary", model, "--format", "json", "-o", os.devnull])
+    pid = os.posix_spawn(exe, [exe, "summary", model, "-o", os.devnull],
+                         os.environ)
     return os.wait4(pid, 0)[2].ru_maxrss
 
-print(f"base {rev} vs working tree; {runs} interleaved runs, medians")
+print(f"base {rev} vs working tree; {runs} interleaved runs, medians;"
+      f" summary is the text report, json the JSON one")
+floor = statistics.median(spawn(["/bin/true"])[0] for _ in range(runs)) * 1e3
+print(f"starting a process (/bin/true) takes {floor:.2f} ms of each figure")
 print(f"{'model':28} {'command':8} {'base ms':>9} {'now ms':>9} {'now/base':>8}"
       f" {'base cpu':>9} {'now cpu':>9} {'now/base':>8}")
 for m in models:
-    for cmd in ("shapes", "summary"):
+    for cmd in COMMANDS:
         t = {base: [], cur: []}
         for exe in (base, cur):
             once(exe, cmd, m)  # warm-up
