@@ -179,18 +179,27 @@ bool nns__arena_reserve(nns__arena *a, size_t n) {
   return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n);
 }
 
-void *nns__arena_alloc(nns__arena *a, size_t n) {
+/* n bytes at a multiple of `align` (1 or ARENA_ALIGN) in the head chunk,
+ * starting a new chunk when they do not fit. A chunk's data and size are
+ * multiples of ARENA_ALIGN, so rounding `used` up never passes `cap`. */
+static inline void *arena_take(nns__arena *a, size_t n, size_t align) {
   if (n == 0)
     n = 1;
   if (n > SIZE_MAX / 2)
     return NULL;
-  size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-  if ((!a->head || a->cap - a->used < need) && !arena_grow(a, need))
-    return NULL;
+  size_t at = (a->used + align - 1) & ~(align - 1);
+  if (!a->head || a->cap - at < n) {
+    if (!arena_grow(a, (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1)))
+      return NULL;
+    at = 0;
+  }
   /* Fresh mapped memory is zero and never reused: no memset needed. */
-  void *p = a->head->data + a->used;
-  a->used += need;
-  return p;
+  a->used = at + n;
+  return a->head->data + at;
+}
+
+void *nns__arena_alloc(nns__arena *a, size_t n) {
+  return arena_take(a, n, ARENA_ALIGN);
 }
 
 void *nns__arena_array(nns__arena *a, size_t count, size_t size) {
@@ -199,8 +208,14 @@ void *nns__arena_array(nns__arena *a, size_t count, size_t size) {
   return nns__arena_alloc(a, count * size);
 }
 
+void *nns__arena_bytes(nns__arena *a, size_t n) {
+  return arena_take(a, n, 1);
+}
+
 char *nns__arena_strndup(nns__arena *a, const char *s, size_t n) {
-  char *p = nns__arena_alloc(a, n + 1);
+  if (n > SIZE_MAX / 2)
+    return NULL;
+  char *p = arena_take(a, n + 1, 1);
   if (p && n)
     memcpy(p, s, n);
   return p;
