@@ -30,13 +30,9 @@ const char *nns__load_domain(nns__loader *L, const char *domain) {
   return domain && strcmp(domain, "ai.onnx") == 0 ? L->A.empty : domain;
 }
 
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add) {
-  if (add > (size_t)(INT32_MAX - *count))
-    return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
-                          INT32_MAX);
-  *count += (int32_t)add;
-  return NNS_OK;
+nns_status nns__load_count_fail(const nns__wire *w, const nns__field *f) {
+  return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
+                        INT32_MAX);
 }
 
 nns_status nns__load_entry(nns__loader *L, const nns__wire *w,

@@ -309,7 +309,8 @@ static int32_t guess_attr_type(const int32_t seen[ATTR_FIELD_END]) {
 /* What the first pass over an AttributeProto saw of its value fields. */
 typedef struct attr_scan {
   int32_t seen[ATTR_FIELD_END];     /* elements (or occurrences) per field */
-  nns__field last[ATTR_FIELD_END];  /* last occurrence of each */
+  nns__field last[ATTR_FIELD_END];  /* last occurrence of each: set only
+                                       where seen[] is not 0 */
   bool type_given;                  /* the `type` field was there */
 } attr_scan;
 
@@ -450,8 +451,11 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
                             nns__attr *a) {
   a->offset = w->origin + (int64_t)w->pos;
   a->name = L->A.empty;
+  /* Only the counts are cleared: `last` is 1.1 KB, and an entry is read
+   * only once its count says it was written. */
   attr_scan sc;
-  memset(&sc, 0, sizeof sc);
+  memset(sc.seen, 0, sizeof sc.seen);
+  sc.type_given = false;
   nns_status st = scan_attr(L, w, a, &sc);
   if (st != NNS_OK)
     return st;
@@ -506,11 +510,14 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 
 static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
                           const char *meta_value) {
-  nns__load_io *io = nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
-  if (!io)
-    return nns__load_nomem(L);
-  L->io = io;
-  io[L->n_io++] = (nns__load_io){
+  if (L->n_io == L->cap_io) {
+    nns__load_io *io =
+        nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
+    if (!io)
+      return nns__load_nomem(L);
+    L->io = io;
+  }
+  L->io[L->n_io++] = (nns__load_io){
       .name = name, .meta_value = meta_value, .kind = kind};
   return NNS_OK;
 }
@@ -744,10 +751,18 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
    * graph). */
   size_t values = (size_t)g->n_nodes + (size_t)g->n_inits +
                   (size_t)g->n_inputs;
-  nns__map_reserve(&g->scope, values < bound ? values : bound);
-  /* The nodes decode to about twice their bytes (names copied and
-   * NUL-terminated, node structs, input and output arrays). */
-  nns__arena_reserve(&L->A.m->arena, 2 * node_bytes);
+  if (values > bound)
+    values = bound;
+  /* The nodes decode to their structs and values, and about twice their
+   * bytes besides (names copied, attributes, input and output arrays);
+   * the scope map takes at most 48 bytes a value (two pointers a slot, at
+   * least 3/8 full). Reserved before the map is made, so that the map comes out of
+   * the same run of huge pages: made first, each of its two tables took a
+   * chunk of its own, and touched a huge page for its last few bytes. */
+  nns__arena_reserve(&L->A.m->arena,
+                     2 * node_bytes + (size_t)g->n_nodes * sizeof *g->nodes +
+                         values * (sizeof(nns__value) + 48));
+  nns__map_reserve(&g->scope, values);
 
   nns__arena *arena = &L->A.m->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);

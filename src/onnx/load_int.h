@@ -60,8 +60,15 @@ static inline nns_status nns__load_nomem(nns__loader *L) {
 /* Adds `add` to a count of repeated fields; NNS_E_LIMIT at field f when
  * it would pass INT32_MAX. Counts beyond int32 cannot be stored in the IR;
  * they would need a file of several gigabytes of nothing but tags. */
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add);
+nns_status nns__load_count_fail(const nns__wire *w, const nns__field *f);
+static inline nns_status nns__load_count_up(const nns__wire *w,
+                                            const nns__field *f,
+                                            int32_t *count, size_t add) {
+  if (add > (size_t)(INT32_MAX - *count))
+    return nns__load_count_fail(w, f);
+  *count += (int32_t)add;
+  return NNS_OK;
+}
 
 /* A LEN field as an interned name, cut at the first NUL. */
 nns_status nns__load_name(nns__loader *L, const nns__field *f,
