@@ -179,11 +179,11 @@ typedef enum nns__attr_type {
 typedef struct nns__attr {
   const char *name;          /* interned */
   int32_t type;              /* nns__attr_type */
+  int32_t n;                 /* element count of a list attribute */
   int64_t i;
   double f;
   const char *s;             /* arena copy, NUL-terminated */
   size_t s_len;
-  int32_t n;                 /* element count of a list attribute */
   int64_t *ints;
   double *floats;
   const char **strings;
@@ -211,10 +211,10 @@ typedef struct nns__node {
   nns__value **in;           /* NULL for omitted inputs */
   nns__value **out;          /* NULL for omitted outputs */
   int32_t n_attrs;
+  int32_t opset;             /* version of its domain in force */
   nns__attr *attrs;
   struct nns__graph *graph;  /* graph that holds the node */
   const struct nns__op *op;  /* rule entry, NULL when unknown */
-  int32_t opset;             /* version of its domain in force */
   int64_t offset;            /* byte offset of the NodeProto */
   uint32_t index;            /* position in its graph's node array */
   uint32_t list_index;       /* position in the model's node list

@@ -611,30 +611,34 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
 
   /* The node's arrays in one arena block, attributes first (their
    * doubles and int64s want the block's alignment), then the six pointer
-   * arrays: seven blocks cost 16-byte rounding each and a block even when
-   * empty, 112 bytes for a typical node against 48. The counts come from
-   * the NodeProto's fields, so their sum cannot overflow a size_t. */
+   * arrays, then room for its output values: separate blocks cost 16-byte
+   * rounding each, a block even when empty and an allocation each (112
+   * bytes of arrays for a typical node against 48). The counts come from
+   * the NodeProto's fields, so the sum cannot overflow a size_t. */
   size_t ptrs = 2 * ((size_t)n->n_in + (size_t)n->n_out + (size_t)n->n_meta);
-  unsigned char *block =
-      nns__arena_alloc(&L->A.m->arena, (size_t)n->n_attrs * sizeof *n->attrs +
-                                           ptrs * sizeof(void *));
+  size_t attr_bytes = (size_t)n->n_attrs * sizeof *n->attrs,
+         ptr_bytes = ptrs * sizeof(void *);
+  unsigned char *block = nns__arena_alloc(
+      &L->A.m->arena,
+      attr_bytes + ptr_bytes + (size_t)n->n_out * sizeof(nns__value));
   if (!block)
     return nns__load_nomem(L);
   n->attrs = (nns__attr *)(void *)block;
-  void **p = (void **)(void *)(block + (size_t)n->n_attrs * sizeof *n->attrs);
+  void **p = (void **)(void *)(block + attr_bytes);
   n->in_names = (const char **)p;
   n->in = (nns__value **)(p += n->n_in);
   n->out_names = (const char **)(p += n->n_in);
   n->out = (nns__value **)(p += n->n_out);
   n->meta_keys = (const char **)(p += n->n_out);
   n->meta_values = (const char **)(p + n->n_meta);
+  nns__value *values = (nns__value *)(void *)(block + attr_bytes + ptr_bytes);
   int32_t ki = 0, ko = 0, km = 0;
   for (size_t k = io_base; k < L->n_io; k++) {
     const nns__load_io *e = &L->io[k];
     if (e->kind == NNS__IO_OUT) {
       n->out_names[ko] = e->name;
-      if (e->name[0] && (st = nns__asm_node_output(&L->A, n, ko)) != NNS_OK)
-        return st;
+      if (e->name[0])
+        nns__asm_node_output_at(&L->A, n, ko, &values[ko]);
       ko++;
     } else if (e->kind == NNS__IO_META) {
       n->meta_keys[km] = e->name;
