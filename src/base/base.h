@@ -129,6 +129,10 @@ typedef struct nns__map {
 void *nns__map_get(const nns__map *m, const void *key);
 /* Inserts or replaces. false when out of memory. */
 bool nns__map_put(nns__map *m, const void *key, void *val);
+/* Inserts key -> val unless key is there already: then *old is its value
+ * and the map is left as it is; else *old is NULL. One probe where a get
+ * then a put take two. false when out of memory. */
+bool nns__map_add(nns__map *m, const void *key, void *val, void **old);
 /* Room for n entries without growing: an arena map that grows by doubling
  * leaves each outgrown table in its arena, as much again as the last. A
  * hint: false only when out of memory (the map is then unchanged). */

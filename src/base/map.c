@@ -90,6 +90,24 @@ bool nns__map_put(nns__map *m, const void *key, void *val) {
   return true;
 }
 
+bool nns__map_add(nns__map *m, const void *key, void *val, void **old) {
+  if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
+    return false;
+  size_t mask = m->cap - 1;
+  size_t i = ptr_hash(key) & mask;
+  while (m->keys[i] && m->keys[i] != key)
+    i = (i + 1) & mask;
+  if (m->keys[i]) {
+    *old = m->vals[i];
+    return true;
+  }
+  m->count++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  *old = NULL;
+  return true;
+}
+
 void nns__map_free(nns__map *m) {
   if (!m->arena) {
     nns__table_free(m->keys, m->cap, sizeof *m->keys);

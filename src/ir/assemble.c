@@ -167,11 +167,11 @@ static nns_status duplicate(nns__asm *A, const nns__graph *g,
 
 static nns_status define(nns__asm *A, nns__graph *g, nns__value *v,
                          bool listed) {
-  nns__value *old = nns__map_get(&g->scope, v->name);
+  void *old;
+  if (!nns__map_add(&g->scope, v->name, v, &old))
+    return nns__asm_nomem(A);
   if (old)
     return duplicate(A, g, old, v);
-  if (!nns__map_put(&g->scope, v->name, v))
-    return nns__asm_nomem(A);
   if (listed) {
     if (!nns__model_add_value(A->m, v))
       return nns__asm_nomem(A);
