@@ -159,6 +159,7 @@ static bool arena_grow(nns__arena *a, size_t need) {
     return false;
   c->next = a->head;
   a->head = c;
+  a->data = c->data;
   a->used = 0;
   a->cap = c->size;
   a->total += c->map_size;
@@ -195,7 +196,7 @@ static inline void *arena_take(nns__arena *a, size_t n, size_t align) {
   }
   /* Fresh mapped memory is zero and never reused: no memset needed. */
   a->used = at + n;
-  return a->head->data + at;
+  return a->data + at;
 }
 
 void *nns__arena_alloc(nns__arena *a, size_t n) {
@@ -208,7 +209,7 @@ void *nns__arena_array(nns__arena *a, size_t count, size_t size) {
   return nns__arena_alloc(a, count * size);
 }
 
-void *nns__arena_bytes(nns__arena *a, size_t n) {
+void *nns__arena_bytes_slow(nns__arena *a, size_t n) {
   return arena_take(a, n, 1);
 }
 

@@ -24,6 +24,7 @@
 typedef struct nns__arena_chunk nns__arena_chunk;
 typedef struct nns__arena {
   nns__arena_chunk *head; /* chunk being filled; older ones follow */
+  unsigned char *data;    /* head's first byte (NULL with no head) */
   size_t used;            /* bytes used in head */
   size_t cap;             /* bytes available in head */
   size_t total;           /* bytes obtained from malloc, for limits */
@@ -47,8 +48,18 @@ void *nns__arena_alloc(nns__arena *a, size_t n);
 bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
 void *nns__arena_array(nns__arena *a, size_t count, size_t size);
-/* n bytes with no alignment (text, byte strings). NULL as above. */
-void *nns__arena_bytes(nns__arena *a, size_t n);
+/* n bytes with no alignment (text, byte strings). NULL as above. Inline
+ * while they fit in the chunk being filled: interning copies every name
+ * of a load through here. */
+void *nns__arena_bytes_slow(nns__arena *a, size_t n);
+static inline void *nns__arena_bytes(nns__arena *a, size_t n) {
+  if (n && n <= a->cap - a->used) {
+    void *p = a->data + a->used;
+    a->used += n;
+    return p;
+  }
+  return nns__arena_bytes_slow(a, n);
+}
 /* A NUL-terminated copy of n bytes of s, not aligned. */
 char *nns__arena_strndup(nns__arena *a, const char *s, size_t n);
 

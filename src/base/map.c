@@ -241,7 +241,7 @@ void nns__set64_free(nns__set64 *s) {
 /* A hash over 8 bytes at a time (a multiply-xorshift mix): names in
  * exported graphs run to 60 bytes and interning is on the load's hot path,
  * where a byte-at-a-time hash cost several times more. */
-static uint32_t str_hash(const char *s, size_t n) {
+static inline uint32_t str_hash(const char *s, size_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
   while (n >= 8) {
     uint64_t w;

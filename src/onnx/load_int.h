@@ -15,6 +15,8 @@
 #ifndef NNS_LOAD_INT_H
 #define NNS_LOAD_INT_H
 
+#include <string.h>
+
 #include "../ir/assemble.h"
 #include "schema.h"
 
@@ -70,9 +72,15 @@ static inline nns_status nns__load_count_up(const nns__wire *w,
   return NNS_OK;
 }
 
-/* A LEN field as an interned name, cut at the first NUL. */
-nns_status nns__load_name(nns__loader *L, const nns__field *f,
-                          const char **out);
+/* A LEN field as an interned name, cut at the first NUL. Inline: half a
+ * million calls for a 100k-node graph. */
+static inline nns_status nns__load_name(nns__loader *L, const nns__field *f,
+                                        const char **out) {
+  const uint8_t *z = f->len ? memchr(f->data, 0, f->len) : NULL;
+  size_t n = z ? (size_t)(z - f->data) : f->len;
+  *out = nns__intern(&L->A.m->strings, (const char *)f->data, n);
+  return *out ? NNS_OK : nns__load_nomem(L);
+}
 /* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
                           const char **out);
