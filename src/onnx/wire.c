@@ -252,18 +252,10 @@ nns_status nns__wire_next_full(nns__wire *w, nns__field *f) {
   return NNS_OK;
 }
 
-nns_status nns__wire_enter(const nns__wire *w, const nns__field *f,
-                           const nns__pbmsg *msg, nns__wire *sub) {
-  if (w->depth + 1 > w->max_depth)
-    return nns__wire_fail(w, f, NNS_E_DEPTH,
-                          "messages nested deeper than %d levels",
-                          w->max_depth);
-  *sub = *w;
-  sub->pos = f->pos;
-  sub->end = f->pos + f->len;
-  sub->depth = w->depth + 1;
-  sub->msg = msg;
-  return NNS_OK;
+nns_status nns__wire_too_deep(const nns__wire *w, const nns__field *f) {
+  return nns__wire_fail(w, f, NNS_E_DEPTH,
+                        "messages nested deeper than %d levels",
+                        w->max_depth);
 }
 
 /* ==== Packed payloads ==== */

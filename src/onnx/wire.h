@@ -164,9 +164,22 @@ static inline nns_status nns__wire_next(nns__wire *w, nns__field *f) {
   return NNS_OK;
 }
 
-/* A reader for the message held in LEN field f (one level deeper). */
-nns_status nns__wire_enter(const nns__wire *w, const nns__field *f,
-                           const nns__pbmsg *msg, nns__wire *sub);
+/* A reader for the message held in LEN field f (one level deeper).
+ * Inline, as every node and attribute is entered; its error is not. */
+nns_status nns__wire_too_deep(const nns__wire *w, const nns__field *f);
+static inline nns_status nns__wire_enter(const nns__wire *w,
+                                         const nns__field *f,
+                                         const nns__pbmsg *msg,
+                                         nns__wire *sub) {
+  /* Filled first, so that no compiler sees it left unset should the
+   * error path return NNS_OK (it never does). */
+  *sub = *w;
+  sub->pos = f->pos;
+  sub->end = f->pos + f->len;
+  sub->depth = w->depth + 1;
+  sub->msg = msg;
+  return w->depth + 1 > w->max_depth ? nns__wire_too_deep(w, f) : NNS_OK;
+}
 
 /* The schema's name for field f ("NodeProto.input", or "NodeProto field
  * 42"), written into buf. */
