@@ -51,6 +51,11 @@ typedef struct nns__pbmsg {
   const char *name;            /* "NodeProto" */
   const nns__pbfield *fields;  /* indexed by field number */
   uint32_t n_fields;           /* highest known field number + 1 */
+  /* For one-byte tags (fields 1-15), bit 2 * num + (wire type == LEN):
+   * the schema allows a varint (or length-delimited) field num. What
+   * nns__wire_next checks first; 0 (as a table made by hand leaves it)
+   * sends every field to the general check. */
+  uint32_t short_ok;
 } nns__pbmsg;
 
 /* ==== Readers and fields ==== */
@@ -121,17 +126,24 @@ static inline nns_status nns__wire_next(nns__wire *w, nns__field *f) {
   const uint8_t *p = w->buf + i;
   size_t left = end - i, head = 1;
   unsigned tag = p[0];
-  if (tag >= 0x80) {
+  if (tag < 0x80) {
+    /* (tag & 5): a wire type other than varint (0) and length (2). */
+    if ((tag & 5) || !(w->msg->short_ok >> ((tag >> 2 & ~1u) | (tag >> 1 & 1))
+                       & 1))
+      return nns__wire_next_full(w, f);
+  } else {
     if (left < 2 || p[1] >= 0x80)
       return nns__wire_next_full(w, f);
     tag = (tag & 0x7f) | (unsigned)p[1] << 7;
     head = 2;
+    unsigned wt2 = tag & 7, num2 = tag >> 3;
+    if ((wt2 != NNS__WT_VARINT && wt2 != NNS__WT_LEN) ||
+        (num2 < w->msg->n_fields &&
+         !(nns__wire_allowed[w->msg->fields[num2].kind & 7] >> wt2 & 1)))
+      return nns__wire_next_full(w, f);
   }
   unsigned wt = tag & 7, num = tag >> 3;
-  if (num == 0 || (wt != NNS__WT_VARINT && wt != NNS__WT_LEN) ||
-      (num < w->msg->n_fields &&
-       !(nns__wire_allowed[w->msg->fields[num].kind & 7] >> wt & 1)) ||
-      left == head)
+  if (left == head)
     return nns__wire_next_full(w, f);
   /* The value or length: one or two varint bytes. */
   uint64_t v = p[head];

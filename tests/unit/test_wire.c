@@ -117,6 +117,30 @@ static void test_two_byte_tags(void) {
   EXPECT_WIRE(B(0xca, 0x01, 0x02, 'a'), NNS_E_TRUNCATED, 0);
 }
 
+/* Each schema's short_ok mask (schema.c) says, for every one-byte tag,
+ * what its field table says: varint and length-delimited fields the table
+ * allows, and no field 0. */
+static void test_short_ok_masks(void) {
+  const nns__pbmsg *msgs[] = {
+      &nns__pb_model, &nns__pb_graph, &nns__pb_node, &nns__pb_attr,
+      &nns__pb_tensor, &nns__pb_sparse, &nns__pb_value_info, &nns__pb_type,
+      &nns__pb_type_tensor, &nns__pb_type_seq, &nns__pb_type_opt,
+      &nns__pb_type_map, &nns__pb_shape, &nns__pb_dim, &nns__pb_opset,
+      &nns__pb_entry, &nns__pb_function};
+  for (size_t k = 0; k < sizeof msgs / sizeof *msgs; k++) {
+    const nns__pbmsg *m = msgs[k];
+    for (unsigned num = 0; num < 16; num++) {
+      for (unsigned wt = 0; wt <= 2; wt += 2) {
+        bool table = num != 0 &&
+                     (num >= m->n_fields ||
+                      nns__wire_allowed[m->fields[num].kind] >> wt & 1);
+        bool mask = m->short_ok >> (2 * num + wt / 2) & 1;
+        CHECK_EQ(mask, table);
+      }
+    }
+  }
+}
+
 static void test_truncated_varint(void) {
   EXPECT_WIRE(B(0x08, 0x96), NNS_E_TRUNCATED, 0);
   EXPECT_WIRE(B(0x08, 0x01, 0x08, 0x96, 0x96), NNS_E_TRUNCATED, 2);
@@ -413,6 +437,7 @@ static void test_packed_varint_errors(void) {
 int main(void) {
   RUN(test_good_fields);
   RUN(test_two_byte_tags);
+  RUN(test_short_ok_masks);
   RUN(test_truncated_varint);
   RUN(test_long_varint);
   RUN(test_length_past_end);
