@@ -43,6 +43,9 @@ typedef struct nns__loader {
   size_t n_io, cap_io;
   nns__attr *attrs;
   size_t n_attrs, cap_attrs;
+  bool external;             /* some tensor keeps its data in an external
+                                file: only then are the files checked
+                                (nns__check_external walks every value) */
 } nns__loader;
 
 /* One entry of the loader's node scratch stack: what a NodeProto lists. */
