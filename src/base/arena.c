@@ -213,14 +213,8 @@ static inline void *arena_take(nns__arena *a, size_t n, size_t align) {
   return a->data + at;
 }
 
-void *nns__arena_alloc(nns__arena *a, size_t n) {
+void *nns__arena_alloc_slow(nns__arena *a, size_t n) {
   return arena_take(a, n, ARENA_ALIGN);
-}
-
-void *nns__arena_array(nns__arena *a, size_t count, size_t size) {
-  if (size && count > SIZE_MAX / size)
-    return NULL;
-  return nns__arena_alloc(a, count * size);
 }
 
 void *nns__arena_bytes_slow(nns__arena *a, size_t n) {

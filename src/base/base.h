@@ -40,15 +40,33 @@ void nns__arena_free(nns__arena *a);
  * (the bytes used in it), for an arena used over and over for small
  * scratch work: no map and unmap per use. */
 void nns__arena_reset(nns__arena *a);
-/* Returns NULL when out of memory or when n would overflow. */
-void *nns__arena_alloc(nns__arena *a, size_t n);
+/* Returns NULL when out of memory or when n would overflow. Inline while
+ * the bytes fit in the chunk being filled (the library allocates from
+ * arenas millions of times a summary); nns__arena_alloc_slow starts a
+ * chunk. */
+void *nns__arena_alloc_slow(nns__arena *a, size_t n);
+static inline void *nns__arena_alloc(nns__arena *a, size_t n) {
+  /* A chunk's data and size are multiples of 16, so `at` <= cap. */
+  size_t at = (a->used + 15) & ~(size_t)15;
+  if (n && n <= a->cap - at) {
+    a->used = at + n;
+    return a->data + at;
+  }
+  return nns__arena_alloc_slow(a, n);
+}
 /* A hint that about `n` bytes are coming: from 512 KB they get a chunk of
  * their own rather than a doubling series, on huge pages as far as `n`
  * fills whole ones (4 KB pages beyond). False only when out of memory;
  * allocation goes on either way. */
 bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
-void *nns__arena_array(nns__arena *a, size_t count, size_t size);
+static inline void *nns__arena_array(nns__arena *a, size_t count,
+                                     size_t size) {
+  size_t n;
+  if (__builtin_mul_overflow(count, size, &n))
+    return NULL;
+  return nns__arena_alloc(a, n);
+}
 /* n bytes with no alignment (text, byte strings). NULL as above. Inline
  * while they fit in the chunk being filled: interning copies every name
  * of a load through here. */

@@ -469,10 +469,78 @@ nns__dim nns__dim_neg(nns_model *m, nns__dim a);
 const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
                          size_t size);
 
-/* Tensors (tensor.c). */
-int nns__dtype_bits(int32_t dtype);
-bool nns__dtype_is_float(int32_t dtype);
-bool nns__dtype_is_int(int32_t dtype); /* integers and bool */
+/* Tensors (tensor.c; the dtype helpers just below are inline). */
+/* Inline: the analyses ask for a dtype's bits and class per value and
+ * per node, hundreds of thousands of times a summary. */
+static inline int nns__dtype_bits(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_UINT4:
+  case NNS_DT_INT4:
+    return 4;
+  case NNS_DT_UINT8:
+  case NNS_DT_INT8:
+  case NNS_DT_BOOL:
+  case NNS_DT_FLOAT8E4M3FN:
+  case NNS_DT_FLOAT8E4M3FNUZ:
+  case NNS_DT_FLOAT8E5M2:
+  case NNS_DT_FLOAT8E5M2FNUZ:
+    return 8;
+  case NNS_DT_UINT16:
+  case NNS_DT_INT16:
+  case NNS_DT_FLOAT16:
+  case NNS_DT_BFLOAT16:
+    return 16;
+  case NNS_DT_FLOAT:
+  case NNS_DT_INT32:
+  case NNS_DT_UINT32:
+    return 32;
+  case NNS_DT_INT64:
+  case NNS_DT_DOUBLE:
+  case NNS_DT_UINT64:
+  case NNS_DT_COMPLEX64:
+    return 64;
+  case NNS_DT_COMPLEX128:
+    return 128;
+  default:
+    return 0; /* string, undefined, unknown */
+  }
+}
+
+static inline bool nns__dtype_is_float(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_FLOAT:
+  case NNS_DT_FLOAT16:
+  case NNS_DT_DOUBLE:
+  case NNS_DT_BFLOAT16:
+  case NNS_DT_FLOAT8E4M3FN:
+  case NNS_DT_FLOAT8E4M3FNUZ:
+  case NNS_DT_FLOAT8E5M2:
+  case NNS_DT_FLOAT8E5M2FNUZ:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Integers and bool. */
+static inline bool nns__dtype_is_int(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_UINT8:
+  case NNS_DT_INT8:
+  case NNS_DT_UINT16:
+  case NNS_DT_INT16:
+  case NNS_DT_INT32:
+  case NNS_DT_INT64:
+  case NNS_DT_BOOL:
+  case NNS_DT_UINT32:
+  case NNS_DT_UINT64:
+  case NNS_DT_UINT4:
+  case NNS_DT_INT4:
+    return true;
+  default:
+    return false;
+  }
+}
 /* Element i of little-endian raw data of a byte-sized dtype, as a double
  * (integers and bool by value). */
 double nns__raw_elem(int32_t dtype, const uint8_t *p);
