@@ -75,9 +75,10 @@ static void *map_aligned(size_t size, size_t align) {
 }
 
 /* A chunk of at least `usable` bytes. From 2 MB it is whole, aligned huge
- * pages, of which the first `huge` bytes (rounded down to whole huge
- * pages, at least one) are advised as huge: the rest is faulted 4 KB at a
- * time, for a chunk whose end is likely never reached. */
+ * pages, of which the first `huge` bytes (rounded to the nearest whole
+ * huge page, at least one) are advised as huge: the rest is faulted 4 KB
+ * at a time, for a chunk whose end is likely never reached. A huge page
+ * the hint fills more than half of is worth one fault rather than 512. */
 static nns__arena_chunk *chunk_new(size_t usable, size_t huge) {
   size_t header = offsetof(nns__arena_chunk, data);
   if (usable > SIZE_MAX - header - 2 * (size_t)ARENA_HUGE)
@@ -88,7 +89,9 @@ static nns__arena_chunk *chunk_new(size_t usable, size_t huge) {
     /* Whole, aligned huge pages: one fault per 2 MB. */
     map_size = (map_size + ARENA_HUGE - 1) & ~(size_t)(ARENA_HUGE - 1);
     p = map_aligned(map_size, ARENA_HUGE);
-    huge &= ~(size_t)(ARENA_HUGE - 1);
+    huge = huge > SIZE_MAX - ARENA_HUGE / 2
+               ? SIZE_MAX
+               : (huge + ARENA_HUGE / 2) & ~(size_t)(ARENA_HUGE - 1);
     if (huge < ARENA_HUGE)
       huge = ARENA_HUGE;
     if (huge > map_size)
@@ -187,8 +190,9 @@ bool nns__arena_reserve(nns__arena *a, size_t n) {
     return true;
   if (n > ARENA_MAX_CHUNK)
     n = ARENA_MAX_CHUNK;
-  /* Huge pages only as far as the hint fills whole ones: a LLaMA-shaped
-   * graph's 2.2 MB in a 4 MB chunk of huge pages zeroed 4 MB. */
+  /* Huge pages only as far as the hint fills them (chunk_new): a
+   * LLaMA-shaped graph's 2.2 MB in a 4 MB chunk of huge pages zeroed
+   * 4 MB. */
   return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n,
                     offsetof(nns__arena_chunk, data) + n);
 }

@@ -56,8 +56,8 @@ static inline void *nns__arena_alloc(nns__arena *a, size_t n) {
 }
 /* A hint that about `n` bytes are coming: from 512 KB they get a chunk of
  * their own rather than a doubling series, on huge pages as far as `n`
- * fills whole ones (4 KB pages beyond). False only when out of memory;
- * allocation goes on either way. */
+ * fills them (to the nearest whole one; 4 KB pages beyond). False only
+ * when out of memory; allocation goes on either way. */
 bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
 static inline void *nns__arena_array(nns__arena *a, size_t count,
