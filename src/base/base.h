@@ -17,11 +17,14 @@
 
 /*
  * A bump allocator: everything a model holds is allocated here and released
- * by one nns__arena_free(). Allocations are 16-byte aligned and zeroed.
+ * by one nns__arena_free(). Allocations are zeroed, and 16-byte aligned
+ * except those of nns__arena_bytes and nns__arena_strndup (text needs no
+ * alignment: packing the names of a 100k-node graph saves a megabyte).
  */
 typedef struct nns__arena_chunk nns__arena_chunk;
 typedef struct nns__arena {
   nns__arena_chunk *head; /* chunk being filled; older ones follow */
+  unsigned char *data;    /* head's first byte (NULL with no head) */
   size_t used;            /* bytes used in head */
   size_t cap;             /* bytes available in head */
   size_t total;           /* bytes obtained from malloc, for limits */
@@ -37,14 +40,46 @@ void nns__arena_free(nns__arena *a);
  * (the bytes used in it), for an arena used over and over for small
  * scratch work: no map and unmap per use. */
 void nns__arena_reset(nns__arena *a);
-/* Returns NULL when out of memory or when n would overflow. */
-void *nns__arena_alloc(nns__arena *a, size_t n);
+/* Returns NULL when out of memory or when n would overflow. Inline while
+ * the bytes fit in the chunk being filled (the library allocates from
+ * arenas millions of times a summary); nns__arena_alloc_slow starts a
+ * chunk. */
+void *nns__arena_alloc_slow(nns__arena *a, size_t n);
+static inline void *nns__arena_alloc(nns__arena *a, size_t n) {
+  /* A chunk's data and size are multiples of 16, so `at` <= cap. */
+  size_t at = (a->used + 15) & ~(size_t)15;
+  if (n && n <= a->cap - at) {
+    a->used = at + n;
+    return a->data + at;
+  }
+  return nns__arena_alloc_slow(a, n);
+}
 /* A hint that about `n` bytes are coming: from 512 KB they get a chunk of
- * their own (huge pages) rather than a doubling series. False only when
- * out of memory; allocation goes on either way. */
+ * their own rather than a doubling series, on huge pages as far as `n`
+ * fills them (to the nearest whole one; 4 KB pages beyond). False only
+ * when out of memory; allocation goes on either way. */
 bool nns__arena_reserve(nns__arena *a, size_t n);
 /* count * size with an overflow check. */
-void *nns__arena_array(nns__arena *a, size_t count, size_t size);
+static inline void *nns__arena_array(nns__arena *a, size_t count,
+                                     size_t size) {
+  size_t n;
+  if (__builtin_mul_overflow(count, size, &n))
+    return NULL;
+  return nns__arena_alloc(a, n);
+}
+/* n bytes with no alignment (text, byte strings). NULL as above. Inline
+ * while they fit in the chunk being filled: interning copies every name
+ * of a load through here. */
+void *nns__arena_bytes_slow(nns__arena *a, size_t n);
+static inline void *nns__arena_bytes(nns__arena *a, size_t n) {
+  if (n && n <= a->cap - a->used) {
+    void *p = a->data + a->used;
+    a->used += n;
+    return p;
+  }
+  return nns__arena_bytes_slow(a, n);
+}
+/* A NUL-terminated copy of n bytes of s, not aligned. */
 char *nns__arena_strndup(nns__arena *a, const char *s, size_t n);
 
 /* Zeroed room for `count` elements of `size` bytes: a hash table's slots,
@@ -124,6 +159,10 @@ typedef struct nns__map {
 void *nns__map_get(const nns__map *m, const void *key);
 /* Inserts or replaces. false when out of memory. */
 bool nns__map_put(nns__map *m, const void *key, void *val);
+/* Inserts key -> val unless key is there already: then *old is its value
+ * and the map is left as it is; else *old is NULL. One probe where a get
+ * then a put take two. false when out of memory. */
+bool nns__map_add(nns__map *m, const void *key, void *val, void **old);
 /* Room for n entries without growing: an arena map that grows by doubling
  * leaves each outgrown table in its arena, as much again as the last. A
  * hint: false only when out of memory (the map is then unchanged). */
@@ -181,22 +220,23 @@ void nns__set64_free(nns__set64 *s);
 
 /*
  * Equal strings intern to the same pointer, so names compare with ==.
- * Interned strings are NUL-terminated copies that live in the arena.
+ * Interned strings are NUL-terminated copies that live in the arena, each
+ * just after its header (nns__intern_head: hash and length, unaligned).
  */
-typedef struct nns__intern_slot {
-  const char *s; /* the interned copy; NULL: empty slot */
+typedef struct nns__intern_head {
   uint32_t hash;
-  uint32_t len;  /* strlen(s), or UINT32_MAX for 4 GB and more */
-} nns__intern_slot;
+  uint32_t len;  /* bytes interned, or UINT32_MAX for 4 GB and more */
+} nns__intern_head;
 typedef struct nns__interner {
   nns__arena *arena;
-  /* Open addressing. A slot holds the string's hash and length beside
-   * it: a probe reads one cache line, and only a string of the same hash
-   * and length is compared. tags[i] is 0 for an empty slot, else 0x80
-   * and 7 bits of the hash: a byte per slot stays in the cache where the
-   * slots do not (a 100k-node graph's table is 8 MB), so a new name (most
-   * names of a load) is found absent without reading a slot. */
-  nns__intern_slot *slots;
+  /* Open addressing over pointers to the copies. tags[i] is 0 for an
+   * empty slot, else 0x80 and 7 bits of the hash: a byte per slot stays
+   * in the cache where the slots do not, so a new name (most names of a
+   * load) is found absent without reading a slot, and only a string whose
+   * tag matches has its header (hash and length, beside its bytes) read.
+   * Keeping hash and length in the arena rather than in the slot halves
+   * the table (8 bytes a slot, not 16: 4 MB of a 100k-node graph). */
+  const char **slots;
   uint8_t *tags;
   size_t cap;
   size_t count;

@@ -90,6 +90,24 @@ bool nns__map_put(nns__map *m, const void *key, void *val) {
   return true;
 }
 
+bool nns__map_add(nns__map *m, const void *key, void *val, void **old) {
+  if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
+    return false;
+  size_t mask = m->cap - 1;
+  size_t i = ptr_hash(key) & mask;
+  while (m->keys[i] && m->keys[i] != key)
+    i = (i + 1) & mask;
+  if (m->keys[i]) {
+    *old = m->vals[i];
+    return true;
+  }
+  m->count++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  *old = NULL;
+  return true;
+}
+
 void nns__map_free(nns__map *m) {
   if (!m->arena) {
     nns__table_free(m->keys, m->cap, sizeof *m->keys);
@@ -223,7 +241,7 @@ void nns__set64_free(nns__set64 *s) {
 /* A hash over 8 bytes at a time (a multiply-xorshift mix): names in
  * exported graphs run to 60 bytes and interning is on the load's hot path,
  * where a byte-at-a-time hash cost several times more. */
-static uint32_t str_hash(const char *s, size_t n) {
+static inline uint32_t str_hash(const char *s, size_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
   while (n >= 8) {
     uint64_t w;
@@ -272,9 +290,16 @@ void nns__intern_free(nns__interner *in) {
 
 static uint8_t intern_tag(uint32_t h) { return (uint8_t)(0x80 | h >> 25); }
 
+/* The header before interned copy s. */
+static nns__intern_head intern_head(const char *s) {
+  nns__intern_head h;
+  memcpy(&h, s - sizeof h, sizeof h);
+  return h;
+}
+
 /* Rehashes into a table of `cap` slots (a power of two, above count). */
 static bool intern_resize(nns__interner *in, size_t cap) {
-  nns__intern_slot *slots = nns__table_alloc(cap, sizeof *slots);
+  const char **slots = nns__table_alloc(cap, sizeof *slots);
   uint8_t *tags = nns__table_alloc(cap, sizeof *tags);
   if (!slots || !tags) {
     nns__table_free(slots, cap, sizeof *slots);
@@ -284,7 +309,7 @@ static bool intern_resize(nns__interner *in, size_t cap) {
   for (size_t i = 0; i < in->cap; i++) {
     if (!in->tags[i])
       continue;
-    size_t j = in->slots[i].hash & (cap - 1);
+    size_t j = intern_head(in->slots[i]).hash & (cap - 1);
     while (tags[j])
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
@@ -311,8 +336,33 @@ bool nns__intern_reserve(nns__interner *in, size_t more) {
   return cap == in->cap || intern_resize(in, cap);
 }
 
+/* Whether n bytes at a and b are equal. Names are short (10 to 60
+ * bytes), where a call to memcmp costs more than the compare: a word at a
+ * time, the last 1-7 bytes as one overlapping word or a few bytes. */
+static inline bool bytes_equal(const char *a, const char *b, size_t n) {
+  uint64_t x, y;
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x != y)
+      return false;
+  }
+  if (n >= 4) {
+    uint32_t p, q, r, t;
+    memcpy(&p, a, 4);
+    memcpy(&q, b, 4);
+    memcpy(&r, a + n - 4, 4);
+    memcpy(&t, b + n - 4, 4);
+    return p == q && r == t;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
 /* The slot where s is, or the empty slot where it would go. */
-static size_t intern_slot(const nns__interner *in, const char *s, size_t n,
+static inline size_t intern_slot(const nns__interner *in, const char *s, size_t n,
                           uint32_t h) {
   uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
   uint8_t tag = intern_tag(h);
@@ -321,10 +371,15 @@ static size_t intern_slot(const nns__interner *in, const char *s, size_t n,
   for (; in->tags[i]; i = (i + 1) & mask) {
     if (in->tags[i] != tag)
       continue;
-    const nns__intern_slot *e = &in->slots[i];
-    /* Hash and length first, both in the slot: most probes end there. */
-    if (e->hash == h && e->len == len && strncmp(e->s, s, n) == 0 &&
-        e->s[n] == '\0')
+    const char *e = in->slots[i];
+    nns__intern_head eh = intern_head(e);
+    /* Hash and length first: most probes end there. Equal lengths below
+     * 4 GB make the copy n bytes long, so memcmp stays inside it; beyond,
+     * strncmp stops at the copy's end. */
+    if (eh.hash != h || eh.len != len)
+      continue;
+    if (len < UINT32_MAX ? bytes_equal(e, s, n)
+                         : strncmp(e, s, n) == 0 && e[n] == '\0')
       return i;
   }
   return i;
@@ -335,24 +390,29 @@ const char *nns__intern_find(const nns__interner *in, const char *s) {
     return NULL;
   size_t n = strlen(s);
   size_t i = intern_slot(in, s, n, str_hash(s, n));
-  return in->tags[i] ? in->slots[i].s : NULL;
+  return in->tags[i] ? in->slots[i] : NULL;
 }
 
 const char *nns__intern(nns__interner *in, const char *s, size_t n) {
-  /* At most three quarters full: a probe compares the stored 32-bit hash
-   * first, so longer runs cost little, while a sparser table costs page
-   * faults (the interner is the largest table of a load). */
+  /* At most three quarters full: a probe reads a tag byte first, so
+   * longer runs cost little, while a sparser table costs page faults. */
   if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
   uint32_t h = str_hash(s, n);
-  uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
   size_t i = intern_slot(in, s, n, h);
   if (in->tags[i])
-    return in->slots[i].s;
-  char *copy = nns__arena_strndup(in->arena, s, n);
+    return in->slots[i];
+  nns__intern_head head = {h, n < UINT32_MAX ? (uint32_t)n : UINT32_MAX};
+  if (n > SIZE_MAX - sizeof head - 1)
+    return NULL;
+  char *copy = nns__arena_bytes(in->arena, sizeof head + n + 1);
   if (!copy)
     return NULL;
-  in->slots[i] = (nns__intern_slot){.s = copy, .hash = h, .len = len};
+  memcpy(copy, &head, sizeof head);
+  copy += sizeof head;
+  if (n)
+    memcpy(copy, s, n);
+  in->slots[i] = copy;
   in->tags[i] = intern_tag(h);
   in->count++;
   return copy;

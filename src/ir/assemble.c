@@ -46,13 +46,17 @@ void nns__asm_subgraph_done(nns__asm *A, const nns__graph *g) {
     A->m->subgraph_nodes += (size_t)g->n_nodes;
 }
 
-nns__value *nns__asm_value(nns__asm *A, nns__graph *g, const char *name) {
-  nns__value *v = nns__arena_alloc(&A->m->arena, sizeof *v);
-  if (!v)
-    return NULL;
+/* A fresh value in zeroed room v. */
+static void value_init(nns__value *v, nns__graph *g, const char *name) {
   v->name = name;
   v->graph = g;
   v->type.rank = -1;
+}
+
+nns__value *nns__asm_value(nns__asm *A, nns__graph *g, const char *name) {
+  nns__value *v = nns__arena_alloc(&A->m->arena, sizeof *v);
+  if (v)
+    value_init(v, g, name);
   return v;
 }
 
@@ -117,12 +121,19 @@ nns_status nns__asm_output(nns__asm *A, nns__graph *g, const char *name,
   return NNS_OK;
 }
 
-nns_status nns__asm_node_output(nns__asm *A, nns__node *n, int32_t k) {
-  nns__value *v = nns__asm_value(A, n->graph, n->out_names[k]);
-  if (!v)
-    return nns__asm_nomem(A);
+void nns__asm_node_output_at(nns__asm *A, nns__node *n, int32_t k,
+                             nns__value *v) {
+  (void)A;
+  value_init(v, n->graph, n->out_names[k]);
   v->producer = n;
   n->out[k] = v;
+}
+
+nns_status nns__asm_node_output(nns__asm *A, nns__node *n, int32_t k) {
+  nns__value *v = nns__arena_alloc(&A->m->arena, sizeof *v);
+  if (!v)
+    return nns__asm_nomem(A);
+  nns__asm_node_output_at(A, n, k, v);
   return NNS_OK;
 }
 
@@ -156,11 +167,11 @@ static nns_status duplicate(nns__asm *A, const nns__graph *g,
 
 static nns_status define(nns__asm *A, nns__graph *g, nns__value *v,
                          bool listed) {
-  nns__value *old = nns__map_get(&g->scope, v->name);
+  void *old;
+  if (!nns__map_add(&g->scope, v->name, v, &old))
+    return nns__asm_nomem(A);
   if (old)
     return duplicate(A, g, old, v);
-  if (!nns__map_put(&g->scope, v->name, v))
-    return nns__asm_nomem(A);
   if (listed) {
     if (!nns__model_add_value(A->m, v))
       return nns__asm_nomem(A);

@@ -76,6 +76,11 @@ nns_status nns__asm_output(nns__asm *A, nns__graph *g, const char *name,
                            nns__type *declared, nns__value **out);
 /* Output k of node n (n->out_names[k], not ""): a value that n produces. */
 nns_status nns__asm_node_output(nns__asm *A, nns__node *n, int32_t k);
+/* The same in `v`: zeroed room for one value that lives as long as the
+ * model's arena (the loader puts a node's output values in the node's own
+ * arena block, one allocation per node rather than one more per value). */
+void nns__asm_node_output_at(nns__asm *A, nns__node *n, int32_t k,
+                             nns__value *v);
 
 /* A copy of src's dims in the model's arena (a type's other fields are
  * copied as they are). */

@@ -179,11 +179,11 @@ typedef enum nns__attr_type {
 typedef struct nns__attr {
   const char *name;          /* interned */
   int32_t type;              /* nns__attr_type */
+  int32_t n;                 /* element count of a list attribute */
   int64_t i;
   double f;
   const char *s;             /* arena copy, NUL-terminated */
   size_t s_len;
-  int32_t n;                 /* element count of a list attribute */
   int64_t *ints;
   double *floats;
   const char **strings;
@@ -211,10 +211,10 @@ typedef struct nns__node {
   nns__value **in;           /* NULL for omitted inputs */
   nns__value **out;          /* NULL for omitted outputs */
   int32_t n_attrs;
+  int32_t opset;             /* version of its domain in force */
   nns__attr *attrs;
   struct nns__graph *graph;  /* graph that holds the node */
   const struct nns__op *op;  /* rule entry, NULL when unknown */
-  int32_t opset;             /* version of its domain in force */
   int64_t offset;            /* byte offset of the NodeProto */
   uint32_t index;            /* position in its graph's node array */
   uint32_t list_index;       /* position in the model's node list
@@ -469,10 +469,78 @@ nns__dim nns__dim_neg(nns_model *m, nns__dim a);
 const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
                          size_t size);
 
-/* Tensors (tensor.c). */
-int nns__dtype_bits(int32_t dtype);
-bool nns__dtype_is_float(int32_t dtype);
-bool nns__dtype_is_int(int32_t dtype); /* integers and bool */
+/* Tensors (tensor.c; the dtype helpers just below are inline). */
+/* Inline: the analyses ask for a dtype's bits and class per value and
+ * per node, hundreds of thousands of times a summary. */
+static inline int nns__dtype_bits(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_UINT4:
+  case NNS_DT_INT4:
+    return 4;
+  case NNS_DT_UINT8:
+  case NNS_DT_INT8:
+  case NNS_DT_BOOL:
+  case NNS_DT_FLOAT8E4M3FN:
+  case NNS_DT_FLOAT8E4M3FNUZ:
+  case NNS_DT_FLOAT8E5M2:
+  case NNS_DT_FLOAT8E5M2FNUZ:
+    return 8;
+  case NNS_DT_UINT16:
+  case NNS_DT_INT16:
+  case NNS_DT_FLOAT16:
+  case NNS_DT_BFLOAT16:
+    return 16;
+  case NNS_DT_FLOAT:
+  case NNS_DT_INT32:
+  case NNS_DT_UINT32:
+    return 32;
+  case NNS_DT_INT64:
+  case NNS_DT_DOUBLE:
+  case NNS_DT_UINT64:
+  case NNS_DT_COMPLEX64:
+    return 64;
+  case NNS_DT_COMPLEX128:
+    return 128;
+  default:
+    return 0; /* string, undefined, unknown */
+  }
+}
+
+static inline bool nns__dtype_is_float(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_FLOAT:
+  case NNS_DT_FLOAT16:
+  case NNS_DT_DOUBLE:
+  case NNS_DT_BFLOAT16:
+  case NNS_DT_FLOAT8E4M3FN:
+  case NNS_DT_FLOAT8E4M3FNUZ:
+  case NNS_DT_FLOAT8E5M2:
+  case NNS_DT_FLOAT8E5M2FNUZ:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Integers and bool. */
+static inline bool nns__dtype_is_int(int32_t dtype) {
+  switch (dtype) {
+  case NNS_DT_UINT8:
+  case NNS_DT_INT8:
+  case NNS_DT_UINT16:
+  case NNS_DT_INT16:
+  case NNS_DT_INT32:
+  case NNS_DT_INT64:
+  case NNS_DT_BOOL:
+  case NNS_DT_UINT32:
+  case NNS_DT_UINT64:
+  case NNS_DT_UINT4:
+  case NNS_DT_INT4:
+    return true;
+  default:
+    return false;
+  }
+}
 /* Element i of little-endian raw data of a byte-sized dtype, as a double
  * (integers and bool by value). */
 double nns__raw_elem(int32_t dtype, const uint8_t *p);

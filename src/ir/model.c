@@ -78,11 +78,13 @@ void nns__warn(nns_model *m, const char *fmt, ...) {
 }
 
 bool nns__model_add_value(nns_model *m, nns__value *v) {
-  nns__value **vals = nns__grow(m->values, &m->cap_values, m->n_values + 1,
-                                sizeof *vals, 256);
-  if (!vals)
-    return false;
-  m->values = vals;
+  if (m->n_values == m->cap_values) {
+    nns__value **vals = nns__grow(m->values, &m->cap_values,
+                                  m->n_values + 1, sizeof *vals, 256);
+    if (!vals)
+      return false;
+    m->values = vals;
+  }
   v->index = (uint32_t)m->n_values;
   m->values[m->n_values++] = v;
   return true;

@@ -21,11 +21,13 @@
 static uint32_t sym_push(nns_model *m, const nns__symbol *s) {
   if (m->n_syms == UINT32_MAX)
     return 0; /* symbols are numbered with 32 bits */
-  nns__symbol *syms = nns__grow(m->syms, &m->cap_syms, (size_t)m->n_syms + 1,
-                                sizeof *syms, 16);
-  if (!syms)
-    return 0;
-  m->syms = syms;
+  if (m->n_syms == m->cap_syms) {
+    nns__symbol *syms = nns__grow(m->syms, &m->cap_syms,
+                                  (size_t)m->n_syms + 1, sizeof *syms, 16);
+    if (!syms)
+      return 0;
+    m->syms = syms;
+  }
   m->syms[m->n_syms] = *s;
   return m->n_syms++;
 }

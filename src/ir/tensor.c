@@ -21,76 +21,7 @@
 
 /* ==== Element types ==== */
 
-int nns__dtype_bits(int32_t dtype) {
-  switch (dtype) {
-  case NNS_DT_UINT4:
-  case NNS_DT_INT4:
-    return 4;
-  case NNS_DT_UINT8:
-  case NNS_DT_INT8:
-  case NNS_DT_BOOL:
-  case NNS_DT_FLOAT8E4M3FN:
-  case NNS_DT_FLOAT8E4M3FNUZ:
-  case NNS_DT_FLOAT8E5M2:
-  case NNS_DT_FLOAT8E5M2FNUZ:
-    return 8;
-  case NNS_DT_UINT16:
-  case NNS_DT_INT16:
-  case NNS_DT_FLOAT16:
-  case NNS_DT_BFLOAT16:
-    return 16;
-  case NNS_DT_FLOAT:
-  case NNS_DT_INT32:
-  case NNS_DT_UINT32:
-    return 32;
-  case NNS_DT_INT64:
-  case NNS_DT_DOUBLE:
-  case NNS_DT_UINT64:
-  case NNS_DT_COMPLEX64:
-    return 64;
-  case NNS_DT_COMPLEX128:
-    return 128;
-  default:
-    return 0; /* string, undefined, unknown */
-  }
-}
-
 int nns_dtype_bits(int dtype) { return nns__dtype_bits(dtype); }
-
-bool nns__dtype_is_float(int32_t dtype) {
-  switch (dtype) {
-  case NNS_DT_FLOAT:
-  case NNS_DT_FLOAT16:
-  case NNS_DT_DOUBLE:
-  case NNS_DT_BFLOAT16:
-  case NNS_DT_FLOAT8E4M3FN:
-  case NNS_DT_FLOAT8E4M3FNUZ:
-  case NNS_DT_FLOAT8E5M2:
-  case NNS_DT_FLOAT8E5M2FNUZ:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool nns__dtype_is_int(int32_t dtype) {
-  switch (dtype) {
-  case NNS_DT_UINT8:
-  case NNS_DT_INT8:
-  case NNS_DT_UINT16:
-  case NNS_DT_INT16:
-  case NNS_DT_INT32:
-  case NNS_DT_INT64:
-  case NNS_DT_BOOL:
-  case NNS_DT_UINT32:
-  case NNS_DT_UINT64:
-  case NNS_DT_UINT4:
-  case NNS_DT_INT4:
-    return true;
-  default:
-    return false;
-  }
-}
 
 const char *nns_dtype_name(int dtype) {
   static const char *const names[] = {

@@ -377,7 +377,8 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
     nns__model_destroy(m);
     return st;
   }
-  nns__check_external(m);
+  if (L.external)
+    nns__check_external(m);
   *out = m;
   return NNS_OK;
 }

@@ -1,8 +1,9 @@
 /*
- * load_field.c - the bottom of the ONNX decoder: a field read as an
- * interned name, an arena text, a count of repeated fields, a metadata
- * entry. Every decoder file calls these, and they call no decoder, so the
- * decoders form layers rather than a circle.
+ * load_field.c - the bottom of the ONNX decoder: a field read as an arena
+ * text, a metadata entry, the error of a count of repeated fields that
+ * overflows (the interned name and the count itself are inline, in
+ * load_int.h). Every decoder file calls these, and they call no decoder,
+ * so the decoders form layers rather than a circle.
  */
 #include <string.h>
 
@@ -11,12 +12,6 @@
 static size_t cut_at_nul(const nns__field *f) {
   const uint8_t *z = memchr(f->data, 0, f->len);
   return z ? (size_t)(z - f->data) : f->len;
-}
-
-nns_status nns__load_name(nns__loader *L, const nns__field *f,
-                          const char **out) {
-  *out = nns__intern(&L->A.m->strings, (const char *)f->data, cut_at_nul(f));
-  return *out ? NNS_OK : nns__load_nomem(L);
 }
 
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
@@ -30,13 +25,9 @@ const char *nns__load_domain(nns__loader *L, const char *domain) {
   return domain && strcmp(domain, "ai.onnx") == 0 ? L->A.empty : domain;
 }
 
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add) {
-  if (add > (size_t)(INT32_MAX - *count))
-    return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
-                          INT32_MAX);
-  *count += (int32_t)add;
-  return NNS_OK;
+nns_status nns__load_count_fail(const nns__wire *w, const nns__field *f) {
+  return nns__wire_fail(w, f, NNS_E_LIMIT, "more than %d elements",
+                        INT32_MAX);
 }
 
 nns_status nns__load_entry(nns__loader *L, const nns__wire *w,

@@ -309,7 +309,8 @@ static int32_t guess_attr_type(const int32_t seen[ATTR_FIELD_END]) {
 /* What the first pass over an AttributeProto saw of its value fields. */
 typedef struct attr_scan {
   int32_t seen[ATTR_FIELD_END];     /* elements (or occurrences) per field */
-  nns__field last[ATTR_FIELD_END];  /* last occurrence of each */
+  nns__field last[ATTR_FIELD_END];  /* last occurrence of each: set only
+                                       where seen[] is not 0 */
   bool type_given;                  /* the `type` field was there */
 } attr_scan;
 
@@ -450,8 +451,11 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
                             nns__attr *a) {
   a->offset = w->origin + (int64_t)w->pos;
   a->name = L->A.empty;
+  /* Only the counts are cleared: `last` is 1.1 KB, and an entry is read
+   * only once its count says it was written. */
   attr_scan sc;
-  memset(&sc, 0, sizeof sc);
+  memset(sc.seen, 0, sizeof sc.seen);
+  sc.type_given = false;
   nns_status st = scan_attr(L, w, a, &sc);
   if (st != NNS_OK)
     return st;
@@ -506,11 +510,14 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
 
 static nns_status push_io(nns__loader *L, uint8_t kind, const char *name,
                           const char *meta_value) {
-  nns__load_io *io = nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
-  if (!io)
-    return nns__load_nomem(L);
-  L->io = io;
-  io[L->n_io++] = (nns__load_io){
+  if (L->n_io == L->cap_io) {
+    nns__load_io *io =
+        nns__grow(L->io, &L->cap_io, L->n_io + 1, sizeof *io, 64);
+    if (!io)
+      return nns__load_nomem(L);
+    L->io = io;
+  }
+  L->io[L->n_io++] = (nns__load_io){
       .name = name, .meta_value = meta_value, .kind = kind};
   return NNS_OK;
 }
@@ -604,30 +611,34 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
 
   /* The node's arrays in one arena block, attributes first (their
    * doubles and int64s want the block's alignment), then the six pointer
-   * arrays: seven blocks cost 16-byte rounding each and a block even when
-   * empty, 112 bytes for a typical node against 48. The counts come from
-   * the NodeProto's fields, so their sum cannot overflow a size_t. */
+   * arrays, then room for its output values: separate blocks cost 16-byte
+   * rounding each, a block even when empty and an allocation each (112
+   * bytes of arrays for a typical node against 48). The counts come from
+   * the NodeProto's fields, so the sum cannot overflow a size_t. */
   size_t ptrs = 2 * ((size_t)n->n_in + (size_t)n->n_out + (size_t)n->n_meta);
-  unsigned char *block =
-      nns__arena_alloc(&L->A.m->arena, (size_t)n->n_attrs * sizeof *n->attrs +
-                                           ptrs * sizeof(void *));
+  size_t attr_bytes = (size_t)n->n_attrs * sizeof *n->attrs,
+         ptr_bytes = ptrs * sizeof(void *);
+  unsigned char *block = nns__arena_alloc(
+      &L->A.m->arena,
+      attr_bytes + ptr_bytes + (size_t)n->n_out * sizeof(nns__value));
   if (!block)
     return nns__load_nomem(L);
   n->attrs = (nns__attr *)(void *)block;
-  void **p = (void **)(void *)(block + (size_t)n->n_attrs * sizeof *n->attrs);
+  void **p = (void **)(void *)(block + attr_bytes);
   n->in_names = (const char **)p;
   n->in = (nns__value **)(p += n->n_in);
   n->out_names = (const char **)(p += n->n_in);
   n->out = (nns__value **)(p += n->n_out);
   n->meta_keys = (const char **)(p += n->n_out);
   n->meta_values = (const char **)(p + n->n_meta);
+  nns__value *values = (nns__value *)(void *)(block + attr_bytes + ptr_bytes);
   int32_t ki = 0, ko = 0, km = 0;
   for (size_t k = io_base; k < L->n_io; k++) {
     const nns__load_io *e = &L->io[k];
     if (e->kind == NNS__IO_OUT) {
       n->out_names[ko] = e->name;
-      if (e->name[0] && (st = nns__asm_node_output(&L->A, n, ko)) != NNS_OK)
-        return st;
+      if (e->name[0])
+        nns__asm_node_output_at(&L->A, n, ko, &values[ko]);
       ko++;
     } else if (e->kind == NNS__IO_META) {
       n->meta_keys[km] = e->name;
@@ -744,10 +755,18 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
    * graph). */
   size_t values = (size_t)g->n_nodes + (size_t)g->n_inits +
                   (size_t)g->n_inputs;
-  nns__map_reserve(&g->scope, values < bound ? values : bound);
-  /* The nodes decode to about twice their bytes (names copied and
-   * NUL-terminated, node structs, input and output arrays). */
-  nns__arena_reserve(&L->A.m->arena, 2 * node_bytes);
+  if (values > bound)
+    values = bound;
+  /* The nodes decode to their structs and values, and about twice their
+   * bytes besides (names copied, attributes, input and output arrays);
+   * the scope map takes at most 48 bytes a value (two pointers a slot, at
+   * least 3/8 full). Reserved before the map is made, so that the map comes out of
+   * the same run of huge pages: made first, each of its two tables took a
+   * chunk of its own, and touched a huge page for its last few bytes. */
+  nns__arena_reserve(&L->A.m->arena,
+                     2 * node_bytes + (size_t)g->n_nodes * sizeof *g->nodes +
+                         values * (sizeof(nns__value) + 48));
+  nns__map_reserve(&g->scope, values);
 
   nns__arena *arena = &L->A.m->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);

@@ -15,6 +15,8 @@
 #ifndef NNS_LOAD_INT_H
 #define NNS_LOAD_INT_H
 
+#include <string.h>
+
 #include "../ir/assemble.h"
 #include "schema.h"
 
@@ -41,6 +43,9 @@ typedef struct nns__loader {
   size_t n_io, cap_io;
   nns__attr *attrs;
   size_t n_attrs, cap_attrs;
+  bool external;             /* some tensor keeps its data in an external
+                                file: only then are the files checked
+                                (nns__check_external walks every value) */
 } nns__loader;
 
 /* One entry of the loader's node scratch stack: what a NodeProto lists. */
@@ -60,12 +65,25 @@ static inline nns_status nns__load_nomem(nns__loader *L) {
 /* Adds `add` to a count of repeated fields; NNS_E_LIMIT at field f when
  * it would pass INT32_MAX. Counts beyond int32 cannot be stored in the IR;
  * they would need a file of several gigabytes of nothing but tags. */
-nns_status nns__load_count_up(const nns__wire *w, const nns__field *f,
-                              int32_t *count, size_t add);
+nns_status nns__load_count_fail(const nns__wire *w, const nns__field *f);
+static inline nns_status nns__load_count_up(const nns__wire *w,
+                                            const nns__field *f,
+                                            int32_t *count, size_t add) {
+  if (add > (size_t)(INT32_MAX - *count))
+    return nns__load_count_fail(w, f);
+  *count += (int32_t)add;
+  return NNS_OK;
+}
 
-/* A LEN field as an interned name, cut at the first NUL. */
-nns_status nns__load_name(nns__loader *L, const nns__field *f,
-                          const char **out);
+/* A LEN field as an interned name, cut at the first NUL. Inline: half a
+ * million calls for a 100k-node graph. */
+static inline nns_status nns__load_name(nns__loader *L, const nns__field *f,
+                                        const char **out) {
+  const uint8_t *z = f->len ? memchr(f->data, 0, f->len) : NULL;
+  size_t n = z ? (size_t)(z - f->data) : f->len;
+  *out = nns__intern(&L->A.m->strings, (const char *)f->data, n);
+  return *out ? NNS_OK : nns__load_nomem(L);
+}
 /* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
                           const char **out);

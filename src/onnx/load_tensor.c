@@ -190,6 +190,7 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
     return TENSOR_FAIL(L, t, NNS_E_EXTERNAL,
                        "external data offset + length overflows");
   t->storage = NNS__ST_EXTERNAL;
+  L->external = true;
   return NNS_OK;
 }
 

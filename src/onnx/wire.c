@@ -109,21 +109,19 @@ void nns__wire_init(nns__wire *w, const uint8_t *buf, size_t size,
   w->err = err;
 }
 
-/* Is wire type wt what the schema allows for a field of this kind? One
- * bit per wire type, per kind: a lookup on the decoder's hottest path. */
+/* One bit per wire type, per kind (wire.h): what the schema allows. */
+const uint8_t nns__wire_allowed[8] = {
+    [NNS__PB_UNKNOWN] = 0xff,
+    [NNS__PB_VARINT] = 1 << NNS__WT_VARINT,
+    [NNS__PB_I64] = 1 << NNS__WT_I64,
+    [NNS__PB_LEN] = 1 << NNS__WT_LEN,
+    [NNS__PB_I32] = 1 << NNS__WT_I32,
+    [NNS__PB_REP_VARINT] = 1 << NNS__WT_VARINT | 1 << NNS__WT_LEN,
+    [NNS__PB_REP_I32] = 1 << NNS__WT_I32 | 1 << NNS__WT_LEN,
+    [NNS__PB_REP_I64] = 1 << NNS__WT_I64 | 1 << NNS__WT_LEN};
+
 static inline bool kind_allows(uint8_t kind, unsigned wt) {
-  enum {
-    V = 1 << NNS__WT_VARINT,
-    Q = 1 << NNS__WT_I64,
-    L = 1 << NNS__WT_LEN,
-    D = 1 << NNS__WT_I32
-  };
-  static const uint8_t allowed[8] = {
-      [NNS__PB_UNKNOWN] = 0xff,    [NNS__PB_VARINT] = V,
-      [NNS__PB_I64] = Q,           [NNS__PB_LEN] = L,
-      [NNS__PB_I32] = D,           [NNS__PB_REP_VARINT] = V | L,
-      [NNS__PB_REP_I32] = D | L,   [NNS__PB_REP_I64] = Q | L};
-  return kind >= 8 || (allowed[kind] >> (wt & 7) & 1);
+  return kind >= 8 || (nns__wire_allowed[kind] >> (wt & 7) & 1);
 }
 
 static const char *kind_expects(uint8_t kind) {
@@ -169,58 +167,7 @@ static nns_status field_varint(nns__wire *w, const nns__field *f,
   return NNS_OK;
 }
 
-/*
- * The common case of nns__wire_next, without the general path's calls: a
- * one-byte tag (fields 1-15) whose varint value or length takes one or two
- * bytes, and a kind the schema allows. False sends the field to the general
- * path, which reads it again from the start and reports any error; so
- * this path never fails, it only declines.
- */
-static inline bool next_fast(nns__wire *w, nns__field *f) {
-  size_t i = w->pos, left = w->end - i;
-  if (left < 2)
-    return false;
-  const uint8_t *p = w->buf + i;
-  uint8_t tag = p[0];
-  unsigned wt = tag & 7, num = tag >> 3;
-  if (tag >= 0x80 || num == 0 || (wt != NNS__WT_VARINT && wt != NNS__WT_LEN))
-    return false;
-  if (num < w->msg->n_fields &&
-      !kind_allows(w->msg->fields[num].kind, wt))
-    return false;
-  /* The value or length: one or two varint bytes. */
-  uint64_t v = p[1];
-  size_t head = 2;
-  if (v >= 0x80) {
-    if (left < 3 || p[2] >= 0x80)
-      return false;
-    v = (v & 0x7f) | (uint64_t)p[2] << 7;
-    head = 3;
-  }
-  f->num = num;
-  f->wt = (uint8_t)wt;
-  f->offset = w->origin + (int64_t)i;
-  if (wt == NNS__WT_VARINT) {
-    f->u = v;
-    f->data = NULL;
-    f->len = 0;
-    f->pos = 0;
-    w->pos = i + head;
-    return true;
-  }
-  if (v > left - head)
-    return false; /* runs past the message: the general path says how */
-  f->u = 0;
-  f->pos = i + head;
-  f->data = p + head;
-  f->len = (size_t)v;
-  w->pos = i + head + (size_t)v;
-  return true;
-}
-
-nns_status nns__wire_next(nns__wire *w, nns__field *f) {
-  if (next_fast(w, f))
-    return NNS_OK;
+nns_status nns__wire_next_full(nns__wire *w, nns__field *f) {
   f->num = 0;
   f->wt = 0;
   f->u = 0;
@@ -305,18 +252,10 @@ nns_status nns__wire_next(nns__wire *w, nns__field *f) {
   return NNS_OK;
 }
 
-nns_status nns__wire_enter(const nns__wire *w, const nns__field *f,
-                           const nns__pbmsg *msg, nns__wire *sub) {
-  if (w->depth + 1 > w->max_depth)
-    return nns__wire_fail(w, f, NNS_E_DEPTH,
-                          "messages nested deeper than %d levels",
-                          w->max_depth);
-  *sub = *w;
-  sub->pos = f->pos;
-  sub->end = f->pos + f->len;
-  sub->depth = w->depth + 1;
-  sub->msg = msg;
-  return NNS_OK;
+nns_status nns__wire_too_deep(const nns__wire *w, const nns__field *f) {
+  return nns__wire_fail(w, f, NNS_E_DEPTH,
+                        "messages nested deeper than %d levels",
+                        w->max_depth);
 }
 
 /* ==== Packed payloads ==== */

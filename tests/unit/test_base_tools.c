@@ -1,9 +1,12 @@
 /*
  * test_base_tools.c - the small shared tools of src/base: the typed vector
- * (vec.h), the pair map and the key set (map.c), and the metadata text
- * readers (text_read.c), against values written out by hand here.
+ * (vec.h), the interner, the pointer map's add, the pair map and the key
+ * set (map.c), the arena's unaligned text (arena.c), and the metadata
+ * text readers (text_read.c), against values written out by hand here.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/vec.h"
 #include "check.h"
@@ -131,10 +134,82 @@ static void test_py_strings(void) {
     CHECK_EQ(nns__read_py_strings(bad[i], &in, out, 4), -1);
 }
 
+/* Equal bytes give one pointer, through table growth; a string is told
+ * apart from its prefixes and from strings that differ after a NUL. */
+static void test_interning(void) {
+  nns__arena a;
+  nns__interner t;
+  nns__arena_init(&a);
+  nns__intern_init(&t, &a);
+  const char *p[3000];
+  char buf[64];
+  for (int i = 0; i < 3000; i++) {
+    snprintf(buf, sizeof buf, "/model/layers.%d/self_attn/MatMul_output_0", i);
+    p[i] = nns__intern_cstr(&t, buf);
+    CHECK(p[i] && strcmp(p[i], buf) == 0);
+  }
+  CHECK(t.cap > 256); /* grew from its first table */
+  for (int i = 0; i < 3000; i++) {
+    snprintf(buf, sizeof buf, "/model/layers.%d/self_attn/MatMul_output_0", i);
+    CHECK(nns__intern_cstr(&t, buf) == p[i]);
+    CHECK(nns__intern_find(&t, buf) == p[i]);
+  }
+  CHECK_EQ(t.count, 3000);
+  const char *ab = nns__intern(&t, "ab\0c", 4);
+  CHECK(ab != nns__intern(&t, "ab\0d", 4));
+  CHECK(ab != nns__intern(&t, "ab", 2));
+  CHECK(ab == nns__intern(&t, "ab\0c", 4));
+  CHECK(nns__intern(&t, "", 0) == nns__intern_cstr(&t, ""));
+  CHECK(nns__intern_find(&t, "never interned") == NULL);
+  nns__intern_free(&t);
+  nns__arena_free(&a);
+}
+
+/* nns__map_add inserts once, then hands back what is there. */
+static void test_map_add(void) {
+  nns__map m = {0};
+  int x, y;
+  void *old = &x;
+  CHECK(nns__map_add(&m, "k", &x, &old));
+  CHECK(old == NULL);
+  CHECK(nns__map_add(&m, "k", &y, &old));
+  CHECK(old == &x);
+  CHECK(nns__map_get(&m, "k") == &x);
+  CHECK_EQ(m.count, 1);
+  nns__map_free(&m);
+}
+
+/* Text from nns__arena_bytes / _strndup is packed, and an aligned
+ * allocation after it is still 16-byte aligned. */
+static void test_arena_text(void) {
+  nns__arena a;
+  nns__arena_init(&a);
+  char *s = nns__arena_strndup(&a, "abc", 3);
+  char *t = nns__arena_strndup(&a, "de", 2);
+  CHECK(s && t && t == s + 4);
+  CHECK_STR(s, "abc");
+  CHECK_STR(t, "de");
+  unsigned char *b = nns__arena_bytes(&a, 5);
+  CHECK(b == (unsigned char *)t + 3);
+  CHECK(b[0] == 0 && b[4] == 0);
+  void *q = nns__arena_alloc(&a, 8);
+  CHECK(q && (uintptr_t)q % 16 == 0);
+  /* Past the first chunk: a new one, and text still fits whole. */
+  char *big = nns__arena_bytes(&a, 1 << 20);
+  CHECK(big != NULL);
+  big[(1 << 20) - 1] = 1;
+  q = nns__arena_alloc(&a, 24);
+  CHECK(q && (uintptr_t)q % 16 == 0);
+  nns__arena_free(&a);
+}
+
 int main(void) {
   nns__arena_init(&arena);
   nns__intern_init(&in, &arena);
   RUN(test_vec_grows_and_keeps);
+  RUN(test_interning);
+  RUN(test_map_add);
+  RUN(test_arena_text);
   RUN(test_map2_pairs);
   RUN(test_set64);
   RUN(test_json_strings);

@@ -72,6 +72,75 @@ static void test_good_fields(void) {
   CHECK_EQ(f.num, 0);
 }
 
+/* Tags of two bytes (fields 16-2047) and values of one or two bytes are
+ * read inline (wire.h); anything longer goes to the general path. Both
+ * must read the same fields and fail the same way. */
+static void test_two_byte_tags(void) {
+  static const uint8_t in[] = {0xca, 0x01, 0x02, 'a', 'b', /* 25: "ab" */
+                               0xf8, 0x7f, 0x05,           /* 2047: 5 */
+                               0x80, 0x80, 0x01, 0x07,     /* 2048: 7 */
+                               0xca, 0x01, 0x80, 0x01};    /* 25: 128 bytes */
+  uint8_t buf[sizeof in + 128];
+  memcpy(buf, in, sizeof in);
+  memset(buf + sizeof in, 'x', 128);
+  nns__wire w;
+  nns__field f;
+  nns__wire_init(&w, buf, sizeof buf, 10, &nns__pb_model, 64, NULL);
+  CHECK_EQ(nns__wire_next(&w, &f), NNS_OK);
+  CHECK_EQ(f.num, 25);
+  CHECK_EQ(f.len, 2);
+  CHECK_EQ(f.offset, 10);
+  CHECK_EQ(f.pos, 3);
+  CHECK(memcmp(f.data, "ab", 2) == 0);
+  CHECK_EQ(nns__wire_next(&w, &f), NNS_OK);
+  CHECK_EQ(f.num, 2047);
+  CHECK_EQ(f.u, 5);
+  CHECK_EQ(f.offset, 15);
+  CHECK_EQ(nns__wire_next(&w, &f), NNS_OK);
+  CHECK_EQ(f.num, 2048);
+  CHECK_EQ(f.u, 7);
+  CHECK_EQ(f.offset, 18);
+  CHECK_EQ(nns__wire_next(&w, &f), NNS_OK);
+  CHECK_EQ(f.num, 25);
+  CHECK_EQ(f.len, 128);
+  CHECK_EQ(f.offset, 22);
+  CHECK_EQ(nns__wire_next(&w, &f), NNS_OK);
+  CHECK_EQ(f.num, 0);
+  CHECK_EQ(f.offset, 22); /* the end leaves the last field's offset */
+
+  /* ModelProto.training_info (20) is length-delimited: not a varint. */
+  EXPECT_WIRE(B(0x08, 0x01, 0xa0, 0x01, 0x05), NNS_E_WIRETYPE, 2);
+  /* A two-byte tag with no value after it, or a value cut short. */
+  EXPECT_WIRE(B(0x08, 0x01, 0xa8, 0x01), NNS_E_TRUNCATED, 2);
+  EXPECT_WIRE(B(0xa8, 0x01, 0x80), NNS_E_TRUNCATED, 0);
+  /* A length one past the data behind a two-byte tag. */
+  EXPECT_WIRE(B(0xca, 0x01, 0x02, 'a'), NNS_E_TRUNCATED, 0);
+}
+
+/* Each schema's short_ok mask (schema.c) says, for every one-byte tag,
+ * what its field table says: varint and length-delimited fields the table
+ * allows, and no field 0. */
+static void test_short_ok_masks(void) {
+  const nns__pbmsg *msgs[] = {
+      &nns__pb_model, &nns__pb_graph, &nns__pb_node, &nns__pb_attr,
+      &nns__pb_tensor, &nns__pb_sparse, &nns__pb_value_info, &nns__pb_type,
+      &nns__pb_type_tensor, &nns__pb_type_seq, &nns__pb_type_opt,
+      &nns__pb_type_map, &nns__pb_shape, &nns__pb_dim, &nns__pb_opset,
+      &nns__pb_entry, &nns__pb_function};
+  for (size_t k = 0; k < sizeof msgs / sizeof *msgs; k++) {
+    const nns__pbmsg *m = msgs[k];
+    for (unsigned num = 0; num < 16; num++) {
+      for (unsigned wt = 0; wt <= 2; wt += 2) {
+        bool table = num != 0 &&
+                     (num >= m->n_fields ||
+                      nns__wire_allowed[m->fields[num].kind] >> wt & 1);
+        bool mask = m->short_ok >> (2 * num + wt / 2) & 1;
+        CHECK_EQ(mask, table);
+      }
+    }
+  }
+}
+
 static void test_truncated_varint(void) {
   EXPECT_WIRE(B(0x08, 0x96), NNS_E_TRUNCATED, 0);
   EXPECT_WIRE(B(0x08, 0x01, 0x08, 0x96, 0x96), NNS_E_TRUNCATED, 2);
@@ -367,6 +436,8 @@ static void test_packed_varint_errors(void) {
 
 int main(void) {
   RUN(test_good_fields);
+  RUN(test_two_byte_tags);
+  RUN(test_short_ok_masks);
   RUN(test_truncated_varint);
   RUN(test_long_varint);
   RUN(test_length_past_end);
