@@ -192,7 +192,9 @@ static nns_status check_attrs(nns__ictx *cx) {
   for (int32_t i = 0; i < n->n_attrs; i++) {
     const nns__attr *a = &n->attrs[i];
     const nns__attr_spec *s = spec;
-    while (s && s->name && strcmp(s->name, a->name) != 0)
+    /* The first byte first: most entries differ there. */
+    while (s && s->name &&
+           (s->name[0] != a->name[0] || strcmp(s->name, a->name) != 0))
       s++;
     char key[256];
     if (!s || !s->name) {

@@ -186,6 +186,10 @@ static const nns__attr_spec *spec_of(const nns__ictx *cx, const char *name) {
   return NULL;
 }
 
+bool nns__spec_has(const nns__ictx *cx, const char *name) {
+  return spec_of(cx, name) != NULL;
+}
+
 static const nns__attr *node_attr(const nns__node *n, const char *name) {
   for (int32_t i = 0; i < n->n_attrs; i++)
     if (same_name(n->attrs[i].name, name))
