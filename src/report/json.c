@@ -26,15 +26,77 @@
 #define BR2 "\n    "
 #define BR3 "\n      "
 
+/* ==== Repeated fragments ==== */
+
+/*
+ * A layer's values, field and flags repeat from row to row (a layer's
+ * input is the output of the one before it, most layers share a field),
+ * and every layer is written twice (the flat list and the tree). Such a
+ * fragment is written once, by the same writer calls, into a scratch
+ * writer whose bytes are kept, and then copied: the document's writer
+ * still places the separator and key before it, and a container written
+ * whole leaves the writer as it was, so the bytes are the same. That was
+ * about a quarter of a 100k-layer JSON report.
+ */
+enum { FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8 };
+
+typedef struct frag {
+  size_t len;           /* bytes in text; 0: the slot is empty */
+  char text[FRAG_MAX];
+} frag;
+
+typedef struct jcache {
+  nns__out out;                   /* the scratch writer's buffer */
+  nns__jw jw;
+  frag value[VALUE_SLOTS];        /* by value index, direct-mapped */
+  size_t value_of[VALUE_SLOTS];   /* which value each slot holds */
+  frag rf[RF_SLOTS];              /* fields without periods, in turn */
+  nns_rf rf_of[RF_SLOTS];
+  size_t rf_next;                 /* the slot the next new field takes */
+  frag flags[16];                 /* by the four flag bits */
+} jcache;
+
+/* The scratch writer never flushes: a fragment larger than its buffer
+ * makes it fail, and is then written directly. */
+static int refuse(void *user, const char *data, size_t size) {
+  (void)user;
+  (void)data;
+  (void)size;
+  return -1;
+}
+
+static nns__jw *frag_begin(jcache *c) {
+  nns__out_init(&c->out, refuse, NULL);
+  nns__jw_init(&c->jw, &c->out);
+  return &c->jw;
+}
+
+/* Keeps what the scratch writer wrote in f; false when it did not fit. */
+static bool frag_end(jcache *c, frag *f) {
+  bool ok = nns__jw_finish(&c->jw) == NNS_OK && !c->out.failed &&
+            c->out.len > 0 && c->out.len <= sizeof f->text;
+  f->len = 0;
+  if (ok) {
+    memcpy(f->text, c->out.buf, c->out.len);
+    f->len = c->out.len;
+  }
+  return ok;
+}
+
+/* Writes a kept fragment as the value of `key`. */
+static void frag_put(nns__jw *w, const char *key, size_t klen,
+                     const frag *f) {
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, f->text, f->len);
+}
+
+/* ==== Values ==== */
+
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
-static void j_value(nns__jw *w, const char *key, size_t klen,
-                    const nns_analysis *a, size_t i) {
-  const nns_model *m = nns_analysis_model(a);
-  if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
-    nns__jw_null(w, key, klen);
-    return;
-  }
+static void j_value_obj(nns__jw *w, const char *key, size_t klen,
+                        const nns_model *m, const nns_analysis *a,
+                        size_t i) {
   nns_value_info v = nns__value_of(m, a, i);
   nns__jw_obj(w, key, klen);
   nns__jw_str(w, NNS__JK("name"), v.name);
@@ -42,13 +104,57 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
   nns__jw_end(w, NULL);
 }
 
-static void j_flags(nns__jw *w, unsigned f) {
-  nns__jw_obj(w, NNS__JK("flags"));
+/* The same, through the cache c when there is one. */
+static void j_value(nns__jw *w, const char *key, size_t klen,
+                    const nns_analysis *a, size_t i, jcache *c) {
+  const nns_model *m = nns_analysis_model(a);
+  if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
+    nns__jw_null(w, key, klen);
+    return;
+  }
+  if (!c) {
+    j_value_obj(w, key, klen, m, a, i);
+    return;
+  }
+  size_t slot = i % VALUE_SLOTS;
+  frag *f = &c->value[slot];
+  if (!f->len || c->value_of[slot] != i) {
+    j_value_obj(frag_begin(c), NNS__JV, m, a, i);
+    if (!frag_end(c, f)) {
+      j_value_obj(w, key, klen, m, a, i);
+      return;
+    }
+    c->value_of[slot] = i;
+  }
+  frag_put(w, key, klen, f);
+}
+
+static void j_flags_obj(nns__jw *w, const char *key, size_t klen,
+                        unsigned f) {
+  nns__jw_obj(w, key, klen);
   nns__jw_bool(w, NNS__JK("partial"), f & NNS_COUNT_PARTIAL);
   nns__jw_bool(w, NNS__JK("symbolic"), f & NNS_COUNT_SYMBOLIC);
   nns__jw_bool(w, NNS__JK("shared"), f & NNS_COUNT_SHARED);
   nns__jw_bool(w, NNS__JK("unbounded"), f & NNS_COUNT_UNBOUNDED);
   nns__jw_end(w, NULL);
+}
+
+static void j_flags(nns__jw *w, unsigned f, jcache *c) {
+  unsigned bits = f & (NNS_COUNT_PARTIAL | NNS_COUNT_SYMBOLIC |
+                       NNS_COUNT_SHARED | NNS_COUNT_UNBOUNDED);
+  if (!c) {
+    j_flags_obj(w, NNS__JK("flags"), f);
+    return;
+  }
+  frag *k = &c->flags[bits];
+  if (!k->len) {
+    j_flags_obj(frag_begin(c), NNS__JV, bits);
+    if (!frag_end(c, k)) {
+      j_flags_obj(w, NNS__JK("flags"), f);
+      return;
+    }
+  }
+  frag_put(w, NNS__JK("flags"), k);
 }
 
 static void j_axes(nns__jw *w, const char *key, size_t klen,
@@ -90,16 +196,23 @@ static void j_rf_period(nns__jw *w, const nns_analysis *an, size_t layer,
   nns__jw_end(w, NULL);
 }
 
-/* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
-                 const nns_rf *rf) {
-  int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
-                                                          : rf->axes;
-  if (axes == 0 && !rf->whole) {
-    nns__jw_null(w, NNS__JK("rf"));
-    return;
-  }
-  nns__jw_obj(w, NNS__JK("rf"));
+/* Whether fields a and b write the same "rf" object (neither has
+ * periods, which are written per layer). */
+static bool same_field(const nns_rf *a, const nns_rf *b, int axes) {
+  if (a->axes != b->axes || !a->whole != !b->whole ||
+      !(a->global_context || a->whole) != !(b->global_context || b->whole))
+    return false;
+  for (int k = 0; k < axes; k++)
+    if (a->field[k] != b->field[k] || a->stride[k] != b->stride[k] ||
+        a->padding[k] != b->padding[k])
+      return false;
+  return true;
+}
+
+static void j_rf_obj(nns__jw *w, const char *key, size_t klen,
+                     const nns_analysis *a, size_t layer, const nns_rf *rf,
+                     int axes) {
+  nns__jw_obj(w, key, klen);
   nns__jw_int(w, NNS__JK("axes"), axes);
   j_axes(w, NNS__JK("field"), rf->field, axes);
   j_axes(w, NNS__JK("stride"), rf->stride, axes);
@@ -109,6 +222,39 @@ static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
   if (a)
     j_rf_period(w, a, layer, rf, axes);
   nns__jw_end(w, NULL);
+}
+
+/* null when the value has no spatial axes and is not a global view. A
+ * field without periods goes through the cache c when there is one. */
+static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
+                 const nns_rf *rf, jcache *c) {
+  int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
+                                                          : rf->axes;
+  if (axes == 0 && !rf->whole) {
+    nns__jw_null(w, NNS__JK("rf"));
+    return;
+  }
+  bool periodic = false;
+  for (int k = 0; k < axes && !rf->whole; k++)
+    periodic |= rf->period[k] > 1;
+  if (!c || periodic) {
+    j_rf_obj(w, NNS__JK("rf"), a, layer, rf, axes);
+    return;
+  }
+  for (size_t k = 0; k < RF_SLOTS; k++)
+    if (c->rf[k].len && same_field(&c->rf_of[k], rf, axes)) {
+      frag_put(w, NNS__JK("rf"), &c->rf[k]);
+      return;
+    }
+  frag *f = &c->rf[c->rf_next];
+  j_rf_obj(frag_begin(c), NNS__JV, a, layer, rf, axes);
+  if (!frag_end(c, f)) {
+    j_rf_obj(w, NNS__JK("rf"), a, layer, rf, axes);
+    return;
+  }
+  c->rf_of[c->rf_next] = *rf;
+  c->rf_next = (c->rf_next + 1) % RF_SLOTS;
+  frag_put(w, NNS__JK("rf"), f);
 }
 
 /* Mixture-of-experts layers (and what holds them) only: 0 on op types.
@@ -190,7 +336,8 @@ static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
 
 /* The counts every layer, op type and the totals share; with `roof` the
  * roofline's bound and times. */
-static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
+static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
+                     jcache *c) {
   nns__jw_int(w, NNS__JK("params"), k->params);
   nns__jw_int(w, NNS__JK("buffers"), k->buffers);
   nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
@@ -199,7 +346,7 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
   nns__jw_int(w, NNS__JK("dmas"), k->dmas);
   nns__jw_int(w, NNS__JK("activation_bytes"), k->activation_bytes);
   nns__jw_int(w, NNS__JK("nodes"), k->nodes);
-  j_flags(w, k->flags);
+  j_flags(w, k->flags, c);
   /* Grown in API v1: only when there is something to say, so summaries of
    * models without frozen parameters read as before. */
   if (k->frozen)
@@ -227,9 +374,9 @@ static void j_op_types(nns__jw *w, const char *list) {
  * of the subtree, and the module's calls. */
 static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns_counts *counts,
-                           const nns__jstatus *st, bool roof) {
+                           const nns__jstatus *st, bool roof, jcache *c) {
   if (!st) {
-    j_counts(w, counts, roof);
+    j_counts(w, counts, roof, c);
     return;
   }
   nns__json_metrics(w, st, i, counts);
@@ -268,10 +415,12 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
   nns__jw_end(w, NULL);
 }
 
-/* t: the analysis's totals, read once per report rather than per row. */
+/* t: the analysis's totals, read once per report rather than per row;
+ * c: the repeated fragments (NULL: none kept). */
 static void j_layer(nns__jw *w, const char *key, size_t klen,
                     const nns_analysis *a, size_t i, const char *root_name,
-                    const nns__jstatus *st, const nns_totals *t) {
+                    const nns__jstatus *st, const nns_totals *t,
+                    jcache *c) {
   bool roof = t->hardware.name != NULL;
   nns_layer_info l = nns__layer_of(a, i);
   nns_counts counts = nns__layer_counts_of(a, i);
@@ -292,11 +441,11 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   nns_analysis_layer_class(a, i, &cls);
   nns__jw_str(w, NNS__JK("class"), cls);
   j_op_types(w, l.op_types);
-  j_value(w, NNS__JK("input"), a, l.input_value);
-  j_value(w, NNS__JK("output"), a, l.output_value);
-  j_layer_counts(w, a, i, &counts, st, roof);
+  j_value(w, NNS__JK("input"), a, l.input_value, c);
+  j_value(w, NNS__JK("output"), a, l.output_value, c);
+  j_layer_counts(w, a, i, &counts, st, roof, c);
   nns__json_train_layer(w, t, &counts);
-  j_rf(w, a, i, &rf);
+  j_rf(w, a, i, &rf, c);
   nns__jw_end(w, NULL);
 }
 
@@ -362,11 +511,11 @@ static void j_model(nns__jw *w, const nns_analysis *a,
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("inputs"));
   for (size_t k = 0; k < nns_model_input_count(m); k++)
-    j_value(w, NNS__JV, a, nns__input_of(m, k));
+    j_value(w, NNS__JV, a, nns__input_of(m, k), NULL);
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("outputs"));
   for (size_t k = 0; k < nns_model_output_count(m); k++)
-    j_value(w, NNS__JV, a, nns__output_of(m, k));
+    j_value(w, NNS__JV, a, nns__output_of(m, k), NULL);
   nns__jw_end(w, NULL);
 }
 
@@ -406,7 +555,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
-    j_counts(w, &all, t.hardware.name != NULL);
+    j_counts(w, &all, t.hardware.name != NULL, NULL);
     /* j_counts wrote them where they differ; the totals always say. */
     if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops)
       j_unmasked(w, &all, true);
@@ -442,7 +591,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   }
   if (nns__json_train_totals(w, a)) {
     nns__jw_break(w, BR2);
-    j_rf(w, NULL, 0, &rf);
+    j_rf(w, NULL, 0, &rf, NULL);
     nns__jw_end(w, NULL);
     return;
   }
@@ -457,7 +606,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_int(w, NNS__JK("total_bytes"), t.train_total_bytes);
   nns__jw_end(w, NULL);
   nns__jw_break(w, BR2);
-  j_rf(w, NULL, 0, &rf);
+  j_rf(w, NULL, 0, &rf, NULL);
   nns__jw_end(w, NULL);
 }
 
@@ -564,7 +713,7 @@ static void j_op_types_table(nns__jw *w, const nns_analysis *a, bool roof) {
     nns__jw_str(w, NNS__JK("op_type"), ot.op_type ? ot.op_type : "");
     nns__jw_bool(w, NNS__JK("counted"), ot.counted);
     nns__jw_str(w, NNS__JK("family"), ot.family ? ot.family : "unknown");
-    j_counts(w, &k, roof);
+    j_counts(w, &k, roof, NULL);
     nns__jw_end(w, NULL);
   }
   nns__jw_end(w, BR1);
@@ -603,7 +752,7 @@ static void j_parameters(nns__jw *w, const nns_analysis *a) {
  * exhaust the stack. */
 static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
                          const char *name, const nns__jstatus *st,
-                         const nns_totals *t) {
+                         const nns_totals *t, jcache *c) {
   size_t nl = nns_analysis_layer_count(a);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
@@ -631,7 +780,7 @@ static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), a, i, name, st, t);
+    j_layer(w, NNS__JK("info"), a, i, name, st, t, c);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -713,13 +862,15 @@ nns_status nns__report_json(const nns_analysis *a,
 
   j_memory(w, a, maxd);
 
-  /* The flat list, in preorder. */
+  /* The flat list, in preorder. The fragment cache is a help, not a
+   * need: without memory for it the layers are written directly. */
+  jcache *cache = calloc(1, sizeof *cache);
   nns__jw_arr_brk(w, NNS__JK("layers"), BR2);
   size_t nl = nns_analysis_layer_count(a), shown = 0;
   for (size_t i = 0; i < nl; i++) {
     nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, a, i, name, st, &t);
+      j_layer(w, NNS__JV, a, i, name, st, &t, cache);
       shown++;
     }
   }
@@ -727,10 +878,11 @@ nns_status nns__report_json(const nns_analysis *a,
     nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
   nns__jw_end(w, BR1);
 
-  nns_status tst = j_tree(w, a, maxd, name, st, &t);
+  nns_status tst = j_tree(w, a, maxd, name, st, &t, cache);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);
+  free(cache);
   if (st)
     nns__jstatus_free(st);
   return tst != NNS_OK ? tst : jst;
