@@ -390,8 +390,8 @@ void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
   for (int d = 0; d < v.rank && n < size; d++) {
     nns_dim dim = nns__dim_of(m, a, value, d);
     /* A known dim with room to spare (", " and 20 digits, and the NUL)
-     * is written in place, a byte at a time: put_cut's memcpy per dim
-     * was a third of the shape. */
+     * is written in place, without put_cut's checks and calls per
+     * piece. */
     if (dim.value >= 0 && size - n > 24) {
       char digits[24], *end = digits + sizeof digits;
       const char *p = digits_of(end, dim.value);
