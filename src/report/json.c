@@ -38,22 +38,42 @@
  * whole leaves the writer as it was, so the bytes are the same. That was
  * about a quarter of a 100k-layer JSON report.
  */
-enum { FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8 };
+enum {
+  FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8, TYPE_SLOTS = 8,
+  TYPE_DIMS = 8
+};
 
 typedef struct frag {
   size_t len;           /* bytes in text; 0: the slot is empty */
   char text[FRAG_MAX];
 } frag;
 
-typedef struct jcache {
-  nns__out out;                   /* the scratch writer's buffer */
+/* What a value's "dtype", "shape" and "kind" items are written from
+ * (nns__json_value_type); unused dims are zero, so keys compare whole. */
+typedef struct type_key {
+  int dtype, kind, rank;
+  int64_t value[TYPE_DIMS];      /* each dim's value (-1: symbolic) */
+  const char *symbol[TYPE_DIMS]; /* and its symbol, an interned string */
+} type_key;
+
+/* A writer whose bytes are kept (frag_begin, frag_end). */
+typedef struct scratch {
+  nns__out out;                   /* its buffer */
   nns__jw jw;
+} scratch;
+
+typedef struct jcache {
+  scratch outer;                  /* values, fields, flags */
+  scratch inner;                  /* a value's type, inside its value */
   frag value[VALUE_SLOTS];        /* by value index, direct-mapped */
   size_t value_of[VALUE_SLOTS];   /* which value each slot holds */
   frag rf[RF_SLOTS];              /* fields without periods, in turn */
   nns_rf rf_of[RF_SLOTS];
   size_t rf_next;                 /* the slot the next new field takes */
   frag flags[16];                 /* by the four flag bits */
+  frag type[TYPE_SLOTS];          /* a value's type items, in turn */
+  type_key type_of[TYPE_SLOTS];
+  size_t type_next;               /* the slot the next new type takes */
 } jcache;
 
 /* The scratch writer never flushes: a fragment larger than its buffer
@@ -65,23 +85,26 @@ static int refuse(void *user, const char *data, size_t size) {
   return -1;
 }
 
-static nns__jw *frag_begin(jcache *c) {
+static nns__jw *frag_begin(scratch *c) {
   nns__out_init(&c->out, refuse, NULL);
   nns__jw_init(&c->jw, &c->out);
   return &c->jw;
 }
 
-/* Keeps what the scratch writer wrote in f; false when it did not fit. */
-static bool frag_end(jcache *c, frag *f) {
+/* Keeps what the scratch writer wrote in f, less its first `skip`
+ * bytes; false when it did not fit. */
+static bool frag_end_from(scratch *c, frag *f, size_t skip) {
   bool ok = nns__jw_finish(&c->jw) == NNS_OK && !c->out.failed &&
-            c->out.len > 0 && c->out.len <= sizeof f->text;
+            c->out.len > skip && c->out.len - skip <= sizeof f->text;
   f->len = 0;
   if (ok) {
-    memcpy(f->text, c->out.buf, c->out.len);
-    f->len = c->out.len;
+    memcpy(f->text, c->out.buf + skip, c->out.len - skip);
+    f->len = c->out.len - skip;
   }
   return ok;
 }
+
+static bool frag_end(scratch *c, frag *f) { return frag_end_from(c, f, 0); }
 
 /* Writes a kept fragment as the value of `key`. */
 static void frag_put(nns__jw *w, const char *key, size_t klen,
@@ -92,15 +115,56 @@ static void frag_put(nns__jw *w, const char *key, size_t klen,
 
 /* ==== Values ==== */
 
+/* The "dtype", "shape" and "kind" items of value i (*v read by the
+ * caller), through the cache c when there is one: a graph has a handful
+ * of shapes, and their items were most of a value's cost. A kept type is
+ * the items as a scratch object holding only them writes them, less its
+ * "{"; the document's writer places the separator before the first. */
+static void j_value_type(nns__jw *w, const nns_model *m,
+                         const nns_analysis *a, size_t i,
+                         const nns_value_info *v, jcache *c) {
+  if (!c || v->rank > TYPE_DIMS) {
+    nns__json_value_type(w, m, a, i, v);
+    return;
+  }
+  type_key k;
+  memset(&k, 0, sizeof k);
+  k.dtype = v->dtype;
+  k.kind = (int)v->kind;
+  k.rank = v->rank;
+  for (int d = 0; d < v->rank; d++) {
+    nns_dim x = nns__dim_of(m, a, i, d);
+    k.value[d] = x.value;
+    k.symbol[d] = x.symbol;
+  }
+  frag *f = NULL;
+  for (size_t s = 0; s < TYPE_SLOTS && !f; s++)
+    if (c->type[s].len && !memcmp(&c->type_of[s], &k, sizeof k))
+      f = &c->type[s];
+  if (!f) {
+    nns__jw *s = frag_begin(&c->inner);
+    nns__jw_obj(s, NNS__JV);
+    nns__json_value_type(s, m, a, i, v);
+    f = &c->type[c->type_next];
+    if (!frag_end_from(&c->inner, f, 1)) { /* the "{" */
+      nns__json_value_type(w, m, a, i, v);
+      return;
+    }
+    c->type_of[c->type_next] = k;
+    c->type_next = (c->type_next + 1) % TYPE_SLOTS;
+  }
+  frag_put(w, NULL, 0, f);
+}
+
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
 static void j_value_obj(nns__jw *w, const char *key, size_t klen,
-                        const nns_model *m, const nns_analysis *a,
-                        size_t i) {
+                        const nns_model *m, const nns_analysis *a, size_t i,
+                        jcache *c) {
   nns_value_info v = nns__value_of(m, a, i);
   nns__jw_obj(w, key, klen);
   nns__jw_str(w, NNS__JK("name"), v.name);
-  nns__json_value_type(w, m, a, i, &v);
+  j_value_type(w, m, a, i, &v, c);
   nns__jw_end(w, NULL);
 }
 
@@ -113,15 +177,15 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
     return;
   }
   if (!c) {
-    j_value_obj(w, key, klen, m, a, i);
+    j_value_obj(w, key, klen, m, a, i, NULL);
     return;
   }
   size_t slot = i % VALUE_SLOTS;
   frag *f = &c->value[slot];
   if (!f->len || c->value_of[slot] != i) {
-    j_value_obj(frag_begin(c), NNS__JV, m, a, i);
-    if (!frag_end(c, f)) {
-      j_value_obj(w, key, klen, m, a, i);
+    j_value_obj(frag_begin(&c->outer), NNS__JV, m, a, i, c);
+    if (!frag_end(&c->outer, f)) {
+      j_value_obj(w, key, klen, m, a, i, c);
       return;
     }
     c->value_of[slot] = i;
@@ -148,8 +212,8 @@ static void j_flags(nns__jw *w, unsigned f, jcache *c) {
   }
   frag *k = &c->flags[bits];
   if (!k->len) {
-    j_flags_obj(frag_begin(c), NNS__JV, bits);
-    if (!frag_end(c, k)) {
+    j_flags_obj(frag_begin(&c->outer), NNS__JV, bits);
+    if (!frag_end(&c->outer, k)) {
       j_flags_obj(w, NNS__JK("flags"), f);
       return;
     }
@@ -247,8 +311,8 @@ static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
       return;
     }
   frag *f = &c->rf[c->rf_next];
-  j_rf_obj(frag_begin(c), NNS__JV, a, layer, rf, axes);
-  if (!frag_end(c, f)) {
+  j_rf_obj(frag_begin(&c->outer), NNS__JV, a, layer, rf, axes);
+  if (!frag_end(&c->outer, f)) {
     j_rf_obj(w, NNS__JK("rf"), a, layer, rf, axes);
     return;
   }
