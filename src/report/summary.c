@@ -65,6 +65,20 @@ static const col_def cols[C_COUNT] = {
 
 /* ==== The grid ==== */
 
+/* An Output Shape cell as the grid keeps it (cleaned), by what it is made
+ * of: the rank and each dim's value and symbol. A graph has a handful of
+ * shapes, so the last few are copied rather than formatted and cleaned
+ * again. A symbol's short name (#k) is the same every time once given. */
+enum { SHAPE_SLOTS = 8, SHAPE_DIMS = 8, SHAPE_TEXT = 128 };
+typedef struct shape_slot {
+  int rank;                        /* -1: the slot is empty */
+  int64_t value[SHAPE_DIMS];       /* each dim's value (-1: symbolic) */
+  const char *symbol[SHAPE_DIMS];  /* and its symbol */
+  size_t len;                      /* bytes of text */
+  int width;                       /* its width in columns */
+  char text[SHAPE_TEXT];
+} shape_slot;
+
 typedef struct grid {
   size_t rows;          /* layers shown */
   size_t *layer;        /* layer index of each row */
@@ -88,6 +102,8 @@ typedef struct grid {
   size_t n_alias, cap_alias;
   bool alias_oom;
   char alias_buf[32];
+  shape_slot shape[SHAPE_SLOTS]; /* recent Output Shape cells */
+  size_t shape_next;             /* the slot the next new one takes */
 } grid;
 
 static const char *cell(const grid *g, size_t r, int c) {
@@ -221,6 +237,48 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
                 rf->axes);
 }
 
+/* The slot of the Output Shape cell of value v when it is kept (*key
+ * then says nothing), else NULL with *key filled for shape_keep; a shape
+ * that cannot be kept has key->rank -1. */
+static const shape_slot *shape_find(const grid *g, const nns_model *m,
+                                    const nns_analysis *a, size_t v,
+                                    shape_slot *key) {
+  key->rank = -1;
+  if (v == (size_t)-1 || v >= nns_model_value_count(m) || g->alias_oom)
+    return NULL;
+  nns_value_info vi = nns__value_of(m, a, v);
+  if (vi.rank < 0 || vi.rank > SHAPE_DIMS)
+    return NULL;
+  key->rank = vi.rank;
+  for (int d = 0; d < vi.rank; d++) {
+    nns_dim x = nns__dim_of(m, a, v, d);
+    key->value[d] = x.value;
+    key->symbol[d] = x.symbol;
+  }
+  for (size_t k = 0; k < SHAPE_SLOTS; k++) {
+    const shape_slot *s = &g->shape[k];
+    bool same = s->rank == key->rank;
+    for (int d = 0; same && d < key->rank; d++)
+      same = s->value[d] == key->value[d] && s->symbol[d] == key->symbol[d];
+    if (same)
+      return s;
+  }
+  return NULL;
+}
+
+/* Keeps the cleaned cell text[0..len) of the shape in *key. */
+static void shape_keep(grid *g, const shape_slot *key, const char *text,
+                       size_t len, int width) {
+  if (key->rank < 0 || len >= SHAPE_TEXT || g->alias_oom)
+    return;
+  shape_slot *s = &g->shape[g->shape_next];
+  *s = *key;
+  memcpy(s->text, text, len);
+  s->len = len;
+  s->width = width;
+  g->shape_next = (g->shape_next + 1) % SHAPE_SLOTS;
+}
+
 /* s into buf as snprintf(buf, size, "%s", s) puts it (cut to size - 1
  * bytes), without parsing a format per cell. */
 static void copy_cut(char *buf, size_t size, const char *s) {
@@ -320,6 +378,8 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (!g->off)
     return NNS_E_NOMEM;
 
+  for (size_t k = 0; k < SHAPE_SLOTS; k++)
+    g->shape[k].rank = -1;
   const char *root_name = nns__model_name(m, o);
   bool want_rf = false; /* read a row's field only for a column of it */
   for (int c = 0; c < g->ncols; c++)
@@ -334,6 +394,8 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
     for (int c = 0; c < g->ncols; c++) {
       char buf[512];
       const char *src = NULL; /* a name cleaned as it is, not copied */
+      shape_slot key;         /* C_SHAPE: what the cell is made of */
+      const shape_slot *kept = NULL;
       buf[0] = 0;
       switch (g->id[c]) {
       case C_LAYER:
@@ -341,8 +403,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
         break;
       case C_TYPE: src = l.type ? l.type : ""; break;
       case C_SHAPE:
-        nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
-                             csv ? NULL : alias_name, g);
+        kept = shape_find(g, m, a, l.output_value, &key);
+        if (!kept)
+          nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
+                               csv ? NULL : alias_name, g);
         break;
       case C_PARAMS:
         nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
@@ -416,9 +480,20 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       if (src && strlen(src) >= sizeof buf)
         copy_cut(buf, sizeof buf, src), src = NULL;
       int cw;
+      char *at = g->text.v + g->text.n;
+      size_t len;
+      if (kept) {
+        memcpy(at, kept->text, kept->len);
+        at[kept->len] = 0;
+        len = kept->len;
+        cw = kept->width;
+      } else {
+        len = nns__text_clean_width(at, room, src ? src : buf, &cw);
+        if (g->id[c] == C_SHAPE)
+          shape_keep(g, &key, at, len, cw);
+      }
       g->off[r * (size_t)g->ncols + (size_t)c] = g->text.n;
-      g->text.n += nns__text_clean_width(g->text.v + g->text.n, room,
-                                         src ? src : buf, &cw) + 1;
+      g->text.n += len + 1;
       if (c == 0 && text)
         cw += g->guide_width[r];
       if (cw > g->width[c])
