@@ -40,13 +40,20 @@
  */
 enum {
   FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8, TYPE_SLOTS = 8,
-  TYPE_DIMS = 8
+  TYPE_DIMS = 8, NAME_SLOTS = 8
 };
 
 typedef struct frag {
   size_t len;           /* bytes in text; 0: the slot is empty */
   char text[FRAG_MAX];
 } frag;
+
+/* String items by the address of the string they are written from. */
+typedef struct str_cache {
+  frag text[NAME_SLOTS];
+  const char *of[NAME_SLOTS];     /* the string each slot was written from */
+  size_t next;                    /* the slot the next new one takes */
+} str_cache;
 
 /* What a value's "dtype", "shape" and "kind" items are written from
  * (nns__json_value_type); unused dims are zero, so keys compare whole. */
@@ -74,6 +81,10 @@ typedef struct jcache {
   frag type[TYPE_SLOTS];          /* a value's type items, in turn */
   type_key type_of[TYPE_SLOTS];
   size_t type_next;               /* the slot the next new type takes */
+  /* A layer's "type" string and "op_types" array, by the address of the
+   * analysis's string they are written from (shared by the layers of one
+   * op type). */
+  str_cache layer_type, op_types;
 } jcache;
 
 /* The scratch writer never flushes: a fragment larger than its buffer
@@ -421,8 +432,9 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
-static void j_op_types(nns__jw *w, const char *list) {
-  nns__jw_arr(w, NNS__JK("op_types"));
+static void j_op_types(nns__jw *w, const char *key, size_t klen,
+                       const char *list) {
+  nns__jw_arr(w, key, klen);
   for (const char *p = list ? list : ""; *p;) {
     size_t n = strcspn(p, ",");
     /* Names were cut at 255 bytes when written by hand; kept. */
@@ -479,6 +491,34 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
   nns__jw_end(w, NULL);
 }
 
+/* A string item written by fn(w, key, klen, s): through a cache of slots
+ * keyed by s's address when there is one. */
+typedef void (*str_item_fn)(nns__jw *w, const char *key, size_t klen,
+                            const char *s);
+
+static void j_str_item(nns__jw *w, const char *key, size_t klen,
+                       const char *s, str_item_fn fn, str_cache *sc,
+                       scratch *tmp) {
+  if (!sc) {
+    fn(w, key, klen, s);
+    return;
+  }
+  for (size_t k = 0; k < NAME_SLOTS; k++)
+    if (sc->text[k].len && sc->of[k] == s) {
+      frag_put(w, key, klen, &sc->text[k]);
+      return;
+    }
+  frag *f = &sc->text[sc->next];
+  fn(frag_begin(tmp), NNS__JV, s);
+  if (!frag_end(tmp, f)) {
+    fn(w, key, klen, s);
+    return;
+  }
+  sc->of[sc->next] = s;
+  sc->next = (sc->next + 1) % NAME_SLOTS;
+  frag_put(w, key, klen, f);
+}
+
 /* t: the analysis's totals, read once per report rather than per row;
  * c: the repeated fragments (NULL: none kept). */
 static void j_layer(nns__jw *w, const char *key, size_t klen,
@@ -500,11 +540,13 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   else
     nns__jw_int(w, NNS__JK("parent"), (int64_t)l.parent);
   nns__jw_int(w, NNS__JK("children"), (int64_t)l.child_count);
-  nns__jw_str(w, NNS__JK("type"), l.type ? l.type : "");
+  j_str_item(w, NNS__JK("type"), l.type ? l.type : "", nns__jw_str,
+             c ? &c->layer_type : NULL, c ? &c->outer : NULL);
   const char *cls = NULL;
   nns_analysis_layer_class(a, i, &cls);
   nns__jw_str(w, NNS__JK("class"), cls);
-  j_op_types(w, l.op_types);
+  j_str_item(w, NNS__JK("op_types"), l.op_types, j_op_types,
+             c ? &c->op_types : NULL, c ? &c->outer : NULL);
   j_value(w, NNS__JK("input"), a, l.input_value, c);
   j_value(w, NNS__JK("output"), a, l.output_value, c);
   j_layer_counts(w, a, i, &counts, st, roof, c);
