@@ -522,11 +522,12 @@ static void j_str_item(nns__jw *w, const char *key, size_t klen,
 /* t: the analysis's totals, read once per report rather than per row;
  * c: the repeated fragments (NULL: none kept). */
 static void j_layer(nns__jw *w, const char *key, size_t klen,
-                    const nns_analysis *a, size_t i, const char *root_name,
+                    const nns_analysis *a, size_t i,
+                    const nns_layer_info *li, const char *root_name,
                     const nns__jstatus *st, const nns_totals *t,
                     jcache *c) {
   bool roof = t->hardware.name != NULL;
-  nns_layer_info l = nns__layer_of(a, i);
+  nns_layer_info l = *li; /* the caller's read of layer i */
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
   nns__jw_obj(w, key, klen);
@@ -886,7 +887,7 @@ static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), a, i, name, st, t, c);
+    j_layer(w, NNS__JK("info"), a, i, &l, name, st, t, c);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -976,7 +977,7 @@ nns_status nns__report_json(const nns_analysis *a,
   for (size_t i = 0; i < nl; i++) {
     nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, a, i, name, st, &t, cache);
+      j_layer(w, NNS__JV, a, i, &l, name, st, &t, cache);
       shown++;
     }
   }
