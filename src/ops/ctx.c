@@ -526,8 +526,36 @@ nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
   return st;
 }
 
+/* Whether t and u have the same rank and dims, value and symbol alike. */
+static bool same_dims(const nns__type *t, const nns__type *u) {
+  if (t->rank != u->rank)
+    return false;
+  if (t->dims == u->dims)
+    return true;
+  for (int32_t k = 0; k < t->rank; k++)
+    if (t->dims[k].v != u->dims[k].v || t->dims[k].sym != u->dims[k].sym)
+      return false;
+  return true;
+}
+
 nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
                           int32_t dtype) {
+  /* Inputs all of one known shape (an elementwise chain's, which share
+   * one dims array) broadcast to it: the output shares it without a pass
+   * dim by dim. */
+  const nns__type *one = NULL;
+  bool alike = true;
+  for (int i = first; i < first + count && alike; i++) {
+    const nns__type *t = nns__in_type(cx, i);
+    if (!t)
+      continue;
+    alike = t->rank > 0 && t->dims && (!one || same_dims(t, one));
+    one = one ? one : t;
+  }
+  if (alike && one && nns__has_out(cx, out)) {
+    out_shared(cx, out, dtype, one->rank, one->dims);
+    return NNS_OK;
+  }
   int32_t rank = 0;
   nns__dim *dims = NULL;
   /* The running shape lives on the stack, in two buffers taken in turn
