@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/vec.h"
 #include "infer.h"
 
 /* ==== Topological order ==== */
@@ -44,7 +45,13 @@ typedef struct sort_state {
   uint32_t *edge_start; /* CSR: consumers of node p */
   uint32_t *edges;
   uint32_t *fill;
-  bool counting;
+  /* The producer of each edge, consumer by consumer: node i's indeg[i]
+   * edges one after another. Finding a producer chases the consumer's
+   * input values to their producing nodes, cache misses all over a large
+   * graph (most of its sort's time), so it is done once, here, and the
+   * consumer lists are filled from this array. */
+  NNS__VEC(uint32_t) producer;
+  bool nomem;
   uint32_t current;     /* consumer node index being scanned */
 } sort_state;
 
@@ -53,12 +60,12 @@ static void sort_edge(void *ctx, nns__value *v) {
   const nns__node *p = v->producer;
   if (!p || p->graph != st->g)
     return;
-  if (st->counting) {
-    st->edge_start[p->index + 1]++;
-    st->indeg[st->current]++;
-  } else {
-    st->edges[st->fill[p->index]++] = st->current;
+  if (!nns__vec_push(&st->producer, (uint32_t)p->index)) {
+    st->nomem = true;
+    return;
   }
+  st->edge_start[p->index + 1]++;
+  st->indeg[st->current]++;
 }
 
 static void node_deps(sort_state *st, const nns__node *n) {
@@ -82,28 +89,32 @@ nns_status nns__graph_sort(nns_model *m, nns__graph *g, nns_error *err) {
   st.edge_start = calloc((size_t)n + 2, sizeof *st.edge_start);
   st.fill = calloc((size_t)n + 1, sizeof *st.fill);
   nns_status status = NNS_OK;
-  if (!g->order || !st.indeg || !st.edge_start || !st.fill) {
+  /* Room for every input's edge; subgraphs' free variables grow it. */
+  size_t inputs = 0;
+  for (uint32_t i = 0; i < n; i++)
+    inputs += (size_t)g->nodes[i].n_in;
+  if (!g->order || !st.indeg || !st.edge_start || !st.fill ||
+      !nns__vec_reserve(&st.producer, inputs + 1)) {
     status = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
-  st.counting = true;
-  for (uint32_t i = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n && !st.nomem; i++) {
     st.current = i;
     node_deps(&st, &g->nodes[i]);
   }
   for (uint32_t i = 0; i < n; i++)
     st.edge_start[i + 1] += st.edge_start[i];
   st.edges = malloc(((size_t)st.edge_start[n] + 1) * sizeof *st.edges);
-  if (!st.edges) {
+  if (st.nomem || !st.edges) {
     status = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
   memcpy(st.fill, st.edge_start, (size_t)n * sizeof *st.fill);
-  st.counting = false;
-  for (uint32_t i = 0; i < n; i++) {
-    st.current = i;
-    node_deps(&st, &g->nodes[i]);
-  }
+  /* Each consumer's list grows in node order, as the edges were found. */
+  const uint32_t *prod = st.producer.v;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = 0; k < st.indeg[i]; k++)
+      st.edges[st.fill[*prod++]++] = i;
   /* Kahn's algorithm; the queue is g->order itself. Ready nodes are taken
    * in file order, so a graph already in order keeps it. */
   uint32_t head = 0, tail = 0;
@@ -134,6 +145,7 @@ done:
   free(st.edge_start);
   free(st.fill);
   free(st.edges);
+  nns__vec_free(&st.producer);
   return status;
 }
 
