@@ -115,19 +115,23 @@ nns_status nns__graph_sort(nns_model *m, nns__graph *g, nns_error *err) {
   for (uint32_t i = 0; i < n; i++)
     for (uint32_t k = 0; k < st.indeg[i]; k++)
       st.edges[st.fill[*prod++]++] = i;
-  /* Kahn's algorithm; the queue is g->order itself. Ready nodes are taken
-   * in file order, so a graph already in order keeps it. */
-  uint32_t head = 0, tail = 0;
+  /* Kahn's algorithm. Ready nodes are taken in file order, so a graph
+   * already in order keeps it. The queue holds node indices (a node's
+   * index is its position in g->nodes), in `fill`, done with: reading
+   * each popped node's index from the node itself was a cache miss per
+   * node, a fifth of the sort. */
+  uint32_t *queue = st.fill, head = 0, tail = 0;
   for (uint32_t i = 0; i < n; i++)
     if (st.indeg[i] == 0)
-      g->order[tail++] = &g->nodes[i];
+      queue[tail++] = i;
   while (head < tail) {
-    const nns__node *p = g->order[head++];
-    for (uint32_t e = st.edge_start[p->index]; e < st.edge_start[p->index + 1];
-         e++)
+    uint32_t p = queue[head++];
+    for (uint32_t e = st.edge_start[p]; e < st.edge_start[p + 1]; e++)
       if (--st.indeg[st.edges[e]] == 0)
-        g->order[tail++] = &g->nodes[st.edges[e]];
+        queue[tail++] = st.edges[e];
   }
+  for (uint32_t i = 0; i < tail; i++)
+    g->order[i] = &g->nodes[queue[i]];
   if (tail < n) {
     const nns__node *c = NULL;
     for (uint32_t i = 0; i < n && !c; i++)
