@@ -762,10 +762,14 @@ static void forget_graph(nns__graph *g, bool values) {
  * and every pointer into them. Analyses are objects of their own and keep
  * what they read of it (src/analyze).
  */
-static void forget_results(nns_model *m) {
+static void forget_results(nns_model *m, bool first) {
   m->analyzed = false;
   nns__arena_free(&m->infer_arena);
-  forget_graph(m->graph, false);
+  /* Before the first run no graph has a running order (only
+   * nns__graph_sort sets one): the walk over every node's attributes, a
+   * cache miss per node of a large graph, would find nothing. */
+  if (!first)
+    forget_graph(m->graph, false);
   for (int32_t f = 0; f < m->n_functions; f++)
     forget_graph(m->functions[f].body, true);
   if (m->n_syms > m->n_syms_load) {
@@ -899,11 +903,12 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
     return nns__err(err, NNS_E_ARG, -1, NULL, "batch %lld is negative",
                     (long long)o->batch);
   /* Each run starts afresh: drop the previous run's diagnostics. */
-  if (m->infer_runs++ == 0) {
+  bool first = m->infer_runs++ == 0;
+  if (first) {
     m->load_warnings = m->n_warnings;
     m->n_syms_load = m->n_syms;
   }
-  forget_results(m);
+  forget_results(m, first);
   for (size_t i = m->load_warnings; i < m->n_warnings; i++)
     free(m->warnings[i]);
   m->n_warnings = m->load_warnings;
