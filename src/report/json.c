@@ -40,7 +40,7 @@
  */
 enum {
   FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8, TYPE_SLOTS = 8,
-  TYPE_DIMS = 8, NAME_SLOTS = 8
+  TYPE_DIMS = 8, NAME_SLOTS = 8, COUNTS_SLOTS = 8
 };
 
 typedef struct frag {
@@ -85,6 +85,12 @@ typedef struct jcache {
    * analysis's string they are written from (shared by the layers of one
    * op type). */
   str_cache layer_type, op_types;
+  /* A layer's count items, by the whole nns_counts they are written from
+   * (compared byte for byte: a difference anywhere, padding included, is
+   * only a miss). Layers of one op type and shape count the same. */
+  frag counts[COUNTS_SLOTS];
+  nns_counts counts_of[COUNTS_SLOTS];
+  size_t counts_next;             /* the slot the next new one takes */
 } jcache;
 
 /* The scratch writer never flushes: a fragment larger than its buffer
@@ -411,8 +417,8 @@ static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
 
 /* The counts every layer, op type and the totals share; with `roof` the
  * roofline's bound and times. */
-static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
-                     jcache *c) {
+static void j_counts_items(nns__jw *w, const nns_counts *k, bool roof,
+                           jcache *c) {
   nns__jw_int(w, NNS__JK("params"), k->params);
   nns__jw_int(w, NNS__JK("buffers"), k->buffers);
   nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
@@ -429,6 +435,34 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
   j_unmasked(w, k, false);
   j_experts(w, k);
   j_roof(w, k, roof);
+}
+
+/* The same, through the cache c when there is one: kept as the items a
+ * scratch object holding only them writes, less its "{" (its flags
+ * written directly), copied after the separator the document's writer
+ * places before the first. */
+static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
+                     jcache *c) {
+  if (!c) {
+    j_counts_items(w, k, roof, NULL);
+    return;
+  }
+  for (size_t s = 0; s < COUNTS_SLOTS; s++)
+    if (c->counts[s].len && !memcmp(&c->counts_of[s], k, sizeof *k)) {
+      frag_put(w, NULL, 0, &c->counts[s]);
+      return;
+    }
+  frag *f = &c->counts[c->counts_next];
+  nns__jw *s = frag_begin(&c->inner);
+  nns__jw_obj(s, NNS__JV);
+  j_counts_items(s, k, roof, NULL);
+  if (!frag_end_from(&c->inner, f, 1)) { /* the "{" */
+    j_counts_items(w, k, roof, c);
+    return;
+  }
+  c->counts_of[c->counts_next] = *k;
+  c->counts_next = (c->counts_next + 1) % COUNTS_SLOTS;
+  frag_put(w, NULL, 0, f);
 }
 
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
