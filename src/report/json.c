@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../base/json_reader.h"
+#include "../base/vec.h"
 #include "json_status.h"
 #include "report_int.h"
 
@@ -39,7 +40,7 @@
  * about a quarter of a 100k-layer JSON report.
  */
 enum {
-  FRAG_MAX = 512, VALUE_SLOTS = 256, RF_SLOTS = 8, TYPE_SLOTS = 8,
+  FRAG_MAX = 512, RF_SLOTS = 8, TYPE_SLOTS = 8,
   TYPE_DIMS = 8, NAME_SLOTS = 8, COUNTS_SLOTS = 8
 };
 
@@ -72,8 +73,13 @@ typedef struct scratch {
 typedef struct jcache {
   scratch outer;                  /* values, fields, flags */
   scratch inner;                  /* a value's type, inside its value */
-  frag value[VALUE_SLOTS];        /* by value index, direct-mapped */
-  size_t value_of[VALUE_SLOTS];   /* which value each slot holds */
+  /* Every value's object once written (the tree repeats the flat
+   * list's values, 80k layers later): value i's is values.v[value_at[i]]
+   * on, value_len[i] bytes (0: not kept). */
+  NNS__VEC(char) values;
+  uint32_t *value_at;
+  uint16_t *value_len;
+  size_t n_values;                /* entries of value_at and value_len */
   frag rf[RF_SLOTS];              /* fields without periods, in turn */
   nns_rf rf_of[RF_SLOTS];
   size_t rf_next;                 /* the slot the next new field takes */
@@ -193,21 +199,26 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
     nns__jw_null(w, key, klen);
     return;
   }
-  if (!c) {
-    j_value_obj(w, key, klen, m, a, i, NULL);
+  if (!c || i >= c->n_values) {
+    j_value_obj(w, key, klen, m, a, i, c);
     return;
   }
-  size_t slot = i % VALUE_SLOTS;
-  frag *f = &c->value[slot];
-  if (!f->len || c->value_of[slot] != i) {
+  if (!c->value_len[i]) {
+    frag f;
     j_value_obj(frag_begin(&c->outer), NNS__JV, m, a, i, c);
-    if (!frag_end(&c->outer, f)) {
+    /* Kept while the store's offsets fit 32 bits and it can grow. */
+    if (!frag_end(&c->outer, &f) || c->values.n > UINT32_MAX - f.len ||
+        !nns__vec_reserve(&c->values, c->values.n + f.len)) {
       j_value_obj(w, key, klen, m, a, i, c);
       return;
     }
-    c->value_of[slot] = i;
+    memcpy(c->values.v + c->values.n, f.text, f.len);
+    c->value_at[i] = (uint32_t)c->values.n;
+    c->value_len[i] = (uint16_t)f.len;
+    c->values.n += f.len;
   }
-  frag_put(w, key, klen, f);
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, c->values.v + c->value_at[i], c->value_len[i]);
 }
 
 static void j_flags_obj(nns__jw *w, const char *key, size_t klen,
@@ -1006,6 +1017,12 @@ nns_status nns__report_json(const nns_analysis *a,
   /* The flat list, in preorder. The fragment cache is a help, not a
    * need: without memory for it the layers are written directly. */
   jcache *cache = calloc(1, sizeof *cache);
+  if (cache) {
+    size_t nv = nns_model_value_count(m);
+    cache->value_at = malloc((nv ? nv : 1) * sizeof *cache->value_at);
+    cache->value_len = calloc(nv ? nv : 1, sizeof *cache->value_len);
+    cache->n_values = cache->value_at && cache->value_len ? nv : 0;
+  }
   nns__jw_arr_brk(w, NNS__JK("layers"), BR2);
   size_t nl = nns_analysis_layer_count(a), shown = 0;
   for (size_t i = 0; i < nl; i++) {
@@ -1023,6 +1040,11 @@ nns_status nns__report_json(const nns_analysis *a,
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);
+  if (cache) {
+    nns__vec_free(&cache->values);
+    free(cache->value_at);
+    free(cache->value_len);
+  }
   free(cache);
   if (st)
     nns__jstatus_free(st);
