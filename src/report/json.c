@@ -30,14 +30,16 @@
 /* ==== Repeated fragments ==== */
 
 /*
- * A layer's values, field and flags repeat from row to row (a layer's
- * input is the output of the one before it, most layers share a field),
- * and every layer is written twice (the flat list and the tree). Such a
- * fragment is written once, by the same writer calls, into a scratch
- * writer whose bytes are kept, and then copied: the document's writer
- * still places the separator and key before it, and a container written
- * whole leaves the writer as it was, so the bytes are the same. That was
- * about a quarter of a 100k-layer JSON report.
+ * Much of a layer repeats from row to row: its values (a layer's input
+ * is the output of the one before it), their types, its field, flags,
+ * type and op types, and its counts (layers of one op type and shape
+ * count the same); and every layer is written twice (the flat list and
+ * the tree). Such a fragment is written once, by the same writer calls,
+ * into a scratch writer whose bytes are kept, and then copied: the
+ * document's writer still places the separator and key before it, and a
+ * container (or a run of items) written whole leaves the writer as it
+ * was, so the bytes are the same. Together they more than halved the
+ * instructions of a 100k-layer JSON report.
  */
 enum {
   FRAG_MAX = 512, RF_SLOTS = 8, TYPE_SLOTS = 8,
@@ -71,8 +73,9 @@ typedef struct scratch {
 } scratch;
 
 typedef struct jcache {
-  scratch outer;                  /* values, fields, flags */
-  scratch inner;                  /* a value's type, inside its value */
+  scratch outer;                  /* values, fields, flags, strings */
+  scratch inner;                  /* a value's type (inside its value),
+                                     a layer's counts */
   /* Every value's object once written (the tree repeats the flat
    * list's values, 80k layers later): value i's is values.v[value_at[i]]
    * on, value_len[i] bytes (0: not kept). */
