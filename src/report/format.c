@@ -535,11 +535,16 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
                     nns_wrap wrap) {
-  /* Width and length in one pass: the text table fits every cell. */
+  /* Width and length in one pass. */
   int sw = 0;
   size_t len = 0;
   for (; s[len]; len++)
     sw += ((unsigned char)s[len] & 0xc0) != 0x80;
+  nns__put_fit_n(o, s, len, sw, w, right, wrap);
+}
+
+void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
+                    bool right, nns_wrap wrap) {
   if (sw <= w) {
     if (right)
       nns__out_spaces(o, w - sw);

@@ -134,6 +134,10 @@ int nns__utf8_width(const char *s);
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
                   nns_wrap wrap);
+/* The same for s of `len` bytes and `sw` columns, known to the caller
+ * (the text table measures its cells as it cleans them). */
+void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
+                    bool right, nns_wrap wrap);
 /* A CSV field, quoted when it must be. */
 void nns__csv_field(nns__out *o, const char *s);
 /* " s |" with pipes escaped and line breaks as spaces. */

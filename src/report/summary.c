@@ -88,7 +88,8 @@ typedef struct grid {
    * a sixth of the page faults of a 100k-layer table): cell (r, c) starts
    * at text.v[off[r * ncols + c]]. */
   NNS__VEC(char) text;
-  size_t *off;
+  size_t *off;          /* rows x ncols + 1: the last is text.n */
+  uint16_t *cell_width; /* text: each cell's width in columns */
   int width[C_COUNT];   /* widest cell of each column (Layer: with guides) */
   /* Text: the tree guides of each row's Layer cell, one after another in
    * `guides` as the cells are (a malloc each was a tenth of the text
@@ -114,9 +115,16 @@ static const char *guide(const grid *g, size_t r) {
   return g->guides.v + g->guide_off[r];
 }
 
+/* Bytes of cell (r, c), its NUL not counted. */
+static size_t cell_len(const grid *g, size_t r, int c) {
+  size_t k = r * (size_t)g->ncols + (size_t)c;
+  return g->off[k + 1] - g->off[k] - 1;
+}
+
 static void grid_free(grid *g) {
   nns__vec_free(&g->text);
   free(g->off);
+  free(g->cell_width);
   nns__vec_free(&g->guides);
   free(g->guide_off);
   free(g->guide_width);
@@ -375,7 +383,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (st != NNS_OK)
     return st;
   g->off = calloc(g->rows * (size_t)g->ncols + 1, sizeof *g->off);
-  if (!g->off)
+  if (text)
+    g->cell_width = calloc(g->rows * (size_t)g->ncols + 1,
+                           sizeof *g->cell_width);
+  if (!g->off || (text && !g->cell_width))
     return NNS_E_NOMEM;
 
   for (size_t k = 0; k < SHAPE_SLOTS; k++)
@@ -494,12 +505,15 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       }
       g->off[r * (size_t)g->ncols + (size_t)c] = g->text.n;
       g->text.n += len + 1;
+      if (text) /* at most 511: a cell is cut to 511 bytes, each one char */
+        g->cell_width[r * (size_t)g->ncols + (size_t)c] = (uint16_t)cw;
       if (c == 0 && text)
         cw += g->guide_width[r];
       if (cw > g->width[c])
         g->width[c] = cw;
     }
   }
+  g->off[g->rows * (size_t)g->ncols] = g->text.n;
   return NNS_OK;
 }
 
@@ -1103,6 +1117,8 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   for (size_t r = 0; r < g->rows; r++) {
     for (int c = 0; c < g->ncols; c++) {
       const char *s = cell(g, r, c);
+      size_t len = cell_len(g, r, c);
+      int sw = g->cell_width[r * (size_t)g->ncols + (size_t)c];
       if (c)
         nns__out_spaces(o, gap);
       if (c == 0) {
@@ -1114,11 +1130,12 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
         } else {
           nns__out_str(o, guide(g, r));
         }
-        nns__put_fit(o, s, room, false, opt->wrap);
+        nns__put_fit_n(o, s, len, sw, room, false, opt->wrap);
       } else {
-        nns__put_fit(o, s, w[c], cols[g->id[c]].numeric,
-                g->id[c] == C_SHAPE || g->id[c] == C_TYPE ? NNS_WRAP_END
-                                                          : opt->wrap);
+        nns__put_fit_n(o, s, len, sw, w[c], cols[g->id[c]].numeric,
+                       g->id[c] == C_SHAPE || g->id[c] == C_TYPE
+                           ? NNS_WRAP_END
+                           : opt->wrap);
       }
     }
     nns__out_str(o, "\n");
