@@ -18,8 +18,10 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
 /* Options shared by the subcommands that load and infer a model. */
 typedef struct cli_model_opts {
   const char *path;
+  /* --input NAME=DIMS; name and dims malloc'ed (the options live on the
+   * stack of every command: 64 x 64 dims in place were 32 KB zeroed and
+   * faulted in per run, used by few). */
   nns_input_shape inputs[64];
-  int64_t input_dims[64][64];
   size_t input_count;
   nns_input_value values[64];   /* --value NAME=V[,V...]; data malloc'ed */
   size_t value_count;

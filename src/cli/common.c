@@ -44,6 +44,13 @@ static int parse_input(cli_model_opts *o, const char *arg) {
       return -1;
     }
   char *name = strndup(arg, (size_t)(eq - arg));
+  int64_t *dims = malloc(64 * sizeof *dims);
+  if (!name || !dims) {
+    free(name);
+    free(dims);
+    fprintf(stderr, "nnscan: out of memory\n");
+    return -1;
+  }
   size_t rank = 0;
   const char *p = eq + 1;
   while (*p) {
@@ -52,13 +59,15 @@ static int parse_input(cli_model_opts *o, const char *arg) {
     if (n == 0 || n >= sizeof buf || rank == 64) {
       fprintf(stderr, "nnscan: --input %s: bad dims '%s'\n", name, eq + 1);
       free(name);
+      free(dims);
       return -1;
     }
     memcpy(buf, p, n);
     buf[n] = 0;
-    if (!parse_i64(buf, &o->input_dims[k][rank])) {
+    if (!parse_i64(buf, &dims[rank])) {
       fprintf(stderr, "nnscan: --input %s: '%s' is not a dim\n", name, buf);
       free(name);
+      free(dims);
       return -1;
     }
     rank++;
@@ -67,12 +76,13 @@ static int parse_input(cli_model_opts *o, const char *arg) {
       fprintf(stderr, "nnscan: --input %s: bad dims '%s': it ends with a "
                       "separator\n", name, eq + 1);
       free(name);
+      free(dims);
       return -1;
     }
   }
   o->inputs[k].size = sizeof o->inputs[k];
   o->inputs[k].name = name;
-  o->inputs[k].dims = o->input_dims[k];
+  o->inputs[k].dims = dims;
   o->inputs[k].rank = rank;
   o->input_count++;
   return 1;
@@ -136,8 +146,10 @@ static int parse_value(cli_model_opts *o, const char *arg) {
 }
 
 void cli_model_opts_free(cli_model_opts *o) {
-  for (size_t k = 0; k < o->input_count; k++)
+  for (size_t k = 0; k < o->input_count; k++) {
     free((char *)o->inputs[k].name);
+    free((int64_t *)o->inputs[k].dims);
+  }
   for (size_t k = 0; k < o->value_count; k++) {
     free((char *)o->values[k].name);
     free((int64_t *)o->values[k].data);

@@ -186,6 +186,10 @@ static const nns__attr_spec *spec_of(const nns__ictx *cx, const char *name) {
   return NULL;
 }
 
+bool nns__spec_has(const nns__ictx *cx, const char *name) {
+  return spec_of(cx, name) != NULL;
+}
+
 static const nns__attr *node_attr(const nns__node *n, const char *name) {
   for (int32_t i = 0; i < n->n_attrs; i++)
     if (same_name(n->attrs[i].name, name))
@@ -310,6 +314,46 @@ static nns__dim *out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank,
   return d;
 }
 
+/*
+ * An output whose dims are one of the node's inputs' points at that
+ * input's array rather than copying it: an elementwise chain (Relu, Mul,
+ * Add) gives every value its input's shape, and the copies were most of
+ * the inference arena (6 MB of fresh pages in a 100k-node graph). This is
+ * safe because a value's dims are never written once the node that made
+ * it is inferred: rules write only the arrays nns__out_shape and
+ * nns__out_dims hand out, the control-flow rules copy before they edit
+ * (type_copy), and fill_unknowable (src/infer) rewrites only symbols the
+ * node itself made, which an input's dims cannot hold.
+ */
+static const nns__dim *input_dims(const nns__ictx *cx, const nns__dim *dims,
+                                  int32_t rank) {
+  for (int32_t k = 0; dims && k < cx->node->n_in; k++) {
+    const nns__value *v = cx->node->in[k];
+    if (!v || v->type.rank != rank || !v->type.dims)
+      continue;
+    if (v->type.dims == dims)
+      return dims;
+    int32_t d = 0;
+    while (d < rank && v->type.dims[d].v == dims[d].v &&
+           v->type.dims[d].sym == dims[d].sym)
+      d++;
+    if (d == rank)
+      return v->type.dims;
+  }
+  return NULL;
+}
+
+/* Output i's type with `rank` dims that an input holds (input_dims). */
+static void out_shared(nns__ictx *cx, int i, int32_t dtype, int32_t rank,
+                       const nns__dim *dims) {
+  nns__value *v = cx->node->out[i];
+  v->type.dtype = dtype;
+  v->type.kind = NNS_KIND_TENSOR;
+  v->type.elem_kind = 0;
+  v->type.rank = rank;
+  v->type.dims = (nns__dim *)dims; /* shared, never written (see above) */
+}
+
 nns__dim *nns__out_shape(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
   return out_dims(cx, i, dtype, rank, true);
 }
@@ -321,9 +365,15 @@ nns__dim *nns__out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank) {
 void nns__out_type(nns__ictx *cx, int i, const nns__type *t) {
   if (!nns__has_out(cx, i) || !t)
     return;
-  nns__dim *d = nns__out_dims(cx, i, t->dtype, t->rank); /* copied over */
-  if (d)
-    nns__dims_copy(d, t->dims, t->rank);
+  const nns__dim *same = t->rank > 0 ? input_dims(cx, t->dims, t->rank)
+                                     : NULL;
+  if (same) {
+    out_shared(cx, i, t->dtype, t->rank, same);
+  } else {
+    nns__dim *d = nns__out_dims(cx, i, t->dtype, t->rank); /* copied over */
+    if (d)
+      nns__dims_copy(d, t->dims, t->rank);
+  }
   nns__value *v = cx->node->out[i];
   v->type.kind = t->kind ? t->kind : NNS_KIND_TENSOR;
   v->type.elem_kind = t->elem_kind;
@@ -476,8 +526,36 @@ nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
   return st;
 }
 
+/* Whether t and u have the same rank and dims, value and symbol alike. */
+static bool same_dims(const nns__type *t, const nns__type *u) {
+  if (t->rank != u->rank)
+    return false;
+  if (t->dims == u->dims)
+    return true;
+  for (int32_t k = 0; k < t->rank; k++)
+    if (t->dims[k].v != u->dims[k].v || t->dims[k].sym != u->dims[k].sym)
+      return false;
+  return true;
+}
+
 nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
                           int32_t dtype) {
+  /* Inputs all of one known shape (an elementwise chain's, which share
+   * one dims array) broadcast to it: the output shares it without a pass
+   * dim by dim. */
+  const nns__type *one = NULL;
+  bool alike = true;
+  for (int i = first; i < first + count && alike; i++) {
+    const nns__type *t = nns__in_type(cx, i);
+    if (!t)
+      continue;
+    alike = t->rank > 0 && t->dims && (!one || same_dims(t, one));
+    one = one ? one : t;
+  }
+  if (alike && one && nns__has_out(cx, out)) {
+    out_shared(cx, out, dtype, one->rank, one->dims);
+    return NNS_OK;
+  }
   int32_t rank = 0;
   nns__dim *dims = NULL;
   /* The running shape lives on the stack, in two buffers taken in turn
@@ -509,6 +587,12 @@ nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
     }
     if (st != NNS_OK)
       return st;
+  }
+  const nns__dim *same =
+      rank > 0 && nns__has_out(cx, out) ? input_dims(cx, dims, rank) : NULL;
+  if (same) {
+    out_shared(cx, out, dtype, rank, same);
+    return NNS_OK;
   }
   nns__dim *d = nns__out_dims(cx, out, dtype, rank);
   if (d)

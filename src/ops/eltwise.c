@@ -189,21 +189,12 @@ nns__dim *nns__aligned_dims(nns__ictx *cx, int i, int32_t r, int32_t off,
 
 /* ==== Broadcasting shape rules ==== */
 
-/* True when the entry declares attribute `name`: the legacy-broadcast
- * entries (opsets 1-6) declare `broadcast` and `axis`. */
-static bool spec_has(const nns__ictx *cx, const char *name) {
-  for (const nns__attr_spec *s = cx->op ? cx->op->attrs : NULL; s && s->name;
-       s++)
-    if (strcmp(s->name, name) == 0)
-      return true;
-  return false;
-}
-
 /* Legacy broadcasting with an explicit axis: B's dims are not aligned to
- * A's trailing dims but start at `axis`. */
+ * A's trailing dims but start at `axis`. The legacy-broadcast entries
+ * (opsets 1-6) are those that declare `broadcast` and `axis`. */
 static bool legacy_axis(const nns__ictx *cx) {
-  return spec_has(cx, "broadcast") && nns__attr_int(cx, "broadcast") != 0 &&
-         nns__attr_has(cx, "axis");
+  return nns__spec_has(cx, "broadcast") &&
+         nns__attr_int(cx, "broadcast") != 0 && nns__attr_has(cx, "axis");
 }
 
 /*
@@ -267,7 +258,7 @@ static nns_status binary_shape(nns__ictx *cx) {
   nns_status st = nns__need_inputs(cx, 2);
   if (st != NNS_OK)
     return st;
-  if (spec_has(cx, "broadcast"))
+  if (nns__spec_has(cx, "broadcast"))
     return legacy_shape(cx, nns__in_dtype(cx, 0));
   return nns__broadcast(cx, 0, 2, 0, nns__in_dtype(cx, 0));
 }
@@ -277,7 +268,7 @@ static nns_status bool_binary_shape(nns__ictx *cx) {
   nns_status st = nns__need_inputs(cx, 2);
   if (st != NNS_OK)
     return st;
-  if (spec_has(cx, "broadcast"))
+  if (nns__spec_has(cx, "broadcast"))
     return legacy_shape(cx, NNS_DT_BOOL);
   return nns__broadcast(cx, 0, 2, 0, NNS_DT_BOOL);
 }

@@ -34,15 +34,18 @@ static const nns__attr *constant_attr(nns__ictx *cx, int *set) {
   *set = 0;
   for (int32_t i = 0; i < cx->node->n_attrs; i++)
     for (int k = 0; k < N_CONSTANT_KINDS; k++) {
-      if (seen & (1u << k) ||
-          strcmp(cx->node->attrs[i].name, constant_kinds[k]) != 0)
+      if (strcmp(cx->node->attrs[i].name, constant_kinds[k]) != 0)
         continue;
-      const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
-      seen |= 1u << k;
-      if (a) {
-        ++*set;
-        found = a;
+      /* The kinds' names differ, so no other kind is this attribute. */
+      if (!(seen & (1u << k))) {
+        const nns__attr *a = nns__attr_get(cx, constant_kinds[k]);
+        seen |= 1u << k;
+        if (a) {
+          ++*set;
+          found = a;
+        }
       }
+      break;
     }
   return *set == 1 ? found : NULL;
 }

@@ -348,6 +348,10 @@ int64_t nns__in_numel(const nns__ictx *cx, int i);
 /* The node's attribute, or NULL. Resolves ref_attr_name in function bodies. */
 const nns__attr *nns__attr_get(const nns__ictx *cx, const char *name);
 bool nns__attr_has(const nns__ictx *cx, const char *name);
+/* Whether the op's entry at this opset declares attribute `name` (whether
+ * or not the node sets it); false without an entry. By pointer first, as
+ * the attribute reads: window and broadcast rules ask this per node. */
+bool nns__spec_has(const nns__ictx *cx, const char *name);
 int64_t nns__attr_int(const nns__ictx *cx, const char *name);
 double nns__attr_float(const nns__ictx *cx, const char *name);
 /* "" when absent with no default. */

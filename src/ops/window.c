@@ -14,23 +14,14 @@
 
 /* ==== Attributes ==== */
 
-/* Whether the op's spec at this opset has the attribute: one the spec
- * lacks was already warned about by the driver and must be ignored, even
- * though the node carries it. */
-static bool spec_has(const nns__ictx *cx, const char *name) {
-  for (const nns__attr_spec *s = cx->op ? cx->op->attrs : NULL; s && s->name;
-       s++)
-    if (strcmp(s->name, name) == 0)
-      return true;
-  return false;
-}
-
 /* A list attribute of exactly `want` entries, or absent (returns 0 and
- * leaves *vals NULL). */
+ * leaves *vals NULL). An attribute the op's spec at this opset lacks
+ * (nns__spec_has) was already warned about by the driver and is ignored,
+ * even though the node carries it. */
 static nns_status read_list(nns__ictx *cx, const char *name, int32_t want,
                             const int64_t **vals) {
   *vals = NULL;
-  if (!spec_has(cx, name))
+  if (!nns__spec_has(cx, name))
     return NNS_OK;
   int32_t n = nns__attr_ints(cx, name, vals);
   if (n < 0) {
@@ -63,7 +54,7 @@ nns_status nns__window_read(nns__ictx *cx, int32_t n,
   /* ConvTranspose's output_shape lists the spatial dims; some exporters
    * write the full shape [N, C, ...], whose spatial tail is taken. */
   os = NULL;
-  if (spec_has(cx, "output_shape")) {
+  if (nns__spec_has(cx, "output_shape")) {
     int32_t c = nns__attr_ints(cx, "output_shape", &os);
     if (c == n + 2)
       os += 2;
@@ -119,8 +110,9 @@ nns_status nns__window_read(nns__ictx *cx, int32_t n,
                        "limit (kernel, stride, dilation, pad or size > 2^40)",
                        k, (long long)big);
   }
-  const char *ap = spec_has(cx, "auto_pad") ? nns__attr_str(cx, "auto_pad")
-                                            : "NOTSET";
+  const char *ap = nns__spec_has(cx, "auto_pad")
+                       ? nns__attr_str(cx, "auto_pad")
+                       : "NOTSET";
   if (ap[0] == 0 || strcmp(ap, "NOTSET") == 0)
     w->auto_pad = NNS__PAD_NOTSET;
   else if (strcmp(ap, "VALID") == 0)
@@ -137,7 +129,8 @@ nns_status nns__window_read(nns__ictx *cx, int32_t n,
   if (w->auto_pad != NNS__PAD_NOTSET)
     for (int32_t k = 0; k < n; k++)
       w->pad_begin[k] = w->pad_end[k] = 0;
-  w->ceil_mode = spec_has(cx, "ceil_mode") && nns__attr_int(cx, "ceil_mode");
+  w->ceil_mode =
+      nns__spec_has(cx, "ceil_mode") && nns__attr_int(cx, "ceil_mode");
   return NNS_OK;
 }
 

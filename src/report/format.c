@@ -15,11 +15,28 @@
 
 /* ==== Buffered output ==== */
 
+/* Sixty-four spaces: the text tables' padding is copied from here (the
+ * table pads every cell, and filling a block per call was a tenth of the
+ * text report). */
+static const char spaces[64] =
+    "                                                                ";
+
+void nns__out_spaces(nns__out *o, int n) {
+  for (; n > (int)sizeof spaces; n -= (int)sizeof spaces)
+    nns__out_put(o, spaces, sizeof spaces);
+  if (n > 0)
+    nns__out_put(o, spaces, (size_t)n);
+}
+
 void nns__out_rep(nns__out *o, const char *s, int n) {
   size_t len = strlen(s);
+  if (len == 1 && s[0] == ' ') {
+    nns__out_spaces(o, n);
+    return;
+  }
   if (len == 1 && n > 0) {
     /* Padding, a byte at a time, was most of the text table's writes:
-     * a run of spaces goes out in blocks. */
+     * a run goes out in blocks. */
     char run[64];
     memset(run, s[0], sizeof run);
     for (; n > (int)sizeof run; n -= (int)sizeof run)
@@ -31,9 +48,13 @@ void nns__out_rep(nns__out *o, const char *s, int n) {
     nns__out_put(o, s, len);
 }
 
-size_t nns__text_clean(char *dst, size_t size, const char *src) {
-  if (!size)
+size_t nns__text_clean_width(char *dst, size_t size, const char *src,
+                             int *width) {
+  size_t extra = 0; /* bytes past the first of each character written */
+  if (!size) {
+    *width = 0;
     return 0;
+  }
   size_t len = 0;
   const unsigned char *p = (const unsigned char *)(src ? src : "");
   while (*p) {
@@ -61,10 +82,17 @@ size_t nns__text_clean(char *dst, size_t size, const char *src) {
       break; /* cut at a character boundary */
     memcpy(dst + len, put, put_len);
     len += put_len;
+    extra += put_len - 1;
     p += n;
   }
   dst[len] = 0;
+  *width = (int)(len - extra);
   return len;
+}
+
+size_t nns__text_clean(char *dst, size_t size, const char *src) {
+  int width;
+  return nns__text_clean_width(dst, size, src, &width);
 }
 
 size_t nns_text_clean(char *dst, size_t size, const char *src) {
@@ -361,6 +389,21 @@ void nns__fmt_shape_named(char *buf, size_t size, const nns_model *m,
   size_t n = put_cut(buf, size, 0, "(", 1);
   for (int d = 0; d < v.rank && n < size; d++) {
     nns_dim dim = nns__dim_of(m, a, value, d);
+    /* A known dim with room to spare (", " and 20 digits, and the NUL)
+     * is written in place, without put_cut's checks and calls per
+     * piece. */
+    if (dim.value >= 0 && size - n > 24) {
+      char digits[24], *end = digits + sizeof digits;
+      const char *p = digits_of(end, dim.value);
+      if (d) {
+        buf[n++] = ',';
+        buf[n++] = ' ';
+      }
+      while (p < end)
+        buf[n++] = *p++;
+      buf[n] = 0;
+      continue;
+    }
     if (d)
       n = put_cut(buf, size, n, ", ", 2);
     if (dim.value >= 0) {
@@ -492,13 +535,22 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
                     nns_wrap wrap) {
-  int sw = nns__utf8_width(s);
+  /* Width and length in one pass. */
+  int sw = 0;
+  size_t len = 0;
+  for (; s[len]; len++)
+    sw += ((unsigned char)s[len] & 0xc0) != 0x80;
+  nns__put_fit_n(o, s, len, sw, w, right, wrap);
+}
+
+void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
+                    bool right, nns_wrap wrap) {
   if (sw <= w) {
     if (right)
-      nns__out_rep(o, " ", w - sw);
-    nns__out_str(o, s);
+      nns__out_spaces(o, w - sw);
+    nns__out_put(o, s, len);
     if (!right)
-      nns__out_rep(o, " ", w - sw);
+      nns__out_spaces(o, w - sw);
     return;
   }
   if (w <= 0)
@@ -516,12 +568,12 @@ void nns__put_fit(nns__out *o, const char *s, int w, bool right,
     while ((*p & 0xc0) == 0x80);
   nns__out_put(o, s, (size_t)(p - s));
   nns__out_str(o, "…");
-  const char *q = s + strlen(s);
+  const char *q = s + len;
   for (int i = 0; i < tail && q > s; i++)
     do
       q--;
     while (q > s && (*q & 0xc0) == 0x80);
-  nns__out_str(o, q);
+  nns__out_put(o, q, (size_t)(s + len - q));
 }
 
 void nns__csv_field(nns__out *o, const char *s) {
@@ -554,17 +606,14 @@ void nns__md_cell(nns__out *o, const char *s) {
 /* Tree guides of layer i: for each ancestor below the root, "│ " if it
  * has a later sibling and "  " if not, then "├─" or "└─" for the layer
  * itself. A hostile parent chain (a cycle) is cut at the layer's depth. */
-char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
-                       size_t i) {
+size_t nns__tree_prefix_into(char *dst, const size_t *parent,
+                             const size_t *last, int depth, size_t i,
+                             int *width) {
   int levels = 0;
   for (size_t a = i; parent[a] != (size_t)-1 && levels < depth &&
                      levels < 256;
        a = parent[a])
     levels++;
-  /* Each level is 2 code points; "│" and "├" are 3 bytes, space 1. */
-  char *p = malloc((size_t)levels * 6 + 1);
-  if (!p)
-    return NULL;
   const char *tmp[256];
   int k = 0;
   for (size_t a = i; parent[a] != (size_t)-1 && k < levels; a = parent[a]) {
@@ -574,9 +623,21 @@ char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
   size_t len = 0;
   for (int j = k - 1; j >= 0; j--) {
     size_t s = strlen(tmp[j]);
-    memcpy(p + len, tmp[j], s);
+    memcpy(dst + len, tmp[j], s);
     len += s;
   }
-  p[len] = 0;
+  dst[len] = 0;
+  *width = 2 * k; /* each level is 2 code points */
+  return len;
+}
+
+char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
+                       size_t i) {
+  char buf[NNS__TREE_PREFIX_MAX];
+  int width;
+  size_t len = nns__tree_prefix_into(buf, parent, last, depth, i, &width);
+  char *p = malloc(len + 1);
+  if (p)
+    memcpy(p, buf, len + 1);
   return p;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../base/json_reader.h"
+#include "../base/vec.h"
 #include "json_status.h"
 #include "report_int.h"
 
@@ -26,29 +27,229 @@
 #define BR2 "\n    "
 #define BR3 "\n      "
 
+/* ==== Repeated fragments ==== */
+
+/*
+ * Much of a layer repeats from row to row: its values (a layer's input
+ * is the output of the one before it), their types, its field, flags,
+ * type and op types, and its counts (layers of one op type and shape
+ * count the same); and every layer is written twice (the flat list and
+ * the tree). Such a fragment is written once, by the same writer calls,
+ * into a scratch writer whose bytes are kept, and then copied: the
+ * document's writer still places the separator and key before it, and a
+ * container (or a run of items) written whole leaves the writer as it
+ * was, so the bytes are the same. Together they more than halved the
+ * instructions of a 100k-layer JSON report.
+ */
+enum {
+  FRAG_MAX = 512, RF_SLOTS = 8, TYPE_SLOTS = 8,
+  TYPE_DIMS = 8, NAME_SLOTS = 8, COUNTS_SLOTS = 8
+};
+
+typedef struct frag {
+  size_t len;           /* bytes in text; 0: the slot is empty */
+  char text[FRAG_MAX];
+} frag;
+
+/* String items by the address of the string they are written from. */
+typedef struct str_cache {
+  frag text[NAME_SLOTS];
+  const char *of[NAME_SLOTS];     /* the string each slot was written from */
+  size_t next;                    /* the slot the next new one takes */
+} str_cache;
+
+/* What a value's "dtype", "shape" and "kind" items are written from
+ * (nns__json_value_type); unused dims are zero, so keys compare whole. */
+typedef struct type_key {
+  int dtype, kind, rank;
+  int64_t value[TYPE_DIMS];      /* each dim's value (-1: symbolic) */
+  const char *symbol[TYPE_DIMS]; /* and its symbol, an interned string */
+} type_key;
+
+/* A writer whose bytes are kept (frag_begin, frag_end). */
+typedef struct scratch {
+  nns__out out;                   /* its buffer */
+  nns__jw jw;
+} scratch;
+
+typedef struct jcache {
+  scratch outer;                  /* values, fields, flags, strings */
+  scratch inner;                  /* a value's type (inside its value),
+                                     a layer's counts */
+  /* Every value's object once written (the tree repeats the flat
+   * list's values, 80k layers later): value i's is values.v[value_at[i]]
+   * on, value_len[i] bytes (0: not kept). */
+  NNS__VEC(char) values;
+  uint32_t *value_at;
+  uint16_t *value_len;
+  size_t n_values;                /* entries of value_at and value_len */
+  frag rf[RF_SLOTS];              /* fields without periods, in turn */
+  nns_rf rf_of[RF_SLOTS];
+  size_t rf_next;                 /* the slot the next new field takes */
+  frag flags[16];                 /* by the four flag bits */
+  frag type[TYPE_SLOTS];          /* a value's type items, in turn */
+  type_key type_of[TYPE_SLOTS];
+  size_t type_next;               /* the slot the next new type takes */
+  /* A layer's "type" string and "op_types" array, by the address of the
+   * analysis's string they are written from (shared by the layers of one
+   * op type). */
+  str_cache layer_type, op_types;
+  /* A layer's count items, by the whole nns_counts they are written from
+   * (compared byte for byte: a difference anywhere, padding included, is
+   * only a miss). Layers of one op type and shape count the same. */
+  frag counts[COUNTS_SLOTS];
+  nns_counts counts_of[COUNTS_SLOTS];
+  size_t counts_next;             /* the slot the next new one takes */
+} jcache;
+
+/* The scratch writer never flushes: a fragment larger than its buffer
+ * makes it fail, and is then written directly. */
+static int refuse(void *user, const char *data, size_t size) {
+  (void)user;
+  (void)data;
+  (void)size;
+  return -1;
+}
+
+static nns__jw *frag_begin(scratch *c) {
+  nns__out_init(&c->out, refuse, NULL);
+  nns__jw_init(&c->jw, &c->out);
+  return &c->jw;
+}
+
+/* Keeps what the scratch writer wrote in f, less its first `skip`
+ * bytes; false when it did not fit. */
+static bool frag_end_from(scratch *c, frag *f, size_t skip) {
+  bool ok = nns__jw_finish(&c->jw) == NNS_OK && !c->out.failed &&
+            c->out.len > skip && c->out.len - skip <= sizeof f->text;
+  f->len = 0;
+  if (ok) {
+    memcpy(f->text, c->out.buf + skip, c->out.len - skip);
+    f->len = c->out.len - skip;
+  }
+  return ok;
+}
+
+static bool frag_end(scratch *c, frag *f) { return frag_end_from(c, f, 0); }
+
+/* Writes a kept fragment as the value of `key`. */
+static void frag_put(nns__jw *w, const char *key, size_t klen,
+                     const frag *f) {
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, f->text, f->len);
+}
+
+/* ==== Values ==== */
+
+/* The "dtype", "shape" and "kind" items of value i (*v read by the
+ * caller), through the cache c when there is one: a graph has a handful
+ * of shapes, and their items were most of a value's cost. A kept type is
+ * the items as a scratch object holding only them writes them, less its
+ * "{"; the document's writer places the separator before the first. */
+static void j_value_type(nns__jw *w, const nns_model *m,
+                         const nns_analysis *a, size_t i,
+                         const nns_value_info *v, jcache *c) {
+  if (!c || v->rank > TYPE_DIMS) {
+    nns__json_value_type(w, m, a, i, v);
+    return;
+  }
+  type_key k;
+  memset(&k, 0, sizeof k);
+  k.dtype = v->dtype;
+  k.kind = (int)v->kind;
+  k.rank = v->rank;
+  for (int d = 0; d < v->rank; d++) {
+    nns_dim x = nns__dim_of(m, a, i, d);
+    k.value[d] = x.value;
+    k.symbol[d] = x.symbol;
+  }
+  frag *f = NULL;
+  for (size_t s = 0; s < TYPE_SLOTS && !f; s++)
+    if (c->type[s].len && !memcmp(&c->type_of[s], &k, sizeof k))
+      f = &c->type[s];
+  if (!f) {
+    nns__jw *s = frag_begin(&c->inner);
+    nns__jw_obj(s, NNS__JV);
+    nns__json_value_type(s, m, a, i, v);
+    f = &c->type[c->type_next];
+    if (!frag_end_from(&c->inner, f, 1)) { /* the "{" */
+      nns__json_value_type(w, m, a, i, v);
+      return;
+    }
+    c->type_of[c->type_next] = k;
+    c->type_next = (c->type_next + 1) % TYPE_SLOTS;
+  }
+  frag_put(w, NULL, 0, f);
+}
+
 /* {"name": N, "dtype": D, "shape": S} as `nnscan shapes` writes a value:
  * a dim is an integer, a symbol's string, or null when nothing is known. */
+static void j_value_obj(nns__jw *w, const char *key, size_t klen,
+                        const nns_model *m, const nns_analysis *a, size_t i,
+                        jcache *c) {
+  nns_value_info v = nns__value_of(m, a, i);
+  nns__jw_obj(w, key, klen);
+  nns__jw_str(w, NNS__JK("name"), v.name);
+  j_value_type(w, m, a, i, &v, c);
+  nns__jw_end(w, NULL);
+}
+
+/* The same, through the cache c when there is one. */
 static void j_value(nns__jw *w, const char *key, size_t klen,
-                    const nns_analysis *a, size_t i) {
+                    const nns_analysis *a, size_t i, jcache *c) {
   const nns_model *m = nns_analysis_model(a);
   if (i == (size_t)-1 || i >= nns_model_value_count(m)) {
     nns__jw_null(w, key, klen);
     return;
   }
-  nns_value_info v = nns__value_of(m, a, i);
-  nns__jw_obj(w, key, klen);
-  nns__jw_str(w, NNS__JK("name"), v.name);
-  nns__json_value_type(w, m, a, i, &v);
-  nns__jw_end(w, NULL);
+  if (!c || i >= c->n_values) {
+    j_value_obj(w, key, klen, m, a, i, c);
+    return;
+  }
+  if (!c->value_len[i]) {
+    frag f;
+    j_value_obj(frag_begin(&c->outer), NNS__JV, m, a, i, c);
+    /* Kept while the store's offsets fit 32 bits and it can grow. */
+    if (!frag_end(&c->outer, &f) || c->values.n > UINT32_MAX - f.len ||
+        !nns__vec_reserve(&c->values, c->values.n + f.len)) {
+      j_value_obj(w, key, klen, m, a, i, c);
+      return;
+    }
+    memcpy(c->values.v + c->values.n, f.text, f.len);
+    c->value_at[i] = (uint32_t)c->values.n;
+    c->value_len[i] = (uint16_t)f.len;
+    c->values.n += f.len;
+  }
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, c->values.v + c->value_at[i], c->value_len[i]);
 }
 
-static void j_flags(nns__jw *w, unsigned f) {
-  nns__jw_obj(w, NNS__JK("flags"));
+static void j_flags_obj(nns__jw *w, const char *key, size_t klen,
+                        unsigned f) {
+  nns__jw_obj(w, key, klen);
   nns__jw_bool(w, NNS__JK("partial"), f & NNS_COUNT_PARTIAL);
   nns__jw_bool(w, NNS__JK("symbolic"), f & NNS_COUNT_SYMBOLIC);
   nns__jw_bool(w, NNS__JK("shared"), f & NNS_COUNT_SHARED);
   nns__jw_bool(w, NNS__JK("unbounded"), f & NNS_COUNT_UNBOUNDED);
   nns__jw_end(w, NULL);
+}
+
+static void j_flags(nns__jw *w, unsigned f, jcache *c) {
+  unsigned bits = f & (NNS_COUNT_PARTIAL | NNS_COUNT_SYMBOLIC |
+                       NNS_COUNT_SHARED | NNS_COUNT_UNBOUNDED);
+  if (!c) {
+    j_flags_obj(w, NNS__JK("flags"), f);
+    return;
+  }
+  frag *k = &c->flags[bits];
+  if (!k->len) {
+    j_flags_obj(frag_begin(&c->outer), NNS__JV, bits);
+    if (!frag_end(&c->outer, k)) {
+      j_flags_obj(w, NNS__JK("flags"), f);
+      return;
+    }
+  }
+  frag_put(w, NNS__JK("flags"), k);
 }
 
 static void j_axes(nns__jw *w, const char *key, size_t klen,
@@ -90,16 +291,23 @@ static void j_rf_period(nns__jw *w, const nns_analysis *an, size_t layer,
   nns__jw_end(w, NULL);
 }
 
-/* null when the value has no spatial axes and is not a global view. */
-static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
-                 const nns_rf *rf) {
-  int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
-                                                          : rf->axes;
-  if (axes == 0 && !rf->whole) {
-    nns__jw_null(w, NNS__JK("rf"));
-    return;
-  }
-  nns__jw_obj(w, NNS__JK("rf"));
+/* Whether fields a and b write the same "rf" object (neither has
+ * periods, which are written per layer). */
+static bool same_field(const nns_rf *a, const nns_rf *b, int axes) {
+  if (a->axes != b->axes || !a->whole != !b->whole ||
+      !(a->global_context || a->whole) != !(b->global_context || b->whole))
+    return false;
+  for (int k = 0; k < axes; k++)
+    if (a->field[k] != b->field[k] || a->stride[k] != b->stride[k] ||
+        a->padding[k] != b->padding[k])
+      return false;
+  return true;
+}
+
+static void j_rf_obj(nns__jw *w, const char *key, size_t klen,
+                     const nns_analysis *a, size_t layer, const nns_rf *rf,
+                     int axes) {
+  nns__jw_obj(w, key, klen);
   nns__jw_int(w, NNS__JK("axes"), axes);
   j_axes(w, NNS__JK("field"), rf->field, axes);
   j_axes(w, NNS__JK("stride"), rf->stride, axes);
@@ -109,6 +317,39 @@ static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
   if (a)
     j_rf_period(w, a, layer, rf, axes);
   nns__jw_end(w, NULL);
+}
+
+/* null when the value has no spatial axes and is not a global view. A
+ * field without periods goes through the cache c when there is one. */
+static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
+                 const nns_rf *rf, jcache *c) {
+  int axes = rf->axes < 0 ? 0 : rf->axes > NNS_RF_MAX_AXES ? NNS_RF_MAX_AXES
+                                                          : rf->axes;
+  if (axes == 0 && !rf->whole) {
+    nns__jw_null(w, NNS__JK("rf"));
+    return;
+  }
+  bool periodic = false;
+  for (int k = 0; k < axes && !rf->whole; k++)
+    periodic |= rf->period[k] > 1;
+  if (!c || periodic) {
+    j_rf_obj(w, NNS__JK("rf"), a, layer, rf, axes);
+    return;
+  }
+  for (size_t k = 0; k < RF_SLOTS; k++)
+    if (c->rf[k].len && same_field(&c->rf_of[k], rf, axes)) {
+      frag_put(w, NNS__JK("rf"), &c->rf[k]);
+      return;
+    }
+  frag *f = &c->rf[c->rf_next];
+  j_rf_obj(frag_begin(&c->outer), NNS__JV, a, layer, rf, axes);
+  if (!frag_end(&c->outer, f)) {
+    j_rf_obj(w, NNS__JK("rf"), a, layer, rf, axes);
+    return;
+  }
+  c->rf_of[c->rf_next] = *rf;
+  c->rf_next = (c->rf_next + 1) % RF_SLOTS;
+  frag_put(w, NNS__JK("rf"), f);
 }
 
 /* Mixture-of-experts layers (and what holds them) only: 0 on op types.
@@ -190,7 +431,8 @@ static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
 
 /* The counts every layer, op type and the totals share; with `roof` the
  * roofline's bound and times. */
-static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
+static void j_counts_items(nns__jw *w, const nns_counts *k, bool roof,
+                           jcache *c) {
   nns__jw_int(w, NNS__JK("params"), k->params);
   nns__jw_int(w, NNS__JK("buffers"), k->buffers);
   nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
@@ -199,7 +441,7 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
   nns__jw_int(w, NNS__JK("dmas"), k->dmas);
   nns__jw_int(w, NNS__JK("activation_bytes"), k->activation_bytes);
   nns__jw_int(w, NNS__JK("nodes"), k->nodes);
-  j_flags(w, k->flags);
+  j_flags(w, k->flags, c);
   /* Grown in API v1: only when there is something to say, so summaries of
    * models without frozen parameters read as before. */
   if (k->frozen)
@@ -209,9 +451,38 @@ static void j_counts(nns__jw *w, const nns_counts *k, bool roof) {
   j_roof(w, k, roof);
 }
 
+/* The same, through the cache c when there is one: kept as the items a
+ * scratch object holding only them writes, less its "{" (its flags
+ * written directly), copied after the separator the document's writer
+ * places before the first. */
+static void j_counts(nns__jw *w, const nns_counts *k, bool roof,
+                     jcache *c) {
+  if (!c) {
+    j_counts_items(w, k, roof, NULL);
+    return;
+  }
+  for (size_t s = 0; s < COUNTS_SLOTS; s++)
+    if (c->counts[s].len && !memcmp(&c->counts_of[s], k, sizeof *k)) {
+      frag_put(w, NULL, 0, &c->counts[s]);
+      return;
+    }
+  frag *f = &c->counts[c->counts_next];
+  nns__jw *s = frag_begin(&c->inner);
+  nns__jw_obj(s, NNS__JV);
+  j_counts_items(s, k, roof, NULL);
+  if (!frag_end_from(&c->inner, f, 1)) { /* the "{" */
+    j_counts_items(w, k, roof, c);
+    return;
+  }
+  c->counts_of[c->counts_next] = *k;
+  c->counts_next = (c->counts_next + 1) % COUNTS_SLOTS;
+  frag_put(w, NULL, 0, f);
+}
+
 /* "Conv,Relu" -> ["Conv", "Relu"]. */
-static void j_op_types(nns__jw *w, const char *list) {
-  nns__jw_arr(w, NNS__JK("op_types"));
+static void j_op_types(nns__jw *w, const char *key, size_t klen,
+                       const char *list) {
+  nns__jw_arr(w, key, klen);
   for (const char *p = list ? list : ""; *p;) {
     size_t n = strcspn(p, ",");
     /* Names were cut at 255 bytes when written by hand; kept. */
@@ -227,9 +498,9 @@ static void j_op_types(nns__jw *w, const char *list) {
  * of the subtree, and the module's calls. */
 static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns_counts *counts,
-                           const nns__jstatus *st, bool roof) {
+                           const nns__jstatus *st, bool roof, jcache *c) {
   if (!st) {
-    j_counts(w, counts, roof);
+    j_counts(w, counts, roof, c);
     return;
   }
   nns__json_metrics(w, st, i, counts);
@@ -268,12 +539,43 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
   nns__jw_end(w, NULL);
 }
 
-/* t: the analysis's totals, read once per report rather than per row. */
+/* A string item written by fn(w, key, klen, s): through a cache of slots
+ * keyed by s's address when there is one. */
+typedef void (*str_item_fn)(nns__jw *w, const char *key, size_t klen,
+                            const char *s);
+
+static void j_str_item(nns__jw *w, const char *key, size_t klen,
+                       const char *s, str_item_fn fn, str_cache *sc,
+                       scratch *tmp) {
+  if (!sc) {
+    fn(w, key, klen, s);
+    return;
+  }
+  for (size_t k = 0; k < NAME_SLOTS; k++)
+    if (sc->text[k].len && sc->of[k] == s) {
+      frag_put(w, key, klen, &sc->text[k]);
+      return;
+    }
+  frag *f = &sc->text[sc->next];
+  fn(frag_begin(tmp), NNS__JV, s);
+  if (!frag_end(tmp, f)) {
+    fn(w, key, klen, s);
+    return;
+  }
+  sc->of[sc->next] = s;
+  sc->next = (sc->next + 1) % NAME_SLOTS;
+  frag_put(w, key, klen, f);
+}
+
+/* t: the analysis's totals, read once per report rather than per row;
+ * c: the repeated fragments (NULL: none kept). */
 static void j_layer(nns__jw *w, const char *key, size_t klen,
-                    const nns_analysis *a, size_t i, const char *root_name,
-                    const nns__jstatus *st, const nns_totals *t) {
+                    const nns_analysis *a, size_t i,
+                    const nns_layer_info *li, const char *root_name,
+                    const nns__jstatus *st, const nns_totals *t,
+                    jcache *c) {
   bool roof = t->hardware.name != NULL;
-  nns_layer_info l = nns__layer_of(a, i);
+  nns_layer_info l = *li; /* the caller's read of layer i */
   nns_counts counts = nns__layer_counts_of(a, i);
   nns_rf rf = nns__layer_rf_of(a, i);
   nns__jw_obj(w, key, klen);
@@ -287,16 +589,18 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   else
     nns__jw_int(w, NNS__JK("parent"), (int64_t)l.parent);
   nns__jw_int(w, NNS__JK("children"), (int64_t)l.child_count);
-  nns__jw_str(w, NNS__JK("type"), l.type ? l.type : "");
+  j_str_item(w, NNS__JK("type"), l.type ? l.type : "", nns__jw_str,
+             c ? &c->layer_type : NULL, c ? &c->outer : NULL);
   const char *cls = NULL;
   nns_analysis_layer_class(a, i, &cls);
   nns__jw_str(w, NNS__JK("class"), cls);
-  j_op_types(w, l.op_types);
-  j_value(w, NNS__JK("input"), a, l.input_value);
-  j_value(w, NNS__JK("output"), a, l.output_value);
-  j_layer_counts(w, a, i, &counts, st, roof);
+  j_str_item(w, NNS__JK("op_types"), l.op_types, j_op_types,
+             c ? &c->op_types : NULL, c ? &c->outer : NULL);
+  j_value(w, NNS__JK("input"), a, l.input_value, c);
+  j_value(w, NNS__JK("output"), a, l.output_value, c);
+  j_layer_counts(w, a, i, &counts, st, roof, c);
   nns__json_train_layer(w, t, &counts);
-  j_rf(w, a, i, &rf);
+  j_rf(w, a, i, &rf, c);
   nns__jw_end(w, NULL);
 }
 
@@ -362,11 +666,11 @@ static void j_model(nns__jw *w, const nns_analysis *a,
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("inputs"));
   for (size_t k = 0; k < nns_model_input_count(m); k++)
-    j_value(w, NNS__JV, a, nns__input_of(m, k));
+    j_value(w, NNS__JV, a, nns__input_of(m, k), NULL);
   nns__jw_end(w, NULL);
   nns__jw_arr(w, NNS__JK("outputs"));
   for (size_t k = 0; k < nns_model_output_count(m); k++)
-    j_value(w, NNS__JV, a, nns__output_of(m, k));
+    j_value(w, NNS__JV, a, nns__output_of(m, k), NULL);
   nns__jw_end(w, NULL);
 }
 
@@ -406,7 +710,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
-    j_counts(w, &all, t.hardware.name != NULL);
+    j_counts(w, &all, t.hardware.name != NULL, NULL);
     /* j_counts wrote them where they differ; the totals always say. */
     if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops)
       j_unmasked(w, &all, true);
@@ -442,7 +746,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   }
   if (nns__json_train_totals(w, a)) {
     nns__jw_break(w, BR2);
-    j_rf(w, NULL, 0, &rf);
+    j_rf(w, NULL, 0, &rf, NULL);
     nns__jw_end(w, NULL);
     return;
   }
@@ -457,7 +761,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_int(w, NNS__JK("total_bytes"), t.train_total_bytes);
   nns__jw_end(w, NULL);
   nns__jw_break(w, BR2);
-  j_rf(w, NULL, 0, &rf);
+  j_rf(w, NULL, 0, &rf, NULL);
   nns__jw_end(w, NULL);
 }
 
@@ -564,7 +868,7 @@ static void j_op_types_table(nns__jw *w, const nns_analysis *a, bool roof) {
     nns__jw_str(w, NNS__JK("op_type"), ot.op_type ? ot.op_type : "");
     nns__jw_bool(w, NNS__JK("counted"), ot.counted);
     nns__jw_str(w, NNS__JK("family"), ot.family ? ot.family : "unknown");
-    j_counts(w, &k, roof);
+    j_counts(w, &k, roof, NULL);
     nns__jw_end(w, NULL);
   }
   nns__jw_end(w, BR1);
@@ -603,7 +907,7 @@ static void j_parameters(nns__jw *w, const nns_analysis *a) {
  * exhaust the stack. */
 static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
                          const char *name, const nns__jstatus *st,
-                         const nns_totals *t) {
+                         const nns_totals *t, jcache *c) {
   size_t nl = nns_analysis_layer_count(a);
   int *open = malloc((nl ? nl : 1) * sizeof *open);
   if (!open)
@@ -631,7 +935,7 @@ static nns_status j_tree(nns__jw *w, const nns_analysis *a, int maxd,
       nns__jw_obj(w, NNS__JK("tree"));
     nns__jw_str(w, NNS__JK("name"),
                 l.depth == 0 ? name : l.name ? l.name : "");
-    j_layer(w, NNS__JK("info"), a, i, name, st, t);
+    j_layer(w, NNS__JK("info"), a, i, &l, name, st, t, c);
     nns__jw_arr_brk(w, NNS__JK("children"), BR2);
     open[nopen++] = l.depth;
   }
@@ -713,13 +1017,21 @@ nns_status nns__report_json(const nns_analysis *a,
 
   j_memory(w, a, maxd);
 
-  /* The flat list, in preorder. */
+  /* The flat list, in preorder. The fragment cache is a help, not a
+   * need: without memory for it the layers are written directly. */
+  jcache *cache = calloc(1, sizeof *cache);
+  if (cache) {
+    size_t nv = nns_model_value_count(m);
+    cache->value_at = malloc((nv ? nv : 1) * sizeof *cache->value_at);
+    cache->value_len = calloc(nv ? nv : 1, sizeof *cache->value_len);
+    cache->n_values = cache->value_at && cache->value_len ? nv : 0;
+  }
   nns__jw_arr_brk(w, NNS__JK("layers"), BR2);
   size_t nl = nns_analysis_layer_count(a), shown = 0;
   for (size_t i = 0; i < nl; i++) {
     nns_layer_info l = nns__layer_of(a, i);
     if (l.depth <= maxd) {
-      j_layer(w, NNS__JV, a, i, name, st, &t);
+      j_layer(w, NNS__JV, a, i, &l, name, st, &t, cache);
       shown++;
     }
   }
@@ -727,10 +1039,16 @@ nns_status nns__report_json(const nns_analysis *a,
     nns__out_put(o, BR1, sizeof BR1 - 1); /* "[\n  ]", as it always was */
   nns__jw_end(w, BR1);
 
-  nns_status tst = j_tree(w, a, maxd, name, st, &t);
+  nns_status tst = j_tree(w, a, maxd, name, st, &t, cache);
   nns__jw_end(w, "\n");
   nns__out_put(o, "\n", 1);
   nns_status jst = nns__jw_finish(w);
+  if (cache) {
+    nns__vec_free(&cache->values);
+    free(cache->value_at);
+    free(cache->value_len);
+  }
+  free(cache);
   if (st)
     nns__jstatus_free(st);
   return tst != NNS_OK ? tst : jst;

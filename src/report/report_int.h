@@ -69,6 +69,8 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
  * src/base/ (out.h, json_writer.h). */
 /* `n` copies of the string s (a space, "─", ...). */
 void nns__out_rep(nns__out *o, const char *s, int n);
+/* n spaces (none when n <= 0). */
+void nns__out_spaces(nns__out *o, int n);
 
 /* ==== Formatting ==== */
 
@@ -116,6 +118,10 @@ void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf);
  * escapes instead).
  */
 size_t nns__text_clean(char *dst, size_t size, const char *src);
+/* The same, and the cleaned text's width in columns (one per code point)
+ * in *width. */
+size_t nns__text_clean_width(char *dst, size_t size, const char *src,
+                             int *width);
 /* Writes s cleaned as nns__text_clean does, whatever its length; returns
  * the bytes written. */
 size_t nns__out_text(nns__out *o, const char *s);
@@ -128,6 +134,10 @@ int nns__utf8_width(const char *s);
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
                   nns_wrap wrap);
+/* The same for s of `len` bytes and `sw` columns, known to the caller
+ * (the text table measures its cells as it cleans them). */
+void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
+                    bool right, nns_wrap wrap);
 /* A CSV field, quoted when it must be. */
 void nns__csv_field(nns__out *o, const char *s);
 /* " s |" with pipes escaped and line breaks as spaces. */
@@ -136,6 +146,13 @@ void nns__md_cell(nns__out *o, const char *s);
  * memory. parent[] and last[] (last child, or -1) cover every row. */
 char *nns__tree_prefix(const size_t *parent, const size_t *last, int depth,
                        size_t i);
+/* The same written into dst (room for NNS__TREE_PREFIX_MAX bytes: at most
+ * 256 levels of 6 bytes, and the NUL); returns its length, and its width
+ * in columns in *width. */
+enum { NNS__TREE_PREFIX_MAX = 256 * 6 + 1 };
+size_t nns__tree_prefix_into(char *dst, const size_t *parent,
+                             const size_t *last, int depth, size_t i,
+                             int *width);
 
 /* ==== Layer rows ==== */
 

@@ -65,6 +65,20 @@ static const col_def cols[C_COUNT] = {
 
 /* ==== The grid ==== */
 
+/* An Output Shape cell as the grid keeps it (cleaned), by what it is made
+ * of: the rank and each dim's value and symbol. A graph has a handful of
+ * shapes, so the last few are copied rather than formatted and cleaned
+ * again. A symbol's short name (#k) is the same every time once given. */
+enum { SHAPE_SLOTS = 8, SHAPE_DIMS = 8, SHAPE_TEXT = 128 };
+typedef struct shape_slot {
+  int rank;                        /* -1: the slot is empty */
+  int64_t value[SHAPE_DIMS];       /* each dim's value (-1: symbolic) */
+  const char *symbol[SHAPE_DIMS];  /* and its symbol */
+  size_t len;                      /* bytes of text */
+  int width;                       /* its width in columns */
+  char text[SHAPE_TEXT];
+} shape_slot;
+
 typedef struct grid {
   size_t rows;          /* layers shown */
   size_t *layer;        /* layer index of each row */
@@ -74,27 +88,46 @@ typedef struct grid {
    * a sixth of the page faults of a 100k-layer table): cell (r, c) starts
    * at text.v[off[r * ncols + c]]. */
   NNS__VEC(char) text;
-  size_t *off;
-  char **prefix;        /* text: tree guides of each row's Layer cell */
+  size_t *off;          /* rows x ncols + 1: the last is text.n */
+  uint16_t *cell_width; /* text: each cell's width in columns */
+  int width[C_COUNT];   /* widest cell of each column (Layer: with guides) */
+  /* Text: the tree guides of each row's Layer cell, one after another in
+   * `guides` as the cells are (a malloc each was a tenth of the text
+   * report), row r's at guides.v[guide_off[r]], guide_width[r] columns. */
+  NNS__VEC(char) guides;
+  size_t *guide_off;
+  int *guide_width;
   /* Text and Markdown: the long dim expressions shown as #1, #2, ... (in
    * order of first appearance), the model's own strings. */
   const char **alias;
   size_t n_alias, cap_alias;
   bool alias_oom;
   char alias_buf[32];
+  shape_slot shape[SHAPE_SLOTS]; /* recent Output Shape cells */
+  size_t shape_next;             /* the slot the next new one takes */
 } grid;
 
 static const char *cell(const grid *g, size_t r, int c) {
   return g->text.v + g->off[r * (size_t)g->ncols + (size_t)c];
 }
 
+static const char *guide(const grid *g, size_t r) {
+  return g->guides.v + g->guide_off[r];
+}
+
+/* Bytes of cell (r, c), its NUL not counted. */
+static size_t cell_len(const grid *g, size_t r, int c) {
+  size_t k = r * (size_t)g->ncols + (size_t)c;
+  return g->off[k + 1] - g->off[k] - 1;
+}
+
 static void grid_free(grid *g) {
   nns__vec_free(&g->text);
   free(g->off);
-  if (g->prefix)
-    for (size_t i = 0; i < g->rows; i++)
-      free(g->prefix[i]);
-  free(g->prefix);
+  free(g->cell_width);
+  nns__vec_free(&g->guides);
+  free(g->guide_off);
+  free(g->guide_width);
   free(g->layer);
   free(g->alias);
 }
@@ -212,6 +245,48 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
                 rf->axes);
 }
 
+/* The slot of the Output Shape cell of value v when it is kept (*key
+ * then says nothing), else NULL with *key filled for shape_keep; a shape
+ * that cannot be kept has key->rank -1. */
+static const shape_slot *shape_find(const grid *g, const nns_model *m,
+                                    const nns_analysis *a, size_t v,
+                                    shape_slot *key) {
+  key->rank = -1;
+  if (v == (size_t)-1 || v >= nns_model_value_count(m) || g->alias_oom)
+    return NULL;
+  nns_value_info vi = nns__value_of(m, a, v);
+  if (vi.rank < 0 || vi.rank > SHAPE_DIMS)
+    return NULL;
+  key->rank = vi.rank;
+  for (int d = 0; d < vi.rank; d++) {
+    nns_dim x = nns__dim_of(m, a, v, d);
+    key->value[d] = x.value;
+    key->symbol[d] = x.symbol;
+  }
+  for (size_t k = 0; k < SHAPE_SLOTS; k++) {
+    const shape_slot *s = &g->shape[k];
+    bool same = s->rank == key->rank;
+    for (int d = 0; same && d < key->rank; d++)
+      same = s->value[d] == key->value[d] && s->symbol[d] == key->symbol[d];
+    if (same)
+      return s;
+  }
+  return NULL;
+}
+
+/* Keeps the cleaned cell text[0..len) of the shape in *key. */
+static void shape_keep(grid *g, const shape_slot *key, const char *text,
+                       size_t len, int width) {
+  if (key->rank < 0 || len >= SHAPE_TEXT || g->alias_oom)
+    return;
+  shape_slot *s = &g->shape[g->shape_next];
+  *s = *key;
+  memcpy(s->text, text, len);
+  s->len = len;
+  s->width = width;
+  g->shape_next = (g->shape_next + 1) % SHAPE_SLOTS;
+}
+
 /* s into buf as snprintf(buf, size, "%s", s) puts it (cut to size - 1
  * bytes), without parsing a format per cell. */
 static void copy_cut(char *buf, size_t size, const char *s) {
@@ -222,8 +297,71 @@ static void copy_cut(char *buf, size_t size, const char *s) {
   buf[len] = 0;
 }
 
+/* Tree guides: for each ancestor below the root, "│  " if it has a later
+ * sibling and "   " if not, then "├─" or "└─" for the layer itself. Rows
+ * cut by the depth are siblings of nothing shown, so "last child" is the
+ * same in the cut tree and in the whole one. */
+static nns_status grid_guides(grid *g, const size_t *parent,
+                              const size_t *last, const int *depth) {
+  g->guide_off = malloc((g->rows ? g->rows : 1) * sizeof *g->guide_off);
+  g->guide_width = malloc((g->rows ? g->rows : 1) * sizeof *g->guide_width);
+  if (!g->guide_off || !g->guide_width)
+    return NNS_E_NOMEM;
+  for (size_t r = 0; r < g->rows; r++) {
+    size_t i = g->layer[r];
+    if (!nns__vec_reserve(&g->guides, g->guides.n + NNS__TREE_PREFIX_MAX))
+      return NNS_E_NOMEM;
+    g->guide_off[r] = g->guides.n;
+    g->guides.n += nns__tree_prefix_into(g->guides.v + g->guides.n, parent,
+                                         last, depth[i], i,
+                                         &g->guide_width[r]) + 1;
+  }
+  return NNS_OK;
+}
+
+/* The rows shown (layers at or above the depth) into g->layer, and with
+ * `text` their tree guides. */
+static nns_status grid_rows(grid *g, const nns_analysis *a, int maxd,
+                            bool text) {
+  size_t n = nns_analysis_layer_count(a);
+  g->layer = malloc((n ? n : 1) * sizeof *g->layer);
+  size_t *last = NULL, *parent = NULL;
+  int *depth = NULL;
+  if (text) {
+    last = malloc((n ? n : 1) * sizeof *last);
+    parent = malloc((n ? n : 1) * sizeof *parent);
+    depth = malloc((n ? n : 1) * sizeof *depth);
+  }
+  nns_status st = NNS_OK;
+  if (!g->layer || (text && (!last || !parent || !depth))) {
+    st = NNS_E_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; text && i < n; i++)
+    last[i] = (size_t)-1;
+  for (size_t i = 0; i < n; i++) {
+    nns_layer_info l = nns__layer_of(a, i);
+    if (l.depth <= maxd)
+      g->layer[g->rows++] = i;
+    if (!text)
+      continue;
+    parent[i] = l.parent < n ? l.parent : (size_t)-1;
+    depth[i] = l.depth;
+    if (parent[i] != (size_t)-1)
+      last[parent[i]] = i;
+  }
+  if (text)
+    st = grid_guides(g, parent, last, depth);
+done:
+  free(last);
+  free(parent);
+  free(depth);
+  return st;
+}
+
 static nns_status grid_build(grid *g, const nns_analysis *a,
-                             const nns_report_options *o, bool csv) {
+                             const nns_report_options *o, bool csv,
+                             bool text) {
   const nns_model *m = nns_analysis_model(a);
   memset(g, 0, sizeof *g);
   unsigned want = o->columns ? o->columns : NNS_COL_DEFAULT;
@@ -241,38 +379,45 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
         (masked || (c != C_FLOPS_UNMASKED && c != C_MACS_UNMASKED)))
       g->id[g->ncols++] = (enum col_id)c;
 
-  size_t n = nns_analysis_layer_count(a);
-  int maxd = nns__report_depth(o);
-  g->layer = malloc((n ? n : 1) * sizeof *g->layer);
-  if (!g->layer)
-    return NNS_E_NOMEM;
-  for (size_t i = 0; i < n; i++) {
-    nns_layer_info l = nns__layer_of(a, i);
-    if (l.depth <= maxd)
-      g->layer[g->rows++] = i;
-  }
+  nns_status st = grid_rows(g, a, nns__report_depth(o), text);
+  if (st != NNS_OK)
+    return st;
   g->off = calloc(g->rows * (size_t)g->ncols + 1, sizeof *g->off);
-  if (!g->off)
+  if (text)
+    g->cell_width = calloc(g->rows * (size_t)g->ncols + 1,
+                           sizeof *g->cell_width);
+  if (!g->off || (text && !g->cell_width))
     return NNS_E_NOMEM;
 
+  for (size_t k = 0; k < SHAPE_SLOTS; k++)
+    g->shape[k].rank = -1;
   const char *root_name = nns__model_name(m, o);
+  bool want_rf = false; /* read a row's field only for a column of it */
+  for (int c = 0; c < g->ncols; c++)
+    want_rf |= (unsigned)(g->id[c] - C_RF) <= (unsigned)(C_PAD_TS - C_RF);
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(a, g->layer[r]);
     nns_counts counts = nns__layer_counts_of(a, g->layer[r]);
-    nns_rf rf = nns__layer_rf_of(a, g->layer[r]);
+    nns_rf rf = {.size = sizeof rf};
+    if (want_rf)
+      rf = nns__layer_rf_of(a, g->layer[r]);
     const nns_counts *k = &counts;
     for (int c = 0; c < g->ncols; c++) {
       char buf[512];
+      const char *src = NULL; /* a name cleaned as it is, not copied */
+      shape_slot key;         /* C_SHAPE: what the cell is made of */
+      const shape_slot *kept = NULL;
       buf[0] = 0;
       switch (g->id[c]) {
       case C_LAYER:
-        copy_cut(buf, sizeof buf,
-                 l.depth == 0 ? root_name : l.name ? l.name : "");
+        src = l.depth == 0 ? root_name : l.name ? l.name : "";
         break;
-      case C_TYPE: copy_cut(buf, sizeof buf, l.type ? l.type : ""); break;
+      case C_TYPE: src = l.type ? l.type : ""; break;
       case C_SHAPE:
-        nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
-                             csv ? NULL : alias_name, g);
+        kept = shape_find(g, m, a, l.output_value, &key);
+        if (!kept)
+          nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
+                               csv ? NULL : alias_name, g);
         break;
       case C_PARAMS:
         nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
@@ -342,50 +487,34 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
       size_t room = sizeof buf * 3; /* each byte at most U+FFFD */
       if (!nns__vec_reserve(&g->text, g->text.n + room))
         return NNS_E_NOMEM;
+      /* A name is cut to the cell's 511 bytes as the copy into buf did. */
+      if (src && strlen(src) >= sizeof buf)
+        copy_cut(buf, sizeof buf, src), src = NULL;
+      int cw;
+      char *at = g->text.v + g->text.n;
+      size_t len;
+      if (kept) {
+        memcpy(at, kept->text, kept->len);
+        at[kept->len] = 0;
+        len = kept->len;
+        cw = kept->width;
+      } else {
+        len = nns__text_clean_width(at, room, src ? src : buf, &cw);
+        if (g->id[c] == C_SHAPE)
+          shape_keep(g, &key, at, len, cw);
+      }
       g->off[r * (size_t)g->ncols + (size_t)c] = g->text.n;
-      g->text.n += nns__text_clean(g->text.v + g->text.n, room, buf) + 1;
+      g->text.n += len + 1;
+      if (text) /* at most 511: a cell is cut to 511 bytes, each one char */
+        g->cell_width[r * (size_t)g->ncols + (size_t)c] = (uint16_t)cw;
+      if (c == 0 && text)
+        cw += g->guide_width[r];
+      if (cw > g->width[c])
+        g->width[c] = cw;
     }
   }
+  g->off[g->rows * (size_t)g->ncols] = g->text.n;
   return NNS_OK;
-}
-
-/* Tree guides: for each ancestor below the root, "│  " if it has a later
- * sibling and "   " if not, then "├─" or "└─" for the layer itself. Rows
- * cut by the depth are siblings of nothing shown, so "last child" is the
- * same in the cut tree and in the whole one. */
-static nns_status grid_prefixes(grid *g, const nns_analysis *a) {
-  size_t n = nns_analysis_layer_count(a);
-  size_t *last = malloc((n ? n : 1) * sizeof *last);
-  size_t *parent = malloc((n ? n : 1) * sizeof *parent);
-  int *depth = malloc((n ? n : 1) * sizeof *depth);
-  g->prefix = calloc(g->rows + 1, sizeof *g->prefix);
-  if (!last || !parent || !depth || !g->prefix) {
-    free(last);
-    free(parent);
-    free(depth);
-    return NNS_E_NOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    last[i] = (size_t)-1;
-  for (size_t i = 0; i < n; i++) {
-    nns_layer_info l = nns__layer_of(a, i);
-    parent[i] = l.parent < n ? l.parent : (size_t)-1;
-    depth[i] = l.depth;
-    if (parent[i] != (size_t)-1)
-      last[parent[i]] = i;
-  }
-  nns_status st = NNS_OK;
-  for (size_t r = 0; r < g->rows && st == NNS_OK; r++) {
-    size_t i = g->layer[r];
-    if (!(g->prefix[r] = nns__tree_prefix(parent, last, depth[i], i))) {
-      st = NNS_E_NOMEM;
-      break;
-    }
-  }
-  free(last);
-  free(parent);
-  free(depth);
-  return st;
 }
 
 /* ==== Text ==== */
@@ -945,14 +1074,8 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   const int gap = 2;
   for (int c = 0; c < g->ncols; c++) {
     w[c] = nns__utf8_width(cols[g->id[c]].title);
-    for (size_t r = 0; r < g->rows; r++) {
-      const char *s = cell(g, r, c);
-      int cw = nns__utf8_width(s);
-      if (c == 0)
-        cw += nns__utf8_width(g->prefix[r]);
-      if (cw > w[c])
-        w[c] = cw;
-    }
+    if (g->width[c] > w[c])
+      w[c] = g->width[c];
   }
   /* A large scope's type is a summary of its ops, which can be long: the
    * Type column stays readable at 24 columns. */
@@ -994,23 +1117,25 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   for (size_t r = 0; r < g->rows; r++) {
     for (int c = 0; c < g->ncols; c++) {
       const char *s = cell(g, r, c);
+      size_t len = cell_len(g, r, c);
+      int sw = g->cell_width[r * (size_t)g->ncols + (size_t)c];
       if (c)
-        nns__out_rep(o, " ", gap);
+        nns__out_spaces(o, gap);
       if (c == 0) {
         /* Guides stay whole; the name gives way. */
-        int pw = nns__utf8_width(g->prefix[r]);
-        int room = w[0] - pw;
+        int room = w[0] - g->guide_width[r];
         if (room < 4) {
-          nns__put_fit(o, g->prefix[r], w[0] - 4, false, NNS_WRAP_START);
+          nns__put_fit(o, guide(g, r), w[0] - 4, false, NNS_WRAP_START);
           room = 4;
         } else {
-          nns__out_str(o, g->prefix[r]);
+          nns__out_str(o, guide(g, r));
         }
-        nns__put_fit(o, s, room, false, opt->wrap);
+        nns__put_fit_n(o, s, len, sw, room, false, opt->wrap);
       } else {
-        nns__put_fit(o, s, w[c], cols[g->id[c]].numeric,
-                g->id[c] == C_SHAPE || g->id[c] == C_TYPE ? NNS_WRAP_END
-                                                          : opt->wrap);
+        nns__put_fit_n(o, s, len, sw, w[c], cols[g->id[c]].numeric,
+                       g->id[c] == C_SHAPE || g->id[c] == C_TYPE
+                           ? NNS_WRAP_END
+                           : opt->wrap);
       }
     }
     nns__out_str(o, "\n");
@@ -1139,9 +1264,7 @@ static nns_status render(const nns_model *m, const nns_analysis *a,
     bool csv = o->format == NNS_FORMAT_CSV;
     bool text = o->format == NNS_FORMAT_TEXT ||
                 o->format == NNS_FORMAT_BACKWARD_TEXT;
-    st = grid_build(&g, a, o, csv);
-    if (st == NNS_OK && text)
-      st = grid_prefixes(&g, a);
+    st = grid_build(&g, a, o, csv, text);
     if (st == NNS_OK) {
       if (text)
         write_text(out, a, &g, o);
