@@ -341,14 +341,11 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counted = counted;
     an->still = nns__moves_nothing(n, &c);
     an->view = nns__is_view(n, &c);
-    an->counts.flops = c.flops;
-    an->counts.macs = c.macs;
-    an->counts.dmas = c.dmas;
-    an->counts.bytes = c.bytes;
-    an->counts.macs_unmasked = c.macs;
-    an->counts.flops_unmasked = c.flops;
-    an->counts.nodes = 1;
-    an->counts.flags |= cost_flags(&c, counted);
+    an->flops = c.flops;
+    an->macs = c.macs;
+    an->dmas = c.dmas;
+    an->bytes = c.bytes;
+    an->flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
       return NNS_E_NOMEM;
   }
@@ -367,9 +364,11 @@ static nns_status sum_layers(nns__analysis *a) {
     shared[l] = a->layers[l].counts.flags & NNS_COUNT_SHARED;
     a->layers[l].counts.flags = 0;
   }
-  for (size_t i = 0; i < a->n_nodes; i++)
-    nns__counts_add(&a->layers[a->nodes[i].layer].counts,
-                    &a->nodes[i].counts);
+  for (size_t i = 0; i < a->n_nodes; i++) {
+    nns_counts c;
+    nns__node_counts(a, i, &c);
+    nns__counts_add(&a->layers[a->nodes[i].layer].counts, &c);
+  }
   /* Preorder: every child comes after its parent, so one backward sweep
    * folds each subtree into its parent. */
   for (size_t l = a->n_layers; l-- > 1;)
@@ -427,7 +426,8 @@ static nns_status sum_op_types(nns__analysis *a) {
     while (next[first])
       first = next[first] - 1;
     a->nodes[n->index].optype = (uint32_t)first;
-    nns_counts c = a->nodes[n->index].counts;
+    nns_counts c;
+    nns__node_counts(a, n->index, &c);
     c.flags &= ~(unsigned)NNS_COUNT_SHARED;
     nns__counts_add(&a->optypes[r].counts, &c);
   }
@@ -573,6 +573,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__rf_analyze(m, a, err);
   if (st == NNS_OK)
     st = nns__train_analyze(m, a, o->optimizer, err);
+  if (st == NNS_OK && a->nomem)
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
@@ -710,6 +712,8 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
       to_arena(a, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
   a->branches =
       to_arena(a, a->branches, a->n_branches, sizeof *a->branches, &ok);
+  a->node_more =
+      to_arena(a, a->node_more, a->n_node_more, sizeof *a->node_more, &ok);
   free(a->uncounted_next);
   a->uncounted_next = NULL;
   nns__map_free(&a->uncounted_index);

@@ -22,17 +22,40 @@
 
 /* ==== Results ==== */
 
-/* One node of the main graph, by nns__node.index. */
+/* One node of the main graph, by nns__node.index: the counts of its own
+ * that every node has (nns__node_counts gives its public row). A full
+ * nns_counts per node, most of it zero, was 21 MB of fresh pages for a
+ * 100k-node graph. */
 typedef struct nns__anode {
-  nns_counts counts; /* the node's own cost, activation bytes and params */
+  int64_t flops, macs, dmas; /* its cost rule's */
+  int64_t bytes;             /* bytes it moves (roofline.c) */
+  int64_t activation_bytes;  /* bytes of its outputs (memory.c) */
   uint32_t layer;    /* layer (preorder index) that holds it */
   uint32_t optype;   /* first row of its op type in a->optypes */
+  uint32_t more;     /* its row in a->node_more + 1; 0: none */
+  unsigned flags;    /* NNS_COUNT_* */
   bool counted;      /* its cost rule counted it */
   bool still;        /* it moves no data (roofline.c): a view, the view
                         rule, or outputs folded to constants */
   bool view;         /* a view or the view rule: its first output is its
                         first input under another shape */
 } nns__anode;
+
+/* What only some nodes have (nns__node_more): the parameters it is the
+ * first to read (params.c) and, for an attention product, the MACs and
+ * FLOPs of the pairs its mask leaves out (attention.c). */
+typedef struct nns__anode_more {
+  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
+  int64_t macs_cut;  /* macs - macs_unmasked */
+  int64_t flops_cut; /* flops - flops_unmasked */
+} nns__anode_more;
+
+/* A node's roofline time (roofline.c), kept only when the analysis names
+ * a device: without one every time is 0 and the bound NONE. */
+typedef struct nns__anode_time {
+  double time_s, compute_time_s, memory_time_s; /* as in nns_counts */
+  int bound;                                    /* NNS_BOUND_* */
+} nns__anode_time;
 
 /* One layer of the module tree, in preorder (0 is the root). */
 typedef struct nns__alayer {
@@ -133,6 +156,12 @@ struct nns_analysis {
   const nns__graph *main;     /* the model's main graph */
   size_t n_nodes;             /* main-graph nodes */
   nns__anode *nodes;
+  size_t n_node_more, cap_node_more;
+  nns__anode_more *node_more; /* by nns__anode.more - 1; malloc'ed while
+                                 analysing, then arena */
+  nns__anode_time *node_times; /* per node with a device, else NULL */
+  /* A pass that returns nothing ran out of memory: the analysis fails. */
+  bool nomem;
   size_t n_layers;
   nns__alayer *layers;
   size_t n_params, cap_params;
@@ -280,7 +309,8 @@ nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a);
 nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
                                const nns_hardware *hw, const char *dtype,
                                nns_error *err);
-/* Each node's time, intensity and bound (before the sums over layers). */
+/* Each node's time and bound with a device (a->node_times), intensity and
+ * bound of the subgraph nodes' rows (before the sums over layers). */
 void nns__roofline_nodes(nns_model *m, nns__analysis *a);
 /* Intensity and bound of the summed rows: layers, op types, the model. */
 void nns__roofline_finish(nns__analysis *a);
@@ -295,8 +325,14 @@ void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd);
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
- * driver and every pass. The passes call nothing in analyze.c: the driver
+ * driver and every pass, and the nodes' compact rows. The passes call nothing in analyze.c: the driver
  * calls them, not the other way round. */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
+/* The public row of main-graph node i (its nns__anode and what is kept
+ * beside it), as nns_analysis_node_counts gives it. */
+void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out);
+/* Node i's nns__anode_more, made (zeroed) on first use; NULL and
+ * a->nomem set when out of memory. Valid until the next call. */
+nns__anode_more *nns__node_more(nns__analysis *a, size_t i);
 
 #endif

@@ -317,9 +317,12 @@ nns_status nns_analysis_node_counts(const nns_analysis *a, size_t i,
     return NNS_E_ARG;
   const nns__node *n = m->nodes[i];
   static const nns_counts none = {.nodes = 1};
-  const nns_counts *c = n->graph == a->main ? &a->nodes[n->index].counts
-                        : a->node_counts    ? &a->node_counts[i]
-                                            : &none;
+  nns_counts row;
+  const nns_counts *c = a->node_counts ? &a->node_counts[i] : &none;
+  if (n->graph == a->main) {
+    nns__node_counts(a, n->index, &row);
+    c = &row;
+  }
   return NNS__PUT(out, c, NNS__V1_COUNTS);
 }
 

@@ -1,9 +1,13 @@
 /*
  * counts.c - adding one nns_counts into another, saturating: the driver
  * (analyze.c) sums nodes into layers and op types with it, and the passes
- * (params.c, memory.c, rf.c) share it. A file of its own so that the
- * passes depend on it and not on the driver that runs them.
+ * (params.c, memory.c, rf.c) share it; and the nodes' compact rows
+ * (nns__anode and what only some nodes have) with the public row they
+ * stand for. A file of its own so that the passes depend on it and not on
+ * the driver that runs them.
  */
+#include <string.h>
+
 #include "analyze.h"
 
 static int64_t sat_add(int64_t a, int64_t b, unsigned *flags) {
@@ -34,4 +38,56 @@ void nns__counts_add(nns_counts *d, const nns_counts *s) {
   d->flops_unmasked =
       sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
   d->flags |= s->flags;
+}
+
+/* ==== Nodes ==== */
+
+nns__anode_more *nns__node_more(nns__analysis *a, size_t i) {
+  nns__anode *n = &a->nodes[i];
+  if (n->more)
+    return &a->node_more[n->more - 1];
+  nns__anode_more *rows =
+      a->n_node_more < UINT32_MAX - 1
+          ? nns__grow(a->node_more, &a->cap_node_more, a->n_node_more + 1,
+                      sizeof *rows, 64)
+          : NULL;
+  if (!rows) {
+    a->nomem = true;
+    return NULL;
+  }
+  a->node_more = rows;
+  memset(&rows[a->n_node_more], 0, sizeof *rows);
+  n->more = (uint32_t)++a->n_node_more;
+  return &rows[n->more - 1];
+}
+
+void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
+  const nns__anode *n = &a->nodes[i];
+  memset(out, 0, sizeof *out);
+  out->flops = n->flops;
+  out->macs = n->macs;
+  out->dmas = n->dmas;
+  out->bytes = n->bytes;
+  out->activation_bytes = n->activation_bytes;
+  out->nodes = 1;
+  out->flags = n->flags;
+  out->macs_unmasked = n->macs;
+  out->flops_unmasked = n->flops;
+  if (n->more) {
+    const nns__anode_more *x = &a->node_more[n->more - 1];
+    out->params = x->params;
+    out->buffers = x->buffers;
+    out->param_bytes = x->param_bytes;
+    out->frozen = x->frozen;
+    out->macs_unmasked = n->macs - x->macs_cut;
+    out->flops_unmasked = n->flops - x->flops_cut;
+  }
+  out->intensity = n->bytes > 0 ? (double)n->flops / (double)n->bytes : 0;
+  if (a->node_times) {
+    const nns__anode_time *t = &a->node_times[i];
+    out->time_s = t->time_s;
+    out->compute_time_s = t->compute_time_s;
+    out->memory_time_s = t->memory_time_s;
+    out->bound = t->bound;
+  }
 }

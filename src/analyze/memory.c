@@ -123,7 +123,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   }
   for (size_t p = 0; p < nn; p++) {
     const nns__node *n = a->order[p];
-    nns_counts *c = &a->nodes[n->index].counts;
+    nns__anode *c = &a->nodes[n->index];
     added[p] = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
@@ -192,7 +192,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
       trainable = add_sat(trainable, pi->bytes, &tf);
   }
   for (size_t i = 0; i < a->n_nodes; i++)
-    acts = add_sat(acts, a->nodes[i].counts.activation_bytes, &tf);
+    acts = add_sat(acts, a->nodes[i].activation_bytes, &tf);
   t->optimizer = opt;
   t->train_param_bytes = param_bytes;
   t->train_grad_bytes = trainable;

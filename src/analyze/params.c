@@ -472,14 +472,17 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
         t->constants = add_sat(t->constants, numel, &tf);
       continue;
     }
-    nns_counts *c = &a->nodes[p->first->index].counts;
+    nns__anode_more *c = nns__node_more(a, p->first->index);
+    if (!c)
+      goto nomem;
+    unsigned *flags = &a->nodes[p->first->index].flags;
     if (pi->kind == NNS_PARAM_TRAINABLE)
-      c->params = add_sat(c->params, numel, &c->flags);
+      c->params = add_sat(c->params, numel, flags);
     else if (pi->kind == NNS_PARAM_FROZEN)
-      c->frozen = add_sat(c->frozen, numel, &c->flags);
+      c->frozen = add_sat(c->frozen, numel, flags);
     else
-      c->buffers = add_sat(c->buffers, numel, &c->flags);
-    c->param_bytes = add_sat(c->param_bytes, pi->bytes, &c->flags);
+      c->buffers = add_sat(c->buffers, numel, flags);
+    c->param_bytes = add_sat(c->param_bytes, pi->bytes, flags);
     if (!add_dtype_row(a, &rows, &rows_cap, dtype, numel, pi->bytes))
       goto nomem;
     if (!stored[p->storage->index]) {

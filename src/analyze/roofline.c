@@ -281,7 +281,7 @@ nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a) {
     nns__cost c;
     memset(&c, 0, sizeof c);
     kernel_node_bytes(&s, n, &c);
-    nns_counts *k = &a->nodes[n->index].counts;
+    nns__anode *k = &a->nodes[n->index];
     k->bytes = c.bytes;
     k->flags |= (c.partial ? NNS_COUNT_PARTIAL : 0u) |
                 (c.symbolic ? NNS_COUNT_SYMBOLIC : 0u) |
@@ -415,31 +415,36 @@ static double peak_of(const nns__analysis *a, const nns__node *n) {
   return n->op && n->op->matrix ? a->roof_matrix_peak : a->roof_other_peak;
 }
 
-/* n's time on the device, into its own counts. */
+/* n's time on the device: from its own flops and bytes, the larger of
+ * compute and memory. */
 static void node_time(const nns__analysis *a, const nns__node *n,
-                      nns_counts *k) {
-  if (!a->roofline)
-    return;
-  double tc = (double)k->flops / peak_of(a, n);
-  double tm = (double)k->bytes / a->roof_bandwidth;
+                      int64_t flops, int64_t bytes, double *time_s,
+                      double *compute_time_s, double *memory_time_s) {
+  double tc = (double)flops / peak_of(a, n);
+  double tm = (double)bytes / a->roof_bandwidth;
   if (tm > tc) {
-    k->memory_time_s = tm;
-    k->time_s = tm;
+    *memory_time_s = tm;
+    *time_s = tm;
   } else {
-    k->compute_time_s = tc;
-    k->time_s = tc;
+    *compute_time_s = tc;
+    *time_s = tc;
   }
+}
+
+/* The bound of a row's times. */
+static int bound_of(const nns__analysis *a, double compute_time_s,
+                    double memory_time_s) {
+  if (!a->roofline)
+    return NNS_BOUND_NONE;
+  if (memory_time_s > compute_time_s)
+    return NNS_BOUND_MEMORY;
+  return compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
 }
 
 /* Intensity and bound from a row's sums. */
 static void finish(const nns__analysis *a, nns_counts *k) {
   k->intensity = k->bytes > 0 ? (double)k->flops / (double)k->bytes : 0;
-  if (!a->roofline)
-    k->bound = NNS_BOUND_NONE;
-  else if (k->memory_time_s > k->compute_time_s)
-    k->bound = NNS_BOUND_MEMORY;
-  else
-    k->bound = k->compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
+  k->bound = bound_of(a, k->compute_time_s, k->memory_time_s);
 }
 
 /* The times of the kernel whose first node is nodes[first]: one roofline
@@ -449,7 +454,7 @@ static void kernel_times(const nns__analysis *a, const nns__graph *g,
   int32_t end = first + g->nodes[first].kernel_count;
   double tc = 0, tm = 0;
   for (int32_t j = first; j < end; j++) {
-    const nns_counts *k = &a->nodes[j].counts;
+    const nns__anode *k = &a->nodes[j];
     tc += (double)k->flops / peak_of(a, &g->nodes[j]);
     tm += (double)k->bytes / a->roof_bandwidth;
   }
@@ -458,37 +463,50 @@ static void kernel_times(const nns__analysis *a, const nns__graph *g,
               : tc > 0 ? NNS_BOUND_COMPUTE
                        : NNS_BOUND_NONE;
   for (int32_t j = first; j < end; j++) {
-    nns_counts *k = &a->nodes[j].counts;
+    const nns__anode *k = &a->nodes[j];
+    nns__anode_time *t = &a->node_times[j];
     if (memory) {
-      k->memory_time_s = (double)k->bytes / a->roof_bandwidth;
-      k->time_s = k->memory_time_s;
+      t->memory_time_s = (double)k->bytes / a->roof_bandwidth;
+      t->time_s = t->memory_time_s;
     } else {
-      k->compute_time_s = (double)k->flops / peak_of(a, &g->nodes[j]);
-      k->time_s = k->compute_time_s;
+      t->compute_time_s = (double)k->flops / peak_of(a, &g->nodes[j]);
+      t->time_s = t->compute_time_s;
     }
-    finish(a, k);
-    k->bound = bound;
+    t->bound = bound;
   }
 }
 
+/* A main-graph node's intensity is worked out from its row when it is
+ * read (nns__node_counts); its times are kept only with a device. */
 void nns__roofline_nodes(nns_model *m, nns__analysis *a) {
-  for (size_t i = 0; i < a->n_nodes; i++) {
+  if (a->roofline) {
+    a->node_times = nns__arena_array(&a->arena, a->n_nodes + 1,
+                                     sizeof *a->node_times);
+    if (!a->node_times) {
+      a->nomem = true;
+      return;
+    }
+  }
+  for (size_t i = 0; a->roofline && i < a->n_nodes; i++) {
     const nns__node *n = &m->graph->nodes[i];
     if (n->kernel_count) {
-      if (n->kernel_first == (int32_t)i && a->roofline)
+      if (n->kernel_first == (int32_t)i)
         kernel_times(a, m->graph, (int32_t)i);
-      else if (!a->roofline)
-        finish(a, &a->nodes[n->index].counts);
       continue;
     }
-    node_time(a, n, &a->nodes[n->index].counts);
-    finish(a, &a->nodes[n->index].counts);
+    nns__anode_time *t = &a->node_times[n->index];
+    node_time(a, n, a->nodes[n->index].flops, a->nodes[n->index].bytes,
+              &t->time_s, &t->compute_time_s, &t->memory_time_s);
+    t->bound = bound_of(a, t->compute_time_s, t->memory_time_s);
   }
   for (size_t i = 0; a->node_counts && i < m->n_nodes; i++) {
     if (m->nodes[i]->graph == a->main)
       continue;
-    node_time(a, m->nodes[i], &a->node_counts[i]);
-    finish(a, &a->node_counts[i]);
+    nns_counts *k = &a->node_counts[i];
+    if (a->roofline)
+      node_time(a, m->nodes[i], k->flops, k->bytes, &k->time_s,
+                &k->compute_time_s, &k->memory_time_s);
+    finish(a, k);
   }
 }
 
