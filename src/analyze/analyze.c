@@ -364,16 +364,20 @@ static nns_status sum_layers(nns__analysis *a) {
     shared[l] = a->layers[l].counts.flags & NNS_COUNT_SHARED;
     a->layers[l].counts.flags = 0;
   }
-  for (size_t i = 0; i < a->n_nodes; i++) {
-    nns_counts c;
-    nns__node_counts(a, i, &c);
-    nns__counts_add(&a->layers[a->nodes[i].layer].counts, &c);
+  if (a->node_times) {
+    a->layer_times = nns__arena_array(&a->arena, a->n_layers + 1,
+                                      sizeof *a->layer_times);
+    if (!a->layer_times) {
+      free(shared);
+      return NNS_E_NOMEM;
+    }
   }
+  for (size_t i = 0; i < a->n_nodes; i++)
+    nns__layer_add_node(a, a->nodes[i].layer, i);
   /* Preorder: every child comes after its parent, so one backward sweep
    * folds each subtree into its parent. */
   for (size_t l = a->n_layers; l-- > 1;)
-    nns__counts_add(&a->layers[a->layers[l].info.parent].counts,
-                    &a->layers[l].counts);
+    nns__layer_add_layer(a, a->layers[l].info.parent, l);
   for (size_t l = 0; l < a->n_layers; l++) {
     a->layers[l].counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
     a->layers[l].counts.flags |= shared[l];
@@ -578,7 +582,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
-  a->all = a->layers[0].counts;
+  nns__layer_counts(a, 0, &a->all);
   a->all.flags |= a->memory_flags;
   a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);

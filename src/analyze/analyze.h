@@ -57,10 +57,27 @@ typedef struct nns__anode_time {
   int bound;                                    /* NNS_BOUND_* */
 } nns__anode_time;
 
+/* A layer's sums over its subtree: what every layer has of nns_counts
+ * (nns__layer_counts gives the public row). Its intensity and bound are
+ * worked out when read, its times and training step's bytes are kept
+ * aside, only when there are any. */
+typedef struct nns__lcounts {
+  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
+  int64_t flops, macs, dmas, bytes, activation_bytes, nodes;
+  int64_t macs_unmasked, flops_unmasked;
+  int64_t params_active, weight_bytes_read;     /* experts.c */
+  unsigned flags;                               /* NNS_COUNT_* */
+} nns__lcounts;
+
+/* A layer's training-step bytes (train.c), as in nns_counts. */
+typedef struct nns__ltrain {
+  int64_t saved_bytes, checkpoint_saves_bytes, checkpoint_recompute_flops;
+} nns__ltrain;
+
 /* One layer of the module tree, in preorder (0 is the root). */
 typedef struct nns__alayer {
   nns_layer_info info;  /* the public row */
-  nns_counts counts;    /* over the subtree */
+  nns__lcounts counts;  /* over the subtree */
   uint32_t rf;          /* field of its output: index into a->layer_rfs */
   /* Per spatial axis, a field that differs between positions (windowed
    * attention; period 0 on the others), or NULL when none does. */
@@ -160,6 +177,10 @@ struct nns_analysis {
   nns__anode_more *node_more; /* by nns__anode.more - 1; malloc'ed while
                                  analysing, then arena */
   nns__anode_time *node_times; /* per node with a device, else NULL */
+  nns__anode_time *layer_times; /* per layer with a device, else NULL
+                                   (bound unused: worked out when read) */
+  nns__ltrain *layer_train;    /* per layer with a training step, else
+                                  NULL */
   /* A pass that returns nothing ran out of memory: the analysis fails. */
   bool nomem;
   size_t n_layers;
@@ -312,8 +333,11 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
 /* Each node's time and bound with a device (a->node_times), intensity and
  * bound of the subgraph nodes' rows (before the sums over layers). */
 void nns__roofline_nodes(nns_model *m, nns__analysis *a);
-/* Intensity and bound of the summed rows: layers, op types, the model. */
+/* Intensity and bound of the summed rows: op types and the model (a
+ * layer's are worked out when read, nns__layer_counts). */
 void nns__roofline_finish(nns__analysis *a);
+/* Intensity and bound of one row from its flops, bytes and times. */
+void nns__counts_finish(const nns__analysis *a, nns_counts *k);
 
 /* attention.c: macs_unmasked / flops_unmasked of the attention products
  * whose mask is known (a->nodes[].counts, after the costs); the token
@@ -331,6 +355,12 @@ void nns__counts_add(nns_counts *dst, const nns_counts *src);
 /* The public row of main-graph node i (its nns__anode and what is kept
  * beside it), as nns_analysis_node_counts gives it. */
 void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out);
+/* The public row of layer l (its sums and what is kept beside them). */
+void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out);
+/* Adds main-graph node i's row into layer l's sums (and times). */
+void nns__layer_add_node(nns__analysis *a, size_t l, size_t i);
+/* Adds layer `from`'s sums (and times) into layer `to`'s. */
+void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from);
 /* Node i's nns__anode_more, made (zeroed) on first use; NULL and
  * a->nomem set when out of memory. Valid until the next call. */
 nns__anode_more *nns__node_more(nns__analysis *a, size_t i);

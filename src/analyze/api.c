@@ -115,7 +115,9 @@ nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &a->layers[i].counts, NNS__V1_COUNTS);
+  nns_counts row;
+  nns__layer_counts(a, i, &row);
+  return NNS__PUT(out, &row, NNS__V1_COUNTS);
 }
 
 nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {

@@ -91,3 +91,96 @@ void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
     out->bound = t->bound;
   }
 }
+
+/* ==== Layers ==== */
+
+void nns__layer_add_node(nns__analysis *a, size_t l, size_t i) {
+  nns__lcounts *d = &a->layers[l].counts;
+  const nns__anode *n = &a->nodes[i];
+  int64_t macs_unmasked = n->macs, flops_unmasked = n->flops;
+  if (n->more) {
+    const nns__anode_more *x = &a->node_more[n->more - 1];
+    d->params = sat_add(d->params, x->params, &d->flags);
+    d->buffers = sat_add(d->buffers, x->buffers, &d->flags);
+    d->param_bytes = sat_add(d->param_bytes, x->param_bytes, &d->flags);
+    d->frozen = sat_add(d->frozen, x->frozen, &d->flags);
+    macs_unmasked = n->macs - x->macs_cut;
+    flops_unmasked = n->flops - x->flops_cut;
+  }
+  d->flops = sat_add(d->flops, n->flops, &d->flags);
+  d->macs = sat_add(d->macs, n->macs, &d->flags);
+  d->dmas = sat_add(d->dmas, n->dmas, &d->flags);
+  d->activation_bytes =
+      sat_add(d->activation_bytes, n->activation_bytes, &d->flags);
+  d->nodes = sat_add(d->nodes, 1, &d->flags);
+  d->bytes = sat_add(d->bytes, n->bytes, &d->flags);
+  d->macs_unmasked = sat_add(d->macs_unmasked, macs_unmasked, &d->flags);
+  d->flops_unmasked = sat_add(d->flops_unmasked, flops_unmasked, &d->flags);
+  d->flags |= n->flags;
+  if (a->layer_times && a->node_times) {
+    nns__anode_time *t = &a->layer_times[l];
+    const nns__anode_time *s = &a->node_times[i];
+    t->time_s += s->time_s;
+    t->compute_time_s += s->compute_time_s;
+    t->memory_time_s += s->memory_time_s;
+  }
+}
+
+void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from) {
+  nns__lcounts *d = &a->layers[to].counts;
+  const nns__lcounts *s = &a->layers[from].counts;
+  d->params = sat_add(d->params, s->params, &d->flags);
+  d->buffers = sat_add(d->buffers, s->buffers, &d->flags);
+  d->param_bytes = sat_add(d->param_bytes, s->param_bytes, &d->flags);
+  d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
+  d->flops = sat_add(d->flops, s->flops, &d->flags);
+  d->macs = sat_add(d->macs, s->macs, &d->flags);
+  d->dmas = sat_add(d->dmas, s->dmas, &d->flags);
+  d->activation_bytes =
+      sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
+  d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
+  d->bytes = sat_add(d->bytes, s->bytes, &d->flags);
+  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
+  d->flops_unmasked =
+      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
+  d->flags |= s->flags;
+  if (a->layer_times) {
+    nns__anode_time *t = &a->layer_times[to];
+    const nns__anode_time *u = &a->layer_times[from];
+    t->time_s += u->time_s;
+    t->compute_time_s += u->compute_time_s;
+    t->memory_time_s += u->memory_time_s;
+  }
+}
+
+void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out) {
+  const nns__lcounts *s = &a->layers[l].counts;
+  memset(out, 0, sizeof *out);
+  out->params = s->params;
+  out->buffers = s->buffers;
+  out->param_bytes = s->param_bytes;
+  out->frozen = s->frozen;
+  out->flops = s->flops;
+  out->macs = s->macs;
+  out->dmas = s->dmas;
+  out->bytes = s->bytes;
+  out->activation_bytes = s->activation_bytes;
+  out->nodes = s->nodes;
+  out->macs_unmasked = s->macs_unmasked;
+  out->flops_unmasked = s->flops_unmasked;
+  out->params_active = s->params_active;
+  out->weight_bytes_read = s->weight_bytes_read;
+  out->flags = s->flags;
+  if (a->layer_times) {
+    out->time_s = a->layer_times[l].time_s;
+    out->compute_time_s = a->layer_times[l].compute_time_s;
+    out->memory_time_s = a->layer_times[l].memory_time_s;
+  }
+  if (a->layer_train) {
+    out->saved_bytes = a->layer_train[l].saved_bytes;
+    out->checkpoint_saves_bytes = a->layer_train[l].checkpoint_saves_bytes;
+    out->checkpoint_recompute_flops =
+        a->layer_train[l].checkpoint_recompute_flops;
+  }
+  nns__counts_finish(a, out);
+}

@@ -87,7 +87,7 @@ static void apply_experts(nns__analysis *a, const char *path,
 
 static void experts_counts(const nns_model *m, nns__analysis *a) {
   for (size_t l = 0; l < a->n_layers; l++) {
-    nns_counts *c = &a->layers[l].counts;
+    nns__lcounts *c = &a->layers[l].counts;
     c->params_active = sum_sat(c->params, c->frozen);
     c->weight_bytes_read = c->param_bytes;
   }

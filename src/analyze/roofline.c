@@ -441,8 +441,7 @@ static int bound_of(const nns__analysis *a, double compute_time_s,
   return compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
 }
 
-/* Intensity and bound from a row's sums. */
-static void finish(const nns__analysis *a, nns_counts *k) {
+void nns__counts_finish(const nns__analysis *a, nns_counts *k) {
   k->intensity = k->bytes > 0 ? (double)k->flops / (double)k->bytes : 0;
   k->bound = bound_of(a, k->compute_time_s, k->memory_time_s);
 }
@@ -506,14 +505,12 @@ void nns__roofline_nodes(nns_model *m, nns__analysis *a) {
     if (a->roofline)
       node_time(a, m->nodes[i], k->flops, k->bytes, &k->time_s,
                 &k->compute_time_s, &k->memory_time_s);
-    finish(a, k);
+    nns__counts_finish(a, k);
   }
 }
 
 void nns__roofline_finish(nns__analysis *a) {
-  for (size_t l = 0; l < a->n_layers; l++)
-    finish(a, &a->layers[l].counts);
   for (size_t r = 0; r < a->n_optypes; r++)
-    finish(a, &a->optypes[r].counts);
-  finish(a, &a->all);
+    nns__counts_finish(a, &a->optypes[r].counts);
+  nns__counts_finish(a, &a->all);
 }
