@@ -15,6 +15,14 @@
 
 #include "analyze.h"
 
+/* a x b as nns__cmul gives it, without its overflow flag. */
+static inline int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a < 0 || b < 0)
+    return 0;
+  return nns__mul_i64(a, b, &r) ? r : INT64_MAX;
+}
+
 int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic) {
   const nns__type *t = &v->type;
@@ -24,12 +32,17 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
   int bits = nns__dtype_bits(t->dtype);
   if (bits <= 0)
     return -1;
+  /* nns__cmul's saturation (a negative factor gives 0, an overflow
+   * INT64_MAX) inline: this runs for every input and output of every
+   * node, and two calls per dim were most of its time. */
   nns__cost c;
-  memset(&c, 0, sizeof c);
+  c.symbolic = false;
   int64_t n = 1;
-  for (int32_t k = 0; k < t->rank; k++)
-    n = nns__cmul(&c, n, nns__dim_count(&c, t->dims[k], m));
-  int64_t b = nns__cmul(&c, n, bits);
+  for (int32_t k = 0; k < t->rank; k++) {
+    nns__dim d = t->dims[k];
+    n = sat_mul(n, d.sym ? nns__dim_count(&c, d, m) : d.v);
+  }
+  int64_t b = sat_mul(n, bits);
   if (c.symbolic)
     *symbolic = true;
   if (b == INT64_MAX)
