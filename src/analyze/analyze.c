@@ -231,7 +231,7 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   memset(c, 0, sizeof *c);
   *counted = false;
   if (!n->op || !n->op->cost) {
-    nns__node_bytes(m, n, c); /* an op without a cost rule moves data too */
+    nns__node_bytes(a, n, c); /* an op without a cost rule moves data too */
     record_uncounted(a, n, NO_RULE);
     record_node(a, n, c, false);
     return NNS_OK;
@@ -254,7 +254,7 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   nns_status st = n->op->cost(&cx, c);
   if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
     if (!holds_subgraph(n))
-      nns__node_bytes(m, n, c);
+      nns__node_bytes(a, n, c);
     *counted = true;
     record_node(a, n, c, true);
     return NNS_OK;
@@ -271,7 +271,7 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
   if (!holds_subgraph(n))
-    nns__node_bytes(m, n, c);
+    nns__node_bytes(a, n, c);
   /* NNS__UNCOUNTED, or a negative count: the rule had no usable size (an
    * unknown rank or dim; symbolic dims taken as 1 can make one negative).
    * Any other status is the rule's error, warned above. */
@@ -522,7 +522,7 @@ static void node_totals(nns_model *m, nns__analysis *a) {
     k->nodes = 1;
     for (int32_t o = 0; o < n->n_out; o++) {
       bool sym = false;
-      int64_t b = n->out[o] ? nns__value_bytes(m, n->out[o], &sym) : -1;
+      int64_t b = n->out[o] ? nns__vbytes(a, n->out[o], &sym) : -1;
       if (b > 0 && !nns__add_i64(k->activation_bytes, b,
                                  &k->activation_bytes)) {
         k->activation_bytes = INT64_MAX;
@@ -560,7 +560,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     a->node_counted =
         nns__arena_array(ar, m->n_nodes + 1, sizeof *a->node_counted);
   }
-  if (!a->nodes || !a->is_param_value || !a->order ||
+  if (!a->nodes || !a->is_param_value || !a->order || !nns__vbytes_start(a) ||
       (m->subgraph_nodes && (!a->node_counts || !a->node_counted)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
@@ -738,6 +738,10 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
       to_arena(a, a->node_more, a->n_node_more, sizeof *a->node_more, &ok);
   free(a->uncounted_next);
   a->uncounted_next = NULL;
+  free(a->vbytes);
+  free(a->vbytes_symbolic);
+  a->vbytes = NULL;
+  a->vbytes_symbolic = NULL;
   nns__map_free(&a->uncounted_index);
   if (st == NNS_OK && (!ok || keep_inference(m, a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");

@@ -183,6 +183,11 @@ struct nns_analysis {
                                   NULL */
   /* A pass that returns nothing ran out of memory: the analysis fails. */
   bool nomem;
+  /* While analysing: nns__value_bytes of each model value, worked out
+   * once (nns__vbytes; read for every input and output of every node by
+   * three passes), and whether it took a symbol as 1. */
+  int64_t *vbytes;
+  bool *vbytes_symbolic;
   size_t n_layers;
   nns__alayer *layers;
   size_t n_params, cap_params;
@@ -301,6 +306,19 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
  * taken as 1. */
 int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic);
+/* Works out a->vbytes (false when out of memory). */
+bool nns__vbytes_start(nns__analysis *a);
+/* nns__value_bytes of v, from a->vbytes while analysing. */
+static inline int64_t nns__vbytes(const nns__analysis *a, const nns__value *v,
+                                  bool *symbolic) {
+  if (a->vbytes && v->index < a->model->n_values &&
+      a->model->values[v->index] == v) {
+    if (a->vbytes_symbolic[v->index])
+      *symbolic = true;
+    return a->vbytes[v->index];
+  }
+  return nns__value_bytes(a->model, v, symbolic);
+}
 
 /* rf.c: receptive field of every value, then of every layer (its output
  * value) and the model's (the last spatial field on the path to the
@@ -315,7 +333,8 @@ void nns__experts_analyze(const nns_model *m, nns__analysis *a);
  * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. A
  * node in a kernel (nns__node.kernel_count) gets 0 here and its bytes
  * from nns__kernel_bytes. */
-void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c);
+void nns__node_bytes(const nns__analysis *a, const nns__node *n,
+                     nns__cost *c);
 /* Whether n, costed into c, moves no data (a view, the view rule, every
  * output folded), and whether it is a view or took the view rule. */
 bool nns__moves_nothing(const nns__node *n, const nns__cost *c);

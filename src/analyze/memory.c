@@ -50,6 +50,25 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
   return b / 8 + (b % 8 != 0);
 }
 
+bool nns__vbytes_start(nns__analysis *a) {
+  const nns_model *m = a->model;
+  a->vbytes = malloc((m->n_values + 1) * sizeof *a->vbytes);
+  a->vbytes_symbolic = malloc(m->n_values + 1);
+  if (!a->vbytes || !a->vbytes_symbolic) {
+    free(a->vbytes);
+    free(a->vbytes_symbolic);
+    a->vbytes = NULL;
+    a->vbytes_symbolic = NULL;
+    return false;
+  }
+  for (size_t i = 0; i < m->n_values; i++) {
+    bool sym = false;
+    a->vbytes[i] = nns__value_bytes(m, m->values[i], &sym);
+    a->vbytes_symbolic[i] = sym;
+  }
+  return true;
+}
+
 static int64_t add_sat(int64_t a, int64_t b, unsigned *flags) {
   int64_t r;
   if (!nns__add_i64(a, b, &r)) {
@@ -129,7 +148,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     if (!v || v->init || a->is_param_value[v->index])
       continue;
     bool sym = false;
-    int64_t b = nns__value_bytes(m, v, &sym);
+    int64_t b = nns__vbytes(a, v, &sym);
     bytes[v->index] = b < 0 ? 0 : b;
     t->input_bytes = add_sat(t->input_bytes, bytes[v->index], &tf);
     live_inputs += bytes[v->index];
@@ -143,7 +162,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
       if (!v || a->is_param_value[v->index])
         continue;
       bool sym = false;
-      int64_t b = nns__value_bytes(m, v, &sym);
+      int64_t b = nns__vbytes(a, v, &sym);
       if (b < 0) {
         c->flags |= NNS_COUNT_PARTIAL; /* size unknown: a lower bound */
         b = 0;

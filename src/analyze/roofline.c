@@ -58,12 +58,12 @@ bool nns__moves_nothing(const nns__node *n, const nns__cost *c) {
  * (PARTIAL) or a symbol taken as 1. Sequences and maps have no storage
  * dtype of their own: the ops that make or read their tensors count
  * those. */
-static int64_t value_bytes(const nns_model *m, const nns__value *v,
+static int64_t value_bytes(const nns__analysis *a, const nns__value *v,
                            nns__cost *c) {
   if (v->type.kind != NNS_KIND_TENSOR && v->type.kind != 0)
     return -1;
   bool sym = false;
-  int64_t b = nns__value_bytes(m, v, &sym);
+  int64_t b = nns__vbytes(a, v, &sym);
   if (sym)
     c->symbolic = true;
   if (b < 0)
@@ -72,13 +72,15 @@ static int64_t value_bytes(const nns_model *m, const nns__value *v,
 }
 
 /* Adds v's bytes to c->bytes (value_bytes). */
-static void add_value(const nns_model *m, const nns__value *v, nns__cost *c) {
-  int64_t b = value_bytes(m, v, c);
+static void add_value(const nns__analysis *a, const nns__value *v,
+                      nns__cost *c) {
+  int64_t b = value_bytes(a, v, c);
   if (b >= 0)
     c->bytes = nns__cadd(c, c->bytes, b);
 }
 
-void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
+void nns__node_bytes(const nns__analysis *a, const nns__node *n,
+                     nns__cost *c) {
   c->bytes = 0;
   if (nns__moves_nothing(n, c) || n->kernel_count)
     return; /* a kernel's nodes: nns__kernel_bytes */
@@ -93,11 +95,11 @@ void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
         n->out[0])
       v = n->out[0];
     if (!seen)
-      add_value(m, v, c);
+      add_value(a, v, c);
   }
   for (int32_t k = 0; k < n->n_out; k++)
     if (n->out[k])
-      add_value(m, n->out[k], c);
+      add_value(a, n->out[k], c);
 }
 
 /* ==== Kernels ==== */
@@ -139,8 +141,8 @@ static bool aliases(const kpass *s, const nns__node *p) {
       !p->in[0] || !p->out[0] || p->in[0]->type.dtype != p->out[0]->type.dtype)
     return false;
   bool sym = false;
-  return nns__value_bytes(s->m, p->in[0], &sym) ==
-         nns__value_bytes(s->m, p->out[0], &sym);
+  return nns__vbytes(s->a, p->in[0], &sym) ==
+         nns__vbytes(s->a, p->out[0], &sym);
 }
 
 /* The value v stands for in the kernel: through the views its nodes
@@ -246,12 +248,12 @@ static void kernel_node_bytes(kpass *s, const nns__node *n, nns__cost *c) {
     const nns__value *size = v;
     if (i == 0 && n->op && n->op->picks && n->n_out > 0 && n->out[0])
       size = n->out[0];
-    read_once(s, r, value_bytes(s->m, size, c), first, c);
+    read_once(s, r, value_bytes(s->a, size, c), first, c);
   }
   for (int32_t k = 0; k < n->n_out; k++) {
     const nns__value *w = n->out[k];
     if (w && (!listed(s, w) || written(s, w)))
-      add_value(s->m, w, c);
+      add_value(s->a, w, c);
   }
 }
 
