@@ -598,23 +598,28 @@ done:
 
 /* ==== Finish: types, op lists, inputs and outputs ==== */
 
-/* A layer's op types. Most layers have one (every layer of a graph without
- * module paths), so the first lives in the list itself and only a second
- * one mallocs: a malloc and a free per layer were a tenth of scope_finish
- * on a 100k-node graph. */
+/* A layer's op types, as rows of a->optypes (the first row of each op
+ * type name). Most layers have one (every layer of a graph without module
+ * paths), so the first lives in the list itself and only a second one
+ * mallocs: a malloc and a free per layer were a tenth of scope_finish on
+ * a 100k-node graph. */
 typedef struct type_list {
-  const char **v; /* &one, or malloc'ed */
+  uint32_t *v; /* &one, or malloc'ed */
   uint32_t n, cap;
-  const char *one;
+  uint32_t one;
 } type_list;
 
-/* Which layers already list an op type: (layer, op type row) pairs in an
- * nns__set64, O(1) however many types a model has. */
+/* Up to this many types a list is searched in place; a longer one also
+ * keeps its (layer, type) pairs in an nns__set64, O(1) however many types
+ * a model has. A set of every layer's pairs was 10 MB of fresh pages on a
+ * 100k-node graph, where most lists hold one or two types. */
+enum { LIST_SCAN = 8 };
+
 static int pair_add(nns__set64 *seen, uint32_t layer, uint32_t type) {
   return nns__set64_add(seen, (uint64_t)layer << 32 | type);
 }
 
-static bool list_add(type_list *t, const char *s) {
+static bool list_push(type_list *t, uint32_t type) {
   if (t->cap == 0) {
     t->v = &t->one;
     t->cap = 1;
@@ -622,8 +627,8 @@ static bool list_add(type_list *t, const char *s) {
     /* Off the inline slot: a malloc'ed list of 4, then doubling. */
     bool inline_one = t->v == &t->one;
     size_t cap = inline_one ? 0 : t->cap;
-    const char **v = nns__grow(inline_one ? NULL : t->v, &cap,
-                               (size_t)t->n + 1, sizeof *v, 4);
+    uint32_t *v = nns__grow(inline_one ? NULL : t->v, &cap, (size_t)t->n + 1,
+                            sizeof *v, 4);
     if (!v || cap > UINT32_MAX)
       return false;
     if (inline_one)
@@ -631,8 +636,30 @@ static bool list_add(type_list *t, const char *s) {
     t->v = v;
     t->cap = (uint32_t)cap;
   }
-  t->v[t->n++] = s;
+  t->v[t->n++] = type;
   return true;
+}
+
+/* Adds `type` to layer l's list t unless it is there: 1 added, 0 already
+ * listed, -1 out of memory. */
+static int list_add(type_list *t, nns__set64 *seen, uint32_t l,
+                    uint32_t type) {
+  if (t->n < LIST_SCAN) {
+    for (uint32_t i = 0; i < t->n; i++)
+      if (t->v[i] == type)
+        return 0;
+    if (!list_push(t, type))
+      return -1;
+    /* Long enough for the set: every type so far goes in. */
+    for (uint32_t i = 0; t->n == LIST_SCAN && i < t->n; i++)
+      if (pair_add(seen, l, t->v[i]) < 0)
+        return -1;
+    return 1;
+  }
+  int added = pair_add(seen, l, type);
+  if (added > 0 && !list_push(t, type))
+    return -1;
+  return added;
 }
 
 static void list_free(type_list *t) {
@@ -644,20 +671,22 @@ static void list_free(type_list *t) {
  * when max > 0. */
 static const char *join(nns__analysis *a, const type_list *t, const char *sep,
                         size_t max) {
+  const nns__optype_row *row = a->optypes;
   /* Nothing to join: the list's one string (no copy per layer). */
   if (t->n == 0)
     return "";
   if (t->n == 1)
-    return t->v[0];
+    return row[t->v[0]].op_type;
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
-    len += strlen(t->v[i]) + strlen(sep);
+    len += strlen(row[t->v[i]].op_type) + strlen(sep);
   char *s = nns__arena_alloc(&a->arena, len + 8);
   if (!s)
     return "";
   size_t k = 0;
   for (uint32_t i = 0; i < t->n; i++) {
-    size_t n = strlen(t->v[i]);
+    const char *name = row[t->v[i]].op_type;
+    size_t n = strlen(name);
     if (max && i > 0 && k + strlen(sep) + n > max) {
       memcpy(s + k, "+...", 4);
       k += 4;
@@ -667,7 +696,7 @@ static const char *join(nns__analysis *a, const type_list *t, const char *sep,
       memcpy(s + k, sep, strlen(sep));
       k += strlen(sep);
     }
-    memcpy(s + k, t->v[i], n);
+    memcpy(s + k, name, n);
     k += n;
   }
   s[k] = '\0';
@@ -695,11 +724,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   nns__set64 seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
-  /* Each layer lists at least one type: tables of that size from the
-   * start rather than a doubling series of them. */
-  if (!types || !work || !out_pos || !last_pos || !pos ||
-      !nns__set64_reserve(&seen, nl) ||
-      !nns__set64_reserve(&seen_work, nl)) {
+  if (!types || !work || !out_pos || !last_pos || !pos) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
@@ -714,10 +739,11 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     /* Op types: an ancestor already holding the type holds it for all of
      * its own ancestors too, so the climb stops there. */
     for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
-      int added = pair_add(&seen, (uint32_t)l, a->nodes[n->index].optype);
+      int added = list_add(&types[l], &seen, (uint32_t)l,
+                           a->nodes[n->index].optype);
       if (added == 0)
         break;
-      if (added < 0 || !list_add(&types[l], n->op_type)) {
+      if (added < 0) {
         st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
         goto done;
       }
@@ -729,10 +755,11 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         all_folded = false;
     for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
          l = a->layers[l].info.parent) {
-      int added = pair_add(&seen_work, (uint32_t)l, a->nodes[n->index].optype);
+      int added = list_add(&work[l], &seen_work, (uint32_t)l,
+                           a->nodes[n->index].optype);
       if (added == 0)
         break;
-      if (added < 0 || !list_add(&work[l], n->op_type)) {
+      if (added < 0) {
         st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
         goto done;
       }
@@ -797,7 +824,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     if (li->type)
       ;
     else if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
-      li->type = types[l].v[0];
+      li->type = a->optypes[types[l].v[0]].op_type;
     else
       li->type = join(a, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }
