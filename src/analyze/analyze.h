@@ -183,10 +183,11 @@ struct nns_analysis {
                                   NULL */
   /* A pass that returns nothing ran out of memory: the analysis fails. */
   bool nomem;
-  /* While analysing: nns__value_bytes of each model value, worked out
-   * once (nns__vbytes; read for every input and output of every node by
-   * three passes), and whether it took a symbol as 1. */
-  int64_t *vbytes;
+  /* While analysing: nns__value_bytes of each model value plus 2 (0: not
+   * worked out yet), as nns__vbytes first reads it (three passes read
+   * every input and output of every node), and whether it took a symbol
+   * as 1. Zeroed pages are touched only where values are read. */
+  uint64_t *vbytes;
   bool *vbytes_symbolic;
   size_t n_layers;
   nns__alayer *layers;
@@ -306,18 +307,22 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
  * taken as 1. */
 int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic);
-/* Works out a->vbytes (false when out of memory). */
+/* Makes a->vbytes (false when out of memory). */
 bool nns__vbytes_start(nns__analysis *a);
-/* nns__value_bytes of v, from a->vbytes while analysing. */
+/* nns__value_bytes of v, kept in a->vbytes while analysing. */
 static inline int64_t nns__vbytes(const nns__analysis *a, const nns__value *v,
                                   bool *symbolic) {
-  if (a->vbytes && v->index < a->model->n_values &&
-      a->model->values[v->index] == v) {
-    if (a->vbytes_symbolic[v->index])
-      *symbolic = true;
-    return a->vbytes[v->index];
+  if (!a->vbytes || v->index >= a->model->n_values)
+    return nns__value_bytes(a->model, v, symbolic);
+  uint64_t *kept = &a->vbytes[v->index];
+  bool *sym = &a->vbytes_symbolic[v->index];
+  if (!*kept) {
+    /* b >= -1: b + 2 >= 1, and INT64_MAX + 2 fits in 64 unsigned bits. */
+    *kept = (uint64_t)nns__value_bytes(a->model, v, sym) + 2;
   }
-  return nns__value_bytes(a->model, v, symbolic);
+  if (*sym)
+    *symbolic = true;
+  return (int64_t)(*kept - 2);
 }
 
 /* rf.c: receptive field of every value, then of every layer (its output

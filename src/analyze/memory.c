@@ -51,20 +51,15 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
 }
 
 bool nns__vbytes_start(nns__analysis *a) {
-  const nns_model *m = a->model;
-  a->vbytes = malloc((m->n_values + 1) * sizeof *a->vbytes);
-  a->vbytes_symbolic = malloc(m->n_values + 1);
+  size_t n = a->model->n_values + 1;
+  a->vbytes = calloc(n, sizeof *a->vbytes);
+  a->vbytes_symbolic = calloc(n, sizeof *a->vbytes_symbolic);
   if (!a->vbytes || !a->vbytes_symbolic) {
     free(a->vbytes);
     free(a->vbytes_symbolic);
     a->vbytes = NULL;
     a->vbytes_symbolic = NULL;
     return false;
-  }
-  for (size_t i = 0; i < m->n_values; i++) {
-    bool sym = false;
-    a->vbytes[i] = nns__value_bytes(m, m->values[i], &sym);
-    a->vbytes_symbolic[i] = sym;
   }
   return true;
 }
