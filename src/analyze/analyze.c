@@ -436,10 +436,7 @@ static nns_status sum_op_types(nns__analysis *a) {
     while (next[first])
       first = next[first] - 1;
     a->nodes[n->index].optype = (uint32_t)first;
-    nns_counts c;
-    nns__node_counts(a, n->index, &c);
-    c.flags &= ~(unsigned)NNS_COUNT_SHARED;
-    nns__counts_add(&a->optypes[r].counts, &c);
+    nns__counts_add_node(&a->optypes[r].counts, a, n->index);
   }
   nns__map_free(&index);
   free(next);

@@ -385,6 +385,9 @@ void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out);
 void nns__layer_add_node(nns__analysis *a, size_t l, size_t i);
 /* Adds layer `from`'s sums (and times) into layer `to`'s. */
 void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from);
+/* nns__counts_add of node i's row without its SHARED flag (the op type
+ * sums), without building the row. */
+void nns__counts_add_node(nns_counts *dst, const nns__analysis *a, size_t i);
 /* Node i's nns__anode_more, made (zeroed) on first use; NULL and
  * a->nomem set when out of memory. Valid until the next call. */
 nns__anode_more *nns__node_more(nns__analysis *a, size_t i);

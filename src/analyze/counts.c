@@ -92,6 +92,35 @@ void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
   }
 }
 
+void nns__counts_add_node(nns_counts *d, const nns__analysis *a, size_t i) {
+  const nns__anode *n = &a->nodes[i];
+  int64_t macs_unmasked = n->macs, flops_unmasked = n->flops;
+  if (n->more) {
+    const nns__anode_more *x = &a->node_more[n->more - 1];
+    d->params = sat_add(d->params, x->params, &d->flags);
+    d->buffers = sat_add(d->buffers, x->buffers, &d->flags);
+    d->param_bytes = sat_add(d->param_bytes, x->param_bytes, &d->flags);
+    d->frozen = sat_add(d->frozen, x->frozen, &d->flags);
+    macs_unmasked = n->macs - x->macs_cut;
+    flops_unmasked = n->flops - x->flops_cut;
+  }
+  d->flops = sat_add(d->flops, n->flops, &d->flags);
+  d->macs = sat_add(d->macs, n->macs, &d->flags);
+  d->dmas = sat_add(d->dmas, n->dmas, &d->flags);
+  d->activation_bytes =
+      sat_add(d->activation_bytes, n->activation_bytes, &d->flags);
+  d->nodes = sat_add(d->nodes, 1, &d->flags);
+  d->bytes = sat_add(d->bytes, n->bytes, &d->flags);
+  d->macs_unmasked = sat_add(d->macs_unmasked, macs_unmasked, &d->flags);
+  d->flops_unmasked = sat_add(d->flops_unmasked, flops_unmasked, &d->flags);
+  d->flags |= n->flags & ~(unsigned)NNS_COUNT_SHARED;
+  if (a->node_times) {
+    d->time_s += a->node_times[i].time_s;
+    d->compute_time_s += a->node_times[i].compute_time_s;
+    d->memory_time_s += a->node_times[i].memory_time_s;
+  }
+}
+
 /* ==== Layers ==== */
 
 void nns__layer_add_node(nns__analysis *a, size_t l, size_t i) {
