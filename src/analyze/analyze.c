@@ -383,7 +383,7 @@ static nns_status sum_layers(nns__analysis *a) {
   /* Preorder: every child comes after its parent, so one backward sweep
    * folds each subtree into its parent. */
   for (size_t l = a->n_layers; l-- > 1;)
-    nns__layer_add_layer(a, a->layers[l].info.parent, l);
+    nns__layer_add_layer(a, nns__layer_up(a, l), l);
   for (size_t l = 0; l < a->n_layers; l++) {
     a->layers[l].counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
     a->layers[l].counts.flags |= shared[l];

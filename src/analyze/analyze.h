@@ -74,17 +74,32 @@ typedef struct nns__ltrain {
   int64_t saved_bytes, checkpoint_saves_bytes, checkpoint_recompute_flops;
 } nns__ltrain;
 
+/* No layer, no value: the 32-bit fields' "(size_t)-1". */
+#define NNS__NONE32 UINT32_MAX
+
+/* What a layer's public row (nns_layer_info) holds, in 32-bit indexes:
+ * a 100k-node graph without module paths has 81k layers. */
+typedef struct nns__linfo {
+  const char *name, *path, *type, *op_types; /* as in nns_layer_info */
+  size_t call_count;
+  uint32_t parent;       /* NNS__NONE32 for the root */
+  uint32_t child_count;
+  uint32_t input_value;  /* NNS__NONE32 when none */
+  uint32_t output_value; /* NNS__NONE32 when none */
+} nns__linfo;
+
 /* One layer of the module tree, in preorder (0 is the root). */
 typedef struct nns__alayer {
-  nns_layer_info info;  /* the public row */
+  nns__linfo info;      /* its row (nns_analysis_layer), but the depth */
   nns__lcounts counts;  /* over the subtree */
-  uint32_t rf;          /* field of its output: index into a->layer_rfs */
   /* Per spatial axis, a field that differs between positions (windowed
    * attention; period 0 on the others), or NULL when none does. */
   struct nns__rf_per *per;
+  const char *module_class; /* full class name from the model, or NULL */
+  int32_t depth;        /* 0 for the root */
+  uint32_t rf;          /* field of its output: index into a->layer_rfs */
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
-  const char *module_class; /* full class name from the model, or NULL */
 } nns__alayer;
 
 typedef struct nns__dtype_row {
@@ -259,6 +274,11 @@ static inline const nns__node *nns__graph_node(const nns__analysis *a,
  * sets a->nodes[i].layer. Types, op lists and input/output values are set
  * later by nns__scope_finish, once per-node counts are known. */
 nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err);
+/* Layer l's parent, (size_t)-1 for the root. */
+static inline size_t nns__layer_up(const nns__analysis *a, size_t l) {
+  uint32_t p = a->layers[l].info.parent;
+  return p == NNS__NONE32 ? (size_t)-1 : p;
+}
 /* True when layer `anc` is `l` or one of its ancestors. */
 static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
                                        uint32_t l) {

@@ -105,7 +105,21 @@ nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &a->layers[i].info, NNS__V1_LAYER_INFO);
+  const nns__linfo *l = &a->layers[i].info;
+  nns_layer_info info = {
+      .name = l->name,
+      .path = l->path,
+      .depth = a->layers[i].depth,
+      .parent = l->parent == NNS__NONE32 ? (size_t)-1 : l->parent,
+      .child_count = l->child_count,
+      .type = l->type,
+      .op_types = l->op_types,
+      .input_value =
+          l->input_value == NNS__NONE32 ? (size_t)-1 : l->input_value,
+      .output_value =
+          l->output_value == NNS__NONE32 ? (size_t)-1 : l->output_value,
+      .call_count = l->call_count};
+  return NNS__PUT(out, &info, NNS__V1_LAYER_INFO);
 }
 
 nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,

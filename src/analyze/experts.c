@@ -64,7 +64,7 @@ static void apply_experts(nns__analysis *a, const char *path,
     if (anchor == (size_t)-1)
       anchor = p->layer;
     while (!nns__layer_contains(a, (uint32_t)anchor, (uint32_t)p->layer))
-      anchor = a->layers[anchor].info.parent;
+      anchor = nns__layer_up(a, anchor);
   }
   if (anchor == (size_t)-1)
     return;
@@ -79,7 +79,7 @@ static void apply_experts(nns__analysis *a, const char *path,
       d->active * d->tokens < d->total)
     reach = d->active * d->tokens;
   int64_t unread = bytes - scaled(bytes, reach, d->total);
-  for (size_t l = anchor; l != (size_t)-1; l = a->layers[l].info.parent) {
+  for (size_t l = anchor; l != (size_t)-1; l = nns__layer_up(a, l)) {
     a->layers[l].counts.params_active -= idle;
     a->layers[l].counts.weight_bytes_read -= unread;
   }

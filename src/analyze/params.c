@@ -171,7 +171,7 @@ static bool collect(pstate *s, const nns__graph *g) {
 /* Marks the layers between `user` and the counting layer (excluded) as
  * using a parameter counted elsewhere. */
 static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
-  for (size_t l = user; l != (size_t)-1; l = a->layers[l].info.parent) {
+  for (size_t l = user; l != (size_t)-1; l = nns__layer_up(a, l)) {
     if (nns__layer_contains(a, (uint32_t)l, counting))
       break;
     a->layers[l].counts.flags |= NNS_COUNT_SHARED;

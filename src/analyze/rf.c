@@ -530,7 +530,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   for (size_t l = 0; l < a->n_layers; l++) {
     nns__alayer *la = &a->layers[l];
     size_t out = la->info.output_value;
-    if (out == (size_t)-1 || out >= m->n_values)
+    if (out == NNS__NONE32 || out >= m->n_values)
       continue;
     uint32_t entry = rf.at[out];
     const nns__rf *r = &rf.vals[entry].r;

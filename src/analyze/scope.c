@@ -555,10 +555,10 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     const blayer *s = &b.layers.v[id];
     l->info.name = s->name;
     l->info.path = s->path;
-    l->info.depth = s->depth;
-    l->info.parent = s->parent == NONE ? (size_t)-1 : pre[s->parent];
-    l->info.input_value = (size_t)-1;
-    l->info.output_value = (size_t)-1;
+    l->depth = s->depth;
+    l->info.parent = s->parent == NONE ? NNS__NONE32 : pre[s->parent];
+    l->info.input_value = NNS__NONE32;
+    l->info.output_value = NNS__NONE32;
     /* The class as the model (or the caller) states it; the Type column
      * shows its last dotted component. */
     l->module_class = (const char *)nns__map_get(&b.types, s->path);
@@ -576,7 +576,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     if (a->layers[l].end < l + 1)
       a->layers[l].end = (uint32_t)(l + 1);
     if (l > 0) {
-      nns__alayer *p = &a->layers[a->layers[l].info.parent];
+      nns__alayer *p = &a->layers[nns__layer_up(a, l)];
       if (p->end < a->layers[l].end)
         p->end = a->layers[l].end;
     }
@@ -738,7 +738,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     uint32_t nl0 = a->nodes[n->index].layer;
     /* Op types: an ancestor already holding the type holds it for all of
      * its own ancestors too, so the climb stops there. */
-    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
+    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
       int added = list_add(&types[l], &seen, (uint32_t)l,
                            a->nodes[n->index].optype);
       if (added == 0)
@@ -754,7 +754,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       if (n->out[k] && !n->out[k]->cval)
         all_folded = false;
     for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
-         l = a->layers[l].info.parent) {
+         l = nns__layer_up(a, l)) {
       int added = list_add(&work[l], &seen_work, (uint32_t)l,
                            a->nodes[n->index].optype);
       if (added == 0)
@@ -764,7 +764,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         goto done;
       }
     }
-    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent)
+    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l))
       last_pos[l] = i;
     /* Inputs: a layer's first activation input from outside it. */
     for (int32_t k = 0; k < n->n_in; k++) {
@@ -775,18 +775,18 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       if (p && p->graph != g)
         continue;
       size_t lp = p ? a->nodes[p->index].layer : (size_t)-1;
-      for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
+      for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
         if (lp != (size_t)-1 && nns__layer_contains(a, (uint32_t)l,
                                                     (uint32_t)lp))
           break;
-        if (a->layers[l].info.input_value == (size_t)-1)
+        if (a->layers[l].info.input_value == NNS__NONE32)
           a->layers[l].info.input_value = v->index;
       }
       /* Outputs: a value consumed outside the producer's layer is that
        * layer's output (the last such in node order). */
       if (!p)
         continue;
-      for (size_t l = lp; l != (size_t)-1; l = a->layers[l].info.parent) {
+      for (size_t l = lp; l != (size_t)-1; l = nns__layer_up(a, l)) {
         if (nns__layer_contains(a, (uint32_t)l, nl0))
           break;
         if (out_pos[l] <= (int64_t)pos[p->index]) {
@@ -803,18 +803,18 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       continue;
     const nns__node *p = v->producer;
     for (size_t l = a->nodes[p->index].layer; l != (size_t)-1;
-         l = a->layers[l].info.parent)
+         l = nns__layer_up(a, l))
       if (out_pos[l] <= (int64_t)pos[p->index]) {
         out_pos[l] = pos[p->index];
         a->layers[l].info.output_value = v->index;
       }
   }
   for (size_t l = 0; l < nl; l++) {
-    nns_layer_info *li = &a->layers[l].info;
+    nns__linfo *li = &a->layers[l].info;
     /* Nothing leaves the layer (a dead end): its last node's output. */
-    if (li->output_value == (size_t)-1 && last_pos[l] >= 0) {
+    if (li->output_value == NNS__NONE32 && last_pos[l] >= 0) {
       const nns__node *n = a->order[last_pos[l]];
-      for (int32_t k = 0; k < n->n_out && li->output_value == (size_t)-1; k++)
+      for (int32_t k = 0; k < n->n_out && li->output_value == NNS__NONE32; k++)
         if (n->out[k])
           li->output_value = n->out[k]->index;
     }

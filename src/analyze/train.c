@@ -295,7 +295,7 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   }
   /* Over subtrees: children come after their parent in preorder. */
   for (size_t l = a->n_layers; l-- > 1;) {
-    size_t p = a->layers[l].info.parent;
+    size_t p = nns__layer_up(a, l);
     own[p] = add_sat(own[p], own[l]);
     saves[p] = add_sat(saves[p], saves[l]);
   }
