@@ -107,6 +107,7 @@ nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
     return NNS_E_ARG;
   const nns__linfo *l = &a->layers[i].info;
   nns_layer_info info = {
+      .size = sizeof info,
       .name = l->name,
       .path = l->path,
       .depth = a->layers[i].depth,
@@ -119,6 +120,12 @@ nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
       .output_value =
           l->output_value == NNS__NONE32 ? (size_t)-1 : l->output_value,
       .call_count = l->call_count};
+  /* A caller built against this header (the reports, once per layer and
+   * column) gets the row in one store, not through the sized copy. */
+  if (out->size == sizeof info) {
+    *out = info;
+    return NNS_OK;
+  }
   return NNS__PUT(out, &info, NNS__V1_LAYER_INFO);
 }
 
@@ -129,6 +136,11 @@ nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
+  if (out->size == sizeof *out) { /* built against this header */
+    nns__layer_counts(a, i, out);
+    out->size = sizeof *out;
+    return NNS_OK;
+  }
   nns_counts row;
   nns__layer_counts(a, i, &row);
   return NNS__PUT(out, &row, NNS__V1_COUNTS);
