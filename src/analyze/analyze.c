@@ -614,13 +614,16 @@ static nns_status keep_inference(nns_model *m, nns__analysis *a) {
                                 sizeof *a->unknown);
   if (!a->vtypes || !a->dims || !a->unknown)
     return NNS_E_NOMEM;
-  /* Values of one shape share one run of dims: a recent run with the
-   * same dims (a direct-mapped cache by their hash; a collision only costs
-   * a copy) is pointed at, not copied. A 100k-node graph has a handful of
-   * shapes, and its 480k dims were 7.7 MB of fresh pages. */
+  /* Values of one shape share one run of dims: a recent run made from
+   * the same model dims (a direct-mapped cache by their hash; a collision
+   * only costs a copy) is pointed at, not copied. A 100k-node graph has a
+   * handful of shapes, and its 480k dims were 7.7 MB of fresh pages;
+   * comparing the model's dims before converting any spares the symbol
+   * lookups and the writes of the shared ones. */
   enum { RUNS = 256 };
   struct run {
-    uint32_t first, rank; /* rank 0: the slot is empty */
+    uint32_t first, rank;   /* rank 0: the slot is empty */
+    const nns__dim *source; /* the model dims it was made from */
   } runs[RUNS];
   memset(runs, 0, sizeof runs);
   uint32_t d = 0;
@@ -631,34 +634,35 @@ static nns_status keep_inference(nns_model *m, nns__analysis *a) {
                                 .kind = v->type.kind,
                                 .has_constant = v->cval != NULL,
                                 .first = d};
-    uint64_t h = 14695981039346656037u;
-    for (int32_t k = 0; k < v->type.rank; k++) {
-      /* As nns__value_dim gives it: a symbol's name, value -1. */
-      nns__dim dim = v->type.dims[k];
-      nns__vdim x = {.value = dim.sym ? -1 : dim.v, .symbol = NULL};
-      if (dim.sym) {
-        const nns__symbol *s = nns__sym_get(m, dim.sym);
-        x.symbol = s ? s->name : NULL;
-      }
-      a->dims[d + (uint32_t)k] = x;
-      h = (h ^ (uint64_t)x.value) * 1099511628211u;
-      h = (h ^ (uint64_t)(uintptr_t)x.symbol) * 1099511628211u;
-    }
     if (v->type.rank <= 0)
       continue;
     uint32_t rank = (uint32_t)v->type.rank;
+    const nns__dim *dims = v->type.dims;
+    uint64_t h = 14695981039346656037u;
+    for (uint32_t k = 0; k < rank; k++) {
+      h = (h ^ (uint64_t)dims[k].v) * 1099511628211u;
+      h = (h ^ dims[k].sym) * 1099511628211u;
+    }
     struct run *slot = &runs[(h ^ (h >> 32)) & (RUNS - 1)];
     bool same = slot->rank == rank;
-    for (uint32_t k = 0; same && k < rank; k++) {
-      const nns__vdim *x = &a->dims[slot->first + k], *y = &a->dims[d + k];
-      same = x->value == y->value && x->symbol == y->symbol;
-    }
+    for (uint32_t k = 0; same && k < rank; k++)
+      same = slot->source[k].sym == dims[k].sym &&
+             (dims[k].sym || slot->source[k].v == dims[k].v);
     if (same) {
       a->vtypes[i].first = slot->first;
-    } else {
-      *slot = (struct run){.first = d, .rank = rank};
-      d += rank;
+      continue;
     }
+    for (uint32_t k = 0; k < rank; k++) {
+      /* As nns__value_dim gives it: a symbol's name, value -1. */
+      nns__vdim x = {.value = dims[k].sym ? -1 : dims[k].v, .symbol = NULL};
+      if (dims[k].sym) {
+        const nns__symbol *s = nns__sym_get(m, dims[k].sym);
+        x.symbol = s ? s->name : NULL;
+      }
+      a->dims[d + k] = x;
+    }
+    *slot = (struct run){.first = d, .rank = rank, .source = dims};
+    d += rank;
   }
   a->n_unknown = m->n_unknown;
   if (m->n_unknown)
