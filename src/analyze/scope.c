@@ -80,6 +80,11 @@ typedef struct builder {
    * interned strings. */
   nns__map2 kids;
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
+  /* The last scope looked up and its layer: a module's nodes come one
+   * after another, and each took an interning and a lookup. */
+  const char *last_scope;
+  size_t last_len;
+  uint32_t last_layer;
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
   bool tensorflow;   /* producer is tf2onnx/keras2onnx: dots are no paths */
@@ -287,16 +292,22 @@ static uint32_t node_layer(builder *b, const nns__node *n) {
   if (!slash)
     return flat_layer(b, n);
   size_t len = (size_t)(slash - name);
+  if (b->last_scope && len == b->last_len &&
+      memcmp(name, b->last_scope, len) == 0)
+    return b->last_layer;
   const char *scope = nns__intern(&b->m->strings, name, len);
   if (!scope)
     return NONE;
   void *hit = nns__map_get(&b->by_scope, scope);
-  if (hit)
-    return (uint32_t)((uintptr_t)hit - 1);
-  uint32_t l = scope_layer(b, name, len);
-  if (l != NONE &&
+  uint32_t l = hit ? (uint32_t)((uintptr_t)hit - 1) : scope_layer(b, name, len);
+  if (!hit && l != NONE &&
       !nns__map_put(&b->by_scope, scope, (void *)(uintptr_t)(l + 1)))
     return NONE;
+  if (l != NONE) {
+    b->last_scope = scope;
+    b->last_len = len;
+    b->last_layer = l;
+  }
   return l;
 }
 
