@@ -592,6 +592,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
+  if (a->nomem)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   nns__layer_counts(a, 0, &a->all);
   a->all.flags |= a->memory_flags;
   a->totals.tokens = nns__tokens(m, a);

@@ -59,15 +59,21 @@ typedef struct nns__anode_time {
 
 /* A layer's sums over its subtree: what every layer has of nns_counts
  * (nns__layer_counts gives the public row). Its intensity and bound are
- * worked out when read, its times and training step's bytes are kept
- * aside, only when there are any. */
+ * worked out when read; its times, a training step's bytes and what the
+ * caller's experts make of its parameters are kept aside, only when there
+ * are any. */
 typedef struct nns__lcounts {
   int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
   int64_t flops, macs, dmas, bytes, activation_bytes, nodes;
   int64_t macs_unmasked, flops_unmasked;
-  int64_t params_active, weight_bytes_read;     /* experts.c */
   unsigned flags;                               /* NNS_COUNT_* */
 } nns__lcounts;
+
+/* A layer's parameters as one token uses them (experts.c), as in
+ * nns_counts; without experts, params + frozen and param_bytes. */
+typedef struct nns__lexperts {
+  int64_t params_active, weight_bytes_read;
+} nns__lexperts;
 
 /* A layer's training-step bytes (train.c), as in nns_counts. */
 typedef struct nns__ltrain {
@@ -196,6 +202,8 @@ struct nns_analysis {
                                    (bound unused: worked out when read) */
   nns__ltrain *layer_train;    /* per layer with a training step, else
                                   NULL */
+  nns__lexperts *layer_experts; /* per layer when the caller declared
+                                   experts, else NULL */
   /* A pass that returns nothing ran out of memory: the analysis fails. */
   bool nomem;
   /* While analysing: nns__value_bytes of each model value plus 2 (0: not
@@ -354,6 +362,11 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
  * caller's mixture-of-experts layers, nns_model_set_experts) and the
  * key/value cache totals of a decoder step (docs/metrics.md). */
 void nns__experts_analyze(const nns_model *m, nns__analysis *a);
+/* The saturating sum experts.c gives params_active from (no flag). */
+static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return nns__add_i64(a, b, &r) ? r : INT64_MAX;
+}
 /* roofline.c: the bytes node n (one without subgraphs) moves, into
  * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. A
  * node in a kernel (nns__node.kernel_count) gets 0 here and its bytes

@@ -197,8 +197,12 @@ void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out) {
   out->nodes = s->nodes;
   out->macs_unmasked = s->macs_unmasked;
   out->flops_unmasked = s->flops_unmasked;
-  out->params_active = s->params_active;
-  out->weight_bytes_read = s->weight_bytes_read;
+  out->params_active = nns__sum_sat(s->params, s->frozen);
+  out->weight_bytes_read = s->param_bytes;
+  if (a->layer_experts) {
+    out->params_active = a->layer_experts[l].params_active;
+    out->weight_bytes_read = a->layer_experts[l].weight_bytes_read;
+  }
   out->flags = s->flags;
   if (a->layer_times) {
     out->time_s = a->layer_times[l].time_s;
