@@ -3,8 +3,9 @@
  * driver (analyze.c) computes and keeps, and the passes it runs, one file
  * each: the module tree from node names (scope.c), parameter
  * classification (params.c), activation memory and its peak (memory.c) and
- * receptive fields (rf.c), with one shared helper (counts.c). The public
- * accessors are in api.c.
+ * receptive fields (rf.c), with one shared helper (counts.c: the sums,
+ * and the compact node and layer rows with the public rows they stand
+ * for). The public accessors are in api.c.
  *
  * An analysis is an object of its own (struct nns_analysis, freed by
  * nns_analysis_free): everything it keeps lives in its own arena, beside
