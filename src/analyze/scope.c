@@ -624,7 +624,7 @@ typedef struct type_list {
  * keeps its (layer, type) pairs in an nns__set64, O(1) however many types
  * a model has. A set of every layer's pairs was 10 MB of fresh pages on a
  * 100k-node graph, where most lists hold one or two types. */
-enum { LIST_SCAN = 8 };
+enum { LIST_SCAN = 16 };
 
 static int pair_add(nns__set64 *seen, uint32_t layer, uint32_t type) {
   return nns__set64_add(seen, (uint64_t)layer << 32 | type);
