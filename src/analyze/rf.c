@@ -388,8 +388,8 @@ static bool keep_periods(nns__analysis *a, const nns__rf_pool *pool,
   if (r->f.whole)
     return true;
   for (int k = 0; k < r->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    if (nns__rf_period(pool, r, k) <= 1)
-      continue;
+    if (!r->per[k] || nns__rf_period(pool, r, k) <= 1)
+      continue; /* per[k] 0: no entry, period 1 */
     if (!la->per) {
       la->per = nns__arena_array(&a->arena, NNS_RF_MAX_AXES,
                                  sizeof *la->per);
