@@ -505,6 +505,13 @@ static bool same_masks(const match *x, const match *y) {
 
 void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
   const nns__graph *g = a->main;
+  size_t n_soft = 0;
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    n_soft += g->nodes[i].op && g->nodes[i].op->attn == NNS__ATTN_SOFTMAX;
+  /* No softmax, no attention: the readers of every value (a pass over
+   * every node's inputs, cold in cache) are not needed. */
+  if (!n_soft)
+    return;
   users u = {calloc(m->n_values + 1, sizeof *u.one),
              calloc(m->n_values + 1, sizeof *u.count)};
   if (u.one && u.count)
@@ -519,9 +526,6 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         u.one[v->index] = n;
       }
     }
-  size_t n_soft = 0;
-  for (int32_t i = 0; i < g->n_nodes; i++)
-    n_soft += g->nodes[i].op && g->nodes[i].op->attn == NNS__ATTN_SOFTMAX;
   a->attn = n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn)
                    : NULL;
   match last;
