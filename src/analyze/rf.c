@@ -487,6 +487,15 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     start.last = start.r.f;
     rf_set(&rf, v->index, &start, 0);
   }
+  /* No input has spatial axes (a language model's token ids): rules and
+   * broadcasts only map their inputs' fields, so no value gets one, and
+   * every layer keeps the empty field (a->layers[].rf 0, a->rf zero). */
+  if (rf.n == 1) {
+    a->layer_rfs = nns__arena_array(&a->arena, 1, sizeof *a->layer_rfs);
+    if (!a->layer_rfs)
+      goto nomem;
+    goto done;
+  }
   /* The first node that turned a finite field whole (a GlobalAveragePool,
    * or a view nnscan cannot follow), for the warning below. */
   const nns__node *lost = NULL;
@@ -563,6 +572,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
                  "axes before any sliding op read them",
               lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
+done:
   free(layer_of);
   free(rf.at);
   free(rf.vals);
