@@ -134,40 +134,6 @@ static int64_t type_numel(const nns__type *t) {
   return n;
 }
 
-/* Adds the initializers and Constant outputs of g and of its subgraphs, and
- * the copies made of them, in node order. */
-static bool collect(pstate *s, const nns__graph *g) {
-  const nns__analysis *a = s->a;
-  for (int32_t i = 0; i < g->n_inits; i++)
-    if (g->inits[i] &&
-        !add_pval(s, g->inits[i], g->inits[i], g->inits[i]->init, false))
-      return false;
-  for (int32_t i = 0; i < g->n_nodes; i++) {
-    const nns__node *n = nns__graph_node(a, g, i);
-    if (n->op && n->op->holds_data && n->n_out >= 1 && n->out[0] &&
-        !add_pval(s, n->out[0], n->out[0], data_attr(n), false))
-      return false;
-    if (nns__node_is_copy(n)) {
-      const nns__value *in = NULL;
-      for (int32_t k = 0; k < n->n_in && !in; k++)
-        in = n->in[k];
-      int32_t src = s->of_value[in->index];
-      if (src >= 0 && !add_pval(s, n->out[0], s->v[src].storage,
-                                s->v[src].tensor, true))
-        return false;
-    }
-    for (int32_t k = 0; k < n->n_attrs; k++) {
-      const nns__attr *at = &n->attrs[k];
-      if (at->g && !collect(s, at->g))
-        return false;
-      for (int32_t j = 0; at->graphs && j < at->n; j++)
-        if (at->graphs[j] && !collect(s, at->graphs[j]))
-          return false;
-    }
-  }
-  return true;
-}
-
 /* Marks the layers between `user` and the counting layer (excluded) as
  * using a parameter counted elsewhere. */
 static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
@@ -178,48 +144,83 @@ static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
   }
 }
 
-/* Records every consumer of a parameter value: its role and its layer. */
-static void consumers(pstate *s, const nns__graph *g) {
+/* Adds n's output when n holds its data (a Constant) or copies a parameter
+ * value. */
+static bool collect(pstate *s, const nns__node *n) {
+  if (n->op && n->op->holds_data && n->n_out >= 1 && n->out[0] &&
+      !add_pval(s, n->out[0], n->out[0], data_attr(n), false))
+    return false;
+  if (nns__node_is_copy(n)) {
+    const nns__value *in = NULL;
+    for (int32_t k = 0; k < n->n_in && !in; k++)
+      in = n->in[k];
+    int32_t src = s->of_value[in->index];
+    if (src >= 0 && !add_pval(s, n->out[0], s->v[src].storage,
+                              s->v[src].tensor, true))
+      return false;
+  }
+  return true;
+}
+
+/* Records n as a consumer of the parameter values it reads: its role and
+ * its layer. */
+static void consume(pstate *s, const nns__node *n) {
   nns__analysis *a = s->a;
-  for (int32_t i = 0; i < g->n_nodes; i++) {
-    const nns__node *n = nns__graph_node(a, g, i);
-    bool copy = nns__node_is_copy(n) &&
-                s->of_value[n->out[0]->index] >= 0;
-    const nns__node *top = nns__top_node(n);
-    uint32_t layer = top && top->graph == s->m->graph
-                         ? a->nodes[top->index].layer : 0;
-    for (int32_t k = 0; k < n->n_in; k++) {
-      const nns__value *v = n->in[k];
-      int32_t pi = v ? s->of_value[v->index] : -1;
-      if (pi < 0)
-        continue;
-      pval *p = &s->v[pi];
-      if (copy) {
-        p->chained = true;
-        continue;
-      }
-      char role = nns__input_role(n, k);
-      int r = role_strength(role);
-      p->weight_slot = p->weight_slot || role == 'w';
-      if (r > p->strength)
-        p->strength = r;
-      if (!p->first) {
-        p->first = top;
-        p->layer = layer;
-      } else if (layer != p->layer) {
-        p->shared = true;
-        mark_shared(a, layer, p->layer);
-      }
+  bool copy = nns__node_is_copy(n) && s->of_value[n->out[0]->index] >= 0;
+  const nns__node *top = nns__top_node(n);
+  uint32_t layer = top && top->graph == s->m->graph
+                       ? a->nodes[top->index].layer : 0;
+  for (int32_t k = 0; k < n->n_in; k++) {
+    const nns__value *v = n->in[k];
+    int32_t pi = v ? s->of_value[v->index] : -1;
+    if (pi < 0)
+      continue;
+    pval *p = &s->v[pi];
+    if (copy) {
+      p->chained = true;
+      continue;
     }
-    for (int32_t k = 0; k < n->n_attrs; k++) {
-      const nns__attr *at = &n->attrs[k];
-      if (at->g)
-        consumers(s, at->g);
-      for (int32_t j = 0; at->graphs && j < at->n; j++)
-        if (at->graphs[j])
-          consumers(s, at->graphs[j]);
+    char role = nns__input_role(n, k);
+    int r = role_strength(role);
+    p->weight_slot = p->weight_slot || role == 'w';
+    if (r > p->strength)
+      p->strength = r;
+    if (!p->first) {
+      p->first = top;
+      p->layer = layer;
+    } else if (layer != p->layer) {
+      p->shared = true;
+      mark_shared(a, layer, p->layer);
     }
   }
+}
+
+/* Adds the initializers and Constant outputs of g and of its subgraphs,
+ * and the copies made of them, in node order, and records their
+ * consumers: one walk, as every value a node reads is defined before it
+ * (an initializer, or an earlier node's output; a subgraph's are its
+ * owner's or its own). */
+static bool walk(pstate *s, const nns__graph *g) {
+  const nns__analysis *a = s->a;
+  for (int32_t i = 0; i < g->n_inits; i++)
+    if (g->inits[i] &&
+        !add_pval(s, g->inits[i], g->inits[i], g->inits[i]->init, false))
+      return false;
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = nns__graph_node(a, g, i);
+    if (!collect(s, n))
+      return false;
+    consume(s, n);
+    for (int32_t k = 0; k < n->n_attrs; k++) {
+      const nns__attr *at = &n->attrs[k];
+      if (at->g && !walk(s, at->g))
+        return false;
+      for (int32_t j = 0; at->graphs && j < at->n; j++)
+        if (at->graphs[j] && !walk(s, at->graphs[j]))
+          return false;
+    }
+  }
+  return true;
 }
 
 /* Integer dtypes that hold quantized weights (int8/uint8/int4/uint4); a
@@ -408,9 +409,8 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     goto nomem;
   for (size_t i = 0; i < m->n_values; i++)
     s.of_value[i] = -1;
-  if (!collect(&s, m->graph))
+  if (!walk(&s, m->graph))
     goto nomem;
-  consumers(&s, m->graph);
   if (!(grad = calloc(m->n_values + 1, sizeof *grad)))
     goto nomem;
   grad_graph(a, m->graph, true, grad);
