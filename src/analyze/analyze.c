@@ -499,8 +499,13 @@ static bool graph_reads_before(const nns__graph *main, const nns__graph *g,
  * peak memory is defined over the order the model gives. */
 static void choose_order(nns_model *m, nns__analysis *a) {
   const nns__graph *g = m->graph;
+  /* A sorted order equal to the model's proves it topological without
+   * reading every node's inputs. */
+  bool same = g->order != NULL;
+  for (int32_t i = 0; i < g->n_nodes && same; i++)
+    same = g->order[i] == &g->nodes[i];
   bool file_order = true;
-  for (int32_t i = 0; i < g->n_nodes && file_order; i++)
+  for (int32_t i = 0; i < g->n_nodes && file_order && !same; i++)
     file_order = reads_before(g, &g->nodes[i], (uint32_t)i);
   for (int32_t i = 0; i < g->n_nodes; i++)
     a->order[i] = file_order ? &g->nodes[i] : g->order[i];
