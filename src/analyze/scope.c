@@ -514,9 +514,13 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);
   const char *root_path = nns__intern_cstr(&m->strings, "");
   /* At most a layer per node and the root: reserved at once, the vector
-   * never grows by copying (its untouched tail costs no page). */
+   * never grows by copying (its untouched tail costs no page). The child
+   * index starts at half that: a graph without module paths (a layer per
+   * node that works) grows it once at most, instead of rehashing through
+   * a dozen doublings into fresh pages. */
   if (!raw || !root_path ||
       !nns__vec_reserve(&b.layers, (size_t)g->n_nodes + 1) ||
+      !nns__map2_reserve(&b.kids, (size_t)g->n_nodes / 2) ||
       add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
   a->meta_param_kinds.arena = &a->arena;
