@@ -231,13 +231,19 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   memset(c, 0, sizeof *c);
   *counted = false;
   if (!n->op || !n->op->cost) {
-    nns__node_bytes(m, n, c); /* an op without a cost rule moves data too */
+    nns__node_bytes(a, n, c); /* an op without a cost rule moves data too */
     record_uncounted(a, n, NO_RULE);
     record_node(a, n, c, false);
     return NNS_OK;
   }
+  /* Only what a failing rule leaves unwritten is read: the message, which
+   * nns__err fills whole (zeroing all 656 bytes per node was a tenth of
+   * this function). */
   nns_error local;
-  memset(&local, 0, sizeof local);
+  local.code = NNS_OK;
+  local.offset = 0;
+  local.node[0] = '\0';
+  local.message[0] = '\0';
   nns__ictx cx = {.m = m,
                   .node = (nns__node *)n,
                   .op = n->op,
@@ -248,7 +254,7 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   nns_status st = n->op->cost(&cx, c);
   if (st == NNS_OK && c->flops >= 0 && c->macs >= 0 && c->dmas >= 0) {
     if (!holds_subgraph(n))
-      nns__node_bytes(m, n, c);
+      nns__node_bytes(a, n, c);
     *counted = true;
     record_node(a, n, c, true);
     return NNS_OK;
@@ -265,7 +271,7 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
   memset(c, 0, sizeof *c);
   c->symbolic = sym;
   if (!holds_subgraph(n))
-    nns__node_bytes(m, n, c);
+    nns__node_bytes(a, n, c);
   /* NNS__UNCOUNTED, or a negative count: the rule had no usable size (an
    * unknown rank or dim; symbolic dims taken as 1 can make one negative).
    * Any other status is the rule's error, warned above. */
@@ -341,14 +347,11 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->counted = counted;
     an->still = nns__moves_nothing(n, &c);
     an->view = nns__is_view(n, &c);
-    an->counts.flops = c.flops;
-    an->counts.macs = c.macs;
-    an->counts.dmas = c.dmas;
-    an->counts.bytes = c.bytes;
-    an->counts.macs_unmasked = c.macs;
-    an->counts.flops_unmasked = c.flops;
-    an->counts.nodes = 1;
-    an->counts.flags |= cost_flags(&c, counted);
+    an->flops = c.flops;
+    an->macs = c.macs;
+    an->dmas = c.dmas;
+    an->bytes = c.bytes;
+    an->flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
       return NNS_E_NOMEM;
   }
@@ -367,14 +370,20 @@ static nns_status sum_layers(nns__analysis *a) {
     shared[l] = a->layers[l].counts.flags & NNS_COUNT_SHARED;
     a->layers[l].counts.flags = 0;
   }
+  if (a->node_times) {
+    a->layer_times = nns__arena_array(&a->arena, a->n_layers + 1,
+                                      sizeof *a->layer_times);
+    if (!a->layer_times) {
+      free(shared);
+      return NNS_E_NOMEM;
+    }
+  }
   for (size_t i = 0; i < a->n_nodes; i++)
-    nns__counts_add(&a->layers[a->nodes[i].layer].counts,
-                    &a->nodes[i].counts);
+    nns__layer_add_node(a, a->nodes[i].layer, i);
   /* Preorder: every child comes after its parent, so one backward sweep
    * folds each subtree into its parent. */
   for (size_t l = a->n_layers; l-- > 1;)
-    nns__counts_add(&a->layers[a->layers[l].info.parent].counts,
-                    &a->layers[l].counts);
+    nns__layer_add_layer(a, nns__layer_up(a, l), l);
   for (size_t l = 0; l < a->n_layers; l++) {
     a->layers[l].counts.flags &= ~(unsigned)NNS_COUNT_SHARED;
     a->layers[l].counts.flags |= shared[l];
@@ -427,9 +436,7 @@ static nns_status sum_op_types(nns__analysis *a) {
     while (next[first])
       first = next[first] - 1;
     a->nodes[n->index].optype = (uint32_t)first;
-    nns_counts c = a->nodes[n->index].counts;
-    c.flags &= ~(unsigned)NNS_COUNT_SHARED;
-    nns__counts_add(&a->optypes[r].counts, &c);
+    nns__counts_add_node(&a->optypes[r].counts, a, n->index);
   }
   nns__map_free(&index);
   free(next);
@@ -455,27 +462,36 @@ static void *to_arena(nns__analysis *a, void *rows, size_t n, size_t size,
 
 /* ==== Node order ==== */
 
-/* True when every value node i reads (its subgraphs' free variables
- * included) comes from an input, an initializer or an earlier node. */
-static bool reads_before(const nns__graph *main, const nns__graph *g,
+static bool graph_reads_before(const nns__graph *main, const nns__graph *g,
+                               uint32_t i);
+
+/* True when every value n reads (its subgraphs' free variables included)
+ * comes from an input, an initializer or a main-graph node before node
+ * i. */
+static bool reads_before(const nns__graph *main, const nns__node *n,
                          uint32_t i) {
-  for (int32_t k = 0; k < g->n_nodes; k++) {
-    const nns__node *n = &g->nodes[k];
-    for (int32_t j = 0; j < n->n_in; j++) {
-      const nns__value *v = n->in[j];
-      if (v && v->producer && v->producer->graph == main &&
-          v->producer->index >= i)
-        return false;
-    }
-    for (int32_t j = 0; j < n->n_attrs; j++) {
-      const nns__attr *at = &n->attrs[j];
-      if (at->g && !reads_before(main, at->g, i))
-        return false;
-      for (int32_t q = 0; at->graphs && q < at->n; q++)
-        if (at->graphs[q] && !reads_before(main, at->graphs[q], i))
-          return false;
-    }
+  for (int32_t j = 0; j < n->n_in; j++) {
+    const nns__value *v = n->in[j];
+    if (v && v->producer && v->producer->graph == main &&
+        v->producer->index >= i)
+      return false;
   }
+  for (int32_t j = 0; j < n->n_attrs; j++) {
+    const nns__attr *at = &n->attrs[j];
+    if (at->g && !graph_reads_before(main, at->g, i))
+      return false;
+    for (int32_t q = 0; at->graphs && q < at->n; q++)
+      if (at->graphs[q] && !graph_reads_before(main, at->graphs[q], i))
+        return false;
+  }
+  return true;
+}
+
+static bool graph_reads_before(const nns__graph *main, const nns__graph *g,
+                               uint32_t i) {
+  for (int32_t k = 0; k < g->n_nodes; k++)
+    if (!reads_before(main, &g->nodes[k], i))
+      return false;
   return true;
 }
 
@@ -483,11 +499,14 @@ static bool reads_before(const nns__graph *main, const nns__graph *g,
  * peak memory is defined over the order the model gives. */
 static void choose_order(nns_model *m, nns__analysis *a) {
   const nns__graph *g = m->graph;
+  /* A sorted order equal to the model's proves it topological without
+   * reading every node's inputs. */
+  bool same = g->order != NULL;
+  for (int32_t i = 0; i < g->n_nodes && same; i++)
+    same = g->order[i] == &g->nodes[i];
   bool file_order = true;
-  for (int32_t i = 0; i < g->n_nodes && file_order; i++) {
-    nns__graph one = {.n_nodes = 1, .nodes = &g->nodes[i]};
-    file_order = reads_before(g, &one, (uint32_t)i);
-  }
+  for (int32_t i = 0; i < g->n_nodes && file_order && !same; i++)
+    file_order = reads_before(g, &g->nodes[i], (uint32_t)i);
   for (int32_t i = 0; i < g->n_nodes; i++)
     a->order[i] = file_order ? &g->nodes[i] : g->order[i];
 }
@@ -505,7 +524,7 @@ static void node_totals(nns_model *m, nns__analysis *a) {
     k->nodes = 1;
     for (int32_t o = 0; o < n->n_out; o++) {
       bool sym = false;
-      int64_t b = n->out[o] ? nns__value_bytes(m, n->out[o], &sym) : -1;
+      int64_t b = n->out[o] ? nns__vbytes(a, n->out[o], &sym) : -1;
       if (b > 0 && !nns__add_i64(k->activation_bytes, b,
                                  &k->activation_bytes)) {
         k->activation_bytes = INT64_MAX;
@@ -543,7 +562,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     a->node_counted =
         nns__arena_array(ar, m->n_nodes + 1, sizeof *a->node_counted);
   }
-  if (!a->nodes || !a->is_param_value || !a->order ||
+  if (!a->nodes || !a->is_param_value || !a->order || !nns__vbytes_start(a) ||
       (m->subgraph_nodes && (!a->node_counts || !a->node_counted)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
@@ -573,10 +592,14 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__rf_analyze(m, a, err);
   if (st == NNS_OK)
     st = nns__train_analyze(m, a, o->optimizer, err);
+  if (st == NNS_OK && a->nomem)
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st != NNS_OK)
     return st;
   nns__experts_analyze(m, a);
-  a->all = a->layers[0].counts;
+  if (a->nomem)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  nns__layer_counts(a, 0, &a->all);
   a->all.flags |= a->memory_flags;
   a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);
@@ -598,13 +621,16 @@ static nns_status keep_inference(nns_model *m, nns__analysis *a) {
                                 sizeof *a->unknown);
   if (!a->vtypes || !a->dims || !a->unknown)
     return NNS_E_NOMEM;
-  /* Values of one shape share one run of dims: a recent run with the
-   * same dims (a direct-mapped cache by their hash; a collision only costs
-   * a copy) is pointed at, not copied. A 100k-node graph has a handful of
-   * shapes, and its 480k dims were 7.7 MB of fresh pages. */
+  /* Values of one shape share one run of dims: a recent run made from
+   * the same model dims (a direct-mapped cache by their hash; a collision
+   * only costs a copy) is pointed at, not copied. A 100k-node graph has a
+   * handful of shapes, and its 480k dims were 7.7 MB of fresh pages;
+   * comparing the model's dims before converting any spares the symbol
+   * lookups and the writes of the shared ones. */
   enum { RUNS = 256 };
   struct run {
-    uint32_t first, rank; /* rank 0: the slot is empty */
+    uint32_t first, rank;   /* rank 0: the slot is empty */
+    const nns__dim *source; /* the model dims it was made from */
   } runs[RUNS];
   memset(runs, 0, sizeof runs);
   uint32_t d = 0;
@@ -615,29 +641,35 @@ static nns_status keep_inference(nns_model *m, nns__analysis *a) {
                                 .kind = v->type.kind,
                                 .has_constant = v->cval != NULL,
                                 .first = d};
-    uint64_t h = 14695981039346656037u;
-    for (int32_t k = 0; k < v->type.rank; k++) {
-      nns_dim x = nns__value_dim(m, i, k);
-      a->dims[d + (uint32_t)k] =
-          (nns__vdim){.value = x.value, .symbol = x.symbol};
-      h = (h ^ (uint64_t)x.value) * 1099511628211u;
-      h = (h ^ (uint64_t)(uintptr_t)x.symbol) * 1099511628211u;
-    }
     if (v->type.rank <= 0)
       continue;
     uint32_t rank = (uint32_t)v->type.rank;
+    const nns__dim *dims = v->type.dims;
+    uint64_t h = 14695981039346656037u;
+    for (uint32_t k = 0; k < rank; k++) {
+      h = (h ^ (uint64_t)dims[k].v) * 1099511628211u;
+      h = (h ^ dims[k].sym) * 1099511628211u;
+    }
     struct run *slot = &runs[(h ^ (h >> 32)) & (RUNS - 1)];
     bool same = slot->rank == rank;
-    for (uint32_t k = 0; same && k < rank; k++) {
-      const nns__vdim *x = &a->dims[slot->first + k], *y = &a->dims[d + k];
-      same = x->value == y->value && x->symbol == y->symbol;
-    }
+    for (uint32_t k = 0; same && k < rank; k++)
+      same = slot->source[k].sym == dims[k].sym &&
+             (dims[k].sym || slot->source[k].v == dims[k].v);
     if (same) {
       a->vtypes[i].first = slot->first;
-    } else {
-      *slot = (struct run){.first = d, .rank = rank};
-      d += rank;
+      continue;
     }
+    for (uint32_t k = 0; k < rank; k++) {
+      /* As nns__value_dim gives it: a symbol's name, value -1. */
+      nns__vdim x = {.value = dims[k].sym ? -1 : dims[k].v, .symbol = NULL};
+      if (dims[k].sym) {
+        const nns__symbol *s = nns__sym_get(m, dims[k].sym);
+        x.symbol = s ? s->name : NULL;
+      }
+      a->dims[d + k] = x;
+    }
+    *slot = (struct run){.first = d, .rank = rank, .source = dims};
+    d += rank;
   }
   a->n_unknown = m->n_unknown;
   if (m->n_unknown)
@@ -710,8 +742,14 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
       to_arena(a, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
   a->branches =
       to_arena(a, a->branches, a->n_branches, sizeof *a->branches, &ok);
+  a->node_more =
+      to_arena(a, a->node_more, a->n_node_more, sizeof *a->node_more, &ok);
   free(a->uncounted_next);
   a->uncounted_next = NULL;
+  free(a->vbytes);
+  free(a->vbytes_symbolic);
+  a->vbytes = NULL;
+  a->vbytes_symbolic = NULL;
   nns__map_free(&a->uncounted_index);
   if (st == NNS_OK && (!ok || keep_inference(m, a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");

@@ -3,8 +3,9 @@
  * driver (analyze.c) computes and keeps, and the passes it runs, one file
  * each: the module tree from node names (scope.c), parameter
  * classification (params.c), activation memory and its peak (memory.c) and
- * receptive fields (rf.c), with one shared helper (counts.c). The public
- * accessors are in api.c.
+ * receptive fields (rf.c), with one shared helper (counts.c: the sums,
+ * and the compact node and layer rows with the public rows they stand
+ * for). The public accessors are in api.c.
  *
  * An analysis is an object of its own (struct nns_analysis, freed by
  * nns_analysis_free): everything it keeps lives in its own arena, beside
@@ -22,11 +23,18 @@
 
 /* ==== Results ==== */
 
-/* One node of the main graph, by nns__node.index. */
+/* One node of the main graph, by nns__node.index: the counts of its own
+ * that every node has (nns__node_counts gives its public row). A full
+ * nns_counts per node, most of it zero, was 21 MB of fresh pages for a
+ * 100k-node graph. */
 typedef struct nns__anode {
-  nns_counts counts; /* the node's own cost, activation bytes and params */
+  int64_t flops, macs, dmas; /* its cost rule's */
+  int64_t bytes;             /* bytes it moves (roofline.c) */
+  int64_t activation_bytes;  /* bytes of its outputs (memory.c) */
   uint32_t layer;    /* layer (preorder index) that holds it */
   uint32_t optype;   /* first row of its op type in a->optypes */
+  uint32_t more;     /* its row in a->node_more + 1; 0: none */
+  unsigned flags;    /* NNS_COUNT_* */
   bool counted;      /* its cost rule counted it */
   bool still;        /* it moves no data (roofline.c): a view, the view
                         rule, or outputs folded to constants */
@@ -34,17 +42,71 @@ typedef struct nns__anode {
                         first input under another shape */
 } nns__anode;
 
+/* What only some nodes have (nns__node_more): the parameters it is the
+ * first to read (params.c) and, for an attention product, the MACs and
+ * FLOPs of the pairs its mask leaves out (attention.c). */
+typedef struct nns__anode_more {
+  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
+  int64_t macs_cut;  /* macs - macs_unmasked */
+  int64_t flops_cut; /* flops - flops_unmasked */
+} nns__anode_more;
+
+/* A node's roofline time (roofline.c), kept only when the analysis names
+ * a device: without one every time is 0 and the bound NONE. */
+typedef struct nns__anode_time {
+  double time_s, compute_time_s, memory_time_s; /* as in nns_counts */
+  int bound;                                    /* NNS_BOUND_* */
+} nns__anode_time;
+
+/* A layer's sums over its subtree: what every layer has of nns_counts
+ * (nns__layer_counts gives the public row). Its intensity and bound are
+ * worked out when read; its times, a training step's bytes and what the
+ * caller's experts make of its parameters are kept aside, only when there
+ * are any. */
+typedef struct nns__lcounts {
+  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
+  int64_t flops, macs, dmas, bytes, activation_bytes, nodes;
+  int64_t macs_unmasked, flops_unmasked;
+  unsigned flags;                               /* NNS_COUNT_* */
+} nns__lcounts;
+
+/* A layer's parameters as one token uses them (experts.c), as in
+ * nns_counts; without experts, params + frozen and param_bytes. */
+typedef struct nns__lexperts {
+  int64_t params_active, weight_bytes_read;
+} nns__lexperts;
+
+/* A layer's training-step bytes (train.c), as in nns_counts. */
+typedef struct nns__ltrain {
+  int64_t saved_bytes, checkpoint_saves_bytes, checkpoint_recompute_flops;
+} nns__ltrain;
+
+/* No layer, no value: the 32-bit fields' "(size_t)-1". */
+#define NNS__NONE32 UINT32_MAX
+
+/* What a layer's public row (nns_layer_info) holds, in 32-bit indexes:
+ * a 100k-node graph without module paths has 81k layers. */
+typedef struct nns__linfo {
+  const char *name, *path, *type, *op_types; /* as in nns_layer_info */
+  size_t call_count;
+  uint32_t parent;       /* NNS__NONE32 for the root */
+  uint32_t child_count;
+  uint32_t input_value;  /* NNS__NONE32 when none */
+  uint32_t output_value; /* NNS__NONE32 when none */
+} nns__linfo;
+
 /* One layer of the module tree, in preorder (0 is the root). */
 typedef struct nns__alayer {
-  nns_layer_info info;  /* the public row */
-  nns_counts counts;    /* over the subtree */
-  uint32_t rf;          /* field of its output: index into a->layer_rfs */
+  nns__linfo info;      /* its row (nns_analysis_layer), but the depth */
+  nns__lcounts counts;  /* over the subtree */
   /* Per spatial axis, a field that differs between positions (windowed
    * attention; period 0 on the others), or NULL when none does. */
   struct nns__rf_per *per;
+  const char *module_class; /* full class name from the model, or NULL */
+  int32_t depth;        /* 0 for the root */
+  uint32_t rf;          /* field of its output: index into a->layer_rfs */
   uint32_t end;         /* one past the last layer of its subtree */
   uint32_t n_nodes_own; /* nodes whose innermost scope is this layer */
-  const char *module_class; /* full class name from the model, or NULL */
 } nns__alayer;
 
 typedef struct nns__dtype_row {
@@ -133,6 +195,24 @@ struct nns_analysis {
   const nns__graph *main;     /* the model's main graph */
   size_t n_nodes;             /* main-graph nodes */
   nns__anode *nodes;
+  size_t n_node_more, cap_node_more;
+  nns__anode_more *node_more; /* by nns__anode.more - 1; malloc'ed while
+                                 analysing, then arena */
+  nns__anode_time *node_times; /* per node with a device, else NULL */
+  nns__anode_time *layer_times; /* per layer with a device, else NULL
+                                   (bound unused: worked out when read) */
+  nns__ltrain *layer_train;    /* per layer with a training step, else
+                                  NULL */
+  nns__lexperts *layer_experts; /* per layer when the caller declared
+                                   experts, else NULL */
+  /* A pass that returns nothing ran out of memory: the analysis fails. */
+  bool nomem;
+  /* While analysing: nns__value_bytes of each model value plus 2 (0: not
+   * worked out yet), as nns__vbytes first reads it (three passes read
+   * every input and output of every node), and whether it took a symbol
+   * as 1. Zeroed pages are touched only where values are read. */
+  uint64_t *vbytes;
+  bool *vbytes_symbolic;
   size_t n_layers;
   nns__alayer *layers;
   size_t n_params, cap_params;
@@ -203,6 +283,11 @@ static inline const nns__node *nns__graph_node(const nns__analysis *a,
  * sets a->nodes[i].layer. Types, op lists and input/output values are set
  * later by nns__scope_finish, once per-node counts are known. */
 nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err);
+/* Layer l's parent, (size_t)-1 for the root. */
+static inline size_t nns__layer_up(const nns__analysis *a, size_t l) {
+  uint32_t p = a->layers[l].info.parent;
+  return p == NNS__NONE32 ? (size_t)-1 : p;
+}
 /* True when layer `anc` is `l` or one of its ancestors. */
 static inline bool nns__layer_contains(const nns__analysis *a, uint32_t anc,
                                        uint32_t l) {
@@ -251,6 +336,23 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
  * taken as 1. */
 int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic);
+/* Makes a->vbytes (false when out of memory). */
+bool nns__vbytes_start(nns__analysis *a);
+/* nns__value_bytes of v, kept in a->vbytes while analysing. */
+static inline int64_t nns__vbytes(const nns__analysis *a, const nns__value *v,
+                                  bool *symbolic) {
+  if (!a->vbytes || v->index >= a->model->n_values)
+    return nns__value_bytes(a->model, v, symbolic);
+  uint64_t *kept = &a->vbytes[v->index];
+  bool *sym = &a->vbytes_symbolic[v->index];
+  if (!*kept) {
+    /* b >= -1: b + 2 >= 1, and INT64_MAX + 2 fits in 64 unsigned bits. */
+    *kept = (uint64_t)nns__value_bytes(a->model, v, sym) + 2;
+  }
+  if (*sym)
+    *symbolic = true;
+  return (int64_t)(*kept - 2);
+}
 
 /* rf.c: receptive field of every value, then of every layer (its output
  * value) and the model's (the last spatial field on the path to the
@@ -261,11 +363,17 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
  * caller's mixture-of-experts layers, nns_model_set_experts) and the
  * key/value cache totals of a decoder step (docs/metrics.md). */
 void nns__experts_analyze(const nns_model *m, nns__analysis *a);
+/* The saturating sum experts.c gives params_active from (no flag). */
+static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return nns__add_i64(a, b, &r) ? r : INT64_MAX;
+}
 /* roofline.c: the bytes node n (one without subgraphs) moves, into
  * c->bytes; an unknown size flags c->partial, a symbol c->symbolic. A
  * node in a kernel (nns__node.kernel_count) gets 0 here and its bytes
  * from nns__kernel_bytes. */
-void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c);
+void nns__node_bytes(const nns__analysis *a, const nns__node *n,
+                     nns__cost *c);
 /* Whether n, costed into c, moves no data (a view, the view rule, every
  * output folded), and whether it is a view or took the view rule. */
 bool nns__moves_nothing(const nns__node *n, const nns__cost *c);
@@ -280,10 +388,14 @@ nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a);
 nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
                                const nns_hardware *hw, const char *dtype,
                                nns_error *err);
-/* Each node's time, intensity and bound (before the sums over layers). */
+/* Each node's time and bound with a device (a->node_times), intensity and
+ * bound of the subgraph nodes' rows (before the sums over layers). */
 void nns__roofline_nodes(nns_model *m, nns__analysis *a);
-/* Intensity and bound of the summed rows: layers, op types, the model. */
+/* Intensity and bound of the summed rows: op types and the model (a
+ * layer's are worked out when read, nns__layer_counts). */
 void nns__roofline_finish(nns__analysis *a);
+/* Intensity and bound of one row from its flops, bytes and times. */
+void nns__counts_finish(const nns__analysis *a, nns_counts *k);
 
 /* attention.c: macs_unmasked / flops_unmasked of the attention products
  * whose mask is known (a->nodes[].counts, after the costs); the token
@@ -295,8 +407,23 @@ void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd);
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the
- * driver and every pass. The passes call nothing in analyze.c: the driver
+ * driver and every pass, and the nodes' compact rows. The passes call nothing in analyze.c: the driver
  * calls them, not the other way round. */
 void nns__counts_add(nns_counts *dst, const nns_counts *src);
+/* The public row of main-graph node i (its nns__anode and what is kept
+ * beside it), as nns_analysis_node_counts gives it. */
+void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out);
+/* The public row of layer l (its sums and what is kept beside them). */
+void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out);
+/* Adds main-graph node i's row into layer l's sums (and times). */
+void nns__layer_add_node(nns__analysis *a, size_t l, size_t i);
+/* Adds layer `from`'s sums (and times) into layer `to`'s. */
+void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from);
+/* nns__counts_add of node i's row without its SHARED flag (the op type
+ * sums), without building the row. */
+void nns__counts_add_node(nns_counts *dst, const nns__analysis *a, size_t i);
+/* Node i's nns__anode_more, made (zeroed) on first use; NULL and
+ * a->nomem set when out of memory. Valid until the next call. */
+nns__anode_more *nns__node_more(nns__analysis *a, size_t i);
 
 #endif

@@ -105,7 +105,28 @@ nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &a->layers[i].info, NNS__V1_LAYER_INFO);
+  const nns__linfo *l = &a->layers[i].info;
+  nns_layer_info info = {
+      .size = sizeof info,
+      .name = l->name,
+      .path = l->path,
+      .depth = a->layers[i].depth,
+      .parent = l->parent == NNS__NONE32 ? (size_t)-1 : l->parent,
+      .child_count = l->child_count,
+      .type = l->type,
+      .op_types = l->op_types,
+      .input_value =
+          l->input_value == NNS__NONE32 ? (size_t)-1 : l->input_value,
+      .output_value =
+          l->output_value == NNS__NONE32 ? (size_t)-1 : l->output_value,
+      .call_count = l->call_count};
+  /* A caller built against this header (the reports, once per layer and
+   * column) gets the row in one store, not through the sized copy. */
+  if (out->size == sizeof info) {
+    *out = info;
+    return NNS_OK;
+  }
+  return NNS__PUT(out, &info, NNS__V1_LAYER_INFO);
 }
 
 nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,
@@ -115,7 +136,14 @@ nns_status nns_analysis_layer_counts(const nns_analysis *a, size_t i,
     return st;
   if (i >= a->n_layers)
     return NNS_E_ARG;
-  return NNS__PUT(out, &a->layers[i].counts, NNS__V1_COUNTS);
+  if (out->size == sizeof *out) { /* built against this header */
+    nns__layer_counts(a, i, out);
+    out->size = sizeof *out;
+    return NNS_OK;
+  }
+  nns_counts row;
+  nns__layer_counts(a, i, &row);
+  return NNS__PUT(out, &row, NNS__V1_COUNTS);
 }
 
 nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {
@@ -317,9 +345,12 @@ nns_status nns_analysis_node_counts(const nns_analysis *a, size_t i,
     return NNS_E_ARG;
   const nns__node *n = m->nodes[i];
   static const nns_counts none = {.nodes = 1};
-  const nns_counts *c = n->graph == a->main ? &a->nodes[n->index].counts
-                        : a->node_counts    ? &a->node_counts[i]
-                                            : &none;
+  nns_counts row;
+  const nns_counts *c = a->node_counts ? &a->node_counts[i] : &none;
+  if (n->graph == a->main) {
+    nns__node_counts(a, n->index, &row);
+    c = &row;
+  }
   return NNS__PUT(out, c, NNS__V1_COUNTS);
 }
 

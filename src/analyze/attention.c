@@ -460,8 +460,8 @@ static bool apply(nns__analysis *a, const match *mt, const pairs *pr_) {
       !dims_of(mt->pv->out[0], &orank, od) || qr < 1 || pr < 1 || orank < 1)
     return false;
   int64_t E = qd[qr - 1], Ev = od[orank - 1], S = mt->dims[mt->rank - 1];
-  nns_counts *q = &a->nodes[mt->qk->index].counts;
-  nns_counts *p = &a->nodes[mt->pv->index].counts;
+  const nns__anode *q = &a->nodes[mt->qk->index];
+  const nns__anode *p = &a->nodes[mt->pv->index];
   int64_t mq, mp, fq, fp;
   /* Only where the dense counts are these very products (no broadcast
    * beyond the scores, no symbolic dim taken as 1). */
@@ -476,10 +476,15 @@ static bool apply(nns__analysis *a, const match *mt, const pairs *pr_) {
     return false;
   /* the products' FLOPs are their MACs' rule (docs/metrics.md, MatMul):
    * what else the node counts stays */
-  q->flops_unmasked = q->flops - (total * (2 * E - 1) - fq);
-  q->macs_unmasked = mq;
-  p->flops_unmasked = p->flops - ((2 * total - total / S) * Ev - fp);
-  p->macs_unmasked = mp;
+  nns__anode_more *x = nns__node_more(a, mt->qk->index);
+  if (!x)
+    return false;
+  x->flops_cut = total * (2 * E - 1) - fq;
+  x->macs_cut = q->macs - mq;
+  if (!(x = nns__node_more(a, mt->pv->index)))
+    return false;
+  x->flops_cut = (2 * total - total / S) * Ev - fp;
+  x->macs_cut = p->macs - mp;
   return true;
 }
 
@@ -500,6 +505,13 @@ static bool same_masks(const match *x, const match *y) {
 
 void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
   const nns__graph *g = a->main;
+  size_t n_soft = 0;
+  for (int32_t i = 0; i < g->n_nodes; i++)
+    n_soft += g->nodes[i].op && g->nodes[i].op->attn == NNS__ATTN_SOFTMAX;
+  /* No softmax, no attention: the readers of every value (a pass over
+   * every node's inputs, cold in cache) are not needed. */
+  if (!n_soft)
+    return;
   users u = {calloc(m->n_values + 1, sizeof *u.one),
              calloc(m->n_values + 1, sizeof *u.count)};
   if (u.one && u.count)
@@ -514,9 +526,6 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         u.one[v->index] = n;
       }
     }
-  size_t n_soft = 0;
-  for (int32_t i = 0; i < g->n_nodes; i++)
-    n_soft += g->nodes[i].op && g->nodes[i].op->attn == NNS__ATTN_SOFTMAX;
   a->attn = n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn)
                    : NULL;
   match last;
@@ -637,7 +646,7 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
   for (int k = 0; k < 3; k++)
     if (!dims_of(v[k], &r[k], d[k]) || r[k] < 2)
       return;
-  nns_counts *c = &a->nodes[n->index].counts;
+  const nns__anode *c = &a->nodes[n->index];
   /* the output's axes: M rows, N columns; the sum runs over K */
   int64_t M = d[2][r[2] - 2], N = d[2][r[2] - 1], K = d[0][r[0] - 1];
   int64_t batch = 1, total, dense_m, dense_f, masked_m, masked_f;
@@ -694,8 +703,11 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
         !nns__mul_i64(twice - empty_from, other, &masked_f))
       return;
   }
-  c->macs_unmasked = c->macs - (dense_m - masked_m);
-  c->flops_unmasked = c->flops - (dense_f - masked_f);
+  nns__anode_more *x = nns__node_more(a, n->index);
+  if (x) {
+    x->macs_cut = dense_m - masked_m;
+    x->flops_cut = dense_f - masked_f;
+  }
 }
 
 void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {

@@ -73,7 +73,7 @@ void nns__custom_macs_apply(const nns_model *m, nns__analysis *a) {
     if (!d || !d->macs_given)
       continue;
     int64_t delta = d->macs - a->layers[l].counts.macs;
-    for (size_t k = l; k != (size_t)-1; k = a->layers[k].info.parent)
+    for (size_t k = l; k != (size_t)-1; k = nns__layer_up(a, k))
       a->layers[k].counts.macs += delta;
   }
 }

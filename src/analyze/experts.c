@@ -17,11 +17,6 @@
 
 #include "analyze.h"
 
-static int64_t sum_sat(int64_t a, int64_t b) {
-  int64_t r;
-  return nns__add_i64(a, b, &r) ? r : INT64_MAX;
-}
-
 /* floor(x * num / den) for 0 <= num <= den, without overflow. */
 static int64_t scaled(int64_t x, int64_t num, int64_t den) {
   if (den <= 0 || num >= den)
@@ -59,12 +54,12 @@ static void apply_experts(nns__analysis *a, const char *path,
     if (p->kind == NNS_PARAM_CONSTANT || !under(p->name, path))
       continue;
     if (p->kind != NNS_PARAM_BUFFER)
-      elements = sum_sat(elements, p->elements);
-    bytes = sum_sat(bytes, p->bytes);
+      elements = nns__sum_sat(elements, p->elements);
+    bytes = nns__sum_sat(bytes, p->bytes);
     if (anchor == (size_t)-1)
       anchor = p->layer;
     while (!nns__layer_contains(a, (uint32_t)anchor, (uint32_t)p->layer))
-      anchor = a->layers[anchor].info.parent;
+      anchor = nns__layer_up(a, anchor);
   }
   if (anchor == (size_t)-1)
     return;
@@ -79,17 +74,27 @@ static void apply_experts(nns__analysis *a, const char *path,
       d->active * d->tokens < d->total)
     reach = d->active * d->tokens;
   int64_t unread = bytes - scaled(bytes, reach, d->total);
-  for (size_t l = anchor; l != (size_t)-1; l = a->layers[l].info.parent) {
-    a->layers[l].counts.params_active -= idle;
-    a->layers[l].counts.weight_bytes_read -= unread;
+  for (size_t l = anchor; l != (size_t)-1; l = nns__layer_up(a, l)) {
+    a->layer_experts[l].params_active -= idle;
+    a->layer_experts[l].weight_bytes_read -= unread;
   }
 }
 
+/* Without declared experts nothing is kept: nns__layer_counts works the
+ * two counts out from the sums. */
 static void experts_counts(const nns_model *m, nns__analysis *a) {
+  if (m->experts.count == 0)
+    return;
+  a->layer_experts = nns__arena_array(&a->arena, a->n_layers + 1,
+                                      sizeof *a->layer_experts);
+  if (!a->layer_experts) {
+    a->nomem = true;
+    return;
+  }
   for (size_t l = 0; l < a->n_layers; l++) {
-    nns_counts *c = &a->layers[l].counts;
-    c->params_active = sum_sat(c->params, c->frozen);
-    c->weight_bytes_read = c->param_bytes;
+    const nns__lcounts *c = &a->layers[l].counts;
+    a->layer_experts[l].params_active = nns__sum_sat(c->params, c->frozen);
+    a->layer_experts[l].weight_bytes_read = c->param_bytes;
   }
   for (size_t i = 0; i < m->experts.cap; i++) {
     const char *path = m->experts.keys[i];
@@ -114,7 +119,7 @@ static int64_t named_bytes(const nns_model *m, nns__value *const *vals,
     bool symbolic = false;
     int64_t b = kv ? nns__value_bytes(m, v, &symbolic) : 0;
     if (b > 0)
-      sum = sum_sat(sum, b);
+      sum = nns__sum_sat(sum, b);
   }
   return sum;
 }

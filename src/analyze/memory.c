@@ -15,6 +15,14 @@
 
 #include "analyze.h"
 
+/* a x b as nns__cmul gives it, without its overflow flag. */
+static inline int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a < 0 || b < 0)
+    return 0;
+  return nns__mul_i64(a, b, &r) ? r : INT64_MAX;
+}
+
 int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
                          bool *symbolic) {
   const nns__type *t = &v->type;
@@ -24,17 +32,36 @@ int64_t nns__value_bytes(const nns_model *m, const nns__value *v,
   int bits = nns__dtype_bits(t->dtype);
   if (bits <= 0)
     return -1;
+  /* nns__cmul's saturation (a negative factor gives 0, an overflow
+   * INT64_MAX) inline: this runs for every input and output of every
+   * node, and two calls per dim were most of its time. */
   nns__cost c;
-  memset(&c, 0, sizeof c);
+  c.symbolic = false;
   int64_t n = 1;
-  for (int32_t k = 0; k < t->rank; k++)
-    n = nns__cmul(&c, n, nns__dim_count(&c, t->dims[k], m));
-  int64_t b = nns__cmul(&c, n, bits);
+  for (int32_t k = 0; k < t->rank; k++) {
+    nns__dim d = t->dims[k];
+    n = sat_mul(n, d.sym ? nns__dim_count(&c, d, m) : d.v);
+  }
+  int64_t b = sat_mul(n, bits);
   if (c.symbolic)
     *symbolic = true;
   if (b == INT64_MAX)
     return INT64_MAX;
   return b / 8 + (b % 8 != 0);
+}
+
+bool nns__vbytes_start(nns__analysis *a) {
+  size_t n = a->model->n_values + 1;
+  a->vbytes = calloc(n, sizeof *a->vbytes);
+  a->vbytes_symbolic = calloc(n, sizeof *a->vbytes_symbolic);
+  if (!a->vbytes || !a->vbytes_symbolic) {
+    free(a->vbytes);
+    free(a->vbytes_symbolic);
+    a->vbytes = NULL;
+    a->vbytes_symbolic = NULL;
+    return false;
+  }
+  return true;
 }
 
 static int64_t add_sat(int64_t a, int64_t b, unsigned *flags) {
@@ -116,21 +143,21 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
     if (!v || v->init || a->is_param_value[v->index])
       continue;
     bool sym = false;
-    int64_t b = nns__value_bytes(m, v, &sym);
+    int64_t b = nns__vbytes(a, v, &sym);
     bytes[v->index] = b < 0 ? 0 : b;
     t->input_bytes = add_sat(t->input_bytes, bytes[v->index], &tf);
     live_inputs += bytes[v->index];
   }
   for (size_t p = 0; p < nn; p++) {
     const nns__node *n = a->order[p];
-    nns_counts *c = &a->nodes[n->index].counts;
+    nns__anode *c = &a->nodes[n->index];
     added[p] = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!v || a->is_param_value[v->index])
         continue;
       bool sym = false;
-      int64_t b = nns__value_bytes(m, v, &sym);
+      int64_t b = nns__vbytes(a, v, &sym);
       if (b < 0) {
         c->flags |= NNS_COUNT_PARTIAL; /* size unknown: a lower bound */
         b = 0;
@@ -192,7 +219,7 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
       trainable = add_sat(trainable, pi->bytes, &tf);
   }
   for (size_t i = 0; i < a->n_nodes; i++)
-    acts = add_sat(acts, a->nodes[i].counts.activation_bytes, &tf);
+    acts = add_sat(acts, a->nodes[i].activation_bytes, &tf);
   t->optimizer = opt;
   t->train_param_bytes = param_bytes;
   t->train_grad_bytes = trainable;

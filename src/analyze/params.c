@@ -134,9 +134,73 @@ static int64_t type_numel(const nns__type *t) {
   return n;
 }
 
-/* Adds the initializers and Constant outputs of g and of its subgraphs, and
- * the copies made of them, in node order. */
-static bool collect(pstate *s, const nns__graph *g) {
+/* Marks the layers between `user` and the counting layer (excluded) as
+ * using a parameter counted elsewhere. */
+static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
+  for (size_t l = user; l != (size_t)-1; l = nns__layer_up(a, l)) {
+    if (nns__layer_contains(a, (uint32_t)l, counting))
+      break;
+    a->layers[l].counts.flags |= NNS_COUNT_SHARED;
+  }
+}
+
+/* Adds n's output when n holds its data (a Constant) or copies a parameter
+ * value. */
+static bool collect(pstate *s, const nns__node *n) {
+  if (n->op && n->op->holds_data && n->n_out >= 1 && n->out[0] &&
+      !add_pval(s, n->out[0], n->out[0], data_attr(n), false))
+    return false;
+  if (nns__node_is_copy(n)) {
+    const nns__value *in = NULL;
+    for (int32_t k = 0; k < n->n_in && !in; k++)
+      in = n->in[k];
+    int32_t src = s->of_value[in->index];
+    if (src >= 0 && !add_pval(s, n->out[0], s->v[src].storage,
+                              s->v[src].tensor, true))
+      return false;
+  }
+  return true;
+}
+
+/* Records n as a consumer of the parameter values it reads: its role and
+ * its layer. */
+static void consume(pstate *s, const nns__node *n) {
+  nns__analysis *a = s->a;
+  bool copy = nns__node_is_copy(n) && s->of_value[n->out[0]->index] >= 0;
+  const nns__node *top = nns__top_node(n);
+  uint32_t layer = top && top->graph == s->m->graph
+                       ? a->nodes[top->index].layer : 0;
+  for (int32_t k = 0; k < n->n_in; k++) {
+    const nns__value *v = n->in[k];
+    int32_t pi = v ? s->of_value[v->index] : -1;
+    if (pi < 0)
+      continue;
+    pval *p = &s->v[pi];
+    if (copy) {
+      p->chained = true;
+      continue;
+    }
+    char role = nns__input_role(n, k);
+    int r = role_strength(role);
+    p->weight_slot = p->weight_slot || role == 'w';
+    if (r > p->strength)
+      p->strength = r;
+    if (!p->first) {
+      p->first = top;
+      p->layer = layer;
+    } else if (layer != p->layer) {
+      p->shared = true;
+      mark_shared(a, layer, p->layer);
+    }
+  }
+}
+
+/* Adds the initializers and Constant outputs of g and of its subgraphs,
+ * and the copies made of them, in node order, and records their
+ * consumers: one walk, as every value a node reads is defined before it
+ * (an initializer, or an earlier node's output; a subgraph's are its
+ * owner's or its own). */
+static bool walk(pstate *s, const nns__graph *g) {
   const nns__analysis *a = s->a;
   for (int32_t i = 0; i < g->n_inits; i++)
     if (g->inits[i] &&
@@ -144,82 +208,19 @@ static bool collect(pstate *s, const nns__graph *g) {
       return false;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = nns__graph_node(a, g, i);
-    if (n->op && n->op->holds_data && n->n_out >= 1 && n->out[0] &&
-        !add_pval(s, n->out[0], n->out[0], data_attr(n), false))
+    if (!collect(s, n))
       return false;
-    if (nns__node_is_copy(n)) {
-      const nns__value *in = NULL;
-      for (int32_t k = 0; k < n->n_in && !in; k++)
-        in = n->in[k];
-      int32_t src = s->of_value[in->index];
-      if (src >= 0 && !add_pval(s, n->out[0], s->v[src].storage,
-                                s->v[src].tensor, true))
-        return false;
-    }
+    consume(s, n);
     for (int32_t k = 0; k < n->n_attrs; k++) {
       const nns__attr *at = &n->attrs[k];
-      if (at->g && !collect(s, at->g))
+      if (at->g && !walk(s, at->g))
         return false;
       for (int32_t j = 0; at->graphs && j < at->n; j++)
-        if (at->graphs[j] && !collect(s, at->graphs[j]))
+        if (at->graphs[j] && !walk(s, at->graphs[j]))
           return false;
     }
   }
   return true;
-}
-
-/* Marks the layers between `user` and the counting layer (excluded) as
- * using a parameter counted elsewhere. */
-static void mark_shared(nns__analysis *a, uint32_t user, uint32_t counting) {
-  for (size_t l = user; l != (size_t)-1; l = a->layers[l].info.parent) {
-    if (nns__layer_contains(a, (uint32_t)l, counting))
-      break;
-    a->layers[l].counts.flags |= NNS_COUNT_SHARED;
-  }
-}
-
-/* Records every consumer of a parameter value: its role and its layer. */
-static void consumers(pstate *s, const nns__graph *g) {
-  nns__analysis *a = s->a;
-  for (int32_t i = 0; i < g->n_nodes; i++) {
-    const nns__node *n = nns__graph_node(a, g, i);
-    bool copy = nns__node_is_copy(n) &&
-                s->of_value[n->out[0]->index] >= 0;
-    const nns__node *top = nns__top_node(n);
-    uint32_t layer = top && top->graph == s->m->graph
-                         ? a->nodes[top->index].layer : 0;
-    for (int32_t k = 0; k < n->n_in; k++) {
-      const nns__value *v = n->in[k];
-      int32_t pi = v ? s->of_value[v->index] : -1;
-      if (pi < 0)
-        continue;
-      pval *p = &s->v[pi];
-      if (copy) {
-        p->chained = true;
-        continue;
-      }
-      char role = nns__input_role(n, k);
-      int r = role_strength(role);
-      p->weight_slot = p->weight_slot || role == 'w';
-      if (r > p->strength)
-        p->strength = r;
-      if (!p->first) {
-        p->first = top;
-        p->layer = layer;
-      } else if (layer != p->layer) {
-        p->shared = true;
-        mark_shared(a, layer, p->layer);
-      }
-    }
-    for (int32_t k = 0; k < n->n_attrs; k++) {
-      const nns__attr *at = &n->attrs[k];
-      if (at->g)
-        consumers(s, at->g);
-      for (int32_t j = 0; at->graphs && j < at->n; j++)
-        if (at->graphs[j])
-          consumers(s, at->graphs[j]);
-    }
-  }
 }
 
 /* Integer dtypes that hold quantized weights (int8/uint8/int4/uint4); a
@@ -408,9 +409,8 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
     goto nomem;
   for (size_t i = 0; i < m->n_values; i++)
     s.of_value[i] = -1;
-  if (!collect(&s, m->graph))
+  if (!walk(&s, m->graph))
     goto nomem;
-  consumers(&s, m->graph);
   if (!(grad = calloc(m->n_values + 1, sizeof *grad)))
     goto nomem;
   grad_graph(a, m->graph, true, grad);
@@ -472,14 +472,17 @@ nns_status nns__params_classify(nns_model *m, nns__analysis *a,
         t->constants = add_sat(t->constants, numel, &tf);
       continue;
     }
-    nns_counts *c = &a->nodes[p->first->index].counts;
+    nns__anode_more *c = nns__node_more(a, p->first->index);
+    if (!c)
+      goto nomem;
+    unsigned *flags = &a->nodes[p->first->index].flags;
     if (pi->kind == NNS_PARAM_TRAINABLE)
-      c->params = add_sat(c->params, numel, &c->flags);
+      c->params = add_sat(c->params, numel, flags);
     else if (pi->kind == NNS_PARAM_FROZEN)
-      c->frozen = add_sat(c->frozen, numel, &c->flags);
+      c->frozen = add_sat(c->frozen, numel, flags);
     else
-      c->buffers = add_sat(c->buffers, numel, &c->flags);
-    c->param_bytes = add_sat(c->param_bytes, pi->bytes, &c->flags);
+      c->buffers = add_sat(c->buffers, numel, flags);
+    c->param_bytes = add_sat(c->param_bytes, pi->bytes, flags);
     if (!add_dtype_row(a, &rows, &rows_cap, dtype, numel, pi->bytes))
       goto nomem;
     if (!stored[p->storage->index]) {

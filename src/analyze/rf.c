@@ -129,13 +129,21 @@ static bool rf_seen_room(rf_table *t, size_t used) {
 }
 
 /* Sets the field of a value; an empty field takes no entry, an equal one
- * set before is shared. There is room for every value set once (the
+ * set before is shared (`hint`, an entry that may be equal, is tried
+ * first; 0 for none). There is room for every value set once (the
  * loader and the builder reject a name defined twice); past that room a
  * value keeps no field rather than a write past the list. */
-static void rf_set(rf_table *t, size_t value, const rf_val *v) {
+static void rf_set(rf_table *t, size_t value, const rf_val *v,
+                   uint32_t hint) {
   if (!(v->r.f.axes > 0 || v->r.f.whole || v->last.axes > 0 ||
         v->last.whole)) {
     t->at[value] = 0;
+    return;
+  }
+  /* Equal fields share one entry, so an equal hint is the one entry the
+   * index would find. */
+  if (hint && rf_same(&t->vals[hint], v)) {
+    t->at[value] = hint;
     return;
   }
   bool indexed = false; /* seen[j] is where a new entry goes */
@@ -235,10 +243,10 @@ static bool same_dims(const nns__rf *a, const nns__rf *b) {
 }
 
 /* A node without a rule, for its output of type `tout`. */
-static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
-                        const nns__node *n, const nns__type *tout) {
-  rf_val out;
-  memset(&out, 0, sizeof out);
+static void broadcast(const nns__analysis *a, const rf_table *rf,
+                      const nns__node *n, const nns__type *tout,
+                      rf_val *out) {
+  memset(out, 0, sizeof *out);
   bool have = false, global = false, any_whole = false, any_full = false;
   nns__rf whole; /* the first input that is whole here */
   for (int32_t k = 0; k < n->n_in; k++) {
@@ -252,7 +260,7 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
       if (!any_whole)
         whole = in->r;
       any_whole = true;
-      keep_larger(&out.last, &in->last);
+      keep_larger(&out->last, &in->last);
       continue;
     }
     global |= in->r.f.global_context;
@@ -263,28 +271,27 @@ static rf_val broadcast(const nns__analysis *a, const rf_table *rf,
         nns__rf_set_whole(&whole);
       }
       any_whole = true;
-      keep_larger(&out.last, &in->r.f);
+      keep_larger(&out->last, &in->r.f);
       continue;
     }
     any_full |= in->r.full;
     if (!have) {
-      out.r = lined;
+      out->r = lined;
       have = true;
-    } else if (same_dims(&out.r, &lined)) {
-      unite(rf->pool, &out.r, &lined);
-    } else if (rf_size(&lined.f) > rf_size(&out.r.f)) {
-      out.r = lined; /* axes that do not line up: keep the larger */
+    } else if (same_dims(&out->r, &lined)) {
+      unite(rf->pool, &out->r, &lined);
+    } else if (rf_size(&lined.f) > rf_size(&out->r.f)) {
+      out->r = lined; /* axes that do not line up: keep the larger */
     }
   }
   if (have) {
-    out.r.f.global_context = global || any_whole;
+    out->r.f.global_context = global || any_whole;
     if (any_full) /* a position that has seen everything, plus more */
-      nns__rf_set_full(&out.r);
-    out.last = out.r.f;
+      nns__rf_set_full(&out->r);
+    out->last = out->r.f;
   } else if (any_whole) {
-    out.r = whole;
+    out->r = whole;
   }
-  return out;
 }
 
 /* The fields of a node's inputs, for rules that combine two. */
@@ -298,11 +305,10 @@ enum { RF_IN_MAX = 8 };
  * that is whole but keeps its axes (full) goes through the rule like a
  * finite one and stays whole, unless the rule reduces its axes away.
  */
-static rf_val apply_rule(nns_model *m, const nns__analysis *a,
-                         const rf_table *rf, const nns__node *n,
-                         bool *merge) {
-  rf_val out;
-  memset(&out, 0, sizeof out);
+static void apply_rule(nns_model *m, const nns__analysis *a,
+                       const rf_table *rf, const nns__node *n, bool *merge,
+                       rf_val *out) {
+  memset(out, 0, sizeof *out);
   const rf_val *src = NULL, *src_w = NULL;
   const nns__rf *fields[RF_IN_MAX] = {NULL};
   bool others_global = false, has_a = false;
@@ -327,7 +333,7 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
   if (!src && !has_a)
     src = src_w;
   if (!src)
-    return out;
+    return;
   nns_error local;
   nns__ictx cx = {.m = m, .node = (nns__node *)n, .op = n->op,
                   .opset = n->opset, .err = &local, .rf_in = fields,
@@ -336,7 +342,8 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
   if (src->r.f.whole && !src->r.full) {
     nns__rf ignored; /* whole stays whole: the rule only says if it merges */
     *merge = n->op->rf(&cx, &src->r, &ignored) == NNS__RF_MERGE;
-    return *src;
+    *out = *src;
+    return;
   }
   nns__rf in = src->r;
   bool was_full = in.full;
@@ -344,34 +351,33 @@ static rf_val apply_rule(nns_model *m, const nns__analysis *a,
   in.full = false;
   if (!n->op->rf_parts) {
     if (!nns__rf_plain(&in)) {
-      out.r = in;
-      nns__rf_set_whole(&out.r);
-      out.last = src->r.f;
-      return out;
+      out->r = in;
+      nns__rf_set_whole(&out->r);
+      out->last = src->r.f;
+      return;
     }
     nns__rf_envelope(rf->pool, &in); /* sliding ops: the same field everywhere */
   }
-  nns_status st = n->op->rf(&cx, &in, &out.r);
+  nns_status st = n->op->rf(&cx, &in, &out->r);
   if (st == NNS__RF_MERGE) {
     *merge = true;
-    memset(&out, 0, sizeof out);
-    return out;
+    memset(out, 0, sizeof *out);
+    return;
   }
-  if (st != NNS_OK || out.r.f.axes < 0 ||
-      out.r.f.axes > NNS_RF_MAX_AXES) {
-    memset(&out, 0, sizeof out);
-    return out;
+  if (st != NNS_OK || out->r.f.axes < 0 ||
+      out->r.f.axes > NNS_RF_MAX_AXES) {
+    memset(out, 0, sizeof *out);
+    return;
   }
-  if (out.r.f.whole && !out.r.full) {
-    nns__rf_set_whole(&out.r);
-    out.last = src->r.f;
+  if (out->r.f.whole && !out->r.full) {
+    nns__rf_set_whole(&out->r);
+    out->last = src->r.f;
   } else {
-    out.r.f.global_context |= src->r.f.global_context || others_global;
-    if (was_full || out.r.full)
-      nns__rf_set_full(&out.r);
-    out.last = out.r.f;
+    out->r.f.global_context |= src->r.f.global_context || others_global;
+    if (was_full || out->r.full)
+      nns__rf_set_full(&out->r);
+    out->last = out->r.f;
   }
-  return out;
 }
 
 /* A layer whose field differs between positions keeps its periods in the
@@ -382,8 +388,8 @@ static bool keep_periods(nns__analysis *a, const nns__rf_pool *pool,
   if (r->f.whole)
     return true;
   for (int k = 0; k < r->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    if (nns__rf_period(pool, r, k) <= 1)
-      continue;
+    if (!r->per[k] || nns__rf_period(pool, r, k) <= 1)
+      continue; /* per[k] 0: no entry, period 1 */
     if (!la->per) {
       la->per = nns__arena_array(&a->arena, NNS_RF_MAX_AXES,
                                  sizeof *la->per);
@@ -479,27 +485,45 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       for (int k = 0; k < start.r.f.axes; k++)
         start.r.dim[k] = (int8_t)(1 + k);
     start.last = start.r.f;
-    rf_set(&rf, v->index, &start);
+    rf_set(&rf, v->index, &start, 0);
+  }
+  /* No input has spatial axes (a language model's token ids): rules and
+   * broadcasts only map their inputs' fields, so no value gets one, and
+   * every layer keeps the empty field (a->layers[].rf 0, a->rf zero). */
+  if (rf.n == 1) {
+    a->layer_rfs = nns__arena_array(&a->arena, 1, sizeof *a->layer_rfs);
+    if (!a->layer_rfs)
+      goto nomem;
+    goto done;
   }
   /* The first node that turned a finite field whole (a GlobalAveragePool,
    * or a view nnscan cannot follow), for the warning below. */
   const nns__node *lost = NULL;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
-    rf_val by_rule;
-    memset(&by_rule, 0, sizeof by_rule);
+    rf_val by_rule, merged;
     bool merge = !n->op || !n->op->rf;
     if (!merge)
-      by_rule = apply_rule(m, a, &rf, n, &merge);
+      apply_rule(m, a, &rf, n, &merge, &by_rule);
+    /* Most outputs keep an input's field (element-wise ops): the entry of
+     * the first input that has one is tried before the list's index. */
+    uint32_t hint = 0;
+    for (int32_t k = 0; k < n->n_in && !hint; k++)
+      if (carries_field(a, n->in[k]))
+        hint = rf.at[n->in[k]->index];
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!carries_field(a, v))
         continue;
-      rf_val out = merge ? broadcast(a, &rf, n, &v->type) : by_rule;
-      if (!lost && out.r.f.whole && !out.r.full && out.last.axes > 0 &&
-          !out.last.whole)
+      const rf_val *out = &by_rule;
+      if (merge) {
+        broadcast(a, &rf, n, &v->type, &merged);
+        out = &merged;
+      }
+      if (!lost && out->r.f.whole && !out->r.full && out->last.axes > 0 &&
+          !out->last.whole)
         lost = n;
-      rf_set(&rf, v->index, &out);
+      rf_set(&rf, v->index, out, hint);
     }
   }
   /* Layers: the field of their output. Layers whose outputs share an
@@ -515,7 +539,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   for (size_t l = 0; l < a->n_layers; l++) {
     nns__alayer *la = &a->layers[l];
     size_t out = la->info.output_value;
-    if (out == (size_t)-1 || out >= m->n_values)
+    if (out == NNS__NONE32 || out >= m->n_values)
       continue;
     uint32_t entry = rf.at[out];
     const nns__rf *r = &rf.vals[entry].r;
@@ -548,6 +572,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
                  "axes before any sliding op read them",
               lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
+done:
   free(layer_of);
   free(rf.at);
   free(rf.vals);

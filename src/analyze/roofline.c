@@ -58,12 +58,12 @@ bool nns__moves_nothing(const nns__node *n, const nns__cost *c) {
  * (PARTIAL) or a symbol taken as 1. Sequences and maps have no storage
  * dtype of their own: the ops that make or read their tensors count
  * those. */
-static int64_t value_bytes(const nns_model *m, const nns__value *v,
+static int64_t value_bytes(const nns__analysis *a, const nns__value *v,
                            nns__cost *c) {
   if (v->type.kind != NNS_KIND_TENSOR && v->type.kind != 0)
     return -1;
   bool sym = false;
-  int64_t b = nns__value_bytes(m, v, &sym);
+  int64_t b = nns__vbytes(a, v, &sym);
   if (sym)
     c->symbolic = true;
   if (b < 0)
@@ -72,13 +72,15 @@ static int64_t value_bytes(const nns_model *m, const nns__value *v,
 }
 
 /* Adds v's bytes to c->bytes (value_bytes). */
-static void add_value(const nns_model *m, const nns__value *v, nns__cost *c) {
-  int64_t b = value_bytes(m, v, c);
+static void add_value(const nns__analysis *a, const nns__value *v,
+                      nns__cost *c) {
+  int64_t b = value_bytes(a, v, c);
   if (b >= 0)
     c->bytes = nns__cadd(c, c->bytes, b);
 }
 
-void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
+void nns__node_bytes(const nns__analysis *a, const nns__node *n,
+                     nns__cost *c) {
   c->bytes = 0;
   if (nns__moves_nothing(n, c) || n->kernel_count)
     return; /* a kernel's nodes: nns__kernel_bytes */
@@ -93,11 +95,11 @@ void nns__node_bytes(const nns_model *m, const nns__node *n, nns__cost *c) {
         n->out[0])
       v = n->out[0];
     if (!seen)
-      add_value(m, v, c);
+      add_value(a, v, c);
   }
   for (int32_t k = 0; k < n->n_out; k++)
     if (n->out[k])
-      add_value(m, n->out[k], c);
+      add_value(a, n->out[k], c);
 }
 
 /* ==== Kernels ==== */
@@ -139,8 +141,8 @@ static bool aliases(const kpass *s, const nns__node *p) {
       !p->in[0] || !p->out[0] || p->in[0]->type.dtype != p->out[0]->type.dtype)
     return false;
   bool sym = false;
-  return nns__value_bytes(s->m, p->in[0], &sym) ==
-         nns__value_bytes(s->m, p->out[0], &sym);
+  return nns__vbytes(s->a, p->in[0], &sym) ==
+         nns__vbytes(s->a, p->out[0], &sym);
 }
 
 /* The value v stands for in the kernel: through the views its nodes
@@ -246,12 +248,12 @@ static void kernel_node_bytes(kpass *s, const nns__node *n, nns__cost *c) {
     const nns__value *size = v;
     if (i == 0 && n->op && n->op->picks && n->n_out > 0 && n->out[0])
       size = n->out[0];
-    read_once(s, r, value_bytes(s->m, size, c), first, c);
+    read_once(s, r, value_bytes(s->a, size, c), first, c);
   }
   for (int32_t k = 0; k < n->n_out; k++) {
     const nns__value *w = n->out[k];
     if (w && (!listed(s, w) || written(s, w)))
-      add_value(s->m, w, c);
+      add_value(s->a, w, c);
   }
 }
 
@@ -281,7 +283,7 @@ nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a) {
     nns__cost c;
     memset(&c, 0, sizeof c);
     kernel_node_bytes(&s, n, &c);
-    nns_counts *k = &a->nodes[n->index].counts;
+    nns__anode *k = &a->nodes[n->index];
     k->bytes = c.bytes;
     k->flags |= (c.partial ? NNS_COUNT_PARTIAL : 0u) |
                 (c.symbolic ? NNS_COUNT_SYMBOLIC : 0u) |
@@ -415,31 +417,35 @@ static double peak_of(const nns__analysis *a, const nns__node *n) {
   return n->op && n->op->matrix ? a->roof_matrix_peak : a->roof_other_peak;
 }
 
-/* n's time on the device, into its own counts. */
+/* n's time on the device: from its own flops and bytes, the larger of
+ * compute and memory. */
 static void node_time(const nns__analysis *a, const nns__node *n,
-                      nns_counts *k) {
-  if (!a->roofline)
-    return;
-  double tc = (double)k->flops / peak_of(a, n);
-  double tm = (double)k->bytes / a->roof_bandwidth;
+                      int64_t flops, int64_t bytes, double *time_s,
+                      double *compute_time_s, double *memory_time_s) {
+  double tc = (double)flops / peak_of(a, n);
+  double tm = (double)bytes / a->roof_bandwidth;
   if (tm > tc) {
-    k->memory_time_s = tm;
-    k->time_s = tm;
+    *memory_time_s = tm;
+    *time_s = tm;
   } else {
-    k->compute_time_s = tc;
-    k->time_s = tc;
+    *compute_time_s = tc;
+    *time_s = tc;
   }
 }
 
-/* Intensity and bound from a row's sums. */
-static void finish(const nns__analysis *a, nns_counts *k) {
-  k->intensity = k->bytes > 0 ? (double)k->flops / (double)k->bytes : 0;
+/* The bound of a row's times. */
+static int bound_of(const nns__analysis *a, double compute_time_s,
+                    double memory_time_s) {
   if (!a->roofline)
-    k->bound = NNS_BOUND_NONE;
-  else if (k->memory_time_s > k->compute_time_s)
-    k->bound = NNS_BOUND_MEMORY;
-  else
-    k->bound = k->compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
+    return NNS_BOUND_NONE;
+  if (memory_time_s > compute_time_s)
+    return NNS_BOUND_MEMORY;
+  return compute_time_s > 0 ? NNS_BOUND_COMPUTE : NNS_BOUND_NONE;
+}
+
+void nns__counts_finish(const nns__analysis *a, nns_counts *k) {
+  k->intensity = k->bytes > 0 ? (double)k->flops / (double)k->bytes : 0;
+  k->bound = bound_of(a, k->compute_time_s, k->memory_time_s);
 }
 
 /* The times of the kernel whose first node is nodes[first]: one roofline
@@ -449,7 +455,7 @@ static void kernel_times(const nns__analysis *a, const nns__graph *g,
   int32_t end = first + g->nodes[first].kernel_count;
   double tc = 0, tm = 0;
   for (int32_t j = first; j < end; j++) {
-    const nns_counts *k = &a->nodes[j].counts;
+    const nns__anode *k = &a->nodes[j];
     tc += (double)k->flops / peak_of(a, &g->nodes[j]);
     tm += (double)k->bytes / a->roof_bandwidth;
   }
@@ -458,44 +464,55 @@ static void kernel_times(const nns__analysis *a, const nns__graph *g,
               : tc > 0 ? NNS_BOUND_COMPUTE
                        : NNS_BOUND_NONE;
   for (int32_t j = first; j < end; j++) {
-    nns_counts *k = &a->nodes[j].counts;
+    const nns__anode *k = &a->nodes[j];
+    nns__anode_time *t = &a->node_times[j];
     if (memory) {
-      k->memory_time_s = (double)k->bytes / a->roof_bandwidth;
-      k->time_s = k->memory_time_s;
+      t->memory_time_s = (double)k->bytes / a->roof_bandwidth;
+      t->time_s = t->memory_time_s;
     } else {
-      k->compute_time_s = (double)k->flops / peak_of(a, &g->nodes[j]);
-      k->time_s = k->compute_time_s;
+      t->compute_time_s = (double)k->flops / peak_of(a, &g->nodes[j]);
+      t->time_s = t->compute_time_s;
     }
-    finish(a, k);
-    k->bound = bound;
+    t->bound = bound;
   }
 }
 
+/* A main-graph node's intensity is worked out from its row when it is
+ * read (nns__node_counts); its times are kept only with a device. */
 void nns__roofline_nodes(nns_model *m, nns__analysis *a) {
-  for (size_t i = 0; i < a->n_nodes; i++) {
+  if (a->roofline) {
+    a->node_times = nns__arena_array(&a->arena, a->n_nodes + 1,
+                                     sizeof *a->node_times);
+    if (!a->node_times) {
+      a->nomem = true;
+      return;
+    }
+  }
+  for (size_t i = 0; a->roofline && i < a->n_nodes; i++) {
     const nns__node *n = &m->graph->nodes[i];
     if (n->kernel_count) {
-      if (n->kernel_first == (int32_t)i && a->roofline)
+      if (n->kernel_first == (int32_t)i)
         kernel_times(a, m->graph, (int32_t)i);
-      else if (!a->roofline)
-        finish(a, &a->nodes[n->index].counts);
       continue;
     }
-    node_time(a, n, &a->nodes[n->index].counts);
-    finish(a, &a->nodes[n->index].counts);
+    nns__anode_time *t = &a->node_times[n->index];
+    node_time(a, n, a->nodes[n->index].flops, a->nodes[n->index].bytes,
+              &t->time_s, &t->compute_time_s, &t->memory_time_s);
+    t->bound = bound_of(a, t->compute_time_s, t->memory_time_s);
   }
   for (size_t i = 0; a->node_counts && i < m->n_nodes; i++) {
     if (m->nodes[i]->graph == a->main)
       continue;
-    node_time(a, m->nodes[i], &a->node_counts[i]);
-    finish(a, &a->node_counts[i]);
+    nns_counts *k = &a->node_counts[i];
+    if (a->roofline)
+      node_time(a, m->nodes[i], k->flops, k->bytes, &k->time_s,
+                &k->compute_time_s, &k->memory_time_s);
+    nns__counts_finish(a, k);
   }
 }
 
 void nns__roofline_finish(nns__analysis *a) {
-  for (size_t l = 0; l < a->n_layers; l++)
-    finish(a, &a->layers[l].counts);
   for (size_t r = 0; r < a->n_optypes; r++)
-    finish(a, &a->optypes[r].counts);
-  finish(a, &a->all);
+    nns__counts_finish(a, &a->optypes[r].counts);
+  nns__counts_finish(a, &a->all);
 }

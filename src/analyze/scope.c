@@ -80,6 +80,11 @@ typedef struct builder {
    * interned strings. */
   nns__map2 kids;
   nns__map by_scope; /* interned scope string -> (void *)(index + 1) */
+  /* The last scope looked up and its layer: a module's nodes come one
+   * after another, and each took an interning and a lookup. */
+  const char *last_scope;
+  size_t last_len;
+  uint32_t last_layer;
   nns__map types;    /* interned path -> interned class name (metadata) */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
   bool tensorflow;   /* producer is tf2onnx/keras2onnx: dots are no paths */
@@ -287,16 +292,22 @@ static uint32_t node_layer(builder *b, const nns__node *n) {
   if (!slash)
     return flat_layer(b, n);
   size_t len = (size_t)(slash - name);
+  if (b->last_scope && len == b->last_len &&
+      memcmp(name, b->last_scope, len) == 0)
+    return b->last_layer;
   const char *scope = nns__intern(&b->m->strings, name, len);
   if (!scope)
     return NONE;
   void *hit = nns__map_get(&b->by_scope, scope);
-  if (hit)
-    return (uint32_t)((uintptr_t)hit - 1);
-  uint32_t l = scope_layer(b, name, len);
-  if (l != NONE &&
+  uint32_t l = hit ? (uint32_t)((uintptr_t)hit - 1) : scope_layer(b, name, len);
+  if (!hit && l != NONE &&
       !nns__map_put(&b->by_scope, scope, (void *)(uintptr_t)(l + 1)))
     return NONE;
+  if (l != NONE) {
+    b->last_scope = scope;
+    b->last_len = len;
+    b->last_layer = l;
+  }
   return l;
 }
 
@@ -503,9 +514,13 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
   uint32_t *raw = malloc(((size_t)g->n_nodes + 1) * sizeof *raw);
   const char *root_path = nns__intern_cstr(&m->strings, "");
   /* At most a layer per node and the root: reserved at once, the vector
-   * never grows by copying (its untouched tail costs no page). */
+   * never grows by copying (its untouched tail costs no page). The child
+   * index starts at half that: a graph without module paths (a layer per
+   * node that works) grows it once at most, instead of rehashing through
+   * a dozen doublings into fresh pages. */
   if (!raw || !root_path ||
       !nns__vec_reserve(&b.layers, (size_t)g->n_nodes + 1) ||
+      !nns__map2_reserve(&b.kids, (size_t)g->n_nodes / 2) ||
       add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
   a->meta_param_kinds.arena = &a->arena;
@@ -555,10 +570,10 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     const blayer *s = &b.layers.v[id];
     l->info.name = s->name;
     l->info.path = s->path;
-    l->info.depth = s->depth;
-    l->info.parent = s->parent == NONE ? (size_t)-1 : pre[s->parent];
-    l->info.input_value = (size_t)-1;
-    l->info.output_value = (size_t)-1;
+    l->depth = s->depth;
+    l->info.parent = s->parent == NONE ? NNS__NONE32 : pre[s->parent];
+    l->info.input_value = NNS__NONE32;
+    l->info.output_value = NNS__NONE32;
     /* The class as the model (or the caller) states it; the Type column
      * shows its last dotted component. */
     l->module_class = (const char *)nns__map_get(&b.types, s->path);
@@ -576,7 +591,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     if (a->layers[l].end < l + 1)
       a->layers[l].end = (uint32_t)(l + 1);
     if (l > 0) {
-      nns__alayer *p = &a->layers[a->layers[l].info.parent];
+      nns__alayer *p = &a->layers[nns__layer_up(a, l)];
       if (p->end < a->layers[l].end)
         p->end = a->layers[l].end;
     }
@@ -598,23 +613,28 @@ done:
 
 /* ==== Finish: types, op lists, inputs and outputs ==== */
 
-/* A layer's op types. Most layers have one (every layer of a graph without
- * module paths), so the first lives in the list itself and only a second
- * one mallocs: a malloc and a free per layer were a tenth of scope_finish
- * on a 100k-node graph. */
+/* A layer's op types, as rows of a->optypes (the first row of each op
+ * type name). Most layers have one (every layer of a graph without module
+ * paths), so the first lives in the list itself and only a second one
+ * mallocs: a malloc and a free per layer were a tenth of scope_finish on
+ * a 100k-node graph. */
 typedef struct type_list {
-  const char **v; /* &one, or malloc'ed */
+  uint32_t *v; /* &one, or malloc'ed */
   uint32_t n, cap;
-  const char *one;
+  uint32_t one;
 } type_list;
 
-/* Which layers already list an op type: (layer, op type row) pairs in an
- * nns__set64, O(1) however many types a model has. */
+/* Up to this many types a list is searched in place; a longer one also
+ * keeps its (layer, type) pairs in an nns__set64, O(1) however many types
+ * a model has. A set of every layer's pairs was 10 MB of fresh pages on a
+ * 100k-node graph, where most lists hold one or two types. */
+enum { LIST_SCAN = 16 };
+
 static int pair_add(nns__set64 *seen, uint32_t layer, uint32_t type) {
   return nns__set64_add(seen, (uint64_t)layer << 32 | type);
 }
 
-static bool list_add(type_list *t, const char *s) {
+static bool list_push(type_list *t, uint32_t type) {
   if (t->cap == 0) {
     t->v = &t->one;
     t->cap = 1;
@@ -622,8 +642,8 @@ static bool list_add(type_list *t, const char *s) {
     /* Off the inline slot: a malloc'ed list of 4, then doubling. */
     bool inline_one = t->v == &t->one;
     size_t cap = inline_one ? 0 : t->cap;
-    const char **v = nns__grow(inline_one ? NULL : t->v, &cap,
-                               (size_t)t->n + 1, sizeof *v, 4);
+    uint32_t *v = nns__grow(inline_one ? NULL : t->v, &cap, (size_t)t->n + 1,
+                            sizeof *v, 4);
     if (!v || cap > UINT32_MAX)
       return false;
     if (inline_one)
@@ -631,8 +651,30 @@ static bool list_add(type_list *t, const char *s) {
     t->v = v;
     t->cap = (uint32_t)cap;
   }
-  t->v[t->n++] = s;
+  t->v[t->n++] = type;
   return true;
+}
+
+/* Adds `type` to layer l's list t unless it is there: 1 added, 0 already
+ * listed, -1 out of memory. */
+static int list_add(type_list *t, nns__set64 *seen, uint32_t l,
+                    uint32_t type) {
+  if (t->n < LIST_SCAN) {
+    for (uint32_t i = 0; i < t->n; i++)
+      if (t->v[i] == type)
+        return 0;
+    if (!list_push(t, type))
+      return -1;
+    /* Long enough for the set: every type so far goes in. */
+    for (uint32_t i = 0; t->n == LIST_SCAN && i < t->n; i++)
+      if (pair_add(seen, l, t->v[i]) < 0)
+        return -1;
+    return 1;
+  }
+  int added = pair_add(seen, l, type);
+  if (added > 0 && !list_push(t, type))
+    return -1;
+  return added;
 }
 
 static void list_free(type_list *t) {
@@ -644,20 +686,22 @@ static void list_free(type_list *t) {
  * when max > 0. */
 static const char *join(nns__analysis *a, const type_list *t, const char *sep,
                         size_t max) {
+  const nns__optype_row *row = a->optypes;
   /* Nothing to join: the list's one string (no copy per layer). */
   if (t->n == 0)
     return "";
   if (t->n == 1)
-    return t->v[0];
+    return row[t->v[0]].op_type;
   size_t len = 1;
   for (uint32_t i = 0; i < t->n; i++)
-    len += strlen(t->v[i]) + strlen(sep);
+    len += strlen(row[t->v[i]].op_type) + strlen(sep);
   char *s = nns__arena_alloc(&a->arena, len + 8);
   if (!s)
     return "";
   size_t k = 0;
   for (uint32_t i = 0; i < t->n; i++) {
-    size_t n = strlen(t->v[i]);
+    const char *name = row[t->v[i]].op_type;
+    size_t n = strlen(name);
     if (max && i > 0 && k + strlen(sep) + n > max) {
       memcpy(s + k, "+...", 4);
       k += 4;
@@ -667,7 +711,7 @@ static const char *join(nns__analysis *a, const type_list *t, const char *sep,
       memcpy(s + k, sep, strlen(sep));
       k += strlen(sep);
     }
-    memcpy(s + k, t->v[i], n);
+    memcpy(s + k, name, n);
     k += n;
   }
   s[k] = '\0';
@@ -695,11 +739,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   nns__set64 seen = {0};
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
   nns_status st = NNS_OK;
-  /* Each layer lists at least one type: tables of that size from the
-   * start rather than a doubling series of them. */
-  if (!types || !work || !out_pos || !last_pos || !pos ||
-      !nns__set64_reserve(&seen, nl) ||
-      !nns__set64_reserve(&seen_work, nl)) {
+  if (!types || !work || !out_pos || !last_pos || !pos) {
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     goto done;
   }
@@ -713,11 +753,12 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     uint32_t nl0 = a->nodes[n->index].layer;
     /* Op types: an ancestor already holding the type holds it for all of
      * its own ancestors too, so the climb stops there. */
-    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
-      int added = pair_add(&seen, (uint32_t)l, a->nodes[n->index].optype);
+    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
+      int added = list_add(&types[l], &seen, (uint32_t)l,
+                           a->nodes[n->index].optype);
       if (added == 0)
         break;
-      if (added < 0 || !list_add(&types[l], n->op_type)) {
+      if (added < 0) {
         st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
         goto done;
       }
@@ -728,16 +769,17 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       if (n->out[k] && !n->out[k]->cval)
         all_folded = false;
     for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
-         l = a->layers[l].info.parent) {
-      int added = pair_add(&seen_work, (uint32_t)l, a->nodes[n->index].optype);
+         l = nns__layer_up(a, l)) {
+      int added = list_add(&work[l], &seen_work, (uint32_t)l,
+                           a->nodes[n->index].optype);
       if (added == 0)
         break;
-      if (added < 0 || !list_add(&work[l], n->op_type)) {
+      if (added < 0) {
         st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
         goto done;
       }
     }
-    for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent)
+    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l))
       last_pos[l] = i;
     /* Inputs: a layer's first activation input from outside it. */
     for (int32_t k = 0; k < n->n_in; k++) {
@@ -748,18 +790,18 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       if (p && p->graph != g)
         continue;
       size_t lp = p ? a->nodes[p->index].layer : (size_t)-1;
-      for (size_t l = nl0; l != (size_t)-1; l = a->layers[l].info.parent) {
+      for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
         if (lp != (size_t)-1 && nns__layer_contains(a, (uint32_t)l,
                                                     (uint32_t)lp))
           break;
-        if (a->layers[l].info.input_value == (size_t)-1)
+        if (a->layers[l].info.input_value == NNS__NONE32)
           a->layers[l].info.input_value = v->index;
       }
       /* Outputs: a value consumed outside the producer's layer is that
        * layer's output (the last such in node order). */
       if (!p)
         continue;
-      for (size_t l = lp; l != (size_t)-1; l = a->layers[l].info.parent) {
+      for (size_t l = lp; l != (size_t)-1; l = nns__layer_up(a, l)) {
         if (nns__layer_contains(a, (uint32_t)l, nl0))
           break;
         if (out_pos[l] <= (int64_t)pos[p->index]) {
@@ -776,18 +818,18 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       continue;
     const nns__node *p = v->producer;
     for (size_t l = a->nodes[p->index].layer; l != (size_t)-1;
-         l = a->layers[l].info.parent)
+         l = nns__layer_up(a, l))
       if (out_pos[l] <= (int64_t)pos[p->index]) {
         out_pos[l] = pos[p->index];
         a->layers[l].info.output_value = v->index;
       }
   }
   for (size_t l = 0; l < nl; l++) {
-    nns_layer_info *li = &a->layers[l].info;
+    nns__linfo *li = &a->layers[l].info;
     /* Nothing leaves the layer (a dead end): its last node's output. */
-    if (li->output_value == (size_t)-1 && last_pos[l] >= 0) {
+    if (li->output_value == NNS__NONE32 && last_pos[l] >= 0) {
       const nns__node *n = a->order[last_pos[l]];
-      for (int32_t k = 0; k < n->n_out && li->output_value == (size_t)-1; k++)
+      for (int32_t k = 0; k < n->n_out && li->output_value == NNS__NONE32; k++)
         if (n->out[k])
           li->output_value = n->out[k]->index;
     }
@@ -797,7 +839,7 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
     if (li->type)
       ;
     else if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
-      li->type = types[l].v[0];
+      li->type = a->optypes[types[l].v[0]].op_type;
     else
       li->type = join(a, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
   }

@@ -295,16 +295,19 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   }
   /* Over subtrees: children come after their parent in preorder. */
   for (size_t l = a->n_layers; l-- > 1;) {
-    size_t p = a->layers[l].info.parent;
+    size_t p = nns__layer_up(a, l);
     own[p] = add_sat(own[p], own[l]);
     saves[p] = add_sat(saves[p], saves[l]);
   }
-  for (size_t l = 0; l < a->n_layers; l++) {
-    nns_counts *c = &a->layers[l].counts;
-    c->saved_bytes = own[l];
-    c->checkpoint_saves_bytes = saves[l];
-    c->checkpoint_recompute_flops = c->flops;
-  }
+  a->layer_train = nns__arena_array(&a->arena, a->n_layers + 1,
+                                    sizeof *a->layer_train);
+  if (!a->layer_train)
+    goto nomem;
+  for (size_t l = 0; l < a->n_layers; l++)
+    a->layer_train[l] = (nns__ltrain){
+        .saved_bytes = own[l],
+        .checkpoint_saves_bytes = saves[l],
+        .checkpoint_recompute_flops = a->layers[l].counts.flops};
   t->train_saved_bytes = own[0];
   a->train_master = s->master_weights;
   a->train_recorded_on = s->recorded_on;
