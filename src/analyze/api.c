@@ -552,6 +552,12 @@ nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis) {
   return x;
 }
 
+/* Declared in src/report/report_int.h: the rank alone, by value. */
+int nns__analysis_value_rank(const nns_analysis *a, size_t i);
+int nns__analysis_value_rank(const nns_analysis *a, size_t i) {
+  return a && i < a->model->n_values ? a->vtypes[i].rank : -1;
+}
+
 nns_status nns_analysis_value_dim(const nns_analysis *a, size_t i, int axis,
                                   nns_dim *out) {
   if (!a || !out || i >= a->model->n_values || axis < 0 ||

@@ -33,6 +33,10 @@ nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
 /* nns_analysis_value_dim by value, without the sized copy (src/analyze):
  * the reports read a dim of every value they print. */
 nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
+/* The rank nns_analysis_value gives value i (-1 for a bad index), without
+ * the model's row that it reads too (src/analyze): the table reads the
+ * rank of every layer's output. */
+int nns__analysis_value_rank(const nns_analysis *a, size_t i);
 size_t nns__input_of(const nns_model *m, size_t k);
 size_t nns__output_of(const nns_model *m, size_t k);
 nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);

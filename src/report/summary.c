@@ -254,11 +254,11 @@ static const shape_slot *shape_find(const grid *g, const nns_model *m,
   key->rank = -1;
   if (v == (size_t)-1 || v >= nns_model_value_count(m) || g->alias_oom)
     return NULL;
-  nns_value_info vi = nns__value_of(m, a, v);
-  if (vi.rank < 0 || vi.rank > SHAPE_DIMS)
+  int rank = a ? nns__analysis_value_rank(a, v) : nns__value_of(m, a, v).rank;
+  if (rank < 0 || rank > SHAPE_DIMS)
     return NULL;
-  key->rank = vi.rank;
-  for (int d = 0; d < vi.rank; d++) {
+  key->rank = rank;
+  for (int d = 0; d < rank; d++) {
     nns_dim x = nns__dim_of(m, a, v, d);
     key->value[d] = x.value;
     key->symbol[d] = x.symbol;
