@@ -155,6 +155,25 @@ nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {
   return NNS__PUT(out, nns__layer_rf(a, i), NNS__V1_RF);
 }
 
+/* Declared in src/report/report_int.h: reads without a copy, for the
+ * text summary's walks over every layer. */
+bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
+                              size_t *parent);
+bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
+                              size_t *parent) {
+  if (!a || i >= a->n_layers)
+    return false;
+  const nns__linfo *l = &a->layers[i].info;
+  *depth = a->layers[i].depth;
+  *parent = l->parent == NNS__NONE32 ? (size_t)-1 : l->parent;
+  return true;
+}
+
+const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i);
+const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i) {
+  return a && i < a->n_layers ? nns__layer_rf(a, i) : NULL;
+}
+
 nns_status nns_analysis_layer_rf_span(const nns_analysis *a, size_t i, int axis,
                                    int64_t pos, int64_t *first,
                                    int64_t *last) {

@@ -340,13 +340,15 @@ static nns_status grid_rows(grid *g, const nns_analysis *a, int maxd,
   for (size_t i = 0; text && i < n; i++)
     last[i] = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
-    nns_layer_info l = nns__layer_of(a, i);
-    if (l.depth <= maxd)
+    int d = 0;
+    size_t up = (size_t)-1;
+    nns__analysis_layer_tree(a, i, &d, &up);
+    if (d <= maxd)
       g->layer[g->rows++] = i;
     if (!text)
       continue;
-    parent[i] = l.parent < n ? l.parent : (size_t)-1;
-    depth[i] = l.depth;
+    parent[i] = up < n ? up : (size_t)-1;
+    depth[i] = d;
     if (parent[i] != (size_t)-1)
       last[parent[i]] = i;
   }
@@ -746,12 +748,13 @@ static void symbols_note(nns__out *o, const nns_analysis *a) {
 /* Which branch each If's costs follow. */
 /* A layer's field differs between positions (nns_rf.period). */
 static bool fields_vary(const nns_analysis *a) {
-  for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
-    nns_rf rf = {.size = sizeof rf};
-    if (nns_analysis_layer_rf(a, i, &rf) != NNS_OK || rf.whole)
+  size_t n = nns_analysis_layer_count(a);
+  for (size_t i = 0; i < n; i++) {
+    const nns_rf *rf = nns__analysis_layer_rf(a, i);
+    if (!rf || rf->whole)
       continue;
-    for (int ax = 0; ax < rf.axes && ax < NNS_RF_MAX_AXES; ax++)
-      if (rf.period[ax] > 1)
+    for (int ax = 0; ax < rf->axes && ax < NNS_RF_MAX_AXES; ax++)
+      if (rf->period[ax] > 1)
         return true;
   }
   return false;
