@@ -5,7 +5,9 @@
  *
  * The renderers read the analysis only through the public accessors of
  * nnscan.h, as any other client of the library would: a report cannot show
- * a number the API does not give.
+ * a number the API does not give. A few internal reads (nns__analysis_*,
+ * defined in src/analyze/api.c) give the same values without the sized
+ * copy, for the walks over every value or layer of a large graph.
  */
 #ifndef NNS_REPORT_INT_H
 #define NNS_REPORT_INT_H
