@@ -1118,29 +1118,44 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   nns__out_str(o, "\n");
   text_rule(o, "=", rule);
   for (size_t r = 0; r < g->rows; r++) {
+    int pad = 0; /* spaces owed before the next text */
     for (int c = 0; c < g->ncols; c++) {
       const char *s = cell(g, r, c);
       size_t len = cell_len(g, r, c);
       int sw = g->cell_width[r * (size_t)g->ncols + (size_t)c];
-      if (c)
-        nns__out_spaces(o, gap);
-      if (c == 0) {
+      int fit = w[c];
+      if (c) {
+        pad += gap;
+      } else {
         /* Guides stay whole; the name gives way. */
-        int room = w[0] - g->guide_width[r];
-        if (room < 4) {
+        fit = w[0] - g->guide_width[r];
+        if (fit < 4) {
           nns__put_fit(o, guide(g, r), w[0] - 4, false, NNS_WRAP_START);
-          room = 4;
+          fit = 4;
         } else {
           nns__out_str(o, guide(g, r));
         }
-        nns__put_fit_n(o, s, len, sw, room, false, opt->wrap);
-      } else {
-        nns__put_fit_n(o, s, len, sw, w[c], cols[g->id[c]].numeric,
-                       g->id[c] == C_SHAPE || g->id[c] == C_TYPE
+      }
+      bool right = c && cols[g->id[c]].numeric;
+      if (sw > fit) {
+        nns__out_spaces(o, pad);
+        pad = 0;
+        nns__put_fit_n(o, s, len, sw, fit, right,
+                       c && (g->id[c] == C_SHAPE || g->id[c] == C_TYPE)
                            ? NNS_WRAP_END
                            : opt->wrap);
+        continue;
       }
+      /* A cell that fits, as nns__put_fit_n writes it, with its padding
+       * and the gap after it joined into one run of spaces: a row took
+       * seven runs for four columns. */
+      if (right)
+        pad += fit - sw;
+      nns__out_spaces(o, pad);
+      nns__out_put(o, s, len);
+      pad = right ? 0 : fit - sw;
     }
+    nns__out_spaces(o, pad);
     nns__out_str(o, "\n");
   }
   if (g->n_alias) {
