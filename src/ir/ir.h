@@ -362,7 +362,7 @@ struct nns_model {
 
   /* Every node, subgraph nodes included, in preorder (nns_model_node),
    * with the list index of the node holding its graph (UINT32_MAX for
-   * main-graph nodes) and that attribute's name. malloc'ed; built by
+   * main-graph nodes) and that attribute's name. In the arena; built by
    * nns__model_index_nodes once the graph is complete. */
   nns__node **nodes;
   uint32_t *node_parent;
