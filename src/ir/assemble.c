@@ -321,6 +321,12 @@ nns_status nns__asm_resolve(nns__asm *A, nns__graph *g, bool listed) {
 }
 
 nns_status nns__asm_finish(nns__asm *A, nns__graph *g) {
+  /* The values to come: the inputs and initializers, and about an output
+   * a node, subgraphs' nodes included. Only a size: more still fit. */
+  size_t values = (size_t)g->n_inputs + (size_t)g->n_inits +
+                  (size_t)g->n_nodes + A->m->subgraph_nodes;
+  if (!nns__model_reserve_values(A->m, values))
+    return nns__asm_nomem(A);
   nns_status st = nns__asm_resolve(A, g, true);
   return st != NNS_OK ? st : nns__model_index_nodes(A->m, A->err);
 }

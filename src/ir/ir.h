@@ -355,14 +355,15 @@ struct nns_model {
                                 the next one */
   nns__map sym_by_name;      /* interned name -> (void*)(uintptr_t)id */
 
-  /* Every value in graph order (see nns_model_value_count). malloc'ed. */
+  /* Every value in graph order (see nns_model_value_count). In the
+   * arena. */
   nns__value **values;
   size_t n_values, cap_values;
   size_t subgraph_nodes;
 
   /* Every node, subgraph nodes included, in preorder (nns_model_node),
    * with the list index of the node holding its graph (UINT32_MAX for
-   * main-graph nodes) and that attribute's name. malloc'ed; built by
+   * main-graph nodes) and that attribute's name. In the arena; built by
    * nns__model_index_nodes once the graph is complete. */
   nns__node **nodes;
   uint32_t *node_parent;
@@ -415,6 +416,9 @@ void nns__warn(nns_model *m, const char *fmt, ...)
 
 /* Records that value v belongs to the model's value list. */
 bool nns__model_add_value(nns_model *m, nns__value *v);
+/* Room for n values in the list, made once rather than by doubling. False
+ * when out of memory. */
+bool nns__model_reserve_values(nns_model *m, size_t n);
 
 /* Builds m->nodes (see there) from the main graph and its subgraphs. */
 nns_status nns__model_index_nodes(nns_model *m, nns_error *err);

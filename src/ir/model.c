@@ -40,10 +40,6 @@ void nns__model_destroy(nns_model *m) {
     free(m->warnings[i]);
   free(m->warnings);
   free(m->unknown);
-  free(m->values);
-  free(m->nodes);
-  free(m->node_parent);
-  free(m->node_parent_attr);
   free(m->train_step);
   free(m->syms);
   nns__map_free(&m->sym_by_name);
@@ -77,10 +73,28 @@ void nns__warn(nns_model *m, const char *fmt, ...) {
     m->warnings[m->n_warnings++] = copy;
 }
 
+/* The value list lives in the arena: malloc'ed and doubled, its 8 bytes a
+ * value (about 1 MB for 100k nodes) were faulted 4 KB at a time, where a
+ * reserved arena run takes huge pages. An outgrown list stays in the
+ * arena; the reserve made once the graph is loaded keeps that rare. */
+bool nns__model_reserve_values(nns_model *m, size_t n) {
+  if (n <= m->cap_values)
+    return true;
+  if (n < SIZE_MAX / sizeof *m->values)
+    nns__arena_reserve(&m->arena, n * sizeof *m->values); /* a hint */
+  nns__value **vals = nns__arena_grow(&m->arena, m->values, &m->cap_values,
+                                      m->n_values, n, sizeof *vals, 256);
+  if (!vals)
+    return false;
+  m->values = vals;
+  return true;
+}
+
 bool nns__model_add_value(nns_model *m, nns__value *v) {
   if (m->n_values == m->cap_values) {
-    nns__value **vals = nns__grow(m->values, &m->cap_values,
-                                  m->n_values + 1, sizeof *vals, 256);
+    nns__value **vals =
+        nns__arena_grow(&m->arena, m->values, &m->cap_values, m->n_values,
+                        m->n_values + 1, sizeof *vals, 256);
     if (!vals)
       return false;
     m->values = vals;
@@ -119,6 +133,13 @@ nns__value *nns__graph_lookup(const nns__graph *g, const char *name) {
 
 /* ==== The node list ==== */
 
+/*
+ * The three lists live in the model's arena, sized once from the node
+ * counts assembly kept (the main graph's and its subgraphs'): malloc'ed
+ * and doubled, their 20 bytes a node (2 MB for 100k nodes) were faulted
+ * in 4 KB at a time, where the arena's large chunks take huge pages. The
+ * count is only a size: a list that outgrows it grows in the arena.
+ */
 typedef struct node_lister {
   nns_model *m;
   size_t cap;
@@ -129,17 +150,20 @@ static bool list_push(node_lister *l, nns__node *n, uint32_t parent,
   nns_model *m = l->m;
   if (m->n_nodes == l->cap) {
     /* Three lists of one length: each grows from the same capacity. */
+    nns__arena *a = &m->arena;
     size_t need = m->n_nodes + 1, cap = l->cap;
-    nns__node **nodes = nns__grow(m->nodes, &cap, need, sizeof *nodes, 64);
+    nns__node **nodes = nns__arena_grow(a, m->nodes, &cap, m->n_nodes, need,
+                                        sizeof *nodes, 64);
     if (nodes)
       m->nodes = nodes;
     cap = l->cap;
-    uint32_t *par = nns__grow(m->node_parent, &cap, need, sizeof *par, 64);
+    uint32_t *par = nns__arena_grow(a, m->node_parent, &cap, m->n_nodes,
+                                    need, sizeof *par, 64);
     if (par)
       m->node_parent = par;
     cap = l->cap;
-    const char **pa =
-        nns__grow(m->node_parent_attr, &cap, need, sizeof *pa, 64);
+    const char **pa = nns__arena_grow(a, m->node_parent_attr, &cap,
+                                      m->n_nodes, need, sizeof *pa, 64);
     if (pa)
       m->node_parent_attr = pa;
     if (!nodes || !par || !pa || cap > UINT32_MAX)
@@ -183,6 +207,26 @@ nns_status nns__model_index_nodes(nns_model *m, nns_error *err) {
   }
   node_lister l = {m, 0};
   m->n_nodes = 0;
+  m->nodes = NULL;
+  m->node_parent = NULL;
+  m->node_parent_attr = NULL;
+  if (m->graph) {
+    size_t count = (size_t)m->graph->n_nodes + m->subgraph_nodes;
+    size_t each = sizeof *m->nodes + sizeof *m->node_parent +
+                  sizeof *m->node_parent_attr;
+    if (count && count < UINT32_MAX) {
+      /* One run of the arena for all three (a hint; failure is no
+       * error: the arrays below say). */
+      nns__arena_reserve(&m->arena, count * each + 64);
+      m->nodes = nns__arena_array(&m->arena, count, sizeof *m->nodes);
+      m->node_parent =
+          nns__arena_array(&m->arena, count, sizeof *m->node_parent);
+      m->node_parent_attr =
+          nns__arena_array(&m->arena, count, sizeof *m->node_parent_attr);
+      if (m->nodes && m->node_parent && m->node_parent_attr)
+        l.cap = count;
+    }
+  }
   if (m->graph && !list_graph(&l, m->graph, UINT32_MAX, ""))
     return nns__err(err, NNS_E_NOMEM, -1, NULL,
                     "out of memory while listing the nodes");

@@ -168,6 +168,12 @@ static void decode_bytes(int32_t dtype, const uint8_t *p, int64_t numel,
     case NNS_DT_INT32:
       c->i[i] = nns__dim_known((int32_t)le(e, 4));
       break;
+    case NNS_DT_INT64:
+      /* The shape constants of an export (a LLaMA graph has 1,500):
+       * a case of its own, a single load, rather than the default's
+       * float check and byte loop of a width read at run time. */
+      c->i[i] = nns__dim_known((int64_t)le(e, 8));
+      break;
     case NNS_DT_BOOL:
       c->i[i] = nns__dim_known(*e != 0);
       break;
