@@ -19,24 +19,19 @@ static int64_t sat_add(int64_t a, int64_t b, unsigned *flags) {
   return r;
 }
 
+/* The sums a layer keeps (nns__lcounts) and nns_counts both have, by the
+ * same names: one list for every adder below. */
+#define SUMMED(X)                                                              \
+  X(params) X(buffers) X(param_bytes) X(frozen) X(flops) X(macs) X(dmas)       \
+  X(activation_bytes) X(nodes) X(bytes) X(macs_unmasked) X(flops_unmasked)
+#define ADD_SUM(f) d->f = sat_add(d->f, s->f, &d->flags);
+#define COPY_SUM(f) d->f = s->f;
+
 void nns__counts_add(nns_counts *d, const nns_counts *s) {
-  d->params = sat_add(d->params, s->params, &d->flags);
-  d->buffers = sat_add(d->buffers, s->buffers, &d->flags);
-  d->param_bytes = sat_add(d->param_bytes, s->param_bytes, &d->flags);
-  d->flops = sat_add(d->flops, s->flops, &d->flags);
-  d->macs = sat_add(d->macs, s->macs, &d->flags);
-  d->dmas = sat_add(d->dmas, s->dmas, &d->flags);
-  d->activation_bytes =
-      sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
-  d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
-  d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
-  d->bytes = sat_add(d->bytes, s->bytes, &d->flags);
+  SUMMED(ADD_SUM)
   d->time_s += s->time_s;
   d->compute_time_s += s->compute_time_s;
   d->memory_time_s += s->memory_time_s;
-  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
-  d->flops_unmasked =
-      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
   d->flags |= s->flags;
 }
 
@@ -61,59 +56,47 @@ nns__anode_more *nns__node_more(nns__analysis *a, size_t i) {
   return &rows[n->more - 1];
 }
 
-void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
+/* Node i's sums as a layer keeps them: one node, its cost, and its
+ * parameters and attention cuts where it has any. */
+static inline nns__lcounts node_sums(const nns__analysis *a, size_t i) {
   const nns__anode *n = &a->nodes[i];
-  memset(out, 0, sizeof *out);
-  out->flops = n->flops;
-  out->macs = n->macs;
-  out->dmas = n->dmas;
-  out->bytes = n->bytes;
-  out->activation_bytes = n->activation_bytes;
-  out->nodes = 1;
-  out->flags = n->flags;
-  out->macs_unmasked = n->macs;
-  out->flops_unmasked = n->flops;
+  nns__lcounts s = {.flops = n->flops, .macs = n->macs, .dmas = n->dmas,
+                    .bytes = n->bytes,
+                    .activation_bytes = n->activation_bytes, .nodes = 1,
+                    .macs_unmasked = n->macs, .flops_unmasked = n->flops,
+                    .flags = n->flags};
   if (n->more) {
     const nns__anode_more *x = &a->node_more[n->more - 1];
-    out->params = x->params;
-    out->buffers = x->buffers;
-    out->param_bytes = x->param_bytes;
-    out->frozen = x->frozen;
-    out->macs_unmasked = n->macs - x->macs_cut;
-    out->flops_unmasked = n->flops - x->flops_cut;
+    s.params = x->params;
+    s.buffers = x->buffers;
+    s.param_bytes = x->param_bytes;
+    s.frozen = x->frozen;
+    s.macs_unmasked = n->macs - x->macs_cut;
+    s.flops_unmasked = n->flops - x->flops_cut;
   }
-  out->intensity = n->bytes > 0 ? (double)n->flops / (double)n->bytes : 0;
+  return s;
+}
+
+void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
+  const nns__lcounts sums = node_sums(a, i), *s = &sums;
+  nns_counts *d = out;
+  memset(d, 0, sizeof *d);
+  SUMMED(COPY_SUM)
+  d->flags = s->flags;
+  d->intensity = s->bytes > 0 ? (double)s->flops / (double)s->bytes : 0;
   if (a->node_times) {
     const nns__anode_time *t = &a->node_times[i];
-    out->time_s = t->time_s;
-    out->compute_time_s = t->compute_time_s;
-    out->memory_time_s = t->memory_time_s;
-    out->bound = t->bound;
+    d->time_s = t->time_s;
+    d->compute_time_s = t->compute_time_s;
+    d->memory_time_s = t->memory_time_s;
+    d->bound = t->bound;
   }
 }
 
 void nns__counts_add_node(nns_counts *d, const nns__analysis *a, size_t i) {
-  const nns__anode *n = &a->nodes[i];
-  int64_t macs_unmasked = n->macs, flops_unmasked = n->flops;
-  if (n->more) {
-    const nns__anode_more *x = &a->node_more[n->more - 1];
-    d->params = sat_add(d->params, x->params, &d->flags);
-    d->buffers = sat_add(d->buffers, x->buffers, &d->flags);
-    d->param_bytes = sat_add(d->param_bytes, x->param_bytes, &d->flags);
-    d->frozen = sat_add(d->frozen, x->frozen, &d->flags);
-    macs_unmasked = n->macs - x->macs_cut;
-    flops_unmasked = n->flops - x->flops_cut;
-  }
-  d->flops = sat_add(d->flops, n->flops, &d->flags);
-  d->macs = sat_add(d->macs, n->macs, &d->flags);
-  d->dmas = sat_add(d->dmas, n->dmas, &d->flags);
-  d->activation_bytes =
-      sat_add(d->activation_bytes, n->activation_bytes, &d->flags);
-  d->nodes = sat_add(d->nodes, 1, &d->flags);
-  d->bytes = sat_add(d->bytes, n->bytes, &d->flags);
-  d->macs_unmasked = sat_add(d->macs_unmasked, macs_unmasked, &d->flags);
-  d->flops_unmasked = sat_add(d->flops_unmasked, flops_unmasked, &d->flags);
-  d->flags |= n->flags & ~(unsigned)NNS_COUNT_SHARED;
+  const nns__lcounts sums = node_sums(a, i), *s = &sums;
+  SUMMED(ADD_SUM)
+  d->flags |= s->flags & ~(unsigned)NNS_COUNT_SHARED;
   if (a->node_times) {
     d->time_s += a->node_times[i].time_s;
     d->compute_time_s += a->node_times[i].compute_time_s;
@@ -125,53 +108,22 @@ void nns__counts_add_node(nns_counts *d, const nns__analysis *a, size_t i) {
 
 void nns__layer_add_node(nns__analysis *a, size_t l, size_t i) {
   nns__lcounts *d = &a->layers[l].counts;
-  const nns__anode *n = &a->nodes[i];
-  int64_t macs_unmasked = n->macs, flops_unmasked = n->flops;
-  if (n->more) {
-    const nns__anode_more *x = &a->node_more[n->more - 1];
-    d->params = sat_add(d->params, x->params, &d->flags);
-    d->buffers = sat_add(d->buffers, x->buffers, &d->flags);
-    d->param_bytes = sat_add(d->param_bytes, x->param_bytes, &d->flags);
-    d->frozen = sat_add(d->frozen, x->frozen, &d->flags);
-    macs_unmasked = n->macs - x->macs_cut;
-    flops_unmasked = n->flops - x->flops_cut;
-  }
-  d->flops = sat_add(d->flops, n->flops, &d->flags);
-  d->macs = sat_add(d->macs, n->macs, &d->flags);
-  d->dmas = sat_add(d->dmas, n->dmas, &d->flags);
-  d->activation_bytes =
-      sat_add(d->activation_bytes, n->activation_bytes, &d->flags);
-  d->nodes = sat_add(d->nodes, 1, &d->flags);
-  d->bytes = sat_add(d->bytes, n->bytes, &d->flags);
-  d->macs_unmasked = sat_add(d->macs_unmasked, macs_unmasked, &d->flags);
-  d->flops_unmasked = sat_add(d->flops_unmasked, flops_unmasked, &d->flags);
-  d->flags |= n->flags;
+  const nns__lcounts sums = node_sums(a, i), *s = &sums;
+  SUMMED(ADD_SUM)
+  d->flags |= s->flags;
   if (a->layer_times && a->node_times) {
     nns__anode_time *t = &a->layer_times[l];
-    const nns__anode_time *s = &a->node_times[i];
-    t->time_s += s->time_s;
-    t->compute_time_s += s->compute_time_s;
-    t->memory_time_s += s->memory_time_s;
+    const nns__anode_time *u = &a->node_times[i];
+    t->time_s += u->time_s;
+    t->compute_time_s += u->compute_time_s;
+    t->memory_time_s += u->memory_time_s;
   }
 }
 
 void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from) {
   nns__lcounts *d = &a->layers[to].counts;
   const nns__lcounts *s = &a->layers[from].counts;
-  d->params = sat_add(d->params, s->params, &d->flags);
-  d->buffers = sat_add(d->buffers, s->buffers, &d->flags);
-  d->param_bytes = sat_add(d->param_bytes, s->param_bytes, &d->flags);
-  d->frozen = sat_add(d->frozen, s->frozen, &d->flags);
-  d->flops = sat_add(d->flops, s->flops, &d->flags);
-  d->macs = sat_add(d->macs, s->macs, &d->flags);
-  d->dmas = sat_add(d->dmas, s->dmas, &d->flags);
-  d->activation_bytes =
-      sat_add(d->activation_bytes, s->activation_bytes, &d->flags);
-  d->nodes = sat_add(d->nodes, s->nodes, &d->flags);
-  d->bytes = sat_add(d->bytes, s->bytes, &d->flags);
-  d->macs_unmasked = sat_add(d->macs_unmasked, s->macs_unmasked, &d->flags);
-  d->flops_unmasked =
-      sat_add(d->flops_unmasked, s->flops_unmasked, &d->flags);
+  SUMMED(ADD_SUM)
   d->flags |= s->flags;
   if (a->layer_times) {
     nns__anode_time *t = &a->layer_times[to];

@@ -76,13 +76,22 @@ bool nns__map_reserve(nns__map *m, size_t n) {
   return cap == m->cap || map_resize(m, cap);
 }
 
-bool nns__map_put(nns__map *m, const void *key, void *val) {
+/* The slot of key once there is room for one more: its entry, or the
+ * empty slot it would take; SIZE_MAX when the table cannot grow. */
+static size_t map_slot(nns__map *m, const void *key) {
   if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
-    return false;
+    return SIZE_MAX;
   size_t mask = m->cap - 1;
   size_t i = ptr_hash(key) & mask;
   while (m->keys[i] && m->keys[i] != key)
     i = (i + 1) & mask;
+  return i;
+}
+
+bool nns__map_put(nns__map *m, const void *key, void *val) {
+  size_t i = map_slot(m, key);
+  if (i == SIZE_MAX)
+    return false;
   if (!m->keys[i])
     m->count++;
   m->keys[i] = key;
@@ -91,12 +100,9 @@ bool nns__map_put(nns__map *m, const void *key, void *val) {
 }
 
 bool nns__map_add(nns__map *m, const void *key, void *val, void **old) {
-  if ((m->count + 1) * 4 > m->cap * 3 && !map_grow(m))
+  size_t i = map_slot(m, key);
+  if (i == SIZE_MAX)
     return false;
-  size_t mask = m->cap - 1;
-  size_t i = ptr_hash(key) & mask;
-  while (m->keys[i] && m->keys[i] != key)
-    i = (i + 1) & mask;
   if (m->keys[i]) {
     *old = m->vals[i];
     return true;

@@ -168,12 +168,7 @@ static nns_status field_varint(nns__wire *w, const nns__field *f,
 }
 
 nns_status nns__wire_next_full(nns__wire *w, nns__field *f) {
-  f->num = 0;
-  f->wt = 0;
-  f->u = 0;
-  f->data = NULL;
-  f->len = 0;
-  f->pos = 0;
+  nns__field_end(f);
   if (w->pos >= w->end)
     return NNS_OK;
   f->offset = w->origin + (int64_t)w->pos;

@@ -94,6 +94,17 @@ void nns__wire_init(nns__wire *w, const uint8_t *buf, size_t size,
                     int64_t origin, const nns__pbmsg *msg, int max_depth,
                     nns_error *err);
 
+/* What nns__wire_next gives at the end of a message: field number 0 and
+ * no value (the offset stays where the reader stopped). */
+static inline void nns__field_end(nns__field *f) {
+  f->num = 0;
+  f->wt = 0;
+  f->u = 0;
+  f->data = NULL;
+  f->len = 0;
+  f->pos = 0;
+}
+
 /*
  * Reads the next field into f, checking its wire type against the schema.
  * At the end of the message returns NNS_OK with f->num == 0 (f->offset is
@@ -115,12 +126,7 @@ extern const uint8_t nns__wire_allowed[8];
 static inline nns_status nns__wire_next(nns__wire *w, nns__field *f) {
   size_t i = w->pos, end = w->end;
   if (i >= end) {
-    f->num = 0;
-    f->wt = 0;
-    f->u = 0;
-    f->data = NULL;
-    f->len = 0;
-    f->pos = 0;
+    nns__field_end(f);
     return NNS_OK;
   }
   const uint8_t *p = w->buf + i;
