@@ -136,19 +136,9 @@ void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from) {
 
 void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out) {
   const nns__lcounts *s = &a->layers[l].counts;
-  memset(out, 0, sizeof *out);
-  out->params = s->params;
-  out->buffers = s->buffers;
-  out->param_bytes = s->param_bytes;
-  out->frozen = s->frozen;
-  out->flops = s->flops;
-  out->macs = s->macs;
-  out->dmas = s->dmas;
-  out->bytes = s->bytes;
-  out->activation_bytes = s->activation_bytes;
-  out->nodes = s->nodes;
-  out->macs_unmasked = s->macs_unmasked;
-  out->flops_unmasked = s->flops_unmasked;
+  nns_counts *d = out;
+  memset(d, 0, sizeof *d);
+  SUMMED(COPY_SUM)
   out->params_active = nns__sum_sat(s->params, s->frozen);
   out->weight_bytes_read = s->param_bytes;
   if (a->layer_experts) {

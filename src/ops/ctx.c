@@ -314,6 +314,16 @@ static nns__dim *out_dims(nns__ictx *cx, int i, int32_t dtype, int32_t rank,
   return d;
 }
 
+/* Whether two runs of `rank` dims are equal, value and symbol alike. */
+static bool dims_equal(const nns__dim *a, const nns__dim *b, int32_t rank) {
+  if (a == b)
+    return true;
+  for (int32_t k = 0; k < rank; k++)
+    if (a[k].v != b[k].v || a[k].sym != b[k].sym)
+      return false;
+  return true;
+}
+
 /*
  * An output whose dims are one of the node's inputs' points at that
  * input's array rather than copying it: an elementwise chain (Relu, Mul,
@@ -331,13 +341,7 @@ static const nns__dim *input_dims(const nns__ictx *cx, const nns__dim *dims,
     const nns__value *v = cx->node->in[k];
     if (!v || v->type.rank != rank || !v->type.dims)
       continue;
-    if (v->type.dims == dims)
-      return dims;
-    int32_t d = 0;
-    while (d < rank && v->type.dims[d].v == dims[d].v &&
-           v->type.dims[d].sym == dims[d].sym)
-      d++;
-    if (d == rank)
+    if (dims_equal(v->type.dims, dims, rank))
       return v->type.dims;
   }
   return NULL;
@@ -528,14 +532,7 @@ nns_status nns__broadcast_shapes(nns__ictx *cx, int32_t ra, const nns__dim *a,
 
 /* Whether t and u have the same rank and dims, value and symbol alike. */
 static bool same_dims(const nns__type *t, const nns__type *u) {
-  if (t->rank != u->rank)
-    return false;
-  if (t->dims == u->dims)
-    return true;
-  for (int32_t k = 0; k < t->rank; k++)
-    if (t->dims[k].v != u->dims[k].v || t->dims[k].sym != u->dims[k].sym)
-      return false;
-  return true;
+  return t->rank == u->rank && dims_equal(t->dims, u->dims, t->rank);
 }
 
 nns_status nns__broadcast(nns__ictx *cx, int first, int count, int out,
