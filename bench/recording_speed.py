@@ -146,7 +146,7 @@ def meta_floor(m, x, runs):
     doing any work of its own, next to which nnscan.summary's time is
     judged: the plain meta forward (no_grad; the model moved to meta
     beforehand), the same forward under a dispatch mode that only calls
-    each op (with autograd on, as the recorder runs it: PyTorch's own
+    each op (under no_grad, as the recorder runs a summary: PyTorch's own
     cost of handing every aten op to Python), and nnscan's copy of the
     CPU model onto meta (recorder.meta_copy, shadows of integer buffers
     included), which summary makes once per call."""
@@ -167,7 +167,7 @@ def meta_floor(m, x, runs):
             meta(xm)
 
     def under_mode():
-        with torch.enable_grad(), CallOnly():
+        with torch.no_grad(), CallOnly():
             meta(xm)
     return {"meta_forward": timed(plain, runs),
             "meta_forward_mode": timed(under_mode, runs),
@@ -205,7 +205,7 @@ def torchvision_case(runs, only_models=None, floor=False):
             print(f"{name:20s} floor: meta forward "
                   f"{row['meta_forward']['wall_s'] * 1e3:6.1f} ms (cpu "
                   f"{row['meta_forward']['cpu_s'] * 1e3:6.1f}), under a "
-                  f"no-op dispatch mode with autograd on "
+                  f"no-op dispatch mode under no_grad "
                   f"{row['meta_forward_mode']['wall_s'] * 1e3:6.1f} ms (cpu "
                   f"{row['meta_forward_mode']['cpu_s'] * 1e3:6.1f}), "
                   f"nnscan's meta copy "

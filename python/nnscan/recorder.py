@@ -18,6 +18,10 @@ Where it runs:
     stay tied because the memo maps one tensor to one meta tensor);
     integer/boolean inputs and buffers, and what is computed from them,
     keep real values beside (shadow.py), so `.item()` on a mask works;
+    autograd is off (no_grad), as for the eager forward the summary stands
+    in for, unless a training step or backward.py needs its graph: the
+    aten ops are the same either way (below autograd), and recording a
+    network of a few hundred ops cost a tenth to a fifth more with it;
     under torch.autocast the casts are made as autocast would (autocast.py);
   - if the forward cannot run on meta (control flow on an activation's
     value, an op without a meta kernel), on the model itself on its own device, in
@@ -1086,7 +1090,9 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
                         else contextlib.nullcontext():
                     _train(target, training)
                     rec = _run(target, to_meta_inputs(args, shadows),
-                               to_meta_inputs(kwargs, shadows), grad=True,
+                               to_meta_inputs(kwargs, shadows),
+                               grad=keep_graph or training or
+                               step is not None,
                                custom_ops=custom_ops, shadows=shadows,
                                autocast_device=autocast_device,
                                grad_fns=keep_graph, call=call, step=step)
