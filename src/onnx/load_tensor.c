@@ -45,10 +45,11 @@ static int typed_index(uint32_t num) {
 }
 
 typedef struct typed_seen {
-  size_t count;      /* elements over all occurrences */
+  size_t count;             /* elements over all occurrences */
   size_t occurrences;
-  bool unpacked;     /* some element came outside a packed payload */
-  nns__field first;  /* first occurrence */
+  bool unpacked;            /* some element came outside a packed payload */
+  const uint8_t *first;     /* payload of the first occurrence */
+  size_t first_len;         /* and its length */
 } typed_seen;
 
 /* ==== Messages ==== */
@@ -122,8 +123,14 @@ static const char *location_problem(const uint8_t *s, size_t n) {
   return NULL;
 }
 
+/* A value of an external_data entry: its bytes, data NULL if absent. */
+typedef struct ext_value {
+  const uint8_t *data;
+  size_t len;
+} ext_value;
+
 typedef struct ext_seen {
-  nns__field location, offset, length; /* value fields; num 0 if absent */
+  ext_value location, offset, length;
 } ext_seen;
 
 /* One external_data entry: remembers the value of the keys nnscan uses. */
@@ -140,20 +147,23 @@ static nns_status read_ext_entry(const nns__wire *w, const nns__field *f,
   }
   if (st != NNS_OK || !key.num)
     return st;
+  /* A LEN field's data points into the buffer even when empty, so NULL
+   * stands for a missing value alone. */
+  ext_value v = {value.num ? value.data : NULL, value.len};
 #define KEY_IS(s) (key.len == sizeof s - 1 && !memcmp(key.data, s, key.len))
   if (KEY_IS("location"))
-    ext->location = value;
+    ext->location = v;
   else if (KEY_IS("offset"))
-    ext->offset = value;
+    ext->offset = v;
   else if (KEY_IS("length"))
-    ext->length = value;
+    ext->length = v;
 #undef KEY_IS
   return NNS_OK;
 }
 
 static nns_status finish_external(nns__loader *L, nns__tensor *t,
                                   const ext_seen *ext) {
-  if (!ext->location.num)
+  if (!ext->location.data)
     return TENSOR_FAIL(L, t, NNS_E_EXTERNAL,
                        "data_location is EXTERNAL but external_data has no "
                        "'location'");
@@ -171,14 +181,14 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
     return nns__load_nomem(L);
   t->ext_offset = 0;
   t->ext_length = -1;
-  if (ext->offset.num &&
+  if (ext->offset.data &&
       !parse_decimal(ext->offset.data, ext->offset.len, &t->ext_offset))
     return TENSOR_FAIL(L, t, NNS_E_EXTERNAL,
                        "external data offset '%.*s' is not a decimal number "
                        "that fits in 64 bits",
                        (int)(ext->offset.len > 40 ? 40 : ext->offset.len),
                        (const char *)ext->offset.data);
-  if (ext->length.num &&
+  if (ext->length.data &&
       !parse_decimal(ext->length.data, ext->length.len, &t->ext_length))
     return TENSOR_FAIL(L, t, NNS_E_EXTERNAL,
                        "external data length '%.*s' is not a decimal number "
@@ -353,6 +363,25 @@ static nns_status read_unpacked(nns__loader *L, const nns__wire *w,
   return NNS_OK;
 }
 
+/* Appends the dims of occurrence f (count c, at most NNS__MAX_RANK in all
+ * with the n already there) to dims, quietly: false when a varint is
+ * malformed, which the second pass (read_dims) then reports. */
+static bool take_dims(const nns__field *f, int64_t *dims, size_t n,
+                      size_t c) {
+  if (f->wt != NNS__WT_LEN) {
+    dims[n] = (int64_t)f->u;
+    return true;
+  }
+  size_t pos = 0;
+  for (size_t k = 0; k < c; k++) {
+    uint64_t v;
+    if (nns__wire_varint(f->data, f->len, &pos, &v, 0, "", NULL) != NNS_OK)
+      return false;
+    dims[n + k] = (int64_t)v;
+  }
+  return pos == f->len;
+}
+
 /* Adds the elements of the packed occurrences of varint field tf to
  * s->count (only for data that will be decoded: several occurrences, or a
  * mix of packed and unpacked). */
@@ -387,6 +416,11 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   ext_seen ext;
   memset(&ext, 0, sizeof ext);
   nns__field f, raw = {0};
+  /* The dims are read in the first pass, where they come: a second pass
+   * over the message is needed only for unpacked typed data, or to report
+   * a malformed dims varint (take_dims leaves that to read_dims). */
+  int64_t dims[NNS__MAX_RANK];
+  bool dims_read = true;
   size_t n_dims = 0;
   bool segmented = false;
   uint64_t location = 0;
@@ -399,10 +433,11 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       size_t c;
       if ((st = nns__wire_rep_count(&r, &f, 0, &c)) != NNS_OK)
         return st;
-      n_dims += c;
-      if (n_dims > NNS__MAX_RANK)
+      if (c > NNS__MAX_RANK - n_dims)
         return nns__wire_fail(&r, &f, NNS_E_LIMIT,
                               "more than %d dims", NNS__MAX_RANK);
+      dims_read = dims_read && take_dims(&f, dims, n_dims, c);
+      n_dims += c;
       break;
     }
     case NNS__F_TENSOR_DATA_TYPE:
@@ -439,8 +474,10 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
                                            &c)) != NNS_OK)
           return st;
         typed_seen *s = &typed[tf];
-        if (!s->occurrences++)
-          s->first = f;
+        if (!s->occurrences++) {
+          s->first = f.data;
+          s->first_len = f.len;
+        }
         s->count += c;
         if (f.wt != NNS__WT_LEN)
           s->unpacked = true;
@@ -476,8 +513,8 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       t->storage = NNS__ST_PACKED; /* rescanned from msg when decoded */
     } else if (s->occurrences == 1 && !s->unpacked) {
       t->storage = NNS__ST_PACKED;
-      t->raw = s->first.data;
-      t->raw_len = s->first.len;
+      t->raw = s->first;
+      t->raw_len = s->first_len;
     } else {
       if (typed_fields[tf].elem == 0 &&
           (st = count_packed_varints(&r, w, &typed[tf], tf)) != NNS_OK)
@@ -504,7 +541,9 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
     if (!t->dims)
       return nns__load_nomem(L);
   }
-  if (n_dims || t->storage == NNS__ST_DECODED) {
+  if (n_dims && dims_read)
+    memcpy(t->dims, dims, n_dims * sizeof *t->dims);
+  if ((n_dims && !dims_read) || t->storage == NNS__ST_DECODED) {
     int32_t k = 0;
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {

@@ -24,10 +24,19 @@ static const char *const family_names[] = {
 
 enum { N_FAMILIES = sizeof families / sizeof families[0] };
 
+/* Whether table entry e is op `name` of `domain`. The first characters
+ * first: a lookup walks the whole table, where most names differ there
+ * (a strcmp call per entry made a lookup cost 10k instructions). */
+static inline bool is_op(const nns__op *e, const char *domain,
+                         const char *name) {
+  return e->name[0] == name[0] && !strcmp(e->name, name) &&
+         !strcmp(e->domain, domain);
+}
+
 const char *nns__op_family(const char *domain, const char *name) {
   for (size_t f = 0; f < N_FAMILIES; f++)
     for (const nns__op *e = families[f]; e->name; e++)
-      if (!strcmp(e->name, name) && !strcmp(e->domain, domain))
+      if (is_op(e, domain, name))
         return family_names[f];
   return NULL;
 }
@@ -38,7 +47,7 @@ const nns__op *nns__op_find(const char *domain, const char *name,
   *newer = false;
   for (size_t f = 0; f < N_FAMILIES; f++) {
     for (const nns__op *e = families[f]; e->name; e++) {
-      if (strcmp(e->name, name) != 0 || strcmp(e->domain, domain) != 0)
+      if (!is_op(e, domain, name))
         continue;
       if (version >= e->since && version <= e->until)
         best = e;
