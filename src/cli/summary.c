@@ -212,7 +212,8 @@ static void keep_freed_memory(void) {
  * The heap of a large model's analysis and report, in huge pages: the
  * analysis and the report malloc about HEAP_PER_NODE bytes per node at
  * their peak, and a 100,000-node summary faulted them in 4 KB at a time
- * (3,230 page faults in all; with huge pages, 780 and 5% less time).
+ * (3,230 page faults in all; with huge pages 700 to 1,100, as many as
+ * the kernel has free, and 5% less time).
  * The heap's top is grown once by that much (up to the largest block
  * malloc takes from the heap, keep_freed_memory) and advised as huge; a
  * small model keeps 4 KB pages, where zeroing a 2 MB page would cost more
