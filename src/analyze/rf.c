@@ -206,6 +206,14 @@ static bool line_dim(const nns__type *tin, const nns__type *tout, int32_t d,
  * rank, or for an axis split into windows or merged with another, the
  * lined-up dims must also be equal (a broadcast).
  */
+/* Whether spatial axis k of `in` survives, shifted by `shift` dims. */
+static bool axis_lines_up(const nns__rf *in, int k, const nns__type *tin,
+                          const nns__type *tout, int32_t shift) {
+  bool same = shift != 0 || in->len[k] || in->win[k];
+  return line_dim(tin, tout, in->dim[k], shift, same) &&
+         (!in->win[k] || line_dim(tin, tout, in->wdim[k], shift, true));
+}
+
 static bool line_up(const nns__rf *in, const nns__type *tin,
                     const nns__type *tout, nns__rf *res) {
   *res = *in;
@@ -213,9 +221,7 @@ static bool line_up(const nns__rf *in, const nns__type *tin,
     return tin->rank == tout->rank;
   int32_t shift = tout->rank - tin->rank;
   for (int k = 0; k < in->f.axes && k < NNS_RF_MAX_AXES; k++) {
-    bool same = shift != 0 || in->len[k] || in->win[k];
-    if (!line_dim(tin, tout, in->dim[k], shift, same) ||
-        (in->win[k] && !line_dim(tin, tout, in->wdim[k], shift, true)))
+    if (!axis_lines_up(in, k, tin, tout, shift))
       return false;
     res->dim[k] = (int8_t)(in->dim[k] + shift);
     if (in->win[k])
@@ -292,6 +298,40 @@ static void broadcast(const nns__analysis *a, const rf_table *rf,
   } else if (any_whole) {
     out->r = whole;
   }
+}
+
+/*
+ * The entry broadcast() would give an output of type `tout` unchanged, or
+ * 0: when one activation input has a field, a finite one, lined up with
+ * the output at the same rank, the union of one field is that field
+ * (Relu, Mul by a weight, most nodes of a convolutional network). Its
+ * entry is then shared without building and comparing a copy.
+ */
+static uint32_t passed_through(const nns__analysis *a, const rf_table *rf,
+                               const nns__node *n, const nns__type *tout) {
+  const nns__value *src = NULL;
+  for (int32_t k = 0; k < n->n_in; k++) {
+    const nns__value *v = n->in[k];
+    if (!carries_field(a, v) || nns__input_role(n, k) != 'a' ||
+        !known(&rf_get(rf, v->index)->r))
+      continue;
+    if (src)
+      return 0; /* a merge of two fields */
+    src = v;
+  }
+  if (!src)
+    return 0;
+  const rf_val *in = rf_get(rf, src->index);
+  const nns__type *tin = &src->type;
+  /* A finite field's "last" is the field itself (kept as broadcast()
+   * would set it); a whole one takes broadcast()'s own path. */
+  if (in->r.f.whole || tin->rank < 0 || tin->rank != tout->rank ||
+      !rf_pub_same(&in->last, &in->r.f))
+    return 0;
+  for (int k = 0; k < in->r.f.axes && k < NNS_RF_MAX_AXES; k++)
+    if (!axis_lines_up(&in->r, k, tin, tout, 0))
+      return 0;
+  return rf->at[src->index];
 }
 
 /* The fields of a node's inputs, for rules that combine two. */
@@ -516,6 +556,11 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       if (!carries_field(a, v))
         continue;
       const rf_val *out = &by_rule;
+      uint32_t same = merge ? passed_through(a, &rf, n, &v->type) : 0;
+      if (same) {
+        rf.at[v->index] = same;
+        continue;
+      }
       if (merge) {
         broadcast(a, &rf, n, &v->type, &merged);
         out = &merged;

@@ -15,15 +15,14 @@
 /* ==== Attributes ==== */
 
 /* A list attribute of exactly `want` entries, or absent (returns 0 and
- * leaves *vals NULL). An attribute the op's spec at this opset lacks
- * (nns__spec_has) was already warned about by the driver and is ignored,
- * even though the node carries it. */
+ * leaves *vals NULL). An attribute the op's spec at this opset lacks was
+ * already warned about by the driver and is ignored, even though the node
+ * carries it: nns__attr_ints reads nothing the spec lacks (asking
+ * nns__spec_has first searched the spec twice per attribute). */
 static nns_status read_list(nns__ictx *cx, const char *name, int32_t want,
                             const int64_t **vals) {
   *vals = NULL;
-  if (!nns__spec_has(cx, name))
-    return NNS_OK;
-  int32_t n = nns__attr_ints(cx, name, vals);
+  int32_t n = cx->op ? nns__attr_ints(cx, name, vals) : -1;
   if (n < 0) {
     *vals = NULL;
     return NNS_OK;
@@ -54,17 +53,15 @@ nns_status nns__window_read(nns__ictx *cx, int32_t n,
   /* ConvTranspose's output_shape lists the spatial dims; some exporters
    * write the full shape [N, C, ...], whose spatial tail is taken. */
   os = NULL;
-  if (nns__spec_has(cx, "output_shape")) {
-    int32_t c = nns__attr_ints(cx, "output_shape", &os);
-    if (c == n + 2)
-      os += 2;
-    else if (c >= 0 && c != n)
-      return nns__fail(cx, NNS_E_ATTR,
-                       "attribute 'output_shape' has %d values, expected %d "
-                       "(one per spatial axis)", c, n);
-    else if (c < 0)
-      os = NULL;
-  }
+  int32_t n_os = cx->op ? nns__attr_ints(cx, "output_shape", &os) : -1;
+  if (n_os == n + 2)
+    os += 2;
+  else if (n_os >= 0 && n_os != n)
+    return nns__fail(cx, NNS_E_ATTR,
+                     "attribute 'output_shape' has %d values, expected %d "
+                     "(one per spatial axis)", n_os, n);
+  else if (n_os < 0)
+    os = NULL;
   for (int32_t k = 0; k < n; k++) {
     int64_t wk = weight_kernel && !weight_kernel[k].sym ? weight_kernel[k].v
                                                         : -1;
@@ -110,9 +107,8 @@ nns_status nns__window_read(nns__ictx *cx, int32_t n,
                        "limit (kernel, stride, dilation, pad or size > 2^40)",
                        k, (long long)big);
   }
-  const char *ap = nns__spec_has(cx, "auto_pad")
-                       ? nns__attr_str(cx, "auto_pad")
-                       : "NOTSET";
+  /* "" (no such attribute at this opset) is NOTSET. */
+  const char *ap = cx->op ? nns__attr_str(cx, "auto_pad") : "";
   if (ap[0] == 0 || strcmp(ap, "NOTSET") == 0)
     w->auto_pad = NNS__PAD_NOTSET;
   else if (strcmp(ap, "VALID") == 0)
