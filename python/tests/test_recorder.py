@@ -80,6 +80,32 @@ def test_meta_and_cpu_models_give_identical_reports():
     assert a.to_text() == b.to_text()
 
 
+class GradOnly(nn.Module):
+    """More work only where autograd records (the shape of a checkpointing
+    or training-only branch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.lin(x)                          # 4*8*8 MACs
+        if torch.is_grad_enabled():
+            y = y @ torch.ones(8, 8, device=y.device)
+        return y
+
+
+def test_summary_records_the_inference_forward():
+    # what an eager forward under no_grad computes, on meta and on the
+    # model's own device alike; the training step records the other branch
+    m = GradOnly()
+    x = torch.zeros(4, 8)
+    meta = nnscan.summary(m, inputs=x, file=False)
+    own = nnscan.summary(m, inputs=x, file=False, device="model")
+    assert meta.device == "meta" and own.device == "cpu"
+    assert meta.totals["macs"] == own.totals["macs"] == 4 * 8 * 8
+
+
 def test_own_device_run_matches_meta():
     torch.manual_seed(0)
     import torchvision
