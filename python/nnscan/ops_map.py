@@ -99,7 +99,9 @@ def binary(op, swap=False):
     def rule(b, args, kw, out):
         x, y = args[0], args[1]
         tx, ty = b.is_tensor(x), b.is_tensor(y)
-        like = x if tx else y
+        # two numbers (torch.div(512, 256, rounding_mode=...) reaches the
+        # mode so): both become scalars of the result's dtype
+        like = x if tx else y if ty else out
         if tx and ty and x.dtype == y.dtype:  # the usual case: nothing to do
             common = x.dtype
         else:
@@ -676,6 +678,17 @@ def histc(b, args, kw, out):
     b.node("ScatterElements", [b.filler([bins], out), b.name(ix),
                                b.filler([n], out)], [out],
            {"axis": 0, "reduction": "add"})
+
+
+def div(b, args, kw, out):
+    """div; with rounding_mode="floor" it is floor_divide. "trunc" stays a
+    Div: of integers that is what ONNX's integer Div does; of floating
+    point the rounding's own element-wise pass is not counted (ONNX has no
+    Trunc to spell it with)."""
+    if kw.get("rounding_mode") == "floor":
+        floor_divide(b, args, kw, out)
+        return
+    binary("Div")(b, args, kw, out)
 
 
 def floor_divide(b, args, kw, out):
@@ -2230,7 +2243,7 @@ OPS = {
     "roi_align": roi_align,  # torchvision's
     "logsumexp": reduce_attr("ReduceLogSumExp"),
     "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
-    "mul": mul, "div": binary("Div"), "pow": pow_,
+    "mul": mul, "div": div, "pow": pow_,
     "maximum": binary("Max"), "minimum": binary("Min"),
     "eq": binary("Equal"), "ne": compare_ne, "lt": binary("Less"),
     "gt": binary("Greater"), "le": binary("LessOrEqual"),

@@ -364,3 +364,25 @@ def test_bad_input_shape_names_input_and_dim(bad, kind, words):
     with pytest.raises(kind) as e:
         nnscan.summary(model, bad, file=False)
     assert words in str(e.value)
+
+
+class IntegerDivisions(nn.Module):
+    """torch.div of two Python numbers (Longformer sizes its attention
+    chunks so: the dispatch mode sees div.Tensor_mode(512, 256)), and a
+    floor division of floats."""
+
+    def forward(self, x):                               # x: (2, 8)
+        half = torch.div(x.shape[-1], 2, rounding_mode="floor")
+        return torch.div(x[:, :int(half)], 3.0, rounding_mode="floor")
+
+
+def test_division_of_two_numbers_and_floor_division():
+    s = nnscan.summary(IntegerDivisions(), inputs=torch.zeros(2, 8),
+                       file=False)
+    assert s.uncounted_aten == {}
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    # the float floor division is a Div and a Floor over the 2 x 4 slice,
+    # 1 FLOP per element each (docs/metrics.md); the numbers' division
+    # is a Div of two scalars
+    assert ops["Floor"]["flops"] == 2 * 4
+    assert ops["Div"]["flops"] == 2 * 4 + 1

@@ -161,3 +161,40 @@ def test_sdpa_mask_checks_record_on_meta(name):
     assert s.device == "meta"
     assert hf_zoo.matmul_macs(s) == ref
     assert s.uncounted_aten == {} and mismatches == []
+
+
+# Families whose forward asks data of its activations or ids (an .item() on
+# a position bucket, a chunk count computed with torch.div of two numbers),
+# so that FlopCounterMode cannot count them on meta: nnscan records them
+# on meta where the values it keeps real suffice (Longformer, BigBird,
+# RoFormer) or runs them once on the CPU (Funnel); the reference is then
+# FlopCounterMode over a CPU forward with eager attention, where every
+# product is a matmul it counts.
+@pytest.mark.parametrize("name,device", [("longformer", "meta"),
+                                         ("big_bird", "meta"),
+                                         ("roformer", "meta"),
+                                         ("funnel", "cpu")])
+def test_data_asking_families_match_a_cpu_reference(name, device):
+    from torch.utils.flop_counter import FlopCounterMode
+    import transformers
+    cls = transformers.CONFIG_MAPPING[name]
+    cfg = cls(**hf_zoo._tiny(cls, {"pad_token_id": 1}))
+    torch.manual_seed(0)
+    model = transformers.AutoModelForMaskedLM.from_config(
+        cfg, attn_implementation="eager").eval()
+    inputs = {"input_ids": torch.full((1, hf_zoo.SEQ), 5, dtype=torch.long)}
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**inputs)
+    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Funnel's fallback says why
+        s = nnscan.summary(model, inputs=inputs, file=False)
+    assert s.device == device
+    params = list(model.parameters())
+    assert s.totals["params"] == sum(p.numel() for p in params
+                                     if p.requires_grad)
+    assert s.totals.get("frozen", 0) == sum(p.numel() for p in params
+                                            if not p.requires_grad)
+    assert hf_zoo.matmul_macs(s) == ref_macs
+    assert s.uncounted_aten == {}
+    assert s.totals["complete"]
