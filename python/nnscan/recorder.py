@@ -382,6 +382,8 @@ class _Mode(TorchDispatchMode):
             out = shadows.answer(func, args, kwargs) \
                 if shadows is not None else None
             if out is None:
+                out = _with_cpu_scalars_on_meta(func, args, kwargs)
+            if out is None:
                 shim = META_SHIMS.get(ops_map.base_name(func))
                 if shim is None or not isinstance(
                         e, (NotImplementedError, RuntimeError)) \
@@ -444,6 +446,28 @@ def _any_real_formed(b, args):
                         and ops_map.real_formed(b, t):
                     return True
     return False
+
+
+def _with_cpu_scalars_on_meta(func, args, kwargs):
+    """func's result with each 0-dimensional CPU tensor among its arguments
+    on meta, when some other argument is on meta; None otherwise. PyTorch
+    lets a CPU scalar meet a tensor of any device (`x.masked_fill(m,
+    torch.tensor(-1e4))`, SEW-D's attention), but meta kernels refuse it.
+    The recording still sees the scalar as it was: a constant."""
+    flat = list(args) + list(kwargs.values())
+    if not any(isinstance(a, torch.Tensor) and a.is_meta for a in flat):
+        return None
+
+    def cpu_scalar(a):
+        return isinstance(a, torch.Tensor) and a.dim() == 0 \
+            and a.device.type == "cpu"
+    if not any(map(cpu_scalar, flat)):
+        return None
+
+    def on_meta(a):
+        return _empty_like(a) if cpu_scalar(a) else a
+    return func(*map(on_meta, args),
+                **{k: on_meta(v) for k, v in kwargs.items()})
 
 
 def _all_meta(args):

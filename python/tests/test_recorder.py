@@ -5,6 +5,8 @@ rules: a matrix product M x K by K x N is M*N*K MACs) or read from PyTorch
 (parameter counts), never from nnscan.
 """
 
+import warnings
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -386,3 +388,27 @@ def test_division_of_two_numbers_and_floor_division():
     # is a Div of two scalars
     assert ops["Floor"]["flops"] == 2 * 4
     assert ops["Div"]["flops"] == 2 * 4 + 1
+
+
+class CpuScalarFill(nn.Module):
+    """A 0-dimensional CPU tensor meeting an activation, as SEW-D's
+    attention fills masked scores with torch.tensor(finfo.min): PyTorch
+    allows a CPU scalar on any device, meta kernels refuse it."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x):                          # x: (4, 8)
+        h = self.lin(x)                            # 4*8*8 MACs
+        return h.masked_fill(h > 0, torch.tensor(-1e4))
+
+
+def test_cpu_scalar_meeting_a_meta_tensor_records_on_meta():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback to the CPU
+        s = nnscan.summary(CpuScalarFill(), inputs=torch.zeros(4, 8),
+                           file=False)
+    assert s.device == "meta"
+    assert s.totals["macs"] == 4 * 8 * 8
+    assert s.uncounted_aten == {}

@@ -198,3 +198,24 @@ def test_data_asking_families_match_a_cpu_reference(name, device):
     assert hf_zoo.matmul_macs(s) == ref_macs
     assert s.uncounted_aten == {}
     assert s.totals["complete"]
+
+
+def test_sew_d_cpu_scalar_fill_records_on_meta():
+    """SEW-D's attention fills masked scores with a CPU scalar tensor
+    (torch.tensor(finfo.min)), which PyTorch 2.x's meta kernel for
+    masked_fill refuses: a CPU model still records on meta, and counts
+    what FlopCounterMode counts over a CPU forward."""
+    from torch.utils.flop_counter import FlopCounterMode
+    cls = transformers.CONFIG_MAPPING["sew-d"]
+    cfg = cls(**hf_zoo._tiny(cls, {"num_hidden_layers": 2}))
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCTC.from_config(cfg).eval()
+    inputs = {"input_values": torch.zeros(1, 3200)}
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**inputs)
+    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
+    s, mismatches = summarize(model, inputs)
+    assert s.device == "meta"
+    assert s.totals["params"] == sum(p.numel() for p in model.parameters())
+    assert hf_zoo.matmul_macs(s) == ref_macs
+    assert s.uncounted_aten == {} and mismatches == []
