@@ -127,6 +127,32 @@ def _as_dtype(b, t, dtype):
     return b.name(c)
 
 
+def nan_to_num(b, args, kw, out):
+    """nan_to_num(x, nan=0, posinf=max, neginf=min): of floating point, a
+    Where over IsNaN, then over IsInf of each sign, as torch.onnx exports
+    it; of integers a copy."""
+    import torch
+    x = args[0]
+    if not x.dtype.is_floating_point:
+        b.node("Identity", [b.inp(x)], [out])
+        return
+    fin = torch.finfo(x.dtype)
+    steps = [("IsNaN", {}, _arg(args, kw, 1, "nan"), 0.0),
+             ("IsInf", {"detect_negative": 0}, _arg(args, kw, 2, "posinf"),
+              fin.max),
+             ("IsInf", {"detect_positive": 0}, _arg(args, kw, 3, "neginf"),
+              fin.min)]
+    cur = b.inp(x)
+    for k, (test, attrs, value, default) in enumerate(steps):
+        mask = b.fresh(torch.bool, list(x.shape))
+        b.node(test, [b.inp(x)], [mask], attrs)
+        y = out if k == len(steps) - 1 else b.fresh_like(x)
+        b.node("Where", [b.name(mask),
+                         b.scalar(default if value is None else value, x),
+                         cur], [y])
+        cur = b.name(y)
+
+
 def compare_ne(b, args, kw, out):
     eq = b.fresh_like(out)
     binary("Equal")(b, args, kw, eq)
@@ -2238,6 +2264,7 @@ OPS = {
     "tan": unary("Tan"), "sinh": unary("Sinh"), "cosh": unary("Cosh"),
     "asinh": unary("Asinh"), "acosh": unary("Acosh"), "atanh": unary("Atanh"),
     "round": unary("Round"), "isnan": unary("IsNaN"), "isinf": unary("IsInf"),
+    "nan_to_num": nan_to_num,
     "expm1": shifted("Exp", "Sub", 1.0), "log1p": shifted("Add", "Log", 1.0),
     "prelu": prelu, "_prelu_kernel": prelu, "log2": log2,
     "roi_align": roi_align,  # torchvision's

@@ -412,3 +412,15 @@ def test_cpu_scalar_meeting_a_meta_tensor_records_on_meta():
     assert s.device == "meta"
     assert s.totals["macs"] == 4 * 8 * 8
     assert s.uncounted_aten == {}
+
+
+def test_nan_to_num_is_counted():
+    # IsNaN and two IsInf over the 3 x 5 input, 1 FLOP per element each
+    # (docs/metrics.md), and the three Wheres that replace what they find
+    m = type("NanToNum", (nn.Module,), {
+        "forward": lambda self, x: torch.nan_to_num(x, posinf=1e4)})()
+    s = nnscan.summary(m, inputs=torch.zeros(3, 5), file=False)
+    assert s.uncounted_aten == {} and s.totals["complete"]
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    assert ops["IsNaN"]["flops"] == 15 and ops["IsInf"]["flops"] == 30
+    assert ops["Where"]["nodes"] == 3
