@@ -713,7 +713,7 @@ def meta_copy(model, shadows=None):
             if hooks:
                 hooked = True
                 for h in hooks.values():
-                    if not _torch_own(h):
+                    if not _model_own(h):
                         memo[id(h)] = h
         for v in d.values():  # tensor attributes
             if isinstance(v, torch.Tensor) and id(v) not in memo:
@@ -740,7 +740,7 @@ def meta_copy(model, shadows=None):
         for attr in _MODULE_HOOK_DICTS:
             d = vars(m).get(attr)
             if d:
-                vars(m)[attr] = _torch_hooks_only(d)
+                vars(m)[attr] = _model_hooks_only(d)
     return out
 
 
@@ -750,20 +750,33 @@ _MODULE_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks",
                       "_backward_hooks", "_backward_pre_hooks")
 
 
-def _torch_own(hook):
-    """Whether a module hook is PyTorch's own (lazy modules' parameter
-    inference, weight_norm, pruning masks: part of what the forward
-    computes), not the user's (or an nnscan Inspector's), which do not run
-    while nnscan records."""
+# A module's dicts whose contents _restored puts back: its tensors and
+# submodules, and its hooks with their flags (keyed by hook id).
+_RESTORED_STORES = ("_parameters", "_buffers", "_modules") + \
+    _MODULE_HOOK_DICTS + ("_forward_hooks_with_kwargs",
+                          "_forward_hooks_always_called",
+                          "_forward_pre_hooks_with_kwargs")
+
+# The libraries whose module hooks are part of what a forward computes.
+_MODEL_HOOK_PACKAGES = frozenset(["torch", "transformers"])
+
+
+def _model_own(hook):
+    """Whether a module hook belongs to the model: PyTorch's (lazy
+    modules' parameter inference, weight_norm, pruning masks) or
+    transformers' (the output-capturing hooks transformers 5 installs on
+    every layer, through which a backbone or a vision tower asked for its
+    hidden states gets them), not the user's (or an nnscan Inspector's),
+    which do not run while nnscan records."""
     f = getattr(hook, "func", hook)  # a functools.partial
     mod = getattr(f, "__module__", None) or type(f).__module__ or ""
-    return mod.split(".")[0] == "torch"
+    return mod.split(".")[0] in _MODEL_HOOK_PACKAGES
 
 
-def _torch_hooks_only(d):
+def _model_hooks_only(d):
     out = type(d)()
     for k, h in d.items():
-        if _torch_own(h):
+        if _model_own(h):
             out[k] = h
     return out
 
@@ -1231,16 +1244,19 @@ def _input_copy(t):
 def _restored(model):
     """Runs the forward on the user's own model and puts back what it
     changes: attributes set or added on any module (`self.calls += 1`),
-    parameters, buffers and submodules rebound, buffer values written in
-    place (`self.steps += 1`, running statistics). The user's own module
-    hooks are set aside meanwhile, as on the meta copy. Parameters written
-    in place are not restored (that would copy every weight)."""
+    parameters, buffers and submodules rebound, hooks registered (the
+    output-capturing hooks transformers installs on a first forward, with
+    the flag that says so: keeping the hooks but not the flag made the
+    next forward install them twice), buffer values written in place
+    (`self.steps += 1`, running statistics). The user's own module hooks
+    are set aside meanwhile, as on the meta copy. Parameters written in
+    place are not restored (that would copy every weight)."""
     mods = list(model.modules())
     saved = []
     for m in mods:
         d = vars(m)
-        stores = {k: dict(d[k]) for k in ("_parameters", "_buffers",
-                                          "_modules") if k in d}
+        stores = {k: dict(d[k]) for k in _RESTORED_STORES
+                  if isinstance(d.get(k), dict)}
         saved.append((m, dict(d), stores))
     with torch.no_grad():
         values = [(b, b.clone()) for b in model.buffers() if not b.is_meta]
@@ -1248,7 +1264,7 @@ def _restored(model):
         for attr in _MODULE_HOOK_DICTS:
             d = vars(m).get(attr)
             if d:
-                vars(m)[attr] = _torch_hooks_only(d)
+                vars(m)[attr] = _model_hooks_only(d)
     try:
         yield
     finally:

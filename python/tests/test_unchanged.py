@@ -134,3 +134,33 @@ def test_uncopyable_model_runs_on_its_device_with_warning():
         s = nnscan.summary(model, (3, 16, 16), file=False)
     assert s.device == "cpu"
     assert_same(before, model)
+
+
+class InstallsHooksOnce(nn.Module):
+    """Registers a hook on its first forward and marks itself, as
+    transformers 5 installs its output-capturing hooks."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.seen = 0
+
+    def forward(self, x):
+        if not getattr(self, "_hooked", False):
+            self.lin.register_forward_hook(self._count)
+            self._hooked = True
+        return self.lin(x)
+
+    def _count(self, module, inputs, output):
+        self.seen += 1
+
+
+def test_hooks_a_forward_installs_are_taken_back_with_their_flag():
+    # a model on meta records as it is: what its first forward installed
+    # goes away with the flag that says so, so the next forward installs
+    # it once again (keeping the hook but not the flag ran it twice)
+    m = InstallsHooksOnce().to("meta")
+    nnscan.summary(m, inputs=torch.zeros(2, 4), file=False)
+    assert not m.lin._forward_hooks and not hasattr(m, "_hooked")
+    m(torch.zeros(2, 4, device="meta"))
+    assert len(m.lin._forward_hooks) == 1 and m.seen == 1

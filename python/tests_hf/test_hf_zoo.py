@@ -219,3 +219,21 @@ def test_sew_d_cpu_scalar_fill_records_on_meta():
     assert s.totals["params"] == sum(p.numel() for p in model.parameters())
     assert hf_zoo.matmul_macs(s) == ref_macs
     assert s.uncounted_aten == {} and mismatches == []
+
+
+@pytest.mark.parametrize("name,auto", [
+    ("depth_anything", "AutoModelForDepthEstimation"),
+    ("segformer", "AutoModelForSemanticSegmentation")])
+def test_backbone_hidden_states_reach_the_head(name, auto):
+    """transformers 5 hands a backbone the hidden states it asks for
+    through forward hooks it installs on every layer: they are the
+    model's own, and run while nnscan records (the user's hooks do not).
+    Without them the head got no feature maps (DepthAnything raised
+    "hidden_states should be a tuple or list of tensors")."""
+    cfg = transformers.CONFIG_MAPPING[name]()
+    with torch.device("meta"):
+        model = getattr(transformers, auto).from_config(cfg).eval()
+    size = cfg.image_size if isinstance(getattr(cfg, "image_size", None),
+                                        int) else 224
+    inputs = {"pixel_values": torch.zeros(1, 3, size, size)}
+    check_against_pytorch(model, inputs)
