@@ -1472,6 +1472,32 @@ def gather(b, args, kw, out):
            {"axis": int(args[1])})
 
 
+def unique(has_dim):
+    """torch.unique (_unique2, _unique) and unique_consecutive (has_dim:
+    its dim argument) over the flattened input: ONNX's Unique, whose count
+    is data, so each output takes the shape PyTorch produced. Along a dim:
+    no entry."""
+    def rule(b, args, kw, out):
+        import torch
+        x = args[0]
+        if has_dim and _arg(args, kw, 3, "dim", None) is not None:
+            b.unmapped("unique_consecutive", args, out)
+            return
+        outs = _outs(out)
+        n = int(outs[0].shape[0])
+
+        def own(k, shape):
+            t = outs[k] if len(outs) > k else None
+            return t if t is not None and list(t.shape) == shape \
+                else b.fresh(torch.int64, shape)
+        ys = [outs[0], b.fresh(torch.int64, [n]), own(1, [x.numel()]),
+              own(2, [n])]
+        b.node("Unique", [b.inp(x)], ys, {"sorted": 0})
+        for t in ys:
+            b.data_shaped(t)
+    return rule
+
+
 def nonzero(b, args, kw, out):
     """nonzero(x) -> (count, rank) int64: ONNX's NonZero, (rank, count),
     then a Transpose. The count is data: NonZero's rule leaves it unknown
@@ -2299,6 +2325,8 @@ OPS = {
     "flip": flip,
     "index_put": index_put, "gather": gather, "index_select": index_select,
     "nonzero": nonzero, "repeat_interleave": repeat_interleave,
+    "unique_consecutive": unique(True), "_unique2": unique(False),
+    "_unique": unique(False),
     "masked_scatter": masked_scatter, "index_copy": index_copy,
     "_is_all_true": all_any("ReduceMin"),
     "scatter": scatter(), "scatter_add": scatter("add"),

@@ -424,3 +424,15 @@ def test_nan_to_num_is_counted():
     ops = {o["op_type"]: o for o in s.json["op_types"]}
     assert ops["IsNaN"]["flops"] == 15 and ops["IsInf"]["flops"] == 30
     assert ops["Where"]["nodes"] == 3
+
+
+def test_unique_is_counted():
+    # BART's classification head checks the end-of-sentence counts with
+    # unique_consecutive; its output's length is data (2 here), taken from
+    # PyTorch's run, and Unique's cost is its input's read
+    m = type("Uniq", (nn.Module,), {"forward": lambda self, x: (
+        torch.unique_consecutive(x), torch.unique(x, return_counts=True))})()
+    s = nnscan.summary(m, inputs=torch.tensor([[1, 1, 2, 2, 2]]), file=False)
+    assert s.uncounted_aten == {} and s.totals["complete"]
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    assert ops["Unique"]["nodes"] == 2
