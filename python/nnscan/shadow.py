@@ -75,6 +75,9 @@ RANDOM = frozenset((
 # every op
 _KINDS = {}
 _META = torch.device("meta")
+# Ops whose output's shape only their index arguments decide (not the
+# values of the tensor they index): Shadows._shaped_by_known.
+_SHAPED_BY_INDICES = frozenset(["index", "masked_select"])
 _CLONE = torch.ops.aten.clone.default
 _CPU = torch.device("cpu")
 
@@ -467,9 +470,10 @@ class Shadows:
         has no value."""
         if not any(isinstance(t, torch.Tensor) and t.is_meta
                    for a in list(args) + list(kwargs.values())
-                   for t in (a if isinstance(a, (list, tuple)) else (a,))) \
-                or not self._inputs_known(args, kwargs, {}):
+                   for t in (a if isinstance(a, (list, tuple)) else (a,))):
             return None
+        if not self._inputs_known(args, kwargs, {}):
+            return self._shaped_by_known(func, args, kwargs)
         got = self._run(func, args, kwargs, {})
         if got is None:
             return None
@@ -484,6 +488,28 @@ class Shadows:
             return type(res)(self._meta_of(r) if isinstance(r, torch.Tensor)
                              else r for r in res)
         return res  # a Python number or bool
+
+    def _shaped_by_known(self, func, args, kwargs):
+        """For an op whose output's shape the known inputs alone decide
+        (_SHAPED_BY_INDICES: a tensor taken at a boolean mask or index
+        tensors with values, as BART's classification head takes the
+        hidden states at the end-of-sentence tokens of input_ids): its
+        output as a meta tensor without a value, the data run as a
+        template that holds no memory; None otherwise."""
+        if ops_map.base_name(func) not in _SHAPED_BY_INDICES or not args:
+            return None
+        x = args[0]
+        if not (isinstance(x, torch.Tensor) and x.is_meta) or x in self:
+            return None
+        blank = {id(x): False}
+        if not self._inputs_known(args, kwargs, blank):
+            return None
+        got = self._run(func, args, kwargs, blank)
+        if got is None or not isinstance(got[0], torch.Tensor):
+            return None
+        r = got[0]
+        return torch.empty_strided(r.shape, r.stride(), dtype=r.dtype,
+                                   device=_META)
 
     def _meta_of(self, v):
         m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=_META)

@@ -237,3 +237,28 @@ def test_backbone_hidden_states_reach_the_head(name, auto):
                                         int) else 224
     inputs = {"pixel_values": torch.zeros(1, 3, size, size)}
     check_against_pytorch(model, inputs)
+
+
+@pytest.mark.parametrize("name", ["bart", "mt5"])
+def test_sequence_classification_at_the_eos_tokens(name):
+    """BART-style classification heads take the hidden states at the
+    input's end-of-sentence tokens (a boolean mask of input_ids, whose
+    values nnscan keeps) and check their counts with unique_consecutive:
+    recorded on meta, against FlopCounterMode over a CPU forward."""
+    from torch.utils.flop_counter import FlopCounterMode
+    cls = transformers.CONFIG_MAPPING[name]
+    cfg = cls(**hf_zoo._tiny(cls, {"pad_token_id": 1}))
+    torch.manual_seed(0)
+    model = transformers.AutoModelForSequenceClassification.from_config(
+        cfg, attn_implementation="eager").eval()
+    ids = torch.full((1, hf_zoo.SEQ), 5, dtype=torch.long)
+    ids[0, -1] = cfg.eos_token_id
+    inputs = {"input_ids": ids}
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**inputs)
+    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
+    s, mismatches = summarize(model, inputs)
+    assert s.device == "meta"
+    assert s.totals["params"] == sum(p.numel() for p in model.parameters())
+    assert hf_zoo.matmul_macs(s) == ref_macs
+    assert s.uncounted_aten == {} and mismatches == []
