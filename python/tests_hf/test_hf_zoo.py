@@ -63,6 +63,29 @@ def check_against_pytorch(model, inputs):
     return s
 
 
+def check_against_a_cpu_forward(model, inputs, device="meta"):
+    """check_against_pytorch for a CPU model whose forward asks data that
+    FlopCounterMode cannot have on meta: its reference is FlopCounterMode
+    over a CPU forward (with eager attention, every product a matmul it
+    counts); nnscan records on `device`."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**inputs)
+    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a fallback says why
+        s, mismatches = summarize(model, inputs)
+    assert s.device == device
+    params = list(model.parameters())
+    assert s.totals["params"] == sum(p.numel() for p in params
+                                     if p.requires_grad)
+    assert s.totals.get("frozen", 0) == sum(p.numel() for p in params
+                                            if not p.requires_grad)
+    assert hf_zoo.matmul_macs(s) == ref_macs
+    assert s.uncounted_aten == {} and mismatches == []
+    assert s.totals["complete"]
+
+
 @pytest.mark.parametrize("name", sorted(hf_zoo.FAMILIES))
 def test_family_matches_pytorch(name):
     model, inputs = hf_zoo.build(name)
@@ -175,29 +198,13 @@ def test_sdpa_mask_checks_record_on_meta(name):
                                          ("roformer", "meta"),
                                          ("funnel", "cpu")])
 def test_data_asking_families_match_a_cpu_reference(name, device):
-    from torch.utils.flop_counter import FlopCounterMode
-    import transformers
     cls = transformers.CONFIG_MAPPING[name]
     cfg = cls(**hf_zoo._tiny(cls, {"pad_token_id": 1}))
     torch.manual_seed(0)
     model = transformers.AutoModelForMaskedLM.from_config(
         cfg, attn_implementation="eager").eval()
     inputs = {"input_ids": torch.full((1, hf_zoo.SEQ), 5, dtype=torch.long)}
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
-        model(**inputs)
-    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Funnel's fallback says why
-        s = nnscan.summary(model, inputs=inputs, file=False)
-    assert s.device == device
-    params = list(model.parameters())
-    assert s.totals["params"] == sum(p.numel() for p in params
-                                     if p.requires_grad)
-    assert s.totals.get("frozen", 0) == sum(p.numel() for p in params
-                                            if not p.requires_grad)
-    assert hf_zoo.matmul_macs(s) == ref_macs
-    assert s.uncounted_aten == {}
-    assert s.totals["complete"]
+    check_against_a_cpu_forward(model, inputs, device)
 
 
 def test_sew_d_cpu_scalar_fill_records_on_meta():
@@ -205,20 +212,11 @@ def test_sew_d_cpu_scalar_fill_records_on_meta():
     (torch.tensor(finfo.min)), which PyTorch 2.x's meta kernel for
     masked_fill refuses: a CPU model still records on meta, and counts
     what FlopCounterMode counts over a CPU forward."""
-    from torch.utils.flop_counter import FlopCounterMode
     cls = transformers.CONFIG_MAPPING["sew-d"]
     cfg = cls(**hf_zoo._tiny(cls, {"num_hidden_layers": 2}))
     torch.manual_seed(0)
     model = transformers.AutoModelForCTC.from_config(cfg).eval()
-    inputs = {"input_values": torch.zeros(1, 3200)}
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
-        model(**inputs)
-    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
-    s, mismatches = summarize(model, inputs)
-    assert s.device == "meta"
-    assert s.totals["params"] == sum(p.numel() for p in model.parameters())
-    assert hf_zoo.matmul_macs(s) == ref_macs
-    assert s.uncounted_aten == {} and mismatches == []
+    check_against_a_cpu_forward(model, {"input_values": torch.zeros(1, 3200)})
 
 
 @pytest.mark.parametrize("name,auto", [
@@ -245,7 +243,6 @@ def test_sequence_classification_at_the_eos_tokens(name):
     input's end-of-sentence tokens (a boolean mask of input_ids, whose
     values nnscan keeps) and check their counts with unique_consecutive:
     recorded on meta, against FlopCounterMode over a CPU forward."""
-    from torch.utils.flop_counter import FlopCounterMode
     cls = transformers.CONFIG_MAPPING[name]
     cfg = cls(**hf_zoo._tiny(cls, {"pad_token_id": 1}))
     torch.manual_seed(0)
@@ -253,12 +250,4 @@ def test_sequence_classification_at_the_eos_tokens(name):
         cfg, attn_implementation="eager").eval()
     ids = torch.full((1, hf_zoo.SEQ), 5, dtype=torch.long)
     ids[0, -1] = cfg.eos_token_id
-    inputs = {"input_ids": ids}
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
-        model(**inputs)
-    ref_macs = sum(fc.get_flop_counts()["Global"].values()) // 2
-    s, mismatches = summarize(model, inputs)
-    assert s.device == "meta"
-    assert s.totals["params"] == sum(p.numel() for p in model.parameters())
-    assert hf_zoo.matmul_macs(s) == ref_macs
-    assert s.uncounted_aten == {} and mismatches == []
+    check_against_a_cpu_forward(model, {"input_ids": ids})
