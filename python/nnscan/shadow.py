@@ -79,6 +79,12 @@ _META = torch.device("meta")
 # values of the tensor they index): Shadows._shaped_by_known.
 _SHAPED_BY_INDICES = frozenset(["index", "masked_select"])
 _CLONE = torch.ops.aten.clone.default
+
+
+def _meta_like(v):
+    """A meta tensor of v's shape, strides and dtype."""
+    return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype,
+                               device=_META)
 _CPU = torch.device("cpu")
 
 
@@ -507,12 +513,10 @@ class Shadows:
         got = self._run(func, args, kwargs, blank)
         if got is None or not isinstance(got[0], torch.Tensor):
             return None
-        r = got[0]
-        return torch.empty_strided(r.shape, r.stride(), dtype=r.dtype,
-                                   device=_META)
+        return _meta_like(got[0])
 
     def _meta_of(self, v):
-        m = torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=_META)
+        m = _meta_like(v)
         self.set(m, v)
         return m
 
