@@ -726,7 +726,7 @@ void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {
  * input of a node whose input 0 is a float weight): its element count (the
  * largest such, so that position ids [1, T] beside input_ids [B, T] do not
  * count). Else, in a model with attention, batch x sequence of a rank-3
- * float input [B, T, D]. Else 0. */
+ * float input [B, T, D]. Else (or when that overflows) 0. */
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
   const nns__graph *g = a->main;
   int64_t best = 0;
@@ -750,9 +750,10 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
     const nns__value *v = g->inputs[i];
     int64_t d[MAX_RANK];
     int32_t r;
+    int64_t tokens;
     if (v && !v->init && nns__dtype_is_float(v->type.dtype) &&
         dims_of(v, &r, d) && r == 3)
-      return d[0] * d[1];
+      return nns__mul_i64(d[0], d[1], &tokens) ? tokens : 0;
   }
   (void)m;
   return 0;
