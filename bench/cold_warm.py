@@ -9,10 +9,10 @@ bench/measure.py take them. Cold: each run after `--pause` idle seconds,
 as a person at a terminal starts one. On a VM whose freed memory the host
 takes back (free page reporting), a run that touches a lot of fresh memory
 costs much more cold than warm, and most of the difference is the huge
-pages: the kernel zeroes a 2 MB page in about 0.2 ms when the host still
-backs it and in 3-4 ms when the host must find the memory first, while
-4 KB pages cost about 0.4 ms per MB either way. bench/README.md has the
-figures. Prints, for each binary, the median wall time, CPU time (user +
+pages: a 2 MB page's first touch costs about 0.2-0.5 ms when the host
+still backs it and 3-4.5 ms when the host must find the memory first,
+while 4 KB pages cost 0.4-0.6 ms per MB either way (bench/page_cost.sh).
+bench/README.md has the figures. Prints, for each binary, the median wall time, CPU time (user +
 system, from wait4) and minor page faults of each regime; the binaries
 take turns within each round, so a moment's load falls on all of them.
 """
