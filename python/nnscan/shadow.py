@@ -79,13 +79,13 @@ _META = torch.device("meta")
 # values of the tensor they index): Shadows._shaped_by_known.
 _SHAPED_BY_INDICES = frozenset(["index", "masked_select"])
 _CLONE = torch.ops.aten.clone.default
+_CPU = torch.device("cpu")
 
 
 def _meta_like(v):
     """A meta tensor of v's shape, strides and dtype."""
     return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype,
                                device=_META)
-_CPU = torch.device("cpu")
 
 
 def _storage(v):

@@ -198,14 +198,6 @@ static bool line_dim(const nns__type *tin, const nns__type *tout, int32_t d,
          (!same || nns__dim_eq(tin->dims[d], tout->dims[e]));
 }
 
-/*
- * `in` (the field of a value of type `tin`) with its spatial dims lined
- * up from the right with an output of type `tout`: false when one does
- * not survive. With equal ranks every dim of a plain axis survives (Split,
- * Concat or Tile along a spatial dim resize it but keep it); with another
- * rank, or for an axis split into windows or merged with another, the
- * lined-up dims must also be equal (a broadcast).
- */
 /* Whether spatial axis k of `in` survives, shifted by `shift` dims. */
 static bool axis_lines_up(const nns__rf *in, int k, const nns__type *tin,
                           const nns__type *tout, int32_t shift) {
@@ -214,6 +206,14 @@ static bool axis_lines_up(const nns__rf *in, int k, const nns__type *tin,
          (!in->win[k] || line_dim(tin, tout, in->wdim[k], shift, true));
 }
 
+/*
+ * `in` (the field of a value of type `tin`) with its spatial dims lined
+ * up from the right with an output of type `tout`: false when one does
+ * not survive. With equal ranks every dim of a plain axis survives (Split,
+ * Concat or Tile along a spatial dim resize it but keep it); with another
+ * rank, or for an axis split into windows or merged with another, the
+ * lined-up dims must also be equal (a broadcast).
+ */
 static bool line_up(const nns__rf *in, const nns__type *tin,
                     const nns__type *tout, nns__rf *res) {
   *res = *in;
