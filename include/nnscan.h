@@ -55,6 +55,9 @@
  *   reading it needs no lock, but its model must outlive it.
  *   nns_version, nns_abi_version, nns_status_*, nns_dtype_* and nns_op_*
  *   may be called from any thread at any time.
+ *   nns_model_analyze may do part of its work (a large graph's receptive
+ *   fields) on a thread of its own, joined before it returns; the
+ *   caller's callbacks (nns_model_register_op) run on the calling thread.
  *
  * ---- ABI policy ----
  *   NNS_ABI_VERSION (compiled in) and nns_abi_version() (the library

@@ -8,6 +8,7 @@
  * (NNS__UNCOUNTED), adds nothing and marks every count that contains it
  * PARTIAL: a lower bound, never a guess. Definitions: docs/metrics.md.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,6 +539,40 @@ static void node_totals(nns_model *m, nns__analysis *a) {
 
 /* ==== Entry point ==== */
 
+/* The receptive-field walk over the nodes, on a thread of its own while
+ * the cost, memory and scope passes run (rf.c says what it reads). Below
+ * this many nodes a thread costs more than it saves. */
+enum { RF_THREAD_MIN_NODES = 4096 };
+
+typedef struct rf_job {
+  nns_model *m;
+  const nns__analysis *a;
+  nns__rf_walk *walk;
+  pthread_t thread;
+  bool threaded;
+} rf_job;
+
+static void *rf_job_run(void *p) {
+  rf_job *j = p;
+  j->walk = nns__rf_walk_nodes(j->m, j->a);
+  return NULL;
+}
+
+static void rf_job_start(rf_job *j, nns_model *m, const nns__analysis *a) {
+  *j = (rf_job){.m = m, .a = a};
+  j->threaded = a->n_nodes >= RF_THREAD_MIN_NODES &&
+                pthread_create(&j->thread, NULL, rf_job_run, j) == 0;
+}
+
+/* The walk, made here when no thread made it. */
+static nns__rf_walk *rf_job_finish(rf_job *j) {
+  if (j->threaded)
+    pthread_join(j->thread, NULL);
+  else
+    rf_job_run(j);
+  return j->walk;
+}
+
 static nns_status analyze(nns_model *m, nns__analysis *a,
                           const nns_analyze_options *o, nns_error *err) {
   const nns__graph *g = m->graph;
@@ -569,8 +604,11 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   nns_status st = nns__scope_build(m, a, err);
   if (st == NNS_OK)
     st = nns__params_classify(m, a, err);
-  if (st == NNS_OK)
-    st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
+  if (st != NNS_OK)
+    return st;
+  rf_job rf;
+  rf_job_start(&rf, m, a);
+  st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK &&
       (run_costs(m, a) != NNS_OK || nns__kernel_bytes(m, a) != NNS_OK))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
@@ -588,8 +626,11 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     nns__custom_macs_apply(m, a);
   if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
+  /* Joined on every path: the thread reads `a`. */
   if (st == NNS_OK)
-    st = nns__rf_analyze(m, a, err);
+    st = nns__rf_analyze(m, a, rf_job_finish(&rf), err);
+  else if (rf.threaded)
+    nns__rf_walk_free(rf_job_finish(&rf));
   if (st == NNS_OK)
     st = nns__train_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && a->nomem)

@@ -354,10 +354,22 @@ static inline int64_t nns__vbytes(const nns__analysis *a, const nns__value *v,
   return (int64_t)(*kept - 2);
 }
 
-/* rf.c: receptive field of every value, then of every layer (its output
- * value) and the model's (the last spatial field on the path to the
- * outputs). */
-nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err);
+/* rf.c: receptive field of every value (nns__rf_walk_nodes), then of
+ * every layer (its output value) and the model's (the last spatial field
+ * on the path to the outputs).
+ *
+ * The walk over the nodes reads only the model and what scope_build and
+ * params_classify left in `a` (a->order, a->is_param_value), and writes
+ * only the walk it returns, so that analyze.c may run it on a thread of
+ * its own beside the cost and memory passes. NULL, or a walk that ran
+ * out of memory, makes nns__rf_analyze fail with NNS_E_NOMEM.
+ * nns__rf_analyze frees the walk in every case; nns__rf_walk_free frees
+ * one that is not analysed (NULL a no-op). */
+typedef struct nns__rf_walk nns__rf_walk;
+nns__rf_walk *nns__rf_walk_nodes(nns_model *m, const nns__analysis *a);
+void nns__rf_walk_free(nns__rf_walk *w);
+nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
+                           nns_error *err);
 
 /* experts.c: params_active and weight_bytes_read of every layer (the
  * caller's mixture-of-experts layers, nns_model_set_experts) and the

@@ -497,22 +497,46 @@ static bool channels_last(const nns__analysis *a, const nns__graph *g,
   return false;
 }
 
-nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
+/* What the per-node pass leaves for the layers' pass: every value's
+ * field, the pool of fields that differ between positions, and the first
+ * node that turned a finite field whole (for the warning). */
+struct nns__rf_walk {
+  rf_table rf;
+  nns__rf_pool pool;
+  const nns__node *lost;
+  bool nomem;
+};
+
+void nns__rf_walk_free(nns__rf_walk *w) {
+  if (!w)
+    return;
+  free(w->rf.at);
+  free(w->rf.vals);
+  free(w->rf.seen);
+  nns__rf_pool_free(&w->pool);
+  free(w);
+}
+
+nns__rf_walk *nns__rf_walk_nodes(nns_model *m, const nns__analysis *a) {
   const nns__graph *g = m->graph;
+  nns__rf_walk *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
   /* Indices are 32-bit; no model comes near (each value is an object). */
   bool fits = m->n_values < UINT32_MAX &&
               m->n_values < SIZE_MAX / sizeof(rf_val) - 1;
-  rf_table rf = {.at = fits ? calloc(m->n_values + 1, sizeof *rf.at) : NULL,
-                 .vals = fits ? malloc((m->n_values + 1) * sizeof *rf.vals)
-                              : NULL,
-                 .n = 1,
-                 .room = m->n_values + 1};
-  nns__rf_pool pool = {0};
-  rf.pool = &pool;
-  uint32_t *layer_of = NULL; /* list entry -> index into a->layer_rfs */
-  if (!rf.at || !rf.vals)
-    goto nomem;
-  memset(&rf.vals[0], 0, sizeof rf.vals[0]);
+  rf_table *rf = &w->rf;
+  *rf = (rf_table){.at = fits ? calloc(m->n_values + 1, sizeof *rf->at) : NULL,
+                   .vals = fits ? malloc((m->n_values + 1) * sizeof *rf->vals)
+                                : NULL,
+                   .n = 1,
+                   .room = m->n_values + 1,
+                   .pool = &w->pool};
+  if (!rf->at || !rf->vals) {
+    w->nomem = true;
+    return w;
+  }
+  memset(&rf->vals[0], 0, sizeof rf->vals[0]);
   for (int32_t i = 0; i < g->n_inputs; i++) {
     const nns__value *v = g->inputs[i];
     if (!v || v->init || v->type.rank < 3 ||
@@ -525,59 +549,70 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
       for (int k = 0; k < start.r.f.axes; k++)
         start.r.dim[k] = (int8_t)(1 + k);
     start.last = start.r.f;
-    rf_set(&rf, v->index, &start, 0);
+    rf_set(rf, v->index, &start, 0);
   }
   /* No input has spatial axes (a language model's token ids): rules and
-   * broadcasts only map their inputs' fields, so no value gets one, and
-   * every layer keeps the empty field (a->layers[].rf 0, a->rf zero). */
-  if (rf.n == 1) {
-    a->layer_rfs = nns__arena_array(&a->arena, 1, sizeof *a->layer_rfs);
-    if (!a->layer_rfs)
-      goto nomem;
-    goto done;
-  }
-  /* The first node that turned a finite field whole (a GlobalAveragePool,
-   * or a view nnscan cannot follow), for the warning below. */
-  const nns__node *lost = NULL;
+   * broadcasts only map their inputs' fields, so no value gets one. */
+  if (rf->n == 1)
+    return w;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
     rf_val by_rule, merged;
     bool merge = !n->op || !n->op->rf;
     if (!merge)
-      apply_rule(m, a, &rf, n, &merge, &by_rule);
+      apply_rule(m, a, rf, n, &merge, &by_rule);
     /* Most outputs keep an input's field (element-wise ops): the entry of
      * the first input that has one is tried before the list's index. */
     uint32_t hint = 0;
     for (int32_t k = 0; k < n->n_in && !hint; k++)
       if (carries_field(a, n->in[k]))
-        hint = rf.at[n->in[k]->index];
+        hint = rf->at[n->in[k]->index];
     for (int32_t k = 0; k < n->n_out; k++) {
       const nns__value *v = n->out[k];
       if (!carries_field(a, v))
         continue;
       const rf_val *out = &by_rule;
-      uint32_t same = merge ? passed_through(a, &rf, n, &v->type) : 0;
+      uint32_t same = merge ? passed_through(a, rf, n, &v->type) : 0;
       if (same) {
-        rf.at[v->index] = same;
+        rf->at[v->index] = same;
         continue;
       }
       if (merge) {
-        broadcast(a, &rf, n, &v->type, &merged);
+        broadcast(a, rf, n, &v->type, &merged);
         out = &merged;
       }
-      if (!lost && out->r.f.whole && !out->r.full && out->last.axes > 0 &&
+      if (!w->lost && out->r.f.whole && !out->r.full && out->last.axes > 0 &&
           !out->last.whole)
-        lost = n;
-      rf_set(&rf, v->index, out, hint);
+        w->lost = n;
+      rf_set(rf, v->index, out, hint);
     }
+  }
+  return w;
+}
+
+nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
+                           nns_error *err) {
+  const nns__graph *g = m->graph;
+  uint32_t *layer_of = NULL; /* list entry -> index into a->layer_rfs */
+  if (!w || w->nomem)
+    goto nomem;
+  const rf_table *rf = &w->rf;
+  /* No value got a field: every layer keeps the empty one (a->layers[].rf
+   * 0, a->rf zero). */
+  if (rf->n == 1) {
+    a->layer_rfs = nns__arena_array(&a->arena, 1, sizeof *a->layer_rfs);
+    if (!a->layer_rfs)
+      goto nomem;
+    nns__rf_walk_free(w);
+    return NNS_OK;
   }
   /* Layers: the field of their output. Layers whose outputs share an
    * entry of the list share one kept field (layer_of, by entry; 0: none
    * kept yet); entry 0, the empty field, is the all-zero layer_rfs[0]. */
   nns_rf best_layer;
   memset(&best_layer, 0, sizeof best_layer);
-  layer_of = calloc(rf.n + 1, sizeof *layer_of);
-  a->layer_rfs = nns__arena_array(&a->arena, rf.n + 1, sizeof *a->layer_rfs);
+  layer_of = calloc(rf->n + 1, sizeof *layer_of);
+  a->layer_rfs = nns__arena_array(&a->arena, rf->n + 1, sizeof *a->layer_rfs);
   if (!layer_of || !a->layer_rfs)
     goto nomem;
   uint32_t n_kept = 1;
@@ -586,8 +621,8 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     size_t out = la->info.output_value;
     if (out == NNS__NONE32 || out >= m->n_values)
       continue;
-    uint32_t entry = rf.at[out];
-    const nns__rf *r = &rf.vals[entry].r;
+    uint32_t entry = rf->at[out];
+    const nns__rf *r = &rf->vals[entry].r;
     if (entry && !layer_of[entry]) {
       layer_of[entry] = n_kept;
       a->layer_rfs[n_kept++] = r->f;
@@ -596,7 +631,7 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
     const nns_rf *f = &a->layer_rfs[la->rf];
     if (!f->whole)
       keep_larger(&best_layer, f);
-    if (!keep_periods(a, &pool, r, la))
+    if (!keep_periods(a, &w->pool, r, la))
       goto nomem;
   }
   /* The model: the last spatial field on the path to its outputs (the
@@ -607,28 +642,22 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns_error *err) {
   for (int32_t i = 0; i < g->n_outputs; i++) {
     const nns__value *v = g->outputs[i];
     if (v && v->index < m->n_values)
-      keep_larger(&model, &rf_get(&rf, v->index)->last);
+      keep_larger(&model, &rf_get(rf, v->index)->last);
   }
   a->rf = model.axes > 0 ? model : best_layer;
   /* No layer kept a finite field, yet an input had one: the model's field
    * is then the input's own, and every row says whole. Say where (the
    * text footer quotes this warning after its "receptive field: "). */
+  const nns__node *lost = w->lost;
   if (lost && best_layer.axes <= 0 && model.axes > 0 && !model.whole)
     nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
                  "axes before any sliding op read them",
               lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
-done:
   free(layer_of);
-  free(rf.at);
-  free(rf.vals);
-  free(rf.seen);
-  nns__rf_pool_free(&pool);
+  nns__rf_walk_free(w);
   return NNS_OK;
 nomem:
   free(layer_of);
-  free(rf.at);
-  free(rf.vals);
-  free(rf.seen);
-  nns__rf_pool_free(&pool);
+  nns__rf_walk_free(w);
   return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
 }

@@ -345,6 +345,64 @@ static void test_rf_lost_is_explained(void) {
   tm_release(m);
 }
 
+/* A chain of n MaxPools (kernel 3, stride 1, padding 1) on a 16x16
+ * input, built through the builder: pool k (1-based) reads 2k + 1 pixels
+ * a side, with effective padding k and stride 1. 5,000 pools is past the
+ * size at which the analysis walks the fields on a second thread
+ * (analyze.c), 1,000 short of it: both ways give the same fields. */
+static nns_model *pool_chain(int n) {
+  nns_builder *b = NULL;
+  nns_model *m = NULL;
+  nns_error err = {0};
+  const int64_t dims[] = {1, 1, 16, 16};
+  const int64_t kernel[] = {3, 3}, ones[] = {1, 1}, pads[] = {1, 1, 1, 1};
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_input(b, "x", 1, 4, dims, NULL, &err), NNS_OK);
+  char in[32] = "x", out[32], name[32];
+  for (int k = 1; k <= n; k++) {
+    snprintf(out, sizeof out, "y%d", k);
+    snprintf(name, sizeof name, "p%d", k);
+    const char *ins[] = {in}, *outs[] = {out};
+    CHECK_EQ(nns_builder_add_node(b, "MaxPool", NULL, name, name, ins, 1,
+                                  outs, 1, &err), NNS_OK);
+    CHECK_EQ(nns_builder_attr_ints(b, "kernel_shape", kernel, 2, &err),
+             NNS_OK);
+    CHECK_EQ(nns_builder_attr_ints(b, "strides", ones, 2, &err), NNS_OK);
+    CHECK_EQ(nns_builder_attr_ints(b, "pads", pads, 4, &err), NNS_OK);
+    memcpy(in, out, sizeof in);
+  }
+  CHECK_EQ(nns_builder_add_output(b, in, 1, 4, dims, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  return m;
+}
+
+static void test_rf_long_chains(void) {
+  const int sizes[] = {1000, 5000};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    int n = sizes[s];
+    nns_model *built = pool_chain(n);
+    nns_analysis *m = tm_analyze(built, NULL);
+    if (!m) {
+      nns_model_free(built);
+      continue;
+    }
+    tm_totals t = tm_totals_of(m);
+    CHECK_EQ(t.rf.axes, 2);
+    CHECK(!t.rf.whole);
+    for (int d = 0; d < 2; d++) {
+      CHECK_EQ(t.rf.field[d], 2 * n + 1);
+      CHECK_EQ(t.rf.stride[d], 1);
+      CHECK_EQ(t.rf.padding[d], n);
+    }
+    tm_layer mid = layer(m, "p700");
+    CHECK_EQ(mid.rf.field[0], 1401);
+    CHECK_EQ(mid.rf.padding[1], 700);
+    tm_release(m);
+  }
+}
+
 /* analyze_no_size: the Relu after a Reshape to an unknown shape has a cost
  * rule but no size to count: one uncounted node, for want of a size. */
 static void test_uncounted_why(void) {
@@ -809,6 +867,7 @@ int main(void) {
   RUN(test_rf_tensorflow_nhwc);
   RUN(test_rf_tensorflow_reshape_tail);
   RUN(test_rf_lost_is_explained);
+  RUN(test_rf_long_chains);
   RUN(test_uncounted_why);
   RUN(test_rf_slice);
   RUN(test_rf_window);
