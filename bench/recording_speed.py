@@ -11,14 +11,17 @@ Cases:
   torchvision   every torchvision classification model (CPU, random
                 weights, batch 1, 3x224x224; 3x299x299 for inception_v3):
                 nnscan.summary (which records a meta copy) next to one eager
-                forward under no_grad. torchscan and thop are hook-based:
-                each runs the eager forward with Python hooks on every
-                module, so one eager forward is a floor under what either
-                takes, and `eager/summary` a lower bound on how many times
-                faster than them nnscan is (the issue's own figures for
-                resnet50: torchscan 202 ms, thop 189 ms, eager forward
-                174 ms). Goal: resnet50 summary <= 30 ms, and
-                eager/summary >= 3 on every model. --floor adds what any
+                forward under no_grad, and torchscan's summary and
+                thop's profile where they import (hook_tools: put
+                checkouts on PYTHONPATH, bench/README.md). Both are
+                hook-based: each runs the eager forward with Python hooks
+                on every module, so one eager forward is a floor under
+                what either takes (the issue's own figures for resnet50:
+                torchscan 202 ms, thop 189 ms, eager forward 174 ms); a
+                tool that fails on a model (torchscan on ViT) is reported
+                as failed. Goal: resnet50 summary <= 30 ms, summary >= 3x
+                faster than torchscan and thop and faster than the eager
+                forward on every model. --floor adds what any
                 dispatch-level recording pays first (meta_floor): the
                 meta forward alone, plain and under a no-op dispatch
                 mode, and nnscan's meta copy of the model.
@@ -67,12 +70,14 @@ library). The script prints the BLAS the process actually loaded (from
 """
 import argparse
 import contextlib
+import copy
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -150,7 +155,6 @@ def meta_floor(m, x, runs):
     cost of handing every aten op to Python), and nnscan's copy of the
     CPU model onto meta (recorder.meta_copy, shadows of integer buffers
     included), which summary makes once per call."""
-    import copy
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import recorder, shadow
@@ -175,11 +179,47 @@ def meta_floor(m, x, runs):
                 m, shadow.Shadows()), runs)}
 
 
+def hook_tools():
+    """name -> fn(model, x, input shape): the hook-based tools the issue
+    compares with, where this Python can import them (none is packaged by
+    Debian and there is no PyPI here: put a checkout on PYTHONPATH, see
+    bench/README.md). Each call does what a user's does: torchscan's
+    summary prints its table (to a string here), thop's profile counts."""
+    import io
+    tools = {}
+    try:
+        import torchscan
+    except ImportError:
+        pass
+    else:
+        def ts(m, x, shape):
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "CUDA is unavailable"
+                torchscan.summary(m, shape)
+        tools["torchscan"] = ts
+    try:
+        import thop
+    except ImportError:
+        pass
+    else:
+        def th(m, x, shape):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "not supported" per module
+                thop.profile(m, (x,), verbose=False)
+        tools["thop"] = th
+    return tools
+
+
 def torchvision_case(runs, only_models=None, floor=False):
     import torch
     import torchvision
     import nnscan
     out = {}
+    tools = hook_tools()
+    if not tools:
+        print("torchscan and thop do not import: only the eager forward, "
+              "a floor under both, is timed")
     for name in only_models or classification_models():
         torch.manual_seed(0)
         kw = {"init_weights": False} \
@@ -191,9 +231,29 @@ def torchvision_case(runs, only_models=None, floor=False):
         def forward():
             with torch.no_grad():
                 m(x)
-        row = {"summary": timed(lambda: nnscan.summary(
-            m, (3, side, side), file=False), runs),
-            "eager_forward": timed(forward, runs)}
+        fns = {"summary": lambda: nnscan.summary(m, (3, side, side),
+                                                 file=False),
+               "eager_forward": forward}
+        failed = {}
+        for tool, fn in tools.items():
+            try:  # the tools' own limits (torchscan on ViT's attention),
+                # on a copy: a tool that fails leaves its hooks behind
+                fn(copy.deepcopy(m), x, (3, side, side))
+            except Exception as e:  # noqa: BLE001 - reported in the row
+                failed[tool] = {"error": f"{type(e).__name__}: {e}"}
+                continue
+            fns[tool] = (lambda fn: lambda: fn(m, x, (3, side, side)))(fn)
+        # One after the other, not in turns: after an eager forward
+        # OpenBLAS's workers spin for a while, and a recording timed then
+        # shares the two cores with them (resnet50's summary took 36 ms
+        # in turns, 18-25 ms alone). Each block's first call, untimed,
+        # takes what the block before left.
+        row = {k: timed(fn, runs) for k, fn in fns.items()}
+        row.update(failed)
+        for tool in tools:
+            if tool not in failed:
+                row[tool + "_over_summary_wall"] = \
+                    row[tool]["wall_s"] / row["summary"]["wall_s"]
         if floor:
             row.update(meta_floor(m, x, runs))
         row["eager_over_summary_wall"] = \
@@ -217,6 +277,13 @@ def torchvision_case(runs, only_models=None, floor=False):
               f"{row['eager_forward']['cpu_s'] * 1e3:7.1f})   eager/summary "
               f"wall {row['eager_over_summary_wall']:5.1f}x cpu "
               f"{row['eager_over_summary_cpu']:5.1f}x", flush=True)
+        if tools:
+            print(f"{name:20s} " + "   ".join(
+                f"{t} failed ({row[t]['error'][:60]})" if "error" in row[t]
+                else f"{t} {row[t]['wall_s'] * 1e3:8.1f} ms (cpu "
+                f"{row[t]['cpu_s'] * 1e3:7.1f})   {t}/summary wall "
+                f"{row[t + '_over_summary_wall']:5.1f}x" for t in tools),
+                flush=True)
     return out
 
 
@@ -302,7 +369,6 @@ def llama3_case(runs, tokens=2048):
 
 
 def gpt2_case(runs, tokens=512):
-    import copy
     import torch
     import nnscan
     try:
