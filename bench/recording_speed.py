@@ -71,6 +71,7 @@ library). The script prints the BLAS the process actually loaded (from
 import argparse
 import contextlib
 import copy
+import functools
 import json
 import os
 import statistics
@@ -242,7 +243,7 @@ def torchvision_case(runs, only_models=None, floor=False):
             except Exception as e:  # noqa: BLE001 - reported in the row
                 failed[tool] = {"error": f"{type(e).__name__}: {e}"}
                 continue
-            fns[tool] = (lambda fn: lambda: fn(m, x, (3, side, side)))(fn)
+            fns[tool] = functools.partial(fn, m, x, (3, side, side))
         # One after the other, not in turns: after an eager forward
         # OpenBLAS's workers spin for a while, and a recording timed then
         # shares the two cores with them (resnet50's summary took 36 ms
