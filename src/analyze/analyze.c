@@ -8,7 +8,6 @@
  * (NNS__UNCOUNTED), adds nothing and marks every count that contains it
  * PARTIAL: a lower bound, never a guess. Definitions: docs/metrics.md.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -547,32 +546,15 @@ static void node_totals(nns_model *m, nns__analysis *a) {
 enum { RF_THREAD_MIN_NODES = 4096 };
 
 typedef struct rf_job {
+  nns__job job;
   nns_model *m;
   const nns__analysis *a;
   nns__rf_walk *walk;
-  pthread_t thread;
-  bool threaded;
 } rf_job;
 
-static void *rf_job_run(void *p) {
+static void rf_job_run(void *p) {
   rf_job *j = p;
   j->walk = nns__rf_walk_nodes(j->m, j->a);
-  return NULL;
-}
-
-static void rf_job_start(rf_job *j, nns_model *m, const nns__analysis *a) {
-  *j = (rf_job){.m = m, .a = a};
-  j->threaded = a->n_nodes >= RF_THREAD_MIN_NODES &&
-                pthread_create(&j->thread, NULL, rf_job_run, j) == 0;
-}
-
-/* The walk, made here when no thread made it. */
-static nns__rf_walk *rf_job_finish(rf_job *j) {
-  if (j->threaded)
-    pthread_join(j->thread, NULL);
-  else
-    rf_job_run(j);
-  return j->walk;
 }
 
 static nns_status analyze(nns_model *m, nns__analysis *a,
@@ -608,8 +590,9 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     st = nns__params_classify(m, a, err);
   if (st != NNS_OK)
     return st;
-  rf_job rf;
-  rf_job_start(&rf, m, a);
+  rf_job rf = {.m = m, .a = a};
+  nns__job_start(&rf.job, rf_job_run, &rf,
+                 a->n_nodes >= RF_THREAD_MIN_NODES);
   st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK &&
       (run_costs(m, a) != NNS_OK || nns__kernel_bytes(m, a) != NNS_OK))
@@ -629,10 +612,13 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
   /* Joined on every path: the thread reads `a`. */
-  if (st == NNS_OK)
-    st = nns__rf_analyze(m, a, rf_job_finish(&rf), err);
-  else if (rf.threaded)
-    nns__rf_walk_free(rf_job_finish(&rf));
+  if (st == NNS_OK) {
+    nns__job_finish(&rf.job);
+    st = nns__rf_analyze(m, a, rf.walk, err);
+  } else {
+    nns__job_cancel(&rf.job);
+    nns__rf_walk_free(rf.walk);
+  }
   if (st == NNS_OK)
     st = nns__train_analyze(m, a, o->optimizer, err);
   if (st == NNS_OK && a->nomem)
@@ -648,100 +634,6 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   node_totals(m, a);
   nns__roofline_finish(a);
   return NNS_OK;
-}
-
-/* ==== What the reports read of the inference ==== */
-
-/* Copies every value's type, the unknown op types and the warnings so far,
- * so that the analysis reads the same after the model is inferred again. */
-static nns_status keep_inference(nns_model *m, nns__analysis *a) {
-  size_t nd = 0;
-  for (size_t i = 0; i < m->n_values; i++)
-    nd += m->values[i]->type.rank > 0 ? (size_t)m->values[i]->type.rank : 0;
-  a->vtypes = nns__arena_array(&a->arena, m->n_values + 1, sizeof *a->vtypes);
-  a->dims = nns__arena_array(&a->arena, nd + 1, sizeof *a->dims);
-  a->unknown = nns__arena_array(&a->arena, m->n_unknown + 1,
-                                sizeof *a->unknown);
-  if (!a->vtypes || !a->dims || !a->unknown)
-    return NNS_E_NOMEM;
-  /* Values of one shape share one run of dims: a recent run made from
-   * the same model dims (a direct-mapped cache by their hash; a collision
-   * only costs a copy) is pointed at, not copied. A 100k-node graph has a
-   * handful of shapes, and its 480k dims were 7.7 MB of fresh pages;
-   * comparing the model's dims before converting any spares the symbol
-   * lookups and the writes of the shared ones. */
-  enum { RUNS = 256 };
-  struct run {
-    uint32_t first, rank;   /* rank 0: the slot is empty */
-    const nns__dim *source; /* the model dims it was made from */
-  } runs[RUNS];
-  memset(runs, 0, sizeof runs);
-  uint32_t d = 0;
-  for (size_t i = 0; i < m->n_values; i++) {
-    const nns__value *v = m->values[i];
-    a->vtypes[i] = (nns__vtype){.dtype = v->type.dtype,
-                                .rank = v->type.rank,
-                                .kind = v->type.kind,
-                                .has_constant = v->cval != NULL,
-                                .first = d};
-    if (v->type.rank <= 0)
-      continue;
-    uint32_t rank = (uint32_t)v->type.rank;
-    const nns__dim *dims = v->type.dims;
-    uint64_t h = 14695981039346656037u;
-    for (uint32_t k = 0; k < rank; k++) {
-      h = (h ^ (uint64_t)dims[k].v) * 1099511628211u;
-      h = (h ^ dims[k].sym) * 1099511628211u;
-    }
-    struct run *slot = &runs[(h ^ (h >> 32)) & (RUNS - 1)];
-    bool same = slot->rank == rank;
-    for (uint32_t k = 0; same && k < rank; k++)
-      same = slot->source[k].sym == dims[k].sym &&
-             (dims[k].sym || slot->source[k].v == dims[k].v);
-    if (same) {
-      a->vtypes[i].first = slot->first;
-      continue;
-    }
-    for (uint32_t k = 0; k < rank; k++) {
-      /* As nns__value_dim gives it: a symbol's name, value -1. */
-      nns__vdim x = {.value = dims[k].sym ? -1 : dims[k].v, .symbol = NULL};
-      if (dims[k].sym) {
-        const nns__symbol *s = nns__sym_get(m, dims[k].sym);
-        x.symbol = s ? s->name : NULL;
-      }
-      a->dims[d + k] = x;
-    }
-    *slot = (struct run){.first = d, .rank = rank, .source = dims};
-    d += rank;
-  }
-  a->n_unknown = m->n_unknown;
-  if (m->n_unknown)
-    memcpy(a->unknown, m->unknown, m->n_unknown * sizeof *a->unknown);
-  return NNS_OK;
-}
-
-/* Moves the warnings this analysis added to the model (warnings[from..])
- * into the analysis, after copies of the load's and inference's, and
- * leaves the model's list as the inference left it. */
-static nns_status keep_warnings(nns_model *m, nns__analysis *a, size_t from) {
-  a->n_warnings = m->n_warnings;
-  a->warnings = nns__arena_array(&a->arena, m->n_warnings + 1,
-                                 sizeof *a->warnings);
-  bool ok = a->warnings != NULL;
-  for (size_t i = 0; i < m->n_warnings; i++) {
-    size_t len = strlen(m->warnings[i]) + 1;
-    char *w = ok ? nns__arena_alloc(&a->arena, len) : NULL;
-    if (w)
-      memcpy(w, m->warnings[i], len);
-    else
-      ok = false;
-    if (ok)
-      a->warnings[i] = w;
-    if (i >= from)
-      free(m->warnings[i]);
-  }
-  m->n_warnings = from;
-  return ok ? NNS_OK : NNS_E_NOMEM;
 }
 
 nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
@@ -775,8 +667,11 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
   if (!a)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   nns__arena_init(&a->arena);
+  nns__arena_init(&a->types_arena);
   a->model = m;
   size_t warnings_before = m->n_warnings;
+  nns__keep keep;
+  nns__keep_start(&keep, m);
   nns_status st = analyze(m, a, o, err);
   bool ok = true;
   a->params = to_arena(a, a->params, a->n_params, sizeof *a->params, &ok);
@@ -794,9 +689,10 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
   a->vbytes = NULL;
   a->vbytes_symbolic = NULL;
   nns__map_free(&a->uncounted_index);
-  if (st == NNS_OK && (!ok || keep_inference(m, a) != NNS_OK))
+  bool kept = nns__keep_finish(&keep, m, a, st == NNS_OK && ok) == NNS_OK;
+  if (st == NNS_OK && (!ok || !kept))
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  if (keep_warnings(m, a, warnings_before) != NNS_OK && st == NNS_OK)
+  if (nns__keep_warnings(m, a, warnings_before) != NNS_OK && st == NNS_OK)
     st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   if (st != NNS_OK) {
     nns_analysis_free(a);
@@ -811,5 +707,6 @@ void nns_analysis_free(nns_analysis *a) {
   if (!a)
     return;
   nns__arena_free(&a->arena);
+  nns__arena_free(&a->types_arena);
   free(a);
 }

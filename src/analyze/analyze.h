@@ -20,6 +20,7 @@
 #define NNS_ANALYZE_H
 
 #include "../ops/op.h"
+#include "../base/job.h"
 
 /* ==== Results ==== */
 
@@ -247,7 +248,9 @@ struct nns_analysis {
   size_t peak_position;       /* first position where the curve peaks */
 
   /* The inference it ran on, as the reports read it (a later
-   * nns_model_infer changes the model's, not these). */
+   * nns_model_infer changes the model's, not these): keep.c. */
+  nns__arena types_arena;     /* vtypes and dims: filled beside the passes,
+                                 perhaps on another thread */
   nns__vtype *vtypes;         /* per model value */
   nns__vdim *dims;
   size_t n_unknown;
@@ -370,6 +373,31 @@ nns__rf_walk *nns__rf_walk_nodes(nns_model *m, const nns__analysis *a);
 void nns__rf_walk_free(nns__rf_walk *w);
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
                            nns_error *err);
+
+/* keep.c: what the analysis keeps of the inference. nns__keep_start
+ * starts copying every value's type (on a second thread for a large
+ * graph: it reads only the values' types, which no pass writes);
+ * nns__keep_finish, called once on every path, waits for the copy and,
+ * when `wanted` (the analysis succeeded), hands it to `a` with what the
+ * passes may have changed meanwhile (constants, symbol names) and the op
+ * types without a rule. nns__keep_warnings moves the warnings the
+ * analysis added to the model (warnings[from..]) into `a`, after copies
+ * of the load's and inference's, and leaves the model's list as the
+ * inference left it. */
+typedef struct nns__keep {
+  nns__job job;
+  const nns_model *m;
+  nns__arena arena;     /* vtypes and dims, until handed to the analysis */
+  nns__vtype *vtypes;
+  nns__vdim *dims;      /* symbols' names not yet filled */
+  uint32_t *dim_syms;   /* per dim: its symbol id, 0 for a value */
+  uint32_t n_dims;
+  bool done;            /* the copy completed (false: out of memory) */
+} nns__keep;
+void nns__keep_start(nns__keep *k, const nns_model *m);
+nns_status nns__keep_finish(nns__keep *k, nns_model *m, nns__analysis *a,
+                            bool wanted);
+nns_status nns__keep_warnings(nns_model *m, nns__analysis *a, size_t from);
 
 /* experts.c: params_active and weight_bytes_read of every layer (the
  * caller's mixture-of-experts layers, nns_model_set_experts) and the
