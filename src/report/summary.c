@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "../base/job.h"
 #include "../base/vec.h"
 #include "report_int.h"
 
@@ -84,11 +85,12 @@ typedef struct grid {
   size_t *layer;        /* layer index of each row */
   int ncols;            /* columns shown */
   enum col_id id[C_COUNT];
-  /* rows x ncols strings, one after another in `text` (a malloc each was
-   * a sixth of the page faults of a 100k-layer table): cell (r, c) starts
-   * at text.v[off[r * ncols + c]]. */
-  NNS__VEC(char) text;
-  size_t *off;          /* rows x ncols + 1: the last is text.n */
+  /* rows x ncols strings, one after another (a malloc each was a sixth
+   * of the page faults of a 100k-layer table), in two parts when the rows
+   * were formatted in two halves: cell (r, c) starts at byte
+   * off[r * ncols + c] of `text` followed by `text2` (cell()). */
+  NNS__VEC(char) text, text2;
+  size_t *off;          /* rows x ncols + 1: the last is the bytes of both */
   uint16_t *cell_width; /* text: each cell's width in columns */
   int width[C_COUNT];   /* widest cell of each column (Layer: with guides) */
   /* Text: the tree guides of each row's Layer cell, one after another in
@@ -102,13 +104,37 @@ typedef struct grid {
   const char **alias;
   size_t n_alias, cap_alias;
   bool alias_oom;
-  char alias_buf[32];
-  shape_slot shape[SHAPE_SLOTS]; /* recent Output Shape cells */
-  size_t shape_next;             /* the slot the next new one takes */
 } grid;
 
+/* The rows from..to of a grid being filled: on the calling thread, or
+ * for a large table the second half on a job of its own (grid_build).
+ * Until grid_join, cell (r, c) starts at cells.v[g->off[r * ncols + c]]
+ * of its part; each part writes only its own rows' entries of g's
+ * arrays. */
+typedef struct grid_part {
+  grid *g;
+  const nns_analysis *a;
+  const nns_report_options *o;
+  bool csv, text, want_rf;
+  const char *root_name;
+  nns_counts all;
+  size_t from, to;
+  NNS__VEC(char) cells;
+  int width[C_COUNT];            /* widest cell of each column here */
+  shape_slot shape[SHAPE_SLOTS]; /* recent Output Shape cells */
+  size_t shape_next;             /* the slot the next new one takes */
+  char alias_buf[32];
+  /* The second half cannot number a long expression's #k before the first
+   * half has numbered its own: it gives up at the first one, and the
+   * calling thread fills those rows after its own. */
+  bool second;
+  bool gave_up;
+  nns_status st;
+} grid_part;
+
 static const char *cell(const grid *g, size_t r, int c) {
-  return g->text.v + g->off[r * (size_t)g->ncols + (size_t)c];
+  size_t at = g->off[r * (size_t)g->ncols + (size_t)c];
+  return at < g->text.n ? g->text.v + at : g->text2.v + (at - g->text.n);
 }
 
 static const char *guide(const grid *g, size_t r) {
@@ -123,6 +149,7 @@ static size_t cell_len(const grid *g, size_t r, int c) {
 
 static void grid_free(grid *g) {
   nns__vec_free(&g->text);
+  nns__vec_free(&g->text2);
   free(g->off);
   free(g->cell_width);
   nns__vec_free(&g->guides);
@@ -151,9 +178,14 @@ static bool long_expression(const char *sym) {
 }
 
 static const char *alias_name(void *ctx, const char *sym) {
-  grid *g = ctx;
+  grid_part *p = ctx;
+  grid *g = p->g;
   if (!long_expression(sym))
     return sym;
+  if (p->second) {
+    p->gave_up = true;
+    return sym;
+  }
   size_t k = 0;
   while (k < g->n_alias && strcmp(g->alias[k], sym) != 0)
     k++;
@@ -167,8 +199,8 @@ static const char *alias_name(void *ctx, const char *sym) {
     g->alias = a;
     g->alias[g->n_alias++] = sym;
   }
-  snprintf(g->alias_buf, sizeof g->alias_buf, "#%zu", k + 1);
-  return g->alias_buf;
+  snprintf(p->alias_buf, sizeof p->alias_buf, "#%zu", k + 1);
+  return p->alias_buf;
 }
 
 static bool name_char(char c) {
@@ -248,11 +280,12 @@ static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
 /* The slot of the Output Shape cell of value v when it is kept (*key
  * then says nothing), else NULL with *key filled for shape_keep; a shape
  * that cannot be kept has key->rank -1. */
-static const shape_slot *shape_find(const grid *g, const nns_model *m,
+static const shape_slot *shape_find(const grid_part *p, const nns_model *m,
                                     const nns_analysis *a, size_t v,
                                     shape_slot *key) {
   key->rank = -1;
-  if (v == (size_t)-1 || v >= nns_model_value_count(m) || g->alias_oom)
+  if (v == (size_t)-1 || v >= nns_model_value_count(m) ||
+      (!p->second && p->g->alias_oom))
     return NULL;
   int rank = a ? nns__analysis_value_rank(a, v) : nns__value_of(m, a, v).rank;
   if (rank < 0 || rank > SHAPE_DIMS)
@@ -264,7 +297,7 @@ static const shape_slot *shape_find(const grid *g, const nns_model *m,
     key->symbol[d] = x.symbol;
   }
   for (size_t k = 0; k < SHAPE_SLOTS; k++) {
-    const shape_slot *s = &g->shape[k];
+    const shape_slot *s = &p->shape[k];
     bool same = s->rank == key->rank;
     for (int d = 0; same && d < key->rank; d++)
       same = s->value[d] == key->value[d] && s->symbol[d] == key->symbol[d];
@@ -275,16 +308,17 @@ static const shape_slot *shape_find(const grid *g, const nns_model *m,
 }
 
 /* Keeps the cleaned cell text[0..len) of the shape in *key. */
-static void shape_keep(grid *g, const shape_slot *key, const char *text,
+static void shape_keep(grid_part *p, const shape_slot *key, const char *text,
                        size_t len, int width) {
-  if (key->rank < 0 || len >= SHAPE_TEXT || g->alias_oom)
+  if (key->rank < 0 || len >= SHAPE_TEXT || p->gave_up ||
+      (!p->second && p->g->alias_oom))
     return;
-  shape_slot *s = &g->shape[g->shape_next];
+  shape_slot *s = &p->shape[p->shape_next];
   *s = *key;
   memcpy(s->text, text, len);
   s->len = len;
   s->width = width;
-  g->shape_next = (g->shape_next + 1) % SHAPE_SLOTS;
+  p->shape_next = (p->shape_next + 1) % SHAPE_SLOTS;
 }
 
 /* s into buf as snprintf(buf, size, "%s", s) puts it (cut to size - 1
@@ -361,6 +395,171 @@ done:
   return st;
 }
 
+/* Formats the cells of rows p->from..p->to (grid_part). */
+static void grid_fill(void *arg) {
+  grid_part *p = arg;
+  grid *g = p->g;
+  const nns_analysis *a = p->a;
+  const nns_model *m = nns_analysis_model(a);
+  const nns_report_options *o = p->o;
+  bool csv = p->csv, text = p->text;
+  for (size_t r = p->from; r < p->to && !p->gave_up; r++) {
+    nns_layer_info l = nns__layer_of(a, g->layer[r]);
+    nns_counts counts = nns__layer_counts_of(a, g->layer[r]);
+    nns_rf rf = {.size = sizeof rf};
+    if (p->want_rf)
+      rf = nns__layer_rf_of(a, g->layer[r]);
+    const nns_counts *k = &counts;
+    for (int c = 0; c < g->ncols; c++) {
+      char buf[512];
+      const char *src = NULL; /* a name cleaned as it is, not copied */
+      shape_slot key;         /* C_SHAPE: what the cell is made of */
+      const shape_slot *kept = NULL;
+      buf[0] = 0;
+      switch (g->id[c]) {
+      case C_LAYER:
+        src = l.depth == 0 ? p->root_name : l.name ? l.name : "";
+        break;
+      case C_TYPE: src = l.type ? l.type : ""; break;
+      case C_SHAPE:
+        kept = shape_find(p, m, a, l.output_value, &key);
+        if (!kept)
+          nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
+                               csv ? NULL : alias_name, p);
+        break;
+      case C_PARAMS:
+        nns__fmt_number(buf, sizeof buf, k->params, p->all.params, o->numbers,
+                        false, csv);
+        break;
+      case C_BUFFERS:
+        nns__fmt_number(buf, sizeof buf, k->buffers, p->all.buffers,
+                        o->numbers, false, csv);
+        break;
+      case C_FLOPS:
+        count_cell(buf, sizeof buf, k->flops, p->all.flops, k->flags, o, csv,
+                   false);
+        break;
+      case C_MACS:
+        count_cell(buf, sizeof buf, k->macs, p->all.macs, k->flags, o, csv,
+                   false);
+        break;
+      case C_FLOPS_UNMASKED:
+        count_cell(buf, sizeof buf, k->flops_unmasked, p->all.flops_unmasked,
+                   k->flags, o, csv, false);
+        break;
+      case C_MACS_UNMASKED:
+        count_cell(buf, sizeof buf, k->macs_unmasked, p->all.macs_unmasked,
+                   k->flags, o, csv, false);
+        break;
+      case C_DMAS:
+        count_cell(buf, sizeof buf, k->dmas, p->all.dmas, k->flags, o, csv,
+                   false);
+        break;
+      case C_RF:
+      case C_STRIDE:
+      case C_PAD:
+      case C_RF_TS:
+      case C_STRIDE_TS:
+      case C_PAD_TS: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
+      case C_ACT:
+        nns__fmt_number(buf, sizeof buf, k->activation_bytes,
+                        p->all.activation_bytes, o->numbers, true, csv);
+        break;
+      case C_SAVED:
+        nns__fmt_number(buf, sizeof buf, k->saved_bytes, p->all.saved_bytes,
+                        o->numbers, true, csv);
+        break;
+      case C_PCT_PARAMS:
+        nns__fmt_ratio(buf, sizeof buf, k->params, p->all.params);
+        break;
+      case C_PCT_MACS:
+        nns__fmt_ratio(buf, sizeof buf, k->macs, p->all.macs);
+        break;
+      case C_BYTES:
+        nns__fmt_number(buf, sizeof buf, k->bytes, p->all.bytes, o->numbers,
+                        true, csv);
+        break;
+      case C_INTENSITY:
+        snprintf(buf, sizeof buf, csv ? "%.9g" : "%.1f", k->intensity);
+        break;
+      case C_BOUND:
+        snprintf(buf, sizeof buf, "%s",
+                 k->bound ? nns_bound_name(k->bound) : "-");
+        break;
+      case C_TIME:
+        nns__fmt_seconds(buf, sizeof buf, k->time_s, csv);
+        break;
+      default: break;
+      }
+      /* A hostile name's control characters (an ESC sequence, a newline)
+       * would reach the terminal or break the table's lines, in every
+       * format. */
+      size_t room = sizeof buf * 3; /* each byte at most U+FFFD */
+      if (!nns__vec_reserve(&p->cells, p->cells.n + room)) {
+        p->st = NNS_E_NOMEM;
+        return;
+      }
+      /* A name is cut to the cell's 511 bytes as the copy into buf did. */
+      if (src && strlen(src) >= sizeof buf)
+        copy_cut(buf, sizeof buf, src), src = NULL;
+      int cw;
+      char *at = p->cells.v + p->cells.n;
+      size_t len;
+      if (kept) {
+        memcpy(at, kept->text, kept->len);
+        at[kept->len] = 0;
+        len = kept->len;
+        cw = kept->width;
+      } else {
+        len = nns__text_clean_width(at, room, src ? src : buf, &cw);
+        if (g->id[c] == C_SHAPE)
+          shape_keep(p, &key, at, len, cw);
+      }
+      g->off[r * (size_t)g->ncols + (size_t)c] = p->cells.n;
+      p->cells.n += len + 1;
+      if (text) /* at most 511: a cell is cut to 511 bytes, each one char */
+        g->cell_width[r * (size_t)g->ncols + (size_t)c] = (uint16_t)cw;
+      if (c == 0 && text)
+        cw += g->guide_width[r];
+      if (cw > p->width[c])
+        p->width[c] = cw;
+    }
+  }
+}
+
+/* Tables of this many rows format their second half on a job of its own
+ * (a 100k-node graph's 80k rows took 15 ms on one thread). */
+enum { GRID_THREAD_MIN_ROWS = 4096 };
+/* Bytes a cell takes, NUL included, a generous guess: graph100k.onnx's
+ * 326k cells average 8 (bench/gen_models.py). */
+enum { CELL_BYTES = 16 };
+
+/* Takes the second half's cells after the first's, or, when it gave up,
+ * fills its rows after the first's on this thread. */
+static nns_status grid_join(grid *g, grid_part *first, grid_part *second) {
+  size_t rows = second->to;
+  if (second->st != NNS_OK)
+    return second->st;
+  if (second->gave_up) {
+    first->from = second->from;
+    first->to = rows;
+    grid_fill(first);
+    return first->st;
+  }
+  size_t base = first->cells.n;
+  for (size_t k = second->from * (size_t)g->ncols; k < rows * (size_t)g->ncols;
+       k++)
+    g->off[k] += base;
+  for (int c = 0; c < g->ncols; c++)
+    if (second->width[c] > first->width[c])
+      first->width[c] = second->width[c];
+  g->text2.v = second->cells.v;
+  g->text2.n = second->cells.n;
+  g->text2.cap = second->cells.cap;
+  second->cells.v = NULL;
+  return NNS_OK;
+}
+
 static nns_status grid_build(grid *g, const nns_analysis *a,
                              const nns_report_options *o, bool csv,
                              bool text) {
@@ -391,132 +590,49 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (!g->off || (text && !g->cell_width))
     return NNS_E_NOMEM;
 
-  for (size_t k = 0; k < SHAPE_SLOTS; k++)
-    g->shape[k].rank = -1;
-  const char *root_name = nns__model_name(m, o);
-  bool want_rf = false; /* read a row's field only for a column of it */
+  grid_part first = {.g = g, .a = a, .o = o, .csv = csv, .text = text,
+                     .root_name = nns__model_name(m, o), .all = all};
+  /* read a row's field only for a column of it */
   for (int c = 0; c < g->ncols; c++)
-    want_rf |= (unsigned)(g->id[c] - C_RF) <= (unsigned)(C_PAD_TS - C_RF);
-  for (size_t r = 0; r < g->rows; r++) {
-    nns_layer_info l = nns__layer_of(a, g->layer[r]);
-    nns_counts counts = nns__layer_counts_of(a, g->layer[r]);
-    nns_rf rf = {.size = sizeof rf};
-    if (want_rf)
-      rf = nns__layer_rf_of(a, g->layer[r]);
-    const nns_counts *k = &counts;
-    for (int c = 0; c < g->ncols; c++) {
-      char buf[512];
-      const char *src = NULL; /* a name cleaned as it is, not copied */
-      shape_slot key;         /* C_SHAPE: what the cell is made of */
-      const shape_slot *kept = NULL;
-      buf[0] = 0;
-      switch (g->id[c]) {
-      case C_LAYER:
-        src = l.depth == 0 ? root_name : l.name ? l.name : "";
-        break;
-      case C_TYPE: src = l.type ? l.type : ""; break;
-      case C_SHAPE:
-        kept = shape_find(g, m, a, l.output_value, &key);
-        if (!kept)
-          nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
-                               csv ? NULL : alias_name, g);
-        break;
-      case C_PARAMS:
-        nns__fmt_number(buf, sizeof buf, k->params, all.params, o->numbers,
-                        false, csv);
-        break;
-      case C_BUFFERS:
-        nns__fmt_number(buf, sizeof buf, k->buffers, all.buffers,
-                        o->numbers, false, csv);
-        break;
-      case C_FLOPS:
-        count_cell(buf, sizeof buf, k->flops, all.flops, k->flags, o, csv,
-                   false);
-        break;
-      case C_MACS:
-        count_cell(buf, sizeof buf, k->macs, all.macs, k->flags, o, csv,
-                   false);
-        break;
-      case C_FLOPS_UNMASKED:
-        count_cell(buf, sizeof buf, k->flops_unmasked, all.flops_unmasked,
-                   k->flags, o, csv, false);
-        break;
-      case C_MACS_UNMASKED:
-        count_cell(buf, sizeof buf, k->macs_unmasked, all.macs_unmasked,
-                   k->flags, o, csv, false);
-        break;
-      case C_DMAS:
-        count_cell(buf, sizeof buf, k->dmas, all.dmas, k->flags, o, csv,
-                   false);
-        break;
-      case C_RF:
-      case C_STRIDE:
-      case C_PAD:
-      case C_RF_TS:
-      case C_STRIDE_TS:
-      case C_PAD_TS: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
-      case C_ACT:
-        nns__fmt_number(buf, sizeof buf, k->activation_bytes,
-                        all.activation_bytes, o->numbers, true, csv);
-        break;
-      case C_SAVED:
-        nns__fmt_number(buf, sizeof buf, k->saved_bytes, all.saved_bytes,
-                        o->numbers, true, csv);
-        break;
-      case C_PCT_PARAMS:
-        nns__fmt_ratio(buf, sizeof buf, k->params, all.params);
-        break;
-      case C_PCT_MACS: nns__fmt_ratio(buf, sizeof buf, k->macs, all.macs); break;
-      case C_BYTES:
-        nns__fmt_number(buf, sizeof buf, k->bytes, all.bytes, o->numbers,
-                        true, csv);
-        break;
-      case C_INTENSITY:
-        snprintf(buf, sizeof buf, csv ? "%.9g" : "%.1f", k->intensity);
-        break;
-      case C_BOUND:
-        snprintf(buf, sizeof buf, "%s",
-                 k->bound ? nns_bound_name(k->bound) : "-");
-        break;
-      case C_TIME:
-        nns__fmt_seconds(buf, sizeof buf, k->time_s, csv);
-        break;
-      default: break;
-      }
-      /* A hostile name's control characters (an ESC sequence, a newline)
-       * would reach the terminal or break the table's lines, in every
-       * format. */
-      size_t room = sizeof buf * 3; /* each byte at most U+FFFD */
-      if (!nns__vec_reserve(&g->text, g->text.n + room))
-        return NNS_E_NOMEM;
-      /* A name is cut to the cell's 511 bytes as the copy into buf did. */
-      if (src && strlen(src) >= sizeof buf)
-        copy_cut(buf, sizeof buf, src), src = NULL;
-      int cw;
-      char *at = g->text.v + g->text.n;
-      size_t len;
-      if (kept) {
-        memcpy(at, kept->text, kept->len);
-        at[kept->len] = 0;
-        len = kept->len;
-        cw = kept->width;
-      } else {
-        len = nns__text_clean_width(at, room, src ? src : buf, &cw);
-        if (g->id[c] == C_SHAPE)
-          shape_keep(g, &key, at, len, cw);
-      }
-      g->off[r * (size_t)g->ncols + (size_t)c] = g->text.n;
-      g->text.n += len + 1;
-      if (text) /* at most 511: a cell is cut to 511 bytes, each one char */
-        g->cell_width[r * (size_t)g->ncols + (size_t)c] = (uint16_t)cw;
-      if (c == 0 && text)
-        cw += g->guide_width[r];
-      if (cw > g->width[c])
-        g->width[c] = cw;
+    first.want_rf |=
+        (unsigned)(g->id[c] - C_RF) <= (unsigned)(C_PAD_TS - C_RF);
+  for (size_t k = 0; k < SHAPE_SLOTS; k++)
+    first.shape[k].rank = -1;
+  grid_part second = first;
+  second.second = true;
+  second.from = first.to = g->rows >= GRID_THREAD_MIN_ROWS ? g->rows / 2
+                                                           : g->rows;
+  second.to = g->rows;
+  if (second.from == second.to) {
+    grid_fill(&first);
+    st = first.st;
+  } else {
+    /* Room for both halves' cells, taken here: a job's malloc would come
+     * from an arena of its thread's own, away from the heap that a large
+     * summary advises as huge pages (src/cli/summary.c), and grow by
+     * copying. A guess; a half that needs more grows. */
+    size_t guess = CELL_BYTES * (size_t)g->ncols;
+    (void)nns__vec_reserve(&first.cells, first.to * guess);
+    (void)nns__vec_reserve(&second.cells, (second.to - second.from) * guess);
+    nns__job job;
+    nns__job_start(&job, grid_fill, &second, true);
+    grid_fill(&first);
+    if (first.st == NNS_OK) {
+      nns__job_finish(&job);
+      st = grid_join(g, &first, &second);
+    } else {
+      nns__job_cancel(&job);
+      st = first.st;
     }
+    nns__vec_free(&second.cells);
   }
-  g->off[g->rows * (size_t)g->ncols] = g->text.n;
-  return NNS_OK;
+  g->text.v = first.cells.v;
+  g->text.n = first.cells.n;
+  g->text.cap = first.cells.cap;
+  memcpy(g->width, first.width, sizeof g->width);
+  if (st == NNS_OK)
+    g->off[g->rows * (size_t)g->ncols] = g->text.n + g->text2.n;
+  return st;
 }
 
 /* ==== Text ==== */

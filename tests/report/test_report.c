@@ -6,6 +6,7 @@
  * is pinned by the golden files of run.sh.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -355,6 +356,158 @@ static void test_long_dims_get_short_names(void) {
   nns_model_free(m);
 }
 
+/* A growing sink for tables too long for `sink`. */
+typedef struct big_sink {
+  char *buf;
+  size_t len, cap;
+} big_sink;
+
+static int big_sink_write(void *user, const char *data, size_t size) {
+  big_sink *s = user;
+  if (s->len + size + 1 > s->cap) {
+    size_t cap = (s->len + size + 1) * 2;
+    char *b = realloc(s->buf, cap);
+    if (!b)
+      return 1;
+    s->buf = b;
+    s->cap = cap;
+  }
+  memcpy(s->buf + s->len, data, size);
+  s->len += size;
+  s->buf[s->len] = 0;
+  return 0;
+}
+
+/* Columns of a line of UTF-8 text: its bytes that start a character (the
+ * table's guides and rules are one column each). */
+static size_t columns(const char *l, size_t len) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++)
+    n += ((unsigned char)l[i] & 0xC0) != 0x80;
+  return n;
+}
+
+/* The text table of a chain of 6,000 Relus on x [1, 2, 8, 8] (6,001 rows
+ * with the root), which summary.c formats in two halves at once
+ * (GRID_THREAD_MIN_ROWS): node 5,000 (row 5,001, second half) is named
+ * `long_name`; with `convs`, nodes 2,989 and 3,005 are instead "a0", a
+ * 3x3 stride-2 pad-1 Conv of y [1, 2, S, 8], and "late", the same Conv of
+ * a0's output. The caller frees the text. */
+static const char *long_name =
+    "a_layer_name_long_enough_to_set_the_width_of_the_layer_column";
+
+static char *long_table(bool convs) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  int64_t xd[] = {1, 2, 8, 8}, yd[] = {1, 2, -1, 8};
+  const char *ys[] = {NULL, NULL, "p2o.DynamicDimension.1", NULL};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_input(b, "y", NNS_DT_FLOAT, 4, yd, ys, &err),
+           NNS_OK);
+  int64_t wd[] = {2, 2, 3, 3}, k[] = {3, 3}, st[] = {2, 2},
+          pads[] = {1, 1, 1, 1};
+  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0,
+                                       &err),
+           NNS_OK);
+  char prev[32] = "x", out[32], name[80];
+  for (int i = 0; i < 6000; i++) {
+    const char *conv_in = !convs      ? NULL
+                          : i == 2989 ? "y"
+                          : i == 3005 ? "c_a0"
+                                      : NULL;
+    if (conv_in) {
+      snprintf(out, sizeof out, "c_%s", i == 2989 ? "a0" : "late");
+      const char *in[] = {conv_in, "w"}, *o[] = {out};
+      CHECK_EQ(nns_builder_add_node(b, "Conv", "", out + 2, NULL, in, 2, o,
+                                    1, &err),
+               NNS_OK);
+      nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
+      nns_builder_attr_ints(b, "strides", st, 2, &err);
+      nns_builder_attr_ints(b, "pads", pads, 4, &err);
+      continue;
+    }
+    snprintf(out, sizeof out, "r%d", i);
+    if (i == 5000)
+      snprintf(name, sizeof name, "%s", long_name);
+    else
+      snprintf(name, sizeof name, "relu%d", i);
+    const char *in[] = {prev}, *o[] = {out};
+    CHECK_EQ(nns_builder_add_node(b, "Relu", "", name, NULL, in, 1, o, 1,
+                                  &err),
+             NNS_OK);
+    memcpy(prev, out, sizeof prev);
+  }
+  CHECK_EQ(nns_builder_add_output(b, prev, 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  CHECK_EQ(nns_analysis_layer_count(a), 6001);
+  big_sink s = {0};
+  nns_report_options o = {.size = sizeof o, .width = 400};
+  CHECK_EQ(nns_report(a, &o, big_sink_write, &s, &err), NNS_OK);
+  nns_analysis_free(a);
+  nns_model_free(m);
+  return s.buf;
+}
+
+/* The two halves of a long table read as one: the rows in order, and
+ * every column as wide as its widest cell, here in the second half (the
+ * long name): every line of the table, rules included, is as wide as the
+ * first. */
+static void test_long_table_widths(void) {
+  char *text = long_table(false);
+  CHECK(text && strstr(text, long_name));
+  size_t width = 0, lines = 0;
+  const char *after = text;
+  /* rule, header, rule, the root's row and the nodes', and the rule above
+   * the totals */
+  for (const char *l = text; l && *l && strncmp(l, "Trainable", 9) != 0;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    if (!width)
+      width = columns(l, len);
+    CHECK_EQ(columns(l, len), width);
+    if (lines >= 4 && lines < 4 + 6000) { /* node j's row, in order */
+      char row[32];
+      size_t j = lines - 4;
+      snprintf(row, sizeof row, "─relu%zu ", j);
+      const char *at = strstr(after, j == 5000 ? long_name : row);
+      CHECK(at != NULL && at < e);
+      after = at ? at : after;
+    }
+    lines++;
+    l += len + (e != NULL);
+  }
+  CHECK(width > strlen(long_name));
+  CHECK_EQ(lines, 3 + 6001 + 1);
+  free(text);
+}
+
+/* Short names of long dims are numbered by first appearance over the
+ * whole table: a0 (row 2,990, near the end of the first half) has
+ * H = (S+1)/2, so #1; late (row 3,006, near the start of the second, so
+ * met first by a half that numbered its own) has H = ((S+1)/2+1)/2, #2,
+ * written (#1+1)/2. */
+static void test_long_table_short_names(void) {
+  char *text = long_table(true);
+  const char *a0 = text ? strstr(text, "─a0 ") : NULL;
+  const char *late = a0 ? strstr(a0, "─late ") : NULL;
+  CHECK(a0 && late);
+  CHECK(a0 && strstr(a0, "(1, 2, #1, 4)") < strchr(a0, '\n'));
+  CHECK(late && strstr(late, "(1, 2, #2, 2)") < strchr(late, '\n'));
+  CHECK(text && strstr(text, "  #1 = (p2o.DynamicDimension.1+1)/2\n"));
+  CHECK(text && strstr(text, "  #2 = (#1+1)/2\n"));
+  CHECK(text && !strstr(text, "#3"));
+  free(text);
+}
+
 /* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
  * listed as having no cost rule; the footer says the sizes were unknown and
  * gives the --input options for the symbolic inputs. */
@@ -434,6 +587,8 @@ static void test_uncounted_lost_at_if(void) {
 
 int main(void) {
   RUN(test_long_dims_get_short_names);
+  RUN(test_long_table_widths);
+  RUN(test_long_table_short_names);
   RUN(test_uncounted_reason_in_footer);
   RUN(test_uncounted_lost_at_if);
   RUN(test_shapes_report);
