@@ -538,12 +538,29 @@ static void node_totals(nns_model *m, nns__analysis *a) {
 
 /* ==== Entry point ==== */
 
-/* The receptive-field walk over the nodes, on a thread of its own while
- * the cost, memory and scope passes run (rf.c says what it reads). Graphs
- * below this many nodes (LLaMA-7B's 3,895) walk inline: their walk takes
- * well under a millisecond, and a thread's start would be a share of a
- * summary of a few milliseconds for little gain. */
-enum { RF_THREAD_MIN_NODES = 4096 };
+/* Work beside the passes, on a second thread for a large graph (the
+ * header files say what each part reads and writes):
+ *  - the parameters' walk over the nodes, while scope_build makes the
+ *    layers;
+ *  - the receptive-field walk over the nodes, and the copy of the value
+ *    types the analysis keeps (keep.c), while the cost, memory and scope
+ *    passes run.
+ * Graphs below this many nodes (LLaMA-7B's 3,895) walk inline: their walks
+ * take well under a millisecond, and a thread's start would be a share of
+ * a summary of a few milliseconds for little gain. */
+enum { THREAD_MIN_NODES = 4096 };
+
+typedef struct params_job {
+  nns__job job;
+  const nns_model *m;
+  nns__analysis *a;
+  nns__params_walk *walk;
+} params_job;
+
+static void params_job_run(void *p) {
+  params_job *j = p;
+  j->walk = nns__params_walk_nodes(j->m, j->a);
+}
 
 typedef struct rf_job {
   nns__job job;
@@ -558,7 +575,8 @@ static void rf_job_run(void *p) {
 }
 
 static nns_status analyze(nns_model *m, nns__analysis *a,
-                          const nns_analyze_options *o, nns_error *err) {
+                          const nns_analyze_options *o, nns__keep *keep,
+                          nns_error *err) {
   const nns__graph *g = m->graph;
   a->n_nodes = (size_t)g->n_nodes;
   nns__arena *ar = &a->arena;
@@ -585,14 +603,23 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
       (m->subgraph_nodes && (!a->node_counts || !a->node_counted)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
+  params_job params = {.m = m, .a = a};
+  nns__job_start(&params.job, params_job_run, &params,
+                 a->n_nodes >= THREAD_MIN_NODES);
   nns_status st = nns__scope_build(m, a, err);
-  if (st == NNS_OK)
-    st = nns__params_classify(m, a, err);
+  if (st == NNS_OK) {
+    nns__job_finish(&params.job);
+    st = nns__params_finish(m, a, params.walk, err);
+  } else {
+    nns__job_cancel(&params.job);
+    nns__params_walk_free(params.walk);
+  }
   if (st != NNS_OK)
     return st;
   rf_job rf = {.m = m, .a = a};
   nns__job_start(&rf.job, rf_job_run, &rf,
-                 a->n_nodes >= RF_THREAD_MIN_NODES);
+                 a->n_nodes >= THREAD_MIN_NODES);
+  nns__keep_start(keep, m);
   st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK &&
       (run_costs(m, a) != NNS_OK || nns__kernel_bytes(m, a) != NNS_OK))
@@ -670,9 +697,8 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
   nns__arena_init(&a->types_arena);
   a->model = m;
   size_t warnings_before = m->n_warnings;
-  nns__keep keep;
-  nns__keep_start(&keep, m);
-  nns_status st = analyze(m, a, o, err);
+  nns__keep keep = {0}; /* started by analyze(), finished here */
+  nns_status st = analyze(m, a, o, &keep, err);
   bool ok = true;
   a->params = to_arena(a, a->params, a->n_params, sizeof *a->params, &ok);
   a->optypes = to_arena(a, a->optypes, a->n_optypes, sizeof *a->optypes, &ok);

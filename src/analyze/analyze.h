@@ -317,9 +317,22 @@ void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
 /* params.c: classifies initializers and their copies, fills a->params,
  * adds params/buffers/param_bytes to the counting nodes and SHARED flags to
  * the layers that use a parameter counted elsewhere (a->layers[].counts
- * flags), and fills the unique, constant and dtype totals. */
-nns_status nns__params_classify(nns_model *m, nns__analysis *a,
-                                nns_error *err);
+ * flags), and fills the unique, constant and dtype totals.
+ *
+ * In two parts, as rf.c's: the walk over the nodes (which values are
+ * parameter values, their roles, consumers and gradients) reads only the
+ * model and a->order, and writes only a->is_param_value and the walk it
+ * returns, so that analyze.c may run it on a thread of its own beside
+ * nns__scope_build. nns__params_finish, once the layers are built, places
+ * each value in its layer and does the rest; it frees the walk in every
+ * case (NULL, or a walk that ran out of memory: NNS_E_NOMEM).
+ * nns__params_walk_free frees one that is not finished (NULL a no-op). */
+typedef struct nns__params_walk nns__params_walk;
+nns__params_walk *nns__params_walk_nodes(const nns_model *m,
+                                         nns__analysis *a);
+void nns__params_walk_free(nns__params_walk *w);
+nns_status nns__params_finish(nns_model *m, nns__analysis *a,
+                              nns__params_walk *w, nns_error *err);
 /* True when node n copies its only input unchanged (Identity, Dropout in
  * inference, a Reshape to the same shape): its cost rule is the view rule
  * and its output type is its input's. */
@@ -362,7 +375,7 @@ static inline int64_t nns__vbytes(const nns__analysis *a, const nns__value *v,
  * on the path to the outputs).
  *
  * The walk over the nodes reads only the model and what scope_build and
- * params_classify left in `a` (a->order, a->is_param_value), and writes
+ * the params walk left in `a` (a->order, a->is_param_value), and writes
  * only the walk it returns, so that analyze.c may run it on a thread of
  * its own beside the cost and memory passes. NULL, or a walk that ran
  * out of memory, makes nns__rf_analyze fail with NNS_E_NOMEM.
@@ -377,7 +390,8 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
 /* keep.c: what the analysis keeps of the inference. nns__keep_start
  * starts copying every value's type (on a second thread for a large
  * graph: it reads only the values' types, which no pass writes);
- * nns__keep_finish, called once on every path, waits for the copy and,
+ * nns__keep_finish, called once on every path (on a zeroed nns__keep
+ * never started, too: then it has nothing to give), waits for the copy and,
  * when `wanted` (the analysis succeeded), hands it to `a` with what the
  * passes may have changed meanwhile (constants, symbol names) and the op
  * types without a rule. nns__keep_warnings moves the warnings the

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "../base/vec.h"
 
 /* ==== Copies ==== */
 
@@ -68,7 +69,8 @@ typedef struct pval {
   const nns__tensor *tensor; /* its tensor, or NULL (a Constant's value_*
                                 list: dtype and dims from its type) */
   const nns__node *first;    /* first consumer (main graph), or NULL */
-  uint32_t layer;            /* its layer */
+  const nns__node *last;     /* the last consumer recorded */
+  uint32_t layer;            /* its layer (nns__params_finish) */
   int strength;              /* strongest role seen: see role_strength */
   bool copy;                 /* an Identity copy */
   bool shared;               /* consumers in more than one layer */
@@ -76,12 +78,21 @@ typedef struct pval {
   bool weight_slot;          /* fed a 'w' input (else only 'b', if any) */
 } pval;
 
+/* A consumer of a parameter value after its first, in another main-graph
+ * node: whether the two sit in one layer is known once the layers are
+ * (nns__params_finish). */
+typedef struct consumer {
+  uint32_t pval;
+  const nns__node *top;
+} consumer;
+
 typedef struct pstate {
-  nns_model *m;
+  const nns_model *m;
   nns__analysis *a;
   pval *v;
   size_t n, cap;
   int32_t *of_value; /* value index -> pval index, or -1 */
+  NNS__VEC(consumer) others;
 } pstate;
 
 /* w/b > u > a > c: a weight that also feeds a constant slot is a weight. */
@@ -162,14 +173,11 @@ static bool collect(pstate *s, const nns__node *n) {
   return true;
 }
 
-/* Records n as a consumer of the parameter values it reads: its role and
- * its layer. */
-static void consume(pstate *s, const nns__node *n) {
-  nns__analysis *a = s->a;
+/* Records n as a consumer of the parameter values it reads: its role,
+ * and the main-graph node it sits in. */
+static bool consume(pstate *s, const nns__node *n) {
   bool copy = nns__node_is_copy(n) && s->of_value[n->out[0]->index] >= 0;
   const nns__node *top = nns__top_node(n);
-  uint32_t layer = top && top->graph == s->m->graph
-                       ? a->nodes[top->index].layer : 0;
   for (int32_t k = 0; k < n->n_in; k++) {
     const nns__value *v = n->in[k];
     int32_t pi = v ? s->of_value[v->index] : -1;
@@ -186,13 +194,14 @@ static void consume(pstate *s, const nns__node *n) {
     if (r > p->strength)
       p->strength = r;
     if (!p->first) {
-      p->first = top;
-      p->layer = layer;
-    } else if (layer != p->layer) {
-      p->shared = true;
-      mark_shared(a, layer, p->layer);
+      p->first = p->last = top;
+    } else if (top != p->last) {
+      p->last = top;
+      if (!nns__vec_push(&s->others, ((consumer){(uint32_t)pi, top})))
+        return false;
     }
   }
+  return true;
 }
 
 /* Adds the initializers and Constant outputs of g and of its subgraphs,
@@ -208,9 +217,8 @@ static bool walk(pstate *s, const nns__graph *g) {
       return false;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = nns__graph_node(a, g, i);
-    if (!collect(s, n))
+    if (!collect(s, n) || !consume(s, n))
       return false;
-    consume(s, n);
     for (int32_t k = 0; k < n->n_attrs; k++) {
       const nns__attr *at = &n->attrs[k];
       if (at->g && !walk(s, at->g))
@@ -396,27 +404,83 @@ static int given_kind(const nns_model *m, const nns__analysis *a,
 
 /* ==== Entry ==== */
 
-nns_status nns__params_classify(nns_model *m, nns__analysis *a,
-                                nns_error *err) {
-  pstate s = {.m = m, .a = a};
+struct nns__params_walk {
+  pstate s;
+  bool *grad;          /* per value: a gradient reaches it */
+  bool *literal_graph; /* per graph_key: the graph keeps weights in
+                          initializers */
+  bool done;           /* false: out of memory */
+};
+
+nns__params_walk *nns__params_walk_nodes(const nns_model *m,
+                                         nns__analysis *a) {
+  nns__params_walk *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  pstate *s = &w->s;
+  *s = (pstate){.m = m, .a = a};
+  if (!(s->of_value = malloc((m->n_values + 1) * sizeof *s->of_value)))
+    return w;
+  for (size_t i = 0; i < m->n_values; i++)
+    s->of_value[i] = -1;
+  if (!walk(s, m->graph) ||
+      !(w->grad = calloc(m->n_values + 1, sizeof *w->grad)))
+    return w;
+  grad_graph(a, m->graph, true, w->grad);
+  if (!(w->literal_graph = calloc(m->n_values + 1, sizeof *w->literal_graph)))
+    return w;
+  mark_literal_graphs(s, w->literal_graph);
+  w->done = true;
+  return w;
+}
+
+void nns__params_walk_free(nns__params_walk *w) {
+  if (!w)
+    return;
+  free(w->grad);
+  free(w->literal_graph);
+  free(w->s.of_value);
+  free(w->s.v);
+  nns__vec_free(&w->s.others);
+  free(w);
+}
+
+/* The layer of main-graph node `top` (0, the root, for none). */
+static uint32_t layer_of(const nns_model *m, const nns__analysis *a,
+                         const nns__node *top) {
+  return top && top->graph == m->graph ? a->nodes[top->index].layer : 0;
+}
+
+/* Each parameter value's layer (its first consumer's), and the layers of
+ * its other consumers marked as sharing it. */
+static void place(const nns_model *m, nns__analysis *a, pstate *s) {
+  for (size_t i = 0; i < s->n; i++)
+    s->v[i].layer = layer_of(m, a, s->v[i].first);
+  for (size_t i = 0; i < s->others.n; i++) {
+    pval *p = &s->v[s->others.v[i].pval];
+    uint32_t layer = layer_of(m, a, s->others.v[i].top);
+    if (layer != p->layer) {
+      p->shared = true;
+      mark_shared(a, layer, p->layer);
+    }
+  }
+}
+
+nns_status nns__params_finish(nns_model *m, nns__analysis *a,
+                              nns__params_walk *w, nns_error *err) {
+  if (!w || !w->done) {
+    nns__params_walk_free(w);
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
   nns_status st = NNS_OK;
   nns__dtype_row *rows = NULL;
   size_t rows_cap = 0;
+  pstate s = w->s;
+  const bool *grad = w->grad, *literal_graph = w->literal_graph;
+  place(m, a, &s);
   bool *stored = calloc(m->n_values + 1, sizeof *stored);
-  bool *grad = NULL, *literal_graph = NULL;
-  s.of_value = malloc((m->n_values + 1) * sizeof *s.of_value);
-  if (!s.of_value || !stored)
+  if (!stored)
     goto nomem;
-  for (size_t i = 0; i < m->n_values; i++)
-    s.of_value[i] = -1;
-  if (!walk(&s, m->graph))
-    goto nomem;
-  if (!(grad = calloc(m->n_values + 1, sizeof *grad)))
-    goto nomem;
-  grad_graph(a, m->graph, true, grad);
-  if (!(literal_graph = calloc(m->n_values + 1, sizeof *literal_graph)))
-    goto nomem;
-  mark_literal_graphs(&s, literal_graph);
 
   nns_totals *t = &a->totals;
   unsigned tf = 0;
@@ -504,9 +568,6 @@ nomem:
 done:
   free(rows);
   free(stored);
-  free(grad);
-  free(literal_graph);
-  free(s.of_value);
-  free(s.v);
+  nns__params_walk_free(w);
   return st;
 }

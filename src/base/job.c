@@ -15,7 +15,7 @@ void nns__job_start(nns__job *j, void (*run)(void *), void *arg, bool thread) {
 }
 
 void nns__job_finish(nns__job *j) {
-  if (j->finished)
+  if (j->finished || !j->run) /* done, or never started (zeroed) */
     return;
   if (j->threaded)
     pthread_join(j->thread, NULL);

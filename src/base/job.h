@@ -32,7 +32,8 @@ typedef struct nns__job {
  * can be started; otherwise it waits for nns__job_finish. */
 void nns__job_start(nns__job *j, void (*run)(void *), void *arg, bool thread);
 /* Returns once run(arg) has returned: joins its thread, or runs it here.
- * Again on a finished job, returns at once. */
+ * Again on a finished job, or on a zeroed one never started, returns at
+ * once. */
 void nns__job_finish(nns__job *j);
 /* For a caller that no longer wants the result (an error path): returns
  * once run is not running, joining its thread, or making sure that an

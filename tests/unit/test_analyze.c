@@ -403,6 +403,71 @@ static void test_rf_long_chains(void) {
   }
 }
 
+/* A chain of n Muls x * s (s: one float initializer of 16 elements, [16]
+ * against x [1, 16]), each its own layer: one tied tensor, counted once at
+ * the first Mul; every other layer uses it and is marked SHARED. A
+ * gradient flows from the output to s through every Mul, so it is
+ * trainable. 5,000 Muls are past the size at which the parameters' walk
+ * runs beside the scope pass on a second thread (analyze.c), 1,000 short
+ * of it. */
+static void test_tied_long_chains(void) {
+  const int sizes[] = {1000, 5000};
+  for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+    int n = sizes[z];
+    nns_builder *b = NULL;
+    nns_model *built = NULL;
+    nns_error err = {0};
+    const int64_t xd[] = {1, 16}, sd[] = {16};
+    float scale[16] = {0};
+    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+    CHECK_EQ(nns_builder_add_opset(b, "", 17, &err), NNS_OK);
+    CHECK_EQ(nns_builder_add_input(b, "x", 1, 2, xd, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_builder_add_initializer(b, "s", 1, 1, sd, scale,
+                                         sizeof scale, &err),
+             NNS_OK);
+    char in[32] = "x", out[32], name[32];
+    for (int k = 0; k < n; k++) {
+      snprintf(out, sizeof out, "y%d", k);
+      snprintf(name, sizeof name, "m%d", k);
+      const char *ins[] = {in, "s"}, *outs[] = {out};
+      CHECK_EQ(nns_builder_add_node(b, "Mul", NULL, name, name, ins, 2, outs,
+                                    1, &err),
+               NNS_OK);
+      memcpy(in, out, sizeof in);
+    }
+    CHECK_EQ(nns_builder_add_output(b, in, 1, 2, xd, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_builder_finish(b, &built, &err), NNS_OK);
+    nns_builder_free(b);
+    nns_analysis *m = built ? tm_analyze(built, NULL) : NULL;
+    if (!m) {
+      nns_model_free(built);
+      continue;
+    }
+    tm_totals t = tm_totals_of(m);
+    CHECK_EQ(t.all.params, 16);
+    CHECK_EQ(t.params_unique, 16);
+    CHECK_EQ(t.param_bytes_unique, 64);
+    CHECK_EQ(nns_analysis_param_count(m), 1);
+    nns_param_info p = {.size = sizeof p};
+    CHECK_EQ(nns_analysis_param(m, 0, &p), NNS_OK);
+    CHECK_STR(p.name, "s");
+    CHECK_EQ(p.kind, NNS_PARAM_TRAINABLE);
+    CHECK(p.shared);
+    tm_layer first = layer(m, "m0");
+    CHECK_EQ(first.counts.params, 16);
+    CHECK(!(first.counts.flags & NNS_COUNT_SHARED));
+    const int probes[] = {1, n / 2, n - 1};
+    for (size_t q = 0; q < sizeof probes / sizeof *probes; q++) {
+      char probe[32];
+      snprintf(probe, sizeof probe, "m%d", probes[q]);
+      tm_layer l = layer(m, probe);
+      CHECK_EQ(l.counts.params, 0);
+      CHECK(l.counts.flags & NNS_COUNT_SHARED);
+    }
+    tm_release(m);
+  }
+}
+
 /* analyze_no_size: the Relu after a Reshape to an unknown shape has a cost
  * rule but no size to count: one uncounted node, for want of a size. */
 static void test_uncounted_why(void) {
@@ -868,6 +933,7 @@ int main(void) {
   RUN(test_rf_tensorflow_reshape_tail);
   RUN(test_rf_lost_is_explained);
   RUN(test_rf_long_chains);
+  RUN(test_tied_long_chains);
   RUN(test_uncounted_why);
   RUN(test_rf_slice);
   RUN(test_rf_window);
