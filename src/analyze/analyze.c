@@ -548,7 +548,7 @@ static void node_totals(nns_model *m, nns__analysis *a) {
  * Graphs below this many nodes (LLaMA-7B's 3,895) walk inline: their walks
  * take well under a millisecond, and a thread's start would be a share of
  * a summary of a few milliseconds for little gain. */
-enum { THREAD_MIN_NODES = 4096 };
+enum { THREAD_MIN_NODES = NNS__JOB_MIN_ITEMS };
 
 typedef struct params_job {
   nns__job job;

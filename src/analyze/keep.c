@@ -20,7 +20,7 @@
 
 /* Graphs with fewer values copy inline: the copy takes well under a
  * millisecond, less than a thread's start is worth. */
-enum { KEEP_THREAD_MIN_VALUES = 4096 };
+enum { KEEP_THREAD_MIN_VALUES = NNS__JOB_MIN_ITEMS };
 
 /* Values of one shape share one run of dims: a recent run made from the
  * same model dims (a direct-mapped cache by their hash; a collision only

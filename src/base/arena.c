@@ -50,6 +50,26 @@ void nns__arena_free(nns__arena *a) {
   a->bulk = bulk;
 }
 
+void nns__arena_adopt(nns__arena *dst, nns__arena *src) {
+  if (!src->head)
+    return;
+  if (!dst->head) {
+    bool bulk = dst->bulk;
+    *dst = *src;
+    dst->bulk = bulk;
+  } else {
+    nns__arena_chunk *tail = src->head;
+    while (tail->next)
+      tail = tail->next;
+    tail->next = dst->head->next;
+    dst->head->next = src->head;
+    dst->total += src->total;
+  }
+  bool bulk = src->bulk;
+  memset(src, 0, sizeof *src);
+  src->bulk = bulk;
+}
+
 void nns__arena_reset(nns__arena *a) {
   if (a->head && !a->head->next) {
     memset(a->head->data, 0, a->used);

@@ -36,6 +36,10 @@ typedef struct nns__arena {
 void nns__arena_init(nns__arena *a);
 /* Releases every allocation; the arena is then empty and usable again. */
 void nns__arena_free(nns__arena *a);
+/* Moves src's allocations into dst, where they live as long as dst's
+ * (dst goes on filling its own chunk); src is then empty. For what a
+ * second thread made in an arena of its own. */
+void nns__arena_adopt(nns__arena *dst, nns__arena *src);
 /* Releases every allocation but keeps a lone first chunk, zeroed again
  * (the bytes used in it), for an arena used over and over for small
  * scratch work: no map and unmap per use. */
@@ -240,10 +244,33 @@ typedef struct nns__interner {
   uint8_t *tags;
   size_t cap;
   size_t count;
+  /* Shared: two threads intern into one table at once, each through a
+   * view of its own (nns__intern_share): the same slots and tags, read
+   * and claimed atomically, copies in the view's own arena, and a quota of
+   * new strings in place of growing the table (which would move it under
+   * the other thread). Past the quota, the owner's view calls `unshare`,
+   * which must end the sharing (wait for the other thread, then
+   * nns__intern_unshare), and goes on alone; the other view returns NULL
+   * with `full` set. */
+  bool shared;
+  bool full;
+  size_t quota; /* while shared: count may not pass it */
+  void (*unshare)(void *ctx);
+  void *unshare_ctx;
 } nns__interner;
 
 void nns__intern_init(nns__interner *in, nns__arena *arena);
 void nns__intern_free(nns__interner *in);
+/* Makes *in shared and *view a second view of its table whose copies go
+ * to `arena`; each may add half of what the table takes before it would
+ * grow, and *in then calls unshare(ctx). nns__intern_unshare, once the
+ * other thread is done, makes *in itself again with the view's strings
+ * counted (the view's copies stay in its arena, which must live as long
+ * as in's). */
+void nns__intern_share(nns__interner *in, nns__interner *view,
+                       nns__arena *arena, void (*unshare)(void *),
+                       void *ctx);
+void nns__intern_unshare(nns__interner *in, const nns__interner *view);
 /* NULL only when out of memory. */
 const char *nns__intern(nns__interner *in, const char *s, size_t n);
 const char *nns__intern_cstr(nns__interner *in, const char *s);
@@ -251,7 +278,8 @@ const char *nns__intern_cstr(nns__interner *in, const char *s);
 const char *nns__intern_find(const nns__interner *in, const char *s);
 /* Room for `more` strings without growing: one table of the final size
  * instead of a doubling series of tables, each rehashed and each touching
- * fresh pages. A hint; false only when out of memory. */
+ * fresh pages. A hint; false only when out of memory. Shared, it does
+ * nothing. */
 bool nns__intern_reserve(nns__interner *in, size_t more);
 
 /* ==== Reading small text formats (text_read.c) ==== */

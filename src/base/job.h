@@ -20,6 +20,15 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* Work on fewer items (nodes, values, rows) than this stays on the calling
+ * thread: a thread's start would cost more than it saves. A fuzzing build
+ * starts a thread for anything, so that the fuzzers reach those paths. */
+#ifdef NNS_FUZZING
+#define NNS__JOB_MIN_ITEMS 2
+#else
+#define NNS__JOB_MIN_ITEMS 4096
+#endif
+
 typedef struct nns__job {
   void (*run)(void *arg);
   void *arg;

@@ -334,6 +334,8 @@ static bool intern_grow(nns__interner *in) {
 }
 
 bool nns__intern_reserve(nns__interner *in, size_t more) {
+  if (in->shared) /* the other thread probes the table: it stays */
+    return true;
   if (in->count > SIZE_MAX / 16 || more > SIZE_MAX / 16 - in->count)
     return false;
   size_t need = (in->count + more) * 4, cap = in->cap ? in->cap : 256;
@@ -367,27 +369,29 @@ static inline bool bytes_equal(const char *a, const char *b, size_t n) {
   return true;
 }
 
-/* The slot where s is, or the empty slot where it would go. */
-static inline size_t intern_slot(const nns__interner *in, const char *s, size_t n,
-                          uint32_t h) {
+/* Whether interned copy e is s (n bytes, hash h). Hash and length first:
+ * most compares end there. Equal lengths below 4 GB make the copy n bytes
+ * long, so the compare stays inside it; beyond, strncmp stops at the
+ * copy's end. */
+static inline bool intern_is(const char *e, const char *s, size_t n,
+                             uint32_t h) {
   uint32_t len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+  nns__intern_head eh = intern_head(e);
+  if (eh.hash != h || eh.len != len)
+    return false;
+  return len < UINT32_MAX ? bytes_equal(e, s, n)
+                          : strncmp(e, s, n) == 0 && e[n] == '\0';
+}
+
+/* The slot where s is, or the empty slot where it would go. */
+static inline size_t intern_slot(const nns__interner *in, const char *s,
+                                 size_t n, uint32_t h) {
   uint8_t tag = intern_tag(h);
   size_t mask = in->cap - 1;
   size_t i = h & mask;
-  for (; in->tags[i]; i = (i + 1) & mask) {
-    if (in->tags[i] != tag)
-      continue;
-    const char *e = in->slots[i];
-    nns__intern_head eh = intern_head(e);
-    /* Hash and length first: most probes end there. Equal lengths below
-     * 4 GB make the copy n bytes long, so memcmp stays inside it; beyond,
-     * strncmp stops at the copy's end. */
-    if (eh.hash != h || eh.len != len)
-      continue;
-    if (len < UINT32_MAX ? bytes_equal(e, s, n)
-                         : strncmp(e, s, n) == 0 && e[n] == '\0')
+  for (; in->tags[i]; i = (i + 1) & mask)
+    if (in->tags[i] == tag && intern_is(in->slots[i], s, n, h))
       return i;
-  }
   return i;
 }
 
@@ -399,15 +403,10 @@ const char *nns__intern_find(const nns__interner *in, const char *s) {
   return in->tags[i] ? in->slots[i] : NULL;
 }
 
-const char *nns__intern(nns__interner *in, const char *s, size_t n) {
-  /* At most three quarters full: a probe reads a tag byte first, so
-   * longer runs cost little, while a sparser table costs page faults. */
-  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
-    return NULL;
-  uint32_t h = str_hash(s, n);
-  size_t i = intern_slot(in, s, n, h);
-  if (in->tags[i])
-    return in->slots[i];
+/* A new copy of s in in's arena, after its header; NULL when out of
+ * memory. */
+static char *intern_copy(nns__interner *in, const char *s, size_t n,
+                         uint32_t h) {
   nns__intern_head head = {h, n < UINT32_MAX ? (uint32_t)n : UINT32_MAX};
   if (n > SIZE_MAX - sizeof head - 1)
     return NULL;
@@ -418,10 +417,98 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
   copy += sizeof head;
   if (n)
     memcpy(copy, s, n);
+  return copy;
+}
+
+/*
+ * nns__intern on a shared table. A slot is claimed by swapping its
+ * pointer from NULL to a complete copy (the copy is written before, and
+ * the swap publishes it); its tag follows. A reader that sees tag 0 reads
+ * the pointer too: a slot claimed but not yet tagged is compared like a
+ * tagged one. Two threads interning one new string at once both copy it,
+ * one copy wins the slot and the other's bytes are left unused.
+ */
+static const char *intern_shared(nns__interner *in, const char *s, size_t n) {
+  if (!in->cap) { /* no table: nns__intern_share never shares one */
+    in->full = true;
+    return NULL;
+  }
+  uint32_t h = str_hash(s, n);
+  uint8_t tag = intern_tag(h);
+  size_t mask = in->cap - 1;
+  char *mine = NULL;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    uint8_t t = __atomic_load_n(&in->tags[i], __ATOMIC_ACQUIRE);
+    if (t && t != tag)
+      continue;
+    const char *e = __atomic_load_n(&in->slots[i], __ATOMIC_ACQUIRE);
+    if (!e) {
+      if (in->count >= in->quota) {
+        if (!in->unshare) {
+          in->full = true;
+          return NULL;
+        }
+        in->unshare(in->unshare_ctx); /* the other thread is done */
+        return nns__intern(in, s, n);
+      }
+      if (!mine && !(mine = intern_copy(in, s, n, h)))
+        return NULL;
+      if (__atomic_compare_exchange_n(&in->slots[i], &e, mine, false,
+                                      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&in->tags[i], tag, __ATOMIC_RELEASE);
+        in->count++;
+        return mine;
+      }
+      /* Another thread claimed it first: e is its copy. */
+    }
+    if (intern_is(e, s, n, h))
+      return e;
+  }
+}
+
+const char *nns__intern(nns__interner *in, const char *s, size_t n) {
+  if (in->shared)
+    return intern_shared(in, s, n);
+  /* At most three quarters full: a probe reads a tag byte first, so
+   * longer runs cost little, while a sparser table costs page faults. */
+  if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
+    return NULL;
+  uint32_t h = str_hash(s, n);
+  size_t i = intern_slot(in, s, n, h);
+  if (in->tags[i])
+    return in->slots[i];
+  char *copy = intern_copy(in, s, n, h);
+  if (!copy)
+    return NULL;
   in->slots[i] = copy;
   in->tags[i] = intern_tag(h);
   in->count++;
   return copy;
+}
+
+void nns__intern_share(nns__interner *in, nns__interner *view,
+                       nns__arena *arena, void (*unshare)(void *),
+                       void *ctx) {
+  /* What the table takes before nns__intern would grow it, halved. */
+  size_t room = in->cap * 3 / 4 > in->count ? in->cap * 3 / 4 - in->count : 0;
+  *view = *in;
+  view->arena = arena;
+  view->shared = in->shared = true;
+  view->full = in->full = false;
+  view->count = 0;
+  view->quota = room / 2;
+  view->unshare = NULL;
+  in->quota = in->count + room / 2;
+  in->unshare = unshare;
+  in->unshare_ctx = ctx;
+}
+
+void nns__intern_unshare(nns__interner *in, const nns__interner *view) {
+  in->count += view->count;
+  in->shared = in->full = false;
+  in->quota = 0;
+  in->unshare = NULL;
+  in->unshare_ctx = NULL;
 }
 
 const char *nns__intern_cstr(nns__interner *in, const char *s) {

@@ -44,8 +44,8 @@ static nns_status load_opset(nns__loader *L, const nns__wire *w,
 /* Arrays of opset imports: `count` found by the caller's first pass. */
 static nns_status alloc_opsets(nns__loader *L, int32_t count,
                                const char ***domains, int64_t **versions) {
-  *domains = nns__arena_array(&L->A.m->arena, (size_t)count, sizeof(char *));
-  *versions = nns__arena_array(&L->A.m->arena, (size_t)count, sizeof(int64_t));
+  *domains = nns__arena_array(L->arena, (size_t)count, sizeof(char *));
+  *versions = nns__arena_array(L->arena, (size_t)count, sizeof(int64_t));
   return *domains && *versions ? NNS_OK : nns__load_nomem(L);
 }
 
@@ -365,6 +365,8 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
   L.max_depth = opts->max_depth > 0 ? opts->max_depth : NNS__DEFAULT_DEPTH;
   if (L.max_depth > NNS__MAX_DEPTH)
     L.max_depth = NNS__MAX_DEPTH;
+  L.arena = &m->arena;
+  L.strings = &m->strings;
   nns_status st = nns__asm_begin(&L.A, m, err, "loading");
   if (st == NNS_OK) {
     m->producer_name = m->producer_version = m->domain = m->doc = L.A.empty;

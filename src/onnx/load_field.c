@@ -16,7 +16,7 @@ static size_t cut_at_nul(const nns__field *f) {
 
 nns_status nns__load_text(nns__loader *L, const nns__field *f,
                           const char **out) {
-  *out = nns__arena_strndup(&L->A.m->arena, (const char *)f->data,
+  *out = nns__arena_strndup(L->arena, (const char *)f->data,
                             cut_at_nul(f));
   return *out ? NNS_OK : nns__load_nomem(L);
 }

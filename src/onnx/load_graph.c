@@ -71,7 +71,7 @@ static nns_status load_shape(nns__loader *L, const nns__wire *w,
   t->dims = NULL;
   if (!n)
     return NNS_OK;
-  t->dims = nns__arena_array(&L->A.m->arena, (size_t)n, sizeof *t->dims);
+  t->dims = nns__arena_array(L->arena, (size_t)n, sizeof *t->dims);
   if (!t->dims)
     return nns__load_nomem(L);
   nns__dims_copy(t->dims, dims, n);
@@ -194,7 +194,7 @@ nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
     if (f.num == NNS__F_VI_NAME) {
       st = nns__load_name(L, &f, name);
     } else if (f.num == NNS__F_VI_TYPE) {
-      if (!*type && !(*type = nns__arena_alloc(&L->A.m->arena, sizeof **type)))
+      if (!*type && !(*type = nns__arena_alloc(L->arena, sizeof **type)))
         return nns__load_nomem(L);
       if ((st = nns__wire_enter(&r, &f, &nns__pb_type, &sub)) == NNS_OK)
         st = nns__load_type(L, &sub, *type);
@@ -229,7 +229,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
                                     const nns__field *f, bool sparse,
                                     nns__tensor **out) {
   nns__wire sub;
-  nns__tensor *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
+  nns__tensor *t = nns__arena_alloc(L->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -243,7 +243,7 @@ static nns_status load_tensor_field(nns__loader *L, const nns__wire *w,
 static nns_status load_type_field(nns__loader *L, const nns__wire *w,
                                   const nns__field *f, nns__type **out) {
   nns__wire sub;
-  nns__type *t = nns__arena_alloc(&L->A.m->arena, sizeof *t);
+  nns__type *t = nns__arena_alloc(L->arena, sizeof *t);
   if (!t)
     return nns__load_nomem(L);
   *out = t;
@@ -345,7 +345,7 @@ static nns_status scan_attr(nns__loader *L, const nns__wire *w, nns__attr *a,
       a->i = (int64_t)f.u;
       break;
     case NNS__F_ATTR_S:
-      a->s = nns__arena_strndup(&L->A.m->arena, (const char *)f.data, f.len);
+      a->s = nns__arena_strndup(L->arena, (const char *)f.data, f.len);
       a->s_len = f.len;
       if (!a->s)
         return nns__load_nomem(L);
@@ -372,7 +372,7 @@ static nns_status scan_attr(nns__loader *L, const nns__wire *w, nns__attr *a,
 
 /* The array of a list attribute, `count` elements. */
 static void *alloc_list(nns__loader *L, nns__attr *a, int32_t count) {
-  nns__arena *arena = &L->A.m->arena;
+  nns__arena *arena = L->arena;
   a->n = count;
   switch (a->type) {
   case NNS__AT_FLOATS:
@@ -433,7 +433,7 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
   }
   case NNS__AT_STRINGS:
     if (!(a->strings[(*k)++] = nns__arena_strndup(
-              &L->A.m->arena, (const char *)f->data, f->len)))
+              L->arena, (const char *)f->data, f->len)))
       return nns__load_nomem(L);
     return NNS_OK;
   case NNS__AT_TENSORS:
@@ -445,6 +445,14 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
   default:
     return load_type_field(L, r, f, &a->tps[(*k)++]);
   }
+}
+
+/* An attribute a second thread's loader decodes (nns__loader.plain):
+ * numbers and strings, not graphs, tensors or types. */
+static bool plain_attr(int32_t type) {
+  return type == NNS__AT_FLOAT || type == NNS__AT_INT ||
+         type == NNS__AT_STRING || type == NNS__AT_FLOATS ||
+         type == NNS__AT_INTS || type == NNS__AT_STRINGS;
 }
 
 static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
@@ -467,6 +475,8 @@ static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,
   if (!sc.type_given)
     a->type = guess_attr_type(sc.seen);
   const struct attr_field *af = attr_field_for(a->type);
+  if (L->plain && (!af || !plain_attr(a->type)))
+    return NNS_E_STATE; /* the loading thread decodes this node */
   if (!af) {
     nns__warn(L->A.m,
               "attribute '%s' of node '%s' (%s) at byte %lld has %s type %d; "
@@ -619,7 +629,7 @@ nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
   size_t attr_bytes = (size_t)n->n_attrs * sizeof *n->attrs,
          ptr_bytes = ptrs * sizeof(void *);
   unsigned char *block = nns__arena_alloc(
-      &L->A.m->arena,
+      L->arena,
       attr_bytes + ptr_bytes + (size_t)n->n_out * sizeof(nns__value));
   if (!block)
     return nns__load_nomem(L);
@@ -699,17 +709,22 @@ static nns_status load_graph_value(nns__loader *L, const nns__wire *w,
   return nns__asm_output(&L->A, g, name, type, out);
 }
 
-nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
+/* The first pass: how many of each field g has, and where its nodes
+ * are (marks); *node_bytes: the bytes of the nodes' messages. */
+static nns_status count_fields(nns__loader *L, const nns__wire *w,
+                               nns__graph *g, nns__node_marks *marks,
+                               size_t *node_bytes) {
   nns__wire r = *w;
   nns__field f;
   nns_status st;
   int32_t n_sparse = 0;
-  size_t node_bytes = 0; /* of the nodes' messages */
-  while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+  for (size_t at = r.pos;
+       (st = nns__wire_next(&r, &f)) == NNS_OK && f.num; at = r.pos) {
+    nns__node_marks_field(marks, at, f.num == NNS__F_GRAPH_NODE);
     switch (f.num) {
     case NNS__F_GRAPH_NODE:
       st = nns__load_count_up(&r, &f, &g->n_nodes, 1);
-      node_bytes += f.len;
+      *node_bytes += f.len;
       break;
     case NNS__F_GRAPH_NAME:
       st = nns__load_name(L, &f, &g->name);
@@ -740,6 +755,12 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   if (n_sparse > INT32_MAX - g->n_inits)
     return nns__wire_fail(&r, &f, NNS_E_LIMIT, "too many initializers");
   g->n_inits += n_sparse;
+  return NNS_OK;
+}
+
+/* Room for what g's fields decode to, and g's arrays. */
+static nns_status make_room(nns__loader *L, const nns__wire *w, nns__graph *g,
+                            size_t node_bytes) {
   /* Names to come: about a node name and an output per node, and the
    * initializers' and inputs' names. Reserving them now builds the
    * interner's table once; a string costs at least 2 bytes of the message,
@@ -748,7 +769,7 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   size_t names = 2 * (size_t)g->n_nodes + (size_t)g->n_inits +
                  (size_t)g->n_inputs + (size_t)g->n_outputs,
          bound = (w->end - w->pos) / 4;
-  nns__intern_reserve(&L->A.m->strings, names < bound ? names : bound);
+  nns__intern_reserve(L->strings, names < bound ? names : bound);
   /* The graph's values (an output per node, the initializers and
    * inputs), likewise: its scope map lives in the arena, where each
    * doubling leaves the outgrown table behind (4 MB of a 100k-node
@@ -763,12 +784,12 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
    * least 3/8 full). Reserved before the map is made, so that the map comes out of
    * the same run of huge pages: made first, each of its two tables took a
    * chunk of its own, and touched a huge page for its last few bytes. */
-  nns__arena_reserve(&L->A.m->arena,
+  nns__arena_reserve(L->arena,
                      2 * node_bytes + (size_t)g->n_nodes * sizeof *g->nodes +
                          values * (sizeof(nns__value) + 48));
   nns__map_reserve(&g->scope, values);
 
-  nns__arena *arena = &L->A.m->arena;
+  nns__arena *arena = L->arena;
   g->nodes = nns__arena_array(arena, (size_t)g->n_nodes, sizeof *g->nodes);
   g->inits = nns__arena_array(arena, (size_t)g->n_inits, sizeof(void *));
   g->inputs = nns__arena_array(arena, (size_t)g->n_inputs, sizeof(void *));
@@ -780,13 +801,33 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
   if (!g->nodes || !g->inits || !g->inputs || !g->outputs || !g->vi_names ||
       !g->vi_types)
     return nns__load_nomem(L);
+  return NNS_OK;
+}
 
+/* The second pass: every field decoded, in file order. The nodes `half`
+ * decodes on a second thread are skipped once it has (joined at its first
+ * node, before any other field, or when this thread has used up its
+ * share of the interner's table). */
+static nns_status decode_fields(nns__loader *L, const nns__wire *w,
+                                nns__graph *g, nns__node_job *half) {
+  nns__wire r = *w, sub;
+  nns__field f;
+  nns_status st;
   int32_t kn = 0, ki = 0, kin = 0, kout = 0, kvi = 0;
-  nns__wire sub;
-  r = *w;
+  int32_t skip_to = half->from; /* nodes [from, skip_to) are decoded */
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
+    /* Only nodes share the interner: any other field waits for the
+     * second thread (none comes before its half in the usual layout). */
+    if (f.num != NNS__F_GRAPH_NODE && half->started)
+      skip_to = nns__nodes_join(half);
     switch (f.num) {
     case NNS__F_GRAPH_NODE:
+      if (kn == half->from)
+        skip_to = nns__nodes_join(half);
+      if (kn >= half->from && kn < skip_to) {
+        kn++;
+        break;
+      }
       if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
         g->nodes[kn].index = (uint32_t)kn;
         st = nns__load_node(L, &sub, g, &g->nodes[kn]);
@@ -816,5 +857,21 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
     if (st != NNS_OK)
       return st;
   }
+  return st;
+}
+
+nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g) {
+  nns__node_marks marks = {0};
+  size_t node_bytes = 0;
+  nns_status st = count_fields(L, w, g, &marks, &node_bytes);
+  if (st == NNS_OK)
+    st = make_room(L, w, g, node_bytes);
+  nns__node_job half = {.from = INT32_MAX};
+  if (st == NNS_OK)
+    nns__nodes_start(&half, L, w, g, &marks, node_bytes);
+  nns__node_marks_free(&marks);
+  if (st == NNS_OK)
+    st = decode_fields(L, w, g, &half);
+  nns__nodes_join(&half);
   return st;
 }

@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "../base/job.h"
 #include "../ir/assemble.h"
 #include "schema.h"
 
@@ -34,6 +35,15 @@ enum {
 typedef struct nns__loader {
   nns__asm A;                /* the graph assembly: model, error, "" */
   int max_depth;             /* deepest message nesting allowed */
+  /* Where the decoders put what they make: the model's arena and
+   * interner, or, for the nodes a second thread decodes (load_graph.c),
+   * that thread's arena and its view of the interner. */
+  nns__arena *arena;
+  nns__interner *strings;
+  /* A second thread's loader: it fails at anything but a plain node
+   * (an attribute holding a graph, a tensor or a type; a warning), and
+   * the loading thread decodes that node and those after it again. */
+  bool plain;
   /* Scratch stacks of the one-pass node decoder (load_graph.c): a node
    * pushes its inputs, outputs and attributes as it meets them, then copies
    * them into arrays of their final size and pops them. A subgraph's nodes,
@@ -81,7 +91,7 @@ static inline nns_status nns__load_name(nns__loader *L, const nns__field *f,
                                         const char **out) {
   const uint8_t *z = f->len ? memchr(f->data, 0, f->len) : NULL;
   size_t n = z ? (size_t)(z - f->data) : f->len;
-  *out = nns__intern(&L->A.m->strings, (const char *)f->data, n);
+  *out = nns__intern(L->strings, (const char *)f->data, n);
   return *out ? NNS_OK : nns__load_nomem(L);
 }
 /* A LEN field as an arena copy (doc strings, metadata), cut at a NUL. */
@@ -101,6 +111,48 @@ nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g);
 /* NodeProto into n, a node of g. */
 nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
                           nns__node *n);
+/* ==== A graph's nodes on two threads (load_nodes.c) ==== */
+
+/* What the first pass over a GraphProto notes of its node fields: every
+ * NODE_MARK-th node's position, and where the last unbroken run of them
+ * starts. Zero it first; nns__node_marks_field for every field. */
+typedef struct nns__node_marks {
+  size_t *pos;         /* tag positions in the graph's buffer (malloc'ed) */
+  size_t n_pos, cap_pos;
+  int32_t seen;        /* node fields so far */
+  int32_t run_start;   /* first node of the last unbroken run */
+  bool other;          /* another field came after the last node */
+  bool failed;         /* out of memory for `pos`: no second thread */
+} nns__node_marks;
+void nns__node_marks_field(nns__node_marks *mk, size_t at, bool node);
+void nns__node_marks_free(nns__node_marks *mk);
+
+/* Nodes from..to-1 of a graph, decoded on a second thread. */
+typedef struct nns__node_job {
+  nns__job job;
+  nns__loader L;            /* the second thread's loader */
+  nns__loader *main;        /* the loading thread's */
+  nns_error err;            /* the second thread's (never reported) */
+  nns__arena arena;         /* what it makes, adopted by the model's */
+  nns__interner strings;    /* its view of the model's interner */
+  nns__wire r;              /* at node `from` */
+  nns__graph *g;
+  int32_t from, to;         /* INT32_MAX when not started */
+  int32_t done;             /* first node it did not decode */
+  bool started, joined;
+} nns__node_job;
+/* Starts decoding the graph's second half of nodes on a second thread
+ * when the graph is large and its layout allows (load_nodes.c says when);
+ * else leaves j->from at INT32_MAX. g->nodes must be allocated, and the
+ * interner's table reserved; node_bytes: the nodes' messages' bytes. */
+void nns__nodes_start(nns__node_job *j, nns__loader *L, const nns__wire *w,
+                      nns__graph *g, const nns__node_marks *mk,
+                      size_t node_bytes);
+/* Waits for the second thread and gives the model what it made; returns
+ * the first node the loading thread must decode itself (j->to when it
+ * decoded them all). Once joined, returns at once; called on every path. */
+int32_t nns__nodes_join(nns__node_job *j);
+
 /* TypeProto into t. */
 nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
 /* ValueInfoProto: its name, and its type or NULL when it has none. */

@@ -174,7 +174,7 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
                        (int)(ext->location.len > 200 ? 200
                                                      : ext->location.len),
                        (const char *)ext->location.data, why);
-  t->ext_location = nns__arena_strndup(&L->A.m->arena,
+  t->ext_location = nns__arena_strndup(L->arena,
                                        (const char *)ext->location.data,
                                        ext->location.len);
   if (!t->ext_location)
@@ -526,9 +526,9 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
       t->storage = NNS__ST_DECODED;
       bool fl = tf == TF_FLOAT || tf == TF_DOUBLE;
       if (fl)
-        t->dec_f = nns__arena_array(&L->A.m->arena, s->count, sizeof(double));
+        t->dec_f = nns__arena_array(L->arena, s->count, sizeof(double));
       else
-        t->dec_i = nns__arena_array(&L->A.m->arena, s->count, sizeof(int64_t));
+        t->dec_i = nns__arena_array(L->arena, s->count, sizeof(int64_t));
       if (!t->dec_f && !t->dec_i)
         return nns__load_nomem(L);
     }
@@ -537,7 +537,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   /* Second pass, only when there is something to fill. */
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(L->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
   }
@@ -608,7 +608,7 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
   t->storage = NNS__ST_SPARSE;
   t->rank = (int32_t)n_dims;
   if (n_dims) {
-    t->dims = nns__arena_array(&L->A.m->arena, n_dims, sizeof *t->dims);
+    t->dims = nns__arena_array(L->arena, n_dims, sizeof *t->dims);
     if (!t->dims)
       return nns__load_nomem(L);
     int32_t k = 0;

@@ -529,7 +529,7 @@ static void grid_fill(void *arg) {
 
 /* Tables of this many rows format their second half on a job of its own
  * (a 100k-node graph's 80k rows took 15 ms on one thread). */
-enum { GRID_THREAD_MIN_ROWS = 4096 };
+enum { GRID_THREAD_MIN_ROWS = NNS__JOB_MIN_ITEMS };
 /* Bytes a cell takes, NUL included, a generous guess: graph100k.onnx's
  * 326k cells average 8 (bench/gen_models.py). */
 enum { CELL_BYTES = 16 };
