@@ -172,6 +172,17 @@ bool nns__map_add(nns__map *m, const void *key, void *val, void **old);
  * hint: false only when out of memory (the map is then unchanged). */
 bool nns__map_reserve(nns__map *m, size_t n);
 void nns__map_free(nns__map *m);
+/* A hint that `key` is looked up or added soon: its first slot is fetched
+ * into the cache meanwhile. A loop over many keys of a large map waits
+ * for memory at every one of them otherwise (the slots are scattered by
+ * the hash); asking a few keys ahead overlaps those waits. */
+static inline void nns__map_prefetch(const nns__map *m, const void *key) {
+  if (!m->cap)
+    return;
+  size_t i = (size_t)nns__hash_mix((uint64_t)(uintptr_t)key) & (m->cap - 1);
+  __builtin_prefetch(&m->keys[i]);
+  __builtin_prefetch(&m->vals[i]);
+}
 
 /*
  * A map from a pair (a, b) to a 32-bit value, for keys a pointer does not

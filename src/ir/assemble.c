@@ -200,16 +200,32 @@ static nns_status define_init(nns__asm *A, nns__graph *g, int32_t i,
   return define(A, g, v, listed);
 }
 
+/* How many values ahead of the one defined (or input linked) its scope
+ * slot is fetched (nns__map_prefetch): the slots of a large graph are cold.
+ * On a 100k-node graph (medians of 15 loads at one moment) definitions
+ * took 9.2 ms and links 6.7 ms without; 7.0 and 6.4 with 8 ahead, 6.1 and
+ * 6.2 with 16. */
+enum { AHEAD = 16 };
+
 static nns_status define_graph(nns__asm *A, nns__graph *g, bool listed) {
   nns_status st;
   for (int32_t i = 0; i < g->n_inputs; i++)
     if ((st = define(A, g, g->inputs[i], listed)) != NNS_OK)
       return st;
-  for (int32_t i = 0; i < g->n_inits; i++)
+  for (int32_t i = 0; i < g->n_inits; i++) {
+    if (i + AHEAD < g->n_inits && g->inits[i + AHEAD])
+      nns__map_prefetch(&g->scope, g->inits[i + AHEAD]->name);
     if ((st = define_init(A, g, i, listed)) != NNS_OK)
       return st;
+  }
   for (int32_t i = 0; i < g->n_nodes; i++) {
     nns__node *n = &g->nodes[i];
+    if (i + AHEAD < g->n_nodes) {
+      const nns__node *a = &g->nodes[i + AHEAD];
+      for (int32_t k = 0; k < a->n_out; k++)
+        if (a->out_names[k][0])
+          nns__map_prefetch(&g->scope, a->out_names[k]);
+    }
     for (int32_t k = 0; k < n->n_out; k++)
       if (n->out[k] && (st = define(A, g, n->out[k], listed)) != NNS_OK)
         return st;
@@ -299,6 +315,11 @@ static nns_status link_graph(nns__asm *A, nns__graph *g) {
   nns_status st;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     nns__node *n = &g->nodes[i];
+    if (i + AHEAD < g->n_nodes) {
+      const nns__node *a = &g->nodes[i + AHEAD];
+      for (int32_t k = 0; k < a->n_in; k++)
+        nns__map_prefetch(&g->scope, a->in_names[k]);
+    }
     if ((st = link_node(A, g, n)) != NNS_OK)
       return st;
     for (int32_t k = 0; k < n->n_attrs; k++) {
