@@ -283,6 +283,52 @@ static void test_shapes_report(void) {
   nns_model_free(m);
 }
 
+/* The input `name` [1, 2, H, 8], H named `h` (NULL: 8), and once, the
+ * convolutions' weight "w" [2, 2, 3, 3]. */
+static void add_input_2x8(nns_builder *b, const char *name, const char *h) {
+  nns_error err;
+  int64_t d[] = {1, 2, h ? -1 : 8, 8};
+  const char *sym[] = {NULL, NULL, h, NULL};
+  CHECK_EQ(nns_builder_add_input(b, name, NNS_DT_FLOAT, 4, d, sym, &err),
+           NNS_OK);
+  if (strcmp(name, "x") != 0)
+    return;
+  int64_t wd[] = {2, 2, 3, 3};
+  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0,
+                                       &err),
+           NNS_OK);
+}
+
+/* A 3x3 stride-2 pad-1 Conv of `in` by "w" into `out`: H -> (H+1)/2. */
+static void add_conv_s2(nns_builder *b, const char *name, const char *in,
+                        const char *out) {
+  nns_error err;
+  int64_t k[] = {3, 3}, st[] = {2, 2}, pads[] = {1, 1, 1, 1};
+  const char *ins[] = {in, "w"}, *outs[] = {out};
+  CHECK_EQ(nns_builder_add_node(b, "Conv", "", name, NULL, ins, 2, outs, 1,
+                                &err),
+           NNS_OK);
+  nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
+  nns_builder_attr_ints(b, "strides", st, 2, &err);
+  nns_builder_attr_ints(b, "pads", pads, 4, &err);
+}
+
+/* Ends b with output `out` (any type), frees it and analyses the model:
+ * the analysis, and the model in *m (both NULL on a failure, which is a
+ * test failure). */
+static nns_analysis *finish_analysed(nns_builder *b, const char *out,
+                                     nns_model **m) {
+  nns_error err;
+  nns_analysis *a = NULL;
+  *m = NULL;
+  CHECK_EQ(nns_builder_add_output(b, out, 0, -1, NULL, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (*m)
+    CHECK_EQ(nns_model_analyze(*m, NULL, &a, &err), NNS_OK);
+  return a;
+}
+
 /* Six 3x3 stride-2 convolutions (pad 1) on an input whose H is named
  * p2o.DynamicDimension.1, as paddle2onnx names dims: each output H is
  * ceil(H/2), which nnscan writes (H+1)/2, so the sixth is six nested
@@ -296,36 +342,20 @@ static void test_long_dims_get_short_names(void) {
   if (!b)
     return;
   nns_builder_add_opset(b, "", 13, &err);
-  int64_t xd[] = {1, 2, -1, 8};
-  const char *xs[] = {NULL, NULL, "p2o.DynamicDimension.1", NULL};
-  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, xs, &err),
-           NNS_OK);
-  int64_t wd[] = {2, 2, 3, 3}, k[] = {3, 3}, st[] = {2, 2},
-          pads[] = {1, 1, 1, 1};
-  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0,
-                                       &err),
-           NNS_OK);
+  add_input_2x8(b, "x", "p2o.DynamicDimension.1");
   char prev[16] = "x", out[16], name[16];
   for (int i = 0; i < 6; i++) {
     snprintf(out, sizeof out, "c%d", i);
     snprintf(name, sizeof name, "/conv%d/Conv", i);
-    const char *in[] = {prev, "w"}, *o[] = {out};
-    CHECK_EQ(nns_builder_add_node(b, "Conv", "", name, NULL, in, 2, o, 1,
-                                  &err),
-             NNS_OK);
-    nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
-    nns_builder_attr_ints(b, "strides", st, 2, &err);
-    nns_builder_attr_ints(b, "pads", pads, 4, &err);
+    add_conv_s2(b, name, prev, out);
     memcpy(prev, out, sizeof prev);
   }
-  CHECK_EQ(nns_builder_add_output(b, prev, 0, -1, NULL, NULL, &err), NNS_OK);
-  nns_model *m = NULL;
-  nns_analysis *a = NULL;
-  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
-  nns_builder_free(b);
-  if (!m)
+  nns_model *m;
+  nns_analysis *a = finish_analysed(b, prev, &m);
+  if (!a) {
+    nns_model_free(m);
     return;
-  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  }
   static sink s;
   memset(&s, 0, sizeof s);
   nns_report_options o = {.size = sizeof o, .width = 100};
@@ -356,26 +386,10 @@ static void test_long_dims_get_short_names(void) {
   nns_model_free(m);
 }
 
-/* A growing sink for tables too long for `sink`. */
-typedef struct big_sink {
-  char *buf;
-  size_t len, cap;
-} big_sink;
-
-static int big_sink_write(void *user, const char *data, size_t size) {
-  big_sink *s = user;
-  if (s->len + size + 1 > s->cap) {
-    size_t cap = (s->len + size + 1) * 2;
-    char *b = realloc(s->buf, cap);
-    if (!b)
-      return 1;
-    s->buf = b;
-    s->cap = cap;
-  }
-  memcpy(s->buf + s->len, data, size);
-  s->len += size;
-  s->buf[s->len] = 0;
-  return 0;
+/* A sink into a memory stream (open_memstream), for tables too long for
+ * `sink`. */
+static int stream_write(void *user, const char *data, size_t size) {
+  return fwrite(data, 1, size, user) == size ? 0 : 1;
 }
 
 /* Columns of a line of UTF-8 text: its bytes that start a character (the
@@ -401,17 +415,8 @@ static char *long_table(bool convs) {
   nns_builder *b = NULL;
   CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
   nns_builder_add_opset(b, "", 13, &err);
-  int64_t xd[] = {1, 2, 8, 8}, yd[] = {1, 2, -1, 8};
-  const char *ys[] = {NULL, NULL, "p2o.DynamicDimension.1", NULL};
-  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 4, xd, NULL, &err),
-           NNS_OK);
-  CHECK_EQ(nns_builder_add_input(b, "y", NNS_DT_FLOAT, 4, yd, ys, &err),
-           NNS_OK);
-  int64_t wd[] = {2, 2, 3, 3}, k[] = {3, 3}, st[] = {2, 2},
-          pads[] = {1, 1, 1, 1};
-  CHECK_EQ(nns_builder_add_initializer(b, "w", NNS_DT_FLOAT, 4, wd, NULL, 0,
-                                       &err),
-           NNS_OK);
+  add_input_2x8(b, "x", NULL);
+  add_input_2x8(b, "y", "p2o.DynamicDimension.1");
   char prev[32] = "x", out[32], name[80];
   for (int i = 0; i < 6000; i++) {
     const char *conv_in = !convs      ? NULL
@@ -420,13 +425,7 @@ static char *long_table(bool convs) {
                                       : NULL;
     if (conv_in) {
       snprintf(out, sizeof out, "c_%s", i == 2989 ? "a0" : "late");
-      const char *in[] = {conv_in, "w"}, *o[] = {out};
-      CHECK_EQ(nns_builder_add_node(b, "Conv", "", out + 2, NULL, in, 2, o,
-                                    1, &err),
-               NNS_OK);
-      nns_builder_attr_ints(b, "kernel_shape", k, 2, &err);
-      nns_builder_attr_ints(b, "strides", st, 2, &err);
-      nns_builder_attr_ints(b, "pads", pads, 4, &err);
+      add_conv_s2(b, out + 2, conv_in, out);
       continue;
     }
     snprintf(out, sizeof out, "r%d", i);
@@ -440,21 +439,25 @@ static char *long_table(bool convs) {
              NNS_OK);
     memcpy(prev, out, sizeof prev);
   }
-  CHECK_EQ(nns_builder_add_output(b, prev, 0, -1, NULL, NULL, &err), NNS_OK);
-  nns_model *m = NULL;
-  nns_analysis *a = NULL;
-  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
-  nns_builder_free(b);
-  if (!m)
+  nns_model *m;
+  nns_analysis *a = finish_analysed(b, prev, &m);
+  if (!a) {
+    nns_model_free(m);
     return NULL;
-  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  }
   CHECK_EQ(nns_analysis_layer_count(a), 6001);
-  big_sink s = {0};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  CHECK(f != NULL);
   nns_report_options o = {.size = sizeof o, .width = 400};
-  CHECK_EQ(nns_report(a, &o, big_sink_write, &s, &err), NNS_OK);
+  if (f) {
+    CHECK_EQ(nns_report(a, &o, stream_write, f, &err), NNS_OK);
+    fclose(f);
+  }
   nns_analysis_free(a);
   nns_model_free(m);
-  return s.buf;
+  return text;
 }
 
 /* The two halves of a long table read as one: the rows in order, and

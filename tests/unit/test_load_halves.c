@@ -114,6 +114,18 @@ static void build(pb *model, spec (*node)(int)) {
   build_as(model, node, false);
 }
 
+/* The model build_as writes, loaded (a failure is a test failure); NULL
+ * when it did not load. */
+static nns_model *load_built(spec (*node)(int), bool input_first) {
+  pb model = {0};
+  build_as(&model, node, input_first);
+  nns_model *m = NULL;
+  nns_error e;
+  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), NNS_OK);
+  pb_free(&model);
+  return m;
+}
+
 /* Every node as the test wrote it, linked to the one before; node
  * `extra_at` has a second attribute (-1: none has). */
 static void check_chain(const nns_model *m, int extra_at) {
@@ -147,18 +159,13 @@ static void check_chain(const nns_model *m, int extra_at) {
 }
 
 static void test_halves_plain(void) {
-  pb model = {0};
-  build(&model, plain);
-  nns_model *m = NULL;
-  nns_error e;
-  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), NNS_OK);
+  nns_model *m = load_built(plain, false);
   if (m) {
     check_chain(m, -1);
     /* Strings: "" and the opset's, the graph's x, and three a node. */
     CHECK(m->strings.count >= 3 * (size_t)N + 2);
     nns_model_free(m);
   }
-  pb_free(&model);
 }
 
 /* Node 9000, in the second half, holds a tensor: the second thread stops
@@ -168,11 +175,7 @@ static spec tensor_at_9000(int i) {
 }
 
 static void test_halves_give_up(void) {
-  pb model = {0};
-  build(&model, tensor_at_9000);
-  nns_model *m = NULL;
-  nns_error e;
-  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), NNS_OK);
+  nns_model *m = load_built(tensor_at_9000, false);
   if (m) {
     check_chain(m, 9000);
     const nns__node *n = &m->graph->nodes[9000];
@@ -185,7 +188,6 @@ static void test_halves_give_up(void) {
     }
     nns_model_free(m);
   }
-  pb_free(&model);
 }
 
 /* Node 100, in the first half, holds a graph of 20,000 nodes: the loading
@@ -197,11 +199,7 @@ static spec graph_at_100(int i) {
 }
 
 static void test_halves_subgraph(void) {
-  pb model = {0};
-  build(&model, graph_at_100);
-  nns_model *m = NULL;
-  nns_error e;
-  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), NNS_OK);
+  nns_model *m = load_built(graph_at_100, false);
   if (m) {
     check_chain(m, 100);
     const nns__node *n = &m->graph->nodes[100];
@@ -218,7 +216,6 @@ static void test_halves_subgraph(void) {
     }
     nns_model_free(m);
   }
-  pb_free(&model);
 }
 
 /* Initializers between the nodes: after node 3000 (first half: the
@@ -232,11 +229,7 @@ static spec inits_between(int i) {
 
 static void test_halves_layout(void) {
   for (int input_first = 0; input_first < 2; input_first++) {
-    pb model = {0};
-    build_as(&model, inits_between, input_first);
-    nns_model *m = NULL;
-    nns_error e;
-    CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), NNS_OK);
+    nns_model *m = load_built(inits_between, input_first);
     if (m) {
       check_chain(m, -1);
       CHECK_EQ(m->graph->n_inits, 2);
@@ -246,7 +239,6 @@ static void test_halves_layout(void) {
       }
       nns_model_free(m);
     }
-    pb_free(&model);
   }
 }
 
