@@ -206,6 +206,12 @@ static void keep_freed_memory(void) {
   mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+  /* The library's own threads (docs/api.md, "Threads") malloc work arrays
+   * too: from the one heap they reuse what the passes freed, where an
+   * arena of their own would be fresh pages. */
+  mallopt(M_ARENA_MAX, 1);
+#endif
 }
 
 /*
