@@ -619,7 +619,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   rf_job rf = {.m = m, .a = a};
   nns__job_start(&rf.job, rf_job_run, &rf,
                  a->n_nodes >= THREAD_MIN_NODES);
-  nns__keep_start(keep, m);
+  nns__keep_start(keep, m, a->n_nodes >= THREAD_MIN_NODES);
   st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK &&
       (run_costs(m, a) != NNS_OK || nns__kernel_bytes(m, a) != NNS_OK))

@@ -394,7 +394,8 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
  * never started, too: then it has nothing to give), waits for the copy and,
  * when `wanted` (the analysis succeeded), hands it to `a` with what the
  * passes may have changed meanwhile (constants, symbol names) and the op
- * types without a rule. nns__keep_warnings moves the warnings the
+ * types without a rule (`thread`: copy on a thread of its own, else at
+ * nns__keep_finish). nns__keep_warnings moves the warnings the
  * analysis added to the model (warnings[from..]) into `a`, after copies
  * of the load's and inference's, and leaves the model's list as the
  * inference left it. */
@@ -408,7 +409,7 @@ typedef struct nns__keep {
   uint32_t n_dims;
   bool done;            /* the copy completed (false: out of memory) */
 } nns__keep;
-void nns__keep_start(nns__keep *k, const nns_model *m);
+void nns__keep_start(nns__keep *k, const nns_model *m, bool thread);
 nns_status nns__keep_finish(nns__keep *k, nns_model *m, nns__analysis *a,
                             bool wanted);
 nns_status nns__keep_warnings(nns_model *m, nns__analysis *a, size_t from);

@@ -18,10 +18,6 @@
 
 #include "analyze.h"
 
-/* Graphs with fewer values copy inline: the copy takes well under a
- * millisecond, less than a thread's start is worth. */
-enum { KEEP_THREAD_MIN_VALUES = NNS__JOB_MIN_ITEMS };
-
 /* Values of one shape share one run of dims: a recent run made from the
  * same model dims (a direct-mapped cache by their hash; a collision only
  * costs a copy) is pointed at, not copied. A 100k-node graph has a
@@ -85,11 +81,10 @@ static void copy_types(void *p) {
   k->done = true;
 }
 
-void nns__keep_start(nns__keep *k, const nns_model *m) {
+void nns__keep_start(nns__keep *k, const nns_model *m, bool thread) {
   *k = (nns__keep){.m = m};
   nns__arena_init(&k->arena);
-  nns__job_start(&k->job, copy_types, k,
-                 m->n_values >= KEEP_THREAD_MIN_VALUES);
+  nns__job_start(&k->job, copy_types, k, thread);
 }
 
 nns_status nns__keep_finish(nns__keep *k, nns_model *m, nns__analysis *a,
