@@ -542,9 +542,9 @@ static void node_totals(nns_model *m, nns__analysis *a) {
  * header files say what each part reads and writes):
  *  - the parameters' walk over the nodes, while scope_build makes the
  *    layers;
- *  - the receptive-field walk over the nodes, and the copy of the value
- *    types the analysis keeps (keep.c), while the cost, memory and scope
- *    passes run.
+ *  - the receptive-field walk over the nodes, the layers' input and
+ *    output values (nns__scope_io) and the copy of the value types the
+ *    analysis keeps (keep.c), while the cost, memory and sum passes run.
  * Graphs below this many nodes (LLaMA-7B's 3,895) walk inline: their walks
  * take well under a millisecond, and a thread's start would be a share of
  * a summary of a few milliseconds for little gain. */
@@ -560,6 +560,18 @@ typedef struct params_job {
 static void params_job_run(void *p) {
   params_job *j = p;
   j->walk = nns__params_walk_nodes(j->m, j->a);
+}
+
+typedef struct io_job {
+  nns__job job;
+  const nns_model *m;
+  nns__analysis *a;
+  bool ok;
+} io_job;
+
+static void io_job_run(void *p) {
+  io_job *j = p;
+  j->ok = nns__scope_io(j->m, j->a);
 }
 
 typedef struct rf_job {
@@ -619,6 +631,8 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   rf_job rf = {.m = m, .a = a};
   nns__job_start(&rf.job, rf_job_run, &rf,
                  a->n_nodes >= THREAD_MIN_NODES);
+  io_job io = {.m = m, .a = a};
+  nns__job_start(&io.job, io_job_run, &io, a->n_nodes >= THREAD_MIN_NODES);
   nns__keep_start(keep, m, a->n_nodes >= THREAD_MIN_NODES);
   st = nns__roofline_setup(m, a, o->hardware, o->compute_dtype, err);
   if (st == NNS_OK &&
@@ -638,6 +652,14 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
     nns__custom_macs_apply(m, a);
   if (st == NNS_OK)
     st = nns__scope_finish(m, a, err);
+  /* Joined on every path: the threads read `a`. */
+  if (st == NNS_OK) {
+    nns__job_finish(&io.job);
+    if (!io.ok)
+      st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  } else {
+    nns__job_cancel(&io.job);
+  }
   /* Joined on every path: the thread reads `a`. */
   if (st == NNS_OK) {
     nns__job_finish(&rf.job);

@@ -283,8 +283,9 @@ static inline const nns__node *nns__graph_node(const nns__analysis *a,
 /* ==== Passes ==== */
 
 /* scope.c: builds a->layers (preorder) from the main graph's node names and
- * sets a->nodes[i].layer. Types, op lists and input/output values are set
- * later by nns__scope_finish, once per-node counts are known. */
+ * sets a->nodes[i].layer. Input and output values are set later by
+ * nns__scope_io, once the parameter values are known, and types and op
+ * lists by nns__scope_finish, once per-node counts are. */
 nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err);
 /* Layer l's parent, (size_t)-1 for the root. */
 static inline size_t nns__layer_up(const nns__analysis *a, size_t l) {
@@ -301,7 +302,13 @@ static inline const nns_rf *nns__layer_rf(const nns__analysis *a, size_t l) {
   static const nns_rf none; /* before rf.c has run */
   return a->layer_rfs ? &a->layer_rfs[a->layers[l].rf] : &none;
 }
-/* Layer types, op type lists, input and output values. */
+/* Each layer's input and output values (info.input_value, output_value).
+ * It reads the model, a->order, the layers' tree and a->is_param_value,
+ * and writes only those two fields of each layer, so that analyze.c may
+ * run it on a thread of its own beside the cost passes (no pass reads
+ * them before rf.c). False when out of memory. */
+bool nns__scope_io(const nns_model *m, nns__analysis *a);
+/* Layer types and op type lists. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
 /* custom.c: the caller's declaration of the module at `path` (created,

@@ -719,66 +719,30 @@ static const char *join(nns__analysis *a, const type_list *t, const char *sep,
 }
 
 /* Value that counts as an activation input of a layer: computed at run
- * time (not a parameter, not a folded constant). */
+ * time (not a parameter, not a folded constant). A parameter value is
+ * tested first: a cost rule running beside nns__scope_io may fold an
+ * initializer's constant (nns__in_const), never another value's. */
 static bool is_activation(const nns__analysis *a, const nns__value *v) {
   return v && !a->is_param_value[v->index] && !v->cval &&
          (v->producer || v->is_graph_input);
 }
 
-nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
+bool nns__scope_io(const nns_model *m, nns__analysis *a) {
   const nns__graph *g = m->graph;
   size_t nl = a->n_layers;
-  type_list *types = calloc(nl, sizeof *types);
-  /* The op types that do run-time work: the layer's type summary leads
-   * with them rather than with shape arithmetic (Shape, Gather on shapes,
-   * Constant) and views (Identity, Reshape). */
-  type_list *work = calloc(nl, sizeof *work);
-  nns__set64 seen_work = {0};
-  int64_t *out_pos = malloc(nl * sizeof *out_pos); /* producer position */
-  int64_t *last_pos = malloc(nl * sizeof *last_pos);
-  nns__set64 seen = {0};
+  int64_t *out_pos = malloc((nl + 1) * sizeof *out_pos); /* producer pos. */
+  int64_t *last_pos = malloc((nl + 1) * sizeof *last_pos);
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
-  nns_status st = NNS_OK;
-  if (!types || !work || !out_pos || !last_pos || !pos) {
-    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  bool ok = out_pos && last_pos && pos;
+  if (!ok)
     goto done;
-  }
   for (size_t l = 0; l < nl; l++)
     out_pos[l] = last_pos[l] = -1;
   for (int32_t i = 0; i < g->n_nodes; i++)
     pos[a->order[i]->index] = (uint32_t)i;
-
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
     uint32_t nl0 = a->nodes[n->index].layer;
-    /* Op types: an ancestor already holding the type holds it for all of
-     * its own ancestors too, so the climb stops there. */
-    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
-      int added = list_add(&types[l], &seen, (uint32_t)l,
-                           a->nodes[n->index].optype);
-      if (added == 0)
-        break;
-      if (added < 0) {
-        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-        goto done;
-      }
-    }
-    bool does_work = n->op && !n->op->view;
-    bool all_folded = n->n_out > 0;
-    for (int32_t k = 0; k < n->n_out; k++)
-      if (n->out[k] && !n->out[k]->cval)
-        all_folded = false;
-    for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
-         l = nns__layer_up(a, l)) {
-      int added = list_add(&work[l], &seen_work, (uint32_t)l,
-                           a->nodes[n->index].optype);
-      if (added == 0)
-        break;
-      if (added < 0) {
-        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-        goto done;
-      }
-    }
     for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l))
       last_pos[l] = i;
     /* Inputs: a layer's first activation input from outside it. */
@@ -824,24 +788,15 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
         a->layers[l].info.output_value = v->index;
       }
   }
+  /* Nothing leaves the layer (a dead end): its last node's output. */
   for (size_t l = 0; l < nl; l++) {
     nns__linfo *li = &a->layers[l].info;
-    /* Nothing leaves the layer (a dead end): its last node's output. */
-    if (li->output_value == NNS__NONE32 && last_pos[l] >= 0) {
-      const nns__node *n = a->order[last_pos[l]];
-      for (int32_t k = 0; k < n->n_out && li->output_value == NNS__NONE32; k++)
-        if (n->out[k])
-          li->output_value = n->out[k]->index;
-    }
-    li->op_types = join(a, &types[l], ",", 0);
-    /* A module class from the model wins; else the op type of a single-op
-     * layer, else a summary of its op types. */
-    if (li->type)
-      ;
-    else if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
-      li->type = a->optypes[types[l].v[0]].op_type;
-    else
-      li->type = join(a, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
+    if (li->output_value != NNS__NONE32 || last_pos[l] < 0)
+      continue;
+    const nns__node *n = a->order[last_pos[l]];
+    for (int32_t k = 0; k < n->n_out && li->output_value == NNS__NONE32; k++)
+      if (n->out[k])
+        li->output_value = n->out[k]->index;
   }
   /* The root is the model: its first input and first output. */
   if (nl) {
@@ -854,6 +809,72 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
       a->layers[0].info.output_value = g->outputs[0]->index;
   }
 done:
+  free(out_pos);
+  free(last_pos);
+  free(pos);
+  return ok;
+}
+
+nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
+  const nns__graph *g = m->graph;
+  size_t nl = a->n_layers;
+  type_list *types = calloc(nl, sizeof *types);
+  /* The op types that do run-time work: the layer's type summary leads
+   * with them rather than with shape arithmetic (Shape, Gather on shapes,
+   * Constant) and views (Identity, Reshape). */
+  type_list *work = calloc(nl, sizeof *work);
+  nns__set64 seen_work = {0};
+  nns__set64 seen = {0};
+  nns_status st = NNS_OK;
+  if (!types || !work) {
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    goto done;
+  }
+  for (int32_t i = 0; i < g->n_nodes; i++) {
+    const nns__node *n = a->order[i];
+    uint32_t nl0 = a->nodes[n->index].layer;
+    /* Op types: an ancestor already holding the type holds it for all of
+     * its own ancestors too, so the climb stops there. */
+    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
+      int added = list_add(&types[l], &seen, (uint32_t)l,
+                           a->nodes[n->index].optype);
+      if (added == 0)
+        break;
+      if (added < 0) {
+        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+        goto done;
+      }
+    }
+    bool does_work = n->op && !n->op->view;
+    bool all_folded = n->n_out > 0;
+    for (int32_t k = 0; k < n->n_out; k++)
+      if (n->out[k] && !n->out[k]->cval)
+        all_folded = false;
+    for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
+         l = nns__layer_up(a, l)) {
+      int added = list_add(&work[l], &seen_work, (uint32_t)l,
+                           a->nodes[n->index].optype);
+      if (added == 0)
+        break;
+      if (added < 0) {
+        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+        goto done;
+      }
+    }
+  }
+  for (size_t l = 0; l < nl; l++) {
+    nns__linfo *li = &a->layers[l].info;
+    li->op_types = join(a, &types[l], ",", 0);
+    /* A module class from the model wins; else the op type of a single-op
+     * layer, else a summary of its op types. */
+    if (li->type)
+      ;
+    else if (a->layers[l].counts.nodes == 1 && types[l].n == 1)
+      li->type = a->optypes[types[l].v[0]].op_type;
+    else
+      li->type = join(a, work[l].n ? &work[l] : &types[l], "+", SUMMARY_MAX);
+  }
+done:
   for (size_t l = 0; types && l < nl; l++)
     list_free(&types[l]);
   for (size_t l = 0; work && l < nl; l++)
@@ -862,8 +883,5 @@ done:
   free(work);
   nns__set64_free(&seen);
   nns__set64_free(&seen_work);
-  free(out_pos);
-  free(last_pos);
-  free(pos);
   return st;
 }
