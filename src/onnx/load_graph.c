@@ -448,11 +448,14 @@ static nns_status list_elements(nns__loader *L, const nns__wire *r,
 }
 
 /* An attribute a second thread's loader decodes (nns__loader.plain):
- * numbers and strings, not graphs, tensors or types. */
+ * numbers, strings and dense tensors (a Constant's value; one with
+ * external data or segments stops it in nns__load_tensor), not graphs,
+ * sparse tensors or types. */
 static bool plain_attr(int32_t type) {
   return type == NNS__AT_FLOAT || type == NNS__AT_INT ||
          type == NNS__AT_STRING || type == NNS__AT_FLOATS ||
-         type == NNS__AT_INTS || type == NNS__AT_STRINGS;
+         type == NNS__AT_INTS || type == NNS__AT_STRINGS ||
+         type == NNS__AT_TENSOR || type == NNS__AT_TENSORS;
 }
 
 static nns_status load_attr(nns__loader *L, const nns__wire *w, nns__node *n,

@@ -41,8 +41,9 @@ typedef struct nns__loader {
   nns__arena *arena;
   nns__interner *strings;
   /* A second thread's loader: it fails at anything but a plain node
-   * (an attribute holding a graph, a tensor or a type; a warning), and
-   * the loading thread decodes that node and those after it again. */
+   * (an attribute holding a graph, a sparse tensor or a type; a tensor
+   * with external data; a warning), and the loading thread decodes that
+   * node and those after it again. */
   bool plain;
   /* Scratch stacks of the one-pass node decoder (load_graph.c): a node
    * pushes its inputs, outputs and attributes as it meets them, then copies

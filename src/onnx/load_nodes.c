@@ -7,8 +7,9 @@
  * loader of its own (scratch stacks, an arena, a view of the interner
  * that shares its table: base.h, nns__intern_share) and writes only the
  * nodes of its half. It stops at the first node it cannot decode alone
- * (an error; an attribute holding a graph, a tensor or a type; a warning;
- * its share of the interner's table used up: nns__loader.plain), and the
+ * (an error; an attribute holding a graph, a sparse tensor or a type; a
+ * tensor with external data; a warning; its share of the interner's table
+ * used up: nns__loader.plain), and the
  * loading thread decodes that node and the ones after it as it would
  * have, so a model loads, or fails, exactly as on one thread. The loading
  * thread, when it uses up its own share, waits for the second thread and

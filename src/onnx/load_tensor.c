@@ -199,6 +199,8 @@ static nns_status finish_external(nns__loader *L, nns__tensor *t,
   if (t->ext_length >= 0 && !nns__add_i64(t->ext_offset, t->ext_length, &end))
     return TENSOR_FAIL(L, t, NNS_E_EXTERNAL,
                        "external data offset + length overflows");
+  if (L->plain) /* the files are checked on the loading thread */
+    return NNS_E_STATE;
   t->storage = NNS__ST_EXTERNAL;
   L->external = true;
   return NNS_OK;
@@ -561,6 +563,8 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   if ((st = count_elements(L, t)) != NNS_OK)
     return st;
   if (segmented) {
+    if (L->plain) /* a warning: the loading thread gives it, in order */
+      return NNS_E_STATE;
     nns__warn(L->A.m,
               "%s at byte %lld is segmented; segments are not supported and "
               "its data will not be read",

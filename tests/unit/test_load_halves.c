@@ -24,6 +24,7 @@ enum { N = 12000, BODY = 20000 };
 typedef struct spec {
   const char *op;
   bool tensor_attr; /* also an attribute holding a tensor */
+  bool external;    /* whose data is in an external file */
   bool graph_attr;  /* also an attribute holding a graph: BODY Identity
                        nodes, a chain from x */
   bool init_after;  /* an initializer w<i> follows it in the file */
@@ -57,8 +58,16 @@ static void build_as(pb *model, spec (*node)(int), bool input_first) {
       pb tensor = {0};
       pb_int(&tensor, 1, 3);            /* TensorProto.dims [3] */
       pb_int(&tensor, 2, NNS_DT_FLOAT); /* .data_type */
-      float zeros[3] = {0};
-      pb_bytes(&tensor, 9, zeros, sizeof zeros); /* .raw_data */
+      if (s.external) {
+        pb entry = {0};
+        pb_str(&entry, 1, "location"); /* StringStringEntryProto */
+        pb_str(&entry, 2, "absent.bin");
+        pb_msg(&tensor, 13, &entry); /* .external_data */
+        pb_int(&tensor, 14, 1);      /* .data_location EXTERNAL */
+      } else {
+        float zeros[3] = {0};
+        pb_bytes(&tensor, 9, zeros, sizeof zeros); /* .raw_data */
+      }
       pb_str(&attr, 1, "table");
       pb_msg(&attr, 5, &tensor); /* .t */
       pb_int(&attr, 20, 4);      /* .type TENSOR */
@@ -168,24 +177,48 @@ static void test_halves_plain(void) {
   }
 }
 
-/* Node 9000, in the second half, holds a tensor: the second thread stops
- * there and the loading thread decodes it and the rest. */
+/* Node 9000, in the second half, holds a tensor (as a Constant does): the
+ * second thread decodes it. */
 static spec tensor_at_9000(int i) {
   return (spec){.op = "Relu", .tensor_attr = i == 9000};
 }
 
-static void test_halves_give_up(void) {
+/* The tensor at node 9000: its data in the file, or in `absent.bin`. */
+static void check_table(const nns_model *m, bool external) {
+  const nns__node *n = &m->graph->nodes[9000];
+  CHECK_EQ(n->n_attrs, 2);
+  if (n->n_attrs != 2)
+    return;
+  const nns__tensor *t = n->attrs[1].t;
+  CHECK_STR(n->attrs[1].name, "table");
+  CHECK_EQ(n->attrs[1].type, NNS__AT_TENSOR);
+  CHECK(t && t->rank == 1 && t->dims[0] == 3);
+  CHECK(t && t->storage == (external ? NNS__ST_EXTERNAL : NNS__ST_RAW));
+  if (t && external)
+    CHECK_STR(t->ext_location, "absent.bin");
+}
+
+static void test_halves_tensor(void) {
   nns_model *m = load_built(tensor_at_9000, false);
   if (m) {
     check_chain(m, 9000);
-    const nns__node *n = &m->graph->nodes[9000];
-    CHECK_EQ(n->n_attrs, 2);
-    if (n->n_attrs == 2) {
-      CHECK_STR(n->attrs[1].name, "table");
-      CHECK_EQ(n->attrs[1].type, NNS__AT_TENSOR);
-      CHECK(n->attrs[1].t && n->attrs[1].t->rank == 1 &&
-            n->attrs[1].t->dims[0] == 3);
-    }
+    check_table(m, false);
+    nns_model_free(m);
+  }
+}
+
+/* The tensor at node 9000 keeps its data in a file: the second thread
+ * stops there (external files are the loading thread's to check), and
+ * the loading thread decodes it and the rest. */
+static spec external_at_9000(int i) {
+  return (spec){.op = "Relu", .tensor_attr = i == 9000, .external = true};
+}
+
+static void test_halves_give_up(void) {
+  nns_model *m = load_built(external_at_9000, false);
+  if (m) {
+    check_chain(m, 9000);
+    check_table(m, true);
     nns_model_free(m);
   }
 }
@@ -273,6 +306,7 @@ static void test_halves_errors(void) {
 
 int main(void) {
   RUN(test_halves_plain);
+  RUN(test_halves_tensor);
   RUN(test_halves_give_up);
   RUN(test_halves_subgraph);
   RUN(test_halves_layout);
