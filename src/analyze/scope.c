@@ -815,6 +815,19 @@ done:
   return ok;
 }
 
+/* Adds op type `optype` to the lists of layer l and its ancestors, up to
+ * one that holds it already (it holds it for all of its own ancestors
+ * too). False when out of memory. */
+static bool climb_add(const nns__analysis *a, type_list *lists,
+                      nns__set64 *seen, size_t l, uint32_t optype) {
+  for (; l != (size_t)-1; l = nns__layer_up(a, l)) {
+    int added = list_add(&lists[l], seen, (uint32_t)l, optype);
+    if (added <= 0)
+      return added == 0;
+  }
+  return true;
+}
+
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   const nns__graph *g = m->graph;
   size_t nl = a->n_layers;
@@ -833,33 +846,17 @@ nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err) {
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = a->order[i];
     uint32_t nl0 = a->nodes[n->index].layer;
-    /* Op types: an ancestor already holding the type holds it for all of
-     * its own ancestors too, so the climb stops there. */
-    for (size_t l = nl0; l != (size_t)-1; l = nns__layer_up(a, l)) {
-      int added = list_add(&types[l], &seen, (uint32_t)l,
-                           a->nodes[n->index].optype);
-      if (added == 0)
-        break;
-      if (added < 0) {
-        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-        goto done;
-      }
-    }
+    uint32_t optype = a->nodes[n->index].optype;
     bool does_work = n->op && !n->op->view;
     bool all_folded = n->n_out > 0;
     for (int32_t k = 0; k < n->n_out; k++)
       if (n->out[k] && !n->out[k]->cval)
         all_folded = false;
-    for (size_t l = nl0; does_work && !all_folded && l != (size_t)-1;
-         l = nns__layer_up(a, l)) {
-      int added = list_add(&work[l], &seen_work, (uint32_t)l,
-                           a->nodes[n->index].optype);
-      if (added == 0)
-        break;
-      if (added < 0) {
-        st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-        goto done;
-      }
+    if (!climb_add(a, types, &seen, nl0, optype) ||
+        (does_work && !all_folded &&
+         !climb_add(a, work, &seen_work, nl0, optype))) {
+      st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+      goto done;
     }
   }
   for (size_t l = 0; l < nl; l++) {
