@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "../base/job.h"
 
 /* ==== Dims and symbols ==== */
 
@@ -422,6 +423,24 @@ bool nns__model_reserve_values(nns_model *m, size_t n);
 
 /* Builds m->nodes (see there) from the main graph and its subgraphs. */
 nns_status nns__model_index_nodes(nns_model *m, nns_error *err);
+/* The same in two steps, so that assembly lists the nodes on a second
+ * thread while it resolves names: the start empties the list and takes
+ * its room in the model's arena on the calling thread; the job then
+ * writes only the list and each node's list_index, and reads only what
+ * decoding made (the nodes, their graph attributes), which resolution
+ * leaves alone. The finish, called on every path, joins it, and lists the
+ * nodes again itself when the room fell short (a thread never grows it,
+ * as the arena is the calling thread's). */
+typedef struct nns__model_listing {
+  nns_model *m;
+  size_t cap;    /* room in m->nodes and its two companions */
+  bool threaded; /* filled on a thread: the room may not grow */
+  bool ok;       /* every node listed */
+  nns__job job;
+} nns__model_listing;
+void nns__model_listing_start(nns__model_listing *l, nns_model *m,
+                              bool thread);
+nns_status nns__model_listing_finish(nns__model_listing *l, nns_error *err);
 /* n's position in m->nodes, or (size_t)-1 (a function body's node). */
 static inline size_t nns__node_index(const nns_model *m, const nns__node *n) {
   (void)m;

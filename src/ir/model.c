@@ -138,17 +138,15 @@ nns__value *nns__graph_lookup(const nns__graph *g, const char *name) {
  * counts assembly kept (the main graph's and its subgraphs'): malloc'ed
  * and doubled, their 20 bytes a node (2 MB for 100k nodes) were faulted
  * in 4 KB at a time, where the arena's large chunks take huge pages. The
- * count is only a size: a list that outgrows it grows in the arena.
+ * count is only a size: a list that outgrows it grows in the arena, but
+ * not on a thread (nns__model_listing), which gives up instead.
  */
-typedef struct node_lister {
-  nns_model *m;
-  size_t cap;
-} node_lister;
-
-static bool list_push(node_lister *l, nns__node *n, uint32_t parent,
+static bool list_push(nns__model_listing *l, nns__node *n, uint32_t parent,
                       const char *attr) {
   nns_model *m = l->m;
   if (m->n_nodes == l->cap) {
+    if (l->threaded)
+      return false; /* the arena is the calling thread's */
     /* Three lists of one length: each grows from the same capacity. */
     nns__arena *a = &m->arena;
     size_t need = m->n_nodes + 1, cap = l->cap;
@@ -178,7 +176,7 @@ static bool list_push(node_lister *l, nns__node *n, uint32_t parent,
   return true;
 }
 
-static bool list_graph(node_lister *l, nns__graph *g, uint32_t parent,
+static bool list_graph(nns__model_listing *l, nns__graph *g, uint32_t parent,
                        const char *attr) {
   for (int32_t i = 0; i < g->n_nodes; i++) {
     nns__node *n = &g->nodes[i];
@@ -199,13 +197,15 @@ static bool list_graph(node_lister *l, nns__graph *g, uint32_t parent,
   return true;
 }
 
-nns_status nns__model_index_nodes(nns_model *m, nns_error *err) {
+/* Empties the list and takes its room. */
+static void list_begin(nns__model_listing *l) {
+  nns_model *m = l->m;
   for (int32_t f = 0; f < m->n_functions; f++) {
     nns__graph *body = m->functions[f].body;
     for (int32_t i = 0; body && i < body->n_nodes; i++)
       body->nodes[i].list_index = UINT32_MAX;
   }
-  node_lister l = {m, 0};
+  l->cap = 0;
   m->n_nodes = 0;
   m->nodes = NULL;
   m->node_parent = NULL;
@@ -224,11 +224,39 @@ nns_status nns__model_index_nodes(nns_model *m, nns_error *err) {
       m->node_parent_attr =
           nns__arena_array(&m->arena, count, sizeof *m->node_parent_attr);
       if (m->nodes && m->node_parent && m->node_parent_attr)
-        l.cap = count;
+        l->cap = count;
     }
   }
-  if (m->graph && !list_graph(&l, m->graph, UINT32_MAX, ""))
+}
+
+static void list_fill(void *p) {
+  nns__model_listing *l = p;
+  l->ok = !l->m->graph || list_graph(l, l->m->graph, UINT32_MAX, "");
+}
+
+void nns__model_listing_start(nns__model_listing *l, nns_model *m,
+                              bool thread) {
+  *l = (nns__model_listing){.m = m};
+  list_begin(l);
+  l->threaded = thread;
+  nns__job_start(&l->job, list_fill, l, thread);
+}
+
+nns_status nns__model_listing_finish(nns__model_listing *l, nns_error *err) {
+  nns__job_finish(&l->job);
+  if (!l->ok && l->threaded) {
+    /* Its room fell short: listed again here, where it may grow. */
+    nns__model_listing_start(l, l->m, false);
+    nns__job_finish(&l->job);
+  }
+  if (!l->ok)
     return nns__err(err, NNS_E_NOMEM, -1, NULL,
                     "out of memory while listing the nodes");
   return NNS_OK;
+}
+
+nns_status nns__model_index_nodes(nns_model *m, nns_error *err) {
+  nns__model_listing l;
+  nns__model_listing_start(&l, m, false);
+  return nns__model_listing_finish(&l, err);
 }

@@ -1,7 +1,9 @@
 /*
  * test_load_halves.c - a graph of 12,000 nodes, whose second half the
- * loader decodes on a second thread (src/onnx/load_nodes.c): the model it
- * makes, and the error it reports, are those of one thread.
+ * loader decodes on a second thread (src/onnx/load_nodes.c) and links on
+ * another (src/ir/assemble.c), while a third lists the nodes
+ * (nns__model_listing): the model it makes, and the error it reports, are
+ * those of one thread.
  *
  * The graph is a chain x -> n0 -> n1 -> ... (Relu, node i named n<i>,
  * output t<i>), each node with an INT attribute k<i> = i: three new names
@@ -28,6 +30,7 @@ typedef struct spec {
   bool graph_attr;  /* also an attribute holding a graph: BODY Identity
                        nodes, a chain from x */
   bool init_after;  /* an initializer w<i> follows it in the file */
+  bool dangling;    /* its input is a name nothing defines */
 } spec;
 
 static spec plain(int i) {
@@ -89,7 +92,7 @@ static void build_as(pb *model, spec (*node)(int), bool input_first) {
       pb_int(&attr, 20, 5);    /* .type GRAPH */
       pb_msg(&attrs, 5, &attr);
     }
-    const char *ins[] = {in}, *outs[] = {out};
+    const char *ins[] = {s.dangling ? "nowhere" : in}, *outs[] = {out};
     if (s.op) {
       pb_node(&graph, s.op, name, ins, 1, outs, 1, &attrs);
     } else { /* a NodeProto with no op_type */
@@ -231,22 +234,85 @@ static spec graph_at_100(int i) {
   return (spec){.op = "Relu", .graph_attr = i == 100};
 }
 
+/* The model's node list: the main graph's nodes in order, node `at`'s
+ * BODY body nodes right after it (-1: none has a body). */
+static void check_list(const nns_model *m, int at) {
+  size_t want = (size_t)N + (at >= 0 ? BODY : 0);
+  CHECK_EQ(nns_model_node_count(m), want);
+  if (nns_model_node_count(m) != want)
+    return;
+  size_t k = 0;
+  for (int i = 0; i < N; i++) {
+    const nns__node *n = &m->graph->nodes[i];
+    if (m->nodes[k] != n || n->list_index != k ||
+        m->node_parent[k] != UINT32_MAX) {
+      CHECK(m->nodes[k] == n);
+      CHECK_EQ(n->list_index, (uint32_t)k);
+      return;
+    }
+    k++;
+    if (i != at)
+      continue;
+    const nns__graph *body = n->attrs[1].g;
+    for (int j = 0; j < BODY; j++, k++)
+      if (m->nodes[k] != &body->nodes[j] ||
+          m->node_parent[k] != n->list_index ||
+          strcmp(m->node_parent_attr[k], "body") != 0) {
+        CHECK(m->nodes[k] == &body->nodes[j]);
+        CHECK_EQ(m->node_parent[k], n->list_index);
+        return;
+      }
+  }
+  CHECK_EQ(k, want);
+}
+
+/* Node `at`'s body, loaded and linked: its first node reads the outer
+ * graph's input, its last is its output. */
+static void check_body(const nns_model *m, int at) {
+  const nns__node *n = &m->graph->nodes[at];
+  if (n->n_attrs != 2)
+    return;
+  const nns__graph *body = n->attrs[1].g;
+  CHECK_EQ(n->attrs[1].type, NNS__AT_GRAPH);
+  CHECK(body && body->n_nodes == BODY && body->parent == m->graph);
+  if (body && body->n_nodes == BODY) {
+    CHECK_STR(body->nodes[0].op_type, "Identity");
+    CHECK(body->nodes[0].in[0] == m->graph->inputs[0]);
+    CHECK_STR(body->nodes[BODY - 1].out_names[0], "b19999");
+    CHECK(body->outputs[0] == body->nodes[BODY - 1].out[0]);
+  }
+}
+
 static void test_halves_subgraph(void) {
   nns_model *m = load_built(graph_at_100, false);
   if (m) {
     check_chain(m, 100);
-    const nns__node *n = &m->graph->nodes[100];
-    if (n->n_attrs == 2) {
-      const nns__graph *body = n->attrs[1].g;
-      CHECK_EQ(n->attrs[1].type, NNS__AT_GRAPH);
-      CHECK(body && body->n_nodes == BODY && body->parent == m->graph);
-      if (body && body->n_nodes == BODY) {
-        CHECK_STR(body->nodes[0].op_type, "Identity");
-        CHECK(body->nodes[0].in[0] == m->graph->inputs[0]);
-        CHECK_STR(body->nodes[BODY - 1].out_names[0], "b19999");
-        CHECK(body->outputs[0] == body->nodes[BODY - 1].out[0]);
-      }
-    }
+    check_list(m, 100);
+    check_body(m, 100);
+    nns_model_free(m);
+  }
+}
+
+/* Node 9000, in the second half, holds the graph: the thread that links
+ * that half stops before it, and the loading thread links it and on. */
+static spec graph_at_9000(int i) {
+  return (spec){.op = "Relu", .graph_attr = i == 9000};
+}
+
+static void test_halves_subgraph_late(void) {
+  nns_model *m = load_built(graph_at_9000, false);
+  if (m) {
+    check_chain(m, 9000);
+    check_list(m, 9000);
+    check_body(m, 9000);
+    nns_model_free(m);
+  }
+}
+
+static void test_halves_list_plain(void) {
+  nns_model *m = load_built(plain, false);
+  if (m) {
+    check_list(m, -1);
     nns_model_free(m);
   }
 }
@@ -304,6 +370,43 @@ static void test_halves_errors(void) {
   expect_error(broken_2000_10000, "(node 'n2000')");
 }
 
+/* Inputs nothing defines: only at 10000 (linked on the second thread),
+ * at 2000 and 10000, and at 11000 after a graph at 9000 (where that
+ * thread stops, so the loading thread finds it). The error is the first
+ * in the file. */
+static spec dangling_10000(int i) {
+  return (spec){.op = "Relu", .dangling = i == 10000};
+}
+
+static spec dangling_2000_10000(int i) {
+  return (spec){.op = "Relu", .dangling = i == 2000 || i == 10000};
+}
+
+static spec graph_9000_dangling_11000(int i) {
+  return (spec){.op = "Relu", .graph_attr = i == 9000, .dangling = i == 11000};
+}
+
+static void expect_dangling(spec (*node)(int), const char *named) {
+  pb model = {0};
+  build(&model, node);
+  nns_model *m = NULL;
+  nns_error e;
+  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e),
+           NNS_E_DANGLING);
+  CHECK(m == NULL);
+  CHECK(strstr(e.message, "input 0 'nowhere' is not produced") != NULL);
+  CHECK(strstr(e.message, named) != NULL);
+  CHECK_STR(e.node, named + strlen("node '"));
+  nns_model_free(m);
+  pb_free(&model);
+}
+
+static void test_halves_dangling(void) {
+  expect_dangling(dangling_10000, "node 'n10000");
+  expect_dangling(dangling_2000_10000, "node 'n2000");
+  expect_dangling(graph_9000_dangling_11000, "node 'n11000");
+}
+
 int main(void) {
   RUN(test_halves_plain);
   RUN(test_halves_tensor);
@@ -311,5 +414,8 @@ int main(void) {
   RUN(test_halves_subgraph);
   RUN(test_halves_layout);
   RUN(test_halves_errors);
+  RUN(test_halves_subgraph_late);
+  RUN(test_halves_list_plain);
+  RUN(test_halves_dangling);
   return check_finish();
 }
