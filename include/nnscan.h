@@ -55,11 +55,12 @@
  *   reading it needs no lock, but its model must outlive it.
  *   nns_version, nns_abi_version, nns_status_*, nns_dtype_* and nns_op_*
  *   may be called from any thread at any time.
- *   The loaders, nns_model_analyze and nns_report may do part of their
- *   work (for a large graph: the second half of the nodes' decoding, the
- *   walks for the parameters and the receptive fields, the copy of the
- *   value types, the second half of a table's rows) on threads of their
- *   own, joined before they return; the caller's callbacks
+ *   The loaders, nns_builder_finish, nns_model_analyze and nns_report may
+ *   do part of their work (for a large graph: the second half of the
+ *   nodes' decoding and of their links, the node list, the walks for the
+ *   parameters and the receptive fields, the copy of the value types, the
+ *   second half of a table's rows) on threads of their own, joined
+ *   before they return; the caller's callbacks
  *   (nns_model_register_op, the write callback) run on the calling
  *   thread (docs/api.md, "Threads", lists them).
  *

@@ -258,14 +258,6 @@ size_t nns_model_node_count(const nns_model *m) {
   return m ? m->n_nodes : 0;
 }
 
-static bool has_subgraphs(const nns__node *n) {
-  for (int32_t k = 0; k < n->n_attrs; k++)
-    if (n->attrs[k].type == NNS__AT_GRAPH ||
-        n->attrs[k].type == NNS__AT_GRAPHS)
-      return true;
-  return false;
-}
-
 static bool all_outputs_known(const nns__node *n) {
   bool any = false;
   for (int32_t k = 0; k < n->n_out; k++) {
@@ -296,7 +288,7 @@ static nns_node_info node_info(const nns_model *m, size_t i) {
     info.flags |= NNS_NODE_RULE | (n->op->ext ? NNS_NODE_CUSTOM : 0u);
   if (m->inferred && all_outputs_known(n))
     info.flags |= NNS_NODE_CONSTANT;
-  if (has_subgraphs(n))
+  if (nns__node_holds_graph(n))
     info.flags |= NNS_NODE_SUBGRAPHS;
   info.module_path = "";
   info.layer = (size_t)-1;

@@ -470,10 +470,8 @@ static void drop_unused_syms(nns_model *m, const nns__node *n, uint32_t mark,
                              size_t memo) {
   if (m->n_syms == mark || m->sym_by_name.count != memo || n->op->ext)
     return;
-  for (int32_t k = 0; k < n->n_attrs; k++)
-    if (n->attrs[k].type == NNS__AT_GRAPH ||
-        n->attrs[k].type == NNS__AT_GRAPHS)
-      return;
+  if (nns__node_holds_graph(n))
+    return;
   for (int32_t i = 0; i < n->n_out; i++) {
     const nns__value *v = n->out[i];
     if (!v)

@@ -313,14 +313,6 @@ static nns_status link_outputs(nns__asm *A, nns__graph *g) {
 
 static nns_status link_graph(nns__asm *A, nns__graph *g);
 
-static bool holds_graph(const nns__node *n) {
-  for (int32_t k = 0; k < n->n_attrs; k++)
-    if (n->attrs[k].type == NNS__AT_GRAPH ||
-        n->attrs[k].type == NNS__AT_GRAPHS)
-      return true;
-  return false;
-}
-
 /* Links nodes [from, to) of g, and their subgraphs. With `plain`, stops
  * before the first node holding a graph, whose links may allocate in the
  * model's arena (link_outputs), and sets *stop there (to when none). */
@@ -334,7 +326,7 @@ static nns_status link_range(nns__asm *A, nns__graph *g, int32_t from,
       for (int32_t k = 0; k < a->n_in; k++)
         nns__map_prefetch(&g->scope, a->in_names[k]);
     }
-    if (plain && holds_graph(n)) {
+    if (plain && nns__node_holds_graph(n)) {
       *stop = i;
       return NNS_OK;
     }

@@ -415,6 +415,15 @@ void nns__model_destroy(nns_model *m);
 void nns__warn(nns_model *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Whether n has an attribute of graph type (GRAPH or GRAPHS), set or not. */
+static inline bool nns__node_holds_graph(const nns__node *n) {
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if (n->attrs[k].type == NNS__AT_GRAPH ||
+        n->attrs[k].type == NNS__AT_GRAPHS)
+      return true;
+  return false;
+}
+
 /* Records that value v belongs to the model's value list. */
 bool nns__model_add_value(nns_model *m, nns__value *v);
 /* Room for n values in the list, made once rather than by doubling. False

@@ -351,23 +351,28 @@ static spec broken_2000_10000(int i) {
   return (spec){.op = i == 2000 || i == 10000 ? NULL : "Relu"};
 }
 
-static void expect_error(spec (*node)(int), const char *named) {
+/* The model `node` makes fails to load with `code`, and the message says
+ * `what` of node `named` (the node the error names). */
+static void expect_error(spec (*node)(int), nns_status code, const char *what,
+                         const char *named) {
   pb model = {0};
   build(&model, node);
   nns_model *m = NULL;
   nns_error e;
-  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e),
-           NNS_E_MODEL);
+  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e), code);
   CHECK(m == NULL);
-  CHECK(strstr(e.message, "has no op_type") != NULL);
-  CHECK(strstr(e.message, named) != NULL);
+  CHECK(strstr(e.message, what) != NULL);
+  char quoted[64];
+  snprintf(quoted, sizeof quoted, "node '%s'", named);
+  CHECK(strstr(e.message, quoted) != NULL);
+  CHECK_STR(e.node, named);
   nns_model_free(m);
   pb_free(&model);
 }
 
 static void test_halves_errors(void) {
-  expect_error(broken_10000, "(node 'n10000')");
-  expect_error(broken_2000_10000, "(node 'n2000')");
+  expect_error(broken_10000, NNS_E_MODEL, "has no op_type", "n10000");
+  expect_error(broken_2000_10000, NNS_E_MODEL, "has no op_type", "n2000");
 }
 
 /* Inputs nothing defines: only at 10000 (linked on the second thread),
@@ -386,25 +391,11 @@ static spec graph_9000_dangling_11000(int i) {
   return (spec){.op = "Relu", .graph_attr = i == 9000, .dangling = i == 11000};
 }
 
-static void expect_dangling(spec (*node)(int), const char *named) {
-  pb model = {0};
-  build(&model, node);
-  nns_model *m = NULL;
-  nns_error e;
-  CHECK_EQ(nns_model_load_memory(model.d, model.n, NULL, &m, &e),
-           NNS_E_DANGLING);
-  CHECK(m == NULL);
-  CHECK(strstr(e.message, "input 0 'nowhere' is not produced") != NULL);
-  CHECK(strstr(e.message, named) != NULL);
-  CHECK_STR(e.node, named + strlen("node '"));
-  nns_model_free(m);
-  pb_free(&model);
-}
-
 static void test_halves_dangling(void) {
-  expect_dangling(dangling_10000, "node 'n10000");
-  expect_dangling(dangling_2000_10000, "node 'n2000");
-  expect_dangling(graph_9000_dangling_11000, "node 'n11000");
+  const char *what = "input 0 'nowhere' is not produced";
+  expect_error(dangling_10000, NNS_E_DANGLING, what, "n10000");
+  expect_error(dangling_2000_10000, NNS_E_DANGLING, what, "n2000");
+  expect_error(graph_9000_dangling_11000, NNS_E_DANGLING, what, "n11000");
 }
 
 int main(void) {
