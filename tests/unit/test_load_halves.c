@@ -248,6 +248,7 @@ static void check_list(const nns_model *m, int at) {
         m->node_parent[k] != UINT32_MAX) {
       CHECK(m->nodes[k] == n);
       CHECK_EQ(n->list_index, (uint32_t)k);
+      CHECK_EQ(m->node_parent[k], UINT32_MAX);
       return;
     }
     k++;
@@ -260,6 +261,7 @@ static void check_list(const nns_model *m, int at) {
           strcmp(m->node_parent_attr[k], "body") != 0) {
         CHECK(m->nodes[k] == &body->nodes[j]);
         CHECK_EQ(m->node_parent[k], n->list_index);
+        CHECK_STR(m->node_parent_attr[k], "body");
         return;
       }
   }
