@@ -353,7 +353,7 @@ static nns_status load_node(nns__loader *L, const nns__wire *w,
       break;
     case NNS__F_NODE_METADATA_PROPS: {
       /* metadata_props: the torch.export-based exporter keeps the module
-       * path and classes here (src/analyze/scope.c reads them). */
+       * path and classes here (src/analyze/meta.c decodes them). */
       const char *key, *value;
       if ((st = nns__load_count_up(&r, &f, &n->n_meta, 1)) == NNS_OK &&
           (st = nns__wire_enter(&r, &f, &nns__pb_entry, &sub)) == NNS_OK &&
