@@ -1,8 +1,9 @@
 /*
  * analyze.c - nns_model_analyze: runs every node's cost rule (subgraphs
  * through the cost_subgraph hook the control-flow rules call), then the
- * passes of scope.c, params.c, memory.c and rf.c, and sums the per-node
- * counts over the module tree, per op type and for the whole model.
+ * passes of scope.c, params.c, memory.c and rf.c (over the metadata that
+ * meta.c decodes first), and sums the per-node counts over the module
+ * tree, per op type and for the whole model.
  *
  * A node whose op has no cost rule, or whose rule cannot count it
  * (NNS__UNCOUNTED), adds nothing and marks every count that contains it
@@ -615,6 +616,10 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
       (m->subgraph_nodes && (!a->node_counts || !a->node_counted)))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   choose_order(m, a);
+  /* Before the walks start: what the metadata says is read, not written,
+   * once they run. */
+  if (!nns__meta_read(m, ar, &a->meta))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   params_job params = {.m = m, .a = a};
   nns__job_start(&params.job, params_job_run, &params,
                  a->n_nodes >= THREAD_MIN_NODES);

@@ -1,7 +1,8 @@
 /*
  * analyze.h - the analysis of one model (nns_model_analyze): what the
  * driver (analyze.c) computes and keeps, and the passes it runs, one file
- * each: the module tree from node names (scope.c), parameter
+ * each: the model's and nodes' metadata decoded (meta.c), the module tree
+ * from node names (scope.c), parameter
  * classification (params.c), activation memory and its peak (memory.c) and
  * receptive fields (rf.c), with one shared helper (counts.c: the sums,
  * and the compact node and layer rows with the public rows they stand
@@ -21,6 +22,39 @@
 
 #include "../ops/op.h"
 #include "../base/job.h"
+
+/* ==== Metadata (meta.c) ==== */
+
+/* The model metadata nnscan reads, decoded (meta.c says which keys and
+ * formats). Both maps live in the analysis's arena. */
+typedef struct nns__meta {
+  nns__map module_types; /* interned dotted module path -> interned class */
+  nns__map param_kinds;  /* interned value name -> interned kind word
+                            ("trainable", "frozen", "buffer", "constant") */
+} nns__meta;
+/* Decodes m's metadata into *meta, maps in `arena`; a malformed entry is
+ * left out with a warning. False when out of memory. */
+bool nns__meta_read(nns_model *m, nns__arena *arena, nns__meta *meta);
+/* The nns_param_kind the metadata gives value `name` (interned), or -1. */
+int nns__meta_param_kind(const nns__meta *meta, const char *name);
+
+/* A module path of up to 64 modules (scope.c's deepest), the root and the
+ * op's own name. */
+enum { NNS__META_MAX_SCOPES = 66 };
+/* A node's module path as torch.export records it. */
+typedef struct nns__node_scopes {
+  const char *paths[NNS__META_MAX_SCOPES];   /* interned: the root ('')
+                                                 and each enclosing module,
+                                                 then the op's own name */
+  const char *classes[NNS__META_MAX_SCOPES]; /* interned: the class of
+                                                 each path, as far as given */
+  int n_paths, n_classes;
+} nns__node_scopes;
+/* Decodes node n's module path: 1 with *s set; 0 when it has none, or a
+ * malformed one (warned: its name is used); -1 when out of memory.
+ * Strings are interned in m's interner. */
+int nns__meta_node_scopes(nns_model *m, const nns__node *n,
+                          nns__node_scopes *s);
 
 /* ==== Results ==== */
 
@@ -237,9 +271,9 @@ struct nns_analysis {
    * subgraphs. */
   nns_counts *node_counts;
   bool *node_counted;
-  /* The metadata's "nnscan.param_kinds": interned value name -> interned
-   * kind word ("trainable", "frozen", "buffer", "constant"); scope.c. */
-  nns__map meta_param_kinds;
+  /* The model's metadata, decoded (meta.c) before the passes: module
+   * types for scope.c, parameter kinds for params.c. */
+  nns__meta meta;
 
   /* Live activation bytes after each main-graph node in running order
    * (a->order): the curve whose maximum is totals.peak_activation_bytes

@@ -393,13 +393,7 @@ static int given_kind(const nns_model *m, const nns__analysis *a,
   uintptr_t k = (uintptr_t)nns__map_get(&m->param_kinds, v->name);
   if (k)
     return (int)(k - 1);
-  const char *w = nns__map_get(&a->meta_param_kinds, v->name);
-  if (!w)
-    return -1;
-  for (int i = 0; nns_param_kind_name(i); i++)
-    if (!strcmp(w, nns_param_kind_name(i)))
-      return i;
-  return -1;
+  return nns__meta_param_kind(&a->meta, v->name);
 }
 
 /* ==== Entry ==== */

@@ -64,8 +64,10 @@ typedef struct rf_table {
   uint32_t *at;  /* per value: index into vals, 0 = empty */
   rf_val *vals;  /* vals[0] is all zero; n used, room for `room` */
   size_t n, room;
-  uint32_t *seen; /* open addressing: indices into vals by content, 0 free */
-  size_t cap;     /* slots in seen, a power of two (0: not allocated) */
+  /* Indices into vals by content: (hash, how many entries of that hash
+   * came before) -> index, in base's pair map, malloc'ed by this table
+   * alone (the walk may run on a second thread). */
+  nns__map2 by_content;
   nns__rf_pool *pool; /* the fields that differ between positions */
 } rf_table;
 
@@ -105,29 +107,6 @@ static uint64_t rf_hash(const rf_val *v) {
   return nns__hash_mix(h ^ (uint64_t)v->last.field[0]);
 }
 
-/* Room in `seen` for one more index; false when out of memory (the list
- * then takes new entries without looking for equal ones). */
-static bool rf_seen_room(rf_table *t, size_t used) {
-  if ((used + 1) * 2 <= t->cap)
-    return true;
-  size_t cap = t->cap ? t->cap * 2 : 64;
-  uint32_t *seen = calloc(cap, sizeof *seen);
-  if (!seen)
-    return false;
-  for (size_t i = 0; i < t->cap; i++) {
-    if (!t->seen[i])
-      continue;
-    size_t j = rf_hash(&t->vals[t->seen[i]]) & (cap - 1);
-    while (seen[j])
-      j = (j + 1) & (cap - 1);
-    seen[j] = t->seen[i];
-  }
-  free(t->seen);
-  t->seen = seen;
-  t->cap = cap;
-  return true;
-}
-
 /* Sets the field of a value; an empty field takes no entry, an equal one
  * set before is shared (`hint`, an entry that may be equal, is tried
  * first; 0 for none). There is room for every value set once (the
@@ -146,23 +125,21 @@ static void rf_set(rf_table *t, size_t value, const rf_val *v,
     t->at[value] = hint;
     return;
   }
-  bool indexed = false; /* seen[j] is where a new entry goes */
-  size_t j = 0;
-  if (rf_seen_room(t, t->n - 1)) {
-    size_t mask = t->cap - 1;
-    for (j = rf_hash(v) & mask; t->seen[j]; j = (j + 1) & mask)
-      if (rf_same(&t->vals[t->seen[j]], v)) {
-        t->at[value] = t->seen[j];
-        return;
-      }
-    indexed = true;
-  }
+  /* Unequal fields of one hash are rare: each takes one more probe. Out of
+   * memory for the index, a new entry is still kept, only not found
+   * again (an equal field later takes an entry of its own). */
+  uint64_t h = rf_hash(v) | 1; /* the pair map's key 0 marks a free slot */
+  uint32_t nth = 0, found;
+  for (; nns__map2_get(&t->by_content, h, nth, &found); nth++)
+    if (rf_same(&t->vals[found], v)) {
+      t->at[value] = found;
+      return;
+    }
   if (t->n >= t->room) {
     t->at[value] = 0;
     return;
   }
-  if (indexed)
-    t->seen[j] = (uint32_t)t->n;
+  (void)nns__map2_add(&t->by_content, h, nth, (uint32_t)t->n);
   t->vals[t->n] = *v;
   t->at[value] = (uint32_t)t->n++;
 }
@@ -512,7 +489,7 @@ void nns__rf_walk_free(nns__rf_walk *w) {
     return;
   free(w->rf.at);
   free(w->rf.vals);
-  free(w->rf.seen);
+  nns__map2_free(&w->rf.by_content);
   nns__rf_pool_free(&w->pool);
   free(w);
 }

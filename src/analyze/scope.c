@@ -20,13 +20,10 @@
  * (`Identity_0`, `Conv_12`) hang from the root.
  *
  * The exporter behind torch.onnx.export in current PyTorch (torch.export)
- * names nodes flatly (node_Conv_0) and keeps the module path in each
- * node's metadata_props: pkg.torch.onnx.name_scopes, a Python list literal
- * of the enclosing modules' paths from the root ('') down, then the op's
- * own name (['', 'layer1', 'layer1.0', 'layer1.0.conv1', 'conv2d']), and
- * pkg.torch.onnx.class_hierarchy, the class of each (the last entry the
- * aten op). Those win over the node's name; an entry that does not extend
- * the previous path is taken as relative to it.
+ * names nodes flatly (node_Conv_0) and keeps the module path, and the
+ * class of each module, in each node's metadata (meta.c decodes it). That
+ * path wins over the node's name; an entry that does not extend the
+ * previous path is taken as relative to it.
  *
  * A node with neither (no name, or a name without a path: paddle2onnx,
  * onnx optimizers, old exporters) that does run-time work is a layer of
@@ -37,16 +34,15 @@
  * with the same prefix share the layer. Nodes that do no work (views,
  * Constant, folded shape arithmetic) hang from the root.
  *
- * Module class names come from the model's metadata_props key
- * "nnscan.module_types": a JSON object {"layer1.0": "BasicBlock", ...}
- * (dotted path -> class; "" is the root), which a file's writer may add,
- * and from class_hierarchy. A layer's `type` is the class's last dotted
- * component (BasicBlock); nns_analysis_layer_class gives it in full.
- * The caller's classes (nns_model_set_module, which the Python binding
- * calls through the builder's module records) win over both. A node made
- * by the builder with an explicit module path (nns__node.scope) takes that
- * path as given. The metadata key "nnscan.param_kinds" ({"name":
- * "buffer", ...}) is read here too, for params.c.
+ * Module class names come from the model's metadata ("nnscan.module_types",
+ * decoded by meta.c into a->meta before this pass) and from the nodes'
+ * class hierarchies. A layer's `type` is the class's last dotted component
+ * (BasicBlock); nns_analysis_layer_class gives it in full. The caller's
+ * classes (nns_model_set_module, which the Python binding calls through
+ * the builder's module records) win over both. A node made by the builder
+ * with an explicit module path (nns__node.scope) takes that path as given.
+ * This file only builds the tree: it reads decoded metadata, never a
+ * metadata key or its text format.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +51,6 @@
 #include "../base/vec.h"
 #include "analyze.h"
 
-#define MODULE_TYPES_KEY "nnscan.module_types"
-#define PARAM_KINDS_KEY "nnscan.param_kinds"
 /* Longest op summary ("Conv+BatchNormalization+Relu") before "+...". */
 #define SUMMARY_MAX 40
 
@@ -85,7 +79,9 @@ typedef struct builder {
   const char *last_scope;
   size_t last_len;
   uint32_t last_layer;
-  nns__map types;    /* interned path -> interned class name (metadata) */
+  nns__map types;    /* interned path -> interned class name: the model's
+                        metadata, the nodes' class hierarchies, the
+                        caller's */
   bool pytorch;      /* producer is PyTorch: fold `x_N` into `x` */
   bool tensorflow;   /* producer is tf2onnx/keras2onnx: dots are no paths */
   nns__map op_names; /* interned op type -> OpType_N names given + 1 */
@@ -311,17 +307,7 @@ static uint32_t node_layer(builder *b, const nns__node *n) {
   return l;
 }
 
-/* ==== Node metadata: torch.export's name_scopes and class_hierarchy ==== */
-
-#define NAME_SCOPES_KEY "pkg.torch.onnx.name_scopes"
-#define CLASSES_KEY "pkg.torch.onnx.class_hierarchy"
-
-static const char *node_meta(const nns__node *n, const char *key) {
-  for (int32_t i = 0; i < n->n_meta; i++)
-    if (n->meta_keys[i] && strcmp(n->meta_keys[i], key) == 0)
-      return n->meta_values[i];
-  return NULL;
-}
+/* ==== Module paths from node metadata (torch.export) ==== */
 
 /* The layer of dotted `path` from the root, one layer per atom, without
  * PyTorch's `_N` folding (these are real module paths). */
@@ -337,27 +323,15 @@ static uint32_t path_layer(builder *b, const char *path) {
   return cur;
 }
 
-/* The layer from a node's name_scopes metadata (*found set), recording
- * the classes of its modules; NONE when out of memory. */
+/* The layer from a node's module path in its metadata (*found set),
+ * recording the classes of its modules; NONE when out of memory. */
 static uint32_t meta_layer(builder *b, const nns__node *n, bool *found) {
-  const char *scopes = node_meta(n, NAME_SCOPES_KEY);
-  if (!scopes)
-    return 0;
-  const char *sv[MAX_DEPTH + 2], *cv[MAX_DEPTH + 2];
-  int ns = nns__read_py_strings(scopes, &b->m->strings, sv, MAX_DEPTH + 2);
-  if (ns == -2)
-    return NONE;
-  if (ns < 0) {
-    nns__warn(b->m, "node '%s': metadata %s is not a list of strings; its "
-              "name is used", n->name, NAME_SCOPES_KEY);
-    return 0;
-  }
-  const char *classes = node_meta(n, CLASSES_KEY);
-  int nc = classes ? nns__read_py_strings(classes, &b->m->strings, cv,
-                                          MAX_DEPTH + 2)
-                    : -1;
-  if (nc == -2)
-    return NONE;
+  nns__node_scopes sc;
+  int got = nns__meta_node_scopes(b->m, n, &sc);
+  if (got <= 0)
+    return got < 0 ? NONE : 0;
+  const char *const *sv = sc.paths, *const *cv = sc.classes;
+  int ns = sc.n_paths, nc = sc.n_classes;
   *found = true;
   /* The last entry is the op itself. */
   const char *path = nns__intern_cstr(&b->m->strings, "");
@@ -455,26 +429,14 @@ static uint32_t flat_layer(builder *b, const nns__node *n) {
   return root_child(b, name, (size_t)len, false);
 }
 
-/* ==== Metadata: module class names ==== */
+/* ==== Module class names ==== */
 
-/* Reads the metadata entry `key`, a JSON object of strings, into map
- * (interned key -> interned value); a malformed one is ignored with a
- * warning naming `what`. False when out of memory. */
-static bool read_meta_object(builder *b, const char *key, nns__map *map,
-                             const char *what) {
-  nns_model *m = b->m;
-  for (int32_t i = 0; i < m->n_meta; i++) {
-    if (!m->meta_keys[i] || strcmp(m->meta_keys[i], key) != 0 ||
-        !m->meta_values[i])
-      continue;
-    int r = nns__read_json_strings(m->meta_values[i], &m->strings, map);
-    if (r == 0) {
-      nns__warn(m, "metadata '%s' is not a JSON object of strings; %s "
-                "ignored", key, what);
-      nns__map_free(map); /* keeps its arena */
-    }
-    return r >= 0;
-  }
+/* The model's module classes, as its metadata states them (a->meta). */
+static bool model_module_types(builder *b, const nns__analysis *a) {
+  const nns__map *t = &a->meta.module_types;
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->keys[i] && !nns__map_put(&b->types, t->keys[i], t->vals[i]))
+      return false;
   return true;
 }
 
@@ -523,10 +485,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
       !nns__map2_reserve(&b.kids, (size_t)g->n_nodes / 2) ||
       add_layer(&b, NONE, root_path, root_path) != 0)
     goto nomem;
-  a->meta_param_kinds.arena = &a->arena;
-  if (!read_meta_object(&b, MODULE_TYPES_KEY, &b.types, "module types") ||
-      !read_meta_object(&b, PARAM_KINDS_KEY, &a->meta_param_kinds,
-                        "parameter kinds"))
+  if (!model_module_types(&b, a))
     goto nomem;
   for (int32_t i = 0; i < g->n_nodes; i++) {
     raw[i] = node_layer(&b, &g->nodes[i]);

@@ -8,11 +8,9 @@
  * analyse and an empty file is far more often a failed export than a
  * deliberate empty model.
  *
- * The decoders form layers, each calling only those below it: load.c
- * (ModelProto, functions) over load_graph.c (graphs, nodes, attributes,
- * types) over load_tensor.c (tensors) over load_field.c (a field as a
- * name, a text, a count); all of them assemble the IR through
- * src/ir/assemble.h.
+ * This is the top of the decoders' chain (load_int.h): it calls the graph
+ * decoder, and hands it down to the node decoder as the loader's
+ * decode_graph pointer for the graphs that attributes hold.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,36 +67,21 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
   nns__wire r = *w, sub;
   nns__field f;
   nns_status st;
+  int32_t *const counts[] = {
+      [NNS__F_FN_INPUT] = &body->n_inputs,
+      [NNS__F_FN_OUTPUT] = &body->n_outputs,
+      [NNS__F_FN_ATTRIBUTE] = &fn->n_attr_names,
+      [NNS__F_FN_ATTRIBUTE_PROTO] = &fn->n_attr_names,
+      [NNS__F_FN_NODE] = &body->n_nodes,
+      [NNS__F_FN_OPSET_IMPORT] = &fn->n_opsets,
+  };
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    int32_t *count = NULL;
-    switch (f.num) {
-    case NNS__F_FN_NAME:
+    if (f.num == NNS__F_FN_NAME)
       st = nns__load_name(L, &f, &fn->name);
-      break;
-    case NNS__F_FN_DOMAIN:
+    else if (f.num == NNS__F_FN_DOMAIN)
       st = nns__load_name(L, &f, &fn->domain);
-      break;
-    case NNS__F_FN_INPUT:
-      count = &body->n_inputs;
-      break;
-    case NNS__F_FN_OUTPUT:
-      count = &body->n_outputs;
-      break;
-    case NNS__F_FN_ATTRIBUTE:
-    case NNS__F_FN_ATTRIBUTE_PROTO:
-      count = &fn->n_attr_names;
-      break;
-    case NNS__F_FN_NODE:
-      count = &body->n_nodes;
-      break;
-    case NNS__F_FN_OPSET_IMPORT:
-      count = &fn->n_opsets;
-      break;
-    default:
-      break;
-    }
-    if (st == NNS_OK && count)
-      st = nns__load_count_up(&r, &f, count, 1);
+    if (st == NNS_OK)
+      st = NNS__LOAD_COUNT_FIELD(&r, &f, counts);
     if (st != NNS_OK)
       return st;
   }
@@ -151,11 +134,7 @@ static nns_status load_function(nns__loader *L, const nns__wire *w,
       break;
     }
     case NNS__F_FN_NODE:
-      if ((st = nns__wire_enter(&r, &f, &nns__pb_node, &sub)) == NNS_OK) {
-        body->nodes[kn].index = (uint32_t)kn;
-        st = nns__load_node(L, &sub, body, &body->nodes[kn]);
-        kn++;
-      }
+      st = nns__load_node_field(L, &r, &f, body, kn++);
       break;
     case NNS__F_FN_OPSET_IMPORT:
       if ((st = nns__wire_enter(&r, &f, &nns__pb_opset, &sub)) == NNS_OK)
@@ -218,9 +197,13 @@ static nns_status load_model(nns__loader *L) {
 
   nns__field f, graph = {0};
   nns_status st;
+  int32_t *const counts[] = {
+      [NNS__F_MODEL_OPSET_IMPORT] = &m->n_opsets,
+      [NNS__F_MODEL_METADATA_PROPS] = &m->n_meta,
+      [NNS__F_MODEL_FUNCTIONS] = &m->n_functions,
+  };
   r = w;
   while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
-    int32_t *count = NULL;
     switch (f.num) {
     case NNS__F_MODEL_IR_VERSION:
       m->ir_version = (int64_t)f.u;
@@ -247,20 +230,11 @@ static nns_status load_model(nns__loader *L) {
                               (long long)graph.offset);
       graph = f;
       break;
-    case NNS__F_MODEL_OPSET_IMPORT:
-      count = &m->n_opsets;
-      break;
-    case NNS__F_MODEL_METADATA_PROPS:
-      count = &m->n_meta;
-      break;
-    case NNS__F_MODEL_FUNCTIONS:
-      count = &m->n_functions;
-      break;
     default:
       break;
     }
-    if (st == NNS_OK && count)
-      st = nns__load_count_up(&r, &f, count, 1);
+    if (st == NNS_OK)
+      st = NNS__LOAD_COUNT_FIELD(&r, &f, counts);
     if (st != NNS_OK)
       return st;
   }
@@ -363,6 +337,7 @@ static nns_status load(nns_model *m, const nns_load_options *opts,
   nns__loader L;
   memset(&L, 0, sizeof L);
   L.max_depth = opts->max_depth > 0 ? opts->max_depth : NNS__DEFAULT_DEPTH;
+  L.decode_graph = nns__load_graph;
   if (L.max_depth > NNS__MAX_DEPTH)
     L.max_depth = NNS__MAX_DEPTH;
   L.arena = &m->arena;

@@ -1,9 +1,10 @@
 /*
  * load_field.c - the bottom of the ONNX decoder: a field read as an arena
- * text, a metadata entry, the error of a count of repeated fields that
- * overflows (the interned name and the count itself are inline, in
- * load_int.h). Every decoder file calls these, and they call no decoder,
- * so the decoders form layers rather than a circle.
+ * text, a metadata entry, a repeated varint's elements, the error of a
+ * count of repeated fields that overflows (the interned name and the
+ * counts themselves are inline, in load_int.h). Every decoder file calls
+ * these, and they call no decoder, so the decoders form a chain rather
+ * than a circle.
  */
 #include <string.h>
 
@@ -45,4 +46,24 @@ nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
       return st;
   }
   return st;
+}
+
+nns_status nns__load_varints(nns__loader *L, const nns__wire *w,
+                             const nns__field *f, int64_t *out, int32_t *k) {
+  if (f->wt != NNS__WT_LEN) {
+    out[(*k)++] = (int64_t)f->u;
+    return NNS_OK;
+  }
+  char what[64];
+  nns__wire_fname(w, f, what, sizeof what);
+  for (size_t pos = 0; pos < f->len;) {
+    uint64_t v;
+    nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
+                                     w->origin + (int64_t)f->pos, what,
+                                     L->A.err);
+    if (st != NNS_OK)
+      return st;
+    out[(*k)++] = (int64_t)v;
+  }
+  return NNS_OK;
 }

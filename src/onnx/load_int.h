@@ -2,8 +2,7 @@
  * load_int.h - what the ONNX loader's files share: the loader context and
  * the decoders of each message kind (field numbers: schema.h).
  *
- * Loading runs in two phases. Decoding (load.c, load_graph.c,
- * load_tensor.c, over load_field.c) turns the protobuf messages into
+ * Loading runs in two phases. Decoding turns the protobuf messages into
  * graphs, nodes, attributes and tensors in the model's arena, and creates
  * a value for every graph input, initializer and node output through the
  * graph-assembly interface (src/ir/assemble.h), without resolving any
@@ -11,6 +10,14 @@
  * graphs' scopes in graph order, links every node input and graph output
  * to its value, and applies the declared types. Keeping them apart means a
  * subgraph may use a name its enclosing graph defines further down.
+ *
+ * The decoders' files form a chain, each calling only those below it:
+ * load.c (ModelProto, functions) over load_graph.c (GraphProto) over
+ * load_half.c (a graph's second half of nodes on a second thread) over
+ * load_node.c (NodeProto, AttributeProto) over load_type.c (TypeProto,
+ * ValueInfoProto) and load_tensor.c (TensorProto) over load_field.c (a
+ * field as a name, a text, a count). The one way back up, a graph inside
+ * an attribute, goes through the loader's decode_graph pointer.
  */
 #ifndef NNS_LOAD_INT_H
 #define NNS_LOAD_INT_H
@@ -35,8 +42,13 @@ enum {
 typedef struct nns__loader {
   nns__asm A;                /* the graph assembly: model, error, "" */
   int max_depth;             /* deepest message nesting allowed */
+  /* The graph decoder (nns__load_graph), for an attribute holding a
+   * graph: the node decoder sits below the graph decoder and reaches it
+   * only through this pointer, once per such attribute, never per node. */
+  nns_status (*decode_graph)(struct nns__loader *L, const nns__wire *w,
+                             nns__graph *g);
   /* Where the decoders put what they make: the model's arena and
-   * interner, or, for the nodes a second thread decodes (load_graph.c),
+   * interner, or, for the nodes a second thread decodes (load_half.c),
    * that thread's arena and its view of the interner. */
   nns__arena *arena;
   nns__interner *strings;
@@ -45,7 +57,7 @@ typedef struct nns__loader {
    * with external data; a warning), and the loading thread decodes that
    * node and those after it again. */
   bool plain;
-  /* Scratch stacks of the one-pass node decoder (load_graph.c): a node
+  /* Scratch stacks of the one-pass node decoder (load_node.c): a node
    * pushes its inputs, outputs and attributes as it meets them, then copies
    * them into arrays of their final size and pops them. A subgraph's nodes,
    * decoded while an attribute of the outer node is, push above and pop
@@ -85,6 +97,20 @@ static inline nns_status nns__load_count_up(const nns__wire *w,
   *count += (int32_t)add;
   return NNS_OK;
 }
+/* One more in the counter of field f, in the first pass over a message
+ * whose repeated fields are counted before they are decoded. counts[]
+ * holds, by field number, the counter of each field the pass counts
+ * (NULL for the others); n_counts: its length. Use NNS__LOAD_COUNT_FIELD
+ * on an array indexed by NNS__F_* names. */
+static inline nns_status nns__load_count_field(const nns__wire *w,
+                                               const nns__field *f,
+                                               int32_t *const counts[],
+                                               size_t n_counts) {
+  int32_t *count = f->num < n_counts ? counts[f->num] : NULL;
+  return count ? nns__load_count_up(w, f, count, 1) : NNS_OK;
+}
+#define NNS__LOAD_COUNT_FIELD(w, f, counts)                                   \
+  nns__load_count_field(w, f, counts, sizeof(counts) / sizeof((counts)[0]))
 
 /* A LEN field as an interned name, cut at the first NUL. Inline: half a
  * million calls for a 100k-node graph. */
@@ -102,17 +128,48 @@ nns_status nns__load_text(nns__loader *L, const nns__field *f,
  * "" for a missing key or value. */
 nns_status nns__load_entry(nns__loader *L, const nns__wire *w,
                            const char **key, const char **value);
+/* Appends the elements of one occurrence f of a repeated varint field,
+ * packed or not, to out at *k (the first pass counted them:
+ * nns__wire_rep_count). */
+nns_status nns__load_varints(nns__loader *L, const nns__wire *w,
+                             const nns__field *f, int64_t *out, int32_t *k);
 /* "ai.onnx" and "" are both the default domain: returns interned "". */
 const char *nns__load_domain(nns__loader *L, const char *domain);
 
-/* ==== Decoders: graphs (load_graph.c), called by load.c ==== */
+/* ==== Decoders: tensors (load_tensor.c) ==== */
 
-/* GraphProto into g (made by nns__asm_graph). */
-nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g);
-/* NodeProto into n, a node of g. */
-nns_status nns__load_node(nns__loader *L, const nns__wire *w, nns__graph *g,
-                          nns__node *n);
-/* ==== A graph's nodes on two threads (load_nodes.c) ==== */
+/* TensorProto into t. */
+nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
+                            nns__tensor *t);
+/* SparseTensorProto: dtype, name and dims, storage NNS__ST_SPARSE. */
+nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
+                            nns__tensor *t);
+/* The TensorProto (sparse: SparseTensorProto) in field f of message w,
+ * into a new arena tensor *out (set before decoding, so an error can
+ * still name it). */
+nns_status nns__load_tensor_field(nns__loader *L, const nns__wire *w,
+                                  const nns__field *f, bool sparse,
+                                  nns__tensor **out);
+
+/* ==== Decoders: types (load_type.c) ==== */
+
+/* TypeProto into t. */
+nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
+/* The TypeProto in field f of message w, into a new arena type *out. */
+nns_status nns__load_type_field(nns__loader *L, const nns__wire *w,
+                                const nns__field *f, nns__type **out);
+/* ValueInfoProto: its name, and its type or NULL when it has none. */
+nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
+                                const char **name, nns__type **type);
+
+/* ==== Decoders: nodes (load_node.c) ==== */
+
+/* The NodeProto in field f of message w into g->nodes[k], node k of g. */
+nns_status nns__load_node_field(nns__loader *L, const nns__wire *w,
+                                const nns__field *f, nns__graph *g,
+                                int32_t k);
+
+/* ==== A graph's nodes on two threads (load_half.c) ==== */
 
 /* What the first pass over a GraphProto notes of its node fields: every
  * NODE_MARK-th node's position, and where the last unbroken run of them
@@ -143,7 +200,7 @@ typedef struct nns__node_job {
   bool started, joined;
 } nns__node_job;
 /* Starts decoding the graph's second half of nodes on a second thread
- * when the graph is large and its layout allows (load_nodes.c says when);
+ * when the graph is large and its layout allows (load_half.c says when);
  * else leaves j->from at INT32_MAX. g->nodes must be allocated, and the
  * interner's table reserved; node_bytes: the nodes' messages' bytes. */
 void nns__nodes_start(nns__node_job *j, nns__loader *L, const nns__wire *w,
@@ -154,20 +211,10 @@ void nns__nodes_start(nns__node_job *j, nns__loader *L, const nns__wire *w,
  * decoded them all). Once joined, returns at once; called on every path. */
 int32_t nns__nodes_join(nns__node_job *j);
 
-/* TypeProto into t. */
-nns_status nns__load_type(nns__loader *L, const nns__wire *w, nns__type *t);
-/* ValueInfoProto: its name, and its type or NULL when it has none. */
-nns_status nns__load_value_info(nns__loader *L, const nns__wire *w,
-                                const char **name, nns__type **type);
+/* ==== Decoders: graphs (load_graph.c), called by load.c ==== */
 
-/* ==== Decoders: tensors (load_tensor.c), called by load_graph.c ==== */
-
-/* TensorProto into t. */
-nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
-                            nns__tensor *t);
-/* SparseTensorProto: dtype, name and dims, storage NNS__ST_SPARSE. */
-nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
-                            nns__tensor *t);
+/* GraphProto into g (made by nns__asm_graph). */
+nns_status nns__load_graph(nns__loader *L, const nns__wire *w, nns__graph *g);
 
 /* Warns about missing or short external data files (external.c). */
 void nns__check_external(nns_model *m);

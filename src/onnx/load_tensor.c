@@ -300,25 +300,6 @@ static nns_status check_size(nns__loader *L, nns__tensor *t, int tf,
 
 /* ==== Second pass: dims and unpacked elements ==== */
 
-static nns_status read_dims(nns__loader *L, const nns__wire *w,
-                            const nns__field *f, nns__tensor *t, int32_t *k) {
-  if (f->wt != NNS__WT_LEN) {
-    t->dims[(*k)++] = (int64_t)f->u;
-    return NNS_OK;
-  }
-  char what[64];
-  nns__wire_fname(w, f, what, sizeof what);
-  for (size_t pos = 0; pos < f->len;) {
-    uint64_t v;
-    nns_status st = nns__wire_varint(f->data, f->len, &pos, &v,
-                                     w->origin + (int64_t)f->pos, what, L->A.err);
-    if (st != NNS_OK)
-      return st;
-    t->dims[(*k)++] = (int64_t)v;
-  }
-  return NNS_OK;
-}
-
 /* Appends the elements of one occurrence of typed field tf to t's decoded
  * arrays. */
 static nns_status read_unpacked(nns__loader *L, const nns__wire *w,
@@ -367,7 +348,7 @@ static nns_status read_unpacked(nns__loader *L, const nns__wire *w,
 
 /* Appends the dims of occurrence f (count c, at most NNS__MAX_RANK in all
  * with the n already there) to dims, quietly: false when a varint is
- * malformed, which the second pass (read_dims) then reports. */
+ * malformed, which the second pass (nns__load_varints) then reports. */
 static bool take_dims(const nns__field *f, int64_t *dims, size_t n,
                       size_t c) {
   if (f->wt != NNS__WT_LEN) {
@@ -420,7 +401,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
   nns__field f, raw = {0};
   /* The dims are read in the first pass, where they come: a second pass
    * over the message is needed only for unpacked typed data, or to report
-   * a malformed dims varint (take_dims leaves that to read_dims). */
+   * a malformed dims varint (take_dims leaves that to nns__load_varints). */
   int64_t dims[NNS__MAX_RANK];
   bool dims_read = true;
   size_t n_dims = 0;
@@ -550,7 +531,7 @@ nns_status nns__load_tensor(nns__loader *L, const nns__wire *w,
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num) {
       if (f.num == NNS__F_TENSOR_DIMS)
-        st = read_dims(L, &r, &f, t, &k);
+        st = nns__load_varints(L, &r, &f, t->dims, &k);
       else if (t->storage == NNS__ST_DECODED &&
                f.num == typed_fields[tf].num)
         st = read_unpacked(L, &r, &f, tf, t);
@@ -619,10 +600,25 @@ nns_status nns__load_sparse(nns__loader *L, const nns__wire *w,
     r = *w;
     while ((st = nns__wire_next(&r, &f)) == NNS_OK && f.num)
       if (f.num == NNS__F_SPARSE_DIMS &&
-          (st = read_dims(L, &r, &f, t, &k)) != NNS_OK)
+          (st = nns__load_varints(L, &r, &f, t->dims, &k)) != NNS_OK)
         return st;
     if (st != NNS_OK)
       return st;
   }
   return count_elements(L, t);
+}
+
+nns_status nns__load_tensor_field(nns__loader *L, const nns__wire *w,
+                                   const nns__field *f, bool sparse,
+                                   nns__tensor **out) {
+  nns__wire sub;
+  nns__tensor *t = nns__arena_alloc(L->arena, sizeof *t);
+  if (!t)
+    return nns__load_nomem(L);
+  *out = t;
+  nns_status st = nns__wire_enter(w, f, sparse ? &nns__pb_sparse
+                                               : &nns__pb_tensor, &sub);
+  if (st != NNS_OK)
+    return st;
+  return sparse ? nns__load_sparse(L, &sub, t) : nns__load_tensor(L, &sub, t);
 }

@@ -1,6 +1,6 @@
 /*
  * test_load_halves.c - a graph of 12,000 nodes, whose second half the
- * loader decodes on a second thread (src/onnx/load_nodes.c) and links on
+ * loader decodes on a second thread (src/onnx/load_half.c) and links on
  * another (src/ir/assemble.c), while a third lists the nodes
  * (nns__model_listing): the model it makes, and the error it reports, are
  * those of one thread.

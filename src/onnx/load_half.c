@@ -1,5 +1,5 @@
 /*
- * load_nodes.c - the second half of a large graph's nodes, decoded on a
+ * load_half.c - the second half of a large graph's nodes, decoded on a
  * second thread while the loading thread decodes the first.
  *
  * Decoding a NodeProto touches only the node's own struct, the loader's
@@ -63,18 +63,13 @@ void nns__node_marks_free(nns__node_marks *mk) {
 
 static void decode_half(void *arg) {
   nns__node_job *j = arg;
-  nns__wire r = j->r, sub;
+  nns__wire r = j->r;
   nns__field f;
   int32_t k = j->from;
-  for (; k < j->to; k++) {
-    nns__node *n = &j->g->nodes[k];
+  for (; k < j->to; k++)
     if (nns__wire_next(&r, &f) != NNS_OK || f.num != NNS__F_GRAPH_NODE ||
-        nns__wire_enter(&r, &f, &nns__pb_node, &sub) != NNS_OK)
+        nns__load_node_field(&j->L, &r, &f, j->g, k) != NNS_OK)
       break;
-    n->index = (uint32_t)k;
-    if (nns__load_node(&j->L, &sub, j->g, n) != NNS_OK)
-      break;
-  }
   j->done = k;
 }
 
