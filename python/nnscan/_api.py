@@ -142,10 +142,11 @@ COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
-# here): word -> number for the optimizers, parameter kinds and element
-# types, and the opset graphs are built at.
+# here): word -> number for the optimizers, parameter kinds, training step
+# phases and element types, and the opset graphs are built at.
 OPTIMIZER = {}
 PARAM_KIND = {}
+TRAIN_PHASE = {}
 DTYPE = {}
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
@@ -168,6 +169,7 @@ FUNCTIONS = {
                                          POINTER(Hardware)]),
     "nns_hardware_list_free": (None, [c_void_p]),
     "nns_param_kind_name": (c_char_p, [c_int]),
+    "nns_train_phase_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
@@ -330,7 +332,8 @@ def _read_words(cdll):
     """The enums' words and the opset, as the library names them."""
     global _opset_max
     for table, fn in ((OPTIMIZER, cdll.nns_optimizer_name),
-                      (PARAM_KIND, cdll.nns_param_kind_name)):
+                      (PARAM_KIND, cdll.nns_param_kind_name),
+                      (TRAIN_PHASE, cdll.nns_train_phase_name)):
         i = 0
         while fn(i) is not None:  # numbered from 0, NULL past the last
             table[fn(i).decode()] = i
@@ -346,6 +349,18 @@ def optimizer(word):
     """nns_optimizer's number for "sgd", "momentum", "adam"."""
     lib()
     return OPTIMIZER[word]
+
+
+def optimizers():
+    """The optimizers' words, in the library's order ("sgd", ...)."""
+    lib()
+    return tuple(OPTIMIZER)
+
+
+def train_phases():
+    """"forward", "backward", "optimizer" -> nns_train_phase."""
+    lib()
+    return TRAIN_PHASE
 
 
 def param_kinds():
