@@ -133,6 +133,9 @@ FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
           "shapes_json": 5, "shapes_text": 6, "backward_text": 7,
           "layers_text": 8, "layers_csv": 9, "layers_md": 10}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+COUNT_STYLE = {"thop": 0}  # nns_count_style (nns_format_count)
+COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
+COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
@@ -171,6 +174,8 @@ FUNCTIONS = {
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_train_phase_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
+    "nns_format_count": (c_status, [c_double, c_int, c_int, POINTER(c_char),
+                                    c_size_t, POINTER(NnsError)]),
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
@@ -387,6 +392,17 @@ def check(status, err, what):
         name = lib().nns_status_name(status).decode()
         msg = err.message.decode(errors="replace") if err is not None else ""
         raise NnscanError(name, f"{what}: {msg or name}")
+
+
+def format_count(value, digits, style="thop"):
+    """`value` as nns_format_count writes it in `style` with `digits`
+    decimals (thop, 2: 1824010216 -> "1.82G")."""
+    buf = ctypes.create_string_buffer(COUNT_SIZE_MAX)  # holds any value
+    err = NnsError()
+    check(lib().nns_format_count(float(value), COUNT_STYLE[style], digits,
+                                 buf, len(buf), ctypes.byref(err)),
+          err, "nns_format_count")
+    return buf.value.decode()
 
 
 def write_collector():

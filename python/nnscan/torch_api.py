@@ -13,8 +13,7 @@ import io
 import warnings
 
 from ._api import opset_max, py_name
-from .compat.thop.utils import clever_format  # thop's, once (docs/compat.md)
-from .report import Handle, Summary
+from .report import Handle, Summary, clever_format  # thop's (docs/compat.md)
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
 

@@ -123,7 +123,11 @@ def _enum_constants():
     out += [("NNS_DEPTH_ALL", _api.DEPTH_ALL),
             ("NNS_INFER_FALLBACK_DECLARED", _api.INFER_FALLBACK_DECLARED),
             ("NNS_ABI_VERSION", _api.ABI_VERSION),
-            ("NNS_PACKED_VERSION", _api.PACKED_VERSION)]
+            ("NNS_PACKED_VERSION", _api.PACKED_VERSION),
+            ("NNS_COUNT_DIGITS_MAX", _api.COUNT_DIGITS_MAX),
+            ("NNS_COUNT_SIZE_MAX", _api.COUNT_SIZE_MAX)]
+    out += [(f"NNS_COUNT_STYLE_{k.upper()}", v)
+            for k, v in _api.COUNT_STYLE.items()]
     return out
 
 
@@ -219,6 +223,7 @@ def test_enum_values_match_header():
     (a format added to the header, e.g. HTML, fails here until wired)."""
     assert _api.FORMAT == _enum("NNS_FORMAT_")
     assert _api.NUMBERS == _enum("NNS_NUMBERS_")
+    assert _api.COUNT_STYLE == _enum("NNS_COUNT_STYLE_")
     wrap = _enum("NNS_WRAP_")
     assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
     assert _api.WRAP["mid"] == wrap["middle"]

@@ -222,6 +222,42 @@ void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
     snprintf(buf, size, "%.2f %s", x, unit);
 }
 
+nns_status nns_format_count(double value, nns_count_style style,
+                            int digits, char *buf, size_t size,
+                            nns_error *err) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } thop[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+  if (buf && size)
+    buf[0] = '\0';
+  if (!buf || !size)
+    return nns__report_err(err, NNS_E_ARG, "nns_format_count: no buffer");
+  if (style != NNS_COUNT_STYLE_THOP)
+    return nns__report_err(err, NNS_E_ARG, "nns_format_count: unknown style");
+  if (digits < 0 || digits > NNS_COUNT_DIGITS_MAX)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_format_count: digits must be 0 to "
+                           "NNS_COUNT_DIGITS_MAX (20)");
+  int n;
+  if (value != value) { /* printf may sign a NaN ("-nan"); thop's never */
+    n = snprintf(buf, size, "nanB");
+  } else {
+    size_t u = 0, units = sizeof thop / sizeof *thop;
+    while (u < units && !(value > thop[u].scale))
+      u++;
+    n = u < units ? snprintf(buf, size, "%.*f%s", digits,
+                             value / thop[u].scale, thop[u].unit)
+                  : snprintf(buf, size, "%.*fB", digits, value);
+  }
+  if (n < 0 || (size_t)n >= size) {
+    buf[0] = '\0';
+    return nns__report_err(err, NNS_E_LIMIT,
+                           "nns_format_count: the buffer is too small");
+  }
+  return NNS_OK;
+}
+
 void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {
   if (raw) {
     snprintf(buf, size, "%.6g", s);

@@ -93,26 +93,10 @@ static void fmt_dims(char *buf, size_t size, const int64_t *d, int rank) {
                           (long long)d[i]);
 }
 
-/* thop's clever_format with "%.2f": a unit once the value is strictly
- * above 1e12, 1e9, 1e6, 1e3, else "B". */
-static void fmt_thop(char *buf, size_t size, int64_t v) {
-  static const struct {
-    double scale;
-    const char *unit;
-  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
-  double x = (double)v;
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-    if (x > units[i].scale) {
-      snprintf(buf, size, "%.2f%s", x / units[i].scale, units[i].unit);
-      return;
-    }
-  snprintf(buf, size, "%.2fB", x);
-}
-
 static void fmt_value(char *buf, size_t size, int64_t v, int64_t total,
                       nns_numbers mode) {
   if (mode == NNS_NUMBERS_CLEVER)
-    fmt_thop(buf, size, v);
+    nns_format_count((double)v, NNS_COUNT_STYLE_THOP, 2, buf, size, NULL);
   else if (mode == NNS_NUMBERS_RATIO)
     snprintf(buf, size, "%5.2f %%",
              total ? 100.0 * (double)v / (double)total : 0.0);

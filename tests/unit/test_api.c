@@ -882,6 +882,27 @@ static void c_text_clean(void) {
   CHECK_EQ(nns_text_clean(buf, 4, "\xc3\xa9\xc3\xa9"), 2);
   CHECK(strcmp(buf, "\xc3\xa9") == 0);
 }
+static void c_format_count(void) {
+  const nns_count_style thop = NNS_COUNT_STYLE_THOP;
+  char buf[8] = "xxxxxxx";
+  /* No buffer, no room, an unknown style, digits out of range: NNS_E_ARG,
+   * and "" wherever there is a buffer to write it. */
+  CHECK_EQ(nns_format_count(1, thop, 2, NULL, 8, &err), NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 2, buf, 0, &err), NNS_E_ARG);
+  CHECK_EQ(buf[0], 'x');
+  CHECK_EQ(nns_format_count(1, (nns_count_style)7, 2, buf, sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(buf[0], 0);
+  CHECK_EQ(nns_format_count(1, thop, -1, buf, sizeof buf, &err), NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, NNS_COUNT_DIGITS_MAX + 1, buf,
+                            sizeof buf, &err),
+           NNS_E_ARG);
+  /* "1.00B" needs 6 bytes: 5 are too few (NNS_E_LIMIT, ""), 6 do. */
+  CHECK_EQ(nns_format_count(1, thop, 2, buf, 5, &err), NNS_E_LIMIT);
+  CHECK_EQ(buf[0], 0);
+  CHECK_EQ(nns_format_count(1, thop, 2, buf, 6, NULL), NNS_OK);
+  CHECK(strcmp(buf, "1.00B") == 0);
+}
 static void c_op_count(void) { CHECK(nns_op_count() > 100); }
 static void c_opset_max(void) {
   /* No entry covers an opset beyond it, and some entry reaches it. */
@@ -1288,6 +1309,7 @@ static const entry exports[] = {
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
     E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
+    E(format_count),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_add_params),
     E(inspection_set_meta), E(inspection_add_batch),

@@ -74,7 +74,13 @@ def _held(module):
 def clever_format(x, fmt_str="%6.2f"):
     """thoplw's clever_format: the value divided by 1000 while it is at
     least 1000 (up to P), then `fmt_str` and the unit after a space
-    ("  1.82 G", " 11.70 M", "512.00  "); a list gives a list."""
+    ("  1.82 G", " 11.70 M", "512.00  "); a list gives a list.
+
+    It stays here, thoplw's convention, rather than in the library's
+    nns_format_count: it differs from thop's style in more than a
+    parameter (at least 1000 rather than strictly above, repeated
+    division rather than one, a P unit, the unit after a space and a
+    blank rather than "B", any `%` format with a width)."""
     if isinstance(x, list):
         return [clever_format(v, fmt_str) for v in x]
     units = ("", "K", "M", "G", "T", "P")
