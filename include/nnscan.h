@@ -1566,10 +1566,15 @@ typedef enum nns_report_format {
    * declaration order; a module with given MACs stands for its subtree), a
    * Total row with the model's class. Numbers raw, or as thop's
    * clever_format ("118.01M") or "%5.2f %" of the column's total; the Total
-   * row is clever in both. As text (a +---+ rule), CSV or Markdown. */
+   * row is clever in both. As text (a +---+ rule), CSV or Markdown, or
+   * as the "nnscan.layers" JSON document: the same rows and Total row as
+   * data, each {"name", "class", "input", "output": the cells as the
+   * table prints them; "macs", "params": raw integers, whatever
+   * `numbers` says} (docs/json.md). */
   NNS_FORMAT_LAYERS_TEXT = 8,
   NNS_FORMAT_LAYERS_CSV = 9,
-  NNS_FORMAT_LAYERS_MD = 10
+  NNS_FORMAT_LAYERS_MD = 10,
+  NNS_FORMAT_LAYERS_JSON = 11
 } nns_report_format;
 
 typedef enum nns_numbers {

@@ -131,7 +131,8 @@ WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 # Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
 FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
           "shapes_json": 5, "shapes_text": 6, "backward_text": 7,
-          "layers_text": 8, "layers_csv": 9, "layers_md": 10}
+          "layers_text": 8, "layers_csv": 9, "layers_md": 10,
+          "layers_json": 11}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
 COUNT_STYLE = {"thop": 0}  # nns_count_style (nns_format_count)
 COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX

@@ -544,15 +544,17 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
-    import csv
-    # The library picks the rows and counts them (NNS_FORMAT_LAYERS_CSV)
-    table = list(csv.reader(io.StringIO(
-        s.analysis.report("layers_csv", numbers="raw",
-                          model_name=type(model).__name__))))
-    rows = [(n, c, i, o, int(m), int(p)) for n, c, i, o, m, p in table[1:-1]]
-    _, root, shape_in, shape_out, total_macs, params = table[-1]
-    info = LayersInfo(root, rows, int(total_macs), int(params), shape_in,
-                      shape_out, analysis=s.analysis)
+    import json
+    # The library picks the rows and counts them: the layers table as
+    # data (NNS_FORMAT_LAYERS_JSON), its cells as the table prints them
+    doc = json.loads(s.analysis.report("layers_json",
+                                       model_name=type(model).__name__))
+    rows = [(r["name"], r["class"], r["input"], r["output"], r["macs"],
+             r["params"]) for r in doc["rows"]]
+    t = doc["total"]
+    total_macs, params = t["macs"], t["params"]
+    info = LayersInfo(t["class"], rows, total_macs, params, t["input"],
+                      t["output"], analysis=s.analysis)
     if verbose and s.json.get("uncounted_ops"):
         why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
                "failed": "cost rule failed"}

@@ -1,6 +1,7 @@
 /*
  * layers_table.c - NNS_FORMAT_LAYERS_TEXT, _CSV, _MD: thoplw's per-module
- * table (docs/compat.md). Its rows are the modules the binding declared
+ * table (docs/compat.md), and NNS_FORMAT_LAYERS_JSON, the same rows as
+ * data for a binding (its cells, numbers raw). Its rows are the modules the binding declared
  * (nns_model_module, in declaration order: PyTorch's named_modules), not the
  * layer tree of the other reports: a leaf module that ran no operator
  * (Dropout, Identity in eval) is a row here and no layer there. MACs and
@@ -18,6 +19,7 @@ enum { COLS = 6, CELL = 4096 };
 
 typedef struct row {
   char cell[COLS][CELL];
+  int64_t macs, params; /* the MACs and Params cells' values, raw */
 } row;
 
 /* A path and what it indexes: a layer, or a declared module. */
@@ -133,6 +135,50 @@ static void put_rule(nns__out *o, const int *w, char edge) {
   nns__out_str(o, edge == '+' ? "+\n" : "|\n");
 }
 
+/* {"name": ..., "class": ..., "input": ..., "output": ..., "macs": ...,
+ * "params": ...}: a row's cells, the numbers raw. */
+static void put_json_row(nns__jw *w, const char *key, size_t klen,
+                         const row *r) {
+  static const struct {
+    const char *key;
+    size_t len;
+  } keys[4] = {{NNS__JK("name")},
+               {NNS__JK("class")},
+               {NNS__JK("input")},
+               {NNS__JK("output")}};
+  nns__jw_obj(w, key, klen);
+  for (int k = 0; k < 4; k++)
+    nns__jw_str(w, keys[k].key, keys[k].len, r->cell[k]);
+  nns__jw_int(w, NNS__JK("macs"), r->macs);
+  nns__jw_int(w, NNS__JK("params"), r->params);
+  nns__jw_end(w, NULL);
+}
+
+static bool row_at(const tables *t, const nns_report_options *opt, size_t *i,
+                   row *r);
+
+/* The "nnscan.layers" document: the table's rows, then its Total row. */
+static nns_status put_json(nns__out *out, const tables *t,
+                           const nns_report_options *opt, row *r) {
+  nns__jw w;
+  nns__jw_init(&w, out);
+  nns__jw_obj(&w, NNS__JV);
+  nns__jw_str(&w, NNS__JK("schema"), "nnscan.layers");
+  nns__jw_int(&w, NNS__JK("version"), 1);
+  nns__jw_arr_brk(&w, NNS__JK("rows"), "\n  ");
+  size_t i = (size_t)-1;
+  row_at(t, opt, &i, r); /* the header */
+  size_t n_all = nns_model_module_count(t->m);
+  while (row_at(t, opt, &i, r) && i <= n_all)
+    put_json_row(&w, NNS__JV, r);
+  nns__jw_end(&w, "\n");
+  nns__jw_break(&w, "\n");
+  put_json_row(&w, NNS__JK("total"), r); /* row_at's last: the Total row */
+  nns__jw_end(&w, "\n");
+  nns__out_str(out, "\n");
+  return nns__jw_finish(&w);
+}
+
 static void fmt_counts(row *r, const tables *t, int64_t macs, int64_t params,
                        bool total) {
   int64_t total_params = nns__sum_sat(
@@ -140,6 +186,8 @@ static void fmt_counts(row *r, const tables *t, int64_t macs, int64_t params,
   /* thoplw clever-formats the Total row in both clever and ratio. */
   nns_numbers mode = total && t->mode != NNS_NUMBERS_RAW ? NNS_NUMBERS_CLEVER
                                                          : t->mode;
+  r->macs = macs;
+  r->params = params;
   fmt_value(r->cell[4], CELL, macs, t->all.macs, mode);
   fmt_value(r->cell[5], CELL, params, total_params, mode);
 }
@@ -251,7 +299,9 @@ nns_status nns__report_layers_table(const nns_analysis *a,
     return st;
   }
   size_t i = (size_t)-1;
-  if (opt->format == NNS_FORMAT_LAYERS_CSV) {
+  if (opt->format == NNS_FORMAT_LAYERS_JSON) {
+    st = put_json(out, &t, opt, r);
+  } else if (opt->format == NNS_FORMAT_LAYERS_CSV) {
     while (row_at(&t, opt, &i, r))
       for (int k = 0; k < COLS; k++) {
         put_csv_cell(out, r->cell[k]);
@@ -277,5 +327,5 @@ nns_status nns__report_layers_table(const nns_analysis *a,
   }
   tables_free(&t);
   free(r);
-  return NNS_OK;
+  return st;
 }

@@ -802,7 +802,7 @@ static void c_report(void) {
   o = (nns_report_options){.size = sizeof o, .format = (nns_report_format)99};
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   o = (nns_report_options){.size = sizeof o,
-                           .format = NNS_FORMAT_LAYERS_MD + 1};
+                           .format = NNS_FORMAT_LAYERS_JSON + 1};
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   release(a);
 }

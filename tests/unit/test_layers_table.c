@@ -1,5 +1,6 @@
 /*
  * test_layers_table.c - NNS_FORMAT_LAYERS_TEXT, _CSV, _MD (thoplw's table)
+ * and _JSON (its rows as data)
  * of a hand-built model, every expected line written out here by hand.
  *
  * The model: x [1,8] -> blk.fc1 (MatMul by w1 [8,4]: 1*8*4 = 32 MACs, 32
@@ -103,6 +104,20 @@ static void test_text_md_raw(void) {
          "blk.drop,Dropout,4,4, 0.00 %, 0.00 %\n"
          "head,Linear,4,2,20.00 %,20.00 %\n"
          "Total,Net,8,2,40.00B,40.00B\n");
+  /* The same rows as data: cells as printed, numbers raw whatever
+   * `numbers` asks. */
+  const char *json =
+      "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+      "  {\"name\": \"blk.fc1\", \"class\": \"Linear\", \"input\": \"8\", "
+      "\"output\": \"4\", \"macs\": 32, \"params\": 32},\n"
+      "  {\"name\": \"blk.drop\", \"class\": \"Dropout\", \"input\": \"4\", "
+      "\"output\": \"4\", \"macs\": 0, \"params\": 0},\n"
+      "  {\"name\": \"head\", \"class\": \"Linear\", \"input\": \"4\", "
+      "\"output\": \"2\", \"macs\": 8, \"params\": 8}\n"
+      "],\n\"total\": {\"name\": \"Total\", \"class\": \"Net\", "
+      "\"input\": \"8\", \"output\": \"2\", \"macs\": 40, \"params\": 40}\n}\n";
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_RAW, json);
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_CLEVER, json);
   /* The module without nodes is no layer of the other reports. */
   for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
     nns_layer_info l = {.size = sizeof l};
@@ -129,6 +144,16 @@ static void test_clever_and_given_macs(void) {
          "blk,Sequential,8,4,1000.00B,32.00B\n"
          "head,Linear,4,2,8.00B,8.00B\n"
          "Total,\"Net,\"\"v2\"\"\",8,2,1.01K,40.00B\n");
+  /* As data: the given MACs, and the class's quotes escaped as JSON's. */
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_CLEVER,
+         "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+         "  {\"name\": \"blk\", \"class\": \"Sequential\", \"input\": \"8\", "
+         "\"output\": \"4\", \"macs\": 1000, \"params\": 32},\n"
+         "  {\"name\": \"head\", \"class\": \"Linear\", \"input\": \"4\", "
+         "\"output\": \"2\", \"macs\": 8, \"params\": 8}\n"
+         "],\n\"total\": {\"name\": \"Total\", \"class\": \"Net,\\\"v2\\\"\", "
+         "\"input\": \"8\", \"output\": \"2\", \"macs\": 1008, "
+         "\"params\": 40}\n}\n");
   nns_analysis_free(a);
   nns_model_free(m);
 }
