@@ -1676,34 +1676,42 @@ NNS_API nns_status nns_report_shapes(const nns_model *model,
  */
 NNS_API size_t nns_text_clean(char *dst, size_t size, const char *src);
 
-/* Styles of nns_format_count. */
+/* Styles of nns_format_count: the clever counts of the tools nnscan
+ * stands in for. */
 typedef enum nns_count_style {
   /* thop's clever_format: the value over 1e12, 1e9, 1e6 or 1e3 with unit
    * T, G, M or K once it is strictly above that scale, else the value
-   * itself with unit B; `digits` decimals ("%.2f": 1824010216 -> "1.82G",
-   * 1000 -> "1000.00B", 1001 -> "1.00K"). NaN prints "nanB". */
-  NNS_COUNT_STYLE_THOP = 0
+   * itself with unit B ("%.2f": 1824010216 -> "1.82G", 1000 ->
+   * "1000.00B", 1001 -> "1.00K"). */
+  NNS_COUNT_STYLE_THOP = 0,
+  /* thoplw's clever_format: the value divided by 1000 while it is at least
+   * 1000 (up to P), then a space and the unit, a space for none ("%6.2f":
+   * 1824010216 -> "  1.82 G", 999 -> "999.00  ", 1000 -> "  1.00 K"). */
+  NNS_COUNT_STYLE_THOPLW = 1
 } nns_count_style;
 
-/* The most decimals nns_format_count takes, and the bytes that hold any
- * value it writes with any digits (-DBL_MAX: 309 digits, the sign, the
- * point, 20 decimals, the unit and the NUL). */
+/* The widest field and the most decimals nns_format_count takes, and the
+ * bytes that hold any value it writes (-DBL_MAX with every decimal: 309
+ * digits, the sign, the point, 20 decimals, the unit and the NUL). */
+#define NNS_COUNT_WIDTH_MAX 64
 #define NNS_COUNT_DIGITS_MAX 20
 #define NNS_COUNT_SIZE_MAX 336
 
 /*
- * Writes `value` as a count in `style` with `digits` decimals (0 to
- * NNS_COUNT_DIGITS_MAX) into buf, NUL-terminated: the one formatter of
- * the library's thop-style cells (NNS_FORMAT_LAYERS_*, clever) and of the
- * Python binding's clever_format. NNS_E_ARG for a NULL buf, a size of 0,
- * an unknown style or digits out of range; NNS_E_LIMIT when the text does
- * not fit `size` bytes (32 hold any value of magnitude below 1e18 with 2
- * decimals, NNS_COUNT_SIZE_MAX any value with any digits). On error buf
- * (when there is one) holds "".
+ * Writes `value` as a count in `style` into buf, NUL-terminated, the
+ * number as printf's "%<width>.<digits>f" (width 0: no padding) before its
+ * unit: the one formatter of the clever counts of the layers tables
+ * (NNS_FORMAT_LAYERS_*) and of the Python binding's clever_format. A NaN
+ * prints "nan" whatever its sign. NNS_E_ARG for a NULL buf, a size of 0,
+ * an unknown style, width outside 0 to NNS_COUNT_WIDTH_MAX or digits
+ * outside 0 to NNS_COUNT_DIGITS_MAX; NNS_E_LIMIT when the text does not
+ * fit `size` bytes (32 hold any value of magnitude below 1e18 with width
+ * 0 to 8 and 2 decimals, NNS_COUNT_SIZE_MAX any value). On error buf (when
+ * there is one) holds "".
  */
 NNS_API nns_status nns_format_count(double value, nns_count_style style,
-                                    int digits, char *buf, size_t size,
-                                    nns_error *err);
+                                    int width, int digits, char *buf,
+                                    size_t size, nns_error *err);
 
 /* ---- Comparison of several models ---- */
 

@@ -134,7 +134,8 @@ FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
           "layers_text": 8, "layers_csv": 9, "layers_md": 10,
           "layers_json": 11}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
-COUNT_STYLE = {"thop": 0}  # nns_count_style (nns_format_count)
+COUNT_STYLE = {"thop": 0, "thoplw": 1}  # nns_count_style (nns_format_count)
+COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
 COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
 COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
@@ -175,8 +176,9 @@ FUNCTIONS = {
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_train_phase_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
-    "nns_format_count": (c_status, [c_double, c_int, c_int, POINTER(c_char),
-                                    c_size_t, POINTER(NnsError)]),
+    "nns_format_count": (c_status, [c_double, c_int, c_int, c_int,
+                                    POINTER(c_char), c_size_t,
+                                    POINTER(NnsError)]),
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
@@ -395,15 +397,35 @@ def check(status, err, what):
         raise NnscanError(name, f"{what}: {msg or name}")
 
 
-def format_count(value, digits, style="thop"):
-    """`value` as nns_format_count writes it in `style` with `digits`
-    decimals (thop, 2: 1824010216 -> "1.82G")."""
+def format_count(value, style, width, digits):
+    """`value` as nns_format_count writes it in `style` ("thop", "thoplw")
+    as "%<width>.<digits>f" and its unit (thop, 0, 2: 1824010216 ->
+    "1.82G")."""
     buf = ctypes.create_string_buffer(COUNT_SIZE_MAX)  # holds any value
     err = NnsError()
-    check(lib().nns_format_count(float(value), COUNT_STYLE[style], digits,
-                                 buf, len(buf), ctypes.byref(err)),
+    check(lib().nns_format_count(float(value), COUNT_STYLE[style], width,
+                                 digits, buf, len(buf), ctypes.byref(err)),
           err, "nns_format_count")
     return buf.value.decode()
+
+
+_FIXED = re.compile(r"%([1-9][0-9]*)?(?:\.([0-9]*))?f")
+
+
+def count_format(fmt, who):
+    """(width, digits) of a "%<width>.<digits>f" format, as printf reads it
+    ("%f": 6 digits, "%.f": 0); ValueError for any other, which the library
+    cannot honour."""
+    m = _FIXED.fullmatch(fmt) if isinstance(fmt, str) else None
+    width = int(m.group(1) or 0) if m else -1
+    digits = -1 if m is None else 6 if m.group(2) is None else \
+        int(m.group(2) or 0)
+    if not (0 <= width <= COUNT_WIDTH_MAX and 0 <= digits <= COUNT_DIGITS_MAX):
+        raise ValueError(
+            f"{who}: the format must be '%.<digits>f' or '%<width>.<digits>f' "
+            f"(width up to {COUNT_WIDTH_MAX}, 0 to {COUNT_DIGITS_MAX} "
+            f"digits), not {fmt!r}")
+    return width, digits
 
 
 def write_collector():

@@ -17,35 +17,25 @@ the text, CSV, Markdown and HTML renderings are the library's too
 import ctypes
 import json
 import os
-import re
 import weakref
 from collections.abc import Iterable
 
 from . import _api
 
 
-_FIXED = re.compile(r"%(?:\.(\d*))?f")
-
-
 def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
     """Numbers as thop prints them, by the library (nns_format_count):
     1.82G, 11.69M, 512.00K, 12.00B (a unit once the value is strictly
     above 1e12, 1e9, 1e6, 1e3). One number gives one string, several a
-    tuple. `format` is "%.<digits>f" (digits 0 to 20; "%f": 6); any other
-    format is a ValueError."""
-    m = _FIXED.fullmatch(format) if isinstance(format, str) else None
-    digits = None if m is None else \
-        6 if m.group(1) is None else int(m.group(1) or 0)
-    if digits is None or digits > _api.COUNT_DIGITS_MAX:
-        raise ValueError(
-            f"clever_format: format must be '%.<digits>f' with 0 to "
-            f"{_api.COUNT_DIGITS_MAX} digits, not {format!r}")
+    tuple. `format` is "%.<digits>f" or "%<width>.<digits>f" (0 to 20
+    digits; "%f": 6); any other format is a ValueError."""
+    width, digits = _api.count_format(format, "clever_format")
     many = isinstance(nums, Iterable) and not isinstance(nums, (str, bytes))
     out = []
     for n in (nums if many else [nums]):
         if isinstance(n, (str, bytes)):
             raise TypeError(f"clever_format takes numbers, not {n!r}")
-        out.append(_api.format_count(n, digits))
+        out.append(_api.format_count(n, "thop", width, digits))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -187,10 +187,11 @@ def test_clever_format_as_thop():
     assert nnscan.clever_format(1824010216, "%f") == "1.824010G"
     assert nnscan.clever_format(1824010216, "%.0f") == "2G"
     assert nnscan.clever_format(float("nan")) == "nanB"
+    assert nnscan.clever_format(1824010216, "%8.2f") == "    1.82G"
 
 
-@pytest.mark.parametrize("fmt", ["%6.2f", "%.2e", "%d", "%.21f", "x%.2f",
-                                 "%.2f ", "%-.2f"])
+@pytest.mark.parametrize("fmt", ["%06.2f", "%.2e", "%d", "%.21f", "x%.2f",
+                                 "%.2f ", "%-.2f", "%65.2f", "%s"])
 def test_clever_format_refuses_what_it_cannot_print(fmt):
     with pytest.raises(ValueError, match="%.<digits>f"):
         nnscan.clever_format(1000, fmt)

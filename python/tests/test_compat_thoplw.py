@@ -55,6 +55,10 @@ def test_custom_ops_return_macs():
 def test_clever_format_by_hand():
     assert thoplw.clever_format(1_824_010_216) == "  1.82 G"
     assert thoplw.clever_format([999, 1000]) == ["999.00  ", "  1.00 K"]
+    assert thoplw.clever_format(2.5e15, "%.1f") == "2.5 P"  # its last unit
+    assert thoplw.clever_format(999_999, "%8.3f") == " 999.999 K"
+    with pytest.raises(ValueError, match="%.<digits>f"):
+        thoplw.clever_format(1000, "%.2e")
 
 
 def test_clever_table_uses_thoplws_format():

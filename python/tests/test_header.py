@@ -124,6 +124,7 @@ def _enum_constants():
             ("NNS_INFER_FALLBACK_DECLARED", _api.INFER_FALLBACK_DECLARED),
             ("NNS_ABI_VERSION", _api.ABI_VERSION),
             ("NNS_PACKED_VERSION", _api.PACKED_VERSION),
+            ("NNS_COUNT_WIDTH_MAX", _api.COUNT_WIDTH_MAX),
             ("NNS_COUNT_DIGITS_MAX", _api.COUNT_DIGITS_MAX),
             ("NNS_COUNT_SIZE_MAX", _api.COUNT_SIZE_MAX)]
     out += [(f"NNS_COUNT_STYLE_{k.upper()}", v)

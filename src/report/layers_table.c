@@ -98,7 +98,7 @@ static void fmt_dims(char *buf, size_t size, const int64_t *d, int rank) {
 static void fmt_value(char *buf, size_t size, int64_t v, int64_t total,
                       nns_numbers mode) {
   if (mode == NNS_NUMBERS_CLEVER)
-    nns_format_count((double)v, NNS_COUNT_STYLE_THOP, 2, buf, size, NULL);
+    nns_format_count((double)v, NNS_COUNT_STYLE_THOP, 0, 2, buf, size, NULL);
   else if (mode == NNS_NUMBERS_RATIO)
     snprintf(buf, size, "%5.2f %%",
              total ? 100.0 * (double)v / (double)total : 0.0);

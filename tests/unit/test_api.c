@@ -885,22 +885,29 @@ static void c_text_clean(void) {
 static void c_format_count(void) {
   const nns_count_style thop = NNS_COUNT_STYLE_THOP;
   char buf[8] = "xxxxxxx";
-  /* No buffer, no room, an unknown style, digits out of range: NNS_E_ARG,
-   * and "" wherever there is a buffer to write it. */
-  CHECK_EQ(nns_format_count(1, thop, 2, NULL, 8, &err), NNS_E_ARG);
-  CHECK_EQ(nns_format_count(1, thop, 2, buf, 0, &err), NNS_E_ARG);
+  /* No buffer, no room, an unknown style, width or digits out of range:
+   * NNS_E_ARG, and "" wherever there is a buffer to write it. */
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, NULL, 8, &err), NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 0, &err), NNS_E_ARG);
   CHECK_EQ(buf[0], 'x');
-  CHECK_EQ(nns_format_count(1, (nns_count_style)7, 2, buf, sizeof buf, &err),
+  CHECK_EQ(nns_format_count(1, (nns_count_style)7, 0, 2, buf, sizeof buf,
+                            &err),
            NNS_E_ARG);
   CHECK_EQ(buf[0], 0);
-  CHECK_EQ(nns_format_count(1, thop, -1, buf, sizeof buf, &err), NNS_E_ARG);
-  CHECK_EQ(nns_format_count(1, thop, NNS_COUNT_DIGITS_MAX + 1, buf,
+  CHECK_EQ(nns_format_count(1, thop, -1, 2, buf, sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, NNS_COUNT_WIDTH_MAX + 1, 2, buf,
+                            sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, -1, buf, sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, NNS_COUNT_DIGITS_MAX + 1, buf,
                             sizeof buf, &err),
            NNS_E_ARG);
   /* "1.00B" needs 6 bytes: 5 are too few (NNS_E_LIMIT, ""), 6 do. */
-  CHECK_EQ(nns_format_count(1, thop, 2, buf, 5, &err), NNS_E_LIMIT);
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 5, &err), NNS_E_LIMIT);
   CHECK_EQ(buf[0], 0);
-  CHECK_EQ(nns_format_count(1, thop, 2, buf, 6, NULL), NNS_OK);
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 6, NULL), NNS_OK);
   CHECK(strcmp(buf, "1.00B") == 0);
 }
 static void c_op_count(void) { CHECK(nns_op_count() > 100); }

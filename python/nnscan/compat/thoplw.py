@@ -14,6 +14,7 @@ on the recorded shapes where it differs on purpose (docs/compat.md).
 """
 import torch.nn as nn
 
+from .. import _api
 from ..torch_api import LayersInfo, _shape_str
 from ._modules import out_elements, run_modules
 
@@ -72,23 +73,15 @@ def _held(module):
 
 
 def clever_format(x, fmt_str="%6.2f"):
-    """thoplw's clever_format: the value divided by 1000 while it is at
-    least 1000 (up to P), then `fmt_str` and the unit after a space
-    ("  1.82 G", " 11.70 M", "512.00  "); a list gives a list.
-
-    It stays here, thoplw's convention, rather than in the library's
-    nns_format_count: it differs from thop's style in more than a
-    parameter (at least 1000 rather than strictly above, repeated
-    division rather than one, a P unit, the unit after a space and a
-    blank rather than "B", any `%` format with a width)."""
+    """thoplw's clever_format, by the library (nns_format_count's thoplw
+    style): the value divided by 1000 while it is at least 1000 (up to P),
+    then `fmt_str` and the unit after a space ("  1.82 G", " 11.70 M",
+    "512.00  "); a list gives a list. `fmt_str` is "%<width>.<digits>f" or
+    "%.<digits>f"; any other format is a ValueError."""
     if isinstance(x, list):
         return [clever_format(v, fmt_str) for v in x]
-    units = ("", "K", "M", "G", "T", "P")
-    k = 0
-    while x >= 1000 and k < len(units) - 1:
-        x /= 1000
-        k += 1
-    return (fmt_str % x) + " " + (units[k] or " ")
+    width, digits = _api.count_format(fmt_str, "clever_format")
+    return _api.format_count(x, "thoplw", width, digits)
 
 
 def profile(model, tensor=None, custom_ops=None, verbose=True, *,
