@@ -1713,6 +1713,42 @@ NNS_API nns_status nns_format_count(double value, nns_count_style style,
                                     int width, int digits, char *buf,
                                     size_t size, nns_error *err);
 
+/* ---- A layers table the caller counted ---- */
+
+/* One row of a layers table that the caller counted itself, by another
+ * tool's conventions (nnscan.compat.thoplw: its rows, MACs and params). */
+typedef struct nns_layers_row {
+  size_t size;                 /* sizeof(nns_layers_row); the array stride */
+  const char *name;            /* Name cell (a module path); NULL: "" */
+  const char *class_name;      /* Class cell; NULL: "" */
+  const int64_t *input_shape;  /* dims, batch first (printed without it) */
+  int input_rank;              /* -1: none recorded, printed "-" */
+  const int64_t *output_shape;
+  int output_rank;
+  int64_t macs;                /* MACs cell */
+  int64_t params;              /* Params cell */
+} nns_layers_row;
+
+/*
+ * Writes the layers table of NNS_FORMAT_LAYERS_TEXT, _CSV, _MD or _JSON
+ * (opts->format; NULL opts: text) from `count` rows the caller gives,
+ * strided by rows[0].size, and `total` as its Total row (its name is not
+ * used): the same layout and cells as nns_report's, the ratios of total's
+ * MACs and params, NNS_NUMBERS_CLEVER in the `clever` style
+ * (nns_format_count, 2 decimals; thoplw's with a width of 6). Other
+ * options are not used. Nothing is kept. NNS_E_ARG for a NULL write,
+ * total, or rows with a count, a row's size below the first version's, a
+ * rank below -1 or a rank above 0 without its dims, another format or
+ * number style, or an unknown clever style; NNS_E_IO if `write` asked to
+ * stop.
+ */
+NNS_API nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
+                                     const nns_layers_row *total,
+                                     nns_count_style clever,
+                                     const nns_report_options *opts,
+                                     nns_write_fn write, void *user,
+                                     nns_error *err);
+
 /* ---- Comparison of several models ---- */
 
 /*

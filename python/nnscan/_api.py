@@ -85,6 +85,15 @@ class ReportOptions(Sized):
                 ("backward", c_void_p)]
 
 
+class LayersRow(Sized):
+    """nns_layers_row: one row of a layers table the caller counted."""
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("class_name", c_char_p), ("input_shape", POINTER(c_int64)),
+                ("input_rank", c_int), ("output_shape", POINTER(c_int64)),
+                ("output_rank", c_int), ("macs", c_int64),
+                ("params", c_int64)]
+
+
 class DiffOptions(Sized):
     _fields_ = [("size", c_size_t), ("format", c_int), ("budgets", c_char_p)]
 
@@ -122,7 +131,7 @@ STRUCTS = {
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
-    Hardware: "nns_hardware",
+    Hardware: "nns_hardware", LayersRow: "nns_layers_row",
     TrainStep: "nns_train_step",
 }
 
@@ -195,6 +204,10 @@ FUNCTIONS = {
                               c_void_p, POINTER(NnsError)]),
     "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
                                      WRITE_FN, c_void_p, POINTER(NnsError)]),
+    "nns_report_layers": (c_status, [POINTER(LayersRow), c_size_t,
+                                     POINTER(LayersRow), c_int,
+                                     POINTER(ReportOptions), WRITE_FN,
+                                     c_void_p, POINTER(NnsError)]),
     "nns_diff_report": (c_status, [c_char_p, c_size_t, c_char_p, c_size_t,
                                    POINTER(DiffOptions), WRITE_FN, c_void_p,
                                    POINTER(DiffResult), POINTER(NnsError)]),

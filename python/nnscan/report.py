@@ -234,6 +234,38 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
     return b"".join(chunks).decode()
 
 
+def render_layers(rows, total, clever, kind="text", numbers="raw"):
+    """A layers table the caller counted, laid out by the library
+    (nns_report_layers): `rows` (name, class, input dims, output dims,
+    macs, params), dims batch first or None (none recorded), `total` the
+    Total row (class, input dims, output dims, macs, params); clever: the
+    style of its clever numbers ("thop", "thoplw"); kind: "text", "csv",
+    "md" or "json"."""
+    keep = []
+
+    def row(name, cls, dims_in, dims_out, macs, params):
+        r = _api.LayersRow(_api.c_name(name), _api.c_name(cls))
+        for field, dims in (("input", dims_in), ("output", dims_out)):
+            if dims is None:
+                setattr(r, field + "_rank", -1)
+                continue
+            d = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+            keep.append(d)
+            setattr(r, field + "_shape", d)
+            setattr(r, field + "_rank", len(dims))
+        r.macs, r.params = int(macs), int(params)
+        return r
+    arr = (_api.LayersRow * max(1, len(rows)))(*[row(*r) for r in rows])
+    tot = row("Total", *total)
+    lib = _api.lib()
+
+    def report(_ptr, opts, cb, user, err):
+        return lib.nns_report_layers(arr, len(rows), ctypes.byref(tot),
+                                     _api.COUNT_STYLE[clever], opts, cb, user,
+                                     err)
+    return _render(report, None, "layers_" + kind, numbers=numbers)
+
+
 class Summary:
     """The analysis of one model: numbers as JSON, renderings from the library.
 

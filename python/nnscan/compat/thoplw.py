@@ -15,7 +15,7 @@ on the recorded shapes where it differs on purpose (docs/compat.md).
 import torch.nn as nn
 
 from .. import _api
-from ..torch_api import LayersInfo, _shape_str
+from ..torch_api import LayersInfo
 from ._modules import out_elements, run_modules
 
 __all__ = ["clever_format", "profile"]
@@ -65,6 +65,11 @@ def _rule(module):
     return None
 
 
+def _first(shapes):
+    """The dims of the first tensor (thoplw's shape cells), or None."""
+    return list(shapes[0]) if shapes else None
+
+
 def _held(module):
     """The parameters of the module's subtree (thoplw's code counts
     `layer.parameters()`; its README's table, from another version,
@@ -107,15 +112,15 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *,
         macs = run.custom if t in custom_ops else rule(run)
         if macs is None:
             continue
-        rows.append((path, t.__name__, _shape_str(run.inputs),
-                     _shape_str(run.outputs), int(macs),
-                     int(_held(run.module))))
+        rows.append((path, t.__name__, _first(run.inputs),
+                     _first(run.outputs), int(macs), int(_held(run.module))))
     total_macs = sum(r[4] for r in rows)
     total_params = sum(r[5] for r in rows)
     root = runs[""]
-    info = LayersInfo(type(model).__name__, rows, total_macs, total_params,
-                      _shape_str(root.inputs), _shape_str(root.outputs),
-                      clever=clever_format)
+    # thoplw's rows and counts, laid out by the library in thoplw's style
+    info = LayersInfo.counted(
+        rows, (type(model).__name__, _first(root.inputs),
+               _first(root.outputs), total_macs, total_params))
     if verbose and unknown:
         print("The following layers will be unexpectedly ignored:")
         for name in sorted(unknown):
