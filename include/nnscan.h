@@ -1566,10 +1566,15 @@ typedef enum nns_report_format {
    * declaration order; a module with given MACs stands for its subtree), a
    * Total row with the model's class. Numbers raw, or as thop's
    * clever_format ("118.01M") or "%5.2f %" of the column's total; the Total
-   * row is clever in both. As text (a +---+ rule), CSV or Markdown. */
+   * row is clever in both. As text (a +---+ rule), CSV or Markdown, or
+   * as the "nnscan.layers" JSON document: the same rows and Total row as
+   * data, each {"name", "class", "input", "output": the cells as the
+   * table prints them; "macs", "params": raw integers, whatever
+   * `numbers` says} (docs/json.md). */
   NNS_FORMAT_LAYERS_TEXT = 8,
   NNS_FORMAT_LAYERS_CSV = 9,
-  NNS_FORMAT_LAYERS_MD = 10
+  NNS_FORMAT_LAYERS_MD = 10,
+  NNS_FORMAT_LAYERS_JSON = 11
 } nns_report_format;
 
 typedef enum nns_numbers {
@@ -1670,6 +1675,79 @@ NNS_API nns_status nns_report_shapes(const nns_model *model,
  * names you print yourself (nns_model_value(), warnings, errors).
  */
 NNS_API size_t nns_text_clean(char *dst, size_t size, const char *src);
+
+/* Styles of nns_format_count: the clever counts of the tools nnscan
+ * stands in for. */
+typedef enum nns_count_style {
+  /* thop's clever_format: the value over 1e12, 1e9, 1e6 or 1e3 with unit
+   * T, G, M or K once it is strictly above that scale, else the value
+   * itself with unit B ("%.2f": 1824010216 -> "1.82G", 1000 ->
+   * "1000.00B", 1001 -> "1.00K"). */
+  NNS_COUNT_STYLE_THOP = 0,
+  /* thoplw's clever_format: the value divided by 1000 while it is at least
+   * 1000 (up to P), then a space and the unit, a space for none ("%6.2f":
+   * 1824010216 -> "  1.82 G", 999 -> "999.00  ", 1000 -> "  1.00 K"). */
+  NNS_COUNT_STYLE_THOPLW = 1
+} nns_count_style;
+
+/* The widest field and the most decimals nns_format_count takes, and the
+ * bytes that hold any value it writes (-DBL_MAX with every decimal: 309
+ * digits, the sign, the point, 20 decimals, the unit and the NUL). */
+#define NNS_COUNT_WIDTH_MAX 64
+#define NNS_COUNT_DIGITS_MAX 20
+#define NNS_COUNT_SIZE_MAX 336
+
+/*
+ * Writes `value` as a count in `style` into buf, NUL-terminated, the
+ * number as printf's "%<width>.<digits>f" (width 0: no padding) before its
+ * unit: the one formatter of the clever counts of the layers tables
+ * (NNS_FORMAT_LAYERS_*) and of the Python binding's clever_format. A NaN
+ * prints "nan" whatever its sign. NNS_E_ARG for a NULL buf, a size of 0,
+ * an unknown style, width outside 0 to NNS_COUNT_WIDTH_MAX or digits
+ * outside 0 to NNS_COUNT_DIGITS_MAX; NNS_E_LIMIT when the text does not
+ * fit `size` bytes (32 hold any value of magnitude below 1e18 with width
+ * 0 to 8 and 2 decimals, NNS_COUNT_SIZE_MAX any value). On error buf (when
+ * there is one) holds "".
+ */
+NNS_API nns_status nns_format_count(double value, nns_count_style style,
+                                    int width, int digits, char *buf,
+                                    size_t size, nns_error *err);
+
+/* ---- A layers table the caller counted ---- */
+
+/* One row of a layers table that the caller counted itself, by another
+ * tool's conventions (nnscan.compat.thoplw: its rows, MACs and params). */
+typedef struct nns_layers_row {
+  size_t size;                 /* sizeof(nns_layers_row); the array stride */
+  const char *name;            /* Name cell (a module path); NULL: "" */
+  const char *class_name;      /* Class cell; NULL: "" */
+  const int64_t *input_shape;  /* dims, batch first (printed without it) */
+  int input_rank;              /* -1: none recorded, printed "-" */
+  const int64_t *output_shape;
+  int output_rank;
+  int64_t macs;                /* MACs cell */
+  int64_t params;              /* Params cell */
+} nns_layers_row;
+
+/*
+ * Writes the layers table of NNS_FORMAT_LAYERS_TEXT, _CSV, _MD or _JSON
+ * (opts->format; NULL opts: text) from `count` rows the caller gives,
+ * strided by rows[0].size, and `total` as its Total row (its name is not
+ * used): the same layout and cells as nns_report's, the ratios of total's
+ * MACs and params, NNS_NUMBERS_CLEVER in the `clever` style
+ * (nns_format_count, 2 decimals; thoplw's with a width of 6). Other
+ * options are not used. Nothing is kept. NNS_E_ARG for a NULL write,
+ * total, or rows with a count, a row's size below the first version's, a
+ * rank below -1 or a rank above 0 without its dims, another format or
+ * number style, or an unknown clever style; NNS_E_IO if `write` asked to
+ * stop.
+ */
+NNS_API nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
+                                     const nns_layers_row *total,
+                                     nns_count_style clever,
+                                     const nns_report_options *opts,
+                                     nns_write_fn write, void *user,
+                                     nns_error *err);
 
 /* ---- Comparison of several models ---- */
 

@@ -85,6 +85,15 @@ class ReportOptions(Sized):
                 ("backward", c_void_p)]
 
 
+class LayersRow(Sized):
+    """nns_layers_row: one row of a layers table the caller counted."""
+    _fields_ = [("size", c_size_t), ("name", c_char_p),
+                ("class_name", c_char_p), ("input_shape", POINTER(c_int64)),
+                ("input_rank", c_int), ("output_shape", POINTER(c_int64)),
+                ("output_rank", c_int), ("macs", c_int64),
+                ("params", c_int64)]
+
+
 class DiffOptions(Sized):
     _fields_ = [("size", c_size_t), ("format", c_int), ("budgets", c_char_p)]
 
@@ -122,7 +131,7 @@ STRUCTS = {
     InputShape: "nns_input_shape", InputValue: "nns_input_value",
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
-    Hardware: "nns_hardware",
+    Hardware: "nns_hardware", LayersRow: "nns_layers_row",
     TrainStep: "nns_train_step",
 }
 
@@ -131,8 +140,13 @@ WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 # Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
 FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
           "shapes_json": 5, "shapes_text": 6, "backward_text": 7,
-          "layers_text": 8, "layers_csv": 9, "layers_md": 10}
+          "layers_text": 8, "layers_csv": 9, "layers_md": 10,
+          "layers_json": 11}
 NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+COUNT_STYLE = {"thop": 0, "thoplw": 1}  # nns_count_style (nns_format_count)
+COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
+COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
+COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
 WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
@@ -142,10 +156,11 @@ COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
-# here): word -> number for the optimizers, parameter kinds and element
-# types, and the opset graphs are built at.
+# here): word -> number for the optimizers, parameter kinds, training step
+# phases and element types, and the opset graphs are built at.
 OPTIMIZER = {}
 PARAM_KIND = {}
+TRAIN_PHASE = {}
 DTYPE = {}
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
@@ -168,7 +183,11 @@ FUNCTIONS = {
                                          POINTER(Hardware)]),
     "nns_hardware_list_free": (None, [c_void_p]),
     "nns_param_kind_name": (c_char_p, [c_int]),
+    "nns_train_phase_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
+    "nns_format_count": (c_status, [c_double, c_int, c_int, c_int,
+                                    POINTER(c_char), c_size_t,
+                                    POINTER(NnsError)]),
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
@@ -185,6 +204,10 @@ FUNCTIONS = {
                               c_void_p, POINTER(NnsError)]),
     "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),
                                      WRITE_FN, c_void_p, POINTER(NnsError)]),
+    "nns_report_layers": (c_status, [POINTER(LayersRow), c_size_t,
+                                     POINTER(LayersRow), c_int,
+                                     POINTER(ReportOptions), WRITE_FN,
+                                     c_void_p, POINTER(NnsError)]),
     "nns_diff_report": (c_status, [c_char_p, c_size_t, c_char_p, c_size_t,
                                    POINTER(DiffOptions), WRITE_FN, c_void_p,
                                    POINTER(DiffResult), POINTER(NnsError)]),
@@ -330,7 +353,8 @@ def _read_words(cdll):
     """The enums' words and the opset, as the library names them."""
     global _opset_max
     for table, fn in ((OPTIMIZER, cdll.nns_optimizer_name),
-                      (PARAM_KIND, cdll.nns_param_kind_name)):
+                      (PARAM_KIND, cdll.nns_param_kind_name),
+                      (TRAIN_PHASE, cdll.nns_train_phase_name)):
         i = 0
         while fn(i) is not None:  # numbered from 0, NULL past the last
             table[fn(i).decode()] = i
@@ -346,6 +370,18 @@ def optimizer(word):
     """nns_optimizer's number for "sgd", "momentum", "adam"."""
     lib()
     return OPTIMIZER[word]
+
+
+def optimizers():
+    """The optimizers' words, in the library's order ("sgd", ...)."""
+    lib()
+    return tuple(OPTIMIZER)
+
+
+def train_phases():
+    """"forward", "backward", "optimizer" -> nns_train_phase."""
+    lib()
+    return TRAIN_PHASE
 
 
 def param_kinds():
@@ -372,6 +408,37 @@ def check(status, err, what):
         name = lib().nns_status_name(status).decode()
         msg = err.message.decode(errors="replace") if err is not None else ""
         raise NnscanError(name, f"{what}: {msg or name}")
+
+
+def format_count(value, style, width, digits):
+    """`value` as nns_format_count writes it in `style` ("thop", "thoplw")
+    as "%<width>.<digits>f" and its unit (thop, 0, 2: 1824010216 ->
+    "1.82G")."""
+    buf = ctypes.create_string_buffer(COUNT_SIZE_MAX)  # holds any value
+    err = NnsError()
+    check(lib().nns_format_count(float(value), COUNT_STYLE[style], width,
+                                 digits, buf, len(buf), ctypes.byref(err)),
+          err, "nns_format_count")
+    return buf.value.decode()
+
+
+_FIXED = re.compile(r"%([1-9][0-9]*)?(?:\.([0-9]*))?f")
+
+
+def count_format(fmt, who):
+    """(width, digits) of a "%<width>.<digits>f" format, as printf reads it
+    ("%f": 6 digits, "%.f": 0); ValueError for any other, which the library
+    cannot honour."""
+    m = _FIXED.fullmatch(fmt) if isinstance(fmt, str) else None
+    width = int(m.group(1) or 0) if m else -1
+    digits = -1 if m is None else 6 if m.group(2) is None else \
+        int(m.group(2) or 0)
+    if not (0 <= width <= COUNT_WIDTH_MAX and 0 <= digits <= COUNT_DIGITS_MAX):
+        raise ValueError(
+            f"{who}: the format must be '%.<digits>f' or '%<width>.<digits>f' "
+            f"(width up to {COUNT_WIDTH_MAX}, 0 to {COUNT_DIGITS_MAX} "
+            f"digits), not {fmt!r}")
+    return width, digits
 
 
 def write_collector():

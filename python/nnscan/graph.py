@@ -88,8 +88,9 @@ class Graph:
         # dotted path -> (first input's dims, first output's dims), either
         # None: what PyTorch gave at the module's boundary
         self.module_shapes = {}
-        # (module path, tensor identity, dtype, dims, kind): every tensor
-        # each module registers, used or not (recorder.module_tensors)
+        # (module path, tensor identity, element bits, dims, kind): every
+        # tensor each module registers, used or not
+        # (recorder.module_tensors; nns_model_add_module_tensor's order)
         self.module_tensors = []
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
         # experts module path -> (k, E, tokens routed per call): moe.py
@@ -283,8 +284,9 @@ def pack(g):
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
     if g.known:
         codes = _api.dtypes()
-        for name, (dt, dims, raw) in g.known.items():
-            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dt]), _shape(dims),
+        for name, (dtype_name, dims, raw) in g.known.items():
+            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dtype_name]),
+                    _shape(dims),
                     _u64(0xFFFFFFFFFFFFFFFF) if raw is None
                     else _u64(len(raw)), raw or b""]
     return b"".join(out)
@@ -309,8 +311,8 @@ def _module_facts(g, s):
                     none if outs is None else _shape(outs)]
     kinds = _api.param_kinds()
     tag = _TAG[_MODULE_TENSOR]
-    for path, tensor, dt, dims, kind in g.module_tensors:
-        out += [tag, s[path], s[tensor], _i32(dt), _shape(dims),
+    for path, tensor, bits, dims, kind in g.module_tensors:
+        out += [tag, s[path], s[tensor], _i32(bits), _shape(dims),
                 _i32(kinds[kind])]
     return out
 

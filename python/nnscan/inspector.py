@@ -381,8 +381,10 @@ class Inspector:
         return out
 
     def _static_from_recorder(self):
-        """{path: (flops, macs)} from the static recorder, or {} (with a
-        line in `errors`) where it is not part of this installation."""
+        """{path: (flops, macs, saved_bytes)} from the static recorder
+        (saved_bytes: what a training step saves, with predict_training;
+        -1 for a figure the analysis does not give), or {} (with a line in
+        `errors`) where it is not part of this installation."""
         try:
             from . import torch_api
         except ImportError:

@@ -245,7 +245,7 @@ def roi_align(b, args, kw, out):
     idx = b.fresh(rois.dtype, [k])
     b.node("Gather", [b.inp(rois), b.const(0, scalar=True)], [idx], {"axis": 1})
     bidx = b.fresh(torch.int64, [k])
-    b.node("Cast", [b.name(idx)], [bidx], {"to": 7})
+    b.node("Cast", [b.name(idx)], [bidx], {"to": b.onnx_dtype(bidx.dtype)})
     b.node("RoiAlign", [b.inp(x), b.name(boxes), b.name(bidx)], [out],
            {"output_height": int(ph), "output_width": int(pw),
             "sampling_ratio": max(0, int(ratio)),
@@ -659,7 +659,7 @@ def all_any(op):
             axes = sorted(int(d) % r for d in
                           (dim if isinstance(dim, (list, tuple)) else [dim]))
         xi = b.fresh(torch.int32, list(x.shape))
-        b.node("Cast", [b.inp(x)], [xi], {"to": 6})
+        b.node("Cast", [b.inp(x)], [xi], {"to": b.onnx_dtype(xi.dtype)})
         red = b.fresh(torch.int32, list(out.shape))
         b.node(op, [b.name(xi)], [red], {"axes": axes, "keepdims": int(keep)})
         b.node("Cast", [b.name(red)], [out], {"to": b.onnx_dtype(out.dtype)})
@@ -700,7 +700,7 @@ def histc(b, args, kw, out):
                    b.scalar(bins / (hi - lo) if hi > lo else 1.0, x)], [scaled])
     b.node("Floor", [b.name(scaled)], [fl])
     ix = b.fresh(torch.int64, [n])
-    b.node("Cast", [b.name(fl)], [ix], {"to": 7})
+    b.node("Cast", [b.name(fl)], [ix], {"to": b.onnx_dtype(ix.dtype)})
     b.node("ScatterElements", [b.filler([bins], out), b.name(ix),
                                b.filler([n], out)], [out],
            {"axis": 0, "reduction": "add"})
@@ -1245,7 +1245,7 @@ def _int64(b, t, shape):
     name = b.inp(t)
     if t.dtype != torch.int64:
         c = b.fresh(torch.int64, list(t.shape))
-        b.node("Cast", [name], [c], {"to": 7})
+        b.node("Cast", [name], [c], {"to": b.onnx_dtype(c.dtype)})
         name = b.name(c)
     if list(t.shape) != list(shape):
         e = b.fresh(torch.int64, list(shape))

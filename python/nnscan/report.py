@@ -18,8 +18,25 @@ import ctypes
 import json
 import os
 import weakref
+from collections.abc import Iterable
 
 from . import _api
+
+
+def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
+    """Numbers as thop prints them, by the library (nns_format_count):
+    1.82G, 11.69M, 512.00K, 12.00B (a unit once the value is strictly
+    above 1e12, 1e9, 1e6, 1e3). One number gives one string, several a
+    tuple. `format` is "%.<digits>f" or "%<width>.<digits>f" (0 to 20
+    digits; "%f": 6); any other format is a ValueError."""
+    width, digits = _api.count_format(format, "clever_format")
+    many = isinstance(nums, Iterable) and not isinstance(nums, (str, bytes))
+    out = []
+    for n in (nums if many else [nums]):
+        if isinstance(n, (str, bytes)):
+            raise TypeError(f"clever_format takes numbers, not {n!r}")
+        out.append(_api.format_count(n, "thop", width, digits))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _free_model(free_model, ptr, analyses):
@@ -215,6 +232,38 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
     st = fn(ptr, ctypes.byref(opts), cb, None, ctypes.byref(err))
     _api.check(st, err, f"{fmt} report")
     return b"".join(chunks).decode()
+
+
+def render_layers(rows, total, clever, kind="text", numbers="raw"):
+    """A layers table the caller counted, laid out by the library
+    (nns_report_layers): `rows` (name, class, input dims, output dims,
+    macs, params), dims batch first or None (none recorded), `total` the
+    Total row (class, input dims, output dims, macs, params); clever: the
+    style of its clever numbers ("thop", "thoplw"); kind: "text", "csv",
+    "md" or "json"."""
+    keep = []
+
+    def row(name, cls, dims_in, dims_out, macs, params):
+        r = _api.LayersRow(_api.c_name(name), _api.c_name(cls))
+        for field, dims in (("input", dims_in), ("output", dims_out)):
+            if dims is None:
+                setattr(r, field + "_rank", -1)
+                continue
+            d = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+            keep.append(d)
+            setattr(r, field + "_shape", d)
+            setattr(r, field + "_rank", len(dims))
+        r.macs, r.params = int(macs), int(params)
+        return r
+    arr = (_api.LayersRow * max(1, len(rows)))(*[row(*r) for r in rows])
+    tot = row("Total", *total)
+    lib = _api.lib()
+
+    def report(_ptr, opts, cb, user, err):
+        return lib.nns_report_layers(arr, len(rows), ctypes.byref(tot),
+                                     _api.COUNT_STYLE[clever], opts, cb, user,
+                                     err)
+    return _render(report, None, "layers_" + kind, numbers=numbers)
 
 
 class Summary:

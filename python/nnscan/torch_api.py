@@ -13,8 +13,8 @@ import io
 import warnings
 
 from ._api import opset_max, py_name
-from .compat.thop.utils import clever_format  # thop's, once (docs/compat.md)
-from .report import Handle, Summary
+from .report import (Handle, Summary, clever_format,  # thop's: compat.md
+                     render_layers)
 
 _TORCHSCAN_WRAP = {"mid": "mid", "start": "start", "end": "end"}
 
@@ -462,21 +462,40 @@ def crawl_dict(module, s):
 # ---- thop / thoplw ----
 
 class LayersInfo:
-    """thoplw's per-layer table: one row per leaf module that ran. With an
-    `analysis` the library renders it (NNS_FORMAT_LAYERS_*, from its own
-    counts); without one (nnscan.compat.thoplw, whose rows follow thoplw's
-    conventions) it is laid out here from `rows`."""
+    """thoplw's per-layer table, laid out by the library
+    (NNS_FORMAT_LAYERS_*): an analysis's rows, one per leaf module that ran
+    (nnscan.profile), or rows counted by another tool's conventions
+    (LayersInfo.counted: nnscan.compat.thoplw). `.rows` (name, class,
+    input shape, output shape, macs, params), `.name` (the model's class),
+    `.total_macs`, `.total_params`, `.shape_in` and `.shape_out` are the
+    table's cells as the library gives them (NNS_FORMAT_LAYERS_JSON)."""
 
-    def __init__(self, root_type, rows, total_macs, total_params, shape_in,
-                 shape_out, clever=clever_format, analysis=None):
-        self.name = root_type
-        self.clever = clever  # fmt="clever": thop's, or thoplw's own
-        self.rows = rows  # (name, class, in, out, macs, params)
-        self.total_macs = total_macs
-        self.total_params = total_params
-        self.shape_in = shape_in
-        self.shape_out = shape_out
+    def __init__(self, analysis, name):
         self.analysis = analysis
+        self._counted = None
+        self._read(analysis.report("layers_json", model_name=name))
+
+    @classmethod
+    def counted(cls, rows, total, clever="thoplw"):
+        """The table of rows the caller counted: `rows` (name, class, input
+        dims, output dims, macs, params), dims batch first or None when
+        none was recorded; `total` (class, input dims, output dims, macs,
+        params); clever: the style of fmt="clever" ("thop", "thoplw")."""
+        self = cls.__new__(cls)
+        self.analysis = None
+        self._counted = (list(rows), tuple(total), clever)
+        self._read(render_layers(*self._counted, kind="json"))
+        return self
+
+    def _read(self, text):
+        import json
+        doc = json.loads(text)
+        self.rows = [(r["name"], r["class"], r["input"], r["output"],
+                      r["macs"], r["params"]) for r in doc["rows"]]
+        t = doc["total"]
+        self.name = t["class"]
+        self.total_macs, self.total_params = t["macs"], t["params"]
+        self.shape_in, self.shape_out = t["input"], t["output"]
 
     def summary(self, kind="text", fmt="raw"):
         if kind not in ("text", "csv", "md"):
@@ -486,49 +505,10 @@ class LayersInfo:
         if self.analysis is not None:
             return self.analysis.report("layers_" + kind, numbers=fmt,
                                         model_name=self.name)
-
-        def value(v, total):
-            if fmt == "clever":
-                return self.clever(v)
-            if fmt == "ratio":
-                return "%5.2f %%" % (100.0 * v / total if total else 0.0)
-            return str(v)
-
-        head = ["Name", "Class", "Input shape", "Output shape", "MACs", "Params"]
-        body = [[n, c, i, o, value(m, self.total_macs),
-                 value(p, self.total_params)] for n, c, i, o, m, p in self.rows]
-        tm, tp = self.total_macs, self.total_params
-        if fmt != "raw":
-            tm, tp = self.clever([tm, tp])
-        body.append(["Total", self.name, self.shape_in, self.shape_out,
-                     str(tm), str(tp)])
-        if kind == "csv":
-            return "\n".join(",".join(_csv(x) for x in r)
-                             for r in [head] + body) + "\n"
-        # thoplw's layout: every cell left-aligned and padded to its column
-        widths = [max(len(r[k]) for r in [head] + body) for k in range(6)]
-
-        def line(r):
-            return "| " + " | ".join(x.ljust(w) for x, w in zip(r, widths)) + " |"
-        if kind == "md":
-            sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-            return "\n".join([line(head), sep] + [line(r) for r in body]) + "\n"
-        rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-        return "\n".join([line(head), rule] + [line(r) for r in body[:-1]]
-                         + [rule, line(body[-1])]) + "\n"
+        return render_layers(*self._counted, kind=kind, numbers=fmt)
 
     def __str__(self):
         return self.summary()
-
-
-def _csv(x):
-    return '"%s"' % x.replace('"', '""') if ("," in x or '"' in x) else x
-
-
-def _shape_str(shapes):
-    if not shapes:
-        return "-"
-    return ", ".join(" x ".join(str(d) for d in s[1:]) for s in shapes[:1])
 
 
 def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
@@ -545,15 +525,9 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)
-    import csv
-    # The library picks the rows and counts them (NNS_FORMAT_LAYERS_CSV)
-    table = list(csv.reader(io.StringIO(
-        s.analysis.report("layers_csv", numbers="raw",
-                          model_name=type(model).__name__))))
-    rows = [(n, c, i, o, int(m), int(p)) for n, c, i, o, m, p in table[1:-1]]
-    _, root, shape_in, shape_out, total_macs, params = table[-1]
-    info = LayersInfo(root, rows, int(total_macs), int(params), shape_in,
-                      shape_out, analysis=s.analysis)
+    # The library picks the rows and counts them: the layers table as
+    # data (NNS_FORMAT_LAYERS_JSON), its cells as the table prints them
+    info = LayersInfo(s.analysis, type(model).__name__)
     if verbose and s.json.get("uncounted_ops"):
         why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
                "failed": "cost rule failed"}
@@ -562,4 +536,4 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
                 w for k, w in why.items() if o.get(k)) or "no cost rule")
             for o in s.json["uncounted_ops"])
         print(f"[nnscan] not counted: {ops}")
-    return int(total_macs), int(params), info
+    return info.total_macs, info.total_params, info

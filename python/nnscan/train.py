@@ -53,8 +53,14 @@ from .fast_meta import FAST_META
 from .recorder import ModuleStack, flatten
 from .shadow import Shadows
 
-OPTIMIZERS = ("sgd", "momentum", "adam", "adamw")
-PHASE = {"forward": 0, "backward": 1, "optimizer": 2}
+
+
+def _check_optimizer(optimizer):
+    """A ValueError unless `optimizer` is one the library names."""
+    names = _api.optimizers()
+    if optimizer not in names:
+        raise ValueError(f"optimizer must be one of {', '.join(names)}, "
+                         f"not {optimizer!r}")
 
 
 class StepError(RuntimeError):
@@ -339,9 +345,7 @@ def record_step(model, args, kwargs, optimizer="adam", loss=None,
                 master_weights=False, device=None):
     """Runs one steady-state training step of `model` on meta tensors and
     returns its facts (see the module doc). The model is never changed."""
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, "
-                         f"not {optimizer!r}")
+    _check_optimizer(optimizer)
     _check_torch()
     model = recorder.unwrap_compiled(model)
     with recorder.preserved(model):
@@ -380,9 +384,7 @@ class Shared:
 
     def __init__(self, optimizer="adam", loss=None, master_weights=False,
                  budget=None, target=None):
-        if optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of "
-                             f"{', '.join(OPTIMIZERS)}, not {optimizer!r}")
+        _check_optimizer(optimizer)
         self.budget = parse_budget(budget)
         _check_torch()
         self.optimizer, self.loss = optimizer, loss
@@ -653,8 +655,9 @@ def hand_over(handle, facts, master_weights=False, budget=None, target=None):
 
     def arr(ctype, values):
         return (ctype * max(1, len(values)))(*values)
+    phase = _api.train_phases()
     step = _api.TrainStep()
-    keep = [arr(ctypes.c_int, [PHASE[m[0]] for m in f.moments]),
+    keep = [arr(ctypes.c_int, [phase[m[0]] for m in f.moments]),
             arr(ctypes.c_char_p, [names(m[1]) for m in f.moments]),
             arr(ctypes.c_char_p, [names(m[2]) for m in f.moments]),
             arr(ctypes.c_uint32, f.ev_moment),

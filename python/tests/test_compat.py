@@ -183,3 +183,15 @@ def test_clever_format_as_thop():
     assert nnscan.clever_format([11699112, 512], "%.3f") == ("11.699M", "512.000B")
     assert nnscan.clever_format(2e12) == "2.00T"
     assert nnscan.clever_format(1000) == "1000.00B"  # thop: strictly greater
+    assert nnscan.clever_format([1001, 5e15], "%.1f") == ("1.0K", "5000.0T")
+    assert nnscan.clever_format(1824010216, "%f") == "1.824010G"
+    assert nnscan.clever_format(1824010216, "%.0f") == "2G"
+    assert nnscan.clever_format(float("nan")) == "nanB"
+    assert nnscan.clever_format(1824010216, "%8.2f") == "    1.82G"
+
+
+@pytest.mark.parametrize("fmt", ["%06.2f", "%.2e", "%d", "%.21f", "x%.2f",
+                                 "%.2f ", "%-.2f", "%65.2f", "%s"])
+def test_clever_format_refuses_what_it_cannot_print(fmt):
+    with pytest.raises(ValueError, match="%.<digits>f"):
+        nnscan.clever_format(1000, fmt)

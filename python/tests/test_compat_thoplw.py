@@ -55,6 +55,10 @@ def test_custom_ops_return_macs():
 def test_clever_format_by_hand():
     assert thoplw.clever_format(1_824_010_216) == "  1.82 G"
     assert thoplw.clever_format([999, 1000]) == ["999.00  ", "  1.00 K"]
+    assert thoplw.clever_format(2.5e15, "%.1f") == "2.5 P"  # its last unit
+    assert thoplw.clever_format(999_999, "%8.3f") == " 999.999 K"
+    with pytest.raises(ValueError, match="%.<digits>f"):
+        thoplw.clever_format(1000, "%.2e")
 
 
 def test_clever_table_uses_thoplws_format():
@@ -62,3 +66,23 @@ def test_clever_table_uses_thoplws_format():
     _, _, info = thoplw.profile(model, torch.randn(1, 1000), verbose=False)
     last = info.summary(fmt="clever").splitlines()[-1]
     assert "  1.00 M" in last  # 1000*1000 MACs and as many params
+
+
+def test_table_by_hand():
+    """thoplw's table of one Linear(4, 2), laid out by the library: 8 MACs
+    + 2 for the bias, 8 weights + 2 biases; clever in thoplw's style."""
+    _, _, info = thoplw.profile(nn.Sequential(nn.Linear(4, 2)),
+                                torch.randn(1, 4), verbose=False)
+    assert info.rows == [("0", "Linear", "4", "2", 10, 10)]
+    assert info.summary() == (
+        "| Name  | Class      | Input shape | Output shape | MACs | Params |\n"
+        "+-------+------------+-------------+--------------+------+--------+\n"
+        "| 0     | Linear     | 4           | 2            | 10   | 10     |\n"
+        "+-------+------------+-------------+--------------+------+--------+\n"
+        "| Total | Sequential | 4           | 2            | 10   | 10     |\n")
+    assert info.summary("csv", "clever") == (
+        "Name,Class,Input shape,Output shape,MACs,Params\n"
+        "0,Linear,4,2, 10.00  , 10.00  \n"
+        "Total,Sequential,4,2, 10.00  , 10.00  \n")
+    assert info.summary("md", "ratio").splitlines()[2] == \
+        "| 0     | Linear     | 4           | 2            | 100.00 % | 100.00 % |"

@@ -107,8 +107,8 @@ def _c_kind(decl):
 
 def _enum_constants():
     """(C constant, the value _api.py uses) for every enum _api.py mirrors
-    (the optimizers, parameter kinds and element types as read from the
-    library at import)."""
+    (the optimizers, parameter kinds, training phases and element types as
+    read from the library at import)."""
     _api.lib()
     out = [(f"NNS_FORMAT_{k.upper()}", v) for k, v in _api.FORMAT.items()]
     out += [(f"NNS_NUMBERS_{k.upper()}", v) for k, v in _api.NUMBERS.items()]
@@ -117,12 +117,18 @@ def _enum_constants():
     out += [(f"NNS_COL_{k.upper()}", v) for k, v in _api.COL.items()]
     out += [(f"NNS_OPTIMIZER_{k.upper()}", v) for k, v in _api.OPTIMIZER.items()]
     out += [(f"NNS_PARAM_{k.upper()}", v) for k, v in _api.PARAM_KIND.items()]
+    out += [(f"NNS_TRAIN_{k.upper()}", v) for k, v in _api.TRAIN_PHASE.items()]
     out += [(f"NNS_DT_{c}", _api.DTYPE[w]) for c, _, w in _xmap("NNS_DTYPE_MAP")
             if c != "UNDEFINED"]
     out += [("NNS_DEPTH_ALL", _api.DEPTH_ALL),
             ("NNS_INFER_FALLBACK_DECLARED", _api.INFER_FALLBACK_DECLARED),
             ("NNS_ABI_VERSION", _api.ABI_VERSION),
-            ("NNS_PACKED_VERSION", _api.PACKED_VERSION)]
+            ("NNS_PACKED_VERSION", _api.PACKED_VERSION),
+            ("NNS_COUNT_WIDTH_MAX", _api.COUNT_WIDTH_MAX),
+            ("NNS_COUNT_DIGITS_MAX", _api.COUNT_DIGITS_MAX),
+            ("NNS_COUNT_SIZE_MAX", _api.COUNT_SIZE_MAX)]
+    out += [(f"NNS_COUNT_STYLE_{k.upper()}", v)
+            for k, v in _api.COUNT_STYLE.items()]
     return out
 
 
@@ -195,13 +201,17 @@ def _xmap(name):
 
 def test_enum_words_come_from_header_lists():
     """What the package reads from the library at import is each list of
-    the header, whole: word -> number for the optimizers, parameter kinds
-    and element types, and the opset the op table is written against."""
+    the header, whole: word -> number for the optimizers, parameter kinds,
+    training phases and element types, and the opset the op table is written against."""
     _api.lib()
     assert _api.OPTIMIZER == {w: n for _, n, w in _xmap("NNS_OPTIMIZER_MAP")}
     assert _api.PARAM_KIND == {w: n for _, n, w in _xmap("NNS_PARAM_KIND_MAP")}
     assert _api.DTYPE == {w: n for _, n, w in _xmap("NNS_DTYPE_MAP") if n}
     assert len(_api.OPTIMIZER) == 4 and len(_api.PARAM_KIND) == 4
+    assert _api.TRAIN_PHASE == _enum("NNS_TRAIN_")
+    assert _api.train_phases() == {"forward": 0, "backward": 1,
+                                   "optimizer": 2}
+    assert _api.optimizers() == ("sgd", "momentum", "adam", "adamw")
     assert len(_api.DTYPE) == 22
     op_h = open(os.path.join(ROOT, "src", "ops", "op.h")).read()
     opset = int(re.search(r"#define NNS__OPSET_MAX (\d+)", op_h).group(1))
@@ -214,6 +224,7 @@ def test_enum_values_match_header():
     (a format added to the header, e.g. HTML, fails here until wired)."""
     assert _api.FORMAT == _enum("NNS_FORMAT_")
     assert _api.NUMBERS == _enum("NNS_NUMBERS_")
+    assert _api.COUNT_STYLE == _enum("NNS_COUNT_STYLE_")
     wrap = _enum("NNS_WRAP_")
     assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
     assert _api.WRAP["mid"] == wrap["middle"]

@@ -353,6 +353,7 @@ void nns__drop_unknown_offsets(char *msg);
 #define NNS__V1_REPORT_OPTIONS NNS__SIZE_TO(nns_report_options, model_path)
 #define NNS__V1_OP_INFO NNS__SIZE_TO(nns_op_info, no_grad)
 #define NNS__V1_OP_TYPE_INFO NNS__SIZE_TO(nns_op_type_info, family)
+#define NNS__V1_LAYERS_ROW NNS__SIZE_TO(nns_layers_row, params)
 
 /*
  * Hands the library's complete struct `src` (of `full` bytes) to a caller's

@@ -4,6 +4,7 @@
  * figures print. One place, so that the text table, CSV, Markdown and the
  * model table print a number the same way.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,63 @@ void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
     snprintf(buf, size, "%.1f %s", x, unit);
   else
     snprintf(buf, size, "%.2f %s", x, unit);
+}
+
+/* thop's unit: the first scale the value is strictly above, else "B". */
+static double thop_unit(double v, const char **unit) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+  for (size_t u = 0; u < sizeof units / sizeof *units; u++)
+    if (v > units[u].scale) {
+      *unit = units[u].unit;
+      return v / units[u].scale;
+    }
+  *unit = "B";
+  return v;
+}
+
+/* thoplw's unit: divided by 1000 while at least 1000, one division at a
+ * time as its loop does (up to P), after a space; a space for none. */
+static double thoplw_unit(double v, const char **unit) {
+  static const char *const units[] = {"  ", " K", " M", " G", " T", " P"};
+  size_t u = 0;
+  while (v >= 1000 && u + 1 < sizeof units / sizeof *units) {
+    v /= 1000;
+    u++;
+  }
+  *unit = units[u];
+  return v;
+}
+
+nns_status nns_format_count(double value, nns_count_style style, int width,
+                            int digits, char *buf, size_t size,
+                            nns_error *err) {
+  if (buf && size)
+    buf[0] = '\0';
+  if (!buf || !size)
+    return nns__report_err(err, NNS_E_ARG, "nns_format_count: no buffer");
+  if (style != NNS_COUNT_STYLE_THOP && style != NNS_COUNT_STYLE_THOPLW)
+    return nns__report_err(err, NNS_E_ARG, "nns_format_count: unknown style");
+  if (width < 0 || width > NNS_COUNT_WIDTH_MAX || digits < 0 ||
+      digits > NNS_COUNT_DIGITS_MAX)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_format_count: width must be 0 to "
+                           "NNS_COUNT_WIDTH_MAX (64), digits 0 to "
+                           "NNS_COUNT_DIGITS_MAX (20)");
+  if (isnan(value))
+    value = fabs(value); /* printf may write a signed NaN "-nan" */
+  const char *unit;
+  double x = style == NNS_COUNT_STYLE_THOP ? thop_unit(value, &unit)
+                                           : thoplw_unit(value, &unit);
+  int n = snprintf(buf, size, "%*.*f%s", width, digits, x, unit);
+  if (n < 0 || (size_t)n >= size) {
+    buf[0] = '\0';
+    return nns__report_err(err, NNS_E_LIMIT,
+                           "nns_format_count: the buffer is too small");
+  }
+  return NNS_OK;
 }
 
 void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {

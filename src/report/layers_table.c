@@ -1,23 +1,30 @@
 /*
  * layers_table.c - NNS_FORMAT_LAYERS_TEXT, _CSV, _MD: thoplw's per-module
- * table (docs/compat.md). Its rows are the modules the binding declared
- * (nns_model_module, in declaration order: PyTorch's named_modules), not the
- * layer tree of the other reports: a leaf module that ran no operator
- * (Dropout, Identity in eval) is a row here and no layer there. MACs and
- * params + frozen + buffers of a row are its layer's counts (0 for a module
- * that owns no node); shapes are those the binding recorded at the module's
- * boundary (nns_model_set_module_shapes), batch axis left out.
+ * table (docs/compat.md), and NNS_FORMAT_LAYERS_JSON, the same rows as
+ * data for a binding (its cells, numbers raw).
+ *
+ * An analysis's table (nns_report) has a row per module the binding
+ * declared (nns_model_module, in declaration order: PyTorch's
+ * named_modules), not the layer tree of the other reports: a leaf module
+ * that ran no operator (Dropout, Identity in eval) is a row here and no
+ * layer there. MACs and params + frozen + buffers of a row are its layer's
+ * counts (0 for a module that owns no node); shapes are those the binding
+ * recorded at the module's boundary (nns_model_set_module_shapes), batch
+ * axis left out. A caller's table (nns_report_layers) has the rows the
+ * caller counted by another tool's conventions, laid out by the same code.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/base.h"
 #include "report_int.h"
 
 enum { COLS = 6, CELL = 4096 };
 
 typedef struct row {
   char cell[COLS][CELL];
+  int64_t macs, params; /* the MACs and Params cells' values, raw */
 } row;
 
 /* A path and what it indexes: a layer, or a declared module. */
@@ -31,14 +38,20 @@ static int cmp_path(const void *x, const void *y) {
 }
 
 /* What the rows are read from: the layers and the declared modules (with
- * a class; those with given MACs apart), each sorted by path. */
+ * a class; those with given MACs apart), each sorted by path; or the
+ * caller's rows. */
 typedef struct tables {
-  const nns_analysis *a;
+  const nns_analysis *a;       /* NULL: the caller's rows */
   const nns_model *m;
   by_path *layers, *mods, *given;
   size_t n_layers, n_mods, n_given;
-  nns_counts all;
+  const char *rows;            /* the caller's rows, `stride` bytes apart */
+  size_t stride;
+  const nns_layers_row *total; /* the caller's Total row */
+  size_t n_end;                /* row_at's index of the Total row */
+  int64_t total_macs, total_params; /* what the ratios are of */
   nns_numbers mode;
+  nns_count_style clever;      /* the clever cells' style */
 } tables;
 
 static const by_path *find(const by_path *v, size_t n, const char *path) {
@@ -93,26 +106,13 @@ static void fmt_dims(char *buf, size_t size, const int64_t *d, int rank) {
                           (long long)d[i]);
 }
 
-/* thop's clever_format with "%.2f": a unit once the value is strictly
- * above 1e12, 1e9, 1e6, 1e3, else "B". */
-static void fmt_thop(char *buf, size_t size, int64_t v) {
-  static const struct {
-    double scale;
-    const char *unit;
-  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
-  double x = (double)v;
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-    if (x > units[i].scale) {
-      snprintf(buf, size, "%.2f%s", x / units[i].scale, units[i].unit);
-      return;
-    }
-  snprintf(buf, size, "%.2fB", x);
-}
-
 static void fmt_value(char *buf, size_t size, int64_t v, int64_t total,
-                      nns_numbers mode) {
+                      nns_numbers mode, nns_count_style clever) {
+  /* thop's cells print as "%.2f", thoplw's as "%6.2f". */
   if (mode == NNS_NUMBERS_CLEVER)
-    fmt_thop(buf, size, v);
+    nns_format_count((double)v, clever,
+                     clever == NNS_COUNT_STYLE_THOPLW ? 6 : 0, 2, buf, size,
+                     NULL);
   else if (mode == NNS_NUMBERS_RATIO)
     snprintf(buf, size, "%5.2f %%",
              total ? 100.0 * (double)v / (double)total : 0.0);
@@ -149,15 +149,71 @@ static void put_rule(nns__out *o, const int *w, char edge) {
   nns__out_str(o, edge == '+' ? "+\n" : "|\n");
 }
 
+/* {"name": ..., "class": ..., "input": ..., "output": ..., "macs": ...,
+ * "params": ...}: a row's cells, the numbers raw. */
+static void put_json_row(nns__jw *w, const char *key, size_t klen,
+                         const row *r) {
+  static const struct {
+    const char *key;
+    size_t len;
+  } keys[4] = {{NNS__JK("name")},
+               {NNS__JK("class")},
+               {NNS__JK("input")},
+               {NNS__JK("output")}};
+  nns__jw_obj(w, key, klen);
+  for (int k = 0; k < 4; k++)
+    nns__jw_str(w, keys[k].key, keys[k].len, r->cell[k]);
+  nns__jw_int(w, NNS__JK("macs"), r->macs);
+  nns__jw_int(w, NNS__JK("params"), r->params);
+  nns__jw_end(w, NULL);
+}
+
+static bool row_at(const tables *t, const nns_report_options *opt, size_t *i,
+                   row *r);
+
+/* The "nnscan.layers" document: the table's rows, then its Total row. */
+static nns_status put_json(nns__out *out, const tables *t,
+                           const nns_report_options *opt, row *r) {
+  nns__jw w;
+  nns__jw_init(&w, out);
+  nns__jw_obj(&w, NNS__JV);
+  nns__jw_str(&w, NNS__JK("schema"), "nnscan.layers");
+  nns__jw_int(&w, NNS__JK("version"), 1);
+  nns__jw_arr_brk(&w, NNS__JK("rows"), "\n  ");
+  size_t i = (size_t)-1;
+  row_at(t, opt, &i, r); /* the header */
+  while (row_at(t, opt, &i, r) && i <= t->n_end)
+    put_json_row(&w, NNS__JV, r);
+  nns__jw_end(&w, "\n");
+  nns__jw_break(&w, "\n");
+  put_json_row(&w, NNS__JK("total"), r); /* row_at's last: the Total row */
+  nns__jw_end(&w, "\n");
+  nns__out_str(out, "\n");
+  return nns__jw_finish(&w);
+}
+
 static void fmt_counts(row *r, const tables *t, int64_t macs, int64_t params,
                        bool total) {
-  int64_t total_params = nns__sum_sat(
-      nns__sum_sat(t->all.params, t->all.frozen), t->all.buffers);
   /* thoplw clever-formats the Total row in both clever and ratio. */
   nns_numbers mode = total && t->mode != NNS_NUMBERS_RAW ? NNS_NUMBERS_CLEVER
                                                          : t->mode;
-  fmt_value(r->cell[4], CELL, macs, t->all.macs, mode);
-  fmt_value(r->cell[5], CELL, params, total_params, mode);
+  r->macs = macs;
+  r->params = params;
+  fmt_value(r->cell[4], CELL, macs, t->total_macs, mode, t->clever);
+  fmt_value(r->cell[5], CELL, params, t->total_params, mode, t->clever);
+}
+
+/* A caller's row into r: its cells as the analysis's rows print theirs. */
+static void given_row(const tables *t, const nns_layers_row *g, bool total,
+                      row *r) {
+  if (total)
+    snprintf(r->cell[0], CELL, "Total");
+  else
+    nns__text_clean(r->cell[0], CELL, g->name);
+  nns__text_clean(r->cell[1], CELL, g->class_name);
+  fmt_dims(r->cell[2], CELL, g->input_shape, g->input_rank);
+  fmt_dims(r->cell[3], CELL, g->output_shape, g->output_rank);
+  fmt_counts(r, t, g->macs, g->params, total);
 }
 
 /* Row k of the table into r: 0 the header, then the shown modules, then
@@ -166,11 +222,22 @@ static bool row_at(const tables *t, const nns_report_options *opt, size_t *i,
                    row *r) {
   static const char *const head[COLS] = {"Name",         "Class", "Input shape",
                                          "Output shape", "MACs",  "Params"};
-  size_t n_all = nns_model_module_count(t->m);
+  size_t n_all = t->n_end;
   if (*i == (size_t)-1) {
     for (int k = 0; k < COLS; k++)
       snprintf(r->cell[k], CELL, "%s", head[k]);
     *i = 0;
+    return true;
+  }
+  if (!t->a) {
+    if (*i > n_all)
+      return false;
+    nns_layers_row g = {0};
+    if (*i < n_all)
+      nns__get_sized(&g, t->rows + *i * t->stride, sizeof g,
+                     NNS__V1_LAYERS_ROW);
+    given_row(t, *i < n_all ? &g : t->total, *i == n_all, r);
+    ++*i;
     return true;
   }
   for (; *i < n_all; ++*i) {
@@ -209,10 +276,7 @@ static bool row_at(const tables *t, const nns_report_options *opt, size_t *i,
                                     : nns__info_of(t->m).graph_name);
   fmt_dims(r->cell[2], CELL, d.input_shape, d.input_rank);
   fmt_dims(r->cell[3], CELL, d.output_shape, d.output_rank);
-  fmt_counts(r, t, t->all.macs,
-             nns__sum_sat(nns__sum_sat(t->all.params, t->all.frozen),
-                          t->all.buffers),
-             true);
+  fmt_counts(r, t, t->total_macs, t->total_params, true);
   return true;
 }
 
@@ -221,8 +285,13 @@ static nns_status tables_make(tables *t, const nns_analysis *a,
   memset(t, 0, sizeof *t);
   t->a = a;
   t->m = nns_analysis_model(a);
-  t->all = nns__total_counts_of(a);
+  nns_counts all = nns__total_counts_of(a);
+  t->total_macs = all.macs;
+  t->total_params =
+      nns__sum_sat(nns__sum_sat(all.params, all.frozen), all.buffers);
+  t->n_end = nns_model_module_count(t->m);
   t->mode = opt->numbers;
+  t->clever = NNS_COUNT_STYLE_THOP;
   size_t nl = nns_analysis_layer_count(a), nm = nns_model_module_count(t->m);
   t->layers = malloc((nl ? nl : 1) * sizeof *t->layers);
   t->mods = malloc((nm ? nm : 1) * sizeof *t->mods);
@@ -254,44 +323,109 @@ static void tables_free(tables *t) {
 
 /* Two passes over the rows, one to measure the columns and one to write
  * them, so that no row is kept. */
+static nns_status write_rows(nns__out *out, const tables *t,
+                             const nns_report_options *opt, row *r) {
+  size_t i = (size_t)-1;
+  if (opt->format == NNS_FORMAT_LAYERS_JSON)
+    return put_json(out, t, opt, r);
+  if (opt->format == NNS_FORMAT_LAYERS_CSV) {
+    while (row_at(t, opt, &i, r))
+      for (int k = 0; k < COLS; k++) {
+        put_csv_cell(out, r->cell[k]);
+        nns__out_str(out, k + 1 < COLS ? "," : "\n");
+      }
+    return NNS_OK;
+  }
+  int w[COLS] = {0};
+  size_t n = 0;
+  while (row_at(t, opt, &i, r) && ++n)
+    for (int k = 0; k < COLS; k++) {
+      int x = nns__utf8_width(r->cell[k]);
+      w[k] = x > w[k] ? x : w[k];
+    }
+  bool md = opt->format == NNS_FORMAT_LAYERS_MD;
+  i = (size_t)-1;
+  for (size_t k = 0; row_at(t, opt, &i, r); k++) {
+    if (k == n - 1 && !md)
+      put_rule(out, w, '+');
+    put_line(out, r, w);
+    if (k == 0)
+      put_rule(out, w, md ? '|' : '+');
+  }
+  return NNS_OK;
+}
+
 nns_status nns__report_layers_table(const nns_analysis *a,
                                     const nns_report_options *opt,
                                     nns__out *out) {
   tables t;
   row *r = malloc(sizeof *r);
   nns_status st = r ? tables_make(&t, a, opt) : NNS_E_NOMEM;
-  if (st != NNS_OK) {
-    if (r)
-      tables_free(&t);
-    free(r);
-    return st;
-  }
-  size_t i = (size_t)-1;
-  if (opt->format == NNS_FORMAT_LAYERS_CSV) {
-    while (row_at(&t, opt, &i, r))
-      for (int k = 0; k < COLS; k++) {
-        put_csv_cell(out, r->cell[k]);
-        nns__out_str(out, k + 1 < COLS ? "," : "\n");
-      }
-  } else {
-    int w[COLS] = {0};
-    size_t n = 0;
-    while (row_at(&t, opt, &i, r) && ++n)
-      for (int k = 0; k < COLS; k++) {
-        int x = nns__utf8_width(r->cell[k]);
-        w[k] = x > w[k] ? x : w[k];
-      }
-    bool md = opt->format == NNS_FORMAT_LAYERS_MD;
-    i = (size_t)-1;
-    for (size_t k = 0; row_at(&t, opt, &i, r); k++) {
-      if (k == n - 1 && !md)
-        put_rule(out, w, '+');
-      put_line(out, r, w);
-      if (k == 0)
-        put_rule(out, w, md ? '|' : '+');
-    }
-  }
-  tables_free(&t);
+  if (st == NNS_OK)
+    st = write_rows(out, &t, opt, r);
+  if (r)
+    tables_free(&t);
   free(r);
-  return NNS_OK;
+  return st;
+}
+
+/* ==== A caller's rows ==== */
+
+static bool row_ok(const nns_layers_row *g) {
+  return g->size >= NNS__V1_LAYERS_ROW && g->input_rank >= -1 &&
+         g->output_rank >= -1 && (g->input_rank <= 0 || g->input_shape) &&
+         (g->output_rank <= 0 || g->output_shape);
+}
+
+nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
+                             const nns_layers_row *total,
+                             nns_count_style clever,
+                             const nns_report_options *opts,
+                             nns_write_fn write, void *user, nns_error *err) {
+  static const char bad[] = "nns_report_layers: invalid arguments";
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_LAYERS_TEXT};
+  if (!write || !total || (count && !rows) ||
+      (opts && nns__report_options(&o, opts) != NNS_OK))
+    return nns__report_err(err, NNS_E_ARG, bad);
+  if (o.format < NNS_FORMAT_LAYERS_TEXT || o.format > NNS_FORMAT_LAYERS_JSON ||
+      (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
+      (clever != NNS_COUNT_STYLE_THOP && clever != NNS_COUNT_STYLE_THOPLW))
+    return nns__report_err(err, NNS_E_ARG, bad);
+  nns_layers_row tot = {0};
+  if (total->size < NNS__V1_LAYERS_ROW ||
+      nns__get_sized(&tot, total, sizeof tot, NNS__V1_LAYERS_ROW) != NNS_OK ||
+      !row_ok(&tot))
+    return nns__report_err(err, NNS_E_ARG, bad);
+  size_t stride = count ? rows->size : 0;
+  for (size_t i = 0; i < count; i++) {
+    const nns_layers_row *g =
+        (const nns_layers_row *)((const char *)rows + i * stride);
+    nns_layers_row c = {0};
+    if (stride < NNS__V1_LAYERS_ROW ||
+        nns__get_sized(&c, g, sizeof c, NNS__V1_LAYERS_ROW) != NNS_OK ||
+        !row_ok(&c))
+      return nns__report_err(err, NNS_E_ARG, bad);
+  }
+  tables t = {.rows = (const char *)rows,
+              .stride = stride,
+              .total = &tot,
+              .n_end = count,
+              .total_macs = tot.macs,
+              .total_params = tot.params,
+              .mode = o.numbers,
+              .clever = clever};
+  nns__out *out = malloc(sizeof *out);
+  row *r = malloc(sizeof *r);
+  nns_status st = out && r ? NNS_OK : NNS_E_NOMEM;
+  if (st == NNS_OK) {
+    nns__out_init(out, write, user);
+    st = write_rows(out, &t, &o, r);
+  }
+  if (st == NNS_OK)
+    st = nns__out_finish(out, err);
+  else
+    st = nns__report_err(err, st, "out of memory");
+  free(out);
+  free(r);
+  return st;
 }

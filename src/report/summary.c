@@ -1359,7 +1359,7 @@ static nns_status options_in(nns_report_options *o,
     return nns__report_err(err, NNS_E_ARG,
                            "nns_report_options.size is below the first "
                            "version's");
-  if ((unsigned)o->format > NNS_FORMAT_LAYERS_MD ||
+  if ((unsigned)o->format > NNS_FORMAT_LAYERS_JSON ||
       (unsigned)o->numbers > NNS_NUMBERS_RATIO ||
       (unsigned)o->wrap > NNS_WRAP_END || o->max_depth < NNS_DEPTH_ALL ||
       (unsigned)o->json_version > 2)

@@ -802,7 +802,7 @@ static void c_report(void) {
   o = (nns_report_options){.size = sizeof o, .format = (nns_report_format)99};
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   o = (nns_report_options){.size = sizeof o,
-                           .format = NNS_FORMAT_LAYERS_MD + 1};
+                           .format = NNS_FORMAT_LAYERS_JSON + 1};
   CHECK_EQ(nns_report(a, &o, sink, NULL, &err), NNS_E_ARG);
   release(a);
 }
@@ -881,6 +881,89 @@ static void c_text_clean(void) {
    * for the NUL in 4 bytes. */
   CHECK_EQ(nns_text_clean(buf, 4, "\xc3\xa9\xc3\xa9"), 2);
   CHECK(strcmp(buf, "\xc3\xa9") == 0);
+}
+static void c_format_count(void) {
+  const nns_count_style thop = NNS_COUNT_STYLE_THOP;
+  char buf[8] = "xxxxxxx";
+  /* No buffer, no room, an unknown style, width or digits out of range:
+   * NNS_E_ARG, and "" wherever there is a buffer to write it. */
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, NULL, 8, &err), NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 0, &err), NNS_E_ARG);
+  CHECK_EQ(buf[0], 'x');
+  CHECK_EQ(nns_format_count(1, (nns_count_style)7, 0, 2, buf, sizeof buf,
+                            &err),
+           NNS_E_ARG);
+  CHECK_EQ(buf[0], 0);
+  CHECK_EQ(nns_format_count(1, thop, -1, 2, buf, sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, NNS_COUNT_WIDTH_MAX + 1, 2, buf,
+                            sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, -1, buf, sizeof buf, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_format_count(1, thop, 0, NNS_COUNT_DIGITS_MAX + 1, buf,
+                            sizeof buf, &err),
+           NNS_E_ARG);
+  /* "1.00B" needs 6 bytes: 5 are too few (NNS_E_LIMIT, ""), 6 do. */
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 5, &err), NNS_E_LIMIT);
+  CHECK_EQ(buf[0], 0);
+  CHECK_EQ(nns_format_count(1, thop, 0, 2, buf, 6, NULL), NNS_OK);
+  CHECK(strcmp(buf, "1.00B") == 0);
+}
+static void c_report_layers(void) {
+  const nns_count_style thop = NNS_COUNT_STYLE_THOP;
+  int64_t dims[2] = {1, 4};
+  nns_layers_row rows[2] = {
+      {.size = sizeof rows[0], .name = "fc", .input_rank = -1,
+       .output_rank = -1},
+      {.size = sizeof rows[0], .name = "relu", .input_rank = -1,
+       .output_rank = -1}};
+  nns_layers_row total = {.size = sizeof total, .input_shape = dims,
+                          .input_rank = 2, .output_rank = -1};
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_LAYERS_CSV};
+  /* No write, no total, rows missing for a count. */
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, NULL, NULL, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_report_layers(rows, 2, NULL, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  CHECK_EQ(nns_report_layers(NULL, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  /* Another format or style; options below the first version. */
+  o.format = NNS_FORMAT_CSV;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  o.format = NNS_FORMAT_LAYERS_JSON + 1;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  o.format = NNS_FORMAT_LAYERS_MD;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, (nns_count_style)9, &o, sink,
+                             NULL, &err),
+           NNS_E_ARG);
+  o.size = 1;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  o.size = sizeof o;
+  /* A row too small, a rank below -1, a rank without its dims. */
+  rows[1].size = 1;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  rows[1].size = sizeof rows[1];
+  rows[1].output_rank = -2;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  rows[1].output_rank = 2;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  total.size = 0;
+  rows[1].output_rank = -1;
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_E_ARG);
+  /* Right: no rows at all is a table of its Total row; NULL opts: text. */
+  total.size = sizeof total;
+  CHECK_EQ(nns_report_layers(NULL, 0, &total, thop, NULL, sink, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
+           NNS_OK);
 }
 static void c_op_count(void) { CHECK(nns_op_count() > 100); }
 static void c_opset_max(void) {
@@ -1288,6 +1371,7 @@ static const entry exports[] = {
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
     E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
+    E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_add_params),
     E(inspection_set_meta), E(inspection_add_batch),

@@ -1,5 +1,6 @@
 /*
  * test_layers_table.c - NNS_FORMAT_LAYERS_TEXT, _CSV, _MD (thoplw's table)
+ * and _JSON (its rows as data)
  * of a hand-built model, every expected line written out here by hand.
  *
  * The model: x [1,8] -> blk.fc1 (MatMul by w1 [8,4]: 1*8*4 = 32 MACs, 32
@@ -103,6 +104,20 @@ static void test_text_md_raw(void) {
          "blk.drop,Dropout,4,4, 0.00 %, 0.00 %\n"
          "head,Linear,4,2,20.00 %,20.00 %\n"
          "Total,Net,8,2,40.00B,40.00B\n");
+  /* The same rows as data: cells as printed, numbers raw whatever
+   * `numbers` asks. */
+  const char *json =
+      "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+      "  {\"name\": \"blk.fc1\", \"class\": \"Linear\", \"input\": \"8\", "
+      "\"output\": \"4\", \"macs\": 32, \"params\": 32},\n"
+      "  {\"name\": \"blk.drop\", \"class\": \"Dropout\", \"input\": \"4\", "
+      "\"output\": \"4\", \"macs\": 0, \"params\": 0},\n"
+      "  {\"name\": \"head\", \"class\": \"Linear\", \"input\": \"4\", "
+      "\"output\": \"2\", \"macs\": 8, \"params\": 8}\n"
+      "],\n\"total\": {\"name\": \"Total\", \"class\": \"Net\", "
+      "\"input\": \"8\", \"output\": \"2\", \"macs\": 40, \"params\": 40}\n}\n";
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_RAW, json);
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_CLEVER, json);
   /* The module without nodes is no layer of the other reports. */
   for (size_t i = 0; i < nns_analysis_layer_count(a); i++) {
     nns_layer_info l = {.size = sizeof l};
@@ -129,6 +144,16 @@ static void test_clever_and_given_macs(void) {
          "blk,Sequential,8,4,1000.00B,32.00B\n"
          "head,Linear,4,2,8.00B,8.00B\n"
          "Total,\"Net,\"\"v2\"\"\",8,2,1.01K,40.00B\n");
+  /* As data: the given MACs, and the class's quotes escaped as JSON's. */
+  expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_CLEVER,
+         "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+         "  {\"name\": \"blk\", \"class\": \"Sequential\", \"input\": \"8\", "
+         "\"output\": \"4\", \"macs\": 1000, \"params\": 32},\n"
+         "  {\"name\": \"head\", \"class\": \"Linear\", \"input\": \"4\", "
+         "\"output\": \"2\", \"macs\": 8, \"params\": 8}\n"
+         "],\n\"total\": {\"name\": \"Total\", \"class\": \"Net,\\\"v2\\\"\", "
+         "\"input\": \"8\", \"output\": \"2\", \"macs\": 1008, "
+         "\"params\": 40}\n}\n");
   nns_analysis_free(a);
   nns_model_free(m);
 }
@@ -155,9 +180,93 @@ static void test_declarations(void) {
   nns_model_free(m);
 }
 
+/* A caller's rows (nns_report_layers), thoplw's: a Conv2d 3 -> 8, 3x3 on
+ * 10x10 (8*8*8 outputs of 27 MACs, + 8 for the bias: 1736; 216 weights +
+ * 8 biases: 224) and a ReLU (0, 0) whose input was not recorded. */
+static void layers_expect(const nns_layers_row *rows, size_t n,
+                          const nns_layers_row *total, nns_report_format f,
+                          nns_numbers num, const char *want) {
+  nns_report_options o = {.size = sizeof o, .format = f, .numbers = num};
+  check_sink b = {0};
+  nns_error err;
+  CHECK_EQ(nns_report_layers(rows, n, total, NNS_COUNT_STYLE_THOPLW, &o,
+                             check_sink_write, &b, &err),
+           NNS_OK);
+  CHECK_STR(b.buf ? b.buf : "", want);
+  free(b.buf);
+}
+
+static void test_caller_rows(void) {
+  int64_t x[4] = {1, 3, 10, 10}, y[4] = {1, 8, 8, 8};
+  nns_layers_row rows[2] = {{.size = sizeof rows[0],
+                             .name = "0",
+                             .class_name = "Conv2d",
+                             .input_shape = x,
+                             .input_rank = 4,
+                             .output_shape = y,
+                             .output_rank = 4,
+                             .macs = 1736,
+                             .params = 224},
+                            {.size = sizeof rows[1],
+                             .name = "1",
+                             .class_name = "ReLU",
+                             .input_rank = -1,
+                             .output_shape = y,
+                             .output_rank = 4}};
+  nns_layers_row total = {.size = sizeof total,
+                          .name = "ignored",
+                          .class_name = "Net",
+                          .input_shape = x,
+                          .input_rank = 4,
+                          .output_shape = y,
+                          .output_rank = 4,
+                          .macs = 1736,
+                          .params = 224};
+  layers_expect(
+      rows, 2, &total, NNS_FORMAT_LAYERS_TEXT, NNS_NUMBERS_RAW,
+      "| Name  | Class  | Input shape | Output shape | MACs | Params |\n"
+      "+-------+--------+-------------+--------------+------+--------+\n"
+      "| 0     | Conv2d | 3 x 10 x 10 | 8 x 8 x 8    | 1736 | 224    |\n"
+      "| 1     | ReLU   | -           | 8 x 8 x 8    | 0    | 0      |\n"
+      "+-------+--------+-------------+--------------+------+--------+\n"
+      "| Total | Net    | 3 x 10 x 10 | 8 x 8 x 8    | 1736 | 224    |\n");
+  /* thoplw's clever: "%6.2f", a space and the unit, or a space. */
+  layers_expect(rows, 2, &total, NNS_FORMAT_LAYERS_CSV, NNS_NUMBERS_CLEVER,
+                "Name,Class,Input shape,Output shape,MACs,Params\n"
+                "0,Conv2d,3 x 10 x 10,8 x 8 x 8,  1.74 K,224.00  \n"
+                "1,ReLU,-,8 x 8 x 8,  0.00  ,  0.00  \n"
+                "Total,Net,3 x 10 x 10,8 x 8 x 8,  1.74 K,224.00  \n");
+  /* Ratios of the Total row's counts; the Total row clever. */
+  layers_expect(
+      rows, 2, &total, NNS_FORMAT_LAYERS_MD, NNS_NUMBERS_RATIO,
+      "| Name  | Class  | Input shape | Output shape | MACs     | Params   |\n"
+      "|-------|--------|-------------|--------------|----------|----------|\n"
+      "| 0     | Conv2d | 3 x 10 x 10 | 8 x 8 x 8    | 100.00 % | 100.00 % |\n"
+      "| 1     | ReLU   | -           | 8 x 8 x 8    |  0.00 %  |  0.00 %  |\n"
+      "| Total | Net    | 3 x 10 x 10 | 8 x 8 x 8    |   1.74 K | 224.00   |\n");
+  layers_expect(
+      rows, 2, &total, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_RAW,
+      "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+      "  {\"name\": \"0\", \"class\": \"Conv2d\", \"input\": \"3 x 10 x 10\", "
+      "\"output\": \"8 x 8 x 8\", \"macs\": 1736, \"params\": 224},\n"
+      "  {\"name\": \"1\", \"class\": \"ReLU\", \"input\": \"-\", "
+      "\"output\": \"8 x 8 x 8\", \"macs\": 0, \"params\": 0}\n"
+      "],\n\"total\": {\"name\": \"Total\", \"class\": \"Net\", "
+      "\"input\": \"3 x 10 x 10\", \"output\": \"8 x 8 x 8\", \"macs\": 1736, "
+      "\"params\": 224}\n}\n");
+  /* No rows: the header, both rules and the Total row. */
+  layers_expect(
+      NULL, 0, &total, NNS_FORMAT_LAYERS_TEXT, NNS_NUMBERS_RAW,
+      "| Name  | Class | Input shape | Output shape | MACs | Params |\n"
+      "+-------+-------+-------------+--------------+------+--------+\n"
+      "+-------+-------+-------------+--------------+------+--------+\n"
+      "| Total | Net   | 3 x 10 x 10 | 8 x 8 x 8    | 1736 | 224    |\n");
+}
+
 int main(void) {
   RUN(test_text_md_raw);
   RUN(test_clever_and_given_macs);
   RUN(test_declarations);
+  RUN(test_caller_rows);
   return check_finish();
 }

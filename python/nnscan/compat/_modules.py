@@ -4,6 +4,7 @@ forward (nnscan.torch_api.analyze_module)."""
 from typing import Any, List, NamedTuple, Optional
 
 from .._api import py_name
+from ..torch_api import _uncompiled, analyze_module, make_inputs
 
 
 class ModuleRun(NamedTuple):
@@ -23,8 +24,6 @@ def run_modules(model, inputs, custom_ops=None):
     tensors, or a dict of keyword tensors). custom_ops: {class:
     fn(module, inputs, output) -> MACs}, called on each call of a module
     of that class."""
-    # torch_api itself imports thop's clever_format from this package
-    from ..torch_api import _uncompiled, analyze_module, make_inputs
     model = _uncompiled(model)
     args, kwargs = make_inputs(model, inputs=inputs)
     s = analyze_module(model, args, kwargs, custom_ops=custom_ops or None)

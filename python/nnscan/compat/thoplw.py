@@ -14,7 +14,8 @@ on the recorded shapes where it differs on purpose (docs/compat.md).
 """
 import torch.nn as nn
 
-from ..torch_api import LayersInfo, _shape_str
+from .. import _api
+from ..torch_api import LayersInfo
 from ._modules import out_elements, run_modules
 
 __all__ = ["clever_format", "profile"]
@@ -64,6 +65,11 @@ def _rule(module):
     return None
 
 
+def _first(shapes):
+    """The dims of the first tensor (thoplw's shape cells), or None."""
+    return list(shapes[0]) if shapes else None
+
+
 def _held(module):
     """The parameters of the module's subtree (thoplw's code counts
     `layer.parameters()`; its README's table, from another version,
@@ -72,17 +78,15 @@ def _held(module):
 
 
 def clever_format(x, fmt_str="%6.2f"):
-    """thoplw's clever_format: the value divided by 1000 while it is at
-    least 1000 (up to P), then `fmt_str` and the unit after a space
-    ("  1.82 G", " 11.70 M", "512.00  "); a list gives a list."""
+    """thoplw's clever_format, by the library (nns_format_count's thoplw
+    style): the value divided by 1000 while it is at least 1000 (up to P),
+    then `fmt_str` and the unit after a space ("  1.82 G", " 11.70 M",
+    "512.00  "); a list gives a list. `fmt_str` is "%<width>.<digits>f" or
+    "%.<digits>f"; any other format is a ValueError."""
     if isinstance(x, list):
         return [clever_format(v, fmt_str) for v in x]
-    units = ("", "K", "M", "G", "T", "P")
-    k = 0
-    while x >= 1000 and k < len(units) - 1:
-        x /= 1000
-        k += 1
-    return (fmt_str % x) + " " + (units[k] or " ")
+    width, digits = _api.count_format(fmt_str, "clever_format")
+    return _api.format_count(x, "thoplw", width, digits)
 
 
 def profile(model, tensor=None, custom_ops=None, verbose=True, *,
@@ -108,15 +112,15 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *,
         macs = run.custom if t in custom_ops else rule(run)
         if macs is None:
             continue
-        rows.append((path, t.__name__, _shape_str(run.inputs),
-                     _shape_str(run.outputs), int(macs),
-                     int(_held(run.module))))
+        rows.append((path, t.__name__, _first(run.inputs),
+                     _first(run.outputs), int(macs), int(_held(run.module))))
     total_macs = sum(r[4] for r in rows)
     total_params = sum(r[5] for r in rows)
     root = runs[""]
-    info = LayersInfo(type(model).__name__, rows, total_macs, total_params,
-                      _shape_str(root.inputs), _shape_str(root.outputs),
-                      clever=clever_format)
+    # thoplw's rows and counts, laid out by the library in thoplw's style
+    info = LayersInfo.counted(
+        rows, (type(model).__name__, _first(root.inputs),
+               _first(root.outputs), total_macs, total_params))
     if verbose and unknown:
         print("The following layers will be unexpectedly ignored:")
         for name in sorted(unknown):
