@@ -182,3 +182,38 @@ def test_v2_calls_and_nested_outputs():
     f = nnscan.analyze(os.path.join(REPORT, "tiny_resnet.onnx"))
     assert all(r["calls"] == [] and r["call_count"] is None
                for r in f.v2["layers"])
+
+
+def test_layers_document_follows_its_schema():
+    """nnscan.layers (NNS_FORMAT_LAYERS_JSON), from an analysis (what
+    nnscan.profile reads) and from rows a caller counted (compat.thoplw),
+    against docs/layers.schema.json. Figures by hand: Linear(8, 4) on one
+    8-vector is 8*4 = 32 MACs with 8*4 + 4 = 36 parameters, Linear(4, 2)
+    4*2 = 8 MACs with 4*2 + 2 = 10 parameters."""
+    torch = pytest.importorskip("torch")
+    from nnscan.compat import thoplw
+    from nnscan.report import render_layers
+
+    validator = _validator("layers.schema.json")
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU(),
+                                torch.nn.Linear(4, 2))
+    x = torch.zeros(1, 8)
+    macs, params, info = nnscan.profile(model, tensor=x, verbose=False)
+    doc = json.loads(info.analysis.report("layers_json",
+                                          model_name="Sequential"))
+    assert not _errors(validator, doc)
+    rows = {r["name"]: (r["macs"], r["params"]) for r in doc["rows"]}
+    assert rows["0"] == (32, 36) and rows["2"] == (8, 10)
+    assert (doc["total"]["macs"], doc["total"]["params"]) == (40, 46)
+    assert (macs, params) == (40, 46)
+
+    _, _, counted = thoplw.profile(model, tensor=x, verbose=False)
+    assert counted.analysis is None
+    doc = json.loads(render_layers(
+        [("fc", "Linear", (1, 8), (1, 4), 32, 36)],
+        ("Net", (1, 8), (1, 4), 32, 36), "thoplw", kind="json"))
+    assert not _errors(validator, doc)
+    assert doc["rows"][0]["input"] == "8" and doc["total"]["params"] == 36
+    # A document that breaks the contract is caught: the check can fail.
+    doc["total"]["macs"] = -1
+    assert _errors(validator, doc)

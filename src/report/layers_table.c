@@ -178,7 +178,7 @@ static nns_status put_json(nns__out *out, const tables *t,
   nns__jw_init(&w, out);
   nns__jw_obj(&w, NNS__JV);
   nns__jw_str(&w, NNS__JK("schema"), "nnscan.layers");
-  nns__jw_int(&w, NNS__JK("version"), 1);
+  nns__jw_int(&w, NNS__JK("schema_version"), 1);
   nns__jw_arr_brk(&w, NNS__JK("rows"), "\n  ");
   size_t i = (size_t)-1;
   row_at(t, opt, &i, r); /* the header */

@@ -107,7 +107,7 @@ static void test_text_md_raw(void) {
   /* The same rows as data: cells as printed, numbers raw whatever
    * `numbers` asks. */
   const char *json =
-      "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+      "{\"schema\": \"nnscan.layers\", \"schema_version\": 1, \"rows\": [\n"
       "  {\"name\": \"blk.fc1\", \"class\": \"Linear\", \"input\": \"8\", "
       "\"output\": \"4\", \"macs\": 32, \"params\": 32},\n"
       "  {\"name\": \"blk.drop\", \"class\": \"Dropout\", \"input\": \"4\", "
@@ -146,7 +146,7 @@ static void test_clever_and_given_macs(void) {
          "Total,\"Net,\"\"v2\"\"\",8,2,1.01K,40.00B\n");
   /* As data: the given MACs, and the class's quotes escaped as JSON's. */
   expect(a, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_CLEVER,
-         "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+         "{\"schema\": \"nnscan.layers\", \"schema_version\": 1, \"rows\": [\n"
          "  {\"name\": \"blk\", \"class\": \"Sequential\", \"input\": \"8\", "
          "\"output\": \"4\", \"macs\": 1000, \"params\": 32},\n"
          "  {\"name\": \"head\", \"class\": \"Linear\", \"input\": \"4\", "
@@ -246,7 +246,7 @@ static void test_caller_rows(void) {
       "| Total | Net    | 3 x 10 x 10 | 8 x 8 x 8    |   1.74 K | 224.00   |\n");
   layers_expect(
       rows, 2, &total, NNS_FORMAT_LAYERS_JSON, NNS_NUMBERS_RAW,
-      "{\"schema\": \"nnscan.layers\", \"version\": 1, \"rows\": [\n"
+      "{\"schema\": \"nnscan.layers\", \"schema_version\": 1, \"rows\": [\n"
       "  {\"name\": \"0\", \"class\": \"Conv2d\", \"input\": \"3 x 10 x 10\", "
       "\"output\": \"8 x 8 x 8\", \"macs\": 1736, \"params\": 224},\n"
       "  {\"name\": \"1\", \"class\": \"ReLU\", \"input\": \"-\", "
