@@ -83,7 +83,7 @@ static inline void fuzz_report_all(nns_model *m) {
       nns_model_analyze(m, &ao, &a, &err) != NNS_OK)
     return;
   unsigned sum = 0;
-  for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_BACKWARD_TEXT; f++) {
+  for (int f = NNS_FORMAT_TEXT; f <= NNS_FORMAT_LAYERS_JSON; f++) {
     nns_report_options ro = {.size = sizeof ro, .format = (nns_report_format)f,
                              .columns = NNS_COL_ALL | NNS_COL_BYTES |
                                         NNS_COL_ROOF,
