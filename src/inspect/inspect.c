@@ -181,15 +181,11 @@ static bool add_dtype_bytes(nns_inspection *in, nns__imodule *d, int dtype,
   while (k < d->dtype_count && d->dtypes[k].dtype != dtype)
     k++;
   if (k == d->dtype_count) {
-    if (k == d->dtype_cap) { /* arena rows: copied to a twice larger run */
-      nns_inspect_dtype_bytes *rows =
-          nns__arena_array(&in->arena, 2 * d->dtype_cap, sizeof *rows);
-      if (!rows)
-        return false;
-      memcpy(rows, d->dtypes, k * sizeof *rows);
-      d->dtypes = rows;
-      d->dtype_cap *= 2;
-    }
+    nns_inspect_dtype_bytes *rows = nns__arena_grow(
+        &in->arena, d->dtypes, &d->dtype_cap, k, k + 1, sizeof *rows, 4);
+    if (!rows)
+      return false;
+    d->dtypes = rows;
     d->dtypes[k] = (nns_inspect_dtype_bytes){.dtype = dtype};
     d->dtype_count++;
   }
