@@ -1,9 +1,9 @@
 /*
  * common.c - what the subcommands share: model options (--input, --batch,
- * --format, -o), loading with error reporting, output files, JSON strings.
+ * --format, -o), loading with error reporting, output files written
+ * through a temporary and renamed into place, the nns_write_fn that
+ * reports stream through, and the terminal's width.
  */
-/* fputs_unlocked and friends: the JSON writer is a hot loop. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

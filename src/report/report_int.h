@@ -229,7 +229,7 @@ int nns__membuf_write(void *user, const char *data, size_t size);
 /* What an HTML page shows: a JSON document of one of nnscan's kinds. */
 typedef struct nns__html_doc {
   const char *kind;    /* the document's "schema": "nnscan.summary",
-                          "nnscan.table", "nnscan.inspect" */
+                          "nnscan.table", "nnscan.inspect", "nnscan.diff" */
   const char *title;   /* the page's <title> */
   const char *json;    /* the document, UTF-8 JSON */
   size_t json_len;
