@@ -1541,49 +1541,96 @@ typedef int (*nns_write_fn)(void *user, const char *data, size_t size);
 /* A ready-made nns_write_fn: `file` is a FILE * (stdout, an fopen'ed file). */
 NNS_API int nns_write_stdio(void *file, const char *data, size_t size);
 
+/*
+ * The report formats, one X-macro entry each: enum name, number, and the
+ * word nns_report_format_name() gives (the CLI's --format and the Python
+ * binding's format= take these words).
+ *
+ *   TEXT: the tree table with its footer. CSV: one row per layer, with
+ *   path and depth. MD: a Markdown table, one row per layer. JSON: the
+ *   machine contract, everything, unformatted. HTML: one self-contained
+ *   page, the JSON document and a viewer (module tree as an icicle, tree
+ *   table, memory curve; docs/html.md); nns_report_table takes it too
+ *   (table and interactive scatter).
+ *
+ *   SHAPES_JSON, SHAPES_TEXT: of an inference, through nns_report_shapes
+ *   (no analysis needed; NNS_E_STATE if not inferred): every value's dtype
+ *   and shape, as the "nnscan.shapes" contract or as a table (name, role,
+ *   dtype, shape).
+ *
+ *   BACKWARD_TEXT: of the graph of a backward pass (a binding's recording
+ *   of autograd's ops), as a section under its forward model's
+ *   NNS_FORMAT_TEXT report: a heading, the tree table (the root row holds
+ *   the totals) and what was not counted; the parameter, memory and
+ *   receptive-field footer, which describes the forward model, is left out.
+ *
+ *   LAYERS_TEXT, _CSV, _MD: thoplw's per-module table (docs/compat.md):
+ *   Name, Class, Input shape, Output shape, MACs, Params (parameters +
+ *   buffers), one row per leaf module the binding declared with calls
+ *   (nns_model_set_module, in declaration order; a module with given MACs
+ *   stands for its subtree), a Total row with the model's class. Numbers
+ *   raw, or as thop's clever_format ("118.01M") or "%5.2f %" of the
+ *   column's total; the Total row is clever in both. As text (a +---+
+ *   rule), CSV or Markdown.
+ */
+#define NNS_REPORT_FORMAT_MAP(X)                                               \
+  X(TEXT, 0, "text")                                                           \
+  X(CSV, 1, "csv")                                                             \
+  X(MD, 2, "md")                                                               \
+  X(JSON, 3, "json")                                                           \
+  X(HTML, 4, "html")                                                           \
+  X(SHAPES_JSON, 5, "shapes_json")                                             \
+  X(SHAPES_TEXT, 6, "shapes_text")                                             \
+  X(BACKWARD_TEXT, 7, "backward_text")                                         \
+  X(LAYERS_TEXT, 8, "layers_text")                                             \
+  X(LAYERS_CSV, 9, "layers_csv")                                               \
+  X(LAYERS_MD, 10, "layers_md")
+
 typedef enum nns_report_format {
-  NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
-  NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
-  NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
-  NNS_FORMAT_JSON = 3, /* the machine contract: everything, unformatted */
-  NNS_FORMAT_HTML = 4, /* one self-contained page: the JSON document and a
-                          viewer (module tree as an icicle, tree table,
-                          memory curve); see docs/html.md. nns_report_table
-                          takes it too (table and interactive scatter) */
-  /* Of an inference, through nns_report_shapes (no analysis needed;
-   * NNS_E_STATE if not inferred): every value's dtype and shape. */
-  NNS_FORMAT_SHAPES_JSON = 5, /* the "nnscan.shapes" contract */
-  NNS_FORMAT_SHAPES_TEXT = 6, /* a table: name, role, dtype, shape */
-  /* Of the graph of a backward pass (a binding's recording of autograd's
-   * ops), as a section under its forward model's NNS_FORMAT_TEXT report: a
-   * heading, the tree table (the root row holds the totals) and what was
-   * not counted; the parameter, memory and receptive-field footer, which
-   * describes the forward model, is left out. */
-  NNS_FORMAT_BACKWARD_TEXT = 7,
-  /* thoplw's per-module table (docs/compat.md): Name, Class, Input shape,
-   * Output shape, MACs, Params (parameters + buffers), one row per leaf
-   * module the binding declared with calls (nns_model_set_module, in
-   * declaration order; a module with given MACs stands for its subtree), a
-   * Total row with the model's class. Numbers raw, or as thop's
-   * clever_format ("118.01M") or "%5.2f %" of the column's total; the Total
-   * row is clever in both. As text (a +---+ rule), CSV or Markdown. */
-  NNS_FORMAT_LAYERS_TEXT = 8,
-  NNS_FORMAT_LAYERS_CSV = 9,
-  NNS_FORMAT_LAYERS_MD = 10
+#define NNS_REPORT_FORMAT_ENUM_(name, num, str) NNS_FORMAT_##name = num,
+  NNS_REPORT_FORMAT_MAP(NNS_REPORT_FORMAT_ENUM_)
+#undef NNS_REPORT_FORMAT_ENUM_
 } nns_report_format;
 
+/* "text", "csv", "md", "json", "html", "shapes_json", ... as in
+ * NNS_REPORT_FORMAT_MAP; NULL for a number that is no format. Formats are
+ * numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_report_format_name(int format);
+
+/* How numbers are written: RAW 1824010216 (text and md: 1,824,010,216);
+ * CLEVER 1.82 G, bytes in IEC units (44.6 MiB); RATIO the percentage of
+ * the column's total (12.34%). */
+#define NNS_NUMBERS_MAP(X)                                                     \
+  X(RAW, 0, "raw")                                                             \
+  X(CLEVER, 1, "clever")                                                       \
+  X(RATIO, 2, "ratio")
+
 typedef enum nns_numbers {
-  NNS_NUMBERS_RAW = 0,    /* 1824010216 (text and md: 1,824,010,216) */
-  NNS_NUMBERS_CLEVER = 1, /* 1.82 G; bytes in IEC units: 44.6 MiB */
-  NNS_NUMBERS_RATIO = 2   /* percentage of the column's total: 12.34% */
+#define NNS_NUMBERS_ENUM_(name, num, str) NNS_NUMBERS_##name = num,
+  NNS_NUMBERS_MAP(NNS_NUMBERS_ENUM_)
+#undef NNS_NUMBERS_ENUM_
 } nns_numbers;
 
-/* Where a name too long for its column loses characters (to a "…"). */
+/* "raw", "clever", "ratio" (the CLI's --numbers); NULL for another
+ * number. Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_numbers_name(int numbers);
+
+/* Where a name too long for its column loses characters (to a "…"):
+ * MIDDLE layer1.0.…conv1, START …0.downsample.0, END layer1.0.downs… */
+#define NNS_WRAP_MAP(X)                                                        \
+  X(MIDDLE, 0, "middle")                                                       \
+  X(START, 1, "start")                                                         \
+  X(END, 2, "end")
+
 typedef enum nns_wrap {
-  NNS_WRAP_MIDDLE = 0, /* layer1.0.…conv1 */
-  NNS_WRAP_START = 1,  /* …0.downsample.0 */
-  NNS_WRAP_END = 2     /* layer1.0.downs… */
+#define NNS_WRAP_ENUM_(name, num, str) NNS_WRAP_##name = num,
+  NNS_WRAP_MAP(NNS_WRAP_ENUM_)
+#undef NNS_WRAP_ENUM_
 } nns_wrap;
+
+/* "middle", "start", "end" (the CLI's --wrap); NULL for another number.
+ * Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_wrap_name(int wrap);
 
 /* Numeric columns of the layer table. Layer, Type and Output Shape are
  * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); the same
@@ -1916,13 +1963,25 @@ NNS_API nns_status nns_inspection_set_meta(nns_inspection *insp,
                                            const char *key, const char *value,
                                            nns_error *err);
 
-/* What a recorded tensor was to its module call. */
+/* What a recorded tensor was to its module call: INPUT an argument of
+ * forward (positional or keyword), OUTPUT returned by forward, GRAD_INPUT
+ * the gradient w.r.t. an input, GRAD_OUTPUT the gradient w.r.t. an
+ * output. The word is the JSON report's "role" of a tensor. */
+#define NNS_TENSOR_ROLE_MAP(X)                                                 \
+  X(INPUT, 0, "input")                                                         \
+  X(OUTPUT, 1, "output")                                                       \
+  X(GRAD_INPUT, 2, "grad_input")                                               \
+  X(GRAD_OUTPUT, 3, "grad_output")
+
 typedef enum nns_tensor_role {
-  NNS_TENSOR_INPUT = 0,       /* an argument of forward (positional/keyword) */
-  NNS_TENSOR_OUTPUT = 1,      /* returned by forward */
-  NNS_TENSOR_GRAD_INPUT = 2,  /* gradient w.r.t. an input */
-  NNS_TENSOR_GRAD_OUTPUT = 3  /* gradient w.r.t. an output */
+#define NNS_TENSOR_ROLE_ENUM_(name, num, str) NNS_TENSOR_##name = num,
+  NNS_TENSOR_ROLE_MAP(NNS_TENSOR_ROLE_ENUM_)
+#undef NNS_TENSOR_ROLE_ENUM_
 } nns_tensor_role;
+
+/* "input", "output", "grad_input", "grad_output"; NULL for another number.
+ * Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_tensor_role_name(int role);
 
 enum {
   NNS_TENSOR_NAN = 1u << 0,     /* holds a NaN */
@@ -2008,14 +2067,24 @@ NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
 NNS_API size_t nns_inspection_module_count(const nns_inspection *insp);
 NNS_API size_t nns_inspection_call_count(const nns_inspection *insp);
 
-/* How a module call took part in a NaN/Inf. */
+/* How a module call took part in a NaN/Inf: NONE not at all; PRODUCER
+ * finite in, non-finite out, and no call inside it made it; PROPAGATOR
+ * non-finite out that came in, or came from a call inside it. The word is
+ * what the reports print (NONE has none: the reports leave it out). */
+#define NNS_NONFINITE_ROLE_MAP(X)                                              \
+  X(NONE, 0, NULL)                                                             \
+  X(PRODUCER, 1, "producer")                                                   \
+  X(PROPAGATOR, 2, "propagator")
+
 typedef enum nns_nonfinite_role {
-  NNS_NONFINITE_NONE = 0,
-  NNS_NONFINITE_PRODUCER = 1,  /* finite in, non-finite out, and no call
-                                  inside it made it */
-  NNS_NONFINITE_PROPAGATOR = 2 /* non-finite out that came in, or came from
-                                  a call inside it */
+#define NNS_NONFINITE_ROLE_ENUM_(name, num, str) NNS_NONFINITE_##name = num,
+  NNS_NONFINITE_ROLE_MAP(NNS_NONFINITE_ROLE_ENUM_)
+#undef NNS_NONFINITE_ROLE_ENUM_
 } nns_nonfinite_role;
+
+/* "producer", "propagator"; NULL for NNS_NONFINITE_NONE and for a number
+ * that is no role. Static string. */
+NNS_API const char *nns_nonfinite_role_name(int role);
 
 enum {
   NNS_NONFINITE_OUTPUT = 1u << 0,      /* an output held NaN/Inf */

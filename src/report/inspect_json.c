@@ -73,18 +73,6 @@ static const flag_key nonfinite_flags[] = {
     {"grad_input", NNS_NONFINITE_GRAD_INPUT},
     {"grad_output", NNS_NONFINITE_GRAD_OUTPUT}};
 
-static const char *role_name(nns_nonfinite_role r) {
-  return r == NNS_NONFINITE_PRODUCER     ? "producer"
-         : r == NNS_NONFINITE_PROPAGATOR ? "propagator"
-                                         : NULL;
-}
-
-static const char *tensor_role_name(nns_tensor_role r) {
-  static const char *names[] = {"input", "output", "grad_input",
-                                "grad_output"};
-  return names[r];
-}
-
 static void j_dims(nns__jw *w, const char *key, size_t klen,
                    const nns__itensor *t) {
   nns__jw_arr(w, key, klen);
@@ -105,7 +93,7 @@ static bool live_delta(const nns__ispan *s, int64_t *out) {
 
 static void j_tensor(nns__jw *w, const nns__itensor *t) {
   nns__jw_obj(w, NNS__JV);
-  nns__jw_str(w, NNS__JK("role"), tensor_role_name(t->role));
+  nns__jw_str(w, NNS__JK("role"), nns_tensor_role_name(t->role));
   nns__jw_str(w, NNS__JK("name"), t->name);
   nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(t->dtype));
   j_dims(w, NNS__JK("shape"), t);
@@ -160,8 +148,10 @@ static void j_call(nns__jw *w, const nns_inspection *in, size_t i) {
             c->bwd_alloc, c->bwd_self_alloc);
   else
     nns__jw_null(w, NNS__JK("backward"));
-  nns__jw_str(w, NNS__JK("forward_role"), role_name(c->fwd_role));
-  nns__jw_str(w, NNS__JK("backward_role"), role_name(c->bwd_role));
+  nns__jw_str(w, NNS__JK("forward_role"),
+              nns_nonfinite_role_name(c->fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"),
+              nns_nonfinite_role_name(c->bwd_role));
   nns__jw_arr(w, NNS__JK("tensors"));
   for (size_t k = 0; k < c->tensor_count; k++)
     j_tensor(w, &c->tensors[k]);
@@ -282,8 +272,10 @@ static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
   nns__jw_end(w, NULL);
   nns__jw_obj(w, NNS__JK("nonfinite"));
   j_flags(w, s->nonfinite, nonfinite_flags, 4);
-  nns__jw_str(w, NNS__JK("forward_role"), role_name(s->fwd_role));
-  nns__jw_str(w, NNS__JK("backward_role"), role_name(s->bwd_role));
+  nns__jw_str(w, NNS__JK("forward_role"),
+              nns_nonfinite_role_name(s->fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"),
+              nns_nonfinite_role_name(s->bwd_role));
   if (s->nonfinite_rank < 0)
     nns__jw_null(w, NNS__JK("first_rank"));
   else
@@ -311,7 +303,7 @@ static void j_offender(nns__jw *w, const char *key, size_t klen,
   nns__jw_int(w, NNS__JK("call"), (int64_t)f->call);
   nns__jw_int(w, NNS__JK("rank"), f->rank);
   nns__jw_int(w, NNS__JK("pass"), f->pass);
-  nns__jw_str(w, NNS__JK("role"), role_name(f->role));
+  nns__jw_str(w, NNS__JK("role"), nns_nonfinite_role_name(f->role));
   nns__jw_end(w, NULL);
 }
 

@@ -162,14 +162,14 @@ static void rate_cell(char *buf, size_t size, const nns_inspection *in,
 }
 
 static void nan_cell(char *buf, size_t size, const nns_inspect_stats *s) {
-  static const char *role[] = {"", "producer", "propagator"};
   buf[0] = 0;
   size_t n = 0;
   if (s->fwd_role)
-    n += (size_t)snprintf(buf, size, "fwd %s", role[s->fwd_role]);
+    n += (size_t)snprintf(buf, size, "fwd %s",
+                          nns_nonfinite_role_name(s->fwd_role));
   if (s->bwd_role && n < size)
     snprintf(buf + n, size - n, "%sbwd %s", n ? ", " : "",
-             role[s->bwd_role]);
+             nns_nonfinite_role_name(s->bwd_role));
   if (!buf[0])
     snprintf(buf, size, "-");
 }

@@ -92,6 +92,42 @@ static void c_optimizer_name(void) {
   CHECK(nns_optimizer_name(-1) == NULL);
   CHECK(nns_optimizer_name(4) == NULL);
 }
+/* The report and inspection words, from their X-macro lists: every entry
+ * named, nothing past the ends. */
+static void c_report_format_name(void) {
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_TEXT), "text");
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_HTML), "html");
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_LAYERS_MD), "layers_md");
+  CHECK(nns_report_format_name(-1) == NULL);
+  CHECK(nns_report_format_name(NNS_FORMAT_LAYERS_MD + 1) == NULL);
+}
+static void c_numbers_name(void) {
+  static const char *const want[] = {"raw", "clever", "ratio"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_numbers_name(i), want[i]);
+  CHECK(nns_numbers_name(-1) == NULL);
+  CHECK(nns_numbers_name(3) == NULL);
+}
+static void c_wrap_name(void) {
+  static const char *const want[] = {"middle", "start", "end"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_wrap_name(i), want[i]);
+  CHECK(nns_wrap_name(-1) == NULL);
+  CHECK(nns_wrap_name(3) == NULL);
+}
+static void c_tensor_role_name(void) {
+  CHECK_STR(nns_tensor_role_name(NNS_TENSOR_INPUT), "input");
+  CHECK_STR(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT), "grad_output");
+  CHECK(nns_tensor_role_name(-1) == NULL);
+  CHECK(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT + 1) == NULL);
+}
+static void c_nonfinite_role_name(void) {
+  CHECK(nns_nonfinite_role_name(NNS_NONFINITE_NONE) == NULL);
+  CHECK_STR(nns_nonfinite_role_name(NNS_NONFINITE_PRODUCER), "producer");
+  CHECK_STR(nns_nonfinite_role_name(NNS_NONFINITE_PROPAGATOR), "propagator");
+  CHECK(nns_nonfinite_role_name(-1) == NULL);
+  CHECK(nns_nonfinite_role_name(NNS_NONFINITE_PROPAGATOR + 1) == NULL);
+}
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
   for (int i = 0; i < 3; i++)
@@ -1199,6 +1235,8 @@ typedef struct entry {
 static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
+    E(report_format_name), E(numbers_name), E(wrap_name),
+    E(tensor_role_name), E(nonfinite_role_name),
     {"nns_model_load_file", c_load_file},
     {"nns_model_load_memory", c_load_memory},
     {"nns_model_free", c_model_free},
