@@ -12,37 +12,15 @@
   case num:                                                                    \
     return str;
 
-const char *nns_report_format_name(int format) {
-  switch (format) {
-    NNS_REPORT_FORMAT_MAP(NAME_CASE_)
+/* fn(n): the word of entry n of list MAP, NULL for a number not in it. */
+#define NAME_FN_(fn, MAP)                                                      \
+  const char *fn(int n) {                                                      \
+    switch (n) { MAP(NAME_CASE_) }                                             \
+    return NULL;                                                               \
   }
-  return NULL;
-}
 
-const char *nns_numbers_name(int numbers) {
-  switch (numbers) {
-    NNS_NUMBERS_MAP(NAME_CASE_)
-  }
-  return NULL;
-}
-
-const char *nns_wrap_name(int wrap) {
-  switch (wrap) {
-    NNS_WRAP_MAP(NAME_CASE_)
-  }
-  return NULL;
-}
-
-const char *nns_tensor_role_name(int role) {
-  switch (role) {
-    NNS_TENSOR_ROLE_MAP(NAME_CASE_)
-  }
-  return NULL;
-}
-
-const char *nns_nonfinite_role_name(int role) {
-  switch (role) {
-    NNS_NONFINITE_ROLE_MAP(NAME_CASE_)
-  }
-  return NULL;
-}
+NAME_FN_(nns_report_format_name, NNS_REPORT_FORMAT_MAP)
+NAME_FN_(nns_numbers_name, NNS_NUMBERS_MAP)
+NAME_FN_(nns_wrap_name, NNS_WRAP_MAP)
+NAME_FN_(nns_tensor_role_name, NNS_TENSOR_ROLE_MAP)
+NAME_FN_(nns_nonfinite_role_name, NNS_NONFINITE_ROLE_MAP)
