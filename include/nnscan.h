@@ -524,6 +524,7 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
 NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                                           size_t size, nns_error *err);
 
+
 /* Resolves every name and hands over the model: the caller owns *out and
  * frees it with nns_model_free(). After a successful finish every builder
  * call but nns_builder_free gives NNS_E_STATE; after a failed one the
@@ -2136,6 +2137,125 @@ NNS_API nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
                                                   int backward,
                                                   nns_inspect_offender *out,
                                                   nns_error *err);
+
+/* ---- Reading an inspection ----
+ *
+ * What the reports print, through accessors (the report renderers use
+ * nothing else): every module with its place in the tree, every call with
+ * what aggregation derived for it, each call's tensors, the passes and the
+ * meta facts. Index-based, like the analysis accessors: modules are
+ * numbered as nns_inspection_add_module numbered them, calls in the order
+ * the batches brought them (nns_inspection_call_count), passes in the order
+ * they were added. A bad index is NNS_E_ARG, *out untouched. The structs
+ * start with their size (set it to sizeof); a caller built against a
+ * smaller struct gets the fields it knows. Strings and arrays they point
+ * to belong to the inspection: valid until nns_inspection_free, except a
+ * module's param_dtypes (until the next nns_inspection_add_params). */
+
+/* A module as the inspection holds it: what add_module and add_params
+ * gave (subtree counts), and where it sits in the tree. */
+typedef struct nns_inspect_module_info {
+  size_t size;            /* sizeof(nns_inspect_module_info) */
+  const char *path;       /* dotted module path; "" for the root */
+  size_t path_len;        /* strlen(path), without walking it (a deep
+                             chain's paths are long) */
+  const char *name;       /* its last path component ("conv1") */
+  const char *type;       /* class name; "" when none was given */
+  size_t parent;          /* (size_t)-1 for the root */
+  int depth;              /* 0 for the root */
+  size_t first_child;     /* its first child, or (size_t)-1 */
+  size_t next_sibling;    /* the next child of its parent, or (size_t)-1;
+                             children keep the order they were added in */
+  int64_t params, learnable_params, param_bytes, grad_bytes; /* subtree */
+  int64_t flops, macs;    /* static, one forward; -1 unknown */
+  double roofline_ms;     /* static roofline time; 0 unknown */
+  int64_t saved_bytes;    /* predicted saved for backward; -1 unknown */
+  const nns_inspect_dtype_bytes *param_dtypes; /* bytes by dtype */
+  size_t param_dtype_count;
+  size_t first_call;      /* its first call (nns_inspection_call), or
+                             (size_t)-1; the rest follow next_same */
+} nns_inspect_module_info;
+
+NNS_API nns_status nns_inspection_module(const nns_inspection *insp,
+                                         size_t module,
+                                         nns_inspect_module_info *out,
+                                         nns_error *err);
+
+/* One recorded call, with what aggregation derived for it (docs/inspect.md
+ * defines each figure). A phase's events are known when both its times
+ * were; the backward's span is widened to cover its child calls'. */
+typedef struct nns_inspect_call_info {
+  size_t size;            /* sizeof(nns_inspect_call_info) */
+  size_t module;
+  size_t parent;          /* the call it ran inside (index among all
+                             calls), or (size_t)-1 */
+  size_t batch;           /* the pass it came in (nns_inspection_batch) */
+  size_t next_same;       /* its module's next call, or (size_t)-1 */
+  unsigned flags;         /* NNS_CALL_* */
+  int64_t fwd_seq, bwd_seq; /* as recorded; -1 */
+  int forward_known;      /* fwd_start and fwd_end hold times */
+  nns_inspect_event fwd_start, fwd_end;
+  int backward_known;     /* bwd_start and bwd_end hold times */
+  nns_inspect_event bwd_start, bwd_end;
+  double fwd_inclusive_ms, fwd_self_ms; /* NaN unknown */
+  double bwd_inclusive_ms, bwd_self_ms; /* NaN unknown */
+  int64_t fwd_alloc_bytes, fwd_self_alloc_bytes; /* -1 unknown */
+  int64_t bwd_alloc_bytes, bwd_self_alloc_bytes; /* -1 unknown */
+  unsigned nonfinite;     /* NNS_NONFINITE_* of its own tensors */
+  nns_nonfinite_role fwd_role, bwd_role;
+  size_t tensor_count;    /* nns_inspection_call_tensor's range */
+} nns_inspect_call_info;
+
+NNS_API nns_status nns_inspection_call(const nns_inspection *insp,
+                                       size_t call,
+                                       nns_inspect_call_info *out,
+                                       nns_error *err);
+
+/* Tensor k of a call, as recorded. */
+typedef struct nns_inspect_tensor_info {
+  size_t size;            /* sizeof(nns_inspect_tensor_info) */
+  nns_tensor_role role;
+  int dtype;              /* nns_dtype; 0 when it has no ONNX number */
+  int rank;
+  unsigned flags;         /* NNS_TENSOR_* */
+  const int64_t *dims;    /* rank dims */
+  const char *name;       /* NULL when not given */
+  int64_t bytes;
+  double min, max, mean, std; /* with NNS_TENSOR_STATS */
+  double zero_fraction;
+} nns_inspect_tensor_info;
+
+NNS_API nns_status nns_inspection_call_tensor(const nns_inspection *insp,
+                                              size_t call, size_t k,
+                                              nns_inspect_tensor_info *out,
+                                              nns_error *err);
+
+/* Passes added (nns_inspection_add_batch calls kept); 0 for NULL. The
+ * reports' per-pass figures are totals over this count. */
+NNS_API size_t nns_inspection_batch_count(const nns_inspection *insp);
+
+/* A pass: its calls are [first_call, first_call + call_count). */
+typedef struct nns_inspect_batch_info {
+  size_t size;            /* sizeof(nns_inspect_batch_info) */
+  int rank;
+  int64_t pass;
+  double wall_start;      /* seconds since the epoch */
+  size_t first_call, call_count;
+} nns_inspect_batch_info;
+
+NNS_API nns_status nns_inspection_batch(const nns_inspection *insp,
+                                        size_t batch,
+                                        nns_inspect_batch_info *out,
+                                        nns_error *err);
+
+/* The meta facts (nns_inspection_set_meta), in the order first set (a key
+ * set again keeps its place, with the last value); the count is 0 for
+ * NULL. key and value (either may be NULL) receive strings that belong to
+ * the inspection, valid until nns_inspection_free. */
+NNS_API size_t nns_inspection_meta_count(const nns_inspection *insp);
+NNS_API nns_status nns_inspection_meta(const nns_inspection *insp, size_t i,
+                                       const char **key, const char **value,
+                                       nns_error *err);
 
 /*
  * The tree table (text, CSV, Markdown) with calls, latency, memory and
