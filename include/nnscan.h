@@ -463,7 +463,7 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *   bytes   u64 n, then n bytes; n = 0xFFFFFFFFFFFFFFFF is NULL
  *   shape   i32 rank, then rank i64 dims when rank > 0
  *   type    shape, then u8 1 and rank str symbols, or u8 0 for none
- *   record  u8 tag, then its fields:
+ *   record  u8 tag (NNS_PACKED_RECORD_MAP below), then its fields:
  *    1 ir_version   i64                  (nns_builder_set_ir_version)
  *    2 producer     str name, str version
  *    3 graph_name   str
@@ -524,6 +524,49 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
 NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                                           size_t size, nns_error *err);
 
+/* The record tags of the packed form, one X-macro entry each: enum name,
+ * tag, and the word nns_packed_record_name() gives (what an error names
+ * the record by). Tags are numbered from 1 without gaps; a new record
+ * kind is a new entry at the end. */
+#define NNS_PACKED_RECORD_MAP(X)                                               \
+  X(IR_VERSION, 1, "ir_version")                                               \
+  X(PRODUCER, 2, "producer")                                                   \
+  X(GRAPH_NAME, 3, "graph_name")                                               \
+  X(OPSET, 4, "opset")                                                         \
+  X(METADATA, 5, "metadata")                                                   \
+  X(INPUT, 6, "input")                                                         \
+  X(OUTPUT, 7, "output")                                                       \
+  X(VALUE_INFO, 8, "value_info")                                               \
+  X(INITIALIZER, 9, "initializer")                                             \
+  X(NODE, 10, "node")                                                          \
+  X(ATTR_INT, 11, "attr_int")                                                  \
+  X(ATTR_FLOAT, 12, "attr_float")                                              \
+  X(ATTR_STRING, 13, "attr_string")                                            \
+  X(ATTR_INTS, 14, "attr_ints")                                                \
+  X(ATTR_FLOATS, 15, "attr_floats")                                            \
+  X(ATTR_STRINGS, 16, "attr_strings")                                          \
+  X(ATTR_TENSOR, 17, "attr_tensor")                                            \
+  X(ATTR_TYPE, 18, "attr_type")                                                \
+  X(BEGIN_GRAPH, 19, "begin_graph")                                            \
+  X(END_GRAPH, 20, "end_graph")                                                \
+  X(MODULE, 21, "module")                                                      \
+  X(PARAM_KIND, 22, "param_kind")                                              \
+  X(EXPERTS, 23, "experts")                                                    \
+  X(VALUE_DATA, 24, "value_data")                                              \
+  X(KERNEL, 25, "kernel")                                                      \
+  X(MODULE_CALL, 26, "module_call")                                            \
+  X(MODULE_SHAPES, 27, "module_shapes")                                        \
+  X(MODULE_TENSOR, 28, "module_tensor")
+
+typedef enum nns_packed_record {
+#define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,
+  NNS_PACKED_RECORD_MAP(NNS_PACKED_RECORD_ENUM_)
+#undef NNS_PACKED_RECORD_ENUM_
+} nns_packed_record;
+
+/* "ir_version", ..., "module_tensor"; NULL for 0 and for a number past the
+ * last tag. Static string. */
+NNS_API const char *nns_packed_record_name(int tag);
 
 /* Resolves every name and hands over the model: the caller owns *out and
  * frees it with nns_model_free(). After a successful finish every builder

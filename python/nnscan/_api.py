@@ -166,6 +166,7 @@ INFER_FALLBACK_DECLARED = 1 << 0
 OPTIMIZER = {}
 PARAM_KIND = {}
 DTYPE = {}
+PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -178,6 +179,7 @@ FUNCTIONS = {
     "nns_report_format_name": (c_char_p, [c_int]),
     "nns_numbers_name": (c_char_p, [c_int]),
     "nns_wrap_name": (c_char_p, [c_int]),
+    "nns_packed_record_name": (c_char_p, [c_int]),
     "nns_compute_dtype_name": (c_char_p, [c_int]),
     "nns_hardware_count": (c_size_t, []),
     "nns_hardware_get": (c_status, [c_size_t, POINTER(Hardware)]),
@@ -361,6 +363,10 @@ def _read_words(cdll):
             table[fn(i).decode()] = i
             i += 1
     WRAP["mid"] = WRAP["middle"]
+    i = 1
+    while cdll.nns_packed_record_name(i) is not None:  # tags from 1, no gaps
+        PACKED_RECORD[cdll.nns_packed_record_name(i).decode()] = i
+        i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps
         DTYPE[cdll.nns_dtype_name(i).decode()] = i

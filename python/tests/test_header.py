@@ -196,14 +196,16 @@ def _xmap(name):
 def test_enum_words_come_from_header_lists():
     """What the package reads from the library at import is each list of
     the header, whole: word -> number for the optimizers, parameter kinds,
-    element types, report formats, number styles and wrap modes, and the
-    opset the op table is written against."""
+    element types, report formats, number styles, wrap modes and packed
+    record tags, and the opset the op table is written against."""
     _api.lib()
     assert _api.FORMAT == {w: n for _, n, w in _xmap("NNS_REPORT_FORMAT_MAP")}
     assert _api.NUMBERS == {w: n for _, n, w in _xmap("NNS_NUMBERS_MAP")}
     wrap = {w: n for _, n, w in _xmap("NNS_WRAP_MAP")}
     assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
     assert _api.WRAP["mid"] == wrap["middle"]
+    assert _api.PACKED_RECORD == {
+        w: n for _, n, w in _xmap("NNS_PACKED_RECORD_MAP")}
     assert _api.OPTIMIZER == {w: n for _, n, w in _xmap("NNS_OPTIMIZER_MAP")}
     assert _api.PARAM_KIND == {w: n for _, n, w in _xmap("NNS_PARAM_KIND_MAP")}
     assert _api.DTYPE == {w: n for _, n, w in _xmap("NNS_DTYPE_MAP") if n}

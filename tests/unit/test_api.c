@@ -128,6 +128,13 @@ static void c_nonfinite_role_name(void) {
   CHECK(nns_nonfinite_role_name(-1) == NULL);
   CHECK(nns_nonfinite_role_name(NNS_NONFINITE_PROPAGATOR + 1) == NULL);
 }
+static void c_packed_record_name(void) {
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_IR_VERSION), "ir_version");
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR), "module_tensor");
+  CHECK(nns_packed_record_name(0) == NULL);
+  CHECK(nns_packed_record_name(-1) == NULL);
+  CHECK(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR + 1) == NULL);
+}
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
   for (int i = 0; i < 3; i++)
@@ -1336,7 +1343,7 @@ static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
     E(report_format_name), E(numbers_name), E(wrap_name),
-    E(tensor_role_name), E(nonfinite_role_name),
+    E(tensor_role_name), E(nonfinite_role_name), E(packed_record_name),
     {"nns_model_load_file", c_load_file},
     {"nns_model_load_memory", c_load_memory},
     {"nns_model_free", c_model_free},
