@@ -1222,16 +1222,7 @@ enum {
 #undef PK_ONE_
 };
 
-const char *nns_packed_record_name(int tag) {
-  switch (tag) {
-#define PK_NAME_(name, num, str)                                               \
-  case num:                                                                    \
-    return str;
-    NNS_PACKED_RECORD_MAP(PK_NAME_)
-#undef PK_NAME_
-  }
-  return NULL;
-}
+NNS__NAME_FN(nns_packed_record_name, NNS_PACKED_RECORD_MAP)
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
