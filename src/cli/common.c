@@ -494,6 +494,22 @@ bool cli_close_output(FILE *f, const char *path) {
   return !bad;
 }
 
+bool cli_pick_format(const char *cmd, const char *word,
+                     const nns_report_format *allowed, size_t n,
+                     nns_report_format *out) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(word, nns_report_format_name(allowed[i]))) {
+      *out = allowed[i];
+      return true;
+    }
+  fprintf(stderr, "nnscan %s: --format is ", cmd);
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "%s%s", !i ? "" : i + 1 < n ? ", " : " or ",
+            nns_report_format_name(allowed[i]));
+  fprintf(stderr, ", not '%s'\n", word);
+  return false;
+}
+
 bool cli_is_help(const char *arg) {
   return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }

@@ -268,10 +268,13 @@ static void heap_huge_pages(const nns_model *m) {
 }
 
 int cmd_summary(int argc, char **argv) {
-  /* An analysis's report formats are the first ones, up to HTML; the
-   * others are of an inference or a binding's tables. */
-  const int formats = NNS_FORMAT_HTML + 1, all = INT_MAX;
-  cli_model_opts o = {.format = "text"};
+  /* An analysis's report formats; the others are of an inference or a
+   * binding's tables. */
+  static const nns_report_format formats[] = {
+      NNS_FORMAT_TEXT, NNS_FORMAT_CSV, NNS_FORMAT_MD, NNS_FORMAT_JSON,
+      NNS_FORMAT_HTML};
+  const int all = INT_MAX;
+  cli_model_opts o = {.format = nns_report_format_name(NNS_FORMAT_TEXT)};
   nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
   nns_analyze_options ao = {.size = sizeof ao,
                             .optimizer = NNS_OPTIMIZER_ADAM};
@@ -403,12 +406,9 @@ int cmd_summary(int argc, char **argv) {
     cli_summary_usage(stderr);
     goto done;
   }
-  int f = pick(o.format, nns_report_format_name, formats);
-  if (f < 0) {
-    bad_choice("--format", nns_report_format_name, formats, o.format);
+  if (!cli_pick_format("summary", o.format, formats,
+                       sizeof formats / sizeof *formats, &ro.format))
     goto done;
-  }
-  ro.format = (nns_report_format)f;
   if (!have_columns)
     ro.columns = NNS_COL_DEFAULT;
   if (rf)
