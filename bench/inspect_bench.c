@@ -7,8 +7,9 @@
  *   inspect_bench N RUNS [flat|chain]
  *
  * Prints the median and minimum over RUNS (each a fresh inspection) of:
- * adding the modules, adding the batch, writing the "nnscan.inspect" JSON
- * and the seed layout (to a sink that only counts bytes), in ms.
+ * adding the modules, adding the batch, writing the "nnscan.inspect" JSON,
+ * the seed layout and the text table of every module (to a sink that only
+ * counts bytes), in ms.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,9 @@ static int count(void *user, const char *data, size_t size) {
   return 0;
 }
 
-enum { PHASES = 4 };
+enum { PHASES = 5 };
 static const char *phase[PHASES] = {"add_module", "add_batch", "json",
-                                    "seed"};
+                                    "seed", "text"};
 
 int main(int argc, char **argv) {
   if (argc < 3) {
@@ -101,8 +102,14 @@ int main(int argc, char **argv) {
     if (nns_inspection_report_seed(in, NULL, count, &bytes[1], &err))
       return 1;
     double t4 = now_ms();
+    size_t text_bytes = 0; /* every module's row: the whole tree */
+    nns_report_options to = {.size = sizeof to, .format = NNS_FORMAT_TEXT,
+                             .max_depth = NNS_DEPTH_ALL};
+    if (nns_inspection_report(in, &to, count, &text_bytes, &err))
+      return 1;
+    double t5 = now_ms();
     nns_inspection_free(in);
-    double d[PHASES] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3};
+    double d[PHASES] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4};
     for (int k = 0; k < PHASES; k++)
       t[k * runs + r] = d[k];
   }

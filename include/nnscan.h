@@ -463,7 +463,7 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *   bytes   u64 n, then n bytes; n = 0xFFFFFFFFFFFFFFFF is NULL
  *   shape   i32 rank, then rank i64 dims when rank > 0
  *   type    shape, then u8 1 and rank str symbols, or u8 0 for none
- *   record  u8 tag, then its fields:
+ *   record  u8 tag (NNS_PACKED_RECORD_MAP below), then its fields:
  *    1 ir_version   i64                  (nns_builder_set_ir_version)
  *    2 producer     str name, str version
  *    3 graph_name   str
@@ -523,6 +523,50 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
 #define NNS_PACKED_VERSION 1
 NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
                                           size_t size, nns_error *err);
+
+/* The record tags of the packed form, one X-macro entry each: enum name,
+ * tag, and the word nns_packed_record_name() gives (what an error names
+ * the record by). Tags are numbered from 1 without gaps; a new record
+ * kind is a new entry at the end. */
+#define NNS_PACKED_RECORD_MAP(X)                                               \
+  X(IR_VERSION, 1, "ir_version")                                               \
+  X(PRODUCER, 2, "producer")                                                   \
+  X(GRAPH_NAME, 3, "graph_name")                                               \
+  X(OPSET, 4, "opset")                                                         \
+  X(METADATA, 5, "metadata")                                                   \
+  X(INPUT, 6, "input")                                                         \
+  X(OUTPUT, 7, "output")                                                       \
+  X(VALUE_INFO, 8, "value_info")                                               \
+  X(INITIALIZER, 9, "initializer")                                             \
+  X(NODE, 10, "node")                                                          \
+  X(ATTR_INT, 11, "attr_int")                                                  \
+  X(ATTR_FLOAT, 12, "attr_float")                                              \
+  X(ATTR_STRING, 13, "attr_string")                                            \
+  X(ATTR_INTS, 14, "attr_ints")                                                \
+  X(ATTR_FLOATS, 15, "attr_floats")                                            \
+  X(ATTR_STRINGS, 16, "attr_strings")                                          \
+  X(ATTR_TENSOR, 17, "attr_tensor")                                            \
+  X(ATTR_TYPE, 18, "attr_type")                                                \
+  X(BEGIN_GRAPH, 19, "begin_graph")                                            \
+  X(END_GRAPH, 20, "end_graph")                                                \
+  X(MODULE, 21, "module")                                                      \
+  X(PARAM_KIND, 22, "param_kind")                                              \
+  X(EXPERTS, 23, "experts")                                                    \
+  X(VALUE_DATA, 24, "value_data")                                              \
+  X(KERNEL, 25, "kernel")                                                      \
+  X(MODULE_CALL, 26, "module_call")                                            \
+  X(MODULE_SHAPES, 27, "module_shapes")                                        \
+  X(MODULE_TENSOR, 28, "module_tensor")
+
+typedef enum nns_packed_record {
+#define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,
+  NNS_PACKED_RECORD_MAP(NNS_PACKED_RECORD_ENUM_)
+#undef NNS_PACKED_RECORD_ENUM_
+} nns_packed_record;
+
+/* "ir_version", ..., "module_tensor"; NULL for 0 and for a number past the
+ * last tag. Static string. */
+NNS_API const char *nns_packed_record_name(int tag);
 
 /* Resolves every name and hands over the model: the caller owns *out and
  * frees it with nns_model_free(). After a successful finish every builder
@@ -1541,54 +1585,102 @@ typedef int (*nns_write_fn)(void *user, const char *data, size_t size);
 /* A ready-made nns_write_fn: `file` is a FILE * (stdout, an fopen'ed file). */
 NNS_API int nns_write_stdio(void *file, const char *data, size_t size);
 
+/*
+ * The report formats, one X-macro entry each: enum name, number, and the
+ * word nns_report_format_name() gives (the CLI's --format and the Python
+ * binding's format= take these words).
+ *
+ *   TEXT: the tree table with its footer. CSV: one row per layer, with
+ *   path and depth. MD: a Markdown table, one row per layer. JSON: the
+ *   machine contract, everything, unformatted. HTML: one self-contained
+ *   page, the JSON document and a viewer (module tree as an icicle, tree
+ *   table, memory curve; docs/html.md); nns_report_table takes it too
+ *   (table and interactive scatter).
+ *
+ *   SHAPES_JSON, SHAPES_TEXT: of an inference, through nns_report_shapes
+ *   (no analysis needed; NNS_E_STATE if not inferred): every value's dtype
+ *   and shape, as the "nnscan.shapes" contract or as a table (name, role,
+ *   dtype, shape).
+ *
+ *   BACKWARD_TEXT: of the graph of a backward pass (a binding's recording
+ *   of autograd's ops), as a section under its forward model's
+ *   NNS_FORMAT_TEXT report: a heading, the tree table (the root row holds
+ *   the totals) and what was not counted; the parameter, memory and
+ *   receptive-field footer, which describes the forward model, is left out.
+ *
+ *   LAYERS_TEXT, _CSV, _MD: thoplw's per-module table (docs/compat.md):
+ *   Name, Class, Input shape, Output shape, MACs, Params (parameters +
+ *   buffers), one row per leaf module the binding declared with calls
+ *   (nns_model_set_module, in declaration order; a module with given MACs
+ *   stands for its subtree), a Total row with the model's class. Numbers
+ *   raw, or as thop's clever_format ("118.01M") or "%5.2f %" of the
+ *   column's total; the Total row is clever in both. As text (a +---+
+ *   rule), CSV or Markdown.
+ *
+ *   LAYERS_JSON: the same rows and Total row as the "nnscan.layers"
+ *   document (docs/json.md, docs/layers.schema.json): each {"name",
+ *   "class", "input", "output": the cells as the table prints them;
+ *   "macs", "params": raw integers, whatever `numbers` says}.
+ */
+#define NNS_REPORT_FORMAT_MAP(X)                                               \
+  X(TEXT, 0, "text")                                                           \
+  X(CSV, 1, "csv")                                                             \
+  X(MD, 2, "md")                                                               \
+  X(JSON, 3, "json")                                                           \
+  X(HTML, 4, "html")                                                           \
+  X(SHAPES_JSON, 5, "shapes_json")                                             \
+  X(SHAPES_TEXT, 6, "shapes_text")                                             \
+  X(BACKWARD_TEXT, 7, "backward_text")                                         \
+  X(LAYERS_TEXT, 8, "layers_text")                                             \
+  X(LAYERS_CSV, 9, "layers_csv")                                               \
+  X(LAYERS_MD, 10, "layers_md")                                               \
+  X(LAYERS_JSON, 11, "layers_json")
+
 typedef enum nns_report_format {
-  NNS_FORMAT_TEXT = 0, /* the tree table with its footer */
-  NNS_FORMAT_CSV = 1,  /* one row per layer, with path and depth */
-  NNS_FORMAT_MD = 2,   /* a Markdown table, one row per layer */
-  NNS_FORMAT_JSON = 3, /* the machine contract: everything, unformatted */
-  NNS_FORMAT_HTML = 4, /* one self-contained page: the JSON document and a
-                          viewer (module tree as an icicle, tree table,
-                          memory curve); see docs/html.md. nns_report_table
-                          takes it too (table and interactive scatter) */
-  /* Of an inference, through nns_report_shapes (no analysis needed;
-   * NNS_E_STATE if not inferred): every value's dtype and shape. */
-  NNS_FORMAT_SHAPES_JSON = 5, /* the "nnscan.shapes" contract */
-  NNS_FORMAT_SHAPES_TEXT = 6, /* a table: name, role, dtype, shape */
-  /* Of the graph of a backward pass (a binding's recording of autograd's
-   * ops), as a section under its forward model's NNS_FORMAT_TEXT report: a
-   * heading, the tree table (the root row holds the totals) and what was
-   * not counted; the parameter, memory and receptive-field footer, which
-   * describes the forward model, is left out. */
-  NNS_FORMAT_BACKWARD_TEXT = 7,
-  /* thoplw's per-module table (docs/compat.md): Name, Class, Input shape,
-   * Output shape, MACs, Params (parameters + buffers), one row per leaf
-   * module the binding declared with calls (nns_model_set_module, in
-   * declaration order; a module with given MACs stands for its subtree), a
-   * Total row with the model's class. Numbers raw, or as thop's
-   * clever_format ("118.01M") or "%5.2f %" of the column's total; the Total
-   * row is clever in both. As text (a +---+ rule), CSV or Markdown, or
-   * as the "nnscan.layers" JSON document: the same rows and Total row as
-   * data, each {"name", "class", "input", "output": the cells as the
-   * table prints them; "macs", "params": raw integers, whatever
-   * `numbers` says} (docs/json.md). */
-  NNS_FORMAT_LAYERS_TEXT = 8,
-  NNS_FORMAT_LAYERS_CSV = 9,
-  NNS_FORMAT_LAYERS_MD = 10,
-  NNS_FORMAT_LAYERS_JSON = 11
+#define NNS_REPORT_FORMAT_ENUM_(name, num, str) NNS_FORMAT_##name = num,
+  NNS_REPORT_FORMAT_MAP(NNS_REPORT_FORMAT_ENUM_)
+#undef NNS_REPORT_FORMAT_ENUM_
 } nns_report_format;
 
+/* "text", "csv", "md", "json", "html", "shapes_json", ... as in
+ * NNS_REPORT_FORMAT_MAP; NULL for a number that is no format. Formats are
+ * numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_report_format_name(int format);
+
+/* How numbers are written: RAW 1824010216 (text and md: 1,824,010,216);
+ * CLEVER 1.82 G, bytes in IEC units (44.6 MiB); RATIO the percentage of
+ * the column's total (12.34%). */
+#define NNS_NUMBERS_MAP(X)                                                     \
+  X(RAW, 0, "raw")                                                             \
+  X(CLEVER, 1, "clever")                                                       \
+  X(RATIO, 2, "ratio")
+
 typedef enum nns_numbers {
-  NNS_NUMBERS_RAW = 0,    /* 1824010216 (text and md: 1,824,010,216) */
-  NNS_NUMBERS_CLEVER = 1, /* 1.82 G; bytes in IEC units: 44.6 MiB */
-  NNS_NUMBERS_RATIO = 2   /* percentage of the column's total: 12.34% */
+#define NNS_NUMBERS_ENUM_(name, num, str) NNS_NUMBERS_##name = num,
+  NNS_NUMBERS_MAP(NNS_NUMBERS_ENUM_)
+#undef NNS_NUMBERS_ENUM_
 } nns_numbers;
 
-/* Where a name too long for its column loses characters (to a "…"). */
+/* "raw", "clever", "ratio" (the CLI's --numbers); NULL for another
+ * number. Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_numbers_name(int numbers);
+
+/* Where a name too long for its column loses characters (to a "…"):
+ * MIDDLE layer1.0.…conv1, START …0.downsample.0, END layer1.0.downs… */
+#define NNS_WRAP_MAP(X)                                                        \
+  X(MIDDLE, 0, "middle")                                                       \
+  X(START, 1, "start")                                                         \
+  X(END, 2, "end")
+
 typedef enum nns_wrap {
-  NNS_WRAP_MIDDLE = 0, /* layer1.0.…conv1 */
-  NNS_WRAP_START = 1,  /* …0.downsample.0 */
-  NNS_WRAP_END = 2     /* layer1.0.downs… */
+#define NNS_WRAP_ENUM_(name, num, str) NNS_WRAP_##name = num,
+  NNS_WRAP_MAP(NNS_WRAP_ENUM_)
+#undef NNS_WRAP_ENUM_
 } nns_wrap;
+
+/* "middle", "start", "end" (the CLI's --wrap); NULL for another number.
+ * Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_wrap_name(int wrap);
 
 /* Numeric columns of the layer table. Layer, Type and Output Shape are
  * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); the same
@@ -1994,13 +2086,25 @@ NNS_API nns_status nns_inspection_set_meta(nns_inspection *insp,
                                            const char *key, const char *value,
                                            nns_error *err);
 
-/* What a recorded tensor was to its module call. */
+/* What a recorded tensor was to its module call: INPUT an argument of
+ * forward (positional or keyword), OUTPUT returned by forward, GRAD_INPUT
+ * the gradient w.r.t. an input, GRAD_OUTPUT the gradient w.r.t. an
+ * output. The word is the JSON report's "role" of a tensor. */
+#define NNS_TENSOR_ROLE_MAP(X)                                                 \
+  X(INPUT, 0, "input")                                                         \
+  X(OUTPUT, 1, "output")                                                       \
+  X(GRAD_INPUT, 2, "grad_input")                                               \
+  X(GRAD_OUTPUT, 3, "grad_output")
+
 typedef enum nns_tensor_role {
-  NNS_TENSOR_INPUT = 0,       /* an argument of forward (positional/keyword) */
-  NNS_TENSOR_OUTPUT = 1,      /* returned by forward */
-  NNS_TENSOR_GRAD_INPUT = 2,  /* gradient w.r.t. an input */
-  NNS_TENSOR_GRAD_OUTPUT = 3  /* gradient w.r.t. an output */
+#define NNS_TENSOR_ROLE_ENUM_(name, num, str) NNS_TENSOR_##name = num,
+  NNS_TENSOR_ROLE_MAP(NNS_TENSOR_ROLE_ENUM_)
+#undef NNS_TENSOR_ROLE_ENUM_
 } nns_tensor_role;
+
+/* "input", "output", "grad_input", "grad_output"; NULL for another number.
+ * Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_tensor_role_name(int role);
 
 enum {
   NNS_TENSOR_NAN = 1u << 0,     /* holds a NaN */
@@ -2086,14 +2190,24 @@ NNS_API nns_status nns_inspection_add_batch(nns_inspection *insp,
 NNS_API size_t nns_inspection_module_count(const nns_inspection *insp);
 NNS_API size_t nns_inspection_call_count(const nns_inspection *insp);
 
-/* How a module call took part in a NaN/Inf. */
+/* How a module call took part in a NaN/Inf: NONE not at all; PRODUCER
+ * finite in, non-finite out, and no call inside it made it; PROPAGATOR
+ * non-finite out that came in, or came from a call inside it. The word is
+ * what the reports print (NONE has none: the reports leave it out). */
+#define NNS_NONFINITE_ROLE_MAP(X)                                              \
+  X(NONE, 0, NULL)                                                             \
+  X(PRODUCER, 1, "producer")                                                   \
+  X(PROPAGATOR, 2, "propagator")
+
 typedef enum nns_nonfinite_role {
-  NNS_NONFINITE_NONE = 0,
-  NNS_NONFINITE_PRODUCER = 1,  /* finite in, non-finite out, and no call
-                                  inside it made it */
-  NNS_NONFINITE_PROPAGATOR = 2 /* non-finite out that came in, or came from
-                                  a call inside it */
+#define NNS_NONFINITE_ROLE_ENUM_(name, num, str) NNS_NONFINITE_##name = num,
+  NNS_NONFINITE_ROLE_MAP(NNS_NONFINITE_ROLE_ENUM_)
+#undef NNS_NONFINITE_ROLE_ENUM_
 } nns_nonfinite_role;
+
+/* "producer", "propagator"; NULL for NNS_NONFINITE_NONE and for a number
+ * that is no role. Static string. */
+NNS_API const char *nns_nonfinite_role_name(int role);
 
 enum {
   NNS_NONFINITE_OUTPUT = 1u << 0,      /* an output held NaN/Inf */
@@ -2145,6 +2259,125 @@ NNS_API nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
                                                   int backward,
                                                   nns_inspect_offender *out,
                                                   nns_error *err);
+
+/* ---- Reading an inspection ----
+ *
+ * What the reports print, through accessors (the report renderers use
+ * nothing else): every module with its place in the tree, every call with
+ * what aggregation derived for it, each call's tensors, the passes and the
+ * meta facts. Index-based, like the analysis accessors: modules are
+ * numbered as nns_inspection_add_module numbered them, calls in the order
+ * the batches brought them (nns_inspection_call_count), passes in the order
+ * they were added. A bad index is NNS_E_ARG, *out untouched. The structs
+ * start with their size (set it to sizeof); a caller built against a
+ * smaller struct gets the fields it knows. Strings and arrays they point
+ * to belong to the inspection: valid until nns_inspection_free, except a
+ * module's param_dtypes (until the next nns_inspection_add_params). */
+
+/* A module as the inspection holds it: what add_module and add_params
+ * gave (subtree counts), and where it sits in the tree. */
+typedef struct nns_inspect_module_info {
+  size_t size;            /* sizeof(nns_inspect_module_info) */
+  const char *path;       /* dotted module path; "" for the root */
+  size_t path_len;        /* strlen(path), without walking it (a deep
+                             chain's paths are long) */
+  const char *name;       /* its last path component ("conv1") */
+  const char *type;       /* class name; "" when none was given */
+  size_t parent;          /* (size_t)-1 for the root */
+  int depth;              /* 0 for the root */
+  size_t first_child;     /* its first child, or (size_t)-1 */
+  size_t next_sibling;    /* the next child of its parent, or (size_t)-1;
+                             children keep the order they were added in */
+  int64_t params, learnable_params, param_bytes, grad_bytes; /* subtree */
+  int64_t flops, macs;    /* static, one forward; -1 unknown */
+  double roofline_ms;     /* static roofline time; 0 unknown */
+  int64_t saved_bytes;    /* predicted saved for backward; -1 unknown */
+  const nns_inspect_dtype_bytes *param_dtypes; /* bytes by dtype */
+  size_t param_dtype_count;
+  size_t first_call;      /* its first call (nns_inspection_call), or
+                             (size_t)-1; the rest follow next_same */
+} nns_inspect_module_info;
+
+NNS_API nns_status nns_inspection_module(const nns_inspection *insp,
+                                         size_t module,
+                                         nns_inspect_module_info *out,
+                                         nns_error *err);
+
+/* One recorded call, with what aggregation derived for it (docs/inspect.md
+ * defines each figure). A phase's events are known when both its times
+ * were; the backward's span is widened to cover its child calls'. */
+typedef struct nns_inspect_call_info {
+  size_t size;            /* sizeof(nns_inspect_call_info) */
+  size_t module;
+  size_t parent;          /* the call it ran inside (index among all
+                             calls), or (size_t)-1 */
+  size_t batch;           /* the pass it came in (nns_inspection_batch) */
+  size_t next_same;       /* its module's next call, or (size_t)-1 */
+  unsigned flags;         /* NNS_CALL_* */
+  int64_t fwd_seq, bwd_seq; /* as recorded; -1 */
+  int forward_known;      /* fwd_start and fwd_end hold times */
+  nns_inspect_event fwd_start, fwd_end;
+  int backward_known;     /* bwd_start and bwd_end hold times */
+  nns_inspect_event bwd_start, bwd_end;
+  double fwd_inclusive_ms, fwd_self_ms; /* NaN unknown */
+  double bwd_inclusive_ms, bwd_self_ms; /* NaN unknown */
+  int64_t fwd_alloc_bytes, fwd_self_alloc_bytes; /* -1 unknown */
+  int64_t bwd_alloc_bytes, bwd_self_alloc_bytes; /* -1 unknown */
+  unsigned nonfinite;     /* NNS_NONFINITE_* of its own tensors */
+  nns_nonfinite_role fwd_role, bwd_role;
+  size_t tensor_count;    /* nns_inspection_call_tensor's range */
+} nns_inspect_call_info;
+
+NNS_API nns_status nns_inspection_call(const nns_inspection *insp,
+                                       size_t call,
+                                       nns_inspect_call_info *out,
+                                       nns_error *err);
+
+/* Tensor k of a call, as recorded. */
+typedef struct nns_inspect_tensor_info {
+  size_t size;            /* sizeof(nns_inspect_tensor_info) */
+  nns_tensor_role role;
+  int dtype;              /* nns_dtype; 0 when it has no ONNX number */
+  int rank;
+  unsigned flags;         /* NNS_TENSOR_* */
+  const int64_t *dims;    /* rank dims */
+  const char *name;       /* NULL when not given */
+  int64_t bytes;
+  double min, max, mean, std; /* with NNS_TENSOR_STATS */
+  double zero_fraction;
+} nns_inspect_tensor_info;
+
+NNS_API nns_status nns_inspection_call_tensor(const nns_inspection *insp,
+                                              size_t call, size_t k,
+                                              nns_inspect_tensor_info *out,
+                                              nns_error *err);
+
+/* Passes added (nns_inspection_add_batch calls kept); 0 for NULL. The
+ * reports' per-pass figures are totals over this count. */
+NNS_API size_t nns_inspection_batch_count(const nns_inspection *insp);
+
+/* A pass: its calls are [first_call, first_call + call_count). */
+typedef struct nns_inspect_batch_info {
+  size_t size;            /* sizeof(nns_inspect_batch_info) */
+  int rank;
+  int64_t pass;
+  double wall_start;      /* seconds since the epoch */
+  size_t first_call, call_count;
+} nns_inspect_batch_info;
+
+NNS_API nns_status nns_inspection_batch(const nns_inspection *insp,
+                                        size_t batch,
+                                        nns_inspect_batch_info *out,
+                                        nns_error *err);
+
+/* The meta facts (nns_inspection_set_meta), in the order first set (a key
+ * set again keeps its place, with the last value); the count is 0 for
+ * NULL. key and value (either may be NULL) receive strings that belong to
+ * the inspection, valid until nns_inspection_free. */
+NNS_API size_t nns_inspection_meta_count(const nns_inspection *insp);
+NNS_API nns_status nns_inspection_meta(const nns_inspection *insp, size_t i,
+                                       const char **key, const char **value,
+                                       nns_error *err);
 
 /*
  * The tree table (text, CSV, Markdown) with calls, latency, memory and

@@ -6,7 +6,8 @@ fails when a struct's size or a field's offset, an enum value, or a
 function's parameter list drifts from what is declared here. `lib()` returns
 the loaded library with every signature set, after checking its ABI version,
 and fills the words of the enums the library names (optimizers, parameter
-kinds, element types) and its opset from the library itself.
+kinds, element types, report formats, number styles, wrap modes) and its
+opset from the library itself; the module calls it at import.
 """
 import ctypes
 import re
@@ -137,17 +138,34 @@ STRUCTS = {
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
 
-# Report enums (nns_report_format, nns_numbers, nns_wrap, NNS_COL_*).
-FORMAT = {"text": 0, "csv": 1, "md": 2, "json": 3, "html": 4,
-          "shapes_json": 5, "shapes_text": 6, "backward_text": 7,
-          "layers_text": 8, "layers_csv": 9, "layers_md": 10,
-          "layers_json": 11}
-NUMBERS = {"raw": 0, "clever": 1, "ratio": 2}
+
+class _Words(dict):
+    """word -> number of one report enum, filled from the library by lib()
+    (at import). Without a library nothing can be reported, and a module
+    that builds its own table at import (a word looked up then) gets None,
+    a number no call will take: every call that reports needs the library
+    first and says LibraryNotFound there."""
+
+    def __missing__(self, word):
+        if _ready is None:
+            try:
+                lib()
+            except _lib.LibraryNotFound:
+                return None
+            return self[word]
+        raise KeyError(word)
+
+
+# Report enums: word -> number for nns_report_format, nns_numbers and
+# nns_wrap, from the library (nns_report_format_name, ...), never retyped
+# here; WRAP also takes "mid" for "middle".
+FORMAT = _Words()
+NUMBERS = _Words()
+WRAP = _Words()
 COUNT_STYLE = {"thop": 0, "thoplw": 1}  # nns_count_style (nns_format_count)
 COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
 COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
 COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
-WRAP = {"mid": 0, "middle": 0, "start": 1, "end": 2}
 COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
        "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
        "bytes": 1 << 8, "roof": 1 << 9,
@@ -162,6 +180,7 @@ OPTIMIZER = {}
 PARAM_KIND = {}
 TRAIN_PHASE = {}
 DTYPE = {}
+PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -171,6 +190,10 @@ FUNCTIONS = {
     "nns_status_name": (c_char_p, [c_status]),
     "nns_dtype_name": (c_char_p, [c_int]),
     "nns_optimizer_name": (c_char_p, [c_int]),
+    "nns_report_format_name": (c_char_p, [c_int]),
+    "nns_numbers_name": (c_char_p, [c_int]),
+    "nns_wrap_name": (c_char_p, [c_int]),
+    "nns_packed_record_name": (c_char_p, [c_int]),
     "nns_compute_dtype_name": (c_char_p, [c_int]),
     "nns_hardware_count": (c_size_t, []),
     "nns_hardware_get": (c_status, [c_size_t, POINTER(Hardware)]),
@@ -354,11 +377,19 @@ def _read_words(cdll):
     global _opset_max
     for table, fn in ((OPTIMIZER, cdll.nns_optimizer_name),
                       (PARAM_KIND, cdll.nns_param_kind_name),
-                      (TRAIN_PHASE, cdll.nns_train_phase_name)):
+                      (TRAIN_PHASE, cdll.nns_train_phase_name),
+                      (FORMAT, cdll.nns_report_format_name),
+                      (NUMBERS, cdll.nns_numbers_name),
+                      (WRAP, cdll.nns_wrap_name)):
         i = 0
         while fn(i) is not None:  # numbered from 0, NULL past the last
             table[fn(i).decode()] = i
             i += 1
+    WRAP["mid"] = WRAP["middle"]
+    i = 1
+    while cdll.nns_packed_record_name(i) is not None:  # tags from 1, no gaps
+        PACKED_RECORD[cdll.nns_packed_record_name(i).decode()] = i
+        i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps
         DTYPE[cdll.nns_dtype_name(i).decode()] = i
@@ -488,3 +519,13 @@ def py_name(text):
     return _ESCAPED.sub(
         lambda m: "\\" if m.group(1) == "\\" else
         "\0" if m.group(1) == "x00" else chr(int(m.group(1)[1:], 16)), text)
+
+
+# The words are read at import: the modules that check a format, numbers
+# or wrap word take them from the tables above as they are imported. A
+# missing library is reported at first use (nnscan/__init__.py); a library
+# of another ABI fails the import here.
+try:
+    lib()
+except _lib.LibraryNotFound:
+    pass

@@ -202,8 +202,17 @@ def _xmap(name):
 def test_enum_words_come_from_header_lists():
     """What the package reads from the library at import is each list of
     the header, whole: word -> number for the optimizers, parameter kinds,
-    training phases and element types, and the opset the op table is written against."""
+    training phases, element types, report formats, number styles, wrap
+    modes and packed record tags, and the opset the op table is written
+    against."""
     _api.lib()
+    assert _api.FORMAT == {w: n for _, n, w in _xmap("NNS_REPORT_FORMAT_MAP")}
+    assert _api.NUMBERS == {w: n for _, n, w in _xmap("NNS_NUMBERS_MAP")}
+    wrap = {w: n for _, n, w in _xmap("NNS_WRAP_MAP")}
+    assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
+    assert _api.WRAP["mid"] == wrap["middle"]
+    assert _api.PACKED_RECORD == {
+        w: n for _, n, w in _xmap("NNS_PACKED_RECORD_MAP")}
     assert _api.OPTIMIZER == {w: n for _, n, w in _xmap("NNS_OPTIMIZER_MAP")}
     assert _api.PARAM_KIND == {w: n for _, n, w in _xmap("NNS_PARAM_KIND_MAP")}
     assert _api.DTYPE == {w: n for _, n, w in _xmap("NNS_DTYPE_MAP") if n}
@@ -220,14 +229,16 @@ def test_enum_words_come_from_header_lists():
 
 def test_enum_values_match_header():
     """Every report format, number style, wrap mode, column, parameter kind
-    and optimizer the header has is known to _api.py with the same value
-    (a format added to the header, e.g. HTML, fails here until wired)."""
-    assert _api.FORMAT == _enum("NNS_FORMAT_")
-    assert _api.NUMBERS == _enum("NNS_NUMBERS_")
+    and optimizer the header has is known to _api.py with the same value,
+    and each word the library gives is its enum constant's name (so
+    "shapes_json" is NNS_FORMAT_SHAPES_JSON)."""
+    _api.lib()
+    for xmap, table in (("NNS_REPORT_FORMAT_MAP", _api.FORMAT),
+                        ("NNS_NUMBERS_MAP", _api.NUMBERS),
+                        ("NNS_WRAP_MAP", _api.WRAP)):
+        assert {c.lower(): n for c, n, _ in _xmap(xmap)} == {
+            k: v for k, v in table.items() if k != "mid"}
     assert _api.COUNT_STYLE == _enum("NNS_COUNT_STYLE_")
-    wrap = _enum("NNS_WRAP_")
-    assert {k: v for k, v in _api.WRAP.items() if k != "mid"} == wrap
-    assert _api.WRAP["mid"] == wrap["middle"]
     cols = {k: v for k, v in _enum("NNS_COL_").items()
             if k not in ("default", "all")}
     assert _api.COL == cols

@@ -25,7 +25,10 @@ def test_every_inspection_function_declared():
     # The accessors C programs use; the Python side reads the JSON.
     c_only = {"nns_inspection_module_count", "nns_inspection_call_count",
               "nns_inspection_module_stats",
-              "nns_inspection_first_nonfinite"}
+              "nns_inspection_first_nonfinite", "nns_inspection_module",
+              "nns_inspection_call", "nns_inspection_call_tensor",
+              "nns_inspection_batch_count", "nns_inspection_batch",
+              "nns_inspection_meta_count", "nns_inspection_meta"}
     assert ours - c_only == set(inspector.FUNCTIONS)
     assert c_only <= ours
     if not ours:

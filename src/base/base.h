@@ -371,6 +371,20 @@ nns_status nns__get_sized(void *dst, const void *src, size_t full, size_t v1);
 #define NNS__PUT(dst, src, v1) nns__put_sized((dst), (src), sizeof *(src), (v1))
 #define NNS__GET(dst, src, v1) nns__get_sized((dst), (src), sizeof *(dst), (v1))
 
+/* ==== Names of nnscan.h's enums ==== */
+
+/* Defines `const char *fn(int n)`: the word of entry n of the X-macro list
+ * MAP (entries X(name, number, word)), NULL for a number not in it - the
+ * body of the public nns_*_name functions, written once. */
+#define NNS__NAME_CASE_(name, num, str)                                        \
+  case num:                                                                    \
+    return str;
+#define NNS__NAME_FN(fn, MAP)                                                  \
+  const char *fn(int n) {                                                      \
+    switch (n) { MAP(NNS__NAME_CASE_) }                                        \
+    return NULL;                                                               \
+  }
+
 /* ==== File mapping ==== */
 
 typedef struct nns__fmap {

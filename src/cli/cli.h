@@ -91,6 +91,13 @@ bool cli_hardware_pick(const char *name, const nns_hardware_list *list,
                        nns_hardware *out);
 /* Parses a whole number >= min; false if s is not one. */
 bool cli_parse_int(const char *s, long min, long *out);
+/* The report format named `word` (nns_report_format_name) among the n
+ * formats `allowed`: true with it in *out; false after saying on stderr
+ * "nnscan CMD: --format is a, b or c, not 'word'", the allowed words in
+ * their order. */
+bool cli_pick_format(const char *cmd, const char *word,
+                     const nns_report_format *allowed, size_t n,
+                     nns_report_format *out);
 
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);

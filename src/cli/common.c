@@ -1,9 +1,9 @@
 /*
  * common.c - what the subcommands share: model options (--input, --batch,
- * --format, -o), loading with error reporting, output files, JSON strings.
+ * --format, -o), loading with error reporting, output files written
+ * through a temporary and renamed into place, the nns_write_fn that
+ * reports stream through, and the terminal's width.
  */
-/* fputs_unlocked and friends: the JSON writer is a hot loop. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +492,22 @@ bool cli_close_output(FILE *f, const char *path) {
             e ? strerror(e) : "write error");
   }
   return !bad;
+}
+
+bool cli_pick_format(const char *cmd, const char *word,
+                     const nns_report_format *allowed, size_t n,
+                     nns_report_format *out) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(word, nns_report_format_name(allowed[i]))) {
+      *out = allowed[i];
+      return true;
+    }
+  fprintf(stderr, "nnscan %s: --format is ", cmd);
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "%s%s", !i ? "" : i + 1 < n ? ", " : " or ",
+            nns_report_format_name(allowed[i]));
+  fprintf(stderr, ", not '%s'\n", word);
+  return false;
 }
 
 bool cli_is_help(const char *arg) {

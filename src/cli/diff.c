@@ -105,7 +105,7 @@ static bool side(const char *path, cli_model_opts *o, buf *b) {
 }
 
 int cmd_diff(int argc, char **argv) {
-  cli_model_opts o = {.format = "text"};
+  cli_model_opts o = {.format = nns_report_format_name(NNS_FORMAT_TEXT)};
   const char *files[2] = {NULL, NULL};
   size_t nfiles = 0, budgets_len = 1;
   int rc = EXIT_USAGE;
@@ -148,18 +148,12 @@ int cmd_diff(int argc, char **argv) {
       goto done;
     }
   }
+  static const nns_report_format formats[] = {
+      NNS_FORMAT_TEXT, NNS_FORMAT_JSON, NNS_FORMAT_HTML};
   nns_report_format format;
-  if (!strcmp(o.format, "text"))
-    format = NNS_FORMAT_TEXT;
-  else if (!strcmp(o.format, "json"))
-    format = NNS_FORMAT_JSON;
-  else if (!strcmp(o.format, "html"))
-    format = NNS_FORMAT_HTML;
-  else {
-    fprintf(stderr, "nnscan diff: --format is text, json or html, not "
-                    "'%s'\n", o.format);
+  if (!cli_pick_format("diff", o.format, formats,
+                       sizeof formats / sizeof *formats, &format))
     goto done;
-  }
   if (nfiles != 2) {
     fprintf(stderr, "nnscan diff: two files, A and B\n%s", cli_diff_usage);
     goto done;

@@ -121,9 +121,12 @@ int cmd_hardware(int argc, char **argv) {
     }
     return EXIT_OK; /* a write error: main's cli_close_output says it */
   }
-  printf("%-14s %8s %8s %8s %8s %8s %8s %9s  %s\n", "name", "fp32", "tf32",
-         "bf16", "fp16", "fp8", "int8", "TB/s",
-         "(peaks: dense TFLOP/s, TOP/s for int8)");
+  /* One column per compute dtype, in text_row's order, named as the
+   * library names them. */
+  printf("%-14s", "name");
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
+    printf(" %8s", nns_compute_dtype_name(d));
+  printf(" %9s  %s\n", "TB/s", "(peaks: dense TFLOP/s, TOP/s for int8)");
   for (size_t i = 0; i < n_user + n; i++) {
     nns_hardware h = {.size = sizeof h};
     nns_status st = i < n_user ? nns_hardware_list_get(list, i, &h)

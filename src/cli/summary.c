@@ -5,6 +5,7 @@
  * is all it does: the analysis is nns_model_analyze() and the rendering
  * nns_report() of it.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__GLIBC__)
@@ -77,12 +78,27 @@ void cli_summary_usage(FILE *f) {
   fputs(usage_tail, f);
 }
 
-/* Index of s in names (NULL-terminated), or -1. */
-static int pick(const char *s, const char *const *names) {
-  for (int i = 0; names[i]; i++)
-    if (!strcmp(s, names[i]))
+/* The number in [0, count) whose word (name_of: one of nnscan.h's
+ * nns_*_name functions, NULL past the last) is s; -1 when none. */
+static int pick(const char *s, const char *(*name_of)(int), int count) {
+  for (int i = 0; i < count && name_of(i); i++)
+    if (!strcmp(s, name_of(i)))
       return i;
   return -1;
+}
+
+/* "nnscan summary: --numbers is raw, clever or ratio, not 'x'": the
+ * choices pick() takes, in their words. */
+static void bad_choice(const char *option, const char *(*name_of)(int),
+                       int count, const char *got) {
+  fprintf(stderr, "nnscan summary: %s is ", option);
+  for (int j = 0; j < count && name_of(j); j++) {
+    const char *sep = !j ? ""
+                      : j + 1 < count && name_of(j + 1) ? ", "
+                                                        : " or ";
+    fprintf(stderr, "%s%s", sep, name_of(j));
+  }
+  fprintf(stderr, ", not '%s'\n", got);
 }
 
 static bool parse_columns(const char *list, unsigned *out) {
@@ -252,11 +268,13 @@ static void heap_huge_pages(const nns_model *m) {
 }
 
 int cmd_summary(int argc, char **argv) {
-  static const char *const formats[] = {"text", "csv", "md", "json", "html",
-                                       NULL};
-  static const char *const numbers[] = {"raw", "clever", "ratio", NULL};
-  static const char *const wraps[] = {"middle", "start", "end", NULL};
-  cli_model_opts o = {.format = "text"};
+  /* An analysis's report formats; the others are of an inference or a
+   * binding's tables. */
+  static const nns_report_format formats[] = {
+      NNS_FORMAT_TEXT, NNS_FORMAT_CSV, NNS_FORMAT_MD, NNS_FORMAT_JSON,
+      NNS_FORMAT_HTML};
+  const int all = INT_MAX;
+  cli_model_opts o = {.format = nns_report_format_name(NNS_FORMAT_TEXT)};
   nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
   nns_analyze_options ao = {.size = sizeof ao,
                             .optimizer = NNS_OPTIMIZER_ADAM};
@@ -306,9 +324,8 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       }
     } else if (!strcmp(a, "--numbers")) {
-      if ((k = pick(val, numbers)) < 0) {
-        fprintf(stderr, "nnscan summary: --numbers is raw, clever or ratio, "
-                        "not '%s'\n", val);
+      if ((k = pick(val, nns_numbers_name, all)) < 0) {
+        bad_choice(a, nns_numbers_name, all, val);
         goto done;
       }
       ro.numbers = (nns_numbers)k;
@@ -317,25 +334,14 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       have_columns = true;
     } else if (!strcmp(a, "--optimizer")) {
-      for (k = 0; nns_optimizer_name(k); k++)
-        if (!strcmp(val, nns_optimizer_name(k)))
-          break;
-      if (!nns_optimizer_name(k)) {
-        fputs("nnscan summary: --optimizer is ", stderr);
-        for (int j = 0; nns_optimizer_name(j); j++) {
-          const char *sep = !j                        ? ""
-                            : nns_optimizer_name(j + 1) ? ", "
-                                                        : " or ";
-          fprintf(stderr, "%s%s", sep, nns_optimizer_name(j));
-        }
-        fprintf(stderr, ", not '%s'\n", val);
+      if ((k = pick(val, nns_optimizer_name, all)) < 0) {
+        bad_choice(a, nns_optimizer_name, all, val);
         goto done;
       }
       ao.optimizer = (nns_optimizer)k;
     } else if (!strcmp(a, "--wrap")) {
-      if ((k = pick(val, wraps)) < 0) {
-        fprintf(stderr, "nnscan summary: --wrap is start, middle or end, "
-                        "not '%s'\n", val);
+      if ((k = pick(val, nns_wrap_name, all)) < 0) {
+        bad_choice(a, nns_wrap_name, all, val);
         goto done;
       }
       ro.wrap = (nns_wrap)k;
@@ -400,14 +406,9 @@ int cmd_summary(int argc, char **argv) {
     cli_summary_usage(stderr);
     goto done;
   }
-  int f = pick(o.format, formats);
-  if (f < 0) {
-    fprintf(stderr, "nnscan summary: --format is text, csv, md, json or html, "
-                    "not "
-                    "'%s'\n", o.format);
+  if (!cli_pick_format("summary", o.format, formats,
+                       sizeof formats / sizeof *formats, &ro.format))
     goto done;
-  }
-  ro.format = (nns_report_format)f;
   if (!have_columns)
     ro.columns = NNS_COL_DEFAULT;
   if (rf)

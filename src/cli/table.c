@@ -31,7 +31,7 @@ const char cli_table_usage[] =
     "  -o FILE                write the table to FILE instead of stdout\n";
 
 int cmd_table(int argc, char **argv) {
-  cli_model_opts o = {.format = "md"};
+  cli_model_opts o = {.format = nns_report_format_name(NNS_FORMAT_MD)};
   const char *plot = NULL;
   int rc = EXIT_USAGE;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -68,19 +68,12 @@ int cmd_table(int argc, char **argv) {
       files[nfiles++] = argv[i];
     }
   }
-  nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_MD};
-  if (!strcmp(o.format, "csv"))
-    ro.format = NNS_FORMAT_CSV;
-  else if (!strcmp(o.format, "text"))
-    ro.format = NNS_FORMAT_TEXT;
-  else if (!strcmp(o.format, "html"))
-    ro.format = NNS_FORMAT_HTML;
-  else if (strcmp(o.format, "md")) {
-    fprintf(stderr, "nnscan table: --format is md, csv, text or html, not "
-                    "'%s'\n",
-            o.format);
+  static const nns_report_format formats[] = {
+      NNS_FORMAT_MD, NNS_FORMAT_CSV, NNS_FORMAT_TEXT, NNS_FORMAT_HTML};
+  nns_report_options ro = {.size = sizeof ro};
+  if (!cli_pick_format("table", o.format, formats,
+                       sizeof formats / sizeof *formats, &ro.format))
     goto done;
-  }
   if (!nfiles) {
     fputs(cli_table_usage, stderr);
     goto done;

@@ -181,15 +181,11 @@ static bool add_dtype_bytes(nns_inspection *in, nns__imodule *d, int dtype,
   while (k < d->dtype_count && d->dtypes[k].dtype != dtype)
     k++;
   if (k == d->dtype_count) {
-    if (k == d->dtype_cap) { /* arena rows: copied to a twice larger run */
-      nns_inspect_dtype_bytes *rows =
-          nns__arena_array(&in->arena, 2 * d->dtype_cap, sizeof *rows);
-      if (!rows)
-        return false;
-      memcpy(rows, d->dtypes, k * sizeof *rows);
-      d->dtypes = rows;
-      d->dtype_cap *= 2;
-    }
+    nns_inspect_dtype_bytes *rows = nns__arena_grow(
+        &in->arena, d->dtypes, &d->dtype_cap, k, k + 1, sizeof *rows, 4);
+    if (!rows)
+      return false;
+    d->dtypes = rows;
     d->dtypes[k] = (nns_inspect_dtype_bytes){.dtype = dtype};
     d->dtype_count++;
   }
@@ -888,8 +884,11 @@ static void fold_batch(nns_inspection *in, size_t batch) {
   }
 }
 
-nns_status nns__inspect_stats(const nns_inspection *in, size_t module,
-                              nns_inspect_stats *out) {
+/* A module's stats in full: the stored totals with passes, ranks and the
+ * spread over ranks worked out (they change with every batch, so they are
+ * computed when read). NNS_E_NOMEM only. */
+static nns_status stats_in_full(const nns_inspection *in, size_t module,
+                                nns_inspect_stats *out) {
   const nns__imodule *m = &in->modules[module];
   *out = m->stats;
   out->passes = (int64_t)in->batch_count;
@@ -919,10 +918,6 @@ nns_status nns__inspect_stats(const nns_inspection *in, size_t module,
   return NNS_OK;
 }
 
-double nns__inspect_per_pass(const nns_inspection *in, double total) {
-  return in->batch_count ? total / (double)in->batch_count : 0;
-}
-
 /* ==== Accessors ==== */
 
 size_t nns_inspection_module_count(const nns_inspection *insp) {
@@ -945,7 +940,7 @@ nns_status nns_inspection_module_stats(const nns_inspection *insp,
                     "nns_inspection_module_stats: module %zu of %zu", module,
                     insp->module_count);
   nns_inspect_stats full;
-  if (nns__inspect_stats(insp, module, &full))
+  if (stats_in_full(insp, module, &full))
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   return NNS__PUT(out, &full, NNS__V1_INSPECT_STATS);
 }
@@ -961,4 +956,182 @@ nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
   nns_inspect_offender o = insp->first[backward != 0];
   o.size = sizeof o;
   return NNS__PUT(out, &o, NNS__V1_INSPECT_OFFENDER);
+}
+
+/* ==== Reading it: what the reports print ==== */
+
+/* First published sizes of the read structs (base.h's ABI rule). */
+#define V1_MODULE_INFO NNS__SIZE_TO(nns_inspect_module_info, first_call)
+#define V1_CALL_INFO NNS__SIZE_TO(nns_inspect_call_info, tensor_count)
+#define V1_TENSOR_INFO NNS__SIZE_TO(nns_inspect_tensor_info, zero_fraction)
+#define V1_BATCH_INFO NNS__SIZE_TO(nns_inspect_batch_info, call_count)
+
+/* NNS_E_ARG for a missing argument or an index past `count`. */
+static nns_status bad_read(nns_error *err, const char *fn, const void *insp,
+                           const void *out, size_t out_size, size_t v1,
+                           size_t i, size_t count) {
+  if (!insp || !out || out_size < v1)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: inspection and out (with out->size set) are "
+                    "needed",
+                    fn);
+  if (i >= count)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "%s: index %zu of %zu", fn, i,
+                    count);
+  return NNS_OK;
+}
+
+/* Hands a read struct to the caller: one store when the caller was built
+ * against this header (the reports read every module, call and tensor
+ * this way), else the sized copy. */
+static nns_status put_read(void *out, const void *full, size_t size,
+                           size_t v1) {
+  size_t have;
+  memcpy(&have, out, sizeof have);
+  if (have == size) {
+    memcpy(out, full, size);
+    return NNS_OK;
+  }
+  return nns__put_sized(out, full, size, v1);
+}
+
+nns_status nns_inspection_module(const nns_inspection *insp, size_t module,
+                                 nns_inspect_module_info *out,
+                                 nns_error *err) {
+  nns_status st = bad_read(err, "nns_inspection_module", insp, out,
+                           out ? out->size : 0, V1_MODULE_INFO, module,
+                           insp ? insp->module_count : 0);
+  if (st)
+    return st;
+  const nns__imodule *d = &insp->modules[module];
+  nns_inspect_module_info m = {
+      .size = sizeof m,
+      .path = d->path,
+      .path_len = d->path_len,
+      .name = d->name,
+      .type = d->type,
+      .parent = d->parent,
+      .depth = d->depth,
+      .first_child = d->first_child,
+      .next_sibling = d->next_sibling,
+      .params = d->params,
+      .learnable_params = d->learnable_params,
+      .param_bytes = d->param_bytes,
+      .grad_bytes = d->grad_bytes,
+      .flops = d->flops,
+      .macs = d->macs,
+      .roofline_ms = d->roofline_ms,
+      .saved_bytes = d->saved_bytes,
+      .param_dtypes = d->dtypes,
+      .param_dtype_count = d->dtype_count,
+      .first_call = d->first_call};
+  return put_read(out, &m, sizeof m, V1_MODULE_INFO);
+}
+
+nns_status nns_inspection_call(const nns_inspection *insp, size_t call,
+                               nns_inspect_call_info *out, nns_error *err) {
+  nns_status st = bad_read(err, "nns_inspection_call", insp, out,
+                           out ? out->size : 0, V1_CALL_INFO, call,
+                           insp ? insp->call_count : 0);
+  if (st)
+    return st;
+  const nns__icall *c = &insp->calls[call];
+  nns_inspect_call_info i = {.size = sizeof i,
+                             .module = c->module,
+                             .parent = c->parent,
+                             .batch = c->batch,
+                             .next_same = c->next_same,
+                             .flags = c->flags,
+                             .fwd_seq = c->fwd_seq,
+                             .bwd_seq = c->bwd_seq,
+                             .forward_known = c->fwd.known,
+                             .fwd_start = c->fwd.start,
+                             .fwd_end = c->fwd.end,
+                             .backward_known = c->bwd.known,
+                             .bwd_start = c->bwd.start,
+                             .bwd_end = c->bwd.end,
+                             .fwd_inclusive_ms = c->fwd_incl,
+                             .fwd_self_ms = c->fwd_self,
+                             .bwd_inclusive_ms = c->bwd_incl,
+                             .bwd_self_ms = c->bwd_self,
+                             .fwd_alloc_bytes = c->fwd_alloc,
+                             .fwd_self_alloc_bytes = c->fwd_self_alloc,
+                             .bwd_alloc_bytes = c->bwd_alloc,
+                             .bwd_self_alloc_bytes = c->bwd_self_alloc,
+                             .nonfinite = c->nonfinite,
+                             .fwd_role = c->fwd_role,
+                             .bwd_role = c->bwd_role,
+                             .tensor_count = c->tensor_count};
+  return put_read(out, &i, sizeof i, V1_CALL_INFO);
+}
+
+nns_status nns_inspection_call_tensor(const nns_inspection *insp,
+                                      size_t call, size_t k,
+                                      nns_inspect_tensor_info *out,
+                                      nns_error *err) {
+  nns_status st = bad_read(err, "nns_inspection_call_tensor", insp, out,
+                           out ? out->size : 0, V1_TENSOR_INFO, call,
+                           insp ? insp->call_count : 0);
+  if (!st && k >= insp->calls[call].tensor_count)
+    st = nns__err(err, NNS_E_ARG, -1, NULL,
+                  "nns_inspection_call_tensor: tensor %zu of %zu", k,
+                  insp->calls[call].tensor_count);
+  if (st)
+    return st;
+  const nns__itensor *t = &insp->calls[call].tensors[k];
+  nns_inspect_tensor_info i = {.size = sizeof i,
+                               .role = t->role,
+                               .dtype = t->dtype,
+                               .rank = t->rank,
+                               .flags = t->flags,
+                               .dims = t->dims,
+                               .name = t->name,
+                               .bytes = t->bytes,
+                               .min = t->min,
+                               .max = t->max,
+                               .mean = t->mean,
+                               .std = t->std,
+                               .zero_fraction = t->zero_fraction};
+  return put_read(out, &i, sizeof i, V1_TENSOR_INFO);
+}
+
+size_t nns_inspection_batch_count(const nns_inspection *insp) {
+  return insp ? insp->batch_count : 0;
+}
+
+nns_status nns_inspection_batch(const nns_inspection *insp, size_t batch,
+                                nns_inspect_batch_info *out,
+                                nns_error *err) {
+  nns_status st = bad_read(err, "nns_inspection_batch", insp, out,
+                           out ? out->size : 0, V1_BATCH_INFO, batch,
+                           insp ? insp->batch_count : 0);
+  if (st)
+    return st;
+  const nns__ibatch *b = &insp->batches[batch];
+  nns_inspect_batch_info i = {.size = sizeof i,
+                              .rank = b->rank,
+                              .pass = b->pass,
+                              .wall_start = b->wall_start,
+                              .first_call = b->first_call,
+                              .call_count = b->call_count};
+  return put_read(out, &i, sizeof i, V1_BATCH_INFO);
+}
+
+size_t nns_inspection_meta_count(const nns_inspection *insp) {
+  return insp ? insp->meta_count : 0;
+}
+
+nns_status nns_inspection_meta(const nns_inspection *insp, size_t i,
+                               const char **key, const char **value,
+                               nns_error *err) {
+  if (!insp || i >= insp->meta_count)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_inspection_meta: an inspection and an index below "
+                    "its meta count (%zu) are needed",
+                    insp ? insp->meta_count : 0);
+  if (key)
+    *key = insp->meta[i].key;
+  if (value)
+    *value = insp->meta[i].value;
+  return NNS_OK;
 }

@@ -1,9 +1,10 @@
 /*
  * inspect_int.h - the inside of an nns_inspection: the module tree a
  * binding registered, every module call it recorded (copied out of the
- * batches), and what aggregation derives from them. The report renderers
- * (src/report/inspect_*.c) read these structs directly: they belong to the
- * same library and would otherwise need an accessor per field.
+ * batches), and what aggregation derives from them. Only src/inspect/
+ * reads these structs; the report renderers (src/report/inspect_*.c) read
+ * an inspection through nnscan.h's accessors ("Reading an inspection"),
+ * as any other client does.
  */
 #ifndef NNS_INSPECT_INT_H
 #define NNS_INSPECT_INT_H
@@ -89,8 +90,8 @@ typedef struct nns__imodule {
   size_t first_call;       /* its first call (shapes shown), or -1 */
   size_t last_call;        /* its latest call, or -1 */
   nns_inspect_stats stats; /* derived by aggregation; passes, ranks and
-                              the spreads are filled by
-                              nns__inspect_stats() */
+                              the spreads are filled when read
+                              (nns_inspection_module_stats) */
   double first_nf;         /* when its first NaN/Inf was seen (abs. ms) */
   size_t rank_cells;       /* its first nns__irankcell, or (size_t)-1 */
 } nns__imodule;
@@ -121,16 +122,6 @@ struct nns_inspection {
 /* Aggregation is eager: nns_inspection_add_batch derives everything of
  * its calls and folds them into the module totals before it returns, so
  * every reader (accessors, reports) only reads - any number of threads
- * may read an inspection no thread is adding to.
- *
- * A module's stats in full: the stored totals with passes, ranks and the
- * spread over ranks worked out (they change with every batch, so they are
- * computed when read). NNS_E_NOMEM only. */
-nns_status nns__inspect_stats(const nns_inspection *insp, size_t module,
-                              nns_inspect_stats *out);
-
-/* Aggregated, per pass: a module's totals divided by the passes of the
- * ranks that ran. 0 when nothing ran. */
-double nns__inspect_per_pass(const nns_inspection *insp, double total);
+ * may read an inspection no thread is adding to. */
 
 #endif

@@ -1212,23 +1212,17 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
  * other NUL comes before it. Each record then makes the builder call it
  * stands for, so the packed form is checked exactly as the calls are. */
 
+/* The record tags, PK_IR_VERSION .. PK_LAST, from nnscan.h's one list. */
 enum {
-  PK_IR_VERSION = 1, PK_PRODUCER, PK_GRAPH_NAME, PK_OPSET, PK_METADATA,
-  PK_INPUT, PK_OUTPUT, PK_VALUE_INFO, PK_INITIALIZER, PK_NODE, PK_ATTR_INT,
-  PK_ATTR_FLOAT, PK_ATTR_STRING, PK_ATTR_INTS, PK_ATTR_FLOATS,
-  PK_ATTR_STRINGS, PK_ATTR_TENSOR, PK_ATTR_TYPE, PK_BEGIN_GRAPH,
-  PK_END_GRAPH, PK_MODULE, PK_PARAM_KIND, PK_EXPERTS, PK_VALUE_DATA,
-  PK_KERNEL, PK_MODULE_CALL, PK_MODULE_SHAPES, PK_MODULE_TENSOR,
-  PK_LAST = PK_MODULE_TENSOR
+#define PK_ENUM_(name, num, str) PK_##name = num,
+  NNS_PACKED_RECORD_MAP(PK_ENUM_)
+#undef PK_ENUM_
+#define PK_ONE_(name, num, str) +1
+  PK_LAST = 0 NNS_PACKED_RECORD_MAP(PK_ONE_) /* numbered 1.. without gaps */
+#undef PK_ONE_
 };
 
-static const char *const pk_names[] = {
-    "?", "ir_version", "producer", "graph_name", "opset", "metadata",
-    "input", "output", "value_info", "initializer", "node", "attr_int",
-    "attr_float", "attr_string", "attr_ints", "attr_floats", "attr_strings",
-    "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-    "param_kind", "experts", "value_data", "kernel", "module_call",
-    "module_shapes", "module_tensor"};
+NNS__NAME_FN(nns_packed_record_name, NNS_PACKED_RECORD_MAP)
 
 #define PK_NULL32 UINT32_MAX /* a string length: NULL */
 #define PK_NULL64 UINT64_MAX /* a byte count: NULL */
@@ -1584,7 +1578,8 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
     r.why = NULL;
     st = pk_record(b, &r, tag, err);
     if (st) {
-      const char *kind = tag && tag <= PK_LAST ? pk_names[tag] : "?";
+      const char *kind = tag && tag <= PK_LAST ? nns_packed_record_name(tag)
+                                               : "?";
       if (r.why) {
         st = r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG;
         nns__err(err, st, (int64_t)at, NULL,

@@ -7,8 +7,9 @@
  * The page is the document plus the viewer, so every number the page shows
  * is one of the document's: nns__html_page() wraps any JSON document of a
  * known kind ("nnscan.summary" from nns_report, "nnscan.table" from
- * nns_report_table, "nnscan.inspect" from nns_inspection_report), and the
- * viewer picks its adapter, and so its view, by the kind.
+ * nns_report_table, "nnscan.inspect" from nns_inspection_report,
+ * "nnscan.diff" from nns_diff_report), and the viewer picks its adapter,
+ * and so its view, by the kind.
  *
  * The document sits in a <script type="application/json"> block. JSON only
  * has '<' inside strings, where "\u003c" means the same, so writing every

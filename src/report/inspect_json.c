@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../inspect/inspect_int.h"
+#include "../base/base.h"
 #include "report_int.h"
 
 /* ==== Values ==== */
@@ -73,28 +73,30 @@ static const flag_key nonfinite_flags[] = {
     {"grad_input", NNS_NONFINITE_GRAD_INPUT},
     {"grad_output", NNS_NONFINITE_GRAD_OUTPUT}};
 
-static const char *role_name(nns_nonfinite_role r) {
-  return r == NNS_NONFINITE_PRODUCER     ? "producer"
-         : r == NNS_NONFINITE_PROPAGATOR ? "propagator"
-                                         : NULL;
-}
-
-static const char *tensor_role_name(nns_tensor_role r) {
-  static const char *names[] = {"input", "output", "grad_input",
-                                "grad_output"};
-  return names[r];
-}
-
 static void j_dims(nns__jw *w, const char *key, size_t klen,
-                   const nns__itensor *t) {
+                   const nns_inspect_tensor_info *t) {
   nns__jw_arr(w, key, klen);
   for (int d = 0; d < t->rank; d++)
     nns__jw_int(w, NNS__JV, t->dims[d]);
   nns__jw_end(w, NULL);
 }
 
+/* One phase of a call: its two ends, and whether both times are known. */
+typedef struct span {
+  bool known;
+  nns_inspect_event start, end;
+} span;
+
+static span fwd_span(const nns_inspect_call_info *c) {
+  return (span){c->forward_known != 0, c->fwd_start, c->fwd_end};
+}
+
+static span bwd_span(const nns_inspect_call_info *c) {
+  return (span){c->backward_known != 0, c->bwd_start, c->bwd_end};
+}
+
 /* Change of the live-bytes counter over a span; false when not known. */
-static bool live_delta(const nns__ispan *s, int64_t *out) {
+static bool live_delta(const span *s, int64_t *out) {
   if (!s->known || s->start.live_bytes < 0 || s->end.live_bytes < 0)
     return false;
   *out = s->end.live_bytes - s->start.live_bytes;
@@ -103,9 +105,9 @@ static bool live_delta(const nns__ispan *s, int64_t *out) {
 
 /* ==== nnscan.inspect ==== */
 
-static void j_tensor(nns__jw *w, const nns__itensor *t) {
+static void j_tensor(nns__jw *w, const nns_inspect_tensor_info *t) {
   nns__jw_obj(w, NNS__JV);
-  nns__jw_str(w, NNS__JK("role"), tensor_role_name(t->role));
+  nns__jw_str(w, NNS__JK("role"), nns_tensor_role_name(t->role));
   nns__jw_str(w, NNS__JK("name"), t->name);
   nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(t->dtype));
   j_dims(w, NNS__JK("shape"), t);
@@ -126,7 +128,7 @@ static void j_tensor(nns__jw *w, const nns__itensor *t) {
 }
 
 static void j_phase(nns__jw *w, const char *key, size_t klen,
-                    const nns__ispan *s, double incl, double self,
+                    const span *s, double incl, double self,
                     int64_t alloc, int64_t self_alloc) {
   nns__jw_obj(w, key, klen);
   j_ms(w, NNS__JK("start_ms"), s->known ? s->start.time_ms : NAN);
@@ -143,59 +145,64 @@ static void j_phase(nns__jw *w, const char *key, size_t klen,
 }
 
 static void j_call(nns__jw *w, const nns_inspection *in, size_t i) {
-  const nns__icall *c = &in->calls[i];
-  const nns__ibatch *b = &in->batches[c->batch];
+  nns_inspect_call_info c = nns__icall_of(in, i);
+  nns_inspect_batch_info b = nns__ibatch_of(in, c.batch);
+  span fwd = fwd_span(&c), bwd = bwd_span(&c);
   nns__jw_obj(w, NNS__JV);
   nns__jw_int(w, NNS__JK("index"), (int64_t)i);
-  nns__jw_int(w, NNS__JK("module"), (int64_t)c->module);
-  j_index(w, NNS__JK("parent"), c->parent);
-  nns__jw_int(w, NNS__JK("rank"), b->rank);
-  nns__jw_int(w, NNS__JK("pass"), b->pass);
-  nns__jw_bool(w, NNS__JK("raised"), c->flags & NNS_CALL_RAISED);
-  nns__jw_bool(w, NNS__JK("no_grad"), c->flags & NNS_CALL_NO_GRAD);
-  j_phase(w, NNS__JK("forward"), &c->fwd, c->fwd_incl, c->fwd_self,
-          c->fwd_alloc, c->fwd_self_alloc);
-  if (c->bwd.known)
-    j_phase(w, NNS__JK("backward"), &c->bwd, c->bwd_incl, c->bwd_self,
-            c->bwd_alloc, c->bwd_self_alloc);
+  nns__jw_int(w, NNS__JK("module"), (int64_t)c.module);
+  j_index(w, NNS__JK("parent"), c.parent);
+  nns__jw_int(w, NNS__JK("rank"), b.rank);
+  nns__jw_int(w, NNS__JK("pass"), b.pass);
+  nns__jw_bool(w, NNS__JK("raised"), c.flags & NNS_CALL_RAISED);
+  nns__jw_bool(w, NNS__JK("no_grad"), c.flags & NNS_CALL_NO_GRAD);
+  j_phase(w, NNS__JK("forward"), &fwd, c.fwd_inclusive_ms, c.fwd_self_ms,
+          c.fwd_alloc_bytes, c.fwd_self_alloc_bytes);
+  if (bwd.known)
+    j_phase(w, NNS__JK("backward"), &bwd, c.bwd_inclusive_ms, c.bwd_self_ms,
+            c.bwd_alloc_bytes, c.bwd_self_alloc_bytes);
   else
     nns__jw_null(w, NNS__JK("backward"));
-  nns__jw_str(w, NNS__JK("forward_role"), role_name(c->fwd_role));
-  nns__jw_str(w, NNS__JK("backward_role"), role_name(c->bwd_role));
+  nns__jw_str(w, NNS__JK("forward_role"), nns_nonfinite_role_name(c.fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"),
+              nns_nonfinite_role_name(c.bwd_role));
   nns__jw_arr(w, NNS__JK("tensors"));
-  for (size_t k = 0; k < c->tensor_count; k++)
-    j_tensor(w, &c->tensors[k]);
+  for (size_t k = 0; k < c.tensor_count; k++) {
+    nns_inspect_tensor_info t = nns__itensor_of(in, i, k);
+    j_tensor(w, &t);
+  }
   nns__jw_end(w, NULL);
   nns__jw_end(w, NULL);
 }
 
-/* Bytes of a module's tensors of one role, by dtype, over all its calls:
- * {"float32": 1234}. Dtypes are few; a linear table is enough. */
+/* Bytes of a module's tensors of one role, by dtype, over all its calls
+ * (from first_call on): {"float32": 1234}. Dtypes are few; a linear table
+ * is enough. */
 static void j_bytes_by_dtype(nns__jw *w, const char *key, size_t klen,
-                             const nns_inspection *in, size_t m,
+                             const nns_inspection *in, size_t first_call,
                              nns_tensor_role role) {
   enum { MAXD = 32 };
   int dt[MAXD];
   int64_t by[MAXD];
   int nd = 0;
-  for (size_t i = in->modules[m].first_call; i != (size_t)-1;
-       i = in->calls[i].next_same) {
-    const nns__icall *c = &in->calls[i];
-    for (size_t k = 0; k < c->tensor_count; k++) {
-      const nns__itensor *t = &c->tensors[k];
-      if (t->role != role)
+  for (size_t i = first_call; i != (size_t)-1;) {
+    nns_inspect_call_info c = nns__icall_of(in, i);
+    for (size_t k = 0; k < c.tensor_count; k++) {
+      nns_inspect_tensor_info t = nns__itensor_of(in, i, k);
+      if (t.role != role)
         continue;
       int j = 0;
-      while (j < nd && dt[j] != t->dtype)
+      while (j < nd && dt[j] != t.dtype)
         j++;
       if (j == nd) {
         if (nd == MAXD)
           continue;
-        dt[nd] = t->dtype;
+        dt[nd] = t.dtype;
         by[nd++] = 0;
       }
-      by[j] = nns__add_sat_i64(by[j], t->bytes);
+      by[j] = nns__add_sat_i64(by[j], t.bytes);
     }
+    i = c.next_same;
   }
   nns__jw_obj(w, key, klen);
   for (int j = 0; j < nd; j++) {
@@ -226,10 +233,12 @@ static void j_phase_total(nns__jw *w, const char *key, size_t klen,
   nns__jw_end(w, NULL);
 }
 
-static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
-  const nns__imodule *d = &in->modules[m];
+/* roof: some module has a roofline time (the run named a device). */
+static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m,
+                           bool roof) {
+  nns_inspect_module_info info = nns__imodule_of(in, m), *d = &info;
   nns_inspect_stats full;
-  if (nns__inspect_stats(in, m, &full))
+  if (!nns__istats_of(in, m, &full))
     return NNS_E_NOMEM;
   const nns_inspect_stats *s = &full;
   nns__jw_obj(w, NNS__JV);
@@ -244,19 +253,20 @@ static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
   nns__jw_int(w, NNS__JK("param_bytes"), d->param_bytes);
   nns__jw_int(w, NNS__JK("grad_bytes"), d->grad_bytes);
   nns__jw_arr(w, NNS__JK("param_dtypes"));
-  for (size_t k = 0; k < d->dtype_count; k++) {
+  for (size_t k = 0; k < d->param_dtype_count; k++) {
+    const nns_inspect_dtype_bytes *b = &d->param_dtypes[k];
     nns__jw_obj(w, NNS__JV);
-    nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(d->dtypes[k].dtype));
-    nns__jw_int(w, NNS__JK("bytes"), d->dtypes[k].bytes);
-    nns__jw_int(w, NNS__JK("learnable_bytes"), d->dtypes[k].learnable_bytes);
+    nns__jw_str(w, NNS__JK("dtype"), nns_dtype_name(b->dtype));
+    nns__jw_int(w, NNS__JK("bytes"), b->bytes);
+    nns__jw_int(w, NNS__JK("learnable_bytes"), b->learnable_bytes);
     nns__jw_end(w, NULL);
   }
   nns__jw_end(w, NULL);
   j_opt_i64(w, NNS__JK("flops"), d->flops);
   j_opt_i64(w, NNS__JK("macs"), d->macs);
   /* The roofline (docs/inspect.md): only in runs that name a device. */
-  if (nns__inspect_has_roofline(in)) {
-    double frac = nns__inspect_roof_fraction(in, m);
+  if (roof) {
+    double frac = nns__inspect_roof_fraction(in, d, s);
     if (d->roofline_ms > 0)
       nns__jw_double(w, NNS__JK("roofline_ms"), d->roofline_ms, 9, false);
     else
@@ -275,15 +285,21 @@ static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m) {
   j_phase_total(w, NNS__JK("backward"), s->bwd_inclusive_ms, s->bwd_self_ms,
                 s->bwd_alloc_bytes, s->bwd_self_alloc_bytes);
   nns__jw_obj(w, NNS__JK("bytes"));
-  j_bytes_by_dtype(w, NNS__JK("input"), in, m, NNS_TENSOR_INPUT);
-  j_bytes_by_dtype(w, NNS__JK("output"), in, m, NNS_TENSOR_OUTPUT);
-  j_bytes_by_dtype(w, NNS__JK("grad_input"), in, m, NNS_TENSOR_GRAD_INPUT);
-  j_bytes_by_dtype(w, NNS__JK("grad_output"), in, m, NNS_TENSOR_GRAD_OUTPUT);
+  j_bytes_by_dtype(w, NNS__JK("input"), in, d->first_call,
+                   NNS_TENSOR_INPUT);
+  j_bytes_by_dtype(w, NNS__JK("output"), in, d->first_call,
+                   NNS_TENSOR_OUTPUT);
+  j_bytes_by_dtype(w, NNS__JK("grad_input"), in, d->first_call,
+                   NNS_TENSOR_GRAD_INPUT);
+  j_bytes_by_dtype(w, NNS__JK("grad_output"), in, d->first_call,
+                   NNS_TENSOR_GRAD_OUTPUT);
   nns__jw_end(w, NULL);
   nns__jw_obj(w, NNS__JK("nonfinite"));
   j_flags(w, s->nonfinite, nonfinite_flags, 4);
-  nns__jw_str(w, NNS__JK("forward_role"), role_name(s->fwd_role));
-  nns__jw_str(w, NNS__JK("backward_role"), role_name(s->bwd_role));
+  nns__jw_str(w, NNS__JK("forward_role"),
+              nns_nonfinite_role_name(s->fwd_role));
+  nns__jw_str(w, NNS__JK("backward_role"),
+              nns_nonfinite_role_name(s->bwd_role));
   if (s->nonfinite_rank < 0)
     nns__jw_null(w, NNS__JK("first_rank"));
   else
@@ -307,43 +323,54 @@ static void j_offender(nns__jw *w, const char *key, size_t klen,
   }
   nns__jw_obj(w, key, klen);
   nns__jw_int(w, NNS__JK("module"), (int64_t)f->module);
-  nns__jw_str(w, NNS__JK("path"), in->modules[f->module].path);
+  nns__jw_str(w, NNS__JK("path"), nns__imodule_of(in, f->module).path);
   nns__jw_int(w, NNS__JK("call"), (int64_t)f->call);
   nns__jw_int(w, NNS__JK("rank"), f->rank);
   nns__jw_int(w, NNS__JK("pass"), f->pass);
-  nns__jw_str(w, NNS__JK("role"), role_name(f->role));
+  nns__jw_str(w, NNS__JK("role"), nns_nonfinite_role_name(f->role));
   nns__jw_end(w, NULL);
 }
 
 /* A pass's forward and backward time: its outermost calls together. */
 static void j_pass(nns__jw *w, const nns_inspection *in, size_t b) {
-  const nns__ibatch *p = &in->batches[b];
+  nns_inspect_batch_info p = nns__ibatch_of(in, b);
   double fwd = 0, bwd = 0;
-  for (size_t i = p->first_call; i < p->first_call + p->call_count; i++) {
-    const nns__icall *c = &in->calls[i];
-    if (c->parent != (size_t)-1)
+  for (size_t i = p.first_call; i < p.first_call + p.call_count; i++) {
+    nns_inspect_call_info c = nns__icall_of(in, i);
+    if (c.parent != (size_t)-1)
       continue;
-    if (!isnan(c->fwd_incl))
-      fwd += c->fwd_incl;
-    if (!isnan(c->bwd_incl))
-      bwd += c->bwd_incl;
+    if (!isnan(c.fwd_inclusive_ms))
+      fwd += c.fwd_inclusive_ms;
+    if (!isnan(c.bwd_inclusive_ms))
+      bwd += c.bwd_inclusive_ms;
   }
   nns__jw_obj(w, NNS__JV);
-  nns__jw_int(w, NNS__JK("rank"), p->rank);
-  nns__jw_int(w, NNS__JK("pass"), p->pass);
-  j_ms(w, NNS__JK("wall_start"), p->wall_start);
-  nns__jw_int(w, NNS__JK("calls"), (int64_t)p->call_count);
+  nns__jw_int(w, NNS__JK("rank"), p.rank);
+  nns__jw_int(w, NNS__JK("pass"), p.pass);
+  j_ms(w, NNS__JK("wall_start"), p.wall_start);
+  nns__jw_int(w, NNS__JK("calls"), (int64_t)p.call_count);
   j_ms(w, NNS__JK("forward_ms"), fwd);
   j_ms(w, NNS__JK("backward_ms"), bwd);
   nns__jw_end(w, NULL);
 }
 
+/* The model's name: the caller's, else the root module's type. */
 static const char *root_name(const nns_inspection *in,
                              const nns_report_options *o) {
   if (o && o->model_name && *o->model_name)
     return o->model_name;
-  return in->module_count && *in->modules[0].type ? in->modules[0].type
-                                                  : "model";
+  const char *type = nns_inspection_module_count(in)
+                         ? nns__imodule_of(in, 0).type
+                         : "";
+  return *type ? type : "model";
+}
+
+/* The first offender of the forward (backward 0) or of the backward. */
+static nns_inspect_offender first_offender(const nns_inspection *in,
+                                           int backward) {
+  nns_inspect_offender f = {.size = sizeof f};
+  nns_inspection_first_nonfinite(in, backward, &f, NULL);
+  return f;
 }
 
 nns_status nns__inspect_json(const nns_inspection *in,
@@ -356,36 +383,37 @@ nns_status nns__inspect_json(const nns_inspection *in,
   nns__jw_str(w, NNS__JK("nnscan_version"), nns_version());
   nns__jw_obj(w, NNS__JK("model"));
   nns__jw_str(w, NNS__JK("name"), root_name(in, opt));
-  nns__jw_str(w, NNS__JK("type"), in->module_count ? in->modules[0].type
-                                                   : NULL);
+  nns__jw_str(w, NNS__JK("type"), nns_inspection_module_count(in)
+                                      ? nns__imodule_of(in, 0).type
+                                      : NULL);
   nns__jw_end(w, NULL);
   nns__jw_obj(w, NNS__JK("meta"));
-  for (size_t i = 0; i < in->meta_count; i++) {
-    nns__jw_key(w, in->meta[i].key);
-    nns__jw_str(w, NNS__JV, in->meta[i].value);
+  for (size_t i = 0; i < nns_inspection_meta_count(in); i++) {
+    const char *key = "", *value = NULL;
+    nns_inspection_meta(in, i, &key, &value, NULL);
+    nns__jw_key(w, key);
+    nns__jw_str(w, NNS__JV, value);
   }
   nns__jw_end(w, NULL);
-  int ranks = 0;
-  for (size_t b = 0; b < in->batch_count; b++)
-    if (in->batches[b].rank + 1 > ranks)
-      ranks = in->batches[b].rank + 1;
-  nns__jw_int(w, NNS__JK("ranks"), ranks);
+  nns__jw_int(w, NNS__JK("ranks"), nns__inspect_ranks(in));
   nns__jw_arr_brk(w, NNS__JK("passes"), "\n  ");
-  for (size_t b = 0; b < in->batch_count; b++)
+  for (size_t b = 0; b < nns_inspection_batch_count(in); b++)
     j_pass(w, in, b);
   nns__jw_end(w, NULL);
   nns__jw_obj(w, NNS__JK("first_nonfinite"));
-  j_offender(w, NNS__JK("forward"), in, &in->first[0]);
-  j_offender(w, NNS__JK("backward"), in, &in->first[1]);
+  nns_inspect_offender fwd = first_offender(in, 0), bwd = first_offender(in, 1);
+  j_offender(w, NNS__JK("forward"), in, &fwd);
+  j_offender(w, NNS__JK("backward"), in, &bwd);
   nns__jw_end(w, NULL);
   nns__inspect_roofline_json(w, in);
   nns_status st = NNS_OK;
+  bool roof = nns__inspect_has_roofline(in);
   nns__jw_arr_brk(w, NNS__JK("modules"), "\n  ");
-  for (size_t m = 0; m < in->module_count && st == NNS_OK; m++)
-    st = j_module(w, in, m);
+  for (size_t m = 0; m < nns_inspection_module_count(in) && st == NNS_OK; m++)
+    st = j_module(w, in, m, roof);
   nns__jw_end(w, NULL);
   nns__jw_arr_brk(w, NNS__JK("calls"), "\n  ");
-  for (size_t i = 0; i < in->call_count && st == NNS_OK; i++)
+  for (size_t i = 0; i < nns_inspection_call_count(in) && st == NNS_OK; i++)
     j_call(w, in, i);
   nns__jw_end(w, NULL);
   nns__jw_end(w, "\n");
@@ -410,86 +438,115 @@ nns_status nns__inspect_html(const nns_inspection *in,
 
 static const double MB = 1e6;
 
+/* A call a seed row shows: its index ((size_t)-1: none) and how many
+ * tensors it has. */
+typedef struct seed_call {
+  size_t index, tensors;
+} seed_call;
+
+/* The tensors of `role` of call c (none: an empty list), their shapes or
+ * their sizes in MB. */
 static void seed_shapes(nns__jw *w, const char *key, size_t klen,
-                        const nns__icall *c, nns_tensor_role role,
-                        bool bytes) {
+                        const nns_inspection *in, seed_call c,
+                        nns_tensor_role role, bool bytes) {
   nns__jw_arr(w, key, klen);
-  for (size_t k = 0; c && k < c->tensor_count; k++) {
-    const nns__itensor *t = &c->tensors[k];
-    if (t->role != role)
+  for (size_t k = 0; k < c.tensors; k++) {
+    nns_inspect_tensor_info t = nns__itensor_of(in, c.index, k);
+    if (t.role != role)
       continue;
     if (bytes)
-      j_num(w, NNS__JV, (double)t->bytes / MB);
+      j_num(w, NNS__JV, (double)t.bytes / MB);
     else
-      j_dims(w, NNS__JV, t);
+      j_dims(w, NNS__JV, &t);
   }
   nns__jw_end(w, NULL);
 }
 
-/* The first call of module m that holds a tensor of `role` (the seed kept
- * one call: nnscan shows the first, and says how many there were). */
-static const nns__icall *first_with(const nns_inspection *in, size_t m,
-                                    nns_tensor_role role) {
-  const nns__icall *first = NULL;
-  for (size_t i = in->modules[m].first_call; i != (size_t)-1;
-       i = in->calls[i].next_same) {
-    const nns__icall *c = &in->calls[i];
-    if (!first)
-      first = c;
-    for (size_t k = 0; k < c->tensor_count; k++)
-      if (c->tensors[k].role == role)
-        return c;
-  }
-  return first;
-}
-
-/* Memory added during a phase per pass, in MB: the allocator's live
- * counter where it was read (what the seed meant), else the bytes
- * allocated. */
-static double seed_mem(const nns_inspection *in, size_t m, bool backward) {
-  int64_t live = 0;
-  bool have_live = false;
-  for (size_t i = in->modules[m].first_call; i != (size_t)-1;
-       i = in->calls[i].next_same) {
-    const nns__icall *c = &in->calls[i];
-    int64_t d;
-    if (live_delta(backward ? &c->bwd : &c->fwd, &d)) {
-      live = nns__add_sat_i64(live, d);
-      have_live = true;
+/* What a seed row takes from a module's calls (d->first_call on), in one
+ * walk over them:
+ *   - the seed kept one call per module: nnscan shows, for each of the
+ *     roles OUTPUT, GRAD_OUTPUT and GRAD_INPUT (first[0..2]), the first
+ *     call that holds a tensor of that role, else the first call, else
+ *     none, and says how many calls there were;
+ *   - the memory added during the forward (mem[0]) and the backward
+ *     (mem[1]) per pass, in MB: the allocator's live counter where it was
+ *     read (what the seed meant), else the bytes allocated (s). */
+static void seed_calls(const nns_inspection *in,
+                       const nns_inspect_module_info *d,
+                       const nns_inspect_stats *s, seed_call first[3],
+                       double mem[2]) {
+  static const nns_tensor_role role[3] = {
+      NNS_TENSOR_OUTPUT, NNS_TENSOR_GRAD_OUTPUT, NNS_TENSOR_GRAD_INPUT};
+  bool found[3] = {false, false, false};
+  int missing = 3;
+  int64_t live[2] = {0, 0};
+  bool have_live[2] = {false, false};
+  for (int r = 0; r < 3; r++)
+    first[r] = (seed_call){d->first_call, 0};
+  for (size_t i = d->first_call; i != (size_t)-1;) {
+    nns_inspect_call_info c = nns__icall_of(in, i);
+    for (int r = 0; r < 3 && i == d->first_call; r++)
+      first[r].tensors = c.tensor_count;
+    for (size_t k = 0; k < c.tensor_count && missing; k++) {
+      nns_tensor_role tr = nns__itensor_of(in, i, k).role;
+      for (int r = 0; r < 3; r++)
+        if (!found[r] && tr == role[r]) {
+          found[r] = true;
+          first[r] = (seed_call){i, c.tensor_count};
+          missing--;
+        }
     }
+    span phase[2] = {fwd_span(&c), bwd_span(&c)};
+    for (int b = 0; b < 2; b++) {
+      int64_t delta;
+      if (live_delta(&phase[b], &delta)) {
+        live[b] = nns__add_sat_i64(live[b], delta);
+        have_live[b] = true;
+      }
+    }
+    i = c.next_same;
   }
-  const nns_inspect_stats *s = &in->modules[m].stats;
-  double bytes = have_live ? (double)live
-                           : (double)(backward ? s->bwd_alloc_bytes
-                                               : s->fwd_alloc_bytes);
-  return nns__inspect_per_pass(in, bytes) / MB;
+  int64_t alloc[2] = {s->fwd_alloc_bytes, s->bwd_alloc_bytes};
+  for (int b = 0; b < 2; b++)
+    mem[b] = nns__inspect_per_pass(
+                 in, (double)(have_live[b] ? live[b] : alloc[b])) /
+             MB;
 }
 
-static void seed_info(nns__jw *w, const nns_inspection *in, size_t m) {
-  const nns__imodule *d = &in->modules[m];
-  const nns_inspect_stats *s = &d->stats;
-  const nns__icall *fc = first_with(in, m, NNS_TENSOR_OUTPUT);
-  const nns__icall *gc = first_with(in, m, NNS_TENSOR_GRAD_OUTPUT);
-  const nns__icall *gi = first_with(in, m, NNS_TENSOR_GRAD_INPUT);
+/* The "info" of module m (its row d). */
+static nns_status seed_info(nns__jw *w, const nns_inspection *in, size_t m,
+                            const nns_inspect_module_info *d) {
+  nns_inspect_stats stats, *s = &stats;
+  if (!nns__istats_of(in, m, s))
+    return NNS_E_NOMEM;
+  seed_call first[3];
+  double mem[2];
+  seed_calls(in, d, s, first, mem);
+  seed_call fc = first[0], gc = first[1], gi = first[2];
   int64_t in_bytes = 0;
-  for (size_t k = 0; fc && k < fc->tensor_count; k++)
-    if (fc->tensors[k].role == NNS_TENSOR_INPUT)
-      in_bytes = nns__add_sat_i64(in_bytes, fc->tensors[k].bytes);
+  for (size_t k = 0; k < fc.tensors; k++) {
+    nns_inspect_tensor_info t = nns__itensor_of(in, fc.index, k);
+    if (t.role == NNS_TENSOR_INPUT)
+      in_bytes = nns__add_sat_i64(in_bytes, t.bytes);
+  }
   nns__jw_obj(w, NNS__JK("info"));
   nns__jw_str(w, NNS__JK("type"), d->type);
-  seed_shapes(w, NNS__JK("input_shapes"), fc, NNS_TENSOR_INPUT, false);
-  seed_shapes(w, NNS__JK("output_shapes"), fc, NNS_TENSOR_OUTPUT, false);
-  seed_shapes(w, NNS__JK("grad_in_shape"), gi, NNS_TENSOR_GRAD_INPUT, false);
-  seed_shapes(w, NNS__JK("grad_out_shape"), gc, NNS_TENSOR_GRAD_OUTPUT,
+  seed_shapes(w, NNS__JK("input_shapes"), in, fc, NNS_TENSOR_INPUT, false);
+  seed_shapes(w, NNS__JK("output_shapes"), in, fc, NNS_TENSOR_OUTPUT, false);
+  seed_shapes(w, NNS__JK("grad_in_shape"), in, gi, NNS_TENSOR_GRAD_INPUT,
+              false);
+  seed_shapes(w, NNS__JK("grad_out_shape"), in, gc, NNS_TENSOR_GRAD_OUTPUT,
               false);
   nns__jw_int(w, NNS__JK("num_parameters"), d->params);
   nns__jw_int(w, NNS__JK("num_learnable_parameters"), d->learnable_params);
   j_num(w, NNS__JK("param_memory_usage"), (double)d->param_bytes / MB);
   j_num(w, NNS__JK("gradient_memory_usage"), (double)d->grad_bytes / MB);
-  seed_shapes(w, NNS__JK("input_memory_usage"), fc, NNS_TENSOR_INPUT, true);
-  seed_shapes(w, NNS__JK("output_memory_usage"), fc, NNS_TENSOR_OUTPUT, true);
-  j_num(w, NNS__JK("effective_additional_memory_fwd"), seed_mem(in, m, false));
-  j_num(w, NNS__JK("effective_additional_memory_bwd"), seed_mem(in, m, true));
+  seed_shapes(w, NNS__JK("input_memory_usage"), in, fc, NNS_TENSOR_INPUT,
+              true);
+  seed_shapes(w, NNS__JK("output_memory_usage"), in, fc, NNS_TENSOR_OUTPUT,
+              true);
+  j_num(w, NNS__JK("effective_additional_memory_fwd"), mem[0]);
+  j_num(w, NNS__JK("effective_additional_memory_bwd"), mem[1]);
   nns__jw_bool(w, NNS__JK("forward_nan"), s->nonfinite & NNS_NONFINITE_OUTPUT);
   nns__jw_bool(w, NNS__JK("grad_in_nan"),
                s->nonfinite & NNS_NONFINITE_GRAD_INPUT);
@@ -510,10 +567,8 @@ static void seed_info(nns__jw *w, const nns_inspection *in, size_t m) {
   j_ms(w, NNS__JK("backward_latency_self"),
        nns__inspect_per_pass(in, s->bwd_self_ms));
   nns__jw_end(w, NULL);
+  return NNS_OK;
 }
-
-void nns__inspect_path_cell(char *buf, size_t size, const char *path,
-                            size_t len);
 
 /* Modules nest one JSON level pair per depth; below this depth the seed
  * layout is flattened, so that any JSON parser loads it (Python's stops
@@ -522,13 +577,12 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
  * "children". */
 enum { SEED_MAX_DEPTH = 64 };
 
-/* The key of descendant m flattened under module top: its path below top
- * ("3.conv"), cut to its end and made unique with "#<index>" when long.
- * A binding's paths need not nest: one that does not extend top's path
- * is keyed by its whole path and index. */
-static void seed_flat_key(nns__jw *w, const nns_inspection *in,
-                          size_t top, size_t m) {
-  const nns__imodule *t = &in->modules[top], *d = &in->modules[m];
+/* The key of descendant d (module m) flattened under module t: its path
+ * below t ("3.conv"), cut to its end and made unique with "#<index>" when
+ * long. A binding's paths need not nest: one that does not extend t's
+ * path is keyed by its whole path and index. */
+static void seed_flat_key(nns__jw *w, const nns_inspect_module_info *t,
+                          const nns_inspect_module_info *d, size_t m) {
   size_t skip = t->path_len + 1;
   char buf[512];
   bool below = d->path_len > skip && d->path[t->path_len] == '.' &&
@@ -546,24 +600,31 @@ static void seed_flat_key(nns__jw *w, const nns_inspection *in,
 }
 
 /* Every descendant of top, in preorder, as flat children. */
-static void seed_flat(nns__jw *w, const nns_inspection *in, size_t top) {
-  size_t m = in->modules[top].first_child;
+static nns_status seed_flat(nns__jw *w, const nns_inspection *in,
+                            size_t top) {
+  nns_inspect_module_info t = nns__imodule_of(in, top);
+  size_t m = t.first_child;
   while (m != (size_t)-1) {
-    seed_flat_key(w, in, top, m);
+    nns_inspect_module_info d = nns__imodule_of(in, m);
+    seed_flat_key(w, &t, &d, m);
     nns__jw_obj(w, NNS__JV);
-    seed_info(w, in, m);
+    if (seed_info(w, in, m, &d))
+      return NNS_E_NOMEM;
     nns__jw_obj(w, NNS__JK("children"));
     nns__jw_end(w, NULL);
     nns__jw_end(w, NULL);
     /* Next in preorder, without leaving top's subtree. */
-    if (in->modules[m].first_child != (size_t)-1) {
-      m = in->modules[m].first_child;
+    if (d.first_child != (size_t)-1) {
+      m = d.first_child;
       continue;
     }
-    while (m != top && in->modules[m].next_sibling == (size_t)-1)
-      m = in->modules[m].parent;
-    m = m == top ? (size_t)-1 : in->modules[m].next_sibling;
+    while (m != top && d.next_sibling == (size_t)-1) {
+      m = d.parent;
+      d = nns__imodule_of(in, m);
+    }
+    m = m == top ? (size_t)-1 : d.next_sibling;
   }
+  return NNS_OK;
 }
 
 /* Depth-first with an explicit stack: a report should not lean on the C
@@ -573,41 +634,47 @@ nns_status nns__inspect_seed(const nns_inspection *in,
   nns__jw jw, *w = &jw;
   nns__jw_init(w, o);
   nns__jw_obj(w, NNS__JV);
-  if (!in->module_count) {
+  if (!nns_inspection_module_count(in)) {
     nns__jw_end(w, NULL);
     nns__out_put(o, "\n", 1);
     return nns__jw_finish(w);
   }
   nns__jw_key(w, root_name(in, opt));
   size_t m = 0;
+  nns_inspect_module_info d = nns__imodule_of(in, m); /* module m's row */
   for (;;) {
-    const nns__imodule *d = &in->modules[m];
     nns__jw_obj(w, NNS__JV);
-    seed_info(w, in, m);
+    if (seed_info(w, in, m, &d))
+      goto nomem;
     nns__jw_obj(w, NNS__JK("children"));
-    if (d->first_child != (size_t)-1 && d->depth < SEED_MAX_DEPTH) {
-      m = d->first_child;
-      nns__jw_key(w, in->modules[m].name);
+    if (d.first_child != (size_t)-1 && d.depth < SEED_MAX_DEPTH) {
+      m = d.first_child;
+      d = nns__imodule_of(in, m);
+      nns__jw_key(w, d.name);
       continue;
     }
-    if (d->first_child != (size_t)-1)
-      seed_flat(w, in, m);
+    if (d.first_child != (size_t)-1 && seed_flat(w, in, m))
+      goto nomem;
     /* Close this module, and every ancestor whose last child it was. */
     for (;;) {
       nns__jw_end(w, NULL); /* its children */
       nns__jw_end(w, NULL); /* the module */
-      size_t next = in->modules[m].next_sibling;
-      if (next != (size_t)-1) {
-        m = next;
-        nns__jw_key(w, in->modules[m].name);
+      if (d.next_sibling != (size_t)-1) {
+        m = d.next_sibling;
+        d = nns__imodule_of(in, m);
+        nns__jw_key(w, d.name);
         break;
       }
-      m = in->modules[m].parent;
+      m = d.parent;
       if (m == (size_t)-1) {
         nns__jw_end(w, NULL);
         nns__out_put(o, "\n", 1);
         return nns__jw_finish(w);
       }
+      d = nns__imodule_of(in, m);
     }
   }
+nomem: /* a module's stats (the writer is released all the same) */
+  nns__jw_finish(w);
+  return NNS_E_NOMEM;
 }

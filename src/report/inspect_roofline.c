@@ -11,28 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../inspect/inspect_int.h"
 #include "report_int.h"
 
 bool nns__inspect_has_roofline(const nns_inspection *in) {
-  for (size_t m = 0; m < in->module_count; m++)
-    if (in->modules[m].roofline_ms > 0)
+  for (size_t m = 0; m < nns_inspection_module_count(in); m++)
+    if (nns__imodule_of(in, m).roofline_ms > 0)
       return true;
   return false;
 }
 
-double nns__inspect_roof_fraction(const nns_inspection *in, size_t m) {
-  const nns__imodule *d = &in->modules[m];
-  double ms = nns__inspect_per_pass(in, d->stats.fwd_inclusive_ms);
-  if (!(d->roofline_ms > 0) || d->stats.calls == 0 || !(ms > 0))
+double nns__inspect_roof_fraction(const nns_inspection *in,
+                                  const nns_inspect_module_info *d,
+                                  const nns_inspect_stats *s) {
+  double ms = nns__inspect_per_pass(in, s->fwd_inclusive_ms);
+  if (!(d->roofline_ms > 0) || s->calls == 0 || !(ms > 0))
     return -1;
   return d->roofline_ms / ms;
 }
 
 const char *nns__inspect_hardware(const nns_inspection *in) {
-  for (size_t i = in->meta_count; i-- > 0;)
-    if (!strcmp(in->meta[i].key, "hardware"))
-      return in->meta[i].value;
+  const char *key, *value;
+  for (size_t i = nns_inspection_meta_count(in); i-- > 0;)
+    if (nns_inspection_meta(in, i, &key, &value, NULL) == NNS_OK &&
+        !strcmp(key, "hardware"))
+      return value;
   return NULL;
 }
 
@@ -54,16 +56,21 @@ static int by_distance(const void *pa, const void *pb) {
 
 size_t nns__inspect_roof_ranking(const nns_inspection *in, size_t *out,
                                  size_t max) {
-  ranked *r = malloc((in->module_count + 1) * sizeof *r);
+  size_t modules = nns_inspection_module_count(in);
+  ranked *r = malloc((modules + 1) * sizeof *r);
   if (!r)
     return 0;
   size_t n = 0;
-  for (size_t m = 0; m < in->module_count; m++) {
-    double f = nns__inspect_roof_fraction(in, m);
+  for (size_t m = 0; m < modules; m++) {
+    nns_inspect_module_info d = nns__imodule_of(in, m);
+    nns_inspect_stats s;
+    if (!(d.roofline_ms > 0)) /* no fraction: spare the stats */
+      continue;
+    if (!nns__istats_of(in, m, &s))
+      break; /* out of memory: the ranking so far */
+    double f = nns__inspect_roof_fraction(in, &d, &s);
     if (f >= 0)
-      r[n++] = (ranked){m, f,
-                        nns__inspect_per_pass(
-                            in, in->modules[m].stats.fwd_inclusive_ms)};
+      r[n++] = (ranked){m, f, nns__inspect_per_pass(in, s.fwd_inclusive_ms)};
   }
   qsort(r, n, sizeof *r, by_distance);
   size_t k = n < max ? n : max;
@@ -92,13 +99,16 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
   nns__out_str(o, "Furthest from their roof:");
   char path[512];
   for (size_t i = 0; i < n; i++) {
-    const nns__imodule *d = &in->modules[top[i]];
-    nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
-    double ms = nns__inspect_per_pass(in, d->stats.fwd_inclusive_ms);
+    nns_inspect_module_info d = nns__imodule_of(in, top[i]);
+    nns_inspect_stats s;
+    if (!nns__istats_of(in, top[i], &s))
+      break;
+    nns__inspect_path_cell(path, sizeof path, d.path, d.path_len);
+    double ms = nns__inspect_per_pass(in, s.fwd_inclusive_ms);
     nns__out_fmt(o, "%s %s %.3g%% (%.4g of %.4g ms)", i ? "," : "",
                  *path ? path : "the model",
-                 100 * nns__inspect_roof_fraction(in, top[i]),
-                 d->roofline_ms, ms);
+                 100 * nns__inspect_roof_fraction(in, &d, &s), d.roofline_ms,
+                 ms);
   }
   nns__out_str(o, ".\n");
 }
@@ -109,8 +119,9 @@ void nns__inspect_roofline_json(nns__jw *w, const nns_inspection *in) {
   nns__jw_obj(w, NNS__JK("roofline"));
   nns__jw_str(w, NNS__JK("hardware"), nns__inspect_hardware(in));
   nns__jw_arr(w, NNS__JK("furthest"));
-  size_t *top = malloc((in->module_count + 1) * sizeof *top);
-  size_t n = top ? nns__inspect_roof_ranking(in, top, in->module_count) : 0;
+  size_t modules = nns_inspection_module_count(in);
+  size_t *top = malloc((modules + 1) * sizeof *top);
+  size_t n = top ? nns__inspect_roof_ranking(in, top, modules) : 0;
   for (size_t i = 0; i < n; i++)
     nns__jw_int(w, NNS__JV, (int64_t)top[i]);
   free(top);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../inspect/inspect_int.h"
 #include "report_int.h"
 
 nns_status nns__inspect_json(const nns_inspection *in,
@@ -68,31 +67,31 @@ static const struct {
 /* "(1, 64, 56, 56)" for the first output of the module's first call, with
  * "+2" when it returned more; "-" when it never ran. */
 static void shape_cell(char *buf, size_t size, const nns_inspection *in,
-                       size_t m) {
-  size_t i = in->modules[m].first_call;
+                       const nns_inspect_module_info *d) {
+  size_t i = d->first_call;
   snprintf(buf, size, "-");
   /* The first call that returned a tensor (one that raised did not). */
+  nns_inspect_call_info c = {.size = sizeof c};
   while (i != (size_t)-1) {
-    const nns__icall *c = &in->calls[i];
+    c = nns__icall_of(in, i);
     bool has = false;
-    for (size_t k = 0; k < c->tensor_count; k++)
-      has = has || c->tensors[k].role == NNS_TENSOR_OUTPUT;
+    for (size_t k = 0; k < c.tensor_count && !has; k++)
+      has = nns__itensor_of(in, i, k).role == NNS_TENSOR_OUTPUT;
     if (has)
       break;
-    i = c->next_same;
+    i = c.next_same;
   }
   if (i == (size_t)-1)
     return;
-  const nns__icall *c = &in->calls[i];
   size_t outputs = 0, n = 0;
-  for (size_t k = 0; k < c->tensor_count; k++) {
-    const nns__itensor *t = &c->tensors[k];
-    if (t->role != NNS_TENSOR_OUTPUT || outputs++)
+  for (size_t k = 0; k < c.tensor_count; k++) {
+    nns_inspect_tensor_info t = nns__itensor_of(in, i, k);
+    if (t.role != NNS_TENSOR_OUTPUT || outputs++)
       continue;
     n = (size_t)snprintf(buf, size, "(");
-    for (int d = 0; d < t->rank && n < size; d++)
-      n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? ", " : "",
-                            (long long)t->dims[d]);
+    for (int axis = 0; axis < t.rank && n < size; axis++)
+      n += (size_t)snprintf(buf + n, size - n, "%s%lld", axis ? ", " : "",
+                            (long long)t.dims[axis]);
     if (n < size)
       n += (size_t)snprintf(buf + n, size - n, ")");
   }
@@ -144,8 +143,8 @@ static void static_cell(char *buf, size_t size, int64_t v, int64_t root,
 /* Achieved FLOP/s: its static FLOPs (one forward of the model, which is
  * what a pass runs) over its forward time per pass. */
 static void rate_cell(char *buf, size_t size, const nns_inspection *in,
-                      const nns__imodule *d, bool csv) {
-  const nns_inspect_stats *s = &d->stats;
+                      const nns_inspect_module_info *d,
+                      const nns_inspect_stats *s, bool csv) {
   double ms = nns__inspect_per_pass(in, s->fwd_inclusive_ms);
   if (d->flops < 0 || s->calls == 0 || !(ms > 0)) {
     snprintf(buf, size, csv ? "" : "-");
@@ -162,56 +161,65 @@ static void rate_cell(char *buf, size_t size, const nns_inspection *in,
 }
 
 static void nan_cell(char *buf, size_t size, const nns_inspect_stats *s) {
-  static const char *role[] = {"", "producer", "propagator"};
   buf[0] = 0;
   size_t n = 0;
   if (s->fwd_role)
-    n += (size_t)snprintf(buf, size, "fwd %s", role[s->fwd_role]);
+    n += (size_t)snprintf(buf, size, "fwd %s",
+                          nns_nonfinite_role_name(s->fwd_role));
   if (s->bwd_role && n < size)
     snprintf(buf + n, size - n, "%sbwd %s", n ? ", " : "",
-             role[s->bwd_role]);
+             nns_nonfinite_role_name(s->bwd_role));
   if (!buf[0])
     snprintf(buf, size, "-");
 }
 
-static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
-                 int k, const nns_report_options *o, bool csv) {
-  const nns__imodule *d = &in->modules[m];
-  const nns_inspect_stats *s = &d->stats, *root = &in->modules[0].stats;
+/* A row of the table: its module and the module's row. */
+typedef struct table_row {
+  size_t module;
+  nns_inspect_module_info d;
+} table_row;
+
+/* The root's figures, which ratios are taken of. */
+typedef struct root_facts {
+  nns_inspect_module_info d;
+  nns_inspect_stats s;
+} root_facts;
+
+static void cell(char *buf, size_t size, const nns_inspection *in,
+                 const table_row *row, const nns_inspect_stats *s,
+                 const root_facts *root, int k, const nns_report_options *o,
+                 bool csv) {
+  const nns_inspect_module_info *d = &row->d;
   bool ran = s->calls > 0, back = s->backward_calls > 0;
   switch (k) {
   case K_LAYER:
     nns__text_clean(buf, size,
-                    m == 0 ? (o->model_name && *o->model_name ? o->model_name
-                                                              : d->type)
-                           : d->name);
+                    row->module == 0
+                        ? (o->model_name && *o->model_name ? o->model_name
+                                                           : d->type)
+                        : d->name);
     break;
   case K_TYPE: nns__text_clean(buf, size, d->type); break;
   case K_CALLS: snprintf(buf, size, "%lld", (long long)s->calls); break;
-  case K_SHAPE: shape_cell(buf, size, in, m); break;
+  case K_SHAPE: shape_cell(buf, size, in, d); break;
   case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran); break;
   case K_FWD_SELF: ms_cell(buf, size, in, s->fwd_self_ms, ran); break;
   case K_BWD: ms_cell(buf, size, in, s->bwd_inclusive_ms, back); break;
   case K_BWD_SELF: ms_cell(buf, size, in, s->bwd_self_ms, back); break;
   case K_FWD_MEM:
-    mem_cell(buf, size, in, s->fwd_alloc_bytes, root->fwd_alloc_bytes, o,
+    mem_cell(buf, size, in, s->fwd_alloc_bytes, root->s.fwd_alloc_bytes, o,
              csv);
     break;
   case K_SAVED:
-    static_cell(buf, size, d->saved_bytes, in->modules[0].saved_bytes, o,
-                csv);
+    static_cell(buf, size, d->saved_bytes, root->d.saved_bytes, o, csv);
     break;
   case K_BWD_MEM:
-    mem_cell(buf, size, in, s->bwd_alloc_bytes, root->bwd_alloc_bytes, o,
+    mem_cell(buf, size, in, s->bwd_alloc_bytes, root->s.bwd_alloc_bytes, o,
              csv);
     break;
-  case K_FLOPS:
-    static_cell(buf, size, d->flops, in->modules[0].flops, o, csv);
-    break;
-  case K_MACS:
-    static_cell(buf, size, d->macs, in->modules[0].macs, o, csv);
-    break;
-  case K_RATE: rate_cell(buf, size, in, d, csv); break;
+  case K_FLOPS: static_cell(buf, size, d->flops, root->d.flops, o, csv); break;
+  case K_MACS: static_cell(buf, size, d->macs, root->d.macs, o, csv); break;
+  case K_RATE: rate_cell(buf, size, in, d, s, csv); break;
   case K_ROOF:
     if (d->roofline_ms > 0)
       snprintf(buf, size, csv ? "%.9g" : "%.4g", d->roofline_ms);
@@ -219,7 +227,7 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
       snprintf(buf, size, csv ? "" : "-");
     break;
   case K_ROOF_PCT: {
-    double f = nns__inspect_roof_fraction(in, m);
+    double f = nns__inspect_roof_fraction(in, d, s);
     if (f < 0)
       snprintf(buf, size, csv ? "" : "-");
     else
@@ -230,17 +238,6 @@ static void cell(char *buf, size_t size, const nns_inspection *in, size_t m,
   }
 }
 
-/* Modules at or above the depth shown, in preorder (the order added,
- * which is parents first; preorder is what the binding registers). */
-static size_t pick_rows(const nns_inspection *in, int max_depth,
-                        size_t *rows) {
-  size_t n = 0;
-  for (size_t m = 0; m < in->module_count; m++)
-    if (in->modules[m].depth <= max_depth)
-      rows[n++] = m;
-  return n;
-}
-
 static void text_rule(nns__out *o, const char *ch, int w) {
   nns__out_rep(o, ch, w);
   nns__out_str(o, "\n");
@@ -248,76 +245,90 @@ static void text_rule(nns__out *o, const char *ch, int w) {
 
 static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
   char path[PATH_CELL_MAX * 2], type[256];
-  int ranks = 0;
-  for (size_t b = 0; b < in->batch_count; b++)
-    if (in->batches[b].rank + 1 > ranks)
-      ranks = in->batches[b].rank + 1;
+  int ranks = nns__inspect_ranks(in);
   text_rule(o, "=", rule);
   nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls.\nTimes and "
                   "memory are per pass (inclusive: the module and all it "
                   "calls).\n",
-               in->batch_count, ranks, ranks == 1 ? "" : "s",
-               in->call_count);
+               nns_inspection_batch_count(in), ranks, ranks == 1 ? "" : "s",
+               nns_inspection_call_count(in));
   nns__inspect_roofline_footer(o, in);
   static const char *phase[2] = {"forward", "backward"};
   for (int b = 0; b < 2; b++) {
-    const nns_inspect_offender *f = &in->first[b];
-    if (!f->found)
+    nns_inspect_offender f = {.size = sizeof f};
+    if (nns_inspection_first_nonfinite(in, b, &f, NULL) != NNS_OK ||
+        !f.found)
       continue;
-    const nns__imodule *d = &in->modules[f->module];
-    nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
-    nns__text_clean(type, sizeof type, d->type);
+    nns_inspect_module_info d = nns__imodule_of(in, f.module);
+    nns__inspect_path_cell(path, sizeof path, d.path, d.path_len);
+    nns__text_clean(type, sizeof type, d.type);
     nns__out_fmt(o, "First NaN/Inf in the %s: %s (%s, rank %d, pass %lld, "
                     "%s).\n",
-                 phase[b], *path ? path : "the model", type, f->rank,
-                 (long long)f->pass,
-                 f->role == NNS_NONFINITE_PRODUCER ? "produced it"
-                                                   : "passed it on");
+                 phase[b], *path ? path : "the model", type, f.rank,
+                 (long long)f.pass,
+                 f.role == NNS_NONFINITE_PRODUCER ? "produced it"
+                                                  : "passed it on");
   }
   text_rule(o, "=", rule);
 }
 
 static nns_status write_tables(const nns_inspection *in,
                                const nns_report_options *opt, nns__out *o) {
-  size_t *rows = malloc((in->module_count + 1) * sizeof *rows);
-  size_t *parent = malloc((in->module_count + 1) * sizeof *parent);
-  size_t *last = malloc((in->module_count + 1) * sizeof *last);
+  size_t modules = nns_inspection_module_count(in);
+  table_row *rows = malloc((modules + 1) * sizeof *rows);
+  root_facts root;
+  size_t *parent = malloc((modules + 1) * sizeof *parent);
+  size_t *last = malloc((modules + 1) * sizeof *last);
   char **cells = NULL, **prefix = NULL;
   nns_status st = NNS_E_NOMEM;
   if (!rows || !parent || !last)
     goto done;
-  size_t nrows = pick_rows(in, nns__report_depth(opt), rows);
+  /* One walk over the modules: the rows at or above the depth shown, in
+   * preorder (the order added, which is parents first; preorder is what
+   * the binding registers), each module's parent and last child for the
+   * tree guides, and whether any static count, prediction or roofline
+   * time is known. */
+  int max_depth = nns__report_depth(opt);
+  bool statics = false, predicted = false, roof = false;
+  size_t nrows = 0;
+  for (size_t m = 0; m < modules; m++) {
+    nns_inspect_module_info d = nns__imodule_of(in, m);
+    parent[m] = d.parent;
+    last[m] = (size_t)-1;
+    if (parent[m] != (size_t)-1)
+      last[parent[m]] = m;
+    statics = statics || d.flops >= 0 || d.macs >= 0;
+    predicted = predicted || d.saved_bytes >= 0;
+    roof = roof || d.roofline_ms > 0; /* nns__inspect_has_roofline */
+    if (d.depth <= max_depth)
+      rows[nrows++] = (table_row){.module = m, .d = d};
+  }
+  root.d = nns__imodule_of(in, 0);
+  if (!nns__istats_of(in, 0, &root.s))
+    goto done;
   cells = calloc(nrows * K_COUNT + 1, sizeof *cells);
   prefix = calloc(nrows + 1, sizeof *prefix);
   if (!cells || !prefix)
     goto done;
   bool csv = opt->format == NNS_FORMAT_CSV;
   char buf[512], path[PATH_CELL_MAX * 2];
-  for (size_t r = 0; r < nrows; r++)
+  for (size_t r = 0; r < nrows; r++) {
+    nns_inspect_stats s;
+    if (!nns__istats_of(in, rows[r].module, &s))
+      goto done;
     for (int k = 0; k < K_COUNT; k++) {
-      cell(buf, sizeof buf, in, rows[r], k, opt, csv);
+      cell(buf, sizeof buf, in, &rows[r], &s, &root, k, opt, csv);
       if (!(cells[r * K_COUNT + (size_t)k] = strdup(buf)))
         goto done;
     }
-  for (size_t m = 0; m < in->module_count; m++) {
-    parent[m] = in->modules[m].parent;
-    last[m] = (size_t)-1;
-    if (parent[m] != (size_t)-1)
-      last[parent[m]] = m;
   }
   for (size_t r = 0; r < nrows; r++)
-    if (!(prefix[r] = nns__tree_prefix(parent, last,
-                                       in->modules[rows[r]].depth, rows[r])))
+    if (!(prefix[r] = nns__tree_prefix(parent, last, rows[r].d.depth,
+                                       rows[r].module)))
       goto done;
   st = NNS_OK;
   /* Static columns where a static count is known (CSV: always). */
-  bool statics = false, show[K_COUNT];
-  for (size_t m = 0; m < in->module_count && !statics; m++)
-    statics = in->modules[m].flops >= 0 || in->modules[m].macs >= 0;
-  bool roof = nns__inspect_has_roofline(in);
-  bool predicted = false;
-  for (size_t m = 0; m < in->module_count && !predicted; m++)
-    predicted = in->modules[m].saved_bytes >= 0;
+  bool show[K_COUNT];
   for (int k = 0; k < K_COUNT; k++)
     show[k] = k == K_SAVED ? predicted
                            : (csv || statics || !kcols[k].statics) &&
@@ -332,7 +343,7 @@ static nns_status write_tables(const nns_inspection *in,
     }
     nns__out_str(o, ",index,parent\n");
     for (size_t r = 0; r < nrows; r++) {
-      const nns__imodule *d = &in->modules[rows[r]];
+      const nns_inspect_module_info *d = &rows[r].d;
       nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
       nns__csv_field(o, path);
       nns__out_fmt(o, ",%d", d->depth);
@@ -342,7 +353,7 @@ static nns_status write_tables(const nns_inspection *in,
         nns__out_str(o, ",");
         nns__csv_field(o, cells[r * K_COUNT + (size_t)k]);
       }
-      nns__out_fmt(o, ",%zu,", rows[r]);
+      nns__out_fmt(o, ",%zu,", rows[r].module);
       if (d->parent != (size_t)-1)
         nns__out_fmt(o, "%zu", d->parent);
       nns__out_str(o, "\n");
@@ -364,8 +375,8 @@ static nns_status write_tables(const nns_inspection *in,
           continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         /* Markdown drops leading spaces: the path shows the tree. */
-        if (k == K_LAYER && rows[r] != 0) {
-          const nns__imodule *d = &in->modules[rows[r]];
+        if (k == K_LAYER && rows[r].module != 0) {
+          const nns_inspect_module_info *d = &rows[r].d;
           nns__inspect_path_cell(path, sizeof path, d->path, d->path_len);
           s = path;
         }
@@ -444,7 +455,7 @@ static nns_status write_tables(const nns_inspection *in,
   }
 done:
   if (cells)
-    for (size_t i = 0; i < in->module_count * K_COUNT && cells[i]; i++)
+    for (size_t i = 0; i < modules * K_COUNT && cells[i]; i++)
       free(cells[i]);
   if (prefix)
     for (size_t i = 0; prefix[i]; i++)
@@ -478,7 +489,7 @@ static nns_status render(const nns_inspection *insp,
     return nns__report_err(err, NNS_E_ARG,
                            "nns_inspection_report: format, numbers, wrap or "
                            "max_depth out of range");
-  if (insp->module_count == 0)
+  if (nns_inspection_module_count(insp) == 0)
     return nns__report_err(err, NNS_E_STATE,
                            "nns_inspection_report: no module was added");
   nns__out *out = malloc(sizeof *out);

@@ -3,11 +3,22 @@
  * caller's callback, number, shape and receptive-field formatting, and the
  * selection of the layer rows a report shows.
  *
- * The renderers read the analysis only through the public accessors of
- * nnscan.h, as any other client of the library would: a report cannot show
- * a number the API does not give. A few internal reads (nns__analysis_*,
- * defined in src/analyze/api.c) give the same values without the sized
- * copy, for the walks over every value or layer of a large graph.
+ * The renderers read an analysis and an inspection only through the public
+ * accessors of nnscan.h, as any other client of the library would: a
+ * report cannot show a number the API does not give. Four internal reads
+ * (nns__analysis_*, defined in src/analyze/api.c) give values a public
+ * accessor gives too, each a field of one, without the rest of what that
+ * accessor does: a dim by value without nns_analysis_value_dim's sized
+ * copy, a value's rank without nns_analysis_value reading the model's
+ * value row as well, a layer's depth and parent without its whole
+ * nns_analysis_layer row, and its nns_rf in place instead of copied out.
+ * The text summary makes these reads for every value or layer of a graph,
+ * and that cost was measured: on bench/README.md's graph100k (callgrind,
+ * `nnscan summary graph100k.onnx`), the rank read saved 1.4% of the
+ * instructions (972.8M -> 958.8M Ir, commit 873d0f0) and the tree and rf
+ * reads 1.1% more (-> 947.8M, c416871); the dim read is the same
+ * by-value read for every dim printed. A public accessor per field would
+ * give them to every client for one renderer's speed, so they stay here.
  */
 #ifndef NNS_REPORT_INT_H
 #define NNS_REPORT_INT_H
@@ -229,7 +240,7 @@ int nns__membuf_write(void *user, const char *data, size_t size);
 /* What an HTML page shows: a JSON document of one of nnscan's kinds. */
 typedef struct nns__html_doc {
   const char *kind;    /* the document's "schema": "nnscan.summary",
-                          "nnscan.table", "nnscan.inspect" */
+                          "nnscan.table", "nnscan.inspect", "nnscan.diff" */
   const char *title;   /* the page's <title> */
   const char *json;    /* the document, UTF-8 JSON */
   size_t json_len;
@@ -275,21 +286,40 @@ nns_status nns__report_layers_table(const nns_analysis *a,
 nns_status nns__gzip(const unsigned char *in, size_t n, unsigned char **out,
                      size_t *out_len);
 
+/* ==== Reading an inspection ==== */
+
+/* inspect_read.c: the inspection's public accessors as values, which is
+ * all the inspection renderers read (they never see its inside). Indexes
+ * come from the inspection itself, so a read does not fail; if one did, it
+ * would give the zeroed row with (size_t)-1 links and "" strings. */
+nns_inspect_module_info nns__imodule_of(const nns_inspection *in, size_t m);
+nns_inspect_call_info nns__icall_of(const nns_inspection *in, size_t i);
+nns_inspect_tensor_info nns__itensor_of(const nns_inspection *in, size_t i,
+                                        size_t k);
+nns_inspect_batch_info nns__ibatch_of(const nns_inspection *in, size_t b);
+/* Module m's stats in full (nns_inspection_module_stats); false only when
+ * out of memory. */
+bool nns__istats_of(const nns_inspection *in, size_t m, nns_inspect_stats *s);
+/* A total over every pass, per pass (the reports' unit): 0 without one. */
+double nns__inspect_per_pass(const nns_inspection *in, double total);
+/* Ranks that ran a pass: the highest rank seen + 1. */
+int nns__inspect_ranks(const nns_inspection *in);
+
 /* inspect_roofline.c: an inspection measured against the roofline
- * (docs/inspect.md). The roof fraction of module m is its roofline time
- * over its measured forward time per pass, -1 when either is unknown;
- * the ranking lists up to `max` modules, furthest from their roof first.
- * The footer and JSON parts write nothing when no module has a roofline
- * time. */
-struct nns_inspection;
-bool nns__inspect_has_roofline(const struct nns_inspection *in);
-double nns__inspect_roof_fraction(const struct nns_inspection *in, size_t m);
-const char *nns__inspect_hardware(const struct nns_inspection *in);
-size_t nns__inspect_roof_ranking(const struct nns_inspection *in,
-                                 size_t *out, size_t max);
-void nns__inspect_roofline_footer(nns__out *o,
-                                  const struct nns_inspection *in);
-void nns__inspect_roofline_json(nns__jw *w, const struct nns_inspection *in);
+ * (docs/inspect.md). The roof fraction of a module (its row d, its stats
+ * s) is its roofline time over its measured forward time per pass, -1
+ * when either is unknown; the ranking lists up to `max` modules, furthest
+ * from their roof first. The footer and JSON parts write nothing when no
+ * module has a roofline time. */
+bool nns__inspect_has_roofline(const nns_inspection *in);
+double nns__inspect_roof_fraction(const nns_inspection *in,
+                                  const nns_inspect_module_info *d,
+                                  const nns_inspect_stats *s);
+const char *nns__inspect_hardware(const nns_inspection *in);
+size_t nns__inspect_roof_ranking(const nns_inspection *in, size_t *out,
+                                 size_t max);
+void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in);
+void nns__inspect_roofline_json(nns__jw *w, const nns_inspection *in);
 void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);
 

@@ -161,7 +161,7 @@ expect 0 'id="nnscan-data" data-kind="nnscan.summary"' -- summary tiny_resnet.on
 expect 0 'data-kind="nnscan.table"' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx --format html
 expect 2 'text, csv, md, json or html' -- summary tiny_resnet.onnx --format yaml
 expect 2 'sgd, momentum, adam or adamw' -- summary tiny_resnet.onnx --optimizer lion
-expect 2 'start, middle or end' -- summary tiny_resnet.onnx --wrap left
+expect 2 'middle, start or end' -- summary tiny_resnet.onnx --wrap left
 expect 2 'unknown option' -- summary tiny_resnet.onnx --bogus
 expect 1 'cannot open' -- summary "$tmp/none.onnx"
 expect 1 'cannot open' -- "$tmp/none.onnx"

@@ -92,6 +92,50 @@ static void c_optimizer_name(void) {
   CHECK(nns_optimizer_name(-1) == NULL);
   CHECK(nns_optimizer_name(4) == NULL);
 }
+/* The report and inspection words, from their X-macro lists: every entry
+ * named, nothing past the ends. */
+static void c_report_format_name(void) {
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_TEXT), "text");
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_HTML), "html");
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_LAYERS_MD), "layers_md");
+  CHECK_STR(nns_report_format_name(NNS_FORMAT_LAYERS_JSON), "layers_json");
+  CHECK(nns_report_format_name(-1) == NULL);
+  CHECK(nns_report_format_name(NNS_FORMAT_LAYERS_JSON + 1) == NULL);
+}
+static void c_numbers_name(void) {
+  static const char *const want[] = {"raw", "clever", "ratio"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_numbers_name(i), want[i]);
+  CHECK(nns_numbers_name(-1) == NULL);
+  CHECK(nns_numbers_name(3) == NULL);
+}
+static void c_wrap_name(void) {
+  static const char *const want[] = {"middle", "start", "end"};
+  for (int i = 0; i < 3; i++)
+    CHECK_STR(nns_wrap_name(i), want[i]);
+  CHECK(nns_wrap_name(-1) == NULL);
+  CHECK(nns_wrap_name(3) == NULL);
+}
+static void c_tensor_role_name(void) {
+  CHECK_STR(nns_tensor_role_name(NNS_TENSOR_INPUT), "input");
+  CHECK_STR(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT), "grad_output");
+  CHECK(nns_tensor_role_name(-1) == NULL);
+  CHECK(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT + 1) == NULL);
+}
+static void c_nonfinite_role_name(void) {
+  CHECK(nns_nonfinite_role_name(NNS_NONFINITE_NONE) == NULL);
+  CHECK_STR(nns_nonfinite_role_name(NNS_NONFINITE_PRODUCER), "producer");
+  CHECK_STR(nns_nonfinite_role_name(NNS_NONFINITE_PROPAGATOR), "propagator");
+  CHECK(nns_nonfinite_role_name(-1) == NULL);
+  CHECK(nns_nonfinite_role_name(NNS_NONFINITE_PROPAGATOR + 1) == NULL);
+}
+static void c_packed_record_name(void) {
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_IR_VERSION), "ir_version");
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR), "module_tensor");
+  CHECK(nns_packed_record_name(0) == NULL);
+  CHECK(nns_packed_record_name(-1) == NULL);
+  CHECK(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR + 1) == NULL);
+}
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
   for (int i = 0; i < 3; i++)
@@ -1207,6 +1251,106 @@ static void c_inspection_first_nonfinite(void) {
   EXPECT_SMALL_SIZE(x, nns_inspection_first_nonfinite(in, 1, &x, &err));
   nns_inspection_free(in);
 }
+/* The root, one call of it with one output tensor of dims (2, 3) in one
+ * pass of rank 1, and a meta fact: what the read accessors read. */
+static nns_inspection *inspection_with_call(void) {
+  nns_inspection *in = inspection_with_root();
+  int64_t dims[2] = {2, 3};
+  nns_inspect_tensor t = {.role = NNS_TENSOR_OUTPUT, .dtype = NNS_DT_FLOAT,
+                          .rank = 2, .bytes = 24};
+  nns_inspect_call c = {.module = 0, .parent = (size_t)-1,
+                        .fwd_seq = -1, .bwd_seq = -1,
+                        .fwd_start = {1, -1, -1}, .fwd_end = {3, -1, -1},
+                        .bwd_start = {-1, -1, -1}, .bwd_end = {-1, -1, -1},
+                        .tensor_count = 1};
+  nns_inspect_batch b = {.size = sizeof b, .rank = 1, .pass = 7,
+                         .calls = &c, .call_count = 1, .call_size = sizeof c,
+                         .tensors = &t, .tensor_count = 1,
+                         .tensor_size = sizeof t, .dims = dims,
+                         .dim_count = 2};
+  CHECK_EQ(nns_inspection_add_batch(in, &b, &err), NNS_OK);
+  CHECK_EQ(nns_inspection_set_meta(in, "device", "cpu", &err), NNS_OK);
+  return in;
+}
+static void c_inspection_module(void) {
+  nns_inspect_module_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_module(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_module(in, 0, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_module(in, 1, &x, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_module(in, 0, &x, &err));
+  x.size = sizeof x;
+  CHECK_EQ(nns_inspection_module(in, 0, &x, &err), NNS_OK);
+  CHECK_STR(x.path, "");
+  CHECK_EQ(x.parent, (size_t)-1);
+  CHECK_EQ(x.first_child, (size_t)-1);
+  CHECK_EQ(x.first_call, 0);
+  nns_inspection_free(in);
+}
+static void c_inspection_call(void) {
+  nns_inspect_call_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_call(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_call(in, 0, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_call(in, 1, &x, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_call(in, 0, &x, &err));
+  x.size = sizeof x;
+  CHECK_EQ(nns_inspection_call(in, 0, &x, &err), NNS_OK);
+  CHECK_EQ(x.module, 0);
+  CHECK_EQ(x.next_same, (size_t)-1);
+  CHECK(x.forward_known && !x.backward_known);
+  CHECK(x.fwd_inclusive_ms == 2);
+  CHECK_EQ(x.tensor_count, 1);
+  nns_inspection_free(in);
+}
+static void c_inspection_call_tensor(void) {
+  nns_inspect_tensor_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_call_tensor(NULL, 0, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_call_tensor(in, 0, 0, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_call_tensor(in, 1, 0, &x, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_call_tensor(in, 0, 1, &x, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_call_tensor(in, 0, 0, &x, &err));
+  x.size = sizeof x;
+  CHECK_EQ(nns_inspection_call_tensor(in, 0, 0, &x, &err), NNS_OK);
+  CHECK_EQ(x.role, NNS_TENSOR_OUTPUT);
+  CHECK(x.rank == 2 && x.dims[0] == 2 && x.dims[1] == 3);
+  CHECK_EQ(x.bytes, 24);
+  nns_inspection_free(in);
+}
+static void c_inspection_batch_count(void) {
+  CHECK_EQ(nns_inspection_batch_count(NULL), 0);
+}
+static void c_inspection_batch(void) {
+  nns_inspect_batch_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_batch(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_batch_count(in), 1);
+  CHECK_EQ(nns_inspection_batch(in, 0, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_batch(in, 1, &x, &err), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_inspection_batch(in, 0, &x, &err));
+  x.size = sizeof x;
+  CHECK_EQ(nns_inspection_batch(in, 0, &x, &err), NNS_OK);
+  CHECK(x.rank == 1 && x.pass == 7 && x.first_call == 0 &&
+        x.call_count == 1);
+  nns_inspection_free(in);
+}
+static void c_inspection_meta_count(void) {
+  CHECK_EQ(nns_inspection_meta_count(NULL), 0);
+}
+static void c_inspection_meta(void) {
+  const char *key = NULL, *value = NULL;
+  CHECK_EQ(nns_inspection_meta(NULL, 0, &key, &value, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_meta_count(in), 1);
+  CHECK_EQ(nns_inspection_meta(in, 1, &key, &value, &err), NNS_E_ARG);
+  CHECK(key == NULL && value == NULL);
+  CHECK_EQ(nns_inspection_meta(in, 0, NULL, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_inspection_meta(in, 0, &key, &value, &err), NNS_OK);
+  CHECK_STR(key, "device");
+  CHECK_STR(value, "cpu");
+  nns_inspection_free(in);
+}
 /* Both report entry points refuse the same things. */
 static void inspection_report_refusals(
     nns_status (*fn)(const nns_inspection *, const nns_report_options *,
@@ -1282,6 +1426,8 @@ typedef struct entry {
 static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
+    E(report_format_name), E(numbers_name), E(wrap_name),
+    E(tensor_role_name), E(nonfinite_role_name), E(packed_record_name),
     {"nns_model_load_file", c_load_file},
     {"nns_model_load_memory", c_load_memory},
     {"nns_model_free", c_model_free},
@@ -1377,6 +1523,9 @@ static const entry exports[] = {
     E(inspection_set_meta), E(inspection_add_batch),
     E(inspection_module_count), E(inspection_call_count),
     E(inspection_module_stats), E(inspection_first_nonfinite),
+    E(inspection_module), E(inspection_call), E(inspection_call_tensor),
+    E(inspection_batch_count), E(inspection_batch),
+    E(inspection_meta_count), E(inspection_meta),
     E(inspection_report), E(inspection_report_seed),
     E(compute_dtype_name), E(bound_name), E(hardware_count), E(hardware_get),
     E(hardware_find), E(hardware_list_open), E(hardware_list_count),
