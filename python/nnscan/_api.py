@@ -181,6 +181,7 @@ PARAM_KIND = {}
 TRAIN_PHASE = {}
 DTYPE = {}
 PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
+TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -207,6 +208,7 @@ FUNCTIONS = {
     "nns_hardware_list_free": (None, [c_void_p]),
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_train_phase_name": (c_char_p, [c_int]),
+    "nns_tensor_role_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
     "nns_format_count": (c_status, [c_double, c_int, c_int, c_int,
                                     POINTER(c_char), c_size_t,
@@ -380,7 +382,8 @@ def _read_words(cdll):
                       (TRAIN_PHASE, cdll.nns_train_phase_name),
                       (FORMAT, cdll.nns_report_format_name),
                       (NUMBERS, cdll.nns_numbers_name),
-                      (WRAP, cdll.nns_wrap_name)):
+                      (WRAP, cdll.nns_wrap_name),
+                      (TENSOR_ROLE, cdll.nns_tensor_role_name)):
         i = 0
         while fn(i) is not None:  # numbered from 0, NULL past the last
             table[fn(i).decode()] = i

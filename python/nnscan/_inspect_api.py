@@ -101,14 +101,26 @@ FUNCTIONS = {
         _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
 }
 
-# Roles, flags (nnscan.h).
-_INPUT, _OUTPUT, _GRAD_INPUT, _GRAD_OUTPUT = 0, 1, 2, 3
+# Roles by the library's words (nns_tensor_role_name, read at import;
+# None without a library, when nothing can be inspected anyway), flags
+# (nnscan.h).
+_INPUT, _OUTPUT, _GRAD_INPUT, _GRAD_OUTPUT = (
+    _api.TENSOR_ROLE.get(w)
+    for w in ("input", "output", "grad_input", "grad_output"))
 _T_NAN, _T_INF, _T_CHECKED, _T_STATS = 1, 2, 4, 8
 _C_RAISED, _C_NO_GRAD, _C_BACKWARD = 1, 2, 4
-# The report formats nns_inspection_report takes (the shapes ones are not).
-_FORMATS = {k: _api.FORMAT[k] for k in ("text", "csv", "md", "json", "html")}
-_FORMATS["markdown"] = _api.FORMAT["md"]
+# The report formats nns_inspection_report takes (the shapes ones are not),
+# "markdown" also for "md"; numbers are looked up when a report is asked.
+_FORMAT_WORDS = ("text", "csv", "md", "json", "html")
 _NUMBERS = _api.NUMBERS
+
+
+def _format(word):
+    """nns_report_format of an inspection report's format word."""
+    word = "md" if word == "markdown" else word
+    if word not in _FORMAT_WORDS:
+        raise KeyError(word)
+    return _api.FORMAT[word]
 
 _declared = False
 

@@ -14,7 +14,6 @@ import os
 from . import _api
 from .report import Summary, analyze, load_summary
 
-_FORMATS = {"text": 0, "json": 3, "html": 4}  # nns_report_format
 
 
 def _document(side):
@@ -53,7 +52,7 @@ def _budget_text(budgets):
 def _diff(before, after, fmt, budgets):
     lib = _api.lib()
     b, a = _document(before).encode(), _document(after).encode()
-    opts = _api.DiffOptions(_FORMATS[fmt], (_budget_text(budgets) or "").encode())
+    opts = _api.DiffOptions(_api.FORMAT[fmt], (_budget_text(budgets) or "").encode())
     res = _api.DiffResult()
     err = _api.NnsError()
     cb, chunks = _api.write_collector()

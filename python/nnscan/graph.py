@@ -176,19 +176,28 @@ class Graph:
 
 # ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----
 
+# Record tags by their words in nnscan.h's NNS_PACKED_RECORD_MAP, as the
+# library gives them at import (_api.PACKED_RECORD; empty without a library,
+# when nothing can be built anyway): the numbers are never retyped here.
 (_IR_VERSION, _PRODUCER, _GRAPH_NAME, _OPSET, _METADATA, _INPUT, _OUTPUT,
  _VALUE_INFO, _INITIALIZER, _NODE, _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING,
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR) = range(1, 29)
+ _MODULE_TENSOR) = (_api.PACKED_RECORD.get(w, 0) for w in (
+     "ir_version", "producer", "graph_name", "opset", "metadata", "input",
+     "output", "value_info", "initializer", "node", "attr_int", "attr_float",
+     "attr_string", "attr_ints", "attr_floats", "attr_strings",
+     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
+     "param_kind", "experts", "value_data", "kernel", "module_call",
+     "module_shapes", "module_tensor"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
 _f64 = struct.Struct("=d").pack
-_TAG = [bytes([t]) for t in range(29)]
+_TAG = [bytes([t]) for t in range(max(_api.PACKED_RECORD.values(), default=0) + 1)]
 
 
 class _Strings(dict):

@@ -33,7 +33,7 @@ import weakref
 
 from ._inspect_api import (  # noqa: F401  (InspectionError: public)
     Inspection, InspectionError, _C_BACKWARD, _C_NO_GRAD, _C_RAISED,
-    _Error, _FORMATS, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module, _Param,
+    _Error, _format, _GRAD_INPUT, _GRAD_OUTPUT, _INPUT, _Module, _Param,
     _NUMBERS, _OUTPUT, _ReportOptions, _SIZE_MAX, _WRITE_FN, _c, _check,
     _lib_inspect, _name, py_name)
 from ._inspect_clock import Clock
@@ -272,7 +272,7 @@ class Inspector:
         lib = _lib_inspect()
         opts = _ReportOptions()
         seed = format == "seed"
-        opts.format = _FORMATS["json" if seed else format]
+        opts.format = _format("json" if seed else format)
         opts.numbers = _NUMBERS[numbers]
         opts.max_depth = -1 if max_depth is None else max_depth
         opts.width = width

@@ -12,6 +12,7 @@ call, parameter kinds) comes from the recording.
 import io
 import warnings
 
+from . import _api
 from ._api import opset_max, py_name
 from .report import (Handle, Summary, clever_format,  # thop's: compat.md
                      render_layers)
@@ -500,8 +501,9 @@ class LayersInfo:
     def summary(self, kind="text", fmt="raw"):
         if kind not in ("text", "csv", "md"):
             raise ValueError(f"kind must be 'text', 'csv' or 'md', not {kind!r}")
-        if fmt not in ("raw", "clever", "ratio"):
-            raise ValueError(f"fmt must be 'raw', 'clever' or 'ratio', not {fmt!r}")
+        if fmt not in _api.NUMBERS:
+            raise ValueError("fmt must be one of %s, not %r"
+                             % (", ".join(map(repr, _api.NUMBERS)), fmt))
         if self.analysis is not None:
             return self.analysis.report("layers_" + kind, numbers=fmt,
                                         model_name=self.name)

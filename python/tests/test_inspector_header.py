@@ -45,5 +45,5 @@ def test_inspect_enums_match_header(tmp_path):
         ("NNS_TENSOR_CHECKED", i._T_CHECKED), ("NNS_TENSOR_STATS", i._T_STATS),
         ("NNS_CALL_RAISED", i._C_RAISED), ("NNS_CALL_NO_GRAD", i._C_NO_GRAD),
         ("NNS_CALL_BACKWARD", i._C_BACKWARD)]
-        + [(f"NNS_FORMAT_{k.upper()}", v) for k, v in i._FORMATS.items()
-           if k != "markdown"])
+        + [(f"NNS_FORMAT_{k.upper()}", i._format(k))
+           for k in i._FORMAT_WORDS])
