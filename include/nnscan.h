@@ -1176,8 +1176,18 @@ typedef struct nns_counts {
 
 /* Which roof a node's time comes from (nns_counts.bound); a layer's is
  * the larger of its nodes' compute and memory times. */
-enum { NNS_BOUND_NONE = 0, NNS_BOUND_COMPUTE = 1, NNS_BOUND_MEMORY = 2 };
-/* "none", "compute", "memory"; NULL for another number. Static string. */
+#define NNS_BOUND_MAP(X)                                                       \
+  X(NONE, 0, "none")                                                           \
+  X(COMPUTE, 1, "compute")                                                     \
+  X(MEMORY, 2, "memory")
+
+enum {
+#define NNS_BOUND_ENUM_(name, num, str) NNS_BOUND_##name = num,
+  NNS_BOUND_MAP(NNS_BOUND_ENUM_)
+#undef NNS_BOUND_ENUM_
+};
+/* "none", "compute", "memory" as in NNS_BOUND_MAP; NULL for another
+ * number. Static string. */
 NNS_API const char *nns_bound_name(int bound);
 
 /* Receptive field per spatial axis (see docs/metrics.md). Read through
@@ -1276,10 +1286,15 @@ NNS_API nns_status nns_analysis_total_rf(const nns_analysis *analysis, nns_rf *o
  * not events: the library counts them) and of the storages autograd
  * saved. Every array and string is copied; a step replaces the previous
  * one; NULL clears it; an analysis made before keeps what it counted. */
+#define NNS_TRAIN_PHASE_MAP(X)                                                 \
+  X(FORWARD, 0, "forward")                                                     \
+  X(BACKWARD, 1, "backward")                                                   \
+  X(OPTIMIZER, 2, "optimizer")
+
 typedef enum nns_train_phase {
-  NNS_TRAIN_FORWARD = 0,
-  NNS_TRAIN_BACKWARD = 1,
-  NNS_TRAIN_OPTIMIZER = 2
+#define NNS_TRAIN_PHASE_ENUM_(name, num, str) NNS_TRAIN_##name = num,
+  NNS_TRAIN_PHASE_MAP(NNS_TRAIN_PHASE_ENUM_)
+#undef NNS_TRAIN_PHASE_ENUM_
 } nns_train_phase;
 
 typedef struct nns_train_step {
@@ -1308,7 +1323,8 @@ typedef struct nns_train_step {
 NNS_API nns_status nns_model_set_train_step(nns_model *model,
                                             const nns_train_step *step,
                                             nns_error *err);
-/* "forward", "backward", "optimizer"; NULL past the last. Static. */
+/* "forward", "backward", "optimizer" as in NNS_TRAIN_PHASE_MAP; NULL past
+ * the last. Static. */
 NNS_API const char *nns_train_phase_name(int phase);
 /* The analysed step's settings (NULL strings without a step). */
 NNS_API nns_status nns_analysis_train_info(const nns_analysis *analysis,
@@ -1769,18 +1785,31 @@ NNS_API nns_status nns_report_shapes(const nns_model *model,
 NNS_API size_t nns_text_clean(char *dst, size_t size, const char *src);
 
 /* Styles of nns_format_count: the clever counts of the tools nnscan
- * stands in for. */
+ * stands in for, one X-macro entry each (enum name, number, word).
+ *
+ *   THOP: thop's clever_format: the value over 1e12, 1e9, 1e6 or 1e3 with
+ *   unit T, G, M or K once it is strictly above that scale, else the value
+ *   itself with unit B ("%.2f": 1824010216 -> "1.82G", 1000 -> "1000.00B",
+ *   1001 -> "1.00K").
+ *
+ *   THOPLW: thoplw's clever_format: the value divided by 1000 while it is
+ *   at least 1000 (up to P), then a space and the unit, a space for none
+ *   ("%6.2f": 1824010216 -> "  1.82 G", 999 -> "999.00  ", 1000 ->
+ *   "  1.00 K").
+ */
+#define NNS_COUNT_STYLE_MAP(X)                                                 \
+  X(THOP, 0, "thop")                                                           \
+  X(THOPLW, 1, "thoplw")
+
 typedef enum nns_count_style {
-  /* thop's clever_format: the value over 1e12, 1e9, 1e6 or 1e3 with unit
-   * T, G, M or K once it is strictly above that scale, else the value
-   * itself with unit B ("%.2f": 1824010216 -> "1.82G", 1000 ->
-   * "1000.00B", 1001 -> "1.00K"). */
-  NNS_COUNT_STYLE_THOP = 0,
-  /* thoplw's clever_format: the value divided by 1000 while it is at least
-   * 1000 (up to P), then a space and the unit, a space for none ("%6.2f":
-   * 1824010216 -> "  1.82 G", 999 -> "999.00  ", 1000 -> "  1.00 K"). */
-  NNS_COUNT_STYLE_THOPLW = 1
+#define NNS_COUNT_STYLE_ENUM_(name, num, str) NNS_COUNT_STYLE_##name = num,
+  NNS_COUNT_STYLE_MAP(NNS_COUNT_STYLE_ENUM_)
+#undef NNS_COUNT_STYLE_ENUM_
 } nns_count_style;
+
+/* "thop", "thoplw" as in NNS_COUNT_STYLE_MAP (the Python binding's
+ * clever= words); NULL for another number. Static string. */
+NNS_API const char *nns_count_style_name(int style);
 
 /* The widest field and the most decimals nns_format_count takes, and the
  * bytes that hold any value it writes (-DBL_MAX with every decimal: 309

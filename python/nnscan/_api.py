@@ -162,7 +162,6 @@ class _Words(dict):
 FORMAT = _Words()
 NUMBERS = _Words()
 WRAP = _Words()
-COUNT_STYLE = {"thop": 0, "thoplw": 1}  # nns_count_style (nns_format_count)
 COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
 COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
 COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
@@ -182,6 +181,7 @@ TRAIN_PHASE = {}
 DTYPE = {}
 PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
+COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -209,6 +209,7 @@ FUNCTIONS = {
     "nns_param_kind_name": (c_char_p, [c_int]),
     "nns_train_phase_name": (c_char_p, [c_int]),
     "nns_tensor_role_name": (c_char_p, [c_int]),
+    "nns_count_style_name": (c_char_p, [c_int]),
     "nns_opset_max": (c_int, []),
     "nns_format_count": (c_status, [c_double, c_int, c_int, c_int,
                                     POINTER(c_char), c_size_t,
@@ -383,7 +384,8 @@ def _read_words(cdll):
                       (FORMAT, cdll.nns_report_format_name),
                       (NUMBERS, cdll.nns_numbers_name),
                       (WRAP, cdll.nns_wrap_name),
-                      (TENSOR_ROLE, cdll.nns_tensor_role_name)):
+                      (TENSOR_ROLE, cdll.nns_tensor_role_name),
+                      (COUNT_STYLE, cdll.nns_count_style_name)):
         i = 0
         while fn(i) is not None:  # numbered from 0, NULL past the last
             table[fn(i).decode()] = i

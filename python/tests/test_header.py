@@ -217,7 +217,8 @@ def test_enum_words_come_from_header_lists():
     assert _api.PARAM_KIND == {w: n for _, n, w in _xmap("NNS_PARAM_KIND_MAP")}
     assert _api.DTYPE == {w: n for _, n, w in _xmap("NNS_DTYPE_MAP") if n}
     assert len(_api.OPTIMIZER) == 4 and len(_api.PARAM_KIND) == 4
-    assert _api.TRAIN_PHASE == _enum("NNS_TRAIN_")
+    assert _api.TRAIN_PHASE == {
+        w: n for _, n, w in _xmap("NNS_TRAIN_PHASE_MAP")}
     assert _api.train_phases() == {"forward": 0, "backward": 1,
                                    "optimizer": 2}
     assert _api.optimizers() == ("sgd", "momentum", "adam", "adamw")
@@ -238,7 +239,8 @@ def test_enum_values_match_header():
                         ("NNS_WRAP_MAP", _api.WRAP)):
         assert {c.lower(): n for c, n, _ in _xmap(xmap)} == {
             k: v for k, v in table.items() if k != "mid"}
-    assert _api.COUNT_STYLE == _enum("NNS_COUNT_STYLE_")
+    assert _api.COUNT_STYLE == {
+        w: n for _, n, w in _xmap("NNS_COUNT_STYLE_MAP")}
     cols = {k: v for k, v in _enum("NNS_COL_").items()
             if k not in ("default", "all")}
     assert _api.COL == cols

@@ -128,30 +128,8 @@ nns_status nns_hardware_find(const char *name, nns_hardware *out,
                   name);
 }
 
-const char *nns_compute_dtype_name(int dtype) {
-  switch (dtype) {
-#define NNS_COMPUTE_DTYPE_NAME_(name, num, str)                               \
-  case num:                                                                    \
-    return str;
-    NNS_COMPUTE_DTYPE_MAP(NNS_COMPUTE_DTYPE_NAME_)
-#undef NNS_COMPUTE_DTYPE_NAME_
-  default:
-    return NULL;
-  }
-}
-
-const char *nns_bound_name(int bound) {
-  switch (bound) {
-  case NNS_BOUND_NONE:
-    return "none";
-  case NNS_BOUND_COMPUTE:
-    return "compute";
-  case NNS_BOUND_MEMORY:
-    return "memory";
-  default:
-    return NULL;
-  }
-}
+NNS__NAME_FN(nns_compute_dtype_name, NNS_COMPUTE_DTYPE_MAP)
+NNS__NAME_FN(nns_bound_name, NNS_BOUND_MAP)
 
 /* ==== Devices from a file ==== */
 

@@ -6,24 +6,5 @@
  */
 #include "analyze.h"
 
-const char *nns_param_kind_name(int kind) {
-  switch (kind) {
-#define KIND_CASE_(name, num, str)                                             \
-  case num:                                                                    \
-    return str;
-    NNS_PARAM_KIND_MAP(KIND_CASE_)
-#undef KIND_CASE_
-  }
-  return NULL;
-}
-
-const char *nns_optimizer_name(int optimizer) {
-  switch (optimizer) {
-#define OPTIMIZER_CASE_(name, num, str)                                        \
-  case num:                                                                    \
-    return str;
-    NNS_OPTIMIZER_MAP(OPTIMIZER_CASE_)
-#undef OPTIMIZER_CASE_
-  }
-  return NULL;
-}
+NNS__NAME_FN(nns_param_kind_name, NNS_PARAM_KIND_MAP)
+NNS__NAME_FN(nns_optimizer_name, NNS_OPTIMIZER_MAP)

@@ -30,11 +30,7 @@ typedef struct nns__train_step {
   const char *recorded_on, *target, *loss;
 } nns__train_step;
 
-static const char *const phase_names[] = {"forward", "backward", "optimizer"};
-
-const char *nns_train_phase_name(int phase) {
-  return phase >= 0 && phase < 3 ? phase_names[phase] : NULL;
-}
+NNS__NAME_FN(nns_train_phase_name, NNS_TRAIN_PHASE_MAP)
 
 /* The block's arrays, 8-aligned, after the header. */
 static size_t layout(nns__train_step *s, char *base, size_t nm, size_t ne,

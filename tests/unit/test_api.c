@@ -102,6 +102,13 @@ static void c_report_format_name(void) {
   CHECK(nns_report_format_name(-1) == NULL);
   CHECK(nns_report_format_name(NNS_FORMAT_LAYERS_JSON + 1) == NULL);
 }
+/* thop's and thoplw's words, nothing past the ends. */
+static void c_count_style_name(void) {
+  CHECK_STR(nns_count_style_name(NNS_COUNT_STYLE_THOP), "thop");
+  CHECK_STR(nns_count_style_name(NNS_COUNT_STYLE_THOPLW), "thoplw");
+  CHECK(nns_count_style_name(-1) == NULL);
+  CHECK(nns_count_style_name(2) == NULL);
+}
 static void c_numbers_name(void) {
   static const char *const want[] = {"raw", "clever", "ratio"};
   for (int i = 0; i < 3; i++)
@@ -1428,6 +1435,7 @@ static const entry exports[] = {
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
     E(report_format_name), E(numbers_name), E(wrap_name),
     E(tensor_role_name), E(nonfinite_role_name), E(packed_record_name),
+    E(count_style_name),
     {"nns_model_load_file", c_load_file},
     {"nns_model_load_memory", c_load_memory},
     {"nns_model_free", c_model_free},
