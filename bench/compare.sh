@@ -31,14 +31,9 @@ for m in "${models[@]}"; do
   [ -f "$m" ] || { echo "compare.sh: $m is missing (bench/run.sh generates the bench models)" >&2; exit 2; }
 done
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-jobs=$(nproc 2>/dev/null || echo 2)
-git archive "$base" | tar -x -C "$work" --one-top-level=base-src
-cmake -S "$work/base-src" -B "$work/base" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/base" -j "$jobs" --target nnscan >/dev/null
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench -j "$jobs" --target nnscan >/dev/null
+# shellcheck source=bench/base_and_now.sh
+. bench/base_and_now.sh
+build_base_and_now "$base"
 
 python3 - "$work/base/nnscan" build-bench/nnscan "$base" "$runs" "${models[@]}" <<'PY'
 import os, shutil, statistics, subprocess, sys, time

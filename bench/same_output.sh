@@ -25,14 +25,9 @@ done
 ((${#models[@]})) || models=(bench/models/*.onnx tests/fixtures/models/*.onnx
   tests/fixtures/deploy/*.onnx tests/unit/models/*.onnx)
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-jobs=$(nproc 2>/dev/null || echo 2)
-git archive "$base" | tar -x -C "$work" --one-top-level=base-src
-cmake -S "$work/base-src" -B "$work/base" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/base" -j "$jobs" --target nnscan >/dev/null
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench -j "$jobs" --target nnscan >/dev/null
+# shellcheck source=bench/base_and_now.sh
+. bench/base_and_now.sh
+build_base_and_now "$base"
 
 forms=("summary" "summary --format csv" "summary --format md"
        "summary --format json" "summary --format json --json-version 2"
