@@ -368,7 +368,16 @@ def lib():
             f"nnscan package needs ABI {ABI_VERSION}: use the library built "
             "from the same source (NNSCAN_LIBRARY) or reinstall the package")
     for name, (res, args) in FUNCTIONS.items():
-        fn = getattr(cdll, name)
+        try:
+            fn = getattr(cdll, name)
+        except AttributeError:
+            # Same ABI, fewer functions: a library from before this growth.
+            raise AbiMismatch(
+                f"libnnscan {cdll.nns_version().decode()} (ABI {abi}) has no "
+                f"{name}, which this nnscan package calls: the library is "
+                "older than the package; use the library built from the "
+                "same source (NNSCAN_LIBRARY) or reinstall the package") \
+                from None
         fn.restype, fn.argtypes = res, args
     _read_words(cdll)
     _ready = cdll

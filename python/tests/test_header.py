@@ -265,3 +265,23 @@ def test_import_refuses_another_abi(tmp_path):
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert "AbiMismatch" in res.stderr and "ABI 99" in res.stderr
+
+
+def test_older_library_of_the_same_abi_is_named(tmp_path):
+    """A libnnscan of this ABI generation that lacks a function the package
+    calls (a library from before the ABI grew) fails `import nnscan` with
+    an error naming the function, not a bare AttributeError."""
+    src = tmp_path / "old.c"
+    src.write_text('const char *nns_version(void) { return "0.0.1"; }\n'
+                   'int nns_abi_version(void) { return %d; }\n'
+                   % _api.ABI_VERSION)
+    lib = tmp_path / "libold.so"
+    subprocess.run([_cc(), "-shared", "-fPIC", str(src), "-o", str(lib)],
+                   check=True)
+    env = dict(os.environ, NNSCAN_LIBRARY=str(lib),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    res = subprocess.run([sys.executable, "-c", "import nnscan"], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "AbiMismatch" in res.stderr and "has no nns_" in res.stderr
+    assert "older than the package" in res.stderr
