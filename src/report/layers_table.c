@@ -371,10 +371,30 @@ nns_status nns__report_layers_table(const nns_analysis *a,
 
 /* ==== A caller's rows ==== */
 
-static bool row_ok(const nns_layers_row *g) {
-  return g->size >= NNS__V1_LAYERS_ROW && g->input_rank >= -1 &&
-         g->output_rank >= -1 && (g->input_rank <= 0 || g->input_shape) &&
-         (g->output_rank <= 0 || g->output_shape);
+/* Copies caller row `given` into g (its fields up to its size) and checks
+ * it: NNS_E_ARG with a message naming `which` ("row 3", "the Total row")
+ * and what is wrong, else NNS_OK. Row 0's size is the rows' stride, so a
+ * row 0 too small stops the walk before row 1 is read. */
+static nns_status row_check(const nns_layers_row *given, nns_layers_row *g,
+                            const char *which, nns_error *err) {
+  static const char fn[] = "nns_report_layers";
+  if (given->size < NNS__V1_LAYERS_ROW ||
+      nns__get_sized(g, given, sizeof *g, NNS__V1_LAYERS_ROW) != NNS_OK)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: %s: size %zu is below the first version's (%zu)", fn,
+                    which, given->size, (size_t)NNS__V1_LAYERS_ROW);
+  if (g->input_rank < -1 || g->output_rank < -1)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: %s: rank %d is below -1 (none recorded)", fn, which,
+                    g->input_rank < -1 ? g->input_rank : g->output_rank);
+  if ((g->input_rank > 0 && !g->input_shape) ||
+      (g->output_rank > 0 && !g->output_shape))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: %s: %s rank %d without its dims", fn, which,
+                    g->input_rank > 0 && !g->input_shape ? "input" : "output",
+                    g->input_rank > 0 && !g->input_shape ? g->input_rank
+                                                         : g->output_rank);
+  return NNS_OK;
 }
 
 nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
@@ -382,29 +402,40 @@ nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
                              nns_count_style clever,
                              const nns_report_options *opts,
                              nns_write_fn write, void *user, nns_error *err) {
-  static const char bad[] = "nns_report_layers: invalid arguments";
+  static const char fn[] = "nns_report_layers";
   nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_LAYERS_TEXT};
-  if (!write || !total || (count && !rows) ||
-      (opts && nns__report_options(&o, opts) != NNS_OK))
-    return nns__report_err(err, NNS_E_ARG, bad);
-  if (o.format < NNS_FORMAT_LAYERS_TEXT || o.format > NNS_FORMAT_LAYERS_JSON ||
-      (unsigned)o.numbers > NNS_NUMBERS_RATIO ||
-      (clever != NNS_COUNT_STYLE_THOP && clever != NNS_COUNT_STYLE_THOPLW))
-    return nns__report_err(err, NNS_E_ARG, bad);
+  if (!write || !total || (count && !rows))
+    return nns__err(err, NNS_E_ARG, -1, NULL, "%s: %s is NULL", fn,
+                    !write ? "write" : !total ? "total" : "rows (count > 0)");
+  if (opts && nns__report_options(&o, opts) != NNS_OK)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: opts: size %zu is below the first version's", fn,
+                    opts->size);
+  if (o.format < NNS_FORMAT_LAYERS_TEXT || o.format > NNS_FORMAT_LAYERS_JSON)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: format %d is not a layers format (layers_text, "
+                    "_csv, _md or _json)", fn, (int)o.format);
+  if (!nns_numbers_name((int)o.numbers))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: numbers %d is not raw, clever or ratio", fn,
+                    (int)o.numbers);
+  if (!nns_count_style_name((int)clever))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "%s: count style %d is neither thop nor thoplw", fn,
+                    (int)clever);
   nns_layers_row tot = {0};
-  if (total->size < NNS__V1_LAYERS_ROW ||
-      nns__get_sized(&tot, total, sizeof tot, NNS__V1_LAYERS_ROW) != NNS_OK ||
-      !row_ok(&tot))
-    return nns__report_err(err, NNS_E_ARG, bad);
+  nns_status st = row_check(total, &tot, "the Total row", err);
+  if (st)
+    return st;
   size_t stride = count ? rows->size : 0;
   for (size_t i = 0; i < count; i++) {
     const nns_layers_row *g =
         (const nns_layers_row *)((const char *)rows + i * stride);
     nns_layers_row c = {0};
-    if (stride < NNS__V1_LAYERS_ROW ||
-        nns__get_sized(&c, g, sizeof c, NNS__V1_LAYERS_ROW) != NNS_OK ||
-        !row_ok(&c))
-      return nns__report_err(err, NNS_E_ARG, bad);
+    char which[32];
+    snprintf(which, sizeof which, "row %zu", i);
+    if ((st = row_check(g, &c, which, err)))
+      return st;
   }
   tables t = {.rows = (const char *)rows,
               .stride = stride,
@@ -416,7 +447,7 @@ nns_status nns_report_layers(const nns_layers_row *rows, size_t count,
               .clever = clever};
   nns__out *out = malloc(sizeof *out);
   row *r = malloc(sizeof *r);
-  nns_status st = out && r ? NNS_OK : NNS_E_NOMEM;
+  st = out && r ? NNS_OK : NNS_E_NOMEM;
   if (st == NNS_OK) {
     nns__out_init(out, write, user);
     st = write_rows(out, &t, &o, r);

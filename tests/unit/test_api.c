@@ -986,10 +986,12 @@ static void c_report_layers(void) {
   o.format = NNS_FORMAT_LAYERS_JSON + 1;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "format 12 is not a layers format") != NULL);
   o.format = NNS_FORMAT_LAYERS_MD;
   CHECK_EQ(nns_report_layers(rows, 2, &total, (nns_count_style)9, &o, sink,
                              NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "count style 9") != NULL);
   o.size = 1;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
@@ -998,17 +1000,21 @@ static void c_report_layers(void) {
   rows[1].size = 1;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "row 1: size 1 is below") != NULL);
   rows[1].size = sizeof rows[1];
   rows[1].output_rank = -2;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "row 1: rank -2 is below -1") != NULL);
   rows[1].output_rank = 2;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "row 1: output rank 2 without its dims") != NULL);
   total.size = 0;
   rows[1].output_rank = -1;
   CHECK_EQ(nns_report_layers(rows, 2, &total, thop, &o, sink, NULL, &err),
            NNS_E_ARG);
+  CHECK(strstr(err.message, "the Total row: size 0") != NULL);
   /* Right: no rows at all is a table of its Total row; NULL opts: text. */
   total.size = sizeof total;
   CHECK_EQ(nns_report_layers(NULL, 0, &total, thop, NULL, sink, NULL, &err),
