@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---- dependencies (installed only when missing, so it also works offline) --
-packages=(build-essential cmake clang libclang-rt-14-dev valgrind
+packages=(build-essential cmake zlib1g-dev clang libclang-rt-14-dev valgrind
           libonnx-testdata python3 python3-jsonschema python3-onnx
           python3-torch python3-torchvision python3-pytest python3-venv
           python3-pip python3-setuptools python3-wheel chromium debootstrap)
