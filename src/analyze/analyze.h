@@ -345,14 +345,8 @@ bool nns__scope_io(const nns_model *m, nns__analysis *a);
 /* Layer types and op type lists. */
 nns_status nns__scope_finish(nns_model *m, nns__analysis *a, nns_error *err);
 
-/* custom.c: the caller's declaration of the module at `path` (created,
- * zeroed, on first use; NULL when out of memory), and the MACs the caller
- * gave for modules (nns_model_set_module_macs) put in place of their
- * layers' counted MACs, after sum_layers. */
-nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
-/* The module declared at `path`, or NULL: declared paths are interned, so
- * one probe of the interner and one of the map, and nothing is added. */
-nns__module_decl *nns__module_find(const nns_model *m, const char *path);
+/* custom.c: the MACs the caller gave for modules (nns_model_set_module_macs)
+ * put in place of their layers' counted MACs, after sum_layers. */
 void nns__custom_macs_apply(const nns_model *m, nns__analysis *a);
 
 /* params.c: classifies initializers and their copies, fills a->params,

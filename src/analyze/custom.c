@@ -8,42 +8,6 @@
 
 #include "analyze.h"
 
-nns__module_decl *nns__module_find(const nns_model *m, const char *path) {
-  const char *key = nns__intern_find(&m->strings, path);
-  return key ? nns__map_get(&m->modules, key) : NULL;
-}
-
-nns__module_decl *nns__module_decl_of(nns_model *m, const char *path) {
-  const char *p = nns__intern_cstr(&m->strings, path);
-  if (!p)
-    return NULL;
-  nns__module_decl *d = nns__map_get(&m->modules, p);
-  if (d)
-    return d;
-  d = nns__arena_alloc(&m->arena, sizeof *d);
-  if (!d)
-    return NULL;
-  memset(d, 0, sizeof *d);
-  d->path = p;
-  d->in_rank = d->out_rank = -1;
-  d->first_tensor = d->last_tensor = -1;
-  size_t n = m->modules.count;
-  if (n == m->module_order_cap) { /* kept in order for the layers table */
-    size_t cap = n ? 2 * n : 16;
-    nns__module_decl **o = nns__arena_alloc(&m->arena, cap * sizeof *o);
-    if (!o)
-      return NULL;
-    if (n)
-      memcpy(o, m->module_order, n * sizeof *o);
-    m->module_order = o;
-    m->module_order_cap = cap;
-  }
-  if (!nns__map_put(&m->modules, p, d))
-    return NULL;
-  m->module_order[n] = d;
-  return d;
-}
-
 nns_status nns_model_set_module_macs(nns_model *m, const char *path,
                                      int64_t macs, nns_error *err) {
   if (!m || !path)

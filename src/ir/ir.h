@@ -312,6 +312,13 @@ typedef struct nns__experts_decl {
   int64_t active, total, tokens;
 } nns__experts_decl;
 
+/* module_decl.c: the caller's declaration of the module at `path` (created,
+ * zeroed, on first use; NULL when out of memory). */
+nns__module_decl *nns__module_decl_of(nns_model *m, const char *path);
+/* The module declared at `path`, or NULL: declared paths are interned, so
+ * one probe of the interner and one of the map, and nothing is added. */
+nns__module_decl *nns__module_find(const nns_model *m, const char *path);
+
 typedef struct nns__unknown_op {
   const char *domain;
   const char *op_type;

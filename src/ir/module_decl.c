@@ -1,5 +1,7 @@
 /*
- * module_decl.c - the modules a caller declared (nns_model_set_module), read
+ * module_decl.c - what a caller declares about the model it built: its
+ * modules (nns_model_set_module, one output record per call), the experts
+ * of a mixture-of-experts layer (nns_model_set_experts); the modules are read
  * back in declaration order with the shapes it recorded at their
  * boundaries: what the layers tables (NNS_FORMAT_LAYERS_*) show for modules
  * that own no node (Dropout, Identity in eval); and the tensors each
@@ -8,7 +10,148 @@
  */
 #include <string.h>
 
-#include "analyze.h"
+#include "../base/json_reader.h"
+#include "ir.h"
+
+/* ==== Modules and experts ==== */
+
+nns__module_decl *nns__module_find(const nns_model *m, const char *path) {
+  const char *key = nns__intern_find(&m->strings, path);
+  return key ? nns__map_get(&m->modules, key) : NULL;
+}
+
+nns__module_decl *nns__module_decl_of(nns_model *m, const char *path) {
+  const char *p = nns__intern_cstr(&m->strings, path);
+  if (!p)
+    return NULL;
+  nns__module_decl *d = nns__map_get(&m->modules, p);
+  if (d)
+    return d;
+  d = nns__arena_alloc(&m->arena, sizeof *d);
+  if (!d)
+    return NULL;
+  memset(d, 0, sizeof *d);
+  d->path = p;
+  d->in_rank = d->out_rank = -1;
+  d->first_tensor = d->last_tensor = -1;
+  size_t n = m->modules.count;
+  if (n == m->module_order_cap) { /* kept in order for the layers table */
+    size_t cap = n ? 2 * n : 16;
+    nns__module_decl **o = nns__arena_alloc(&m->arena, cap * sizeof *o);
+    if (!o)
+      return NULL;
+    if (n)
+      memcpy(o, m->module_order, n * sizeof *o);
+    m->module_order = o;
+    m->module_order_cap = cap;
+  }
+  if (!nns__map_put(&m->modules, p, d))
+    return NULL;
+  m->module_order[n] = d;
+  return d;
+}
+
+nns_status nns_model_set_module(nns_model *m, const char *path,
+                                const char *class_name, size_t call_count,
+                                nns_error *err) {
+  if (!m || !path || !class_name)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_module needs a model, a path and a class "
+                    "name");
+  const char *c = nns__intern_cstr(&m->strings, class_name);
+  nns__module_decl *d = c ? nns__module_decl_of(m, path) : NULL;
+  if (!d)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  d->class_name = c;
+  d->call_count = call_count;
+  return NNS_OK;
+}
+
+nns_status nns_model_set_module_call(nns_model *m, const char *path,
+                                     size_t call, const char *outputs,
+                                     nns_error *err) {
+  if (!m || !path || !outputs)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_module_call needs a model, a path and "
+                    "the outputs' JSON");
+  if (call >= ((size_t)1 << 20))
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "call %zu of module '%s': past 2^20 calls", call, path);
+  nns__module_decl *d = nns__module_find(m, path);
+  if (!d)
+    return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                    "module '%s' was not declared (nns_model_set_module)",
+                    path);
+  /* Checked here, so that the report can embed it as it is. */
+  nns__jval *v = NULL;
+  nns_status st =
+      nns__json_parse(&m->scratch, outputs, strlen(outputs), &v, err);
+  nns__arena_reset(&m->scratch);
+  if (st != NNS_OK)
+    return st;
+  if (call >= d->call_outputs_cap) {
+    const char **o = nns__arena_grow(&m->arena, d->call_outputs,
+                                     &d->call_outputs_cap,
+                                     d->call_outputs_cap, call + 1,
+                                     sizeof *o, 4);
+    if (!o)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    d->call_outputs = o;
+  }
+  d->call_outputs[call] = nns__arena_strndup(&m->arena, outputs,
+                                             strlen(outputs));
+  if (!d->call_outputs[call])
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (call >= d->call_outputs_count)
+    d->call_outputs_count = call + 1;
+  return NNS_OK;
+}
+
+size_t nns_model_module_call_count(const nns_model *m, const char *path) {
+  if (!m || !path)
+    return 0;
+  const nns__module_decl *d = nns__module_find(m, path);
+  return d ? d->call_outputs_count : 0;
+}
+
+nns_status nns_model_module_call(const nns_model *m, const char *path,
+                                 size_t call, const char **outputs) {
+  if (!m || !path || !outputs)
+    return NNS_E_ARG;
+  *outputs = NULL;
+  const nns__module_decl *d = nns__module_find(m, path); /* per layer */
+  if (!d || call >= d->call_outputs_cap || !d->call_outputs[call])
+    return NNS_E_NOTFOUND;
+  *outputs = d->call_outputs[call];
+  return NNS_OK;
+}
+
+nns_status nns_model_set_experts(nns_model *m, const char *path,
+                                 int64_t active, int64_t total, int64_t tokens,
+                                 nns_error *err) {
+  if (!m || !path)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_model_set_experts needs a model and a path");
+  if (active <= 0 || total < active || tokens < 0)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "experts of '%s': %lld of %lld experts, %lld tokens "
+                    "(need 0 < k <= E, tokens >= 0)",
+                    path, (long long)active, (long long)total,
+                    (long long)tokens);
+  const char *p = nns__intern_cstr(&m->strings, path);
+  nns__experts_decl *d = p ? nns__map_get(&m->experts, p) : NULL;
+  if (p && !d && (d = nns__arena_alloc(&m->arena, sizeof *d)) &&
+      !nns__map_put(&m->experts, p, d))
+    d = NULL;
+  if (!d)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  d->active = active;
+  d->total = total;
+  d->tokens = tokens;
+  return NNS_OK;
+}
+
+/* ==== Shapes and tensors ==== */
 
 enum { MAX_DECL_RANK = 64 };
 
