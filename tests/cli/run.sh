@@ -64,6 +64,12 @@ expect 1 "cannot open 'nosuch\.onnx'" -- nosuch.onnx
 expect 1 "cannot open '$tmp/dir/m'" -- "$tmp/dir/m"
 out=$("$nnscan" nosuch.onnx 2>&1); [ "$(wc -l <<<"$out")" -eq 1 ] && ok || ko "nosuch.onnx printed more than one line: $out"
 expect 2 "unknown command 'frobnicate'.*no file" -- frobnicate
+# The unknown-command list names every command the overview (nnscan -h)
+# lists, diff included (issue 41 item 8), and nothing else.
+listed=$("$nnscan" frobnicate 2>&1 | sed -n 's/^commands: \(.*\); nnscan -h for help$/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
+overview=$("$nnscan" -h | sed -n '/^commands:$/,/^$/p' | sed -n 's/^  \([a-z]\+\) .*/\1/p' | sort)
+if [ -n "$listed" ] && [ "$listed" = "$overview" ] && grep -qx diff <<<"$listed"; then ok
+else ko "frobnicate lists [$listed], nnscan -h lists [$overview]"; fi
 # Every command's -h / --help: usage on stdout, nothing on stderr, exit 0.
 for c in summary table shapes ops version; do
   for h in -h --help; do
