@@ -58,6 +58,39 @@ expect 2 "positive" -- shapes tiny_cnn.onnx --batch 0
 expect 2 "not a dim" -- shapes tiny_cnn.onnx --input x=1xAx3
 expect 2 "unknown command" -- frobnicate
 
+# ---- issue 41 item 5: diff --fail-if on dynamic-batch exports ----
+# diff_a/diff_b.onnx (tools/make_diff_models.py): x[batch, 8] -> Linear(8,
+# 16 | 17) -> ReLU -> Linear(.., 4). By hand at batch 1: MACs 8*16 + 16*4
+# = 192 and 8*17 + 17*4 = 204, +12 (+6.25%). Deltas compare at the
+# symbols taken as 1, marked *, and the footer names the symbol and the
+# option that fixes it.
+expect 4 'macs > \+5%: EXCEEDED \(\+12 \(\+6\.25%\)\*\)' -- diff diff_a.onnx diff_b.onnx --fail-if 'macs > +5%'
+expect 0 'macs > \+10%: ok' -- diff diff_a.onnx diff_b.onnx --fail-if 'macs > +10%'
+expect 0 'macs +192\* +204\*  \+12 \(\+6\.25%\)\*' -- diff diff_a.onnx diff_b.onnx
+expect 0 '^\* Symbolic dims taken as 1 on both sides.*: batch;.*Fix them with: --input x=Nx8' -- diff diff_a.onnx diff_b.onnx
+# A fixed batch: complete counts, no mark and no note (8 x the above).
+expect 4 'macs > \+5%: EXCEEDED \(\+96 \(\+6\.25%\)\)$' -- diff diff_a.onnx diff_b.onnx --batch 8 --fail-if 'macs > +5%'
+if "$nnscan" diff diff_a.onnx diff_b.onnx --batch 8 | grep -q 'Symbolic dims'; then ko "diff --batch 8 still notes symbols"; else ok; fi
+# Saved v1 summaries compare the same way.
+"$nnscan" summary diff_a.onnx --format json -o "$tmp/a1.json" && "$nnscan" summary diff_b.onnx --format json -o "$tmp/b1.json"
+expect 4 'macs > \+5%: EXCEEDED \(\+12 \(\+6\.25%\)\*\)' -- diff "$tmp/a1.json" "$tmp/b1.json" --fail-if 'macs > +5%'
+# JSON: the delta, each side marked, the symbols, the option and the note.
+if "$nnscan" diff diff_a.onnx diff_b.onnx --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["totals"]["metrics"]["macs"]
+assert m["delta"] == 12 and m["delta_pct"] == 6.25, m
+assert m["before"]["at_symbols_1"] and m["after"]["at_symbols_1"], m
+assert d["symbols_taken_as_1"] == ["batch"], d["symbols_taken_as_1"]
+assert d["symbols_fix"] == ["--input x=Nx8"], d["symbols_fix"]
+assert "batch" in d["symbols_note"] and "--input x=Nx8" in d["symbols_note"]
+assert [b["status"] for b in d["budgets"]] == []
+'; then ok; else ko "diff JSON of the dynamic-batch pair"; fi
+# HTML: the same note (the page renders the JSON it embeds).
+out=$("$nnscan" diff diff_a.onnx diff_b.onnx --format html --fail-if 'macs > +5%'); rc=$?
+if [ "$rc" -eq 4 ] && grep -q 'Symbolic dims taken as 1 on both sides' <<<"$out" && grep -q 'symbols_note' <<<"$out"; then ok
+else ko "diff --format html: rc $rc or no symbols note"; fi
+
 # ---- issue 17 (5, 6, 7) and issue 18 (14, 16): what a newcomer types ----
 # A path-like word that is no file is a missing model, not a command.
 expect 1 "cannot open 'nosuch\.onnx'" -- nosuch.onnx

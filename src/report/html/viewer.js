@@ -1160,14 +1160,20 @@
   function metricText(m) {
     if (!m) return '–';
     if (m.status === 'complete') return fmtRaw(m.value);
+    if (m.at_symbols_1) return fmtRaw(m.known_value) + '*';
     if (m.status === 'partial') return '≥ ' + fmtRaw(m.known_value);
     return '?';
   }
 
   function deltaText(d, runsDiffer) {
-    if (d.delta == null) return runsDiffer ? 'withheld (runs differ)' : 'withheld (not complete)';
+    if (d.delta == null) {
+      if (runsDiffer) return 'withheld (runs differ)';
+      return d.before.status === 'unavailable' || d.after.status === 'unavailable'
+        ? 'withheld (not counted on a side)' : 'withheld (a lower bound: not every node counted)';
+    }
+    var star = d.before.at_symbols_1 || d.after.at_symbols_1 ? '*' : '';
     var s = (d.delta > 0 ? '+' : '') + fmtRaw(d.delta);
-    return d.delta_pct == null ? s : s + ' (' + (d.delta_pct > 0 ? '+' : '') + d.delta_pct.toFixed(2) + '%)';
+    return (d.delta_pct == null ? s : s + ' (' + (d.delta_pct > 0 ? '+' : '') + d.delta_pct.toFixed(2) + '%)') + star;
   }
 
   function renderDiff(view, main) {
@@ -1192,6 +1198,8 @@
     runs.body.appendChild(rt);
     if (differ)
       runs.body.appendChild(el('p', {cls: 'note', text: 'Deltas withheld: ' + doc.withheld_because.join('; ')}));
+    if (doc.symbols_note)
+      runs.body.appendChild(el('p', {cls: 'note', text: '* ' + doc.symbols_note}));
     main.appendChild(runs.el);
     var tot = card('Totals');
     var tt = el('table', {cls: 'models diff-totals'});
