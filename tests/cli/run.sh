@@ -40,6 +40,11 @@ expect 0 '^nnscan [0-9]+\.[0-9]+\.[0-9]+' -- version
 
 # A model whose external weights file is absent analyses fine, with a warning.
 expect 0 "resnet18_op17_nofold.weights' \(30 tensors\) not found" -- shapes ../../examples/resnet18.onnx
+# ... and summary says it the same way in the text footer as the HTML page
+# does, with that counts do not need it (issue 41 item 8).
+note="external data file '../../examples/resnet18_op17_nofold.weights' (30 tensors) not found: weights are not read, shapes and counts do not need them"
+expect 0 "^Note: $(sed 's/[().]/\\&/g' <<<"$note")$" -- ../../examples/resnet18.onnx
+if "$nnscan" ../../examples/resnet18.onnx --format html | grep -qF "$note"; then ok; else ko "the HTML page lacks: $note"; fi
 
 # Names that need escaping, or are not UTF-8, still give valid JSON.
 if "$nnscan" shapes bad_names.onnx --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert list(d["outputs"]) == ["y\"q\\\n\x01\ufffd\ufffd"], d' ; then ok
