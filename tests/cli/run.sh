@@ -91,6 +91,8 @@ assert d["symbols_fix"] == ["--input x=Nx8"], d["symbols_fix"]
 assert "batch" in d["symbols_note"] and "--input x=Nx8" in d["symbols_note"]
 assert [b["status"] for b in d["budgets"]] == []
 '; then ok; else ko "diff JSON of the dynamic-batch pair"; fi
+"$nnscan" diff diff_a.onnx diff_b.onnx --format json -o "$tmp/dyn_diff.json"
+if /usr/bin/python3 ../report/check_json.py "$tmp/dyn_diff.json" >/dev/null; then ok; else ko "the dynamic-batch diff JSON does not follow docs/diff.schema.json"; fi
 # HTML: the same note (the page renders the JSON it embeds).
 out=$("$nnscan" diff diff_a.onnx diff_b.onnx --format html --fail-if 'macs > +5%'); rc=$?
 if [ "$rc" -eq 4 ] && grep -q 'Symbolic dims taken as 1 on both sides' <<<"$out" && grep -q 'symbols_note' <<<"$out"; then ok
