@@ -361,19 +361,25 @@ static void check_budgets(ddiff *d) {
   }
 }
 
+/* Whether a delta the report gives compares values at symbols = 1. */
+static bool delta_at_one(const ddiff *d, const dmetric *b, const dmetric *a) {
+  int64_t delta;
+  return (b->at_one || a->at_one) && nns__diff_delta(d, b, a, &delta);
+}
+
 /* Whether any delta the report gives compares values at symbols = 1. */
 static bool any_at_one(const ddiff *d) {
   for (int i = 0; i < NNS__M_COUNT; i++)
-    if (d->before.totals.m[i].at_one || d->after.totals.m[i].at_one)
-      return d->comparable;
+    if (delta_at_one(d, &d->before.totals.m[i], &d->after.totals.m[i]))
+      return true;
   for (size_t p = 0; p < d->pair_count; p++) {
     const size_t *pr = d->pairs[p];
     if (pr[0] == (size_t)-1 || pr[1] == (size_t)-1)
       continue;
     for (int i = 0; i < NNS__M_COUNT; i++)
-      if (d->before.rows[pr[0]].m[i].at_one ||
-          d->after.rows[pr[1]].m[i].at_one)
-        return d->comparable;
+      if (delta_at_one(d, &d->before.rows[pr[0]].m[i],
+                       &d->after.rows[pr[1]].m[i]))
+        return true;
   }
   return false;
 }

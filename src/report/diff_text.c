@@ -11,13 +11,15 @@
 
 #include "diff_int.h"
 
-/* "1,234", "1,234*" (at symbolic dims = 1), "≥ 1,234" or "?". */
-static void fmt_metric(char *buf, size_t size, const dmetric *m) {
+/* "1,234", "1,234*" (at symbolic dims = 1, when the footer says so:
+ * `starred`), "≥ 1,234" or "?". */
+static void fmt_metric(char *buf, size_t size, const dmetric *m,
+                       bool starred) {
   char n[32];
   nns__fmt_int(n, sizeof n, m->value, true);
   if (m->status == D_COMPLETE)
     snprintf(buf, size, "%s", n);
-  else if (m->at_one)
+  else if (m->at_one && starred)
     snprintf(buf, size, "%s*", n);
   else if (m->status == D_PARTIAL)
     snprintf(buf, size, "≥ %s", n);
@@ -94,8 +96,8 @@ static void put_run(nns__out *o, const char *label, const dside *s) {
 static void put_metric_line(nns__out *o, const ddiff *d, const char *key,
                             const dmetric *b, const dmetric *a) {
   char sb[48], sa[48], sd[64];
-  fmt_metric(sb, sizeof sb, b);
-  fmt_metric(sa, sizeof sa, a);
+  fmt_metric(sb, sizeof sb, b, d->symbols_at_one);
+  fmt_metric(sa, sizeof sa, a, d->symbols_at_one);
   fmt_delta(sd, sizeof sd, d, b, a);
   /* Padded by columns, not bytes: "≥" is three bytes wide in UTF-8. */
   nns__out_str(o, "  ");

@@ -1157,10 +1157,10 @@
                       'activation_bytes'];
 
   /* A metric as the text diff prints it: the value, "≥ v" or "?". */
-  function metricText(m) {
+  function metricText(m, starred) {
     if (!m) return '–';
     if (m.status === 'complete') return fmtRaw(m.value);
-    if (m.at_symbols_1) return fmtRaw(m.known_value) + '*';
+    if (m.at_symbols_1 && starred) return fmtRaw(m.known_value) + '*';
     if (m.status === 'partial') return '≥ ' + fmtRaw(m.known_value);
     return '?';
   }
@@ -1209,7 +1209,7 @@
     DIFF_METRICS.forEach(function (k) {
       var d = doc.totals.metrics[k];
       tt.appendChild(el('tr', {'data-metric': k}, [el('td', {text: k}),
-        el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+        el('td', {cls: 'num', text: metricText(d.before, !!doc.symbols_note)}), el('td', {cls: 'num', text: metricText(d.after, !!doc.symbols_note)}),
         el('td', {cls: 'num', text: deltaText(d, differ)})]));
     });
     tot.body.appendChild(tt);
@@ -1238,18 +1238,18 @@
         var d = r.metrics[metric];
         body.appendChild(el('tr', {cls: 'chg', 'data-path': r.path}, [el('td', {text: '~'}),
           el('td', {text: r.path || '(model)'}), el('td', {text: r.type_before}), el('td', {text: r.type_after}),
-          el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+          el('td', {cls: 'num', text: metricText(d.before, !!doc.symbols_note)}), el('td', {cls: 'num', text: metricText(d.after, !!doc.symbols_note)}),
           el('td', {cls: 'num', text: deltaText(d, differ)})]));
       });
       doc.added.forEach(function (r) {
         body.appendChild(el('tr', {cls: 'add', 'data-path': r.path}, [el('td', {text: '+'}),
           el('td', {text: r.path}), el('td', {text: ''}), el('td', {text: r.type}), el('td', {cls: 'num', text: ''}),
-          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: 'added'})]));
+          el('td', {cls: 'num', text: metricText(r.metrics[metric], !!doc.symbols_note)}), el('td', {cls: 'num', text: 'added'})]));
       });
       doc.removed.forEach(function (r) {
         body.appendChild(el('tr', {cls: 'rem', 'data-path': r.path}, [el('td', {text: '−'}),
           el('td', {text: r.path}), el('td', {text: r.type}), el('td', {text: ''}),
-          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: ''}),
+          el('td', {cls: 'num', text: metricText(r.metrics[metric], !!doc.symbols_note)}), el('td', {cls: 'num', text: ''}),
           el('td', {cls: 'num', text: 'removed'})]));
       });
     }
