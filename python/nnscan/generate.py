@@ -21,7 +21,7 @@ for a lone tensor) and its outputs `present.<layer>.key` / ...: the names
 of Hugging Face's ONNX decoders, from which the library reads the
 key/value-cache bytes of a step, as it does for such an ONNX file.
 """
-from . import torch_api
+from . import _api, torch_api
 
 _PAST, _PRESENT = "past_key_values.", "present."
 _KV_NAMES = ("key", "value")
@@ -121,46 +121,57 @@ class GenerateProfile:
     where the library gives none), `recorded` False for a decode step
     taken between two recorded ones (linear in the past length);
     `.per_token`: every summed number over the prefill and all decode
-    steps, divided by the tokens generated, and kv_cache_bytes after the
-    last step."""
+    steps, divided by the tokens generated (`generated_tokens`: the
+    batch's rows times the new tokens, each step making one per row), and
+    kv_cache_bytes after the last step."""
 
-    def __init__(self, prefill, decode, rows, new_tokens):
+    def __init__(self, prefill, decode, rows, new_tokens, batch=1):
         self.prefill = prefill
         self.decode = decode
         self.steps = rows
         self.new_tokens = new_tokens
+        self.generated_tokens = new_tokens * max(1, int(batch))
         self.per_token = {}
         for key in _SUMMED:
             vals = [r[key] for r in rows]
             self.per_token[key] = None if None in vals else \
-                sum(vals) / new_tokens
+                sum(vals) / self.generated_tokens
         self.per_token["kv_cache_bytes"] = rows[-1]["kv_cache_bytes"]
 
     @property
     def json(self):
-        return {"new_tokens": self.new_tokens, "steps": self.steps,
-                "per_token": self.per_token}
+        return {"new_tokens": self.new_tokens,
+                "generated_tokens": self.generated_tokens,
+                "steps": self.steps, "per_token": self.per_token}
 
     def to_text(self):
+        """The steps' table, every count and byte size as the library's
+        formatter writes it (nns_format_count, thoplw's style: 2 decimals
+        and K, M, G, T, P); the masked counts are "FLOPs (mask)" and
+        "MACs (mask)", as summary's footer counts them over the pairs the
+        attention masks allow."""
         cols = ("step", "tokens", "past") + _STEP_KEYS
-        heads = ("Step", "Tokens", "Past", "FLOPs", "MACs", "FLOPs unmasked",
-                 "MACs unmasked", "Weight bytes", "KV read", "KV written",
-                 "KV cache")
+        heads = ("Step", "Tokens", "Past", "FLOPs", "MACs", "FLOPs (mask)",
+                 "MACs (mask)", "Weights (B)", "KV read (B)",
+                 "KV written (B)", "KV cache (B)")
         shown = [(c, h) for c, h in zip(cols, heads)
                  if any(r.get(c) is not None for r in self.steps)]
+        plain = ("step", "tokens", "past")
 
-        def cell(v):
+        def cell(c, v):
             if v is None:
                 return "-"
-            return f"{v:.1f}" if isinstance(v, float) else str(v)
+            if c in plain:
+                return str(v)
+            return _api.format_count(v, "thoplw", 0, 2).rstrip()
         table = [[h for _, h in shown]]
         for r in self.steps:
             row = dict(r)
             if not r.get("recorded", True):
                 row["step"] = f"{r['step']}*"
-            table.append([cell(row.get(c)) for c, _ in shown])
+            table.append([cell(c, row.get(c)) for c, _ in shown])
         avg = dict(self.per_token, step="per token", tokens=1, past=None)
-        table.append([cell(avg.get(c)) for c, _ in shown])
+        table.append([cell(c, avg.get(c)) for c, _ in shown])
         widths = [max(len(t[i]) for t in table) for i in range(len(shown))]
         lines = ["  ".join(v.rjust(w) if i else v.ljust(w)
                            for i, (v, w) in enumerate(zip(t, widths)))
@@ -169,6 +180,10 @@ class GenerateProfile:
         out = [lines[0], rule] + lines[1:-1] + [rule, lines[-1]]
         if any(not r.get("recorded", True) for r in self.steps):
             out.append("* between recorded steps: linear in the past length")
+        out.append(f"per token: over the {self.generated_tokens} tokens "
+                   f"generated ({self.generated_tokens // self.new_tokens} "
+                   f"rows x {self.new_tokens} new tokens); KV cache (B) "
+                   "after the last step")
         return "\n".join(out) + "\n"
 
     def __str__(self):
@@ -286,7 +301,7 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
         hi = min(i for i in known if i > j)
         rows.append(_interpolated(recorded[lo], recorded[hi], j + 1,
                                   prompt + j))
-    return GenerateProfile(prefill, decode, rows, n_new)
+    return GenerateProfile(prefill, decode, rows, n_new, batch)
 
 
 def _decode_inputs(inputs, batch, past_len, ids):
@@ -353,6 +368,17 @@ def _tokens_of(inputs):
     return int(ids.shape[0]) * (int(ids.shape[1]) if ids.dim() > 1 else 1)
 
 
+def _rows_of(inputs):
+    """The batch's rows of a step's inputs (input_ids' first dim): each
+    step generates one token per row."""
+    ids = inputs.get("input_ids")
+    if ids is None:
+        ids = inputs.get("inputs_embeds")
+    if ids is None:
+        ids = next(iter(inputs.values()), None)
+    return int(ids.shape[0]) if ids is not None and ids.dim() > 0 else 1
+
+
 def _profile_loop(model, loop, cache_axis, device, name):
     """Runs `loop(model)` with a forward pre-hook on `model` (keyword
     arguments included, PyTorch 2.0+) that records each top-level call as
@@ -367,7 +393,7 @@ def _profile_loop(model, loop, cache_axis, device, name):
     import torch
     name = name or type(torch_api._uncompiled(model)).__name__
     sig = inspect.signature(model.forward)
-    rows, summaries = [], []
+    rows, summaries, batch = [], [], []
     busy = [False]
 
     def record(args, kwargs):
@@ -408,6 +434,8 @@ def _profile_loop(model, loop, cache_axis, device, name):
         s = torch_api.analyze_module(model, (), kw, device=device, name=name,
                                      call=_call(step))
         label = "prefill" if not rows else len(rows)
+        if not rows:
+            batch.append(_rows_of(inputs))
         summaries.append((s, past_len))
         rows.append(_totals_row(s, label, _tokens_of(inputs), past_len))
 
@@ -433,4 +461,5 @@ def _profile_loop(model, loop, cache_axis, device, name):
         raise ValueError("the loop never called the model: no step to "
                          "profile")
     decode = {past: s for s, past in summaries[1:]}
-    return GenerateProfile(summaries[0][0], decode, rows, len(rows))
+    return GenerateProfile(summaries[0][0], decode, rows, len(rows),
+                           batch[0])

@@ -10,6 +10,7 @@ same analysis. Every count comes from the library; what only PyTorch knows
 call, parameter kinds) comes from the recording.
 """
 import io
+import sys
 import warnings
 
 from . import _api
@@ -321,7 +322,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     (outputs -> scalar) is what is differentiated, `master_weights` keeps
     fp32 copies of 16-bit parameters, `target` names the device the step
     will run on (what is saved follows the CPU's graph; the report says
-    so when another is named).
+    so when another is named). file: None or True prints to stdout, False
+    prints nothing, a stream (anything with .write) prints there.
     """
     module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
@@ -362,9 +364,24 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         # count, without the forward model's footer
         text = text.rstrip("\n") + "\n\n" + \
             s.backward._render("backward_text", width=width)
-    if file is not False:
-        print(text, file=file, end="" if text.endswith("\n") else "\n")
+    out = _print_target(file)
+    if out is not None:
+        print(text, file=out, end="" if text.endswith("\n") else "\n")
     return s
+
+
+def _print_target(file):
+    """summary's `file`: None or True print to stdout, False prints
+    nothing, anything else must be a text stream (has .write)."""
+    if file is None or file is True:
+        return sys.stdout
+    if file is False:
+        return None
+    if not callable(getattr(file, "write", None)):
+        raise TypeError("file= takes None or True (stdout), False (don't "
+                        "print) or a text stream with .write(), not %r"
+                        % (file,))
+    return file
 
 
 def _check_depth(module, max_depth):

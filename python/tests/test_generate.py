@@ -223,10 +223,46 @@ def test_decode_steps_kv_bytes_and_macs():
             sum(q.numel() for q in m.parameters()) * 4
     names = [v["name"] for v in p.decode[6].json["inputs"]]
     assert "past_key_values.1.value" in names
-    assert p.per_token["macs"] == sum(r["macs"] for r in p.steps) / 4
+    # batch 2, 4 new tokens: 8 tokens generated (issue 41 item 6)
+    assert p.generated_tokens == p.json["generated_tokens"] == 8
+    assert p.per_token["macs"] == sum(r["macs"] for r in p.steps) / 8
     assert p.per_token["kv_cache_bytes"] == p.steps[-1]["kv_cache_bytes"]
     text = p.to_text()
     assert "prefill" in text and "per token" in text
+    assert "over the 8 tokens generated (2 rows x 4 new tokens)" in text
+
+
+def test_generate_table_reads_in_the_librarys_units():
+    """The table's numbers are the library's clever counts (no raw
+    13-digit integers, no bare floats) and the masked counts are named
+    "(mask)", never "unmasked" (issue 41 item 6)."""
+    import re
+    from nnscan import _api
+    torch.manual_seed(0)
+    m = TinyDecoder()
+    ids = torch.zeros(2, 6, dtype=torch.long)
+    p = nnscan.profile_generate(m, inputs={"input_ids": ids},
+                                max_new_tokens=4, step=tiny_step)
+    text = p.to_text()
+    assert "unmasked" not in text
+    assert not re.search(r"\d{5,}", text), text
+    lines = text.splitlines()
+    head = lines[0].split()
+    last = [l for l in lines if l.startswith("per token")][0]
+    macs = sum(r["macs"] for r in p.steps) / 8
+    # the per-token MACs cell: thoplw's scale (value / 1000 per step) and
+    # 2 decimals, checked against a hand scaling of the value
+    scale, unit = macs, ""
+    for u in ("K", "M", "G", "T", "P"):
+        if scale < 1000:
+            break
+        scale, unit = scale / 1000, u
+    want = f"{scale:.2f} {unit}".rstrip()
+    assert _api.format_count(macs, "thoplw", 0, 2).rstrip() == want
+    assert want in last, (want, last)
+    if any(r["macs_unmasked"] is not None for r in p.steps):
+        assert "(mask)" in lines[0]
+    assert head[:3] == ["Step", "Tokens", "Past"]
 
 
 def _own_loop(ids, n):
@@ -264,7 +300,7 @@ def test_own_loop_records_each_call():
             _decode_macs_by_hand(m, 2, r["past"])
         assert r["kv_cache_bytes_read"] == per_token_entry * 2 * r["past"]
         assert r["kv_cache_bytes"] == per_token_entry * 2 * (r["past"] + 1)
-    assert p.per_token["macs"] == sum(r["macs"] for r in p.steps) / 3
+    assert p.per_token["macs"] == sum(r["macs"] for r in p.steps) / (3 * 2)
 
 
 def test_sampled_steps_equal_every_step():

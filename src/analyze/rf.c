@@ -567,6 +567,25 @@ nns__rf_walk *nns__rf_walk_nodes(nns_model *m, const nns__analysis *a) {
   return w;
 }
 
+/* Whether some value's positions read more than one position of the input
+ * along a spatial axis: a field or a stride above 1 (a sliding op, a
+ * resize, a patch embedding) or attention over every position (`full`).
+ * Without one, the input's "spatial" axes were never slid over (a
+ * TransformerEncoder's (batch, seq, features): the features dim is taken
+ * as an axis, and matrix products over it only add global context), and
+ * the model has no receptive field to report. */
+static bool any_window(const rf_table *rf) {
+  for (size_t i = 1; i < rf->n; i++) {
+    const nns__rf *r = &rf->vals[i].r;
+    if (r->full)
+      return true;
+    for (int k = 0; k < r->f.axes && k < NNS_RF_MAX_AXES; k++)
+      if (r->f.field[k] > 1 || r->f.stride[k] > 1)
+        return true;
+  }
+  return false;
+}
+
 nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
                            nns_error *err) {
   const nns__graph *g = m->graph;
@@ -626,10 +645,20 @@ nns_status nns__rf_analyze(nns_model *m, nns__analysis *a, nns__rf_walk *w,
    * is then the input's own, and every row says whole. Say where (the
    * text footer quotes this warning after its "receptive field: "). */
   const nns__node *lost = w->lost;
-  if (lost && best_layer.axes <= 0 && model.axes > 0 && !model.whole)
+  bool warn_lost = lost && best_layer.axes <= 0 && model.axes > 0 &&
+                   !model.whole;
+  if (warn_lost)
     nns__warn(m, "receptive field: node '%s' (%s) lost the input's spatial "
                  "axes before any sliding op read them",
               lost->name[0] ? lost->name : "(unnamed)", lost->op_type);
+  else if (!any_window(rf)) {
+    /* Nothing slid over the axes: no field to report, on any layer. */
+    memset(&a->rf, 0, sizeof a->rf);
+    for (size_t l = 0; l < a->n_layers; l++) {
+      a->layers[l].rf = 0;
+      a->layers[l].per = NULL;
+    }
+  }
   free(layer_of);
   nns__rf_walk_free(w);
   return NNS_OK;

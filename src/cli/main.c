@@ -76,17 +76,20 @@ static int cmd_version(int argc, char **argv) {
   return EXIT_OK;
 }
 
+/* Every command, in the order the overview lists them; the list an
+ * unknown command prints is read from here, so it cannot miss one. A name
+ * starting with '-' is an alias, left out of that list. */
+static const struct {
+  const char *name;
+  int (*fn)(int, char **);
+} cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
+            {"shapes", cmd_shapes},   {"diff", cmd_diff},
+            {"ops", cmd_ops},         {"hardware", cmd_hardware},
+            {"version", cmd_version}, {"--version", cmd_version}};
+
 /* Runs argv[0] as a command (argv[0] is the command's name); -1 when it
  * is none. */
 static int run_command(int argc, char **argv) {
-  static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-  } cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
-              {"shapes", cmd_shapes},   {"ops", cmd_ops},
-              {"diff", cmd_diff},
-              {"hardware", cmd_hardware},
-              {"version", cmd_version}, {"--version", cmd_version}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(argv[0], cmds[i].name))
       return cmds[i].fn(argc, argv);
@@ -96,9 +99,15 @@ static int run_command(int argc, char **argv) {
 static int unknown(const char *what, const char *word, const char *tail) {
   char c[256];
   nns_text_clean(c, sizeof c, word);
-  fprintf(stderr, "nnscan: %s '%s'%s\n"
-                  "commands: summary, table, shapes, ops, hardware, version; nnscan -h "
-                  "for help\n", what, c, tail);
+  fprintf(stderr, "nnscan: %s '%s'%s\ncommands:", what, c, tail);
+  const char *sep = " ";
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    if (cmds[i].name[0] == '-')
+      continue;
+    fprintf(stderr, "%s%s", sep, cmds[i].name);
+    sep = ", ";
+  }
+  fputs("; nnscan -h for help\n", stderr);
   return EXIT_USAGE;
 }
 

@@ -34,20 +34,46 @@ const char *nns__diff_status_name(dstatus s) {
 static void row_v1(const nns__jval *v, drow *r, bool saturated) {
   const nns__jval *flags = nns__json_get(v, "flags");
   unsigned partial = 0;
-  if (nns__json_bool_or(nns__json_get(flags, "partial"), false))
+  bool cost = nns__json_bool_or(nns__json_get(flags, "partial"), false);
+  bool symbolic = nns__json_bool_or(nns__json_get(flags, "symbolic"), false);
+  bool unbounded = nns__json_bool_or(nns__json_get(flags, "unbounded"), false);
+  if (cost)
     partial |= NNS__M_COST;
-  if (nns__json_bool_or(nns__json_get(flags, "symbolic"), false) ||
-      nns__json_bool_or(nns__json_get(flags, "unbounded"), false))
+  if (symbolic || unbounded)
     partial |= NNS__M_SIZED;
   if (saturated)
     partial |= NNS__M_ALL;
+  /* Only symbols at 1 and nothing else: exact at that size. */
+  bool at_one = symbolic && !unbounded && !cost && !saturated;
   for (int i = 0; i < NNS__M_COUNT; i++) {
     r->m[i].value = nns__json_int_or(nns__json_get(v, nns__diff_metric_keys[i]), 0);
     r->m[i].status = partial & (1u << i) ? D_PARTIAL : D_COMPLETE;
+    r->m[i].at_one = r->m[i].status == D_PARTIAL && at_one;
   }
 }
 
-static void row_v2(const nns__jval *v, drow *r) {
+/* Whether every diagnostic a v2 metric cites (ids into the document's
+ * "diagnostics") is a symbolic dim taken as 1, and there is one. */
+static bool only_symbols_at_one(const nns__jval *doc, const nns__jval *m) {
+  const nns__jval *ids = nns__json_get(m, "diagnostics");
+  const nns__jval *all = nns__json_get(doc, "diagnostics");
+  if (!ids || ids->type != NNS__J_ARR || !ids->len || !all ||
+      all->type != NNS__J_ARR)
+    return false;
+  for (size_t k = 0; k < ids->len; k++) {
+    int64_t id = nns__json_int_or(ids->items[k], -1);
+    const nns__jval *dg = NULL;
+    for (size_t j = 0; j < all->len && !dg; j++)
+      if (nns__json_int_or(nns__json_get(all->items[j], "id"), -2) == id)
+        dg = all->items[j];
+    if (!dg || strcmp(nns__json_str_or(nns__json_get(dg, "code"), ""),
+                      "size.symbol_taken_as_1"))
+      return false;
+  }
+  return true;
+}
+
+static void row_v2(const nns__jval *doc, const nns__jval *v, drow *r) {
   const nns__jval *ms = nns__json_get(v, "metrics");
   for (int i = 0; i < NNS__M_COUNT; i++) {
     const nns__jval *m = nns__json_get(ms, nns__diff_metric_keys[i]);
@@ -58,6 +84,8 @@ static void row_v2(const nns__jval *v, drow *r) {
     r->m[i].value = nns__json_int_or(
         nns__json_get(m, r->m[i].status == D_COMPLETE ? "value" : "known_value"),
         0);
+    r->m[i].at_one = r->m[i].status == D_PARTIAL &&
+                     only_symbols_at_one(doc, m);
   }
 }
 
@@ -70,7 +98,7 @@ static void read_row(const dside *s, const nns__jval *v, drow *r,
   if (s->version == 1)
     row_v1(v, r, saturated);
   else
-    row_v2(v, r);
+    row_v2(s->doc, v, r);
 }
 
 static int cmp_rows(const drow *a, const drow *b) {
@@ -190,7 +218,11 @@ static bool same_dtypes(const nns__jval *a, const nns__jval *b) {
 
 bool nns__diff_delta(const ddiff *d, const dmetric *b, const dmetric *a,
                      int64_t *delta) {
-  if (!d->comparable || b->status != D_COMPLETE || a->status != D_COMPLETE)
+  /* A value counted with symbolic dims taken as 1 compares as summary
+   * counts it: the runs are alike (same inputs, so the same symbols), and
+   * both sides are at the same size. */
+  if (!d->comparable || (b->status != D_COMPLETE && !b->at_one) ||
+      (a->status != D_COMPLETE && !a->at_one))
     return false;
   return !__builtin_sub_overflow(a->value, b->value, delta);
 }
@@ -329,6 +361,63 @@ static void check_budgets(ddiff *d) {
   }
 }
 
+/* Whether a delta the report gives compares values at symbols = 1. */
+static bool delta_at_one(const ddiff *d, const dmetric *b, const dmetric *a) {
+  int64_t delta;
+  return (b->at_one || a->at_one) && nns__diff_delta(d, b, a, &delta);
+}
+
+/* Whether any delta the report gives compares values at symbols = 1. */
+static bool any_at_one(const ddiff *d) {
+  for (int i = 0; i < NNS__M_COUNT; i++)
+    if (delta_at_one(d, &d->before.totals.m[i], &d->after.totals.m[i]))
+      return true;
+  for (size_t p = 0; p < d->pair_count; p++) {
+    const size_t *pr = d->pairs[p];
+    if (pr[0] == (size_t)-1 || pr[1] == (size_t)-1)
+      continue;
+    for (int i = 0; i < NNS__M_COUNT; i++)
+      if (delta_at_one(d, &d->before.rows[pr[0]].m[i],
+                       &d->after.rows[pr[1]].m[i]))
+        return true;
+  }
+  return false;
+}
+
+/* The sentence that says the deltas are at symbols = 1, which symbols and
+ * the option that fixes them, as summary's footer says it: "Symbolic dims
+ * taken as 1 (as summary counts): batch; deltas marked * are at that
+ * size. Fix them with: --input x=Nx3x8x8 (N: the size you run with), or
+ * --input SYMBOL=N". */
+static void symbols_note(ddiff *d) {
+  d->symbols_at_one = any_at_one(d);
+  if (!d->symbols_at_one)
+    return;
+  d->symbols = nns__json_get(d->after.doc, "symbols");
+  d->sym_fix = nns__json_get(d->after.doc, "symbolic_inputs");
+  char *p = d->sym_note, *end = d->sym_note + sizeof d->sym_note;
+  p += snprintf(p, (size_t)(end - p),
+                "Symbolic dims taken as 1 on both sides, as nnscan summary "
+                "counts them:");
+  for (size_t i = 0; d->symbols && d->symbols->type == NNS__J_ARR &&
+                     i < d->symbols->len && p < end; i++)
+    p += snprintf(p, (size_t)(end - p), "%s%s", i ? ", " : " ",
+                  nns__json_str_or(d->symbols->items[i], "?"));
+  if (p < end)
+    p += snprintf(p, (size_t)(end - p),
+                  "; values and deltas marked * hold at that size. Fix them "
+                  "with:");
+  size_t n = 0;
+  for (size_t i = 0; d->sym_fix && d->sym_fix->type == NNS__J_ARR &&
+                     i < d->sym_fix->len && p < end; i++, n++)
+    p += snprintf(p, (size_t)(end - p), "%s%s", i ? ", " : " ",
+                  nns__json_str_or(nns__json_get(d->sym_fix->items[i],
+                                                 "option"), "?"));
+  if (p < end)
+    snprintf(p, (size_t)(end - p), "%s--input SYMBOL=N (N: the size you "
+             "run with)", n ? ", or " : " ");
+}
+
 /* ==== The "nnscan.diff" document ==== */
 
 static void put_metric(nns__jw *w, const char *key, size_t klen,
@@ -339,6 +428,8 @@ static void put_metric(nns__jw *w, const char *key, size_t klen,
     nns__jw_int(w, NNS__JK("value"), m->value);
   else if (m->status == D_PARTIAL)
     nns__jw_int(w, NNS__JK("known_value"), m->value);
+  if (m->at_one)
+    nns__jw_bool(w, NNS__JK("at_symbols_1"), true);
   nns__jw_end(w, NULL);
 }
 
@@ -412,6 +503,23 @@ static nns_status diff_json(const ddiff *d, nns__out *o) {
   for (int i = 0; d->why[i]; i++)
     nns__jw_str(w, NNS__JV, d->why[i]);
   nns__jw_end(w, NULL);
+  /* Deltas of values counted at symbolic dims = 1: which, how to fix. */
+  nns__jw_arr(w, NNS__JK("symbols_taken_as_1"));
+  for (size_t i = 0; d->symbols_at_one && d->symbols &&
+                     d->symbols->type == NNS__J_ARR && i < d->symbols->len; i++)
+    nns__jw_str(w, NNS__JV, nns__json_str_or(d->symbols->items[i], "?"));
+  nns__jw_end(w, NULL);
+  nns__jw_arr(w, NNS__JK("symbols_fix"));
+  for (size_t i = 0; d->symbols_at_one && d->sym_fix &&
+                     d->sym_fix->type == NNS__J_ARR && i < d->sym_fix->len; i++)
+    nns__jw_str(w, NNS__JV, nns__json_str_or(
+                                nns__json_get(d->sym_fix->items[i], "option"),
+                                "?"));
+  nns__jw_end(w, NULL);
+  if (d->symbols_at_one)
+    nns__jw_str(w, NNS__JK("symbols_note"), d->sym_note);
+  else
+    nns__jw_null(w, NNS__JK("symbols_note"));
   nns__jw_obj(w, NNS__JK("totals"));
   put_pair_metrics(w, d, &d->before.totals, &d->after.totals);
   nns__jw_end(w, NULL);
@@ -526,6 +634,7 @@ nns_status nns_diff_report(const char *before, size_t before_size,
     return st;
   }
   check_budgets(&d);
+  symbols_note(&d);
   if (result) {
     size_t size = result->size;
     memset(result, 0, sizeof *result);

@@ -14,6 +14,8 @@ typedef enum dstatus { D_COMPLETE, D_PARTIAL, D_UNAVAILABLE } dstatus;
 typedef struct dmetric {
   dstatus status;
   int64_t value;          /* the value, or the known lower bound */
+  bool at_one;            /* partial only because symbolic dims were taken
+                             as 1: exact at that size, as summary counts */
 } dmetric;
 
 typedef struct drow {
@@ -56,6 +58,10 @@ typedef struct ddiff {
   size_t added, removed, changed, unchanged;
   dbudget *budgets;
   size_t budget_count;
+  bool symbols_at_one;    /* some delta compares values at symbols = 1 */
+  const nns__jval *symbols;   /* the after side's "symbols" (names) */
+  const nns__jval *sym_fix;   /* its "symbolic_inputs" ({input, option}) */
+  char sym_note[768];     /* the sentence text, JSON and HTML all print */
 } ddiff;
 
 extern const char *const nns__diff_metric_keys[NNS__M_COUNT];

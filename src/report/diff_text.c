@@ -11,12 +11,16 @@
 
 #include "diff_int.h"
 
-/* "1,234", "≥ 1,234" or "?". */
-static void fmt_metric(char *buf, size_t size, const dmetric *m) {
+/* "1,234", "1,234*" (at symbolic dims = 1, when the footer says so:
+ * `starred`), "≥ 1,234" or "?". */
+static void fmt_metric(char *buf, size_t size, const dmetric *m,
+                       bool starred) {
   char n[32];
   nns__fmt_int(n, sizeof n, m->value, true);
   if (m->status == D_COMPLETE)
     snprintf(buf, size, "%s", n);
+  else if (m->at_one && starred)
+    snprintf(buf, size, "%s*", n);
   else if (m->status == D_PARTIAL)
     snprintf(buf, size, "≥ %s", n);
   else
@@ -28,18 +32,22 @@ static void fmt_delta(char *buf, size_t size, const ddiff *d,
                       const dmetric *b, const dmetric *a) {
   int64_t delta;
   if (!nns__diff_delta(d, b, a, &delta)) {
-    snprintf(buf, size, "%s", !d->comparable ? "withheld (runs differ)"
-                              : "withheld (not complete)");
+    snprintf(buf, size, "%s",
+             !d->comparable ? "withheld (runs differ)"
+             : b->status == D_UNAVAILABLE || a->status == D_UNAVAILABLE
+                 ? "withheld (not counted on a side)"
+                 : "withheld (a lower bound: not every node counted)");
     return;
   }
   char n[32];
   nns__fmt_int(n, sizeof n, delta < 0 ? -delta : delta, true);
   const char *sign = delta < 0 ? "-" : delta > 0 ? "+" : "";
+  const char *star = a->at_one || b->at_one ? "*" : "";
   if (b->value == 0)
-    snprintf(buf, size, "%s%s", sign, n);
+    snprintf(buf, size, "%s%s%s", sign, n, star);
   else
-    snprintf(buf, size, "%s%s (%+.2f%%)", sign, n,
-             (double)delta * 100.0 / (double)b->value);
+    snprintf(buf, size, "%s%s (%+.2f%%)%s", sign, n,
+             (double)delta * 100.0 / (double)b->value, star);
 }
 
 static void put_run(nns__out *o, const char *label, const dside *s) {
@@ -88,8 +96,8 @@ static void put_run(nns__out *o, const char *label, const dside *s) {
 static void put_metric_line(nns__out *o, const ddiff *d, const char *key,
                             const dmetric *b, const dmetric *a) {
   char sb[48], sa[48], sd[64];
-  fmt_metric(sb, sizeof sb, b);
-  fmt_metric(sa, sizeof sa, a);
+  fmt_metric(sb, sizeof sb, b, d->symbols_at_one);
+  fmt_metric(sa, sizeof sa, a, d->symbols_at_one);
   fmt_delta(sd, sizeof sd, d, b, a);
   /* Padded by columns, not bytes: "≥" is three bytes wide in UTF-8. */
   nns__out_str(o, "  ");
@@ -152,6 +160,11 @@ nns_status nns__diff_text(const ddiff *d, nns__out *o) {
         nns__out_str(o, "  ");
         put_metric_line(o, d, nns__diff_metric_keys[i], &b->m[i], &a->m[i]);
       }
+  }
+  if (d->symbols_at_one) {
+    nns__out_str(o, "\n* ");
+    nns__out_str(o, d->sym_note);
+    nns__out_str(o, "\n");
   }
   if (d->budget_count)
     nns__out_str(o, "\nBudgets:\n");

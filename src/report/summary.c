@@ -754,7 +754,7 @@ static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
  * an undecidable If, a size made negative by symbolic dims taken as 1, an
  * unknown shape), and the --input that gives real sizes is suggested when
  * graph inputs have symbolic dims. */
-static void uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
+static bool uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
   const nns_model *m = nns_analysis_model(a);
   size_t n = nns_analysis_uncounted_op_count(a);
   bool open = false; /* a line is written and not yet ended */
@@ -825,6 +825,7 @@ static void uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
     nns__out_text(o, nns__warning_of(a, i));
     nns__out_str(o, "\n");
   }
+  return failed;
 }
 
 /* Which symbols a count took as 1, the inputs they belong to and the
@@ -1180,7 +1181,15 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
 }
 
 void nns__text_notes(nns__out *o, const nns_analysis *an) {
-  uncounted_lines(o, an, false);
+  /* Every warning, as the HTML page lists them (an external data file not
+   * found, and that counts do not need it), unless a failed rule has
+   * printed them already. */
+  if (!uncounted_lines(o, an, false))
+    for (size_t i = 0; i < nns_analysis_warning_count(an); i++) {
+      nns__out_str(o, "Note: ");
+      nns__out_text(o, nns__warning_of(an, i));
+      nns__out_str(o, "\n");
+    }
   put_op_list(o, an, nns_analysis_unknown_op_count(an), nns_analysis_unknown_op,
               "Unknown ops (no shape rule):", "\n");
 }

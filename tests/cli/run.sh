@@ -40,6 +40,11 @@ expect 0 '^nnscan [0-9]+\.[0-9]+\.[0-9]+' -- version
 
 # A model whose external weights file is absent analyses fine, with a warning.
 expect 0 "resnet18_op17_nofold.weights' \(30 tensors\) not found" -- shapes ../../examples/resnet18.onnx
+# ... and summary says it the same way in the text footer as the HTML page
+# does, with that counts do not need it (issue 41 item 8).
+note="external data file '../../examples/resnet18_op17_nofold.weights' (30 tensors) not found: weights are not read, shapes and counts do not need them"
+expect 0 "^Note: $(sed 's/[().]/\\&/g' <<<"$note")$" -- ../../examples/resnet18.onnx
+if "$nnscan" ../../examples/resnet18.onnx --format html | grep -qF "$note"; then ok; else ko "the HTML page lacks: $note"; fi
 
 # Names that need escaping, or are not UTF-8, still give valid JSON.
 if "$nnscan" shapes bad_names.onnx --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert list(d["outputs"]) == ["y\"q\\\n\x01\ufffd\ufffd"], d' ; then ok
@@ -58,12 +63,53 @@ expect 2 "positive" -- shapes tiny_cnn.onnx --batch 0
 expect 2 "not a dim" -- shapes tiny_cnn.onnx --input x=1xAx3
 expect 2 "unknown command" -- frobnicate
 
+# ---- issue 41 item 5: diff --fail-if on dynamic-batch exports ----
+# diff_a/diff_b.onnx (tools/make_diff_models.py): x[batch, 8] -> Linear(8,
+# 16 | 17) -> ReLU -> Linear(.., 4). By hand at batch 1: MACs 8*16 + 16*4
+# = 192 and 8*17 + 17*4 = 204, +12 (+6.25%). Deltas compare at the
+# symbols taken as 1, marked *, and the footer names the symbol and the
+# option that fixes it.
+expect 4 'macs > \+5%: EXCEEDED \(\+12 \(\+6\.25%\)\*\)' -- diff diff_a.onnx diff_b.onnx --fail-if 'macs > +5%'
+expect 0 'macs > \+10%: ok' -- diff diff_a.onnx diff_b.onnx --fail-if 'macs > +10%'
+expect 0 'macs +192\* +204\*  \+12 \(\+6\.25%\)\*' -- diff diff_a.onnx diff_b.onnx
+expect 0 '^\* Symbolic dims taken as 1 on both sides.*: batch;.*Fix them with: --input x=Nx8' -- diff diff_a.onnx diff_b.onnx
+# A fixed batch: complete counts, no mark and no note (8 x the above).
+expect 4 'macs > \+5%: EXCEEDED \(\+96 \(\+6\.25%\)\)$' -- diff diff_a.onnx diff_b.onnx --batch 8 --fail-if 'macs > +5%'
+if "$nnscan" diff diff_a.onnx diff_b.onnx --batch 8 | grep -q 'Symbolic dims'; then ko "diff --batch 8 still notes symbols"; else ok; fi
+# Saved v1 summaries compare the same way.
+"$nnscan" summary diff_a.onnx --format json -o "$tmp/a1.json" && "$nnscan" summary diff_b.onnx --format json -o "$tmp/b1.json"
+expect 4 'macs > \+5%: EXCEEDED \(\+12 \(\+6\.25%\)\*\)' -- diff "$tmp/a1.json" "$tmp/b1.json" --fail-if 'macs > +5%'
+# JSON: the delta, each side marked, the symbols, the option and the note.
+if "$nnscan" diff diff_a.onnx diff_b.onnx --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["totals"]["metrics"]["macs"]
+assert m["delta"] == 12 and m["delta_pct"] == 6.25, m
+assert m["before"]["at_symbols_1"] and m["after"]["at_symbols_1"], m
+assert d["symbols_taken_as_1"] == ["batch"], d["symbols_taken_as_1"]
+assert d["symbols_fix"] == ["--input x=Nx8"], d["symbols_fix"]
+assert "batch" in d["symbols_note"] and "--input x=Nx8" in d["symbols_note"]
+assert [b["status"] for b in d["budgets"]] == []
+'; then ok; else ko "diff JSON of the dynamic-batch pair"; fi
+"$nnscan" diff diff_a.onnx diff_b.onnx --format json -o "$tmp/dyn_diff.json"
+if /usr/bin/python3 ../report/check_json.py "$tmp/dyn_diff.json" >/dev/null; then ok; else ko "the dynamic-batch diff JSON does not follow docs/diff.schema.json"; fi
+# HTML: the same note (the page renders the JSON it embeds).
+out=$("$nnscan" diff diff_a.onnx diff_b.onnx --format html --fail-if 'macs > +5%'); rc=$?
+if [ "$rc" -eq 4 ] && grep -q 'Symbolic dims taken as 1 on both sides' <<<"$out" && grep -q 'symbols_note' <<<"$out"; then ok
+else ko "diff --format html: rc $rc or no symbols note"; fi
+
 # ---- issue 17 (5, 6, 7) and issue 18 (14, 16): what a newcomer types ----
 # A path-like word that is no file is a missing model, not a command.
 expect 1 "cannot open 'nosuch\.onnx'" -- nosuch.onnx
 expect 1 "cannot open '$tmp/dir/m'" -- "$tmp/dir/m"
 out=$("$nnscan" nosuch.onnx 2>&1); [ "$(wc -l <<<"$out")" -eq 1 ] && ok || ko "nosuch.onnx printed more than one line: $out"
 expect 2 "unknown command 'frobnicate'.*no file" -- frobnicate
+# The unknown-command list names every command the overview (nnscan -h)
+# lists, diff included (issue 41 item 8), and nothing else.
+listed=$("$nnscan" frobnicate 2>&1 | sed -n 's/^commands: \(.*\); nnscan -h for help$/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
+overview=$("$nnscan" -h | sed -n '/^commands:$/,/^$/p' | sed -n 's/^  \([a-z]\+\) .*/\1/p' | sort)
+if [ -n "$listed" ] && [ "$listed" = "$overview" ] && grep -qx diff <<<"$listed"; then ok
+else ko "frobnicate lists [$listed], nnscan -h lists [$overview]"; fi
 # Every command's -h / --help: usage on stdout, nothing on stderr, exit 0.
 for c in summary table shapes ops version; do
   for h in -h --help; do

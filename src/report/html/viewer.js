@@ -1157,17 +1157,23 @@
                       'activation_bytes'];
 
   /* A metric as the text diff prints it: the value, "≥ v" or "?". */
-  function metricText(m) {
+  function metricText(m, starred) {
     if (!m) return '–';
     if (m.status === 'complete') return fmtRaw(m.value);
+    if (m.at_symbols_1 && starred) return fmtRaw(m.known_value) + '*';
     if (m.status === 'partial') return '≥ ' + fmtRaw(m.known_value);
     return '?';
   }
 
   function deltaText(d, runsDiffer) {
-    if (d.delta == null) return runsDiffer ? 'withheld (runs differ)' : 'withheld (not complete)';
+    if (d.delta == null) {
+      if (runsDiffer) return 'withheld (runs differ)';
+      return d.before.status === 'unavailable' || d.after.status === 'unavailable'
+        ? 'withheld (not counted on a side)' : 'withheld (a lower bound: not every node counted)';
+    }
+    var star = d.before.at_symbols_1 || d.after.at_symbols_1 ? '*' : '';
     var s = (d.delta > 0 ? '+' : '') + fmtRaw(d.delta);
-    return d.delta_pct == null ? s : s + ' (' + (d.delta_pct > 0 ? '+' : '') + d.delta_pct.toFixed(2) + '%)';
+    return (d.delta_pct == null ? s : s + ' (' + (d.delta_pct > 0 ? '+' : '') + d.delta_pct.toFixed(2) + '%)') + star;
   }
 
   function renderDiff(view, main) {
@@ -1192,6 +1198,8 @@
     runs.body.appendChild(rt);
     if (differ)
       runs.body.appendChild(el('p', {cls: 'note', text: 'Deltas withheld: ' + doc.withheld_because.join('; ')}));
+    if (doc.symbols_note)
+      runs.body.appendChild(el('p', {cls: 'note', text: '* ' + doc.symbols_note}));
     main.appendChild(runs.el);
     var tot = card('Totals');
     var tt = el('table', {cls: 'models diff-totals'});
@@ -1201,7 +1209,7 @@
     DIFF_METRICS.forEach(function (k) {
       var d = doc.totals.metrics[k];
       tt.appendChild(el('tr', {'data-metric': k}, [el('td', {text: k}),
-        el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+        el('td', {cls: 'num', text: metricText(d.before, !!doc.symbols_note)}), el('td', {cls: 'num', text: metricText(d.after, !!doc.symbols_note)}),
         el('td', {cls: 'num', text: deltaText(d, differ)})]));
     });
     tot.body.appendChild(tt);
@@ -1230,18 +1238,18 @@
         var d = r.metrics[metric];
         body.appendChild(el('tr', {cls: 'chg', 'data-path': r.path}, [el('td', {text: '~'}),
           el('td', {text: r.path || '(model)'}), el('td', {text: r.type_before}), el('td', {text: r.type_after}),
-          el('td', {cls: 'num', text: metricText(d.before)}), el('td', {cls: 'num', text: metricText(d.after)}),
+          el('td', {cls: 'num', text: metricText(d.before, !!doc.symbols_note)}), el('td', {cls: 'num', text: metricText(d.after, !!doc.symbols_note)}),
           el('td', {cls: 'num', text: deltaText(d, differ)})]));
       });
       doc.added.forEach(function (r) {
         body.appendChild(el('tr', {cls: 'add', 'data-path': r.path}, [el('td', {text: '+'}),
           el('td', {text: r.path}), el('td', {text: ''}), el('td', {text: r.type}), el('td', {cls: 'num', text: ''}),
-          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: 'added'})]));
+          el('td', {cls: 'num', text: metricText(r.metrics[metric], !!doc.symbols_note)}), el('td', {cls: 'num', text: 'added'})]));
       });
       doc.removed.forEach(function (r) {
         body.appendChild(el('tr', {cls: 'rem', 'data-path': r.path}, [el('td', {text: '−'}),
           el('td', {text: r.path}), el('td', {text: r.type}), el('td', {text: ''}),
-          el('td', {cls: 'num', text: metricText(r.metrics[metric])}), el('td', {cls: 'num', text: ''}),
+          el('td', {cls: 'num', text: metricText(r.metrics[metric], !!doc.symbols_note)}), el('td', {cls: 'num', text: ''}),
           el('td', {cls: 'num', text: 'removed'})]));
       });
     }
