@@ -537,49 +537,92 @@ class TensorConstructors:
     Advanced indexing with a Python list (`ids[:, [-1, 0]]`, which
     transformers' warn_if_padding_and_no_attention_mask reads before
     `pad_token_id in ...`) makes its index tensor the same way, on the
-    indexed tensor's device and unseen: while the wrappers are in place,
-    Tensor.__getitem__ and __setitem__ on a meta tensor turn such a list
-    into a CPU tensor copied to meta first, so the index op reads a value
-    the shadows know."""
+    indexed tensor's device and unseen: while a recording runs, a
+    TorchFunctionMode (_ListIndex) turns such a list, in Tensor.__getitem__
+    and __setitem__ on a meta tensor, into a CPU tensor copied to meta
+    first, so the index op reads a value the shadows know. Assigning a
+    Python function to torch.Tensor.__getitem__ instead (as this class
+    once did) fills the type's sequence slot: every tensor then passes
+    PySequence_Check, `torch.tensor([[torch.tensor(3)]])` raises "len() of
+    a 0-d tensor" (Qwen2-VL's get_rope_index), and no delete or re-assign
+    from Python empties that slot again, so torch.Tensor is never
+    touched."""
 
     _lock = threading.Lock()
     _threads = {}   # thread id -> nesting depth
-    _orig = {}      # name -> PyTorch's function, while wrapped
-    _orig_index = {}  # Tensor method name -> PyTorch's, while wrapped
+    _orig = {}      # name -> torch's own attribute (its __dict__ entry)
+
+    def __init__(self):
+        self._index = None
 
     def __enter__(self):
         me = threading.get_ident()
         with self._lock:
             if not self._threads:
+                d = vars(torch)
                 for name in ("tensor", "as_tensor"):
-                    orig = getattr(torch, name)
-                    self._orig[name] = orig
-                    setattr(torch, name, _wrap(orig, self._threads))
-                for name in ("__getitem__", "__setitem__"):
-                    # only an attribute of torch.Tensor's own while wrapped
-                    self._orig_index[name] = torch.Tensor.__dict__.get(name)
-                    setattr(torch.Tensor, name, _wrap_index(
-                        getattr(torch.Tensor, name), self._threads))
+                    self._orig[name] = d[name]
+                try:
+                    for name in ("tensor", "as_tensor"):
+                        setattr(torch, name, _wrap(d[name], self._threads))
+                except BaseException:
+                    self._restore()
+                    raise
             self._threads[me] = self._threads.get(me, 0) + 1
+        try:
+            self._index = _ListIndex(self._threads)
+            self._index.__enter__()
+        except BaseException:
+            self._index = None
+            self.__exit__(None, None, None)
+            raise
         return self
+
+    @classmethod
+    def _restore(cls):
+        for name, orig in cls._orig.items():
+            setattr(torch, name, orig)
+        cls._orig.clear()
 
     def __exit__(self, *exc):
         me = threading.get_ident()
-        with self._lock:
-            self._threads[me] -= 1
-            if not self._threads[me]:
-                del self._threads[me]
-            if not self._threads:
-                for name, orig in self._orig.items():
-                    setattr(torch, name, orig)
-                self._orig.clear()
-                for name, orig in self._orig_index.items():
-                    if orig is None:
-                        delattr(torch.Tensor, name)
-                    else:
-                        setattr(torch.Tensor, name, orig)
-                self._orig_index.clear()
+        try:
+            if self._index is not None:
+                self._index.__exit__(*exc)
+                self._index = None
+        finally:
+            with self._lock:
+                self._threads[me] -= 1
+                if not self._threads[me]:
+                    del self._threads[me]
+                if not self._threads:
+                    self._restore()
         return False
+
+
+# Tensor indexing as TorchFunctionMode hands it over (the slot wrappers of
+# the tensor base class, the same object on every lookup)
+_GETITEM = torch.Tensor.__getitem__
+_SETITEM = torch.Tensor.__setitem__
+
+
+class _ListIndex(torch.overrides.TorchFunctionMode):
+    """On the recording threads: a Python list in the index of a meta
+    tensor becomes a CPU tensor copied to meta (_listed) before PyTorch
+    indexes with it. Every other call goes to PyTorch unchanged."""
+
+    def __init__(self, threads):
+        super().__init__()
+        self.threads = threads
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if (func is _GETITEM or func is _SETITEM) and len(args) >= 2 \
+                and isinstance(args[0], torch.Tensor) and args[0].is_meta \
+                and threading.get_ident() in self.threads:
+            listed = _listed(args[1])
+            if listed is not None:
+                args = (args[0], listed) + tuple(args[2:])
+        return func(*args, **(kwargs or {}))
 
 
 def _wrap(orig, threads):
@@ -621,16 +664,3 @@ def _listed(key):
 
 # torch.tensor as PyTorch defines it (a recording wraps the module's)
 _torch_tensor = torch.tensor
-
-
-def _wrap_index(orig, threads):
-    def index(self, key, *value):
-        if self.is_meta and threading.get_ident() in threads:
-            listed = _listed(key)
-            if listed is not None:
-                key = listed
-        return orig(self, key, *value)
-    index.__wrapped__ = orig
-    index.__name__ = orig.__name__
-    index.__doc__ = orig.__doc__
-    return index
