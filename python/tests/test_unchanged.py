@@ -205,9 +205,12 @@ def _inspector(m):
 
 def _generate(m):
     from test_generate import TinyDecoder, tiny_step
+
+    def failing_step(model, inputs, past):
+        raise ValueError("forward failed on purpose")
     nnscan.profile_generate(TinyDecoder(), inputs={
         "input_ids": torch.zeros(1, 3, dtype=torch.long)},
-        max_new_tokens=2, step=tiny_step)
+        max_new_tokens=2, step=failing_step if m.fail else tiny_step)
 
 
 def _compat(m):
