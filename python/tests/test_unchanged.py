@@ -224,8 +224,6 @@ TORCH_CALLS = dict(CALLS)
 TORCH_CALLS.update({
     "summary_training": lambda m: nnscan.summary(m, (3, 16, 16), file=False,
                                                  training=True),
-    "summary_training_model_device": lambda m: nnscan.summary(
-        m, (3, 16, 16), file=False, training=True, device="model"),
     "compat": _compat,
     "inspector": _inspector,
     "profile_generate": _generate,
