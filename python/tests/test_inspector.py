@@ -765,3 +765,26 @@ def test_backward_nan_not_blamed_on_a_metadata_reader():
     line = [x for x in insp.report("text").splitlines()
             if x.startswith("First NaN/Inf in the backward")]
     assert line and "rotary_emb" not in line[0] and "passed it on" in line[0]
+
+
+def test_backward_nan_not_blamed_on_hf_llama_rotary_emb():
+    """The same on transformers' own LLaMA (where installed): no producer,
+    the model passed on what the loss made."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.LlamaConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+        max_position_embeddings=64)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg)
+    ids = torch.randint(0, 64, (1, 8))
+    with Inspector(model) as insp:
+        logits = model(input_ids=ids).logits
+        (logits - logits.detach()).abs().sqrt().sum().backward()
+    assert torch.isnan(model.model.embed_tokens.weight.grad).any()
+    doc = insp.json()
+    r = roles(doc, "backward")
+    assert r["model.rotary_emb"] is None
+    assert "producer" not in r.values()
+    first = doc["first_nonfinite"]["backward"]
+    assert first["role"] == "propagator" and "rotary" not in first["path"]
