@@ -594,18 +594,36 @@ class Inspector:
         if not isinstance(output, (tuple, list, dict)):
             output = (output,)
         _flatten(output, "", found)
+        carries_grad = False
         for name, t in found:
             self._record(call, _OUTPUT, name, t)
             if not (grad_on and self.watch_backward and t.requires_grad):
                 continue
+            carries_grad = True
             inp = call.ins.get(id(t))
             if inp is not None and inp[2] is t and inp[3] != t._version:
                 self._inplace_hooks(self._pass, call, name, t, inp)
             else:
                 self._grad_hook(self._pass, call, _GRAD_OUTPUT, name, t)
+        if not carries_grad:
+            self._drop_input_hooks(self._pass, call)
         call.ins = {}
         if not st:
             self._end_forward()
+
+    def _drop_input_hooks(self, p, call):
+        """A call none of whose outputs carries a gradient has no backward:
+        no gradient reaches its inputs through it. A hook on such an input
+        (a rotary embedding reading the hidden states for their dtype)
+        would see that tensor's gradient from its other users and make
+        this call look like its producer; the hooks go."""
+        for _, h, _, _ in call.ins.values():
+            if h is None:
+                continue
+            h.remove()
+            if h in p.handles:
+                p.handles.remove(h)
+                p.grad_hooks -= 1
 
     def _inplace_hooks(self, p, call, oname, t, inp):
         """An output that is one of the inputs, changed in place

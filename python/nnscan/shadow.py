@@ -540,28 +540,72 @@ class TensorConstructors:
     indexed tensor's device and unseen: while the wrappers are in place,
     Tensor.__getitem__ and __setitem__ on a meta tensor turn such a list
     into a CPU tensor copied to meta first, so the index op reads a value
-    the shadows know."""
+    the shadows know. Assigning a Python function to a class's
+    __getitem__ also fills its sequence slots (sq_item, sq_ass_item):
+    every tensor would then pass PySequence_Check, so that
+    `torch.tensor([[torch.tensor(3)]])` raises "len() of a 0-d tensor"
+    (Qwen2-VL's get_rope_index), and neither a delete nor re-assigning
+    the base's descriptor empties them again. _SeqSlots keeps those two
+    slots as they were, during and after; where it cannot (a CPython
+    whose type layout its probe does not confirm) torch.Tensor is not
+    touched and a list index on meta is a value the shadows do not know
+    (the recorder falls back as for any unknown value). The class
+    __dict__ entries are put back as they were: re-assigned where the
+    class had its own, deleted where it had none (a TorchFunctionMode
+    would need neither, but doubles a LLaMA recording)."""
 
     _lock = threading.Lock()
     _threads = {}   # thread id -> nesting depth
-    _orig = {}      # name -> PyTorch's function, while wrapped
-    _orig_index = {}  # Tensor method name -> PyTorch's, while wrapped
+    _orig = {}      # name -> torch's own attribute (its __dict__ entry)
+    _orig_index = {}  # name -> torch.Tensor.__dict__ entry, or _ABSENT
+    _slots = None   # the sequence slots of torch.Tensor as they were
 
     def __enter__(self):
         me = threading.get_ident()
         with self._lock:
             if not self._threads:
-                for name in ("tensor", "as_tensor"):
-                    orig = getattr(torch, name)
-                    self._orig[name] = orig
-                    setattr(torch, name, _wrap(orig, self._threads))
-                for name in ("__getitem__", "__setitem__"):
-                    # only an attribute of torch.Tensor's own while wrapped
-                    self._orig_index[name] = torch.Tensor.__dict__.get(name)
-                    setattr(torch.Tensor, name, _wrap_index(
-                        getattr(torch.Tensor, name), self._threads))
+                try:
+                    self._install()
+                except BaseException:
+                    self._restore()
+                    raise
             self._threads[me] = self._threads.get(me, 0) + 1
         return self
+
+    @classmethod
+    def _install(cls):
+        d = vars(torch)
+        for name in ("tensor", "as_tensor"):
+            cls._orig[name] = d[name]
+            setattr(torch, name, _wrap(d[name], cls._threads))
+        slots = _SeqSlots.of(torch.Tensor)
+        if slots is None:
+            return  # no list indices with values on this CPython
+        cls._slots = slots
+        own = vars(torch.Tensor)
+        for name in ("__getitem__", "__setitem__"):
+            cls._orig_index[name] = own.get(name, _ABSENT)
+            setattr(torch.Tensor, name, _wrap_index(
+                getattr(torch.Tensor, name), cls._threads))
+            slots.reset()  # the assignment filled them
+
+    @classmethod
+    def _restore(cls):
+        for name, orig in cls._orig.items():
+            setattr(torch, name, orig)
+        cls._orig.clear()
+        try:
+            for name, orig in cls._orig_index.items():
+                if orig is _ABSENT:
+                    if name in vars(torch.Tensor):
+                        delattr(torch.Tensor, name)
+                else:
+                    setattr(torch.Tensor, name, orig)
+        finally:
+            cls._orig_index.clear()
+            if cls._slots is not None:
+                cls._slots.reset()
+                cls._slots = None
 
     def __exit__(self, *exc):
         me = threading.get_ident()
@@ -570,16 +614,79 @@ class TensorConstructors:
             if not self._threads[me]:
                 del self._threads[me]
             if not self._threads:
-                for name, orig in self._orig.items():
-                    setattr(torch, name, orig)
-                self._orig.clear()
-                for name, orig in self._orig_index.items():
-                    if orig is None:
-                        delattr(torch.Tensor, name)
-                    else:
-                        setattr(torch.Tensor, name, orig)
-                self._orig_index.clear()
+                self._restore()
         return False
+
+
+_ABSENT = object()
+
+
+class _SeqSlots:
+    """The sq_item and sq_ass_item slots of a heap class, read at creation
+    and written back by reset(). Their place in the type object is
+    confirmed once on a throwaway class through the C API itself
+    (PySequence_Check and PySequence_SetItem before and after a reset);
+    of() answers None where that probe fails."""
+
+    _offsets = None  # (tp_as_sequence, sq_item, sq_ass_item) or ()
+
+    def __init__(self, cls):
+        import ctypes
+        t, item, ass = self._offsets
+        seq = ctypes.c_void_p.from_address(id(cls) + t).value
+        self.cls = cls  # kept alive with the addresses below
+        self.item = ctypes.c_void_p.from_address(seq + item)
+        self.ass = ctypes.c_void_p.from_address(seq + ass)
+        self.was = (self.item.value, self.ass.value)
+
+    def reset(self):
+        self.item.value, self.ass.value = self.was
+
+    @classmethod
+    def of(cls, klass):
+        if cls._offsets is None:
+            cls._offsets = cls._probe()
+        if not cls._offsets or not isinstance(klass, type) or \
+                not klass.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+            return None
+        return cls(klass)
+
+    @classmethod
+    def _probe(cls):
+        try:
+            import ctypes
+            api = ctypes.pythonapi
+            check, setitem = api.PySequence_Check, api.PySequence_SetItem
+            check.argtypes = [ctypes.py_object]
+            setitem.argtypes = [ctypes.py_object, ctypes.c_ssize_t,
+                                ctypes.py_object]
+            check.restype = setitem.restype = ctypes.c_int
+            p = ctypes.sizeof(ctypes.c_void_p)
+            # PyTypeObject: PyObject_VAR_HEAD (3 words), then tp_name ...;
+            # tp_as_sequence is the 14th word. PySequenceMethods: sq_length,
+            # sq_concat, sq_repeat, sq_item, (slice), sq_ass_item
+            cls._offsets = (13 * p, 3 * p, 5 * p)
+
+            class Probe:
+                pass
+            slots = cls(Probe)
+            if slots.was != (None, None) or check(Probe()):
+                return ()
+            Probe.__getitem__ = lambda self, k: k
+            Probe.__setitem__ = lambda self, k, v: None
+            if not check(Probe()):
+                return ()
+            slots.reset()
+            if check(Probe()):
+                return ()
+            try:
+                setitem(Probe(), 0, 1)
+                return ()  # sq_ass_item still there
+            except TypeError:
+                pass
+            return cls._offsets
+        except Exception:  # noqa: BLE001 - no ctypes or C API: no slots
+            return ()
 
 
 def _wrap(orig, threads):

@@ -108,7 +108,9 @@ def test_params_active_is_shared_plus_k_of_e(cls):
         assert row["params_active"] == experts // 2
     assert s.layer("moe")["params_active"] == \
         sum(p.numel() for p in block.moe.gate.parameters()) + experts // 2
-    assert "params_active" not in s.layer("inp")
+    # a dense layer beside the experts: every parameter is active
+    assert s.layer("inp")["params_active"] == \
+        sum(p.numel() for p in block.inp.parameters())
     assert "Active params" in s.to_text()
 
 
@@ -143,10 +145,21 @@ def test_weight_bytes_read_reaches_k_experts_per_token():
     assert "weight_bytes_read" not in four.totals
 
 
-def test_dense_model_has_no_active_split():
-    s = nnscan.summary(nn.Sequential(nn.Linear(4, 4), nn.ReLU()),
-                       inputs=torch.randn(1, 4), file=False)
-    assert "params_active" not in s.totals
+def test_dense_model_reports_every_param_active():
+    """A dense model's params_active is its params (issue 40, item 4): in
+    the totals, on every layer, in both JSON versions; the text shows no
+    separate "Active params" for it."""
+    m = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 3))
+    m[2].weight.requires_grad_(False)  # frozen params are active too
+    s = nnscan.summary(m, inputs=torch.randn(1, 4), file=False)
+    # by hand: 4*4+4 + 4*3+3 = 35, of which 12 frozen
+    assert s.totals["params"] + s.totals.get("frozen", 0) == 35
+    assert s.totals["params_active"] == 35
+    assert s.layer("0")["params_active"] == 20
+    assert s.layer("1")["params_active"] == 0
+    assert s.layer("2")["params_active"] == 15
+    assert s.v2["totals"]["params_active"] == 35
+    assert "Active params" not in s.to_text()
     assert "kv_cache_bytes" not in s.totals
 
 

@@ -657,3 +657,134 @@ def test_seed_list_of_models(tmp_path):
     seed = json.loads((tmp_path / "run_Sequential.json").read_text())
     info = seed["Sequential"]["children"]["1"]["info"]
     assert info["input_shapes"] == [[2, 3]] and info["num_parameters"] == 8
+
+
+# ---- issue 40, item 7: a NaN gradient through an input read for metadata ----
+
+class _HFRotary(nn.Module):
+    """As transformers' LlamaRotaryEmbedding: reads the hidden states for
+    their dtype only; its outputs come from buffers and carry no
+    gradient."""
+
+    def __init__(self, head_dim, max_pos=64):
+        super().__init__()
+        inv = 1.0 / (10000 ** (torch.arange(0, head_dim, 2).float() / head_dim))
+        self.register_buffer("inv_freq", inv, persistent=False)
+
+    def forward(self, x, position_ids):
+        freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :]
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+
+def _tiny_hf_llama(layers=2, hidden=16, heads=2, inter=32, vocab=24):
+    import math
+    import tiny_llama as tl
+    F = torch.nn.functional
+
+    class Attn(tl.Attention):
+        def forward(self, x, mask, cos, sin):
+            b, s, _ = x.shape
+            sh = (b, s, self.heads, self.head_dim)
+            q = self.q_proj(x).view(sh).transpose(1, 2)
+            k = self.k_proj(x).view(sh).transpose(1, 2)
+            v = self.v_proj(x).view(sh).transpose(1, 2)
+            cos, sin = cos[:, None], sin[:, None]
+            q = q * cos + tl.rotate_half(q) * sin
+            k = k * cos + tl.rotate_half(k) * sin
+            att = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
+            att = F.softmax(att + mask, dim=-1)
+            return self.o_proj(torch.matmul(att, v).transpose(1, 2)
+                               .reshape(b, s, -1))
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.input_layernorm = tl.RMSNorm(hidden)
+            self.self_attn = Attn(hidden, heads)
+            del self.self_attn.rotary
+            self.post_attention_layernorm = tl.RMSNorm(hidden)
+            self.mlp = tl.MLP(hidden, inter)
+
+        def forward(self, x, mask, cos, sin):
+            x = x + self.self_attn(self.input_layernorm(x), mask, cos, sin)
+            return x + self.mlp(self.post_attention_layernorm(x))
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed_tokens = nn.Embedding(vocab, hidden)
+            self.rotary_emb = _HFRotary(hidden // heads)
+            self.layers = nn.ModuleList(Layer() for _ in range(layers))
+            self.norm = tl.RMSNorm(hidden)
+            self.lm_head = nn.Linear(hidden, vocab, bias=False)
+
+        def forward(self, ids):
+            s = ids.shape[1]
+            x = self.embed_tokens(ids)
+            pos = torch.arange(s)[None]
+            cos, sin = self.rotary_emb(x, pos)
+            mask = torch.full((s, s), float("-inf")).triu(1)
+            for layer in self.layers:
+                x = layer(x, mask, cos, sin)
+            return self.lm_head(self.norm(x))
+
+    return Model()
+
+
+def test_backward_nan_not_blamed_on_a_metadata_reader():
+    """(logits - logits.detach()).abs().sqrt() has a finite forward and a
+    NaN gradient born in the loss, outside every module: d sqrt(|u|)/du at
+    u = 0 is inf * 0. rotary_emb reads the embeddings for their dtype only
+    and its outputs carry no gradient: it never produced (nor passed on)
+    the NaN that reaches the embeddings, and the report does not name it.
+    Reference: PyTorch's own gradients (the embeddings' is NaN, the
+    rotary's outputs need none)."""
+    torch.manual_seed(0)
+    model = _tiny_hf_llama()
+    ids = torch.randint(0, 24, (1, 6))
+    with Inspector(model) as insp:
+        logits = model(ids)
+        (logits - logits.detach()).abs().sqrt().sum().backward()
+    assert torch.isnan(model.embed_tokens.weight.grad).any()  # the premise
+    doc = insp.json()
+    # (forward: the causal mask's -inf, made by the model's own code)
+    first = doc["first_nonfinite"]["backward"]
+    assert first["path"] != "rotary_emb"
+    assert first["role"] == "propagator"  # born in the loss, no module's
+    # the first to see it: the gradient of the logits, the model's output
+    # and lm_head's, one tensor (the model ties, being lm_head's ancestor)
+    assert first["path"] in ("", "lm_head")
+    r = roles(doc, "backward")
+    assert r["rotary_emb"] is None
+    assert "producer" not in r.values()
+    by = {m["path"]: m for m in doc["modules"]}
+    assert not by["rotary_emb"]["nonfinite"]["grad_input"]
+    assert not by["rotary_emb"]["nonfinite"]["grad_output"]
+    assert by["embed_tokens"]["nonfinite"]["grad_output"]
+    line = [x for x in insp.report("text").splitlines()
+            if x.startswith("First NaN/Inf in the backward")]
+    assert line and "rotary_emb" not in line[0] and "passed it on" in line[0]
+
+
+def test_backward_nan_not_blamed_on_hf_llama_rotary_emb():
+    """The same on transformers' own LLaMA (where installed): no producer,
+    the model passed on what the loss made."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.LlamaConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+        max_position_embeddings=64)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg)
+    ids = torch.randint(0, 64, (1, 8))
+    with Inspector(model) as insp:
+        logits = model(input_ids=ids).logits
+        (logits - logits.detach()).abs().sqrt().sum().backward()
+    assert torch.isnan(model.model.embed_tokens.weight.grad).any()
+    doc = insp.json()
+    r = roles(doc, "backward")
+    assert r["model.rotary_emb"] is None
+    assert "producer" not in r.values()
+    first = doc["first_nonfinite"]["backward"]
+    assert first["role"] == "propagator" and "rotary" not in first["path"]

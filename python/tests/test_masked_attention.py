@@ -126,3 +126,50 @@ def test_shared_mask_values_copy_on_write():
     assert want == [21, 11, 1, 21]  # 21 - 6 - 5 for b
     rec = recorder.record_model(M(), (x,), {}, device="meta")
     assert list(rec.outputs.shape) == want
+
+
+class Plain(nn.Module):
+    """Eager's attention without any mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(D, 3 * D)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, H, D // H).permute(2, 0, 3, 1, 4)
+        s = torch.matmul(q, k.transpose(-1, -2)) / (D // H) ** 0.5
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+
+class MaskedBesidePlain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.masked = Eager(window=4)
+        self.plain = Plain()
+
+    def forward(self, x):
+        return self.masked(x) + self.plain(x)
+
+
+def test_unmasked_layer_beside_masked_one_says_equal():
+    """Issue 40, item 4: the layer whose attention has no mask reports
+    macs_unmasked == macs (a number, not absent), in both JSON versions;
+    the masked one its pairs left out. By hand: qkv B*T*D*3D, each of the
+    two products B*H*T*T*e."""
+    import nnscan
+    s = nnscan.summary(MaskedBesidePlain(), inputs=torch.randn(B, T, D),
+                       file=False)
+    e = D // H
+    dense = B * T * D * 3 * D + 2 * B * H * T * T * e
+    i = torch.arange(T)
+    keep = (i[None, :] <= i[:, None]) & (i[:, None] - i[None, :] < 4)
+    plain, masked = s.layer("plain"), s.layer("masked")
+    assert plain["macs"] == masked["macs"] == dense
+    assert plain["macs_unmasked"] == dense
+    assert plain["flops_unmasked"] == plain["flops"]
+    assert masked["macs_unmasked"] == dense - _left_out(keep)
+    assert s.totals["macs_unmasked"] == 2 * dense - _left_out(keep)
+    rows = {r["path"]: r for r in s.v2["layers"]}
+    assert rows["plain"]["macs_unmasked"] == dense
+    assert rows["masked"]["macs_unmasked"] == dense - _left_out(keep)

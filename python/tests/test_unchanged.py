@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import nnscan  # noqa: E402
+import nnscan.train  # noqa: E402
 
 HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
               "_backward_pre_hooks", "_state_dict_hooks",
@@ -164,3 +165,107 @@ def test_hooks_a_forward_installs_are_taken_back_with_their_flag():
     assert not m.lin._forward_hooks and not hasattr(m, "_hooked")
     m(torch.zeros(2, 4, device="meta"))
     assert len(m.lin._forward_hooks) == 1 and m.seen == 1
+
+
+# --- PyTorch itself: every public entry point leaves torch's classes and
+# namespaces holding the very objects they held (issue 40, item 3) ---
+
+def _namespaces():
+    spaces = {"Tensor": torch.Tensor, "Module": nn.Module,
+              "torch": torch, "F": torch.nn.functional,
+              "autograd.Function": torch.autograd.Function}
+    base = getattr(torch._C, "_TensorBase", None)
+    if base is not None:
+        spaces["_TensorBase"] = base
+    return spaces
+
+
+def torch_snapshot():
+    return {k: dict(vars(v)) for k, v in _namespaces().items()}
+
+
+def assert_torch_same(before):
+    after = torch_snapshot()
+    for space, d in before.items():
+        a = after[space]
+        assert a.keys() == d.keys(), (space, set(a) ^ set(d))
+        changed = [k for k, v in d.items() if a[k] is not v]
+        assert not changed, (space, changed)
+    # the issue's reproducer: 0-d tensors are not sequences
+    t = torch.tensor(3)
+    assert torch.tensor([[t, t]]).tolist() == [[3, 3]]
+
+
+def _inspector(m):
+    from nnscan.inspector import Inspector
+    with Inspector(m):
+        out = m(X)
+        out.sum().backward()
+
+
+def _generate(m):
+    from test_generate import TinyDecoder, tiny_step
+
+    def failing_step(model, inputs, past):
+        raise ValueError("forward failed on purpose")
+    nnscan.profile_generate(TinyDecoder(), inputs={
+        "input_ids": torch.zeros(1, 3, dtype=torch.long)},
+        max_new_tokens=2, step=failing_step if m.fail else tiny_step)
+
+
+def _compat(m):
+    from nnscan.compat import thop, thoplw, torchscan
+    thop.profile(m, inputs=(X,), verbose=False)
+    thoplw.profile(m, X)
+    torchscan.crawl_module(m, (3, 16, 16))
+
+
+TORCH_CALLS = dict(CALLS)
+TORCH_CALLS.update({
+    "summary_training": lambda m: nnscan.summary(m, (3, 16, 16), file=False,
+                                                 training=True),
+    "compat": _compat,
+    "inspector": _inspector,
+    "profile_generate": _generate,
+})
+
+
+@pytest.mark.parametrize("call", sorted(TORCH_CALLS))
+def test_call_leaves_torch_unchanged(call):
+    before = torch_snapshot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            TORCH_CALLS[call](Net().train())
+        except nnscan.train.StepError:  # training on PyTorch 1.13
+            assert call.startswith("summary_training")
+            assert torch.__version__ < "2"
+    assert_torch_same(before)
+
+
+@pytest.mark.parametrize("call", sorted(TORCH_CALLS))
+def test_failing_forward_leaves_torch_unchanged(call):
+    before = torch_snapshot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            TORCH_CALLS[call](Net(fail=True).train())
+        except Exception:  # noqa: BLE001 - every entry point's own error
+            pass
+    assert_torch_same(before)
+
+
+def test_list_index_recording_leaves_0d_tensors_scalars():
+    """A recording on meta that indexes with a Python list (the values are
+    kept) still builds tensors from 0-d tensors inside the forward, as
+    Qwen2-VL's get_rope_index does, and afterwards."""
+    class Rope(nn.Module):
+        def forward(self, ids):
+            pos = torch.tensor([[torch.tensor(3), torch.tensor(4)]])
+            return ids[:, [1, 0]] + pos.to(ids.device)
+
+    before = torch_snapshot()
+    ids = torch.tensor([[1, 2]])
+    s = nnscan.summary(Rope(), inputs=(ids,), file=False)
+    assert s.device == "meta"
+    assert_torch_same(before)

@@ -352,12 +352,13 @@ static void j_rf(nns__jw *w, const nns_analysis *a, size_t layer,
   frag_put(w, NNS__JK("rf"), f);
 }
 
-/* Mixture-of-experts layers (and what holds them) only: 0 on op types.
- * Plain numbers in both versions (an annotation's, not a count). */
+/* params_active on every layer and in the totals: params + frozen where
+ * no experts are (a dense model's, so a script reads it for any model);
+ * weight_bytes_read on mixture-of-experts layers (and what holds them)
+ * only. Plain numbers in both versions (an annotation's, not a count). */
 static void j_experts(nns__jw *w, const nns_counts *k) {
-  if (k->params_active &&
-      k->params_active != nns__sum_sat(k->params, k->frozen))
-    nns__jw_int(w, NNS__JK("params_active"), k->params_active);
+  nns__jw_int(w, NNS__JK("params_active"), k->params_active
+              ? k->params_active : nns__sum_sat(k->params, k->frozen));
   if (k->weight_bytes_read && k->weight_bytes_read != k->param_bytes)
     nns__jw_int(w, NNS__JK("weight_bytes_read"), k->weight_bytes_read);
 }
@@ -406,15 +407,13 @@ static void j_hardware(nns__jw *w, const nns_totals *t) {
   nns__jw_end(w, NULL);
 }
 
-/* Masked attention (docs/metrics.md): where a known mask leaves pairs
- * out; absent means equal to macs / flops, except in the totals, which
- * always say (`always`). */
-static void j_unmasked(nns__jw *w, const nns_counts *k, bool always) {
-  if (always || k->macs_unmasked != k->macs ||
-      k->flops_unmasked != k->flops) {
-    nns__jw_int(w, NNS__JK("macs_unmasked"), k->macs_unmasked);
-    nns__jw_int(w, NNS__JK("flops_unmasked"), k->flops_unmasked);
-  }
+/* Masked attention (docs/metrics.md): the products over the pairs a known
+ * mask allows; equal to macs / flops where nothing is masked. On every
+ * layer and in the totals, so that a layer whose attention is unmasked
+ * says so with a number, as a masked one does. */
+static void j_unmasked(nns__jw *w, const nns_counts *k) {
+  nns__jw_int(w, NNS__JK("macs_unmasked"), k->macs_unmasked);
+  nns__jw_int(w, NNS__JK("flops_unmasked"), k->flops_unmasked);
 }
 
 /* Tokens and FLOPs per token, for a model with a token dimension. */
@@ -446,7 +445,7 @@ static void j_counts_items(nns__jw *w, const nns_counts *k, bool roof,
    * models without frozen parameters read as before. */
   if (k->frozen)
     nns__jw_int(w, NNS__JK("frozen"), k->frozen);
-  j_unmasked(w, k, false);
+  j_unmasked(w, k);
   j_experts(w, k);
   j_roof(w, k, roof);
 }
@@ -504,7 +503,7 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     return;
   }
   nns__json_metrics(w, st, i, counts);
-  j_unmasked(w, counts, false);
+  j_unmasked(w, counts);
   j_experts(w, counts);
   j_roof(w, counts, roof);
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
@@ -704,16 +703,13 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_obj(w, NNS__JK("totals"));
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
-    j_unmasked(w, &all, true);
+    j_unmasked(w, &all);
     j_experts(w, &all);
     j_roof(w, &all, t.hardware.name != NULL);
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);
     nns__json_diag_ids(w, st, (size_t)-1, all.flags);
   } else {
     j_counts(w, &all, t.hardware.name != NULL, NULL);
-    /* j_counts wrote them where they differ; the totals always say. */
-    if (all.macs_unmasked == all.macs && all.flops_unmasked == all.flops)
-      j_unmasked(w, &all, true);
   }
   j_tokens(w, &all, t.tokens);
   j_train_flops(w, &all, t.tokens, bwd);

@@ -191,7 +191,7 @@
         unmasked: {macs: l.macs_unmasked != null ? l.macs_unmasked : l.macs,
                    flops: l.flops_unmasked != null ? l.flops_unmasked : l.flops},
         cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
-                /* mixture of experts: present where it differs from params */
+                /* params + frozen where no experts are (older documents: absent) */
                 params_active: l.params_active != null ? l.params_active
                   : (l.params || 0) + (l.frozen || 0),
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
@@ -331,8 +331,10 @@
       })
     };
     /* Mixture of experts and decoder steps (docs/metrics.md): only in the
-     * documents that have them. */
-    if (t.params_active != null) {
+     * documents that have them (a dense model's params_active is its
+     * params + frozen, nothing to show apart). */
+    if (t.params_active != null &&
+        t.params_active !== (t.params || 0) + (t.frozen || 0)) {
       adapted.columns.splice(3, 0, {key: 'params_active', label: 'Active params',
         unit: 'count', value: function (n) { return n.cells.params_active; }});
       adapted.totals.splice(1, 0, {label: 'Active parameters', value: t.params_active,
