@@ -3,13 +3,24 @@
  * diff of two reports reads saved "nnscan.summary" documents with. Strict
  * RFC 8259 (no comments, no trailing commas), iterative (a deep document
  * cannot exhaust the C stack), every error with its byte offset. Numbers
- * keep their int64 value when they are integers that fit.
+ * keep their int64 value when they are integers that fit. Two rules bound
+ * what a document may be, the same for every caller (the CLI, the C API
+ * and Python, which reads saved reports through this reader):
+ *  - an object with a key twice is refused ("duplicate key 'k' at byte
+ *    N", N the second key's opening quote): RFC 8259 leaves it undefined;
+ *  - nesting deeper than NNS__JSON_MAX_DEPTH arrays and objects is refused
+ *    ("nesting deeper than 256 levels at byte N", N the bracket that goes
+ *    too deep), so small input cannot take memory out of proportion.
  */
 #ifndef NNS_BASE_JSON_READER_H
 #define NNS_BASE_JSON_READER_H
 
 #include "base.h"
 #include "json_writer.h"
+
+/* Arrays and objects nested deeper than this are refused. */
+#define NNS__JSON_MAX_DEPTH 256
+#define NNS__JSON_MAX_DEPTH_TEXT "256"
 
 typedef enum nns__jtype {
   NNS__J_NULL,
