@@ -490,6 +490,42 @@ bool nns__json_bool_or(const nns__jval *v, bool fallback) {
   return v && v->type == NNS__J_BOOL ? v->b : fallback;
 }
 
+nns__jcount nns__json_count(const nns__jval *v, int64_t *out) {
+  if (!v || v->type == NNS__J_NULL)
+    return NNS__JC_MISSING;
+  if (v->type != NNS__J_NUM)
+    return NNS__JC_BAD;
+  if (v->is_int) {
+    if (v->i < 0)
+      return NNS__JC_BAD;
+    *out = v->i;
+    return NNS__JC_OK;
+  }
+  /* 2^53: past it a double's neighbours are 2 apart, so the digits
+   * written need not be the number read. */
+  if (!(v->d >= 0 && v->d <= 9007199254740992.0) || v->d != floor(v->d))
+    return NNS__JC_BAD;
+  *out = (int64_t)v->d;
+  return NNS__JC_OK;
+}
+
+const char *nns__json_describe(const nns__jval *v, char *buf, size_t size) {
+  if (!v || v->type == NNS__J_NULL)
+    snprintf(buf, size, "null");
+  else if (v->type == NNS__J_BOOL)
+    snprintf(buf, size, "%s", v->b ? "true" : "false");
+  else if (v->type == NNS__J_NUM && v->is_int)
+    snprintf(buf, size, "%lld", (long long)v->i);
+  else if (v->type == NNS__J_NUM)
+    snprintf(buf, size, "%.17g", v->d);
+  else if (v->type == NNS__J_STR)
+    snprintf(buf, size, "the string \"%.*s%s\"",
+             (int)(v->len > 40 ? 40 : v->len), v->s, v->len > 40 ? "..." : "");
+  else
+    snprintf(buf, size, "%s", v->type == NNS__J_ARR ? "an array" : "an object");
+  return buf;
+}
+
 static void jval_at(nns__jw *w, const char *key, size_t klen,
                     const nns__jval *v, int depth) {
   if (!v || depth > 64) {

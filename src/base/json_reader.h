@@ -56,6 +56,25 @@ const char *nns__json_str_or(const nns__jval *v, const char *fallback);
 int64_t nns__json_int_or(const nns__jval *v, int64_t fallback);
 bool nns__json_bool_or(const nns__jval *v, bool fallback);
 
+/* How a count (params, MACs, bytes) reads: the one rule for every saved
+ * document nnscan reads (the CLI's diff and Python's compare alike). */
+typedef enum nns__jcount {
+  NNS__JC_OK,      /* *out holds it */
+  NNS__JC_MISSING, /* no value, or null */
+  NNS__JC_BAD      /* present but no count: see nns__json_count */
+} nns__jcount;
+
+/* A count is a whole number from 0 to INT64_MAX: an integer, or a number
+ * written with a fraction or exponent whose value is whole and at most
+ * 2^53 (every such number a double holds exactly, so "3641344000.0", as
+ * Python writes a float, reads as 3641344000). A string, a boolean, an
+ * array, an object, a fraction, a negative number or one past INT64_MAX
+ * is NNS__JC_BAD. */
+nns__jcount nns__json_count(const nns__jval *v, int64_t *out);
+/* v as a short phrase for an error message ("3.5", "the string \"12\"",
+ * "an object"), in buf. */
+const char *nns__json_describe(const nns__jval *v, char *buf, size_t size);
+
 /* v written back through the JSON writer (numbers as they were read;
  * past 64 levels of nesting, null). */
 void nns__jw_jval(nns__jw *w, const char *key, size_t klen,
