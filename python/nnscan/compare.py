@@ -21,6 +21,8 @@ def _document(side):
     version 2 document), a dict, JSON text, or a path to a saved .json or
     an .onnx file (analysed here)."""
     if isinstance(side, Summary):
+        if getattr(side, "_text", None) is not None and side.analysis is None:
+            return side._text
         doc = side.v2 if (side.analysis is not None or side._v2 is not None) \
             else side.json
         return json.dumps(doc)
@@ -35,7 +37,10 @@ def _document(side):
         with open(path, "rb") as f:
             head = f.read(64).lstrip()
         if head.startswith(b"{"):
-            return json.dumps(load_summary(path).json)
+            # As saved, for the library's reader: its rules (counts,
+            # duplicate keys, depth) are the CLI's, read once in C.
+            with open(path, "rb") as f:
+                return f.read().decode("utf-8")
         return json.dumps(analyze(path).v2)
     raise TypeError("compare takes Summaries, summary documents (dict or "
                     f"JSON text) or paths, not {type(side).__name__}")
