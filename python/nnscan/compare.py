@@ -47,11 +47,23 @@ def _document(side):
 
 
 def _budget_text(budgets):
+    """The budgets as the library takes them. Given but blank ("", [""],
+    "  ") is an error: a gate switched off by an empty value would pass
+    everything (the library refuses an empty item between commas)."""
     if budgets is None:
         return None
     if isinstance(budgets, str):
-        return budgets
-    return ", ".join(budgets)
+        items = [budgets]
+    else:
+        items = list(budgets)
+        for b in items:
+            if not isinstance(b, str):
+                raise TypeError("budgets: a string or a list of strings "
+                                f"('macs > +5%'), not {type(b).__name__}")
+    if not items or any(not b.strip() for b in items):
+        raise ValueError(f"budgets {budgets!r}: an empty budget (each is "
+                         "METRIC OP [+|-]N[%], e.g. 'macs > +5%')")
+    return ", ".join(items)
 
 
 def _diff(before, after, fmt, budgets):

@@ -266,3 +266,14 @@ def test_compare_reads_counts_and_keys_as_the_cli_does(tmp_path):
     ok = tmp_path / "ok.json"
     ok.write_text(text)
     assert nnscan.compare(nnscan.load_summary(str(ok)), base).ok
+
+
+def test_compare_refuses_empty_budgets():
+    """Issue 47: a blank budget does not switch the gate off."""
+    tied = os.path.join(REPORT, "tiny_tied.onnx")
+    for budgets in ("", "  ", [""], ["macs > +5%", " "], []):
+        with pytest.raises(ValueError, match="an empty budget"):
+            nnscan.compare(tied, tied, budgets=budgets)
+    with pytest.raises(nnscan.NnscanError, match="budget 2 is empty"):
+        nnscan.compare(tied, tied, budgets="params > +5%,")
+    assert nnscan.compare(tied, tied, budgets=None).ok

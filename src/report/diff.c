@@ -302,17 +302,24 @@ static nns_status parse_budgets(nns__arena *ar, ddiff *d, const char *text,
   d->budgets = nns__arena_array(ar, n + 1, sizeof *d->budgets);
   if (!d->budgets)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  for (const char *p = text; p && *p;) {
+  if (!text || !*text)
+    return NNS_OK; /* no budgets */
+  for (const char *p = text; p;) {
     size_t len = strcspn(p, ",;");
     const char *q = p, *end = p + len;
-    p = *end ? end + 1 : end;
+    p = *end ? end + 1 : NULL; /* a separator at the end: one more item */
     while (q < end && (*q == ' ' || *q == '\t'))
       q++;
     const char *e = end;
     while (e > q && (e[-1] == ' ' || e[-1] == '\t'))
       e--;
     if (q == e)
-      continue;
+      /* An empty item is a budget lost (a stray comma, an empty
+       * --fail-if): refused, so that no typo switches the gate off. */
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "budgets '%.200s': budget %zu is empty (budgets are "
+                      "METRIC OP [+|-]N[%%], separated by ',' or ';')",
+                      text, d->budget_count + 1);
     dbudget *b = &d->budgets[d->budget_count];
     memset(b, 0, sizeof *b);
     snprintf(b->text, sizeof b->text, "%.*s", (int)(e - q), q);

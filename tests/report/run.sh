@@ -158,6 +158,10 @@ expect 1 'before: duplicate key "schema" at byte 1[0-9]' -- diff "$tmp/dup.json"
 # 300 levels of nesting: refused at the 257th bracket ({"a": then 256 '[').
 $py -c 'import sys; sys.stdout.write("{\"a\":" + "[" * 300 + "]" * 300 + "}")' >"$tmp/deep.json"
 expect 1 'after: nesting deeper than 256 levels at byte 260' -- diff "$tmp/r1.json" "$tmp/deep.json"
+# An empty budget switches nothing off: it is refused (exit 2).
+expect 2 "--fail-if '' is no budget" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if ''
+expect 2 "budgets ',': budget 1 is empty" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if ','
+expect 2 "budgets 'macs > \+5%,': budget 2 is empty" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'macs > +5%,'
 printf '{"schema": "nnscan.summary", "schema_version": 1,' >"$tmp/cut.json"
 # Cut after 49 bytes: the reader wants a key there, and names the side.
 expect 1 'before: expected a key at byte 49' -- diff "$tmp/cut.json" tiny_tied.onnx
