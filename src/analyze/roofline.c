@@ -369,6 +369,13 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "hardware '%.80s': bandwidth %g bytes/s is not a number "
                     "from " NNS__HW_FIGURE_RANGE, name, hw.bandwidth);
+  /* Every peak given, used here or not: 0 is "none", else a figure. */
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
+    if (hw.peak_flops[d] != 0 && !nns__hw_figure_ok(hw.peak_flops[d]))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "hardware '%.80s': %s peak %g FLOP/s is not a number "
+                      "from " NNS__HW_FIGURE_RANGE, name,
+                      nns_compute_dtype_name(d), hw.peak_flops[d]);
   int32_t storage = model_float_dtype(m, a);
   nns_compute_dtype model = compute_of(storage);
   nns_compute_dtype want = model;
@@ -391,11 +398,6 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
   nns_compute_dtype need[2] = {want, other};
   for (int k = 0; k < 2; k++) {
     double p = hw.peak_flops[need[k]];
-    if (p != 0 && !nns__hw_figure_ok(p))
-      return nns__err(err, NNS_E_ARG, -1, NULL,
-                      "hardware '%.80s': %s peak %g FLOP/s is not a number "
-                      "from " NNS__HW_FIGURE_RANGE, name,
-                      nns_compute_dtype_name(need[k]), p);
     if (p == 0)
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "hardware '%.80s' lists no %s peak%s", name,
