@@ -370,7 +370,8 @@ nns_status nns_hardware_list_open(const char *path, nns_hardware_list **out,
     nns__fmap_close(&f);
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   }
-  const char *p = (const char *)f.data, *end = p + f.size;
+  /* An empty file maps to no address: NULL + 0 is no pointer in C. */
+  const char *p = (const char *)f.data, *end = f.size ? p + f.size : p;
   for (int line = 1; st == NNS_OK && p < end; line++) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     if (!eol)
