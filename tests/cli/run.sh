@@ -171,6 +171,8 @@ grep -q 'bandwidth = 1.2e12 *# bytes/s' "$tmp/docs.hw" && ok || ko "docs/rooflin
 expect 0 '^my-npu +30\.0 +- +120\.0 +- +- +240\.0 +1\.200  My NPU, 32 GB' -- hardware --hardware-file "$tmp/docs.hw"
 printf '[u]\nsource = https://x.org/a#b  # the sheet\nbandwidth = 1e11 # B/s\nfp32 = 1e12\n' >"$tmp/url.hw"
 expect 0 'https://x.org/a#b"' -- hardware --json --hardware-file "$tmp/url.hw"
+: >"$tmp/empty.hw"
+expect 1 "empty.hw: no device" -- hardware --hardware-file "$tmp/empty.hw"
 # Figures are finite and from 1e6 to 1e21, from a file or an option.
 printf '[x]\nbandwidth = 1e30\nfp32 = 1e12\n' >"$tmp/big.hw"
 expect 1 "big.hw:2: '1e30' is not a number from 1e6 to 1e21 \(bytes/s" -- hardware --hardware-file "$tmp/big.hw"
