@@ -957,8 +957,11 @@ NNS_API nns_status nns_model_module_held(const nns_model *model,
  * call routes `tokens` tokens (0: not known). Its parameters count at k/E
  * in params_active and at min(E, k * tokens)/E in weight_bytes_read
  * (nns_counts). Takes effect at the next nns_model_analyze(); NNS_E_ARG
- * unless 0 < active <= total. A path no layer has is kept and unused.
+ * naming the value and its range unless 1 <= total <= NNS_EXPERTS_MAX,
+ * 1 <= active <= total and tokens >= 0. A path no layer has is kept and
+ * unused.
  */
+#define NNS_EXPERTS_MAX (INT64_C(1) << 24) /* experts in one layer, at most */
 NNS_API nns_status nns_model_set_experts(nns_model *model, const char *path,
                                          int64_t active, int64_t total,
                                          int64_t tokens, nns_error *err);

@@ -21,6 +21,8 @@ def _document(side):
     version 2 document), a dict, JSON text, or a path to a saved .json or
     an .onnx file (analysed here)."""
     if isinstance(side, Summary):
+        if getattr(side, "_text", None) is not None and side.analysis is None:
+            return side._text
         doc = side.v2 if (side.analysis is not None or side._v2 is not None) \
             else side.json
         return json.dumps(doc)
@@ -35,18 +37,33 @@ def _document(side):
         with open(path, "rb") as f:
             head = f.read(64).lstrip()
         if head.startswith(b"{"):
-            return json.dumps(load_summary(path).json)
+            # As saved, for the library's reader: its rules (counts,
+            # duplicate keys, depth) are the CLI's, read once in C.
+            with open(path, "rb") as f:
+                return f.read().decode("utf-8")
         return json.dumps(analyze(path).v2)
     raise TypeError("compare takes Summaries, summary documents (dict or "
                     f"JSON text) or paths, not {type(side).__name__}")
 
 
 def _budget_text(budgets):
+    """The budgets as the library takes them. Given but blank ("", [""],
+    "  ") is an error: a gate switched off by an empty value would pass
+    everything (the library refuses an empty item between commas)."""
     if budgets is None:
         return None
     if isinstance(budgets, str):
-        return budgets
-    return ", ".join(budgets)
+        items = [budgets]
+    else:
+        items = list(budgets)
+        for b in items:
+            if not isinstance(b, str):
+                raise TypeError("budgets: a string or a list of strings "
+                                f"('macs > +5%'), not {type(b).__name__}")
+    if not items or any(not b.strip() for b in items):
+        raise ValueError(f"budgets {budgets!r}: an empty budget (each is "
+                         "METRIC OP [+|-]N[%], e.g. 'macs > +5%')")
+    return ", ".join(items)
 
 
 def _diff(before, after, fmt, budgets):

@@ -61,6 +61,19 @@ def devices(file=None):
     return out
 
 
+def _figure(what, v):
+    """A figure as the library takes it: a real number. Its range (1e6 to
+    1e21, finite) is checked once, by the library, for every way in."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"hardware {what}: a number (FLOP/s or bytes/s, e.g. "
+                        f"2e12), not {v!r}")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"hardware {what}: {v} is not a number from 1e6 to "
+                         "1e21") from None
+
+
 def struct(device):
     """An nns_hardware for analyze(): a device name, or a dict (above)."""
     lib = _api.lib()
@@ -77,15 +90,18 @@ def struct(device):
         _api.check(st, err, "hardware")
     names = _dtype_names()
     peaks = device.get("peak_flops")
-    if isinstance(peaks, (int, float)):
+    if isinstance(peaks, (int, float)) and not isinstance(peaks, bool):
         peaks = {d: peaks for d in names}
+    if peaks is not None and not isinstance(peaks, dict):
+        raise TypeError("hardware peak_flops: a number or {dtype: number}, "
+                        f"not {peaks!r}")
     for d, v in (peaks or {}).items():
         if d not in names:
             raise ValueError(f"unknown compute dtype {d!r}; one of "
                              + ", ".join(names))
-        h.peak_flops[names.index(d)] = float(v)
+        h.peak_flops[names.index(d)] = _figure(f"peak_flops[{d!r}]", v)
     if "bandwidth" in device:
-        h.bandwidth = float(device["bandwidth"])
+        h.bandwidth = _figure("bandwidth", device["bandwidth"])
     # ctypes keeps these bytes alive with the struct.
     h.name = name.encode()
     if "description" in device:

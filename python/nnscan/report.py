@@ -301,10 +301,12 @@ class Summary:
     def from_json(cls, doc, name=None):
         """A saved `nnscan.summary` document (a dict, or its JSON text), of
         version 1 or 2."""
+        text = None
         if isinstance(doc, (bytes, bytearray)):
             doc = doc.decode("utf-8")
         if isinstance(doc, str):
-            doc = json.loads(doc)
+            text = doc
+            doc = json.loads(doc, object_pairs_hook=_unique_members)
         if doc.get("schema") != "nnscan.summary" or \
                 doc.get("schema_version") not in (1, 2):
             raise ValueError("not an nnscan.summary document of version 1 or "
@@ -312,6 +314,9 @@ class Summary:
                              f"{doc.get('schema_version')!r}")
         s = cls(None, name=name or doc.get("model", {}).get("name"))
         s._json = doc
+        # The text as saved: nnscan.compare hands it to the library's reader
+        # as it is, so both sides of a comparison are read by one reader.
+        s._text = text
         if doc["schema_version"] == 2:
             s._v2 = doc
         return s
@@ -492,6 +497,19 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
         name = model_name_of_path(path)
     return Summary(a, name=name, path=path, max_depth=max_depth,
                    columns=columns)
+
+
+def _unique_members(pairs):
+    """An object of a saved document, refused when a key comes twice: the
+    library's JSON reader refuses it too (src/base/json_reader.h), so a
+    budget cannot read the first value in C and the last in Python."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f'duplicate key "{key[:64]}" in a saved '
+                             'nnscan.summary document')
+        out[key] = value
+    return out
 
 
 def load_summary(source):

@@ -682,14 +682,36 @@ def hand_over(handle, facts, master_weights=False, budget=None, target=None):
                err, "nns_model_set_train_step")
 
 
+_BUDGET_MAX = 2 ** 63 - 1  # the library's int64 budget_bytes
+
+
+def _budget_bytes(budget, value):
+    """The one range check of a budget: a whole number of bytes from 1 to
+    2**63 - 1 (what the library's int64 holds: past it ctypes would wrap,
+    2**64 reading as "no budget" and 2**64 + 5 as 5 bytes)."""
+    if not 1 <= value <= _BUDGET_MAX:
+        raise ValueError(f"budget {budget!r}: {value} bytes is not from 1 "
+                         f"to 2**63 - 1 ({_BUDGET_MAX})")
+    return value
+
+
 def parse_budget(budget):
-    """Bytes from an int, or a string such as "24GB", "24 GiB", "512MB"."""
-    if budget is None or isinstance(budget, int):
-        if budget is not None and budget <= 0:
-            raise ValueError(f"budget must be positive, not {budget!r}")
-        return budget
+    """Bytes from an int, or a string such as "24GB", "24 GiB", "512MB";
+    None for no budget."""
+    if budget is None:
+        return None
+    if isinstance(budget, bool):
+        raise TypeError(f"budget: bytes (an int) or a size such as '24GB', "
+                        f"not {budget!r}")
+    if isinstance(budget, int):
+        return _budget_bytes(budget, budget)
     if isinstance(budget, float):
-        return parse_budget(int(budget))
+        if budget != budget or budget in (float("inf"), float("-inf")):
+            raise ValueError(f"budget {budget!r}: not a number of bytes (from "
+                             f"1 to 2**63 - 1)")
+        if budget != int(budget):
+            raise ValueError(f"budget {budget!r}: not a whole number of bytes")
+        return _budget_bytes(budget, int(budget))
     import re
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKMGT]?)(i?)[bB]?\s*",
                      str(budget))
@@ -698,7 +720,8 @@ def parse_budget(budget):
                          "'24GB' or '16GiB'")
     scale = (1024 if m.group(3) else 1000) ** \
         " KMGT".index(m.group(2).upper() or " ")
-    return parse_budget(int(float(m.group(1)) * scale))
+    from decimal import Decimal
+    return _budget_bytes(budget, int(Decimal(m.group(1)) * scale))
 
 
 def handover(module, args, kwargs, optimizer="adam", loss=None,

@@ -7,6 +7,7 @@ C_out * C_in * k * k * H_out * W_out) or come from PyTorch itself
 (sum(p.numel())); none is copied from nnscan's output.
 """
 import json
+import re
 import os
 
 import pytest
@@ -217,3 +218,62 @@ def test_layers_document_follows_its_schema():
     # A document that breaks the contract is caught: the check can fail.
     doc["total"]["macs"] = -1
     assert _errors(validator, doc)
+
+
+def test_compare_reads_counts_and_keys_as_the_cli_does(tmp_path):
+    """Issue 47: nnscan.compare goes through the library's one reader. A
+    whole float reads as its integer (MACs doubled: the budget fails); a
+    fraction, a string or 2**64 refuses the side, naming row and key; a
+    missing count withholds the budget; a duplicate key is refused with its
+    byte, whether the side is a path, text or a loaded Summary."""
+    path = os.path.join(REPORT, "tiny_resnet.onnx")
+    base = nnscan.analyze(path).json
+    assert base["schema_version"] == 1
+
+    def edited(fn):
+        d = json.loads(json.dumps(base))
+        fn(d)
+        return d
+
+    doubled = edited(lambda d: d["totals"].__setitem__(
+        "macs", float(2 * d["totals"]["macs"])))
+    c = nnscan.compare(base, doubled, budgets="macs > +5%")
+    assert c.exceeded == 1 and c.totals("macs")["delta"] == base["totals"]["macs"]
+    for bad, what in ((3641344000.5, "3641344000.5"),
+                      ("12", 'the string "12"'),
+                      (2 ** 64, "1.8446744073709552e+19")):
+        d = edited(lambda d: d["totals"].__setitem__("macs", bad))
+        with pytest.raises(nnscan.NnscanError,
+                           match=f'after: totals "macs" is {re.escape(what)}, '
+                                 'not a count'):
+            nnscan.compare(base, d, budgets="macs > +5%")
+    missing = edited(lambda d: d["totals"].pop("macs"))
+    c = nnscan.compare(base, missing, budgets="macs > +5%")
+    assert c.withheld == 1 and c.exceeded == 0 and not c.ok
+    # A key twice: the C reader refuses it at its byte, for a path and for
+    # text; load_summary refuses it too (not "last one wins").
+    text = json.dumps(base)
+    dup = '{"schema": "x", ' + text[1:]
+    f = tmp_path / "dup.json"
+    f.write_text(dup)
+    for side in (str(f), dup):
+        with pytest.raises(nnscan.NnscanError,
+                           match='before: duplicate key "schema" at byte 16'):
+            nnscan.compare(side, base)
+    with pytest.raises(ValueError, match='duplicate key "schema"'):
+        nnscan.load_summary(str(f))
+    # A Summary loaded from text goes to the library as that text.
+    ok = tmp_path / "ok.json"
+    ok.write_text(text)
+    assert nnscan.compare(nnscan.load_summary(str(ok)), base).ok
+
+
+def test_compare_refuses_empty_budgets():
+    """Issue 47: a blank budget does not switch the gate off."""
+    tied = os.path.join(REPORT, "tiny_tied.onnx")
+    for budgets in ("", "  ", [""], ["macs > +5%", " "], []):
+        with pytest.raises(ValueError, match="an empty budget"):
+            nnscan.compare(tied, tied, budgets=budgets)
+    with pytest.raises(nnscan.NnscanError, match="budget 2 is empty"):
+        nnscan.compare(tied, tied, budgets="params > +5%,")
+    assert nnscan.compare(tied, tied, budgets=None).ok

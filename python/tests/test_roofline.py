@@ -184,3 +184,28 @@ def test_torch_summary_dtype_names_the_compute_dtype():
                          dtype=torch.float64),), file=False,
                          dtype=torch.float64)
     assert s64.totals["flops"] > 0
+
+
+def test_device_figures_are_bounded(tmp_path):
+    """Issue 47: figures the library's one range check refuses (inf, nan,
+    1e-300, -1, 1e30), and types refused by name before ctypes."""
+    path = _gemv(tmp_path, 1, 64, 32)
+    for bad, shown in ((float("inf"), "inf"), (float("nan"), "nan"),
+                       (1e-300, "1e-300"), (-1, "-1"), (1e30, "1e\\+30")):
+        with pytest.raises(nnscan.NnscanError,
+                           match=f"fp32 peak {shown} FLOP/s is not a number "
+                                 "from 1e6 to 1e21"):
+            nnscan.analyze(path, hardware={"name": "cpu", "peak_flops": bad,
+                                           "bandwidth": 1e11})
+        with pytest.raises(nnscan.NnscanError,
+                           match=f"bandwidth {shown} bytes/s is not a number "
+                                 "from 1e6 to 1e21"):
+            nnscan.analyze(path, hardware={"name": "cpu", "peak_flops": 1e12,
+                                           "bandwidth": bad})
+    for bad in ("fast", True, [1e12]):
+        with pytest.raises(TypeError, match="hardware"):
+            nnscan.analyze(path, hardware={"name": "cpu", "peak_flops": bad,
+                                           "bandwidth": 1e11})
+    with pytest.raises(ValueError, match="not a number from 1e6 to 1e21"):
+        nnscan.analyze(path, hardware={"name": "cpu", "peak_flops": 10 ** 400,
+                                       "bandwidth": 1e11})

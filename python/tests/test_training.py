@@ -23,6 +23,15 @@ def test_bad_arguments():
         run(optimizer="lion")
     with pytest.raises(ValueError, match="budget"):
         run(budget="lots")
+    # Issue 47: one range check, before anything reaches ctypes' int64.
+    for bad in (2 ** 64, 2 ** 64 + 5, 2 ** 63, 0, -1, "99999999999T"):
+        with pytest.raises(ValueError, match=r"bytes is not from 1 to 2\*\*63 - 1"):
+            run(budget=bad)
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="not a number of bytes"):
+            run(budget=bad)
+    with pytest.raises(TypeError, match="budget"):
+        run(budget=True)
     with pytest.raises(ValueError, match="method='record'"):
         run(method="onnx")
     with pytest.raises(ValueError, match="backward=True"):

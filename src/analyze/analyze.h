@@ -472,6 +472,17 @@ bool nns__is_view(const nns__node *n, const nns__cost *c);
  * each kernel's boundary, into a->nodes[].counts (after the costs, before
  * nns__roofline_nodes). NNS_E_NOMEM when out of memory. */
 nns_status nns__kernel_bytes(nns_model *m, nns__analysis *a);
+/* Device figures (a peak in FLOP/s, a bandwidth in bytes/s) are finite
+ * and between these, from a file, a CLI option or the C and Python APIs
+ * alike: 1e6 (a slow microcontroller) to 1e21 (far past any device), so
+ * that every time nnscan derives is a finite, printable number. 0 in a
+ * device's peak means "no peak for that dtype". */
+#define NNS__HW_FIGURE_MIN 1e6
+#define NNS__HW_FIGURE_MAX 1e21
+#define NNS__HW_FIGURE_RANGE "1e6 to 1e21"
+/* Whether v is a device figure (finite, in the range above). */
+bool nns__hw_figure_ok(double v);
+
 /* Checks the device and the compute dtype and keeps them (a->roofline,
  * a->totals.hardware); nothing when hw is NULL. After params.c (it reads
  * the parameters' dtypes). */

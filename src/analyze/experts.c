@@ -69,10 +69,12 @@ static void apply_experts(nns__analysis *a, const char *path,
       break;
     }
   int64_t idle = elements - scaled(elements, d->active, d->total);
-  int64_t reach = d->total;
-  if (d->tokens > 0 && d->tokens < d->total &&
-      d->active * d->tokens < d->total)
-    reach = d->active * d->tokens;
+  /* min(E, k * tokens): k * tokens may pass int64 (then it passes E). */
+  int64_t reach = d->total, routed;
+  if (d->tokens > 0 &&
+      !__builtin_mul_overflow(d->active, d->tokens, &routed) &&
+      routed < d->total)
+    reach = routed;
   int64_t unread = bytes - scaled(bytes, reach, d->total);
   for (size_t l = anchor; l != (size_t)-1; l = nns__layer_up(a, l)) {
     a->layer_experts[l].params_active -= idle;

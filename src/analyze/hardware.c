@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "analyze.h"
 
 #define T 1e12
 #define P 1e15
@@ -136,6 +137,8 @@ NNS__NAME_FN(nns_bound_name, NNS_BOUND_MAP)
 struct nns_hardware_list {
   size_t n, cap;
   nns_hardware *items;
+  uint32_t *slots; /* a hash set of device index + 1, by name: linear */
+  size_t scap;     /* its slots, a power of two, at most half full */
   char **strings; /* every string the items point to, to free */
   size_t n_strings, cap_strings;
 };
@@ -147,6 +150,7 @@ void nns_hardware_list_free(nns_hardware_list *l) {
     free(l->strings[i]);
   free(l->strings);
   free(l->items);
+  free(l->slots);
   free(l);
 }
 
@@ -185,8 +189,13 @@ static void trim(const char **s, size_t *n) {
     (*n)--;
 }
 
-/* A figure: a finite number >= 0 (1e12, 67e12, 3.35e12). */
-static bool parse_figure(const char *s, size_t n, double *out) {
+bool nns__hw_figure_ok(double v) {
+  return v >= NNS__HW_FIGURE_MIN && v <= NNS__HW_FIGURE_MAX;
+}
+
+/* A figure: 0 (a peak: none), or a number in the figures' range (1e12,
+ * 67e12, 3.35e12). */
+static bool parse_figure(const char *s, size_t n, bool zero_ok, double *out) {
   char buf[64];
   if (!n || n >= sizeof buf)
     return false;
@@ -195,7 +204,7 @@ static bool parse_figure(const char *s, size_t n, double *out) {
   char *end;
   errno = 0;
   double v = strtod(buf, &end);
-  if (*end || errno || !isfinite(v) || v < 0)
+  if (*end || !(nns__hw_figure_ok(v) || (zero_ok && v == 0)))
     return false;
   *out = v;
   return true;
@@ -230,12 +239,53 @@ static nns_status list_line(nns_hardware_list *l, const char *key, size_t kn,
                     "%.200s:%d: unknown key '%.*s' (bandwidth, fp32, tf32, "
                     "bf16, fp16, fp8, int8, description, source)",
                     path, line, (int)(kn > 40 ? 40 : kn), key);
-  if (!parse_figure(val, vn, slot))
+  bool bw = slot == &h->bandwidth;
+  if (!parse_figure(val, vn, !bw, slot))
     return nns__err(err, NNS_E_MODEL, -1, NULL,
-                    "%.200s:%d: '%.*s' is not a number >= 0 (bytes/s or "
-                    "FLOP/s, e.g. 3.35e12)",
-                    path, line, (int)(vn > 40 ? 40 : vn), val);
+                    "%.200s:%d: '%.*s' is not a number from "
+                    NNS__HW_FIGURE_RANGE "%s (%s, e.g. 3.35e12)",
+                    path, line, (int)(vn > 40 ? 40 : vn), val,
+                    bw ? "" : ", or 0 for none", bw ? "bytes/s" : "FLOP/s");
   return NNS_OK;
+}
+
+static size_t name_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return (size_t)nns__hash_mix(h);
+}
+
+static void slot_put(nns_hardware_list *l, size_t i) {
+  const char *name = l->items[i].name;
+  size_t s = name_hash(name, strlen(name)) & (l->scap - 1);
+  while (l->slots[s])
+    s = (s + 1) & (l->scap - 1);
+  l->slots[s] = (uint32_t)(i + 1);
+}
+
+/* Twice the room (at least 16 slots), every device put back. */
+static bool rehash(nns_hardware_list *l) {
+  size_t cap = l->scap ? 2 * l->scap : 16;
+  uint32_t *slots = calloc(cap, sizeof *slots);
+  if (!slots)
+    return false;
+  free(l->slots);
+  l->slots = slots;
+  l->scap = cap;
+  for (size_t i = 0; i < l->n; i++)
+    slot_put(l, i);
+  return true;
+}
+
+/* A value without its comment: a `#` after a blank starts one (so a URL's
+ * `#fragment` stays), as docs/roofline.md shows. */
+static void strip_comment(const char *s, size_t *n) {
+  for (size_t i = 1; i < *n; i++)
+    if (s[i] == '#' && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+      *n = i;
+      return;
+    }
 }
 
 /* Starts device `[name]`. */
@@ -251,11 +301,20 @@ static nns_status list_section(nns_hardware_list *l, const char *name,
                       "%.200s:%d: a device name holds letters, digits and "
                       "- _ . only",
                       path, line);
-  for (size_t i = 0; i < l->n; i++)
-    if (strlen(l->items[i].name) == n && !memcmp(l->items[i].name, name, n))
+  if (l->n >= UINT32_MAX / 4)
+    return nns__err(err, NNS_E_LIMIT, -1, NULL, "%.200s:%d: too many devices",
+                    path, line);
+  size_t hash = name_hash(name, n);
+  for (size_t s = hash & (l->scap - 1); l->scap && l->slots[s];
+       s = (s + 1) & (l->scap - 1)) {
+    const char *other = l->items[l->slots[s] - 1].name;
+    if (strlen(other) == n && !memcmp(other, name, n))
       return nns__err(err, NNS_E_MODEL, -1, NULL,
                       "%.200s:%d: device '%.*s' defined twice", path, line,
-                      (int)n, name);
+                      (int)(n > 80 ? 80 : n), name);
+  }
+  if (2 * (l->n + 1) > l->scap && !rehash(l))
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   nns_hardware *grown =
       nns__grow(l->items, &l->cap, l->n + 1, sizeof *grown, 4);
   if (!grown)
@@ -267,6 +326,7 @@ static nns_status list_section(nns_hardware_list *l, const char *name,
   l->items[l->n++] = (nns_hardware){
       .size = sizeof(nns_hardware), .name = c, .description = c,
       .source = "user"};
+  slot_put(l, l->n - 1);
   return NNS_OK;
 }
 
@@ -310,7 +370,8 @@ nns_status nns_hardware_list_open(const char *path, nns_hardware_list **out,
     nns__fmap_close(&f);
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   }
-  const char *p = (const char *)f.data, *end = p + f.size;
+  /* An empty file maps to no address: NULL + 0 is no pointer in C. */
+  const char *p = (const char *)f.data, *end = f.size ? p + f.size : p;
   for (int line = 1; st == NNS_OK && p < end; line++) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     if (!eol)
@@ -321,6 +382,8 @@ nns_status nns_hardware_list_open(const char *path, nns_hardware_list **out,
     trim(&s, &n);
     if (!n || s[0] == '#')
       continue;
+    strip_comment(s, &n);
+    trim(&s, &n);
     if (s[0] == '[') {
       if (s[n - 1] != ']') {
         st = nns__err(err, NNS_E_MODEL, -1, NULL,

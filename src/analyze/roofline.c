@@ -361,10 +361,21 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
                     "nns_hardware.size is %zu, below the first version's %zu",
                     given->size, (size_t)NNS__V1_HARDWARE);
   const char *name = hw.name && hw.name[0] ? hw.name : "(unnamed)";
-  if (!(hw.bandwidth > 0))
+  if (hw.bandwidth == 0)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "hardware '%.80s' has no memory bandwidth (give one: "
                     "--bandwidth)", name);
+  if (!nns__hw_figure_ok(hw.bandwidth))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "hardware '%.80s': bandwidth %g bytes/s is not a number "
+                    "from " NNS__HW_FIGURE_RANGE, name, hw.bandwidth);
+  /* Every peak given, used here or not: 0 is "none", else a figure. */
+  for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
+    if (hw.peak_flops[d] != 0 && !nns__hw_figure_ok(hw.peak_flops[d]))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "hardware '%.80s': %s peak %g FLOP/s is not a number "
+                      "from " NNS__HW_FIGURE_RANGE, name,
+                      nns_compute_dtype_name(d), hw.peak_flops[d]);
   int32_t storage = model_float_dtype(m, a);
   nns_compute_dtype model = compute_of(storage);
   nns_compute_dtype want = model;
@@ -387,7 +398,7 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
   nns_compute_dtype need[2] = {want, other};
   for (int k = 0; k < 2; k++) {
     double p = hw.peak_flops[need[k]];
-    if (!(p > 0) || p != p)
+    if (p == 0)
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "hardware '%.80s' lists no %s peak%s", name,
                       nns_compute_dtype_name(need[k]),

@@ -5,6 +5,7 @@
  * container closes, so nesting depth costs heap, never C stack.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +14,18 @@
 typedef struct frame {
   nns__jval *v;        /* the array or object being filled */
   nns__jval **items;   /* malloc'ed until it closes */
-  const char **keys;
-  size_t n, cap, kcap;
+  const char **keys;   /* an object's keys so far, malloc'ed until it closes */
+  size_t *klens;       /* their lengths in bytes (a key may hold NULs) */
+  size_t n, cap, kcap, lcap;
   const char *key;     /* an object's key waiting for its value */
+  size_t key_len;      /* its length */
+  uint32_t *slots;     /* past KEY_SCAN keys: a hash set of key index + 1 */
+  size_t scap;         /* its slots, a power of two, or 0 */
 } frame;
+
+/* Objects with at most this many keys look for a duplicate by a scan;
+ * larger ones through the frame's hash set, so that n keys cost O(n). */
+#define KEY_SCAN 8
 
 typedef struct parser {
   nns__arena *a;
@@ -25,6 +34,11 @@ typedef struct parser {
   frame *st;
   size_t depth, cap;
 } parser;
+
+static nns_status fail_at(parser *ps, const char *at, const char *what) {
+  return nns__err(ps->err, NNS_E_JSON, (int64_t)(at - ps->start), NULL,
+                  "%s at byte %lld", what, (long long)(at - ps->start));
+}
 
 static nns_status fail(parser *ps, const char *what) {
   return nns__err(ps->err, NNS_E_JSON, (int64_t)(ps->p - ps->start), NULL,
@@ -209,9 +223,43 @@ static bool push(parser *ps, nns__jval *v) {
   return true;
 }
 
+static size_t key_hash(const char *k, size_t len) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
+  return (size_t)nns__hash_mix(h);
+}
+
+/* Puts key index i into f's hash set (which has room). */
+static void slot_put(frame *f, size_t i) {
+  size_t s = key_hash(f->keys[i], f->klens[i]) & (f->scap - 1);
+  while (f->slots[s])
+    s = (s + 1) & (f->scap - 1);
+  f->slots[s] = (uint32_t)(i + 1);
+}
+
+/* True when the open object f already has key k (len bytes). */
+static bool key_seen(const frame *f, const char *k, size_t len) {
+  if (!f->scap) {
+    for (size_t i = 0; i < f->n; i++)
+      if (f->klens[i] == len && !memcmp(f->keys[i], k, len))
+        return true;
+    return false;
+  }
+  size_t s = key_hash(k, len) & (f->scap - 1);
+  for (; f->slots[s]; s = (s + 1) & (f->scap - 1)) {
+    size_t i = f->slots[s] - 1;
+    if (f->klens[i] == len && !memcmp(f->keys[i], k, len))
+      return true;
+  }
+  return false;
+}
+
 /* Appends v to the open container. */
 static bool add_item(parser *ps, nns__jval *v) {
   frame *f = &ps->st[ps->depth - 1];
+  if (f->n >= UINT32_MAX - 1)
+    return false; /* the hash set holds 32-bit indices */
   nns__jval **items = nns__grow(f->items, &f->cap, f->n + 1, sizeof *items, 8);
   if (!items)
     return false;
@@ -221,11 +269,38 @@ static bool add_item(parser *ps, nns__jval *v) {
     if (!keys)
       return false;
     f->keys = keys;
+    size_t *klens = nns__grow(f->klens, &f->lcap, f->n + 1, sizeof *klens, 8);
+    if (!klens)
+      return false;
+    f->klens = klens;
     keys[f->n] = f->key;
+    klens[f->n] = f->key_len;
     f->key = NULL;
+    size_t n = f->n + 1;
+    if (n > KEY_SCAN && 2 * n > f->scap) {
+      /* Rehash into twice the room: the set stays at most half full. */
+      size_t cap = f->scap ? 2 * f->scap : 4 * KEY_SCAN;
+      uint32_t *slots = calloc(cap, sizeof *slots);
+      if (!slots)
+        return false;
+      free(f->slots);
+      f->slots = slots;
+      f->scap = cap;
+      for (size_t i = 0; i < f->n; i++)
+        slot_put(f, i);
+    }
+    if (f->scap)
+      slot_put(f, f->n);
   }
   items[f->n++] = v;
   return true;
+}
+
+static void free_frame(frame *f) {
+  free(f->items);
+  free(f->keys);
+  free(f->klens);
+  free(f->slots);
 }
 
 /* Moves the closed container's items to the arena. */
@@ -245,8 +320,7 @@ static bool close_frame(parser *ps) {
         memcpy(f->v->keys, f->keys, f->n * sizeof *f->keys);
     }
   }
-  free(f->items);
-  free(f->keys);
+  free_frame(f);
   return ok;
 }
 
@@ -277,9 +351,20 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
         st = fail(&ps, "expected a key");
         goto done;
       }
-      size_t klen;
-      if ((st = read_string(&ps, &top->key, &klen)) != NNS_OK)
+      const char *key_at = ps.p;
+      if ((st = read_string(&ps, &top->key, &top->key_len)) != NNS_OK)
         goto done;
+      if (key_seen(top, top->key, top->key_len)) {
+        /* RFC 8259 leaves a repeated name undefined and readers differ
+         * (first wins, last wins): a budget must not depend on which. */
+        char what[160];
+        snprintf(what, sizeof what, "duplicate key \"%.*s%s\"",
+                 (int)(top->key_len > 64 ? 64 : top->key_len), top->key,
+                 top->key_len > 64 ? "..." : "");
+        top->key = NULL;
+        st = fail_at(&ps, key_at, what);
+        goto done;
+      }
       skip_ws(&ps);
       if (ps.p >= ps.end || *ps.p != ':') {
         st = fail(&ps, "expected ':'");
@@ -333,6 +418,11 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
     if (!top)
       root = v;
     if (opened) {
+      if (ps.depth >= NNS__JSON_MAX_DEPTH) {
+        st = fail_at(&ps, ps.p - 1,
+                     "nesting deeper than " NNS__JSON_MAX_DEPTH_TEXT " levels");
+        goto done;
+      }
       if (!push(&ps, v)) {
         st = NNS_E_NOMEM;
         goto done;
@@ -371,9 +461,7 @@ finished:
   *out = root;
 done:
   while (ps.depth) {
-    frame *f = &ps.st[--ps.depth];
-    free(f->items);
-    free(f->keys);
+    free_frame(&ps.st[--ps.depth]);
   }
   free(ps.st);
   if (st == NNS_E_NOMEM)
@@ -400,6 +488,42 @@ int64_t nns__json_int_or(const nns__jval *v, int64_t fallback) {
 
 bool nns__json_bool_or(const nns__jval *v, bool fallback) {
   return v && v->type == NNS__J_BOOL ? v->b : fallback;
+}
+
+nns__jcount nns__json_count(const nns__jval *v, int64_t *out) {
+  if (!v || v->type == NNS__J_NULL)
+    return NNS__JC_MISSING;
+  if (v->type != NNS__J_NUM)
+    return NNS__JC_BAD;
+  if (v->is_int) {
+    if (v->i < 0)
+      return NNS__JC_BAD;
+    *out = v->i;
+    return NNS__JC_OK;
+  }
+  /* 2^53: past it a double's neighbours are 2 apart, so the digits
+   * written need not be the number read. */
+  if (!(v->d >= 0 && v->d <= 9007199254740992.0) || v->d != floor(v->d))
+    return NNS__JC_BAD;
+  *out = (int64_t)v->d;
+  return NNS__JC_OK;
+}
+
+const char *nns__json_describe(const nns__jval *v, char *buf, size_t size) {
+  if (!v || v->type == NNS__J_NULL)
+    snprintf(buf, size, "null");
+  else if (v->type == NNS__J_BOOL)
+    snprintf(buf, size, "%s", v->b ? "true" : "false");
+  else if (v->type == NNS__J_NUM && v->is_int)
+    snprintf(buf, size, "%lld", (long long)v->i);
+  else if (v->type == NNS__J_NUM)
+    snprintf(buf, size, "%.17g", v->d);
+  else if (v->type == NNS__J_STR)
+    snprintf(buf, size, "the string \"%.*s%s\"",
+             (int)(v->len > 40 ? 40 : v->len), v->s, v->len > 40 ? "..." : "");
+  else
+    snprintf(buf, size, "%s", v->type == NNS__J_ARR ? "an array" : "an object");
+  return buf;
 }
 
 static void jval_at(nns__jw *w, const char *key, size_t klen,

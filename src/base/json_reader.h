@@ -3,13 +3,24 @@
  * diff of two reports reads saved "nnscan.summary" documents with. Strict
  * RFC 8259 (no comments, no trailing commas), iterative (a deep document
  * cannot exhaust the C stack), every error with its byte offset. Numbers
- * keep their int64 value when they are integers that fit.
+ * keep their int64 value when they are integers that fit. Two rules bound
+ * what a document may be, the same for every caller (the CLI, the C API
+ * and Python, which reads saved reports through this reader):
+ *  - an object with a key twice is refused ("duplicate key 'k' at byte
+ *    N", N the second key's opening quote): RFC 8259 leaves it undefined;
+ *  - nesting deeper than NNS__JSON_MAX_DEPTH arrays and objects is refused
+ *    ("nesting deeper than 256 levels at byte N", N the bracket that goes
+ *    too deep), so small input cannot take memory out of proportion.
  */
 #ifndef NNS_BASE_JSON_READER_H
 #define NNS_BASE_JSON_READER_H
 
 #include "base.h"
 #include "json_writer.h"
+
+/* Arrays and objects nested deeper than this are refused. */
+#define NNS__JSON_MAX_DEPTH 256
+#define NNS__JSON_MAX_DEPTH_TEXT "256"
 
 typedef enum nns__jtype {
   NNS__J_NULL,
@@ -44,6 +55,25 @@ const nns__jval *nns__json_get(const nns__jval *obj, const char *key);
 const char *nns__json_str_or(const nns__jval *v, const char *fallback);
 int64_t nns__json_int_or(const nns__jval *v, int64_t fallback);
 bool nns__json_bool_or(const nns__jval *v, bool fallback);
+
+/* How a count (params, MACs, bytes) reads: the one rule for every saved
+ * document nnscan reads (the CLI's diff and Python's compare alike). */
+typedef enum nns__jcount {
+  NNS__JC_OK,      /* *out holds it */
+  NNS__JC_MISSING, /* no value, or null */
+  NNS__JC_BAD      /* present but no count: see nns__json_count */
+} nns__jcount;
+
+/* A count is a whole number from 0 to INT64_MAX: an integer, or a number
+ * written with a fraction or exponent whose value is whole and at most
+ * 2^53 (every such number a double holds exactly, so "3641344000.0", as
+ * Python writes a float, reads as 3641344000). A string, a boolean, an
+ * array, an object, a fraction, a negative number or one past INT64_MAX
+ * is NNS__JC_BAD. */
+nns__jcount nns__json_count(const nns__jval *v, int64_t *out);
+/* v as a short phrase for an error message ("3.5", "the string \"12\"",
+ * "an object"), in buf. */
+const char *nns__json_describe(const nns__jval *v, char *buf, size_t size);
 
 /* v written back through the JSON writer (numbers as they were read;
  * past 64 levels of nesting, null). */

@@ -134,9 +134,15 @@ int cmd_diff(int argc, char **argv) {
         fprintf(stderr, "nnscan diff: --fail-if needs a budget\n");
         goto done;
       }
+      const char *b = argv[++i];
+      if (!b[strspn(b, " \t")]) {
+        fprintf(stderr, "nnscan diff: --fail-if '%s' is no budget (METRIC OP "
+                        "[+|-]N[%%], e.g. 'macs > +5%%')\n", b);
+        goto done;
+      }
       if (*budgets)
         strcat(budgets, ", ");
-      strcat(budgets, argv[++i]);
+      strcat(budgets, b);
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "nnscan diff: unknown option '%s'\n%s", argv[i],
               cli_diff_usage);

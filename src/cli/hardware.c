@@ -62,10 +62,10 @@ bool cli_hardware_pick(const char *name, const nns_hardware_list *list,
   }
   /* --peak-flops applies to every compute dtype, --bandwidth replaces the
    * device's: the `cpu` entry has neither. */
-  if (peak_flops > 0)
+  if (peak_flops != 0)
     for (int d = 0; d < NNS_COMPUTE_DTYPE_COUNT; d++)
       out->peak_flops[d] = peak_flops;
-  if (bandwidth > 0)
+  if (bandwidth != 0)
     out->bandwidth = bandwidth;
   return true;
 }

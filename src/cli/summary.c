@@ -376,9 +376,11 @@ int cmd_summary(int argc, char **argv) {
     } else if (!strcmp(a, "--peak-flops") || !strcmp(a, "--bandwidth")) {
       char *end;
       double d = strtod(val, &end);
-      if (*end || !(d > 0) || d > 1e30) {
-        fprintf(stderr, "nnscan summary: %s wants a number > 0 (e.g. 2e12), "
-                        "got '%s'\n", a, val);
+      /* The range is the library's (one check for every way in): here
+       * only that it is a number, and not 0, which means "not given". */
+      if (*end || end == val || d == 0) {
+        fprintf(stderr, "nnscan summary: %s wants a number from 1e6 to 1e21 "
+                        "(e.g. 2e12), got '%s'\n", a, val);
         goto done;
       }
       *(a[2] == 'p' ? &peak_flops : &bandwidth) = d;
@@ -417,7 +419,7 @@ int cmd_summary(int argc, char **argv) {
     ro.columns |= NNS_COL_BYTES | NNS_COL_ROOF;
   ro.width = width ? width : o.output ? 100 : cli_terminal_width();
 
-  if (!hw_name && (ao.compute_dtype || peak_flops > 0 || bandwidth > 0)) {
+  if (!hw_name && (ao.compute_dtype || peak_flops != 0 || bandwidth != 0)) {
     fputs("nnscan summary: --dtype, --peak-flops and --bandwidth go with "
           "--hardware NAME\n", stderr);
     goto done;

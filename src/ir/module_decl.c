@@ -132,12 +132,21 @@ nns_status nns_model_set_experts(nns_model *m, const char *path,
   if (!m || !path)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_model_set_experts needs a model and a path");
-  if (active <= 0 || total < active || tokens < 0)
+  /* One check per number, each naming its value and range; E is bounded
+   * so that the experts' shares (x * k / E) are exact in 64 bits. */
+  if (total < 1 || total > NNS_EXPERTS_MAX)
     return nns__err(err, NNS_E_ARG, -1, NULL,
-                    "experts of '%s': %lld of %lld experts, %lld tokens "
-                    "(need 0 < k <= E, tokens >= 0)",
-                    path, (long long)active, (long long)total,
-                    (long long)tokens);
+                    "experts of '%.200s': total %lld is not from 1 to %lld",
+                    path, (long long)total, (long long)NNS_EXPERTS_MAX);
+  if (active < 1 || active > total)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "experts of '%.200s': active %lld is not from 1 to the "
+                    "total, %lld", path, (long long)active, (long long)total);
+  if (tokens < 0)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "experts of '%.200s': tokens %lld is not from 0 (not "
+                    "known) to %lld", path, (long long)tokens,
+                    (long long)INT64_MAX);
   const char *p = nns__intern_cstr(&m->strings, path);
   nns__experts_decl *d = p ? nns__map_get(&m->experts, p) : NULL;
   if (p && !d && (d = nns__arena_alloc(&m->arena, sizeof *d)) &&

@@ -28,10 +28,36 @@ const char *nns__diff_status_name(dstatus s) {
 
 /* ==== Reading a side ==== */
 
+/* One metric's count from `v` (the member `key` of `where`): a missing
+ * one makes the metric unavailable (its deltas withheld, and a budget on
+ * it too); one present but no count refuses the document, naming the side,
+ * the row and the key, since reading it as anything would let a budget
+ * pass on a number nobody wrote. */
+static nns_status read_count(const nns__jval *v, const char *which,
+                             const char *row, const char *key, dmetric *m,
+                             nns_error *err) {
+  switch (nns__json_count(v, &m->value)) {
+  case NNS__JC_OK:
+    return NNS_OK;
+  case NNS__JC_MISSING:
+    m->value = 0;
+    m->status = D_UNAVAILABLE;
+    return NNS_OK;
+  case NNS__JC_BAD:
+    break;
+  }
+  char what[96];
+  return nns__err(err, NNS_E_ARG, -1, NULL,
+                  "%s: %s \"%s\" is %s, not a count (a whole number from 0 "
+                  "to 9223372036854775807)", which, row, key,
+                  nns__json_describe(v, what, sizeof what));
+}
+
 /* A v1 row: the plain counts, partial where the flags say (docs/json.md:
  * partial - a node not counted; symbolic, unbounded - sized counts at an
  * assumed size or trip count; saturated totals - everything). */
-static void row_v1(const nns__jval *v, drow *r, bool saturated) {
+static nns_status row_v1(const nns__jval *v, drow *r, bool saturated,
+                         const char *which, const char *row, nns_error *err) {
   const nns__jval *flags = nns__json_get(v, "flags");
   unsigned partial = 0;
   bool cost = nns__json_bool_or(nns__json_get(flags, "partial"), false);
@@ -46,10 +72,19 @@ static void row_v1(const nns__jval *v, drow *r, bool saturated) {
   /* Only symbols at 1 and nothing else: exact at that size. */
   bool at_one = symbolic && !unbounded && !cost && !saturated;
   for (int i = 0; i < NNS__M_COUNT; i++) {
-    r->m[i].value = nns__json_int_or(nns__json_get(v, nns__diff_metric_keys[i]), 0);
     r->m[i].status = partial & (1u << i) ? D_PARTIAL : D_COMPLETE;
     r->m[i].at_one = r->m[i].status == D_PARTIAL && at_one;
+    const nns__jval *c = nns__json_get(v, nns__diff_metric_keys[i]);
+    if (!c && !strcmp(nns__diff_metric_keys[i], "frozen")) {
+      r->m[i].value = 0; /* v1 writes "frozen" only when it is not zero */
+      continue;
+    }
+    nns_status st = read_count(c, which, row, nns__diff_metric_keys[i], &r->m[i],
+                               err);
+    if (st != NNS_OK)
+      return st;
   }
+  return NNS_OK;
 }
 
 /* Whether every diagnostic a v2 metric cites (ids into the document's
@@ -73,7 +108,9 @@ static bool only_symbols_at_one(const nns__jval *doc, const nns__jval *m) {
   return true;
 }
 
-static void row_v2(const nns__jval *doc, const nns__jval *v, drow *r) {
+static nns_status row_v2(const nns__jval *doc, const nns__jval *v, drow *r,
+                         const char *which, const char *row,
+                         nns_error *err) {
   const nns__jval *ms = nns__json_get(v, "metrics");
   for (int i = 0; i < NNS__M_COUNT; i++) {
     const nns__jval *m = nns__json_get(ms, nns__diff_metric_keys[i]);
@@ -81,24 +118,37 @@ static void row_v2(const nns__jval *doc, const nns__jval *v, drow *r) {
     r->m[i].status = !strcmp(st, "complete") ? D_COMPLETE
                      : !strcmp(st, "partial") ? D_PARTIAL
                                               : D_UNAVAILABLE;
-    r->m[i].value = nns__json_int_or(
-        nns__json_get(m, r->m[i].status == D_COMPLETE ? "value" : "known_value"),
-        0);
     r->m[i].at_one = r->m[i].status == D_PARTIAL &&
                      only_symbols_at_one(doc, m);
+    r->m[i].value = 0;
+    if (r->m[i].status == D_UNAVAILABLE)
+      continue;
+    const char *vkey = r->m[i].status == D_COMPLETE ? "value" : "known_value";
+    char key[64];
+    snprintf(key, sizeof key, "metrics.%s.%s", nns__diff_metric_keys[i], vkey);
+    nns_status s = read_count(nns__json_get(m, vkey), which, row, key,
+                              &r->m[i], err);
+    if (s != NNS_OK)
+      return s;
   }
+  return NNS_OK;
 }
 
-static void read_row(const dside *s, const nns__jval *v, drow *r,
-                     bool saturated) {
+static nns_status read_row(const dside *s, const nns__jval *v, drow *r,
+                           bool saturated, const char *which, size_t index,
+                           nns_error *err) {
+  char row[48];
+  if (index == (size_t)-1)
+    snprintf(row, sizeof row, "totals");
+  else
+    snprintf(row, sizeof row, "layers[%zu]", index);
   r->path = nns__json_str_or(nns__json_get(v, "path"), "");
   r->call = nns__json_int_or(nns__json_get(v, "call"), 0);
   r->type = nns__json_str_or(nns__json_get(v, "type"), "");
   r->output = nns__json_get(v, "output");
   if (s->version == 1)
-    row_v1(v, r, saturated);
-  else
-    row_v2(s->doc, v, r);
+    return row_v1(v, r, saturated, which, row, err);
+  return row_v2(s->doc, v, r, which, row, err);
 }
 
 static int cmp_rows(const drow *a, const drow *b) {
@@ -142,8 +192,11 @@ static nns_status read_side(nns__arena *a, const char *text, size_t len,
       layers->type != NNS__J_ARR)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "%s: no \"totals\" object or \"layers\" array", which);
-  read_row(s, totals, &s->totals,
-           nns__json_bool_or(nns__json_get(totals, "saturated"), false));
+  st = read_row(s, totals, &s->totals,
+                nns__json_bool_or(nns__json_get(totals, "saturated"), false),
+                which, (size_t)-1, err);
+  if (st != NNS_OK)
+    return st;
   s->totals.path = "";
   s->count = layers->len;
   s->rows = nns__arena_array(a, s->count ? s->count : 1, sizeof *s->rows);
@@ -151,7 +204,9 @@ static nns_status read_side(nns__arena *a, const char *text, size_t len,
   if (!s->rows || !s->sorted)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   for (size_t i = 0; i < s->count; i++) {
-    read_row(s, layers->items[i], &s->rows[i], false);
+    if ((st = read_row(s, layers->items[i], &s->rows[i], false, which, i,
+                       err)) != NNS_OK)
+      return st;
     s->sorted[i] = &s->rows[i];
   }
   qsort(s->sorted, s->count, sizeof *s->sorted, cmp_sorted);
@@ -280,17 +335,24 @@ static nns_status parse_budgets(nns__arena *ar, ddiff *d, const char *text,
   d->budgets = nns__arena_array(ar, n + 1, sizeof *d->budgets);
   if (!d->budgets)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  for (const char *p = text; p && *p;) {
+  if (!text || !*text)
+    return NNS_OK; /* no budgets */
+  for (const char *p = text; p;) {
     size_t len = strcspn(p, ",;");
     const char *q = p, *end = p + len;
-    p = *end ? end + 1 : end;
+    p = *end ? end + 1 : NULL; /* a separator at the end: one more item */
     while (q < end && (*q == ' ' || *q == '\t'))
       q++;
     const char *e = end;
     while (e > q && (e[-1] == ' ' || e[-1] == '\t'))
       e--;
     if (q == e)
-      continue;
+      /* An empty item is a budget lost (a stray comma, an empty
+       * --fail-if): refused, so that no typo switches the gate off. */
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "budgets '%.200s': budget %zu is empty (budgets are "
+                      "METRIC OP [+|-]N[%%], separated by ',' or ';')",
+                      text, d->budget_count + 1);
     dbudget *b = &d->budgets[d->budget_count];
     memset(b, 0, sizeof *b);
     snprintf(b->text, sizeof b->text, "%.*s", (int)(e - q), q);

@@ -210,5 +210,29 @@ expect 0 'Roofline on my-npu' -- summary tiny_cnn.onnx --hardware my-npu --hardw
 printf '[x]\nbandwidth = lots\n' > "$tmp/bad.hw"
 expect 1 'bad.hw:2:' -- hardware --hardware-file "$tmp/bad.hw"
 
+# Issue 47: the device file docs/roofline.md shows (comments after values)
+# loads as it is, extracted from the docs; a URL's #fragment is no comment.
+sed -n '/^# my.hw:/,/^```$/p' ../../docs/roofline.md | sed '$d' >"$tmp/docs.hw"
+grep -q 'bandwidth = 1.2e12 *# bytes/s' "$tmp/docs.hw" && ok || ko "docs/roofline.md example not found"
+expect 0 '^my-npu +30\.0 +- +120\.0 +- +- +240\.0 +1\.200  My NPU, 32 GB' -- hardware --hardware-file "$tmp/docs.hw"
+printf '[u]\nsource = https://x.org/a#b  # the sheet\nbandwidth = 1e11 # B/s\nfp32 = 1e12\n' >"$tmp/url.hw"
+expect 0 'https://x.org/a#b"' -- hardware --json --hardware-file "$tmp/url.hw"
+: >"$tmp/empty.hw"
+expect 1 "empty.hw: no device" -- hardware --hardware-file "$tmp/empty.hw"
+# Figures are finite and from 1e6 to 1e21, from a file or an option.
+printf '[x]\nbandwidth = 1e30\nfp32 = 1e12\n' >"$tmp/big.hw"
+expect 1 "big.hw:2: '1e30' is not a number from 1e6 to 1e21 \(bytes/s" -- hardware --hardware-file "$tmp/big.hw"
+printf '[x]\nbandwidth = 1e12\nfp32 = inf\n' >"$tmp/inf.hw"
+expect 1 "inf.hw:3: 'inf' is not a number from 1e6 to 1e21, or 0 for none \(FLOP/s" -- hardware --hardware-file "$tmp/inf.hw"
+expect 1 "hardware 'cpu': fp32 peak inf FLOP/s is not a number from 1e6 to 1e21" -- summary tiny_cnn.onnx --hardware cpu --peak-flops inf --bandwidth 5e10
+expect 1 "hardware 'cpu': fp32 peak nan FLOP/s is not a number from 1e6 to 1e21" -- summary tiny_cnn.onnx --hardware cpu --peak-flops nan --bandwidth 5e10
+expect 1 "hardware 'cpu': bandwidth 1e-300 bytes/s is not a number from 1e6 to 1e21" -- summary tiny_cnn.onnx --hardware cpu --peak-flops 1e12 --bandwidth 1e-300
+expect 2 "--bandwidth wants a number from 1e6 to 1e21" -- summary tiny_cnn.onnx --hardware cpu --peak-flops 1e12 --bandwidth fast
+# A name twice is found by a hash, not a scan: 1 MiB of devices in well
+# under the 20 s the quadratic check took.
+python3 -c 'import sys; sys.stdout.write("".join("[d%d]\nbandwidth=1e12\nfp32=1e12\n" % i for i in range(30000)) + "[d7]\n")' >"$tmp/many.hw"
+start=$(date +%s)
+expect 1 "many.hw:90001: device 'd7' defined twice" -- hardware --hardware-file "$tmp/many.hw"
+[ $(( $(date +%s) - start )) -lt 5 ] && ok || ko "30,000 devices took $(( $(date +%s) - start )) s"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

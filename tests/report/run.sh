@@ -121,6 +121,47 @@ expect 0 'macs .* 80 .* 8,998  \+8,918 \(\+11147\.50%\)' -- diff "$tmp/r2.json" 
 expect 5 'deltas withheld: the inputs differ' -- diff tiny_resnet.onnx tiny_tied.onnx --fail-if 'params > +0'
 expect 2 "budget 'macs > five' is not" -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'macs > five'
 expect 2 "budget 'latency > \+1' is not" -- diff tiny_tied.onnx tiny_tied.onnx --fail-if 'latency > +1'
+# Counts that are no count (issue 47): a float with a fraction, a string, a
+# number past int64 or below 0 refuses the document, naming side, row and
+# key; a whole float reads as its integer; a missing count is unavailable,
+# so a budget on it is withheld (exit 5), never read as 0.
+$py - "$tmp/r1.json" "$tmp" <<'PY'
+import json, sys
+src, tmp = sys.argv[1], sys.argv[2]
+def edit(name, fn):
+    d = json.load(open(src)); fn(d); json.dump(d, open(f"{tmp}/{name}", "w"))
+edit("c_float.json", lambda d: d["totals"].__setitem__("macs", float(2 * d["totals"]["macs"])))
+edit("c_frac.json", lambda d: d["totals"].__setitem__("macs", 3641344000.5))
+edit("c_str.json", lambda d: d["totals"].__setitem__("macs", "178352"))
+edit("c_big.json", lambda d: d["totals"].__setitem__("macs", 2 ** 64))
+edit("c_neg.json", lambda d: d["totals"].__setitem__("macs", -1))
+edit("c_missing.json", lambda d: d["totals"].pop("macs"))
+edit("c_layer.json", lambda d: d["layers"][3].__setitem__("params", 1.5))
+PY
+expect 4 'macs > \+5%: EXCEEDED \(\+89,176 \(\+100\.00%\)\)' -- diff "$tmp/r1.json" "$tmp/c_float.json" --fail-if 'macs > +5%'
+expect 1 'after: totals "macs" is 3641344000.5, not a count \(a whole number from 0 to 9223372036854775807\)' -- diff "$tmp/r1.json" "$tmp/c_frac.json" --fail-if 'macs > +5%'
+expect 1 'before: totals "macs" is the string "178352", not a count' -- diff "$tmp/c_str.json" "$tmp/r1.json"
+expect 1 'after: totals "macs" is 1.8446744073709552e\+19, not a count' -- diff "$tmp/r1.json" "$tmp/c_big.json"
+expect 1 'after: totals "macs" is -1, not a count' -- diff "$tmp/r1.json" "$tmp/c_neg.json"
+expect 1 'after: layers\[3\] "params" is 1.5, not a count' -- diff "$tmp/r1.json" "$tmp/c_layer.json"
+expect 5 'macs > \+5%: WITHHELD' -- diff "$tmp/r1.json" "$tmp/c_missing.json" --fail-if 'macs > +5%'
+$py - "$tmp/r2.json" "$tmp/c2_str.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["totals"]["metrics"]["macs"]["value"] = str(d["totals"]["metrics"]["macs"]["value"])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 1 'after: totals "metrics.macs.value" is the string "89176", not a count' -- diff "$tmp/r2.json" "$tmp/c2_str.json"
+# A key twice: refused by the one reader, named with its byte.
+sed 's/^{/{"schema": "x", /' "$tmp/r1.json" >"$tmp/dup.json"
+expect 1 'before: duplicate key "schema" at byte 1[0-9]' -- diff "$tmp/dup.json" "$tmp/r1.json"
+# 300 levels of nesting: refused at the 257th bracket ({"a": then 256 '[').
+$py -c 'import sys; sys.stdout.write("{\"a\":" + "[" * 300 + "]" * 300 + "}")' >"$tmp/deep.json"
+expect 1 'after: nesting deeper than 256 levels at byte 260' -- diff "$tmp/r1.json" "$tmp/deep.json"
+# An empty budget switches nothing off: it is refused (exit 2).
+expect 2 "--fail-if '' is no budget" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if ''
+expect 2 "budgets ',': budget 1 is empty" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if ','
+expect 2 "budgets 'macs > \+5%,': budget 2 is empty" -- diff "$tmp/r2.json" "$tmp/r2b.json" --fail-if 'macs > +5%,'
 printf '{"schema": "nnscan.summary", "schema_version": 1,' >"$tmp/cut.json"
 # Cut after 49 bytes: the reader wants a key there, and names the side.
 expect 1 'before: expected a key at byte 49' -- diff "$tmp/cut.json" tiny_tied.onnx

@@ -203,13 +203,16 @@ static void test_read_errors(void) {
   nns__arena_free(&a);
 }
 
-/* 100,000 nested arrays read without touching the C stack's depth. */
+/* Nesting: 256 levels read; the 257th bracket is refused at its byte, and
+ * 2 MiB of '[' fails there at once instead of growing a 2-MiB-deep stack. */
 static void test_read_deep(void) {
-  enum { N = 100000 };
-  char *text = malloc(2 * N + 1);
-  memset(text, '[', N);
-  memset(text + N, ']', N);
-  text[2 * N] = 0;
+  enum { N = NNS__JSON_MAX_DEPTH, BIG = 2 << 20 };
+  char *text = malloc(BIG);
+  CHECK(text != NULL);
+  for (size_t i = 0; i < N; i++) {
+    text[i] = '[';
+    text[2 * N - 1 - i] = ']';
+  }
   nns__arena a;
   nns__arena_init(&a);
   nns__jval *v = NULL;
@@ -220,14 +223,64 @@ static void test_read_deep(void) {
     depth++;
   }
   CHECK_EQ(depth, N);
+  memset(text, '[', BIG);
+  nns_error e;
+  CHECK_EQ(nns__json_parse(&a, text, BIG, &v, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, N);
+  CHECK_STR(e.message, "nesting deeper than 256 levels at byte 256");
+  /* Objects count the same as arrays. */
+  for (size_t i = 0; i <= N; i++)
+    memcpy(text + 6 * i, "{\"k\": ", 6);
+  CHECK_EQ(nns__json_parse(&a, text, 6 * (N + 1), &v, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 6 * N);
   nns__arena_free(&a);
   free(text);
+}
+
+/* A key twice in one object is refused at the second key's quote, with
+ * the key named; the same key in different objects is fine, and a large
+ * object (the hash set, not the scan) finds its duplicate just the same. */
+static void test_read_duplicates(void) {
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  nns_error e;
+  const char *dup = "{\"macs\": 1, \"macs\": 2}";
+  CHECK_EQ(nns__json_parse(&a, dup, strlen(dup), &v, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 12);
+  CHECK_STR(e.message, "duplicate key \"macs\" at byte 12");
+  const char *ok = "{\"a\": {\"a\": 1}, \"b\": [{\"a\": 2}, {\"a\": 3}]}";
+  CHECK_EQ(nns__json_parse(&a, ok, strlen(ok), &v, NULL), NNS_OK);
+  /* Keys that differ only after a NUL are different keys. */
+  const char *nul = "{\"a\\u0000b\": 1, \"a\\u0000c\": 2, \"a\": 3}";
+  CHECK_EQ(nns__json_parse(&a, nul, strlen(nul), &v, NULL), NNS_OK);
+  const char *nul2 = "{\"a\\u0000b\": 1, \"a\\u0000b\": 2}";
+  CHECK_EQ(nns__json_parse(&a, nul2, strlen(nul2), &v, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 16);
+  /* 100,000 distinct keys, then the 500th again. */
+  enum { K = 100000 };
+  char *big = malloc((size_t)K * 16 + 64);
+  CHECK(big != NULL);
+  size_t n = 0;
+  big[n++] = '{';
+  for (int i = 0; i < K; i++)
+    n += (size_t)sprintf(big + n, "%s\"k%d\":0", i ? "," : "", i);
+  big[n] = '}';
+  CHECK_EQ(nns__json_parse(&a, big, n + 1, &v, NULL), NNS_OK);
+  CHECK_EQ(v->len, K);
+  size_t at = n + 1;
+  n += (size_t)sprintf(big + n, ",\"k500\":1}");
+  CHECK_EQ(nns__json_parse(&a, big, n, &v, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, (int64_t)at);
+  free(big);
+  nns__arena_free(&a);
 }
 
 int main(void) {
   RUN(test_read_back);
   RUN(test_read_errors);
   RUN(test_read_deep);
+  RUN(test_read_duplicates);
   RUN(test_separators);
   RUN(test_breaks);
   RUN(test_escapes);

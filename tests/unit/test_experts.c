@@ -127,10 +127,38 @@ static void test_bad_experts(void) {
   CHECK_EQ(nns_model_set_experts(m, "a", 3, 2, 0, &err), NNS_E_ARG);
   CHECK_EQ(nns_model_set_experts(m, "a", 1, 2, -1, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "experts of 'a'") != NULL);
+  /* Issue 47: each number named with its range. */
+  CHECK_EQ(nns_model_set_experts(m, "e", 1, NNS_EXPERTS_MAX + 1, 0, &err),
+           NNS_E_ARG);
+  CHECK_STR(err.message,
+            "experts of 'e': total 16777217 is not from 1 to 16777216");
+  CHECK_EQ(nns_model_set_experts(m, "e", 1, 0, 0, &err), NNS_E_ARG);
+  CHECK_STR(err.message, "experts of 'e': total 0 is not from 1 to 16777216");
+  CHECK_EQ(nns_model_set_experts(m, "e", 5, 4, 0, &err), NNS_E_ARG);
+  CHECK_STR(err.message,
+            "experts of 'e': active 5 is not from 1 to the total, 4");
+  CHECK_EQ(nns_model_set_experts(m, "e", 1, 4, -1, &err), NNS_E_ARG);
+  CHECK_STR(err.message, "experts of 'e': tokens -1 is not from 0 (not "
+                         "known) to 9223372036854775807");
   /* a path no layer or parameter has changes nothing */
   CHECK_EQ(nns_model_set_experts(m, "nowhere", 1, 4, 1, &err), NNS_OK);
   nns_counts c = totals(m);
   CHECK_EQ(c.params_active, c.params);
+  nns_model_free(m);
+}
+
+/* k * tokens past int64 (a signed overflow, undefined behaviour, before):
+ * more than E, so every expert may be read. */
+static void test_reach_overflow(void) {
+  nns_model *m = moe_model(1);
+  CHECK_EQ(nns_model_set_experts(m, "moe.experts", NNS_EXPERTS_MAX,
+                                 NNS_EXPERTS_MAX, INT64_MAX, &err), NNS_OK);
+  nns_counts c = totals(m);
+  CHECK_EQ(c.weight_bytes_read, c.param_bytes);
+  CHECK_EQ(nns_model_set_experts(m, "moe.experts", 3, NNS_EXPERTS_MAX,
+                                 INT64_MAX / 2, &err), NNS_OK);
+  c = totals(m);
+  CHECK_EQ(c.weight_bytes_read, c.param_bytes);
   nns_model_free(m);
 }
 
@@ -214,6 +242,7 @@ int main(void) {
   RUN(test_k_of_e);
   RUN(test_tokens_reach_experts);
   RUN(test_bad_experts);
+  RUN(test_reach_overflow);
   RUN(test_packed_record);
   RUN(test_kv_cache_totals);
   return check_finish();
