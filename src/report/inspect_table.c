@@ -398,13 +398,22 @@ static nns_status write_tables(const nns_inspection *in,
         w[k] = cw > w[k] ? cw : w[k];
       }
     }
-    /* Type and Layer give way (to 10 and 16 columns) to fit the width. */
     int width = opt->width > 0 ? opt->width : 100;
     for (int k = 0; k < K_COUNT; k++)
       total += show[k] ? w[k] + (k ? gap : 0) : 0;
     /* To fit: Type and Layer give way (to 11 and 15 columns), then the
      * columns that can go, in their order (self times first). */
-    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {11, 15};
+    static const int shrink[2] = {K_TYPE, K_LAYER};
+    int floor_w[2] = {11, 15};
+    /* Layer gives way only down to what keeps every row's guides whole
+     * beside the first characters of its name (at most the width: a
+     * chain deeper than the page cuts its guides). */
+    for (size_t r = 0; r < nrows; r++) {
+      int sw = nns__utf8_width(cells[r * K_COUNT + K_LAYER]);
+      int need = nns__utf8_width(prefix[r]) + (sw < 4 ? sw : 4);
+      need = need > width ? width : need;
+      floor_w[1] = need > floor_w[1] ? need : floor_w[1];
+    }
     for (int j = 0; j < 2 && total > width; j++) {
       int room = w[shrink[j]] - floor_w[j], cut = total - width;
       if (room <= 0)

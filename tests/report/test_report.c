@@ -511,6 +511,70 @@ static void test_long_table_short_names(void) {
   free(text);
 }
 
+/* Short names deep in a tree (an nn.Sequential inside a module, as
+ * torch.onnx names its nodes /0/mlp/0/Relu): the Layer column is as wide
+ * as the root's name, and every row below the root keeps its whole tree
+ * prefix at widths 80, 100 and 160; the guides used to be cut ("…│ ├─0")
+ * whenever fewer than 4 columns were left for the name. */
+static void test_short_names_keep_guides(void) {
+  static const char *nodes[] = {"/0/mlp/0/Relu", "/0/mlp/1/Relu",
+                                "/0/mlp/2/Relu", "/0/ln/Relu",
+                                "/1/mlp/0/Relu", "/1/ln/Relu"};
+  /* The Layer column: 7 wide ("│ │ ├─0"), then the gap, then Type. */
+  static const char *want[] = {
+      "m0       R", "├─0      R", "│ ├─mlp  R",
+      "│ │ ├─0  R", "│ │ ├─1  R", "│ │ └─2  R",
+      "│ └─ln   R", "└─1      R", "  ├─mlp  R",
+      "  │ └─0  R", "  └─ln   R"};
+  for (int wi = 0; wi < 3; wi++) {
+    nns_error err;
+    nns_builder *b = NULL;
+    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+    nns_builder_add_opset(b, "", 13, &err);
+    add_input_2x8(b, "x", NULL);
+    char prev[32] = "x", out[32];
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
+      snprintf(out, sizeof out, "r%zu", i);
+      const char *in[] = {prev}, *o[] = {out};
+      CHECK_EQ(nns_builder_add_node(b, "Relu", "", nodes[i], NULL, in, 1, o,
+                                    1, &err),
+               NNS_OK);
+      memcpy(prev, out, sizeof prev);
+    }
+    nns_model *m;
+    nns_analysis *a = finish_analysed(b, prev, &m);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL && a != NULL);
+    static const int widths[3] = {80, 100, 160};
+    nns_report_options o = {.size = sizeof o, .width = widths[wi],
+                            .max_depth = NNS_DEPTH_ALL, .model_name = "m0"};
+    if (f && a) {
+      CHECK_EQ(nns_report(a, &o, stream_write, f, &err), NNS_OK);
+    }
+    if (f)
+      fclose(f);
+    /* rule, header, rule, then the rows */
+    const char *l = text;
+    for (int skip = 0; l && skip < 3; skip++)
+      l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+    for (size_t r = 0; l && r < sizeof want / sizeof *want; r++) {
+      size_t n = strlen(want[r]);
+      if (strncmp(l, want[r], n) != 0) {
+        fprintf(stderr, "width %d row %zu: want '%s', got '%.*s'\n",
+                widths[wi], r, want[r], (int)n, l);
+        CHECK(0);
+      }
+      l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+    }
+    CHECK(l && strncmp(l, "====", 4) == 0);
+    free(text);
+    nns_analysis_free(a);
+    nns_model_free(m);
+  }
+}
+
 /* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
  * listed as having no cost rule; the footer says the sizes were unknown and
  * gives the --input options for the symbolic inputs. */
@@ -589,6 +653,7 @@ static void test_uncounted_lost_at_if(void) {
 }
 
 int main(void) {
+  RUN(test_short_names_keep_guides);
   RUN(test_long_dims_get_short_names);
   RUN(test_long_table_widths);
   RUN(test_long_table_short_names);
