@@ -194,6 +194,48 @@ void nns__fmt_int(char *buf, size_t size, int64_t v, bool group) {
   put_cut(buf, size, 0, tmp, n);
 }
 
+/* x with `decimals` digits after the point, rounded half away from zero
+ * on its exact decimal value: the rule of JavaScript's toFixed, so that
+ * the HTML page (src/report/html/viewer.js) and the text reports round a
+ * value the same way (6.125 is "6.13" in both; printf's "%.2f" gives
+ * "6.12", rounding a tie to even). printf writes the exact expansion;
+ * 25 more digits than kept decide the rounding, since a double is never
+ * within 1e-19 of a tie it is not equal to. */
+void nns__fmt_fixed(char *buf, size_t size, double x, int decimals) {
+  char t[400];
+  if (!size)
+    return;
+  if (!isfinite(x) || fabs(x) >= 1e21 || decimals < 0 || decimals > 20) {
+    snprintf(buf, size, "%.*f", decimals < 0 ? 0 : decimals, x);
+    return;
+  }
+  snprintf(t, sizeof t, "%.*f", decimals + 25, x);
+  char *dot = strchr(t, '.');
+  if (!dot) {
+    snprintf(buf, size, "%s", t);
+    return;
+  }
+  bool up = dot[decimals + 1] >= '5';
+  dot[decimals ? decimals + 1 : 0] = 0;
+  size_t len = strlen(t);
+  size_t first = t[0] == '-' ? 1 : 0;
+  for (size_t i = len; up && i-- > first;) {
+    if (t[i] == '.')
+      continue;
+    if (t[i] == '9') {
+      t[i] = '0';
+    } else {
+      t[i]++;
+      up = false;
+    }
+  }
+  if (up) { /* carried past the first digit: 9.99 -> 10.00 */
+    memmove(t + first + 1, t + first, len - first + 1);
+    t[first] = '1';
+  }
+  snprintf(buf, size, "%s", t);
+}
+
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
   static const char *si[] = {"", "k", "M", "G", "T", "P", "E"};
   static const char *iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -215,12 +257,11 @@ void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
   const char *unit = bytes ? iec[u] : si[u];
   if (u == 0)
     snprintf(buf, size, "%lld%s%s", (long long)v, bytes ? " " : "", unit);
-  else if (mag >= 99.95)
-    snprintf(buf, size, "%.0f %s", x, unit);
-  else if (mag >= 9.995)
-    snprintf(buf, size, "%.1f %s", x, unit);
-  else
-    snprintf(buf, size, "%.2f %s", x, unit);
+  else {
+    char num[64];
+    nns__fmt_fixed(num, sizeof num, x, mag >= 99.95 ? 0 : mag >= 9.995 ? 1 : 2);
+    snprintf(buf, size, "%s %s", num, unit);
+  }
 }
 
 /* thop's unit: the first scale the value is strictly above, else "B". */
@@ -300,10 +341,13 @@ void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {
 }
 
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total) {
-  if (total <= 0)
+  if (total <= 0) {
     snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%.2f%%", 100.0 * (double)v / (double)total);
+  } else {
+    nns__fmt_fixed(buf, size, 100.0 * (double)v / (double)total, 2);
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%%");
+  }
 }
 
 void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,

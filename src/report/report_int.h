@@ -106,6 +106,9 @@ nns_status nns__report_err(nns_error *err, nns_status code, const char *msg);
 void nns__fmt_int(char *buf, size_t size, int64_t v, bool group);
 /* "1.82 G": three significant digits with k, M, G, T, P, E; values below
  * 1000 print whole. With `bytes`, IEC units of 1024: "44.6 MiB". */
+/* x to `decimals` places, half away from zero on its exact decimal value
+ * (JavaScript's toFixed: the HTML page rounds the same way). */
+void nns__fmt_fixed(char *buf, size_t size, double x, int decimals);
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes);
 /* "12.34%" of total; "-" when the total is 0. */
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total);

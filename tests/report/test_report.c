@@ -63,6 +63,28 @@ static void test_clever(void) {
   CHECK_STR(b, "1.50 KiB");
   nns__fmt_clever(b, sizeof b, 46758048, true);
   CHECK_STR(b, "44.6 MiB");
+  /* resnet18's peak, exactly 6.125 MiB: half away from zero, as the HTML
+   * page's toFixed(2) writes it (printf's "%.2f" gave 6.12). */
+  nns__fmt_clever(b, sizeof b, 6422528, true);
+  CHECK_STR(b, "6.13 MiB");
+  /* 1.005 is 1.00499999999999989... as a double: it rounds down, as
+   * toFixed does; 0.125 and -0.125 are ties, away from zero. */
+  nns__fmt_fixed(b, sizeof b, 1.005, 2);
+  CHECK_STR(b, "1.00");
+  nns__fmt_fixed(b, sizeof b, 0.125, 2);
+  CHECK_STR(b, "0.13");
+  nns__fmt_fixed(b, sizeof b, -0.125, 2);
+  CHECK_STR(b, "-0.13");
+  nns__fmt_fixed(b, sizeof b, 9.995, 2); /* 9.99499999999999957... */
+  CHECK_STR(b, "9.99");
+  nns__fmt_fixed(b, sizeof b, 99.5, 0);
+  CHECK_STR(b, "100");
+  nns__fmt_fixed(b, sizeof b, 2.5, 0);
+  CHECK_STR(b, "3");
+  nns__fmt_fixed(b, sizeof b, 9.96, 1);
+  CHECK_STR(b, "10.0");
+  nns__fmt_fixed(b, sizeof b, 12.25, 1);
+  CHECK_STR(b, "12.3");
 }
 
 static void test_ratio_and_axes(void) {
