@@ -49,8 +49,37 @@ void nns__out_rep(nns__out *o, const char *s, int n) {
     nns__out_put(o, s, len);
 }
 
+/* The code point of the n-byte UTF-8 sequence at p (checked by
+ * nns__utf8_len). */
+static uint32_t utf8_code_point(const unsigned char *p, size_t n) {
+  if (n == 1)
+    return p[0];
+  uint32_t cp = p[0] & (0x7f >> n);
+  for (size_t i = 1; i < n; i++)
+    cp = cp << 6 | (p[i] & 0x3f);
+  return cp;
+}
+
+/* Unicode's format characters (general category Cf): invisible, and the
+ * bidi ones reorder the text around them. */
+static bool is_format_char(uint32_t cp) {
+  static const uint32_t ranges[][2] = {
+      {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},
+      {0x06dd, 0x06dd},   {0x070f, 0x070f},   {0x0890, 0x0891},
+      {0x08e2, 0x08e2},   {0x180e, 0x180e},   {0x200b, 0x200f},
+      {0x202a, 0x202e},   {0x2060, 0x2064},   {0x2066, 0x206f},
+      {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+      {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3},
+      {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f}};
+  for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+    if (cp >= ranges[i][0] && cp <= ranges[i][1])
+      return true;
+  return false;
+}
+
 size_t nns__text_clean_width(char *dst, size_t size, const char *src,
                              int *width) {
+  char esc[16];       /* a format character, escaped */
   size_t extra = 0; /* bytes past the first of each character written */
   if (!size) {
     *width = 0;
@@ -78,6 +107,20 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
                (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
       put = "?"; /* C0, DEL and C1 controls (ESC, CSI, newlines) */
       put_len = 1;
+    } else if (is_format_char(utf8_code_point(p, n))) {
+      /* A bidi or other format control (U+202E turns the rest of the line
+       * around; U+200B is invisible) is shown, not obeyed: "\u202e". */
+      uint32_t cp = utf8_code_point(p, n);
+      snprintf(esc, sizeof esc, cp > 0xffff ? "\\U%08x" : "\\u%04x",
+               (unsigned)cp);
+      put = esc;
+      put_len = strlen(esc);
+      if (len + put_len >= size)
+        break;
+      memcpy(dst + len, put, put_len);
+      len += put_len; /* ASCII: one column a byte */
+      p += n;
+      continue;
     }
     if (len + put_len >= size)
       break; /* cut at a character boundary */
@@ -692,16 +735,37 @@ void nns__csv_field(nns__out *o, const char *s) {
   nns__out_str(o, "\"");
 }
 
+/* Markdown's one escaping rule, for every Markdown table nnscan writes:
+ * the cell separator and the backslash that would escape it are
+ * backslash-escaped, as is a backtick (a code span would swallow the
+ * cells after it); the characters HTML gives meaning to are written as
+ * entities, so a name like "x<!--" cannot open a comment that hides every
+ * row after it in a rendered page; a line break would end the row. */
+void nns__md_text(nns__out *o, const char *s) {
+  const char *run = s; /* bytes written as they are, not yet put */
+  for (const char *p = s; *p; p++) {
+    const char *esc;
+    switch (*p) {
+    case '|': esc = "\\|"; break;
+    case '\\': esc = "\\\\"; break;
+    case '`': esc = "\\`"; break;
+    case '<': esc = "&lt;"; break;
+    case '>': esc = "&gt;"; break;
+    case '&': esc = "&amp;"; break;
+    case '\n':
+    case '\r': esc = " "; break;
+    default: continue;
+    }
+    nns__out_put(o, run, (size_t)(p - run));
+    nns__out_str(o, esc);
+    run = p + 1;
+  }
+  nns__out_str(o, run);
+}
+
 void nns__md_cell(nns__out *o, const char *s) {
   nns__out_str(o, " ");
-  for (const char *p = s; *p; p++) {
-    if (*p == '|')
-      nns__out_str(o, "\\|");
-    else if (*p == '\n' || *p == '\r')
-      nns__out_str(o, " ");
-    else
-      nns__out_put(o, p, 1);
-  }
+  nns__md_text(o, s);
   nns__out_str(o, " |");
 }
 

@@ -169,6 +169,9 @@ void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
 /* A CSV field, quoted when it must be. */
 void nns__csv_field(nns__out *o, const char *s);
 /* " s |" with pipes escaped and line breaks as spaces. */
+/* s escaped by Markdown's rule (format.c): "|" "\\" "`" with a backslash,
+ * "<" ">" "&" as entities, line breaks as spaces. */
+void nns__md_text(nns__out *o, const char *s);
 void nns__md_cell(nns__out *o, const char *s);
 /* The text tree's guides ("│ └─") of row i, malloc'ed; NULL when out of
  * memory. parent[] and last[] (last child, or -1) cover every row. */

@@ -135,6 +135,44 @@ static int sink_write(void *user, const char *data, size_t size) {
   return 0;
 }
 
+/* Markdown's one rule: a layer named "x<!--" cannot open an HTML comment
+ * (it hid every row after it in a rendered page); "|", "\" and "`" are
+ * backslash-escaped, "<", ">", "&" written as entities. */
+static void test_md_escaping(void) {
+  static sink s;
+  memset(&s, 0, sizeof s);
+  static nns__out o;
+  nns__out_init(&o, sink_write, &s);
+  nns__md_cell(&o, "x<!--");
+  nns__md_cell(&o, "a|b\\c`d`<e>&f\ng");
+  nns__md_cell(&o, "plain.name_1");
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_STR(s.buf, " x&lt;!-- |"
+                   " a\\|b\\\\c\\`d\\`&lt;e&gt;&amp;f g |"
+                   " plain.name_1 |");
+}
+
+/* Bidi and other format controls (Unicode Cf) pass the text cleaner
+ * escaped and visible, one column a character of the escape, so that no
+ * text, CSV or Markdown report is reordered or hides a character. */
+static void test_format_chars_escaped(void) {
+  char b[128];
+  int w = -1;
+  /* U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE, U+200B
+   * ZERO WIDTH SPACE, U+061C ARABIC LETTER MARK, U+E0041 TAG LATIN
+   * CAPITAL A; é (U+00E9) is printable and stays. */
+  nns__text_clean_width(b, sizeof b,
+                        "a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8b"
+                        "d\xd8\x9c" "e\xf3\xa0\x81\x81" "\xc3\xa9",
+                        &w);
+  CHECK_STR(b, "a\\u202eb\\u2066c\\u200bd\\u061ce\\U000e0041\xc3\xa9");
+  CHECK_EQ(w, 5 + 4 * 6 + 10 + 1);
+  /* cut at a whole escape, never inside one */
+  nns__text_clean_width(b, 5, "a\xe2\x80\xae", &w);
+  CHECK_STR(b, "a");
+  CHECK_EQ(w, 1);
+}
+
 static void test_writer(void) {
   static sink s;
   memset(&s, 0, sizeof s);
@@ -686,6 +724,8 @@ int main(void) {
   RUN(test_clever);
   RUN(test_ratio_and_axes);
   RUN(test_writer);
+  RUN(test_md_escaping);
+  RUN(test_format_chars_escaped);
   RUN(test_out_int);
   RUN(test_report_errors);
   RUN(test_table_errors);
