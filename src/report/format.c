@@ -77,10 +77,64 @@ static bool is_format_char(uint32_t cp) {
   return false;
 }
 
+/* Columns a code point takes in a terminal: 0 for combining marks (they
+ * sit on the character before) and format characters, 2 for East Asian
+ * Wide and Fullwidth characters (CJK, Hangul, fullwidth forms, emoji),
+ * 1 for the rest. */
+int nns__cp_width(uint32_t cp) {
+  static const uint32_t zero[][2] = {
+      {0x0300, 0x036f}, {0x0483, 0x0489}, {0x0591, 0x05bd},
+      {0x05bf, 0x05bf}, {0x05c1, 0x05c2}, {0x05c4, 0x05c5},
+      {0x05c7, 0x05c7}, {0x0610, 0x061a}, {0x064b, 0x065f},
+      {0x0670, 0x0670}, {0x06d6, 0x06dc}, {0x06df, 0x06e4},
+      {0x06e7, 0x06e8}, {0x06ea, 0x06ed}, {0x0900, 0x0902},
+      {0x093a, 0x093a}, {0x093c, 0x093c}, {0x0941, 0x0948},
+      {0x094d, 0x094d}, {0x0951, 0x0957}, {0x0e31, 0x0e31},
+      {0x0e34, 0x0e3a}, {0x0e47, 0x0e4e}, {0x1ab0, 0x1aff},
+      {0x1dc0, 0x1dff}, {0x200b, 0x200f}, {0x202a, 0x202e},
+      {0x2060, 0x206f}, {0x20d0, 0x20ff}, {0x302a, 0x302d},
+      {0x3099, 0x309a}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f},
+      {0xfeff, 0xfeff}, {0xe0001, 0xe01ef}};
+  static const uint32_t wide[][2] = {
+      {0x1100, 0x115f},   {0x231a, 0x231b},   {0x2329, 0x232a},
+      {0x23e9, 0x23ec},   {0x2614, 0x2615},   {0x2e80, 0x303e},
+      {0x3041, 0x3247},   {0x3250, 0x4dbf},   {0x4e00, 0xa4cf},
+      {0xa960, 0xa97f},   {0xac00, 0xd7a3},   {0xf900, 0xfaff},
+      {0xfe10, 0xfe19},   {0xfe30, 0xfe6f},   {0xff00, 0xff60},
+      {0xffe0, 0xffe6},   {0x16fe0, 0x16fe4}, {0x17000, 0x18cff},
+      {0x1b000, 0x1b2ff}, {0x1f300, 0x1f64f}, {0x1f680, 0x1f6ff},
+      {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd}};
+  if (cp < 0x300)
+    return cp == 0xad ? 0 : 1;
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+    if (cp >= zero[i][0] && cp <= zero[i][1])
+      return 0;
+  for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+    if (cp >= wide[i][0] && cp <= wide[i][1])
+      return 2;
+  return 1;
+}
+
+/* Columns of the UTF-8 character at p, and its length in *len (1 for a
+ * byte that starts no character, counted as one column). */
+static int char_width(const unsigned char *p, size_t *len) {
+  if (*p < 0x80) {
+    *len = 1;
+    return 1;
+  }
+  size_t n = nns__utf8_len(p);
+  if (n == 0) {
+    *len = 1;
+    return 1;
+  }
+  *len = n;
+  return nns__cp_width(utf8_code_point(p, n));
+}
+
 size_t nns__text_clean_width(char *dst, size_t size, const char *src,
                              int *width) {
-  char esc[16];       /* a format character, escaped */
-  size_t extra = 0; /* bytes past the first of each character written */
+  char esc[16];     /* a format character, escaped */
+  size_t columns = 0; /* display columns of what was written */
   if (!size) {
     *width = 0;
     return 0;
@@ -94,6 +148,7 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
       if (len + 1 >= size)
         break;
       dst[len++] = (char)*p++;
+      columns++;
       continue;
     }
     size_t n = nns__utf8_len(p);
@@ -118,19 +173,21 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
       if (len + put_len >= size)
         break;
       memcpy(dst + len, put, put_len);
-      len += put_len; /* ASCII: one column a byte */
+      len += put_len;
+      columns += put_len; /* ASCII: one column a byte */
       p += n;
       continue;
     }
     if (len + put_len >= size)
       break; /* cut at a character boundary */
     memcpy(dst + len, put, put_len);
+    size_t cl;
+    columns += char_width((const unsigned char *)put, &cl);
     len += put_len;
-    extra += put_len - 1;
     p += n;
   }
   dst[len] = 0;
-  *width = (int)(len - extra);
+  *width = (int)columns;
   return len;
 }
 
@@ -599,11 +656,12 @@ void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf) {
     snprintf(buf + n, size - n, "+g");
 }
 
+/* Display columns of s (nns__cp_width per character). */
 int nns__utf8_width(const char *s) {
   int w = 0;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    if ((*p & 0xc0) != 0x80)
-      w++;
+  size_t n;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p += n)
+    w += char_width(p, &n);
   return w;
 }
 
@@ -679,15 +737,13 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
 /* Writes s in exactly `w` columns: padded (left or right), or shortened to
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
-                    nns_wrap wrap) {
-  /* Width and length in one pass. */
-  int sw = 0;
-  size_t len = 0;
-  for (; s[len]; len++)
-    sw += ((unsigned char)s[len] & 0xc0) != 0x80;
-  nns__put_fit_n(o, s, len, sw, w, right, wrap);
+                  nns_wrap wrap) {
+  nns__put_fit_n(o, s, strlen(s), nns__utf8_width(s), w, right, wrap);
 }
 
+/* sw: the display columns of s (nns__utf8_width). A cut keeps whole
+ * characters only, and a wide one that would pass the column is left
+ * out, its column filled with a space. */
 void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
                     bool right, nns_wrap wrap) {
   if (sw <= w) {
@@ -700,25 +756,40 @@ void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
   }
   if (w <= 0)
     return;
-  /* Keep `head` code points from the start and `tail` from the end. */
+  /* Keep `head` columns from the start and `tail` from the end. */
   int keep = w - 1;
   int head = wrap == NNS_WRAP_START ? 0
              : wrap == NNS_WRAP_END ? keep
                                     : (keep + 1) / 2;
   int tail = keep - head;
-  const char *p = s;
-  for (int i = 0; i < head && *p; i++)
-    do
-      p++;
-    while ((*p & 0xc0) == 0x80);
-  nns__out_put(o, s, (size_t)(p - s));
+  const unsigned char *u = (const unsigned char *)s;
+  size_t p = 0, cl;
+  int used = 0;
+  while (p < len) {
+    int cw = char_width(u + p, &cl);
+    if (used + cw > head)
+      break;
+    used += cw;
+    p += cl;
+  }
+  nns__out_put(o, s, p);
   nns__out_str(o, "…");
-  const char *q = s + len;
-  for (int i = 0; i < tail && q > s; i++)
-    do
-      q--;
-    while (q > s && (*q & 0xc0) == 0x80);
-  nns__out_put(o, q, (size_t)(s + len - q));
+  /* The tail: whole characters back from the end, within `tail` columns
+   * (a character starts at a byte that is not a continuation byte). */
+  size_t q = len;
+  int tail_used = 0;
+  while (q > p) {
+    size_t start = q - 1;
+    while (start > p && (u[start] & 0xc0) == 0x80)
+      start--;
+    int cw = char_width(u + start, &cl);
+    if (tail_used + cw > tail)
+      break;
+    tail_used += cw;
+    q = start;
+  }
+  nns__out_put(o, s + q, len - q);
+  nns__out_spaces(o, w - 1 - used - tail_used);
 }
 
 void nns__csv_field(nns__out *o, const char *s) {

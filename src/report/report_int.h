@@ -154,6 +154,9 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
  * the bytes written. */
 size_t nns__out_text(nns__out *o, const char *s);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
+/* Terminal columns of a code point (0 combining or format, 2 East Asian
+ * Wide/Fullwidth, else 1) and of a UTF-8 string. */
+int nns__cp_width(uint32_t cp);
 int nns__utf8_width(const char *s);
 
 /* ==== Table cells (text, CSV, Markdown) ==== */

@@ -173,6 +173,45 @@ static void test_format_chars_escaped(void) {
   CHECK_EQ(w, 1);
 }
 
+/* Widths are display columns: a CJK character takes 2 (the tables
+ * misaligned by one column a character), a combining mark 0; a cut keeps
+ * whole characters and fills a wide one's half column with a space. */
+static void test_display_width(void) {
+  /* 注意力 (3 wide), e + U+0301 COMBINING ACUTE (1), ｘ FULLWIDTH X (2) */
+  CHECK_EQ(nns__utf8_width("\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b"), 6);
+  CHECK_EQ(nns__utf8_width("e\xcc\x81"), 1);
+  CHECK_EQ(nns__utf8_width("\xef\xbd\x98"), 2);
+  CHECK_EQ(nns__utf8_width("├─ab…"), 5);
+  char b[64];
+  int w = -1;
+  nns__text_clean_width(b, sizeof b, "a\xe6\xb3\xa8" "e\xcc\x81", &w);
+  CHECK_EQ(w, 4);
+  static sink s;
+  memset(&s, 0, sizeof s);
+  static nns__out o;
+  nns__out_init(&o, sink_write, &s);
+  /* 注意力层 in 8 columns: fits exactly */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 8,
+               false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  /* in 6, cut at the end: 注意 (4) + … (1) + a space for the half of 力 */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 6,
+               false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  /* in 5, cut in the middle: 注 (2) … (1) 层 (2) */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 5,
+               false, NNS_WRAP_MIDDLE);
+  nns__out_str(&o, "|");
+  /* padding counts columns: 注a in 5 is 注a + 2 spaces */
+  nns__put_fit(&o, "\xe6\xb3\xa8" "a", 5, false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_STR(s.buf, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82|"
+                   "\xe6\xb3\xa8\xe6\x84\x8f\xe2\x80\xa6 |"
+                   "\xe6\xb3\xa8\xe2\x80\xa6\xe5\xb1\x82|"
+                   "\xe6\xb3\xa8" "a  |");
+}
+
 static void test_writer(void) {
   static sink s;
   memset(&s, 0, sizeof s);
@@ -724,6 +763,7 @@ int main(void) {
   RUN(test_clever);
   RUN(test_ratio_and_axes);
   RUN(test_writer);
+  RUN(test_display_width);
   RUN(test_md_escaping);
   RUN(test_format_chars_escaped);
   RUN(test_out_int);
