@@ -515,6 +515,10 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
   else
     nns__jw_null(w, NNS__JK("call_count"));
+  /* Only on a module the binding declared that never ran: a key added
+   * beside the others, so readers that do not know it are unaffected. */
+  if (l.not_called)
+    nns__jw_bool(w, NNS__JK("called"), false);
   /* Each call the binding described (nns_model_set_module_call): its
    * index and the structure of its outputs. */
   nns__jw_arr(w, NNS__JK("calls"));

@@ -422,6 +422,11 @@ static void grid_fill(void *arg) {
         break;
       case C_TYPE: src = l.type ? l.type : ""; break;
       case C_SHAPE:
+        /* A module that never ran has no output; its params still count. */
+        if (l.not_called) {
+          snprintf(buf, sizeof buf, "not called");
+          break;
+        }
         kept = shape_find(p, m, a, l.output_value, &key);
         if (!kept)
           nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,

@@ -674,6 +674,76 @@ static void test_short_names_keep_guides(void) {
   }
 }
 
+/* A module the binding declared with no calls (googlenet's aux heads in
+ * eval) says so in every format: "not called" for its output shape in
+ * text, CSV and Markdown, "called": false in JSON; one that ran shows its
+ * shape and no such key. */
+static void test_not_called(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  add_input_2x8(b, "x", NULL);
+  const char *in[] = {"x"}, *o[] = {"y"};
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/fc/Relu", NULL, in, 1, o, 1,
+                                &err),
+           NNS_OK);
+  const char *in2[] = {"y"}, *o2[] = {"z"};
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/aux/Relu", NULL, in2, 1, o2,
+                                1, &err),
+           NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_add_output(b, "z", 0, -1, NULL, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  CHECK_EQ(nns_model_set_module(m, "fc", "Linear", 1, &err), NNS_OK);
+  CHECK_EQ(nns_model_set_module(m, "aux", "Linear", 0, &err), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  static const struct {
+    nns_report_format format;
+    const char *fc, *aux;
+  } want[] = {
+      {NNS_FORMAT_TEXT, "├─fc   Linear  (1, 2, 8, 8)", "└─aux  Linear  not called"},
+      {NNS_FORMAT_CSV, "fc,Linear,\"(1, 2, 8, 8)\"", "aux,Linear,not called"},
+      {NNS_FORMAT_MD, "| fc | Linear | (1, 2, 8, 8) |",
+       "| aux | Linear | not called |"},
+  };
+  for (size_t k = 0; a && k < sizeof want / sizeof *want; k++) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    nns_report_options opt = {.size = sizeof opt, .format = want[k].format,
+                              .width = 100};
+    CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+    fclose(f);
+    if (!strstr(text, want[k].fc) || !strstr(text, want[k].aux)) {
+      fprintf(stderr, "format %d:\n%s\n", (int)want[k].format, text);
+      CHECK(0);
+    }
+    free(text);
+  }
+  char *json = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&json, &len);
+  nns_report_options opt = {.size = sizeof opt, .format = NNS_FORMAT_JSON,
+                            .json_version = 2};
+  CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  fclose(f);
+  const char *aux = json ? strstr(json, "\"path\": \"aux\"") : NULL;
+  const char *fc = json ? strstr(json, "\"path\": \"fc\"") : NULL;
+  const char *called = json ? strstr(json, "\"called\": false") : NULL;
+  CHECK(aux && fc && called && called > aux && fc < aux);
+  /* twice: in "layers" and again in "tree" (aux's info), never for fc */
+  int seen = 0;
+  for (const char *q = called; q; q = strstr(q + 1, "\"called\": false"))
+    seen++;
+  CHECK_EQ(seen, 2);
+  free(json);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 /* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
  * listed as having no cost rule; the footer says the sizes were unknown and
  * gives the --input options for the symbolic inputs. */
@@ -752,6 +822,7 @@ static void test_uncounted_lost_at_if(void) {
 }
 
 int main(void) {
+  RUN(test_not_called);
   RUN(test_short_names_keep_guides);
   RUN(test_long_dims_get_short_names);
   RUN(test_long_table_widths);
