@@ -501,6 +501,9 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns__jstatus *st, bool roof, jcache *c) {
   if (!st) {
     j_counts(w, counts, roof, c);
+    /* As in v2: only on a module that never ran (the HTML page reads it). */
+    if (nns__layer_of(a, i).not_called)
+      nns__jw_bool(w, NNS__JK("called"), false);
     return;
   }
   nns__json_metrics(w, st, i, counts);

@@ -740,6 +740,18 @@ static void test_not_called(void) {
     seen++;
   CHECK_EQ(seen, 2);
   free(json);
+  /* version 1, which the HTML page reads: the same key on aux alone */
+  json = NULL;
+  f = open_memstream(&json, &len);
+  opt.json_version = 0;
+  CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  fclose(f);
+  seen = 0;
+  for (const char *q = json ? strstr(json, "\"called\": false") : NULL; q;
+       q = strstr(q + 1, "\"called\": false"))
+    seen++;
+  CHECK_EQ(seen, 2);
+  free(json);
   nns_analysis_free(a);
   nns_model_free(m);
 }
