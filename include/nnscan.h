@@ -1418,6 +1418,10 @@ typedef struct nns_layer_info {
   size_t output_value;       /* value index of its output, or -1 */
   size_t call_count;         /* calls of the module (nns_model_set_module);
                                 0 when not known */
+  int not_called;            /* 1: a module the binding declared with 0
+                                calls (nns_model_set_module): it never ran,
+                                as googlenet's aux heads in eval; its params
+                                still count. 0 otherwise */
 } nns_layer_info;
 
 NNS_API size_t nns_analysis_layer_count(const nns_analysis *analysis);

@@ -124,6 +124,7 @@ typedef struct nns__ltrain {
 typedef struct nns__linfo {
   const char *name, *path, *type, *op_types; /* as in nns_layer_info */
   size_t call_count;
+  bool not_called;       /* declared by the binding with 0 calls */
   uint32_t parent;       /* NNS__NONE32 for the root */
   uint32_t child_count;
   uint32_t input_value;  /* NNS__NONE32 when none */

@@ -118,7 +118,8 @@ nns_status nns_analysis_layer(const nns_analysis *a, size_t i,
           l->input_value == NNS__NONE32 ? (size_t)-1 : l->input_value,
       .output_value =
           l->output_value == NNS__NONE32 ? (size_t)-1 : l->output_value,
-      .call_count = l->call_count};
+      .call_count = l->call_count,
+      .not_called = l->not_called};
   /* A caller built against this header (the reports, once per layer and
    * column) gets the row in one store, not through the sized copy. */
   if (out->size == sizeof info) {

@@ -542,6 +542,7 @@ nns_status nns__scope_build(nns_model *m, nns__analysis *a, nns_error *err) {
     }
     const nns__module_decl *decl = nns__map_get(&m->modules, s->path);
     l->info.call_count = decl ? decl->call_count : 0;
+    l->info.not_called = decl && decl->call_count == 0;
     for (uint32_t c = s->first_child; c != NONE; c = b.layers.v[c].next_sibling)
       l->info.child_count++;
   }

@@ -49,9 +49,92 @@ void nns__out_rep(nns__out *o, const char *s, int n) {
     nns__out_put(o, s, len);
 }
 
+/* The code point of the n-byte UTF-8 sequence at p (checked by
+ * nns__utf8_len). */
+static uint32_t utf8_code_point(const unsigned char *p, size_t n) {
+  if (n == 1)
+    return p[0];
+  uint32_t cp = p[0] & (0x7f >> n);
+  for (size_t i = 1; i < n; i++)
+    cp = cp << 6 | (p[i] & 0x3f);
+  return cp;
+}
+
+/* Unicode's format characters (general category Cf): invisible, and the
+ * bidi ones reorder the text around them. */
+static bool is_format_char(uint32_t cp) {
+  static const uint32_t ranges[][2] = {
+      {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},
+      {0x06dd, 0x06dd},   {0x070f, 0x070f},   {0x0890, 0x0891},
+      {0x08e2, 0x08e2},   {0x180e, 0x180e},   {0x200b, 0x200f},
+      {0x202a, 0x202e},   {0x2060, 0x2064},   {0x2066, 0x206f},
+      {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+      {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3},
+      {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f}};
+  for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+    if (cp >= ranges[i][0] && cp <= ranges[i][1])
+      return true;
+  return false;
+}
+
+/* Columns a code point takes in a terminal: 0 for combining marks (they
+ * sit on the character before) and format characters, 2 for East Asian
+ * Wide and Fullwidth characters (CJK, Hangul, fullwidth forms, emoji),
+ * 1 for the rest. */
+int nns__cp_width(uint32_t cp) {
+  static const uint32_t zero[][2] = {
+      {0x0300, 0x036f}, {0x0483, 0x0489}, {0x0591, 0x05bd},
+      {0x05bf, 0x05bf}, {0x05c1, 0x05c2}, {0x05c4, 0x05c5},
+      {0x05c7, 0x05c7}, {0x0610, 0x061a}, {0x064b, 0x065f},
+      {0x0670, 0x0670}, {0x06d6, 0x06dc}, {0x06df, 0x06e4},
+      {0x06e7, 0x06e8}, {0x06ea, 0x06ed}, {0x0900, 0x0902},
+      {0x093a, 0x093a}, {0x093c, 0x093c}, {0x0941, 0x0948},
+      {0x094d, 0x094d}, {0x0951, 0x0957}, {0x0e31, 0x0e31},
+      {0x0e34, 0x0e3a}, {0x0e47, 0x0e4e}, {0x1ab0, 0x1aff},
+      {0x1dc0, 0x1dff}, {0x200b, 0x200f}, {0x202a, 0x202e},
+      {0x2060, 0x206f}, {0x20d0, 0x20ff}, {0x302a, 0x302d},
+      {0x3099, 0x309a}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f},
+      {0xfeff, 0xfeff}, {0xe0001, 0xe01ef}};
+  static const uint32_t wide[][2] = {
+      {0x1100, 0x115f},   {0x231a, 0x231b},   {0x2329, 0x232a},
+      {0x23e9, 0x23ec},   {0x2614, 0x2615},   {0x2e80, 0x303e},
+      {0x3041, 0x3247},   {0x3250, 0x4dbf},   {0x4e00, 0xa4cf},
+      {0xa960, 0xa97f},   {0xac00, 0xd7a3},   {0xf900, 0xfaff},
+      {0xfe10, 0xfe19},   {0xfe30, 0xfe6f},   {0xff00, 0xff60},
+      {0xffe0, 0xffe6},   {0x16fe0, 0x16fe4}, {0x17000, 0x18cff},
+      {0x1b000, 0x1b2ff}, {0x1f300, 0x1f64f}, {0x1f680, 0x1f6ff},
+      {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd}};
+  if (cp < 0x300)
+    return cp == 0xad ? 0 : 1;
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+    if (cp >= zero[i][0] && cp <= zero[i][1])
+      return 0;
+  for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+    if (cp >= wide[i][0] && cp <= wide[i][1])
+      return 2;
+  return 1;
+}
+
+/* Columns of the UTF-8 character at p, and its length in *len (1 for a
+ * byte that starts no character, counted as one column). */
+static int char_width(const unsigned char *p, size_t *len) {
+  if (*p < 0x80) {
+    *len = 1;
+    return 1;
+  }
+  size_t n = nns__utf8_len(p);
+  if (n == 0) {
+    *len = 1;
+    return 1;
+  }
+  *len = n;
+  return nns__cp_width(utf8_code_point(p, n));
+}
+
 size_t nns__text_clean_width(char *dst, size_t size, const char *src,
                              int *width) {
-  size_t extra = 0; /* bytes past the first of each character written */
+  char esc[16];     /* a format character, escaped */
+  size_t columns = 0; /* display columns of what was written */
   if (!size) {
     *width = 0;
     return 0;
@@ -65,6 +148,7 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
       if (len + 1 >= size)
         break;
       dst[len++] = (char)*p++;
+      columns++;
       continue;
     }
     size_t n = nns__utf8_len(p);
@@ -78,16 +162,32 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
                (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
       put = "?"; /* C0, DEL and C1 controls (ESC, CSI, newlines) */
       put_len = 1;
+    } else if (is_format_char(utf8_code_point(p, n))) {
+      /* A bidi or other format control (U+202E turns the rest of the line
+       * around; U+200B is invisible) is shown, not obeyed: "\u202e". */
+      uint32_t cp = utf8_code_point(p, n);
+      snprintf(esc, sizeof esc, cp > 0xffff ? "\\U%08x" : "\\u%04x",
+               (unsigned)cp);
+      put = esc;
+      put_len = strlen(esc);
+      if (len + put_len >= size)
+        break;
+      memcpy(dst + len, put, put_len);
+      len += put_len;
+      columns += put_len; /* ASCII: one column a byte */
+      p += n;
+      continue;
     }
     if (len + put_len >= size)
       break; /* cut at a character boundary */
     memcpy(dst + len, put, put_len);
+    size_t cl;
+    columns += char_width((const unsigned char *)put, &cl);
     len += put_len;
-    extra += put_len - 1;
     p += n;
   }
   dst[len] = 0;
-  *width = (int)(len - extra);
+  *width = (int)columns;
   return len;
 }
 
@@ -194,6 +294,48 @@ void nns__fmt_int(char *buf, size_t size, int64_t v, bool group) {
   put_cut(buf, size, 0, tmp, n);
 }
 
+/* x with `decimals` digits after the point, rounded half away from zero
+ * on its exact decimal value: the rule of JavaScript's toFixed, so that
+ * the HTML page (src/report/html/viewer.js) and the text reports round a
+ * value the same way (6.125 is "6.13" in both; printf's "%.2f" gives
+ * "6.12", rounding a tie to even). printf writes the exact expansion;
+ * 25 more digits than kept decide the rounding, since a double is never
+ * within 1e-19 of a tie it is not equal to. */
+void nns__fmt_fixed(char *buf, size_t size, double x, int decimals) {
+  char t[400];
+  if (!size)
+    return;
+  if (!isfinite(x) || fabs(x) >= 1e21 || decimals < 0 || decimals > 20) {
+    snprintf(buf, size, "%.*f", decimals < 0 ? 0 : decimals, x);
+    return;
+  }
+  snprintf(t, sizeof t, "%.*f", decimals + 25, x);
+  char *dot = strchr(t, '.');
+  if (!dot) {
+    snprintf(buf, size, "%s", t);
+    return;
+  }
+  bool up = dot[decimals + 1] >= '5';
+  dot[decimals ? decimals + 1 : 0] = 0;
+  size_t len = strlen(t);
+  size_t first = t[0] == '-' ? 1 : 0;
+  for (size_t i = len; up && i-- > first;) {
+    if (t[i] == '.')
+      continue;
+    if (t[i] == '9') {
+      t[i] = '0';
+    } else {
+      t[i]++;
+      up = false;
+    }
+  }
+  if (up) { /* carried past the first digit: 9.99 -> 10.00 */
+    memmove(t + first + 1, t + first, len - first + 1);
+    t[first] = '1';
+  }
+  snprintf(buf, size, "%s", t);
+}
+
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
   static const char *si[] = {"", "k", "M", "G", "T", "P", "E"};
   static const char *iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -215,12 +357,11 @@ void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes) {
   const char *unit = bytes ? iec[u] : si[u];
   if (u == 0)
     snprintf(buf, size, "%lld%s%s", (long long)v, bytes ? " " : "", unit);
-  else if (mag >= 99.95)
-    snprintf(buf, size, "%.0f %s", x, unit);
-  else if (mag >= 9.995)
-    snprintf(buf, size, "%.1f %s", x, unit);
-  else
-    snprintf(buf, size, "%.2f %s", x, unit);
+  else {
+    char num[64];
+    nns__fmt_fixed(num, sizeof num, x, mag >= 99.95 ? 0 : mag >= 9.995 ? 1 : 2);
+    snprintf(buf, size, "%s %s", num, unit);
+  }
 }
 
 /* thop's unit: the first scale the value is strictly above, else "B". */
@@ -300,10 +441,13 @@ void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {
 }
 
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total) {
-  if (total <= 0)
+  if (total <= 0) {
     snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%.2f%%", 100.0 * (double)v / (double)total);
+  } else {
+    nns__fmt_fixed(buf, size, 100.0 * (double)v / (double)total, 2);
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%%");
+  }
 }
 
 void nns__fmt_number(char *buf, size_t size, int64_t v, int64_t total,
@@ -512,11 +656,12 @@ void nns__fmt_rf(char *buf, size_t size, const nns_rf *rf) {
     snprintf(buf + n, size - n, "+g");
 }
 
+/* Display columns of s (nns__cp_width per character). */
 int nns__utf8_width(const char *s) {
   int w = 0;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    if ((*p & 0xc0) != 0x80)
-      w++;
+  size_t n;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p += n)
+    w += char_width(p, &n);
   return w;
 }
 
@@ -592,15 +737,13 @@ size_t nns__input_symbols(const nns_model *m, const nns_analysis *a,
 /* Writes s in exactly `w` columns: padded (left or right), or shortened to
  * w with a "…" where the wrap mode says. */
 void nns__put_fit(nns__out *o, const char *s, int w, bool right,
-                    nns_wrap wrap) {
-  /* Width and length in one pass. */
-  int sw = 0;
-  size_t len = 0;
-  for (; s[len]; len++)
-    sw += ((unsigned char)s[len] & 0xc0) != 0x80;
-  nns__put_fit_n(o, s, len, sw, w, right, wrap);
+                  nns_wrap wrap) {
+  nns__put_fit_n(o, s, strlen(s), nns__utf8_width(s), w, right, wrap);
 }
 
+/* sw: the display columns of s (nns__utf8_width). A cut keeps whole
+ * characters only, and a wide one that would pass the column is left
+ * out, its column filled with a space. */
 void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
                     bool right, nns_wrap wrap) {
   if (sw <= w) {
@@ -613,25 +756,40 @@ void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
   }
   if (w <= 0)
     return;
-  /* Keep `head` code points from the start and `tail` from the end. */
+  /* Keep `head` columns from the start and `tail` from the end. */
   int keep = w - 1;
   int head = wrap == NNS_WRAP_START ? 0
              : wrap == NNS_WRAP_END ? keep
                                     : (keep + 1) / 2;
   int tail = keep - head;
-  const char *p = s;
-  for (int i = 0; i < head && *p; i++)
-    do
-      p++;
-    while ((*p & 0xc0) == 0x80);
-  nns__out_put(o, s, (size_t)(p - s));
+  const unsigned char *u = (const unsigned char *)s;
+  size_t p = 0, cl;
+  int used = 0;
+  while (p < len) {
+    int cw = char_width(u + p, &cl);
+    if (used + cw > head)
+      break;
+    used += cw;
+    p += cl;
+  }
+  nns__out_put(o, s, p);
   nns__out_str(o, "…");
-  const char *q = s + len;
-  for (int i = 0; i < tail && q > s; i++)
-    do
-      q--;
-    while (q > s && (*q & 0xc0) == 0x80);
-  nns__out_put(o, q, (size_t)(s + len - q));
+  /* The tail: whole characters back from the end, within `tail` columns
+   * (a character starts at a byte that is not a continuation byte). */
+  size_t q = len;
+  int tail_used = 0;
+  while (q > p) {
+    size_t start = q - 1;
+    while (start > p && (u[start] & 0xc0) == 0x80)
+      start--;
+    int cw = char_width(u + start, &cl);
+    if (tail_used + cw > tail)
+      break;
+    tail_used += cw;
+    q = start;
+  }
+  nns__out_put(o, s + q, len - q);
+  nns__out_spaces(o, w - 1 - used - tail_used);
 }
 
 void nns__csv_field(nns__out *o, const char *s) {
@@ -648,16 +806,37 @@ void nns__csv_field(nns__out *o, const char *s) {
   nns__out_str(o, "\"");
 }
 
+/* Markdown's one escaping rule, for every Markdown table nnscan writes:
+ * the cell separator and the backslash that would escape it are
+ * backslash-escaped, as is a backtick (a code span would swallow the
+ * cells after it); the characters HTML gives meaning to are written as
+ * entities, so a name like "x<!--" cannot open a comment that hides every
+ * row after it in a rendered page; a line break would end the row. */
+void nns__md_text(nns__out *o, const char *s) {
+  const char *run = s; /* bytes written as they are, not yet put */
+  for (const char *p = s; *p; p++) {
+    const char *esc;
+    switch (*p) {
+    case '|': esc = "\\|"; break;
+    case '\\': esc = "\\\\"; break;
+    case '`': esc = "\\`"; break;
+    case '<': esc = "&lt;"; break;
+    case '>': esc = "&gt;"; break;
+    case '&': esc = "&amp;"; break;
+    case '\n':
+    case '\r': esc = " "; break;
+    default: continue;
+    }
+    nns__out_put(o, run, (size_t)(p - run));
+    nns__out_str(o, esc);
+    run = p + 1;
+  }
+  nns__out_str(o, run);
+}
+
 void nns__md_cell(nns__out *o, const char *s) {
   nns__out_str(o, " ");
-  for (const char *p = s; *p; p++) {
-    if (*p == '|')
-      nns__out_str(o, "\\|");
-    else if (*p == '\n' || *p == '\r')
-      nns__out_str(o, " ");
-    else
-      nns__out_put(o, p, 1);
-  }
+  nns__md_text(o, s);
   nns__out_str(o, " |");
 }
 

@@ -91,7 +91,7 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
     nns__out_str(o, " on ");
     nns__out_text(o, hw);
   }
-  nns__out_str(o, ": Roof ms is the static lower bound of one forward "
+  nns__out_str(o, ": Roof is the static lower bound of one forward "
                   "(docs/metrics.md), % roof that over the measured Fwd "
                   "ms.\n");
   if (!n)
@@ -105,10 +105,12 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
       break;
     nns__inspect_path_cell(path, sizeof path, d.path, d.path_len);
     double ms = nns__inspect_per_pass(in, s.fwd_inclusive_ms);
-    nns__out_fmt(o, "%s %s %.3g%% (%.4g of %.4g ms)", i ? "," : "",
+    char roof_t[32], fwd_t[32]; /* human units: "54.6 us of 145 us" */
+    nns__fmt_seconds(roof_t, sizeof roof_t, d.roofline_ms / 1e3, false);
+    nns__fmt_seconds(fwd_t, sizeof fwd_t, ms / 1e3, false);
+    nns__out_fmt(o, "%s %s %.3g%% (%s of %s)", i ? "," : "",
                  *path ? path : "the model",
-                 100 * nns__inspect_roof_fraction(in, &d, &s), d.roofline_ms,
-                 ms);
+                 100 * nns__inspect_roof_fraction(in, &d, &s), roof_t, fwd_t);
   }
   nns__out_str(o, ".\n");
 }

@@ -59,7 +59,7 @@ static const struct {
     [K_MACS] = {"MACs", "macs", true, true, 3},
     [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
     /* Shown only when a module has a roofline time (inspect_roofline.c). */
-    [K_ROOF] = {"Roof ms", "roofline_ms", true, true, 9},
+    [K_ROOF] = {"Roof", "roofline_ms", true, true, 9},
     [K_ROOF_PCT] = {"% roof", "roof_fraction", true, true, 10},
     [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
@@ -210,8 +210,12 @@ static void cell(char *buf, size_t size, const nns_inspection *in,
     mem_cell(buf, size, in, s->fwd_alloc_bytes, root->s.fwd_alloc_bytes, o,
              csv);
     break;
-  case K_SAVED:
-    static_cell(buf, size, d->saved_bytes, root->d.saved_bytes, o, csv);
+  case K_SAVED: /* bytes, as Fwd mem beside it */
+    if (d->saved_bytes < 0)
+      snprintf(buf, size, csv ? "" : "-");
+    else
+      nns__fmt_number(buf, size, d->saved_bytes, root->d.saved_bytes,
+                      o->numbers, true, csv);
     break;
   case K_BWD_MEM:
     mem_cell(buf, size, in, s->bwd_alloc_bytes, root->s.bwd_alloc_bytes, o,
@@ -221,8 +225,11 @@ static void cell(char *buf, size_t size, const nns_inspection *in,
   case K_MACS: static_cell(buf, size, d->macs, root->d.macs, o, csv); break;
   case K_RATE: rate_cell(buf, size, in, d, s, csv); break;
   case K_ROOF:
-    if (d->roofline_ms > 0)
-      snprintf(buf, size, csv ? "%.9g" : "%.4g", d->roofline_ms);
+    /* CSV keeps milliseconds in full; the table a human scale ("19.7 ns"). */
+    if (d->roofline_ms > 0 && csv)
+      snprintf(buf, size, "%.9g", d->roofline_ms);
+    else if (d->roofline_ms > 0)
+      nns__fmt_seconds(buf, size, d->roofline_ms / 1e3, false);
     else
       snprintf(buf, size, csv ? "" : "-");
     break;
@@ -398,13 +405,22 @@ static nns_status write_tables(const nns_inspection *in,
         w[k] = cw > w[k] ? cw : w[k];
       }
     }
-    /* Type and Layer give way (to 10 and 16 columns) to fit the width. */
     int width = opt->width > 0 ? opt->width : 100;
     for (int k = 0; k < K_COUNT; k++)
       total += show[k] ? w[k] + (k ? gap : 0) : 0;
     /* To fit: Type and Layer give way (to 11 and 15 columns), then the
      * columns that can go, in their order (self times first). */
-    static const int shrink[2] = {K_TYPE, K_LAYER}, floor_w[2] = {11, 15};
+    static const int shrink[2] = {K_TYPE, K_LAYER};
+    int floor_w[2] = {11, 15};
+    /* Layer gives way only down to what keeps every row's guides whole
+     * beside the first characters of its name (at most the width: a
+     * chain deeper than the page cuts its guides). */
+    for (size_t r = 0; r < nrows; r++) {
+      int sw = nns__utf8_width(cells[r * K_COUNT + K_LAYER]);
+      int need = nns__utf8_width(prefix[r]) + (sw < 4 ? sw : 4);
+      need = need > width ? width : need;
+      floor_w[1] = need > floor_w[1] ? need : floor_w[1];
+    }
     for (int j = 0; j < 2 && total > width; j++) {
       int room = w[shrink[j]] - floor_w[j], cut = total - width;
       if (room <= 0)

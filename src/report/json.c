@@ -500,6 +500,9 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
                            const nns__jstatus *st, bool roof, jcache *c) {
   if (!st) {
     j_counts(w, counts, roof, c);
+    /* As in v2: only on a module that never ran (the HTML page reads it). */
+    if (nns__layer_of(a, i).not_called)
+      nns__jw_bool(w, NNS__JK("called"), false);
     return;
   }
   nns__json_metrics(w, st, i, counts);
@@ -514,6 +517,10 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     nns__jw_int(w, NNS__JK("call_count"), (int64_t)l.call_count);
   else
     nns__jw_null(w, NNS__JK("call_count"));
+  /* Only on a module the binding declared that never ran: a key added
+   * beside the others, so readers that do not know it are unaffected. */
+  if (l.not_called)
+    nns__jw_bool(w, NNS__JK("called"), false);
   /* Each call the binding described (nns_model_set_module_call): its
    * index and the structure of its outputs. */
   nns__jw_arr(w, NNS__JK("calls"));

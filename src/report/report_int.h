@@ -106,6 +106,9 @@ nns_status nns__report_err(nns_error *err, nns_status code, const char *msg);
 void nns__fmt_int(char *buf, size_t size, int64_t v, bool group);
 /* "1.82 G": three significant digits with k, M, G, T, P, E; values below
  * 1000 print whole. With `bytes`, IEC units of 1024: "44.6 MiB". */
+/* x to `decimals` places, half away from zero on its exact decimal value
+ * (JavaScript's toFixed: the HTML page rounds the same way). */
+void nns__fmt_fixed(char *buf, size_t size, double x, int decimals);
 void nns__fmt_clever(char *buf, size_t size, int64_t v, bool bytes);
 /* "12.34%" of total; "-" when the total is 0. */
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total);
@@ -151,6 +154,9 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
  * the bytes written. */
 size_t nns__out_text(nns__out *o, const char *s);
 /* Width of a UTF-8 string in terminal columns (one per code point). */
+/* Terminal columns of a code point (0 combining or format, 2 East Asian
+ * Wide/Fullwidth, else 1) and of a UTF-8 string. */
+int nns__cp_width(uint32_t cp);
 int nns__utf8_width(const char *s);
 
 /* ==== Table cells (text, CSV, Markdown) ==== */
@@ -166,6 +172,9 @@ void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
 /* A CSV field, quoted when it must be. */
 void nns__csv_field(nns__out *o, const char *s);
 /* " s |" with pipes escaped and line breaks as spaces. */
+/* s escaped by Markdown's rule (format.c): "|" "\\" "`" with a backslash,
+ * "<" ">" "&" as entities, line breaks as spaces. */
+void nns__md_text(nns__out *o, const char *s);
 void nns__md_cell(nns__out *o, const char *s);
 /* The text tree's guides ("│ └─") of row i, malloc'ed; NULL when out of
  * memory. parent[] and last[] (last child, or -1) cover every row. */

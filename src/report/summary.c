@@ -422,6 +422,11 @@ static void grid_fill(void *arg) {
         break;
       case C_TYPE: src = l.type ? l.type : ""; break;
       case C_SHAPE:
+        /* A module that never ran has no output; its params still count. */
+        if (l.not_called) {
+          snprintf(buf, sizeof buf, "not called");
+          break;
+        }
         kept = shape_find(p, m, a, l.output_value, &key);
         if (!kept)
           nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
@@ -1217,7 +1222,19 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   int total = 0;
   for (int c = 0; c < g->ncols; c++)
     total += w[c] + (c ? gap : 0);
-  static const int order[3] = {1, 0, 2}, floor_w[3] = {10, 16, 12};
+  int floor_w[3] = {10, 16, 12};
+  static const int order[3] = {1, 0, 2};
+  /* Layer gives way only down to what keeps every row's guides whole
+   * beside the first characters of its name (at most the width itself:
+   * a chain deeper than the page cuts its guides). */
+  for (size_t r = 0; r < g->rows && g->ncols && g->id[0] == C_LAYER; r++) {
+    int sw = g->cell_width[r * (size_t)g->ncols];
+    int need = g->guide_width[r] + (sw < 4 ? sw : 4);
+    if (need > width)
+      need = width;
+    if (need > floor_w[1])
+      floor_w[1] = need;
+  }
   for (int k = 0; k < 3 && total > width; k++) {
     int c = order[k];
     int cut = total - width;
@@ -1254,7 +1271,7 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
       } else {
         /* Guides stay whole; the name gives way. */
         fit = w[0] - g->guide_width[r];
-        if (fit < 4) {
+        if (fit < 4 && sw > fit) {
           nns__put_fit(o, guide(g, r), w[0] - 4, false, NNS_WRAP_START);
           fit = 4;
         } else {

@@ -433,14 +433,11 @@ nns_status nns_report_table(const nns_table *table,
     for (size_t i = 0; i < count; i++) {
       for (int c = 0; c < T_COLS; c++) {
         t_cell(buf, sizeof buf, &rows[i], c, &units[c], false);
-        for (char *p = buf; *p; p++)
-          if (*p == '|' || *p == '\n')
-            *p = '/';
         int pad = w[c] - nns__utf8_width(buf);
         nns__out_str(o, c ? " | " : "| ");
         if (c)
           nns__out_rep(o, " ", pad);
-        nns__out_str(o, buf);
+        nns__md_text(o, buf); /* Markdown's one escaping rule */
         if (!c)
           nns__out_rep(o, " ", pad);
       }

@@ -63,6 +63,28 @@ static void test_clever(void) {
   CHECK_STR(b, "1.50 KiB");
   nns__fmt_clever(b, sizeof b, 46758048, true);
   CHECK_STR(b, "44.6 MiB");
+  /* resnet18's peak, exactly 6.125 MiB: half away from zero, as the HTML
+   * page's toFixed(2) writes it (printf's "%.2f" gave 6.12). */
+  nns__fmt_clever(b, sizeof b, 6422528, true);
+  CHECK_STR(b, "6.13 MiB");
+  /* 1.005 is 1.00499999999999989... as a double: it rounds down, as
+   * toFixed does; 0.125 and -0.125 are ties, away from zero. */
+  nns__fmt_fixed(b, sizeof b, 1.005, 2);
+  CHECK_STR(b, "1.00");
+  nns__fmt_fixed(b, sizeof b, 0.125, 2);
+  CHECK_STR(b, "0.13");
+  nns__fmt_fixed(b, sizeof b, -0.125, 2);
+  CHECK_STR(b, "-0.13");
+  nns__fmt_fixed(b, sizeof b, 9.995, 2); /* 9.99499999999999957... */
+  CHECK_STR(b, "9.99");
+  nns__fmt_fixed(b, sizeof b, 99.5, 0);
+  CHECK_STR(b, "100");
+  nns__fmt_fixed(b, sizeof b, 2.5, 0);
+  CHECK_STR(b, "3");
+  nns__fmt_fixed(b, sizeof b, 9.96, 1);
+  CHECK_STR(b, "10.0");
+  nns__fmt_fixed(b, sizeof b, 12.25, 1);
+  CHECK_STR(b, "12.3");
 }
 
 static void test_ratio_and_axes(void) {
@@ -111,6 +133,83 @@ static int sink_write(void *user, const char *data, size_t size) {
     s->buf[s->len] = 0;
   }
   return 0;
+}
+
+/* Markdown's one rule: a layer named "x<!--" cannot open an HTML comment
+ * (it hid every row after it in a rendered page); "|", "\" and "`" are
+ * backslash-escaped, "<", ">", "&" written as entities. */
+static void test_md_escaping(void) {
+  static sink s;
+  memset(&s, 0, sizeof s);
+  static nns__out o;
+  nns__out_init(&o, sink_write, &s);
+  nns__md_cell(&o, "x<!--");
+  nns__md_cell(&o, "a|b\\c`d`<e>&f\ng");
+  nns__md_cell(&o, "plain.name_1");
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_STR(s.buf, " x&lt;!-- |"
+                   " a\\|b\\\\c\\`d\\`&lt;e&gt;&amp;f g |"
+                   " plain.name_1 |");
+}
+
+/* Bidi and other format controls (Unicode Cf) pass the text cleaner
+ * escaped and visible, one column a character of the escape, so that no
+ * text, CSV or Markdown report is reordered or hides a character. */
+static void test_format_chars_escaped(void) {
+  char b[128];
+  int w = -1;
+  /* U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE, U+200B
+   * ZERO WIDTH SPACE, U+061C ARABIC LETTER MARK, U+E0041 TAG LATIN
+   * CAPITAL A; é (U+00E9) is printable and stays. */
+  nns__text_clean_width(b, sizeof b,
+                        "a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8b"
+                        "d\xd8\x9c" "e\xf3\xa0\x81\x81" "\xc3\xa9",
+                        &w);
+  CHECK_STR(b, "a\\u202eb\\u2066c\\u200bd\\u061ce\\U000e0041\xc3\xa9");
+  CHECK_EQ(w, 5 + 4 * 6 + 10 + 1);
+  /* cut at a whole escape, never inside one */
+  nns__text_clean_width(b, 5, "a\xe2\x80\xae", &w);
+  CHECK_STR(b, "a");
+  CHECK_EQ(w, 1);
+}
+
+/* Widths are display columns: a CJK character takes 2 (the tables
+ * misaligned by one column a character), a combining mark 0; a cut keeps
+ * whole characters and fills a wide one's half column with a space. */
+static void test_display_width(void) {
+  /* 注意力 (3 wide), e + U+0301 COMBINING ACUTE (1), ｘ FULLWIDTH X (2) */
+  CHECK_EQ(nns__utf8_width("\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b"), 6);
+  CHECK_EQ(nns__utf8_width("e\xcc\x81"), 1);
+  CHECK_EQ(nns__utf8_width("\xef\xbd\x98"), 2);
+  CHECK_EQ(nns__utf8_width("├─ab…"), 5);
+  char b[64];
+  int w = -1;
+  nns__text_clean_width(b, sizeof b, "a\xe6\xb3\xa8" "e\xcc\x81", &w);
+  CHECK_EQ(w, 4);
+  static sink s;
+  memset(&s, 0, sizeof s);
+  static nns__out o;
+  nns__out_init(&o, sink_write, &s);
+  /* 注意力层 in 8 columns: fits exactly */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 8,
+               false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  /* in 6, cut at the end: 注意 (4) + … (1) + a space for the half of 力 */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 6,
+               false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  /* in 5, cut in the middle: 注 (2) … (1) 层 (2) */
+  nns__put_fit(&o, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82", 5,
+               false, NNS_WRAP_MIDDLE);
+  nns__out_str(&o, "|");
+  /* padding counts columns: 注a in 5 is 注a + 2 spaces */
+  nns__put_fit(&o, "\xe6\xb3\xa8" "a", 5, false, NNS_WRAP_END);
+  nns__out_str(&o, "|");
+  CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
+  CHECK_STR(s.buf, "\xe6\xb3\xa8\xe6\x84\x8f\xe5\x8a\x9b\xe5\xb1\x82|"
+                   "\xe6\xb3\xa8\xe6\x84\x8f\xe2\x80\xa6 |"
+                   "\xe6\xb3\xa8\xe2\x80\xa6\xe5\xb1\x82|"
+                   "\xe6\xb3\xa8" "a  |");
 }
 
 static void test_writer(void) {
@@ -511,6 +610,152 @@ static void test_long_table_short_names(void) {
   free(text);
 }
 
+/* Short names deep in a tree (an nn.Sequential inside a module, as
+ * torch.onnx names its nodes /0/mlp/0/Relu): the Layer column is as wide
+ * as the root's name, and every row below the root keeps its whole tree
+ * prefix at widths 80, 100 and 160; the guides used to be cut ("…│ ├─0")
+ * whenever fewer than 4 columns were left for the name. */
+static void test_short_names_keep_guides(void) {
+  static const char *nodes[] = {"/0/mlp/0/Relu", "/0/mlp/1/Relu",
+                                "/0/mlp/2/Relu", "/0/ln/Relu",
+                                "/1/mlp/0/Relu", "/1/ln/Relu"};
+  /* The Layer column: 7 wide ("│ │ ├─0"), then the gap, then Type. */
+  static const char *want[] = {
+      "m0       R", "├─0      R", "│ ├─mlp  R",
+      "│ │ ├─0  R", "│ │ ├─1  R", "│ │ └─2  R",
+      "│ └─ln   R", "└─1      R", "  ├─mlp  R",
+      "  │ └─0  R", "  └─ln   R"};
+  for (int wi = 0; wi < 3; wi++) {
+    nns_error err;
+    nns_builder *b = NULL;
+    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+    nns_builder_add_opset(b, "", 13, &err);
+    add_input_2x8(b, "x", NULL);
+    char prev[32] = "x", out[32];
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
+      snprintf(out, sizeof out, "r%zu", i);
+      const char *in[] = {prev}, *o[] = {out};
+      CHECK_EQ(nns_builder_add_node(b, "Relu", "", nodes[i], NULL, in, 1, o,
+                                    1, &err),
+               NNS_OK);
+      memcpy(prev, out, sizeof prev);
+    }
+    nns_model *m;
+    nns_analysis *a = finish_analysed(b, prev, &m);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL && a != NULL);
+    static const int widths[3] = {80, 100, 160};
+    nns_report_options o = {.size = sizeof o, .width = widths[wi],
+                            .max_depth = NNS_DEPTH_ALL, .model_name = "m0"};
+    if (f && a) {
+      CHECK_EQ(nns_report(a, &o, stream_write, f, &err), NNS_OK);
+    }
+    if (f)
+      fclose(f);
+    /* rule, header, rule, then the rows */
+    const char *l = text;
+    for (int skip = 0; l && skip < 3; skip++)
+      l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+    for (size_t r = 0; l && r < sizeof want / sizeof *want; r++) {
+      size_t n = strlen(want[r]);
+      if (strncmp(l, want[r], n) != 0) {
+        fprintf(stderr, "width %d row %zu: want '%s', got '%.*s'\n",
+                widths[wi], r, want[r], (int)n, l);
+        CHECK(0);
+      }
+      l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+    }
+    CHECK(l && strncmp(l, "====", 4) == 0);
+    free(text);
+    nns_analysis_free(a);
+    nns_model_free(m);
+  }
+}
+
+/* A module the binding declared with no calls (googlenet's aux heads in
+ * eval) says so in every format: "not called" for its output shape in
+ * text, CSV and Markdown, "called": false in JSON; one that ran shows its
+ * shape and no such key. */
+static void test_not_called(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  add_input_2x8(b, "x", NULL);
+  const char *in[] = {"x"}, *o[] = {"y"};
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/fc/Relu", NULL, in, 1, o, 1,
+                                &err),
+           NNS_OK);
+  const char *in2[] = {"y"}, *o2[] = {"z"};
+  CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/aux/Relu", NULL, in2, 1, o2,
+                                1, &err),
+           NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_add_output(b, "z", 0, -1, NULL, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  CHECK_EQ(nns_model_set_module(m, "fc", "Linear", 1, &err), NNS_OK);
+  CHECK_EQ(nns_model_set_module(m, "aux", "Linear", 0, &err), NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  static const struct {
+    nns_report_format format;
+    const char *fc, *aux;
+  } want[] = {
+      {NNS_FORMAT_TEXT, "├─fc   Linear  (1, 2, 8, 8)", "└─aux  Linear  not called"},
+      {NNS_FORMAT_CSV, "fc,Linear,\"(1, 2, 8, 8)\"", "aux,Linear,not called"},
+      {NNS_FORMAT_MD, "| fc | Linear | (1, 2, 8, 8) |",
+       "| aux | Linear | not called |"},
+  };
+  for (size_t k = 0; a && k < sizeof want / sizeof *want; k++) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    nns_report_options opt = {.size = sizeof opt, .format = want[k].format,
+                              .width = 100};
+    CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+    fclose(f);
+    if (!strstr(text, want[k].fc) || !strstr(text, want[k].aux)) {
+      fprintf(stderr, "format %d:\n%s\n", (int)want[k].format, text);
+      CHECK(0);
+    }
+    free(text);
+  }
+  char *json = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&json, &len);
+  nns_report_options opt = {.size = sizeof opt, .format = NNS_FORMAT_JSON,
+                            .json_version = 2};
+  CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  fclose(f);
+  const char *aux = json ? strstr(json, "\"path\": \"aux\"") : NULL;
+  const char *fc = json ? strstr(json, "\"path\": \"fc\"") : NULL;
+  const char *called = json ? strstr(json, "\"called\": false") : NULL;
+  CHECK(aux && fc && called && called > aux && fc < aux);
+  /* twice: in "layers" and again in "tree" (aux's info), never for fc */
+  int seen = 0;
+  for (const char *q = called; q; q = strstr(q + 1, "\"called\": false"))
+    seen++;
+  CHECK_EQ(seen, 2);
+  free(json);
+  /* version 1, which the HTML page reads: the same key on aux alone */
+  json = NULL;
+  f = open_memstream(&json, &len);
+  opt.json_version = 0;
+  CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  fclose(f);
+  seen = 0;
+  for (const char *q = json ? strstr(json, "\"called\": false") : NULL; q;
+       q = strstr(q + 1, "\"called\": false"))
+    seen++;
+  CHECK_EQ(seen, 2);
+  free(json);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 /* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
  * listed as having no cost rule; the footer says the sizes were unknown and
  * gives the --input options for the symbolic inputs. */
@@ -589,6 +834,8 @@ static void test_uncounted_lost_at_if(void) {
 }
 
 int main(void) {
+  RUN(test_not_called);
+  RUN(test_short_names_keep_guides);
   RUN(test_long_dims_get_short_names);
   RUN(test_long_table_widths);
   RUN(test_long_table_short_names);
@@ -599,6 +846,9 @@ int main(void) {
   RUN(test_clever);
   RUN(test_ratio_and_axes);
   RUN(test_writer);
+  RUN(test_display_width);
+  RUN(test_md_escaping);
+  RUN(test_format_chars_escaped);
   RUN(test_out_int);
   RUN(test_report_errors);
   RUN(test_table_errors);

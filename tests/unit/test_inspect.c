@@ -369,6 +369,36 @@ static void test_reports(void) {
   nns_inspection_free(in);
 }
 
+/* Every number of the table reads in its unit: the predicted saved bytes
+ * in KiB as Fwd mem beside them (405,504 B = 396 KiB, once "396 k"), the
+ * roofline time on a human scale (1.972e-05 ms = 19.7 ns, once printed
+ * "1.972e-05"); CSV keeps the raw figures. */
+static void test_table_units(void) {
+  nns_inspection *in = NULL;
+  CHECK_EQ(nns_inspection_create(&in, NULL), NNS_OK);
+  nns_inspect_module m = {.size = sizeof m, .path = "", .type = "Net",
+                          .parent = (size_t)-1, .flops = 100, .macs = 50,
+                          .roofline_ms = 1.972e-05, .saved_bytes = 405504};
+  CHECK_EQ(nns_inspection_add_module(in, &m, NULL, NULL), NNS_OK);
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_TEXT,
+                          .width = 200, .numbers = NNS_NUMBERS_CLEVER};
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "Saved (pred.)"));
+  CHECK(s.buf && strstr(s.buf, "  396 KiB  "));
+  CHECK(s.buf && strstr(s.buf, "  19.7 ns  "));
+  CHECK(s.buf && !strstr(s.buf, "e-05"));
+  free(s.buf);
+  o.format = NNS_FORMAT_CSV;
+  o.numbers = NNS_NUMBERS_RAW;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, ",405504,"));
+  CHECK(s.buf && strstr(s.buf, ",1.972e-05,"));
+  free(s.buf);
+  nns_inspection_free(in);
+}
+
 static void test_bad_arguments(void) {
   nns_error e;
   CHECK_EQ(nns_inspection_create(NULL, &e), NNS_E_ARG);
@@ -953,6 +983,7 @@ int main(void) {
   RUN(test_nonfinite);
   RUN(test_ranks);
   RUN(test_reports);
+  RUN(test_table_units);
   RUN(test_bad_arguments);
   RUN(test_nonfinite_between_children);
   RUN(test_odd_strides);

@@ -190,7 +190,7 @@
         /* absent: equal to macs / flops (docs/metrics.md) */
         unmasked: {macs: l.macs_unmasked != null ? l.macs_unmasked : l.macs,
                    flops: l.flops_unmasked != null ? l.flops_unmasked : l.flops},
-        cells: {shape: shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
+        cells: {shape: l.called === false ? 'not called' : shapeText(l.output), buffers: l.buffers, param_bytes: l.param_bytes,
                 /* params + frozen where no experts are (older documents: absent) */
                 params_active: l.params_active != null ? l.params_active
                   : (l.params || 0) + (l.frozen || 0),
