@@ -285,7 +285,9 @@ def test_loss_callable_and_budget_plan():
     assert s.totals["training"]["loss"] == "loss="
     plan = s.totals["training"]["checkpoint"]
     assert plan == {"budget_bytes": 10 ** 9, "fits": True,
-                    "peak_bytes": s.totals["train_peak_bytes"], "modules": []}
+                    "peak_bytes": s.totals["train_peak_bytes"],
+                    "floor_bytes": s.totals["train_peak_bytes"],
+                    "modules": []}
     text = s.to_text()
     assert "Saved" in text.splitlines()[1]
     assert "fits in" in text and "Training step (sgd" in text

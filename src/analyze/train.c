@@ -216,6 +216,33 @@ static bool live_at(const nns__train_step *s, size_t k, int64_t e) {
          (s->saved_freed[k] < 0 || s->saved_freed[k] > e);
 }
 
+/* The step's peak with the saved storages made in the step whose region
+ * is a layer marked in `gone` (never the root) never made; `drop` has
+ * n_events + 1 slots. Each storage comes off the live total from its
+ * making to its freeing (a difference array: one pass over each). */
+static int64_t peak_without(const nns__train_step *s, const uint32_t *region,
+                            const bool *gone, int64_t base, int64_t *drop) {
+  memset(drop, 0, (s->n_events + 1) * sizeof *drop);
+  for (size_t k = 0; k < s->n_saved; k++) {
+    int64_t made = s->saved_made[k], freed = s->saved_freed[k];
+    if (region[k] == 0 || !gone[region[k]] || made < 0 ||
+        made >= (int64_t)s->n_events)
+      continue;
+    if (freed < 0 || freed > (int64_t)s->n_events)
+      freed = (int64_t)s->n_events;
+    drop[made] = add_sat(drop[made], s->saved_bytes[k]);
+    drop[freed] -= s->saved_bytes[k];
+  }
+  int64_t live = base, peak = base, off = 0;
+  for (size_t e = 0; e < s->n_events; e++) {
+    live = add_sat(live, s->ev_bytes[e]);
+    off += drop[e];
+    if (live - off > peak)
+      peak = live - off;
+  }
+  return peak;
+}
+
 typedef struct cand {
   uint32_t layer;
   int64_t saves, flops;
@@ -312,20 +339,41 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   t->train_activation_bytes = own[0];
 
   /* The plan: the best-yielding layers that were called, none inside
-   * another chosen one, until the peak fits the budget. */
+   * another chosen one, until the peak fits the budget. What the plan
+   * frees is freed at every moment, so the peak after it is the largest
+   * live total over the step with the chosen layers' saved storages gone
+   * (the peak may move); the floor is that with every checkpointable
+   * storage gone (made in the step, its region a layer, not the root).
+   * When the floor is over the budget no plan can reach it: none. */
   t->checkpoint_budget_bytes = s->budget;
   t->checkpoint_peak_bytes = peak;
   t->checkpoint_fits = s->budget > 0 && peak <= s->budget;
+  t->checkpoint_floor_bytes = peak;
   a->n_plan = 0;
   if (s->budget > 0 && peak > s->budget) {
-    size_t nc = 0;
+    bool *chosen = calloc(a->n_layers + 1, sizeof *chosen);
+    int64_t *drop = malloc((s->n_events + 1) * sizeof *drop);
+    if (!chosen || !drop) {
+      free(chosen);
+      free(drop);
+      goto nomem;
+    }
     for (size_t l = 1; l < a->n_layers; l++)
-      if (saves[l] > 0 && a->layers[l].info.call_count > 0)
-        cs[nc++] = (cand){(uint32_t)l, saves[l], a->layers[l].counts.flops};
+      chosen[l] = true;
+    t->checkpoint_floor_bytes = peak_without(s, region, chosen, base, drop);
+    size_t nc = 0;
+    if (t->checkpoint_floor_bytes <= s->budget)
+      for (size_t l = 1; l < a->n_layers; l++)
+        if (saves[l] > 0 && a->layers[l].info.call_count > 0)
+          cs[nc++] = (cand){(uint32_t)l, saves[l], a->layers[l].counts.flops};
     qsort(cs, nc, sizeof *cs, by_yield);
     a->plan = nns__arena_array(&a->arena, nc + 1, sizeof *a->plan);
-    if (!a->plan)
+    if (!a->plan) {
+      free(chosen);
+      free(drop);
       goto nomem;
+    }
+    memset(chosen, 0, (a->n_layers + 1) * sizeof *chosen);
     int64_t now = peak;
     for (size_t i = 0; i < nc && now > s->budget; i++) {
       bool overlaps = false;
@@ -335,8 +383,15 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
       if (overlaps)
         continue;
       a->plan[a->n_plan++] = cs[i].layer;
-      now -= cs[i].saves;
+      /* a storage goes with every layer that holds its region */
+      for (size_t l = 1; l < a->n_layers; l++)
+        if (nns__layer_contains(a, cs[i].layer, l))
+          chosen[l] = true;
+      chosen[cs[i].layer] = true;
+      now = peak_without(s, region, chosen, base, drop);
     }
+    free(chosen);
+    free(drop);
     t->checkpoint_peak_bytes = now;
     t->checkpoint_fits = now <= s->budget;
   }
