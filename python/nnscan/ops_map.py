@@ -415,8 +415,29 @@ def polar(b, args, kw, out):
     _as_complex_out(b, out, lambda r: b.node("Concat", halves, [r], {"axis": -1}))
 
 
+def _bring_real_formed(b, t):
+    """A complex constant the graph has not met yet (a plain attribute: 2-D
+    rotary embeddings keep their frequencies so) enters as its real form,
+    (..., 2) of the real dtype, so the complex rules take it. A complex
+    parameter or buffer stays complex-typed (its element count is the
+    contract's), and a multiply by it stays uncounted."""
+    if not b.is_tensor(t) or not is_complex(t) or id(t) in b.names \
+            or id(t) in b.params:
+        return
+    r = _real(t)
+    dims = [int(d) for d in r.shape]
+    name = b.g.new_name("const")
+    b.hold(t)
+    b.names[id(t)] = name
+    b.g.add_init(name, b.onnx_dtype(r.dtype), dims, kind="constant")
+    b.shape_of[name] = dims
+
+
 def complex_mul(b, args, kw, out):
     x, y = args[0], args[1]
+    if any(real_formed(b, a) for a in (x, y)):
+        for a in (x, y):
+            _bring_real_formed(b, a)
     if any(is_complex(a) and not real_formed(b, a) for a in (x, y)):
         b.unmapped("mul", args, out)  # a complex-typed operand: no pairs
         return
@@ -1718,10 +1739,13 @@ def grid_sampler_2d(b, args, kw, out):
             "align_corners": int(bool(args[4]))})
 
 
-def resize(mode):
+def resize(mode, antialias=False):
+    """upsample_* (and the antialiased _upsample_*_aa: ONNX's antialias)."""
     def rule(b, args, kw, out):
         x = args[0]
         attrs = {"mode": mode}
+        if antialias:
+            attrs["antialias"] = 1
         if mode == "linear" or mode == "cubic":
             ac = _arg(args, kw, 2, "align_corners", False)
             attrs["coordinate_transformation_mode"] = \
@@ -2647,6 +2671,8 @@ OPS = {
     "upsample_bilinear2d": resize("linear"),
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
+    "_upsample_bilinear2d_aa": resize("linear", antialias=True),
+    "_upsample_bicubic2d_aa": resize("cubic", antialias=True),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
     "im2col": im2col, "col2im": col2im, "grid_sampler_2d": grid_sampler_2d,
     "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
