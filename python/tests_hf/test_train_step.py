@@ -81,8 +81,6 @@ def saved_by_top_module(model, args, kwargs, loss):
     model.train()
     static = {t.untyped_storage().data_ptr() for t in
               list(model.parameters()) + list(model.buffers())}
-    inputs = {t.untyped_storage().data_ptr() for t in
-              list(args) + list(kwargs.values())}
     seen, per = set(), {}
     keep = []
     with _module_paths(model) as stack:
@@ -95,9 +93,9 @@ def saved_by_top_module(model, args, kwargs, loss):
                 # storage, not t: t's graph holds this hook, a cycle the
                 # collector cannot see)
                 keep.append(st)
-                # the model's inputs count at the root (docs/metrics.md)
-                top = "" if st.data_ptr() in inputs \
-                    else stack[-1].split(".")[0]
+                # the model's inputs count at their first saver too
+                # (docs/metrics.md)
+                top = stack[-1].split(".")[0]
                 per[top] = per.get(top, 0) + st.nbytes()
             return t
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -229,10 +227,11 @@ def test_checkpoint_plan_fits_on_a_real_step():
 
 def test_saved_bytes_by_hand():
     s = run(optimizer="adam")
-    # Linear 0 (addmm) saves its input x, a model input: at the root.
+    # Linear 0 (addmm) saves its input x, a model input: at Linear 0, as
+    # autograd keeps it there (issue 40, item 5).
     # ReLU saves its output, which Linear 2 saves too: once, at the ReLU.
     # The weights the linears save are parameters: not counted.
-    assert s.layer("0")["saved_bytes"] == 0
+    assert s.layer("0")["saved_bytes"] == B * D * 4
     assert s.layer("1")["saved_bytes"] == B * H * 4
     assert s.layer("2")["saved_bytes"] == 0
     assert s.totals["saved_bytes"] == B * D * 4 + B * H * 4
