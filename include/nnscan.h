@@ -1265,6 +1265,12 @@ typedef struct nns_totals {
   int64_t checkpoint_peak_bytes; /* the peak with the plan's modules
                                     checkpointed */
   int checkpoint_fits;           /* the plan reaches the budget */
+  int64_t checkpoint_floor_bytes; /* the least peak checkpointing can
+                                     reach: every activation a layer other
+                                     than the root saves gone, the rest of
+                                     the step (parameters, gradients,
+                                     optimizer state, temporaries) kept;
+                                     above the budget, the plan is empty */
 } nns_totals;
 
 /* Every nns_analysis_* accessor gives ANALYSIS results: valid until

@@ -415,8 +415,29 @@ def polar(b, args, kw, out):
     _as_complex_out(b, out, lambda r: b.node("Concat", halves, [r], {"axis": -1}))
 
 
+def _bring_real_formed(b, t):
+    """A complex constant the graph has not met yet (a plain attribute: 2-D
+    rotary embeddings keep their frequencies so) enters as its real form,
+    (..., 2) of the real dtype, so the complex rules take it. A complex
+    parameter or buffer stays complex-typed (its element count is the
+    contract's), and a multiply by it stays uncounted."""
+    if not b.is_tensor(t) or not is_complex(t) or id(t) in b.names \
+            or id(t) in b.params:
+        return
+    r = _real(t)
+    dims = [int(d) for d in r.shape]
+    name = b.g.new_name("const")
+    b.hold(t)
+    b.names[id(t)] = name
+    b.g.add_init(name, b.onnx_dtype(r.dtype), dims, kind="constant")
+    b.shape_of[name] = dims
+
+
 def complex_mul(b, args, kw, out):
     x, y = args[0], args[1]
+    if any(real_formed(b, a) for a in (x, y)):
+        for a in (x, y):
+            _bring_real_formed(b, a)
     if any(is_complex(a) and not real_formed(b, a) for a in (x, y)):
         b.unmapped("mul", args, out)  # a complex-typed operand: no pairs
         return
@@ -1718,10 +1739,13 @@ def grid_sampler_2d(b, args, kw, out):
             "align_corners": int(bool(args[4]))})
 
 
-def resize(mode):
+def resize(mode, antialias=False):
+    """upsample_* (and the antialiased _upsample_*_aa: ONNX's antialias)."""
     def rule(b, args, kw, out):
         x = args[0]
         attrs = {"mode": mode}
+        if antialias:
+            attrs["antialias"] = 1
         if mode == "linear" or mode == "cubic":
             ac = _arg(args, kw, 2, "align_corners", False)
             attrs["coordinate_transformation_mode"] = \
@@ -2238,6 +2262,296 @@ def max_pool_backward(b, args, kw, out):
 
 # ---- the table ----
 
+# ---- losses (docs/metrics.md, "Losses") ----
+# Each is spelled as the element-wise math its kernel does, one node per
+# step (an element-wise op 1 FLOP per element), then its reduction
+# (`reduction`: 0 none, 1 mean, 2 sum) as a ReduceMean or ReduceSum over
+# every element. A backward's mean reduction divides by the element count
+# once per element. NLL is ONNX's NegativeLogLikelihoodLoss.
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _step(b, op, ins, like, out=None, attrs=None):
+    """One node of a loss's chain: inputs are recorded tensors, chain
+    tensors or names; writes `out` or a fresh tensor shaped like `like`."""
+    y = b.fresh_like(like) if out is None else out
+    b.node(op, [i if isinstance(i, str) else b.inp(i) for i in ins], [y],
+           attrs)
+    return y
+
+
+def _loss_reduce(b, per_elem, x, out, reduction):
+    """`per_elem(dst)` writes the element-wise loss to dst (out itself
+    when not reduced); then the reduction over every axis."""
+    if int(reduction) == 0:
+        per_elem(out)
+        return
+    t = b.fresh_like(x)
+    per_elem(t)
+    op = "ReduceMean" if int(reduction) == 1 else "ReduceSum"
+    b.node(op, [b.inp(t), b.const(list(range(_ndim(x))))], [out],
+           {"keepdims": 0})
+
+
+def _grad_scale(b, t, g, x, reduction, out):
+    """g times the local gradient t, over the count for a mean."""
+    if int(reduction) == 1:
+        m = _step(b, "Mul", [t, g], x)
+        _step(b, "Div", [m, b.scalar(float(max(1, x.numel())), x)], x, out)
+    else:
+        _step(b, "Mul", [t, g], x, out)
+
+
+def mse_loss(b, args, kw, out):
+    x, y = args[0], args[1]
+    red = _arg(args, kw, 2, "reduction", 1)
+
+    def per(dst):
+        d = _step(b, "Sub", [x, y], x)
+        _step(b, "Mul", [d, d], x, dst)
+    _loss_reduce(b, per, x, _outs(out)[0], red)
+
+
+def mse_loss_backward(b, args, kw, out):
+    # g * 2 (x - y) [/ n]
+    g, x, y = args[0], args[1], args[2]
+    red = _arg(args, kw, 3, "reduction", 1)
+    d = _step(b, "Sub", [x, y], x)
+    t = _step(b, "Mul", [d, b.scalar(2.0, x)], x)
+    _grad_scale(b, t, g, x, red, _outs(out)[0])
+
+
+def _smooth(huber):
+    """smooth_l1_loss (x, y, reduction, beta) and huber_loss (x, y,
+    reduction, delta): z = |x - y|; z < beta ? 0.5 z^2 / beta : z - 0.5
+    beta (Huber: 0.5 z^2 and delta (z - 0.5 delta))."""
+    def rule(b, args, kw, out):
+        x, y = args[0], args[1]
+        red = _arg(args, kw, 2, "reduction", 1)
+        beta = float(_arg(args, kw, 3, "delta" if huber else "beta", 1.0))
+
+        def per(dst):
+            d = _step(b, "Sub", [x, y], x)
+            if beta == 0 and not huber:   # PyTorch's l1 then
+                _step(b, "Abs", [d], x, dst)
+                return
+            z = _step(b, "Abs", [d], x)
+            m = b.fresh(_bool(), list(x.shape))
+            _step(b, "Less", [z, b.scalar(beta, x)], x, m)
+            sq = _step(b, "Mul", [z, z], x)
+            q = _step(b, "Mul", [sq, b.scalar(0.5 if huber else 0.5 / beta,
+                                              x)], x)
+            lin = _step(b, "Sub", [z, b.scalar(0.5 * beta, x)], x)
+            if huber:
+                lin = _step(b, "Mul", [lin, b.scalar(beta, x)], x)
+            _step(b, "Where", [m, q, lin], x, dst)
+        _loss_reduce(b, per, x, _outs(out)[0], red)
+    return rule
+
+
+def smooth_l1_loss_backward(b, args, kw, out):
+    # d = x - y; |d| < beta ? d / beta : sign(d); times g [/ n]
+    g, x, y = args[0], args[1], args[2]
+    red = _arg(args, kw, 3, "reduction", 1)
+    beta = float(_arg(args, kw, 4, "beta", 1.0))
+    d = _step(b, "Sub", [x, y], x)
+    if beta == 0:
+        t = _step(b, "Sign", [d], x)
+    else:
+        z = _step(b, "Abs", [d], x)
+        m = b.fresh(_bool(), list(x.shape))
+        _step(b, "Less", [z, b.scalar(beta, x)], x, m)
+        q = _step(b, "Div", [d, b.scalar(beta, x)], x)
+        sg = _step(b, "Sign", [d], x)
+        t = _step(b, "Where", [m, q, sg], x)
+    _grad_scale(b, t, g, x, red, _outs(out)[0])
+
+
+def huber_loss_backward(b, args, kw, out):
+    # clamp(x - y, -delta, delta) times g [/ n]
+    g, x, y = args[0], args[1], args[2]
+    red = _arg(args, kw, 3, "reduction", 1)
+    delta = float(_arg(args, kw, 4, "delta", 1.0))
+    d = _step(b, "Sub", [x, y], x)
+    t = _step(b, "Clip", [d, b.scalar(-delta, x), b.scalar(delta, x)], x)
+    _grad_scale(b, t, g, x, red, _outs(out)[0])
+
+
+def binary_cross_entropy(b, args, kw, out):
+    """-(y log x + (1 - y) log(1 - x)), each log clamped at -100 as
+    PyTorch's kernel does, times the weight when given."""
+    x, y = args[0], args[1]
+    w = _arg(args, kw, 2, "weight", None)
+    red = _arg(args, kw, 3, "reduction", 1)
+
+    def per(dst):
+        lx = _step(b, "Log", [x], x)
+        lx = _step(b, "Max", [lx, b.scalar(-100.0, x)], x)
+        om = _step(b, "Sub", [b.scalar(1.0, x), x], x)
+        l1 = _step(b, "Log", [om], x)
+        l1 = _step(b, "Max", [l1, b.scalar(-100.0, x)], x)
+        a = _step(b, "Mul", [y, lx], x)
+        oy = _step(b, "Sub", [b.scalar(1.0, x), y], x)
+        c = _step(b, "Mul", [oy, l1], x)
+        s_ = _step(b, "Add", [a, c], x)
+        if b.is_tensor(w):
+            n = _step(b, "Neg", [s_], x)
+            _step(b, "Mul", [n, w], x, dst)
+        else:
+            _step(b, "Neg", [s_], x, dst)
+    _loss_reduce(b, per, x, _outs(out)[0], red)
+
+
+def binary_cross_entropy_backward(b, args, kw, out):
+    # g (x - y) / max((1 - x) x, 1e-12) [times w] [/ n]
+    g, x, y = args[0], args[1], args[2]
+    w = _arg(args, kw, 3, "weight", None)
+    red = _arg(args, kw, 4, "reduction", 1)
+    d = _step(b, "Sub", [x, y], x)
+    om = _step(b, "Sub", [b.scalar(1.0, x), x], x)
+    p = _step(b, "Mul", [om, x], x)
+    p = _step(b, "Max", [p, b.scalar(1e-12, x)], x)
+    t = _step(b, "Div", [d, p], x)
+    if b.is_tensor(w):
+        t = _step(b, "Mul", [t, w], x)
+    _grad_scale(b, t, g, x, red, _outs(out)[0])
+
+
+def bce_with_logits(b, args, kw, out):
+    """(1 - y) x - log_sigmoid(x) (PyTorch 2's form; log_sigmoid a Sigmoid
+    and a Log); with pos_weight p: (1 - y) x - ((p - 1) y + 1)
+    log_sigmoid(x); times the weight when given."""
+    x, y = args[0], args[1]
+    w = _arg(args, kw, 2, "weight", None)
+    pw = _arg(args, kw, 3, "pos_weight", None)
+    red = _arg(args, kw, 4, "reduction", 1)
+
+    def per(dst):
+        sg = _step(b, "Sigmoid", [x], x)
+        ls = _step(b, "Log", [sg], x)
+        oy = _step(b, "Sub", [b.scalar(1.0, x), y], x)
+        a = _step(b, "Mul", [oy, x], x)
+        if b.is_tensor(pw):
+            p1 = _step(b, "Sub", [pw, b.scalar(1.0, x)], pw)
+            lw = _step(b, "Mul", [p1, y], x)
+            lw = _step(b, "Add", [lw, b.scalar(1.0, x)], x)
+            ls = _step(b, "Mul", [lw, ls], x)
+        if b.is_tensor(w):
+            l_ = _step(b, "Sub", [a, ls], x)
+            _step(b, "Mul", [l_, w], x, dst)
+        else:
+            _step(b, "Sub", [a, ls], x, dst)
+    _loss_reduce(b, per, x, _outs(out)[0], red)
+
+
+def bce_with_logits_backward(b, args, kw, out):
+    """(sigmoid(x) - y) g [times w] [/ n]; with pos_weight p:
+    ((p y + 1 - y) sigmoid(x) - p y) g."""
+    g, x, y = args[0], args[1], args[2]
+    w = _arg(args, kw, 3, "weight", None)
+    pw = _arg(args, kw, 4, "pos_weight", None)
+    red = _arg(args, kw, 5, "reduction", 1)
+    sg = _step(b, "Sigmoid", [x], x)
+    if b.is_tensor(pw):
+        py = _step(b, "Mul", [pw, y], x)
+        oy = _step(b, "Sub", [b.scalar(1.0, x), y], x)
+        c = _step(b, "Add", [py, oy], x)
+        cs = _step(b, "Mul", [c, sg], x)
+        t = _step(b, "Sub", [cs, py], x)
+    else:
+        t = _step(b, "Sub", [sg, y], x)
+    if b.is_tensor(w):
+        t = _step(b, "Mul", [t, w], x)
+    _grad_scale(b, t, g, x, red, _outs(out)[0])
+
+
+def nll_loss(b, args, kw, out):
+    """nll_loss_forward / nll_loss2d_forward (x [N, C, ...], target,
+    weight, reduction, ignore_index) -> (loss, total_weight): ONNX's
+    NegativeLogLikelihoodLoss (per label a gather, a negate, the
+    ignore_index compare and the weight's multiply; the reduction's adds),
+    which counts total_weight's sum too."""
+    x, t = args[0], args[1]
+    w = _arg(args, kw, 2, "weight", None)
+    red = int(_arg(args, kw, 3, "reduction", 1))
+    ign = int(_arg(args, kw, 4, "ignore_index", -100))
+    if _ndim(x) < 2:
+        b.unmapped("nll_loss_forward", args, out)
+        return
+    ins = [b.inp(x), b.inp(t)] + ([b.inp(w)] if b.is_tensor(w) else [])
+    b.node("NegativeLogLikelihoodLoss", ins, [_outs(out)[0]],
+           {"reduction": _REDUCTIONS[red], "ignore_index": ign})
+
+
+def nll_loss_backward(b, args, kw, out):
+    """nll_loss_backward / nll_loss2d_backward (g, x, target, weight,
+    reduction, ignore_index, total_weight): zeros of x's shape and, at each
+    label's class, -g (times its weight, over total_weight for a mean), 0
+    where the label is ignore_index: per label a negate, the compare and a
+    select, the weight's gather and multiply, the mean's divide; a
+    scatter."""
+    g, x, t = args[0], args[1], args[2]
+    w = _arg(args, kw, 3, "weight", None)
+    red = int(_arg(args, kw, 4, "reduction", 1))
+    ign = int(_arg(args, kw, 5, "ignore_index", -100))
+    tw = _arg(args, kw, 6, "total_weight", None)
+    if _ndim(x) < 2:
+        b.unmapped("nll_loss_backward", args, out)
+        return
+    lab = [int(d) for d in t.shape]
+    if red == 0:
+        gl = g
+    else:
+        gl = b.fresh(g.dtype, lab)
+        b.node("Expand", [b.inp(g), b.const(lab)], [gl])
+    u = _step(b, "Neg", [gl], gl)
+    if b.is_tensor(w):
+        wl = b.fresh(x.dtype, lab)
+        b.node("Gather", [b.inp(w), b.inp(t)], [wl], {"axis": 0})
+        u = _step(b, "Mul", [u, wl], u)
+    if red == 1 and b.is_tensor(tw):
+        u = _step(b, "Div", [u, tw], u)
+    m = b.fresh(_bool(), lab)
+    b.node("Equal", [b.inp(t), b.const(ign, scalar=True)], [m])
+    u = _step(b, "Where", [m, b.scalar(0.0, x), u], u)
+    # the class axis is 1: labels [N, ...] -> [N, 1, ...]
+    idx = b.fresh(t.dtype, lab[:1] + [1] + lab[1:])
+    b.node("Unsqueeze", [b.inp(t), b.const([1])], [idx])
+    upd = b.fresh(x.dtype, lab[:1] + [1] + lab[1:])
+    b.node("Unsqueeze", [b.inp(u), b.const([1])], [upd])
+    b.node("ScatterElements", [b.filler(list(x.shape), x), b.inp(idx),
+                               b.inp(upd)], [_outs(out)[0]], {"axis": 1})
+
+
+def xlogy(b, args, kw, out):
+    """x log y, 0 where x is 0 (kl_div's pointwise term): a Log, a Mul, the
+    compare and the select, per output element."""
+    x, y = args[0], args[1]
+    o = _outs(out)[0]
+    yy = y if b.is_tensor(y) else None
+    ly = _step(b, "Log", [yy if yy is not None else b.scalar(float(y), o)],
+               yy if yy is not None else o)
+    xx = x if b.is_tensor(x) else b.scalar(float(x), o)
+    p = _step(b, "Mul", [xx, ly], o)
+    m = b.fresh(_bool(), [int(d) for d in o.shape])
+    _step(b, "Equal", [xx, b.scalar(0.0, o)], o, m)
+    _step(b, "Where", [m, b.scalar(0.0, o), p], o, o)
+
+
+def log_softmax_backward(b, args, kw, out):
+    # g - exp(y) sum(g, dim): cross-entropy's backward through log_softmax
+    g, y = args[0], args[1]
+    dim = int(args[2]) % _ndim(y)
+    e = _step(b, "Exp", [y], y)
+    keep = [int(d) for d in y.shape]
+    keep[dim] = 1
+    s_ = b.fresh(g.dtype, keep)
+    b.node("ReduceSum", [b.inp(g), b.const([dim])], [s_], {"keepdims": 1})
+    p = _step(b, "Mul", [e, s_], y)
+    _step(b, "Sub", [g, p], y, _outs(out)[0])
+
+
 OPS = {
     # matrix products
     "addmm": addmm, "mm": mm, "bmm": matmul, "matmul": matmul,
@@ -2284,7 +2598,8 @@ OPS = {
     "abs": abs_, "erf": unary("Erf"),
     "erfinv": aten_entry("erfinv"), "sin": unary("Sin"),
     "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
-    "sign": unary("Sign"), "logical_not": unary("Not"),
+    "sign": unary("Sign"), "sgn": unary("Sign"),
+    "logical_not": unary("Not"),
     "bitwise_not": bitwise_not,
     "acos": unary("Acos"), "asin": unary("Asin"), "atan": unary("Atan"),
     "tan": unary("Tan"), "sinh": unary("Sinh"), "cosh": unary("Cosh"),
@@ -2356,6 +2671,8 @@ OPS = {
     "upsample_bilinear2d": resize("linear"),
     "upsample_trilinear3d": resize("linear"),
     "upsample_bicubic2d": resize("cubic"),
+    "_upsample_bilinear2d_aa": resize("linear", antialias=True),
+    "_upsample_bicubic2d_aa": resize("cubic", antialias=True),
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
     "im2col": im2col, "col2im": col2im, "grid_sampler_2d": grid_sampler_2d,
     "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
@@ -2386,6 +2703,21 @@ OPS = {
     "embedding_dense_backward": embedding_dense_backward,
     "_adaptive_avg_pool2d_backward": adaptive_avg_pool_backward,
     "max_pool2d_with_indices_backward": max_pool_backward,
+    "_log_softmax_backward_data": log_softmax_backward,
+    # losses, forward and backward (l1_loss and kl_div are composites:
+    # PyTorch runs them as the ops above)
+    "xlogy": xlogy,
+    "nll_loss_forward": nll_loss, "nll_loss2d_forward": nll_loss,
+    "nll_loss_backward": nll_loss_backward,
+    "nll_loss2d_backward": nll_loss_backward,
+    "mse_loss": mse_loss, "mse_loss_backward": mse_loss_backward,
+    "smooth_l1_loss": _smooth(False), "huber_loss": _smooth(True),
+    "smooth_l1_loss_backward": smooth_l1_loss_backward,
+    "huber_loss_backward": huber_loss_backward,
+    "binary_cross_entropy": binary_cross_entropy,
+    "binary_cross_entropy_backward": binary_cross_entropy_backward,
+    "binary_cross_entropy_with_logits": bce_with_logits,
+    "binary_cross_entropy_with_logits_backward": bce_with_logits_backward,
     # tensors made from nothing: constants, not activations
     "empty": CREATE, "empty_like": CREATE, "empty_strided": CREATE,
     "zeros": CREATE, "zeros_like": CREATE, "ones": CREATE, "ones_like": CREATE,

@@ -171,8 +171,11 @@ class _Storages:
         if e is not None and e[0]() is st:
             self.f.saved[k] = [scope, _common(e[3], scope), e[1], e[2], -1]
         elif k in self.inputs and self._is_static(st):
-            # a model input: counted at the root, live all step long
-            self.f.saved[k] = ["", "", st.nbytes(), -1, -1]
+            # a model input: counted at its first saver (conv1 saves the
+            # image), as autograd keeps it there; live all step long (the
+            # caller holds it: in the peak once, as an input); made
+            # outside every layer, so checkpointing none frees it
+            self.f.saved[k] = [scope, "", st.nbytes(), -1, -1]
         elif not self._is_static(st):
             # made outside the step (a tensor the loss= callable captured):
             # live all step long, at its saver

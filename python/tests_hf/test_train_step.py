@@ -81,8 +81,6 @@ def saved_by_top_module(model, args, kwargs, loss):
     model.train()
     static = {t.untyped_storage().data_ptr() for t in
               list(model.parameters()) + list(model.buffers())}
-    inputs = {t.untyped_storage().data_ptr() for t in
-              list(args) + list(kwargs.values())}
     seen, per = set(), {}
     keep = []
     with _module_paths(model) as stack:
@@ -95,9 +93,9 @@ def saved_by_top_module(model, args, kwargs, loss):
                 # storage, not t: t's graph holds this hook, a cycle the
                 # collector cannot see)
                 keep.append(st)
-                # the model's inputs count at the root (docs/metrics.md)
-                top = "" if st.data_ptr() in inputs \
-                    else stack[-1].split(".")[0]
+                # the model's inputs count at their first saver too
+                # (docs/metrics.md)
+                top = stack[-1].split(".")[0]
                 per[top] = per.get(top, 0) + st.nbytes()
             return t
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -229,10 +227,11 @@ def test_checkpoint_plan_fits_on_a_real_step():
 
 def test_saved_bytes_by_hand():
     s = run(optimizer="adam")
-    # Linear 0 (addmm) saves its input x, a model input: at the root.
+    # Linear 0 (addmm) saves its input x, a model input: at Linear 0, as
+    # autograd keeps it there (issue 40, item 5).
     # ReLU saves its output, which Linear 2 saves too: once, at the ReLU.
     # The weights the linears save are parameters: not counted.
-    assert s.layer("0")["saved_bytes"] == 0
+    assert s.layer("0")["saved_bytes"] == B * D * 4
     assert s.layer("1")["saved_bytes"] == B * H * 4
     assert s.layer("2")["saved_bytes"] == 0
     assert s.totals["saved_bytes"] == B * D * 4 + B * H * 4
@@ -285,7 +284,9 @@ def test_loss_callable_and_budget_plan():
     assert s.totals["training"]["loss"] == "loss="
     plan = s.totals["training"]["checkpoint"]
     assert plan == {"budget_bytes": 10 ** 9, "fits": True,
-                    "peak_bytes": s.totals["train_peak_bytes"], "modules": []}
+                    "peak_bytes": s.totals["train_peak_bytes"],
+                    "floor_bytes": s.totals["train_peak_bytes"],
+                    "modules": []}
     text = s.to_text()
     assert "Saved" in text.splitlines()[1]
     assert "fits in" in text and "Training step (sgd" in text
@@ -398,3 +399,88 @@ def test_target_cuda_attention_saves_what_the_fused_kernel_saves(
     # the math path keeps the probabilities, [b, h, n, n] at least
     assert cpu.totals["saved_bytes"] - b * n * d * size >= \
         q + kv_bytes + b * h * n * n * size
+
+
+# ---- issue 40: the input at its saver, plans that cannot help, losses ----
+
+def test_first_layer_saves_the_model_input():
+    """resnet18's conv1 saves the image: its bytes count at conv1, as a
+    saved-tensor hook on a real step sees them (item 5)."""
+    model, args, kwargs, loss = cnn()
+    s = nnscan.summary(model, inputs=args, training=True,
+                       optimizer="adamw", loss=loss, file=False)
+    x = args[0]
+    seen = []
+    model.train()
+    with _module_paths(model) as stack:
+        def pack(t):
+            if stack[-1] == "conv1":
+                seen.append(t.untyped_storage().nbytes())
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            _loss(model(x), loss)
+    want = x.untyped_storage().nbytes()
+    assert want in seen
+    assert s.layer("conv1")["saved_bytes"] == want == 4 * 3 * 64 * 64 * 4
+
+
+def _llama_bf16():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    cfg = LlamaConfig(vocab_size=4000, hidden_size=256,
+                      intermediate_size=688, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=4,
+                      use_cache=False)
+    with torch.device("meta"):
+        model = LlamaForCausalLM(cfg).to(torch.bfloat16)
+    ids = torch.randint(0, 4000, (1, 8))
+    return model, {"input_ids": ids, "labels": ids}
+
+
+def test_checkpoint_plan_cannot_beat_the_optimizer_step():
+    """A bf16 LLaMA with AdamW at a few tokens peaks at the optimizer step
+    (parameters, gradients, state): a budget under that peak lists no
+    module and says why (item 6)."""
+    model, kw = _llama_bf16()
+    s = nnscan.summary(model, inputs=kw, training=True, optimizer="adamw",
+                       budget=1, file=False)
+    t = s.totals
+    assert t["training"]["peak_at"]["phase"] == "optimizer"
+    plan = t["training"]["checkpoint"]
+    assert plan["modules"] == [] and plan["fits"] is False
+    assert plan["peak_bytes"] == t["train_peak_bytes"]
+    # the floor holds parameters, gradients and the optimizer's state
+    assert plan["floor_bytes"] >= t["param_bytes"] + t["grad_bytes"] + \
+        t["optimizer_bytes"]
+    budget = plan["floor_bytes"] - 1
+    s = nnscan.summary(model, inputs=kw, training=True, optimizer="adamw",
+                       budget=budget, file=False)
+    assert s.totals["training"]["checkpoint"]["modules"] == []
+    assert "checkpointing cannot reach" in s.to_text()
+
+
+def test_checkpoint_plan_down_to_the_floor():
+    """GPT-2 at 4 x 128 tokens peaks in the backward, activations live: a
+    budget between the floor and the peak gets a plan whose peak, taken
+    over the whole step, fits it and never goes below the floor."""
+    model, args, kwargs, loss = gpt2()
+    s = nnscan.summary(model, inputs=kwargs, training=True,
+                       optimizer="adamw", budget=1, file=False)
+    plan = s.totals["training"]["checkpoint"]
+    peak, floor = s.totals["train_peak_bytes"], plan["floor_bytes"]
+    assert floor < peak
+    budget = (floor + peak) // 2
+    s = nnscan.summary(model, inputs=kwargs, training=True,
+                       optimizer="adamw", budget=budget, file=False)
+    plan = s.totals["training"]["checkpoint"]
+    assert plan["modules"] and plan["fits"]
+    assert floor <= plan["peak_bytes"] <= budget
+
+
+def test_hf_training_with_labels_is_complete():
+    """A Hugging Face model given labels: the loss (cross-entropy: a
+    log-softmax and NLL) and its backward are counted (item 8)."""
+    model, args, kwargs, loss = gpt2()
+    s = nnscan.summary(model, inputs=kwargs, backward=True, file=False)
+    assert s.json["uncounted_ops"] == [] and s.uncounted_aten == {}
+    assert s.backward.json["uncounted_ops"] == []
+    assert "≥" not in s.to_text()

@@ -216,15 +216,47 @@ static bool live_at(const nns__train_step *s, size_t k, int64_t e) {
          (s->saved_freed[k] < 0 || s->saved_freed[k] > e);
 }
 
+/* The step's peak with the saved storages made in the step whose region
+ * is a layer marked in `gone` (never the root) never made; `drop` has
+ * n_events + 1 slots. Each storage comes off the live total from its
+ * making to its freeing (a difference array: one pass over each). */
+static int64_t peak_without(const nns__train_step *s, const uint32_t *region,
+                            const bool *gone, int64_t base, int64_t *drop) {
+  memset(drop, 0, (s->n_events + 1) * sizeof *drop);
+  for (size_t k = 0; k < s->n_saved; k++) {
+    int64_t made = s->saved_made[k], freed = s->saved_freed[k];
+    if (region[k] == 0 || !gone[region[k]] || made < 0 ||
+        made >= (int64_t)s->n_events)
+      continue;
+    if (freed < 0 || freed > (int64_t)s->n_events)
+      freed = (int64_t)s->n_events;
+    drop[made] = add_sat(drop[made], s->saved_bytes[k]);
+    drop[freed] -= s->saved_bytes[k];
+  }
+  int64_t live = base, peak = base, off = 0;
+  for (size_t e = 0; e < s->n_events; e++) {
+    live = add_sat(live, s->ev_bytes[e]);
+    off += drop[e];
+    if (live - off > peak)
+      peak = live - off;
+  }
+  return peak;
+}
+
 typedef struct cand {
   uint32_t layer;
-  int64_t saves, flops;
+  int64_t saves, flops; /* saves: at the peak; else over the step */
+  bool at_peak;
 } cand;
 
-/* Most bytes freed per recomputed FLOP first (a layer without FLOPs,
+/* Layers that free bytes live at the peak first, then the others (by
+ * what they free over the step); within each, most bytes freed per
+ * recomputed FLOP first (a layer without FLOPs,
  * dropout, first), then most bytes, then preorder. */
 static int by_yield(const void *pa, const void *pb) {
   const cand *x = pa, *y = pb;
+  if (x->at_peak != y->at_peak)
+    return x->at_peak ? -1 : 1;
   __extension__ typedef __int128 wide;
   wide l = (wide)x->saves * (y->flops > 0 ? y->flops : 1);
   wide r = (wide)y->saves * (x->flops > 0 ? x->flops : 1);
@@ -247,10 +279,11 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   nns__map by_path = {0};
   int64_t *own = calloc(a->n_layers + 1, sizeof *own);
   int64_t *saves = calloc(a->n_layers + 1, sizeof *saves);
+  int64_t *reg = calloc(a->n_layers + 1, sizeof *reg);
   cand *cs = malloc((a->n_layers + 1) * sizeof *cs);
   uint32_t *region = malloc((s->n_saved + 1) * sizeof *region);
   nns_status st = NNS_OK;
-  if (!own || !saves || !cs || !region)
+  if (!own || !saves || !reg || !cs || !region)
     goto nomem;
   for (size_t l = 0; l < a->n_layers; l++)
     if (!nns__map_put(&by_path, a->layers[l].info.path,
@@ -288,12 +321,15 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
     region[k] = layer_of(m, &by_path, s->saved_region[k]);
     if (live_at(s, k, peak_ev) && s->saved_made[k] >= 0)
       saves[region[k]] = add_sat(saves[region[k]], s->saved_bytes[k]);
+    if (s->saved_made[k] >= 0)
+      reg[region[k]] = add_sat(reg[region[k]], s->saved_bytes[k]);
   }
   /* Over subtrees: children come after their parent in preorder. */
   for (size_t l = a->n_layers; l-- > 1;) {
     size_t p = nns__layer_up(a, l);
     own[p] = add_sat(own[p], own[l]);
     saves[p] = add_sat(saves[p], saves[l]);
+    reg[p] = add_sat(reg[p], reg[l]);
   }
   a->layer_train = nns__arena_array(&a->arena, a->n_layers + 1,
                                     sizeof *a->layer_train);
@@ -312,31 +348,78 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   t->train_activation_bytes = own[0];
 
   /* The plan: the best-yielding layers that were called, none inside
-   * another chosen one, until the peak fits the budget. */
+   * another chosen one, until the peak fits the budget. What the plan
+   * frees is freed at every moment, so the peak after it is the largest
+   * live total over the step with the chosen layers' saved storages gone
+   * (the peak may move); the floor is that with every checkpointable
+   * storage gone (made in the step, its region a layer, not the root).
+   * When the floor is over the budget no plan can reach it: none. */
   t->checkpoint_budget_bytes = s->budget;
   t->checkpoint_peak_bytes = peak;
   t->checkpoint_fits = s->budget > 0 && peak <= s->budget;
+  t->checkpoint_floor_bytes = peak;
   a->n_plan = 0;
   if (s->budget > 0 && peak > s->budget) {
-    size_t nc = 0;
+    bool *chosen = calloc(a->n_layers + 1, sizeof *chosen);
+    bool *was = calloc(a->n_layers + 1, sizeof *was);
+    int64_t *drop = malloc((s->n_events + 1) * sizeof *drop);
+    if (!chosen || !was || !drop) {
+      free(chosen);
+      free(was);
+      free(drop);
+      goto nomem;
+    }
     for (size_t l = 1; l < a->n_layers; l++)
-      if (saves[l] > 0 && a->layers[l].info.call_count > 0)
-        cs[nc++] = (cand){(uint32_t)l, saves[l], a->layers[l].counts.flops};
+      chosen[l] = true;
+    t->checkpoint_floor_bytes = peak_without(s, region, chosen, base, drop);
+    size_t nc = 0;
+    if (t->checkpoint_floor_bytes <= s->budget)
+      for (size_t l = 1; l < a->n_layers; l++)
+        if (reg[l] > 0 && a->layers[l].info.call_count > 0)
+          cs[nc++] = (cand){(uint32_t)l, saves[l] > 0 ? saves[l] : reg[l],
+                            a->layers[l].counts.flops, saves[l] > 0};
     qsort(cs, nc, sizeof *cs, by_yield);
     a->plan = nns__arena_array(&a->arena, nc + 1, sizeof *a->plan);
-    if (!a->plan)
+    if (!a->plan) {
+      free(chosen);
+      free(was);
+      free(drop);
       goto nomem;
+    }
+    memset(chosen, 0, (a->n_layers + 1) * sizeof *chosen);
     int64_t now = peak;
     for (size_t i = 0; i < nc && now > s->budget; i++) {
-      bool overlaps = false;
-      for (size_t j = 0; j < a->n_plan && !overlaps; j++)
-        overlaps = nns__layer_contains(a, a->plan[j], cs[i].layer) ||
-                   nns__layer_contains(a, cs[i].layer, a->plan[j]);
-      if (overlaps)
+      /* inside a chosen layer: already gone; holding chosen ones: it
+       * replaces them if it lowers the peak further */
+      bool inside = false;
+      for (size_t j = 0; j < a->n_plan && !inside; j++)
+        inside = nns__layer_contains(a, a->plan[j], cs[i].layer);
+      if (inside)
         continue;
+      /* a storage goes with every layer that holds its region; a layer
+       * that does not lower the peak (what it frees is not live at the
+       * moments that set it) is not taken */
+      memcpy(was, chosen, (a->n_layers + 1) * sizeof *chosen);
+      for (size_t l = 1; l < a->n_layers; l++)
+        if (nns__layer_contains(a, cs[i].layer, l))
+          chosen[l] = true;
+      chosen[cs[i].layer] = true;
+      int64_t next = peak_without(s, region, chosen, base, drop);
+      if (next >= now) {
+        memcpy(chosen, was, (a->n_layers + 1) * sizeof *chosen);
+        continue;
+      }
+      size_t kept = 0;
+      for (size_t j = 0; j < a->n_plan; j++)
+        if (!nns__layer_contains(a, cs[i].layer, a->plan[j]))
+          a->plan[kept++] = a->plan[j];
+      a->n_plan = kept;
       a->plan[a->n_plan++] = cs[i].layer;
-      now -= cs[i].saves;
+      now = next;
     }
+    free(chosen);
+    free(was);
+    free(drop);
     t->checkpoint_peak_bytes = now;
     t->checkpoint_fits = now <= s->budget;
   }
@@ -347,6 +430,7 @@ done:
   nns__map_free(&by_path);
   free(own);
   free(saves);
+  free(reg);
   free(cs);
   free(region);
   return st;

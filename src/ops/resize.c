@@ -295,6 +295,70 @@ static int64_t taps_flops(int64_t taps) {
   return taps == 4 ? 16 : taps == 2 ? 4 : 0;
 }
 
+/*
+ * The taps an antialiased (PyTorch's _upsample_*_aa, ONNX antialias=1)
+ * resize of one axis from n to m reads, summed over the m outputs: the
+ * filter of `taps` points widens by the scale when downscaling, and each
+ * output reads the input points its support covers (PyTorch's
+ * _compute_indices_min_size_weights_aa, exactly). -1 if not known.
+ */
+static int64_t aa_taps(int64_t n, int64_t m, int64_t taps, bool corners) {
+  if (n <= 0 || m <= 0)
+    return -1;
+  double scale = corners ? (m > 1 ? (double)(n - 1) / (double)(m - 1) : 0.0)
+                         : (double)n / (double)m;
+  double support = scale >= 1.0 ? taps * 0.5 * scale : taps * 0.5;
+  int64_t total = 0;
+  for (int64_t i = 0; i < m; i++) {
+    double center = scale * ((double)i + 0.5);
+    int64_t lo = (int64_t)(center - support + 0.5);
+    int64_t hi = (int64_t)(center + support + 0.5);
+    if (lo < 0)
+      lo = 0;
+    if (hi > n)
+      hi = n;
+    total += hi > lo ? hi - lo : 0;
+  }
+  return total;
+}
+
+/*
+ * Antialiased: PyTorch's separable passes, the last axis first, each
+ * resized axis over the elements of the pass's output (the axes done
+ * before at their output size, those after at their input size), per tap
+ * FLOPs as the mode's (linear 2: weigh and add; cubic 4).
+ */
+static nns_status resize_aa_cost(nns__ictx *cx, nns__cost *c, int64_t taps) {
+  const nns__type *tx = nns__in_type(cx, 0);
+  const nns__dim *yd = cx->node->out[0]->type.dims;
+  bool corners = strcmp(nns__attr_str(cx, "coordinate_transformation_mode"),
+                        "align_corners") == 0;
+  int64_t f = 0;
+  for (int32_t k = tx->rank; k-- > 0;) {
+    if (nns__dim_eq(tx->dims[k], yd[k]))
+      continue;
+    if (tx->dims[k].sym || yd[k].sym)
+      return NNS__UNCOUNTED;
+    int64_t t = aa_taps(tx->dims[k].v, yd[k].v, taps, corners);
+    if (t < 0)
+      return NNS__UNCOUNTED;
+    /* the other axes' elements of this pass */
+    int64_t rest = 1;
+    for (int32_t j = 0; j < tx->rank; j++) {
+      if (j == k)
+        continue;
+      const nns__dim *d = j > k ? &yd[j] : &tx->dims[j];
+      if (d->sym)
+        return NNS__UNCOUNTED;
+      rest = nns__cmul(c, rest, d->v);
+    }
+    f = nns__cadd(c, f, nns__cmul(c, nns__cmul(c, rest, t),
+                                  taps_flops(taps) / taps));
+  }
+  c->flops = f;
+  return NNS_OK;
+}
+
 /* Resize and Upsample: the resized axes are those whose output dim is not
  * the input's. */
 static nns_status resize_cost(nns__ictx *cx, nns__cost *c) {
@@ -306,10 +370,14 @@ static nns_status resize_cost(nns__ictx *cx, nns__cost *c) {
   int64_t axes = 0;
   for (int32_t k = 0; k < tx->rank; k++)
     axes += !nns__dim_eq(tx->dims[k], yd[k]);
-  int64_t per = taps_flops(mode_taps(nns__attr_str(cx, "mode")));
-  c->flops = nns__cmul(c, nns__cmul(c, per, axes), y);
+  int64_t taps = mode_taps(nns__attr_str(cx, "mode"));
+  int64_t per = taps_flops(taps);
   c->macs = 0;
   c->dmas = nns__cadd(c, x, y);
+  if (taps > 1 && nns__attr_has(cx, "antialias") &&
+      nns__attr_int(cx, "antialias") != 0)
+    return resize_aa_cost(cx, c, taps);
+  c->flops = nns__cmul(c, nns__cmul(c, per, axes), y);
   return NNS_OK;
 }
 
@@ -399,6 +467,7 @@ static nns_status space_to_depth_rf(nns__ictx *cx, const nns__rf *in,
 static const nns__attr_spec resize10_attrs[] = {
     NNS__A_STR("mode", "nearest"), NNS__A_END};
 static const nns__attr_spec resize11_attrs[] = {
+    NNS__A_INT("antialias", 0),
     NNS__A_STR("coordinate_transformation_mode", "half_pixel"),
     NNS__A_FLOAT("cubic_coeff_a", -0.75),
     NNS__A_INT("exclude_outside", 0),

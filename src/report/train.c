@@ -54,6 +54,7 @@ bool nns__json_train_totals(nns__jw *w, const nns_analysis *m) {
     nns__jw_int(w, NNS__JK("budget_bytes"), t.checkpoint_budget_bytes);
     nns__jw_bool(w, NNS__JK("fits"), t.checkpoint_fits != 0);
     nns__jw_int(w, NNS__JK("peak_bytes"), t.checkpoint_peak_bytes);
+    nns__jw_int(w, NNS__JK("floor_bytes"), t.checkpoint_floor_bytes);
     nns__jw_arr(w, NNS__JK("modules"));
     size_t n = nns_analysis_checkpoint_count(m);
     for (size_t i = 0; i < n; i++) {
@@ -119,7 +120,16 @@ bool nns__text_train_footer(nns__out *o, const nns_analysis *m) {
     size_t n = nns_analysis_checkpoint_count(m);
     if (!n && t.checkpoint_fits)
       nns__out_fmt(o, "  fits in %s without checkpointing\n", budget);
-    else {
+    else if (!n && t.checkpoint_floor_bytes > t.checkpoint_budget_bytes) {
+      char floor[32];
+      nns__fmt_clever(floor, sizeof floor, t.checkpoint_floor_bytes, true);
+      nns__out_fmt(o,
+                   "  checkpointing cannot reach %s: with no layer's "
+                   "activations kept the peak is still %s (parameters, "
+                   "gradients, optimizer state and the step's "
+                   "temporaries); nothing to checkpoint\n",
+                   budget, floor);
+    } else {
       nns__out_fmt(o, "  checkpoint %zu module%s to %s %s (peak %s): ", n,
                    n == 1 ? "" : "s",
                    t.checkpoint_fits ? "fit in" : "come closest to", budget,

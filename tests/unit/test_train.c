@@ -257,9 +257,42 @@ static void test_checkpoint_plan(void) {
   nns_model_free(m);
 }
 
+/* A budget under the optimizer step's peak: no saved activation is live
+ * there, so no plan can reach it; the plan is empty and the reports say
+ * why (issue 40, item 6). A budget the floor allows gets a plan. */
+static void test_checkpoint_cannot_reach_the_budget(void) {
+  nns_model *m = model();
+  set_step(m, 1000);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_ADAMW);
+  nns_totals t = {.size = sizeof t};
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
+  CHECK_EQ(t.train_peak_bytes, 808 + 452);
+  /* without a.act's 48-byte storage (live at events 1 to 6) the running
+   * sums are 64 128 64 96 160 288 352 288 224 352 452 352: the floor is
+   * the optimizer step's 808 + 452 */
+  CHECK_EQ(t.checkpoint_floor_bytes, 808 + 452);
+  CHECK_EQ(nns_analysis_checkpoint_count(a), 0);
+  CHECK_EQ(t.checkpoint_fits, 0);
+  CHECK_EQ(t.checkpoint_peak_bytes, 808 + 452);
+  char *json = tm_summary_json(a);
+  CHECK(json && strstr(json, "\"modules\": []") != NULL);
+  CHECK(json && strstr(json, "\"floor_bytes\": 1260") != NULL);
+  free(json);
+  nns__membuf text = {0};
+  nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
+  CHECK_EQ(nns_report(a, &ro, nns__membuf_write, &text, &err), NNS_OK);
+  CHECK(text.data &&
+        strstr(text.data, "checkpointing cannot reach 1000 B") != NULL);
+  CHECK(text.data && strstr(text.data, "nothing to checkpoint") != NULL);
+  free(text.data);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 int main(void) {
   test_without_a_step_the_estimate_stays();
   test_sums_peak_and_optimizer();
   test_checkpoint_plan();
+  test_checkpoint_cannot_reach_the_budget();
   return check_finish();
 }
