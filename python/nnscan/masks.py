@@ -101,6 +101,8 @@ def hand_over(b):
             break
         spent += n
         dt, dims, raw = _raw(v)
+        if not dt:
+            continue  # a dtype the library cannot decode: not handed over
         for i, name in enumerate(names):
             g.known[name] = (dt, dims, raw if i == 0 else None)
 
@@ -113,16 +115,19 @@ def _numel(g, name):
     return n
 
 
+def tensor_bytes(t):
+    """A CPU tensor's elements as little-endian bytes of its own dtype,
+    whatever that dtype (bfloat16, float16 and the rest included), as a
+    view (graph.pack's join copies them once): the library decodes them by
+    its own dtype table (src/ir/tensor.c), so no dtype list is kept here."""
+    flat = t.detach().contiguous().reshape(-1)
+    if not flat.numel():
+        return b""
+    return memoryview(flat.view(torch.uint8).numpy())
+
+
 def _raw(v):
-    """(dtype name, dims, little-endian bytes) of a CPU tensor; types numpy
-    lacks (bfloat16) as float32."""
-    v = v.detach().contiguous()
-    if v.dtype not in (torch.bool, torch.uint8, torch.int8, torch.int16,
-                       torch.int32, torch.int64, torch.float16, torch.float32,
-                       torch.float64):
-        v = v.float()
-    name = str(v.dtype).replace("torch.", "")
-    # the bytes as a view: graph.pack's join copies them once (a 4 MB mask
-    # copied twice into fresh pages cost milliseconds)
-    a = v.numpy()
-    return name, list(v.shape), memoryview(a).cast("B") if a.size else b""
+    """(ONNX dtype, dims, little-endian bytes) of a CPU tensor; the dtype 0
+    (unknown to the library) for one the library does not name."""
+    from .graph import onnx_dtype
+    return onnx_dtype(v.dtype), list(v.shape), tensor_bytes(v)
