@@ -119,3 +119,30 @@ def test_tokens(tmp_path):
     t = _summary(tmp_path, _graph([], [], [], additive=True,
                                   mask_name="scale"))
     assert "tokens" not in t  # q, k, v are [B, H, L, E]
+
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "tests", "fixtures", "attention", "causal_dyn.onnx")
+
+
+def test_dynamic_batch_and_seq_only_seq_fixed():
+    """Issue 40.2: a block with dynamic batch and seq and a triu(-inf)
+    causal mask (tools/make_attention_fixtures.py). Fixing seq alone leaves
+    batch a symbol the counts take as 1; the mask reader must read the
+    mask at those same dims, not give up and count dense. Reference, by
+    hand: seq = 128, D = 16, one head; Q.K^T and P.V each leave out the
+    128*128 - 128*129/2 pairs above the diagonal, D MACs a pair."""
+    S, Dm = 128, 16
+    one = _cli_totals(FIXTURE, "--input", "seq=%d" % S)
+    both = _cli_totals(FIXTURE, "--input", "seq=%d" % S, "--input", "batch=1")
+    dense = 3 * S * Dm * Dm + 2 * S * S * Dm
+    left_out = (S * S - S * (S + 1) // 2) * Dm * 2
+    assert both["macs"] == one["macs"] == dense
+    assert both["macs"] - both["macs_unmasked"] == left_out
+    assert one["macs_unmasked"] == both["macs_unmasked"]
+
+
+def _cli_totals(path, *opts):
+    out = subprocess.run([CLI, "summary", path, "--format", "json", *opts],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["totals"]
