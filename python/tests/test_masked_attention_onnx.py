@@ -146,3 +146,29 @@ def _cli_totals(path, *opts):
     out = subprocess.run([CLI, "summary", path, "--format", "json", *opts],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["totals"]
+
+
+@pytest.mark.parametrize("additive", [False, True])
+def test_mask_unknown_is_said(tmp_path, additive):
+    """A mask whose contents are not known (a graph input not given with
+    --value) leaves its attention counted dense, and the report says so:
+    one warning naming the mask's node (issue 40.1: never a silent dense
+    number). A known mask gives no such warning."""
+    inp = helper.make_tensor_value_info(
+        "mask", TensorProto.FLOAT if additive else TensorProto.BOOL,
+        [B, 1, 1, L])
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_graph([], [inp], [], additive=additive))
+    doc = json.loads(subprocess.run(
+        [CLI, "summary", str(p), "--format", "json"], check=True,
+        capture_output=True, text=True).stdout)
+    t = doc["totals"]
+    assert t["macs_unmasked"] == t["macs"]
+    said = [w for w in doc["warnings"] if "mask whose contents are not known" in w]
+    assert len(said) == 1, doc["warnings"]
+    assert ("(Add)" if additive else "(Where)") in said[0]
+    vals = ",".join(["1"] * (B * L))
+    doc = json.loads(subprocess.run(
+        [CLI, "summary", str(p), "--format", "json", "--value",
+         f"mask={vals}"], check=True, capture_output=True, text=True).stdout)
+    assert not [w for w in doc["warnings"] if "mask whose" in w]

@@ -187,7 +187,8 @@ static bool find_mask(const nns_model *md, const nns__value *v, bool select,
 /* ==== The pattern ==== */
 
 typedef struct match {
-  const nns_model *m; /* whose binding fixes the dims counted */
+  const nns_model *m;       /* whose binding fixes the dims counted */
+  const nns__node *unknown; /* a mask op whose mask's contents are not known */
   const nns__node *qk, *pv;
   int32_t rank; /* of the scores where the masks apply */
   int64_t dims[MAX_RANK];
@@ -217,6 +218,28 @@ static bool add_mask(match *mt, const mask *m) {
   return true;
 }
 
+/* Whether v, an operand added to the scores whose contents are not known,
+ * is a mask rather than a computed bias (T5's or ALiBi's positions): a
+ * graph input, or a Where with a masking fill, reached back through ops
+ * that keep values. */
+static bool looks_like_mask(const nns_model *md, const nns__value *v) {
+  for (int steps = 0; v && steps < MAX_STEPS; steps++) {
+    if (v->is_graph_input)
+      return true;
+    const nns__node *p = v->producer;
+    if (!p || !p->op || p->n_in < 1)
+      return false;
+    if (p->op->attn == NNS__ATTN_SELECT && p->n_in == 3) {
+      double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
+      return (!isnan(a) && masks_out(a)) || (!isnan(b) && masks_out(b));
+    }
+    if (p->op->attn != NNS__ATTN_KEEP)
+      return false;
+    v = p->in[0];
+  }
+  return false;
+}
+
 /* From the softmax's input back to Q.K^T, collecting the masks. */
 static bool back_to_scores(const nns__value *v, match *mt) {
   for (int steps = 0; steps < MAX_STEPS; steps++) {
@@ -228,7 +251,7 @@ static bool back_to_scores(const nns__value *v, match *mt) {
     switch (p->op->attn) {
     case NNS__ATTN_PRODUCT:
       mt->qk = p;
-      return true;
+      return !mt->unknown;
     case NNS__ATTN_KEEP:
       if (!p->in[0] || numel_of(mt->m, p->in[0]) != n)
         return false;
@@ -252,7 +275,18 @@ static bool back_to_scores(const nns__value *v, match *mt) {
         if (numel_of(mt->m, p->in[1 - s]) == n &&
             find_mask(mt->m, p->in[s], false, false, &m))
           side = s;
-      if (side < 0 || !add_mask(mt, &m))
+      if (side < 0) { /* walk on along the scores, to tell the mask */
+        for (int s = 1; s >= 0 && side < 0; s--)
+          if (numel_of(mt->m, p->in[1 - s]) == n &&
+              looks_like_mask(mt->m, p->in[s]))
+            side = s;
+        if (side < 0)
+          return false;
+        mt->unknown = p;
+        v = p->in[1 - side];
+        break;
+      }
+      if (!add_mask(mt, &m))
         return false;
       v = p->in[1 - side];
       break;
@@ -266,8 +300,11 @@ static bool back_to_scores(const nns__value *v, match *mt) {
                  : !isnan(a) && masks_out(a) && numel_of(mt->m, p->in[2]) == n
                      ? 2
                      : 0;
-      if (!keep || !find_mask(mt->m, p->in[0], true, keep == 1, &m) ||
-          !add_mask(mt, &m))
+      if (!keep)
+        return false;
+      if (!find_mask(mt->m, p->in[0], true, keep == 1, &m))
+        mt->unknown = p; /* walk on along the scores, to tell the mask */
+      else if (!add_mask(mt, &m))
         return false;
       v = p->in[keep];
       break;
@@ -550,6 +587,8 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     }
   a->attn =
       n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn) : NULL;
+  a->attn_unknown =
+      nns__arena_array(&a->arena, n_soft, sizeof *a->attn_unknown);
   match last;
   memset(&last, 0, sizeof last);
   bool last_ok = false;
@@ -562,7 +601,14 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     match mt;
     memset(&mt, 0, sizeof mt);
     mt.m = m;
-    if (!back_to_scores(n->in[0], &mt) || !on_to_product(&u, n->out[0], &mt))
+    if (!back_to_scores(n->in[0], &mt)) {
+      /* an attention whose mask is not known: counted dense, and said */
+      if (mt.unknown && mt.qk && a->attn_unknown &&
+          on_to_product(&u, n->out[0], &mt))
+        a->attn_unknown[a->n_attn_unknown++] = mt.unknown;
+      continue;
+    }
+    if (!on_to_product(&u, n->out[0], &mt))
       continue;
     a->attention++;
     if (!mt.rank && !at_scores(&mt, n->in[0]))
@@ -730,6 +776,17 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
   if (x) {
     x->macs_cut = dense_m - masked_m;
     x->flops_cut = dense_f - masked_f;
+  }
+}
+
+void nns__attention_warn(nns_model *m, const nns__analysis *a) {
+  for (size_t i = 0; i < a->n_attn_unknown; i++) {
+    const nns__node *n = a->attn_unknown[i];
+    nns__warn(m,
+              "attention: node '%s' (%s) applies a mask whose contents are "
+              "not known (not given, or computed from values not tracked): "
+              "macs_unmasked and flops_unmasked count this attention dense",
+              n->name[0] ? n->name : "(unnamed)", n->op_type);
   }
 }
 
