@@ -119,11 +119,24 @@ def tensor_bytes(t):
     """A CPU tensor's elements as little-endian bytes of its own dtype,
     whatever that dtype (bfloat16, float16 and the rest included), as a
     view (graph.pack's join copies them once): the library decodes them by
-    its own dtype table (src/ir/tensor.c), so no dtype list is kept here."""
-    flat = t.detach().contiguous().reshape(-1)
-    if not flat.numel():
-        return b""
-    return memoryview(flat.view(torch.uint8).numpy())
+    its own dtype table (src/ir/tensor.c), so no dtype list is kept here.
+    The ops run below a recording's dispatch mode (the recorder calls this
+    while its mode is on, on PyTorch 2.x), so none of them is recorded."""
+    with torch._C._DisableTorchDispatch():
+        flat = t.detach().contiguous().reshape(-1)
+        if not flat.numel():
+            return b""
+        return memoryview(flat.view(torch.uint8).numpy())
+
+
+def number_bytes(v, dtype):
+    """The number v as one element of dtype, little-endian (tensor_bytes),
+    made by PyTorch itself below any recording's dispatch mode."""
+    with torch._C._DisableTorchDispatch():
+        return tensor_bytes(_TENSOR(v, dtype=dtype))
+
+
+_TENSOR = torch.tensor  # PyTorch's own, not shadow.py's wrapper of a recording
 
 
 def _raw(v):

@@ -50,16 +50,13 @@ from . import _api
 from .fast_meta import FAST_META as _FAST_META
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
-from .masks import tensor_bytes
+from .masks import number_bytes
 from .shadow import Shadows, TensorConstructors
 from .structure import describe
 
 
 class RecordError(RuntimeError):
     """The forward could not be recorded."""
-
-
-_TENSOR = torch.tensor  # PyTorch's own, not shadow.py's wrapper of a recording
 
 
 def flatten(obj):
@@ -245,7 +242,7 @@ class Builder:
         name = self.g.new_name("c")
         self.g.add_init(name, onnx_dtype(torch.int64),
                         [] if scalar else [len(vals)],
-                        data=tensor_bytes(_TENSOR(vals, dtype=torch.int64)),
+                        data=number_bytes(vals, torch.int64),
                         kind="constant")
         return name
 
@@ -256,7 +253,7 @@ class Builder:
         try:  # the number as an element of tdt, made by PyTorch itself
             if isinstance(v, torch.Tensor):
                 v = v.item()
-            data = tensor_bytes(_TENSOR(v, dtype=tdt))
+            data = number_bytes(v, tdt)
         except (TypeError, ValueError, RuntimeError, OverflowError,
                 NotImplementedError):
             data = None  # not a number of tdt (-inf for an int): dims alone
