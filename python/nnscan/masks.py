@@ -19,6 +19,7 @@ are computed (shadow values are computed when first read), within
 MAX_BYTES per recording; nothing else a recording tracks leaves Python.
 """
 import torch
+from torch.utils._mode_utils import no_dispatch as _no_dispatch
 
 MAX_BYTES = 1 << 30
 
@@ -122,7 +123,7 @@ def tensor_bytes(t):
     its own dtype table (src/ir/tensor.c), so no dtype list is kept here.
     The ops run below a recording's dispatch mode (the recorder calls this
     while its mode is on, on PyTorch 2.x), so none of them is recorded."""
-    with torch._C._DisableTorchDispatch():
+    with _no_dispatch():
         flat = t.detach().contiguous().reshape(-1)
         if not flat.numel():
             return b""
@@ -132,7 +133,7 @@ def tensor_bytes(t):
 def number_bytes(v, dtype):
     """The number v as one element of dtype, little-endian (tensor_bytes),
     made by PyTorch itself below any recording's dispatch mode."""
-    with torch._C._DisableTorchDispatch():
+    with _no_dispatch():
         return tensor_bytes(_TENSOR(v, dtype=dtype))
 
 
