@@ -43,6 +43,7 @@ def hand_over(b):
     if not tracked:
         return
     producer = {}  # tracked value name -> its node
+    kept = {}      # untracked output of a _KEEP op -> its input
     uses = []      # the Add and Where nodes
     for k, node in enumerate(g.nodes):
         op = node[0]
@@ -51,6 +52,18 @@ def hand_over(b):
         for o in node[3]:
             if o in tracked:
                 producer[o] = k
+            elif op in _KEEP and node[2]:
+                kept[o] = node[2][0]
+
+    def tracked_behind(name):
+        """The tracked value an untracked one carries through _KEEP ops
+        (a mask cast to the scores' dtype: PyTorch's math SDPA upcasts a
+        16-bit one to float32), or name itself."""
+        for _ in range(8):
+            if name in tracked or name not in kept:
+                break
+            name = kept[name]
+        return name
 
     def sources(name, depth=0):
         """The tracked values `name` is made from that the library can
@@ -76,10 +89,11 @@ def hand_over(b):
             sides = [ins[1], ins[2]]
         else:
             continue
-        if not any(s not in tracked and s not in g.inits for s in sides):
+        if not any(tracked_behind(s) not in tracked and s not in g.inits
+                   for s in sides):
             continue  # no activation: mask arithmetic, not a mask applied
         picks = [ins[0]] if op == "Where" else []
-        picks += [s for s in sides if s in tracked]
+        picks += [t for t in map(tracked_behind, sides) if t in tracked]
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))

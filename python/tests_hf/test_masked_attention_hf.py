@@ -141,18 +141,9 @@ DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 @pytest.mark.parametrize("family,extra", [
     ("llama", {}), ("mistral", {"sliding_window": 4})])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_transformers_masks(family, extra, impl, case, dtype, request):
+def test_transformers_masks(family, extra, impl, case, dtype):
     """In float32, bfloat16 and float16 (issue 40.1): the masks are built in
     the model's dtype, the references the same as in float32."""
-    if impl == "sdpa" and dtype != torch.float32 and \
-            (case != "causal" or family == "mistral"):
-        # Open (issue 40.1): on the CPU, PyTorch runs a 16-bit SDPA with a
-        # mask through its math path, which upcasts to float32 and builds
-        # where(mask, 0, -inf) from 0-d CPU scalars; that Where's output has
-        # no tracked value, and the library finds no mask to read.
-        request.applymarker(pytest.mark.xfail(
-            strict=True, reason="16-bit SDPA with a mask: PyTorch's math "
-            "path on the CPU; mask values not tracked (issue 40.1, open)"))
     model, module = _hf(family, impl, **extra)
     model = model.to(dtype)
     ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(1))
