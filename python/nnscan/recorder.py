@@ -46,7 +46,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import fused, moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
-from . import _api
 from .fast_meta import FAST_META as _FAST_META
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
