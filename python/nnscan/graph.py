@@ -40,11 +40,6 @@ def onnx_dtype(dt):
     return code
 
 
-# struct format per element type, for the small constants that carry data
-_PACK_BY_NAME = {"float32": "f", "uint8": "B", "int8": "b", "int16": "h",
-                 "int32": "i", "int64": "q", "bool": "?", "float64": "d"}
-
-
 class Value(NamedTuple):
     """A tensor's element type (ONNX number) and dims."""
     dtype: int
@@ -97,7 +92,7 @@ class Graph:
         self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
-        # value name -> (dtype name, dims, raw bytes or None: the same as
+        # value name -> (ONNX dtype, dims, raw bytes or None: the same as
         # the last entry's with bytes): contents observed while recording
         # (masks.py), the packed value_data record
         self.known = {}
@@ -261,7 +256,7 @@ def pack(g):
         dt, dims = values[name]
         out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
     for name, (dt, dims, data) in g.inits.items():
-        raw = _u64(0xFFFFFFFFFFFFFFFF) if data is None else _raw(dt, data)
+        raw = _u64(0xFFFFFFFFFFFFFFFF) if data is None else _raw(data)
         out += [_TAG[_INITIALIZER], s[name], _i32(dt), _shape(dims), raw]
     for name in sorted(g.declared):
         dt, dims = values[name]
@@ -292,9 +287,8 @@ def pack(g):
     for path, (k, n, tokens) in g.experts.items():
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
     if g.known:
-        codes = _api.dtypes()
-        for name, (dtype_name, dims, raw) in g.known.items():
-            out += [_TAG[_VALUE_DATA], s[name], _i32(codes[dtype_name]),
+        for name, (dt, dims, raw) in g.known.items():
+            out += [_TAG[_VALUE_DATA], s[name], _i32(dt),
                     _shape(dims),
                     _u64(0xFFFFFFFFFFFFFFFF) if raw is None
                     else _u64(len(raw)), raw or b""]
@@ -326,16 +320,7 @@ def _module_facts(g, s):
     return out
 
 
-_PACK = {}  # ONNX dtype -> struct format, from _PACK_BY_NAME on first use
-
-
-def _pack_format(dt):
-    if not _PACK:
-        _PACK.update((_api.dtypes()[n], f) for n, f in _PACK_BY_NAME.items())
-    return _PACK[dt]
-
-
-def _raw(dt, data):
-    """A small constant's bytes (little-endian, as ONNX raw_data)."""
-    raw = _FMT["<%d%s" % (len(data), _pack_format(dt))](*data)
-    return _u64(len(raw)) + raw
+def _raw(raw):
+    """A small constant's bytes (little-endian, as ONNX raw_data, in the
+    constant's own dtype: masks.tensor_bytes), with their length."""
+    return _u64(len(raw)) + bytes(raw)

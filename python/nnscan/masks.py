@@ -19,6 +19,7 @@ are computed (shadow values are computed when first read), within
 MAX_BYTES per recording; nothing else a recording tracks leaves Python.
 """
 import torch
+from torch.utils._mode_utils import no_dispatch as _no_dispatch
 
 MAX_BYTES = 1 << 30
 
@@ -42,6 +43,7 @@ def hand_over(b):
     if not tracked:
         return
     producer = {}  # tracked value name -> its node
+    kept = {}      # untracked output of a _KEEP op -> its input
     uses = []      # the Add and Where nodes
     for k, node in enumerate(g.nodes):
         op = node[0]
@@ -50,6 +52,18 @@ def hand_over(b):
         for o in node[3]:
             if o in tracked:
                 producer[o] = k
+            elif op in _KEEP and node[2]:
+                kept[o] = node[2][0]
+
+    def tracked_behind(name):
+        """The tracked value an untracked one carries through _KEEP ops
+        (a mask cast to the scores' dtype: PyTorch's math SDPA upcasts a
+        16-bit one to float32), or name itself."""
+        for _ in range(8):
+            if name in tracked or name not in kept:
+                break
+            name = kept[name]
+        return name
 
     def sources(name, depth=0):
         """The tracked values `name` is made from that the library can
@@ -75,10 +89,11 @@ def hand_over(b):
             sides = [ins[1], ins[2]]
         else:
             continue
-        if not any(s not in tracked and s not in g.inits for s in sides):
+        if not any(tracked_behind(s) not in tracked and s not in g.inits
+                   for s in sides):
             continue  # no activation: mask arithmetic, not a mask applied
         picks = [ins[0]] if op == "Where" else []
-        picks += [s for s in sides if s in tracked]
+        picks += [t for t in map(tracked_behind, sides) if t in tracked]
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))
@@ -101,6 +116,8 @@ def hand_over(b):
             break
         spent += n
         dt, dims, raw = _raw(v)
+        if not dt:
+            continue  # a dtype the library cannot decode: not handed over
         for i, name in enumerate(names):
             g.known[name] = (dt, dims, raw if i == 0 else None)
 
@@ -113,16 +130,44 @@ def _numel(g, name):
     return n
 
 
+def tensor_bytes(t):
+    """A CPU tensor's elements as little-endian bytes of its own dtype,
+    whatever that dtype (bfloat16, float16 and the rest included), as a
+    view (graph.pack's join copies them once): the library decodes them by
+    its own dtype table (src/ir/tensor.c), so no dtype list is kept here.
+    The ops run below a recording's dispatch mode (the recorder calls this
+    while its mode is on, on PyTorch 2.x), so none of them is recorded."""
+    with _no_dispatch():
+        flat = t.detach().contiguous().reshape(-1)
+        if not flat.numel():
+            return b""
+        return memoryview(flat.view(torch.uint8).numpy())
+
+
+def number_bytes(v, dtype):
+    """The number v (or a list of them) as elements of dtype, little-endian
+    (tensor_bytes), made by PyTorch itself below any recording's dispatch
+    mode. Memoised: a model makes the same few constants (reshape targets,
+    scales) in every layer, and making one costs about 20 us."""
+    key = (dtype, type(v), repr(v) if not isinstance(v, list) else
+           tuple((type(x), repr(x)) for x in v))
+    got = _NUMBERS.get(key)
+    if got is None:
+        with _no_dispatch():
+            got = bytes(tensor_bytes(_TENSOR(v, dtype=dtype)))
+        if len(_NUMBERS) < 4096:
+            _NUMBERS[key] = got
+    return got
+
+
+_NUMBERS = {}  # (dtype, type, repr) -> bytes: number_bytes' memo
+
+
+_TENSOR = torch.tensor  # PyTorch's own, not shadow.py's wrapper of a recording
+
+
 def _raw(v):
-    """(dtype name, dims, little-endian bytes) of a CPU tensor; types numpy
-    lacks (bfloat16) as float32."""
-    v = v.detach().contiguous()
-    if v.dtype not in (torch.bool, torch.uint8, torch.int8, torch.int16,
-                       torch.int32, torch.int64, torch.float16, torch.float32,
-                       torch.float64):
-        v = v.float()
-    name = str(v.dtype).replace("torch.", "")
-    # the bytes as a view: graph.pack's join copies them once (a 4 MB mask
-    # copied twice into fresh pages cost milliseconds)
-    a = v.numpy()
-    return name, list(v.shape), memoryview(a).cast("B") if a.size else b""
+    """(ONNX dtype, dims, little-endian bytes) of a CPU tensor; the dtype 0
+    (unknown to the library) for one the library does not name."""
+    from .graph import onnx_dtype
+    return onnx_dtype(v.dtype), list(v.shape), tensor_bytes(v)

@@ -53,7 +53,7 @@ def annotate(model, graph):
         dims = graph.values.get(ins[0], (None, ()))[1]
         if not k_init or not k_init[2] or not dims:
             continue
-        k = int(k_init[2][0])
+        k = int.from_bytes(bytes(k_init[2])[:8], "little", signed=True)
         n = int(dims[int(attrs.get("axis", -1)) % len(dims)])
         if not 0 < k < n:
             continue  # a sort, or a top-k of everything

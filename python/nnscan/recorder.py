@@ -46,31 +46,16 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import fused, moe, ops_map
 from .autocast import Autocast, device_for as autocast_for
-from . import _api
 from .fast_meta import FAST_META as _FAST_META
 from .graph import DTYPE_OF, Graph, onnx_dtype
 from . import masks
+from .masks import number_bytes
 from .shadow import Shadows, TensorConstructors
 from .structure import describe
 
 
 class RecordError(RuntimeError):
     """The forward could not be recorded."""
-
-
-# How a scalar constant carries its number, by element type name (the types
-# graph.py packs); the others (half types) are given by dims alone.
-_SCALAR_BY_NAME = {"float32": float, "float64": float, "int32": int,
-                   "int64": int, "uint8": int, "int8": int, "int16": int,
-                   "bool": bool}
-_SCALAR_KIND = {}  # ONNX dtype -> float, int or bool, on first use
-
-
-def _scalar_kind(dt):
-    if not _SCALAR_KIND:
-        d = _api.dtypes()
-        _SCALAR_KIND.update((d[n], k) for n, k in _SCALAR_BY_NAME.items())
-    return _SCALAR_KIND.get(dt)
 
 
 def flatten(obj):
@@ -254,18 +239,24 @@ class Builder:
         """A small int64 constant that a shape rule reads."""
         vals = [int(values)] if scalar else [int(v) for v in values]
         name = self.g.new_name("c")
-        self.g.add_init(name, _api.dtypes()["int64"], [] if scalar else [len(vals)], data=vals,
+        self.g.add_init(name, onnx_dtype(torch.int64),
+                        [] if scalar else [len(vals)],
+                        data=number_bytes(vals, torch.int64),
                         kind="constant")
         return name
 
     def scalar(self, v, like):
         """A scalar constant of `like`'s dtype (an op's number argument)."""
         name = self.g.new_name("c")
-        dt = onnx_dtype(like.dtype if isinstance(like, torch.Tensor)
-                        else torch.float32)
-        kind = _scalar_kind(dt)
-        data = None if kind is None else [kind(v)]  # half types: dims alone
-        self.g.add_init(name, dt, [], data=data, kind="constant")
+        tdt = like.dtype if isinstance(like, torch.Tensor) else torch.float32
+        try:  # the number as an element of tdt, made by PyTorch itself
+            if isinstance(v, torch.Tensor):
+                v = v.item()
+            data = number_bytes(v, tdt)
+        except (TypeError, ValueError, RuntimeError, OverflowError,
+                NotImplementedError):
+            data = None  # not a number of tdt (-inf for an int): dims alone
+        self.g.add_init(name, onnx_dtype(tdt), [], data=data, kind="constant")
         return name
 
     def filler(self, dims, like):

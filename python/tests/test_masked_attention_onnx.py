@@ -119,3 +119,56 @@ def test_tokens(tmp_path):
     t = _summary(tmp_path, _graph([], [], [], additive=True,
                                   mask_name="scale"))
     assert "tokens" not in t  # q, k, v are [B, H, L, E]
+
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "tests", "fixtures", "attention", "causal_dyn.onnx")
+
+
+def test_dynamic_batch_and_seq_only_seq_fixed():
+    """Issue 40.2: a block with dynamic batch and seq and a triu(-inf)
+    causal mask (tools/make_attention_fixtures.py). Fixing seq alone leaves
+    batch a symbol the counts take as 1; the mask reader must read the
+    mask at those same dims, not give up and count dense. Reference, by
+    hand: seq = 128, D = 16, one head; Q.K^T and P.V each leave out the
+    128*128 - 128*129/2 pairs above the diagonal, D MACs a pair."""
+    S, Dm = 128, 16
+    one = _cli_totals(FIXTURE, "--input", "seq=%d" % S)
+    both = _cli_totals(FIXTURE, "--input", "seq=%d" % S, "--input", "batch=1")
+    dense = 3 * S * Dm * Dm + 2 * S * S * Dm
+    left_out = (S * S - S * (S + 1) // 2) * Dm * 2
+    assert both["macs"] == one["macs"] == dense
+    assert both["macs"] - both["macs_unmasked"] == left_out
+    assert one["macs_unmasked"] == both["macs_unmasked"]
+
+
+def _cli_totals(path, *opts):
+    out = subprocess.run([CLI, "summary", path, "--format", "json", *opts],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["totals"]
+
+
+@pytest.mark.parametrize("additive", [False, True])
+def test_mask_unknown_is_said(tmp_path, additive):
+    """A mask whose contents are not known (a graph input not given with
+    --value) leaves its attention counted dense, and the report says so:
+    one warning naming the mask's node (issue 40.1: never a silent dense
+    number). A known mask gives no such warning."""
+    inp = helper.make_tensor_value_info(
+        "mask", TensorProto.FLOAT if additive else TensorProto.BOOL,
+        [B, 1, 1, L])
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_graph([], [inp], [], additive=additive))
+    doc = json.loads(subprocess.run(
+        [CLI, "summary", str(p), "--format", "json"], check=True,
+        capture_output=True, text=True).stdout)
+    t = doc["totals"]
+    assert t["macs_unmasked"] == t["macs"]
+    said = [w for w in doc["warnings"] if "mask whose contents are not known" in w]
+    assert len(said) == 1, doc["warnings"]
+    assert ("(Add)" if additive else "(Where)") in said[0]
+    vals = ",".join(["1"] * (B * L))
+    doc = json.loads(subprocess.run(
+        [CLI, "summary", str(p), "--format", "json", "--value",
+         f"mask={vals}"], check=True, capture_output=True, text=True).stdout)
+    assert not [w for w in doc["warnings"] if "mask whose" in w]

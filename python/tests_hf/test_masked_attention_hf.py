@@ -133,12 +133,19 @@ def _attention_mask(pad):
     return am
 
 
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("impl", ["sdpa", "eager"])
 @pytest.mark.parametrize("family,extra", [
     ("llama", {}), ("mistral", {"sliding_window": 4})])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_transformers_masks(family, extra, impl, case):
+def test_transformers_masks(family, extra, impl, case, dtype):
+    """In float32, bfloat16 and float16 (issue 40.1): the masks are built in
+    the model's dtype, the references the same as in float32."""
     model, module = _hf(family, impl, **extra)
+    model = model.to(dtype)
     ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(1))
     kwargs = {"input_ids": ids,
               "attention_mask": _attention_mask(CASES[case]["pad"])}
@@ -316,3 +323,24 @@ def test_backward_attention_products_dense():
             own += r["macs"] - sum(c["macs"] for c in rows
                                    if c["parent"] == r["index"])
     assert own == (bmm[1] - bmm[0]) // 2 > 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("impl", ["sdpa", "eager"])
+def test_bert_padding_in_dtype(impl, dtype):
+    """BERT with a padding attention_mask, cast to the dtype (issue 40.1:
+    0 masked-out MACs in bf16 before). Reference by hand: row 1 pads its
+    last 4 keys, so 12 queries x 4 keys x 4 heads pairs per layer are left
+    out, each 16 (Q.K^T) + 16 (P.V) MACs, in 2 layers."""
+    cfg = transformers.BertConfig(vocab_size=V, hidden_size=64,
+                                  intermediate_size=128, num_hidden_layers=2,
+                                  num_attention_heads=4,
+                                  attn_implementation=impl)
+    torch.manual_seed(0)
+    model = transformers.BertModel(cfg).eval().to(dtype)
+    ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(1))
+    am = torch.ones(B, T, dtype=torch.long)
+    am[1, 8:] = 0
+    t = torch_api.analyze_module(model, (), {"input_ids": ids,
+                                             "attention_mask": am}).totals
+    assert t["macs"] - t["macs_unmasked"] == 2 * (T * 4 * 4) * (16 + 16)

@@ -669,6 +669,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   if (st == NNS_OK) {
     nns__job_finish(&rf.job);
     st = nns__rf_analyze(m, a, rf.walk, err);
+    nns__attention_warn(m, a);
   } else {
     nns__job_cancel(&rf.job);
     nns__rf_walk_free(rf.walk);

@@ -217,6 +217,10 @@ struct nns_analysis {
   size_t attention;             /* softmax attentions found (attention.c) */
   size_t n_attn;                /* of them, those counted (attention.c) */
   nns__attn_row *attn;          /* in the arena */
+  /* The mask nodes (Add, Where) of attentions counted dense because the
+   * mask's contents are not known (attention.c), for their warnings. */
+  size_t n_attn_unknown;
+  const nns__node **attn_unknown; /* in the arena, n_soft at most */
   nns_rf rf;                    /* the model's (rf.c, docs/metrics.md) */
   /* The distinct fields of the layers' outputs (rf.c), by
    * nns__alayer.rf: most layers share a handful, and a 104-byte field in
@@ -506,6 +510,9 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a);
 /* The backward's attention products over the pairs the forward analysis
  * `fwd` counted (nns_analyze_options.forward). */
 void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd);
+/* One warning per attention counted dense for want of its mask's contents
+ * (after the analysis' threads are joined: it adds to m's warnings). */
+void nns__attention_warn(nns_model *m, const nns__analysis *a);
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a);
 
 /* counts.c: saturating sum of counts into *dst (flags OR-ed), for the

@@ -19,7 +19,9 @@
  * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
  * them underflows to 0 in every float type); a Where leaves out the pairs
  * where it picks such a fill. A mask whose contents are not known leaves
- * the products counted dense.
+ * the products counted dense. Dims a binding leaves symbolic are read as
+ * the counts take them (dims_of), so fixing one symbol of several gives
+ * the masked count at the dims the dense one was counted at.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,35 +35,47 @@ enum { MAX_RANK = 8, MAX_MASKS = 4, MAX_STEPS = 24 };
 
 /* A mask's contents, read with `dims` right-aligned on the scores' dims. */
 typedef struct mask {
-  const nns__const *c;  /* folded contents, or NULL */
-  const uint8_t *raw;   /* raw little-endian contents, or NULL */
+  const nns__const *c; /* folded contents, or NULL */
+  const uint8_t *raw;  /* raw little-endian contents, or NULL */
   int32_t dtype;
-  int bytes;            /* per raw element */
-  bool select;          /* allows where (value != 0) == want; else where
-                           value > MASK_FLOOR */
+  int bytes;   /* per raw element */
+  bool select; /* allows where (value != 0) == want; else where
+                  value > MASK_FLOOR */
   bool want;
   int32_t rank;
   int64_t dims[MAX_RANK];
   int64_t stride[MAX_RANK]; /* per scores axis; 0 where broadcast */
 } mask;
 
-/* Static dims of v; false when its rank or a dim is not known. */
-static bool dims_of(const nns__value *v, int32_t *rank, int64_t *dims) {
+/* The dims of v as the counts take them: with a model m, a symbol not
+ * fixed by the binding counts as the counters count it (nns__dim_count:
+ * 1, or a monomial's coefficient), so a mask is read at the very dims its
+ * products were counted at; without m (NULL), static dims only. False
+ * when its rank or a dim is not known. */
+static bool dims_of(const nns_model *m, const nns__value *v, int32_t *rank,
+                    int64_t *dims) {
   if (!v || v->type.rank < 0 || v->type.rank > MAX_RANK)
     return false;
   for (int32_t k = 0; k < v->type.rank; k++) {
-    if (v->type.dims[k].sym || v->type.dims[k].v < 0)
+    nns__dim d = v->type.dims[k];
+    if (d.sym && m) {
+      nns__cost c;
+      memset(&c, 0, sizeof c);
+      dims[k] = nns__dim_count(&c, d, m);
+      continue;
+    }
+    if (d.sym || d.v < 0)
       return false;
-    dims[k] = v->type.dims[k].v;
+    dims[k] = d.v;
   }
   *rank = v->type.rank;
   return true;
 }
 
-static int64_t numel_of(const nns__value *v) {
+static int64_t numel_of(const nns_model *m, const nns__value *v) {
   int64_t d[MAX_RANK], n = 1;
   int32_t r;
-  if (!dims_of(v, &r, d))
+  if (!dims_of(m, v, &r, d))
     return -1;
   for (int32_t k = 0; k < r; k++)
     if (!nns__mul_i64(n, d[k], &n))
@@ -81,8 +95,8 @@ static const uint8_t *raw_of(const nns__tensor *t, int64_t numel) {
 }
 
 /* Fills m's contents from v's, if known. */
-static bool contents(const nns__value *v, mask *m) {
-  int64_t n = numel_of(v);
+static bool contents(const nns_model *md, const nns__value *v, mask *m) {
+  int64_t n = numel_of(md, v);
   if (n < 0)
     return false;
   if (v->cval && v->cval->numel == n && (v->cval->f || v->cval->i)) {
@@ -117,10 +131,10 @@ static bool allows(const mask *m, int64_t i) {
 }
 
 /* The single value of a one-element known value (a fill), or NAN. */
-static double scalar_of(const nns__value *v) {
+static double scalar_of(const nns_model *md, const nns__value *v) {
   mask m;
   memset(&m, 0, sizeof m);
-  if (!v || numel_of(v) != 1 || !contents(v, &m))
+  if (!v || numel_of(md, v) != 1 || !contents(md, v, &m))
     return NAN;
   return elem(&m, 0);
 }
@@ -131,35 +145,36 @@ static bool masks_out(double fill) { return fill <= MASK_FLOOR; }
  * keep values (a reshape keeps the dims it is read with, a broadcast takes
  * its input's) and, for an additive mask, a Where that picks between an
  * allowing value and a very negative one. */
-static bool find_mask(const nns__value *v, bool select, bool want, mask *out) {
+static bool find_mask(const nns_model *md, const nns__value *v, bool select,
+                      bool want, mask *out) {
   memset(out, 0, sizeof *out);
   out->select = select;
   out->want = want;
-  if (!dims_of(v, &out->rank, out->dims))
+  if (!dims_of(md, v, &out->rank, out->dims))
     return false;
   for (int steps = 0; steps < MAX_STEPS; steps++) {
-    if (contents(v, out))
+    if (contents(md, v, out))
       return true;
     const nns__node *p = v->producer;
     if (!p || !p->op || p->n_in < 1 || !p->in[0])
       return false;
     if (p->op->attn == NNS__ATTN_KEEP) {
       const nns__value *in = p->in[0];
-      if (numel_of(in) != numel_of(v) &&
-          !dims_of(in, &out->rank, out->dims))
+      if (numel_of(md, in) != numel_of(md, v) &&
+          !dims_of(md, in, &out->rank, out->dims))
         return false;
       v = in;
       continue;
     }
     if (p->op->attn == NNS__ATTN_SELECT && !out->select && p->n_in == 3) {
       /* additive mask = Where(cond, a, b), a and b one number each */
-      double a = scalar_of(p->in[1]), b = scalar_of(p->in[2]);
+      double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
       if (isnan(a) || isnan(b) || masks_out(a) == masks_out(b))
         return false;
       out->select = true;
       out->want = !masks_out(a);
-      if (numel_of(p->in[0]) != numel_of(v) &&
-          !dims_of(p->in[0], &out->rank, out->dims))
+      if (numel_of(md, p->in[0]) != numel_of(md, v) &&
+          !dims_of(md, p->in[0], &out->rank, out->dims))
         return false;
       v = p->in[0];
       continue;
@@ -172,8 +187,10 @@ static bool find_mask(const nns__value *v, bool select, bool want, mask *out) {
 /* ==== The pattern ==== */
 
 typedef struct match {
+  const nns_model *m;       /* whose binding fixes the dims counted */
+  const nns__node *unknown; /* a mask op whose mask's contents are not known */
   const nns__node *qk, *pv;
-  int32_t rank;               /* of the scores where the masks apply */
+  int32_t rank; /* of the scores where the masks apply */
   int64_t dims[MAX_RANK];
   mask masks[MAX_MASKS];
   int n_masks;
@@ -184,7 +201,7 @@ typedef struct match {
 static bool at_scores(match *mt, const nns__value *out) {
   int64_t d[MAX_RANK];
   int32_t r;
-  if (!dims_of(out, &r, d))
+  if (!dims_of(mt->m, out, &r, d))
     return false;
   if (mt->rank == 0) {
     mt->rank = r;
@@ -201,29 +218,51 @@ static bool add_mask(match *mt, const mask *m) {
   return true;
 }
 
+/* Whether v, an operand added to the scores whose contents are not known,
+ * is a mask rather than a computed bias (T5's or ALiBi's positions): a
+ * graph input, or a Where with a masking fill, reached back through ops
+ * that keep values. */
+static bool looks_like_mask(const nns_model *md, const nns__value *v) {
+  for (int steps = 0; v && steps < MAX_STEPS; steps++) {
+    if (v->is_graph_input)
+      return true;
+    const nns__node *p = v->producer;
+    if (!p || !p->op || p->n_in < 1)
+      return false;
+    if (p->op->attn == NNS__ATTN_SELECT && p->n_in == 3) {
+      double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
+      return (!isnan(a) && masks_out(a)) || (!isnan(b) && masks_out(b));
+    }
+    if (p->op->attn != NNS__ATTN_KEEP)
+      return false;
+    v = p->in[0];
+  }
+  return false;
+}
+
 /* From the softmax's input back to Q.K^T, collecting the masks. */
 static bool back_to_scores(const nns__value *v, match *mt) {
   for (int steps = 0; steps < MAX_STEPS; steps++) {
     const nns__node *p = v->producer;
     if (!p || !p->op || p->n_out < 1 || p->out[0] != v)
       return false;
-    int64_t n = numel_of(v);
+    int64_t n = numel_of(mt->m, v);
     mask m;
     switch (p->op->attn) {
     case NNS__ATTN_PRODUCT:
       mt->qk = p;
-      return true;
+      return !mt->unknown;
     case NNS__ATTN_KEEP:
-      if (!p->in[0] || numel_of(p->in[0]) != n)
+      if (!p->in[0] || numel_of(mt->m, p->in[0]) != n)
         return false;
       v = p->in[0];
       break;
     case NNS__ATTN_SCALE:
       if (p->n_in != 2 || !p->in[0] || !p->in[1])
         return false;
-      if (numel_of(p->in[1]) == 1 && numel_of(p->in[0]) == n)
+      if (numel_of(mt->m, p->in[1]) == 1 && numel_of(mt->m, p->in[0]) == n)
         v = p->in[0];
-      else if (numel_of(p->in[0]) == 1 && numel_of(p->in[1]) == n)
+      else if (numel_of(mt->m, p->in[0]) == 1 && numel_of(mt->m, p->in[1]) == n)
         v = p->in[1];
       else
         return false;
@@ -233,9 +272,21 @@ static bool back_to_scores(const nns__value *v, match *mt) {
         return false;
       int side = -1;
       for (int s = 1; s >= 0 && side < 0; s--)
-        if (numel_of(p->in[1 - s]) == n && find_mask(p->in[s], false, false, &m))
+        if (numel_of(mt->m, p->in[1 - s]) == n &&
+            find_mask(mt->m, p->in[s], false, false, &m))
           side = s;
-      if (side < 0 || !add_mask(mt, &m))
+      if (side < 0) { /* walk on along the scores, to tell the mask */
+        for (int s = 1; s >= 0 && side < 0; s--)
+          if (numel_of(mt->m, p->in[1 - s]) == n &&
+              looks_like_mask(mt->m, p->in[s]))
+            side = s;
+        if (side < 0)
+          return false;
+        mt->unknown = p;
+        v = p->in[1 - side];
+        break;
+      }
+      if (!add_mask(mt, &m))
         return false;
       v = p->in[1 - side];
       break;
@@ -244,12 +295,16 @@ static bool back_to_scores(const nns__value *v, match *mt) {
       if (p->n_in != 3 || !p->in[0] || !p->in[1] || !p->in[2] ||
           !at_scores(mt, v))
         return false;
-      double a = scalar_of(p->in[1]), b = scalar_of(p->in[2]);
-      int keep = !isnan(b) && masks_out(b) && numel_of(p->in[1]) == n ? 1
-                 : !isnan(a) && masks_out(a) && numel_of(p->in[2]) == n ? 2
-                                                                        : 0;
-      if (!keep || !find_mask(p->in[0], true, keep == 1, &m) ||
-          !add_mask(mt, &m))
+      double a = scalar_of(mt->m, p->in[1]), b = scalar_of(mt->m, p->in[2]);
+      int keep = !isnan(b) && masks_out(b) && numel_of(mt->m, p->in[1]) == n ? 1
+                 : !isnan(a) && masks_out(a) && numel_of(mt->m, p->in[2]) == n
+                     ? 2
+                     : 0;
+      if (!keep)
+        return false;
+      if (!find_mask(mt->m, p->in[0], true, keep == 1, &m))
+        mt->unknown = p; /* walk on along the scores, to tell the mask */
+      else if (!add_mask(mt, &m))
         return false;
       v = p->in[keep];
       break;
@@ -273,7 +328,7 @@ static const nns__node *only_user(const users *u, const nns__value *v) {
 
 /* From the softmax's output on to P.V. */
 static bool on_to_product(const users *u, const nns__value *v, match *mt) {
-  int64_t n = numel_of(v);
+  int64_t n = numel_of(mt->m, v);
   for (int steps = 0; steps < MAX_STEPS; steps++) {
     const nns__node *c = only_user(u, v);
     if (!c || !c->op || c->n_in < 1 || c->in[0] != v || c->n_out < 1)
@@ -282,7 +337,7 @@ static bool on_to_product(const users *u, const nns__value *v, match *mt) {
       mt->pv = c;
       return true;
     }
-    if (c->op->attn != NNS__ATTN_KEEP || numel_of(c->out[0]) != n)
+    if (c->op->attn != NNS__ATTN_KEEP || numel_of(mt->m, c->out[0]) != n)
       return false;
     v = c->out[0];
   }
@@ -456,21 +511,25 @@ static bool apply(nns__analysis *a, const match *mt, const pairs *pr_) {
   int32_t qr, pr, orank;
   for (int k = 0; k < mt->rank; k++)
     total *= mt->dims[k];
-  if (!dims_of(mt->qk->in[0], &qr, qd) || !dims_of(mt->pv->in[0], &pr, pd) ||
-      !dims_of(mt->pv->out[0], &orank, od) || qr < 1 || pr < 1 || orank < 1)
+  if (!dims_of(mt->m, mt->qk->in[0], &qr, qd) ||
+      !dims_of(mt->m, mt->pv->in[0], &pr, pd) ||
+      !dims_of(mt->m, mt->pv->out[0], &orank, od) || qr < 1 || pr < 1 ||
+      orank < 1)
     return false;
   int64_t E = qd[qr - 1], Ev = od[orank - 1], S = mt->dims[mt->rank - 1];
   const nns__anode *q = &a->nodes[mt->qk->index];
   const nns__anode *p = &a->nodes[mt->pv->index];
   int64_t mq, mp, fq, fp;
   /* Only where the dense counts are these very products (no broadcast
-   * beyond the scores, no symbolic dim taken as 1). */
-  if (pd[pr - 1] != S || numel_of(mt->qk->out[0]) != total ||
-      numel_of(mt->pv->in[0]) != total || !nns__mul_i64(total, E, &mq) ||
+   * beyond the scores; a symbol the binding leaves free is taken as the
+   * counts take it, dims_of). */
+  if (pd[pr - 1] != S || numel_of(mt->m, mt->qk->out[0]) != total ||
+      numel_of(mt->m, mt->pv->in[0]) != total || !nns__mul_i64(total, E, &mq) ||
       mq != q->macs || !nns__mul_i64(total, Ev, &mp) || mp != p->macs ||
       E < 1 || Ev < 1)
     return false;
-  if (!nns__mul_i64(allowed, E, &mq) || !nns__mul_i64(allowed, 2 * E - 1, &fq) ||
+  if (!nns__mul_i64(allowed, E, &mq) ||
+      !nns__mul_i64(allowed, 2 * E - 1, &fq) ||
       !nns__mul_i64(allowed, Ev, &mp) ||
       !nns__mul_i64(2 * allowed - rows, Ev, &fp))
     return false;
@@ -526,8 +585,10 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         u.one[v->index] = n;
       }
     }
-  a->attn = n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn)
-                   : NULL;
+  a->attn =
+      n_soft ? nns__arena_array(&a->arena, n_soft, sizeof *a->attn) : NULL;
+  a->attn_unknown =
+      nns__arena_array(&a->arena, n_soft, sizeof *a->attn_unknown);
   match last;
   memset(&last, 0, sizeof last);
   bool last_ok = false;
@@ -539,7 +600,15 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
       continue;
     match mt;
     memset(&mt, 0, sizeof mt);
-    if (!back_to_scores(n->in[0], &mt) || !on_to_product(&u, n->out[0], &mt))
+    mt.m = m;
+    if (!back_to_scores(n->in[0], &mt)) {
+      /* an attention whose mask is not known: counted dense, and said */
+      if (mt.unknown && mt.qk && a->attn_unknown &&
+          on_to_product(&u, n->out[0], &mt))
+        a->attn_unknown[a->n_attn_unknown++] = mt.unknown;
+      continue;
+    }
+    if (!on_to_product(&u, n->out[0], &mt))
       continue;
     a->attention++;
     if (!mt.rank && !at_scores(&mt, n->in[0]))
@@ -595,8 +664,8 @@ static const nns__attn_row *forward_row(const nns__analysis *fwd,
     if (dims[rank - 2] != (transposed ? S : L) ||
         dims[rank - 1] != (transposed ? L : S))
       continue;
-    if (found && (found->allowed != row->allowed ||
-                  found->rows != row->rows || found->cols != row->cols))
+    if (found && (found->allowed != row->allowed || found->rows != row->rows ||
+                  found->cols != row->cols))
       return NULL;
     found = row;
   }
@@ -644,7 +713,7 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
   int32_t r[3];
   const nns__value *v[3] = {n->in[0], n->in[1], n->out[0]};
   for (int k = 0; k < 3; k++)
-    if (!dims_of(v[k], &r[k], d[k]) || r[k] < 2)
+    if (!dims_of(NULL, v[k], &r[k], d[k]) || r[k] < 2)
       return;
   const nns__anode *c = &a->nodes[n->index];
   /* the output's axes: M rows, N columns; the sum runs over K */
@@ -710,6 +779,17 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
   }
 }
 
+void nns__attention_warn(nns_model *m, const nns__analysis *a) {
+  for (size_t i = 0; i < a->n_attn_unknown; i++) {
+    const nns__node *n = a->attn_unknown[i];
+    nns__warn(m,
+              "attention: node '%s' (%s) applies a mask whose contents are "
+              "not known (not given, or computed from values not tracked): "
+              "macs_unmasked and flops_unmasked count this attention dense",
+              n->name[0] ? n->name : "(unnamed)", n->op_type);
+  }
+}
+
 void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {
   const nns__graph *g = a->main;
   for (int32_t i = 0; fwd->n_attn && i < g->n_nodes; i++) {
@@ -733,12 +813,11 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
   for (int32_t i = 0; i < g->n_nodes; i++) {
     const nns__node *n = &g->nodes[i];
     if (!n->op || n->n_in < 2 || !n->in[0] || !n->op->roles ||
-        n->op->roles[0] != 'w' ||
-        !nns__dtype_is_float(n->in[0]->type.dtype))
+        n->op->roles[0] != 'w' || !nns__dtype_is_float(n->in[0]->type.dtype))
       continue;
     for (int32_t k = 1; k < n->n_in; k++) {
       const nns__value *v = n->in[k];
-      int64_t c = numel_of(v);
+      int64_t c = numel_of(NULL, v);
       if (v && v->is_graph_input && !v->init && c > best &&
           nns__dtype_is_int(v->type.dtype) && v->type.dtype != NNS_DT_BOOL)
         best = c;
@@ -752,7 +831,7 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
     int32_t r;
     int64_t tokens;
     if (v && !v->init && nns__dtype_is_float(v->type.dtype) &&
-        dims_of(v, &r, d) && r == 3)
+        dims_of(NULL, v, &r, d) && r == 3)
       return nns__mul_i64(d[0], d[1], &tokens) ? tokens : 0;
   }
   (void)m;
