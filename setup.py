@@ -4,12 +4,12 @@ both bundled: nnscan/lib/libnnscan.so, found by nnscan._lib without
 NNSCAN_LIBRARY, and nnscan/bin/nnscan, run by the `nnscan` console script
 (nnscan/_cli.py execs it: same arguments, same exit codes).
 
-    python3 -m venv --system-site-packages venv
-    venv/bin/pip install --no-build-isolation .
+    python3 -m venv venv && venv/bin/pip install .    # offline
 
 Needs cmake, a C compiler and zlib (Debian: cmake, gcc, zlib1g-dev), and
-setuptools and wheel (python3-setuptools, python3-wheel; see pyproject.toml
-for why --no-build-isolation offline). CMAKE_ARGS (split on spaces) is
+setuptools and wheel (python3-setuptools, python3-wheel; pyproject.toml
+and tools/pep517/nnscan_build.py say how an isolated build finds them
+offline). CMAKE_ARGS (split on spaces) is
 passed to the configure step; NNSCAN_CMAKE_BUILD_DIR picks the build tree
 (default build/pip, ignored by git).
 """
