@@ -1,4 +1,7 @@
-"""Packaging of the nnscan Python binding, with libnnscan bundled.
+"""Packaging of the nnscan Python binding, with libnnscan bundled, from a
+library already built. `pip install --no-build-isolation .` at the
+repository root (../setup.py) builds the library and the nnscan command
+itself and bundles both; this one is for a library built beforehand:
 
     cmake -S . -B build/dev && cmake --build build/dev   # the library
     pip install --no-build-isolation ./python            # offline
