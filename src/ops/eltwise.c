@@ -1017,6 +1017,10 @@ static const nns__attr_spec bitshift_attrs[] = {
 static const nns__attr_spec cast1_attrs[] = {NNS__A_REQ("to", STRING),
                                              NNS__A_END};
 static const nns__attr_spec cast6_attrs[] = {NNS__A_REQ("to", INT), NNS__A_END};
+static const nns__attr_spec cast19_attrs[] = {
+    NNS__A_INT("saturate", 1), NNS__A_REQ("to", INT), NNS__A_END};
+static const nns__attr_spec castlike19_attrs[] = {NNS__A_INT("saturate", 1),
+                                                  NNS__A_END};
 static const nns__attr_spec clip1_attrs[] = {
     NNS__A_OPT("min", FLOAT), NNS__A_OPT("max", FLOAT),
     NNS__A_OPT("consumed_inputs", INTS), NNS__A_END};
@@ -1078,6 +1082,16 @@ const nns__op nns__ops_eltwise[] = {
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),
     {"", "Not", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape, not_fold,
      .cost = eltwise1_cost},
+    /* Bitwise ops (opset 18) on integers: one operation per element of Y,
+     * like And/Or/Xor/Not; no gradient flows through integers. */
+    {"", "BitwiseAnd", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseOr", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseXor", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseNot", 18, NNS__OPSET_MAX, "a", NULL, nns__same_shape, NULL,
+     .cost = eltwise1_cost},
 
     VARIADIC("Max", max_fold, variadic_cost),
     VARIADIC("Min", min_fold, variadic_cost),
@@ -1135,10 +1149,16 @@ const nns__op nns__ops_eltwise[] = {
      .cost = eltwise1_cost, .attn = NNS__ATTN_SELECT},
     {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
-    {"", "Cast", 6, NNS__OPSET_MAX, "a", cast6_attrs, cast_shape, cast_fold,
+    {"", "Cast", 6, 18, "a", cast6_attrs, cast_shape, cast_fold,
+     .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
+    /* Cast-19 added `saturate` (float8 targets); shape and cost unchanged. */
+    {"", "Cast", 19, NNS__OPSET_MAX, "a", cast19_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
     /* Casts move data; CastLike reads only the type of input 1. */
-    {"", "CastLike", 15, NNS__OPSET_MAX, "ac", NULL, castlike_shape, cast_fold,
+    {"", "CastLike", 15, 18, "ac", NULL, castlike_shape, cast_fold,
+     .cost = nns__cost_move_x},
+    {"", "CastLike", 19, NNS__OPSET_MAX, "ac", castlike19_attrs,
+     castlike_shape, cast_fold,
      .cost = nns__cost_move_x},
     {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold,
      .cost = clip_cost},

@@ -939,7 +939,7 @@ const nns__op nns__ops_misc[] = {
     {"", "Unique", 11, NNS__OPSET_MAX, "a", unique_attrs, unique_shape,
      unique_fold,
      .cost = unique_cost},
-    {"", "DFT", 17, NNS__OPSET_MAX, "ac", dft_attrs, dft_shape, NULL,
+    {"", "DFT", 17, 19, "ac", dft_attrs, dft_shape, NULL,
      .cost = dft_cost},
     {"", "STFT", 17, NNS__OPSET_MAX, "acac", stft_attrs, stft_shape, NULL,
      .cost = stft_cost},

@@ -984,7 +984,7 @@ const nns__op nns__ops_shape[] = {
      .cost = nns__cost_move_x},
     {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold,
      .cost = nns__cost_move_x},
-    {"", "Split", 13, NNS__OPSET_MAX, "ac", split13_attrs, split_shape,
+    {"", "Split", 13, 17, "ac", split13_attrs, split_shape,
      split_fold,
      .cost = nns__cost_move_x},
     {"", "Shape", 1, 14, "a", NULL, shape_shape, shape_fold, true,
@@ -1005,7 +1005,7 @@ const nns__op nns__ops_shape[] = {
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
-    {"", "Pad", 11, NNS__OPSET_MAX, "acc", pad11_attrs, pad_shape, pad_fold,
+    {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     NNS__OP_END,
 };
