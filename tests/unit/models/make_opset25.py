@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""Writes the models test_ops_opset25.c loads (opset25_*.onnx): ops that
+first exist above opset 17 and ops whose forms changed from 18 to 25.
+
+Not needed by the test run: the .onnx files are committed. Rerun after
+changing a model here:  /usr/bin/python3 tests/unit/models/make_opset25.py
+(onnx's helper writes any opset number; no checker runs, so an onnx older
+than 1.20 does). Expected shapes and counts are worked out by hand in
+test_ops_opset25.c.
+"""
+import os
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+N = h.make_node
+
+
+def vi(name, dt, dims):
+    return h.make_tensor_value_info(name, dt, dims)
+
+
+def f32(name, shape):
+    return nh.from_array(np.ones(shape, dtype=np.float32), name)
+
+
+def i64(name, vals):
+    return nh.from_array(np.array(vals, dtype=np.int64), name)
+
+
+def save(stem, nodes, inputs, outputs, inits, opset):
+    g = h.make_graph(nodes, stem, inputs, outputs, inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', opset)],
+                     producer_name='make_opset25')
+    m.ir_version = 10
+    onnx.save(m, os.path.join(HERE, stem + '.onnx'))
+
+
+# x [2,4,3,5] = 120 elements; img [1,1,7,7]; ints a [2,3], b [3].
+save('opset25_ops', [
+    N('Gelu', ['x'], ['gelu'], name='gelu', approximate='tanh'),
+    N('Mish', ['x'], ['mish'], name='mish'),
+    N('Swish', ['x'], ['swish'], name='swish', alpha=0.5),
+    N('BitwiseAnd', ['a', 'b'], ['band'], name='band'),
+    N('BitwiseOr', ['a', 'b'], ['bor'], name='bor'),
+    N('BitwiseXor', ['a', 'b'], ['bxor'], name='bxor'),
+    N('BitwiseNot', ['a'], ['bnot'], name='bnot'),
+    N('AveragePool', ['img'], ['avg'], name='avg', kernel_shape=[3, 3],
+      dilations=[2, 2]),
+    N('LpPool', ['img'], ['lp'], name='lp', kernel_shape=[2, 2],
+      dilations=[3, 3], strides=[2, 2]),
+    N('ReduceMean', ['x', 'ax1'], ['rmean'], name='rmean', keepdims=0),
+    N('ReduceMax', ['x'], ['rmax'], name='rmax'),
+    N('Cast', ['x'], ['cast'], name='cast', to=T.FLOAT16, saturate=0),
+    N('GroupNormalization', ['x', 'gscale', 'gbias'], ['gn'], name='gn',
+      num_groups=2),
+    N('RMSNormalization', ['x', 'rscale'], ['rms'], name='rms'),
+], [vi('x', T.FLOAT, [2, 4, 3, 5]), vi('img', T.FLOAT, [1, 1, 7, 7]),
+    vi('a', T.INT32, [2, 3]), vi('b', T.INT32, [3])],
+   [vi(o, T.UNDEFINED, None) for o in
+    ['gelu', 'mish', 'swish', 'band', 'bor', 'bxor', 'bnot', 'avg', 'lp',
+     'rmean', 'rmax', 'cast', 'gn', 'rms']],
+   [i64('ax1', [1]), f32('gscale', [4]), f32('gbias', [4]),
+    f32('rscale', [5])], 25)
+
+# GroupNormalization-18: scale and bias per group.
+save('opset25_gn18', [
+    N('GroupNormalization', ['x', 'gscale', 'gbias'], ['gn'], name='gn',
+      num_groups=2),
+], [vi('x', T.FLOAT, [2, 4, 3, 5])], [vi('gn', T.UNDEFINED, None)],
+   [f32('gscale', [2]), f32('gbias', [2])], 18)
