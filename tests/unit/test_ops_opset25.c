@@ -73,7 +73,41 @@ static void test_group_norm_18(void) {
   nns_model_free(m);
 }
 
+/*
+ * Attention-23. gqa: Q [2,4,32] as 4 heads of 8, K and V [2,6,16] as 2
+ * heads of 8, past [2,2,3,8]: T = 3 + 6 = 9 keys, is_causal. Y [2,4,32],
+ * present [2,2,9,8].
+ *   MACs   B hq S T (head + v_head) = 2*4*4*9*16 = 4608;
+ *   scores 2*4*4*9 = 288; Q.Kt FLOPs 2*2304 - 288 = 4320, P.V FLOPs
+ *          2*2304 - B S hq v_head (256) = 4352, scale + causal + softmax
+ *          7 per score = 2016: 10688;
+ *   DMAs   Q 256 + K 2*9*16 = 288 + scores 288, Y 256 + scores 288 + V 288,
+ *          softmax 2*288, past 96 + 96, present 144*2 + 144*2: 3008.
+ * Masked MACs (is_causal) are not yet separated: the count is dense.
+ */
+static void test_attention_gqa(void) {
+  nns_model *m = tm_load("opset25", "attn", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "2,4,32");
+  EXPECT_SHAPE(m, "present_k", NNS_DT_FLOAT, "2,2,9,8");
+  EXPECT_SHAPE(m, "present_v", NNS_DT_FLOAT, "2,2,9,8");
+  EXPECT_COST(m, "gqa", 10688, 4608, 3008);
+  /*
+   * mha: 4-D Q [1,2,3,4], K [1,2,5,4], V [1,2,5,6], mask [3,5], scores
+   * output. Y [1,2,3,6], qk [1,2,3,5].
+   *   MACs 1*2*3*5*(4+6) = 300; scores 30; Q.Kt FLOPs 240 - 30 = 210,
+   *   P.V 360 - 36 = 324, 7 per score (mask, scale, softmax) 210: 744;
+   *   DMAs Q 24 + K 40 + 30, Y 36 + 30 + V 60, 60, mask 15, qk 30: 325.
+   */
+  EXPECT_SHAPE(m, "y4", NNS_DT_FLOAT, "1,2,3,6");
+  EXPECT_SHAPE(m, "qk", NNS_DT_FLOAT, "1,2,3,5");
+  EXPECT_COST(m, "mha", 744, 300, 325);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_attention_gqa);
   RUN(test_new_ops);
   RUN(test_changed_forms);
   RUN(test_group_norm_18);

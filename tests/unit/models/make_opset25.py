@@ -70,3 +70,19 @@ save('opset25_gn18', [
       num_groups=2),
 ], [vi('x', T.FLOAT, [2, 4, 3, 5])], [vi('gn', T.UNDEFINED, None)],
    [f32('gscale', [2]), f32('gbias', [2])], 18)
+
+# Attention-23. gqa: 3-D Q [2,4,32] (4 heads of 8), K/V [2,6,16] (2 heads
+# of 8), past [2,2,3,8], causal. mha: 4-D Q [1,2,3,4], K [1,2,5,4],
+# V [1,2,5,6], an additive mask [3,5] and the scores output.
+save('opset25_attn', [
+    N('Attention', ['q', 'k', 'v', '', 'pk', 'pv'], ['y', 'present_k',
+      'present_v'], name='gqa', q_num_heads=4, kv_num_heads=2, is_causal=1),
+    N('Attention', ['q4', 'k4', 'v4', 'mask'], ['y4', '', '', 'qk'],
+      name='mha'),
+], [vi('q', T.FLOAT, [2, 4, 32]), vi('k', T.FLOAT, [2, 6, 16]),
+    vi('v', T.FLOAT, [2, 6, 16]), vi('pk', T.FLOAT, [2, 2, 3, 8]),
+    vi('pv', T.FLOAT, [2, 2, 3, 8]), vi('q4', T.FLOAT, [1, 2, 3, 4]),
+    vi('k4', T.FLOAT, [1, 2, 5, 4]), vi('v4', T.FLOAT, [1, 2, 5, 6]),
+    vi('mask', T.FLOAT, [3, 5])],
+   [vi(o, T.UNDEFINED, None) for o in ['y', 'present_k', 'present_v', 'y4',
+                                       'qk']], [], 23)
