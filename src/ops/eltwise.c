@@ -755,7 +755,7 @@ static int32_t cast_target(const nns__ictx *cx) {
   if (cx->opset < 6)
     return dtype_from_name(nns__attr_str(cx, "to"));
   int64_t to = nns__attr_int(cx, "to");
-  return to >= 1 && to <= NNS_DT_BFLOAT16 ? (int32_t)to : 0;
+  return to >= 1 && to <= NNS_DT_INT2 ? (int32_t)to : 0;
 }
 
 static nns_status cast_shape(nns__ictx *cx) {

@@ -106,7 +106,44 @@ static void test_attention_gqa(void) {
   nns_model_free(m);
 }
 
+/* The dtypes onnx added after int4: TensorProto's names in lower case and
+ * their sizes in bits. */
+static void test_new_dtypes(void) {
+  CHECK_STR(nns_dtype_name(NNS_DT_FLOAT4E2M1), "float4e2m1");
+  CHECK_STR(nns_dtype_name(NNS_DT_FLOAT8E8M0), "float8e8m0");
+  CHECK_STR(nns_dtype_name(NNS_DT_UINT2), "uint2");
+  CHECK_STR(nns_dtype_name(NNS_DT_INT2), "int2");
+  CHECK_EQ(NNS_DT_INT2, 26);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_FLOAT4E2M1), 4);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_INT4), 4);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_FLOAT8E8M0), 8);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_UINT2), 2);
+  CHECK_EQ(nns_dtype_bits(NNS_DT_INT2), 2);
+}
+
+/*
+ * Sub-byte weights: float4e2m1 [5,3] = 15 elements in ceil(60 / 8) = 8
+ * bytes, int2 [3,3] = 9 in ceil(18 / 8) = 3, float8e4m3fn [4] in 4: 28
+ * parameters, 15 bytes. DequantizeLinear-25 takes its float16 scale's
+ * dtype (from float8 too); Cast to=24 (float8e8m0) is accepted.
+ */
+static void test_sub_byte_weights(void) {
+  nns_model *m = tm_load("opset25", "subbyte", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "w2h", NNS_DT_FLOAT16, "3,3");
+  EXPECT_SHAPE(m, "w8h", NNS_DT_FLOAT16, "4");
+  EXPECT_SHAPE(m, "y8", NNS_DT_FLOAT8E8M0, "1,3");
+  nns_analysis *a = tm_analyze(m, NULL);
+  tm_totals t = tm_totals_of(a);
+  CHECK_EQ(t.all.params, 28);
+  CHECK_EQ(t.param_bytes_unique, 15);
+  tm_release(a); /* frees the model too */
+}
+
 int main(void) {
+  RUN(test_new_dtypes);
+  RUN(test_sub_byte_weights);
   RUN(test_attention_gqa);
   RUN(test_new_ops);
   RUN(test_changed_forms);

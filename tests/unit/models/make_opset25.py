@@ -86,3 +86,28 @@ save('opset25_attn', [
     vi('mask', T.FLOAT, [3, 5])],
    [vi(o, T.UNDEFINED, None) for o in ['y', 'present_k', 'present_v', 'y4',
                                        'qk']], [], 23)
+
+# Sub-byte weights: a float4e2m1 [5,3] (15 elements, 8 bytes) and an int2
+# [3,3] (9 elements, 3 bytes), each cast to float32 for a MatMul. The
+# TensorProto is written by hand: onnx before 1.18 has no such types.
+def packed(name, dt, dims, nbytes):
+    t = onnx.TensorProto()
+    t.name, t.data_type = name, dt
+    t.dims.extend(dims)
+    t.raw_data = bytes(range(1, nbytes + 1))
+    return t
+
+
+save('opset25_subbyte', [
+    N('Cast', ['w4'], ['w4f'], name='cast4', to=T.FLOAT),
+    N('MatMul', ['x', 'w4f'], ['h'], name='mm4'),
+    N('DequantizeLinear', ['w2', 's16'], ['w2h'], name='dq2'),
+    N('Cast', ['w2h'], ['w2f'], name='cast2', to=T.FLOAT),
+    N('MatMul', ['h', 'w2f'], ['y'], name='mm2'),
+    N('DequantizeLinear', ['w8', 's16'], ['w8h'], name='dq8'),
+    N('Cast', ['y'], ['y8'], name='to_e8m0', to=24),
+], [vi('x', T.FLOAT, [1, 5])],
+   [vi('y8', T.UNDEFINED, None), vi('w8h', T.UNDEFINED, None)],
+   [packed('w4', 23, [5, 3], 8), packed('w2', 26, [3, 3], 3),
+    packed('w8', 17, [4], 4),
+    nh.from_array(np.array(0.5, dtype=np.float16), 's16')], 25)
