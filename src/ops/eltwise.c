@@ -997,7 +997,57 @@ static nns_status det_cost(nns__ictx *cx, nns__cost *c) {
   return nns__cost_rw(cx, c, nns__cmul(c, batch, per), x);
 }
 
+/* ==== RotaryEmbedding ==== */
+
+/*
+ * RotaryEmbedding (opset 23): X [B, heads, S, head] or [B, S, heads *
+ * head] (num_heads says the split); the first rotary_embedding_dim dims of
+ * each head (all when 0) are rotated in pairs by the cached cos and sin,
+ * the rest copied. Y is like X.
+ */
+static nns_status rotary_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 3 && x->rank != 4)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected 3 or 4",
+                     x->rank);
+  if (x && x->rank == 3 && nns__attr_int(cx, "rotary_embedding_dim") > 0 &&
+      nns__attr_int(cx, "num_heads") < 1)
+    return nns__fail(cx, NNS_E_ATTR, "a 3-D input with rotary_embedding_dim "
+                     "needs num_heads");
+  nns__out_like(cx, 0, 0, 0);
+  return NNS_OK;
+}
+
+/*
+ * Each rotated pair is x1 cos - x2 sin and x2 cos + x1 sin: 3 FLOPs per
+ * rotated element (R of them), reading one cos or sin entry each:
+ *   FLOPs 3 R, DMAs numel(X) + R + numel(position_ids) + numel(Y).
+ */
+static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int64_t n = nns__in_count(cx, c, 0);
+  int64_t pos = nns__has_in(cx, 3) ? nns__in_count(cx, c, 3) : 0;
+  if (!x || n < 0 || pos < 0)
+    return NNS__UNCOUNTED;
+  int64_t rot = nns__attr_int(cx, "rotary_embedding_dim"), r = n;
+  if (rot > 0) {
+    int64_t head = x->rank == 4
+                       ? nns__dim_count(c, x->dims[3], cx->m)
+                       : nns__dim_count(c, x->dims[2], cx->m) /
+                             nns__attr_int(cx, "num_heads");
+    if (head < 1)
+      return NNS__UNCOUNTED;
+    r = nns__cmul(c, n / head, rot < head ? rot : head);
+  }
+  return nns__cost_rw(cx, c, nns__cmul(c, 3, r),
+                      nns__cadd(c, nns__cadd(c, n, r), pos));
+}
+
 /* ==== Attribute specs ==== */
+
+static const nns__attr_spec rotary_attrs[] = {
+    NNS__A_INT("interleaved", 0), NNS__A_INT("num_heads", 0),
+    NNS__A_INT("rotary_embedding_dim", 0), NNS__A_END};
 
 /* Opsets 1-5: the unused `consumed_inputs` of the old memory planner. */
 static const nns__attr_spec consumed_attrs[] = {
@@ -1160,6 +1210,9 @@ const nns__op nns__ops_eltwise[] = {
     {"", "CastLike", 19, NNS__OPSET_MAX, "ac", castlike19_attrs,
      castlike_shape, cast_fold,
      .cost = nns__cost_move_x},
+    /* The caches are tables of constants; position_ids picks rows. */
+    {"", "RotaryEmbedding", 23, NNS__OPSET_MAX, "accc", rotary_attrs,
+     rotary_shape, NULL, .cost = rotary_cost},
     {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold,
      .cost = clip_cost},
     {"", "Clip", 6, 10, "a", clip6_attrs, clip_shape, clip_fold,

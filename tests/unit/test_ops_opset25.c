@@ -141,7 +141,26 @@ static void test_sub_byte_weights(void) {
   tm_release(a); /* frees the model too */
 }
 
+/*
+ * rope: RotaryEmbedding on [1,2,3,8], 4 of each head's 8 dims rotated:
+ * R = 48 / 8 * 4 = 24 elements, FLOPs 3 R = 72; DMAs X 48 + cos/sin 24 +
+ * position_ids 3 + Y 48 = 123.
+ * tscat: TensorScatter of [2,2,3,8] (96) into [2,2,16,8] (512): DMAs
+ * cache 512 + write_indices 2 + 2*96 + present 512 = 1218.
+ */
+static void test_rotary_and_cache(void) {
+  nns_model *m = tm_load("opset25", "llm", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "rx", NNS_DT_FLOAT, "1,2,3,8");
+  EXPECT_COST(m, "rope", 72, 0, 123);
+  EXPECT_SHAPE(m, "present", NNS_DT_FLOAT, "2,2,16,8");
+  EXPECT_COST(m, "tscat", 0, 0, 1218);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_rotary_and_cache);
   RUN(test_new_dtypes);
   RUN(test_sub_byte_weights);
   RUN(test_attention_gqa);

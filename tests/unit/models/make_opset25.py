@@ -111,3 +111,16 @@ save('opset25_subbyte', [
    [packed('w4', 23, [5, 3], 8), packed('w2', 26, [3, 3], 3),
     packed('w8', 17, [4], 4),
     nh.from_array(np.array(0.5, dtype=np.float16), 's16')], 25)
+
+# RotaryEmbedding-23 on 4-D x [1,2,3,8] (rotary_embedding_dim 4 of 8),
+# caches [10,2], positions [1,3]; TensorScatter-24 of a [2,2,3,8] update
+# into a [2,2,16,8] cache at rows write_indices [2].
+save('opset25_llm', [
+    N('RotaryEmbedding', ['x', 'cos', 'sin', 'pos'], ['rx'], name='rope',
+      rotary_embedding_dim=4),
+    N('TensorScatter', ['cache', 'upd', 'widx'], ['present'], name='tscat'),
+], [vi('x', T.FLOAT, [1, 2, 3, 8]), vi('cos', T.FLOAT, [10, 2]),
+    vi('sin', T.FLOAT, [10, 2]), vi('pos', T.INT64, [1, 3]),
+    vi('cache', T.FLOAT, [2, 2, 16, 8]), vi('upd', T.FLOAT, [2, 2, 3, 8]),
+    vi('widx', T.INT64, [2])],
+   [vi('rx', T.UNDEFINED, None), vi('present', T.UNDEFINED, None)], [], 25)
