@@ -570,6 +570,65 @@ static nns_status tfidf_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/*
+ * The opset-20 string ops and ImageDecoder. Text and image decoding are
+ * not tensor arithmetic: they cost nothing in FLOPs, MACs or DMAs (no
+ * element of a string has a size). Shapes: RegexFullMatch gives a bool per
+ * string; StringConcat broadcasts; StringSplit adds one dim of as many
+ * substrings as the longest split (a symbol: it depends on the data) and
+ * their count per string; ImageDecoder gives [H, W, C] uint8 with C 1 for
+ * Grayscale and 3 for RGB or BGR, H and W symbols.
+ */
+static nns_status regex_match_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0, NNS_DT_BOOL);
+  return NNS_OK;
+}
+
+static nns_status string_concat_shape(nns__ictx *cx) {
+  return nns__broadcast(cx, 0, 2, 0, NNS_DT_STRING);
+}
+
+static nns_status string_split_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  if (nns__attr_has(cx, "maxsplit") && nns__attr_int(cx, "maxsplit") < 0)
+    return nns__fail(cx, NNS_E_ATTR, "maxsplit is %lld, must be >= 0",
+                     (long long)nns__attr_int(cx, "maxsplit"));
+  nns__out_like(cx, 1, 0, NNS_DT_INT64);
+  if (!x || x->rank < 0) {
+    nns__out_shape(cx, 0, NNS_DT_STRING, -1);
+    return NNS_OK;
+  }
+  nns__dim *y = nns__out_shape(cx, 0, NNS_DT_STRING, x->rank + 1);
+  for (int32_t k = 0; y && k < x->rank; k++)
+    y[k] = x->dims[k]; /* the last dim keeps its fresh symbol */
+  return NNS_OK;
+}
+
+static nns_status image_decoder_shape(nns__ictx *cx) {
+  const char *fmt = nns__attr_str(cx, "pixel_format");
+  int64_t ch = !strcmp(fmt, "Grayscale")                    ? 1
+               : !strcmp(fmt, "RGB") || !strcmp(fmt, "BGR") ? 3
+                                                            : 0;
+  if (!ch)
+    return nns__fail(cx, NNS_E_ATTR, "pixel_format \"%s\" is not RGB, BGR "
+                     "or Grayscale", fmt);
+  const nns__type *x = nns__in_type(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 1)
+    return nns__fail(cx, NNS_E_SHAPE, "encoded_stream has rank %d; expected "
+                     "1", x->rank);
+  nns__dim *y = nns__out_shape(cx, 0, NNS_DT_UINT8, 3);
+  if (y)
+    y[2] = nns__dim_known(ch);
+  return NNS_OK;
+}
+
+/* Text and image decoding: no tensor arithmetic (see above). */
+static nns_status text_cost(nns__ictx *cx, nns__cost *c) {
+  (void)cx;
+  *c = (nns__cost){0};
+  return NNS_OK;
+}
+
 /* ==== Training (ai.onnx.preview.training) ==== */
 
 /*
@@ -903,6 +962,12 @@ static const nns__attr_spec mel_attrs[] = {
 static const nns__attr_spec loss_attrs[] = {
     NNS__A_OPT("ignore_index", INT), NNS__A_STR("reduction", "mean"),
     NNS__A_END};
+static const nns__attr_spec regex_attrs[] = {NNS__A_OPT("pattern", STRING),
+                                              NNS__A_END};
+static const nns__attr_spec split_str_attrs[] = {
+    NNS__A_OPT("delimiter", STRING), NNS__A_OPT("maxsplit", INT), NNS__A_END};
+static const nns__attr_spec image_decoder_attrs[] = {
+    NNS__A_STR("pixel_format", "RGB"), NNS__A_END};
 static const nns__attr_spec strnorm_attrs[] = {
     NNS__A_STR("case_change_action", "NONE"),
     NNS__A_INT("is_case_sensitive", 0), NNS__A_OPT("locale", STRING),
@@ -961,6 +1026,14 @@ const nns__op nns__ops_misc[] = {
     {"", "StringNormalizer", 10, NNS__OPSET_MAX, "a", strnorm_attrs,
      strnorm_shape,
      strnorm_fold, .cost = nns__cost_move},
+    {"", "RegexFullMatch", 20, NNS__OPSET_MAX, "a", regex_attrs,
+     regex_match_shape, NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "StringConcat", 20, NNS__OPSET_MAX, "aa", NULL, string_concat_shape,
+     NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "StringSplit", 20, NNS__OPSET_MAX, "a", split_str_attrs,
+     string_split_shape, NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "ImageDecoder", 20, NNS__OPSET_MAX, "a", image_decoder_attrs,
+     image_decoder_shape, NULL, .cost = text_cost, .no_grad = "1"},
     {"", "TfIdfVectorizer", 9, NNS__OPSET_MAX, "a", tfidf_attrs, tfidf_shape,
      NULL,
      .cost = tfidf_cost},

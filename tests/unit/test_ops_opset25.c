@@ -159,7 +159,25 @@ static void test_rotary_and_cache(void) {
   nns_model_free(m);
 }
 
+/* The string ops and ImageDecoder: shapes where the data does not decide
+ * them, symbols where it does, and no cost. */
+static void test_text_ops(void) {
+  nns_model *m = tm_load("opset25", "text", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "match", NNS_DT_BOOL, "2,3");
+  EXPECT_SHAPE(m, "cat", NNS_DT_STRING, "2,3");
+  EXPECT_SHAPE(m, "parts", NNS_DT_STRING, "2,3,?");
+  EXPECT_SHAPE(m, "nparts", NNS_DT_INT64, "2,3");
+  EXPECT_SHAPE(m, "image", NNS_DT_UINT8, "?,?,1");
+  EXPECT_COST(m, "regex", 0, 0, 0);
+  EXPECT_COST(m, "split", 0, 0, 0);
+  EXPECT_COST(m, "decode", 0, 0, 0);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_text_ops);
   RUN(test_rotary_and_cache);
   RUN(test_new_dtypes);
   RUN(test_sub_byte_weights);

@@ -124,3 +124,16 @@ save('opset25_llm', [
     vi('cache', T.FLOAT, [2, 2, 16, 8]), vi('upd', T.FLOAT, [2, 2, 3, 8]),
     vi('widx', T.INT64, [2])],
    [vi('rx', T.UNDEFINED, None), vi('present', T.UNDEFINED, None)], [], 25)
+
+# The opset-20 string ops on s [2,3] and t [3]; ImageDecoder of bytes [100].
+save('opset25_text', [
+    N('RegexFullMatch', ['s'], ['match'], name='regex', pattern='a.*'),
+    N('StringConcat', ['s', 't'], ['cat'], name='concat'),
+    N('StringSplit', ['s'], ['parts', 'nparts'], name='split',
+      delimiter=',', maxsplit=2),
+    N('ImageDecoder', ['jpeg'], ['image'], name='decode',
+      pixel_format='Grayscale'),
+], [vi('s', T.STRING, [2, 3]), vi('t', T.STRING, [3]),
+    vi('jpeg', T.UINT8, [100])],
+   [vi(o, T.UNDEFINED, None) for o in ['match', 'cat', 'parts', 'nparts',
+                                       'image']], [], 20)
