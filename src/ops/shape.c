@@ -465,6 +465,30 @@ static nns_status split_shape(nns__ictx *cx) {
       return nns__fail(cx, NNS_E_SHAPE,
                        "split sizes add up to %lld, the dim is %lld",
                        (long long)sum.v, (long long)whole.v);
+  } else if (st == NNS__ARG_ABSENT && nns__spec_has(cx, "num_outputs") &&
+             nns__attr_has(cx, "num_outputs")) {
+    /* Split-18: num_outputs parts of ceil(dim / num_outputs), the last
+     * one what is left (smaller when the dim does not divide). */
+    int64_t k = nns__attr_int(cx, "num_outputs");
+    if (k != n_out)
+      return nns__fail(cx, NNS_E_ATTR, "num_outputs is %lld for %d outputs",
+                       (long long)k, n_out);
+    if (!whole.sym && whole.v > 0 && (k - 1) * ((whole.v + k - 1) / k) >=
+                                         whole.v)
+      return nns__fail(cx, NNS_E_SHAPE, "dim %lld does not split into %lld "
+                       "parts", (long long)whole.v, (long long)k);
+    if (!whole.sym && whole.v % k != 0) {
+      int64_t part = (whole.v + k - 1) / k;
+      for (int i = 0; i < n_out; i++) {
+        nns__dim *d = nns__out_shape(cx, i, dt, x->rank);
+        if (!d)
+          continue;
+        nns__dims_copy(d, x->dims, x->rank);
+        d[axis] = nns__dim_known(i + 1 < n_out ? part
+                                               : whole.v - part * (k - 1));
+      }
+      return NNS_OK;
+    }
   } else if (st == NNS__ARG_ABSENT && n_out > 0 && !whole.sym &&
              whole.v % n_out != 0) {
     return nns__fail(cx, NNS_E_SHAPE,
@@ -525,6 +549,8 @@ static const nns__attr_spec split1_attrs[] = {
     NNS__A_INT("axis", 0), NNS__A_OPT("split", INTS), NNS__A_END};
 static const nns__attr_spec split13_attrs[] = {NNS__A_INT("axis", 0),
                                                NNS__A_END};
+static const nns__attr_spec split18_attrs[] = {
+    NNS__A_INT("axis", 0), NNS__A_OPT("num_outputs", INT), NNS__A_END};
 
 /* ==== Shape, Size, Identity ==== */
 
@@ -985,6 +1011,10 @@ const nns__op nns__ops_shape[] = {
     {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold,
      .cost = nns__cost_move_x},
     {"", "Split", 13, 17, "ac", split13_attrs, split_shape,
+     split_fold,
+     .cost = nns__cost_move_x},
+    /* 18 added num_outputs (uneven: the last part is smaller). */
+    {"", "Split", 18, NNS__OPSET_MAX, "ac", split18_attrs, split_shape,
      split_fold,
      .cost = nns__cost_move_x},
     {"", "Shape", 1, 14, "a", NULL, shape_shape, shape_fold, true,

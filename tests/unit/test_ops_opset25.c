@@ -176,7 +176,23 @@ static void test_text_ops(void) {
   nns_model_free(m);
 }
 
+/* Split-18's num_outputs: ceil(5 / 2) = 3 then the 2 left; 4 in 2 + 2;
+ * sizes from the input as at 13. */
+static void test_split_18(void) {
+  nns_model *m = tm_load("opset25", "split", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "p0", NNS_DT_FLOAT, "2,4,3,3");
+  EXPECT_SHAPE(m, "p1", NNS_DT_FLOAT, "2,4,3,2");
+  EXPECT_SHAPE(m, "q0", NNS_DT_FLOAT, "2,2,3,5");
+  EXPECT_SHAPE(m, "q1", NNS_DT_FLOAT, "2,2,3,5");
+  EXPECT_SHAPE(m, "r0", NNS_DT_FLOAT, "2,4,3,1");
+  EXPECT_SHAPE(m, "r1", NNS_DT_FLOAT, "2,4,3,4");
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_split_18);
   RUN(test_text_ops);
   RUN(test_rotary_and_cache);
   RUN(test_new_dtypes);

@@ -137,3 +137,13 @@ save('opset25_text', [
     vi('jpeg', T.UINT8, [100])],
    [vi(o, T.UNDEFINED, None) for o in ['match', 'cat', 'parts', 'nparts',
                                        'image']], [], 20)
+
+# Split-18: dim 5 in num_outputs 2 is 3 + 2; dim 4 in 2 is 2 + 2; sizes
+# given as an input as before.
+save('opset25_split', [
+    N('Split', ['x'], ['p0', 'p1'], name='uneven', axis=3, num_outputs=2),
+    N('Split', ['x'], ['q0', 'q1'], name='even', axis=1, num_outputs=2),
+    N('Split', ['x', 'sizes'], ['r0', 'r1'], name='sized', axis=3),
+], [vi('x', T.FLOAT, [2, 4, 3, 5])],
+   [vi(o, T.UNDEFINED, None) for o in ['p0', 'p1', 'q0', 'q1', 'r0', 'r1']],
+   [i64('sizes', [1, 4])], 18)
