@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dot.h"
 #include "window.h"
 
 /* ==== Scaled dims ==== */
@@ -421,6 +422,61 @@ static const nns__attr_spec grid_sample_attrs[] = {
     NNS__A_INT("align_corners", 0), NNS__A_STR("mode", "bilinear"),
     NNS__A_STR("padding_mode", "zeros"), NNS__A_END};
 
+/* ==== AffineGrid ==== */
+
+/*
+ * AffineGrid (opset 20): theta [N, 2, 3] (or [N, 3, 4]) and size
+ * [N, C, H, W] (or [N, C, D, H, W]) give the sampling grid [N, H, W, 2]
+ * (or [N, D, H, W, 3]). Unknown size values leave symbols.
+ */
+static nns_status affine_grid_shape(nns__ictx *cx) {
+  const nns__type *t = nns__in_type(cx, 0), *sz = nns__in_type(cx, 1);
+  int32_t dt = nns__in_dtype(cx, 0);
+  int64_t r = -1; /* spatial rank */
+  if (t && t->rank == 3 && !t->dims[1].sym)
+    r = t->dims[1].v;
+  else if (sz && sz->rank == 1 && !sz->dims[0].sym)
+    r = sz->dims[0].v - 2;
+  if (r < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (r != 2 && r != 3)
+    return nns__fail(cx, NNS_E_SHAPE, "a %lld-D grid; AffineGrid makes 2-D "
+                     "or 3-D ones", (long long)r);
+  const nns__dim *v = NULL;
+  int64_t n = 0;
+  bool known = nns__in_ints(cx, 1, &v, &n);
+  if (known && n != r + 2)
+    return nns__fail(cx, NNS_E_SHAPE, "size has %lld values for a %lld-D "
+                     "grid", (long long)n, (long long)r);
+  nns__dim *d = nns__out_shape(cx, 0, dt, (int32_t)r + 2);
+  if (!d)
+    return NNS_OK;
+  d[0] = known ? v[0] : t && t->rank == 3 ? t->dims[0] : d[0];
+  for (int64_t k = 0; k < r; k++)
+    if (known)
+      d[1 + k] = v[2 + k];
+  d[r + 1] = nns__dim_known(r);
+  return NNS_OK;
+}
+
+/* Each grid coordinate is theta's row times [x, y, (z,) 1]: a dot product
+ * of spatial rank + 1 (MatMul's count, docs/metrics.md). */
+static nns_status affine_grid_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0), th = nns__in_count(cx, c, 0);
+  int32_t r = nns__in_rank(cx, 0) == 3 && nns__has_out(cx, 0)
+                  ? cx->node->out[0]->type.rank - 2
+                  : -1;
+  if (y < 0 || th < 0 || r < 2)
+    return NNS__UNCOUNTED;
+  nns__matmul_cost(c, y, r + 1, th, 0);
+  return NNS_OK;
+}
+
+static const nns__attr_spec affine_grid_attrs[] = {
+    NNS__A_INT("align_corners", 0), NNS__A_END};
+
 /*
  * Resize-13 made roi and scales optional. Upsample is deprecated from
  * opset 10 but still decodes as the opset-9 definition. DepthToSpace-13
@@ -449,6 +505,8 @@ const nns__op nns__ops_resize[] = {
     {"", "SpaceToDepth", 1, NNS__OPSET_MAX, "a", d2s1_attrs,
      space_to_depth_shape, NULL,
      .cost = block_cost, .rf = space_to_depth_rf},
+    {"", "AffineGrid", 20, NNS__OPSET_MAX, "ac", affine_grid_attrs,
+     affine_grid_shape, NULL, .cost = affine_grid_cost},
     {"", "GridSample", 16, 19, "aa", grid_sample_attrs,
      grid_sample_shape,
      NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},

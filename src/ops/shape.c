@@ -545,6 +545,48 @@ static nns_status split_fold(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== CenterCropPad ==== */
+
+/*
+ * CenterCropPad (opset 18): each axis in `axes` (all when absent) becomes
+ * the matching value of `shape`, cropped or padded about the centre; the
+ * other axes are kept. Unknown shape values leave fresh symbols.
+ */
+static nns_status center_crop_pad_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (!x || x->rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  const int64_t *axes;
+  int32_t n_axes = nns__attr_ints(cx, "axes", &axes);
+  const nns__dim *v = NULL;
+  int64_t n = 0;
+  bool known = nns__in_ints(cx, 1, &v, &n);
+  int64_t want = n_axes < 0 ? x->rank : n_axes;
+  if (known && n != want)
+    return nns__fail(cx, NNS_E_SHAPE, "shape has %lld values for %lld axes",
+                     (long long)n, (long long)want);
+  nns__dim *d = nns__out_dims(cx, 0, dt, x->rank);
+  if (!d)
+    return NNS_OK;
+  nns__dims_copy(d, x->dims, x->rank);
+  for (int64_t k = 0; k < want; k++) {
+    int32_t a = (int32_t)k;
+    if (n_axes >= 0) {
+      nns_status st = nns__axis_or_fail(cx, axes[k], x->rank, &a, "axes");
+      if (st != NNS_OK)
+        return st;
+    }
+    d[a] = known ? v[k] : nns__fresh(cx);
+  }
+  return NNS_OK;
+}
+
+static const nns__attr_spec center_crop_pad_attrs[] = {
+    NNS__A_OPT("axes", INTS), NNS__A_END};
+
 static const nns__attr_spec split1_attrs[] = {
     NNS__A_INT("axis", 0), NNS__A_OPT("split", INTS), NNS__A_END};
 static const nns__attr_spec split13_attrs[] = {NNS__A_INT("axis", 0),
@@ -1013,6 +1055,8 @@ const nns__op nns__ops_shape[] = {
     {"", "Split", 13, 17, "ac", split13_attrs, split_shape,
      split_fold,
      .cost = nns__cost_move_x},
+    {"", "CenterCropPad", 18, NNS__OPSET_MAX, "ac", center_crop_pad_attrs,
+     center_crop_pad_shape, NULL, .cost = nns__cost_move_x},
     /* 18 added num_outputs (uneven: the last part is smaller). */
     {"", "Split", 18, NNS__OPSET_MAX, "ac", split18_attrs, split_shape,
      split_fold,

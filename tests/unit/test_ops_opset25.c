@@ -191,7 +191,25 @@ static void test_split_18(void) {
   nns_model_free(m);
 }
 
+/*
+ * ccp: CenterCropPad [2,4,3,5] -> [2,6,3,2] (72): DMAs 120 + 72.
+ * agrid: AffineGrid theta [2,2,3], size [2,3,4,5] -> grid [2,4,5,2] = 80
+ * coordinates, each a dot product of 3: MACs 240, FLOPs 80 (2*3 - 1) =
+ * 400, DMAs theta 12 + grid 80.
+ */
+static void test_crop_and_grid(void) {
+  nns_model *m = tm_load("opset25", "grid", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "cropped", NNS_DT_FLOAT, "2,6,3,2");
+  EXPECT_COST(m, "ccp", 0, 0, 192);
+  EXPECT_SHAPE(m, "grid", NNS_DT_FLOAT, "2,4,5,2");
+  EXPECT_COST(m, "agrid", 400, 240, 92);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_crop_and_grid);
   RUN(test_split_18);
   RUN(test_text_ops);
   RUN(test_rotary_and_cache);

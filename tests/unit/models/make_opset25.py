@@ -147,3 +147,12 @@ save('opset25_split', [
 ], [vi('x', T.FLOAT, [2, 4, 3, 5])],
    [vi(o, T.UNDEFINED, None) for o in ['p0', 'p1', 'q0', 'q1', 'r0', 'r1']],
    [i64('sizes', [1, 4])], 18)
+
+# CenterCropPad-18 of x [2,4,3,5] to 6 on axis 1 and 2 on axis 3;
+# AffineGrid-20 of theta [2,2,3] for size [2,3,4,5].
+save('opset25_grid', [
+    N('CenterCropPad', ['x', 'crop'], ['cropped'], name='ccp', axes=[1, 3]),
+    N('AffineGrid', ['theta', 'size'], ['grid'], name='agrid'),
+], [vi('x', T.FLOAT, [2, 4, 3, 5]), vi('theta', T.FLOAT, [2, 2, 3])],
+   [vi('cropped', T.UNDEFINED, None), vi('grid', T.UNDEFINED, None)],
+   [i64('crop', [6, 2]), i64('size', [2, 3, 4, 5])], 20)
