@@ -785,22 +785,57 @@ static nns_status tile_shape(nns__ictx *cx) {
 
 /* ==== Pad ==== */
 
-typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_BAD } pad_mode;
+typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP, PAD_BAD } pad_mode;
 
+/* wrap is opset 19's. */
 static pad_mode pad_mode_of(const nns__ictx *cx) {
   const char *m = nns__attr_str(cx, "mode");
-  return strcmp(m, "constant") == 0  ? PAD_CONSTANT
-         : strcmp(m, "reflect") == 0 ? PAD_REFLECT
-         : strcmp(m, "edge") == 0    ? PAD_EDGE
-                                     : PAD_BAD;
+  return strcmp(m, "constant") == 0                       ? PAD_CONSTANT
+         : strcmp(m, "reflect") == 0                      ? PAD_REFLECT
+         : strcmp(m, "edge") == 0                         ? PAD_EDGE
+         : strcmp(m, "wrap") == 0 && cx->op->since >= 19 ? PAD_WRAP
+                                                          : PAD_BAD;
 }
 
+/*
+ * The pads, 2 per axis of X. From opset 18 an `axes` input (input 3) says
+ * which axes the pads are for; they are spread here to every axis (0 on
+ * the others), so the shape, fold and field rules read one form.
+ */
 static nns__arg_state pad_amounts(nns__ictx *cx, const nns__dim **p,
                                   int64_t *n) {
   const char *attr = cx->op->since < 2    ? "paddings"
                      : cx->op->since < 11 ? "pads"
                                           : NULL;
-  return nns__ints_arg(cx, attr, 1, p, n);
+  nns__arg_state st = nns__ints_arg(cx, attr, 1, p, n);
+  if (st != NNS__ARG_KNOWN || cx->op->since < 18 || !nns__has_in(cx, 3))
+    return st;
+  int32_t r = nns__in_rank(cx, 0);
+  const int64_t *axes;
+  int64_t na;
+  if (r < 0 || !nns__in_known_ints(cx, 3, &axes, &na) || 2 * na != *n) {
+    *n = -1;
+    return NNS__ARG_UNKNOWN;
+  }
+  nns__dim *full = nns__alloc(cx, sizeof *full * 2 * (size_t)(r ? r : 1));
+  if (!full) {
+    *n = -1;
+    return NNS__ARG_UNKNOWN;
+  }
+  for (int32_t k = 0; k < 2 * r; k++)
+    full[k] = nns__dim_known(0);
+  for (int64_t k = 0; k < na; k++) {
+    int32_t a;
+    if (!nns__axis(axes[k], r, &a)) {
+      *n = -1;
+      return NNS__ARG_UNKNOWN;
+    }
+    full[a] = (*p)[k];
+    full[a + r] = (*p)[k + na];
+  }
+  *p = full;
+  *n = 2 * (int64_t)r;
+  return NNS__ARG_KNOWN;
 }
 
 static nns_status pad_shape(nns__ictx *cx) {
@@ -808,8 +843,9 @@ static nns_status pad_shape(nns__ictx *cx) {
   int32_t dt = nns__in_dtype(cx, 0);
   if (pad_mode_of(cx) == PAD_BAD)
     return nns__fail(cx, NNS_E_ATTR,
-                     "mode '%s' is not constant, reflect or edge",
-                     nns__attr_str(cx, "mode"));
+                     "mode '%s' is not %s", nns__attr_str(cx, "mode"),
+                     cx->op->since >= 19 ? "constant, reflect, edge or wrap"
+                                         : "constant, reflect or edge");
   const nns__dim *p;
   int64_t n;
   nns__arg_state st = pad_amounts(cx, &p, &n);
@@ -850,6 +886,8 @@ static int64_t pad_source(pad_mode mode, int64_t s, int64_t d) {
     return -1;
   if (mode == PAD_EDGE || d == 1)
     return s < 0 ? 0 : d - 1;
+  if (mode == PAD_WRAP)
+    return ((s % d) + d) % d;
   int64_t period = 2 * (d - 1); /* reflect: 0 1 2 1 0 1 2 ... */
   s %= period;
   if (s < 0)
@@ -1080,6 +1118,11 @@ const nns__op nns__ops_shape[] = {
     {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
+    /* 18 added the axes input; 19 the wrap mode. */
+    {"", "Pad", 18, 18, "accc", pad11_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
+    {"", "Pad", 19, NNS__OPSET_MAX, "accc", pad11_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     NNS__OP_END,
 };

@@ -208,7 +208,20 @@ static void test_crop_and_grid(void) {
   nns_model_free(m);
 }
 
+/* Pad-19: pads for axes [1, 3] only, constant and wrap: [2,7,3,6] (252);
+ * DMAs 120 + 252. */
+static void test_pad_axes(void) {
+  nns_model *m = tm_load("opset25", "pad", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "padded", NNS_DT_FLOAT, "2,7,3,6");
+  EXPECT_SHAPE(m, "wrapped", NNS_DT_FLOAT, "2,7,3,6");
+  EXPECT_COST(m, "pad_axes", 0, 0, 372);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_pad_axes);
   RUN(test_crop_and_grid);
   RUN(test_split_18);
   RUN(test_text_ops);

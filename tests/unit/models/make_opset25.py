@@ -156,3 +156,13 @@ save('opset25_grid', [
 ], [vi('x', T.FLOAT, [2, 4, 3, 5]), vi('theta', T.FLOAT, [2, 2, 3])],
    [vi('cropped', T.UNDEFINED, None), vi('grid', T.UNDEFINED, None)],
    [i64('crop', [6, 2]), i64('size', [2, 3, 4, 5])], 20)
+
+# Pad-19: pads [1, 0, 2, 1] for axes [1, 3] (begins, then ends) of
+# x [2,4,3,5] -> [2,7,3,6], and wrap mode.
+save('opset25_pad', [
+    N('Pad', ['x', 'pads', '', 'axes'], ['padded'], name='pad_axes'),
+    N('Pad', ['x', 'pads', '', 'axes'], ['wrapped'], name='pad_wrap',
+      mode='wrap'),
+], [vi('x', T.FLOAT, [2, 4, 3, 5])],
+   [vi('padded', T.UNDEFINED, None), vi('wrapped', T.UNDEFINED, None)],
+   [i64('pads', [1, 0, 2, 1]), i64('axes', [1, 3])], 19)
