@@ -220,7 +220,18 @@ static void test_pad_axes(void) {
   nns_model_free(m);
 }
 
+/* Optional*-18 take a plain tensor: it holds an element, and Get is it. */
+static void test_optional_18(void) {
+  nns_model *m = tm_load("opset25", "optional", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "has", NNS_DT_BOOL, "");
+  EXPECT_TENSOR(m, "got", NNS_DT_FLOAT, "2,4,3,5");
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_optional_18);
   RUN(test_pad_axes);
   RUN(test_crop_and_grid);
   RUN(test_split_18);

@@ -166,3 +166,10 @@ save('opset25_pad', [
 ], [vi('x', T.FLOAT, [2, 4, 3, 5])],
    [vi('padded', T.UNDEFINED, None), vi('wrapped', T.UNDEFINED, None)],
    [i64('pads', [1, 0, 2, 1]), i64('axes', [1, 3])], 19)
+
+# Optional*-18 on a plain tensor.
+save('opset25_optional', [
+    N('OptionalHasElement', ['x'], ['has'], name='has'),
+    N('OptionalGetElement', ['x'], ['got'], name='get'),
+], [vi('x', T.FLOAT, [2, 4, 3, 5])],
+   [vi('has', T.UNDEFINED, None), vi('got', T.UNDEFINED, None)], [], 18)
