@@ -246,25 +246,39 @@ static nns_status space_to_depth_shape(nns__ictx *cx) {
 /* ==== GridSample ==== */
 
 /* X [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out]. */
+/*
+ * GridSample-16 samples [N, C, H, W] at grid [N, H_out, W_out, 2]; from
+ * opset 20 any number r of spatial axes: [N, C, D1..Dr] at
+ * [N, D1_out..Dr_out, r].
+ */
 static nns_status grid_sample_shape(nns__ictx *cx) {
   const nns__type *tx = nns__in_type(cx, 0), *tg = nns__in_type(cx, 1);
   int32_t dt = nns__in_dtype(cx, 0);
   bool kx = tx && tx->rank >= 0, kg = tg && tg->rank >= 0;
-  if (kx && tx->rank != 4)
+  bool nd = cx->op->since >= 20;
+  int32_t rank = kx ? tx->rank : kg ? tg->rank : 4;
+  if (!nd && kx && tx->rank != 4)
     return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
                      "H, W]", tx->rank);
-  if (kg && tg->rank != 4)
-    return nns__fail(cx, NNS_E_SHAPE, "grid has rank %d; expected [N, H_out, "
-                     "W_out, 2]", tg->rank);
-  if (kg && !tg->dims[3].sym && tg->dims[3].v != 2)
-    return nns__fail(cx, NNS_E_SHAPE, "grid's last dim is %lld; expected 2",
-                     (long long)tg->dims[3].v);
+  if (kx && tx->rank < 3)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
+                     "spatial...]", tx->rank);
+  if (kg && tg->rank != rank)
+    return nns__fail(cx, NNS_E_SHAPE, "grid has rank %d; expected %d",
+                     tg->rank, rank);
+  if (!kx && !kg && nd) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (kg && !tg->dims[rank - 1].sym && tg->dims[rank - 1].v != rank - 2)
+    return nns__fail(cx, NNS_E_SHAPE, "grid's last dim is %lld; expected %d",
+                     (long long)tg->dims[rank - 1].v, rank - 2);
   if (kx && kg && !tx->dims[0].sym && !tg->dims[0].sym &&
       tx->dims[0].v != tg->dims[0].v)
     return nns__fail(cx, NNS_E_SHAPE, "input batch %lld differs from grid "
                      "batch %lld", (long long)tx->dims[0].v,
                      (long long)tg->dims[0].v);
-  nns__dim *y = nns__out_shape(cx, 0, dt, 4);
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
   if (!y)
     return NNS_OK;
   if (kx) {
@@ -274,8 +288,8 @@ static nns_status grid_sample_shape(nns__ictx *cx) {
   if (kg) {
     if (!kx || (y[0].sym && !tg->dims[0].sym))
       y[0] = tg->dims[0];
-    y[2] = tg->dims[1];
-    y[3] = tg->dims[2];
+    for (int32_t k = 2; k < rank; k++)
+      y[k] = tg->dims[k - 1];
   }
   return NNS_OK;
 }
@@ -320,7 +334,8 @@ static nns_status grid_sample_cost(nns__ictx *cx, nns__cost *c) {
   if (y < 0 || nns__cost_move(cx, c) != NNS_OK)
     return NNS__UNCOUNTED;
   int64_t per = taps_flops(mode_taps(nns__attr_str(cx, "mode")));
-  c->flops = nns__cmul(c, nns__cmul(c, per, 2), y);
+  int32_t r = cx->node->out[0]->type.rank - 2; /* spatial axes */
+  c->flops = nns__cmul(c, nns__cmul(c, per, r > 0 ? r : 0), y);
   return NNS_OK;
 }
 
@@ -421,6 +436,10 @@ static const nns__attr_spec d2s11_attrs[] = {
 static const nns__attr_spec grid_sample_attrs[] = {
     NNS__A_INT("align_corners", 0), NNS__A_STR("mode", "bilinear"),
     NNS__A_STR("padding_mode", "zeros"), NNS__A_END};
+/* 20 renamed the modes linear, nearest, cubic. */
+static const nns__attr_spec grid_sample20_attrs[] = {
+    NNS__A_INT("align_corners", 0), NNS__A_STR("mode", "linear"),
+    NNS__A_STR("padding_mode", "zeros"), NNS__A_END};
 
 /* ==== AffineGrid ==== */
 
@@ -508,6 +527,9 @@ const nns__op nns__ops_resize[] = {
     {"", "AffineGrid", 20, NNS__OPSET_MAX, "ac", affine_grid_attrs,
      affine_grid_shape, NULL, .cost = affine_grid_cost},
     {"", "GridSample", 16, 19, "aa", grid_sample_attrs,
+     grid_sample_shape,
+     NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},
+    {"", "GridSample", 20, NNS__OPSET_MAX, "aa", grid_sample20_attrs,
      grid_sample_shape,
      NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},
     NNS__OP_END,

@@ -230,7 +230,19 @@ static void test_optional_18(void) {
   nns_model_free(m);
 }
 
+/* GridSample-20 in 3-D: y [1,2,3,3,3] = 54; linear is 4 FLOPs per axis
+ * and output element: 4 * 3 * 54 = 648; DMAs 240 + 81 + 54 = 375. */
+static void test_grid_sample_20(void) {
+  nns_model *m = tm_load("opset25", "gridsample", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,2,3,3,3");
+  EXPECT_COST(m, "gs3d", 648, 0, 375);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_grid_sample_20);
   RUN(test_optional_18);
   RUN(test_pad_axes);
   RUN(test_crop_and_grid);

@@ -173,3 +173,9 @@ save('opset25_optional', [
     N('OptionalGetElement', ['x'], ['got'], name='get'),
 ], [vi('x', T.FLOAT, [2, 4, 3, 5])],
    [vi('has', T.UNDEFINED, None), vi('got', T.UNDEFINED, None)], [], 18)
+
+# GridSample-20 in 3-D: x [1,2,4,5,6] at grid [1,3,3,3,3] (linear).
+save('opset25_gridsample', [
+    N('GridSample', ['x', 'grid'], ['y'], name='gs3d'),
+], [vi('x', T.FLOAT, [1, 2, 4, 5, 6]), vi('grid', T.FLOAT, [1, 3, 3, 3, 3])],
+   [vi('y', T.UNDEFINED, None)], [], 20)
