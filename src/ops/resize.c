@@ -113,10 +113,91 @@ static bool roi_is_full(nns__ictx *cx) {
  * In tf_crop_and_resize mode the roi shrinks the output too, so scales
  * only give sizes when the roi is the full range.
  */
+/*
+ * Resize-18: `axes` names the axes that sizes or scales are for (the others
+ * keep their size), and keep_aspect_ratio_policy not_larger / not_smaller
+ * turns the sizes into one scale, the smallest / largest of size / input
+ * over those axes, each axis then round(scale * input).
+ */
+static nns_status resize18_shape(nns__ictx *cx, const nns__type *tx,
+                                 const int64_t *axes, int32_t na) {
+  int32_t dt = nns__in_dtype(cx, 0), r = tx->rank;
+  int32_t ax[64];
+  if (na > 64 || r > 64)
+    return nns__fail(cx, NNS_E_LIMIT, "%d axes", na > r ? na : r);
+  for (int32_t k = 0; k < na; k++) {
+    nns_status st = nns__axis_or_fail(cx, axes[k], r, &ax[k], "axes");
+    if (st != NNS_OK)
+      return st;
+  }
+  const nns__dim *sz;
+  int64_t n;
+  if (nns__has_in(cx, 3) && nns__in_ints(cx, 3, &sz, &n) && n > 0) {
+    if (n != na)
+      return nns__fail(cx, NNS_E_SHAPE, "sizes has %lld values for %d axes",
+                       (long long)n, na);
+    const char *pol = nns__attr_str(cx, "keep_aspect_ratio_policy");
+    bool keep = strcmp(pol, "stretch") != 0;
+    if (keep && strcmp(pol, "not_larger") && strcmp(pol, "not_smaller"))
+      return nns__fail(cx, NNS_E_ATTR, "keep_aspect_ratio_policy '%s'", pol);
+    nns__dim *y = nns__out_dims(cx, 0, dt, r);
+    if (!y)
+      return NNS_OK;
+    nns__dims_copy(y, tx->dims, r);
+    double scale = 0.0;
+    bool known = true;
+    for (int32_t k = 0; keep && k < na; k++) {
+      nns__dim in = tx->dims[ax[k]];
+      if (sz[k].sym || in.sym || in.v <= 0) {
+        known = false;
+        break;
+      }
+      double s = (double)sz[k].v / (double)in.v;
+      bool smaller = !strcmp(pol, "not_larger");
+      if (k == 0 || (smaller ? s < scale : s > scale))
+        scale = s;
+    }
+    for (int32_t k = 0; k < na; k++)
+      y[ax[k]] = !keep    ? sz[k]
+                 : known ? nns__dim_known(
+                               (int64_t)floor(scale * (double)tx->dims[ax[k]].v +
+                                              0.5))
+                         : nns__fresh(cx);
+    return NNS_OK;
+  }
+  const nns__const *sc = floats_in(cx, 2);
+  if (sc && sc->numel == na) {
+    double *full = nns__alloc(cx, sizeof *full * (size_t)(r ? r : 1));
+    if (!full)
+      return nns__fail(cx, NNS_E_NOMEM, "out of memory");
+    for (int32_t k = 0; k < r; k++)
+      full[k] = 1.0;
+    for (int32_t k = 0; k < na; k++)
+      full[ax[k]] = sc->f[k];
+    return scaled_output(cx, full, r);
+  }
+  nns__out_shape(cx, 0, dt, r);
+  return NNS_OK;
+}
+
 static nns_status resize_shape(nns__ictx *cx) {
   int32_t dt = nns__in_dtype(cx, 0);
   const nns__type *tx = nns__in_type(cx, 0);
   bool v10 = cx->op->since < 11; /* (X, scales) only */
+  if (cx->op->since >= 18 && tx && tx->rank >= 0) {
+    const int64_t *axes;
+    int32_t na = nns__attr_ints(cx, "axes", &axes);
+    bool keep = strcmp(nns__attr_str(cx, "keep_aspect_ratio_policy"),
+                       "stretch") != 0;
+    if (na >= 0 || keep) {
+      static const int64_t all[64] = {0,  1,  2,  3,  4,  5,  6,  7,
+                                      8,  9,  10, 11, 12, 13, 14, 15};
+      if (na < 0 && tx->rank > 16)
+        return nns__fail(cx, NNS_E_LIMIT, "rank %d", tx->rank);
+      return resize18_shape(cx, tx, na >= 0 ? axes : all,
+                            na >= 0 ? na : tx->rank);
+    }
+  }
   int si = v10 ? 1 : 2, zi = v10 ? -1 : 3;
   if (zi >= 0 && nns__has_in(cx, zi)) {
     const nns__dim *sz;
@@ -422,6 +503,17 @@ static const nns__attr_spec resize11_attrs[] = {
     NNS__A_STR("mode", "nearest"),
     NNS__A_STR("nearest_mode", "round_prefer_floor"),
     NNS__A_END};
+static const nns__attr_spec resize18_attrs[] = {
+    NNS__A_INT("antialias", 0),
+    NNS__A_OPT("axes", INTS),
+    NNS__A_STR("coordinate_transformation_mode", "half_pixel"),
+    NNS__A_FLOAT("cubic_coeff_a", -0.75),
+    NNS__A_INT("exclude_outside", 0),
+    NNS__A_FLOAT("extrapolation_value", 0.0),
+    NNS__A_STR("keep_aspect_ratio_policy", "stretch"),
+    NNS__A_STR("mode", "nearest"),
+    NNS__A_STR("nearest_mode", "round_prefer_floor"),
+    NNS__A_END};
 static const nns__attr_spec upsample1_attrs[] = {
     NNS__A_REQ("height_scale", FLOAT), NNS__A_STR("mode", "nearest"),
     NNS__A_REQ("width_scale", FLOAT), NNS__A_END};
@@ -507,6 +599,11 @@ const nns__op nns__ops_resize[] = {
     {"", "Resize", 11, 12, "accc", resize11_attrs, resize_shape, NULL,
      .cost = resize_cost, .rf = resize_rf},
     {"", "Resize", 13, 17, "accc", resize11_attrs, resize_shape,
+     NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    /* 18: antialias, axes, keep_aspect_ratio_policy; 19 only added the
+     * half_pixel_symmetric coordinate mode (no effect on shape or cost). */
+    {"", "Resize", 18, NNS__OPSET_MAX, "accc", resize18_attrs, resize_shape,
      NULL,
      .cost = resize_cost, .rf = resize_rf},
     {"", "Upsample", 1, 6, "a", upsample1_attrs, upsample1_shape, NULL,

@@ -241,7 +241,22 @@ static void test_grid_sample_20(void) {
   nns_model_free(m);
 }
 
+/* Resize-18/19 with axes [2, 3] of [1,3,10,20]: sizes [6, 8] stretched;
+ * not_larger: min(0.6, 0.4) = 0.4 -> [4, 8]; not_smaller: 0.6 -> [6, 12];
+ * scales [2, 0.5] -> [20, 10]. */
+static void test_resize_18(void) {
+  nns_model *m = tm_load("opset25", "resize", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "stretch", NNS_DT_FLOAT, "1,3,6,8");
+  EXPECT_SHAPE(m, "nl", NNS_DT_FLOAT, "1,3,4,8");
+  EXPECT_SHAPE(m, "ns", NNS_DT_FLOAT, "1,3,6,12");
+  EXPECT_SHAPE(m, "scaled", NNS_DT_FLOAT, "1,3,20,10");
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_resize_18);
   RUN(test_grid_sample_20);
   RUN(test_optional_18);
   RUN(test_pad_axes);

@@ -179,3 +179,21 @@ save('opset25_gridsample', [
     N('GridSample', ['x', 'grid'], ['y'], name='gs3d'),
 ], [vi('x', T.FLOAT, [1, 2, 4, 5, 6]), vi('grid', T.FLOAT, [1, 3, 3, 3, 3])],
    [vi('y', T.UNDEFINED, None)], [], 20)
+
+# Resize-18 of img [1,3,10,20]: sizes [6, 8] for axes [2, 3], stretched,
+# not_larger (scale 0.4) and not_smaller (0.6); scales [2, 0.5] for them.
+def f32v(name, vals):
+    return nh.from_array(np.array(vals, dtype=np.float32), name)
+
+
+save('opset25_resize', [
+    N('Resize', ['img', '', '', 'sz'], ['stretch'], name='stretch',
+      axes=[2, 3]),
+    N('Resize', ['img', '', '', 'sz'], ['nl'], name='nl', axes=[2, 3],
+      keep_aspect_ratio_policy='not_larger'),
+    N('Resize', ['img', '', '', 'sz'], ['ns'], name='ns', axes=[2, 3],
+      keep_aspect_ratio_policy='not_smaller'),
+    N('Resize', ['img', '', 'sc'], ['scaled'], name='scaled', axes=[2, 3]),
+], [vi('img', T.FLOAT, [1, 3, 10, 20])],
+   [vi(o, T.UNDEFINED, None) for o in ['stretch', 'nl', 'ns', 'scaled']],
+   [i64('sz', [6, 8]), f32v('sc', [2.0, 0.5])], 19)
