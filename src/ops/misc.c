@@ -252,6 +252,20 @@ static nns__dim dft_bins(nns__ictx *cx, nns__dim n, bool onesided) {
 /* input [batch, n1, ..., nk, 1|2] -> the same with the last dim 2 (complex)
  * and dim `axis` the DFT length (dft_length, else the input's), halved
  * plus one when one-sided. */
+/* DFT's axis: an attribute up to opset 19; from 20 the optional input 2
+ * (default -2). False when that input is not a known scalar. */
+static bool dft_axis(nns__ictx *cx, int64_t *axis) {
+  if (cx->op->since < 20) {
+    *axis = nns__attr_int(cx, "axis");
+    return true;
+  }
+  nns__dim a = nns__dim_known(-2);
+  if (nns__has_in(cx, 2) && (!in_scalar(cx, 2, &a) || a.sym))
+    return false;
+  *axis = a.v;
+  return true;
+}
+
 static nns_status dft_shape(nns__ictx *cx) {
   const nns__type *t = nns__in_type(cx, 0);
   if (!t || t->rank < 0) {
@@ -269,9 +283,15 @@ static nns_status dft_shape(nns__ictx *cx) {
                      (long long)last.v);
   /* Negative axes count from the end of the whole shape (as DFT-20 says;
    * DFT-17 does not define them), and must not name the complex axis. */
+  int64_t axis_arg;
+  if (!dft_axis(cx, &axis_arg)) {
+    nns__dim *d = nns__out_shape(cx, 0, t->dtype, t->rank);
+    if (d)
+      d[t->rank - 1] = nns__dim_known(2);
+    return NNS_OK;
+  }
   int32_t axis;
-  nns_status st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), t->rank,
-                                    &axis, "axis");
+  nns_status st = nns__axis_or_fail(cx, axis_arg, t->rank, &axis, "axis");
   if (st != NNS_OK)
     return st;
   if (axis == 0 || axis == t->rank - 1)
@@ -778,8 +798,9 @@ static nns_status dft_cost(nns__ictx *cx, nns__cost *c) {
   const nns__type *t = nns__in_type(cx, 0);
   int64_t y = nns__out_count(cx, c, 0);
   int32_t axis;
-  if (!t || t->rank < 3 || y < 0 ||
-      !nns__axis(nns__attr_int(cx, "axis"), t->rank, &axis))
+  int64_t axis_arg;
+  if (!t || t->rank < 3 || y < 0 || !dft_axis(cx, &axis_arg) ||
+      !nns__axis(axis_arg, t->rank, &axis))
     return NNS__UNCOUNTED;
   nns__dim len = t->dims[axis];
   if (nns__has_in(cx, 1) && !in_scalar(cx, 1, &len))
@@ -952,6 +973,8 @@ static const nns__attr_spec unique_attrs[] = {
 static const nns__attr_spec dft_attrs[] = {
     NNS__A_INT("axis", 1), NNS__A_INT("inverse", 0), NNS__A_INT("onesided", 0),
     NNS__A_END};
+static const nns__attr_spec dft20_attrs[] = {
+    NNS__A_INT("inverse", 0), NNS__A_INT("onesided", 0), NNS__A_END};
 static const nns__attr_spec stft_attrs[] = {NNS__A_INT("onesided", 1),
                                             NNS__A_END};
 static const nns__attr_spec window_attrs[] = {
@@ -1005,6 +1028,9 @@ const nns__op nns__ops_misc[] = {
      unique_fold,
      .cost = unique_cost},
     {"", "DFT", 17, 19, "ac", dft_attrs, dft_shape, NULL,
+     .cost = dft_cost},
+    /* 20 made the axis an input (default -2). */
+    {"", "DFT", 20, NNS__OPSET_MAX, "acc", dft20_attrs, dft_shape, NULL,
      .cost = dft_cost},
     {"", "STFT", 17, NNS__OPSET_MAX, "acac", stft_attrs, stft_shape, NULL,
      .cost = stft_cost},

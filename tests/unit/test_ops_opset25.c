@@ -255,7 +255,18 @@ static void test_resize_18(void) {
   nns_model_free(m);
 }
 
+/* DFT-20: the axis is input 2, -2 by default: [2,8,1] onesided -> 5 bins. */
+static void test_dft_20(void) {
+  nns_model *m = tm_load("opset25", "dft", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "spec", NNS_DT_FLOAT, "2,5,2");
+  EXPECT_SHAPE(m, "spec2", NNS_DT_FLOAT, "2,8,2");
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_dft_20);
   RUN(test_resize_18);
   RUN(test_grid_sample_20);
   RUN(test_optional_18);

@@ -197,3 +197,12 @@ save('opset25_resize', [
 ], [vi('img', T.FLOAT, [1, 3, 10, 20])],
    [vi(o, T.UNDEFINED, None) for o in ['stretch', 'nl', 'ns', 'scaled']],
    [i64('sz', [6, 8]), f32v('sc', [2.0, 0.5])], 19)
+
+# DFT-20 of sig [2,8,1] along the default axis -2 (dim 1), onesided: 5
+# bins; and with the axis given as an input.
+save('opset25_dft', [
+    N('DFT', ['sig'], ['spec'], name='dft', onesided=1),
+    N('DFT', ['sig', '', 'ax'], ['spec2'], name='dft_ax'),
+], [vi('sig', T.FLOAT, [2, 8, 1])],
+   [vi('spec', T.UNDEFINED, None), vi('spec2', T.UNDEFINED, None)],
+   [i64('ax', 1)], 20)
