@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "shape_util.h"
 #include "window.h"
 
 /* ==== Shared rule ==== */
@@ -303,12 +304,74 @@ static const nns__attr_spec conv_transpose_attrs[] = {
     NNS__A_OPT("pads", INTS),           NNS__A_OPT("strides", INTS),
     NNS__A_END};
 
+/* ==== Col2Im (opset 18) ==== */
+
+/*
+ * Col2Im: columns [N, C * prod(block_shape), L] back into the image
+ * [N, C, image_shape...]. Every column element is added into its pixel:
+ * FLOPs numel(input), DMAs numel(input) + numel(Y) (the shape inputs are
+ * arguments). The field rule is nns__rf_whole: the columns' layout (which
+ * pixel each came from) is not one the receptive-field rules track.
+ */
+static nns_status col2im_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 3)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C * "
+                     "prod(block_shape), L]", x->rank);
+  const nns__dim *img = NULL, *blk = NULL;
+  int64_t ni = -1, nb = -1;
+  bool ki = nns__in_ints(cx, 1, &img, &ni), kb = nns__in_ints(cx, 2, &blk, &nb);
+  if (ki && kb && ni != nb)
+    return nns__fail(cx, NNS_E_SHAPE, "image_shape has %lld values, "
+                     "block_shape %lld", (long long)ni, (long long)nb);
+  int64_t r = ki ? ni : kb ? nb : -1;
+  if (r < 0 || r > NNS__RANK_LIMIT - 2) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  nns__dim *d = nns__out_shape(cx, 0, dt, (int32_t)r + 2);
+  if (!d)
+    return NNS_OK;
+  if (x && x->rank == 3) {
+    d[0] = x->dims[0];
+    if (kb) {
+      nns__dim prod = nns__dim_known(1);
+      for (int64_t k = 0; k < nb; k++)
+        prod = nns__mul(cx, prod, blk[k]);
+      if (!prod.sym && prod.v < 1)
+        return nns__fail(cx, NNS_E_SHAPE, "block_shape has a dim < 1");
+      if (!prod.sym && !x->dims[1].sym && x->dims[1].v % prod.v)
+        return nns__fail(cx, NNS_E_SHAPE, "%lld columns are not a multiple "
+                         "of the block's %lld", (long long)x->dims[1].v,
+                         (long long)prod.v);
+      d[1] = nns__div(cx, x->dims[1], prod);
+    }
+  }
+  for (int64_t k = 0; ki && k < ni; k++)
+    d[2 + k] = img[k];
+  return NNS_OK;
+}
+
+static nns_status col2im_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0);
+  if (x < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c, x, x);
+}
+
+static const nns__attr_spec col2im_attrs[] = {
+    NNS__A_OPT("dilations", INTS), NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS), NNS__A_END};
+
 /*
  * Conv-1 and Conv-11 differ only in documentation (11 made kernel_shape
  * inferable from W and clarified auto_pad), as do ConvTranspose-1/11: one
  * entry each covers every opset.
  */
 const nns__op nns__ops_conv[] = {
+    {"", "Col2Im", 18, NNS__OPSET_MAX, "acc", col2im_attrs, col2im_shape, NULL,
+     .cost = col2im_cost, .rf = nns__rf_whole},
     {"", "Conv", 1, NNS__OPSET_MAX, "awb", conv_attrs, nns__conv_shape_rule,
      NULL,
      .cost = nns__conv_cost_rule, .rf = nns__conv_rf_rule,

@@ -265,7 +265,19 @@ static void test_dft_20(void) {
   nns_model_free(m);
 }
 
+/* Col2Im: [1,8,9] with 2x2 blocks -> [1,2,4,4] (32); one add per column
+ * element = 72 FLOPs; DMAs 72 + 32. */
+static void test_col2im(void) {
+  nns_model *m = tm_load("opset25", "col2im", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "im", NNS_DT_FLOAT, "1,2,4,4");
+  EXPECT_COST(m, "c2i", 72, 0, 104);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_col2im);
   RUN(test_dft_20);
   RUN(test_resize_18);
   RUN(test_grid_sample_20);

@@ -206,3 +206,9 @@ save('opset25_dft', [
 ], [vi('sig', T.FLOAT, [2, 8, 1])],
    [vi('spec', T.UNDEFINED, None), vi('spec2', T.UNDEFINED, None)],
    [i64('ax', 1)], 20)
+
+# Col2Im-18: columns [1, 2*2*2, 9] into image 4x4 with 2x2 blocks.
+save('opset25_col2im', [
+    N('Col2Im', ['cols', 'image_shape', 'block_shape'], ['im'], name='c2i'),
+], [vi('cols', T.FLOAT, [1, 8, 9])], [vi('im', T.UNDEFINED, None)],
+   [i64('image_shape', [4, 4]), i64('block_shape', [2, 2])], 18)
