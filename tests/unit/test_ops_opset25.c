@@ -276,7 +276,22 @@ static void test_col2im(void) {
   nns_model_free(m);
 }
 
+/*
+ * DeformConv: Y [1,3,3,3] = 27; as Conv: MACs 27 * 2 * 9 = 486, FLOPs
+ * 2 * 486 - 27 = 945, DMAs 486 + W 54 + offset 162 + 27 = 729; sampling
+ * 27 / 3 * 18 = 162 values at 8 FLOPs (2 axes): 1296 more FLOPs.
+ */
+static void test_deform_conv(void) {
+  nns_model *m = tm_load("opset25", "deform", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,3,3,3");
+  EXPECT_COST(m, "dconv", 2241, 486, 729);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_deform_conv);
   RUN(test_col2im);
   RUN(test_dft_20);
   RUN(test_resize_18);

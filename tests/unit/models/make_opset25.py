@@ -212,3 +212,10 @@ save('opset25_col2im', [
     N('Col2Im', ['cols', 'image_shape', 'block_shape'], ['im'], name='c2i'),
 ], [vi('cols', T.FLOAT, [1, 8, 9])], [vi('im', T.UNDEFINED, None)],
    [i64('image_shape', [4, 4]), i64('block_shape', [2, 2])], 18)
+
+# DeformConv-19: x [1,2,5,5], w [3,2,3,3], offset [1,18,3,3].
+save('opset25_deform', [
+    N('DeformConv', ['x', 'w', 'off'], ['y'], name='dconv',
+      kernel_shape=[3, 3]),
+], [vi('x', T.FLOAT, [1, 2, 5, 5]), vi('off', T.FLOAT, [1, 18, 3, 3])],
+   [vi('y', T.UNDEFINED, None)], [f32('w', [3, 2, 3, 3])], 19)
