@@ -199,7 +199,11 @@ typedef struct nns_error {
   X(FLOAT8E5M2, 19, "float8e5m2")                                              \
   X(FLOAT8E5M2FNUZ, 20, "float8e5m2fnuz")                                      \
   X(UINT4, 21, "uint4")                                                        \
-  X(INT4, 22, "int4")
+  X(INT4, 22, "int4")                                                          \
+  X(FLOAT4E2M1, 23, "float4e2m1")                                              \
+  X(FLOAT8E8M0, 24, "float8e8m0")                                              \
+  X(UINT2, 25, "uint2")                                                        \
+  X(INT2, 26, "int2")
 
 typedef enum nns_dtype {
 #define NNS_DTYPE_ENUM_(name, num, str) NNS_DT_##name = num,
@@ -210,7 +214,8 @@ typedef enum nns_dtype {
 /* "float32", "int64", "bfloat16", ...; "unknown" for 0 or an unknown
  * number. Static string. */
 NNS_API const char *nns_dtype_name(int dtype);
-/* Size of one element in bits (4 for int4, 8 for bool); 0 if unknown/string. */
+/* Size of one element in bits (4 for int4 and float4e2m1, 2 for int2, 8 for
+ * bool); 0 if unknown/string. */
 NNS_API int nns_dtype_bits(int dtype);
 
 /* ==== Loading ==== */

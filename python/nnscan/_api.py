@@ -447,6 +447,18 @@ def opset_max():
     return _opset_max
 
 
+# The opset whose forms the package's own nodes are written in (ops_map.py
+# gives Reduce* their axes as attributes and Split no num_outputs, as up to
+# opset 17; PyTorch's TorchScript exporter stops at opset 20), never past
+# the library's newest.
+_GRAPH_OPSET_FORMS = 17
+
+
+def graph_opset():
+    """The ai.onnx opset of the graphs the package builds or exports."""
+    return min(opset_max(), _GRAPH_OPSET_FORMS)
+
+
 def check(status, err, what):
     """Raise NnscanError for a failed call, with the library's message."""
     if status != 0:

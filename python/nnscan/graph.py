@@ -8,8 +8,8 @@ what only PyTorch knows: each module path's class and call count, each
 parameter's kind (trainable, frozen, buffer, constant), and which
 consecutive nodes run as one kernel (the nodes of one aten op).
 
-`build()` hands it to the library's graph builder (at the library's
-nns_opset_max(); element types and parameter kinds by the library's names
+`build()` hands it to the library's graph builder (at _api.graph_opset(),
+the opset of ops_map.py's node forms); element types and parameter kinds by the library's names
 for them, read through _api at first use) in one call,
 nns_builder_add_packed, with what only PyTorch knows (each module's class,
 call count, the structure each call returned, its boundary shapes and the
@@ -249,7 +249,7 @@ def pack(g):
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
     for d in sorted({""} | {n.domain for n in g.nodes}):
-        out += [_TAG[_OPSET], s[d], _i64(_api.opset_max() if d == "" else 1)]
+        out += [_TAG[_OPSET], s[d], _i64(_api.graph_opset() if d == "" else 1)]
     no_symbols = b"\0"
     values = g.values
     for name in g.inputs:

@@ -14,7 +14,7 @@ import sys
 import warnings
 
 from . import _api
-from ._api import opset_max, py_name
+from ._api import graph_opset, py_name
 from .report import (Handle, Summary, clever_format,  # thop's: compat.md
                      render_layers)
 
@@ -278,7 +278,7 @@ def export_onnx(module, args, kwargs):
         module.eval()
         a = tuple(args) + ((dict(kwargs),) if kwargs else ())
         try:
-            torch.onnx.export(module, a, buf, opset_version=opset_max(),
+            torch.onnx.export(module, a, buf, opset_version=graph_opset(),
                               do_constant_folding=False,
                               training=torch.onnx.TrainingMode.PRESERVE,
                               **legacy)

@@ -222,7 +222,7 @@ def test_enum_words_come_from_header_lists():
     assert _api.train_phases() == {"forward": 0, "backward": 1,
                                    "optimizer": 2}
     assert _api.optimizers() == ("sgd", "momentum", "adam", "adamw")
-    assert len(_api.DTYPE) == 22
+    assert len(_api.DTYPE) == 26
     op_h = open(os.path.join(ROOT, "src", "ops", "op.h")).read()
     opset = int(re.search(r"#define NNS__OPSET_MAX (\d+)", op_h).group(1))
     assert _api.opset_max() == opset

@@ -231,12 +231,14 @@ static bool walk(pstate *s, const nns__graph *g) {
   return true;
 }
 
-/* Integer dtypes that hold quantized weights (int8/uint8/int4/uint4); a
+/* Integer dtypes that hold quantized weights (int8/uint8/int4/uint4/int2/
+ * uint2); a
  * quantized bias is int32. Other integers in a weight slot (an int64 table
  * gathered by shape arithmetic) are constants. */
 static bool quantized_weight_type(int32_t dt, bool bias) {
   return dt == NNS_DT_INT8 || dt == NNS_DT_UINT8 || dt == NNS_DT_INT4 ||
-         dt == NNS_DT_UINT4 || (bias && dt == NNS_DT_INT32);
+         dt == NNS_DT_UINT4 || dt == NNS_DT_INT2 || dt == NNS_DT_UINT2 ||
+         (bias && dt == NNS_DT_INT32);
 }
 
 static nns_param_kind classify(const pval *p, int32_t dtype, int64_t numel) {

@@ -321,7 +321,7 @@ nns_status nns_builder_add_metadata(nns_builder *b, const char *key,
 /* ==== Types and tensors ==== */
 
 static bool dtype_ok(int dtype) {
-  return dtype >= NNS_DT_UNDEFINED && dtype <= NNS_DT_INT4;
+  return dtype >= NNS_DT_UNDEFINED && dtype <= NNS_DT_INT2;
 }
 
 /* Checks (rank, dims) as nnscan.h describes them. */

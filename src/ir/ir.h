@@ -513,8 +513,12 @@ const char *nns__dim_str(const nns_model *m, nns__dim d, char *buf,
  * per node, hundreds of thousands of times a summary. */
 static inline int nns__dtype_bits(int32_t dtype) {
   switch (dtype) {
+  case NNS_DT_UINT2:
+  case NNS_DT_INT2:
+    return 2;
   case NNS_DT_UINT4:
   case NNS_DT_INT4:
+  case NNS_DT_FLOAT4E2M1:
     return 4;
   case NNS_DT_UINT8:
   case NNS_DT_INT8:
@@ -523,6 +527,7 @@ static inline int nns__dtype_bits(int32_t dtype) {
   case NNS_DT_FLOAT8E4M3FNUZ:
   case NNS_DT_FLOAT8E5M2:
   case NNS_DT_FLOAT8E5M2FNUZ:
+  case NNS_DT_FLOAT8E8M0:
     return 8;
   case NNS_DT_UINT16:
   case NNS_DT_INT16:
@@ -555,6 +560,8 @@ static inline bool nns__dtype_is_float(int32_t dtype) {
   case NNS_DT_FLOAT8E4M3FNUZ:
   case NNS_DT_FLOAT8E5M2:
   case NNS_DT_FLOAT8E5M2FNUZ:
+  case NNS_DT_FLOAT8E8M0:
+  case NNS_DT_FLOAT4E2M1:
     return true;
   default:
     return false;
@@ -575,6 +582,8 @@ static inline bool nns__dtype_is_int(int32_t dtype) {
   case NNS_DT_UINT64:
   case NNS_DT_UINT4:
   case NNS_DT_INT4:
+  case NNS_DT_UINT2:
+  case NNS_DT_INT2:
     return true;
   default:
     return false;

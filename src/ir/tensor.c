@@ -86,6 +86,8 @@ static double small_float(int32_t dtype, uint32_t bits) {
     return fp8_to_double((uint8_t)bits, 3, 8, FP8_FNUZ);
   case NNS_DT_FLOAT8E5M2:
     return fp8_to_double((uint8_t)bits, 2, 15, FP8_IEEE);
+  case NNS_DT_FLOAT8E8M0: /* a power of two; all ones is NaN */
+    return (uint8_t)bits == 0xff ? NAN : ldexp(1.0, (int)(uint8_t)bits - 127);
   default:
     return fp8_to_double((uint8_t)bits, 2, 16, FP8_FNUZ);
   }
@@ -103,6 +105,20 @@ static uint64_t le(const uint8_t *p, int n) {
 static int64_t nibble(const uint8_t *p, int64_t i, bool is_signed) {
   int v = (p[i / 2] >> (i % 2 ? 4 : 0)) & 0xf;
   return is_signed && v >= 8 ? v - 16 : v;
+}
+
+/* Element i of packed 2-bit integers, four per byte, lowest bits first. */
+static int64_t crumb(const uint8_t *p, int64_t i, bool is_signed) {
+  int v = (p[i / 4] >> (2 * (i % 4))) & 0x3;
+  return is_signed && v >= 2 ? v - 4 : v;
+}
+
+/* float4e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit; no NaN or
+ * infinity (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives). */
+static double fp4_to_double(int v) {
+  int e = (v >> 1) & 3, f = v & 1;
+  double x = e == 0 ? 0.5 * f : ldexp(1.0 + 0.5 * f, e - 1);
+  return v & 8 ? -x : x;
 }
 
 double nns__raw_elem(int32_t dtype, const uint8_t *e) {
@@ -159,6 +175,13 @@ static void decode_bytes(int32_t dtype, const uint8_t *p, int64_t numel,
     case NNS_DT_UINT4:
       c->i[i] = nns__dim_known(nibble(p, i, dtype == NNS_DT_INT4));
       break;
+    case NNS_DT_INT2:
+    case NNS_DT_UINT2:
+      c->i[i] = nns__dim_known(crumb(p, i, dtype == NNS_DT_INT2));
+      break;
+    case NNS_DT_FLOAT4E2M1:
+      c->f[i] = fp4_to_double((int)nibble(p, i, false));
+      break;
     case NNS_DT_INT8:
       c->i[i] = nns__dim_known((int8_t)*e);
       break;
@@ -194,6 +217,18 @@ static void decode_unit(int32_t dtype, bool int32_units, uint64_t u,
     uint8_t byte = (uint8_t)u;
     for (int64_t j = 0; j < 2 && *k < c->numel; j++, ++*k)
       c->i[*k] = nns__dim_known(nibble(&byte, j, dtype == NNS_DT_INT4));
+    return;
+  }
+  if (dtype == NNS_DT_INT2 || dtype == NNS_DT_UINT2) {
+    uint8_t byte = (uint8_t)u;
+    for (int64_t j = 0; j < 4 && *k < c->numel; j++, ++*k)
+      c->i[*k] = nns__dim_known(crumb(&byte, j, dtype == NNS_DT_INT2));
+    return;
+  }
+  if (dtype == NNS_DT_FLOAT4E2M1) {
+    uint8_t byte = (uint8_t)u;
+    for (int64_t j = 0; j < 2 && *k < c->numel; j++, ++*k)
+      c->f[*k] = fp4_to_double((int)nibble(&byte, j, false));
     return;
   }
   if (nns__dtype_is_float(dtype)) {

@@ -234,9 +234,11 @@ static int64_t typed_units(const nns__tensor *t, int tf) {
     return t->dtype == NNS_DT_COMPLEX64 ? 2 * n : n;
   case TF_DOUBLE:
     return t->dtype == NNS_DT_COMPLEX128 ? 2 * n : n;
-  case TF_INT32: /* 4-bit elements are packed two per int32 */
-    return t->dtype == NNS_DT_INT4 || t->dtype == NNS_DT_UINT4 ? (n + 1) / 2
-                                                                : n;
+  case TF_INT32: { /* sub-byte elements are packed one byte per int32 */
+    int bits = nns__dtype_bits(t->dtype);
+    int per = bits > 0 && bits < 8 ? 8 / bits : 1;
+    return (n + per - 1) / per;
+  }
   default:
     return n;
   }

@@ -345,6 +345,9 @@ ACT_COST(leaky_relu, 4)    /* max, min, mul, add; PRelu too (its slope is
                               read once: DMAs include numel(slope)) */
 ACT_COST(hard_swish, 5)    /* METRICS.md */
 ACT_COST(elu, 6)           /* torchscan: max, exp, sub, mul, min, add */
+ACT_COST(mish, 6)          /* METRICS.md */
+ACT_COST(swish, 6)         /* x * sigmoid(alpha x): mul, Sigmoid's 4, mul */
+ACT_COST(gelu, 8)          /* METRICS.md, either approximation */
 ACT_COST(selu, 7)          /* Elu's 6 and the gamma scale */
 ACT_COST(celu, 7)          /* Elu's 6 and the division x / alpha */
 #undef ACT_COST
@@ -408,6 +411,10 @@ static const nns__attr_spec hard_sigmoid1_attrs[] = {
 static const nns__attr_spec hard_sigmoid6_attrs[] = {
     NNS__A_FLOAT("alpha", 0.20000000298023224), NNS__A_FLOAT("beta", 0.5),
     NNS__A_END};
+static const nns__attr_spec gelu_attrs[] = {NNS__A_STR("approximate", "none"),
+                                             NNS__A_END};
+static const nns__attr_spec swish_attrs[] = {NNS__A_FLOAT("alpha", 1.0),
+                                             NNS__A_END};
 static const nns__attr_spec shrink_attrs[] = {
     NNS__A_FLOAT("bias", 0.0), NNS__A_FLOAT("lambd", 0.5), NNS__A_END};
 static const nns__attr_spec axis1_attrs[] = {NNS__A_INT("axis", 1),
@@ -479,6 +486,12 @@ const nns__op nns__ops_activation[] = {
     {"", "Softsign", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape,
      softsign_fold,
      .cost = softsign_cost},
+    {"", "Mish", 18, NNS__OPSET_MAX, "a", NULL, nns__same_shape, NULL,
+     .cost = mish_cost},
+    {"", "Gelu", 20, NNS__OPSET_MAX, "a", gelu_attrs, nns__same_shape, NULL,
+     .cost = gelu_cost},
+    {"", "Swish", 24, NNS__OPSET_MAX, "a", swish_attrs, nns__same_shape, NULL,
+     .cost = swish_cost},
     {"", "Shrink", 9, NNS__OPSET_MAX, "a", shrink_attrs, shrink_shape,
      shrink_fold,
      .cost = shrink_cost},

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "shape_util.h"
 #include "window.h"
 
 /* ==== Shared rule ==== */
@@ -238,6 +239,9 @@ static const conv_io conv_io_transposed = {.x = 0, .w = 1, .b = 2,
                                            .same_dtype = true};
 static const conv_io conv_io_integer = {.x = 0, .w = 1, .b = -1, .n_read = 4};
 static const conv_io conv_io_qlinear = {.x = 0, .w = 3, .b = 8, .n_read = 9};
+/* DeformConv (opset 19): X, W, offset, B, mask. */
+static const conv_io conv_io_deform = {.x = 0, .w = 1, .b = 3, .n_read = 5,
+                                       .same_dtype = true};
 
 nns_status nns__conv_cost_rule(nns__ictx *cx, nns__cost *c) {
   return conv_cost_rule(cx, &conv_io_float, CONV_FLOAT, c);
@@ -250,6 +254,41 @@ static nns_status conv_integer_cost(nns__ictx *cx, nns__cost *c) {
 }
 static nns_status qlinear_conv_cost(nns__ictx *cx, nns__cost *c) {
   return conv_cost_rule(cx, &conv_io_qlinear, CONV_QLINEAR, c);
+}
+
+/*
+ * DeformConv: Conv's count (offset and mask read once, like weights),
+ * plus sampling X at the offset positions: each of the numel(Y) / C_out *
+ * C_in * k samples is a linear interpolation, 4 FLOPs per spatial axis
+ * (Resize's linear), and one multiply by the mask when there is one.
+ */
+static nns_status deform_conv_cost(nns__ictx *cx, nns__cost *c) {
+  nns_status st = conv_cost_rule(cx, &conv_io_deform, CONV_FLOAT, c);
+  if (st != NNS_OK)
+    return st;
+  const nns__type *tw = nns__in_type(cx, 1);
+  const nns__type *ty = nns__has_out(cx, 0) ? &cx->node->out[0]->type : NULL;
+  if (!ty || ty->rank < 3 || tw->rank != ty->rank)
+    return NNS__UNCOUNTED;
+  int64_t cout = nns__dim_count(c, ty->dims[1], cx->m);
+  int64_t y = nns__out_count(cx, c, 0);
+  int64_t g = nns__attr_int(cx, "group");
+  int64_t per = nns__dim_count(c, tw->dims[1], cx->m) * (g > 0 ? g : 1);
+  for (int32_t a = 2; a < tw->rank; a++)
+    per = nns__cmul(c, per, nns__dim_count(c, tw->dims[a], cx->m));
+  if (cout < 1)
+    return NNS__UNCOUNTED;
+  int64_t samples = nns__cmul(c, y / cout, per);
+  int64_t f = 4 * (int64_t)(ty->rank - 2) + (nns__has_in(cx, 4) ? 1 : 0);
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, f, samples));
+  return NNS_OK;
+}
+static nns_status deform_conv_rf(nns__ictx *cx, const nns__rf *in,
+                                 nns__rf *out) {
+  return conv_rf_rule(cx, &conv_io_deform, in, out);
+}
+static nns_status deform_conv_shape(nns__ictx *cx) {
+  return conv_rule(cx, &conv_io_deform, nns__in_dtype(cx, 0));
 }
 
 nns_status nns__conv_rf_rule(nns__ictx *cx, const nns__rf *in,
@@ -296,6 +335,11 @@ static const nns__attr_spec conv_attrs[] = {
     NNS__A_OPT("pads", INTS),         NNS__A_OPT("strides", INTS),
     NNS__A_END};
 
+static const nns__attr_spec deform_conv_attrs[] = {
+    NNS__A_OPT("dilations", INTS), NNS__A_INT("group", 1),
+    NNS__A_OPT("kernel_shape", INTS), NNS__A_INT("offset_group", 1),
+    NNS__A_OPT("pads", INTS), NNS__A_OPT("strides", INTS), NNS__A_END};
+
 static const nns__attr_spec conv_transpose_attrs[] = {
     NNS__A_STR("auto_pad", "NOTSET"),   NNS__A_OPT("dilations", INTS),
     NNS__A_INT("group", 1),             NNS__A_OPT("kernel_shape", INTS),
@@ -303,12 +347,77 @@ static const nns__attr_spec conv_transpose_attrs[] = {
     NNS__A_OPT("pads", INTS),           NNS__A_OPT("strides", INTS),
     NNS__A_END};
 
+/* ==== Col2Im (opset 18) ==== */
+
+/*
+ * Col2Im: columns [N, C * prod(block_shape), L] back into the image
+ * [N, C, image_shape...]. Every column element is added into its pixel:
+ * FLOPs numel(input), DMAs numel(input) + numel(Y) (the shape inputs are
+ * arguments). The field rule is nns__rf_whole: the columns' layout (which
+ * pixel each came from) is not one the receptive-field rules track.
+ */
+static nns_status col2im_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 3)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C * "
+                     "prod(block_shape), L]", x->rank);
+  const nns__dim *img = NULL, *blk = NULL;
+  int64_t ni = -1, nb = -1;
+  bool ki = nns__in_ints(cx, 1, &img, &ni), kb = nns__in_ints(cx, 2, &blk, &nb);
+  if (ki && kb && ni != nb)
+    return nns__fail(cx, NNS_E_SHAPE, "image_shape has %lld values, "
+                     "block_shape %lld", (long long)ni, (long long)nb);
+  int64_t r = ki ? ni : kb ? nb : -1;
+  if (r < 0 || r > NNS__RANK_LIMIT - 2) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  nns__dim *d = nns__out_shape(cx, 0, dt, (int32_t)r + 2);
+  if (!d)
+    return NNS_OK;
+  if (x && x->rank == 3) {
+    d[0] = x->dims[0];
+    if (kb) {
+      nns__dim prod = nns__dim_known(1);
+      for (int64_t k = 0; k < nb; k++)
+        prod = nns__mul(cx, prod, blk[k]);
+      if (!prod.sym && prod.v < 1)
+        return nns__fail(cx, NNS_E_SHAPE, "block_shape has a dim < 1");
+      if (!prod.sym && !x->dims[1].sym && x->dims[1].v % prod.v)
+        return nns__fail(cx, NNS_E_SHAPE, "%lld columns are not a multiple "
+                         "of the block's %lld", (long long)x->dims[1].v,
+                         (long long)prod.v);
+      d[1] = nns__div(cx, x->dims[1], prod);
+    }
+  }
+  for (int64_t k = 0; ki && k < ni; k++)
+    d[2 + k] = img[k];
+  return NNS_OK;
+}
+
+static nns_status col2im_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0);
+  if (x < 0)
+    return NNS__UNCOUNTED;
+  return nns__cost_rw(cx, c, x, x);
+}
+
+static const nns__attr_spec col2im_attrs[] = {
+    NNS__A_OPT("dilations", INTS), NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS), NNS__A_END};
+
 /*
  * Conv-1 and Conv-11 differ only in documentation (11 made kernel_shape
  * inferable from W and clarified auto_pad), as do ConvTranspose-1/11: one
  * entry each covers every opset.
  */
 const nns__op nns__ops_conv[] = {
+    {"", "DeformConv", 19, NNS__OPSET_MAX, "awaba", deform_conv_attrs,
+     deform_conv_shape, NULL, .cost = deform_conv_cost, .rf = deform_conv_rf,
+     .matrix = true},
+    {"", "Col2Im", 18, NNS__OPSET_MAX, "acc", col2im_attrs, col2im_shape, NULL,
+     .cost = col2im_cost, .rf = nns__rf_whole},
     {"", "Conv", 1, NNS__OPSET_MAX, "awb", conv_attrs, nns__conv_shape_rule,
      NULL,
      .cost = nns__conv_cost_rule, .rf = nns__conv_rf_rule,

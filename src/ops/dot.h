@@ -100,4 +100,37 @@ nns_status nns__conv_cost_rule(nns__ictx *cx, nns__cost *c);
 nns_status nns__conv_rf_rule(nns__ictx *cx, const nns__rf *in,
                              nns__rf *out);
 
+/*
+ * Scaled dot-product attention of b x s queries over l keys, h query heads,
+ * query/key width dk and value width dv (all query heads together), with
+ * K and V of kw and vw per key as stored (dk and dv, or fewer when query
+ * heads share key/value heads: grouped-query attention):
+ *   Q Kt     b h s l dot products of dk / h: MACs b s l dk, FLOPs
+ *            2 MACs - b h s l; reads Q (b s dk) and K (b l kw), writes the
+ *            scores (b h s l);
+ *   scale    1 FLOP per score, and `per_score` more (a mask, a bias added);
+ *            fused into the product: no DMAs of their own;
+ *   softmax  5 FLOPs per score (Softmax's), scores read and written;
+ *   P V      b s dv dot products of l: MACs b s l dv, FLOPs 2 MACs - b s dv;
+ *            reads the probabilities and V (b l vw), writes the output.
+ * Adds the counts to *c (msft.c's attention ops, gemm.c's Attention).
+ */
+static inline void nns__sdpa_cost(nns__cost *c, int64_t b, int64_t s,
+                                  int64_t l, int64_t h, int64_t dk,
+                                  int64_t dv, int64_t kw, int64_t vw,
+                                  int64_t per_score) {
+  int64_t bs = nns__cmul(c, b, s), bl = nns__cmul(c, b, l);
+  int64_t scores = nns__cmul(c, nns__cmul(c, bs, h), l);
+  nns__cost qk = {0}, av = {0};
+  nns__dot_cost(&qk, scores, nns__cmul(c, nns__cmul(c, bs, l), dk),
+                nns__cmul(c, bs, dk), nns__cmul(c, bl, kw));
+  nns__dot_cost(&av, nns__cmul(c, bs, dv),
+                nns__cmul(c, nns__cmul(c, bs, l), dv), scores,
+                nns__cmul(c, bl, vw));
+  nns__cost_acc(c, &qk);
+  nns__cost_acc(c, &av);
+  c->flops = nns__cadd(c, c->flops, nns__cmul(c, scores, 6 + per_score));
+  c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, scores));
+}
+
 #endif

@@ -755,7 +755,7 @@ static int32_t cast_target(const nns__ictx *cx) {
   if (cx->opset < 6)
     return dtype_from_name(nns__attr_str(cx, "to"));
   int64_t to = nns__attr_int(cx, "to");
-  return to >= 1 && to <= NNS_DT_BFLOAT16 ? (int32_t)to : 0;
+  return to >= 1 && to <= NNS_DT_INT2 ? (int32_t)to : 0;
 }
 
 static nns_status cast_shape(nns__ictx *cx) {
@@ -997,7 +997,57 @@ static nns_status det_cost(nns__ictx *cx, nns__cost *c) {
   return nns__cost_rw(cx, c, nns__cmul(c, batch, per), x);
 }
 
+/* ==== RotaryEmbedding ==== */
+
+/*
+ * RotaryEmbedding (opset 23): X [B, heads, S, head] or [B, S, heads *
+ * head] (num_heads says the split); the first rotary_embedding_dim dims of
+ * each head (all when 0) are rotated in pairs by the cached cos and sin,
+ * the rest copied. Y is like X.
+ */
+static nns_status rotary_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 3 && x->rank != 4)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected 3 or 4",
+                     x->rank);
+  if (x && x->rank == 3 && nns__attr_int(cx, "rotary_embedding_dim") > 0 &&
+      nns__attr_int(cx, "num_heads") < 1)
+    return nns__fail(cx, NNS_E_ATTR, "a 3-D input with rotary_embedding_dim "
+                     "needs num_heads");
+  nns__out_like(cx, 0, 0, 0);
+  return NNS_OK;
+}
+
+/*
+ * Each rotated pair is x1 cos - x2 sin and x2 cos + x1 sin: 3 FLOPs per
+ * rotated element (R of them), reading one cos or sin entry each:
+ *   FLOPs 3 R, DMAs numel(X) + R + numel(position_ids) + numel(Y).
+ */
+static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int64_t n = nns__in_count(cx, c, 0);
+  int64_t pos = nns__has_in(cx, 3) ? nns__in_count(cx, c, 3) : 0;
+  if (!x || n < 0 || pos < 0)
+    return NNS__UNCOUNTED;
+  int64_t rot = nns__attr_int(cx, "rotary_embedding_dim"), r = n;
+  if (rot > 0) {
+    int64_t head = x->rank == 4
+                       ? nns__dim_count(c, x->dims[3], cx->m)
+                       : nns__dim_count(c, x->dims[2], cx->m) /
+                             nns__attr_int(cx, "num_heads");
+    if (head < 1)
+      return NNS__UNCOUNTED;
+    r = nns__cmul(c, n / head, rot < head ? rot : head);
+  }
+  return nns__cost_rw(cx, c, nns__cmul(c, 3, r),
+                      nns__cadd(c, nns__cadd(c, n, r), pos));
+}
+
 /* ==== Attribute specs ==== */
+
+static const nns__attr_spec rotary_attrs[] = {
+    NNS__A_INT("interleaved", 0), NNS__A_INT("num_heads", 0),
+    NNS__A_INT("rotary_embedding_dim", 0), NNS__A_END};
 
 /* Opsets 1-5: the unused `consumed_inputs` of the old memory planner. */
 static const nns__attr_spec consumed_attrs[] = {
@@ -1017,6 +1067,10 @@ static const nns__attr_spec bitshift_attrs[] = {
 static const nns__attr_spec cast1_attrs[] = {NNS__A_REQ("to", STRING),
                                              NNS__A_END};
 static const nns__attr_spec cast6_attrs[] = {NNS__A_REQ("to", INT), NNS__A_END};
+static const nns__attr_spec cast19_attrs[] = {
+    NNS__A_INT("saturate", 1), NNS__A_REQ("to", INT), NNS__A_END};
+static const nns__attr_spec castlike19_attrs[] = {NNS__A_INT("saturate", 1),
+                                                  NNS__A_END};
 static const nns__attr_spec clip1_attrs[] = {
     NNS__A_OPT("min", FLOAT), NNS__A_OPT("max", FLOAT),
     NNS__A_OPT("consumed_inputs", INTS), NNS__A_END};
@@ -1078,6 +1132,16 @@ const nns__op nns__ops_eltwise[] = {
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),
     {"", "Not", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape, not_fold,
      .cost = eltwise1_cost},
+    /* Bitwise ops (opset 18) on integers: one operation per element of Y,
+     * like And/Or/Xor/Not; no gradient flows through integers. */
+    {"", "BitwiseAnd", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseOr", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseXor", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,
+     .cost = eltwise1_cost},
+    {"", "BitwiseNot", 18, NNS__OPSET_MAX, "a", NULL, nns__same_shape, NULL,
+     .cost = eltwise1_cost},
 
     VARIADIC("Max", max_fold, variadic_cost),
     VARIADIC("Min", min_fold, variadic_cost),
@@ -1135,11 +1199,20 @@ const nns__op nns__ops_eltwise[] = {
      .cost = eltwise1_cost, .attn = NNS__ATTN_SELECT},
     {"", "Cast", 1, 5, "a", cast1_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
-    {"", "Cast", 6, NNS__OPSET_MAX, "a", cast6_attrs, cast_shape, cast_fold,
+    {"", "Cast", 6, 18, "a", cast6_attrs, cast_shape, cast_fold,
+     .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
+    /* Cast-19 added `saturate` (float8 targets); shape and cost unchanged. */
+    {"", "Cast", 19, NNS__OPSET_MAX, "a", cast19_attrs, cast_shape, cast_fold,
      .cost = nns__cost_move, .attn = NNS__ATTN_KEEP},
     /* Casts move data; CastLike reads only the type of input 1. */
-    {"", "CastLike", 15, NNS__OPSET_MAX, "ac", NULL, castlike_shape, cast_fold,
+    {"", "CastLike", 15, 18, "ac", NULL, castlike_shape, cast_fold,
      .cost = nns__cost_move_x},
+    {"", "CastLike", 19, NNS__OPSET_MAX, "ac", castlike19_attrs,
+     castlike_shape, cast_fold,
+     .cost = nns__cost_move_x},
+    /* The caches are tables of constants; position_ids picks rows. */
+    {"", "RotaryEmbedding", 23, NNS__OPSET_MAX, "accc", rotary_attrs,
+     rotary_shape, NULL, .cost = rotary_cost},
     {"", "Clip", 1, 5, "a", clip1_attrs, clip_shape, clip_fold,
      .cost = clip_cost},
     {"", "Clip", 6, 10, "a", clip6_attrs, clip_shape, clip_fold,

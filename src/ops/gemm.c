@@ -547,6 +547,157 @@ static const nns__attr_spec gemm1_attrs[] = {
 static const nns__attr_spec gemm7_attrs[] = {
     NNS__A_FLOAT("alpha", 1.0), NNS__A_FLOAT("beta", 1.0),
     NNS__A_INT("transA", 0), NNS__A_INT("transB", 0), NNS__A_END};
+/* ==== Attention (opset 23) ==== */
+
+/*
+ * The sizes of one Attention node: Q [B, q_heads, S, head] or [B, S,
+ * q_heads * head] (q_num_heads says the split), K [B, kv_heads, L, head] or
+ * [B, L, kv_heads * head], V likewise with v_head, past_key/past_value
+ * [B, kv_heads, P, ...]; T = P + L keys in all. Query heads share
+ * key/value heads in groups of q_heads / kv_heads (GQA).
+ */
+typedef struct attn_dims {
+  nns__dim b, hq, s, hk;   /* batch, query heads, queries, Q/K head size */
+  nns__dim hkv, l, hv, t;  /* key/value heads, new keys, V head size, all keys */
+  int32_t q_rank;          /* 3 or 4: Y takes Q's layout */
+} attn_dims;
+
+/* Heads from an attribute for a 3-D input, whose last dim they split. */
+static nns_status attn_split(nns__ictx *cx, const nns__type *t,
+                             const char *heads_attr, nns__dim *heads,
+                             nns__dim *head) {
+  int64_t h = nns__attr_int(cx, heads_attr);
+  if (h < 1)
+    return nns__fail(cx, NNS_E_ATTR, "3-D inputs need %s >= 1 (it is %lld)",
+                     heads_attr, (long long)h);
+  nns__dim w = t->dims[2];
+  if (!w.sym && w.v % h != 0)
+    return nns__fail(cx, NNS_E_SHAPE, "hidden size %lld does not split into "
+                     "%s %lld", (long long)w.v, heads_attr, (long long)h);
+  *heads = nns__dim_known(h);
+  *head = nns__div(cx, w, *heads);
+  return NNS_OK;
+}
+
+/* Fills *d from the inputs; NNS__UNCOUNTED (no error) when Q, K or V has
+ * an unknown rank. */
+static nns_status attn_read(nns__ictx *cx, attn_dims *d) {
+  const nns__type *q = nns__in_type(cx, 0), *k = nns__in_type(cx, 1),
+                  *v = nns__in_type(cx, 2), *pk = nns__in_type(cx, 4);
+  if (!q || !k || !v || q->rank < 0 || k->rank < 0 || v->rank < 0)
+    return NNS__UNCOUNTED;
+  if ((q->rank != 3 && q->rank != 4) || k->rank != q->rank ||
+      v->rank != q->rank)
+    return nns__fail(cx, NNS_E_SHAPE, "Q, K and V have ranks %d, %d, %d; "
+                     "expected all 3 or all 4", q->rank, k->rank, v->rank);
+  nns_status st = NNS_OK;
+  d->q_rank = q->rank;
+  d->b = q->dims[0];
+  if (q->rank == 4) {
+    d->hq = q->dims[1], d->s = q->dims[2], d->hk = q->dims[3];
+    d->hkv = k->dims[1], d->l = k->dims[2], d->hv = v->dims[3];
+  } else {
+    nns__dim kh, vh;
+    d->s = q->dims[1], d->l = k->dims[1];
+    if ((st = attn_split(cx, q, "q_num_heads", &d->hq, &d->hk)) != NNS_OK ||
+        (st = attn_split(cx, k, "kv_num_heads", &d->hkv, &kh)) != NNS_OK ||
+        (st = attn_split(cx, v, "kv_num_heads", &d->hkv, &vh)) != NNS_OK)
+      return st;
+    d->hv = vh;
+  }
+  if (!d->hq.sym && !d->hkv.sym && (d->hkv.v < 1 || d->hq.v % d->hkv.v))
+    return nns__fail(cx, NNS_E_SHAPE, "%lld query heads do not share %lld "
+                     "key/value heads evenly", (long long)d->hq.v,
+                     (long long)d->hkv.v);
+  d->t = d->l;
+  if (pk && pk->rank == 4)
+    d->t = nns__add(cx, pk->dims[2], d->l);
+  else if (nns__has_in(cx, 4) && (!pk || pk->rank >= 0))
+    return nns__fail(cx, NNS_E_SHAPE, "past_key has rank %d; expected 4",
+                     pk ? pk->rank : -1);
+  return NNS_OK;
+}
+
+/*
+ * Y is Q's layout with V's head size; present_key/present_value hold all
+ * T keys [B, kv_heads, T, head]; qk_matmul_output the scores [B, q_heads,
+ * S, T].
+ */
+static nns_status attention_shape(nns__ictx *cx) {
+  int32_t dt = nns__in_dtype(cx, 0);
+  attn_dims d;
+  nns_status st = attn_read(cx, &d);
+  if (st == NNS__UNCOUNTED) {
+    for (int o = 0; o < nns__n_out(cx); o++)
+      nns__out_shape(cx, o, o == 0 || o == 3 ? dt : nns__in_dtype(cx, o), -1);
+    return NNS_OK;
+  }
+  if (st != NNS_OK)
+    return st;
+  nns__dim *y = nns__out_dims(cx, 0, dt, d.q_rank);
+  if (y && d.q_rank == 4)
+    y[0] = d.b, y[1] = d.hq, y[2] = d.s, y[3] = d.hv;
+  else if (y)
+    y[0] = d.b, y[1] = d.s, y[2] = nns__mul(cx, d.hq, d.hv);
+  const nns__dim kv[2] = {d.hk, d.hv};
+  for (int o = 1; o <= 2; o++) {
+    nns__dim *p = nns__out_dims(cx, o, nns__in_dtype(cx, o), 4);
+    if (p)
+      p[0] = d.b, p[1] = d.hkv, p[2] = d.t, p[3] = kv[o - 1];
+  }
+  nns__dim *qk = nns__out_dims(cx, 3, dt, 4);
+  if (qk)
+    qk[0] = d.b, qk[1] = d.hq, qk[2] = d.s, qk[3] = d.t;
+  return NNS_OK;
+}
+
+/*
+ * Attention (docs/metrics.md): dense scaled dot-product attention of S
+ * queries over all T keys (nns__sdpa_cost), each query head against its
+ * key/value head: MACs B q_heads S T (head + v_head). A mask, is_causal
+ * and softcap add per-score FLOPs (1, 1, 8: divide, Tanh's 6, multiply);
+ * the mask and past are read, the present and qk outputs written.
+ */
+static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
+  attn_dims d;
+  if (attn_read(cx, &d) != NNS_OK)
+    return NNS__UNCOUNTED;
+  const nns_model *m = cx->m;
+  int64_t b = nns__dim_count(c, d.b, m), hq = nns__dim_count(c, d.hq, m),
+          s = nns__dim_count(c, d.s, m), hk = nns__dim_count(c, d.hk, m),
+          hkv = nns__dim_count(c, d.hkv, m), hv = nns__dim_count(c, d.hv, m),
+          t = nns__dim_count(c, d.t, m);
+  int64_t per_score = (nns__has_in(cx, 3) ? 1 : 0) +
+                      (nns__attr_int(cx, "is_causal") ? 1 : 0) +
+                      (nns__attr_float(cx, "softcap") != 0.0 ? 8 : 0);
+  *c = (nns__cost){.symbolic = c->symbolic, .overflow = c->overflow};
+  nns__sdpa_cost(c, b, s, t, hq, nns__cmul(c, hq, hk), nns__cmul(c, hq, hv),
+                 nns__cmul(c, hkv, hk), nns__cmul(c, hkv, hv), per_score);
+  for (int i = 3; i <= 5; i++) {
+    int64_t n = nns__has_in(cx, i) ? nns__in_count(cx, c, i) : 0;
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, n);
+  }
+  for (int o = 1; o <= 3; o++) {
+    int64_t n = nns__has_out(cx, o) ? nns__out_count(cx, c, o) : 0;
+    if (n < 0)
+      return NNS__UNCOUNTED;
+    c->dmas = nns__cadd(c, c->dmas, n);
+  }
+  return NNS_OK;
+}
+
+static const nns__attr_spec attention23_attrs[] = {
+    NNS__A_INT("is_causal", 0),
+    NNS__A_OPT("kv_num_heads", INT),
+    NNS__A_OPT("q_num_heads", INT),
+    NNS__A_INT("qk_matmul_output_mode", 0),
+    NNS__A_OPT("scale", FLOAT),
+    NNS__A_FLOAT("softcap", 0.0),
+    NNS__A_OPT("softmax_precision", INT),
+    NNS__A_END};
+
 static const nns__attr_spec einsum_attrs[] = {
     NNS__A_REQ("equation", STRING), NNS__A_END};
 
@@ -572,6 +723,9 @@ const nns__op nns__ops_gemm[] = {
      qlinear_matmul_shape,
      NULL, .cost = qlinear_matmul_cost, .rf = qlinear_matmul_rf,
      .matrix = true},
+    /* Attention-24 added the optional nonpad_kv_seqlen input (7th). */
+    {"", "Attention", 23, NNS__OPSET_MAX, "aaacaaac", attention23_attrs,
+     attention_shape, NULL, .cost = attention_cost, .matrix = true},
     /* Einsum has no field rule: what its letters mean is the model's. */
     {"", "Einsum", 12, NNS__OPSET_MAX, "a", einsum_attrs, einsum_shape, NULL,
      .cost = einsum_cost, .matrix = true},

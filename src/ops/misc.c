@@ -252,6 +252,20 @@ static nns__dim dft_bins(nns__ictx *cx, nns__dim n, bool onesided) {
 /* input [batch, n1, ..., nk, 1|2] -> the same with the last dim 2 (complex)
  * and dim `axis` the DFT length (dft_length, else the input's), halved
  * plus one when one-sided. */
+/* DFT's axis: an attribute up to opset 19; from 20 the optional input 2
+ * (default -2). False when that input is not a known scalar. */
+static bool dft_axis(nns__ictx *cx, int64_t *axis) {
+  if (cx->op->since < 20) {
+    *axis = nns__attr_int(cx, "axis");
+    return true;
+  }
+  nns__dim a = nns__dim_known(-2);
+  if (nns__has_in(cx, 2) && (!in_scalar(cx, 2, &a) || a.sym))
+    return false;
+  *axis = a.v;
+  return true;
+}
+
 static nns_status dft_shape(nns__ictx *cx) {
   const nns__type *t = nns__in_type(cx, 0);
   if (!t || t->rank < 0) {
@@ -269,9 +283,15 @@ static nns_status dft_shape(nns__ictx *cx) {
                      (long long)last.v);
   /* Negative axes count from the end of the whole shape (as DFT-20 says;
    * DFT-17 does not define them), and must not name the complex axis. */
+  int64_t axis_arg;
+  if (!dft_axis(cx, &axis_arg)) {
+    nns__dim *d = nns__out_shape(cx, 0, t->dtype, t->rank);
+    if (d)
+      d[t->rank - 1] = nns__dim_known(2);
+    return NNS_OK;
+  }
   int32_t axis;
-  nns_status st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), t->rank,
-                                    &axis, "axis");
+  nns_status st = nns__axis_or_fail(cx, axis_arg, t->rank, &axis, "axis");
   if (st != NNS_OK)
     return st;
   if (axis == 0 || axis == t->rank - 1)
@@ -570,6 +590,65 @@ static nns_status tfidf_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/*
+ * The opset-20 string ops and ImageDecoder. Text and image decoding are
+ * not tensor arithmetic: they cost nothing in FLOPs, MACs or DMAs (no
+ * element of a string has a size). Shapes: RegexFullMatch gives a bool per
+ * string; StringConcat broadcasts; StringSplit adds one dim of as many
+ * substrings as the longest split (a symbol: it depends on the data) and
+ * their count per string; ImageDecoder gives [H, W, C] uint8 with C 1 for
+ * Grayscale and 3 for RGB or BGR, H and W symbols.
+ */
+static nns_status regex_match_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0, NNS_DT_BOOL);
+  return NNS_OK;
+}
+
+static nns_status string_concat_shape(nns__ictx *cx) {
+  return nns__broadcast(cx, 0, 2, 0, NNS_DT_STRING);
+}
+
+static nns_status string_split_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  if (nns__attr_has(cx, "maxsplit") && nns__attr_int(cx, "maxsplit") < 0)
+    return nns__fail(cx, NNS_E_ATTR, "maxsplit is %lld, must be >= 0",
+                     (long long)nns__attr_int(cx, "maxsplit"));
+  nns__out_like(cx, 1, 0, NNS_DT_INT64);
+  if (!x || x->rank < 0) {
+    nns__out_shape(cx, 0, NNS_DT_STRING, -1);
+    return NNS_OK;
+  }
+  nns__dim *y = nns__out_shape(cx, 0, NNS_DT_STRING, x->rank + 1);
+  for (int32_t k = 0; y && k < x->rank; k++)
+    y[k] = x->dims[k]; /* the last dim keeps its fresh symbol */
+  return NNS_OK;
+}
+
+static nns_status image_decoder_shape(nns__ictx *cx) {
+  const char *fmt = nns__attr_str(cx, "pixel_format");
+  int64_t ch = !strcmp(fmt, "Grayscale")                    ? 1
+               : !strcmp(fmt, "RGB") || !strcmp(fmt, "BGR") ? 3
+                                                            : 0;
+  if (!ch)
+    return nns__fail(cx, NNS_E_ATTR, "pixel_format \"%s\" is not RGB, BGR "
+                     "or Grayscale", fmt);
+  const nns__type *x = nns__in_type(cx, 0);
+  if (x && x->rank >= 0 && x->rank != 1)
+    return nns__fail(cx, NNS_E_SHAPE, "encoded_stream has rank %d; expected "
+                     "1", x->rank);
+  nns__dim *y = nns__out_shape(cx, 0, NNS_DT_UINT8, 3);
+  if (y)
+    y[2] = nns__dim_known(ch);
+  return NNS_OK;
+}
+
+/* Text and image decoding: no tensor arithmetic (see above). */
+static nns_status text_cost(nns__ictx *cx, nns__cost *c) {
+  (void)cx;
+  *c = (nns__cost){0};
+  return NNS_OK;
+}
+
 /* ==== Training (ai.onnx.preview.training) ==== */
 
 /*
@@ -719,8 +798,9 @@ static nns_status dft_cost(nns__ictx *cx, nns__cost *c) {
   const nns__type *t = nns__in_type(cx, 0);
   int64_t y = nns__out_count(cx, c, 0);
   int32_t axis;
-  if (!t || t->rank < 3 || y < 0 ||
-      !nns__axis(nns__attr_int(cx, "axis"), t->rank, &axis))
+  int64_t axis_arg;
+  if (!t || t->rank < 3 || y < 0 || !dft_axis(cx, &axis_arg) ||
+      !nns__axis(axis_arg, t->rank, &axis))
     return NNS__UNCOUNTED;
   nns__dim len = t->dims[axis];
   if (nns__has_in(cx, 1) && !in_scalar(cx, 1, &len))
@@ -893,6 +973,8 @@ static const nns__attr_spec unique_attrs[] = {
 static const nns__attr_spec dft_attrs[] = {
     NNS__A_INT("axis", 1), NNS__A_INT("inverse", 0), NNS__A_INT("onesided", 0),
     NNS__A_END};
+static const nns__attr_spec dft20_attrs[] = {
+    NNS__A_INT("inverse", 0), NNS__A_INT("onesided", 0), NNS__A_END};
 static const nns__attr_spec stft_attrs[] = {NNS__A_INT("onesided", 1),
                                             NNS__A_END};
 static const nns__attr_spec window_attrs[] = {
@@ -903,6 +985,12 @@ static const nns__attr_spec mel_attrs[] = {
 static const nns__attr_spec loss_attrs[] = {
     NNS__A_OPT("ignore_index", INT), NNS__A_STR("reduction", "mean"),
     NNS__A_END};
+static const nns__attr_spec regex_attrs[] = {NNS__A_OPT("pattern", STRING),
+                                              NNS__A_END};
+static const nns__attr_spec split_str_attrs[] = {
+    NNS__A_OPT("delimiter", STRING), NNS__A_OPT("maxsplit", INT), NNS__A_END};
+static const nns__attr_spec image_decoder_attrs[] = {
+    NNS__A_STR("pixel_format", "RGB"), NNS__A_END};
 static const nns__attr_spec strnorm_attrs[] = {
     NNS__A_STR("case_change_action", "NONE"),
     NNS__A_INT("is_case_sensitive", 0), NNS__A_OPT("locale", STRING),
@@ -939,7 +1027,10 @@ const nns__op nns__ops_misc[] = {
     {"", "Unique", 11, NNS__OPSET_MAX, "a", unique_attrs, unique_shape,
      unique_fold,
      .cost = unique_cost},
-    {"", "DFT", 17, NNS__OPSET_MAX, "ac", dft_attrs, dft_shape, NULL,
+    {"", "DFT", 17, 19, "ac", dft_attrs, dft_shape, NULL,
+     .cost = dft_cost},
+    /* 20 made the axis an input (default -2). */
+    {"", "DFT", 20, NNS__OPSET_MAX, "acc", dft20_attrs, dft_shape, NULL,
      .cost = dft_cost},
     {"", "STFT", 17, NNS__OPSET_MAX, "acac", stft_attrs, stft_shape, NULL,
      .cost = stft_cost},
@@ -961,6 +1052,14 @@ const nns__op nns__ops_misc[] = {
     {"", "StringNormalizer", 10, NNS__OPSET_MAX, "a", strnorm_attrs,
      strnorm_shape,
      strnorm_fold, .cost = nns__cost_move},
+    {"", "RegexFullMatch", 20, NNS__OPSET_MAX, "a", regex_attrs,
+     regex_match_shape, NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "StringConcat", 20, NNS__OPSET_MAX, "aa", NULL, string_concat_shape,
+     NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "StringSplit", 20, NNS__OPSET_MAX, "a", split_str_attrs,
+     string_split_shape, NULL, .cost = text_cost, .no_grad = "1"},
+    {"", "ImageDecoder", 20, NNS__OPSET_MAX, "a", image_decoder_attrs,
+     image_decoder_shape, NULL, .cost = text_cost, .no_grad = "1"},
     {"", "TfIdfVectorizer", 9, NNS__OPSET_MAX, "a", tfidf_attrs, tfidf_shape,
      NULL,
      .cost = tfidf_cost},

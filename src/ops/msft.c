@@ -416,35 +416,6 @@ static nns_status skip_layer_norm_cost(nns__ictx *cx, nns__cost *c) {
 
 /* ==== Costs: attention ==== */
 
-/*
- * Scaled dot-product attention of b x s queries over l keys, h heads,
- * query/key width dk and value width dv (all heads together):
- *   Q Kt     b h s l dot products of dk / h: MACs b s l dk, FLOPs
- *            2 MACs - b h s l; reads Q (b s dk) and K (b l dk), writes the
- *            scores (b h s l);
- *   scale    1 FLOP per score, and `per_score` more (a mask, a bias added);
- *            fused into the product: no DMAs of their own;
- *   softmax  5 FLOPs per score (Softmax's), scores read and written;
- *   P V      b s dv dot products of l: MACs b s l dv, FLOPs 2 MACs - b s dv;
- *            reads the probabilities and V (b l dv), writes the output.
- * Adds the counts to *c.
- */
-static void sdpa_cost(nns__cost *c, int64_t b, int64_t s, int64_t l,
-                      int64_t h, int64_t dk, int64_t dv, int64_t per_score) {
-  int64_t bs = nns__cmul(c, b, s), bl = nns__cmul(c, b, l);
-  int64_t scores = nns__cmul(c, nns__cmul(c, bs, h), l);
-  nns__cost qk = {0}, av = {0};
-  nns__dot_cost(&qk, scores, nns__cmul(c, nns__cmul(c, bs, l), dk),
-                nns__cmul(c, bs, dk), nns__cmul(c, bl, dk));
-  nns__dot_cost(&av, nns__cmul(c, bs, dv),
-                nns__cmul(c, nns__cmul(c, bs, l), dv), scores,
-                nns__cmul(c, bl, dv));
-  nns__cost_acc(c, &qk);
-  nns__cost_acc(c, &av);
-  c->flops = nns__cadd(c, c->flops, nns__cmul(c, scores, 6 + per_score));
-  c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, scores));
-}
-
 /* Adds numel(input i) to DMAs (and FLOPs per score when `per_score`),
  * for the optional inputs: masks, biases, past. false when unknown. */
 static bool add_input(nns__ictx *cx, nns__cost *c, int i) {
@@ -511,7 +482,7 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
   int64_t per_score =
       (nns__has_in(cx, 3) || nns__attr_int(cx, "unidirectional") ? 1 : 0) +
       (nns__has_in(cx, 5) ? 1 : 0);
-  sdpa_cost(c, b, s, l, heads, dk, dv, per_score);
+  nns__sdpa_cost(c, b, s, l, heads, dk, dv, dk, dv, per_score);
   for (int i = 3; i <= 5; i++)
     if (!add_input(cx, c, i))
       return NNS__UNCOUNTED;
@@ -556,7 +527,7 @@ static nns_status mha_cost(nns__ictx *cx, nns__cost *c) {
   int64_t per_score = (nns__has_in(cx, 4) ? 1 : 0) + (nns__has_in(cx, 5) ? 1
                                                                          : 0);
   *c = (nns__cost){.symbolic = c->symbolic, .overflow = c->overflow};
-  sdpa_cost(c, b, s, total, heads, dk, dv, per_score);
+  nns__sdpa_cost(c, b, s, total, heads, dk, dv, dk, dv, per_score);
   if (nns__has_in(cx, 3)) {
     int64_t bq = nns__cmul(c, nns__cmul(c, b, s), dk);
     int64_t bkv = nns__cmul(c, nns__cmul(c, b, l), nns__cadd(c, dk, dv));

@@ -176,6 +176,67 @@ static nns_status affine_norm_cost(nns__ictx *cx, nns__cost *c) {
   return NNS_OK;
 }
 
+/* ==== GroupNormalization and RMSNormalization ==== */
+
+/*
+ * GroupNormalization: Y is like X = [N, C, ...]; num_groups divides C.
+ * Scale and bias are [num_groups] at opset 18 and [C] from 21. Its cost is
+ * InstanceNormalization's (affine_norm_cost; docs/metrics.md).
+ */
+static nns_status group_norm_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0, 0);
+  const nns__type *tx = nns__in_type(cx, 0);
+  if (tx && tx->rank >= 0 && tx->rank < 2)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
+                     "...]", tx->rank);
+  int64_t g = nns__attr_int(cx, "num_groups");
+  if (g < 1)
+    return nns__fail(cx, NNS_E_ATTR, "num_groups is %lld, must be >= 1",
+                     (long long)g);
+  nns__dim c = channels(cx);
+  if (!c.sym && c.v % g != 0)
+    return nns__fail(cx, NNS_E_SHAPE, "%lld channels do not split into %lld "
+                     "groups", (long long)c.v, (long long)g);
+  nns__dim per = cx->op->since < 21 ? nns__dim_known(g) : c;
+  nns_status st = check_per_channel(cx, 1, "scale", per);
+  return st != NNS_OK ? st : check_per_channel(cx, 2, "bias", per);
+}
+
+/*
+ * RMSNormalization (opset 23): Y = X / sqrt(mean(X^2 over [axis, rank)) +
+ * epsilon) * scale, Y like X; scale broadcasts to the normalised dims.
+ */
+static nns_status rms_norm_shape(nns__ictx *cx) {
+  nns__out_like(cx, 0, 0, 0);
+  const nns__type *tx = nns__in_type(cx, 0), *ts = nns__in_type(cx, 1);
+  if (!tx || tx->rank < 0)
+    return NNS_OK;
+  int32_t axis;
+  nns_status st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), tx->rank,
+                                    &axis, "axis");
+  if (st != NNS_OK)
+    return st;
+  if (ts && ts->rank > tx->rank - axis)
+    return nns__fail(cx, NNS_E_SHAPE, "scale has rank %d but only %d axes "
+                     "are normalised", ts->rank, tx->rank - axis);
+  return NNS_OK;
+}
+
+/*
+ * RMSNormalization (docs/metrics.md): the sum of squares is one MAC per
+ * element, then a multiply by the reciprocal RMS and one by the scale:
+ * FLOPs 4*numel(X), MACs numel(X), DMAs 2*numel(X) + numel(scale).
+ */
+static nns_status rms_norm_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), s = nns__in_count(cx, c, 1);
+  if (x < 0 || s < 0)
+    return NNS__UNCOUNTED;
+  c->flops = nns__cmul(c, 4, x);
+  c->macs = x;
+  c->dmas = nns__cadd(c, nns__cmul(c, 2, x), s);
+  return NNS_OK;
+}
+
 /* ==== LayerNormalization ==== */
 
 /*
@@ -384,6 +445,11 @@ static nns_status mvn_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
 static const nns__attr_spec ln_attrs[] = {
     NNS__A_INT("axis", -1), NNS__A_FLOAT("epsilon", 1e-5),
     NNS__A_INT("stash_type", 1), NNS__A_END};
+static const nns__attr_spec gn18_attrs[] = {
+    NNS__A_FLOAT("epsilon", 1e-5), NNS__A_REQ("num_groups", INT), NNS__A_END};
+static const nns__attr_spec gn21_attrs[] = {
+    NNS__A_FLOAT("epsilon", 1e-5), NNS__A_REQ("num_groups", INT),
+    NNS__A_INT("stash_type", 1), NNS__A_END};
 static const nns__attr_spec lpn_attrs[] = {NNS__A_INT("axis", -1),
                                            NNS__A_INT("p", 2), NNS__A_END};
 static const nns__attr_spec lrn_attrs[] = {
@@ -419,6 +485,15 @@ const nns__op nns__ops_norm[] = {
      .rf = instance_norm_rf},
     {"", "LayerNormalization", 17, NNS__OPSET_MAX, "awb", ln_attrs, layer_norm_shape,
      NULL, .cost = affine_norm_cost, .rf = layer_norm_rf, .rf_parts = true},
+    /* GroupNormalization-21 made scale and bias per channel. */
+    {"", "GroupNormalization", 18, 20, "awb", gn18_attrs, group_norm_shape,
+     NULL, .cost = affine_norm_cost, .rf = instance_norm_rf},
+    {"", "GroupNormalization", 21, NNS__OPSET_MAX, "awb", gn21_attrs,
+     group_norm_shape, NULL, .cost = affine_norm_cost,
+     .rf = instance_norm_rf},
+    {"", "RMSNormalization", 23, NNS__OPSET_MAX, "aw", ln_attrs,
+     rms_norm_shape, NULL, .cost = rms_norm_cost, .rf = layer_norm_rf,
+     .rf_parts = true},
     {"", "LpNormalization", 1, NNS__OPSET_MAX, "a", lpn_attrs, lp_norm_shape, NULL,
      .cost = lp_norm_cost, .rf = lp_norm_rf},
     {"", "LRN", 1, NNS__OPSET_MAX, "a", lrn_attrs, lrn_shape, NULL, .cost = lrn_cost},

@@ -171,7 +171,7 @@ typedef nns_status (*nns__rf_fn)(struct nns__ictx *cx, const nns__rf *in,
  * (its old entry then ends one below); the registry test checks ranges.
  * Public as nns_opset_max(), which the Python package builds graphs at.
  */
-#define NNS__OPSET_MAX 17
+#define NNS__OPSET_MAX 25
 
 typedef struct nns__op {
   const char *domain;  /* "" for ai.onnx, "ai.onnx.ml", "com.microsoft" */

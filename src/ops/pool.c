@@ -416,6 +416,18 @@ static const nns__attr_spec lppool2_attrs[] = {
     NNS__A_STR("auto_pad", "NOTSET"), NNS__A_REQ("kernel_shape", INTS),
     NNS__A_INT("p", 2),               NNS__A_OPT("pads", INTS),
     NNS__A_OPT("strides", INTS),      NNS__A_END};
+/* AveragePool-19 and LpPool-18 take dilations (LpPool-18 ceil_mode too):
+ * the shared window helper (window.c) reads them for shape and cost. */
+static const nns__attr_spec avgpool19_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"),   NNS__A_INT("ceil_mode", 0),
+    NNS__A_INT("count_include_pad", 0), NNS__A_OPT("dilations", INTS),
+    NNS__A_REQ("kernel_shape", INTS),   NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS),        NNS__A_END};
+static const nns__attr_spec lppool18_attrs[] = {
+    NNS__A_STR("auto_pad", "NOTSET"), NNS__A_INT("ceil_mode", 0),
+    NNS__A_OPT("dilations", INTS),    NNS__A_REQ("kernel_shape", INTS),
+    NNS__A_INT("p", 2),               NNS__A_OPT("pads", INTS),
+    NNS__A_OPT("strides", INTS),      NNS__A_END};
 static const nns__attr_spec global_lp1_attrs[] = {NNS__A_FLOAT("p", 2.0),
                                                   NNS__A_END};
 static const nns__attr_spec global_lp2_attrs[] = {NNS__A_INT("p", 2),
@@ -463,14 +475,21 @@ const nns__op nns__ops_pool[] = {
     {"", "AveragePool", 7, 9, "a", avgpool7_attrs, pool_shape, NULL,
      .cost = avgpool_cost, .rf = pool_rf,
      .rf_parts = true},
-    {"", "AveragePool", 10, NNS__OPSET_MAX, "a", avgpool10_attrs, pool_shape,
+    {"", "AveragePool", 10, 18, "a", avgpool10_attrs, pool_shape,
+     NULL,
+     .cost = avgpool_cost, .rf = pool_rf,
+     .rf_parts = true},
+    {"", "AveragePool", 19, NNS__OPSET_MAX, "a", avgpool19_attrs, pool_shape,
      NULL,
      .cost = avgpool_cost, .rf = pool_rf,
      .rf_parts = true},
     {"", "LpPool", 1, 1, "a", lppool1_attrs, pool_shape, NULL,
      .cost = lppool_cost, .rf = pool_rf,
      .rf_parts = true},
-    {"", "LpPool", 2, NNS__OPSET_MAX, "a", lppool2_attrs, pool_shape, NULL,
+    {"", "LpPool", 2, 17, "a", lppool2_attrs, pool_shape, NULL,
+     .cost = lppool_cost, .rf = pool_rf,
+     .rf_parts = true},
+    {"", "LpPool", 18, NNS__OPSET_MAX, "a", lppool18_attrs, pool_shape, NULL,
      .cost = lppool_cost, .rf = pool_rf,
      .rf_parts = true},
     {"", "GlobalAveragePool", 1, NNS__OPSET_MAX, "a", NULL, global_pool_shape,

@@ -61,6 +61,10 @@ static nns_status check_param(nns__ictx *cx, int i, bool per_axis_ok,
 static nns_status check_params(nns__ictx *cx, int32_t *axis) {
   bool per_axis = cx->opset >= 13;
   *axis = -1;
+  /* Blocked quantization (opset 21's block_size): the scale has x's rank
+   * with one element per block along `axis`; not a per-axis vector. */
+  if (nns__spec_has(cx, "block_size") && nns__attr_int(cx, "block_size") > 0)
+    return NNS_OK;
   int32_t za = -1;
   nns_status st = check_param(cx, 1, per_axis, axis);
   if (st == NNS_OK && nns__has_in(cx, 2))
@@ -75,20 +79,37 @@ static nns_status quantize_shape(nns__ictx *cx) {
   nns_status st = check_params(cx, &axis);
   if (st != NNS_OK)
     return st;
-  /* The zero point's dtype decides; without one, uint8. */
-  int32_t dt = nns__has_in(cx, 2) ? nns__in_dtype(cx, 2) : NNS_DT_UINT8;
+  /* output_dtype (opset 21) decides, else the zero point's dtype; without
+   * either, uint8. */
+  int64_t want = nns__spec_has(cx, "output_dtype")
+                     ? nns__attr_int(cx, "output_dtype")
+                     : 0;
+  int32_t dt = want > 0 && want <= NNS_DT_INT2 ? (int32_t)want
+               : nns__has_in(cx, 2)            ? nns__in_dtype(cx, 2)
+                                               : NNS_DT_UINT8;
   nns__out_like(cx, 0, 0, 0);
   if (nns__has_out(cx, 0))
     cx->node->out[0]->type.dtype = dt; /* 0 if the zero point's is unknown */
   return NNS_OK;
 }
 
+/* float32 up to opset 18; from 19 the scale's dtype (float16, bfloat16),
+ * unless opset 23's output_dtype names one. */
 static nns_status dequantize_shape(nns__ictx *cx) {
   int32_t axis;
   nns_status st = check_params(cx, &axis);
-  if (st == NNS_OK)
-    nns__out_like(cx, 0, 0, NNS_DT_FLOAT);
-  return st;
+  if (st != NNS_OK)
+    return st;
+  int64_t want = nns__spec_has(cx, "output_dtype")
+                     ? nns__attr_int(cx, "output_dtype")
+                     : 0;
+  int32_t dt = want > 0 && want <= NNS_DT_INT2 ? (int32_t)want
+               : cx->op->since >= 19            ? nns__in_dtype(cx, 1)
+                                               : NNS_DT_FLOAT;
+  nns__out_like(cx, 0, 0, 0);
+  if (nns__has_out(cx, 0))
+    cx->node->out[0]->type.dtype = dt; /* 0 if the scale's is unknown */
+  return NNS_OK;
 }
 
 /* y = (x - zero_point) * scale, per tensor or per `axis`. */
@@ -162,19 +183,48 @@ static nns_status dynamic_quantize_cost(nns__ictx *cx, nns__cost *c) {
 
 static const nns__attr_spec axis_attrs[] = {NNS__A_INT("axis", 1),
                                             NNS__A_END};
+static const nns__attr_spec q19_attrs[] = {
+    NNS__A_INT("axis", 1), NNS__A_INT("saturate", 1), NNS__A_END};
+static const nns__attr_spec q21_attrs[] = {
+    NNS__A_INT("axis", 1), NNS__A_INT("block_size", 0),
+    NNS__A_INT("output_dtype", 0), NNS__A_INT("saturate", 1), NNS__A_END};
+static const nns__attr_spec q23_attrs[] = {
+    NNS__A_INT("axis", 1), NNS__A_INT("block_size", 0),
+    NNS__A_INT("output_dtype", 0), NNS__A_INT("precision", 0),
+    NNS__A_INT("saturate", 1), NNS__A_END};
+static const nns__attr_spec dq21_attrs[] = {
+    NNS__A_INT("axis", 1), NNS__A_INT("block_size", 0), NNS__A_END};
+static const nns__attr_spec dq23_attrs[] = {
+    NNS__A_INT("axis", 1), NNS__A_INT("block_size", 0),
+    NNS__A_INT("output_dtype", 0), NNS__A_END};
 
 const nns__op nns__ops_quant[] = {
     {"", "QuantizeLinear", 10, 12, "acc", NULL, quantize_shape, NULL,
      .cost = quantize_cost},
-    {"", "QuantizeLinear", 13, NNS__OPSET_MAX, "acc", axis_attrs,
+    {"", "QuantizeLinear", 13, 18, "acc", axis_attrs,
      quantize_shape, NULL,
      .cost = quantize_cost},
+    /* 19: float8 and saturate; 21: blocks, output_dtype; 23: precision. */
+    {"", "QuantizeLinear", 19, 20, "acc", q19_attrs, quantize_shape, NULL,
+     .cost = quantize_cost},
+    {"", "QuantizeLinear", 21, 22, "acc", q21_attrs, quantize_shape, NULL,
+     .cost = quantize_cost},
+    {"", "QuantizeLinear", 23, NNS__OPSET_MAX, "acc", q23_attrs,
+     quantize_shape, NULL, .cost = quantize_cost},
     /* A DequantizeLinear of an initializer is a quantized weight. */
     {"", "DequantizeLinear", 10, 12, "wcc", NULL, dequantize_shape,
      dequantize_fold, .cost = dequantize_cost},
-    {"", "DequantizeLinear", 13, NNS__OPSET_MAX, "wcc", axis_attrs,
+    {"", "DequantizeLinear", 13, 18, "wcc", axis_attrs,
      dequantize_shape,
      dequantize_fold, .cost = dequantize_cost},
+    /* 19: the output takes the scale's dtype; 21: blocks; 23:
+     * output_dtype. Blocked scales are not folded. */
+    {"", "DequantizeLinear", 19, 20, "wcc", axis_attrs, dequantize_shape,
+     dequantize_fold, .cost = dequantize_cost},
+    {"", "DequantizeLinear", 21, 22, "wcc", dq21_attrs, dequantize_shape,
+     NULL, .cost = dequantize_cost},
+    {"", "DequantizeLinear", 23, NNS__OPSET_MAX, "wcc", dq23_attrs,
+     dequantize_shape, NULL, .cost = dequantize_cost},
     {"", "DynamicQuantizeLinear", 11, NNS__OPSET_MAX, "a", NULL,
      dynamic_quantize_shape,
      NULL, .cost = dynamic_quantize_cost},

@@ -552,9 +552,13 @@ static nns_status bucketize_cost(nns__ictx *cx, nns__cost *c) {
 
 /* ==== The table ==== */
 
-/* Every Reduce* but ReduceSum keeps `axes` an attribute up to opset 17. */
+/* Every Reduce* but ReduceSum keeps `axes` an attribute up to opset 17;
+ * from 18 it is an optional input, as ReduceSum's from 13. */
 #define REDUCE(nm, fold, cf)                                                   \
-  {"", nm, 1, NNS__OPSET_MAX, "a", reduce_attrs, reduce_shape, fold,           \
+  {"", nm, 1, 17, "a", reduce_attrs, reduce_shape, fold,                       \
+   .cost = cf,                                                                 \
+   .rf = reduce_rf, .rf_parts = true},                                         \
+  {"", nm, 18, NNS__OPSET_MAX, "ac", reduce13_attrs, reduce_shape, fold,       \
    .cost = cf,                                                                 \
    .rf = reduce_rf, .rf_parts = true}
 

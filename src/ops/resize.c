@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dot.h"
 #include "window.h"
 
 /* ==== Scaled dims ==== */
@@ -112,10 +113,91 @@ static bool roi_is_full(nns__ictx *cx) {
  * In tf_crop_and_resize mode the roi shrinks the output too, so scales
  * only give sizes when the roi is the full range.
  */
+/*
+ * Resize-18: `axes` names the axes that sizes or scales are for (the others
+ * keep their size), and keep_aspect_ratio_policy not_larger / not_smaller
+ * turns the sizes into one scale, the smallest / largest of size / input
+ * over those axes, each axis then round(scale * input).
+ */
+static nns_status resize18_shape(nns__ictx *cx, const nns__type *tx,
+                                 const int64_t *axes, int32_t na) {
+  int32_t dt = nns__in_dtype(cx, 0), r = tx->rank;
+  int32_t ax[64];
+  if (na > 64 || r > 64)
+    return nns__fail(cx, NNS_E_LIMIT, "%d axes", na > r ? na : r);
+  for (int32_t k = 0; k < na; k++) {
+    nns_status st = nns__axis_or_fail(cx, axes[k], r, &ax[k], "axes");
+    if (st != NNS_OK)
+      return st;
+  }
+  const nns__dim *sz;
+  int64_t n;
+  if (nns__has_in(cx, 3) && nns__in_ints(cx, 3, &sz, &n) && n > 0) {
+    if (n != na)
+      return nns__fail(cx, NNS_E_SHAPE, "sizes has %lld values for %d axes",
+                       (long long)n, na);
+    const char *pol = nns__attr_str(cx, "keep_aspect_ratio_policy");
+    bool keep = strcmp(pol, "stretch") != 0;
+    if (keep && strcmp(pol, "not_larger") && strcmp(pol, "not_smaller"))
+      return nns__fail(cx, NNS_E_ATTR, "keep_aspect_ratio_policy '%s'", pol);
+    nns__dim *y = nns__out_dims(cx, 0, dt, r);
+    if (!y)
+      return NNS_OK;
+    nns__dims_copy(y, tx->dims, r);
+    double scale = 0.0;
+    bool known = true;
+    for (int32_t k = 0; keep && k < na; k++) {
+      nns__dim in = tx->dims[ax[k]];
+      if (sz[k].sym || in.sym || in.v <= 0) {
+        known = false;
+        break;
+      }
+      double s = (double)sz[k].v / (double)in.v;
+      bool smaller = !strcmp(pol, "not_larger");
+      if (k == 0 || (smaller ? s < scale : s > scale))
+        scale = s;
+    }
+    for (int32_t k = 0; k < na; k++)
+      y[ax[k]] = !keep    ? sz[k]
+                 : known ? nns__dim_known(
+                               (int64_t)floor(scale * (double)tx->dims[ax[k]].v +
+                                              0.5))
+                         : nns__fresh(cx);
+    return NNS_OK;
+  }
+  const nns__const *sc = floats_in(cx, 2);
+  if (sc && sc->numel == na) {
+    double *full = nns__alloc(cx, sizeof *full * (size_t)(r ? r : 1));
+    if (!full)
+      return nns__fail(cx, NNS_E_NOMEM, "out of memory");
+    for (int32_t k = 0; k < r; k++)
+      full[k] = 1.0;
+    for (int32_t k = 0; k < na; k++)
+      full[ax[k]] = sc->f[k];
+    return scaled_output(cx, full, r);
+  }
+  nns__out_shape(cx, 0, dt, r);
+  return NNS_OK;
+}
+
 static nns_status resize_shape(nns__ictx *cx) {
   int32_t dt = nns__in_dtype(cx, 0);
   const nns__type *tx = nns__in_type(cx, 0);
   bool v10 = cx->op->since < 11; /* (X, scales) only */
+  if (cx->op->since >= 18 && tx && tx->rank >= 0) {
+    const int64_t *axes;
+    int32_t na = nns__attr_ints(cx, "axes", &axes);
+    bool keep = strcmp(nns__attr_str(cx, "keep_aspect_ratio_policy"),
+                       "stretch") != 0;
+    if (na >= 0 || keep) {
+      static const int64_t all[64] = {0,  1,  2,  3,  4,  5,  6,  7,
+                                      8,  9,  10, 11, 12, 13, 14, 15};
+      if (na < 0 && tx->rank > 16)
+        return nns__fail(cx, NNS_E_LIMIT, "rank %d", tx->rank);
+      return resize18_shape(cx, tx, na >= 0 ? axes : all,
+                            na >= 0 ? na : tx->rank);
+    }
+  }
   int si = v10 ? 1 : 2, zi = v10 ? -1 : 3;
   if (zi >= 0 && nns__has_in(cx, zi)) {
     const nns__dim *sz;
@@ -245,25 +327,39 @@ static nns_status space_to_depth_shape(nns__ictx *cx) {
 /* ==== GridSample ==== */
 
 /* X [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out]. */
+/*
+ * GridSample-16 samples [N, C, H, W] at grid [N, H_out, W_out, 2]; from
+ * opset 20 any number r of spatial axes: [N, C, D1..Dr] at
+ * [N, D1_out..Dr_out, r].
+ */
 static nns_status grid_sample_shape(nns__ictx *cx) {
   const nns__type *tx = nns__in_type(cx, 0), *tg = nns__in_type(cx, 1);
   int32_t dt = nns__in_dtype(cx, 0);
   bool kx = tx && tx->rank >= 0, kg = tg && tg->rank >= 0;
-  if (kx && tx->rank != 4)
+  bool nd = cx->op->since >= 20;
+  int32_t rank = kx ? tx->rank : kg ? tg->rank : 4;
+  if (!nd && kx && tx->rank != 4)
     return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
                      "H, W]", tx->rank);
-  if (kg && tg->rank != 4)
-    return nns__fail(cx, NNS_E_SHAPE, "grid has rank %d; expected [N, H_out, "
-                     "W_out, 2]", tg->rank);
-  if (kg && !tg->dims[3].sym && tg->dims[3].v != 2)
-    return nns__fail(cx, NNS_E_SHAPE, "grid's last dim is %lld; expected 2",
-                     (long long)tg->dims[3].v);
+  if (kx && tx->rank < 3)
+    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
+                     "spatial...]", tx->rank);
+  if (kg && tg->rank != rank)
+    return nns__fail(cx, NNS_E_SHAPE, "grid has rank %d; expected %d",
+                     tg->rank, rank);
+  if (!kx && !kg && nd) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (kg && !tg->dims[rank - 1].sym && tg->dims[rank - 1].v != rank - 2)
+    return nns__fail(cx, NNS_E_SHAPE, "grid's last dim is %lld; expected %d",
+                     (long long)tg->dims[rank - 1].v, rank - 2);
   if (kx && kg && !tx->dims[0].sym && !tg->dims[0].sym &&
       tx->dims[0].v != tg->dims[0].v)
     return nns__fail(cx, NNS_E_SHAPE, "input batch %lld differs from grid "
                      "batch %lld", (long long)tx->dims[0].v,
                      (long long)tg->dims[0].v);
-  nns__dim *y = nns__out_shape(cx, 0, dt, 4);
+  nns__dim *y = nns__out_shape(cx, 0, dt, rank);
   if (!y)
     return NNS_OK;
   if (kx) {
@@ -273,8 +369,8 @@ static nns_status grid_sample_shape(nns__ictx *cx) {
   if (kg) {
     if (!kx || (y[0].sym && !tg->dims[0].sym))
       y[0] = tg->dims[0];
-    y[2] = tg->dims[1];
-    y[3] = tg->dims[2];
+    for (int32_t k = 2; k < rank; k++)
+      y[k] = tg->dims[k - 1];
   }
   return NNS_OK;
 }
@@ -387,7 +483,8 @@ static nns_status grid_sample_cost(nns__ictx *cx, nns__cost *c) {
   if (y < 0 || nns__cost_move(cx, c) != NNS_OK)
     return NNS__UNCOUNTED;
   int64_t per = taps_flops(mode_taps(nns__attr_str(cx, "mode")));
-  c->flops = nns__cmul(c, nns__cmul(c, per, 2), y);
+  int32_t r = cx->node->out[0]->type.rank - 2; /* spatial axes */
+  c->flops = nns__cmul(c, nns__cmul(c, per, r > 0 ? r : 0), y);
   return NNS_OK;
 }
 
@@ -475,6 +572,17 @@ static const nns__attr_spec resize11_attrs[] = {
     NNS__A_STR("mode", "nearest"),
     NNS__A_STR("nearest_mode", "round_prefer_floor"),
     NNS__A_END};
+static const nns__attr_spec resize18_attrs[] = {
+    NNS__A_INT("antialias", 0),
+    NNS__A_OPT("axes", INTS),
+    NNS__A_STR("coordinate_transformation_mode", "half_pixel"),
+    NNS__A_FLOAT("cubic_coeff_a", -0.75),
+    NNS__A_INT("exclude_outside", 0),
+    NNS__A_FLOAT("extrapolation_value", 0.0),
+    NNS__A_STR("keep_aspect_ratio_policy", "stretch"),
+    NNS__A_STR("mode", "nearest"),
+    NNS__A_STR("nearest_mode", "round_prefer_floor"),
+    NNS__A_END};
 static const nns__attr_spec upsample1_attrs[] = {
     NNS__A_REQ("height_scale", FLOAT), NNS__A_STR("mode", "nearest"),
     NNS__A_REQ("width_scale", FLOAT), NNS__A_END};
@@ -489,6 +597,65 @@ static const nns__attr_spec d2s11_attrs[] = {
 static const nns__attr_spec grid_sample_attrs[] = {
     NNS__A_INT("align_corners", 0), NNS__A_STR("mode", "bilinear"),
     NNS__A_STR("padding_mode", "zeros"), NNS__A_END};
+/* 20 renamed the modes linear, nearest, cubic. */
+static const nns__attr_spec grid_sample20_attrs[] = {
+    NNS__A_INT("align_corners", 0), NNS__A_STR("mode", "linear"),
+    NNS__A_STR("padding_mode", "zeros"), NNS__A_END};
+
+/* ==== AffineGrid ==== */
+
+/*
+ * AffineGrid (opset 20): theta [N, 2, 3] (or [N, 3, 4]) and size
+ * [N, C, H, W] (or [N, C, D, H, W]) give the sampling grid [N, H, W, 2]
+ * (or [N, D, H, W, 3]). Unknown size values leave symbols.
+ */
+static nns_status affine_grid_shape(nns__ictx *cx) {
+  const nns__type *t = nns__in_type(cx, 0), *sz = nns__in_type(cx, 1);
+  int32_t dt = nns__in_dtype(cx, 0);
+  int64_t r = -1; /* spatial rank */
+  if (t && t->rank == 3 && !t->dims[1].sym)
+    r = t->dims[1].v;
+  else if (sz && sz->rank == 1 && !sz->dims[0].sym)
+    r = sz->dims[0].v - 2;
+  if (r < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  if (r != 2 && r != 3)
+    return nns__fail(cx, NNS_E_SHAPE, "a %lld-D grid; AffineGrid makes 2-D "
+                     "or 3-D ones", (long long)r);
+  const nns__dim *v = NULL;
+  int64_t n = 0;
+  bool known = nns__in_ints(cx, 1, &v, &n);
+  if (known && n != r + 2)
+    return nns__fail(cx, NNS_E_SHAPE, "size has %lld values for a %lld-D "
+                     "grid", (long long)n, (long long)r);
+  nns__dim *d = nns__out_shape(cx, 0, dt, (int32_t)r + 2);
+  if (!d)
+    return NNS_OK;
+  d[0] = known ? v[0] : t && t->rank == 3 ? t->dims[0] : d[0];
+  for (int64_t k = 0; k < r; k++)
+    if (known)
+      d[1 + k] = v[2 + k];
+  d[r + 1] = nns__dim_known(r);
+  return NNS_OK;
+}
+
+/* Each grid coordinate is theta's row times [x, y, (z,) 1]: a dot product
+ * of spatial rank + 1 (MatMul's count, docs/metrics.md). */
+static nns_status affine_grid_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t y = nns__out_count(cx, c, 0), th = nns__in_count(cx, c, 0);
+  int32_t r = nns__in_rank(cx, 0) == 3 && nns__has_out(cx, 0)
+                  ? cx->node->out[0]->type.rank - 2
+                  : -1;
+  if (y < 0 || th < 0 || r < 2)
+    return NNS__UNCOUNTED;
+  nns__matmul_cost(c, y, r + 1, th, 0);
+  return NNS_OK;
+}
+
+static const nns__attr_spec affine_grid_attrs[] = {
+    NNS__A_INT("align_corners", 0), NNS__A_END};
 
 /*
  * Resize-13 made roi and scales optional. Upsample is deprecated from
@@ -500,7 +667,12 @@ const nns__op nns__ops_resize[] = {
      .cost = resize_cost, .rf = resize_rf},
     {"", "Resize", 11, 12, "accc", resize11_attrs, resize_shape, NULL,
      .cost = resize_cost, .rf = resize_rf},
-    {"", "Resize", 13, NNS__OPSET_MAX, "accc", resize11_attrs, resize_shape,
+    {"", "Resize", 13, 17, "accc", resize11_attrs, resize_shape,
+     NULL,
+     .cost = resize_cost, .rf = resize_rf},
+    /* 18: antialias, axes, keep_aspect_ratio_policy; 19 only added the
+     * half_pixel_symmetric coordinate mode (no effect on shape or cost). */
+    {"", "Resize", 18, NNS__OPSET_MAX, "accc", resize18_attrs, resize_shape,
      NULL,
      .cost = resize_cost, .rf = resize_rf},
     {"", "Upsample", 1, 6, "a", upsample1_attrs, upsample1_shape, NULL,
@@ -518,7 +690,12 @@ const nns__op nns__ops_resize[] = {
     {"", "SpaceToDepth", 1, NNS__OPSET_MAX, "a", d2s1_attrs,
      space_to_depth_shape, NULL,
      .cost = block_cost, .rf = space_to_depth_rf},
-    {"", "GridSample", 16, NNS__OPSET_MAX, "aa", grid_sample_attrs,
+    {"", "AffineGrid", 20, NNS__OPSET_MAX, "ac", affine_grid_attrs,
+     affine_grid_shape, NULL, .cost = affine_grid_cost},
+    {"", "GridSample", 16, 19, "aa", grid_sample_attrs,
+     grid_sample_shape,
+     NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},
+    {"", "GridSample", 20, NNS__OPSET_MAX, "aa", grid_sample20_attrs,
      grid_sample_shape,
      NULL, .cost = grid_sample_cost, .rf = nns__rf_whole},
     NNS__OP_END,

@@ -488,7 +488,9 @@ static nns_status optional_has_fold(nns__ictx *cx) {
   const nns__value *v = nns__in(cx, 0);
   const nns__node *p = v ? v->producer : NULL;
   int known = -1;
-  if (v && v->type.kind && v->type.kind != NNS_KIND_OPTIONAL)
+  if (!v && cx->op->since >= 18) /* 18: the input itself is optional */
+    known = 0;
+  else if (v && v->type.kind && v->type.kind != NNS_KIND_OPTIONAL)
     known = 1;
   else if (p && p->op && p->op->shape == optional_shape)
     known = p->n_in > 0 && p->in[0] != NULL;
@@ -617,10 +619,17 @@ const nns__op nns__ops_sequence[] = {
     {"", "Optional", 15, NNS__OPSET_MAX, "a", optional_attrs, optional_shape,
      NULL,
      NNS__VIEW},
-    {"", "OptionalHasElement", 15, NNS__OPSET_MAX, "a", NULL,
+    {"", "OptionalHasElement", 15, 17, "a", NULL,
      optional_has_shape,
      optional_has_fold, true, NNS__VIEW},
-    {"", "OptionalGetElement", 15, NNS__OPSET_MAX, "a", NULL,
+    /* 18: a plain tensor (or nothing) is accepted where an optional was. */
+    {"", "OptionalHasElement", 18, NNS__OPSET_MAX, "a", NULL,
+     optional_has_shape,
+     optional_has_fold, true, NNS__VIEW},
+    {"", "OptionalGetElement", 15, 17, "a", NULL,
+     optional_get_shape, NULL,
+     NNS__VIEW},
+    {"", "OptionalGetElement", 18, NNS__OPSET_MAX, "a", NULL,
      optional_get_shape, NULL,
      NNS__VIEW},
     NNS__OP_END,

@@ -465,6 +465,30 @@ static nns_status split_shape(nns__ictx *cx) {
       return nns__fail(cx, NNS_E_SHAPE,
                        "split sizes add up to %lld, the dim is %lld",
                        (long long)sum.v, (long long)whole.v);
+  } else if (st == NNS__ARG_ABSENT && nns__spec_has(cx, "num_outputs") &&
+             nns__attr_has(cx, "num_outputs")) {
+    /* Split-18: num_outputs parts of ceil(dim / num_outputs), the last
+     * one what is left (smaller when the dim does not divide). */
+    int64_t k = nns__attr_int(cx, "num_outputs");
+    if (k != n_out)
+      return nns__fail(cx, NNS_E_ATTR, "num_outputs is %lld for %d outputs",
+                       (long long)k, n_out);
+    if (!whole.sym && whole.v > 0 && (k - 1) * ((whole.v + k - 1) / k) >=
+                                         whole.v)
+      return nns__fail(cx, NNS_E_SHAPE, "dim %lld does not split into %lld "
+                       "parts", (long long)whole.v, (long long)k);
+    if (!whole.sym && whole.v % k != 0) {
+      int64_t part = (whole.v + k - 1) / k;
+      for (int i = 0; i < n_out; i++) {
+        nns__dim *d = nns__out_shape(cx, i, dt, x->rank);
+        if (!d)
+          continue;
+        nns__dims_copy(d, x->dims, x->rank);
+        d[axis] = nns__dim_known(i + 1 < n_out ? part
+                                               : whole.v - part * (k - 1));
+      }
+      return NNS_OK;
+    }
   } else if (st == NNS__ARG_ABSENT && n_out > 0 && !whole.sym &&
              whole.v % n_out != 0) {
     return nns__fail(cx, NNS_E_SHAPE,
@@ -521,10 +545,54 @@ static nns_status split_fold(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* ==== CenterCropPad ==== */
+
+/*
+ * CenterCropPad (opset 18): each axis in `axes` (all when absent) becomes
+ * the matching value of `shape`, cropped or padded about the centre; the
+ * other axes are kept. Unknown shape values leave fresh symbols.
+ */
+static nns_status center_crop_pad_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  if (!x || x->rank < 0) {
+    nns__out_shape(cx, 0, dt, -1);
+    return NNS_OK;
+  }
+  const int64_t *axes;
+  int32_t n_axes = nns__attr_ints(cx, "axes", &axes);
+  const nns__dim *v = NULL;
+  int64_t n = 0;
+  bool known = nns__in_ints(cx, 1, &v, &n);
+  int64_t want = n_axes < 0 ? x->rank : n_axes;
+  if (known && n != want)
+    return nns__fail(cx, NNS_E_SHAPE, "shape has %lld values for %lld axes",
+                     (long long)n, (long long)want);
+  nns__dim *d = nns__out_dims(cx, 0, dt, x->rank);
+  if (!d)
+    return NNS_OK;
+  nns__dims_copy(d, x->dims, x->rank);
+  for (int64_t k = 0; k < want; k++) {
+    int32_t a = (int32_t)k;
+    if (n_axes >= 0) {
+      nns_status st = nns__axis_or_fail(cx, axes[k], x->rank, &a, "axes");
+      if (st != NNS_OK)
+        return st;
+    }
+    d[a] = known ? v[k] : nns__fresh(cx);
+  }
+  return NNS_OK;
+}
+
+static const nns__attr_spec center_crop_pad_attrs[] = {
+    NNS__A_OPT("axes", INTS), NNS__A_END};
+
 static const nns__attr_spec split1_attrs[] = {
     NNS__A_INT("axis", 0), NNS__A_OPT("split", INTS), NNS__A_END};
 static const nns__attr_spec split13_attrs[] = {NNS__A_INT("axis", 0),
                                                NNS__A_END};
+static const nns__attr_spec split18_attrs[] = {
+    NNS__A_INT("axis", 0), NNS__A_OPT("num_outputs", INT), NNS__A_END};
 
 /* ==== Shape, Size, Identity ==== */
 
@@ -717,22 +785,57 @@ static nns_status tile_shape(nns__ictx *cx) {
 
 /* ==== Pad ==== */
 
-typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_BAD } pad_mode;
+typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP, PAD_BAD } pad_mode;
 
+/* wrap is opset 19's. */
 static pad_mode pad_mode_of(const nns__ictx *cx) {
   const char *m = nns__attr_str(cx, "mode");
-  return strcmp(m, "constant") == 0  ? PAD_CONSTANT
-         : strcmp(m, "reflect") == 0 ? PAD_REFLECT
-         : strcmp(m, "edge") == 0    ? PAD_EDGE
-                                     : PAD_BAD;
+  return strcmp(m, "constant") == 0                       ? PAD_CONSTANT
+         : strcmp(m, "reflect") == 0                      ? PAD_REFLECT
+         : strcmp(m, "edge") == 0                         ? PAD_EDGE
+         : strcmp(m, "wrap") == 0 && cx->op->since >= 19 ? PAD_WRAP
+                                                          : PAD_BAD;
 }
 
+/*
+ * The pads, 2 per axis of X. From opset 18 an `axes` input (input 3) says
+ * which axes the pads are for; they are spread here to every axis (0 on
+ * the others), so the shape, fold and field rules read one form.
+ */
 static nns__arg_state pad_amounts(nns__ictx *cx, const nns__dim **p,
                                   int64_t *n) {
   const char *attr = cx->op->since < 2    ? "paddings"
                      : cx->op->since < 11 ? "pads"
                                           : NULL;
-  return nns__ints_arg(cx, attr, 1, p, n);
+  nns__arg_state st = nns__ints_arg(cx, attr, 1, p, n);
+  if (st != NNS__ARG_KNOWN || cx->op->since < 18 || !nns__has_in(cx, 3))
+    return st;
+  int32_t r = nns__in_rank(cx, 0);
+  const int64_t *axes;
+  int64_t na;
+  if (r < 0 || !nns__in_known_ints(cx, 3, &axes, &na) || 2 * na != *n) {
+    *n = -1;
+    return NNS__ARG_UNKNOWN;
+  }
+  nns__dim *full = nns__alloc(cx, sizeof *full * 2 * (size_t)(r ? r : 1));
+  if (!full) {
+    *n = -1;
+    return NNS__ARG_UNKNOWN;
+  }
+  for (int32_t k = 0; k < 2 * r; k++)
+    full[k] = nns__dim_known(0);
+  for (int64_t k = 0; k < na; k++) {
+    int32_t a;
+    if (!nns__axis(axes[k], r, &a)) {
+      *n = -1;
+      return NNS__ARG_UNKNOWN;
+    }
+    full[a] = (*p)[k];
+    full[a + r] = (*p)[k + na];
+  }
+  *p = full;
+  *n = 2 * (int64_t)r;
+  return NNS__ARG_KNOWN;
 }
 
 static nns_status pad_shape(nns__ictx *cx) {
@@ -740,8 +843,9 @@ static nns_status pad_shape(nns__ictx *cx) {
   int32_t dt = nns__in_dtype(cx, 0);
   if (pad_mode_of(cx) == PAD_BAD)
     return nns__fail(cx, NNS_E_ATTR,
-                     "mode '%s' is not constant, reflect or edge",
-                     nns__attr_str(cx, "mode"));
+                     "mode '%s' is not %s", nns__attr_str(cx, "mode"),
+                     cx->op->since >= 19 ? "constant, reflect, edge or wrap"
+                                         : "constant, reflect or edge");
   const nns__dim *p;
   int64_t n;
   nns__arg_state st = pad_amounts(cx, &p, &n);
@@ -782,6 +886,8 @@ static int64_t pad_source(pad_mode mode, int64_t s, int64_t d) {
     return -1;
   if (mode == PAD_EDGE || d == 1)
     return s < 0 ? 0 : d - 1;
+  if (mode == PAD_WRAP)
+    return ((s % d) + d) % d;
   int64_t period = 2 * (d - 1); /* reflect: 0 1 2 1 0 1 2 ... */
   s %= period;
   if (s < 0)
@@ -984,7 +1090,13 @@ const nns__op nns__ops_shape[] = {
      .cost = nns__cost_move_x},
     {"", "Split", 2, 12, "a", split1_attrs, split_shape, split_fold,
      .cost = nns__cost_move_x},
-    {"", "Split", 13, NNS__OPSET_MAX, "ac", split13_attrs, split_shape,
+    {"", "Split", 13, 17, "ac", split13_attrs, split_shape,
+     split_fold,
+     .cost = nns__cost_move_x},
+    {"", "CenterCropPad", 18, NNS__OPSET_MAX, "ac", center_crop_pad_attrs,
+     center_crop_pad_shape, NULL, .cost = nns__cost_move_x},
+    /* 18 added num_outputs (uneven: the last part is smaller). */
+    {"", "Split", 18, NNS__OPSET_MAX, "ac", split18_attrs, split_shape,
      split_fold,
      .cost = nns__cost_move_x},
     {"", "Shape", 1, 14, "a", NULL, shape_shape, shape_fold, true,
@@ -1005,7 +1117,12 @@ const nns__op nns__ops_shape[] = {
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     {"", "Pad", 2, 10, "a", pad2_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
-    {"", "Pad", 11, NNS__OPSET_MAX, "acc", pad11_attrs, pad_shape, pad_fold,
+    {"", "Pad", 11, 17, "acc", pad11_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
+    /* 18 added the axes input; 19 the wrap mode. */
+    {"", "Pad", 18, 18, "accc", pad11_attrs, pad_shape, pad_fold,
+     .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
+    {"", "Pad", 19, NNS__OPSET_MAX, "accc", pad11_attrs, pad_shape, pad_fold,
      .cost = nns__cost_move_x, .rf = pad_rf, .rf_parts = true},
     NNS__OP_END,
 };

@@ -802,6 +802,8 @@ static nns_status scatter_nd_fold(nns__ictx *cx) {
 
 static const nns__attr_spec scatter16_attrs[] = {
     NNS__A_INT("axis", 0), NNS__A_STR("reduction", "none"), NNS__A_END};
+static const nns__attr_spec tensor_scatter_attrs[] = {
+    NNS__A_INT("axis", -2), NNS__A_STR("mode", "linear"), NNS__A_END};
 static const nns__attr_spec scatter_nd16_attrs[] = {
     NNS__A_STR("reduction", "none"), NNS__A_END};
 
@@ -1087,6 +1089,40 @@ static nns_status scatter_cost(nns__ictx *cx, nns__cost *c) {
   return nns__cost_rw(cx, c, reduce ? u : 0, reads);
 }
 
+/*
+ * TensorScatter (opset 24): the KV-cache update. present_cache is
+ * past_cache with `update` written at each batch row's write index along
+ * `axis` (linear or circular); it is counted as Scatter is, without a
+ * reduction: DMAs numel(past) + numel(write_indices) + 2 numel(update) +
+ * numel(present).
+ */
+static nns_status tensor_scatter_shape(nns__ictx *cx) {
+  const nns__type *p = nns__in_type(cx, 0), *u = nns__in_type(cx, 1);
+  if (p && u && p->rank >= 0 && u->rank >= 0 && p->rank != u->rank)
+    return nns__fail(cx, NNS_E_SHAPE, "update has rank %d, past_cache %d",
+                     u->rank, p->rank);
+  if (p && p->rank >= 0) {
+    int32_t axis;
+    nns_status st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), p->rank,
+                                      &axis, "axis");
+    if (st != NNS_OK)
+      return st;
+    if (axis == 0)
+      return nns__fail(cx, NNS_E_ATTR, "axis is the batch axis");
+  }
+  nns__out_like(cx, 0, 0, 0);
+  return NNS_OK;
+}
+
+static nns_status tensor_scatter_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t x = nns__in_count(cx, c, 0), u = nns__in_count(cx, c, 1),
+          idx = nns__has_in(cx, 2) ? nns__in_count(cx, c, 2) : 0;
+  if (x < 0 || idx < 0 || u < 0)
+    return NNS__UNCOUNTED;
+  int64_t reads = nns__cadd(c, nns__cadd(c, x, idx), nns__cmul(c, 2, u));
+  return nns__cost_rw(cx, c, 0, reads);
+}
+
 /* NonZero: one comparison with zero per element of X. */
 static nns_status nonzero_cost(nns__ictx *cx, nns__cost *c) {
   return nns__cost_x(cx, c, 1, 0);
@@ -1124,6 +1160,8 @@ const nns__op nns__ops_shape_index[] = {
     {"", "ScatterND", 16, NNS__OPSET_MAX, "aca", scatter_nd16_attrs,
      scatter_nd_shape,
      scatter_nd_fold, .cost = scatter_cost},
+    {"", "TensorScatter", 24, NNS__OPSET_MAX, "aac", tensor_scatter_attrs,
+     tensor_scatter_shape, NULL, .cost = tensor_scatter_cost},
     {"", "Compress", 9, NNS__OPSET_MAX, "ac", compress_attrs, compress_shape,
      compress_fold, .cost = pick_cost, .picks = true},
     /* Writes Y, reading the indices; depth and values are arguments. */

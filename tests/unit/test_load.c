@@ -492,7 +492,8 @@ static void test_dtypes(void) {
   CHECK_STR(nns_dtype_name(NNS_DT_INT4), "int4");
   CHECK_STR(nns_dtype_name(NNS_DT_FLOAT8E5M2FNUZ), "float8e5m2fnuz");
   CHECK_STR(nns_dtype_name(0), "unknown");
-  CHECK_STR(nns_dtype_name(23), "unknown");
+  CHECK_STR(nns_dtype_name(23), "float4e2m1");
+  CHECK_STR(nns_dtype_name(27), "unknown");
   CHECK_STR(nns_dtype_name(-1), "unknown");
   CHECK_EQ(nns_dtype_bits(NNS_DT_INT4), 4);
   CHECK_EQ(nns_dtype_bits(NNS_DT_BOOL), 8);

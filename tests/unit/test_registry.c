@@ -5,7 +5,7 @@
  * well formed and their defaults have the declared type; every op that
  * slides a window over space (it declares kernel_shape, strides or
  * dilations) has a receptive-field rule; entries marked as views cost
- * nothing; no entry claims an opset beyond NNS__OPSET_MAX.
+ * nothing; no entry claims an opset beyond NNS__OPSET_MAX (25, onnx 1.20).
  *
  * The checks are counted, and the run fails when it made none: an empty
  * table (a family left out of families.h, a broken iteration) must not
