@@ -365,6 +365,17 @@ nns_status nns_hardware_list_open(const char *path, nns_hardware_list **out,
     return nns__err(err, NNS_E_LIMIT, -1, NULL,
                     "%.200s: a hardware file is at most 1 MiB", path);
   }
+  /* A device file is text: a NUL byte would cut a name or a figure short
+   * where C strings read it (libFuzzer's fuzz_hardware found an empty name
+   * made of NULs). */
+  const char *nul = f.size ? memchr(f.data, 0, f.size) : NULL;
+  if (nul) {
+    size_t at = (size_t)(nul - (const char *)f.data);
+    nns__fmap_close(&f);
+    return nns__err(err, NNS_E_MODEL, (int64_t)at, NULL,
+                    "%.200s: a NUL byte at byte %zu; a hardware file is text",
+                    path, at);
+  }
   nns_hardware_list *l = calloc(1, sizeof *l);
   if (!l) {
     nns__fmap_close(&f);

@@ -219,6 +219,8 @@ printf '[u]\nsource = https://x.org/a#b  # the sheet\nbandwidth = 1e11 # B/s\nfp
 expect 0 'https://x.org/a#b"' -- hardware --json --hardware-file "$tmp/url.hw"
 : >"$tmp/empty.hw"
 expect 1 "empty.hw: no device" -- hardware --hardware-file "$tmp/empty.hw"
+printf '[a]\nbandwidth = 1e12\n[\0b]\n' >"$tmp/nul.hw"
+expect 1 'nul.hw: a NUL byte at byte 22; a hardware file is text' -- hardware --hardware-file "$tmp/nul.hw"
 # Figures are finite and from 1e6 to 1e21, from a file or an option.
 printf '[x]\nbandwidth = 1e30\nfp32 = 1e12\n' >"$tmp/big.hw"
 expect 1 "big.hw:2: '1e30' is not a number from 1e6 to 1e21 \(bytes/s" -- hardware --hardware-file "$tmp/big.hw"
