@@ -143,12 +143,22 @@ static nns_status batch_norm_cost(nns__ictx *cx, nns__cost *c) {
 
 /* ==== InstanceNormalization ==== */
 
-static nns_status instance_norm_shape(nns__ictx *cx) {
+/* Y like X = [N, C, ...]: the shape rule InstanceNormalization and
+ * GroupNormalization begin with; NNS_OK where the rank is 2 or more or not
+ * known. */
+static nns_status like_nc_input(nns__ictx *cx) {
   nns__out_like(cx, 0, 0, 0);
   const nns__type *tx = nns__in_type(cx, 0);
   if (tx && tx->rank >= 0 && tx->rank < 2)
     return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
                      "...]", tx->rank);
+  return NNS_OK;
+}
+
+static nns_status instance_norm_shape(nns__ictx *cx) {
+  nns_status st0 = like_nc_input(cx);
+  if (st0 != NNS_OK)
+    return st0;
   nns__dim c = channels(cx);
   nns_status st = check_per_channel(cx, 1, "scale", c);
   return st != NNS_OK ? st : check_per_channel(cx, 2, "B", c);
@@ -184,11 +194,9 @@ static nns_status affine_norm_cost(nns__ictx *cx, nns__cost *c) {
  * InstanceNormalization's (affine_norm_cost; docs/metrics.md).
  */
 static nns_status group_norm_shape(nns__ictx *cx) {
-  nns__out_like(cx, 0, 0, 0);
-  const nns__type *tx = nns__in_type(cx, 0);
-  if (tx && tx->rank >= 0 && tx->rank < 2)
-    return nns__fail(cx, NNS_E_SHAPE, "input has rank %d; expected [N, C, "
-                     "...]", tx->rank);
+  nns_status st0 = like_nc_input(cx);
+  if (st0 != NNS_OK)
+    return st0;
   int64_t g = nns__attr_int(cx, "num_groups");
   if (g < 1)
     return nns__fail(cx, NNS_E_ATTR, "num_groups is %lld, must be >= 1",
