@@ -434,10 +434,21 @@ void nns__fmt_seconds(char *buf, size_t size, double s, bool raw) {
     double scale;
     const char *unit;
   } units[] = {{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
-  size_t u = 0;
-  while (u + 1 < sizeof units / sizeof units[0] && s >= units[u + 1].scale)
+  size_t u = 0, n = sizeof units / sizeof units[0];
+  while (u + 1 < n && s >= units[u + 1].scale)
     u++;
-  snprintf(buf, size, "%.3g %s", s / units[u].scale, units[u].unit);
+  /* Three significant digits kept ("30.0 us", as JavaScript's
+   * toPrecision(3) on the page), a unit up where rounding reaches 1000. */
+  double v = s / units[u].scale;
+  int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+  if (v >= 999.5 && u + 1 < n) {
+    v /= 1000;
+    u++;
+    dec = 2;
+  }
+  nns__fmt_fixed(buf, size, v, dec);
+  size_t len = strlen(buf);
+  snprintf(buf + len, size - len, " %s", units[u].unit);
 }
 
 void nns__fmt_ratio(char *buf, size_t size, int64_t v, int64_t total) {

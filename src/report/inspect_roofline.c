@@ -8,6 +8,7 @@
  * The table, JSON and footer of inspect_table.c / inspect_json.c call
  * these.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,14 @@ size_t nns__inspect_roof_ranking(const nns_inspection *in, size_t *out,
   return k;
 }
 
+void nns__inspect_pct(char *buf, size_t size, double f) {
+  double p = 100 * f;
+  if (p > 0 && p < 0.01)
+    snprintf(buf, size, "<0.01%%");
+  else
+    snprintf(buf, size, p >= 999.5 ? "%.0f%%" : "%.3g%%", p);
+}
+
 void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
   if (!nns__inspect_has_roofline(in))
     return;
@@ -93,7 +102,7 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
   }
   nns__out_str(o, ": Roof is the static lower bound of one forward "
                   "(docs/metrics.md), % roof that over the measured Fwd "
-                  "ms.\n");
+                  "time.\n");
   if (!n)
     return;
   nns__out_str(o, "Furthest from their roof:");
@@ -108,9 +117,10 @@ void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in) {
     char roof_t[32], fwd_t[32]; /* human units: "54.6 us of 145 us" */
     nns__fmt_seconds(roof_t, sizeof roof_t, d.roofline_ms / 1e3, false);
     nns__fmt_seconds(fwd_t, sizeof fwd_t, ms / 1e3, false);
-    nns__out_fmt(o, "%s %s %.3g%% (%s of %s)", i ? "," : "",
-                 *path ? path : "the model",
-                 100 * nns__inspect_roof_fraction(in, &d, &s), roof_t, fwd_t);
+    char pct[32];
+    nns__inspect_pct(pct, sizeof pct, nns__inspect_roof_fraction(in, &d, &s));
+    nns__out_fmt(o, "%s %s %s (%s of %s)", i ? "," : "",
+                 *path ? path : "the model", pct, roof_t, fwd_t);
   }
   nns__out_str(o, ".\n");
 }

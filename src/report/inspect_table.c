@@ -36,7 +36,7 @@ enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
        K_ROOF, K_ROOF_PCT, K_NAN, K_COUNT };
 
 /* drop: in the text table, columns that give way to fit the width, in
- * this order (0: never); statics: shown only when a static count is
+ * this order (0: never; the footer names those that gave way); statics: shown only when a static count is
  * known (CSV always has them). */
 static const struct {
   const char *title, *csv;
@@ -47,13 +47,14 @@ static const struct {
     [K_TYPE] = {"Type", "type", false, false, 0},
     [K_CALLS] = {"Calls", "calls", true, false, 4},
     [K_SHAPE] = {"Output Shape", "output_shape", false, false, 7},
-    [K_FWD] = {"Fwd ms", "forward_ms", true, false, 0},
+    [K_FWD] = {"Fwd time", "forward_ms", true, false, 0},
     [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true, false, 1},
-    [K_BWD] = {"Bwd ms", "backward_ms", true, false, 0},
+    [K_BWD] = {"Bwd time", "backward_ms", true, false, 0},
     [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
     [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
-    /* shown only with a prediction (nns_inspect_module.saved_bytes) */
-    [K_SAVED] = {"Saved (pred.)", "predicted_saved_bytes", true, false, 8},
+    /* shown only with a prediction (nns_inspect_module.saved_bytes): asked
+     * for, so the last to give way */
+    [K_SAVED] = {"Saved (pred.)", "predicted_saved_bytes", true, false, 11},
     [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
     [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
     [K_MACS] = {"MACs", "macs", true, true, 3},
@@ -63,6 +64,15 @@ static const struct {
     [K_ROOF_PCT] = {"% roof", "roof_fraction", true, true, 10},
     [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
+
+/* The text table's layout: each column's width, whether it is shown and
+ * whether its title takes two lines ("Saved" over "(pred.)"). */
+typedef struct layout {
+  int w[K_COUNT];
+  bool shown[K_COUNT], two[K_COUNT];
+  int total; /* the table's width */
+  int all;   /* the width that shows every column */
+} layout;
 
 /* "(1, 64, 56, 56)" for the first output of the module's first call, with
  * "+2" when it returned more; "-" when it never ran. */
@@ -115,12 +125,24 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
     nns__text_clean(buf + n, size - n, tail);
 }
 
+/* A time per pass on a human scale ("135 ms", "68.0 us", "412 ns", as
+ * the other tables print times); raw: milliseconds to 3 places, with the
+ * unit; CSV: milliseconds to 3 places, bare; "-" when it never ran, "0"
+ * when it ran in no measurable time. */
 static void ms_cell(char *buf, size_t size, const nns_inspection *in,
-                    double total, bool ran) {
+                    double total, bool ran, const nns_report_options *o,
+                    bool csv) {
+  double ms = nns__inspect_per_pass(in, total);
   if (!ran)
     snprintf(buf, size, "-");
+  else if (csv)
+    snprintf(buf, size, "%.3f", ms);
+  else if (o->numbers == NNS_NUMBERS_RAW)
+    snprintf(buf, size, "%.3f ms", ms);
+  else if (!(ms > 0))
+    snprintf(buf, size, "0");
   else
-    snprintf(buf, size, "%.3f", nns__inspect_per_pass(in, total));
+    nns__fmt_seconds(buf, size, ms / 1e3, false);
 }
 
 static void mem_cell(char *buf, size_t size, const nns_inspection *in,
@@ -202,10 +224,10 @@ static void cell(char *buf, size_t size, const nns_inspection *in,
   case K_TYPE: nns__text_clean(buf, size, d->type); break;
   case K_CALLS: snprintf(buf, size, "%lld", (long long)s->calls); break;
   case K_SHAPE: shape_cell(buf, size, in, d); break;
-  case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran); break;
-  case K_FWD_SELF: ms_cell(buf, size, in, s->fwd_self_ms, ran); break;
-  case K_BWD: ms_cell(buf, size, in, s->bwd_inclusive_ms, back); break;
-  case K_BWD_SELF: ms_cell(buf, size, in, s->bwd_self_ms, back); break;
+  case K_FWD: ms_cell(buf, size, in, s->fwd_inclusive_ms, ran, o, csv); break;
+  case K_FWD_SELF: ms_cell(buf, size, in, s->fwd_self_ms, ran, o, csv); break;
+  case K_BWD: ms_cell(buf, size, in, s->bwd_inclusive_ms, back, o, csv); break;
+  case K_BWD_SELF: ms_cell(buf, size, in, s->bwd_self_ms, back, o, csv); break;
   case K_FWD_MEM:
     mem_cell(buf, size, in, s->fwd_alloc_bytes, root->s.fwd_alloc_bytes, o,
              csv);
@@ -237,8 +259,10 @@ static void cell(char *buf, size_t size, const nns_inspection *in,
     double f = nns__inspect_roof_fraction(in, d, s);
     if (f < 0)
       snprintf(buf, size, csv ? "" : "-");
+    else if (csv)
+      snprintf(buf, size, "%.6g", f);
     else
-      snprintf(buf, size, csv ? "%.6g" : "%.3g%%", csv ? f : 100 * f);
+      nns__inspect_pct(buf, size, f);
     break;
   }
   default: nan_cell(buf, size, s); break;
@@ -250,7 +274,25 @@ static void text_rule(nns__out *o, const char *ch, int w) {
   nns__out_str(o, "\n");
 }
 
-static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
+/* The columns the width left out, named, and the width that shows them:
+ * a column never goes silently. */
+static void write_hidden(nns__out *o, const bool *show, const layout *l) {
+  const bool *shown = l->shown;
+  int hidden = 0;
+  for (int k = 0; k < K_COUNT; k++)
+    hidden += show[k] && !shown[k];
+  if (!hidden)
+    return;
+  nns__out_fmt(o, "%d column%s hidden (", hidden, hidden == 1 ? "" : "s");
+  for (int k = 0, n = 0; k < K_COUNT; k++)
+    if (show[k] && !shown[k])
+      nns__out_fmt(o, "%s%s", n++ ? ", " : "", kcols[k].title);
+  nns__out_fmt(o, "): width=%d shows %s.\n", l->all,
+               hidden == 1 ? "it" : "them");
+}
+
+static void write_footer(nns__out *o, const nns_inspection *in, int rule,
+                         const bool *show, const layout *l) {
   char path[PATH_CELL_MAX * 2], type[256];
   int ranks = nns__inspect_ranks(in);
   text_rule(o, "=", rule);
@@ -259,6 +301,7 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
                   "calls).\n",
                nns_inspection_batch_count(in), ranks, ranks == 1 ? "" : "s",
                nns_inspection_call_count(in));
+  write_hidden(o, show, l);
   nns__inspect_roofline_footer(o, in);
   static const char *phase[2] = {"forward", "backward"};
   for (int b = 0; b < 2; b++) {
@@ -277,6 +320,107 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule) {
                                                   : "passed it on");
   }
   text_rule(o, "=", rule);
+}
+
+/* A title's width on two lines, split at its first space (its width on
+ * one where it has none). */
+static int title_two_w(const char *t) {
+  const char *sp = strchr(t, ' ');
+  if (!sp)
+    return nns__utf8_width(t);
+  char first[64];
+  snprintf(first, sizeof first, "%.*s", (int)(sp - t), t);
+  int a = nns__utf8_width(first), b = nns__utf8_width(sp + 1);
+  return a > b ? a : b;
+}
+
+static void drop_level(layout *l, int level, int width, int gap) {
+  for (int k = 0; k < K_COUNT && l->total > width; k++)
+    if (l->shown[k] && kcols[k].drop == level) {
+      l->shown[k] = false;
+      l->total -= l->w[k] + gap;
+    }
+}
+
+static void cut_to(layout *l, int k, int floor_w, int width) {
+  int cut = l->total - width, room = l->w[k] - floor_w;
+  cut = cut > room ? room : cut;
+  if (cut > 0) {
+    l->w[k] -= cut;
+    l->total -= cut;
+  }
+}
+
+/* Fits the columns (cells' widths cw, titles aside; those in l->shown) to
+ * `width` as torchinfo or rich would. The names keep their room (Layer up
+ * to 40 columns, Type up to 20); titles wider than their cells take two
+ * lines; then whole columns give way in their `drop` order - those nobody
+ * asked for (1-8), Type cut to 11, the roofline's (9, 10), Layer cut to
+ * `layer_floor`, and last "Saved (pred.)" (11); room left over goes back
+ * to the names. The footer names every column that gave way. */
+static void fit_columns(layout *l, const int *cw, int width, int layer_floor,
+                        int gap) {
+  static const int names[2] = {K_LAYER, K_TYPE};
+  int nat[K_COUNT];
+  l->total = 0;
+  for (int k = 0; k < K_COUNT; k++) {
+    int tw = nns__utf8_width(kcols[k].title);
+    nat[k] = l->w[k] = cw[k] > tw ? cw[k] : tw;
+    l->two[k] = false;
+  }
+  int cap[2] = {layer_floor > 40 ? layer_floor : 40, 20};
+  for (int j = 0; j < 2; j++)
+    if (l->w[names[j]] > cap[j])
+      l->w[names[j]] = cap[j];
+  for (int k = 0; k < K_COUNT; k++)
+    l->total += l->shown[k] ? l->w[k] + (k ? gap : 0) : 0;
+  for (int k = 0; k < K_COUNT && l->total > width; k++) {
+    int two = title_two_w(kcols[k].title);
+    two = cw[k] > two ? cw[k] : two;
+    if (l->shown[k] && k != K_LAYER && two < l->w[k]) {
+      l->total -= l->w[k] - two;
+      l->w[k] = two;
+      l->two[k] = true;
+    }
+  }
+  l->all = l->total;
+  for (int level = 1; level <= 8; level++)
+    drop_level(l, level, width, gap);
+  cut_to(l, K_TYPE, 11, width);
+  drop_level(l, 9, width, gap);
+  drop_level(l, 10, width, gap);
+  cut_to(l, K_LAYER, layer_floor, width);
+  drop_level(l, 11, width, gap);
+  for (int j = 0; j < 2 && l->total < width; j++) {
+    int more = nat[names[j]] - l->w[names[j]], room = width - l->total;
+    more = more > room ? room : more;
+    if (more > 0) {
+      l->w[names[j]] += more;
+      l->total += more;
+    }
+  }
+  /* A title cut to two lines that now has room for one again. */
+  for (int k = 0; k < K_COUNT; k++)
+    if (l->shown[k] && l->two[k]) {
+      int more = nat[k] - l->w[k];
+      if (more <= width - l->total) {
+        l->w[k] += more;
+        l->total += more;
+        l->two[k] = false;
+      }
+    }
+}
+
+/* Line `line` (0, 1) of a column's title: the whole title on line 0 when
+ * it is on one line. */
+static void title_line(char *buf, size_t size, int k, bool two, int line) {
+  const char *t = kcols[k].title, *sp = two ? strchr(t, ' ') : NULL;
+  if (!sp)
+    snprintf(buf, size, "%s", line ? "" : t);
+  else if (line)
+    snprintf(buf, size, "%s", sp + 1);
+  else
+    snprintf(buf, size, "%.*s", (int)(sp - t), t);
 }
 
 static nns_status write_tables(const nns_inspection *in,
@@ -392,62 +536,51 @@ static nns_status write_tables(const nns_inspection *in,
       nns__out_str(o, "\n");
     }
   } else {
-    int w[K_COUNT], total = 0;
+    int cw[K_COUNT]; /* the cells' widths, titles aside */
     const int gap = 2;
     for (int k = 0; k < K_COUNT; k++) {
-      w[k] = 0;
-      if (!show[k])
-        continue;
-      w[k] = nns__utf8_width(kcols[k].title);
-      for (size_t r = 0; r < nrows; r++) {
-        int cw = nns__utf8_width(cells[r * K_COUNT + (size_t)k]) +
-                 (k == K_LAYER ? nns__utf8_width(prefix[r]) : 0);
-        w[k] = cw > w[k] ? cw : w[k];
+      cw[k] = 0;
+      for (size_t r = 0; show[k] && r < nrows; r++) {
+        int c = nns__utf8_width(cells[r * K_COUNT + (size_t)k]) +
+                (k == K_LAYER ? nns__utf8_width(prefix[r]) : 0);
+        cw[k] = c > cw[k] ? c : cw[k];
       }
     }
     int width = opt->width > 0 ? opt->width : 100;
-    for (int k = 0; k < K_COUNT; k++)
-      total += show[k] ? w[k] + (k ? gap : 0) : 0;
-    /* To fit: Type and Layer give way (to 11 and 15 columns), then the
-     * columns that can go, in their order (self times first). */
-    static const int shrink[2] = {K_TYPE, K_LAYER};
-    int floor_w[2] = {11, 15};
     /* Layer gives way only down to what keeps every row's guides whole
      * beside the first characters of its name (at most the width: a
      * chain deeper than the page cuts its guides). */
+    int layer_floor = 15;
     for (size_t r = 0; r < nrows; r++) {
       int sw = nns__utf8_width(cells[r * K_COUNT + K_LAYER]);
       int need = nns__utf8_width(prefix[r]) + (sw < 4 ? sw : 4);
       need = need > width ? width : need;
-      floor_w[1] = need > floor_w[1] ? need : floor_w[1];
+      layer_floor = need > layer_floor ? need : layer_floor;
     }
-    for (int j = 0; j < 2 && total > width; j++) {
-      int room = w[shrink[j]] - floor_w[j], cut = total - width;
-      if (room <= 0)
-        continue;
-      cut = cut > room ? room : cut;
-      w[shrink[j]] -= cut;
-      total -= cut;
-    }
-    for (int drop = 1; total > width && drop <= 10; drop++)
-      for (int k = 0; k < K_COUNT; k++)
-        if (show[k] && kcols[k].drop == drop) {
-          show[k] = false;
-          total -= w[k] + gap;
-        }
-    int rule = total < 40 ? 40 : total;
+    layout l;
+    memcpy(l.shown, show, sizeof l.shown);
+    fit_columns(&l, cw, width, layer_floor, gap);
+    const int *w = l.w;
+    int rule = l.total < 40 ? 40 : l.total;
+    bool two = false;
+    for (int k = 0; k < K_COUNT; k++)
+      two = two || (l.shown[k] && l.two[k]);
     text_rule(o, "_", rule);
-    for (int k = 0; k < K_COUNT; k++) {
-      if (!show[k])
-        continue;
-      nns__out_rep(o, " ", k ? gap : 0);
-      nns__put_fit(o, kcols[k].title, w[k], kcols[k].numeric, NNS_WRAP_END);
+    for (int line = 0; line < (two ? 2 : 1); line++) {
+      for (int k = 0; k < K_COUNT; k++) {
+        if (!l.shown[k])
+          continue;
+        char t[64];
+        title_line(t, sizeof t, k, l.two[k], line);
+        nns__out_rep(o, " ", k ? gap : 0);
+        nns__put_fit(o, t, w[k], kcols[k].numeric, NNS_WRAP_END);
+      }
+      nns__out_str(o, "\n");
     }
-    nns__out_str(o, "\n");
     text_rule(o, "=", rule);
     for (size_t r = 0; r < nrows; r++) {
       for (int k = 0; k < K_COUNT; k++) {
-        if (!show[k])
+        if (!l.shown[k])
           continue;
         const char *s = cells[r * K_COUNT + (size_t)k];
         nns__out_rep(o, " ", k ? gap : 0);
@@ -467,7 +600,7 @@ static nns_status write_tables(const nns_inspection *in,
       }
       nns__out_str(o, "\n");
     }
-    write_footer(o, in, rule);
+    write_footer(o, in, rule, show, &l);
   }
 done:
   if (cells)

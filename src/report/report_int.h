@@ -328,6 +328,9 @@ const char *nns__inspect_hardware(const nns_inspection *in);
 size_t nns__inspect_roof_ranking(const nns_inspection *in, size_t *out,
                                  size_t max);
 void nns__inspect_roofline_footer(nns__out *o, const nns_inspection *in);
+/* A fraction as a percentage for the text: "12.3%", "<0.01%" (never an
+ * exponent). */
+void nns__inspect_pct(char *buf, size_t size, double f);
 void nns__inspect_roofline_json(nns__jw *w, const nns_inspection *in);
 void nns__inspect_path_cell(char *buf, size_t size, const char *path,
                             size_t len);

@@ -559,6 +559,72 @@ def check_inspect_readable(page, html, doc, out):
                    'deviceScaleFactor': 1, 'mobile': False})
 
 
+def check_inspect_modulelist(page, html, doc, out):
+    """Issue 41: GPT-2 keeps its blocks in transformer.h, a ModuleList
+    never called itself, so it has no time of its own. A container's value
+    is the sum of its children's (as on the summary page): the blocks are
+    drawn in the icicle, each with its own forward time per pass and as
+    wide as its share, transformer.h as the sum of theirs, its row shows
+    that sum and a note says why."""
+    page.call('Emulation.setDeviceMetricsOverride',
+              {'width': 1400, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False})
+    try:
+        page.open('file://' + html)
+        err = page.eval('document.body.dataset.error || ""')
+        if not check(not err, 'gpt2: the page failed: %s' % err):
+            return
+        passes = len(doc['passes'])
+        mods = {m['path']: m for m in doc['modules']}
+        h = mods.get('transformer.h')
+        if not check(h and h['type'] == 'ModuleList' and h['calls'] == 0,
+                     'gpt2: transformer.h is not an uncalled ModuleList: %r' % h):
+            return
+        blocks = [m for m in doc['modules'] if m['parent'] == h['index']]
+        check(len(blocks) == 2, 'gpt2: %d blocks under transformer.h' % len(blocks))
+        per = {m['path']: m['forward']['inclusive_ms'] / passes for m in blocks}
+        # open the icicle on forward time, whatever it opened on
+        page.eval('(document.querySelector(\'#metric [data-key="latency_ms"]\') || '
+                  '{click: function(){}}).click()')
+        got = {p: (v, w) for p, v, w in boxes(page)}
+        width = page.eval('document.querySelector("svg.icicle").width.baseVal.value')
+        root_ms = doc['modules'][0]['forward']['inclusive_ms'] / passes
+        for path, ms in per.items():
+            if check(path in got, 'gpt2: block %r not drawn (boxes: %r)' % (path, sorted(got))):
+                v, w = got[path]
+                check(abs(v - ms) < 1e-9, 'gpt2: %r drawn with %r ms, JSON %r' % (path, v, ms))
+                check(abs(w - width * ms / root_ms) <= 1.5,
+                      'gpt2: %r is %.1f px, share %.1f' % (path, w, width * ms / root_ms))
+        total = sum(per.values())
+        if check('transformer.h' in got, 'gpt2: transformer.h not drawn'):
+            check(abs(got['transformer.h'][0] - total) < 1e-9,
+                  'gpt2: transformer.h drawn with %r, its blocks sum to %r'
+                  % (got['transformer.h'][0], total))
+        for path in ('transformer.h.0.attn.c_attn', 'transformer.h.1.mlp'):
+            check(path in got, 'gpt2: %r not drawn under its block' % path)
+        page.eval('document.querySelector(\'#depth [data-key="all"]\').click();'
+                  'document.querySelector(\'#numbers [data-key="raw"]\').click()')
+        cells = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function(r){
+            var o={path:r.dataset.path}; r.querySelectorAll(".td[data-key]").forEach(function(c){
+            o[c.dataset.key]=c.textContent;}); return o;})''')
+        row = {c['path']: c for c in cells}.get('transformer.h', {})
+        check(row.get('latency_ms') == '%.3f' % total,
+              'gpt2: transformer.h row shows %r, its blocks sum to %.3f'
+              % (row.get('latency_ms'), total))
+        notes = page.eval('Array.from(document.querySelectorAll(".notes li")).map('
+                          'function(l){return l.textContent;})')
+        check(any('transformer.h (ModuleList)' in n and 'never called' in n for n in notes),
+              'gpt2: no note on transformer.h being a sum: %r' % notes)
+        page.eval('document.querySelector(\'#numbers [data-key="clever"]\').click()')
+        page.b.pump(0.2)
+        problems = page.problems()
+        check(not problems, 'gpt2: console errors or requests: %s' % problems)
+        page.screenshot(os.path.join(out, 'inspect_gpt2_1400.png'))
+    finally:
+        page.call('Emulation.setDeviceMetricsOverride',
+                  {'width': page.b.width, 'height': page.b.height,
+                   'deviceScaleFactor': 1, 'mobile': False})
+
+
 def check_roofline(page, name, html, doc, out):
     """`summary --hardware`: the roofline chart has the device's two roofs
     (the JSON's peak and bandwidth), one point per layer with a time, in
@@ -667,6 +733,10 @@ def main():
                   'inspect_live: first NaN at %r, not the module that makes it' % first)
             check_inspect_page(page, live, doc, a.out, 'inspect_live')
             check_inspect_readable(page, live, doc, a.out)
+            gpt2 = os.path.join(a.out, 'inspect_gpt2.html')
+            subprocess.run(['/usr/bin/python3', os.path.join(HERE, 'inspect_live.py'), '--gpt2', gpt2],
+                           check=True, env=dict(os.environ, NNSCAN_LIBRARY=a.library))
+            check_inspect_modulelist(page, gpt2, embedded(gpt2)[2], a.out)
         mobile = ['mobilenet_v2_op11_fold', 'mobilenet_v2_op13_fold', 'mobilenet_v2_op17_fold',
                   'efficientnet_b0_op17_fold', 'resnet18_op17_fold', 'alexnet_op17_fold']
         html = os.path.join(a.out, 'table.html')

@@ -49,8 +49,8 @@
   function fmtClever(v, unit) {
     if (v == null || isNaN(v)) return '–';
     if (unit === 'ms') {
-      return v >= 1000 ? (v / 1000).toPrecision(3) + ' s' : v >= 100 ? v.toFixed(0) + ' ms' :
-             v >= 1 ? v.toPrecision(3) + ' ms' : v.toFixed(3) + ' ms';
+      /* a human scale, as the text tables: "135 ms", "68.0 us", "412 ns" */
+      return v === 0 ? '0' : v < 0 ? '-' + fmtSeconds(-v / 1000) : fmtSeconds(v / 1000);
     }
     var bytes = unit === 'bytes', base = bytes ? 1024 : 1000;
     var units = bytes ? ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']
@@ -68,7 +68,10 @@
   function fmtSeconds(s) {
     if (!(s > 0)) return '–';
     var u = s >= 1 ? [1, 's'] : s >= 1e-3 ? [1e-3, 'ms'] : s >= 1e-6 ? [1e-6, 'us'] : [1e-9, 'ns'];
-    return (s / u[0]).toPrecision(3) + ' ' + u[1];
+    var v = s / u[0];
+    /* 999.7 us reads 1.00 ms (nns__fmt_seconds rounds the same way) */
+    if (v >= 999.5 && u[1] !== 's') { v /= 1000; u = {ns: [0, 'us'], us: [0, 'ms'], ms: [0, 's']}[u[1]]; }
+    return (u[1] === 's' && v >= 999.5 ? v.toFixed(0) : v.toPrecision(3)) + ' ' + u[1];
   }
   function fmtPct(v, total) {
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
@@ -373,7 +376,7 @@
         metrics: {latency_ms: per(f.inclusive_ms), backward_ms: per(b.inclusive_ms),
                   alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
         cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
-                bwd_alloc: per(b.alloc_bytes), nonfinite: role,
+                bwd_alloc: per(b.alloc_bytes), nonfinite: role, saved: mo.predicted_saved_bytes,
                 roofline_ms: mo.roofline_ms, roof_fraction: mo.roof_fraction}
       };
       var tk = 'type:' + mo.type;
@@ -388,7 +391,31 @@
       var p = mo.parent == null ? null : byIndex[mo.parent];
       if (p) { n.parent = p; p.children.push(n); } else if (!root) root = n;
     });
+    /* A container never called itself (a ModuleList: GPT-2's
+     * transformer.h) has no time or memory of its own: its value is the
+     * sum of its children's, as on the summary page, so that its subtree
+     * is drawn. Children come after their parent (preorder): walking
+     * back, a child is summed before its parent. */
+    var summed = [];
+    for (var i = nodes.length - 1; i >= 0; i--) {
+      var n = nodes[i];
+      if (!n.children.length || n.cells.calls > 0) continue;
+      ['latency_ms', 'backward_ms', 'alloc_bytes', 'flops', 'macs', 'params'].forEach(function (k) {
+        if (n.metrics[k] != null && (k === 'flops' || k === 'macs' || k === 'params')) return;
+        var sum = null;
+        n.children.forEach(function (c) { if (c.metrics[k] != null) sum = (sum || 0) + c.metrics[k]; });
+        n.metrics[k] = sum;
+      });
+      var b = null;
+      n.children.forEach(function (c) { if (c.cells.bwd_alloc != null) b = (b || 0) + c.cells.bwd_alloc; });
+      n.cells.bwd_alloc = b;
+      n.cells.fwd_self = n.cells.bwd_self = null;  /* nothing of its own: "–" */
+      n.summed = true;
+      summed.push(n);
+    }
     var statics = nodes.some(function (n) { return n.metrics.flops != null || n.metrics.macs != null; });
+    /* predict_training=True: what a training step saves, beside Fwd mem */
+    var predicted = nodes.some(function (n) { return n.cells.saved != null; });
     var metrics = [
       {key: 'latency_ms', label: 'Forward time', unit: 'ms'},
       {key: 'backward_ms', label: 'Backward time', unit: 'ms'},
@@ -412,6 +439,16 @@
       notes.push({kind: 'info', text: 'Furthest from their roof on ' + (doc.roofline.hardware || 'the device') +
                   ' (roofline time / measured forward time): ' + far.join(', ') + '.'});
     }
+    if (summed.length) {
+      var named = summed.slice().reverse().slice(0, 3).map(function (n) {
+        return (n.path || '(model)') + ' (' + n.type + ')';
+      });
+      var many = summed.length > 1;
+      notes.push({kind: 'info', text: named.join(', ') + (summed.length > 3 ? ' and ' + (summed.length - 3) + ' more' : '') +
+                  (many ? ' are' : ' is') + ' never called ' + (many ? 'themselves' : 'itself') + ': ' +
+                  (many ? 'their' : 'its') + ' time and memory are the sum of ' + (many ? 'their' : 'its') +
+                  ' children\'s.'});
+    }
     var meta = doc.meta || {};
     var rt = root ? root.metrics : {};
     function num(c) { return function (n) { return n.metrics[c] != null ? n.metrics[c] : n.cells[c]; }; }
@@ -427,20 +464,23 @@
         {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
         {key: 'nonfinite', label: 'NaN/Inf', text: function (n) { return n.cells.nonfinite; }},
         {key: 'calls', label: 'Calls', unit: 'count', value: num('calls')},
-        {key: 'latency_ms', label: 'Fwd ms', unit: 'ms', value: num('latency_ms')},
+        {key: 'latency_ms', label: 'Fwd time', unit: 'ms', value: num('latency_ms')},
         {key: 'fwd_self', label: 'Fwd self', unit: 'ms', value: num('fwd_self')},
-        {key: 'backward_ms', label: 'Bwd ms', unit: 'ms', value: num('backward_ms')},
+        {key: 'backward_ms', label: 'Bwd time', unit: 'ms', value: num('backward_ms')},
         {key: 'bwd_self', label: 'Bwd self', unit: 'ms', value: num('bwd_self')},
         {key: 'alloc_bytes', label: 'Fwd mem', unit: 'bytes', value: num('alloc_bytes')},
+        {key: 'saved', label: 'Saved (pred.)', unit: 'bytes', value: num('saved'), predicted: true},
         {key: 'bwd_alloc', label: 'Bwd mem', unit: 'bytes', value: num('bwd_alloc')},
         {key: 'flops', label: 'FLOPs', unit: 'count', value: num('flops'), statics: true},
         {key: 'macs', label: 'MACs', unit: 'count', value: num('macs'), statics: true},
         {key: 'flops_rate', label: 'FLOP/s', unit: 'count', value: num('flops_rate'), statics: true},
         {key: 'params', label: 'Params', unit: 'count', value: num('params')}
-      ].filter(function (c) { return statics || !c.statics; }).concat(doc.roofline ? [
+      ].filter(function (c) {
+        return (statics || !c.statics) && (predicted || !c.predicted);
+      }).concat(doc.roofline ? [
         /* Against the roofline (docs/inspect.md): the static time of one
          * forward on the run's device, and that over the measured time. */
-        {key: 'roofline_ms', label: 'Roof ms', unit: 'ms', value: num('roofline_ms')},
+        {key: 'roofline_ms', label: 'Roof', unit: 'ms', value: num('roofline_ms')},
         {key: 'roof_fraction', label: '% roof', text: function (n) {
           var f = n.cells.roof_fraction;
           return f == null ? '–' : (100 * f).toPrecision(3) + '%';
