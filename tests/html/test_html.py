@@ -496,7 +496,9 @@ def check_inspect_page(page, html, doc, out, tag):
             if mo.get('roof_fraction') is not None:
                 want = '%s%%' % float('%.3g' % (100 * mo['roof_fraction']))
                 got = r.get('roof_fraction', '')
-                check(got and abs(float(got.rstrip('%')) - 100 * mo['roof_fraction'])
+                tiny = 100 * mo['roof_fraction'] < 0.01  # "<0.01%", never an exponent
+                check(got == '<0.01%' if tiny else
+                      got and abs(float(got.rstrip('%')) - 100 * mo['roof_fraction'])
                       <= 0.006 * 100 * mo['roof_fraction'],
                       tag + ': %r %% roof shows %r, JSON %s' % (mo['path'], got, want))
         far = doc['modules'][doc['roofline']['furthest'][0]]
@@ -553,6 +555,47 @@ def check_inspect_readable(page, html, doc, out):
         check(r.get('flops_rate', '').replace(',', '') == str(round(rate)),
               'inspect_live: conv FLOP/s cell %r, expected %r' % (r.get('flops_rate'), rate))
         page.screenshot(os.path.join(out, 'inspect_live_1400.png'), full=False)
+    finally:
+        page.call('Emulation.setDeviceMetricsOverride',
+                  {'width': page.b.width, 'height': page.b.height,
+                   'deviceScaleFactor': 1, 'mobile': False})
+
+
+def check_polish_1400(page, name, html, out, wide=False):
+    """Issue 41 item 9, in a 1400 px window: every column of the Layers
+    table is in view (Flags too: none past the table's right edge), RF's
+    cells ("whole") and the column titles are not cut, no card subtitle is
+    ellipsised, and nothing scrolls sideways (where a table is wider than
+    the window - a roofline's extra columns - one scrollbar, not two)."""
+    page.call('Emulation.setDeviceMetricsOverride',
+              {'width': 1400, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False})
+    try:
+        page.open('file://' + html)
+        page.eval('document.querySelector(\'#depth [data-key="all"]\').click(); 1')
+        r = page.eval('''(function () {
+          var tt = document.querySelector(".tt").getBoundingClientRect();
+          function cut(sel) {
+            return Array.from(document.querySelectorAll(sel)).filter(function (e) {
+              return e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1; })
+              .map(function (e) { return e.className + ': ' + e.textContent; }); }
+          return {
+            past: Array.from(document.querySelectorAll(".th")).filter(function (h) {
+              return h.getBoundingClientRect().right > tt.right + 0.5; }).map(function (h) { return h.textContent; }),
+            heads: Array.from(document.querySelectorAll(".th")).map(function (h) { return h.dataset.key; }),
+            cut: cut(".td.c-rf, .td.c-stride, .td.c-pad, .th, .total-sub, .total-label, .sub"),
+            sideways: Array.from(document.querySelectorAll("*")).filter(function (e) {
+              var o = getComputedStyle(e).overflowX;
+              return (o === "auto" || o === "scroll") && e.scrollWidth > e.clientWidth + 1; })
+              .map(function (e) { return e.className; }),
+            page: document.documentElement.scrollWidth };
+        })()''')
+        check('flags' in r['heads'], '%s at 1400 px: no Flags column (%r)' % (name, r['heads']))
+        check(wide or not r['past'], '%s at 1400 px: columns past the table\'s edge: %r' % (name, r['past']))
+        check(not r['cut'], '%s at 1400 px: cut text: %r' % (name, r['cut'][:8]))
+        check(len(r['sideways']) <= (1 if wide else 0) and r['page'] <= 1400,
+              '%s at 1400 px: scrolls sideways: %r (page %r px)' % (name, r['sideways'], r['page']))
+        page.eval('document.querySelector(".tt").scrollIntoView(); 1')
+        page.screenshot(os.path.join(out, name + '_1400.png'), full=False)
     finally:
         page.call('Emulation.setDeviceMetricsOverride',
                   {'width': page.b.width, 'height': page.b.height,
@@ -703,6 +746,8 @@ def main():
             run(a.nnscan, 'summary', model, '--format', 'html', '-o', html)
             doc = json.loads(run(a.nnscan, 'summary', model, '--format', 'json'))
             check_summary(page, name, html, doc, a.out)
+            if name in ('resnet18', 'llama7b_shaped', 'vit_b_16', 'analyze_se'):
+                check_polish_1400(page, name, html, a.out)
             if name == 'hostile':
                 check(page.eval('window.pwned === undefined'), 'hostile: a name ran as script')
                 shown = page.eval('document.querySelector(\'#depth [data-key="all"]\').click(); '
@@ -720,6 +765,7 @@ def main():
             doc = json.loads(run(a.nnscan, 'summary', model, '--hardware', hw, *extra,
                                  '--format', 'json'))
             check_roofline(page, name, html, doc, a.out)
+            check_polish_1400(page, name, html, a.out, wide=True)  # 19 columns: one scrollbar
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
         check_diff(page, a.nnscan, tmp, a.out)
         if a.library:

@@ -73,6 +73,12 @@
     if (v >= 999.5 && u[1] !== 's') { v /= 1000; u = {ns: [0, 'us'], us: [0, 'ms'], ms: [0, 's']}[u[1]]; }
     return (u[1] === 's' && v >= 999.5 ? v.toFixed(0) : v.toPrecision(3)) + ' ' + u[1];
   }
+  /* A fraction as the text table prints it (nns__inspect_pct): "12.3%",
+   * "<0.01%", never an exponent. */
+  function fmtShare(f) {
+    var p = 100 * f;
+    return p > 0 && p < 0.01 ? '<0.01%' : (p >= 999.5 ? p.toFixed(0) : p.toPrecision(3)) + '%';
+  }
   function fmtPct(v, total) {
     return total > 0 ? (100 * v / total).toFixed(2) + '%' : '–';
   }
@@ -434,7 +440,7 @@
     if (doc.roofline && (doc.roofline.furthest || []).length) {
       var far = doc.roofline.furthest.slice(0, 5).map(function (i) {
         var mo = doc.modules[i];
-        return (mo.path || '(model)') + ' ' + (100 * mo.roof_fraction).toPrecision(3) + '%';
+        return (mo.path || '(model)') + ' ' + fmtShare(mo.roof_fraction);
       });
       notes.push({kind: 'info', text: 'Furthest from their roof on ' + (doc.roofline.hardware || 'the device') +
                   ' (roofline time / measured forward time): ' + far.join(', ') + '.'});
@@ -483,7 +489,7 @@
         {key: 'roofline_ms', label: 'Roof', unit: 'ms', value: num('roofline_ms')},
         {key: 'roof_fraction', label: '% roof', text: function (n) {
           var f = n.cells.roof_fraction;
-          return f == null ? '–' : (100 * f).toPrecision(3) + '%';
+          return f == null ? '–' : fmtShare(f);
         }}
       ] : []),
       totals: [
@@ -875,13 +881,20 @@
     var self = this;
     var cols = [{key: 'name', label: 'Layer'}].concat(this.view.columns);
     var head = el('div', {cls: 'tt-head'});
-    var widths = {type: 'minmax(120px, 1.3fr)', shape: 'minmax(140px, 1.4fr)', flags: 'minmax(80px, 1fr)',
-                  nonfinite: 'minmax(150px, 1.4fr)',
-                  rf: '52px', stride: '58px', pad: '46px', pct_params: '86px', pct_macs: '80px'};
-    this.grid = 'minmax(220px, 2.4fr) ' + this.view.columns.map(function (c) {
-      return widths[c.key] || 'minmax(80px, 0.8fr)';
+    /* Each column's least width: a summary's 15 columns fit the 1,306 px
+     * a 1400 px window leaves the table, Flags included and RF's "whole"
+     * uncut; more columns (a roofline's) scroll, on one scrollbar. */
+    var widths = {type: [100, 1.3], shape: [140, 1.4], flags: [76, 1], nonfinite: [150, 1.4],
+                  rf: [60], stride: [62], pad: [44], pct_params: [80], pct_macs: [76]};
+    var least = 180;
+    this.grid = 'minmax(180px, 2.4fr) ' + this.view.columns.map(function (c) {
+      var w = widths[c.key] || [76, 0.8];
+      least += w[0];
+      return w.length > 1 ? 'minmax(' + w[0] + 'px, ' + w[1] + 'fr)' : w[0] + 'px';
     }).join(' ');
+    this.least = least + 'px';
     head.style.gridTemplateColumns = this.grid;
+    head.style.minWidth = this.least;
     cols.forEach(function (c) {
       var h = el('button', {cls: 'th' + (c.unit || c.pct ? ' num' : ''), type: 'button', 'data-key': c.key,
                             title: 'Sort by ' + c.label + ' (within each parent)', text: c.label});
@@ -893,10 +906,14 @@
       head.appendChild(h);
     });
     this.headEl = head;
+    /* One scroller for both directions, the header sticky in it: a wide
+     * table has one horizontal scrollbar, not one per part. */
     this.scroller = el('div', {cls: 'tt-scroll'});
     this.body = el('div', {cls: 'tt-body'});
+    this.body.style.minWidth = this.least;
+    this.scroller.appendChild(head);
     this.scroller.appendChild(this.body);
-    var wrap = el('div', {cls: 'tt'}, [head, this.scroller]);
+    var wrap = el('div', {cls: 'tt'}, [this.scroller]);
     this.host.appendChild(wrap);
     this.scroller.addEventListener('scroll', function () { self.paint(); });
     this.body.addEventListener('click', function (ev) {
@@ -934,6 +951,7 @@
                          'data-id': n.id, 'data-path': n.path});
       r.style.top = i * TR_H + 'px';
       r.style.gridTemplateColumns = this.grid;
+      r.style.minWidth = this.least;
       var name = el('div', {cls: 'td name', title: n.path || n.name});
       name.style.paddingLeft = 8 + n.depth * 16 + 'px';
       name.appendChild(el('span', {cls: 'caret', text: n.children.length ? (this.isOpen(n) ? '▾' : '▸') : ''}));
@@ -941,8 +959,10 @@
       name.appendChild(el('span', {text: n.name}));
       r.appendChild(name);
       this.view.columns.forEach(function (c) {
+        var text = self.cellText(n, c);
+        /* the whole text on hover where a narrow column cuts it */
         r.appendChild(el('div', {cls: 'td' + (c.unit || c.pct ? ' num' : '') + ' c-' + c.key,
-                                 'data-key': c.key, text: self.cellText(n, c)}));
+                                 'data-key': c.key, text: text, title: text}));
       });
       frag.appendChild(r);
     }
