@@ -1332,6 +1332,10 @@ typedef struct nns_train_step {
   const char *recorded_on;          /* "meta" */
   const char *target;               /* device the user named, or NULL */
   const char *loss;                 /* what was differentiated */
+  /* Grown: keyword arguments the binding set on the recorded forward for
+   * training ("use_cache=False": no KV cache in a training step), or
+   * NULL; the reports say so. */
+  const char *forward_set;
 } nns_train_step;
 
 NNS_API nns_status nns_model_set_train_step(nns_model *model,

@@ -122,7 +122,7 @@ class TrainStep(Sized):
                 ("saved_freed", POINTER(c_int64)),
                 ("master_weights", c_int), ("budget_bytes", c_int64),
                 ("recorded_on", c_char_p), ("target", c_char_p),
-                ("loss", c_char_p)]
+                ("loss", c_char_p), ("forward_set", c_char_p)]
 
 
 # Structs the header test checks: ctypes class -> C type name.

@@ -349,9 +349,12 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
         step = None
         if training:
             from . import train
+            # as training runs: no KV cache (train.training_kwargs)
+            kwargs, forward_set = train.training_kwargs(module, kwargs)
             step = train.Shared(optimizer=optimizer, loss=loss,
                                 master_weights=master_weights,
-                                budget=budget, target=target)
+                                budget=budget, target=target,
+                                forward_set=forward_set)
         s = analyze_module(module, args, kwargs, method=method, device=device,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),

@@ -344,6 +344,34 @@ def _optimizer(name, params, foreach=False):
     return torch.optim.AdamW(params, foreach=foreach)
 
 
+def training_kwargs(model, kwargs):
+    """The keyword arguments a training step's forward runs with, and what
+    was set for it ("use_cache=False") or None. A transformers model whose
+    config keeps a KV cache (use_cache, True by default for GPT-2, LLaMA...)
+    builds one in every forward, training too, unless told not to: the
+    step would count the cache (nothing reads it in training) and a plan
+    applied with torch.utils.checkpoint would fail, the recomputed
+    attention appending to the cache a second time (CheckpointError).
+    Training is recorded as it is run for real, without it; a use_cache
+    the caller passes is kept (docs/python.md, "Training step")."""
+    import inspect
+    kwargs = dict(kwargs or {})
+    if "use_cache" in kwargs:
+        return kwargs, None
+    model = recorder.unwrap_compiled(model)
+    if not getattr(getattr(model, "config", None), "use_cache", False):
+        return kwargs, None
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return kwargs, None
+    if "use_cache" not in params and not any(
+            p.kind is p.VAR_KEYWORD for p in params.values()):
+        return kwargs, None
+    kwargs["use_cache"] = False
+    return kwargs, "use_cache=False"
+
+
 def record_step(model, args, kwargs, optimizer="adam", loss=None,
                 master_weights=False, device=None):
     """Runs one steady-state training step of `model` on meta tensors and
@@ -386,8 +414,9 @@ class Shared:
     PyTorch's frees. hand_over(handle) gives the facts to the library."""
 
     def __init__(self, optimizer="adam", loss=None, master_weights=False,
-                 budget=None, target=None):
+                 budget=None, target=None, forward_set=None):
         _check_optimizer(optimizer)
+        self.forward_set = forward_set  # training_kwargs' note
         self.budget = parse_budget(budget)
         _check_torch()
         self.optimizer, self.loss = optimizer, loss
@@ -413,7 +442,7 @@ class Shared:
 
     def hand_over(self, handle):
         hand_over(handle, self.facts, self.master_weights, self.budget,
-                  self.target)
+                  self.target, self.forward_set)
 
 
 class _Step:
@@ -646,7 +675,8 @@ def _unpack(t):
     return t
 
 
-def hand_over(handle, facts, master_weights=False, budget=None, target=None):
+def hand_over(handle, facts, master_weights=False, budget=None, target=None,
+              forward_set=None):
     """Gives the step's facts to the library (nns_model_set_train_step);
     the next analysis counts them."""
     lib = _api.lib()
@@ -679,6 +709,7 @@ def hand_over(handle, facts, master_weights=False, budget=None, target=None):
     step.recorded_on = b"meta"
     step.target = target.encode() if target else None
     step.loss = f.loss.encode()
+    step.forward_set = forward_set.encode() if forward_set else None
     err = _api.NnsError()
     _api.check(lib.nns_model_set_train_step(handle.ptr, ctypes.byref(step),
                                             ctypes.byref(err)),
@@ -734,8 +765,9 @@ def handover(module, args, kwargs, optimizer="adam", loss=None,
     budget = parse_budget(budget)
     if target is not None and not isinstance(target, str):
         target = str(target)
+    kwargs, forward_set = training_kwargs(module, kwargs)
     facts, _ = record_step(module, args, kwargs, optimizer=optimizer,
                            loss=loss, master_weights=master_weights,
                            device=target)
     return lambda handle: hand_over(handle, facts, master_weights, budget,
-                                    target)
+                                    target, forward_set)

@@ -484,3 +484,91 @@ def test_hf_training_with_labels_is_complete():
     assert s.json["uncounted_ops"] == [] and s.uncounted_aten == {}
     assert s.backward.json["uncounted_ops"] == []
     assert "≥" not in s.to_text()
+
+
+# ---- issue 41 item 11: transformers' default use_cache=True ----
+
+def gpt2_default_cache():
+    """gpt2() with the config's default, use_cache=True."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_layer=4, n_embd=128, n_head=4, vocab_size=500,
+                     n_positions=64, bos_token_id=0, eos_token_id=0)
+    assert cfg.use_cache  # transformers' default
+    ids = torch.randint(0, 500, (2, 32))
+    return GPT2LMHeadModel(cfg), {"input_ids": ids, "labels": ids}
+
+
+def test_training_recorded_without_the_kv_cache():
+    """The step is the one training runs: with use_cache=False, said in
+    text and JSON; the caller's own use_cache is kept (and the cache then
+    counted: PyTorch's own peak is higher with it)."""
+    model, kw = gpt2_default_cache()
+    s = nnscan.summary(model, inputs=kw, training=True, optimizer="adamw",
+                       file=False)
+    off = nnscan.summary(model, inputs=dict(kw, use_cache=False),
+                         training=True, optimizer="adamw", file=False)
+    on = nnscan.summary(model, inputs=dict(kw, use_cache=True),
+                        training=True, optimizer="adamw", file=False)
+    assert s.totals["train_peak_bytes"] == off.totals["train_peak_bytes"]
+    assert s.totals["training"]["forward_set"] == "use_cache=False"
+    assert "forward_set" not in off.totals["training"]
+    assert "forward_set" not in on.totals["training"]
+    assert "the forward ran with use_cache=False" in s.to_text()
+    assert on.totals["train_peak_bytes"] > off.totals["train_peak_bytes"]
+    # PyTorch's own peak (MemTracker): the cache costs on a real step too
+    peak_on, _, _ = real_step(model, (), kw, None)  # the config's True
+    model.config.use_cache = False
+    peak_off, _, _ = real_step(model, (), kw, None)
+    assert peak_on > peak_off
+    schema_check_summary(s)
+
+
+def schema_check_summary(s):
+    import jsonschema
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "docs", "summary.schema.json"),
+              encoding="utf-8") as f:
+        jsonschema.validate(json.loads(s.to_json()), json.load(f))
+
+
+def _doc_block(name):
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "..", "docs", "python.md"),
+                encoding="utf-8").read()
+    start = text.index("<!-- %s " % name)
+    a = text.index("```python\n", start) + len("```python\n")
+    return text[a:text.index("```", a)]
+
+
+def test_checkpoint_plan_applied_as_documented_on_default_gpt2():
+    """docs/python.md's "Applying the plan" block, run as written on
+    GPT-2 with transformers' default use_cache=True and a plan that
+    checkpoints a block holding attention (where the cache made PyTorch
+    raise CheckpointError): the real step runs, and MemTracker's peak is
+    near the budget (the ±10 % the peak is held to)."""
+    model, kw = gpt2_default_cache()
+    full = nnscan.summary(model, inputs=kw, training=True, optimizer="adamw",
+                          file=False)
+    peak = full.totals["train_peak_bytes"]
+    floor = nnscan.summary(model, inputs=kw, training=True, optimizer="adamw",
+                           budget=1, file=False
+                           ).totals["training"]["checkpoint"]["floor_bytes"]
+    attn = {n for n, m in model.named_modules()
+            if type(m).__name__ == "GPT2Attention"}
+    for frac in (0.02, 0.05, 0.01, 0.1):
+        budget = int(floor + (peak - floor) * frac) + 1
+        s = nnscan.summary(model, inputs=kw, training=True,
+                           optimizer="adamw", budget=budget, file=False)
+        plan = s.totals["training"]["checkpoint"]["modules"]
+        # a block (or an attention) of transformer.h: what the cache broke
+        if any((a == p or a.startswith(p + ".")) and p.startswith("transformer.h.")
+               for a in attn for p in plan):
+            break
+    else:
+        pytest.fail("no plan checkpoints a block's attention: %r" % plan)
+    assert s.totals["training"]["checkpoint"]["fits"]
+    exec(_doc_block("apply-plan"), {"model": model, "s": s})
+    assert model.config.use_cache is False
+    measured, _, _ = real_step(model, (), kw, None)
+    assert measured <= budget * 1.10, (measured, budget, plan)

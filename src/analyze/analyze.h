@@ -308,6 +308,7 @@ struct nns_analysis {
   uint32_t *plan;
   int train_master;
   const char *train_recorded_on, *train_target, *train_loss;
+  const char *train_forward_set; /* nns_train_step.forward_set, or NULL */
 };
 
 /* Node i of graph g in running order (a->order for the main graph). */
@@ -534,5 +535,9 @@ void nns__counts_add_node(nns_counts *dst, const nns__analysis *a, size_t i);
 /* Node i's nns__anode_more, made (zeroed) on first use; NULL and
  * a->nomem set when out of memory. Valid until the next call. */
 nns__anode_more *nns__node_more(nns__analysis *a, size_t i);
+
+/* nns_train_step.forward_set of the analysed step, or NULL (the reports,
+ * src/report/train.c). */
+const char *nns__train_forward_set(const nns_analysis *a);
 
 #endif

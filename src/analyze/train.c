@@ -27,7 +27,7 @@ typedef struct nns__train_step {
   int64_t *saved_bytes, *saved_made, *saved_freed;
   int master_weights;
   int64_t budget;
-  const char *recorded_on, *target, *loss;
+  const char *recorded_on, *target, *loss, *forward_set;
 } nns__train_step;
 
 NNS__NAME_FN(nns_train_phase_name, NNS_TRAIN_PHASE_MAP)
@@ -148,6 +148,9 @@ nns_status nns_model_set_train_step(nns_model *m, const nns_train_step *step,
   s->recorded_on = intern_or(m, g.recorded_on, &ok);
   s->target = g.target ? intern_or(m, g.target, &ok) : NULL;
   s->loss = intern_or(m, g.loss, &ok);
+  s->forward_set = g.forward_set && *g.forward_set
+                       ? intern_or(m, g.forward_set, &ok)
+                       : NULL;
   if (!ok) {
     free(block);
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
@@ -345,6 +348,7 @@ nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
   a->train_recorded_on = s->recorded_on;
   a->train_target = s->target;
   a->train_loss = s->loss;
+  a->train_forward_set = s->forward_set;
   t->train_activation_bytes = own[0];
 
   /* The plan: the best-yielding layers that were called, none inside
@@ -450,6 +454,10 @@ nns_status nns_analysis_train_info(const nns_analysis *a, int *master_weights,
   if (loss)
     *loss = a->train_loss;
   return NNS_OK;
+}
+
+const char *nns__train_forward_set(const nns_analysis *a) {
+  return a ? a->train_forward_set : NULL;
 }
 
 size_t nns_analysis_checkpoint_count(const nns_analysis *a) {

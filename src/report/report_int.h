@@ -64,6 +64,8 @@ nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);
 nns_counts nns__layer_counts_of(const nns_analysis *a, size_t i);
 nns_rf nns__layer_rf_of(const nns_analysis *a, size_t i);
 nns_totals nns__totals_of(const nns_analysis *a);
+/* nns_train_step.forward_set of the analysed step, or NULL (analyze/). */
+const char *nns__train_forward_set(const nns_analysis *a);
 nns_counts nns__total_counts_of(const nns_analysis *a);
 nns_rf nns__total_rf_of(const nns_analysis *a);
 const char *nns__warning_of(const nns_analysis *a, size_t i);

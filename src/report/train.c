@@ -41,6 +41,9 @@ bool nns__json_train_totals(nns__jw *w, const nns_analysis *m) {
   nns__jw_str(w, NNS__JK("recorded_on"), on);
   nns__jw_str(w, NNS__JK("target"), target);
   nns__jw_str(w, NNS__JK("loss"), loss);
+  const char *set = nns__train_forward_set(m);
+  if (set) /* grown: only when the binding set something */
+    nns__jw_str(w, NNS__JK("forward_set"), set);
   nns__jw_int(w, NNS__JK("param_bytes"), t.train_param_bytes);
   nns__jw_break(w, "\n      ");
   nns__jw_obj(w, NNS__JK("peak_at"));
@@ -106,6 +109,13 @@ bool nns__text_train_footer(nns__out *o, const nns_analysis *m) {
                nns_optimizer_name(t.optimizer),
                master ? ", fp32 master weights" : "", on ? on : "?", peak, at,
                par, saved, grad, opt);
+  const char *set = nns__train_forward_set(m);
+  if (set) {
+    nns__out_str(o, "  the forward ran with ");
+    nns__out_text(o, set);
+    nns__out_str(o, ", set for training (passed in the inputs, another "
+                    "value is kept)\n");
+  }
   if (target && on && strcmp(target, on) != 0)
     nns__out_fmt(o,
                  "  what autograd saves follows the CPU kernels' graph "

@@ -289,10 +289,50 @@ static void test_checkpoint_cannot_reach_the_budget(void) {
   nns_model_free(m);
 }
 
+/* nns_train_step.forward_set (issue 41): what the binding set on the
+ * recorded forward is said in text and JSON; a struct of the size before
+ * it grew (and NULL) says nothing. */
+static void test_forward_set(void) {
+  nns_model *m = model();
+  set_step(m, 0);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_ADAM);
+  char *json = tm_summary_json(a);
+  CHECK(json && strstr(json, "forward_set") == NULL);
+  free(json);
+  nns_analysis_free(a);
+  static const int phase[] = {0};
+  static const char *const label[] = {"forward"}, *const path[] = {""};
+  nns_train_step s = {.size = sizeof s, .moment_count = 1,
+                      .moment_phase = phase, .moment_label = label,
+                      .moment_path = path, .recorded_on = "meta",
+                      .loss = "loss=", .forward_set = "use_cache=False"};
+  CHECK_EQ(nns_model_set_train_step(m, &s, &err), NNS_OK);
+  a = analyze(m, NNS_OPTIMIZER_ADAM);
+  json = tm_summary_json(a);
+  CHECK(json && strstr(json, "\"forward_set\": \"use_cache=False\"") != NULL);
+  free(json);
+  nns__membuf text = {0};
+  nns_report_options ro = {.size = sizeof ro, .format = NNS_FORMAT_TEXT};
+  CHECK_EQ(nns_report(a, &ro, nns__membuf_write, &text, &err), NNS_OK);
+  CHECK(text.data &&
+        strstr(text.data, "the forward ran with use_cache=False") != NULL);
+  free(text.data);
+  nns_analysis_free(a);
+  s.size = offsetof(nns_train_step, forward_set); /* a caller built before */
+  CHECK_EQ(nns_model_set_train_step(m, &s, &err), NNS_OK);
+  a = analyze(m, NNS_OPTIMIZER_ADAM);
+  json = tm_summary_json(a);
+  CHECK(json && strstr(json, "forward_set") == NULL);
+  free(json);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 int main(void) {
   test_without_a_step_the_estimate_stays();
   test_sums_peak_and_optimizer();
   test_checkpoint_plan();
   test_checkpoint_cannot_reach_the_budget();
+  test_forward_set();
   return check_finish();
 }
