@@ -321,9 +321,16 @@ def test_inspector_shows_the_prediction_beside_the_measurement():
     doc = insp.json()
     got = {m["path"]: m["predicted_saved_bytes"] for m in doc["modules"]}
     assert got == want
-    header = insp.report("text").splitlines()
+    header = insp.report("text", width=200).splitlines()
     assert any("Fwd mem" in line and "Saved (pred.)" in line
                for line in header)
+    # at the default 100 columns too: its title on two lines where the
+    # table is tight ("Saved" over "(pred.)", right-aligned alike)
+    lines = insp.report("text").splitlines()
+    head = lines[1:next(i for i, l in enumerate(lines) if l.startswith("===="))]
+    assert any("Saved (pred.)" in l for l in head) or (
+        len(head) == 2 and "Saved" in head[0] and "(pred.)" in head[1] and
+        head[0].index("Saved") + 5 == head[1].index("(pred.)") + 7)
 
 
 def test_target_cuda_keeps_dropout_masks_of_one_byte():

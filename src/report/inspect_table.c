@@ -36,8 +36,9 @@ enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
        K_ROOF, K_ROOF_PCT, K_NAN, K_COUNT };
 
 /* drop: in the text table, columns that give way to fit the width, in
- * this order (0: never; the footer names those that gave way); statics: shown only when a static count is
- * known (CSV always has them). */
+ * this order (0: never; the footer names those that gave way, see
+ * fit_columns); statics: shown only when a static count is known (CSV
+ * always has them). */
 static const struct {
   const char *title, *csv;
   bool numeric, statics;
@@ -291,11 +292,47 @@ static void write_hidden(nns__out *o, const bool *show, const layout *l) {
                hidden == 1 ? "it" : "them");
 }
 
-static void write_footer(nns__out *o, const nns_inspection *in, int rule,
-                         const bool *show, const layout *l) {
+/* text, its lines wrapped at spaces to `width` columns (a word longer
+ * than that stays whole), the lines after the first of each indented 2:
+ * the footer reads in the terminal the table was fitted to. */
+static void put_wrapped(nns__out *o, const char *text, size_t len,
+                        int width) {
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *line_end = nl ? nl : end;
+    int col = 0, indent = 0;
+    while (p < line_end) {
+      const char *sp = memchr(p, ' ', (size_t)(line_end - p));
+      const char *w_end = sp ? sp : line_end;
+      char word[1024];
+      size_t n = (size_t)(w_end - p);
+      int ww = (int)n; /* a longer word is on a line of its own anyway */
+      if (n < sizeof word) {
+        memcpy(word, p, n);
+        word[n] = 0;
+        ww = nns__utf8_width(word);
+      }
+      if (col > indent && col + 1 + ww > width) {
+        nns__out_str(o, "\n  ");
+        col = indent = 2;
+      } else if (col > indent) {
+        nns__out_str(o, " ");
+        col++;
+      }
+      nns__out_put(o, p, n);
+      col += ww;
+      p = sp ? sp + 1 : line_end;
+    }
+    nns__out_str(o, "\n");
+    p = line_end + (nl ? 1 : 0);
+  }
+}
+
+static void footer_body(nns__out *o, const nns_inspection *in,
+                        const bool *show, const layout *l) {
   char path[PATH_CELL_MAX * 2], type[256];
   int ranks = nns__inspect_ranks(in);
-  text_rule(o, "=", rule);
   nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls.\nTimes and "
                   "memory are per pass (inclusive: the module and all it "
                   "calls).\n",
@@ -318,6 +355,27 @@ static void write_footer(nns__out *o, const nns_inspection *in, int rule,
                  (long long)f.pass,
                  f.role == NNS_NONFINITE_PRODUCER ? "produced it"
                                                   : "passed it on");
+  }
+}
+
+/* Between two rules: passes, the columns the width hid, the roofline and
+ * the first NaN/Inf, wrapped to `width`. */
+static void write_footer(nns__out *o, const nns_inspection *in, int rule,
+                         int width, const bool *show, const layout *l) {
+  text_rule(o, "=", rule);
+  nns__membuf mb = {0};
+  nns__out *tmp = malloc(sizeof *tmp);
+  if (!tmp) { /* out of memory: as it comes, unwrapped */
+    footer_body(o, in, show, l);
+  } else {
+    nns__out_init(tmp, nns__membuf_write, &mb);
+    footer_body(tmp, in, show, l);
+    if (nns__out_finish(tmp, NULL) == NNS_OK && mb.data)
+      put_wrapped(o, mb.data, mb.len, width);
+    else
+      footer_body(o, in, show, l);
+    free(tmp);
+    free(mb.data);
   }
   text_rule(o, "=", rule);
 }
@@ -600,7 +658,7 @@ static nns_status write_tables(const nns_inspection *in,
       }
       nns__out_str(o, "\n");
     }
-    write_footer(o, in, rule, show, &l);
+    write_footer(o, in, rule, width, show, &l);
   }
 done:
   if (cells)
