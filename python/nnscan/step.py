@@ -150,20 +150,34 @@ def flops_dict(f):
     return d
 
 
-def _shape_key(args, kwargs):
+def _leaves(args, kwargs):
+    """The inputs' leaves: the tensors and values of args and kwargs (a
+    flat call, the common case, without the recorder's general walk)."""
     import torch
+    flat = list(args) + list(kwargs.values())
+    if all(isinstance(t, (torch.Tensor, int, float, bool, str, type(None)))
+           for t in flat):
+        return flat
     from .recorder import flatten
-    return tuple((tuple(t.shape), str(t.dtype)) if isinstance(t, torch.Tensor)
-                 else repr(t) if isinstance(t, (int, float, bool, str))
-                 else type(t).__name__
-                 for t in flatten((args, sorted(kwargs.items()))))
+    return list(flatten((args, kwargs)))
+
+
+def _shape_key(args, kwargs):
+    """What a step's FLOPs depend on: the inputs' names, the tensors'
+    shapes and dtypes, flags (bool, str, None) by value; numbers by type
+    only (a count such as the Trainer's num_items_in_batch changes every
+    step and changes no shape)."""
+    import torch
+    return (len(args), tuple(kwargs)) + tuple(
+        (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor)
+        else t if isinstance(t, (bool, str, type(None)))
+        else type(t).__name__ for t in _leaves(args, kwargs))
 
 
 def _samples(args, kwargs):
     """The batch size: the first dim of the first tensor input."""
     import torch
-    from .recorder import flatten
-    for t in flatten((args, kwargs)):
+    for t in _leaves(args, kwargs):
         if isinstance(t, torch.Tensor) and t.dim() > 0:
             return int(t.shape[0])
     return 0
@@ -189,26 +203,35 @@ _DTYPES = {"torch.float32": "fp32", "torch.bfloat16": "bf16",
            "torch.float16": "fp16"}
 
 
-def _step_dtype(model):
-    """The dtype the step's matrix products run in: autocast's where it is
-    on, else the model's first floating parameter's."""
-    import torch
+def _param_dtype(model):
+    """The model's first floating parameter's compute dtype and device
+    type ("fp32", "cpu" when it has none)."""
     for p in model.parameters():
-        dev = p.device.type
         if p.is_floating_point():
-            if dev in ("cuda", "cpu") and hasattr(torch, "is_autocast_enabled"):
-                try:
-                    on = torch.is_autocast_enabled(dev)
-                    dt = torch.get_autocast_dtype(dev) if on else None
-                except TypeError:  # 1.13: no device argument
-                    on = torch.is_autocast_enabled() if dev == "cuda" \
-                        else torch.is_autocast_cpu_enabled()
-                    dt = torch.get_autocast_gpu_dtype() if dev == "cuda" \
-                        else torch.get_autocast_cpu_dtype()
-                if on:
-                    return _DTYPES.get(str(dt), "fp32")
-            return _DTYPES.get(str(p.dtype), "fp32")
-    return "fp32"
+            return _DTYPES.get(str(p.dtype), "fp32"), p.device.type
+    return "fp32", "cpu"
+
+
+def _step_dtype(model, param=None):
+    """The dtype the step's matrix products run in: autocast's where it is
+    on, else the model's first floating parameter's (`param`: that pair,
+    found before)."""
+    import torch
+    dtype, dev = param or _param_dtype(model)
+    if dev not in ("cuda", "cpu"):
+        return dtype
+    try:
+        on = torch.is_autocast_enabled(dev)
+        if on:
+            return _DTYPES.get(str(torch.get_autocast_dtype(dev)), "fp32")
+    except TypeError:  # 1.13: no device argument
+        on = torch.is_autocast_enabled() if dev == "cuda" \
+            else torch.is_autocast_cpu_enabled()
+        if on:
+            dt = torch.get_autocast_gpu_dtype() if dev == "cuda" \
+                else torch.get_autocast_cpu_dtype()
+            return _DTYPES.get(str(dt), "fp32")
+    return dtype
 
 
 # ==== Timing ====
@@ -315,6 +338,7 @@ class StepMeter:
         self.rank = int(rank)
         cuda = any(p.is_cuda for p in model.parameters())
         self._timer = _Timer(cuda)
+        self._param = _param_dtype(model)
         self._flops = {}       # input shapes -> StepFlops
         self._pending = []     # (index, span, flops, samples, tokens, dtype)
         self.records = []      # one dict per measured step
@@ -358,7 +382,7 @@ class StepMeter:
         """Starts timing a step (the context manager's entry; for trainers
         whose callbacks see the step's start and end apart)."""
         self._start = self._timer.start()
-        self._dtype = self.dtype or _step_dtype(self.model)
+        self._dtype = self.dtype or _step_dtype(self.model, self._param)
 
     def end(self, flops, samples=0, tokens=None):
         """Ends the step begun last: `flops` its StepFlops, `samples` and

@@ -170,7 +170,7 @@ def test_step_time_and_mfu_against_own_measurement(tmp_path):
     same steps (medians within 10 %), warm-up steps left out, and MFU,
     HFU, throughput by hand from the test's own times and the hand FLOPs."""
     torch.manual_seed(0)
-    model, x = Net(), torch.randn(256, D)
+    model, x = Net(), torch.randn(2048, D)  # tens of ms a step
     meter = nnscan.StepMeter(model, peak_flops=1e12, warmup=2, file=False,
                              log=str(tmp_path / "steps.jsonl"))
     own = []
@@ -181,13 +181,13 @@ def test_step_time_and_mfu_against_own_measurement(tmp_path):
     mine = statistics.median(own[2:])
     theirs = statistics.median(r["step_s"] for r in recs)
     assert abs(theirs - mine) <= 0.10 * mine
-    flops = sum(_by_hand(256))
+    flops = sum(_by_hand(2048))
     for r, t in zip(recs, own[2:]):
         assert r["model_flops"] == flops
         assert r["mfu"] == pytest.approx(flops / r["step_s"] / 1e12,
                                          rel=1e-6)
         assert r["mfu"] == pytest.approx(flops / t / 1e12, rel=0.25)
-        assert r["samples_per_s"] == pytest.approx(256 / r["step_s"],
+        assert r["samples_per_s"] == pytest.approx(2048 / r["step_s"],
                                                    rel=1e-6)
         assert r["peak"] == {"device": "given", "dtype": "fp32",
                              "density": "dense", "flops_per_s": 1e12}
