@@ -320,3 +320,39 @@ def test_cuda_step_time_with_events():
     s = meter.summary()
     assert s["peak"]["dtype"] == "bf16" and 0 < s["mfu"] < 1
     assert not math.isnan(s["mfu"])
+
+
+def test_two_ranks_each_their_own_counts(tmp_path):
+    """DDP over gloo, two processes: each rank's log carries its rank and
+    the FLOPs of its own share of the batch (rank r: 8·(r + 1) rows), by
+    hand: Linear 32 -> 64 and 64 -> 8, forward 2nkm each, backward the
+    weight gradients of both and the input gradient of the second."""
+    import subprocess
+    import sys
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_available():
+        pytest.skip("no torch.distributed")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+    procs = [subprocess.Popen(
+        [sys.executable, os.path.join(here, "step_meter_ddp_worker.py"),
+         str(r), "2", str(tmp_path / "store"), str(tmp_path)], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(2)]
+    try:
+        outs = [p.communicate(timeout=240)[0].decode() for p in procs]
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            p.kill()
+        pytest.fail("ranks did not finish in 240 s")
+    for p, o in zip(procs, outs):
+        assert p.returncode == 0, o
+    for r in range(2):
+        n = 8 * (r + 1)
+        fwd = 2 * n * 32 * 64 + 2 * n * 64 * 8
+        bwd = 2 * fwd - 2 * n * 32 * 64
+        lines = [json.loads(s) for s in
+                 (tmp_path / f"steps.{r}.jsonl").read_text().splitlines()]
+        assert [x["step"] for x in lines] == [1, 2]
+        for x in lines:
+            assert x["rank"] == r and x["samples"] == n
+            assert x["model_flops"] == fwd + bwd
