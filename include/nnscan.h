@@ -2454,6 +2454,110 @@ NNS_API nns_status nns_inspection_report_seed(const nns_inspection *insp,
                                               nns_write_fn write, void *user,
                                               nns_error *err);
 
+/* ==== MFU: a training step's FLOPs against its time (docs/metrics.md) ====
+ *
+ * What one training step costs, from the analyses of its recorded forward
+ * and backward (a binding's recording: Python's nnscan.StepMeter), and
+ * what share of a device's peak the step's measured time makes of it.
+ * The FLOPs are the matrix products' (the op table's `matrix` entries),
+ * a multiply-add counted as 2 (2 x MACs: PaLM's and Megatron's
+ * convention, and PyTorch's FlopCounterMode's).
+ */
+typedef struct nns_step_flops {
+  size_t size;               /* sizeof(nns_step_flops) */
+  int64_t model_flops;       /* forward + backward, the attention products
+                                over the pairs the masks allow */
+  int64_t model_flops_dense; /* the same, every attention pair counted */
+  int64_t forward_flops;     /* model_flops' forward part */
+  int64_t backward_flops;    /* model_flops' backward part */
+  int64_t recompute_flops;   /* the forward of the checkpointed modules,
+                                run again in the backward (masked) */
+  int64_t recompute_flops_dense; /* the same, every attention pair */
+  int64_t hardware_flops;    /* model_flops + recompute_flops */
+  int64_t all_flops;         /* every op's FLOPs (flops_unmasked),
+                                forward + backward: element-wise too */
+  int64_t tokens;            /* the forward's tokens (nns_totals.tokens) */
+  unsigned flags;            /* NNS_COUNT_* of the nodes summed */
+} nns_step_flops;
+
+/* The step's FLOPs from `forward`'s analysis and that of its `backward`
+ * (the recorded backward graph, analysed with forward as
+ * nns_analyze_options.forward), both of one rank's step: under
+ * torch.distributed each rank hands its own recording (per-rank counts).
+ * `recomputed`: the module paths gradient checkpointing runs again in the
+ * backward (n_recomputed of them, outermost ones; "" the whole model);
+ * their forward's matrix FLOPs are recompute_flops. */
+NNS_API nns_status nns_step_flops_of(const nns_analysis *forward,
+                                     const nns_analysis *backward,
+                                     const char *const *recomputed,
+                                     size_t n_recomputed,
+                                     nns_step_flops *out, nns_error *err);
+
+typedef struct nns_mfu_options {
+  size_t size;                  /* sizeof(nns_mfu_options) */
+  const nns_hardware *hardware; /* the device (nns_hardware_find, a list's
+                                   entry, or the caller's); NULL with
+                                   peak_flops */
+  const char *step_dtype;       /* the dtype the step's matrix products run
+                                   in ("bf16"; nns_compute_dtype_name) */
+  const char *peak_dtype;       /* the peak compared against; NULL: the
+                                   step's. Only the step's dtype applies, or
+                                   tf32 for an fp32 step: another (fp8 for a
+                                   bf16 step) is NNS_E_ARG */
+  double peak_flops;            /* > 0: this dense peak, FLOP/s per device,
+                                   instead of the hardware's */
+} nns_mfu_options;
+
+typedef struct nns_mfu {
+  size_t size;                  /* sizeof(nns_mfu) */
+  double step_s;                /* the step's time, as given */
+  int64_t samples, tokens;      /* per step (tokens: as given, else the
+                                   forward's) */
+  double samples_per_s, tokens_per_s; /* 0 where not known */
+  double model_flops_per_s;     /* model_flops / step_s */
+  double hardware_flops_per_s;  /* hardware_flops / step_s */
+  double peak_flops;            /* the peak compared against, FLOP/s */
+  nns_compute_dtype peak_dtype; /* its dtype */
+  const char *density;          /* "dense": the table lists no sparse
+                                   figure (static string) */
+  const char *device;           /* the hardware's name, or "given" (lives
+                                   as long as opts->hardware) */
+  double mfu;                   /* model_flops_per_s / peak_flops */
+  double hfu;                   /* hardware_flops_per_s / peak_flops */
+} nns_mfu;
+
+/* The step's figures for a step of `step_s` seconds that processed
+ * `samples` samples (0: not known) and `tokens` tokens (-1: the forward's).
+ * NNS_E_ARG for a time that is not positive, a peak that cannot apply or
+ * is missing, and for an MFU or HFU above 100 % (the message says by how
+ * much: a wrong peak or a time that did not wait for the device). */
+NNS_API nns_status nns_mfu_compute(const nns_step_flops *flops, double step_s,
+                                   int64_t samples, int64_t tokens,
+                                   const nns_mfu_options *opts, nns_mfu *out,
+                                   nns_error *err);
+
+/* One step's figures as one line of the "nnscan.steps" JSON lines log
+ * (docs/metrics.md, docs/steps.schema.json), newline included: `step` its
+ * index in the run, `rank` its torch.distributed rank (0 alone). */
+NNS_API nns_status nns_mfu_json_line(int64_t step, int rank,
+                                     const nns_step_flops *flops,
+                                     const nns_mfu *mfu, nns_write_fn write,
+                                     void *user, nns_error *err);
+/* One row of the running table (header with `header`: its two lines
+ * first), newline included: step, time, samples/s, tokens/s, TFLOP/s,
+ * MFU and HFU with the peak's device, dtype and density. */
+NNS_API nns_status nns_mfu_text_row(int64_t step, const nns_mfu *mfu,
+                                    int header, nns_write_fn write, void *user,
+                                    nns_error *err);
+/* A self-contained HTML page plotting MFU (and HFU) and step time over
+ * the n steps given (inline SVG, no script): steps[i], step_s[i], mfu[i],
+ * hfu[i]; `title` names the run (may be NULL). */
+NNS_API nns_status nns_mfu_html(const int64_t *steps, const double *step_s,
+                                const double *mfu, const double *hfu,
+                                size_t n, const char *title,
+                                nns_write_fn write, void *user,
+                                nns_error *err);
+
 #ifdef __cplusplus
 }
 #endif

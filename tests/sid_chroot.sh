@@ -25,11 +25,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # onnx (method="onnx", graph checks), venv + pip + setuptools + wheel
 # (test_packaging's offline install), a C compiler (test_header,
 # test_packaging's stand-in libraries) and CMake, make and zlib's headers
-# (test_packaging builds the repository root with `pip install .`).
+# (test_packaging builds the repository root with `pip install .`),
+# accelerate (the transformers Trainer of test_step_meter_hf.py).
 SID_PACKAGES=(python3-torch python3-torchvision python3-transformers
               python3-pytest python3-jsonschema python3-onnx python3-venv
               python3-pip python3-setuptools python3-wheel gcc libc6-dev
-              cmake make zlib1g-dev)
+              cmake make zlib1g-dev python3-accelerate)
 MARKER=.nnscan-sid-ready
 
 die() { echo "sid_chroot.sh: $*" >&2; exit 1; }

@@ -44,10 +44,17 @@ def __getattr__(name):
     if name in _GENERATE_API:
         from . import generate
         return getattr(generate, name)
+    if name in _STEP_API:
+        from . import step
+        return getattr(step, name)
+    if name == "integrations":  # nnscan.integrations.HFCallback
+        import importlib
+        return importlib.import_module(".integrations", __name__)
     raise AttributeError(f"module 'nnscan' has no attribute {name!r}")
 
 
 _TORCH_API = ("summary", "crawl_module", "profile", "clever_format",
               "LayersInfo", "TorchSummary")
 _GENERATE_API = ("profile_generate", "GenerateProfile")
-__all__ += list(_TORCH_API) + list(_GENERATE_API)
+_STEP_API = ("StepMeter",)  # step.py: MFU per training step
+__all__ += list(_TORCH_API) + list(_GENERATE_API) + list(_STEP_API)

@@ -1151,6 +1151,31 @@ static void c_op_table_json(void) {
   CHECK_EQ(nns_op_table_json(NULL, NULL, NULL), NNS_E_ARG);
 }
 
+/* MFU (issue 48): NULL handles and short structs are NNS_E_ARG. */
+static void c_step_flops_of(void) {
+  nns_step_flops f = {.size = sizeof f};
+  CHECK_EQ(nns_step_flops_of(NULL, NULL, NULL, 0, &f, &err), NNS_E_ARG);
+}
+static void c_mfu_compute(void) {
+  nns_step_flops f = {.size = sizeof f};
+  nns_mfu_options o = {.size = sizeof o, .step_dtype = "bf16",
+                       .peak_flops = 1e12};
+  nns_mfu m = {.size = 4};
+  CHECK_EQ(nns_mfu_compute(NULL, 1, 0, -1, &o, &m, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_mfu_compute(&f, 1, 0, -1, &o, &m, NULL), NNS_E_ARG);
+}
+static void c_mfu_json_line(void) {
+  CHECK_EQ(nns_mfu_json_line(0, 0, NULL, NULL, NULL, NULL, NULL),
+           NNS_E_ARG);
+}
+static void c_mfu_text_row(void) {
+  CHECK_EQ(nns_mfu_text_row(0, NULL, 1, NULL, NULL, NULL), NNS_E_ARG);
+}
+static void c_mfu_html(void) {
+  CHECK_EQ(nns_mfu_html(NULL, NULL, NULL, NULL, 3, NULL, NULL, NULL, NULL),
+           NNS_E_ARG);
+}
+
 /* The diff (issue 23): documents and a callback are needed; a document
  * that is not JSON names the side and the byte; a short options or result
  * struct is refused. */
@@ -1544,6 +1569,8 @@ static const entry exports[] = {
     E(compute_dtype_name), E(bound_name), E(hardware_count), E(hardware_get),
     E(hardware_find), E(hardware_list_open), E(hardware_list_count),
     E(hardware_list_get), E(hardware_list_free),
+    E(step_flops_of), E(mfu_compute), E(mfu_json_line), E(mfu_text_row),
+    E(mfu_html),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };
