@@ -75,6 +75,11 @@ typedef struct nns__cost {
   int64_t bytes;
   bool view; /* the rule took the view rule (nns__cost_view): the node
                 moves nothing (Dropout in inference) */
+  /* A fused attention op whose own mask (is_causal, a local window, a
+   * mask input with known contents) leaves (query, key) pairs out: the
+   * MACs and FLOPs of its two products those pairs would take
+   * (macs - macs_unmasked, flops - flops_unmasked; nns__attn_cut). */
+  int64_t macs_cut, flops_cut;
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
