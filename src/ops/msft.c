@@ -834,7 +834,7 @@ static int64_t expert_matrix(nns__ictx *cx, nns__cost *c, int i, int64_t e,
 /*
  * MoE and QMoE (docs/metrics.md): each of the `rows` tokens (input [rows,
  * hidden] or [B, S, hidden]) goes through k of the E experts: fc1 (and
- * fc3 beside it), the activation on fc1's outputs, fc2; the router's
+ * fc3 beside it), the activation on the intermediate elements, fc2; the router's
  * softmax over E (5 per expert) picks them, and the k outputs are summed
  * with their weights (2 FLOPs per element each). MACs per token k * the
  * elements of one expert's fc1, fc2 and fc3 (unpacked: QMoE stores

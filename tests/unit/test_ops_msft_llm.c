@@ -155,11 +155,75 @@ static void test_attention_causal(void) {
   nns_model_free(m);
 }
 
+/* The GenAI-style decoder at sequence_length S and past_sequence_length P
+ * (tools/make_genai_decoder.py), analysed. */
+static tm_totals decoder_at(int64_t s, int64_t p) {
+  tm_totals none;
+  memset(&none, 0, sizeof none);
+  nns_model *m = tm_load_path("fixtures/genai/decoder.onnx", TM_LOAD_ONLY);
+  if (!m)
+    return none;
+  const int64_t sd[1] = {s}, pd[1] = {p};
+  nns_input_shape in[2] = {{sizeof in[0], "sequence_length", sd, 1},
+                           {sizeof in[0], "past_sequence_length", pd, 1}};
+  nns_infer_options io;
+  memset(&io, 0, sizeof io);
+  io.size = sizeof io;
+  io.inputs = in;
+  io.input_count = 2;
+  nns_error err;
+  CHECK_EQ(nns_model_infer(m, &io, &err), NNS_OK);
+  nns_analysis *a = tm_analyze(m, NULL);
+  tm_totals t = tm_totals_of(a);
+  nns_analysis_free(a);
+  nns_model_free(m);
+  return t;
+}
+
+/*
+ * One GenAI-style decoder layer: hidden 32, 4 query heads of 8 over 2 KV
+ * heads, feed-forward 64, 4-bit MatMulNBits in blocks of 32. Per node, S
+ * queries, T = P + S keys:
+ *   input norm    4*32S FLOPs, 32S MACs
+ *   q, o proj     MatMulNBits 32 -> 32: 32S*63 + 2*32*32 FLOPs, 1024S MACs
+ *   k, v proj     32 -> 16: 16S*63 + 1024 FLOPs, 512S MACs
+ *   rotary q, k   3 per element: 96S, 48S FLOPs
+ *   GQA           Q.Kt 64ST - 4ST, P.V 64ST - 32S, 7 per score 28ST:
+ *                 152ST - 32S FLOPs, 64ST MACs
+ *   skip norm     4*32S + 32S FLOPs, 32S MACs
+ *   up            32 -> 64: 64S*63 + 4096 FLOPs, 2048S MACs
+ *   down          64 -> 32: 32S*127 + 4096 FLOPs, 2048S MACs
+ *   residual add  32S FLOPs
+ * MACs 7232S + 64ST. Causal GQA keeps SP + S(S+1)/2 pairs per head, 16
+ * MACs each.
+ * Prefill chunk S 4, P 4 (T 8): MACs 28928 + 2048 = 30976; FLOPs 512 +
+ * 2*10112 + 2*5056 + 384 + 192 + 4736 + 640 + 20224 + 20352 + 128 =
+ * 77504; unmasked: 26 of 32 pairs per head, 4*26*16 = 1664 MACs (30592),
+ * FLOPs less 24*15 + (2*24)*8 = 744 (76760).
+ * Decode S 1, P 7 (T 8): MACs 7232 + 512 = 7744, nothing masked; FLOPs
+ * 128 + 2*4064 + 2*2032 + 96 + 48 + 1184 + 160 + 8128 + 8160 + 32 = 30128.
+ * Weights: packed 4-bit q 512, k 256, v 256, o 512, up 1024, down 1024
+ * bytes (7168 weights), scales 224 and norms 64 float32: 4736 bytes.
+ */
+static void test_genai_decoder(void) {
+  tm_totals t = decoder_at(4, 4);
+  CHECK_EQ(t.all.macs, 30976);
+  CHECK_EQ(t.all.flops, 77504);
+  CHECK_EQ(t.all.macs_unmasked, 30592);
+  CHECK_EQ(t.all.flops_unmasked, 76760);
+  CHECK_EQ(t.param_bytes_unique, 4736);
+  t = decoder_at(1, 7);
+  CHECK_EQ(t.all.macs, 7744);
+  CHECK_EQ(t.all.macs_unmasked, 7744);
+  CHECK_EQ(t.all.flops, 30128);
+}
+
 int main(void) {
   test_ops();
   test_gqa_prefill();
   test_gqa_window();
   test_attention_mask();
   test_attention_causal();
+  test_genai_decoder();
   return check_finish();
 }
