@@ -834,11 +834,11 @@ static int64_t expert_matrix(nns__ictx *cx, nns__cost *c, int i, int64_t e,
 /*
  * MoE and QMoE (docs/metrics.md): each of the `rows` tokens (input [rows,
  * hidden] or [B, S, hidden]) goes through k of the E experts: fc1 (and
- * fc3 beside it), the activation on the intermediate elements, fc2; the router's
- * softmax over E (5 per expert) picks them, and the k outputs are summed
- * with their weights (2 FLOPs per element each). MACs per token k * the
- * elements of one expert's fc1, fc2 and fc3 (unpacked: QMoE stores
- * 8 / expert_weight_bits weights per byte). DMAs every input read once
+ * fc3 beside it), the activation on the intermediate elements, fc2; the
+ * router's softmax over E (5 per expert) picks them, and the k outputs
+ * are summed with their weights (2 FLOPs per element each). MACs per
+ * token k * the elements of one expert's fc1, fc2 and fc3 (unpacked: QMoE
+ * stores 8 / expert_weight_bits weights per byte). DMAs every input read once
  * and Y written.
  * `w` the inputs of fc1, fc2, fc3 weights; `unpack` weights per element.
  */
@@ -935,9 +935,9 @@ static const nns__attr_spec simplified_ln_attrs[] = {
     NNS__A_INT("axis", -1), NNS__A_FLOAT("epsilon", 1e-5),
     NNS__A_INT("stash_type", 1), NNS__A_END};
 static const nns__attr_spec rotary_attrs[] = {
-    NNS__A_INT("interleaved", 0),          NNS__A_INT("is_packed_batching", 0),
-    NNS__A_INT("num_heads", 0),            NNS__A_INT("rotary_embedding_dim", 0),
-    NNS__A_FLOAT("scale", 1.0),            NNS__A_END};
+    NNS__A_INT("interleaved", 0), NNS__A_INT("is_packed_batching", 0),
+    NNS__A_INT("num_heads", 0), NNS__A_INT("rotary_embedding_dim", 0),
+    NNS__A_FLOAT("scale", 1.0), NNS__A_END};
 static const nns__attr_spec gqa_attrs[] = {
     NNS__A_INT("causal", 1),
     NNS__A_INT("do_rotary", 0),
