@@ -499,7 +499,8 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
  * the keys of key (or packed KV / QKV) plus past_key, with the bias (when
  * given) added to Q, K and V first (one FLOP per element) and a key
  * padding mask or relative position bias 1 FLOP per score each. Masks,
- * biases and past are read, present_key/value written.
+ * biases and past are read, present_key/value written. unidirectional and
+ * a known attention_bias give macs_unmasked (nns__attn_pairs).
  */
 static nns_status mha_cost(nns__ictx *cx, nns__cost *c) {
   const nns__type *q = nns__in_type(cx, 0), *k = nns__in_type(cx, 1);
@@ -544,6 +545,17 @@ static nns_status mha_cost(nns__ictx *cx, nns__cost *c) {
   for (int i = 1; i <= 2; i++)
     if (!add_output(cx, c, i))
       return NNS__UNCOUNTED;
+  /* macs_unmasked: unidirectional (query i sees keys up to total - S + i)
+   * and an attention_bias with known contents. */
+  nns__attn_pairs_in pin = {
+      .b = b, .h = heads, .s = s, .t = total, .offset = total - s,
+      .causal = nns__attr_int(cx, "unidirectional") != 0, .mask = 5,
+      .lens = -1};
+  int64_t allowed, rows, rows_dense = nns__cmul(c, nns__cmul(c, b, heads), s);
+  if (total >= s && dk % heads == 0 && dv % heads == 0 &&
+      nns__attn_pairs(cx, &pin, &allowed, &rows))
+    nns__attn_cut(c, nns__cmul(c, rows_dense, total), allowed, rows_dense,
+                  rows, dk / heads, dv / heads);
   return NNS_OK;
 }
 

@@ -122,6 +122,26 @@ static void test_gqa_window(void) {
 }
 
 /*
+ * MultiHeadAttention, unidirectional: B 1, S = L = 3, 2 heads of 4.
+ * Scores 1*3*2*3 = 18. Q.Kt MACs 3*3*8 = 72, FLOPs 144 - 18 = 126; P.V
+ * MACs 72, FLOPs 144 - 24 = 120; scale + softmax 6*18 = 108: FLOPs 354;
+ * DMAs Q 24 + K 24 + 18, 18 + V 24 + Y 24, softmax 36: 168. Causal rows
+ * see 1, 2, 3 keys: 12 of 18 pairs; MACs 12*8 = 96; FLOPs 12*7 + (24 -
+ * 6)*4 + 108 = 264.
+ */
+static void test_mha_unidirectional(void) {
+  nns_model *m = tm_load("msft_llm", "mha", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,3,8");
+  EXPECT_COST(m, "mha", 354, 144, 168);
+  nns_model_free(m);
+  nns_counts t = totals_of("mha");
+  CHECK_EQ(t.macs_unmasked, 96);
+  CHECK_EQ(t.flops_unmasked, 264);
+}
+
+/*
  * Attention-23 with a known boolean mask [3,5] over 2 heads: rows allow
  * 2, 3 and 0 keys, 5 of 15 per head, 10 of 30 pairs over 4 of 6 rows.
  * Dense: MACs 2*3*5*(4+4) = 240; FLOPs Q.Kt 240 - 30 = 210, P.V 240 - 24
@@ -223,6 +243,7 @@ int main(void) {
   test_gqa_prefill();
   test_gqa_window();
   test_attention_mask();
+  test_mha_unidirectional();
   test_attention_causal();
   test_genai_decoder();
   return check_finish();

@@ -94,3 +94,10 @@ save('msft_llm_attn_mask', [
 ], [vi('q4', T.FLOAT, [1, 2, 3, 4]), vi('k4', T.FLOAT, [1, 2, 5, 4]),
     vi('v4', T.FLOAT, [1, 2, 5, 4])],
    [vi('y4', T.UNDEFINED, None)], [nh.from_array(mask, 'mask')], 23)
+
+# MultiHeadAttention, unidirectional: Q, K, V [1,3,8], 2 heads of 4.
+save('msft_llm_mha', [
+    N('MultiHeadAttention', ['q', 'k', 'v'], ['y'], name='mha', domain=MS,
+      num_heads=2, unidirectional=1),
+], [vi('q', T.FLOAT, [1, 3, 8]), vi('k', T.FLOAT, [1, 3, 8]),
+    vi('v', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)], [])
