@@ -230,6 +230,14 @@ typedef struct nns__op {
    * output is classified like an initializer (src/analyze/params.c). */
   bool holds_data;
 
+  /* Weights stored packed, several to a byte (MatMulNBits' B, QMoE's
+   * expert weights): bit k set when input k holds 8 / bits weights per
+   * element, bits the node's attribute `packed_bits` (4 when the node
+   * does not set it). The parameter count counts the weights, the bytes
+   * stay the tensor's (src/analyze/params.c). */
+  uint32_t packed_mask;
+  const char *packed_bits;
+
   /* The part the op can play in attention, softmax(Q.K^T + mask).V
    * (NNS__ATTN_*): how src/analyze/masked.c finds the two products whose
    * (query, key) pairs a mask with known contents leaves out. */

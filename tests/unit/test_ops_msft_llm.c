@@ -223,7 +223,9 @@ static tm_totals decoder_at(int64_t s, int64_t p) {
  * Decode S 1, P 7 (T 8): MACs 7232 + 512 = 7744, nothing masked; FLOPs
  * 128 + 2*4064 + 2*2032 + 96 + 48 + 1184 + 160 + 8128 + 8160 + 32 = 30128.
  * Weights: packed 4-bit q 512, k 256, v 256, o 512, up 1024, down 1024
- * bytes (7168 weights), scales 224 and norms 64 float32: 4736 bytes.
+ * bytes, two weights a byte: 1024 + 512 + 512 + 1024 + 2048 + 2048 = 7168
+ * weights (K x N of each projection), scales 224
+ * and norms 64 float32: 7456 parameters in 3584 + 4*288 = 4736 bytes.
  */
 static void test_genai_decoder(void) {
   tm_totals t = decoder_at(4, 4);
@@ -232,6 +234,7 @@ static void test_genai_decoder(void) {
   CHECK_EQ(t.all.macs_unmasked, 30592);
   CHECK_EQ(t.all.flops_unmasked, 76760);
   CHECK_EQ(t.param_bytes_unique, 4736);
+  CHECK_EQ(t.all.params, 7456);
   t = decoder_at(1, 7);
   CHECK_EQ(t.all.macs, 7744);
   CHECK_EQ(t.all.macs_unmasked, 7744);
