@@ -744,7 +744,8 @@ static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
  * attention_bias (1 per score) per score; do_rotary rotates Q and K first
  * (3 FLOPs per element). Past, caches and bias read, present written.
  * macs_unmasked: query i sees keys up to T - S + i (bottom-right causal)
- * and, with local_window_size W > 0, no further back than W keys.
+ * and, with local_window_size W > 0, no further back than W keys; an
+ * attention_bias with known contents leaves out what it masks.
  */
 static nns_status gqa_cost(nns__ictx *cx, nns__cost *c) {
   const nns__type *q = nns__in_type(cx, 0), *k = nns__in_type(cx, 1);
@@ -788,7 +789,7 @@ static nns_status gqa_cost(nns__ictx *cx, nns__cost *c) {
   nns__attn_pairs_in pin = {.b = b, .h = heads, .s = s, .t = t,
                             .offset = t - s, .causal = causal,
                             .window = nns__attr_int(cx, "local_window_size"),
-                            .mask = -1, .lens = -1};
+                            .mask = 10, .lens = -1};
   int64_t allowed, rows;
   int64_t rows_dense = nns__cmul(c, nns__cmul(c, b, heads), s);
   if (t >= s && nns__attn_pairs(cx, &pin, &allowed, &rows))
