@@ -4,6 +4,8 @@
  * (unit/models/ml5_ops.onnx, written by unit/models/make_ml5.py). The
  * expected values are worked out by hand beside each check.
  */
+#include <string.h>
+
 #include "check.h"
 #include "nnscan.h"
 #include "testmodel.h"
@@ -25,7 +27,28 @@ static void test_ml5(void) {
   nns_model_free(m);
 }
 
+/* A [1] float8 zero point on a 1-D x broadcasts (the default axis 1 is
+ * not x's); an empty axes value (ReduceSum-18, noop_with_empty_axes 0)
+ * reduces every axis: [2, 3] -> [1, 1]. */
+static void test_forms(void) {
+  nns_model *m = tm_load("ml5", "forms", TM_LOAD_ONLY);
+  if (!m)
+    return;
+  nns_input_value v = {sizeof v, "ax", NULL, 0};
+  nns_infer_options io;
+  memset(&io, 0, sizeof io);
+  io.size = sizeof io;
+  io.values = &v;
+  io.value_count = 1;
+  nns_error err;
+  CHECK_EQ(nns_model_infer(m, &io, &err), NNS_OK);
+  EXPECT_SHAPE(m, "q8", NNS_DT_FLOAT8E4M3FN, "6");
+  EXPECT_SHAPE(m, "rsum", NNS_DT_FLOAT, "1,1");
+  nns_model_free(m);
+}
+
 int main(void) {
-  test_ml5();
+  RUN(test_ml5);
+  RUN(test_forms);
   return check_finish();
 }

@@ -242,12 +242,12 @@ static void test_genai_decoder(void) {
 }
 
 int main(void) {
-  test_ops();
-  test_gqa_prefill();
-  test_gqa_window();
-  test_attention_mask();
-  test_mha_unidirectional();
-  test_attention_causal();
-  test_genai_decoder();
+  RUN(test_ops);
+  RUN(test_gqa_prefill);
+  RUN(test_gqa_window);
+  RUN(test_attention_mask);
+  RUN(test_mha_unidirectional);
+  RUN(test_attention_causal);
+  RUN(test_genai_decoder);
   return check_finish();
 }
