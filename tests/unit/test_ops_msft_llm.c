@@ -142,6 +142,27 @@ static void test_mha_unidirectional(void) {
 }
 
 /*
+ * GroupQueryAttention, causal 0, with a known attention_bias that masks
+ * query 0's second key: B 1, S = T = 2, 2 heads of 4 over 1 KV head.
+ * Scores 8. Q.Kt MACs 2*2*8 = 32, FLOPs 64 - 8 = 56; P.V MACs 32, FLOPs
+ * 64 - 16 = 48; scale + bias + softmax 7*8 = 56: FLOPs 160. DMAs Q 16 +
+ * K 8 + 8, 8 + V 8 + Y 16, softmax 16, bias 4, present 2*8: 100.
+ * Unmasked: 3 of 4 pairs per head, 6 of 8 over 4 rows: MACs 6*8 = 48,
+ * FLOPs 6*7 + (12 - 4)*4 + 56 = 130.
+ */
+static void test_gqa_bias(void) {
+  nns_model *m = tm_load("msft_llm", "gqa_bias", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "present_k", NNS_DT_FLOAT, "1,1,2,4");
+  EXPECT_COST(m, "gqa", 160, 64, 100);
+  nns_model_free(m);
+  nns_counts t = totals_of("gqa_bias");
+  CHECK_EQ(t.macs_unmasked, 48);
+  CHECK_EQ(t.flops_unmasked, 130);
+}
+
+/*
  * Attention-23 with a known boolean mask [3,5] over 2 heads: rows allow
  * 2, 3 and 0 keys, 5 of 15 per head, 10 of 30 pairs over 4 of 6 rows.
  * Dense: MACs 2*3*5*(4+4) = 240; FLOPs Q.Kt 240 - 30 = 210, P.V 240 - 24
@@ -245,6 +266,7 @@ int main(void) {
   RUN(test_ops);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
+  RUN(test_gqa_bias);
   RUN(test_attention_mask);
   RUN(test_mha_unidirectional);
   RUN(test_attention_causal);

@@ -101,3 +101,18 @@ save('msft_llm_mha', [
       num_heads=2, unidirectional=1),
 ], [vi('q', T.FLOAT, [1, 3, 8]), vi('k', T.FLOAT, [1, 3, 8]),
     vi('v', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)], [])
+
+# GroupQueryAttention, causal 0, an attention_bias known from an
+# initializer [1,1,2,2] that masks query 0's second key: Q [1,2,8] (2
+# heads of 4), K/V [1,2,4] (1 kv head), total_sequence_length 2.
+save('msft_llm_gqa_bias', [
+    N('GroupQueryAttention', ['q', 'k', 'v', '', '', 'seqlens', 'total', '',
+                              '', '', 'bias'],
+      ['y', 'present_k', 'present_v'], name='gqa', domain=MS, num_heads=2,
+      kv_num_heads=1, causal=0),
+], [vi('q', T.FLOAT, [1, 2, 8]), vi('k', T.FLOAT, [1, 2, 4]),
+    vi('v', T.FLOAT, [1, 2, 4]), vi('seqlens', T.INT32, [1])],
+   [vi(o, T.UNDEFINED, None) for o in ['y', 'present_k', 'present_v']],
+   [nh.from_array(np.array(2, dtype=np.int32), 'total'),
+    nh.from_array(np.array([[[[0, -np.inf], [0, 0]]]], dtype=np.float32),
+                  'bias')])
