@@ -491,7 +491,20 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
   for (int i = 3; i <= 5; i++)
     if (!add_input(cx, c, i))
       return NNS__UNCOUNTED;
-  return add_output(cx, c, 1) ? NNS_OK : NNS__UNCOUNTED;
+  if (!add_output(cx, c, 1))
+    return NNS__UNCOUNTED;
+  /* macs_unmasked: unidirectional, query i sees keys up to past + i (the
+   * mask_index formats are left dense). */
+  nns__attn_pairs_in pin = {.b = b, .h = heads, .s = s, .t = l,
+                            .offset = l - s,
+                            .causal = nns__attr_int(cx, "unidirectional") != 0,
+                            .mask = -1, .lens = -1};
+  int64_t allowed, rows, rows_dense = nns__cmul(c, nns__cmul(c, b, heads), s);
+  if (l >= s && dk % heads == 0 && dv % heads == 0 &&
+      nns__attn_pairs(cx, &pin, &allowed, &rows))
+    nns__attn_cut(c, nns__cmul(c, rows_dense, l), allowed, rows_dense, rows,
+                  dk / heads, dv / heads);
+  return NNS_OK;
 }
 
 /*

@@ -163,6 +163,27 @@ static void test_gqa_bias(void) {
 }
 
 /*
+ * com.microsoft Attention, unidirectional: input [1,3,8], weights [8,24],
+ * 2 heads of 4. Projection: 3*24 = 72 outputs of 8: MACs 576, FLOPs 1152
+ * - 72 = 1080, DMAs 24 + 192 + 72 = 288. Then scores 18: Q.Kt MACs 72,
+ * FLOPs 126; P.V MACs 72, FLOPs 120; scale + unidirectional + softmax
+ * 7*18 = 126: FLOPs 1452, MACs 720; DMAs 288 + 66 + 66 + 36 = 456.
+ * Unmasked: 12 of 18 pairs: MACs 720 - 6*8 = 672, FLOPs 1452 - (6*7 +
+ * 4*12) = 1362.
+ */
+static void test_ms_attention(void) {
+  nns_model *m = tm_load("msft_llm", "ms_attn", TM_INFER);
+  if (!m)
+    return;
+  EXPECT_SHAPE(m, "y", NNS_DT_FLOAT, "1,3,8");
+  EXPECT_COST(m, "attn", 1452, 720, 456);
+  nns_model_free(m);
+  nns_counts t = totals_of("ms_attn");
+  CHECK_EQ(t.macs_unmasked, 672);
+  CHECK_EQ(t.flops_unmasked, 1362);
+}
+
+/*
  * Attention-23 with a known boolean mask [3,5] over 2 heads: rows allow
  * 2, 3 and 0 keys, 5 of 15 per head, 10 of 30 pairs over 4 of 6 rows.
  * Dense: MACs 2*3*5*(4+4) = 240; FLOPs Q.Kt 240 - 30 = 210, P.V 240 - 24
@@ -269,6 +290,7 @@ int main(void) {
   RUN(test_gqa_bias);
   RUN(test_attention_mask);
   RUN(test_mha_unidirectional);
+  RUN(test_ms_attention);
   RUN(test_attention_causal);
   RUN(test_genai_decoder);
   return check_finish();

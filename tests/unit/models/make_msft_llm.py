@@ -116,3 +116,11 @@ save('msft_llm_gqa_bias', [
    [nh.from_array(np.array(2, dtype=np.int32), 'total'),
     nh.from_array(np.array([[[[0, -np.inf], [0, 0]]]], dtype=np.float32),
                   'bias')])
+
+# com.microsoft Attention, unidirectional: input [1,3,8], weights [8,24]
+# (Q, K, V of 8), 2 heads.
+save('msft_llm_ms_attn', [
+    N('Attention', ['x', 'w'], ['y'], name='attn', domain=MS, num_heads=2,
+      unidirectional=1),
+], [vi('x', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)],
+   [arr('w', [8, 24])])
