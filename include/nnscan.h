@@ -605,7 +605,9 @@ enum {
  * with a constant, a sequence length): `count` values, row-major. The
  * input keeps its declared shape when `count` fits it (a scalar, or one
  * unknown dim, which becomes `count`), else it fails with NNS_E_SHAPE.
- * Values of a floating-point input are converted.
+ * Values of a floating-point input are converted. `count` may be 0 (an
+ * empty tensor, such as Reduce's axes of shape [0]); data may then be
+ * NULL.
  */
 typedef struct nns_input_value {
   size_t size;                  /* sizeof(nns_input_value); also the array

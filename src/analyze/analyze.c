@@ -355,6 +355,14 @@ static nns_status run_costs(nns_model *m, nns__analysis *a) {
     an->flags |= cost_flags(&c, counted);
     if (counted && c.branch && !record_branch(a, n, &c))
       return NNS_E_NOMEM;
+    /* A fused attention op's own mask (ops/dot.h, nns__attn_cut). */
+    if (counted && (c.macs_cut > 0 || c.flops_cut > 0)) {
+      nns__anode_more *x = nns__node_more(a, n->index);
+      if (!x)
+        return NNS_E_NOMEM;
+      x->macs_cut = c.macs_cut < c.macs ? c.macs_cut : c.macs;
+      x->flops_cut = c.flops_cut < c.flops ? c.flops_cut : c.flops;
+    }
   }
   return NNS_OK;
 }

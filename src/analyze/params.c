@@ -76,6 +76,8 @@ typedef struct pval {
   bool shared;               /* consumers in more than one layer */
   bool chained;              /* consumed by copy nodes */
   bool weight_slot;          /* fed a 'w' input (else only 'b', if any) */
+  int unpack;                /* weights per element: > 1 in a packed slot
+                                (nns__op.packed_mask), else 0 or 1 */
 } pval;
 
 /* A consumer of a parameter value after its first, in another main-graph
@@ -94,6 +96,17 @@ typedef struct pstate {
   int32_t *of_value; /* value index -> pval index, or -1 */
   NNS__VEC(consumer) others;
 } pstate;
+
+/* Weights per stored element of a packed input of n: 8 / bits, bits the
+ * attribute its entry names (4 when unset); 1 for a width that does not
+ * divide a byte. */
+static int packed_per_element(const nns__node *n) {
+  int64_t bits = 4;
+  for (int32_t k = 0; k < n->n_attrs; k++)
+    if (!strcmp(n->attrs[k].name, n->op->packed_bits))
+      bits = n->attrs[k].i;
+  return bits >= 1 && bits <= 8 && 8 % bits == 0 ? (int)(8 / bits) : 1;
+}
 
 /* w/b > u > a > c: a weight that also feeds a constant slot is a weight. */
 static int role_strength(char r) {
@@ -191,6 +204,8 @@ static bool consume(pstate *s, const nns__node *n) {
     char role = nns__input_role(n, k);
     int r = role_strength(role);
     p->weight_slot = p->weight_slot || role == 'w';
+    if (!p->unpack && k < 32 && n->op && (n->op->packed_mask >> k) & 1)
+      p->unpack = packed_per_element(n);
     if (r > p->strength)
       p->strength = r;
     if (!p->first) {
@@ -492,6 +507,10 @@ nns_status nns__params_finish(nns_model *m, nns__analysis *a,
     const nns__tensor *ts = p->tensor;
     int32_t dtype = ts ? ts->dtype : p->v->type.dtype;
     int64_t numel = ts ? ts->numel : type_numel(&p->v->type);
+    int64_t stored_numel = numel;
+    if (p->unpack > 1 && numel >= 0 &&
+        !nns__mul_i64(numel, p->unpack, &numel))
+      numel = stored_numel;
     nns_param_kind kind = p->first && !is_literal(p, literal_graph)
                               ? classify(p, dtype, numel)
                               : NNS_PARAM_CONSTANT;
@@ -523,7 +542,7 @@ nns_status nns__params_finish(nns_model *m, nns__analysis *a,
     pi->given = given >= 0;
     pi->dtype = dtype;
     pi->elements = numel;
-    pi->bytes = tensor_bytes(numel, dtype, &tf);
+    pi->bytes = tensor_bytes(stored_numel, dtype, &tf);
     pi->layer = p->layer;
     pi->shared = p->shared;
     pi->is_copy = p->copy;

@@ -894,11 +894,11 @@ static nns_status set_value(nns_model *m, nns__value *v, const int64_t *data,
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   c->numel = (int64_t)count;
   if (nns__dtype_is_float(t.dtype)) {
-    c->f = nns__arena_array(&m->infer_arena, count, sizeof *c->f);
+    c->f = nns__arena_array(&m->infer_arena, count + 1, sizeof *c->f);
     for (size_t i = 0; c->f && i < count; i++)
       c->f[i] = (double)data[i];
   } else {
-    c->i = nns__arena_array(&m->infer_arena, count, sizeof *c->i);
+    c->i = nns__arena_array(&m->infer_arena, count + 1, sizeof *c->i);
     for (size_t i = 0; c->i && i < count; i++)
       c->i[i] = nns__dim_known(t.dtype == NNS_DT_BOOL ? data[i] != 0
                                                       : data[i]);
@@ -926,7 +926,8 @@ static nns_status apply_values(nns_model *m, const nns_infer_options *o,
                       "version's %zu", k, stride,
                       (size_t)NNS__V1_INPUT_VALUE);
     const nns_input_value *iv = &given;
-    if (!iv->name || !iv->data || !iv->count)
+    /* An empty tensor (Reduce's axes of shape [0]) is a value too. */
+    if (!iv->name || (!iv->data && iv->count))
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "input value %zu has no name or no data", k);
     if (iv->count > MAX_VALUE_COUNT)

@@ -78,6 +78,19 @@ static inline void nns__layer_norm_cost(nns__cost *c, int64_t x,
                       nns__cadd(c, scale > 0 ? scale : 0, bias > 0 ? bias : 0));
 }
 
+/*
+ * RMS normalisation over x elements (RMSNormalization-23, com.microsoft
+ * SimplifiedLayerNormalization): the sum of squares is one MAC per element,
+ * then a multiply by the reciprocal RMS and one by the scale:
+ *   FLOPs = 4x, MACs = x, DMAs = 2x + scale
+ */
+static inline void nns__rms_norm_cost(nns__cost *c, int64_t x,
+                                      int64_t scale) {
+  c->flops = nns__cmul(c, 4, x);
+  c->macs = x;
+  c->dmas = nns__cadd(c, nns__cmul(c, 2, x), scale > 0 ? scale : 0);
+}
+
 /* c += d, counts and flags (saturating). */
 static inline void nns__cost_acc(nns__cost *c, const nns__cost *d) {
   c->flops = nns__cadd(c, c->flops, d->flops);
@@ -131,6 +144,52 @@ static inline void nns__sdpa_cost(nns__cost *c, int64_t b, int64_t s,
   nns__cost_acc(c, &av);
   c->flops = nns__cadd(c, c->flops, nns__cmul(c, scores, 6 + per_score));
   c->dmas = nns__cadd(c, c->dmas, nns__cmul(c, 2, scores));
+}
+
+/*
+ * The (query, key) pairs a fused attention op's own mask allows, over
+ * scores [b, h, s, t] (docs/metrics.md, macs_unmasked): query i sees key
+ * j when
+ *   causal     j <= offset + i (offset: the keys before the first query,
+ *              past for Attention-23, t - s for GroupQueryAttention);
+ *   window > 0 and j >= offset + i - window (a left window of `window`
+ *              keys besides itself, GroupQueryAttention's
+ *              local_window_size);
+ *   mask >= 0  input `mask` (dims right-aligned on the scores; a last dim
+ *              shorter than t leaves the rest out, as onnx pads it) allows
+ *              it: a bool true, or an additive value above -1e4;
+ *   lens >= 0  j < input `lens`[batch] (Attention-24's nonpad_kv_seqlen).
+ * Sets *allowed and *rows (query rows with at least one key). false when
+ * a mask or lens input's contents are not known (the products stay
+ * dense) or a count overflows.
+ */
+typedef struct nns__attn_pairs_in {
+  int64_t b, h, s, t;
+  int64_t offset;
+  bool causal;
+  int64_t window;
+  int mask, lens; /* input indexes, -1 for none */
+} nns__attn_pairs_in;
+bool nns__attn_pairs(nns__ictx *cx, const nns__attn_pairs_in *in,
+                     int64_t *allowed, int64_t *rows);
+
+/*
+ * What the pairs a mask leaves out take from nns__sdpa_cost's two
+ * products, into c->macs_cut and c->flops_cut: of `total` = b h s t
+ * scores `allowed` remain, over `rows` of the b h s query rows; each pair
+ * is hk MACs of Q.Kt (2 hk - 1 FLOPs) and hv of P.V (2 hv, less one add
+ * per row and value column).
+ */
+static inline void nns__attn_cut(nns__cost *c, int64_t total,
+                                 int64_t allowed, int64_t rows_dense,
+                                 int64_t rows, int64_t hk, int64_t hv) {
+  int64_t gone = total - allowed, gone_rows = rows_dense - rows;
+  if (gone <= 0 || gone_rows < 0)
+    return;
+  c->macs_cut = nns__cmul(c, gone, nns__cadd(c, hk, hv));
+  c->flops_cut = nns__cadd(
+      c, nns__cmul(c, gone, 2 * hk - 1),
+      nns__cmul(c, hv, nns__cadd(c, nns__cmul(c, 2, gone), -gone_rows)));
 }
 
 #endif

@@ -55,4 +55,8 @@ nns__dim *nns__aligned_dims(nns__ictx *cx, int i, int32_t r, int32_t off,
 int64_t nns__bcast_index(int64_t o, int32_t r, const nns__dim *od,
                          const nns__dim *id);
 
+/* RotaryEmbedding's cost (eltwise.c), with position_ids at input pos_in:
+ * ONNX's at 3, com.microsoft's at 1 (msft.c). */
+nns_status nns__rotary_cost(nns__ictx *cx, nns__cost *c, int pos_in);
+
 #endif

@@ -1023,10 +1023,10 @@ static nns_status rotary_shape(nns__ictx *cx) {
  * rotated element (R of them), reading one cos or sin entry each:
  *   FLOPs 3 R, DMAs numel(X) + R + numel(position_ids) + numel(Y).
  */
-static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
+nns_status nns__rotary_cost(nns__ictx *cx, nns__cost *c, int pos_in) {
   const nns__type *x = nns__in_type(cx, 0);
   int64_t n = nns__in_count(cx, c, 0);
-  int64_t pos = nns__has_in(cx, 3) ? nns__in_count(cx, c, 3) : 0;
+  int64_t pos = nns__has_in(cx, pos_in) ? nns__in_count(cx, c, pos_in) : 0;
   if (!x || n < 0 || pos < 0)
     return NNS__UNCOUNTED;
   int64_t rot = nns__attr_int(cx, "rotary_embedding_dim"), r = n;
@@ -1041,6 +1041,11 @@ static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
   }
   return nns__cost_rw(cx, c, nns__cmul(c, 3, r),
                       nns__cadd(c, nns__cadd(c, n, r), pos));
+}
+
+/* ONNX's: position_ids is input 3. */
+static nns_status rotary_cost(nns__ictx *cx, nns__cost *c) {
+  return nns__rotary_cost(cx, c, 3);
 }
 
 /* ==== Attribute specs ==== */

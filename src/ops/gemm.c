@@ -673,6 +673,17 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
   *c = (nns__cost){.symbolic = c->symbolic, .overflow = c->overflow};
   nns__sdpa_cost(c, b, s, t, hq, nns__cmul(c, hq, hk), nns__cmul(c, hq, hv),
                  nns__cmul(c, hkv, hk), nns__cmul(c, hkv, hv), per_score);
+  /* What is_causal (query i sees keys up to past + i, onnx's reference),
+   * a known attn_mask and Attention-24's nonpad_kv_seqlen leave out. */
+  nns__attn_pairs_in pin = {
+      .b = b, .h = hq, .s = s, .t = t,
+      .offset = nns__cadd(c, t, -nns__dim_count(c, d.l, m)),
+      .causal = nns__attr_int(cx, "is_causal") != 0, .mask = 3,
+      .lens = nns__n_in(cx) > 6 ? 6 : -1};
+  int64_t allowed, rows;
+  if (nns__attn_pairs(cx, &pin, &allowed, &rows))
+    nns__attn_cut(c, nns__cmul(c, nns__cmul(c, b, hq), nns__cmul(c, s, t)),
+                  allowed, nns__cmul(c, nns__cmul(c, b, hq), s), rows, hk, hv);
   for (int i = 3; i <= 5; i++) {
     int64_t n = nns__has_in(cx, i) ? nns__in_count(cx, c, i) : 0;
     if (n < 0)

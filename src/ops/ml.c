@@ -91,15 +91,22 @@ static nns_status swap_string_int(nns__ictx *cx) {
   return NNS_OK;
 }
 
-/* LabelEncoder-2: the output dtype is that of the values_* list set. */
+/* LabelEncoder-2: the output dtype is that of the values_* list set;
+ * from ai.onnx.ml 4 values_tensor (any dtype) may hold them instead. */
 static nns_status label_encoder2_shape(nns__ictx *cx) {
-  int32_t dt = list_len(cx, "values_strings") >= 0  ? NNS_DT_STRING
+  const nns__tensor *vt = nns__spec_has(cx, "values_tensor")
+                              ? nns__attr_tensor(cx, "values_tensor")
+                              : NULL;
+  int32_t dt = vt                                   ? vt->dtype
+               : list_len(cx, "values_strings") >= 0 ? NNS_DT_STRING
                : list_len(cx, "values_int64s") >= 0 ? NNS_DT_INT64
                : list_len(cx, "values_floats") >= 0 ? NNS_DT_FLOAT
                                                     : 0;
   if (!dt)
     return nns__fail(cx, NNS_E_ATTR, "one of values_strings, values_int64s, "
-                     "values_floats must be set");
+                     "values_floats%s must be set",
+                     nns__spec_has(cx, "values_tensor") ? ", values_tensor"
+                                                        : "");
   nns__out_like(cx, 0, 0, dt);
   return NNS_OK;
 }
@@ -285,6 +292,14 @@ static const nns__attr_spec label_encoder2_attrs[] = {
     NNS__A_OPT("keys_int64s", INTS), NNS__A_OPT("keys_strings", STRINGS),
     NNS__A_OPT("values_floats", FLOATS), NNS__A_OPT("values_int64s", INTS),
     NNS__A_OPT("values_strings", STRINGS), NNS__A_END};
+static const nns__attr_spec label_encoder4_attrs[] = {
+    NNS__A_FLOAT("default_float", -0.0), NNS__A_INT("default_int64", -1),
+    NNS__A_STR("default_string", "_Unused"),
+    NNS__A_OPT("default_tensor", TENSOR), NNS__A_OPT("keys_floats", FLOATS),
+    NNS__A_OPT("keys_int64s", INTS), NNS__A_OPT("keys_strings", STRINGS),
+    NNS__A_OPT("keys_tensor", TENSOR), NNS__A_OPT("values_floats", FLOATS),
+    NNS__A_OPT("values_int64s", INTS), NNS__A_OPT("values_strings", STRINGS),
+    NNS__A_OPT("values_tensor", TENSOR), NNS__A_END};
 static const nns__attr_spec linear_classifier_attrs[] = {
     NNS__A_OPT("classlabels_ints", INTS),
     NNS__A_OPT("classlabels_strings", STRINGS),
@@ -358,6 +373,17 @@ static const nns__attr_spec tree_regressor1_attrs[] = {
 static const nns__attr_spec tree_regressor3_attrs[] = {
     TREE_NODE_ATTRS, TREE_TARGET_ATTRS, TREE_TENSOR_ATTRS,
     NNS__A_OPT("target_weights_as_tensor", TENSOR), NNS__A_END};
+static const nns__attr_spec tree_ensemble_attrs[] = {
+    NNS__A_INT("aggregate_function", 1), NNS__A_OPT("leaf_targetids", INTS),
+    NNS__A_OPT("leaf_weights", TENSOR), NNS__A_OPT("membership_values", TENSOR),
+    NNS__A_OPT("n_targets", INT), NNS__A_OPT("nodes_falseleafs", INTS),
+    NNS__A_OPT("nodes_falsenodeids", INTS),
+    NNS__A_OPT("nodes_featureids", INTS), NNS__A_OPT("nodes_hitrates", TENSOR),
+    NNS__A_OPT("nodes_missing_value_tracks_true", INTS),
+    NNS__A_OPT("nodes_modes", TENSOR), NNS__A_OPT("nodes_splits", TENSOR),
+    NNS__A_OPT("nodes_trueleafs", INTS), NNS__A_OPT("nodes_truenodeids", INTS),
+    NNS__A_INT("post_transform", 0), NNS__A_OPT("tree_roots", INTS),
+    NNS__A_END};
 static const nns__attr_spec zipmap_attrs[] = {
     NNS__A_OPT("classlabels_int64s", INTS),
     NNS__A_OPT("classlabels_strings", STRINGS), NNS__A_END};
@@ -704,52 +730,150 @@ static nns_status tree_cost(nns__ictx *cx, nns__cost *c) {
   return add_outputs(cx, c);
 }
 
+/* ==== TreeEnsemble (ai.onnx.ml 5) ==== */
+
+/* Y [N, n_targets] in X's dtype. */
+static nns_status tree_ensemble_shape(nns__ictx *cx) {
+  nns__dim n;
+  nns_status st = batch_of(cx, &n);
+  if (st == NNS_OK)
+    out_rows(cx, 0, nns__in_dtype(cx, 0), n,
+             nns__attr_has(cx, "n_targets") ? nns__attr_int(cx, "n_targets")
+                                            : -1,
+             true);
+  return st;
+}
+
+/*
+ * The longest root-to-leaf path of every tree, summed: interior node i
+ * leads to nodes_truenodeids[i] unless nodes_trueleafs[i] says that is a
+ * leaf (likewise false). Walked breadth-first from tree_roots, each node
+ * once (a node reached twice, as a malformed file may make it, is not
+ * walked again). -1 when the lists do not fit together.
+ */
+static int64_t tree5_depths(nns__ictx *cx, int64_t *n_trees) {
+  const int64_t *roots, *yes, *no, *yes_leaf, *no_leaf;
+  int32_t nr = nns__attr_ints(cx, "tree_roots", &roots);
+  int32_t n = nns__attr_ints(cx, "nodes_truenodeids", &yes);
+  *n_trees = nr > 0 ? nr : 0;
+  if (nr <= 0)
+    return 0;
+  if (n < 1 || nns__attr_ints(cx, "nodes_falsenodeids", &no) != n ||
+      nns__attr_ints(cx, "nodes_trueleafs", &yes_leaf) != n ||
+      nns__attr_ints(cx, "nodes_falseleafs", &no_leaf) != n)
+    return -1;
+  int64_t *level = calloc((size_t)n, sizeof *level);
+  int32_t *queue = malloc((size_t)n * sizeof *queue);
+  int64_t total = 0;
+  for (int32_t t = 0; level && queue && t < nr && total >= 0; t++) {
+    if (roots[t] < 0 || roots[t] >= n) {
+      total = -1;
+      break;
+    }
+    int32_t head = 0, tail = 0;
+    int64_t deepest = 0;
+    if (!level[roots[t]]) {
+      level[roots[t]] = 1;
+      queue[tail++] = (int32_t)roots[t];
+    }
+    while (head < tail) {
+      int32_t i = queue[head++];
+      deepest = level[i] > deepest ? level[i] : deepest;
+      const int64_t kid[2] = {yes_leaf[i] ? -1 : yes[i],
+                              no_leaf[i] ? -1 : no[i]};
+      for (int k = 0; k < 2; k++)
+        if (kid[k] >= 0 && kid[k] < n && !level[kid[k]] && tail < n) {
+          level[kid[k]] = level[i] + 1;
+          queue[tail++] = (int32_t)kid[k];
+        }
+    }
+    total += deepest;
+  }
+  if (!level || !queue)
+    total = -1;
+  free(level);
+  free(queue);
+  return total;
+}
+
+/* Per row: one compare per node of each tree's longest path, one add per
+ * tree (its leaf's weight into a target), the post_transform per target;
+ * DMAs X, the nodes read, Y. */
+static nns_status tree_ensemble_cost(nns__ictx *cx, nns__cost *c) {
+  int64_t n, f, trees, x = nns__in_count(cx, c, 0);
+  int64_t depths = tree5_depths(cx, &trees);
+  int64_t t = nns__attr_has(cx, "n_targets") ? nns__attr_int(cx, "n_targets")
+                                              : -1;
+  /* post_transform as a number: none, softmax, logistic, softmax_zero,
+   * probit (post_flops' counts) */
+  static const int64_t post[5] = {0, 5, 4, 5, 6};
+  int64_t pt = nns__attr_int(cx, "post_transform");
+  if (!rows_features(cx, c, &n, &f) || x < 0 || depths < 0 || t < 0 ||
+      pt < 0 || pt > 4)
+    return NNS__UNCOUNTED;
+  int64_t per = nns__cadd(c, nns__cadd(c, depths, trees),
+                          nns__cmul(c, t, post[pt]));
+  c->macs = 0;
+  c->flops = nns__cmul(c, n, per);
+  c->dmas = nns__cadd(c, x, nns__cmul(c, n, depths));
+  return add_outputs(cx, c);
+}
+
 /* ==== Table ==== */
 
 #define ML "ai.onnx.ml"
+/* The newest ai.onnx.ml opset (onnx 1.20): 4 changed LabelEncoder only, 5
+ * added TreeEnsemble and deprecated the two it replaces, which stay. */
+#define ML_MAX 5
 
 const nns__op nns__ops_ml[] = {
-    {ML, "ArrayFeatureExtractor", 1, 3, "ac", NULL, array_feature_shape, NULL,
+    {ML, "ArrayFeatureExtractor", 1, ML_MAX, "ac", NULL, array_feature_shape,
+     NULL,
      .cost = nns__cost_move},
-    {ML, "Binarizer", 1, 3, "a", binarizer_attrs, same_shape, NULL,
+    {ML, "Binarizer", 1, ML_MAX, "a", binarizer_attrs, same_shape, NULL,
      .cost = compare_cost},
-    {ML, "CastMap", 1, 3, "a", cast_map_attrs, cast_map_shape, NULL,
+    {ML, "CastMap", 1, ML_MAX, "a", cast_map_attrs, cast_map_shape, NULL,
      .cost = nns__cost_move},
-    {ML, "CategoryMapper", 1, 3, "a", category_mapper_attrs, swap_string_int,
-     NULL, .cost = nns__cost_move},
-    {ML, "DictVectorizer", 1, 3, "a", dict_vectorizer_attrs,
+    {ML, "CategoryMapper", 1, ML_MAX, "a", category_mapper_attrs,
+     swap_string_int, NULL, .cost = nns__cost_move},
+    {ML, "DictVectorizer", 1, ML_MAX, "a", dict_vectorizer_attrs,
      dict_vectorizer_shape, NULL, .cost = nns__cost_move},
-    {ML, "FeatureVectorizer", 1, 3, "a", feature_vectorizer_attrs,
+    {ML, "FeatureVectorizer", 1, ML_MAX, "a", feature_vectorizer_attrs,
      feature_vectorizer_shape, NULL, .cost = nns__cost_move},
-    {ML, "Imputer", 1, 3, "a", imputer_attrs, same_shape, NULL,
+    {ML, "Imputer", 1, ML_MAX, "a", imputer_attrs, same_shape, NULL,
      .cost = compare_cost},
     {ML, "LabelEncoder", 1, 1, "a", label_encoder1_attrs, swap_string_int,
      NULL, .cost = nns__cost_move},
     {ML, "LabelEncoder", 2, 3, "a", label_encoder2_attrs,
      label_encoder2_shape, NULL, .cost = nns__cost_move},
-    {ML, "LinearClassifier", 1, 3, "a", linear_classifier_attrs,
+    /* ai.onnx.ml 4: keys/values/default as tensors of any dtype. */
+    {ML, "LabelEncoder", 4, ML_MAX, "a", label_encoder4_attrs,
+     label_encoder2_shape, NULL, .cost = nns__cost_move},
+    {ML, "LinearClassifier", 1, ML_MAX, "a", linear_classifier_attrs,
      linear_classifier_shape, NULL, .cost = linear_classifier_cost},
-    {ML, "LinearRegressor", 1, 3, "a", linear_regressor_attrs,
+    {ML, "LinearRegressor", 1, ML_MAX, "a", linear_regressor_attrs,
      linear_regressor_shape, NULL, .cost = linear_regressor_cost},
-    {ML, "Normalizer", 1, 3, "a", normalizer_attrs, same_shape_float, NULL,
+    {ML, "Normalizer", 1, ML_MAX, "a", normalizer_attrs, same_shape_float, NULL,
      .cost = normalizer_cost},
-    {ML, "OneHotEncoder", 1, 3, "a", one_hot_encoder_attrs,
+    {ML, "OneHotEncoder", 1, ML_MAX, "a", one_hot_encoder_attrs,
      one_hot_encoder_shape, NULL, .cost = nns__cost_move},
-    {ML, "Scaler", 1, 3, "a", scaler_attrs, same_shape_float, NULL,
+    {ML, "Scaler", 1, ML_MAX, "a", scaler_attrs, same_shape_float, NULL,
      .cost = scaler_cost},
-    {ML, "SVMClassifier", 1, 3, "a", svm_classifier_attrs,
+    {ML, "SVMClassifier", 1, ML_MAX, "a", svm_classifier_attrs,
      svm_classifier_shape, NULL, .cost = svm_classifier_cost},
-    {ML, "SVMRegressor", 1, 3, "a", svm_regressor_attrs, svm_regressor_shape,
-     NULL, .cost = svm_regressor_cost},
+    {ML, "SVMRegressor", 1, ML_MAX, "a", svm_regressor_attrs,
+     svm_regressor_shape, NULL, .cost = svm_regressor_cost},
     {ML, "TreeEnsembleClassifier", 1, 2, "a", tree_classifier1_attrs,
      tree_classifier_shape, NULL, .cost = tree_cost},
-    {ML, "TreeEnsembleClassifier", 3, 3, "a", tree_classifier3_attrs,
+    {ML, "TreeEnsembleClassifier", 3, ML_MAX, "a", tree_classifier3_attrs,
      tree_classifier_shape, NULL, .cost = tree_cost},
     {ML, "TreeEnsembleRegressor", 1, 2, "a", tree_regressor1_attrs,
      tree_regressor_shape, NULL, .cost = tree_cost},
-    {ML, "TreeEnsembleRegressor", 3, 3, "a", tree_regressor3_attrs,
+    {ML, "TreeEnsembleRegressor", 3, ML_MAX, "a", tree_regressor3_attrs,
      tree_regressor_shape, NULL, .cost = tree_cost},
-    {ML, "ZipMap", 1, 3, "a", zipmap_attrs, zipmap_shape, NULL,
+    {ML, "TreeEnsemble", 5, ML_MAX, "a", tree_ensemble_attrs,
+     tree_ensemble_shape, NULL, .cost = tree_ensemble_cost},
+    {ML, "ZipMap", 1, ML_MAX, "a", zipmap_attrs, zipmap_shape, NULL,
      .cost = zipmap_cost},
     NNS__OP_END,
 };

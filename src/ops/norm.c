@@ -230,18 +230,12 @@ static nns_status rms_norm_shape(nns__ictx *cx) {
   return NNS_OK;
 }
 
-/*
- * RMSNormalization (docs/metrics.md): the sum of squares is one MAC per
- * element, then a multiply by the reciprocal RMS and one by the scale:
- * FLOPs 4*numel(X), MACs numel(X), DMAs 2*numel(X) + numel(scale).
- */
+/* RMSNormalization (docs/metrics.md): nns__rms_norm_cost (dot.h). */
 static nns_status rms_norm_cost(nns__ictx *cx, nns__cost *c) {
   int64_t x = nns__in_count(cx, c, 0), s = nns__in_count(cx, c, 1);
   if (x < 0 || s < 0)
     return NNS__UNCOUNTED;
-  c->flops = nns__cmul(c, 4, x);
-  c->macs = x;
-  c->dmas = nns__cadd(c, nns__cmul(c, 2, x), s);
+  nns__rms_norm_cost(c, x, s);
   return NNS_OK;
 }
 

@@ -75,6 +75,11 @@ typedef struct nns__cost {
   int64_t bytes;
   bool view; /* the rule took the view rule (nns__cost_view): the node
                 moves nothing (Dropout in inference) */
+  /* A fused attention op whose own mask (is_causal, a local window, a
+   * mask input with known contents) leaves (query, key) pairs out: the
+   * MACs and FLOPs of its two products those pairs would take
+   * (macs - macs_unmasked, flops - flops_unmasked; nns__attn_cut). */
+  int64_t macs_cut, flops_cut;
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);
@@ -224,6 +229,14 @@ typedef struct nns__op {
   /* The node holds its output's contents in an attribute (Constant): the
    * output is classified like an initializer (src/analyze/params.c). */
   bool holds_data;
+
+  /* Weights stored packed, several to a byte (MatMulNBits' B, QMoE's
+   * expert weights): bit k set when input k holds 8 / bits weights per
+   * element, bits the node's attribute `packed_bits` (4 when the node
+   * does not set it). The parameter count counts the weights, the bytes
+   * stay the tensor's (src/analyze/params.c). */
+  uint32_t packed_mask;
+  const char *packed_bits;
 
   /* The part the op can play in attention, softmax(Q.K^T + mask).V
    * (NNS__ATTN_*): how src/analyze/masked.c finds the two products whose

@@ -35,7 +35,10 @@ static nns_status check_param(nns__ictx *cx, int i, bool per_axis_ok,
     return NNS_OK;
   const char *what = i == 1 ? "scale" : "zero point";
   int64_t n = nns__in_numel(cx, i);
-  if (p->rank == 0 || (p->rank == 1 && n == 1 && !per_axis_ok))
+  /* One element broadcasts along any axis, even one x does not have
+   * (onnx's float8 QuantizeLinear cases: a [1] zero point, 1-D x, the
+   * default axis 1). */
+  if (p->rank == 0 || (p->rank == 1 && n == 1))
     return NNS_OK;
   if (!per_axis_ok || p->rank > 1)
     return nns__fail(cx, NNS_E_SHAPE,

@@ -83,7 +83,8 @@ static void test_group_norm_18(void) {
  *          7 per score = 2016: 10688;
  *   DMAs   Q 256 + K 2*9*16 = 288 + scores 288, Y 256 + scores 288 + V 288,
  *          softmax 2*288, past 96 + 96, present 144*2 + 144*2: 3008.
- * Masked MACs (is_causal) are not yet separated: the count is dense.
+ * macs_unmasked (is_causal over the cache) is checked in
+ * test_ops_msft_llm.c, test_attention_causal.
  */
 static void test_attention_gqa(void) {
   nns_model *m = tm_load("opset25", "attn", TM_INFER);
