@@ -20,7 +20,7 @@ import os
 import weakref
 from collections.abc import Iterable
 
-from . import _api
+from . import _api, _args
 
 
 def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
@@ -154,6 +154,7 @@ class Handle(_api.Managed):
         if hardware is not None:
             from . import hardware as _hardware
             hw = _hardware.struct(hardware)
+        _args.compute_dtype("analysis", compute_dtype)
         opts = _api.AnalyzeOptions(
             _api.optimizer(optimizer), ctypes.pointer(hw) if hw else None,
             compute_dtype.encode() if compute_dtype else None,
@@ -302,11 +303,15 @@ class Summary:
         """A saved `nnscan.summary` document (a dict, or its JSON text), of
         version 1 or 2."""
         text = None
-        if isinstance(doc, (bytes, bytearray)):
-            doc = doc.decode("utf-8")
-        if isinstance(doc, str):
-            text = doc
+        if isinstance(doc, (str, bytes, bytearray)):
+            # the library's reader's rules first (its depth and duplicate
+            # checks, nns_json_check), then Python's reader
+            text = doc = _args.json_text(doc, "a saved nnscan.summary "
+                                              "document")
             doc = json.loads(doc, object_pairs_hook=_unique_members)
+        if not isinstance(doc, dict):
+            raise TypeError("a saved nnscan.summary document is a JSON "
+                            f"object (a dict), not {_args.given(doc)}")
         if doc.get("schema") != "nnscan.summary" or \
                 doc.get("schema_version") not in (1, 2):
             raise ValueError("not an nnscan.summary document of version 1 or "
@@ -482,10 +487,14 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     per layer, at compute_dtype ("bf16", ...; None: the model's float dtype;
     `dtype` is the same, for the CLI's --dtype).
     """
+    who = "nnscan.analyze()"
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        _args.path(who, "source", source)
     if dtype is not None:
         if compute_dtype is not None and compute_dtype != dtype:
             raise ValueError("give compute_dtype or dtype, not both")
         compute_dtype = dtype
+    _args.compute_dtype(who, compute_dtype)
     h = Handle.load(source, external_dir=external_dir)
     h.infer(input_shapes, batch)
     a = h.analyze(optimizer, hardware, compute_dtype)
@@ -517,10 +526,14 @@ def load_summary(source):
     path to the .json file, its text, or the parsed dict."""
     if isinstance(source, dict):
         return Summary.from_json(source)
+    if not isinstance(source, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError("nnscan.load_summary(): source takes a path, JSON "
+                        f"text or a dict, not {_args.given(source)}")
     if isinstance(source, (str, os.PathLike)) and \
             not str(source).lstrip().startswith("{"):
-        with open(source, encoding="utf-8") as f:
-            return Summary.from_json(f.read())
+        with open(source, "rb") as f:
+            raw = f.read()
+        return Summary.from_json(_args.json_text(raw, os.fsdecode(source)))
     return Summary.from_json(source)
 
 
