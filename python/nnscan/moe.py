@@ -59,11 +59,24 @@ def _under(name, path):
     return not path or name == path or name.startswith(path + ".")
 
 
-def _reached(nodes, start, first):
+def _block(nodes, at, path):
+    """(first, end): the run of nodes around nodes[at] that the module at
+    `path` ran (a module's call is contiguous in execution order): where
+    its routing and its experts are, so that a model's every MoE layer is
+    not read over the whole graph."""
+    first, end = at, at + 1
+    while first > 0 and _under(nodes[first - 1].scope, path):
+        first -= 1
+    while end < len(nodes) and _under(nodes[end].scope, path):
+        end += 1
+    return first, end
+
+
+def _reached(nodes, start):
     """Values the data flow carries forward from `start` (nodes are in
     execution order, so one pass from the TopK's own node is enough)."""
     reach = {start}
-    for node in nodes[first:]:
+    for node in nodes:
         if any(i in reach for i in node.inputs):
             reach.update(o for o in node.outputs if o)
     return reach
@@ -108,10 +121,10 @@ def _stacked_routed(nodes, inits, path, reach):
     return False
 
 
-def _routed(graph, modules, path, reach):
+def _routed(nodes, inits, modules, path, reach):
     if isinstance(modules.get(path), torch.nn.ModuleList):
-        return _members_routed(graph.nodes, path, reach)
-    return _stacked_routed(graph.nodes, graph.inits, path, reach)
+        return _members_routed(nodes, path, reach)
+    return _stacked_routed(nodes, inits, path, reach)
 
 
 def annotate(model, graph):
@@ -138,15 +151,16 @@ def annotate(model, graph):
         for d in dims:
             rows *= int(d)
         rows //= n
-        reach = None  # the indices' data flow, made at the first candidate
         path = scope
         for _ in range(_LEVELS + 1):
             m = modules.get(path)
             hits = _experts_in(m, n) if m is not None else []
-            if hits and reach is None:
-                reach = _reached(graph.nodes, outs[1], at + 1)
-            hits = [h for h in hits
-                    if _routed(graph, modules, _join(path, h), reach)]
+            if hits:
+                first, end = _block(graph.nodes, at, path)
+                block = graph.nodes[first:end]
+                reach = _reached(graph.nodes[at + 1:end], outs[1])
+                hits = [h for h in hits if _routed(
+                    block, graph.inits, modules, _join(path, h), reach)]
             if hits:
                 # the last top-k over E wins (DeepSeek picks groups first)
                 graph.experts[_join(path, hits[0])] = (k, n, rows)
