@@ -110,7 +110,8 @@ def _stacked_routed(nodes, inits, path, reach):
     weights = {n for n in inits if _under(n, path)}
     for node in nodes:
         ins = [i for i in node.inputs if i]
-        if _under(node.scope, path) and any(i in reach for i in ins):
+        # (the model itself holding them says nothing: all runs inside it)
+        if path and _under(node.scope, path) and any(i in reach for i in ins):
             return True
         if not any(i in weights for i in ins):
             continue
