@@ -121,6 +121,35 @@ def input_dtype(who, value):
                     f"{given(value)}")
 
 
+def optimizer(who, value):
+    """An optimizer's name, as the library names them."""
+    names = _api.optimizers()
+    if not isinstance(value, str) or value not in names:
+        raise (TypeError if not isinstance(value, str) else ValueError)(
+            f"{who}: optimizer takes one of {', '.join(names)}, not "
+            f"{given(value)}")
+    return value
+
+
+def input_shapes(who, value):
+    """None or {input name: dims}, the dims ints."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"{who}: input_shapes takes {{input name: dims}}, "
+                        f"not {given(value)}")
+    for k, dims in value.items():
+        if not isinstance(k, str):
+            raise TypeError(f"{who}: input_shapes' keys are input names "
+                            f"(str), not {given(k)}")
+        if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+            raise TypeError(f"{who}: input_shapes[{k!r}] takes a sequence "
+                            f"of ints, not {given(dims)}")
+        for d in dims:
+            count(who, f"input_shapes[{k!r}] dims", d)
+    return value
+
+
 def path(who, name, value):
     """A file path: str, bytes or os.PathLike."""
     if not isinstance(value, (str, bytes, os.PathLike)):

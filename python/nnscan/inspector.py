@@ -102,6 +102,8 @@ class Inspector:
         from . import _args
         _args.module("nnscan.Inspector()", "model", model)
         _args.compute_dtype("nnscan.Inspector()", compute_dtype)
+        _args.count("nnscan.Inspector()", "watch_depth", watch_depth, -1)
+        _args.count("nnscan.Inspector()", "max_pending", max_pending, 1)
         self.model = model
         self.save_file = save_file
         self.watch_forward = watch_forward

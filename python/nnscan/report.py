@@ -16,6 +16,7 @@ the text, CSV, Markdown and HTML renderings are the library's too
 """
 import ctypes
 import json
+import numbers
 import os
 import weakref
 from collections.abc import Iterable
@@ -33,8 +34,10 @@ def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
     many = isinstance(nums, Iterable) and not isinstance(nums, (str, bytes))
     out = []
     for n in (nums if many else [nums]):
-        if isinstance(n, (str, bytes)):
-            raise TypeError(f"clever_format takes numbers, not {n!r}")
+        if isinstance(n, (str, bytes, bool)) or not isinstance(
+                n, numbers.Real):
+            raise TypeError(f"clever_format takes numbers, not "
+                            f"{_args.given(n)}")
         out.append(_api.format_count(n, "thop", width, digits))
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -210,6 +213,11 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
     if wrap not in _api.WRAP:
         raise ValueError(f"unknown wrap_mode {wrap!r}; one of "
                          + ", ".join(_api.WRAP))
+    who = "the report"
+    _args.count(who, "max_depth", max_depth, least=-1, none=True)
+    _args.count(who, "width", width)
+    if isinstance(columns, str):
+        columns = [columns]
     cols = 0
     for c in columns or ():
         if c not in _api.COL:
@@ -398,6 +406,9 @@ class Summary:
 
     def layer(self, path):
         """The layer whose dotted module path is `path` ("" is the model)."""
+        if not isinstance(path, str):
+            raise TypeError("Summary.layer(): path takes a dotted module "
+                            f"path (str), not {_args.given(path)}")
         # A recording hands names over escaped (_api.c_name); a file's are
         # as they are.
         escaped = _api.c_name(path).decode()
@@ -490,6 +501,14 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     who = "nnscan.analyze()"
     if not isinstance(source, (bytes, bytearray, memoryview)):
         _args.path(who, "source", source)
+    _args.input_shapes(who, input_shapes)
+    batch = _args.count(who, "batch", batch)
+    _args.optimizer(who, optimizer)
+    _args.count(who, "max_depth", max_depth, least=-1, none=True)
+    columns = _args.words(who, "columns", columns, tuple(_api.COL),
+                          none=False)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"{who}: name takes a str, not {_args.given(name)}")
     if dtype is not None:
         if compute_dtype is not None and compute_dtype != dtype:
             raise ValueError("give compute_dtype or dtype, not both")

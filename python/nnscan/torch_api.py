@@ -330,7 +330,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     for flag in ("receptive_field", "effective_rf_stats", "backward",
                  "training", "master_weights"):
         _args.flag(who, flag, locals()[flag])
-    max_depth = _args.count(who, "max_depth", max_depth, none=True)
+    max_depth = _args.count(who, "max_depth", max_depth, least=-1,
+                            none=True)
     width = _args.count(who, "width", width)
     columns = _args.words(who, "columns", columns, tuple(_api.COL))
     dtype = _args.input_dtype(who, dtype)

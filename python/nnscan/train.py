@@ -548,9 +548,10 @@ class _Step:
             lo, facts.loss = _loss_of(out, self.loss)
             mode.note_nodes()
         if params and not lo.requires_grad:
-            raise StepValueError(f"training step, loss: the loss ({facts.loss}) "
-                            "does not require a gradient: it was detached "
-                            "or computed under torch.no_grad()")
+            raise StepValueError(
+                f"training step, loss: the loss ({facts.loss}) does not "
+                "require a gradient: it was detached or computed under "
+                "torch.no_grad()")
         facts.phase = "backward"
         # the backward and the optimizer read no values: no shadows (their
         # in-place ops would make every pending shadow compute)

@@ -89,7 +89,8 @@ DENSE = [(TopClasses, (2, 10)), (HeadScores, (2, 10)), (PooledHeads, (2, 4)),
          (SoftExperts, (5, 8)), (StackedHeads, (3, 8))]
 
 
-@pytest.mark.parametrize("cls,shape", DENSE, ids=[c.__name__ for c, _ in DENSE])
+@pytest.mark.parametrize("cls,shape", DENSE,
+                         ids=[c.__name__ for c, _ in DENSE])
 def test_dense_model_with_topk_is_dense(cls, shape):
     torch.manual_seed(0)
     model = cls()
