@@ -1106,8 +1106,8 @@ typedef struct nns_analyze_options {
    * `matrix` entries) run at, by name ("bf16"; nns_compute_dtype_name):
    * fp32, bf16 and fp16 apply to every op; tf32, fp8 and int8 to matrix
    * ops only, the others running at the model's float dtype. NULL: the
-   * model's float dtype. NNS_E_ARG for another name or a dtype the device
-   * lists no peak for. */
+   * model's float dtype. NNS_E_ARG for another name (with or without a
+   * device) or a dtype the device lists no peak for. */
   const char *compute_dtype;
   /* For a recorded backward pass: the analysis of its forward (same
    * module paths), or NULL. The backward's attention products (the
@@ -1989,6 +1989,15 @@ NNS_API nns_status nns_diff_report(const char *before, size_t before_size,
                                    const nns_diff_options *opts,
                                    nns_write_fn write, void *user,
                                    nns_diff_result *result, nns_error *err);
+
+/* Whether text[0..size) is one JSON document as nnscan reads saved reports
+ * (nns_diff_report's reader): RFC 8259, no object with a key twice, at
+ * most 256 levels of arrays and objects. NNS_OK, or NNS_E_JSON with the
+ * byte offset in err ("nesting deeper than 256 levels at byte 256");
+ * NNS_E_NOMEM. Bindings check a saved document with it before reading it
+ * themselves, so one set of rules holds for every reader. */
+NNS_API nns_status nns_json_check(const char *text, size_t size,
+                                  nns_error *err);
 
 /* ==== Operator table (static data) ==== */
 

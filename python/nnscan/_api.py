@@ -237,6 +237,7 @@ FUNCTIONS = {
     "nns_diff_report": (c_status, [c_char_p, c_size_t, c_char_p, c_size_t,
                                    POINTER(DiffOptions), WRITE_FN, c_void_p,
                                    POINTER(DiffResult), POINTER(NnsError)]),
+    "nns_json_check": (c_status, [c_char_p, c_size_t, POINTER(NnsError)]),
     "nns_abi_version": (c_int, []),
     "nns_builder_new": (c_status, [POINTER(c_void_p), POINTER(NnsError)]),
     "nns_builder_free": (None, [c_void_p]),

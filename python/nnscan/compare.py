@@ -54,12 +54,15 @@ def _budget_text(budgets):
         return None
     if isinstance(budgets, str):
         items = [budgets]
-    else:
+    elif isinstance(budgets, (list, tuple)):
         items = list(budgets)
         for b in items:
             if not isinstance(b, str):
                 raise TypeError("budgets: a string or a list of strings "
                                 f"('macs > +5%'), not {type(b).__name__}")
+    else:
+        raise TypeError("budgets: a string or a list of strings ('macs > "
+                        f"+5%'), not {type(budgets).__name__} {budgets!r:.60}")
     if not items or any(not b.strip() for b in items):
         raise ValueError(f"budgets {budgets!r}: an empty budget (each is "
                          "METRIC OP [+|-]N[%], e.g. 'macs > +5%')")

@@ -21,7 +21,7 @@ for a lone tensor) and its outputs `present.<layer>.key` / ...: the names
 of Hugging Face's ONNX decoders, from which the library reads the
 key/value-cache bytes of a step, as it does for such an ONNX file.
 """
-from . import _api, torch_api
+from . import _api, _args, torch_api
 
 _PAST, _PRESENT = "past_key_values.", "present."
 _KV_NAMES = ("key", "value")
@@ -244,6 +244,16 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     prefill; `inputs` and `max_new_tokens` are not used, `step` and
     `steps` not allowed; see _profile_loop). Returns a GenerateProfile."""
     import torch
+    who = "nnscan.profile_generate()"
+    _args.module(who, "model", model)
+    _args.function(who, "loop", loop, "loop(model)")
+    _args.function(who, "step", step, "step(model, inputs, past)")
+    _args.count(who, "cache_axis", cache_axis, least=-64)
+    if steps is not None and not isinstance(steps, (list, tuple, range)):
+        _args.count(who, "steps", steps, least=2)
+    elif steps is not None:
+        for i in steps:
+            _args.count(who, "steps[...]", i)
     if loop is not None:
         if step is not None or steps is not None:
             raise ValueError("profile_generate: loop= records every call "
@@ -251,16 +261,21 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
                              "steps it drives itself, not both")
         return _profile_loop(model, loop, cache_axis, device, name)
     step = step or hf_step
+    n_new = _args.count(who, "max_new_tokens", max_new_tokens, least=1)
     if isinstance(inputs, torch.Tensor):
         inputs = {"input_ids": inputs}
+    if inputs is not None and not isinstance(inputs, dict):
+        raise TypeError(f"{who}: inputs takes the prompt's input_ids tensor "
+                        "or a dict of keyword tensors with input_ids, not "
+                        + _args.given(inputs))
     inputs = dict(inputs or {})
     ids = inputs.get("input_ids")
-    if ids is None or ids.dim() != 2:
-        raise ValueError("profile_generate needs input_ids of shape "
-                         "(batch, prompt length)")
-    if int(max_new_tokens) < 1:
-        raise ValueError("max_new_tokens must be at least 1")
-    n_new = int(max_new_tokens)
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+        raise ValueError(f"{who}: inputs needs input_ids, a tensor of shape "
+                         "(batch, prompt length), not "
+                         + ("none" if ids is None else _args.given(ids)
+                            if not isinstance(ids, torch.Tensor)
+                            else f"a tensor of shape {tuple(ids.shape)}"))
     batch, prompt = int(ids.shape[0]), int(ids.shape[1])
     name = name or type(torch_api._uncompiled(model)).__name__
     call = _call(step)

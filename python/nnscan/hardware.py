@@ -14,17 +14,13 @@ figures themselves live in the library (src/analyze/hardware.c), never
 here.
 """
 import ctypes
+import os
 
-from . import _api
+from . import _api, _args
 
 
 def _dtype_names():
-    lib = _api.lib()
-    out, i = [], 0
-    while lib.nns_compute_dtype_name(i) is not None:
-        out.append(lib.nns_compute_dtype_name(i).decode())
-        i += 1
-    return out
+    return _args.compute_dtypes()
 
 
 def _as_dict(h):
@@ -42,8 +38,11 @@ def devices(file=None):
     lib = _api.lib()
     out = []
     if file is not None:
+        # the library refuses a file that is not UTF-8 text, naming the
+        # byte, so the names below always decode
+        _args.path("nnscan.hardware.devices()", "file", file)
         handle, err = ctypes.c_void_p(), _api.NnsError()
-        st = lib.nns_hardware_list_open(str(file).encode(),
+        st = lib.nns_hardware_list_open(os.fsencode(file),
                                         ctypes.byref(handle),
                                         ctypes.byref(err))
         _api.check(st, err, "reading the hardware file")
@@ -81,8 +80,12 @@ def struct(device):
     if isinstance(device, str):
         device = {"name": device}
     if not isinstance(device, dict) or "name" not in device:
-        raise TypeError("hardware is a device name or a dict with a 'name'")
-    name = str(device["name"])
+        raise TypeError("hardware takes a device name ('h100-sxm') or a "
+                        "dict with a 'name', not " + _args.given(device))
+    if not isinstance(device["name"], str):
+        raise TypeError("hardware's 'name' takes a str, not "
+                        + _args.given(device["name"]))
+    name = device["name"]
     err = _api.NnsError()
     st = lib.nns_hardware_find(name.encode(), ctypes.byref(h),
                                ctypes.byref(err))

@@ -99,9 +99,11 @@ class Inspector:
                  stats=False, memory=True, name=None, max_pending=8,
                  static_counts=None, static_inputs=None, hardware=None,
                  compute_dtype=None, predict_training=False):
-        import torch
-        if not isinstance(model, torch.nn.Module):
-            raise TypeError("Inspector needs a torch.nn.Module")
+        from . import _args
+        _args.module("nnscan.Inspector()", "model", model)
+        _args.compute_dtype("nnscan.Inspector()", compute_dtype)
+        _args.count("nnscan.Inspector()", "watch_depth", watch_depth, -1)
+        _args.count("nnscan.Inspector()", "max_pending", max_pending, 1)
         self.model = model
         self.save_file = save_file
         self.watch_forward = watch_forward

@@ -16,11 +16,12 @@ the text, CSV, Markdown and HTML renderings are the library's too
 """
 import ctypes
 import json
+import numbers
 import os
 import weakref
 from collections.abc import Iterable
 
-from . import _api
+from . import _api, _args
 
 
 def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
@@ -33,8 +34,10 @@ def clever_format(nums, format="%.2f"):  # noqa: A002 - thop's keyword
     many = isinstance(nums, Iterable) and not isinstance(nums, (str, bytes))
     out = []
     for n in (nums if many else [nums]):
-        if isinstance(n, (str, bytes)):
-            raise TypeError(f"clever_format takes numbers, not {n!r}")
+        if isinstance(n, (str, bytes, bool)) or not isinstance(
+                n, numbers.Real):
+            raise TypeError(f"clever_format takes numbers, not "
+                            f"{_args.given(n)}")
         out.append(_api.format_count(n, "thop", width, digits))
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -154,6 +157,7 @@ class Handle(_api.Managed):
         if hardware is not None:
             from . import hardware as _hardware
             hw = _hardware.struct(hardware)
+        _args.compute_dtype("analysis", compute_dtype)
         opts = _api.AnalyzeOptions(
             _api.optimizer(optimizer), ctypes.pointer(hw) if hw else None,
             compute_dtype.encode() if compute_dtype else None,
@@ -209,6 +213,11 @@ def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
     if wrap not in _api.WRAP:
         raise ValueError(f"unknown wrap_mode {wrap!r}; one of "
                          + ", ".join(_api.WRAP))
+    who = "the report"
+    _args.count(who, "max_depth", max_depth, least=-1, none=True)
+    _args.count(who, "width", width)
+    if isinstance(columns, str):
+        columns = [columns]
     cols = 0
     for c in columns or ():
         if c not in _api.COL:
@@ -302,11 +311,15 @@ class Summary:
         """A saved `nnscan.summary` document (a dict, or its JSON text), of
         version 1 or 2."""
         text = None
-        if isinstance(doc, (bytes, bytearray)):
-            doc = doc.decode("utf-8")
-        if isinstance(doc, str):
-            text = doc
+        if isinstance(doc, (str, bytes, bytearray)):
+            # the library's reader's rules first (its depth and duplicate
+            # checks, nns_json_check), then Python's reader
+            text = doc = _args.json_text(doc, "a saved nnscan.summary "
+                                              "document")
             doc = json.loads(doc, object_pairs_hook=_unique_members)
+        if not isinstance(doc, dict):
+            raise TypeError("a saved nnscan.summary document is a JSON "
+                            f"object (a dict), not {_args.given(doc)}")
         if doc.get("schema") != "nnscan.summary" or \
                 doc.get("schema_version") not in (1, 2):
             raise ValueError("not an nnscan.summary document of version 1 or "
@@ -393,6 +406,9 @@ class Summary:
 
     def layer(self, path):
         """The layer whose dotted module path is `path` ("" is the model)."""
+        if not isinstance(path, str):
+            raise TypeError("Summary.layer(): path takes a dotted module "
+                            f"path (str), not {_args.given(path)}")
         # A recording hands names over escaped (_api.c_name); a file's are
         # as they are.
         escaped = _api.c_name(path).decode()
@@ -482,10 +498,22 @@ def analyze(source, input_shapes=None, batch=0, optimizer="adam",
     per layer, at compute_dtype ("bf16", ...; None: the model's float dtype;
     `dtype` is the same, for the CLI's --dtype).
     """
+    who = "nnscan.analyze()"
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        _args.path(who, "source", source)
+    _args.input_shapes(who, input_shapes)
+    batch = _args.count(who, "batch", batch)
+    _args.optimizer(who, optimizer)
+    _args.count(who, "max_depth", max_depth, least=-1, none=True)
+    columns = _args.words(who, "columns", columns, tuple(_api.COL),
+                          none=False)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"{who}: name takes a str, not {_args.given(name)}")
     if dtype is not None:
         if compute_dtype is not None and compute_dtype != dtype:
             raise ValueError("give compute_dtype or dtype, not both")
         compute_dtype = dtype
+    _args.compute_dtype(who, compute_dtype)
     h = Handle.load(source, external_dir=external_dir)
     h.infer(input_shapes, batch)
     a = h.analyze(optimizer, hardware, compute_dtype)
@@ -517,10 +545,14 @@ def load_summary(source):
     path to the .json file, its text, or the parsed dict."""
     if isinstance(source, dict):
         return Summary.from_json(source)
+    if not isinstance(source, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError("nnscan.load_summary(): source takes a path, JSON "
+                        f"text or a dict, not {_args.given(source)}")
     if isinstance(source, (str, os.PathLike)) and \
             not str(source).lstrip().startswith("{"):
-        with open(source, encoding="utf-8") as f:
-            return Summary.from_json(f.read())
+        with open(source, "rb") as f:
+            raw = f.read()
+        return Summary.from_json(_args.json_text(raw, os.fsdecode(source)))
     return Summary.from_json(source)
 
 

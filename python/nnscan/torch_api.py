@@ -13,7 +13,7 @@ import io
 import sys
 import warnings
 
-from . import _api
+from . import _api, _args
 from ._api import graph_opset, py_name
 from .report import (Handle, Summary, clever_format,  # thop's: compat.md
                      render_layers)
@@ -325,7 +325,18 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     so when another is named). file: None or True prints to stdout, False
     prints nothing, a stream (anything with .write) prints there.
     """
-    module = _uncompiled(module)
+    who = "nnscan.summary()"
+    module = _uncompiled(_args.module(who, "module", module))
+    for flag in ("receptive_field", "effective_rf_stats", "backward",
+                 "training", "master_weights"):
+        _args.flag(who, flag, locals()[flag])
+    max_depth = _args.count(who, "max_depth", max_depth, least=-1,
+                            none=True)
+    width = _args.count(who, "width", width)
+    columns = _args.words(who, "columns", columns, tuple(_api.COL))
+    dtype = _args.input_dtype(who, dtype)
+    _args.compute_dtype(who, compute_dtype)
+    _args.function(who, "loss", loss, "outputs -> a one-element tensor")
     cols = ["params"] + list(columns or [])
     if effective_rf_stats:
         cols.append("rf_stats")
@@ -412,8 +423,10 @@ def crawl_module(module, input_shape=None, dtype=None, *, inputs=None,
     output), is_shared (uses a parameter counted in another module),
     is_leaf, and nnscan's `calls`.
     """
-    module = _uncompiled(module)
-    args, kwargs = make_inputs(module, input_shape, dtype, inputs)
+    who = "nnscan.crawl_module()"
+    module = _uncompiled(_args.module(who, "module", module))
+    args, kwargs = make_inputs(module, input_shape,
+                               _args.input_dtype(who, dtype), inputs)
     s = analyze_module(module, args, kwargs, method=method, device=device)
     return crawl_dict(module, s)
 
@@ -542,8 +555,10 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     custom_ops: {module class: fn(module, inputs, output) -> MACs} replaces
     the count of each such module's subtree.
     """
-    custom_ops = dict(custom_ops or {})
-    model = _uncompiled(model)
+    who = "nnscan.profile()"
+    model = _uncompiled(_args.module(who, "model", model))
+    custom_ops = _args.custom_ops(who, custom_ops)
+    _args.flag(who, "verbose", verbose)
     args, kwargs = make_inputs(model, None, None, inputs, tensor)
     s = analyze_module(model, args, kwargs, method=method, device=device,
                        custom_ops=custom_ops)

@@ -48,7 +48,7 @@ import weakref
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _api, recorder
+from . import _api, _args, recorder
 from .fast_meta import FAST_META
 from .recorder import ModuleStack, flatten
 from .shadow import Shadows
@@ -63,8 +63,20 @@ def _check_optimizer(optimizer):
                          f"not {optimizer!r}")
 
 
-class StepError(RuntimeError):
-    """The training step could not be run on meta tensors."""
+class StepError(recorder.RecordError):
+    """The training step could not be run on meta tensors, or a part of
+    it (the loss, the backward, the optimizer step) failed: the message
+    says which part, and for the backward which autograd node of which
+    module. A RecordError: the recorder passes it on as it is, never as a
+    failure of the forward on meta."""
+
+
+class StepTypeError(StepError, TypeError):
+    """loss= returned something a loss is not (not a one-element tensor)."""
+
+
+class StepValueError(StepError, ValueError):
+    """The loss cannot be differentiated (it needs no gradient)."""
 
 
 class _Facts:
@@ -307,9 +319,18 @@ def _mixed(args, kwargs):
 def _loss_of(out, loss):
     """(the scalar to differentiate, what it is)."""
     if loss is not None:
-        lo = loss(out)
+        try:
+            lo = loss(out)
+        except Exception as e:  # noqa: BLE001 - attributed, then raised
+            raise StepError(f"training step, loss: the loss= callable "
+                            f"{_name_of(loss)} raised {type(e).__name__}: "
+                            f"{e}") from e
         if not isinstance(lo, torch.Tensor) or lo.numel() != 1:
-            raise StepError("loss= must return a one-element tensor")
+            raise StepTypeError(
+                "training step, loss: loss= must return a one-element "
+                "tensor, not " + (f"a tensor of shape {tuple(lo.shape)}"
+                                  if isinstance(lo, torch.Tensor)
+                                  else f"{type(lo).__name__} {lo!r:.60}"))
         return lo, "loss="
     lo = getattr(out, "loss", None)
     if lo is None and isinstance(out, dict):
@@ -325,6 +346,10 @@ def _loss_of(out, loss):
     for t in ts[1:]:
         total = total + t.sum()
     return total, "sum of outputs"
+
+
+def _name_of(fn):
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
 def _check_torch():
@@ -418,10 +443,12 @@ class Shared:
         _check_optimizer(optimizer)
         self.forward_set = forward_set  # training_kwargs' note
         self.budget = parse_budget(budget)
+        who = "nnscan.summary(training=True)"
+        _args.function(who, "loss", loss, "outputs -> a one-element tensor")
+        self.target = _args.target_device(who, target)
         _check_torch()
         self.optimizer, self.loss = optimizer, loss
         self.master_weights = master_weights
-        self.target = None if target is None else str(target)
         self.step = self.facts = None
 
     def begin(self, target, margs, mkw, builder):
@@ -526,6 +553,22 @@ class _Step:
         with recorder.gc_paused():
             return self._finish(out)
 
+    def _failed_node(self, exc):
+        """(name, module path) of the autograd node whose backward raised
+        exc: a Python Function's node is its backward's ctx, found among
+        the traceback's frames; else the node whose ops ran last."""
+        tb, found = exc.__traceback__, None
+        while tb is not None:
+            for v in tb.tb_frame.f_locals.values():
+                e = self.nodes.get(id(v))
+                if e is not None and e[0] is v:
+                    found = e
+            tb = tb.tb_next
+        if found is not None:
+            return found[0].name(), found[1]
+        _, node, path = self.facts.moments[-1]
+        return node, path
+
     def _finish(self, out):
         facts, mode, st, params = self.facts, self.mode, self.st, self.params
         with torch.enable_grad(), mode, \
@@ -533,6 +576,11 @@ class _Step:
             facts.moments.append(("forward", "loss", ""))
             lo, facts.loss = _loss_of(out, self.loss)
             mode.note_nodes()
+        if params and not lo.requires_grad:
+            raise StepValueError(
+                f"training step, loss: the loss ({facts.loss}) does not "
+                "require a gradient: it was detached or computed under "
+                "torch.no_grad()")
         facts.phase = "backward"
         # the backward and the optimizer read no values: no shadows (their
         # in-place ops would make every pending shadow compute)
@@ -547,6 +595,13 @@ class _Step:
             with mode:
                 grads = torch.autograd.grad(lo, params, allow_unused=True) \
                     if params else []
+        except Exception as e:  # noqa: BLE001 - attributed, then raised
+            node, path = self._failed_node(e)
+            raise StepError(
+                f"training step, backward: {type(e).__name__} in "
+                f"{node or 'the backward'}"
+                + (f" of module '{path}'" if path else "")
+                + f": {e}") from e
         finally:
             mode.backward = False
             mode.node = None
@@ -561,7 +616,12 @@ class _Step:
                     q.grad = g.float() if g.dtype != q.dtype else g
             g = None
             if self.opt is not None:
-                self.opt.step()
+                try:
+                    self.opt.step()
+                except Exception as e:  # noqa: BLE001 - attributed
+                    raise StepError(
+                        f"training step, optimizer: {type(self.opt).__name__}"
+                        f".step() raised {type(e).__name__}: {e}") from e
                 self.opt.zero_grad(set_to_none=True)
             del grads
         st.closed = True

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../base/base.h"
+#include "../base/out.h"
 #include "analyze.h"
 
 #define T 1e12
@@ -330,6 +331,30 @@ static nns_status list_section(nns_hardware_list *l, const char *name,
   return NNS_OK;
 }
 
+/* Offset of the first byte of data[0..n) that does not start a valid UTF-8
+ * sequence, or n. A sequence cut by the end is read from a zeroed copy. */
+static size_t not_utf8(const void *data, size_t n) {
+  const unsigned char *p = data;
+  size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {
+      i++;
+      continue;
+    }
+    unsigned char tail[5] = {0};
+    const unsigned char *at = p + i;
+    if (n - i < 4) {
+      memcpy(tail, at, n - i);
+      at = tail;
+    }
+    size_t k = nns__utf8_len(at);
+    if (!k)
+      return i;
+    i += k;
+  }
+  return n;
+}
+
 /* Every device needs a bandwidth and at least one peak. */
 static nns_status list_check(const nns_hardware_list *l, const char *path,
                              nns_error *err) {
@@ -375,6 +400,16 @@ nns_status nns_hardware_list_open(const char *path, nns_hardware_list **out,
     return nns__err(err, NNS_E_MODEL, (int64_t)at, NULL,
                     "%.200s: a NUL byte at byte %zu; a hardware file is text",
                     path, at);
+  }
+  /* Text is UTF-8: a Latin-1 description would reach a binding's strings
+   * (Python's decode) as bytes it cannot read. */
+  size_t bad = not_utf8(f.data, f.size);
+  if (bad < f.size) {
+    unsigned byte = ((const unsigned char *)f.data)[bad];
+    nns__fmap_close(&f);
+    return nns__err(err, NNS_E_MODEL, (int64_t)bad, NULL,
+                    "%.200s: byte %zu (0x%02x) is not UTF-8; a hardware "
+                    "file is UTF-8 text", path, bad, byte);
   }
   nns_hardware_list *l = calloc(1, sizeof *l);
   if (!l) {

@@ -352,6 +352,18 @@ static const char *arena_str(nns__analysis *a, const char *s) {
 nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
                                const nns_hardware *given, const char *dtype,
                                nns_error *err) {
+  /* The name is checked with or without a device: a misspelt dtype is
+   * never silently dropped (issue 47). */
+  int named = 0;
+  if (dtype) {
+    while (named < NNS_COMPUTE_DTYPE_COUNT &&
+           strcmp(nns_compute_dtype_name(named), dtype))
+      named++;
+    if (named == NNS_COMPUTE_DTYPE_COUNT)
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "unknown compute dtype '%.40s' (fp32, tf32, bf16, "
+                      "fp16, fp8, int8)", dtype);
+  }
   if (!given)
     return NNS_OK;
   nns_hardware hw;
@@ -379,16 +391,8 @@ nns_status nns__roofline_setup(nns_model *m, nns__analysis *a,
   int32_t storage = model_float_dtype(m, a);
   nns_compute_dtype model = compute_of(storage);
   nns_compute_dtype want = model;
-  if (dtype) {
-    int d = 0;
-    while (d < NNS_COMPUTE_DTYPE_COUNT && strcmp(nns_compute_dtype_name(d), dtype))
-      d++;
-    if (d == NNS_COMPUTE_DTYPE_COUNT)
-      return nns__err(err, NNS_E_ARG, -1, NULL,
-                      "unknown compute dtype '%.40s' (fp32, tf32, bf16, "
-                      "fp16, fp8, int8)", dtype);
-    want = (nns_compute_dtype)d;
-  }
+  if (dtype)
+    want = (nns_compute_dtype)named;
   /* tf32, fp8 and int8 are matrix modes: the other ops keep the model's
    * float dtype, and an fp8 model's element-wise ops run at fp16. */
   nns_compute_dtype other = want;

@@ -562,3 +562,16 @@ void nns__jw_jval(nns__jw *w, const char *key, size_t klen,
                   const nns__jval *v) {
   jval_at(w, key, klen, v, 0);
 }
+
+/* ==== Public check ==== */
+
+nns_status nns_json_check(const char *text, size_t size, nns_error *err) {
+  if (!text && size)
+    return nns__err(err, NNS_E_ARG, -1, NULL, "text is NULL");
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *doc = NULL;
+  nns_status st = nns__json_parse(&a, text ? text : "", size, &doc, err);
+  nns__arena_free(&a);
+  return st;
+}

@@ -820,29 +820,53 @@ void nns__csv_field(nns__out *o, const char *s) {
 /* Markdown's one escaping rule, for every Markdown table nnscan writes:
  * the cell separator and the backslash that would escape it are
  * backslash-escaped, as is a backtick (a code span would swallow the
- * cells after it); the characters HTML gives meaning to are written as
- * entities, so a name like "x<!--" cannot open a comment that hides every
- * row after it in a rendered page; a line break would end the row. */
+ * cells after it) and every character GitHub's Markdown gives inline
+ * meaning to: `*`, `_` and `~` (emphasis, strike-through), `[` and `]`
+ * (links and images: "![x](u)"), `$` (math). The characters HTML gives
+ * meaning to are written as entities, so a name like "x<!--" cannot open
+ * a comment that hides every row after it in a rendered page; a line
+ * break would end the row. NULL: the byte is written as it is. */
+static const char *md_escape(char c) {
+  switch (c) {
+  case '|': return "\\|";
+  case '\\': return "\\\\";
+  case '`': return "\\`";
+  case '*': return "\\*";
+  case '_': return "\\_";
+  case '~': return "\\~";
+  case '[': return "\\[";
+  case ']': return "\\]";
+  case '$': return "\\$";
+  case '<': return "&lt;";
+  case '>': return "&gt;";
+  case '&': return "&amp;";
+  case '\n':
+  case '\r': return " ";
+  default: return NULL;
+  }
+}
+
 void nns__md_text(nns__out *o, const char *s) {
   const char *run = s; /* bytes written as they are, not yet put */
   for (const char *p = s; *p; p++) {
-    const char *esc;
-    switch (*p) {
-    case '|': esc = "\\|"; break;
-    case '\\': esc = "\\\\"; break;
-    case '`': esc = "\\`"; break;
-    case '<': esc = "&lt;"; break;
-    case '>': esc = "&gt;"; break;
-    case '&': esc = "&amp;"; break;
-    case '\n':
-    case '\r': esc = " "; break;
-    default: continue;
-    }
+    const char *esc = md_escape(*p);
+    if (!esc)
+      continue;
     nns__out_put(o, run, (size_t)(p - run));
     nns__out_str(o, esc);
     run = p + 1;
   }
   nns__out_str(o, run);
+}
+
+int nns__md_extra(const char *s) {
+  int extra = 0;
+  for (; *s; s++) {
+    const char *esc = md_escape(*s);
+    if (esc)
+      extra += (int)strlen(esc) - 1;
+  }
+  return extra;
 }
 
 void nns__md_cell(nns__out *o, const char *s) {

@@ -131,11 +131,20 @@ static void put_csv_cell(nns__out *o, const char *s) {
   nns__out_str(o, "\"");
 }
 
-static void put_line(nns__out *o, const row *r, const int *w) {
+/* A cell's columns: in Markdown, with what Markdown's one escaping rule
+ * (nns__md_text) adds. */
+static int cell_width(const char *s, bool md) {
+  return nns__utf8_width(s) + (md ? nns__md_extra(s) : 0);
+}
+
+static void put_line(nns__out *o, const row *r, const int *w, bool md) {
   for (int k = 0; k < COLS; k++) {
     nns__out_str(o, k ? " | " : "| ");
-    nns__out_str(o, r->cell[k]);
-    nns__out_rep(o, " ", w[k] - nns__utf8_width(r->cell[k]));
+    if (md)
+      nns__md_text(o, r->cell[k]);
+    else
+      nns__out_str(o, r->cell[k]);
+    nns__out_rep(o, " ", w[k] - cell_width(r->cell[k], md));
   }
   nns__out_str(o, " |\n");
 }
@@ -338,17 +347,17 @@ static nns_status write_rows(nns__out *out, const tables *t,
   }
   int w[COLS] = {0};
   size_t n = 0;
+  bool md = opt->format == NNS_FORMAT_LAYERS_MD;
   while (row_at(t, opt, &i, r) && ++n)
     for (int k = 0; k < COLS; k++) {
-      int x = nns__utf8_width(r->cell[k]);
+      int x = cell_width(r->cell[k], md);
       w[k] = x > w[k] ? x : w[k];
     }
-  bool md = opt->format == NNS_FORMAT_LAYERS_MD;
   i = (size_t)-1;
   for (size_t k = 0; row_at(t, opt, &i, r); k++) {
     if (k == n - 1 && !md)
       put_rule(out, w, '+');
-    put_line(out, r, w);
+    put_line(out, r, w, md);
     if (k == 0)
       put_rule(out, w, md ? '|' : '+');
   }

@@ -173,10 +173,12 @@ void nns__put_fit_n(nns__out *o, const char *s, size_t len, int sw, int w,
                     bool right, nns_wrap wrap);
 /* A CSV field, quoted when it must be. */
 void nns__csv_field(nns__out *o, const char *s);
-/* " s |" with pipes escaped and line breaks as spaces. */
-/* s escaped by Markdown's rule (format.c): "|" "\\" "`" with a backslash,
- * "<" ">" "&" as entities, line breaks as spaces. */
+/* s escaped by Markdown's one rule (format.c): | \\ ` * _ ~ [ ] $ with a
+ * backslash, < > & as entities, line breaks as spaces. */
 void nns__md_text(nns__out *o, const char *s);
+/* Columns nns__md_text adds to s (its escapes' length beyond one). */
+int nns__md_extra(const char *s);
+/* " s |", s escaped by nns__md_text. */
 void nns__md_cell(nns__out *o, const char *s);
 /* The text tree's guides ("│ └─") of row i, malloc'ed; NULL when out of
  * memory. parent[] and last[] (last child, or -1) cover every row. */

@@ -228,6 +228,17 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
 }
 
 /* Below the human table: what the marked rows assumed. */
+/* A name in a note: cleaned, and in Markdown escaped by its one rule. */
+static void t_note_text(nns__out *o, const char *s, bool md) {
+  if (!md) {
+    nns__out_text(o, s);
+    return;
+  }
+  char clean[1024];
+  nns__text_clean(clean, sizeof clean, s ? s : "");
+  nns__md_text(o, clean);
+}
+
 static void t_notes(nns__out *o, const table_row *rows, size_t count,
                     bool md) {
   bool any = false;
@@ -238,9 +249,9 @@ static void t_notes(nns__out *o, const table_row *rows, size_t count,
                                       "(counts at that size): "
                                     : "\n* Symbolic dims taken as 1 (counts "
                                       "at that size): ");
-    nns__out_text(o, rows[i].name);
+    t_note_text(o, rows[i].name, md);
     nns__out_str(o, ": ");
-    nns__out_text(o, rows[i].assumed);
+    t_note_text(o, rows[i].assumed, md);
     any = true;
   }
   if (any)
@@ -409,7 +420,7 @@ nns_status nns_report_table(const nns_table *table,
       w[c] = nns__utf8_width(titles[c]);
       for (size_t i = 0; i < count; i++) {
         t_cell(buf, sizeof buf, &rows[i], c, &units[c], false);
-        int cw = nns__utf8_width(buf);
+        int cw = nns__utf8_width(buf) + nns__md_extra(buf);
         w[c] = cw > w[c] ? cw : w[c];
       }
     }
@@ -433,7 +444,7 @@ nns_status nns_report_table(const nns_table *table,
     for (size_t i = 0; i < count; i++) {
       for (int c = 0; c < T_COLS; c++) {
         t_cell(buf, sizeof buf, &rows[i], c, &units[c], false);
-        int pad = w[c] - nns__utf8_width(buf);
+        int pad = w[c] - nns__utf8_width(buf) - nns__md_extra(buf);
         nns__out_str(o, c ? " | " : "| ");
         if (c)
           nns__out_rep(o, " ", pad);

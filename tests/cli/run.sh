@@ -175,8 +175,8 @@ expect 0 '^tiny_cnn,112,[0-9]+,6912,.*,true,batch$' -- table tiny_cnn.onnx --for
 expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input batch=4
 expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --batch 4
 expect 0 '^tiny_cnn,112,[0-9]+,27648,.*,true,$' -- table tiny_cnn.onnx --format csv --input x=4x3x8x8
-expect 0 '^\| tiny_cnn \* +\|' -- table tiny_cnn.onnx
-expect 0 '^\\\* Symbolic dims taken as 1 .*tiny_cnn: batch\. Fix them with --input' -- table tiny_cnn.onnx
+expect 0 '^\| tiny\\_cnn \\\* +\|' -- table tiny_cnn.onnx
+expect 0 '^\\\* Symbolic dims taken as 1 .*tiny\\_cnn: batch\. Fix them with --input' -- table tiny_cnn.onnx
 out=$("$nnscan" table tiny_cnn.onnx --format text --input batch=4)
 grep -q '\*' <<<"$out" && ko "a fixed model is still marked: $out" || ok
 # --input applies to the models that have the name; one no model has fails.
@@ -185,9 +185,9 @@ expect 2 "--input bogus: no model has an input or input dim called 'bogus'" -- t
 # Units per column: a tiny model's 112 params plain, its MACs in k (6.91),
 # and beside resnet18 in M, 6912 as 0.0069: no exponent, no 0.00.
 expect 0 '^\| Model +\| Params \| FLOPs \(k\) \| MACs \(k\) ' -- table tiny_cnn.onnx
-expect 0 '^\| tiny_cnn \* +\| +112 \| +[0-9.]+ \| +6\.91 \|' -- table tiny_cnn.onnx
+expect 0 '^\| tiny\\_cnn \\\* +\| +112 \| +[0-9.]+ \| +6\.91 \|' -- table tiny_cnn.onnx
 out=$("$nnscan" table ../../examples/resnet18.onnx tiny_cnn.onnx)
-grep -q 'MACs (M)' <<<"$out" && grep -qE '^\| tiny_cnn \* +\|.*\| +0\.0069 \|' <<<"$out" && ! grep -qE 'e[-+][0-9]|\| +0\.00 ' <<<"$out" && ok || ko "mixed table units: $out"
+grep -q 'MACs (M)' <<<"$out" && grep -qE '^\| tiny\\_cnn \\\* +\|.*\| +0\.0069 \|' <<<"$out" && ! grep -qE 'e[-+][0-9]|\| +0\.00 ' <<<"$out" && ok || ko "mixed table units: $out"
 # The plot and the page mark the same rows.
 "$nnscan" table tiny_cnn.onnx --plot "$tmp/p.svg" --format html -o "$tmp/t.html" || ko "table --plot --format html"
 grep -q '>tiny_cnn \*</text>' "$tmp/p.svg" && grep -q 'symbols taken as 1\|symbolic dims taken as 1' "$tmp/p.svg" && ok || ko "SVG lacks the mark"
@@ -221,6 +221,8 @@ expect 0 'https://x.org/a#b"' -- hardware --json --hardware-file "$tmp/url.hw"
 expect 1 "empty.hw: no device" -- hardware --hardware-file "$tmp/empty.hw"
 printf '[a]\nbandwidth = 1e12\n[\0b]\n' >"$tmp/nul.hw"
 expect 1 'nul.hw: a NUL byte at byte 22; a hardware file is text' -- hardware --hardware-file "$tmp/nul.hw"
+printf '[a]\ndescription = Caf\351\nbandwidth = 1e12\nfp32 = 1e12\n' >"$tmp/latin1.hw"
+expect 1 'latin1.hw: byte 21 \(0xe9\) is not UTF-8; a hardware file is UTF-8 text' -- hardware --hardware-file "$tmp/latin1.hw"
 # Figures are finite and from 1e6 to 1e21, from a file or an option.
 printf '[x]\nbandwidth = 1e30\nfp32 = 1e12\n' >"$tmp/big.hw"
 expect 1 "big.hw:2: '1e30' is not a number from 1e6 to 1e21 \(bytes/s" -- hardware --hardware-file "$tmp/big.hw"

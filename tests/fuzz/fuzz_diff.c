@@ -2,7 +2,8 @@
  * fuzz_diff.c - nns_diff_report on hostile documents: the input is two
  * JSON texts separated by the first NUL (or the input against itself
  * when it has none), diffed in every format with a budget. Seeded from
- * fuzz/seeds/fuzz_diff (summaries of both versions).
+ * fuzz/seeds/fuzz_diff (summaries of both versions). nns_json_check reads
+ * the first document and the whole input by the same reader.
  */
 #include <stdint.h>
 #include <string.h>
@@ -29,5 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nns_diff_result r = {.size = sizeof r};
     (void)nns_diff_report(a, na, b, nb, &o, fuzz_sink, &sum, &r, &err);
   }
+  /* nns_json_check: the same reader's rules for one document (what the
+   * Python package checks a saved summary with); the whole input too,
+   * NULs and all. */
+  (void)nns_json_check(a, na, &err);
+  (void)nns_json_check((const char *)data, size, NULL);
   return 0;
 }

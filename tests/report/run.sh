@@ -209,7 +209,7 @@ expect 1 'cannot open' -- "$tmp/none.onnx"
 
 # ---- the model table and its plot ----
 # 1482 params: the column's unit is k (docs/cli.md), 1.48 k.
-expect 0 '^\| tiny_resnet +\| +1\.48 \|' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx
+expect 0 '^\| tiny\\_resnet +\| +1\.48 \|' -- table tiny_resnet.onnx ../cli/tiny_cnn.onnx
 expect 0 '^tiny_resnet,1482,.*,true,$' -- table tiny_resnet.onnx --format csv
 if "$nnscan" table tiny_resnet.onnx ../cli/tiny_cnn.onnx tiny_tied.onnx --plot "$tmp/p.svg" >/dev/null \
   && $py - "$tmp/p.svg" <<'PY'

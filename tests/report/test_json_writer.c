@@ -276,7 +276,29 @@ static void test_read_duplicates(void) {
   nns__arena_free(&a);
 }
 
+/* The public check (nns_json_check) is the same reader: its rules, its
+ * offsets. */
+static void test_public_check(void) {
+  nns_error e;
+  const char *ok = "{\"a\": [1, 2.5, \"x\"]}";
+  CHECK_EQ(nns_json_check(ok, strlen(ok), &e), NNS_OK);
+  CHECK_EQ(nns_json_check("{\"a\": 1, \"a\": 2}", 16, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 9);
+  CHECK(strstr(e.message, "duplicate key \"a\"") != NULL);
+  char deep[300];
+  memset(deep, '[', sizeof deep);
+  CHECK_EQ(nns_json_check(deep, sizeof deep, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 256);
+  CHECK_STR(e.message, "nesting deeper than 256 levels at byte 256");
+  CHECK_EQ(nns_json_check("[1,]", 4, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 3);
+  CHECK_EQ(nns_json_check("", 0, &e), NNS_E_JSON);
+  CHECK_EQ(nns_json_check(NULL, 0, NULL), NNS_E_JSON);
+  CHECK_EQ(nns_json_check(NULL, 3, &e), NNS_E_ARG);
+}
+
 int main(void) {
+  RUN(test_public_check);
   RUN(test_read_back);
   RUN(test_read_errors);
   RUN(test_read_deep);

@@ -146,10 +146,19 @@ static void test_md_escaping(void) {
   nns__md_cell(&o, "x<!--");
   nns__md_cell(&o, "a|b\\c`d`<e>&f\ng");
   nns__md_cell(&o, "plain.name_1");
+  /* Issue 47: GitHub's inline syntax too: emphasis, strike-through,
+   * links and images, math. */
+  nns__md_cell(&o, "*b* _i_ ~~s~~ [l](u) ![m](u) $x$");
   CHECK_EQ(nns__out_finish(&o, NULL), NNS_OK);
   CHECK_STR(s.buf, " x&lt;!-- |"
                    " a\\|b\\\\c\\`d\\`&lt;e&gt;&amp;f g |"
-                   " plain.name_1 |");
+                   " plain.name\\_1 |"
+                   " \\*b\\* \\_i\\_ \\~\\~s\\~\\~ \\[l\\](u) !\\[m\\](u)"
+                   " \\$x\\$ |");
+  /* the columns the escapes add: one per backslash, 3 to 4 per entity */
+  CHECK_EQ(nns__md_extra("a_b*c"), 2);
+  CHECK_EQ(nns__md_extra("<&>"), 3 + 4 + 3);
+  CHECK_EQ(nns__md_extra("plain"), 0);
 }
 
 /* Bidi and other format controls (Unicode Cf) pass the text cleaner

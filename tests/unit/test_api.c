@@ -1204,6 +1204,18 @@ static void c_diff_report(void) {
            NNS_E_ARG);
 }
 
+/* nns_json_check: NULL text with a size is refused; NULL with none, or a
+ * document that is not JSON, is NNS_E_JSON with its byte. */
+static void c_json_check(void) {
+  nns_error e;
+  CHECK_EQ(nns_json_check(NULL, 5, &e), NNS_E_ARG);
+  CHECK_EQ(nns_json_check(NULL, 0, &e), NNS_E_JSON);
+  CHECK_EQ(nns_json_check("{\"a\": }", 7, NULL), NNS_E_JSON);
+  CHECK_EQ(nns_json_check("{\"a\": }", 7, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 6);
+  CHECK_EQ(nns_json_check("{}", 2, NULL), NNS_OK);
+}
+
 /* The inspection (issue 10): a handle built by the caller. */
 static nns_inspection *inspection_with_root(void) {
   nns_inspection *in = NULL;
@@ -1555,7 +1567,8 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(text_clean),
+    E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(json_check),
+    E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_add_params),

@@ -238,6 +238,15 @@ static void test_no_hardware(void) {
   CHECK_EQ(nns_analysis_totals(an, &t), NNS_OK);
   CHECK(t.hardware.name == NULL);
   done(m);
+  /* Issue 47: a compute dtype is checked without a device too: a
+   * misspelt one is refused, not dropped; a known one is taken. */
+  m = matmul_model(1, 64, 32);
+  nns_analyze_options o = {.size = sizeof o, .compute_dtype = "bf61"};
+  CHECK_EQ(try_analyze(m, &o), NNS_E_ARG);
+  CHECK(strstr(err.message, "unknown compute dtype 'bf61'") != NULL);
+  o.compute_dtype = "bf16";
+  CHECK_EQ(try_analyze(m, &o), NNS_OK);
+  done(m);
 }
 
 /* An embedding lookup reads the rows it picks, not the table: table
@@ -784,6 +793,22 @@ static void test_file(void) {
   CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_E_MODEL);
   p = write_tmp("[a]\nwarp = 1\n");
   CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_E_MODEL);
+  /* Issue 47: a hardware file is UTF-8; a Latin-1 byte is refused with
+   * its offset (0-based), and so is a sequence the file's end cuts. */
+  p = write_tmp("[a]\ndescription = Caf\xe9\nbandwidth = 1e12\nfp32 = 1e12\n");
+  CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_E_MODEL);
+  CHECK_EQ(err.offset, 21);
+  CHECK(strstr(err.message, "byte 21 (0xe9) is not UTF-8") != NULL);
+  CHECK(l == NULL);
+  p = write_tmp("[a]\nbandwidth = 1e12\nfp32 = 1e12\n# \xe2\x82");
+  CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_E_MODEL);
+  CHECK_EQ(err.offset, 35);
+  p = write_tmp("[a]\ndescription = Caf\xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80\n"
+                "bandwidth = 1e12\nfp32 = 1e12\n");
+  CHECK_EQ(nns_hardware_list_open(p, &l, &err), NNS_OK);
+  nns_hardware_list_get(l, 0, &h);
+  CHECK_STR(h.description, "Caf\xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80");
+  nns_hardware_list_free(l);
   remove(p);
   CHECK_EQ(nns_hardware_list_open("/nonexistent/hw", &l, &err), NNS_E_IO);
   nns_hardware_list_free(NULL);

@@ -3,6 +3,7 @@ its calls' shapes and the library's count of its work, from one recorded
 forward (nnscan.torch_api.analyze_module)."""
 from typing import Any, List, NamedTuple, Optional
 
+from .. import _args
 from .._api import py_name
 from ..torch_api import _uncompiled, analyze_module, make_inputs
 
@@ -18,13 +19,14 @@ class ModuleRun(NamedTuple):
     custom: Optional[int]     # the user's custom-op MACs, if its class has one
 
 
-def run_modules(model, inputs, custom_ops=None):
+def run_modules(model, inputs, custom_ops=None, who="profile()"):
     """(model, {path: ModuleRun} in named_modules() order, Summary) for one
     forward of `model` on `inputs` (a tensor, a tuple of positional
     tensors, or a dict of keyword tensors). custom_ops: {class:
     fn(module, inputs, output) -> MACs}, called on each call of a module
-    of that class."""
-    model = _uncompiled(model)
+    of that class. who: the caller's name, for argument errors."""
+    model = _uncompiled(_args.module(who, "model", model))
+    _args.custom_ops(who, custom_ops)
     args, kwargs = make_inputs(model, inputs=inputs)
     s = analyze_module(model, args, kwargs, custom_ops=custom_ops or None)
     rows = {py_name(r["path"]): r for r in s.layers}

@@ -14,7 +14,7 @@ on the recorded shapes where it differs on purpose (docs/compat.md).
 """
 import torch.nn as nn
 
-from .. import _api
+from .. import _api, _args
 from ..torch_api import LayersInfo
 from ._modules import out_elements, run_modules
 
@@ -97,9 +97,10 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *,
     its table. custom_ops: {module class: fn(module, inputs, output) ->
     MACs of that call}. The model is not changed (thoplw leaves its hooks
     and a `thoplw_log` attribute on every module)."""
-    custom_ops = dict(custom_ops or {})
+    custom_ops = _args.custom_ops("thoplw.profile()", custom_ops)
     model, runs, _ = run_modules(
-        model, inputs if inputs is not None else tensor, custom_ops)
+        model, inputs if inputs is not None else tensor, custom_ops,
+        "thoplw.profile()")
     rows, unknown = [], set()
     for path, run in runs.items():
         t = type(run.module)

@@ -11,6 +11,7 @@ to the shapes the recording saw.
 """
 import torch.nn as nn
 
+from ... import _args
 from .._modules import numel, out_elements, run_modules
 
 _LIBRARY = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d,
@@ -113,12 +114,14 @@ def _thop_hook(fn):
     return macs
 
 
-def _run(model, inputs, custom_ops):
+def _run(model, inputs, custom_ops, who):
     """One recorded forward with thop's custom_ops as hooks: (the model
     recorded, its module runs)."""
+    _args.module(who, "model", model)
+    custom_ops = _args.custom_ops(who, custom_ops)
     model, runs, _ = run_modules(
         model, tuple(inputs) if isinstance(inputs, list) else inputs,
-        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()})
+        {cls: _thop_hook(fn) for cls, fn in custom_ops.items()}, who)
     return model, runs
 
 
@@ -130,9 +133,9 @@ def profile(model, inputs, custom_ops=None, verbose=True,
     {module class: fn(module, inputs, output)} adding the MACs of one call
     to `module.total_ops`, as thop's hooks do. The model is not changed
     (thop leaves `total_ops` / `total_params` buffers on it meanwhile)."""
-    custom_ops = dict(custom_ops or {})
+    custom_ops = _args.custom_ops("thop.profile()", custom_ops)
     verbose = verbose or report_missing
-    model, runs = _run(model, inputs, custom_ops)
+    model, runs = _run(model, inputs, custom_ops, "thop.profile()")
     seen_types = set()
 
     def own(path):
@@ -194,9 +197,9 @@ def profile_origin(model, inputs, custom_ops=None, verbose=True,
     """thop's first profile: (macs, params) summed over the leaf modules
     only; a leaf's MACs by thop's rule for its class (or custom_ops; 0
     without one), its parameters counted whether it has a rule or ran."""
-    custom_ops = dict(custom_ops or {})
+    custom_ops = _args.custom_ops("thop.profile_origin()", custom_ops)
     verbose = verbose or report_missing
-    model, runs = _run(model, inputs, custom_ops)
+    model, runs = _run(model, inputs, custom_ops, "thop.profile_origin()")
     macs = params = 0
     seen, seen_types = set(), set()
     for run in runs.values():

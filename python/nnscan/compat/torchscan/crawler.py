@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 import torch
 
+from ... import _args
 from ...torch_api import analyze_module
 from .._modules import held
 from . import _calls, _formulas, _text
@@ -309,6 +310,7 @@ def crawl_module(module, input_shape=None, dtype=None, *, args=None,
     them; dtype, device) or the caller's real `args` / `kwargs`, passed to
     the forward unchanged. strict=True raises IncompleteAnalysisError when
     a total is not complete or a diagnostic was made."""
+    _args.module("torchscan.crawl_module()", "module", module)
     call_args, call_kwargs, inputs = _inputs(module, input_shape, dtype, args,
                                              kwargs, device)
     log = _calls.CallLog(module)
@@ -420,6 +422,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             args=None, kwargs=None, device=None, strict=False):
     """Print the report as torchscan 0.2's table (rows down to max_depth)
     and return the whole report."""
+    who = "torchscan.summary()"
+    _args.module(who, "module", module)
+    _args.count(who, "max_depth", max_depth, none=True)
     report = crawl_module(module, input_shape, dtype, args=args,
                           kwargs=kwargs, device=device, strict=strict)
     shown = _text.depth_view(report, max_depth) \
