@@ -28,8 +28,10 @@
 
 /* ==== Values: metadata and names ==== */
 
+struct pt2_state;
 typedef struct pt2_value {
   nns__aten_meta meta;
+  struct pt2_state *state; /* the parameter or buffer it names, or NULL */
   const char *rename; /* the name it has in the graph (alias, FQN), or NULL */
 } pt2_value;
 
@@ -46,7 +48,17 @@ typedef struct pt2 {
   char fresh_buf[8][32];
   unsigned fresh_at;
   const char *node;        /* node being read, for messages */
+  struct pt2_state *states;/* parameters and buffers, newest first */
 } pt2;
+
+/* A parameter or buffer the signature lists: registered by its module. */
+typedef struct pt2_state {
+  const char *fqn;
+  const nns__aten_meta *meta;
+  int kind;
+  bool used;               /* some node reads it */
+  struct pt2_state *next;
+} pt2_state;
 
 static nns_status fail(pt2 *p, nns_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -247,14 +259,45 @@ static nns_status add_state(pt2 *p, const char *arg, const char *fqn,
     if (v->meta.dims[k] < 0)
       return fail(p, NNS_E_MODEL, "state tensor '%s' has a symbolic size",
                   fqn);
-  nns_status st = nns_builder_add_initializer(p->b, fqn, v->meta.dtype,
-                                              v->meta.rank, v->meta.dims,
-                                              NULL, 0, p->err);
-  if (st == NNS_OK)
-    st = nns__aten_param_kind(p->b, fqn, kind, p->err);
-  if (st == NNS_OK && strcmp(arg, fqn))
+  pt2_state *t = nns__arena_alloc(&p->arena, sizeof *t);
+  if (!t || !(t->fqn = intern(p, fqn)))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  t->meta = &v->meta;
+  t->kind = kind;
+  t->next = p->states;
+  p->states = t;
+  nns_status st = NNS_OK;
+  if (strcmp(arg, fqn))
     st = fe_alias(p, arg, fqn);
+  pt2_value *w = value_of(p, fqn);
+  if (w)
+    w->state = t;
   return st;
+}
+
+/* A value a node reads: a parameter or buffer it names is used. */
+static void mark_used(pt2 *p, const char *name) {
+  pt2_value *v = value_of(p, name);
+  if (v && v->state)
+    v->state->used = true;
+}
+
+/* The initializers of the parameters, buffers and constants some node
+ * reads: one no node reads is no value of the graph, as in a live
+ * recording (a module's registered tensors still count: declare_modules). */
+static nns_status add_states(pt2 *p) {
+  for (pt2_state *t = p->states; t; t = t->next) {
+    if (!t->used)
+      continue;
+    nns_status st = nns_builder_add_initializer(
+        p->b, t->fqn, t->meta->dtype, t->meta->rank, t->meta->dims, NULL, 0,
+        p->err);
+    if (st == NNS_OK)
+      st = nns__aten_param_kind(p->b, t->fqn, t->kind, p->err);
+    if (st != NNS_OK)
+      return st;
+  }
+  return NNS_OK;
 }
 
 static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
@@ -316,6 +359,7 @@ static nns_status read_outputs(pt2 *p, const nns__jval *sig) {
     const char *name = x ? tensor_name(nns__json_get(x, "arg")) : NULL;
     if (!name)
       continue; /* a buffer mutation, a token, a number */
+    mark_used(p, resolve(p, name));
     nns_status st = nns_builder_add_output(p->b, resolve(p, name), 0, -1,
                                            NULL, NULL, p->err);
     if (st != NNS_OK)
@@ -378,6 +422,7 @@ static nns_status read_arg(pt2 *p, const nns__jval *j, nns__aten_arg *a) {
     if (n) {
       a->kind = NNS__AA_TENSOR;
       a->tensor = resolve(p, n);
+      mark_used(p, a->tensor);
     }
   } else if (!strcmp(kind, "as_tensors") ||
              !strcmp(kind, "as_optional_tensors")) {
@@ -391,6 +436,8 @@ static nns_status read_arg(pt2 *p, const nns__jval *j, nns__aten_arg *a) {
     for (size_t k = 0; k < x->len; k++) {
       const char *n = tensor_name(x->items[k]);
       a->tensors[k] = n ? resolve(p, n) : NULL;
+      if (a->tensors[k])
+        mark_used(p, a->tensors[k]);
     }
   } else if (!strcmp(kind, "as_int") || !strcmp(kind, "as_sym_int")) {
     a->kind = NNS__AA_INT;
@@ -550,6 +597,81 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
   return unlowered(p, op, path, args, n_args, out_names, n_outs);
 }
 
+/* ==== Module records (the builder's packed form) ==== */
+
+typedef struct rec {
+  unsigned char b[2048];
+  size_t n;
+  bool full;
+} rec;
+
+static void rec_bytes(rec *r, const void *d, size_t n) {
+  if (r->full || n > sizeof r->b - r->n) {
+    r->full = true;
+    return;
+  }
+  memcpy(r->b + r->n, d, n);
+  r->n += n;
+}
+static void rec_u32(rec *r, uint32_t v) { rec_bytes(r, &v, 4); }
+static void rec_i64(rec *r, int64_t v) { rec_bytes(r, &v, 8); }
+static void rec_str(rec *r, const char *s) {
+  size_t n = strlen(s);
+  rec_u32(r, (uint32_t)n);
+  rec_bytes(r, s, n + 1);
+}
+static void rec_begin(rec *r, int tag) {
+  uint32_t ver = NNS_PACKED_VERSION;
+  unsigned char t = (unsigned char)tag;
+  r->n = 0;
+  r->full = false;
+  rec_bytes(r, "NNSP", 4);
+  rec_u32(r, ver);
+  rec_bytes(r, &t, 1);
+}
+
+/* The modules (path, class) the nodes named, then the parameters and
+ * buffers each registers, as the live recorder declares them: a buffer no
+ * node reads (BatchNorm's num_batches_tracked) still counts. */
+static nns_status declare_modules(pt2 *p) {
+  rec r;
+  nns_status st;
+  for (size_t k = 0; k < p->modules.cap; k++) {
+    if (!p->modules.keys[k])
+      continue;
+    rec_begin(&r, NNS_PACKED_MODULE);
+    rec_str(&r, p->modules.keys[k]);
+    rec_str(&r, p->modules.vals[k]);
+    rec_i64(&r, 1);
+    if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
+      return st;
+  }
+  for (pt2_state *t = p->states; t; t = t->next) {
+    if (t->kind == NNS_PARAM_CONSTANT)
+      continue;
+    const char *dot = strrchr(t->fqn, '.');
+    const char *path = dot ? nns__intern(&p->strings, t->fqn,
+                                         (size_t)(dot - t->fqn))
+                           : intern(p, "");
+    if (!path || !nns__map_get(&p->modules, path))
+      continue;
+    int bits = nns_dtype_bits(t->meta->dtype);
+    if (bits <= 0)
+      continue;
+    rec_begin(&r, NNS_PACKED_MODULE_TENSOR);
+    rec_str(&r, path);
+    rec_str(&r, t->fqn);
+    rec_u32(&r, (uint32_t)bits);
+    rec_u32(&r, (uint32_t)t->meta->rank);
+    for (int d = 0; d < t->meta->rank; d++)
+      rec_i64(&r, t->meta->dims[d]);
+    rec_u32(&r, (uint32_t)t->kind);
+    if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
+      return st;
+  }
+  return NNS_OK;
+}
+
 /* ==== The archive ==== */
 
 /* The entry "<archive>/models/model.json" (or "models/model.json"). */
@@ -618,34 +740,9 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
   p->node = NULL;
   if ((st = read_outputs(p, sig)) != NNS_OK)
     return st;
-  /* The modules' classes, as the live recorder declares them. */
-  for (size_t k = 0; k < p->modules.cap; k++) {
-    const char *path = p->modules.keys[k];
-    if (!path)
-      continue;
-    const char *cls = p->modules.vals[k];
-    unsigned char rec[1200];
-    size_t pl = strlen(path), cl = strlen(cls), at = 0;
-    if (pl + cl > 1000)
-      continue;
-    uint32_t ver = NNS_PACKED_VERSION, l1 = (uint32_t)pl, l2 = (uint32_t)cl;
-    int64_t calls = 1;
-    memcpy(rec, "NNSP", 4);
-    memcpy(rec + 4, &ver, 4);
-    at = 8;
-    rec[at++] = NNS_PACKED_MODULE;
-    memcpy(rec + at, &l1, 4);
-    memcpy(rec + at + 4, path, pl + 1);
-    at += 5 + pl;
-    memcpy(rec + at, &l2, 4);
-    memcpy(rec + at + 4, cls, cl + 1);
-    at += 5 + cl;
-    memcpy(rec + at, &calls, 8);
-    at += 8;
-    if ((st = nns_builder_add_packed(p->b, rec, at, p->err)) != NNS_OK)
-      return st;
-  }
-  return NNS_OK;
+  if ((st = add_states(p)) != NNS_OK)
+    return st;
+  return declare_modules(p);
 }
 
 bool nns__pt2_sniff(const void *data, size_t size) {
