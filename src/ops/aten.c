@@ -475,9 +475,17 @@ static nns_status expand(nns__aten_call *c, const nns__aten_op *op) {
              !strcmp(mo->syms[k], mx->syms[kx]))
       shape[k] = 1;
     else
-      return NNS_E_NOTFOUND;
+      shape[k] = -1;
   }
-  const char *ins[] = {x, nns__aten_const_ints(c, shape, mo->rank, false)};
+  bool known = true;
+  for (int k = 0; k < mo->rank; k++)
+    known = known && shape[k] >= 0;
+  c->err->code = NNS_OK;
+  const char *ins[] = {x, known ? nns__aten_const_ints(c, shape, mo->rank,
+                                                       false)
+                                : nns__aten_shape_value(c, mo)};
+  if (!ins[1] && !c->err->code)
+    return NNS_E_NOTFOUND;
   if (!ins[1])
     return c->err->code;
   return nns__aten_node(c, "Expand", "", ins, 2, c->outs, 1);
@@ -509,18 +517,21 @@ static nns_status slice(nns__aten_call *c, const nns__aten_op *op) {
   int64_t v[4] = {0, big, nns__aten_int(c, "dim", 0),
                   nns__aten_int(c, "step", 1)};
   static const char *const names[] = {"start", "end"};
+  const char *ins[5] = {x};
   for (int k = 0; k < 2; k++) {
     const nns__aten_arg *a = nns__aten_arg_of(c, names[k]);
-    if (a && a->kind == NNS__AA_INT) {
-      if (a->sym)
-        return NNS_E_NOTFOUND;
+    if (a && a->kind == NNS__AA_INT && a->sym) {
+      /* A bound that is a size (x[:seq]): the symbol's scalar. */
+      c->err->code = NNS_OK;
+      if (!(ins[1 + k] = nns__aten_int_value(c, a)))
+        return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    } else if (a && a->kind == NNS__AA_INT) {
       v[k] = a->i > big ? big : a->i < -big ? -big : a->i;
     }
   }
   v[2] = (v[2] % mx->rank + mx->rank) % mx->rank;
-  const char *ins[5] = {x};
   for (int k = 0; k < 4; k++)
-    if (!(ins[1 + k] = nns__aten_const_ints(c, &v[k], 1, false)))
+    if (!ins[1 + k] && !(ins[1 + k] = nns__aten_const_ints(c, &v[k], 1, false)))
       return c->err->code;
   return nns__aten_node(c, "Slice", "", ins, 5, c->outs, 1);
 }
@@ -540,6 +551,20 @@ static nns_status select_(nns__aten_call *c, const nns__aten_op *op) {
   int64_t d = nns__aten_int(c, "dim", 0);
   return nns_builder_attr_int(c->b, "axis",
                               (d % mx->rank + mx->rank) % mx->rank, c->err);
+}
+
+/* triu / tril (self, diagonal): Trilu with its diagonal a constant. */
+static nns_status trilu(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  int64_t k = nns__aten_int(c, "diagonal", 0);
+  if (!x)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, &k, 1, true)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Trilu", "", ins, 2, c->outs, 1));
+  return nns_builder_attr_int(c->b, "upper", !strcmp(op->onnx, "Trilu(upper)"),
+                              c->err);
 }
 
 /* embedding(weight, indices): Gather along rows. */
@@ -758,6 +783,8 @@ static const nns__aten_op table[] = {
     UN("tanh", "Tanh"),
     RULE("to", "Cast", to_copy),
     RULE("transpose", "Transpose", transpose),
+    RULE("tril", "Trilu(lower)", trilu),
+    RULE("triu", "Trilu(upper)", trilu),
     RULE("type_as", "Cast", to_copy),
     RULE("unsqueeze", "Reshape", reshape),
     RULE("view", "Reshape", reshape),

@@ -72,6 +72,10 @@ typedef struct nns__aten_call {
   nns_status (*alias)(void *fe, const char *out, const char *src);
   /* A new name, unique in the graph (valid until the next 8 calls). */
   const char *(*fresh)(void *fe);
+  /* An int64 scalar value holding the size named `sym` (made from the
+   * shape of an input that has it), or NULL when no input has it. Adds
+   * nodes: never call it inside a kernel's run of nodes. */
+  const char *(*symval)(void *fe, const char *sym);
   /* Main-graph nodes added so far (for kernels). */
   size_t *node_count;
   void *fe;

@@ -54,6 +54,14 @@ const char *nns__aten_const_ints(nns__aten_call *c, const int64_t *v, int n,
 const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype);
 const char *nns__aten_filler(nns__aten_call *c, int32_t dtype, int rank,
                              const int64_t *dims);
+/* A 1-D int64 value holding the sizes of meta m: a constant when all are
+ * known, else a Concat of constants and the symbols' scalars (reshaped to
+ * one element). NULL with c->err set, or c->err->code 0 when a symbol has
+ * no value. */
+const char *nns__aten_shape_value(nns__aten_call *c, const nns__aten_meta *m);
+/* A 1-element int64 value holding int argument a (a constant, or its
+ * symbol's scalar); NULL as above. */
+const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a);
 /* A tensor argument's name, or a number argument as a scalar of dtype;
  * NULL for anything else. */
 const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,

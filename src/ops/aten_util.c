@@ -223,6 +223,52 @@ const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
   }
 }
 
+/* The symbol's scalar as a 1-element vector. */
+static const char *sym_vector(nns__aten_call *c, const char *sym) {
+  const char *v = c->symval ? c->symval(c->fe, sym) : NULL;
+  if (!v)
+    return NULL;
+  int64_t one = 1;
+  const char *ins[] = {v, nns__aten_const_ints(c, &one, 1, false)};
+  const char *out = c->fresh(c->fe);
+  if (!ins[1] || nns__aten_node(c, "Reshape", "", ins, 2, &out, 1) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a) {
+  if (a->kind != NNS__AA_INT)
+    return NULL;
+  if (!a->sym)
+    return nns__aten_const_ints(c, &a->i, 1, false);
+  return sym_vector(c, a->sym);
+}
+
+const char *nns__aten_shape_value(nns__aten_call *c,
+                                  const nns__aten_meta *m) {
+  bool known = true;
+  for (int k = 0; k < m->rank; k++)
+    known = known && m->dims[k] >= 0;
+  if (known)
+    return nns__aten_const_ints(c, m->dims, m->rank, false);
+  if (m->rank > 16)
+    return NULL;
+  const char *parts[16];
+  for (int k = 0; k < m->rank; k++) {
+    parts[k] = m->dims[k] >= 0 ? nns__aten_const_ints(c, &m->dims[k], 1, false)
+               : m->syms[k]   ? sym_vector(c, m->syms[k])
+                              : NULL;
+    if (!parts[k])
+      return NULL;
+  }
+  const char *out = c->fresh(c->fe);
+  if (nns__aten_node(c, "Concat", "", parts, (size_t)m->rank, &out, 1) !=
+          NNS_OK ||
+      nns_builder_attr_int(c->b, "axis", 0, c->err) != NNS_OK)
+    return NULL;
+  return out;
+}
+
 /* ==== Forms ==== */
 
 /* A tensor operand of another dtype than `want` is Cast first; returns the
@@ -288,9 +334,22 @@ nns_status nns__aten_create(nns__aten_call *c) {
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!mo || mo->rank < 0)
     return NNS_E_NOTFOUND;
+  bool known = true;
   for (int k = 0; k < mo->rank; k++)
-    if (mo->dims[k] < 0)
-      return NNS_E_NOTFOUND; /* symbolic sizes: no initializer holds them */
+    known = known && mo->dims[k] >= 0;
+  if (!known) {
+    /* Symbolic sizes, which no initializer holds: a ConstantOfShape over
+     * the sizes (its values are not needed to count). */
+    c->err->code = NNS_OK;
+    const char *shape = nns__aten_shape_value(c, mo);
+    if (!shape)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    A_TRY(nns__aten_node(c, "ConstantOfShape", "", &shape, 1, c->outs, 1));
+    int64_t one = 1;
+    return nns_builder_attr_tensor(c->b, "value", NNS_ATTR_TENSOR,
+                                   mo->dtype ? mo->dtype : NNS_DT_FLOAT, 1,
+                                   &one, NULL, 0, c->err);
+  }
   A_TRY(nns_builder_add_initializer(c->b, c->outs[0],
                                     mo->dtype ? mo->dtype : NNS_DT_FLOAT,
                                     mo->rank, mo->dims, NULL, 0, c->err));

@@ -49,6 +49,9 @@ typedef struct pt2 {
   unsigned fresh_at;
   const char *node;        /* node being read, for messages */
   struct pt2_state *states;/* parameters and buffers, newest first */
+  const char *inputs[64];  /* user inputs (tensors), for their sizes */
+  int n_inputs;
+  nns__map symvals;        /* interned symbol -> value holding it */
 } pt2;
 
 /* A parameter or buffer the signature lists: registered by its module. */
@@ -124,6 +127,58 @@ static const char *fe_fresh(void *fe) {
   snprintf(buf, sizeof p->fresh_buf[0], "_nns_%llu",
            (unsigned long long)++p->fresh);
   return buf;
+}
+
+/* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
+ * first user input that has it, made once per symbol (at the model's
+ * root: shape arithmetic, which counts nothing). */
+static const char *fe_symval(void *fe, const char *sym) {
+  pt2 *p = fe;
+  const char *key = intern(p, sym);
+  const char *have = key ? nns__map_get(&p->symvals, key) : NULL;
+  if (!key || have)
+    return have;
+  for (int i = 0; i < p->n_inputs; i++) {
+    const pt2_value *v = value_of(p, p->inputs[i]);
+    for (int k = 0; v && k < v->meta.rank; k++) {
+      if (v->meta.dims[k] >= 0 || !v->meta.syms[k] ||
+          strcmp(v->meta.syms[k], key))
+        continue;
+      char shape[300], idx[300], out[300];
+      snprintf(shape, sizeof shape, "_nns_shape_%.200s", p->inputs[i]);
+      snprintf(idx, sizeof idx, "_nns_axis_%.200s_%d", p->inputs[i], k);
+      snprintf(out, sizeof out, "_nns_size_%.200s", key);
+      const char *in = p->inputs[i];
+      const char *g[] = {shape, idx};
+      int64_t axis = k;
+      char key_s[320];
+      snprintf(key_s, sizeof key_s, "%s#shape", p->inputs[i]);
+      const char *made = intern(p, key_s);
+      if (!made)
+        return NULL;
+      if (!nns__map_get(&p->symvals, made)) {
+        if (nns_builder_add_node(p->b, "Shape", "", shape, "", &in, 1,
+                                 (const char *const[]){shape}, 1,
+                                 p->err) != NNS_OK ||
+            !nns__map_put(&p->symvals, made, (void *)made))
+          return NULL;
+        p->nodes++;
+      }
+      if (nns_builder_add_initializer(p->b, idx, NNS_DT_INT64, 0, NULL,
+                                      &axis, sizeof axis, p->err) ||
+          nns__aten_param_kind(p->b, idx, NNS_PARAM_CONSTANT, p->err) ||
+          nns_builder_add_node(p->b, "Gather", "", out, "", g, 2,
+                               (const char *const[]){out}, 1, p->err) ||
+          nns_builder_attr_int(p->b, "axis", 0, p->err))
+        return NULL;
+      p->nodes++;
+      const char *name = intern(p, out);
+      if (!name || !nns__map_put(&p->symvals, key, (void *)name))
+        return NULL;
+      return name;
+    }
+  }
+  return NULL;
 }
 
 /* ==== Tensor metadata ==== */
@@ -343,6 +398,8 @@ static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
         dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
       st = nns_builder_add_input(p->b, arg, v->meta.dtype, v->meta.rank,
                                  dims, v->meta.syms, p->err);
+      if (p->n_inputs < 64 && !(p->inputs[p->n_inputs++] = intern(p, arg)))
+        return fail(p, NNS_E_NOMEM, "out of memory");
     }
     if (st != NNS_OK)
       return st;
@@ -585,7 +642,7 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
                         .n_args = n_args, .args = args, .n_outs = n_outs,
                         .outs = out_names, .b = p->b, .err = p->err,
                         .meta = fe_meta, .alias = fe_alias,
-                        .fresh = fe_fresh, .node_count = &p->nodes,
+                        .fresh = fe_fresh, .symval = fe_symval, .node_count = &p->nodes,
                         .fe = p};
     p->err->code = NNS_OK;
     st = nns__aten_lower(&c, e);
@@ -774,7 +831,8 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   p.err = err;
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
-  p.values.arena = p.sym_ints.arena = p.modules.arena = &p.arena;
+  p.values.arena = p.sym_ints.arena = p.modules.arena = p.symvals.arena =
+      &p.arena;
   nns__jval *doc = NULL;
   st = nns__json_parse(&p.arena, (const char *)json, len, &doc, err);
   if (st != NNS_OK) {
