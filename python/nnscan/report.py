@@ -62,7 +62,8 @@ class Handle(_api.Managed):
 
     @staticmethod
     def load(source, external_dir=None):
-        """From a path (str / os.PathLike) or ONNX bytes."""
+        """From a path (str / os.PathLike) or bytes: an ONNX model or a
+        torch.export archive (.pt2), told apart by the library."""
         lib = _api.lib()
         err = _api.NnsError()
         out = ctypes.c_void_p()
@@ -72,7 +73,7 @@ class Handle(_api.Managed):
             buf = bytes(source)
             st = lib.nns_model_load_memory(buf, len(buf), ctypes.byref(opts),
                                            ctypes.byref(out), ctypes.byref(err))
-            _api.check(st, err, "loading ONNX bytes")
+            _api.check(st, err, "loading model bytes")
             return Handle(out.value, keep=buf)
         path = os.fspath(source)
         st = lib.nns_model_load_file(os.fsencode(path), ctypes.byref(opts),

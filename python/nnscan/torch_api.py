@@ -325,8 +325,18 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     so when another is named). file: None or True prints to stdout, False
     prints nothing, a stream (anything with .write) prints there.
     """
-    module = _uncompiled(module)
     cols = ["params"] + list(columns or [])
+    from . import exported
+    if exported.is_exported_program(module):
+        # a torch.export program: the library's .pt2 reader (exported.py)
+        s = exported.summary(module, input_shape, max_depth, tuple(cols),
+                             hardware, compute_dtype)
+        out = _print_target(file)
+        if out is not None:
+            text = s.to_text(width=width)
+            print(text, file=out, end="" if text.endswith("\n") else "\n")
+        return s
+    module = _uncompiled(module)
     if effective_rf_stats:
         cols.append("rf_stats")
     elif receptive_field:
