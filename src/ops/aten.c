@@ -799,6 +799,13 @@ const nns__aten_op *nns__aten_entry(size_t k) {
   return k < N_TABLE ? &table[k] : NULL;
 }
 
+const char *nns_aten_op(size_t i, const char **lowers_to) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  if (lowers_to)
+    *lowers_to = e ? e->onnx : NULL;
+  return e ? e->name : NULL;
+}
+
 const nns__aten_op *nns__aten_find(const char *op) {
   char base[96];
   size_t n = strlen(op);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "nnscan.h"
 #include "pt2/pt2.h"
+#include "ops/aten.h"
 #include "pt2/zip.h"
 
 static unsigned char *read_all(const char *rel, size_t *size) {
@@ -331,7 +332,33 @@ static void test_symbol_named_as_archive(void) {
   nns_model_free(m);
 }
 
+/* The aten table: sorted and unique (nns__aten_find bisects), every
+ * entry found by its name and its in-place form, and named by the public
+ * listing. */
+static void test_aten_table(void) {
+  const char *prev = NULL, *to = NULL, *name;
+  size_t n = 0;
+  for (; (name = nns_aten_op(n, &to)); n++) {
+    CHECK(to != NULL && to[0]);
+    if (prev)
+      CHECK(strcmp(prev, name) < 0);
+    CHECK(nns__aten_find(name) == nns__aten_entry(n));
+    char inplace[128];
+    snprintf(inplace, sizeof inplace, "%s_", name);
+    CHECK(nns__aten_find(inplace) == nns__aten_entry(n));
+    const nns__aten_op *e = nns__aten_entry(n);
+    CHECK(e->form != NNS__AF_RULE || e->rule != NULL);
+    prev = name;
+  }
+  CHECK(n > 100);
+  CHECK(nns_aten_op(n, &to) == NULL && to == NULL);
+  CHECK(nns_aten_op((size_t)-1, NULL) == NULL);
+  CHECK(nns__aten_find("no_such_op") == NULL);
+  CHECK(nns__aten_find("") == NULL);
+}
+
 int main(void) {
+  RUN(test_aten_table);
   RUN(test_stored_archive);
   RUN(test_deflated_archive);
   RUN(test_file_told_by_content);
