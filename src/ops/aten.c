@@ -593,6 +593,82 @@ static nns_status to_copy(nns__aten_call *c, const nns__aten_op *op) {
   return nns_builder_attr_int(c->b, "to", mo->dtype, c->err);
 }
 
+/* split / split_with_sizes / chunk (self, ..., dim): one Split whose
+ * sizes are the outputs' own along the axis. */
+static nns_status split(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1 || c->n_outs < 1 || c->n_outs > 1024)
+    return NNS_E_NOTFOUND;
+  int64_t axis = nns__aten_int(c, "dim", 0);
+  if (axis < -mx->rank || axis >= mx->rank)
+    return NNS_E_NOTFOUND;
+  axis = (axis + mx->rank) % mx->rank;
+  int64_t sizes[1024];
+  for (int k = 0; k < c->n_outs; k++) {
+    const nns__aten_meta *mo = A_META(c, c->outs[k]);
+    if (!c->outs[k] || !mo || mo->rank != mx->rank || mo->dims[axis] < 0)
+      return NNS_E_NOTFOUND;
+    sizes[k] = mo->dims[axis];
+  }
+  const char *ins[] = {x, nns__aten_const_ints(c, sizes, c->n_outs, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Split", "", ins, 2, c->outs, (size_t)c->n_outs));
+  return nns_builder_attr_int(c->b, "axis", axis, c->err);
+}
+
+/* ne: Equal then Not, one kernel (ops_map.py's compare_ne). */
+static nns_status not_equal(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  if (c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  const char *final = c->outs[0], *eq = c->fresh(c->fe);
+  nns__aten_call inner = *c;
+  inner.outs = &eq;
+  size_t first = *c->node_count;
+  A_TRY(nns__aten_binary(&inner, "Equal"));
+  A_TRY(nns__aten_node(c, "Not", "", &eq, 1, &final, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* cumsum(self, dim): CumSum with its axis a constant. */
+static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (!x || !d || d->kind != NNS__AA_INT || d->sym)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, &d->i, 1, true)};
+  if (!ins[1])
+    return c->err->code;
+  return nns__aten_node(c, "CumSum", "", ins, 2, c->outs, 1);
+}
+
+/* index(self, indices): one index tensor, after leading Nones, is a
+ * Gather along its axis; more are uncounted here. */
+static nns_status index_(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
+  if (!x || !ix || ix->kind != NNS__AA_TENSORS)
+    return NNS_E_NOTFOUND;
+  int at = -1;
+  for (int k = 0; k < ix->n; k++)
+    if (ix->tensors[k]) {
+      if (at >= 0)
+        return NNS_E_NOTFOUND;
+      at = k;
+    }
+  const nns__aten_meta *mi = at >= 0 ? A_META(c, ix->tensors[at]) : NULL;
+  if (at < 0 || !mi || mi->dtype == NNS_DT_BOOL || mi->dtype == NNS_DT_UINT8)
+    return NNS_E_NOTFOUND; /* a mask: not a Gather */
+  const char *ins[] = {x, ix->tensors[at]};
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  return nns_builder_attr_int(c->b, "axis", at, c->err);
+}
+
 /* ==== Attention ==== */
 
 /* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
@@ -675,6 +751,8 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
 
 /* Sorted by name (nns__aten_find bisects; a unit test checks the order). */
 static const nns__aten_op table[] = {
+    BIN("__and__", "And"),
+    BIN("__or__", "Or"),
     RULE("_native_batch_norm_legit_no_training", "BatchNormalization",
          batch_norm),
     RULE("_reshape_alias", "Reshape", reshape),
@@ -696,9 +774,13 @@ static const nns__aten_op table[] = {
     RULE("avg_pool2d", "AveragePool", pool),
     RULE("avg_pool3d", "AveragePool", pool),
     RULE("batch_norm", "BatchNormalization", batch_norm),
+    BIN("bitwise_and", "And"),
+    UN("bitwise_not", "Not"),
+    BIN("bitwise_or", "Or"),
     RULE("bmm", "MatMul", matmul),
     RULE("cat", "Concat", cat),
     UN("ceil", "Ceil"),
+    RULE("chunk", "Split", split),
     RULE("clamp", "Clip", clip),
     ALIAS("clone"),
     RULE("concat", "Concat", cat),
@@ -710,6 +792,7 @@ static const nns__aten_op table[] = {
     RULE("conv_transpose2d", "ConvTranspose", conv),
     RULE("convolution", "Conv/ConvTranspose", conv),
     UN("cos", "Cos"),
+    RULE("cumsum", "CumSum", cumsum),
     ALIAS("detach"),
     BIN("div", "Div"),
     ALIAS("dropout"),
@@ -731,6 +814,7 @@ static const nns__aten_op table[] = {
     RULE("hardsigmoid", "HardSigmoid", hardsigmoid),
     UN("hardswish", "HardSwish"),
     RULE("hardtanh", "Clip", clip),
+    RULE("index", "Gather", index_),
     RULE("layer_norm", "LayerNormalization", layer_norm),
     BIN("le", "LessOrEqual"),
     ALIAS("lift_fresh_copy"),
@@ -753,6 +837,7 @@ static const nns__aten_op table[] = {
     RULE("mm", "MatMul", matmul),
     BIN("mul", "Mul"),
     RULE("native_layer_norm", "LayerNormalization", layer_norm),
+    RULE("ne", "Equal+Not", not_equal),
     UN("neg", "Neg"),
     CREATE("new_ones"),
     CREATE("new_zeros"),
@@ -775,6 +860,8 @@ static const nns__aten_op table[] = {
     UN("sin", "Sin"),
     RULE("slice", "Slice", slice),
     RULE("softmax", "Softmax", softmax),
+    RULE("split", "Split", split),
+    RULE("split_with_sizes", "Split", split),
     UN("sqrt", "Sqrt"),
     RULE("squeeze", "Reshape", reshape),
     BIN("sub", "Sub"),

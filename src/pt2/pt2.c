@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../base/json_reader.h"
+#include "../ir/ir.h"
 #include "../ops/aten.h"
 #include "zip.h"
 
@@ -843,6 +844,11 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     st = read_program(&p, doc);
     if (st == NNS_OK)
       st = nns_builder_finish(p.b, out, err);
+    /* The sizes the archive declares are those PyTorch computed: an op
+     * nothing here counts still passes them on (as a live recording's
+     * declared sizes do, inferred with NNS_INFER_FALLBACK_DECLARED). */
+    if (st == NNS_OK)
+      (*out)->load_infer_flags = NNS_INFER_FALLBACK_DECLARED;
     nns_builder_free(p.b);
   }
   nns__intern_free(&p.strings);

@@ -345,7 +345,9 @@ static void test_aten_table(void) {
     CHECK(nns__aten_find(name) == nns__aten_entry(n));
     char inplace[128];
     snprintf(inplace, sizeof inplace, "%s_", name);
-    CHECK(nns__aten_find(inplace) == nns__aten_entry(n));
+    size_t len = strlen(name);
+    if (len < 2 || strcmp(name + len - 2, "__")) /* not __and__ */
+      CHECK(nns__aten_find(inplace) == nns__aten_entry(n));
     const nns__aten_op *e = nns__aten_entry(n);
     CHECK(e->form != NNS__AF_RULE || e->rule != NULL);
     prev = name;
