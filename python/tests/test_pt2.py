@@ -42,6 +42,12 @@ def matmul_macs(model, args):
     return fc.get_total_flops() // 2
 
 
+def product_macs(doc):
+    """The MACs of a report's convolutions and matrix products."""
+    return sum(r["macs"] for r in doc["op_types"]
+               if r["op_type"] in ("Conv", "Gemm", "MatMul", "FusedMatMul"))
+
+
 def export(name, tmp_path):
     torch.manual_seed(0)
     if name == "resnet18":
@@ -73,9 +79,7 @@ def test_cli_counts_equal_live(name, tmp_path):
     # the matrix products' MACs alone: FlopCounterMode counts only those,
     # and the element-wise work adds none to MACs on these models but the
     # norms' and pools' (METRICS.md): compare per op type
-    mm = sum(r["macs"] for r in doc["op_types"]
-             if r["op_type"] in ("Conv", "Gemm", "MatMul", "FusedMatMul"))
-    assert mm == matmul_macs(model, args)
+    assert product_macs(doc) == matmul_macs(model, args)
 
 
 def test_symbols_named_as_archive_and_fixed(tmp_path):
@@ -133,3 +137,31 @@ def test_cli_shapes_and_diff_take_pt2(tmp_path):
     r = subprocess.run([exe, "summary", str(renamed)], capture_output=True,
                        text=True)
     assert r.returncode == 0 and "Conv2d" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["hf-llama", "hf-gpt2", "hf-qwen2"])
+def test_hf_decoder(name, tmp_path):
+    """transformers' decoders (tiny configs): nothing uncounted, params
+    exact, MACs equal to the live model's and to FlopCounterMode's. Their
+    FLOPs may differ a little: transformers builds the attention mask
+    another way under torch.export than in eager mode."""
+    pytest.importorskip("transformers")
+    import pt2_sweep
+    model, args = pt2_sweep.hf(name)
+    path = str(tmp_path / f"{name}.pt2")
+    with torch.no_grad():
+        torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    t = doc["totals"]
+    assert t["params"] == sum(p.numel() for p in model.parameters())
+    live = nnscan.summary(model, inputs=args, file=False).totals
+    assert t["macs"] == live["macs"]
+    # FlopCounterMode counts every matrix product but the attention's
+    # (PyTorch's CPU SDPA kernel has no formula there): those two, per
+    # layer and head, are counted by hand, seq^2 * head_dim each
+    seq, layers, heads, head_dim = args[0].shape[1], 2, 4, 64 // 4
+    attention = 2 * layers * heads * seq * seq * head_dim
+    assert product_macs(doc) == matmul_macs(model, args) + attention

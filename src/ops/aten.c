@@ -646,27 +646,131 @@ static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_node(c, "CumSum", "", ins, 2, c->outs, 1);
 }
 
-/* index(self, indices): one index tensor, after leading Nones, is a
- * Gather along its axis; more are uncounted here. */
+/* x[i0, i1, ...] for integer index tensors over x's leading dims: each
+ * index as int64, expanded to their common shape, a trailing axis added,
+ * stacked, and one GatherND (ops_map.py's index, its leading case). */
+static nns_status gather_nd(nns__aten_call *c, const char *x,
+                            const nns__aten_meta *mx,
+                            const nns__aten_arg *ix) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  int k = ix->n, nb = mo ? mo->rank - (mx->rank - k) : -1;
+  if (!mo || k > 16 || nb < 0 || nb > 15)
+    return NNS_E_NOTFOUND;
+  int64_t bshape[16];
+  for (int d = 0; d < nb; d++) {
+    if (mo->dims[d] < 0)
+      return NNS_E_NOTFOUND;
+    bshape[d] = mo->dims[d];
+  }
+  bshape[nb] = 1;
+  const char *parts[16];
+  int64_t minus1 = -1;
+  for (int j = 0; j < k; j++) {
+    const char *t = ix->tensors[j];
+    const nns__aten_meta *mt = A_META(c, t);
+    if (!mt || mt->dtype == NNS_DT_BOOL || !(mt->dtype == NNS_DT_INT64 ||
+                                             mt->dtype == NNS_DT_INT32))
+      return NNS_E_NOTFOUND;
+    if (mt->dtype != NNS_DT_INT64) {
+      const char *cast = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Cast", "", &t, 1, &cast, 1));
+      A_TRY(nns_builder_attr_int(c->b, "to", NNS_DT_INT64, c->err));
+      t = cast;
+    }
+    const char *ex = c->fresh(c->fe);
+    const char *eins[] = {t, nns__aten_const_ints(c, bshape, nb, false)};
+    if (!eins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
+    const char *un = c->fresh(c->fe);
+    const char *uins[] = {ex, nns__aten_const_ints(c, &minus1, 1, false)};
+    if (!uins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Unsqueeze", "", uins, 2, &un, 1));
+    parts[j] = un;
+  }
+  const char *stacked = parts[0];
+  if (k > 1) {
+    stacked = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)k, &stacked, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  }
+  const char *gins[] = {x, stacked};
+  return nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1);
+}
+
+/* index(self, indices): one integer index tensor (after leading Nones) is
+ * a Gather along its axis; several over the leading dims a GatherND; a
+ * mask, or other layouts, stay uncounted here. */
 static nns_status index_(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
-  if (!x || !ix || ix->kind != NNS__AA_TENSORS)
+  if (!x || !mx || !ix || ix->kind != NNS__AA_TENSORS || ix->n < 1 ||
+      ix->n > mx->rank || !c->outs[0])
     return NNS_E_NOTFOUND;
-  int at = -1;
+  int at = -1, used = 0;
+  bool leading = true;
   for (int k = 0; k < ix->n; k++)
     if (ix->tensors[k]) {
-      if (at >= 0)
-        return NNS_E_NOTFOUND;
-      at = k;
+      at = at < 0 ? k : at;
+      used++;
+    } else {
+      leading = false;
     }
+  if (used > 1)
+    return leading ? gather_nd(c, x, mx, ix) : NNS_E_NOTFOUND;
   const nns__aten_meta *mi = at >= 0 ? A_META(c, ix->tensors[at]) : NULL;
   if (at < 0 || !mi || mi->dtype == NNS_DT_BOOL || mi->dtype == NNS_DT_UINT8)
     return NNS_E_NOTFOUND; /* a mask: not a Gather */
   const char *ins[] = {x, ix->tensors[at]};
   A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
   return nns_builder_attr_int(c->b, "axis", at, c->err);
+}
+
+/* diff(self, n=1, dim=-1, prepend, append): as PyTorch decomposes it,
+ * the three concatenated along dim, then the later elements minus the
+ * earlier (Slice, Slice, Sub; Xor for bool). */
+static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!x || !mx || !mo || mx->rank < 1 || nns__aten_int(c, "n", 1) != 1)
+    return NNS_E_NOTFOUND;
+  int64_t dim = nns__aten_int(c, "dim", -1);
+  if (dim < -mx->rank || dim >= mx->rank)
+    return NNS_E_NOTFOUND;
+  dim = (dim + mx->rank) % mx->rank;
+  const char *pre = A_T(c, "prepend"), *app = A_T(c, "append");
+  const char *all = x;
+  if (pre || app) {
+    const char *ins[3];
+    size_t n = 0;
+    if (pre)
+      ins[n++] = pre;
+    ins[n++] = x;
+    if (app)
+      ins[n++] = app;
+    all = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", ins, n, &all, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", dim, c->err));
+  }
+  const int64_t big = (int64_t)1 << 62;
+  int64_t bounds[2][2] = {{1, big}, {0, -1}}, one = 1;
+  const char *half[2];
+  for (int h = 0; h < 2; h++) {
+    const char *ins[5] = {all, nns__aten_const_ints(c, &bounds[h][0], 1, false),
+                          nns__aten_const_ints(c, &bounds[h][1], 1, false),
+                          nns__aten_const_ints(c, &dim, 1, false),
+                          nns__aten_const_ints(c, &one, 1, false)};
+    if (!ins[1] || !ins[2] || !ins[3] || !ins[4])
+      return c->err->code;
+    half[h] = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Slice", "", ins, 5, &half[h], 1));
+  }
+  return nns__aten_node(c, mo->dtype == NNS_DT_BOOL ? "Xor" : "Sub", "", half,
+                        2, c->outs, 1);
 }
 
 /* ==== Attention ==== */
@@ -794,6 +898,7 @@ static const nns__aten_op table[] = {
     UN("cos", "Cos"),
     RULE("cumsum", "CumSum", cumsum),
     ALIAS("detach"),
+    RULE("diff", "Concat, Slice, Slice, Sub", diff),
     BIN("div", "Div"),
     ALIAS("dropout"),
     RULE("embedding", "Gather", embedding),
@@ -814,7 +919,7 @@ static const nns__aten_op table[] = {
     RULE("hardsigmoid", "HardSigmoid", hardsigmoid),
     UN("hardswish", "HardSwish"),
     RULE("hardtanh", "Clip", clip),
-    RULE("index", "Gather", index_),
+    RULE("index", "Gather / GatherND", index_),
     RULE("layer_norm", "LayerNormalization", layer_norm),
     BIN("le", "LessOrEqual"),
     ALIAS("lift_fresh_copy"),
@@ -873,8 +978,10 @@ static const nns__aten_op table[] = {
     RULE("tril", "Trilu(lower)", trilu),
     RULE("triu", "Trilu(upper)", trilu),
     RULE("type_as", "Cast", to_copy),
+    RULE("unflatten", "Reshape", reshape),
     RULE("unsqueeze", "Reshape", reshape),
     RULE("view", "Reshape", reshape),
+    RULE("view_as", "Reshape", reshape),
     RULE("where", "Where", where),
     CREATE("zeros"),
     CREATE("zeros_like"),

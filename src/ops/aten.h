@@ -70,7 +70,7 @@ typedef struct nns__aten_call {
   const nns__aten_meta *(*meta)(void *fe, const char *name);
   /* Output `out` is input `src` under another name: no node. */
   nns_status (*alias)(void *fe, const char *out, const char *src);
-  /* A new name, unique in the graph (valid until the next 8 calls). */
+  /* A new name, unique in the graph (valid until the call returns). */
   const char *(*fresh)(void *fe);
   /* An int64 scalar value holding the size named `sym` (made from the
    * shape of an input that has it), or NULL when no input has it. Adds

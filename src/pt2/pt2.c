@@ -46,8 +46,6 @@ typedef struct pt2 {
   nns_error *err;
   size_t nodes;            /* main-graph nodes added */
   uint64_t fresh;          /* names made */
-  char fresh_buf[8][32];
-  unsigned fresh_at;
   const char *node;        /* node being read, for messages */
   struct pt2_state *states;/* parameters and buffers, newest first */
   const char *inputs[64];  /* user inputs (tensors), for their sizes */
@@ -124,10 +122,9 @@ static nns_status fe_alias(void *fe, const char *out, const char *src) {
 
 static const char *fe_fresh(void *fe) {
   pt2 *p = fe;
-  char *buf = p->fresh_buf[p->fresh_at++ % 8];
-  snprintf(buf, sizeof p->fresh_buf[0], "_nns_%llu",
-           (unsigned long long)++p->fresh);
-  return buf;
+  char buf[32];
+  snprintf(buf, sizeof buf, "_nns_%llu", (unsigned long long)++p->fresh);
+  return intern(p, buf); /* lives as long as the read */
 }
 
 /* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
