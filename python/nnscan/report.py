@@ -527,6 +527,10 @@ def load_summary(source):
 
 def model_name_of_path(path):
     """The name a model file gets in reports, as `nnscan FILE` names it:
-    the file's base name without `.onnx` (docs/cli.md, "Model names")."""
+    the file's base name without `.onnx` or `.pt2` (docs/cli.md, "Model
+    names")."""
     base = os.path.basename(os.fsdecode(path))
-    return base[:-5] if base.endswith(".onnx") and len(base) > 5 else base
+    for ext in (".onnx", ".pt2"):
+        if base.endswith(ext) and len(base) > len(ext):
+            return base[:-len(ext)]
+    return base
