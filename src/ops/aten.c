@@ -76,8 +76,8 @@ static nns_status conv(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "input"), *w = A_T(c, "weight");
   const char *bias = A_T(c, "bias");
   const nns__aten_meta *mw = A_META(c, w);
-  if (!x || !w || !mw || mw->rank < 3)
-    return NNS_E_NOTFOUND;
+  if (!x || !w || !mw || mw->rank < 3 || mw->rank > 5)
+    return NNS_E_NOTFOUND; /* 1-3 spatial axes, as the arrays below hold */
   int r = mw->rank - 2;
   int64_t k[3], s[3], p[6], d[3], op_pad[3];
   for (int a = 0; a < r; a++) {

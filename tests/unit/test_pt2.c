@@ -359,7 +359,44 @@ static void test_aten_table(void) {
   CHECK(nns__aten_find("") == NULL);
 }
 
+/* A conv2d whose weight has 7 dims (5 spatial: more than any rule takes)
+ * stays an uncounted node; nothing is written past the rule's arrays. */
+static void test_conv_of_odd_rank(void) {
+  static const char json[] =
+      "{\"schema_version\": {\"major\": 8, \"minor\": 20},"
+      " \"graph_module\": {\"graph\": {"
+      "  \"nodes\": [{\"target\": \"torch.ops.aten.conv2d.default\","
+      "    \"name\": \"c\", \"inputs\": ["
+      "     {\"name\": \"input\", \"arg\": {\"as_tensor\": {\"name\": \"x\"}}},"
+      "     {\"name\": \"weight\", \"arg\": {\"as_tensor\": {\"name\": \"w\"}}},"
+      "     {\"name\": \"stride\", \"arg\": {\"as_ints\": [1, 1, 1, 1, 1]}}],"
+      "    \"outputs\": [{\"as_tensor\": {\"name\": \"y\"}}]}],"
+      "  \"tensor_values\": {"
+      "   \"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 1}, {\"as_int\": 1},"
+      "     {\"as_int\": 2}, {\"as_int\": 2}, {\"as_int\": 2}, {\"as_int\": 2},"
+      "     {\"as_int\": 2}]},"
+      "   \"w\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 1}, {\"as_int\": 1},"
+      "     {\"as_int\": 1}, {\"as_int\": 1}, {\"as_int\": 1}, {\"as_int\": 1},"
+      "     {\"as_int\": 1}]},"
+      "   \"y\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 1}]}}},"
+      "  \"signature\": {\"input_specs\": ["
+      "   {\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": \"x\"}}}},"
+      "   {\"parameter\": {\"arg\": {\"name\": \"w\"},"
+      "     \"parameter_name\": \"conv.weight\"}}],"
+      "   \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\":"
+      "     {\"name\": \"y\"}}}}]}}}";
+  nns_model *m = NULL;
+  nns_error err;
+  CHECK_EQ(load_json(json, &m, &err), NNS_OK);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_unknown_op_count(m), 1);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_conv_of_odd_rank);
   RUN(test_aten_table);
   RUN(test_stored_archive);
   RUN(test_deflated_archive);
