@@ -165,3 +165,19 @@ def test_hf_decoder(name, tmp_path):
     seq, layers, heads, head_dim = args[0].shape[1], 2, 4, 64 // 4
     attention = 2 * layers * heads * seq * seq * head_dim
     assert product_macs(doc) == matmul_macs(model, args) + attention
+
+
+def test_module_calls_as_live(tmp_path):
+    """A module called twice (BasicBlock's one ReLU) shows two calls, as
+    the live recording counts them: torch.export keys each call of it
+    apart ("relu", "relu@1")."""
+    path, model, args = export("resnet18", tmp_path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    got = {r["path"]: r["call_count"] for r in json.loads(out.stdout)["layers"]}
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))
+    want = {r["path"]: r["call_count"] for r in live["layers"]}
+    assert got["layer1.0.relu"] == 2
+    assert got == want

@@ -41,7 +41,9 @@ typedef struct pt2 {
   nns__interner strings;
   nns__map values;         /* interned name -> pt2_value* */
   nns__map sym_ints;       /* interned sym-int name -> symbol (or NULL) */
-  nns__map modules;        /* interned module path -> class (declared) */
+  nns__map modules;        /* interned module path -> pt2_module* */
+  nns__map module_keys;    /* interned nn_module_stack key -> path: one
+                              per call ("relu", "relu@1") */
   nns_builder *b;
   nns_error *err;
   size_t nodes;            /* main-graph nodes added */
@@ -52,6 +54,12 @@ typedef struct pt2 {
   int n_inputs;
   nns__map symvals;        /* interned symbol -> value holding it */
 } pt2;
+
+/* A module the nodes name: its class and how many calls they show. */
+typedef struct pt2_module {
+  const char *class_name;
+  int64_t calls;
+} pt2_module;
 
 /* A parameter or buffer the signature lists: registered by its module. */
 typedef struct pt2_state {
@@ -453,11 +461,23 @@ static nns_status module_of(pt2 *p, const nns__jval *meta,
       if (dot)
         cls = dot + 1;
       const char *cname = nns__intern(&p->strings, cls, (size_t)(s + n - cls));
-      if (!mod || !cname)
+      const char *key = nns__intern(&p->strings, s, (size_t)(c1 - s));
+      if (!mod || !cname || !key)
         return fail(p, NNS_E_NOMEM, "out of memory");
+      pt2_module *pm = nns__map_get(&p->modules, mod);
+      if (!pm) {
+        pm = nns__arena_alloc(&p->arena, sizeof *pm);
+        if (!pm || !nns__map_put(&p->modules, mod, pm))
+          return fail(p, NNS_E_NOMEM, "out of memory");
+        pm->class_name = cname;
+      }
+      /* Each call of a module has a key of its own (torch.export adds
+       * "@1", "@2" to the calls after the first). */
       void *old = NULL;
-      if (!nns__map_add(&p->modules, mod, (void *)cname, &old))
+      if (!nns__map_add(&p->module_keys, key, (void *)mod, &old))
         return fail(p, NNS_E_NOMEM, "out of memory");
+      if (!old)
+        pm->calls++;
       *path = mod;
     }
     s = end ? end + 1 : NULL;
@@ -694,10 +714,11 @@ static nns_status declare_modules(pt2 *p) {
   for (size_t k = 0; k < p->modules.cap; k++) {
     if (!p->modules.keys[k])
       continue;
+    const pt2_module *pm = p->modules.vals[k];
     rec_begin(&r, NNS_PACKED_MODULE);
     rec_str(&r, p->modules.keys[k]);
-    rec_str(&r, p->modules.vals[k]);
-    rec_i64(&r, 1);
+    rec_str(&r, pm->class_name);
+    rec_i64(&r, pm->calls > 0 ? pm->calls : 1);
     if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
       return st;
   }
@@ -830,7 +851,7 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
   p.values.arena = p.sym_ints.arena = p.modules.arena = p.symvals.arena =
-      &p.arena;
+      p.module_keys.arena = &p.arena;
   nns__jval *doc = NULL;
   st = nns__json_parse(&p.arena, (const char *)json, len, &doc, err);
   if (st != NNS_OK) {
