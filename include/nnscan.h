@@ -2034,6 +2034,13 @@ NNS_API const char *nns_family_name(size_t i);
  * `write` asked to stop. */
 NNS_API nns_status nns_op_table_json(nns_write_fn write, void *user,
                                      nns_error *err);
+/* The aten table (PyTorch's operators, src/ops/aten.c), read by the
+ * torch.export (.pt2) reader: entry i's aten op name ("conv2d"; its
+ * in-place form "relu_" shares "relu"'s entry), and into *lowers_to (may
+ * be NULL) what it lowers to: the ONNX-style op type(s) counted for it,
+ * "(its input)" for an alias or "(a constant)" for a made tensor. NULL
+ * past the last entry. Static strings; sorted by name. */
+NNS_API const char *nns_aten_op(size_t i, const char **lowers_to);
 /* The devices as JSON (what `nnscan hardware --json` prints, the
  * "nnscan.hardware" document): those of `list` (may be NULL) first, then
  * the library's table; each {"name", "description", "source",

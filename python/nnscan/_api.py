@@ -215,6 +215,7 @@ FUNCTIONS = {
                                     POINTER(c_char), c_size_t,
                                     POINTER(NnsError)]),
     "nns_family_name": (c_char_p, [c_size_t]),
+    "nns_aten_op": (c_char_p, [c_size_t, POINTER(c_char_p)]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
     "nns_model_load_memory": (c_status, [c_void_p, c_size_t,

@@ -65,7 +65,8 @@ class Handle(_api.Managed):
 
     @staticmethod
     def load(source, external_dir=None):
-        """From a path (str / os.PathLike) or ONNX bytes."""
+        """From a path (str / os.PathLike) or bytes: an ONNX model or a
+        torch.export archive (.pt2), told apart by the library."""
         lib = _api.lib()
         err = _api.NnsError()
         out = ctypes.c_void_p()
@@ -75,7 +76,7 @@ class Handle(_api.Managed):
             buf = bytes(source)
             st = lib.nns_model_load_memory(buf, len(buf), ctypes.byref(opts),
                                            ctypes.byref(out), ctypes.byref(err))
-            _api.check(st, err, "loading ONNX bytes")
+            _api.check(st, err, "loading model bytes")
             return Handle(out.value, keep=buf)
         path = os.fspath(source)
         st = lib.nns_model_load_file(os.fsencode(path), ctypes.byref(opts),
@@ -558,6 +559,10 @@ def load_summary(source):
 
 def model_name_of_path(path):
     """The name a model file gets in reports, as `nnscan FILE` names it:
-    the file's base name without `.onnx` (docs/cli.md, "Model names")."""
+    the file's base name without `.onnx` or `.pt2` (docs/cli.md, "Model
+    names")."""
     base = os.path.basename(os.fsdecode(path))
-    return base[:-5] if base.endswith(".onnx") and len(base) > 5 else base
+    for ext in (".onnx", ".pt2"):
+        if base.endswith(ext) and len(base) > len(ext):
+            return base[:-len(ext)]
+    return base

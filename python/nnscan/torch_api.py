@@ -326,7 +326,10 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     prints nothing, a stream (anything with .write) prints there.
     """
     who = "nnscan.summary()"
-    module = _uncompiled(_args.module(who, "module", module))
+    from . import exported
+    is_exported = exported.is_exported_program(module)
+    if not is_exported:
+        module = _uncompiled(_args.module(who, "module", module))
     for flag in ("receptive_field", "effective_rf_stats", "backward",
                  "training", "master_weights"):
         _args.flag(who, flag, locals()[flag])
@@ -338,6 +341,15 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     _args.compute_dtype(who, compute_dtype)
     _args.function(who, "loss", loss, "outputs -> a one-element tensor")
     cols = ["params"] + list(columns or [])
+    if is_exported:
+        # a torch.export program: the library's .pt2 reader (exported.py)
+        s = exported.summary(module, input_shape, max_depth, tuple(cols),
+                             hardware, compute_dtype)
+        out = _print_target(file)
+        if out is not None:
+            text = s.to_text(width=width)
+            print(text, file=out, end="" if text.endswith("\n") else "\n")
+        return s
     if effective_rf_stats:
         cols.append("rf_stats")
     elif receptive_field:

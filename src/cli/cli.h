@@ -70,8 +70,8 @@ const char *cli_output_name(const char *path);
 /* Width of the terminal when stdout is one ($COLUMNS, else the tty's own
  * size), else 100. */
 int cli_terminal_width(void);
-/* The model's name for reports: the file's base name without ".onnx",
- * written into buf. */
+/* The model's name for reports: the file's base name without ".onnx" (or
+ * ".pt2"), written into buf. */
 const char *cli_model_name(const char *path, char *buf, size_t size);
 /* -h or --help. */
 bool cli_is_help(const char *arg);

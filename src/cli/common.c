@@ -547,6 +547,8 @@ const char *cli_model_name(const char *path, char *buf, size_t size) {
   size_t n = strlen(base);
   if (n > 5 && !strcmp(base + n - 5, ".onnx"))
     n -= 5;
+  else if (n > 4 && !strcmp(base + n - 4, ".pt2"))
+    n -= 4;
   if (n >= size)
     n = size - 1;
   memcpy(buf, base, n);

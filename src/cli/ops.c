@@ -72,13 +72,27 @@ static void ops_text(FILE *f, size_t n) {
   }
 }
 
+/* --aten: PyTorch's operators (the aten table) and what each lowers to. */
+static void aten_list(FILE *f, bool md) {
+  const char *to, *name;
+  if (md)
+    fputs("| aten op | Lowers to |\n|---|---|\n", f);
+  else
+    fprintf(f, "%-40s %s\n", "aten op", "Lowers to");
+  for (size_t i = 0; (name = nns_aten_op(i, &to)); i++)
+    fprintf(f, md ? "| %s | %s |\n" : "%-40s %s\n", name, to);
+}
+
 const char cli_ops_usage[] =
-    "usage: nnscan ops [--format text|md|json] [-o FILE]\n"
+    "usage: nnscan ops [--aten] [--format text|md|json] [-o FILE]\n"
     "  every operator with its domain, opset range, input roles and rules\n"
-    "  (shape, fold, cost, rf); docs/ops.md is --format md\n";
+    "  (shape, fold, cost, rf); docs/ops.md is --format md\n"
+    "  --aten: PyTorch's operators (what a .pt2 may hold) and what each\n"
+    "  lowers to (text or md)\n";
 
 int cmd_ops(int argc, char **argv) {
   const char *format = "text", *output = NULL;
+  bool aten = false;
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) {
       fputs(cli_ops_usage, stdout);
@@ -89,7 +103,9 @@ int cmd_ops(int argc, char **argv) {
       fprintf(stderr, "nnscan ops: %s needs a value\n", argv[i]);
       return EXIT_USAGE;
     }
-    if (!strcmp(argv[i], "--format")) {
+    if (!strcmp(argv[i], "--aten")) {
+      aten = true;
+    } else if (!strcmp(argv[i], "--format")) {
       format = argv[++i];
     } else if (!strcmp(argv[i], "-o")) {
       output = argv[++i];
@@ -105,9 +121,17 @@ int cmd_ops(int argc, char **argv) {
             format);
     return EXIT_USAGE;
   }
+  if (aten && !strcmp(format, "json")) {
+    fprintf(stderr, "nnscan ops: --aten lists as text or md\n");
+    return EXIT_USAGE;
+  }
   FILE *f = cli_open_output(output);
   if (!f)
     return EXIT_FAIL;
+  if (aten) {
+    aten_list(f, !strcmp(format, "md"));
+    return cli_close_output(f, output) ? EXIT_OK : EXIT_FAIL;
+  }
   size_t n = nns_op_count();
   if (!strcmp(format, "json")) {
     nns_error err;

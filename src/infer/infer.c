@@ -979,7 +979,7 @@ nns_status nns_model_infer(nns_model *m, const nns_infer_options *opts,
   m->n_warnings = m->load_warnings;
   m->n_unknown = 0;
   nns__map_free(&m->warned);
-  m->infer_flags = o->flags;
+  m->infer_flags = o->flags | m->load_infer_flags;
   m->fold_bytes = 0;
   m->inferred = false;
   nns_status st = reset_values(m, err);

@@ -402,6 +402,9 @@ struct nns_model {
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */
+  unsigned load_infer_flags; /* NNS_INFER_* every run takes, as the loader
+                                asked: a .pt2's declared sizes are
+                                PyTorch's own (src/pt2/pt2.c) */
   int call_depth;            /* nesting of function-call inference */
   int infer_runs;            /* nns_model_infer calls so far */
   int64_t fold_bytes;        /* bytes of constants decoded or folded in this

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "load_int.h"
+#include "../pt2/pt2.h"
 
 /* ==== Opsets and metadata ==== */
 
@@ -334,6 +335,13 @@ static void not_onnx(const nns_model *m, nns_status st, nns_error *err) {
  * already read in full (never NULL). */
 static nns_status load(nns_model *m, const nns_load_options *opts,
                        nns_model **out, nns_error *err) {
+  if (nns__pt2_sniff(m->data, m->size)) {
+    /* A zip: a torch.export archive, told by its content, not its name.
+     * The model it makes holds nothing of these bytes. */
+    nns_status st = nns__pt2_load(m->data, m->size, out, err);
+    nns__model_destroy(m);
+    return st;
+  }
   nns__loader L;
   memset(&L, 0, sizeof L);
   L.max_depth = opts->max_depth > 0 ? opts->max_depth : NNS__DEFAULT_DEPTH;

@@ -34,6 +34,22 @@ expect 0 '^\| ai\.onnx \| Conv \| [0-9]+-[0-9]+ \| `awb` \| shape.* cost rf \|$'
 if "$nnscan" ops --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); c = [o for o in d if o["op_type"] == "Conv"][0]; assert c["cost"] and c["rf"] and c["roles"] == "awb", c' ; then ok
 else ko "ops --format json"; fi
 expect 2 'text, md or json' -- ops --format yaml
+# The aten table (issue 45), and a torch.export archive (.pt2) in every
+# command, told by content: the small CNN's 1,562 trainable parameters
+# (tests/unit/test_pt2.c counts them by hand).
+expect 0 '^conv2d +Conv$' -- ops --aten
+expect 0 '^\| scaled_dot_product_attention \| ' -- ops --aten --format md
+expect 2 'text or md' -- ops --aten --format json
+pt2=../fixtures/pt2/small_cnn.pt2
+expect 0 'Trainable params: 1,562' -- summary "$pt2"
+expect 0 'conv1 +Conv2d' -- "$pt2"
+expect 0 '"shape": \[4, 10\]' -- shapes "$pt2" --format json --input x=4x3x32x32
+expect 0 '^\| small_cnn \* +\| +1\.56 ' -- table "$pt2"
+expect 0 '' -- diff "$pt2" ../fixtures/pt2/small_cnn_deflated.pt2
+cp "$pt2" "$tmp/renamed.onnx"
+expect 0 'Trainable params: 1,562' -- summary "$tmp/renamed.onnx"
+printf 'PK\003\004 not a zip, only its first four bytes' >"$tmp/bad.pt2"
+expect 1 'no end of central directory' -- summary "$tmp/bad.pt2"
 # `nnscan MODEL` is `nnscan summary MODEL`.
 expect 0 '^tiny_cnn +' -- tiny_cnn.onnx
 expect 0 '^nnscan [0-9]+\.[0-9]+\.[0-9]+' -- version

@@ -1048,6 +1048,11 @@ static void c_family_name(void) {
   CHECK(nns_family_name(n) == NULL);
   CHECK(nns_family_name((size_t)-1) == NULL);
 }
+static void c_aten_op(void) {
+  const char *to = "x";
+  CHECK(nns_aten_op((size_t)-1, &to) == NULL && to == NULL);
+  CHECK(nns_aten_op((size_t)-1, NULL) == NULL);
+}
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
@@ -1567,8 +1572,8 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report), E(json_check),
-    E(text_clean),
+    E(family_name), E(aten_op), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),
     E(inspection_add_params),

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Times `nnscan summary ARCHIVE.pt2` (the C .pt2 reader, src/pt2/): the
+median wall time of fresh processes, after one untimed run.
+
+    python3 bench/pt2_summary.py [--runs 21] NNSCAN DIR
+
+DIR holds the archives bench/pt2_make.py writes (resnet50.pt2,
+llama7b.pt2). Goals (issue 45): resnet50 <= 5 ms, LLaMA-7B shaped <= 20
+ms. Python 3 standard library only.
+"""
+import argparse
+import os
+import statistics
+import time
+
+
+def run(cmd):
+    start = time.perf_counter()
+    pid = os.posix_spawn(cmd[0], cmd, os.environ,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull,
+                                        os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    ms = (time.perf_counter() - start) * 1e3
+    if status:
+        raise SystemExit(f"{' '.join(cmd)} failed ({status})")
+    return ms, (usage.ru_utime + usage.ru_stime) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("nnscan")
+    ap.add_argument("dir")
+    a = ap.parse_args()
+    goals = {"resnet50.pt2": 5.0, "llama7b.pt2": 20.0}
+    for name, goal in goals.items():
+        path = os.path.join(a.dir, name)
+        cmd = [os.path.abspath(a.nnscan), "summary", path]
+        run(cmd)
+        runs = [run(cmd) for _ in range(a.runs)]
+        med = statistics.median(w for w, _ in runs)
+        cpu = statistics.median(c for _, c in runs)
+        print(f"{name:14s} wall median {med:7.2f} ms (min "
+              f"{min(w for w, _ in runs):6.2f})  cpu median {cpu:7.2f} ms  "
+              f"({a.runs} runs; goal <= {goal:g} ms wall: "
+              f"{'met' if med <= goal else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""torch.export archives (.pt2) read by the library (src/pt2/), through
+the CLI with no Python and through nnscan.summary(exported_program):
+parameters exact against sum(p.numel()), matrix-product MACs against
+PyTorch's FlopCounterMode, and params, MACs and FLOPs equal to
+nnscan.summary of the same live model. Needs PyTorch 2.x (the sid
+chroot); skipped on 1.13."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not hasattr(torch, "export") or not hasattr(torch.export, "save"):
+    pytest.skip("torch.export needs PyTorch 2.x", allow_module_level=True)
+
+import nnscan  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import pt2_models  # noqa: E402
+
+INPUT_NAMES = {"small_cnn": ["x"], "resnet18": ["x"],
+               "tiny_llama": ["input_ids"]}
+
+
+def cli():
+    lib = os.environ.get("NNSCAN_LIBRARY", "")
+    path = os.path.join(os.path.dirname(lib), "nnscan") if lib else ""
+    if not os.path.exists(path):
+        pytest.skip("no nnscan CLI beside NNSCAN_LIBRARY")
+    return path
+
+
+def matmul_macs(model, args):
+    """MACs of convolutions and matrix products as PyTorch counts them
+    (FlopCounterMode counts 2 FLOPs per MAC of exactly these ops)."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(*args)
+    return fc.get_total_flops() // 2
+
+
+def product_macs(doc):
+    """The MACs of a report's convolutions and matrix products."""
+    return sum(r["macs"] for r in doc["op_types"]
+               if r["op_type"] in ("Conv", "Gemm", "MatMul", "FusedMatMul"))
+
+
+def export(name, tmp_path):
+    torch.manual_seed(0)
+    if name == "resnet18":
+        pytest.importorskip("torchvision")
+    path = str(tmp_path / f"{name}.pt2")
+    model, args = pt2_models.export(name, path)
+    return path, model, args
+
+
+def cli_totals(path, name, args):
+    cmd = [cli(), "summary", path, "--format", "json"]
+    for n, a in zip(INPUT_NAMES[name], args):
+        cmd += ["--input", n + "=" + "x".join(str(d) for d in a.shape)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("name", ["small_cnn", "resnet18", "tiny_llama"])
+def test_cli_counts_equal_live(name, tmp_path):
+    path, model, args = export(name, tmp_path)
+    doc = cli_totals(path, name, args)
+    t = doc["totals"]
+    assert doc["unknown_ops"] == [] and doc["uncounted_ops"] == []
+    want_params = sum(p.numel() for p in model.parameters())
+    assert t["params"] == want_params
+    live = nnscan.summary(model, inputs=args, file=False).totals
+    for key in ("params", "macs", "flops"):
+        assert t[key] == live[key], key
+    # the matrix products' MACs alone: FlopCounterMode counts only those,
+    # and the element-wise work adds none to MACs on these models but the
+    # norms' and pools' (METRICS.md): compare per op type
+    assert product_macs(doc) == matmul_macs(model, args)
+
+
+def test_symbols_named_as_archive_and_fixed(tmp_path):
+    import re
+    import zipfile
+    path, model, args = export("tiny_llama", tmp_path)
+    # the archive's own names for input_ids' sizes, read from model.json
+    with zipfile.ZipFile(path) as z:
+        name = next(n for n in z.namelist()
+                    if n.endswith("models/model.json"))
+        graph = json.loads(z.read(name))["graph_module"]["graph"]
+    sizes = graph["tensor_values"]["input_ids"]["sizes"]
+    want = [re.match(r"Symbol\('([^']+)'", s["as_expr"]["expr_str"]).group(1)
+            for s in sizes]
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["inputs"][0]["shape"] == want
+    assert doc["symbols_taken_as_1"] is True
+    # fixed by symbol name: batch 3, sequence 40
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", f"{want[0]}=3", "--input",
+                          f"{want[1]}=40"],
+                         capture_output=True, text=True, check=True)
+    big = json.loads(out.stdout)
+    live = nnscan.summary(model, inputs=(torch.randint(0, 100, (3, 40)),),
+                          file=False).totals
+    assert big["totals"]["macs"] == live["macs"]
+    assert big["totals"]["params"] == live["params"]
+
+
+def test_summary_of_exported_program(tmp_path):
+    model, args, dyn = pt2_models.small_cnn()
+    ep = torch.export.export(model, args, dynamic_shapes=dyn)
+    s = nnscan.summary(ep, file=False)
+    live = nnscan.summary(model, inputs=args, file=False)
+    for key in ("params", "macs", "flops"):
+        assert s.totals[key] == live.totals[key], key
+    # another batch than the example's
+    s4 = nnscan.summary(ep, input_shape=(4, 3, 32, 32), file=False)
+    assert s4.totals["macs"] == 2 * live.totals["macs"]
+
+
+def test_cli_shapes_and_diff_take_pt2(tmp_path):
+    path, model, args = export("small_cnn", tmp_path)
+    exe = cli()
+    for cmd in (["shapes", path], ["table", path], ["diff", path, path],
+                ["summary", path, "--format", "html", "-o",
+                 str(tmp_path / "p.html")]):
+        r = subprocess.run([exe] + cmd, capture_output=True, text=True)
+        assert r.returncode == 0, (cmd, r.stderr)
+    # told by content, not by name
+    renamed = tmp_path / "model.bin"
+    renamed.write_bytes(open(path, "rb").read())
+    r = subprocess.run([exe, "summary", str(renamed)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and "Conv2d" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["hf-llama", "hf-gpt2", "hf-qwen2"])
+def test_hf_decoder(name, tmp_path):
+    """transformers' decoders (tiny configs): nothing uncounted, params
+    exact, MACs equal to the live model's and to FlopCounterMode's. Their
+    FLOPs may differ a little: transformers builds the attention mask
+    another way under torch.export than in eager mode."""
+    pytest.importorskip("transformers")
+    import pt2_sweep
+    model, args = pt2_sweep.hf(name)
+    path = str(tmp_path / f"{name}.pt2")
+    with torch.no_grad():
+        torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    t = doc["totals"]
+    assert t["params"] == sum(p.numel() for p in model.parameters())
+    live = nnscan.summary(model, inputs=args, file=False).totals
+    assert t["macs"] == live["macs"]
+    # FlopCounterMode counts every matrix product but the attention's
+    # (PyTorch's CPU SDPA kernel has no formula there): those two, per
+    # layer and head, are counted by hand, seq^2 * head_dim each
+    seq, layers, heads, head_dim = args[0].shape[1], 2, 4, 64 // 4
+    attention = 2 * layers * heads * seq * seq * head_dim
+    assert product_macs(doc) == matmul_macs(model, args) + attention
+
+
+def test_module_calls_as_live(tmp_path):
+    """A module called twice (BasicBlock's one ReLU) shows two calls, as
+    the live recording counts them: torch.export keys each call of it
+    apart ("relu", "relu@1")."""
+    path, model, args = export("resnet18", tmp_path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    got = {r["path"]: r["call_count"] for r in json.loads(out.stdout)["layers"]}
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))
+    want = {r["path"]: r["call_count"] for r in live["layers"]}
+    assert got["layer1.0.relu"] == 2
+    assert got == want

@@ -1,0 +1,1048 @@
+/*
+ * aten.c - the aten table: what each PyTorch operator lowers to, in the
+ * nodes (ONNX opset 17 forms, as python/nnscan/ops_map.py writes them)
+ * whose entries in this folder count them. Declarative where an aten op
+ * is one ONNX op with its input renamed (relu -> Relu, add -> Add); a
+ * rule function where it is not (conv2d's attributes from its weight's
+ * shape, linear as Gemm, attention as its MatMuls and Softmax). The rules
+ * read arguments by their schema names and add nodes through the builder;
+ * helpers for the arguments and small constants are in aten_util.c.
+ */
+#include "aten_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== Matrix products ==== */
+
+/* linear(input, weight, bias): a Gemm with transB on a matrix input, as
+ * PyTorch runs it (addmm of the transposed weight); on more dims a
+ * MatMul against the transposed weight (com.microsoft's FusedMatMul,
+ * which counts the same MACs) and the bias Add, one kernel. */
+static nns_status linear(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input"), *w = A_T(c, "weight");
+  const char *bias = A_T(c, "bias");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !w || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  if (mx && mx->rank == 2) {
+    const char *ins[] = {x, w, bias};
+    A_TRY(nns__aten_node(c, "Gemm", "", ins, bias ? 3 : 2, c->outs, 1));
+    return nns_builder_attr_int(c->b, "transB", 1, c->err);
+  }
+  size_t first = *c->node_count;
+  const char *mm = bias ? c->fresh(c->fe) : c->outs[0];
+  const char *ins[] = {x, w};
+  A_TRY(nns__aten_node(c, "FusedMatMul", "com.microsoft", ins, 2, &mm, 1));
+  A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
+  if (!bias)
+    return NNS_OK;
+  const char *add[] = {mm, bias};
+  A_TRY(nns__aten_node(c, "Add", "", add, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* addmm(self, mat1, mat2, beta, alpha): Gemm(mat1, mat2, self). */
+static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *ins[] = {A_T(c, "mat1"), A_T(c, "mat2"), A_T(c, "self")};
+  if (!ins[0] || !ins[1] || !ins[2])
+    return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "Gemm", "", ins, 3, c->outs, 1));
+  double beta = nns__aten_float(c, "beta", 1), alpha = nns__aten_float(c, "alpha", 1);
+  if (beta != 1)
+    A_TRY(nns_builder_attr_float(c->b, "beta", beta, c->err));
+  if (alpha != 1)
+    A_TRY(nns_builder_attr_float(c->b, "alpha", alpha, c->err));
+  return NNS_OK;
+}
+
+/* mm, bmm, matmul: MatMul of the two tensor arguments. */
+static nns_status matmul(nns__aten_call *c, const nns__aten_op *op) {
+  const char *ins[2];
+  if (nns__aten_tensors(c, ins, 2) < 2)
+    return NNS_E_NOTFOUND;
+  return nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1);
+}
+
+/* ==== Convolution, normalisation, pooling ==== */
+
+/* conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups)
+ * and convolution(..., transposed, output_padding, groups). */
+static nns_status conv(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input"), *w = A_T(c, "weight");
+  const char *bias = A_T(c, "bias");
+  const nns__aten_meta *mw = A_META(c, w);
+  if (!x || !w || !mw || mw->rank < 3 || mw->rank > 5)
+    return NNS_E_NOTFOUND; /* 1-3 spatial axes, as the arrays below hold */
+  int r = mw->rank - 2;
+  int64_t k[3], s[3], p[6], d[3], op_pad[3];
+  for (int a = 0; a < r; a++) {
+    if (mw->dims[2 + a] < 0)
+      return NNS_E_NOTFOUND;
+    k[a] = mw->dims[2 + a];
+  }
+  const nns__aten_arg *pad = nns__aten_arg_of(c, "padding");
+  if (pad && pad->kind == NNS__AA_STRING && strcmp(pad->s, "valid"))
+    return NNS_E_NOTFOUND; /* "same": no fixed pads to give */
+  if (!nns__aten_ints(c, "stride", r, 1, s) ||
+      !nns__aten_ints(c, "padding", r, 0, p) ||
+      !nns__aten_ints(c, "dilation", r, 1, d) ||
+      !nns__aten_ints(c, "output_padding", r, 0, op_pad))
+    return NNS_E_NOTFOUND;
+  memcpy(p + r, p, (size_t)r * sizeof *p);
+  bool transposed = nns__aten_bool(c, "transposed", false);
+  const char *ins[] = {x, w, bias};
+  A_TRY(nns__aten_node(c, transposed ? "ConvTranspose" : "Conv", "", ins,
+                       bias ? 3 : 2, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "dilations", d, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_int(c->b, "group", nns__aten_int(c, "groups", 1),
+                             c->err));
+  if (transposed)
+    A_TRY(nns_builder_attr_ints(c->b, "output_padding", op_pad, (size_t)r,
+                                c->err));
+  return NNS_OK;
+}
+
+/* batch_norm and _native_batch_norm_legit_no_training (input, weight,
+ * bias, running_mean, running_var, ..., eps): BatchNormalization, with
+ * constants where PyTorch passed None. */
+static nns_status batch_norm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 2 || mx->dims[1] < 0)
+    return NNS_E_NOTFOUND;
+  static const char *const names[] = {"weight", "bias", "running_mean",
+                                      "running_var"};
+  const char *ins[5] = {x};
+  for (int k = 0; k < 4; k++) {
+    ins[1 + k] = A_T(c, names[k]);
+    if (!ins[1 + k] &&
+        !(ins[1 + k] = nns__aten_filler(c, mx->dtype, 1, &mx->dims[1])))
+      return c->err->code;
+  }
+  A_TRY(nns__aten_node(c, "BatchNormalization", "", ins, 5, c->outs, 1));
+  return nns_builder_attr_float(c->b, "epsilon",
+                                nns__aten_float(c, "eps", 1e-5), c->err);
+}
+
+/* layer_norm / native_layer_norm(input, normalized_shape, weight, bias,
+ * eps): LayerNormalization over the last len(normalized_shape) axes. */
+static nns_status layer_norm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input");
+  const nns__aten_arg *shape = nns__aten_arg_of(c, "normalized_shape");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || !shape || shape->kind != NNS__AA_INTS || shape->n < 1)
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < shape->n; k++)
+    if (shape->syms[k])
+      return NNS_E_NOTFOUND;
+  const char *ins[3] = {x, A_T(c, "weight"), A_T(c, "bias")};
+  if (!ins[1] && !(ins[1] = nns__aten_filler(c, mx->dtype, shape->n,
+                                             shape->ints)))
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "LayerNormalization", "", ins, ins[2] ? 3 : 2,
+                       c->outs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", -shape->n, c->err));
+  return nns_builder_attr_float(c->b, "epsilon",
+                                nns__aten_float(c, "eps", 1e-5), c->err);
+}
+
+/* max_poolNd(self, kernel_size, stride, padding, dilation, ceil_mode) and
+ * avg_poolNd(self, kernel_size, stride, padding, ceil_mode,
+ * count_include_pad). */
+static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 3)
+    return NNS_E_NOTFOUND;
+  int r = mx->rank - 2;
+  bool max = !strcmp(op->onnx, "MaxPool");
+  int64_t k[3], s[3], p[6], d[3];
+  const nns__aten_arg *st = nns__aten_arg_of(c, "stride");
+  if (r > 3 || !nns__aten_ints(c, "kernel_size", r, 1, k) ||
+      !nns__aten_ints(c, "padding", r, 0, p) ||
+      !nns__aten_ints(c, "dilation", r, 1, d))
+    return NNS_E_NOTFOUND;
+  if (st && st->kind == NNS__AA_INTS && st->n > 0) {
+    if (!nns__aten_ints(c, "stride", r, 1, s))
+      return NNS_E_NOTFOUND;
+  } else {
+    memcpy(s, k, sizeof s);
+  }
+  memcpy(p + r, p, (size_t)r * sizeof *p);
+  A_TRY(nns__aten_node(c, op->onnx, "", &x, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err));
+  if (max)
+    A_TRY(nns_builder_attr_ints(c->b, "dilations", d, (size_t)r, c->err));
+  else
+    A_TRY(nns_builder_attr_int(
+        c->b, "count_include_pad",
+        nns__aten_bool(c, "count_include_pad", true), c->err));
+  return nns_builder_attr_int(c->b, "ceil_mode",
+                              nns__aten_bool(c, "ceil_mode", false), c->err);
+}
+
+/* adaptive_avg_poolNd(self, output_size): a global pool for a 1x..x1
+ * output, else an average pool whose windows tile the input exactly (as
+ * torch.onnx exports it); other sizes stay uncounted. */
+static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 3 || mx->rank > 5)
+    return NNS_E_NOTFOUND;
+  int r = mx->rank - 2;
+  int64_t o[3], k[3], s[3], p[6] = {0};
+  if (!nns__aten_ints(c, "output_size", r, 1, o))
+    return NNS_E_NOTFOUND;
+  bool global = true;
+  for (int a = 0; a < r; a++)
+    global = global && o[a] == 1;
+  if (global)
+    return nns__aten_node(c, "GlobalAveragePool", "", &x, 1, c->outs, 1);
+  for (int a = 0; a < r; a++) {
+    int64_t in = mx->dims[2 + a];
+    if (in < 0 || o[a] <= 0 || o[a] > in)
+      return NNS_E_NOTFOUND;
+    s[a] = in / o[a];
+    k[a] = in - (o[a] - 1) * s[a];
+  }
+  A_TRY(nns__aten_node(c, "AveragePool", "", &x, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
+  return nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err);
+}
+
+/* ==== Reductions and softmax ==== */
+
+/* The sorted axes of a `dim` argument over rank r (all when absent):
+ * their count, or -1 when they cannot be read. */
+static int axes_of(nns__aten_call *c, int r, int64_t *axes) {
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (r < 0 || r > 16)
+    return -1;
+  if (!d || d->kind == NNS__AA_NONE || (d->kind == NNS__AA_INTS && !d->n)) {
+    for (int k = 0; k < r; k++)
+      axes[k] = k;
+    return r;
+  }
+  int n = d->kind == NNS__AA_INT ? 1 : d->kind == NNS__AA_INTS ? d->n : -1;
+  if (n < 0 || n > r || (n == 1 && d->kind == NNS__AA_INT && d->sym))
+    return -1;
+  for (int k = 0; k < n; k++) {
+    int64_t v = d->kind == NNS__AA_INT ? d->i : d->ints[k];
+    if (r == 0 || v < -r || v >= r)
+      return -1;
+    axes[k] = (v + r) % r;
+  }
+  for (int i = 1; i < n; i++) /* insertion sort: a handful of axes */
+    for (int j = i; j > 0 && axes[j - 1] > axes[j]; j--) {
+      int64_t t = axes[j];
+      axes[j] = axes[j - 1];
+      axes[j - 1] = t;
+    }
+  return n;
+}
+
+/* mean(self, dim, keepdim): ReduceMean (GlobalAveragePool for the spatial
+ * mean of an image batch, as ops_map.py writes it); sum: ReduceSum, its
+ * axes an input since opset 13. */
+static nns_status reduce(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t axes[16];
+  int n = x && mx ? axes_of(c, mx->rank, axes) : -1;
+  if (n < 0)
+    return NNS_E_NOTFOUND;
+  bool keep = nns__aten_bool(c, "keepdim", false);
+  if (!strcmp(op->onnx, "ReduceSum")) {
+    const char *ins[] = {x, nns__aten_const_ints(c, axes, n, false)};
+    if (!ins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "ReduceSum", "", ins, 2, c->outs, 1));
+    return nns_builder_attr_int(c->b, "keepdims", keep, c->err);
+  }
+  bool spatial = keep && mx->rank >= 4 && n == mx->rank - 2;
+  for (int k = 0; spatial && k < n; k++)
+    spatial = axes[k] == k + 2;
+  if (spatial)
+    return nns__aten_node(c, "GlobalAveragePool", "", &x, 1, c->outs, 1);
+  A_TRY(nns__aten_node(c, op->onnx, "", &x, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "axes", axes, (size_t)n, c->err));
+  return nns_builder_attr_int(c->b, "keepdims", keep, c->err);
+}
+
+/* softmax / _softmax / log_softmax (self, dim, ...). */
+static nns_status softmax(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (!x || !d || d->kind != NNS__AA_INT || d->sym)
+    return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, op->onnx, "", &x, 1, c->outs, 1));
+  return nns_builder_attr_int(c->b, "axis", d->i, c->err);
+}
+
+/* ==== Activations spelled as several nodes ==== */
+
+/* silu: Sigmoid then Mul; rsqrt: Sqrt then Reciprocal (one kernel). */
+static nns_status two_step(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  if (!x || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *mid = c->fresh(c->fe);
+  bool silu = !strcmp(op->onnx, "Sigmoid+Mul");
+  A_TRY(nns__aten_node(c, silu ? "Sigmoid" : "Sqrt", "", &x, 1, &mid, 1));
+  if (silu) {
+    const char *ins[] = {x, mid};
+    A_TRY(nns__aten_node(c, "Mul", "", ins, 2, c->outs, 1));
+  } else {
+    A_TRY(nns__aten_node(c, "Reciprocal", "", &mid, 1, c->outs, 1));
+  }
+  return nns__aten_kernel(c, first);
+}
+
+/* gelu: com.microsoft's Gelu (ai.onnx's is opset 20; the same count). */
+static nns_status gelu(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  return x ? nns__aten_node(c, "Gelu", "com.microsoft", &x, 1, c->outs, 1)
+           : NNS_E_NOTFOUND;
+}
+
+/* hardsigmoid: HardSigmoid(alpha 1/6, beta 1/2), PyTorch's constants. */
+static nns_status hardsigmoid(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x)
+    return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "HardSigmoid", "", &x, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_float(c->b, "alpha", 1.0 / 6, c->err));
+  return nns_builder_attr_float(c->b, "beta", 0.5, c->err);
+}
+
+/* hardtanh(self, min_val, max_val), clamp(self, min, max), relu6: Clip
+ * with scalar bounds of the input's dtype. */
+static nns_status clip(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx)
+    return NNS_E_NOTFOUND;
+  const char *ins[3] = {x, "", ""};
+  static const char *const lo_names[] = {"min_val", "min"};
+  static const char *const hi_names[] = {"max_val", "max"};
+  bool relu6 = !strcmp(c->op, "relu6") || !strcmp(c->op, "relu6_");
+  for (int side = 0; side < 2; side++) {
+    double v = relu6 ? 6.0 * side : side ? 1 : -1;
+    bool given = relu6 || !strcmp(c->op, "hardtanh") ||
+                 !strcmp(c->op, "hardtanh_");
+    for (int k = 0; k < 2 && !relu6; k++) {
+      const nns__aten_arg *a =
+          nns__aten_arg_of(c, side ? hi_names[k] : lo_names[k]);
+      if (a && (a->kind == NNS__AA_FLOAT || a->kind == NNS__AA_INT)) {
+        v = a->kind == NNS__AA_FLOAT ? a->f : (double)a->i;
+        given = true;
+      } else if (a && a->kind == NNS__AA_TENSOR) {
+        return NNS_E_NOTFOUND;
+      }
+    }
+    if (given && !(ins[1 + side] = nns__aten_scalar(c, v, mx->dtype)))
+      return c->err->code;
+  }
+  size_t n = ins[2][0] ? 3 : ins[1][0] ? 2 : 1;
+  return nns__aten_node(c, "Clip", "", ins, n, c->outs, 1);
+}
+
+/* where(condition, self, other); masked_fill(self, mask, value):
+ * Where(mask, value, self). Numbers become scalars of the tensors'
+ * dtype. */
+static nns_status where(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  bool fill = strncmp(c->op, "masked_fill", 11) == 0;
+  const nns__aten_arg *cond = nns__aten_arg_of(c, fill ? "mask" : "condition");
+  const nns__aten_arg *a = nns__aten_arg_of(c, fill ? "value" : "self");
+  const nns__aten_arg *b = nns__aten_arg_of(c, fill ? "self" : "other");
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!cond || cond->kind != NNS__AA_TENSOR || !a || !b || !mo)
+    return NNS_E_NOTFOUND;
+  const char *ins[3] = {cond->tensor, nns__aten_operand(c, a, mo->dtype),
+                        nns__aten_operand(c, b, mo->dtype)};
+  if (!ins[1] || !ins[2])
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  return nns__aten_node(c, "Where", "", ins, 3, c->outs, 1);
+}
+
+/* ==== Layout ==== */
+
+/* transpose(self, dim0, dim1), t(self), permute(self, dims). */
+static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 0 || mx->rank > 16)
+    return NNS_E_NOTFOUND;
+  int r = mx->rank;
+  int64_t perm[16];
+  for (int k = 0; k < r; k++)
+    perm[k] = k;
+  if (!strcmp(c->op, "permute")) {
+    const nns__aten_arg *d = nns__aten_arg_of(c, "dims");
+    if (!d || d->kind != NNS__AA_INTS || d->n != r)
+      return NNS_E_NOTFOUND;
+    for (int k = 0; k < r; k++)
+      perm[k] = (d->ints[k] % r + r) % r;
+  } else if (r < 2) {
+    return c->alias(c->fe, c->outs[0], x);
+  } else {
+    int64_t d0 = nns__aten_int(c, "dim0", r - 2);
+    int64_t d1 = nns__aten_int(c, "dim1", r - 1);
+    if (d0 < -r || d0 >= r || d1 < -r || d1 >= r)
+      return NNS_E_NOTFOUND;
+    d0 = (d0 + r) % r;
+    d1 = (d1 + r) % r;
+    perm[d0] = d1;
+    perm[d1] = d0;
+  }
+  A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
+  return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+}
+
+/* view, reshape, flatten, unsqueeze, squeeze, ...: a Reshape to the
+ * output's sizes. A symbolic size is written as 0 (the input's own) where
+ * the input has the same symbol at that position, else as -1 (once). */
+static nns_status reshape(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
+                      ? c->args[0].tensor
+                      : NULL;
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!x || !mx || !mo || mo->rank < 0 || mo->rank > 16)
+    return NNS_E_NOTFOUND;
+  int64_t shape[16];
+  bool minus = false, zero = false, copied = false;
+  for (int k = 0; k < mo->rank; k++) {
+    if (mo->dims[k] >= 0) {
+      shape[k] = mo->dims[k];
+      zero = zero || shape[k] == 0;
+    } else if (k < mx->rank && mx->dims[k] < 0 && mo->syms[k] &&
+               mx->syms[k] && !strcmp(mo->syms[k], mx->syms[k])) {
+      shape[k] = 0;
+      copied = true;
+    } else if (!minus) {
+      shape[k] = -1;
+      minus = true;
+    } else {
+      return NNS_E_NOTFOUND;
+    }
+  }
+  if (zero && copied)
+    return NNS_E_NOTFOUND; /* 0 cannot mean both */
+  const char *ins[] = {x, nns__aten_const_ints(c, shape, mo->rank, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, c->outs, 1));
+  return zero ? nns_builder_attr_int(c->b, "allowzero", 1, c->err) : NNS_OK;
+}
+
+/* expand(self, size): Expand to the output's sizes; a symbolic size the
+ * input has at the aligned position is written as 1 (broadcasting keeps
+ * it). */
+static nns_status expand(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!x || !mx || !mo || mo->rank < mx->rank || mo->rank > 16)
+    return NNS_E_NOTFOUND;
+  int64_t shape[16];
+  int lead = mo->rank - mx->rank;
+  for (int k = 0; k < mo->rank; k++) {
+    int kx = k - lead;
+    if (mo->dims[k] >= 0)
+      shape[k] = mo->dims[k];
+    else if (kx >= 0 && mx->dims[kx] < 0 && mo->syms[k] && mx->syms[kx] &&
+             !strcmp(mo->syms[k], mx->syms[kx]))
+      shape[k] = 1;
+    else
+      shape[k] = -1;
+  }
+  bool known = true;
+  for (int k = 0; k < mo->rank; k++)
+    known = known && shape[k] >= 0;
+  c->err->code = NNS_OK;
+  const char *ins[] = {x, known ? nns__aten_const_ints(c, shape, mo->rank,
+                                                       false)
+                                : nns__aten_shape_value(c, mo)};
+  if (!ins[1] && !c->err->code)
+    return NNS_E_NOTFOUND;
+  if (!ins[1])
+    return c->err->code;
+  return nns__aten_node(c, "Expand", "", ins, 2, c->outs, 1);
+}
+
+/* cat(tensors, dim): Concat. */
+static nns_status cat(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_arg *t = nns__aten_arg_of(c, "tensors");
+  if (!t || t->kind != NNS__AA_TENSORS || t->n < 1)
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < t->n; k++)
+    if (!t->tensors[k])
+      return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "Concat", "", t->tensors, (size_t)t->n, c->outs,
+                       1));
+  return nns_builder_attr_int(c->b, "axis", nns__aten_int(c, "dim", 0),
+                              c->err);
+}
+
+/* slice(self, dim, start, end, step): Slice with constant bounds. */
+static nns_status slice(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1)
+    return NNS_E_NOTFOUND;
+  const int64_t big = (int64_t)1 << 62;
+  int64_t v[4] = {0, big, nns__aten_int(c, "dim", 0),
+                  nns__aten_int(c, "step", 1)};
+  static const char *const names[] = {"start", "end"};
+  const char *ins[5] = {x};
+  for (int k = 0; k < 2; k++) {
+    const nns__aten_arg *a = nns__aten_arg_of(c, names[k]);
+    if (a && a->kind == NNS__AA_INT && a->sym) {
+      /* A bound that is a size (x[:seq]): the symbol's scalar. */
+      c->err->code = NNS_OK;
+      if (!(ins[1 + k] = nns__aten_int_value(c, a)))
+        return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    } else if (a && a->kind == NNS__AA_INT) {
+      v[k] = a->i > big ? big : a->i < -big ? -big : a->i;
+    }
+  }
+  v[2] = (v[2] % mx->rank + mx->rank) % mx->rank;
+  for (int k = 0; k < 4; k++)
+    if (!ins[1 + k] && !(ins[1 + k] = nns__aten_const_ints(c, &v[k], 1, false)))
+      return c->err->code;
+  return nns__aten_node(c, "Slice", "", ins, 5, c->outs, 1);
+}
+
+/* select(self, dim, index): Gather of a scalar index. */
+static nns_status select_(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_arg *i = nns__aten_arg_of(c, "index");
+  if (!x || !mx || mx->rank < 1 || !i || i->kind != NNS__AA_INT || i->sym)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, &i->i, 1, true)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  int64_t d = nns__aten_int(c, "dim", 0);
+  return nns_builder_attr_int(c->b, "axis",
+                              (d % mx->rank + mx->rank) % mx->rank, c->err);
+}
+
+/* triu / tril (self, diagonal): Trilu with its diagonal a constant. */
+static nns_status trilu(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  int64_t k = nns__aten_int(c, "diagonal", 0);
+  if (!x)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, &k, 1, true)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Trilu", "", ins, 2, c->outs, 1));
+  return nns_builder_attr_int(c->b, "upper", !strcmp(op->onnx, "Trilu(upper)"),
+                              c->err);
+}
+
+/* embedding(weight, indices): Gather along rows. */
+static nns_status embedding(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *ins[] = {A_T(c, "weight"), A_T(c, "indices")};
+  if (!ins[0] || !ins[1])
+    return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  return nns_builder_attr_int(c->b, "axis", 0, c->err);
+}
+
+/* to / _to_copy / type_as ...: a Cast to the output's dtype, or nothing
+ * when it keeps the dtype (a device move, a copy). */
+static nns_status to_copy(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
+                      ? c->args[0].tensor
+                      : NULL;
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!x || !mx || !mo)
+    return NNS_E_NOTFOUND;
+  if (mx->dtype == mo->dtype)
+    return c->alias(c->fe, c->outs[0], x);
+  A_TRY(nns__aten_node(c, "Cast", "", &x, 1, c->outs, 1));
+  return nns_builder_attr_int(c->b, "to", mo->dtype, c->err);
+}
+
+/* split / split_with_sizes / chunk (self, ..., dim): one Split whose
+ * sizes are the outputs' own along the axis. */
+static nns_status split(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1 || c->n_outs < 1 || c->n_outs > 1024)
+    return NNS_E_NOTFOUND;
+  int64_t axis = nns__aten_int(c, "dim", 0);
+  if (axis < -mx->rank || axis >= mx->rank)
+    return NNS_E_NOTFOUND;
+  axis = (axis + mx->rank) % mx->rank;
+  int64_t sizes[1024];
+  for (int k = 0; k < c->n_outs; k++) {
+    const nns__aten_meta *mo = A_META(c, c->outs[k]);
+    if (!c->outs[k] || !mo || mo->rank != mx->rank || mo->dims[axis] < 0)
+      return NNS_E_NOTFOUND;
+    sizes[k] = mo->dims[axis];
+  }
+  const char *ins[] = {x, nns__aten_const_ints(c, sizes, c->n_outs, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Split", "", ins, 2, c->outs, (size_t)c->n_outs));
+  return nns_builder_attr_int(c->b, "axis", axis, c->err);
+}
+
+/* ne: Equal then Not, one kernel (ops_map.py's compare_ne). */
+static nns_status not_equal(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  if (c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  const char *final = c->outs[0], *eq = c->fresh(c->fe);
+  nns__aten_call inner = *c;
+  inner.outs = &eq;
+  size_t first = *c->node_count;
+  A_TRY(nns__aten_binary(&inner, "Equal"));
+  A_TRY(nns__aten_node(c, "Not", "", &eq, 1, &final, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* cumsum(self, dim): CumSum with its axis a constant. */
+static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (!x || !d || d->kind != NNS__AA_INT || d->sym)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, &d->i, 1, true)};
+  if (!ins[1])
+    return c->err->code;
+  return nns__aten_node(c, "CumSum", "", ins, 2, c->outs, 1);
+}
+
+/* x[i0, i1, ...] for integer index tensors over x's leading dims: each
+ * index as int64, expanded to their common shape, a trailing axis added,
+ * stacked, and one GatherND (ops_map.py's index, its leading case). */
+static nns_status gather_nd(nns__aten_call *c, const char *x,
+                            const nns__aten_meta *mx,
+                            const nns__aten_arg *ix) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  int k = ix->n, nb = mo ? mo->rank - (mx->rank - k) : -1;
+  if (!mo || k > 16 || nb < 0 || nb > 15)
+    return NNS_E_NOTFOUND;
+  int64_t bshape[16];
+  for (int d = 0; d < nb; d++) {
+    if (mo->dims[d] < 0)
+      return NNS_E_NOTFOUND;
+    bshape[d] = mo->dims[d];
+  }
+  bshape[nb] = 1;
+  const char *parts[16];
+  int64_t minus1 = -1;
+  for (int j = 0; j < k; j++) {
+    const char *t = ix->tensors[j];
+    const nns__aten_meta *mt = A_META(c, t);
+    if (!mt || mt->dtype == NNS_DT_BOOL || !(mt->dtype == NNS_DT_INT64 ||
+                                             mt->dtype == NNS_DT_INT32))
+      return NNS_E_NOTFOUND;
+    if (mt->dtype != NNS_DT_INT64) {
+      const char *cast = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Cast", "", &t, 1, &cast, 1));
+      A_TRY(nns_builder_attr_int(c->b, "to", NNS_DT_INT64, c->err));
+      t = cast;
+    }
+    const char *ex = c->fresh(c->fe);
+    const char *eins[] = {t, nns__aten_const_ints(c, bshape, nb, false)};
+    if (!eins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
+    const char *un = c->fresh(c->fe);
+    const char *uins[] = {ex, nns__aten_const_ints(c, &minus1, 1, false)};
+    if (!uins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Unsqueeze", "", uins, 2, &un, 1));
+    parts[j] = un;
+  }
+  const char *stacked = parts[0];
+  if (k > 1) {
+    stacked = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)k, &stacked, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  }
+  const char *gins[] = {x, stacked};
+  return nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1);
+}
+
+/* index(self, indices): one integer index tensor (after leading Nones) is
+ * a Gather along its axis; several over the leading dims a GatherND; a
+ * mask, or other layouts, stay uncounted here. */
+static nns_status index_(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
+  if (!x || !mx || !ix || ix->kind != NNS__AA_TENSORS || ix->n < 1 ||
+      ix->n > mx->rank || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  int at = -1, used = 0;
+  bool leading = true;
+  for (int k = 0; k < ix->n; k++)
+    if (ix->tensors[k]) {
+      at = at < 0 ? k : at;
+      used++;
+    } else {
+      leading = false;
+    }
+  if (used > 1)
+    return leading ? gather_nd(c, x, mx, ix) : NNS_E_NOTFOUND;
+  const nns__aten_meta *mi = at >= 0 ? A_META(c, ix->tensors[at]) : NULL;
+  if (at < 0 || !mi || mi->dtype == NNS_DT_BOOL || mi->dtype == NNS_DT_UINT8)
+    return NNS_E_NOTFOUND; /* a mask: not a Gather */
+  const char *ins[] = {x, ix->tensors[at]};
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  return nns_builder_attr_int(c->b, "axis", at, c->err);
+}
+
+/* diff(self, n=1, dim=-1, prepend, append): as PyTorch decomposes it,
+ * the three concatenated along dim, then the later elements minus the
+ * earlier (Slice, Slice, Sub; Xor for bool). */
+static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!x || !mx || !mo || mx->rank < 1 || nns__aten_int(c, "n", 1) != 1)
+    return NNS_E_NOTFOUND;
+  int64_t dim = nns__aten_int(c, "dim", -1);
+  if (dim < -mx->rank || dim >= mx->rank)
+    return NNS_E_NOTFOUND;
+  dim = (dim + mx->rank) % mx->rank;
+  const char *pre = A_T(c, "prepend"), *app = A_T(c, "append");
+  const char *all = x;
+  if (pre || app) {
+    const char *ins[3];
+    size_t n = 0;
+    if (pre)
+      ins[n++] = pre;
+    ins[n++] = x;
+    if (app)
+      ins[n++] = app;
+    all = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", ins, n, &all, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", dim, c->err));
+  }
+  const int64_t big = (int64_t)1 << 62;
+  int64_t bounds[2][2] = {{1, big}, {0, -1}}, one = 1;
+  const char *half[2];
+  for (int h = 0; h < 2; h++) {
+    const char *ins[5] = {all, nns__aten_const_ints(c, &bounds[h][0], 1, false),
+                          nns__aten_const_ints(c, &bounds[h][1], 1, false),
+                          nns__aten_const_ints(c, &dim, 1, false),
+                          nns__aten_const_ints(c, &one, 1, false)};
+    if (!ins[1] || !ins[2] || !ins[3] || !ins[4])
+      return c->err->code;
+    half[h] = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Slice", "", ins, 5, &half[h], 1));
+  }
+  return nns__aten_node(c, mo->dtype == NNS_DT_BOOL ? "Xor" : "Sub", "", half,
+                        2, c->outs, 1);
+}
+
+/* ==== Attention ==== */
+
+/* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
+ * is_causal, scale): softmax(q k^T * scale + mask) v as Transpose,
+ * MatMul, Mul, Add (or Where for a boolean mask), Softmax, MatMul, one
+ * kernel: ops_map.py's _attention without its grouped-query form. */
+static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
+  const char *mask = A_T(c, "attn_mask");
+  const nns__aten_meta *mq = A_META(c, q), *mk = A_META(c, k);
+  if (!q || !k || !v || !mq || !mk || mq->rank < 2 || mk->rank != mq->rank ||
+      mq->rank > 16 || nns__aten_bool(c, "enable_gqa", false))
+    return NNS_E_NOTFOUND;
+  int r = mq->rank;
+  if (r >= 3 && mq->dims[r - 3] >= 0 && mk->dims[r - 3] >= 0 &&
+      mq->dims[r - 3] != mk->dims[r - 3])
+    return NNS_E_NOTFOUND; /* grouped heads: not here yet */
+  int64_t e = mq->dims[r - 1];
+  const nns__aten_arg *sa = nns__aten_arg_of(c, "scale");
+  double scale = sa && sa->kind == NNS__AA_FLOAT ? sa->f
+                 : e > 0                          ? 1.0 / sqrt((double)e)
+                                                  : NAN;
+  if (isnan(scale))
+    return NNS_E_NOTFOUND;
+  bool causal = nns__aten_bool(c, "is_causal", false);
+  size_t first = *c->node_count;
+  int64_t perm[16];
+  for (int a = 0; a < r; a++)
+    perm[a] = a;
+  perm[r - 1] = r - 2;
+  perm[r - 2] = r - 1;
+  const char *kt = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "Transpose", "", &k, 1, &kt, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err));
+  const char *scores = c->fresh(c->fe);
+  const char *mm1[] = {q, kt};
+  A_TRY(nns__aten_node(c, "MatMul", "", mm1, 2, &scores, 1));
+  const char *scaled = c->fresh(c->fe);
+  const char *mul[] = {scores, nns__aten_scalar(c, scale, mq->dtype)};
+  if (!mul[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Mul", "", mul, 2, &scaled, 1));
+  if (mask || causal) {
+    const char *masked = c->fresh(c->fe);
+    const nns__aten_meta *mm = A_META(c, mask);
+    if (mask && mm && mm->dtype == NNS_DT_BOOL) {
+      const char *ins[] = {mask, scaled,
+                           nns__aten_scalar(c, -INFINITY, mq->dtype)};
+      if (!ins[2])
+        return c->err->code;
+      A_TRY(nns__aten_node(c, "Where", "", ins, 3, &masked, 1));
+    } else {
+      int64_t ls[2] = {mq->dims[r - 2], mk->dims[r - 2]};
+      if (ls[0] < 0 || ls[1] < 0)
+        ls[0] = ls[1] = 1; /* broadcast: the same count per score */
+      const char *ins[] = {scaled,
+                           mask ? mask : nns__aten_filler(c, mq->dtype, 2, ls)};
+      if (!ins[1])
+        return c->err->code;
+      A_TRY(nns__aten_node(c, "Add", "", ins, 2, &masked, 1));
+    }
+    scaled = masked;
+  }
+  const char *probs = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "Softmax", "", &scaled, 1, &probs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  const char *mm2[] = {probs, v};
+  A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* ==== The table ==== */
+
+#define UN(name, onnx) {name, NNS__AF_UNARY, onnx, NULL}
+#define BIN(name, onnx) {name, NNS__AF_BINARY, onnx, NULL}
+#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
+#define CREATE(name) {name, NNS__AF_CREATE, "(a constant)", NULL}
+#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
+
+/* Sorted by name (nns__aten_find bisects; a unit test checks the order). */
+static const nns__aten_op table[] = {
+    BIN("__and__", "And"),
+    BIN("__or__", "Or"),
+    RULE("_native_batch_norm_legit_no_training", "BatchNormalization",
+         batch_norm),
+    RULE("_reshape_alias", "Reshape", reshape),
+    RULE("_softmax", "Softmax", softmax),
+    RULE("_to_copy", "Cast", to_copy),
+    RULE("_unsafe_view", "Reshape", reshape),
+    UN("abs", "Abs"),
+    RULE("adaptive_avg_pool1d", "GlobalAveragePool/AveragePool",
+         adaptive_pool),
+    RULE("adaptive_avg_pool2d", "GlobalAveragePool/AveragePool",
+         adaptive_pool),
+    RULE("adaptive_avg_pool3d", "GlobalAveragePool/AveragePool",
+         adaptive_pool),
+    BIN("add", "Add"),
+    RULE("addmm", "Gemm", addmm),
+    ALIAS("alias"),
+    CREATE("arange"),
+    RULE("avg_pool1d", "AveragePool", pool),
+    RULE("avg_pool2d", "AveragePool", pool),
+    RULE("avg_pool3d", "AveragePool", pool),
+    RULE("batch_norm", "BatchNormalization", batch_norm),
+    BIN("bitwise_and", "And"),
+    UN("bitwise_not", "Not"),
+    BIN("bitwise_or", "Or"),
+    RULE("bmm", "MatMul", matmul),
+    RULE("cat", "Concat", cat),
+    UN("ceil", "Ceil"),
+    RULE("chunk", "Split", split),
+    RULE("clamp", "Clip", clip),
+    ALIAS("clone"),
+    RULE("concat", "Concat", cat),
+    ALIAS("contiguous"),
+    RULE("conv1d", "Conv", conv),
+    RULE("conv2d", "Conv", conv),
+    RULE("conv3d", "Conv", conv),
+    RULE("conv_transpose1d", "ConvTranspose", conv),
+    RULE("conv_transpose2d", "ConvTranspose", conv),
+    RULE("convolution", "Conv/ConvTranspose", conv),
+    UN("cos", "Cos"),
+    RULE("cumsum", "CumSum", cumsum),
+    ALIAS("detach"),
+    RULE("diff", "Concat, Slice, Slice, Sub", diff),
+    BIN("div", "Div"),
+    ALIAS("dropout"),
+    RULE("embedding", "Gather", embedding),
+    CREATE("empty"),
+    CREATE("empty_like"),
+    BIN("eq", "Equal"),
+    UN("erf", "Erf"),
+    UN("exp", "Exp"),
+    RULE("expand", "Expand", expand),
+    ALIAS("feature_dropout"),
+    RULE("flatten", "Reshape", reshape),
+    UN("floor", "Floor"),
+    CREATE("full"),
+    CREATE("full_like"),
+    BIN("ge", "GreaterOrEqual"),
+    RULE("gelu", "Gelu (com.microsoft)", gelu),
+    BIN("gt", "Greater"),
+    RULE("hardsigmoid", "HardSigmoid", hardsigmoid),
+    UN("hardswish", "HardSwish"),
+    RULE("hardtanh", "Clip", clip),
+    RULE("index", "Gather / GatherND", index_),
+    RULE("layer_norm", "LayerNormalization", layer_norm),
+    BIN("le", "LessOrEqual"),
+    ALIAS("lift_fresh_copy"),
+    RULE("linear", "Gemm / FusedMatMul+Add", linear),
+    UN("log", "Log"),
+    RULE("log_softmax", "LogSoftmax", softmax),
+    BIN("logical_and", "And"),
+    UN("logical_not", "Not"),
+    BIN("logical_or", "Or"),
+    BIN("lt", "Less"),
+    RULE("masked_fill", "Where", where),
+    RULE("matmul", "MatMul", matmul),
+    RULE("max_pool1d", "MaxPool", pool),
+    RULE("max_pool2d", "MaxPool", pool),
+    RULE("max_pool2d_with_indices", "MaxPool", pool),
+    RULE("max_pool3d", "MaxPool", pool),
+    BIN("maximum", "Max"),
+    RULE("mean", "ReduceMean", reduce),
+    BIN("minimum", "Min"),
+    RULE("mm", "MatMul", matmul),
+    BIN("mul", "Mul"),
+    RULE("native_layer_norm", "LayerNormalization", layer_norm),
+    RULE("ne", "Equal+Not", not_equal),
+    UN("neg", "Neg"),
+    CREATE("new_ones"),
+    CREATE("new_zeros"),
+    CREATE("ones"),
+    CREATE("ones_like"),
+    RULE("permute", "Transpose", transpose),
+    BIN("pow", "Pow"),
+    UN("reciprocal", "Reciprocal"),
+    UN("relu", "Relu"),
+    RULE("relu6", "Clip", clip),
+    RULE("reshape", "Reshape", reshape),
+    RULE("rsqrt", "Sqrt+Reciprocal", two_step),
+    BIN("rsub", "Sub"),
+    CREATE("scalar_tensor"),
+    RULE("scaled_dot_product_attention", "MatMul, Mul, Softmax, MatMul",
+         sdpa),
+    RULE("select", "Gather", select_),
+    UN("sigmoid", "Sigmoid"),
+    RULE("silu", "Sigmoid+Mul", two_step),
+    UN("sin", "Sin"),
+    RULE("slice", "Slice", slice),
+    RULE("softmax", "Softmax", softmax),
+    RULE("split", "Split", split),
+    RULE("split_with_sizes", "Split", split),
+    UN("sqrt", "Sqrt"),
+    RULE("squeeze", "Reshape", reshape),
+    BIN("sub", "Sub"),
+    RULE("sum", "ReduceSum", reduce),
+    RULE("t", "Transpose", transpose),
+    UN("tanh", "Tanh"),
+    RULE("to", "Cast", to_copy),
+    RULE("transpose", "Transpose", transpose),
+    RULE("tril", "Trilu(lower)", trilu),
+    RULE("triu", "Trilu(upper)", trilu),
+    RULE("type_as", "Cast", to_copy),
+    RULE("unflatten", "Reshape", reshape),
+    RULE("unsqueeze", "Reshape", reshape),
+    RULE("view", "Reshape", reshape),
+    RULE("view_as", "Reshape", reshape),
+    RULE("where", "Where", where),
+    CREATE("zeros"),
+    CREATE("zeros_like"),
+};
+
+enum { N_TABLE = sizeof table / sizeof table[0] };
+
+const nns__aten_op *nns__aten_entry(size_t k) {
+  return k < N_TABLE ? &table[k] : NULL;
+}
+
+const char *nns_aten_op(size_t i, const char **lowers_to) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  if (lowers_to)
+    *lowers_to = e ? e->onnx : NULL;
+  return e ? e->name : NULL;
+}
+
+const nns__aten_op *nns__aten_find(const char *op) {
+  char base[96];
+  size_t n = strlen(op);
+  if (n == 0 || n >= sizeof base)
+    return NULL;
+  memcpy(base, op, n + 1);
+  /* In-place variants (relu_, add_) share their op's entry; the dunder
+   * names (__and__) have none. */
+  if (n > 1 && base[n - 1] == '_' && base[n - 2] != '_')
+    base[n - 1] = '\0';
+  size_t lo = 0, hi = N_TABLE;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int cmp = strcmp(table[mid].name, base);
+    if (cmp == 0)
+      return &table[mid];
+    if (cmp < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e) {
+  const char *x = NULL;
+  for (int32_t k = 0; k < c->n_args && !x; k++)
+    if (c->args[k].kind == NNS__AA_TENSOR)
+      x = c->args[k].tensor;
+  switch (e->form) {
+  case NNS__AF_UNARY:
+    if (!x || c->n_outs < 1 || !c->outs[0])
+      return NNS_E_NOTFOUND;
+    return nns__aten_node(c, e->onnx, "", &x, 1, c->outs, 1);
+  case NNS__AF_BINARY:
+    return nns__aten_binary(c, e->onnx);
+  case NNS__AF_ALIAS:
+    if (c->n_outs < 1 || !c->outs[0])
+      return NNS_OK;
+    return x ? c->alias(c->fe, c->outs[0], x) : NNS_E_NOTFOUND;
+  case NNS__AF_CREATE:
+    return nns__aten_create(c);
+  default:
+    return e->rule(c, e);
+  }
+}

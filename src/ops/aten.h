@@ -1,0 +1,122 @@
+/*
+ * aten.h - PyTorch's operators (aten) as entries of the op table's second
+ * front: each entry says what one aten call lowers to, in the ONNX-style
+ * nodes whose entries in src/ops/ count them (or that it is an alias of
+ * its input, or makes a constant). A front end (the torch.export reader,
+ * src/pt2/) turns each call it reads into an nns__aten_call, with its
+ * arguments by schema name, and asks nns__aten_lower to add the nodes
+ * through the builder. No front end holds op knowledge of its own.
+ *
+ * python/nnscan/ops_map.py is the reference for what each op lowers to:
+ * the same op types, so a .pt2 and a live recording count alike.
+ */
+#ifndef NNS_OPS_ATEN_H
+#define NNS_OPS_ATEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../include/nnscan.h"
+
+/* What an argument holds. */
+typedef enum nns__aten_kind {
+  NNS__AA_NONE = 0, /* None, or a kind nothing here reads */
+  NNS__AA_TENSOR,   /* tensor: `tensor` */
+  NNS__AA_TENSORS,  /* list of tensors: `tensors` (NULL entries: None) */
+  NNS__AA_INT,      /* int or SymInt: `i`, or `sym` when symbolic */
+  NNS__AA_INTS,     /* list of ints: `ints`, `syms[k]` when symbolic */
+  NNS__AA_FLOAT,    /* float: `f` */
+  NNS__AA_BOOL,     /* bool: `b` */
+  NNS__AA_STRING,   /* string: `s` */
+  NNS__AA_DTYPE     /* a ScalarType: `i` is its nns_dtype */
+} nns__aten_kind;
+
+typedef struct nns__aten_arg {
+  const char *name;      /* the schema's argument name ("input", "dim") */
+  uint8_t kind;          /* nns__aten_kind */
+  bool b;                /* BOOL */
+  int32_t n;             /* TENSORS, INTS: element count */
+  int64_t i;             /* INT, DTYPE */
+  double f;              /* FLOAT */
+  const char *s;         /* STRING */
+  const char *tensor;    /* TENSOR: the value's name */
+  const char *sym;       /* INT: the symbol, or NULL when known */
+  const char **tensors;  /* TENSORS */
+  int64_t *ints;         /* INTS */
+  const char **syms;     /* INTS: per element, the symbol or NULL */
+} nns__aten_arg;
+
+/* A tensor's dtype and sizes as the front end knows them: dims[k] < 0 is
+ * symbolic, named syms[k] (NULL: anonymous). */
+typedef struct nns__aten_meta {
+  int32_t dtype;         /* nns_dtype; 0 unknown */
+  int32_t rank;          /* -1 unknown */
+  const int64_t *dims;
+  const char *const *syms;
+} nns__aten_meta;
+
+/* One call, as a front end hands it over, with the services it offers. */
+typedef struct nns__aten_call {
+  const char *op;            /* the base name: "conv2d", "add" ("add_" too) */
+  const char *name;          /* the call's own name, for node names */
+  const char *module_path;   /* dotted module path; "" for the root */
+  int32_t n_args;
+  const nns__aten_arg *args;
+  int32_t n_outs;
+  const char *const *outs;   /* output value names (NULL: unused) */
+  nns_builder *b;
+  nns_error *err;
+  /* The front end's knowledge of value `name` (NULL: none). */
+  const nns__aten_meta *(*meta)(void *fe, const char *name);
+  /* Output `out` is input `src` under another name: no node. */
+  nns_status (*alias)(void *fe, const char *out, const char *src);
+  /* A new name, unique in the graph (valid until the call returns). */
+  const char *(*fresh)(void *fe);
+  /* An int64 scalar value holding the size named `sym` (made from the
+   * shape of an input that has it), or NULL when no input has it. Adds
+   * nodes: never call it inside a kernel's run of nodes. */
+  const char *(*symval)(void *fe, const char *sym);
+  /* Main-graph nodes added so far (for kernels). */
+  size_t *node_count;
+  void *fe;
+} nns__aten_call;
+
+/* What an entry does. */
+typedef enum nns__aten_form {
+  NNS__AF_UNARY = 1, /* one ONNX op on the first tensor argument */
+  NNS__AF_BINARY,    /* one ONNX op on two arguments (a number becomes a
+                        scalar constant of the other's dtype) */
+  NNS__AF_ALIAS,     /* the output is its input (a view of the same data,
+                        a same-dtype copy, detach, eval-mode dropout) */
+  NNS__AF_CREATE,    /* makes a tensor from nothing: a constant */
+  NNS__AF_RULE       /* a function of its own */
+} nns__aten_form;
+
+struct nns__aten_op;
+typedef nns_status (*nns__aten_rule)(nns__aten_call *c,
+                                     const struct nns__aten_op *op);
+
+typedef struct nns__aten_op {
+  const char *name;      /* aten base name */
+  uint8_t form;          /* nns__aten_form */
+  const char *onnx;      /* UNARY, BINARY: the op type; RULE: what it
+                            lowers to, for `nnscan ops` */
+  nns__aten_rule rule;   /* RULE */
+} nns__aten_op;
+
+/* The entry for base name `op` ("relu_" finds "relu"), or NULL. */
+const nns__aten_op *nns__aten_find(const char *op);
+/* Lowers call c through its entry e (NNS_E_NOTFOUND from a rule that
+ * cannot lower this instance: the front end then keeps it as an uncounted
+ * node). */
+nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e);
+
+/* The table, for listings: entry k, NULL past the end. */
+const nns__aten_op *nns__aten_entry(size_t k);
+
+/* Gives value `name` of the graph being built the parameter kind `kind`
+ * (a packed param_kind record: applied by nns_builder_finish). */
+nns_status nns__aten_param_kind(nns_builder *b, const char *name, int kind,
+                                nns_error *err);
+
+#endif

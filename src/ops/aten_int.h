@@ -1,0 +1,73 @@
+/*
+ * aten_int.h - helpers of the aten rules (aten_util.c): arguments by
+ * schema name, nodes and kernels through the builder, and the small
+ * constants (axes, shapes, scalars) the lowered nodes read.
+ */
+#ifndef NNS_OPS_ATEN_INT_H
+#define NNS_OPS_ATEN_INT_H
+
+#include "aten.h"
+
+#include <stddef.h>
+
+/* Returns a failed status at once. */
+#define A_TRY(expr)                                                            \
+  do {                                                                         \
+    nns_status st_ = (expr);                                                   \
+    if (st_ != NNS_OK)                                                         \
+      return st_;                                                              \
+  } while (0)
+/* Tensor argument `name`, or NULL. */
+#define A_T(c, name) nns__aten_tensor(c, name)
+/* The front end's meta of value v (NULL for NULL or none). */
+#define A_META(c, v) ((v) ? (c)->meta((c)->fe, (v)) : NULL)
+
+const nns__aten_arg *nns__aten_arg_of(const nns__aten_call *c,
+                                      const char *name);
+const char *nns__aten_tensor(const nns__aten_call *c, const char *name);
+/* The first n tensor arguments in order; returns how many there were. */
+int nns__aten_tensors(const nns__aten_call *c, const char **out, int n);
+int64_t nns__aten_int(const nns__aten_call *c, const char *name,
+                      int64_t fallback);
+double nns__aten_float(const nns__aten_call *c, const char *name,
+                       double fallback);
+bool nns__aten_bool(const nns__aten_call *c, const char *name,
+                    bool fallback);
+/* An int-list argument as r values: one value (or an int) repeated, a
+ * missing or empty one as `fallback`. False for anything else (a
+ * symbolic element, another length). */
+bool nns__aten_ints(const nns__aten_call *c, const char *name, int r,
+                    int64_t fallback, int64_t *out);
+
+/* Adds a node for this call (its name and module path). */
+nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
+                          const char *domain, const char *const *ins,
+                          size_t n_in, const char *const *outs, size_t n_out);
+/* Marks the nodes added since `first` as one kernel (when 2 or more). */
+nns_status nns__aten_kernel(nns__aten_call *c, size_t first);
+/* Small constants, each a new initializer marked CONSTANT: int64 values
+ * (a scalar when `scalar`), a number as a 0-d tensor of `dtype`, and a
+ * tensor of `dtype` and dims with no data (ones or zeros where PyTorch
+ * passed None). NULL with c->err set on failure. */
+const char *nns__aten_const_ints(nns__aten_call *c, const int64_t *v, int n,
+                                 bool scalar);
+const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype);
+const char *nns__aten_filler(nns__aten_call *c, int32_t dtype, int rank,
+                             const int64_t *dims);
+/* A 1-D int64 value holding the sizes of meta m: a constant when all are
+ * known, else a Concat of constants and the symbols' scalars (reshaped to
+ * one element). NULL with c->err set, or c->err->code 0 when a symbol has
+ * no value. */
+const char *nns__aten_shape_value(nns__aten_call *c, const nns__aten_meta *m);
+/* A 1-element int64 value holding int argument a (a constant, or its
+ * symbol's scalar); NULL as above. */
+const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a);
+/* A tensor argument's name, or a number argument as a scalar of dtype;
+ * NULL for anything else. */
+const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
+                              int32_t dtype);
+/* The BINARY form: op_type on (self, other). */
+nns_status nns__aten_binary(nns__aten_call *c, const char *op_type);
+/* The CREATE form: the output as a constant of its own sizes. */
+nns_status nns__aten_create(nns__aten_call *c);
+#endif

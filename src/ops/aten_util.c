@@ -1,0 +1,357 @@
+/*
+ * aten_util.c - what the aten rules (aten.c) share: reading a call's
+ * arguments by schema name, adding its nodes and kernels through the
+ * builder, and making the small constants the lowered nodes read (shapes,
+ * axes, scalars), each marked CONSTANT so it is never counted as a
+ * parameter.
+ */
+#include "aten_int.h"
+
+#include "../base/base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ==== Arguments ==== */
+
+const nns__aten_arg *nns__aten_arg_of(const nns__aten_call *c,
+                                      const char *name) {
+  for (int32_t k = 0; k < c->n_args; k++)
+    if (c->args[k].name && !strcmp(c->args[k].name, name))
+      return &c->args[k];
+  return NULL;
+}
+
+const char *nns__aten_tensor(const nns__aten_call *c, const char *name) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  return a && a->kind == NNS__AA_TENSOR ? a->tensor : NULL;
+}
+
+int nns__aten_tensors(const nns__aten_call *c, const char **out, int n) {
+  int got = 0;
+  for (int32_t k = 0; k < c->n_args && got < n; k++)
+    if (c->args[k].kind == NNS__AA_TENSOR)
+      out[got++] = c->args[k].tensor;
+  return got;
+}
+
+int64_t nns__aten_int(const nns__aten_call *c, const char *name,
+                      int64_t fallback) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  return a && a->kind == NNS__AA_INT && !a->sym ? a->i
+         : a && a->kind == NNS__AA_BOOL         ? a->b
+                                                : fallback;
+}
+
+double nns__aten_float(const nns__aten_call *c, const char *name,
+                       double fallback) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  if (a && a->kind == NNS__AA_FLOAT)
+    return a->f;
+  if (a && a->kind == NNS__AA_INT && !a->sym)
+    return (double)a->i;
+  return fallback;
+}
+
+bool nns__aten_bool(const nns__aten_call *c, const char *name,
+                    bool fallback) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  return a && a->kind == NNS__AA_BOOL ? a->b
+         : a && a->kind == NNS__AA_INT && !a->sym ? a->i != 0
+                                                  : fallback;
+}
+
+bool nns__aten_ints(const nns__aten_call *c, const char *name, int r,
+                    int64_t fallback, int64_t *out) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  if (!a || a->kind == NNS__AA_NONE || (a->kind == NNS__AA_INTS && !a->n) ||
+      a->kind == NNS__AA_STRING) {
+    for (int k = 0; k < r; k++)
+      out[k] = fallback;
+    return true;
+  }
+  if (a->kind == NNS__AA_INT && !a->sym) {
+    for (int k = 0; k < r; k++)
+      out[k] = a->i;
+    return true;
+  }
+  if (a->kind != NNS__AA_INTS || (a->n != 1 && a->n != r))
+    return false;
+  for (int k = 0; k < r; k++) {
+    int j = a->n == 1 ? 0 : k;
+    if (a->syms[j])
+      return false;
+    out[k] = a->ints[j];
+  }
+  return true;
+}
+
+/* ==== Nodes ==== */
+
+nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
+                          const char *domain, const char *const *ins,
+                          size_t n_in, const char *const *outs,
+                          size_t n_out) {
+  nns_status st = nns_builder_add_node(c->b, op_type, domain, c->name,
+                                       c->module_path, ins, n_in, outs,
+                                       n_out, c->err);
+  if (st == NNS_OK)
+    ++*c->node_count;
+  return st;
+}
+
+nns_status nns__aten_kernel(nns__aten_call *c, size_t first) {
+  size_t n = *c->node_count - first;
+  return n < 2 ? NNS_OK : nns_builder_mark_kernel(c->b, first, n, c->err);
+}
+
+/* ==== Constants ==== */
+
+nns_status nns__aten_param_kind(nns_builder *b, const char *name, int kind,
+                                nns_error *err) {
+  /* "NNSP", version, tag, str name (u32 length, bytes, NUL), i32 kind. */
+  unsigned char rec[512];
+  size_t n = strlen(name), at = 0;
+  if (n > sizeof rec - 32)
+    return NNS_OK; /* no such long name is ever made here */
+  uint32_t ver = NNS_PACKED_VERSION, len = (uint32_t)n;
+  int32_t k = kind;
+  memcpy(rec, "NNSP", 4);
+  at = 4;
+  memcpy(rec + at, &ver, 4);
+  at += 4;
+  rec[at++] = NNS_PACKED_PARAM_KIND;
+  memcpy(rec + at, &len, 4);
+  at += 4;
+  memcpy(rec + at, name, n + 1);
+  at += n + 1;
+  memcpy(rec + at, &k, 4);
+  at += 4;
+  return nns_builder_add_packed(b, rec, at, err);
+}
+
+/* A new initializer of dtype and dims holding data (NULL: none), marked
+ * CONSTANT. */
+static const char *constant(nns__aten_call *c, int32_t dtype, int rank,
+                            const int64_t *dims, const void *data,
+                            size_t size) {
+  const char *name = c->fresh(c->fe);
+  if (!name) {
+    nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    return NULL;
+  }
+  if (nns_builder_add_initializer(c->b, name, dtype, rank, dims, data, size,
+                                  c->err) != NNS_OK ||
+      nns__aten_param_kind(c->b, name, NNS_PARAM_CONSTANT, c->err) != NNS_OK)
+    return NULL;
+  return name;
+}
+
+const char *nns__aten_const_ints(nns__aten_call *c, const int64_t *v, int n,
+                                 bool scalar) {
+  int64_t dims[1] = {n};
+  return constant(c, NNS_DT_INT64, scalar ? 0 : 1, dims, v,
+                  (size_t)n * sizeof *v);
+}
+
+const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype) {
+  unsigned char buf[8];
+  size_t size = 0;
+  bool whole = isfinite(v) && v == floor(v);
+  switch (dtype) {
+  case NNS_DT_FLOAT: {
+    float f = (float)v;
+    memcpy(buf, &f, size = 4);
+    break;
+  }
+  case NNS_DT_DOUBLE:
+    memcpy(buf, &v, size = 8);
+    break;
+  case NNS_DT_BFLOAT16: { /* the high half of the float32 */
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint16_t h = (uint16_t)(u >> 16);
+    memcpy(buf, &h, size = 2);
+    break;
+  }
+  case NNS_DT_INT64:
+    if (whole && fabs(v) < 9.2e18) {
+      int64_t i = (int64_t)v;
+      memcpy(buf, &i, size = 8);
+    }
+    break;
+  case NNS_DT_INT32:
+    if (whole && fabs(v) < 2.1e9) {
+      int32_t i = (int32_t)v;
+      memcpy(buf, &i, size = 4);
+    }
+    break;
+  case NNS_DT_BOOL:
+    if (whole) {
+      buf[0] = v != 0;
+      size = 1;
+    }
+    break;
+  default: /* float16 and the rest: the value is not needed to count */
+    break;
+  }
+  if (dtype == 0)
+    dtype = NNS_DT_FLOAT;
+  return constant(c, dtype, 0, NULL, size ? buf : NULL, size);
+}
+
+const char *nns__aten_filler(nns__aten_call *c, int32_t dtype, int rank,
+                             const int64_t *dims) {
+  return constant(c, dtype ? dtype : NNS_DT_FLOAT, rank, dims, NULL, 0);
+}
+
+const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
+                              int32_t dtype) {
+  switch (a->kind) {
+  case NNS__AA_TENSOR:
+    return a->tensor;
+  case NNS__AA_FLOAT:
+    return nns__aten_scalar(c, a->f, dtype);
+  case NNS__AA_INT:
+    return a->sym ? NULL : nns__aten_scalar(c, (double)a->i, dtype);
+  case NNS__AA_BOOL:
+    return nns__aten_scalar(c, a->b, dtype);
+  default:
+    return NULL;
+  }
+}
+
+/* The symbol's scalar as a 1-element vector. */
+static const char *sym_vector(nns__aten_call *c, const char *sym) {
+  const char *v = c->symval ? c->symval(c->fe, sym) : NULL;
+  if (!v)
+    return NULL;
+  int64_t one = 1;
+  const char *ins[] = {v, nns__aten_const_ints(c, &one, 1, false)};
+  const char *out = c->fresh(c->fe);
+  if (!ins[1] || nns__aten_node(c, "Reshape", "", ins, 2, &out, 1) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a) {
+  if (a->kind != NNS__AA_INT)
+    return NULL;
+  if (!a->sym)
+    return nns__aten_const_ints(c, &a->i, 1, false);
+  return sym_vector(c, a->sym);
+}
+
+const char *nns__aten_shape_value(nns__aten_call *c,
+                                  const nns__aten_meta *m) {
+  bool known = true;
+  for (int k = 0; k < m->rank; k++)
+    known = known && m->dims[k] >= 0;
+  if (known)
+    return nns__aten_const_ints(c, m->dims, m->rank, false);
+  if (m->rank > 16)
+    return NULL;
+  const char *parts[16];
+  for (int k = 0; k < m->rank; k++) {
+    parts[k] = m->dims[k] >= 0 ? nns__aten_const_ints(c, &m->dims[k], 1, false)
+               : m->syms[k]   ? sym_vector(c, m->syms[k])
+                              : NULL;
+    if (!parts[k])
+      return NULL;
+  }
+  const char *out = c->fresh(c->fe);
+  if (nns__aten_node(c, "Concat", "", parts, (size_t)m->rank, &out, 1) !=
+          NNS_OK ||
+      nns_builder_attr_int(c->b, "axis", 0, c->err) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+/* ==== Forms ==== */
+
+/* A tensor operand of another dtype than `want` is Cast first; returns the
+ * name to use (NULL on failure). */
+static const char *as_dtype(nns__aten_call *c, const char *t, int32_t want) {
+  const nns__aten_meta *m = A_META(c, t);
+  if (!m || !want || m->dtype == want || !m->dtype)
+    return t;
+  const char *out = c->fresh(c->fe);
+  if (nns__aten_node(c, "Cast", "", &t, 1, &out, 1) != NNS_OK ||
+      nns_builder_attr_int(c->b, "to", want, c->err) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
+  const nns__aten_arg *x = c->n_args > 0 ? &c->args[0] : NULL;
+  const nns__aten_arg *y = c->n_args > 1 ? &c->args[1] : NULL;
+  if (!x || !y || c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  /* alpha scales `other` (add, sub, rsub); a rounding mode makes div
+   * another op: neither is one node. */
+  const nns__aten_arg *al = nns__aten_arg_of(c, "alpha");
+  if (al && !((al->kind == NNS__AA_INT && !al->sym && al->i == 1) ||
+              (al->kind == NNS__AA_FLOAT && al->f == 1)))
+    return NNS_E_NOTFOUND;
+  const nns__aten_arg *rm = nns__aten_arg_of(c, "rounding_mode");
+  if (rm && rm->kind == NNS__AA_STRING)
+    return NNS_E_NOTFOUND;
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  /* The operands' common type: the output's, unless it is a comparison's
+   * bool; then the tensor operand's. */
+  int32_t common = mo ? mo->dtype : 0;
+  if (common == NNS_DT_BOOL || !common) {
+    const char *t = x->kind == NNS__AA_TENSOR   ? x->tensor
+                    : y->kind == NNS__AA_TENSOR ? y->tensor
+                                                : NULL;
+    const nns__aten_meta *mt = A_META(c, t);
+    common = mt ? mt->dtype : common;
+  }
+  size_t first = *c->node_count;
+  const char *ins[2] = {nns__aten_operand(c, x, common),
+                        nns__aten_operand(c, y, common)};
+  for (int k = 0; k < 2; k++) {
+    if (!ins[k])
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    if ((k ? y : x)->kind == NNS__AA_TENSOR &&
+        !(ins[k] = as_dtype(c, ins[k], common)))
+      return c->err->code;
+  }
+  if (!strcmp(c->op, "rsub") || !strcmp(c->op, "rsub_")) {
+    const char *t = ins[0];
+    ins[0] = ins[1];
+    ins[1] = t;
+  }
+  A_TRY(nns__aten_node(c, op_type, "", ins, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+nns_status nns__aten_create(nns__aten_call *c) {
+  if (c->n_outs < 1 || !c->outs[0])
+    return NNS_OK;
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || mo->rank < 0)
+    return NNS_E_NOTFOUND;
+  bool known = true;
+  for (int k = 0; k < mo->rank; k++)
+    known = known && mo->dims[k] >= 0;
+  if (!known) {
+    /* Symbolic sizes, which no initializer holds: a ConstantOfShape over
+     * the sizes (its values are not needed to count). */
+    c->err->code = NNS_OK;
+    const char *shape = nns__aten_shape_value(c, mo);
+    if (!shape)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    A_TRY(nns__aten_node(c, "ConstantOfShape", "", &shape, 1, c->outs, 1));
+    int64_t one = 1;
+    return nns_builder_attr_tensor(c->b, "value", NNS_ATTR_TENSOR,
+                                   mo->dtype ? mo->dtype : NNS_DT_FLOAT, 1,
+                                   &one, NULL, 0, c->err);
+  }
+  A_TRY(nns_builder_add_initializer(c->b, c->outs[0],
+                                    mo->dtype ? mo->dtype : NNS_DT_FLOAT,
+                                    mo->rank, mo->dims, NULL, 0, c->err));
+  return nns__aten_param_kind(c->b, c->outs[0], NNS_PARAM_CONSTANT, c->err);
+}

@@ -1,0 +1,876 @@
+/*
+ * pt2.c - reads a torch.export archive (torch.export.save's .pt2: a zip
+ * whose <name>/models/model.json holds the exported program) into a model,
+ * through the builder, with no Python and without reading a weight:
+ *  - the graph signature says which placeholders are parameters (trainable
+ *    or frozen), buffers and constants: initializers named by their module
+ *    path ("layer1.0.conv1.weight"), sized from the tensor metadata;
+ *  - user inputs become graph inputs, their symbolic sizes named as the
+ *    archive names them ("s77"), which --input fixes like any symbol;
+ *  - each aten call goes through the aten table (src/ops/aten.c); a call
+ *    the table has no entry for, or cannot lower, stays a node of domain
+ *    "pytorch.aten" with its outputs' sizes declared, and the report lists
+ *    it as uncounted;
+ *  - each node's nn_module_stack gives its module path and the modules'
+ *    classes.
+ * Hostile archives get a status and a message (zip.c checks the zip).
+ */
+#include "pt2.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/json_reader.h"
+#include "../ir/ir.h"
+#include "../ops/aten.h"
+#include "zip.h"
+
+/* ==== Values: metadata and names ==== */
+
+struct pt2_state;
+typedef struct pt2_value {
+  nns__aten_meta meta;
+  struct pt2_state *state; /* the parameter or buffer it names, or NULL */
+  const char *rename; /* the name it has in the graph (alias, FQN), or NULL */
+} pt2_value;
+
+typedef struct pt2 {
+  nns__arena arena;        /* everything of one read */
+  nns__interner strings;
+  nns__map values;         /* interned name -> pt2_value* */
+  nns__map sym_ints;       /* interned sym-int name -> symbol (or NULL) */
+  nns__map modules;        /* interned module path -> pt2_module* */
+  nns__map module_keys;    /* interned nn_module_stack key -> path: one
+                              per call ("relu", "relu@1") */
+  nns_builder *b;
+  nns_error *err;
+  size_t nodes;            /* main-graph nodes added */
+  uint64_t fresh;          /* names made */
+  const char *node;        /* node being read, for messages */
+  struct pt2_state *states;/* parameters and buffers, newest first */
+  const char *inputs[64];  /* user inputs (tensors), for their sizes */
+  int n_inputs;
+  nns__map symvals;        /* interned symbol -> value holding it */
+} pt2;
+
+/* A module the nodes name: its class and how many calls they show. */
+typedef struct pt2_module {
+  const char *class_name;
+  int64_t calls;
+} pt2_module;
+
+/* A parameter or buffer the signature lists: registered by its module. */
+typedef struct pt2_state {
+  const char *fqn;
+  const nns__aten_meta *meta;
+  int kind;
+  bool used;               /* some node reads it */
+  struct pt2_state *next;
+} pt2_state;
+
+static nns_status fail(pt2 *p, nns_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static nns_status fail(pt2 *p, nns_status code, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (p->node)
+    return nns__err(p->err, code, -1, p->node, "models/model.json: node '%s': %s",
+                    p->node, msg);
+  return nns__err(p->err, code, -1, NULL, "models/model.json: %s", msg);
+}
+
+static const char *intern(pt2 *p, const char *s) {
+  return s ? nns__intern_cstr(&p->strings, s) : NULL;
+}
+
+static pt2_value *value_of(pt2 *p, const char *name) {
+  const char *k = name ? nns__intern_find(&p->strings, name) : NULL;
+  return k ? nns__map_get(&p->values, k) : NULL;
+}
+
+/* The name value `name` has in the graph being built. */
+static const char *resolve(pt2 *p, const char *name) {
+  for (int hops = 0; name && hops < 64; hops++) {
+    pt2_value *v = value_of(p, name);
+    if (!v || !v->rename)
+      return name;
+    name = v->rename;
+  }
+  return name;
+}
+
+static const nns__aten_meta *fe_meta(void *fe, const char *name) {
+  pt2 *p = fe;
+  pt2_value *v = value_of(p, name);
+  return v ? &v->meta : NULL;
+}
+
+static nns_status fe_alias(void *fe, const char *out, const char *src) {
+  pt2 *p = fe;
+  pt2_value *v = value_of(p, out);
+  if (!v)
+    return fail(p, NNS_E_MODEL, "output '%s' has no tensor metadata", out);
+  v->rename = intern(p, src);
+  if (!v->rename)
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  /* The new name knows the sizes too (a parameter's module path). */
+  if (!nns__map_get(&p->values, v->rename)) {
+    pt2_value *w = nns__arena_alloc(&p->arena, sizeof *w);
+    if (!w || !nns__map_put(&p->values, v->rename, w))
+      return fail(p, NNS_E_NOMEM, "out of memory");
+    w->meta = v->meta;
+  }
+  return NNS_OK;
+}
+
+static const char *fe_fresh(void *fe) {
+  pt2 *p = fe;
+  char buf[32];
+  snprintf(buf, sizeof buf, "_nns_%llu", (unsigned long long)++p->fresh);
+  return intern(p, buf); /* lives as long as the read */
+}
+
+/* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
+ * first user input that has it, made once per symbol (at the model's
+ * root: shape arithmetic, which counts nothing). */
+static const char *fe_symval(void *fe, const char *sym) {
+  pt2 *p = fe;
+  const char *key = intern(p, sym);
+  const char *have = key ? nns__map_get(&p->symvals, key) : NULL;
+  if (!key || have)
+    return have;
+  for (int i = 0; i < p->n_inputs; i++) {
+    const pt2_value *v = value_of(p, p->inputs[i]);
+    for (int k = 0; v && k < v->meta.rank; k++) {
+      if (v->meta.dims[k] >= 0 || !v->meta.syms[k] ||
+          strcmp(v->meta.syms[k], key))
+        continue;
+      char shape[300], idx[300], out[300];
+      snprintf(shape, sizeof shape, "_nns_shape_%.200s", p->inputs[i]);
+      snprintf(idx, sizeof idx, "_nns_axis_%.200s_%d", p->inputs[i], k);
+      snprintf(out, sizeof out, "_nns_size_%.200s", key);
+      const char *in = p->inputs[i];
+      const char *g[] = {shape, idx};
+      int64_t axis = k;
+      char key_s[320];
+      snprintf(key_s, sizeof key_s, "%s#shape", p->inputs[i]);
+      const char *made = intern(p, key_s);
+      if (!made)
+        return NULL;
+      if (!nns__map_get(&p->symvals, made)) {
+        if (nns_builder_add_node(p->b, "Shape", "", shape, "", &in, 1,
+                                 (const char *const[]){shape}, 1,
+                                 p->err) != NNS_OK ||
+            !nns__map_put(&p->symvals, made, (void *)made))
+          return NULL;
+        p->nodes++;
+      }
+      if (nns_builder_add_initializer(p->b, idx, NNS_DT_INT64, 0, NULL,
+                                      &axis, sizeof axis, p->err) ||
+          nns__aten_param_kind(p->b, idx, NNS_PARAM_CONSTANT, p->err) ||
+          nns_builder_add_node(p->b, "Gather", "", out, "", g, 2,
+                               (const char *const[]){out}, 1, p->err) ||
+          nns_builder_attr_int(p->b, "axis", 0, p->err))
+        return NULL;
+      p->nodes++;
+      const char *name = intern(p, out);
+      if (!name || !nns__map_put(&p->symvals, key, (void *)name))
+        return NULL;
+      return name;
+    }
+  }
+  return NULL;
+}
+
+/* ==== Tensor metadata ==== */
+
+/* torch/_export/serde/schema.py's ScalarType numbers -> nns_dtype. */
+static int32_t dtype_of(int64_t st) {
+  switch (st) {
+  case 1: return NNS_DT_UINT8;
+  case 2: return NNS_DT_INT8;
+  case 3: return NNS_DT_INT16;
+  case 4: return NNS_DT_INT32;
+  case 5: return NNS_DT_INT64;
+  case 6: return NNS_DT_FLOAT16;
+  case 7: return NNS_DT_FLOAT;
+  case 8: return NNS_DT_DOUBLE;
+  case 10: return NNS_DT_COMPLEX64;
+  case 11: return NNS_DT_COMPLEX128;
+  case 12: return NNS_DT_BOOL;
+  case 13: return NNS_DT_BFLOAT16;
+  case 28: return NNS_DT_UINT16;
+  case 29: return NNS_DT_FLOAT8E4M3FN;
+  case 30: return NNS_DT_FLOAT8E5M2;
+  case 31: return NNS_DT_FLOAT8E4M3FNUZ;
+  case 32: return NNS_DT_FLOAT8E5M2FNUZ;
+  case 33: return NNS_DT_FLOAT8E8M0;
+  case 34: return NNS_DT_UINT32;
+  case 35: return NNS_DT_UINT64;
+  default: return 0;
+  }
+}
+
+/* A symbol's name from sympy's text: "Symbol('s77', positive=True)" ->
+ * "s77"; a bare name is itself; an expression ("2*s0") keeps its text,
+ * the same text naming the same size. */
+static const char *sym_name(pt2 *p, const char *expr) {
+  const char *q = strstr(expr, "Symbol('");
+  if (q == expr) {
+    q += 8;
+    const char *e = strchr(q, '\'');
+    if (e && e > q)
+      return nns__intern(&p->strings, q, (size_t)(e - q));
+  }
+  return intern(p, expr);
+}
+
+/* A SymInt argument ({"as_int": n} or {"as_expr": ...} or a name of
+ * sym_int_values): *v its value when known, else *sym its symbol. */
+static void sym_int(pt2 *p, const nns__jval *j, int64_t *v,
+                    const char **sym) {
+  *v = -1;
+  *sym = NULL;
+  const nns__jval *x;
+  if ((x = nns__json_get(j, "as_int")) && x->type == NNS__J_NUM &&
+      x->is_int) {
+    *v = x->i;
+  } else if ((x = nns__json_get(j, "as_expr"))) {
+    const char *s = nns__json_str_or(nns__json_get(x, "expr_str"), NULL);
+    *sym = s ? sym_name(p, s) : intern(p, "?");
+  } else if ((x = nns__json_get(j, "as_name")) && x->type == NNS__J_STR) {
+    const char *k = nns__intern_find(&p->strings, x->s);
+    const nns__jval *d = k ? nns__map_get(&p->sym_ints, k) : NULL;
+    if (d)
+      sym_int(p, d, v, sym);
+    else
+      *sym = intern(p, x->s);
+  }
+}
+
+static nns_status read_meta(pt2 *p, const char *name, const nns__jval *t,
+                            nns__aten_meta *m) {
+  const nns__jval *sizes = nns__json_get(t, "sizes");
+  if (!sizes || sizes->type != NNS__J_ARR || sizes->len > 64)
+    return fail(p, NNS_E_MODEL, "tensor '%s' has no sizes list", name);
+  int64_t *dims = nns__arena_array(&p->arena, sizes->len + 1, sizeof *dims);
+  const char **syms = nns__arena_array(&p->arena, sizes->len + 1,
+                                       sizeof *syms);
+  if (!dims || !syms)
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  for (size_t k = 0; k < sizes->len; k++) {
+    sym_int(p, sizes->items[k], &dims[k], &syms[k]);
+    if (dims[k] < 0 && !syms[k])
+      return fail(p, NNS_E_MODEL, "tensor '%s': size %zu is neither a "
+                  "number nor an expression", name, k);
+  }
+  m->dtype = dtype_of(nns__json_int_or(nns__json_get(t, "dtype"), 0));
+  m->rank = (int32_t)sizes->len;
+  m->dims = dims;
+  m->syms = syms;
+  return NNS_OK;
+}
+
+static nns_status read_values(pt2 *p, const nns__jval *graph) {
+  const nns__jval *tv = nns__json_get(graph, "tensor_values");
+  if (!tv || tv->type != NNS__J_OBJ)
+    return fail(p, NNS_E_MODEL, "graph has no tensor_values object");
+  const nns__jval *si = nns__json_get(graph, "sym_int_values");
+  if (si && si->type == NNS__J_OBJ)
+    for (size_t k = 0; k < si->len; k++) {
+      const char *key = intern(p, si->keys[k]);
+      if (!key || !nns__map_put(&p->sym_ints, key, si->items[k]))
+        return fail(p, NNS_E_NOMEM, "out of memory");
+    }
+  if (!nns__map_reserve(&p->values, tv->len))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  for (size_t k = 0; k < tv->len; k++) {
+    pt2_value *v = nns__arena_alloc(&p->arena, sizeof *v);
+    const char *key = intern(p, tv->keys[k]);
+    if (!v || !key)
+      return fail(p, NNS_E_NOMEM, "out of memory");
+    nns_status st = read_meta(p, key, tv->items[k], &v->meta);
+    if (st != NNS_OK)
+      return st;
+    if (!nns__map_put(&p->values, key, v))
+      return fail(p, NNS_E_NOMEM, "out of memory");
+  }
+  return NNS_OK;
+}
+
+/* ==== Signature: inputs and outputs ==== */
+
+/* {"as_tensor": {"name": n}} or {"name": n}: n, or NULL. */
+static const char *tensor_name(const nns__jval *j) {
+  const nns__jval *t = nns__json_get(j, "as_tensor");
+  return nns__json_str_or(nns__json_get(t ? t : j, "name"), NULL);
+}
+
+static nns_status add_state(pt2 *p, const char *arg, const char *fqn,
+                            int kind) {
+  pt2_value *v = value_of(p, arg);
+  if (!v)
+    return fail(p, NNS_E_MODEL, "input '%s' has no tensor metadata", arg);
+  for (int k = 0; k < v->meta.rank; k++)
+    if (v->meta.dims[k] < 0)
+      return fail(p, NNS_E_MODEL, "state tensor '%s' has a symbolic size",
+                  fqn);
+  pt2_state *t = nns__arena_alloc(&p->arena, sizeof *t);
+  if (!t || !(t->fqn = intern(p, fqn)))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  t->meta = &v->meta;
+  t->kind = kind;
+  t->next = p->states;
+  p->states = t;
+  nns_status st = NNS_OK;
+  if (strcmp(arg, fqn))
+    st = fe_alias(p, arg, fqn);
+  pt2_value *w = value_of(p, fqn);
+  if (w)
+    w->state = t;
+  return st;
+}
+
+/* A value a node reads: a parameter or buffer it names is used. */
+static void mark_used(pt2 *p, const char *name) {
+  pt2_value *v = value_of(p, name);
+  if (v && v->state)
+    v->state->used = true;
+}
+
+/* The initializers of the parameters, buffers and constants some node
+ * reads: one no node reads is no value of the graph, as in a live
+ * recording (a module's registered tensors still count: declare_modules). */
+static nns_status add_states(pt2 *p) {
+  for (pt2_state *t = p->states; t; t = t->next) {
+    if (!t->used)
+      continue;
+    nns_status st = nns_builder_add_initializer(
+        p->b, t->fqn, t->meta->dtype, t->meta->rank, t->meta->dims, NULL, 0,
+        p->err);
+    if (st == NNS_OK)
+      st = nns__aten_param_kind(p->b, t->fqn, t->kind, p->err);
+    if (st != NNS_OK)
+      return st;
+  }
+  return NNS_OK;
+}
+
+static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
+  const nns__jval *specs = nns__json_get(sig, "input_specs");
+  if (!specs || specs->type != NNS__J_ARR)
+    return fail(p, NNS_E_MODEL, "signature has no input_specs list");
+  for (size_t k = 0; k < specs->len; k++) {
+    const nns__jval *s = specs->items[k], *x;
+    nns_status st = NNS_OK;
+    if ((x = nns__json_get(s, "parameter"))) {
+      const char *arg = tensor_name(nns__json_get(x, "arg"));
+      const char *fqn = nns__json_str_or(nns__json_get(x, "parameter_name"),
+                                         arg);
+      pt2_value *v = arg ? value_of(p, arg) : NULL;
+      (void)v;
+      if (!arg || !fqn)
+        return fail(p, NNS_E_MODEL, "input spec %zu: a parameter without "
+                    "its names", k);
+      st = add_state(p, arg, fqn, NNS_PARAM_TRAINABLE);
+    } else if ((x = nns__json_get(s, "buffer"))) {
+      const char *arg = tensor_name(nns__json_get(x, "arg"));
+      const char *fqn = nns__json_str_or(nns__json_get(x, "buffer_name"),
+                                         arg);
+      if (!arg || !fqn)
+        return fail(p, NNS_E_MODEL, "input spec %zu: a buffer without its "
+                    "names", k);
+      st = add_state(p, arg, fqn, NNS_PARAM_BUFFER);
+    } else if ((x = nns__json_get(s, "tensor_constant"))) {
+      const char *arg = tensor_name(nns__json_get(x, "arg"));
+      const char *fqn = nns__json_str_or(
+          nns__json_get(x, "tensor_constant_name"), arg);
+      if (!arg || !fqn)
+        return fail(p, NNS_E_MODEL, "input spec %zu: a constant without "
+                    "its names", k);
+      st = add_state(p, arg, fqn, NNS_PARAM_CONSTANT);
+    } else if ((x = nns__json_get(s, "user_input"))) {
+      const char *arg = tensor_name(nns__json_get(x, "arg"));
+      pt2_value *v = arg ? value_of(p, arg) : NULL;
+      if (!v)
+        continue; /* a number or other non-tensor input */
+      int64_t dims[64];
+      for (int d = 0; d < v->meta.rank; d++)
+        dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
+      st = nns_builder_add_input(p->b, arg, v->meta.dtype, v->meta.rank,
+                                 dims, v->meta.syms, p->err);
+      if (p->n_inputs < 64 && !(p->inputs[p->n_inputs++] = intern(p, arg)))
+        return fail(p, NNS_E_NOMEM, "out of memory");
+    }
+    if (st != NNS_OK)
+      return st;
+  }
+  return NNS_OK;
+}
+
+static nns_status read_outputs(pt2 *p, const nns__jval *sig) {
+  const nns__jval *specs = nns__json_get(sig, "output_specs");
+  if (!specs || specs->type != NNS__J_ARR)
+    return fail(p, NNS_E_MODEL, "signature has no output_specs list");
+  for (size_t k = 0; k < specs->len; k++) {
+    const nns__jval *x = nns__json_get(specs->items[k], "user_output");
+    const char *name = x ? tensor_name(nns__json_get(x, "arg")) : NULL;
+    if (!name)
+      continue; /* a buffer mutation, a token, a number */
+    mark_used(p, resolve(p, name));
+    nns_status st = nns_builder_add_output(p->b, resolve(p, name), 0, -1,
+                                           NULL, NULL, p->err);
+    if (st != NNS_OK)
+      return st;
+  }
+  return NNS_OK;
+}
+
+/* ==== Nodes ==== */
+
+/* The module path and class of a node's innermost module, from its
+ * nn_module_stack ("key,path,class;key,path,class"), declared as
+ * modules on the way. "" for the model itself. */
+static nns_status module_of(pt2 *p, const nns__jval *meta,
+                            const char **path) {
+  *path = "";
+  const char *s = nns__json_str_or(nns__json_get(meta, "nn_module_stack"),
+                                   NULL);
+  while (s && *s) {
+    const char *end = strchr(s, ';');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    const char *c1 = memchr(s, ',', n);
+    const char *c2 = NULL;
+    for (const char *q = s + n; q > s; q--)
+      if (q[-1] == ',') {
+        c2 = q - 1;
+        break;
+      }
+    if (c1 && c2 > c1) {
+      const char *mod = nns__intern(&p->strings, c1 + 1, (size_t)(c2 - c1 - 1));
+      const char *cls = c2 + 1;
+      const char *dot = NULL;
+      for (const char *q = cls; q < s + n; q++)
+        if (*q == '.')
+          dot = q;
+      if (dot)
+        cls = dot + 1;
+      const char *cname = nns__intern(&p->strings, cls, (size_t)(s + n - cls));
+      const char *key = nns__intern(&p->strings, s, (size_t)(c1 - s));
+      if (!mod || !cname || !key)
+        return fail(p, NNS_E_NOMEM, "out of memory");
+      pt2_module *pm = nns__map_get(&p->modules, mod);
+      if (!pm) {
+        pm = nns__arena_alloc(&p->arena, sizeof *pm);
+        if (!pm || !nns__map_put(&p->modules, mod, pm))
+          return fail(p, NNS_E_NOMEM, "out of memory");
+        pm->class_name = cname;
+      }
+      /* Each call of a module has a key of its own (torch.export adds
+       * "@1", "@2" to the calls after the first). */
+      void *old = NULL;
+      if (!nns__map_add(&p->module_keys, key, (void *)mod, &old))
+        return fail(p, NNS_E_NOMEM, "out of memory");
+      if (!old)
+        pm->calls++;
+      *path = mod;
+    }
+    s = end ? end + 1 : NULL;
+  }
+  return NNS_OK;
+}
+
+/* One argument's JSON ({"as_tensor": ...}, {"as_ints": ...}) into a. */
+static nns_status read_arg(pt2 *p, const nns__jval *j, nns__aten_arg *a) {
+  const nns__jval *x;
+  if (!j || j->type != NNS__J_OBJ || j->len < 1)
+    return NNS_OK;
+  const char *kind = j->keys[0];
+  x = j->items[0];
+  if (!strcmp(kind, "as_tensor")) {
+    const char *n = nns__json_str_or(nns__json_get(x, "name"), NULL);
+    if (n) {
+      a->kind = NNS__AA_TENSOR;
+      a->tensor = resolve(p, n);
+      mark_used(p, a->tensor);
+    }
+  } else if (!strcmp(kind, "as_tensors") ||
+             !strcmp(kind, "as_optional_tensors")) {
+    if (x->type != NNS__J_ARR)
+      return NNS_OK;
+    a->kind = NNS__AA_TENSORS;
+    a->n = (int32_t)x->len;
+    a->tensors = nns__arena_array(&p->arena, x->len + 1, sizeof *a->tensors);
+    if (!a->tensors)
+      return fail(p, NNS_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < x->len; k++) {
+      const char *n = tensor_name(x->items[k]);
+      a->tensors[k] = n ? resolve(p, n) : NULL;
+      if (a->tensors[k])
+        mark_used(p, a->tensors[k]);
+    }
+  } else if (!strcmp(kind, "as_int") || !strcmp(kind, "as_sym_int")) {
+    a->kind = NNS__AA_INT;
+    if (x->type == NNS__J_NUM)
+      a->i = x->i;
+    else
+      sym_int(p, x, &a->i, &a->sym);
+  } else if (!strcmp(kind, "as_ints") || !strcmp(kind, "as_sym_ints")) {
+    if (x->type != NNS__J_ARR)
+      return NNS_OK;
+    a->kind = NNS__AA_INTS;
+    a->n = (int32_t)x->len;
+    a->ints = nns__arena_array(&p->arena, x->len + 1, sizeof *a->ints);
+    a->syms = nns__arena_array(&p->arena, x->len + 1, sizeof *a->syms);
+    if (!a->ints || !a->syms)
+      return fail(p, NNS_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < x->len; k++) {
+      const nns__jval *e = x->items[k];
+      if (e->type == NNS__J_NUM)
+        a->ints[k] = e->i;
+      else
+        sym_int(p, e, &a->ints[k], &a->syms[k]);
+    }
+  } else if (!strcmp(kind, "as_float") && x->type == NNS__J_NUM) {
+    a->kind = NNS__AA_FLOAT;
+    a->f = x->d;
+  } else if (!strcmp(kind, "as_bool") && x->type == NNS__J_BOOL) {
+    a->kind = NNS__AA_BOOL;
+    a->b = x->b;
+  } else if (!strcmp(kind, "as_string") && x->type == NNS__J_STR) {
+    a->kind = NNS__AA_STRING;
+    a->s = x->s;
+  } else if (!strcmp(kind, "as_scalar_type") && x->type == NNS__J_NUM) {
+    a->kind = NNS__AA_DTYPE;
+    a->i = dtype_of(x->i);
+  }
+  return NNS_OK;
+}
+
+/* The tensor outputs of a node, in order (NULL where one is not a
+ * tensor). */
+static int read_outs(pt2 *p, const nns__jval *outs, const char **names,
+                     int cap) {
+  int n = 0;
+  for (size_t k = 0; outs && k < outs->len && n < cap; k++) {
+    const nns__jval *o = outs->items[k], *ts;
+    if ((ts = nns__json_get(o, "as_tensors")) && ts->type == NNS__J_ARR) {
+      for (size_t j = 0; j < ts->len && n < cap; j++)
+        names[n++] = intern(p, tensor_name(ts->items[j]));
+    } else {
+      names[n++] = intern(p, tensor_name(o));
+    }
+  }
+  return n;
+}
+
+/* A call nothing lowers: a node of domain pytorch.aten over its tensor
+ * arguments, its outputs' sizes declared (uncounted in the report). */
+static nns_status unlowered(pt2 *p, const char *op, const char *path,
+                            const nns__aten_arg *args, int n_args,
+                            const char **outs, int n_outs) {
+  const char *ins[256];
+  size_t n_in = 0;
+  for (int k = 0; k < n_args; k++) {
+    if (args[k].kind == NNS__AA_TENSOR && n_in < 256)
+      ins[n_in++] = args[k].tensor;
+    for (int j = 0; args[k].kind == NNS__AA_TENSORS && j < args[k].n; j++)
+      if (args[k].tensors[j] && n_in < 256)
+        ins[n_in++] = args[k].tensors[j];
+  }
+  const char *real[64];
+  int n_real = 0;
+  for (int k = 0; k < n_outs; k++)
+    real[n_real++] = outs[k] ? outs[k] : "";
+  nns_status st = nns_builder_add_node(p->b, op, "pytorch.aten", p->node,
+                                       path, ins, n_in, real,
+                                       (size_t)n_real, p->err);
+  if (st != NNS_OK)
+    return st;
+  p->nodes++;
+  for (int k = 0; k < n_outs && st == NNS_OK; k++) {
+    pt2_value *v = outs[k] ? value_of(p, outs[k]) : NULL;
+    if (!v)
+      continue;
+    int64_t dims[64];
+    for (int d = 0; d < v->meta.rank; d++)
+      dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
+    st = nns_builder_add_value_info(p->b, outs[k], v->meta.dtype,
+                                    v->meta.rank, dims, v->meta.syms, p->err);
+  }
+  return st;
+}
+
+static nns_status read_node(pt2 *p, const nns__jval *node) {
+  const char *target = nns__json_str_or(nns__json_get(node, "target"), "");
+  p->node = nns__json_str_or(nns__json_get(node, "name"), target);
+  const nns__jval *outs = nns__json_get(node, "outputs");
+  const char *out_names[64];
+  int n_outs = read_outs(p, outs && outs->type == NNS__J_ARR ? outs : NULL,
+                         out_names, 64);
+  bool any_tensor = false;
+  for (int k = 0; k < n_outs; k++)
+    any_tensor = any_tensor || out_names[k];
+  static const char prefix[] = "torch.ops.aten.";
+  if (strncmp(target, prefix, sizeof prefix - 1)) {
+    /* Arithmetic on sizes (_operator.mul), asserts, higher-order ops: a
+     * node with no tensor output changes no count. */
+    if (!any_tensor)
+      return NNS_OK;
+  }
+  const char *op = target;
+  char base[96];
+  if (!strncmp(target, prefix, sizeof prefix - 1)) {
+    const char *s = target + sizeof prefix - 1, *dot = strchr(s, '.');
+    size_t n = dot ? (size_t)(dot - s) : strlen(s);
+    if (n >= sizeof base)
+      n = sizeof base - 1;
+    memcpy(base, s, n);
+    base[n] = '\0';
+    op = base;
+  }
+  const nns__jval *meta = nns__json_get(node, "metadata");
+  const char *path;
+  nns_status st = module_of(p, meta, &path);
+  if (st != NNS_OK)
+    return st;
+  const nns__jval *inputs = nns__json_get(node, "inputs");
+  int n_args = inputs && inputs->type == NNS__J_ARR ? (int)inputs->len : 0;
+  if (n_args > 64)
+    return fail(p, NNS_E_LIMIT, "%d arguments", n_args);
+  nns__aten_arg args[64];
+  memset(args, 0, sizeof args);
+  for (int k = 0; k < n_args; k++) {
+    args[k].name = nns__json_str_or(nns__json_get(inputs->items[k], "name"),
+                                    "");
+    if ((st = read_arg(p, nns__json_get(inputs->items[k], "arg"),
+                       &args[k])) != NNS_OK)
+      return st;
+  }
+  if (!any_tensor && n_outs == 0 && !strncmp(op, "_assert", 7))
+    return NNS_OK;
+  const nns__aten_op *e = nns__aten_find(op);
+  if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
+    nns__aten_call c = {.op = op, .name = p->node, .module_path = path,
+                        .n_args = n_args, .args = args, .n_outs = n_outs,
+                        .outs = out_names, .b = p->b, .err = p->err,
+                        .meta = fe_meta, .alias = fe_alias,
+                        .fresh = fe_fresh, .symval = fe_symval, .node_count = &p->nodes,
+                        .fe = p};
+    p->err->code = NNS_OK;
+    st = nns__aten_lower(&c, e);
+    if (st != NNS_E_NOTFOUND)
+      return st;
+  }
+  if (!any_tensor)
+    return NNS_OK; /* no tensor comes out: nothing to count or name */
+  return unlowered(p, op, path, args, n_args, out_names, n_outs);
+}
+
+/* ==== Module records (the builder's packed form) ==== */
+
+typedef struct rec {
+  unsigned char b[2048];
+  size_t n;
+  bool full;
+} rec;
+
+static void rec_bytes(rec *r, const void *d, size_t n) {
+  if (r->full || n > sizeof r->b - r->n) {
+    r->full = true;
+    return;
+  }
+  memcpy(r->b + r->n, d, n);
+  r->n += n;
+}
+static void rec_u32(rec *r, uint32_t v) { rec_bytes(r, &v, 4); }
+static void rec_i64(rec *r, int64_t v) { rec_bytes(r, &v, 8); }
+static void rec_str(rec *r, const char *s) {
+  size_t n = strlen(s);
+  rec_u32(r, (uint32_t)n);
+  rec_bytes(r, s, n + 1);
+}
+static void rec_begin(rec *r, int tag) {
+  uint32_t ver = NNS_PACKED_VERSION;
+  unsigned char t = (unsigned char)tag;
+  r->n = 0;
+  r->full = false;
+  rec_bytes(r, "NNSP", 4);
+  rec_u32(r, ver);
+  rec_bytes(r, &t, 1);
+}
+
+/* The modules (path, class) the nodes named, then the parameters and
+ * buffers each registers, as the live recorder declares them: a buffer no
+ * node reads (BatchNorm's num_batches_tracked) still counts. */
+static nns_status declare_modules(pt2 *p) {
+  rec r;
+  nns_status st;
+  for (size_t k = 0; k < p->modules.cap; k++) {
+    if (!p->modules.keys[k])
+      continue;
+    const pt2_module *pm = p->modules.vals[k];
+    rec_begin(&r, NNS_PACKED_MODULE);
+    rec_str(&r, p->modules.keys[k]);
+    rec_str(&r, pm->class_name);
+    rec_i64(&r, pm->calls > 0 ? pm->calls : 1);
+    if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
+      return st;
+  }
+  for (pt2_state *t = p->states; t; t = t->next) {
+    if (t->kind == NNS_PARAM_CONSTANT)
+      continue;
+    const char *dot = strrchr(t->fqn, '.');
+    const char *path = dot ? nns__intern(&p->strings, t->fqn,
+                                         (size_t)(dot - t->fqn))
+                           : intern(p, "");
+    if (!path || !nns__map_get(&p->modules, path))
+      continue;
+    int bits = nns_dtype_bits(t->meta->dtype);
+    if (bits <= 0)
+      continue;
+    rec_begin(&r, NNS_PACKED_MODULE_TENSOR);
+    rec_str(&r, path);
+    rec_str(&r, t->fqn);
+    rec_u32(&r, (uint32_t)bits);
+    rec_u32(&r, (uint32_t)t->meta->rank);
+    for (int d = 0; d < t->meta->rank; d++)
+      rec_i64(&r, t->meta->dims[d]);
+    rec_u32(&r, (uint32_t)t->kind);
+    if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
+      return st;
+  }
+  return NNS_OK;
+}
+
+/* ==== The archive ==== */
+
+/* The entry "<archive>/models/model.json" (or "models/model.json"). */
+static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
+                             nns_error *err) {
+  static const char want[] = "models/model.json";
+  const size_t wl = sizeof want - 1;
+  uint64_t cursor = 0;
+  for (uint64_t k = 0; k < z->count; k++) {
+    nns__zip_entry e;
+    nns_status st = nns__zip_next(z, &cursor, &e, err);
+    if (st != NNS_OK)
+      return st;
+    if (e.name_len < wl || memcmp(e.name + e.name_len - wl, want, wl))
+      continue;
+    size_t pre = e.name_len - wl;
+    /* "models/model.json" or "<one folder>/models/model.json" */
+    if (pre == 0 || (e.name[pre - 1] == '/' &&
+                     !memchr(e.name, '/', pre - 1))) {
+      *found = e;
+      return NNS_OK;
+    }
+  }
+  return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                  "zip archive of %llu entries holds no models/model.json: "
+                  "not a torch.export archive",
+                  (unsigned long long)z->count);
+}
+
+static nns_status check_version(pt2 *p, const nns__jval *doc) {
+  const nns__jval *v = nns__json_get(doc, "schema_version");
+  const nns__jval *major = nns__json_get(v, "major");
+  if (!major || major->type != NNS__J_NUM || !major->is_int)
+    return fail(p, NNS_E_MODEL, "no schema_version.major: not an exported "
+                "program of a known schema");
+  if (major->i != NNS__PT2_SCHEMA_MAJOR)
+    return fail(p, NNS_E_MODEL, "schema version %lld.%lld; this reader "
+                "knows version %d.x", (long long)major->i,
+                (long long)nns__json_int_or(nns__json_get(v, "minor"), 0),
+                NNS__PT2_SCHEMA_MAJOR);
+  return NNS_OK;
+}
+
+static nns_status read_program(pt2 *p, const nns__jval *doc) {
+  nns_status st = check_version(p, doc);
+  if (st != NNS_OK)
+    return st;
+  const nns__jval *gm = nns__json_get(doc, "graph_module");
+  const nns__jval *graph = nns__json_get(gm, "graph");
+  const nns__jval *sig = nns__json_get(gm, "signature");
+  if (!graph || graph->type != NNS__J_OBJ || !sig)
+    return fail(p, NNS_E_MODEL, "no graph_module.graph or its signature");
+  const char *tv = nns__json_str_or(nns__json_get(doc, "torch_version"), "");
+  if ((st = nns_builder_set_producer(p->b, "pytorch", tv, p->err)) ||
+      (st = nns_builder_add_opset(p->b, "", 17, p->err)) ||
+      (st = nns_builder_add_opset(p->b, "com.microsoft", 1, p->err)) ||
+      (st = nns_builder_add_opset(p->b, "pytorch.aten", 1, p->err)) ||
+      (st = read_values(p, graph)) || (st = read_inputs(p, sig)))
+    return st;
+  const nns__jval *nodes = nns__json_get(graph, "nodes");
+  if (!nodes || nodes->type != NNS__J_ARR)
+    return fail(p, NNS_E_MODEL, "graph has no nodes list");
+  for (size_t k = 0; k < nodes->len; k++)
+    if ((st = read_node(p, nodes->items[k])) != NNS_OK)
+      return st;
+  p->node = NULL;
+  if ((st = read_outputs(p, sig)) != NNS_OK)
+    return st;
+  if ((st = add_states(p)) != NNS_OK)
+    return st;
+  return declare_modules(p);
+}
+
+bool nns__pt2_sniff(const void *data, size_t size) {
+  return nns__zip_sniff(data, size);
+}
+
+nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
+                         nns_error *err) {
+  nns_error local;
+  if (!err)
+    err = &local;
+  memset(err, 0, sizeof *err);
+  err->offset = -1;
+  *out = NULL;
+  nns__zip z;
+  nns__zip_entry e;
+  nns_status st = nns__zip_open(&z, data, size, err);
+  if (st == NNS_OK)
+    st = find_model(&z, &e, err);
+  const uint8_t *json = NULL;
+  size_t len = 0;
+  void *owned = NULL;
+  if (st == NNS_OK)
+    st = nns__zip_read(&z, &e, NNS__PT2_MAX_JSON, &json, &len, &owned, err);
+  if (st != NNS_OK)
+    return st;
+  pt2 p;
+  memset(&p, 0, sizeof p);
+  p.err = err;
+  nns__arena_init(&p.arena);
+  nns__intern_init(&p.strings, &p.arena);
+  p.values.arena = p.sym_ints.arena = p.modules.arena = p.symvals.arena =
+      p.module_keys.arena = &p.arena;
+  nns__jval *doc = NULL;
+  st = nns__json_parse(&p.arena, (const char *)json, len, &doc, err);
+  if (st != NNS_OK) {
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg, "models/model.json: %.480s", err->message);
+    memcpy(err->message, msg, sizeof msg);
+  } else if ((st = nns_builder_new(&p.b, err)) == NNS_OK) {
+    st = read_program(&p, doc);
+    if (st == NNS_OK)
+      st = nns_builder_finish(p.b, out, err);
+    /* The sizes the archive declares are those PyTorch computed: an op
+     * nothing here counts still passes them on (as a live recording's
+     * declared sizes do, inferred with NNS_INFER_FALLBACK_DECLARED). */
+    if (st == NNS_OK)
+      (*out)->load_infer_flags = NNS_INFER_FALLBACK_DECLARED;
+    nns_builder_free(p.b);
+  }
+  nns__intern_free(&p.strings);
+  nns__arena_free(&p.arena);
+  free(owned);
+  return st;
+}
