@@ -44,7 +44,7 @@ pt2=../fixtures/pt2/small_cnn.pt2
 expect 0 'Trainable params: 1,562' -- summary "$pt2"
 expect 0 'conv1 +Conv2d' -- "$pt2"
 expect 0 '"shape": \[4, 10\]' -- shapes "$pt2" --format json --input x=4x3x32x32
-expect 0 '^\| small_cnn \* +\| +1\.56 ' -- table "$pt2"
+expect 0 '^\| small\\_cnn \\\* +\| +1\.56 ' -- table "$pt2"
 expect 0 '' -- diff "$pt2" ../fixtures/pt2/small_cnn_deflated.pt2
 cp "$pt2" "$tmp/renamed.onnx"
 expect 0 'Trainable params: 1,562' -- summary "$tmp/renamed.onnx"
