@@ -72,3 +72,25 @@ def test_inspector_markdown_escapes_module_paths():
     for esc in ESCAPED:
         assert any(f.endswith(esc) for f in firsts), (esc, firsts)
     assert "<!--" not in md
+
+
+def test_markdown_footer_escapes_op_and_node_names():
+    """The Markdown summary's "Not counted" line names the op type and its
+    domain, which come from the file: escaped by the same rule as the
+    cells, so `a_b*c` does not turn the rest of the line into emphasis."""
+    onnx = __import__("pytest").importorskip("onnx")
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    node = helper.make_node("a_b*c", ["x"], ["y"], name="n[1]",
+                            domain="my_dom")
+    model = helper.make_model(
+        helper.make_graph([node], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 17),
+                       helper.make_opsetid("my_dom", 1)])
+    s = nnscan.analyze(model.SerializeToString(), name="m")
+    md = s.to_markdown()
+    line = [l for l in md.splitlines() if l.startswith("Not counted")]
+    assert line and "my\\_dom.a\\_b\\*c x1" in line[0], md
+    # the text report is not Markdown: the names as they are
+    assert "my_dom.a_b*c x1" in s.to_text()

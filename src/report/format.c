@@ -869,6 +869,19 @@ int nns__md_extra(const char *s) {
   return extra;
 }
 
+/* A user's name in a line of a report: cleaned of what a terminal would
+ * act on, and in Markdown escaped by its one rule (footers and legends,
+ * not only table cells, are rendered as Markdown). */
+void nns__note_text(nns__out *o, const char *s, bool md) {
+  if (!md) {
+    nns__out_text(o, s);
+    return;
+  }
+  char clean[1024];
+  nns__text_clean(clean, sizeof clean, s ? s : "");
+  nns__md_text(o, clean);
+}
+
 void nns__md_cell(nns__out *o, const char *s) {
   nns__out_str(o, " ");
   nns__md_text(o, s);

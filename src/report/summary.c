@@ -212,7 +212,7 @@ static bool name_char(char c) {
  * stands whole in it (not inside a longer name) replaced by its #k,
  * longest first, so each legend line reads like one step of the
  * arithmetic: #2 = (#1+1)/2. */
-static void legend_line(nns__out *o, const grid *g, size_t self) {
+static void legend_line(nns__out *o, const grid *g, size_t self, bool md) {
   const char *e = g->alias[self];
   size_t len = strlen(e);
   for (size_t i = 0; i < len;) {
@@ -233,16 +233,17 @@ static void legend_line(nns__out *o, const grid *g, size_t self) {
       i += best_len;
     } else {
       char c[2] = {e[i], 0};
-      nns__out_text(o, c);
+      nns__note_text(o, c, md);
       i++;
     }
   }
 }
 
-static void dim_legend(nns__out *o, const grid *g, const char *indent) {
+static void dim_legend(nns__out *o, const grid *g, const char *indent,
+                       bool md) {
   for (size_t k = 0; k < g->n_alias; k++) {
     nns__out_fmt(o, "%s#%zu = ", indent, k + 1);
-    legend_line(o, g, k);
+    legend_line(o, g, k, md);
     nns__out_str(o, "\n");
   }
 }
@@ -697,31 +698,31 @@ static void put_op_list(nns__out *o, const nns_analysis *a, size_t n,
 /* Op type i of the uncounted list, "domain.op xN" with N its nodes for
  * reason `why` (0 none, so nothing is written). */
 static void uncounted_item(nns__out *o, const nns_analysis *a, size_t i,
-                           int why, bool first) {
+                           int why, bool first, bool md) {
   const char *dom = "", *op = "?";
   size_t cnt = 0, k[3] = {0, 0, 0};
   nns_analysis_uncounted_op(a, i, &dom, &op, &cnt);
   nns_analysis_uncounted_op_why(a, i, &k[0], &k[1], &k[2]);
   nns__out_str(o, first ? " " : ", ");
   if (dom && *dom) {
-    nns__out_text(o, dom);
+    nns__note_text(o, dom, md);
     nns__out_str(o, ".");
   }
-  nns__out_text(o, op ? op : "?");
+  nns__note_text(o, op ? op : "?", md);
   nns__out_fmt(o, " x%zu", k[why]);
 }
 
 /* Why op type i's no-size nodes have no size (nns_analysis_uncounted_op_lost),
  * as the title of their line. */
 static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
-                       int how) {
+                       int how, bool md) {
   nns_node_info ni = {.size = sizeof ni};
   bool named = node != (size_t)-1 && nns_analysis_node(a, node, &ni) == NNS_OK;
   const char *name = named && ni.name[0] ? ni.name : named ? ni.op_type : "?";
   switch (how) {
   case NNS_SIZE_LOST_IF:
     nns__out_str(o, "Not counted (no size: If '");
-    nns__out_text(o, name);
+    nns__note_text(o, name, md);
     nns__out_str(o, "' cannot tell which branch runs without the inputs' "
                     "real sizes, and its branches give outputs of different "
                     "ranks, so the shapes after it are unknown):");
@@ -729,21 +730,21 @@ static void lost_title(nns__out *o, const nns_analysis *a, size_t node,
   case NNS_SIZE_LOST_NEGATIVE:
     nns__out_str(o, "Not counted (symbolic dims taken as 1 make a size "
                     "negative, first at '");
-    nns__out_text(o, name);
+    nns__note_text(o, name, md);
     nns__out_str(o, "'):");
     break;
   case NNS_SIZE_LOST_INPUT:
     nns__out_str(o, "Not counted (no size: a graph input of unknown rank, "
                     "read by '");
-    nns__out_text(o, name);
+    nns__note_text(o, name, md);
     nns__out_str(o, "'):");
     break;
   default:
     nns__out_str(o, "Not counted (no size: the output shape of '");
-    nns__out_text(o, name);
+    nns__note_text(o, name, md);
     if (named) {
       nns__out_str(o, "' (");
-      nns__out_text(o, ni.op_type);
+      nns__note_text(o, ni.op_type, md);
       nns__out_str(o, ")");
     } else {
       nns__out_str(o, "'");
@@ -792,7 +793,7 @@ static bool uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
         nns__out_str(o, "Not counted (the cost rule failed; the "
                         "warnings below say why):");
       else
-        lost_title(o, a, node, how);
+        lost_title(o, a, node, how, md);
       open = true;
       for (size_t j = i; j < n; j++) {
         size_t kj[3] = {0, 0, 0}, nj = (size_t)-1;
@@ -801,14 +802,14 @@ static bool uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
         if (why == 1)
           nns_analysis_uncounted_op_lost(a, j, &nj, &hj);
         if (kj[why] && nj == node && hj == how)
-          uncounted_item(o, a, j, why, j == i);
+          uncounted_item(o, a, j, why, j == i, md);
       }
       if (why == 1 && fixable) {
         nns__out_str(o, "; give the inputs their real sizes:");
         for (size_t q = 0; q < nns_model_input_count(m); q++)
           if (nns__input_fix(m, a, q, opt, sizeof opt)) {
             nns__out_str(o, " ");
-            nns__out_text(o, opt);
+            nns__note_text(o, opt, md);
           }
         nns__out_str(o, " (N: the size you run with)");
       }
@@ -827,7 +828,7 @@ static bool uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
   }
   for (size_t i = 0; failed && i < nns_analysis_warning_count(a); i++) {
     nns__out_str(o, md ? "\nwarning: " : "warning: ");
-    nns__out_text(o, nns__warning_of(a, i));
+    nns__note_text(o, nns__warning_of(a, i), md);
     nns__out_str(o, "\n");
   }
   return failed;
@@ -1304,7 +1305,7 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
     text_rule(o, "-", rule);
     nns__out_str(o, "Output Shape dims shown as #k (expressions longer than "
                     "16 characters):\n");
-    dim_legend(o, g, "  ");
+    dim_legend(o, g, "  ", false);
   }
   if (opt->format == NNS_FORMAT_BACKWARD_TEXT)
     nns__backward_footer(o, a, rule);
@@ -1366,7 +1367,7 @@ static void write_md(nns__out *o, const nns_analysis *a, const grid *g) {
   }
   if (g->n_alias) {
     nns__out_str(o, "\nOutput Shape dims shown as #k:\n\n");
-    dim_legend(o, g, "- ");
+    dim_legend(o, g, "- ", true);
   }
   uncounted_lines(o, a, true);
 }

@@ -228,17 +228,6 @@ static void t_cell(char *buf, size_t size, const table_row *r, int c,
 }
 
 /* Below the human table: what the marked rows assumed. */
-/* A name in a note: cleaned, and in Markdown escaped by its one rule. */
-static void t_note_text(nns__out *o, const char *s, bool md) {
-  if (!md) {
-    nns__out_text(o, s);
-    return;
-  }
-  char clean[1024];
-  nns__text_clean(clean, sizeof clean, s ? s : "");
-  nns__md_text(o, clean);
-}
-
 static void t_notes(nns__out *o, const table_row *rows, size_t count,
                     bool md) {
   bool any = false;
@@ -249,9 +238,9 @@ static void t_notes(nns__out *o, const table_row *rows, size_t count,
                                       "(counts at that size): "
                                     : "\n* Symbolic dims taken as 1 (counts "
                                       "at that size): ");
-    t_note_text(o, rows[i].name, md);
+    nns__note_text(o, rows[i].name, md);
     nns__out_str(o, ": ");
-    t_note_text(o, rows[i].assumed, md);
+    nns__note_text(o, rows[i].assumed, md);
     any = true;
   }
   if (any)
