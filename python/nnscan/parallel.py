@@ -212,3 +212,185 @@ def what_if(model, parallel, tp_plan=None, budget=None):
                          "'experts'): the model has none")
     return target, Plan(sizes, units=units, tp=tp_mods, ep=ep_mods,
                         budget=parse_budget(budget))
+
+
+# ---- live: a model sharded in this process's torch.distributed job ----
+
+_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+               "_backward_pre_hooks", "_forward_hooks_with_kwargs",
+               "_forward_hooks_always_called",
+               "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+               "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+               "_load_state_dict_post_hooks")
+
+
+def _dist():
+    """torch.distributed when a job is running in this process, else
+    None."""
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    return dist
+
+
+def _dtensor_type():
+    try:
+        from torch.distributed.tensor import DTensor
+    except ImportError:
+        return None
+    return DTensor
+
+
+def _fsdp_module_type():
+    try:
+        from torch.distributed.fsdp import FSDPModule
+    except ImportError:
+        return None
+    return FSDPModule
+
+
+def _plain_class(cls, fsdp_type):
+    """The class FSDP2 made `cls` from (it subclasses FSDPModule and the
+    module's own class)."""
+    if fsdp_type is None or not issubclass(cls, fsdp_type):
+        return cls
+    for base in cls.__mro__[1:]:
+        if not issubclass(base, fsdp_type) and base is not fsdp_type:
+            return base
+    return cls
+
+
+def _classify(params, has_fsdp):
+    """mesh [(name, size)], {name: "dp" | "fsdp" | "tp"} from the DTensor
+    parameters' meshes and placements: a dim every parameter is sharded
+    on is FSDP's (when FSDP2 wrapped the model), one only some are sharded
+    on is tensor parallelism's, one all replicate on is data parallelism's
+    (HSDP's replicate dim)."""
+    mesh, seen = [], {}
+    for p in params:
+        names = p.device_mesh.mesh_dim_names or tuple(
+            f"dim{i}" for i in range(p.device_mesh.ndim))
+        for i, n in enumerate(names):
+            if n not in seen:
+                seen[n] = [0, 0]   # params sharded on it, params having it
+                mesh.append((n, p.device_mesh.size(i)))
+            seen[n][1] += 1
+            if _is_shard(p.placements[i]):
+                seen[n][0] += 1
+    roles = {}
+    for n, (sharded, having) in seen.items():
+        if has_fsdp and sharded == having == len(params):
+            roles[n] = "fsdp"
+        elif sharded:
+            roles[n] = "tp"
+        else:
+            roles[n] = "dp"
+    return mesh, roles
+
+
+def _is_shard(pl):
+    """Shard or FSDP2's _StridedShard (not a Shard subclass in every
+    PyTorch)."""
+    return pl.is_shard() or "StridedShard" in type(pl).__name__
+
+
+def _tp_local_shape(p, roles):
+    """A DTensor parameter's shape on this rank with only tensor
+    parallelism's shards taken (FSDP's are the library's to count):
+    rank 0's share, torch.chunk's."""
+    from torch.distributed.tensor import Shard
+    shape = list(p.shape)
+    names = p.device_mesh.mesh_dim_names or tuple(
+        f"dim{i}" for i in range(p.device_mesh.ndim))
+    for i, n in enumerate(names):
+        pl = p.placements[i]
+        if roles.get(n) == "tp" and isinstance(pl, Shard):
+            d = pl.dim % len(shape)
+            shape[d] = _chunk(shape[d], p.device_mesh.size(i))
+    return shape
+
+
+def _clone(m, memo, fsdp_type, shape_of):
+    """A plain copy of module m on meta: no hooks (FSDP2's and tensor
+    parallelism's issue collectives), FSDP2's class undone, every
+    parameter a meta Parameter of shape_of(p), buffers on meta."""
+    import torch
+    if id(m) in memo:
+        return memo[id(m)]
+    c = object.__new__(_plain_class(type(m), fsdp_type))
+    memo[id(m)] = c
+    d = dict(vars(m))
+    for attr in _HOOK_DICTS:
+        if attr in d:
+            d[attr] = type(d[attr])()
+
+    def meta(t, param):
+        if t is None:
+            return None
+        if id(t) not in memo:
+            e = torch.empty(shape_of(t), dtype=t.dtype, device="meta")
+            memo[id(t)] = torch.nn.Parameter(
+                e, requires_grad=t.requires_grad) if param else e
+        return memo[id(t)]
+    d["_parameters"] = {k: meta(v, True) for k, v in m._parameters.items()}
+    d["_buffers"] = {k: meta(v, False) for k, v in m._buffers.items()}
+    d["_modules"] = {k: None if v is None else
+                     _clone(v, memo, fsdp_type, shape_of)
+                     for k, v in m._modules.items()}
+    c.__dict__.update(d)
+    return c
+
+
+def live(model, budget=None):
+    """(a plain meta copy of the rank's model to record, its Plan) when
+    `model` is sharded or replicated in this process's torch.distributed
+    job (FSDP2, DDP, DTensor tensor parallelism); None otherwise. Nothing
+    here issues a collective: the mesh and the placements are read from
+    the parameters, the world from the process group."""
+    dist = _dist()
+    if dist is None:
+        return None
+    import torch
+    from .train import parse_budget
+    dp = 1
+    ddp = torch.nn.parallel.DistributedDataParallel
+    if isinstance(model, ddp):
+        dp = dist.get_world_size(model.process_group)
+        model = model.module
+    DTensor, fsdp_type = _dtensor_type(), _fsdp_module_type()
+    dts = [p for p in model.parameters()
+           if DTensor is not None and isinstance(p, DTensor)]
+    if not dts and dp == 1:
+        return None
+    fsdp_paths = [path for path, m in model.named_modules()
+                  if fsdp_type is not None and isinstance(m, fsdp_type)]
+    mesh, roles = _classify(dts, bool(fsdp_paths)) if dts else ([], {})
+    sizes = {"dp": dp, "fsdp": 1, "tp": 1, "ep": 1}
+    for n, s in mesh:
+        sizes[roles[n]] *= s
+    if dp > 1 and not mesh:
+        mesh = [("dp", dp)]
+
+    def shape_of(t):
+        if DTensor is not None and isinstance(t, DTensor):
+            return _tp_local_shape(t, roles)
+        return t.shape
+    copy = _clone(model, {}, fsdp_type, shape_of)
+    tp = []
+    if sizes["tp"] > 1:
+        from torch.distributed.tensor import Shard
+        for path, m in model.named_modules():
+            w = m._parameters.get("weight")
+            if not isinstance(w, DTensor):
+                continue
+            names = w.device_mesh.mesh_dim_names or ()
+            for i, n in enumerate(names):
+                pl = w.placements[i]
+                if roles.get(n) == "tp" and isinstance(pl, Shard):
+                    emb = isinstance(m, torch.nn.Embedding)
+                    col = (pl.dim % w.dim() == 0) != emb
+                    tp.append((path, "colwise" if col else "rowwise"))
+                    break
+    units = [p for p in fsdp_paths if p]
+    return copy, Plan(sizes, mesh=mesh, units=units, tp=tp,
+                      budget=parse_budget(budget))

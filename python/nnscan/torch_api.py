@@ -357,12 +357,20 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     else:
         step = plan = None
         rec_module = module
+        from . import parallel as par
         if parallel is not None or tp_plan is not None:
             if not training:
                 raise ValueError("parallel= and tp_plan= need training=True")
-            from . import parallel as par
             rec_module, plan = par.what_if(module, parallel or {}, tp_plan,
                                            budget)
+        else:
+            # inside a torch.distributed job: the rank's own sharding
+            found = par.live(module, budget) if "torch.distributed" in \
+                sys.modules else None
+            if found is not None:
+                rec_module, plan = found
+                plan = plan if training else None
+        if plan is not None:
             budget = None  # per rank, not the checkpoint plan's
         if training:
             from . import train
