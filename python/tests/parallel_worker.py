@@ -93,6 +93,39 @@ def local(t):
     return t.to_local() if hasattr(t, "to_local") else t
 
 
+def _split(name):
+    """Whether FlopCounterMode's module name (Class.path) is one the
+    plan splits."""
+    import fnmatch
+    path = name.split(".", 1)[1] if "." in name else ""
+    return any(fnmatch.fnmatchcase(path, pat) for pat in PLAN)
+
+
+def saved_bytes(model, inputs):
+    """Bytes of the distinct storages autograd saves in one forward (the
+    loss included), parameters left out."""
+    seen = {}
+
+    def params():
+        out = set()
+        for m in model.modules():
+            for p in m._parameters.values():
+                if p is not None:
+                    out.add(local(p).untyped_storage().data_ptr())
+        return out
+
+    def pack(t):
+        t0 = t._local_tensor if hasattr(t, "_local_tensor") else t
+        st = t0.untyped_storage()
+        if st.data_ptr() not in params():
+            seen[(st.data_ptr(), st.nbytes())] = st.nbytes()
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = model(**inputs).loss
+    del loss
+    return sum(seen.values())
+
+
 def wrap(model, mode, world):
     from torch.distributed.device_mesh import init_device_mesh
     if mode == "ddp":
@@ -158,7 +191,21 @@ def main():
            "optimizer_bytes": sum(_nbytes(local(v)) for st in
                                   opt.state.values() for v in st.values()
                                   if isinstance(v, torch.Tensor)),
-           "logical_params": s.totals.get("params")}
+           "logical_params": s.totals.get("params"),
+           }
+    # what autograd saves on the rank in a real forward (a DTensor by its
+    # local storage; FSDP's gathered weights are parameters, not saved),
+    # and the forward's FLOPs as PyTorch's FlopCounterMode counts them
+    res_saved = saved_bytes(model, inputs)
+    from torch.utils.flop_counter import FlopCounterMode
+    fc = FlopCounterMode(display=False)
+    with fc:
+        model(**inputs).loss
+    flops = fc.get_total_flops()
+    split = sum(f for name, ops in fc.get_flop_counts().items()
+                if _split(name) for f in ops.values())
+    res.update(saved_bytes=res_saved, flop_counter=flops,
+               flop_counter_split=split)
     if rank == 0:
         w = nnscan.summary(build(), inputs=inputs, training=True,
                            optimizer="adamw", parallel=sizes, tp_plan=PLAN,

@@ -3,7 +3,8 @@
 against PyTorch itself on every rank: the local parameter, gradient and
 AdamW-state bytes from the local shards after optimizer.step(), and the
 bytes per collective kind the real step sent (every collective the step
-issued, seen by a dispatch mode). The what-if of the same mesh, from one
+issued, seen by a dispatch mode), and the forward's MACs against
+FlopCounterMode's. The what-if of the same mesh, from one
 process on an unwrapped model, gives rank 0's live numbers."""
 import json
 import os
@@ -62,5 +63,16 @@ def test_per_rank_against_pytorch(tmp_path, mode, world, mesh):
         assert live["comm"] == res["comm"], (r, live["comm"], res["comm"])
         assert live["comm_bytes"] == sum(res["comm"].values())
         assert not live["estimate"]
+        # MACs: FlopCounterMode counts the matmuls at the logical shapes
+        # (DTensor's global ones under TP): the modules the plan splits
+        # run 1/tp of theirs on the rank; the attention products (CPU's
+        # fused SDPA, which it does not count) by hand: 2 per layer of
+        # batch x heads x S x S x head_dim, heads split by tp
+        tp = mesh.get("tp", 1)
+        fc = res["flop_counter"] - res["flop_counter_split"] * (1 - 1 / tp)
+        attn = 2 * 2 * (2 * 4 * 16 * 16 * 16) / tp
+        want = fc / 2 + attn
+        assert live["macs"] == pytest.approx(want, rel=0.005), \
+            (r, live["macs"], want)
     # the what-if from one process is rank 0's live figures
     assert ranks[0]["what_if"] == ranks[0]["live"]
