@@ -76,3 +76,66 @@ def test_per_rank_against_pytorch(tmp_path, mode, world, mesh):
             (r, live["macs"], want)
     # the what-if from one process is rank 0's live figures
     assert ranks[0]["what_if"] == ranks[0]["live"]
+
+
+def _mixtral():
+    from transformers import MixtralConfig, MixtralForCausalLM
+    cfg = MixtralConfig(vocab_size=96, hidden_size=64, intermediate_size=96,
+                        num_hidden_layers=2, num_attention_heads=4,
+                        num_key_value_heads=2, num_local_experts=4,
+                        num_experts_per_tok=2, max_position_embeddings=64)
+    with torch.device("meta"):
+        # transformers' grouped experts want a 16-bit dtype
+        return cfg, MixtralForCausalLM(cfg).to(torch.bfloat16)
+
+
+def test_what_if_expert_parallel():
+    """ep=2 from one process on a meta Mixtral: each rank keeps half of
+    every layer's stacked experts; the tokens' hidden states go out and
+    come back by all-to-all in forward and backward (4 x tokens x top-k x
+    hidden x 2 bytes per layer); the other parameters' gradients are
+    all-reduced over the ep ranks (they hold different tokens)."""
+    import nnscan
+    cfg, m = _mixtral()
+    ids = torch.zeros(2, 16, dtype=torch.long)
+    s = nnscan.summary(m, inputs={"input_ids": ids}, training=True,
+                       optimizer="adamw", parallel={"ep": 2}, file=False)
+    r = s.totals["per_rank"]
+    expert = sum(p.numel() for n, p in m.named_parameters()
+                 if ".experts." in n)
+    other = sum(p.numel() for n, p in m.named_parameters()
+                if ".experts." not in n)
+    assert r["world_size"] == 2 and r["mesh"] == {"ep": 2}
+    assert r["params"] == other + expert // 2
+    assert r["param_bytes"] == 2 * r["params"]
+    tokens, hidden, topk = 2 * 16, cfg.hidden_size, cfg.num_experts_per_tok
+    assert r["comm"]["all_to_all"] == \
+        cfg.num_hidden_layers * 4 * tokens * topk * hidden * 2
+    assert r["comm"]["all_reduce"] == 2 * other
+    assert r["comm"]["all_gather"] == r["comm"]["reduce_scatter"] == 0
+
+
+def test_what_if_budget_and_errors():
+    """A budget per rank: it fits at the peak, not a byte under it, and
+    then says which axis to grow; a plan that cannot be followed is an
+    error that says why."""
+    import nnscan
+    _, m = _mixtral()
+    ids = torch.zeros(1, 8, dtype=torch.long)
+    kw = dict(inputs={"input_ids": ids}, training=True, optimizer="adamw",
+              file=False)
+    peak = nnscan.summary(m, parallel={"fsdp": 2}, **kw) \
+        .totals["per_rank"]["train_peak_bytes"]
+    r = nnscan.summary(m, parallel={"fsdp": 2}, budget=peak,
+                       **kw).totals["per_rank"]
+    assert r["budget"] == {"bytes": peak, "fits": True, "grow": None}
+    r = nnscan.summary(m, parallel="fsdp=2", budget=peak - 1,
+                       **kw).totals["per_rank"]
+    assert r["budget"]["fits"] is False and r["budget"]["grow"] == "fsdp"
+    with pytest.raises(ValueError, match="unknown axis 'pp'"):
+        nnscan.summary(m, parallel={"pp": 2}, **kw)
+    with pytest.raises(ValueError, match="need training=True"):
+        nnscan.summary(m, inputs={"input_ids": ids}, parallel={"dp": 2},
+                       file=False)
+    with pytest.raises(ValueError, match="needs a plan"):
+        nnscan.summary(m, parallel={"tp": 2}, tp_plan={}, **kw)

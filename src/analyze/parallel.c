@@ -23,7 +23,7 @@
  *   - EP: an MoE module's experts (its direct children, or dim 0 of its
  *     own stacked parameters) are spread over ep ranks; its tokens go out
  *     and come back by all-to-all in the forward and again in the
- *     backward: four send buffers of input bytes x top-k.
+ *     backward: four send buffers of output bytes x top-k.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -525,7 +525,10 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
       continue;
     const nns__linfo *li = &a->layers[l].info;
     int64_t calls = li->call_count > 0 ? (int64_t)li->call_count : 1;
-    int64_t send = mul_sat(value_bytes_at(m, li->input_value), p->ep_topk[i]);
+    /* the tokens' hidden states: what the experts give back (their
+     * first input may be the router's weights) */
+    int64_t send = mul_sat(value_bytes_at(m, li->output_value),
+                           p->ep_topk[i]);
     lay[l].comm[NNS_COMM_ALL_TO_ALL] = add_sat(
         lay[l].comm[NNS_COMM_ALL_TO_ALL], mul_sat(mul_sat(send, 4), calls));
   }
