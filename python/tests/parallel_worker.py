@@ -193,6 +193,18 @@ def main():
                                   if isinstance(v, torch.Tensor)),
            "logical_params": s.totals.get("params"),
            }
+    # the step's peak on the rank as PyTorch's MemTracker sees it (a
+    # steady-state step: the optimizer's state made by the one above)
+    from torch.distributed._tools.mem_tracker import MemTracker
+    opt.zero_grad()
+    mt = MemTracker()
+    mt.track_external(model, opt)
+    with mt:
+        model(**inputs).loss.backward()
+        opt.step()
+        opt.zero_grad()
+    res["mem_tracker_peak"] = sum(v["Total"] for v in
+                                  mt.get_tracker_snapshot("peak").values())
     # what autograd saves on the rank in a real forward (a DTensor by its
     # local storage; FSDP's gathered weights are parameters, not saved),
     # and the forward's FLOPs as PyTorch's FlopCounterMode counts them

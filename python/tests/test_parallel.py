@@ -3,9 +3,10 @@
 against PyTorch itself on every rank: the local parameter, gradient and
 AdamW-state bytes from the local shards after optimizer.step(), and the
 bytes per collective kind the real step sent (every collective the step
-issued, seen by a dispatch mode), and the forward's MACs against
-FlopCounterMode's. The what-if of the same mesh, from one
-process on an unwrapped model, gives rank 0's live numbers."""
+issued, seen by a dispatch mode), the forward's MACs against
+FlopCounterMode's and the step's peak within 10 % of MemTracker's. The
+what-if of the same mesh, from one process on an unwrapped model, gives
+rank 0's live numbers."""
 import json
 import os
 import subprocess
@@ -74,6 +75,10 @@ def test_per_rank_against_pytorch(tmp_path, mode, world, mesh):
         want = fc / 2 + attn
         assert live["macs"] == pytest.approx(want, rel=0.005), \
             (r, live["macs"], want)
+        # the step's peak within 10 % of MemTracker's on the rank
+        assert live["train_peak_bytes"] == pytest.approx(
+            res["mem_tracker_peak"], rel=0.10), \
+            (r, live["train_peak_bytes"], res["mem_tracker_peak"])
     # the what-if from one process is rank 0's live figures
     assert ranks[0]["what_if"] == ranks[0]["live"]
 

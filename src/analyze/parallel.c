@@ -361,13 +361,18 @@ typedef struct rank_sums {
   int64_t params, param_bytes, grad_bytes, opt_bytes, buffer_bytes;
   int64_t graph_grad_bytes;   /* the graph's trainable bytes (unsharded) */
   int64_t root_local, root_full, block_full; /* FSDP's gathered bytes */
+  int64_t rs_most;            /* the largest unit's reduce-scatter input */
 } rank_sums;
 
 static int64_t rank_peak(const nns__analysis *a, const rank_sums *r,
-                         int64_t fsdp, bool *estimate) {
+                         int64_t fsdp, int64_t dp, bool *estimate) {
   const nns_totals *t = &a->totals;
   int64_t stat = add_sat(add_sat(r->param_bytes, r->buffer_bytes),
                          add_sat(r->opt_bytes, t->input_bytes));
+  /* DDP's buckets: a flat copy of every gradient, kept from its
+   * construction on (gradient_as_bucket_view off, its default) */
+  if (dp > 1 && fsdp == 1)
+    stat = add_sat(stat, r->grad_bytes);
   int64_t gathered = 0;
   if (fsdp > 1)
     gathered = add_sat(r->root_full - r->root_local,
@@ -378,15 +383,16 @@ static int64_t rank_peak(const nns__analysis *a, const rank_sums *r,
                                    t->train_optimizer_bytes),
                            t->input_bytes);
     int64_t step = t->train_peak_bytes - base;
-    /* gradients live at a peak after the forward are the rank's shards */
+    /* gradients live at a peak after the forward are the rank's shards,
+     * beside one unit's reduce-scatter input */
     if (fsdp > 1 && t->train_peak_phase != NNS_TRAIN_FORWARD)
-      step -= r->graph_grad_bytes - r->grad_bytes;
+      step -= r->graph_grad_bytes - r->grad_bytes - r->rs_most;
     return add_sat(add_sat(stat, step > 0 ? step : 0), gathered);
   }
   *estimate = true;
   return add_sat(add_sat(add_sat(stat, r->grad_bytes),
                          t->train_activation_bytes),
-                 gathered);
+                 add_sat(gathered, fsdp > 1 ? r->rs_most : 0));
 }
 
 static rank_sums sums_for(const nns_model *m, nns__analysis *a,
@@ -448,6 +454,9 @@ static rank_sums sums_for(const nns_model *m, nns__analysis *a,
     for (size_t u = 0; u < n_units; u++)
       if (unit_full[u] > r.block_full)
         r.block_full = unit_full[u];
+    for (size_t u = 0; u <= n_units; u++)
+      if (unit_rs[u] > r.rs_most)
+        r.rs_most = unit_rs[u];
   }
   return r;
 }
@@ -561,7 +570,7 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
   o->saved_bytes = t->train_step ? t->train_saved_bytes
                                  : t->train_activation_bytes;
   bool est = false;
-  o->train_peak_bytes = rank_peak(a, &r, p->fsdp, &est);
+  o->train_peak_bytes = rank_peak(a, &r, p->fsdp, p->dp, &est);
   o->estimate = est;
   o->flops = a->all.flops;
   o->macs = a->all.macs;
@@ -578,7 +587,8 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
     r2.root_full = r.root_full;
     r2.block_full = r.block_full;
     r2.root_local = r.root_local / 2;
-    int64_t by_fsdp = rank_peak(a, &r2, twice.fsdp, &est);
+    r2.rs_most = r.rs_most;
+    int64_t by_fsdp = rank_peak(a, &r2, twice.fsdp, p->dp, &est);
     int64_t split = 0;
     for (size_t i = 0; i < p->n_tp; i++) {
       size_t l = layer_at(a, p->tp_path[i]);
