@@ -38,7 +38,7 @@ def build():
     cfg = LlamaConfig(vocab_size=96, hidden_size=64, intermediate_size=96,
                       num_hidden_layers=2, num_attention_heads=4,
                       num_key_value_heads=2, max_position_embeddings=64,
-                      attn_implementation="sdpa")
+                      attn_implementation="eager")
     torch.manual_seed(0)
     return LlamaForCausalLM(cfg)
 
