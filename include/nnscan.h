@@ -1358,6 +1358,112 @@ NNS_API size_t nns_analysis_checkpoint_count(const nns_analysis *analysis);
 NNS_API nns_status nns_analysis_checkpoint(const nns_analysis *analysis,
                                            size_t i, size_t *layer);
 
+/* ==== Parallel training, per rank (parallel.c; docs/metrics.md) ====
+ *
+ * What one rank of a data/fully-sharded/tensor-parallel job holds, does
+ * and sends in one training step. The binding (or the CLI) gives the
+ * mesh and the plan; the next nns_model_analyze() counts this rank's
+ * figures (rank 0 of the mesh) from the graph, its parameters and a
+ * recorded training step where there is one. The graph is the rank's:
+ * its inputs are the rank's local batch and, with tensor parallelism,
+ * the tensor-parallel modules' weights are already their local shards
+ * (the binding records them so; `tp_local` says so), as torch's
+ * ColwiseParallel / RowwiseParallel leave them. Every array and string
+ * is copied; a plan replaces the previous one; NULL clears it. */
+#define NNS_TP_STYLE_MAP(X)                                                    \
+  X(COLWISE, 1, "colwise")                                                     \
+  X(ROWWISE, 2, "rowwise")
+
+typedef enum nns_tp_style {
+#define NNS_TP_STYLE_ENUM_(name, num, str) NNS_TP_##name = num,
+  NNS_TP_STYLE_MAP(NNS_TP_STYLE_ENUM_)
+#undef NNS_TP_STYLE_ENUM_
+} nns_tp_style;
+
+/* Collective kinds; bytes of a collective = its full buffer, as
+ * nccl-tests' "size" (docs/metrics.md). */
+#define NNS_COMM_KIND_MAP(X)                                                   \
+  X(ALL_GATHER, 0, "all_gather")                                               \
+  X(REDUCE_SCATTER, 1, "reduce_scatter")                                       \
+  X(ALL_REDUCE, 2, "all_reduce")                                               \
+  X(ALL_TO_ALL, 3, "all_to_all")
+
+typedef enum nns_comm_kind {
+#define NNS_COMM_KIND_ENUM_(name, num, str) NNS_COMM_##name = num,
+  NNS_COMM_KIND_MAP(NNS_COMM_KIND_ENUM_)
+#undef NNS_COMM_KIND_ENUM_
+  NNS_COMM_KIND_COUNT = 4
+} nns_comm_kind;
+
+typedef struct nns_parallel {
+  size_t size;                  /* sizeof(nns_parallel) */
+  int64_t dp, fsdp, tp, ep;     /* axis sizes; 0 or 1: the axis is unused */
+  /* The mesh as the job names it (a live DeviceMesh's dim names and
+   * sizes), or 0 for the axes above that are over 1, in that order. */
+  size_t mesh_count;
+  const char *const *mesh_name;
+  const int64_t *mesh_size;
+  /* Modules given their own fully_shard, besides the root; 0 with fsdp
+   * over 1: the model's layer list (the largest module whose children
+   * are all named 0, 1, ...), one unit per child. */
+  size_t unit_count;
+  const char *const *unit_path;
+  /* Modules split by tensor parallelism, with their nns_tp_style. */
+  size_t tp_count;
+  const char *const *tp_path;
+  const int *tp_style;
+  /* Modules holding experts spread over ep (MoE layers; their direct
+   * children's parameters are the experts'). */
+  size_t ep_count;
+  const char *const *ep_path;
+  const int64_t *ep_topk;       /* per ep module: experts per token */
+  int64_t budget_bytes;         /* per-rank memory budget; 0: none */
+} nns_parallel;
+
+NNS_API nns_status nns_model_set_parallel(nns_model *model,
+                                          const nns_parallel *plan,
+                                          nns_error *err);
+/* "colwise", "rowwise"; NULL for another number. Static. */
+NNS_API const char *nns_tp_style_name(int style);
+/* "all_gather", ...; NULL past the last. Static. */
+NNS_API const char *nns_comm_kind_name(int kind);
+
+/* One rank's figures (docs/metrics.md, "Per rank"). */
+typedef struct nns_per_rank {
+  size_t size;                  /* sizeof(nns_per_rank) */
+  int64_t world_size;           /* 0: no plan was given */
+  int64_t params;               /* local parameter elements (shards) */
+  int64_t param_bytes;          /* their bytes (buffers out) */
+  int64_t grad_bytes;           /* local gradient shards */
+  int64_t optimizer_bytes;      /* local optimizer state */
+  int64_t saved_bytes;          /* what autograd saves on the rank */
+  int64_t train_peak_bytes;     /* most live bytes of a step on the rank */
+  int64_t flops, macs;          /* the forward's, on local shapes */
+  int64_t comm_bytes;           /* sum over kinds */
+  int64_t comm[NNS_COMM_KIND_COUNT]; /* bytes per nns_comm_kind */
+  int64_t budget_bytes;         /* 0: none */
+  int fits;                     /* train_peak_bytes <= budget_bytes */
+  const char *grow;             /* with a budget it misses: the axis that
+                                   lowers the peak most when doubled
+                                   ("fsdp", "tp"); else NULL */
+  int estimate;                 /* 1: no recorded step (saved bytes and
+                                   the peak are the training estimate's) */
+} nns_per_rank;
+
+/* The analysis's per-rank figures: world_size 0 without a plan. */
+NNS_API nns_status nns_analysis_per_rank(const nns_analysis *analysis,
+                                         nns_per_rank *out);
+/* A layer's share (its subtree): params, param_bytes, grad_bytes,
+ * optimizer_bytes and the collectives its modules issue (comm, comm_bytes);
+ * the other fields 0. */
+NNS_API nns_status nns_analysis_layer_per_rank(const nns_analysis *analysis,
+                                               size_t layer,
+                                               nns_per_rank *out);
+/* The mesh of the plan: dim i's name and size; NNS_E_ARG past the last. */
+NNS_API size_t nns_analysis_mesh_count(const nns_analysis *analysis);
+NNS_API nns_status nns_analysis_mesh(const nns_analysis *analysis, size_t i,
+                                     const char **name, int64_t *size);
+
 /* Parameter and buffer storage by dtype. */
 NNS_API size_t nns_analysis_param_dtype_count(const nns_analysis *analysis);
 NNS_API nns_status nns_analysis_param_dtype(const nns_analysis *analysis, size_t i,

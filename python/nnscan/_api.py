@@ -125,6 +125,19 @@ class TrainStep(Sized):
                 ("loss", c_char_p), ("forward_set", c_char_p)]
 
 
+class Parallel(Sized):
+    _fields_ = [("size", c_size_t), ("dp", c_int64), ("fsdp", c_int64),
+                ("tp", c_int64), ("ep", c_int64),
+                ("mesh_count", c_size_t), ("mesh_name", POINTER(c_char_p)),
+                ("mesh_size", POINTER(c_int64)),
+                ("unit_count", c_size_t), ("unit_path", POINTER(c_char_p)),
+                ("tp_count", c_size_t), ("tp_path", POINTER(c_char_p)),
+                ("tp_style", POINTER(c_int)),
+                ("ep_count", c_size_t), ("ep_path", POINTER(c_char_p)),
+                ("ep_topk", POINTER(c_int64)),
+                ("budget_bytes", c_int64)]
+
+
 # Structs the header test checks: ctypes class -> C type name.
 STRUCTS = {
     DiffOptions: "nns_diff_options", DiffResult: "nns_diff_result",
@@ -133,7 +146,7 @@ STRUCTS = {
     InferOptions: "nns_infer_options",
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
     Hardware: "nns_hardware", LayersRow: "nns_layers_row",
-    TrainStep: "nns_train_step",
+    TrainStep: "nns_train_step", Parallel: "nns_parallel",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -160,6 +173,7 @@ class _Words(dict):
 # nns_wrap, from the library (nns_report_format_name, ...), never retyped
 # here; WRAP also takes "mid" for "middle".
 FORMAT = _Words()
+TP_STYLE = _Words()  # "colwise", "rowwise" -> nns_tp_style
 NUMBERS = _Words()
 WRAP = _Words()
 COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
@@ -289,6 +303,9 @@ FUNCTIONS = {
                                              POINTER(NnsError)]),
     "nns_model_set_train_step": (c_status, [c_void_p, POINTER(TrainStep),
                                             POINTER(NnsError)]),
+    "nns_model_set_parallel": (c_status, [c_void_p, POINTER(Parallel),
+                                          POINTER(NnsError)]),
+    "nns_tp_style_name": (c_char_p, [c_int]),
     "nns_model_add_module_tensor": (c_status, [
         c_void_p, c_char_p, c_char_p, c_int, c_int, POINTER(c_int64), c_int,
         POINTER(NnsError)]),
@@ -402,6 +419,10 @@ def _read_words(cdll):
             table[fn(i).decode()] = i
             i += 1
     WRAP["mid"] = WRAP["middle"]
+    i = 1
+    while cdll.nns_tp_style_name(i) is not None:  # from 1, no gaps
+        TP_STYLE[cdll.nns_tp_style_name(i).decode()] = i
+        i += 1
     i = 1
     while cdll.nns_packed_record_name(i) is not None:  # tags from 1, no gaps
         PACKED_RECORD[cdll.nns_packed_record_name(i).decode()] = i

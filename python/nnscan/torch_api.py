@@ -145,7 +145,8 @@ class TorchSummary(Summary):
 def analyze_module(module, args=(), kwargs=None, method="record",
                    device="auto", max_depth=None, columns=("params",),
                    wrap="mid", optimizer="adam", name=None, custom_ops=None,
-                   call=None, hardware=None, compute_dtype=None, step=None):
+                   call=None, hardware=None, compute_dtype=None, step=None,
+                   plan=None):
     """Record (or export) `module` on the inputs and analyse it. call: see
     recorder.record_model (generate.py's steps); hardware, compute_dtype:
     the roofline, as nnscan.analyze; `step` gives the library a recorded
@@ -181,6 +182,8 @@ def analyze_module(module, args=(), kwargs=None, method="record",
             shared.hand_over(handle)
         elif step is not None:
             step(handle)
+        if plan is not None:
+            plan.hand_over(handle)  # parallel.py: one rank's plan
         return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
                             rec, method, name=name, max_depth=max_depth,
                             columns=columns, wrap=wrap)
@@ -299,7 +302,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             dtype=None, columns=None, method="record", device="auto",
             backward=False, file=None, width=0, hardware=None,
             compute_dtype=None, training=False, optimizer="adam",
-            master_weights=False, loss=None, budget=None, target=None):
+            master_weights=False, loss=None, budget=None, target=None,
+            parallel=None, tp_plan=None):
     """Print the module's tree table (torchscan's layout) and return it.
 
     The table has Layer, Type, Output Shape and Param # (trainable
@@ -322,7 +326,12 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
     (outputs -> scalar) is what is differentiated, `master_weights` keeps
     fp32 copies of 16-bit parameters, `target` names the device the step
     will run on (what is saved follows the CPU's graph; the report says
-    so when another is named). file: None or True prints to stdout, False
+    so when another is named). parallel ({"fsdp": 8, "tp": 2}: axes dp,
+    fsdp, tp, ep) with training=True adds one rank's figures (parallel.py,
+    docs/metrics.md "Per rank"); `tp_plan` (transformers' format) replaces
+    the model's base_model_tp_plan; `budget` is then per rank. Inside a
+    torch.distributed job the rank's own model (FSDP2, DDP, DTensor) is
+    read as it is sharded. file: None or True prints to stdout, False
     prints nothing, a stream (anything with .write) prints there.
     """
     who = "nnscan.summary()"
@@ -369,7 +378,23 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                              columns=tuple(cols), wrap=wrap_mode,
                              device=device)
     else:
-        step = None
+        step = plan = None
+        rec_module = module
+        from . import parallel as par
+        if parallel is not None or tp_plan is not None:
+            if not training:
+                raise ValueError("parallel= and tp_plan= need training=True")
+            rec_module, plan = par.what_if(module, parallel or {}, tp_plan,
+                                           budget)
+        else:
+            # inside a torch.distributed job: the rank's own sharding
+            found = par.live(module, budget) if "torch.distributed" in \
+                sys.modules else None
+            if found is not None:
+                rec_module, plan = found
+                plan = plan if training else None
+        if plan is not None:
+            budget = None  # per rank, not the checkpoint plan's
         if training:
             from . import train
             # as training runs: no KV cache (train.training_kwargs)
@@ -378,7 +403,8 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
                                 master_weights=master_weights,
                                 budget=budget, target=target,
                                 forward_set=forward_set)
-        s = analyze_module(module, args, kwargs, method=method, device=device,
+        s = analyze_module(rec_module, args, kwargs, method=method,
+                           device=device, plan=plan,
                            max_depth=max_depth, columns=tuple(cols),
                            wrap=_TORCHSCAN_WRAP.get(wrap_mode, wrap_mode),
                            hardware=hardware, compute_dtype=compute_dtype,

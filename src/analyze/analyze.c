@@ -696,7 +696,7 @@ static nns_status analyze(nns_model *m, nns__analysis *a,
   a->totals.tokens = nns__tokens(m, a);
   node_totals(m, a);
   nns__roofline_finish(a);
-  return NNS_OK;
+  return nns__parallel_analyze(m, a, o->optimizer, err);
 }
 
 nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,

@@ -245,6 +245,12 @@ struct nns_analysis {
                                   NULL */
   nns__lexperts *layer_experts; /* per layer when the caller declared
                                    experts, else NULL */
+  /* One rank of a parallel plan (parallel.c); world_size 0 without. */
+  nns_per_rank per_rank;
+  nns_per_rank *layer_per_rank; /* per layer with a plan, else NULL */
+  size_t n_mesh;
+  const char **mesh_name;       /* the plan's mesh, in the arena */
+  int64_t *mesh_size;
   /* A pass that returns nothing ran out of memory: the analysis fails. */
   bool nomem;
   /* While analysing: nns__value_bytes of each model value plus 2 (0: not
@@ -388,6 +394,16 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
  * without one (nns_model_set_train_step). */
 nns_status nns__train_analyze(nns_model *m, nns__analysis *a,
                               nns_optimizer opt, nns_error *err);
+/* train.c: the state `opt` keeps for one trainable parameter of `dtype`
+ * with `elements` elements of `bytes` bytes (fp32 masters of a 16-bit one
+ * with `master`). */
+int64_t nns__optimizer_param_bytes(nns_optimizer opt, bool master, int dtype,
+                                   int64_t elements, int64_t bytes);
+/* parallel.c: one rank's figures for the model's parallel plan (into
+ * a->per_rank, a->layer_per_rank); nothing without one. After the
+ * totals and the training step are counted. */
+nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
+                                 nns_optimizer opt, nns_error *err);
 /* Bytes of one value (numel x dtype bits / 8, rounded up), symbols at 1;
  * -1 when its rank or dtype is unknown. *symbolic is set when a symbol was
  * taken as 1. */

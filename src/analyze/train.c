@@ -190,25 +190,31 @@ static uint32_t layer_of(nns_model *m, const nns__map *by_path,
  * and a 4-byte step count per parameter, momentum one tensor, SGD none;
  * with master weights a 16-bit parameter's state and its fp32 copy are
  * fp32. */
-static int64_t optimizer_bytes(const nns__analysis *a, nns_optimizer opt,
-                               bool master) {
-  int64_t total = 0;
+int64_t nns__optimizer_param_bytes(nns_optimizer opt, bool master, int dtype,
+                                   int64_t elements, int64_t bytes) {
   int per = opt == NNS_OPTIMIZER_ADAM || opt == NNS_OPTIMIZER_ADAMW ? 2
             : opt == NNS_OPTIMIZER_MOMENTUM                        ? 1
                                                                    : 0;
+  bool half = dtype == NNS_DT_FLOAT16 || dtype == NNS_DT_BFLOAT16;
+  int64_t state = master && half ? add_sat(elements, elements) * 2 : bytes;
+  int64_t total = 0;
+  for (int k = 0; k < per; k++)
+    total = add_sat(total, state);
+  if (per == 2)
+    total = add_sat(total, 4);
+  if (master && half)
+    total = add_sat(total, elements * 4);
+  return total;
+}
+
+static int64_t optimizer_bytes(const nns__analysis *a, nns_optimizer opt,
+                               bool master) {
+  int64_t total = 0;
   for (size_t i = 0; i < a->n_params; i++) {
     const nns_param_info *p = &a->params[i];
-    if (p->kind != NNS_PARAM_TRAINABLE)
-      continue;
-    bool half = p->dtype == NNS_DT_FLOAT16 || p->dtype == NNS_DT_BFLOAT16;
-    int64_t state = master && half ? add_sat(p->elements, p->elements) * 2
-                                   : p->bytes;
-    for (int k = 0; k < per; k++)
-      total = add_sat(total, state);
-    if (per == 2)
-      total = add_sat(total, 4);
-    if (master && half)
-      total = add_sat(total, p->elements * 4);
+    if (p->kind == NNS_PARAM_TRAINABLE)
+      total = add_sat(total, nns__optimizer_param_bytes(
+                                 opt, master, p->dtype, p->elements, p->bytes));
   }
   return total;
 }

@@ -66,6 +66,11 @@ static const char usage_tail[] =
     "  --fallback             take declared shapes for unknown ops' outputs\n"
     "                         and declared dims no rule can know (NonZero's "
     "count)\n"
+    "  --parallel AXIS=N[,AXIS=N]  one rank of a data-parallel (dp) or\n"
+    "                         fully-sharded (fsdp) job: its shards, peak and\n"
+    "                         collectives (tensor and expert parallelism need\n"
+    "                         a plan: Python's summary(parallel=...))\n"
+    "  --budget SIZE          with --parallel: does a rank fit (\"80GB\")\n"
     "  -o FILE                write to FILE instead of stdout\n";
 
 void cli_summary_usage(FILE *f) {
@@ -76,6 +81,65 @@ void cli_summary_usage(FILE *f) {
   fprintf(f, "   for the training estimate (default %s)\n",
           nns_optimizer_name(NNS_OPTIMIZER_ADAM));
   fputs(usage_tail, f);
+}
+
+/* --parallel "fsdp=8,dp=2": false (said) unless every axis is dp or fsdp
+ * with a size from 1. */
+static bool parse_parallel(const char *s, nns_parallel *p) {
+  const char *at = s;
+  while (*at) {
+    const char *eq = strchr(at, '=');
+    size_t n = eq ? (size_t)(eq - at) : 0;
+    char *end = NULL;
+    long v = eq ? strtol(eq + 1, &end, 10) : 0;
+    if (!eq || end == eq + 1 || (*end && *end != ',') || v < 1 ||
+        v > (1L << 24)) {
+      fprintf(stderr, "nnscan summary: --parallel wants AXIS=N pairs such "
+                      "as fsdp=8,dp=2, got '%s'\n", s);
+      return false;
+    }
+    if (n == 2 && !strncmp(at, "dp", 2))
+      p->dp = v;
+    else if (n == 4 && !strncmp(at, "fsdp", 4))
+      p->fsdp = v;
+    else {
+      fprintf(stderr, "nnscan summary: --parallel takes dp and fsdp; '%.*s' "
+                      "(tp, ep) needs a plan of the model's modules: use "
+                      "Python's summary(parallel=...)\n", (int)n, at);
+      return false;
+    }
+    at = *end ? end + 1 : end;
+  }
+  return true;
+}
+
+/* --budget "80GB", "16GiB" or bytes: false (said) otherwise. */
+static bool parse_size(const char *s, int64_t *out) {
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || v <= 0) {
+    fprintf(stderr, "nnscan summary: --budget wants bytes or a size such as "
+                    "80GB, got '%s'\n", s);
+    return false;
+  }
+  static const char units[] = "KMGT";
+  const char *u = *end ? strchr(units, end[0] & ~0x20) : NULL;
+  double scale = 1;
+  if (u) {
+    bool bin = end[1] == 'i';
+    for (const char *k = units; k <= u; k++)
+      scale *= bin ? 1024 : 1000;
+    end += 1 + bin;
+  }
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (*end || v * scale >= 9.2e18) {
+    fprintf(stderr, "nnscan summary: --budget wants bytes or a size such as "
+                    "80GB, got '%s'\n", s);
+    return false;
+  }
+  *out = (int64_t)(v * scale);
+  return true;
 }
 
 /* The number in [0, count) whose word (name_of: one of nnscan.h's
@@ -285,6 +349,8 @@ int cmd_summary(int argc, char **argv) {
   nns_hardware_list *hw_list = NULL;
   int width = 0;
   int rc = EXIT_USAGE;
+  nns_parallel par = {.size = sizeof par};
+  bool parallel = false;
 
   keep_freed_memory();
   for (int i = 1; i < argc; i++) {
@@ -306,7 +372,8 @@ int cmd_summary(int argc, char **argv) {
                  !strcmp(a, "--hardware") || !strcmp(a, "--dtype") ||
                  !strcmp(a, "--peak-flops") || !strcmp(a, "--bandwidth") ||
                  !strcmp(a, "--hardware-file") ||
-                 !strcmp(a, "--json-version");
+                 !strcmp(a, "--json-version") || !strcmp(a, "--parallel") ||
+                 !strcmp(a, "--budget");
     if (takes && !val) {
       fprintf(stderr, "nnscan summary: %s needs a value\n", a);
       goto done;
@@ -359,6 +426,13 @@ int cmd_summary(int argc, char **argv) {
         goto done;
       }
       width = (int)v;
+    } else if (!strcmp(a, "--parallel")) {
+      if (!parse_parallel(val, &par))
+        goto done;
+      parallel = true;
+    } else if (!strcmp(a, "--budget")) {
+      if (!parse_size(val, &par.budget_bytes))
+        goto done;
     } else if (!strcmp(a, "--hardware")) {
       hw_name = val;
     } else if (!strcmp(a, "--hardware-file")) {
@@ -424,6 +498,10 @@ int cmd_summary(int argc, char **argv) {
           "--hardware NAME\n", stderr);
     goto done;
   }
+  if (par.budget_bytes && !parallel) {
+    fputs("nnscan summary: --budget goes with --parallel\n", stderr);
+    goto done;
+  }
   rc = EXIT_FAIL;
   if (hw_name) {
     if (!cli_hardware_open(hw_file, &hw_list) ||
@@ -437,6 +515,11 @@ int cmd_summary(int argc, char **argv) {
   heap_huge_pages(m);
   nns_error err;
   nns_analysis *an = NULL;
+  if (parallel && nns_model_set_parallel(m, &par, &err) != NNS_OK) {
+    cli_print_error(o.path, &err);
+    nns_model_free(m);
+    goto done;
+  }
   if (nns_model_analyze(m, &ao, &an, &err) != NNS_OK) {
     cli_print_error(o.path, &err);
     nns_model_free(m);

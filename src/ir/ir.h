@@ -399,6 +399,8 @@ struct nns_model {
   nns__map param_kinds;      /* interned value name -> (void *)(kind + 1) */
   struct nns__train_step *train_step; /* nns_model_set_train_step: one
                                          malloc'ed block (src/analyze) */
+  struct nns__parallel *parallel; /* nns_model_set_parallel: one malloc'ed
+                                     block (src/analyze/parallel.c) */
   size_t load_warnings;      /* warnings from loading; later ones are
                                 inference's and are redone by each run */
   unsigned infer_flags;      /* NNS_INFER_* of the current run */

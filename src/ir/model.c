@@ -41,6 +41,7 @@ void nns__model_destroy(nns_model *m) {
   free(m->warnings);
   free(m->unknown);
   free(m->train_step);
+  free(m->parallel);
   free(m->syms);
   nns__map_free(&m->sym_by_name);
   nns__map_free(&m->op_cache);

@@ -606,6 +606,7 @@ static void j_layer(nns__jw *w, const char *key, size_t klen,
   j_value(w, NNS__JK("output"), a, l.output_value, c);
   j_layer_counts(w, a, i, &counts, st, roof, c);
   nns__json_train_layer(w, t, &counts);
+  nns__json_per_rank_layer(w, a, i);
   j_rf(w, a, i, &rf, c);
   nns__jw_end(w, NULL);
 }
@@ -747,6 +748,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
                 t.kv_cache_bytes_written);
     nns__jw_int(w, NNS__JK("kv_cache_bytes"), t.kv_cache_bytes);
   }
+  nns__json_per_rank(w, a);
   if (nns__json_train_totals(w, a)) {
     nns__jw_break(w, BR2);
     j_rf(w, NULL, 0, &rf, NULL);

@@ -240,6 +240,11 @@ void nns__json_train_layer(nns__jw *w, const nns_totals *t,
                            const nns_counts *c);
 bool nns__json_train_totals(nns__jw *w, const nns_analysis *a);
 bool nns__text_train_footer(nns__out *o, const nns_analysis *a);
+/* parallel.c: one rank of a parallel plan in the JSON (the totals'
+ * object: false without a plan; a layer's) and the text footer. */
+bool nns__json_per_rank(nns__jw *w, const nns_analysis *a);
+void nns__json_per_rank_layer(nns__jw *w, const nns_analysis *a, size_t l);
+void nns__text_per_rank(nns__out *o, const nns_analysis *a);
 nns_status nns__rf_in(nns_rf *rf, const nns_rf *given);
 
 /* ==== HTML (html.c, gzip.c) ==== */

@@ -1131,6 +1131,7 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
                  "Training estimate (%s): %s = params %s + gradients %s + "
                  "optimizer %s + activations %s\n",
                  optimizer ? optimizer : "?", a, b, c, d, e);
+  nns__text_per_rank(o, an);
   text_rule(o, "-", width);
   bool partial = (all.flags & NNS_COUNT_PARTIAL) != 0;
   total_str(a, sizeof a, all.flops, false, partial);

@@ -254,5 +254,13 @@ python3 -c 'import sys; sys.stdout.write("".join("[d%d]\nbandwidth=1e12\nfp32=1e
 start=$(date +%s)
 expect 1 "many.hw:90001: device 'd7' defined twice" -- hardware --hardware-file "$tmp/many.hw"
 [ $(( $(date +%s) - start )) -lt 5 ] && ok || ko "30,000 devices took $(( $(date +%s) - start )) s"
+# Issue 43: one rank of a dp / fsdp job from an ONNX file; tp and ep need
+# a plan of the model's modules (Python only).
+expect 0 'Per rank \(2 ranks: dp=2, estimate\)' -- summary tiny_cnn.onnx --parallel dp=2
+expect 0 'does not fit in 100 B per rank: grow fsdp' -- summary tiny_cnn.onnx --optimizer adamw --parallel fsdp=2 --budget 100
+expect 0 '"mesh": \{"dp": 2, "fsdp": 4\}' -- summary tiny_cnn.onnx --format json --parallel fsdp=4,dp=2
+expect 2 "needs a plan of the model's modules" -- summary tiny_cnn.onnx --parallel tp=2
+expect 2 '--parallel wants AXIS=N pairs' -- summary tiny_cnn.onnx --parallel fsdp=0
+expect 2 '--budget goes with --parallel' -- summary tiny_cnn.onnx --budget 8GB
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -572,6 +572,51 @@ static void c_checkpoint(void) {
   CHECK_EQ(nns_analysis_checkpoint(a, 0, &l), NNS_E_ARG);
   release(a);
 }
+static void c_set_parallel(void) {
+  nns_parallel p = {.size = sizeof p, .fsdp = 2};
+  CHECK_EQ(nns_model_set_parallel(NULL, &p, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  p.size = 4;
+  CHECK_EQ(nns_model_set_parallel(m, &p, &err), NNS_E_ARG);
+  p = (nns_parallel){.size = sizeof p, .tp = 2, .tp_count = 1};
+  CHECK_EQ(nns_model_set_parallel(m, &p, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_parallel(m, NULL, &err), NNS_OK);
+  nns_model_free(m);
+}
+static void c_tp_style_name(void) {
+  CHECK(nns_tp_style_name(0) == NULL);
+  CHECK(nns_tp_style_name(-1) == NULL);
+}
+static void c_comm_kind_name(void) {
+  CHECK(nns_comm_kind_name(NNS_COMM_KIND_COUNT) == NULL);
+  CHECK(nns_comm_kind_name(-1) == NULL);
+}
+static void c_per_rank(void) {
+  nns_per_rank r = {.size = sizeof r};
+  CHECK_EQ(nns_analysis_per_rank(NULL, &r), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_per_rank(a, NULL), NNS_E_ARG);
+  r.size = 8;
+  CHECK_EQ(nns_analysis_per_rank(a, &r), NNS_E_ARG);
+  release(a);
+}
+static void c_layer_per_rank(void) {
+  nns_per_rank r = {.size = sizeof r};
+  CHECK_EQ(nns_analysis_layer_per_rank(NULL, 0, &r), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_layer_per_rank(a, 0, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_analysis_layer_per_rank(a, (size_t)-1, &r), NNS_E_ARG);
+  release(a);
+}
+static void c_mesh_count(void) {
+  CHECK_EQ(nns_analysis_mesh_count(NULL), 0);
+}
+static void c_mesh(void) {
+  CHECK_EQ(nns_analysis_mesh(NULL, 0, NULL, NULL), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_analysis_mesh(a, 0, NULL, NULL), NNS_E_ARG);
+  release(a);
+}
 static void c_analyze(void) {
   nns_analysis *a = (nns_analysis *)&err; /* set to NULL on failure */
   CHECK_EQ(nns_model_analyze(NULL, NULL, &a, &err), NNS_E_ARG);
@@ -1536,6 +1581,13 @@ static const entry exports[] = {
     {"nns_analysis_train_info", c_train_info},
     {"nns_analysis_checkpoint_count", c_checkpoint_count},
     {"nns_analysis_checkpoint", c_checkpoint},
+    {"nns_model_set_parallel", c_set_parallel},
+    {"nns_tp_style_name", c_tp_style_name},
+    {"nns_comm_kind_name", c_comm_kind_name},
+    {"nns_analysis_per_rank", c_per_rank},
+    {"nns_analysis_layer_per_rank", c_layer_per_rank},
+    {"nns_analysis_mesh_count", c_mesh_count},
+    {"nns_analysis_mesh", c_mesh},
     E(analysis_free), E(analysis_model), E(analysis_node),
     E(analysis_memory_count), E(analysis_memory_point),
     E(analysis_memory_peak), E(analysis_value), E(analysis_value_dim),

@@ -1,0 +1,171 @@
+"""Per rank under FSDP2, DTensor tensor parallelism, both, and DDP (issue
+43): 2 and 4 local processes over gloo (parallel_worker.py). Checked
+against PyTorch itself on every rank: the local parameter, gradient and
+AdamW-state bytes from the local shards after optimizer.step(), and the
+bytes per collective kind the real step sent (every collective the step
+issued, seen by a dispatch mode), the forward's MACs against
+FlopCounterMode's, saved bytes within 2 % of a saved-tensor hook's and
+the step's peak within 10 % of MemTracker's. The
+what-if of the same mesh, from one process on an unwrapped model, gives
+rank 0's live numbers."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+fsdp = pytest.importorskip("torch.distributed.fsdp")
+if not hasattr(fsdp, "fully_shard"):
+    pytest.skip("torch.distributed.fsdp.fully_shard (FSDP2) is missing",
+                allow_module_level=True)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _run(tmp_path, mode, world):
+    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1",
+               USE_LIBUV="0")
+    procs = [subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "parallel_worker.py"), str(r),
+         str(world), str(tmp_path / "store"), mode,
+         str(tmp_path / f"rank{r}.json")], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for r in range(world)]
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=240)[0].decode())
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            p.kill()
+        outs = [p.communicate()[0].decode() for p in procs]
+        pytest.fail("ranks did not finish in 240 s (a collective deadlock?)"
+                    ":\n" + "\n".join(outs))
+    for p, o in zip(procs, outs):
+        assert p.returncode == 0, o[-3000:]
+    return [json.loads((tmp_path / f"rank{r}.json").read_text())
+            for r in range(world)]
+
+
+@pytest.mark.parametrize("mode,world,mesh", [
+    ("fsdp", 2, {"fsdp": 2}), ("fsdp", 4, {"fsdp": 4}),
+    ("tp", 2, {"tp": 2}), ("fsdp_tp", 4, {"fsdp": 2, "tp": 2}),
+    ("ddp", 2, {"dp": 2})])
+def test_per_rank_against_pytorch(tmp_path, mode, world, mesh):
+    ranks = _run(tmp_path, mode, world)
+    for r, res in enumerate(ranks):
+        live = res["live"]
+        assert live is not None, f"rank {r}: no per_rank block"
+        assert live["world_size"] == world and live["mesh"] == mesh
+        for k in ("params", "param_bytes", "grad_bytes", "optimizer_bytes"):
+            assert live[k] == res[k], (r, k, live[k], res[k])
+        assert live["comm"] == res["comm"], (r, live["comm"], res["comm"])
+        assert live["comm_bytes"] == sum(res["comm"].values())
+        assert not live["estimate"]
+        # MACs: FlopCounterMode counts the Linears at the logical shapes
+        # (DTensor's global ones under TP): the modules the plan splits
+        # run 1/tp of theirs on the rank; the attention's matmuls (eager
+        # attention) run on the rank's local heads, as it sees them
+        tp = mesh.get("tp", 1)
+        fc = res["flop_counter"] - res["flop_counter_split"] * (1 - 1 / tp)
+        want = fc / 2
+        assert live["macs"] == pytest.approx(want, rel=0.005), \
+            (r, live["macs"], want)
+        # what autograd saves on the rank within 2 % of a saved-tensor
+        # hook's count (eager attention: on the CPU, SDPA's fused kernel
+        # saves less than the math path a meta recording runs)
+        assert live["saved_bytes"] == pytest.approx(res["saved_bytes"],
+                                                    rel=0.02), \
+            (r, live["saved_bytes"], res["saved_bytes"])
+        # the step's peak within 10 % of MemTracker's on the rank
+        assert live["train_peak_bytes"] == pytest.approx(
+            res["mem_tracker_peak"], rel=0.10), \
+            (r, live["train_peak_bytes"], res["mem_tracker_peak"])
+    # the what-if from one process is rank 0's live figures
+    assert ranks[0]["what_if"] == ranks[0]["live"]
+
+
+def _mixtral():
+    from transformers import MixtralConfig, MixtralForCausalLM
+    cfg = MixtralConfig(vocab_size=96, hidden_size=64, intermediate_size=96,
+                        num_hidden_layers=2, num_attention_heads=4,
+                        num_key_value_heads=2, num_local_experts=4,
+                        num_experts_per_tok=2, max_position_embeddings=64)
+    with torch.device("meta"):
+        # transformers' grouped experts want a 16-bit dtype
+        return cfg, MixtralForCausalLM(cfg).to(torch.bfloat16)
+
+
+def test_what_if_expert_parallel():
+    """ep=2 from one process on a meta Mixtral: each rank keeps half of
+    every layer's stacked experts; the tokens' hidden states go out and
+    come back by all-to-all in forward and backward (4 x tokens x top-k x
+    hidden x 2 bytes per layer); the other parameters' gradients are
+    all-reduced over the ep ranks (they hold different tokens)."""
+    import nnscan
+    cfg, m = _mixtral()
+    ids = torch.zeros(2, 16, dtype=torch.long)
+    s = nnscan.summary(m, inputs={"input_ids": ids}, training=True,
+                       optimizer="adamw", parallel={"ep": 2}, file=False)
+    r = s.totals["per_rank"]
+    expert = sum(p.numel() for n, p in m.named_parameters()
+                 if ".experts." in n)
+    other = sum(p.numel() for n, p in m.named_parameters()
+                if ".experts." not in n)
+    assert r["world_size"] == 2 and r["mesh"] == {"ep": 2}
+    assert r["params"] == other + expert // 2
+    assert r["param_bytes"] == 2 * r["params"]
+    tokens, hidden, topk = 2 * 16, cfg.hidden_size, cfg.num_experts_per_tok
+    assert r["comm"]["all_to_all"] == \
+        cfg.num_hidden_layers * 4 * tokens * topk * hidden * 2
+    assert r["comm"]["all_reduce"] == 2 * other
+    assert r["comm"]["all_gather"] == r["comm"]["reduce_scatter"] == 0
+
+
+def test_what_if_budget_and_errors():
+    """A budget per rank: it fits at the peak, not a byte under it, and
+    then says which axis to grow; a plan that cannot be followed is an
+    error that says why."""
+    import nnscan
+    _, m = _mixtral()
+    ids = torch.zeros(1, 8, dtype=torch.long)
+    kw = dict(inputs={"input_ids": ids}, training=True, optimizer="adamw",
+              file=False)
+    peak = nnscan.summary(m, parallel={"fsdp": 2}, **kw) \
+        .totals["per_rank"]["train_peak_bytes"]
+    r = nnscan.summary(m, parallel={"fsdp": 2}, budget=peak,
+                       **kw).totals["per_rank"]
+    assert r["budget"] == {"bytes": peak, "fits": True, "grow": None}
+    r = nnscan.summary(m, parallel="fsdp=2", budget=peak - 1,
+                       **kw).totals["per_rank"]
+    assert r["budget"]["fits"] is False and r["budget"]["grow"] == "fsdp"
+    # the JSON contract: totals.per_rank and the layers' per_rank follow
+    # docs/summary.v2.schema.json
+    jsonschema = pytest.importorskip("jsonschema")
+    docs = os.path.join(os.path.dirname(os.path.dirname(HERE)), "docs")
+    with open(os.path.join(docs, "summary.v2.schema.json")) as f:
+        schema = json.load(f)
+    s = nnscan.summary(m, parallel={"fsdp": 2, "ep": 2}, budget=peak, **kw)
+    doc = s.v2
+    assert doc["totals"]["per_rank"]["mesh"] == {"fsdp": 2, "ep": 2}
+    assert all("per_rank" in layer for layer in doc["layers"])
+    # (the per-rank objects: the schema's training keys lag behind a
+    # recorded step's, which is not this test's)
+    def check(obj, ref):
+        v = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{ref}",
+                                             "$defs": schema["$defs"]})
+        errors = [e.message for e in v.iter_errors(obj)][:3]
+        assert not errors, errors
+    check(doc["totals"]["per_rank"], "per_rank")
+    for layer in doc["layers"]:
+        check(layer["per_rank"], "layer_per_rank")
+    with pytest.raises(ValueError, match="unknown axis 'pp'"):
+        nnscan.summary(m, parallel={"pp": 2}, **kw)
+    with pytest.raises(ValueError, match="need training=True"):
+        nnscan.summary(m, inputs={"input_ids": ids}, parallel={"dp": 2},
+                       file=False)
+    with pytest.raises(ValueError, match="needs a plan"):
+        nnscan.summary(m, parallel={"tp": 2}, tp_plan={}, **kw)
