@@ -1722,31 +1722,65 @@ typedef enum nns_wrap {
  * Numbered from 0 without gaps. Static string. */
 NNS_API const char *nns_wrap_name(int wrap);
 
-/* Numeric columns of the layer table. Layer, Type and Output Shape are
+/* Numeric columns of the layer table, as a caller asks for them: one bit
+ * each, X(NAME, bit, "word", flags). Layer, Type and Output Shape are
  * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); the same
  * cells under torchscan's names are NNS_COL_RF_FIELD (Receptive field, as
  * its receptive_field=True) and NNS_COL_RF_STATS (Receptive field,
  * Effective stride, Effective padding, as its effective_rf_stats=True);
- * NNS_COL_PCT is two (% of the total params and of the total MACs). */
+ * NNS_COL_PCT is two (% of the total params and of the total MACs).
+ * flags: NNS_COLUMN_IN_ALL, in NNS_COL_ALL (the CLI's "all");
+ * NNS_COLUMN_ASKED, a word the CLI's --columns takes (the others are
+ * torchscan's names, or shown by what the analysis holds). Each column's
+ * cells (header, CSV key, unit) are the report's (docs/cli.md). Adding a
+ * column: one line here, its cells in src/report/ (CONTRIBUTING.md). */
+#define NNS_COLUMN_IN_ALL 1u
+#define NNS_COLUMN_ASKED 2u
+#define NNS_COL_ASKED_ALL_ (NNS_COLUMN_IN_ALL | NNS_COLUMN_ASKED)
+#define NNS_COLUMN_MAP(X)                                                      \
+  /* Param #: trainable parameters */                                         \
+  X(PARAMS, 0, "params", NNS_COL_ASKED_ALL_)                                   \
+  /* Buffers: non-trainable state (BN statistics) */                          \
+  X(BUFFERS, 1, "buffers", NNS_COL_ASKED_ALL_)                                 \
+  X(FLOPS, 2, "flops", NNS_COL_ASKED_ALL_)                                     \
+  X(MACS, 3, "macs", NNS_COL_ASKED_ALL_)                                       \
+  X(DMAS, 4, "dmas", NNS_COL_ASKED_ALL_)                                       \
+  /* receptive field, effective stride, padding */                            \
+  X(RF, 5, "rf", NNS_COL_ASKED_ALL_)                                           \
+  /* activation memory: bytes of the outputs */                               \
+  X(ACT, 6, "act", NNS_COL_ASKED_ALL_)                                         \
+  /* % of the total params and MACs */                                        \
+  X(PCT, 7, "pct", NNS_COL_ASKED_ALL_)                                         \
+  /* bytes moved (docs/metrics.md) */                                         \
+  X(BYTES, 8, "bytes", NNS_COLUMN_ASKED)                                       \
+  /* Intensity, Bound and Time: the roofline, shown when the analysis        \
+   * named a device */                                                        \
+  X(ROOF, 9, "roof", NNS_COLUMN_ASKED)                                         \
+  /* torchscan's Receptive field column */                                    \
+  X(RF_FIELD, 10, "rf_field", 0u)                                              \
+  /* ... and its Effective stride, Effective padding */                       \
+  X(RF_STATS, 11, "rf_stats", 0u)                                              \
+  /* saved for backward: shown whenever a training step was recorded,        \
+   * never without */                                                         \
+  X(SAVED, 12, "saved", 0u)
+
 enum {
-  NNS_COL_PARAMS = 1u << 0,  /* Param #: trainable parameters */
-  NNS_COL_BUFFERS = 1u << 1, /* Buffers: non-trainable state (BN stats) */
-  NNS_COL_FLOPS = 1u << 2,
-  NNS_COL_MACS = 1u << 3,
-  NNS_COL_DMAS = 1u << 4,
-  NNS_COL_RF = 1u << 5,      /* receptive field, effective stride, padding */
-  NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
-  NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
-  NNS_COL_DEFAULT = NNS_COL_PARAMS,
-  NNS_COL_ALL = 0xffu,       /* the columns above (not those below) */
-  NNS_COL_BYTES = 1u << 8,   /* bytes moved (docs/metrics.md) */
-  NNS_COL_ROOF = 1u << 9,    /* Intensity, Bound and Time (the roofline;
-                                shown when the analysis named a device) */
-  NNS_COL_RF_FIELD = 1u << 10, /* torchscan's Receptive field column */
-  NNS_COL_RF_STATS = 1u << 11, /* ... and its Effective stride, padding */
-  NNS_COL_SAVED = 1u << 12   /* saved for backward: shown whenever a
-                                training step was recorded, never without */
+#define NNS_COLUMN_BIT_(name, bit, word, flags) NNS_COL_##name = 1u << bit,
+  NNS_COLUMN_MAP(NNS_COLUMN_BIT_)
+#undef NNS_COLUMN_BIT_
+#define NNS_COLUMN_ALL_(name, bit, word, flags)                                \
+  | ((flags) & NNS_COLUMN_IN_ALL ? 1u << bit : 0u)
+  NNS_COL_ALL = 0u NNS_COLUMN_MAP(NNS_COLUMN_ALL_), /* 0xff */
+#undef NNS_COLUMN_ALL_
+  NNS_COL_DEFAULT = NNS_COL_PARAMS
 };
+
+/* The word of the column NNS_COL_* = 1u << bit ("params", "buffers", ...
+ * as in NNS_COLUMN_MAP); NULL past the last. Bits are numbered from 0
+ * without gaps. Static string. */
+NNS_API const char *nns_column_name(int bit);
+/* Its NNS_COLUMN_IN_ALL and NNS_COLUMN_ASKED flags; 0 past the last. */
+NNS_API unsigned nns_column_flags(int bit);
 
 /* max_depth values with a meaning of their own. */
 enum {
