@@ -1219,8 +1219,8 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   for (int c = 0; c < g->ncols; c++) {
     if (c)
       nns__out_rep(o, " ", gap);
-    nns__put_fit(o, nns__cells[g->id[c]].title, w[c], nns__cells[g->id[c]].right,
-            NNS_WRAP_END);
+    nns__put_fit(o, nns__cells[g->id[c]].title, w[c],
+                 nns__cells[g->id[c]].right, NNS_WRAP_END);
   }
   nns__out_str(o, "\n");
   text_rule(o, "=", rule);
