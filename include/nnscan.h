@@ -1129,14 +1129,57 @@ NNS_API void nns_analysis_free(nns_analysis *analysis);
 /* The model it describes (NULL for NULL). */
 NNS_API const nns_model *nns_analysis_model(const nns_analysis *analysis);
 
+/* What a count's flags say: X(NAME, bit, "word"), NNS_COUNT_NAME = 1u <<
+ * bit; the word is the version 1 JSON's ("flags": {"partial": ...}; a
+ * saturated count is the totals' "saturated"). */
+#define NNS_COUNT_FLAG_MAP(X)                                                  \
+  /* some node had no cost rule: a lower bound */                             \
+  X(PARTIAL, 0, "partial")                                                     \
+  /* a symbolic dim was taken as 1 */                                         \
+  X(SYMBOLIC, 1, "symbolic")                                                   \
+  /* uses a parameter counted elsewhere */                                    \
+  X(SHARED, 2, "shared")                                                       \
+  /* a loop whose trip count is unknown was counted once */                   \
+  X(UNBOUNDED, 3, "unbounded")                                                 \
+  /* a count passed INT64_MAX: saturated */                                   \
+  X(OVERFLOW, 4, "saturated")
+
 enum {
-  NNS_COUNT_PARTIAL = 1u << 0,  /* some node had no cost rule: lower bound */
-  NNS_COUNT_SYMBOLIC = 1u << 1, /* a symbolic dim was taken as 1 */
-  NNS_COUNT_SHARED = 1u << 2,   /* uses a parameter counted elsewhere */
-  NNS_COUNT_UNBOUNDED = 1u << 3, /* a loop whose trip count is unknown was
-                                    counted once */
-  NNS_COUNT_OVERFLOW = 1u << 4   /* a count passed INT64_MAX: saturated */
+#define NNS_COUNT_FLAG_BIT_(name, bit, word) NNS_COUNT_##name = 1u << bit,
+  NNS_COUNT_FLAG_MAP(NNS_COUNT_FLAG_BIT_)
+#undef NNS_COUNT_FLAG_BIT_
 };
+
+/* "partial", "symbolic", "shared", "unbounded", "saturated" for the flag
+ * 1u << bit; NULL past the last. Static string. */
+NNS_API const char *nns_count_flag_name(int bit);
+
+/* The metrics of a layer's (and the totals') counts that the JSON reports
+ * state a status for, in the documents' order: X(NAME, bit, "key", NNS_COUNT_*
+ * flags that make it a lower bound, its nns_counts member). The flags are
+ * the rule that gives a version 1 document's counts their statuses
+ * (docs/json.md): partial where one of them is set, else complete;
+ * version 2 states them, with the diagnostics behind each. */
+#define NNS_METRIC_COST_ (NNS_COUNT_PARTIAL | NNS_METRIC_SIZED_)
+#define NNS_METRIC_SIZED_ (NNS_COUNT_SYMBOLIC | NNS_COUNT_UNBOUNDED)
+#define NNS_METRIC_MAP(X)                                                      \
+  X(PARAMS, 0, "params", NNS_COUNT_OVERFLOW, params)                           \
+  X(BUFFERS, 1, "buffers", NNS_COUNT_OVERFLOW, buffers)                        \
+  X(FROZEN, 2, "frozen", NNS_COUNT_OVERFLOW, frozen)                           \
+  X(PARAM_BYTES, 3, "param_bytes", NNS_COUNT_OVERFLOW, param_bytes)            \
+  X(FLOPS, 4, "flops", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, flops)           \
+  X(MACS, 5, "macs", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, macs)              \
+  X(DMAS, 6, "dmas", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, dmas)              \
+  X(ACTIVATION_BYTES, 7, "activation_bytes",                                   \
+    NNS_METRIC_SIZED_ | NNS_COUNT_OVERFLOW, activation_bytes)
+
+/* The key of metric m ("params", ... as in NNS_METRIC_MAP); NULL past the
+ * last. Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_metric_name(int metric);
+/* The metrics (bit 1u << m for nns_metric_name(m)) that counts flagged
+ * `count_flags` (NNS_COUNT_*) leave partial: the list's rule, e.g.
+ * nns_metrics_partial(NNS_COUNT_PARTIAL) has flops, macs and dmas. */
+NNS_API unsigned nns_metrics_partial(unsigned count_flags);
 
 /* Counts over a node, a layer's subtree, an op type or the whole model.
  * Read through nns_analysis_{total,layer,node,op_type}_counts. */

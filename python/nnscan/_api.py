@@ -178,6 +178,8 @@ PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
+METRIC = []  # the counted metrics' keys, in NNS_METRIC_MAP's order
+COUNT_FLAG = {}  # a count's flags, v1 JSON word -> NNS_COUNT_* bit
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -192,6 +194,9 @@ FUNCTIONS = {
     "nns_wrap_name": (c_char_p, [c_int]),
     "nns_column_name": (c_char_p, [c_int]),
     "nns_column_flags": (c_uint, [c_int]),
+    "nns_metric_name": (c_char_p, [c_int]),
+    "nns_metrics_partial": (c_uint, [c_uint]),
+    "nns_count_flag_name": (c_char_p, [c_int]),
     "nns_packed_record_name": (c_char_p, [c_int]),
     "nns_compute_dtype_name": (c_char_p, [c_int]),
     "nns_hardware_count": (c_size_t, []),
@@ -403,6 +408,14 @@ def _read_words(cdll):
     i = 0
     while cdll.nns_column_name(i) is not None:  # bits from 0, no gaps
         COL[cdll.nns_column_name(i).decode()] = 1 << i
+        i += 1
+    i = 0
+    while cdll.nns_metric_name(i) is not None:
+        METRIC.append(cdll.nns_metric_name(i).decode())
+        i += 1
+    i = 0
+    while cdll.nns_count_flag_name(i) is not None:
+        COUNT_FLAG[cdll.nns_count_flag_name(i).decode()] = 1 << i
         i += 1
     i = 1
     while cdll.nns_packed_record_name(i) is not None:  # tags from 1, no gaps

@@ -156,6 +156,39 @@ static void c_column_flags(void) {
   CHECK_EQ(nns_column_flags(-1), 0u);
   CHECK_EQ(nns_column_flags(13), 0u);
 }
+/* The count flags' words as the v1 JSON writes them, and the metrics each
+ * leaves partial as docs/json.md states the rule. */
+static void c_count_flag_name(void) {
+  CHECK_STR(nns_count_flag_name(0), "partial");
+  CHECK_EQ((unsigned)NNS_COUNT_PARTIAL, 1u << 0);
+  CHECK_STR(nns_count_flag_name(1), "symbolic");
+  CHECK_EQ((unsigned)NNS_COUNT_SYMBOLIC, 1u << 1);
+  CHECK_STR(nns_count_flag_name(2), "shared");
+  CHECK_STR(nns_count_flag_name(3), "unbounded");
+  CHECK_STR(nns_count_flag_name(4), "saturated");
+  CHECK_EQ((unsigned)NNS_COUNT_OVERFLOW, 1u << 4);
+  CHECK(nns_count_flag_name(-1) == NULL);
+  CHECK(nns_count_flag_name(5) == NULL);
+}
+static void c_metric_name(void) {
+  static const char *const want[] = {"params", "buffers", "frozen",
+                                     "param_bytes", "flops", "macs", "dmas",
+                                     "activation_bytes"};
+  for (int i = 0; i < 8; i++)
+    CHECK_STR(nns_metric_name(i), want[i]);
+  CHECK(nns_metric_name(-1) == NULL);
+  CHECK(nns_metric_name(8) == NULL);
+}
+static void c_metrics_partial(void) {
+  unsigned cost = 1u << 4 | 1u << 5 | 1u << 6; /* flops, macs, dmas */
+  CHECK_EQ(nns_metrics_partial(0), 0u);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_SHARED), 0u);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_PARTIAL), cost);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_SYMBOLIC), cost | 1u << 7);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_UNBOUNDED), cost | 1u << 7);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_OVERFLOW), 0xffu);
+  CHECK_EQ(nns_metrics_partial(~0u), 0xffu);
+}
 static void c_tensor_role_name(void) {
   CHECK_STR(nns_tensor_role_name(NNS_TENSOR_INPUT), "input");
   CHECK_STR(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT), "grad_output");
@@ -1515,7 +1548,8 @@ static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
     E(report_format_name), E(numbers_name), E(wrap_name),
-    E(column_name), E(column_flags),
+    E(column_name), E(column_flags), E(count_flag_name), E(metric_name),
+    E(metrics_partial),
     E(tensor_role_name), E(nonfinite_role_name), E(packed_record_name),
     E(count_style_name),
     {"nns_model_load_file", c_load_file},
