@@ -1233,9 +1233,6 @@
 
   /* ==== A diff: before and after side by side ==== */
 
-  var DIFF_METRICS = ['params', 'buffers', 'frozen', 'param_bytes', 'flops', 'macs', 'dmas',
-                      'activation_bytes'];
-
   /* A metric as the text diff prints it: the value, "≥ v" or "?". */
   function metricText(m, starred) {
     if (!m) return '–';
@@ -1282,6 +1279,9 @@
       runs.body.appendChild(el('p', {cls: 'note', text: '* ' + doc.symbols_note}));
     main.appendChild(runs.el);
     var tot = card('Totals');
+    /* The metrics as the document lists them (the library's one list,
+     * NNS_METRIC_MAP), never retyped here. */
+    var DIFF_METRICS = Object.keys(doc.totals.metrics);
     var tt = el('table', {cls: 'models diff-totals'});
     tt.appendChild(el('thead', {}, [el('tr', {}, ['Metric', 'before', 'after', 'delta'].map(function (h, i) {
       return el('th', {cls: i ? 'num' : '', text: h});
