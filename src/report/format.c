@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "../base/base.h"
-#include "../ir/ir.h"
 #include "report_int.h"
 
 /* ==== Buffered output ==== */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "nnscan.h"
+#include "../analyze/reads.h"
 #include "../base/json_writer.h"
 
 /* ==== Reading the model ==== */
@@ -43,21 +44,7 @@ nns_value_info nns__value_of(const nns_model *m, const nns_analysis *a,
                              size_t i);
 nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
                     int axis);
-/* nns_analysis_value_dim by value, without the sized copy (src/analyze):
- * the reports read a dim of every value they print. */
-nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
-/* The rank nns_analysis_value gives value i (-1 for a bad index), without
- * the model's row that it reads too (src/analyze): the table reads the
- * rank of every layer's output. */
-int nns__analysis_value_rank(const nns_analysis *a, size_t i);
-/* Layer i's depth and parent ((size_t)-1 for none) as nns_analysis_layer
- * gives them, without the rest of its row; false for a bad index. The text
- * table reads them for every layer to draw its tree guides. */
-bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
-                              size_t *parent);
-/* The field nns_analysis_layer_rf copies out, in place (NULL for a bad
- * index): the text summary scans every layer's. */
-const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i);
+/* ... and the five reads without a copy: ../analyze/reads.h. */
 size_t nns__input_of(const nns_model *m, size_t k);
 size_t nns__output_of(const nns_model *m, size_t k);
 nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);
