@@ -319,15 +319,12 @@ int cmd_summary(int argc, char **argv) {
 
   keep_freed_memory();
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      cli_summary_usage(stdout);
+    int r = cli_common_arg(&o, argc, argv, &i, NULL, cli_summary_usage);
+    if (r == CLI_ARG_HELP)
       rc = EXIT_OK;
+    if (r == CLI_ARG_HELP || r == CLI_ARG_BAD)
       goto done;
-    }
-    int r = cli_parse_model_opt(&o, argc, argv, &i);
-    if (r < 0)
-      goto done;
-    if (r > 0)
+    if (r == CLI_ARG_TAKEN)
       continue;
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
