@@ -14,7 +14,6 @@ passed to the configure step; NNSCAN_CMAKE_BUILD_DIR picks the build tree
 (default build/pip, ignored by git).
 """
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -22,9 +21,10 @@ import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
-from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import setup_common  # noqa: E402  (what both setup.py share)
 
 
 def cmake_build(build_dir):
@@ -66,30 +66,9 @@ class BuildWithCMake(build_py):
             os.chmod(dest, 0o755)
 
 
-class BinaryDistribution(Distribution):
-    """The wheel holds a shared library and an executable: platform-specific."""
-
-    def has_ext_modules(self):
-        return True
-
-
-def version():
-    with open(os.path.join(ROOT, "include", "nnscan.h")) as f:
-        m = re.search(r'#define NNS_VERSION_STRING "([^"]+)"', f.read())
-    return m.group(1) if m else "0.0.0"
-
-
 setup(
-    name="nnscan",
-    version=version(),
-    description="What a neural network costs: params, FLOPs, MACs, memory, "
-                "receptive field, from ONNX files or live PyTorch models",
-    packages=["nnscan", "nnscan.compat", "nnscan.compat.torchscan",
-              "nnscan.compat.thop"],
     package_dir={"": "python"},
-    python_requires=">=3.8",
     entry_points={"console_scripts": ["nnscan = nnscan._cli:main"]},
     cmdclass={"build_py": BuildWithCMake},
-    distclass=BinaryDistribution,
-    zip_safe=False,
+    **setup_common.metadata(ROOT),
 )

@@ -1129,14 +1129,57 @@ NNS_API void nns_analysis_free(nns_analysis *analysis);
 /* The model it describes (NULL for NULL). */
 NNS_API const nns_model *nns_analysis_model(const nns_analysis *analysis);
 
+/* What a count's flags say: X(NAME, bit, "word"), NNS_COUNT_NAME = 1u <<
+ * bit; the word is the version 1 JSON's ("flags": {"partial": ...}; a
+ * saturated count is the totals' "saturated"). */
+#define NNS_COUNT_FLAG_MAP(X)                                                  \
+  /* some node had no cost rule: a lower bound */                             \
+  X(PARTIAL, 0, "partial")                                                     \
+  /* a symbolic dim was taken as 1 */                                         \
+  X(SYMBOLIC, 1, "symbolic")                                                   \
+  /* uses a parameter counted elsewhere */                                    \
+  X(SHARED, 2, "shared")                                                       \
+  /* a loop whose trip count is unknown was counted once */                   \
+  X(UNBOUNDED, 3, "unbounded")                                                 \
+  /* a count passed INT64_MAX: saturated */                                   \
+  X(OVERFLOW, 4, "saturated")
+
 enum {
-  NNS_COUNT_PARTIAL = 1u << 0,  /* some node had no cost rule: lower bound */
-  NNS_COUNT_SYMBOLIC = 1u << 1, /* a symbolic dim was taken as 1 */
-  NNS_COUNT_SHARED = 1u << 2,   /* uses a parameter counted elsewhere */
-  NNS_COUNT_UNBOUNDED = 1u << 3, /* a loop whose trip count is unknown was
-                                    counted once */
-  NNS_COUNT_OVERFLOW = 1u << 4   /* a count passed INT64_MAX: saturated */
+#define NNS_COUNT_FLAG_BIT_(name, bit, word) NNS_COUNT_##name = 1u << bit,
+  NNS_COUNT_FLAG_MAP(NNS_COUNT_FLAG_BIT_)
+#undef NNS_COUNT_FLAG_BIT_
 };
+
+/* "partial", "symbolic", "shared", "unbounded", "saturated" for the flag
+ * 1u << bit; NULL past the last. Static string. */
+NNS_API const char *nns_count_flag_name(int bit);
+
+/* The metrics of a layer's (and the totals') counts that the JSON reports
+ * state a status for, in the documents' order: X(NAME, bit, "key", NNS_COUNT_*
+ * flags that make it a lower bound, its nns_counts member). The flags are
+ * the rule that gives a version 1 document's counts their statuses
+ * (docs/json.md): partial where one of them is set, else complete;
+ * version 2 states them, with the diagnostics behind each. */
+#define NNS_METRIC_COST_ (NNS_COUNT_PARTIAL | NNS_METRIC_SIZED_)
+#define NNS_METRIC_SIZED_ (NNS_COUNT_SYMBOLIC | NNS_COUNT_UNBOUNDED)
+#define NNS_METRIC_MAP(X)                                                      \
+  X(PARAMS, 0, "params", NNS_COUNT_OVERFLOW, params)                           \
+  X(BUFFERS, 1, "buffers", NNS_COUNT_OVERFLOW, buffers)                        \
+  X(FROZEN, 2, "frozen", NNS_COUNT_OVERFLOW, frozen)                           \
+  X(PARAM_BYTES, 3, "param_bytes", NNS_COUNT_OVERFLOW, param_bytes)            \
+  X(FLOPS, 4, "flops", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, flops)           \
+  X(MACS, 5, "macs", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, macs)              \
+  X(DMAS, 6, "dmas", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, dmas)              \
+  X(ACTIVATION_BYTES, 7, "activation_bytes",                                   \
+    NNS_METRIC_SIZED_ | NNS_COUNT_OVERFLOW, activation_bytes)
+
+/* The key of metric m ("params", ... as in NNS_METRIC_MAP); NULL past the
+ * last. Numbered from 0 without gaps. Static string. */
+NNS_API const char *nns_metric_name(int metric);
+/* The metrics (bit 1u << m for nns_metric_name(m)) that counts flagged
+ * `count_flags` (NNS_COUNT_*) leave partial: the list's rule, e.g.
+ * nns_metrics_partial(NNS_COUNT_PARTIAL) has flops, macs and dmas. */
+NNS_API unsigned nns_metrics_partial(unsigned count_flags);
 
 /* Counts over a node, a layer's subtree, an op type or the whole model.
  * Read through nns_analysis_{total,layer,node,op_type}_counts. */
@@ -1828,31 +1871,65 @@ typedef enum nns_wrap {
  * Numbered from 0 without gaps. Static string. */
 NNS_API const char *nns_wrap_name(int wrap);
 
-/* Numeric columns of the layer table. Layer, Type and Output Shape are
+/* Numeric columns of the layer table, as a caller asks for them: one bit
+ * each, X(NAME, bit, "word", flags). Layer, Type and Output Shape are
  * always shown. NNS_COL_RF is three columns (RF, Stride, Pad); the same
  * cells under torchscan's names are NNS_COL_RF_FIELD (Receptive field, as
  * its receptive_field=True) and NNS_COL_RF_STATS (Receptive field,
  * Effective stride, Effective padding, as its effective_rf_stats=True);
- * NNS_COL_PCT is two (% of the total params and of the total MACs). */
+ * NNS_COL_PCT is two (% of the total params and of the total MACs).
+ * flags: NNS_COLUMN_IN_ALL, in NNS_COL_ALL (the CLI's "all");
+ * NNS_COLUMN_ASKED, a word the CLI's --columns takes (the others are
+ * torchscan's names, or shown by what the analysis holds). Each column's
+ * cells (header, CSV key, unit) are the report's (docs/cli.md). Adding a
+ * column: one line here, its cells in src/report/ (CONTRIBUTING.md). */
+#define NNS_COLUMN_IN_ALL 1u
+#define NNS_COLUMN_ASKED 2u
+#define NNS_COL_ASKED_ALL_ (NNS_COLUMN_IN_ALL | NNS_COLUMN_ASKED)
+#define NNS_COLUMN_MAP(X)                                                      \
+  /* Param #: trainable parameters */                                         \
+  X(PARAMS, 0, "params", NNS_COL_ASKED_ALL_)                                   \
+  /* Buffers: non-trainable state (BN statistics) */                          \
+  X(BUFFERS, 1, "buffers", NNS_COL_ASKED_ALL_)                                 \
+  X(FLOPS, 2, "flops", NNS_COL_ASKED_ALL_)                                     \
+  X(MACS, 3, "macs", NNS_COL_ASKED_ALL_)                                       \
+  X(DMAS, 4, "dmas", NNS_COL_ASKED_ALL_)                                       \
+  /* receptive field, effective stride, padding */                            \
+  X(RF, 5, "rf", NNS_COL_ASKED_ALL_)                                           \
+  /* activation memory: bytes of the outputs */                               \
+  X(ACT, 6, "act", NNS_COL_ASKED_ALL_)                                         \
+  /* % of the total params and MACs */                                        \
+  X(PCT, 7, "pct", NNS_COL_ASKED_ALL_)                                         \
+  /* bytes moved (docs/metrics.md) */                                         \
+  X(BYTES, 8, "bytes", NNS_COLUMN_ASKED)                                       \
+  /* Intensity, Bound and Time: the roofline, shown when the analysis        \
+   * named a device */                                                        \
+  X(ROOF, 9, "roof", NNS_COLUMN_ASKED)                                         \
+  /* torchscan's Receptive field column */                                    \
+  X(RF_FIELD, 10, "rf_field", 0u)                                              \
+  /* ... and its Effective stride, Effective padding */                       \
+  X(RF_STATS, 11, "rf_stats", 0u)                                              \
+  /* saved for backward: shown whenever a training step was recorded,        \
+   * never without */                                                         \
+  X(SAVED, 12, "saved", 0u)
+
 enum {
-  NNS_COL_PARAMS = 1u << 0,  /* Param #: trainable parameters */
-  NNS_COL_BUFFERS = 1u << 1, /* Buffers: non-trainable state (BN stats) */
-  NNS_COL_FLOPS = 1u << 2,
-  NNS_COL_MACS = 1u << 3,
-  NNS_COL_DMAS = 1u << 4,
-  NNS_COL_RF = 1u << 5,      /* receptive field, effective stride, padding */
-  NNS_COL_ACT = 1u << 6,     /* activation memory: bytes of the outputs */
-  NNS_COL_PCT = 1u << 7,     /* % of the total params and MACs */
-  NNS_COL_DEFAULT = NNS_COL_PARAMS,
-  NNS_COL_ALL = 0xffu,       /* the columns above (not those below) */
-  NNS_COL_BYTES = 1u << 8,   /* bytes moved (docs/metrics.md) */
-  NNS_COL_ROOF = 1u << 9,    /* Intensity, Bound and Time (the roofline;
-                                shown when the analysis named a device) */
-  NNS_COL_RF_FIELD = 1u << 10, /* torchscan's Receptive field column */
-  NNS_COL_RF_STATS = 1u << 11, /* ... and its Effective stride, padding */
-  NNS_COL_SAVED = 1u << 12   /* saved for backward: shown whenever a
-                                training step was recorded, never without */
+#define NNS_COLUMN_BIT_(name, bit, word, flags) NNS_COL_##name = 1u << bit,
+  NNS_COLUMN_MAP(NNS_COLUMN_BIT_)
+#undef NNS_COLUMN_BIT_
+#define NNS_COLUMN_ALL_(name, bit, word, flags)                                \
+  | ((flags) & NNS_COLUMN_IN_ALL ? 1u << bit : 0u)
+  NNS_COL_ALL = 0u NNS_COLUMN_MAP(NNS_COLUMN_ALL_), /* 0xff */
+#undef NNS_COLUMN_ALL_
+  NNS_COL_DEFAULT = NNS_COL_PARAMS
 };
+
+/* The word of the column NNS_COL_* = 1u << bit ("params", "buffers", ...
+ * as in NNS_COLUMN_MAP); NULL past the last. Bits are numbered from 0
+ * without gaps. Static string. */
+NNS_API const char *nns_column_name(int bit);
+/* Its NNS_COLUMN_IN_ALL and NNS_COLUMN_ASKED flags; 0 past the last. */
+NNS_API unsigned nns_column_flags(int bit);
 
 /* max_depth values with a meaning of their own. */
 enum {

@@ -21,13 +21,15 @@ without a pyproject.toml; newer pips need the flag).
 import glob
 import os
 import shutil
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
-from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import setup_common  # noqa: E402  (what both setup.py share)
 
 
 def find_library():
@@ -68,31 +70,8 @@ class BuildWithLibrary(build_py):
         shutil.copy2(os.path.realpath(lib), os.path.join(dest, "libnnscan.so"))
 
 
-class BinaryDistribution(Distribution):
-    """The wheel holds a shared library: platform-specific."""
-
-    def has_ext_modules(self):
-        return True
-
-
-def version():
-    with open(os.path.join(ROOT, "include", "nnscan.h")) as f:
-        text = f.read()
-    import re
-    m = re.search(r'#define NNS_VERSION_STRING "([^"]+)"', text)
-    return m.group(1) if m else "0.0.0"
-
-
 setup(
-    name="nnscan",
-    version=version() if os.path.exists(os.path.join(ROOT, "include")) else "0.0.0",
-    description="What a neural network costs: params, FLOPs, MACs, memory, "
-                "receptive field, from ONNX files or live PyTorch models",
-    packages=["nnscan", "nnscan.compat", "nnscan.compat.torchscan",
-              "nnscan.compat.thop"],
     package_dir={"nnscan": "nnscan"},
-    python_requires=">=3.8",
     cmdclass={"build_py": BuildWithLibrary},
-    distclass=BinaryDistribution,
-    zip_safe=False,
+    **setup_common.metadata(ROOT),
 )

@@ -179,11 +179,6 @@ WRAP = _Words()
 COUNT_WIDTH_MAX = 64       # NNS_COUNT_WIDTH_MAX
 COUNT_DIGITS_MAX = 20      # NNS_COUNT_DIGITS_MAX
 COUNT_SIZE_MAX = 336       # NNS_COUNT_SIZE_MAX
-COL = {"params": 1 << 0, "buffers": 1 << 1, "flops": 1 << 2, "macs": 1 << 3,
-       "dmas": 1 << 4, "rf": 1 << 5, "act": 1 << 6, "pct": 1 << 7,
-       "bytes": 1 << 8, "roof": 1 << 9,
-       "rf_field": 1 << 10, "rf_stats": 1 << 11,
-       "saved": 1 << 12}  # saved: shown with a recorded step, never asked
 DEPTH_ALL = -1
 INFER_FALLBACK_DECLARED = 1 << 0
 # Filled from the library by lib() (nnscan.h's X-macro lists, never retyped
@@ -196,6 +191,9 @@ DTYPE = {}
 PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
+COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
+METRIC = []  # the counted metrics' keys, in NNS_METRIC_MAP's order
+COUNT_FLAG = {}  # a count's flags, v1 JSON word -> NNS_COUNT_* bit
 _opset_max = 0
 PACKED_VERSION = 1  # NNS_PACKED_VERSION: nns_builder_add_packed's layout
 
@@ -208,6 +206,11 @@ FUNCTIONS = {
     "nns_report_format_name": (c_char_p, [c_int]),
     "nns_numbers_name": (c_char_p, [c_int]),
     "nns_wrap_name": (c_char_p, [c_int]),
+    "nns_column_name": (c_char_p, [c_int]),
+    "nns_column_flags": (c_uint, [c_int]),
+    "nns_metric_name": (c_char_p, [c_int]),
+    "nns_metrics_partial": (c_uint, [c_uint]),
+    "nns_count_flag_name": (c_char_p, [c_int]),
     "nns_packed_record_name": (c_char_p, [c_int]),
     "nns_compute_dtype_name": (c_char_p, [c_int]),
     "nns_hardware_count": (c_size_t, []),
@@ -419,6 +422,18 @@ def _read_words(cdll):
             table[fn(i).decode()] = i
             i += 1
     WRAP["mid"] = WRAP["middle"]
+    i = 0
+    while cdll.nns_column_name(i) is not None:  # bits from 0, no gaps
+        COL[cdll.nns_column_name(i).decode()] = 1 << i
+        i += 1
+    i = 0
+    while cdll.nns_metric_name(i) is not None:
+        METRIC.append(cdll.nns_metric_name(i).decode())
+        i += 1
+    i = 0
+    while cdll.nns_count_flag_name(i) is not None:
+        COUNT_FLAG[cdll.nns_count_flag_name(i).decode()] = 1 << i
+        i += 1
     i = 1
     while cdll.nns_tp_style_name(i) is not None:  # from 1, no gaps
         TP_STYLE[cdll.nns_tp_style_name(i).decode()] = i

@@ -358,22 +358,21 @@ class Summary:
         {"macs": {"status": "complete", "value": N} or {"status":
         "partial", "known_value": N, ...} or {"status": "unavailable"}}.
         A version 1 document states no statuses: they follow from its
-        flags as docs/json.md defines them (partial: a node not counted;
-        symbolic, unbounded: the sized counts at an assumed size)."""
+        flags (and the totals' "saturated") by the library's one rule
+        (nns_metrics_partial, docs/json.md)."""
         if self._v2 is not None or self.analysis is not None:
             return self._row(self.v2, path)["metrics"]
         row = self._row(self.json, path)
-        flags = row["flags"]
-        cost = ("flops", "macs", "dmas")
-        partial = set(cost) if flags["partial"] else set()
-        if flags["symbolic"] or flags["unbounded"]:
-            partial |= set(cost) | {"activation_bytes"}
+        lib = _api.lib()
+        flags = dict(row["flags"],
+                     saturated=self.json["totals"].get("saturated", False))
+        bits = sum(b for w, b in _api.COUNT_FLAG.items() if flags.get(w))
+        partial = lib.nns_metrics_partial(bits)
         out = {}
-        for k in ("params", "buffers", "frozen", "param_bytes", "flops",
-                  "macs", "dmas", "activation_bytes"):
+        for i, k in enumerate(_api.METRIC):
             v = row.get(k, 0)
-            out[k] = {"status": "partial", "known_value": v} if k in partial \
-                else {"status": "complete", "value": v}
+            out[k] = {"status": "partial", "known_value": v} \
+                if partial & (1 << i) else {"status": "complete", "value": v}
         return out
 
     def _row(self, doc, path):

@@ -76,6 +76,30 @@ def test_v1_and_v2_read_alike():
         v1.to_text()  # nothing to render without the analysis
 
 
+def test_v1_statuses_follow_the_library_rule():
+    """A saved v1 document's statuses (docs/json.md): a node not counted
+    leaves flops, macs, dmas partial; a symbolic dim at 1 those and
+    activation_bytes; saturated totals every metric, in every row (the
+    rule Python once retyped without the saturated case)."""
+    s = nnscan.analyze(os.path.join(REPORT, "tiny_resnet.onnx"))
+    doc = json.loads(json.dumps(s.json))
+    row = next(r for r in doc["layers"] if r["path"] == "stem.conv")
+    cost = {"flops", "macs", "dmas"}
+    for flag, want in (("partial", cost),
+                       ("symbolic", cost | {"activation_bytes"}),
+                       ("unbounded", cost | {"activation_bytes"}),
+                       ("shared", set())):
+        row["flags"] = dict(row["flags"], **{flag: True})
+        m = nnscan.load_summary(json.dumps(doc)).metrics("stem.conv")
+        assert {k for k in m if m[k]["status"] == "partial"} == want, flag
+        row["flags"] = dict(row["flags"], **{flag: False})
+    doc["totals"]["saturated"] = True
+    m = nnscan.load_summary(json.dumps(doc)).metrics("stem.conv")
+    assert all(v["status"] == "partial" for v in m.values())
+    assert set(m) == {"params", "buffers", "frozen", "param_bytes", "flops",
+                      "macs", "dmas", "activation_bytes"}
+
+
 def test_v2_symbolic_input_is_partial():
     """nameless_dims: an input with symbolic dims taken as 1: the sized
     counts are lower bounds, and the diagnostic names the input."""

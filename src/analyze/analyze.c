@@ -75,13 +75,14 @@ static const nns__value *unranked_ancestor(const nns__value *v, int depth) {
   return NULL;
 }
 
-/* For an If: a value of unknown rank its branch outputs are computed from
- * (a few nodes back), or NULL. An If whose condition is unknown merges its
+/* For an op that picks one of its subgraphs (If, its entry's `branches`):
+ * a value of unknown rank its branch outputs are computed from (a few
+ * nodes back), or NULL. An If whose condition is unknown merges its
  * branches' outputs, so one branch's unknown shape is the If's; branches
  * that differ in rank only because an earlier shape was unknown (a squeeze
  * of an LSTM fed an unknown shape) lead back to that shape. */
 static const nns__value *unranked_branch_source(const nns__node *n) {
-  if (strcmp(n->op_type, "If") || n->domain[0])
+  if (!n->op || !n->op->branches)
     return NULL;
   for (int32_t k = 0; k < n->n_attrs; k++) {
     const nns__graph *g = n->attrs[k].g;
@@ -140,7 +141,7 @@ static const nns__node *size_lost_at(const nns__analysis *a,
     at = v->producer;
     *how = NNS_SIZE_LOST_SHAPE;
   }
-  if (at != n && !strcmp(at->op_type, "If") && !at->domain[0])
+  if (at != n && at->op && at->op->branches)
     *how = NNS_SIZE_LOST_IF;
   for (int32_t k = 0; *how == NNS_SIZE_LOST_NEGATIVE && k < at->n_out; k++)
     if (at->out[k] && at->out[k]->type.rank < 0)

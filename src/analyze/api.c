@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "reads.h"
 
 /* NNS_E_ARG for a NULL analysis or out. */
 static nns_status analysed(const nns_analysis *a, const void *out) {
@@ -155,10 +156,8 @@ nns_status nns_analysis_layer_rf(const nns_analysis *a, size_t i, nns_rf *out) {
   return NNS__PUT(out, nns__layer_rf(a, i), NNS__V1_RF);
 }
 
-/* Declared in src/report/report_int.h: reads without a copy, for the
- * text summary's walks over every layer. */
-bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
-                              size_t *parent);
+/* reads.h: reads without a copy, for the text summary's walks over every
+ * layer. */
 bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
                               size_t *parent) {
   if (!a || i >= a->n_layers)
@@ -169,7 +168,6 @@ bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
   return true;
 }
 
-const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i);
 const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i) {
   return a && i < a->n_layers ? nns__layer_rf(a, i) : NULL;
 }
@@ -448,8 +446,7 @@ nns_status nns_analysis_value(const nns_analysis *a, size_t i,
   return NNS__PUT(out, &info, NNS__V1_VALUE_INFO);
 }
 
-/* Declared in src/report/report_int.h: the reports' by-value read. */
-nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
+/* reads.h: the reports' by-value read. */
 nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis) {
   nns_dim x = {.size = sizeof x, .value = -1};
   if (!a || i >= a->model->n_values || axis < 0 ||
@@ -461,8 +458,7 @@ nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis) {
   return x;
 }
 
-/* Declared in src/report/report_int.h: the rank alone, by value. */
-int nns__analysis_value_rank(const nns_analysis *a, size_t i);
+/* reads.h: the rank alone, by value. */
 int nns__analysis_value_rank(const nns_analysis *a, size_t i) {
   return a && i < a->model->n_values ? a->vtypes[i].rank : -1;
 }

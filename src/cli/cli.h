@@ -35,6 +35,14 @@ typedef struct cli_model_opts {
  * Returns 1 if consumed, 0 if not an option it knows, -1 on a usage error
  * (already reported). */
 int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
+/* The start of every model command's option loop, at argv[*i]: -h or
+ * --help prints the command's usage (`usage`, or usage_fn's) on stdout and
+ * gives CLI_ARG_HELP; an option every command shares (cli_parse_model_opt)
+ * is consumed (CLI_ARG_TAKEN) or was a usage error, already reported
+ * (CLI_ARG_BAD); CLI_ARG_OWN: the command's own to parse. */
+enum { CLI_ARG_OWN, CLI_ARG_TAKEN, CLI_ARG_HELP, CLI_ARG_BAD };
+int cli_common_arg(cli_model_opts *o, int argc, char **argv, int *i,
+                   const char *usage, void (*usage_fn)(FILE *));
 /* Frees what parsing the options allocated. */
 void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */

@@ -157,6 +157,19 @@ void cli_model_opts_free(cli_model_opts *o) {
   o->input_count = o->value_count = 0;
 }
 
+int cli_common_arg(cli_model_opts *o, int argc, char **argv, int *i,
+                   const char *usage, void (*usage_fn)(FILE *)) {
+  if (cli_is_help(argv[*i])) {
+    if (usage_fn)
+      usage_fn(stdout);
+    else
+      fputs(usage, stdout);
+    return CLI_ARG_HELP;
+  }
+  int r = cli_parse_model_opt(o, argc, argv, i);
+  return r < 0 ? CLI_ARG_BAD : r > 0 ? CLI_ARG_TAKEN : CLI_ARG_OWN;
+}
+
 int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;

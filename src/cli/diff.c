@@ -119,15 +119,12 @@ int cmd_diff(int argc, char **argv) {
     return EXIT_FAIL;
   }
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(cli_diff_usage, stdout);
+    int r = cli_common_arg(&o, argc, argv, &i, cli_diff_usage, NULL);
+    if (r == CLI_ARG_HELP)
       rc = EXIT_OK;
+    if (r == CLI_ARG_HELP || r == CLI_ARG_BAD)
       goto done;
-    }
-    int r = cli_parse_model_opt(&o, argc, argv, &i);
-    if (r < 0)
-      goto done;
-    if (r > 0)
+    if (r == CLI_ARG_TAKEN)
       continue;
     if (!strcmp(argv[i], "--fail-if")) {
       if (i + 1 >= argc) {

@@ -32,17 +32,12 @@ const char cli_shapes_usage[] =
 int cmd_shapes(int argc, char **argv) {
   cli_model_opts o = {.format = "text"};
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(cli_shapes_usage, stdout);
+    int r = cli_common_arg(&o, argc, argv, &i, cli_shapes_usage, NULL);
+    if (r == CLI_ARG_HELP || r == CLI_ARG_BAD) {
       cli_model_opts_free(&o);
-      return EXIT_OK;
+      return r == CLI_ARG_HELP ? EXIT_OK : EXIT_USAGE;
     }
-    int r = cli_parse_model_opt(&o, argc, argv, &i);
-    if (r < 0) {
-      cli_model_opts_free(&o);
-      return EXIT_USAGE;
-    }
-    if (r > 0)
+    if (r == CLI_ARG_TAKEN)
       continue;
     if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "nnscan shapes: unknown option '%s'\n", argv[i]);

@@ -17,8 +17,8 @@
 
 #include "cli.h"
 
-/* The usage in two parts around the --optimizer line, whose words come
- * from the library (nns_optimizer_name). */
+/* The usage in three parts around the --columns and --optimizer lines,
+ * whose words come from the library (nns_column_name, nns_optimizer_name). */
 static const char usage_head[] =
     "usage: nnscan summary MODEL [options]   (or: nnscan MODEL [options])\n"
     "  --depth N|all          deepest layer shown (default 2 for text and "
@@ -31,12 +31,8 @@ static const char usage_head[] =
     "                         self-contained page (docs/html.md)\n"
     "  --numbers raw|clever|ratio  1824010216, 1.82 G, or % of the total\n"
     "  --json-version 1|2     the JSON contract's version (default 1; 2 gives\n"
-    "                         every count a status and its diagnostics)\n"
-    "  --columns LIST         numeric columns, comma-separated: params, "
-    "buffers,\n"
-    "                         flops, macs, dmas, rf, act, pct, all, bytes,\n"
-    "                         roof (default params; --hardware adds bytes "
-    "and roof)\n"
+    "                         every count a status and its diagnostics)\n";
+static const char usage_mid[] =
     "  --rf                   add the rf column (receptive field, stride, "
     "padding)\n"
     "  --input NAME=DIMS      fix a graph input's shape (repeatable); NAME may\n"
@@ -73,8 +69,56 @@ static const char usage_tail[] =
     "  --budget SIZE          with --parallel: does a rank fit (\"80GB\")\n"
     "  -o FILE                write to FILE instead of stdout\n";
 
+/* The words --columns takes, in the table's order (nns_column_name) with
+ * "all" after the last column it stands for: word k, NULL past the last. */
+static const char *column_word(int k) {
+  for (int bit = 0; nns_column_name(bit); bit++) {
+    unsigned fl = nns_column_flags(bit);
+    if (!(fl & NNS_COLUMN_ASKED))
+      continue;
+    if (!k--)
+      return nns_column_name(bit);
+    if ((fl & NNS_COLUMN_IN_ALL) &&
+        !(nns_column_flags(bit + 1) & NNS_COLUMN_IN_ALL) && !k--)
+      return "all";
+  }
+  return NULL;
+}
+
+/* The bits of column word w (n bytes); 0 when it is none. */
+static unsigned column_bits(const char *w, size_t n) {
+  if (n == 3 && !strncmp(w, "all", 3))
+    return NNS_COL_ALL;
+  for (int bit = 0; nns_column_name(bit); bit++)
+    if ((nns_column_flags(bit) & NNS_COLUMN_ASKED) &&
+        strlen(nns_column_name(bit)) == n &&
+        !strncmp(w, nns_column_name(bit), n))
+      return 1u << bit;
+  return 0;
+}
+
 void cli_summary_usage(FILE *f) {
   fputs(usage_head, f);
+  /* The words filled into lines of at most 75 columns. */
+  static const char head[] = "  --columns LIST         numeric columns, "
+                             "comma-separated:";
+  fputs(head, f);
+  int col = (int)sizeof head - 1;
+  for (int k = 0; column_word(k); k++) {
+    int len = (int)strlen(column_word(k)) + (column_word(k + 1) ? 1 : 0);
+    if (col + 1 + len > 75) {
+      fprintf(f, "\n%25s", "");
+      col = 25;
+    } else {
+      fputc(' ', f);
+      col++;
+    }
+    fprintf(f, "%s%s", column_word(k), column_word(k + 1) ? "," : "");
+    col += len;
+  }
+  fputs("\n                         (default params; --hardware adds bytes "
+        "and roof)\n", f);
+  fputs(usage_mid, f);
   fputs("  --optimizer ", f);
   for (int k = 0; nns_optimizer_name(k); k++)
     fprintf(f, "%s%s", k ? "|" : "", nns_optimizer_name(k));
@@ -166,32 +210,19 @@ static void bad_choice(const char *option, const char *(*name_of)(int),
 }
 
 static bool parse_columns(const char *list, unsigned *out) {
-  static const struct {
-    const char *name;
-    unsigned flag;
-  } names[] = {{"params", NNS_COL_PARAMS}, {"buffers", NNS_COL_BUFFERS},
-               {"flops", NNS_COL_FLOPS},   {"macs", NNS_COL_MACS},
-               {"dmas", NNS_COL_DMAS},     {"rf", NNS_COL_RF},
-               {"act", NNS_COL_ACT},       {"pct", NNS_COL_PCT},
-               {"all", NNS_COL_ALL},       {"bytes", NNS_COL_BYTES},
-               {"roof", NNS_COL_ROOF}};
   unsigned set = 0;
   const char *p = list;
   while (*p) {
     size_t n = strcspn(p, ",");
-    bool found = false;
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-      if (strlen(names[k].name) == n && !strncmp(p, names[k].name, n)) {
-        set |= names[k].flag;
-        found = true;
-      }
-    if (!found) {
-      fprintf(stderr,
-              "nnscan summary: unknown column '%.*s' (params, buffers, "
-              "flops, macs, dmas, rf, act, pct, all, bytes, roof)\n",
-              (int)n, p);
+    unsigned bits = column_bits(p, n);
+    if (!bits) {
+      fprintf(stderr, "nnscan summary: unknown column '%.*s' (", (int)n, p);
+      for (int k = 0; column_word(k); k++)
+        fprintf(stderr, "%s%s", k ? ", " : "", column_word(k));
+      fputs(")\n", stderr);
       return false;
     }
+    set |= bits;
     p += n;
     if (*p)
       p++;
@@ -354,15 +385,12 @@ int cmd_summary(int argc, char **argv) {
 
   keep_freed_memory();
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      cli_summary_usage(stdout);
+    int r = cli_common_arg(&o, argc, argv, &i, NULL, cli_summary_usage);
+    if (r == CLI_ARG_HELP)
       rc = EXIT_OK;
+    if (r == CLI_ARG_HELP || r == CLI_ARG_BAD)
       goto done;
-    }
-    int r = cli_parse_model_opt(&o, argc, argv, &i);
-    if (r < 0)
-      goto done;
-    if (r > 0)
+    if (r == CLI_ARG_TAKEN)
       continue;
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;

@@ -801,7 +801,7 @@ static const nns__attr_spec scan9_attrs[] = {
  * across opsets 1-16: one entry each. */
 const nns__op nns__ops_control[] = {
     {"", "If", 1, NNS__OPSET_MAX, "c", if_attrs, if_shape, if_fold,
-     .cost = if_cost},
+     .cost = if_cost, .branches = true},
     {"", "Loop", 1, NNS__OPSET_MAX, "cca", loop_attrs, loop_shape, NULL,
      .cost = loop_cost},
     {"", "Scan", 8, 8, "ca", scan8_attrs, scan8_shape, NULL,

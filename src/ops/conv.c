@@ -110,16 +110,15 @@ static nns_status conv_rule(nns__ictx *cx, const conv_io *io, int32_t dtype) {
     nns__out_shape(cx, 0, dtype, -1);
     return NNS_OK;
   }
-  if (rank < 2)
-    return nns__fail(cx, NNS_E_SHAPE,
-                     "input has rank %d; expected [N, C, spatial...]", rank);
+  nns_status st = nns__window_rank(cx, rank);
+  if (st != NNS_OK)
+    return st;
   int64_t group = nns__attr_int(cx, "group");
   if (group < 1)
     return nns__fail(cx, NNS_E_ATTR, "group is %lld, must be >= 1",
                      (long long)group);
   nns__window w;
-  nns_status st =
-      nns__window_read(cx, rank - 2, rw >= 0 ? tw->dims + 2 : NULL, &w);
+  st = nns__window_read(cx, rank - 2, rw >= 0 ? tw->dims + 2 : NULL, &w);
   if (st != NNS_OK)
     return st;
   nns__dim m = out_channels(cx, io, rw >= 0 ? tw : NULL, group);

@@ -238,6 +238,11 @@ typedef struct nns__op {
   uint32_t packed_mask;
   const char *packed_bits;
 
+  /* The op runs one of its subgraphs, picked by a condition (If): when the
+   * condition is unknown its outputs merge the branches', so a size lost
+   * in a branch is lost at the op (src/analyze/analyze.c). */
+  bool branches;
+
   /* The part the op can play in attention, softmax(Q.K^T + mask).V
    * (NNS__ATTN_*): how src/analyze/masked.c finds the two products whose
    * (query, key) pairs a mask with known contents leaves out. */

@@ -38,11 +38,10 @@ static nns_status pool_shape(nns__ictx *cx) {
     nns__out_shape(cx, 1, NNS_DT_INT64, -1);
     return NNS_OK;
   }
-  if (rank < 2)
-    return nns__fail(cx, NNS_E_SHAPE,
-                     "input has rank %d; expected [N, C, spatial...]", rank);
   nns__window w;
-  nns_status st = nns__window_read(cx, rank - 2, NULL, &w);
+  nns_status st = nns__window_rank(cx, rank);
+  if (st == NNS_OK)
+    st = nns__window_read(cx, rank - 2, NULL, &w);
   if (st != NNS_OK)
     return st;
   nns__dim *y = nns__out_shape(cx, 0, dt, rank);
@@ -138,10 +137,9 @@ static nns_status global_pool_shape(nns__ictx *cx) {
     nns__out_shape(cx, 0, dt, -1);
     return NNS_OK;
   }
-  if (tx->rank < 2)
-    return nns__fail(cx, NNS_E_SHAPE,
-                     "input has rank %d; expected [N, C, spatial...]",
-                     tx->rank);
+  nns_status st = nns__window_rank(cx, tx->rank);
+  if (st != NNS_OK)
+    return st;
   nns__dim *y = nns__out_shape(cx, 0, dt, tx->rank);
   for (int32_t k = 0; y && k < tx->rank; k++)
     y[k] = k < 2 ? tx->dims[k] : nns__dim_known(1);
@@ -349,11 +347,10 @@ static nns_status max_unpool_shape(nns__ictx *cx) {
     nns__out_shape(cx, 0, dt, -1);
     return NNS_OK;
   }
-  if (rank < 2)
-    return nns__fail(cx, NNS_E_SHAPE,
-                     "input has rank %d; expected [N, C, spatial...]", rank);
   nns__window w;
-  nns_status st = nns__window_read(cx, rank - 2, NULL, &w);
+  nns_status st = nns__window_rank(cx, rank);
+  if (st == NNS_OK)
+    st = nns__window_read(cx, rank - 2, NULL, &w);
   if (st != NNS_OK)
     return st;
   nns__dim *y = nns__out_shape(cx, 0, dt, rank);

@@ -498,6 +498,27 @@ static const nns__attr_spec axis0_attrs[] = {NNS__A_INT("axis", 0), NNS__A_END};
 
 /* ==== GatherElements ==== */
 
+/* The flat position in the data (type tx, strides xs) that element o of
+ * the indices (type ti, values ix) names along `axis`: GatherElements
+ * reads there, ScatterElements writes there. False when the index or a
+ * coordinate is out of the data's range. */
+static bool element_at(const nns__type *tx, const int64_t *xs,
+                       const nns__type *ti, const nns__const *ix,
+                       int32_t axis, int64_t o, int64_t *at) {
+  int64_t c[NNS__RANK_LIMIT];
+  nns__unravel(ti, o, c);
+  if (!index_in(ix->i[o], tx->dims[axis].v, &c[axis]))
+    return false;
+  int64_t p = 0;
+  for (int32_t k = 0; k < tx->rank; k++) {
+    if (c[k] >= tx->dims[k].v)
+      return false;
+    p += c[k] * xs[k];
+  }
+  *at = p;
+  return true;
+}
+
 static nns_status gather_elements_shape(nns__ictx *cx) {
   const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1);
   int32_t dt = nns__in_dtype(cx, 0);
@@ -530,19 +551,12 @@ static nns_status gather_elements_fold(nns__ictx *cx) {
   if (!y || y->numel != ix->numel || ti->rank != tx->rank ||
       !nns__axis(nns__attr_int(cx, "axis"), tx->rank, &axis))
     return NNS__NOFOLD;
-  int64_t xs[NNS__RANK_LIMIT], c[NNS__RANK_LIMIT];
+  int64_t xs[NNS__RANK_LIMIT];
   nns__strides(tx, xs);
   for (int64_t o = 0; o < y->numel; o++) {
-    nns__unravel(ti, o, c);
-    if (!index_in(ix->i[o], tx->dims[axis].v, &c[axis]))
-      return NNS__NOFOLD;
-    int64_t src = 0;
-    for (int32_t k = 0; k < tx->rank; k++) {
-      if (c[k] >= tx->dims[k].v)
-        return NNS__NOFOLD;
-      src += c[k] * xs[k];
-    }
-    if (!nns__elem_copy(y, o, x, src))
+    int64_t src;
+    if (!element_at(tx, xs, ti, ix, axis, o, &src) ||
+        !nns__elem_copy(y, o, x, src))
       return NNS__NOFOLD;
   }
   return NNS_OK;
@@ -754,19 +768,12 @@ static nns_status scatter_elements_fold(nns__ictx *cx) {
   if (red < 0 || ix->numel != u->numel || ti->rank != tx->rank ||
       !nns__axis(nns__attr_int(cx, "axis"), tx->rank, &axis))
     return NNS__NOFOLD;
-  int64_t xs[NNS__RANK_LIMIT], c[NNS__RANK_LIMIT];
+  int64_t xs[NNS__RANK_LIMIT];
   nns__strides(tx, xs);
   for (int64_t o = 0; o < ix->numel; o++) {
-    nns__unravel(ti, o, c);
-    if (!index_in(ix->i[o], tx->dims[axis].v, &c[axis]))
-      return NNS__NOFOLD;
-    int64_t at = 0;
-    for (int32_t k = 0; k < tx->rank; k++) {
-      if (c[k] >= tx->dims[k].v)
-        return NNS__NOFOLD;
-      at += c[k] * xs[k];
-    }
-    if (!scatter_put(cx, y, at, u, o, red))
+    int64_t at;
+    if (!element_at(tx, xs, ti, ix, axis, o, &at) ||
+        !scatter_put(cx, y, at, u, o, red))
       return NNS__NOFOLD;
   }
   return NNS_OK;

@@ -35,6 +35,13 @@ static nns_status read_list(nns__ictx *cx, const char *name, int32_t want,
   return NNS_OK;
 }
 
+nns_status nns__window_rank(nns__ictx *cx, int32_t rank) {
+  if (rank >= 2)
+    return NNS_OK;
+  return nns__fail(cx, NNS_E_SHAPE,
+                   "input has rank %d; expected [N, C, spatial...]", rank);
+}
+
 nns_status nns__window_read(nns__ictx *cx, int32_t n,
                             const nns__dim *weight_kernel, nns__window *w) {
   memset(w, 0, sizeof *w);

@@ -70,6 +70,11 @@ typedef struct nns__win_axis {
 nns_status nns__window_read(nns__ictx *cx, int32_t n,
                             const nns__dim *weight_kernel, nns__window *w);
 
+/* The input rank every windowed op needs, [N, C, spatial...]: NNS_OK for
+ * a rank of 2 or more (an unknown one, -1, is the caller's to handle
+ * first), else the shape failure that says so. */
+nns_status nns__window_rank(nns__ictx *cx, int32_t rank);
+
 /* Dilated kernel extent (k - 1) * d + 1 of one axis; -1 when the kernel is
  * unknown or the extent overflows. */
 int64_t nns__window_extent(const nns__window *w, int32_t axis);

@@ -16,8 +16,8 @@
 #include "diff_int.h"
 
 const char *const nns__diff_metric_keys[NNS__M_COUNT] = {
-#define NNS__METRIC_KEY_(name, key) key,
-    NNS__METRIC_MAP(NNS__METRIC_KEY_)
+#define NNS__METRIC_KEY_(name, bit, key, flags, member) key,
+    NNS_METRIC_MAP(NNS__METRIC_KEY_)
 #undef NNS__METRIC_KEY_
 };
 
@@ -53,24 +53,19 @@ static nns_status read_count(const nns__jval *v, const char *which,
                   nns__json_describe(v, what, sizeof what));
 }
 
-/* A v1 row: the plain counts, partial where the flags say (docs/json.md:
- * partial - a node not counted; symbolic, unbounded - sized counts at an
- * assumed size or trip count; saturated totals - everything). */
+/* A v1 row: the plain counts, partial where its flags (and the totals'
+ * "saturated", for every row) say, by NNS_METRIC_MAP's rule
+ * (nns_metrics_partial; docs/json.md). */
 static nns_status row_v1(const nns__jval *v, drow *r, bool saturated,
                          const char *which, const char *row, nns_error *err) {
   const nns__jval *flags = nns__json_get(v, "flags");
-  unsigned partial = 0;
-  bool cost = nns__json_bool_or(nns__json_get(flags, "partial"), false);
-  bool symbolic = nns__json_bool_or(nns__json_get(flags, "symbolic"), false);
-  bool unbounded = nns__json_bool_or(nns__json_get(flags, "unbounded"), false);
-  if (cost)
-    partial |= NNS__M_COST;
-  if (symbolic || unbounded)
-    partial |= NNS__M_SIZED;
-  if (saturated)
-    partial |= NNS__M_ALL;
+  unsigned f = saturated ? NNS_COUNT_OVERFLOW : 0;
+  for (int b = 0; nns_count_flag_name(b); b++)
+    if (nns__json_bool_or(nns__json_get(flags, nns_count_flag_name(b)), false))
+      f |= 1u << b;
+  unsigned partial = nns_metrics_partial(f);
   /* Only symbols at 1 and nothing else: exact at that size. */
-  bool at_one = symbolic && !unbounded && !cost && !saturated;
+  bool at_one = (f & ~(unsigned)NNS_COUNT_SHARED) == NNS_COUNT_SYMBOLIC;
   for (int i = 0; i < NNS__M_COUNT; i++) {
     r->m[i].status = partial & (1u << i) ? D_PARTIAL : D_COMPLETE;
     r->m[i].at_one = r->m[i].status == D_PARTIAL && at_one;

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "../base/base.h"
-#include "../ir/ir.h"
 #include "report_int.h"
 
 /* ==== Buffered output ==== */
@@ -688,13 +687,13 @@ int nns__report_depth(const nns_report_options *o) {
 }
 
 void nns__fmt_flags(char *buf, size_t size, unsigned flags) {
-  static const char *names[] = {"partial", "symbolic", "shared", "unbounded"};
   size_t n = 0;
   buf[0] = 0;
-  for (int b = 0; b < 4 && n < size; b++)
-    if (flags & (1u << b))
+  /* A row's flags: every one but saturated, which the totals state. */
+  for (int b = 0; nns_count_flag_name(b) && n < size; b++)
+    if ((flags & (1u << b)) && (1u << b) != NNS_COUNT_OVERFLOW)
       n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "," : "",
-                            names[b]);
+                            nns_count_flag_name(b));
 }
 
 const char *nns__model_name(const nns_model *m, const nns_report_options *o) {

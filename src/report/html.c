@@ -102,6 +102,28 @@ static void base64(nns__out *o, const unsigned char *p, size_t n) {
   nns__out_put(o, line, k);
 }
 
+/* The layer table's cells (report_int.h's NNS__CELL_MAP) for the summary
+ * page, whose table takes its headers and units from here: a
+ * <script type="application/json" id="nnscan-columns"> block of
+ * [{"key", "title", "unit"}, ...]. */
+static void columns_block(nns__out *o) {
+  nns__out_str(o, "<script type=\"application/json\" id=\"nnscan-columns\">"
+                  "\n");
+  nns__jw jw;
+  nns__jw_init(&jw, o);
+  nns__jw_arr(&jw, NNS__JV);
+  for (int c = 0; c < NNS__CELL_COUNT; c++) {
+    nns__jw_obj(&jw, NNS__JV);
+    nns__jw_str(&jw, NNS__JK("key"), nns__cells[c].key);
+    nns__jw_str(&jw, NNS__JK("title"), nns__cells[c].title);
+    nns__jw_str(&jw, NNS__JK("unit"), nns__cells[c].unit);
+    nns__jw_end(&jw, NULL);
+  }
+  nns__jw_end(&jw, NULL);
+  nns__jw_finish(&jw); /* no nesting past the fixed stack: never fails */
+  nns__out_str(o, "\n</script>\n");
+}
+
 nns_status nns__html_page(nns__out *o, const nns__html_doc *d) {
   nns__out_str(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
                   "<meta charset=\"utf-8\">\n"
@@ -144,7 +166,10 @@ nns_status nns__html_page(nns__out *o, const nns__html_doc *d) {
     nns__out_str(o, "\" data-encoding=\"json\">\n");
     json_escaped(o, d->json, d->json_len);
   }
-  nns__out_str(o, "\n</script>\n<script>\n");
+  nns__out_str(o, "\n</script>\n");
+  if (!strcmp(d->kind, "nnscan.summary"))
+    columns_block(o);
+  nns__out_str(o, "<script>\n");
   nns__out_str(o, nns__html_viewer_js);
   nns__out_str(o, "</script>\n</body>\n</html>\n");
   return st;

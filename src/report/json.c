@@ -227,10 +227,12 @@ static void j_value(nns__jw *w, const char *key, size_t klen,
 static void j_flags_obj(nns__jw *w, const char *key, size_t klen,
                         unsigned f) {
   nns__jw_obj(w, key, klen);
-  nns__jw_bool(w, NNS__JK("partial"), f & NNS_COUNT_PARTIAL);
-  nns__jw_bool(w, NNS__JK("symbolic"), f & NNS_COUNT_SYMBOLIC);
-  nns__jw_bool(w, NNS__JK("shared"), f & NNS_COUNT_SHARED);
-  nns__jw_bool(w, NNS__JK("unbounded"), f & NNS_COUNT_UNBOUNDED);
+  /* Every flag but saturated, which the totals state (NNS_COUNT_FLAG_MAP). */
+  for (int b = 0; nns_count_flag_name(b); b++)
+    if ((1u << b) != NNS_COUNT_OVERFLOW) {
+      nns__jw_key(w, nns_count_flag_name(b));
+      nns__jw_bool(w, NNS__JV, f & (1u << b));
+    }
   nns__jw_end(w, NULL);
 }
 

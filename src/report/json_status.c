@@ -23,11 +23,6 @@ static const struct {
 #undef NNS__DIAG_ROW_
 };
 
-static const char *const metric_keys[] = {
-#define NNS__METRIC_KEY_(name, key) key,
-    NNS__METRIC_MAP(NNS__METRIC_KEY_)
-#undef NNS__METRIC_KEY_
-};
 
 const char *nns__diag_code_name(nns__diag_code c) {
   return diag_table[c].code;
@@ -262,14 +257,8 @@ void nns__json_diag_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
 unsigned nns__jstatus_partial(const nns__jstatus *s, size_t layer,
                               const nns_counts *k) {
   size_t l = layer == (size_t)-1 ? 0 : layer;
-  /* Which metrics the flags make lower bounds. */
-  unsigned partial = 0;
-  if (k->flags & NNS_COUNT_PARTIAL)
-    partial |= NNS__M_COST;
-  if (k->flags & (NNS_COUNT_UNBOUNDED | NNS_COUNT_SYMBOLIC))
-    partial |= NNS__M_SIZED;
-  if (k->flags & NNS_COUNT_OVERFLOW)
-    partial |= NNS__M_ALL;
+  /* Which metrics the flags make lower bounds (NNS_METRIC_MAP's rule). */
+  unsigned partial = nns_metrics_partial(k->flags);
   /* ... and the diagnostics of the subtree (an unknown op's outputs). */
   if (l < s->layers)
     for (size_t j = 0; j < s->id_count[l]; j++)
@@ -281,8 +270,10 @@ void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
                        const nns_counts *k) {
   size_t l = layer == (size_t)-1 ? 0 : layer;
   const int64_t values[NNS__M_COUNT] = {
-      k->params, k->buffers, k->frozen, k->param_bytes,
-      k->flops,  k->macs,    k->dmas,   k->activation_bytes};
+#define NNS__METRIC_VALUE_(name, bit, key, flags, member) k->member,
+      NNS_METRIC_MAP(NNS__METRIC_VALUE_)
+#undef NNS__METRIC_VALUE_
+  };
   unsigned partial = nns__jstatus_partial(s, layer, k);
   /* Not one node of the subtree counted: its costs are not known at all. */
   bool none_counted = l < s->layers && s->nodes[l] &&
@@ -290,7 +281,7 @@ void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
   nns__jw_obj(w, NNS__JK("metrics"));
   for (int i = 0; i < NNS__M_COUNT; i++) {
     unsigned bit = 1u << i;
-    nns__jw_key(w, metric_keys[i]);
+    nns__jw_key(w, nns_metric_name(i));
     nns__jw_obj(w, NNS__JV);
     if (!(partial & bit)) {
       nns__jw_str(w, NNS__JK("status"), "complete");
@@ -333,7 +324,7 @@ void nns__json_diagnostics(nns__jw *w, const nns__jstatus *s) {
     nns__jw_arr(w, NNS__JK("metrics"));
     for (int i = 0; i < NNS__M_COUNT; i++)
       if (nns__diag_metrics(d->code) & (1u << i))
-        nns__jw_str(w, NNS__JV, metric_keys[i]);
+        nns__jw_str(w, NNS__JV, nns_metric_name(i));
     nns__jw_end(w, NULL);
     nns__jw_end(w, NULL);
   }

@@ -10,27 +10,29 @@
 
 #include "report_int.h"
 
-/* The counted metrics of a layer and of the totals, in the document's
- * order: X(NAME, "key"). */
-#define NNS__METRIC_MAP(X)                                                     \
-  X(PARAMS, "params")                                                          \
-  X(BUFFERS, "buffers")                                                        \
-  X(FROZEN, "frozen")                                                          \
-  X(PARAM_BYTES, "param_bytes")                                                \
-  X(FLOPS, "flops")                                                            \
-  X(MACS, "macs")                                                              \
-  X(DMAS, "dmas")                                                              \
-  X(ACTIVATION_BYTES, "activation_bytes")
-
+/* The counted metrics of a layer and of the totals: nnscan.h's
+ * NNS_METRIC_MAP, whose bits these are. */
 enum {
-#define NNS__METRIC_BIT_(name, key) NNS__M_BIT_##name,
-  NNS__METRIC_MAP(NNS__METRIC_BIT_)
+#define NNS__METRIC_BIT_(name, bit, key, flags, member) NNS__M_BIT_##name = bit,
+  NNS_METRIC_MAP(NNS__METRIC_BIT_)
 #undef NNS__METRIC_BIT_
-  NNS__M_COUNT
+#define NNS__METRIC_ONE_(name, bit, key, flags, member) +1
+  NNS__M_COUNT = 0 NNS_METRIC_MAP(NNS__METRIC_ONE_)
+#undef NNS__METRIC_ONE_
 };
 #define NNS__M(name) (1u << NNS__M_BIT_##name)
-#define NNS__M_COST (NNS__M(FLOPS) | NNS__M(MACS) | NNS__M(DMAS))
-#define NNS__M_SIZED (NNS__M_COST | NNS__M(ACTIVATION_BYTES))
+/* The metrics a node not counted leaves partial (flops, macs, dmas), and
+ * those a size taken as 1 does (and activation_bytes): NNS_METRIC_MAP's. */
+enum {
+#define NNS__M_COST_(name, bit, key, flags, member)                            \
+  | ((flags) & NNS_COUNT_PARTIAL ? 1u << bit : 0u)
+  NNS__M_COST = 0u NNS_METRIC_MAP(NNS__M_COST_),
+#undef NNS__M_COST_
+#define NNS__M_SIZED_(name, bit, key, flags, member)                           \
+  | ((flags) & NNS_COUNT_SYMBOLIC ? 1u << bit : 0u)
+  NNS__M_SIZED = 0u NNS_METRIC_MAP(NNS__M_SIZED_)
+#undef NNS__M_SIZED_
+};
 #define NNS__M_ALL ((1u << NNS__M_COUNT) - 1)
 
 /* The diagnostics: X(NAME, "code", "severity", metrics it makes partial,

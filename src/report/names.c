@@ -2,10 +2,13 @@
  * names.c - the words of the report and inspection enums, from the one
  * X-macro list of each in nnscan.h (NNS_REPORT_FORMAT_MAP,
  * NNS_NUMBERS_MAP, NNS_WRAP_MAP, NNS_TENSOR_ROLE_MAP,
- * NNS_NONFINITE_ROLE_MAP, NNS_COUNT_STYLE_MAP): the renderers, the CLI's option parsing and the
- * Python package take them from here, never retyped.
+ * NNS_NONFINITE_ROLE_MAP, NNS_COUNT_STYLE_MAP, NNS_COUNT_FLAG_MAP,
+ * NNS_METRIC_MAP, NNS_COLUMN_MAP): the
+ * renderers, the CLI's option parsing and the Python package take them
+ * from here, never retyped.
  */
 #include "../base/base.h"
+#include "report_int.h"
 
 NNS__NAME_FN(nns_report_format_name, NNS_REPORT_FORMAT_MAP)
 NNS__NAME_FN(nns_numbers_name, NNS_NUMBERS_MAP)
@@ -13,3 +16,51 @@ NNS__NAME_FN(nns_wrap_name, NNS_WRAP_MAP)
 NNS__NAME_FN(nns_tensor_role_name, NNS_TENSOR_ROLE_MAP)
 NNS__NAME_FN(nns_nonfinite_role_name, NNS_NONFINITE_ROLE_MAP)
 NNS__NAME_FN(nns_count_style_name, NNS_COUNT_STYLE_MAP)
+NNS__NAME_FN(nns_count_flag_name, NNS_COUNT_FLAG_MAP)
+
+const char *nns_metric_name(int metric) {
+  switch (metric) {
+#define NNS__METRIC_WORD_(name, num, key, flags, member)                       \
+  case num: return key;
+    NNS_METRIC_MAP(NNS__METRIC_WORD_)
+#undef NNS__METRIC_WORD_
+  }
+  return NULL;
+}
+
+unsigned nns_metrics_partial(unsigned count_flags) {
+  unsigned partial = 0;
+#define NNS__METRIC_PARTIAL_(name, num, key, flags, member)                    \
+  if (count_flags & (flags))                                                   \
+    partial |= 1u << num;
+  NNS_METRIC_MAP(NNS__METRIC_PARTIAL_)
+#undef NNS__METRIC_PARTIAL_
+  return partial;
+}
+
+const char *nns_column_name(int bit) {
+  switch (bit) {
+#define NNS__COLUMN_WORD_(name, num, word, flags)                              \
+  case num: return word;
+    NNS_COLUMN_MAP(NNS__COLUMN_WORD_)
+#undef NNS__COLUMN_WORD_
+  }
+  return NULL;
+}
+
+unsigned nns_column_flags(int bit) {
+  switch (bit) {
+#define NNS__COLUMN_FLAGS_(name, num, word, flags)                             \
+  case num: return flags;
+    NNS_COLUMN_MAP(NNS__COLUMN_FLAGS_)
+#undef NNS__COLUMN_FLAGS_
+  }
+  return 0;
+}
+
+const nns__cell_def nns__cells[NNS__CELL_COUNT] = {
+#define NNS__CELL_DEF_(id, title, key, cols, unit, right)                      \
+  [NNS__CELL_##id] = {title, key, cols, unit, right},
+    NNS__CELL_MAP(NNS__CELL_DEF_)
+#undef NNS__CELL_DEF_
+};

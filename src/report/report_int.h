@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "nnscan.h"
+#include "../analyze/reads.h"
 #include "../base/json_writer.h"
 
 /* ==== Reading the model ==== */
@@ -43,21 +44,7 @@ nns_value_info nns__value_of(const nns_model *m, const nns_analysis *a,
                              size_t i);
 nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
                     int axis);
-/* nns_analysis_value_dim by value, without the sized copy (src/analyze):
- * the reports read a dim of every value they print. */
-nns_dim nns__analysis_value_dim(const nns_analysis *a, size_t i, int axis);
-/* The rank nns_analysis_value gives value i (-1 for a bad index), without
- * the model's row that it reads too (src/analyze): the table reads the
- * rank of every layer's output. */
-int nns__analysis_value_rank(const nns_analysis *a, size_t i);
-/* Layer i's depth and parent ((size_t)-1 for none) as nns_analysis_layer
- * gives them, without the rest of its row; false for a bad index. The text
- * table reads them for every layer to draw its tree guides. */
-bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
-                              size_t *parent);
-/* The field nns_analysis_layer_rf copies out, in place (NULL for a bad
- * index): the text summary scans every layer's. */
-const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i);
+/* ... and the five reads without a copy: ../analyze/reads.h. */
 size_t nns__input_of(const nns_model *m, size_t k);
 size_t nns__output_of(const nns_model *m, size_t k);
 nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);
@@ -162,6 +149,62 @@ int nns__cp_width(uint32_t cp);
 int nns__utf8_width(const char *s);
 
 /* ==== Table cells (text, CSV, Markdown) ==== */
+
+/* The cells of a layer row, in the text table's order: X(ID, "title" (the
+ * text and Markdown header, and the HTML page's), "key" (the CSV header:
+ * the document's item the cell shows), NNS_COL_* bits that select it (0:
+ * always shown), "unit" ("count", "bytes", or "" for the others), right
+ * (right-aligned)). A new column is a line here and its case in
+ * summary.c's cell(); the CLI, Python and the page take the rest from
+ * this and nnscan.h's NNS_COLUMN_MAP. */
+#define NNS__CELL_MAP(X)                                                       \
+  X(LAYER, "Layer", "name", 0u, "", false)                                     \
+  X(TYPE, "Type", "type", 0u, "", false)                                       \
+  X(SHAPE, "Output Shape", "output_shape", 0u, "", false)                      \
+  X(PARAMS, "Param #", "params", NNS_COL_PARAMS, "count", true)                \
+  X(BUFFERS, "Buffers", "buffers", NNS_COL_BUFFERS, "count", true)             \
+  X(FLOPS, "FLOPs", "flops", NNS_COL_FLOPS, "count", true)                     \
+  X(FLOPS_UNMASKED, "FLOPs (mask)", "flops_unmasked", NNS_COL_FLOPS, "count",  \
+    true)                                                                      \
+  X(MACS, "MACs", "macs", NNS_COL_MACS, "count", true)                         \
+  X(MACS_UNMASKED, "MACs (mask)", "macs_unmasked", NNS_COL_MACS, "count",      \
+    true)                                                                      \
+  X(DMAS, "DMAs", "dmas", NNS_COL_DMAS, "count", true)                         \
+  X(RF, "RF", "rf", NNS_COL_RF, "", true)                                      \
+  X(STRIDE, "Stride", "rf_stride", NNS_COL_RF, "", true)                       \
+  X(PAD, "Pad", "rf_padding", NNS_COL_RF, "", true)                            \
+  /* the same cells under torchscan's names (its summary()'s columns) */      \
+  X(RF_TS, "Receptive field", "rf", NNS_COL_RF_FIELD | NNS_COL_RF_STATS, "",  \
+    true)                                                                      \
+  X(STRIDE_TS, "Effective stride", "rf_stride", NNS_COL_RF_STATS, "", true)    \
+  X(PAD_TS, "Effective padding", "rf_padding", NNS_COL_RF_STATS, "", true)     \
+  X(ACT, "Act. Mem", "activation_bytes", NNS_COL_ACT, "bytes", true)           \
+  X(SAVED, "Saved", "saved_bytes", NNS_COL_SAVED, "bytes", true)               \
+  X(PCT_PARAMS, "% Params", "params_pct", NNS_COL_PCT, "", true)               \
+  X(PCT_MACS, "% MACs", "macs_pct", NNS_COL_PCT, "", true)                     \
+  X(BYTES, "Bytes", "bytes", NNS_COL_BYTES, "bytes", true)                     \
+  X(INTENSITY, "FLOP/B", "intensity", NNS_COL_ROOF, "", true)                  \
+  X(BOUND, "Bound", "bound", NNS_COL_ROOF, "", false)                          \
+  X(TIME, "Time", "time_s", NNS_COL_ROOF, "", true)
+
+typedef enum nns__cell_id {
+#define NNS__CELL_ENUM_(id, title, key, cols, unit, right) NNS__CELL_##id,
+  NNS__CELL_MAP(NNS__CELL_ENUM_)
+#undef NNS__CELL_ENUM_
+  NNS__CELL_COUNT
+} nns__cell_id;
+
+typedef struct nns__cell_def {
+  const char *title;  /* text, Markdown and HTML header */
+  const char *key;    /* CSV header, the document's item */
+  unsigned cols;      /* NNS_COL_* bits that select it; 0 = always */
+  const char *unit;   /* "count", "bytes" or "" */
+  bool right;         /* right-aligned */
+} nns__cell_def;
+
+/* The cells, indexed by nns__cell_id (names.c). */
+extern const nns__cell_def nns__cells[NNS__CELL_COUNT];
+
 
 /* Writes s in exactly `w` columns: padded (left or right), or shortened to
  * w with a "…" where the wrap mode says. */

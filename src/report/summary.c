@@ -20,48 +20,13 @@
 
 /* ==== Columns ==== */
 
+/* The cells of a row: report_int.h's NNS__CELL_MAP (names.c's nns__cells),
+ * as C_LAYER, C_TYPE, ... here. */
 enum col_id {
-  C_LAYER, C_TYPE, C_SHAPE, C_PARAMS, C_BUFFERS, C_FLOPS, C_FLOPS_UNMASKED,
-  C_MACS, C_MACS_UNMASKED, C_DMAS, C_RF, C_STRIDE, C_PAD, C_RF_TS,
-  C_STRIDE_TS, C_PAD_TS, C_ACT, C_SAVED, C_PCT_PARAMS,
-  C_PCT_MACS, C_BYTES, C_INTENSITY, C_BOUND, C_TIME, C_COUNT
-};
-
-typedef struct col_def {
-  const char *title;    /* text and Markdown header */
-  const char *csv;      /* CSV header */
-  unsigned flag;        /* NNS_COL_* bits that select it; 0 = always */
-  bool numeric;         /* right-aligned */
-} col_def;
-
-static const col_def cols[C_COUNT] = {
-    [C_LAYER] = {"Layer", "name", 0, false},
-    [C_TYPE] = {"Type", "type", 0, false},
-    [C_SHAPE] = {"Output Shape", "output_shape", 0, false},
-    [C_PARAMS] = {"Param #", "params", NNS_COL_PARAMS, true},
-    [C_BUFFERS] = {"Buffers", "buffers", NNS_COL_BUFFERS, true},
-    [C_FLOPS] = {"FLOPs", "flops", NNS_COL_FLOPS, true},
-    [C_FLOPS_UNMASKED] = {"FLOPs (mask)", "flops_unmasked", NNS_COL_FLOPS,
-                          true},
-    [C_MACS] = {"MACs", "macs", NNS_COL_MACS, true},
-    [C_MACS_UNMASKED] = {"MACs (mask)", "macs_unmasked", NNS_COL_MACS, true},
-    [C_DMAS] = {"DMAs", "dmas", NNS_COL_DMAS, true},
-    [C_RF] = {"RF", "rf", NNS_COL_RF, true},
-    [C_STRIDE] = {"Stride", "rf_stride", NNS_COL_RF, true},
-    [C_PAD] = {"Pad", "rf_padding", NNS_COL_RF, true},
-    /* the same cells under torchscan's names (its summary()'s columns) */
-    [C_RF_TS] = {"Receptive field", "rf", NNS_COL_RF_FIELD | NNS_COL_RF_STATS,
-                 true},
-    [C_STRIDE_TS] = {"Effective stride", "rf_stride", NNS_COL_RF_STATS, true},
-    [C_PAD_TS] = {"Effective padding", "rf_padding", NNS_COL_RF_STATS, true},
-    [C_ACT] = {"Act. Mem", "activation_bytes", NNS_COL_ACT, true},
-    [C_SAVED] = {"Saved", "saved_bytes", NNS_COL_SAVED, true},
-    [C_PCT_PARAMS] = {"% Params", "params_pct", NNS_COL_PCT, true},
-    [C_PCT_MACS] = {"% MACs", "macs_pct", NNS_COL_PCT, true},
-    [C_BYTES] = {"Bytes", "bytes", NNS_COL_BYTES, true},
-    [C_INTENSITY] = {"FLOP/B", "intensity", NNS_COL_ROOF, true},
-    [C_BOUND] = {"Bound", "bound", NNS_COL_ROOF, false},
-    [C_TIME] = {"Time", "time_s", NNS_COL_ROOF, true},
+#define COL_ID_(id, title, key, cols, unit, right) C_##id = NNS__CELL_##id,
+  NNS__CELL_MAP(COL_ID_)
+#undef COL_ID_
+  C_COUNT = NNS__CELL_COUNT
 };
 
 /* ==== The grid ==== */
@@ -582,7 +547,7 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   else
     want &= ~(unsigned)NNS_COL_SAVED;
   for (int c = 0; c < C_COUNT; c++)
-    if ((!cols[c].flag || (want & cols[c].flag)) &&
+    if ((!nns__cells[c].cols || (want & nns__cells[c].cols)) &&
         (masked || (c != C_FLOPS_UNMASKED && c != C_MACS_UNMASKED)))
       g->id[g->ncols++] = (enum col_id)c;
 
@@ -1208,7 +1173,7 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   int w[C_COUNT];
   const int gap = 2;
   for (int c = 0; c < g->ncols; c++) {
-    w[c] = nns__utf8_width(cols[g->id[c]].title);
+    w[c] = nns__utf8_width(nns__cells[g->id[c]].title);
     if (g->width[c] > w[c])
       w[c] = g->width[c];
   }
@@ -1256,8 +1221,8 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
   for (int c = 0; c < g->ncols; c++) {
     if (c)
       nns__out_rep(o, " ", gap);
-    nns__put_fit(o, cols[g->id[c]].title, w[c], cols[g->id[c]].numeric,
-            NNS_WRAP_END);
+    nns__put_fit(o, nns__cells[g->id[c]].title, w[c],
+                 nns__cells[g->id[c]].right, NNS_WRAP_END);
   }
   nns__out_str(o, "\n");
   text_rule(o, "=", rule);
@@ -1280,7 +1245,7 @@ static void write_text(nns__out *o, const nns_analysis *a, const grid *g,
           nns__out_str(o, guide(g, r));
         }
       }
-      bool right = c && cols[g->id[c]].numeric;
+      bool right = c && nns__cells[g->id[c]].right;
       if (sw > fit) {
         nns__out_spaces(o, pad);
         pad = 0;
@@ -1320,7 +1285,7 @@ static void write_csv(nns__out *o, const nns_analysis *a, const grid *g) {
   nns__out_str(o, "path,depth");
   for (int c = 0; c < g->ncols; c++) {
     nns__out_str(o, ",");
-    nns__out_str(o, cols[g->id[c]].csv);
+    nns__out_str(o, nns__cells[g->id[c]].key);
   }
   nns__out_str(o, ",flags\n");
   for (size_t r = 0; r < g->rows; r++) {
@@ -1347,10 +1312,10 @@ static void write_csv(nns__out *o, const nns_analysis *a, const grid *g) {
 static void write_md(nns__out *o, const nns_analysis *a, const grid *g) {
   nns__out_str(o, "|");
   for (int c = 0; c < g->ncols; c++)
-    nns__md_cell(o, cols[g->id[c]].title);
+    nns__md_cell(o, nns__cells[g->id[c]].title);
   nns__out_str(o, "\n|");
   for (int c = 0; c < g->ncols; c++)
-    nns__out_str(o, cols[g->id[c]].numeric ? "---:|" : "---|");
+    nns__out_str(o, nns__cells[g->id[c]].right ? "---:|" : "---|");
   nns__out_str(o, "\n");
   for (size_t r = 0; r < g->rows; r++) {
     nns_layer_info l = nns__layer_of(a, g->layer[r]);

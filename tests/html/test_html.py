@@ -746,6 +746,17 @@ def main():
             run(a.nnscan, 'summary', model, '--format', 'html', '-o', html)
             doc = json.loads(run(a.nnscan, 'summary', model, '--format', 'json'))
             check_summary(page, name, html, doc, a.out)
+            # The table's headers are the text report's, word for word
+            # (one table of cells in the library, none typed in the page).
+            md = run(a.nnscan, 'summary', model, '--format', 'md', '--columns', 'all')
+            md_heads = [c.strip() for c in md.split('\n', 1)[0].strip('|').split('|')]
+            page_heads = page.eval('Array.from(document.querySelectorAll(".th[data-key]"))'
+                                   '.map(function (h) { return h.textContent; })')
+            own = ('Flags', 'Active params', 'FLOPs (mask)', 'MACs (mask)')
+            strange = [h for h in page_heads
+                       if h.rstrip(' ▲▼') not in md_heads and h.rstrip(' ▲▼') not in own]
+            check(not strange, '%s: page headers %r are not the text table\'s %r'
+                  % (name, strange, md_heads))
             if name in ('resnet18', 'llama7b_shaped', 'vit_b_16', 'analyze_se'):
                 check_polish_1400(page, name, html, a.out)
             if name == 'hostile':

@@ -192,10 +192,10 @@ static void test_page_escapes(void) {
   nns_model_free(m);
   if (!page.data)
     return;
-  /* The data block and the viewer end with the only two </script>s; the
-   * name is in the JSON with its '<' escaped, and in the <title> as
-   * HTML text. */
-  CHECK_EQ(count(page.data, "</script>"), 2);
+  /* The data block, the column block and the viewer end with the only
+   * three </script>s; the name is in the JSON with its '<' escaped, and in
+   * the <title> as HTML text. */
+  CHECK_EQ(count(page.data, "</script>"), 3);
   CHECK_EQ(count(page.data, "<!--"), 0);
   CHECK(strstr(page.data, "evil\\u003c/script>\\u003c!--\\u003cscript>x") !=
         NULL);

@@ -123,6 +123,72 @@ static void c_wrap_name(void) {
   CHECK(nns_wrap_name(-1) == NULL);
   CHECK(nns_wrap_name(3) == NULL);
 }
+/* The column words against the NNS_COL_* constants they name, and "all"
+ * as the header documents it (the first eight columns). */
+static void c_column_name(void) {
+  static const struct {
+    const char *word;
+    unsigned bit;
+  } want[] = {{"params", NNS_COL_PARAMS}, {"buffers", NNS_COL_BUFFERS},
+              {"flops", NNS_COL_FLOPS},   {"macs", NNS_COL_MACS},
+              {"dmas", NNS_COL_DMAS},     {"rf", NNS_COL_RF},
+              {"act", NNS_COL_ACT},       {"pct", NNS_COL_PCT},
+              {"bytes", NNS_COL_BYTES},   {"roof", NNS_COL_ROOF},
+              {"rf_field", NNS_COL_RF_FIELD},
+              {"rf_stats", NNS_COL_RF_STATS}, {"saved", NNS_COL_SAVED}};
+  int n = (int)(sizeof want / sizeof *want);
+  for (int i = 0; i < n; i++) {
+    CHECK_STR(nns_column_name(i), want[i].word);
+    CHECK_EQ(1u << i, want[i].bit);
+  }
+  CHECK(nns_column_name(-1) == NULL);
+  CHECK(nns_column_name(n) == NULL);
+}
+static void c_column_flags(void) {
+  unsigned all = 0;
+  for (int i = 0; nns_column_name(i); i++)
+    if (nns_column_flags(i) & NNS_COLUMN_IN_ALL)
+      all |= 1u << i;
+  CHECK_EQ(all, 0xffu);
+  CHECK_EQ((unsigned)NNS_COL_ALL, 0xffu);
+  CHECK(nns_column_flags(0) & NNS_COLUMN_ASKED); /* params */
+  CHECK(!(nns_column_flags(12) & NNS_COLUMN_ASKED)); /* saved: never asked */
+  CHECK_EQ(nns_column_flags(-1), 0u);
+  CHECK_EQ(nns_column_flags(13), 0u);
+}
+/* The count flags' words as the v1 JSON writes them, and the metrics each
+ * leaves partial as docs/json.md states the rule. */
+static void c_count_flag_name(void) {
+  CHECK_STR(nns_count_flag_name(0), "partial");
+  CHECK_EQ((unsigned)NNS_COUNT_PARTIAL, 1u << 0);
+  CHECK_STR(nns_count_flag_name(1), "symbolic");
+  CHECK_EQ((unsigned)NNS_COUNT_SYMBOLIC, 1u << 1);
+  CHECK_STR(nns_count_flag_name(2), "shared");
+  CHECK_STR(nns_count_flag_name(3), "unbounded");
+  CHECK_STR(nns_count_flag_name(4), "saturated");
+  CHECK_EQ((unsigned)NNS_COUNT_OVERFLOW, 1u << 4);
+  CHECK(nns_count_flag_name(-1) == NULL);
+  CHECK(nns_count_flag_name(5) == NULL);
+}
+static void c_metric_name(void) {
+  static const char *const want[] = {"params", "buffers", "frozen",
+                                     "param_bytes", "flops", "macs", "dmas",
+                                     "activation_bytes"};
+  for (int i = 0; i < 8; i++)
+    CHECK_STR(nns_metric_name(i), want[i]);
+  CHECK(nns_metric_name(-1) == NULL);
+  CHECK(nns_metric_name(8) == NULL);
+}
+static void c_metrics_partial(void) {
+  unsigned cost = 1u << 4 | 1u << 5 | 1u << 6; /* flops, macs, dmas */
+  CHECK_EQ(nns_metrics_partial(0), 0u);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_SHARED), 0u);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_PARTIAL), cost);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_SYMBOLIC), cost | 1u << 7);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_UNBOUNDED), cost | 1u << 7);
+  CHECK_EQ(nns_metrics_partial(NNS_COUNT_OVERFLOW), 0xffu);
+  CHECK_EQ(nns_metrics_partial(~0u), 0xffu);
+}
 static void c_tensor_role_name(void) {
   CHECK_STR(nns_tensor_role_name(NNS_TENSOR_INPUT), "input");
   CHECK_STR(nns_tensor_role_name(NNS_TENSOR_GRAD_OUTPUT), "grad_output");
@@ -1527,6 +1593,8 @@ static const entry exports[] = {
     E(version), E(abi_version), E(status_name), E(status_message),
     E(dtype_name), E(dtype_bits), E(param_kind_name), E(optimizer_name),
     E(report_format_name), E(numbers_name), E(wrap_name),
+    E(column_name), E(column_flags), E(count_flag_name), E(metric_name),
+    E(metrics_partial),
     E(tensor_role_name), E(nonfinite_role_name), E(packed_record_name),
     E(count_style_name),
     {"nns_model_load_file", c_load_file},

@@ -183,6 +183,26 @@
     return out.join(', ');
   }
 
+  /* A column of the summary's table, as the library names it: its header
+   * and unit come from the page's "nnscan-columns" block (html.c, from
+   * the library's one table of layer cells), by the cell's key; `spec`
+   * says how the cell is read from a node (key: the page's own name for
+   * it, where it has one). */
+  var CELLS = null;
+  function cell(key, spec) {
+    if (!CELLS) {
+      CELLS = {};
+      var b = document.getElementById('nnscan-columns');
+      /* the first of a key: RF before torchscan's name for the same cell */
+      (b ? JSON.parse(b.textContent) : []).forEach(function (c) { CELLS[c.key] = CELLS[c.key] || c; });
+    }
+    var c = CELLS[key] || {title: key, unit: ''};
+    spec.key = spec.key || key;
+    spec.label = c.title;
+    if (c.unit) spec.unit = c.unit;
+    return spec;
+  }
+
   function adaptSummary(doc) {
     learnFamilies(doc.families || [], doc.op_types || []);
     var famOf = {};
@@ -268,32 +288,30 @@
                  'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
       root: root, nodes: nodes, metrics: metrics,
       columns: [
-        {key: 'type', label: 'Type', text: function (n) { return n.type || ''; }},
-        {key: 'shape', label: 'Output Shape', text: function (n) { return n.cells.shape; }},
-        {key: 'params', label: 'Param #', unit: 'count', value: function (n) { return n.metrics.params; }},
-        {key: 'buffers', label: 'Buffers', unit: 'count', value: function (n) { return n.cells.buffers; }},
-        {key: 'flops', label: 'FLOPs', unit: 'count', value: function (n) { return n.metrics.flops; }},
-        {key: 'flops_unmasked', label: 'FLOPs (mask)', unit: 'count', masked: true,
-         value: function (n) { return n.unmasked.flops; }},
-        {key: 'macs', label: 'MACs', unit: 'count', value: function (n) { return n.metrics.macs; }},
-        {key: 'macs_unmasked', label: 'MACs (mask)', unit: 'count', masked: true,
-         value: function (n) { return n.unmasked.macs; }},
-        {key: 'dmas', label: 'DMAs', unit: 'count', value: function (n) { return n.metrics.dmas; }},
-        {key: 'activation_bytes', label: 'Act. Mem', unit: 'bytes', value: function (n) { return n.metrics.activation_bytes; }},
-        {key: 'saved_bytes', label: 'Saved', unit: 'bytes', value: function (n) { return n.cells.saved; }},
-        {key: 'rf', label: 'RF', text: function (n) { return n.cells.rf; }},
-        {key: 'stride', label: 'Stride', text: function (n) { return n.cells.stride; }},
-        {key: 'pad', label: 'Pad', text: function (n) { return n.cells.pad; }},
-        {key: 'pct_params', label: '% Params', pct: 'params'},
-        {key: 'pct_macs', label: '% MACs', pct: 'macs'},
+        cell('type', {text: function (n) { return n.type || ''; }}),
+        cell('output_shape', {key: 'shape', text: function (n) { return n.cells.shape; }}),
+        cell('params', {value: function (n) { return n.metrics.params; }}),
+        cell('buffers', {value: function (n) { return n.cells.buffers; }}),
+        cell('flops', {value: function (n) { return n.metrics.flops; }}),
+        cell('flops_unmasked', {masked: true, value: function (n) { return n.unmasked.flops; }}),
+        cell('macs', {value: function (n) { return n.metrics.macs; }}),
+        cell('macs_unmasked', {masked: true, value: function (n) { return n.unmasked.macs; }}),
+        cell('dmas', {value: function (n) { return n.metrics.dmas; }}),
+        cell('activation_bytes', {value: function (n) { return n.metrics.activation_bytes; }}),
+        cell('saved_bytes', {value: function (n) { return n.cells.saved; }}),
+        cell('rf', {text: function (n) { return n.cells.rf; }}),
+        cell('rf_stride', {key: 'stride', text: function (n) { return n.cells.stride; }}),
+        cell('rf_padding', {key: 'pad', text: function (n) { return n.cells.pad; }}),
+        cell('params_pct', {key: 'pct_params', pct: 'params'}),
+        cell('macs_pct', {key: 'pct_macs', pct: 'macs'}),
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
       ].filter(function (c) {  /* the unmasked columns where a mask left pairs out */
         return !c.masked || (t.macs_unmasked != null && t.macs_unmasked !== t.macs);
       }).concat(doc.hardware ? [
-        {key: 'bytes', label: 'Bytes', unit: 'bytes', value: function (n) { return n.roof.bytes; }},
-        {key: 'intensity', label: 'FLOP/B', text: function (n) { return n.roof.intensity.toFixed(1); }},
-        {key: 'bound', label: 'Bound', text: function (n) { return n.roof.bound; }},
-        {key: 'time_s', label: 'Time', text: function (n) { return fmtSeconds(n.roof.time_s); }}
+        cell('bytes', {value: function (n) { return n.roof.bytes; }}),
+        cell('intensity', {text: function (n) { return n.roof.intensity.toFixed(1); }}),
+        cell('bound', {text: function (n) { return n.roof.bound; }}),
+        cell('time_s', {text: function (n) { return fmtSeconds(n.roof.time_s); }})
       ] : []).filter(function (c) {
         // saved for backward: only with a recorded training step
         return c.key !== 'saved_bytes' || tr.estimate === false;
@@ -1215,9 +1233,6 @@
 
   /* ==== A diff: before and after side by side ==== */
 
-  var DIFF_METRICS = ['params', 'buffers', 'frozen', 'param_bytes', 'flops', 'macs', 'dmas',
-                      'activation_bytes'];
-
   /* A metric as the text diff prints it: the value, "≥ v" or "?". */
   function metricText(m, starred) {
     if (!m) return '–';
@@ -1264,6 +1279,9 @@
       runs.body.appendChild(el('p', {cls: 'note', text: '* ' + doc.symbols_note}));
     main.appendChild(runs.el);
     var tot = card('Totals');
+    /* The metrics as the document lists them (the library's one list,
+     * NNS_METRIC_MAP), never retyped here. */
+    var DIFF_METRICS = Object.keys(doc.totals.metrics);
     var tt = el('table', {cls: 'models diff-totals'});
     tt.appendChild(el('thead', {}, [el('tr', {}, ['Metric', 'before', 'after', 'delta'].map(function (h, i) {
       return el('th', {cls: i ? 'num' : '', text: h});
