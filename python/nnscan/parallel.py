@@ -39,7 +39,11 @@ class Plan:
         lib = _api.lib()
         p = _api.Parallel()
         for k in AXES:
-            setattr(p, k, int(self.sizes.get(k, 1)))
+            v = int(self.sizes.get(k, 1))
+            setattr(p, k, v)
+            if getattr(p, k) != v:  # ctypes wraps silently: 2**64 + 2 -> 2
+                raise ValueError(f"parallel: {k} is {v}, more than the "
+                                 f"library's 64-bit sizes hold")
         names = _api.c_name
 
         def arr(ctype, values):
@@ -193,13 +197,37 @@ def shard_tp(model, tp_mods, tp):
     return copy
 
 
+def check_tp_plan(tp_plan):
+    """A user's tp_plan= in transformers' format, or a clear error: every
+    style must be one nnscan models, since a module left out of the split
+    would be counted replicated without a word."""
+    if tp_plan is None:
+        return None
+    if not isinstance(tp_plan, dict):
+        raise TypeError(f"tp_plan= takes a dict such as "
+                        f"{{'model.layers.*.self_attn.q_proj': 'colwise'}}, "
+                        f"not {tp_plan!r}")
+    for k, v in tp_plan.items():
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"tp_plan: a key is a module path pattern "
+                            f"(str), not {k!r}")
+        if _style(v) is None:
+            raise ValueError(f"tp_plan[{k!r}]: style {v!r} is not one nnscan "
+                             f"models (colwise, rowwise)")
+    return tp_plan
+
+
 def what_if(model, parallel, tp_plan=None, budget=None):
     """(the model to record, the Plan) for a rank of `parallel`."""
     from .train import parse_budget
     sizes = parse(parallel)
     tp, fsdp, ep = (sizes.get(k, 1) for k in ("tp", "fsdp", "ep"))
-    plan = tp_plan if tp_plan is not None else model_tp_plan(model)
+    given = check_tp_plan(tp_plan)
+    plan = given if given is not None else model_tp_plan(model)
     tp_mods = tp_modules(model, plan) if tp > 1 else []
+    if tp > 1 and not tp_mods and given:
+        raise ValueError(f"parallel: tp_plan matches no module of the model "
+                         f"({', '.join(map(repr, given))})")
     if tp > 1 and not tp_mods:
         raise ValueError("parallel: tp > 1 needs a plan: the model has no "
                          "base_model_tp_plan; give tp_plan={'path.*.q_proj': "

@@ -169,3 +169,32 @@ def test_what_if_budget_and_errors():
                        file=False)
     with pytest.raises(ValueError, match="needs a plan"):
         nnscan.summary(m, parallel={"tp": 2}, tp_plan={}, **kw)
+
+
+def test_what_if_arguments_that_cannot_mean_a_plan():
+    """Sizes past what the library holds are refused, not wrapped by
+    ctypes (2**64 + 2 read as 2); a tp_plan that is not a dict, that names
+    a style nnscan does not model (the module would be counted replicated
+    without a word) or that matches no module is an error naming it."""
+    import nnscan
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    kw = dict(inputs=torch.randn(2, 8), training=True, file=False)
+    with pytest.raises(ValueError, match="fsdp is 36893488147419103234"):
+        nnscan.summary(m, parallel={"fsdp": 2**65 + 2}, **kw)
+    with pytest.raises(Exception, match="at most"):
+        nnscan.summary(m, parallel={"fsdp": 2**31}, **kw)
+    with pytest.raises(TypeError, match="tp_plan= takes a dict"):
+        nnscan.summary(m, parallel={"tp": 2}, tp_plan="colwise", **kw)
+    with pytest.raises(ValueError, match="style 'diagonal' is not one"):
+        nnscan.summary(m, parallel={"tp": 2}, tp_plan={"0": "diagonal"},
+                       **kw)
+    with pytest.raises(ValueError, match="matches no module"):
+        nnscan.summary(m, parallel={"tp": 2}, tp_plan={"9": "colwise"},
+                       **kw)
+    r = nnscan.summary(m, parallel={"tp": 2},
+                       tp_plan={"0": "colwise", "2": "rowwise"},
+                       **kw).totals["per_rank"]
+    # by hand: half of each weight, the column split's bias halved, the
+    # row split's bias whole: 32 + 4 + 32 + 8
+    assert r["world_size"] == 2 and r["params"] == 76
