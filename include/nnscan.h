@@ -1133,7 +1133,13 @@ enum {
   NNS_COUNT_SHARED = 1u << 2,   /* uses a parameter counted elsewhere */
   NNS_COUNT_UNBOUNDED = 1u << 3, /* a loop whose trip count is unknown was
                                     counted once */
-  NNS_COUNT_OVERFLOW = 1u << 4   /* a count passed INT64_MAX: saturated */
+  NNS_COUNT_OVERFLOW = 1u << 4,  /* a count passed INT64_MAX: saturated */
+  NNS_COUNT_MASK_UNKNOWN = 1u << 5 /* an attention applies a mask whose
+                                      contents are not known: its products
+                                      count dense in macs_unmasked and
+                                      flops_unmasked, which are then not
+                                      exact (at most the real count's dense
+                                      figure) */
 };
 
 /* Counts over a node, a layer's subtree, an op type or the whole model.

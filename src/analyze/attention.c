@@ -19,7 +19,8 @@
  * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
  * them underflows to 0 in every float type); a Where leaves out the pairs
  * where it picks such a fill. A mask whose contents are not known leaves
- * the products counted dense. Dims a binding leaves symbolic are read as
+ * the products counted dense, and flags them NNS_COUNT_MASK_UNKNOWN: the
+ * reports mark their unmasked counts (and every sum holding them) partial. Dims a binding leaves symbolic are read as
  * the counts take them (dims_of), so fixing one symbol of several gives
  * the masked count at the dims the dense one was counted at.
  */
@@ -604,8 +605,12 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     if (!back_to_scores(n->in[0], &mt)) {
       /* an attention whose mask is not known: counted dense, and said */
       if (mt.unknown && mt.qk && a->attn_unknown &&
-          on_to_product(&u, n->out[0], &mt))
+          on_to_product(&u, n->out[0], &mt)) {
         a->attn_unknown[a->n_attn_unknown++] = mt.unknown;
+        /* its two products' unmasked counts are dense: not exact */
+        a->nodes[mt.qk->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+        a->nodes[mt.pv->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+      }
       continue;
     }
     if (!on_to_product(&u, n->out[0], &mt))
