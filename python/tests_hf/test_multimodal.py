@@ -1,0 +1,109 @@
+"""Multimodal models from tiny configs (issue 40): their real inputs made
+by each model's own image processor (no weights, no download), recorded
+on the meta device although their forwards read data (placeholder counts,
+grid sizes: `.item()`, `torch.tensor` of 0-d tensors), in float32 and
+bfloat16. Reference: PyTorch itself on a CPU copy of the same model with
+eager attention (every attention product a matmul FlopCounterMode counts;
+it has no formula for the CPU's fused attention): parameters ==
+sum(p.numel()), matrix-product MACs == FlopCounterMode's, nothing left
+uncounted."""
+import warnings
+
+import pytest
+import torch
+
+import hf_zoo
+import nnscan
+
+transformers = pytest.importorskip("transformers")
+DTYPES = [torch.float32, torch.bfloat16]
+TEXT = dict(vocab_size=256, hidden_size=64, intermediate_size=128,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            max_position_embeddings=512)
+IMAGE_TOKEN = 250
+
+
+def _image(size):
+    torch.manual_seed(0)
+    return (torch.rand(3, size, size) * 255).to(torch.uint8)
+
+
+def qwen2_vl(version=""):
+    from transformers import AutoConfig
+    kind = "qwen2_5_vl" if version else "qwen2_vl"
+    cls = getattr(transformers, "Qwen2_5_VLForConditionalGeneration"
+                  if version else "Qwen2VLForConditionalGeneration")
+    vision = dict(depth=2, hidden_size=64, num_heads=2, patch_size=14,
+                  spatial_merge_size=2, temporal_patch_size=2, in_chans=3)
+    if version:
+        vision.update(intermediate_size=64, out_hidden_size=64,
+                      fullatt_block_indexes=[1], window_size=56)
+    else:
+        vision.update(embed_dim=32, mlp_ratio=2)
+    text = dict(TEXT, rope_scaling={"type": "mrope",
+                                    "mrope_section": [2, 2, 4]})
+    cfg = AutoConfig.for_model(kind, text_config=text, vision_config=vision,
+                               image_token_id=IMAGE_TOKEN, video_token_id=251,
+                               vision_start_token_id=252,
+                               vision_end_token_id=253)
+    proc = transformers.Qwen2VLImageProcessor(min_pixels=56 * 56,
+                                              max_pixels=112 * 112)
+    px = proc(images=[_image(112)], return_tensors="pt")
+    n = int(px["image_grid_thw"].prod()) // 4
+    ids = torch.tensor([[1, 252] + [IMAGE_TOKEN] * n + [253, 5, 6, 7]])
+    return cls, cfg, {"input_ids": ids,
+                      "mm_token_type_ids": (ids == IMAGE_TOKEN).int(),
+                      **px}
+
+
+def qwen2_5_vl():
+    return qwen2_vl("2.5")
+
+
+def paligemma():
+    from transformers import GemmaConfig, PaliGemmaConfig, SiglipVisionConfig
+    vision = SiglipVisionConfig(hidden_size=32, intermediate_size=64,
+                                num_hidden_layers=2, num_attention_heads=2,
+                                image_size=32, patch_size=8,
+                                projection_dim=64)
+    text = GemmaConfig(**dict(TEXT, head_dim=16))
+    cfg = PaliGemmaConfig(vision_config=vision, text_config=text,
+                          image_token_index=IMAGE_TOKEN, projection_dim=64)
+    proc = transformers.SiglipImageProcessor(size={"height": 32,
+                                                   "width": 32})
+    px = proc(images=[_image(48)], return_tensors="pt")
+    n = (32 // 8) ** 2
+    ids = torch.tensor([[IMAGE_TOKEN] * n + [1, 5, 6, 7, 2]])
+    return transformers.PaliGemmaForConditionalGeneration, cfg, \
+        {"input_ids": ids, "pixel_values": px["pixel_values"]}
+
+
+MODELS = {"qwen2_vl": qwen2_vl, "qwen2_5_vl": qwen2_5_vl,
+          "paligemma": paligemma}
+
+
+def _cast(inputs, dtype):
+    return {k: v.to(dtype) if v.is_floating_point() else v
+            for k, v in inputs.items()}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_multimodal_on_meta_against_pytorch(name, dtype):
+    from torch.utils.flop_counter import FlopCounterMode
+    cls, cfg, inputs = MODELS[name]()
+    torch.manual_seed(0)
+    model = cls._from_config(cfg, attn_implementation="eager",
+                             dtype=dtype).eval()
+    inputs = _cast(inputs, dtype)
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(**inputs)
+    ref = sum(fc.get_flop_counts()["Global"].values()) // 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = nnscan.summary(model, inputs=inputs, file=False)
+    assert s.device == "meta", [str(w.message) for w in caught]
+    assert s.totals["params"] + s.totals.get("frozen", 0) == \
+        sum(p.numel() for p in model.parameters())
+    assert hf_zoo.matmul_macs(s) == ref
+    assert s.uncounted_aten == {}
