@@ -107,3 +107,37 @@ def test_multimodal_on_meta_against_pytorch(name, dtype):
         sum(p.numel() for p in model.parameters())
     assert hf_zoo.matmul_macs(s) == ref
     assert s.uncounted_aten == {}
+
+
+def test_whisper_tokens_are_the_encoder_positions():
+    """Whisper's log-mel input_features [1, 80, 3000] (30 s through its own
+    feature extractor): the tokens are the 1,500 positions its encoder
+    attends over (the frames after the stride-2 convolution), not the 80
+    mel bins; FLOPs per token divide by them. Params and matmul MACs
+    against PyTorch as above."""
+    from torch.utils.flop_counter import FlopCounterMode
+    cfg = transformers.WhisperConfig(
+        num_mel_bins=80, max_source_positions=1500, d_model=64,
+        encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=128,
+        decoder_layers=2, decoder_attention_heads=4, decoder_ffn_dim=128,
+        vocab_size=256, max_target_positions=32, num_labels=3)
+    fe = transformers.WhisperFeatureExtractor(feature_size=80)
+    feats = fe([0.01 * torch.randn(16000 * 30).numpy()], sampling_rate=16000,
+               return_tensors="pt")["input_features"]
+    assert tuple(feats.shape) == (1, 80, 3000)
+    model = transformers.WhisperForAudioClassification._from_config(
+        cfg, attn_implementation="eager").eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(input_features=feats)
+    ref = sum(fc.get_flop_counts()["Global"].values()) // 2
+    s = nnscan.summary(model, inputs={"input_features": feats}, file=False)
+    assert s.device == "meta"
+    t = s.totals
+    assert t["tokens"] == 3000 // 2
+    assert t["flops_per_token"] == t["flops"] / 1500
+    # the sinusoidal positions are a frozen parameter
+    assert t["params"] == sum(p.numel() for p in model.parameters()
+                              if p.requires_grad)
+    assert t["frozen"] == 1500 * 64
+    assert hf_zoo.matmul_macs(s) == ref
+    assert s.uncounted_aten == {}

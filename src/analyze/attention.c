@@ -618,6 +618,8 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     a->attention++;
     if (!mt.rank && !at_scores(&mt, n->in[0]))
       continue;
+    if (!a->attn_queries && mt.rank >= 2)
+      a->attn_queries = mt.dims[mt.rank - 2];
     /* Layers that share one mask (a model builds it once, or a binding
      * handed the same contents over for each layer) count it once. */
     if (!same_masks(&mt, &last)) {
@@ -810,8 +812,10 @@ void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {
 /* An integer graph input that an embedding lookup reads as its indices (an
  * input of a node whose input 0 is a float weight): its element count (the
  * largest such, so that position ids [1, T] beside input_ids [B, T] do not
- * count). Else, in a model with attention, batch x sequence of a rank-3
- * float input [B, T, D]. Else (or when that overflows) 0. */
+ * count). Else, in a model with attention and a rank-3 float input
+ * [B, T, D], batch x sequence: T, or where the first attention's query
+ * length is not T (audio frames [B, bins, frames] through a strided
+ * convolution) that length. Else (or when that overflows) 0. */
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
   const nns__graph *g = a->main;
   int64_t best = 0;
@@ -835,9 +839,16 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
     int64_t d[MAX_RANK];
     int32_t r;
     int64_t tokens;
-    if (v && !v->init && nns__dtype_is_float(v->type.dtype) &&
-        dims_of(NULL, v, &r, d) && r == 3)
-      return nns__mul_i64(d[0], d[1], &tokens) ? tokens : 0;
+    if (!v || v->init || !nns__dtype_is_float(v->type.dtype) ||
+        !dims_of(NULL, v, &r, d) || r != 3)
+      continue;
+    /* [B, T, D] embeddings: T; else the positions the first attention
+     * runs over (Whisper's log-mel [B, bins, frames]: frames / 2 after
+     * its strided convolution, never the bins) */
+    int64_t seq = d[1];
+    if (a->attn_queries > 0 && a->attn_queries != d[1])
+      seq = a->attn_queries;
+    return nns__mul_i64(d[0], seq, &tokens) ? tokens : 0;
   }
   (void)m;
   return 0;
