@@ -113,3 +113,28 @@ def test_profile_generate_marks_dense_masks():
     assert all(r["unmasked_status"] == "partial" for r in prof.steps)
     text = prof.to_text()
     assert "≤ " in text and "counted dense" in text
+
+
+class SlicedBuffer(nn.Module):
+    """An additive mask cut from a float buffer (not tracked) to the
+    sequence, as nanoGPT-style code keeps it."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(D, 3 * D)
+        self.register_buffer("bias", torch.zeros(1, 1, 16, 16))
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, H, E).permute(2, 0, 3, 1, 4)
+        s = torch.matmul(q, k.transpose(-1, -2)) / E ** 0.5 \
+            + self.bias[:, :, :t, :t]
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+
+def test_sliced_float_buffer_mask_is_partial():
+    """Not silent: the sliced buffer is taken for a mask not known."""
+    s = torch_api.analyze_module(SlicedBuffer(), (torch.randn(B, T, D),),
+                                 device="meta")
+    assert s.totals["macs_unmasked"] == s.totals["macs"]
+    assert s.totals["unmasked_status"] == "partial"

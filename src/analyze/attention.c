@@ -221,11 +221,15 @@ static bool add_mask(match *mt, const mask *m) {
 
 /* Whether v, an operand added to the scores whose contents are not known,
  * is a mask rather than a computed bias (T5's or ALiBi's positions): a
- * graph input, or a Where with a masking fill, reached back through ops
- * that keep values. */
+ * graph input, a window sliced from a stored tensor whose contents are not
+ * known (nanoGPT's float `bias` buffer cut to the sequence), or a Where
+ * with a masking fill, reached back through ops that keep values. A
+ * stored tensor added whole, or rows gathered from a weight (T5's bias
+ * table), is not taken for one. */
 static bool looks_like_mask(const nns_model *md, const nns__value *v) {
+  bool cut = false; /* a Slice-like pick on the way */
   for (int steps = 0; v && steps < MAX_STEPS; steps++) {
-    if (v->is_graph_input)
+    if (v->is_graph_input || (v->init && cut))
       return true;
     const nns__node *p = v->producer;
     if (!p || !p->op || p->n_in < 1)
@@ -234,8 +238,10 @@ static bool looks_like_mask(const nns_model *md, const nns__value *v) {
       double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
       return (!isnan(a) && masks_out(a)) || (!isnan(b) && masks_out(b));
     }
-    if (p->op->attn != NNS__ATTN_KEEP)
+    bool pick = p->op->picks && nns__input_role(p, 0) == 'a';
+    if (p->op->attn != NNS__ATTN_KEEP && !pick)
       return false;
+    cut |= pick;
     v = p->in[0];
   }
   return false;
