@@ -1148,6 +1148,11 @@ enum {
 #define NNS_COUNT_FLAG_BIT_(name, bit, word) NNS_COUNT_##name = 1u << bit,
   NNS_COUNT_FLAG_MAP(NNS_COUNT_FLAG_BIT_)
 #undef NNS_COUNT_FLAG_BIT_
+  /* Not a version 1 flag word (v1 says it as "unmasked_status"): an
+   * attention applies a mask whose contents are not known, so its products
+   * count dense in macs_unmasked and flops_unmasked, which are then not
+   * exact (at most the real count's dense figure). */
+  NNS_COUNT_MASK_UNKNOWN = 1u << 5
 };
 
 /* "partial", "symbolic", "shared", "unbounded", "saturated" for the flag

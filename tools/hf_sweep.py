@@ -20,12 +20,14 @@ attention, a padding token, the model on the CPU); where it still cannot, the li
 gives the parameters and uncounted ops without a MACs reference.
 
 Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
-    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [--cpu] [--mask] [--bf16] [TYPE...]
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so python3 tools/hf_sweep.py [--cpu] [--mask] [--dtype fp32|bf16|fp16] [TYPE...]
 --cpu also builds each tiny model on the CPU and records it on its own
 device (device="model": PyTorch's fused CPU attention, real routing), against
 the same meta reference (on_cpu). --mask feeds text models a right-padded
-attention_mask (a tokenizer's, the last 3 of 16 tokens padding). --bf16
-builds every model in bfloat16.
+attention_mask (a tokenizer's, the last 3 of 16 tokens padding). --dtype
+builds every model in float32, bfloat16 or float16 (--bf16: --dtype bf16).
+The last line counts the exact types: parameters equal to sum(p.numel()),
+matrix-product MACs equal to FlopCounterMode's, no aten op uncounted.
 """
 import inspect
 import os
@@ -303,16 +305,36 @@ def on_cpu(name, overrides, kw, how, feed, params, macs_ref):
 ON_CPU_TOO = False
 # --mask: text models also get a right-padded attention_mask
 WITH_MASK = False
-# --bf16: models built in bfloat16 (from_config's dtype)
+# --dtype fp32|bf16|fp16: models built in that dtype (from_config's
+# dtype; None: the config's own, float32 for a tiny one); --bf16 is
+# --dtype bf16
 DTYPE = None
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16,
+          "fp16": torch.float16}
+
+
+def exact(line):
+    """Whether a survey line is exact: parameters equal to sum(numel),
+    matrix-product MACs equal to FlopCounterMode's, nothing uncounted."""
+    return line.startswith("params OK macs/FlopCounterMode 1.0000 "
+                           "uncounted {}")
 
 
 def main(names):
     global ON_CPU_TOO, WITH_MASK, DTYPE
+    names = list(names)
     ON_CPU_TOO, WITH_MASK = "--cpu" in names, "--mask" in names
-    DTYPE = torch.bfloat16 if "--bf16" in names else None
+    dtype = "bf16" if "--bf16" in names else None
+    if "--dtype" in names:
+        i = names.index("--dtype")
+        if i + 1 >= len(names) or names[i + 1] not in DTYPES:
+            sys.exit("--dtype takes one of " + ", ".join(DTYPES))
+        dtype = names.pop(i + 1)
+        names.pop(i)
+    DTYPE = DTYPES[dtype] if dtype else None
     names = [n for n in names if n not in ("--cpu", "--mask", "--bf16")]
     signal.signal(signal.SIGALRM, _alarm)
+    done = good = 0
     for name in names or sorted(transformers.CONFIG_MAPPING.keys()):
         signal.alarm(LIMIT_S)
         try:
@@ -320,6 +342,11 @@ def main(names):
         finally:
             signal.alarm(0)
         print(f"{name:28s} {line}", flush=True)
+        done, good = done + 1, good + exact(line)
+    print(f"# {good} exact of {done} model types (dtype "
+          f"{dtype or 'the config default'}; transformers "
+          f"{transformers.__version__}, torch {torch.__version__})",
+          flush=True)
 
 
 if __name__ == "__main__":

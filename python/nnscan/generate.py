@@ -158,26 +158,35 @@ class GenerateProfile:
                  if any(r.get(c) is not None for r in self.steps)]
         plain = ("step", "tokens", "past")
 
-        def cell(c, v):
+        masked = ("flops_unmasked", "macs_unmasked")
+        dense = any(r.get("unmasked_status") == "partial" for r in self.steps)
+
+        def cell(c, v, partial=False):
             if v is None:
                 return "-"
             if c in plain:
                 return str(v)
-            return _api.format_count(v, "thoplw", 0, 2).rstrip()
+            mark = "≤ " if partial and c in masked else ""
+            return mark + _api.format_count(v, "thoplw", 0, 2).rstrip()
         table = [[h for _, h in shown]]
         for r in self.steps:
             row = dict(r)
             if not r.get("recorded", True):
                 row["step"] = f"{r['step']}*"
-            table.append([cell(c, row.get(c)) for c, _ in shown])
+            part = r.get("unmasked_status") == "partial"
+            table.append([cell(c, row.get(c), part) for c, _ in shown])
         avg = dict(self.per_token, step="per token", tokens=1, past=None)
-        table.append([cell(c, avg.get(c)) for c, _ in shown])
+        table.append([cell(c, avg.get(c), dense) for c, _ in shown])
         widths = [max(len(t[i]) for t in table) for i in range(len(shown))]
         lines = ["  ".join(v.rjust(w) if i else v.ljust(w)
                            for i, (v, w) in enumerate(zip(t, widths)))
                  for t in table]
         rule = "-" * len(lines[0])
         out = [lines[0], rule] + lines[1:-1] + [rule, lines[-1]]
+        if dense:
+            out.append("≤ masked counts not exact: an attention mask whose "
+                       "contents were not known was counted dense (the "
+                       "summary's warnings name it)")
         if any(not r.get("recorded", True) for r in self.steps):
             out.append("* between recorded steps: linear in the past length")
         out.append(f"per token: over the {self.generated_tokens} tokens "
@@ -195,6 +204,10 @@ def _totals_row(s, step, tokens, past):
     row = {"step": step, "tokens": tokens, "past": past, "recorded": True}
     for key in _STEP_KEYS:
         row[key] = t.get(key)
+    # the library's word: a mask whose contents it did not know was
+    # counted dense, so the masked figures are at most these
+    if t.get("unmasked_status") == "partial":
+        row["unmasked_status"] = "partial"
     if row["weight_bytes_read"] is None:  # no experts: every weight
         row["weight_bytes_read"] = t["param_bytes"]
     for key in _STEP_KEYS[-3:]:
@@ -225,6 +238,8 @@ def _interpolated(a, b, step, past):
         va, vb = a[key], b[key]
         row[key] = None if va is None or vb is None else \
             round(va + (vb - va) * f)
+    if "unmasked_status" in a or "unmasked_status" in b:
+        row["unmasked_status"] = "partial"
     return row
 
 

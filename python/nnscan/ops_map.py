@@ -2631,6 +2631,9 @@ OPS = {
     "_reshape_alias": real_form(reshape), "reshape": real_form(reshape),
     "flatten": real_form(reshape), "unsqueeze": real_form(reshape),
     "squeeze": real_form(reshape), "as_strided": as_strided,
+    # Tensor.unfold(dim, size, step): a strided view, windows of x read as
+    # as_strided reads them (Idefics3's patch mask)
+    "unfold": as_strided,
     "view_as": real_form(reshape), "expand": real_form(expand),
     "permute": permute, "transpose": transpose,
     "t": transpose, "cat": cat, "concat": cat, "stack": stack,

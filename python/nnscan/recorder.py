@@ -385,6 +385,7 @@ class _Mode(TorchDispatchMode):
             if shadows is not None:
                 out = shadows.follow(func, args, kwargs, out)
         if step is not None:
+            out = step.device_out(func, args, out)
             step.observe(out)
         if pending is None:
             record(b, func, args, kwargs, out)

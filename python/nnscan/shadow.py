@@ -700,11 +700,28 @@ def _wrap(orig, threads):
             if meta:
                 kw = dict(kwargs)
                 kw["device"] = _CPU
+                if args:  # meta scalars in the data: their values
+                    args = (_scalars(args[0]),) + tuple(args[1:])
                 return orig(*args, **kw).to(_META)
         return orig(*args, **kwargs)
     constructor.__wrapped__ = orig
     constructor.__doc__ = orig.__doc__
     return constructor
+
+
+def _scalars(data):
+    """data (a list or tuple, nested or not) with each one-element meta
+    tensor in it as its value: `.item()` called from Python reaches the
+    recording, whose shadows answer it (PyTorch's own conversion of a
+    sequence of tensors reads them where no dispatch mode sees it: Qwen2-VL's
+    `torch.tensor(mrope_position_deltas, device=...)`). An unknown value
+    raises as PyTorch would."""
+    if isinstance(data, torch.Tensor):
+        return data.item() if data.is_meta and data.numel() == 1 else data
+    if type(data) in (list, tuple) and any(
+            isinstance(e, (torch.Tensor, list, tuple)) for e in data):
+        return type(data)(_scalars(e) for e in data)
+    return data
 
 
 def _plain_list(v):

@@ -205,6 +205,30 @@ class _Scope:
 _current_node = getattr(torch._C, "_current_autograd_node", None)
 
 
+# Ops whose statistics outputs (mean, rstd) the CPU kernel returns in a
+# 16-bit input's own dtype where meta's kernel (as CUDA's) keeps float32
+# (torch/_refs native_layer_norm: converted on "cpu" only): what autograd
+# saves of them follows the device. op -> the outputs that are statistics.
+_CPU_STATS = {}
+_aten = getattr(torch.ops, "aten", None)
+if _aten is not None and hasattr(_aten, "native_layer_norm"):
+    _CPU_STATS[_aten.native_layer_norm.default] = (1, 2)
+_HALF = (torch.float16, torch.bfloat16)
+
+
+def _cpu_stats(func, args, out):
+    """out with the statistics of a 16-bit input in its dtype, as the
+    CPU's kernel returns them; out itself for every other op."""
+    which = _CPU_STATS.get(func)
+    if which is None or not args or not isinstance(args[0], torch.Tensor) \
+            or args[0].dtype not in _HALF:
+        return out
+    dt = args[0].dtype
+    return tuple(o.to(dt) if i in which and isinstance(o, torch.Tensor)
+                 and o.dtype == torch.float32 else o
+                 for i, o in enumerate(out))
+
+
 class _StepMode(TorchDispatchMode):
     """Runs every op (answering data reads from shadows, as the recorder
     does) and notes the storages of its outputs; notes each output's
@@ -221,6 +245,7 @@ class _StepMode(TorchDispatchMode):
         # cheaper meta kernels; none while a recording's mode is below this
         # one (the op must reach it to be recorded)
         self.fast = FAST_META
+        self.cpu_stats = True  # statistics in the CPU kernels' dtypes
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -250,7 +275,16 @@ class _StepMode(TorchDispatchMode):
         else:
             if sh is not None:
                 out = sh.follow(func, args, kwargs, out)
+        out = self.device_out(func, args, out)
         self.observe(out)
+        return out
+
+    def device_out(self, func, args, out):
+        """out as the target device's kernel returns it (the CPU's
+        statistics of a 16-bit layer norm in its dtype): what autograd then
+        saves. This mode's own work, or a recording's mode's (Shared)."""
+        if self.cpu_stats and func in _CPU_STATS:
+            return _cpu_stats(func, args, out)
         return out
 
     def observe(self, out):
@@ -525,6 +559,9 @@ class _Step:
             st.keep_static(t for s in opt.state.values() for t in s.values())
         self.nodes = {}
         self.mode = _StepMode(st, shadows, self.nodes)
+        # the CPU's graph (no target, or the CPU): its kernels' dtypes
+        self.mode.cpu_stats = device is None or \
+            str(device).split(":")[0] in ("cpu", "meta")
 
     def _pack(self, t):
         self.st.saved(t)

@@ -172,3 +172,72 @@ def test_mask_unknown_is_said(tmp_path, additive):
         [CLI, "summary", str(p), "--format", "json", "--value",
          f"mask={vals}"], check=True, capture_output=True, text=True).stdout)
     assert not [w for w in doc["warnings"] if "mask whose" in w]
+
+
+def _schema_check(doc, name):
+    jsonschema = pytest.importorskip("jsonschema")
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "docs", name)) as f:
+        schema = json.load(f)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    assert not errors, [e.message for e in errors[:3]]
+
+
+def _run(p, *opts):
+    return subprocess.run([CLI, "summary", str(p), *opts], check=True,
+                          capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("additive", [False, True])
+def test_mask_unknown_makes_unmasked_partial(tmp_path, additive):
+    """Issue 40.1: the dense figure of a mask not known is never shown as
+    exact. JSON v1: "unmasked_status": "partial" on the totals and the
+    rows holding the products (absent where exact); v2: "unmasked_status"
+    on every layer and the totals, partial here with the ids of the
+    attention.mask_unknown diagnostics (one per product), the totals not
+    complete, and the eight metrics still complete; text: the unmasked
+    figures marked "≤" with a sentence saying why. The same graph with the
+    mask given by --value is exact everywhere."""
+    inp = helper.make_tensor_value_info(
+        "mask", TensorProto.FLOAT if additive else TensorProto.BOOL,
+        [B, 1, 1, L])
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_graph([], [inp], [], additive=additive))
+    v1 = json.loads(_run(p, "--format", "json"))
+    assert v1["totals"]["unmasked_status"] == "partial"
+    flagged = {o["op_type"] for o in v1["op_types"]
+               if o.get("unmasked_status") == "partial"}
+    assert flagged == {"MatMul"}
+    v2 = json.loads(_run(p, "--format", "json", "--json-version", "2"))
+    _schema_check(v1, "summary.schema.json")
+    _schema_check(v2, "summary.v2.schema.json")
+    t = v2["totals"]
+    assert t["unmasked_status"] == "partial" and t["complete"] is False
+    assert all(m["status"] == "complete" for m in t["metrics"].values())
+    diags = {d["id"]: d for d in v2["diagnostics"]}
+    ids = t["unmasked_diagnostics"]
+    assert len(ids) == 2  # Q.K^T and P.V
+    for i in ids:
+        assert diags[i]["code"] == "attention.mask_unknown"
+        assert diags[i]["op"] == "MatMul"
+        assert diags[i]["metrics"] == ["macs_unmasked", "flops_unmasked"]
+    rows = {r["path"]: r["unmasked_status"] for r in v2["layers"]}
+    assert rows.pop("") == "partial"  # the model
+    assert sorted(rows.values()) == ["complete"] * 4 + ["partial"] * 2
+    assert [r["unmasked_diagnostics"] for r in v2["layers"]
+            if r["path"] and r["unmasked_status"] == "partial"] == [[i]
+                                                                  for i in ids]
+    text = _run(p)
+    dense = 2 * B * H * L * L * E
+    assert "MACs ≤ %s" % format(dense, ",") in text
+    assert "was counted dense" in text
+    # known: exact everywhere, and nothing said
+    vals = ",".join(["1"] * (B * L))
+    v1 = json.loads(_run(p, "--format", "json", "--value", f"mask={vals}"))
+    assert "unmasked_status" not in v1["totals"]
+    v2 = json.loads(_run(p, "--format", "json", "--json-version", "2",
+                         "--value", f"mask={vals}"))
+    assert v2["totals"]["unmasked_status"] == "complete"
+    assert "unmasked_diagnostics" not in v2["totals"]
+    assert v2["totals"]["complete"] is True
+    assert "≤" not in _run(p, "--value", f"mask={vals}")

@@ -109,6 +109,9 @@ CASES = {
     # Longformer's overlapping chunks: windows of 20 every 10 elements
     "as_strided_overlapping": lambda x: x.flatten().as_strided((5, 20),
                                                                (10, 1)),
+    # Tensor.unfold: windows of 2 every 2 along dim 1 (Idefics3's patch
+    # mask), a strided view
+    "tensor_unfold": lambda x: x.unfold(1, 2, 2).sum(-1),
     "glu": lambda x: nn.functional.glu(x, dim=1),
     # a static KV cache's update: slices along a dim replaced
     "index_copy": lambda x: torch.zeros(3, 6, 5).index_copy(

@@ -215,6 +215,8 @@ struct nns_analysis {
   nns_totals totals;
   nns_counts all;               /* the whole model */
   size_t attention;             /* softmax attentions found (attention.c) */
+  int64_t attn_queries;         /* the first one's query length (the
+                                   scores' second-to-last dim), or 0 */
   size_t n_attn;                /* of them, those counted (attention.c) */
   nns__attn_row *attn;          /* in the arena */
   /* The mask nodes (Add, Where) of attentions counted dense because the

@@ -19,7 +19,8 @@
  * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
  * them underflows to 0 in every float type); a Where leaves out the pairs
  * where it picks such a fill. A mask whose contents are not known leaves
- * the products counted dense. Dims a binding leaves symbolic are read as
+ * the products counted dense, and flags them NNS_COUNT_MASK_UNKNOWN: the
+ * reports mark their unmasked counts (and every sum holding them) partial. Dims a binding leaves symbolic are read as
  * the counts take them (dims_of), so fixing one symbol of several gives
  * the masked count at the dims the dense one was counted at.
  */
@@ -220,11 +221,15 @@ static bool add_mask(match *mt, const mask *m) {
 
 /* Whether v, an operand added to the scores whose contents are not known,
  * is a mask rather than a computed bias (T5's or ALiBi's positions): a
- * graph input, or a Where with a masking fill, reached back through ops
- * that keep values. */
+ * graph input, a window sliced from a stored tensor whose contents are not
+ * known (nanoGPT's float `bias` buffer cut to the sequence), or a Where
+ * with a masking fill, reached back through ops that keep values. A
+ * stored tensor added whole, or rows gathered from a weight (T5's bias
+ * table), is not taken for one. */
 static bool looks_like_mask(const nns_model *md, const nns__value *v) {
+  bool cut = false; /* a Slice-like pick on the way */
   for (int steps = 0; v && steps < MAX_STEPS; steps++) {
-    if (v->is_graph_input)
+    if (v->is_graph_input || (v->init && cut))
       return true;
     const nns__node *p = v->producer;
     if (!p || !p->op || p->n_in < 1)
@@ -233,8 +238,10 @@ static bool looks_like_mask(const nns_model *md, const nns__value *v) {
       double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
       return (!isnan(a) && masks_out(a)) || (!isnan(b) && masks_out(b));
     }
-    if (p->op->attn != NNS__ATTN_KEEP)
+    bool pick = p->op->picks && nns__input_role(p, 0) == 'a';
+    if (p->op->attn != NNS__ATTN_KEEP && !pick)
       return false;
+    cut |= pick;
     v = p->in[0];
   }
   return false;
@@ -604,8 +611,12 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     if (!back_to_scores(n->in[0], &mt)) {
       /* an attention whose mask is not known: counted dense, and said */
       if (mt.unknown && mt.qk && a->attn_unknown &&
-          on_to_product(&u, n->out[0], &mt))
+          on_to_product(&u, n->out[0], &mt)) {
         a->attn_unknown[a->n_attn_unknown++] = mt.unknown;
+        /* its two products' unmasked counts are dense: not exact */
+        a->nodes[mt.qk->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+        a->nodes[mt.pv->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+      }
       continue;
     }
     if (!on_to_product(&u, n->out[0], &mt))
@@ -613,6 +624,8 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     a->attention++;
     if (!mt.rank && !at_scores(&mt, n->in[0]))
       continue;
+    if (!a->attn_queries && mt.rank >= 2)
+      a->attn_queries = mt.dims[mt.rank - 2];
     /* Layers that share one mask (a model builds it once, or a binding
      * handed the same contents over for each layer) count it once. */
     if (!same_masks(&mt, &last)) {
@@ -805,8 +818,10 @@ void nns__attention_backward(nns__analysis *a, const nns__analysis *fwd) {
 /* An integer graph input that an embedding lookup reads as its indices (an
  * input of a node whose input 0 is a float weight): its element count (the
  * largest such, so that position ids [1, T] beside input_ids [B, T] do not
- * count). Else, in a model with attention, batch x sequence of a rank-3
- * float input [B, T, D]. Else (or when that overflows) 0. */
+ * count). Else, in a model with attention and a rank-3 float input
+ * [B, T, D], batch x sequence: T, or where the first attention's query
+ * length is not T (audio frames [B, bins, frames] through a strided
+ * convolution) that length. Else (or when that overflows) 0. */
 int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
   const nns__graph *g = a->main;
   int64_t best = 0;
@@ -830,9 +845,16 @@ int64_t nns__tokens(const nns_model *m, const nns__analysis *a) {
     int64_t d[MAX_RANK];
     int32_t r;
     int64_t tokens;
-    if (v && !v->init && nns__dtype_is_float(v->type.dtype) &&
-        dims_of(NULL, v, &r, d) && r == 3)
-      return nns__mul_i64(d[0], d[1], &tokens) ? tokens : 0;
+    if (!v || v->init || !nns__dtype_is_float(v->type.dtype) ||
+        !dims_of(NULL, v, &r, d) || r != 3)
+      continue;
+    /* [B, T, D] embeddings: T; else the positions the first attention
+     * runs over (Whisper's log-mel [B, bins, frames]: frames / 2 after
+     * its strided convolution, never the bins) */
+    int64_t seq = d[1];
+    if (a->attn_queries > 0 && a->attn_queries != d[1])
+      seq = a->attn_queries;
+    return nns__mul_i64(d[0], seq, &tokens) ? tokens : 0;
   }
   (void)m;
   return 0;

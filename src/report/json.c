@@ -418,6 +418,14 @@ static void j_unmasked(nns__jw *w, const nns_counts *k) {
   nns__jw_int(w, NNS__JK("flops_unmasked"), k->flops_unmasked);
 }
 
+/* v2 (st set): with their status; v1: a status only where a mask is not
+ * known (json_status.c). */
+static void j_unmasked_st(nns__jw *w, const nns__jstatus *st, size_t layer,
+                          const nns_counts *k) {
+  j_unmasked(w, k);
+  nns__json_unmasked_status(w, st, layer, k);
+}
+
 /* Tokens and FLOPs per token, for a model with a token dimension. */
 static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
   if (tokens <= 0)
@@ -447,7 +455,7 @@ static void j_counts_items(nns__jw *w, const nns_counts *k, bool roof,
    * models without frozen parameters read as before. */
   if (k->frozen)
     nns__jw_int(w, NNS__JK("frozen"), k->frozen);
-  j_unmasked(w, k);
+  j_unmasked_st(w, NULL, 0, k);
   j_experts(w, k);
   j_roof(w, k, roof);
 }
@@ -508,7 +516,7 @@ static void j_layer_counts(nns__jw *w, const nns_analysis *a, size_t i,
     return;
   }
   nns__json_metrics(w, st, i, counts);
-  j_unmasked(w, counts);
+  j_unmasked_st(w, st, i, counts);
   j_experts(w, counts);
   j_roof(w, counts, roof);
   nns__jw_int(w, NNS__JK("nodes"), counts->nodes);
@@ -713,7 +721,7 @@ static void j_totals(nns__jw *w, const nns_analysis *a,
   nns__jw_obj(w, NNS__JK("totals"));
   if (st) {
     nns__json_metrics(w, st, (size_t)-1, &all);
-    j_unmasked(w, &all);
+    j_unmasked_st(w, st, (size_t)-1, &all);
     j_experts(w, &all);
     j_roof(w, &all, t.hardware.name != NULL);
     nns__jw_int(w, NNS__JK("nodes"), all.nodes);

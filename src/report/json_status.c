@@ -23,6 +23,15 @@ static const struct {
 #undef NNS__DIAG_ROW_
 };
 
+/* A diagnostic's metric i by key: NNS_METRIC_MAP's eight, then the
+ * attention products over the pairs a mask allows (NNS__M_UNMASKED's
+ * bits). */
+enum { KEYS = NNS__M_COUNT + 2 };
+static const char *metric_key(int i) {
+  return i < NNS__M_COUNT       ? nns_metric_name(i)
+         : i == NNS__M_COUNT    ? "macs_unmasked"
+                                : "flops_unmasked";
+}
 
 const char *nns__diag_code_name(nns__diag_code c) {
   return diag_table[c].code;
@@ -146,6 +155,11 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_analysis *a) {
         if (!add(s, d))
           goto nomem;
       }
+      if (k.flags & NNS_COUNT_MASK_UNKNOWN) {
+        d.code = NNS__D_MASK_UNKNOWN;
+        if (!add(s, d))
+          goto nomem;
+      }
       if (k.flags & NNS_COUNT_OVERFLOW) {
         d.code = NNS__D_COUNT_SATURATED;
         any_saturated = true;
@@ -232,10 +246,11 @@ static bool global_applies(const nns__jdiag *d, unsigned flags) {
 }
 
 /* The ids of the diagnostics of `layer` (0: the model's for the totals)
- * that touch a metric of `mask`, into w as an array. */
-static void write_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
-                      unsigned flags, unsigned mask) {
-  nns__jw_arr(w, NNS__JK("diagnostics"));
+ * that touch a metric of `mask`, into w as the array under key. */
+static void write_ids_at(nns__jw *w, const char *key, size_t klen,
+                         const nns__jstatus *s, size_t layer, unsigned flags,
+                         unsigned mask) {
+  nns__jw_arr(w, key, klen);
   if (layer < s->layers)
     for (size_t k = 0; k < s->id_count[layer]; k++) {
       size_t id = s->ids[layer][k];
@@ -247,6 +262,29 @@ static void write_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
         (!mask || (nns__diag_metrics(s->diags[id].code) & mask)))
       nns__jw_int(w, NNS__JV, (int64_t)id);
   nns__jw_end(w, NULL);
+}
+
+static void write_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
+                      unsigned flags, unsigned mask) {
+  write_ids_at(w, NNS__JK("diagnostics"), s, layer, flags, mask);
+}
+
+void nns__json_unmasked_status(nns__jw *w, const nns__jstatus *s,
+                               size_t layer, const nns_counts *k) {
+  if (!s) {
+    if (k->flags & NNS_COUNT_MASK_UNKNOWN)
+      nns__jw_str(w, NNS__JK("unmasked_status"), "partial");
+    return;
+  }
+  /* Over the pairs a mask allows: partial where a mask is not known, and
+   * wherever the dense products' counts themselves are. */
+  unsigned touch = NNS__M(MACS) | NNS__M(FLOPS) | NNS__M_UNMASKED;
+  bool partial = (nns__jstatus_partial(s, layer, k) & touch) != 0;
+  nns__jw_str(w, NNS__JK("unmasked_status"), partial ? "partial" : "complete");
+  if (partial) {
+    size_t l = layer == (size_t)-1 ? 0 : layer;
+    write_ids_at(w, NNS__JK("unmasked_diagnostics"), s, l, k->flags, touch);
+  }
 }
 
 void nns__json_diag_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
@@ -322,9 +360,9 @@ void nns__json_diagnostics(nns__jw *w, const nns__jstatus *s) {
     else
       nns__jw_int(w, NNS__JK("layer"), (int64_t)d->layer);
     nns__jw_arr(w, NNS__JK("metrics"));
-    for (int i = 0; i < NNS__M_COUNT; i++)
+    for (int i = 0; i < KEYS; i++)
       if (nns__diag_metrics(d->code) & (1u << i))
-        nns__jw_str(w, NNS__JV, nns_metric_name(i));
+        nns__jw_str(w, NNS__JV, metric_key(i));
     nns__jw_end(w, NULL);
     nns__jw_end(w, NULL);
   }

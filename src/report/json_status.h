@@ -34,6 +34,13 @@ enum {
 #undef NNS__M_SIZED_
 };
 #define NNS__M_ALL ((1u << NNS__M_COUNT) - 1)
+/* Beyond the eight: the attention products over the pairs a mask allows
+ * (macs_unmasked, flops_unmasked), plain numbers beside "metrics" with a
+ * status of their own ("unmasked_status"). A diagnostic's metrics name
+ * them too. */
+#define NNS__M_MACS_UNMASKED (1u << NNS__M_COUNT)
+#define NNS__M_FLOPS_UNMASKED (1u << (NNS__M_COUNT + 1))
+#define NNS__M_UNMASKED (NNS__M_MACS_UNMASKED | NNS__M_FLOPS_UNMASKED)
 
 /* The diagnostics: X(NAME, "code", "severity", metrics it makes partial,
  * "what it means"). Codes are stable: a code is never renamed or reused
@@ -58,6 +65,10 @@ enum {
     "size and are lower bounds of the real ones")                              \
   X(COUNT_SATURATED, "count.saturated", "error", NNS__M_ALL,                   \
     "a count passed 2^63-1 and was held there")                                \
+  X(MASK_UNKNOWN, "attention.mask_unknown", "warning", NNS__M_UNMASKED,        \
+    "the attention applies a mask whose contents are not known (not given, "  \
+    "or computed from values not tracked): its products count dense in "      \
+    "macs_unmasked and flops_unmasked")                                       \
   X(BRANCH_UNKNOWN, "branch.condition_unknown", "info", 0u,                    \
     "the If's condition is not known: the larger branch was counted")          \
   X(MODEL_WARNING, "model.warning", "info", 0u, NULL)
@@ -109,6 +120,12 @@ unsigned nns__jstatus_partial(const nns__jstatus *s, size_t layer,
  * ((size_t)-1) whose counts are k. */
 void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
                        const nns_counts *k);
+/* "unmasked_status": "complete" or "partial" of a layer or the totals (a
+ * mask not known, or what makes macs or flops partial), and when partial
+ * "unmasked_diagnostics": [ids]. v1 (s NULL): the status only when a
+ * mask is not known. */
+void nns__json_unmasked_status(nns__jw *w, const nns__jstatus *s,
+                               size_t layer, const nns_counts *k);
 /* "diagnostics": [ids] of a layer (its subtree's) or of the totals. */
 void nns__json_diag_ids(nns__jw *w, const nns__jstatus *s, size_t layer,
                         unsigned flags);

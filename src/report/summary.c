@@ -224,6 +224,21 @@ static void count_cell(char *buf, size_t size, int64_t v, int64_t total,
            num);
 }
 
+/* An unmasked count: "≥" as any count where a node was not counted, "≤"
+ * where a mask whose contents are not known was counted dense (the real
+ * figure is at most this one), "~" where both. */
+static void unmasked_cell(char *buf, size_t size, int64_t v, int64_t total,
+                          unsigned flags, const nns_report_options *o,
+                          bool csv) {
+  bool dense = (flags & NNS_COUNT_MASK_UNKNOWN) != 0;
+  bool low = (flags & NNS_COUNT_PARTIAL) != 0;
+  char num[64];
+  nns__fmt_number(num, sizeof num, v, total, o->numbers, false, csv);
+  snprintf(buf, size, "%s%s",
+           csv ? "" : dense && low ? "~ " : dense ? "≤ " : low ? "≥ " : "",
+           num);
+}
+
 static void rf_cell(char *buf, size_t size, const nns_rf *rf, enum col_id c) {
   c = c == C_RF_TS ? C_RF : c == C_STRIDE_TS ? C_STRIDE : c == C_PAD_TS ? C_PAD
                                                                         : c;
@@ -415,12 +430,12 @@ static void grid_fill(void *arg) {
                    false);
         break;
       case C_FLOPS_UNMASKED:
-        count_cell(buf, sizeof buf, k->flops_unmasked, p->all.flops_unmasked,
-                   k->flags, o, csv, false);
+        unmasked_cell(buf, sizeof buf, k->flops_unmasked,
+                      p->all.flops_unmasked, k->flags, o, csv);
         break;
       case C_MACS_UNMASKED:
-        count_cell(buf, sizeof buf, k->macs_unmasked, p->all.macs_unmasked,
-                   k->flags, o, csv, false);
+        unmasked_cell(buf, sizeof buf, k->macs_unmasked, p->all.macs_unmasked,
+                      k->flags, o, csv);
         break;
       case C_DMAS:
         count_cell(buf, sizeof buf, k->dmas, p->all.dmas, k->flags, o, csv,
@@ -540,8 +555,10 @@ static nns_status grid_build(grid *g, const nns_analysis *a,
   if (!nns__totals_of(a).hardware.name)
     want &= ~(unsigned)NNS_COL_ROOF; /* no device, no roofline */
   nns_counts all = nns__total_counts_of(a);
-  /* The unmasked columns only where a mask left attention pairs out. */
-  bool masked = all.macs_unmasked != all.macs;
+  /* The unmasked columns only where a mask left attention pairs out, or
+   * where a mask not known was counted dense (marked "≤"). */
+  bool masked = all.macs_unmasked != all.macs ||
+                (all.flags & NNS_COUNT_MASK_UNKNOWN);
   if (nns__totals_of(a).train_step)
     want |= NNS_COL_SAVED;
   else
@@ -1103,11 +1120,17 @@ static void text_footer(nns__out *o, const nns_analysis *an, int width) {
   nns__out_fmt(o, "FLOPs: %s\n", a);
   total_str(a, sizeof a, all.macs, false, partial);
   nns__out_fmt(o, "MACs:  %s\n", a);
-  if (all.macs_unmasked != all.macs) {
-    total_str(a, sizeof a, all.flops_unmasked, false, partial);
-    total_str(b, sizeof b, all.macs_unmasked, false, partial);
-    nns__out_fmt(o, "Over the pairs attention masks allow: FLOPs %s, "
-                    "MACs %s\n", a, b);
+  bool dense = (all.flags & NNS_COUNT_MASK_UNKNOWN) != 0;
+  if (all.macs_unmasked != all.macs || dense) {
+    total_str(a, sizeof a, all.flops_unmasked, false, partial && !dense);
+    total_str(b, sizeof b, all.macs_unmasked, false, partial && !dense);
+    /* "≤": a mask not known counted dense; "~": and a node not counted */
+    const char *mark = !dense ? "" : partial ? "~ " : "≤ ";
+    nns__out_fmt(o, "Over the pairs attention masks allow: FLOPs %s%s, "
+                    "MACs %s%s%s\n", mark, a, mark, b,
+                 dense ? " (partial: an attention mask whose contents are not "
+                         "known was counted dense; the warnings name it)"
+                       : "");
   }
   if (t.tokens > 0) {
     total_str(a, sizeof a, t.tokens, false, false);
