@@ -5,6 +5,7 @@
  * is all it does: the analysis is nns_model_analyze() and the rendering
  * nns_report() of it.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,31 +128,54 @@ void cli_summary_usage(FILE *f) {
   fputs(usage_tail, f);
 }
 
-/* --parallel "fsdp=8,dp=2": false (said) unless every axis is dp or fsdp
- * with a size from 1. */
+/* --parallel "fsdp=8,dp=2": false (said) unless every axis is dp or fsdp,
+ * named once, with a size from 1 to 2^24 (nns_parallel's range). */
 static bool parse_parallel(const char *s, nns_parallel *p) {
   const char *at = s;
+  bool seen_dp = false, seen_fsdp = false;
   while (*at) {
     const char *eq = strchr(at, '=');
-    size_t n = eq ? (size_t)(eq - at) : 0;
+    const char *comma = strchr(at, ',');
+    size_t n = eq && (!comma || eq < comma) ? (size_t)(eq - at) : 0;
     char *end = NULL;
-    long v = eq ? strtol(eq + 1, &end, 10) : 0;
-    if (!eq || end == eq + 1 || (*end && *end != ',') || v < 1 ||
-        v > (1L << 24)) {
+    errno = 0;
+    long long v = n ? strtoll(eq + 1, &end, 10) : 0;
+    if (!n || end == eq + 1 || (*end && *end != ',')) {
       fprintf(stderr, "nnscan summary: --parallel wants AXIS=N pairs such "
                       "as fsdp=8,dp=2, got '%s'\n", s);
       return false;
     }
-    if (n == 2 && !strncmp(at, "dp", 2))
-      p->dp = v;
-    else if (n == 4 && !strncmp(at, "fsdp", 4))
-      p->fsdp = v;
-    else {
-      fprintf(stderr, "nnscan summary: --parallel takes dp and fsdp; '%.*s' "
-                      "(tp, ep) needs a plan of the model's modules: use "
-                      "Python's summary(parallel=...)\n", (int)n, at);
+    bool dp = n == 2 && !strncmp(at, "dp", 2);
+    bool fsdp = n == 4 && !strncmp(at, "fsdp", 4);
+    if (!dp && !fsdp) {
+      bool planned = (n == 2 && !strncmp(at, "tp", 2)) ||
+                     (n == 2 && !strncmp(at, "ep", 2));
+      fprintf(stderr, planned
+                          ? "nnscan summary: --parallel takes dp and fsdp; "
+                            "'%.*s' needs a plan of the model's modules: use "
+                            "Python's summary(parallel=...)\n"
+                          : "nnscan summary: --parallel: unknown axis '%.*s' "
+                            "(dp, fsdp; tp and ep from Python)\n",
+              (int)n, at);
       return false;
     }
+    if (errno == ERANGE || v < 1 || v > (1LL << 24)) {
+      fprintf(stderr, "nnscan summary: --parallel: %.*s=%.*s is out of "
+                      "range (a size from 1 to %lld)\n", (int)n, at,
+              (int)(end - eq - 1), eq + 1, 1LL << 24);
+      return false;
+    }
+    if ((dp && seen_dp) || (fsdp && seen_fsdp)) {
+      fprintf(stderr, "nnscan summary: --parallel names %.*s twice in '%s'\n",
+              (int)n, at, s);
+      return false;
+    }
+    seen_dp |= dp;
+    seen_fsdp |= fsdp;
+    if (dp)
+      p->dp = v;
+    else
+      p->fsdp = v;
     at = *end ? end + 1 : end;
   }
   return true;

@@ -260,7 +260,12 @@ expect 0 'Per rank \(2 ranks: dp=2, estimate\)' -- summary tiny_cnn.onnx --paral
 expect 0 'does not fit in 100 B per rank: grow fsdp' -- summary tiny_cnn.onnx --optimizer adamw --parallel fsdp=2 --budget 100
 expect 0 '"mesh": \{"dp": 2, "fsdp": 4\}' -- summary tiny_cnn.onnx --format json --parallel fsdp=4,dp=2
 expect 2 "needs a plan of the model's modules" -- summary tiny_cnn.onnx --parallel tp=2
-expect 2 '--parallel wants AXIS=N pairs' -- summary tiny_cnn.onnx --parallel fsdp=0
+expect 2 'fsdp=0 is out of range \(a size from 1 to 16777216\)' -- summary tiny_cnn.onnx --parallel fsdp=0
+expect 2 'fsdp=99999999999999999999 is out of range' -- summary tiny_cnn.onnx --parallel fsdp=99999999999999999999
+expect 2 'names fsdp twice' -- summary tiny_cnn.onnx --parallel fsdp=8,fsdp=2
+expect 2 "unknown axis 'pp'" -- summary tiny_cnn.onnx --parallel pp=2
+expect 2 '--parallel wants AXIS=N pairs' -- summary tiny_cnn.onnx --parallel fsdp=
+expect 2 '--parallel wants AXIS=N pairs' -- summary tiny_cnn.onnx --parallel ,fsdp=2
 expect 2 '--budget goes with --parallel' -- summary tiny_cnn.onnx --budget 8GB
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
