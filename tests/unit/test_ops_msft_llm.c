@@ -329,8 +329,31 @@ static void test_ms_attention_mask_index(void) {
   CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
 }
 
+/*
+ * params_active of com.microsoft MoE and QMoE (docs/metrics.md,
+ * "Experts"): a MatMul's wd [8,8] = 64 outside the experts; MoE fc1
+ * [4,16,8] 512 + b1 [4,16] 64 + fc2 [4,8,16] 512, QMoE 4-bit qfc1
+ * [4,16,4] bytes holding 512 weights (two a byte) + qs1 64 + qfc2 [4,8,8]
+ * 512 + qs2 32: 2208 expert elements, 2272 in all. k 2 of 4:
+ * params_active 64 + 2208/2 = 1168. Bytes: wd 256, MoE
+ * 4*(512 + 64 + 512) = 4352, QMoE 256 + 256 + 256 + 128 = 896: 5504.
+ * Prefill of 3 tokens reaches min(4, 2*3) = 4 experts: every byte read;
+ * a decode step of 1 token reaches 2: 256 + 4352/2 + 896/2 = 2880.
+ */
+static void test_moe_active(void) {
+  nns_counts t = totals_of("moe_prefill");
+  CHECK_EQ(t.params + t.frozen, 2272);
+  CHECK_EQ(t.params_active, 1168);
+  CHECK_EQ(t.param_bytes, 5504);
+  CHECK_EQ(t.weight_bytes_read, 5504);
+  t = totals_of("moe_decode");
+  CHECK_EQ(t.params_active, 1168);
+  CHECK_EQ(t.weight_bytes_read, 2880);
+}
+
 int main(void) {
   RUN(test_ops);
+  RUN(test_moe_active);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
   RUN(test_gqa_bias);

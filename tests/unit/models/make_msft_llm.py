@@ -148,3 +148,25 @@ save('msft_llm_ms_attn_len', [ATT], [vi('x', T.FLOAT, [2, 3, 8])],
 save('msft_llm_ms_attn_len_in', [ATT], [vi('x', T.FLOAT, [2, 3, 8]),
                                         vi('mi', T.INT32, [2])],
      [vi('y', T.UNDEFINED, None)], [arr('w', [8, 24])])
+
+# A MatMul outside the experts, then MoE (fc1 with a bias) and QMoE (4-bit),
+# k 2 of 4 experts, over `rows` tokens: params_active and
+# weight_bytes_read.
+def moe_model(stem, rows):
+    save(stem, [
+        N('MatMul', ['x', 'wd'], ['tok'], name='dense'),
+        N('MoE', ['tok', 'router', 'fc1', 'b1', 'fc2'], ['moe'], name='moe',
+          domain=MS, k=2, activation_type='relu'),
+        N('QMoE', ['moe', 'router', 'qfc1', 'qs1', '', 'qfc2', 'qs2'],
+          ['qmoe'], name='qmoe', domain=MS, k=2, activation_type='relu',
+          expert_weight_bits=4),
+    ], [vi('x', T.FLOAT, [rows, 8]), vi('router', T.FLOAT, [rows, 4])],
+        [vi('qmoe', T.UNDEFINED, None)],
+        [arr('wd', [8, 8]), arr('fc1', [4, 16, 8]), arr('b1', [4, 16]),
+         arr('fc2', [4, 8, 16]), arr('qfc1', [4, 16, 4], np.uint8),
+         arr('qs1', [4, 16]), arr('qfc2', [4, 8, 8], np.uint8),
+         arr('qs2', [4, 8])])
+
+
+moe_model('msft_llm_moe_prefill', 3)
+moe_model('msft_llm_moe_decode', 1)
