@@ -319,6 +319,8 @@ static unsigned cost_flags(const nns__cost *c, bool counted) {
     f |= NNS_COUNT_UNBOUNDED;
   if (c->overflow)
     f |= NNS_COUNT_OVERFLOW;
+  if (c->mask_unknown)
+    f |= NNS_COUNT_MASK_UNKNOWN;
   return f;
 }
 

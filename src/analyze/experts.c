@@ -82,10 +82,82 @@ static void apply_experts(nns__analysis *a, const char *path,
   }
 }
 
-/* Without declared experts nothing is kept: nns__layer_counts works the
- * two counts out from the sums. */
+/* A com.microsoft MoE or QMoE node of an ONNX graph: its k (attribute k,
+ * 1 by default) of E (router_probs' last dim) and the tokens (the input's
+ * rows, 0 when not known); false for other nodes. */
+static bool moe_node(const nns__node *n, nns__experts_decl *d) {
+  if (!n->domain || strcmp(n->domain, "com.microsoft") != 0 ||
+      (strcmp(n->op_type, "MoE") != 0 && strcmp(n->op_type, "QMoE") != 0) ||
+      n->n_in < 3 || !n->in[0] || !n->in[1])
+    return false;
+  const nns__type *x = &n->in[0]->type, *r = &n->in[1]->type;
+  if (r->rank < 1 || r->dims[r->rank - 1].sym || r->dims[r->rank - 1].v < 1)
+    return false;
+  d->total = r->dims[r->rank - 1].v;
+  d->active = 1;
+  for (int32_t i = 0; i < n->n_attrs; i++)
+    if (!strcmp(n->attrs[i].name, "k") && n->attrs[i].type == NNS__AT_INT)
+      d->active = n->attrs[i].i;
+  if (d->active < 1 || d->active > d->total)
+    return false;
+  d->tokens = x->rank >= 2 ? 1 : 0;
+  for (int k = 0; k + 1 < x->rank && d->tokens > 0; k++)
+    if (x->dims[k].sym || __builtin_mul_overflow(d->tokens, x->dims[k].v,
+                                                 &d->tokens))
+      d->tokens = 0;
+  return true;
+}
+
+/* Every parameter a MoE node takes from input 2 on (the experts' weights,
+ * scales and biases, E stacked) counts at k/E at its layer and above
+ * (bytes at min(E, k * tokens)/E): docs/metrics.md, "Experts". */
+static void apply_moe_nodes(nns__analysis *a) {
+  const nns__graph *g = a->main;
+  for (int32_t j = 0; g && j < g->n_nodes; j++) {
+    const nns__node *n = &g->nodes[j];
+    nns__experts_decl d;
+    if (!moe_node(n, &d))
+      continue;
+    int64_t reach = d.total, routed;
+    if (d.tokens > 0 && !__builtin_mul_overflow(d.active, d.tokens, &routed) &&
+        routed < d.total)
+      reach = routed;
+    for (int32_t i = 2; i < n->n_in; i++) {
+      if (!n->in[i] || !n->in[i]->init)
+        continue;
+      for (size_t q = 0; q < a->n_params; q++) {
+        const nns_param_info *p = &a->params[q];
+        if (p->kind == NNS_PARAM_CONSTANT || !p->name ||
+            strcmp(p->name, n->in_names[i]) != 0)
+          continue;
+        int64_t idle = p->kind == NNS_PARAM_BUFFER
+                           ? 0
+                           : p->elements -
+                                 scaled(p->elements, d.active, d.total);
+        int64_t unread = p->bytes - scaled(p->bytes, reach, d.total);
+        for (size_t l = p->layer; l != (size_t)-1; l = nns__layer_up(a, l)) {
+          a->layer_experts[l].params_active -= idle;
+          a->layer_experts[l].weight_bytes_read -= unread;
+        }
+        break;
+      }
+    }
+  }
+}
+
+static bool has_moe_nodes(const nns__analysis *a) {
+  nns__experts_decl d;
+  for (int32_t j = 0; a->main && j < a->main->n_nodes; j++)
+    if (moe_node(&a->main->nodes[j], &d))
+      return true;
+  return false;
+}
+
+/* Without declared experts or MoE nodes nothing is kept:
+ * nns__layer_counts works the two counts out from the sums. */
 static void experts_counts(const nns_model *m, nns__analysis *a) {
-  if (m->experts.count == 0)
+  bool nodes = has_moe_nodes(a);
+  if (m->experts.count == 0 && !nodes)
     return;
   a->layer_experts = nns__arena_array(&a->arena, a->n_layers + 1,
                                       sizeof *a->layer_experts);
@@ -103,6 +175,8 @@ static void experts_counts(const nns_model *m, nns__analysis *a) {
     if (path && !inside_experts(m, path))
       apply_experts(a, path, m->experts.vals[i]);
   }
+  if (nodes)
+    apply_moe_nodes(a);
 }
 
 static bool prefixed(const char *name, const char *prefix) {

@@ -51,10 +51,19 @@ static bool mask_of(nns__ictx *cx, const nns__attn_pairs_in *in,
       (!c->f && !c->i) || !nns__type_static(t))
     return false;
   const int64_t want[MASK_RANK_MAX] = {in->b, in->h, in->s, in->t};
+  /* the mask's dims on [b, h, s, t]: right-aligned, or batch first
+   * ([b, t] and [b, s, t], the com.microsoft key padding masks) */
+  int64_t eff[MASK_RANK_MAX] = {1, 1, 1, 1};
+  static const int bf[2][3] = {{0, 3, -1}, {0, 2, 3}};
+  for (int mk = 0; mk < t->rank; mk++) {
+    int k = in->batch_first && t->rank <= 3
+                ? (t->rank == 1 ? 3 : bf[t->rank - 2][mk])
+                : mk + MASK_RANK_MAX - t->rank;
+    eff[k] = t->dims[mk].v;
+  }
   int64_t numel = 1;
   for (int k = MASK_RANK_MAX - 1; k >= 0; k--) {
-    int mk = k - (MASK_RANK_MAX - t->rank);
-    int64_t d = mk >= 0 ? t->dims[mk].v : 1;
+    int64_t d = eff[k];
     /* the keys' dim may be shorter (onnx pads it as masked) */
     if (d != 1 && (k == MASK_RANK_MAX - 1 ? d > want[k] : d != want[k]))
       return false;

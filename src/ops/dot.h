@@ -169,6 +169,7 @@ typedef struct nns__attn_pairs_in {
   bool causal;
   int64_t window;
   int mask, lens; /* input indexes, -1 for none */
+  bool batch_first; /* a mask of rank 2 or 3 is [b, t] or [b, s, t] */
 } nns__attn_pairs_in;
 bool nns__attn_pairs(nns__ictx *cx, const nns__attn_pairs_in *in,
                      int64_t *allowed, int64_t *rows);

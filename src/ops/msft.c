@@ -493,17 +493,28 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
       return NNS__UNCOUNTED;
   if (!add_output(cx, c, 1))
     return NNS__UNCOUNTED;
-  /* macs_unmasked: unidirectional, query i sees keys up to past + i (the
-   * mask_index formats are left dense). */
+  /* macs_unmasked: unidirectional, query i sees keys up to past + i, and
+   * a mask_index with known contents: [B] key lengths, [B, T] or
+   * [B, S, T] keys kept (nonzero). Other formats ([2B] end and start,
+   * [B, 1, M, M]) or unknown contents leave the pairs dense, flagged. */
+  const nns__type *mt = nns__in_type(cx, 3);
+  bool masked = nns__has_in(cx, 3);
   nns__attn_pairs_in pin = {.b = b, .h = heads, .s = s, .t = l,
                             .offset = l - s,
                             .causal = nns__attr_int(cx, "unidirectional") != 0,
-                            .mask = -1, .lens = -1};
+                            .mask = -1, .lens = -1, .batch_first = true};
+  if (masked && mt && mt->rank == 1)
+    pin.lens = 3;
+  else if (masked && mt && (mt->rank == 2 || mt->rank == 3))
+    pin.mask = 3;
   int64_t allowed, rows, rows_dense = nns__cmul(c, nns__cmul(c, b, heads), s);
   if (l >= s && dk % heads == 0 && dv % heads == 0 &&
+      (!masked || pin.mask >= 0 || pin.lens >= 0) &&
       nns__attn_pairs(cx, &pin, &allowed, &rows))
     nns__attn_cut(c, nns__cmul(c, rows_dense, l), allowed, rows_dense, rows,
                   dk / heads, dv / heads);
+  else if (masked)
+    c->mask_unknown = true;
   return NNS_OK;
 }
 
@@ -558,17 +569,34 @@ static nns_status mha_cost(nns__ictx *cx, nns__cost *c) {
   for (int i = 1; i <= 2; i++)
     if (!add_output(cx, c, i))
       return NNS__UNCOUNTED;
-  /* macs_unmasked: unidirectional (query i sees keys up to total - S + i)
-   * and an attention_bias with known contents. */
+  /* macs_unmasked: unidirectional (query i sees keys up to total - S + i),
+   * an attention_bias with known contents, and a key_padding_mask with
+   * known contents: [B] key lengths, [B, T] or [B, S, T] keys kept
+   * (nonzero). Its other format ([3B + 2]), one beside an attention_bias
+   * given as a mask too, or unknown contents leave the pairs dense,
+   * flagged. */
+  const nns__type *kt = nns__in_type(cx, 4);
+  bool padded = nns__has_in(cx, 4), biased = nns__has_in(cx, 5);
   nns__attn_pairs_in pin = {
       .b = b, .h = heads, .s = s, .t = total, .offset = total - s,
       .causal = nns__attr_int(cx, "unidirectional") != 0, .mask = 5,
       .lens = -1};
+  bool readable = true;
+  if (padded && kt && kt->rank == 1) {
+    pin.lens = 4;
+  } else if (padded && kt && (kt->rank == 2 || kt->rank == 3) && !biased) {
+    pin.mask = 4;
+    pin.batch_first = true;
+  } else if (padded) {
+    readable = false;
+  }
   int64_t allowed, rows, rows_dense = nns__cmul(c, nns__cmul(c, b, heads), s);
-  if (total >= s && dk % heads == 0 && dv % heads == 0 &&
+  if (readable && total >= s && dk % heads == 0 && dv % heads == 0 &&
       nns__attn_pairs(cx, &pin, &allowed, &rows))
     nns__attn_cut(c, nns__cmul(c, rows_dense, total), allowed, rows_dense,
                   rows, dk / heads, dv / heads);
+  else if (padded)
+    c->mask_unknown = true;
   return NNS_OK;
 }
 

@@ -80,6 +80,9 @@ typedef struct nns__cost {
    * MACs and FLOPs of its two products those pairs would take
    * (macs - macs_unmasked, flops - flops_unmasked; nns__attn_cut). */
   int64_t macs_cut, flops_cut;
+  /* its mask's contents are not known: the unmasked counts are dense, an
+   * upper bound (NNS_COUNT_MASK_UNKNOWN) */
+  bool mask_unknown;
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);

@@ -283,14 +283,85 @@ static void test_genai_decoder(void) {
   CHECK_EQ(t.all.flops, 30128);
 }
 
+/*
+ * MultiHeadAttention with a key_padding_mask [2,3]: B 2, S = L = 3, 2
+ * heads of 4. Scores 2*3*2*3 = 36. Q.Kt MACs 36*4 = 144, FLOPs 288 - 36
+ * = 252; P.V MACs 144, FLOPs 288 - 12*4 = 240; scale + mask + softmax
+ * 7*36 = 252: FLOPs 744, MACs 288. Known mask: batch 0 keeps 3 keys,
+ * batch 1 keeps 2, on every row and head: 2*(9 + 6) = 30 of 36 pairs,
+ * all 12 rows nonempty: MACs 30*8 = 240; FLOPs 30*7 + (60 - 12)*4 + 252
+ * = 654. The same mask as a graph input: dense, flagged.
+ */
+static void test_mha_key_padding(void) {
+  nns_counts t = totals_of("mha_kpm");
+  CHECK_EQ(t.macs, 288);
+  CHECK_EQ(t.flops, 744);
+  CHECK_EQ(t.macs_unmasked, 240);
+  CHECK_EQ(t.flops_unmasked, 654);
+  CHECK(!(t.flags & NNS_COUNT_MASK_UNKNOWN));
+  t = totals_of("mha_kpm_in");
+  CHECK_EQ(t.macs, 288);
+  CHECK_EQ(t.flops, 744);
+  CHECK_EQ(t.macs_unmasked, 288);
+  CHECK_EQ(t.flops_unmasked, 744);
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+}
+
+/*
+ * com.microsoft Attention with mask_index [2] = key lengths 3 and 1:
+ * input [2,3,8], weights [8,24], 2 heads of 4. Projection 6*24 = 144
+ * outputs of 8: MACs 1152, FLOPs 2304 - 144 = 2160. Scores 36: Q.Kt MACs
+ * 144, FLOPs 252; P.V MACs 144, FLOPs 240; mask + scale + softmax 7*36 =
+ * 252: MACs 1440, FLOPs 2904. Known lengths: 2*(3*3 + 3*1) = 24 of 36
+ * pairs, every row nonempty: 12 pairs gone, MACs 1440 - 12*8 = 1344,
+ * FLOPs 2904 - (12*7 + 2*12*4) = 2724. As a graph input: dense, flagged.
+ */
+static void test_ms_attention_mask_index(void) {
+  nns_counts t = totals_of("ms_attn_len");
+  CHECK_EQ(t.macs, 1440);
+  CHECK_EQ(t.flops, 2904);
+  CHECK_EQ(t.macs_unmasked, 1344);
+  CHECK_EQ(t.flops_unmasked, 2724);
+  CHECK(!(t.flags & NNS_COUNT_MASK_UNKNOWN));
+  t = totals_of("ms_attn_len_in");
+  CHECK_EQ(t.macs_unmasked, 1440);
+  CHECK_EQ(t.flops_unmasked, 2904);
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+}
+
+/*
+ * params_active of com.microsoft MoE and QMoE (docs/metrics.md,
+ * "Experts"): a MatMul's wd [8,8] = 64 outside the experts; MoE fc1
+ * [4,16,8] 512 + b1 [4,16] 64 + fc2 [4,8,16] 512, QMoE 4-bit qfc1
+ * [4,16,4] bytes holding 512 weights (two a byte) + qs1 64 + qfc2 [4,8,8]
+ * 512 + qs2 32: 2208 expert elements, 2272 in all. k 2 of 4:
+ * params_active 64 + 2208/2 = 1168. Bytes: wd 256, MoE
+ * 4*(512 + 64 + 512) = 4352, QMoE 256 + 256 + 256 + 128 = 896: 5504.
+ * Prefill of 3 tokens reaches min(4, 2*3) = 4 experts: every byte read;
+ * a decode step of 1 token reaches 2: 256 + 4352/2 + 896/2 = 2880.
+ */
+static void test_moe_active(void) {
+  nns_counts t = totals_of("moe_prefill");
+  CHECK_EQ(t.params + t.frozen, 2272);
+  CHECK_EQ(t.params_active, 1168);
+  CHECK_EQ(t.param_bytes, 5504);
+  CHECK_EQ(t.weight_bytes_read, 5504);
+  t = totals_of("moe_decode");
+  CHECK_EQ(t.params_active, 1168);
+  CHECK_EQ(t.weight_bytes_read, 2880);
+}
+
 int main(void) {
   RUN(test_ops);
+  RUN(test_moe_active);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
   RUN(test_gqa_bias);
   RUN(test_attention_mask);
   RUN(test_mha_unidirectional);
   RUN(test_ms_attention);
+  RUN(test_mha_key_padding);
+  RUN(test_ms_attention_mask_index);
   RUN(test_attention_causal);
   RUN(test_genai_decoder);
   return check_finish();

@@ -124,3 +124,49 @@ save('msft_llm_ms_attn', [
       unidirectional=1),
 ], [vi('x', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)],
    [arr('w', [8, 24])])
+
+# MultiHeadAttention with a key_padding_mask [2,3] known from an
+# initializer (batch 1 pads its last key), then the same mask as a graph
+# input (contents unknown): Q, K, V [2,3,8], 2 heads of 4.
+QKV = [vi('q', T.FLOAT, [2, 3, 8]), vi('k', T.FLOAT, [2, 3, 8]),
+       vi('v', T.FLOAT, [2, 3, 8])]
+MHA = N('MultiHeadAttention', ['q', 'k', 'v', '', 'kpm'], ['y'], name='mha',
+        domain=MS, num_heads=2)
+save('msft_llm_mha_kpm', [MHA], QKV, [vi('y', T.UNDEFINED, None)],
+     [nh.from_array(np.array([[1, 1, 1], [1, 1, 0]], np.int32), 'kpm')])
+save('msft_llm_mha_kpm_in', [MHA], QKV + [vi('kpm', T.INT32, [2, 3])],
+     [vi('y', T.UNDEFINED, None)], [])
+
+# com.microsoft Attention with mask_index [2] key lengths (3 and 1) known
+# from an initializer, then as a graph input: input [2,3,8], weights
+# [8,24], 2 heads of 4.
+ATT = N('Attention', ['x', 'w', '', 'mi'], ['y'], name='attn', domain=MS,
+        num_heads=2)
+save('msft_llm_ms_attn_len', [ATT], [vi('x', T.FLOAT, [2, 3, 8])],
+     [vi('y', T.UNDEFINED, None)],
+     [arr('w', [8, 24]), nh.from_array(np.array([3, 1], np.int32), 'mi')])
+save('msft_llm_ms_attn_len_in', [ATT], [vi('x', T.FLOAT, [2, 3, 8]),
+                                        vi('mi', T.INT32, [2])],
+     [vi('y', T.UNDEFINED, None)], [arr('w', [8, 24])])
+
+# A MatMul outside the experts, then MoE (fc1 with a bias) and QMoE (4-bit),
+# k 2 of 4 experts, over `rows` tokens: params_active and
+# weight_bytes_read.
+def moe_model(stem, rows):
+    save(stem, [
+        N('MatMul', ['x', 'wd'], ['tok'], name='dense'),
+        N('MoE', ['tok', 'router', 'fc1', 'b1', 'fc2'], ['moe'], name='moe',
+          domain=MS, k=2, activation_type='relu'),
+        N('QMoE', ['moe', 'router', 'qfc1', 'qs1', '', 'qfc2', 'qs2'],
+          ['qmoe'], name='qmoe', domain=MS, k=2, activation_type='relu',
+          expert_weight_bits=4),
+    ], [vi('x', T.FLOAT, [rows, 8]), vi('router', T.FLOAT, [rows, 4])],
+        [vi('qmoe', T.UNDEFINED, None)],
+        [arr('wd', [8, 8]), arr('fc1', [4, 16, 8]), arr('b1', [4, 16]),
+         arr('fc2', [4, 8, 16]), arr('qfc1', [4, 16, 4], np.uint8),
+         arr('qs1', [4, 16]), arr('qfc2', [4, 8, 8], np.uint8),
+         arr('qs2', [4, 8])])
+
+
+moe_model('msft_llm_moe_prefill', 3)
+moe_model('msft_llm_moe_decode', 1)
