@@ -202,3 +202,36 @@ def test_what_if_arguments_that_cannot_mean_a_plan():
     # by hand: half of each weight, the column split's bias halved, the
     # row split's bias whole: 32 + 4 + 32 + 8
     assert r["world_size"] == 2 and r["params"] == 76
+
+
+def test_what_if_html_page_carries_per_rank():
+    """The HTML page of a what-if (to_html()) carries what its Per rank
+    card and per-rank columns read (docs/html.md): totals.per_rank, as the
+    summary's own totals give it, and each layer's per_rank; the experts'
+    all-to-all at each decoder layer's experts."""
+    import nnscan
+    sys.path.insert(0, HERE)
+    from html_page import embedded
+    cfg, m = _mixtral()
+    ids = torch.zeros(1, 8, dtype=torch.long)
+    s = nnscan.summary(m, inputs={"input_ids": ids}, training=True,
+                       optimizer="adamw", parallel={"ep": 2}, budget="1GB",
+                       file=False)
+    kind, doc = embedded(s.to_html())
+    assert kind == "nnscan.summary"
+    assert doc["totals"]["per_rank"] == s.totals["per_rank"]
+    assert doc["totals"]["per_rank"]["budget"]["fits"] is True
+    layers = [l for l in doc["layers"] if "per_rank" in l]
+    assert len(layers) == len(doc["layers"])
+    a2a = {l["path"]: l["per_rank"]["comm"]["all_to_all"] for l in layers
+           if l["per_rank"]["comm"]["all_to_all"]}
+    # the deepest layers that send: the experts of each decoder layer,
+    # each 4 x tokens x top-k x hidden x 2 bytes (bf16)
+    deepest = {p: v for p, v in a2a.items()
+               if p and not any(q.startswith(p + ".") for q in a2a)}
+    per_layer = 4 * 8 * cfg.num_experts_per_tok * cfg.hidden_size * 2
+    assert deepest == {"model.layers.%d.mlp.experts" % i: per_layer
+                       for i in range(cfg.num_hidden_layers)}
+    assert a2a[""] == per_layer * cfg.num_hidden_layers  # the root: all
+    assert layers[0]["per_rank"]["comm_bytes"] == \
+        s.totals["per_rank"]["comm_bytes"]

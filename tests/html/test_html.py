@@ -23,7 +23,8 @@ and saves a full-page screenshot of each under OUT (a test artifact). The
 too: every model has a point and a label, and no two labels overlap.
 With `--hardware` (resnet18 on h100-sxm, a LLaMA decode step on h200) the
 roofline chart has the device's roofs, a point per layer under them, and a
-click on a point selects its layer.
+click on a point selects its layer. A parallel plan's "Per rank" card and
+per-rank layer columns: tests/html/per_rank_page.py.
 
 Usage: test_html.py --nnscan PATH --out DIR   (exit 77: no chromium here)
 """
@@ -38,6 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, HERE)
 import cdp  # noqa: E402
+import per_rank_page  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, 'tests', 'fixtures', 'models')
 failures = []
@@ -777,6 +779,7 @@ def main():
                                  '--format', 'json'))
             check_roofline(page, name, html, doc, a.out)
             check_polish_1400(page, name, html, a.out, wide=True)  # 19 columns: one scrollbar
+        per_rank_page.check_per_rank(page, a.nnscan, run, check, a.out, check_polish_1400)
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
         check_diff(page, a.nnscan, tmp, a.out)
         if a.library:

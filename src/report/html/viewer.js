@@ -225,7 +225,10 @@
                   : (l.params || 0) + (l.frozen || 0),
                 nodes: l.nodes, rf: rfText(l.rf, 'field'), stride: rfText(l.rf, 'stride'),
                 pad: rfText(l.rf, 'padding'), flags: flagText(l.flags, l.rf),
-                op_types: (l.op_types || []).join(', '), saved: l.saved_bytes},
+                op_types: (l.op_types || []).join(', '), saved: l.saved_bytes,
+                /* one rank of a parallel plan (docs/metrics.md, "Per rank") */
+                rank_comm: l.per_rank ? l.per_rank.comm_bytes : null,
+                rank_param_bytes: l.per_rank ? l.per_rank.param_bytes : null},
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
@@ -368,6 +371,15 @@
         unit: 'count', sub: 'k of E experts' +
           (t.weight_bytes_read != null ? ' · reads ' +
            fmtClever(t.weight_bytes_read, 'bytes') : '')});
+    }
+    if (t.per_rank) {
+      adapted.perRank = t.per_rank;
+      if ((doc.layers || []).some(function (l) { return l.per_rank; }))
+        adapted.columns.push(
+          {key: 'rank_param_bytes', label: 'Param bytes / rank', unit: 'bytes',
+           value: function (n) { return n.cells.rank_param_bytes; }},
+          {key: 'rank_comm', label: 'Comm / rank', unit: 'bytes',
+           value: function (n) { return n.cells.rank_comm; }});
     }
     if (t.kv_cache_bytes != null)
       adapted.totals.push({label: 'KV cache', value: t.kv_cache_bytes, unit: 'bytes',
@@ -901,7 +913,8 @@
     var head = el('div', {cls: 'tt-head'});
     /* Each column's least width: a summary's 15 columns fit the 1,306 px
      * a 1400 px window leaves the table, Flags included and RF's "whole"
-     * uncut; more columns (a roofline's) scroll, on one scrollbar. */
+     * uncut; more columns (a roofline's, a parallel plan's per-rank ones)
+     * scroll, on one scrollbar. */
     var widths = {type: [100, 1.3], shape: [140, 1.4], flags: [76, 1], nonfinite: [150, 1.4],
                   rf: [60], stride: [62], pad: [44], pct_params: [80], pct_macs: [76]};
     var least = 180;
@@ -1053,6 +1066,44 @@
     ]);
   }
 
+  /* One rank of a parallel plan (totals.per_rank, docs/json.md): every
+   * number is the document's, only formatted here. */
+  function perRankCard(r) {
+    var mesh = Object.keys(r.mesh || {}).map(function (k) { return k + '=' + r.mesh[k]; });
+    var c = card('Per rank' + (r.estimate ? ' (an estimate)' : ''));
+    var grid = el('div', {cls: 'totals per-rank', id: 'per-rank'});
+    function box(key, label, v, unit, sub) {
+      grid.appendChild(el('div', {cls: 'total', 'data-key': key, 'data-value': v == null ? '' : String(v)}, [
+        el('div', {cls: 'total-label', text: label}),
+        el('div', {cls: 'total-value', title: fmtRaw(v) + (unit === 'bytes' ? ' bytes' : ''),
+                   text: fmtClever(v, unit)}),
+        el('div', {cls: 'total-sub', text: sub != null ? sub : unit === 'count' ? fmtRaw(v) : ''})
+      ]));
+    }
+    box('world_size', 'Ranks', r.world_size, 'count', mesh.length ? mesh.join(' × ') : 'one rank');
+    box('params', 'Parameters', r.params, 'count');
+    box('param_bytes', 'Parameter bytes', r.param_bytes, 'bytes');
+    box('grad_bytes', 'Gradients', r.grad_bytes, 'bytes');
+    box('optimizer_bytes', 'Optimizer state', r.optimizer_bytes, 'bytes');
+    box('saved_bytes', 'Saved for backward', r.saved_bytes, 'bytes');
+    box('train_peak_bytes', 'Training step peak', r.train_peak_bytes, 'bytes');
+    box('flops', 'FLOPs', r.flops, 'count');
+    box('macs', 'MACs', r.macs, 'count');
+    box('comm_bytes', 'Sent per step', r.comm_bytes, 'bytes', 'all collectives');
+    Object.keys(r.comm || {}).forEach(function (k) {
+      box('comm.' + k, k, r.comm[k], 'bytes', 'per step');
+    });
+    c.body.appendChild(grid);
+    if (r.budget) {
+      var b = r.budget, within = fmtClever(b.bytes, 'bytes');
+      c.body.appendChild(el('p', {cls: 'budget ' + (b.fits ? 'fits' : 'grow'), id: 'per-rank-budget',
+        'data-fits': String(!!b.fits), 'data-grow': b.grow || '',
+        text: b.fits ? 'Fits in ' + within + ' per rank.'
+                     : 'Does not fit in ' + within + ' per rank: grow ' + (b.grow || '?') + '.'}));
+    }
+    return c.el;
+  }
+
   function renderSummary(view, main) {
     main.appendChild(header(view));
     var cards = el('div', {cls: 'totals'});
@@ -1072,6 +1123,8 @@
         return el('li', {cls: n.kind, text: n.text});
       })));
     }
+
+    if (view.perRank) main.appendChild(perRankCard(view.perRank));
 
     var tableCard = card('Layers');
     var table;
