@@ -397,8 +397,9 @@ def summary(module, input_shape=None, wrap_mode="mid", max_depth=None,
             budget = None  # per rank, not the checkpoint plan's
         if training:
             from . import train
-            # as training runs: no KV cache (train.training_kwargs)
-            kwargs, forward_set = train.training_kwargs(module, kwargs)
+            # as training runs: no KV cache (train.training_kwargs), asked
+            # of the model recorded (a DDP wrapper hides its config)
+            kwargs, forward_set = train.training_kwargs(rec_module, kwargs)
             step = train.Shared(optimizer=optimizer, loss=loss,
                                 master_weights=master_weights,
                                 budget=budget, target=target,
