@@ -9,8 +9,9 @@
  * two (2 x MACs, the convention of PaLM and Megatron and of PyTorch's
  * FlopCounterMode). model_flops counts the attention products over the
  * (query, key) pairs the masks allow (macs_unmasked); hardware_flops adds
- * the forward of the modules that gradient checkpointing runs again in
- * the backward. The time is the caller's (a binding measures it); the
+ * the forward nodes that gradient checkpointing runs again in the
+ * backward, named one by one or as whole modules (the caller knows which:
+ * non-reentrant checkpointing stops early, step.py). The time is the caller's (a binding measures it); the
  * peak is a device's dense figure at the step's compute dtype, or one the
  * caller gives. Nothing here prints: a peak that cannot apply and an
  * MFU above 100 % are errors with a message.
@@ -36,7 +37,7 @@ static bool within(const nns__analysis *a, uint32_t l, const char *path) {
 }
 
 /* Sums 2 x MACs of the matrix nodes (masked and dense) of `a`; with
- * `paths`, only of nodes inside one of those modules. */
+ * `paths`, only of the nodes named there or inside a module named there. */
 static void matrix_flops(const nns__analysis *a, const char *const *paths,
                          size_t n_paths, int64_t *masked, int64_t *dense,
                          unsigned *flags) {
@@ -48,7 +49,8 @@ static void matrix_flops(const nns__analysis *a, const char *const *paths,
     if (paths) {
       bool in = false;
       for (size_t j = 0; j < n_paths && !in; j++)
-        in = paths[j] && within(a, n->layer, paths[j]);
+        in = paths[j] && (within(a, n->layer, paths[j]) ||
+                          (node->name && strcmp(node->name, paths[j]) == 0));
       if (!in)
         continue;
     }
