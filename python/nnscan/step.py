@@ -14,8 +14,9 @@ What this file does: it records the step's FLOPs once per input shape
 (record_flops: one forward and backward on a meta copy of the model, the
 recorder's, with gradient checkpointing run plainly and what its backward
 reruns noted: the checkpointed modules, or for non-reentrant regions the
-nodes up to PyTorch's early stop) and times each step with the right clock (CUDA events
-on a GPU, resolved once they have happened; time.perf_counter on a CPU).
+nodes up to PyTorch's early stop) and times each step with the right
+clock (CUDA events on a GPU, resolved once they have happened;
+time.perf_counter on a CPU).
 Every figure - the FLOPs, MFU, HFU, throughput, the log's lines, the
 table's rows and the page - is the library's (src/analyze/mfu.c,
 src/report/mfu.c); Python measures times and hands them over.
