@@ -2690,9 +2690,10 @@ typedef struct nns_step_flops {
  * (the recorded backward graph, analysed with forward as
  * nns_analyze_options.forward), both of one rank's step: under
  * torch.distributed each rank hands its own recording (per-rank counts).
- * `recomputed`: the module paths gradient checkpointing runs again in the
- * backward (n_recomputed of them, outermost ones; "" the whole model);
- * their forward's matrix FLOPs are recompute_flops. */
+ * `recomputed`: what gradient checkpointing runs again in the backward
+ * (n_recomputed entries, each a forward node's name or a module path, a
+ * node counting once when named or inside a named module; "" the whole
+ * model); their forward's matrix FLOPs are recompute_flops. */
 NNS_API nns_status nns_step_flops_of(const nns_analysis *forward,
                                      const nns_analysis *backward,
                                      const char *const *recomputed,

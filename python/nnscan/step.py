@@ -12,9 +12,11 @@ nnscan.StepMeter (docs/mfu.md).
 
 What this file does: it records the step's FLOPs once per input shape
 (record_flops: one forward and backward on a meta copy of the model, the
-recorder's, with gradient checkpointing run plainly and the modules it
-checkpoints noted) and times each step with the right clock (CUDA events
-on a GPU, resolved once they have happened; time.perf_counter on a CPU).
+recorder's, with gradient checkpointing run plainly and what its backward
+reruns noted: the checkpointed modules, or for non-reentrant regions the
+nodes up to PyTorch's early stop) and times each step with the right
+clock (CUDA events on a GPU, resolved once they have happened;
+time.perf_counter on a CPU).
 Every figure - the FLOPs, MFU, HFU, throughput, the log's lines, the
 table's rows and the page - is the library's (src/analyze/mfu.c,
 src/report/mfu.c); Python measures times and hands them over.
@@ -31,25 +33,55 @@ from . import _mfu_api
 
 class _Checkpointed:
     """While entered: torch.utils.checkpoint runs its function plainly (the
-    step's FLOPs are the model's, recomputation apart), and the outermost
-    modules called inside a checkpointed function are noted by path (their
-    forward is what checkpointing runs again in the backward)."""
+    step's FLOPs are the model's, recomputation apart), and what the
+    backward runs again is noted: the outermost modules called inside a
+    checkpointed function, by path (`paths`), and the forward nodes it
+    reruns (`nodes`: the library's recompute_flops)."""
 
     def __init__(self, model):
         self.path_of = {id(m): p for p, m in model.named_modules()}
         self.paths = []
-        self.early_stop = False  # a non-reentrant call that stops early
+        self.nodes = []   # module paths and node names, for the library
+        self.spans = []   # (first, end) node creation numbers rerun
+        self.exact = True
         self.inside = 0   # checkpointed calls open
         self.depth = 0    # module calls open inside them
         self.saved = {}
         self.handles = []
 
-    def _run(self, fn, args, kwargs):
+    def _run(self, fn, args, kwargs, early_stop=False):
+        if self.inside or not early_stop:
+            self.inside += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.inside -= 1
+        return self._run_early_stop(fn, args, kwargs)
+
+    def _run_early_stop(self, fn, args, kwargs):
+        """PyTorch's non-reentrant recomputation (torch/utils/checkpoint.py,
+        _recomputation_hook) reruns the region from its start and stops
+        at once when the last tensor the region saved for backward is
+        saved again. The region's ops save their inputs before they run
+        and their outputs after, so it reruns the nodes recorded before
+        the region's last save (the last saving op with it, when that
+        saves its output). The recorder records each op as it runs, so the
+        graph's node count at each save marks that point."""
+        import torch
+        g = _recording_graph()
+        first = g._nodes_made
+        span = [first, first]
+
+        def pack(x):
+            span[1] = g._nodes_made
+            return x
         self.inside += 1
         try:
-            return fn(*args, **kwargs)
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+                return fn(*args, **kwargs)
         finally:
             self.inside -= 1
+            self.spans.append(tuple(span))
 
     def _pre(self, mod, _inputs):
         if self.inside:
@@ -63,22 +95,38 @@ class _Checkpointed:
         if self.inside and self.depth:
             self.depth -= 1
 
+    def recomputed(self, graph):
+        """What the library counts as rerun: the nodes of the early-stopping
+        spans by name, and the modules of the others by path."""
+        names = [n.name for n in graph.nodes
+                 if any(a <= _made(n.name) < b for a, b in self.spans)]
+        return self.whole + names
+
     def __enter__(self):
         import torch
         import torch.utils.checkpoint as ck
         run = self._run
+        self.whole = []  # module paths rerun whole
         if hasattr(ck, "_checkpoint_impl"):    # PyTorch 2.x
             self.saved["_checkpoint_impl"] = ck._checkpoint_impl
             def impl(function, args, kwargs, use_reentrant=None,
-                     early_stop=True, **_):
-                # PyTorch's non-reentrant recomputation stops once the last
-                # tensor the region saved is back: its trailing ops whose
-                # outputs nothing saved are not run again
-                if use_reentrant is False and early_stop:
-                    self.early_stop = True
-                return run(function, args, kwargs or {})
+                     early_stop=True, context_fn=None, **_):
+                glob = getattr(ck, "_enable_checkpoint_early_stop", None)
+                stop = use_reentrant is False and \
+                    (early_stop if glob is None else glob)
+                if context_fn not in (None, ck.noop_context_fn):
+                    self.exact = False  # selective checkpointing: not modelled
+                if stop and _recording_graph() is None:
+                    stop = False  # not under the recorder: counted whole
+                    self.exact = False
+                before = len(self.paths)
+                out = run(function, args, kwargs or {}, early_stop=stop)
+                if not stop and not self.inside:
+                    self.whole += self.paths[before:]
+                return out
             ck._checkpoint_impl = impl
-        else:                                  # 1.13
+        else:                                  # 1.13: no early stop
+            self.whole = self.paths
             class _Plain:
                 @staticmethod
                 def apply(function, _preserve, *args):
@@ -102,6 +150,23 @@ class _Checkpointed:
         for k, v in self.saved.items():
             setattr(ck, k, v)
         return False
+
+
+def _recording_graph():
+    """The Graph the recorder is writing now (its dispatch mode's), or
+    None."""
+    from torch.utils import _python_dispatch as pd
+    from .recorder import _Mode
+    for mode in reversed(pd._get_current_dispatch_mode_stack()):
+        if isinstance(mode, _Mode):
+            return mode.b.g
+    return None
+
+
+def _made(name):
+    """A recorded node's creation number (graph.Graph.add_node's names end
+    in it)."""
+    return int(name.rsplit("_", 1)[1])
 
 
 def record_flops(model, args=(), kwargs=None, device="auto"):
@@ -133,12 +198,13 @@ def record_flops(model, args=(), kwargs=None, device="auto"):
     bwd = bh.analyze(forward=fwd)
     c = ck.get("c")
     paths = list(c.paths) if c is not None else []
-    flops = _mfu_api.step_flops(fwd, bwd, paths)
+    flops = _mfu_api.step_flops(fwd, bwd, c.recomputed(rec.graph)
+                                if c is not None else [])
     flops._recomputed = paths
-    # recompute_flops is the whole forward of those modules: exact for
-    # reentrant checkpointing and early_stop=False, an upper bound where
-    # the recomputation stops early (docs/metrics.md)
-    flops._recompute_exact = not (c is not None and c.early_stop)
+    # recompute_flops: the whole forward of the modules reentrant
+    # checkpointing (or early_stop=False) reruns, and the nodes up to the
+    # early stop of non-reentrant regions (docs/metrics.md)
+    flops._recompute_exact = c is None or c.exact
     return flops
 
 

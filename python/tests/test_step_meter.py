@@ -130,18 +130,44 @@ def test_checkpointing_reentrant_adds_exactly_the_recomputed_forward():
     assert f1["hardware_flops"] - f1["model_flops"] == extra
 
 
-def test_checkpointing_non_reentrant_is_an_upper_bound():
-    """PyTorch's non-reentrant checkpoint stops recomputing once every
-    saved tensor is back (the second Linear's product is skipped): the
-    whole forward nnscan counts is then an upper bound, and says so."""
+def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns():
+    """PyTorch's non-reentrant checkpoint (2.x) stops recomputing once the
+    last tensor the region saved is back: each block's second Linear saves
+    its input before it runs, so its product is not run again (1.13
+    reruns the whole block). hardware_flops - model_flops is exactly
+    FlopCounterMode's step with checkpointing minus without."""
     x = torch.randn(32, D)
     plain, ck = Net(), Net("non_reentrant")
+    ck.load_state_dict(plain.state_dict())
+    f0 = step.flops_dict(step.record_flops(plain, (x,)))
     f1 = step.flops_dict(step.record_flops(ck, (x,)))
     assert f1["recomputed"] == ["blocks.1", "blocks.2"]
-    if hasattr(torch.utils.checkpoint, "_checkpoint_impl"):
-        assert not f1["recompute_exact"]
+    assert f1["recompute_exact"]
+    assert f1["model_flops"] == f0["model_flops"]
+    early = hasattr(torch.utils.checkpoint, "_checkpoint_impl")
+    # by hand: the first Linear of two blocks (and the second without the
+    # early stop)
+    assert f1["recompute_flops"] == 2 * 2 * 32 * D * 4 * D * (1 if early
+                                                               else 2)
+    assert f1["hardware_flops"] - f1["model_flops"] == f1["recompute_flops"]
     extra = _fcm_step(ck, x) - _fcm_step(plain, x)
-    assert 0 < extra <= f1["recompute_flops"]
+    assert f1["recompute_flops"] == extra
+
+
+def test_checkpointing_without_early_stop_reruns_the_whole_region():
+    """early_stop=False (PyTorch's set_checkpoint_early_stop): the whole
+    forward of the blocks runs again, as FlopCounterMode counts."""
+    ck_mod = torch.utils.checkpoint
+    if not hasattr(ck_mod, "set_checkpoint_early_stop"):
+        pytest.skip("no early stop before PyTorch 2.x")
+    x = torch.randn(32, D)
+    plain, ck = Net(), Net("non_reentrant")
+    ck.load_state_dict(plain.state_dict())
+    with ck_mod.set_checkpoint_early_stop(False):
+        f1 = step.flops_dict(step.record_flops(ck, (x,)))
+        extra = _fcm_step(ck, x) - _fcm_step(plain, x)
+    assert f1["recompute_exact"]
+    assert f1["recompute_flops"] == 2 * (2 * 32 * D * 4 * D * 2) == extra
 
 
 def test_record_flops_leaves_checkpoint_alone():

@@ -27,11 +27,17 @@ def _llama():
     return transformers.LlamaForCausalLM(cfg)
 
 
-def _gpt2():
+def _gpt2(**dropouts):
     cfg = transformers.GPT2Config(vocab_size=V, n_embd=64, n_layer=2,
                                   n_head=4, n_positions=128,
-                                  attn_implementation="eager")
+                                  attn_implementation="eager", **dropouts)
     return transformers.GPT2LMHeadModel(cfg)
+
+
+def _gpt2_no_dropout():
+    """Without dropout nothing after the MLP's c_proj saves a tensor: the
+    early stop skips c_proj."""
+    return _gpt2(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
 
 
 class _Data(torch.utils.data.Dataset):
@@ -68,13 +74,13 @@ def _reference_flops(model, checkpointing):
     return fc.get_total_flops()
 
 
-def _train(model, tmp_path, steps=8, checkpointing=False):
+def _train(model, tmp_path, steps=8, checkpointing=False, reentrant=True):
     args = transformers.TrainingArguments(
         output_dir=str(tmp_path / "out"), per_device_train_batch_size=B,
         max_steps=steps, logging_steps=2, report_to=[], use_cpu=True,
         save_strategy="no", disable_tqdm=True,
         gradient_checkpointing=checkpointing,
-        gradient_checkpointing_kwargs={"use_reentrant": True})
+        gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     tr = transformers.Trainer(model=model, args=args, train_dataset=_Data())
     own = _OwnClock()
     tr.add_callback(own)
@@ -145,6 +151,38 @@ def test_trainer_gradient_checkpointing_hfu(tmp_path):
     assert f["hardware_flops"] - f["model_flops"] == f["recompute_flops"]
     logs = [h for h in tr.state.log_history if "mfu" in h]
     assert logs and all(h["hfu"] > h["mfu"] for h in logs)
+
+
+@pytest.mark.parametrize("make", [_gpt2, _gpt2_no_dropout, _llama],
+                         ids=["gpt2", "gpt2-no-dropout", "llama"])
+def test_trainer_non_reentrant_checkpointing_is_exact(make, tmp_path):
+    """The Trainer's non-reentrant gradient checkpointing stops
+    recomputing early (LLaMA's down_proj is not run again, nor GPT-2's
+    c_proj without dropout; with dropout, whose mask is saved last, the
+    whole GPT-2 block is):
+    recompute_flops_dense is exactly FlopCounterMode's step with
+    checkpointing minus without, and it is exact."""
+    torch.manual_seed(0)
+    model = make()
+    model.train()
+    plain = _reference_flops(model, False)
+    model.gradient_checkpointing_enable(
+        gradient_checkpointing_kwargs={"use_reentrant": False})
+    ckpt = _reference_flops(model, True)
+    model.gradient_checkpointing_enable(
+        gradient_checkpointing_kwargs={"use_reentrant": True})
+    whole = _reference_flops(model, True)  # reentrant: the whole layers
+    model.gradient_checkpointing_disable()
+    # the early stop skips a product, or (dropout saving last) nothing
+    assert (ckpt < whole) == (make is not _gpt2)
+    _, cb, _ = _train(model, tmp_path, steps=3, checkpointing=True,
+                      reentrant=False)
+    f = cb.flops
+    layers = "model.layers" if make is _llama else "transformer.h"
+    assert f["recomputed"] == [f"{layers}.0", f"{layers}.1"]
+    assert f["recompute_exact"]
+    assert 0 < f["recompute_flops_dense"] == ckpt - plain
+    assert f["hardware_flops"] - f["model_flops"] == f["recompute_flops"]
 
 
 def test_callback_printed_in_trainer_logs(tmp_path, capsys):

@@ -9,49 +9,80 @@
  * two (2 x MACs, the convention of PaLM and Megatron and of PyTorch's
  * FlopCounterMode). model_flops counts the attention products over the
  * (query, key) pairs the masks allow (macs_unmasked); hardware_flops adds
- * the forward of the modules that gradient checkpointing runs again in
- * the backward. The time is the caller's (a binding measures it); the
+ * the forward nodes that gradient checkpointing runs again in the
+ * backward, named one by one or as whole modules (the caller knows which:
+ * non-reentrant checkpointing stops early, step.py). The time is the caller's (a binding measures it); the
  * peak is a device's dense figure at the step's compute dtype, or one the
  * caller gives. Nothing here prints: a peak that cannot apply and an
  * MFU above 100 % are errors with a message.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 
 /* ==== FLOPs of a step ==== */
 
-/* True when layer l is the module `path` or inside it. */
-static bool within(const nns__analysis *a, uint32_t l, const char *path) {
-  if (l == NNS__NONE32 || l >= a->n_layers)
+/* The recomputed names, sorted, for lookups by binary search: a model
+ * with thousands of nodes rerun names thousands of them. */
+typedef struct {
+  const char **v;
+  size_t n;
+} names;
+
+static int cmp_name(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Whether the first `len` bytes of `s` are one of the names. */
+static bool named(const names *set, const char *s, size_t len) {
+  size_t lo = 0, hi = set->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const char *v = set->v[mid];
+    int c = strncmp(v, s, len);
+    if (c == 0 && v[len] != '\0')
+      c = 1; /* v is longer: after s */
+    if (c == 0)
+      return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
+/* True when node k of `a` is named or inside a named module (its layer's
+ * path, one of its enclosing modules, or "" the model). */
+static bool recomputed_node(const nns__analysis *a, const names *set,
+                            const nns__node *node, uint32_t l) {
+  if (node->name && named(set, node->name, strlen(node->name)))
+    return true;
+  if (named(set, "", 0))
+    return true;
+  if (l == NNS__NONE32 || l >= a->n_layers || !a->layers[l].info.path)
     return false;
   const char *p = a->layers[l].info.path;
-  if (!p)
-    return false;
-  size_t n = strlen(path);
-  if (n == 0)
-    return true; /* the model itself */
-  return strncmp(p, path, n) == 0 && (p[n] == '\0' || p[n] == '.');
+  size_t n = strlen(p);
+  for (size_t i = 0; i <= n; i++)
+    if ((p[i] == '.' || p[i] == '\0') && named(set, p, i))
+      return true;
+  return false;
 }
 
 /* Sums 2 x MACs of the matrix nodes (masked and dense) of `a`; with
- * `paths`, only of nodes inside one of those modules. */
-static void matrix_flops(const nns__analysis *a, const char *const *paths,
-                         size_t n_paths, int64_t *masked, int64_t *dense,
-                         unsigned *flags) {
+ * `set`, only of the nodes named there or inside a module named there. */
+static void matrix_flops(const nns__analysis *a, const names *set,
+                         int64_t *masked, int64_t *dense, unsigned *flags) {
   for (size_t k = 0; k < a->n_nodes; k++) {
     const nns__node *node = a->order[k];
     if (!node->op || !node->op->matrix)
       continue;
     const nns__anode *n = &a->nodes[node->index];
-    if (paths) {
-      bool in = false;
-      for (size_t j = 0; j < n_paths && !in; j++)
-        in = paths[j] && within(a, n->layer, paths[j]);
-      if (!in)
-        continue;
-    }
+    if (set && !recomputed_node(a, set, node, n->layer))
+      continue;
     int64_t cut = n->more ? a->node_more[n->more - 1].macs_cut : 0;
     *dense = nns__sum_sat(*dense, nns__sum_sat(n->macs, n->macs));
     *masked = nns__sum_sat(*masked,
@@ -71,12 +102,20 @@ nns_status nns_step_flops_of(const nns_analysis *forward,
                     "nns_step_flops_of: NULL argument or short struct");
   nns_step_flops r = {.size = sizeof r};
   int64_t fm = 0, fd = 0, bm = 0, bd = 0;
-  matrix_flops(forward, NULL, 0, &fm, &fd, &r.flags);
-  matrix_flops(backward, NULL, 0, &bm, &bd, &r.flags);
-  if (n_recomputed)
-    matrix_flops(forward, recomputed, n_recomputed, &r.recompute_flops,
-                 &r.recompute_flops_dense,
+  matrix_flops(forward, NULL, &fm, &fd, &r.flags);
+  matrix_flops(backward, NULL, &bm, &bd, &r.flags);
+  if (n_recomputed) {
+    names set = {malloc(n_recomputed * sizeof *set.v), 0};
+    if (!set.v)
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    for (size_t j = 0; j < n_recomputed; j++)
+      if (recomputed[j])
+        set.v[set.n++] = recomputed[j];
+    qsort(set.v, set.n, sizeof *set.v, cmp_name);
+    matrix_flops(forward, &set, &r.recompute_flops, &r.recompute_flops_dense,
                  &r.flags);
+    free(set.v);
+  }
   r.forward_flops = fm;
   r.backward_flops = bm;
   r.model_flops = nns__sum_sat(fm, bm);

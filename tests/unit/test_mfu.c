@@ -2,7 +2,8 @@
  * test_mfu.c - nns_mfu_compute and its reports (issue 48), every expected
  * figure worked out here by hand: MFU = model FLOPs / step time / peak,
  * the peak the named device's dense figure at the step's dtype; a peak of
- * another dtype and an MFU above 100 % refused with NNS_E_ARG.
+ * another dtype and an MFU above 100 % refused with NNS_E_ARG; the
+ * recompute of nns_step_flops_of named by node or by module.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -104,8 +105,67 @@ static void test_reports(void) {
   free(s.buf);
 }
 
+/* x[2,4] -> MatMul(w1[4,8]) node "fc" in module "a" -> MatMul(w2[8,4])
+ * node "fc2" in module "b": 2 x 2*4*8 = 128 FLOPs each. */
+static nns_model *two_matmuls(void) {
+  nns_builder *b = NULL;
+  nns_error err;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  int64_t xd[] = {2, 4}, w1d[] = {4, 8}, w2d[] = {8, 4};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 2, xd, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "w1", NNS_DT_FLOAT, 2, w1d, NULL, 0,
+                                       &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_initializer(b, "w2", NNS_DT_FLOAT, 2, w2d, NULL, 0,
+                                       &err),
+           NNS_OK);
+  const char *in1[] = {"x", "w1"}, *out1[] = {"h"};
+  const char *in2[] = {"h", "w2"}, *out2[] = {"y"};
+  CHECK_EQ(nns_builder_add_node(b, "MatMul", "", "fc", "a", in1, 2, out1, 1,
+                                &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_node(b, "MatMul", "", "fc2", "b", in2, 2, out2, 1,
+                                &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  return m;
+}
+
+static int64_t recompute(const nns_analysis *a, const char *const *names,
+                         size_t n) {
+  nns_step_flops f = {.size = sizeof f};
+  nns_error err;
+  CHECK_EQ(nns_step_flops_of(a, a, names, n, &f, &err), NNS_OK);
+  CHECK_EQ(f.hardware_flops, f.model_flops + f.recompute_flops);
+  return f.recompute_flops;
+}
+
+static void test_recompute_by_node_or_module(void) {
+  nns_model *m = two_matmuls();
+  nns_analyze_options o = {.size = sizeof o};
+  nns_analysis *a = NULL;
+  nns_error err;
+  CHECK_EQ(nns_model_analyze(m, &o, &a, &err), NNS_OK);
+  const char *node[] = {"fc"}, *module[] = {"b"}, *both[] = {"fc", "a"};
+  const char *all[] = {"fc", "b"}, *model[] = {""}, *none[] = {"c"};
+  CHECK_EQ(recompute(a, node, 1), 128);   /* a node by its name */
+  CHECK_EQ(recompute(a, module, 1), 128); /* a module's nodes */
+  CHECK_EQ(recompute(a, both, 2), 128);   /* named twice: once */
+  CHECK_EQ(recompute(a, all, 2), 256);
+  CHECK_EQ(recompute(a, model, 1), 256);  /* the whole model */
+  CHECK_EQ(recompute(a, none, 1), 0);
+  CHECK_EQ(recompute(a, NULL, 0), 0);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 int main(void) {
   RUN(test_figures_by_hand);
+  RUN(test_recompute_by_node_or_module);
   RUN(test_refusals);
   RUN(test_reports);
   return check_finish();
