@@ -261,10 +261,13 @@ def _dist():
     return dist
 
 
+# PyTorch 1.13's torch.distributed.fsdp and _shard packages raise
+# ValueError, not ImportError, on import under Python 3.11 (a dataclass
+# with a mutable default): no FSDP2 or DTensor there either way.
 def _dtensor_type():
     try:
         from torch.distributed.tensor import DTensor
-    except ImportError:
+    except (ImportError, ValueError):
         return None
     return DTensor
 
@@ -272,7 +275,7 @@ def _dtensor_type():
 def _fsdp_module_type():
     try:
         from torch.distributed.fsdp import FSDPModule
-    except ImportError:
+    except (ImportError, ValueError):
         return None
     return FSDPModule
 

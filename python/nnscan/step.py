@@ -177,9 +177,18 @@ def record_flops(model, args=(), kwargs=None, device="auto"):
     left as it was. Under torch.distributed, each rank calls this on its
     own inputs: the counts are that rank's (issue 43's per-rank counts
     plug in here, through nns_step_flops_of's two analyses)."""
+    import sys
     from . import backward, recorder
     from .torch_api import check_shapes
     ck = {}
+    if "torch.distributed" in sys.modules:
+        # inside a job: FSDP2 / DTensor parameters recorded as the rank
+        # holds them (issue 43's live path: a plain meta copy, TP shards at
+        # their local shapes, FSDP's weights whole as they are gathered)
+        from . import parallel
+        found = parallel.live(model, None)
+        if found is not None:
+            model = found[0]
 
     def call(target, *a, **kw):
         with _Checkpointed(target) as c:

@@ -348,21 +348,27 @@ def test_cuda_step_time_with_events():
     assert not math.isnan(s["mfu"])
 
 
-def test_two_ranks_each_their_own_counts(tmp_path):
-    """DDP over gloo, two processes: each rank's log carries its rank and
-    the FLOPs of its own share of the batch (rank r: 8·(r + 1) rows), by
-    hand: Linear 32 -> 64 and 64 -> 8, forward 2nkm each, backward the
-    weight gradients of both and the input gradient of the second."""
+@pytest.mark.parametrize("mode", ["ddp", "fsdp", "tp"])
+def test_two_ranks_each_their_own_counts(tmp_path, mode):
+    """Two processes over gloo: each rank's log carries its rank and the
+    FLOPs of its own share, by hand: Linear 32 -> 64 and 64 -> 8, forward
+    2nkm each, backward the weight gradients of both and the input
+    gradient of the second. DDP and FSDP2 (weights gathered whole): rank r
+    on its 8·(r + 1) rows; tensor parallel: 8 rows, the hidden 64 split in
+    two (each rank's matmuls at their local 32)."""
     import subprocess
     import sys
     dist = pytest.importorskip("torch.distributed")
     if not dist.is_available():
         pytest.skip("no torch.distributed")
+    if mode != "ddp" and torch.__version__ < "2":
+        pytest.skip("FSDP2 and DTensor tensor parallel need PyTorch 2.x")
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
     procs = [subprocess.Popen(
         [sys.executable, os.path.join(here, "step_meter_ddp_worker.py"),
-         str(r), "2", str(tmp_path / "store"), str(tmp_path)], env=env,
+         str(r), "2", str(tmp_path / "store"), str(tmp_path), mode],
+        env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(2)]
     try:
         outs = [p.communicate(timeout=240)[0].decode() for p in procs]
@@ -373,9 +379,10 @@ def test_two_ranks_each_their_own_counts(tmp_path):
     for p, o in zip(procs, outs):
         assert p.returncode == 0, o
     for r in range(2):
-        n = 8 * (r + 1)
-        fwd = 2 * n * 32 * 64 + 2 * n * 64 * 8
-        bwd = 2 * fwd - 2 * n * 32 * 64
+        n = 8 if mode == "tp" else 8 * (r + 1)
+        h = 32 if mode == "tp" else 64
+        fwd = 2 * n * 32 * h + 2 * n * h * 8
+        bwd = 2 * fwd - 2 * n * 32 * h
         lines = [json.loads(s) for s in
                  (tmp_path / f"steps.{r}.jsonl").read_text().splitlines()]
         assert [x["step"] for x in lines] == [1, 2]
