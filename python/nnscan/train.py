@@ -417,7 +417,13 @@ def training_kwargs(model, kwargs):
     kwargs = dict(kwargs or {})
     if "use_cache" in kwargs:
         return kwargs, None
+    import torch
     model = recorder.unwrap_compiled(model)
+    # DDP and DataParallel hand their keyword arguments to the module
+    # they wrap: its config and forward decide
+    while isinstance(model, (torch.nn.parallel.DistributedDataParallel,
+                             torch.nn.DataParallel)):
+        model = model.module
     if not getattr(getattr(model, "config", None), "use_cache", False):
         return kwargs, None
     try:

@@ -360,8 +360,11 @@ static pshard shard_of(const nns_model *m, const nns__analysis *a,
 typedef struct rank_sums {
   int64_t params, param_bytes, grad_bytes, opt_bytes, buffer_bytes;
   int64_t graph_grad_bytes;   /* the graph's trainable bytes (unsharded) */
-  int64_t root_local, root_full, block_full; /* FSDP's gathered bytes */
+  int64_t root_full, block_full; /* FSDP's gathered bytes */
   int64_t rs_most;            /* the largest unit's reduce-scatter input */
+  int64_t done_full;          /* the blocks done before the peak: their
+                                 gradients' unsharded bytes */
+  int64_t done_rs;            /* the last of them: its reduce-scatter input */
 } rank_sums;
 
 static int64_t rank_peak(const nns__analysis *a, const rank_sums *r,
@@ -373,20 +376,28 @@ static int64_t rank_peak(const nns__analysis *a, const rank_sums *r,
    * construction on (gradient_as_bucket_view off, its default) */
   if (dp > 1 && fsdp == 1)
     stat = add_sat(stat, r->grad_bytes);
+  /* FSDP2's gathered parameters are copies out of the all-gather, beside
+   * the shards: the root's stays gathered for the step (it is not
+   * resharded after its forward), and a block's beside the next one's
+   * prefetched */
   int64_t gathered = 0;
   if (fsdp > 1)
-    gathered = add_sat(r->root_full - r->root_local,
-                       mul_sat(r->block_full, 2));
+    gathered = add_sat(r->root_full, mul_sat(r->block_full, 2));
   if (t->train_step) {
     *estimate = false;
     int64_t base = add_sat(add_sat(t->param_bytes_unique,
                                    t->train_optimizer_bytes),
                            t->input_bytes);
     int64_t step = t->train_peak_bytes - base;
-    /* gradients live at a peak after the forward are the rank's shards,
-     * beside one unit's reduce-scatter input */
-    if (fsdp > 1 && t->train_peak_phase != NNS_TRAIN_FORWARD)
-      step -= r->graph_grad_bytes - r->grad_bytes - r->rs_most;
+    /* the gradients the recording holds at its peak are the unsharded
+     * ones made so far: in the backward, the blocks done before it hold
+     * their shards instead, beside the last one's reduce-scatter input
+     * (the root's and the peak's own block's are not reduced yet); in
+     * the optimizer step every gradient is a shard */
+    if (fsdp > 1 && t->train_peak_phase == NNS_TRAIN_BACKWARD && r->done_full)
+      step -= r->done_full - r->done_full / fsdp - r->done_rs;
+    else if (fsdp > 1 && t->train_peak_phase == NNS_TRAIN_OPTIMIZER)
+      step -= r->graph_grad_bytes - r->grad_bytes;
     return add_sat(add_sat(stat, step > 0 ? step : 0), gathered);
   }
   *estimate = true;
@@ -431,8 +442,6 @@ static rank_sums sums_for(const nns_model *m, nns__analysis *a,
       if (train)
         unit_rs[s.unit] = add_sat(unit_rs[s.unit], s.padded_bytes);
     }
-    if (s.unit == n_units)
-      r.root_local = add_sat(r.root_local, s.local_bytes);
     if (lay) {
       nns_per_rank *l = &lay[pi->layer < a->n_layers ? pi->layer : 0];
       l->params = add_sat(l->params, s.local);
@@ -459,6 +468,31 @@ static rank_sums sums_for(const nns_model *m, nns__analysis *a,
         r.rs_most = unit_rs[u];
   }
   return r;
+}
+
+/* The blocks whose backward is done at the recording's peak: those the
+ * forward runs after the peak's module (later in preorder, not holding
+ * it), the backward going the other way. */
+static void blocks_done(const nns__analysis *a, const char *const *units,
+                        size_t n_units, const int64_t *rs, rank_sums *r) {
+  const nns_totals *t = &a->totals;
+  if (!t->train_step || t->train_peak_phase != NNS_TRAIN_BACKWARD)
+    return;
+  const char *path = t->train_peak_path ? t->train_peak_path : "";
+  size_t pl = layer_at(a, path);
+  if (pl == (size_t)-1)
+    return;
+  size_t last = (size_t)-1;
+  for (size_t u = 0; u < n_units; u++) {
+    size_t ul = layer_at(a, units[u]);
+    if (ul == (size_t)-1 || ul <= pl || ul < a->layers[pl].end)
+      continue;
+    r->done_full = add_sat(r->done_full, rs[u]);
+    if (last == (size_t)-1 || ul < last) {
+      last = ul;
+      r->done_rs = rs[u];
+    }
+  }
 }
 
 nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
@@ -499,6 +533,7 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
   bool nomem = false;
   rank_sums r = sums_for(m, a, p, units, n_units, opt, lay, ag, rs, &names,
                          &nomem);
+  blocks_done(a, units, n_units, rs, &r);
 
   /* FSDP: per unit, the all-gathers (a block twice, the root once) and
    * the reduce-scatter, at the unit's layer */
@@ -586,8 +621,9 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
                             NULL, &names, &nomem);
     r2.root_full = r.root_full;
     r2.block_full = r.block_full;
-    r2.root_local = r.root_local / 2;
     r2.rs_most = r.rs_most;
+    r2.done_full = r.done_full;
+    r2.done_rs = r.done_rs;
     int64_t by_fsdp = rank_peak(a, &r2, twice.fsdp, p->dp, &est);
     int64_t split = 0;
     for (size_t i = 0; i < p->n_tp; i++) {
