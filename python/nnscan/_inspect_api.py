@@ -122,21 +122,9 @@ def _format(word):
         raise KeyError(word)
     return _api.FORMAT[word]
 
-_declared = False
-
-
 def _lib_inspect():
     """The library, with the inspection functions' signatures declared."""
-    global _declared
-    lib = _lib.load()
-    if _declared:
-        return lib
-    for name, (res, args) in FUNCTIONS.items():
-        fn = getattr(lib, name)
-        fn.argtypes = args
-        fn.restype = res
-    _declared = True
-    return lib
+    return _lib.declared(FUNCTIONS)
 
 
 class Inspection(_api.Managed):

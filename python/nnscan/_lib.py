@@ -64,6 +64,24 @@ def load():
             + "; ".join(errors or ["nothing"]))
 
 
+_declared_sections = set()
+
+
+def declared(functions):
+    """The loaded library with a section's signatures ({name: (restype,
+    argtypes)}) declared on it, once per section."""
+    lib = load()
+    if id(functions) in _declared_sections:
+        return lib
+    with _lock:
+        for name, (res, args) in functions.items():
+            fn = getattr(lib, name)
+            fn.argtypes = args
+            fn.restype = res
+        _declared_sections.add(id(functions))
+    return lib
+
+
 def version():
     """The linked library's version string."""
     return load().nns_version().decode()

@@ -57,21 +57,10 @@ FUNCTIONS = {
                                  _E]),
 }
 
-_declared = False
-
-
 def lib():
     """The library, with this section's signatures declared."""
-    global _declared
     _api.lib()  # the ABI check, the enums
-    lib = _lib.load()
-    if not _declared:
-        for name, (res, args) in FUNCTIONS.items():
-            fn = getattr(lib, name)
-            fn.argtypes = args
-            fn.restype = res
-        _declared = True
-    return lib
+    return _lib.declared(FUNCTIONS)
 
 
 def step_flops(forward, backward, recomputed=()):

@@ -51,9 +51,9 @@ int nns__membuf_write(void *user, const char *data, size_t size) {
 /* Text content or an attribute value (short: a title), escaped for HTML
  * after nns__text_clean: a model's name may hold control bytes or bytes
  * that are not UTF-8, and the page must stay valid UTF-8 text. */
-static void html_text(nns__out *o, const char *s) {
+void nns__html_text(nns__out *o, const char *s) {
   char clean[2048];
-  nns__text_clean(clean, sizeof clean, s);
+  nns__text_clean(clean, sizeof clean, s ? s : "");
   for (const char *p = clean; *p; p++) {
     switch (*p) {
     case '&': nns__out_str(o, "&amp;"); break;
@@ -136,9 +136,9 @@ nns_status nns__html_page(nns__out *o, const nns__html_doc *d) {
                   "script-src 'unsafe-inline'; img-src data: blob:; "
                   "connect-src data: blob:\">\n"
                   "<meta name=\"generator\" content=\"nnscan ");
-  html_text(o, nns_version());
+  nns__html_text(o, nns_version());
   nns__out_str(o, "\">\n<title>");
-  html_text(o, d->title);
+  nns__html_text(o, d->title);
   nns__out_str(o, "</title>\n<style>\n");
   nns__out_str(o, nns__html_viewer_css);
   nns__out_str(o, "</style>\n</head>\n<body>\n"
@@ -151,7 +151,7 @@ nns_status nns__html_page(nns__out *o, const nns__html_doc *d) {
   }
   nns__out_str(o, "<script type=\"application/json\" id=\"nnscan-data\" "
                   "data-kind=\"");
-  html_text(o, d->kind);
+  nns__html_text(o, d->kind);
   nns_status st = NNS_OK;
   if (d->json_len >= NNS__HTML_GZIP_FROM) {
     unsigned char *z = NULL;

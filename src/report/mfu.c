@@ -96,20 +96,6 @@ nns_status nns_mfu_text_row(int64_t step, const nns_mfu *mfu, int header,
 
 /* ==== The page ==== */
 
-static void esc(nns__out *o, const char *s) {
-  char clean[512];
-  nns__text_clean(clean, sizeof clean, s ? s : "");
-  for (const char *p = clean; *p; p++) {
-    switch (*p) {
-    case '&': nns__out_str(o, "&amp;"); break;
-    case '<': nns__out_str(o, "&lt;"); break;
-    case '>': nns__out_str(o, "&gt;"); break;
-    case '"': nns__out_str(o, "&quot;"); break;
-    default: nns__out_put(o, p, 1);
-    }
-  }
-}
-
 enum { PLOT_W = 720, PLOT_H = 220, PAD_L = 64, PAD_B = 28, PAD_T = 12 };
 
 /* One chart: ys (and ys2 dashed, may be NULL) over steps, y from 0 to the
@@ -178,11 +164,11 @@ nns_status nns_mfu_html(const int64_t *steps, const double *step_s,
   nns__out_init(&o, write, user);
   nns__out_str(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
                    "<meta charset=\"utf-8\"><title>");
-  esc(&o, title ? title : "training steps");
+  nns__html_text(&o, title ? title : "training steps");
   nns__out_str(&o, " - nnscan</title>\n<style>body{font-family:sans-serif;"
                    "margin:1.5em}figure{margin:1em 0}figcaption{font-weight:"
                    "bold}</style></head><body>\n<h1>");
-  esc(&o, title ? title : "training steps");
+  nns__html_text(&o, title ? title : "training steps");
   nns__out_str(&o, "</h1>\n");
   if (n == 0) {
     nns__out_str(&o, "<p>No step was measured.</p>\n");

@@ -221,6 +221,9 @@ void nns__csv_field(nns__out *o, const char *s);
 void nns__md_text(nns__out *o, const char *s);
 /* Columns nns__md_text adds to s (its escapes' length beyond one). */
 int nns__md_extra(const char *s);
+/* Text content or an attribute value for an HTML page: cleaned
+ * (nns__text_clean; NULL as ""), then & < > " as entities. */
+void nns__html_text(nns__out *o, const char *s);
 /* s cleaned (nns__out_text), and when md also escaped by nns__md_text. */
 void nns__note_text(nns__out *o, const char *s, bool md);
 /* " s |", s escaped by nns__md_text. */
