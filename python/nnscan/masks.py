@@ -97,6 +97,15 @@ def hand_over(b):
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))
+    # The one-number branches of every Where (0 and the dtype's lowest, the
+    # fill of an additive mask): cheap, and what lets the library tell a
+    # mask applied to the scores from a bias even when the mask itself is
+    # too large to track (a causal mask over 2^24 elements): it is then a
+    # mask whose contents are not known, and said, not counted as exact.
+    for op, _, ins, _, _, _, _ in uses:
+        if op == "Where" and len(ins) == 3:
+            want.extend(i for i in ins[1:]
+                        if i in tracked and _numel(g, i) == 1)
     # Values of one computation (the same mask built in every layer:
     # shadow.py's memo) are handed over once: the names after the first
     # carry no bytes (the record's "same as the last" form), and the

@@ -138,3 +138,41 @@ def test_sliced_float_buffer_mask_is_partial():
                                  device="meta")
     assert s.totals["macs_unmasked"] == s.totals["macs"]
     assert s.totals["unmasked_status"] == "partial"
+
+
+class PositionsMask(nn.Module):
+    """A causal additive mask built the way transformers' eager path builds
+    it: positions compared, then Where(keep, 0, the dtype's lowest)."""
+
+    def forward(self, q):
+        t = q.shape[-2]
+        pos = torch.arange(t, device=q.device)
+        keep = pos[None, :] <= pos[:, None]
+        fill = torch.tensor(torch.finfo(q.dtype).min, device=q.device)
+        mask = torch.where(keep, torch.tensor(0.0, device=q.device), fill)
+        s = torch.matmul(q, q.transpose(-1, -2)) + mask
+        return torch.matmul(torch.softmax(s, dim=-1), q)
+
+
+@pytest.mark.parametrize("t", [64, 4100])
+def test_mask_too_large_to_track_is_partial_not_dense(t):
+    """Below the recorder's tracking limit (2^24 elements) the causal mask
+    is read: the products over the T(T+1)/2 pairs it keeps, by hand. Above
+    it (4100^2 > 2^24) its contents are not known: counted dense and said
+    (partial, attention.mask_unknown), where it used to read as a dense
+    count with status complete."""
+    e = 2
+    s = torch_api.analyze_module(PositionsMask(), (torch.randn(1, 1, t, e),),
+                                 device="meta")
+    tot, v2 = s.totals, s.v2["totals"]
+    dense = 2 * t * t * e
+    assert tot["macs"] == dense
+    if t * t <= 1 << 24:
+        assert tot["macs_unmasked"] == 2 * (t * (t + 1) // 2) * e
+        assert v2["unmasked_status"] == "complete"
+    else:
+        assert tot["macs_unmasked"] == dense
+        assert v2["unmasked_status"] == "partial"
+        codes = [s.v2["diagnostics"][i]["code"]
+                 for i in v2["unmasked_diagnostics"]]
+        assert codes == ["attention.mask_unknown"] * 2
