@@ -2765,6 +2765,70 @@ NNS_API nns_status nns_mfu_html(const int64_t *steps, const double *step_s,
                                 nns_write_fn write, void *user,
                                 nns_error *err);
 
+/* ---- Prefill and decode: the steps of a generation ----
+ *
+ * What generating tokens costs, step by step (docs/generation.md,
+ * docs/generation.schema.json; the numbers: docs/metrics.md, "Experts and
+ * decoder steps"): a prefill (step 0: the prompt, an empty cache) and
+ * decode steps 1 .. new_tokens - 1 (one token per row, the cache so far),
+ * each an analysis of its own graph, as the Python binding's
+ * profile_generate records them. The object copies the figures of each
+ * step it is given (no analysis is kept) and gives the steps' table and
+ * their sums per generated token.
+ *
+ * A step's figures come from its analysis: flops, macs, flops_unmasked,
+ * macs_unmasked (nns_analysis_total_counts), weight_bytes_read (its
+ * param_bytes where the counts give none: no experts), and the key/value
+ * cache's kv_cache_bytes_read, kv_cache_bytes_written, kv_cache_bytes
+ * (nns_analysis_totals); the masked counts are partial where a mask's
+ * contents were not known (NNS_COUNT_MASK_UNKNOWN). A decode step not
+ * given is linear in the past length between the nearest decode steps
+ * given on either side (exact for a transformer's costs), its past the
+ * lower one's plus the steps between; the prefill and the last step must
+ * be given, and step 1 when there are decode steps.
+ */
+typedef struct nns_generation nns_generation;
+
+/* A generation of `new_tokens` (>= 1) tokens in each of `rows` (>= 1)
+ * rows: the tokens generated are rows x new_tokens. *out (freed with
+ * nns_generation_free) is NULL on failure. NNS_E_ARG for a NULL out or a
+ * count below 1 (or above 2^31), NNS_E_NOMEM. */
+NNS_API nns_status nns_generation_create(int64_t new_tokens, int64_t rows,
+                                         nns_generation **out,
+                                         nns_error *err);
+NNS_API void nns_generation_free(nns_generation *gen);
+
+/* Step `step` (0: the prefill, else a decode step below new_tokens) from
+ * its analysis, which may be freed afterwards: `tokens` the tokens it
+ * processes (rows x new tokens), `past` the cache length before it. A step
+ * given again is replaced. NNS_E_ARG for a NULL gen or analysis, a step
+ * out of range, a negative tokens or past. */
+NNS_API nns_status nns_generation_set_step(nns_generation *gen, int64_t step,
+                                           const nns_analysis *analysis,
+                                           int64_t tokens, int64_t past,
+                                           nns_error *err);
+
+/*
+ * The steps' table and their sums per generated token, as `format`:
+ *   NNS_FORMAT_TEXT: one row per step ("prefill", 1, 2, ..., "2*" for a
+ *     step between recorded ones), a "per token" row, notes under it;
+ *     counts and bytes as `numbers` says (NNS_NUMBERS_CLEVER: 1.82 G,
+ *     44.6 MiB; NNS_NUMBERS_RAW: 1,824,010,216, per-token figures rounded
+ *     to whole); masked counts a mask made partial marked "≤ ".
+ *   NNS_FORMAT_JSON: the "nnscan.generation" document, version 1
+ *     (docs/generation.md, docs/generation.schema.json); raw numbers
+ *     whatever `numbers` says.
+ * NNS_E_ARG for a NULL gen or write, another format, NNS_NUMBERS_RATIO
+ * or an unknown number mode; NNS_E_STATE when a step is neither given nor
+ * between two decode steps given (the message names it); NNS_E_IO when
+ * write fails.
+ */
+NNS_API nns_status nns_generation_report(const nns_generation *gen,
+                                         nns_report_format format,
+                                         nns_numbers numbers,
+                                         nns_write_fn write, void *user,
+                                         nns_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,6 +147,7 @@ STRUCTS = {
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
     Hardware: "nns_hardware", LayersRow: "nns_layers_row",
     TrainStep: "nns_train_step", Parallel: "nns_parallel",
+    ModuleHeld: "nns_module_held",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -244,6 +245,14 @@ FUNCTIONS = {
     "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
                                      POINTER(c_void_p), POINTER(NnsError)]),
     "nns_analysis_free": (None, [c_void_p]),
+    "nns_generation_create": (c_status, [c_int64, c_int64, POINTER(c_void_p),
+                                         POINTER(NnsError)]),
+    "nns_generation_free": (None, [c_void_p]),
+    "nns_generation_set_step": (c_status, [c_void_p, c_int64, c_void_p,
+                                           c_int64, c_int64,
+                                           POINTER(NnsError)]),
+    "nns_generation_report": (c_status, [c_void_p, c_int, c_int, WRITE_FN,
+                                         c_void_p, POINTER(NnsError)]),
     "nns_report": (c_status, [c_void_p, POINTER(ReportOptions), WRITE_FN,
                               c_void_p, POINTER(NnsError)]),
     "nns_report_shapes": (c_status, [c_void_p, POINTER(ReportOptions),

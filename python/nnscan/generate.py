@@ -23,16 +23,11 @@ key/value-cache bytes of a step, as it does for such an ONNX file.
 """
 from . import _api, _args, torch_api
 
+import ctypes
+import weakref
+
 _PAST, _PRESENT = "past_key_values.", "present."
 _KV_NAMES = ("key", "value")
-
-# the numbers of a step, from the library's totals; macs_unmasked and
-# flops_unmasked (masked attention) where the library gives them
-_STEP_KEYS = ("flops", "macs", "flops_unmasked", "macs_unmasked",
-              "weight_bytes_read", "kv_cache_bytes_read",
-              "kv_cache_bytes_written", "kv_cache_bytes")
-# the numbers whose sum over the steps, per generated token, is reported
-_SUMMED = _STEP_KEYS[:-1]
 
 
 def hf_step(model, inputs, past):
@@ -112,108 +107,74 @@ def _main_output(out):
     return out[0] if isinstance(out, (tuple, list)) else out
 
 
+class _Generation(_api.Managed):
+    """An nns_generation *: the library's steps of one generation, made
+    from the steps' analyses (it copies their figures)."""
+
+    _what = "generation"
+
+    def __init__(self, new_tokens, rows, steps):
+        lib = _api.lib()
+        err = _api.NnsError()
+        ptr = ctypes.c_void_p()
+        _api.check(lib.nns_generation_create(new_tokens, rows,
+                                             ctypes.byref(ptr),
+                                             ctypes.byref(err)),
+                   err, "nns_generation_create")
+        self._manage(ptr.value,
+                     weakref.finalize(self, lib.nns_generation_free,
+                                      ptr.value))
+        for step, summary, tokens, past in steps:
+            _api.check(lib.nns_generation_set_step(
+                self.ptr, step, summary.analysis.ptr, tokens, past,
+                ctypes.byref(err)), err, "nns_generation_set_step")
+
+    def report(self, fmt, numbers):
+        if numbers not in ("raw", "clever"):
+            raise ValueError("numbers takes 'raw' or 'clever', not "
+                             + repr(numbers))
+        err = _api.NnsError()
+        cb, chunks = _api.write_collector()
+        _api.check(_api.lib().nns_generation_report(
+            self.ptr, _api.FORMAT[fmt], _api.NUMBERS[numbers], cb, None,
+            ctypes.byref(err)), err, "nns_generation_report")
+        return b"".join(chunks).decode()
+
+
 class GenerateProfile:
-    """The steps of one generation and their sums per generated token.
+    """The steps of one generation and their sums per generated token,
+    from the library (nns_generation: docs/generation.md).
 
     `.prefill`: the prefill's Summary; `.decode`: past length -> Summary of
-    each decode step recorded; `.steps`: one row per decode step and the
-    prefill (dicts: step, tokens, past, and the numbers of _STEP_KEYS, None
-    where the library gives none), `recorded` False for a decode step
-    taken between two recorded ones (linear in the past length);
-    `.per_token`: every summed number over the prefill and all decode
-    steps, divided by the tokens generated (`generated_tokens`: the
-    batch's rows times the new tokens, each step making one per row), and
-    kv_cache_bytes after the last step."""
+    each decode step recorded; `.json`: the "nnscan.generation" document
+    (docs/generation.schema.json); `.steps`: its rows, one per step, the
+    prefill first (dicts: step, tokens, past, recorded, the step's counts,
+    "unmasked_status": "partial" where a mask was not known), `recorded`
+    False for a decode step taken between two recorded ones (linear in
+    the past length); `.per_token`: every figure summed over the steps
+    and divided by the tokens generated (`generated_tokens`: the batch's
+    rows times the new tokens), and kv_cache_bytes after the last step."""
 
-    def __init__(self, prefill, decode, rows, new_tokens, batch=1):
+    def __init__(self, prefill, decode, steps, new_tokens, batch=1):
+        import json
         self.prefill = prefill
         self.decode = decode
-        self.steps = rows
-        self.new_tokens = new_tokens
-        self.generated_tokens = new_tokens * max(1, int(batch))
-        self.per_token = {}
-        for key in _SUMMED:
-            vals = [r[key] for r in rows]
-            self.per_token[key] = None if None in vals else \
-                sum(vals) / self.generated_tokens
-        self.per_token["kv_cache_bytes"] = rows[-1]["kv_cache_bytes"]
+        self._gen = _Generation(new_tokens, max(1, int(batch)), steps)
+        self.json = json.loads(self._gen.report("json", "raw"))
+        self.steps = self.json["steps"]
+        self.per_token = self.json["per_token"]
+        self.new_tokens = self.json["new_tokens"]
+        self.generated_tokens = self.json["generated_tokens"]
 
-    @property
-    def json(self):
-        return {"new_tokens": self.new_tokens,
-                "generated_tokens": self.generated_tokens,
-                "steps": self.steps, "per_token": self.per_token}
-
-    def to_text(self):
-        """The steps' table, every count and byte size as the library's
-        formatter writes it (nns_format_count, thoplw's style: 2 decimals
-        and K, M, G, T, P); the masked counts are "FLOPs (mask)" and
-        "MACs (mask)", as summary's footer counts them over the pairs the
-        attention masks allow."""
-        cols = ("step", "tokens", "past") + _STEP_KEYS
-        heads = ("Step", "Tokens", "Past", "FLOPs", "MACs", "FLOPs (mask)",
-                 "MACs (mask)", "Weights (B)", "KV read (B)",
-                 "KV written (B)", "KV cache (B)")
-        shown = [(c, h) for c, h in zip(cols, heads)
-                 if any(r.get(c) is not None for r in self.steps)]
-        plain = ("step", "tokens", "past")
-
-        masked = ("flops_unmasked", "macs_unmasked")
-        dense = any(r.get("unmasked_status") == "partial" for r in self.steps)
-
-        def cell(c, v, partial=False):
-            if v is None:
-                return "-"
-            if c in plain:
-                return str(v)
-            mark = "≤ " if partial and c in masked else ""
-            return mark + _api.format_count(v, "thoplw", 0, 2).rstrip()
-        table = [[h for _, h in shown]]
-        for r in self.steps:
-            row = dict(r)
-            if not r.get("recorded", True):
-                row["step"] = f"{r['step']}*"
-            part = r.get("unmasked_status") == "partial"
-            table.append([cell(c, row.get(c), part) for c, _ in shown])
-        avg = dict(self.per_token, step="per token", tokens=1, past=None)
-        table.append([cell(c, avg.get(c), dense) for c, _ in shown])
-        widths = [max(len(t[i]) for t in table) for i in range(len(shown))]
-        lines = ["  ".join(v.rjust(w) if i else v.ljust(w)
-                           for i, (v, w) in enumerate(zip(t, widths)))
-                 for t in table]
-        rule = "-" * len(lines[0])
-        out = [lines[0], rule] + lines[1:-1] + [rule, lines[-1]]
-        if dense:
-            out.append("≤ masked counts not exact: an attention mask whose "
-                       "contents were not known was counted dense (the "
-                       "summary's warnings name it)")
-        if any(not r.get("recorded", True) for r in self.steps):
-            out.append("* between recorded steps: linear in the past length")
-        out.append(f"per token: over the {self.generated_tokens} tokens "
-                   f"generated ({self.generated_tokens // self.new_tokens} "
-                   f"rows x {self.new_tokens} new tokens); KV cache (B) "
-                   "after the last step")
-        return "\n".join(out) + "\n"
+    def to_text(self, numbers="clever"):
+        """The library's table of the steps (nns_generation_report): counts
+        and byte sizes in its units (numbers="clever": 1.82 G, 44.6 MiB;
+        "raw": 1,824,010,216), masked counts "FLOPs (mask)" and "MACs
+        (mask)"."""
+        return self._gen.report("text", numbers)
 
     def __str__(self):
         return self.to_text()
-
-
-def _totals_row(s, step, tokens, past):
-    t = s.totals
-    row = {"step": step, "tokens": tokens, "past": past, "recorded": True}
-    for key in _STEP_KEYS:
-        row[key] = t.get(key)
-    # the library's word: a mask whose contents it did not know was
-    # counted dense, so the masked figures are at most these
-    if t.get("unmasked_status") == "partial":
-        row["unmasked_status"] = "partial"
-    if row["weight_bytes_read"] is None:  # no experts: every weight
-        row["weight_bytes_read"] = t["param_bytes"]
-    for key in _STEP_KEYS[-3:]:
-        if row[key] is None:
-            row[key] = 0
-    return row
 
 
 def _chosen(n_decode, steps):
@@ -228,19 +189,6 @@ def _chosen(n_decode, steps):
     if n_decode <= k:
         return list(range(n_decode))
     return sorted({round(i * (n_decode - 1) / (k - 1)) for i in range(k)})
-
-
-def _interpolated(a, b, step, past):
-    f = (past - a["past"]) / (b["past"] - a["past"])
-    row = {"step": step, "tokens": a["tokens"], "past": past,
-           "recorded": False}
-    for key in _STEP_KEYS:
-        va, vb = a[key], b[key]
-        row[key] = None if va is None or vb is None else \
-            round(va + (vb - va) * f)
-    if "unmasked_status" in a or "unmasked_status" in b:
-        row["unmasked_status"] = "partial"
-    return row
 
 
 def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
@@ -303,14 +251,13 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
         return torch_api.analyze_module(model, (), kw, device=device,
                                         name=name, call=call)
     prefill = run(inputs)
-    rows = [_totals_row(prefill, "prefill", batch * prompt, 0)]
+    recorded = [(0, prefill, batch * prompt, 0)]
     present = [o for o in prefill.json["outputs"]
                if o["name"].startswith(_PRESENT)]
     if n_new > 1 and not present:
         raise ValueError("the prefill returned no cache (present.*): "
                          "a decode step needs the model's past")
     decode = {}
-    recorded = {}
     for j in _chosen(n_new - 1, steps):
         past_len = prompt + j
         kw = _decode_inputs(inputs, batch, past_len, ids)
@@ -321,17 +268,9 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
                 shape, dtype=getattr(torch, o["dtype"]), device=where)
         s = run(kw)
         decode[past_len] = s
-        recorded[j] = _totals_row(s, j + 1, batch, past_len)
-    known = sorted(recorded)
-    for j in range(n_new - 1):
-        if j in recorded:
-            rows.append(recorded[j])
-            continue
-        lo = max(i for i in known if i < j)
-        hi = min(i for i in known if i > j)
-        rows.append(_interpolated(recorded[lo], recorded[hi], j + 1,
-                                  prompt + j))
-    return GenerateProfile(prefill, decode, rows, n_new, batch)
+        recorded.append((j + 1, s, batch, past_len))
+    # the steps between recorded ones: the library's, linear in the past
+    return GenerateProfile(prefill, decode, recorded, n_new, batch)
 
 
 def _decode_inputs(inputs, batch, past_len, ids):
@@ -423,7 +362,7 @@ def _profile_loop(model, loop, cache_axis, device, name):
     import torch
     name = name or type(torch_api._uncompiled(model)).__name__
     sig = inspect.signature(model.forward)
-    rows, summaries, batch = [], [], []
+    summaries, batch = [], []
     busy = [False]
 
     def record(args, kwargs):
@@ -463,11 +402,9 @@ def _profile_loop(model, loop, cache_axis, device, name):
             return out, _present_of(out)
         s = torch_api.analyze_module(model, (), kw, device=device, name=name,
                                      call=_call(step))
-        label = "prefill" if not rows else len(rows)
-        if not rows:
+        if not summaries:
             batch.append(_rows_of(inputs))
-        summaries.append((s, past_len))
-        rows.append(_totals_row(s, label, _tokens_of(inputs), past_len))
+        summaries.append((len(summaries), s, _tokens_of(inputs), past_len))
 
     def hook(module, args, kwargs):
         if module is not model or busy[0]:
@@ -487,9 +424,9 @@ def _profile_loop(model, loop, cache_axis, device, name):
         loop(model)
     finally:
         handle.remove()
-    if not rows:
+    if not summaries:
         raise ValueError("the loop never called the model: no step to "
                          "profile")
-    decode = {past: s for s, past in summaries[1:]}
-    return GenerateProfile(summaries[0][0], decode, rows, len(rows),
-                           batch[0])
+    decode = {past: s for _, s, _, past in summaries[1:]}
+    return GenerateProfile(summaries[0][1], decode, summaries,
+                           len(summaries), batch[0])

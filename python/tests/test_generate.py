@@ -245,12 +245,29 @@ def test_decode_steps_kv_bytes_and_macs():
     assert "over the 8 tokens generated (2 rows x 4 new tokens)" in text
 
 
+def _clever(v, bytes_=False):
+    """The library's clever number, written here by hand (docs/cli.md,
+    "Numbers"): three significant digits over k, M, G (1000) or KiB, MiB,
+    GiB (1024); below the first unit the whole value ("181 B")."""
+    base = 1024 if bytes_ else 1000
+    units = ("B", "KiB", "MiB", "GiB") if bytes_ else ("", "k", "M", "G")
+    x, u = float(v), 0
+    while x >= base and u < len(units) - 1:
+        x, u = x / base, u + 1
+    if u == 0:
+        return f"{int(v)} B" if bytes_ else str(int(v))
+    digits = 0 if x >= 99.95 else 1 if x >= 9.995 else 2
+    return f"{x:.{digits}f} {units[u]}"
+
+
 def test_generate_table_reads_in_the_librarys_units():
-    """The table's numbers are the library's clever counts (no raw
-    13-digit integers, no bare floats) and the masked counts are named
-    "(mask)", never "unmasked" (issue 41 item 6)."""
+    """The steps' table and its per-token row come from the library
+    (nns_generation_report) in its clever units, as every other report
+    writes them: counts 1.82 G, bytes 44.6 MiB (no raw 5-digit integers,
+    no bare floats); the per-token sums are checked against the MACs and
+    cache bytes worked out by hand, and the masked counts are named
+    "(mask)", never "unmasked" (issue 41 item 6, issue 42 item 4)."""
     import re
-    from nnscan import _api
     torch.manual_seed(0)
     m = TinyDecoder()
     ids = torch.zeros(2, 6, dtype=torch.long)
@@ -260,22 +277,30 @@ def test_generate_table_reads_in_the_librarys_units():
     assert "unmasked" not in text
     assert not re.search(r"\d{5,}", text), text
     lines = text.splitlines()
-    head = lines[0].split()
-    last = [l for l in lines if l.startswith("per token")][0]
-    macs = sum(r["macs"] for r in p.steps) / 8
-    # the per-token MACs cell: thoplw's scale (value / 1000 per step) and
-    # 2 decimals, checked against a hand scaling of the value
-    scale, unit = macs, ""
-    for u in ("K", "M", "G", "T", "P"):
-        if scale < 1000:
-            break
-        scale, unit = scale / 1000, u
-    want = f"{scale:.2f} {unit}".rstrip()
-    assert _api.format_count(macs, "thoplw", 0, 2).rstrip() == want
-    assert want in last, (want, last)
-    if any(r["macs_unmasked"] is not None for r in p.steps):
-        assert "(mask)" in lines[0]
-    assert head[:3] == ["Step", "Tokens", "Past"]
+    assert lines[0].split()[:3] == ["Step", "Tokens", "Past"]
+    assert "FLOPs (mask)" in lines[0] and "MACs (mask)" in lines[0]
+    assert "KV cache" in lines[0] and "(B)" not in lines[0]
+    # by hand: the prefill (6 tokens, 2 rows) and 3 decode steps over a
+    # past of 6, 7, 8; 8 tokens generated
+    macs = _decode_macs_by_hand(m, 2, 0, new=6) + sum(
+        _decode_macs_by_hand(m, 2, 6 + j) for j in range(3))
+    entry = 2 * len(m.layers) * m.kvh * m.hd * 4  # K and V of a token, fp32
+    read = entry * 2 * (6 + 7 + 8)
+    written = entry * 2 * (6 + 3)
+    assert p.per_token["macs"] == macs / 8
+    assert p.per_token["kv_cache_bytes_read"] == read / 8
+    assert p.per_token["kv_cache_bytes_written"] == written / 8
+    last = [l for l in lines if l.startswith("per token")][0].split("  ")
+    cells = [c.strip() for c in last if c.strip()]
+    assert _clever(round(macs / 8)) in cells, (cells, macs / 8)
+    assert _clever(round(read / 8), True) in cells, cells
+    assert _clever(round(written / 8), True) in cells, cells
+    assert _clever(entry * 2 * 9, True) == cells[-1]  # the cache at the end
+    # numbers="raw": the same sums whole and grouped
+    raw = p.to_text("raw").splitlines()
+    assert "KV cache (B)" in raw[0]
+    assert any(l.startswith("per token ") and f"{round(macs / 8):,}" in l
+               for l in raw)
 
 
 def _own_loop(ids, n):
@@ -445,3 +470,28 @@ def test_new_keys_follow_the_schema():
         jsonschema.validate(doc, schema)
     assert "params_active" in moe.json["totals"]
     assert "kv_cache_bytes" in step.decode[2].json["totals"]
+
+
+def test_generation_document_follows_its_schema():
+    """The "nnscan.generation" document (docs/generation.schema.json) of
+    a driven generation with steps between recorded ones, and of a mask
+    the library could not read (unmasked_status partial)."""
+    import json
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs",
+                           "generation.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    v = jsonschema.Draft202012Validator(schema)
+    m = TinyDecoder()
+    ids = torch.zeros(1, 4, dtype=torch.long)
+    p = nnscan.profile_generate(m, inputs=ids, max_new_tokens=7,
+                                step=tiny_step, steps=3)
+    v.validate(p.json)
+    assert p.json["schema"] == "nnscan.generation"
+    assert p.json["generated_tokens"] == 7
+    assert [r["recorded"] for r in p.steps].count(False) == 3
+    # steps between recorded ones: MACs by hand at their past length
+    for j, r in enumerate(p.steps[1:]):
+        assert r["past"] == 4 + j
+        assert r["macs"] == _decode_macs_by_hand(m, 1, 4 + j)

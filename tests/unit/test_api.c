@@ -1292,6 +1292,50 @@ static void c_mfu_html(void) {
            NNS_E_ARG);
 }
 
+/* The steps of a generation (issue 42 item 4): NULL handles, counts
+ * below 1, a step out of range and another format are NNS_E_ARG. */
+static int c_gen_write(void *user, const char *data, size_t size) {
+  (void)user, (void)data, (void)size;
+  return 0;
+}
+static void c_generation_create(void) {
+  nns_generation *g = (nns_generation *)&err;
+  CHECK_EQ(nns_generation_create(1, 1, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_create(0, 1, &g, &err), NNS_E_ARG);
+  CHECK(g == NULL);
+  CHECK_EQ(nns_generation_create(1, 0, &g, &err), NNS_E_ARG);
+}
+static void c_generation_free(void) { nns_generation_free(NULL); }
+static void c_generation_set_step(void) {
+  nns_generation *g = NULL;
+  CHECK_EQ(nns_generation_create(2, 1, &g, &err), NNS_OK);
+  CHECK_EQ(nns_generation_set_step(NULL, 0, NULL, 1, 0, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_set_step(g, 0, NULL, 1, 0, &err), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_generation_set_step(g, 2, a, 1, 0, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_set_step(g, -1, a, 1, 0, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_set_step(g, 1, a, -1, 0, &err), NNS_E_ARG);
+  release(a);
+  nns_generation_free(g);
+}
+static void c_generation_report(void) {
+  nns_generation *g = NULL;
+  CHECK_EQ(nns_generation_create(2, 1, &g, &err), NNS_OK);
+  CHECK_EQ(nns_generation_report(NULL, NNS_FORMAT_TEXT, NNS_NUMBERS_CLEVER,
+                                 c_gen_write, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_report(g, NNS_FORMAT_TEXT, NNS_NUMBERS_CLEVER,
+                                 NULL, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_report(g, NNS_FORMAT_CSV, NNS_NUMBERS_CLEVER,
+                                 c_gen_write, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_generation_report(g, NNS_FORMAT_TEXT, NNS_NUMBERS_RATIO,
+                                 c_gen_write, NULL, &err), NNS_E_ARG);
+  /* no step given: the prefill is missing */
+  CHECK_EQ(nns_generation_report(g, NNS_FORMAT_JSON, NNS_NUMBERS_RAW,
+                                 c_gen_write, NULL, &err), NNS_E_STATE);
+  CHECK(strstr(err.message, "step 0") != NULL);
+  nns_generation_free(g);
+}
+
 /* The diff (issue 23): documents and a callback are needed; a document
  * that is not JSON names the side and the byte; a short options or result
  * struct is refused. */
@@ -1709,6 +1753,8 @@ static const entry exports[] = {
     E(hardware_list_get), E(hardware_list_free),
     E(step_flops_of), E(mfu_compute), E(mfu_json_line), E(mfu_text_row),
     E(mfu_html),
+    E(generation_create), E(generation_free), E(generation_set_step),
+    E(generation_report),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };
