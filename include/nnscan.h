@@ -1985,6 +1985,17 @@ NNS_API nns_status nns_report_shapes(const nns_model *model,
                                      nns_write_fn write, void *user,
                                      nns_error *err);
 
+/* The text summary's lines on the nodes not counted, as its footer writes
+ * them: one line per reason ("Not counted (no cost rule): Erf x2, ..."),
+ * each op type with its nodes, the --input that gives real sizes where
+ * symbolic dims lost them, "totals marked ≥ are lower bounds", and the
+ * warnings of a failed cost rule; nothing when every node was counted.
+ * The words a binding prints about uncounted ops (Python's profile()).
+ * NNS_E_ARG for a NULL analysis or write; NNS_E_IO when write fails. */
+NNS_API nns_status nns_report_uncounted(const nns_analysis *analysis,
+                                        nns_write_fn write, void *user,
+                                        nns_error *err);
+
 /*
  * Copies src (NULL: "") into dst as text safe to print on a terminal: C0
  * and C1 control characters and DEL become '?', bytes that are not UTF-8

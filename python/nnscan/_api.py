@@ -245,6 +245,8 @@ FUNCTIONS = {
     "nns_model_analyze": (c_status, [c_void_p, POINTER(AnalyzeOptions),
                                      POINTER(c_void_p), POINTER(NnsError)]),
     "nns_analysis_free": (None, [c_void_p]),
+    "nns_report_uncounted": (c_status, [c_void_p, WRITE_FN, c_void_p,
+                                        POINTER(NnsError)]),
     "nns_generation_create": (c_status, [c_int64, c_int64, POINTER(c_void_p),
                                          POINTER(NnsError)]),
     "nns_generation_free": (None, [c_void_p]),

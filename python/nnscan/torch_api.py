@@ -9,6 +9,7 @@ same analysis. Every count comes from the library; what only PyTorch knows
 (module classes, call counts, per-module input/output shapes of the first
 call, parameter kinds) comes from the recording.
 """
+import ctypes
 import io
 import sys
 import warnings
@@ -585,6 +586,17 @@ class LayersInfo:
         return self.summary()
 
 
+def _uncounted_lines(analysis):
+    """The library's lines on the nodes it did not count
+    (nns_report_uncounted); none when every node was counted."""
+    err = _api.NnsError()
+    cb, chunks = _api.write_collector()
+    _api.check(_api.lib().nns_report_uncounted(analysis.ptr, cb, None,
+                                               ctypes.byref(err)),
+               err, "nns_report_uncounted")
+    return b"".join(chunks).decode().splitlines()
+
+
 def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
             method="record", device="auto"):
     """thoplw's profile: (macs, params, layers_info).
@@ -604,12 +616,7 @@ def profile(model, tensor=None, custom_ops=None, verbose=True, *, inputs=None,
     # The library picks the rows and counts them: the layers table as
     # data (NNS_FORMAT_LAYERS_JSON), its cells as the table prints them
     info = LayersInfo(s.analysis, type(model).__name__)
-    if verbose and s.json.get("uncounted_ops"):
-        why = {"no_rule": "no cost rule", "no_size": "sizes unknown",
-               "failed": "cost rule failed"}
-        ops = ", ".join(
-            "%s (%s)" % (o["op_type"], ", ".join(
-                w for k, w in why.items() if o.get(k)) or "no cost rule")
-            for o in s.json["uncounted_ops"])
-        print(f"[nnscan] not counted: {ops}")
+    if verbose:  # the library's words on what it did not count
+        for line in _uncounted_lines(s.analysis):
+            print(f"[nnscan] {line}")
     return info.total_macs, info.total_params, info

@@ -816,6 +816,18 @@ static bool uncounted_lines(nns__out *o, const nns_analysis *a, bool md) {
   return failed;
 }
 
+nns_status nns_report_uncounted(const nns_analysis *analysis,
+                                nns_write_fn write, void *user,
+                                nns_error *err) {
+  if (!analysis || !write)
+    return nns__report_err(err, NNS_E_ARG,
+                           "nns_report_uncounted: NULL analysis or write");
+  nns__out o;
+  nns__out_init(&o, write, user);
+  uncounted_lines(&o, analysis, false);
+  return nns__out_finish(&o, err);
+}
+
 /* Which symbols a count took as 1, the inputs they belong to and the
  * --input options that fix them. */
 static void symbols_note(nns__out *o, const nns_analysis *a) {

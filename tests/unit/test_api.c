@@ -1298,6 +1298,12 @@ static int c_gen_write(void *user, const char *data, size_t size) {
   (void)user, (void)data, (void)size;
   return 0;
 }
+static void c_report_uncounted(void) {
+  CHECK_EQ(nns_report_uncounted(NULL, c_gen_write, NULL, &err), NNS_E_ARG);
+  nns_analysis *a = analysed();
+  CHECK_EQ(nns_report_uncounted(a, NULL, NULL, &err), NNS_E_ARG);
+  release(a);
+}
 static void c_generation_create(void) {
   nns_generation *g = (nns_generation *)&err;
   CHECK_EQ(nns_generation_create(1, 1, NULL, &err), NNS_E_ARG);
@@ -1754,7 +1760,7 @@ static const entry exports[] = {
     E(step_flops_of), E(mfu_compute), E(mfu_json_line), E(mfu_text_row),
     E(mfu_html),
     E(generation_create), E(generation_free), E(generation_set_step),
-    E(generation_report),
+    E(generation_report), E(report_uncounted),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };
