@@ -185,16 +185,24 @@ static void per_token(const nns_generation *g, const gen_step *s,
 /* ==== JSON ==== */
 
 /* A per-token figure with the fewest significant digits (15 to 17) that
- * read back as the same double, as Python's repr writes it. */
+ * read back as the same double, and a point in it ("10176.0"), as
+ * Python's repr writes a float. */
 static void json_double(nns__jw *w, const char *key, size_t klen,
                         double v) {
-  int p = 15;
-  for (char buf[40]; p < 17; p++) {
+  if (!isfinite(v)) {
+    nns__jw_null(w, key, klen);
+    return;
+  }
+  char buf[48];
+  for (int p = 15; p <= 17; p++) {
     snprintf(buf, sizeof buf, "%.*g", p, v);
     if (strtod(buf, NULL) == v)
       break;
   }
-  nns__jw_double(w, key, klen, v, p, false);
+  if (!strpbrk(buf, ".e"))
+    strcat(buf, ".0");
+  nns__jw_sep(w, key, klen);
+  nns__out_put(w->o, buf, strlen(buf));
 }
 
 static void json_doc(nns__jw *w, const nns_generation *g, const gen_step *s,
