@@ -21,10 +21,11 @@ for a lone tensor) and its outputs `present.<layer>.key` / ...: the names
 of Hugging Face's ONNX decoders, from which the library reads the
 key/value-cache bytes of a step, as it does for such an ONNX file.
 """
-from . import _api, _args, torch_api
-
 import ctypes
+import json
 import weakref
+
+from . import _api, _args, torch_api
 
 _PAST, _PRESENT = "past_key_values.", "present."
 _KV_NAMES = ("key", "value")
@@ -156,7 +157,8 @@ class GenerateProfile:
     rows times the new tokens), and kv_cache_bytes after the last step."""
 
     def __init__(self, prefill, decode, steps, new_tokens, batch=1):
-        import json
+        """steps: (step, Summary, tokens, past) of each recorded step, 0
+        the prefill."""
         self.prefill = prefill
         self.decode = decode
         self._gen = _Generation(new_tokens, max(1, int(batch)), steps)
