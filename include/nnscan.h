@@ -1055,6 +1055,12 @@ typedef enum nns_compute_dtype {
 /* "fp32", "tf32", "bf16", "fp16", "fp8", "int8" (the words of the CLI's
  * --dtype and the reports); NULL for another number. Static string. */
 NNS_API const char *nns_compute_dtype_name(int dtype);
+/* The compute dtype a storage dtype (NNS_DT_*, ONNX's numbers) runs at
+ * when none is named: float16 fp16, bfloat16 bf16, the float8 types fp8,
+ * any other (float32, float64, an integer, an unknown number) fp32: the
+ * rule an analysis takes for its model's float dtype (docs/roofline.md),
+ * and the binding's for a training step's dtype. */
+NNS_API nns_compute_dtype nns_compute_dtype_of(int dtype);
 
 /* One device. A peak of 0 means the device lists none for that dtype. */
 typedef struct nns_hardware {

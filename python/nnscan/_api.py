@@ -214,6 +214,7 @@ FUNCTIONS = {
     "nns_count_flag_name": (c_char_p, [c_int]),
     "nns_packed_record_name": (c_char_p, [c_int]),
     "nns_compute_dtype_name": (c_char_p, [c_int]),
+    "nns_compute_dtype_of": (c_int, [c_int]),
     "nns_hardware_count": (c_size_t, []),
     "nns_hardware_get": (c_status, [c_size_t, POINTER(Hardware)]),
     "nns_hardware_find": (c_status, [c_char_p, POINTER(Hardware),

@@ -26,7 +26,7 @@ import statistics
 import sys
 import time
 
-from . import _mfu_api
+from . import _api, _mfu_api
 
 
 # ==== FLOPs of one step ====
@@ -274,8 +274,12 @@ def _tokens(args, kwargs, flops):
     return -1
 
 
-_DTYPES = {"torch.float32": "fp32", "torch.bfloat16": "bf16",
-           "torch.float16": "fp16"}
+def _compute_word(dt):
+    """The compute dtype ("fp32", "bf16", ...) a torch dtype runs at, by
+    the library's rule (nns_compute_dtype_of), from its element type."""
+    lib = _api.lib()
+    code = _api.dtypes().get(str(dt).replace("torch.", ""), 0)
+    return lib.nns_compute_dtype_name(lib.nns_compute_dtype_of(code)).decode()
 
 
 def _param_dtype(model):
@@ -283,7 +287,7 @@ def _param_dtype(model):
     type ("fp32", "cpu" when it has none)."""
     for p in model.parameters():
         if p.is_floating_point():
-            return _DTYPES.get(str(p.dtype), "fp32"), p.device.type
+            return _compute_word(p.dtype), p.device.type
     return "fp32", "cpu"
 
 
@@ -298,14 +302,14 @@ def _step_dtype(model, param=None):
     try:
         on = torch.is_autocast_enabled(dev)
         if on:
-            return _DTYPES.get(str(torch.get_autocast_dtype(dev)), "fp32")
+            return _compute_word(torch.get_autocast_dtype(dev))
     except TypeError:  # 1.13: no device argument
         on = torch.is_autocast_enabled() if dev == "cuda" \
             else torch.is_autocast_cpu_enabled()
         if on:
             dt = torch.get_autocast_gpu_dtype() if dev == "cuda" \
                 else torch.get_autocast_cpu_dtype()
-            return _DTYPES.get(str(dt), "fp32")
+            return _compute_word(dt)
     return dtype
 
 

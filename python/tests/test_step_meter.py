@@ -389,3 +389,15 @@ def test_two_ranks_each_their_own_counts(tmp_path, mode):
         for x in lines:
             assert x["rank"] == r and x["samples"] == n
             assert x["model_flops"] == fwd + bwd
+
+
+@pytest.mark.parametrize("dtype,word", [
+    (torch.float32, "fp32"), (torch.float64, "fp32"),
+    (torch.bfloat16, "bf16"), (torch.float16, "fp16")])
+def test_step_dtype_is_the_librarys_rule(dtype, word):
+    """A model's step dtype is its first floating parameter's, run at the
+    compute dtype the library gives its element type (nns_compute_dtype_of:
+    no dtype table in Python); the words by hand."""
+    from nnscan import step
+    model = nn.Linear(4, 4).to(dtype)
+    assert step._step_dtype(model) == word

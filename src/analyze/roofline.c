@@ -337,6 +337,10 @@ static nns_compute_dtype compute_of(int32_t dtype) {
   }
 }
 
+nns_compute_dtype nns_compute_dtype_of(int dtype) {
+  return compute_of((int32_t)dtype);
+}
+
 /* A copy of s in the analysis arena ("" for NULL), or NULL. */
 static const char *arena_str(nns__analysis *a, const char *s) {
   size_t n = s ? strlen(s) : 0;

@@ -1298,6 +1298,18 @@ static int c_gen_write(void *user, const char *data, size_t size) {
   (void)user, (void)data, (void)size;
   return 0;
 }
+/* Any number is a storage dtype: one the library does not name runs at
+ * fp32 (the float types by hand: docs/roofline.md). */
+static void c_compute_dtype_of(void) {
+  CHECK_EQ(nns_compute_dtype_of(-1), NNS_COMPUTE_FP32);
+  CHECK_EQ(nns_compute_dtype_of(1 << 30), NNS_COMPUTE_FP32);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_FLOAT), NNS_COMPUTE_FP32);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_DOUBLE), NNS_COMPUTE_FP32);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_FLOAT16), NNS_COMPUTE_FP16);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_BFLOAT16), NNS_COMPUTE_BF16);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_FLOAT8E5M2), NNS_COMPUTE_FP8);
+  CHECK_EQ(nns_compute_dtype_of(NNS_DT_INT8), NNS_COMPUTE_FP32);
+}
 static void c_report_uncounted(void) {
   CHECK_EQ(nns_report_uncounted(NULL, c_gen_write, NULL, &err), NNS_E_ARG);
   nns_analysis *a = analysed();
@@ -1760,7 +1772,7 @@ static const entry exports[] = {
     E(step_flops_of), E(mfu_compute), E(mfu_json_line), E(mfu_text_row),
     E(mfu_html),
     E(generation_create), E(generation_free), E(generation_set_step),
-    E(generation_report), E(report_uncounted),
+    E(generation_report), E(report_uncounted), E(compute_dtype_of),
 };
 #undef E
 enum { N_EXPORTS = sizeof exports / sizeof *exports };
