@@ -13,7 +13,8 @@
 static const char overview[] =
     "usage: nnscan <command> [options]\n"
     "       nnscan MODEL [options]    (same as nnscan summary MODEL)\n"
-    "       nnscan <command> -h       (one command's options)\n"
+    "       nnscan <command> -h       (one command's options; also --help)\n"
+    "       nnscan --version          (same as nnscan version)\n"
     "\n";
 static const char exit_status[] =
     "exit status: 0 success, 1 the model could not be read, inferred or "
