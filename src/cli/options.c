@@ -310,8 +310,8 @@ static const option options[] = {
     {"--plot", NULL, VALUE, "FILE.svg", NULL, CLI_TABLE, false, AT(plot), NULL,
      "also draw MACs against parameters as SVG"},
     {"--fail-if", NULL, VALUE, "BUDGET", NULL, CLI_DIFF, true, 0, set_fail_if,
-     "exit 4 when the totals' change passes it, e.g. 'macs > +5%', "
-     "'params > +0', 'flops >= +1000000' (exit 5 when a delta is withheld)"},
+     "exit 4 when the totals' change passes it (5 when a delta is "
+     "withheld), e.g. 'macs > +5%', 'params > +0', 'flops >= +1000000'"},
     {"--aten", NULL, FLAG, NULL, NULL, CLI_OPS, false, AT(aten), NULL,
      "PyTorch's operators (what a .pt2 may hold) and what each lowers to "
      "(text or md)"},
@@ -341,6 +341,9 @@ static const option options[] = {
 };
 
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
+
+static const char *metavar(const option *o, const cli_command *cmd,
+                           char *buf, size_t size);
 
 /* The row for word w in cmd; NULL when cmd takes no such option. */
 static const option *find(const cli_command *cmd, const char *w) {
@@ -408,7 +411,9 @@ static int one_option(cli_args *a, const option *o, int argc, char **argv,
   }
   if (o->kind != FLAG) {
     if (*i + 1 >= argc) {
-      fprintf(stderr, "nnscan %s: %s needs a value\n", a->cmd->name, argv[*i]);
+      char mv[256];
+      fprintf(stderr, "nnscan %s: %s needs a value (%s)\n", a->cmd->name,
+              argv[*i], metavar(o, a->cmd, mv, sizeof mv));
       return CLI_PARSE_BAD;
     }
     val = argv[++*i];
@@ -606,6 +611,8 @@ void cli_usage(const cli_command *cmd, FILE *f) {
       text = help;
     }
     wrap(f, &col, HELP_COLUMN, text);
+    if (o->repeat)
+      wrap(f, &col, HELP_COLUMN, "(repeatable)");
     fputc('\n', f);
   }
 }
