@@ -63,16 +63,35 @@ def commands(nnscan):
     return re.findall(r"^  ([a-z]+)\b", block.split("\n\n", 1)[0], re.M)
 
 
+OPTION = re.compile(r"  (?:-[a-z], )?(--?[a-z][a-z0-9-]*)(?: (\S+))?(?:  |$)")
+
+
 def synopsis(nnscan, cmd):
-    """The synopsis a command's help opens with ("usage: nnscan CMD ..." and
-    its continuation lines), without "usage: "."""
+    """A command's synopsis, "nnscan CMD OPERANDS [--opt METAVAR] ...",
+    made from its help: the operands from the usage line, then one item
+    per option the help lists (but -h), "..." after a repeatable one;
+    wrapped at 78 columns under the first option."""
     lines = _help(nnscan, cmd, "-h").splitlines()
-    out = [lines[0][len("usage: "):]]
+    head = lines[0][len("usage: "):].split(" [", 1)[0]
+    items, entries = [], []
     for line in lines[1:]:
-        if not line.startswith(" " * 8):
-            break
-        out.append(line[len("usage: "):])
-    return out
+        if line.startswith("  -"):
+            entries.append(line)
+        elif line.startswith(" " * 8) and entries:
+            entries[-1] += " " + line.strip()
+    for entry in entries:
+        m = OPTION.match(entry)
+        if m and m.group(1) != "--help":
+            item = "[" + " ".join(filter(None, m.groups())) + "]"
+            items.append(item + ("..." if entry.endswith("(repeatable)")
+                                 else ""))
+    out, line = [], head
+    for item in items:
+        if len(line) + 1 + len(item) > 78 and line.strip() != head:
+            out.append(line)
+            line = " " * len(head)
+        line += " " + item
+    return out + [line]
 
 
 def synopses(nnscan):

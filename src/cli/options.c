@@ -554,30 +554,27 @@ static void option_words(char *buf, size_t size, const option *o,
            m ? " " : "", m ? m : "");
 }
 
+/* "usage: nnscan ops [--format text|md|json] [--aten] [-o FILE]": every
+ * option, when that fits on a line; else "usage: nnscan summary MODEL
+ * [options]" (the list below says them; the README's and docs/cli.md's
+ * synopses are made from it by tools/docs_tables.py). */
 static void synopsis(const cli_command *cmd, FILE *f) {
-  int col = fprintf(f, "usage: nnscan %s", cmd->name);
-  int indent = col + 1;
-  if (cmd->operands[0])
-    col += fprintf(f, " %s", cmd->operands);
-  for (size_t i = 0; i < N_OPTIONS; i++) {
+  char line[WIDTH + 2];
+  int at = snprintf(line, sizeof line, "usage: nnscan %s%s%s", cmd->name,
+                    cmd->operands[0] ? " " : "", cmd->operands);
+  int head = at;
+  for (size_t i = 0; i < N_OPTIONS && at <= WIDTH; i++) {
     const option *o = &options[i];
     if (!(o->commands & cmd->bit) || o->kind == HELP)
       continue;
-    char w[300], item[320];
+    char w[300];
     option_words(w, sizeof w, o, cmd);
-    snprintf(item, sizeof item, "[%s]%s", w, o->repeat ? "..." : "");
-    /* One item never breaks inside: its spaces are non-breaking here. */
-    int n = (int)strlen(item);
-    if (col > indent && col + 1 + n > WIDTH) {
-      fprintf(f, "\n%*s", indent, "");
-      col = indent;
-    } else {
-      fputc(' ', f);
-      col++;
-    }
-    col += fprintf(f, "%s", item);
+    at += snprintf(line + at, sizeof line - (size_t)at, " [%s]%s", w,
+                   o->repeat ? "..." : "");
   }
-  fputc('\n', f);
+  if (at > WIDTH)
+    snprintf(line + head, sizeof line - (size_t)head, " [options]");
+  fprintf(f, "%s\n", line);
 }
 
 void cli_usage(const cli_command *cmd, FILE *f) {
