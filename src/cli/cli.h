@@ -124,9 +124,14 @@ typedef struct cli_args {
                                     -o, --fallback */
   const char **files;            /* the words that are no option, in order */
   size_t file_count;             /* how many */
-  nns_report_options report;     /* summary: --depth, --numbers, --columns,
-                                    --wrap, --json-version, --width */
-  nns_analyze_options analyze;   /* summary: --optimizer, --dtype */
+  nns_report_options report;     /* summary: --depth, --columns,
+                                    --json-version, --width */
+  nns_analyze_options analyze;   /* summary's analysis options */
+  int numbers;                   /* --numbers: an nns_numbers */
+  int wrap;                      /* --wrap: an nns_wrap */
+  int optimizer;                 /* --optimizer: an nns_optimizer */
+  int dtype;                     /* --dtype: nns_compute_dtype_name's
+                                    number, -1 when not given */
   nns_parallel parallel;         /* summary: --parallel, --budget */
   bool columns_given;            /* --columns was given */
   bool parallel_given;           /* --parallel was given */

@@ -115,26 +115,6 @@ static bool set_depth(cli_args *a, const char *v, int c) {
   }
   return true;
 }
-static bool set_numbers(cli_args *a, const char *v, int c) {
-  (void)v;
-  a->report.numbers = (nns_numbers)c;
-  return true;
-}
-static bool set_wrap(cli_args *a, const char *v, int c) {
-  (void)v;
-  a->report.wrap = (nns_wrap)c;
-  return true;
-}
-static bool set_optimizer(cli_args *a, const char *v, int c) {
-  (void)v;
-  a->analyze.optimizer = (nns_optimizer)c;
-  return true;
-}
-static bool set_dtype(cli_args *a, const char *v, int c) {
-  (void)v;
-  a->analyze.compute_dtype = nns_compute_dtype_name(c);
-  return true;
-}
 static bool set_columns(cli_args *a, const char *v, int c) {
   (void)c;
   return (a->columns_given = cli_parse_columns(v, &a->report.columns));
@@ -230,9 +210,10 @@ typedef struct option {
                                    last) */
   unsigned commands;            /* the CLI_* bits of the commands taking it */
   bool repeat;                  /* may be given again (the synopsis: ...) */
-  size_t field;                 /* FLAG or VALUE without `set`: the bool
-                                   set, or the const char * stored, at this
-                                   offset of cli_args */
+  size_t field;                 /* without `set`: the offset in cli_args
+                                   of the bool a FLAG sets, the int a
+                                   CHOICE stores its word's number in, or
+                                   the const char * a VALUE keeps */
   set_fn *set;                  /* stores what it is given, checked */
   const char *help;             /* its help line (wrapped when written) */
 } option;
@@ -262,8 +243,8 @@ static const option options[] = {
     {"--depth", NULL, VALUE, "N|all", NULL, CLI_SUMMARY, false, 0, set_depth,
      "deepest layer shown (default 2 for text and md, all for csv, json and "
      "html); deeper layers add into their ancestor"},
-    {"--numbers", NULL, CHOICE, NULL, nns_numbers_name, CLI_SUMMARY, false, 0,
-     set_numbers, "1824010216, 1.82 G, or % of the total"},
+    {"--numbers", NULL, CHOICE, NULL, nns_numbers_name, CLI_SUMMARY, false,
+     AT(numbers), NULL, "1824010216, 1.82 G, or % of the total"},
     {"--json-version", NULL, VALUE, "1|2", NULL, CLI_SUMMARY, false, 0,
      set_json_version,
      "the JSON contract's version (default 1; 2 gives every count a status "
@@ -275,7 +256,7 @@ static const option options[] = {
     {"--rf", NULL, FLAG, NULL, NULL, CLI_SUMMARY, false, AT(rf), NULL,
      "add the rf column (receptive field, stride, padding)"},
     {"--optimizer", NULL, CHOICE, NULL, nns_optimizer_name, CLI_SUMMARY,
-     false, 0, set_optimizer, "for the training estimate (default adam)"},
+     false, AT(optimizer), NULL, "for the training estimate (default adam)"},
     {"--parallel", NULL, VALUE, "AXIS=N[,AXIS=N]", NULL, CLI_SUMMARY, false, 0,
      set_parallel,
      "one rank of a data-parallel (dp) or fully-sharded (fsdp) job: its "
@@ -283,8 +264,8 @@ static const option options[] = {
      "plan: Python's summary(parallel=...))"},
     {"--budget", NULL, VALUE, "SIZE", NULL, CLI_SUMMARY, false, 0, set_budget,
      "with --parallel: does a rank fit (\"80GB\", \"16GiB\" or bytes)"},
-    {"--wrap", NULL, CHOICE, NULL, nns_wrap_name, CLI_SUMMARY, false, 0,
-     set_wrap, "where long names are shortened (default middle)"},
+    {"--wrap", NULL, CHOICE, NULL, nns_wrap_name, CLI_SUMMARY, false,
+     AT(wrap), NULL, "where long names are shortened (default middle)"},
     {"--width", NULL, VALUE, "N", NULL, CLI_SUMMARY, false, 0, set_width,
      "table width (default: the terminal's, else 100)"},
     {"--hardware", NULL, VALUE, "NAME", NULL, CLI_SUMMARY, false,
@@ -292,7 +273,7 @@ static const option options[] = {
      "roofline per layer: bytes, intensity, bound and time on a device "
      "(nnscan hardware lists them)"},
     {"--dtype", NULL, CHOICE, NULL, nns_compute_dtype_name, CLI_SUMMARY, false,
-     0, set_dtype,
+     AT(dtype), NULL,
      "the peak matrix ops run at (default the model's float dtype; tf32, "
      "fp8, int8 apply to matrix ops only)"},
     {"--peak-flops", NULL, VALUE, "F", NULL, CLI_SUMMARY, false, 0,
@@ -426,6 +407,8 @@ static int one_option(cli_args *a, const option *o, int argc, char **argv,
     return o->set(a, val, choice) ? CLI_PARSE_OK : CLI_PARSE_BAD;
   if (o->kind == FLAG)
     *(bool *)((char *)a + o->field) = true;
+  else if (o->kind == CHOICE)
+    *(int *)((char *)a + o->field) = choice;
   else
     *(const char **)((char *)a + o->field) = val;
   return CLI_PARSE_OK;
@@ -437,9 +420,10 @@ static void args_init(cli_args *a, const cli_command *cmd) {
       cmd->format_count ? nns_report_format_name(cmd->formats[0]) : NULL;
   a->report = (nns_report_options){.size = sizeof a->report,
                                    .format = NNS_FORMAT_TEXT};
-  a->analyze = (nns_analyze_options){.size = sizeof a->analyze,
-                                     .optimizer = NNS_OPTIMIZER_ADAM};
+  a->analyze = (nns_analyze_options){.size = sizeof a->analyze};
   a->parallel = (nns_parallel){.size = sizeof a->parallel};
+  a->optimizer = NNS_OPTIMIZER_ADAM; /* the help's "(default adam)" */
+  a->dtype = -1;
 }
 
 /* The walk of cli_parse: CLI_PARSE_OK, _HELP or _BAD. */
@@ -487,7 +471,7 @@ void cli_args_free(cli_args *a) {
 
 /* ==== Help ==== */
 
-enum { WIDTH = 78, HELP_COLUMN = 25 };
+enum { WIDTH = 78, HELP_COLUMN = 25, OVERVIEW_COLUMN = 18 };
 
 /* Writes the words of text (split at spaces; a quoted 'a > b' is one
  * word) from column *col, going on at column `indent` when a line would
@@ -511,6 +495,22 @@ static void wrap(FILE *f, int *col, int indent, const char *text) {
     }
     text += n + (text[n] == ' ');
   }
+}
+
+/* A two-column entry's text, after its left column ended at col: from
+ * column `column` when the left one ends `gap` or more before it, else
+ * three spaces on; wrapped under `column`. The column it ends at. */
+static int right_column(FILE *f, int col, int column, int gap,
+                        const char *text) {
+  if (col + gap <= column) {
+    fprintf(f, "%*s", column - col, "");
+    col = column;
+  } else {
+    fputs("  ", f); /* and wrap's one space */
+    col += 2;
+  }
+  wrap(f, &col, column, text);
+  return col;
 }
 
 /* words(0), words(1), ... joined by sep into buf. */
@@ -591,14 +591,6 @@ void cli_usage(const cli_command *cmd, FILE *f) {
       continue;
     char w[300], words[512], help[1024];
     option_words(w, sizeof w, o, cmd);
-    int col = fprintf(f, "  %s", w);
-    if (col + 2 <= HELP_COLUMN) {
-      fprintf(f, "%*s", HELP_COLUMN - col, "");
-      col = HELP_COLUMN;
-    } else {
-      fputs("  ", f); /* and wrap's one space */
-      col += 2;
-    }
     const char *text = o->help;
     if (o->kind == VALUE && o->words) {
       /* help's one "%s" is the list of words */
@@ -607,7 +599,7 @@ void cli_usage(const cli_command *cmd, FILE *f) {
                join(words, sizeof words, o->words, ", "), at + 2);
       text = help;
     }
-    wrap(f, &col, HELP_COLUMN, text);
+    int col = right_column(f, fprintf(f, "  %s", w), HELP_COLUMN, 2, text);
     if (o->repeat)
       wrap(f, &col, HELP_COLUMN, "(repeatable)");
     fputc('\n', f);
@@ -619,15 +611,7 @@ void cli_overview(FILE *f) {
   for (const cli_command *c = cli_commands; c->name; c++) {
     int col = fprintf(f, "  %s%s%s", c->name, c->operands[0] ? " " : "",
                       c->operands);
-    enum { OVERVIEW_COLUMN = 18 };
-    if (col + 3 <= OVERVIEW_COLUMN) {
-      fprintf(f, "%*s", OVERVIEW_COLUMN - col, "");
-      col = OVERVIEW_COLUMN;
-    } else {
-      fputs("  ", f); /* and wrap's one space */
-      col += 2;
-    }
-    wrap(f, &col, OVERVIEW_COLUMN, c->overview);
+    right_column(f, col, OVERVIEW_COLUMN, 3, c->overview);
     fputc('\n', f);
   }
 }

@@ -170,6 +170,11 @@ static void heap_huge_pages(const nns_model *m) {
 static bool settle_options(cli_args *a) {
   cli_model_opts *o = &a->model;
   nns_report_options *ro = &a->report;
+  ro->numbers = (nns_numbers)a->numbers;
+  ro->wrap = (nns_wrap)a->wrap;
+  a->analyze.optimizer = (nns_optimizer)a->optimizer;
+  a->analyze.compute_dtype =
+      a->dtype >= 0 ? nns_compute_dtype_name(a->dtype) : NULL;
   o->path = a->file_count ? a->files[0] : NULL;
   if (!o->path) {
     cli_usage(a->cmd, stderr);
