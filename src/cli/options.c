@@ -73,21 +73,17 @@ const cli_command *cli_command_of(unsigned bit) {
 /* What one option, and the walk over argv, come to. */
 enum { CLI_PARSE_OK, CLI_PARSE_HELP, CLI_PARSE_BAD };
 
-/* Stores an option's value in *a: val is NULL for a flag; choice is the
- * number of the word a CHOICE option was given (its words(choice)), else
- * -1. False after saying on stderr what is wrong. */
-typedef bool set_fn(cli_args *a, const char *val, int choice);
+/* Stores an option's value in *a (val is NULL for a flag); false after
+ * saying on stderr what is wrong. */
+typedef bool set_fn(cli_args *a, const char *val);
 
-static bool set_input(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_input(cli_args *a, const char *v) {
   return cli_add_input(&a->model, v);
 }
-static bool set_value(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_value(cli_args *a, const char *v) {
   return cli_add_value(&a->model, v);
 }
-static bool set_batch(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_batch(cli_args *a, const char *v) {
   long n;
   if (!cli_parse_int(v, 1, &n)) {
     fprintf(stderr, "nnscan: --batch wants a positive number, got '%s'\n", v);
@@ -96,13 +92,12 @@ static bool set_batch(cli_args *a, const char *v, int c) {
   a->model.batch = n;
   return true;
 }
-static bool set_fallback(cli_args *a, const char *v, int c) {
-  (void)v, (void)c;
+static bool set_fallback(cli_args *a, const char *v) {
+  (void)v;
   a->model.infer_flags |= NNS_INFER_FALLBACK_DECLARED;
   return true;
 }
-static bool set_depth(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_depth(cli_args *a, const char *v) {
   long n;
   if (!strcmp(v, "all"))
     a->report.max_depth = NNS_DEPTH_ALL;
@@ -115,12 +110,10 @@ static bool set_depth(cli_args *a, const char *v, int c) {
   }
   return true;
 }
-static bool set_columns(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_columns(cli_args *a, const char *v) {
   return (a->columns_given = cli_parse_columns(v, &a->report.columns));
 }
-static bool set_json_version(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_json_version(cli_args *a, const char *v) {
   long n;
   if (!cli_parse_int(v, 1, &n) || n > 2) {
     fprintf(stderr, "nnscan summary: --json-version is 1 or 2, not '%s'\n",
@@ -130,8 +123,7 @@ static bool set_json_version(cli_args *a, const char *v, int c) {
   a->report.json_version = (int)n;
   return true;
 }
-static bool set_width(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_width(cli_args *a, const char *v) {
   long n;
   if (!cli_parse_int(v, 20, &n) || n > 100000) {
     fprintf(stderr, "nnscan summary: --width wants a number >= 20, got "
@@ -141,12 +133,10 @@ static bool set_width(cli_args *a, const char *v, int c) {
   a->report.width = (int)n;
   return true;
 }
-static bool set_parallel(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_parallel(cli_args *a, const char *v) {
   return (a->parallel_given = cli_parse_parallel(v, &a->parallel));
 }
-static bool set_budget(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_budget(cli_args *a, const char *v) {
   return cli_parse_size(v, &a->parallel.budget_bytes);
 }
 /* --peak-flops and --bandwidth: the range is the library's (one check
@@ -163,17 +153,14 @@ static bool parse_rate(const char *opt, const char *v, double *out) {
   *out = d;
   return true;
 }
-static bool set_peak_flops(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_peak_flops(cli_args *a, const char *v) {
   return parse_rate("--peak-flops", v, &a->peak_flops);
 }
-static bool set_bandwidth(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_bandwidth(cli_args *a, const char *v) {
   return parse_rate("--bandwidth", v, &a->bandwidth);
 }
 /* Every --fail-if, joined with ", " (the library reads the list). */
-static bool set_fail_if(cli_args *a, const char *v, int c) {
-  (void)c;
+static bool set_fail_if(cli_args *a, const char *v) {
   if (!v[strspn(v, " \t")]) {
     fprintf(stderr, "nnscan diff: --fail-if '%s' is no budget (METRIC OP "
                     "[+|-]N[%%], e.g. 'macs > +5%%')\n", v);
@@ -404,7 +391,7 @@ static int one_option(cli_args *a, const option *o, int argc, char **argv,
     return CLI_PARSE_BAD;
   }
   if (o->set)
-    return o->set(a, val, choice) ? CLI_PARSE_OK : CLI_PARSE_BAD;
+    return o->set(a, val) ? CLI_PARSE_OK : CLI_PARSE_BAD;
   if (o->kind == FLAG)
     *(bool *)((char *)a + o->field) = true;
   else if (o->kind == CHOICE)
