@@ -654,14 +654,25 @@ static nns_status reduction_ok(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* Every scatter's inputs: the data x (its type may be unknown), indices
+ * ix and updates u, which must be there, and a reduction it knows. */
+static nns_status scatter_inputs(nns__ictx *cx, const nns__type **x,
+                                 const nns__type **ix, const nns__type **u) {
+  *x = nns__in_type(cx, 0);
+  *ix = nns__in_type(cx, 1);
+  *u = nns__in_type(cx, 2);
+  if (!*ix || !*u)
+    return missing_input(cx, *ix ? "updates" : "indices");
+  return reduction_ok(cx);
+}
+
 /* Scatter and ScatterElements: indices and updates have the data's rank
  * and one shape. The output is the data's type. */
 static nns_status scatter_elements_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1),
-                  *u = nns__in_type(cx, 2);
+  const nns__type *x, *ix, *u;
+  nns_status st = scatter_inputs(cx, &x, &ix, &u);
   if (!ix || !u)
-    return missing_input(cx, ix ? "updates" : "indices");
-  nns_status st = reduction_ok(cx);
+    return st;
   if (st == NNS_OK && x && x->rank >= 0) {
     int32_t axis;
     st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), x->rank, &axis,
@@ -684,11 +695,8 @@ static nns_status scatter_elements_shape(nns__ictx *cx) {
 /* ScatterND: updates has shape indices.shape[:-1] + data.shape[k:], where
  * k = indices.shape[-1]. */
 static nns_status scatter_nd_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1),
-                  *u = nns__in_type(cx, 2);
-  if (!ix || !u)
-    return missing_input(cx, ix ? "updates" : "indices");
-  nns_status st = reduction_ok(cx);
+  const nns__type *x, *ix, *u;
+  nns_status st = scatter_inputs(cx, &x, &ix, &u);
   if (st != NNS_OK)
     return st;
   if (x && x->rank >= 0 && ix->rank >= 1 && u->rank >= 0 &&
