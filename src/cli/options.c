@@ -194,7 +194,8 @@ typedef struct option {
   const char *metavar;          /* VALUE: what the value looks like */
   const char *(*words)(int);    /* CHOICE: its words; VALUE: the list the
                                    help's "%s" stands for (NULL past the
-                                   last) */
+                                   last); a FORMAT's "%s" is the command's
+                                   default format */
   unsigned commands;            /* the CLI_* bits of the commands taking it */
   bool repeat;                  /* may be given again (the synopsis: ...) */
   size_t field;                 /* without `set`: the offset in cli_args
@@ -212,21 +213,21 @@ typedef struct option {
 static const option options[] = {
     {"--format", NULL, FORMAT, NULL, NULL, CLI_SUMMARY, false,
      AT(model.format), NULL,
-     "output format (default text); html is one self-contained page "
+     "output format (default %s); html is one self-contained page "
      "(docs/html.md)"},
     {"--format", NULL, FORMAT, NULL, NULL, CLI_TABLE, false, AT(model.format),
      NULL,
-     "output format (default md); html is one page with the table and the "
+     "output format (default %s); html is one page with the table and the "
      "scatter, interactive"},
     {"--format", NULL, FORMAT, NULL, NULL, CLI_SHAPES, false,
      AT(model.format), NULL,
-     "output format (default text; json: docs/json.md)"},
+     "output format (default %s; json: docs/json.md)"},
     {"--format", NULL, FORMAT, NULL, NULL, CLI_DIFF, false, AT(model.format),
      NULL,
-     "output format (default text); html shows before and after side by "
+     "output format (default %s); html shows before and after side by "
      "side"},
     {"--format", NULL, FORMAT, NULL, NULL, CLI_OPS, false, AT(model.format),
-     NULL, "output format (default text)"},
+     NULL, "output format (default %s)"},
     {"--depth", NULL, VALUE, "N|all", NULL, CLI_SUMMARY, false, 0, set_depth,
      "deepest layer shown (default 2 for text and md, all for csv, json and "
      "html); deeper layers add into their ancestor"},
@@ -578,12 +579,15 @@ void cli_usage(const cli_command *cmd, FILE *f) {
       continue;
     char w[300], words[512], help[1024];
     option_words(w, sizeof w, o, cmd);
-    const char *text = o->help;
-    if (o->kind == VALUE && o->words) {
-      /* help's one "%s" is the list of words */
-      const char *at = strstr(o->help, "%s");
-      snprintf(help, sizeof help, "%.*s%s%s", (int)(at - o->help), o->help,
-               join(words, sizeof words, o->words, ", "), at + 2);
+    /* help's one "%s" is the list of words, or the command's default
+     * format */
+    const char *text = o->help, *at = strstr(text, "%s");
+    if (at && (o->kind == FORMAT || o->words)) {
+      const char *fill = o->kind == FORMAT
+                             ? nns_report_format_name(cmd->formats[0])
+                             : join(words, sizeof words, o->words, ", ");
+      snprintf(help, sizeof help, "%.*s%s%s", (int)(at - text), text, fill,
+               at + 2);
       text = help;
     }
     int col = right_column(f, fprintf(f, "  %s", w), HELP_COLUMN, 2, text);
