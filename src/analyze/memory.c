@@ -121,15 +121,11 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   /* The live total after each position: kept, so in the analysis arena. */
   a->live_bytes = nns__arena_array(&a->arena, nn + 1,
                                  sizeof *a->live_bytes);
+  nns_status st = NNS_OK;
   if (!bytes || !last || !bucket || !frees || !fill || !added ||
       !a->live_bytes) {
-    free(added);
-    free(bytes);
-    free(last);
-    free(bucket);
-    free(frees);
-    free(fill);
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    st = nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    goto done; /* one place frees the walk's arrays */
   }
   unsigned tf = 0;
   wide live_inputs = 0;
@@ -232,11 +228,12 @@ nns_status nns__memory_analyze(nns_model *m, nns__analysis *a,
   total = add_sat(total, t->train_optimizer_bytes, &tf);
   t->train_total_bytes = add_sat(total, acts, &tf);
   a->memory_flags = tf;
+done:
   free(added);
   free(bytes);
   free(last);
   free(bucket);
   free(frees);
   free(fill);
-  return NNS_OK;
+  return st;
 }

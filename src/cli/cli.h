@@ -31,18 +31,10 @@ typedef struct cli_model_opts {
   const char *output;  /* -o FILE, or NULL for stdout */
 } cli_model_opts;
 
-/* Parses one shared option at argv[*i] (advancing *i past its value).
- * Returns 1 if consumed, 0 if not an option it knows, -1 on a usage error
- * (already reported). */
-int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i);
-/* The start of every model command's option loop, at argv[*i]: -h or
- * --help prints the command's usage (`usage`, or usage_fn's) on stdout and
- * gives CLI_ARG_HELP; an option every command shares (cli_parse_model_opt)
- * is consumed (CLI_ARG_TAKEN) or was a usage error, already reported
- * (CLI_ARG_BAD); CLI_ARG_OWN: the command's own to parse. */
-enum { CLI_ARG_OWN, CLI_ARG_TAKEN, CLI_ARG_HELP, CLI_ARG_BAD };
-int cli_common_arg(cli_model_opts *o, int argc, char **argv, int *i,
-                   const char *usage, void (*usage_fn)(FILE *));
+/* --input NAME=DIMS and --value NAME=V[,V...] into o (the strings
+ * malloc'ed); false after saying on stderr what is wrong. */
+bool cli_add_input(cli_model_opts *o, const char *arg);
+bool cli_add_value(cli_model_opts *o, const char *arg);
 /* Frees what parsing the options allocated. */
 void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */
@@ -83,11 +75,6 @@ int cli_terminal_width(void);
 const char *cli_model_name(const char *path, char *buf, size_t size);
 /* -h or --help. */
 bool cli_is_help(const char *arg);
-/* Each command's usage (stdout for -h, stderr on a usage error); `nnscan
- * -h` prints them all. The summary's names the library's optimizers. */
-void cli_summary_usage(FILE *f);
-extern const char cli_table_usage[], cli_shapes_usage[], cli_ops_usage[],
-    cli_hardware_usage[], cli_diff_usage[];
 /* The user's hardware file (`file`, else $NNSCAN_HARDWARE_FILE) into
  * *list (NULL without one); false after printing why it cannot be read. */
 bool cli_hardware_open(const char *file, nns_hardware_list **list);
@@ -107,11 +94,107 @@ bool cli_pick_format(const char *cmd, const char *word,
                      const nns_report_format *allowed, size_t n,
                      nns_report_format *out);
 
+/* ==== The option table (options.c) ====
+ *
+ * Every command and every option is one entry of a table: its names, what
+ * its value looks like, which commands take it, how it is stored and its
+ * help line. cli_parse walks argv against it for every command, and
+ * cli_usage writes each command's help from it, so the two cannot drift;
+ * the README's Usage block and docs/cli.md are written from that help
+ * (tools/docs_tables.py, ctest docs_tables). */
+
+/* The commands, one bit each: the set of commands an option belongs to. */
+enum {
+  CLI_SUMMARY = 1u << 0,
+  CLI_TABLE = 1u << 1,
+  CLI_SHAPES = 1u << 2,
+  CLI_DIFF = 1u << 3,
+  CLI_OPS = 1u << 4,
+  CLI_HARDWARE = 1u << 5,
+  CLI_VERSION = 1u << 6,
+  /* The commands that load models (cli_model_opts). */
+  CLI_MODELS = CLI_SUMMARY | CLI_TABLE | CLI_SHAPES | CLI_DIFF
+};
+
+/* Everything a command line can say, filled by cli_parse; each command
+ * reads its own fields (the table says which options reach which). */
+typedef struct cli_args {
+  const struct cli_command *cmd; /* the command parsed for */
+  cli_model_opts model;          /* --input, --value, --batch, --format,
+                                    -o, --fallback */
+  const char **files;            /* the words that are no option, in order */
+  size_t file_count;             /* how many */
+  nns_report_options report;     /* summary: --depth, --columns,
+                                    --json-version, --width */
+  nns_analyze_options analyze;   /* summary's analysis options */
+  int numbers;                   /* --numbers: an nns_numbers */
+  int wrap;                      /* --wrap: an nns_wrap */
+  int optimizer;                 /* --optimizer: an nns_optimizer */
+  int dtype;                     /* --dtype: nns_compute_dtype_name's
+                                    number, -1 when not given */
+  nns_parallel parallel;         /* summary: --parallel, --budget */
+  bool columns_given;            /* --columns was given */
+  bool parallel_given;           /* --parallel was given */
+  bool rf;                       /* --rf */
+  bool strict;                   /* --strict */
+  const char *hardware;          /* --hardware NAME */
+  const char *hardware_file;     /* --hardware-file FILE */
+  double peak_flops;             /* --peak-flops (0: not given) */
+  double bandwidth;              /* --bandwidth (0: not given) */
+  const char *plot;              /* table --plot FILE.svg */
+  char *budgets;                 /* diff: every --fail-if, joined by ", "
+                                    (malloc'ed; NULL: none) */
+  bool aten;                     /* ops --aten */
+  bool json;                     /* hardware --json */
+} cli_args;
+
+/* A command: how `nnscan -h` lists it, its help, and what it takes. */
+typedef struct cli_command {
+  const char *name;      /* "summary" */
+  unsigned bit;          /* CLI_SUMMARY */
+  const char *operands;  /* "MODEL", "FILES...", "A B" or "" */
+  const char *overview;  /* its line in `nnscan -h` */
+  const char *about;     /* its help's text under the synopsis, or NULL */
+  const nns_report_format *formats; /* what --format takes; [0] is the
+                                       default */
+  size_t format_count;   /* how many (0: no --format) */
+  int max_operands;      /* how many operands at most (-1: any number) */
+  const char *too_many;  /* what a word past them is told */
+  int (*run)(int argc, char **argv); /* the command itself */
+} cli_command;
+
+/* Every command, in the order `nnscan -h` lists them; NULL name ends it. */
+extern const cli_command cli_commands[];
+/* The command with that bit. */
+const cli_command *cli_command_of(unsigned bit);
+
+/* Parses argv[1..] for the command with bit `cmd` into *a: -1 when it
+ * parsed (the caller cli_args_free's *a when done); else the exit code,
+ * with *a freed: EXIT_OK after -h printed the help on stdout, EXIT_USAGE
+ * after an unknown option, a missing or bad value or a word too many
+ * was said on stderr. */
+int cli_parse(unsigned cmd, int argc, char **argv, cli_args *a);
+/* Frees what cli_parse allocated. */
+void cli_args_free(cli_args *a);
+/* A command's help: the synopsis, its text and one entry per option. */
+void cli_usage(const cli_command *cmd, FILE *f);
+/* `nnscan -h`'s list of commands, written from cli_commands. */
+void cli_overview(FILE *f);
+
+/* Summary's values (summary_args.c): the words --columns takes (word k,
+ * NULL past the last), and the parsers of --columns, --parallel and
+ * --budget (false after saying why on stderr). */
+const char *cli_column_word(int k);
+bool cli_parse_columns(const char *list, unsigned *out);
+bool cli_parse_parallel(const char *s, nns_parallel *p);
+bool cli_parse_size(const char *s, int64_t *out);
+
 int cmd_shapes(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_hardware(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * common.c - what the subcommands share: model options (--input, --batch,
- * --format, -o), loading with error reporting, output files written
+ * common.c - what the subcommands share: the values of --input and
+ * --value, loading with error reporting, output files written
  * through a temporary and renamed into place, the nns_write_fn that
  * reports stream through, and the terminal's width.
  */
@@ -25,15 +25,15 @@ static bool parse_i64(const char *s, int64_t *out) {
 
 /* "NAME=1x3x224x224" (or with commas). The name is what precedes the last
  * '=', so names containing '=' still work. */
-static int parse_input(cli_model_opts *o, const char *arg) {
+bool cli_add_input(cli_model_opts *o, const char *arg) {
   const char *eq = strrchr(arg, '=');
   if (!eq || eq == arg) {
     fprintf(stderr, "nnscan: --input wants NAME=DIMS, got '%s'\n", arg);
-    return -1;
+    return false;
   }
   if (o->input_count == 64) {
     fprintf(stderr, "nnscan: at most 64 --input options\n");
-    return -1;
+    return false;
   }
   size_t k = o->input_count;
   for (size_t j = 0; j < k; j++)
@@ -41,7 +41,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
         !strncmp(o->inputs[j].name, arg, (size_t)(eq - arg))) {
       fprintf(stderr, "nnscan: --input %s is given twice\n",
               o->inputs[j].name);
-      return -1;
+      return false;
     }
   char *name = strndup(arg, (size_t)(eq - arg));
   int64_t *dims = malloc(64 * sizeof *dims);
@@ -49,7 +49,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
     free(name);
     free(dims);
     fprintf(stderr, "nnscan: out of memory\n");
-    return -1;
+    return false;
   }
   size_t rank = 0;
   const char *p = eq + 1;
@@ -60,7 +60,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
       fprintf(stderr, "nnscan: --input %s: bad dims '%s'\n", name, eq + 1);
       free(name);
       free(dims);
-      return -1;
+      return false;
     }
     memcpy(buf, p, n);
     buf[n] = 0;
@@ -68,7 +68,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
       fprintf(stderr, "nnscan: --input %s: '%s' is not a dim\n", name, buf);
       free(name);
       free(dims);
-      return -1;
+      return false;
     }
     rank++;
     p += n;
@@ -77,7 +77,7 @@ static int parse_input(cli_model_opts *o, const char *arg) {
                       "separator\n", name, eq + 1);
       free(name);
       free(dims);
-      return -1;
+      return false;
     }
   }
   o->inputs[k].size = sizeof o->inputs[k];
@@ -85,20 +85,20 @@ static int parse_input(cli_model_opts *o, const char *arg) {
   o->inputs[k].dims = dims;
   o->inputs[k].rank = rank;
   o->input_count++;
-  return 1;
+  return true;
 }
 
 /* "NAME=V[,V...]": whole numbers, negative ones too (true/false for a
  * boolean input). */
-static int parse_value(cli_model_opts *o, const char *arg) {
+bool cli_add_value(cli_model_opts *o, const char *arg) {
   const char *eq = strrchr(arg, '=');
   if (!eq || eq == arg || !eq[1]) {
     fprintf(stderr, "nnscan: --value wants NAME=V[,V...], got '%s'\n", arg);
-    return -1;
+    return false;
   }
   if (o->value_count == 64) {
     fprintf(stderr, "nnscan: at most 64 --value options\n");
-    return -1;
+    return false;
   }
   size_t n = 1;
   for (const char *p = eq + 1; *p; p++)
@@ -109,7 +109,7 @@ static int parse_value(cli_model_opts *o, const char *arg) {
     free(data);
     free(name);
     fprintf(stderr, "nnscan: out of memory\n");
-    return -1;
+    return false;
   }
   const char *p = eq + 1;
   for (size_t k = 0; k < n; k++) {
@@ -134,7 +134,7 @@ static int parse_value(cli_model_opts *o, const char *arg) {
               name, (int)len, p);
       free(data);
       free(name);
-      return -1;
+      return false;
     }
     data[k] = v;
     p += len + (p[len] == ',');
@@ -142,7 +142,7 @@ static int parse_value(cli_model_opts *o, const char *arg) {
   o->values[o->value_count++] =
       (nns_input_value){.size = sizeof(nns_input_value), .name = name,
                         .data = data, .count = n};
-  return 1;
+  return true;
 }
 
 void cli_model_opts_free(cli_model_opts *o) {
@@ -155,63 +155,6 @@ void cli_model_opts_free(cli_model_opts *o) {
     free((int64_t *)o->values[k].data);
   }
   o->input_count = o->value_count = 0;
-}
-
-int cli_common_arg(cli_model_opts *o, int argc, char **argv, int *i,
-                   const char *usage, void (*usage_fn)(FILE *)) {
-  if (cli_is_help(argv[*i])) {
-    if (usage_fn)
-      usage_fn(stdout);
-    else
-      fputs(usage, stdout);
-    return CLI_ARG_HELP;
-  }
-  int r = cli_parse_model_opt(o, argc, argv, i);
-  return r < 0 ? CLI_ARG_BAD : r > 0 ? CLI_ARG_TAKEN : CLI_ARG_OWN;
-}
-
-int cli_parse_model_opt(cli_model_opts *o, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-  bool takes = !strcmp(a, "--input") || !strcmp(a, "--value") ||
-               !strcmp(a, "--batch") ||
-               !strcmp(a, "--format") || !strcmp(a, "-o");
-  if (takes && !val) {
-    fprintf(stderr, "nnscan: %s needs a value\n", a);
-    return -1;
-  }
-  if (!strcmp(a, "--input")) {
-    ++*i;
-    return parse_input(o, val);
-  }
-  if (!strcmp(a, "--value")) {
-    ++*i;
-    return parse_value(o, val);
-  }
-  if (!strcmp(a, "--batch")) {
-    ++*i;
-    if (!parse_i64(val, &o->batch) || o->batch == 0) {
-      fprintf(stderr, "nnscan: --batch wants a positive number, got '%s'\n",
-              val);
-      return -1;
-    }
-    return 1;
-  }
-  if (!strcmp(a, "--format")) {
-    ++*i;
-    o->format = val;
-    return 1;
-  }
-  if (!strcmp(a, "-o")) {
-    ++*i;
-    o->output = val;
-    return 1;
-  }
-  if (!strcmp(a, "--fallback")) {
-    o->infer_flags |= NNS_INFER_FALLBACK_DECLARED;
-    return 1;
-  }
-  return 0;
 }
 
 void cli_print_error(const char *path, const nns_error *err) {

@@ -13,21 +13,6 @@
 
 enum { EXIT_BUDGET = 4, EXIT_UNCHECKED = 5 };
 
-const char cli_diff_usage[] =
-    "usage: nnscan diff A B [options]   (A, B: ONNX files or saved "
-    "summary JSON)\n"
-    "  --format text|json|html  output format (default text); html shows "
-    "before and\n"
-    "                         after side by side\n"
-    "  --fail-if BUDGET       exit 4 when the totals' change passes it, e.g.\n"
-    "                         'macs > +5%', 'params > +0', 'flops >= "
-    "+1000000'\n"
-    "                         (repeatable; exit 5 when a delta is withheld)\n"
-    "  --input NAME=DIMS, --value NAME=V, --batch N, --fallback   as for "
-    "summary,\n"
-    "                         for the ONNX files\n"
-    "  -o FILE                write to FILE instead of stdout\n";
-
 typedef struct buf {
   char *data;
   size_t len, cap;
@@ -105,70 +90,30 @@ static bool side(const char *path, cli_model_opts *o, buf *b) {
 }
 
 int cmd_diff(int argc, char **argv) {
-  cli_model_opts o = {.format = nns_report_format_name(NNS_FORMAT_TEXT)};
-  const char *files[2] = {NULL, NULL};
-  size_t nfiles = 0, budgets_len = 1;
-  int rc = EXIT_USAGE;
+  cli_args a;
+  int rc = cli_parse(CLI_DIFF, argc, argv, &a);
+  if (rc >= 0)
+    return rc;
   buf sides[2] = {{0}, {0}};
-  /* Every --fail-if joined with ", ": never longer than argv itself. */
-  for (int i = 1; i < argc; i++)
-    budgets_len += strlen(argv[i]) + 2;
-  char *budgets = calloc(budgets_len, 1);
-  if (!budgets) {
-    fprintf(stderr, "nnscan: out of memory\n");
-    return EXIT_FAIL;
-  }
-  for (int i = 1; i < argc; i++) {
-    int r = cli_common_arg(&o, argc, argv, &i, cli_diff_usage, NULL);
-    if (r == CLI_ARG_HELP)
-      rc = EXIT_OK;
-    if (r == CLI_ARG_HELP || r == CLI_ARG_BAD)
-      goto done;
-    if (r == CLI_ARG_TAKEN)
-      continue;
-    if (!strcmp(argv[i], "--fail-if")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "nnscan diff: --fail-if needs a budget\n");
-        goto done;
-      }
-      const char *b = argv[++i];
-      if (!b[strspn(b, " \t")]) {
-        fprintf(stderr, "nnscan diff: --fail-if '%s' is no budget (METRIC OP "
-                        "[+|-]N[%%], e.g. 'macs > +5%%')\n", b);
-        goto done;
-      }
-      if (*budgets)
-        strcat(budgets, ", ");
-      strcat(budgets, b);
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "nnscan diff: unknown option '%s'\n%s", argv[i],
-              cli_diff_usage);
-      goto done;
-    } else if (nfiles < 2) {
-      files[nfiles++] = argv[i];
-    } else {
-      fprintf(stderr, "nnscan diff: two files, A and B\n%s", cli_diff_usage);
-      goto done;
-    }
-  }
-  static const nns_report_format formats[] = {
-      NNS_FORMAT_TEXT, NNS_FORMAT_JSON, NNS_FORMAT_HTML};
   nns_report_format format;
-  if (!cli_pick_format("diff", o.format, formats,
-                       sizeof formats / sizeof *formats, &format))
+  rc = EXIT_USAGE;
+  if (!cli_pick_format("diff", a.model.format, a.cmd->formats,
+                       a.cmd->format_count, &format))
     goto done;
-  if (nfiles != 2) {
-    fprintf(stderr, "nnscan diff: two files, A and B\n%s", cli_diff_usage);
+  if (a.file_count != 2) {
+    fprintf(stderr, "nnscan diff: %s\n", a.cmd->too_many);
+    cli_usage(a.cmd, stderr);
     goto done;
   }
   rc = EXIT_FAIL;
-  if (!side(files[0], &o, &sides[0]) || !side(files[1], &o, &sides[1]))
+  if (!side(a.files[0], &a.model, &sides[0]) ||
+      !side(a.files[1], &a.model, &sides[1]))
     goto done;
-  FILE *out = cli_open_output(o.output);
+  FILE *out = cli_open_output(a.model.output);
   if (!out)
     goto done;
   nns_diff_options dopt = {.size = sizeof dopt, .format = format,
-                           .budgets = budgets};
+                           .budgets = a.budgets ? a.budgets : ""};
   nns_diff_result res = {.size = sizeof res};
   nns_error err;
   nns_status st = nns_diff_report(sides[0].data, sides[0].len, sides[1].data,
@@ -181,13 +126,12 @@ int cmd_diff(int argc, char **argv) {
                                                           : EXIT_FAIL;
     goto done;
   }
-  if (!cli_close_output(out, o.output) || st != NNS_OK)
+  if (!cli_close_output(out, a.model.output) || st != NNS_OK)
     goto done;
   rc = res.exceeded ? EXIT_BUDGET : res.withheld ? EXIT_UNCHECKED : EXIT_OK;
 done:
   free(sides[0].data);
   free(sides[1].data);
-  free(budgets);
-  cli_model_opts_free(&o);
+  cli_args_free(&a);
   return rc;
 }

@@ -9,13 +9,6 @@
 
 #include "cli.h"
 
-const char cli_hardware_usage[] =
-    "usage: nnscan hardware [--json] [--hardware-file FILE]\n"
-    "  the devices summary --hardware NAME knows: peak dense FLOP/s per "
-    "compute\n"
-    "  dtype and memory bandwidth, each with its datasheet; FILE (or\n"
-    "  $NNSCAN_HARDWARE_FILE) adds devices of your own (docs/roofline.md)\n";
-
 /* The user's file: --hardware-file, else $NNSCAN_HARDWARE_FILE, else none. */
 static const char *user_file(const char *given) {
   if (given)
@@ -88,25 +81,13 @@ static void text_row(FILE *f, const nns_hardware *h) {
 }
 
 int cmd_hardware(int argc, char **argv) {
-  bool json = false;
-  const char *file = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(cli_hardware_usage, stdout);
-      return EXIT_OK;
-    }
-    if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else if (!strcmp(argv[i], "--hardware-file") && i + 1 < argc) {
-      file = argv[++i];
-    } else {
-      char c[200];
-      nns_text_clean(c, sizeof c, argv[i]);
-      fprintf(stderr, "nnscan hardware: unexpected argument '%s'\n%s", c,
-              cli_hardware_usage);
-      return EXIT_USAGE;
-    }
-  }
+  cli_args a;
+  int rc = cli_parse(CLI_HARDWARE, argc, argv, &a);
+  if (rc >= 0)
+    return rc;
+  bool json = a.json;
+  const char *file = a.hardware_file;
+  cli_args_free(&a); /* file is argv's */
   nns_hardware_list *list;
   if (!cli_hardware_open(file, &list))
     return EXIT_FAIL;

@@ -10,27 +10,12 @@
 
 #include "cli.h"
 
-static const char version_usage[] = "usage: nnscan version   (or nnscan "
-                                    "--version): print nnscan's version\n";
-
 static const char overview[] =
     "usage: nnscan <command> [options]\n"
     "       nnscan MODEL [options]    (same as nnscan summary MODEL)\n"
-    "       nnscan <command> -h       (one command's options)\n"
-    "\n"
-    "commands:\n"
-    "  summary MODEL   parameters, FLOPs, MACs, memory accesses, receptive\n"
-    "                  field and memory of every layer\n"
-    "  table FILES...  one row per model; --plot FILE.svg draws MACs "
-    "against params\n"
-    "  shapes MODEL    dtype and shape of every value, in graph order\n"
-    "  diff A B        what changed between two models or saved reports;\n"
-    "                  --fail-if 'macs > +5%' for CI\n"
-    "  ops             the operators nnscan knows, with opset ranges and "
-    "rules\n"
-    "  hardware        the devices summary --hardware knows (roofline)\n"
-    "  version         print the version\n";
-
+    "       nnscan <command> -h       (one command's options; also --help)\n"
+    "       nnscan --version          (same as nnscan version)\n"
+    "\n";
 static const char exit_status[] =
     "exit status: 0 success, 1 the model could not be read, inferred or "
     "analysed\n"
@@ -40,17 +25,13 @@ static const char exit_status[] =
     "5 diff\n"
     "--fail-if: a budget could not be checked (a delta withheld)\n";
 
-/* The full help: the overview, then every command's own usage. */
+/* The full help: the overview, then every command's own help. */
 static void usage(FILE *f) {
   fputs(overview, f);
-  fputc('\n', f);
-  cli_summary_usage(f);
-  const char *const parts[] = {cli_table_usage, cli_shapes_usage,
-                               cli_ops_usage, cli_hardware_usage,
-                               cli_diff_usage, version_usage};
-  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+  cli_overview(f);
+  for (const cli_command *c = cli_commands; c->name; c++) {
     fputc('\n', f);
-    fputs(parts[i], f);
+    cli_usage(c, f);
   }
   fputc('\n', f);
   fputs(exit_status, f);
@@ -62,37 +43,24 @@ static bool looks_like_path(const char *s) {
   return strchr(s, '/') || strchr(s, '.');
 }
 
-static int cmd_version(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(version_usage, stdout);
-      return EXIT_OK;
-    }
-    fprintf(stderr, "nnscan version: unexpected argument '%s'\n%s", argv[i],
-            version_usage);
-    return EXIT_USAGE;
-  }
+int cmd_version(int argc, char **argv) {
+  cli_args a;
+  int rc = cli_parse(CLI_VERSION, argc, argv, &a);
+  if (rc >= 0)
+    return rc;
+  cli_args_free(&a);
   printf("nnscan %s\n", nns_version());
   return EXIT_OK;
 }
 
-/* Every command, in the order the overview lists them; the list an
- * unknown command prints is read from here, so it cannot miss one. A name
- * starting with '-' is an alias, left out of that list. */
-static const struct {
-  const char *name;
-  int (*fn)(int, char **);
-} cmds[] = {{"summary", cmd_summary}, {"table", cmd_table},
-            {"shapes", cmd_shapes},   {"diff", cmd_diff},
-            {"ops", cmd_ops},         {"hardware", cmd_hardware},
-            {"version", cmd_version}, {"--version", cmd_version}};
-
-/* Runs argv[0] as a command (argv[0] is the command's name); -1 when it
- * is none. */
+/* Runs argv[0] as a command (argv[0] is the command's name, or
+ * --version); -1 when it is none. */
 static int run_command(int argc, char **argv) {
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-    if (!strcmp(argv[0], cmds[i].name))
-      return cmds[i].fn(argc, argv);
+  if (!strcmp(argv[0], "--version"))
+    return cmd_version(argc, argv);
+  for (const cli_command *c = cli_commands; c->name; c++)
+    if (!strcmp(argv[0], c->name))
+      return c->run(argc, argv);
   return -1;
 }
 
@@ -101,10 +69,8 @@ static int unknown(const char *what, const char *word, const char *tail) {
   nns_text_clean(c, sizeof c, word);
   fprintf(stderr, "nnscan: %s '%s'%s\ncommands:", what, c, tail);
   const char *sep = " ";
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-    if (cmds[i].name[0] == '-')
-      continue;
-    fprintf(stderr, "%s%s", sep, cmds[i].name);
+  for (const cli_command *cmd = cli_commands; cmd->name; cmd++) {
+    fprintf(stderr, "%s%s", sep, cmd->name);
     sep = ", ";
   }
   fputs("; nnscan -h for help\n", stderr);
@@ -114,6 +80,7 @@ static int unknown(const char *what, const char *word, const char *tail) {
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     fputs(overview, stderr);
+    cli_overview(stderr);
     return EXIT_USAGE;
   }
   const char *cmd = argv[1];

@@ -83,57 +83,17 @@ static void aten_list(FILE *f, bool md) {
     fprintf(f, md ? "| %s | %s |\n" : "%-40s %s\n", name, to);
 }
 
-const char cli_ops_usage[] =
-    "usage: nnscan ops [--aten] [--format text|md|json] [-o FILE]\n"
-    "  every operator with its domain, opset range, input roles and rules\n"
-    "  (shape, fold, cost, rf); docs/ops.md is --format md\n"
-    "  --aten: PyTorch's operators (what a .pt2 may hold) and what each\n"
-    "  lowers to (text or md)\n";
-
-int cmd_ops(int argc, char **argv) {
-  const char *format = "text", *output = NULL;
-  bool aten = false;
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(cli_ops_usage, stdout);
-      return EXIT_OK;
-    }
-    bool takes = !strcmp(argv[i], "--format") || !strcmp(argv[i], "-o");
-    if (takes && i + 1 >= argc) {
-      fprintf(stderr, "nnscan ops: %s needs a value\n", argv[i]);
-      return EXIT_USAGE;
-    }
-    if (!strcmp(argv[i], "--aten")) {
-      aten = true;
-    } else if (!strcmp(argv[i], "--format")) {
-      format = argv[++i];
-    } else if (!strcmp(argv[i], "-o")) {
-      output = argv[++i];
-    } else {
-      fprintf(stderr, "nnscan ops: unexpected argument '%s'\n%s", argv[i],
-              cli_ops_usage);
-      return EXIT_USAGE;
-    }
-  }
-  if (strcmp(format, "text") && strcmp(format, "md") &&
-      strcmp(format, "json")) {
-    fprintf(stderr, "nnscan ops: --format is text, md or json, not '%s'\n",
-            format);
-    return EXIT_USAGE;
-  }
-  if (aten && !strcmp(format, "json")) {
-    fprintf(stderr, "nnscan ops: --aten lists as text or md\n");
-    return EXIT_USAGE;
-  }
+/* What cmd_ops writes, once its options are read. */
+static int ops_write(bool aten, nns_report_format format, const char *output) {
   FILE *f = cli_open_output(output);
   if (!f)
     return EXIT_FAIL;
   if (aten) {
-    aten_list(f, !strcmp(format, "md"));
+    aten_list(f, format == NNS_FORMAT_MD);
     return cli_close_output(f, output) ? EXIT_OK : EXIT_FAIL;
   }
   size_t n = nns_op_count();
-  if (!strcmp(format, "json")) {
+  if (format == NNS_FORMAT_JSON) {
     nns_error err;
     /* NNS_E_IO is the writer's failure: cli_close_output names the file
      * and the reason. */
@@ -143,9 +103,27 @@ int cmd_ops(int argc, char **argv) {
       cli_discard_output(f);
       return EXIT_FAIL;
     }
-  } else if (!strcmp(format, "md"))
+  } else if (format == NNS_FORMAT_MD)
     ops_md(f, n);
   else
     ops_text(f, n);
   return cli_close_output(f, output) ? EXIT_OK : EXIT_FAIL;
+}
+
+int cmd_ops(int argc, char **argv) {
+  cli_args a;
+  int rc = cli_parse(CLI_OPS, argc, argv, &a);
+  if (rc >= 0)
+    return rc;
+  nns_report_format format;
+  rc = EXIT_USAGE;
+  if (cli_pick_format("ops", a.model.format, a.cmd->formats,
+                      a.cmd->format_count, &format)) {
+    if (a.aten && format == NNS_FORMAT_JSON)
+      fprintf(stderr, "nnscan ops: --aten lists as text or md\n");
+    else
+      rc = ops_write(a.aten, format, a.model.output);
+  }
+  cli_args_free(&a);
+  return rc;
 }

@@ -93,6 +93,14 @@ static uint32_t sym_memo(nns_model *m, const char *key, const char *name,
   return nid;
 }
 
+/* The symbol memoised under key[0, kl), which is interned into *k: 0 when
+ * there is none yet, or when *k is NULL (out of memory). */
+static uint32_t memo_find(nns_model *m, const char *key, size_t kl,
+                          const char **k) {
+  *k = nns__intern(&m->strings, key, kl);
+  return *k ? (uint32_t)(uintptr_t)nns__map_get(&m->sym_by_name, *k) : 0;
+}
+
 /* Appends v in hex to key[*len] (bounded); a cheap, unambiguous encoding. */
 static void key_hex(char *key, size_t size, size_t *len, uint64_t v) {
   char tmp[16];
@@ -167,12 +175,10 @@ static nns__dim mono_dim(nns_model *m, const mono *p) {
     key[kl++] = ',';
     key_hex(key, sizeof key, &kl, p->f[i]);
   }
-  const char *k = nns__intern(&m->strings, key, kl);
-  if (!k)
-    return dim_fresh(m);
-  uintptr_t id = (uintptr_t)nns__map_get(&m->sym_by_name, k);
-  if (id)
-    return dim_sym((uint32_t)id);
+  const char *k;
+  uint32_t id = memo_find(m, key, kl, &k);
+  if (id || !k)
+    return id ? dim_sym(id) : dim_fresh(m);
   char name[256];
   int nl = 0;
   bool named = true;
@@ -215,12 +221,10 @@ static nns__dim opaque(nns_model *m, const char *op, nns__dim a, nns__dim b) {
   key_hex(key, sizeof key, &kl, (uint64_t)b.v);
   key[kl++] = ':';
   key_hex(key, sizeof key, &kl, b.sym);
-  const char *k = nns__intern(&m->strings, key, kl);
-  if (!k)
-    return dim_fresh(m);
-  uintptr_t id = (uintptr_t)nns__map_get(&m->sym_by_name, k);
-  if (id)
-    return dim_sym((uint32_t)id);
+  const char *k;
+  uint32_t id = memo_find(m, key, kl, &k);
+  if (id || !k)
+    return id ? dim_sym(id) : dim_fresh(m);
   char name[256], an[96], bn[96], ao[100], bo[100];
   nns__dim_str(m, a, an, sizeof an);
   nns__dim_str(m, b, bn, sizeof bn);

@@ -402,6 +402,32 @@ static nns_status read_options(nns_load_options *o,
   return NNS_OK;
 }
 
+/* What both loads do once their arguments are checked: the options read
+ * into *o and an empty model made in *m. */
+static nns_status load_begin(const nns_load_options *opts,
+                             nns_load_options *o, nns_model **m,
+                             nns_error *err) {
+  *m = NULL;
+  nns_status st = read_options(o, opts, err);
+  if (st != NNS_OK)
+    return st;
+  *m = nns__model_new();
+  return *m ? NNS_OK
+            : nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+}
+
+/* And once m holds the bytes: its folder for external data (from path,
+ * or NULL for a model in memory), then the load itself. */
+static nns_status load_finish(nns_model *m, const nns_load_options *opts,
+                              const char *path, nns_model **out,
+                              nns_error *err) {
+  if (!(m->dir = dir_from(m, opts, path))) {
+    nns__model_destroy(m);
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
+  return load(m, opts, out, err);
+}
+
 nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
                                nns_model **out, nns_error *err) {
   clear_error(err);
@@ -411,13 +437,11 @@ nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
   if (!path)
     return nns__err(err, NNS_E_ARG, -1, NULL, "path is NULL");
   nns_load_options o;
-  nns_status st = read_options(&o, opts, err);
+  nns_model *m;
+  nns_status st = load_begin(opts, &o, &m, err);
   if (st != NNS_OK)
     return st;
   opts = &o;
-  nns_model *m = nns__model_new();
-  if (!m)
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   st = nns__fmap_open(&m->map, path, err);
   if (st != NNS_OK) {
     nns__model_destroy(m);
@@ -425,11 +449,7 @@ nns_status nns_model_load_file(const char *path, const nns_load_options *opts,
   }
   m->data = m->map.data;
   m->size = m->map.size;
-  if (!(m->dir = dir_from(m, opts, path))) {
-    nns__model_destroy(m);
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  }
-  return load(m, opts, out, err);
+  return load_finish(m, opts, path, out, err);
 }
 
 nns_status nns_model_load_memory(const void *data, size_t size,
@@ -442,13 +462,11 @@ nns_status nns_model_load_memory(const void *data, size_t size,
   if (!data && size)
     return nns__err(err, NNS_E_ARG, -1, NULL, "data is NULL");
   nns_load_options o;
-  nns_status st = read_options(&o, opts, err);
+  nns_model *m;
+  nns_status st = load_begin(opts, &o, &m, err);
   if (st != NNS_OK)
     return st;
   opts = &o;
-  nns_model *m = nns__model_new();
-  if (!m)
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   m->data = data;
   m->size = size;
   if ((o.flags & NNS_LOAD_COPY) && size) {
@@ -460,9 +478,5 @@ nns_status nns_model_load_memory(const void *data, size_t size,
     }
     m->data = m->map.data;
   }
-  if (!(m->dir = dir_from(m, opts, NULL))) {
-    nns__model_destroy(m);
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
-  }
-  return load(m, opts, out, err);
+  return load_finish(m, opts, NULL, out, err);
 }

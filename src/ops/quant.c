@@ -77,42 +77,34 @@ static nns_status check_params(nns__ictx *cx, int32_t *axis) {
 
 /* ==== QuantizeLinear / DequantizeLinear ==== */
 
-static nns_status quantize_shape(nns__ictx *cx) {
+/* Both outputs: x's shape, in opset 21's output_dtype when it names one,
+ * else in `dt` (0 when the input it is read from has an unknown dtype). */
+static nns_status quant_out(nns__ictx *cx, int32_t dt) {
   int32_t axis;
   nns_status st = check_params(cx, &axis);
   if (st != NNS_OK)
     return st;
-  /* output_dtype (opset 21) decides, else the zero point's dtype; without
-   * either, uint8. */
   int64_t want = nns__spec_has(cx, "output_dtype")
                      ? nns__attr_int(cx, "output_dtype")
                      : 0;
-  int32_t dt = want > 0 && want <= NNS_DT_INT2 ? (int32_t)want
-               : nns__has_in(cx, 2)            ? nns__in_dtype(cx, 2)
-                                               : NNS_DT_UINT8;
+  if (want > 0 && want <= NNS_DT_INT2)
+    dt = (int32_t)want;
   nns__out_like(cx, 0, 0, 0);
   if (nns__has_out(cx, 0))
-    cx->node->out[0]->type.dtype = dt; /* 0 if the zero point's is unknown */
+    cx->node->out[0]->type.dtype = dt;
   return NNS_OK;
 }
 
-/* float32 up to opset 18; from 19 the scale's dtype (float16, bfloat16),
- * unless opset 23's output_dtype names one. */
+/* The zero point's dtype; without one, uint8. */
+static nns_status quantize_shape(nns__ictx *cx) {
+  return quant_out(cx, nns__has_in(cx, 2) ? nns__in_dtype(cx, 2)
+                                          : NNS_DT_UINT8);
+}
+
+/* float32 up to opset 18; from 19 the scale's dtype (float16, bfloat16). */
 static nns_status dequantize_shape(nns__ictx *cx) {
-  int32_t axis;
-  nns_status st = check_params(cx, &axis);
-  if (st != NNS_OK)
-    return st;
-  int64_t want = nns__spec_has(cx, "output_dtype")
-                     ? nns__attr_int(cx, "output_dtype")
-                     : 0;
-  int32_t dt = want > 0 && want <= NNS_DT_INT2 ? (int32_t)want
-               : cx->op->since >= 19            ? nns__in_dtype(cx, 1)
-                                               : NNS_DT_FLOAT;
-  nns__out_like(cx, 0, 0, 0);
-  if (nns__has_out(cx, 0))
-    cx->node->out[0]->type.dtype = dt; /* 0 if the scale's is unknown */
-  return NNS_OK;
+  return quant_out(cx, cx->op->since >= 19 ? nns__in_dtype(cx, 1)
+                                           : NNS_DT_FLOAT);
 }
 
 /* y = (x - zero_point) * scale, per tensor or per `axis`. */

@@ -414,18 +414,31 @@ static const nns__attr_spec slice1_attrs[] = {
 
 /* ==== Gather ==== */
 
+/* Gather's and GatherND's data x and indices ix, both of known rank.
+ * False with *st to return otherwise: the indices are missing, or the
+ * output takes the data's dtype with an unknown rank. */
+static bool gather_ranked(nns__ictx *cx, const nns__type **x,
+                          const nns__type **ix, nns_status *st) {
+  *x = nns__in_type(cx, 0);
+  *ix = nns__in_type(cx, 1);
+  *st = NNS_OK;
+  if (!*ix)
+    *st = missing_input(cx, "indices");
+  else if (!*x || (*x)->rank < 0 || (*ix)->rank < 0)
+    nns__out_shape(cx, 0, nns__in_dtype(cx, 0), -1);
+  else
+    return true;
+  return false;
+}
+
 static nns_status gather_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1);
+  const nns__type *x, *ix;
+  nns_status st;
+  if (!gather_ranked(cx, &x, &ix, &st))
+    return st;
   int32_t dt = nns__in_dtype(cx, 0);
-  if (!ix)
-    return missing_input(cx, "indices");
-  if (!x || x->rank < 0 || ix->rank < 0) {
-    nns__out_shape(cx, 0, dt, -1);
-    return NNS_OK;
-  }
   int32_t axis;
-  nns_status st =
-      nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), x->rank, &axis, "axis");
+  st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), x->rank, &axis, "axis");
   if (st != NNS_OK)
     return st;
   int64_t r = (int64_t)x->rank - 1 + ix->rank;
@@ -565,14 +578,11 @@ static nns_status gather_elements_fold(nns__ictx *cx) {
 /* ==== GatherND ==== */
 
 static nns_status gather_nd_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1);
+  const nns__type *x, *ix;
+  nns_status st;
+  if (!gather_ranked(cx, &x, &ix, &st))
+    return st;
   int32_t dt = nns__in_dtype(cx, 0);
-  if (!ix)
-    return missing_input(cx, "indices");
-  if (!x || x->rank < 0 || ix->rank < 0) {
-    nns__out_shape(cx, 0, dt, -1);
-    return NNS_OK;
-  }
   int64_t b = cx->op->since >= 12 ? nns__attr_int(cx, "batch_dims") : 0;
   int32_t r = x->rank, q = ix->rank;
   if (q < 1 || r < 1)
@@ -654,14 +664,25 @@ static nns_status reduction_ok(nns__ictx *cx) {
   return NNS_OK;
 }
 
+/* Every scatter's inputs: the data x (its type may be unknown), indices
+ * ix and updates u, which must be there, and a reduction it knows. */
+static nns_status scatter_inputs(nns__ictx *cx, const nns__type **x,
+                                 const nns__type **ix, const nns__type **u) {
+  *x = nns__in_type(cx, 0);
+  *ix = nns__in_type(cx, 1);
+  *u = nns__in_type(cx, 2);
+  if (!*ix || !*u)
+    return missing_input(cx, *ix ? "updates" : "indices");
+  return reduction_ok(cx);
+}
+
 /* Scatter and ScatterElements: indices and updates have the data's rank
  * and one shape. The output is the data's type. */
 static nns_status scatter_elements_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1),
-                  *u = nns__in_type(cx, 2);
+  const nns__type *x, *ix, *u;
+  nns_status st = scatter_inputs(cx, &x, &ix, &u);
   if (!ix || !u)
-    return missing_input(cx, ix ? "updates" : "indices");
-  nns_status st = reduction_ok(cx);
+    return st;
   if (st == NNS_OK && x && x->rank >= 0) {
     int32_t axis;
     st = nns__axis_or_fail(cx, nns__attr_int(cx, "axis"), x->rank, &axis,
@@ -684,11 +705,8 @@ static nns_status scatter_elements_shape(nns__ictx *cx) {
 /* ScatterND: updates has shape indices.shape[:-1] + data.shape[k:], where
  * k = indices.shape[-1]. */
 static nns_status scatter_nd_shape(nns__ictx *cx) {
-  const nns__type *x = nns__in_type(cx, 0), *ix = nns__in_type(cx, 1),
-                  *u = nns__in_type(cx, 2);
-  if (!ix || !u)
-    return missing_input(cx, ix ? "updates" : "indices");
-  nns_status st = reduction_ok(cx);
+  const nns__type *x, *ix, *u;
+  nns_status st = scatter_inputs(cx, &x, &ix, &u);
   if (st != NNS_OK)
     return st;
   if (x && x->rank >= 0 && ix->rank >= 1 && u->rank >= 0 &&

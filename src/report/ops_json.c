@@ -6,13 +6,28 @@
  */
 #include "report_int.h"
 
-nns_status nns_op_table_json(nns_write_fn write, void *user, nns_error *err) {
+/* Writes one JSON document through `write`: body(w, o, ctx) writes it,
+ * with one writer and one output for both tables; then the end of the
+ * document and of the output. */
+static nns_status write_document(nns_write_fn write, void *user,
+                                 nns_error *err,
+                                 void (*body)(nns__jw *, nns__out *,
+                                              const void *),
+                                 const void *ctx) {
   if (!write)
     return nns__report_err(err, NNS_E_ARG, "write callback is NULL");
   nns__out o;
   nns__out_init(&o, write, user);
-  nns__jw jw, *w = &jw;
-  nns__jw_init(w, &o);
+  nns__jw jw;
+  nns__jw_init(&jw, &o);
+  body(&jw, &o, ctx);
+  nns_status st = nns__jw_finish(&jw);
+  nns_status out = nns__out_finish(&o, err);
+  return st != NNS_OK ? nns__report_err(err, st, "out of memory") : out;
+}
+
+static void op_table(nns__jw *w, nns__out *o, const void *ctx) {
+  (void)ctx;
   nns__jw_arr_brk(w, NNS__JV, "\n ");
   for (size_t i = 0; i < nns_op_count(); i++) {
     nns_op_info op = {.size = sizeof op};
@@ -29,12 +44,13 @@ nns_status nns_op_table_json(nns_write_fn write, void *user, nns_error *err) {
     nns__jw_bool(w, NNS__JK("rf"), op.has_rf_rule);
     nns__jw_end(w, NULL);
   }
-  nns__out_put(&o, "\n", 1);
+  nns__out_put(o, "\n", 1);
   nns__jw_end(w, NULL);
-  nns__out_put(&o, "\n", 1);
-  nns_status st = nns__jw_finish(w);
-  nns_status out = nns__out_finish(&o, err);
-  return st != NNS_OK ? nns__report_err(err, st, "out of memory") : out;
+  nns__out_put(o, "\n", 1);
+}
+
+nns_status nns_op_table_json(nns_write_fn write, void *user, nns_error *err) {
+  return write_document(write, user, err, op_table, NULL);
 }
 
 /* A peak or a bandwidth: null when the device does not give one. */
@@ -45,14 +61,8 @@ static void hw_figure(nns__jw *w, const char *key, size_t klen, double v) {
     nns__jw_null(w, key, klen);
 }
 
-nns_status nns_hardware_json(const nns_hardware_list *list,
-                             nns_write_fn write, void *user, nns_error *err) {
-  if (!write)
-    return nns__report_err(err, NNS_E_ARG, "write callback is NULL");
-  nns__out o;
-  nns__out_init(&o, write, user);
-  nns__jw jw, *w = &jw;
-  nns__jw_init(w, &o);
+static void devices(nns__jw *w, nns__out *o, const void *ctx) {
+  const nns_hardware_list *list = ctx;
   nns__jw_obj(w, NNS__JV);
   nns__jw_str(w, NNS__JK("schema"), "nnscan.hardware");
   nns__jw_int(w, NNS__JK("schema_version"), 1);
@@ -77,11 +87,13 @@ nns_status nns_hardware_json(const nns_hardware_list *list,
     hw_figure(w, NNS__JK("bandwidth"), h.bandwidth);
     nns__jw_end(w, NULL);
   }
-  nns__out_put(&o, "\n", 1);
+  nns__out_put(o, "\n", 1);
   nns__jw_end(w, NULL);
   nns__jw_end(w, NULL);
-  nns__out_put(&o, "\n", 1);
-  nns_status st = nns__jw_finish(w);
-  nns_status out = nns__out_finish(&o, err);
-  return st != NNS_OK ? nns__report_err(err, st, "out of memory") : out;
+  nns__out_put(o, "\n", 1);
+}
+
+nns_status nns_hardware_json(const nns_hardware_list *list,
+                             nns_write_fn write, void *user, nns_error *err) {
+  return write_document(write, user, err, devices, list);
 }

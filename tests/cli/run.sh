@@ -141,6 +141,30 @@ top=$("$nnscan" --help)
 for c in summary table shapes ops version; do
   grep -q "^usage: nnscan $c" <<<"$top" && ok || ko "nnscan --help lacks the usage of $c"
 done
+# Issue 42 item 3: help and parser come from one table (src/cli/options.c),
+# so every option a command's -h lists, that command takes (never "unknown
+# option"; one that wants a value and has none says so), each is listed
+# once, and a word the help does not list is refused, naming the command.
+for c in summary table shapes diff ops hardware version; do
+  opts=$("$nnscan" $c -h | sed -n 's/^  \(-[a-z], \)\{0,1\}\(--\{0,1\}[a-z][a-z-]*\)\( [^ ]*\)\{0,1\}  .*/\2 \3/p')
+  [ -n "$opts" ] || ko "nnscan $c -h lists no option"
+  dup=$(cut -d' ' -f1 <<<"$opts" | sort | uniq -d)
+  [ -z "$dup" ] && ok || ko "nnscan $c -h lists $dup twice"
+  while read -r o mv; do
+    [ "$o" = --help ] && continue
+    out=$("$nnscan" $c "$o" 2>&1 </dev/null)
+    if grep -q 'unknown option' <<<"$out"; then ko "nnscan $c -h lists $o, the parser refuses it: $out"
+    elif [ -n "$mv" ] && ! grep -q "^nnscan $c: $o needs a value" <<<"$out"; then ko "nnscan $c $o (no value): $out"
+    else ok; fi
+  done <<<"$opts"
+  expect 2 "^nnscan $c: unknown option '--bogus'" -- $c --bogus
+done
+expect 2 "^nnscan table: --plot needs a value" -- table tiny_cnn.onnx --plot
+expect 2 "^nnscan diff: --fail-if needs a value" -- diff diff_a.onnx diff_b.onnx --fail-if
+expect 2 "^nnscan hardware: --hardware-file needs a value" -- hardware --hardware-file
+expect 2 "^nnscan ops: unexpected argument 'extra'" -- ops extra
+expect 2 "^nnscan summary: one model at a time" -- summary tiny_cnn.onnx tiny_cnn.onnx
+expect 2 "^nnscan diff: two files, A and B" -- diff diff_a.onnx diff_b.onnx diff_a.onnx
 # Not ONNX at all: said first, the decoder's byte detail kept after.
 printf 'Model card\n\nThis model classifies images.\n' > "$tmp/readme.onnx"
 expect 1 "readme\.onnx: not an ONNX model: it looks like text \(decoding it as ONNX: .*at byte [0-9]+" -- "$tmp/readme.onnx"
