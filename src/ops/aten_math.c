@@ -14,6 +14,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ==== Helpers ==== */
@@ -57,11 +58,12 @@ static bool is_float(int32_t dt) {
          (dt >= NNS_DT_FLOAT8E4M3FN && dt <= NNS_DT_FLOAT8E5M2FNUZ);
 }
 
-/* The element count of meta m, or -1 when a size is symbolic. */
+/* The element count of meta m, or -1 when a size is symbolic (or the
+ * count past int64). */
 static int64_t numel(const nns__aten_meta *m) {
   int64_t n = 1;
   for (int k = 0; k < m->rank; k++) {
-    if (m->dims[k] < 0)
+    if (m->dims[k] < 0 || (m->dims[k] && n > INT64_MAX / m->dims[k]))
       return -1;
     n *= m->dims[k];
   }
@@ -89,6 +91,21 @@ static nns_status axes_attrs(nns__aten_call *c, const int64_t *axes, int n,
                              bool keep) {
   A_TRY(nns_builder_attr_ints(c->b, "axes", axes, (size_t)n, c->err));
   return attr_int(c, "keepdims", keep);
+}
+
+/* Output k of the call, which no node here writes (nll_loss_forward's
+ * total_weight, native_dropout's mask), as a constant of its sizes: what
+ * the recorder makes of a tensor no op of its graph produced when a later
+ * op reads it (a backward). Nothing when the output is absent or its
+ * sizes are symbolic. */
+static nns_status unwritten(nns__aten_call *c, int k) {
+  const char *o = k < c->n_outs ? c->outs[k] : NULL;
+  const nns__aten_meta *m = A_META(c, o);
+  if (!m || m->rank < 0 || numel(m) < 0)
+    return NNS_OK;
+  A_TRY(nns_builder_add_initializer(c->b, o, m->dtype ? m->dtype : NNS_DT_FLOAT,
+                                    m->rank, m->dims, NULL, 0, c->err));
+  return nns__aten_param_kind(c->b, o, NNS_PARAM_CONSTANT, c->err);
 }
 
 /* ==== Element-wise math and activations ==== */
@@ -329,6 +346,8 @@ static nns_status log_sigmoid(nns__aten_call *c, const nns__aten_op *op) {
                                strcmp(mb->syms[k], my->syms[k]))))
         buf = NULL;
   }
+  if (!buf)
+    A_TRY(unwritten(c, 1)); /* CUDA's empty buffer */
   size_t first = *c->node_count;
   NEED(buf = STEP(buf, "Sigmoid", x));
   NEED(STEP(y, "Log", buf));
@@ -345,13 +364,14 @@ static nns_status copy(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* native_dropout(input, p, train) -> (output, mask): Dropout of the
- * output alone. */
+ * output alone; the mask a constant (see unwritten()). */
 static nns_status dropout(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = first_tensor(c), *y = out0(c);
   if (!x || !y)
     return NNS_E_NOTFOUND;
-  return STEP(y, "Dropout", x) ? NNS_OK : failed(c);
+  NEED(STEP(y, "Dropout", x));
+  return unwritten(c, 1);
 }
 
 /* ==== Backward of activations and softmax ==== */
@@ -570,7 +590,7 @@ static nns_status max_min(nns__aten_call *c, const nns__aten_op *op) {
   size_t first = *c->node_count;
   NEED(STEP(y, is_max ? "ReduceMax" : "ReduceMin", x));
   A_TRY(axes_attrs(c, axes, n, keep));
-  if (c->n_outs > 1 && c->outs[1]) {
+  if (c->n_outs > 1 && c->outs[1] && n > 0) {
     NEED(STEP(c->outs[1], is_max ? "ArgMax" : "ArgMin", x));
     A_TRY(attr_int(c, "axis", axes[0]));
     A_TRY(attr_int(c, "keepdims", keep));
@@ -596,6 +616,41 @@ static nns_status aminmax(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* The sizes var_mean's mean is reshaped to (its output's), from the mean
+ * over `axes` with dims kept: a constant, a symbolic size written as 0
+ * (the kept mean's own, at the same place) or once as -1; else a value of
+ * the sizes (nodes: called before the kernel's). NULL on failure. */
+static const char *mean_shape(nns__aten_call *c, const nns__aten_meta *mx,
+                              const int64_t *axes, int n) {
+  const nns__aten_meta *mm = A_META(c, c->outs[1]);
+  if (!mm || mm->rank > 16)
+    return NULL;
+  int64_t shape[16];
+  bool minus = false, ok = true, zero = false, copied = false;
+  for (int k = 0; k < mm->rank && ok; k++) {
+    bool reduced = false;
+    for (int a = 0; a < n; a++)
+      reduced = reduced || axes[a] == k;
+    if (mm->dims[k] >= 0) {
+      shape[k] = mm->dims[k];
+      zero = zero || !shape[k];
+    } else if (k < mx->rank && !reduced && mx->dims[k] < 0 && mm->syms[k] &&
+               mx->syms[k] && !strcmp(mm->syms[k], mx->syms[k])) {
+      shape[k] = 0;
+      copied = true;
+    } else if (!minus) {
+      shape[k] = -1;
+      minus = true;
+    } else {
+      ok = false;
+    }
+  }
+  if (ok && !(zero && copied))
+    return nns__aten_const_ints(c, shape, mm->rank, false);
+  c->err->code = NNS_OK;
+  return nns__aten_shape_value(c, mm);
+}
+
 /* var / std (self, dim, *, correction, keepdim) and var_mean / std_mean,
  * as the two-pass textbook computes them: the mean (ReduceMean, dims
  * kept), x minus it, squared, summed, divided by max(0, n - correction),
@@ -611,11 +666,11 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
   int n = reduce_axes(c, mx, axes, &keep);
   if (!x || !y || n < 0 || (with_mean && (c->n_outs < 2 || !c->outs[1])))
     return NNS_E_NOTFOUND;
-  int64_t count = 1;
+  double count = 1; /* the divisor: a float, as PyTorch's */
   for (int k = 0; k < n; k++) {
     if (mx->dims[axes[k]] < 0)
       return NNS_E_NOTFOUND;
-    count *= mx->dims[axes[k]];
+    count *= (double)mx->dims[axes[k]];
   }
   const nns__aten_arg *corr = nns__aten_arg_of(c, "correction");
   double cv = 1;
@@ -624,13 +679,8 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
   else if (!corr)
     cv = nns__aten_bool(c, "unbiased", true);
   const char *mshape = NULL;
-  if (with_mean) { /* before the kernel: a symbolic size adds nodes */
-    const nns__aten_meta *mm = A_META(c, c->outs[1]);
-    if (!mm)
-      return NNS_E_NOTFOUND;
-    c->err->code = NNS_OK;
-    NEED(mshape = nns__aten_shape_value(c, mm));
-  }
+  if (with_mean)
+    NEED(mshape = mean_shape(c, mx, axes, n));
   size_t first = *c->node_count;
   NEED(m = STEP(NULL, "ReduceMean", x));
   A_TRY(axes_attrs(c, axes, n, true));
@@ -639,7 +689,7 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
   NEED(total = STEP(NULL, "ReduceSum", sq,
                     nns__aten_const_ints(c, axes, n, false)));
   A_TRY(attr_int(c, "keepdims", keep));
-  double div = (double)count - cv;
+  double div = count - cv;
   NEED(total = STEP(root ? NULL : y, "Div", total, SC(div > 0 ? div : 0, mx)));
   if (root)
     NEED(STEP(y, "Sqrt", total));
@@ -771,7 +821,7 @@ static nns_status mse_loss(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   loss l;
   const char *d, *dst;
-  if (!loss_args(c, false, &l) || (l.reduction == 1 && numel(l.mx) < 0))
+  if (!loss_args(c, false, &l))
     return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
   NEED(d = STEP(NULL, "Sub", l.x, l.y));
@@ -958,7 +1008,8 @@ static nns_status bce_logits_backward(nns__aten_call *c,
 
 /* nll_loss_forward / nll_loss2d_forward (self [N, C, ...], target,
  * weight, reduction, ignore_index) -> (loss, total_weight): ONNX's
- * NegativeLogLikelihoodLoss, which counts total_weight's sum too. */
+ * NegativeLogLikelihoodLoss, which counts total_weight's sum too;
+ * total_weight itself a constant (see unwritten()). */
 static nns_status nll_loss(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   static const char *const reductions[] = {"none", "mean", "sum"};
@@ -969,7 +1020,8 @@ static nns_status nll_loss(nns__aten_call *c, const nns__aten_op *op) {
            : STEP(c->outs[0], "NegativeLogLikelihoodLoss", l.x, l.y));
   const char *red = reductions[l.reduction];
   A_TRY(nns_builder_attr_string(c->b, "reduction", red, strlen(red), c->err));
-  return attr_int(c, "ignore_index", nns__aten_int(c, "ignore_index", -100));
+  A_TRY(attr_int(c, "ignore_index", nns__aten_int(c, "ignore_index", -100)));
+  return unwritten(c, 1);
 }
 
 /* nll_loss_backward / nll_loss2d_backward (grad_output, self, target,
