@@ -423,7 +423,9 @@ class Chain(torch.nn.Module):
         b = A.amax(a * v + m, [2]) + A.logsumexp(a, [2])
         c = A.xlogy(x, y).sum(2) + A.linalg_vector_norm(y, 2, [2])
         return (A.mse_loss(b, c, 1) + A.smooth_l1_loss(b, c, 2, 0.5)
-                + A.std(a, [1, 2]).sum())
+                + A.std(a, [1, 2]).sum() + A.var(a, [0]).sum()
+                + A.argmax(a).float()
+                + A.mse_loss_backward(torch.ones(()), b, c, 1).sum())
 
 
 def test_dynamic_batch_as_live(tmp_path):

@@ -546,9 +546,7 @@ static nns_status arg_reduce(nns__aten_call *c, const nns__aten_op *op) {
   int64_t axis = 0;
   size_t first = *c->node_count;
   if (!d || d->kind == NNS__AA_NONE) {
-    int64_t n = numel(mx);
-    if (n < 0)
-      return NNS_E_NOTFOUND;
+    int64_t n = numel(mx); /* -1: symbolic, the Reshape's "the rest" */
     NEED(x = STEP(NULL, "Reshape", x, nns__aten_const_ints(c, &n, 1, false)));
   } else if (d->kind == NNS__AA_INT && !d->sym) {
     axis = (d->i % r + r) % r;
@@ -616,6 +614,15 @@ static nns_status aminmax(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* A divisor max(0, v) as a 0-d constant of m's dtype; for v NAN (a count
+ * of symbolic size) the constant holds no value: counting needs none. */
+static const char *divisor(nns__aten_call *c, double v,
+                           const nns__aten_meta *m) {
+  if (isnan(v))
+    return nns__aten_filler(c, m->dtype, 0, NULL);
+  return SC(v > 0 ? v : 0, m);
+}
+
 /* The sizes var_mean's mean is reshaped to (its output's), from the mean
  * over `axes` with dims kept: a constant, a symbolic size written as 0
  * (the kept mean's own, at the same place) or once as -1; else a value of
@@ -666,12 +673,9 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
   int n = reduce_axes(c, mx, axes, &keep);
   if (!x || !y || n < 0 || (with_mean && (c->n_outs < 2 || !c->outs[1])))
     return NNS_E_NOTFOUND;
-  double count = 1; /* the divisor: a float, as PyTorch's */
-  for (int k = 0; k < n; k++) {
-    if (mx->dims[axes[k]] < 0)
-      return NNS_E_NOTFOUND;
-    count *= (double)mx->dims[axes[k]];
-  }
+  double count = 1; /* the divisor: a float, as PyTorch's; NAN: symbolic */
+  for (int k = 0; k < n; k++)
+    count *= mx->dims[axes[k]] < 0 ? NAN : (double)mx->dims[axes[k]];
   const nns__aten_arg *corr = nns__aten_arg_of(c, "correction");
   double cv = 1;
   if (corr && corr->kind != NNS__AA_NONE)
@@ -690,7 +694,7 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
                     nns__aten_const_ints(c, axes, n, false)));
   A_TRY(attr_int(c, "keepdims", keep));
   double div = count - cv;
-  NEED(total = STEP(root ? NULL : y, "Div", total, SC(div > 0 ? div : 0, mx)));
+  NEED(total = STEP(root ? NULL : y, "Div", total, divisor(c, div, mx)));
   if (root)
     NEED(STEP(y, "Sqrt", total));
   if (with_mean)
@@ -806,10 +810,9 @@ static nns_status grad_end(nns__aten_call *c, const loss *l, const char *t,
   const char *m;
   if (l->reduction == 1) {
     int64_t n = numel(l->mx);
-    if (n < 0)
-      return NNS_E_NOTFOUND;
     NEED(m = STEP(NULL, "Mul", t, l->g));
-    NEED(STEP(c->outs[0], "Div", m, SC((double)(n > 1 ? n : 1), l->mx)));
+    NEED(STEP(c->outs[0], "Div", m,
+              divisor(c, n < 0 ? NAN : n > 1 ? (double)n : 1, l->mx)));
   } else {
     NEED(STEP(c->outs[0], "Mul", t, l->g));
   }
