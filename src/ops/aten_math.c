@@ -229,7 +229,7 @@ static nns_status prelu(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
   int64_t n = numel(mw);
-  if (mx->rank > 2 && mw->rank == 1 && n != 1) {
+  if (mx->rank > 2 && mw->rank == 1 && n != 1 && n != 0) {
     if (n < 0)
       return NNS_E_NOTFOUND;
     int64_t shape[16] = {n};
