@@ -12,7 +12,6 @@ called by their aten name in the module; two that export never writes
 PyTorch 2) are renamed into an archive. The matrix products are checked
 against FlopCounterMode too. Needs PyTorch 2.x (the sid chroot)."""
 import json
-import os
 import subprocess
 import zipfile
 
@@ -23,17 +22,10 @@ if not hasattr(torch, "export") or not hasattr(torch.export, "save"):
     pytest.skip("torch.export needs PyTorch 2.x", allow_module_level=True)
 
 import nnscan  # noqa: E402
+from test_pt2 import cli  # noqa: E402
 
 A = torch.ops.aten
 F32 = torch.float32
-
-
-def cli():
-    lib = os.environ.get("NNSCAN_LIBRARY", "")
-    path = os.path.join(os.path.dirname(lib), "nnscan") if lib else ""
-    if not os.path.exists(path):
-        pytest.skip("no nnscan CLI beside NNSCAN_LIBRARY")
-    return path
 
 
 def t(*shape, lo=0.1, hi=0.9):
