@@ -60,7 +60,7 @@ static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* mm, bmm, matmul: MatMul of the two tensor arguments. */
-static nns_status matmul(nns__aten_call *c, const nns__aten_op *op) {
+nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op) {
   const char *ins[2];
   if (nns__aten_tensors(c, ins, 2) < 2)
     return NNS_E_NOTFOUND;
@@ -228,7 +228,7 @@ static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
 
 /* The sorted axes of a `dim` argument over rank r (all when absent):
  * their count, or -1 when they cannot be read. */
-static int axes_of(nns__aten_call *c, int r, int64_t *axes) {
+int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes) {
   const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
   if (r < 0 || r > 16)
     return -1;
@@ -262,7 +262,7 @@ static nns_status reduce(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   int64_t axes[16];
-  int n = x && mx ? axes_of(c, mx->rank, axes) : -1;
+  int n = x && mx ? nns__aten_axes(c, mx->rank, axes) : -1;
   if (n < 0)
     return NNS_E_NOTFOUND;
   bool keep = nns__aten_bool(c, "keepdim", false);
@@ -284,7 +284,7 @@ static nns_status reduce(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* softmax / _softmax / log_softmax (self, dim, ...). */
-static nns_status softmax(nns__aten_call *c, const nns__aten_op *op) {
+nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
   if (!x || !d || d->kind != NNS__AA_INT || d->sym)
@@ -847,20 +847,15 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
 
 /* ==== The table ==== */
 
-#define UN(name, onnx) {name, NNS__AF_UNARY, onnx, NULL}
-#define BIN(name, onnx) {name, NNS__AF_BINARY, onnx, NULL}
-#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
-#define CREATE(name) {name, NNS__AF_CREATE, "(a constant)", NULL}
-#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
-
-/* Sorted by name (nns__aten_find bisects; a unit test checks the order). */
+/* Sorted by name (nns__aten_find bisects each family's table; a unit test
+ * checks the order). */
 static const nns__aten_op table[] = {
     BIN("__and__", "And"),
     BIN("__or__", "Or"),
     RULE("_native_batch_norm_legit_no_training", "BatchNormalization",
          batch_norm),
     RULE("_reshape_alias", "Reshape", reshape),
-    RULE("_softmax", "Softmax", softmax),
+    RULE("_softmax", "Softmax", nns__aten_softmax),
     RULE("_to_copy", "Cast", to_copy),
     RULE("_unsafe_view", "Reshape", reshape),
     UN("abs", "Abs"),
@@ -881,7 +876,7 @@ static const nns__aten_op table[] = {
     BIN("bitwise_and", "And"),
     UN("bitwise_not", "Not"),
     BIN("bitwise_or", "Or"),
-    RULE("bmm", "MatMul", matmul),
+    RULE("bmm", "MatMul", nns__aten_matmul),
     RULE("cat", "Concat", cat),
     UN("ceil", "Ceil"),
     RULE("chunk", "Split", split),
@@ -925,13 +920,13 @@ static const nns__aten_op table[] = {
     ALIAS("lift_fresh_copy"),
     RULE("linear", "Gemm / FusedMatMul+Add", linear),
     UN("log", "Log"),
-    RULE("log_softmax", "LogSoftmax", softmax),
+    RULE("log_softmax", "LogSoftmax", nns__aten_softmax),
     BIN("logical_and", "And"),
     UN("logical_not", "Not"),
     BIN("logical_or", "Or"),
     BIN("lt", "Less"),
     RULE("masked_fill", "Where", where),
-    RULE("matmul", "MatMul", matmul),
+    RULE("matmul", "MatMul", nns__aten_matmul),
     RULE("max_pool1d", "MaxPool", pool),
     RULE("max_pool2d", "MaxPool", pool),
     RULE("max_pool2d_with_indices", "MaxPool", pool),
@@ -939,7 +934,7 @@ static const nns__aten_op table[] = {
     BIN("maximum", "Max"),
     RULE("mean", "ReduceMean", reduce),
     BIN("minimum", "Min"),
-    RULE("mm", "MatMul", matmul),
+    RULE("mm", "MatMul", nns__aten_matmul),
     BIN("mul", "Mul"),
     RULE("native_layer_norm", "LayerNormalization", layer_norm),
     RULE("ne", "Equal+Not", not_equal),
@@ -964,7 +959,7 @@ static const nns__aten_op table[] = {
     RULE("silu", "Sigmoid+Mul", two_step),
     UN("sin", "Sin"),
     RULE("slice", "Slice", slice),
-    RULE("softmax", "Softmax", softmax),
+    RULE("softmax", "Softmax", nns__aten_softmax),
     RULE("split", "Split", split),
     RULE("split_with_sizes", "Split", split),
     UN("sqrt", "Sqrt"),
@@ -987,10 +982,31 @@ static const nns__aten_op table[] = {
     CREATE("zeros_like"),
 };
 
-enum { N_TABLE = sizeof table / sizeof table[0] };
+static const nns__aten_family core = {table, sizeof table / sizeof table[0]};
+
+/* The families, each a sorted table of its own: this file's (matrix
+ * products, convolution, norms, pools, layout, attention) and
+ * aten_math.c's (element-wise math, activations, reductions, losses,
+ * random and creation ops, forward and backward). A new family is one
+ * line here. */
+static const nns__aten_family *const families[] = {
+    &core,
+    &nns__aten_math,
+};
+
+enum { N_FAMILIES = sizeof families / sizeof families[0] };
+
+const nns__aten_family *nns__aten_family_at(size_t i) {
+  return i < N_FAMILIES ? families[i] : NULL;
+}
 
 const nns__aten_op *nns__aten_entry(size_t k) {
-  return k < N_TABLE ? &table[k] : NULL;
+  for (size_t f = 0; f < N_FAMILIES; f++) {
+    if (k < families[f]->count)
+      return &families[f]->ops[k];
+    k -= families[f]->count;
+  }
+  return NULL;
 }
 
 const char *nns_aten_op(size_t i, const char **lowers_to) {
@@ -998,6 +1014,23 @@ const char *nns_aten_op(size_t i, const char **lowers_to) {
   if (lowers_to)
     *lowers_to = e ? e->onnx : NULL;
   return e ? e->name : NULL;
+}
+
+/* Bisects one family's sorted table. */
+static const nns__aten_op *find_in(const nns__aten_family *fam,
+                                   const char *base) {
+  size_t lo = 0, hi = fam->count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int cmp = strcmp(fam->ops[mid].name, base);
+    if (cmp == 0)
+      return &fam->ops[mid];
+    if (cmp < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
 }
 
 const nns__aten_op *nns__aten_find(const char *op) {
@@ -1010,16 +1043,10 @@ const nns__aten_op *nns__aten_find(const char *op) {
    * names (__and__) have none. */
   if (n > 1 && base[n - 1] == '_' && base[n - 2] != '_')
     base[n - 1] = '\0';
-  size_t lo = 0, hi = N_TABLE;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    int cmp = strcmp(table[mid].name, base);
-    if (cmp == 0)
-      return &table[mid];
-    if (cmp < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
+  for (size_t f = 0; f < N_FAMILIES; f++) {
+    const nns__aten_op *e = find_in(families[f], base);
+    if (e)
+      return e;
   }
   return NULL;
 }

@@ -14,6 +14,7 @@
 #define NNS_OPS_ATEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../include/nnscan.h"
@@ -104,6 +105,16 @@ typedef struct nns__aten_op {
   nns__aten_rule rule;   /* RULE */
 } nns__aten_op;
 
+/* A family's table: sorted by name, its entries unique over every
+ * family (aten.c lists the families). */
+typedef struct nns__aten_family {
+  const nns__aten_op *ops;
+  size_t count;
+} nns__aten_family;
+
+/* Family i, NULL past the last (for the table's self-test). */
+const nns__aten_family *nns__aten_family_at(size_t i);
+
 /* The entry for base name `op` ("relu_" finds "relu"), or NULL. */
 const nns__aten_op *nns__aten_find(const char *op);
 /* Lowers call c through its entry e (NNS_E_NOTFOUND from a rule that
@@ -111,7 +122,8 @@ const nns__aten_op *nns__aten_find(const char *op);
  * node). */
 nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e);
 
-/* The table, for listings: entry k, NULL past the end. */
+/* The tables, for listings: entry k of the families one after the other,
+ * NULL past the end. */
 const nns__aten_op *nns__aten_entry(size_t k);
 
 /* Gives value `name` of the graph being built the parameter kind `kind`

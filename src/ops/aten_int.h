@@ -66,8 +66,32 @@ const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a);
  * NULL for anything else. */
 const char *nns__aten_operand(nns__aten_call *c, const nns__aten_arg *a,
                               int32_t dtype);
-/* The BINARY form: op_type on (self, other). */
+/* The BINARY form: op_type on (self, other), one kernel with its Casts. */
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type);
+/* The same node (and Casts) writing value `out`, the operands' common
+ * dtype still the call's output's (for a rule that goes on from it); marks
+ * no kernel. */
+nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
+                               const char *out);
 /* The CREATE form: the output as a constant of its own sizes. */
 nns_status nns__aten_create(nns__aten_call *c);
+
+/* The forms of a table entry (aten.c, aten_math.c). */
+#define UN(name, onnx) {name, NNS__AF_UNARY, onnx, NULL}
+#define BIN(name, onnx) {name, NNS__AF_BINARY, onnx, NULL}
+#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
+#define CREATE(name) {name, NNS__AF_CREATE, "(a constant)", NULL}
+#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
+
+/* The families other than aten.c's own. */
+extern const nns__aten_family nns__aten_math; /* aten_math.c */
+
+/* Rules and helpers aten.c shares with the other families. */
+/* The sorted axes of a `dim` argument over rank r (all when absent or
+ * empty): their count, or -1 when they cannot be read. */
+int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes);
+/* softmax / log_softmax (self, dim): op->onnx with its axis. */
+nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op);
+/* MatMul of the first two tensor arguments. */
+nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op);
 #endif

@@ -285,9 +285,18 @@ static const char *as_dtype(nns__aten_call *c, const char *t, int32_t want) {
 }
 
 nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
+  if (c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  A_TRY(nns__aten_binary_to(c, op_type, c->outs[0]));
+  return nns__aten_kernel(c, first);
+}
+
+nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
+                               const char *out) {
   const nns__aten_arg *x = c->n_args > 0 ? &c->args[0] : NULL;
   const nns__aten_arg *y = c->n_args > 1 ? &c->args[1] : NULL;
-  if (!x || !y || c->n_outs < 1 || !c->outs[0])
+  if (!x || !y || c->n_outs < 1 || !c->outs[0] || !out)
     return NNS_E_NOTFOUND;
   /* alpha scales `other` (add, sub, rsub); a rounding mode makes div
    * another op: neither is one node. */
@@ -309,7 +318,6 @@ nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
     const nns__aten_meta *mt = A_META(c, t);
     common = mt ? mt->dtype : common;
   }
-  size_t first = *c->node_count;
   const char *ins[2] = {nns__aten_operand(c, x, common),
                         nns__aten_operand(c, y, common)};
   for (int k = 0; k < 2; k++) {
@@ -324,8 +332,7 @@ nns_status nns__aten_binary(nns__aten_call *c, const char *op_type) {
     ins[0] = ins[1];
     ins[1] = t;
   }
-  A_TRY(nns__aten_node(c, op_type, "", ins, 2, c->outs, 1));
-  return nns__aten_kernel(c, first);
+  return nns__aten_node(c, op_type, "", ins, 2, &out, 1);
 }
 
 nns_status nns__aten_create(nns__aten_call *c) {
