@@ -351,9 +351,44 @@ static void test_moe_active(void) {
   CHECK_EQ(t.weight_bytes_read, 2880);
 }
 
+/*
+ * Two MoE nodes (k 2 of 4, one token) sharing fc1 [4,16,8] and fc2
+ * [4,8,16]: 1024 parameters, 4096 bytes, each counted once. Half the
+ * experts are active: params_active 1024 - 512 = 512; one token reaches
+ * min(4, 2*1) = 2 experts: weight_bytes_read 4096 / 2 = 2048. Reducing
+ * the shared initializers once per node would give 0 and 0.
+ */
+static void test_moe_shared(void) {
+  nns_counts t = totals_of("moe_shared");
+  CHECK_EQ(t.params + t.frozen, 1024);
+  CHECK_EQ(t.param_bytes, 4096);
+  CHECK_EQ(t.params_active, 512);
+  CHECK_EQ(t.weight_bytes_read, 2048);
+}
+
+/*
+ * MoE and QMoE in subgraphs, k 2 of 4 over one token. If's then branch:
+ * MoE on the outer fc1 (512) and its own tfc2 (512); else: QMoE 4-bit,
+ * eq1 [4,16,4] bytes holding 512 weights + es1 64 + eq2 [4,8,8] 512 +
+ * es2 32 = 1120 (bytes 256 + 256 + 256 + 128 = 896); the Loop body's
+ * MoE: lfc1 512 + lfc2 512. Params 1024 + 1120 + 1024 = 3168, all
+ * experts: params_active 3168 / 2 = 1584. Bytes 4096 + 896 + 4096 =
+ * 9088, of which one token reaches 2 of 4 experts: 4544. Weights are
+ * counted once, however often a Loop runs its body.
+ */
+static void test_moe_subgraphs(void) {
+  nns_counts t = totals_of("moe_sub");
+  CHECK_EQ(t.params + t.frozen, 3168);
+  CHECK_EQ(t.param_bytes, 9088);
+  CHECK_EQ(t.params_active, 1584);
+  CHECK_EQ(t.weight_bytes_read, 4544);
+}
+
 int main(void) {
   RUN(test_ops);
   RUN(test_moe_active);
+  RUN(test_moe_shared);
+  RUN(test_moe_subgraphs);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
   RUN(test_gqa_bias);

@@ -170,3 +170,53 @@ def moe_model(stem, rows):
 
 moe_model('msft_llm_moe_prefill', 3)
 moe_model('msft_llm_moe_decode', 1)
+
+
+# Two MoE nodes sharing one fc1 and one fc2 (k 2 of 4 experts, one token):
+# the shared initializers are reduced once in params_active and
+# weight_bytes_read.
+save('msft_llm_moe_shared', [
+    N('MoE', ['tok', 'router', 'fc1', '', 'fc2'], ['m1'], name='moe1',
+      domain=MS, k=2, activation_type='relu'),
+    N('MoE', ['m1', 'router', 'fc1', '', 'fc2'], ['m2'], name='moe2',
+      domain=MS, k=2, activation_type='relu'),
+], [vi('tok', T.FLOAT, [1, 8]), vi('router', T.FLOAT, [1, 4])],
+   [vi('m2', T.UNDEFINED, None)],
+   [arr('fc1', [4, 16, 8]), arr('fc2', [4, 8, 16])])
+
+
+# MoE and QMoE inside subgraphs, k 2 of 4 experts over one token: an If
+# whose condition is a graph input (then: MoE on the outer fc1 and the
+# branch's own fc2; else: QMoE, 4-bit, on the branch's weights) and a Loop
+# of 2 trips whose body runs MoE on the body's weights.
+def moe_subgraphs():
+    moe_then = h.make_graph(
+        [N('MoE', ['tok', 'router', 'fc1', '', 'tfc2'], ['ty'],
+           name='then_moe', domain=MS, k=2, activation_type='relu')],
+        'then_moe', [], [vi('ty', T.FLOAT, [1, 8])], [arr('tfc2', [4, 8, 16])])
+    moe_else = h.make_graph(
+        [N('QMoE', ['tok', 'router', 'eq1', 'es1', '', 'eq2', 'es2'], ['ey'],
+           name='else_qmoe', domain=MS, k=2, activation_type='relu',
+           expert_weight_bits=4)],
+        'else_qmoe', [], [vi('ey', T.FLOAT, [1, 8])],
+        [arr('eq1', [4, 16, 4], np.uint8), arr('es1', [4, 16]),
+         arr('eq2', [4, 8, 8], np.uint8), arr('es2', [4, 8])])
+    body = h.make_graph(
+        [N('Identity', ['c'], ['c_out'], name='keep'),
+         N('MoE', ['tok', 'router', 'lfc1', '', 'lfc2'], ['ly'],
+           name='loop_moe', domain=MS, k=2, activation_type='relu')],
+        'loop_body', [vi('i', T.INT64, []), vi('c', T.BOOL, [])],
+        [vi('c_out', T.BOOL, []), vi('ly', T.FLOAT, [1, 8])],
+        [arr('lfc1', [4, 16, 8]), arr('lfc2', [4, 8, 16])])
+    save('msft_llm_moe_sub', [
+        N('If', ['cond'], ['y_if'], name='branch', then_branch=moe_then,
+          else_branch=moe_else),
+        N('Loop', ['trips', ''], ['y_loop'], name='loop', body=body),
+    ], [vi('tok', T.FLOAT, [1, 8]), vi('router', T.FLOAT, [1, 4]),
+        vi('cond', T.BOOL, [])],
+        [vi('y_if', T.UNDEFINED, None), vi('y_loop', T.UNDEFINED, None)],
+        [arr('fc1', [4, 16, 8]),
+         nh.from_array(np.array(2, dtype=np.int64), 'trips')])
+
+
+moe_subgraphs()
