@@ -7,6 +7,7 @@
  * nnscan's output.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -384,11 +385,106 @@ static void test_moe_subgraphs(void) {
   CHECK_EQ(t.weight_bytes_read, 4544);
 }
 
+/* A report written into a growing buffer. */
+typedef struct report_buf {
+  char *data;
+  size_t len, cap;
+} report_buf;
+
+static int to_report(void *user, const char *data, size_t size) {
+  report_buf *b = user;
+  if (b->len + size + 1 > b->cap) {
+    size_t cap = (b->len + size + 1) * 2;
+    char *p = realloc(b->data, cap);
+    if (!p)
+      return 1;
+    b->data = p;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, data, size);
+  b->len += size;
+  b->data[b->len] = '\0';
+  return 0;
+}
+
+/* The report of model msft_llm_<name> in `format` (JSON: version 2);
+ * malloc'd, NULL when it fails. */
+static char *report_of(const char *name, int format) {
+  nns_model *m = tm_load("msft_llm", name, TM_INFER);
+  if (!m)
+    return NULL;
+  nns_analysis *a = tm_analyze(m, NULL);
+  report_buf b = {0};
+  nns_report_options o = {.size = sizeof o, .format = format,
+                          .json_version = 2};
+  nns_error err;
+  CHECK_EQ(nns_report(a, &o, to_report, &b, &err), NNS_OK);
+  nns_analysis_free(a);
+  nns_model_free(m);
+  return b.data;
+}
+
+/*
+ * A fused op whose count is not exact gets a warning naming the node, its
+ * op and why: in the text report's footer notes and among the JSON's
+ * diagnostics. com.microsoft Attention with mask_index a graph input and
+ * GroupQueryAttention with its attention_bias a graph input: mask
+ * contents not known (macs_unmasked dense, flagged); com.microsoft
+ * Attention with do_rotary: the rotation is not counted (FLOPs partial).
+ */
+static void test_inexact_warned(void) {
+  static const struct {
+    const char *model, *line, *json;
+  } cases[] = {
+      {"ms_attn_len_in",
+       "Note: attention: node 'attn' (com.microsoft Attention) applies a "
+       "mask whose contents are not known",
+       "\"message\": \"attention: node 'attn' (com.microsoft Attention) "
+       "applies a mask whose contents are not known"},
+      {"gqa_bias_in",
+       "Note: attention: node 'gqa' (com.microsoft GroupQueryAttention) "
+       "applies a mask whose contents are not known",
+       "\"message\": \"attention: node 'gqa' (com.microsoft "
+       "GroupQueryAttention) applies a mask"},
+      {"ms_attn_rotary",
+       "Note: node 'rot_attn' (com.microsoft Attention) is counted "
+       "approximately: do_rotary's rotation of Q and K is not counted",
+       "\"message\": \"node 'rot_attn' (com.microsoft Attention) is "
+       "counted approximately: do_rotary's rotation"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *text = report_of(cases[i].model, NNS_FORMAT_TEXT);
+    char *json = report_of(cases[i].model, NNS_FORMAT_JSON);
+    CHECK(text && strstr(text, cases[i].line));
+    CHECK(json && strstr(json, cases[i].json));
+    CHECK(json && strstr(json, "\"code\": \"model.warning\""));
+    /* do_rotary: its own diagnostic, named, making FLOPs partial. */
+    if (!strcmp(cases[i].model, "ms_attn_rotary"))
+      CHECK(json && strstr(json, "\"code\": \"cost.approximate\", "
+                                 "\"severity\": \"warning\", \"message\": "
+                                 "\"do_rotary's rotation of Q and K is not "
+                                 "counted"));
+    free(text);
+    free(json);
+  }
+  nns_counts t = totals_of("gqa_bias_in");
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+  CHECK_EQ(t.macs_unmasked, t.macs);
+  t = totals_of("ms_attn_rotary");
+  CHECK(t.flags & NNS_COUNT_PARTIAL);
+  CHECK(!(t.flags & NNS_COUNT_MASK_UNKNOWN));
+  /* Exact counts are not warned about. */
+  char *text = report_of("gqa_bias", NNS_FORMAT_TEXT);
+  CHECK(text && !strstr(text, "Note: "));
+  free(text);
+}
+
 int main(void) {
   RUN(test_ops);
   RUN(test_moe_active);
   RUN(test_moe_shared);
   RUN(test_moe_subgraphs);
+  RUN(test_inexact_warned);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
   RUN(test_gqa_bias);

@@ -220,3 +220,24 @@ def moe_subgraphs():
 
 
 moe_subgraphs()
+
+
+# Counts a rule says are not exact, for the warnings naming them:
+# GroupQueryAttention (causal) with its attention_bias a graph input
+# (contents not known), and com.microsoft Attention with do_rotary (the
+# rotation is not counted): input [1,3,8], weights [8,24], 2 heads.
+save('msft_llm_gqa_bias_in', [
+    N('GroupQueryAttention', ['q', 'k', 'v', '', '', 'seqlens', 'total', '',
+                              '', '', 'bias'],
+      ['y', 'present_k', 'present_v'], name='gqa', domain=MS, num_heads=2,
+      kv_num_heads=1),
+], [vi('q', T.FLOAT, [1, 2, 8]), vi('k', T.FLOAT, [1, 2, 4]),
+    vi('v', T.FLOAT, [1, 2, 4]), vi('seqlens', T.INT32, [1]),
+    vi('bias', T.FLOAT, [1, 1, 2, 2])],
+   [vi(o, T.UNDEFINED, None) for o in ['y', 'present_k', 'present_v']],
+   [nh.from_array(np.array(2, dtype=np.int32), 'total')])
+save('msft_llm_ms_attn_rotary', [
+    N('Attention', ['x', 'w'], ['y'], name='rot_attn', domain=MS,
+      num_heads=2, do_rotary=1)],
+     [vi('x', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)],
+     [arr('w', [8, 24])])
