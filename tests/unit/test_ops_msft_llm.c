@@ -427,9 +427,9 @@ static char *report_of(const char *name, int format) {
 /*
  * A fused op whose count is not exact gets a warning naming the node, its
  * op and why: in the text report's footer notes and among the JSON's
- * diagnostics. com.microsoft Attention with mask_index a graph input and
- * GroupQueryAttention with its attention_bias a graph input: mask
- * contents not known (macs_unmasked dense, flagged); com.microsoft
+ * diagnostics. com.microsoft Attention with mask_index a graph input,
+ * GroupQueryAttention with its attention_bias a graph input and
+ * Attention-23 with its attn_mask a graph input: mask contents not known (macs_unmasked dense, flagged); com.microsoft
  * Attention with do_rotary: the rotation is not counted (FLOPs partial).
  */
 static void test_inexact_warned(void) {
@@ -446,6 +446,10 @@ static void test_inexact_warned(void) {
        "applies a mask whose contents are not known",
        "\"message\": \"attention: node 'gqa' (com.microsoft "
        "GroupQueryAttention) applies a mask"},
+      {"attn_mask_in",
+       "Note: attention: node 'attn' (Attention) applies a mask whose "
+       "contents are not known",
+       "\"message\": \"attention: node 'attn' (Attention) applies a mask"},
       {"ms_attn_rotary",
        "Note: node 'rot_attn' (com.microsoft Attention) is counted "
        "approximately: do_rotary's rotation of Q and K is not counted",
@@ -468,6 +472,9 @@ static void test_inexact_warned(void) {
     free(json);
   }
   nns_counts t = totals_of("gqa_bias_in");
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+  CHECK_EQ(t.macs_unmasked, t.macs);
+  t = totals_of("attn_mask_in");
   CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
   CHECK_EQ(t.macs_unmasked, t.macs);
   t = totals_of("ms_attn_rotary");

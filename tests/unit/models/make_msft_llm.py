@@ -241,3 +241,9 @@ save('msft_llm_ms_attn_rotary', [
       num_heads=2, do_rotary=1)],
      [vi('x', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)],
      [arr('w', [8, 24])])
+# Attention-23 with its boolean mask a graph input (contents not known).
+save('msft_llm_attn_mask_in', [
+    N('Attention', ['q4', 'k4', 'v4', 'mask'], ['y4'], name='attn'),
+], [vi('q4', T.FLOAT, [1, 2, 3, 4]), vi('k4', T.FLOAT, [1, 2, 5, 4]),
+    vi('v4', T.FLOAT, [1, 2, 5, 4]), vi('mask', T.BOOL, [3, 5])],
+   [vi('y4', T.UNDEFINED, None)], [], 23)
