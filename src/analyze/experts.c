@@ -92,7 +92,10 @@ static void apply_experts(nns__analysis *a, const char *path,
  * 1 by default) of E (router_probs' last dim) and the tokens (the input's
  * rows, 0 when not known); false for other nodes. */
 static bool moe_node(const nns__node *n, nns__experts_decl *d) {
-  if (!n->domain || strcmp(n->domain, "com.microsoft") != 0 ||
+  /* Every node of the model comes here: most are turned away by their op
+   * entry (MoE and QMoE count matrix products) before any compare. */
+  if (!n->op || !n->op->matrix || !n->domain ||
+      strcmp(n->domain, "com.microsoft") != 0 ||
       (strcmp(n->op_type, "MoE") != 0 && strcmp(n->op_type, "QMoE") != 0) ||
       n->n_in < 3 || !n->in[0] || !n->in[1])
     return false;
