@@ -241,3 +241,38 @@ def test_mask_unknown_makes_unmasked_partial(tmp_path, additive):
     assert "unmasked_diagnostics" not in v2["totals"]
     assert v2["totals"]["complete"] is True
     assert "≤" not in _run(p, "--value", f"mask={vals}")
+
+
+MSFT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                    "tests", "unit", "models")
+
+
+@pytest.mark.parametrize("stem,code,node", [
+    ("msft_llm_ms_attn_rotary", "cost.approximate", "rot_attn"),
+    ("msft_llm_gqa_bias_in", "attention.mask_unknown", "gqa"),
+    ("msft_llm_ms_attn_len_in", "attention.mask_unknown", "attn"),
+])
+def test_flagged_contrib_nodes_are_said(stem, code, node):
+    """Issue 44: a com.microsoft node whose count is approximate (do_rotary
+    not counted) or whose mask contents are not known is named, with why,
+    in the text footer's notes and among the JSON diagnostics (v2: a
+    diagnostic of its own at the node, and the warning); both JSON
+    versions still meet their schemas."""
+    p = os.path.join(MSFT, stem + ".onnx")
+    text = _run(p)
+    notes = [ln for ln in text.splitlines()
+             if ln.startswith("Note: ") and f"node '{node}'" in ln
+             and "(com.microsoft " in ln]
+    assert len(notes) == 1, text
+    v1 = json.loads(_run(p, "--format", "json"))
+    v2 = json.loads(_run(p, "--format", "json", "--json-version", "2"))
+    _schema_check(v1, "summary.schema.json")
+    _schema_check(v2, "summary.v2.schema.json")
+    assert [w for w in v1["warnings"] if f"node '{node}'" in w]
+    diags = [d for d in v2["diagnostics"] if d["code"] == code]
+    assert diags and all(d["where"] == node and d["domain"] == "com.microsoft"
+                         for d in diags)
+    if code == "cost.approximate":
+        assert v2["totals"]["metrics"]["flops"]["status"] == "partial"
+        assert diags[0]["id"] in v2["totals"]["metrics"]["flops"][
+            "diagnostics"]

@@ -228,6 +228,37 @@ static bool holds_subgraph(const nns__node *n) {
   return false;
 }
 
+/* A fused op's count its rule says is not exact: a warning naming the node,
+ * its op and why, which the reports list (the text footer's notes, JSON's
+ * model.warning), and for an approximate count a row for JSON's
+ * cost.approximate diagnostic. A mask not known is said in the words the
+ * decomposed attentions' warning uses (attention.c). False when out of
+ * memory. */
+static bool warn_inexact(nns_model *m, nns__analysis *a, const nns__node *n,
+                         const nns__cost *c) {
+  const char *name = n->name[0] ? n->name : "(unnamed)";
+  const char *domain = n->domain ? n->domain : "";
+  const char *sep = domain[0] ? " " : "";
+  if (c->approx)
+    nns__warn(m, "node '%s' (%s%s%s) is counted approximately: %s", name,
+              domain, sep, n->op_type, c->approx);
+  if (c->mask_unknown)
+    nns__warn(m, "attention: node '%s' (%s%s%s) applies a mask whose "
+              "contents are not known (not given, or computed from values "
+              "not tracked): macs_unmasked and flops_unmasked count this "
+              "attention dense", name, domain, sep, n->op_type);
+  if (!c->approx || n->list_index == UINT32_MAX)
+    return true;
+  nns__approx_row *rows = nns__grow(a->approx, &a->cap_approx,
+                                    a->n_approx + 1, sizeof *rows, 4);
+  if (!rows)
+    return false;
+  a->approx = rows;
+  a->approx[a->n_approx++] =
+      (nns__approx_row){.node = n->list_index, .why = c->approx};
+  return true;
+}
+
 static nns_status node_cost(nns_model *m, nns__analysis *a,
                             const nns__node *n, nns__cost *c, bool *counted) {
   memset(c, 0, sizeof *c);
@@ -259,6 +290,8 @@ static nns_status node_cost(nns_model *m, nns__analysis *a,
       nns__node_bytes(a, n, c);
     *counted = true;
     record_node(a, n, c, true);
+    if ((c->approx || c->mask_unknown) && !warn_inexact(m, a, n, c))
+      return NNS_E_NOMEM;
     return NNS_OK;
   }
   if (st == NNS_E_NOMEM)
@@ -745,6 +778,7 @@ nns_status nns_model_analyze(nns_model *m, const nns_analyze_options *opts,
       to_arena(a, a->uncounted, a->n_uncounted, sizeof *a->uncounted, &ok);
   a->branches =
       to_arena(a, a->branches, a->n_branches, sizeof *a->branches, &ok);
+  a->approx = to_arena(a, a->approx, a->n_approx, sizeof *a->approx, &ok);
   a->node_more =
       to_arena(a, a->node_more, a->n_node_more, sizeof *a->node_more, &ok);
   free(a->uncounted_next);

@@ -171,6 +171,12 @@ typedef struct nns__uncounted_row {
   int lost_how;
 } nns__uncounted_row;
 
+/* A node whose count is approximate, and the rule's reason. */
+typedef struct nns__approx_row {
+  size_t node;     /* its nns_model_node index */
+  const char *why; /* the rule's static sentence (nns__cost.approx) */
+} nns__approx_row;
+
 /* An If of the main graph: the branch its costs follow. */
 typedef struct nns__branch_row {
   const nns__node *node;
@@ -271,6 +277,10 @@ struct nns_analysis {
   nns__optype_row *optypes;
   size_t n_branches, cap_branches;
   nns__branch_row *branches;  /* malloc'ed while analysing, then arena */
+  /* Nodes a cost rule counted only approximately (nns__cost.approx), any
+   * graph's, in the order counted. */
+  size_t n_approx, cap_approx;
+  nns__approx_row *approx;    /* malloc'ed while analysing, then arena */
   size_t n_uncounted, cap_uncounted;
   nns__uncounted_row *uncounted;
   nns__map uncounted_index;   /* while analysing: op type -> row + 1 */

@@ -393,6 +393,13 @@ nns_status nns_analysis_layer_class(const nns_analysis *a, size_t i,
   return NNS_OK;
 }
 
+const char *nns__analysis_node_approx(const nns_analysis *a, size_t i) {
+  for (size_t k = 0; a && k < a->n_approx; k++)
+    if (a->approx[k].node == i)
+      return a->approx[k].why;
+  return NULL;
+}
+
 size_t nns_analysis_branch_count(const nns_analysis *a) {
   return a ? a->n_branches : 0;
 }

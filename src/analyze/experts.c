@@ -9,10 +9,15 @@
  * that module path. A layer's params_active is its parameters with the
  * experts it holds at k/E; its weight_bytes_read the same bytes with the
  * experts at min(E, k * tokens) of E, the most experts one call of
- * `tokens` tokens can reach. The key/value
+ * `tokens` tokens can reach. Each parameter is reduced once: an
+ * initializer two MoE nodes share (or a declared experts module and an MoE
+ * node both hold) takes the first one's k of E, and MoE nodes inside
+ * subgraphs (If, Loop, Scan bodies) count like those of the main graph, at
+ * the layer that counts their parameters (params.c). The key/value
  * cache is read from the graph's input and output names, the convention of
  * Hugging Face's ONNX decoders, which the Python recorder follows too.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
@@ -46,13 +51,14 @@ static bool inside_experts(const nns_model *m, const char *path) {
  * the MoE block itself), at the innermost layer holding them all; layers
  * inside keep their own counts. */
 static void apply_experts(nns__analysis *a, const char *path,
-                          const nns__experts_decl *d) {
+                          const nns__experts_decl *d, bool *done) {
   int64_t elements = 0, bytes = 0;
   size_t anchor = (size_t)-1;
   for (size_t i = 0; i < a->n_params; i++) {
     const nns_param_info *p = &a->params[i];
-    if (p->kind == NNS_PARAM_CONSTANT || !under(p->name, path))
+    if (p->kind == NNS_PARAM_CONSTANT || !under(p->name, path) || done[i])
       continue;
+    done[i] = true;
     if (p->kind != NNS_PARAM_BUFFER)
       elements = nns__sum_sat(elements, p->elements);
     bytes = nns__sum_sat(bytes, p->bytes);
@@ -86,7 +92,10 @@ static void apply_experts(nns__analysis *a, const char *path,
  * 1 by default) of E (router_probs' last dim) and the tokens (the input's
  * rows, 0 when not known); false for other nodes. */
 static bool moe_node(const nns__node *n, nns__experts_decl *d) {
-  if (!n->domain || strcmp(n->domain, "com.microsoft") != 0 ||
+  /* Every node of the model comes here: most are turned away by their op
+   * entry (MoE and QMoE count matrix products) before any compare. */
+  if (!n->op || !n->op->matrix || !n->domain ||
+      strcmp(n->domain, "com.microsoft") != 0 ||
       (strcmp(n->op_type, "MoE") != 0 && strcmp(n->op_type, "QMoE") != 0) ||
       n->n_in < 3 || !n->in[0] || !n->in[1])
     return false;
@@ -110,11 +119,13 @@ static bool moe_node(const nns__node *n, nns__experts_decl *d) {
 
 /* Every parameter a MoE node takes from input 2 on (the experts' weights,
  * scales and biases, E stacked) counts at k/E at its layer and above
- * (bytes at min(E, k * tokens)/E): docs/metrics.md, "Experts". */
-static void apply_moe_nodes(nns__analysis *a) {
-  const nns__graph *g = a->main;
-  for (int32_t j = 0; g && j < g->n_nodes; j++) {
-    const nns__node *n = &g->nodes[j];
+ * (bytes at min(E, k * tokens)/E): docs/metrics.md, "Experts". Nodes of
+ * every graph, subgraphs included (m->nodes); a parameter already reduced
+ * (`done`) is left as it is. */
+static void apply_moe_nodes(const nns_model *m, nns__analysis *a,
+                            bool *done) {
+  for (size_t j = 0; j < m->n_nodes; j++) {
+    const nns__node *n = m->nodes[j];
     nns__experts_decl d;
     if (!moe_node(n, &d))
       continue;
@@ -130,6 +141,9 @@ static void apply_moe_nodes(nns__analysis *a) {
         if (p->kind == NNS_PARAM_CONSTANT || !p->name ||
             strcmp(p->name, n->in_names[i]) != 0)
           continue;
+        if (done[q])
+          break;
+        done[q] = true;
         int64_t idle = p->kind == NNS_PARAM_BUFFER
                            ? 0
                            : p->elements -
@@ -145,10 +159,10 @@ static void apply_moe_nodes(nns__analysis *a) {
   }
 }
 
-static bool has_moe_nodes(const nns__analysis *a) {
+static bool has_moe_nodes(const nns_model *m) {
   nns__experts_decl d;
-  for (int32_t j = 0; a->main && j < a->main->n_nodes; j++)
-    if (moe_node(&a->main->nodes[j], &d))
+  for (size_t j = 0; j < m->n_nodes; j++)
+    if (moe_node(m->nodes[j], &d))
       return true;
   return false;
 }
@@ -156,12 +170,14 @@ static bool has_moe_nodes(const nns__analysis *a) {
 /* Without declared experts or MoE nodes nothing is kept:
  * nns__layer_counts works the two counts out from the sums. */
 static void experts_counts(const nns_model *m, nns__analysis *a) {
-  bool nodes = has_moe_nodes(a);
+  bool nodes = has_moe_nodes(m);
   if (m->experts.count == 0 && !nodes)
     return;
   a->layer_experts = nns__arena_array(&a->arena, a->n_layers + 1,
                                       sizeof *a->layer_experts);
-  if (!a->layer_experts) {
+  bool *done = calloc(a->n_params + 1, sizeof *done);
+  if (!a->layer_experts || !done) {
+    free(done);
     a->nomem = true;
     return;
   }
@@ -173,10 +189,11 @@ static void experts_counts(const nns_model *m, nns__analysis *a) {
   for (size_t i = 0; i < m->experts.cap; i++) {
     const char *path = m->experts.keys[i];
     if (path && !inside_experts(m, path))
-      apply_experts(a, path, m->experts.vals[i]);
+      apply_experts(a, path, m->experts.vals[i], done);
   }
   if (nodes)
-    apply_moe_nodes(a);
+    apply_moe_nodes(m, a, done);
+  free(done);
 }
 
 static bool prefixed(const char *name, const char *prefix) {

@@ -1,9 +1,9 @@
 /*
  * reads.h - the internal reads the reports make without a copy (by value,
  * no sized struct): src/report/ calls them for every layer and value it
- * prints. The first four are defined in src/analyze/api.c, which includes
+ * prints. The first five are defined in src/analyze/api.c, which includes
  * this header, so the compiler checks each declaration against its
- * definition; the fifth is src/ir/api.c's, declared in ir.h too, and
+ * definition; the sixth is src/ir/api.c's, declared in ir.h too, and
  * api.c sees both declarations (through analyze.h), so the compiler checks
  * that they agree. report_int.h includes this instead of declaring them
  * again.
@@ -30,6 +30,10 @@ bool nns__analysis_layer_tree(const nns_analysis *a, size_t i, int *depth,
 /* The field nns_analysis_layer_rf copies out, in place (NULL for a bad
  * index): the text summary scans every layer's. */
 const nns_rf *nns__analysis_layer_rf(const nns_analysis *a, size_t i);
+/* Why node i (nns_model_node's index) is counted only approximately: the
+ * sentence its cost rule gave (nns__cost.approx), or NULL when it is
+ * exact or not counted. JSON's cost.approximate diagnostic. */
+const char *nns__analysis_node_approx(const nns_analysis *a, size_t i);
 /* The model's own inference's dim (src/ir/api.c; the shapes reports have
  * no analysis). */
 nns_dim nns__value_dim(const nns_model *m, size_t i, int axis);

@@ -684,6 +684,8 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
   if (nns__attn_pairs(cx, &pin, &allowed, &rows))
     nns__attn_cut(c, nns__cmul(c, nns__cmul(c, b, hq), nns__cmul(c, s, t)),
                   allowed, nns__cmul(c, nns__cmul(c, b, hq), s), rows, hk, hv);
+  else if (nns__has_in(cx, 3) || (pin.lens >= 0 && nns__has_in(cx, 6)))
+    c->mask_unknown = true; /* a mask whose contents are not known */
   for (int i = 3; i <= 5; i++) {
     int64_t n = nns__has_in(cx, i) ? nns__in_count(cx, c, i) : 0;
     if (n < 0)

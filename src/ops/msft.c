@@ -446,7 +446,7 @@ static bool add_output(nns__ictx *cx, nns__cost *c, int i) {
  * buffer is shared: an upper bound). A mask (mask_index) or
  * unidirectional adds 1 FLOP per score, a relative position bias 1 more.
  * past is read and present written (the concatenation). do_rotary's
- * rotation of Q and K is not counted.
+ * rotation of Q and K is not counted: partial, and said (`approx`).
  *
  * For input [2, 4, 8], weights [8, 24], 2 heads: MACs 2*4*8*24 +
  * 2*4*4*8 + 2*4*4*8 = 1536 + 256 + 256.
@@ -471,15 +471,24 @@ static nns_status attention_cost(nns__ictx *cx, nns__cost *c) {
     dv = qkv[2];
   }
   int64_t l = s;
+  bool shared = false;
   if (past && past->rank == 5) {
     int64_t p = nns__dim_count(c, past->dims[3], cx->m);
-    l = nns__attr_int(cx, "past_present_share_buffer") ? p
-                                                       : nns__cadd(c, p, s);
+    shared = nns__attr_int(cx, "past_present_share_buffer") != 0;
+    l = shared ? p : nns__cadd(c, p, s);
   } else if (nns__has_in(cx, 4)) {
     return NNS__UNCOUNTED;
   }
   int64_t bs = nns__cmul(c, b, s);
   nns__matmul_cost(c, nns__cmul(c, bs, dqkv), d, nx, nw);
+  if (nns__attr_int(cx, "do_rotary")) {
+    c->partial = true;
+    c->approx = "do_rotary's rotation of Q and K is not counted (FLOPs and "
+                "DMAs are lower bounds)";
+  } else if (shared) {
+    c->approx = "past_present_share_buffer: the keys are the shared "
+                "buffer's allocated length, an upper bound of those attended";
+  }
   if (nns__has_in(cx, 2)) {
     c->flops = nns__cadd(c, c->flops, nns__cmul(c, bs, dqkv));
     c->dmas = nns__cadd(c, c->dmas, nbias);
@@ -836,6 +845,8 @@ static nns_status gqa_cost(nns__ictx *cx, nns__cost *c) {
   if (t >= s && nns__attn_pairs(cx, &pin, &allowed, &rows))
     nns__attn_cut(c, nns__cmul(c, rows_dense, t), allowed, rows_dense, rows,
                   h, h);
+  else if (nns__has_in(cx, 10))
+    c->mask_unknown = true;
   return NNS_OK;
 }
 
@@ -936,6 +947,9 @@ static nns_status moe_cost_at(nns__ictx *cx, nns__cost *c, const int w[3],
   for (int i = 0; i < nns__n_in(cx); i++)
     if (!add_input(cx, c, i))
       return NNS__UNCOUNTED;
+  if (nns__attr_int(cx, "use_sparse_mixer"))
+    c->approx = "use_sparse_mixer's routing is counted as a softmax over the "
+                "experts";
   return NNS_OK;
 }
 

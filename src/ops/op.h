@@ -83,6 +83,11 @@ typedef struct nns__cost {
   /* its mask's contents are not known: the unmasked counts are dense, an
    * upper bound (NNS_COUNT_MASK_UNKNOWN) */
   bool mask_unknown;
+  /* A static sentence saying what the rule left out or bounded when it
+   * counts this node only approximately (a part it does not count, with
+   * `partial` set; a size taken at its upper bound); NULL when exact. The
+   * analysis warns with it, naming the node. */
+  const char *approx;
 } nns__cost;
 enum { NNS__BRANCH_THEN = 1, NNS__BRANCH_ELSE = 2 };
 typedef nns_status (*nns__cost_fn)(struct nns__ictx *cx, nns__cost *c);

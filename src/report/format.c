@@ -22,6 +22,15 @@ static const char spaces[64] =
     "                                                                ";
 
 void nns__out_spaces(nns__out *o, int n) {
+  /* A cell's padding, nearly always: all 64 bytes copied at a fixed size
+   * (a few vector stores) where the buffer has room, n of them kept; the
+   * rest is overwritten by what comes next, as only len bytes go out. */
+  if (n > 0 && n <= (int)sizeof spaces && !o->failed &&
+      sizeof o->buf - o->len >= sizeof spaces) {
+    memcpy(o->buf + o->len, spaces, sizeof spaces);
+    o->len += (size_t)n;
+    return;
+  }
   for (; n > (int)sizeof spaces; n -= (int)sizeof spaces)
     nns__out_put(o, spaces, sizeof spaces);
   if (n > 0)
@@ -140,6 +149,23 @@ size_t nns__text_clean_width(char *dst, size_t size, const char *src,
   }
   size_t len = 0;
   const unsigned char *p = (const unsigned char *)(src ? src : "");
+  /* Eight printable ASCII bytes at a time while the string and dst hold
+   * them (names are 10 to 60 bytes): a word has no byte below 0x20 and
+   * none above 0x7e when neither of the two classic borrow tests sets a
+   * high bit. The string's length bounds the reads. */
+  size_t left = strlen((const char *)p);
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  while (left >= 8 && len + 8 < size) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if (((x - ones * 0x20) & ~x & highs) || (((x + ones * 0x01) | x) & highs))
+      break;
+    memcpy(dst + len, p, 8);
+    len += 8;
+    p += 8;
+    left -= 8;
+    columns += 8;
+  }
   while (*p) {
     /* Printable ASCII, nearly every byte of a report, is kept as is
      * without a call to the UTF-8 decoder. */

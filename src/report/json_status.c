@@ -160,6 +160,15 @@ nns_status nns__jstatus_build(nns__jstatus *s, const nns_analysis *a) {
         if (!add(s, d))
           goto nomem;
       }
+      const char *approx = nns__analysis_node_approx(a, i);
+      if (approx) {
+        d.code = NNS__D_COST_APPROXIMATE;
+        d.message = approx;
+        bool ok = add(s, d);
+        d.message = NULL;
+        if (!ok)
+          goto nomem;
+      }
       if (k.flags & NNS_COUNT_OVERFLOW) {
         d.code = NNS__D_COUNT_SATURATED;
         any_saturated = true;

@@ -69,6 +69,9 @@ enum {
     "the attention applies a mask whose contents are not known (not given, "  \
     "or computed from values not tracked): its products count dense in "      \
     "macs_unmasked and flops_unmasked")                                       \
+  X(COST_APPROXIMATE, "cost.approximate", "warning", NNS__M_COST,              \
+    "the op's cost rule counts it only approximately (the message says "      \
+    "what it leaves out or bounds)")                                           \
   X(BRANCH_UNKNOWN, "branch.condition_unknown", "info", 0u,                    \
     "the If's condition is not known: the larger branch was counted")          \
   X(MODEL_WARNING, "model.warning", "info", 0u, NULL)

@@ -7,6 +7,7 @@
  * nnscan's output.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -351,9 +352,146 @@ static void test_moe_active(void) {
   CHECK_EQ(t.weight_bytes_read, 2880);
 }
 
+/*
+ * Two MoE nodes (k 2 of 4, one token) sharing fc1 [4,16,8] and fc2
+ * [4,8,16]: 1024 parameters, 4096 bytes, each counted once. Half the
+ * experts are active: params_active 1024 - 512 = 512; one token reaches
+ * min(4, 2*1) = 2 experts: weight_bytes_read 4096 / 2 = 2048. Reducing
+ * the shared initializers once per node would give 0 and 0.
+ */
+static void test_moe_shared(void) {
+  nns_counts t = totals_of("moe_shared");
+  CHECK_EQ(t.params + t.frozen, 1024);
+  CHECK_EQ(t.param_bytes, 4096);
+  CHECK_EQ(t.params_active, 512);
+  CHECK_EQ(t.weight_bytes_read, 2048);
+}
+
+/*
+ * MoE and QMoE in subgraphs, k 2 of 4 over one token. If's then branch:
+ * MoE on the outer fc1 (512) and its own tfc2 (512); else: QMoE 4-bit,
+ * eq1 [4,16,4] bytes holding 512 weights + es1 64 + eq2 [4,8,8] 512 +
+ * es2 32 = 1120 (bytes 256 + 256 + 256 + 128 = 896); the Loop body's
+ * MoE: lfc1 512 + lfc2 512. Params 1024 + 1120 + 1024 = 3168, all
+ * experts: params_active 3168 / 2 = 1584. Bytes 4096 + 896 + 4096 =
+ * 9088, of which one token reaches 2 of 4 experts: 4544. Weights are
+ * counted once, however often a Loop runs its body.
+ */
+static void test_moe_subgraphs(void) {
+  nns_counts t = totals_of("moe_sub");
+  CHECK_EQ(t.params + t.frozen, 3168);
+  CHECK_EQ(t.param_bytes, 9088);
+  CHECK_EQ(t.params_active, 1584);
+  CHECK_EQ(t.weight_bytes_read, 4544);
+}
+
+/* A report written into a growing buffer. */
+typedef struct report_buf {
+  char *data;
+  size_t len, cap;
+} report_buf;
+
+static int to_report(void *user, const char *data, size_t size) {
+  report_buf *b = user;
+  if (b->len + size + 1 > b->cap) {
+    size_t cap = (b->len + size + 1) * 2;
+    char *p = realloc(b->data, cap);
+    if (!p)
+      return 1;
+    b->data = p;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, data, size);
+  b->len += size;
+  b->data[b->len] = '\0';
+  return 0;
+}
+
+/* The report of model msft_llm_<name> in `format` (JSON: version 2);
+ * malloc'd, NULL when it fails. */
+static char *report_of(const char *name, int format) {
+  nns_model *m = tm_load("msft_llm", name, TM_INFER);
+  if (!m)
+    return NULL;
+  nns_analysis *a = tm_analyze(m, NULL);
+  report_buf b = {0};
+  nns_report_options o = {.size = sizeof o, .format = format,
+                          .json_version = 2};
+  nns_error err;
+  CHECK_EQ(nns_report(a, &o, to_report, &b, &err), NNS_OK);
+  nns_analysis_free(a);
+  nns_model_free(m);
+  return b.data;
+}
+
+/*
+ * A fused op whose count is not exact gets a warning naming the node, its
+ * op and why: in the text report's footer notes and among the JSON's
+ * diagnostics. com.microsoft Attention with mask_index a graph input,
+ * GroupQueryAttention with its attention_bias a graph input and
+ * Attention-23 with its attn_mask a graph input: mask contents not known (macs_unmasked dense, flagged); com.microsoft
+ * Attention with do_rotary: the rotation is not counted (FLOPs partial).
+ */
+static void test_inexact_warned(void) {
+  static const struct {
+    const char *model, *line, *json;
+  } cases[] = {
+      {"ms_attn_len_in",
+       "Note: attention: node 'attn' (com.microsoft Attention) applies a "
+       "mask whose contents are not known",
+       "\"message\": \"attention: node 'attn' (com.microsoft Attention) "
+       "applies a mask whose contents are not known"},
+      {"gqa_bias_in",
+       "Note: attention: node 'gqa' (com.microsoft GroupQueryAttention) "
+       "applies a mask whose contents are not known",
+       "\"message\": \"attention: node 'gqa' (com.microsoft "
+       "GroupQueryAttention) applies a mask"},
+      {"attn_mask_in",
+       "Note: attention: node 'attn' (Attention) applies a mask whose "
+       "contents are not known",
+       "\"message\": \"attention: node 'attn' (Attention) applies a mask"},
+      {"ms_attn_rotary",
+       "Note: node 'rot_attn' (com.microsoft Attention) is counted "
+       "approximately: do_rotary's rotation of Q and K is not counted",
+       "\"message\": \"node 'rot_attn' (com.microsoft Attention) is "
+       "counted approximately: do_rotary's rotation"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *text = report_of(cases[i].model, NNS_FORMAT_TEXT);
+    char *json = report_of(cases[i].model, NNS_FORMAT_JSON);
+    CHECK(text && strstr(text, cases[i].line));
+    CHECK(json && strstr(json, cases[i].json));
+    CHECK(json && strstr(json, "\"code\": \"model.warning\""));
+    /* do_rotary: its own diagnostic, named, making FLOPs partial. */
+    if (!strcmp(cases[i].model, "ms_attn_rotary"))
+      CHECK(json && strstr(json, "\"code\": \"cost.approximate\", "
+                                 "\"severity\": \"warning\", \"message\": "
+                                 "\"do_rotary's rotation of Q and K is not "
+                                 "counted"));
+    free(text);
+    free(json);
+  }
+  nns_counts t = totals_of("gqa_bias_in");
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+  CHECK_EQ(t.macs_unmasked, t.macs);
+  t = totals_of("attn_mask_in");
+  CHECK(t.flags & NNS_COUNT_MASK_UNKNOWN);
+  CHECK_EQ(t.macs_unmasked, t.macs);
+  t = totals_of("ms_attn_rotary");
+  CHECK(t.flags & NNS_COUNT_PARTIAL);
+  CHECK(!(t.flags & NNS_COUNT_MASK_UNKNOWN));
+  /* Exact counts are not warned about. */
+  char *text = report_of("gqa_bias", NNS_FORMAT_TEXT);
+  CHECK(text && !strstr(text, "Note: "));
+  free(text);
+}
+
 int main(void) {
   RUN(test_ops);
   RUN(test_moe_active);
+  RUN(test_moe_shared);
+  RUN(test_moe_subgraphs);
+  RUN(test_inexact_warned);
   RUN(test_gqa_prefill);
   RUN(test_gqa_window);
   RUN(test_gqa_bias);

@@ -170,3 +170,80 @@ def moe_model(stem, rows):
 
 moe_model('msft_llm_moe_prefill', 3)
 moe_model('msft_llm_moe_decode', 1)
+
+
+# Two MoE nodes sharing one fc1 and one fc2 (k 2 of 4 experts, one token):
+# the shared initializers are reduced once in params_active and
+# weight_bytes_read.
+save('msft_llm_moe_shared', [
+    N('MoE', ['tok', 'router', 'fc1', '', 'fc2'], ['m1'], name='moe1',
+      domain=MS, k=2, activation_type='relu'),
+    N('MoE', ['m1', 'router', 'fc1', '', 'fc2'], ['m2'], name='moe2',
+      domain=MS, k=2, activation_type='relu'),
+], [vi('tok', T.FLOAT, [1, 8]), vi('router', T.FLOAT, [1, 4])],
+   [vi('m2', T.UNDEFINED, None)],
+   [arr('fc1', [4, 16, 8]), arr('fc2', [4, 8, 16])])
+
+
+# MoE and QMoE inside subgraphs, k 2 of 4 experts over one token: an If
+# whose condition is a graph input (then: MoE on the outer fc1 and the
+# branch's own fc2; else: QMoE, 4-bit, on the branch's weights) and a Loop
+# of 2 trips whose body runs MoE on the body's weights.
+def moe_subgraphs():
+    moe_then = h.make_graph(
+        [N('MoE', ['tok', 'router', 'fc1', '', 'tfc2'], ['ty'],
+           name='then_moe', domain=MS, k=2, activation_type='relu')],
+        'then_moe', [], [vi('ty', T.FLOAT, [1, 8])], [arr('tfc2', [4, 8, 16])])
+    moe_else = h.make_graph(
+        [N('QMoE', ['tok', 'router', 'eq1', 'es1', '', 'eq2', 'es2'], ['ey'],
+           name='else_qmoe', domain=MS, k=2, activation_type='relu',
+           expert_weight_bits=4)],
+        'else_qmoe', [], [vi('ey', T.FLOAT, [1, 8])],
+        [arr('eq1', [4, 16, 4], np.uint8), arr('es1', [4, 16]),
+         arr('eq2', [4, 8, 8], np.uint8), arr('es2', [4, 8])])
+    body = h.make_graph(
+        [N('Identity', ['c'], ['c_out'], name='keep'),
+         N('MoE', ['tok', 'router', 'lfc1', '', 'lfc2'], ['ly'],
+           name='loop_moe', domain=MS, k=2, activation_type='relu')],
+        'loop_body', [vi('i', T.INT64, []), vi('c', T.BOOL, [])],
+        [vi('c_out', T.BOOL, []), vi('ly', T.FLOAT, [1, 8])],
+        [arr('lfc1', [4, 16, 8]), arr('lfc2', [4, 8, 16])])
+    save('msft_llm_moe_sub', [
+        N('If', ['cond'], ['y_if'], name='branch', then_branch=moe_then,
+          else_branch=moe_else),
+        N('Loop', ['trips', ''], ['y_loop'], name='loop', body=body),
+    ], [vi('tok', T.FLOAT, [1, 8]), vi('router', T.FLOAT, [1, 4]),
+        vi('cond', T.BOOL, [])],
+        [vi('y_if', T.UNDEFINED, None), vi('y_loop', T.UNDEFINED, None)],
+        [arr('fc1', [4, 16, 8]),
+         nh.from_array(np.array(2, dtype=np.int64), 'trips')])
+
+
+moe_subgraphs()
+
+
+# Counts a rule says are not exact, for the warnings naming them:
+# GroupQueryAttention (causal) with its attention_bias a graph input
+# (contents not known), and com.microsoft Attention with do_rotary (the
+# rotation is not counted): input [1,3,8], weights [8,24], 2 heads.
+save('msft_llm_gqa_bias_in', [
+    N('GroupQueryAttention', ['q', 'k', 'v', '', '', 'seqlens', 'total', '',
+                              '', '', 'bias'],
+      ['y', 'present_k', 'present_v'], name='gqa', domain=MS, num_heads=2,
+      kv_num_heads=1),
+], [vi('q', T.FLOAT, [1, 2, 8]), vi('k', T.FLOAT, [1, 2, 4]),
+    vi('v', T.FLOAT, [1, 2, 4]), vi('seqlens', T.INT32, [1]),
+    vi('bias', T.FLOAT, [1, 1, 2, 2])],
+   [vi(o, T.UNDEFINED, None) for o in ['y', 'present_k', 'present_v']],
+   [nh.from_array(np.array(2, dtype=np.int32), 'total')])
+save('msft_llm_ms_attn_rotary', [
+    N('Attention', ['x', 'w'], ['y'], name='rot_attn', domain=MS,
+      num_heads=2, do_rotary=1)],
+     [vi('x', T.FLOAT, [1, 3, 8])], [vi('y', T.UNDEFINED, None)],
+     [arr('w', [8, 24])])
+# Attention-23 with its boolean mask a graph input (contents not known).
+save('msft_llm_attn_mask_in', [
+    N('Attention', ['q4', 'k4', 'v4', 'mask'], ['y4'], name='attn'),
+], [vi('q4', T.FLOAT, [1, 2, 3, 4]), vi('k4', T.FLOAT, [1, 2, 5, 4]),
+    vi('v4', T.FLOAT, [1, 2, 5, 4]), vi('mask', T.BOOL, [3, 5])],
+   [vi('y4', T.UNDEFINED, None)], [], 23)
