@@ -12,9 +12,11 @@ a tracked tensor (one with a real value) that a recorded `Add` or `Where`
 reads beside an activation (a tensor without a real value), i.e. a mask or
 bias applied to scores. Rather than the value itself, the inputs it was
 made from are handed over when they say the same with fewer bytes and the
-library can follow them back (attention.c's find_mask): a broadcast,
+library can follow them back (attention.c's find_masks): a broadcast,
 reshape or cast of a tracked tensor, and a `Where` that turns a boolean
-mask into an additive one from two numbers. Only the values handed over
+mask into an additive one from two numbers. A mask too large to track
+(shadow.MAX_ELEMENTS) goes over as the tracked values it is made from
+(_made_from: compared positions, a padding mask). Only the values handed over
 are computed (shadow values are computed when first read), within
 MAX_BYTES per recording; nothing else a recording tracks leaves Python.
 """
