@@ -234,3 +234,37 @@ def test_unread_mask_too_large_to_track_is_partial():
     codes = [s.v2["diagnostics"][i]["code"]
              for i in v2["unmasked_diagnostics"]]
     assert codes == ["attention.mask_unknown"] * 2
+
+
+def _codes(s, totals):
+    return [s.v2["diagnostics"][i]["code"]
+            for i in totals["unmasked_diagnostics"]]
+
+
+def test_backward_of_unknown_mask_is_partial():
+    """A training summary: the recorded backward's four products over the
+    scores of an attention whose mask is not known (dO.V^T, P^T.dO, dS.K,
+    dS^T.Q) count dense and say so, as the forward's two do; by hand the
+    backward leaves nothing out (it cannot know what to leave out)."""
+    x = torch.randn(B, T, D)
+    mask = torch.zeros(B, 1, T, T)
+    s = torch_api.analyze_training(AddMask(), (x, mask), {})
+    bt = s.backward.totals
+    assert bt["macs_unmasked"] == bt["macs"]
+    assert bt["unmasked_status"] == "partial"
+    v2 = s.backward.v2["totals"]
+    assert v2["unmasked_status"] == "partial" and v2["complete"] is False
+    assert _codes(s.backward, v2) == ["attention.mask_unknown"] * 4
+    assert s.totals["unmasked_status"] == "partial"
+
+
+def test_backward_of_known_mask_is_complete():
+    """The same attention with a causal mask it builds: the backward's
+    products leave out twice the forward's pairs, by hand
+    2 * B * H * (T*T - T(T+1)/2) * 2E, with status complete."""
+    s = torch_api.analyze_training(Causal(), (torch.randn(B, T, D),), {})
+    bt = s.backward.totals
+    assert bt["macs"] - bt["macs_unmasked"] == \
+        2 * B * H * (T * T - T * (T + 1) // 2) * 2 * E
+    assert "unmasked_status" not in bt
+    assert s.backward.v2["totals"]["unmasked_status"] == "complete"

@@ -762,6 +762,27 @@ static bool same_masks(const match *x, const match *y) {
   return true;
 }
 
+/* Keeps an attention for the backward (nns__attention_backward), where
+ * its two products share a module: the pairs counted, or (pr NULL) none,
+ * its mask not known. */
+static void keep_row(nns__analysis *a, match *mt, const pairs *pr) {
+  const char *scope = mt->qk->scope;
+  if (!a->attn || !scope || !mt->pv->scope || strcmp(scope, mt->pv->scope) ||
+      (!mt->rank && !at_scores(mt, mt->qk->out[0])))
+    return;
+  nns__attn_row *row = &a->attn[a->n_attn++];
+  memset(row, 0, sizeof *row);
+  row->scope = scope;
+  row->rank = mt->rank;
+  memcpy(row->dims, mt->dims, sizeof row->dims);
+  row->unknown = !pr;
+  if (pr) {
+    row->allowed = pr->allowed;
+    row->rows = pr->rows;
+    row->cols = pr->cols;
+  }
+}
+
 void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
   const nns__graph *g = a->main;
   size_t n_soft = 0;
@@ -809,6 +830,7 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         /* its two products' unmasked counts are dense: not exact */
         a->nodes[mt.qk->index].flags |= NNS_COUNT_MASK_UNKNOWN;
         a->nodes[mt.pv->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+        keep_row(a, &mt, NULL);
       }
       continue;
     }
@@ -827,18 +849,7 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     }
     if (!last_ok || !apply(a, &mt, &last_pairs))
       continue;
-    /* kept for the backward (nns__attention_backward), where the two
-     * products share a module */
-    const char *scope = mt.qk->scope;
-    if (a->attn && scope && mt.pv->scope && !strcmp(scope, mt.pv->scope)) {
-      nns__attn_row *row = &a->attn[a->n_attn++];
-      row->scope = scope;
-      row->rank = mt.rank;
-      memcpy(row->dims, mt.dims, sizeof row->dims);
-      row->allowed = last_pairs.allowed;
-      row->rows = last_pairs.rows;
-      row->cols = last_pairs.cols;
-    }
+    keep_row(a, &mt, &last_pairs);
   }
   free(u.one);
   free(u.count);
@@ -870,6 +881,8 @@ static const nns__attn_row *forward_row(const nns__analysis *fwd,
     if (dims[rank - 2] != (transposed ? S : L) ||
         dims[rank - 1] != (transposed ? L : S))
       continue;
+    if (row->unknown)
+      return row; /* a mask not known there: flagged whatever the rest */
     if (found && (found->allowed != row->allowed || found->rows != row->rows ||
                   found->cols != row->cols))
       return NULL;
@@ -950,6 +963,13 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
       side = k;
     }
   }
+  /* over the scores of an attention whose mask is not known: dense, and
+   * said (as its forward products are) */
+  for (int k = 0; k < 3; k++)
+    if (rows[k] && rows[k]->unknown) {
+      a->nodes[n->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+      return;
+    }
   if (found != 1)
     return;
   const nns__attn_row *row = rows[side];
