@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 import nnscan  # noqa: E402
+from nnscan import torch_api  # noqa: E402
 
 LAYERS, H, E = 2, 4, 16
 CONFIG = dict(vocab_size=128, hidden_size=H * E, intermediate_size=128,
@@ -64,3 +65,39 @@ def test_large_mask_counted_from_positions(kind, impl, pad, w, dtype, t):
     left_out = s.totals["macs"] - s.totals["macs_unmasked"]
     assert left_out == 2 * E * H * LAYERS * (b * t * t - _kept(b, t, pad, w))
     assert s.v2["totals"]["unmasked_status"] == "complete"
+
+
+@pytest.mark.parametrize("kind,impl,pad,w", [CASES[1], CASES[4]])
+def test_large_mask_training_same_as_tracked(kind, impl, pad, w, monkeypatch):
+    """A training summary at T=4100: the forward's and the backward's
+    unmasked counts (the backward's need the rows and the key columns the
+    mask leaves, per batch row) read from the positions equal those read
+    from the mask's values, tracked when the recorder's limit is raised
+    past the mask (the values path, checked against the masks PyTorch's
+    own forward receives in test_masked_attention_hf.py)."""
+    from nnscan import shadow
+    t = 4100
+    if kind == "llama":
+        cfg = transformers.LlamaConfig(**dict(CONFIG, num_hidden_layers=1))
+    else:
+        cfg = transformers.MistralConfig(sliding_window=w, **dict(
+            CONFIG, num_hidden_layers=1))
+    cfg._attn_implementation = impl
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(cfg)
+    keep = torch.ones(2, t, dtype=torch.long)
+    keep[1, :pad] = 0
+    inputs = {"input_ids": torch.zeros(2, t, dtype=torch.long),
+              "attention_mask": keep}
+
+    def counts():
+        s = torch_api.analyze_training(model, (), inputs)
+        bt = s.backward.totals
+        return (s.totals["macs_unmasked"], s.totals["flops_unmasked"],
+                bt["macs_unmasked"], bt["flops_unmasked"], bt["macs"],
+                s.backward.v2["totals"]["unmasked_status"])
+    got = counts()
+    monkeypatch.setattr(shadow, "MAX_ELEMENTS", 1 << 26)
+    want = counts()
+    assert got == want
+    assert got[2] < got[4] and got[5] == "complete"

@@ -54,6 +54,9 @@ typedef struct mask {
                    of keys, found by bisection: one side sorted along the
                    keys, the other constant along them */
   bool key_rhs; /* (span) the right side is the one that varies by key */
+  bool always;  /* (count_pairs) one value along every axis that allows:
+                   no mask at all (transformers starts its and-ed masks
+                   from a True) */
 } mask;
 
 /* The dims of v as the counts take them: with a model m, a symbol not
@@ -197,6 +200,21 @@ static bool compares(uint8_t cmp, double a, double b) {
   }
 }
 
+/* Whether dims a and b are the same but for leading ones (the same
+ * broadcast on the scores, right-aligned). */
+static bool same_but_leading_ones(const int64_t *a, int32_t ra,
+                                  const int64_t *b, int32_t rb) {
+  while (ra > 0 && a[0] == 1) {
+    a++;
+    ra--;
+  }
+  while (rb > 0 && b[0] == 1) {
+    b++;
+    rb--;
+  }
+  return ra == rb && !memcmp(a, b, (size_t)ra * sizeof *a);
+}
+
 /* Goes back from a mask operand v to known contents, through ops that
  * keep values (a reshape keeps the dims it is read with, a broadcast takes
  * its input's) and, for an additive mask, a Where that picks between an
@@ -248,11 +266,11 @@ static int find_masks(const nns_model *md, const nns__value *v, bool select,
       continue;
     }
     /* how a boolean mask was made: read at its own dims only (not
-     * through a reshape that changed them) */
+     * through a reshape that changed them, but for leading ones) */
     int64_t d[MAX_RANK];
     int32_t r;
     if (depth < 0 || !out->select || !dims_of(md, v, &r, d) ||
-        r != out->rank || memcmp(d, out->dims, (size_t)r * sizeof *d))
+        !same_but_leading_ones(d, r, out->dims, out->rank))
       return 0;
     if (at == NNS__ATTN_NOT) {
       out->want = !out->want;
@@ -523,8 +541,17 @@ static bool sorted_by_key(const mask *m, int64_t S) {
  * seen, also marks there the keys the row allows. One pass does both: a
  * second pass to mark keys, element by element through allows(), was most
  * of a causal LLaMA-3-8B analysis at 2,048 tokens. */
+/* The one mask that, beside comparisons read by bisection, varies by key
+ * but not by query (a padding mask): its allowed keys counted once per
+ * row of its own (prefix sums), so a row's count is O(1). */
+typedef struct prefix {
+  int k;        /* its entry in the match, or -1: none */
+  int64_t off;  /* the row of it cnt holds, or -1 */
+  int64_t *cnt; /* cnt[s]: keys below s it allows (S + 1) */
+} prefix;
+
 static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S,
-                           uint8_t *seen) {
+                           uint8_t *seen, prefix *pf) {
   int r = mt->rank;
   int64_t a = 0;
   if (mt->n_masks == 1) {
@@ -572,21 +599,33 @@ static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S,
     const mask *m = &mt->masks[k];
     if (m->cmp && m->span)
       span_of(m, offs[k], offs[k + 1], S, r, &lo, &hi);
-    else if (!m->operand)
+    else if (!m->operand && !m->always)
       rest = true;
   }
   if (hi <= lo)
     return 0;
-  if (!rest) {
+  if (!rest || pf->k >= 0) {
+    /* seen: the run (count_pairs leaves out, per group, the keys the
+     * prefix's mask does not allow) */
     if (seen)
       memset(seen + lo, 1, (size_t)(hi - lo));
-    return hi - lo;
+    if (!rest)
+      return hi - lo;
+    const mask *m = &mt->masks[pf->k];
+    if (pf->off != offs[pf->k]) {
+      pf->off = offs[pf->k];
+      pf->cnt[0] = 0;
+      for (int64_t s = 0; s < S; s++)
+        pf->cnt[s + 1] =
+            pf->cnt[s] + allows(m, pf->off + s * m->stride[r - 1]);
+    }
+    return pf->cnt[hi] - pf->cnt[lo];
   }
   for (int64_t s = lo; s < hi; s++) {
     bool ok = true;
     for (int k = 0; k < mt->n_masks && ok; k++) {
       const mask *m = &mt->masks[k];
-      if (m->operand || (m->cmp && m->span))
+      if (m->operand || m->always || (m->cmp && m->span))
         continue;
       ok = m->cmp ? compares(m->cmp, elem(m, offs[k] + s * m->stride[r - 1]),
                              elem(m + 1, offs[k + 1] + s * m[1].stride[r - 1]))
@@ -622,6 +661,14 @@ static bool count_pairs(match *mt, pairs *out) {
       m->stride[ax] = d == 1 ? 0 : st;
       st *= d;
     }
+  }
+  /* A plain mask of one value that allows (strides all 0) is none. */
+  for (int k = 0; k < mt->n_masks; k++) {
+    mask *m = &mt->masks[k];
+    bool flat = !m->cmp && !m->operand;
+    for (int ax = 0; ax < r && flat; ax++)
+      flat = !m->stride[ax];
+    m->always = flat && allows(m, 0);
   }
   /* A comparison whose one side varies by key, in order, and the other
    * not, leaves each row a run of keys: found by bisection (a causal or
@@ -665,6 +712,23 @@ static bool count_pairs(match *mt, pairs *out) {
   bool any = false;
   if (key_vary && !seen)
     return false;
+  /* A padding mask beside bisected comparisons: from prefix sums. */
+  prefix pf = {-1, -1, NULL};
+  int plain = 0, spans = 0;
+  for (int k = 0; k < mt->n_masks; k++) {
+    const mask *m = &mt->masks[k];
+    if (m->cmp && m->span)
+      spans++;
+    else if (!m->operand && !m->always && plain++ == 0)
+      pf.k = k;
+  }
+  if (plain != 1 || !spans || !mt->masks[pf.k].stride[r - 1] ||
+      mt->masks[pf.k].stride[r - 2] || mt->masks[pf.k].cmp)
+    pf.k = -1;
+  if (pf.k >= 0 && !(pf.cnt = malloc(((size_t)S + 1) * sizeof *pf.cnt))) {
+    free(seen);
+    return false;
+  }
   int64_t idx[MAX_RANK] = {0}, offs[MAX_MASKS], sum = 0, nonempty = 0;
   for (;;) {
     for (int k = 0; k < mt->n_masks; k++) {
@@ -672,13 +736,15 @@ static bool count_pairs(match *mt, pairs *out) {
       for (int j = 0; j < nv; j++)
         offs[k] += idx[j] * mt->masks[k].stride[vary[j]];
     }
-    int64_t a = mt->n_masks ? row_allowed(mt, offs, S, seen) : S;
+    int64_t a = mt->n_masks ? row_allowed(mt, offs, S, seen, &pf) : S;
     sum += a;
     nonempty += a > 0;
     any = any || a > 0;
     if (!lvary || idx[nv - 1] == mt->dims[r - 2] - 1) {
+      /* the prefix's mask is one row of it per group (it does not vary
+       * by query): the keys it leaves out are no columns */
       for (int64_t k = 0; seen && k < S; k++)
-        cols += seen[k];
+        cols += seen[k] && (pf.k < 0 || pf.cnt[k + 1] > pf.cnt[k]);
       if (seen)
         memset(seen, 0, (size_t)S);
       else if (any && !nns__add_i64(cols, S, &cols))
@@ -695,6 +761,7 @@ static bool count_pairs(match *mt, pairs *out) {
       break;
   }
   free(seen);
+  free(pf.cnt);
   /* cols only serve the backward: past INT64_MAX they are unknown (-1) */
   if (cols == INT64_MAX || !nns__mul_i64(cols, cmult, &out->cols))
     out->cols = -1;
