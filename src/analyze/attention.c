@@ -224,7 +224,7 @@ static bool same_but_leading_ones(const int64_t *a, int32_t ra,
  * than the positions it compares: an And of masks (or an Or of masks
  * negated) is its masks, each an entry, and a comparison of two known
  * tensors (query positions against key positions, as transformers builds
- * its causal, sliding-window and chunked masks) two entries, compared
+ * its causal and sliding-window masks) two entries, compared
  * element by element when counted. Fills out[0..room) and gives the
  * number of entries, 0 when the mask is not known. depth < 0: a value
  * (a comparison's side), read through ops that keep values only. */
