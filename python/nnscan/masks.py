@@ -12,9 +12,11 @@ a tracked tensor (one with a real value) that a recorded `Add` or `Where`
 reads beside an activation (a tensor without a real value), i.e. a mask or
 bias applied to scores. Rather than the value itself, the inputs it was
 made from are handed over when they say the same with fewer bytes and the
-library can follow them back (attention.c's find_mask): a broadcast,
+library can follow them back (attention.c's find_masks): a broadcast,
 reshape or cast of a tracked tensor, and a `Where` that turns a boolean
-mask into an additive one from two numbers. Only the values handed over
+mask into an additive one from two numbers. A mask too large to track
+(shadow.MAX_ELEMENTS) goes over as the tracked values it is made from
+(_made_from: compared positions, a padding mask). Only the values handed over
 are computed (shadow values are computed when first read), within
 MAX_BYTES per recording; nothing else a recording tracks leaves Python.
 """
@@ -81,6 +83,7 @@ def hand_over(b):
                 i for i in ins[1:] if i in tracked]
         return [name]
 
+    made = None  # every value -> its node, for _made_from (built once)
     want = []
     for op, _, ins, _, _, _, _ in uses:
         if op == "Add" and len(ins) == 2:
@@ -97,6 +100,15 @@ def hand_over(b):
         for p in picks:
             if p in tracked:
                 want.extend(sources(p))
+        # a mask too large to track: the tracked values it is made from
+        # (positions compared, a padding mask), which the library reads
+        # it from (attention.c's find_masks)
+        for s in ([ins[0]] if op == "Where" else sides):
+            if tracked_behind(s) not in tracked and s not in g.inits:
+                if made is None:
+                    made = {o: node for node in g.nodes for o in node[3]}
+                for t in _made_from(s, made, tracked, g.inits):
+                    want.extend(sources(t))
     # The one-number branches of every Where (0 and the dtype's lowest, the
     # fill of an additive mask): cheap, and what lets the library tell a
     # mask applied to the scores from a bias even when the mask itself is
@@ -129,6 +141,36 @@ def hand_over(b):
             continue  # a dtype the library cannot decode: not handed over
         for i, name in enumerate(names):
             g.known[name] = (dt, dims, raw if i == 0 else None)
+
+
+# ONNX ops a boolean mask is made with, that the library reads a mask
+# from where its values are not tracked (attention.c's find_masks)
+_MAKES_MASK = _KEEP | frozenset((
+    "And", "Or", "Not", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
+    "Where"))
+
+
+def _made_from(name, made, tracked, inits, limit=64):
+    """The tracked values an untracked mask `name` is made from through
+    _MAKES_MASK ops (at most `limit` nodes walked; constants such as a
+    reshape's target are the graph's own), or none when it is made from
+    anything else (scores, an untracked input): then not read."""
+    found, todo, seen = [], [name], set()
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in tracked:
+            found.append(v)
+            continue
+        if v in inits:
+            continue
+        node = made.get(v)
+        if node is None or node[0] not in _MAKES_MASK or len(seen) > limit:
+            return []
+        todo.extend(i for i in node[2] if i)
+    return found
 
 
 def _numel(g, name):

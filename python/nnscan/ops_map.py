@@ -380,15 +380,27 @@ def view_as_complex(b, args, kw, out):
 def view_as_real(b, args, kw, out):
     if real_formed(b, args[0]):
         b.alias(out, args[0])
-    else:  # a complex-typed value: no op reads it as pairs
-        b.unmapped("view_as_real", args, out)
+    else:  # a complex-typed value (a buffer): read as pairs, free
+        b.node("view_as_real", [b.inp(args[0])], [out], domain="pytorch.aten")
 
 
-def _parts(b, t):
-    """(real, imaginary) names of complex t's real form, each (..., 1)."""
+def _real_form(b, t):
+    """The name of complex t's real form: t's own, or for a complex-typed
+    value (a complex buffer, LLaMA-1's `freqs_cis`, and what is sliced or
+    reshaped from it) the library's view_as_real of it (free)."""
+    if real_formed(b, t):
+        return b.inp(t)
+    r = b.fresh(_real(t).dtype, list(t.shape) + [2])
+    b.node("view_as_real", [b.inp(t)], [r], domain="pytorch.aten")
+    return b.name(r)
+
+
+def _parts(b, t, name):
+    """(real, imaginary) names of complex t's real form `name`, each
+    (..., 1)."""
     r = _real(t)
     half = [b.fresh(r.dtype, list(r.shape[:-1]) + [1]) for _ in range(2)]
-    b.node("Split", [b.inp(t), b.const([1, 1])], half, {"axis": -1})
+    b.node("Split", [name, b.const([1, 1])], half, {"axis": -1})
     return [b.name(h) for h in half]
 
 
@@ -420,7 +432,7 @@ def _bring_real_formed(b, t):
     rotary embeddings keep their frequencies so) enters as its real form,
     (..., 2) of the real dtype, so the complex rules take it. A complex
     parameter or buffer stays complex-typed (its element count is the
-    contract's), and a multiply by it stays uncounted."""
+    contract's); a multiply reads it through view_as_real (_real_form)."""
     if not b.is_tensor(t) or not is_complex(t) or id(t) in b.names \
             or id(t) in b.params:
         return
@@ -438,9 +450,6 @@ def complex_mul(b, args, kw, out):
     if any(real_formed(b, a) for a in (x, y)):
         for a in (x, y):
             _bring_real_formed(b, a)
-    if any(is_complex(a) and not real_formed(b, a) for a in (x, y)):
-        b.unmapped("mul", args, out)  # a complex-typed operand: no pairs
-        return
     if is_complex(x) != is_complex(y) or not is_complex(x):
         c, k = (x, y) if is_complex(x) else (y, x)
         if b.is_tensor(k):  # a real tensor scales both halves
@@ -449,9 +458,11 @@ def complex_mul(b, args, kw, out):
             other = b.name(u)
         else:
             other = b.scalar(k, _real(c))
-        _as_complex_out(b, out, lambda r: b.node("Mul", [b.inp(c), other], [r]))
+        cr = _real_form(b, c)
+        _as_complex_out(b, out, lambda r: b.node("Mul", [cr, other], [r]))
         return
-    (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
+    (xr, xi), (yr, yi) = _parts(b, x, _real_form(b, x)), \
+        _parts(b, y, _real_form(b, y))
     half = list(out.shape) + [1]
     dt = _real(out).dtype
     prods = {}

@@ -1025,6 +1025,50 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     return Recording(g, b, stack, None, out)
 
 
+# What PyTorch says when a forward on meta read a tensor's data (.item(),
+# nonzero, a boolean index, .tolist(), bool(t)), not another refusal
+_READ_WORDS = re.compile(r"data.dependent|nonzero|item\(\)|_local_scalar_dense|"
+                         r"tolist|data pointer|doesn't have storage",
+                         re.IGNORECASE)
+
+
+def _record_reading_floats(error, model, model_on_meta, args, kwargs,
+                           custom_ops, keep_graph, call, training, step):
+    """A second try on meta for a forward that read data on meta (error,
+    the first try's), with the values of the float inputs the user passed
+    as real tensors kept too (shadow.py: Shadows.floats); so a forward that
+    reads them (Idefics3 drops all-zero padding images by their pixels)
+    records on meta. None when the first try failed otherwise, no float
+    input is real, or the second try also reads what meta does not hold;
+    and for a training step (step: its state is the first try's)."""
+    if step is not None or not _READ_WORDS.search(str(error)):
+        return None
+    if not any(isinstance(t, torch.Tensor) and t.is_floating_point()
+               and not t.is_meta for t in flatten((args, kwargs))):
+        return None
+    shadows = Shadows()
+    target = model if model_on_meta else meta_copy(model, shadows)
+    if target is None:
+        return None
+    shadows.floats = True  # the inputs, not the buffers copied above
+    try:
+        with _restored(model) if target is model \
+                else contextlib.nullcontext():
+            _train(target, training)
+            rec = _run(target, to_meta_inputs(args, shadows),
+                       to_meta_inputs(kwargs, shadows),
+                       grad=keep_graph or training or step is not None,
+                       custom_ops=custom_ops, shadows=shadows,
+                       autocast_device=autocast_for(model),
+                       grad_fns=keep_graph, call=call, step=step)
+    except Exception as e:  # noqa: BLE001 - the first try's error is said
+        if not meta_caused(e):
+            raise
+        return None
+    rec.device = "meta"
+    return rec
+
+
 def _call(model, *args, **kwargs):
     return model(*args, **kwargs)
 
@@ -1131,6 +1175,11 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
             except Exception as e:  # noqa: BLE001 - reported below
                 if not meta_caused(e):
                     raise  # the forward's own error: once, as it is
+                rec = _record_reading_floats(
+                    e, model, model_on_meta, args, kwargs, custom_ops,
+                    keep_graph, call, training, step)
+                if rec is not None:
+                    return rec
                 if model_on_meta or device == "meta" or step is not None:
                     raise RecordError(
                         f"the forward pass failed on meta tensors "

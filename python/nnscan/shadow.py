@@ -13,7 +13,9 @@ can read the values (`Builder.value_of`).
 What has a shadow (docs/python.md, "Real values on the meta path"):
   - an input the user passed as a real (non-meta) integer or boolean tensor,
     and a model's integer/boolean buffers and tensor attributes when the
-    recorder copies the model to meta;
+    recorder copies the model to meta; a real float input too on the
+    recorder's second try of a forward that read data on meta
+    (Shadows.floats);
   - the output of a factory op (arange, full, ones, zeros, *_like, new_*,
     fill_, zero_; an `empty` tensor once copy_ overwrites it) of an
     integer or boolean dtype, or of a float dtype up to FLOAT_FACTORY_MAX
@@ -102,8 +104,8 @@ def _is_random(func, name):
     return tag is not None and tag in getattr(func, "tags", ())
 
 
-def _trackable_input(t):
-    return (not t.is_floating_point() and not t.is_complex()
+def _trackable_input(t, floats=False):
+    return ((floats or not t.is_floating_point()) and not t.is_complex()
             and t.numel() <= MAX_ELEMENTS)
 
 
@@ -139,6 +141,11 @@ class Shadows:
         self.holders = {}  # id(value in memo) -> meta tensors holding it
         self.by_storage = {}  # storage address -> values in memo on it
         self.alive = []    # values keyed by identity: their ids stay theirs
+        # Whether a float input adopted from now on keeps its values too
+        # (the recorder's second try of a forward that read the values of
+        # a float input, such as Idefics3's padding images: recorder.py's
+        # _record_reading_floats)
+        self.floats = False
 
     # ---- reading ----
     def value(self, t):
@@ -298,7 +305,7 @@ class Shadows:
         values; it is not in `pending`, as no op of the recording can
         change what it reads."""
         if isinstance(real, torch.Tensor) and not real.is_meta \
-                and _trackable_input(real):
+                and _trackable_input(real, self.floats):
             if real.device.type == "cpu":
                 self.set(meta, _Pending(_CLONE, (real,), {}, {},
                                         [meta], 0))

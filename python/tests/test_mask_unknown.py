@@ -155,24 +155,116 @@ class PositionsMask(nn.Module):
 
 
 @pytest.mark.parametrize("t", [64, 4100])
-def test_mask_too_large_to_track_is_partial_not_dense(t):
+def test_mask_too_large_to_track_is_counted(t):
     """Below the recorder's tracking limit (2^24 elements) the causal mask
-    is read: the products over the T(T+1)/2 pairs it keeps, by hand. Above
-    it (4100^2 > 2^24) its contents are not known: counted dense and said
-    (partial, attention.mask_unknown), where it used to read as a dense
-    count with status complete."""
+    is read from its values; above it (4100^2 > 2^24) from the positions it
+    compares (they are tracked): the same count either way, the products
+    over the T(T+1)/2 pairs it keeps, by hand. (Before, the large one was
+    counted dense: first with status complete, then said partial.)"""
     e = 2
     s = torch_api.analyze_module(PositionsMask(), (torch.randn(1, 1, t, e),),
                                  device="meta")
     tot, v2 = s.totals, s.v2["totals"]
-    dense = 2 * t * t * e
-    assert tot["macs"] == dense
-    if t * t <= 1 << 24:
-        assert tot["macs_unmasked"] == 2 * (t * (t + 1) // 2) * e
-        assert v2["unmasked_status"] == "complete"
-    else:
-        assert tot["macs_unmasked"] == dense
-        assert v2["unmasked_status"] == "partial"
-        codes = [s.v2["diagnostics"][i]["code"]
-                 for i in v2["unmasked_diagnostics"]]
-        assert codes == ["attention.mask_unknown"] * 2
+    assert tot["macs"] == 2 * t * t * e
+    assert tot["macs_unmasked"] == 2 * (t * (t + 1) // 2) * e
+    assert v2["unmasked_status"] == "complete"
+
+
+class WindowPadded(nn.Module):
+    """A sliding-window causal mask joined with a key padding mask, written
+    as older Mistral code wrote it: the pairs to leave out, an Or of two
+    position comparisons, filled with -inf; and the padding's own Where."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.w = w
+
+    def forward(self, q, keep_keys):
+        t = q.shape[-2]
+        pos = torch.arange(t, device=q.device)
+        out = (pos[None, :] > pos[:, None]) | \
+            (pos[None, :] <= pos[:, None] - self.w)
+        s = torch.matmul(q, q.transpose(-1, -2)).masked_fill(
+            out, float("-inf"))
+        pad = keep_keys[:, None, None, :].bool()
+        s = s.masked_fill(~pad, float("-inf"))
+        return torch.matmul(torch.softmax(s, dim=-1), q)
+
+
+@pytest.mark.parametrize("t", [64, 4100])
+def test_window_and_padding_too_large_to_track(t):
+    """A window w and left padding of p keys in batch row 1: row i keeps
+    the keys max(i - w + 1, p) .. i, by hand; the same whether the
+    [B, 1, T, T] mask was tracked (T=64) or not (T=4100)."""
+    b, e, w, p = 2, 2, 9, 5
+    keep = torch.ones(b, t, dtype=torch.long)
+    keep[1, :p] = 0
+    s = torch_api.analyze_module(WindowPadded(w),
+                                 (torch.randn(b, 1, t, e), keep),
+                                 device="meta")
+    allowed = sum(max(0, i - max(i - w + 1, p if r else 0) + 1)
+                  for r in range(b) for i in range(t))
+    assert s.totals["macs"] == 2 * b * t * t * e
+    assert s.totals["macs_unmasked"] == 2 * allowed * e
+    assert s.v2["totals"]["unmasked_status"] == "complete"
+
+
+class StridedMask(nn.Module):
+    """A mask the library cannot read without its values: positions
+    compared after a modulo (every third key)."""
+
+    def forward(self, q):
+        t = q.shape[-2]
+        pos = torch.arange(t, device=q.device)
+        keep = (pos[None, :] - pos[:, None]) % 3 == 0
+        s = torch.matmul(q, q.transpose(-1, -2)).masked_fill(
+            ~keep, float("-inf"))
+        return torch.matmul(torch.softmax(s, dim=-1), q)
+
+
+def test_unread_mask_too_large_to_track_is_partial():
+    """Not made of compared positions: over the tracking limit it stays a
+    mask whose contents are not known (counted dense, said partial)."""
+    t, e = 4100, 2
+    s = torch_api.analyze_module(StridedMask(), (torch.randn(1, 1, t, e),),
+                                 device="meta")
+    tot, v2 = s.totals, s.v2["totals"]
+    assert tot["macs_unmasked"] == tot["macs"] == 2 * t * t * e
+    assert v2["unmasked_status"] == "partial"
+    codes = [s.v2["diagnostics"][i]["code"]
+             for i in v2["unmasked_diagnostics"]]
+    assert codes == ["attention.mask_unknown"] * 2
+
+
+def _codes(s, totals):
+    return [s.v2["diagnostics"][i]["code"]
+            for i in totals["unmasked_diagnostics"]]
+
+
+def test_backward_of_unknown_mask_is_partial():
+    """A training summary: the recorded backward's four products over the
+    scores of an attention whose mask is not known (dO.V^T, P^T.dO, dS.K,
+    dS^T.Q) count dense and say so, as the forward's two do; by hand the
+    backward leaves nothing out (it cannot know what to leave out)."""
+    x = torch.randn(B, T, D)
+    mask = torch.zeros(B, 1, T, T)
+    s = torch_api.analyze_training(AddMask(), (x, mask), {})
+    bt = s.backward.totals
+    assert bt["macs_unmasked"] == bt["macs"]
+    assert bt["unmasked_status"] == "partial"
+    v2 = s.backward.v2["totals"]
+    assert v2["unmasked_status"] == "partial" and v2["complete"] is False
+    assert _codes(s.backward, v2) == ["attention.mask_unknown"] * 4
+    assert s.totals["unmasked_status"] == "partial"
+
+
+def test_backward_of_known_mask_is_complete():
+    """The same attention with a causal mask it builds: the backward's
+    products leave out twice the forward's pairs, by hand
+    2 * B * H * (T*T - T(T+1)/2) * 2E, with status complete."""
+    s = torch_api.analyze_training(Causal(), (torch.randn(B, T, D),), {})
+    bt = s.backward.totals
+    assert bt["macs"] - bt["macs_unmasked"] == \
+        2 * B * H * (T * T - T * (T + 1) // 2) * 2 * E
+    assert "unmasked_status" not in bt
+    assert s.backward.v2["totals"]["unmasked_status"] == "complete"

@@ -85,6 +85,61 @@ def test_mask_folded_from_range(tmp_path):
     _expect(t, i[None, :] <= i[:, None])
 
 
+@pytest.mark.parametrize("padded", [False, True])
+def test_mask_too_large_to_fold_read_from_positions(tmp_path, padded):
+    """A sliding-window causal mask built from Range and comparisons at
+    L = 300 (90,000 elements: past the 65,536 the library folds), and-ed
+    with a key padding mask given by --value: read from the positions it
+    compares (attention.c's find_masks), not counted dense. Reference: the
+    mask built with numpy."""
+    n, w, e = 300, 17, 2
+    f = TensorProto.FLOAT
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    nodes = [
+        helper.make_node("Range", ["zero", "len", "one"], ["i"]),
+        helper.make_node("Unsqueeze", ["i", "ax0"], ["col"]),   # [1, n]
+        helper.make_node("Unsqueeze", ["i", "ax1"], ["row"]),   # [n, 1]
+        helper.make_node("Sub", ["row", "w"], ["row_w"]),
+        helper.make_node("Greater", ["col", "row"], ["ahead"]),
+        helper.make_node("LessOrEqual", ["col", "row_w"], ["behind"]),
+        helper.make_node("Or", ["ahead", "behind"], ["out"]),
+        helper.make_node("Not", ["out"], ["window"]),
+    ]
+    ins = [helper.make_tensor_value_info(x, f, [1, 1, n, e])
+           for x in ("q", "k", "v")]
+    opts = []
+    keep = np.ones((1, 1, 1, n), bool)
+    if padded:
+        keep[..., :5] = False
+        ins.append(helper.make_tensor_value_info("pad", TensorProto.BOOL,
+                                                 [1, 1, 1, n]))
+        nodes.append(helper.make_node("And", ["window", "pad"], ["mask"]))
+        opts = ["--value", "pad=" + ",".join(str(int(x))
+                                            for x in keep.ravel())]
+    else:
+        nodes.append(helper.make_node("Identity", ["window"], ["mask"]))
+    nodes += [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Where", ["mask", "s", "ninf"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"]),
+    ]
+    inits = [c("zero", 0), c("len", n), c("one", 1), c("ax0", [0]),
+             c("ax1", [1]), c("w", w),
+             numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf")]
+    g = helper.make_graph(nodes, "attn", ins,
+                          [helper.make_tensor_value_info("y", f, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    t = _summary(tmp_path, m.SerializeToString(), *opts)
+    i = np.arange(n)
+    allowed = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - w) \
+        & keep[0, 0]
+    assert t["macs"] == 2 * n * n * e
+    assert t["macs"] - t["macs_unmasked"] == (n * n - int(allowed.sum())) * 2 * e
+    assert "unmasked_status" not in t
+
+
 def test_mask_input_given_with_value(tmp_path):
     """A padding mask as a graph input, its contents given with --value."""
     keep = np.ones((B, 1, 1, L), bool)

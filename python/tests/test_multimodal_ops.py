@@ -105,11 +105,50 @@ def test_complex_mul_with_complex_constant():
 
 
 def test_complex_buffer_keeps_its_elements():
-    """A complex buffer keeps its 8 complex elements (64 bytes); its
-    multiply is not yet counted, and the report says so (not a silent
-    number)."""
+    """A complex buffer keeps its 8 complex elements (64 bytes), and its
+    multiply is counted as the constant's: 6 FLOPs for each of the 8
+    complex products."""
     s = nnscan.summary(Rotary2D(True), inputs=(torch.randn(1, 4, 4),),
                        file=False)
     assert s.totals["params_total"] == 8
     assert s.totals["param_bytes"] == 64
-    assert s.uncounted_aten == {"mul": 1}
+    _complete(s)
+    assert s.totals["flops"] == 6 * 8
+
+
+class MetaRotary(torch.nn.Module):
+    """Rotary embeddings as LLaMA-1's reference code applies them (Meta's
+    llama model.py): a complex `freqs_cis` table for twice the sequence,
+    sliced to the sequence and reshaped to broadcast over the heads, times
+    the queries and keys viewed as complex."""
+
+    def __init__(self, buffer, dim=8, t=16):
+        super().__init__()
+        f = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        ang = torch.outer(torch.arange(t).float(), f)
+        fc = torch.polar(torch.ones_like(ang), ang)
+        if buffer:
+            self.register_buffer("freqs_cis", fc, persistent=False)
+        else:
+            self.freqs_cis = fc
+
+    def forward(self, xq, xk):
+        b, t, h, d = xq.shape
+        fc = self.freqs_cis[:t].view(1, t, 1, d // 2)
+        out = []
+        for x in (xq, xk):
+            xc = torch.view_as_complex(x.float().reshape(b, t, h, -1, 2))
+            out.append(torch.view_as_real(xc * fc).flatten(3).type_as(x))
+        return out
+
+
+@pytest.mark.parametrize("buffer", [True, False], ids=["buffer", "attr"])
+def test_complex_mul_llama1_freqs_cis(buffer):
+    """By hand: queries and keys [2, 8, 4, 8] are 2 * 8 * 4 * 4 complex
+    elements each, and each complex product costs 6 FLOPs; nothing else
+    in the forward computes (views, a slice, casts to the same dtype)."""
+    xq, xk = torch.randn(2, 8, 4, 8), torch.randn(2, 8, 4, 8)
+    s = nnscan.summary(MetaRotary(buffer), inputs=(xq, xk), file=False)
+    _complete(s)
+    assert s.totals["flops"] == 2 * 6 * (2 * 8 * 4 * 4)
+    assert s.totals["params_total"] == (16 * 4 if buffer else 0)

@@ -59,10 +59,11 @@ class GQA(nn.Module):
         self.o = nn.Linear(hq * hd, d, bias=False)
 
     def forward(self, x, mask=None):
-        if self.fallback and float(x.abs().sum()) < 0:  # reads activations
-            return x
         B, T, _ = x.shape
-        q = self.q(x).view(B, T, self.hq, self.hd).transpose(1, 2)
+        q = self.q(x)
+        if self.fallback and float(q.abs().sum()) < 0:  # reads activations
+            return x
+        q = q.view(B, T, self.hq, self.hd).transpose(1, 2)
         k = self.k(x).view(B, T, self.hkv, self.hd).transpose(1, 2)
         v = self.v(x).view(B, T, self.hkv, self.hd).transpose(1, 2)
         if SDPA_GQA:
@@ -438,3 +439,34 @@ def test_autocast_dtypes_are_what_autocast_runs(make, shape):
         s = nnscan.summary(off, inputs=(x,), file=False)
     assert s.json["outputs"][0]["dtype"] == "float32"
     assert not any(o["op_type"] == "Cast" for o in s.json["op_types"])
+
+
+class DropsZeroRows(nn.Module):
+    """Drops the all-zero rows of its float input by their values, as
+    Idefics3 drops padding images by their pixels, then projects the
+    rest."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        keep = (x == 0).sum(-1) != x.shape[-1]
+        return self.fc(x[keep])
+
+
+def test_float_input_read_by_value_records_on_meta():
+    """The first try on meta cannot index by the float input's values; the
+    second keeps them (recorder._record_reading_floats): recorded on meta,
+    no warning, the caller's tensor unchanged, and the MACs of the 3 rows
+    left by hand (3 * 4 * 3)."""
+    x = torch.randn(5, 4)
+    x[1] = 0
+    x[3] = 0
+    before = x.clone()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = nnscan.summary(DropsZeroRows(), inputs=(x,), file=False)
+    assert s.device == "meta"
+    assert s.layer("fc")["macs"] == 3 * 4 * 3
+    assert torch.equal(x, before)

@@ -109,9 +109,11 @@ def llava_next():
         {"input_ids": ids, **px}
 
 
-def idefics3():
+def idefics3(padded=False):
     """One image, not split: (32/8)^2 patches merged 2x2 by the pixel
-    shuffle, 4 image tokens."""
+    shuffle, 4 image tokens. padded: a batch of two prompts, the first with
+    one image and the second with two, so the processor pads the first
+    with an all-zero image, which the model drops by its pixels' values."""
     vision = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                   num_attention_heads=2, image_size=32, patch_size=8)
     cfg = transformers.Idefics3Config(
@@ -120,9 +122,15 @@ def idefics3():
     proc = transformers.Idefics3ImageProcessor(
         do_image_splitting=False, size={"longest_edge": 32},
         max_image_size={"longest_edge": 32})
-    px = proc(images=[[_image(48)]], return_tensors="pt")
+    images = [[_image(48)], [_image(48), _image(40)]] if padded \
+        else [[_image(48)]]
+    px = proc(images=images, return_tensors="pt")
     n = (32 // 8) ** 2 // 2 ** 2
-    ids = torch.tensor([[1] + [IMAGE_TOKEN] * n + [5, 6, 7]])
+    if padded:
+        ids = torch.tensor([[1] + [IMAGE_TOKEN] * n + [5] * (n + 3),
+                            [1] + [IMAGE_TOKEN] * 2 * n + [5, 6, 7]])
+    else:
+        ids = torch.tensor([[1] + [IMAGE_TOKEN] * n + [5, 6, 7]])
     return transformers.Idefics3ForConditionalGeneration, cfg, \
         {"input_ids": ids, "pixel_values": px["pixel_values"],
          "pixel_attention_mask": px["pixel_attention_mask"]}
@@ -130,14 +138,8 @@ def idefics3():
 
 MODELS = {"qwen2_vl": qwen2_vl, "qwen2_5_vl": qwen2_5_vl,
           "paligemma": paligemma, "llava_next": llava_next,
-          "idefics3": idefics3}
-
-
-# Forwards that still fall back from meta to the model's own device, and
-# the op the fallback names: Idefics3 drops all-zero padding images by the
-# pixels' values ((pixel_values == 0).sum(...) != n, then a boolean index),
-# and a recording does not track float inputs' values.
-ON_THE_CPU = {"idefics3": "nonzero"}
+          "idefics3": idefics3,
+          "idefics3_padded": lambda: idefics3(padded=True)}
 
 
 def _cast(inputs, dtype):
@@ -161,11 +163,10 @@ def test_multimodal_on_meta_against_pytorch(name, dtype):
         warnings.simplefilter("always")
         s = nnscan.summary(model, inputs=inputs, file=False)
     said = [str(w.message) for w in caught]
-    if name in ON_THE_CPU:
-        # not yet on meta: the fallback says why, and counts the same
-        assert s.device == "cpu" and ON_THE_CPU[name] in " ".join(said)
-    else:
-        assert s.device == "meta", said
+    # on meta, Idefics3 too: it drops all-zero padding images by the
+    # pixels' values, read from a second try that keeps the float inputs'
+    # values (recorder.py's _record_reading_floats)
+    assert s.device == "meta", said
     assert s.totals["params"] + s.totals.get("frozen", 0) == \
         sum(p.numel() for p in model.parameters())
     assert hf_zoo.matmul_macs(s) == ref

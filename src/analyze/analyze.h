@@ -212,6 +212,9 @@ typedef struct nns__attn_row {
   int64_t rows;           /* query rows with an allowed key */
   int64_t cols;           /* key columns with an allowed query; -1 when
                              past INT64_MAX */
+  bool unknown;           /* its mask's contents are not known: the
+                             counts above are not set, and the backward's
+                             products over its scores are flagged too */
 } nns__attn_row;
 
 typedef struct nns_analysis nns__analysis;

@@ -32,7 +32,7 @@
 #include "../ops/op.h"
 
 #define MASK_FLOOR (-1e4)
-enum { MAX_RANK = 8, MAX_MASKS = 4, MAX_STEPS = 24 };
+enum { MAX_RANK = 8, MAX_MASKS = 8, MAX_STEPS = 24, MAX_DEPTH = 8 };
 
 /* A mask's contents, read with `dims` right-aligned on the scores' dims. */
 typedef struct mask {
@@ -46,6 +46,17 @@ typedef struct mask {
   int32_t rank;
   int64_t dims[MAX_RANK];
   int64_t stride[MAX_RANK]; /* per scores axis; 0 where broadcast */
+  uint8_t cmp;  /* NNS__ATTN_LESS...: allows where this entry's value
+                   compares so to the next one's (its operand); 0: a mask of
+                   its own contents */
+  bool operand; /* the right side of the comparison before it */
+  bool span;    /* (count_pairs) a comparison that leaves each row one run
+                   of keys, found by bisection: one side sorted along the
+                   keys, the other constant along them */
+  bool key_rhs; /* (span) the right side is the one that varies by key */
+  bool always;  /* (count_pairs) one value along every axis that allows:
+                   no mask at all (transformers starts its and-ed masks
+                   from a True) */
 } mask;
 
 /* The dims of v as the counts take them: with a model m, a symbol not
@@ -142,47 +153,151 @@ static double scalar_of(const nns_model *md, const nns__value *v) {
 
 static bool masks_out(double fill) { return fill <= MASK_FLOOR; }
 
+/* ==== Masks made of compared positions ==== */
+
+static bool is_compare(uint8_t at) {
+  return at >= NNS__ATTN_LESS && at <= NNS__ATTN_GREATER_EQUAL;
+}
+
+/* !(a < b) is a >= b: positions hold no NaN. */
+static uint8_t negated(uint8_t cmp) {
+  switch (cmp) {
+  case NNS__ATTN_LESS:
+    return NNS__ATTN_GREATER_EQUAL;
+  case NNS__ATTN_LESS_EQUAL:
+    return NNS__ATTN_GREATER;
+  case NNS__ATTN_GREATER:
+    return NNS__ATTN_LESS_EQUAL;
+  default:
+    return NNS__ATTN_LESS;
+  }
+}
+
+/* a < b is b > a. */
+static uint8_t swapped(uint8_t cmp) {
+  switch (cmp) {
+  case NNS__ATTN_LESS:
+    return NNS__ATTN_GREATER;
+  case NNS__ATTN_LESS_EQUAL:
+    return NNS__ATTN_GREATER_EQUAL;
+  case NNS__ATTN_GREATER:
+    return NNS__ATTN_LESS;
+  default:
+    return NNS__ATTN_LESS_EQUAL;
+  }
+}
+
+static bool compares(uint8_t cmp, double a, double b) {
+  switch (cmp) {
+  case NNS__ATTN_LESS:
+    return a < b;
+  case NNS__ATTN_LESS_EQUAL:
+    return a <= b;
+  case NNS__ATTN_GREATER:
+    return a > b;
+  default:
+    return a >= b;
+  }
+}
+
+/* Whether dims a and b are the same but for leading ones (the same
+ * broadcast on the scores, right-aligned). */
+static bool same_but_leading_ones(const int64_t *a, int32_t ra,
+                                  const int64_t *b, int32_t rb) {
+  while (ra > 0 && a[0] == 1) {
+    a++;
+    ra--;
+  }
+  while (rb > 0 && b[0] == 1) {
+    b++;
+    rb--;
+  }
+  return ra == rb && !memcmp(a, b, (size_t)ra * sizeof *a);
+}
+
 /* Goes back from a mask operand v to known contents, through ops that
  * keep values (a reshape keeps the dims it is read with, a broadcast takes
  * its input's) and, for an additive mask, a Where that picks between an
- * allowing value and a very negative one. */
-static bool find_mask(const nns_model *md, const nns__value *v, bool select,
-                      bool want, mask *out) {
+ * allowing value and a very negative one. A boolean mask whose contents
+ * are not known (one too large for a binding to track: a causal mask over
+ * 2^24 elements) is read from how it was made, where that needs no more
+ * than the positions it compares: an And of masks (or an Or of masks
+ * negated) is its masks, each an entry, and a comparison of two known
+ * tensors (query positions against key positions, as transformers builds
+ * its causal and sliding-window masks) two entries, compared
+ * element by element when counted. Fills out[0..room) and gives the
+ * number of entries, 0 when the mask is not known. depth < 0: a value
+ * (a comparison's side), read through ops that keep values only. */
+static int find_masks(const nns_model *md, const nns__value *v, bool select,
+                      bool want, mask *out, int room, int depth) {
+  if (room < 1 || depth > MAX_DEPTH)
+    return 0;
   memset(out, 0, sizeof *out);
   out->select = select;
   out->want = want;
   if (!dims_of(md, v, &out->rank, out->dims))
-    return false;
+    return 0;
   for (int steps = 0; steps < MAX_STEPS; steps++) {
     if (contents(md, v, out))
-      return true;
+      return 1;
     const nns__node *p = v->producer;
     if (!p || !p->op || p->n_in < 1 || !p->in[0])
-      return false;
-    if (p->op->attn == NNS__ATTN_KEEP) {
+      return 0;
+    uint8_t at = p->op->attn;
+    if (at == NNS__ATTN_KEEP) {
       const nns__value *in = p->in[0];
       if (numel_of(md, in) != numel_of(md, v) &&
           !dims_of(md, in, &out->rank, out->dims))
-        return false;
+        return 0;
       v = in;
       continue;
     }
-    if (p->op->attn == NNS__ATTN_SELECT && !out->select && p->n_in == 3) {
+    if (at == NNS__ATTN_SELECT && !out->select && p->n_in == 3) {
       /* additive mask = Where(cond, a, b), a and b one number each */
       double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
       if (isnan(a) || isnan(b) || masks_out(a) == masks_out(b))
-        return false;
+        return 0;
       out->select = true;
       out->want = !masks_out(a);
       if (numel_of(md, p->in[0]) != numel_of(md, v) &&
           !dims_of(md, p->in[0], &out->rank, out->dims))
-        return false;
+        return 0;
       v = p->in[0];
       continue;
     }
-    return false;
+    /* how a boolean mask was made: read at its own dims only (not
+     * through a reshape that changed them, but for leading ones) */
+    int64_t d[MAX_RANK];
+    int32_t r;
+    if (depth < 0 || !out->select || !dims_of(md, v, &r, d) ||
+        !same_but_leading_ones(d, r, out->dims, out->rank))
+      return 0;
+    if (at == NNS__ATTN_NOT) {
+      out->want = !out->want;
+      v = p->in[0];
+      continue;
+    }
+    if (p->n_in != 2 || !p->in[1])
+      return 0;
+    bool w = out->want;
+    if ((at == NNS__ATTN_AND && w) || (at == NNS__ATTN_OR && !w)) {
+      /* allowed where both allow (or both do not): a mask each */
+      int n1 = find_masks(md, p->in[0], true, w, out, room, depth + 1);
+      int n2 = n1 ? find_masks(md, p->in[1], true, w, out + n1, room - n1,
+                               depth + 1)
+                  : 0;
+      return n2 ? n1 + n2 : 0;
+    }
+    if (is_compare(at) && room >= 2 &&
+        find_masks(md, p->in[0], true, true, &out[0], 1, -1) &&
+        find_masks(md, p->in[1], true, true, &out[1], 1, -1)) {
+      out[0].cmp = w ? at : negated(at);
+      out[1].operand = true;
+      return 2;
+    }
+    return 0;
   }
-  return false;
+  return 0;
 }
 
 /* ==== The pattern ==== */
@@ -212,10 +327,14 @@ static bool at_scores(match *mt, const nns__value *out) {
   return r == mt->rank && !memcmp(d, mt->dims, (size_t)r * sizeof *d);
 }
 
-static bool add_mask(match *mt, const mask *m) {
-  if (mt->n_masks == MAX_MASKS || m->rank > mt->rank)
+static bool add_masks(match *mt, const mask *m, int n) {
+  if (n < 1 || mt->n_masks + n > MAX_MASKS)
     return false;
-  mt->masks[mt->n_masks++] = *m;
+  for (int k = 0; k < n; k++)
+    if (m[k].rank > mt->rank)
+      return false;
+  memcpy(&mt->masks[mt->n_masks], m, (size_t)n * sizeof *m);
+  mt->n_masks += n;
   return true;
 }
 
@@ -254,7 +373,8 @@ static bool back_to_scores(const nns__value *v, match *mt) {
     if (!p || !p->op || p->n_out < 1 || p->out[0] != v)
       return false;
     int64_t n = numel_of(mt->m, v);
-    mask m;
+    mask m[MAX_MASKS];
+    int nm = 0, room = MAX_MASKS - mt->n_masks;
     switch (p->op->attn) {
     case NNS__ATTN_PRODUCT:
       mt->qk = p;
@@ -280,7 +400,7 @@ static bool back_to_scores(const nns__value *v, match *mt) {
       int side = -1;
       for (int s = 1; s >= 0 && side < 0; s--)
         if (numel_of(mt->m, p->in[1 - s]) == n &&
-            find_mask(mt->m, p->in[s], false, false, &m))
+            (nm = find_masks(mt->m, p->in[s], false, false, m, room, 0)))
           side = s;
       if (side < 0) { /* walk on along the scores, to tell the mask */
         for (int s = 1; s >= 0 && side < 0; s--)
@@ -293,7 +413,7 @@ static bool back_to_scores(const nns__value *v, match *mt) {
         v = p->in[1 - side];
         break;
       }
-      if (!add_mask(mt, &m))
+      if (!add_masks(mt, m, nm))
         return false;
       v = p->in[1 - side];
       break;
@@ -309,9 +429,9 @@ static bool back_to_scores(const nns__value *v, match *mt) {
                      : 0;
       if (!keep)
         return false;
-      if (!find_mask(mt->m, p->in[0], true, keep == 1, &m))
+      if (!(nm = find_masks(mt->m, p->in[0], true, keep == 1, m, room, 0)))
         mt->unknown = p; /* walk on along the scores, to tell the mask */
-      else if (!add_mask(mt, &m))
+      else if (!add_masks(mt, m, nm))
         return false;
       v = p->in[keep];
       break;
@@ -363,12 +483,75 @@ static bool over_keys(const nns__node *n) {
 
 /* ==== Counting ==== */
 
+/* Narrows [lo, hi) to the keys comparison m (a span: count_pairs) allows
+ * in the row where its sides start at oa and ob: a side sorted along the
+ * keys is <= or < the other on a prefix of them, >= or > on a suffix. */
+static void span_of(const mask *m, int64_t oa, int64_t ob, int64_t S, int r,
+                    int64_t *lo, int64_t *hi) {
+  const mask *x = m, *y = m + 1; /* x: the side that varies by key */
+  uint8_t cmp = m->cmp;
+  if (m->key_rhs) {
+    x = m + 1;
+    y = m;
+    int64_t t = oa;
+    oa = ob;
+    ob = t;
+    cmp = swapped(cmp);
+  }
+  double yv = elem(y, ob);
+  int64_t st = x->stride[r - 1];
+  if (!st) { /* neither varies by key: all or none */
+    if (!compares(cmp, elem(x, oa), yv))
+      *hi = 0;
+    return;
+  }
+  /* the first key where x > y (for <=, >) or x >= y (for <, >=) */
+  bool past = cmp == NNS__ATTN_LESS_EQUAL || cmp == NNS__ATTN_GREATER;
+  int64_t a = 0, b = S;
+  while (a < b) {
+    int64_t mid = a + (b - a) / 2;
+    double xv = elem(x, oa + mid * st);
+    if (past ? xv > yv : xv >= yv)
+      b = mid;
+    else
+      a = mid + 1;
+  }
+  if (cmp == NNS__ATTN_LESS || cmp == NNS__ATTN_LESS_EQUAL) {
+    if (a < *hi)
+      *hi = a;
+  } else if (a > *lo) {
+    *lo = a;
+  }
+}
+
+/* Whether every run of m's contents along the keys (S long, contiguous)
+ * is in ascending order. */
+static bool sorted_by_key(const mask *m, int64_t S) {
+  int64_t n = 1;
+  for (int32_t k = 0; k < m->rank; k++)
+    n *= m->dims[k];
+  for (int64_t row = 0; row + S <= n; row += S)
+    for (int64_t s = row + 1; s < row + S; s++)
+      if (!(elem(m, s - 1) <= elem(m, s)))
+        return false;
+  return true;
+}
+
 /* Pairs the masks allow in the row starting at offs[] (one per mask); with
  * seen, also marks there the keys the row allows. One pass does both: a
  * second pass to mark keys, element by element through allows(), was most
  * of a causal LLaMA-3-8B analysis at 2,048 tokens. */
+/* The one mask that, beside comparisons read by bisection, varies by key
+ * but not by query (a padding mask): its allowed keys counted once per
+ * row of its own (prefix sums), so a row's count is O(1). */
+typedef struct prefix {
+  int k;        /* its entry in the match, or -1: none */
+  int64_t off;  /* the row of it cnt holds, or -1 */
+  int64_t *cnt; /* cnt[s]: keys below s it allows (S + 1) */
+} prefix;
+
 static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S,
-                           uint8_t *seen) {
+                           uint8_t *seen, prefix *pf) {
   int r = mt->rank;
   int64_t a = 0;
   if (mt->n_masks == 1) {
@@ -408,10 +591,46 @@ static int64_t row_allowed(const match *mt, const int64_t *offs, int64_t S,
       return a;
     }
   }
-  for (int64_t s = 0; s < S; s++) {
+  /* the keys [lo, hi) every comparison read by bisection leaves; the
+   * other masks are read key by key within them */
+  int64_t lo = 0, hi = S;
+  bool rest = false;
+  for (int k = 0; k < mt->n_masks; k++) {
+    const mask *m = &mt->masks[k];
+    if (m->cmp && m->span)
+      span_of(m, offs[k], offs[k + 1], S, r, &lo, &hi);
+    else if (!m->operand && !m->always)
+      rest = true;
+  }
+  if (hi <= lo)
+    return 0;
+  if (!rest || pf->k >= 0) {
+    /* seen: the run (count_pairs leaves out, per group, the keys the
+     * prefix's mask does not allow) */
+    if (seen)
+      memset(seen + lo, 1, (size_t)(hi - lo));
+    if (!rest)
+      return hi - lo;
+    const mask *m = &mt->masks[pf->k];
+    if (pf->off != offs[pf->k]) {
+      pf->off = offs[pf->k];
+      pf->cnt[0] = 0;
+      for (int64_t s = 0; s < S; s++)
+        pf->cnt[s + 1] =
+            pf->cnt[s] + allows(m, pf->off + s * m->stride[r - 1]);
+    }
+    return pf->cnt[hi] - pf->cnt[lo];
+  }
+  for (int64_t s = lo; s < hi; s++) {
     bool ok = true;
-    for (int k = 0; k < mt->n_masks && ok; k++)
-      ok = allows(&mt->masks[k], offs[k] + s * mt->masks[k].stride[r - 1]);
+    for (int k = 0; k < mt->n_masks && ok; k++) {
+      const mask *m = &mt->masks[k];
+      if (m->operand || m->always || (m->cmp && m->span))
+        continue;
+      ok = m->cmp ? compares(m->cmp, elem(m, offs[k] + s * m->stride[r - 1]),
+                             elem(m + 1, offs[k + 1] + s * m[1].stride[r - 1]))
+                  : allows(m, offs[k] + s * m->stride[r - 1]);
+    }
     a += ok;
     if (seen)
       seen[s] |= ok;
@@ -443,6 +662,26 @@ static bool count_pairs(match *mt, pairs *out) {
       st *= d;
     }
   }
+  /* A plain mask of one value that allows (strides all 0) is none. */
+  for (int k = 0; k < mt->n_masks; k++) {
+    mask *m = &mt->masks[k];
+    bool flat = !m->cmp && !m->operand;
+    for (int ax = 0; ax < r && flat; ax++)
+      flat = !m->stride[ax];
+    m->always = flat && allows(m, 0);
+  }
+  /* A comparison whose one side varies by key, in order, and the other
+   * not, leaves each row a run of keys: found by bisection (a causal or
+   * sliding-window mask at any length, O(log S) a row). */
+  for (int k = 0; k + 1 < mt->n_masks; k++) {
+    mask *m = &mt->masks[k];
+    if (!m->cmp)
+      continue;
+    bool ka = m->stride[r - 1] != 0, kb = m[1].stride[r - 1] != 0;
+    m->key_rhs = kb;
+    m->span = !(ka && kb) &&
+              (!(ka || kb) || sorted_by_key(kb ? &m[1] : m, mt->dims[r - 1]));
+  }
   /* Axes before the keys' along which some mask varies are walked; the
    * others multiply. */
   int vary[MAX_RANK], nv = 0;
@@ -473,6 +712,23 @@ static bool count_pairs(match *mt, pairs *out) {
   bool any = false;
   if (key_vary && !seen)
     return false;
+  /* A padding mask beside bisected comparisons: from prefix sums. */
+  prefix pf = {-1, -1, NULL};
+  int plain = 0, spans = 0;
+  for (int k = 0; k < mt->n_masks; k++) {
+    const mask *m = &mt->masks[k];
+    if (m->cmp && m->span)
+      spans++;
+    else if (!m->operand && !m->always && plain++ == 0)
+      pf.k = k;
+  }
+  if (plain != 1 || !spans || !mt->masks[pf.k].stride[r - 1] ||
+      mt->masks[pf.k].stride[r - 2] || mt->masks[pf.k].cmp)
+    pf.k = -1;
+  if (pf.k >= 0 && !(pf.cnt = malloc(((size_t)S + 1) * sizeof *pf.cnt))) {
+    free(seen);
+    return false;
+  }
   int64_t idx[MAX_RANK] = {0}, offs[MAX_MASKS], sum = 0, nonempty = 0;
   for (;;) {
     for (int k = 0; k < mt->n_masks; k++) {
@@ -480,13 +736,15 @@ static bool count_pairs(match *mt, pairs *out) {
       for (int j = 0; j < nv; j++)
         offs[k] += idx[j] * mt->masks[k].stride[vary[j]];
     }
-    int64_t a = mt->n_masks ? row_allowed(mt, offs, S, seen) : S;
+    int64_t a = mt->n_masks ? row_allowed(mt, offs, S, seen, &pf) : S;
     sum += a;
     nonempty += a > 0;
     any = any || a > 0;
     if (!lvary || idx[nv - 1] == mt->dims[r - 2] - 1) {
+      /* the prefix's mask is one row of it per group (it does not vary
+       * by query): the keys it leaves out are no columns */
       for (int64_t k = 0; seen && k < S; k++)
-        cols += seen[k];
+        cols += seen[k] && (pf.k < 0 || pf.cnt[k + 1] > pf.cnt[k]);
       if (seen)
         memset(seen, 0, (size_t)S);
       else if (any && !nns__add_i64(cols, S, &cols))
@@ -503,6 +761,7 @@ static bool count_pairs(match *mt, pairs *out) {
       break;
   }
   free(seen);
+  free(pf.cnt);
   /* cols only serve the backward: past INT64_MAX they are unknown (-1) */
   if (cols == INT64_MAX || !nns__mul_i64(cols, cmult, &out->cols))
     out->cols = -1;
@@ -563,10 +822,32 @@ static bool same_masks(const match *x, const match *y) {
     const mask *p = &x->masks[k], *q = &y->masks[k];
     if (p->c != q->c || p->raw != q->raw || p->dtype != q->dtype ||
         p->select != q->select || p->want != q->want || p->rank != q->rank ||
+        p->cmp != q->cmp || p->operand != q->operand ||
         memcmp(p->dims, q->dims, (size_t)p->rank * sizeof *p->dims))
       return false;
   }
   return true;
+}
+
+/* Keeps an attention for the backward (nns__attention_backward), where
+ * its two products share a module: the pairs counted, or (pr NULL) none,
+ * its mask not known. */
+static void keep_row(nns__analysis *a, match *mt, const pairs *pr) {
+  const char *scope = mt->qk->scope;
+  if (!a->attn || !scope || !mt->pv->scope || strcmp(scope, mt->pv->scope) ||
+      (!mt->rank && !at_scores(mt, mt->qk->out[0])))
+    return;
+  nns__attn_row *row = &a->attn[a->n_attn++];
+  memset(row, 0, sizeof *row);
+  row->scope = scope;
+  row->rank = mt->rank;
+  memcpy(row->dims, mt->dims, sizeof row->dims);
+  row->unknown = !pr;
+  if (pr) {
+    row->allowed = pr->allowed;
+    row->rows = pr->rows;
+    row->cols = pr->cols;
+  }
 }
 
 void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
@@ -616,6 +897,7 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
         /* its two products' unmasked counts are dense: not exact */
         a->nodes[mt.qk->index].flags |= NNS_COUNT_MASK_UNKNOWN;
         a->nodes[mt.pv->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+        keep_row(a, &mt, NULL);
       }
       continue;
     }
@@ -634,18 +916,7 @@ void nns__attention_unmasked(nns_model *m, nns__analysis *a) {
     }
     if (!last_ok || !apply(a, &mt, &last_pairs))
       continue;
-    /* kept for the backward (nns__attention_backward), where the two
-     * products share a module */
-    const char *scope = mt.qk->scope;
-    if (a->attn && scope && mt.pv->scope && !strcmp(scope, mt.pv->scope)) {
-      nns__attn_row *row = &a->attn[a->n_attn++];
-      row->scope = scope;
-      row->rank = mt.rank;
-      memcpy(row->dims, mt.dims, sizeof row->dims);
-      row->allowed = last_pairs.allowed;
-      row->rows = last_pairs.rows;
-      row->cols = last_pairs.cols;
-    }
+    keep_row(a, &mt, &last_pairs);
   }
   free(u.one);
   free(u.count);
@@ -677,6 +948,8 @@ static const nns__attn_row *forward_row(const nns__analysis *fwd,
     if (dims[rank - 2] != (transposed ? S : L) ||
         dims[rank - 1] != (transposed ? L : S))
       continue;
+    if (row->unknown)
+      return row; /* a mask not known there: flagged whatever the rest */
     if (found && (found->allowed != row->allowed || found->rows != row->rows ||
                   found->cols != row->cols))
       return NULL;
@@ -757,6 +1030,13 @@ static void backward_product(nns__analysis *a, const nns__analysis *fwd,
       side = k;
     }
   }
+  /* over the scores of an attention whose mask is not known: dense, and
+   * said (as its forward products are) */
+  for (int k = 0; k < 3; k++)
+    if (rows[k] && rows[k]->unknown) {
+      a->nodes[n->index].flags |= NNS_COUNT_MASK_UNKNOWN;
+      return;
+    }
   if (found != 1)
     return;
   const nns__attn_row *row = rows[side];

@@ -1095,12 +1095,18 @@ static const nns__attr_spec clip6_attrs[] = {
   {"", nm, 1, 6, roles, legacy_bcast_attrs, shape, fold,                       \
    .cost = eltwise1_cost},                                                     \
   {"", nm, 7, NNS__OPSET_MAX, roles, NULL, shape, fold, .cost = eltwise1_cost}
-/* Comparisons: no gradient flows through them (their output is bool). */
-#define COMPARE_1_7(nm, fold)                                                  \
+/* And, Or: how masks are joined (NNS__ATTN_AND, _OR) */
+#define LOGIC_1_7(nm, fold, at)                                                \
   {"", nm, 1, 6, "aa", legacy_bcast_attrs, bool_binary_shape, fold,            \
-   .cost = eltwise1_cost, .no_grad = "1"},                                     \
+   .cost = eltwise1_cost, .attn = at},                                         \
   {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape, fold,              \
-   .cost = eltwise1_cost, .no_grad = "1"}
+   .cost = eltwise1_cost, .attn = at}
+/* Comparisons: no gradient flows through them (their output is bool). */
+#define COMPARE_1_7(nm, fold, at)                                              \
+  {"", nm, 1, 6, "aa", legacy_bcast_attrs, bool_binary_shape, fold,            \
+   .cost = eltwise1_cost, .no_grad = "1", .attn = at},                         \
+  {"", nm, 7, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape, fold,              \
+   .cost = eltwise1_cost, .no_grad = "1", .attn = at}
 #define ARITH(nm, fold, at)                                                    \
   {"", nm, 1, 5, "aa", legacy_bcast_consumed_attrs, binary_shape, fold,        \
    .cost = eltwise1_cost, .attn = at},                                         \
@@ -1125,18 +1131,20 @@ const nns__op nns__ops_eltwise[] = {
      NULL,
      .cost = eltwise1_cost},
 
-    COMPARE_1_7("Equal", equal_fold),
-    COMPARE_1_7("Less", less_fold),
-    COMPARE_1_7("Greater", greater_fold),
+    COMPARE_1_7("Equal", equal_fold, 0),
+    COMPARE_1_7("Less", less_fold, NNS__ATTN_LESS),
+    COMPARE_1_7("Greater", greater_fold, NNS__ATTN_GREATER),
     {"", "LessOrEqual", 12, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape,
-     less_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
+     less_equal_fold, .cost = eltwise1_cost, .no_grad = "1",
+     .attn = NNS__ATTN_LESS_EQUAL},
     {"", "GreaterOrEqual", 12, NNS__OPSET_MAX, "aa", NULL, bool_binary_shape,
-     greater_equal_fold, .cost = eltwise1_cost, .no_grad = "1"},
-    BINARY_1_7("And", "aa", bool_binary_shape, and_fold),
-    BINARY_1_7("Or", "aa", bool_binary_shape, or_fold),
+     greater_equal_fold, .cost = eltwise1_cost, .no_grad = "1",
+     .attn = NNS__ATTN_GREATER_EQUAL},
+    LOGIC_1_7("And", and_fold, NNS__ATTN_AND),
+    LOGIC_1_7("Or", or_fold, NNS__ATTN_OR),
     BINARY_1_7("Xor", "aa", bool_binary_shape, xor_fold),
     {"", "Not", 1, NNS__OPSET_MAX, "a", NULL, nns__same_shape, not_fold,
-     .cost = eltwise1_cost},
+     .cost = eltwise1_cost, .attn = NNS__ATTN_NOT},
     /* Bitwise ops (opset 18) on integers: one operation per element of Y,
      * like And/Or/Xor/Not; no gradient flows through integers. */
     {"", "BitwiseAnd", 18, NNS__OPSET_MAX, "aa", NULL, binary_shape, NULL,

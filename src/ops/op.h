@@ -265,7 +265,16 @@ enum {
   NNS__ATTN_SELECT,  /* Where(cond, a, b): one of a, b the scores, the other a
                         very negative fill */
   NNS__ATTN_SCALE,   /* multiplies or divides the scores by a constant */
-  NNS__ATTN_KEEP     /* passes values on (reshape, cast, broadcast, dropout) */
+  NNS__ATTN_KEEP,    /* passes values on (reshape, cast, broadcast, dropout) */
+  /* How a boolean mask is made, read where its contents are not known (a
+   * mask too large to track): from known positions compared, joined. */
+  NNS__ATTN_AND,           /* both allow */
+  NNS__ATTN_OR,            /* either allows */
+  NNS__ATTN_NOT,           /* allows where its input does not */
+  NNS__ATTN_LESS,          /* a < b */
+  NNS__ATTN_LESS_EQUAL,    /* a <= b */
+  NNS__ATTN_GREATER,       /* a > b */
+  NNS__ATTN_GREATER_EQUAL  /* a >= b */
 };
 
 /* The role letter of input i of node n ('a' when the op is unknown or

@@ -1059,9 +1059,40 @@ static nns_status pad_rf(nns__ictx *cx, const nns__rf *in, nns__rf *out) {
   return NNS_OK;
 }
 
+/* ==== view_as_real (pytorch.aten) ==== */
+
+/* PyTorch's view_as_real: a complex tensor read as its (real, imaginary)
+ * pairs, (..., 2) of the real type. A view, so free; the recorder reads a
+ * complex buffer through it where complex arithmetic is spelled on that
+ * form (docs/metrics.md, "Complex multiply"). */
+static nns_status view_as_real_shape(nns__ictx *cx) {
+  const nns__type *x = nns__in_type(cx, 0);
+  int32_t dt = nns__in_dtype(cx, 0);
+  int32_t real = dt == NNS_DT_COMPLEX64    ? NNS_DT_FLOAT
+                 : dt == NNS_DT_COMPLEX128 ? NNS_DT_DOUBLE
+                                           : 0;
+  if (!real)
+    return nns__fail(cx, NNS_E_SHAPE, "input is not complex (%s)",
+                     nns_dtype_name(dt));
+  if (!x || x->rank < 0) {
+    nns__out_shape(cx, 0, real, -1);
+    return NNS_OK;
+  }
+  if (x->rank + 1 > NNS__RANK_LIMIT)
+    return rank_limit(cx, x->rank + 1);
+  nns__dim *d = nns__out_shape(cx, 0, real, x->rank + 1);
+  for (int32_t k = 0; d && k < x->rank; k++)
+    d[k] = x->dims[k];
+  if (d)
+    d[x->rank] = nns__dim_known(2);
+  return NNS_OK;
+}
+
 /* ==== Table ==== */
 
 const nns__op nns__ops_shape[] = {
+    {"pytorch.aten", "view_as_real", 1, 1, "a", NULL, view_as_real_shape,
+     NULL, NNS__VIEW},
     {"", "Reshape", 1, 4, "a", reshape1_attrs, reshape_shape, copy_fold,
      NNS__VIEW, .rf = nns__rf_view, .rf_parts = true, .attn = NNS__ATTN_KEEP},
     {"", "Reshape", 5, 13, "ac", NULL, reshape_shape, copy_fold,
