@@ -94,4 +94,11 @@ int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes);
 nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op);
 /* MatMul of the first two tensor arguments. */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op);
+
+/* The family tables beside aten.c's, each sorted by name, for
+ * nns__aten_find and nns__aten_entry: layout, indexing, scatter/gather,
+ * sorting (aten_shape.c); convolution, norm, pooling, resizing, padding,
+ * attention variants and their backward kernels (aten_nn.c). */
+const nns__aten_op *nns__aten_shape_table(size_t *n);
+const nns__aten_op *nns__aten_nn_table(size_t *n);
 #endif

@@ -1,0 +1,673 @@
+/*
+ * aten_nn.c - the aten table's neural-network family: convolution, norm,
+ * pooling, upsampling, padding, attention variants and their backward
+ * kernels. Each lowers to the nodes python/nnscan/ops_map.py's rule for
+ * it writes (op types, attributes, constant inputs; the nodes of one call
+ * one kernel), so a .pt2 and a live recording count alike. Variants of an
+ * op another entry lowers (_convolution, the fused attention kernels) go
+ * through that entry, with their arguments renamed where their schema
+ * names them otherwise.
+ */
+#include "aten_int.h"
+
+#include <string.h>
+
+enum { R_MAX = 16 };
+
+/* String attribute `name` of the node just added. */
+static nns_status attr_s(nns__aten_call *c, const char *name,
+                         const char *v) {
+  return nns_builder_attr_string(c->b, name, v, strlen(v), c->err);
+}
+
+
+/* The sizes of meta m when all are known (rank <= R_MAX). */
+static bool known(const nns__aten_meta *m, int64_t *dims) {
+  if (!m || m->rank < 0 || m->rank > R_MAX)
+    return false;
+  for (int k = 0; k < m->rank; k++) {
+    if (m->dims[k] < 0)
+      return false;
+    dims[k] = m->dims[k];
+  }
+  return true;
+}
+
+static int64_t prod(const int64_t *d, int n) {
+  int64_t p = 1;
+  for (int k = 0; k < n; k++)
+    p *= d[k];
+  return p;
+}
+
+static nns_status reshape_to(nns__aten_call *c, const char *src,
+                             const int64_t *dims, int n, const char *out) {
+  const char *ins[] = {src, nns__aten_const_ints(c, dims, n, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &out, 1));
+  for (int k = 0; k < n; k++)
+    if (dims[k] == 0)
+      return nns_builder_attr_int(c->b, "allowzero", 1, c->err);
+  return NNS_OK;
+}
+
+/* The call lowered through the entry of aten op `name`, its arguments
+ * named `from[k]` renamed `to[k]` (n pairs). */
+static nns_status as_op(nns__aten_call *c, const char *name,
+                        const char *const *from, const char *const *to,
+                        int n) {
+  const nns__aten_op *e = nns__aten_find(name);
+  if (!e || c->n_args > 64)
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[64];
+  for (int32_t k = 0; k < c->n_args; k++) {
+    args[k] = c->args[k];
+    for (int j = 0; j < n; j++)
+      if (args[k].name && !strcmp(args[k].name, from[j]))
+        args[k].name = to[j];
+  }
+  nns__aten_call inner = *c;
+  inner.args = args;
+  return nns__aten_lower(&inner, e);
+}
+
+/* ==== Convolution and normalisation ==== */
+
+/* _convolution: convolution's rule. */
+static nns_status convolution_(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  return as_op(c, "convolution", NULL, NULL, 0);
+}
+
+/* native_batch_norm, _native_batch_norm_legit, cudnn_batch_norm (whose
+ * eps is named epsilon): batch_norm's rule, the first output. */
+static nns_status native_batch_norm(nns__aten_call *c,
+                                    const nns__aten_op *op) {
+  (void)op;
+  static const char *const from[] = {"epsilon"}, *const to[] = {"eps"};
+  return as_op(c, "batch_norm", from, to, 1);
+}
+
+/* native_group_norm(input, weight, bias, N, C, HxW, group, eps) as
+ * torch.onnx exports GroupNorm below opset 18: x as (N, G, -1),
+ * InstanceNormalization (scale, bias constants), back to x's shape, then
+ * the per-channel weight and bias (Reshape, Mul; Reshape, Add). */
+static nns_status native_group_norm(nns__aten_call *c,
+                                    const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input");
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t dx[R_MAX];
+  int64_t n = nns__aten_int(c, "N", -1), ch = nns__aten_int(c, "C", -1);
+  int64_t g = nns__aten_int(c, "group", -1);
+  if (!x || !known(mx, dx) || mx->rank < 2 || n < 0 || ch < 0 || g < 1 ||
+      !c->outs[0])
+    return NNS_E_NOTFOUND;
+  const char *w = A_T(c, "weight"), *bias = A_T(c, "bias");
+  int64_t total = prod(dx, mx->rank);
+  int64_t grouped[3] = {n, g, total / (n * g > 0 ? n * g : 1)};
+  size_t first = *c->node_count;
+  const char *gx = c->fresh(c->fe), *normed = c->fresh(c->fe);
+  A_TRY(reshape_to(c, x, grouped, 3, gx));
+  const char *ins[] = {gx, nns__aten_filler(c, mx->dtype, 1, &g),
+                       nns__aten_filler(c, mx->dtype, 1, &g)};
+  if (!ins[1] || !ins[2])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "InstanceNormalization", "", ins, 3, &normed, 1));
+  A_TRY(nns_builder_attr_float(c->b, "epsilon",
+                               nns__aten_float(c, "eps", 1e-5), c->err));
+  const char *steps[2][2] = {{"Mul", w}, {"Add", bias}};
+  int last = bias ? 1 : w ? 0 : -1;
+  const char *cur = last < 0 ? c->outs[0] : c->fresh(c->fe);
+  A_TRY(reshape_to(c, normed, dx, mx->rank, cur));
+  int64_t per[R_MAX];
+  per[0] = ch;
+  for (int k = 1; k < mx->rank - 1; k++)
+    per[k] = 1;
+  for (int s = 0; s < 2; s++) {
+    if (!steps[s][1])
+      continue;
+    const char *u = c->fresh(c->fe);
+    A_TRY(reshape_to(c, steps[s][1], per, mx->rank - 1, u));
+    const char *next = s == last ? c->outs[0] : c->fresh(c->fe);
+    const char *in2[] = {cur, u};
+    A_TRY(nns__aten_node(c, steps[s][0], "", in2, 2, &next, 1));
+    cur = next;
+  }
+  return nns__aten_kernel(c, first);
+}
+
+/* _weight_norm_interface(v, g, dim) -> (w, norm): the norm of v over
+ * every dim but dim (kept), w = v * (g / norm). */
+static nns_status weight_norm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *v = A_T(c, "v"), *g = A_T(c, "g");
+  const nns__aten_meta *mv = A_META(c, v);
+  if (!v || !g || !mv || mv->rank < 0 || mv->rank > R_MAX || c->n_outs < 1 ||
+      !c->outs[0])
+    return NNS_E_NOTFOUND;
+  int r = mv->rank;
+  int64_t dim = nns__aten_int(c, "dim", 0), axes[R_MAX];
+  int n = 0;
+  for (int k = 0; k < r; k++)
+    if (dim == -1 || k != (dim % r + r) % r)
+      axes[n++] = k;
+  size_t first = *c->node_count;
+  const char *norm = c->n_outs > 1 && c->outs[1] ? c->outs[1]
+                                                   : c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "ReduceL2", "", &v, 1, &norm, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "axes", axes, (size_t)n, c->err));
+  A_TRY(nns_builder_attr_int(c->b, "keepdims", 1, c->err));
+  const char *scale = c->fresh(c->fe);
+  const char *div[] = {g, norm}, *mul[] = {v, scale};
+  A_TRY(nns__aten_node(c, "Div", "", div, 2, &scale, 1));
+  A_TRY(nns__aten_node(c, "Mul", "", mul, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* ==== Pooling and resizing ==== */
+
+/* max_pool1d/3d_with_indices: max_pool2d_with_indices's rule. */
+static nns_status max_pool_ix(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  return as_op(c, "max_pool2d_with_indices", NULL, NULL, 0);
+}
+
+/* _adaptive_avg_pool2d/3d, adaptive_max_pool1d/2d/3d (self, output_size),
+ * as torch.onnx exports them: Global*Pool for a 1x..x1 output; a nearest
+ * Resize when every output size is a multiple of the input's (windows of
+ * one element) and one is larger; else *Pool with kernel in - (out - 1) *
+ * (in // out), stride in // out. Growing by other factors: not lowered. */
+static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  int64_t dx[R_MAX], dy[R_MAX];
+  if (!x || !known(mx, dx) || !known(mo, dy) || mx->rank < 3 ||
+      mo->rank != mx->rank)
+    return NNS_E_NOTFOUND;
+  bool max = !strcmp(op->onnx, "GlobalMaxPool/MaxPool/Resize");
+  int r = mx->rank - 2;
+  bool global = true, multiple = true, larger = false;
+  for (int a = 0; a < r; a++) {
+    int64_t i = dx[2 + a], o = dy[2 + a];
+    global = global && o == 1;
+    multiple = multiple && i > 0 && o >= i && o % i == 0;
+    larger = larger || o > i;
+  }
+  if (global)
+    return nns__aten_node(c, max ? "GlobalMaxPool" : "GlobalAveragePool", "",
+                          &x, 1, c->outs, 1);
+  if (multiple && larger) {
+    const char *ins[] = {x, "", "", nns__aten_const_ints(c, dy, mo->rank,
+                                                         false)};
+    if (!ins[3])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
+    A_TRY(attr_s(c, "mode", "nearest"));
+    A_TRY(attr_s(c, "nearest_mode", "floor"));
+    return attr_s(c, "coordinate_transformation_mode",
+                                   "asymmetric");
+  }
+  if (larger)
+    return NNS_E_NOTFOUND;
+  int64_t k[R_MAX], s[R_MAX], p[2 * R_MAX] = {0};
+  for (int a = 0; a < r; a++) {
+    if (dy[2 + a] <= 0)
+      return NNS_E_NOTFOUND;
+    s[a] = dx[2 + a] / dy[2 + a];
+    k[a] = dx[2 + a] - (dy[2 + a] - 1) * s[a];
+  }
+  A_TRY(nns__aten_node(c, max ? "MaxPool" : "AveragePool", "", &x, 1, c->outs,
+                       1));
+  A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
+  A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
+  return nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err);
+}
+
+/* upsample_* and the antialiased _upsample_*_aa (input, output_size,
+ * [align_corners], scales): Resize to the output's sizes; linear and
+ * cubic modes with align_corners or pytorch_half_pixel, nearest with
+ * asymmetric coordinates and floor rounding. */
+static nns_status resize(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = NULL;
+  nns__aten_tensors(c, &x, 1);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  int64_t dy[R_MAX];
+  if (!x || !known(mo, dy))
+    return NNS_E_NOTFOUND;
+  const char *mode = strstr(op->onnx, "cubic")    ? "cubic"
+                     : strstr(op->onnx, "linear") ? "linear"
+                                                  : "nearest";
+  const char *ins[] = {x, "", "", nns__aten_const_ints(c, dy, mo->rank,
+                                                       false)};
+  if (!ins[3])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
+  A_TRY(attr_s(c, "mode", mode));
+  if (strstr(op->onnx, "antialias"))
+    A_TRY(nns_builder_attr_int(c->b, "antialias", 1, c->err));
+  if (strcmp(mode, "nearest"))
+    return attr_s(c, "coordinate_transformation_mode",
+        nns__aten_bool(c, "align_corners", false) ? "align_corners"
+                                                  : "pytorch_half_pixel");
+  A_TRY(attr_s(c, "coordinate_transformation_mode",
+                                "asymmetric"));
+  return attr_s(c, "nearest_mode", "floor");
+}
+
+/* ==== Padding ==== */
+
+/* PyTorch's pad list (last dim first, (begin, end) each) as ONNX's pads
+ * over rank r: every dim's begin, then every dim's end. */
+static bool onnx_pads(nns__aten_call *c, const char *name, int r,
+                      int64_t *pads) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  if (!a || a->kind != NNS__AA_INTS || a->n / 2 > r || r > R_MAX)
+    return false;
+  for (int k = 0; k < 2 * r; k++)
+    pads[k] = 0;
+  for (int i = 0; i < a->n / 2; i++) {
+    if (a->syms[2 * i] || a->syms[2 * i + 1])
+      return false;
+    pads[r - 1 - i] = a->ints[2 * i];
+    pads[2 * r - 1 - i] = a->ints[2 * i + 1];
+  }
+  return true;
+}
+
+/* constant_pad_nd(self, pad, value): Pad, mode constant, the value a
+ * scalar of the input's dtype; reflection_pad / replication_pad (self,
+ * padding): Pad, mode reflect / edge. */
+static nns_status pad(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  bool constant = !strcmp(op->onnx, "Pad(constant)");
+  int64_t pads[2 * R_MAX];
+  if (!x || !mx || mx->rank < 0 ||
+      !onnx_pads(c, constant ? "pad" : "padding", mx->rank, pads))
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {x, nns__aten_const_ints(c, pads, 2 * mx->rank, false),
+                       NULL};
+  if (!ins[1])
+    return c->err->code;
+  if (constant &&
+      !(ins[2] = nns__aten_scalar(c, nns__aten_float(c, "value", 0),
+                                  mx->dtype)))
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Pad", "", ins, constant ? 3 : 2, c->outs, 1));
+  return attr_s(c, "mode",
+                                 constant                   ? "constant"
+                                 : strstr(op->onnx, "edge") ? "edge"
+                                                            : "reflect");
+}
+
+/* ==== Sampling ==== */
+
+/* grid_sampler_2d(input, grid, interpolation_mode, padding_mode,
+ * align_corners): GridSample. */
+static nns_status grid_sampler(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  static const char *const modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char *const pads[] = {"zeros", "border", "reflection"};
+  const char *ins[] = {A_T(c, "input"), A_T(c, "grid")};
+  int64_t m = nns__aten_int(c, "interpolation_mode", -1);
+  int64_t p = nns__aten_int(c, "padding_mode", -1);
+  if (!ins[0] || !ins[1] || m < 0 || m > 2 || p < 0 || p > 2)
+    return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "GridSample", "", ins, 2, c->outs, 1));
+  A_TRY(attr_s(c, "mode", modes[m]));
+  A_TRY(attr_s(c, "padding_mode", pads[p]));
+  return nns_builder_attr_int(c->b, "align_corners",
+                              nns__aten_bool(c, "align_corners", false),
+                              c->err);
+}
+
+/* ==== Attention ==== */
+
+/* _scaled_dot_product_attention_math and the fused kernels (flash, flash
+ * for CPU, efficient, cudnn): the scaled_dot_product_attention entry,
+ * on their first output; the efficient and cudnn kernels' attn_bias is
+ * its attn_mask. */
+static nns_status sdpa_variant(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  static const char *const from[] = {"attn_bias"}, *const to[] = {"attn_mask"};
+  nns__aten_call first = *c;
+  first.n_outs = c->n_outs > 0 ? 1 : 0;
+  return as_op(&first, "scaled_dot_product_attention", from, to, 1);
+}
+
+/* ==== Backward kernels ==== */
+
+/* _adaptive_avg_pool2d_backward(grad_output, self): each input element
+ * receives its window's gradient over the window size (Expand, Div). */
+static nns_status adaptive_avg_backward(nns__aten_call *c,
+                                        const nns__aten_op *op) {
+  (void)op;
+  const char *g = A_T(c, "grad_output"), *x = A_T(c, "self");
+  const nns__aten_meta *mg = A_META(c, g), *mx = A_META(c, x);
+  int64_t dg[R_MAX], dx[R_MAX];
+  if (!g || !x || !known(mg, dg) || !known(mx, dx) || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  int64_t ng = prod(dg, mg->rank), nx = prod(dx, mx->rank);
+  int64_t window = nx / (ng > 1 ? ng : 1);
+  size_t first = *c->node_count;
+  const char *e = c->fresh(c->fe);
+  const char *ins[] = {g, nns__aten_const_ints(c, dx, mx->rank, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &e, 1));
+  const char *div[] = {e, nns__aten_scalar(c, (double)(window > 1 ? window
+                                                                  : 1),
+                                           mx->dtype)};
+  if (!div[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Div", "", div, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* max_pool2d_with_indices_backward(grad_output, self, ..., indices): the
+ * gradient scattered back to each window's maximum, over (N, C, prod(S)):
+ * Reshapes, a ScatterElements add into zeros, a Reshape back. */
+static nns_status max_pool_backward(nns__aten_call *c,
+                                    const nns__aten_op *op) {
+  (void)op;
+  const char *g = A_T(c, "grad_output"), *x = A_T(c, "self");
+  const char *ix = A_T(c, "indices");
+  const nns__aten_meta *mg = A_META(c, g), *mx = A_META(c, x);
+  const nns__aten_meta *mi = A_META(c, ix);
+  int64_t dg[R_MAX], dx[R_MAX];
+  if (!g || !x || !ix || !mi || !known(mg, dg) || !known(mx, dx) ||
+      mg->rank < 2 || mx->rank < 2 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  int64_t fg[3] = {dg[0], dg[1], prod(dg + 2, mg->rank - 2)};
+  int64_t fx[3] = {dx[0], dx[1], prod(dx + 2, mx->rank - 2)};
+  size_t first = *c->node_count;
+  const char *flat_g = c->fresh(c->fe), *flat_i = c->fresh(c->fe);
+  A_TRY(reshape_to(c, g, fg, 3, flat_g));
+  A_TRY(reshape_to(c, ix, fg, 3, flat_i));
+  const char *scat = c->fresh(c->fe);
+  const char *ins[] = {nns__aten_filler(c, mg->dtype, 3, fx), flat_i, flat_g};
+  if (!ins[0])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "ScatterElements", "", ins, 3, &scat, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", 2, c->err));
+  A_TRY(attr_s(c, "reduction", "add"));
+  A_TRY(reshape_to(c, scat, dx, mx->rank, c->outs[0]));
+  return nns__aten_kernel(c, first);
+}
+
+/* The output k of a backward call when PyTorch computes it (NULL when
+ * output_mask leaves it out or nothing uses it). */
+static const char *grad_out(nns__aten_call *c, int k) {
+  const nns__aten_arg *m = nns__aten_arg_of(c, "output_mask");
+  if (k >= c->n_outs || !c->outs[k])
+    return NULL;
+  if (m && m->kind == NNS__AA_INTS && m->n > k && !m->ints[k])
+    return NULL;
+  return c->outs[k];
+}
+
+/* ReduceSum of t over axes (keepdims 0) into out. */
+static nns_status reduce_sum(nns__aten_call *c, const char *t,
+                             const int64_t *axes, int n, const char *out) {
+  const char *ins[] = {t, nns__aten_const_ints(c, axes, n, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "ReduceSum", "", ins, 2, &out, 1));
+  return nns_builder_attr_int(c->b, "keepdims", 0, c->err);
+}
+
+/* grad_weight and grad_bias of the norms: sums of grad * x and of grad
+ * over axes. */
+static nns_status norm_param_grads(nns__aten_call *c, const char *g,
+                                   const char *x, const int64_t *axes, int n) {
+  const char *gw = grad_out(c, 1), *gb = grad_out(c, 2);
+  if (gw) {
+    const char *p = c->fresh(c->fe), *ins[] = {g, x};
+    A_TRY(nns__aten_node(c, "Mul", "", ins, 2, &p, 1));
+    A_TRY(reduce_sum(c, p, axes, n, gw));
+  }
+  return gb ? reduce_sum(c, g, axes, n, gb) : NNS_OK;
+}
+
+/* native_batch_norm_backward(grad_out, input, weight, ...): grad_input as
+ * one BatchNormalization's work (eval mode), grad_weight = sum(g * x),
+ * grad_bias = sum(g) over all but the channel axis. */
+static nns_status bn_backward(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *g = A_T(c, "grad_out"), *x = A_T(c, "input");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!g || !x || !mx || mx->rank < 2 || mx->rank > R_MAX ||
+      mx->dims[1] < 0)
+    return NNS_E_NOTFOUND;
+  int64_t axes[R_MAX];
+  int n = 0;
+  for (int k = 0; k < mx->rank; k++)
+    if (k != 1)
+      axes[n++] = k;
+  size_t first = *c->node_count;
+  const char *gi = grad_out(c, 0);
+  if (gi) {
+    const char *ins[5] = {g, A_T(c, "weight")};
+    for (int k = ins[1] ? 2 : 1; k < 5; k++)
+      if (!(ins[k] = nns__aten_filler(c, mx->dtype, 1, &mx->dims[1])))
+        return c->err->code;
+    A_TRY(nns__aten_node(c, "BatchNormalization", "", ins, 5, &gi, 1));
+  }
+  A_TRY(norm_param_grads(c, g, x, axes, n));
+  return nns__aten_kernel(c, first);
+}
+
+/* native_layer_norm_backward(grad_out, input, normalized_shape, mean,
+ * rstd, weight, bias, output_mask): grad_input as one LayerNormalization's
+ * work, grad_weight and grad_bias as sums over the leading axes. */
+static nns_status ln_backward(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *g = A_T(c, "grad_out"), *x = A_T(c, "input");
+  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_arg *s = nns__aten_arg_of(c, "normalized_shape");
+  if (!g || !x || !mx || !s || s->kind != NNS__AA_INTS || s->n < 1 ||
+      s->n > mx->rank || mx->rank > R_MAX)
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < s->n; k++)
+    if (s->syms[k])
+      return NNS_E_NOTFOUND;
+  int64_t lead[R_MAX];
+  int n = mx->rank - s->n;
+  for (int k = 0; k < n; k++)
+    lead[k] = k;
+  size_t first = *c->node_count;
+  const char *gi = grad_out(c, 0);
+  if (gi) {
+    const char *ins[] = {g, A_T(c, "weight")};
+    if (!ins[1] &&
+        !(ins[1] = nns__aten_filler(c, mx->dtype, s->n, s->ints)))
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "LayerNormalization", "", ins, 2, &gi, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", -s->n, c->err));
+  }
+  A_TRY(norm_param_grads(c, g, x, lead, n));
+  return nns__aten_kernel(c, first);
+}
+
+/* convolution_backward(grad_output, input, weight, bias_sizes, stride,
+ * padding, dilation, transposed, output_padding, groups, output_mask):
+ * grad_input the transposed convolution of grad_output by the weight;
+ * grad_weight the correlation of the input with grad_output (a grouped
+ * Conv whose batch is Cin/g, its kernel grad_output); grad_bias a sum.
+ * The backward of a transposed convolution is not lowered. */
+static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *go = A_T(c, "grad_output"), *x = A_T(c, "input");
+  const char *w = A_T(c, "weight");
+  const nns__aten_meta *mg = A_META(c, go), *mx = A_META(c, x),
+                       *mw = A_META(c, w);
+  int64_t dg[R_MAX], dx[R_MAX], dw[R_MAX];
+  if (!go || !x || !w || !known(mg, dg) || !known(mx, dx) ||
+      !known(mw, dw) || mw->rank < 3 || mw->rank > 5 ||
+      mx->rank != mw->rank || mg->rank != mw->rank ||
+      nns__aten_bool(c, "transposed", false))
+    return NNS_E_NOTFOUND;
+  int r = mw->rank - 2;
+  int64_t s[3], p[3], d[3], k[3], groups = nns__aten_int(c, "groups", 1);
+  if (!nns__aten_ints(c, "stride", r, 1, s) ||
+      !nns__aten_ints(c, "padding", r, 0, p) ||
+      !nns__aten_ints(c, "dilation", r, 1, d) || groups < 1)
+    return NNS_E_NOTFOUND;
+  memcpy(k, dw + 2, (size_t)r * sizeof *k);
+  size_t first = *c->node_count;
+  const char *gi = grad_out(c, 0), *gw = grad_out(c, 1),
+             *gb = grad_out(c, 2);
+  int64_t pp[6];
+  memcpy(pp, p, (size_t)r * sizeof *p);
+  memcpy(pp + r, p, (size_t)r * sizeof *p);
+  if (gi) {
+    int64_t opad[3];
+    for (int i = 0; i < r; i++)
+      opad[i] = dx[2 + i] -
+                ((dg[2 + i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + 1);
+    const char *ins[] = {go, w};
+    A_TRY(nns__aten_node(c, "ConvTranspose", "", ins, 2, &gi, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "pads", pp, (size_t)(2 * r), c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "dilations", d, (size_t)r, c->err));
+    A_TRY(nns_builder_attr_int(c->b, "group", groups, c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "output_padding", opad, (size_t)r,
+                                c->err));
+  }
+  if (gw) {
+    int64_t n = dx[0], cin = dx[1], cout = dw[0], cg = cin / groups;
+    int64_t sh[8], perm[8];
+    /* x: (N, Cin, *S) -> (N, g, Cin/g, *S) -> (Cin/g, g, N, *S) ->
+     * (Cin/g, g*N, *S) */
+    sh[0] = n, sh[1] = groups, sh[2] = cg;
+    memcpy(sh + 3, dx + 2, (size_t)r * sizeof *sh);
+    const char *x5 = c->fresh(c->fe), *xt = c->fresh(c->fe);
+    A_TRY(reshape_to(c, x, sh, 3 + r, x5));
+    perm[0] = 2, perm[1] = 1, perm[2] = 0;
+    for (int i = 0; i < r; i++)
+      perm[3 + i] = 3 + i;
+    A_TRY(nns__aten_node(c, "Transpose", "", &x5, 1, &xt, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)(3 + r), c->err));
+    sh[0] = cg, sh[1] = groups * n;
+    memcpy(sh + 2, dx + 2, (size_t)r * sizeof *sh);
+    const char *xin = c->fresh(c->fe);
+    A_TRY(reshape_to(c, xt, sh, 2 + r, xin));
+    /* grad_output: (N, Cout, *So) -> (Cout, N, *So) */
+    perm[0] = 1, perm[1] = 0;
+    for (int i = 0; i < r; i++)
+      perm[2 + i] = 2 + i;
+    const char *gt = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Transpose", "", &go, 1, &gt, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)(2 + r), c->err));
+    int64_t end[3], keep[3], zero[3] = {0}, ax[3];
+    bool cut = false;
+    for (int i = 0; i < r; i++) {
+      end[i] = d[i] * (k[i] - 1) + 1 + s[i] * (dg[2 + i] - 1) - dx[2 + i] -
+               p[i];
+      keep[i] = dx[2 + i] + (end[i] < 0 ? end[i] : 0);
+      cut = cut || end[i] < 0;
+      ax[i] = 2 + i;
+    }
+    if (cut) {
+      const char *ins[] = {xin, nns__aten_const_ints(c, zero, r, false),
+                           nns__aten_const_ints(c, keep, r, false),
+                           nns__aten_const_ints(c, ax, r, false)};
+      if (!ins[1] || !ins[2] || !ins[3])
+        return c->err->code;
+      const char *sl = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Slice", "", ins, 4, &sl, 1));
+      xin = sl;
+      for (int i = 0; i < r; i++)
+        end[i] = end[i] < 0 ? 0 : end[i];
+    }
+    int64_t cpads[6];
+    memcpy(cpads, p, (size_t)r * sizeof *p);
+    memcpy(cpads + r, end, (size_t)r * sizeof *end);
+    const char *corr = c->fresh(c->fe), *ins[] = {xin, gt};
+    A_TRY(nns__aten_node(c, "Conv", "", ins, 2, &corr, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", dg + 2, (size_t)r,
+                                c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "strides", d, (size_t)r, c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "dilations", s, (size_t)r, c->err));
+    A_TRY(nns_builder_attr_ints(c->b, "pads", cpads, (size_t)(2 * r),
+                                c->err));
+    A_TRY(nns_builder_attr_int(c->b, "group", groups, c->err));
+    A_TRY(nns__aten_node(c, "Transpose", "", &corr, 1, &gw, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)(2 + r), c->err));
+    (void)cout;
+  }
+  if (gb) {
+    int64_t axes[4] = {0, 2, 3, 4};
+    A_TRY(reduce_sum(c, go, axes, 1 + r, gb));
+  }
+  return nns__aten_kernel(c, first);
+}
+
+/* ==== The table ==== */
+
+#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
+
+/* Sorted by name (bisected; a unit test checks the order). */
+static const nns__aten_op table[] = {
+    RULE("_adaptive_avg_pool2d", "GlobalAveragePool/AveragePool/Resize",
+         adaptive),
+    RULE("_adaptive_avg_pool2d_backward", "Expand, Div",
+         adaptive_avg_backward),
+    RULE("_adaptive_avg_pool3d", "GlobalAveragePool/AveragePool/Resize",
+         adaptive),
+    RULE("_convolution", "Conv/ConvTranspose", convolution_),
+    RULE("_native_batch_norm_legit", "BatchNormalization", native_batch_norm),
+    RULE("_scaled_dot_product_attention_math", "MatMul, Mul, Softmax, MatMul",
+         sdpa_variant),
+    RULE("_scaled_dot_product_cudnn_attention",
+         "MatMul, Mul, Softmax, MatMul", sdpa_variant),
+    RULE("_scaled_dot_product_efficient_attention",
+         "MatMul, Mul, Softmax, MatMul", sdpa_variant),
+    RULE("_scaled_dot_product_flash_attention",
+         "MatMul, Mul, Softmax, MatMul", sdpa_variant),
+    RULE("_scaled_dot_product_flash_attention_for_cpu",
+         "MatMul, Mul, Softmax, MatMul", sdpa_variant),
+    RULE("_upsample_bicubic2d_aa", "Resize(cubic, antialias)", resize),
+    RULE("_upsample_bilinear2d_aa", "Resize(linear, antialias)", resize),
+    RULE("_weight_norm_interface", "ReduceL2, Div, Mul", weight_norm),
+    RULE("adaptive_max_pool1d", "GlobalMaxPool/MaxPool/Resize", adaptive),
+    RULE("adaptive_max_pool2d", "GlobalMaxPool/MaxPool/Resize", adaptive),
+    RULE("adaptive_max_pool3d", "GlobalMaxPool/MaxPool/Resize", adaptive),
+    RULE("constant_pad_nd", "Pad(constant)", pad),
+    RULE("convolution_backward", "ConvTranspose; Conv; ReduceSum",
+         conv_backward),
+    RULE("cudnn_batch_norm", "BatchNormalization", native_batch_norm),
+    RULE("grid_sampler_2d", "GridSample", grid_sampler),
+    RULE("max_pool1d_with_indices", "MaxPool", max_pool_ix),
+    RULE("max_pool2d_with_indices_backward", "ScatterElements(add)",
+         max_pool_backward),
+    RULE("max_pool3d_with_indices", "MaxPool", max_pool_ix),
+    RULE("native_batch_norm", "BatchNormalization", native_batch_norm),
+    RULE("native_batch_norm_backward", "BatchNormalization; ReduceSum",
+         bn_backward),
+    RULE("native_group_norm", "InstanceNormalization, Mul, Add",
+         native_group_norm),
+    RULE("native_layer_norm_backward", "LayerNormalization; ReduceSum",
+         ln_backward),
+    RULE("reflection_pad1d", "Pad(reflect)", pad),
+    RULE("reflection_pad2d", "Pad(reflect)", pad),
+    RULE("reflection_pad3d", "Pad(reflect)", pad),
+    RULE("replication_pad1d", "Pad(edge)", pad),
+    RULE("replication_pad2d", "Pad(edge)", pad),
+    RULE("replication_pad3d", "Pad(edge)", pad),
+    RULE("upsample_bicubic2d", "Resize(cubic)", resize),
+    RULE("upsample_bilinear2d", "Resize(linear)", resize),
+    RULE("upsample_linear1d", "Resize(linear)", resize),
+    RULE("upsample_nearest1d", "Resize(nearest)", resize),
+    RULE("upsample_nearest2d", "Resize(nearest)", resize),
+    RULE("upsample_nearest3d", "Resize(nearest)", resize),
+    RULE("upsample_trilinear3d", "Resize(linear)", resize),
+};
+
+const nns__aten_op *nns__aten_nn_table(size_t *n) {
+  *n = sizeof table / sizeof table[0];
+  return table;
+}
