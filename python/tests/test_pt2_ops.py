@@ -1,0 +1,324 @@
+"""The aten table's shape/index/scatter/sort and conv/norm/pool/resize/
+pad/attention/backward entries (src/ops/aten_shape.c, src/ops/aten_nn.c)
+on torch.export archives: one tiny module per op, exported with
+torch.export.export + torch.export.save, read by the CLI with no Python,
+and every count of its report equal to nnscan.summary of the same live
+module (the recorder's lowering in python/nnscan/ops_map.py), the op
+itself lowered (nothing uncounted), and convolution and attention MACs
+equal to PyTorch's FlopCounterMode. Ops torch.export keeps as a composite
+(F.pad is aten.pad, GroupNorm aten.group_norm) or never emits (the
+backward kernels, the fused attention kernels, the underscore variants)
+are called as torch.ops.aten.X in the module's forward, so the archive
+holds exactly that op. Needs PyTorch 2.x (the sid chroot)."""
+import json
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not hasattr(torch, "export") or not hasattr(torch.export, "save"):
+    pytest.skip("torch.export needs PyTorch 2.x", allow_module_level=True)
+
+from torch import nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import nnscan  # noqa: E402
+from test_pt2 import cli  # noqa: E402
+
+A = torch.ops.aten
+r = torch.randn
+
+
+def ri(hi, shape):
+    return torch.randint(0, hi, shape)
+
+
+# PyTorch runs the 1-d pools as their 2-d kernels on an unsqueezed input,
+# so a live recording holds a Reshape either side of the pool: the pool
+# itself and every total but those layout nodes' are compared.
+OWN_TYPES = "own types"
+
+# name: (forward, example inputs, the aten op the archive must hold[, what
+# the live side runs: a forward of its own where calling the op directly
+# runs its decomposition (the math attention kernel, which ops_map.py
+# lowers as it does the fused kernels: compared with the CPU flash
+# kernel's recording), or OWN_TYPES])
+CASES = {
+    # layout and views
+    "flip": (lambda x: x.flip(1, -1), (r(2, 3, 4),), "flip"),
+    "roll": (lambda x: x.roll((1, -2), (0, 2)), (r(3, 3, 4),), "roll"),
+    "stack": (lambda x: torch.stack([x, x * 2], dim=1), (r(3, 4),), "stack"),
+    "unbind": (lambda x: sum(x.unbind(1)), (r(3, 4),), "unbind"),
+    "repeat": (lambda x: x.repeat(2, 1, 3), (r(3, 4),), "repeat"),
+    "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (r(1, 8, 3, 3),),
+                      "pixel_shuffle"),
+    "unfold": (lambda x: x.unfold(1, 3, 2) * 2, (r(2, 9),), "unfold"),
+    "as_strided": (lambda x: x.as_strided((3, 3), (1, 1)) * 2, (r(9),),
+                   "as_strided"),
+    "as_strided_same": (lambda x: x.as_strided((3, 3), (3, 1)) * 2, (r(9),),
+                        "as_strided"),
+    "unsafe_split": (lambda x: sum(A.unsafe_split.Tensor(x, 2, 1)),
+                     (r(3, 4),), "unsafe_split"),
+    "unsafe_split_with_sizes": (
+        lambda x: A.unsafe_split_with_sizes.default(x, [1, 3], 1)[1] * 2,
+        (r(3, 4),), "unsafe_split_with_sizes"),
+    # gather and scatter
+    "gather": (lambda x, i: x.gather(1, i), (r(3, 4), ri(4, (3, 2))),
+               "gather"),
+    "index_select": (lambda x, i: x.index_select(1, i),
+                     (r(3, 4), torch.tensor([0, 2])), "index_select"),
+    "scatter": (lambda x, i, s: x.scatter(1, i, s),
+                (r(3, 4), ri(4, (3, 2)), r(3, 2)), "scatter"),
+    "scatter_value": (lambda x, i: x.scatter(1, i, 1.5),
+                      (r(3, 4), ri(4, (3, 2))), "scatter"),
+    "scatter_add": (lambda x, i, s: x.scatter_add(1, i, s),
+                    (r(3, 4), ri(4, (3, 2)), r(3, 2)), "scatter_add"),
+    "scatter_reduce": (lambda x, i, s: x.scatter_reduce(1, i, s, "amax"),
+                       (r(3, 4), ri(4, (3, 2)), r(3, 2)), "scatter_reduce"),
+    "index_put": (lambda x, i, v: x.index_put((i,), v),
+                  (r(5, 4), torch.tensor([0, 3]), r(2, 4)), "index_put"),
+    "index_put_acc": (lambda x, i, v: x.index_put((i,), v, accumulate=True),
+                      (r(5, 4), torch.tensor([0, 3]), r(4)), "index_put"),
+    "index_put_two": (lambda x, i, j, v: x.index_put((i, j), v),
+                      (r(5, 4, 3), torch.tensor([0, 3]), torch.tensor([1]),
+                       r(3)), "index_put"),
+    "index_put_mask": (lambda x, m, v: x.index_put((m,), v),
+                       (r(5, 4), torch.rand(5, 4) > 0.5, r(())),
+                       "index_put"),
+    "index_copy": (lambda x, i, s: x.index_copy(1, i, s),
+                   (r(3, 5), torch.tensor([0, 3]), r(3, 2)), "index_copy"),
+    "index_add": (lambda x, i, s: x.index_add(0, i, s, alpha=2),
+                  (r(5, 3), torch.tensor([0, 3]), r(2, 3)), "index_add"),
+    # sorting and search
+    "topk": (lambda x: tuple(x.topk(2, dim=-1)), (r(3, 8),), "topk"),
+    "sort": (lambda x: tuple(x.sort(dim=0, descending=True)), (r(5, 3),), "sort"),
+    "argsort": (lambda x: x.argsort(dim=-1), (r(5, 3),), "argsort"),
+    "bucketize": (lambda x, b: torch.bucketize(x, b),
+                  (r(3, 4), torch.tensor([-1.0, 0.0, 1.0])), "bucketize"),
+    "searchsorted": (lambda x, b: torch.searchsorted(b, x, right=True),
+                     (r(3, 4), torch.tensor([-1.0, 0.0, 1.0])),
+                     "searchsorted"),
+    # padding and resizing
+    "constant_pad_nd": (lambda x: A.constant_pad_nd(x, [1, 2, 0, 1], 0.5),
+                        (r(1, 2, 5, 6),), "constant_pad_nd"),
+    "reflection_pad1d": (lambda x: A.reflection_pad1d(x, [1, 2]),
+                         (r(1, 2, 6),), "reflection_pad1d"),
+    "reflection_pad2d": (lambda x: A.reflection_pad2d(x, [1, 2, 1, 1]),
+                         (r(1, 2, 5, 6),), "reflection_pad2d"),
+    "reflection_pad3d": (lambda x: A.reflection_pad3d(x, [1] * 6),
+                         (r(1, 2, 3, 4, 5),), "reflection_pad3d"),
+    "replication_pad1d": (lambda x: A.replication_pad1d(x, [1, 2]),
+                          (r(1, 2, 6),), "replication_pad1d"),
+    "replication_pad2d": (lambda x: A.replication_pad2d(x, [0, 2, 1, 0]),
+                          (r(1, 2, 5, 6),), "replication_pad2d"),
+    "replication_pad3d": (lambda x: A.replication_pad3d(x, [1] * 6),
+                          (r(1, 2, 3, 4, 5),), "replication_pad3d"),
+    "upsample_nearest1d": (lambda x: F.interpolate(x, scale_factor=2),
+                           (r(1, 2, 4),), "upsample_nearest1d"),
+    "upsample_nearest2d": (lambda x: F.interpolate(x, scale_factor=2),
+                           (r(1, 2, 4, 4),), "upsample_nearest2d"),
+    "upsample_nearest3d": (lambda x: F.interpolate(x, size=(3, 4, 5)),
+                           (r(1, 2, 2, 2, 2),), "upsample_nearest3d"),
+    "upsample_linear1d": (lambda x: F.interpolate(x, size=7, mode="linear"),
+                          (r(1, 2, 4),), "upsample_linear1d"),
+    "upsample_bilinear2d": (
+        lambda x: F.interpolate(x, size=(7, 9), mode="bilinear",
+                                align_corners=True),
+        (r(1, 2, 4, 4),), "upsample_bilinear2d"),
+    "upsample_trilinear3d": (
+        lambda x: F.interpolate(x, scale_factor=2, mode="trilinear"),
+        (r(1, 2, 2, 2, 2),), "upsample_trilinear3d"),
+    "upsample_bicubic2d": (
+        lambda x: F.interpolate(x, size=(5, 5), mode="bicubic"),
+        (r(1, 2, 4, 4),), "upsample_bicubic2d"),
+    "_upsample_bicubic2d_aa": (
+        lambda x: F.interpolate(x, size=(3, 3), mode="bicubic",
+                                antialias=True),
+        (r(1, 2, 6, 6),), "_upsample_bicubic2d_aa"),
+    "_upsample_bilinear2d_aa": (
+        lambda x: F.interpolate(x, size=(3, 4), mode="bilinear",
+                                antialias=True),
+        (r(1, 2, 6, 6),), "_upsample_bilinear2d_aa"),
+    "grid_sampler_2d": (lambda x, g: A.grid_sampler_2d(x, g, 0, 1, False),
+                        (r(1, 2, 5, 5), torch.rand(1, 3, 3, 2) * 2 - 1),
+                        "grid_sampler_2d"),
+    # pooling
+    "adaptive_max_pool1d": (nn.AdaptiveMaxPool1d(1), (r(1, 2, 6),),
+                            "adaptive_max_pool1d", OWN_TYPES),
+    "adaptive_max_pool2d": (nn.AdaptiveMaxPool2d((2, 3)), (r(1, 2, 4, 6),),
+                            "adaptive_max_pool2d"),
+    "adaptive_max_pool3d": (nn.AdaptiveMaxPool3d((1, 2, 2)),
+                            (r(1, 2, 2, 4, 4),), "adaptive_max_pool3d"),
+    "adaptive_max_pool2d_up": (nn.AdaptiveMaxPool2d((4, 6)),
+                               (r(1, 2, 2, 3),), "adaptive_max_pool2d"),
+    "_adaptive_avg_pool2d": (lambda x: A._adaptive_avg_pool2d(x, [2, 2]),
+                             (r(1, 2, 4, 6),), "_adaptive_avg_pool2d"),
+    "_adaptive_avg_pool3d": (lambda x: A._adaptive_avg_pool3d(x, [1, 1, 1]),
+                             (r(1, 2, 2, 4, 6),), "_adaptive_avg_pool3d"),
+    "max_pool1d_with_indices": (
+        lambda x: A.max_pool1d_with_indices(x, [2], [2])[0],
+        (r(1, 2, 6),), "max_pool1d_with_indices", OWN_TYPES),
+    "max_pool3d_with_indices": (
+        lambda x: A.max_pool3d_with_indices(x, [2, 2, 2], [1, 1, 1])[0],
+        (r(1, 2, 4, 4, 4),), "max_pool3d_with_indices"),
+    # convolution and normalisation
+    "_convolution": (
+        lambda x, w: A._convolution(x, w, None, [1, 1], [1, 1], [1, 1],
+                                    False, [0, 0], 1, False, False, True,
+                                    True),
+        (r(1, 2, 5, 5), r(3, 2, 3, 3)), "_convolution"),
+    "native_batch_norm": (
+        lambda x, w, b, m, v: A.native_batch_norm(x, w, b, m, v, False, 0.1,
+                                                  1e-5)[0],
+        (r(2, 3, 4, 4), r(3), r(3), r(3), torch.rand(3)),
+        "native_batch_norm"),
+    "_native_batch_norm_legit": (
+        lambda x, w, b, m, v: A._native_batch_norm_legit(
+            x, w, b, m, v, False, 0.1, 1e-5)[0],
+        (r(2, 3, 4, 4), r(3), r(3), r(3), torch.rand(3)),
+        "_native_batch_norm_legit"),
+    "native_group_norm": (
+        lambda x, w, b: A.native_group_norm(x, w, b, 2, 4, 9, 2, 1e-5)[0],
+        (r(2, 4, 3, 3), r(4), r(4)), "native_group_norm"),
+    "native_group_norm_plain": (
+        lambda x: A.native_group_norm(x, None, None, 2, 4, 9, 2, 1e-5)[0],
+        (r(2, 4, 3, 3),), "native_group_norm"),
+    "_weight_norm_interface": (
+        lambda v, g: A._weight_norm_interface(v, g, 0)[0],
+        (r(4, 3), r(4, 1)), "_weight_norm_interface"),
+    # attention variants
+    "_scaled_dot_product_flash_attention_for_cpu": (
+        lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, is_causal=True)[0],
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8)),
+        "_scaled_dot_product_flash_attention_for_cpu"),
+    "_scaled_dot_product_attention_math": (
+        lambda q, k, v: A._scaled_dot_product_attention_math(
+            q, k, v, scale=0.3)[0],
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8)),
+        "_scaled_dot_product_attention_math",
+        lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, scale=0.3)[0]),
+    "_scaled_dot_product_efficient_attention": (
+        lambda q, k, v, m: A._scaled_dot_product_efficient_attention(
+            q, k, v, m, False)[0],
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), r(1, 2, 4, 6)),
+        "_scaled_dot_product_efficient_attention"),
+    "_scaled_dot_product_flash_attention": (
+        lambda q, k, v: A._scaled_dot_product_flash_attention(
+            q, k, v, is_causal=True)[0],
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8)),
+        "_scaled_dot_product_flash_attention"),
+    "_scaled_dot_product_cudnn_attention": (
+        lambda q, k, v, m: A._scaled_dot_product_cudnn_attention(
+            q, k, v, m, False)[0],
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), r(1, 2, 4, 6)),
+        "_scaled_dot_product_cudnn_attention"),
+    # backward kernels
+    "convolution_backward": (
+        lambda g, x, w: A.convolution_backward(
+            g, x, w, [3], [2, 2], [1, 1], [1, 1], False, [0, 0], 1,
+            [True, True, True]),
+        (r(1, 3, 3, 3), r(1, 2, 6, 6), r(3, 2, 3, 3)),
+        "convolution_backward"),
+    "slice_backward": (lambda g: A.slice_backward(g, [6, 4], 0, 1, 4, 1),
+                       (r(3, 4),), "slice_backward"),
+    "embedding_dense_backward": (
+        lambda g, i: A.embedding_dense_backward(g, i, 10, -1, False),
+        (r(2, 3, 4), ri(10, (2, 3))), "embedding_dense_backward"),
+    "_adaptive_avg_pool2d_backward": (
+        lambda g, x: A._adaptive_avg_pool2d_backward(g, x),
+        (r(1, 2, 1, 1), r(1, 2, 4, 4)), "_adaptive_avg_pool2d_backward"),
+    "max_pool2d_with_indices_backward": (
+        lambda g, x, i: A.max_pool2d_with_indices_backward(
+            g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, i),
+        (r(1, 2, 2, 2), r(1, 2, 4, 4), ri(16, (1, 2, 2, 2))),
+        "max_pool2d_with_indices_backward"),
+    "native_batch_norm_backward": (
+        lambda g, x, w, m, v: A.native_batch_norm_backward(
+            g, x, w, m, v, None, None, False, 1e-5, [True, True, True]),
+        (r(2, 3, 4, 4), r(2, 3, 4, 4), r(3), r(3), torch.rand(3)),
+        "native_batch_norm_backward"),
+    "native_layer_norm_backward": (
+        lambda g, x, m, s, w, b: A.native_layer_norm_backward(
+            g, x, [4], m, s, w, b, [True, True, True]),
+        (r(2, 3, 4), r(2, 3, 4), r(2, 3, 1), r(2, 3, 1), r(4), r(4)),
+        "native_layer_norm_backward"),
+}
+
+
+class Call(nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def forward(self, *args):
+        return self.f(*args)
+
+
+def report(name, tmp_path):
+    f, args, op = CASES[name][:3]
+    ref = CASES[name][3] if len(CASES[name]) > 3 else None
+    torch.manual_seed(0)
+    model = f if isinstance(f, nn.Module) else Call(f)
+    ep = torch.export.export(model, args)
+    targets = {n.target.__name__.split(".")[0] for n in ep.graph.nodes
+               if n.op == "call_function" and hasattr(n.target, "__name__")}
+    assert op in targets, targets  # the archive holds the op itself
+    path = str(tmp_path / f"{name}.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    live_model = Call(ref) if callable(ref) else model
+    live = json.loads(nnscan.summary(live_model, inputs=args, file=False)
+                      .to_json())
+    return doc, live, model, args
+
+
+# Totals that name a node (peak_node) or are trees of their own are
+# compared apart or not at all; every number is compared.
+NAMED = {"peak_node"}
+
+
+def numbers(d):
+    return {k: v for k, v in d.items()
+            if k not in NAMED and not isinstance(v, (dict, list))}
+
+
+def by_type(doc):
+    return {(r["domain"], r["op_type"]): numbers(r) for r in doc["op_types"]}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pt2_op_counts_equal_live(name, tmp_path):
+    doc, live, _, _ = report(name, tmp_path)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert live["uncounted_ops"] == [] and live["unknown_ops"] == []
+    if len(CASES[name]) > 3 and CASES[name][3] == OWN_TYPES:
+        layout = {("", "Reshape"), ("", "Unsqueeze"), ("", "Squeeze")}
+        got, want = by_type(doc), by_type(live)
+        assert {k: v for k, v in got.items() if k not in layout} == \
+            {k: v for k, v in want.items() if k not in layout}
+        for key in ("params", "flops", "macs"):
+            assert doc["totals"][key] == live["totals"][key], key
+        return
+    assert numbers(doc["totals"]) == numbers(live["totals"])
+    assert by_type(doc) == by_type(live)
+
+
+def flop_counter_macs(model, args):
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(*args)
+    return fc.get_total_flops() // 2
+
+
+@pytest.mark.parametrize("name", ["_convolution", "convolution_backward",
+                                  "_scaled_dot_product_attention_math"])
+def test_pt2_conv_and_attention_macs_as_flop_counter(name, tmp_path):
+    doc, _, model, args = report(name, tmp_path)
+    assert doc["totals"]["macs"] > 0
+    products = sum(r["macs"] for r in doc["op_types"] if r["op_type"] in
+                   ("Conv", "ConvTranspose", "MatMul"))
+    assert products == flop_counter_macs(model, args)
