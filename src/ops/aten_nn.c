@@ -323,6 +323,233 @@ static nns_status grid_sampler(nns__aten_call *c, const nns__aten_op *op) {
                               c->err);
 }
 
+/* ==== Unfold and fold ==== */
+
+/* im2col(self [N, C, H, W] or [C, H, W], kernel_size, dilation, padding,
+ * stride) -> [N, C*kh*kw, L], F.unfold's kernel: pure data movement, a
+ * Pad (when padded), the plane flattened, one Gather of the kh*kw*L
+ * sampled positions (known by shape alone) and a Reshape to the
+ * output. */
+static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  int64_t dx[R_MAX], dy[R_MAX], k[2], p[2];
+  if (!x || !known(mx, dx) || !known(mo, dy) ||
+      (mx->rank != 3 && mx->rank != 4) || mo->rank < 1 ||
+      !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
+      !nns__aten_ints(c, "padding", 2, 0, p))
+    return NNS_E_NOTFOUND;
+  int r = mx->rank;
+  size_t first = *c->node_count;
+  const char *src = x;
+  int64_t h = dx[r - 2], w = dx[r - 1];
+  if (p[0] || p[1]) {
+    int64_t pads[8] = {0};
+    pads[r - 2] = pads[2 * r - 2] = p[0];
+    pads[r - 1] = pads[2 * r - 1] = p[1];
+    const char *ins[] = {x, nns__aten_const_ints(c, pads, 2 * r, false),
+                         nns__aten_scalar(c, 0, mx->dtype)};
+    if (!ins[1] || !ins[2])
+      return c->err->code;
+    src = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Pad", "", ins, 3, &src, 1));
+    A_TRY(attr_s(c, "mode", "constant"));
+    h += 2 * p[0];
+    w += 2 * p[1];
+  }
+  int64_t flat[4], picked[5];
+  memcpy(flat, dx, (size_t)(r - 2) * sizeof *dx);
+  flat[r - 2] = h * w;
+  const char *f = c->fresh(c->fe);
+  A_TRY(reshape_to(c, src, flat, r - 1, f));
+  int64_t pos[2] = {k[0] * k[1], dy[mo->rank - 1]};
+  memcpy(picked, dx, (size_t)(r - 2) * sizeof *dx);
+  picked[r - 2] = pos[0];
+  picked[r - 1] = pos[1];
+  const char *ins[] = {f, nns__aten_filler(c, NNS_DT_INT64, 2, pos)};
+  if (!ins[1])
+    return c->err->code;
+  const char *g = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, &g, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", r - 2, c->err));
+  A_TRY(reshape_to(c, g, dy, mo->rank, c->outs[0]));
+  return nns__aten_kernel(c, first);
+}
+
+/* col2im(self [N, C*kh*kw, L] or [C*kh*kw, L], output_size, kernel_size,
+ * dilation, padding, stride) -> [N, C, H, W], F.fold's kernel: each
+ * column element added into its place of the padded image (a Reshape, a
+ * ScatterElements add into zeros at positions known by shape alone),
+ * then the padding cropped by a Slice (or a Reshape when unpadded). */
+static nns_status col2im(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  int64_t dx[R_MAX], dy[R_MAX], k[2], p[2];
+  if (!x || !known(mx, dx) || !known(mo, dy) ||
+      (mx->rank != 2 && mx->rank != 3) || mo->rank != mx->rank + 1 ||
+      !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
+      !nns__aten_ints(c, "padding", 2, 0, p))
+    return NNS_E_NOTFOUND;
+  int nl = mo->rank - 2; /* [N, C] or [C] */
+  int64_t h = dy[mo->rank - 2], w = dy[mo->rank - 1];
+  int64_t plane = (h + 2 * p[0]) * (w + 2 * p[1]);
+  int64_t cols[3], added[3], image[4];
+  memcpy(cols, dy, (size_t)nl * sizeof *dy);
+  memcpy(added, dy, (size_t)nl * sizeof *dy);
+  memcpy(image, dy, (size_t)nl * sizeof *dy);
+  cols[nl] = k[0] * k[1] * dx[mx->rank - 1];
+  added[nl] = plane;
+  image[nl] = h + 2 * p[0];
+  image[nl + 1] = w + 2 * p[1];
+  size_t first = *c->node_count;
+  const char *cl = c->fresh(c->fe);
+  A_TRY(reshape_to(c, x, cols, nl + 1, cl));
+  const char *ins[] = {nns__aten_filler(c, mx->dtype, nl + 1, added),
+                       nns__aten_filler(c, NNS_DT_INT64, nl + 1, cols), cl};
+  if (!ins[0] || !ins[1])
+    return c->err->code;
+  const char *sum = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "ScatterElements", "", ins, 3, &sum, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", nl, c->err));
+  A_TRY(attr_s(c, "reduction", "add"));
+  if (!p[0] && !p[1]) {
+    A_TRY(reshape_to(c, sum, dy, mo->rank, c->outs[0]));
+    return nns__aten_kernel(c, first);
+  }
+  const char *im = c->fresh(c->fe);
+  A_TRY(reshape_to(c, sum, image, nl + 2, im));
+  int64_t starts[2] = {p[0], p[1]}, ends[2] = {p[0] + h, p[1] + w};
+  int64_t axes[2] = {nl, nl + 1};
+  const char *sl[] = {im, nns__aten_const_ints(c, starts, 2, false),
+                      nns__aten_const_ints(c, ends, 2, false),
+                      nns__aten_const_ints(c, axes, 2, false)};
+  if (!sl[1] || !sl[2] || !sl[3])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Slice", "", sl, 4, c->outs, 1));
+  return nns__aten_kernel(c, first);
+}
+
+/* ==== Grouped matrix products ==== */
+
+/* t[start:start + n] along axis (t itself when whole), dims its sizes. */
+static const char *rows_of(nns__aten_call *c, const char *t,
+                           const int64_t *dims, int64_t start, int64_t n,
+                           int64_t axis) {
+  if (start == 0 && n == dims[axis])
+    return t;
+  int64_t end = start + n;
+  const char *ins[] = {t, nns__aten_const_ints(c, &start, 1, false),
+                       nns__aten_const_ints(c, &end, 1, false),
+                       nns__aten_const_ints(c, &axis, 1, false)};
+  const char *s = c->fresh(c->fe);
+  if (!ins[1] || !ins[2] || !ins[3] ||
+      nns__aten_node(c, "Slice", "", ins, 4, &s, 1) != NNS_OK)
+    return NULL;
+  return s;
+}
+
+/* _grouped_mm(self, mat2, offs, bias, out_dtype): one matrix product per
+ * group. 3-D x 3-D: a batched MatMul. 2-D (S, K) x 3-D (E, K, N): the
+ * experts' rows as a balanced split (which rows meet which expert is the
+ * router's data; the MACs are not: rows x K x N), batched MatMuls over
+ * the experts whose rows are grouped by Reshape, Concat of the parts.
+ * 2-D (M, S) x 2-D (S, N) -> (E, M, N) (the weights' gradient): the groups
+ * cut along S the same way. As ops_map.py's grouped_mm, node for node. */
+static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *a = A_T(c, "self"), *w = A_T(c, "mat2");
+  const nns__aten_meta *ma = A_META(c, a), *mw = A_META(c, w),
+                       *mo = A_META(c, c->outs[0]);
+  int64_t da[R_MAX], dw[R_MAX], dy[R_MAX];
+  if (!a || !w || !known(ma, da) || !known(mw, dw) || !known(mo, dy) ||
+      A_T(c, "bias") || ma->rank < 2 || ma->rank > 3 || mw->rank < 2 ||
+      mw->rank > 3 || (ma->rank == 3 && mw->rank == 2))
+    return NNS_E_NOTFOUND;
+  if (ma->rank == 3) {
+    const char *ins[] = {a, w};
+    return nns__aten_node(c, "MatMul", "", ins, 2, c->outs, 1);
+  }
+  size_t first = *c->node_count;
+  const char *parts[4];
+  int np = 0;
+  int64_t start = 0;
+  bool experts = mw->rank == 3;
+  int64_t S = experts ? da[0] : da[1], E = experts ? dw[0] : dy[0];
+  if (E < 1)
+    return NNS_E_NOTFOUND;
+  int64_t q = S / E, rem = S % E;
+  int64_t groups[2][2] = {{rem, q + 1}, {E - rem, q}};
+  int64_t e0 = 0;
+  for (int gi = 0; gi < 2; gi++) {
+    int64_t g = groups[gi][0], n = groups[gi][1];
+    if (!g || !n)
+      continue;
+    if (experts) { /* (S, K) x (E, K, N) -> (S, N) */
+      int64_t K = da[1], N = dw[2];
+      const char *rows = rows_of(c, a, da, start, g * n, 0);
+      if (!rows)
+        return c->err->code;
+      int64_t xs_d[3] = {g, n, K}, flat_d[2] = {g * n, N};
+      const char *xs = c->fresh(c->fe);
+      A_TRY(reshape_to(c, rows, xs_d, 3, xs));
+      const char *ws = rows_of(c, w, dw, e0, g, 0);
+      if (!ws)
+        return c->err->code;
+      const char *p = c->fresh(c->fe), *ins[] = {xs, ws};
+      A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &p, 1));
+      parts[np] = c->fresh(c->fe);
+      A_TRY(reshape_to(c, p, flat_d, 2, parts[np]));
+      np++;
+      e0 += g;
+    } else { /* (M, S) x (S, N) -> (E, M, N), cut along S */
+      int64_t M = da[0], N = dw[1];
+      const char *cols = rows_of(c, a, da, start, g * n, 1);
+      if (!cols)
+        return c->err->code;
+      int64_t xs_d[3] = {M, g, n}, ws_d[3] = {g, n, N}, perm[3] = {1, 0, 2};
+      const char *xs = c->fresh(c->fe), *xt = c->fresh(c->fe);
+      A_TRY(reshape_to(c, cols, xs_d, 3, xs));
+      A_TRY(nns__aten_node(c, "Transpose", "", &xs, 1, &xt, 1));
+      A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 3, c->err));
+      const char *rows = rows_of(c, w, dw, start, g * n, 0);
+      if (!rows)
+        return c->err->code;
+      const char *ws = c->fresh(c->fe);
+      A_TRY(reshape_to(c, rows, ws_d, 3, ws));
+      parts[np] = c->fresh(c->fe);
+      const char *ins[] = {xt, ws};
+      A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &parts[np], 1));
+      np++;
+    }
+    start += g * n;
+  }
+  if (!experts && S < E) { /* groups with nothing to sum: zeros */
+    int64_t zd[3] = {E - S, da[0], dw[1]};
+    const char *ins[] = {nns__aten_scalar(c, 0, mo->dtype),
+                         nns__aten_const_ints(c, zd, 3, false)};
+    if (!ins[0] || !ins[1])
+      return c->err->code;
+    parts[np] = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &parts[np], 1));
+    np++;
+  }
+  if (np == 0) {
+    const char *ins[] = {nns__aten_scalar(c, 0, mo->dtype),
+                         nns__aten_const_ints(c, dy, mo->rank, false)};
+    if (!ins[0] || !ins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Expand", "", ins, 2, c->outs, 1));
+  } else if (np == 1) {
+    A_TRY(c->alias(c->fe, c->outs[0], parts[0]));
+  } else {
+    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)np, c->outs, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", 0, c->err));
+  }
+  return nns__aten_kernel(c, first);
+}
+
 /* ==== Attention ==== */
 
 /* _scaled_dot_product_attention_math and the fused kernels (flash, flash
@@ -619,6 +846,8 @@ static const nns__aten_op table[] = {
     RULE("_adaptive_avg_pool3d", "GlobalAveragePool/AveragePool/Resize",
          adaptive),
     RULE("_convolution", "Conv/ConvTranspose", convolution_),
+    RULE("_grouped_mm", "MatMul / Slice, Reshape, MatMul, Concat",
+         grouped_mm),
     RULE("_native_batch_norm_legit", "BatchNormalization", native_batch_norm),
     RULE("_scaled_dot_product_attention_math", "MatMul, Mul, Softmax, MatMul",
          sdpa_variant),
@@ -636,11 +865,13 @@ static const nns__aten_op table[] = {
     RULE("adaptive_max_pool1d", "GlobalMaxPool/MaxPool/Resize", adaptive),
     RULE("adaptive_max_pool2d", "GlobalMaxPool/MaxPool/Resize", adaptive),
     RULE("adaptive_max_pool3d", "GlobalMaxPool/MaxPool/Resize", adaptive),
+    RULE("col2im", "Reshape, ScatterElements(add), Slice", col2im),
     RULE("constant_pad_nd", "Pad(constant)", pad),
     RULE("convolution_backward", "ConvTranspose; Conv; ReduceSum",
          conv_backward),
     RULE("cudnn_batch_norm", "BatchNormalization", native_batch_norm),
     RULE("grid_sampler_2d", "GridSample", grid_sampler),
+    RULE("im2col", "Pad, Reshape, Gather, Reshape", im2col),
     RULE("max_pool1d_with_indices", "MaxPool", max_pool_ix),
     RULE("max_pool2d_with_indices_backward", "ScatterElements(add)",
          max_pool_backward),

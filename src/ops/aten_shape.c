@@ -662,6 +662,100 @@ static nns_status bucketize(nns__aten_call *c, const nns__aten_op *op) {
   return nns_builder_attr_int(c->b, "right", right, c->err);
 }
 
+/* ==== Data-dependent sizes ==== */
+
+/* nonzero(self) -> (count, rank) int64: NonZero, (rank, count), then a
+ * Transpose. The count is data: NonZero's rule leaves it unknown. */
+static nns_status nonzero(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *t = c->fresh(c->fe);
+  int64_t perm[2] = {1, 0};
+  A_TRY(nns__aten_node(c, "NonZero", "", &x, 1, &t, 1));
+  A_TRY(nns__aten_node(c, "Transpose", "", &t, 1, c->outs, 1));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 2, c->err));
+  return nns__aten_kernel(c, first);
+}
+
+/* _unique2 / _unique (self, sorted, return_inverse, return_counts) and
+ * unique_consecutive (self, return_inverse, return_counts, dim) over the
+ * flattened input: ONNX's Unique (its count is data), outputs (values,
+ * indices, inverse, counts), the call's own where they are of Unique's
+ * shape. Along a dim: not lowered. */
+static nns_status unique(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  int64_t dx[R_MAX];
+  if (!x || !known(mx, dx) || c->n_outs < 1 || !c->outs[0] ||
+      (d && d->kind != NNS__AA_NONE))
+    return NNS_E_NOTFOUND;
+  const nns__aten_meta *m0 = A_META(c, c->outs[0]);
+  if (!m0 || m0->rank != 1)
+    return NNS_E_NOTFOUND;
+  int64_t n = prod(dx, mx->rank);
+  const char *ys[4] = {c->outs[0], c->fresh(c->fe), NULL, NULL};
+  for (int k = 1; k < 3; k++) {
+    const char *o = k < c->n_outs ? c->outs[k] : NULL;
+    const nns__aten_meta *mk = A_META(c, o);
+    bool own = mk && mk->rank == 1 &&
+               (k == 1 ? mk->dims[0] == n
+                       : (mk->dims[0] == m0->dims[0] &&
+                          (mk->dims[0] >= 0 ||
+                           (mk->syms[0] && m0->syms[0] &&
+                            !strcmp(mk->syms[0], m0->syms[0])))));
+    ys[k + 1] = own ? o : c->fresh(c->fe);
+  }
+  A_TRY(nns__aten_node(c, "Unique", "", &x, 1, ys, 4));
+  return nns_builder_attr_int(c->b, "sorted", 0, c->err);
+}
+
+/* repeat_interleave: with self first (self, repeats, dim, output_size),
+ * self's rows repeated along dim (the flattened input when dim is None);
+ * the Tensor overload (repeats alone) each output position's repeat.
+ * Either a Gather of as many positions as PyTorch made (the output's
+ * size along the axis), known by shape alone. */
+static nns_status repeat_interleave(nns__aten_call *c,
+                                    const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || mo->rank < 1 || mo->rank > R_MAX || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *src = x;
+  int64_t dim = 0;
+  if (!x) { /* repeat_interleave(repeats) */
+    src = A_T(c, "repeats");
+  } else {
+    const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+    if (!d || d->kind == NNS__AA_NONE) {
+      int64_t minus1 = -1;
+      const char *ins[] = {x, nns__aten_const_ints(c, &minus1, 1, false)};
+      if (!ins[1])
+        return c->err->code;
+      src = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &src, 1));
+    } else if (d->kind == NNS__AA_INT && !d->sym) {
+      dim = (d->i % mo->rank + mo->rank) % mo->rank;
+    } else {
+      return NNS_E_NOTFOUND;
+    }
+  }
+  if (!src || mo->dims[dim] < 0)
+    return NNS_E_NOTFOUND;
+  const char *ins[] = {src, positions(c, &mo->dims[dim], 1)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Gather", "", ins, 2, c->outs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", dim, c->err));
+  return nns__aten_kernel(c, first);
+}
+
 /* ==== Backward kernels ==== */
 
 /* slice_backward(grad_output, input_sizes, dim, start, end, step): the
@@ -728,9 +822,13 @@ static nns_status embedding_dense_backward(nns__aten_call *c,
 /* ==== The table ==== */
 
 #define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
+#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
 
 /* Sorted by name (bisected; a unit test checks the order). */
 static const nns__aten_op table[] = {
+    ALIAS("_conj"),
+    RULE("_unique", "Unique", unique),
+    RULE("_unique2", "Unique", unique),
     RULE("argsort", "TopK", sort),
     RULE("as_strided", "Reshape / Reshape+Gather", as_strided),
     RULE("bucketize", "bucketize (pytorch.aten)", bucketize),
@@ -742,8 +840,10 @@ static const nns__aten_op table[] = {
     RULE("index_copy", "ScatterND", index_copy),
     RULE("index_put", "ScatterND / Where", index_put),
     RULE("index_select", "Gather", gather),
+    RULE("nonzero", "NonZero, Transpose", nonzero),
     RULE("pixel_shuffle", "DepthToSpace", pixel_shuffle),
     RULE("repeat", "Tile", repeat),
+    RULE("repeat_interleave", "Gather", repeat_interleave),
     RULE("roll", "Slice, Slice, Concat", roll),
     RULE("scatter", "ScatterElements", scatter),
     RULE("scatter_add", "ScatterElements", scatter),
@@ -755,6 +855,7 @@ static const nns__aten_op table[] = {
     RULE("topk", "TopK", topk),
     RULE("unbind", "Split, Squeeze", unbind),
     RULE("unfold", "Reshape / Reshape+Gather", as_strided),
+    RULE("unique_consecutive", "Unique", unique),
     RULE("unsafe_split", "Split", unsafe_split),
     RULE("unsafe_split_with_sizes", "Split", unsafe_split),
 };
