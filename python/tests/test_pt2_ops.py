@@ -41,6 +41,11 @@ OWN_TYPES = "own types"
 # index_select live (ops_map.py's rule for the x-first form, one Gather,
 # is what the archive's op lowers to): params, MACs and FLOPs compared.
 DECOMPOSED = "decomposed"
+# nonzero and unique: how many elements come out is data; the archive has
+# a size symbol there, which the CLI takes as 1, the live recording the
+# count PyTorch found. The op types, params, MACs and FLOPs (which depend
+# on the input alone) are compared.
+DATA = "data"
 
 # name: (forward, example inputs, the aten op the archive must hold[, what
 # the live side runs: a forward of its own where calling the op directly
@@ -77,6 +82,13 @@ CASES = {
                           (r(3, 4),), "repeat_interleave", DECOMPOSED),
     "repeat_interleave_flat": (lambda x: x.repeat_interleave(3),
                                (r(3, 4),), "repeat_interleave", DECOMPOSED),
+    # sizes that are data: the archive holds a size symbol where the live
+    # run had a number
+    "nonzero": (lambda x: torch.nonzero(x), (r(3, 4),), "nonzero", DATA),
+    "_unique2": (lambda x: tuple(torch.unique(x, return_counts=True)),
+                 (r(12),), "_unique2", DATA),
+    "unique_consecutive": (lambda x: torch.unique_consecutive(x),
+                           (r(12),), "unique_consecutive", DATA),
     # gather and scatter
     "gather": (lambda x, i: x.gather(1, i), (r(3, 4), ri(4, (3, 2))),
                "gather"),
@@ -323,7 +335,9 @@ def test_pt2_op_counts_equal_live(name, tmp_path):
     doc, live, _, _ = report(name, tmp_path)
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     assert live["uncounted_ops"] == [] and live["unknown_ops"] == []
-    if len(CASES[name]) > 3 and CASES[name][3] == DECOMPOSED:
+    if len(CASES[name]) > 3 and CASES[name][3] == DATA:
+        assert set(by_type(doc)) == set(by_type(live))
+    if len(CASES[name]) > 3 and CASES[name][3] in (DECOMPOSED, DATA):
         for key in ("params", "flops", "macs"):
             assert doc["totals"][key] == live["totals"][key], key
         return

@@ -684,7 +684,8 @@ static nns_status nonzero(nns__aten_call *c, const nns__aten_op *op) {
  * unique_consecutive (self, return_inverse, return_counts, dim) over the
  * flattened input: ONNX's Unique (its count is data), outputs (values,
  * indices, inverse, counts), the call's own where they are of Unique's
- * shape. Along a dim: not lowered. */
+ * shape. Along a dim, or an inverse asked for in x's shape (more than
+ * 1-D): not lowered. */
 static nns_status unique(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
@@ -708,6 +709,13 @@ static nns_status unique(nns__aten_call *c, const nns__aten_op *op) {
                           (mk->dims[0] >= 0 ||
                            (mk->syms[0] && m0->syms[0] &&
                             !strcmp(mk->syms[0], m0->syms[0])))));
+    /* an output of another shape is one PyTorch left empty (not asked
+     * for), or the inverse in x's shape, which Unique does not give */
+    bool asked = nns__aten_bool(c, k == 1 ? "return_inverse"
+                                          : "return_counts",
+                                false);
+    if (o && !own && asked)
+      return NNS_E_NOTFOUND;
     ys[k + 1] = own ? o : c->fresh(c->fe);
   }
   A_TRY(nns__aten_node(c, "Unique", "", &x, 1, ys, 4));
