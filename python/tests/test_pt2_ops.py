@@ -254,6 +254,29 @@ CASES = {
             q, k, v, m, False)[0],
         (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), r(1, 2, 4, 6)),
         "_scaled_dot_product_cudnn_attention"),
+    # nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast paths
+    # (export spells the modules out; the kernels called as ops)
+    "_native_multi_head_attention": (
+        lambda x, wi, bi, wo, bo: A._native_multi_head_attention(
+            x, x, x, 8, 2, wi, bi, wo, bo, need_weights=False)[0],
+        (r(2, 4, 8), r(24, 8), r(24), r(8, 8), r(8)),
+        "_native_multi_head_attention"),
+    "_transformer_encoder_layer_fwd": (
+        lambda x, wi, bi, wo, bo, l1, l2, w1, b1, w2, b2:
+            A._transformer_encoder_layer_fwd(
+                x, 8, 2, wi, bi, wo, bo, False, False, 1e-5, l1, l2, l1, l2,
+                w1, b1, w2, b2),
+        (r(2, 4, 8), r(24, 8), r(24), r(8, 8), r(8), r(8), r(8), r(16, 8),
+         r(16), r(8, 16), r(8)),
+        "_transformer_encoder_layer_fwd"),
+    "_transformer_encoder_layer_fwd_norm_first": (
+        lambda x, wi, bi, wo, bo, l1, l2, w1, b1, w2, b2:
+            A._transformer_encoder_layer_fwd(
+                x, 8, 2, wi, bi, wo, bo, True, True, 1e-5, l1, l2, l1, l2,
+                w1, b1, w2, b2),
+        (r(2, 4, 8), r(24, 8), r(24), r(8, 8), r(8), r(8), r(8), r(16, 8),
+         r(16), r(8, 16), r(8)),
+        "_transformer_encoder_layer_fwd"),
     # backward kernels
     "convolution_backward": (
         lambda g, x, w: A.convolution_backward(
@@ -353,6 +376,13 @@ def test_pt2_op_counts_equal_live(name, tmp_path):
     assert by_type(doc) == by_type(live)
 
 
+def products(doc):
+    """MACs of the convolutions and matrix products (the norms count MACs
+    of their own, which neither reference has)."""
+    return sum(r["macs"] for r in doc["op_types"] if r["op_type"] in
+               ("Conv", "ConvTranspose", "MatMul"))
+
+
 def flop_counter_macs(model, args):
     from torch.utils.flop_counter import FlopCounterMode
     with torch.no_grad(), FlopCounterMode(display=False) as fc:
@@ -365,18 +395,26 @@ def flop_counter_macs(model, args):
 def test_pt2_conv_and_attention_macs_as_flop_counter(name, tmp_path):
     doc, _, model, args = report(name, tmp_path)
     assert doc["totals"]["macs"] > 0
-    products = sum(r["macs"] for r in doc["op_types"] if r["op_type"] in
-                   ("Conv", "ConvTranspose", "MatMul"))
-    assert products == flop_counter_macs(model, args)
+    assert products(doc) == flop_counter_macs(model, args)
 
 
-# FlopCounterMode has no formula for _grouped_mm: by hand, every row of a
-# meets one expert (rows x K x N), every column of the shared dim one group
-# (M x S x N), a batch of products (E x M x K x N).
-@pytest.mark.parametrize("name,macs", [("_grouped_mm_batched", 3 * 8 * 8 * 16),
-                                       ("_grouped_mm_experts", 10 * 8 * 16),
-                                       ("_grouped_mm_weight_grad",
-                                        8 * 16 * 8)])
-def test_pt2_grouped_mm_macs_by_hand(name, macs, tmp_path):
+# FlopCounterMode has no formula for _grouped_mm and the fused transformer
+# kernels: by hand. _grouped_mm: every row of a meets one expert (rows x K
+# x N), every column of the shared dim one group (M x S x N), a batch of
+# products (E x M x K x N). Attention over x [B=2, L=4, E=8], 2 heads of
+# d=4: in-projection B L E 3E, q k^T and p v B h L L d each, out-projection
+# B L E E; the encoder layer adds its feed-forward B L E F twice (F=16).
+MHA = 2 * 4 * 8 * 24 + 2 * (2 * 2 * 4 * 4 * 4) + 2 * 4 * 8 * 8
+
+
+@pytest.mark.parametrize("name,macs", [
+    ("_grouped_mm_batched", 3 * 8 * 8 * 16),
+    ("_grouped_mm_experts", 10 * 8 * 16),
+    ("_grouped_mm_weight_grad", 8 * 16 * 8),
+    ("_native_multi_head_attention", MHA),
+    ("_transformer_encoder_layer_fwd", MHA + 2 * (2 * 4 * 8 * 16)),
+    ("_transformer_encoder_layer_fwd_norm_first",
+     MHA + 2 * (2 * 4 * 8 * 16))])
+def test_pt2_products_macs_by_hand(name, macs, tmp_path):
     doc, _, _, _ = report(name, tmp_path)
-    assert doc["totals"]["macs"] == macs
+    assert products(doc) == macs

@@ -10,6 +10,7 @@
  */
 #include "aten_int.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { R_MAX = 16 };
@@ -564,6 +565,203 @@ static nns_status sdpa_variant(nns__aten_call *c, const nns__aten_op *op) {
   return as_op(&first, "scaled_dot_product_attention", from, to, 1);
 }
 
+/* ==== Fused transformer kernels ==== */
+
+/* Their nodes, each a kernel of its own (PyTorch's fast paths run the
+ * projections, attention and norms one after the other: ops_map.py's
+ * SEVERAL_KERNELS), shapes from the input's [B, L, E]. */
+typedef struct fused {
+  nns__aten_call *c;
+  int32_t dt;
+  int64_t B, L, E, h;
+} fused;
+
+static nns_status f_node(fused *f, const char *op, const char *const *ins,
+                         size_t n_in, const char *out) {
+  return nns__aten_node(f->c, op, "", ins, n_in, &out, 1);
+}
+
+/* A 2-D weight, transposed by a node (the recorder's b.transposed). */
+static const char *f_transposed(fused *f, const char *w) {
+  const char *t = f->c->fresh(f->c->fe);
+  int64_t perm[2] = {1, 0};
+  if (f_node(f, "Transpose", &w, 1, t) != NNS_OK ||
+      nns_builder_attr_ints(f->c->b, "perm", perm, 2, f->c->err) != NNS_OK)
+    return NULL;
+  return t;
+}
+
+/* y = x w^T + bias: Transpose of w, MatMul, Add. */
+static nns_status f_linear(fused *f, const char *x, const char *w,
+                           const char *bias, const char *y) {
+  const char *wt = f_transposed(f, w);
+  if (!wt)
+    return f->c->err->code;
+  const char *t = f->c->fresh(f->c->fe), *mm[] = {x, wt}, *add[] = {t, bias};
+  A_TRY(f_node(f, "MatMul", mm, 2, t));
+  return f_node(f, "Add", add, 2, y);
+}
+
+static nns_status f_layer_norm(fused *f, const char *x, const char *w,
+                               const char *bias, double eps, const char *y) {
+  const char *ins[] = {x, w, bias};
+  A_TRY(f_node(f, "LayerNormalization", ins, 3, y));
+  A_TRY(nns_builder_attr_int(f->c->b, "axis", -1, f->c->err));
+  return nns_builder_attr_float(f->c->b, "epsilon", eps, f->c->err);
+}
+
+/* Self-attention as F.multi_head_attention_forward spells it: in-
+ * projection, split, heads [B, h, L, d], softmax(q k^T / sqrt(d) + mask) v,
+ * heads merged, out-projection (ops_map.py's _mha and _attention). */
+static nns_status f_mha(fused *f, const char *x, const char *w_in,
+                        const char *b_in, const char *w_out,
+                        const char *b_out, const char *mask, const char *y) {
+  nns__aten_call *c = f->c;
+  int64_t B = f->B, L = f->L, E = f->E, h = f->h, d = E / h;
+  const char *qkv = c->fresh(c->fe);
+  A_TRY(f_linear(f, x, w_in, b_in, qkv));
+  const char *parts[3] = {c->fresh(c->fe), c->fresh(c->fe), c->fresh(c->fe)};
+  int64_t three[3] = {E, E, E};
+  const char *sp[] = {qkv, nns__aten_const_ints(c, three, 3, false)};
+  if (!sp[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Split", "", sp, 2, parts, 3));
+  A_TRY(nns_builder_attr_int(c->b, "axis", 2, c->err));
+  int64_t split_d[4] = {B, L, h, d}, perm[4] = {0, 2, 1, 3};
+  const char *heads[3];
+  for (int k = 0; k < 3; k++) {
+    const char *r = c->fresh(c->fe);
+    A_TRY(reshape_to(c, parts[k], split_d, 4, r));
+    heads[k] = c->fresh(c->fe);
+    A_TRY(f_node(f, "Transpose", &r, 1, heads[k]));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 4, c->err));
+  }
+  int64_t kperm[4] = {0, 1, 3, 2};
+  const char *kt = c->fresh(c->fe), *scores = c->fresh(c->fe);
+  A_TRY(f_node(f, "Transpose", &heads[1], 1, kt));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", kperm, 4, c->err));
+  const char *mm1[] = {heads[0], kt};
+  A_TRY(f_node(f, "MatMul", mm1, 2, scores));
+  const char *scaled = c->fresh(c->fe);
+  const char *mul[] = {scores,
+                       nns__aten_scalar(c, 1.0 / sqrt((double)d), f->dt)};
+  if (!mul[1])
+    return c->err->code;
+  A_TRY(f_node(f, "Mul", mul, 2, scaled));
+  if (mask) {
+    const nns__aten_meta *mm = A_META(c, mask);
+    const char *masked = c->fresh(c->fe);
+    if (mm && mm->dtype == NNS_DT_BOOL) {
+      const char *ins[] = {mask, scaled,
+                           nns__aten_scalar(c, -INFINITY, f->dt)};
+      if (!ins[2])
+        return c->err->code;
+      A_TRY(f_node(f, "Where", ins, 3, masked));
+    } else {
+      const char *ins[] = {scaled, mask};
+      A_TRY(f_node(f, "Add", ins, 2, masked));
+    }
+    scaled = masked;
+  }
+  const char *probs = c->fresh(c->fe), *att = c->fresh(c->fe);
+  A_TRY(f_node(f, "Softmax", &scaled, 1, probs));
+  A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  const char *mm2[] = {probs, heads[2]};
+  A_TRY(f_node(f, "MatMul", mm2, 2, att));
+  const char *merged_t = c->fresh(c->fe), *merged = c->fresh(c->fe);
+  A_TRY(f_node(f, "Transpose", &att, 1, merged_t));
+  A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 4, c->err));
+  int64_t ble[3] = {B, L, E};
+  A_TRY(reshape_to(c, merged_t, ble, 3, merged));
+  return f_linear(f, merged, w_out, b_out, y);
+}
+
+/* The input's [B, L, E] and the head count; false when not known. */
+static bool f_init(fused *f, nns__aten_call *c, const char *x) {
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t dx[R_MAX];
+  f->c = c;
+  f->E = nns__aten_int(c, "embed_dim", -1);
+  f->h = nns__aten_int(c, "num_head", nns__aten_int(c, "num_heads", -1));
+  if (!x || !known(mx, dx) || mx->rank != 3 || f->E < 1 || f->h < 1 ||
+      f->E % f->h || dx[2] != f->E || !c->outs[0])
+    return false;
+  f->dt = mx->dtype;
+  f->B = dx[0];
+  f->L = dx[1];
+  return true;
+}
+
+/* _native_multi_head_attention(query, key, value, embed_dim, num_head,
+ * qkv_weight, qkv_bias, proj_weight, proj_bias, mask, ...):
+ * nn.MultiheadAttention's fast path, self-attention only. */
+static nns_status native_mha(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  fused f;
+  const char *x = A_T(c, "query");
+  const char *w[4] = {A_T(c, "qkv_weight"), A_T(c, "qkv_bias"),
+                      A_T(c, "proj_weight"), A_T(c, "proj_bias")};
+  if (!f_init(&f, c, x) || !w[0] || !w[1] || !w[2] || !w[3])
+    return NNS_E_NOTFOUND;
+  return f_mha(&f, x, w[0], w[1], w[2], w[3], A_T(c, "mask"), c->outs[0]);
+}
+
+/* _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight,
+ * qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+ * norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1,
+ * ffn_bias_1, ffn_weight_2, ffn_bias_2, mask, mask_type):
+ * nn.TransformerEncoderLayer's fast path, the attention block and the
+ * feed-forward block, each with its residual Add and LayerNormalization
+ * (before or after: norm_first). */
+static nns_status encoder_layer(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  static const char *const names[] = {
+      "qkv_weight",    "qkv_bias",     "proj_weight",   "proj_bias",
+      "norm_weight_1", "norm_bias_1",  "norm_weight_2", "norm_bias_2",
+      "ffn_weight_1",  "ffn_bias_1",   "ffn_weight_2",  "ffn_bias_2"};
+  fused f;
+  const char *x = A_T(c, "src"), *w[12];
+  if (!f_init(&f, c, x))
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < 12; k++)
+    if (!(w[k] = A_T(c, names[k])))
+      return NNS_E_NOTFOUND;
+  bool first = nns__aten_bool(c, "norm_first", false);
+  bool gelu = nns__aten_bool(c, "use_gelu", false);
+  double eps = nns__aten_float(c, "eps", 1e-5);
+  const char *a_in = x;
+  if (first) {
+    a_in = c->fresh(c->fe);
+    A_TRY(f_layer_norm(&f, x, w[4], w[5], eps, a_in));
+  }
+  const char *att = c->fresh(c->fe), *r1 = c->fresh(c->fe);
+  A_TRY(f_mha(&f, a_in, w[0], w[1], w[2], w[3], A_T(c, "mask"), att));
+  const char *res1[] = {x, att};
+  A_TRY(f_node(&f, "Add", res1, 2, r1));
+  const char *cur = r1;
+  if (!first) {
+    cur = c->fresh(c->fe);
+    A_TRY(f_layer_norm(&f, r1, w[4], w[5], eps, cur));
+  }
+  const char *f_in = cur;
+  if (first) {
+    f_in = c->fresh(c->fe);
+    A_TRY(f_layer_norm(&f, cur, w[6], w[7], eps, f_in));
+  }
+  const char *hid = c->fresh(c->fe), *act = c->fresh(c->fe);
+  const char *ff = c->fresh(c->fe);
+  A_TRY(f_linear(&f, f_in, w[8], w[9], hid));
+  A_TRY(nns__aten_node(c, gelu ? "Gelu" : "Relu",
+                       gelu ? "com.microsoft" : "", &hid, 1, &act, 1));
+  A_TRY(f_linear(&f, act, w[10], w[11], ff));
+  const char *res2[] = {cur, ff};
+  if (first)
+    return f_node(&f, "Add", res2, 2, c->outs[0]);
+  const char *r2 = c->fresh(c->fe);
+  A_TRY(f_node(&f, "Add", res2, 2, r2));
+  return f_layer_norm(&f, r2, w[6], w[7], eps, c->outs[0]);
+}
+
 /* ==== Backward kernels ==== */
 
 /* _adaptive_avg_pool2d_backward(grad_output, self): each input element
@@ -849,6 +1047,9 @@ static const nns__aten_op table[] = {
     RULE("_grouped_mm", "MatMul / Slice, Reshape, MatMul, Concat",
          grouped_mm),
     RULE("_native_batch_norm_legit", "BatchNormalization", native_batch_norm),
+    RULE("_native_multi_head_attention",
+         "MatMul, Add, Split, ..., Softmax, MatMul, ... (kernels of their own)",
+         native_mha),
     RULE("_scaled_dot_product_attention_math", "MatMul, Mul, Softmax, MatMul",
          sdpa_variant),
     RULE("_scaled_dot_product_cudnn_attention",
@@ -859,6 +1060,10 @@ static const nns__aten_op table[] = {
          "MatMul, Mul, Softmax, MatMul", sdpa_variant),
     RULE("_scaled_dot_product_flash_attention_for_cpu",
          "MatMul, Mul, Softmax, MatMul", sdpa_variant),
+    RULE("_transformer_encoder_layer_fwd",
+         "attention, Add, LayerNormalization, MatMul, Relu/Gelu, ... "
+         "(kernels of their own)",
+         encoder_layer),
     RULE("_upsample_bicubic2d_aa", "Resize(cubic, antialias)", resize),
     RULE("_upsample_bilinear2d_aa", "Resize(linear, antialias)", resize),
     RULE("_weight_norm_interface", "ReduceL2, Div, Mul", weight_norm),
