@@ -11,6 +11,7 @@
 #include "aten_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { R_MAX = 16 };
@@ -762,6 +763,73 @@ static nns_status encoder_layer(nns__aten_call *c, const nns__aten_op *op) {
   return f_layer_norm(&f, r2, w[6], w[7], eps, c->outs[0]);
 }
 
+/* ==== Composites torch.export keeps ==== */
+
+/* The archive keeps some CompositeImplicit ops whole that a live run
+ * meets as their decomposition: each lowers as the op it decomposes to
+ * (the entry the recorder uses), so both count alike. */
+
+/* pad(self, pad, mode, value): constant_pad_nd, reflection_padNd or
+ * replication_padNd by mode and the number of padded dims; circular is
+ * not lowered. */
+static nns_status pad_any(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_arg *m = nns__aten_arg_of(c, "mode");
+  const nns__aten_arg *p = nns__aten_arg_of(c, "pad");
+  const char *mode = m && m->kind == NNS__AA_STRING ? m->s : "constant";
+  if (!strcmp(mode, "constant"))
+    return as_op(c, "constant_pad_nd", NULL, NULL, 0);
+  if (!p || p->kind != NNS__AA_INTS || p->n < 2 || p->n > 6 || p->n % 2)
+    return NNS_E_NOTFOUND;
+  static const char *const from[] = {"pad"}, *const to[] = {"padding"};
+  char name[32];
+  if (!strcmp(mode, "reflect"))
+    snprintf(name, sizeof name, "reflection_pad%dd", p->n / 2);
+  else if (!strcmp(mode, "replicate"))
+    snprintf(name, sizeof name, "replication_pad%dd", p->n / 2);
+  else
+    return NNS_E_NOTFOUND;
+  return as_op(c, name, from, to, 1);
+}
+
+/* group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
+ * native_group_norm's rule, N, C and HxW from the input's sizes. */
+static nns_status group_norm(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input");
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t dx[R_MAX];
+  if (!x || !known(mx, dx) || mx->rank < 2 || c->n_args > 60)
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[64];
+  int n = 0;
+  for (int32_t k = 0; k < c->n_args; k++) {
+    args[n] = c->args[k];
+    if (args[n].name && !strcmp(args[n].name, "num_groups"))
+      args[n].name = "group";
+    n++;
+  }
+  static const char *const names[] = {"N", "C", "HxW"};
+  int64_t v[3] = {dx[0], dx[1], prod(dx + 2, mx->rank - 2)};
+  for (int k = 0; k < 3; k++)
+    args[n++] = (nns__aten_arg){.name = names[k], .kind = NNS__AA_INT,
+                                .i = v[k]};
+  nns__aten_call inner = *c;
+  inner.args = args;
+  inner.n_args = n;
+  return native_group_norm(&inner, op);
+}
+
+/* grid_sampler(input, grid, ...) on a 4-D input: grid_sampler_2d's rule. */
+static nns_status grid_sampler_any(nns__aten_call *c,
+                                   const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_meta *mx = A_META(c, A_T(c, "input"));
+  if (!mx || mx->rank != 4)
+    return NNS_E_NOTFOUND;
+  return as_op(c, "grid_sampler_2d", NULL, NULL, 0);
+}
+
 /* ==== Backward kernels ==== */
 
 /* _adaptive_avg_pool2d_backward(grad_output, self): each input element
@@ -1075,7 +1143,9 @@ static const nns__aten_op table[] = {
     RULE("convolution_backward", "ConvTranspose; Conv; ReduceSum",
          conv_backward),
     RULE("cudnn_batch_norm", "BatchNormalization", native_batch_norm),
+    RULE("grid_sampler", "GridSample (4-D input)", grid_sampler_any),
     RULE("grid_sampler_2d", "GridSample", grid_sampler),
+    RULE("group_norm", "InstanceNormalization, Mul, Add", group_norm),
     RULE("im2col", "Pad, Reshape, Gather, Reshape", im2col),
     RULE("max_pool1d_with_indices", "MaxPool", max_pool_ix),
     RULE("max_pool2d_with_indices_backward", "ScatterElements(add)",
@@ -1088,6 +1158,7 @@ static const nns__aten_op table[] = {
          native_group_norm),
     RULE("native_layer_norm_backward", "LayerNormalization; ReduceSum",
          ln_backward),
+    RULE("pad", "Pad", pad_any),
     RULE("reflection_pad1d", "Pad(reflect)", pad),
     RULE("reflection_pad2d", "Pad(reflect)", pad),
     RULE("reflection_pad3d", "Pad(reflect)", pad),
