@@ -552,6 +552,49 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* roi_align(input, rois [K, 5: batch index, box], spatial_scale,
+ * pooled_height, pooled_width, sampling_ratio, aligned), torchvision's:
+ * RoiAlign, the rois cut into boxes (Slice) and batch indices (Gather,
+ * Cast to int64). */
+static nns_status roi_align(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "input"), *rois = A_T(c, "rois");
+  int64_t ph = nns__aten_int(c, "pooled_height", -1);
+  int64_t pw = nns__aten_int(c, "pooled_width", -1);
+  int64_t ratio = nns__aten_int(c, "sampling_ratio", -1);
+  if (!x || !rois || ph < 1 || pw < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  int64_t v[4] = {1, 5, 1, 0};
+  const char *sl[] = {rois, nns__aten_const_ints(c, &v[0], 1, false),
+                      nns__aten_const_ints(c, &v[1], 1, false),
+                      nns__aten_const_ints(c, &v[2], 1, false)};
+  const char *ga[] = {rois, nns__aten_const_ints(c, &v[3], 1, true)};
+  if (!sl[1] || !sl[2] || !sl[3] || !ga[1])
+    return c->err->code;
+  const char *boxes = c->fresh(c->fe), *idx = c->fresh(c->fe);
+  const char *bidx = c->fresh(c->fe);
+  A_TRY(nns__aten_node(c, "Slice", "", sl, 4, &boxes, 1));
+  A_TRY(nns__aten_node(c, "Gather", "", ga, 2, &idx, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", 1, c->err));
+  A_TRY(nns__aten_node(c, "Cast", "", &idx, 1, &bidx, 1));
+  A_TRY(nns_builder_attr_int(c->b, "to", NNS_DT_INT64, c->err));
+  const char *ins[] = {x, boxes, bidx};
+  A_TRY(nns__aten_node(c, "RoiAlign", "", ins, 3, c->outs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "output_height", ph, c->err));
+  A_TRY(nns_builder_attr_int(c->b, "output_width", pw, c->err));
+  A_TRY(nns_builder_attr_int(c->b, "sampling_ratio", ratio > 0 ? ratio : 0,
+                             c->err));
+  A_TRY(nns_builder_attr_float(c->b, "spatial_scale",
+                               nns__aten_float(c, "spatial_scale", 1),
+                               c->err));
+  A_TRY(attr_s(c, "mode", "avg"));
+  A_TRY(attr_s(c, "coordinate_transformation_mode",
+               nns__aten_bool(c, "aligned", false) ? "half_pixel"
+                                                   : "output_half_pixel"));
+  return nns__aten_kernel(c, first);
+}
+
 /* ==== Attention ==== */
 
 /* _scaled_dot_product_attention_math and the fused kernels (flash, flash
@@ -1165,6 +1208,8 @@ static const nns__aten_op table[] = {
     RULE("replication_pad1d", "Pad(edge)", pad),
     RULE("replication_pad2d", "Pad(edge)", pad),
     RULE("replication_pad3d", "Pad(edge)", pad),
+    RULE("roi_align", "Slice, Gather, Cast, RoiAlign (torchvision's)",
+         roi_align),
     RULE("upsample_bicubic2d", "Resize(cubic)", resize),
     RULE("upsample_bilinear2d", "Resize(linear)", resize),
     RULE("upsample_linear1d", "Resize(linear)", resize),
