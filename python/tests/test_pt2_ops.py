@@ -436,3 +436,54 @@ MHA = 2 * 4 * 8 * 24 + 2 * (2 * 2 * 4 * 4 * 4) + 2 * 4 * 8 * 8
 def test_pt2_products_macs_by_hand(name, macs, tmp_path):
     doc, _, _, _ = report(name, tmp_path)
     assert products(doc) == macs
+
+
+# A dynamic batch: the archive's sizes hold a symbol there, which the CLI
+# fixes with --input; the rules that need sizes make them from the symbol
+# (Resize's sizes, GroupNorm's shape back) or copy it (a Reshape's 0).
+# The shape arithmetic adds nodes of its own (Shape, Gather, Concat), so
+# params, MACs and FLOPs are compared.
+DYNAMIC = {
+    "upsample_nearest2d": (lambda x: F.interpolate(x, scale_factor=2),
+                           (r(2, 2, 4, 4),)),
+    "upsample_bilinear2d": (lambda x: F.interpolate(x, size=(7, 9),
+                                                    mode="bilinear"),
+                            (r(2, 2, 4, 4),)),
+    "group_norm": (nn.GroupNorm(2, 4), (r(2, 4, 3, 3),)),
+    "native_group_norm": (
+        lambda x, w, b: A.native_group_norm(x, w, b, x.shape[0], 4, 9, 2,
+                                            1e-5)[0],
+        (r(2, 4, 3, 3), r(4), r(4))),
+    "adaptive_max_pool2d": (nn.AdaptiveMaxPool2d((2, 3)), (r(2, 2, 4, 6),)),
+    "adaptive_max_pool2d_up": (nn.AdaptiveMaxPool2d((4, 6)),
+                               (r(2, 2, 2, 3),)),
+    "roll": (lambda x: x.roll((1, -2), (1, 2)), (r(2, 3, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC))
+def test_pt2_dynamic_batch_counts_equal_live(name, tmp_path):
+    f, args = DYNAMIC[name]
+    torch.manual_seed(0)
+    model = f if isinstance(f, nn.Module) else Call(f)
+    batch = torch.export.Dim("batch", min=2, max=64)
+    dyn = tuple({0: batch} if k == 0 else None for k in range(len(args)))
+    if not isinstance(f, nn.Module):  # Call.forward(*args)
+        dyn = {"args": dyn}
+    ep = torch.export.export(model, args, dynamic_shapes=dyn)
+    path = str(tmp_path / f"{name}.pt2")
+    torch.export.save(ep, path)
+    cmd = [cli(), "summary", path, "--format", "json"]
+    plain = json.loads(subprocess.run(cmd, capture_output=True, text=True,
+                                      check=True).stdout)
+    assert isinstance(plain["inputs"][0]["shape"][0], str)  # a symbol
+    assert plain["uncounted_ops"] == []
+    first = ep.graph_signature.user_inputs[0]
+    cmd += ["--input", first + "=" + "x".join(str(d) for d in args[0].shape)]
+    doc = json.loads(subprocess.run(cmd, capture_output=True, text=True,
+                                    check=True).stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert doc["symbols_taken_as_1"] is False
+    live = nnscan.summary(model, inputs=args, file=False).totals
+    for key in ("params", "macs", "flops"):
+        assert doc["totals"][key] == live[key], key

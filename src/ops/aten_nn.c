@@ -100,18 +100,38 @@ static nns_status native_group_norm(nns__aten_call *c,
   (void)op;
   const char *x = A_T(c, "input");
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t dx[R_MAX];
-  int64_t n = nns__aten_int(c, "N", -1), ch = nns__aten_int(c, "C", -1);
-  int64_t g = nns__aten_int(c, "group", -1);
-  if (!x || !known(mx, dx) || mx->rank < 2 || n < 0 || ch < 0 || g < 1 ||
-      !c->outs[0])
+  int64_t g = nns__aten_int(c, "group", -1), dx[R_MAX];
+  if (!x || !mx || mx->rank < 2 || mx->rank > R_MAX || g < 1 || !c->outs[0])
     return NNS_E_NOTFOUND;
+  /* the batch may be symbolic (a Reshape copies it: 0, and the sizes back
+   * are a value made before the kernel's nodes); the rest must be known */
+  int64_t rest = 1, ch = mx->dims[1];
+  for (int k = 1; k < mx->rank; k++) {
+    if (mx->dims[k] < 0)
+      return NNS_E_NOTFOUND;
+    rest *= mx->dims[k];
+  }
+  bool all = known(mx, dx);
+  const char *back_shape = NULL;
+  if (!all) {
+    c->err->code = NNS_OK;
+    if (!(back_shape = nns__aten_shape_value(c, mx)))
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  }
+  int64_t n = all ? nns__aten_int(c, "N", dx[0]) : 0;
+  int64_t grouped[3] = {n, g, all ? prod(dx, mx->rank) / (n * g > 0 ? n * g : 1)
+                                  : rest / g};
   const char *w = A_T(c, "weight"), *bias = A_T(c, "bias");
-  int64_t total = prod(dx, mx->rank);
-  int64_t grouped[3] = {n, g, total / (n * g > 0 ? n * g : 1)};
   size_t first = *c->node_count;
   const char *gx = c->fresh(c->fe), *normed = c->fresh(c->fe);
-  A_TRY(reshape_to(c, x, grouped, 3, gx));
+  if (all) {
+    A_TRY(reshape_to(c, x, grouped, 3, gx));
+  } else {
+    const char *rs[] = {x, nns__aten_const_ints(c, grouped, 3, false)};
+    if (!rs[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Reshape", "", rs, 2, &gx, 1));
+  }
   const char *ins[] = {gx, nns__aten_filler(c, mx->dtype, 1, &g),
                        nns__aten_filler(c, mx->dtype, 1, &g)};
   if (!ins[1] || !ins[2])
@@ -122,7 +142,12 @@ static nns_status native_group_norm(nns__aten_call *c,
   const char *steps[2][2] = {{"Mul", w}, {"Add", bias}};
   int last = bias ? 1 : w ? 0 : -1;
   const char *cur = last < 0 ? c->outs[0] : c->fresh(c->fe);
-  A_TRY(reshape_to(c, normed, dx, mx->rank, cur));
+  if (all) {
+    A_TRY(reshape_to(c, normed, dx, mx->rank, cur));
+  } else {
+    const char *rs[] = {normed, back_shape};
+    A_TRY(nns__aten_node(c, "Reshape", "", rs, 2, &cur, 1));
+  }
   int64_t per[R_MAX];
   per[0] = ch;
   for (int k = 1; k < mx->rank - 1; k++)
@@ -185,9 +210,15 @@ static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
   int64_t dx[R_MAX], dy[R_MAX];
-  if (!x || !known(mx, dx) || !known(mo, dy) || mx->rank < 3 ||
+  if (!x || !mx || !mo || mx->rank < 3 || mx->rank > R_MAX ||
       mo->rank != mx->rank)
     return NNS_E_NOTFOUND;
+  for (int k = 0; k < mx->rank; k++) { /* the batch may be symbolic */
+    dx[k] = mx->dims[k];
+    dy[k] = mo->dims[k];
+    if (k >= 2 && (dx[k] < 0 || dy[k] < 0))
+      return NNS_E_NOTFOUND;
+  }
   bool max = !strcmp(op->onnx, "GlobalMaxPool/MaxPool/Resize");
   int r = mx->rank - 2;
   bool global = true, multiple = true, larger = false;
@@ -201,10 +232,10 @@ static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
     return nns__aten_node(c, max ? "GlobalMaxPool" : "GlobalAveragePool", "",
                           &x, 1, c->outs, 1);
   if (multiple && larger) {
-    const char *ins[] = {x, "", "", nns__aten_const_ints(c, dy, mo->rank,
-                                                         false)};
+    c->err->code = NNS_OK;
+    const char *ins[] = {x, "", "", nns__aten_shape_value(c, mo)};
     if (!ins[3])
-      return c->err->code;
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
     A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
     A_TRY(attr_s(c, "mode", "nearest"));
     A_TRY(attr_s(c, "nearest_mode", "floor"));
@@ -235,16 +266,16 @@ static nns_status resize(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = NULL;
   nns__aten_tensors(c, &x, 1);
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  int64_t dy[R_MAX];
-  if (!x || !known(mo, dy))
+  if (!x || !mo || mo->rank < 0 || mo->rank > R_MAX)
     return NNS_E_NOTFOUND;
   const char *mode = strstr(op->onnx, "cubic")    ? "cubic"
                      : strstr(op->onnx, "linear") ? "linear"
                                                   : "nearest";
-  const char *ins[] = {x, "", "", nns__aten_const_ints(c, dy, mo->rank,
-                                                       false)};
+  /* the output's sizes: a constant, or a value from the symbols' sizes */
+  c->err->code = NNS_OK;
+  const char *ins[] = {x, "", "", nns__aten_shape_value(c, mo)};
   if (!ins[3])
-    return c->err->code;
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
   A_TRY(attr_s(c, "mode", mode));
   if (strstr(op->onnx, "antialias"))
@@ -841,9 +872,12 @@ static nns_status group_norm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "input");
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t dx[R_MAX];
-  if (!x || !known(mx, dx) || mx->rank < 2 || c->n_args > 60)
+  if (!x || !mx || mx->rank < 2 || mx->rank > R_MAX || c->n_args > 60)
     return NNS_E_NOTFOUND;
+  int64_t dx[R_MAX];
+  for (int k = 0; k < mx->rank; k++)
+    if ((dx[k] = mx->dims[k]) < 0 && k > 0)
+      return NNS_E_NOTFOUND; /* a symbolic batch only */
   nns__aten_arg args[64];
   int n = 0;
   for (int32_t k = 0; k < c->n_args; k++) {

@@ -224,17 +224,20 @@ static nns_status roll(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t dims[R_MAX], shifts[R_MAX], ax[R_MAX];
+  int64_t shifts[R_MAX], ax[R_MAX];
   const nns__aten_arg *d = nns__aten_arg_of(c, "dims");
-  if (!x || !known(mx, dims) || mx->rank < 1 || !d ||
+  if (!x || !mx || mx->rank < 1 || mx->rank > R_MAX || !d ||
       d->kind != NNS__AA_INTS || d->n < 1 || d->n > R_MAX || !c->outs[0] ||
       !nns__aten_ints(c, "shifts", d->n, 0, shifts) ||
       !nns__aten_ints(c, "dims", d->n, 0, ax))
     return NNS_E_NOTFOUND;
+  for (int i = 0; i < d->n; i++) /* every rolled dim must be known */
+    if (mx->dims[(ax[i] % mx->rank + mx->rank) % mx->rank] < 0)
+      return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
   const char *cur = x;
   for (int i = 0; i < d->n; i++) {
-    int64_t a = (ax[i] % mx->rank + mx->rank) % mx->rank, n = dims[a];
+    int64_t a = (ax[i] % mx->rank + mx->rank) % mx->rank, n = mx->dims[a];
     int64_t sh = n ? (shifts[i] % n + n) % n : 0;
     if (sh == 0)
       continue;
