@@ -10,11 +10,19 @@
  */
 #include "aten_int.h"
 
+#include "../base/base.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 enum { R_MAX = 16 };
+/* The largest element count a rule computes with (2^48). */
+#define DIM_MAX ((int64_t)1 << 48)
+/* The largest kernel, padding, stride or dilation a rule takes (2^20). */
+#define ARG_MAX ((int64_t)1 << 20)
+/* The largest spatial size a rule computes with (2^31). */
+#define SIDE_MAX ((int64_t)1 << 31)
 
 /* String attribute `name` of the node just added. */
 static nns_status attr_s(nns__aten_call *c, const char *name,
@@ -23,7 +31,18 @@ static nns_status attr_s(nns__aten_call *c, const char *name,
 }
 
 
-/* The sizes of meta m when all are known (rank <= R_MAX). */
+/* The element count of sizes d[0..n), -1 past DIM_MAX (a hostile
+ * archive's sizes: no arithmetic on them overflows). */
+static int64_t prod(const int64_t *d, int n) {
+  int64_t p = 1;
+  for (int k = 0; k < n; k++)
+    if (d[k] < 0 || !nns__mul_i64(p, d[k], &p) || p > DIM_MAX)
+      return -1;
+  return p;
+}
+
+/* The sizes of meta m when all are known (rank <= R_MAX) and their
+ * product is at most DIM_MAX. */
 static bool known(const nns__aten_meta *m, int64_t *dims) {
   if (!m || m->rank < 0 || m->rank > R_MAX)
     return false;
@@ -32,14 +51,7 @@ static bool known(const nns__aten_meta *m, int64_t *dims) {
       return false;
     dims[k] = m->dims[k];
   }
-  return true;
-}
-
-static int64_t prod(const int64_t *d, int n) {
-  int64_t p = 1;
-  for (int k = 0; k < n; k++)
-    p *= d[k];
-  return p;
+  return prod(dims, m->rank) >= 0;
 }
 
 static nns_status reshape_to(nns__aten_call *c, const char *src,
@@ -52,6 +64,15 @@ static nns_status reshape_to(nns__aten_call *c, const char *src,
     if (dims[k] == 0)
       return nns_builder_attr_int(c->b, "allowzero", 1, c->err);
   return NNS_OK;
+}
+
+/* Whether v[0..n) are kernel sizes, paddings, strides or dilations a
+ * rule computes with: 0 to ARG_MAX. */
+static bool args_ok(const int64_t *v, int n) {
+  for (int k = 0; k < n; k++)
+    if (v[k] < 0 || v[k] > ARG_MAX)
+      return false;
+  return true;
 }
 
 /* The call lowered through the entry of aten op `name`, its arguments
@@ -105,12 +126,9 @@ static nns_status native_group_norm(nns__aten_call *c,
     return NNS_E_NOTFOUND;
   /* the batch may be symbolic (a Reshape copies it: 0, and the sizes back
    * are a value made before the kernel's nodes); the rest must be known */
-  int64_t rest = 1, ch = mx->dims[1];
-  for (int k = 1; k < mx->rank; k++) {
-    if (mx->dims[k] < 0)
-      return NNS_E_NOTFOUND;
-    rest *= mx->dims[k];
-  }
+  int64_t rest = prod(mx->dims + 1, mx->rank - 1), ch = mx->dims[1];
+  if (rest < 0 || g > ch)
+    return NNS_E_NOTFOUND;
   bool all = known(mx, dx);
   const char *back_shape = NULL;
   if (!all) {
@@ -118,7 +136,7 @@ static nns_status native_group_norm(nns__aten_call *c,
     if (!(back_shape = nns__aten_shape_value(c, mx)))
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   }
-  int64_t n = all ? nns__aten_int(c, "N", dx[0]) : 0;
+  int64_t n = all ? dx[0] : 0; /* the N argument, as the input has it */
   int64_t grouped[3] = {n, g, all ? prod(dx, mx->rank) / (n * g > 0 ? n * g : 1)
                                   : rest / g};
   const char *w = A_T(c, "weight"), *bias = A_T(c, "bias");
@@ -371,7 +389,9 @@ static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
   if (!x || !known(mx, dx) || !known(mo, dy) ||
       (mx->rank != 3 && mx->rank != 4) || mo->rank < 1 ||
       !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
-      !nns__aten_ints(c, "padding", 2, 0, p))
+      !nns__aten_ints(c, "padding", 2, 0, p) || !args_ok(k, 2) ||
+      !args_ok(p, 2) || dx[mx->rank - 1] > SIDE_MAX ||
+      dx[mx->rank - 2] > SIDE_MAX)
     return NNS_E_NOTFOUND;
   int r = mx->rank;
   size_t first = *c->node_count;
@@ -423,7 +443,9 @@ static nns_status col2im(nns__aten_call *c, const nns__aten_op *op) {
   if (!x || !known(mx, dx) || !known(mo, dy) ||
       (mx->rank != 2 && mx->rank != 3) || mo->rank != mx->rank + 1 ||
       !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
-      !nns__aten_ints(c, "padding", 2, 0, p))
+      !nns__aten_ints(c, "padding", 2, 0, p) || !args_ok(k, 2) ||
+      !args_ok(p, 2) || dx[mx->rank - 1] > DIM_MAX / (k[0] * k[1] + 1) ||
+      dy[mo->rank - 1] > SIDE_MAX || dy[mo->rank - 2] > SIDE_MAX)
     return NNS_E_NOTFOUND;
   int nl = mo->rank - 2; /* [N, C] or [C] */
   int64_t h = dy[mo->rank - 2], w = dy[mo->rank - 1];
@@ -1083,8 +1105,12 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
   int64_t s[3], p[3], d[3], k[3], groups = nns__aten_int(c, "groups", 1);
   if (!nns__aten_ints(c, "stride", r, 1, s) ||
       !nns__aten_ints(c, "padding", r, 0, p) ||
-      !nns__aten_ints(c, "dilation", r, 1, d) || groups < 1)
+      !nns__aten_ints(c, "dilation", r, 1, d) || groups < 1 ||
+      groups > dx[1] || !args_ok(s, r) || !args_ok(p, r) || !args_ok(d, r))
     return NNS_E_NOTFOUND;
+  for (int i = 0; i < r; i++)
+    if (dx[2 + i] > SIDE_MAX || dg[2 + i] > SIDE_MAX || dw[2 + i] > SIDE_MAX)
+      return NNS_E_NOTFOUND;
   memcpy(k, dw + 2, (size_t)r * sizeof *k);
   size_t first = *c->node_count;
   const char *gi = grad_out(c, 0), *gw = grad_out(c, 1),

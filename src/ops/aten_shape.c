@@ -9,9 +9,13 @@
  */
 #include "aten_int.h"
 
+#include "../base/base.h"
+
 #include <string.h>
 
 enum { R_MAX = 16 };
+/* The largest element count a rule computes with (2^48). */
+#define DIM_MAX ((int64_t)1 << 48)
 
 /* String attribute `name` of the node just added. */
 static nns_status attr_s(nns__aten_call *c, const char *name,
@@ -21,7 +25,18 @@ static nns_status attr_s(nns__aten_call *c, const char *name,
 
 #define BIG ((int64_t)1 << 62)
 
-/* The sizes of meta m when all are known (rank <= R_MAX). */
+/* The element count of sizes d[0..n), -1 past DIM_MAX (a hostile
+ * archive's sizes: no arithmetic on them overflows). */
+static int64_t prod(const int64_t *d, int n) {
+  int64_t p = 1;
+  for (int k = 0; k < n; k++)
+    if (d[k] < 0 || !nns__mul_i64(p, d[k], &p) || p > DIM_MAX)
+      return -1;
+  return p;
+}
+
+/* The sizes of meta m when all are known (rank <= R_MAX) and their
+ * product is at most DIM_MAX. */
 static bool known(const nns__aten_meta *m, int64_t *dims) {
   if (!m || m->rank < 0 || m->rank > R_MAX)
     return false;
@@ -30,14 +45,7 @@ static bool known(const nns__aten_meta *m, int64_t *dims) {
       return false;
     dims[k] = m->dims[k];
   }
-  return true;
-}
-
-static int64_t prod(const int64_t *d, int n) {
-  int64_t p = 1;
-  for (int k = 0; k < n; k++)
-    p *= d[k];
-  return p;
+  return prod(dims, m->rank) >= 0;
 }
 
 /* A Reshape of src to exactly dims into out (a zero is a zero-size dim). */
