@@ -371,6 +371,9 @@ def by_type(doc):
     return {(r["domain"], r["op_type"]): numbers(r) for r in doc["op_types"]}
 
 
+# nonzero and unique have no meta kernel: the live recording runs the
+# module once on its own device, and says so
+@pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_pt2_op_counts_equal_live(name, tmp_path):
     doc, live, _, _ = report(name, tmp_path)
