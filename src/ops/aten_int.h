@@ -84,7 +84,12 @@ nns_status nns__aten_create(nns__aten_call *c);
 #define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
 
 /* The families other than aten.c's own. */
-extern const nns__aten_family nns__aten_math; /* aten_math.c */
+extern const nns__aten_family nns__aten_math;  /* aten_math.c */
+/* layout, indexing, scatter/gather, sorting and search */
+extern const nns__aten_family nns__aten_shape; /* aten_shape.c */
+/* convolution, norms, pooling, resizing, padding, attention variants,
+ * fused transformer kernels, backward kernels */
+extern const nns__aten_family nns__aten_nn;    /* aten_nn.c */
 
 /* Rules and helpers aten.c shares with the other families. */
 /* The sorted axes of a `dim` argument over rank r (all when absent or
@@ -94,11 +99,4 @@ int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes);
 nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op);
 /* MatMul of the first two tensor arguments. */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op);
-
-/* The family tables beside aten.c's, each sorted by name, for
- * nns__aten_find and nns__aten_entry: layout, indexing, scatter/gather,
- * sorting (aten_shape.c); convolution, norm, pooling, resizing, padding,
- * attention variants and their backward kernels (aten_nn.c). */
-const nns__aten_op *nns__aten_shape_table(size_t *n);
-const nns__aten_op *nns__aten_nn_table(size_t *n);
 #endif

@@ -1204,8 +1204,6 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
 
 /* ==== The table ==== */
 
-#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
-
 /* Sorted by name (bisected; a unit test checks the order). */
 static const nns__aten_op table[] = {
     RULE("_adaptive_avg_pool2d", "GlobalAveragePool/AveragePool/Resize",
@@ -1279,7 +1277,5 @@ static const nns__aten_op table[] = {
     RULE("upsample_trilinear3d", "Resize(linear)", resize),
 };
 
-const nns__aten_op *nns__aten_nn_table(size_t *n) {
-  *n = sizeof table / sizeof table[0];
-  return table;
-}
+const nns__aten_family nns__aten_nn = {table,
+                                      sizeof table / sizeof table[0]};

@@ -840,9 +840,6 @@ static nns_status embedding_dense_backward(nns__aten_call *c,
 
 /* ==== The table ==== */
 
-#define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
-#define ALIAS(name) {name, NNS__AF_ALIAS, "(its input)", NULL}
-
 /* Sorted by name (bisected; a unit test checks the order). */
 static const nns__aten_op table[] = {
     ALIAS("_conj"),
@@ -879,7 +876,5 @@ static const nns__aten_op table[] = {
     RULE("unsafe_split_with_sizes", "Split", unsafe_split),
 };
 
-const nns__aten_op *nns__aten_shape_table(size_t *n) {
-  *n = sizeof table / sizeof table[0];
-  return table;
-}
+const nns__aten_family nns__aten_shape = {table,
+                                         sizeof table / sizeof table[0]};
