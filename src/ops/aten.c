@@ -987,11 +987,16 @@ static const nns__aten_family core = {table, sizeof table / sizeof table[0]};
 /* The families, each a sorted table of its own: this file's (matrix
  * products, convolution, norms, pools, layout, attention) and
  * aten_math.c's (element-wise math, activations, reductions, losses,
- * random and creation ops, forward and backward). A new family is one
- * line here. */
+ * random and creation ops, forward and backward), aten_shape.c's
+ * (layout, indexing, scatter/gather, sorting and search) and aten_nn.c's
+ * (convolution and norm variants, pooling, resizing, padding, attention
+ * variants, fused transformer kernels, backward kernels). A new family
+ * is one line here. */
 static const nns__aten_family *const families[] = {
     &core,
     &nns__aten_math,
+    &nns__aten_shape,
+    &nns__aten_nn,
 };
 
 enum { N_FAMILIES = sizeof families / sizeof families[0] };

@@ -84,7 +84,12 @@ nns_status nns__aten_create(nns__aten_call *c);
 #define RULE(name, onnx, fn) {name, NNS__AF_RULE, onnx, fn}
 
 /* The families other than aten.c's own. */
-extern const nns__aten_family nns__aten_math; /* aten_math.c */
+extern const nns__aten_family nns__aten_math;  /* aten_math.c */
+/* layout, indexing, scatter/gather, sorting and search */
+extern const nns__aten_family nns__aten_shape; /* aten_shape.c */
+/* convolution, norms, pooling, resizing, padding, attention variants,
+ * fused transformer kernels, backward kernels */
+extern const nns__aten_family nns__aten_nn;    /* aten_nn.c */
 
 /* Rules and helpers aten.c shares with the other families. */
 /* The sorted axes of a `dim` argument over rank r (all when absent or
