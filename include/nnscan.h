@@ -1466,6 +1466,15 @@ typedef struct nns_parallel {
   const char *const *ep_path;
   const int64_t *ep_topk;       /* per ep module: experts per token */
   int64_t budget_bytes;         /* per-rank memory budget; 0: none */
+  /* With tp over 1 the graph holds the split modules' local shards: the
+   * logical (unsplit) element count of each parameter the plan splits,
+   * by its qualified name ("model.layers.0.mlp.up_proj.weight"). The
+   * totals' parameter counts are then the logical model's (the per-rank
+   * figures stay the shards'; docs/metrics.md, "Per rank"). A caller
+   * whose size stops before them gives none. */
+  size_t logical_count;
+  const char *const *logical_name;
+  const int64_t *logical_elements;
 } nns_parallel;
 
 NNS_API nns_status nns_model_set_parallel(nns_model *model,
