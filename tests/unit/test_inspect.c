@@ -382,7 +382,8 @@ static void test_rank_rows(void) {
   sink s = {NULL, 0, -1};
   CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
   CHECK(s.buf && strstr(s.buf, "\"per_rank\""));
-  CHECK(s.buf && strstr(s.buf, "\"slowest\": {\"forward\": 2, \"backward\": 2}"));
+  CHECK(s.buf &&
+        strstr(s.buf, "\"slowest\": {\"forward\": 2, \"backward\": 2}"));
   CHECK(s.buf && strstr(s.buf, "\"mesh\": {\"fsdp\": 2, \"tp\": 2}"));
   free(s.buf);
   o.format = NNS_FORMAT_TEXT;
