@@ -362,7 +362,7 @@ class Inspector:
             self._index[id(mod)] = len(self._modules)
             self._modules.append((mod, path, depth))
             flops, macs, saved = self._static_counts(path)
-            m = _Module(_name(path), _name(type(mod).__name__),
+            m = _Module(_name(path), _name(_model_class(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, 0, 0, 0, 0,
                         flops, macs, None, 0,
                         self._roofline.get(path, 0.0), saved)

@@ -94,6 +94,9 @@ def test_inspector_per_rank(tmp_path, mode, world):
         assert row["forward_alloc_bytes"] > 0
     # rank 1 slept 40 ms in each forward of model.layers.1.mlp
     by = {m["path"]: m for m in saved["modules"]}
+    # the user's classes, not the ones fully_shard made (FSDP<Class>)
+    assert by[""]["type"] == "LlamaForCausalLM"
+    assert by["model.layers.1"]["type"] == "LlamaDecoderLayer"
     mlp = by["model.layers.1.mlp"]
     assert mlp["ranks"]["slowest"]["forward"] == 1
     assert mlp["ranks"]["count"] == world
