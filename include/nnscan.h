@@ -1472,6 +1472,15 @@ typedef struct nns_parallel {
   const char *const *ep_path;
   const int64_t *ep_topk;       /* per ep module: experts per token */
   int64_t budget_bytes;         /* per-rank memory budget; 0: none */
+  /* With tp over 1 the graph holds the split modules' local shards: the
+   * logical (unsplit) element count of each parameter the plan splits,
+   * by its qualified name ("model.layers.0.mlp.up_proj.weight"). The
+   * totals' parameter counts are then the logical model's (the per-rank
+   * figures stay the shards'; docs/metrics.md, "Per rank"). A caller
+   * whose size stops before them gives none. */
+  size_t logical_count;
+  const char *const *logical_name;
+  const int64_t *logical_elements;
 } nns_parallel;
 
 NNS_API nns_status nns_model_set_parallel(nns_model *model,
@@ -2509,6 +2518,10 @@ typedef struct nns_inspect_stats {
   double rank_fwd_ms[3];  /* min, median, max over ranks of its forward
                              inclusive time per pass */
   double rank_bwd_ms[3];  /* the same for the backward */
+  /* The rank of the max above (the slowest rank of the module's forward,
+   * of its backward); -1 when no rank ran it. A caller whose size stops
+   * before them gets none. */
+  int rank_fwd_slowest, rank_bwd_slowest;
 } nns_inspect_stats;
 
 NNS_API nns_status nns_inspection_module_stats(const nns_inspection *insp,
@@ -2651,6 +2664,60 @@ NNS_API nns_status nns_inspection_batch(const nns_inspection *insp,
 NNS_API size_t nns_inspection_meta_count(const nns_inspection *insp);
 NNS_API nns_status nns_inspection_meta(const nns_inspection *insp, size_t i,
                                        const char **key, const char **value,
+                                       nns_error *err);
+
+/* ---- Ranks ----
+ *
+ * Under torch.distributed a binding says, per rank, what the passes do
+ * not: the collectives the rank issued while it was inspected (counted as
+ * nccl-tests' "size", the conventions of nns_per_rank) and, when it had
+ * them, the static per-rank counts of the rank's own shards
+ * (nns_analysis_per_rank of the rank's model, its mesh from
+ * nns_analysis_mesh). The reports print one row per rank beside the
+ * merged tree (docs/inspect.md, "Ranks"). */
+typedef struct nns_inspect_rank {
+  size_t size;            /* sizeof(nns_inspect_rank) */
+  int rank;               /* 0 .. 65535 */
+  int64_t comm_calls[NNS_COMM_KIND_COUNT]; /* collectives seen, by kind */
+  int64_t comm_bytes[NNS_COMM_KIND_COUNT]; /* their bytes, by kind */
+  const nns_per_rank *counts; /* static per-rank counts, or NULL; its
+                                 `grow` is not kept */
+  size_t mesh_count;      /* the mesh of the counts: dim names, sizes */
+  const char *const *mesh_name;
+  const int64_t *mesh_size;
+} nns_inspect_rank;
+
+/* Sets what rank r->rank saw (set again: replaced). A rank out of range,
+ * a negative or absurd (> 2^62) count, or a mesh entry without a name is
+ * NNS_E_ARG, and nothing is kept. */
+NNS_API nns_status nns_inspection_set_rank(nns_inspection *insp,
+                                           const nns_inspect_rank *r,
+                                           nns_error *err);
+
+/* A rank as the reports show it: its passes' figures (totals over its
+ * passes, of their outermost calls, as the JSON's passes[] give them per
+ * pass) and what nns_inspection_set_rank gave. */
+typedef struct nns_inspect_rank_info {
+  size_t size;            /* sizeof(nns_inspect_rank_info) */
+  int rank;
+  int64_t passes;         /* its passes */
+  double fwd_ms, bwd_ms;  /* forward, backward time over its passes */
+  int64_t fwd_alloc_bytes, bwd_alloc_bytes; /* allocated; -1 unknown */
+  int comm_known;         /* nns_inspection_set_rank gave this rank */
+  int64_t comm_calls[NNS_COMM_KIND_COUNT];
+  int64_t comm_bytes[NNS_COMM_KIND_COUNT];
+  int has_counts;         /* counts, mesh_* below hold static counts */
+  nns_per_rank counts;    /* grow NULL */
+  size_t mesh_count;
+  const char *const *mesh_name;
+  const int64_t *mesh_size;
+} nns_inspect_rank_info;
+
+/* The ranks that added a pass or were set, in ascending rank order; 0
+ * for NULL. */
+NNS_API size_t nns_inspection_rank_count(const nns_inspection *insp);
+NNS_API nns_status nns_inspection_rank(const nns_inspection *insp, size_t i,
+                                       nns_inspect_rank_info *out,
                                        nns_error *err);
 
 /*

@@ -135,7 +135,10 @@ class Parallel(Sized):
                 ("tp_style", POINTER(c_int)),
                 ("ep_count", c_size_t), ("ep_path", POINTER(c_char_p)),
                 ("ep_topk", POINTER(c_int64)),
-                ("budget_bytes", c_int64)]
+                ("budget_bytes", c_int64),
+                ("logical_count", c_size_t),
+                ("logical_name", POINTER(c_char_p)),
+                ("logical_elements", POINTER(c_int64))]
 
 
 # Structs the header test checks: ctypes class -> C type name.

@@ -77,7 +77,33 @@ class _Batch(_api.Sized):
                 ("dims", _c.POINTER(_c.c_int64)), ("dim_count", _c.c_size_t)]
 
 
+_COMM_KINDS = 4  # NNS_COMM_KIND_COUNT; the words: _api.COMM_KIND
+
+
+class _PerRank(_api.Sized):
+    _fields_ = [("size", _c.c_size_t), ("world_size", _c.c_int64),
+                ("params", _c.c_int64), ("param_bytes", _c.c_int64),
+                ("grad_bytes", _c.c_int64), ("optimizer_bytes", _c.c_int64),
+                ("saved_bytes", _c.c_int64),
+                ("train_peak_bytes", _c.c_int64), ("flops", _c.c_int64),
+                ("macs", _c.c_int64), ("comm_bytes", _c.c_int64),
+                ("comm", _c.c_int64 * _COMM_KINDS),
+                ("budget_bytes", _c.c_int64), ("fits", _c.c_int),
+                ("grow", _c.c_char_p), ("estimate", _c.c_int)]
+
+
+class _Rank(_api.Sized):
+    _fields_ = [("size", _c.c_size_t), ("rank", _c.c_int),
+                ("comm_calls", _c.c_int64 * _COMM_KINDS),
+                ("comm_bytes", _c.c_int64 * _COMM_KINDS),
+                ("counts", _c.POINTER(_PerRank)),
+                ("mesh_count", _c.c_size_t),
+                ("mesh_name", _c.POINTER(_c.c_char_p)),
+                ("mesh_size", _c.POINTER(_c.c_int64))]
+
+
 STRUCTS = {_DtypeBytes: "nns_inspect_dtype_bytes",
+           _PerRank: "nns_per_rank", _Rank: "nns_inspect_rank",
            _Module: "nns_inspect_module", _Param: "nns_inspect_param",
            _Tensor: "nns_inspect_tensor",
            _Event: "nns_inspect_event", _Call: "nns_inspect_call",
@@ -95,6 +121,13 @@ FUNCTIONS = {
     "nns_inspection_set_meta": (_c.c_int, [_p, _c.c_char_p, _c.c_char_p,
                                            _E]),
     "nns_inspection_add_batch": (_c.c_int, [_p, _c.POINTER(_Batch), _E]),
+    "nns_inspection_set_rank": (_c.c_int, [_p, _c.POINTER(_Rank), _E]),
+    "nns_analysis_per_rank": (_c.c_int, [_p, _c.POINTER(_PerRank)]),
+    "nns_analysis_mesh_count": (_c.c_size_t, [_p]),
+    "nns_comm_kind_name": (_c.c_char_p, [_c.c_int]),
+    "nns_analysis_mesh": (_c.c_int, [_p, _c.c_size_t,
+                                     _c.POINTER(_c.c_char_p),
+                                     _c.POINTER(_c.c_int64)]),
     "nns_inspection_report": (
         _c.c_int, [_p, _c.POINTER(_ReportOptions), _WRITE_FN, _p, _E]),
     "nns_inspection_report_seed": (

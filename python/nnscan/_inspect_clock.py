@@ -28,11 +28,14 @@ def _alloc_counter():
             super().__init__()
             self.total = 0
             self.off = 0
+            self.comm = None  # a CommCount once an inspector needs one
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             if self.off:
                 return out
+            if self.comm is not None:
+                self.comm.see(func, args)
             outs = tree_flatten(out)[0]
             seen = None
             for t in outs:
@@ -94,25 +97,42 @@ class Clock:
     bytes), on the host clock less the time spent in the inspector's own
     hooks, or as CUDA events resolved when the pass is sent."""
 
-    def __init__(self, torch, cuda, memory):
+    def __init__(self, torch, cuda, memory, collectives=False):
         self.torch = torch
         self.cuda = cuda
         self.memory = memory
         self.overhead = 0.0          # seconds spent in our own hooks
         self.t0 = time.perf_counter()
-        self.counter = None          # the CPU allocation counter
+        self.counter = None          # the shared dispatch mode
+        self.alloc = None            # it, when it counts CPU memory for us
+        self.comm_base = None        # collectives seen before start
+        self.comm_seen = None        # those seen from start to close()
         self.cuda_base = None
         if cuda:
             self.cuda_base = torch.cuda.Event(enable_timing=True)
             self.cuda_base.record()
-        elif memory:
+        if (memory and not cuda) or collectives:
             self.counter = _SharedCounter.acquire()
+        if memory and not cuda:
+            self.alloc = self.counter
+        if collectives:
+            from ._inspect_ranks import CommCount
+            if self.counter.comm is None:
+                self.counter.comm = CommCount()
+            self.comm_base = self.counter.comm.snapshot()
 
     def close(self):
-        """Leaves the allocation counter (the last user takes it away)."""
+        """Notes the collectives seen since start (comm_seen: calls and
+        bytes by kind) and leaves the dispatch mode (the last user takes
+        it away)."""
         if self.counter is not None:
+            if self.comm_base is not None:
+                calls, nbytes = self.counter.comm.snapshot()
+                c0, b0 = self.comm_base
+                self.comm_seen = ([a - b for a, b in zip(calls, c0)],
+                                  [a - b for a, b in zip(nbytes, b0)])
             _SharedCounter.release(self.counter)
-            self.counter = None
+            self.counter = self.alloc = None
 
     def enter(self):
         """A hook starts: our ops are nobody's; returns the entry time."""
@@ -136,7 +156,7 @@ class Clock:
                         st.get("allocated_bytes.all.current", -1))
             return (ev, -1, -1)
         t = (t_in - self.t0 - self.overhead) * 1e3
-        alloc = self.counter.total if self.counter is not None else -1
+        alloc = self.alloc.total if self.alloc is not None else -1
         return (t, alloc, -1)
 
     def resolve(self, ev):

@@ -105,12 +105,16 @@ def send(insp, batch):
                                                    _c.byref(err)), err)
 
 
-def merge_ranks(dist, world, sent, meta, register_modules):
-    """A new inspection holding every rank's passes (on every rank): the
-    library then reports the spread over ranks. register_modules(h)
-    declares the module tree in inspection h."""
+def merge_ranks(dist, world, sent, mine, meta, register_modules):
+    """A new inspection holding every rank's passes and rank record (on
+    every rank): the library then reports the spread over ranks and the
+    rank rows. mine: this rank's (rank, collectives seen, static per-rank
+    counts) for _inspect_ranks.set_rank. register_modules(h) declares the
+    module tree in inspection h. The one collective: every rank of the
+    group must finish an Inspector."""
+    from ._inspect_ranks import set_rank
     gathered = [None] * world
-    dist.all_gather_object(gathered, sent)
+    dist.all_gather_object(gathered, (sent, mine))
     lib = _lib_inspect()
     err = _Error()
     merged = _c.c_void_p()
@@ -120,9 +124,11 @@ def merge_ranks(dist, world, sent, meta, register_modules):
         for k, v in meta.items():
             _check(lib.nns_inspection_set_meta(
                 merged, _name(k), _name(v), _c.byref(err)), err)
-        for batches in gathered:
+        for batches, _ in gathered:
             for batch in batches:
                 send(merged, batch)
+        for _, (rank, comm, counts) in gathered:
+            set_rank(merged, rank, comm, counts)
     except Exception:
         lib.nns_inspection_free(merged)
         raise

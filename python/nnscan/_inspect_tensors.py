@@ -91,7 +91,11 @@ class NonfiniteCheck:
         return flags, st
 
     def record(self, role, name, t, check=True):
-        """The TensorRecord of t in the role it had."""
+        """The TensorRecord of t in the role it had. A DTensor is recorded
+        by its local shard (checked there: no collective)."""
+        local = getattr(t, "_local_tensor", None)
+        if isinstance(local, self.torch.Tensor):
+            t = local
         flags, st = self(t) if check else (0, None)
         return TensorRecord(role, onnx_dtype(t.dtype), tuple(t.shape), name,
                             t.numel() * t.element_size(), flags, st)

@@ -89,6 +89,10 @@ class Inspector:
     predict_training: with static_inputs, also predict what a training
       step's forward of each module saves for backward (summary(...,
       training=True), PyTorch 2.x), shown beside the measured memory.
+    optimizer: under torch.distributed, with static_inputs, the
+      optimizer of the rank's static per-rank counts ("adam", "adamw",
+      ...: summary(training=True) on the rank's own shards), shown in the
+      rank rows beside what each rank measured (docs/inspect.md, "Ranks").
 
     After finish(): report(), save(), json(); `errors` lists failures
     inside the inspector's hooks (never raised into the model's code).
@@ -98,7 +102,8 @@ class Inspector:
                  watch_backward=True, watch_depth=-1, check_nonfinite=True,
                  stats=False, memory=True, name=None, max_pending=8,
                  static_counts=None, static_inputs=None, hardware=None,
-                 compute_dtype=None, predict_training=False):
+                 compute_dtype=None, predict_training=False,
+                 optimizer="adam"):
         from . import _args
         _args.module("nnscan.Inspector()", "model", model)
         _args.compute_dtype("nnscan.Inspector()", compute_dtype)
@@ -112,13 +117,15 @@ class Inspector:
         self.check_nonfinite = check_nonfinite
         self.stats = stats
         self.memory = memory
-        self.name = name or type(model).__name__
+        self.name = name or _model_class(model).__name__
         self.max_pending = max_pending
         self.static_counts = dict(static_counts or {})
         self.static_inputs = static_inputs
         self.hardware, self.compute_dtype = hardware, compute_dtype
         self._roofline = {}  # path -> static roofline ms (the library's)
         self.predict_training = predict_training
+        self.optimizer = optimizer
+        self._rank_counts = None  # the library's per-rank static counts
         self.errors = []
         self._handle = None  # Inspection, from start()
         self._active = False
@@ -170,6 +177,8 @@ class Inspector:
             any(b.is_cuda for b in self.model.buffers())
         if self.static_inputs is not None and not self.static_counts:
             self.static_counts = self._static_from_recorder()
+        elif self.static_inputs is not None and self._world > 1:
+            self._static_from_recorder()  # the rank's per-rank counts
         self._register_modules()
         import inspect as pyinspect
         sig = pyinspect.signature(torch.nn.Module.register_forward_pre_hook)
@@ -205,7 +214,8 @@ class Inspector:
         self._clock = None
         self._handles, self._param_hooked, self._wrapped = [], [], []
         try:
-            self._clock = Clock(torch, self._cuda, self.memory)
+            self._clock = Clock(torch, self._cuda, self.memory,
+                                collectives=self._world > 1)
             self._install_hooks()
         except BaseException:
             # Nothing half-installed stays on the model.
@@ -316,7 +326,7 @@ class Inspector:
         root, ext = os.path.splitext(stem)
         if ext:
             stem = root
-        base = f"{stem}_{type(self.model).__name__}"
+        base = f"{stem}_{_model_class(self.model).__name__}"
         return [base + ".json", base + ".inspect.json"]
 
     def _save_files(self):
@@ -352,7 +362,7 @@ class Inspector:
             self._index[id(mod)] = len(self._modules)
             self._modules.append((mod, path, depth))
             flops, macs, saved = self._static_counts(path)
-            m = _Module(_name(path), _name(type(mod).__name__),
+            m = _Module(_name(path), _name(_model_class(mod).__name__),
                         _SIZE_MAX if parent < 0 else parent, 0, 0, 0, 0,
                         flops, macs, None, 0,
                         self._roofline.get(path, 0.0), saved)
@@ -393,6 +403,16 @@ class Inspector:
             self.errors.append("static_inputs: nnscan's static recorder "
                                "(nnscan.torch_api) is not available")
             return {}
+        if self._world > 1:
+            # a rank of a job whose model is sharded or replicated: the
+            # counts of the rank's own shards (and its per-rank figures)
+            from ._inspect_ranks import static_per_rank
+            got = static_per_rank(self.model, self.static_inputs,
+                                  self.optimizer, self.hardware,
+                                  self.compute_dtype)
+            if got is not None:
+                static, self._roofline, self._rank_counts = got
+                return static
         # a tensor, a tuple or list (positional) or a dict (keyword), as
         # summary(inputs=) takes them
         args, kwargs = torch_api.make_inputs(self.model,
@@ -811,10 +831,22 @@ class Inspector:
 
     def _merge_ranks(self):
         """Every rank's passes into one inspection (on every rank)."""
+        mine = (self._rank, self._clock.comm_seen, self._rank_counts)
         merged = merge_ranks(self._torch.distributed, self._world,
-                             self._sent, self._meta, self._register_modules)
+                             self._sent, mine, self._meta,
+                             self._register_modules)
         self._handle.close()
         self._handle = Inspection(merged)
+
+
+def _model_class(model):
+    """The model's class, as written; under FSDP2 (whose fully_shard
+    makes a class "FSDP<Class>" of each module it wraps) the user's."""
+    cls = type(model)
+    if cls.__name__.startswith("FSDP"):
+        from .parallel import _fsdp_module_type, _plain_class
+        cls = _plain_class(cls, _fsdp_module_type())
+    return cls
 
 
 def _check_writable(paths):

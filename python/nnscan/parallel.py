@@ -27,13 +27,18 @@ AXES = ("dp", "fsdp", "tp", "ep")
 class Plan:
     """What the library is told (nns_parallel)."""
 
-    def __init__(self, sizes, mesh=None, units=(), tp=(), ep=(), budget=0):
+    def __init__(self, sizes, mesh=None, units=(), tp=(), ep=(), budget=0,
+                 logical=()):
         self.sizes = sizes     # axis -> size
         self.mesh = mesh       # [(name, size)] of a live mesh, or None
         self.units = list(units)  # FSDP units besides the root
         self.tp = list(tp)     # [(module path, "colwise" | "rowwise")]
         self.ep = list(ep)     # [(module path, top-k)]
         self.budget = budget or 0
+        # [(parameter name, logical elements)] of the parameters the
+        # recorded copy holds as tensor-parallel shards (the totals'
+        # parameter counts stay the logical model's)
+        self.logical = list(logical)
 
     def hand_over(self, handle):
         lib = _api.lib()
@@ -63,6 +68,10 @@ class Plan:
                  arr(ctypes.c_int64, [int(k) for _, k in self.ep])]
         p.ep_count, p.ep_path, p.ep_topk = len(self.ep), keep[-2], keep[-1]
         p.budget_bytes = int(self.budget)
+        keep += [arr(ctypes.c_char_p, [names(n) for n, _ in self.logical]),
+                 arr(ctypes.c_int64, [int(e) for _, e in self.logical])]
+        p.logical_count = len(self.logical)
+        p.logical_name, p.logical_elements = keep[-2], keep[-1]
         err = _api.NnsError()
         _api.check(lib.nns_model_set_parallel(handle.ptr, ctypes.byref(p),
                                               ctypes.byref(err)),
@@ -165,11 +174,12 @@ def _chunk(n, parts):
     return -(-n // parts)  # rank 0's share under torch.chunk
 
 
-def shard_tp(model, tp_mods, tp):
+def shard_tp(model, tp_mods, tp, logical=None):
     """A meta copy of `model` whose tensor-parallel modules hold rank 0's
     local shards (ColwiseParallel: a Linear's weight rows and bias, an
     Embedding's columns; RowwiseParallel: a Linear's weight columns, bias
-    whole, an Embedding's rows)."""
+    whole, an Embedding's rows). logical (a list) receives (parameter
+    name, its logical elements) for each parameter split."""
     import torch
     from . import recorder
     copy = recorder.meta_copy(model)
@@ -191,6 +201,9 @@ def shard_tp(model, tp_mods, tp):
                 continue
             shape = list(p.shape)
             shape[dim] = _chunk(shape[dim], tp)
+            if logical is not None:
+                logical.append((f"{path}.{name}" if path else name,
+                                p.numel()))
             m._parameters[name] = torch.nn.Parameter(
                 torch.empty(shape, dtype=p.dtype, device="meta"),
                 requires_grad=p.requires_grad)
@@ -232,14 +245,15 @@ def what_if(model, parallel, tp_plan=None, budget=None):
         raise ValueError("parallel: tp > 1 needs a plan: the model has no "
                          "base_model_tp_plan; give tp_plan={'path.*.q_proj': "
                          "'colwise', ...}")
-    target = shard_tp(model, tp_mods, tp) if tp_mods else model
+    logical = []
+    target = shard_tp(model, tp_mods, tp, logical) if tp_mods else model
     units = layer_list(model) if fsdp > 1 else []
     ep_mods = moe_modules(model) if ep > 1 else []
     if ep > 1 and not ep_mods:
         raise ValueError("parallel: ep > 1 needs MoE modules (modules named "
                          "'experts'): the model has none")
     return target, Plan(sizes, units=units, tp=tp_mods, ep=ep_mods,
-                        budget=parse_budget(budget))
+                        budget=parse_budget(budget), logical=logical)
 
 
 # ---- live: a model sharded in this process's torch.distributed job ----
@@ -423,5 +437,9 @@ def live(model, budget=None):
                     tp.append((path, "colwise" if col else "rowwise"))
                     break
     units = [p for p in fsdp_paths if p]
+    # the parameters held as tensor-parallel shards: their logical sizes
+    logical = [(n, p.numel()) for n, p in model.named_parameters()
+               if DTensor is not None and isinstance(p, DTensor) and
+               list(_tp_local_shape(p, roles)) != list(p.shape)]
     return copy, Plan(sizes, mesh=mesh, units=units, tp=tp,
-                      budget=parse_budget(budget))
+                      budget=parse_budget(budget), logical=logical)

@@ -192,6 +192,17 @@ def main():
                                   opt.state.values() for v in st.values()
                                   if isinstance(v, torch.Tensor)),
            "logical_params": s.totals.get("params"),
+           "logical_param_bytes": s.totals.get("param_bytes"),
+           # the logical model: a DTensor's numel is its global one
+           "global_params": sum(p.numel() for p in model.parameters()
+                                if p.requires_grad),
+           # and the buffer its forward reads (rotary's inv_freq; the
+           # original_inv_freq copy kept for dynamic scaling is not read)
+           "global_param_bytes": sum(p.numel() * p.element_size()
+                                     for p in model.parameters()) +
+           sum(b.numel() * b.element_size()
+               for n, b in model.named_buffers()
+               if n.rsplit(".", 1)[-1] == "inv_freq"),
            }
     # the step's peak on the rank as PyTorch's MemTracker sees it (a
     # steady-state step: the optimizer's state made by the one above)
@@ -223,6 +234,7 @@ def main():
                            optimizer="adamw", parallel=sizes, tp_plan=PLAN,
                            file=False)
         res["what_if"] = w.totals.get("per_rank")
+        res["what_if_params"] = w.totals.get("params")
     dist.barrier()
     with open(out, "w") as f:
         json.dump(res, f)

@@ -52,6 +52,16 @@ def test_two_ranks_merge(tmp_path):
     assert first["path"] == "module.2" and first["role"] == "producer"
     assert first["rank"] == 1 and first["pass"] == 0
     assert by["module.2"]["nonfinite"]["first_rank"] == 1
+    # each rank's row: DDP all-reduced every gradient once per backward,
+    # in one bucket (the model is far below DDP's 25 MiB buckets): by
+    # hand, (4 x 4 + 4 + 4 x 2 + 2) float32 elements x 2 passes
+    for r, row in enumerate(doc["per_rank"]):
+        assert row["rank"] == r and row["passes"] == 2
+        seen = row["collectives"]
+        assert seen["bytes"]["all_reduce"] == 30 * 4 * 2, seen
+        assert seen["calls"]["all_reduce"] == 2, seen
+        assert seen["bytes_total"] == 240
+    assert by["module.1"]["ranks"]["slowest"]["forward"] == 1
     seed = json.loads((tmp_path / "run_DistributedDataParallel.json")
                       .read_text())
     assert "module" in seed["DistributedDataParallel"]["children"]

@@ -84,8 +84,14 @@ def test_per_rank_against_pytorch(tmp_path, mode, world, mesh):
         assert live["train_peak_bytes"] == pytest.approx(
             res["mem_tracker_peak"], rel=0.10), \
             (r, live["train_peak_bytes"], res["mem_tracker_peak"])
+        # the totals stay the logical model (tensor parallelism
+        # included): PyTorch's global parameter count, and bytes with the
+        # buffer the forward reads (totals.param_bytes counts buffers)
+        assert res["logical_params"] == res["global_params"], r
+        assert res["logical_param_bytes"] == res["global_param_bytes"], r
     # the what-if from one process is rank 0's live figures
     assert ranks[0]["what_if"] == ranks[0]["live"]
+    assert ranks[0]["what_if_params"] == ranks[0]["global_params"]
 
 
 def _mixtral():

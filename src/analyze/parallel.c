@@ -43,6 +43,9 @@ typedef struct nns__parallel {
   const char **ep_path;
   int64_t *ep_topk;
   int64_t budget;
+  size_t n_logical;          /* parameters' logical sizes (tp > 1) */
+  const char **logical_name;
+  int64_t *logical_elements;
 } nns__parallel;
 
 #define NNS__COMM_NAME_CASE_(name, num, str) \
@@ -79,12 +82,14 @@ static const char *intern_or(nns_model *m, const char *s, bool *ok) {
   return r;
 }
 
-static size_t block_size(size_t nm, size_t nu, size_t nt, size_t ne) {
+static size_t block_size(size_t nm, size_t nu, size_t nt, size_t ne,
+                         size_t nl) {
   size_t n = (sizeof(nns__parallel) + 7) & ~(size_t)7;
   n += nm * (sizeof(char *) + sizeof(int64_t));
   n += nu * sizeof(char *) + nt * (sizeof(char *) + sizeof(int));
   n += ne * (sizeof(char *) + sizeof(int64_t));
-  return n + 64;
+  n += nl * (sizeof(char *) + sizeof(int64_t));
+  return n + 80;
 }
 
 static nns_status check_paths(nns_error *err, const char *what, size_t n,
@@ -136,8 +141,21 @@ nns_status nns_model_set_parallel(nns_model *m, const nns_parallel *plan,
   if ((st = check_paths(err, "mesh_name", g.mesh_count, g.mesh_name)) ||
       (st = check_paths(err, "unit_path", g.unit_count, g.unit_path)) ||
       (st = check_paths(err, "tp_path", g.tp_count, g.tp_path)) ||
-      (st = check_paths(err, "ep_path", g.ep_count, g.ep_path)))
+      (st = check_paths(err, "ep_path", g.ep_count, g.ep_path)) ||
+      (st = check_paths(err, "logical_name", g.logical_count,
+                        g.logical_name)))
     return st;
+  if (g.logical_count > ((size_t)1 << 24) ||
+      (g.logical_count && !g.logical_elements))
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_parallel: %zu logical sizes without their counts",
+                    g.logical_count);
+  for (size_t i = 0; i < g.logical_count; i++)
+    if (g.logical_elements[i] < 0 ||
+        g.logical_elements[i] > (INT64_C(1) << 62))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "nns_parallel: parameter '%s' has logical size %lld",
+                      g.logical_name[i], (long long)g.logical_elements[i]);
   if ((g.mesh_count && !g.mesh_size) || (g.tp_count && !g.tp_style) ||
       (g.ep_count && !g.ep_topk))
     return nns__err(err, NNS_E_ARG, -1, NULL,
@@ -167,7 +185,7 @@ nns_status nns_model_set_parallel(nns_model *m, const nns_parallel *plan,
                       g.ep_path[i], (long long)g.ep_topk[i]);
   size_t nm = g.mesh_count ? g.mesh_count : 4;
   char *block = calloc(1, block_size(nm, g.unit_count, g.tp_count,
-                                     g.ep_count));
+                                     g.ep_count, g.logical_count));
   if (!block)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
   nns__parallel *p = (nns__parallel *)block;
@@ -184,6 +202,8 @@ nns_status nns_model_set_parallel(nns_model *m, const nns_parallel *plan,
   NNS__TAKE(tp_style, g.tp_count);
   NNS__TAKE(ep_path, g.ep_count);
   NNS__TAKE(ep_topk, g.ep_count);
+  NNS__TAKE(logical_name, g.logical_count);
+  NNS__TAKE(logical_elements, g.logical_count);
 #undef NNS__TAKE
   p->dp = axis(g.dp);
   p->fsdp = axis(g.fsdp);
@@ -213,6 +233,10 @@ nns_status nns_model_set_parallel(nns_model *m, const nns_parallel *plan,
   for (size_t i = 0; i < g.ep_count; i++) {
     p->ep_path[p->n_ep] = NNS__IN(g.ep_path[i]);
     p->ep_topk[p->n_ep++] = g.ep_topk[i];
+  }
+  for (size_t i = 0; i < g.logical_count; i++) {
+    p->logical_name[p->n_logical] = NNS__IN(g.logical_name[i]);
+    p->logical_elements[p->n_logical++] = g.logical_elements[i];
   }
 #undef NNS__IN
   if (!ok) {
@@ -495,6 +519,8 @@ static void blocks_done(const nns__analysis *a, const char *const *units,
   }
 }
 
+static void logical_totals(nns__analysis *a, const nns__parallel *p);
+
 nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
                                  nns_optimizer opt, nns_error *err) {
   const nns__parallel *p = m->parallel;
@@ -651,9 +677,50 @@ nns_status nns__parallel_analyze(nns_model *m, nns__analysis *a,
     a->mesh_name[i] = p->mesh_name[i];
     a->mesh_size[i] = p->mesh_size[i];
   }
+  logical_totals(a, p);
   return NNS_OK;
 nomem:
   return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+}
+
+/* With tp over 1 the graph holds the split modules' local shards: the
+ * totals' parameter counts become the logical model's, from the plan's
+ * logical sizes. Done after the per-rank figures, which read the
+ * recorded (local) ones. Names are interned, so equal names are equal
+ * pointers. */
+static void logical_totals(nns__analysis *a, const nns__parallel *p) {
+  for (size_t i = 0; i < a->n_params && p->tp > 1; i++) {
+    const nns_param_info *pi = &a->params[i];
+    if (pi->is_copy || pi->kind == NNS_PARAM_CONSTANT || pi->elements <= 0)
+      continue;
+    int64_t logical = -1;
+    for (size_t k = 0; k < p->n_logical && logical < 0; k++)
+      if (p->logical_name[k] == pi->name ||
+          !strcmp(p->logical_name[k], pi->name))
+        logical = p->logical_elements[k];
+    if (logical <= pi->elements)
+      continue;
+    int64_t more = logical - pi->elements;
+    int64_t bytes = mul_sat(more, pi->bytes / pi->elements);
+    nns_counts *c = &a->all;
+    if (pi->kind == NNS_PARAM_TRAINABLE)
+      c->params = add_sat(c->params, more);
+    else if (pi->kind == NNS_PARAM_FROZEN)
+      c->frozen = add_sat(c->frozen, more);
+    else
+      c->buffers = add_sat(c->buffers, more);
+    c->param_bytes = add_sat(c->param_bytes, bytes);
+    c->params_active = add_sat(c->params_active, more);
+    a->totals.params_unique = add_sat(a->totals.params_unique, more);
+    a->totals.param_bytes_unique =
+        add_sat(a->totals.param_bytes_unique, bytes);
+    for (size_t d = 0; d < a->n_dtypes; d++)
+      if (a->dtypes[d].dtype == pi->dtype) {
+        a->dtypes[d].elements = add_sat(a->dtypes[d].elements, more);
+        a->dtypes[d].bytes = add_sat(a->dtypes[d].bytes, bytes);
+        break;
+      }
+  }
 }
 
 /* ==== Accessors ==== */

@@ -49,6 +49,7 @@ void nns_inspection_free(nns_inspection *insp) {
   free(insp->meta);
   free(insp->cells);
   free(insp->rank_passes);
+  free(insp->rank_set);
   nns__map2_free(&insp->held);
   free(insp);
 }
@@ -895,7 +896,7 @@ static nns_status stats_in_full(const nns_inspection *in, size_t module,
   size_t k = 0;
   for (size_t i = m->rank_cells; i != (size_t)-1; i = in->cells[i].next)
     k += in->cells[i].calls > 0;
-  double small[2][16], *v1 = small[0], *v2 = small[1];
+  double small[2][16], *v1 = small[0], *v2 = small[1], slow_f = 0, slow_b = 0;
   if (k > 16) {
     v1 = malloc(2 * k * sizeof *v1);
     if (!v1)
@@ -911,6 +912,24 @@ static nns_status stats_in_full(const nns_inspection *in, size_t module,
     v2[k++] = c->bwd_ms / in->rank_passes[c->rank];
   }
   out->ranks = (int)k;
+  /* The slowest ranks: the cells in the order of v1 and v2. */
+  out->rank_fwd_slowest = out->rank_bwd_slowest = -1;
+  k = 0;
+  for (size_t i = m->rank_cells; i != (size_t)-1; i = in->cells[i].next) {
+    const nns__irankcell *c = &in->cells[i];
+    if (!c->calls)
+      continue;
+    int r = c->rank;
+    if (out->rank_fwd_slowest < 0 || v1[k] > slow_f) {
+      slow_f = v1[k];
+      out->rank_fwd_slowest = r;
+    }
+    if (out->rank_bwd_slowest < 0 || v2[k] > slow_b) {
+      slow_b = v2[k];
+      out->rank_bwd_slowest = r;
+    }
+    k++;
+  }
   spread(v1, k, out->rank_fwd_ms);
   spread(v2, k, out->rank_bwd_ms);
   if (v1 != small[0])

@@ -96,6 +96,17 @@ typedef struct nns__imodule {
   size_t rank_cells;       /* its first nns__irankcell, or (size_t)-1 */
 } nns__imodule;
 
+/* What nns_inspection_set_rank gave for one rank (ranks.c). */
+typedef struct nns__irank {
+  bool set;                /* given */
+  int64_t comm_calls[NNS_COMM_KIND_COUNT], comm_bytes[NNS_COMM_KIND_COUNT];
+  bool has_counts;
+  nns_per_rank counts;     /* grow NULL */
+  size_t mesh_count;
+  const char **mesh_name;  /* in the arena */
+  int64_t *mesh_size;      /* in the arena */
+} nns__irank;
+
 typedef struct nns__imeta {
   const char *key, *value;
 } nns__imeta;
@@ -116,6 +127,8 @@ struct nns_inspection {
                               (nns_inspection_add_params) */
   double *rank_passes;     /* passes per rank, [0, rank_count) */
   int rank_count;          /* highest rank seen + 1 */
+  nns__irank *rank_set;    /* nns_inspection_set_rank, [0, rank_set_cap) */
+  size_t rank_set_cap;
   nns_inspect_offender first[2]; /* forward, backward */
 };
 

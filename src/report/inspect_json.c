@@ -221,6 +221,14 @@ static void j_spread(nns__jw *w, const char *key, size_t klen,
   nns__jw_end(w, NULL);
 }
 
+static void j_rank_or_null(nns__jw *w, const char *key, size_t klen,
+                           int rank) {
+  if (rank < 0)
+    nns__jw_null(w, key, klen);
+  else
+    nns__jw_int(w, key, klen, rank);
+}
+
 /* A module's totals of one phase over its calls. */
 static void j_phase_total(nns__jw *w, const char *key, size_t klen,
                           double incl, double self, int64_t alloc,
@@ -309,6 +317,10 @@ static nns_status j_module(nns__jw *w, const nns_inspection *in, size_t m,
   nns__jw_int(w, NNS__JK("count"), s->ranks);
   j_spread(w, NNS__JK("forward_ms"), s->rank_fwd_ms);
   j_spread(w, NNS__JK("backward_ms"), s->rank_bwd_ms);
+  nns__jw_obj(w, NNS__JK("slowest"));
+  j_rank_or_null(w, NNS__JK("forward"), s->rank_fwd_slowest);
+  j_rank_or_null(w, NNS__JK("backward"), s->rank_bwd_slowest);
+  nns__jw_end(w, NULL);
   nns__jw_end(w, NULL);
   nns__jw_end(w, NULL);
   return NNS_OK;
@@ -400,6 +412,7 @@ nns_status nns__inspect_json(const nns_inspection *in,
   for (size_t b = 0; b < nns_inspection_batch_count(in); b++)
     j_pass(w, in, b);
   nns__jw_end(w, NULL);
+  nns__inspect_ranks_json(w, in);
   nns__jw_obj(w, NNS__JK("first_nonfinite"));
   nns_inspect_offender fwd = first_offender(in, 0), bwd = first_offender(in, 1);
   j_offender(w, NNS__JK("forward"), in, &fwd);

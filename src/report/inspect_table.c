@@ -33,7 +33,7 @@ void nns__inspect_path_cell(char *buf, size_t size, const char *path,
 
 enum { K_LAYER, K_TYPE, K_CALLS, K_SHAPE, K_FWD, K_FWD_SELF, K_BWD,
        K_BWD_SELF, K_FWD_MEM, K_SAVED, K_BWD_MEM, K_FLOPS, K_MACS, K_RATE,
-       K_ROOF, K_ROOF_PCT, K_NAN, K_COUNT };
+       K_ROOF, K_ROOF_PCT, K_SLOW, K_NAN, K_COUNT };
 
 /* drop: in the text table, columns that give way to fit the width, in
  * this order (0: never; the footer names those that gave way, see
@@ -47,22 +47,26 @@ static const struct {
     [K_LAYER] = {"Layer", "name", false, false, 0},
     [K_TYPE] = {"Type", "type", false, false, 0},
     [K_CALLS] = {"Calls", "calls", true, false, 4},
-    [K_SHAPE] = {"Output Shape", "output_shape", false, false, 7},
+    [K_SHAPE] = {"Output Shape", "output_shape", false, false, 8},
     [K_FWD] = {"Fwd time", "forward_ms", true, false, 0},
     [K_FWD_SELF] = {"Fwd self", "forward_self_ms", true, false, 1},
     [K_BWD] = {"Bwd time", "backward_ms", true, false, 0},
     [K_BWD_SELF] = {"Bwd self", "backward_self_ms", true, false, 2},
-    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 8},
+    [K_FWD_MEM] = {"Fwd mem", "forward_alloc_bytes", true, false, 9},
     /* shown only with a prediction (nns_inspect_module.saved_bytes): asked
      * for, so the last to give way */
-    [K_SAVED] = {"Saved (pred.)", "predicted_saved_bytes", true, false, 11},
+    [K_SAVED] = {"Saved (pred.)", "predicted_saved_bytes", true, false, 12},
     [K_BWD_MEM] = {"Bwd mem", "backward_alloc_bytes", true, false, 5},
     [K_FLOPS] = {"FLOPs", "flops", true, true, 0}, /* static */
     [K_MACS] = {"MACs", "macs", true, true, 3},
     [K_RATE] = {"FLOP/s", "flops_per_s", true, true, 6},
     /* Shown only when a module has a roofline time (inspect_roofline.c). */
-    [K_ROOF] = {"Roof", "roofline_ms", true, true, 9},
-    [K_ROOF_PCT] = {"% roof", "roof_fraction", true, true, 10},
+    [K_ROOF] = {"Roof", "roofline_ms", true, true, 10},
+    [K_ROOF_PCT] = {"% roof", "roof_fraction", true, true, 11},
+    /* Shown only when several ranks ran: the rank slowest in the
+     * module's forward / in its backward ("1/0"; one number when they
+     * are the same rank). */
+    [K_SLOW] = {"Slowest rank", "slowest_rank", false, false, 7},
     [K_NAN] = {"NaN/Inf", "nonfinite", false, false, 0},
 };
 
@@ -266,6 +270,15 @@ static void cell(char *buf, size_t size, const nns_inspection *in,
       nns__inspect_pct(buf, size, f);
     break;
   }
+  case K_SLOW:
+    if (s->rank_fwd_slowest < 0)
+      snprintf(buf, size, "-");
+    else if (s->rank_bwd_slowest < 0 ||
+             s->rank_bwd_slowest == s->rank_fwd_slowest)
+      snprintf(buf, size, "%d", s->rank_fwd_slowest);
+    else
+      snprintf(buf, size, "%d/%d", s->rank_fwd_slowest, s->rank_bwd_slowest);
+    break;
   default: nan_cell(buf, size, s); break;
   }
 }
@@ -330,7 +343,8 @@ static void put_wrapped(nns__out *o, const char *text, size_t len,
 }
 
 static void footer_body(nns__out *o, const nns_inspection *in,
-                        const bool *show, const layout *l) {
+                        const bool *show, const layout *l,
+                        const nns_report_options *opt) {
   char path[PATH_CELL_MAX * 2], type[256];
   int ranks = nns__inspect_ranks(in);
   nns__out_fmt(o, "Passes: %zu on %d rank%s; %zu module calls.\nTimes and "
@@ -339,6 +353,7 @@ static void footer_body(nns__out *o, const nns_inspection *in,
                nns_inspection_batch_count(in), ranks, ranks == 1 ? "" : "s",
                nns_inspection_call_count(in));
   write_hidden(o, show, l);
+  nns__inspect_ranks_text(o, in, opt);
   nns__inspect_roofline_footer(o, in);
   static const char *phase[2] = {"forward", "backward"};
   for (int b = 0; b < 2; b++) {
@@ -361,19 +376,20 @@ static void footer_body(nns__out *o, const nns_inspection *in,
 /* Between two rules: passes, the columns the width hid, the roofline and
  * the first NaN/Inf, wrapped to `width`. */
 static void write_footer(nns__out *o, const nns_inspection *in, int rule,
-                         int width, const bool *show, const layout *l) {
+                         int width, const bool *show, const layout *l,
+                         const nns_report_options *opt) {
   text_rule(o, "=", rule);
   nns__membuf mb = {0};
   nns__out *tmp = malloc(sizeof *tmp);
   if (!tmp) { /* out of memory: as it comes, unwrapped */
-    footer_body(o, in, show, l);
+    footer_body(o, in, show, l, opt);
   } else {
     nns__out_init(tmp, nns__membuf_write, &mb);
-    footer_body(tmp, in, show, l);
+    footer_body(tmp, in, show, l, opt);
     if (nns__out_finish(tmp, NULL) == NNS_OK && mb.data)
       put_wrapped(o, mb.data, mb.len, width);
     else
-      footer_body(o, in, show, l);
+      footer_body(o, in, show, l, opt);
     free(tmp);
     free(mb.data);
   }
@@ -413,8 +429,8 @@ static void cut_to(layout *l, int k, int floor_w, int width) {
  * `width` as torchinfo or rich would. The names keep their room (Layer up
  * to 40 columns, Type up to 20); titles wider than their cells take two
  * lines; then whole columns give way in their `drop` order - those nobody
- * asked for (1-8), Type cut to 11, the roofline's (9, 10), Layer cut to
- * `layer_floor`, and last "Saved (pred.)" (11); room left over goes back
+ * asked for (1-9), Type cut to 11, the roofline's (10, 11), Layer cut to
+ * `layer_floor`, and last "Saved (pred.)" (12); room left over goes back
  * to the names. The footer names every column that gave way. */
 static void fit_columns(layout *l, const int *cw, int width, int layer_floor,
                         int gap) {
@@ -442,13 +458,13 @@ static void fit_columns(layout *l, const int *cw, int width, int layer_floor,
     }
   }
   l->all = l->total;
-  for (int level = 1; level <= 8; level++)
+  for (int level = 1; level <= 9; level++)
     drop_level(l, level, width, gap);
   cut_to(l, K_TYPE, 11, width);
-  drop_level(l, 9, width, gap);
   drop_level(l, 10, width, gap);
-  cut_to(l, K_LAYER, layer_floor, width);
   drop_level(l, 11, width, gap);
+  cut_to(l, K_LAYER, layer_floor, width);
+  drop_level(l, 12, width, gap);
   for (int j = 0; j < 2 && l->total < width; j++) {
     int more = nat[names[j]] - l->w[names[j]], room = width - l->total;
     more = more > room ? room : more;
@@ -536,12 +552,14 @@ static nns_status write_tables(const nns_inspection *in,
                                        rows[r].module)))
       goto done;
   st = NNS_OK;
+  int ranks = nns__inspect_ranks(in);
   /* Static columns where a static count is known (CSV: always). */
   bool show[K_COUNT];
   for (int k = 0; k < K_COUNT; k++)
-    show[k] = k == K_SAVED ? predicted
-                           : (csv || statics || !kcols[k].statics) &&
-                                 (roof || (k != K_ROOF && k != K_ROOF_PCT));
+    show[k] = k == K_SAVED  ? predicted
+              : k == K_SLOW ? ranks > 1
+                            : (csv || statics || !kcols[k].statics) &&
+                                  (roof || (k != K_ROOF && k != K_ROOF_PCT));
   if (csv) {
     nns__out_str(o, "path,depth");
     for (int k = 0; k < K_COUNT; k++) {
@@ -658,7 +676,7 @@ static nns_status write_tables(const nns_inspection *in,
       }
       nns__out_str(o, "\n");
     }
-    write_footer(o, in, rule, width, show, &l);
+    write_footer(o, in, rule, width, show, &l, opt);
   }
 done:
   if (cells)

@@ -370,6 +370,12 @@ bool nns__istats_of(const nns_inspection *in, size_t m, nns_inspect_stats *s);
 double nns__inspect_per_pass(const nns_inspection *in, double total);
 /* Ranks that ran a pass: the highest rank seen + 1. */
 int nns__inspect_ranks(const nns_inspection *in);
+/* inspect_ranks.c: the rank rows (docs/inspect.md, "Ranks"): written when
+ * a binding set a rank (nns_inspection_set_rank) or several ranks ran. */
+bool nns__inspect_has_rank_rows(const nns_inspection *in);
+void nns__inspect_ranks_json(nns__jw *w, const nns_inspection *in);
+void nns__inspect_ranks_text(nns__out *o, const nns_inspection *in,
+                             const nns_report_options *opt);
 
 /* inspect_roofline.c: an inspection measured against the roofline
  * (docs/inspect.md). The roof fraction of a module (its row d, its stats

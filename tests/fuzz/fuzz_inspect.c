@@ -152,6 +152,37 @@ static void add_params(nns_inspection *in, reader *r) {
   free(buf);
 }
 
+/* Rank records (nns_inspection_set_rank): any rank, counts, static
+ * counts or none, a mesh with names from the pool (NULL among them). */
+static void set_ranks(nns_inspection *in, reader *r) {
+  size_t n = byte(r) % 4;
+  for (size_t i = 0; i < n; i++) {
+    char b0[17], b1[17];
+    const char *names[2] = {text(r, b0), text(r, b1)};
+    int64_t sizes[2] = {i64(r), i64(r)};
+    nns_per_rank pr = {.size = sizeof pr, .world_size = i64(r),
+                       .params = i64(r), .param_bytes = i64(r),
+                       .train_peak_bytes = i64(r), .comm_bytes = i64(r),
+                       .comm = {i64(r), i64(r), i64(r), i64(r)},
+                       .estimate = byte(r) & 1};
+    nns_inspect_rank k = {.size = sizeof k,
+                          .rank = (int)(byte(r) * 300) - 8,
+                          .counts = byte(r) & 1 ? &pr : NULL,
+                          .mesh_count = byte(r) % 3,
+                          .mesh_name = byte(r) ? names : NULL,
+                          .mesh_size = sizes};
+    for (int j = 0; j < NNS_COMM_KIND_COUNT; j++) {
+      k.comm_calls[j] = i64(r);
+      k.comm_bytes[j] = i64(r);
+    }
+    (void)nns_inspection_set_rank(in, &k, NULL);
+  }
+  for (size_t i = 0; i < nns_inspection_rank_count(in) + 1; i++) {
+    nns_inspect_rank_info x = {.size = sizeof x};
+    (void)nns_inspection_rank(in, i, &x, NULL);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader r = {data, size};
   nns_inspection *in = NULL;
@@ -185,6 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t nb = byte(&r) % 4;
   for (size_t i = 0; i < nb; i++)
     add_batch(in, &r);
+  set_ranks(in, &r);
   unsigned sum = 0;
   for (size_t m = 0; m < nns_inspection_module_count(in); m++) {
     nns_inspect_stats s = {.size = sizeof s};

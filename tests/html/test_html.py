@@ -452,6 +452,67 @@ def check_inspect(page, summary_html, out):
     check_inspect_page(page, html, doc, out, 'inspect')
 
 
+def check_inspect_ranks(page, summary_html, out):
+    """Issue 43: an inspection of two ranks (the sample, its passes run
+    again on rank 1, which is slower in every forward and as fast in
+    every backward) has a Ranks table, a row per rank with the JSON's
+    numbers (per pass of the rank), and a Slowest rank column ("1/0")."""
+    import copy
+    import re
+    doc = copy.deepcopy(json.load(open(os.path.join(HERE, 'inspect_sample.json'))))
+    doc['ranks'] = 2
+    doc['passes'] += [dict(p, rank=1) for p in doc['passes']]
+    kinds = ('all_gather', 'reduce_scatter', 'all_reduce', 'all_to_all')
+    doc['per_rank'] = [
+        {'rank': 0, 'passes': 2, 'forward_ms': 13.0, 'backward_ms': 21.0,
+         'forward_alloc_bytes': 4096, 'backward_alloc_bytes': 8192, 'collectives': None, 'counts': None},
+        {'rank': 1, 'passes': 2, 'forward_ms': 26.0, 'backward_ms': 21.0,
+         'forward_alloc_bytes': 4096, 'backward_alloc_bytes': 8192,
+         'collectives': {'bytes_total': 3 << 20, 'bytes': dict(zip(kinds, (2 << 20, 1 << 20, 0, 0))),
+                         'calls': dict(zip(kinds, (8, 4, 0, 0)))},
+         'counts': {'world_size': 2, 'mesh': {'fsdp': 2}, 'estimate': False, 'params': 1000,
+                    'param_bytes': 4000, 'grad_bytes': 4000, 'optimizer_bytes': 8016,
+                    'saved_bytes': 5 << 20, 'train_peak_bytes': 7 << 20, 'flops': 10 ** 6,
+                    'macs': 5 * 10 ** 5, 'comm_bytes': 3 << 19, 'comm': dict(zip(kinds, (1 << 20, 1 << 19, 0, 0)))}}]
+    for mo in doc['modules']:
+        mo['ranks']['count'] = 2
+        mo['ranks']['slowest'] = {'forward': 1, 'backward': 0}
+    text = open(summary_html, encoding='utf-8').read()
+    block = json.dumps(doc).replace('<', '\\u003c')
+    text, n = re.subn(r'data-kind="nnscan.summary" data-encoding="json">\n.*?\n</script>',
+                      lambda m: 'data-kind="nnscan.inspect" data-encoding="json">\n' + block + '\n</script>',
+                      text, count=1, flags=re.S)
+    check(n == 1, 'inspect ranks: could not replace the data block')
+    html = os.path.join(out, 'inspect_ranks.html')
+    with open(html, 'w', encoding='utf-8') as f:
+        f.write(text)
+    page.open('file://' + html)
+    err = page.eval('document.body.dataset.error || ""')
+    if not check(not err, 'inspect ranks: the page failed: %s' % err):
+        return
+    rows = page.eval('''Array.from(document.querySelectorAll("#rank-rows tbody tr")).map(function (r) {
+        return [r.dataset.rank].concat(Array.from(r.querySelectorAll("td")).map(function (c) {
+          return c.dataset.value; })); })''')
+    check(len(rows) == 2, 'inspect ranks: %d rank rows' % len(rows))
+    for got, want in zip(rows, doc['per_rank']):
+        p, k, c = want['passes'], want['counts'], want['collectives']
+        expect = [str(want['rank']), str(want['rank']), str(p), want['forward_ms'] / p, want['backward_ms'] / p,
+                  want['forward_alloc_bytes'] / p, c['bytes_total'] / p if c else '',
+                  k['train_peak_bytes'] if k else '', k['param_bytes'] if k else '',
+                  k['comm_bytes'] if k else '']
+        for i, (g, e) in enumerate(zip(got, expect)):
+            ok = g == '' if e == '' else (g == e if isinstance(e, str) else abs(float(g) - e) < 1e-9)
+            check(ok, 'inspect ranks: rank %s cell %d is %r, JSON %r' % (want['rank'], i, g, e))
+    page.eval('document.querySelector(\'#depth [data-key="all"]\').click()')
+    slow = page.eval('''Array.from(document.querySelectorAll(".tr")).map(function (r) {
+        var c = r.querySelector('.td[data-key="slowest"]'); return c ? c.textContent : null; })''')
+    check(slow and all(v == '1/0' for v in slow), 'inspect ranks: Slowest rank cells %r' % slow)
+    page.b.pump(0.2)
+    problems = page.problems()
+    check(not problems, 'inspect ranks: console errors or requests: %s' % problems)
+    page.screenshot(os.path.join(out, 'inspect_ranks.png'))
+
+
 def check_inspect_page(page, html, doc, out, tag):
     """An nnscan.inspect page shows what its document says: the depth-1
     modules' forward time per pass as icicle boxes of their share, a row
@@ -781,6 +842,7 @@ def main():
             check_polish_1400(page, name, html, a.out, wide=True)  # 19 columns: one scrollbar
         per_rank_page.check_per_rank(page, a.nnscan, run, check, a.out, check_polish_1400)
         check_inspect(page, os.path.join(a.out, 'resnet18.html'), a.out)
+        check_inspect_ranks(page, os.path.join(a.out, 'resnet18.html'), a.out)
         check_diff(page, a.nnscan, tmp, a.out)
         if a.library:
             live = os.path.join(a.out, 'inspect_live.html')

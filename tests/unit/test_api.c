@@ -1579,6 +1579,35 @@ static void c_inspection_meta(void) {
   CHECK_STR(value, "cpu");
   nns_inspection_free(in);
 }
+static void c_inspection_set_rank(void) {
+  nns_inspect_rank r = {.size = sizeof r};
+  CHECK_EQ(nns_inspection_set_rank(NULL, &r, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_set_rank(in, NULL, &err), NNS_E_ARG);
+  r.rank = -1;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  r.rank = 1;
+  r.size = 4;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  nns_inspection_free(in);
+}
+static void c_inspection_rank_count(void) {
+  CHECK_EQ(nns_inspection_rank_count(NULL), 0);
+}
+static void c_inspection_rank(void) {
+  nns_inspect_rank_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_rank(NULL, 0, &x, &err), NNS_E_ARG);
+  nns_inspection *in = inspection_with_call();
+  CHECK_EQ(nns_inspection_rank_count(in), 1);
+  CHECK_EQ(nns_inspection_rank(in, 1, &x, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_rank(in, 0, NULL, &err), NNS_E_ARG);
+  x.size = 4;
+  CHECK_EQ(nns_inspection_rank(in, 0, &x, &err), NNS_E_ARG);
+  x.size = sizeof x;
+  CHECK_EQ(nns_inspection_rank(in, 0, &x, &err), NNS_OK);
+  CHECK(x.rank == 1 && x.passes == 1 && !x.comm_known);
+  nns_inspection_free(in);
+}
 /* Both report entry points refuse the same things. */
 static void inspection_report_refusals(
     nns_status (*fn)(const nns_inspection *, const nns_report_options *,
@@ -1764,7 +1793,8 @@ static const entry exports[] = {
     E(inspection_module_stats), E(inspection_first_nonfinite),
     E(inspection_module), E(inspection_call), E(inspection_call_tensor),
     E(inspection_batch_count), E(inspection_batch),
-    E(inspection_meta_count), E(inspection_meta),
+    E(inspection_meta_count), E(inspection_meta), E(inspection_set_rank),
+    E(inspection_rank_count), E(inspection_rank),
     E(inspection_report), E(inspection_report_seed),
     E(compute_dtype_name), E(bound_name), E(hardware_count), E(hardware_get),
     E(hardware_find), E(hardware_list_open), E(hardware_list_count),

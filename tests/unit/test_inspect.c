@@ -299,6 +299,104 @@ static int sink_write(void *user, const char *data, size_t size) {
   return 0;
 }
 
+/* The rank rows: ranks 0 and 2 add passes (scale 1 and 3: root forward
+ * 100 and 300 ms, backward 55 and 165 ms, allocated 1650 and 1000 bytes),
+ * rank 2 also says what it sent and its static counts; rank 1 only says
+ * what it sent. The slowest rank of a module is the one of its max. */
+static void test_rank_rows(void) {
+  nns_inspection *in = tree();
+  CHECK_EQ(add_pass(in, 0, 0, 1.0, false, false), NNS_OK);
+  CHECK_EQ(add_pass(in, 2, 0, 3.0, false, false), NNS_OK);
+  CHECK_EQ(add_pass(in, 2, 1, 3.0, false, false), NNS_OK);
+  nns_inspect_stats a = stats(in, 1);
+  CHECK_EQ(a.rank_fwd_slowest, 2);
+  CHECK_EQ(a.rank_bwd_slowest, 2);
+  CHECK_EQ(nns_inspection_rank_count(in), 2u);
+  nns_per_rank counts = {.size = sizeof counts, .world_size = 4,
+                         .params = 10, .param_bytes = 40, .comm_bytes = 96,
+                         .comm = {64, 32, 0, 0}, .grow = "fsdp"};
+  const char *names[] = {"fsdp", "tp"};
+  int64_t sizes[] = {2, 2};
+  nns_inspect_rank r = {.size = sizeof r, .rank = 2,
+                        .comm_calls = {4, 2, 0, 0},
+                        .comm_bytes = {128, 64, 0, 0}, .counts = &counts,
+                        .mesh_count = 2, .mesh_name = names,
+                        .mesh_size = sizes};
+  CHECK_EQ(nns_inspection_set_rank(in, &r, NULL), NNS_OK);
+  nns_inspect_rank one = {.size = sizeof one, .rank = 1,
+                          .comm_calls = {0, 0, 3, 0},
+                          .comm_bytes = {0, 0, 300, 0}};
+  CHECK_EQ(nns_inspection_set_rank(in, &one, NULL), NNS_OK);
+  CHECK_EQ(nns_inspection_rank_count(in), 3u);
+  nns_inspect_rank_info x = {.size = sizeof x};
+  CHECK_EQ(nns_inspection_rank(in, 0, &x, NULL), NNS_OK);
+  CHECK_EQ(x.rank, 0);
+  CHECK_EQ(x.passes, 1);
+  CHECK_NEAR(x.fwd_ms, 100);
+  CHECK_NEAR(x.bwd_ms, 55);
+  CHECK_EQ(x.fwd_alloc_bytes, 1650);
+  CHECK_EQ(x.bwd_alloc_bytes, 1000);
+  CHECK_EQ(x.comm_known, 0);
+  CHECK_EQ(x.has_counts, 0);
+  CHECK_EQ(nns_inspection_rank(in, 1, &x, NULL), NNS_OK);
+  CHECK_EQ(x.rank, 1);
+  CHECK_EQ(x.passes, 0);
+  CHECK_EQ(x.comm_known, 1);
+  CHECK_EQ(x.comm_bytes[2], 300);
+  CHECK_EQ(x.fwd_alloc_bytes, -1);
+  CHECK_EQ(nns_inspection_rank(in, 2, &x, NULL), NNS_OK);
+  CHECK_EQ(x.rank, 2);
+  CHECK_EQ(x.passes, 2);
+  CHECK_NEAR(x.fwd_ms, 600);
+  CHECK_NEAR(x.bwd_ms, 330);
+  CHECK_EQ(x.fwd_alloc_bytes, 3300);
+  CHECK_EQ(x.comm_calls[0], 4);
+  CHECK_EQ(x.comm_bytes[1], 64);
+  CHECK_EQ(x.has_counts, 1);
+  CHECK_EQ(x.counts.param_bytes, 40);
+  CHECK_EQ(x.counts.comm[0], 64);
+  CHECK(x.counts.grow == NULL);
+  CHECK_EQ(x.mesh_count, 2u);
+  CHECK(strcmp(x.mesh_name[1], "tp") == 0 && x.mesh_size[1] == 2);
+  CHECK_EQ(nns_inspection_rank(in, 3, &x, NULL), NNS_E_ARG);
+  /* Refused, nothing kept: a rank out of range, a negative count, a
+   * mesh dim without a name, a size below the first version's. */
+  nns_error err;
+  r.rank = 1 << 16;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "rank 65536 out of range"));
+  r.rank = 3;
+  r.comm_bytes[0] = -1;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "collective count"));
+  r.comm_bytes[0] = 1;
+  names[1] = NULL;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "mesh dim 1"));
+  r.size = 8;
+  CHECK_EQ(nns_inspection_set_rank(in, &r, &err), NNS_E_ARG);
+  CHECK_EQ(nns_inspection_rank_count(in), 3u);
+  /* The reports: the JSON's rows and slowest ranks, the text's lines. */
+  nns_report_options o = {.size = sizeof o, .format = NNS_FORMAT_JSON,
+                          .max_depth = -1};
+  sink s = {NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "\"per_rank\""));
+  CHECK(s.buf &&
+        strstr(s.buf, "\"slowest\": {\"forward\": 2, \"backward\": 2}"));
+  CHECK(s.buf && strstr(s.buf, "\"mesh\": {\"fsdp\": 2, \"tp\": 2}"));
+  free(s.buf);
+  o.format = NNS_FORMAT_TEXT;
+  o.width = 200;
+  s = (sink){NULL, 0, -1};
+  CHECK_EQ(nns_inspection_report(in, &o, sink_write, &s, NULL), NNS_OK);
+  CHECK(s.buf && strstr(s.buf, "Slowest"));
+  CHECK(s.buf && strstr(s.buf, "rank 2: 2 passes; forward 300.000 ms"));
+  CHECK(s.buf && strstr(s.buf, "rank 1 collectives seen"));
+  free(s.buf);
+  nns_inspection_free(in);
+}
+
 static void test_reports(void) {
   nns_inspection *in = tree();
   CHECK_EQ(add_pass(in, 0, 0, 1.0, true, false), NNS_OK);
@@ -995,5 +1093,6 @@ int main(void) {
   RUN(test_many_siblings);
   RUN(test_threads_read);
   RUN(test_params_declared);
+  RUN(test_rank_rows);
   return check_finish();
 }

@@ -199,6 +199,43 @@ static void test_tp_and_names(void) {
   nns_model_free(m);
 }
 
+/* tp 2 with the logical sizes of the split weights (the graph holds
+ * their shards, 4x4 each, of 8x4 and 4x8): the totals count the unsplit
+ * model, 32 + 32 + 24 + 6 elements, 376 bytes; the per-rank figures stay
+ * the shards', 16 + 16 + 24 + 6. */
+static void test_tp_logical_totals(void) {
+  nns_model *m = model();
+  const char *tp[] = {"layers.0.fc", "layers.1.fc"};
+  int style[] = {NNS_TP_COLWISE, NNS_TP_ROWWISE};
+  const char *lname[] = {"layers.0.fc.weight", "layers.1.fc.weight"};
+  int64_t lsize[] = {32, 32};
+  nns_parallel p = {.size = sizeof p, .tp = 2, .tp_count = 2, .tp_path = tp,
+                    .tp_style = style, .logical_count = 2,
+                    .logical_name = lname, .logical_elements = lsize};
+  CHECK_EQ(nns_model_set_parallel(m, &p, &err), NNS_OK);
+  nns_analysis *a = analyze(m, NNS_OPTIMIZER_SGD);
+  nns_counts c = {.size = sizeof c};
+  CHECK_EQ(nns_analysis_total_counts(a, &c), NNS_OK);
+  CHECK_EQ(c.params, 32 + 32 + 24 + 6);
+  CHECK_EQ(c.param_bytes, 4 * (32 + 32 + 24 + 6));
+  nns_totals t = {.size = sizeof t};
+  CHECK_EQ(nns_analysis_totals(a, &t), NNS_OK);
+  CHECK_EQ(t.params_unique, 32 + 32 + 24 + 6);
+  nns_per_rank r = {.size = sizeof r};
+  CHECK_EQ(nns_analysis_per_rank(a, &r), NNS_OK);
+  CHECK_EQ(r.params, 16 + 16 + 24 + 6);
+  CHECK_EQ(r.param_bytes, 4 * (16 + 16 + 24 + 6));
+  nns_analysis_free(a);
+  /* a logical size without its count, or a negative one: refused */
+  p.logical_elements = NULL;
+  CHECK_EQ(nns_model_set_parallel(m, &p, &err), NNS_E_ARG);
+  lsize[1] = -1;
+  p.logical_elements = lsize;
+  CHECK_EQ(nns_model_set_parallel(m, &p, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "'layers.1.fc.weight' has logical size -1"));
+  nns_model_free(m);
+}
+
 static void test_bad_plans(void) {
   nns_model *m = model();
   nns_parallel p = {.size = 8};
@@ -228,6 +265,7 @@ int main(void) {
   RUN(test_no_plan);
   RUN(test_fsdp_dp);
   RUN(test_tp_and_names);
+  RUN(test_tp_logical_totals);
   RUN(test_bad_plans);
   return check_finish();
 }

@@ -413,7 +413,8 @@
                   alloc_bytes: per(f.alloc_bytes), params: mo.params, macs: mo.macs, flops: mo.flops},
         cells: {calls: mo.calls, fwd_self: per(f.self_ms), bwd_self: per(b.self_ms),
                 bwd_alloc: per(b.alloc_bytes), nonfinite: role, saved: mo.predicted_saved_bytes,
-                roofline_ms: mo.roofline_ms, roof_fraction: mo.roof_fraction}
+                roofline_ms: mo.roofline_ms, roof_fraction: mo.roof_fraction,
+                slowest: mo.ranks && mo.ranks.slowest ? mo.ranks.slowest : null}
       };
       var tk = 'type:' + mo.type;
       if (!TYPE_COLOURS[tk])
@@ -521,7 +522,15 @@
           var f = n.cells.roof_fraction;
           return f == null ? '–' : fmtShare(f);
         }}
+      ] : []).concat(doc.ranks > 1 ? [
+        /* The rank slowest in the module's forward / backward ("1/0"). */
+        {key: 'slowest', label: 'Slowest rank', text: function (n) {
+          var s = n.cells.slowest;
+          if (!s || s.forward == null) return '–';
+          return s.backward == null || s.backward === s.forward ? String(s.forward) : s.forward + '/' + s.backward;
+        }}
       ] : []),
+      rankRows: doc.per_rank || null,
       totals: [
         {label: 'Forward per pass', value: rt.latency_ms, unit: 'ms', sub: meta.clock ? meta.clock + ' clock' : ''},
         {label: 'Backward per pass', value: rt.backward_ms, unit: 'ms'},
@@ -1104,6 +1113,32 @@
     return c.el;
   }
 
+  /* An inspection's rank rows (per_rank, docs/inspect.md "Ranks"): what
+   * each rank measured per pass of its own, the collectives it issued and
+   * the static counts of its shards; the document's numbers, formatted. */
+  function rankRowsCard(rows) {
+    var c = card('Ranks');
+    var cols = [['Rank'], ['Passes'], ['Fwd / pass', 'ms'], ['Bwd / pass', 'ms'], ['Fwd mem / pass', 'bytes'],
+                ['Collectives / pass', 'bytes'], ['Peak (static)', 'bytes'], ['Param bytes', 'bytes'],
+                ['Sends / step (static)', 'bytes']];
+    var head = el('tr', {}, cols.map(function (h) { return el('th', {text: h[0]}); }));
+    var body = rows.map(function (r) {
+      var p = Math.max(1, r.passes), k = r.counts, seen = r.collectives;
+      function per(v) { return v == null ? null : v / p; }
+      var vals = [r.rank, r.passes, per(r.forward_ms), per(r.backward_ms), per(r.forward_alloc_bytes),
+                  seen ? per(seen.bytes_total) : null, k ? k.train_peak_bytes : null, k ? k.param_bytes : null,
+                  k ? k.comm_bytes : null];
+      return el('tr', {'data-rank': String(r.rank)}, vals.map(function (v, i) {
+        var unit = cols[i][1];
+        return el('td', {'data-value': v == null ? '' : String(v),
+                         text: v == null ? '–' : unit ? fmtClever(v, unit) : String(v)});
+      }));
+    });
+    c.body.appendChild(el('table', {cls: 'rank-rows', id: 'rank-rows'}, [el('thead', {}, [head]),
+                                                                          el('tbody', {}, body)]));
+    return c.el;
+  }
+
   function renderSummary(view, main) {
     main.appendChild(header(view));
     var cards = el('div', {cls: 'totals'});
@@ -1125,6 +1160,7 @@
     }
 
     if (view.perRank) main.appendChild(perRankCard(view.perRank));
+    if (view.rankRows) main.appendChild(rankRowsCard(view.rankRows));
 
     var tableCard = card('Layers');
     var table;
