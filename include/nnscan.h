@@ -587,18 +587,29 @@ typedef enum nns_packed_record {
 #undef NNS_PACKED_RECORD_ENUM_
 } nns_packed_record;
 
-/* The kinds of an aten record's arguments (packed record 29). */
+/* The kinds of an aten record's arguments (packed record 29), one X-macro
+ * entry each: enum name, number, and the word nns_aten_arg_kind_name()
+ * gives. NONE: None, or a kind the table never reads; INT: int or
+ * SymInt. */
+#define NNS_ATEN_ARG_KIND_MAP(X)                                               \
+  X(NONE, 0, "none")                                                           \
+  X(TENSOR, 1, "tensor")                                                       \
+  X(TENSORS, 2, "tensors")                                                     \
+  X(INT, 3, "int")                                                             \
+  X(INTS, 4, "ints")                                                           \
+  X(FLOAT, 5, "float")                                                         \
+  X(BOOL, 6, "bool")                                                           \
+  X(STRING, 7, "string")                                                       \
+  X(DTYPE, 8, "dtype")
+
 typedef enum nns_aten_arg_kind {
-  NNS_ATEN_ARG_NONE = 0, /* None, or a kind the table never reads */
-  NNS_ATEN_ARG_TENSOR,
-  NNS_ATEN_ARG_TENSORS,
-  NNS_ATEN_ARG_INT,      /* int or SymInt */
-  NNS_ATEN_ARG_INTS,
-  NNS_ATEN_ARG_FLOAT,
-  NNS_ATEN_ARG_BOOL,
-  NNS_ATEN_ARG_STRING,
-  NNS_ATEN_ARG_DTYPE
+#define NNS_ATEN_ARG_ENUM_(name, num, str) NNS_ATEN_ARG_##name = num,
+  NNS_ATEN_ARG_KIND_MAP(NNS_ATEN_ARG_ENUM_)
+#undef NNS_ATEN_ARG_ENUM_
 } nns_aten_arg_kind;
+
+/* "none", ..., "dtype"; NULL past the last. Static string. */
+NNS_API const char *nns_aten_arg_kind_name(int kind);
 
 /* "ir_version", ..., "aten"; NULL for 0 and for a number past the
  * last tag. Static string. */
@@ -2266,13 +2277,19 @@ NNS_API const char *nns_aten_op(size_t i, const char **lowers_to);
  * constant for a number), NNS_ATEN_ALIAS, NNS_ATEN_CREATE, NNS_ATEN_RULE
  * (a function of its own); 0 past the last entry. What a binding needs to
  * know which calls it may hand over as aten records and what they become. */
+#define NNS_ATEN_FORM_MAP(X)                                                   \
+  X(UNARY, 1, "unary")                                                         \
+  X(BINARY, 2, "binary")                                                       \
+  X(ALIAS, 3, "alias")                                                         \
+  X(CREATE, 4, "create")                                                       \
+  X(RULE, 5, "rule")
 typedef enum nns_aten_form {
-  NNS_ATEN_UNARY = 1,
-  NNS_ATEN_BINARY,
-  NNS_ATEN_ALIAS,
-  NNS_ATEN_CREATE,
-  NNS_ATEN_RULE
+#define NNS_ATEN_FORM_ENUM_(name, num, str) NNS_ATEN_##name = num,
+  NNS_ATEN_FORM_MAP(NNS_ATEN_FORM_ENUM_)
+#undef NNS_ATEN_FORM_ENUM_
 } nns_aten_form;
+/* "unary", ..., "rule"; NULL for 0 and past the last. Static string. */
+NNS_API const char *nns_aten_form_name(int form);
 NNS_API int nns_aten_op_form(size_t i);
 /* The devices as JSON (what `nnscan hardware --json` prints, the
  * "nnscan.hardware" document): those of `list` (may be NULL) first, then
