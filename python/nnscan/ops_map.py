@@ -66,6 +66,8 @@ def _ndim(t):
 def unary(op, **attrs):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], attrs)
+    if not attrs:  # what the library's table says too: the tape may take it
+        rule.tape = ("unary", op)
     return rule
 
 
@@ -115,6 +117,8 @@ def binary(op, swap=False):
         ins = [_as_dtype(b, v, common) if t else b.scalar(v, like)
                for v, t in ((x, tx), (y, ty))]
         b.node(op, ins[::-1] if swap else ins, [out])
+    if not swap:  # what the library's table says too: the tape may take it
+        rule.tape = ("binary", op)
     return rule
 
 
