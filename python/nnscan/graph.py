@@ -323,7 +323,9 @@ def _aten(call, name, ins, outs, scope, values, s):
     kinds = _api.ATEN_ARG_KIND
     out = [_TAG[_ATEN], s[base], _str(name), s[scope], _u32(len(args))]
     for arg, kind, v in args:
-        if kind == "int" and not _I64_MIN <= v <= _I64_MAX:
+        if (kind == "int" and not _I64_MIN <= v <= _I64_MAX) or (
+                kind == "ints" and not all(_I64_MIN <= x <= _I64_MAX
+                                           for x in v)):
             kind = "none"  # no int64: nothing the table reads
         out += [s[arg], bytes([kinds[kind]])]
         if kind == "tensor":
@@ -338,6 +340,12 @@ def _aten(call, name, ins, outs, scope, values, s):
             out.append(_str(v))
         elif kind == "dtype":
             out.append(_i32(v))
+        elif kind == "ints":
+            out.append(_FMT["=I%dq" % len(v)](len(v), *v))
+        elif kind == "tensors":
+            out.append(_u32(len(v)))
+            for k in v:
+                out += _aten_tensor(None if k is None else ins[k], values, s)
     out.append(_u32(len(outs)))
     for o in outs:
         out += _aten_tensor(o, values, s)
