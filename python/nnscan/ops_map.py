@@ -2555,6 +2555,14 @@ def log_softmax_backward(b, args, kw, out):
     p = _step(b, "Mul", [e, s_], y)
     _step(b, "Sub", [g, p], y, _outs(out)[0])
 
+# Where these rules make one node of the library's op type (real tensors
+# of one dtype, no rounding mode: the only calls tape.py hands over), they
+# are the table's unary/binary entries: such calls may go on the tape.
+abs_.tape = ("unary", "Abs")
+mul.tape = ("binary", "Mul")
+div.tape = ("binary", "Div")
+pow_.tape = ("binary", "Pow")
+
 
 OPS = {
     # matrix products
