@@ -269,11 +269,12 @@ def pack(g):
                 no_symbols]
     node_tag = _TAG[_NODE]
     aten = g.aten
+    tensors = _Tensors(values, s) if aten else None
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
         if aten:
             call = aten.get(name)
             if call is not None:
-                out += _aten(call, name, ins, outs, scope, values, s)
+                out += _aten(call, name, ins, outs, scope, tensors, s)
                 continue
         out += [node_tag, s[op], s[domain], _str(name), s[scope],
                 _u32(len(ins))]
@@ -307,30 +308,40 @@ def pack(g):
 
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_NO_TENSOR = _u32(0xFFFFFFFF) + _i32(0) + _i32(-1)
 
 
-def _aten_tensor(name, values, s):
-    if name is None:
-        return [_u32(0xFFFFFFFF), _i32(0), _i32(-1)]
-    dt, dims = values[name]
-    return [s[name], _i32(dt), _shape(dims)]
+class _Tensors(dict):
+    """value name -> its packed tensor of an aten record (name, dtype,
+    dims), made once per pack: a value is read by several calls."""
+
+    def __init__(self, values, s):
+        super().__init__()
+        self.values, self.s = values, s
+
+    def __missing__(self, name):
+        dt, dims = self.values[name]
+        v = self[name] = self.s[name] + _i32(dt) + _shape(dims)
+        return v
 
 
-def _aten(call, name, ins, outs, scope, values, s):
+def _aten(call, name, ins, outs, scope, t, s):
     """One aten record (include/nnscan.h, packed record 29): the call of
-    the node `name`, its tensors by the node's inputs and outputs."""
+    the node `name`, its tensors by the node's inputs and outputs (t: the
+    packed tensors)."""
     base, args = call
-    kinds = _api.ATEN_ARG_KIND
+    kinds = _KIND
     out = [_TAG[_ATEN], s[base], _str(name), s[scope], _u32(len(args))]
     for arg, kind, v in args:
+        if kind == "tensor":
+            out += [s[arg], kinds[kind], t[ins[v]]]
+            continue
         if (kind == "int" and not _I64_MIN <= v <= _I64_MAX) or (
                 kind == "ints" and not all(_I64_MIN <= x <= _I64_MAX
                                            for x in v)):
             kind = "none"  # no int64: nothing the table reads
-        out += [s[arg], bytes([kinds[kind]])]
-        if kind == "tensor":
-            out += _aten_tensor(ins[v], values, s)
-        elif kind == "int":
+        out += [s[arg], kinds[kind]]
+        if kind == "int":
             out += [_i64(v), _u32(0xFFFFFFFF)]
         elif kind == "float":
             out.append(_f64(v))
@@ -344,12 +355,14 @@ def _aten(call, name, ins, outs, scope, values, s):
             out.append(_FMT["=I%dq" % len(v)](len(v), *v))
         elif kind == "tensors":
             out.append(_u32(len(v)))
-            for k in v:
-                out += _aten_tensor(None if k is None else ins[k], values, s)
+            out += [_NO_TENSOR if k is None else t[ins[k]] for k in v]
     out.append(_u32(len(outs)))
-    for o in outs:
-        out += _aten_tensor(o, values, s)
+    out += [t[o] for o in outs]
     return out
+
+
+# an aten record's argument kinds, word -> its byte (nns_aten_arg_kind)
+_KIND = {w: bytes([k]) for w, k in _api.ATEN_ARG_KIND.items()}
 
 
 def _module_facts(g, s):
