@@ -47,10 +47,14 @@ def build(zoo, name):
         from torchvision import models
         fn = getattr(models, name)
         kw = {"weights": None} if "weights" in fn.__code__.co_varnames else {}
+        m = None
         if hasattr(torch.device("meta"), "__enter__"):  # PyTorch 2.x
-            with torch.device("meta"):
-                m = fn(**kw)
-        else:  # 1.13: on CPU, without the random fill of the weights
+            try:
+                with torch.device("meta"):
+                    m = fn(**kw)
+            except NotImplementedError:  # regnet reads a value it made
+                m = None
+        if m is None:  # on CPU, without the random fill of the weights
             with _no_init():
                 m = fn(**kw)
         m.eval()
@@ -109,6 +113,7 @@ def outputs(zoo, name):
         m, kw = build(zoo, name)
     except Exception as e:  # noqa: BLE001
         out["error"] = f"{type(e).__name__}: {e}"[:200]
+        graph.pack = orig
         return out, held
     try:
         reports("", lambda: nnscan.summary(m, file=False, **kw), [
