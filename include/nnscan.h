@@ -509,6 +509,23 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *   28 module_tensor str path, str tensor, i32 element_bits, shape,
  *                   i32 kind:
  *                   nns_model_add_module_tensor on the model being built
+ *   29 aten         one PyTorch operator call (the recorder's tape),
+ *                   lowered by the library's aten table (nns_aten_op)
+ *                   into the main graph, as a torch.export archive's are:
+ *                   str op (base name, "add" or "add_"), str name (the
+ *                   node name its nodes get), str module_path,
+ *                   u32 n_args, n_args arg, u32 n_out, n_out tensor.
+ *                   arg: str schema name, u8 kind (nns_aten_arg_kind),
+ *                   then by kind: NONE nothing; TENSOR tensor; TENSORS
+ *                   u32 n, n tensor (a NULL name: None); INT i64, str
+ *                   symbol (NULL: known); INTS u32 n, n i64; FLOAT f64;
+ *                   BOOL u8 0|1; STRING str; DTYPE i32 nns_dtype.
+ *                   tensor: str value name, i32 dtype, shape (what the
+ *                   recording saw; rank -1: unknown). An op the table has
+ *                   no entry for, or cannot lower in this instance, is
+ *                   one node of domain "pytorch.aten" with its outputs'
+ *                   sizes declared (uncounted). Only at the main graph's
+ *                   level (not inside begin_graph).
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -561,7 +578,8 @@ NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   X(KERNEL, 25, "kernel")                                                      \
   X(MODULE_CALL, 26, "module_call")                                            \
   X(MODULE_SHAPES, 27, "module_shapes")                                        \
-  X(MODULE_TENSOR, 28, "module_tensor")
+  X(MODULE_TENSOR, 28, "module_tensor")                                        \
+  X(ATEN, 29, "aten")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,
@@ -569,7 +587,31 @@ typedef enum nns_packed_record {
 #undef NNS_PACKED_RECORD_ENUM_
 } nns_packed_record;
 
-/* "ir_version", ..., "module_tensor"; NULL for 0 and for a number past the
+/* The kinds of an aten record's arguments (packed record 29), one X-macro
+ * entry each: enum name, number, and the word nns_aten_arg_kind_name()
+ * gives. NONE: None, or a kind the table never reads; INT: int or
+ * SymInt. */
+#define NNS_ATEN_ARG_KIND_MAP(X)                                               \
+  X(NONE, 0, "none")                                                           \
+  X(TENSOR, 1, "tensor")                                                       \
+  X(TENSORS, 2, "tensors")                                                     \
+  X(INT, 3, "int")                                                             \
+  X(INTS, 4, "ints")                                                           \
+  X(FLOAT, 5, "float")                                                         \
+  X(BOOL, 6, "bool")                                                           \
+  X(STRING, 7, "string")                                                       \
+  X(DTYPE, 8, "dtype")
+
+typedef enum nns_aten_arg_kind {
+#define NNS_ATEN_ARG_ENUM_(name, num, str) NNS_ATEN_ARG_##name = num,
+  NNS_ATEN_ARG_KIND_MAP(NNS_ATEN_ARG_ENUM_)
+#undef NNS_ATEN_ARG_ENUM_
+} nns_aten_arg_kind;
+
+/* "none", ..., "dtype"; NULL past the last. Static string. */
+NNS_API const char *nns_aten_arg_kind_name(int kind);
+
+/* "ir_version", ..., "aten"; NULL for 0 and for a number past the
  * last tag. Static string. */
 NNS_API const char *nns_packed_record_name(int tag);
 
@@ -2255,6 +2297,26 @@ NNS_API nns_status nns_op_table_json(nns_write_fn write, void *user,
  * "(its input)" for an alias or "(a constant)" for a made tensor. NULL
  * past the last entry. Static strings; sorted by name. */
 NNS_API const char *nns_aten_op(size_t i, const char **lowers_to);
+/* How aten entry i lowers: NNS_ATEN_UNARY (one node of its lowers_to type
+ * on its first tensor argument), NNS_ATEN_BINARY (one node on its first
+ * two arguments, a Cast where their dtype is not the result's, a scalar
+ * constant for a number), NNS_ATEN_ALIAS, NNS_ATEN_CREATE, NNS_ATEN_RULE
+ * (a function of its own); 0 past the last entry. What a binding needs to
+ * know which calls it may hand over as aten records and what they become. */
+#define NNS_ATEN_FORM_MAP(X)                                                   \
+  X(UNARY, 1, "unary")                                                         \
+  X(BINARY, 2, "binary")                                                       \
+  X(ALIAS, 3, "alias")                                                         \
+  X(CREATE, 4, "create")                                                       \
+  X(RULE, 5, "rule")
+typedef enum nns_aten_form {
+#define NNS_ATEN_FORM_ENUM_(name, num, str) NNS_ATEN_##name = num,
+  NNS_ATEN_FORM_MAP(NNS_ATEN_FORM_ENUM_)
+#undef NNS_ATEN_FORM_ENUM_
+} nns_aten_form;
+/* "unary", ..., "rule"; NULL for 0 and past the last. Static string. */
+NNS_API const char *nns_aten_form_name(int form);
+NNS_API int nns_aten_op_form(size_t i);
 /* The devices as JSON (what `nnscan hardware --json` prints, the
  * "nnscan.hardware" document): those of `list` (may be NULL) first, then
  * the library's table; each {"name", "description", "source",

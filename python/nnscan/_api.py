@@ -193,6 +193,10 @@ PARAM_KIND = {}
 TRAIN_PHASE = {}
 DTYPE = {}
 PACKED_RECORD = {}  # nns_builder_add_packed's record tags, word -> tag
+ATEN_ARG_KIND = {}  # an aten record's argument kinds, word -> number
+# the library's aten table: op base name -> (form's word: "unary",
+# "binary", "alias", "create", "rule"; what it lowers to)
+ATEN_OPS = {}
 TENSOR_ROLE = {}  # an inspection record's tensor roles (nns_tensor_role)
 COUNT_STYLE = {}  # nns_format_count's styles (nns_count_style)
 COL = {}  # the layer table's columns, word -> NNS_COL_* bit (nns_column_name)
@@ -238,6 +242,9 @@ FUNCTIONS = {
                                     POINTER(NnsError)]),
     "nns_family_name": (c_char_p, [c_size_t]),
     "nns_aten_op": (c_char_p, [c_size_t, POINTER(c_char_p)]),
+    "nns_aten_op_form": (c_int, [c_size_t]),
+    "nns_aten_arg_kind_name": (c_char_p, [c_int]),
+    "nns_aten_form_name": (c_char_p, [c_int]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
     "nns_model_load_memory": (c_status, [c_void_p, c_size_t,
@@ -456,6 +463,16 @@ def _read_words(cdll):
     i = 1
     while cdll.nns_packed_record_name(i) is not None:  # tags from 1, no gaps
         PACKED_RECORD[cdll.nns_packed_record_name(i).decode()] = i
+        i += 1
+    i = 0
+    while cdll.nns_aten_arg_kind_name(i) is not None:  # from 0, no gaps
+        ATEN_ARG_KIND[cdll.nns_aten_arg_kind_name(i).decode()] = i
+        i += 1
+    i, to = 0, c_char_p()
+    while cdll.nns_aten_op(i, ctypes.byref(to)) is not None:
+        ATEN_OPS[cdll.nns_aten_op(i, None).decode()] = (
+            cdll.nns_aten_form_name(cdll.nns_aten_op_form(i)).decode(),
+            to.value.decode())
         i += 1
     i = 1
     while cdll.nns_dtype_name(i) != b"unknown":  # numbered 1.. without gaps

@@ -92,6 +92,11 @@ class Graph:
         self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
+        # node name -> (aten base name, arguments): the node is an aten call
+        # on the tape (tape.py), packed as an aten record the library
+        # lowers; each argument (schema name, kind word, value), a
+        # tensor's value its index in the node's inputs
+        self.aten = {}
         # value name -> (ONNX dtype, dims, raw bytes or None: the same as
         # the last entry's with bytes): contents observed while recording
         # (masks.py), the packed value_data record
@@ -179,13 +184,13 @@ class Graph:
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR) = (_api.PACKED_RECORD.get(w, 0) for w in (
+ _MODULE_TENSOR, _ATEN) = (_api.PACKED_RECORD.get(w, 0) for w in (
      "ir_version", "producer", "graph_name", "opset", "metadata", "input",
      "output", "value_info", "initializer", "node", "attr_int", "attr_float",
      "attr_string", "attr_ints", "attr_floats", "attr_strings",
      "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
      "param_kind", "experts", "value_data", "kernel", "module_call",
-     "module_shapes", "module_tensor"))
+     "module_shapes", "module_tensor", "aten"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -263,7 +268,14 @@ def pack(g):
         out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
                 no_symbols]
     node_tag = _TAG[_NODE]
+    aten = g.aten
+    tensors = _Tensors(values, s) if aten else None
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
+        if aten:
+            call = aten.get(name)
+            if call is not None:
+                out += _aten(call, name, ins, outs, scope, tensors, s)
+                continue
         out += [node_tag, s[op], s[domain], _str(name), s[scope],
                 _u32(len(ins))]
         out += [s[i or ""] for i in ins]
@@ -293,6 +305,64 @@ def pack(g):
                     _u64(0xFFFFFFFFFFFFFFFF) if raw is None
                     else _u64(len(raw)), raw or b""]
     return b"".join(out)
+
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_NO_TENSOR = _u32(0xFFFFFFFF) + _i32(0) + _i32(-1)
+
+
+class _Tensors(dict):
+    """value name -> its packed tensor of an aten record (name, dtype,
+    dims), made once per pack: a value is read by several calls."""
+
+    def __init__(self, values, s):
+        super().__init__()
+        self.values, self.s = values, s
+
+    def __missing__(self, name):
+        dt, dims = self.values[name]
+        v = self[name] = self.s[name] + _i32(dt) + _shape(dims)
+        return v
+
+
+def _aten(call, name, ins, outs, scope, t, s):
+    """One aten record (include/nnscan.h, packed record 29): the call of
+    the node `name`, its tensors by the node's inputs and outputs (t: the
+    packed tensors)."""
+    base, args = call
+    kinds = _KIND
+    out = [_TAG[_ATEN], s[base], _str(name), s[scope], _u32(len(args))]
+    for arg, kind, v in args:
+        if kind == "tensor":
+            out += [s[arg], kinds[kind], t[ins[v]]]
+            continue
+        if (kind == "int" and not _I64_MIN <= v <= _I64_MAX) or (
+                kind == "ints" and not all(_I64_MIN <= x <= _I64_MAX
+                                           for x in v)):
+            kind = "none"  # no int64: nothing the table reads
+        out += [s[arg], kinds[kind]]
+        if kind == "int":
+            out += [_i64(v), _u32(0xFFFFFFFF)]
+        elif kind == "float":
+            out.append(_f64(v))
+        elif kind == "bool":
+            out.append(b"\1" if v else b"\0")
+        elif kind == "string":
+            out.append(_str(v))
+        elif kind == "dtype":
+            out.append(_i32(v))
+        elif kind == "ints":
+            out.append(_FMT["=I%dq" % len(v)](len(v), *v))
+        elif kind == "tensors":
+            out.append(_u32(len(v)))
+            out += [_NO_TENSOR if k is None else t[ins[k]] for k in v]
+    out.append(_u32(len(outs)))
+    out += [t[o] for o in outs]
+    return out
+
+
+# an aten record's argument kinds, word -> its byte (nns_aten_arg_kind)
+_KIND = {w: bytes([k]) for w, k in _api.ATEN_ARG_KIND.items()}
 
 
 def _module_facts(g, s):

@@ -66,6 +66,8 @@ def _ndim(t):
 def unary(op, **attrs):
     def rule(b, args, kw, out):
         b.node(op, [b.inp(args[0])], [out], attrs)
+    if not attrs:  # what the library's table says too: the tape may take it
+        rule.tape = ("unary", op)
     return rule
 
 
@@ -115,6 +117,8 @@ def binary(op, swap=False):
         ins = [_as_dtype(b, v, common) if t else b.scalar(v, like)
                for v, t in ((x, tx), (y, ty))]
         b.node(op, ins[::-1] if swap else ins, [out])
+    if not swap:  # what the library's table says too: the tape may take it
+        rule.tape = ("binary", op)
     return rule
 
 
@@ -2561,6 +2565,14 @@ def log_softmax_backward(b, args, kw, out):
     b.node("ReduceSum", [b.inp(g), b.const([dim])], [s_], {"keepdims": 1})
     p = _step(b, "Mul", [e, s_], y)
     _step(b, "Sub", [g, p], y, _outs(out)[0])
+
+# Where these rules make one node of the library's op type (real tensors
+# of one dtype, no rounding mode: the only calls tape.py hands over), they
+# are the table's unary/binary entries: such calls may go on the tape.
+abs_.tape = ("unary", "Abs")
+mul.tape = ("binary", "Mul")
+div.tape = ("binary", "Div")
+pow_.tape = ("binary", "Pow")
 
 
 OPS = {

@@ -44,7 +44,7 @@ from collections import OrderedDict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _args, fused, moe, ops_map
+from . import _args, fused, moe, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
 from .fast_meta import FAST_META as _FAST_META
 from .graph import DTYPE_OF, Graph, onnx_dtype
@@ -132,7 +132,12 @@ class Builder:
         self._fresh = []
         self.step_mode = None  # a training step's mode sharing the forward
         self.uncounted = {}  # aten op -> calls with no entry
-        self.rules = {}      # aten op -> (base name, rule, source)
+        # aten op -> (base name, rule, source, tape): tape is (form, op
+        # type, schema argument names) where its calls may go on the tape
+        self.rules = {}
+        # whether calls go on the tape as aten records (tape.py); off with
+        # NNSCAN_TAPE=0, for comparing the two paths
+        self.tape = tape.enabled()
 
     def hold(self, t):
         """Keeps t's id t's own while the recording uses it: by holding t,
@@ -505,12 +510,15 @@ META_SHIMS = {
 
 
 def _entry(b, func):
-    """(base name, rule, source) of an aten op: looked up once per op and
-    recording (the table may change between recordings, never during one)."""
+    """(base name, rule, source, tape form) of an aten op: looked up once
+    per op and recording (the table may change between recordings, never
+    during one)."""
     e = b.rules.get(func)
     if e is None:
         base = ops_map.base_name(func)
-        e = b.rules[func] = (base, ops_map.OPS.get(base), str(func))
+        rule = ops_map.OPS.get(base)
+        e = b.rules[func] = (base, rule, str(func),
+                             tape.form(func, base, rule) if b.tape else None)
     return e
 
 
@@ -519,7 +527,7 @@ def record(b, func, args, kwargs, out):
     if not isinstance(out, torch.Tensor) and \
             not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
         return  # sizes, scalars, nothing to name
-    base, rule, b.source = b.rules.get(func) or _entry(b, func)
+    base, rule, b.source, on_tape = b.rules.get(func) or _entry(b, func)
     if base in ("t", "transpose") and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
         b.hold(out)
@@ -540,6 +548,9 @@ def record(b, func, args, kwargs, out):
                              kind="constant")
     elif rule is None:
         b.unmapped(base, args, out)
+    elif on_tape is not None and tape.record(b, on_tape, base, args, kwargs,
+                                             out):
+        pass  # an aten record: the library lowers it
     else:
         nodes = b.g.nodes
         first = len(nodes)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../base/vec.h"
+#include "../front/front.h"
 #include "assemble.h"
 
 
@@ -108,6 +109,8 @@ struct nns_builder {
   nns__arena_vec knowns;  /* pknown: packed VALUE_DATA records, for
                              finish */
   bool broken;            /* a packed call failed part-way */
+  nns__front *tape;       /* the aten records' front (packed tag aten),
+                             made at the first one */
 };
 
 typedef struct pknown {   /* contents finish gives a main-graph value */
@@ -209,6 +212,8 @@ void nns_builder_free(nns_builder *b) {
     return;
   for (size_t i = 0; i < b->graphs.n; i++)
     nns__map_free(&NNS__ARENA_VEC_AT(b->graphs, bgraph *, i)->defined);
+  if (b->tape)
+    nns__front_free(b->tape);
   nns__model_destroy(b->m);
   nns__arena_free(&b->arena);
   free(b);
@@ -1355,6 +1360,176 @@ static bool pk_bytes(preader *r, const void **data, size_t *len) {
   return true;
 }
 
+/* ==== Aten records: the recorder's tape ====
+ *
+ * One PyTorch call with its arguments by schema name, lowered through the
+ * aten table by the front both aten readers share (src/front/). Each
+ * tensor carries the sizes the recording saw: the front's metadata for
+ * the rules (a value seen again keeps what it was first told). */
+
+enum { PK_ATEN_MAX_ARGS = 64, PK_ATEN_MAX_OUTS = 64, PK_ATEN_MAX_LIST = 1024 };
+
+/* One tensor: str name, i32 dtype, shape; its metadata given to the front
+ * when new. */
+static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
+  int32_t dtype;
+  pdims d;
+  if (!pk_str(r, name) || !pk_read(r, &dtype, sizeof dtype) ||
+      !pk_dims(r, false, &d))
+    return false;
+  if (!*name)
+    return true;
+  if (!**name)
+    return pk_fail(r, "a tensor has an empty name");
+  nns__front_value *v = nns__front_value_add(b->tape, *name);
+  if (!v)
+    return pk_fail(r, pk_oom);
+  if (v->meta.rank >= 0 || d.rank < 0)
+    return true;
+  int64_t *dims = nns__arena_array(&b->arena, (size_t)d.rank + 1,
+                                   sizeof *dims);
+  if (!dims)
+    return pk_fail(r, pk_oom);
+  if (d.rank)
+    memcpy(dims, d.dims, (size_t)d.rank * sizeof *dims);
+  v->meta.dtype = dtype;
+  v->meta.rank = d.rank;
+  v->meta.dims = dims;
+  v->meta.syms = NULL;
+  return true;
+}
+
+/* The arguments' arrays live in one malloc'd block, freed after the
+ * call. */
+typedef struct pk_aten_mem {
+  void *blocks[PK_ATEN_MAX_ARGS];
+  int n;
+} pk_aten_mem;
+
+static void *pk_aten_alloc(pk_aten_mem *m, preader *r, size_t count,
+                           size_t size) {
+  void *p = m->n < PK_ATEN_MAX_ARGS ? calloc(count + 1, size) : NULL;
+  if (!p) {
+    pk_fail(r, pk_oom);
+    return NULL;
+  }
+  m->blocks[m->n++] = p;
+  return p;
+}
+
+static bool pk_aten_arg(nns_builder *b, preader *r, pk_aten_mem *mem,
+                        nns__aten_arg *a) {
+  uint8_t kind, flag;
+  uint32_t n;
+  if (!pk_str(r, &a->name) || !pk_read(r, &kind, 1))
+    return false;
+  if (!a->name)
+    return pk_fail(r, "an argument has no name");
+  a->kind = kind;
+  switch (kind) {
+  case NNS_ATEN_ARG_NONE:
+    return true;
+  case NNS_ATEN_ARG_TENSOR:
+    return pk_aten_tensor(b, r, &a->tensor);
+  case NNS_ATEN_ARG_TENSORS:
+    if (!pk_read(r, &n, sizeof n))
+      return false;
+    if (n > PK_ATEN_MAX_LIST)
+      return pk_fail(r, "a tensor list holds more than 1024 tensors");
+    if (!(a->tensors = pk_aten_alloc(mem, r, n, sizeof *a->tensors)))
+      return false;
+    a->n = (int32_t)n;
+    for (uint32_t k = 0; k < n; k++)
+      if (!pk_aten_tensor(b, r, &a->tensors[k]))
+        return false;
+    return true;
+  case NNS_ATEN_ARG_INT:
+    return pk_read(r, &a->i, sizeof a->i) && pk_str(r, &a->sym);
+  case NNS_ATEN_ARG_INTS:
+    if (!pk_read(r, &n, sizeof n))
+      return false;
+    if (n > PK_ATEN_MAX_LIST)
+      return pk_fail(r, "an int list holds more than 1024 ints");
+    if (!(a->ints = pk_aten_alloc(mem, r, n, sizeof *a->ints)) ||
+        !(a->syms = pk_aten_alloc(mem, r, n, sizeof *a->syms)))
+      return false;
+    a->n = (int32_t)n;
+    return !n || pk_read(r, a->ints, (size_t)n * sizeof *a->ints);
+  case NNS_ATEN_ARG_FLOAT:
+    return pk_read(r, &a->f, sizeof a->f);
+  case NNS_ATEN_ARG_BOOL:
+    if (!pk_read(r, &flag, 1))
+      return false;
+    if (flag > 1)
+      return pk_fail(r, "a bool argument is not 0 or 1");
+    a->b = flag;
+    return true;
+  case NNS_ATEN_ARG_STRING:
+    return pk_str(r, &a->s);
+  case NNS_ATEN_ARG_DTYPE: {
+    int32_t dt;
+    if (!pk_read(r, &dt, sizeof dt))
+      return false;
+    a->i = dt;
+    return true;
+  }
+  default:
+    return pk_fail(r, "an argument of an unknown kind");
+  }
+}
+
+static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
+  nns_status st = usable(b, err);
+  if (st)
+    return st;
+  if (b->stack.n != 1)
+    return bad(err, "an aten record inside a subgraph (begin_graph)");
+  if (!b->tape) {
+    b->tape = nns__arena_alloc(&b->arena, sizeof *b->tape);
+    if (!b->tape)
+      return nomem(err);
+    nns__front_init(b->tape, &b->arena, &b->m->strings, b, err,
+                    "aten record");
+  }
+  const char *op, *name, *path;
+  uint32_t n_args, n_outs;
+  nns__aten_arg args[PK_ATEN_MAX_ARGS];
+  const char *outs[PK_ATEN_MAX_OUTS];
+  pk_aten_mem mem = {.n = 0};
+  memset(args, 0, sizeof args);
+  bool ok = pk_str(r, &op) && pk_str(r, &name) && pk_str(r, &path) &&
+            pk_read(r, &n_args, sizeof n_args);
+  if (ok && (!op || !*op))
+    ok = pk_fail(r, "an aten record has no op name");
+  if (ok && n_args > PK_ATEN_MAX_ARGS)
+    ok = pk_fail(r, "an aten record has more than 64 arguments");
+  for (uint32_t k = 0; ok && k < n_args; k++)
+    ok = pk_aten_arg(b, r, &mem, &args[k]);
+  if (ok)
+    ok = pk_read(r, &n_outs, sizeof n_outs);
+  if (ok && n_outs > PK_ATEN_MAX_OUTS)
+    ok = pk_fail(r, "an aten record has more than 64 outputs");
+  for (uint32_t k = 0; ok && k < n_outs; k++)
+    ok = pk_aten_tensor(b, r, &outs[k]);
+  if (ok) {
+    nns_error local;
+    nns__front *f = b->tape;
+    f->err = err ? err : &local;
+    memset(f->err, 0, sizeof *f->err);
+    f->node = name;
+    f->nodes = b->root->nodes.n;
+    st = nns__front_call(f, op, name ? name : op, path ? path : "", args,
+                         (int)n_args, outs, (int)n_outs);
+    f->node = NULL;
+    f->err = NULL;
+  } else {
+    st = NNS_E_ARG;
+  }
+  for (int k = 0; k < mem.n; k++)
+    free(mem.blocks[k]);
+  return st;
+}
+
 /* One record (its tag already read): reads its fields and makes its call.
  * NNS_E_ARG with r->why set when the bytes are malformed. */
 static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
@@ -1539,6 +1714,8 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     return nns_model_set_module_shapes(b->m, s0, d.dims, d.rank, out.dims,
                                        out.rank, err);
   }
+  case PK_ATEN:
+    return pk_aten(b, r, err);
   case PK_MODULE_TENSOR:
     RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i32a, sizeof i32a) &&
        pk_dims(r, false, &d) && pk_read(r, &i32b, sizeof i32b));

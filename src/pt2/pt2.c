@@ -24,35 +24,28 @@
 
 #include "../base/json_reader.h"
 #include "../ir/ir.h"
+#include "../front/front.h"
 #include "../ops/aten.h"
 #include "zip.h"
 
 /* ==== Values: metadata and names ==== */
 
-struct pt2_state;
-typedef struct pt2_value {
-  nns__aten_meta meta;
-  struct pt2_state *state; /* the parameter or buffer it names, or NULL */
-  const char *rename; /* the name it has in the graph (alias, FQN), or NULL */
-} pt2_value;
+/* A value: nns__front_value, whose `user` is the parameter or buffer
+ * (pt2_state) it names, or NULL. */
+typedef nns__front_value pt2_value;
 
 typedef struct pt2 {
   nns__arena arena;        /* everything of one read */
   nns__interner strings;
-  nns__map values;         /* interned name -> pt2_value* */
   nns__map sym_ints;       /* interned sym-int name -> symbol (or NULL) */
   nns__map modules;        /* interned module path -> pt2_module* */
   nns__map module_keys;    /* interned nn_module_stack key -> path: one
                               per call ("relu", "relu@1") */
+  nns__front f;            /* values, names, the calls' services */
   nns_builder *b;
   nns_error *err;
-  size_t nodes;            /* main-graph nodes added */
-  uint64_t fresh;          /* names made */
   const char *node;        /* node being read, for messages */
   struct pt2_state *states;/* parameters and buffers, newest first */
-  const char *inputs[64];  /* user inputs (tensors), for their sizes */
-  int n_inputs;
-  nns__map symvals;        /* interned symbol -> value holding it */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -89,102 +82,12 @@ static const char *intern(pt2 *p, const char *s) {
 }
 
 static pt2_value *value_of(pt2 *p, const char *name) {
-  const char *k = name ? nns__intern_find(&p->strings, name) : NULL;
-  return k ? nns__map_get(&p->values, k) : NULL;
+  return nns__front_value_of(&p->f, name);
 }
 
 /* The name value `name` has in the graph being built. */
 static const char *resolve(pt2 *p, const char *name) {
-  for (int hops = 0; name && hops < 64; hops++) {
-    pt2_value *v = value_of(p, name);
-    if (!v || !v->rename)
-      return name;
-    name = v->rename;
-  }
-  return name;
-}
-
-static const nns__aten_meta *fe_meta(void *fe, const char *name) {
-  pt2 *p = fe;
-  pt2_value *v = value_of(p, name);
-  return v ? &v->meta : NULL;
-}
-
-static nns_status fe_alias(void *fe, const char *out, const char *src) {
-  pt2 *p = fe;
-  pt2_value *v = value_of(p, out);
-  if (!v)
-    return fail(p, NNS_E_MODEL, "output '%s' has no tensor metadata", out);
-  v->rename = intern(p, src);
-  if (!v->rename)
-    return fail(p, NNS_E_NOMEM, "out of memory");
-  /* The new name knows the sizes too (a parameter's module path). */
-  if (!nns__map_get(&p->values, v->rename)) {
-    pt2_value *w = nns__arena_alloc(&p->arena, sizeof *w);
-    if (!w || !nns__map_put(&p->values, v->rename, w))
-      return fail(p, NNS_E_NOMEM, "out of memory");
-    w->meta = v->meta;
-  }
-  return NNS_OK;
-}
-
-static const char *fe_fresh(void *fe) {
-  pt2 *p = fe;
-  char buf[32];
-  snprintf(buf, sizeof buf, "_nns_%llu", (unsigned long long)++p->fresh);
-  return intern(p, buf); /* lives as long as the read */
-}
-
-/* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
- * first user input that has it, made once per symbol (at the model's
- * root: shape arithmetic, which counts nothing). */
-static const char *fe_symval(void *fe, const char *sym) {
-  pt2 *p = fe;
-  const char *key = intern(p, sym);
-  const char *have = key ? nns__map_get(&p->symvals, key) : NULL;
-  if (!key || have)
-    return have;
-  for (int i = 0; i < p->n_inputs; i++) {
-    const pt2_value *v = value_of(p, p->inputs[i]);
-    for (int k = 0; v && k < v->meta.rank; k++) {
-      if (v->meta.dims[k] >= 0 || !v->meta.syms[k] ||
-          strcmp(v->meta.syms[k], key))
-        continue;
-      char shape[300], idx[300], out[300];
-      snprintf(shape, sizeof shape, "_nns_shape_%.200s", p->inputs[i]);
-      snprintf(idx, sizeof idx, "_nns_axis_%.200s_%d", p->inputs[i], k);
-      snprintf(out, sizeof out, "_nns_size_%.200s", key);
-      const char *in = p->inputs[i];
-      const char *g[] = {shape, idx};
-      int64_t axis = k;
-      char key_s[320];
-      snprintf(key_s, sizeof key_s, "%s#shape", p->inputs[i]);
-      const char *made = intern(p, key_s);
-      if (!made)
-        return NULL;
-      if (!nns__map_get(&p->symvals, made)) {
-        if (nns_builder_add_node(p->b, "Shape", "", shape, "", &in, 1,
-                                 (const char *const[]){shape}, 1,
-                                 p->err) != NNS_OK ||
-            !nns__map_put(&p->symvals, made, (void *)made))
-          return NULL;
-        p->nodes++;
-      }
-      if (nns_builder_add_initializer(p->b, idx, NNS_DT_INT64, 0, NULL,
-                                      &axis, sizeof axis, p->err) ||
-          nns__aten_param_kind(p->b, idx, NNS_PARAM_CONSTANT, p->err) ||
-          nns_builder_add_node(p->b, "Gather", "", out, "", g, 2,
-                               (const char *const[]){out}, 1, p->err) ||
-          nns_builder_attr_int(p->b, "axis", 0, p->err))
-        return NULL;
-      p->nodes++;
-      const char *name = intern(p, out);
-      if (!name || !nns__map_put(&p->symvals, key, (void *)name))
-        return NULL;
-      return name;
-    }
-  }
-  return NULL;
+  return nns__front_resolve(&p->f, name);
 }
 
 /* ==== Tensor metadata ==== */
@@ -287,18 +190,16 @@ static nns_status read_values(pt2 *p, const nns__jval *graph) {
       if (!key || !nns__map_put(&p->sym_ints, key, si->items[k]))
         return fail(p, NNS_E_NOMEM, "out of memory");
     }
-  if (!nns__map_reserve(&p->values, tv->len))
+  if (!nns__map_reserve(&p->f.values, tv->len))
     return fail(p, NNS_E_NOMEM, "out of memory");
   for (size_t k = 0; k < tv->len; k++) {
-    pt2_value *v = nns__arena_alloc(&p->arena, sizeof *v);
     const char *key = intern(p, tv->keys[k]);
-    if (!v || !key)
+    pt2_value *v = key ? nns__front_value_add(&p->f, key) : NULL;
+    if (!v)
       return fail(p, NNS_E_NOMEM, "out of memory");
     nns_status st = read_meta(p, key, tv->items[k], &v->meta);
     if (st != NNS_OK)
       return st;
-    if (!nns__map_put(&p->values, key, v))
-      return fail(p, NNS_E_NOMEM, "out of memory");
   }
   return NNS_OK;
 }
@@ -329,18 +230,18 @@ static nns_status add_state(pt2 *p, const char *arg, const char *fqn,
   p->states = t;
   nns_status st = NNS_OK;
   if (strcmp(arg, fqn))
-    st = fe_alias(p, arg, fqn);
+    st = nns__front_alias(&p->f, arg, fqn);
   pt2_value *w = value_of(p, fqn);
   if (w)
-    w->state = t;
+    w->user = t;
   return st;
 }
 
 /* A value a node reads: a parameter or buffer it names is used. */
 static void mark_used(pt2 *p, const char *name) {
   pt2_value *v = value_of(p, name);
-  if (v && v->state)
-    v->state->used = true;
+  if (v && v->user)
+    ((pt2_state *)v->user)->used = true;
 }
 
 /* The initializers of the parameters, buffers and constants some node
@@ -404,7 +305,8 @@ static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
         dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
       st = nns_builder_add_input(p->b, arg, v->meta.dtype, v->meta.rank,
                                  dims, v->meta.syms, p->err);
-      if (p->n_inputs < 64 && !(p->inputs[p->n_inputs++] = intern(p, arg)))
+      if (p->f.n_inputs < 64 &&
+          !(p->f.inputs[p->f.n_inputs++] = intern(p, arg)))
         return fail(p, NNS_E_NOMEM, "out of memory");
     }
     if (st != NNS_OK)
@@ -569,46 +471,9 @@ static int read_outs(pt2 *p, const nns__jval *outs, const char **names,
   return n;
 }
 
-/* A call nothing lowers: a node of domain pytorch.aten over its tensor
- * arguments, its outputs' sizes declared (uncounted in the report). */
-static nns_status unlowered(pt2 *p, const char *op, const char *path,
-                            const nns__aten_arg *args, int n_args,
-                            const char **outs, int n_outs) {
-  const char *ins[256];
-  size_t n_in = 0;
-  for (int k = 0; k < n_args; k++) {
-    if (args[k].kind == NNS__AA_TENSOR && n_in < 256)
-      ins[n_in++] = args[k].tensor;
-    for (int j = 0; args[k].kind == NNS__AA_TENSORS && j < args[k].n; j++)
-      if (args[k].tensors[j] && n_in < 256)
-        ins[n_in++] = args[k].tensors[j];
-  }
-  const char *real[64];
-  int n_real = 0;
-  for (int k = 0; k < n_outs; k++)
-    real[n_real++] = outs[k] ? outs[k] : "";
-  nns_status st = nns_builder_add_node(p->b, op, "pytorch.aten", p->node,
-                                       path, ins, n_in, real,
-                                       (size_t)n_real, p->err);
-  if (st != NNS_OK)
-    return st;
-  p->nodes++;
-  for (int k = 0; k < n_outs && st == NNS_OK; k++) {
-    pt2_value *v = outs[k] ? value_of(p, outs[k]) : NULL;
-    if (!v)
-      continue;
-    int64_t dims[64];
-    for (int d = 0; d < v->meta.rank; d++)
-      dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
-    st = nns_builder_add_value_info(p->b, outs[k], v->meta.dtype,
-                                    v->meta.rank, dims, v->meta.syms, p->err);
-  }
-  return st;
-}
-
 static nns_status read_node(pt2 *p, const nns__jval *node) {
   const char *target = nns__json_str_or(nns__json_get(node, "target"), "");
-  p->node = nns__json_str_or(nns__json_get(node, "name"), target);
+  p->node = p->f.node = nns__json_str_or(nns__json_get(node, "name"), target);
   const nns__jval *outs = nns__json_get(node, "outputs");
   const char *out_names[64];
   int n_outs = read_outs(p, outs && outs->type == NNS__J_ARR ? outs : NULL,
@@ -654,22 +519,8 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
   }
   if (!any_tensor && n_outs == 0 && !strncmp(op, "_assert", 7))
     return NNS_OK;
-  const nns__aten_op *e = nns__aten_find(op);
-  if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
-    nns__aten_call c = {.op = op, .name = p->node, .module_path = path,
-                        .n_args = n_args, .args = args, .n_outs = n_outs,
-                        .outs = out_names, .b = p->b, .err = p->err,
-                        .meta = fe_meta, .alias = fe_alias,
-                        .fresh = fe_fresh, .symval = fe_symval, .node_count = &p->nodes,
-                        .fe = p};
-    p->err->code = NNS_OK;
-    st = nns__aten_lower(&c, e);
-    if (st != NNS_E_NOTFOUND)
-      return st;
-  }
-  if (!any_tensor)
-    return NNS_OK; /* no tensor comes out: nothing to count or name */
-  return unlowered(p, op, path, args, n_args, out_names, n_outs);
+  return nns__front_call(&p->f, op, p->node, path, args, n_args, out_names,
+                         n_outs);
 }
 
 /* ==== Module records (the builder's packed form) ==== */
@@ -813,7 +664,7 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
   for (size_t k = 0; k < nodes->len; k++)
     if ((st = read_node(p, nodes->items[k])) != NNS_OK)
       return st;
-  p->node = NULL;
+  p->node = p->f.node = NULL;
   if ((st = read_outputs(p, sig)) != NNS_OK)
     return st;
   if ((st = add_states(p)) != NNS_OK)
@@ -850,8 +701,7 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   p.err = err;
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
-  p.values.arena = p.sym_ints.arena = p.modules.arena = p.symvals.arena =
-      p.module_keys.arena = &p.arena;
+  p.sym_ints.arena = p.modules.arena = p.module_keys.arena = &p.arena;
   nns__jval *doc = NULL;
   st = nns__json_parse(&p.arena, (const char *)json, len, &doc, err);
   if (st != NNS_OK) {
@@ -859,6 +709,8 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     snprintf(msg, sizeof msg, "models/model.json: %.480s", err->message);
     memcpy(err->message, msg, sizeof msg);
   } else if ((st = nns_builder_new(&p.b, err)) == NNS_OK) {
+    nns__front_init(&p.f, &p.arena, &p.strings, p.b, err,
+                    "models/model.json");
     st = read_program(&p, doc);
     if (st == NNS_OK)
       st = nns_builder_finish(p.b, out, err);

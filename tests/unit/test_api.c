@@ -205,9 +205,10 @@ static void c_nonfinite_role_name(void) {
 static void c_packed_record_name(void) {
   CHECK_STR(nns_packed_record_name(NNS_PACKED_IR_VERSION), "ir_version");
   CHECK_STR(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR), "module_tensor");
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_ATEN), "aten");
   CHECK(nns_packed_record_name(0) == NULL);
   CHECK(nns_packed_record_name(-1) == NULL);
-  CHECK(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR + 1) == NULL);
+  CHECK(nns_packed_record_name(NNS_PACKED_ATEN + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
@@ -1164,6 +1165,28 @@ static void c_aten_op(void) {
   CHECK(nns_aten_op((size_t)-1, &to) == NULL && to == NULL);
   CHECK(nns_aten_op((size_t)-1, NULL) == NULL);
 }
+static void c_aten_arg_kind_name(void) {
+  CHECK_STR(nns_aten_arg_kind_name(NNS_ATEN_ARG_NONE), "none");
+  CHECK_STR(nns_aten_arg_kind_name(NNS_ATEN_ARG_DTYPE), "dtype");
+  CHECK(nns_aten_arg_kind_name(-1) == NULL);
+  CHECK(nns_aten_arg_kind_name(NNS_ATEN_ARG_DTYPE + 1) == NULL);
+}
+static void c_aten_form_name(void) {
+  CHECK_STR(nns_aten_form_name(NNS_ATEN_UNARY), "unary");
+  CHECK_STR(nns_aten_form_name(NNS_ATEN_RULE), "rule");
+  CHECK(nns_aten_form_name(0) == NULL);
+  CHECK(nns_aten_form_name(NNS_ATEN_RULE + 1) == NULL);
+}
+static void c_aten_op_form(void) {
+  CHECK_EQ(nns_aten_op_form((size_t)-1), 0);
+  size_t n = 0;
+  while (nns_aten_op(n, NULL))
+    n++;
+  CHECK_EQ(nns_aten_op_form(n), 0);
+  for (size_t i = 0; i < n; i++)
+    CHECK(nns_aten_op_form(i) >= NNS_ATEN_UNARY &&
+          nns_aten_op_form(i) <= NNS_ATEN_RULE);
+}
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
@@ -1783,7 +1806,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(aten_op), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(family_name), E(aten_op), E(aten_op_form), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
     E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),

@@ -1,0 +1,79 @@
+"""The recorder's tape (nnscan/tape.py, docs/tape.md): calls the library's
+aten table lowers to one node go to the library as aten records. Checked:
+the tape really holds them; every report is byte for byte what the
+ops_map.py path (NNSCAN_TAPE=0) gives; parameters are sum(p.numel()) and
+the element-wise FLOPs are the hand count; the calls that are not one
+node (alpha 2, mixed dtypes, a number operand) keep their rule's nodes and
+are counted, never left uncounted."""
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import nnscan  # noqa: E402
+from nnscan import graph  # noqa: E402
+
+
+class Residual(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        h = torch.relu(self.fc(x))
+        y = torch.sigmoid(h * x + x)    # mul, add: one dtype, on the tape
+        z = torch.add(y, h, alpha=2)    # alpha 2: the rule's
+        w = z * 0.5                     # a number: the rule's
+        return w - torch.tanh(h), (x > 0) | (h > 0)
+
+
+def _record(monkeypatch, tape):
+    """(summary, the aten records handed over) with the tape on or off."""
+    monkeypatch.setenv("NNSCAN_TAPE", "1" if tape else "0")
+    held = []
+    orig = graph.pack
+
+    def pack(g):
+        held.append(dict(g.aten))
+        return orig(g)
+    monkeypatch.setattr(graph, "pack", pack)
+    torch.manual_seed(0)
+    m = Residual().eval()
+    s = nnscan.summary(m, inputs=(torch.zeros(2, 6),), file=False)
+    monkeypatch.setattr(graph, "pack", orig)
+    return m, s, held
+
+
+def test_tape_holds_the_one_node_calls(monkeypatch):
+    _, s, held = _record(monkeypatch, True)
+    ops = sorted(call[0] for call in held[-1].values())
+    # relu, mul, add, sigmoid, tanh, sub and the `or` of two bool tensors;
+    # the gt of a tensor and a number, the alpha-2 add and the number mul
+    # are the rules'
+    assert [o for o in ops if o not in ("bitwise_or", "logical_or")] == [
+        "add", "mul", "relu", "sigmoid", "sub", "tanh"]
+    assert len(ops) == 7
+    assert s.uncounted_aten == {}
+    _, _, off = _record(monkeypatch, False)
+    assert off[-1] == {}
+
+
+def test_every_report_the_same_with_and_without_the_tape(monkeypatch):
+    outs = []
+    for tape in (False, True):
+        _, s, _ = _record(monkeypatch, tape)
+        outs.append([s.to_text(), s.to_csv(), s.to_markdown(),
+                     s.to_json(version=1), s.to_json(version=2),
+                     s.to_html()])
+    for a, b in zip(*outs):
+        assert a == b
+
+
+def test_counts_on_the_tape_are_pytorchs(monkeypatch):
+    m, s, _ = _record(monkeypatch, True)
+    doc = json.loads(s.to_json(version=2))
+    metrics = doc["totals"]["metrics"]
+    assert metrics["params"]["value"] == sum(p.numel() for p in m.parameters())
+    # Linear(6, 6) on [2, 6]: 2 * 6 * 6 MACs, by hand
+    assert metrics["macs"]["value"] == 72

@@ -1,0 +1,260 @@
+/*
+ * front.c - the services a front end of the aten table offers a call
+ * (metadata, aliases, fresh names, a symbolic size's scalar), and turning
+ * one call into an nns__aten_call for nns__aten_lower, with the uncounted
+ * node for a call nothing lowers. Shared by the torch.export reader
+ * (src/pt2/pt2.c) and the recorder's tape (aten records, src/ir/builder.c).
+ */
+#include "front.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+
+void nns__front_init(nns__front *f, nns__arena *arena,
+                     nns__interner *strings, nns_builder *b, nns_error *err,
+                     const char *where) {
+  memset(f, 0, sizeof *f);
+  f->arena = arena;
+  f->strings = strings;
+  f->values.arena = f->symvals.arena = arena;
+  f->b = b;
+  f->err = err;
+  f->where = where;
+  f->fresh_stem = "_nns_";
+}
+
+void nns__front_free(nns__front *f) {
+  nns__map_free(&f->values); /* arena maps: nothing to free, said once */
+  nns__map_free(&f->symvals);
+}
+
+nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
+                           ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (f->node)
+    return nns__err(f->err, code, -1, f->node, "%s: node '%s': %s", f->where,
+                    f->node, msg);
+  return nns__err(f->err, code, -1, NULL, "%s: %s", f->where, msg);
+}
+
+const char *nns__front_intern(nns__front *f, const char *s) {
+  return s ? nns__intern_cstr(f->strings, s) : NULL;
+}
+
+nns__front_value *nns__front_value_of(nns__front *f, const char *name) {
+  const char *k = name ? nns__intern_find(f->strings, name) : NULL;
+  return k ? nns__map_get(&f->values, k) : NULL;
+}
+
+nns__front_value *nns__front_value_add(nns__front *f, const char *name) {
+  const char *key = nns__front_intern(f, name);
+  if (!key)
+    return NULL;
+  nns__front_value *v = nns__map_get(&f->values, key);
+  if (v)
+    return v;
+  v = nns__arena_alloc(f->arena, sizeof *v);
+  if (!v || !nns__map_put(&f->values, key, v))
+    return NULL;
+  memset(v, 0, sizeof *v);
+  v->meta.rank = -1;
+  return v;
+}
+
+const char *nns__front_resolve(nns__front *f, const char *name) {
+  for (int hops = 0; name && hops < 64; hops++) {
+    nns__front_value *v = nns__front_value_of(f, name);
+    if (!v || !v->rename)
+      return name;
+    name = v->rename;
+  }
+  return name;
+}
+
+/* ==== The services of nns__aten_call ==== */
+
+static const nns__aten_meta *fe_meta(void *fe, const char *name) {
+  nns__front_value *v = nns__front_value_of(fe, name);
+  return v ? &v->meta : NULL;
+}
+
+nns_status nns__front_alias(nns__front *f, const char *out, const char *src) {
+  nns__front_value *v = nns__front_value_of(f, out);
+  if (!v)
+    return nns__front_fail(f, NNS_E_MODEL, "output '%s' has no tensor "
+                           "metadata", out);
+  v->rename = nns__front_intern(f, src);
+  if (!v->rename)
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  /* The new name knows the sizes too (a parameter's module path). */
+  if (!nns__front_value_of(f, v->rename)) {
+    nns__aten_meta m = v->meta;
+    nns__front_value *w = nns__front_value_add(f, v->rename);
+    if (!w)
+      return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+    w->meta = m;
+  }
+  return NNS_OK;
+}
+
+static nns_status fe_alias(void *fe, const char *out, const char *src) {
+  return nns__front_alias(fe, out, src);
+}
+
+static const char *fe_fresh(void *fe) {
+  nns__front *f = fe;
+  char buf[96];
+  snprintf(buf, sizeof buf, "%.60s%llu", f->fresh_stem,
+           (unsigned long long)++f->fresh);
+  return nns__front_intern(f, buf); /* lives as long as the front */
+}
+
+/* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
+ * first graph input that has it, made once per symbol (at the model's
+ * root: shape arithmetic, which counts nothing). */
+static const char *fe_symval(void *fe, const char *sym) {
+  nns__front *f = fe;
+  const char *key = nns__front_intern(f, sym);
+  const char *have = key ? nns__map_get(&f->symvals, key) : NULL;
+  if (!key || have)
+    return have;
+  for (int i = 0; i < f->n_inputs; i++) {
+    const nns__front_value *v = nns__front_value_of(f, f->inputs[i]);
+    for (int k = 0; v && k < v->meta.rank; k++) {
+      if (v->meta.dims[k] >= 0 || !v->meta.syms || !v->meta.syms[k] ||
+          strcmp(v->meta.syms[k], key))
+        continue;
+      char shape[300], idx[300], out[300];
+      snprintf(shape, sizeof shape, "_nns_shape_%.200s", f->inputs[i]);
+      snprintf(idx, sizeof idx, "_nns_axis_%.200s_%d", f->inputs[i], k);
+      snprintf(out, sizeof out, "_nns_size_%.200s", key);
+      const char *in = f->inputs[i];
+      const char *g[] = {shape, idx};
+      int64_t axis = k;
+      char key_s[320];
+      snprintf(key_s, sizeof key_s, "%s#shape", f->inputs[i]);
+      const char *made = nns__front_intern(f, key_s);
+      if (!made)
+        return NULL;
+      if (!nns__map_get(&f->symvals, made)) {
+        if (nns_builder_add_node(f->b, "Shape", "", shape, "", &in, 1,
+                                 (const char *const[]){shape}, 1,
+                                 f->err) != NNS_OK ||
+            !nns__map_put(&f->symvals, made, (void *)made))
+          return NULL;
+        f->nodes++;
+      }
+      if (nns_builder_add_initializer(f->b, idx, NNS_DT_INT64, 0, NULL,
+                                      &axis, sizeof axis, f->err) ||
+          nns__aten_param_kind(f->b, idx, NNS_PARAM_CONSTANT, f->err) ||
+          nns_builder_add_node(f->b, "Gather", "", out, "", g, 2,
+                               (const char *const[]){out}, 1, f->err) ||
+          nns_builder_attr_int(f->b, "axis", 0, f->err))
+        return NULL;
+      f->nodes++;
+      const char *name = nns__front_intern(f, out);
+      if (!name || !nns__map_put(&f->symvals, key, (void *)name))
+        return NULL;
+      return name;
+    }
+  }
+  return NULL;
+}
+
+/* ==== One call ==== */
+
+/* A call nothing lowers: a node of domain pytorch.aten over its tensor
+ * arguments, its outputs' sizes declared (uncounted in the report). */
+static nns_status unlowered(nns__front *f, const char *op, const char *name,
+                            const char *path, const nns__aten_arg *args,
+                            int n_args, const char *const *outs,
+                            int n_outs) {
+  const char *ins[256];
+  size_t n_in = 0;
+  for (int k = 0; k < n_args; k++) {
+    if (args[k].kind == NNS__AA_TENSOR && n_in < 256)
+      ins[n_in++] = args[k].tensor;
+    for (int j = 0; args[k].kind == NNS__AA_TENSORS && j < args[k].n; j++)
+      if (args[k].tensors[j] && n_in < 256)
+        ins[n_in++] = args[k].tensors[j];
+  }
+  const char *real[64] = {NULL};
+  int n_real = 0;
+  for (int k = 0; k < n_outs && n_real < 64; k++)
+    real[n_real++] = outs[k] ? outs[k] : "";
+  nns_status st = nns_builder_add_node(f->b, op, "pytorch.aten", name, path,
+                                       ins, n_in, real, (size_t)n_real,
+                                       f->err);
+  if (st != NNS_OK)
+    return st;
+  f->nodes++;
+  for (int k = 0; k < n_real && st == NNS_OK; k++) {
+    nns__front_value *v = outs[k] ? nns__front_value_of(f, outs[k]) : NULL;
+    if (!v || v->meta.rank < 0)
+      continue;
+    int64_t dims[64];
+    for (int d = 0; d < v->meta.rank && d < 64; d++)
+      dims[d] = v->meta.dims[d] < 0 ? -1 : v->meta.dims[d];
+    st = nns_builder_add_value_info(f->b, outs[k], v->meta.dtype,
+                                    v->meta.rank, dims, v->meta.syms, f->err);
+  }
+  return st;
+}
+
+nns_status nns__front_call(nns__front *f, const char *op, const char *name,
+                           const char *path, const nns__aten_arg *args,
+                           int n_args, const char *const *outs, int n_outs) {
+  bool any_tensor = false;
+  for (int k = 0; k < n_outs; k++)
+    any_tensor = any_tensor || outs[k];
+  const nns__aten_op *e = nns__aten_find(op);
+  if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
+    nns__aten_call c = {.op = op, .name = name, .module_path = path,
+                        .n_args = n_args, .args = args, .n_outs = n_outs,
+                        .outs = outs, .b = f->b,
+                        .err = f->err, .meta = fe_meta, .alias = fe_alias,
+                        .fresh = fe_fresh, .symval = fe_symval,
+                        .node_count = &f->nodes, .fe = f};
+    f->err->code = NNS_OK;
+    nns_status st = nns__aten_lower(&c, e);
+    if (st != NNS_E_NOTFOUND)
+      return st;
+  }
+  if (!any_tensor)
+    return NNS_OK; /* no tensor comes out: nothing to count or name */
+  return unlowered(f, op, name, path, args, n_args, outs, n_outs);
+}
+
+/* ==== The table's forms, for bindings ==== */
+
+_Static_assert((int)NNS__AF_UNARY == (int)NNS_ATEN_UNARY &&
+                   (int)NNS__AF_BINARY == (int)NNS_ATEN_BINARY &&
+                   (int)NNS__AF_ALIAS == (int)NNS_ATEN_ALIAS &&
+                   (int)NNS__AF_CREATE == (int)NNS_ATEN_CREATE &&
+                   (int)NNS__AF_RULE == (int)NNS_ATEN_RULE,
+               "aten forms: one numbering");
+_Static_assert((int)NNS__AA_NONE == (int)NNS_ATEN_ARG_NONE &&
+                   (int)NNS__AA_TENSOR == (int)NNS_ATEN_ARG_TENSOR &&
+                   (int)NNS__AA_TENSORS == (int)NNS_ATEN_ARG_TENSORS &&
+                   (int)NNS__AA_INT == (int)NNS_ATEN_ARG_INT &&
+                   (int)NNS__AA_INTS == (int)NNS_ATEN_ARG_INTS &&
+                   (int)NNS__AA_FLOAT == (int)NNS_ATEN_ARG_FLOAT &&
+                   (int)NNS__AA_BOOL == (int)NNS_ATEN_ARG_BOOL &&
+                   (int)NNS__AA_STRING == (int)NNS_ATEN_ARG_STRING &&
+                   (int)NNS__AA_DTYPE == (int)NNS_ATEN_ARG_DTYPE,
+               "aten argument kinds: one numbering");
+
+int nns_aten_op_form(size_t i) {
+  const nns__aten_op *e = nns__aten_entry(i);
+  return e ? e->form : 0;
+}
+
+NNS__NAME_FN(nns_aten_arg_kind_name, NNS_ATEN_ARG_KIND_MAP)
+NNS__NAME_FN(nns_aten_form_name, NNS_ATEN_FORM_MAP)

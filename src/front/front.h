@@ -1,0 +1,69 @@
+/*
+ * front.h - what the two front ends of the aten table share: the
+ * torch.export reader (src/pt2/) and the recorder's tape (aten records of
+ * nns_builder_add_packed, read in src/ir/builder.c). Each keeps, per value
+ * name, the tensor metadata it was told, renames (aliases), makes fresh
+ * names and the scalar of a symbolic size, and hands each call to
+ * nns__aten_lower; a call the table has no entry for, or cannot lower,
+ * stays a node of domain "pytorch.aten" with its outputs' sizes declared
+ * (uncounted in the report). Neither front holds op knowledge: this is the
+ * one piece of code that turns a call into an nns__aten_call.
+ */
+#ifndef NNS_FRONT_FRONT_H
+#define NNS_FRONT_FRONT_H
+
+#include "../base/base.h"
+#include "../ops/aten.h"
+
+/* What a front knows about one value. */
+typedef struct nns__front_value {
+  nns__aten_meta meta;     /* dtype and sizes (rank -1: unknown) */
+  void *user;              /* the front's own (pt2: the state it names) */
+  const char *rename;      /* the name it has in the graph, or NULL */
+} nns__front_value;
+
+typedef struct nns__front {
+  nns__arena *arena;       /* where values and names live (the caller's) */
+  nns__interner *strings;  /* the caller's */
+  nns__map values;         /* interned name -> nns__front_value* */
+  nns__map symvals;        /* interned symbol -> value holding it */
+  nns_builder *b;
+  nns_error *err;
+  const char *where;       /* what errors name first ("models/model.json") */
+  const char *node;        /* the call being read, for messages */
+  size_t nodes;            /* main-graph nodes added so far */
+  uint64_t fresh;          /* names made */
+  const char *fresh_stem;  /* fresh names: stem then a number */
+  const char *inputs[64];  /* graph inputs (tensors), for symbols' sizes */
+  int n_inputs;
+} nns__front;
+
+/* Sets up f over the caller's arena and interner (both outlive f). */
+void nns__front_init(nns__front *f, nns__arena *arena,
+                     nns__interner *strings, nns_builder *b, nns_error *err,
+                     const char *where);
+/* Frees f's maps (its values live in the arena). */
+void nns__front_free(nns__front *f);
+
+/* An error naming f->where and the call being read. */
+nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
+                           ...) __attribute__((format(printf, 3, 4)));
+
+const char *nns__front_intern(nns__front *f, const char *s);
+nns__front_value *nns__front_value_of(nns__front *f, const char *name);
+/* Value `name`'s entry (made when new, meta unknown); NULL out of memory. */
+nns__front_value *nns__front_value_add(nns__front *f, const char *name);
+/* The name value `name` has in the graph being built. */
+const char *nns__front_resolve(nns__front *f, const char *name);
+/* Output `out` is `src` under another name (the alias service). */
+nns_status nns__front_alias(nns__front *f, const char *out, const char *src);
+
+/* Lowers one call: op its base name ("add", "relu_"), name the call's name
+ * (the node names it gives), path its module path. Through the table's
+ * entry when it has one and can lower this instance, else one uncounted
+ * node of domain pytorch.aten (when a tensor comes out). */
+nns_status nns__front_call(nns__front *f, const char *op, const char *name,
+                           const char *path, const nns__aten_arg *args,
+                           int n_args, const char *const *outs, int n_outs);
+
+#endif

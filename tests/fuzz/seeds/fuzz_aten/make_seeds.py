@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Writes the seed corpus of tests/fuzz/fuzz_aten.c: the record bodies (no
+"NNSP" header) of small models recorded with the tape on (a CNN block, a
+residual MLP: aten records among the nodes), and one aten record of every
+argument kind over the target's prelude values (x, y, i, w).
+
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "python"))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from nnscan import _api, graph, recorder  # noqa: E402
+
+
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x):
+        h = torch.relu(self.fc(x))
+        return torch.sigmoid(h * x + x) - torch.tanh(h)
+
+
+def models():
+    yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
+                               nn.Flatten()), torch.zeros(1, 3, 4, 4)
+    yield "residual", Residual(), torch.zeros(2, 6)
+
+
+def synthetic():
+    """One record per argument kind, over the prelude's values."""
+    g = graph.Graph()
+    for n, dt, dims in (("x", 1, (2, 3)), ("y", 1, (2, 3)), ("i", 7, (2,)),
+                        ("w", 1, (3, 3))):
+        g.add_value(n, dt, dims)
+    calls = [
+        ("relu", ["x"], [("self", "tensor", 0)]),
+        ("add", ["x", "y"], [("self", "tensor", 0), ("other", "tensor", 1),
+                             ("alpha", "int", 1)]),
+        ("div", ["x", "y"], [("self", "tensor", 0), ("other", "tensor", 1),
+                             ("rounding_mode", "string", "floor")]),
+        ("mul", ["x"], [("self", "tensor", 0), ("other", "float", 0.5)]),
+        ("softmax", ["x"], [("self", "tensor", 0), ("dim", "int", -1),
+                            ("half_to_float", "bool", False)]),
+        ("view", ["x"], [("self", "tensor", 0), ("size", "ints", [3, 2])]),
+        ("cat", ["x", "y"], [("tensors", "tensors", [0, 1]),
+                             ("dim", "int", 0)]),
+        ("_to_copy", ["x"], [("self", "tensor", 0), ("dtype", "dtype", 10),
+                             ("layout", "none", None)]),
+        ("no_such_op", ["i"], [("self", "tensor", 0)]),
+    ]
+    outs = []
+    for k, (op, ins, args) in enumerate(calls):
+        out = f"o{k}"
+        g.add_value(out, 1, (4, 3) if op == "cat" else (2, 3))
+        g.add_node(op, ins, [out], scope="m")
+        g.aten[g.nodes[-1].name] = (op, args)
+        outs.append(out)
+    body = graph.pack(g)
+    # the prelude declares x, y, i and w: the seed holds the nodes only
+    start = body.index(bytes([_api.PACKED_RECORD["aten"]]) + b"\x04\x00\x00\x00relu")
+    return body[start:]
+
+
+def main():
+    _api.lib()
+    for name, m, x in models():
+        rec = recorder.record_model(m.eval(), (x,))
+        assert rec.graph.aten, "the tape took no call"
+        with open(os.path.join(HERE, name + ".bin"), "wb") as f:
+            f.write(graph.pack(rec.graph)[8:])
+    with open(os.path.join(HERE, "every_kind.bin"), "wb") as f:
+        f.write(synthetic())
+
+
+if __name__ == "__main__":
+    main()

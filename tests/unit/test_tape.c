@@ -1,0 +1,303 @@
+/*
+ * test_tape.c - the packed aten record (tag 29, include/nnscan.h), the way
+ * the Python recorder's tape hands a PyTorch call to the library: a call
+ * the aten table lowers becomes the node(s) its entry says (the same node
+ * a node record of the same op, name and module would make), one it
+ * cannot lower stays one uncounted pytorch.aten node with the sizes the
+ * record gave, and malformed records get NNS_E_ARG naming the record and
+ * its byte offset. Every truncation of a valid buffer gives a status.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nnscan.h"
+
+typedef struct wbuf {
+  unsigned char p[2048];
+  size_t n;
+} wbuf;
+
+static void w(wbuf *b, const void *d, size_t n) {
+  if (b->n + n <= sizeof b->p) {
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+  }
+}
+static void w_u8(wbuf *b, unsigned v) {
+  unsigned char c = (unsigned char)v;
+  w(b, &c, 1);
+}
+static void w_u32(wbuf *b, uint32_t v) { w(b, &v, 4); }
+static void w_i32(wbuf *b, int32_t v) { w(b, &v, 4); }
+static void w_i64(wbuf *b, int64_t v) { w(b, &v, 8); }
+static void w_f64(wbuf *b, double v) { w(b, &v, 8); }
+static void w_str(wbuf *b, const char *s) {
+  w_u32(b, (uint32_t)strlen(s));
+  w(b, s, strlen(s) + 1);
+}
+/* header, then input x: float [2, 3] */
+static void w_start(wbuf *b) {
+  b->n = 0;
+  w(b, "NNSP", 4);
+  w_u32(b, NNS_PACKED_VERSION);
+  w_u8(b, NNS_PACKED_INPUT);
+  w_str(b, "x");
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, 2);
+  w_i64(b, 3);
+  w_u8(b, 0);
+}
+/* a tensor of an aten record: name, float [2, 3] */
+static void w_tensor(wbuf *b, const char *name) {
+  w_str(b, name);
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, 2);
+  w_i64(b, 3);
+}
+static void w_arg(wbuf *b, const char *name, int kind) {
+  w_str(b, name);
+  w_u8(b, (unsigned)kind);
+}
+/* aten op(x[, y]) -> out, named `node` in module "blk"; alpha when >= 0 */
+static void w_aten(wbuf *b, const char *op, const char *node, const char *x,
+                   const char *y, int alpha, const char *out) {
+  w_u8(b, NNS_PACKED_ATEN);
+  w_str(b, op);
+  w_str(b, node);
+  w_str(b, "blk");
+  w_u32(b, (y ? 2u : 1u) + (alpha >= 0));
+  w_arg(b, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(b, x);
+  if (y) {
+    w_arg(b, "other", NNS_ATEN_ARG_TENSOR);
+    w_tensor(b, y);
+  }
+  if (alpha >= 0) {
+    w_arg(b, "alpha", NNS_ATEN_ARG_INT);
+    w_i64(b, alpha);
+    w_u32(b, UINT32_MAX); /* no symbol */
+  }
+  w_u32(b, 1);
+  w_tensor(b, out);
+}
+static void w_node(wbuf *b, const char *op, const char *node, const char *x,
+                   const char *y, const char *out) {
+  w_u8(b, NNS_PACKED_NODE);
+  w_str(b, op);
+  w_str(b, "");
+  w_str(b, node);
+  w_str(b, "blk");
+  w_u32(b, y ? 2 : 1);
+  w_str(b, x);
+  if (y)
+    w_str(b, y);
+  w_u32(b, 1);
+  w_str(b, out);
+}
+static void w_output(wbuf *b, const char *name) {
+  w_u8(b, NNS_PACKED_OUTPUT);
+  w_str(b, name);
+  w_i32(b, 0);
+  w_i32(b, -1);
+  w_u8(b, 0);
+}
+
+static nns_status build(const wbuf *b, nns_model **m, nns_error *err) {
+  nns_builder *bu = NULL;
+  *m = NULL;
+  unsigned char *copy = malloc(b->n ? b->n : 1); /* exact size for ASan */
+  if (!copy)
+    return NNS_E_NOMEM;
+  memcpy(copy, b->p, b->n);
+  nns_status st = nns_builder_new(&bu, err);
+  if (!st)
+    st = nns_builder_add_packed(bu, copy, b->n, err);
+  if (!st)
+    st = nns_builder_finish(bu, m, err);
+  nns_builder_free(bu);
+  free(copy);
+  return st;
+}
+
+/* relu(x) and add(relu, x) on the tape build what node records of Relu
+ * and Add with the same names and module build. */
+static void test_tape_is_the_nodes(void) {
+  wbuf a, n;
+  nns_error err;
+  w_start(&a);
+  w_aten(&a, "relu", "blk/Relu_0", "x", NULL, -1, "r");
+  w_aten(&a, "add_", "blk/Add_1", "r", "x", 1, "s");
+  w_output(&a, "s");
+  w_start(&n);
+  w_node(&n, "Relu", "blk/Relu_0", "x", NULL, "r");
+  w_node(&n, "Add", "blk/Add_1", "r", "x", "s");
+  w_output(&n, "s");
+  nns_model *ma = NULL, *mn = NULL;
+  CHECK_EQ(build(&a, &ma, &err), NNS_OK);
+  CHECK_EQ(build(&n, &mn, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(ma), 2);
+  CHECK_EQ(nns_model_node_count(mn), 2);
+  for (size_t i = 0; ma && mn && i < 2; i++) {
+    nns_node_info x = {.size = sizeof x}, y = {.size = sizeof y};
+    CHECK_EQ(nns_model_node(ma, i, &x), NNS_OK);
+    CHECK_EQ(nns_model_node(mn, i, &y), NNS_OK);
+    CHECK_STR(x.op_type, y.op_type);
+    CHECK_STR(x.name, y.name);
+    CHECK_STR(x.domain, "");
+    CHECK_EQ(x.input_count, y.input_count);
+  }
+  nns_model_free(ma);
+  nns_model_free(mn);
+}
+
+/* add with alpha 2 is not one Add: the table cannot lower it, so it is
+ * one pytorch.aten node, its output's sizes the record's. */
+static void test_tape_unlowered(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_aten(&a, "add", "blk/add_0", "x", "x", 2, "s");
+  w_aten(&a, "no_such_op", "blk/no_such_op_1", "s", NULL, -1, "t");
+  w_output(&a, "t");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 2);
+  nns_node_info x = {.size = sizeof x};
+  CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
+  CHECK_STR(x.domain, "pytorch.aten");
+  CHECK_STR(x.op_type, "add");
+  CHECK_STR(x.name, "blk/add_0");
+  CHECK_EQ(nns_model_node(m, 1, &x), NNS_OK);
+  CHECK_STR(x.op_type, "no_such_op");
+  nns_model_free(m);
+}
+
+/* Each malformed field: NNS_E_ARG, the record's index, kind and offset. */
+static void test_tape_malformed(void) {
+  wbuf b;
+  nns_error err;
+  nns_model *m;
+  static const struct {
+    int kind;        /* argument kind written */
+    unsigned byte;   /* its payload: one byte */
+    const char *why;
+  } bad[] = {
+      {9, 0, "unknown kind"},
+      {NNS_ATEN_ARG_BOOL, 2, "not 0 or 1"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    w_start(&b);
+    size_t at = b.n;
+    w_u8(&b, NNS_PACKED_ATEN);
+    w_str(&b, "relu");
+    w_str(&b, "n");
+    w_str(&b, "");
+    w_u32(&b, 1);
+    w_arg(&b, "self", bad[k].kind);
+    w_u8(&b, bad[k].byte);
+    CHECK_EQ(build(&b, &m, &err), NNS_E_ARG);
+    CHECK(strstr(err.message, "record 1 (tag 29, aten)") != NULL);
+    CHECK(strstr(err.message, bad[k].why) != NULL);
+    CHECK_EQ(err.offset, (int64_t)at);
+  }
+  /* No op name; more than 64 arguments; an aten record in a subgraph. */
+  w_start(&b);
+  w_u8(&b, NNS_PACKED_ATEN);
+  w_str(&b, "");
+  w_str(&b, "n");
+  w_str(&b, "");
+  w_u32(&b, 0);
+  w_u32(&b, 0);
+  CHECK_EQ(build(&b, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "no op name") != NULL);
+  w_start(&b);
+  w_u8(&b, NNS_PACKED_ATEN);
+  w_str(&b, "relu");
+  w_str(&b, "n");
+  w_str(&b, "");
+  w_u32(&b, 65);
+  CHECK_EQ(build(&b, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "more than 64 arguments") != NULL);
+  w_start(&b);
+  w_u8(&b, NNS_PACKED_NODE); /* an If holding a graph */
+  w_str(&b, "If");
+  w_str(&b, "");
+  w_str(&b, "if");
+  w_str(&b, "");
+  w_u32(&b, 1);
+  w_str(&b, "x");
+  w_u32(&b, 1);
+  w_str(&b, "o");
+  w_u8(&b, NNS_PACKED_BEGIN_GRAPH);
+  w_str(&b, "then_branch");
+  w_i32(&b, NNS_ATTR_GRAPH);
+  w_aten(&b, "relu", "inner", "x", NULL, -1, "r");
+  CHECK_EQ(build(&b, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "inside a subgraph") != NULL);
+}
+
+/* Every prefix of a buffer holding every argument kind gives a status
+ * (copies of exact size: ASan sees any read past one). */
+static void test_tape_truncations(void) {
+  wbuf b;
+  nns_error err;
+  w_start(&b);
+  w_u8(&b, NNS_PACKED_ATEN);
+  w_str(&b, "view");
+  w_str(&b, "blk/view_0");
+  w_str(&b, "blk");
+  w_u32(&b, 8);
+  w_arg(&b, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&b, "x");
+  w_arg(&b, "size", NNS_ATEN_ARG_INTS);
+  w_u32(&b, 2);
+  w_i64(&b, 3);
+  w_i64(&b, 2);
+  w_arg(&b, "list", NNS_ATEN_ARG_TENSORS);
+  w_u32(&b, 2);
+  w_tensor(&b, "x");
+  w_u32(&b, UINT32_MAX); /* None */
+  w_i32(&b, 0);
+  w_i32(&b, -1);
+  w_arg(&b, "f", NNS_ATEN_ARG_FLOAT);
+  w_f64(&b, 0.5);
+  w_arg(&b, "b", NNS_ATEN_ARG_BOOL);
+  w_u8(&b, 1);
+  w_arg(&b, "s", NNS_ATEN_ARG_STRING);
+  w_str(&b, "tanh");
+  w_arg(&b, "d", NNS_ATEN_ARG_DTYPE);
+  w_i32(&b, NNS_DT_FLOAT);
+  w_arg(&b, "n", NNS_ATEN_ARG_NONE);
+  w_u32(&b, 1);
+  w_str(&b, "v");
+  w_i32(&b, NNS_DT_FLOAT);
+  w_i32(&b, 2);
+  w_i64(&b, 3);
+  w_i64(&b, 2);
+  w_output(&b, "v");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&b, &m, &err), NNS_OK);
+  nns_node_info x = {.size = sizeof x};
+  CHECK_EQ(nns_model_node(m, nns_model_node_count(m) - 1, &x), NNS_OK);
+  CHECK_STR(x.op_type, "Reshape"); /* the table's view */
+  nns_model_free(m);
+  size_t full = b.n;
+  for (size_t n = 8; n < full; n++) {
+    b.n = n;
+    nns_status st = build(&b, &m, &err);
+    CHECK(st != NNS_OK || m != NULL);
+    nns_model_free(m);
+  }
+}
+
+int main(void) {
+  RUN(test_tape_is_the_nodes);
+  RUN(test_tape_unlowered);
+  RUN(test_tape_malformed);
+  RUN(test_tape_truncations);
+  return check_finish();
+}
