@@ -895,7 +895,6 @@ static const nns__aten_op table[] = {
     ALIAS("detach"),
     RULE("diff", "Concat, Slice, Slice, Sub", diff),
     BIN("div", "Div"),
-    ALIAS("dropout"),
     RULE("embedding", "Gather", embedding),
     CREATE("empty"),
     CREATE("empty_like"),
@@ -987,11 +986,13 @@ static const nns__aten_family core = {table, sizeof table / sizeof table[0]};
 /* The families, each a sorted table of its own: this file's (matrix
  * products, convolution, norms, pools, layout, attention) and
  * aten_math.c's (element-wise math, activations, reductions, losses,
- * random and creation ops, forward and backward). A new family is one
- * line here. */
+ * random and creation ops, forward and backward) and aten_export.c's
+ * (composite ops torch.export keeps, lowered as their decomposition). A
+ * new family is one line here. */
 static const nns__aten_family *const families[] = {
     &core,
     &nns__aten_math,
+    &nns__aten_export,
 };
 
 enum { N_FAMILIES = sizeof families / sizeof families[0] };

@@ -85,6 +85,7 @@ nns_status nns__aten_create(nns__aten_call *c);
 
 /* The families other than aten.c's own. */
 extern const nns__aten_family nns__aten_math; /* aten_math.c */
+extern const nns__aten_family nns__aten_export; /* aten_export.c */
 
 /* Rules and helpers aten.c shares with the other families. */
 /* The sorted axes of a `dim` argument over rank r (all when absent or
