@@ -1,6 +1,7 @@
 /*
  * json_reader.h - a JSON document read into a tree in an arena: what the
- * diff of two reports reads saved "nnscan.summary" documents with. Strict
+ * diff of two reports reads saved "nnscan.summary" documents with, and the
+ * .pt2 reader a torch.export archive's model.json. Strict
  * RFC 8259 (no comments, no trailing commas), iterative (a deep document
  * cannot exhaust the C stack), every error with its byte offset. Numbers
  * keep their int64 value when they are integers that fit. Two rules bound
