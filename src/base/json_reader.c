@@ -1,8 +1,11 @@
 /*
  * json_reader.c - JSON text to a tree of nns__jval in an arena
- * (json_reader.h). Containers under construction sit on an explicit stack
- * whose items grow in malloc'ed vectors and move to the arena when the
- * container closes, so nesting depth costs heap, never C stack.
+ * (json_reader.h). Containers under construction sit on an explicit stack;
+ * their items gather on one malloc'ed item stack shared by every open
+ * container and move to the arena when the container closes, so nesting
+ * depth costs heap, never C stack, and a container costs no allocation of
+ * its own. Strings are found eight bytes at a time: the common one, with
+ * no escape, is one scan and one copy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,10 +16,11 @@
 
 typedef struct frame {
   nns__jval *v;        /* the array or object being filled */
-  nns__jval **items;   /* malloc'ed until it closes */
-  const char **keys;   /* an object's keys so far, malloc'ed until it closes */
-  size_t *klens;       /* their lengths in bytes (a key may hold NULs) */
-  size_t n, cap, kcap, lcap;
+  size_t base;         /* its first item on the parser's item stack */
+  size_t n;            /* its items so far */
+  const char *name;    /* the key it sits under in an object, or NULL */
+  size_t name_len;     /* its length */
+  bool skips;          /* some skip rule may name one of its members */
   const char *key;     /* an object's key waiting for its value */
   size_t key_len;      /* its length */
   uint32_t *slots;     /* past KEY_SCAN keys: a hash set of key index + 1 */
@@ -33,6 +37,13 @@ typedef struct parser {
   nns_error *err;
   frame *st;
   size_t depth, cap;
+  nns__jval **items;   /* the open containers' items, innermost last */
+  const char **keys;   /* beside each item: its key (objects), or NULL */
+  size_t *klens;       /* the keys' lengths in bytes (a key may hold NULs) */
+  size_t top, icap, kcap, lcap; /* items in use; the three capacities */
+  const nns__json_skip *skip; /* members read without being kept */
+  size_t n_skip;
+  nns__jval *skipped;  /* the null every skipped member holds */
 } parser;
 
 static nns_status fail_at(parser *ps, const char *at, const char *what) {
@@ -46,8 +57,10 @@ static nns_status fail(parser *ps, const char *what) {
 }
 
 static void skip_ws(parser *ps) {
-  while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-                             *ps->p == '\n' || *ps->p == '\r'))
+  /* Most bytes here are no space at all: one compare says so. */
+  while (ps->p < ps->end && (unsigned char)*ps->p <= ' ' &&
+         (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
+          *ps->p == '\r'))
     ps->p++;
 }
 
@@ -91,8 +104,74 @@ static size_t put_utf8(char *o, uint32_t c) {
   return 4;
 }
 
-/* A string at ps->p (on its opening quote): unescaped into the arena. */
-static nns_status read_string(parser *ps, const char **out, size_t *out_len) {
+/* ==== Strings ==== */
+
+/* The first byte in [p, end) that ends a run of plain string text: a
+ * quote, a backslash or a control character; end when there is none.
+ * Eight bytes at a time where the machine is little-endian: each test
+ * marks the high bit of a byte that matches, and a borrow can only mark
+ * bytes above a true match, so the lowest mark is the first match. */
+static const char *plain_end(const char *p, const char *end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t ones = 0x0101010101010101ull;
+  const uint64_t highs = 0x8080808080808080ull;
+  while (end - p >= 8) {
+    uint64_t w, q, b;
+    memcpy(&w, p, 8);
+    q = w ^ (ones * '"');
+    b = w ^ (ones * '\\');
+    uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) |
+                    ((w - ones * 0x20) & ~w)) & highs;
+    if (hit)
+      return p + (__builtin_ctzll(hit) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+    p++;
+  return p;
+}
+
+/* The string at ps->p (on its opening quote) checked without a copy:
+ * true with *close on its closing quote and *plain when it holds no
+ * escape. False where read_string_slow must decide: a control character,
+ * an escape it refuses, no closing quote (its error takes the text's
+ * order into account). What passes here, read_string_slow accepts. */
+static bool scan_string(const parser *ps, const char **close, bool *plain) {
+  const char *q = ps->p + 1;
+  bool esc = false;
+  for (;;) {
+    q = plain_end(q, ps->end);
+    if (q >= ps->end)
+      return false;
+    if (*q == '"') {
+      *close = q;
+      *plain = !esc;
+      return true;
+    }
+    if (*q != '\\' || ps->end - q < 2)
+      return false;
+    esc = true;
+    switch (q[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r':
+    case 't':
+      q += 2;
+      break;
+    case 'u':
+      if (ps->end - q < 6 || hex4(q + 2) < 0)
+        return false;
+      q += 6;
+      break;
+    default:
+      return false;
+    }
+  }
+}
+
+/* A string at ps->p (on its opening quote), unescaped into the arena, the
+ * byte-by-byte way: every error of a string is found here. */
+static nns_status read_string_slow(parser *ps, const char **out,
+                                   size_t *out_len) {
   const char *q = ps->p + 1;
   /* The unescaped text is never longer than the escaped one. */
   size_t room = 0;
@@ -160,6 +239,37 @@ static nns_status read_string(parser *ps, const char **out, size_t *out_len) {
   return NNS_OK;
 }
 
+/* A string at ps->p (on its opening quote): unescaped into the arena. */
+static nns_status read_string(parser *ps, const char **out, size_t *out_len) {
+  const char *close;
+  bool plain;
+  if (!scan_string(ps, &close, &plain) || !plain)
+    return read_string_slow(ps, out, out_len);
+  size_t n = (size_t)(close - ps->p - 1);
+  char *buf = nns__arena_bytes(ps->a, n + 1);
+  if (!buf)
+    return NNS_E_NOMEM;
+  memcpy(buf, ps->p + 1, n);
+  buf[n] = 0;
+  ps->p = close + 1;
+  *out = buf;
+  *out_len = n;
+  return NNS_OK;
+}
+
+/* A string at ps->p checked and passed over, kept nowhere. */
+static nns_status skip_string(parser *ps) {
+  const char *close, *s;
+  bool plain;
+  size_t n;
+  if (!scan_string(ps, &close, &plain))
+    return read_string_slow(ps, &s, &n); /* its error */
+  ps->p = close + 1;
+  return NNS_OK;
+}
+
+/* ==== Numbers ==== */
+
 static nns_status read_number(parser *ps, nns__jval *v) {
   const char *s = ps->p, *q = s;
   if (q < ps->end && *q == '-')
@@ -190,14 +300,8 @@ static nns_status read_number(parser *ps, nns__jval *v) {
     while (q < ps->end && *q >= '0' && *q <= '9')
       q++;
   }
-  char buf[64];
-  size_t len = (size_t)(q - s);
-  if (len >= sizeof buf)
-    len = sizeof buf - 1; /* digits past 63 add nothing a double keeps */
-  memcpy(buf, s, len);
-  buf[len] = 0;
   v->type = NNS__J_NUM;
-  v->d = strtod(buf, NULL);
+  bool exact = false;
   if (integral && (size_t)(q - s) < 21) {
     /* Exact when it fits: counts go up to 2^63-1. */
     int64_t acc = 0;
@@ -209,17 +313,56 @@ static nns_status read_number(parser *ps, nns__jval *v) {
     }
     v->is_int = fits;
     v->i = fits ? acc : 0;
+    /* Up to 2^53 a double holds the integer itself, as strtod reads it
+     * ("-0" is the negative zero). */
+    if (fits && acc >= -(INT64_C(1) << 53) && acc <= INT64_C(1) << 53) {
+      v->d = neg && !acc ? -0.0 : (double)acc;
+      exact = true;
+    }
+  }
+  if (!exact) {
+    char buf[64];
+    size_t len = (size_t)(q - s);
+    if (len >= sizeof buf)
+      len = sizeof buf - 1; /* digits past 63 add nothing a double keeps */
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    v->d = strtod(buf, NULL);
   }
   ps->p = q;
   return NNS_OK;
 }
 
-static bool push(parser *ps, nns__jval *v) {
-  frame *st = nns__grow(ps->st, &ps->cap, ps->depth + 1, sizeof *st, 16);
-  if (!st)
-    return false;
-  ps->st = st;
-  st[ps->depth++] = (frame){.v = v};
+/* ==== Containers ==== */
+
+/* Whether s (NUL-terminated) is the n bytes at t. */
+static bool same(const char *s, const char *t, size_t n) {
+  return s[0] == t[0] && strlen(s) == n && !memcmp(s, t, n);
+}
+
+/* Whether a skip rule may apply to the members of an object under key
+ * name (NULL for none): decided once per object. */
+static bool may_skip(const parser *ps, const char *name, size_t name_len) {
+  for (size_t k = 0; k < ps->n_skip; k++) {
+    const char *parent = ps->skip[k].parent;
+    if (!parent || (name && same(parent, name, name_len)))
+      return true;
+  }
+  return false;
+}
+
+static bool push(parser *ps, nns__jval *v, const char *name,
+                 size_t name_len) {
+  if (ps->depth >= ps->cap) {
+    frame *st = nns__grow(ps->st, &ps->cap, ps->depth + 1, sizeof *st, 16);
+    if (!st)
+      return false;
+    ps->st = st;
+  }
+  bool skips = ps->n_skip && v->type == NNS__J_OBJ &&
+               may_skip(ps, name, name_len);
+  ps->st[ps->depth++] = (frame){.v = v, .base = ps->top, .name = name,
+                                .name_len = name_len, .skips = skips};
   return true;
 }
 
@@ -230,26 +373,32 @@ static size_t key_hash(const char *k, size_t len) {
   return (size_t)nns__hash_mix(h);
 }
 
-/* Puts key index i into f's hash set (which has room). */
-static void slot_put(frame *f, size_t i) {
-  size_t s = key_hash(f->keys[i], f->klens[i]) & (f->scap - 1);
+/* Puts key index i of f into f's hash set (which has room). */
+static void slot_put(const parser *ps, frame *f, size_t i) {
+  size_t at = f->base + i;
+  size_t s = key_hash(ps->keys[at], ps->klens[at]) & (f->scap - 1);
   while (f->slots[s])
     s = (s + 1) & (f->scap - 1);
   f->slots[s] = (uint32_t)(i + 1);
 }
 
 /* True when the open object f already has key k (len bytes). */
-static bool key_seen(const frame *f, const char *k, size_t len) {
+static bool key_seen(const parser *ps, const frame *f, const char *k,
+                     size_t len) {
+  if (!f->n)
+    return false; /* the item stack may not exist yet */
+  const char *const *keys = ps->keys + f->base;
+  const size_t *klens = ps->klens + f->base;
   if (!f->scap) {
     for (size_t i = 0; i < f->n; i++)
-      if (f->klens[i] == len && !memcmp(f->keys[i], k, len))
+      if (klens[i] == len && !memcmp(keys[i], k, len))
         return true;
     return false;
   }
   size_t s = key_hash(k, len) & (f->scap - 1);
   for (; f->slots[s]; s = (s + 1) & (f->scap - 1)) {
     size_t i = f->slots[s] - 1;
-    if (f->klens[i] == len && !memcmp(f->keys[i], k, len))
+    if (klens[i] == len && !memcmp(keys[i], k, len))
       return true;
   }
   return false;
@@ -260,21 +409,29 @@ static bool add_item(parser *ps, nns__jval *v) {
   frame *f = &ps->st[ps->depth - 1];
   if (f->n >= UINT32_MAX - 1)
     return false; /* the hash set holds 32-bit indices */
-  nns__jval **items = nns__grow(f->items, &f->cap, f->n + 1, sizeof *items, 8);
-  if (!items)
-    return false;
-  f->items = items;
-  if (f->v->type == NNS__J_OBJ) {
-    const char **keys = nns__grow(f->keys, &f->kcap, f->n + 1, sizeof *keys, 8);
+  size_t at = ps->top;
+  if (at >= ps->icap || at >= ps->kcap || at >= ps->lcap) {
+    nns__jval **items = nns__grow(ps->items, &ps->icap, at + 1,
+                                  sizeof *items, 256);
+    if (!items)
+      return false;
+    ps->items = items;
+    const char **keys = nns__grow(ps->keys, &ps->kcap, at + 1, sizeof *keys,
+                                  256);
     if (!keys)
       return false;
-    f->keys = keys;
-    size_t *klens = nns__grow(f->klens, &f->lcap, f->n + 1, sizeof *klens, 8);
+    ps->keys = keys;
+    size_t *klens = nns__grow(ps->klens, &ps->lcap, at + 1, sizeof *klens,
+                              256);
     if (!klens)
       return false;
-    f->klens = klens;
-    keys[f->n] = f->key;
-    klens[f->n] = f->key_len;
+    ps->klens = klens;
+  }
+  ps->items[at] = v;
+  ps->keys[at] = f->key;
+  ps->klens[at] = f->key_len;
+  ps->top++;
+  if (f->v->type == NNS__J_OBJ) {
     f->key = NULL;
     size_t n = f->n + 1;
     if (n > KEY_SCAN && 2 * n > f->scap) {
@@ -287,20 +444,13 @@ static bool add_item(parser *ps, nns__jval *v) {
       f->slots = slots;
       f->scap = cap;
       for (size_t i = 0; i < f->n; i++)
-        slot_put(f, i);
+        slot_put(ps, f, i);
     }
     if (f->scap)
-      slot_put(f, f->n);
+      slot_put(ps, f, f->n);
   }
-  items[f->n++] = v;
+  f->n++;
   return true;
-}
-
-static void free_frame(frame *f) {
-  free(f->items);
-  free(f->keys);
-  free(f->klens);
-  free(f->slots);
 }
 
 /* Moves the closed container's items to the arena. */
@@ -312,16 +462,29 @@ static bool close_frame(parser *ps) {
     f->v->items = nns__arena_array(ps->a, f->n, sizeof *f->v->items);
     ok = f->v->items != NULL;
     if (ok)
-      memcpy(f->v->items, f->items, f->n * sizeof *f->items);
+      memcpy(f->v->items, ps->items + f->base, f->n * sizeof *f->v->items);
     if (ok && f->v->type == NNS__J_OBJ) {
       f->v->keys = nns__arena_array(ps->a, f->n, sizeof *f->v->keys);
       ok = f->v->keys != NULL;
       if (ok)
-        memcpy(f->v->keys, f->keys, f->n * sizeof *f->keys);
+        memcpy(f->v->keys, ps->keys + f->base, f->n * sizeof *f->v->keys);
     }
   }
-  free_frame(f);
+  ps->top = f->base;
+  free(f->slots);
   return ok;
+}
+
+/* True when the member f->key of open object f is one to skip. */
+static bool skip_member(const parser *ps, const frame *f) {
+  for (size_t k = 0; k < ps->n_skip; k++) {
+    const nns__json_skip *r = &ps->skip[k];
+    if (r->parent && !(f->name && same(r->parent, f->name, f->name_len)))
+      continue;
+    if (same(r->key, f->key, f->key_len))
+      return true;
+  }
+  return false;
 }
 
 static bool lit(parser *ps, const char *word) {
@@ -332,15 +495,19 @@ static bool lit(parser *ps, const char *word) {
   return true;
 }
 
-nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
-                           nns__jval **out, nns_error *err) {
+/* ==== The document ==== */
+
+nns_status nns__json_parse_skip(nns__arena *a, const char *text, size_t len,
+                                const nns__json_skip *skip, size_t n_skip,
+                                nns__jval **out, nns_error *err) {
   parser ps = {.a = a, .p = text, .start = text, .end = text + len,
-               .err = err};
+               .err = err, .skip = skip, .n_skip = skip ? n_skip : 0};
   nns__jval *root = NULL;
   nns_status st = NNS_OK;
   for (;;) {
     skip_ws(&ps);
     frame *top = ps.depth ? &ps.st[ps.depth - 1] : NULL;
+    bool skipping = false;
     /* Inside an object: a key first (or the close). */
     if (top && top->v->type == NNS__J_OBJ && !top->key) {
       if (ps.p < ps.end && *ps.p == '}' && top->n == 0) {
@@ -354,7 +521,7 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
       const char *key_at = ps.p;
       if ((st = read_string(&ps, &top->key, &top->key_len)) != NNS_OK)
         goto done;
-      if (key_seen(top, top->key, top->key_len)) {
+      if (key_seen(&ps, top, top->key, top->key_len)) {
         /* RFC 8259 leaves a repeated name undefined and readers differ
          * (first wins, last wins): a budget must not depend on which. */
         char what[160];
@@ -372,6 +539,7 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
       }
       ps.p++;
       skip_ws(&ps);
+      skipping = top->skips && skip_member(&ps, top);
     } else if (top && top->v->type == NNS__J_ARR && top->n == 0 &&
                ps.p < ps.end && *ps.p == ']') {
       ps.p++;
@@ -382,13 +550,29 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
       st = fail(&ps, "unexpected end");
       goto done;
     }
-    nns__jval *v = nns__arena_alloc(a, sizeof *v);
+    char c = *ps.p;
+    nns__jval *v;
+    const char *name = top && top->v->type == NNS__J_OBJ ? top->key : NULL;
+    size_t name_len = name ? top->key_len : 0;
+    bool opened = false;
+    if (skipping && c == '"') {
+      /* Checked as any string is, kept as one null for all. */
+      if ((st = skip_string(&ps)) != NNS_OK)
+        goto done;
+      if (!ps.skipped &&
+          !(ps.skipped = nns__arena_alloc(a, sizeof *ps.skipped))) {
+        st = NNS_E_NOMEM;
+        goto done;
+      }
+      ps.skipped->type = NNS__J_NULL;
+      v = ps.skipped;
+      goto add;
+    }
+    v = nns__arena_alloc(a, sizeof *v);
     if (!v) {
       st = NNS_E_NOMEM;
       goto done;
     }
-    char c = *ps.p;
-    bool opened = false;
     if (c == '{' || c == '[') {
       v->type = c == '{' ? NNS__J_OBJ : NNS__J_ARR;
       ps.p++;
@@ -411,6 +595,7 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
       st = fail(&ps, "expected a value");
       goto done;
     }
+  add:
     if (top && !add_item(&ps, v)) {
       st = NNS_E_NOMEM;
       goto done;
@@ -423,7 +608,7 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
                      "nesting deeper than " NNS__JSON_MAX_DEPTH_TEXT " levels");
         goto done;
       }
-      if (!push(&ps, v)) {
+      if (!push(&ps, v, name, name_len)) {
         st = NNS_E_NOMEM;
         goto done;
       }
@@ -460,13 +645,20 @@ finished:
   }
   *out = root;
 done:
-  while (ps.depth) {
-    free_frame(&ps.st[--ps.depth]);
-  }
+  while (ps.depth)
+    free(ps.st[--ps.depth].slots);
   free(ps.st);
+  free(ps.items);
+  free(ps.keys);
+  free(ps.klens);
   if (st == NNS_E_NOMEM)
     nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory reading JSON");
   return st;
+}
+
+nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
+                           nns__jval **out, nns_error *err) {
+  return nns__json_parse_skip(a, text, len, NULL, 0, out, err);
 }
 
 const nns__jval *nns__json_get(const nns__jval *obj, const char *key) {

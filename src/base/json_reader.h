@@ -1,6 +1,7 @@
 /*
  * json_reader.h - a JSON document read into a tree in an arena: what the
- * diff of two reports reads saved "nnscan.summary" documents with. Strict
+ * diff of two reports reads saved "nnscan.summary" documents with, and the
+ * .pt2 reader a torch.export archive's model.json. Strict
  * RFC 8259 (no comments, no trailing commas), iterative (a deep document
  * cannot exhaust the C stack), every error with its byte offset. Numbers
  * keep their int64 value when they are integers that fit. Two rules bound
@@ -48,6 +49,22 @@ typedef struct nns__jval {
  * JSON value; NNS_E_NOMEM. */
 nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
                            nns__jval **out, nns_error *err);
+
+/* A member to read without keeping: `key` wherever it sits in an object
+ * that is itself the value of a member named `parent` (any object when
+ * parent is NULL). */
+typedef struct nns__json_skip {
+  const char *parent; /* the enclosing object's own key, or NULL */
+  const char *key;    /* the member's key */
+} nns__json_skip;
+
+/* nns__json_parse for a document much of which the caller never reads: a
+ * member that skip[0..n_skip) names and whose value is a string is
+ * checked as any string is (the same errors at the same bytes) but not
+ * copied; it reads as null. Any other value of such a member is kept. */
+nns_status nns__json_parse_skip(nns__arena *a, const char *text, size_t len,
+                                const nns__json_skip *skip, size_t n_skip,
+                                nns__jval **out, nns_error *err);
 
 /* Member `key` of an object, or NULL (not an object, or no such key). */
 const nns__jval *nns__json_get(const nns__jval *obj, const char *key);

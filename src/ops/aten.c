@@ -895,7 +895,6 @@ static const nns__aten_op table[] = {
     ALIAS("detach"),
     RULE("diff", "Concat, Slice, Slice, Sub", diff),
     BIN("div", "Div"),
-    ALIAS("dropout"),
     RULE("embedding", "Gather", embedding),
     CREATE("empty"),
     CREATE("empty_like"),
@@ -990,13 +989,15 @@ static const nns__aten_family core = {table, sizeof table / sizeof table[0]};
  * random and creation ops, forward and backward), aten_shape.c's
  * (layout, indexing, scatter/gather, sorting and search) and aten_nn.c's
  * (convolution and norm variants, pooling, resizing, padding, attention
- * variants, fused transformer kernels, backward kernels). A new family
- * is one line here. */
+ * variants, fused transformer kernels, backward kernels) and
+ * aten_export.c's (composite ops torch.export keeps, lowered as their
+ * decomposition). A new family is one line here. */
 static const nns__aten_family *const families[] = {
     &core,
     &nns__aten_math,
     &nns__aten_shape,
     &nns__aten_nn,
+    &nns__aten_export,
 };
 
 enum { N_FAMILIES = sizeof families / sizeof families[0] };

@@ -90,6 +90,7 @@ extern const nns__aten_family nns__aten_shape; /* aten_shape.c */
 /* convolution, norms, pooling, resizing, padding, attention variants,
  * fused transformer kernels, backward kernels */
 extern const nns__aten_family nns__aten_nn;    /* aten_nn.c */
+extern const nns__aten_family nns__aten_export; /* aten_export.c */
 
 /* Rules and helpers aten.c shares with the other families. */
 /* The sorted axes of a `dim` argument over rank r (all when absent or

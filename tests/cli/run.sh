@@ -38,8 +38,9 @@ expect 2 'text, md or json' -- ops --format yaml
 # command, told by content: the small CNN's 1,562 trainable parameters
 # (tests/unit/test_pt2.c counts them by hand).
 expect 0 '^conv2d +Conv$' -- ops --aten
-# every family's table is listed (aten_math.c's too)
+# every family's table is listed (aten_math.c's and aten_export.c's too)
 expect 0 '^nll_loss_backward +Neg, Equal, Where, ScatterElements$' -- ops --aten
+expect 0 '^cross_entropy_loss +LogSoftmax, NegativeLogLikelihoodLoss$' -- ops --aten
 expect 0 '^\| scaled_dot_product_attention \| ' -- ops --aten --format md
 expect 2 'text or md' -- ops --aten --format json
 pt2=../fixtures/pt2/small_cnn.pt2

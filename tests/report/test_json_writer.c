@@ -297,8 +297,71 @@ static void test_public_check(void) {
   CHECK_EQ(nns_json_check(NULL, 3, &e), NNS_E_ARG);
 }
 
+/* Members read without being kept (the .pt2 reader's stack traces): a
+ * skipped string reads as null, with the same errors at the same bytes as
+ * a kept one; only a member under the named parent is skipped, a value
+ * of another type is kept, and long strings with and without escapes
+ * read the same through the fast scan. */
+static void test_read_skip(void) {
+  static const nns__json_skip skip[] = {{"metadata", "stack_trace"},
+                                        {NULL, "junk"}};
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  nns_error e;
+  const char *doc =
+      "{\"metadata\": {\"stack_trace\": \"File \\\"x.py\\\", line 1\\n  y\","
+      " \"nn_module_stack\": \"a,b,c\"},"
+      " \"other\": {\"stack_trace\": \"kept\", \"junk\": [1, 2]},"
+      " \"junk\": \"gone\"}";
+  CHECK_EQ(nns__json_parse_skip(&a, doc, strlen(doc), skip, 2, &v, NULL),
+           NNS_OK);
+  const nns__jval *md = nns__json_get(v, "metadata");
+  CHECK(nns__json_get(md, "stack_trace") != NULL);
+  CHECK_EQ(nns__json_get(md, "stack_trace")->type, NNS__J_NULL);
+  CHECK_STR(nns__json_str_or(nns__json_get(md, "nn_module_stack"), ""),
+            "a,b,c");
+  const nns__jval *other = nns__json_get(v, "other");
+  CHECK_STR(nns__json_str_or(nns__json_get(other, "stack_trace"), ""),
+            "kept");
+  CHECK_EQ(nns__json_get(other, "junk")->type, NNS__J_ARR);
+  CHECK_EQ(nns__json_get(v, "junk")->type, NNS__J_NULL);
+  /* errors inside a skipped string: as a kept one's */
+  static const char *const bad[] = {
+      "{\"junk\": \"ab\001\"}", "{\"junk\": \"ab\\q\"}",
+      "{\"junk\": \"ab\\u12\"}", "{\"junk\": \"abc",
+      "{\"junk\": \"a\\\"}", "{\"junk\": \"x\", \"junk\": \"y\"}"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    nns_error kept;
+    CHECK_EQ(nns__json_parse(&a, bad[i], strlen(bad[i]), &v, &kept),
+             NNS_E_JSON);
+    CHECK_EQ(nns__json_parse_skip(&a, bad[i], strlen(bad[i]), skip, 2, &v,
+                                  &e),
+             NNS_E_JSON);
+    CHECK_EQ(e.offset, kept.offset);
+    CHECK_STR(e.message, kept.message);
+  }
+  /* strings past the 8-byte scan's width, quotes and escapes at every
+   * position of a word */
+  char text[256], want[64];
+  for (int at = 0; at < 20; at++) {
+    int n = snprintf(text, sizeof text, "[\"%.*s\\n%.*s\", \"%.*s\u00e9\"]",
+                     at, "abcdefghijklmnopqrstuvwxyz", 19 - at,
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ", at,
+                     "0123456789012345678901234");
+    CHECK_EQ(nns__json_parse(&a, text, (size_t)n, &v, NULL), NNS_OK);
+    snprintf(want, sizeof want, "%.*s\n%.*s", at, "abcdefghijklmnopqrstuvwxyz",
+             19 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    CHECK_STR(v->items[0]->s, want);
+    snprintf(want, sizeof want, "%.*s\u00e9", at, "0123456789012345678901234");
+    CHECK_STR(v->items[1]->s, want);
+  }
+  nns__arena_free(&a);
+}
+
 int main(void) {
   RUN(test_public_check);
+  RUN(test_read_skip);
   RUN(test_read_back);
   RUN(test_read_errors);
   RUN(test_read_deep);

@@ -262,8 +262,10 @@ static void test_other_schema(void) {
   CHECK_EQ(load_json("{\"graph_module\": {}}", &m, &err), NNS_E_MODEL);
 }
 
-/* A program of one call: y = <target>(x), x of [2, s0]. */
-static const char *program(const char *target, char *buf, size_t size) {
+/* A program of one call: y = <target>(x), x of [2, s0], the node's
+ * metadata object `meta`. */
+static const char *program_meta(const char *target, const char *meta,
+                                char *buf, size_t size) {
   snprintf(buf, size,
            "{\"schema_version\": {\"major\": 8, \"minor\": 20},"
            " \"graph_module\": {\"graph\": {"
@@ -273,7 +275,7 @@ static const char *program(const char *target, char *buf, size_t size) {
            "    \"inputs\": [{\"name\": \"self\", \"arg\": {\"as_tensor\":"
            "      {\"name\": \"x\"}}, \"kind\": 1}],"
            "    \"outputs\": [{\"as_tensor\": {\"name\": \"y\"}}],"
-           "    \"metadata\": {}}],"
+           "    \"metadata\": %s}],"
            "  \"tensor_values\": {"
            "   \"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}, {\"as_expr\":"
            "     {\"expr_str\": \"Symbol('s0', positive=True)\"}}]},"
@@ -284,8 +286,52 @@ static const char *program(const char *target, char *buf, size_t size) {
            "     {\"name\": \"x\"}}}}],"
            "   \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\":"
            "     {\"name\": \"y\"}}}}]}}}",
-           target);
+           target, meta);
   return buf;
+}
+
+/* A program of one call with no metadata. */
+static const char *program(const char *target, char *buf, size_t size) {
+  return program_meta(target, "{}", buf, size);
+}
+
+/* The node metadata the reader never keeps (stack_trace, torch_fn) is
+ * still checked as JSON: escapes read, a control character refused at
+ * its byte as anywhere else; nn_module_stack beside it is read. */
+static void test_unread_metadata(void) {
+  char buf[4096];
+  nns_model *m = NULL;
+  nns_error err;
+  const char *meta =
+      "{\"stack_trace\": \"File \\\"m.py\\\", line 3, in forward\\n"
+      "    return x.relu()\", \"nn_module_stack\": "
+      "\"L__self___act,act,torch.nn.modules.activation.ReLU\","
+      " \"torch_fn\": \"relu_1;method_descriptor.relu\"}";
+  CHECK_EQ(load_json(program_meta("torch.ops.aten.relu.default", meta, buf,
+                                  sizeof buf),
+                     &m, &err),
+           NNS_OK);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_node_count(m), 1);
+  bool act = false;
+  for (size_t i = 0; i < nns_model_module_count(m); i++) {
+    nns_module_info info = {.size = sizeof info};
+    CHECK_EQ(nns_model_module(m, i, &info), NNS_OK);
+    act = act || (!strcmp(info.path, "act") && info.class_name &&
+                  !strcmp(info.class_name, "ReLU"));
+  }
+  CHECK(act);
+  nns_model_free(m);
+  const char *bad = "{\"stack_trace\": \"line 3\001\"}";
+  program_meta("torch.ops.aten.relu.default", bad, buf, sizeof buf);
+  long at = (long)(strchr(buf, '\001') - buf);
+  CHECK_EQ(load_json(buf, &m, &err), NNS_E_JSON);
+  char want[160];
+  snprintf(want, sizeof want,
+           "models/model.json: control character in a string at byte %ld",
+           at);
+  CHECK_STR(err.message, want);
 }
 
 static void test_unknown_op_is_uncounted(void) {
@@ -417,6 +463,7 @@ int main(void) {
   RUN(test_bad_json);
   RUN(test_other_schema);
   RUN(test_unknown_op_is_uncounted);
+  RUN(test_unread_metadata);
   RUN(test_symbol_named_as_archive);
   return check_finish();
 }

@@ -1,0 +1,115 @@
+"""The aten table's export family (src/ops/aten_export.c) against the live
+recorder: composite ops torch.export keeps in an archive (log_sigmoid,
+nll_loss_nd, cross_entropy_loss, dropout in training, broadcast_tensors)
+while a live recording only sees what PyTorch decomposes them into. Each
+module is exported with torch.export.export and torch.export.save, read by
+the CLI with no Python, and every count of the report (totals, per op
+type, memory) must equal nnscan.summary of the same live module; the
+archive is checked to hold the op itself, so the entry is what was read.
+Needs PyTorch 2.x (the sid chroot)."""
+import json
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not hasattr(torch, "export") or not hasattr(torch.export, "save"):
+    pytest.skip("torch.export needs PyTorch 2.x", allow_module_level=True)
+
+import torch.nn.functional as F  # noqa: E402
+
+import nnscan  # noqa: E402
+from test_pt2 import cli  # noqa: E402
+from test_pt2_math import Op, archive_ops, without_names  # noqa: E402
+
+
+def t(*shape):
+    torch.manual_seed(sum(shape) + len(shape))
+    return torch.rand(*shape) * 0.8 + 0.1
+
+
+def labels(classes, *shape):
+    torch.manual_seed(classes + sum(shape))
+    return torch.randint(0, classes, shape)
+
+
+X = t(2, 3, 4)
+LOGP, TGT = torch.log_softmax(t(5, 4), 1), labels(4, 5)
+X3, T3 = t(2, 4, 5), labels(4, 2, 5)
+X4, T4 = t(2, 4, 3, 3), labels(4, 2, 3, 3)
+X5, T5 = t(2, 4, 2, 3, 2), labels(4, 2, 2, 3, 2)
+W4 = t(4)
+
+# name: (the aten op the archive must hold, forward, inputs)
+CASES = {
+    "log_sigmoid": ("log_sigmoid", lambda x: F.logsigmoid(x), (X,)),
+    "nll_loss_nd": ("nll_loss_nd", lambda x, y: F.nll_loss(x, y),
+                    (LOGP, TGT)),
+    "nll_loss_nd_4d": ("nll_loss_nd", lambda x, y: F.nll_loss(
+        x, y, W4, ignore_index=1, reduction="sum"), (X4, T4)),
+    # 3 and 5 dims: viewed as 4 around nll_loss2d_forward
+    "nll_loss_nd_3d": ("nll_loss_nd", lambda x, y: F.nll_loss(x, y),
+                       (X3, T3)),
+    "nll_loss_nd_3d_none": ("nll_loss_nd", lambda x, y: F.nll_loss(
+        x, y, reduction="none"), (X3, T3)),
+    "nll_loss_nd_5d_none": ("nll_loss_nd", lambda x, y: F.nll_loss(
+        x, y, W4, reduction="none"), (X5, T5)),
+    "cross_entropy_loss": ("cross_entropy_loss",
+                           lambda x, y: F.cross_entropy(x, y), (LOGP, TGT)),
+    "cross_entropy_loss_4d": ("cross_entropy_loss",
+                              lambda x, y: F.cross_entropy(
+                                  x, y, W4, ignore_index=2,
+                                  reduction="sum"), (X4, T4)),
+    "cross_entropy_loss_3d": ("cross_entropy_loss",
+                              lambda x, y: F.cross_entropy(x, y), (X3, T3)),
+    # training=True in the call: the recording is in eval mode, the call
+    # is not
+    "dropout_train": ("dropout", lambda x: F.dropout(x, 0.5, True), (X,)),
+    "dropout_train_p1": ("dropout", lambda x: F.dropout(x, 1.0, True),
+                         (X,)),
+    "dropout_train_p0": ("dropout", lambda x: F.dropout(x, 0.0, True) * 2,
+                         (X,)),
+    "dropout_eval": ("dropout", lambda x: F.dropout(x, 0.5, False) * 2,
+                     (X,)),
+    "broadcast_tensors_mse": ("broadcast_tensors",
+                              lambda x, y: F.mse_loss(x, y), (X, t(1, 3, 4))),
+    "broadcast_tensors_same": ("broadcast_tensors",
+                               lambda x, y: F.mse_loss(x, y), (X, t(2, 3, 4))),
+    "broadcast_tensors_three": ("broadcast_tensors",
+                                lambda a, b, c: sum(torch.broadcast_tensors(
+                                    a, b, c)), (X, t(3, 1), t(2, 1, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pt2_counts_equal_live(name, tmp_path):
+    op, fn, args = CASES[name]
+    model = Op(fn)
+    path = str(tmp_path / f"{name}.pt2")
+    torch.export.save(torch.export.export(model, args), path)
+    held = archive_ops(path)
+    assert op in held, (op, held)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json())
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert live["uncounted_ops"] == [] and live["unknown_ops"] == []
+    assert without_names(doc["totals"]) == without_names(live["totals"])
+    assert doc["op_types"] == live["op_types"]
+    assert doc["memory"] == live["memory"]
+
+
+def test_label_smoothing_stays_uncounted(tmp_path):
+    """cross_entropy_loss with label smoothing takes another path in
+    PyTorch, which the entry does not spell: the call is reported
+    uncounted, never counted as the plain loss."""
+    model = Op(lambda x, y: F.cross_entropy(x, y, label_smoothing=0.1))
+    path = str(tmp_path / "ce_ls.pt2")
+    torch.export.save(torch.export.export(model, (LOGP, TGT)), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert [u["op_type"] if isinstance(u, dict) else u
+            for u in doc["uncounted_ops"]] == ["cross_entropy_loss"]
