@@ -1071,11 +1071,16 @@ def variance(root=False, with_mean=False):
         x = args[0]
         r = _ndim(x)
         dims = _arg(args, kw, 1, "dim", None)
+        unbiased = None
+        if isinstance(dims, bool):  # var.default(self, unbiased): no dim
+            unbiased, dims = dims, None
         if isinstance(dims, int):
             dims = [dims]
         axes = sorted(int(d) % r for d in dims) if dims else list(range(r))
         if "correction" in kw:
             corr = kw["correction"]
+        elif unbiased is not None:
+            corr = int(unbiased)
         elif len(args) > 2 and isinstance(args[2], bool):
             corr = int(args[2])
         else:
@@ -2544,12 +2549,15 @@ def xlogy(b, args, kw, out):
     compare and the select, per output element."""
     x, y = args[0], args[1]
     o = _outs(out)[0]
-    yy = y if b.is_tensor(y) else None
-    ly = _step(b, "Log", [yy if yy is not None else b.scalar(float(y), o)],
-               yy if yy is not None else o)
+    # a number operand is a 0-d scalar: its Log and its compare are 0-d
+    if b.is_tensor(y):
+        ly = _step(b, "Log", [y], y)
+    else:
+        ly = b.fresh(o.dtype, [])
+        b.node("Log", [b.scalar(float(y), o)], [ly])
     xx = x if b.is_tensor(x) else b.scalar(float(x), o)
     p = _step(b, "Mul", [xx, ly], o)
-    m = b.fresh(_bool(), [int(d) for d in o.shape])
+    m = b.fresh(_bool(), [int(d) for d in x.shape] if b.is_tensor(x) else [])
     _step(b, "Equal", [xx, b.scalar(0.0, o)], o, m)
     _step(b, "Where", [m, b.scalar(0.0, o), p], o, o)
 
