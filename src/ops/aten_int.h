@@ -100,4 +100,19 @@ int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes);
 nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op);
 /* MatMul of the first two tensor arguments. */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op);
+/* The largest rank, and element count (2^48), the rules compute with:
+ * sizes from a hostile archive never overflow their arithmetic. */
+enum { NNS__ATEN_R_MAX = 16 };
+#define NNS__ATEN_DIM_MAX ((int64_t)1 << 48)
+/* The element count of sizes d[0..n), -1 past NNS__ATEN_DIM_MAX. */
+int64_t nns__aten_prod(const int64_t *d, int n);
+/* Copies the sizes of meta m into dims when all are known, the rank is
+ * at most NNS__ATEN_R_MAX and their product at most NNS__ATEN_DIM_MAX. */
+bool nns__aten_known(const nns__aten_meta *m, int64_t *dims);
+/* A Reshape of src to exactly dims into out (a zero is a zero-size dim). */
+nns_status nns__aten_reshape_to(nns__aten_call *c, const char *src,
+                                const int64_t *dims, int n, const char *out);
+/* String attribute `name` of the node just added. */
+nns_status nns__aten_attr_s(nns__aten_call *c, const char *name,
+                            const char *v);
 #endif

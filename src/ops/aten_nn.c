@@ -16,55 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { R_MAX = 16 };
-/* The largest element count a rule computes with (2^48). */
-#define DIM_MAX ((int64_t)1 << 48)
 /* The largest kernel, padding, stride or dilation a rule takes (2^20). */
 #define ARG_MAX ((int64_t)1 << 20)
 /* The largest spatial size a rule computes with (2^31). */
 #define SIDE_MAX ((int64_t)1 << 31)
 
-/* String attribute `name` of the node just added. */
-static nns_status attr_s(nns__aten_call *c, const char *name,
-                         const char *v) {
-  return nns_builder_attr_string(c->b, name, v, strlen(v), c->err);
-}
 
 
-/* The element count of sizes d[0..n), -1 past DIM_MAX (a hostile
- * archive's sizes: no arithmetic on them overflows). */
-static int64_t prod(const int64_t *d, int n) {
-  int64_t p = 1;
-  for (int k = 0; k < n; k++)
-    if (d[k] < 0 || !nns__mul_i64(p, d[k], &p) || p > DIM_MAX)
-      return -1;
-  return p;
-}
 
-/* The sizes of meta m when all are known (rank <= R_MAX) and their
- * product is at most DIM_MAX. */
-static bool known(const nns__aten_meta *m, int64_t *dims) {
-  if (!m || m->rank < 0 || m->rank > R_MAX)
-    return false;
-  for (int k = 0; k < m->rank; k++) {
-    if (m->dims[k] < 0)
-      return false;
-    dims[k] = m->dims[k];
-  }
-  return prod(dims, m->rank) >= 0;
-}
 
-static nns_status reshape_to(nns__aten_call *c, const char *src,
-                             const int64_t *dims, int n, const char *out) {
-  const char *ins[] = {src, nns__aten_const_ints(c, dims, n, false)};
-  if (!ins[1])
-    return c->err->code;
-  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &out, 1));
-  for (int k = 0; k < n; k++)
-    if (dims[k] == 0)
-      return nns_builder_attr_int(c->b, "allowzero", 1, c->err);
-  return NNS_OK;
-}
 
 /* Whether v[0..n) are kernel sizes, paddings, strides or dilations a
  * rule computes with: 0 to ARG_MAX. */
@@ -121,15 +81,15 @@ static nns_status native_group_norm(nns__aten_call *c,
   (void)op;
   const char *x = A_T(c, "input");
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t g = nns__aten_int(c, "group", -1), dx[R_MAX];
-  if (!x || !mx || mx->rank < 2 || mx->rank > R_MAX || g < 1 || !c->outs[0])
+  int64_t g = nns__aten_int(c, "group", -1), dx[NNS__ATEN_R_MAX];
+  if (!x || !mx || mx->rank < 2 || mx->rank > NNS__ATEN_R_MAX || g < 1 || !c->outs[0])
     return NNS_E_NOTFOUND;
   /* the batch may be symbolic (a Reshape copies it: 0, and the sizes back
    * are a value made before the kernel's nodes); the rest must be known */
-  int64_t rest = prod(mx->dims + 1, mx->rank - 1), ch = mx->dims[1];
+  int64_t rest = nns__aten_prod(mx->dims + 1, mx->rank - 1), ch = mx->dims[1];
   if (rest < 0 || g > ch)
     return NNS_E_NOTFOUND;
-  bool all = known(mx, dx);
+  bool all = nns__aten_known(mx, dx);
   const char *back_shape = NULL;
   if (!all) {
     c->err->code = NNS_OK;
@@ -137,13 +97,13 @@ static nns_status native_group_norm(nns__aten_call *c,
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   }
   int64_t n = all ? dx[0] : 0; /* the N argument, as the input has it */
-  int64_t grouped[3] = {n, g, all ? prod(dx, mx->rank) / (n * g > 0 ? n * g : 1)
+  int64_t grouped[3] = {n, g, all ? nns__aten_prod(dx, mx->rank) / (n * g > 0 ? n * g : 1)
                                   : rest / g};
   const char *w = A_T(c, "weight"), *bias = A_T(c, "bias");
   size_t first = *c->node_count;
   const char *gx = c->fresh(c->fe), *normed = c->fresh(c->fe);
   if (all) {
-    A_TRY(reshape_to(c, x, grouped, 3, gx));
+    A_TRY(nns__aten_reshape_to(c, x, grouped, 3, gx));
   } else {
     const char *rs[] = {x, nns__aten_const_ints(c, grouped, 3, false)};
     if (!rs[1])
@@ -161,12 +121,12 @@ static nns_status native_group_norm(nns__aten_call *c,
   int last = bias ? 1 : w ? 0 : -1;
   const char *cur = last < 0 ? c->outs[0] : c->fresh(c->fe);
   if (all) {
-    A_TRY(reshape_to(c, normed, dx, mx->rank, cur));
+    A_TRY(nns__aten_reshape_to(c, normed, dx, mx->rank, cur));
   } else {
     const char *rs[] = {normed, back_shape};
     A_TRY(nns__aten_node(c, "Reshape", "", rs, 2, &cur, 1));
   }
-  int64_t per[R_MAX];
+  int64_t per[NNS__ATEN_R_MAX];
   per[0] = ch;
   for (int k = 1; k < mx->rank - 1; k++)
     per[k] = 1;
@@ -174,7 +134,7 @@ static nns_status native_group_norm(nns__aten_call *c,
     if (!steps[s][1])
       continue;
     const char *u = c->fresh(c->fe);
-    A_TRY(reshape_to(c, steps[s][1], per, mx->rank - 1, u));
+    A_TRY(nns__aten_reshape_to(c, steps[s][1], per, mx->rank - 1, u));
     const char *next = s == last ? c->outs[0] : c->fresh(c->fe);
     const char *in2[] = {cur, u};
     A_TRY(nns__aten_node(c, steps[s][0], "", in2, 2, &next, 1));
@@ -189,11 +149,11 @@ static nns_status weight_norm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *v = A_T(c, "v"), *g = A_T(c, "g");
   const nns__aten_meta *mv = A_META(c, v);
-  if (!v || !g || !mv || mv->rank < 0 || mv->rank > R_MAX || c->n_outs < 1 ||
+  if (!v || !g || !mv || mv->rank < 0 || mv->rank > NNS__ATEN_R_MAX || c->n_outs < 1 ||
       !c->outs[0])
     return NNS_E_NOTFOUND;
   int r = mv->rank;
-  int64_t dim = nns__aten_int(c, "dim", 0), axes[R_MAX];
+  int64_t dim = nns__aten_int(c, "dim", 0), axes[NNS__ATEN_R_MAX];
   int n = 0;
   for (int k = 0; k < r; k++)
     if (dim == -1 || k != (dim % r + r) % r)
@@ -227,8 +187,8 @@ static nns_status max_pool_ix(nns__aten_call *c, const nns__aten_op *op) {
 static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
-  int64_t dx[R_MAX], dy[R_MAX];
-  if (!x || !mx || !mo || mx->rank < 3 || mx->rank > R_MAX ||
+  int64_t dx[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX];
+  if (!x || !mx || !mo || mx->rank < 3 || mx->rank > NNS__ATEN_R_MAX ||
       mo->rank != mx->rank)
     return NNS_E_NOTFOUND;
   for (int k = 0; k < mx->rank; k++) { /* the batch may be symbolic */
@@ -255,14 +215,14 @@ static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
     if (!ins[3])
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
     A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
-    A_TRY(attr_s(c, "mode", "nearest"));
-    A_TRY(attr_s(c, "nearest_mode", "floor"));
-    return attr_s(c, "coordinate_transformation_mode",
+    A_TRY(nns__aten_attr_s(c, "mode", "nearest"));
+    A_TRY(nns__aten_attr_s(c, "nearest_mode", "floor"));
+    return nns__aten_attr_s(c, "coordinate_transformation_mode",
                                    "asymmetric");
   }
   if (larger)
     return NNS_E_NOTFOUND;
-  int64_t k[R_MAX], s[R_MAX], p[2 * R_MAX] = {0};
+  int64_t k[NNS__ATEN_R_MAX], s[NNS__ATEN_R_MAX], p[2 * NNS__ATEN_R_MAX] = {0};
   for (int a = 0; a < r; a++) {
     if (dy[2 + a] <= 0)
       return NNS_E_NOTFOUND;
@@ -284,7 +244,7 @@ static nns_status resize(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = NULL;
   nns__aten_tensors(c, &x, 1);
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  if (!x || !mo || mo->rank < 0 || mo->rank > R_MAX)
+  if (!x || !mo || mo->rank < 0 || mo->rank > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
   const char *mode = strstr(op->onnx, "cubic")    ? "cubic"
                      : strstr(op->onnx, "linear") ? "linear"
@@ -295,16 +255,16 @@ static nns_status resize(nns__aten_call *c, const nns__aten_op *op) {
   if (!ins[3])
     return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "Resize", "", ins, 4, c->outs, 1));
-  A_TRY(attr_s(c, "mode", mode));
+  A_TRY(nns__aten_attr_s(c, "mode", mode));
   if (strstr(op->onnx, "antialias"))
     A_TRY(nns_builder_attr_int(c->b, "antialias", 1, c->err));
   if (strcmp(mode, "nearest"))
-    return attr_s(c, "coordinate_transformation_mode",
+    return nns__aten_attr_s(c, "coordinate_transformation_mode",
         nns__aten_bool(c, "align_corners", false) ? "align_corners"
                                                   : "pytorch_half_pixel");
-  A_TRY(attr_s(c, "coordinate_transformation_mode",
+  A_TRY(nns__aten_attr_s(c, "coordinate_transformation_mode",
                                 "asymmetric"));
-  return attr_s(c, "nearest_mode", "floor");
+  return nns__aten_attr_s(c, "nearest_mode", "floor");
 }
 
 /* ==== Padding ==== */
@@ -314,7 +274,7 @@ static nns_status resize(nns__aten_call *c, const nns__aten_op *op) {
 static bool onnx_pads(nns__aten_call *c, const char *name, int r,
                       int64_t *pads) {
   const nns__aten_arg *a = nns__aten_arg_of(c, name);
-  if (!a || a->kind != NNS__AA_INTS || a->n / 2 > r || r > R_MAX)
+  if (!a || a->kind != NNS__AA_INTS || a->n / 2 > r || r > NNS__ATEN_R_MAX)
     return false;
   for (int k = 0; k < 2 * r; k++)
     pads[k] = 0;
@@ -334,7 +294,7 @@ static nns_status pad(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   bool constant = !strcmp(op->onnx, "Pad(constant)");
-  int64_t pads[2 * R_MAX];
+  int64_t pads[2 * NNS__ATEN_R_MAX];
   if (!x || !mx || mx->rank < 0 ||
       !onnx_pads(c, constant ? "pad" : "padding", mx->rank, pads))
     return NNS_E_NOTFOUND;
@@ -347,7 +307,7 @@ static nns_status pad(nns__aten_call *c, const nns__aten_op *op) {
                                   mx->dtype)))
     return c->err->code;
   A_TRY(nns__aten_node(c, "Pad", "", ins, constant ? 3 : 2, c->outs, 1));
-  return attr_s(c, "mode",
+  return nns__aten_attr_s(c, "mode",
                                  constant                   ? "constant"
                                  : strstr(op->onnx, "edge") ? "edge"
                                                             : "reflect");
@@ -367,8 +327,8 @@ static nns_status grid_sampler(nns__aten_call *c, const nns__aten_op *op) {
   if (!ins[0] || !ins[1] || m < 0 || m > 2 || p < 0 || p > 2)
     return NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "GridSample", "", ins, 2, c->outs, 1));
-  A_TRY(attr_s(c, "mode", modes[m]));
-  A_TRY(attr_s(c, "padding_mode", pads[p]));
+  A_TRY(nns__aten_attr_s(c, "mode", modes[m]));
+  A_TRY(nns__aten_attr_s(c, "padding_mode", pads[p]));
   return nns_builder_attr_int(c->b, "align_corners",
                               nns__aten_bool(c, "align_corners", false),
                               c->err);
@@ -385,8 +345,8 @@ static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
-  int64_t dx[R_MAX], dy[R_MAX], k[2], p[2];
-  if (!x || !known(mx, dx) || !known(mo, dy) ||
+  int64_t dx[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX], k[2], p[2];
+  if (!x || !nns__aten_known(mx, dx) || !nns__aten_known(mo, dy) ||
       (mx->rank != 3 && mx->rank != 4) || mo->rank < 1 ||
       !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
       !nns__aten_ints(c, "padding", 2, 0, p) || !args_ok(k, 2) ||
@@ -407,7 +367,7 @@ static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
       return c->err->code;
     src = c->fresh(c->fe);
     A_TRY(nns__aten_node(c, "Pad", "", ins, 3, &src, 1));
-    A_TRY(attr_s(c, "mode", "constant"));
+    A_TRY(nns__aten_attr_s(c, "mode", "constant"));
     h += 2 * p[0];
     w += 2 * p[1];
   }
@@ -415,7 +375,7 @@ static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
   memcpy(flat, dx, (size_t)(r - 2) * sizeof *dx);
   flat[r - 2] = h * w;
   const char *f = c->fresh(c->fe);
-  A_TRY(reshape_to(c, src, flat, r - 1, f));
+  A_TRY(nns__aten_reshape_to(c, src, flat, r - 1, f));
   int64_t pos[2] = {k[0] * k[1], dy[mo->rank - 1]};
   memcpy(picked, dx, (size_t)(r - 2) * sizeof *dx);
   picked[r - 2] = pos[0];
@@ -426,7 +386,7 @@ static nns_status im2col(nns__aten_call *c, const nns__aten_op *op) {
   const char *g = c->fresh(c->fe);
   A_TRY(nns__aten_node(c, "Gather", "", ins, 2, &g, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", r - 2, c->err));
-  A_TRY(reshape_to(c, g, dy, mo->rank, c->outs[0]));
+  A_TRY(nns__aten_reshape_to(c, g, dy, mo->rank, c->outs[0]));
   return nns__aten_kernel(c, first);
 }
 
@@ -439,12 +399,12 @@ static nns_status col2im(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
-  int64_t dx[R_MAX], dy[R_MAX], k[2], p[2];
-  if (!x || !known(mx, dx) || !known(mo, dy) ||
+  int64_t dx[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX], k[2], p[2];
+  if (!x || !nns__aten_known(mx, dx) || !nns__aten_known(mo, dy) ||
       (mx->rank != 2 && mx->rank != 3) || mo->rank != mx->rank + 1 ||
       !nns__aten_ints(c, "kernel_size", 2, 1, k) ||
       !nns__aten_ints(c, "padding", 2, 0, p) || !args_ok(k, 2) ||
-      !args_ok(p, 2) || dx[mx->rank - 1] > DIM_MAX / (k[0] * k[1] + 1) ||
+      !args_ok(p, 2) || dx[mx->rank - 1] > NNS__ATEN_DIM_MAX / (k[0] * k[1] + 1) ||
       dy[mo->rank - 1] > SIDE_MAX || dy[mo->rank - 2] > SIDE_MAX)
     return NNS_E_NOTFOUND;
   int nl = mo->rank - 2; /* [N, C] or [C] */
@@ -460,7 +420,7 @@ static nns_status col2im(nns__aten_call *c, const nns__aten_op *op) {
   image[nl + 1] = w + 2 * p[1];
   size_t first = *c->node_count;
   const char *cl = c->fresh(c->fe);
-  A_TRY(reshape_to(c, x, cols, nl + 1, cl));
+  A_TRY(nns__aten_reshape_to(c, x, cols, nl + 1, cl));
   const char *ins[] = {nns__aten_filler(c, mx->dtype, nl + 1, added),
                        nns__aten_filler(c, NNS_DT_INT64, nl + 1, cols), cl};
   if (!ins[0] || !ins[1])
@@ -468,13 +428,13 @@ static nns_status col2im(nns__aten_call *c, const nns__aten_op *op) {
   const char *sum = c->fresh(c->fe);
   A_TRY(nns__aten_node(c, "ScatterElements", "", ins, 3, &sum, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", nl, c->err));
-  A_TRY(attr_s(c, "reduction", "add"));
+  A_TRY(nns__aten_attr_s(c, "reduction", "add"));
   if (!p[0] && !p[1]) {
-    A_TRY(reshape_to(c, sum, dy, mo->rank, c->outs[0]));
+    A_TRY(nns__aten_reshape_to(c, sum, dy, mo->rank, c->outs[0]));
     return nns__aten_kernel(c, first);
   }
   const char *im = c->fresh(c->fe);
-  A_TRY(reshape_to(c, sum, image, nl + 2, im));
+  A_TRY(nns__aten_reshape_to(c, sum, image, nl + 2, im));
   int64_t starts[2] = {p[0], p[1]}, ends[2] = {p[0] + h, p[1] + w};
   int64_t axes[2] = {nl, nl + 1};
   const char *sl[] = {im, nns__aten_const_ints(c, starts, 2, false),
@@ -517,8 +477,8 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
   const char *a = A_T(c, "self"), *w = A_T(c, "mat2");
   const nns__aten_meta *ma = A_META(c, a), *mw = A_META(c, w),
                        *mo = A_META(c, c->outs[0]);
-  int64_t da[R_MAX], dw[R_MAX], dy[R_MAX];
-  if (!a || !w || !known(ma, da) || !known(mw, dw) || !known(mo, dy) ||
+  int64_t da[NNS__ATEN_R_MAX], dw[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX];
+  if (!a || !w || !nns__aten_known(ma, da) || !nns__aten_known(mw, dw) || !nns__aten_known(mo, dy) ||
       A_T(c, "bias") || ma->rank < 2 || ma->rank > 3 || mw->rank < 2 ||
       mw->rank > 3 || (ma->rank == 3 && mw->rank == 2))
     return NNS_E_NOTFOUND;
@@ -548,14 +508,14 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
         return c->err->code;
       int64_t xs_d[3] = {g, n, K}, flat_d[2] = {g * n, N};
       const char *xs = c->fresh(c->fe);
-      A_TRY(reshape_to(c, rows, xs_d, 3, xs));
+      A_TRY(nns__aten_reshape_to(c, rows, xs_d, 3, xs));
       const char *ws = rows_of(c, w, dw, e0, g, 0);
       if (!ws)
         return c->err->code;
       const char *p = c->fresh(c->fe), *ins[] = {xs, ws};
       A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &p, 1));
       parts[np] = c->fresh(c->fe);
-      A_TRY(reshape_to(c, p, flat_d, 2, parts[np]));
+      A_TRY(nns__aten_reshape_to(c, p, flat_d, 2, parts[np]));
       np++;
       e0 += g;
     } else { /* (M, S) x (S, N) -> (E, M, N), cut along S */
@@ -565,14 +525,14 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
         return c->err->code;
       int64_t xs_d[3] = {M, g, n}, ws_d[3] = {g, n, N}, perm[3] = {1, 0, 2};
       const char *xs = c->fresh(c->fe), *xt = c->fresh(c->fe);
-      A_TRY(reshape_to(c, cols, xs_d, 3, xs));
+      A_TRY(nns__aten_reshape_to(c, cols, xs_d, 3, xs));
       A_TRY(nns__aten_node(c, "Transpose", "", &xs, 1, &xt, 1));
       A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 3, c->err));
       const char *rows = rows_of(c, w, dw, start, g * n, 0);
       if (!rows)
         return c->err->code;
       const char *ws = c->fresh(c->fe);
-      A_TRY(reshape_to(c, rows, ws_d, 3, ws));
+      A_TRY(nns__aten_reshape_to(c, rows, ws_d, 3, ws));
       parts[np] = c->fresh(c->fe);
       const char *ins[] = {xt, ws};
       A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &parts[np], 1));
@@ -641,8 +601,8 @@ static nns_status roi_align(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns_builder_attr_float(c->b, "spatial_scale",
                                nns__aten_float(c, "spatial_scale", 1),
                                c->err));
-  A_TRY(attr_s(c, "mode", "avg"));
-  A_TRY(attr_s(c, "coordinate_transformation_mode",
+  A_TRY(nns__aten_attr_s(c, "mode", "avg"));
+  A_TRY(nns__aten_attr_s(c, "coordinate_transformation_mode",
                nns__aten_bool(c, "aligned", false) ? "half_pixel"
                                                    : "output_half_pixel"));
   return nns__aten_kernel(c, first);
@@ -728,7 +688,7 @@ static nns_status f_mha(fused *f, const char *x, const char *w_in,
   const char *heads[3];
   for (int k = 0; k < 3; k++) {
     const char *r = c->fresh(c->fe);
-    A_TRY(reshape_to(c, parts[k], split_d, 4, r));
+    A_TRY(nns__aten_reshape_to(c, parts[k], split_d, 4, r));
     heads[k] = c->fresh(c->fe);
     A_TRY(f_node(f, "Transpose", &r, 1, heads[k]));
     A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 4, c->err));
@@ -769,18 +729,18 @@ static nns_status f_mha(fused *f, const char *x, const char *w_in,
   A_TRY(f_node(f, "Transpose", &att, 1, merged_t));
   A_TRY(nns_builder_attr_ints(c->b, "perm", perm, 4, c->err));
   int64_t ble[3] = {B, L, E};
-  A_TRY(reshape_to(c, merged_t, ble, 3, merged));
+  A_TRY(nns__aten_reshape_to(c, merged_t, ble, 3, merged));
   return f_linear(f, merged, w_out, b_out, y);
 }
 
 /* The input's [B, L, E] and the head count; false when not known. */
 static bool f_init(fused *f, nns__aten_call *c, const char *x) {
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t dx[R_MAX];
+  int64_t dx[NNS__ATEN_R_MAX];
   f->c = c;
   f->E = nns__aten_int(c, "embed_dim", -1);
   f->h = nns__aten_int(c, "num_head", nns__aten_int(c, "num_heads", -1));
-  if (!x || !known(mx, dx) || mx->rank != 3 || f->E < 1 || f->h < 1 ||
+  if (!x || !nns__aten_known(mx, dx) || mx->rank != 3 || f->E < 1 || f->h < 1 ||
       f->E % f->h || dx[2] != f->E || !c->outs[0])
     return false;
   f->dt = mx->dtype;
@@ -894,9 +854,9 @@ static nns_status group_norm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "input");
   const nns__aten_meta *mx = A_META(c, x);
-  if (!x || !mx || mx->rank < 2 || mx->rank > R_MAX || c->n_args > 60)
+  if (!x || !mx || mx->rank < 2 || mx->rank > NNS__ATEN_R_MAX || c->n_args > 60)
     return NNS_E_NOTFOUND;
-  int64_t dx[R_MAX];
+  int64_t dx[NNS__ATEN_R_MAX];
   for (int k = 0; k < mx->rank; k++)
     if ((dx[k] = mx->dims[k]) < 0 && k > 0)
       return NNS_E_NOTFOUND; /* a symbolic batch only */
@@ -909,7 +869,7 @@ static nns_status group_norm(nns__aten_call *c, const nns__aten_op *op) {
     n++;
   }
   static const char *const names[] = {"N", "C", "HxW"};
-  int64_t v[3] = {dx[0], dx[1], prod(dx + 2, mx->rank - 2)};
+  int64_t v[3] = {dx[0], dx[1], nns__aten_prod(dx + 2, mx->rank - 2)};
   for (int k = 0; k < 3; k++)
     args[n++] = (nns__aten_arg){.name = names[k], .kind = NNS__AA_INT,
                                 .i = v[k]};
@@ -938,10 +898,10 @@ static nns_status adaptive_avg_backward(nns__aten_call *c,
   (void)op;
   const char *g = A_T(c, "grad_output"), *x = A_T(c, "self");
   const nns__aten_meta *mg = A_META(c, g), *mx = A_META(c, x);
-  int64_t dg[R_MAX], dx[R_MAX];
-  if (!g || !x || !known(mg, dg) || !known(mx, dx) || !c->outs[0])
+  int64_t dg[NNS__ATEN_R_MAX], dx[NNS__ATEN_R_MAX];
+  if (!g || !x || !nns__aten_known(mg, dg) || !nns__aten_known(mx, dx) || !c->outs[0])
     return NNS_E_NOTFOUND;
-  int64_t ng = prod(dg, mg->rank), nx = prod(dx, mx->rank);
+  int64_t ng = nns__aten_prod(dg, mg->rank), nx = nns__aten_prod(dx, mx->rank);
   int64_t window = nx / (ng > 1 ? ng : 1);
   size_t first = *c->node_count;
   const char *e = c->fresh(c->fe);
@@ -959,7 +919,7 @@ static nns_status adaptive_avg_backward(nns__aten_call *c,
 }
 
 /* max_pool2d_with_indices_backward(grad_output, self, ..., indices): the
- * gradient scattered back to each window's maximum, over (N, C, prod(S)):
+ * gradient scattered back to each window's maximum, over (N, C, nns__aten_prod(S)):
  * Reshapes, a ScatterElements add into zeros, a Reshape back. */
 static nns_status max_pool_backward(nns__aten_call *c,
                                     const nns__aten_op *op) {
@@ -968,24 +928,24 @@ static nns_status max_pool_backward(nns__aten_call *c,
   const char *ix = A_T(c, "indices");
   const nns__aten_meta *mg = A_META(c, g), *mx = A_META(c, x);
   const nns__aten_meta *mi = A_META(c, ix);
-  int64_t dg[R_MAX], dx[R_MAX];
-  if (!g || !x || !ix || !mi || !known(mg, dg) || !known(mx, dx) ||
+  int64_t dg[NNS__ATEN_R_MAX], dx[NNS__ATEN_R_MAX];
+  if (!g || !x || !ix || !mi || !nns__aten_known(mg, dg) || !nns__aten_known(mx, dx) ||
       mg->rank < 2 || mx->rank < 2 || !c->outs[0])
     return NNS_E_NOTFOUND;
-  int64_t fg[3] = {dg[0], dg[1], prod(dg + 2, mg->rank - 2)};
-  int64_t fx[3] = {dx[0], dx[1], prod(dx + 2, mx->rank - 2)};
+  int64_t fg[3] = {dg[0], dg[1], nns__aten_prod(dg + 2, mg->rank - 2)};
+  int64_t fx[3] = {dx[0], dx[1], nns__aten_prod(dx + 2, mx->rank - 2)};
   size_t first = *c->node_count;
   const char *flat_g = c->fresh(c->fe), *flat_i = c->fresh(c->fe);
-  A_TRY(reshape_to(c, g, fg, 3, flat_g));
-  A_TRY(reshape_to(c, ix, fg, 3, flat_i));
+  A_TRY(nns__aten_reshape_to(c, g, fg, 3, flat_g));
+  A_TRY(nns__aten_reshape_to(c, ix, fg, 3, flat_i));
   const char *scat = c->fresh(c->fe);
   const char *ins[] = {nns__aten_filler(c, mg->dtype, 3, fx), flat_i, flat_g};
   if (!ins[0])
     return c->err->code;
   A_TRY(nns__aten_node(c, "ScatterElements", "", ins, 3, &scat, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", 2, c->err));
-  A_TRY(attr_s(c, "reduction", "add"));
-  A_TRY(reshape_to(c, scat, dx, mx->rank, c->outs[0]));
+  A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  A_TRY(nns__aten_reshape_to(c, scat, dx, mx->rank, c->outs[0]));
   return nns__aten_kernel(c, first);
 }
 
@@ -1030,10 +990,10 @@ static nns_status bn_backward(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *g = A_T(c, "grad_out"), *x = A_T(c, "input");
   const nns__aten_meta *mx = A_META(c, x);
-  if (!g || !x || !mx || mx->rank < 2 || mx->rank > R_MAX ||
+  if (!g || !x || !mx || mx->rank < 2 || mx->rank > NNS__ATEN_R_MAX ||
       mx->dims[1] < 0)
     return NNS_E_NOTFOUND;
-  int64_t axes[R_MAX];
+  int64_t axes[NNS__ATEN_R_MAX];
   int n = 0;
   for (int k = 0; k < mx->rank; k++)
     if (k != 1)
@@ -1060,12 +1020,12 @@ static nns_status ln_backward(nns__aten_call *c, const nns__aten_op *op) {
   const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *s = nns__aten_arg_of(c, "normalized_shape");
   if (!g || !x || !mx || !s || s->kind != NNS__AA_INTS || s->n < 1 ||
-      s->n > mx->rank || mx->rank > R_MAX)
+      s->n > mx->rank || mx->rank > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
   for (int k = 0; k < s->n; k++)
     if (s->syms[k])
       return NNS_E_NOTFOUND;
-  int64_t lead[R_MAX];
+  int64_t lead[NNS__ATEN_R_MAX];
   int n = mx->rank - s->n;
   for (int k = 0; k < n; k++)
     lead[k] = k;
@@ -1095,9 +1055,9 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
   const char *w = A_T(c, "weight");
   const nns__aten_meta *mg = A_META(c, go), *mx = A_META(c, x),
                        *mw = A_META(c, w);
-  int64_t dg[R_MAX], dx[R_MAX], dw[R_MAX];
-  if (!go || !x || !w || !known(mg, dg) || !known(mx, dx) ||
-      !known(mw, dw) || mw->rank < 3 || mw->rank > 5 ||
+  int64_t dg[NNS__ATEN_R_MAX], dx[NNS__ATEN_R_MAX], dw[NNS__ATEN_R_MAX];
+  if (!go || !x || !w || !nns__aten_known(mg, dg) || !nns__aten_known(mx, dx) ||
+      !nns__aten_known(mw, dw) || mw->rank < 3 || mw->rank > 5 ||
       mx->rank != mw->rank || mg->rank != mw->rank ||
       nns__aten_bool(c, "transposed", false))
     return NNS_E_NOTFOUND;
@@ -1141,7 +1101,7 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
     sh[0] = n, sh[1] = groups, sh[2] = cg;
     memcpy(sh + 3, dx + 2, (size_t)r * sizeof *sh);
     const char *x5 = c->fresh(c->fe), *xt = c->fresh(c->fe);
-    A_TRY(reshape_to(c, x, sh, 3 + r, x5));
+    A_TRY(nns__aten_reshape_to(c, x, sh, 3 + r, x5));
     perm[0] = 2, perm[1] = 1, perm[2] = 0;
     for (int i = 0; i < r; i++)
       perm[3 + i] = 3 + i;
@@ -1150,7 +1110,7 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
     sh[0] = cg, sh[1] = groups * n;
     memcpy(sh + 2, dx + 2, (size_t)r * sizeof *sh);
     const char *xin = c->fresh(c->fe);
-    A_TRY(reshape_to(c, xt, sh, 2 + r, xin));
+    A_TRY(nns__aten_reshape_to(c, xt, sh, 2 + r, xin));
     /* grad_output: (N, Cout, *So) -> (Cout, N, *So) */
     perm[0] = 1, perm[1] = 0;
     for (int i = 0; i < r; i++)

@@ -13,53 +13,12 @@
 
 #include <string.h>
 
-enum { R_MAX = 16 };
-/* The largest element count a rule computes with (2^48). */
-#define DIM_MAX ((int64_t)1 << 48)
 
-/* String attribute `name` of the node just added. */
-static nns_status attr_s(nns__aten_call *c, const char *name,
-                         const char *v) {
-  return nns_builder_attr_string(c->b, name, v, strlen(v), c->err);
-}
 
 #define BIG ((int64_t)1 << 62)
 
-/* The element count of sizes d[0..n), -1 past DIM_MAX (a hostile
- * archive's sizes: no arithmetic on them overflows). */
-static int64_t prod(const int64_t *d, int n) {
-  int64_t p = 1;
-  for (int k = 0; k < n; k++)
-    if (d[k] < 0 || !nns__mul_i64(p, d[k], &p) || p > DIM_MAX)
-      return -1;
-  return p;
-}
 
-/* The sizes of meta m when all are known (rank <= R_MAX) and their
- * product is at most DIM_MAX. */
-static bool known(const nns__aten_meta *m, int64_t *dims) {
-  if (!m || m->rank < 0 || m->rank > R_MAX)
-    return false;
-  for (int k = 0; k < m->rank; k++) {
-    if (m->dims[k] < 0)
-      return false;
-    dims[k] = m->dims[k];
-  }
-  return prod(dims, m->rank) >= 0;
-}
 
-/* A Reshape of src to exactly dims into out (a zero is a zero-size dim). */
-static nns_status reshape_to(nns__aten_call *c, const char *src,
-                             const int64_t *dims, int n, const char *out) {
-  const char *ins[] = {src, nns__aten_const_ints(c, dims, n, false)};
-  if (!ins[1])
-    return c->err->code;
-  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &out, 1));
-  for (int k = 0; k < n; k++)
-    if (dims[k] == 0)
-      return nns_builder_attr_int(c->b, "allowzero", 1, c->err);
-  return NNS_OK;
-}
 
 /* An int64 index constant of dims, known by shape alone (ops_map.py's
  * _positions: which positions is data, how many is the shape). */
@@ -71,8 +30,8 @@ static const char *positions(nns__aten_call *c, const int64_t *dims, int n) {
 static const char *int64_of(nns__aten_call *c, const char *t,
                             const int64_t *dims, int n) {
   const nns__aten_meta *m = A_META(c, t);
-  int64_t own[R_MAX];
-  if (!known(m, own))
+  int64_t own[NNS__ATEN_R_MAX];
+  if (!nns__aten_known(m, own))
     return NULL;
   if (m->dtype != NNS_DT_INT64) {
     const char *cast = c->fresh(c->fe);
@@ -118,11 +77,11 @@ static nns_status flip(nns__aten_call *c, const nns__aten_op *op) {
   const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *d = nns__aten_arg_of(c, "dims");
   if (!x || !mx || mx->rank < 1 || !d || d->kind != NNS__AA_INTS ||
-      d->n > R_MAX || !c->outs[0])
+      d->n > NNS__ATEN_R_MAX || !c->outs[0])
     return NNS_E_NOTFOUND;
   if (d->n == 0)
     return c->alias(c->fe, c->outs[0], x);
-  int64_t v[4][R_MAX];
+  int64_t v[4][NNS__ATEN_R_MAX];
   for (int k = 0; k < d->n; k++) {
     v[0][k] = -1;
     v[1][k] = -BIG;
@@ -201,7 +160,7 @@ static nns_status repeat(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *r = nns__aten_arg_of(c, "repeats");
-  if (!x || !mx || !r || r->kind != NNS__AA_INTS || r->n > R_MAX ||
+  if (!x || !mx || !r || r->kind != NNS__AA_INTS || r->n > NNS__ATEN_R_MAX ||
       r->n < mx->rank || !c->outs[0])
     return NNS_E_NOTFOUND;
   for (int k = 0; k < r->n; k++)
@@ -210,14 +169,14 @@ static nns_status repeat(nns__aten_call *c, const nns__aten_op *op) {
   size_t first = *c->node_count;
   const char *src = x;
   if (r->n > mx->rank) {
-    int64_t shape[R_MAX], own[R_MAX];
-    if (!known(mx, own))
+    int64_t shape[NNS__ATEN_R_MAX], own[NNS__ATEN_R_MAX];
+    if (!nns__aten_known(mx, own))
       return NNS_E_NOTFOUND;
     int lead = r->n - mx->rank;
     for (int k = 0; k < r->n; k++)
       shape[k] = k < lead ? 1 : own[k - lead];
     src = c->fresh(c->fe);
-    A_TRY(reshape_to(c, x, shape, r->n, src));
+    A_TRY(nns__aten_reshape_to(c, x, shape, r->n, src));
   }
   const char *ins[] = {src, nns__aten_const_ints(c, r->ints, r->n, false)};
   if (!ins[1])
@@ -232,10 +191,10 @@ static nns_status roll(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
-  int64_t shifts[R_MAX], ax[R_MAX];
+  int64_t shifts[NNS__ATEN_R_MAX], ax[NNS__ATEN_R_MAX];
   const nns__aten_arg *d = nns__aten_arg_of(c, "dims");
-  if (!x || !mx || mx->rank < 1 || mx->rank > R_MAX || !d ||
-      d->kind != NNS__AA_INTS || d->n < 1 || d->n > R_MAX || !c->outs[0] ||
+  if (!x || !mx || mx->rank < 1 || mx->rank > NNS__ATEN_R_MAX || !d ||
+      d->kind != NNS__AA_INTS || d->n < 1 || d->n > NNS__ATEN_R_MAX || !c->outs[0] ||
       !nns__aten_ints(c, "shifts", d->n, 0, shifts) ||
       !nns__aten_ints(c, "dims", d->n, 0, ax))
     return NNS_E_NOTFOUND;
@@ -279,7 +238,7 @@ static nns_status pixel_shuffle(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "DepthToSpace", "", &x, 1, c->outs, 1));
   A_TRY(nns_builder_attr_int(c->b, "blocksize", f->i, c->err));
-  return attr_s(c, "mode", "CRD");
+  return nns__aten_attr_s(c, "mode", "CRD");
 }
 
 /* as_strided(self, size, stride, storage_offset) and unfold(self,
@@ -289,16 +248,16 @@ static nns_status pixel_shuffle(nns__aten_call *c, const nns__aten_op *op) {
 static nns_status as_strided(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
-  int64_t dx[R_MAX], dy[R_MAX];
+  int64_t dx[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX];
   const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
-  if (!x || !known(mx, dx) || !known(mo, dy))
+  if (!x || !nns__aten_known(mx, dx) || !nns__aten_known(mo, dy))
     return NNS_E_NOTFOUND;
-  int64_t n = prod(dx, mx->rank);
-  if (n == prod(dy, mo->rank))
-    return reshape_to(c, x, dy, mo->rank, c->outs[0]);
+  int64_t n = nns__aten_prod(dx, mx->rank);
+  if (n == nns__aten_prod(dy, mo->rank))
+    return nns__aten_reshape_to(c, x, dy, mo->rank, c->outs[0]);
   size_t first = *c->node_count;
   const char *flat = c->fresh(c->fe);
-  A_TRY(reshape_to(c, x, &n, 1, flat));
+  A_TRY(nns__aten_reshape_to(c, x, &n, 1, flat));
   const char *ins[] = {flat, positions(c, dy, mo->rank)};
   if (!ins[1])
     return c->err->code;
@@ -357,10 +316,10 @@ static nns_status scatter(nns__aten_call *c, const nns__aten_op *op) {
   size_t first = *c->node_count;
   const char *upd = src->kind == NNS__AA_TENSOR ? src->tensor : NULL;
   if (!upd) {
-    int64_t di[R_MAX];
+    int64_t di[NNS__ATEN_R_MAX];
     const nns__aten_meta *mi = A_META(c, ix);
     const char *ins[] = {nns__aten_operand(c, src, mx->dtype), NULL};
-    if (!ins[0] || !known(mi, di))
+    if (!ins[0] || !nns__aten_known(mi, di))
       return fail_of(c);
     if (!(ins[1] = nns__aten_const_ints(c, di, mi->rank, false)))
       return c->err->code;
@@ -371,7 +330,7 @@ static nns_status scatter(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns__aten_node(c, "ScatterElements", "", ins, 3, c->outs, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", d->i, c->err));
   if (red)
-    A_TRY(attr_s(c, "reduction", red));
+    A_TRY(nns__aten_attr_s(c, "reduction", red));
   return nns__aten_kernel(c, first);
 }
 
@@ -380,10 +339,10 @@ static nns_status scatter(nns__aten_call *c, const nns__aten_op *op) {
  * of its own shape (index_add). */
 static const char *rows_index(nns__aten_call *c, const char *ix, bool flat) {
   const nns__aten_meta *mi = A_META(c, ix);
-  int64_t di[R_MAX], minus1 = -1;
-  if (!known(mi, di))
+  int64_t di[NNS__ATEN_R_MAX], minus1 = -1;
+  if (!nns__aten_known(mi, di))
     return NULL;
-  int64_t n = prod(di, mi->rank);
+  int64_t n = nns__aten_prod(di, mi->rank);
   const char *t = flat ? int64_of(c, ix, &n, 1) : int64_of(c, ix, di,
                                                            mi->rank);
   if (!t)
@@ -419,7 +378,7 @@ static nns_status index_add(nns__aten_call *c, const nns__aten_op *op) {
   if (!ins[1])
     return fail_of(c);
   A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
-  A_TRY(attr_s(c, "reduction", "add"));
+  A_TRY(nns__aten_attr_s(c, "reduction", "add"));
   return nns__aten_kernel(c, first);
 }
 
@@ -430,12 +389,12 @@ static nns_status index_copy(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self"), *ix = A_T(c, "index");
   const char *src = A_T(c, "source");
   const nns__aten_meta *mx = A_META(c, x);
-  if (!x || !ix || !src || !mx || mx->rank < 1 || mx->rank > R_MAX ||
+  if (!x || !ix || !src || !mx || mx->rank < 1 || mx->rank > NNS__ATEN_R_MAX ||
       !c->outs[0])
     return NNS_E_NOTFOUND;
   int r = mx->rank;
   int64_t dim = (nns__aten_int(c, "dim", 0) % r + r) % r;
-  int64_t perm[R_MAX], back[R_MAX];
+  int64_t perm[NNS__ATEN_R_MAX], back[NNS__ATEN_R_MAX];
   perm[0] = dim;
   for (int k = 0, j = 1; k < r; k++)
     if (k != dim)
@@ -477,8 +436,8 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self"), *v = A_T(c, "values");
   const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
   const nns__aten_meta *mx = A_META(c, x), *mv = A_META(c, v);
-  int64_t dx[R_MAX], dv[R_MAX];
-  if (!x || !v || !known(mx, dx) || !known(mv, dv) || !ix ||
+  int64_t dx[NNS__ATEN_R_MAX], dv[NNS__ATEN_R_MAX];
+  if (!x || !v || !nns__aten_known(mx, dx) || !nns__aten_known(mv, dv) || !ix ||
       ix->kind != NNS__AA_TENSORS || ix->n < 1 || ix->n > mx->rank ||
       !c->outs[0])
     return NNS_E_NOTFOUND;
@@ -493,14 +452,14 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   if (!used)
     return NNS_E_NOTFOUND;
   const nns__aten_meta *m0 = A_META(c, ix->tensors[0]);
-  int64_t d0[R_MAX];
-  if (!known(m0, d0))
+  int64_t d0[NNS__ATEN_R_MAX];
+  if (!nns__aten_known(m0, d0))
     return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
   if (m0->dtype == NNS_DT_BOOL || m0->dtype == NNS_DT_UINT8) {
     /* v must broadcast over each masked position's rest dims */
     int rest = mx->rank - m0->rank;
-    bool fills = prod(dv, mv->rank) == 1;
+    bool fills = nns__aten_prod(dv, mv->rank) == 1;
     if (!fills && mv->rank <= rest) {
       fills = true;
       for (int k = 0; k < mv->rank; k++) {
@@ -512,23 +471,23 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
       return NNS_E_NOTFOUND;
     const char *cond = ix->tensors[0];
     if (m0->rank < mx->rank) {
-      int64_t shape[R_MAX];
+      int64_t shape[NNS__ATEN_R_MAX];
       for (int k = 0; k < mx->rank; k++)
         shape[k] = k < m0->rank ? d0[k] : 1;
       cond = c->fresh(c->fe);
-      A_TRY(reshape_to(c, ix->tensors[0], shape, mx->rank, cond));
+      A_TRY(nns__aten_reshape_to(c, ix->tensors[0], shape, mx->rank, cond));
     }
     const char *ins[] = {cond, v, x};
     A_TRY(nns__aten_node(c, "Where", "", ins, 3, c->outs, 1));
     return nns__aten_kernel(c, first);
   }
   /* integer indices: their broadcast shape */
-  int64_t bs[R_MAX];
+  int64_t bs[NNS__ATEN_R_MAX];
   int nb = 0;
   for (int k = 0; k < used; k++) {
     const nns__aten_meta *mk = A_META(c, ix->tensors[k]);
-    int64_t dk[R_MAX];
-    if (!known(mk, dk) || mk->dtype == NNS_DT_BOOL ||
+    int64_t dk[NNS__ATEN_R_MAX];
+    if (!nns__aten_known(mk, dk) || mk->dtype == NNS_DT_BOOL ||
         !(mk->dtype == NNS_DT_INT64 || mk->dtype == NNS_DT_INT32))
       return NNS_E_NOTFOUND;
     if (mk->rank > nb) {
@@ -546,9 +505,9 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
         return NNS_E_NOTFOUND;
     }
   }
-  if (nb + mx->rank - used > R_MAX || nb + 1 > R_MAX)
+  if (nb + mx->rank - used > NNS__ATEN_R_MAX || nb + 1 > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
-  const char *parts[R_MAX];
+  const char *parts[NNS__ATEN_R_MAX];
   int64_t minus1 = -1;
   for (int k = 0; k < used; k++) {
     const char *ins[] = {int64_of(c, ix->tensors[k], bs, nb),
@@ -564,7 +523,7 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
     A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)used, &stacked, 1));
     A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
   }
-  int64_t us[R_MAX];
+  int64_t us[NNS__ATEN_R_MAX];
   int nu = 0;
   for (int k = 0; k < nb; k++)
     us[nu++] = bs[k];
@@ -581,7 +540,7 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   const char *ins[] = {x, stacked, upd};
   A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
   if (acc)
-    A_TRY(attr_s(c, "reduction", "add"));
+    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
   return nns__aten_kernel(c, first);
 }
 
@@ -702,14 +661,14 @@ static nns_status unique(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
-  int64_t dx[R_MAX];
-  if (!x || !known(mx, dx) || c->n_outs < 1 || !c->outs[0] ||
+  int64_t dx[NNS__ATEN_R_MAX];
+  if (!x || !nns__aten_known(mx, dx) || c->n_outs < 1 || !c->outs[0] ||
       (d && d->kind != NNS__AA_NONE))
     return NNS_E_NOTFOUND;
   const nns__aten_meta *m0 = A_META(c, c->outs[0]);
   if (!m0 || m0->rank != 1)
     return NNS_E_NOTFOUND;
-  int64_t n = prod(dx, mx->rank);
+  int64_t n = nns__aten_prod(dx, mx->rank);
   const char *ys[4] = {c->outs[0], c->fresh(c->fe), NULL, NULL};
   for (int k = 1; k < 3; k++) {
     const char *o = k < c->n_outs ? c->outs[k] : NULL;
@@ -743,7 +702,7 @@ static nns_status repeat_interleave(nns__aten_call *c,
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  if (!mo || mo->rank < 1 || mo->rank > R_MAX || !c->outs[0])
+  if (!mo || mo->rank < 1 || mo->rank > NNS__ATEN_R_MAX || !c->outs[0])
     return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
   const char *src = x;
@@ -784,8 +743,8 @@ static nns_status slice_backward(nns__aten_call *c, const nns__aten_op *op) {
   const char *g = A_T(c, "grad_output");
   const nns__aten_meta *mg = A_META(c, g);
   const nns__aten_arg *s = nns__aten_arg_of(c, "input_sizes");
-  int64_t dg[R_MAX];
-  if (!g || !known(mg, dg) || !s || s->kind != NNS__AA_INTS ||
+  int64_t dg[NNS__ATEN_R_MAX];
+  if (!g || !nns__aten_known(mg, dg) || !s || s->kind != NNS__AA_INTS ||
       s->n != mg->rank || s->n < 1 || nns__aten_int(c, "step", 1) != 1)
     return NNS_E_NOTFOUND;
   int r = s->n;
@@ -796,7 +755,7 @@ static nns_status slice_backward(nns__aten_call *c, const nns__aten_op *op) {
   int64_t n = s->ints[dim], start = nns__aten_int(c, "start", 0);
   start = start < 0 ? start + n : start;
   start = start < 0 ? 0 : start > n ? n : start;
-  int64_t pads[2 * R_MAX] = {0};
+  int64_t pads[2 * NNS__ATEN_R_MAX] = {0};
   pads[dim] = start;
   pads[r + dim] = n - start - dg[dim];
   const char *ins[] = {g, nns__aten_const_ints(c, pads, 2 * r, false),
@@ -804,7 +763,7 @@ static nns_status slice_backward(nns__aten_call *c, const nns__aten_op *op) {
   if (!ins[1] || !ins[2])
     return c->err->code;
   A_TRY(nns__aten_node(c, "Pad", "", ins, 3, c->outs, 1));
-  return attr_s(c, "mode", "constant");
+  return nns__aten_attr_s(c, "mode", "constant");
 }
 
 /* embedding_dense_backward(grad_output, indices, num_weights, ...): each
@@ -816,25 +775,25 @@ static nns_status embedding_dense_backward(nns__aten_call *c,
   const char *g = A_T(c, "grad_output"), *ids = A_T(c, "indices");
   const nns__aten_meta *mg = A_META(c, g), *mi = A_META(c, ids);
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
-  int64_t dg[R_MAX], di[R_MAX], dout[R_MAX];
-  if (!g || !ids || !known(mg, dg) || !known(mi, di) || !known(mo, dout) ||
+  int64_t dg[NNS__ATEN_R_MAX], di[NNS__ATEN_R_MAX], dout[NNS__ATEN_R_MAX];
+  if (!g || !ids || !nns__aten_known(mg, dg) || !nns__aten_known(mi, di) || !nns__aten_known(mo, dout) ||
       mg->rank < 1)
     return NNS_E_NOTFOUND;
-  int64_t n = prod(di, mi->rank), nd[2] = {n, dg[mg->rank - 1]};
+  int64_t n = nns__aten_prod(di, mi->rank), nd[2] = {n, dg[mg->rank - 1]};
   int64_t n1[2] = {n, 1};
   size_t first = *c->node_count;
   const char *rows = c->fresh(c->fe), *ix = c->fresh(c->fe);
-  A_TRY(reshape_to(c, g, nd, 2, rows));
+  A_TRY(nns__aten_reshape_to(c, g, nd, 2, rows));
   const char *t = int64_of(c, ids, di, mi->rank);
   if (!t)
     return fail_of(c);
-  A_TRY(reshape_to(c, t, n1, 2, ix));
+  A_TRY(nns__aten_reshape_to(c, t, n1, 2, ix));
   const char *ins[] = {nns__aten_filler(c, mg->dtype, mo->rank, dout), ix,
                        rows};
   if (!ins[0])
     return c->err->code;
   A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
-  A_TRY(attr_s(c, "reduction", "add"));
+  A_TRY(nns__aten_attr_s(c, "reduction", "add"));
   return nns__aten_kernel(c, first);
 }
 

@@ -362,3 +362,39 @@ nns_status nns__aten_create(nns__aten_call *c) {
                                     mo->rank, mo->dims, NULL, 0, c->err));
   return nns__aten_param_kind(c->b, c->outs[0], NNS_PARAM_CONSTANT, c->err);
 }
+
+int64_t nns__aten_prod(const int64_t *d, int n) {
+  int64_t p = 1;
+  for (int k = 0; k < n; k++)
+    if (d[k] < 0 || !nns__mul_i64(p, d[k], &p) || p > NNS__ATEN_DIM_MAX)
+      return -1;
+  return p;
+}
+
+bool nns__aten_known(const nns__aten_meta *m, int64_t *dims) {
+  if (!m || m->rank < 0 || m->rank > NNS__ATEN_R_MAX)
+    return false;
+  for (int k = 0; k < m->rank; k++) {
+    if (m->dims[k] < 0)
+      return false;
+    dims[k] = m->dims[k];
+  }
+  return nns__aten_prod(dims, m->rank) >= 0;
+}
+
+nns_status nns__aten_reshape_to(nns__aten_call *c, const char *src,
+                                const int64_t *dims, int n, const char *out) {
+  const char *ins[] = {src, nns__aten_const_ints(c, dims, n, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &out, 1));
+  for (int k = 0; k < n; k++)
+    if (dims[k] == 0)
+      return nns_builder_attr_int(c->b, "allowzero", 1, c->err);
+  return NNS_OK;
+}
+
+nns_status nns__aten_attr_s(nns__aten_call *c, const char *name,
+                            const char *v) {
+  return nns_builder_attr_string(c->b, name, v, strlen(v), c->err);
+}
