@@ -986,9 +986,10 @@ nns_status nns_inspection_first_nonfinite(const nns_inspection *insp,
 #define V1_BATCH_INFO NNS__SIZE_TO(nns_inspect_batch_info, call_count)
 
 /* NNS_E_ARG for a missing argument or an index past `count`. */
-static nns_status bad_read(nns_error *err, const char *fn, const void *insp,
-                           const void *out, size_t out_size, size_t v1,
-                           size_t i, size_t count) {
+nns_status nns__inspect_bad_read(nns_error *err, const char *fn,
+                                 const void *insp, const void *out,
+                                 size_t out_size, size_t v1, size_t i,
+                                 size_t count) {
   if (!insp || !out || out_size < v1)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "%s: inspection and out (with out->size set) are "
@@ -1017,7 +1018,7 @@ static nns_status put_read(void *out, const void *full, size_t size,
 nns_status nns_inspection_module(const nns_inspection *insp, size_t module,
                                  nns_inspect_module_info *out,
                                  nns_error *err) {
-  nns_status st = bad_read(err, "nns_inspection_module", insp, out,
+  nns_status st = nns__inspect_bad_read(err, "nns_inspection_module", insp, out,
                            out ? out->size : 0, V1_MODULE_INFO, module,
                            insp ? insp->module_count : 0);
   if (st)
@@ -1049,7 +1050,7 @@ nns_status nns_inspection_module(const nns_inspection *insp, size_t module,
 
 nns_status nns_inspection_call(const nns_inspection *insp, size_t call,
                                nns_inspect_call_info *out, nns_error *err) {
-  nns_status st = bad_read(err, "nns_inspection_call", insp, out,
+  nns_status st = nns__inspect_bad_read(err, "nns_inspection_call", insp, out,
                            out ? out->size : 0, V1_CALL_INFO, call,
                            insp ? insp->call_count : 0);
   if (st)
@@ -1088,7 +1089,7 @@ nns_status nns_inspection_call_tensor(const nns_inspection *insp,
                                       size_t call, size_t k,
                                       nns_inspect_tensor_info *out,
                                       nns_error *err) {
-  nns_status st = bad_read(err, "nns_inspection_call_tensor", insp, out,
+  nns_status st = nns__inspect_bad_read(err, "nns_inspection_call_tensor", insp, out,
                            out ? out->size : 0, V1_TENSOR_INFO, call,
                            insp ? insp->call_count : 0);
   if (!st && k >= insp->calls[call].tensor_count)
@@ -1121,7 +1122,7 @@ size_t nns_inspection_batch_count(const nns_inspection *insp) {
 nns_status nns_inspection_batch(const nns_inspection *insp, size_t batch,
                                 nns_inspect_batch_info *out,
                                 nns_error *err) {
-  nns_status st = bad_read(err, "nns_inspection_batch", insp, out,
+  nns_status st = nns__inspect_bad_read(err, "nns_inspection_batch", insp, out,
                            out ? out->size : 0, V1_BATCH_INFO, batch,
                            insp ? insp->batch_count : 0);
   if (st)

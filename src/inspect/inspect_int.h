@@ -137,4 +137,11 @@ struct nns_inspection {
  * every reader (accessors, reports) only reads - any number of threads
  * may read an inspection no thread is adding to. */
 
+/* NNS_E_ARG, with the message every read gives, for a missing argument
+ * (out->size below v1 included) or an index past `count`; else NNS_OK. */
+nns_status nns__inspect_bad_read(nns_error *err, const char *fn,
+                                 const void *insp, const void *out,
+                                 size_t out_size, size_t v1, size_t i,
+                                 size_t count);
+
 #endif

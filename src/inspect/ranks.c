@@ -140,15 +140,11 @@ nns_status nns_inspection_rank(const nns_inspection *insp, size_t i,
                                nns_inspect_rank_info *out, nns_error *err) {
   static const char fn[] = "nns_inspection_rank";
   size_t count = nns_inspection_rank_count(insp);
-  if (!insp || !out ||
-      out->size < NNS__SIZE_TO(nns_inspect_rank_info, mesh_size))
-    return nns__err(err, NNS_E_ARG, -1, NULL,
-                    "%s: inspection and out (with out->size set) are "
-                    "needed",
-                    fn);
-  if (i >= count)
-    return nns__err(err, NNS_E_ARG, -1, NULL, "%s: index %zu of %zu", fn, i,
-                    count);
+  nns_status st = nns__inspect_bad_read(
+      err, fn, insp, out, out ? out->size : 0,
+      NNS__SIZE_TO(nns_inspect_rank_info, mesh_size), i, count);
+  if (st != NNS_OK)
+    return st;
   size_t r = 0;
   for (size_t seen = 0;; r++)
     if (rank_seen(insp, r) && seen++ == i)
