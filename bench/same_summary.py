@@ -27,7 +27,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
 sys.path.insert(0, os.path.join(ROOT, "python", "tests_hf"))
 
 SKIP = ("vit_h_14", "vit_l_16", "vit_l_32", "regnet_y_128gf",
