@@ -9,9 +9,11 @@ empty output exactly as PyTorch's kernel would make it, and decline (None:
 PyTorch's own kernel runs, and raises what it raises) everything else.
 python/tests/test_fast_meta.py compares each with PyTorch's.
 
-PyTorch 1.13's meta kernels for the element-wise ops are C++ and cheaper
-than any Python answer, so only BatchNorm and the hard activations (whose
-meta kernels are decompositions there too) are answered on 1.13.
+PyTorch 1.13's meta kernels for the element-wise ops and the matrix
+products are C++ and cheaper than any Python answer, so only BatchNorm,
+LayerNorm and the hard activations (whose meta kernels are decompositions
+there too) are answered on 1.13. bench/recording_profile.py --ops prints
+each op's kernel time per forward, to find the next one.
 """
 import torch
 
@@ -397,7 +399,9 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_eval_meta,
              _aten.hardswish.default: elementwise_meta,
              _aten.hardsigmoid.default: elementwise_meta,
              _aten.hardswish_.default: elementwise_inplace_meta,
-             _aten.hardsigmoid_.default: elementwise_inplace_meta}
+             _aten.hardsigmoid_.default: elementwise_inplace_meta,
+             # a Python decomposition on 1.13 too (about 280 us a call)
+             _aten.native_layer_norm.default: layer_norm_meta}
 
 # Answered on PyTorch 2.x only (see the module doc); the tests check them
 # against PyTorch's kernels on every version.
@@ -420,7 +424,6 @@ KERNELS_2X = {
     _aten._softmax_backward_data.default: softmax_backward_meta,
     _aten.slice_backward.default: slice_backward_meta,
     _aten.cat.default: cat_meta,
-    _aten.native_layer_norm.default: layer_norm_meta,
     _aten.addmm.default: addmm_meta,
     _aten.mm.default: mm_meta,
     _aten.gelu.default: unary_meta,

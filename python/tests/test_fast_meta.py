@@ -462,3 +462,26 @@ def test_binary_of_permuted_declines_what_it_does_not_cover():
     assert f((_meta(3, 4).t(), _meta(4, 3).t())) is None  # b not contiguous
     assert f((_meta(4, 3).t(), _meta(2, 3, 4))) is None  # broadcasts a
     assert f((_meta(3, 4, dtype=torch.int64).t(), 2)) is None
+
+
+class _Block(torch.nn.Module):
+    """A transformer-style block: LayerNorm, Linear (addmm), GELU, tanh,
+    a transposed product and a concatenation onto a legacy empty tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(16)
+        self.fc = torch.nn.Linear(16, 16)
+        self.w = torch.nn.Parameter(torch.zeros(16, 16))
+
+    def forward(self, x):
+        h = torch.nn.functional.gelu(self.fc(self.norm(x)))
+        h = torch.tanh(h) @ self.w
+        q = h.view(1, 4, 2, 8).transpose(1, 2)
+        k = torch.cat([torch.zeros(0, device=x.device), q], dim=-2)
+        return q * k + q
+
+
+def test_recording_counts_a_transformer_block_as_before():
+    """The same graph with the cheap kernels as with PyTorch's."""
+    _alike(_Block().eval(), torch.zeros(1, 4, 16))
