@@ -485,3 +485,17 @@ class _Block(torch.nn.Module):
 def test_recording_counts_a_transformer_block_as_before():
     """The same graph with the cheap kernels as with PyTorch's."""
     _alike(_Block().eval(), torch.zeros(1, 4, 16))
+
+
+def test_broadcast_agrees_with_pytorch():
+    """fast_meta's own shape broadcast against torch.broadcast_shapes on
+    random shapes (sizes 0, 1 and more, ranks 0 to 4)."""
+    rng = random.Random(46)
+    for _ in range(2000):
+        s, t = ([rng.choice([0, 1, 1, 2, 3]) for _ in range(rng.randint(0, 4))]
+                for _ in range(2))
+        try:
+            want = list(torch.broadcast_shapes(s, t))
+        except RuntimeError:
+            want = None
+        assert fast_meta._broadcast(s, t) == want, (s, t)
