@@ -44,7 +44,10 @@ Each stage is also printed per recorded op (us/op). `rules` is split by a
 separate cProfile run (tottime shares by file: ops_map.py, the recorder's
 Builder/record, graph.py; a profiler distorts absolute times, so only the
 shares are printed, applied to the measured `rules`). --ops prints the
-aten ops a model records most and their counts, to compare versions.
+aten ops a model records most and their counts, to compare versions, and
+each op's kernel time per forward. --summary-only times nnscan.summary
+alone; with PYTHONPATH=<other checkout>/python it times that checkout's
+package (the script's own comes after PYTHONPATH on sys.path).
 """
 import argparse
 import collections
@@ -60,7 +63,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
 
 LLAMA3_8B = dict(hidden=4096, inter=14336, layers=32, heads=32, kv_heads=8,
                  vocab=128256)
@@ -243,7 +246,7 @@ def rule_shares(model, args, kwargs):
     return by
 
 
-def profile(name, runs, show_ops):
+def profile(name, runs, show_ops, summary_only=False):
     import torch
     import nnscan
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -254,6 +257,10 @@ def profile(name, runs, show_ops):
         print(f"{name}: skipped (transformers does not import)")
         return None
     model, args, kwargs = built
+    if summary_only:
+        t = medians({"summary": lambda: nnscan.summary(
+            model, inputs=args[0], file=False)}, runs)
+        return {"model": name, "summary": t["summary"]}
     plain_ops, ops, by_op = count_ops(model, args, kwargs)
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
 
@@ -349,6 +356,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ops", action="store_true",
                     help="print each model's most recorded aten ops")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="time nnscan.summary alone (before/after runs)")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(a.threads)
@@ -356,8 +365,11 @@ def main():
     print(f"torch {torch.__version__}, process_time medians of {a.runs}")
     rows = []
     for name in a.models.split(","):
-        r = profile(name, a.runs, a.ops)
+        r = profile(name, a.runs, a.ops, a.summary_only)
         if r is None:
+            continue
+        if a.summary_only:
+            print(f"{name}: summary {r['summary'] * 1e3:.1f} ms")
             continue
         rows.append(r)
         print(f"\n{name}: {r['ops']} ops recorded ({r['plain_ops']} in the "
@@ -380,7 +392,7 @@ def main():
         for op, n, us, fast in r.get("kernels", []):
             print(f"    {us / 1e3:7.2f} ms {n:5d} x {us / n:7.1f} us "
                   f"{'fast ' if fast else ''}{op}")
-    if len(rows) > 1:
+    if len(rows) > 1 and not a.summary_only:
         print("\n| model | ops | " + " | ".join(rows[0]["stages"]) +
               " | summary |")
         print("|---|---|" + "---|" * (len(rows[0]["stages"]) + 1))
