@@ -9,9 +9,11 @@ empty output exactly as PyTorch's kernel would make it, and decline (None:
 PyTorch's own kernel runs, and raises what it raises) everything else.
 python/tests/test_fast_meta.py compares each with PyTorch's.
 
-PyTorch 1.13's meta kernels for the element-wise ops are C++ and cheaper
-than any Python answer, so only BatchNorm and the hard activations (whose
-meta kernels are decompositions there too) are answered on 1.13.
+PyTorch 1.13's meta kernels for the element-wise ops and the matrix
+products are C++ and cheaper than any Python answer, so only BatchNorm,
+LayerNorm and the hard activations (whose meta kernels are decompositions
+there too) are answered on 1.13. bench/recording_profile.py --ops prints
+each op's kernel time per forward, to find the next one.
 """
 import torch
 
@@ -58,6 +60,25 @@ def _dense(x):
 def _plain(x):
     """A contiguous meta tensor."""
     return isinstance(x, torch.Tensor) and x.is_meta and x.is_contiguous()
+
+
+def _broadcast(s, t):
+    """The broadcast of two shapes as a list, None where they do not
+    broadcast: torch.broadcast_shapes' answer, which on PyTorch 2.x runs
+    its Python reference (about 100 us a call, as much as the kernels
+    here save)."""
+    n = len(s) - len(t)
+    if n < 0:
+        s, t, n = t, s, -n
+    out = list(s[:n])
+    for x, y in zip(s[n:], t):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return out
 
 
 def _number(x):
@@ -122,13 +143,12 @@ def binary_meta(args):
     if not (isinstance(a, torch.Tensor) and a.is_meta):
         a, b = b, a
     if not _plain(a):
-        return None
+        return _permuted_binary(a, b)
     if isinstance(b, torch.Tensor) and b.is_meta:
         if not b.is_contiguous():
             return None
-        try:
-            shape = torch.broadcast_shapes(a.shape, b.shape)
-        except RuntimeError:
+        shape = _broadcast(a.shape, b.shape)
+        if shape is None:
             return None
     elif isinstance(b, torch.Tensor) and b.dim() == 0 \
             and b.device.type == "cpu" and a.dim() > 0:
@@ -143,6 +163,46 @@ def binary_meta(args):
     if not dt.is_floating_point:
         return None
     return torch.empty(shape, dtype=dt, device="meta")
+
+
+def _permuted_binary(a, b):
+    """binary_meta where `a` is a permuted dense meta tensor (a transposed
+    view, as the rotary products of a LLaMA layer: q.transpose(1, 2) * cos)
+    of the result's shape, `b` a contiguous meta tensor broadcasting to it
+    or a number: PyTorch's element-wise kernels order the output's dims by
+    the first operand whose strides differ, here `a`'s, all distinct and
+    non-zero, so the output is laid out as `a` (dense, a's strides)."""
+    if not (isinstance(a, torch.Tensor) and a.is_meta and _permuted_dense(a)) \
+            or a.dim() == 4 and a.is_contiguous(memory_format=torch.channels_last) \
+            or a.dim() == 5 and a.is_contiguous(
+                memory_format=torch.channels_last_3d):
+        return None  # (channels-last: the kernels' own memory-format rules)
+    if isinstance(b, torch.Tensor) and b.is_meta:
+        if not b.is_contiguous():
+            return None
+        if _broadcast(a.shape, b.shape) != list(a.shape):
+            return None
+    elif not (_number(b) and not isinstance(b, bool)):
+        return None
+    if a.dtype == torch.bool or getattr(b, "dtype", None) == torch.bool:
+        return None
+    dt = torch.result_type(a, b)
+    if not dt.is_floating_point:
+        return None
+    return torch.empty_strided(a.shape, a.stride(), dtype=dt, device="meta")
+
+
+def _permuted_dense(x):
+    """x's elements fill its storage span exactly in some order of its
+    dims (a permutation of a contiguous tensor), no dim longer than 1
+    with stride 0."""
+    dims = sorted((s, n) for s, n in zip(x.stride(), x.shape) if n != 1)
+    expect = 1
+    for s, n in dims:
+        if s != expect:
+            return False
+        expect *= n
+    return True
 
 
 def scalar_meta(args):
@@ -162,9 +222,10 @@ def where_meta(args):
     dt = torch.result_type(args[1], args[2])
     if not dt.is_floating_point:
         return None
-    try:
-        shape = torch.broadcast_shapes(*(t.shape for t in args))
-    except RuntimeError:
+    shape = _broadcast(args[0].shape, args[1].shape)
+    if shape is not None:
+        shape = _broadcast(shape, args[2].shape)
+    if shape is None:
         return None
     return torch.empty(shape, dtype=dt, device="meta")
 
@@ -235,14 +296,22 @@ def mean_meta(args):
 
 
 def cat_meta(args):
-    """cat(tensors[, dim]) of contiguous, non-empty meta tensors of one
-    dtype and rank that agree off the axis."""
+    """cat(tensors[, dim]) of non-empty meta tensors of one dtype and rank
+    that agree off the axis, each contiguous or laid out so that PyTorch
+    suggests the contiguous format for it (_rows_last), beside any legacy
+    1-D empty tensors, which cat skips (a KV cache's first step: a (0,)
+    tensor and the new keys, transposed): a contiguous output."""
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
             or not args[0]:
         return None
     ts, dim = args[0], args[1] if len(args) == 2 else 0
-    first = ts[0]
-    if not isinstance(dim, int) or not _plain(first) or first.dim() == 0:
+    if not all(isinstance(t, torch.Tensor) for t in ts):
+        return None
+    ts = [t for t in ts if not (t.dim() == 1 and t.numel() == 0)] \
+        if any(t.dim() != 1 for t in ts) else ts
+    first = ts[0] if ts else None
+    if first is None or not isinstance(dim, int) or not _rows_last(first) \
+            or first.dim() == 0:
         return None
     r = first.dim()
     if not -r <= dim < r:
@@ -250,7 +319,7 @@ def cat_meta(args):
     dim %= r
     total = 0
     for t in ts:
-        if not _plain(t) or t.dtype != first.dtype or t.dim() != r \
+        if not _rows_last(t) or t.dtype != first.dtype or t.dim() != r \
                 or t.numel() == 0 or any(t.shape[i] != first.shape[i]
                                          for i in range(r) if i != dim):
             return None
@@ -260,6 +329,82 @@ def cat_meta(args):
     return torch.empty(shape, dtype=first.dtype, device="meta")
 
 
+def _rows_last(t):
+    """A meta tensor PyTorch's cat lays out as contiguous: contiguous, or
+    (a transposed or sliced view) its last dim innermost (stride 1, longer
+    than 1) and, with 4 or 5 dims, dim 1's stride above 1, which no
+    channels-last layout has."""
+    if not (isinstance(t, torch.Tensor) and t.is_meta):
+        return False
+    if t.is_contiguous():
+        return True
+    st = t.stride()
+    return t.dim() >= 2 and st[-1] == 1 and t.shape[-1] > 1 and \
+        (t.dim() not in (4, 5) or st[1] > 1)
+
+
+def layer_norm_meta(args):
+    """native_layer_norm(x, normalized_shape, weight, bias, eps) of a
+    contiguous float32/float64 meta x, weight and bias None or meta of
+    normalized_shape in x's dtype: the output contiguous like x, mean and
+    rstd of x's leading dims followed by ones, in x's dtype. PyTorch 2.x's
+    meta kernel is its Python reference (about 1.7 ms a call on vit_b_16,
+    bench/recording_profile.py)."""
+    if len(args) != 5:
+        return None
+    x, shape, w, b, eps = args
+    if not _plain(x) or x.dtype not in (torch.float32, torch.float64) \
+            or not isinstance(shape, (list, tuple)) or not _number(eps):
+        return None
+    n = len(shape)
+    if n == 0 or n > x.dim() or list(x.shape[x.dim() - n:]) != list(shape):
+        return None
+    for t in (w, b):
+        if t is not None and not (_plain(t) and t.dtype == x.dtype
+                                  and list(t.shape) == list(shape)):
+            return None
+    stats = list(x.shape[:x.dim() - n]) + [1] * n
+    return (torch.empty(x.shape, dtype=x.dtype, device="meta"),
+            torch.empty(stats, dtype=x.dtype, device="meta"),
+            torch.empty(stats, dtype=x.dtype, device="meta"))
+
+
+def _matrices(a, b):
+    """Two 2-D float meta matrices of one dtype that multiply: the
+    product's dims, else None."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+            and a.is_meta and b.is_meta and a.dim() == 2 and b.dim() == 2
+            and a.dtype == b.dtype and a.is_floating_point()
+            and a.shape[1] == b.shape[0]):
+        return None
+    return [a.shape[0], b.shape[1]]
+
+
+def mm_meta(args):
+    """mm(a, b) of float meta matrices: a new contiguous [n, m] in their
+    dtype, as PyTorch's meta kernel makes it (any input strides)."""
+    dims = _matrices(*args) if len(args) == 2 else None
+    return None if dims is None else \
+        torch.empty(dims, dtype=args[0].dtype, device="meta")
+
+
+def addmm_meta(args):
+    """addmm(bias, a, b) with the default beta and alpha (no kwargs: the
+    recorder asks only then): mm_meta's output, the bias a meta tensor of
+    the same dtype broadcasting to it. PyTorch 2.x's meta kernel is Python
+    (about 0.75 ms a call on vit_b_16)."""
+    if len(args) != 3:
+        return None
+    bias, a, b = args
+    dims = _matrices(a, b)
+    if dims is None or not isinstance(bias, torch.Tensor) \
+            or not bias.is_meta or bias.dtype != a.dtype or bias.dim() > 2:
+        return None
+    if _broadcast(bias.shape, dims) != dims:
+        return None
+    return torch.empty(dims, dtype=a.dtype, device="meta")
+
+
 _aten = torch.ops.aten
 
 # aten op -> a cheaper meta kernel answering some calls (None: not this one)
@@ -267,7 +412,9 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_eval_meta,
              _aten.hardswish.default: elementwise_meta,
              _aten.hardsigmoid.default: elementwise_meta,
              _aten.hardswish_.default: elementwise_inplace_meta,
-             _aten.hardsigmoid_.default: elementwise_inplace_meta}
+             _aten.hardsigmoid_.default: elementwise_inplace_meta,
+             # a Python decomposition on 1.13 too (about 280 us a call)
+             _aten.native_layer_norm.default: layer_norm_meta}
 
 # Answered on PyTorch 2.x only (see the module doc); the tests check them
 # against PyTorch's kernels on every version.
@@ -290,6 +437,10 @@ KERNELS_2X = {
     _aten._softmax_backward_data.default: softmax_backward_meta,
     _aten.slice_backward.default: slice_backward_meta,
     _aten.cat.default: cat_meta,
+    _aten.addmm.default: addmm_meta,
+    _aten.mm.default: mm_meta,
+    _aten.gelu.default: unary_meta,
+    _aten.tanh.default: unary_meta,
 }
 if hasattr(_aten, "_safe_softmax"):
     KERNELS_2X[_aten._safe_softmax.default] = softmax_meta

@@ -200,8 +200,11 @@ def number_bytes(v, dtype):
     (tensor_bytes), made by PyTorch itself below any recording's dispatch
     mode. Memoised: a model makes the same few constants (reshape targets,
     scales) in every layer, and making one costs about 20 us."""
-    key = (dtype, type(v), repr(v) if not isinstance(v, list) else
-           tuple((type(x), repr(x)) for x in v))
+    if type(v) is list and set(map(type, v)) <= _INT:
+        key = (dtype, list, tuple(v))  # ints: equal is the same bytes
+    else:
+        key = (dtype, type(v), repr(v) if not isinstance(v, list) else
+               tuple((type(x), repr(x)) for x in v))
     got = _NUMBERS.get(key)
     if got is None:
         with _no_dispatch():
@@ -212,6 +215,7 @@ def number_bytes(v, dtype):
 
 
 _NUMBERS = {}  # (dtype, type, repr) -> bytes: number_bytes' memo
+_INT = {int}
 
 
 _TENSOR = torch.tensor  # PyTorch's own, not shadow.py's wrapper of a recording

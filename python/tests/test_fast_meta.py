@@ -342,3 +342,160 @@ def test_unary_kernels_lay_out_any_input_as_pytorch(seed):
             assert [s for s, n in zip(ours.stride(), shape) if n > 1] == \
                 [s for s, n in zip(theirs.stride(), shape) if n > 1], \
                 (func, shape, strides)
+
+
+def _outputs_agree(ours, theirs):
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert o.is_meta
+        assert (o.shape, o.dtype, o.stride()) == (t.shape, t.dtype, t.stride())
+
+
+def _pytorch_meta(func, args):
+    """PyTorch's own meta kernel's answer; a skip where this version has
+    none (the fast kernel is only in the table on 2.x)."""
+    try:
+        return func(*args)
+    except (NotImplementedError, RuntimeError) as e:
+        pytest.skip(f"no meta kernel for {func} here: {e}")
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 5, 8), [8], _meta(8), _meta(8), 1e-5),
+    lambda: (_meta(2, 5, 8), [5, 8], None, None, 1e-6),
+    lambda: (_meta(3, 8, dtype=torch.float64), [8], _meta(8, dtype=torch.float64),
+             None, 1e-5),
+    lambda: (_meta(1, 197, 768), [768], _meta(768), _meta(768), 1e-6),
+])
+def test_layer_norm_matches_pytorch_meta(args):
+    a = args()
+    _outputs_agree(fast_meta.layer_norm_meta(a),
+                   _pytorch_meta(A.native_layer_norm.default, a))
+
+
+def test_layer_norm_declines_what_it_does_not_cover():
+    f = fast_meta.layer_norm_meta
+    assert f((_meta(2, 8, dtype=torch.float16), [8], None, None, 1e-5)) is None
+    assert f((_meta(2, 8).t(), [2], None, None, 1e-5)) is None
+    assert f((_meta(2, 8), [4], None, None, 1e-5)) is None
+    assert f((_meta(2, 8), [8], _meta(4), None, 1e-5)) is None
+    assert f((torch.empty(2, 8), [8], None, None, 1e-5)) is None
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(16), _meta(4, 8), _meta(8, 16)),
+    lambda: (_meta(4, 16), _meta(4, 8), _meta(16, 8).t()),
+    lambda: (_meta(1, 16), _meta(4, 8).t().contiguous().t(), _meta(8, 16)),
+    lambda: (_meta(1, dtype=torch.bfloat16), _meta(3, 5, dtype=torch.bfloat16),
+             _meta(5, 2, dtype=torch.bfloat16)),
+])
+def test_addmm_and_mm_match_pytorch_meta(args):
+    a = args()
+    _outputs_agree(fast_meta.addmm_meta(a),
+                   _pytorch_meta(A.addmm.default, a))
+    _outputs_agree(fast_meta.mm_meta(a[1:]), _pytorch_meta(A.mm.default, a[1:]))
+
+
+def test_addmm_and_mm_decline_what_they_do_not_cover():
+    assert fast_meta.mm_meta((_meta(4, 8), _meta(7, 2))) is None
+    assert fast_meta.mm_meta((_meta(4, 8), _meta(8, 2, dtype=torch.float64))) \
+        is None
+    assert fast_meta.mm_meta((_meta(2, 4, 8), _meta(8, 2))) is None
+    assert fast_meta.mm_meta((_meta(4, 8, dtype=torch.int64),
+                              _meta(8, 2, dtype=torch.int64))) is None
+    assert fast_meta.addmm_meta((_meta(3), _meta(4, 8), _meta(8, 2))) is None
+    assert fast_meta.addmm_meta((_meta(2, 4, 2), _meta(4, 8), _meta(8, 2))) \
+        is None
+
+
+@pytest.mark.parametrize("func", [A.gelu.default, A.tanh.default])
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16"])
+def test_gelu_and_tanh_match_pytorch_meta(func, case):
+    _same_as_pytorch(func, (CASES[case]()[0],))
+
+
+@pytest.mark.parametrize("args", [
+    # a KV cache's first step: a legacy (0,) tensor and transposed keys
+    lambda: ([_meta(0), _meta(1, 512, 12, 64).transpose(1, 2)], -2),
+    lambda: ([_meta(1, 4, 6, 8).transpose(1, 2), _meta(1, 6, 2, 8)], 2),
+    lambda: ([_meta(3, 8)[:, :4], _meta(3, 2)], 1),
+    lambda: ([_meta(0), _meta(5, 3)],),
+])
+def test_cat_of_views_and_legacy_empties_matches_pytorch_meta(args):
+    a = args()
+    _outputs_agree(fast_meta.cat_meta(a), _pytorch_meta(A.cat.default, a))
+
+
+def test_cat_declines_what_it_does_not_cover():
+    f = fast_meta.cat_meta
+    assert f(([_meta(2, 8, 5, 5, channels_last=True)] * 2, 1)) is None
+    assert f(([_meta(4, 3).t()] * 2, 0)) is None
+    assert f(([_meta(0), _meta(0)],)) is None
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
+@pytest.mark.parametrize("args", [
+    # LLaMA's rotary products: transposed queries times cos, plus rotated
+    lambda: (_meta(1, 6, 4, 8).transpose(1, 2), _meta(1, 1, 6, 8)),
+    lambda: (_meta(1, 6, 4, 8).transpose(1, 2), _meta(1, 4, 6, 8)),
+    lambda: (_meta(6, 4, 8).permute(2, 0, 1), _meta(6, 1)),
+    lambda: (_meta(5, 3).t(), 0.5),
+    lambda: (_meta(5, 3, dtype=torch.float16).t(), _meta(3, 5)),
+])
+def test_binary_of_permuted_dense_matches_pytorch_meta(op, args):
+    a = args()
+    func = getattr(A, op).Tensor
+    ours = K[func](a)
+    theirs = func(*a)
+    assert ours is not None
+    assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+    assert [s for s, d in zip(ours.stride(), ours.shape) if d > 1] == \
+        [s for s, d in zip(theirs.stride(), theirs.shape) if d > 1]
+
+
+def test_binary_of_permuted_declines_what_it_does_not_cover():
+    f = fast_meta.binary_meta
+    sliced = _meta(4, 8)[:, :4]
+    assert f((sliced, _meta(4, 4))) is None  # not dense
+    assert f((_meta(3, 4).t(), _meta(4, 3).t())) is None  # b not contiguous
+    assert f((_meta(4, 3).t(), _meta(2, 3, 4))) is None  # broadcasts a
+    assert f((_meta(3, 4, dtype=torch.int64).t(), 2)) is None
+
+
+class _Block(torch.nn.Module):
+    """A transformer-style block: LayerNorm, Linear (addmm), GELU, tanh,
+    a transposed product and a concatenation onto a legacy empty tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(16)
+        self.fc = torch.nn.Linear(16, 16)
+        self.w = torch.nn.Parameter(torch.zeros(16, 16))
+
+    def forward(self, x):
+        h = torch.nn.functional.gelu(self.fc(self.norm(x)))
+        h = torch.tanh(h) @ self.w
+        q = h.view(1, 4, 2, 8).transpose(1, 2)
+        k = torch.cat([torch.zeros(0, device=x.device), q], dim=-2)
+        return q * k + q
+
+
+def test_recording_counts_a_transformer_block_as_before():
+    """The same graph with the cheap kernels as with PyTorch's."""
+    _alike(_Block().eval(), torch.zeros(1, 4, 16))
+
+
+def test_broadcast_agrees_with_pytorch():
+    """fast_meta's own shape broadcast against torch.broadcast_shapes on
+    random shapes (sizes 0, 1 and more, ranks 0 to 4)."""
+    rng = random.Random(46)
+    for _ in range(2000):
+        s, t = ([rng.choice([0, 1, 1, 2, 3]) for _ in range(rng.randint(0, 4))]
+                for _ in range(2))
+        try:
+            want = list(torch.broadcast_shapes(s, t))
+        except RuntimeError:
+            want = None
+        assert fast_meta._broadcast(s, t) == want, (s, t)

@@ -1,0 +1,407 @@
+#!/usr/bin/python3
+"""Where nnscan.summary's time goes, per aten op and stage (issue 46 item 1).
+
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 \\
+        bench/recording_profile.py [--models resnet50,gpt2] [--runs 5] [--ops]
+    /work/sidrun . 'PYTHONPATH=python python3 bench/recording_profile.py'
+
+Models: torchvision resnet50, densenet121, vit_b_16, mobilenet_v3_small
+(CPU, random weights, batch 1, 3x224x224), GPT-2 small at 512 tokens from
+a config (CPU model) and LLaMA-3-8B shaped on the meta device at 2,048
+tokens (the last two need transformers), built as bench/recording_speed.py
+builds them.
+
+Every figure is a median of --runs runs (after one warm-up) of
+time.process_time, the variants of one model taking turns run after run.
+Stages are measured by subtraction, not by a profiler: the recording is
+run with parts of it switched off (monkeypatched here, for the run only),
+and a stage is the difference between two such runs:
+
+  ops          aten calls the recorder's dispatch mode sees (its `record`
+               calls), and the calls a no-op dispatch mode sees in the
+               plain meta forward
+  meta fwd     the meta forward of a meta copy, no mode (PyTorch's own
+               dispatch and meta kernels)
+  py mode      the same under a dispatch mode that only calls each op,
+               minus `meta fwd`: PyTorch's cost of handing ops to Python
+  meta copy    recorder.meta_copy of the model (once per summary)
+  bare         record_model with fast_meta, shadows, module hooks and the
+               rules all off, minus `meta copy` and `meta fwd + py mode`:
+               the recorder's own dispatch loop and per-recording setup
+  fast_meta    + fast_meta.FAST_META (replaces PyTorch's meta kernel for
+               the ops it knows: negative when it saves time)
+  shadow       + shadow.Shadows.follow (values of integer tensors)
+  hooks        + the module pre/post hooks (ModuleStack)
+  rules        + recorder.record: ops_map rules and Builder naming/nodes
+  pack         graph.pack (the graph as bytes)
+  C build      nns_builder_add_packed + nns_builder_finish (ctypes + C)
+  infer        Handle.infer + torch_api.check_shapes
+  analyze      Handle.analyze (the C analysis)
+  report       the text report (TorchSummary + to_text)
+  summary      nnscan.summary(file=False), whole, for reference
+
+Each stage is also printed per recorded op (us/op). `rules` is split by a
+separate cProfile run (tottime shares by file: ops_map.py, the recorder's
+Builder/record, graph.py; a profiler distorts absolute times, so only the
+shares are printed, applied to the measured `rules`). --ops prints the
+aten ops a model records most and their counts, to compare versions, and
+each op's kernel time per forward. --summary-only times nnscan.summary
+alone; with PYTHONPATH=<other checkout>/python it times that checkout's
+package (the script's own comes after PYTHONPATH on sys.path).
+"""
+import argparse
+import collections
+import contextlib
+import copy
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
+
+LLAMA3_8B = dict(hidden=4096, inter=14336, layers=32, heads=32, kv_heads=8,
+                 vocab=128256)
+MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
+          "gpt2", "llama3_8b")
+
+
+def build(name):
+    """(model, args, kwargs) as bench/recording_speed.py builds them; None
+    when the model's package does not import."""
+    import torch
+    torch.manual_seed(0)
+    if name == "gpt2":
+        try:
+            from transformers import GPT2Config, GPT2LMHeadModel
+        except ImportError:
+            return None
+        return (GPT2LMHeadModel(GPT2Config()).eval(),
+                (torch.zeros(1, 512, dtype=torch.long),), {})
+    if name == "llama3_8b":
+        try:
+            from transformers import LlamaConfig, LlamaForCausalLM
+        except ImportError:
+            return None
+        c = LLAMA3_8B
+        cfg = LlamaConfig(hidden_size=c["hidden"], intermediate_size=c["inter"],
+                          num_hidden_layers=c["layers"],
+                          num_attention_heads=c["heads"],
+                          num_key_value_heads=c["kv_heads"],
+                          vocab_size=c["vocab"], max_position_embeddings=8192,
+                          rope_theta=500000.0)
+        with torch.device("meta"):
+            m = LlamaForCausalLM(cfg).eval()
+        return m, (torch.zeros(1, 2048, dtype=torch.long),), {}
+    from torchvision import models
+    return (getattr(models, name)().eval(), (torch.zeros(1, 3, 224, 224),),
+            {})
+
+
+@contextlib.contextmanager
+def patched(obj, attr, value):
+    old = getattr(obj, attr)
+    setattr(obj, attr, value)
+    try:
+        yield
+    finally:
+        setattr(obj, attr, old)
+
+
+@contextlib.contextmanager
+def switched_off(parts):
+    """record_model with the named parts off: "rules" (recorder.record),
+    "hooks" (ModuleStack's), "shadow" (Shadows.follow), "fast"
+    (fast_meta.FAST_META)."""
+    from nnscan import recorder, shadow
+    with contextlib.ExitStack() as st:
+        if "rules" in parts:
+            st.enter_context(patched(recorder, "record", lambda *a: None))
+        if "hooks" in parts:
+            def enter(self):
+                import threading
+                self.thread = threading.get_ident()
+                return self
+            st.enter_context(patched(recorder.ModuleStack, "__enter__", enter))
+        if "shadow" in parts:
+            st.enter_context(patched(shadow.Shadows, "follow",
+                                     lambda self, f, a, k, out: out))
+        if "fast" in parts:
+            st.enter_context(patched(recorder, "_FAST_META", {}))
+        yield
+
+
+def medians(fns, runs):
+    """name -> median process_time of fn, the fns taking turns."""
+    for fn in fns.values():
+        fn()
+    cs = {k: [] for k in fns}
+    for _ in range(runs):
+        for k, fn in fns.items():
+            c = time.process_time()
+            fn()
+            cs[k].append(time.process_time() - c)
+    return {k: statistics.median(v) for k, v in cs.items()}
+
+
+def count_ops(model, args, kwargs):
+    """(calls a no-op mode sees in the plain meta forward, calls the
+    recorder records, Counter of the recorded ops' names)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from nnscan import recorder
+
+    seen = collections.Counter()
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen[str(func)] += 1
+            return func(*args, **(kwargs or {}))
+
+    meta, margs, mkw = meta_forward_parts(model, args, kwargs)
+    with torch.no_grad(), Count():
+        meta(*margs, **mkw)
+    plain = sum(seen.values())
+    rec = collections.Counter()
+    real = recorder.record
+
+    def counting(b, func, *rest):
+        rec[str(func)] += 1
+        return real(b, func, *rest)
+    with patched(recorder, "record", counting):
+        recorder.record_model(model, args, kwargs, device="meta")
+    return plain, sum(rec.values()), rec
+
+
+def meta_forward_parts(model, args, kwargs):
+    from nnscan import recorder, shadow
+    sh = shadow.Shadows()
+    meta = model if recorder.on_meta(model) else recorder.meta_copy(model, sh)
+    recorder._train(meta, False)
+    return (meta, recorder.to_meta_inputs(args, sh),
+            recorder.to_meta_inputs(kwargs, sh))
+
+
+def kernel_costs(model, args, kwargs, runs):
+    """aten op -> (calls, median total us of its kernel per forward, whether
+    fast_meta answered): each call timed (process_time) in a dispatch mode
+    that runs it as the recorder does (fast_meta's kernel where it answers,
+    else PyTorch's), on the meta forward."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from nnscan.fast_meta import FAST_META
+    meta, margs, mkw = meta_forward_parts(model, args, kwargs)
+    per = collections.defaultdict(list)
+    fast_used = set()
+
+    class Timed(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            t = time.process_time()
+            fast = FAST_META.get(func)
+            out = fast(args) if fast is not None and not kwargs else None
+            if out is None:
+                out = func(*args, **kwargs)
+            else:
+                fast_used.add(str(func))
+            acc[str(func)] += time.process_time() - t
+            calls[str(func)] += 1
+            return out
+    for _ in range(runs):
+        acc, calls = collections.Counter(), collections.Counter()
+        with torch.no_grad(), Timed():
+            meta(*margs, **mkw)
+        for k, v in acc.items():
+            per[k].append(v)
+    return sorted(((k, calls[k], statistics.median(v) * 1e6, k in fast_used)
+                   for k, v in per.items()), key=lambda r: -r[2])
+
+
+def rule_shares(model, args, kwargs):
+    """cProfile tottime of one full record_model, by where the function
+    lives: the shares of the rules' work (ops_map, Builder/record, graph)."""
+    from nnscan import recorder
+    pr = cProfile.Profile()
+    pr.enable()
+    recorder.record_model(model, args, kwargs, device="meta")
+    pr.disable()
+    st = pstats.Stats(pr)
+    by = collections.Counter()
+    for (fname, _line, func), (_cc, _nc, tt, _ct, _callers) in \
+            st.stats.items():
+        base = os.path.basename(fname)
+        if base == "recorder.py" and func in (
+                "record", "name", "value_of", "_declare", "inp", "gemm_rhs",
+                "transposed", "const", "scalar", "filler", "fresh",
+                "data_shaped", "fresh_like", "alias", "node_raw", "node",
+                "unmapped", "hold", "_any_real_formed", "_entry"):
+            by["recorder Builder+record"] += tt
+        elif base in ("ops_map.py", "graph.py", "masks.py", "moe.py"):
+            by[base] += tt
+    return by
+
+
+def profile(name, runs, show_ops, summary_only=False):
+    import torch
+    import nnscan
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from nnscan import graph, recorder, shadow, torch_api
+    from nnscan.report import Handle  # noqa: F401 - the library loads
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+        return None
+    model, args, kwargs = built
+    if summary_only:
+        t = medians({"summary": lambda: nnscan.summary(
+            model, inputs=args[0], file=False)}, runs)
+        return {"model": name, "summary": t["summary"]}
+    plain_ops, ops, by_op = count_ops(model, args, kwargs)
+    meta, margs, mkw = meta_forward_parts(model, args, kwargs)
+
+    class CallOnly(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    def fwd():
+        with torch.no_grad():
+            meta(*margs, **mkw)
+
+    def mode():
+        with torch.no_grad(), CallOnly():
+            meta(*margs, **mkw)
+
+    def rec(*off):
+        def run():
+            with switched_off(off), recorder.gc_paused():
+                recorder.record_model(model, args, kwargs, device="meta")
+        return run
+
+    fns = {"fwd": fwd, "mode": mode,
+           "copy": (lambda: None) if recorder.on_meta(model)
+           else (lambda: recorder.meta_copy(model, shadow.Shadows())),
+           "r0": rec("rules", "hooks", "shadow", "fast"),
+           "r1": rec("rules", "hooks", "shadow"),
+           "r2": rec("rules", "hooks"),
+           "r3": rec("rules"),
+           "r4": rec()}
+    t = medians(fns, runs)
+
+    with recorder.gc_paused():
+        r = recorder.record_model(model, args, kwargs, device="meta")
+    g = r.graph
+
+    def pack():
+        graph.pack(g)
+
+    def built_handle():
+        return g.build()
+
+    def infer():
+        h = g.build()
+        h.infer(fallback_declared=True)
+        torch_api.check_shapes(h, r)
+        return h
+
+    def analyze():
+        h = infer()
+        return h, h.analyze("adam", None, None)
+
+    def report():
+        h, a = analyze()
+        torch_api.TorchSummary(a, r, "record", name=type(model).__name__,
+                               columns=("params",)).to_text()
+
+    def summary():
+        nnscan.summary(model, inputs=args[0], file=False)
+
+    post = medians({"pack": pack, "build": built_handle, "infer": infer,
+                    "analyze": analyze, "report": report,
+                    "summary": summary}, runs)
+    shares = rule_shares(model, args, kwargs)
+    stages = collections.OrderedDict([
+        ("meta fwd", t["fwd"]),
+        ("py mode", t["mode"] - t["fwd"]),
+        ("meta copy", t["copy"]),
+        ("bare", t["r0"] - t["copy"] - t["mode"]),
+        ("fast_meta", t["r1"] - t["r0"]),
+        ("shadow", t["r2"] - t["r1"]),
+        ("hooks", t["r3"] - t["r2"]),
+        ("rules", t["r4"] - t["r3"]),
+        ("pack", post["pack"]),
+        ("C build", post["build"] - post["pack"]),
+        ("infer", post["infer"] - post["build"]),
+        ("analyze", post["analyze"] - post["infer"]),
+        ("report", post["report"] - post["analyze"]),
+    ])
+    out = {"model": name, "ops": ops, "plain_ops": plain_ops,
+           "module_calls": sum(g.module_calls.values()),
+           "record": t["r4"], "summary": post["summary"], "stages": stages,
+           "shares": shares}
+    if show_ops:
+        out["top"] = by_op.most_common(25)
+        out["kernels"] = kernel_costs(model, args, kwargs, runs)[:20]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ops", action="store_true",
+                    help="print each model's most recorded aten ops")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="time nnscan.summary alone (before/after runs)")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(a.threads)
+    warnings.simplefilter("ignore")
+    print(f"torch {torch.__version__}, process_time medians of {a.runs}")
+    rows = []
+    for name in a.models.split(","):
+        r = profile(name, a.runs, a.ops, a.summary_only)
+        if r is None:
+            continue
+        if a.summary_only:
+            print(f"{name}: summary {r['summary'] * 1e3:.1f} ms")
+            continue
+        rows.append(r)
+        print(f"\n{name}: {r['ops']} ops recorded ({r['plain_ops']} in the "
+              f"plain meta forward), {r['module_calls']} module calls, "
+              f"record_model {r['record'] * 1e3:.1f} ms,"
+              f" summary {r['summary'] * 1e3:.1f} ms")
+        print(f"  {'stage':<10} {'ms':>8} {'us/op':>8}")
+        for k, v in r["stages"].items():
+            print(f"  {k:<10} {v * 1e3:8.2f} {v / r['ops'] * 1e6:8.2f}")
+        tot = sum(r["shares"].values())
+        if tot > 0:
+            rules = r["stages"]["rules"]
+            print("  rules split (cProfile tottime shares): " + ", ".join(
+                f"{k} {v / tot:.0%} ({rules * v / tot / r['ops'] * 1e6:.1f}"
+                " us/op)" for k, v in r["shares"].most_common()))
+        for op, n in r.get("top", []):
+            print(f"    {n:6d} {op}")
+        if r.get("kernels"):
+            print("  kernel time per forward (fast_meta where it answers):")
+        for op, n, us, fast in r.get("kernels", []):
+            print(f"    {us / 1e3:7.2f} ms {n:5d} x {us / n:7.1f} us "
+                  f"{'fast ' if fast else ''}{op}")
+    if len(rows) > 1 and not a.summary_only:
+        print("\n| model | ops | " + " | ".join(rows[0]["stages"]) +
+              " | summary |")
+        print("|---|---|" + "---|" * (len(rows[0]["stages"]) + 1))
+        for r in rows:
+            print(f"| {r['model']} | {r['ops']} | " + " | ".join(
+                f"{v / r['ops'] * 1e6:.1f}" for v in r["stages"].values())
+                + f" | {r['summary'] * 1e3:.1f} ms |")
+        print("(stages in us per recorded op)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""Whether a change kept every nnscan.summary report byte for byte, on live
+PyTorch models (bench/same_output.sh does the same for the CLI on ONNX).
+
+    NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 \\
+        bench/same_summary.py --save /tmp/before [--models resnet50,gpt2]
+    ... (make the change) ...
+    ... bench/same_summary.py --save /tmp/after
+    bench/same_summary.py --compare /tmp/before /tmp/after
+    /work/sidrun . 'PYTHONPATH=python python3 bench/same_summary.py --save D'
+
+--save writes, per model, the text report with every column (flops, macs,
+dmas, buffers, act, pct), JSON v1 and v2, and the roofline text
+(hardware="h100-sxm") into DIR/<model>.<form>, plus each warning's text.
+Models: every torchvision classification model (CPU, random weights,
+seed 0, 1x3x224x224; 299 for inception_v3) but the few whose random
+initialisation alone takes many seconds (--skip), and with transformers
+every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
+a GPT-2 small CPU model at 512 tokens. A model that fails writes its
+error instead (and compares as such). --compare prints each file that
+differs or is missing and exits 1 when any does.
+"""
+import argparse
+import os
+import sys
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
+sys.path.insert(0, os.path.join(ROOT, "python", "tests_hf"))
+
+SKIP = ("vit_h_14", "vit_l_16", "vit_l_32", "regnet_y_128gf",
+        "regnet_y_32gf", "regnet_y_16gf")
+COLUMNS = ("flops", "macs", "dmas", "buffers", "act", "pct")
+
+
+def torchvision_models(skip):
+    import torch
+    from torchvision import models
+    try:
+        names = sorted(models.list_models(module=models))
+    except AttributeError:  # torchvision < 0.15
+        drop = {"get_weight", "get_model", "get_model_builder",
+                "get_model_weights", "list_models"}
+        names = sorted(n for n in dir(models) if not n.startswith("_")
+                       and n[0].islower() and callable(getattr(models, n))
+                       and n not in drop)
+    for n in names:
+        if n in skip:
+            continue
+
+        def make(n=n):
+            torch.manual_seed(0)
+            kw = {"aux_logits": False, "init_weights": False} \
+                if n in ("inception_v3", "googlenet") else {}
+            side = 299 if n == "inception_v3" else 224
+            return getattr(models, n)(**kw).eval(), \
+                torch.zeros(1, 3, side, side)
+        yield "tv_" + n, make
+
+
+def hf_models():
+    try:
+        import hf_zoo
+        import torch
+        from transformers import GPT2Config, GPT2LMHeadModel
+    except ImportError:
+        return
+    for n in sorted(hf_zoo.FAMILIES):
+        yield "hf_" + n, (lambda n=n: hf_zoo.build(n))
+
+    def gpt2():
+        torch.manual_seed(0)
+        return GPT2LMHeadModel(GPT2Config()).eval(), \
+            {"input_ids": torch.zeros(1, 512, dtype=torch.long)}
+    yield "gpt2_512", gpt2
+
+
+def reports(model, inputs):
+    import nnscan
+    out = {}
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        s = nnscan.summary(model, inputs=inputs, columns=COLUMNS, file=False)
+        out["txt"] = s.to_text()
+        out["json1"] = s.to_json(version=1)
+        out["json2"] = s.to_json(version=2)
+        r = nnscan.summary(model, inputs=inputs, hardware="h100-sxm",
+                           file=False)
+        out["roof"] = r.to_text()
+    out["warn"] = "".join(f"{x.category.__name__}: {x.message}\n" for x in w)
+    return out
+
+
+def save(d, only, skip):
+    os.makedirs(d, exist_ok=True)
+    for name, make in list(torchvision_models(skip)) + list(hf_models()):
+        if only and name not in only and name[3:] not in only:
+            continue
+        try:
+            model, inputs = make()
+            got = reports(model, inputs)
+        except Exception as e:  # noqa: BLE001 - written, and compared
+            got = {"error": f"{type(e).__name__}: {e}\n"}
+        for form, text in got.items():
+            with open(os.path.join(d, f"{name}.{form}"), "w") as f:
+                f.write(text)
+        print(name, "error" if "error" in got else "ok", flush=True)
+
+
+def compare(a, b):
+    names = sorted(set(os.listdir(a)) | set(os.listdir(b)))
+    bad = 0
+    for n in names:
+        pa, pb = os.path.join(a, n), os.path.join(b, n)
+        if not (os.path.exists(pa) and os.path.exists(pb)):
+            print("missing on one side:", n)
+            bad += 1
+            continue
+        with open(pa, "rb") as fa, open(pb, "rb") as fb:
+            if fa.read() != fb.read():
+                print("differs:", n)
+                bad += 1
+    print(f"{len(names)} files compared: {bad} differ")
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--save", metavar="DIR")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--models", default="",
+                    help="comma-separated names (default: all)")
+    ap.add_argument("--skip", default=",".join(SKIP))
+    a = ap.parse_args()
+    if a.compare:
+        sys.exit(compare(*a.compare))
+    if not a.save:
+        ap.error("give --save DIR or --compare BEFORE AFTER")
+    import torch
+    torch.set_num_threads(2)
+    save(a.save, set(filter(None, a.models.split(","))),
+         set(filter(None, a.skip.split(","))))
+
+
+if __name__ == "__main__":
+    main()
