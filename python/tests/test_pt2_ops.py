@@ -328,6 +328,81 @@ CASES = {
 }
 
 
+# Complex values (aten_complex.c): in real form, as ops_map.py spells them.
+# LLaMA-1's rotary embedding: x's pairs as complex numbers times freqs_cis
+# (complex, from polar), sliced to the sequence and viewed to broadcast,
+# back to real pairs. freqs_cis a complex buffer (complex-typed: read as
+# pairs) or made in the forward by polar (in real form throughout).
+class Rope(nn.Module):
+    def __init__(self, dim=8, end=32, buffer=True):
+        super().__init__()
+        f = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        f = torch.outer(torch.arange(end).float(), f)
+        self.buffer = buffer
+        if buffer:
+            self.register_buffer("freqs_cis",
+                                 torch.polar(torch.ones_like(f), f))
+        else:
+            self.register_buffer("freqs", f)
+
+    def forward(self, xq, xk):
+        T = xq.shape[1]
+        if self.buffer:
+            fc = self.freqs_cis[:T]
+        else:
+            f = self.freqs[:T]
+            fc = torch.polar(torch.ones_like(f), f)
+        xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+        xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+        shape = [d if i in (1, xq_.ndim - 1) else 1
+                 for i, d in enumerate(xq_.shape)]
+        fc = fc.view(*shape)
+        xq_out = torch.view_as_real(xq_ * fc).flatten(3)
+        xk_out = torch.view_as_real(xk_ * fc).flatten(3)
+        return xq_out.type_as(xq), xk_out.type_as(xk)
+
+
+def _cplx(x):
+    return torch.view_as_complex(x)
+
+
+CASES.update({
+    "view_as_complex": (lambda x: torch.view_as_real(_cplx(x) * 2),
+                        (r(3, 4, 2),), "view_as_complex"),
+    "view_as_real": (lambda x: torch.view_as_real(_cplx(x)) + 1,
+                     (r(3, 4, 2),), "view_as_real"),
+    "polar": (lambda a, t: torch.view_as_real(torch.polar(a, t)),
+              (torch.rand(3, 4), r(3, 4)), "polar"),
+    "complex_mul": (lambda x, y: torch.view_as_real(_cplx(x) * _cplx(y)),
+                    (r(3, 4, 2), r(4, 2)), "mul"),
+    "complex_mul_real": (lambda x, y: torch.view_as_real(_cplx(x) * y),
+                         (r(3, 4, 2), r(3, 4)), "mul"),
+    "complex_view_slice": (
+        lambda x: torch.view_as_real(_cplx(x)[1:].reshape(2, 2, 2) * 3),
+        (r(3, 4, 2),), "view_as_complex"),
+    "rope_llama1_buffer": (Rope(), (r(2, 16, 2, 8), r(2, 16, 2, 8)),
+                           "view_as_complex"),
+    "rope_llama1_polar": (Rope(buffer=False),
+                          (r(2, 16, 2, 8), r(2, 16, 2, 8)), "polar"),
+    # torch.fft.* stay composites (fft_fft, ...) in an archive: the
+    # kernels they run are called as ops
+    "_fft_r2c": (lambda x: torch.view_as_real(A._fft_r2c(x, [1], 0, True)),
+                 (r(3, 8),), "_fft_r2c"),
+    "_fft_r2c_full_ortho": (
+        lambda x: torch.view_as_real(A._fft_r2c(x, [1, 2], 1, False)),
+        (r(2, 4, 6),), "_fft_r2c"),
+    "_fft_c2c": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [-1], 0, True)),
+        (r(3, 8, 2),), "_fft_c2c"),
+    "_fft_c2c_inverse": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [0, 1], 2, False)),
+        (r(3, 8, 2),), "_fft_c2c"),
+    "_fft_c2c_forward_scaled": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [1], 2, True)),
+        (r(3, 8, 2),), "_fft_c2c"),
+})
+
+
 class Call(nn.Module):
     def __init__(self, f):
         super().__init__()
