@@ -384,8 +384,25 @@ CASES.update({
                            "view_as_complex"),
     "rope_llama1_polar": (Rope(buffer=False),
                           (r(2, 16, 2, 8), r(2, 16, 2, 8)), "polar"),
-    # torch.fft.* stay composites (fft_fft, ...) in an archive: the
-    # kernels they run are called as ops
+    # torch.fft.* stay composites in an archive (fft_fft, ...), lowered as
+    # the kernel each runs live (_fft_r2c, _fft_c2c) with the normalization
+    # PyTorch picks from `norm`
+    "fft_fft": (lambda x: torch.view_as_real(torch.fft.fft(x)),
+                (r(3, 8),), "fft_fft"),
+    "fft_fft_complex": (
+        lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), norm="forward")),
+        (r(3, 8, 2),), "fft_fft"),
+    "fft_ifft": (lambda x: torch.view_as_real(torch.fft.ifft(_cplx(x))),
+                 (r(3, 8, 2),), "fft_ifft"),
+    "fft_rfft": (lambda x: torch.view_as_real(torch.fft.rfft(x, norm="ortho")),
+                 (r(3, 8),), "fft_rfft"),
+    "fft_rfft2": (lambda x: torch.view_as_real(torch.fft.rfft2(x)),
+                  (r(2, 4, 6),), "fft_rfft2"),
+    "fft_fftn": (lambda x: torch.view_as_real(
+        torch.fft.fftn(_cplx(x), dim=(1, 2))), (r(2, 4, 6, 2),), "fft_fftn"),
+    "fft_ifft2": (lambda x: torch.view_as_real(torch.fft.ifft2(_cplx(x))),
+                  (r(2, 4, 6, 2),), "fft_ifft2"),
+    # the kernels called as ops
     "_fft_r2c": (lambda x: torch.view_as_real(A._fft_r2c(x, [1], 0, True)),
                  (r(3, 8),), "_fft_r2c"),
     "_fft_r2c_full_ortho": (
@@ -395,8 +412,8 @@ CASES.update({
         lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [-1], 0, True)),
         (r(3, 8, 2),), "_fft_c2c"),
     "_fft_c2c_inverse": (
-        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [0, 1], 2, False)),
-        (r(3, 8, 2),), "_fft_c2c"),
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [1, -1], 2, False)),
+        (r(3, 4, 8, 2),), "_fft_c2c"),
     "_fft_c2c_forward_scaled": (
         lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [1], 2, True)),
         (r(3, 8, 2),), "_fft_c2c"),
@@ -565,3 +582,25 @@ def test_pt2_dynamic_batch_counts_equal_live(name, tmp_path):
     live = nnscan.summary(model, inputs=args, file=False).totals
     for key in ("params", "macs", "flops"):
         assert doc["totals"][key] == live[key], key
+
+
+# masked_scatter (vision-language models merging image features into the
+# text embeddings): how many source elements land is the mask's contents,
+# which an archive does not hold. The live recording counts it from the
+# mask's value; the archive's report lists the op as uncounted, its sizes
+# declared, never a guessed count.
+def test_pt2_masked_scatter_uncounted(tmp_path):
+    def f(x, m, s):
+        return x.masked_scatter(m, s) * 2
+    args = (r(2, 3, 4), torch.rand(2, 3, 1) > 0.5, r(24))
+    ep = torch.export.export(Call(f), args)
+    path = str(tmp_path / "masked_scatter.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert "masked_scatter" in json.dumps(doc["uncounted_ops"])
+    assert ("", "Mul") in by_type(doc)  # what follows keeps its sizes
+    live = json.loads(nnscan.summary(Call(f), inputs=args, file=False)
+                      .to_json())
+    assert "masked_scatter" not in json.dumps(live["uncounted_ops"])

@@ -269,6 +269,73 @@ static nns_status fft_r2c(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* torch.fft's composites an archive keeps (fft_fft, fft_rfft2, fft_ifftn,
+ * ...), lowered as the kernel each runs live: _fft_c2c on a value in real
+ * form, _fft_r2c for rfft* and for a 1-D forward fft of a real signal.
+ * A size (n, s), a 2-D or n-D fft of a real signal (a complex copy first)
+ * and a 1-D inverse of a real one: not lowered here. */
+static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self"), *k = op->name + 4;
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1)
+    return NNS_E_NOTFOUND;
+  bool inverse = k[0] == 'i', real_in = k[0] == 'r';
+  int nd = k[3 + (inverse || real_in)] == '2'   ? 2
+           : k[3 + (inverse || real_in)] == 'n' ? 0
+                                                : 1;
+  const nns__aten_arg *size = nns__aten_arg_of(c, nd == 1 ? "n" : "s");
+  if (size && size->kind != NNS__AA_NONE)
+    return NNS_E_NOTFOUND;
+  bool cx = real_formed(c, x);
+  if (complex_dt(mx->dtype) || (real_in && cx) ||
+      (!real_in && !cx && (nd != 1 || inverse)))
+    return NNS_E_NOTFOUND;
+  int r = cx ? mx->rank - 1 : mx->rank;
+  int64_t dims[16];
+  int n = 0;
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (d && d->kind == NNS__AA_INT && !d->sym) {
+    dims[n++] = d->i;
+  } else if (d && d->kind == NNS__AA_INTS && d->n >= 1 && d->n <= 16) {
+    for (int j = 0; j < d->n; j++) {
+      if (d->syms && d->syms[j])
+        return NNS_E_NOTFOUND;
+      dims[n++] = d->ints[j];
+    }
+  } else if (d && d->kind != NNS__AA_NONE) {
+    return NNS_E_NOTFOUND;
+  } else if (nd == 1) {
+    dims[n++] = -1;
+  } else if (nd == 2) {
+    dims[n++] = -2;
+    dims[n++] = -1;
+  } else {
+    for (; n < r && n < 16; n++)
+      dims[n] = n;
+  }
+  const nns__aten_arg *na = nns__aten_arg_of(c, "norm");
+  const char *norm = na && na->kind == NNS__AA_STRING ? na->s : "backward";
+  int64_t mode;
+  if (!strcmp(norm, "backward"))
+    mode = inverse ? 2 : 0;
+  else if (!strcmp(norm, "forward"))
+    mode = inverse ? 0 : 2;
+  else if (!strcmp(norm, "ortho"))
+    mode = 1;
+  else
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[4] = {
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "dim", .kind = NNS__AA_INTS, .n = n, .ints = dims},
+      {.name = "normalization", .kind = NNS__AA_INT, .i = mode},
+      {.name = cx ? "forward" : "onesided", .kind = NNS__AA_BOOL,
+       .b = cx ? !inverse : real_in}};
+  nns__aten_call kc = *c;
+  kc.args = args;
+  kc.n_args = 4;
+  return cx ? fft_c2c(&kc, op) : fft_r2c(&kc, op);
+}
+
 /* masked_scatter(self, mask, source): how many source elements land is
  * the mask's contents, which an archive does not hold; the recorder
  * counts it from the tracked mask value. Here: uncounted (reported). */
@@ -324,6 +391,15 @@ nns_status nns__aten_lower_real_form(nns__aten_call *c,
 static const nns__aten_op ops[] = {
     RULE("_fft_c2c", "DFT", fft_c2c),
     RULE("_fft_r2c", "DFT", fft_r2c),
+    RULE("fft_fft", "DFT", fft_composite),
+    RULE("fft_fft2", "DFT", fft_composite),
+    RULE("fft_fftn", "DFT", fft_composite),
+    RULE("fft_ifft", "DFT", fft_composite),
+    RULE("fft_ifft2", "DFT", fft_composite),
+    RULE("fft_ifftn", "DFT", fft_composite),
+    RULE("fft_rfft", "DFT", fft_composite),
+    RULE("fft_rfft2", "DFT", fft_composite),
+    RULE("fft_rfftn", "DFT", fft_composite),
     RULE("masked_scatter", "(uncounted: the mask's contents)",
          masked_scatter),
     RULE("polar", "Cos Sin Mul Unsqueeze Concat", polar),
