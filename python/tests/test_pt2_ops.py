@@ -604,3 +604,11 @@ def test_pt2_masked_scatter_uncounted(tmp_path):
     live = json.loads(nnscan.summary(Call(f), inputs=args, file=False)
                       .to_json())
     assert "masked_scatter" not in json.dumps(live["uncounted_ops"])
+
+
+# A complex product by hand: 4 multiplies and 2 adds per complex element
+# (x [3, 4] complex times y [4] complex broadcast: 12 elements); the views
+# and the halves' Split and Concat move data only.
+def test_pt2_complex_mul_flops_by_hand(tmp_path):
+    doc, _, _, _ = report("complex_mul", tmp_path)
+    assert doc["totals"]["flops"] == 6 * 3 * 4
