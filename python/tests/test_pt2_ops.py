@@ -612,3 +612,11 @@ def test_pt2_masked_scatter_uncounted(tmp_path):
 def test_pt2_complex_mul_flops_by_hand(tmp_path):
     doc, _, _, _ = report("complex_mul", tmp_path)
     assert doc["totals"]["flops"] == 6 * 3 * 4
+
+
+# LLaMA-1's rotary embedding by hand: q and k [2, 16, 2, 8] as [2, 16, 2, 4]
+# complex values, each times freqs_cis (a complex buffer, read as pairs):
+# 6 FLOPs per complex element, nothing else counts.
+def test_pt2_rope_flops_by_hand(tmp_path):
+    doc, _, _, _ = report("rope_llama1_buffer", tmp_path)
+    assert doc["totals"]["flops"] == 2 * 6 * (2 * 16 * 2 * 4)
