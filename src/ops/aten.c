@@ -934,7 +934,7 @@ static const nns__aten_op table[] = {
     RULE("mean", "ReduceMean", reduce),
     BIN("minimum", "Min"),
     RULE("mm", "MatMul", nns__aten_matmul),
-    RULE("mul", "Mul (complex: 4 Mul, Sub, Add)", nns__aten_mul),
+    BIN("mul", "Mul"),
     RULE("native_layer_norm", "LayerNormalization", layer_norm),
     RULE("ne", "Equal+Not", not_equal),
     UN("neg", "Neg"),
@@ -1063,9 +1063,9 @@ nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e) {
   for (int32_t k = 0; k < c->n_args && !x; k++)
     if (c->args[k].kind == NNS__AA_TENSOR)
       x = c->args[k].tensor;
-  if (e->form == NNS__AF_RULE) {
+  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY) {
     bool done;
-    nns_status st = nns__aten_lower_real_form(c, e, &done);
+    nns_status st = nns__aten_lower_complex(c, e, &done);
     if (done || st != NNS_OK)
       return st;
   }

@@ -173,20 +173,6 @@ static nns_status complex_mul(nns__aten_call *c, const nns__aten_arg *ax,
   return nns__aten_kernel(c, first);
 }
 
-/* mul: a complex product when an operand is a complex value in real form,
- * else the BINARY form. */
-nns_status nns__aten_mul(nns__aten_call *c, const nns__aten_op *op) {
-  (void)op;
-  const nns__aten_arg *ax = nns__aten_arg_of(c, "self"),
-                      *ay = nns__aten_arg_of(c, "other");
-  if (c->n_outs >= 1 && c->outs[0] && ax && ay &&
-      ax->kind == NNS__AA_TENSOR &&
-      (real_formed(c, ax->tensor) ||
-       (ay->kind == NNS__AA_TENSOR && real_formed(c, ay->tensor))))
-    return complex_mul(c, ax, ay);
-  return nns__aten_binary(c, "Mul");
-}
-
 /* The dims of int-list argument "dim" over rank r, each in [0, r). */
 static int fft_dims(nns__aten_call *c, int r, int64_t *d) {
   const nns__aten_arg *a = nns__aten_arg_of(c, "dim");
@@ -345,15 +331,29 @@ static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
   return NNS_E_NOTFOUND;
 }
 
-/* Layout rules on a complex value in real form (ops_map.py's real_form):
- * the rule runs on the output's real form, dims counted from the complex
- * input's. */
-nns_status nns__aten_lower_real_form(nns__aten_call *c,
-                                     const nns__aten_op *e, bool *done) {
+/* Calls of the other families' entries on a complex value in real form:
+ * mul (a BINARY entry) is a complex product; a layout rule (ops_map.py's
+ * real_form) runs on the output's real form, dims counted from the
+ * complex input's. */
+nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
+                                   bool *done) {
   static const char *const layout[] = {
       "view",    "_unsafe_view", "_reshape_alias", "reshape", "flatten",
       "unsqueeze", "squeeze",    "view_as",        "slice",   "select"};
   *done = false;
+  if (e->form == NNS__AF_BINARY) {
+    if (strcmp(e->name, "mul"))
+      return NNS_OK; /* before any lookup: every binary call comes here */
+    const nns__aten_arg *ax = nns__aten_arg_of(c, "self"),
+                        *ay = nns__aten_arg_of(c, "other");
+    if (c->n_outs < 1 || !c->outs[0] || !ax ||
+        !ay || ax->kind != NNS__AA_TENSOR ||
+        !(real_formed(c, ax->tensor) ||
+          (ay->kind == NNS__AA_TENSOR && real_formed(c, ay->tensor))))
+      return NNS_OK;
+    *done = true;
+    return complex_mul(c, ax, ay);
+  }
   const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
                       ? c->args[0].tensor
                       : NULL;
