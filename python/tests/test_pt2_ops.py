@@ -328,6 +328,98 @@ CASES = {
 }
 
 
+# Complex values (aten_complex.c): in real form, as ops_map.py spells them.
+# LLaMA-1's rotary embedding: x's pairs as complex numbers times freqs_cis
+# (complex, from polar), sliced to the sequence and viewed to broadcast,
+# back to real pairs. freqs_cis a complex buffer (complex-typed: read as
+# pairs) or made in the forward by polar (in real form throughout).
+class Rope(nn.Module):
+    def __init__(self, dim=8, end=32, buffer=True):
+        super().__init__()
+        f = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        f = torch.outer(torch.arange(end).float(), f)
+        self.buffer = buffer
+        if buffer:
+            self.register_buffer("freqs_cis",
+                                 torch.polar(torch.ones_like(f), f))
+        else:
+            self.register_buffer("freqs", f)
+
+    def forward(self, xq, xk):
+        T = xq.shape[1]
+        if self.buffer:
+            fc = self.freqs_cis[:T]
+        else:
+            f = self.freqs[:T]
+            fc = torch.polar(torch.ones_like(f), f)
+        xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+        xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+        shape = [d if i in (1, xq_.ndim - 1) else 1
+                 for i, d in enumerate(xq_.shape)]
+        fc = fc.view(*shape)
+        xq_out = torch.view_as_real(xq_ * fc).flatten(3)
+        xk_out = torch.view_as_real(xk_ * fc).flatten(3)
+        return xq_out.type_as(xq), xk_out.type_as(xk)
+
+
+def _cplx(x):
+    return torch.view_as_complex(x)
+
+
+CASES.update({
+    "view_as_complex": (lambda x: torch.view_as_real(_cplx(x) * 2),
+                        (r(3, 4, 2),), "view_as_complex"),
+    "view_as_real": (lambda x: torch.view_as_real(_cplx(x)) + 1,
+                     (r(3, 4, 2),), "view_as_real"),
+    "polar": (lambda a, t: torch.view_as_real(torch.polar(a, t)),
+              (torch.rand(3, 4), r(3, 4)), "polar"),
+    "complex_mul": (lambda x, y: torch.view_as_real(_cplx(x) * _cplx(y)),
+                    (r(3, 4, 2), r(4, 2)), "mul"),
+    "complex_mul_real": (lambda x, y: torch.view_as_real(_cplx(x) * y),
+                         (r(3, 4, 2), r(3, 4)), "mul"),
+    "complex_view_slice": (
+        lambda x: torch.view_as_real(_cplx(x)[1:].reshape(2, 2, 2) * 3),
+        (r(3, 4, 2),), "view_as_complex"),
+    "rope_llama1_buffer": (Rope(), (r(2, 16, 2, 8), r(2, 16, 2, 8)),
+                           "view_as_complex"),
+    "rope_llama1_polar": (Rope(buffer=False),
+                          (r(2, 16, 2, 8), r(2, 16, 2, 8)), "polar"),
+    # torch.fft.* stay composites in an archive (fft_fft, ...), lowered as
+    # the kernel each runs live (_fft_r2c, _fft_c2c) with the normalization
+    # PyTorch picks from `norm`
+    "fft_fft": (lambda x: torch.view_as_real(torch.fft.fft(x)),
+                (r(3, 8),), "fft_fft"),
+    "fft_fft_complex": (
+        lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), norm="forward")),
+        (r(3, 8, 2),), "fft_fft"),
+    "fft_ifft": (lambda x: torch.view_as_real(torch.fft.ifft(_cplx(x))),
+                 (r(3, 8, 2),), "fft_ifft"),
+    "fft_rfft": (lambda x: torch.view_as_real(torch.fft.rfft(x, norm="ortho")),
+                 (r(3, 8),), "fft_rfft"),
+    "fft_rfft2": (lambda x: torch.view_as_real(torch.fft.rfft2(x)),
+                  (r(2, 4, 6),), "fft_rfft2"),
+    "fft_fftn": (lambda x: torch.view_as_real(
+        torch.fft.fftn(_cplx(x), dim=(1, 2))), (r(2, 4, 6, 2),), "fft_fftn"),
+    "fft_ifft2": (lambda x: torch.view_as_real(torch.fft.ifft2(_cplx(x))),
+                  (r(2, 4, 6, 2),), "fft_ifft2"),
+    # the kernels called as ops
+    "_fft_r2c": (lambda x: torch.view_as_real(A._fft_r2c(x, [1], 0, True)),
+                 (r(3, 8),), "_fft_r2c"),
+    "_fft_r2c_full_ortho": (
+        lambda x: torch.view_as_real(A._fft_r2c(x, [1, 2], 1, False)),
+        (r(2, 4, 6),), "_fft_r2c"),
+    "_fft_c2c": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [-1], 0, True)),
+        (r(3, 8, 2),), "_fft_c2c"),
+    "_fft_c2c_inverse": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [1, -1], 2, False)),
+        (r(3, 4, 8, 2),), "_fft_c2c"),
+    "_fft_c2c_forward_scaled": (
+        lambda x: torch.view_as_real(A._fft_c2c(_cplx(x), [1], 2, True)),
+        (r(3, 8, 2),), "_fft_c2c"),
+})
+
+
 class Call(nn.Module):
     def __init__(self, f):
         super().__init__()
@@ -490,3 +582,41 @@ def test_pt2_dynamic_batch_counts_equal_live(name, tmp_path):
     live = nnscan.summary(model, inputs=args, file=False).totals
     for key in ("params", "macs", "flops"):
         assert doc["totals"][key] == live[key], key
+
+
+# masked_scatter (vision-language models merging image features into the
+# text embeddings): how many source elements land is the mask's contents,
+# which an archive does not hold. The live recording counts it from the
+# mask's value; the archive's report lists the op as uncounted, its sizes
+# declared, never a guessed count.
+def test_pt2_masked_scatter_uncounted(tmp_path):
+    def f(x, m, s):
+        return x.masked_scatter(m, s) * 2
+    args = (r(2, 3, 4), torch.rand(2, 3, 1) > 0.5, r(24))
+    ep = torch.export.export(Call(f), args)
+    path = str(tmp_path / "masked_scatter.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert "masked_scatter" in json.dumps(doc["uncounted_ops"])
+    assert ("", "Mul") in by_type(doc)  # what follows keeps its sizes
+    live = json.loads(nnscan.summary(Call(f), inputs=args, file=False)
+                      .to_json())
+    assert "masked_scatter" not in json.dumps(live["uncounted_ops"])
+
+
+# A complex product by hand: 4 multiplies and 2 adds per complex element
+# (x [3, 4] complex times y [4] complex broadcast: 12 elements); the views
+# and the halves' Split and Concat move data only.
+def test_pt2_complex_mul_flops_by_hand(tmp_path):
+    doc, _, _, _ = report("complex_mul", tmp_path)
+    assert doc["totals"]["flops"] == 6 * 3 * 4
+
+
+# LLaMA-1's rotary embedding by hand: q and k [2, 16, 2, 8] as [2, 16, 2, 4]
+# complex values, each times freqs_cis (a complex buffer, read as pairs):
+# 6 FLOPs per complex element, nothing else counts.
+def test_pt2_rope_flops_by_hand(tmp_path):
+    doc, _, _, _ = report("rope_llama1_buffer", tmp_path)
+    assert doc["totals"]["flops"] == 2 * 6 * (2 * 16 * 2 * 4)

@@ -108,6 +108,49 @@ static nns_status fe_alias(void *fe, const char *out, const char *src) {
   return nns__front_alias(fe, out, src);
 }
 
+/* The real_form service (aten.h): complex `out` named by `src`, its real
+ * form, (..., 2) of the real dtype, marked so; src NULL undoes it. */
+static nns_status fe_real_form(void *fe, const char *out, const char *src) {
+  nns__front *f = fe;
+  nns__front_value *v = nns__front_value_of(f, out);
+  if (!v)
+    return nns__front_fail(f, NNS_E_MODEL, "output '%s' has no tensor "
+                           "metadata", out);
+  if (!src) {
+    v->rename = NULL;
+    return NNS_OK;
+  }
+  const int32_t dt = v->meta.dtype == NNS_DT_COMPLEX64    ? NNS_DT_FLOAT
+                     : v->meta.dtype == NNS_DT_COMPLEX128 ? NNS_DT_DOUBLE
+                                                          : 0;
+  if (!dt || v->meta.rank < 0 || v->meta.rank > 63)
+    return NNS_E_NOTFOUND;
+  const char *k = nns__front_intern(f, src);
+  if (!k)
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  nns__front_value *w = nns__front_value_of(f, k);
+  if (!w) {
+    nns__aten_meta m = v->meta;
+    int64_t *dims = nns__arena_array(f->arena, (size_t)m.rank + 1,
+                                     sizeof *dims);
+    const char **syms = nns__arena_array(f->arena, (size_t)m.rank + 1,
+                                         sizeof *syms);
+    if (!dims || !syms || !(w = nns__front_value_add(f, k)))
+      return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+    v = nns__front_value_of(f, out);
+    for (int32_t d = 0; d < m.rank; d++) {
+      dims[d] = m.dims[d];
+      syms[d] = m.syms ? m.syms[d] : NULL;
+    }
+    dims[m.rank] = 2;
+    w->meta = (nns__aten_meta){.dtype = dt, .rank = m.rank + 1,
+                               .dims = dims, .syms = syms};
+  }
+  w->meta.real_form = true;
+  v->rename = k;
+  return NNS_OK;
+}
+
 static const char *fe_fresh(void *fe) {
   nns__front *f = fe;
   char buf[96];
@@ -220,6 +263,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .n_args = n_args, .args = args, .n_outs = n_outs,
                         .outs = outs, .b = f->b,
                         .err = f->err, .meta = fe_meta, .alias = fe_alias,
+                        .real_form = fe_real_form,
                         .fresh = fe_fresh, .symval = fe_symval,
                         .node_count = &f->nodes, .fe = f};
     f->err->code = NNS_OK;

@@ -998,6 +998,7 @@ static const nns__aten_family *const families[] = {
     &nns__aten_shape,
     &nns__aten_nn,
     &nns__aten_export,
+    &nns__aten_complex,
 };
 
 enum { N_FAMILIES = sizeof families / sizeof families[0] };
@@ -1062,6 +1063,12 @@ nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e) {
   for (int32_t k = 0; k < c->n_args && !x; k++)
     if (c->args[k].kind == NNS__AA_TENSOR)
       x = c->args[k].tensor;
+  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY) {
+    bool done;
+    nns_status st = nns__aten_lower_complex(c, e, &done);
+    if (done || st != NNS_OK)
+      return st;
+  }
   switch (e->form) {
   case NNS__AF_UNARY:
     if (!x || c->n_outs < 1 || !c->outs[0])

@@ -54,6 +54,10 @@ typedef struct nns__aten_meta {
   int32_t rank;          /* -1 unknown */
   const int64_t *dims;
   const char *const *syms;
+  /* The value is the real form, (..., 2) of the real dtype, of a complex
+   * value of the program (view_as_complex's input, what a complex rule
+   * wrote): the complex rules read it as pairs. */
+  bool real_form;
 } nns__aten_meta;
 
 /* One call, as a front end hands it over, with the services it offers. */
@@ -71,6 +75,10 @@ typedef struct nns__aten_call {
   const nns__aten_meta *(*meta)(void *fe, const char *name);
   /* Output `out` is input `src` under another name: no node. */
   nns_status (*alias)(void *fe, const char *out, const char *src);
+  /* Complex output `out` is named by `src`, its real form: src (when the
+   * front end does not know it yet) gets out's sizes with a trailing 2 and
+   * the real dtype; src's meta is marked real_form. src NULL: undoes it. */
+  nns_status (*real_form)(void *fe, const char *out, const char *src);
   /* A new name, unique in the graph (valid until the call returns). */
   const char *(*fresh)(void *fe);
   /* An int64 scalar value holding the size named `sym` (made from the

@@ -1,6 +1,7 @@
 /*
  * test_aten_families.c - the aten table's shape and nn families
- * (src/ops/aten_shape.c, src/ops/aten_nn.c): each table sorted and unique,
+ * (src/ops/aten_shape.c, src/ops/aten_nn.c; aten_complex.c's table
+ * too): each table sorted and unique,
  * every entry reached by nns__aten_find (registered, and shadowed by no
  * other family), and the entries torch.export never writes on a CPU
  * (cudnn_batch_norm, torchvision's roi_align, _conj of a complex value)
@@ -35,6 +36,7 @@ static void check_table(const nns__aten_op *t, size_t n) {
 static void test_tables(void) {
   check_table(nns__aten_shape.ops, nns__aten_shape.count);
   check_table(nns__aten_nn.ops, nns__aten_nn.count);
+  check_table(nns__aten_complex.ops, nns__aten_complex.count);
 }
 
 /* ==== A front end of a few values ==== */

@@ -1,0 +1,411 @@
+/*
+ * aten_complex.c - complex values (rotary embeddings as complex products,
+ * torch.fft) as python/nnscan/ops_map.py spells them: a complex value's
+ * graph value is its real form, view_as_real's (..., 2) tensor of the real
+ * dtype (the front end's `real_form` service names it and marks its meta);
+ * a complex-typed value (a complex parameter, buffer or constant) stays so
+ * and is read as pairs through the pytorch.aten view_as_real entry (free).
+ * A complex product is 4 Mul, a Sub and an Add per element. The nodes of
+ * one call are one kernel.
+ */
+#include "aten_int.h"
+
+#include <string.h>
+
+static bool complex_dt(int32_t dt) {
+  return dt == NNS_DT_COMPLEX64 || dt == NNS_DT_COMPLEX128;
+}
+
+static int32_t real_dt(int32_t dt) {
+  return dt == NNS_DT_COMPLEX128 ? NNS_DT_DOUBLE : NNS_DT_FLOAT;
+}
+
+/* Whether value x is the real form of a complex value. */
+static bool real_formed(nns__aten_call *c, const char *x) {
+  const nns__aten_meta *m = A_META(c, x);
+  return m && m->real_form && !complex_dt(m->dtype) && m->rank > 0 &&
+         m->dims[m->rank - 1] == 2;
+}
+
+/* Whether value x is complex (in real form or complex-typed). */
+static bool is_complex(nns__aten_call *c, const char *x) {
+  const nns__aten_meta *m = A_META(c, x);
+  return m && (complex_dt(m->dtype) || real_formed(c, x));
+}
+
+/* A one-input node with an int attribute (or none when attr is NULL). */
+static nns_status node1(nns__aten_call *c, const char *op,
+                        const char *const *ins, size_t n_in, const char *out,
+                        const char *attr, int64_t v) {
+  A_TRY(nns__aten_node(c, op, "", ins, n_in, &out, 1));
+  return attr ? nns_builder_attr_int(c->b, attr, v, c->err) : NNS_OK;
+}
+
+/* x's real form: x itself, or view_as_real of a complex-typed x. */
+static const char *real_of(nns__aten_call *c, const char *x) {
+  if (real_formed(c, x))
+    return x;
+  const char *r = c->fresh(c->fe);
+  if (!r || nns__aten_node(c, "view_as_real", "pytorch.aten", &x, 1, &r, 1))
+    return NULL;
+  return r;
+}
+
+/* The name out's real form is written to (out named by it). */
+static const char *complex_out(nns__aten_call *c) {
+  if (c->n_outs < 1 || !c->outs[0] || !c->real_form)
+    return NULL;
+  const char *r = c->fresh(c->fe);
+  if (!r || c->real_form(c->fe, c->outs[0], r) != NNS_OK)
+    return NULL;
+  return r;
+}
+
+static nns_status unsqueeze_last(nns__aten_call *c, const char *x,
+                                 const char *out) {
+  int64_t m1 = -1;
+  const char *ins[] = {x, nns__aten_const_ints(c, &m1, 1, false)};
+  if (!ins[1])
+    return c->err->code;
+  return node1(c, "Unsqueeze", ins, 2, out, NULL, 0);
+}
+
+static nns_status view_as_complex(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x || c->n_outs < 1 || !c->outs[0] || !c->real_form)
+    return NNS_E_NOTFOUND;
+  return c->real_form(c->fe, c->outs[0], x);
+}
+
+static nns_status view_as_real(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x || c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  if (real_formed(c, x))
+    return c->alias(c->fe, c->outs[0], x);
+  return nns__aten_node(c, "view_as_real", "pytorch.aten", &x, 1, c->outs, 1);
+}
+
+/* polar(abs, angle) = abs cos(angle) + i abs sin(angle). */
+static nns_status polar(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *mag = A_T(c, "abs"), *ang = A_T(c, "angle");
+  if (!mag || !ang)
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *halves[2];
+  static const char *const fn[] = {"Cos", "Sin"};
+  for (int k = 0; k < 2; k++) {
+    const char *t = c->fresh(c->fe), *m = c->fresh(c->fe);
+    halves[k] = c->fresh(c->fe);
+    if (!t || !m || !halves[k])
+      return NNS_E_NOMEM;
+    A_TRY(node1(c, fn[k], &ang, 1, t, NULL, 0));
+    const char *ins[] = {mag, t};
+    A_TRY(node1(c, "Mul", ins, 2, m, NULL, 0));
+    A_TRY(unsqueeze_last(c, m, halves[k]));
+  }
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(node1(c, "Concat", halves, 2, r, "axis", -1));
+  return nns__aten_kernel(c, first);
+}
+
+/* (real, imaginary) halves of real form x, each (..., 1). */
+static nns_status parts(nns__aten_call *c, const char *x, const char **h) {
+  int64_t ones[] = {1, 1};
+  const char *ins[] = {x, nns__aten_const_ints(c, ones, 2, false)};
+  h[0] = c->fresh(c->fe);
+  h[1] = c->fresh(c->fe);
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(nns__aten_node(c, "Split", "", ins, 2, h, 2));
+  return nns_builder_attr_int(c->b, "axis", -1, c->err);
+}
+
+static nns_status complex_mul(nns__aten_call *c, const nns__aten_arg *ax,
+                              const nns__aten_arg *ay) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || !complex_dt(mo->dtype))
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *x = ax->tensor;
+  const char *y = ay->kind == NNS__AA_TENSOR ? ay->tensor : NULL;
+  bool cx = is_complex(c, x), cy = y && is_complex(c, y);
+  if (cx != cy) {
+    const char *k = cx ? y : x, *z = cx ? x : y, *other;
+    const nns__aten_arg *ka = cx ? ay : ax;
+    if (k) {
+      other = c->fresh(c->fe);
+      A_TRY(unsqueeze_last(c, k, other));
+    } else if (!(other = nns__aten_operand(c, ka, real_dt(mo->dtype)))) {
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    }
+    const char *zr = real_of(c, z), *r = zr ? complex_out(c) : NULL;
+    if (!r)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    const char *ins[] = {zr, other};
+    A_TRY(node1(c, "Mul", ins, 2, r, NULL, 0));
+    return nns__aten_kernel(c, first);
+  }
+  const char *xr = real_of(c, x), *yr = xr ? real_of(c, y) : NULL;
+  if (!yr)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  const char *xh[2], *yh[2], *p[4], *re = c->fresh(c->fe),
+                                     *im = c->fresh(c->fe);
+  A_TRY(parts(c, xr, xh));
+  A_TRY(parts(c, yr, yh));
+  static const int pick[4][2] = {{0, 0}, {1, 1}, {0, 1}, {1, 0}};
+  for (int k = 0; k < 4; k++) {
+    const char *ins[] = {xh[pick[k][0]], yh[pick[k][1]]};
+    p[k] = c->fresh(c->fe);
+    A_TRY(node1(c, "Mul", ins, 2, p[k], NULL, 0));
+  }
+  A_TRY(node1(c, "Sub", (const char *const[]){p[0], p[1]}, 2, re, NULL, 0));
+  A_TRY(node1(c, "Add", (const char *const[]){p[2], p[3]}, 2, im, NULL, 0));
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(node1(c, "Concat", (const char *const[]){re, im}, 2, r, "axis", -1));
+  return nns__aten_kernel(c, first);
+}
+
+/* The dims of int-list argument "dim" over rank r, each in [0, r). */
+static int fft_dims(nns__aten_call *c, int r, int64_t *d) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, "dim");
+  if (!a || a->kind != NNS__AA_INTS || a->n < 1 || a->n > 16 || r < 1)
+    return -1;
+  for (int k = 0; k < a->n; k++) {
+    if (a->syms && a->syms[k])
+      return -1;
+    d[k] = (a->ints[k] % r + r) % r;
+  }
+  return a->n;
+}
+
+/* DFTs along dims[0..n) (one axis each), the first one-sided when asked,
+ * from src; the last writes `out`, scaled by one Mul more when `scale`. */
+static nns_status dft_chain(nns__aten_call *c, const char *src,
+                            const int64_t *dims, int n, bool inverse,
+                            bool onesided, bool scale, const char *out,
+                            int32_t dt) {
+  const char *cur = src;
+  for (int k = 0; k < n; k++) {
+    const char *nxt = k == n - 1 && !scale ? out : c->fresh(c->fe);
+    A_TRY(node1(c, "DFT", &cur, 1, nxt, "axis", dims[k]));
+    A_TRY(nns_builder_attr_int(c->b, "inverse", inverse, c->err));
+    if (onesided && k == 0)
+      A_TRY(nns_builder_attr_int(c->b, "onesided", 1, c->err));
+    cur = nxt;
+  }
+  if (!scale)
+    return NNS_OK;
+  const char *ins[] = {cur, nns__aten_scalar(c, 1.0, dt)};
+  if (!ins[1])
+    return c->err->code;
+  return node1(c, "Mul", ins, 2, out, NULL, 0);
+}
+
+/* _fft_c2c(self, dim, normalization, forward) on a value in real form. */
+static nns_status fft_c2c(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t dims[16];
+  int n;
+  if (!x || !real_formed(c, x) || (n = fft_dims(c, mx->rank - 1, dims)) < 1)
+    return NNS_E_NOTFOUND;
+  int64_t norm = nns__aten_int(c, "normalization", 0);
+  bool forward = nns__aten_bool(c, "forward", true);
+  size_t first = *c->node_count;
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(dft_chain(c, x, dims, n, !forward, false,
+                  norm == 1 || (norm == 2 && forward), r, mx->dtype));
+  return nns__aten_kernel(c, first);
+}
+
+/* _fft_r2c(self, dim, normalization, onesided): the real signal as
+ * (..., 1), a DFT per dim, the last dim first (and one-sided). */
+static nns_status fft_r2c(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  int64_t d[16], order[16];
+  int n;
+  if (!x || !mx || !mo || !complex_dt(mo->dtype) ||
+      (n = fft_dims(c, mx->rank, d)) < 1)
+    return NNS_E_NOTFOUND;
+  order[0] = d[n - 1];
+  for (int k = 0; k + 1 < n; k++)
+    order[k + 1] = d[k];
+  size_t first = *c->node_count;
+  const char *u = c->fresh(c->fe);
+  A_TRY(unsqueeze_last(c, x, u));
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(dft_chain(c, u, order, n, false, nns__aten_bool(c, "onesided", true),
+                  nns__aten_int(c, "normalization", 0) != 0, r,
+                  real_dt(mo->dtype)));
+  return nns__aten_kernel(c, first);
+}
+
+/* torch.fft's composites an archive keeps (fft_fft, fft_rfft2, fft_ifftn,
+ * ...), lowered as the kernel each runs live: _fft_c2c on a value in real
+ * form, _fft_r2c for rfft* and for a 1-D forward fft of a real signal.
+ * A size (n, s), a 2-D or n-D fft of a real signal (a complex copy first)
+ * and a 1-D inverse of a real one: not lowered here. */
+static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self"), *k = op->name + 4;
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1)
+    return NNS_E_NOTFOUND;
+  bool inverse = k[0] == 'i', real_in = k[0] == 'r';
+  int nd = k[3 + (inverse || real_in)] == '2'   ? 2
+           : k[3 + (inverse || real_in)] == 'n' ? 0
+                                                : 1;
+  const nns__aten_arg *size = nns__aten_arg_of(c, nd == 1 ? "n" : "s");
+  if (size && size->kind != NNS__AA_NONE)
+    return NNS_E_NOTFOUND;
+  bool cx = real_formed(c, x);
+  if (complex_dt(mx->dtype) || (real_in && cx) ||
+      (!real_in && !cx && (nd != 1 || inverse)))
+    return NNS_E_NOTFOUND;
+  int r = cx ? mx->rank - 1 : mx->rank;
+  int64_t dims[16];
+  int n = 0;
+  const nns__aten_arg *d = nns__aten_arg_of(c, "dim");
+  if (d && d->kind == NNS__AA_INT && !d->sym) {
+    dims[n++] = d->i;
+  } else if (d && d->kind == NNS__AA_INTS && d->n >= 1 && d->n <= 16) {
+    for (int j = 0; j < d->n; j++) {
+      if (d->syms && d->syms[j])
+        return NNS_E_NOTFOUND;
+      dims[n++] = d->ints[j];
+    }
+  } else if (d && d->kind != NNS__AA_NONE) {
+    return NNS_E_NOTFOUND;
+  } else if (nd == 1) {
+    dims[n++] = -1;
+  } else if (nd == 2) {
+    dims[n++] = -2;
+    dims[n++] = -1;
+  } else {
+    for (; n < r && n < 16; n++)
+      dims[n] = n;
+  }
+  const nns__aten_arg *na = nns__aten_arg_of(c, "norm");
+  const char *norm = na && na->kind == NNS__AA_STRING ? na->s : "backward";
+  int64_t mode;
+  if (!strcmp(norm, "backward"))
+    mode = inverse ? 2 : 0;
+  else if (!strcmp(norm, "forward"))
+    mode = inverse ? 0 : 2;
+  else if (!strcmp(norm, "ortho"))
+    mode = 1;
+  else
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[4] = {
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "dim", .kind = NNS__AA_INTS, .n = n, .ints = dims},
+      {.name = "normalization", .kind = NNS__AA_INT, .i = mode},
+      {.name = cx ? "forward" : "onesided", .kind = NNS__AA_BOOL,
+       .b = cx ? !inverse : real_in}};
+  nns__aten_call kc = *c;
+  kc.args = args;
+  kc.n_args = 4;
+  return cx ? fft_c2c(&kc, op) : fft_r2c(&kc, op);
+}
+
+/* masked_scatter(self, mask, source): how many source elements land is
+ * the mask's contents, which an archive does not hold; the recorder
+ * counts it from the tracked mask value. Here: uncounted (reported). */
+static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
+  (void)c;
+  (void)op;
+  return NNS_E_NOTFOUND;
+}
+
+/* Calls of the other families' entries on a complex value in real form:
+ * mul (a BINARY entry) is a complex product; a layout rule (ops_map.py's
+ * real_form) runs on the output's real form, dims counted from the
+ * complex input's. */
+nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
+                                   bool *done) {
+  static const char *const layout[] = {
+      "view",    "_unsafe_view", "_reshape_alias", "reshape", "flatten",
+      "unsqueeze", "squeeze",    "view_as",        "slice",   "select"};
+  *done = false;
+  if (e->form == NNS__AF_BINARY) {
+    if (strcmp(e->name, "mul"))
+      return NNS_OK; /* before any lookup: every binary call comes here */
+    const nns__aten_arg *ax = nns__aten_arg_of(c, "self"),
+                        *ay = nns__aten_arg_of(c, "other");
+    if (c->n_outs < 1 || !c->outs[0] || !ax ||
+        !ay || ax->kind != NNS__AA_TENSOR ||
+        !(real_formed(c, ax->tensor) ||
+          (ay->kind == NNS__AA_TENSOR && real_formed(c, ay->tensor))))
+      return NNS_OK;
+    *done = true;
+    return complex_mul(c, ax, ay);
+  }
+  const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
+                      ? c->args[0].tensor
+                      : NULL;
+  if (!x || e->form != NNS__AF_RULE || c->n_args > 64 || c->n_outs != 1 ||
+      !c->outs[0] || !c->real_form || !real_formed(c, x))
+    return NNS_OK;
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || !complex_dt(mo->dtype))
+    return NNS_OK;
+  bool hit = false;
+  for (size_t k = 0; k < sizeof layout / sizeof layout[0]; k++)
+    hit = hit || !strcmp(e->name, layout[k]);
+  if (!hit)
+    return NNS_OK;
+  int32_t rank = A_META(c, x)->rank - 1;
+  nns__aten_arg args[64];
+  memcpy(args, c->args, (size_t)c->n_args * sizeof *args);
+  for (int32_t k = 0; k < c->n_args; k++)
+    if (!strcmp(args[k].name, "dim") && args[k].kind == NNS__AA_INT &&
+        !args[k].sym && args[k].i < 0)
+      args[k].i += rank;
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  nns__aten_call rc = *c;
+  rc.args = args;
+  rc.outs = &r;
+  *done = true;
+  nns_status st = e->rule(&rc, e);
+  if (st != NNS_OK)
+    c->real_form(c->fe, c->outs[0], NULL);
+  return st;
+}
+
+static const nns__aten_op ops[] = {
+    RULE("_fft_c2c", "DFT", fft_c2c),
+    RULE("_fft_r2c", "DFT", fft_r2c),
+    RULE("fft_fft", "DFT", fft_composite),
+    RULE("fft_fft2", "DFT", fft_composite),
+    RULE("fft_fftn", "DFT", fft_composite),
+    RULE("fft_ifft", "DFT", fft_composite),
+    RULE("fft_ifft2", "DFT", fft_composite),
+    RULE("fft_ifftn", "DFT", fft_composite),
+    RULE("fft_rfft", "DFT", fft_composite),
+    RULE("fft_rfft2", "DFT", fft_composite),
+    RULE("fft_rfftn", "DFT", fft_composite),
+    RULE("masked_scatter", "(uncounted: the mask's contents)",
+         masked_scatter),
+    RULE("polar", "Cos Sin Mul Unsqueeze Concat", polar),
+    RULE("view_as_complex", "(its input, in real form)", view_as_complex),
+    RULE("view_as_real", "(its input) or pytorch.aten view_as_real",
+         view_as_real),
+};
+
+const nns__aten_family nns__aten_complex = {ops, sizeof ops / sizeof ops[0]};
