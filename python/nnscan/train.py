@@ -263,11 +263,18 @@ class _StepMode(TorchDispatchMode):
                 out = func(*args, **kwargs)
         except Exception:  # noqa: BLE001 - re-raised unless answered
             out = sh.answer(func, args, kwargs) if sh is not None else None
-            if out is None:
+            if out is None and not _mixed(args, kwargs):
+                # a kernel torch cannot run on meta tensors (a float32
+                # _grouped_mm in GroupedMmBackward0): its output's shape,
+                # as the recorder's forward answers it
+                shim = recorder.META_SHIMS.get(
+                    recorder.ops_map.base_name(func))
+                if shim is None or not recorder._all_meta(args):
+                    raise
+                out = shim(*args, **kwargs)
+            elif out is None:
                 # a real tensor the user's loss= captured (the targets)
                 # meets a meta output: it joins the meta device
-                if not _mixed(args, kwargs):
-                    raise
                 args, kwargs = recorder.map_tensors(
                     (args, kwargs), lambda t: t if t.is_meta
                     else recorder.to_meta_inputs(t, sh))

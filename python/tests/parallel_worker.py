@@ -1,5 +1,5 @@
-"""One rank of test_parallel.py: a small LLaMA (transformers, from a
-config) under FSDP2, DTensor tensor parallelism, both, or DDP, over gloo
+"""One rank of test_parallel.py: a small LLaMA, GPT-2 or Mixtral
+(transformers, from a config) under FSDP2, DTensor tensor parallelism, both, or DDP, over gloo
 on this machine. The rank takes nnscan's summary of its own model (live),
 then runs one real training step with AdamW while a dispatch mode notes
 every collective's bytes, and writes what PyTorch itself says: local
@@ -7,8 +7,8 @@ parameter, gradient and optimizer-state bytes from the local shards
 after optimizer.step(), and bytes per collective kind. Rank 0 also takes
 the what-if of the same mesh on an unwrapped model.
 
-usage: parallel_worker.py RANK WORLD STORE_FILE MODE OUT_JSON
-MODE: fsdp | tp | fsdp_tp | ddp
+usage: parallel_worker.py RANK WORLD STORE_FILE MODE OUT_JSON [MODEL]
+MODE: fsdp | tp | fsdp_tp | ddp;  MODEL: llama (default) | gpt2 | mixtral
 """
 import datetime
 import json
@@ -24,23 +24,51 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 import nnscan  # noqa: E402
 
-PLAN = {"model.layers.*.self_attn.q_proj": "colwise",
-        "model.layers.*.self_attn.k_proj": "colwise",
-        "model.layers.*.self_attn.v_proj": "colwise",
-        "model.layers.*.self_attn.o_proj": "rowwise",
-        "model.layers.*.mlp.gate_proj": "colwise",
-        "model.layers.*.mlp.up_proj": "colwise",
-        "model.layers.*.mlp.down_proj": "rowwise"}
+LLAMA_PLAN = {"model.layers.*.self_attn.q_proj": "colwise",
+              "model.layers.*.self_attn.k_proj": "colwise",
+              "model.layers.*.self_attn.v_proj": "colwise",
+              "model.layers.*.self_attn.o_proj": "rowwise",
+              "model.layers.*.mlp.gate_proj": "colwise",
+              "model.layers.*.mlp.up_proj": "colwise",
+              "model.layers.*.mlp.down_proj": "rowwise"}
+# Mixtral's own plan splits the stacked experts with transformers' own
+# styles ("packed_colwise", "moe_tp_experts"), which torch's
+# ColwiseParallel/RowwiseParallel cannot apply: the attention only
+MIXTRAL_PLAN = {k: v for k, v in LLAMA_PLAN.items() if "self_attn" in k}
+# GPT-2 has no plan and its projections are Conv1D, which torch's styles
+# refuse (nn.Linear and nn.Embedding only): no tensor parallelism
+PLANS = {"llama": LLAMA_PLAN, "gpt2": {}, "mixtral": MIXTRAL_PLAN}
+PLAN = LLAMA_PLAN
 
 
-def build():
+def build(kind="llama"):
+    torch.manual_seed(0)
+    if kind == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+        cfg = GPT2Config(vocab_size=96, n_embd=64, n_layer=2, n_head=4,
+                         n_positions=64, attn_implementation="eager")
+        return GPT2LMHeadModel(cfg)
+    if kind == "mixtral":
+        from transformers import MixtralConfig, MixtralForCausalLM
+        cfg = MixtralConfig(vocab_size=96, hidden_size=64,
+                            intermediate_size=96, num_hidden_layers=2,
+                            num_attention_heads=4, num_key_value_heads=2,
+                            num_local_experts=4, num_experts_per_tok=2,
+                            max_position_embeddings=64,
+                            attn_implementation="eager")
+        return MixtralForCausalLM(cfg)
     from transformers import LlamaConfig, LlamaForCausalLM
     cfg = LlamaConfig(vocab_size=96, hidden_size=64, intermediate_size=96,
                       num_hidden_layers=2, num_attention_heads=4,
                       num_key_value_heads=2, max_position_embeddings=64,
                       attn_implementation="eager")
-    torch.manual_seed(0)
     return LlamaForCausalLM(cfg)
+
+
+def blocks(model):
+    """The decoder blocks, one fully_shard each."""
+    inner = getattr(model, "transformer", None) or model.model
+    return inner.h if hasattr(inner, "h") else inner.layers
 
 
 def _nbytes(t):
@@ -87,6 +115,23 @@ class Comm(TorchDispatchMode):
             b["all_to_all"] += _nbytes(args[1] if name == "alltoall_base_"
                                        else args[0])
         return func(*args, **kwargs)
+
+
+class GroupedMM(TorchDispatchMode):
+    """MACs of aten._grouped_mm (transformers' grouped experts), which
+    FlopCounterMode has no formula for: a [S, K] input against [G, K, N]
+    stacked weights multiplies each of the S rows once, S * K * N."""
+
+    def __init__(self):
+        super().__init__()
+        self.macs = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func._schema.name.split("::")[-1] == "_grouped_mm":
+            a, b = args[0], args[1]
+            assert a.dim() == 2 and b.dim() == 3, (a.shape, b.shape)
+            self.macs += a.shape[0] * a.shape[1] * b.shape[-1]
+        return func(*args, **(kwargs or {}))
 
 
 def local(t):
@@ -155,19 +200,22 @@ def wrap(model, mode, world):
         parallelize_module(model, tp_mesh, plan)
     if fsdp_mesh is not None:
         from torch.distributed.fsdp import fully_shard
-        for layer in model.model.layers:
+        for layer in blocks(model):
             fully_shard(layer, mesh=fsdp_mesh)
         fully_shard(model, mesh=fsdp_mesh)
     return model, sizes
 
 
 def main():
+    global PLAN
     rank, world, store, mode, out = sys.argv[1:6]
+    kind = sys.argv[6] if len(sys.argv) > 6 else "llama"
+    PLAN = PLANS[kind]
     rank, world = int(rank), int(world)
     dist.init_process_group(
         "gloo", store=dist.FileStore(store, world), rank=rank,
         world_size=world, timeout=datetime.timedelta(seconds=120))
-    model, sizes = wrap(build(), mode, world)
+    model, sizes = wrap(build(kind), mode, world)
     g = torch.Generator().manual_seed(1 + rank)
     ids = torch.randint(0, 96, (2, 16), generator=g)
     inputs = {"input_ids": ids, "labels": ids}
@@ -182,7 +230,8 @@ def main():
         loss = model(**inputs).loss
         loss.backward()
         opt.step()
-    res = {"mode": mode, "world": world, "live": live, "comm": comm.bytes,
+    res = {"mode": mode, "world": world, "model": kind, "live": live,
+           "comm": comm.bytes,
            "params": sum(local(p).numel() for p in model.parameters()),
            "param_bytes": sum(_nbytes(local(p)) for p in model.parameters()),
            "grad_bytes": sum(_nbytes(local(p.grad))
@@ -222,16 +271,26 @@ def main():
     res_saved = saved_bytes(model, inputs)
     from torch.utils.flop_counter import FlopCounterMode
     fc = FlopCounterMode(display=False)
-    with fc:
+    # FlopCounterMode counts no LayerNorm; nnscan gives it 2 MACs per
+    # element of its input (docs/metrics.md): the elements, from PyTorch
+    ln = []
+    hooks = [m.register_forward_hook(
+        lambda m, a, o: ln.append(local(a[0]).numel()))
+        for m in model.modules() if isinstance(m, torch.nn.LayerNorm)]
+    gmm = GroupedMM()
+    with fc, gmm:
         model(**inputs).loss
+    for h in hooks:
+        h.remove()
     flops = fc.get_total_flops()
     split = sum(f for name, ops in fc.get_flop_counts().items()
                 if _split(name) for f in ops.values())
     res.update(saved_bytes=res_saved, flop_counter=flops,
-               flop_counter_split=split)
+               flop_counter_split=split, layer_norm_elems=sum(ln),
+               grouped_mm_macs=gmm.macs)
     if rank == 0:
-        w = nnscan.summary(build(), inputs=inputs, training=True,
-                           optimizer="adamw", parallel=sizes, tp_plan=PLAN,
+        w = nnscan.summary(build(kind), inputs=inputs, training=True,
+                           optimizer="adamw", parallel=sizes, tp_plan=PLAN or None,
                            file=False)
         res["what_if"] = w.totals.get("per_rank")
         res["what_if_params"] = w.totals.get("params")
