@@ -138,10 +138,15 @@ def model_tp_plan(model):
     return dict(plan)
 
 
+def _pattern(key):
+    """A plan key ('model.layers.*.self_attn.q_proj') as a regex over
+    module paths: `*` is one path component."""
+    return re.compile("^" + re.escape(key).replace(r"\*", r"[^.]+") + "$")
+
+
 def tp_modules(model, plan):
     """[(path, style)] of the modules the plan splits, in model order."""
-    pats = [(re.compile("^" + re.escape(k).replace(r"\*", r"[^.]+") + "$"),
-             _style(v)) for k, v in plan.items()]
+    pats = [(_pattern(k), _style(v)) for k, v in plan.items()]
     out = []
     for path, _ in model.named_modules():
         for rx, st in pats:
@@ -230,6 +235,35 @@ def check_tp_plan(tp_plan):
     return tp_plan
 
 
+class UnmodelledStyle(UserWarning):
+    """The model's own tensor-parallel plan splits modules in a style
+    nnscan does not model; they are counted replicated on every rank."""
+
+
+def _warn_unmodelled_styles(model, plan):
+    """A warning naming the modules the model's own plan splits in styles
+    nnscan does not model (Mixtral's `packed_colwise`, `moe_tp_experts`):
+    the what-if counts them replicated, so per_rank's bytes for them are
+    an upper bound, never a silent one."""
+    import warnings
+    odd = {k: v for k, v in plan.items() if _style(v) is None}
+    if not odd:
+        return
+    pats = [(_pattern(k), k, v) for k, v in odd.items()]
+    hit = {}
+    for path, _ in model.named_modules():
+        for rx, k, v in pats:
+            if rx.match(path):
+                hit.setdefault((k, v), path)
+    if hit:
+        said = "; ".join(f"{k!r}: {v!r} (e.g. {p})"
+                         for (k, v), p in hit.items())
+        warnings.warn(f"parallel: the model's tp plan splits modules in "
+                      f"styles nnscan does not model, counted replicated on "
+                      f"every rank: {said}; give tp_plan= to choose",
+                      UnmodelledStyle, stacklevel=4)
+
+
 def what_if(model, parallel, tp_plan=None, budget=None):
     """(the model to record, the Plan) for a rank of `parallel`."""
     from .train import parse_budget
@@ -245,6 +279,8 @@ def what_if(model, parallel, tp_plan=None, budget=None):
         raise ValueError("parallel: tp > 1 needs a plan: the model has no "
                          "base_model_tp_plan; give tp_plan={'path.*.q_proj': "
                          "'colwise', ...}")
+    if tp > 1 and given is None:
+        _warn_unmodelled_styles(model, plan)
     logical = []
     target = shard_tp(model, tp_mods, tp, logical) if tp_mods else model
     units = layer_list(model) if fsdp > 1 else []

@@ -274,3 +274,33 @@ def test_what_if_html_page_carries_per_rank():
     assert a2a[""] == per_layer * cfg.num_hidden_layers  # the root: all
     assert layers[0]["per_rank"]["comm_bytes"] == \
         s.totals["per_rank"]["comm_bytes"]
+
+
+def test_what_if_names_plan_styles_it_counts_replicated():
+    """Mixtral's own plan splits its experts in styles torch's
+    ColwiseParallel/RowwiseParallel do not have (`packed_colwise`,
+    `moe_tp_experts`): the what-if counts those modules replicated, and
+    says so by name rather than quietly; a plan the caller gives with only
+    modelled styles raises no warning."""
+    import warnings
+
+    import nnscan
+    from nnscan.parallel import UnmodelledStyle
+    cfg, m = _mixtral()
+    plan = type(m.config).base_model_tp_plan or {}
+    odd = [k for k, v in plan.items() if v not in ("colwise", "rowwise")]
+    if not odd:
+        pytest.skip("this transformers' Mixtral plan has only colwise/"
+                    "rowwise styles")
+    ids = torch.zeros(1, 8, dtype=torch.long)
+    with pytest.warns(UnmodelledStyle) as got:
+        nnscan.summary(m, inputs={"input_ids": ids}, training=True,
+                       optimizer="adamw", parallel={"tp": 2}, file=False)
+    assert any("experts" in str(w.message) for w in got)
+    given = {"model.layers.*.self_attn.q_proj": "colwise",
+             "model.layers.*.self_attn.o_proj": "rowwise"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnmodelledStyle)
+        nnscan.summary(m, inputs={"input_ids": ids}, training=True,
+                       optimizer="adamw", parallel={"tp": 2}, tp_plan=given,
+                       file=False)
