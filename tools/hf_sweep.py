@@ -25,7 +25,9 @@ Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
 device (device="model": PyTorch's fused CPU attention, real routing), against
 the same meta reference (on_cpu). --mask feeds text models a right-padded
 attention_mask (a tokenizer's, the last 3 of 16 tokens padding). --dtype
-builds every model in float32, bfloat16 or float16 (--bf16: --dtype bf16).
+builds every model in float32, bfloat16 or float16 (--bf16: --dtype bf16);
+where PyTorch's own 16-bit forward fails, the reference is the float32
+copy's (from_fp32), said on the line.
 The last line counts the exact types: parameters equal to sum(p.numel()),
 matrix-product MACs equal to FlopCounterMode's, no aten op uncounted.
 """
