@@ -1,15 +1,15 @@
 """Matrix products of mixed floating operands, as PyTorch's meta kernels
 run them: float32 activations into a bfloat16 model (transformers' ctrl,
-fnet and mra do so when built in bfloat16). The meta kernels of addmm, mm
-and bmm take the pair and give the promoted dtype (float32); nnscan records
-them with the operand Cast in the op's kernel. (PyTorch 1.13's meta addmm
+fnet and mra do so when built in bfloat16). The meta kernels of addmm and mm
+take the pair and give the promoted dtype (float32; the meta bmm refuses
+it); nnscan records them with the operand Cast in the op's kernel. (PyTorch 1.13's meta addmm
 refuses the pair: skipped there.)
 
 References, independent of nnscan: FlopCounterMode's matrix-product count
 on a float32 CPU copy of the same model (the count does not depend on the
-dtype) and the same count by hand, and the bytes counted by hand (each product reads its operands in
-their own dtypes and writes its float32 output: the Cast moves nothing of
-its own).
+dtype) and the same count by hand; the bytes counted by hand (each
+product reads its operands in their own dtypes and writes its float32
+output: the Cast moves nothing of its own).
 """
 import copy
 
