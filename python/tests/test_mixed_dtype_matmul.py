@@ -2,8 +2,8 @@
 run them: float32 activations into a bfloat16 model (transformers' ctrl,
 fnet and mra do so when built in bfloat16). The meta kernels of addmm and mm
 take the pair and give the promoted dtype (float32; the meta bmm refuses
-it); nnscan records them with the operand Cast in the op's kernel. (PyTorch 1.13's meta addmm
-refuses the pair: skipped there.)
+it); nnscan records them with the operand Cast in the op's kernel.
+(PyTorch 1.13's meta addmm refuses the pair: skipped there.)
 
 References, independent of nnscan: FlopCounterMode's matrix-product count
 on a float32 CPU copy of the same model (the count does not depend on the
