@@ -25,7 +25,9 @@ Run (PyTorch 2.x with transformers: the sid chroot), from the repository:
 device (device="model": PyTorch's fused CPU attention, real routing), against
 the same meta reference (on_cpu). --mask feeds text models a right-padded
 attention_mask (a tokenizer's, the last 3 of 16 tokens padding). --dtype
-builds every model in float32, bfloat16 or float16 (--bf16: --dtype bf16).
+builds every model in float32, bfloat16 or float16 (--bf16: --dtype bf16);
+where PyTorch's own 16-bit forward fails, the reference is the float32
+copy's (from_fp32), said on the line.
 The last line counts the exact types: parameters equal to sum(p.numel()),
 matrix-product MACs equal to FlopCounterMode's, no aten op uncounted.
 """
@@ -198,9 +200,66 @@ def reference(model, feed, device):
 
 
 def survey(name):
+    """One line (survey_one's). In a 16-bit dtype, where PyTorch's own
+    forward fails (the reference's failure), the reference (parameters,
+    FlopCounterMode's MACs: neither depends on the dtype) is the float32
+    copy's, and nnscan records the 16-bit model on meta (from_fp32)."""
+    line = survey_one(name)
+    if DTYPE in (None, torch.float32) or not (
+            line.startswith("forward:") or "macs (no reference" in line):
+        return line
+    return from_fp32(name, line)
+
+
+def from_fp32(name, line16):
+    """The 16-bit model on meta against its float32 copy's reference (the
+    config, keywords and device the float32 survey found), or line16 where
+    the float32 copy has no reference either."""
+    global DTYPE
+    dtype, DTYPE = DTYPE, torch.float32
+    try:
+        ref = survey_one(name, ref_only=True)
+    finally:
+        DTYPE = dtype
+    if not isinstance(ref, dict):
+        return line16
+    why = line16.split("(no reference: ")[-1].split(")")[0] \
+        if "(no reference" in line16 else line16[len("forward: "):]
+    note = (f" [reference from the fp32 copy ({ref['where']}): the "
+            f"{DTYPES_NAME[DTYPE]} forward fails in PyTorch: {why[:60]}]")
+    try:
+        model, cfg = build(name, ref["overrides"], ref["kw"], "meta",
+                           ref["how"])
+        params = sum(p.numel() for p in model.parameters())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            s = nnscan.summary(model, inputs=inputs(model, cfg), file=False)
+    except TimeLimit:
+        raise
+    except Exception as e:  # noqa: BLE001 - a survey line, not a crash
+        # the library's refusal is nnscan's; anything else is the model's
+        # own forward on meta failing (a PyTorch meta kernel's check)
+        stage = "nnscan" if isinstance(e, nnscan.NnscanError) \
+            else f"forward ({DTYPES_NAME[DTYPE]} on meta)"
+        return (f"{stage}: {type(e).__name__}: "
+                f"{str(e).splitlines()[0][:120]}{note}")
+    got = s.totals["params"] + s.totals.get("frozen", 0)
+    ok = got == params == ref["params"]
+    macs = hf_zoo.matmul_macs(s)
+    ratio = macs / ref["macs"] if ref["macs"] else float("nan")
+    want = ref["params"]
+    return (f"params {'OK' if ok else f'{got}/{want}'} "
+            f"macs/FlopCounterMode {ratio:.4f} "
+            f"uncounted {s.uncounted_aten or '{}'}{note}")
+
+
+def survey_one(name, ref_only=False):
     """One line: what nnscan says against PyTorch, or the stage that
     failed. When FlopCounterMode cannot run (the reference's failure, not
-    nnscan's) the parameters and the uncounted ops are still checked."""
+    nnscan's) the parameters and the uncounted ops are still checked.
+    ref_only: the first reference made, as a dict (params, macs, and the
+    overrides, keywords, device and config it took), or the failed line."""
     overrides, kw, device, tried = {}, {}, "meta", set()
     params = None  # of the last model built
     hows = [c[0] for c in CONFIGS]
@@ -233,6 +292,13 @@ def survey(name):
                 if retry_for(e):
                     continue
                 fcm_error = e
+                if ref_only:
+                    raise
+            if ref_only:
+                return {"params": params, "macs": macs_ref,
+                        "overrides": overrides, "kw": kw, "how": hows[0],
+                        "where": f"{dict(**overrides, **kw)} on {device}, "
+                                 f"{hows[0]} config"}
             stage = "nnscan"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -245,6 +311,10 @@ def survey(name):
                 hows.pop(0)  # the next way to make the config
                 continue
             if stage != "nnscan" and retry_for(e):
+                continue
+            if ref_only and stage == "fcm" and len(hows) > 1:
+                hows.pop(0)  # as below: the next config, retries afresh
+                overrides, kw, device, tried = {}, {}, "meta", set()
                 continue
             # the forward's own error (a tiny config it does not fit) when
             # the reference failed on it too: the next way to make the
@@ -311,6 +381,7 @@ WITH_MASK = False
 DTYPE = None
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16,
           "fp16": torch.float16}
+DTYPES_NAME = {v: k for k, v in DTYPES.items()}
 
 
 def exact(line):

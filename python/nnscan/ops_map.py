@@ -886,26 +886,45 @@ def addmm(b, args, kw, out):
         attrs["beta"] = beta
     if alpha != 1:
         attrs["alpha"] = alpha
-    b.node("Gemm", [b.inp(x), wn, b.inp(c)], [out], attrs)
+    b.node("Gemm", [_mm_in(b, x, out), _mm_in(b, w, out, wn, trans),
+                    _mm_in(b, c, out)], [out], attrs)
+
+
+def _mm_in(b, t, out, name=None, trans=False):
+    """A matrix product's operand in its output's dtype. PyTorch's meta
+    kernels take mixed floating operands (float32 activations into a
+    bfloat16 Linear: ctrl, fnet, mra) and give the promoted dtype; ONNX's
+    Gemm and MatMul take one type, so the operand is Cast to it first (in
+    the op's kernel: it moves no bytes of its own), as binary() does. name:
+    t's name when given (gemm_rhs's, of W itself when trans)."""
+    name = b.inp(t) if name is None else name
+    if t.dtype == out.dtype or not (t.is_floating_point()
+                                    and out.dtype.is_floating_point):
+        return name
+    c = b.fresh(out.dtype, list(t.shape)[::-1] if trans else list(t.shape))
+    b.node("Cast", [name], [c], {"to": b.onnx_dtype(out.dtype)})
+    return b.name(c)
 
 
 def mm(b, args, kw, out):
     wn, trans = b.gemm_rhs(args[1])
+    ins = [_mm_in(b, args[0], out), _mm_in(b, args[1], out, wn, trans)]
     if trans:
-        b.node("Gemm", [b.inp(args[0]), wn], [out], {"transB": 1})
+        b.node("Gemm", ins, [out], {"transB": 1})
     else:
-        b.node("MatMul", [b.inp(args[0]), wn], [out])
+        b.node("MatMul", ins, [out])
 
 
 def matmul(b, args, kw, out):
-    b.node("MatMul", [b.inp(args[0]), b.inp(args[1])], [out])
+    b.node("MatMul", [_mm_in(b, args[0], out), _mm_in(b, args[1], out)],
+           [out])
 
 
 def baddbmm(b, args, kw, out):
     c, x, y = args[0], args[1], args[2]
     p = b.fresh_like(out)
-    b.node("MatMul", [b.inp(x), b.inp(y)], [p])
-    b.node("Add", [b.name(p), b.inp(c)], [out])
+    b.node("MatMul", [_mm_in(b, x, out), _mm_in(b, y, out)], [p])
+    b.node("Add", [b.name(p), _mm_in(b, c, out)], [out])
 
 
 def addmv(b, args, kw, out):
