@@ -210,10 +210,11 @@
   }
 
   /* `own` (the cells the page reads its own way) with the block's number
-   * cells (a count the library reads from the layer's counts: "number")
-   * that neither it nor `elsewhere` has, each read from the layer's item
-   * of its key and placed after the cell before it in the library's
-   * table: a new count column needs no code here. */
+   * cells (a count the library reads from the layer's counts, of a column
+   * in `all`, the set the page shows: "number") that neither it nor
+   * `elsewhere` has, each read from the layer's item of its key and
+   * placed after the cell before it in the library's table: a new count
+   * column of `all` needs no code here. */
   function withNumberCells(own, elsewhere) {
     var out = own.slice(), known = {}, shown = {}, prev = null;
     own.forEach(function (c) { known[c.cell] = shown[c.cell] = true; });
@@ -333,6 +334,7 @@
         cell('macs_unmasked', {masked: true, value: function (n) { return n.unmasked.macs; }}),
         /* before RF here, after it in the text table */
         cell('activation_bytes', {value: function (n) { return n.metrics.activation_bytes; }}),
+        cell('saved_bytes', {value: function (n) { return n.cells.saved; }}),
         cell('rf', {text: function (n) { return n.cells.rf; }}),
         cell('rf_stride', {key: 'stride', text: function (n) { return n.cells.stride; }}),
         cell('rf_padding', {key: 'pad', text: function (n) { return n.cells.pad; }}),
