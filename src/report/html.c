@@ -105,7 +105,9 @@ static void base64(nns__out *o, const unsigned char *p, size_t n) {
 /* The layer table's cells (report_int.h's NNS__CELL_MAP) for the summary
  * page, whose table takes its headers and units from here: a
  * <script type="application/json" id="nnscan-columns"> block of
- * [{"key", "title", "unit"}, ...]. */
+ * [{"key", "title", "unit", "columns": [words], "number"}, ...]; "number"
+ * (true or absent): a count of the layer's, its cell selected by a column
+ * of `all`, that the page shows without code of its own. */
 static void columns_block(nns__out *o) {
   nns__out_str(o, "<script type=\"application/json\" id=\"nnscan-columns\">"
                   "\n");
@@ -117,6 +119,23 @@ static void columns_block(nns__out *o) {
     nns__jw_str(&jw, NNS__JK("key"), nns__cells[c].key);
     nns__jw_str(&jw, NNS__JK("title"), nns__cells[c].title);
     nns__jw_str(&jw, NNS__JK("unit"), nns__cells[c].unit);
+    /* The column words that select it (none: always shown), for the
+     * docs' list of columns (tools/docs_tables.py). */
+    nns__jw_arr(&jw, NNS__JK("columns"));
+    for (int bit = 0; nns_column_name(bit); bit++)
+      if (nns__cells[c].cols & (1u << bit))
+        nns__jw_str(&jw, NNS__JV, nns_column_name(bit));
+    nns__jw_end(&jw, NULL);
+    /* A count read from the layer's own "key" item (an N row) selected by
+     * a column of `all`: the page, which shows `all`, needs no code of its
+     * own for it. */
+    bool in_all = false;
+    for (int bit = 0; nns_column_name(bit); bit++)
+      if ((nns__cells[c].cols & (1u << bit)) &&
+          (nns_column_flags(bit) & NNS_COLUMN_IN_ALL))
+        in_all = true;
+    if (nns__cells[c].field && in_all)
+      nns__jw_bool(&jw, NNS__JK("number"), true);
     nns__jw_end(&jw, NULL);
   }
   nns__jw_end(&jw, NULL);

@@ -60,7 +60,20 @@ unsigned nns_column_flags(int bit) {
 
 const nns__cell_def nns__cells[NNS__CELL_COUNT] = {
 #define NNS__CELL_DEF_(id, title, key, cols, unit, right)                      \
-  [NNS__CELL_##id] = {title, key, cols, unit, right},
-    NNS__CELL_MAP(NNS__CELL_DEF_)
+  [NNS__CELL_##id] = {title, key, cols, unit, right, 0, false},
+#define NNS__CELL_NDEF_(id, title, key, cols, unit, right, field, low)         \
+  [NNS__CELL_##id] = {title, key, cols, unit, right,                           \
+                      offsetof(nns_counts, field) + 1, low},
+    NNS__CELL_MAP(NNS__CELL_DEF_, NNS__CELL_NDEF_)
 #undef NNS__CELL_DEF_
+#undef NNS__CELL_NDEF_
 };
+
+/* An N cell's field is read as an int64_t (summary.c's number_cell). */
+#define NNS__CELL_IGNORE_(id, title, key, cols, unit, right)
+#define NNS__CELL_INT64_(id, title, key, cols, unit, right, field, low)        \
+  _Static_assert(_Generic(((nns_counts *)0)->field, int64_t: 1, default: 0),  \
+                 "cell " #id ": nns_counts." #field " is not an int64_t");
+NNS__CELL_MAP(NNS__CELL_IGNORE_, NNS__CELL_INT64_)
+#undef NNS__CELL_IGNORE_
+#undef NNS__CELL_INT64_

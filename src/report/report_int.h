@@ -150,26 +150,38 @@ int nns__utf8_width(const char *s);
 
 /* ==== Table cells (text, CSV, Markdown) ==== */
 
-/* The cells of a layer row, in the text table's order: X(ID, "title" (the
- * text and Markdown header, and the HTML page's), "key" (the CSV header:
- * the document's item the cell shows), NNS_COL_* bits that select it (0:
- * always shown), "unit" ("count", "bytes", or "" for the others), right
- * (right-aligned)). A new column is a line here and its case in
- * summary.c's cell(); the CLI, Python and the page take the rest from
- * this and nnscan.h's NNS_COLUMN_MAP. */
-#define NNS__CELL_MAP(X)                                                       \
+/* The cells of a layer row, in the text table's order, two kinds of row:
+ *
+ *   X(ID, "title", "key", cols, "unit", right): a cell summary.c's cell
+ *     switch formats (its case C_ID);
+ *   N(ID, "title", "key", cols, "unit", right, field, low): a number, the
+ *     layer's nns_counts `field` (int64_t) over the total's, in the
+ *     report's numbers style (as bytes when unit is "bytes"), "≥ " in
+ *     front where `low` and the counts are NNS_COUNT_PARTIAL (not in CSV,
+ *     which has a flags column). No case in summary.c; the HTML page reads
+ *     it from the JSON layer's "key" item.
+ *
+ * "title": the text and Markdown header, and the HTML page's; "key": the
+ * CSV header, the document's item the cell shows; cols: the NNS_COL_* bits
+ * that select it (0: always shown); "unit": "count", "bytes", or "" for
+ * the others; right: right-aligned. A new column of a per-layer count is
+ * an N line here and its word in nnscan.h's NNS_COLUMN_MAP; the CLI,
+ * Python, the page and the docs take the rest from these two
+ * (CONTRIBUTING.md, Recipe 4). */
+#define NNS__CELL_MAP(X, N)                                                    \
   X(LAYER, "Layer", "name", 0u, "", false)                                     \
   X(TYPE, "Type", "type", 0u, "", false)                                       \
   X(SHAPE, "Output Shape", "output_shape", 0u, "", false)                      \
-  X(PARAMS, "Param #", "params", NNS_COL_PARAMS, "count", true)                \
-  X(BUFFERS, "Buffers", "buffers", NNS_COL_BUFFERS, "count", true)             \
-  X(FLOPS, "FLOPs", "flops", NNS_COL_FLOPS, "count", true)                     \
+  N(PARAMS, "Param #", "params", NNS_COL_PARAMS, "count", true, params, false) \
+  N(BUFFERS, "Buffers", "buffers", NNS_COL_BUFFERS, "count", true, buffers,    \
+    false)                                                                     \
+  N(FLOPS, "FLOPs", "flops", NNS_COL_FLOPS, "count", true, flops, true)        \
   X(FLOPS_UNMASKED, "FLOPs (mask)", "flops_unmasked", NNS_COL_FLOPS, "count",  \
     true)                                                                      \
-  X(MACS, "MACs", "macs", NNS_COL_MACS, "count", true)                         \
+  N(MACS, "MACs", "macs", NNS_COL_MACS, "count", true, macs, true)             \
   X(MACS_UNMASKED, "MACs (mask)", "macs_unmasked", NNS_COL_MACS, "count",      \
     true)                                                                      \
-  X(DMAS, "DMAs", "dmas", NNS_COL_DMAS, "count", true)                         \
+  N(DMAS, "DMAs", "dmas", NNS_COL_DMAS, "count", true, dmas, true)             \
   X(RF, "RF", "rf", NNS_COL_RF, "", true)                                      \
   X(STRIDE, "Stride", "rf_stride", NNS_COL_RF, "", true)                       \
   X(PAD, "Pad", "rf_padding", NNS_COL_RF, "", true)                            \
@@ -178,19 +190,24 @@ int nns__utf8_width(const char *s);
     true)                                                                      \
   X(STRIDE_TS, "Effective stride", "rf_stride", NNS_COL_RF_STATS, "", true)    \
   X(PAD_TS, "Effective padding", "rf_padding", NNS_COL_RF_STATS, "", true)     \
-  X(ACT, "Act. Mem", "activation_bytes", NNS_COL_ACT, "bytes", true)           \
-  X(SAVED, "Saved", "saved_bytes", NNS_COL_SAVED, "bytes", true)               \
+  N(ACT, "Act. Mem", "activation_bytes", NNS_COL_ACT, "bytes", true,           \
+    activation_bytes, false)                                                   \
+  N(SAVED, "Saved", "saved_bytes", NNS_COL_SAVED, "bytes", true, saved_bytes,  \
+    false)                                                                     \
   X(PCT_PARAMS, "% Params", "params_pct", NNS_COL_PCT, "", true)               \
   X(PCT_MACS, "% MACs", "macs_pct", NNS_COL_PCT, "", true)                     \
-  X(BYTES, "Bytes", "bytes", NNS_COL_BYTES, "bytes", true)                     \
+  N(BYTES, "Bytes", "bytes", NNS_COL_BYTES, "bytes", true, bytes, false)       \
   X(INTENSITY, "FLOP/B", "intensity", NNS_COL_ROOF, "", true)                  \
   X(BOUND, "Bound", "bound", NNS_COL_ROOF, "", false)                          \
   X(TIME, "Time", "time_s", NNS_COL_ROOF, "", true)
 
 typedef enum nns__cell_id {
 #define NNS__CELL_ENUM_(id, title, key, cols, unit, right) NNS__CELL_##id,
-  NNS__CELL_MAP(NNS__CELL_ENUM_)
+#define NNS__CELL_NENUM_(id, title, key, cols, unit, right, field, low)        \
+  NNS__CELL_##id,
+  NNS__CELL_MAP(NNS__CELL_ENUM_, NNS__CELL_NENUM_)
 #undef NNS__CELL_ENUM_
+#undef NNS__CELL_NENUM_
   NNS__CELL_COUNT
 } nns__cell_id;
 
@@ -200,6 +217,11 @@ typedef struct nns__cell_def {
   unsigned cols;      /* NNS_COL_* bits that select it; 0 = always */
   const char *unit;   /* "count", "bytes" or "" */
   bool right;         /* right-aligned */
+  /* N rows: the nns_counts member shown, as its offsetof + 1 (0: an X
+   * row, formatted by summary.c's switch), and whether "≥ " marks a
+   * partial count. */
+  size_t field;
+  bool low;
 } nns__cell_def;
 
 /* The cells, indexed by nns__cell_id (names.c). */

@@ -24,8 +24,11 @@
  * as C_LAYER, C_TYPE, ... here. */
 enum col_id {
 #define COL_ID_(id, title, key, cols, unit, right) C_##id = NNS__CELL_##id,
-  NNS__CELL_MAP(COL_ID_)
+#define COL_NID_(id, title, key, cols, unit, right, field, low)                \
+  C_##id = NNS__CELL_##id,
+  NNS__CELL_MAP(COL_ID_, COL_NID_)
 #undef COL_ID_
+#undef COL_NID_
   C_COUNT = NNS__CELL_COUNT
 };
 
@@ -224,6 +227,21 @@ static void count_cell(char *buf, size_t size, int64_t v, int64_t total,
            num);
 }
 
+/* The cell of an N row of NNS__CELL_MAP: its nns_counts field of k over
+ * the total's, "≥ " in front where it says so. */
+static void number_cell(char *buf, size_t size, const nns__cell_def *def,
+                        const nns_counts *k, const nns_counts *all,
+                        const nns_report_options *o, bool csv) {
+  int64_t v, total;
+  memcpy(&v, (const char *)k + (def->field - 1), sizeof v);
+  memcpy(&total, (const char *)all + (def->field - 1), sizeof total);
+  bool bytes = def->unit[0] == 'b';
+  if (def->low && (k->flags & NNS_COUNT_PARTIAL) && !csv)
+    count_cell(buf, size, v, total, k->flags, o, csv, bytes);
+  else
+    nns__fmt_number(buf, size, v, total, o->numbers, bytes, csv);
+}
+
 /* An unmasked count: "≥" as any count where a node was not counted, "≤"
  * where a mask whose contents are not known was counted dense (the real
  * figure is at most this one), "~" where both. */
@@ -397,6 +415,10 @@ static void grid_fill(void *arg) {
       shape_slot key;         /* C_SHAPE: what the cell is made of */
       const shape_slot *kept = NULL;
       buf[0] = 0;
+      const nns__cell_def *def = &nns__cells[g->id[c]];
+      if (def->field) /* an N row of NNS__CELL_MAP: a count, read generically */
+        number_cell(buf, sizeof buf, def, k, &p->all, o, csv);
+      else
       switch (g->id[c]) {
       case C_LAYER:
         src = l.depth == 0 ? p->root_name : l.name ? l.name : "";
@@ -413,22 +435,6 @@ static void grid_fill(void *arg) {
           nns__fmt_shape_named(buf, sizeof buf, m, a, l.output_value,
                                csv ? NULL : alias_name, p);
         break;
-      case C_PARAMS:
-        nns__fmt_number(buf, sizeof buf, k->params, p->all.params, o->numbers,
-                        false, csv);
-        break;
-      case C_BUFFERS:
-        nns__fmt_number(buf, sizeof buf, k->buffers, p->all.buffers,
-                        o->numbers, false, csv);
-        break;
-      case C_FLOPS:
-        count_cell(buf, sizeof buf, k->flops, p->all.flops, k->flags, o, csv,
-                   false);
-        break;
-      case C_MACS:
-        count_cell(buf, sizeof buf, k->macs, p->all.macs, k->flags, o, csv,
-                   false);
-        break;
       case C_FLOPS_UNMASKED:
         unmasked_cell(buf, sizeof buf, k->flops_unmasked,
                       p->all.flops_unmasked, k->flags, o, csv);
@@ -437,33 +443,17 @@ static void grid_fill(void *arg) {
         unmasked_cell(buf, sizeof buf, k->macs_unmasked, p->all.macs_unmasked,
                       k->flags, o, csv);
         break;
-      case C_DMAS:
-        count_cell(buf, sizeof buf, k->dmas, p->all.dmas, k->flags, o, csv,
-                   false);
-        break;
       case C_RF:
       case C_STRIDE:
       case C_PAD:
       case C_RF_TS:
       case C_STRIDE_TS:
       case C_PAD_TS: rf_cell(buf, sizeof buf, &rf, g->id[c]); break;
-      case C_ACT:
-        nns__fmt_number(buf, sizeof buf, k->activation_bytes,
-                        p->all.activation_bytes, o->numbers, true, csv);
-        break;
-      case C_SAVED:
-        nns__fmt_number(buf, sizeof buf, k->saved_bytes, p->all.saved_bytes,
-                        o->numbers, true, csv);
-        break;
       case C_PCT_PARAMS:
         nns__fmt_ratio(buf, sizeof buf, k->params, p->all.params);
         break;
       case C_PCT_MACS:
         nns__fmt_ratio(buf, sizeof buf, k->macs, p->all.macs);
-        break;
-      case C_BYTES:
-        nns__fmt_number(buf, sizeof buf, k->bytes, p->all.bytes, o->numbers,
-                        true, csv);
         break;
       case C_INTENSITY:
         snprintf(buf, sizeof buf, csv ? "%.9g" : "%.1f", k->intensity);

@@ -820,6 +820,16 @@ def main():
                        if h.rstrip(' ▲▼') not in md_heads and h.rstrip(' ▲▼') not in own]
             check(not strange, '%s: page headers %r are not the text table\'s %r'
                   % (name, strange, md_heads))
+            if name == 'resnet18':
+                # The count columns the page has no code for (the library's
+                # "number" cells) sit where the page always showed them.
+                keys = page.eval('Array.from(document.querySelectorAll(".th[data-key]"))'
+                                 '.map(function (h) { return h.dataset.key; })')
+                want = ['type', 'shape', 'params', 'buffers', 'flops', 'macs', 'dmas',
+                        'activation_bytes', 'rf', 'stride', 'pad', 'pct_params',
+                        'pct_macs', 'flags']
+                check([k for k in keys if k != 'name'] == want,
+                      'resnet18: page columns %r, not %r' % (keys, want))
             if name in ('resnet18', 'llama7b_shaped', 'vit_b_16', 'analyze_se'):
                 check_polish_1400(page, name, html, a.out)
             if name == 'hostile':

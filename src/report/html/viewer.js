@@ -188,19 +188,48 @@
    * the library's one table of layer cells), by the cell's key; `spec`
    * says how the cell is read from a node (key: the page's own name for
    * it, where it has one). */
-  var CELLS = null;
-  function cell(key, spec) {
-    if (!CELLS) {
-      CELLS = {};
+  var BLOCK = null, CELLS = null;
+  function columnsBlock() {
+    if (!BLOCK) {
       var b = document.getElementById('nnscan-columns');
+      BLOCK = b ? JSON.parse(b.textContent) : [];
+      CELLS = {};
       /* the first of a key: RF before torchscan's name for the same cell */
-      (b ? JSON.parse(b.textContent) : []).forEach(function (c) { CELLS[c.key] = CELLS[c.key] || c; });
+      BLOCK.forEach(function (c) { CELLS[c.key] = CELLS[c.key] || c; });
     }
+    return BLOCK;
+  }
+  function cell(key, spec) {
+    columnsBlock();
     var c = CELLS[key] || {title: key, unit: ''};
+    spec.cell = key;
     spec.key = spec.key || key;
     spec.label = c.title;
     if (c.unit) spec.unit = c.unit;
     return spec;
+  }
+
+  /* `own` (the cells the page reads its own way) with the block's number
+   * cells (a count the library reads from the layer's counts, of a column
+   * in `all`, the set the page shows: "number") that neither it nor
+   * `elsewhere` has, each read from the layer's item of its key and
+   * placed after the cell before it in the library's table: a new count
+   * column of `all` needs no code here. */
+  function withNumberCells(own, elsewhere) {
+    var out = own.slice(), known = {}, shown = {}, prev = null;
+    own.forEach(function (c) { known[c.cell] = shown[c.cell] = true; });
+    elsewhere.forEach(function (c) { known[c.cell] = true; });
+    columnsBlock().forEach(function (b) {
+      if (b.number && !known[b.key]) {
+        var at = -1;
+        out.forEach(function (c, i) { if (c.cell === prev) at = i; });
+        out.splice(at + 1, 0, cell(b.key, {
+          value: function (n) { return n.layer[b.key]; }}));
+        known[b.key] = shown[b.key] = true;
+      }
+      if (shown[b.key]) prev = b.key;
+    });
+    return out;
   }
 
   function adaptSummary(doc) {
@@ -229,6 +258,7 @@
                 /* one rank of a parallel plan (docs/metrics.md, "Per rank") */
                 rank_comm: l.per_rank ? l.per_rank.comm_bytes : null,
                 rank_param_bytes: l.per_rank ? l.per_rank.param_bytes : null},
+        layer: l,  /* the document's item: the number cells read it */
         index: l.index
       };
       if (l.latency_ms != null) n.metrics.latency_ms = l.latency_ms;
@@ -282,6 +312,13 @@
     }
     var opts = doc.options || {};
     var tr = t.training || {};
+    /* the roofline's cells, shown together when the analysis named a device */
+    var roofCells = [
+      cell('bytes', {value: function (n) { return n.roof.bytes; }}),
+      cell('intensity', {text: function (n) { return n.roof.intensity.toFixed(1); }}),
+      cell('bound', {text: function (n) { return n.roof.bound; }}),
+      cell('time_s', {text: function (n) { return fmtSeconds(n.roof.time_s); }})
+    ];
     var adapted = {
       kind: 'summary', title: (doc.model && doc.model.name) || 'model',
       subtitle: [doc.model && doc.model.path,
@@ -290,16 +327,12 @@
                  nodes.length + ' layers',
                  'nnscan ' + doc.nnscan_version].filter(Boolean).join(' · '),
       root: root, nodes: nodes, metrics: metrics,
-      columns: [
+      columns: withNumberCells([
         cell('type', {text: function (n) { return n.type || ''; }}),
         cell('output_shape', {key: 'shape', text: function (n) { return n.cells.shape; }}),
-        cell('params', {value: function (n) { return n.metrics.params; }}),
-        cell('buffers', {value: function (n) { return n.cells.buffers; }}),
-        cell('flops', {value: function (n) { return n.metrics.flops; }}),
         cell('flops_unmasked', {masked: true, value: function (n) { return n.unmasked.flops; }}),
-        cell('macs', {value: function (n) { return n.metrics.macs; }}),
         cell('macs_unmasked', {masked: true, value: function (n) { return n.unmasked.macs; }}),
-        cell('dmas', {value: function (n) { return n.metrics.dmas; }}),
+        /* before RF here, after it in the text table */
         cell('activation_bytes', {value: function (n) { return n.metrics.activation_bytes; }}),
         cell('saved_bytes', {value: function (n) { return n.cells.saved; }}),
         cell('rf', {text: function (n) { return n.cells.rf; }}),
@@ -308,14 +341,9 @@
         cell('params_pct', {key: 'pct_params', pct: 'params'}),
         cell('macs_pct', {key: 'pct_macs', pct: 'macs'}),
         {key: 'flags', label: 'Flags', text: function (n) { return n.cells.flags; }}
-      ].filter(function (c) {  /* the unmasked columns where a mask left pairs out */
+      ], roofCells).filter(function (c) {  /* the unmasked columns where a mask left pairs out */
         return !c.masked || (t.macs_unmasked != null && t.macs_unmasked !== t.macs);
-      }).concat(doc.hardware ? [
-        cell('bytes', {value: function (n) { return n.roof.bytes; }}),
-        cell('intensity', {text: function (n) { return n.roof.intensity.toFixed(1); }}),
-        cell('bound', {text: function (n) { return n.roof.bound; }}),
-        cell('time_s', {text: function (n) { return fmtSeconds(n.roof.time_s); }})
-      ] : []).filter(function (c) {
+      }).concat(doc.hardware ? roofCells : []).filter(function (c) {
         // saved for backward: only with a recorded training step
         return c.key !== 'saved_bytes' || tr.estimate === false;
       }),
