@@ -52,7 +52,6 @@ package (the script's own comes after PYTHONPATH on sys.path).
 import argparse
 import collections
 import contextlib
-import copy
 import cProfile
 import os
 import pstats
@@ -65,8 +64,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.append(os.path.join(ROOT, "python"))  # PYTHONPATH wins: a base
 
-LLAMA3_8B = dict(hidden=4096, inter=14336, layers=32, heads=32, kv_heads=8,
-                 vocab=128256)
 MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
           "gpt2", "llama3_8b")
 
@@ -84,19 +81,11 @@ def build(name):
         return (GPT2LMHeadModel(GPT2Config()).eval(),
                 (torch.zeros(1, 512, dtype=torch.long),), {})
     if name == "llama3_8b":
+        from recording_speed import llama3_8b_meta
         try:
-            from transformers import LlamaConfig, LlamaForCausalLM
+            m = llama3_8b_meta()
         except ImportError:
             return None
-        c = LLAMA3_8B
-        cfg = LlamaConfig(hidden_size=c["hidden"], intermediate_size=c["inter"],
-                          num_hidden_layers=c["layers"],
-                          num_attention_heads=c["heads"],
-                          num_key_value_heads=c["kv_heads"],
-                          vocab_size=c["vocab"], max_position_embeddings=8192,
-                          rope_theta=500000.0)
-        with torch.device("meta"):
-            m = LlamaForCausalLM(cfg).eval()
         return m, (torch.zeros(1, 2048, dtype=torch.long),), {}
     from torchvision import models
     return (getattr(models, name)().eval(), (torch.zeros(1, 3, 224, 224),),

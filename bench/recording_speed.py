@@ -294,6 +294,23 @@ LLAMA3_8B = dict(hidden=4096, inter=14336, layers=32, heads=32, kv_heads=8,
                  vocab=128256)
 
 
+def llama3_8b_meta():
+    """transformers' LLaMA-3-8B on the meta device, in eval mode (raises
+    ImportError without transformers); bench/recording_profile.py builds
+    the same model here."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+    c = LLAMA3_8B
+    cfg = LlamaConfig(hidden_size=c["hidden"], intermediate_size=c["inter"],
+                      num_hidden_layers=c["layers"],
+                      num_attention_heads=c["heads"],
+                      num_key_value_heads=c["kv_heads"],
+                      vocab_size=c["vocab"], max_position_embeddings=8192,
+                      rope_theta=500000.0)
+    with torch.device("meta"):
+        return LlamaForCausalLM(cfg).eval()
+
+
 @contextlib.contextmanager
 def without_mask_values():
     """The summary as it was before masked attention (issue 20.1): no
@@ -319,16 +336,7 @@ def llama3_case(runs, tokens=2048):
     c = LLAMA3_8B
     models = {}
     try:
-        from transformers import LlamaConfig, LlamaForCausalLM
-        cfg = LlamaConfig(hidden_size=c["hidden"],
-                          intermediate_size=c["inter"],
-                          num_hidden_layers=c["layers"],
-                          num_attention_heads=c["heads"],
-                          num_key_value_heads=c["kv_heads"],
-                          vocab_size=c["vocab"], max_position_embeddings=8192,
-                          rope_theta=500000.0)
-        with torch.device("meta"):
-            models["transformers"] = LlamaForCausalLM(cfg).eval()
+        models["transformers"] = llama3_8b_meta()
     except ImportError as e:
         print(f"llama3_8b: transformers not available ({e}); hand-written "
               "model only")
