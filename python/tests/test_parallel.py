@@ -92,7 +92,7 @@ def test_per_rank_against_pytorch(tmp_path, model, mode, world, mesh):
         # the step's peak within 10 % of MemTracker's on the rank
         assert live["train_peak_bytes"] == pytest.approx(
             res["mem_tracker_peak"], rel=0.10), \
-            (r, live["train_peak_bytes"], res["mem_tracker_peak"])
+            (r, live["train_peak_bytes"], res["mem_tracker_peaks"])
         # the totals stay the logical model (tensor parallelism
         # included): PyTorch's global parameter count, and bytes with the
         # buffer the forward reads (totals.param_bytes counts buffers)
