@@ -20,7 +20,7 @@ NNS__NAME_FN(nns_count_flag_name, NNS_COUNT_FLAG_MAP)
 
 const char *nns_metric_name(int metric) {
   switch (metric) {
-#define NNS__METRIC_WORD_(name, num, key, flags, member)                       \
+#define NNS__METRIC_WORD_(name, num, key, lower, member, mflags, text)         \
   case num: return key;
     NNS_METRIC_MAP(NNS__METRIC_WORD_)
 #undef NNS__METRIC_WORD_
@@ -28,10 +28,30 @@ const char *nns_metric_name(int metric) {
   return NULL;
 }
 
+const char *nns_metric_description(int metric) {
+  switch (metric) {
+#define NNS__METRIC_TEXT_(name, num, key, lower, member, mflags, text)         \
+  case num: return text;
+    NNS_METRIC_MAP(NNS__METRIC_TEXT_)
+#undef NNS__METRIC_TEXT_
+  }
+  return NULL;
+}
+
+unsigned nns_metric_flags(int metric) {
+  switch (metric) {
+#define NNS__METRIC_FLAGS_(name, num, key, lower, member, mflags, text)        \
+  case num: return mflags;
+    NNS_METRIC_MAP(NNS__METRIC_FLAGS_)
+#undef NNS__METRIC_FLAGS_
+  }
+  return 0;
+}
+
 unsigned nns_metrics_partial(unsigned count_flags) {
   unsigned partial = 0;
-#define NNS__METRIC_PARTIAL_(name, num, key, flags, member)                    \
-  if (count_flags & (flags))                                                   \
+#define NNS__METRIC_PARTIAL_(name, num, key, lower, member, mflags, text)      \
+  if (count_flags & (lower))                                                   \
     partial |= 1u << num;
   NNS_METRIC_MAP(NNS__METRIC_PARTIAL_)
 #undef NNS__METRIC_PARTIAL_
