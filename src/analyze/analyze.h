@@ -99,9 +99,13 @@ typedef struct nns__anode_time {
  * caller's experts make of its parameters are kept aside, only when there
  * are any. */
 typedef struct nns__lcounts {
-  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
-  int64_t flops, macs, dmas, bytes, activation_bytes, nodes;
-  int64_t macs_unmasked, flops_unmasked;
+  /* Every metric (nnscan.h's NNS_METRIC_MAP: each is a sum over nodes),
+   * then the other sums, as in nns_counts. */
+#define NNS__LCOUNT_(name, bit, key, lower, member, mflags, text)              \
+  int64_t member;
+  NNS_METRIC_MAP(NNS__LCOUNT_)
+#undef NNS__LCOUNT_
+  int64_t bytes, nodes, macs_unmasked, flops_unmasked;
   unsigned flags;                               /* NNS_COUNT_* */
 } nns__lcounts;
 
