@@ -71,10 +71,9 @@ static inline nns__lcounts node_sums(const nns__analysis *a, size_t i) {
                     .flags = n->flags};
   if (n->more) {
     const nns__anode_more *x = &a->node_more[n->more - 1];
-    s.params = x->params;
-    s.buffers = x->buffers;
-    s.param_bytes = x->param_bytes;
-    s.frozen = x->frozen;
+#define MORE_SUM(f) s.f = x->f;
+    NNS__NODE_MORE_SUMS(MORE_SUM)
+#undef MORE_SUM
     s.macs_unmasked = n->macs - x->macs_cut;
     s.flops_unmasked = n->flops - x->flops_cut;
   }
