@@ -407,6 +407,16 @@ static void add_input_2x8(nns_builder *b, const char *name, const char *h) {
            NNS_OK);
 }
 
+/* A new builder (opset 13) with input "x" (1x2x8x8) and its weight "w". */
+static nns_builder *builder_with_x(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  add_input_2x8(b, "x", NULL);
+  return b;
+}
+
 /* A 3x3 stride-2 pad-1 Conv of `in` by "w" into `out`: H -> (H+1)/2. */
 static void add_conv_s2(nns_builder *b, const char *name, const char *in,
                         const char *out) {
@@ -520,10 +530,7 @@ static const char *long_name =
 
 static char *long_table(bool convs) {
   nns_error err;
-  nns_builder *b = NULL;
-  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-  nns_builder_add_opset(b, "", 13, &err);
-  add_input_2x8(b, "x", NULL);
+  nns_builder *b = builder_with_x();
   add_input_2x8(b, "y", "p2o.DynamicDimension.1");
   char prev[32] = "x", out[32], name[80];
   for (int i = 0; i < 6000; i++) {
@@ -636,10 +643,7 @@ static void test_short_names_keep_guides(void) {
       "  │ └─0  R", "  └─ln   R"};
   for (int wi = 0; wi < 3; wi++) {
     nns_error err;
-    nns_builder *b = NULL;
-    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-    nns_builder_add_opset(b, "", 13, &err);
-    add_input_2x8(b, "x", NULL);
+    nns_builder *b = builder_with_x();
     char prev[32] = "x", out[32];
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
       snprintf(out, sizeof out, "r%zu", i);
@@ -689,10 +693,7 @@ static void test_short_names_keep_guides(void) {
  * shape and no such key. */
 static void test_not_called(void) {
   nns_error err;
-  nns_builder *b = NULL;
-  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-  nns_builder_add_opset(b, "", 13, &err);
-  add_input_2x8(b, "x", NULL);
+  nns_builder *b = builder_with_x();
   const char *in[] = {"x"}, *o[] = {"y"};
   CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/fc/Relu", NULL, in, 1, o, 1,
                                 &err),
@@ -787,10 +788,7 @@ static char *json_of(const nns_analysis *a, int v) {
 static void test_v1_metric_places(void) {
   for (int frozen = 0; frozen < 2; frozen++) {
     nns_error err;
-    nns_builder *b = NULL;
-    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-    nns_builder_add_opset(b, "", 13, &err);
-    add_input_2x8(b, "x", NULL);
+    nns_builder *b = builder_with_x();
     add_conv_s2(b, "conv", "x", "y");
     nns_model *m = NULL;
     CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
