@@ -48,6 +48,17 @@ unsigned nns_metric_flags(int metric) {
   return 0;
 }
 
+/* A metric is an int64_t of nns_counts (the JSON writers and the sums read
+ * it so), and one added after version 1's first eight is grown there
+ * (its documents, and the schema's required keys, stay as they were). */
+#define NNS__METRIC_CHECK_(name, num, key, lower, member, mflags, text)        \
+  _Static_assert(_Generic(((nns_counts *)0)->member, int64_t: 1, default: 0), \
+                 "metric " #name ": nns_counts." #member " is not int64_t"); \
+  _Static_assert(num < 8 || ((mflags) & NNS_METRIC_V1_GROWN),                  \
+                 "metric " #name ": a new metric is NNS_METRIC_V1_GROWN");
+NNS_METRIC_MAP(NNS__METRIC_CHECK_)
+#undef NNS__METRIC_CHECK_
+
 unsigned nns_metrics_partial(unsigned count_flags) {
   unsigned partial = 0;
 #define NNS__METRIC_PARTIAL_(name, num, key, lower, member, mflags, text)      \
