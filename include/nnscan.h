@@ -1208,27 +1208,50 @@ enum {
 NNS_API const char *nns_count_flag_name(int bit);
 
 /* The metrics of a layer's (and the totals') counts that the JSON reports
- * state a status for, in the documents' order: X(NAME, bit, "key", NNS_COUNT_*
- * flags that make it a lower bound, its nns_counts member). The flags are
- * the rule that gives a version 1 document's counts their statuses
- * (docs/json.md): partial where one of them is set, else complete;
- * version 2 states them, with the diagnostics behind each. */
+ * state a status for, in the documents' order: X(NAME, bit, "key",
+ * NNS_COUNT_* flags that make it a lower bound, its nns_counts member,
+ * NNS_METRIC_* flags, "what it counts"). The count flags are the rule that
+ * gives a version 1 document's counts their statuses (docs/json.md):
+ * partial where one of them is set, else complete; version 2 states them,
+ * with the diagnostics behind each. The metric flags say how version 1
+ * writes it. The sentence is what the schemas and docs/json.md say of it
+ * (tools/docs_tables.py writes them from nns_metric_description). Adding a
+ * metric: a member of nns_counts, a line here, how src/analyze/ counts it
+ * (CONTRIBUTING.md); the JSON writers, diff, Python and the docs follow. */
 #define NNS_METRIC_COST_ (NNS_COUNT_PARTIAL | NNS_METRIC_SIZED_)
 #define NNS_METRIC_SIZED_ (NNS_COUNT_SYMBOLIC | NNS_COUNT_UNBOUNDED)
+/* Grown after version 1's first counts: written after "flags", and only
+ * when not zero (a document without it has 0). Without it a metric is one
+ * of those first counts, written before "nodes", always. */
+#define NNS_METRIC_V1_GROWN 1u
 #define NNS_METRIC_MAP(X)                                                      \
-  X(PARAMS, 0, "params", NNS_COUNT_OVERFLOW, params)                           \
-  X(BUFFERS, 1, "buffers", NNS_COUNT_OVERFLOW, buffers)                        \
-  X(FROZEN, 2, "frozen", NNS_COUNT_OVERFLOW, frozen)                           \
-  X(PARAM_BYTES, 3, "param_bytes", NNS_COUNT_OVERFLOW, param_bytes)            \
-  X(FLOPS, 4, "flops", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, flops)           \
-  X(MACS, 5, "macs", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, macs)              \
-  X(DMAS, 6, "dmas", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, dmas)              \
+  X(PARAMS, 0, "params", NNS_COUNT_OVERFLOW, params, 0u,                       \
+    "trainable parameter elements (logical: an Identity copy counts as its "   \
+    "own parameter)")                                                          \
+  X(BUFFERS, 1, "buffers", NNS_COUNT_OVERFLOW, buffers, 0u,                    \
+    "non-trainable state elements (BatchNorm running statistics)")             \
+  X(FROZEN, 2, "frozen", NNS_COUNT_OVERFLOW, frozen, NNS_METRIC_V1_GROWN,      \
+    "frozen (non-trainable) parameter elements")                               \
+  X(PARAM_BYTES, 3, "param_bytes", NNS_COUNT_OVERFLOW, param_bytes, 0u,        \
+    "bytes of the parameters (trainable and frozen) and buffers")              \
+  X(FLOPS, 4, "flops", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, flops, 0u,       \
+    "floating-point operations")                                               \
+  X(MACS, 5, "macs", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, macs, 0u,          \
+    "multiply-accumulates")                                                    \
+  X(DMAS, 6, "dmas", NNS_METRIC_COST_ | NNS_COUNT_OVERFLOW, dmas, 0u,          \
+    "memory accesses, in elements")                                            \
   X(ACTIVATION_BYTES, 7, "activation_bytes",                                   \
-    NNS_METRIC_SIZED_ | NNS_COUNT_OVERFLOW, activation_bytes)
+    NNS_METRIC_SIZED_ | NNS_COUNT_OVERFLOW, activation_bytes, 0u,              \
+    "bytes of the outputs of the nodes counted")
 
 /* The key of metric m ("params", ... as in NNS_METRIC_MAP); NULL past the
  * last. Numbered from 0 without gaps. Static string. */
 NNS_API const char *nns_metric_name(int metric);
+/* What metric m counts, a phrase ("multiply-accumulates"); NULL past the
+ * last. Static string. */
+NNS_API const char *nns_metric_description(int metric);
+/* Its NNS_METRIC_* flags (NNS_METRIC_V1_GROWN); 0 past the last. */
+NNS_API unsigned nns_metric_flags(int metric);
 /* The metrics (bit 1u << m for nns_metric_name(m)) that counts flagged
  * `count_flags` (NNS_COUNT_*) leave partial: the list's rule, e.g.
  * nns_metrics_partial(NNS_COUNT_PARTIAL) has flops, macs and dmas. */

@@ -85,19 +85,21 @@ def test_v1_statuses_follow_the_library_rule():
     doc = json.loads(json.dumps(s.json))
     row = next(r for r in doc["layers"] if r["path"] == "stem.conv")
     cost = {"flops", "macs", "dmas"}
+    eight = ["params", "buffers", "frozen", "param_bytes", "flops", "macs",
+             "dmas", "activation_bytes"]  # a metric added later comes after
     for flag, want in (("partial", cost),
                        ("symbolic", cost | {"activation_bytes"}),
                        ("unbounded", cost | {"activation_bytes"}),
                        ("shared", set())):
         row["flags"] = dict(row["flags"], **{flag: True})
         m = nnscan.load_summary(json.dumps(doc)).metrics("stem.conv")
-        assert {k for k in m if m[k]["status"] == "partial"} == want, flag
+        assert {k for k in eight if m[k]["status"] == "partial"} == want, \
+            flag
         row["flags"] = dict(row["flags"], **{flag: False})
     doc["totals"]["saturated"] = True
     m = nnscan.load_summary(json.dumps(doc)).metrics("stem.conv")
     assert all(v["status"] == "partial" for v in m.values())
-    assert set(m) == {"params", "buffers", "frozen", "param_bytes", "flops",
-                      "macs", "dmas", "activation_bytes"}
+    assert list(m)[:8] == eight
 
 
 def test_v2_symbolic_input_is_partial():

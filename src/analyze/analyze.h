@@ -79,9 +79,14 @@ typedef struct nns__anode {
 
 /* What only some nodes have (nns__node_more): the parameters it is the
  * first to read (params.c) and, for an attention product, the MACs and
- * FLOPs of the pairs its mask leaves out (attention.c). */
+ * FLOPs of the pairs its mask leaves out (attention.c). The parameters'
+ * figures are sums of nns_counts by the same names (counts.c adds them
+ * into the node's row); a new one is a word in this list. */
+#define NNS__NODE_MORE_SUMS(X) X(params) X(buffers) X(param_bytes) X(frozen)
 typedef struct nns__anode_more {
-  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
+#define NNS__MORE_FIELD_(f) int64_t f;
+  NNS__NODE_MORE_SUMS(NNS__MORE_FIELD_)
+#undef NNS__MORE_FIELD_
   int64_t macs_cut;  /* macs - macs_unmasked */
   int64_t flops_cut; /* flops - flops_unmasked */
 } nns__anode_more;
@@ -99,9 +104,13 @@ typedef struct nns__anode_time {
  * caller's experts make of its parameters are kept aside, only when there
  * are any. */
 typedef struct nns__lcounts {
-  int64_t params, buffers, param_bytes, frozen; /* as in nns_counts */
-  int64_t flops, macs, dmas, bytes, activation_bytes, nodes;
-  int64_t macs_unmasked, flops_unmasked;
+  /* Every metric (nnscan.h's NNS_METRIC_MAP: each is a sum over nodes),
+   * then the other sums, as in nns_counts. */
+#define NNS__LCOUNT_(name, bit, key, lower, member, mflags, text)              \
+  int64_t member;
+  NNS_METRIC_MAP(NNS__LCOUNT_)
+#undef NNS__LCOUNT_
+  int64_t bytes, nodes, macs_unmasked, flops_unmasked;
   unsigned flags;                               /* NNS_COUNT_* */
 } nns__lcounts;
 

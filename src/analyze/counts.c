@@ -20,15 +20,19 @@ static int64_t sat_add(int64_t a, int64_t b, unsigned *flags) {
 }
 
 /* The sums a layer keeps (nns__lcounts) and nns_counts both have, by the
- * same names: one list for every adder below. */
-#define SUMMED(X)                                                              \
-  X(params) X(buffers) X(param_bytes) X(frozen) X(flops) X(macs) X(dmas)       \
-  X(activation_bytes) X(nodes) X(bytes) X(macs_unmasked) X(flops_unmasked)
+ * same names: every metric (NNS_METRIC_MAP) and the others. One list for
+ * every adder below. */
+#define OTHER_SUMS(X) X(nodes) X(bytes) X(macs_unmasked) X(flops_unmasked)
 #define ADD_SUM(f) d->f = sat_add(d->f, s->f, &d->flags);
 #define COPY_SUM(f) d->f = s->f;
+#define ADD_METRIC(name, bit, key, lower, member, mflags, text) ADD_SUM(member)
+#define COPY_METRIC(name, bit, key, lower, member, mflags, text)               \
+  COPY_SUM(member)
+#define ADD_SUMS NNS_METRIC_MAP(ADD_METRIC) OTHER_SUMS(ADD_SUM)
+#define COPY_SUMS NNS_METRIC_MAP(COPY_METRIC) OTHER_SUMS(COPY_SUM)
 
 void nns__counts_add(nns_counts *d, const nns_counts *s) {
-  SUMMED(ADD_SUM)
+  ADD_SUMS
   d->time_s += s->time_s;
   d->compute_time_s += s->compute_time_s;
   d->memory_time_s += s->memory_time_s;
@@ -67,10 +71,9 @@ static inline nns__lcounts node_sums(const nns__analysis *a, size_t i) {
                     .flags = n->flags};
   if (n->more) {
     const nns__anode_more *x = &a->node_more[n->more - 1];
-    s.params = x->params;
-    s.buffers = x->buffers;
-    s.param_bytes = x->param_bytes;
-    s.frozen = x->frozen;
+#define MORE_SUM(f) s.f = x->f;
+    NNS__NODE_MORE_SUMS(MORE_SUM)
+#undef MORE_SUM
     s.macs_unmasked = n->macs - x->macs_cut;
     s.flops_unmasked = n->flops - x->flops_cut;
   }
@@ -81,7 +84,7 @@ void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
   const nns__lcounts sums = node_sums(a, i), *s = &sums;
   nns_counts *d = out;
   memset(d, 0, sizeof *d);
-  SUMMED(COPY_SUM)
+  COPY_SUMS
   d->flags = s->flags;
   d->intensity = s->bytes > 0 ? (double)s->flops / (double)s->bytes : 0;
   if (a->node_times) {
@@ -95,7 +98,7 @@ void nns__node_counts(const nns__analysis *a, size_t i, nns_counts *out) {
 
 void nns__counts_add_node(nns_counts *d, const nns__analysis *a, size_t i) {
   const nns__lcounts sums = node_sums(a, i), *s = &sums;
-  SUMMED(ADD_SUM)
+  ADD_SUMS
   d->flags |= s->flags & ~(unsigned)NNS_COUNT_SHARED;
   if (a->node_times) {
     d->time_s += a->node_times[i].time_s;
@@ -109,7 +112,7 @@ void nns__counts_add_node(nns_counts *d, const nns__analysis *a, size_t i) {
 void nns__layer_add_node(nns__analysis *a, size_t l, size_t i) {
   nns__lcounts *d = &a->layers[l].counts;
   const nns__lcounts sums = node_sums(a, i), *s = &sums;
-  SUMMED(ADD_SUM)
+  ADD_SUMS
   d->flags |= s->flags;
   if (a->layer_times && a->node_times) {
     nns__anode_time *t = &a->layer_times[l];
@@ -123,7 +126,7 @@ void nns__layer_add_node(nns__analysis *a, size_t l, size_t i) {
 void nns__layer_add_layer(nns__analysis *a, size_t to, size_t from) {
   nns__lcounts *d = &a->layers[to].counts;
   const nns__lcounts *s = &a->layers[from].counts;
-  SUMMED(ADD_SUM)
+  ADD_SUMS
   d->flags |= s->flags;
   if (a->layer_times) {
     nns__anode_time *t = &a->layer_times[to];
@@ -138,7 +141,7 @@ void nns__layer_counts(const nns__analysis *a, size_t l, nns_counts *out) {
   const nns__lcounts *s = &a->layers[l].counts;
   nns_counts *d = out;
   memset(d, 0, sizeof *d);
-  SUMMED(COPY_SUM)
+  COPY_SUMS
   out->params_active = nns__sum_sat(s->params, s->frozen);
   out->weight_bytes_read = s->param_bytes;
   if (a->layer_experts) {

@@ -16,10 +16,14 @@
 #include "diff_int.h"
 
 const char *const nns__diff_metric_keys[NNS__M_COUNT] = {
-#define NNS__METRIC_KEY_(name, bit, key, flags, member) key,
+#define NNS__METRIC_KEY_(name, bit, key, lower, member, mflags, text) key,
     NNS_METRIC_MAP(NNS__METRIC_KEY_)
 #undef NNS__METRIC_KEY_
 };
+
+/* "params, buffers, ...": the metrics as a budget's error names them. */
+#define METRIC_WORD_(name, bit, key, lower, member, mflags, text) ", " key
+#define METRIC_WORDS (&(NNS_METRIC_MAP(METRIC_WORD_))[2])
 
 const char *nns__diff_status_name(dstatus s) {
   return s == D_COMPLETE ? "complete" : s == D_PARTIAL ? "partial"
@@ -70,8 +74,8 @@ static nns_status row_v1(const nns__jval *v, drow *r, bool saturated,
     r->m[i].status = partial & (1u << i) ? D_PARTIAL : D_COMPLETE;
     r->m[i].at_one = r->m[i].status == D_PARTIAL && at_one;
     const nns__jval *c = nns__json_get(v, nns__diff_metric_keys[i]);
-    if (!c && !strcmp(nns__diff_metric_keys[i], "frozen")) {
-      r->m[i].value = 0; /* v1 writes "frozen" only when it is not zero */
+    if (!c && (nns_metric_flags(i) & NNS_METRIC_V1_GROWN)) {
+      r->m[i].value = 0; /* v1 writes it only when it is not zero */
       continue;
     }
     nns_status st = read_count(c, which, row, nns__diff_metric_keys[i], &r->m[i],
@@ -383,9 +387,8 @@ static nns_status parse_budgets(nns__arena *ar, ddiff *d, const char *text,
         *stop || !isfinite(b->limit))
       return nns__err(err, NNS_E_ARG, -1, NULL,
                       "budget '%s' is not METRIC OP [+|-]N[%%] (METRIC one of "
-                      "params, buffers, frozen, param_bytes, flops, macs, "
-                      "dmas, activation_bytes; OP >, >=, < or <=)",
-                      b->text);
+                      "%s; OP >, >=, < or <=)",
+                      b->text, METRIC_WORDS);
     d->budget_count++;
   }
   return NNS_OK;

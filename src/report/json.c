@@ -442,19 +442,22 @@ static void j_tokens(nns__jw *w, const nns_counts *all, int64_t tokens) {
  * roofline's bound and times. */
 static void j_counts_items(nns__jw *w, const nns_counts *k, bool roof,
                            jcache *c) {
-  nns__jw_int(w, NNS__JK("params"), k->params);
-  nns__jw_int(w, NNS__JK("buffers"), k->buffers);
-  nns__jw_int(w, NNS__JK("param_bytes"), k->param_bytes);
-  nns__jw_int(w, NNS__JK("flops"), k->flops);
-  nns__jw_int(w, NNS__JK("macs"), k->macs);
-  nns__jw_int(w, NNS__JK("dmas"), k->dmas);
-  nns__jw_int(w, NNS__JK("activation_bytes"), k->activation_bytes);
+  /* The metrics (NNS_METRIC_MAP), in its order: version 1's first counts
+   * before "nodes" and "flags"; those grown since after them, only when
+   * there is something to say (so summaries of models without frozen
+   * parameters read as before). */
+#define NNS__V1_FIRST_(name, bit, key, lower, member, mflags, text)            \
+  if (!((mflags) & NNS_METRIC_V1_GROWN))                                       \
+    nns__jw_int(w, NNS__JK(key), k->member);
+  NNS_METRIC_MAP(NNS__V1_FIRST_)
+#undef NNS__V1_FIRST_
   nns__jw_int(w, NNS__JK("nodes"), k->nodes);
   j_flags(w, k->flags, c);
-  /* Grown in API v1: only when there is something to say, so summaries of
-   * models without frozen parameters read as before. */
-  if (k->frozen)
-    nns__jw_int(w, NNS__JK("frozen"), k->frozen);
+#define NNS__V1_GROWN_(name, bit, key, lower, member, mflags, text)            \
+  if (((mflags) & NNS_METRIC_V1_GROWN) && k->member)                           \
+    nns__jw_int(w, NNS__JK(key), k->member);
+  NNS_METRIC_MAP(NNS__V1_GROWN_)
+#undef NNS__V1_GROWN_
   j_unmasked_st(w, NULL, 0, k);
   j_experts(w, k);
   j_roof(w, k, roof);

@@ -23,7 +23,7 @@ static const struct {
 #undef NNS__DIAG_ROW_
 };
 
-/* A diagnostic's metric i by key: NNS_METRIC_MAP's eight, then the
+/* A diagnostic's metric i by key: NNS_METRIC_MAP's, then the
  * attention products over the pairs a mask allows (NNS__M_UNMASKED's
  * bits). */
 enum { KEYS = NNS__M_COUNT + 2 };
@@ -317,7 +317,8 @@ void nns__json_metrics(nns__jw *w, const nns__jstatus *s, size_t layer,
                        const nns_counts *k) {
   size_t l = layer == (size_t)-1 ? 0 : layer;
   const int64_t values[NNS__M_COUNT] = {
-#define NNS__METRIC_VALUE_(name, bit, key, flags, member) k->member,
+#define NNS__METRIC_VALUE_(name, bit, key, lower, member, mflags, text)        \
+  k->member,
       NNS_METRIC_MAP(NNS__METRIC_VALUE_)
 #undef NNS__METRIC_VALUE_
   };

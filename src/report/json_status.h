@@ -13,10 +13,11 @@
 /* The counted metrics of a layer and of the totals: nnscan.h's
  * NNS_METRIC_MAP, whose bits these are. */
 enum {
-#define NNS__METRIC_BIT_(name, bit, key, flags, member) NNS__M_BIT_##name = bit,
+#define NNS__METRIC_BIT_(name, bit, key, lower, member, mflags, text)          \
+  NNS__M_BIT_##name = bit,
   NNS_METRIC_MAP(NNS__METRIC_BIT_)
 #undef NNS__METRIC_BIT_
-#define NNS__METRIC_ONE_(name, bit, key, flags, member) +1
+#define NNS__METRIC_ONE_(name, bit, key, lower, member, mflags, text) +1
   NNS__M_COUNT = 0 NNS_METRIC_MAP(NNS__METRIC_ONE_)
 #undef NNS__METRIC_ONE_
 };
@@ -24,17 +25,17 @@ enum {
 /* The metrics a node not counted leaves partial (flops, macs, dmas), and
  * those a size taken as 1 does (and activation_bytes): NNS_METRIC_MAP's. */
 enum {
-#define NNS__M_COST_(name, bit, key, flags, member)                            \
-  | ((flags) & NNS_COUNT_PARTIAL ? 1u << bit : 0u)
+#define NNS__M_COST_(name, bit, key, lower, member, mflags, text)              \
+  | ((lower) & NNS_COUNT_PARTIAL ? 1u << bit : 0u)
   NNS__M_COST = 0u NNS_METRIC_MAP(NNS__M_COST_),
 #undef NNS__M_COST_
-#define NNS__M_SIZED_(name, bit, key, flags, member)                           \
-  | ((flags) & NNS_COUNT_SYMBOLIC ? 1u << bit : 0u)
+#define NNS__M_SIZED_(name, bit, key, lower, member, mflags, text)             \
+  | ((lower) & NNS_COUNT_SYMBOLIC ? 1u << bit : 0u)
   NNS__M_SIZED = 0u NNS_METRIC_MAP(NNS__M_SIZED_)
 #undef NNS__M_SIZED_
 };
 #define NNS__M_ALL ((1u << NNS__M_COUNT) - 1)
-/* Beyond the eight: the attention products over the pairs a mask allows
+/* Beyond them: the attention products over the pairs a mask allows
  * (macs_unmasked, flops_unmasked), plain numbers beside "metrics" with a
  * status of their own ("unmasked_status"). A diagnostic's metrics name
  * them too. */

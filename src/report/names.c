@@ -20,7 +20,7 @@ NNS__NAME_FN(nns_count_flag_name, NNS_COUNT_FLAG_MAP)
 
 const char *nns_metric_name(int metric) {
   switch (metric) {
-#define NNS__METRIC_WORD_(name, num, key, flags, member)                       \
+#define NNS__METRIC_WORD_(name, num, key, lower, member, mflags, text)         \
   case num: return key;
     NNS_METRIC_MAP(NNS__METRIC_WORD_)
 #undef NNS__METRIC_WORD_
@@ -28,10 +28,41 @@ const char *nns_metric_name(int metric) {
   return NULL;
 }
 
+const char *nns_metric_description(int metric) {
+  switch (metric) {
+#define NNS__METRIC_TEXT_(name, num, key, lower, member, mflags, text)         \
+  case num: return text;
+    NNS_METRIC_MAP(NNS__METRIC_TEXT_)
+#undef NNS__METRIC_TEXT_
+  }
+  return NULL;
+}
+
+unsigned nns_metric_flags(int metric) {
+  switch (metric) {
+#define NNS__METRIC_FLAGS_(name, num, key, lower, member, mflags, text)        \
+  case num: return mflags;
+    NNS_METRIC_MAP(NNS__METRIC_FLAGS_)
+#undef NNS__METRIC_FLAGS_
+  }
+  return 0;
+}
+
+/* A metric is an int64_t of nns_counts (the JSON writers and the sums read
+ * it so), and one added after version 1's first eight is grown there
+ * (its documents, and the schema's required keys, stay as they were). */
+#define NNS__METRIC_CHECK_(name, num, key, lower, member, mflags, text)        \
+  _Static_assert(_Generic(((nns_counts *)0)->member, int64_t: 1, default: 0), \
+                 "metric " #name ": nns_counts." #member " is not int64_t"); \
+  _Static_assert(num < 8 || ((mflags) & NNS_METRIC_V1_GROWN),                  \
+                 "metric " #name ": a new metric is NNS_METRIC_V1_GROWN");
+NNS_METRIC_MAP(NNS__METRIC_CHECK_)
+#undef NNS__METRIC_CHECK_
+
 unsigned nns_metrics_partial(unsigned count_flags) {
   unsigned partial = 0;
-#define NNS__METRIC_PARTIAL_(name, num, key, flags, member)                    \
-  if (count_flags & (flags))                                                   \
+#define NNS__METRIC_PARTIAL_(name, num, key, lower, member, mflags, text)      \
+  if (count_flags & (lower))                                                   \
     partial |= 1u << num;
   NNS_METRIC_MAP(NNS__METRIC_PARTIAL_)
 #undef NNS__METRIC_PARTIAL_

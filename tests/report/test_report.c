@@ -407,6 +407,16 @@ static void add_input_2x8(nns_builder *b, const char *name, const char *h) {
            NNS_OK);
 }
 
+/* A new builder (opset 13) with input "x" (1x2x8x8) and its weight "w". */
+static nns_builder *builder_with_x(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  add_input_2x8(b, "x", NULL);
+  return b;
+}
+
 /* A 3x3 stride-2 pad-1 Conv of `in` by "w" into `out`: H -> (H+1)/2. */
 static void add_conv_s2(nns_builder *b, const char *name, const char *in,
                         const char *out) {
@@ -520,10 +530,7 @@ static const char *long_name =
 
 static char *long_table(bool convs) {
   nns_error err;
-  nns_builder *b = NULL;
-  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-  nns_builder_add_opset(b, "", 13, &err);
-  add_input_2x8(b, "x", NULL);
+  nns_builder *b = builder_with_x();
   add_input_2x8(b, "y", "p2o.DynamicDimension.1");
   char prev[32] = "x", out[32], name[80];
   for (int i = 0; i < 6000; i++) {
@@ -636,10 +643,7 @@ static void test_short_names_keep_guides(void) {
       "  │ └─0  R", "  └─ln   R"};
   for (int wi = 0; wi < 3; wi++) {
     nns_error err;
-    nns_builder *b = NULL;
-    CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-    nns_builder_add_opset(b, "", 13, &err);
-    add_input_2x8(b, "x", NULL);
+    nns_builder *b = builder_with_x();
     char prev[32] = "x", out[32];
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
       snprintf(out, sizeof out, "r%zu", i);
@@ -689,10 +693,7 @@ static void test_short_names_keep_guides(void) {
  * shape and no such key. */
 static void test_not_called(void) {
   nns_error err;
-  nns_builder *b = NULL;
-  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
-  nns_builder_add_opset(b, "", 13, &err);
-  add_input_2x8(b, "x", NULL);
+  nns_builder *b = builder_with_x();
   const char *in[] = {"x"}, *o[] = {"y"};
   CHECK_EQ(nns_builder_add_node(b, "Relu", "", "/fc/Relu", NULL, in, 1, o, 1,
                                 &err),
@@ -763,6 +764,68 @@ static void test_not_called(void) {
   free(json);
   nns_analysis_free(a);
   nns_model_free(m);
+}
+
+/* The JSON report of a, version v (1 or 2), as a string to free. */
+static char *json_of(const nns_analysis *a, int v) {
+  nns_error err;
+  char *json = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&json, &len);
+  nns_report_options opt = {.size = sizeof opt, .format = NNS_FORMAT_JSON,
+                            .json_version = v};
+  CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  fclose(f);
+  return json;
+}
+
+/* Version 1 writes the metrics in their places (docs/json.md, "The
+ * metrics"): its first counts before "nodes" and "flags", frozen (grown
+ * since) after them and only when not zero; version 2 states every one.
+ * One 3x3 stride-2 Conv, 2 -> 2 channels, on 1x2x8x8: weight 2*2*3*3 = 36
+ * elements (144 bytes), output 1x2x4x4 = 32 elements (128 bytes), 32 * 18
+ * = 576 MACs. */
+static void test_v1_metric_places(void) {
+  for (int frozen = 0; frozen < 2; frozen++) {
+    nns_error err;
+    nns_builder *b = builder_with_x();
+    add_conv_s2(b, "conv", "x", "y");
+    nns_model *m = NULL;
+    CHECK_EQ(nns_builder_add_output(b, "y", 0, -1, NULL, NULL, &err), NNS_OK);
+    CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+    nns_builder_free(b);
+    if (!m)
+      return;
+    if (frozen)
+      CHECK_EQ(nns_model_set_param_kind(m, "w", NNS_PARAM_FROZEN, &err),
+               NNS_OK);
+    nns_analysis *a = NULL;
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+    char *v1 = a ? json_of(a, 1) : NULL, *v2 = a ? json_of(a, 2) : NULL;
+    const char *first = frozen
+        ? "\"params\": 0, \"buffers\": 0, \"param_bytes\": 144, \"flops\": "
+        : "\"params\": 36, \"buffers\": 0, \"param_bytes\": 144, \"flops\": ";
+    const char *tail = frozen
+        ? "\"activation_bytes\": 128, \"nodes\": 1, \"flags\": {\"partial\": "
+          "false, \"symbolic\": false, \"shared\": false, \"unbounded\": "
+          "false}, \"frozen\": 36, \"macs_unmasked\": 576"
+        : "\"activation_bytes\": 128, \"nodes\": 1, \"flags\": {\"partial\": "
+          "false, \"symbolic\": false, \"shared\": false, \"unbounded\": "
+          "false}, \"macs_unmasked\": 576";
+    const char *at = v1 ? strstr(v1, first) : NULL;
+    CHECK(at && strstr(at, "\"macs\": 576, \"dmas\": "));
+    CHECK(at && strstr(at, tail));
+    CHECK(v1 && !strstr(v1, "\"frozen\": ") == !frozen);
+    CHECK(v2 && strstr(v2, frozen
+        ? "\"frozen\": {\"status\": \"complete\", \"value\": 36}"
+        : "\"frozen\": {\"status\": \"complete\", \"value\": 0}"));
+    if (!(at && strstr(at, tail)))
+      fprintf(stderr, "%s\n", v1 ? v1 : "(no JSON)");
+    free(v1);
+    free(v2);
+    nns_analysis_free(a);
+    nns_model_free(m);
+  }
 }
 
 /* A Relu whose size is unknown (unit/models/analyze_no_size.onnx) is not
@@ -844,6 +907,7 @@ static void test_uncounted_lost_at_if(void) {
 
 int main(void) {
   RUN(test_not_called);
+  RUN(test_v1_metric_places);
   RUN(test_short_names_keep_guides);
   RUN(test_long_dims_get_short_names);
   RUN(test_long_table_widths);
