@@ -48,6 +48,10 @@ aten ops a model records most and their counts, to compare versions, and
 each op's kernel time per forward. --summary-only times nnscan.summary
 alone; with PYTHONPATH=<other checkout>/python it times that checkout's
 package (the script's own comes after PYTHONPATH on sys.path).
+--floor prints, per model, the recording built up part by part from
+the floor (floor()'s doc). --against <other checkout>/python times this checkout's nnscan.summary
+and the other's in one process, taking turns run after run (medians and
+the median of the per-run ratios; the two reports must be equal).
 """
 import argparse
 import collections
@@ -338,6 +342,119 @@ def profile(name, runs, show_ops, summary_only=False):
     return out
 
 
+def against(name, other, runs):
+    """nnscan.summary of this checkout and of another (`other`: its
+    python/ directory, imported as the package `nnscan_base` through a
+    symlink in a temporary directory), taking turns run after run in this
+    one process, so that a busy machine slows both alike; their reports
+    must be equal. Prints both medians and the median of the per-run
+    ratios (other / this)."""
+    import importlib
+    import tempfile
+    import nnscan
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+        return
+    model, args, _ = built
+    d = tempfile.mkdtemp()
+    os.symlink(os.path.join(os.path.abspath(other), "nnscan"),
+               os.path.join(d, "nnscan_base"))
+    sys.path.insert(0, d)
+    try:
+        base = importlib.import_module("nnscan_base")
+    finally:
+        sys.path.remove(d)
+    fns = {"base": lambda: base.summary(model, inputs=args[0], file=False),
+           "this": lambda: nnscan.summary(model, inputs=args[0], file=False)}
+    if str(fns["base"]()) != str(fns["this"]()):
+        print(f"{name}: the two reports differ")
+    times = {"base": [], "this": []}
+    for i in range(runs):
+        for k in ("base", "this") if i % 2 == 0 else ("this", "base"):
+            t = time.process_time()
+            fns[k]()
+            times[k].append(time.process_time() - t)
+    b, n = times["base"], times["this"]
+    ratio = statistics.median([x / y for x, y in zip(b, n)])
+    print(f"{name:20s} other {statistics.median(b) * 1e3:7.1f} ms  this "
+          f"{statistics.median(n) * 1e3:7.1f} ms  other/this {ratio:.3f}",
+          flush=True)
+
+
+def floor(name, runs):
+    """The cumulative table of a recording's parts, the variants taking
+    turns (medians and minima): the meta forward plain; under a no-op
+    dispatch mode answering with fast_meta's kernels (the floor: what any
+    dispatch-level recording pays, PyTorch's dispatch into Python and the
+    model's own module code included); record_model with rules, hooks
+    and shadows off, then each put back; graph.pack; the C build; the
+    whole nnscan.summary."""
+    import torch
+    import nnscan
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from nnscan import fast_meta, graph, recorder
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+        return
+    model, args, kwargs = built
+    meta, margs, mkw = meta_forward_parts(model, args, kwargs)
+    table = fast_meta.FAST_META
+
+    class Fast(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            f = table.get(func)
+            out = f(args) if f is not None and not kwargs else None
+            return out if out is not None else func(*args, **(kwargs or {}))
+
+    def plain():
+        with torch.no_grad():
+            meta(*margs, **mkw)
+
+    def fast():
+        with torch.no_grad(), Fast():
+            meta(*margs, **mkw)
+
+    def rec(*off):
+        def run():
+            with switched_off(off), recorder.gc_paused():
+                return recorder.record_model(model, args, kwargs,
+                                             device="meta")
+        return run
+
+    def pack():
+        graph.pack(rec()().graph)
+
+    def built_handle():
+        rec()().graph.build()
+
+    fns = collections.OrderedDict([
+        ("plain meta forward", plain),
+        ("floor: no-op mode with fast_meta", fast),
+        ("record: rules, hooks, shadows off", rec("rules", "hooks",
+                                                  "shadow")),
+        ("+ shadows", rec("rules", "hooks")),
+        ("+ hooks", rec("rules")),
+        ("+ rules (record_model)", rec()),
+        ("+ graph.pack", pack),
+        ("+ C build", built_handle),
+        ("nnscan.summary", lambda: nnscan.summary(model, inputs=args[0],
+                                                  file=False))])
+    for f in fns.values():
+        f()
+    times = {k: [] for k in fns}
+    for _ in range(runs):
+        for k, f in fns.items():
+            t = time.process_time()
+            f()
+            times[k].append(time.process_time() - t)
+    print(f"{name}: CPU ms, median / min of {runs}")
+    for k, v in times.items():
+        print(f"  {k:<36} {statistics.median(v) * 1e3:7.1f} "
+              f"{min(v) * 1e3:7.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -347,11 +464,25 @@ def main():
                     help="print each model's most recorded aten ops")
     ap.add_argument("--summary-only", action="store_true",
                     help="time nnscan.summary alone (before/after runs)")
+    ap.add_argument("--floor", action="store_true",
+                    help="the cumulative table down to the floor (--floor's "
+                    "doc: floor())")
+    ap.add_argument("--against", metavar="PYTHON_DIR",
+                    help="time nnscan.summary against another checkout's "
+                    "package (its python/ directory), in this process")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
     print(f"torch {torch.__version__}, process_time medians of {a.runs}")
+    if a.floor:
+        for name in a.models.split(","):
+            floor(name, a.runs)
+        return
+    if a.against:
+        for name in a.models.split(","):
+            against(name, a.against, a.runs)
+        return
     rows = []
     for name in a.models.split(","):
         r = profile(name, a.runs, a.ops, a.summary_only)

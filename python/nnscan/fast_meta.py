@@ -17,6 +17,8 @@ each op's kernel time per forward, to find the next one.
 """
 import torch
 
+_META = torch.device("meta")  # (a string device is parsed per call)
+
 _STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
                 torch.float32: torch.float32, torch.float64: torch.float64}
 
@@ -45,9 +47,90 @@ def batch_norm_eval_meta(args):
             return None
     if stats is None or not _dense(x):
         return None
-    return (torch.empty_like(x),
-            torch.empty((c,), dtype=stats, device="meta"),
-            torch.empty((c,), dtype=stats, device="meta"))
+    return (empty_like(x),
+            torch.empty((c,), dtype=stats, device=_META),
+            torch.empty((c,), dtype=stats, device=_META))
+
+
+def _like_by_order():
+    """Whether torch.empty_like of a meta tensor lays its result out as
+    _physical_order says, whatever the input's strides: on PyTorch 2.x its
+    meta kernel is the Python reference (empty_permuted in that order,
+    about 100 us a call); 1.13's C++ kernel keeps the strides of a dense
+    input (those of its dims of length 1 too), and is cheap."""
+    x = torch.empty_strided((2, 1, 3), (3, 7, 1), device=_META)
+    y = torch.empty_strided((2, 3, 4), (1, 8, 2), device=_META)
+    return torch.empty_like(x).stride() == (3, 3, 1) and \
+        torch.empty_like(y).stride() == (1, 8, 2)
+
+
+_LIKE_BY_ORDER = _like_by_order()
+
+
+def _physical_order(x):
+    """The order, outermost first, in which PyTorch 2.x's empty_like lays
+    out the dims of x (its reference: the identity for a contiguous x, the
+    channels-last order for a channels-last one, else the dims sorted by
+    stride, ties and stride-0 dims left where the sort finds them)."""
+    shape, st = x.shape, x.stride()
+    nd = len(shape)
+    if nd <= 1:
+        return list(range(nd))
+    c = x.is_contiguous()
+    cl = nd == 4 and x.is_contiguous(memory_format=torch.channels_last)
+    if c and not cl:
+        return list(range(nd))
+    if cl and not c:
+        return [0] + list(range(2, nd)) + [1]
+
+    def order(i, j):
+        """> 0: dim j goes outside dim i; < 0: it stays inside; 0: either."""
+        a, b = st[i], st[j]
+        if a == 0 or b == 0:
+            return 0
+        if a == b:  # the longer dim outside
+            return 0 if shape[i] == 0 or shape[j] != 0 and \
+                shape[j] >= shape[i] else 1
+        return -1 if b > a else 1
+
+    perm = list(range(nd - 1, -1, -1))  # innermost first while sorting
+    for k in range(1, nd):
+        j = k
+        for i in range(k - 1, -1, -1):
+            c = order(perm[i], perm[j])
+            if c > 0:
+                perm[i], perm[j] = perm[j], perm[i]
+                j = i
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def empty_like(x, dtype=None):
+    """torch.empty_like(x, dtype=dtype) of a meta tensor x: on PyTorch 2.x
+    (_LIKE_BY_ORDER) made directly, in the order _physical_order gives,
+    without the reference's Python (about 100 us a call)."""
+    if not _LIKE_BY_ORDER:
+        return torch.empty_like(x, dtype=dtype or x.dtype)
+    if x.is_contiguous() and not (
+            x.dim() == 4
+            and x.is_contiguous(memory_format=torch.channels_last)):
+        # the identity order (_physical_order's first answer)
+        return torch.empty(x.shape, dtype=dtype or x.dtype, device=_META)
+    return torch.empty_permuted(x.shape, _physical_order(x),
+                                dtype=dtype or x.dtype, device=_META)
+
+
+def clone_meta(args):
+    """clone(x) without a memory format, of a contiguous meta x with
+    elements: PyTorch's kernel keeps x's strides (those of its dims of
+    length 1 too) where x is dense."""
+    x = args[0] if len(args) == 1 else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta \
+            or not x.is_contiguous() or x.numel() == 0:
+        return None
+    return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype,
+                               device=_META)
 
 
 def _dense(x):
@@ -92,7 +175,7 @@ def _like_input(args, laid_out):
     if not isinstance(x, torch.Tensor) or not x.is_meta \
             or not x.is_floating_point() or not laid_out(x):
         return None
-    return torch.empty_like(x)
+    return empty_like(x)
 
 
 def elementwise_meta(args):
@@ -162,7 +245,7 @@ def binary_meta(args):
     dt = torch.result_type(a, b)
     if not dt.is_floating_point:
         return None
-    return torch.empty(shape, dtype=dt, device="meta")
+    return torch.empty(shape, dtype=dt, device=_META)
 
 
 def _permuted_binary(a, b):
@@ -189,7 +272,7 @@ def _permuted_binary(a, b):
     dt = torch.result_type(a, b)
     if not dt.is_floating_point:
         return None
-    return torch.empty_strided(a.shape, a.stride(), dtype=dt, device="meta")
+    return torch.empty_strided(a.shape, a.stride(), dtype=dt, device=_META)
 
 
 def _permuted_dense(x):
@@ -227,7 +310,7 @@ def where_meta(args):
         shape = _broadcast(shape, args[2].shape)
     if shape is None:
         return None
-    return torch.empty(shape, dtype=dt, device="meta")
+    return torch.empty(shape, dtype=dt, device=_META)
 
 
 def softmax_meta(args):
@@ -242,7 +325,7 @@ def softmax_meta(args):
             or dt is not None and not (isinstance(dt, torch.dtype)
                                        and dt.is_floating_point):
         return None
-    return torch.empty_like(x, dtype=dt or x.dtype)
+    return empty_like(x, dt)
 
 
 def tril_meta(args):
@@ -250,7 +333,7 @@ def tril_meta(args):
     if len(args) not in (1, 2) or not _plain(args[0]) or args[0].dim() < 2 \
             or len(args) == 2 and not isinstance(args[1], int):
         return None
-    return torch.empty(args[0].shape, dtype=args[0].dtype, device="meta")
+    return torch.empty(args[0].shape, dtype=args[0].dtype, device=_META)
 
 
 def softmax_backward_meta(args):
@@ -261,7 +344,7 @@ def softmax_backward_meta(args):
             or not isinstance(args[3], torch.dtype) \
             or not args[3].is_floating_point:
         return None
-    return torch.empty(args[0].shape, dtype=args[3], device="meta")
+    return torch.empty(args[0].shape, dtype=args[3], device=_META)
 
 
 def slice_backward_meta(args):
@@ -271,7 +354,7 @@ def slice_backward_meta(args):
             or not args[0].is_meta or args[0].dim() != len(args[1]) \
             or not all(isinstance(n, int) and n >= 0 for n in args[1]):
         return None
-    return torch.empty(list(args[1]), dtype=args[0].dtype, device="meta")
+    return torch.empty(list(args[1]), dtype=args[0].dtype, device=_META)
 
 
 def mean_meta(args):
@@ -292,7 +375,7 @@ def mean_meta(args):
         return None  # a dim named twice: PyTorch's error
     shape = [1 if i in axes else n for i, n in enumerate(x.shape)
              if keep or i not in axes]
-    return torch.empty(shape, dtype=x.dtype, device="meta")
+    return torch.empty(shape, dtype=x.dtype, device=_META)
 
 
 def cat_meta(args):
@@ -326,7 +409,7 @@ def cat_meta(args):
         total += t.shape[dim]
     shape = list(first.shape)
     shape[dim] = total
-    return torch.empty(shape, dtype=first.dtype, device="meta")
+    return torch.empty(shape, dtype=first.dtype, device=_META)
 
 
 def _rows_last(t):
@@ -364,9 +447,9 @@ def layer_norm_meta(args):
                                   and list(t.shape) == list(shape)):
             return None
     stats = list(x.shape[:x.dim() - n]) + [1] * n
-    return (torch.empty(x.shape, dtype=x.dtype, device="meta"),
-            torch.empty(stats, dtype=x.dtype, device="meta"),
-            torch.empty(stats, dtype=x.dtype, device="meta"))
+    return (torch.empty(x.shape, dtype=x.dtype, device=_META),
+            torch.empty(stats, dtype=x.dtype, device=_META),
+            torch.empty(stats, dtype=x.dtype, device=_META))
 
 
 def _matrices(a, b):
@@ -385,7 +468,22 @@ def mm_meta(args):
     dtype, as PyTorch's meta kernel makes it (any input strides)."""
     dims = _matrices(*args) if len(args) == 2 else None
     return None if dims is None else \
-        torch.empty(dims, dtype=args[0].dtype, device="meta")
+        torch.empty(dims, dtype=args[0].dtype, device=_META)
+
+
+def bmm_meta(args):
+    """bmm(a, b) of 3-D float meta tensors of one dtype and batch that
+    multiply: a new contiguous [batch, n, m], as mm_meta."""
+    if len(args) != 2:
+        return None
+    a, b = args
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+            and a.is_meta and b.is_meta and a.dim() == 3 and b.dim() == 3
+            and a.dtype == b.dtype and a.is_floating_point()
+            and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]):
+        return None
+    return torch.empty([a.shape[0], a.shape[1], b.shape[2]], dtype=a.dtype,
+                       device=_META)
 
 
 def addmm_meta(args):
@@ -402,7 +500,7 @@ def addmm_meta(args):
         return None
     if _broadcast(bias.shape, dims) != dims:
         return None
-    return torch.empty(dims, dtype=a.dtype, device="meta")
+    return torch.empty(dims, dtype=a.dtype, device=_META)
 
 
 _aten = torch.ops.aten
@@ -439,8 +537,11 @@ KERNELS_2X = {
     _aten.cat.default: cat_meta,
     _aten.addmm.default: addmm_meta,
     _aten.mm.default: mm_meta,
+    _aten.bmm.default: bmm_meta,
     _aten.gelu.default: unary_meta,
     _aten.tanh.default: unary_meta,
+    _aten.silu.default: unary_meta,
+    _aten.clone.default: clone_meta,
 }
 if hasattr(_aten, "_safe_softmax"):
     KERNELS_2X[_aten._safe_softmax.default] = softmax_meta

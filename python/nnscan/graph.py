@@ -65,6 +65,9 @@ class Node(NamedTuple):
     scope: str       # dotted module path of the module that ran it
 
 
+_new_node = tuple.__new__  # Node(...) without NamedTuple's Python __new__
+
+
 class Graph:
     def __init__(self, name="model"):
         self.name = name
@@ -123,8 +126,10 @@ class Graph:
         k = self._nodes_made
         self._nodes_made = k + 1
         name = f"{scope}/{op}_{k}" if scope else f"{op}_{k}"
-        self.nodes.append(Node(op, name, list(inputs), list(outputs),
-                               dict(attrs) if attrs else {}, domain, scope))
+        self.nodes.append(_new_node(Node, (op, name, list(inputs),
+                                           list(outputs),
+                                           dict(attrs) if attrs else {},
+                                           domain, scope)))
         self.node_source.append(source)
         return name
 
@@ -247,10 +252,23 @@ def _attr(k, v, s):
     return _TAG[_ATTR_FLOATS] + s[k] + _FMT["=I%dd" % len(v)](len(v), *v)
 
 
+class _Shapes(dict):
+    """dims (a tuple) -> its packed shape, made once per pack: most values
+    share a few shapes."""
+
+    def __missing__(self, dims):
+        v = self[dims] = _shape(dims)
+        return v
+
+
+_U32 = [_u32(n) for n in range(256)]  # small counts, packed once
+
+
 def pack(g):
     """The graph `g` and what only PyTorch knows (module classes and calls,
     parameter kinds) as one nns_builder_add_packed buffer."""
     s = _Strings()
+    shapes = _Shapes()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
     for d in sorted({""} | {n.domain for n in g.nodes}):
@@ -260,26 +278,36 @@ def pack(g):
     for name in g.inputs:
         dt, dims = values[name]
         out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+    tag, no_data = _TAG[_INITIALIZER], _u64(0xFFFFFFFFFFFFFFFF)
+    i32 = _I32s()
     for name, (dt, dims, data) in g.inits.items():
-        raw = _u64(0xFFFFFFFFFFFFFFFF) if data is None else _raw(data)
-        out += [_TAG[_INITIALIZER], s[name], _i32(dt), _shape(dims), raw]
+        out += [tag, s[name], i32[dt], shapes[dims],
+                no_data if data is None else _raw(data)]
     for name in sorted(g.declared):
         dt, dims = values[name]
         out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
                 no_symbols]
     node_tag = _TAG[_NODE]
     aten = g.aten
-    tensors = _Tensors(values, s) if aten else None
+    tensors = _Tensors(values, s, shapes) if aten else None
+    heads = {}  # (op, domain) -> the node record's tag, op and domain
+    u32 = _U32
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
         if aten:
             call = aten.get(name)
             if call is not None:
                 out += _aten(call, name, ins, outs, scope, tensors, s)
                 continue
-        out += [node_tag, s[op], s[domain], _str(name), s[scope],
-                _u32(len(ins))]
+        head = heads.get((op, domain))
+        if head is None:
+            head = heads[(op, domain)] = node_tag + s[op] + s[domain]
+        e = _name(name)
+        n = len(ins)
+        out += [head, u32[len(e)] if len(e) < 256 else _u32(len(e)), e,
+                b"\0", s[scope], u32[n] if n < 256 else _u32(n)]
         out += [s[i or ""] for i in ins]
-        out.append(_u32(len(outs)))
+        n = len(outs)
+        out.append(u32[n] if n < 256 else _u32(n))
         out += [s[o] for o in outs]
         if attrs:
             out += [_attr(k, v, s) for k, v in attrs.items()]
@@ -307,6 +335,14 @@ def pack(g):
     return b"".join(out)
 
 
+class _I32s(dict):
+    """int -> its packed i32, made once per pack (dtype numbers)."""
+
+    def __missing__(self, n):
+        v = self[n] = _i32(n)
+        return v
+
+
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _NO_TENSOR = _u32(0xFFFFFFFF) + _i32(0) + _i32(-1)
 
@@ -315,13 +351,13 @@ class _Tensors(dict):
     """value name -> its packed tensor of an aten record (name, dtype,
     dims), made once per pack: a value is read by several calls."""
 
-    def __init__(self, values, s):
+    def __init__(self, values, s, shapes):
         super().__init__()
-        self.values, self.s = values, s
+        self.values, self.s, self.shapes = values, s, shapes
 
     def __missing__(self, name):
         dt, dims = self.values[name]
-        v = self[name] = self.s[name] + _i32(dt) + _shape(dims)
+        v = self[name] = self.s[name] + _i32(dt) + self.shapes[dims]
         return v
 
 
@@ -372,10 +408,17 @@ def _module_facts(g, s):
     out = []
     types = g.module_types
     dumps = json.JSONEncoder(separators=(", ", ": ")).encode
+    text = {}  # id(description) -> its packed JSON: calls share one
+    # description (recorder.ModuleStack), and every description is alive
+    # in g.module_outputs meanwhile, so its id is its own
     for path, descs in g.module_outputs.items():
         if path in types:
-            out += [_TAG[_MODULE_CALL] + s[path] + _i64(k) + _str(dumps(d))
-                    for k, d in enumerate(descs)]
+            head = _TAG[_MODULE_CALL] + s[path]
+            for k, d in enumerate(descs):
+                j = text.get(id(d))
+                if j is None:
+                    j = text[id(d)] = _str(dumps(d))
+                out.append(head + _i64(k) + j)
     none = _i32(-1)
     for path, (ins, outs) in g.module_shapes.items():
         if path in types:

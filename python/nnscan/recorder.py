@@ -47,7 +47,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from . import _args, fused, moe, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
 from .fast_meta import FAST_META as _FAST_META
-from .graph import DTYPE_OF, Graph, onnx_dtype
+from .graph import DTYPE_OF, Graph, Init, Value, onnx_dtype
 from . import masks
 from .masks import number_bytes
 from .shadow import Shadows, TensorConstructors
@@ -102,6 +102,10 @@ def unwrap_compiled(model):
     while cls is not None and isinstance(model, cls):
         model = model._orig_mod
     return model
+
+
+# (int64 values, scalar) -> (ONNX dtype, dims, bytes) of Builder.const
+_CONSTS = {}
 
 
 class Builder:
@@ -180,16 +184,21 @@ class Builder:
         return self.shadows.value(t) if self.shadows is not None else None
 
     def _declare(self, t, name):
-        self.hold(t)
         i = id(t)
+        if self.weak:
+            self.hold(t)
+        else:
+            self.keep.append(t)
         self.names[i] = name
         self.scope_of[i] = self.scope
         if self.track_grad_fns:
             self._fresh.append((t, self.scope))
-        dims = list(t.shape)  # torch.Size holds ints
+        shape = t.shape  # torch.Size holds ints
         dt = t.dtype
-        self.g.add_value(name, DTYPE_OF.get(dt) or onnx_dtype(dt), dims)
-        self.shape_of[name] = dims
+        # (Graph.add_value, without its copy of the dims through int())
+        self.g.values[name] = Value(DTYPE_OF.get(dt) or onnx_dtype(dt),
+                                    tuple(shape))
+        self.shape_of[name] = list(shape)
         return name
 
     def note_grad_fns(self):
@@ -242,12 +251,20 @@ class Builder:
 
     def const(self, values, scalar=False):
         """A small int64 constant that a shape rule reads."""
-        vals = [int(values)] if scalar else [int(v) for v in values]
-        name = self.g.new_name("c")
-        self.g.add_init(name, onnx_dtype(torch.int64),
-                        [] if scalar else [len(vals)],
-                        data=number_bytes(vals, torch.int64),
-                        kind="constant")
+        vals = (int(values),) if scalar else tuple(map(int, values))
+        g = self.g
+        name = g.new_name("c")
+        got = _CONSTS.get((vals, scalar))
+        if got is None:
+            got = (onnx_dtype(torch.int64), () if scalar else (len(vals),),
+                   number_bytes(list(vals), torch.int64))
+            if len(_CONSTS) < 4096:
+                _CONSTS[(vals, scalar)] = got
+        dt, dims, data = got
+        # (Graph.add_init, the dims already a tuple of ints)
+        g.inits[name] = Init(dt, dims, data)
+        g.values[name] = Value(dt, dims)
+        g.param_kinds[name] = "constant"
         return name
 
     def scalar(self, v, like):
@@ -294,13 +311,14 @@ class Builder:
                 self.names[id(out)] = self.inp(src)
 
     def node_raw(self, op, inputs, outputs, attrs=None, domain=""):
-        self.g.add_node(op, inputs, outputs, attrs, scope=self.scope,
-                        domain=domain, source=self.source)
+        self.g.add_node(op, inputs, outputs, attrs, self.scope, domain,
+                        self.source)
 
     def node(self, op, inputs, outputs, attrs=None, domain=""):
-        outs = [o if isinstance(o, str) else self._declare(o, self.g.new_name())
+        g = self.g
+        outs = [o if isinstance(o, str) else self._declare(o, g.new_name())
                 for o in outputs]
-        self.node_raw(op, inputs, outs, attrs, domain)
+        g.add_node(op, inputs, outs, attrs, self.scope, domain, self.source)
 
     def unmapped(self, name, args, out):
         """An op with no entry: a node the library lists as uncounted, its
@@ -346,31 +364,34 @@ class _Mode(TorchDispatchMode):
         # as they are made, so the calls around them must be too)
         self.pending = None if builder.track_grad_fns \
             or builder.autocast is not None or builder.weak else []
-        self.mutates = {}  # aten op -> whether it may mutate a tensor
+        # aten op -> (whether it may mutate a tensor, its fast_meta kernel
+        # or None, its base name): looked up once per op and recording
+        self.ops = {}
+
+    def _op(self, func):
+        schema = getattr(func, "_schema", None)
+        e = self.ops[func] = (schema is None or schema.is_mutable,
+                              _FAST_META.get(func), ops_map.base_name(func))
+        return e
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
         b = self.b
         if b._fresh:
             b.note_grad_fns()
         step = b.step_mode
         if step is not None and step.fresh:
             step.note_nodes()
+        mut, fast, base = self.ops.get(func) or self._op(func)
         pending = self.pending
-        if pending:
-            mut = self.mutates.get(func)
-            if mut is None:
-                schema = getattr(func, "_schema", None)
-                mut = self.mutates[func] = schema is None or schema.is_mutable
-            if mut:
-                self.flush()
-                pending = self.pending
+        if pending and mut:
+            self.flush()
+            pending = self.pending
         shadows = b.shadows
+        if kwargs is None:
+            kwargs = {}
         if b.autocast is not None:
-            args, kwargs = b.autocast.cast_inputs(
-                ops_map.base_name(func), args, kwargs)
+            args, kwargs = b.autocast.cast_inputs(base, args, kwargs)
         try:
-            fast = _FAST_META.get(func)
             out = fast(args) if fast is not None and not kwargs else None
             if out is None:
                 out = func(*args, **kwargs) if kwargs else func(*args)
@@ -380,7 +401,7 @@ class _Mode(TorchDispatchMode):
             if out is None:
                 out = _with_cpu_scalars_on_meta(func, args, kwargs)
             if out is None:
-                shim = META_SHIMS.get(ops_map.base_name(func))
+                shim = META_SHIMS.get(base)
                 if shim is None or not isinstance(
                         e, (NotImplementedError, RuntimeError)) \
                         or not _all_meta(args):
@@ -510,15 +531,21 @@ META_SHIMS = {
 
 
 def _entry(b, func):
-    """(base name, rule, source, tape form) of an aten op: looked up once
-    per op and recording (the table may change between recordings, never
-    during one)."""
+    """(base name, rule, source, tape form, whether the rule is one that
+    complex values in real form keep from (the rule's own, not ALIAS, not
+    one of ops_map.COMPLEX_RULES), whether a weight's t() may fold into a
+    Gemm) of an aten op: looked up once per op and recording (the table
+    may change between recordings, never during one)."""
     e = b.rules.get(func)
     if e is None:
         base = ops_map.base_name(func)
         rule = ops_map.OPS.get(base)
-        e = b.rules[func] = (base, rule, str(func),
-                             tape.form(func, base, rule) if b.tape else None)
+        e = b.rules[func] = (
+            base, rule, str(func),
+            tape.form(func, base, rule) if b.tape else None,
+            rule not in (None, ops_map.ALIAS)
+            and base not in ops_map.COMPLEX_RULES,
+            base in ("t", "transpose"))
     return e
 
 
@@ -527,14 +554,14 @@ def record(b, func, args, kwargs, out):
     if not isinstance(out, torch.Tensor) and \
             not any(isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
         return  # sizes, scalars, nothing to name
-    base, rule, b.source, on_tape = b.rules.get(func) or _entry(b, func)
-    if base in ("t", "transpose") and len(args[0].shape) == 2 \
+    base, rule, b.source, on_tape, own, folds = \
+        b.rules.get(func) or _entry(b, func)
+    if folds and len(args[0].shape) == 2 \
             and id(args[0]) in b.params and id(args[0]) not in b.pending_t:
         b.hold(out)
         b.pending_t[id(out)] = args[0]  # a weight's t(): Gemm's transB
         return
-    if rule not in (None, ops_map.ALIAS) and base not in ops_map.COMPLEX_RULES \
-            and _any_real_formed(b, args):
+    if own and _any_real_formed(b, args):
         rule = None  # complex values in real form, which this rule does not know
     if rule is ops_map.ALIAS:
         b.alias(out, args[0])
@@ -597,6 +624,7 @@ class ModuleStack:
         self.io = {}  # path -> (input shapes of the first call, output
         #               shapes of every call in order)
         self.shapes = shapes
+        self._described = {}  # (dtype, shape) -> a tensor's description
         self.handles = []
         self.thread = None  # the recording thread's id, while entered
 
@@ -626,7 +654,16 @@ class ModuleStack:
         if self.shapes and p in self.io:
             self.io[p][1].extend(_shapes(output))
         if id(mod) in self.path_of:  # its structure, per call (structure.py)
-            self.outputs.setdefault(p, []).append(describe(output))
+            if isinstance(output, torch.Tensor):
+                # one description per (dtype, shape): a module called N
+                # times with the same output describes it once
+                key = (output.dtype, output.shape)
+                d = self._described.get(key)
+                if d is None:
+                    d = self._described[key] = describe(output)
+            else:
+                d = describe(output)
+            self.outputs.setdefault(p, []).append(d)
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -1330,6 +1367,8 @@ def _restored(model):
             d.update(attrs)
             for k, content in stores.items():
                 now = d[k]
+                if not now and not content:
+                    continue  # (most hook dictionaries: empty before and after)
                 if list(now) != list(content) or any(
                         now[n] is not v for n, v in content.items()):
                     now.clear()

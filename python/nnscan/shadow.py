@@ -73,8 +73,8 @@ RANDOM = frozenset((
     "multinomial", "exponential", "geometric", "cauchy", "log_normal",
     "random", "poisson"))
 
-# aten overload -> (base name, factory or copy, random): follow runs at
-# every op
+# aten overload -> (base name, factory or copy, random, in place): follow
+# runs at every op
 _KINDS = {}
 _META = torch.device("meta")
 # Ops whose output's shape only their index arguments decide (not the
@@ -374,10 +374,11 @@ class Shadows:
         if not of:
             return False
         for a in args:
-            if isinstance(a, torch.Tensor):
-                if id(a) in of:
-                    return True
-            elif isinstance(a, (list, tuple)):
+            # (a tracked tensor is alive: held in `of`, so no other object
+            # has its id)
+            if id(a) in of:
+                return True
+            if isinstance(a, (list, tuple)):
                 for t in a:
                     if isinstance(t, torch.Tensor) and id(t) in of:
                         return True
@@ -417,10 +418,10 @@ class Shadows:
         if kind is None:
             name = ops_map.base_name(func)
             kind = _KINDS[func] = (name, name in FACTORIES or name in COPIES,
-                                   _is_random(func, name))
-        name, makes, random = kind
-        if self.pending and (kwargs.get("out") is not None
-                             or ops_map.is_inplace(func)):
+                                   _is_random(func, name),
+                                   ops_map.is_inplace(func))
+        name, makes, random, inplace = kind
+        if self.pending and (inplace or kwargs.get("out") is not None):
             self.compute_all()  # a write: what is pending reads the old values
         if not makes and not self._any_tracked(args, kwargs):
             return out  # the common case: nothing tracked, nothing to drop

@@ -499,3 +499,80 @@ def test_broadcast_agrees_with_pytorch():
         except RuntimeError:
             want = None
         assert fast_meta._broadcast(s, t) == want, (s, t)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_empty_like_and_clone_are_pytorch_s_exactly(seed):
+    """fast_meta.empty_like (and clone, silu, the unary kernels through it)
+    make the very tensor PyTorch's kernels make, strides of dims of length
+    1 included, over random shapes and strides (size-1 dims with odd
+    strides, channels-last, transposed, sliced, expanded, empty); clone
+    declines what it does not make directly."""
+    rng = random.Random(seed)
+    cases = [_meta(2, 8, 5, 5, channels_last=True), _meta(1, 8, 1, 1),
+             _meta(3, 1, 1, 1, channels_last=True), _meta(0, 3),
+             torch.empty_strided((2, 1, 3), (3, 7, 1), device="meta")]
+    for _ in range(200):
+        nd = rng.randint(0, 5)
+        shape = [rng.choice([0, 1, 1, 2, 3, 4]) for _ in range(nd)]
+        strides = [rng.choice([0, 1, 2, 3, 5, 7, 30, 64]) for _ in range(nd)]
+        if rng.random() < 0.5:  # contiguous but for the size-1 dims
+            strides, acc = [], 1
+            for n in reversed(shape):
+                strides.insert(0, acc if n != 1 else rng.choice([1, 9]))
+                acc *= max(n, 1)
+        cases.append(torch.empty_strided(shape, strides, device="meta"))
+    for x in cases:
+        theirs = torch.empty_like(x)
+        for dt in (None, torch.bfloat16):
+            ours = fast_meta.empty_like(x, dt)
+            assert (ours.shape, ours.dtype, ours.stride()) == \
+                (theirs.shape, dt or theirs.dtype, theirs.stride()), \
+                (x.shape, x.stride())
+        c = fast_meta.clone_meta((x,))
+        if c is not None:
+            t = A.clone.default(x)
+            assert (c.shape, c.dtype, c.stride()) == \
+                (t.shape, t.dtype, t.stride()), (x.shape, x.stride())
+        if x.numel():
+            s = fast_meta.unary_meta((x,))
+            if s is not None:
+                t = _pytorch_meta(A.silu.default, (x,))
+                assert (s.shape, s.dtype) == (t.shape, t.dtype)
+                assert [a for a, n in zip(s.stride(), x.shape) if n > 1] == \
+                    [a for a, n in zip(t.stride(), x.shape) if n > 1]
+    assert fast_meta.clone_meta((torch.empty(2, 3),)) is None  # not meta
+    assert fast_meta.clone_meta((_meta(2, 3), _meta(2, 3))) is None
+
+
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16",
+                                  "1d_features"])
+def test_silu_and_clone_match_pytorch_meta(case):
+    x = CASES[case]()[0]
+    _same_as_pytorch(A.silu.default, (x,))
+    if fast_meta.clone_meta((x,)) is not None:
+        _outputs_agree(fast_meta.clone_meta((x,)), A.clone.default(x))
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(3, 4, 8), _meta(3, 8, 5)),
+    lambda: (_meta(3, 8, 4).transpose(1, 2), _meta(3, 5, 8).transpose(1, 2)),
+    lambda: (_meta(1, 4, 8, dtype=torch.bfloat16),
+             _meta(1, 8, 2, dtype=torch.bfloat16)),
+    lambda: (_meta(32, 2048, 128)[:, :7], _meta(32, 128, 2048)),
+])
+def test_bmm_matches_pytorch_meta(args):
+    a = args()
+    _outputs_agree(fast_meta.bmm_meta(a), _pytorch_meta(A.bmm.default, a))
+
+
+def test_bmm_declines_what_it_does_not_cover():
+    fast = fast_meta.bmm_meta
+    assert fast((_meta(3, 4, 8), _meta(2, 8, 5))) is None       # batch
+    assert fast((_meta(3, 4, 8), _meta(3, 7, 5))) is None       # inner
+    assert fast((_meta(4, 8), _meta(8, 5))) is None             # 2-D
+    assert fast((_meta(3, 4, 8, dtype=torch.int64),
+                 _meta(3, 8, 5, dtype=torch.int64))) is None
+    assert fast((_meta(3, 4, 8), _meta(3, 8, 5, dtype=torch.float64))) \
+        is None
+    assert fast((torch.empty(3, 4, 8), _meta(3, 8, 5))) is None
