@@ -149,15 +149,18 @@ def meta_floor(m, args, kwargs, runs):
                          of them Python on 2.x (nnscan's own shape
                          kernels skip most: no floor there any more)
       meta_forward_mode  the same under a dispatch mode that only calls
-                         each op (under no_grad, as a summary runs)
-      cpu_forward[_mode] the CPU forward plain and under that mode, taken
-                         in turns: the difference is PyTorch's own cost of
-                         handing each of the `ops` aten calls to Python
+                         each op (under no_grad, as a summary runs); the
+                         two take turns, and the difference is PyTorch's
+                         own cost of handing each of the `ops` aten calls
+                         to Python (`dispatch`)
+      cpu_forward[_mode] the same pair on the CPU model, only where the
+                         meta forward fails (a float32 _grouped_mm); the
+                         kernels' own noise makes it the rougher figure
       meta_copy          nnscan's copy of the CPU model onto meta
                          (recorder.meta_copy, shadows of integer buffers
                          included), made once per summary
-    floor_s = meta_copy + (cpu_forward_mode - cpu_forward): what any
-    recording of this kind pays whatever its own per-op work."""
+    floor_s = meta_copy + dispatch: what any recording of this kind pays
+    whatever its own per-op work."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import recorder, shadow
@@ -169,33 +172,39 @@ def meta_floor(m, args, kwargs, runs):
             CallOnly.calls += 1
             return func(*args, **(kwargs or {}))
 
-    meta = copy.deepcopy(m).to("meta")
-    margs = [a.to("meta") for a in args]
-    mkw = {k: v.to("meta") for k, v in kwargs.items()}
-
     def run(model, a, kw, mode):
         with torch.no_grad(), (CallOnly() if mode
                                else contextlib.nullcontext()):
             model(*a, **kw)
+
+    def pair(model, a, kw, name):
+        CallOnly.calls = 0
+        run(model, a, kw, True)
+        got = timed_turns({name: lambda: run(model, a, kw, False),
+                           name + "_mode": lambda: run(model, a, kw, True)},
+                          runs)
+        got["ops"] = CallOnly.calls
+        got["dispatch_s"] = {b: max(0.0, got[name + "_mode"][b + "_s"]
+                                    - got[name][b + "_s"])
+                             for b in ("wall", "cpu")}
+        return got
+
     row = {}
-    for k, fn in (("meta_forward", lambda: run(meta, margs, mkw, False)),
-                  ("meta_forward_mode", lambda: run(meta, margs, mkw, True)),
-                  ("meta_copy", lambda: recorder.meta_copy(
-                      m, shadow.Shadows()))):
-        try:
-            row[k] = timed(fn, runs)
-        except Exception as e:  # noqa: BLE001 - a forward meta cannot run
-            row[k] = {"error": peer_timing.short(e)}
-    CallOnly.calls = 0
-    run(m, args, kwargs, True)
-    row["ops"] = CallOnly.calls
-    row.update(timed_turns({
-        "cpu_forward": lambda: run(m, args, kwargs, False),
-        "cpu_forward_mode": lambda: run(m, args, kwargs, True)}, runs))
-    if "error" not in row["meta_copy"]:
-        row["floor_s"] = {b: row["meta_copy"][b + "_s"] + max(
-            0.0, row["cpu_forward_mode"][b + "_s"]
-            - row["cpu_forward"][b + "_s"]) for b in ("wall", "cpu")}
+    try:
+        meta = copy.deepcopy(m).to("meta")
+        row.update(pair(meta, [a.to("meta") for a in args],
+                        {k: v.to("meta") for k, v in kwargs.items()},
+                        "meta_forward"))
+    except Exception as e:  # noqa: BLE001 - a forward meta cannot run
+        row["meta_forward_mode"] = {"error": peer_timing.short(e)}
+        row.update(pair(m, args, kwargs, "cpu_forward"))
+    try:
+        row["meta_copy"] = timed(lambda: recorder.meta_copy(
+            m, shadow.Shadows()), runs)
+        row["floor_s"] = {b: row["meta_copy"][b + "_s"]
+                          + row["dispatch_s"][b] for b in ("wall", "cpu")}
+    except Exception as e:  # noqa: BLE001
+        row["meta_copy"] = {"error": peer_timing.short(e)}
     return row
 
 
@@ -217,9 +226,11 @@ def model_row(name, m, args, kwargs, shape, runs, have, basis, floor):
                                        if "error" in t else ms(t, basis)))
     if "floor_s" in row:
         parts.append(f"floor {row['floor_s'][basis] * 1e3:.1f} ms ("
-                     f"{row['ops']} ops; meta copy "
-                     f"{ms(row['meta_copy'], basis)}, meta forward under a "
-                     f"mode {ms(row['meta_forward_mode'], basis)})")
+                     f"meta copy {ms(row['meta_copy'], basis)} + "
+                     f"{row['ops']} ops handed to Python "
+                     f"{row['dispatch_s'][basis] * 1e3:.1f} ms; meta "
+                     f"forward under the mode "
+                     f"{ms(row['meta_forward_mode'], basis)})")
     print(f"{name:22s} " + "  ".join(parts)
           + f"  missed: {peer_timing.missed(row)}", flush=True)
     return row
@@ -465,6 +476,20 @@ def seq_case(sizes, runs):
     return out
 
 
+def retable(path, basis):
+    with open(path) as f:
+        results = json.load(f)
+    print(f"{path}: torch {results['torch']}, {results['threads']} threads, "
+          f"peers {results.get('peers')}")
+    for case in ("torchvision", "hf"):
+        rows = {k: peer_timing.judge(v, basis)
+                for k, v in results.get(case, {}).items()
+                if isinstance(v, dict) and "summary" in v}
+        if rows:
+            peer_timing.print_case(case, rows, basis,
+                                   any("floor_s" in r for r in rows.values()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -484,7 +509,12 @@ def main():
                     help="torchvision, hf: also time the meta forward "
                          "alone (plain, and under a no-op dispatch mode) "
                          "and the meta copy: the floor under a recording")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="print the torchvision and hf tables of an earlier "
+                         "--json again, judged on --basis; runs nothing")
     args = ap.parse_args()
+    if args.from_json:
+        return retable(args.from_json, args.basis)
     import torch
     torch.set_num_threads(args.threads)
     torch.ones(64, 64) @ torch.ones(64, 64)
