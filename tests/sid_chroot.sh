@@ -29,11 +29,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # (test_packaging builds the repository root with `pip install .`),
 # accelerate (the transformers Trainer of test_step_meter_hf.py) and
 # onnx 1.20's backend node tests (libonnx-testdata: tests/conformance, run
-# on them by the host-built binary beside LIBRARY).
+# on them by the host-built binary beside LIBRARY), and OpenBLAS
+# (libopenblas0-pthread: bench/recording_speed.py times eager forwards
+# here, which the reference BLAS makes 5-50x slower).
 SID_PACKAGES=(python3-torch python3-torchvision python3-transformers
               python3-pytest python3-jsonschema python3-onnx python3-venv
               python3-pip python3-setuptools python3-wheel gcc libc6-dev
-              cmake make zlib1g-dev python3-accelerate libonnx-testdata)
+              cmake make zlib1g-dev python3-accelerate libonnx-testdata
+              libopenblas0-pthread)
 MARKER=.nnscan-sid-ready
 
 die() { echo "sid_chroot.sh: $*" >&2; exit 1; }
