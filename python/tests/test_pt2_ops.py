@@ -380,6 +380,19 @@ CASES.update({
     "complex_view_slice": (
         lambda x: torch.view_as_real(_cplx(x)[1:].reshape(2, 2, 2) * 3),
         (r(3, 4, 2),), "view_as_complex"),
+    # abs of a complex value is its modulus (real); expand and _to_copy
+    # take one in real form as ops_map.py does (the layout on the real
+    # form, a Cast of it, a real value made complex with a zero half)
+    "complex_abs": (lambda x: _cplx(x).abs() * 2, (r(3, 4, 2),), "abs"),
+    "complex_expand": (
+        lambda x: torch.view_as_real(_cplx(x).expand(3, 4) * 2),
+        (r(1, 4, 2),), "expand"),
+    "complex_to_copy": (
+        lambda x: torch.view_as_real(_cplx(x).to(torch.complex128) * 2),
+        (r(3, 4, 2),), "to"),
+    "real_to_complex": (
+        lambda x, y: torch.view_as_real(x.to(torch.complex64) * _cplx(y)),
+        (r(3, 4), r(3, 4, 2)), "to"),
     "rope_llama1_buffer": (Rope(), (r(2, 16, 2, 8), r(2, 16, 2, 8)),
                            "view_as_complex"),
     "rope_llama1_polar": (Rope(buffer=False),

@@ -16,25 +16,52 @@
 
 /* ==== Matrix products ==== */
 
-/* linear(input, weight, bias): a Gemm with transB on a matrix input, as
- * PyTorch runs it (addmm of the transposed weight); on more dims a
- * MatMul against the transposed weight (com.microsoft's FusedMatMul,
- * which counts the same MACs) and the bias Add, one kernel. */
+/* linear(input, weight, bias) as PyTorch runs it (at::linear): a Gemm
+ * with transB on a matrix input (addmm of the transposed weight); on more
+ * dims the input flattened to a matrix, the same Gemm, and the result
+ * viewed back to the input's leading sizes (_flatten_nd_linear with a
+ * bias, matmul's folding without one: Reshape, Gemm, Reshape, as the live
+ * recording sees them). A vector input: a MatMul against the transposed
+ * weight (com.microsoft's FusedMatMul, the same MACs) and the bias Add. */
 static nns_status linear(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "input"), *w = A_T(c, "weight");
   const char *bias = A_T(c, "bias");
-  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_meta *mx = A_META(c, x), *mw = A_META(c, w);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!x || !w || !c->outs[0])
     return NNS_E_NOTFOUND;
+  const char *ins[] = {x, w, bias};
   if (mx && mx->rank == 2) {
-    const char *ins[] = {x, w, bias};
     A_TRY(nns__aten_node(c, "Gemm", "", ins, bias ? 3 : 2, c->outs, 1));
     return nns_builder_attr_int(c->b, "transB", 1, c->err);
   }
+  if (mx && mw && mo && mx->rank >= 3 && mx->rank == mo->rank &&
+      mw->rank == 2 && mw->dims[1] >= 0) {
+    int64_t flat[2] = {-1, mw->dims[1]};
+    const char *rows = c->fresh(c->fe), *prod = c->fresh(c->fe);
+    A_TRY(nns__aten_reshape_to(c, x, flat, 2, rows));
+    ins[0] = rows;
+    A_TRY(nns__aten_node(c, "Gemm", "", ins, bias ? 3 : 2, &prod, 1));
+    A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
+    /* the sizes back: a constant, with -1 for one symbolic size */
+    int64_t back[NNS__ATEN_R_MAX];
+    int unknown = 0;
+    for (int k = 0; k < mo->rank && k < NNS__ATEN_R_MAX; k++) {
+      back[k] = mo->dims[k] >= 0 ? mo->dims[k] : -1;
+      unknown += mo->dims[k] < 0;
+    }
+    if (unknown <= 1 && mo->rank <= NNS__ATEN_R_MAX)
+      return nns__aten_reshape_to(c, prod, back, mo->rank, c->outs[0]);
+    c->err->code = NNS_OK;
+    const char *shape = nns__aten_shape_value(c, mo);
+    if (!shape)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    const char *rs[] = {prod, shape};
+    return nns__aten_node(c, "Reshape", "", rs, 2, c->outs, 1);
+  }
   size_t first = *c->node_count;
   const char *mm = bias ? c->fresh(c->fe) : c->outs[0];
-  const char *ins[] = {x, w};
   A_TRY(nns__aten_node(c, "FusedMatMul", "com.microsoft", ins, 2, &mm, 1));
   A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
   if (!bias)
@@ -917,7 +944,7 @@ static const nns__aten_op table[] = {
     RULE("layer_norm", "LayerNormalization", layer_norm),
     BIN("le", "LessOrEqual"),
     ALIAS("lift_fresh_copy"),
-    RULE("linear", "Gemm / FusedMatMul+Add", linear),
+    RULE("linear", "Gemm / Reshape+Gemm+Reshape", linear),
     UN("log", "Log"),
     RULE("log_softmax", "LogSoftmax", nns__aten_softmax),
     BIN("logical_and", "And"),
@@ -1063,7 +1090,8 @@ nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e) {
   for (int32_t k = 0; k < c->n_args && !x; k++)
     if (c->args[k].kind == NNS__AA_TENSOR)
       x = c->args[k].tensor;
-  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY) {
+  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY ||
+      e->form == NNS__AF_UNARY) {
     bool done;
     nns_status st = nns__aten_lower_complex(c, e, &done);
     if (done || st != NNS_OK)

@@ -331,16 +331,93 @@ static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
   return NNS_E_NOTFOUND;
 }
 
+/* abs of a complex value in real form: its modulus, sqrt(re^2 + im^2)
+ * (Mul, ReduceSum of the pair, Sqrt), as ops_map.py's abs_ spells it. */
+static nns_status complex_abs(nns__aten_call *c, const char *x) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || complex_dt(mo->dtype))
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  int64_t m1 = -1;
+  const char *sq = c->fresh(c->fe), *sum = c->fresh(c->fe);
+  const char *mul[] = {x, x};
+  A_TRY(node1(c, "Mul", mul, 2, sq, NULL, 0));
+  const char *ins[] = {sq, nns__aten_const_ints(c, &m1, 1, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(node1(c, "ReduceSum", ins, 2, sum, "keepdims", 0));
+  A_TRY(node1(c, "Sqrt", &sum, 1, c->outs[0], NULL, 0));
+  return nns__aten_kernel(c, first);
+}
+
+/* _to_copy (and to, type_as: torch.export keeps them, live they run as
+ * _to_copy) with a complex side (ops_map.py's to_complex_copy): complex to
+ * complex a Cast of the real form; real to complex the real part beside
+ * a zero imaginary part (Cast when the dtype changes, Unsqueeze, Concat
+ * with a filler); complex in real form to real: not lowered. *done false
+ * when no side is complex in real form or made so. */
+static nns_status complex_copy(nns__aten_call *c, const char *x, bool *done) {
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!mx || !mo || complex_dt(mx->dtype) ||
+      (!complex_dt(mo->dtype) && !real_formed(c, x)))
+    return NNS_OK; /* the ordinary rule: a Cast or the same value */
+  *done = true;
+  if (!complex_dt(mo->dtype))
+    return NNS_E_NOTFOUND;
+  int32_t dt = real_dt(mo->dtype);
+  size_t first = *c->node_count;
+  if (real_formed(c, x) && mx->dtype == dt) /* to() of its own dtype */
+    return c->real_form(c->fe, c->outs[0], x);
+  if (real_formed(c, x)) {
+    const char *r = complex_out(c);
+    if (!r)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    return node1(c, "Cast", &x, 1, r, "to", dt);
+  }
+  int64_t d[NNS__ATEN_R_MAX + 1];
+  if (mx->rank >= NNS__ATEN_R_MAX || !nns__aten_known(mx, d))
+    return NNS_E_NOTFOUND;
+  d[mx->rank] = 1;
+  const char *src = x;
+  if (mx->dtype != dt) {
+    src = c->fresh(c->fe);
+    A_TRY(node1(c, "Cast", &x, 1, src, "to", dt));
+  }
+  const char *re = c->fresh(c->fe);
+  A_TRY(unsqueeze_last(c, src, re));
+  const char *halves[] = {re, nns__aten_filler(c, dt, mx->rank + 1, d)};
+  if (!halves[1])
+    return c->err->code;
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(node1(c, "Concat", halves, 2, r, "axis", -1));
+  return nns__aten_kernel(c, first);
+}
+
 /* Calls of the other families' entries on a complex value in real form:
- * mul (a BINARY entry) is a complex product; a layout rule (ops_map.py's
- * real_form) runs on the output's real form, dims counted from the
- * complex input's. */
+ * mul (a BINARY entry) is a complex product, abs (a UNARY one) the
+ * modulus, _to_copy a Cast of the real form (or a real value made
+ * complex); a layout rule (ops_map.py's real_form) runs on the output's
+ * real form, dims counted from the complex input's. */
 nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                                    bool *done) {
   static const char *const layout[] = {
       "view",    "_unsafe_view", "_reshape_alias", "reshape", "flatten",
-      "unsqueeze", "squeeze",    "view_as",        "slice",   "select"};
+      "unsqueeze", "squeeze",    "view_as",        "slice",   "select",
+      "expand"};
   *done = false;
+  if (e->form == NNS__AF_UNARY) {
+    if (strcmp(e->name, "abs"))
+      return NNS_OK; /* before any lookup: every unary call comes here */
+    const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
+                        ? c->args[0].tensor
+                        : NULL;
+    if (c->n_outs < 1 || !c->outs[0] || !x || !real_formed(c, x))
+      return NNS_OK;
+    *done = true;
+    return complex_abs(c, x);
+  }
   if (e->form == NNS__AF_BINARY) {
     if (strcmp(e->name, "mul"))
       return NNS_OK; /* before any lookup: every binary call comes here */
@@ -358,7 +435,12 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                       ? c->args[0].tensor
                       : NULL;
   if (!x || e->form != NNS__AF_RULE || c->n_args > 64 || c->n_outs != 1 ||
-      !c->outs[0] || !c->real_form || !real_formed(c, x))
+      !c->outs[0] || !c->real_form)
+    return NNS_OK;
+  if (!strcmp(e->name, "_to_copy") || !strcmp(e->name, "to") ||
+      !strcmp(e->name, "type_as"))
+    return complex_copy(c, x, done);
+  if (!real_formed(c, x))
     return NNS_OK;
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!mo || !complex_dt(mo->dtype))
