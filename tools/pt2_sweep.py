@@ -273,7 +273,7 @@ def run_one(case, mode, exe, out):
     live = live_live(case, at)
     diffs = compare(doc, live)
     params, ref_macs = reference(case, at)
-    got = doc["totals"]["metrics"]["params"]["value"]
+    got = doc["totals"]["metrics"]["params"].get("value")
     if got != params:
         diffs.append(("params vs sum(numel)", got, params, "ref"))
     macs = sum(r["macs"] for r in doc["op_types"]
@@ -283,7 +283,7 @@ def run_one(case, mode, exe, out):
                       "ref"))
     row["diffs"] = diffs
     row["params"] = params
-    row["macs"] = doc["totals"]["metrics"]["macs"]["value"]
+    row["macs"] = doc["totals"]["metrics"]["macs"].get("value")
     row["secs"] = round(time.time() - t0, 1)
     return row
 

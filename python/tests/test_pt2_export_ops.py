@@ -71,6 +71,12 @@ CASES = {
                          (X,)),
     "dropout_eval": ("dropout", lambda x: F.dropout(x, 0.5, False) * 2,
                      (X,)),
+    # nn.Dropout(inplace=True) (torchvision's EfficientNet head): dropout_,
+    # whose tensor argument is `self`, not `input`
+    "dropout_inplace_eval": ("dropout_", lambda x: F.dropout(
+        x * 2, 0.2, False, inplace=True) + 1, (X,)),
+    "dropout_inplace_train": ("dropout_", lambda x: F.dropout(
+        x * 2, 0.2, True, inplace=True), (X,)),
     "broadcast_tensors_mse": ("broadcast_tensors",
                               lambda x, y: F.mse_loss(x, y), (X, t(1, 3, 4))),
     "broadcast_tensors_same": ("broadcast_tensors",
