@@ -11,6 +11,7 @@ backward kernels, the fused attention kernels, the underscore variants)
 are called as torch.ops.aten.X in the module's forward, so the archive
 holds exactly that op. Needs PyTorch 2.x (the sid chroot)."""
 import json
+import math
 import subprocess
 
 import pytest
@@ -244,6 +245,17 @@ CASES = {
     "_weight_norm_interface": (
         lambda v, g: A._weight_norm_interface(v, g, 0)[0],
         (r(4, 3), r(4, 1)), "_weight_norm_interface"),
+    # attention: the composite torch.export keeps, against what PyTorch's
+    # CPU SDPA runs (the live side on meta would run the math kernel): the
+    # flash kernel, which adds the mask to the scores (a boolean mask:
+    # test_pt2_sdpa_bool_mask)
+    "sdpa_float_mask": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v,
+                                                          attn_mask=m),
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), r(1, 1, 4, 6)),
+        "scaled_dot_product_attention",
+        lambda q, k, v, m: A._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, attn_mask=m)[0]),
     # attention variants
     "_scaled_dot_product_flash_attention_for_cpu": (
         lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(
@@ -500,6 +512,38 @@ def test_pt2_op_counts_equal_live(name, tmp_path):
         return
     assert numbers(doc["totals"]) == numbers(live["totals"])
     assert by_type(doc) == by_type(live)
+
+
+SDPA_BOOL = {"sdpa_bool_mask": (
+    lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+    (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), torch.rand(4, 6) > 0.3),
+    "scaled_dot_product_attention",
+    lambda q, k, v, m: A._scaled_dot_product_flash_attention_for_cpu(
+        q, k, v, attn_mask=torch.where(m, torch.scalar_tensor(0.0),
+                                       torch.scalar_tensor(-math.inf)))[0])}
+
+
+def test_pt2_sdpa_bool_mask(tmp_path, monkeypatch):
+    """A boolean mask is made additive first, at its own sizes, as
+    PyTorch's CPU SDPA does before its fused kernel (attention.cpp's
+    convert_boolean_attn_mask: where(mask, 0, -inf)), then added to the
+    scores in the kernel. Every count equal to the recording of that;
+    but the archive holds no mask contents (a graph input), which the
+    live recording tracks: its unmasked figures are partial, and say so."""
+    monkeypatch.setitem(CASES, "sdpa_bool_mask", SDPA_BOOL["sdpa_bool_mask"])
+    doc, live, _, _ = report("sdpa_bool_mask", tmp_path)
+    assert doc["uncounted_ops"] == [] and live["uncounted_ops"] == []
+    got, want = numbers(doc["totals"]), numbers(live["totals"])
+    assert got.pop("unmasked_status") == "partial"
+    assert want.pop("unmasked_status", "complete") == "complete"
+    assert got == want
+    rows, live_rows = by_type(doc), by_type(live)
+    for row in rows.values():
+        row.pop("unmasked_status", None)
+    for row in live_rows.values():
+        row.pop("unmasked_status", None)
+    assert rows == live_rows
+    assert ("", "Where") in rows
 
 
 def products(doc):

@@ -804,8 +804,11 @@ static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
 
 /* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
  * is_causal, scale): softmax(q k^T * scale + mask) v as Transpose,
- * MatMul, Mul, Add (or Where for a boolean mask), Softmax, MatMul, one
- * kernel: ops_map.py's _attention without its grouped-query form. */
+ * MatMul, Mul, Add, Softmax, MatMul, one kernel: ops_map.py's _attention
+ * without its grouped-query form. A boolean mask is first made additive
+ * at its own sizes, as PyTorch does before the fused kernel it runs
+ * (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
+ * own); the live recording sees that Where and the kernel's Add. */
 static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
@@ -826,6 +829,16 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   if (isnan(scale))
     return NNS_E_NOTFOUND;
   bool causal = nns__aten_bool(c, "is_causal", false);
+  const nns__aten_meta *mm = A_META(c, mask);
+  if (mask && mm && mm->dtype == NNS_DT_BOOL) {
+    const char *add = c->fresh(c->fe);
+    const char *ins[] = {mask, nns__aten_scalar(c, 0.0, mq->dtype),
+                         nns__aten_scalar(c, -INFINITY, mq->dtype)};
+    if (!add || !ins[1] || !ins[2])
+      return c->err->code ? c->err->code : NNS_E_NOMEM;
+    A_TRY(nns__aten_node(c, "Where", "", ins, 3, &add, 1));
+    mask = add;
+  }
   size_t first = *c->node_count;
   int64_t perm[16];
   for (int a = 0; a < r; a++)
@@ -845,23 +858,14 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns__aten_node(c, "Mul", "", mul, 2, &scaled, 1));
   if (mask || causal) {
     const char *masked = c->fresh(c->fe);
-    const nns__aten_meta *mm = A_META(c, mask);
-    if (mask && mm && mm->dtype == NNS_DT_BOOL) {
-      const char *ins[] = {mask, scaled,
-                           nns__aten_scalar(c, -INFINITY, mq->dtype)};
-      if (!ins[2])
-        return c->err->code;
-      A_TRY(nns__aten_node(c, "Where", "", ins, 3, &masked, 1));
-    } else {
-      int64_t ls[2] = {mq->dims[r - 2], mk->dims[r - 2]};
-      if (ls[0] < 0 || ls[1] < 0)
-        ls[0] = ls[1] = 1; /* broadcast: the same count per score */
-      const char *ins[] = {scaled,
-                           mask ? mask : nns__aten_filler(c, mq->dtype, 2, ls)};
-      if (!ins[1])
-        return c->err->code;
-      A_TRY(nns__aten_node(c, "Add", "", ins, 2, &masked, 1));
-    }
+    int64_t ls[2] = {mq->dims[r - 2], mk->dims[r - 2]};
+    if (ls[0] < 0 || ls[1] < 0)
+      ls[0] = ls[1] = 1; /* broadcast: the same count per score */
+    const char *ins[] = {scaled,
+                         mask ? mask : nns__aten_filler(c, mq->dtype, 2, ls)};
+    if (!ins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Add", "", ins, 2, &masked, 1));
     scaled = masked;
   }
   const char *probs = c->fresh(c->fe);
