@@ -181,3 +181,41 @@ def test_module_calls_as_live(tmp_path):
     want = {r["path"]: r["call_count"] for r in live["layers"]}
     assert got["layer1.0.relu"] == 2
     assert got == want
+
+
+class WithAuxHead(torch.nn.Module):
+    """GoogLeNet's shape: an auxiliary head whose forward runs only in
+    training, so an eval-mode export has no node reading its weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(8, 8)
+        self.aux = torch.nn.Sequential(torch.nn.Linear(8, 4),
+                                       torch.nn.Linear(4, 2))
+
+    def forward(self, x):
+        y = self.body(x)
+        return self.aux(y) if self.training else y
+
+
+def test_unused_parameters_count(tmp_path):
+    """Parameters no node reads still count, as sum(p.numel()) and the
+    live recording count them (in their own module)."""
+    model = WithAuxHead().eval()
+    args = (torch.randn(2, 8),)
+    path = str(tmp_path / "aux.pt2")
+    torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    t = doc["totals"]["metrics"]
+    assert t["params"]["value"] == sum(p.numel() for p in model.parameters())
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))
+    assert doc["totals"]["metrics"] == live["totals"]["metrics"]
+    assert doc["op_types"] == live["op_types"]
+    got = {r["path"]: r["metrics"]["params"]["value"] for r in doc["layers"]}
+    want = {r["path"]: r["metrics"]["params"]["value"]
+            for r in live["layers"]}
+    assert got == want and got["aux.0"] == 8 * 4 + 4

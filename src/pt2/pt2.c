@@ -262,6 +262,45 @@ static nns_status add_states(pt2 *p) {
   return NNS_OK;
 }
 
+/* A parameter no node reads (a head the forward skips: GoogLeNet's and
+ * Inception's auxiliary classifiers in eval mode) is still one of the
+ * model's, as sum(p.numel()) and the live recorder count it: a Shape node
+ * in the parameter's own module reads it (the recorder's
+ * _read_unused_params), in the signature's order. */
+static nns_status read_unused_params(pt2 *p) {
+  size_t n = 0;
+  for (pt2_state *t = p->states; t; t = t->next)
+    n += !t->used && t->kind == NNS_PARAM_TRAINABLE;
+  if (!n)
+    return NNS_OK;
+  pt2_state **order = nns__arena_alloc(&p->arena, n * sizeof *order);
+  if (!order)
+    return nns__err(p->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  size_t k = n;
+  for (pt2_state *t = p->states; t; t = t->next)
+    if (!t->used && t->kind == NNS_PARAM_TRAINABLE)
+      order[--k] = t; /* the list is newest first */
+  for (k = 0; k < n; k++) {
+    pt2_state *t = order[k];
+    const char *dot = strrchr(t->fqn, '.');
+    const char *path = dot ? nns__intern(&p->strings, t->fqn,
+                                         (size_t)(dot - t->fqn))
+                           : intern(p, "");
+    char name[64];
+    snprintf(name, sizeof name, "_nns_unused_%zu", k);
+    const char *out = intern(p, name);
+    if (!path || !out)
+      return nns__err(p->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    nns_status st = nns_builder_add_node(p->b, "Shape", "", out, path,
+                                         &t->fqn, 1, &out, 1, p->err);
+    if (st != NNS_OK)
+      return st;
+    p->f.nodes++;
+    t->used = true;
+  }
+  return NNS_OK;
+}
+
 static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
   const nns__jval *specs = nns__json_get(sig, "input_specs");
   if (!specs || specs->type != NNS__J_ARR)
@@ -665,7 +704,8 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
     if ((st = read_node(p, nodes->items[k])) != NNS_OK)
       return st;
   p->node = p->f.node = NULL;
-  if ((st = read_outputs(p, sig)) != NNS_OK)
+  if ((st = read_outputs(p, sig)) != NNS_OK ||
+      (st = read_unused_params(p)) != NNS_OK)
     return st;
   if ((st = add_states(p)) != NNS_OK)
     return st;
