@@ -53,6 +53,18 @@ DATA = "data"
 # runs its decomposition (the math attention kernel, which ops_map.py
 # lowers as it does the fused kernels: compared with the CPU flash
 # kernel's recording), or OWN_TYPES])
+class ChannelsLastHead(nn.Module):
+    """A Linear over the channels of an NHWC map, permuted back to NCHW
+    (channels-last strides), then pooled: ConvNeXt's last block and head."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6, bias=False)
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(self.fc(x).permute(0, 3, 1, 2), 1)
+
+
 CASES = {
     # layout and views
     "flip": (lambda x: x.flip(1, -1), (r(2, 3, 4),), "flip"),
@@ -210,6 +222,14 @@ CASES = {
                             (r(1, 2, 2, 4, 4),), "adaptive_max_pool3d"),
     "adaptive_max_pool2d_up": (nn.AdaptiveMaxPool2d((4, 6)),
                                (r(1, 2, 2, 3),), "adaptive_max_pool2d"),
+    # a global adaptive pool runs as a mean, then on a channels-last input
+    # an as_strided_ (a Reshape live): the archive's strides tell it
+    # (ConvNeXt's head, after its permuted blocks)
+    "adaptive_avg_pool2d_global": (
+        lambda x: F.adaptive_avg_pool2d(x * 2, 1), (r(2, 4, 3, 5),),
+        "adaptive_avg_pool2d"),
+    "adaptive_avg_pool2d_channels_last": (
+        ChannelsLastHead(), (r(2, 3, 5, 4),), "adaptive_avg_pool2d"),
     "_adaptive_avg_pool2d": (lambda x: A._adaptive_avg_pool2d(x, [2, 2]),
                              (r(1, 2, 4, 6),), "_adaptive_avg_pool2d"),
     "_adaptive_avg_pool3d": (lambda x: A._adaptive_avg_pool3d(x, [1, 1, 1]),

@@ -236,6 +236,24 @@ static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
   bool global = true;
   for (int a = 0; a < r; a++)
     global = global && o[a] == 1;
+  if (global && mx->rank == 4 && mx->channels_last &&
+      !strcmp(op->name, "adaptive_avg_pool2d")) {
+    /* PyTorch's mean over H and W, then (a channels-last input) an
+     * as_strided_ giving the result its strides: a Reshape to the same
+     * sizes, as the live recording has it */
+    const nns__aten_meta *mo = A_META(c, c->outs[0]);
+    int64_t d[4];
+    int unknown = 0;
+    for (int a = 0; mo && a < 4 && mo->rank == 4; a++)
+      unknown += (d[a] = mo->dims[a]) < 0;
+    if (!mo || mo->rank != 4 || unknown > 1)
+      return NNS_E_NOTFOUND;
+    for (int a = 0; a < 4; a++)
+      d[a] = d[a] < 0 ? -1 : d[a];
+    const char *mean = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "GlobalAveragePool", "", &x, 1, &mean, 1));
+    return nns__aten_reshape_to(c, mean, d, 4, c->outs[0]);
+  }
   if (global)
     return nns__aten_node(c, "GlobalAveragePool", "", &x, 1, c->outs, 1);
   for (int a = 0; a < r; a++) {

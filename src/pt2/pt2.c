@@ -156,6 +156,42 @@ static void sym_int(pt2 *p, const nns__jval *j, int64_t *v,
   }
 }
 
+/* Whether 4-D strides t are channels-last as c10's
+ * is_channels_last_strides_2d_s4 says (what suggest_memory_format reads):
+ * dims visited C, W, H, N, each stride at least the last one times its
+ * size, ambiguous cases (N111, a zero C stride) contiguous. A symbolic
+ * stride of N (a dynamic batch) passes its one check; any other symbolic
+ * stride: not known, false. */
+static bool channels_last(pt2 *p, const nns__jval *t, const int64_t *dims) {
+  const nns__jval *st = nns__json_get(t, "strides");
+  if (!st || st->type != NNS__J_ARR || st->len != 4)
+    return false;
+  int64_t s[4];
+  for (size_t k = 0; k < 4; k++) {
+    const char *sym;
+    sym_int(p, st->items[k], &s[k], &sym);
+    if (s[k] < 0 && k != 0)
+      return false;
+  }
+  if (s[1] == 0)
+    return false;
+  static const int order[] = {1, 3, 2, 0};
+  int64_t min = 0;
+  for (int j = 0; j < 4; j++) {
+    int d = order[j];
+    if (dims[d] == 0 || (d != 0 && dims[d] < 0))
+      return false;
+    if (d == 0)
+      return !(s[0] >= 0 && s[0] < min) && min != s[1];
+    if (s[d] < min)
+      return false;
+    min = s[d];
+    if (dims[d] > 1)
+      min *= dims[d];
+  }
+  return true;
+}
+
 static nns_status read_meta(pt2 *p, const char *name, const nns__jval *t,
                             nns__aten_meta *m) {
   const nns__jval *sizes = nns__json_get(t, "sizes");
@@ -176,6 +212,7 @@ static nns_status read_meta(pt2 *p, const char *name, const nns__jval *t,
   m->rank = (int32_t)sizes->len;
   m->dims = dims;
   m->syms = syms;
+  m->channels_last = m->rank == 4 && channels_last(p, t, dims);
   return NNS_OK;
 }
 
