@@ -65,7 +65,33 @@ class ChannelsLastHead(nn.Module):
         return F.adaptive_avg_pool2d(self.fc(x).permute(0, 3, 1, 2), 1)
 
 
+class Linear3d(nn.Module):
+    """nn.Linear on a batch of sequences, with and without a bias."""
+
+    def __init__(self, bias):
+        super().__init__()
+        self.fc = nn.Linear(8, 6, bias=bias)
+
+    def forward(self, x):
+        return self.fc(x) * 2
+
+
 CASES = {
+    # matrix products as PyTorch runs them past two dims (the live
+    # recording sees the decomposition): linear on 3-D input a Reshape,
+    # Gemm, Reshape (_flatten_nd_linear, or matmul's folding without a
+    # bias); matmul of batches Expand + Reshape each, a bmm, a Reshape
+    "linear_3d": (Linear3d(True), (r(2, 5, 8),), "linear"),
+    "linear_3d_no_bias": (Linear3d(False), (r(2, 5, 8),), "linear"),
+    "linear_4d": (Linear3d(True), (r(2, 3, 5, 8),), "linear"),
+    "matmul_4d": (lambda a, b: torch.matmul(a, b) * 2,
+                  (r(2, 3, 4, 5), r(2, 3, 5, 6)), "matmul"),
+    "matmul_broadcast": (lambda a, b: torch.matmul(a, b) * 2,
+                         (r(2, 1, 4, 5), r(3, 5, 6)), "matmul"),
+    "matmul_fold": (lambda a, b: torch.matmul(a, b) * 2,
+                    (r(2, 3, 4, 5), r(5, 6)), "matmul"),
+    "matmul_2d_3d": (lambda a, b: torch.matmul(a, b) * 2,
+                     (r(4, 5), r(3, 5, 6)), "matmul"),
     # layout and views
     "flip": (lambda x: x.flip(1, -1), (r(2, 3, 4),), "flip"),
     "roll": (lambda x: x.roll((1, -2), (0, 2)), (r(3, 3, 4),), "roll"),

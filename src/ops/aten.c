@@ -86,11 +86,136 @@ static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
   return NNS_OK;
 }
 
-/* mm, bmm, matmul: MatMul of the two tensor arguments. */
+/* A Reshape of src to dims[0..n) (-1: a symbolic size, at most one) into
+ * out; false (nothing added) when more than one size is symbolic. */
+static bool reshape_known(nns__aten_call *c, const char *src,
+                          const int64_t *dims, int n, const char *out,
+                          nns_status *st) {
+  int unknown = 0;
+  for (int k = 0; k < n; k++)
+    unknown += dims[k] < 0;
+  if (unknown > 1)
+    return false;
+  *st = nns__aten_reshape_to(c, src, dims, n, out);
+  return true;
+}
+
+/* matmul with an operand of 3 or more dims, as PyTorch's _matmul_impl
+ * runs it (what the live recording sees): a matrix-shaped second operand
+ * folds the first into rows (Reshape, MatMul, Reshape); otherwise both
+ * are expanded to the broadcast batch and flattened to it (Expand,
+ * Reshape each), one batched MatMul (bmm), and the result viewed to the
+ * output's sizes. *done false when the sizes needed are not known (the
+ * plain MatMul then). Strides are taken as contiguous. */
+static nns_status matmul_nd(nns__aten_call *c, const char *a, const char *b,
+                            bool *done) {
+  const nns__aten_meta *ma = A_META(c, a), *mb = A_META(c, b);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  *done = false;
+  if (!ma || !mb || !mo || ma->rank < 2 || mb->rank < 2 ||
+      (ma->rank < 3 && mb->rank < 3) || ma->rank > NNS__ATEN_R_MAX ||
+      mb->rank > NNS__ATEN_R_MAX || mo->rank > NNS__ATEN_R_MAX)
+    return NNS_OK;
+  int64_t out[NNS__ATEN_R_MAX];
+  for (int k = 0; k < mo->rank; k++)
+    out[k] = mo->dims[k] < 0 ? -1 : mo->dims[k];
+  nns_status st = NNS_OK;
+  int64_t n = ma->dims[ma->rank - 2], m1 = ma->dims[ma->rank - 1];
+  int64_t m2 = mb->dims[mb->rank - 2], p = mb->dims[mb->rank - 1];
+  if (m1 < 0 || m2 < 0 || p < 0)
+    return NNS_OK;
+  if (mb->rank == 2) { /* should_fold: rows times a matrix */
+    const char *rows = c->fresh(c->fe), *prod = c->fresh(c->fe);
+    int64_t flat[2] = {-1, m1};
+    int unknown = 0;
+    for (int k = 0; k < mo->rank; k++)
+      unknown += out[k] < 0;
+    if (unknown > 1)
+      return NNS_OK;
+    *done = true;
+    A_TRY(nns__aten_reshape_to(c, a, flat, 2, rows));
+    const char *ins[] = {rows, b};
+    A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &prod, 1));
+    return nns__aten_reshape_to(c, prod, out, mo->rank, c->outs[0]);
+  }
+  /* the broadcast batch: the output's leading sizes */
+  int nb = mo->rank - 2;
+  if (nb < 1)
+    return NNS_OK;
+  int64_t ea[NNS__ATEN_R_MAX], eb[NNS__ATEN_R_MAX], batch = 1;
+  const char *sa[NNS__ATEN_R_MAX], *sb[NNS__ATEN_R_MAX];
+  for (int k = 0; k < nb; k++) {
+    ea[k] = eb[k] = mo->dims[k];
+    sa[k] = sb[k] = mo->syms ? mo->syms[k] : NULL;
+    if (mo->dims[k] < 0 && !sa[k])
+      return NNS_OK;
+    batch = mo->dims[k] < 0 || batch < 0 ? -1 : batch * mo->dims[k];
+  }
+  ea[nb] = n;
+  sa[nb] = ma->syms ? ma->syms[ma->rank - 2] : NULL;
+  ea[nb + 1] = m1;
+  sa[nb + 1] = NULL;
+  eb[nb] = m2;
+  eb[nb + 1] = p;
+  sb[nb] = sb[nb + 1] = NULL;
+  if (n < 0 && !sa[nb])
+    return NNS_OK;
+  int64_t fa[3] = {batch, n, m1}, fb[3] = {batch, m2, p};
+  int unknown_a = (batch < 0) + (n < 0), unknown_o = 0;
+  for (int k = 0; k < mo->rank; k++)
+    unknown_o += out[k] < 0;
+  if (unknown_a > 1 || unknown_o > 1)
+    return NNS_OK;
+  nns__aten_meta xa = {ma->dtype, nb + 2, ea, sa, false, false};
+  nns__aten_meta xb = {mb->dtype, nb + 2, eb, sb, false, false};
+  c->err->code = NNS_OK;
+  const char *shape_a = nns__aten_shape_value(c, &xa);
+  const char *shape_b = shape_a ? nns__aten_shape_value(c, &xb) : NULL;
+  if (!shape_b)
+    return c->err->code;
+  *done = true;
+  if (ma->rank < mb->rank) {
+    /* should_fold looks at b.mT() when b has more dims: PyTorch makes
+     * that transpose (unused), and the live recording sees it */
+    int64_t perm[NNS__ATEN_R_MAX];
+    for (int k = 0; k < mb->rank; k++)
+      perm[k] = k;
+    perm[mb->rank - 2] = mb->rank - 1;
+    perm[mb->rank - 1] = mb->rank - 2;
+    const char *bt = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Transpose", "", &b, 1, &bt, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)mb->rank,
+                                c->err));
+  }
+  const char *xa_e = c->fresh(c->fe), *xa_f = c->fresh(c->fe);
+  const char *xb_e = c->fresh(c->fe), *xb_f = c->fresh(c->fe);
+  const char *prod = c->fresh(c->fe);
+  const char *ea_in[] = {a, shape_a}, *eb_in[] = {b, shape_b};
+  A_TRY(nns__aten_node(c, "Expand", "", ea_in, 2, &xa_e, 1));
+  if (!reshape_known(c, xa_e, fa, 3, xa_f, &st))
+    return NNS_E_NOTFOUND;
+  A_TRY(st);
+  A_TRY(nns__aten_node(c, "Expand", "", eb_in, 2, &xb_e, 1));
+  if (!reshape_known(c, xb_e, fb, 3, xb_f, &st))
+    return NNS_E_NOTFOUND;
+  A_TRY(st);
+  const char *ins[] = {xa_f, xb_f};
+  A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &prod, 1));
+  return nns__aten_reshape_to(c, prod, out, mo->rank, c->outs[0]);
+}
+
+/* mm, bmm: MatMul of the two tensor arguments; matmul too, but with an
+ * operand of 3 or more dims as PyTorch decomposes it (matmul_nd). */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op) {
   const char *ins[2];
   if (nns__aten_tensors(c, ins, 2) < 2)
     return NNS_E_NOTFOUND;
+  if (!strcmp(op->name, "matmul") && c->n_outs >= 1 && c->outs[0]) {
+    bool done;
+    nns_status st = matmul_nd(c, ins[0], ins[1], &done);
+    if (done || st != NNS_OK)
+      return st;
+  }
   return nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1);
 }
 
