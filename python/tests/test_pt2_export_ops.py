@@ -81,6 +81,10 @@ CASES = {
                               lambda x, y: F.mse_loss(x, y), (X, t(1, 3, 4))),
     "broadcast_tensors_same": ("broadcast_tensors",
                                lambda x, y: F.mse_loss(x, y), (X, t(2, 3, 4))),
+    # x.expand_as(y): kept by torch.export, expand live (Swin V2's
+    # logit scale)
+    "expand_as": ("expand_as", lambda x, y: x.expand_as(y) * y,
+                  (t(3, 1), X)),
     "broadcast_tensors_three": ("broadcast_tensors",
                                 lambda a, b, c: sum(torch.broadcast_tensors(
                                     a, b, c)), (X, t(3, 1), t(2, 1, 4))),

@@ -1076,6 +1076,7 @@ static const nns__aten_op table[] = {
     UN("erf", "Erf"),
     UN("exp", "Exp"),
     RULE("expand", "Expand", expand),
+    RULE("expand_as", "Expand", expand),
     ALIAS("feature_dropout"),
     RULE("flatten", "Reshape", reshape),
     UN("floor", "Floor"),
