@@ -463,6 +463,22 @@ CASES.update({
     "fft_fft_complex": (
         lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), norm="forward")),
         (r(3, 8, 2),), "fft_fft"),
+    # a size: the input sliced (smaller) or padded at the end (larger)
+    # first, as resize_fft_input does
+    "fft_rfft_n_pad": (lambda x: torch.view_as_real(torch.fft.rfft(x, n=12)),
+                       (r(3, 8),), "fft_rfft"),
+    "fft_rfft_n_slice": (
+        lambda x: torch.view_as_real(torch.fft.rfft(x, n=5)),
+        (r(3, 8),), "fft_rfft"),
+    "fft_fft_n_real": (lambda x: torch.view_as_real(torch.fft.fft(x, n=10)),
+                       (r(3, 8),), "fft_fft"),
+    "fft_fft_n_complex": (
+        lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), n=6)),
+        (r(3, 8, 2),), "fft_fft"),
+    "fft_rfft2_s": (lambda x: torch.view_as_real(torch.fft.rfft2(
+        x, s=(3, 8))), (r(2, 4, 6),), "fft_rfft2"),
+    "fft_fftn_s": (lambda x: torch.view_as_real(torch.fft.fftn(
+        _cplx(x), s=(3, 5))), (r(2, 4, 6, 2),), "fft_fftn"),
     "fft_ifft": (lambda x: torch.view_as_real(torch.fft.ifft(_cplx(x))),
                  (r(3, 8, 2),), "fft_ifft"),
     "fft_rfft": (lambda x: torch.view_as_real(torch.fft.rfft(x, norm="ortho")),
