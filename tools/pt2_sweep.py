@@ -4,7 +4,7 @@ and both with PyTorch itself. A survey, not a test (the tests are
 python/tests/test_pt2*.py):
 
     /work/sidrun . 'PYTHONPATH=python python3 tools/pt2_sweep.py DIR \\
-        [--results FILE] [--static-only] [NAME...]'
+        [--results FILE] [--static-only] [--before CLI] [NAME...]'
 
 NAME is a torchvision classifier (its constructor's name, random
 weights), "hf:FAMILY" for a python/tests_hf/hf_zoo.py family (its tiny
@@ -171,6 +171,10 @@ def reference(case, inputs):
     minp = {k: v.to("meta") for k, v in inputs.items()}
     if case.hf:
         import hf_zoo
+        # with a cache transformers skips its packed-sequence check, which
+        # asks a value (an .item()) a meta tensor has not; same products
+        if hasattr(meta, "config"):
+            meta.config.use_cache = True
         return params, hf_zoo.reference(meta, inputs)[1]
     with torch.no_grad(), FlopCounterMode(display=False) as fc:
         case.call(meta, minp)
@@ -255,7 +259,10 @@ def compare(doc, live):
     return [d for d in diffs if d]
 
 
-def run_one(case, mode, exe, out):
+def run_one(case, mode, exe, out, before=None):
+    """One (model, mode) row; `before`: another CLI read on the same
+    archive, its differences kept as diffs_before (a fix's before and
+    after from one export and one live run)."""
     t0 = time.time()
     row = {"model": case.name, "mode": mode}
     dynamic = mode == "dynamic"
@@ -276,10 +283,18 @@ def run_one(case, mode, exe, out):
     names = user_inputs(ep)
     try:
         doc = cli(exe, path, names, at, dynamic)
+        old = cli(before, path, names, at, dynamic) if before else None
     finally:
         os.remove(path)
     live = live_live(case, at)
     diffs = compare(doc, live)
+    if old is not None:
+        row["diffs_before"] = compare(old, live)
+        if "params" in old["totals"]["metrics"]:
+            row["params_before"] = old["totals"]["metrics"]["params"].get(
+                "value")
+        row["macs_matmul_before"] = sum(
+            r["macs"] for r in old["op_types"] if r["op_type"] in MATMUL_OPS)
     if diffs:
         # the exported program itself, run live (ep.module(): the aten
         # ops the archive holds, run eagerly and recorded): where the .pt2
@@ -303,6 +318,15 @@ def run_one(case, mode, exe, out):
     if macs != ref_macs:
         diffs.append(("matmul MACs vs FlopCounterMode", macs, ref_macs,
                       "ref"))
+    if old is not None:
+        if row.pop("params_before", params) != params:
+            row["diffs_before"].append(("params vs sum(numel)",
+                                        old["totals"]["metrics"]["params"]
+                                        .get("value"), params, "ref"))
+        mb = row.pop("macs_matmul_before")
+        if mb != ref_macs:
+            row["diffs_before"].append(("matmul MACs vs FlopCounterMode",
+                                        mb, ref_macs, "ref"))
     row["diffs"] = diffs
     row["params"] = params
     row["macs"] = doc["totals"]["metrics"]["macs"].get("value")
@@ -322,6 +346,12 @@ def table(rows):
         if not r["diffs"]:
             print(head + "match" + note)
             continue
+        if "diffs_before" in r:
+            db = r["diffs_before"]
+            print(head + "before the fixes: " +
+                  (f"{len(db)} differ" if db else "match"))
+            for what, a, b, *ref in db:
+                print(f"{'':38s}{what}: pt2 {a} / {(ref or ['live'])[0]} {b}")
         prog = r.get("vs_program")
         if prog == []:
             note += "; equal to the exported program run live " \
@@ -340,11 +370,14 @@ def main():
     out = argv.pop(0)
     results = os.path.join(out, "results.jsonl")
     static_only = False
+    before = None
     names = []
     while argv:
         a = argv.pop(0)
         if a == "--results":
             results = argv.pop(0)
+        elif a == "--before":
+            before = argv.pop(0)
         elif a == "--static-only":
             static_only = True
         else:
@@ -370,7 +403,7 @@ def main():
             try:
                 torch.manual_seed(0)
                 case = case or Case(name)
-                row = run_one(case, mode, exe, out)
+                row = run_one(case, mode, exe, out, before)
             except Exception as e:  # noqa: BLE001 - a survey goes on
                 row = {"model": name, "mode": mode,
                        "error": f"{type(e).__name__}: {str(e)[:300]}"}
