@@ -283,7 +283,12 @@ def run_one(case, mode, exe, out, before=None):
     names = user_inputs(ep)
     try:
         doc = cli(exe, path, names, at, dynamic)
-        old = cli(before, path, names, at, dynamic) if before else None
+        old = None
+        if before:
+            try:
+                old = cli(before, path, names, at, dynamic)
+            except RuntimeError as e:  # the before CLI refused it
+                row["diffs_before"] = [("CLI failed", str(e)[:200], "")]
     finally:
         os.remove(path)
     live = live_live(case, at)
