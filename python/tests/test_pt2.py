@@ -219,3 +219,26 @@ def test_unused_parameters_count(tmp_path):
     want = {r["path"]: r["metrics"]["params"]["value"]
             for r in live["layers"]}
     assert got == want and got["aux.0"] == 8 * 4 + 4
+
+
+
+@pytest.mark.parametrize("family", ["gpt2", "gemma"])
+def test_tied_weights_count_once(family, tmp_path):
+    """A tied weight (the embedding table as the output projection, built
+    by transformers from a config: python/tests_hf/hf_zoo.py): the archive
+    lifts both names as parameters read by their nodes and stores the
+    tensor once (model_weights_config.json's path_name); counted once, as
+    sum(p.numel()) and the live recording count it."""
+    pytest.importorskip("transformers")
+    import pt2_sweep
+    case = pt2_sweep.Case("hf:" + family)
+    ep = case.export(case.inputs, False)
+    path = str(tmp_path / "tied.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    want = sum(p.numel() for p in case.model.parameters())
+    assert doc["totals"]["params"] == want
+    live = nnscan.summary(case.model, inputs=case.inputs, file=False)
+    assert live.totals["params"] == want

@@ -46,6 +46,10 @@ typedef struct pt2 {
   nns_error *err;
   const char *node;        /* node being read, for messages */
   struct pt2_state *states;/* parameters and buffers, newest first */
+  const nns__jval *weights;/* model_weights_config.json's "config", or
+                              NULL: fqn -> {path_name, ...} */
+  nns__map stored;         /* interned path_name -> the first fqn stored
+                              there (a tied weight's other names alias it) */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -338,6 +342,31 @@ static nns_status read_unused_params(pt2 *p) {
   return NNS_OK;
 }
 
+/* A tied weight: torch.export lifts each of its names (GPT-2's
+ * transformer.wte.weight and lm_head.weight) as a parameter of its own,
+ * and the weights' config stores them once, under one path_name. *first
+ * the name that came first for fqn's stored tensor (its other names read
+ * it: one parameter, as sum(p.numel()) and the live recording count it),
+ * or NULL for the first or when the archive says nothing. */
+static nns_status tied(pt2 *p, const char *fqn, const char **first) {
+  *first = NULL;
+  const nns__jval *w = nns__json_get(p->weights, fqn);
+  const nns__jval *path = nns__json_get(w, "path_name");
+  if (!path || path->type != NNS__J_STR)
+    return NNS_OK;
+  const char *key = intern(p, path->s);
+  if (!key)
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  const char *had = nns__map_get(&p->stored, key);
+  if (had && strcmp(had, fqn)) {
+    *first = had;
+    return NNS_OK;
+  }
+  if (!had && !nns__map_put(&p->stored, key, (void *)intern(p, fqn)))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  return NNS_OK;
+}
+
 static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
   const nns__jval *specs = nns__json_get(sig, "input_specs");
   if (!specs || specs->type != NNS__J_ARR)
@@ -354,7 +383,11 @@ static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
       if (!arg || !fqn)
         return fail(p, NNS_E_MODEL, "input spec %zu: a parameter without "
                     "its names", k);
-      st = add_state(p, arg, fqn, NNS_PARAM_TRAINABLE);
+      const char *first = NULL;
+      if ((st = tied(p, fqn, &first)) != NNS_OK)
+        return st;
+      st = first ? nns__front_alias(&p->f, arg, first)
+                 : add_state(p, arg, fqn, NNS_PARAM_TRAINABLE);
     } else if ((x = nns__json_get(s, "buffer"))) {
       const char *arg = tensor_name(nns__json_get(x, "arg"));
       const char *fqn = nns__json_str_or(nns__json_get(x, "buffer_name"),
@@ -677,11 +710,11 @@ static nns_status declare_modules(pt2 *p) {
 
 /* ==== The archive ==== */
 
-/* The entry "<archive>/models/model.json" (or "models/model.json"). */
-static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
-                             nns_error *err) {
-  static const char want[] = "models/model.json";
-  const size_t wl = sizeof want - 1;
+/* The entry "<archive>/<want>" (or "<want>"); NNS_E_NOTFOUND without a
+ * message when there is none. */
+static nns_status find_entry(const nns__zip *z, const char *want,
+                             nns__zip_entry *found, nns_error *err) {
+  const size_t wl = strlen(want);
   uint64_t cursor = 0;
   for (uint64_t k = 0; k < z->count; k++) {
     nns__zip_entry e;
@@ -698,10 +731,50 @@ static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
       return NNS_OK;
     }
   }
+  return NNS_E_NOTFOUND;
+}
+
+/* The entry "<archive>/models/model.json" (or "models/model.json"). */
+static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
+                             nns_error *err) {
+  nns_status st = find_entry(z, "models/model.json", found, err);
+  if (st != NNS_E_NOTFOUND)
+    return st;
   return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                   "zip archive of %llu entries holds no models/model.json: "
                   "not a torch.export archive",
                   (unsigned long long)z->count);
+}
+
+/* The weights' config ("<archive>/data/weights/model_weights_config.json":
+ * each parameter's stored tensor), for tied weights: p->weights, or NULL
+ * when the archive has none. Read as model.json is (a size limit, a
+ * status and a message for a bad one). */
+static nns_status read_weights_config(pt2 *p, const nns__zip *z,
+                                      void **owned) {
+  nns__zip_entry e;
+  nns_status st = find_entry(z, "data/weights/model_weights_config.json",
+                             &e, p->err);
+  if (st == NNS_E_NOTFOUND)
+    return NNS_OK;
+  const uint8_t *json = NULL;
+  size_t len = 0;
+  if (st == NNS_OK)
+    st = nns__zip_read(z, &e, NNS__PT2_MAX_JSON, &json, &len, owned,
+                       p->err);
+  nns__jval *doc = NULL;
+  if (st == NNS_OK)
+    st = nns__json_parse(&p->arena, (const char *)json, len, &doc, p->err);
+  if (st != NNS_OK) {
+    char msg[sizeof p->err->message];
+    snprintf(msg, sizeof msg, "data/weights/model_weights_config.json: "
+             "%.440s", p->err->message);
+    memcpy(p->err->message, msg, sizeof msg);
+    return st;
+  }
+  const nns__jval *cfg = nns__json_get(doc, "config");
+  p->weights = cfg && cfg->type == NNS__J_OBJ ? cfg : NULL;
+  return NNS_OK;
 }
 
 static nns_status check_version(pt2 *p, const nns__jval *doc) {
@@ -782,12 +855,14 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     st = nns__zip_read(&z, &e, NNS__PT2_MAX_JSON, &json, &len, &owned, err);
   if (st != NNS_OK)
     return st;
+  void *owned_cfg = NULL;
   pt2 p;
   memset(&p, 0, sizeof p);
   p.err = err;
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
   p.sym_ints.arena = p.modules.arena = p.module_keys.arena = &p.arena;
+  p.stored.arena = &p.arena;
   /* The tree takes about four times the text (the stack traces skipped):
    * asked for at once, it comes on huge pages, a fault per 2 MB rather
    * than per 4 KB. A hint; the parse goes on without it. */
@@ -799,7 +874,8 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     char msg[sizeof err->message];
     snprintf(msg, sizeof msg, "models/model.json: %.480s", err->message);
     memcpy(err->message, msg, sizeof msg);
-  } else if ((st = nns_builder_new(&p.b, err)) == NNS_OK) {
+  } else if ((st = read_weights_config(&p, &z, &owned_cfg)) == NNS_OK &&
+             (st = nns_builder_new(&p.b, err)) == NNS_OK) {
     nns__front_init(&p.f, &p.arena, &p.strings, p.b, err,
                     "models/model.json");
     st = read_program(&p, doc);
@@ -815,5 +891,6 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   nns__intern_free(&p.strings);
   nns__arena_free(&p.arena);
   free(owned);
+  free(owned_cfg);
   return st;
 }
