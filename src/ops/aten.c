@@ -238,13 +238,22 @@ static nns_status conv(nns__aten_call *c, const nns__aten_op *op) {
     k[a] = mw->dims[2 + a];
   }
   const nns__aten_arg *pad = nns__aten_arg_of(c, "padding");
-  if (pad && pad->kind == NNS__AA_STRING && strcmp(pad->s, "valid"))
-    return NNS_E_NOTFOUND; /* "same": no fixed pads to give */
-  if (!nns__aten_ints(c, "stride", r, 1, s) ||
-      !nns__aten_ints(c, "padding", r, 0, p) ||
-      !nns__aten_ints(c, "dilation", r, 1, d) ||
-      !nns__aten_ints(c, "output_padding", r, 0, op_pad))
+  bool same = pad && pad->kind == NNS__AA_STRING && !strcmp(pad->s, "same");
+  if (pad && pad->kind == NNS__AA_STRING && !same && strcmp(pad->s, "valid"))
     return NNS_E_NOTFOUND;
+  if (!nns__aten_ints(c, "stride", r, 1, s) ||
+      !nns__aten_ints(c, "dilation", r, 1, d) ||
+      !nns__aten_ints(c, "output_padding", r, 0, op_pad) ||
+      (!same && !nns__aten_ints(c, "padding", r, 0, p)))
+    return NNS_E_NOTFOUND;
+  /* "same" (_convolution_mode): dilation x (kernel - 1) split evenly; an
+   * odd total pads the input first in PyTorch: not lowered here */
+  for (int a = 0; same && a < r; a++) {
+    int64_t total = d[a] * (k[a] - 1);
+    if (total % 2 || s[a] != 1)
+      return NNS_E_NOTFOUND;
+    p[a] = total / 2;
+  }
   memcpy(p + r, p, (size_t)r * sizeof *p);
   bool transposed = nns__aten_bool(c, "transposed", false);
   const char *ins[] = {x, w, bias};
@@ -1019,6 +1028,22 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* square(self): pow(self, 2), as PyTorch runs it (a Pow by a scalar 2
+ * of self's dtype). */
+static nns_status square(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x)
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[2] = {
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "exponent", .kind = NNS__AA_INT, .i = 2}};
+  nns__aten_call pc = *c;
+  pc.args = args;
+  pc.n_args = 2;
+  return nns__aten_binary(&pc, "Pow");
+}
+
 /* ==== The table ==== */
 
 /* Sorted by name (nns__aten_find bisects each family's table; a unit test
@@ -1123,6 +1148,7 @@ static const nns__aten_op table[] = {
     UN("relu", "Relu"),
     RULE("relu6", "Clip", clip),
     RULE("reshape", "Reshape", reshape),
+    RULE("reshape_as", "Reshape", reshape),
     RULE("rsqrt", "Sqrt+Reciprocal", two_step),
     BIN("rsub", "Sub"),
     CREATE("scalar_tensor"),
@@ -1137,6 +1163,7 @@ static const nns__aten_op table[] = {
     RULE("split", "Split", split),
     RULE("split_with_sizes", "Split", split),
     UN("sqrt", "Sqrt"),
+    RULE("square", "Pow", square),
     RULE("squeeze", "Reshape", reshape),
     BIN("sub", "Sub"),
     RULE("sum", "ReduceSum", reduce),
