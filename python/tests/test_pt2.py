@@ -143,8 +143,13 @@ def test_cli_shapes_and_diff_take_pt2(tmp_path):
 def test_hf_decoder(name, tmp_path):
     """transformers' decoders (tiny configs): nothing uncounted, params
     exact, MACs equal to the live model's and to FlopCounterMode's. Their
-    FLOPs may differ a little: transformers builds the attention mask
-    another way under torch.export than in eager mode."""
+    FLOPs differ a little, and not by a lowering: under torch.export
+    transformers cannot skip the causal mask (eager mode checks the
+    padding mask's values, `.all()`, and calls SDPA with no mask), so the
+    exported program builds it (arange, le, and, index, expand) and SDPA
+    applies it (where, add): tools/pt2_opdiff.py lists those ops; the
+    archive's counts equal the exported program run live
+    (tools/pt2_sweep.py's vs_program)."""
     pytest.importorskip("transformers")
     import pt2_sweep
     model, args = pt2_sweep.hf(name)
