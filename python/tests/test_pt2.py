@@ -247,3 +247,34 @@ def test_tied_weights_count_once(family, tmp_path):
     assert doc["totals"]["params"] == want
     live = nnscan.summary(case.model, inputs=case.inputs, file=False)
     assert live.totals["params"] == want
+
+
+class IndexBySizes(torch.nn.Module):
+    """x[rows, cols] with index tensors made from x's own (dynamic)
+    sizes: transformers' mask code (cumsum[batch_idx, pos_idx])."""
+
+    def forward(self, x):
+        rows = torch.arange(x.shape[0])[:, None]
+        cols = torch.arange(x.shape[1])[None, :]
+        return x.cumsum(-1)[rows, cols] * 2
+
+
+def test_index_with_dynamic_sizes(tmp_path):
+    """index by several tensors whose broadcast size is a symbol of the
+    archive: lowered (GatherND), and at the live sizes every count equal
+    to the live summary."""
+    model = IndexBySizes()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    ep = torch.export.export(model, (torch.randn(2, 7),),
+                             dynamic_shapes={"x": {0: batch}})
+    path = str(tmp_path / "index.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", "x=3x7"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = nnscan.summary(model, inputs=(torch.randn(3, 7),),
+                          file=False).totals
+    for key in ("params", "flops", "macs"):
+        assert doc["totals"][key] == live[key], key

@@ -836,12 +836,25 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
   if (!mo || k > 16 || nb < 0 || nb > 15)
     return NNS_E_NOTFOUND;
   int64_t bshape[16];
+  const char *bsyms[16];
+  bool known = true;
   for (int d = 0; d < nb; d++) {
-    if (mo->dims[d] < 0)
-      return NNS_E_NOTFOUND;
     bshape[d] = mo->dims[d];
+    bsyms[d] = mo->syms ? mo->syms[d] : NULL;
+    if (mo->dims[d] < 0 && !bsyms[d])
+      return NNS_E_NOTFOUND;
+    known = known && mo->dims[d] >= 0;
   }
   bshape[nb] = 1;
+  /* the broadcast sizes: a constant, or (a symbolic batch or sequence)
+   * a value made from the symbols' sizes, before the nodes below */
+  const char *bvalue = NULL;
+  if (!known) {
+    nns__aten_meta bm = {NNS_DT_INT64, nb, bshape, bsyms, false, false};
+    c->err->code = NNS_OK;
+    if (!(bvalue = nns__aten_shape_value(c, &bm)))
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  }
   const char *parts[16];
   int64_t minus1 = -1;
   for (int j = 0; j < k; j++) {
@@ -857,7 +870,9 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
       t = cast;
     }
     const char *ex = c->fresh(c->fe);
-    const char *eins[] = {t, nns__aten_const_ints(c, bshape, nb, false)};
+    const char *eins[] = {t, bvalue ? bvalue
+                                    : nns__aten_const_ints(c, bshape, nb,
+                                                           false)};
     if (!eins[1])
       return c->err->code;
     A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
