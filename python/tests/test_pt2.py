@@ -278,3 +278,27 @@ def test_index_with_dynamic_sizes(tmp_path):
                           file=False).totals
     for key in ("params", "flops", "macs"):
         assert doc["totals"][key] == live[key], key
+
+
+def test_frozen_parameters(tmp_path):
+    """A parameter with requires_grad=False (Marian's and Pegasus'
+    sinusoidal position tables) is frozen in the archive's count, as live:
+    trainable and frozen each equal sum(p.numel()) over their kind."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.ReLU(),
+                                torch.nn.Linear(6, 4)).eval()
+    model[0].weight.requires_grad_(False)
+    args = (torch.randn(2, 8),)
+    path = str(tmp_path / "frozen.pt2")
+    torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    t = json.loads(out.stdout)["totals"]["metrics"]
+    ps = list(model.parameters())
+    assert t["params"]["value"] == sum(p.numel() for p in ps
+                                       if p.requires_grad)
+    assert t["frozen"]["value"] == sum(p.numel() for p in ps
+                                       if not p.requires_grad) == 48
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))["totals"]["metrics"]
+    assert t["params"] == live["params"] and t["frozen"] == live["frozen"]

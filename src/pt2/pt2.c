@@ -50,6 +50,7 @@ typedef struct pt2 {
                               NULL: fqn -> {path_name, ...} */
   nns__map stored;         /* interned path_name -> the first fqn stored
                               there (a tied weight's other names alias it) */
+  const nns__jval *tensor_values; /* the graph's, by value name */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -224,6 +225,7 @@ static nns_status read_values(pt2 *p, const nns__jval *graph) {
   const nns__jval *tv = nns__json_get(graph, "tensor_values");
   if (!tv || tv->type != NNS__J_OBJ)
     return fail(p, NNS_E_MODEL, "graph has no tensor_values object");
+  p->tensor_values = tv;
   const nns__jval *si = nns__json_get(graph, "sym_int_values");
   if (si && si->type == NNS__J_OBJ)
     for (size_t k = 0; k < si->len; k++) {
@@ -311,7 +313,8 @@ static nns_status add_states(pt2 *p) {
 static nns_status read_unused_params(pt2 *p) {
   size_t n = 0;
   for (pt2_state *t = p->states; t; t = t->next)
-    n += !t->used && t->kind == NNS_PARAM_TRAINABLE;
+    n += !t->used && (t->kind == NNS_PARAM_TRAINABLE ||
+                      t->kind == NNS_PARAM_FROZEN);
   if (!n)
     return NNS_OK;
   pt2_state **order = nns__arena_alloc(&p->arena, n * sizeof *order);
@@ -319,7 +322,8 @@ static nns_status read_unused_params(pt2 *p) {
     return nns__err(p->err, NNS_E_NOMEM, -1, NULL, "out of memory");
   size_t k = n;
   for (pt2_state *t = p->states; t; t = t->next)
-    if (!t->used && t->kind == NNS_PARAM_TRAINABLE)
+    if (!t->used && (t->kind == NNS_PARAM_TRAINABLE ||
+                     t->kind == NNS_PARAM_FROZEN))
       order[--k] = t; /* the list is newest first */
   for (k = 0; k < n; k++) {
     pt2_state *t = order[k];
@@ -386,8 +390,15 @@ static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
       const char *first = NULL;
       if ((st = tied(p, fqn, &first)) != NNS_OK)
         return st;
+      /* a parameter whose requires_grad is false (a frozen sinusoidal
+       * table: Marian, Pegasus) is frozen, as the live recording says */
+      const nns__jval *rg = nns__json_get(
+          nns__json_get(p->tensor_values, arg), "requires_grad");
+      int kind = rg && rg->type == NNS__J_BOOL && !rg->b
+                     ? NNS_PARAM_FROZEN
+                     : NNS_PARAM_TRAINABLE;
       st = first ? nns__front_alias(&p->f, arg, first)
-                 : add_state(p, arg, fqn, NNS_PARAM_TRAINABLE);
+                 : add_state(p, arg, fqn, kind);
     } else if ((x = nns__json_get(s, "buffer"))) {
       const char *arg = tensor_name(nns__json_get(x, "arg"));
       const char *fqn = nns__json_str_or(nns__json_get(x, "buffer_name"),
