@@ -163,10 +163,12 @@ def live_live(case, inputs):
 
 
 def reference(case, inputs):
-    """PyTorch's figures: (sum(numel) of unique parameters, matrix-product
+    """PyTorch's figures: (sum(numel) of the unique parameters that
+    require grad: the report's params, frozen ones apart; matrix-product
     MACs by FlopCounterMode on a meta copy)."""
     from torch.utils.flop_counter import FlopCounterMode
-    params = sum(p.numel() for p in case.model.parameters())
+    params = sum(p.numel() for p in case.model.parameters()
+                 if p.requires_grad)
     meta = copy.deepcopy(case.model).to("meta")
     minp = {k: v.to("meta") for k, v in inputs.items()}
     if case.hf:
@@ -318,6 +320,11 @@ def run_one(case, mode, exe, out, before=None):
     got = doc["totals"]["metrics"]["params"].get("value")
     if got != params:
         diffs.append(("params vs sum(numel)", got, params, "ref"))
+    frozen = sum(p.numel() for p in case.model.parameters()
+                 if not p.requires_grad)
+    got = doc["totals"]["metrics"].get("frozen", {}).get("value", 0)
+    if got != frozen:
+        diffs.append(("frozen vs sum(numel)", got, frozen, "ref"))
     macs = sum(r["macs"] for r in doc["op_types"]
                if r["op_type"] in MATMUL_OPS)
     if macs != ref_macs:
