@@ -143,8 +143,13 @@ def test_cli_shapes_and_diff_take_pt2(tmp_path):
 def test_hf_decoder(name, tmp_path):
     """transformers' decoders (tiny configs): nothing uncounted, params
     exact, MACs equal to the live model's and to FlopCounterMode's. Their
-    FLOPs may differ a little: transformers builds the attention mask
-    another way under torch.export than in eager mode."""
+    FLOPs differ a little, and not by a lowering: under torch.export
+    transformers cannot skip the causal mask (eager mode checks the
+    padding mask's values, `.all()`, and calls SDPA with no mask), so the
+    exported program builds it (arange, le, and, index, expand) and SDPA
+    applies it (where, add): tools/pt2_opdiff.py lists those ops; the
+    archive's counts equal the exported program run live
+    (tools/pt2_sweep.py's vs_program)."""
     pytest.importorskip("transformers")
     import pt2_sweep
     model, args = pt2_sweep.hf(name)
@@ -181,3 +186,119 @@ def test_module_calls_as_live(tmp_path):
     want = {r["path"]: r["call_count"] for r in live["layers"]}
     assert got["layer1.0.relu"] == 2
     assert got == want
+
+
+class WithAuxHead(torch.nn.Module):
+    """GoogLeNet's shape: an auxiliary head whose forward runs only in
+    training, so an eval-mode export has no node reading its weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(8, 8)
+        self.aux = torch.nn.Sequential(torch.nn.Linear(8, 4),
+                                       torch.nn.Linear(4, 2))
+
+    def forward(self, x):
+        y = self.body(x)
+        return self.aux(y) if self.training else y
+
+
+def test_unused_parameters_count(tmp_path):
+    """Parameters no node reads still count, as sum(p.numel()) and the
+    live recording count them (in their own module)."""
+    model = WithAuxHead().eval()
+    args = (torch.randn(2, 8),)
+    path = str(tmp_path / "aux.pt2")
+    torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    t = doc["totals"]["metrics"]
+    assert t["params"]["value"] == sum(p.numel() for p in model.parameters())
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))
+    assert doc["totals"]["metrics"] == live["totals"]["metrics"]
+    assert doc["op_types"] == live["op_types"]
+    got = {r["path"]: r["metrics"]["params"]["value"] for r in doc["layers"]}
+    want = {r["path"]: r["metrics"]["params"]["value"]
+            for r in live["layers"]}
+    assert got == want and got["aux.0"] == 8 * 4 + 4
+
+
+
+@pytest.mark.parametrize("family", ["gpt2", "gemma"])
+def test_tied_weights_count_once(family, tmp_path):
+    """A tied weight (the embedding table as the output projection, built
+    by transformers from a config: python/tests_hf/hf_zoo.py): the archive
+    lifts both names as parameters read by their nodes and stores the
+    tensor once (model_weights_config.json's path_name); counted once, as
+    sum(p.numel()) and the live recording count it."""
+    pytest.importorskip("transformers")
+    import pt2_sweep
+    case = pt2_sweep.Case("hf:" + family)
+    ep = case.export(case.inputs, False)
+    path = str(tmp_path / "tied.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    want = sum(p.numel() for p in case.model.parameters())
+    assert doc["totals"]["params"] == want
+    live = nnscan.summary(case.model, inputs=case.inputs, file=False)
+    assert live.totals["params"] == want
+
+
+class IndexBySizes(torch.nn.Module):
+    """x[rows, cols] with index tensors made from x's own (dynamic)
+    sizes: transformers' mask code (cumsum[batch_idx, pos_idx])."""
+
+    def forward(self, x):
+        rows = torch.arange(x.shape[0])[:, None]
+        cols = torch.arange(x.shape[1])[None, :]
+        return x.cumsum(-1)[rows, cols] * 2
+
+
+def test_index_with_dynamic_sizes(tmp_path):
+    """index by several tensors whose broadcast size is a symbol of the
+    archive: lowered (GatherND), and at the live sizes every count equal
+    to the live summary."""
+    model = IndexBySizes()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    ep = torch.export.export(model, (torch.randn(2, 7),),
+                             dynamic_shapes={"x": {0: batch}})
+    path = str(tmp_path / "index.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", "x=3x7"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = nnscan.summary(model, inputs=(torch.randn(3, 7),),
+                          file=False).totals
+    for key in ("params", "flops", "macs"):
+        assert doc["totals"][key] == live[key], key
+
+
+def test_frozen_parameters(tmp_path):
+    """A parameter with requires_grad=False (Marian's and Pegasus'
+    sinusoidal position tables) is frozen in the archive's count, as live:
+    trainable and frozen each equal sum(p.numel()) over their kind."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.ReLU(),
+                                torch.nn.Linear(6, 4)).eval()
+    model[0].weight.requires_grad_(False)
+    args = (torch.randn(2, 8),)
+    path = str(tmp_path / "frozen.pt2")
+    torch.export.save(torch.export.export(model, args), path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    t = json.loads(out.stdout)["totals"]["metrics"]
+    ps = list(model.parameters())
+    assert t["params"]["value"] == sum(p.numel() for p in ps
+                                       if p.requires_grad)
+    assert t["frozen"]["value"] == sum(p.numel() for p in ps
+                                       if not p.requires_grad) == 48
+    live = json.loads(nnscan.summary(model, inputs=args, file=False)
+                      .to_json(version=2))["totals"]["metrics"]
+    assert t["params"] == live["params"] and t["frozen"] == live["frozen"]

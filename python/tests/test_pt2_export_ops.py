@@ -71,10 +71,33 @@ CASES = {
                          (X,)),
     "dropout_eval": ("dropout", lambda x: F.dropout(x, 0.5, False) * 2,
                      (X,)),
+    # nn.Dropout(inplace=True) (torchvision's EfficientNet head): dropout_,
+    # whose tensor argument is `self`, not `input`
+    "dropout_inplace_eval": ("dropout_", lambda x: F.dropout(
+        x * 2, 0.2, False, inplace=True) + 1, (X,)),
+    "dropout_inplace_train": ("dropout_", lambda x: F.dropout(
+        x * 2, 0.2, True, inplace=True), (X,)),
     "broadcast_tensors_mse": ("broadcast_tensors",
                               lambda x, y: F.mse_loss(x, y), (X, t(1, 3, 4))),
     "broadcast_tensors_same": ("broadcast_tensors",
                                lambda x, y: F.mse_loss(x, y), (X, t(2, 3, 4))),
+    # x.expand_as(y): kept by torch.export, expand live (Swin V2's
+    # logit scale)
+    "expand_as": ("expand_as", lambda x, y: x.expand_as(y) * y,
+                  (t(3, 1), X)),
+    # composites the sweep met uncounted (rwkv, BiT, wav2vec2's positional
+    # convolution, EfficientNet's "same" convolutions)
+    "square": ("square", lambda x: torch.square(x) + 1, (X,)),
+    "reshape_as": ("reshape_as", lambda x, y: x.reshape_as(y) * 2,
+                   (X, t(4, 6))),
+    "weight_norm_last": ("_weight_norm", lambda v, g: torch._weight_norm(
+        v, g, 2) * 2, (t(4, 3, 5), t(1, 1, 5))),
+    "weight_norm_first": ("_weight_norm", lambda v, g: torch._weight_norm(
+        v, g, 0) * 2, (t(4, 3, 5), t(4, 1, 1))),
+    "conv2d_same": ("conv2d", lambda x, w: F.conv2d(x, w, padding="same"),
+                    (t(1, 2, 5, 6), t(3, 2, 3, 3))),
+    "conv2d_same_dilated": ("conv2d", lambda x, w: F.conv2d(
+        x, w, padding="same", dilation=2), (t(1, 2, 7, 6), t(3, 2, 3, 1))),
     "broadcast_tensors_three": ("broadcast_tensors",
                                 lambda a, b, c: sum(torch.broadcast_tensors(
                                     a, b, c)), (X, t(3, 1), t(2, 1, 4))),

@@ -11,6 +11,7 @@ backward kernels, the fused attention kernels, the underscore variants)
 are called as torch.ops.aten.X in the module's forward, so the archive
 holds exactly that op. Needs PyTorch 2.x (the sid chroot)."""
 import json
+import math
 import subprocess
 
 import pytest
@@ -52,7 +53,45 @@ DATA = "data"
 # runs its decomposition (the math attention kernel, which ops_map.py
 # lowers as it does the fused kernels: compared with the CPU flash
 # kernel's recording), or OWN_TYPES])
+class ChannelsLastHead(nn.Module):
+    """A Linear over the channels of an NHWC map, permuted back to NCHW
+    (channels-last strides), then pooled: ConvNeXt's last block and head."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6, bias=False)
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(self.fc(x).permute(0, 3, 1, 2), 1)
+
+
+class Linear3d(nn.Module):
+    """nn.Linear on a batch of sequences, with and without a bias."""
+
+    def __init__(self, bias):
+        super().__init__()
+        self.fc = nn.Linear(8, 6, bias=bias)
+
+    def forward(self, x):
+        return self.fc(x) * 2
+
+
 CASES = {
+    # matrix products as PyTorch runs them past two dims (the live
+    # recording sees the decomposition): linear on 3-D input a Reshape,
+    # Gemm, Reshape (_flatten_nd_linear, or matmul's folding without a
+    # bias); matmul of batches Expand + Reshape each, a bmm, a Reshape
+    "linear_3d": (Linear3d(True), (r(2, 5, 8),), "linear"),
+    "linear_3d_no_bias": (Linear3d(False), (r(2, 5, 8),), "linear"),
+    "linear_4d": (Linear3d(True), (r(2, 3, 5, 8),), "linear"),
+    "matmul_4d": (lambda a, b: torch.matmul(a, b) * 2,
+                  (r(2, 3, 4, 5), r(2, 3, 5, 6)), "matmul"),
+    "matmul_broadcast": (lambda a, b: torch.matmul(a, b) * 2,
+                         (r(2, 1, 4, 5), r(3, 5, 6)), "matmul"),
+    "matmul_fold": (lambda a, b: torch.matmul(a, b) * 2,
+                    (r(2, 3, 4, 5), r(5, 6)), "matmul"),
+    "matmul_2d_3d": (lambda a, b: torch.matmul(a, b) * 2,
+                     (r(4, 5), r(3, 5, 6)), "matmul"),
     # layout and views
     "flip": (lambda x: x.flip(1, -1), (r(2, 3, 4),), "flip"),
     "roll": (lambda x: x.roll((1, -2), (0, 2)), (r(3, 3, 4),), "roll"),
@@ -209,6 +248,14 @@ CASES = {
                             (r(1, 2, 2, 4, 4),), "adaptive_max_pool3d"),
     "adaptive_max_pool2d_up": (nn.AdaptiveMaxPool2d((4, 6)),
                                (r(1, 2, 2, 3),), "adaptive_max_pool2d"),
+    # a global adaptive pool runs as a mean, then on a channels-last input
+    # an as_strided_ (a Reshape live): the archive's strides tell it
+    # (ConvNeXt's head, after its permuted blocks)
+    "adaptive_avg_pool2d_global": (
+        lambda x: F.adaptive_avg_pool2d(x * 2, 1), (r(2, 4, 3, 5),),
+        "adaptive_avg_pool2d"),
+    "adaptive_avg_pool2d_channels_last": (
+        ChannelsLastHead(), (r(2, 3, 5, 4),), "adaptive_avg_pool2d"),
     "_adaptive_avg_pool2d": (lambda x: A._adaptive_avg_pool2d(x, [2, 2]),
                              (r(1, 2, 4, 6),), "_adaptive_avg_pool2d"),
     "_adaptive_avg_pool3d": (lambda x: A._adaptive_avg_pool3d(x, [1, 1, 1]),
@@ -244,6 +291,17 @@ CASES = {
     "_weight_norm_interface": (
         lambda v, g: A._weight_norm_interface(v, g, 0)[0],
         (r(4, 3), r(4, 1)), "_weight_norm_interface"),
+    # attention: the composite torch.export keeps, against what PyTorch's
+    # CPU SDPA runs (the live side on meta would run the math kernel): the
+    # flash kernel, which adds the mask to the scores (a boolean mask:
+    # test_pt2_sdpa_bool_mask)
+    "sdpa_float_mask": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v,
+                                                          attn_mask=m),
+        (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), r(1, 1, 4, 6)),
+        "scaled_dot_product_attention",
+        lambda q, k, v, m: A._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, attn_mask=m)[0]),
     # attention variants
     "_scaled_dot_product_flash_attention_for_cpu": (
         lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(
@@ -380,6 +438,19 @@ CASES.update({
     "complex_view_slice": (
         lambda x: torch.view_as_real(_cplx(x)[1:].reshape(2, 2, 2) * 3),
         (r(3, 4, 2),), "view_as_complex"),
+    # abs of a complex value is its modulus (real); expand and _to_copy
+    # take one in real form as ops_map.py does (the layout on the real
+    # form, a Cast of it, a real value made complex with a zero half)
+    "complex_abs": (lambda x: _cplx(x).abs() * 2, (r(3, 4, 2),), "abs"),
+    "complex_expand": (
+        lambda x: torch.view_as_real(_cplx(x).expand(3, 4) * 2),
+        (r(1, 4, 2),), "expand"),
+    "complex_to_copy": (
+        lambda x: torch.view_as_real(_cplx(x).to(torch.complex128) * 2),
+        (r(3, 4, 2),), "to"),
+    "real_to_complex": (
+        lambda x, y: torch.view_as_real(x.to(torch.complex64) * _cplx(y)),
+        (r(3, 4), r(3, 4, 2)), "to"),
     "rope_llama1_buffer": (Rope(), (r(2, 16, 2, 8), r(2, 16, 2, 8)),
                            "view_as_complex"),
     "rope_llama1_polar": (Rope(buffer=False),
@@ -392,6 +463,22 @@ CASES.update({
     "fft_fft_complex": (
         lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), norm="forward")),
         (r(3, 8, 2),), "fft_fft"),
+    # a size: the input sliced (smaller) or padded at the end (larger)
+    # first, as resize_fft_input does
+    "fft_rfft_n_pad": (lambda x: torch.view_as_real(torch.fft.rfft(x, n=12)),
+                       (r(3, 8),), "fft_rfft"),
+    "fft_rfft_n_slice": (
+        lambda x: torch.view_as_real(torch.fft.rfft(x, n=5)),
+        (r(3, 8),), "fft_rfft"),
+    "fft_fft_n_real": (lambda x: torch.view_as_real(torch.fft.fft(x, n=10)),
+                       (r(3, 8),), "fft_fft"),
+    "fft_fft_n_complex": (
+        lambda x: torch.view_as_real(torch.fft.fft(_cplx(x), n=6)),
+        (r(3, 8, 2),), "fft_fft"),
+    "fft_rfft2_s": (lambda x: torch.view_as_real(torch.fft.rfft2(
+        x, s=(3, 8))), (r(2, 4, 6),), "fft_rfft2"),
+    "fft_fftn_s": (lambda x: torch.view_as_real(torch.fft.fftn(
+        _cplx(x), s=(3, 5))), (r(2, 4, 6, 2),), "fft_fftn"),
     "fft_ifft": (lambda x: torch.view_as_real(torch.fft.ifft(_cplx(x))),
                  (r(3, 8, 2),), "fft_ifft"),
     "fft_rfft": (lambda x: torch.view_as_real(torch.fft.rfft(x, norm="ortho")),
@@ -487,6 +574,38 @@ def test_pt2_op_counts_equal_live(name, tmp_path):
         return
     assert numbers(doc["totals"]) == numbers(live["totals"])
     assert by_type(doc) == by_type(live)
+
+
+SDPA_BOOL = {"sdpa_bool_mask": (
+    lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+    (r(1, 2, 4, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), torch.rand(4, 6) > 0.3),
+    "scaled_dot_product_attention",
+    lambda q, k, v, m: A._scaled_dot_product_flash_attention_for_cpu(
+        q, k, v, attn_mask=torch.where(m, torch.scalar_tensor(0.0),
+                                       torch.scalar_tensor(-math.inf)))[0])}
+
+
+def test_pt2_sdpa_bool_mask(tmp_path, monkeypatch):
+    """A boolean mask is made additive first, at its own sizes, as
+    PyTorch's CPU SDPA does before its fused kernel (attention.cpp's
+    convert_boolean_attn_mask: where(mask, 0, -inf)), then added to the
+    scores in the kernel. Every count equal to the recording of that;
+    but the archive holds no mask contents (a graph input), which the
+    live recording tracks: its unmasked figures are partial, and say so."""
+    monkeypatch.setitem(CASES, "sdpa_bool_mask", SDPA_BOOL["sdpa_bool_mask"])
+    doc, live, _, _ = report("sdpa_bool_mask", tmp_path)
+    assert doc["uncounted_ops"] == [] and live["uncounted_ops"] == []
+    got, want = numbers(doc["totals"]), numbers(live["totals"])
+    assert got.pop("unmasked_status") == "partial"
+    assert want.pop("unmasked_status", "complete") == "complete"
+    assert got == want
+    rows, live_rows = by_type(doc), by_type(live)
+    for row in rows.values():
+        row.pop("unmasked_status", None)
+    for row in live_rows.values():
+        row.pop("unmasked_status", None)
+    assert rows == live_rows
+    assert ("", "Where") in rows
 
 
 def products(doc):

@@ -16,25 +16,52 @@
 
 /* ==== Matrix products ==== */
 
-/* linear(input, weight, bias): a Gemm with transB on a matrix input, as
- * PyTorch runs it (addmm of the transposed weight); on more dims a
- * MatMul against the transposed weight (com.microsoft's FusedMatMul,
- * which counts the same MACs) and the bias Add, one kernel. */
+/* linear(input, weight, bias) as PyTorch runs it (at::linear): a Gemm
+ * with transB on a matrix input (addmm of the transposed weight); on more
+ * dims the input flattened to a matrix, the same Gemm, and the result
+ * viewed back to the input's leading sizes (_flatten_nd_linear with a
+ * bias, matmul's folding without one: Reshape, Gemm, Reshape, as the live
+ * recording sees them). A vector input: a MatMul against the transposed
+ * weight (com.microsoft's FusedMatMul, the same MACs) and the bias Add. */
 static nns_status linear(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "input"), *w = A_T(c, "weight");
   const char *bias = A_T(c, "bias");
-  const nns__aten_meta *mx = A_META(c, x);
+  const nns__aten_meta *mx = A_META(c, x), *mw = A_META(c, w);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!x || !w || !c->outs[0])
     return NNS_E_NOTFOUND;
+  const char *ins[] = {x, w, bias};
   if (mx && mx->rank == 2) {
-    const char *ins[] = {x, w, bias};
     A_TRY(nns__aten_node(c, "Gemm", "", ins, bias ? 3 : 2, c->outs, 1));
     return nns_builder_attr_int(c->b, "transB", 1, c->err);
   }
+  if (mx && mw && mo && mx->rank >= 3 && mx->rank == mo->rank &&
+      mw->rank == 2 && mw->dims[1] >= 0) {
+    int64_t flat[2] = {-1, mw->dims[1]};
+    const char *rows = c->fresh(c->fe), *prod = c->fresh(c->fe);
+    A_TRY(nns__aten_reshape_to(c, x, flat, 2, rows));
+    ins[0] = rows;
+    A_TRY(nns__aten_node(c, "Gemm", "", ins, bias ? 3 : 2, &prod, 1));
+    A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
+    /* the sizes back: a constant, with -1 for one symbolic size */
+    int64_t back[NNS__ATEN_R_MAX];
+    int unknown = 0;
+    for (int k = 0; k < mo->rank && k < NNS__ATEN_R_MAX; k++) {
+      back[k] = mo->dims[k] >= 0 ? mo->dims[k] : -1;
+      unknown += mo->dims[k] < 0;
+    }
+    if (unknown <= 1 && mo->rank <= NNS__ATEN_R_MAX)
+      return nns__aten_reshape_to(c, prod, back, mo->rank, c->outs[0]);
+    c->err->code = NNS_OK;
+    const char *shape = nns__aten_shape_value(c, mo);
+    if (!shape)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    const char *rs[] = {prod, shape};
+    return nns__aten_node(c, "Reshape", "", rs, 2, c->outs, 1);
+  }
   size_t first = *c->node_count;
   const char *mm = bias ? c->fresh(c->fe) : c->outs[0];
-  const char *ins[] = {x, w};
   A_TRY(nns__aten_node(c, "FusedMatMul", "com.microsoft", ins, 2, &mm, 1));
   A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
   if (!bias)
@@ -59,11 +86,136 @@ static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
   return NNS_OK;
 }
 
-/* mm, bmm, matmul: MatMul of the two tensor arguments. */
+/* A Reshape of src to dims[0..n) (-1: a symbolic size, at most one) into
+ * out; false (nothing added) when more than one size is symbolic. */
+static bool reshape_known(nns__aten_call *c, const char *src,
+                          const int64_t *dims, int n, const char *out,
+                          nns_status *st) {
+  int unknown = 0;
+  for (int k = 0; k < n; k++)
+    unknown += dims[k] < 0;
+  if (unknown > 1)
+    return false;
+  *st = nns__aten_reshape_to(c, src, dims, n, out);
+  return true;
+}
+
+/* matmul with an operand of 3 or more dims, as PyTorch's _matmul_impl
+ * runs it (what the live recording sees): a matrix-shaped second operand
+ * folds the first into rows (Reshape, MatMul, Reshape); otherwise both
+ * are expanded to the broadcast batch and flattened to it (Expand,
+ * Reshape each), one batched MatMul (bmm), and the result viewed to the
+ * output's sizes. *done false when the sizes needed are not known (the
+ * plain MatMul then). Strides are taken as contiguous. */
+static nns_status matmul_nd(nns__aten_call *c, const char *a, const char *b,
+                            bool *done) {
+  const nns__aten_meta *ma = A_META(c, a), *mb = A_META(c, b);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  *done = false;
+  if (!ma || !mb || !mo || ma->rank < 2 || mb->rank < 2 ||
+      (ma->rank < 3 && mb->rank < 3) || ma->rank > NNS__ATEN_R_MAX ||
+      mb->rank > NNS__ATEN_R_MAX || mo->rank > NNS__ATEN_R_MAX)
+    return NNS_OK;
+  int64_t out[NNS__ATEN_R_MAX];
+  for (int k = 0; k < mo->rank; k++)
+    out[k] = mo->dims[k] < 0 ? -1 : mo->dims[k];
+  nns_status st = NNS_OK;
+  int64_t n = ma->dims[ma->rank - 2], m1 = ma->dims[ma->rank - 1];
+  int64_t m2 = mb->dims[mb->rank - 2], p = mb->dims[mb->rank - 1];
+  if (m1 < 0 || m2 < 0 || p < 0)
+    return NNS_OK;
+  if (mb->rank == 2) { /* should_fold: rows times a matrix */
+    const char *rows = c->fresh(c->fe), *prod = c->fresh(c->fe);
+    int64_t flat[2] = {-1, m1};
+    int unknown = 0;
+    for (int k = 0; k < mo->rank; k++)
+      unknown += out[k] < 0;
+    if (unknown > 1)
+      return NNS_OK;
+    *done = true;
+    A_TRY(nns__aten_reshape_to(c, a, flat, 2, rows));
+    const char *ins[] = {rows, b};
+    A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &prod, 1));
+    return nns__aten_reshape_to(c, prod, out, mo->rank, c->outs[0]);
+  }
+  /* the broadcast batch: the output's leading sizes */
+  int nb = mo->rank - 2;
+  if (nb < 1)
+    return NNS_OK;
+  int64_t ea[NNS__ATEN_R_MAX], eb[NNS__ATEN_R_MAX], batch = 1;
+  const char *sa[NNS__ATEN_R_MAX], *sb[NNS__ATEN_R_MAX];
+  for (int k = 0; k < nb; k++) {
+    ea[k] = eb[k] = mo->dims[k];
+    sa[k] = sb[k] = mo->syms ? mo->syms[k] : NULL;
+    if (mo->dims[k] < 0 && !sa[k])
+      return NNS_OK;
+    batch = mo->dims[k] < 0 || batch < 0 ? -1 : batch * mo->dims[k];
+  }
+  ea[nb] = n;
+  sa[nb] = ma->syms ? ma->syms[ma->rank - 2] : NULL;
+  ea[nb + 1] = m1;
+  sa[nb + 1] = NULL;
+  eb[nb] = m2;
+  eb[nb + 1] = p;
+  sb[nb] = sb[nb + 1] = NULL;
+  if (n < 0 && !sa[nb])
+    return NNS_OK;
+  int64_t fa[3] = {batch, n, m1}, fb[3] = {batch, m2, p};
+  int unknown_a = (batch < 0) + (n < 0), unknown_o = 0;
+  for (int k = 0; k < mo->rank; k++)
+    unknown_o += out[k] < 0;
+  if (unknown_a > 1 || unknown_o > 1)
+    return NNS_OK;
+  nns__aten_meta xa = {ma->dtype, nb + 2, ea, sa, false, false};
+  nns__aten_meta xb = {mb->dtype, nb + 2, eb, sb, false, false};
+  c->err->code = NNS_OK;
+  const char *shape_a = nns__aten_shape_value(c, &xa);
+  const char *shape_b = shape_a ? nns__aten_shape_value(c, &xb) : NULL;
+  if (!shape_b)
+    return c->err->code;
+  *done = true;
+  if (ma->rank < mb->rank) {
+    /* should_fold looks at b.mT() when b has more dims: PyTorch makes
+     * that transpose (unused), and the live recording sees it */
+    int64_t perm[NNS__ATEN_R_MAX];
+    for (int k = 0; k < mb->rank; k++)
+      perm[k] = k;
+    perm[mb->rank - 2] = mb->rank - 1;
+    perm[mb->rank - 1] = mb->rank - 2;
+    const char *bt = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Transpose", "", &b, 1, &bt, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)mb->rank,
+                                c->err));
+  }
+  const char *xa_e = c->fresh(c->fe), *xa_f = c->fresh(c->fe);
+  const char *xb_e = c->fresh(c->fe), *xb_f = c->fresh(c->fe);
+  const char *prod = c->fresh(c->fe);
+  const char *ea_in[] = {a, shape_a}, *eb_in[] = {b, shape_b};
+  A_TRY(nns__aten_node(c, "Expand", "", ea_in, 2, &xa_e, 1));
+  if (!reshape_known(c, xa_e, fa, 3, xa_f, &st))
+    return NNS_E_NOTFOUND;
+  A_TRY(st);
+  A_TRY(nns__aten_node(c, "Expand", "", eb_in, 2, &xb_e, 1));
+  if (!reshape_known(c, xb_e, fb, 3, xb_f, &st))
+    return NNS_E_NOTFOUND;
+  A_TRY(st);
+  const char *ins[] = {xa_f, xb_f};
+  A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &prod, 1));
+  return nns__aten_reshape_to(c, prod, out, mo->rank, c->outs[0]);
+}
+
+/* mm, bmm: MatMul of the two tensor arguments; matmul too, but with an
+ * operand of 3 or more dims as PyTorch decomposes it (matmul_nd). */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op) {
   const char *ins[2];
   if (nns__aten_tensors(c, ins, 2) < 2)
     return NNS_E_NOTFOUND;
+  if (!strcmp(op->name, "matmul") && c->n_outs >= 1 && c->outs[0]) {
+    bool done;
+    nns_status st = matmul_nd(c, ins[0], ins[1], &done);
+    if (done || st != NNS_OK)
+      return st;
+  }
   return nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1);
 }
 
@@ -86,13 +238,22 @@ static nns_status conv(nns__aten_call *c, const nns__aten_op *op) {
     k[a] = mw->dims[2 + a];
   }
   const nns__aten_arg *pad = nns__aten_arg_of(c, "padding");
-  if (pad && pad->kind == NNS__AA_STRING && strcmp(pad->s, "valid"))
-    return NNS_E_NOTFOUND; /* "same": no fixed pads to give */
-  if (!nns__aten_ints(c, "stride", r, 1, s) ||
-      !nns__aten_ints(c, "padding", r, 0, p) ||
-      !nns__aten_ints(c, "dilation", r, 1, d) ||
-      !nns__aten_ints(c, "output_padding", r, 0, op_pad))
+  bool same = pad && pad->kind == NNS__AA_STRING && !strcmp(pad->s, "same");
+  if (pad && pad->kind == NNS__AA_STRING && !same && strcmp(pad->s, "valid"))
     return NNS_E_NOTFOUND;
+  if (!nns__aten_ints(c, "stride", r, 1, s) ||
+      !nns__aten_ints(c, "dilation", r, 1, d) ||
+      !nns__aten_ints(c, "output_padding", r, 0, op_pad) ||
+      (!same && !nns__aten_ints(c, "padding", r, 0, p)))
+    return NNS_E_NOTFOUND;
+  /* "same" (_convolution_mode): dilation x (kernel - 1) split evenly; an
+   * odd total pads the input first in PyTorch: not lowered here */
+  for (int a = 0; same && a < r; a++) {
+    int64_t total = d[a] * (k[a] - 1);
+    if (total % 2 || s[a] != 1)
+      return NNS_E_NOTFOUND;
+    p[a] = total / 2;
+  }
   memcpy(p + r, p, (size_t)r * sizeof *p);
   bool transposed = nns__aten_bool(c, "transposed", false);
   const char *ins[] = {x, w, bias};
@@ -209,6 +370,24 @@ static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
   bool global = true;
   for (int a = 0; a < r; a++)
     global = global && o[a] == 1;
+  if (global && mx->rank == 4 && mx->channels_last &&
+      !strcmp(op->name, "adaptive_avg_pool2d")) {
+    /* PyTorch's mean over H and W, then (a channels-last input) an
+     * as_strided_ giving the result its strides: a Reshape to the same
+     * sizes, as the live recording has it */
+    const nns__aten_meta *mo = A_META(c, c->outs[0]);
+    int64_t d[4];
+    int unknown = 0;
+    for (int a = 0; mo && a < 4 && mo->rank == 4; a++)
+      unknown += (d[a] = mo->dims[a]) < 0;
+    if (!mo || mo->rank != 4 || unknown > 1)
+      return NNS_E_NOTFOUND;
+    for (int a = 0; a < 4; a++)
+      d[a] = d[a] < 0 ? -1 : d[a];
+    const char *mean = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "GlobalAveragePool", "", &x, 1, &mean, 1));
+    return nns__aten_reshape_to(c, mean, d, 4, c->outs[0]);
+  }
   if (global)
     return nns__aten_node(c, "GlobalAveragePool", "", &x, 1, c->outs, 1);
   for (int a = 0; a < r; a++) {
@@ -657,12 +836,25 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
   if (!mo || k > 16 || nb < 0 || nb > 15)
     return NNS_E_NOTFOUND;
   int64_t bshape[16];
+  const char *bsyms[16];
+  bool known = true;
   for (int d = 0; d < nb; d++) {
-    if (mo->dims[d] < 0)
-      return NNS_E_NOTFOUND;
     bshape[d] = mo->dims[d];
+    bsyms[d] = mo->syms ? mo->syms[d] : NULL;
+    if (mo->dims[d] < 0 && !bsyms[d])
+      return NNS_E_NOTFOUND;
+    known = known && mo->dims[d] >= 0;
   }
   bshape[nb] = 1;
+  /* the broadcast sizes: a constant, or (a symbolic batch or sequence)
+   * a value made from the symbols' sizes, before the nodes below */
+  const char *bvalue = NULL;
+  if (!known) {
+    nns__aten_meta bm = {NNS_DT_INT64, nb, bshape, bsyms, false, false};
+    c->err->code = NNS_OK;
+    if (!(bvalue = nns__aten_shape_value(c, &bm)))
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  }
   const char *parts[16];
   int64_t minus1 = -1;
   for (int j = 0; j < k; j++) {
@@ -678,7 +870,9 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
       t = cast;
     }
     const char *ex = c->fresh(c->fe);
-    const char *eins[] = {t, nns__aten_const_ints(c, bshape, nb, false)};
+    const char *eins[] = {t, bvalue ? bvalue
+                                    : nns__aten_const_ints(c, bshape, nb,
+                                                           false)};
     if (!eins[1])
       return c->err->code;
     A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
@@ -777,8 +971,11 @@ static nns_status diff(nns__aten_call *c, const nns__aten_op *op) {
 
 /* scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
  * is_causal, scale): softmax(q k^T * scale + mask) v as Transpose,
- * MatMul, Mul, Add (or Where for a boolean mask), Softmax, MatMul, one
- * kernel: ops_map.py's _attention without its grouped-query form. */
+ * MatMul, Mul, Add, Softmax, MatMul, one kernel: ops_map.py's _attention
+ * without its grouped-query form. A boolean mask is first made additive
+ * at its own sizes, as PyTorch does before the fused kernel it runs
+ * (convert_boolean_attn_mask: where(mask, 0, -inf), a kernel of its
+ * own); the live recording sees that Where and the kernel's Add. */
 static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *q = A_T(c, "query"), *k = A_T(c, "key"), *v = A_T(c, "value");
@@ -799,6 +996,16 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   if (isnan(scale))
     return NNS_E_NOTFOUND;
   bool causal = nns__aten_bool(c, "is_causal", false);
+  const nns__aten_meta *mm = A_META(c, mask);
+  if (mask && mm && mm->dtype == NNS_DT_BOOL) {
+    const char *add = c->fresh(c->fe);
+    const char *ins[] = {mask, nns__aten_scalar(c, 0.0, mq->dtype),
+                         nns__aten_scalar(c, -INFINITY, mq->dtype)};
+    if (!add || !ins[1] || !ins[2])
+      return c->err->code ? c->err->code : NNS_E_NOMEM;
+    A_TRY(nns__aten_node(c, "Where", "", ins, 3, &add, 1));
+    mask = add;
+  }
   size_t first = *c->node_count;
   int64_t perm[16];
   for (int a = 0; a < r; a++)
@@ -818,23 +1025,14 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   A_TRY(nns__aten_node(c, "Mul", "", mul, 2, &scaled, 1));
   if (mask || causal) {
     const char *masked = c->fresh(c->fe);
-    const nns__aten_meta *mm = A_META(c, mask);
-    if (mask && mm && mm->dtype == NNS_DT_BOOL) {
-      const char *ins[] = {mask, scaled,
-                           nns__aten_scalar(c, -INFINITY, mq->dtype)};
-      if (!ins[2])
-        return c->err->code;
-      A_TRY(nns__aten_node(c, "Where", "", ins, 3, &masked, 1));
-    } else {
-      int64_t ls[2] = {mq->dims[r - 2], mk->dims[r - 2]};
-      if (ls[0] < 0 || ls[1] < 0)
-        ls[0] = ls[1] = 1; /* broadcast: the same count per score */
-      const char *ins[] = {scaled,
-                           mask ? mask : nns__aten_filler(c, mq->dtype, 2, ls)};
-      if (!ins[1])
-        return c->err->code;
-      A_TRY(nns__aten_node(c, "Add", "", ins, 2, &masked, 1));
-    }
+    int64_t ls[2] = {mq->dims[r - 2], mk->dims[r - 2]};
+    if (ls[0] < 0 || ls[1] < 0)
+      ls[0] = ls[1] = 1; /* broadcast: the same count per score */
+    const char *ins[] = {scaled,
+                         mask ? mask : nns__aten_filler(c, mq->dtype, 2, ls)};
+    if (!ins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Add", "", ins, 2, &masked, 1));
     scaled = masked;
   }
   const char *probs = c->fresh(c->fe);
@@ -843,6 +1041,22 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
   const char *mm2[] = {probs, v};
   A_TRY(nns__aten_node(c, "MatMul", "", mm2, 2, c->outs, 1));
   return nns__aten_kernel(c, first);
+}
+
+/* square(self): pow(self, 2), as PyTorch runs it (a Pow by a scalar 2
+ * of self's dtype). */
+static nns_status square(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  if (!x)
+    return NNS_E_NOTFOUND;
+  nns__aten_arg args[2] = {
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "exponent", .kind = NNS__AA_INT, .i = 2}};
+  nns__aten_call pc = *c;
+  pc.args = args;
+  pc.n_args = 2;
+  return nns__aten_binary(&pc, "Pow");
 }
 
 /* ==== The table ==== */
@@ -902,6 +1116,7 @@ static const nns__aten_op table[] = {
     UN("erf", "Erf"),
     UN("exp", "Exp"),
     RULE("expand", "Expand", expand),
+    RULE("expand_as", "Expand", expand),
     ALIAS("feature_dropout"),
     RULE("flatten", "Reshape", reshape),
     UN("floor", "Floor"),
@@ -917,7 +1132,7 @@ static const nns__aten_op table[] = {
     RULE("layer_norm", "LayerNormalization", layer_norm),
     BIN("le", "LessOrEqual"),
     ALIAS("lift_fresh_copy"),
-    RULE("linear", "Gemm / FusedMatMul+Add", linear),
+    RULE("linear", "Gemm / Reshape+Gemm+Reshape", linear),
     UN("log", "Log"),
     RULE("log_softmax", "LogSoftmax", nns__aten_softmax),
     BIN("logical_and", "And"),
@@ -948,6 +1163,7 @@ static const nns__aten_op table[] = {
     UN("relu", "Relu"),
     RULE("relu6", "Clip", clip),
     RULE("reshape", "Reshape", reshape),
+    RULE("reshape_as", "Reshape", reshape),
     RULE("rsqrt", "Sqrt+Reciprocal", two_step),
     BIN("rsub", "Sub"),
     CREATE("scalar_tensor"),
@@ -962,6 +1178,7 @@ static const nns__aten_op table[] = {
     RULE("split", "Split", split),
     RULE("split_with_sizes", "Split", split),
     UN("sqrt", "Sqrt"),
+    RULE("square", "Pow", square),
     RULE("squeeze", "Reshape", reshape),
     BIN("sub", "Sub"),
     RULE("sum", "ReduceSum", reduce),
@@ -1063,7 +1280,8 @@ nns_status nns__aten_lower(nns__aten_call *c, const nns__aten_op *e) {
   for (int32_t k = 0; k < c->n_args && !x; k++)
     if (c->args[k].kind == NNS__AA_TENSOR)
       x = c->args[k].tensor;
-  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY) {
+  if (e->form == NNS__AF_RULE || e->form == NNS__AF_BINARY ||
+      e->form == NNS__AF_UNARY) {
     bool done;
     nns_status st = nns__aten_lower_complex(c, e, &done);
     if (done || st != NNS_OK)

@@ -58,6 +58,10 @@ typedef struct nns__aten_meta {
    * value of the program (view_as_complex's input, what a complex rule
    * wrote): the complex rules read it as pairs. */
   bool real_form;
+  /* A 4-D value whose strides are channels-last as PyTorch's
+   * suggest_memory_format reads them (what some composites branch on);
+   * false when the front end does not know its strides. */
+  bool channels_last;
 } nns__aten_meta;
 
 /* One call, as a front end hands it over, with the services it offers. */

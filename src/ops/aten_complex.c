@@ -209,14 +209,20 @@ static nns_status dft_chain(nns__aten_call *c, const char *src,
   return node1(c, "Mul", ins, 2, out, NULL, 0);
 }
 
-/* _fft_c2c(self, dim, normalization, forward) on a value in real form. */
-static nns_status fft_c2c(nns__aten_call *c, const nns__aten_op *op) {
-  (void)op;
-  const char *x = A_T(c, "self");
-  const nns__aten_meta *mx = A_META(c, x);
+/* Whether meta m is the real form of a complex value (real_formed's
+ * test on a meta of one's own). */
+static bool real_meta(const nns__aten_meta *m) {
+  return m && m->real_form && !complex_dt(m->dtype) && m->rank > 0 &&
+         m->dims[m->rank - 1] == 2;
+}
+
+/* _fft_c2c(self, dim, normalization, forward) on x, a value in real form
+ * of meta mx (its rank and dtype: x may be a resized copy of it). */
+static nns_status fft_c2c_on(nns__aten_call *c, const char *x,
+                             const nns__aten_meta *mx) {
   int64_t dims[16];
   int n;
-  if (!x || !real_formed(c, x) || (n = fft_dims(c, mx->rank - 1, dims)) < 1)
+  if (!x || !real_meta(mx) || (n = fft_dims(c, mx->rank - 1, dims)) < 1)
     return NNS_E_NOTFOUND;
   int64_t norm = nns__aten_int(c, "normalization", 0);
   bool forward = nns__aten_bool(c, "forward", true);
@@ -229,12 +235,17 @@ static nns_status fft_c2c(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
-/* _fft_r2c(self, dim, normalization, onesided): the real signal as
- * (..., 1), a DFT per dim, the last dim first (and one-sided). */
-static nns_status fft_r2c(nns__aten_call *c, const nns__aten_op *op) {
+static nns_status fft_c2c(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
-  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  return fft_c2c_on(c, x, A_META(c, x));
+}
+
+/* _fft_r2c(self, dim, normalization, onesided): the real signal as
+ * (..., 1), a DFT per dim, the last dim first (and one-sided). */
+static nns_status fft_r2c_on(nns__aten_call *c, const char *x,
+                             const nns__aten_meta *mx) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
   int64_t d[16], order[16];
   int n;
   if (!x || !mx || !mo || !complex_dt(mo->dtype) ||
@@ -255,11 +266,71 @@ static nns_status fft_r2c(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+static nns_status fft_r2c(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  return fft_r2c_on(c, x, A_META(c, x));
+}
+
+/* resize_fft_input: for each transformed dim whose size argument is
+ * smaller than x's, a Slice to it; then, when one is larger, one
+ * constant Pad at the ends (PyTorch pads after slicing). A complex value
+ * is padded by an op the live recording does not count either: not
+ * lowered. *out the resized value (x itself when nothing changes). */
+static nns_status fft_resize(nns__aten_call *c, const char *x,
+                             const nns__aten_meta *mx, bool cx,
+                             const int64_t *dims, const int64_t *sizes,
+                             int n, const char **out) {
+  int r = cx ? mx->rank - 1 : mx->rank;
+  int64_t ends[16] = {0};
+  bool pad = false;
+  *out = x;
+  for (int k = 0; k < n; k++) {
+    int64_t d = (dims[k] % r + r) % r, have = mx->dims[d];
+    if (sizes[k] == -1)
+      continue;
+    if (have < 0 || sizes[k] < 1)
+      return NNS_E_NOTFOUND;
+    if (have < sizes[k]) {
+      pad = true;
+      ends[d] = sizes[k] - have;
+    } else if (have > sizes[k]) {
+      int64_t zero = 0, one = 1;
+      const char *ins[] = {*out, nns__aten_const_ints(c, &zero, 1, false),
+                           nns__aten_const_ints(c, &sizes[k], 1, false),
+                           nns__aten_const_ints(c, &d, 1, false),
+                           nns__aten_const_ints(c, &one, 1, false)};
+      const char *o = c->fresh(c->fe);
+      if (!ins[1] || !ins[2] || !ins[3] || !ins[4] || !o)
+        return c->err->code ? c->err->code : NNS_E_NOMEM;
+      A_TRY(nns__aten_node(c, "Slice", "", ins, 5, &o, 1));
+      *out = o;
+    }
+  }
+  if (!pad)
+    return NNS_OK;
+  if (cx)
+    return NNS_E_NOTFOUND;
+  int64_t pads[32] = {0};
+  for (int d = 0; d < r; d++)
+    pads[r + d] = ends[d];
+  const char *ins[] = {*out, nns__aten_const_ints(c, pads, 2 * r, false),
+                       nns__aten_scalar(c, 0.0, mx->dtype)};
+  const char *o = c->fresh(c->fe);
+  if (!ins[1] || !ins[2] || !o)
+    return c->err->code ? c->err->code : NNS_E_NOMEM;
+  A_TRY(nns__aten_node(c, "Pad", "", ins, 3, &o, 1));
+  A_TRY(nns__aten_attr_s(c, "mode", "constant"));
+  *out = o;
+  return NNS_OK;
+}
+
 /* torch.fft's composites an archive keeps (fft_fft, fft_rfft2, fft_ifftn,
  * ...), lowered as the kernel each runs live: _fft_c2c on a value in real
- * form, _fft_r2c for rfft* and for a 1-D forward fft of a real signal.
- * A size (n, s), a 2-D or n-D fft of a real signal (a complex copy first)
- * and a 1-D inverse of a real one: not lowered here. */
+ * form, _fft_r2c for rfft* and for a 1-D forward fft of a real signal,
+ * after resize_fft_input's Slice and Pad when a size (n, s) is given.
+ * A 2-D or n-D fft of a real signal (a complex copy first), a 1-D inverse
+ * of a real one and a complex value padded: not lowered here. */
 static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self"), *k = op->name + 4;
   const nns__aten_meta *mx = A_META(c, x);
@@ -270,8 +341,20 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
            : k[3 + (inverse || real_in)] == 'n' ? 0
                                                 : 1;
   const nns__aten_arg *size = nns__aten_arg_of(c, nd == 1 ? "n" : "s");
-  if (size && size->kind != NNS__AA_NONE)
+  int64_t sizes[16];
+  int ns = 0; /* how many sizes the call gives */
+  if (size && size->kind == NNS__AA_INT && !size->sym) {
+    sizes[ns++] = size->i;
+  } else if (size && size->kind == NNS__AA_INTS && size->n >= 1 &&
+             size->n <= 16) {
+    for (int j = 0; j < size->n; j++) {
+      if (size->syms && size->syms[j])
+        return NNS_E_NOTFOUND;
+      sizes[ns++] = size->ints[j];
+    }
+  } else if (size && size->kind != NNS__AA_NONE) {
     return NNS_E_NOTFOUND;
+  }
   bool cx = real_formed(c, x);
   if (complex_dt(mx->dtype) || (real_in && cx) ||
       (!real_in && !cx && (nd != 1 || inverse)))
@@ -295,10 +378,17 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   } else if (nd == 2) {
     dims[n++] = -2;
     dims[n++] = -1;
+  } else if (ns) { /* s without dim: the last len(s) dims */
+    if (ns > r)
+      return NNS_E_NOTFOUND;
+    for (; n < ns; n++)
+      dims[n] = r - ns + n;
   } else {
     for (; n < r && n < 16; n++)
       dims[n] = n;
   }
+  if (ns && ns != n)
+    return NNS_E_NOTFOUND;
   const nns__aten_arg *na = nns__aten_arg_of(c, "norm");
   const char *norm = na && na->kind == NNS__AA_STRING ? na->s : "backward";
   int64_t mode;
@@ -310,8 +400,15 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
     mode = 1;
   else
     return NNS_E_NOTFOUND;
+  const char *xr = x;
+  if (ns) {
+    for (int j = 0; j < n; j++)
+      if (dims[j] < -r || dims[j] >= r)
+        return NNS_E_NOTFOUND;
+    A_TRY(fft_resize(c, x, mx, cx, dims, sizes, n, &xr));
+  }
   nns__aten_arg args[4] = {
-      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = xr},
       {.name = "dim", .kind = NNS__AA_INTS, .n = n, .ints = dims},
       {.name = "normalization", .kind = NNS__AA_INT, .i = mode},
       {.name = cx ? "forward" : "onesided", .kind = NNS__AA_BOOL,
@@ -319,7 +416,7 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   nns__aten_call kc = *c;
   kc.args = args;
   kc.n_args = 4;
-  return cx ? fft_c2c(&kc, op) : fft_r2c(&kc, op);
+  return cx ? fft_c2c_on(&kc, xr, mx) : fft_r2c_on(&kc, xr, mx);
 }
 
 /* masked_scatter(self, mask, source): how many source elements land is
@@ -331,16 +428,93 @@ static nns_status masked_scatter(nns__aten_call *c, const nns__aten_op *op) {
   return NNS_E_NOTFOUND;
 }
 
+/* abs of a complex value in real form: its modulus, sqrt(re^2 + im^2)
+ * (Mul, ReduceSum of the pair, Sqrt), as ops_map.py's abs_ spells it. */
+static nns_status complex_abs(nns__aten_call *c, const char *x) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || complex_dt(mo->dtype))
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  int64_t m1 = -1;
+  const char *sq = c->fresh(c->fe), *sum = c->fresh(c->fe);
+  const char *mul[] = {x, x};
+  A_TRY(node1(c, "Mul", mul, 2, sq, NULL, 0));
+  const char *ins[] = {sq, nns__aten_const_ints(c, &m1, 1, false)};
+  if (!ins[1])
+    return c->err->code;
+  A_TRY(node1(c, "ReduceSum", ins, 2, sum, "keepdims", 0));
+  A_TRY(node1(c, "Sqrt", &sum, 1, c->outs[0], NULL, 0));
+  return nns__aten_kernel(c, first);
+}
+
+/* _to_copy (and to, type_as: torch.export keeps them, live they run as
+ * _to_copy) with a complex side (ops_map.py's to_complex_copy): complex to
+ * complex a Cast of the real form; real to complex the real part beside
+ * a zero imaginary part (Cast when the dtype changes, Unsqueeze, Concat
+ * with a filler); complex in real form to real: not lowered. *done false
+ * when no side is complex in real form or made so. */
+static nns_status complex_copy(nns__aten_call *c, const char *x, bool *done) {
+  const nns__aten_meta *mx = A_META(c, x), *mo = A_META(c, c->outs[0]);
+  if (!mx || !mo || complex_dt(mx->dtype) ||
+      (!complex_dt(mo->dtype) && !real_formed(c, x)))
+    return NNS_OK; /* the ordinary rule: a Cast or the same value */
+  *done = true;
+  if (!complex_dt(mo->dtype))
+    return NNS_E_NOTFOUND;
+  int32_t dt = real_dt(mo->dtype);
+  size_t first = *c->node_count;
+  if (real_formed(c, x) && mx->dtype == dt) /* to() of its own dtype */
+    return c->real_form(c->fe, c->outs[0], x);
+  if (real_formed(c, x)) {
+    const char *r = complex_out(c);
+    if (!r)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    return node1(c, "Cast", &x, 1, r, "to", dt);
+  }
+  int64_t d[NNS__ATEN_R_MAX + 1];
+  if (mx->rank >= NNS__ATEN_R_MAX || !nns__aten_known(mx, d))
+    return NNS_E_NOTFOUND;
+  d[mx->rank] = 1;
+  const char *src = x;
+  if (mx->dtype != dt) {
+    src = c->fresh(c->fe);
+    A_TRY(node1(c, "Cast", &x, 1, src, "to", dt));
+  }
+  const char *re = c->fresh(c->fe);
+  A_TRY(unsqueeze_last(c, src, re));
+  const char *halves[] = {re, nns__aten_filler(c, dt, mx->rank + 1, d)};
+  if (!halves[1])
+    return c->err->code;
+  const char *r = complex_out(c);
+  if (!r)
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  A_TRY(node1(c, "Concat", halves, 2, r, "axis", -1));
+  return nns__aten_kernel(c, first);
+}
+
 /* Calls of the other families' entries on a complex value in real form:
- * mul (a BINARY entry) is a complex product; a layout rule (ops_map.py's
- * real_form) runs on the output's real form, dims counted from the
- * complex input's. */
+ * mul (a BINARY entry) is a complex product, abs (a UNARY one) the
+ * modulus, _to_copy a Cast of the real form (or a real value made
+ * complex); a layout rule (ops_map.py's real_form) runs on the output's
+ * real form, dims counted from the complex input's. */
 nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                                    bool *done) {
   static const char *const layout[] = {
       "view",    "_unsafe_view", "_reshape_alias", "reshape", "flatten",
-      "unsqueeze", "squeeze",    "view_as",        "slice",   "select"};
+      "unsqueeze", "squeeze",    "view_as",        "slice",   "select",
+      "expand"};
   *done = false;
+  if (e->form == NNS__AF_UNARY) {
+    if (strcmp(e->name, "abs"))
+      return NNS_OK; /* before any lookup: every unary call comes here */
+    const char *x = c->n_args > 0 && c->args[0].kind == NNS__AA_TENSOR
+                        ? c->args[0].tensor
+                        : NULL;
+    if (c->n_outs < 1 || !c->outs[0] || !x || !real_formed(c, x))
+      return NNS_OK;
+    *done = true;
+    return complex_abs(c, x);
+  }
   if (e->form == NNS__AF_BINARY) {
     if (strcmp(e->name, "mul"))
       return NNS_OK; /* before any lookup: every binary call comes here */
@@ -358,7 +532,12 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                       ? c->args[0].tensor
                       : NULL;
   if (!x || e->form != NNS__AF_RULE || c->n_args > 64 || c->n_outs != 1 ||
-      !c->outs[0] || !c->real_form || !real_formed(c, x))
+      !c->outs[0] || !c->real_form)
+    return NNS_OK;
+  if (!strcmp(e->name, "_to_copy") || !strcmp(e->name, "to") ||
+      !strcmp(e->name, "type_as"))
+    return complex_copy(c, x, done);
+  if (!real_formed(c, x))
     return NNS_OK;
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   if (!mo || !complex_dt(mo->dtype))

@@ -226,7 +226,8 @@ static nns_status log_sigmoid(nns__aten_call *c, const nns__aten_op *op) {
  * divided by 1 - p, times the input; at p 1, the input times a 0-d zero. */
 static nns_status dropout(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
-  const char *x = A_T(c, "input");
+  /* dropout's tensor is `input`, the in-place dropout_'s `self` */
+  const char *x = A_T(c, "input") ? A_T(c, "input") : A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   double p = nns__aten_float(c, "p", 0.5);
   if (!x || c->n_outs < 1 || !c->outs[0])

@@ -94,8 +94,10 @@ extern const nns__aten_family nns__aten_export; /* aten_export.c */
 /* complex values: view_as_complex/real, polar, torch.fft */
 extern const nns__aten_family nns__aten_complex; /* aten_complex.c */
 /* A call of entry e on a complex value in real form (aten_complex.c): mul
- * a complex product, a layout rule (view, slice, ...) on the output's real
- * form; *done false when it is no such call (e lowers it as ever). */
+ * a complex product, abs the modulus, _to_copy a Cast of the real form
+ * (or a real value made complex), a layout rule (view, slice, expand, ...)
+ * on the output's real form; *done false when it is no such call (e
+ * lowers it as ever). */
 nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
                                    bool *done);
 

@@ -171,6 +171,20 @@ static nns_status weight_norm(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* _weight_norm(v, g, dim), the composite: on dim 0 or the last (and no
+ * half dtype) PyTorch runs _weight_norm_interface's kernel; otherwise
+ * v * (g / norm_except_dim): not lowered here. */
+static nns_status weight_norm_composite(nns__aten_call *c,
+                                        const nns__aten_op *op) {
+  const nns__aten_meta *mv = A_META(c, A_T(c, "v"));
+  int64_t dim = nns__aten_int(c, "dim", 0);
+  if (!mv || mv->rank < 1 || mv->dtype == NNS_DT_FLOAT16 ||
+      mv->dtype == NNS_DT_BFLOAT16 ||
+      !(dim == 0 || dim == mv->rank - 1 || dim == -1))
+    return NNS_E_NOTFOUND;
+  return weight_norm(c, op);
+}
+
 /* ==== Pooling and resizing ==== */
 
 /* max_pool1d/3d_with_indices: max_pool2d_with_indices's rule. */
@@ -1195,6 +1209,7 @@ static const nns__aten_op table[] = {
          encoder_layer),
     RULE("_upsample_bicubic2d_aa", "Resize(cubic, antialias)", resize),
     RULE("_upsample_bilinear2d_aa", "Resize(linear, antialias)", resize),
+    RULE("_weight_norm", "ReduceL2, Div, Mul", weight_norm_composite),
     RULE("_weight_norm_interface", "ReduceL2, Div, Mul", weight_norm),
     RULE("adaptive_max_pool1d", "GlobalMaxPool/MaxPool/Resize", adaptive),
     RULE("adaptive_max_pool2d", "GlobalMaxPool/MaxPool/Resize", adaptive),

@@ -46,6 +46,11 @@ typedef struct pt2 {
   nns_error *err;
   const char *node;        /* node being read, for messages */
   struct pt2_state *states;/* parameters and buffers, newest first */
+  const nns__jval *weights;/* model_weights_config.json's "config", or
+                              NULL: fqn -> {path_name, ...} */
+  nns__map stored;         /* interned path_name -> the first fqn stored
+                              there (a tied weight's other names alias it) */
+  const nns__jval *tensor_values; /* the graph's, by value name */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -156,6 +161,42 @@ static void sym_int(pt2 *p, const nns__jval *j, int64_t *v,
   }
 }
 
+/* Whether 4-D strides t are channels-last as c10's
+ * is_channels_last_strides_2d_s4 says (what suggest_memory_format reads):
+ * dims visited C, W, H, N, each stride at least the last one times its
+ * size, ambiguous cases (N111, a zero C stride) contiguous. A symbolic
+ * stride of N (a dynamic batch) passes its one check; any other symbolic
+ * stride: not known, false. */
+static bool channels_last(pt2 *p, const nns__jval *t, const int64_t *dims) {
+  const nns__jval *st = nns__json_get(t, "strides");
+  if (!st || st->type != NNS__J_ARR || st->len != 4)
+    return false;
+  int64_t s[4];
+  for (size_t k = 0; k < 4; k++) {
+    const char *sym;
+    sym_int(p, st->items[k], &s[k], &sym);
+    if (s[k] < 0 && k != 0)
+      return false;
+  }
+  if (s[1] == 0)
+    return false;
+  static const int order[] = {1, 3, 2, 0};
+  int64_t min = 0;
+  for (int j = 0; j < 4; j++) {
+    int d = order[j];
+    if (dims[d] == 0 || (d != 0 && dims[d] < 0))
+      return false;
+    if (d == 0)
+      return !(s[0] >= 0 && s[0] < min) && min != s[1];
+    if (s[d] < min)
+      return false;
+    min = s[d];
+    if (dims[d] > 1)
+      min *= dims[d];
+  }
+  return true;
+}
+
 static nns_status read_meta(pt2 *p, const char *name, const nns__jval *t,
                             nns__aten_meta *m) {
   const nns__jval *sizes = nns__json_get(t, "sizes");
@@ -176,6 +217,7 @@ static nns_status read_meta(pt2 *p, const char *name, const nns__jval *t,
   m->rank = (int32_t)sizes->len;
   m->dims = dims;
   m->syms = syms;
+  m->channels_last = m->rank == 4 && channels_last(p, t, dims);
   return NNS_OK;
 }
 
@@ -183,6 +225,7 @@ static nns_status read_values(pt2 *p, const nns__jval *graph) {
   const nns__jval *tv = nns__json_get(graph, "tensor_values");
   if (!tv || tv->type != NNS__J_OBJ)
     return fail(p, NNS_E_MODEL, "graph has no tensor_values object");
+  p->tensor_values = tv;
   const nns__jval *si = nns__json_get(graph, "sym_int_values");
   if (si && si->type == NNS__J_OBJ)
     for (size_t k = 0; k < si->len; k++) {
@@ -262,6 +305,72 @@ static nns_status add_states(pt2 *p) {
   return NNS_OK;
 }
 
+/* A parameter no node reads (a head the forward skips: GoogLeNet's and
+ * Inception's auxiliary classifiers in eval mode) is still one of the
+ * model's, as sum(p.numel()) and the live recorder count it: a Shape node
+ * in the parameter's own module reads it (the recorder's
+ * _read_unused_params), in the signature's order. */
+static nns_status read_unused_params(pt2 *p) {
+  size_t n = 0;
+  for (pt2_state *t = p->states; t; t = t->next)
+    n += !t->used && (t->kind == NNS_PARAM_TRAINABLE ||
+                      t->kind == NNS_PARAM_FROZEN);
+  if (!n)
+    return NNS_OK;
+  pt2_state **order = nns__arena_alloc(&p->arena, n * sizeof *order);
+  if (!order)
+    return nns__err(p->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  size_t k = n;
+  for (pt2_state *t = p->states; t; t = t->next)
+    if (!t->used && (t->kind == NNS_PARAM_TRAINABLE ||
+                     t->kind == NNS_PARAM_FROZEN))
+      order[--k] = t; /* the list is newest first */
+  for (k = 0; k < n; k++) {
+    pt2_state *t = order[k];
+    const char *dot = strrchr(t->fqn, '.');
+    const char *path = dot ? nns__intern(&p->strings, t->fqn,
+                                         (size_t)(dot - t->fqn))
+                           : intern(p, "");
+    char name[64];
+    snprintf(name, sizeof name, "_nns_unused_%zu", k);
+    const char *out = intern(p, name);
+    if (!path || !out)
+      return nns__err(p->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    nns_status st = nns_builder_add_node(p->b, "Shape", "", out, path,
+                                         &t->fqn, 1, &out, 1, p->err);
+    if (st != NNS_OK)
+      return st;
+    p->f.nodes++;
+    t->used = true;
+  }
+  return NNS_OK;
+}
+
+/* A tied weight: torch.export lifts each of its names (GPT-2's
+ * transformer.wte.weight and lm_head.weight) as a parameter of its own,
+ * and the weights' config stores them once, under one path_name. *first
+ * the name that came first for fqn's stored tensor (its other names read
+ * it: one parameter, as sum(p.numel()) and the live recording count it),
+ * or NULL for the first or when the archive says nothing. */
+static nns_status tied(pt2 *p, const char *fqn, const char **first) {
+  *first = NULL;
+  const nns__jval *w = nns__json_get(p->weights, fqn);
+  const nns__jval *path = nns__json_get(w, "path_name");
+  if (!path || path->type != NNS__J_STR)
+    return NNS_OK;
+  const char *key = intern(p, path->s);
+  if (!key)
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  const char *had = nns__map_get(&p->stored, key);
+  if (had && strcmp(had, fqn)) {
+    *first = had;
+    return NNS_OK;
+  }
+  if (!had && !nns__map_put(&p->stored, key, (void *)intern(p, fqn)))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  return NNS_OK;
+}
+
 static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
   const nns__jval *specs = nns__json_get(sig, "input_specs");
   if (!specs || specs->type != NNS__J_ARR)
@@ -278,7 +387,18 @@ static nns_status read_inputs(pt2 *p, const nns__jval *sig) {
       if (!arg || !fqn)
         return fail(p, NNS_E_MODEL, "input spec %zu: a parameter without "
                     "its names", k);
-      st = add_state(p, arg, fqn, NNS_PARAM_TRAINABLE);
+      const char *first = NULL;
+      if ((st = tied(p, fqn, &first)) != NNS_OK)
+        return st;
+      /* a parameter whose requires_grad is false (a frozen sinusoidal
+       * table: Marian, Pegasus) is frozen, as the live recording says */
+      const nns__jval *rg = nns__json_get(
+          nns__json_get(p->tensor_values, arg), "requires_grad");
+      int kind = rg && rg->type == NNS__J_BOOL && !rg->b
+                     ? NNS_PARAM_FROZEN
+                     : NNS_PARAM_TRAINABLE;
+      st = first ? nns__front_alias(&p->f, arg, first)
+                 : add_state(p, arg, fqn, kind);
     } else if ((x = nns__json_get(s, "buffer"))) {
       const char *arg = tensor_name(nns__json_get(x, "arg"));
       const char *fqn = nns__json_str_or(nns__json_get(x, "buffer_name"),
@@ -601,11 +721,11 @@ static nns_status declare_modules(pt2 *p) {
 
 /* ==== The archive ==== */
 
-/* The entry "<archive>/models/model.json" (or "models/model.json"). */
-static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
-                             nns_error *err) {
-  static const char want[] = "models/model.json";
-  const size_t wl = sizeof want - 1;
+/* The entry "<archive>/<want>" (or "<want>"); NNS_E_NOTFOUND without a
+ * message when there is none. */
+static nns_status find_entry(const nns__zip *z, const char *want,
+                             nns__zip_entry *found, nns_error *err) {
+  const size_t wl = strlen(want);
   uint64_t cursor = 0;
   for (uint64_t k = 0; k < z->count; k++) {
     nns__zip_entry e;
@@ -622,10 +742,50 @@ static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
       return NNS_OK;
     }
   }
+  return NNS_E_NOTFOUND;
+}
+
+/* The entry "<archive>/models/model.json" (or "models/model.json"). */
+static nns_status find_model(const nns__zip *z, nns__zip_entry *found,
+                             nns_error *err) {
+  nns_status st = find_entry(z, "models/model.json", found, err);
+  if (st != NNS_E_NOTFOUND)
+    return st;
   return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                   "zip archive of %llu entries holds no models/model.json: "
                   "not a torch.export archive",
                   (unsigned long long)z->count);
+}
+
+/* The weights' config ("<archive>/data/weights/model_weights_config.json":
+ * each parameter's stored tensor), for tied weights: p->weights, or NULL
+ * when the archive has none. Read as model.json is (a size limit, a
+ * status and a message for a bad one). */
+static nns_status read_weights_config(pt2 *p, const nns__zip *z,
+                                      void **owned) {
+  nns__zip_entry e;
+  nns_status st = find_entry(z, "data/weights/model_weights_config.json",
+                             &e, p->err);
+  if (st == NNS_E_NOTFOUND)
+    return NNS_OK;
+  const uint8_t *json = NULL;
+  size_t len = 0;
+  if (st == NNS_OK)
+    st = nns__zip_read(z, &e, NNS__PT2_MAX_JSON, &json, &len, owned,
+                       p->err);
+  nns__jval *doc = NULL;
+  if (st == NNS_OK)
+    st = nns__json_parse(&p->arena, (const char *)json, len, &doc, p->err);
+  if (st != NNS_OK) {
+    char msg[sizeof p->err->message];
+    snprintf(msg, sizeof msg, "data/weights/model_weights_config.json: "
+             "%.440s", p->err->message);
+    memcpy(p->err->message, msg, sizeof msg);
+    return st;
+  }
+  const nns__jval *cfg = nns__json_get(doc, "config");
+  p->weights = cfg && cfg->type == NNS__J_OBJ ? cfg : NULL;
+  return NNS_OK;
 }
 
 static nns_status check_version(pt2 *p, const nns__jval *doc) {
@@ -665,7 +825,8 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
     if ((st = read_node(p, nodes->items[k])) != NNS_OK)
       return st;
   p->node = p->f.node = NULL;
-  if ((st = read_outputs(p, sig)) != NNS_OK)
+  if ((st = read_outputs(p, sig)) != NNS_OK ||
+      (st = read_unused_params(p)) != NNS_OK)
     return st;
   if ((st = add_states(p)) != NNS_OK)
     return st;
@@ -705,12 +866,14 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     st = nns__zip_read(&z, &e, NNS__PT2_MAX_JSON, &json, &len, &owned, err);
   if (st != NNS_OK)
     return st;
+  void *owned_cfg = NULL;
   pt2 p;
   memset(&p, 0, sizeof p);
   p.err = err;
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
   p.sym_ints.arena = p.modules.arena = p.module_keys.arena = &p.arena;
+  p.stored.arena = &p.arena;
   /* The tree takes about four times the text (the stack traces skipped):
    * asked for at once, it comes on huge pages, a fault per 2 MB rather
    * than per 4 KB. A hint; the parse goes on without it. */
@@ -722,7 +885,8 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
     char msg[sizeof err->message];
     snprintf(msg, sizeof msg, "models/model.json: %.480s", err->message);
     memcpy(err->message, msg, sizeof msg);
-  } else if ((st = nns_builder_new(&p.b, err)) == NNS_OK) {
+  } else if ((st = read_weights_config(&p, &z, &owned_cfg)) == NNS_OK &&
+             (st = nns_builder_new(&p.b, err)) == NNS_OK) {
     nns__front_init(&p.f, &p.arena, &p.strings, p.b, err,
                     "models/model.json");
     st = read_program(&p, doc);
@@ -738,5 +902,6 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   nns__intern_free(&p.strings);
   nns__arena_free(&p.arena);
   free(owned);
+  free(owned_cfg);
   return st;
 }
