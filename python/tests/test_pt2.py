@@ -65,6 +65,14 @@ def cli_totals(path, name, args):
     return json.loads(out.stdout)
 
 
+def cli_v2(path):
+    """The CLI's JSON v2 report of an archive."""
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--json-version", "2"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 @pytest.mark.parametrize("name", ["small_cnn", "resnet18", "tiny_llama"])
 def test_cli_counts_equal_live(name, tmp_path):
     path, model, args = export(name, tmp_path)
@@ -177,10 +185,7 @@ def test_module_calls_as_live(tmp_path):
     the live recording counts them: torch.export keys each call of it
     apart ("relu", "relu@1")."""
     path, model, args = export("resnet18", tmp_path)
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--json-version", "2"],
-                         capture_output=True, text=True, check=True)
-    got = {r["path"]: r["call_count"] for r in json.loads(out.stdout)["layers"]}
+    got = {r["path"]: r["call_count"] for r in cli_v2(path)["layers"]}
     live = json.loads(nnscan.summary(model, inputs=args, file=False)
                       .to_json(version=2))
     want = {r["path"]: r["call_count"] for r in live["layers"]}
@@ -210,10 +215,7 @@ def test_unused_parameters_count(tmp_path):
     args = (torch.randn(2, 8),)
     path = str(tmp_path / "aux.pt2")
     torch.export.save(torch.export.export(model, args), path)
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--json-version", "2"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = cli_v2(path)
     t = doc["totals"]["metrics"]
     assert t["params"]["value"] == sum(p.numel() for p in model.parameters())
     live = json.loads(nnscan.summary(model, inputs=args, file=False)
@@ -290,10 +292,7 @@ def test_frozen_parameters(tmp_path):
     args = (torch.randn(2, 8),)
     path = str(tmp_path / "frozen.pt2")
     torch.export.save(torch.export.export(model, args), path)
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--json-version", "2"],
-                         capture_output=True, text=True, check=True)
-    t = json.loads(out.stdout)["totals"]["metrics"]
+    t = cli_v2(path)["totals"]["metrics"]
     ps = list(model.parameters())
     assert t["params"]["value"] == sum(p.numel() for p in ps
                                        if p.requires_grad)
