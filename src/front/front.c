@@ -3,7 +3,7 @@
  * (metadata, aliases, fresh names, a symbolic size's scalar), and turning
  * one call into an nns__aten_call for nns__aten_lower, with the uncounted
  * node for a call nothing lowers. Shared by the torch.export reader
- * (src/pt2/pt2.c) and the recorder's tape (aten records, src/ir/builder.c).
+ * (src/pt2/pt2.c) and the recorder's tape (aten records, src/front/packed.c).
  */
 #include "front.h"
 

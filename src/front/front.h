@@ -1,7 +1,7 @@
 /*
  * front.h - what the two front ends of the aten table share: the
  * torch.export reader (src/pt2/) and the recorder's tape (aten records of
- * nns_builder_add_packed, read in src/ir/builder.c). Each keeps, per value
+ * nns_builder_add_packed, read in src/front/packed.c). Each keeps, per value
  * name, the tensor metadata it was told, renames (aliases), makes fresh
  * names and the scalar of a symbolic size, and hands each call to
  * nns__aten_lower; a call the table has no entry for, or cannot lower,

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "../base/vec.h"
-#include "../front/front.h"
 #include "assemble.h"
+#include "builder_int.h"
 
 
 /* ==== The description ==== */
@@ -109,8 +109,9 @@ struct nns_builder {
   nns__arena_vec knowns;  /* pknown: packed VALUE_DATA records, for
                              finish */
   bool broken;            /* a packed call failed part-way */
-  nns__front *tape;       /* the aten records' front (packed tag aten),
-                             made at the first one */
+  void *front;            /* a front end's state (the packed reader's
+                             aten front), freed with the builder */
+  void (*free_front)(void *);
 };
 
 typedef struct pknown {   /* contents finish gives a main-graph value */
@@ -212,8 +213,8 @@ void nns_builder_free(nns_builder *b) {
     return;
   for (size_t i = 0; i < b->graphs.n; i++)
     nns__map_free(&NNS__ARENA_VEC_AT(b->graphs, bgraph *, i)->defined);
-  if (b->tape)
-    nns__front_free(b->tape);
+  if (b->free_front)
+    b->free_front(b->front);
   nns__model_destroy(b->m);
   nns__arena_free(&b->arena);
   free(b);
@@ -1209,575 +1210,76 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
   return NNS_OK;
 }
 
-/* ==== Packed calls (nns_builder_add_packed) ====
- *
- * A reader over the caller's bytes: every read checks what is left first
- * and copies (no alignment is assumed); a string is used in place, after
- * checking that its terminating NUL is where its length says and that no
- * other NUL comes before it. Each record then makes the builder call it
- * stands for, so the packed form is checked exactly as the calls are. */
+/* ==== What the packed reader needs (builder_int.h) ==== */
 
-/* The record tags, PK_IR_VERSION .. PK_LAST, from nnscan.h's one list. */
-enum {
-#define PK_ENUM_(name, num, str) PK_##name = num,
-  NNS_PACKED_RECORD_MAP(PK_ENUM_)
-#undef PK_ENUM_
-#define PK_ONE_(name, num, str) +1
-  PK_LAST = 0 NNS_PACKED_RECORD_MAP(PK_ONE_) /* numbered 1.. without gaps */
-#undef PK_ONE_
-};
-
-NNS__NAME_FN(nns_packed_record_name, NNS_PACKED_RECORD_MAP)
-
-#define PK_NULL32 UINT32_MAX /* a string length: NULL */
-#define PK_NULL64 UINT64_MAX /* a byte count: NULL */
-
-typedef struct preader {
-  const uint8_t *p, *end;
-  const char *why;        /* what was wrong with the bytes, or NULL */
-  void *scratch;          /* malloc'd arrays of the record being read */
-  size_t scratch_size;
-} preader;
-
-static const char pk_oom[] = "out of memory";
-
-static bool pk_fail(preader *r, const char *why) {
-  if (!r->why)
-    r->why = why;
-  return false;
+nns_status nns__builder_usable(const nns_builder *b, nns_error *err) {
+  return usable(b, err);
 }
 
-static bool pk_read(preader *r, void *out, size_t n) {
-  if ((size_t)(r->end - r->p) < n)
-    return pk_fail(r, "the record runs past the end of the buffer");
-  memcpy(out, r->p, n);
-  r->p += n;
-  return true;
+nns_model *nns__builder_model(nns_builder *b) { return b->m; }
+
+nns__arena *nns__builder_arena(nns_builder *b) { return &b->arena; }
+
+bool nns__builder_in_subgraph(const nns_builder *b) { return b->stack.n != 1; }
+
+size_t nns__builder_node_count(const nns_builder *b) {
+  return b->root->nodes.n;
 }
 
-static bool pk_str(preader *r, const char **out) {
-  uint32_t n;
-  if (!pk_read(r, &n, sizeof n))
-    return false;
-  if (n == PK_NULL32) {
-    *out = NULL;
-    return true;
-  }
-  if ((size_t)(r->end - r->p) <= n)
-    return pk_fail(r, "a string runs past the end of the buffer");
-  if (r->p[n] != 0 || memchr(r->p, 0, n))
-    return pk_fail(r, "a string is not NUL-terminated at its length, or "
-                      "holds a NUL byte");
-  *out = (const char *)r->p;
-  r->p += (size_t)n + 1;
-  return true;
+void nns__builder_break(nns_builder *b) { b->broken = true; }
+
+void *nns__builder_front(const nns_builder *b) { return b->front; }
+
+void nns__builder_set_front(nns_builder *b, void *front,
+                            void (*free_front)(void *)) {
+  b->front = front;
+  b->free_front = free_front;
 }
 
-/* `count` (untrusted) elements of `size` bytes: a pointer to a copy in the
- * reader's scratch space, after checking that the bytes are there. */
-static bool pk_array(preader *r, size_t count, size_t size, void **out) {
-  if (count > (size_t)(r->end - r->p) / size)
-    return pk_fail(r, "an array runs past the end of the buffer");
-  if (!count) {
-    *out = NULL; /* the calls take NULL for no values */
-    return true;
-  }
-  size_t need = count * size;
-  void *p = nns__grow(r->scratch, &r->scratch_size, need, 1, need);
-  if (!p)
-    return pk_fail(r, pk_oom);
-  r->scratch = p;
-  memcpy(r->scratch, r->p, need);
-  r->p += need;
-  *out = r->scratch;
-  return true;
-}
-
-/* Pointers to `count` strings read in place: what a name list or
- * attr_strings needs. Each string takes at least 4 bytes of the buffer,
- * which bounds count before anything is allocated. */
-static bool pk_strs(preader *r, uint32_t count, const char ***out) {
-  if (count > (size_t)(r->end - r->p) / sizeof(uint32_t))
-    return pk_fail(r, "a string list runs past the end of the buffer");
-  const char **list = malloc((count ? count : 1) * sizeof *list);
-  if (!list)
-    return pk_fail(r, pk_oom);
-  for (uint32_t k = 0; k < count; k++)
-    if (!pk_str(r, &list[k])) {
-      free(list);
-      return false;
-    }
-  *out = list;
-  return true;
-}
-
-/* rank and dims (rank of them when rank > 0), then when `with_symbols` a
- * flag byte and, if it is 1, rank symbol strings. */
-typedef struct pdims {
-  int32_t rank;
-  int64_t dims[NNS__MAX_RANK];
-  const char *syms[NNS__MAX_RANK];
-  bool has_syms;
-} pdims;
-
-static bool pk_dims(preader *r, bool with_symbols, pdims *d) {
-  if (!pk_read(r, &d->rank, sizeof d->rank))
-    return false;
-  if (d->rank < -1 || d->rank > NNS__MAX_RANK)
-    return pk_fail(r, "a rank is not between -1 and 64");
-  if (d->rank > 0 &&
-      !pk_read(r, d->dims, (size_t)d->rank * sizeof d->dims[0]))
-    return false;
-  d->has_syms = false;
-  if (!with_symbols)
-    return true;
-  uint8_t flag;
-  if (!pk_read(r, &flag, 1))
-    return false;
-  if (flag > 1)
-    return pk_fail(r, "a symbols flag is not 0 or 1");
-  d->has_syms = flag == 1;
-  for (int32_t k = 0; d->has_syms && k < d->rank; k++)
-    if (!pk_str(r, &d->syms[k]))
-      return false;
-  return true;
-}
-
-static bool pk_bytes(preader *r, const void **data, size_t *len) {
-  uint64_t n;
-  if (!pk_read(r, &n, sizeof n))
-    return false;
-  if (n == PK_NULL64) {
-    *data = NULL;
-    *len = 0;
-    return true;
-  }
-  if (n > (uint64_t)(r->end - r->p))
-    return pk_fail(r, "a byte string runs past the end of the buffer");
-  *data = r->p;
-  *len = (size_t)n;
-  r->p += n;
-  return true;
-}
-
-/* ==== Aten records: the recorder's tape ====
- *
- * One PyTorch call with its arguments by schema name, lowered through the
- * aten table by the front both aten readers share (src/front/). Each
- * tensor carries the sizes the recording saw: the front's metadata for
- * the rules (a value seen again keeps what it was first told). */
-
-enum { PK_ATEN_MAX_ARGS = 64, PK_ATEN_MAX_OUTS = 64, PK_ATEN_MAX_LIST = 1024 };
-
-/* One tensor: str name, i32 dtype, shape; its metadata given to the front
- * when new. */
-static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
-  int32_t dtype;
-  pdims d;
-  if (!pk_str(r, name) || !pk_read(r, &dtype, sizeof dtype) ||
-      !pk_dims(r, false, &d))
-    return false;
-  if (!*name)
-    return true;
-  if (!**name)
-    return pk_fail(r, "a tensor has an empty name");
-  nns__front_value *v = nns__front_value_add(b->tape, *name);
-  if (!v)
-    return pk_fail(r, pk_oom);
-  if (v->meta.rank >= 0 || d.rank < 0)
-    return true;
-  int64_t *dims = nns__arena_array(&b->arena, (size_t)d.rank + 1,
-                                   sizeof *dims);
-  if (!dims)
-    return pk_fail(r, pk_oom);
-  if (d.rank)
-    memcpy(dims, d.dims, (size_t)d.rank * sizeof *dims);
-  v->meta.dtype = dtype;
-  v->meta.rank = d.rank;
-  v->meta.dims = dims;
-  v->meta.syms = NULL;
-  return true;
-}
-
-/* The arguments' arrays live in one malloc'd block, freed after the
- * call. */
-typedef struct pk_aten_mem {
-  void *blocks[PK_ATEN_MAX_ARGS];
-  int n;
-} pk_aten_mem;
-
-static void *pk_aten_alloc(pk_aten_mem *m, preader *r, size_t count,
-                           size_t size) {
-  void *p = m->n < PK_ATEN_MAX_ARGS ? calloc(count + 1, size) : NULL;
-  if (!p) {
-    pk_fail(r, pk_oom);
-    return NULL;
-  }
-  m->blocks[m->n++] = p;
-  return p;
-}
-
-static bool pk_aten_arg(nns_builder *b, preader *r, pk_aten_mem *mem,
-                        nns__aten_arg *a) {
-  uint8_t kind, flag;
-  uint32_t n;
-  if (!pk_str(r, &a->name) || !pk_read(r, &kind, 1))
-    return false;
-  if (!a->name)
-    return pk_fail(r, "an argument has no name");
-  a->kind = kind;
-  switch (kind) {
-  case NNS_ATEN_ARG_NONE:
-    return true;
-  case NNS_ATEN_ARG_TENSOR:
-    return pk_aten_tensor(b, r, &a->tensor);
-  case NNS_ATEN_ARG_TENSORS:
-    if (!pk_read(r, &n, sizeof n))
-      return false;
-    if (n > PK_ATEN_MAX_LIST)
-      return pk_fail(r, "a tensor list holds more than 1024 tensors");
-    if (!(a->tensors = pk_aten_alloc(mem, r, n, sizeof *a->tensors)))
-      return false;
-    a->n = (int32_t)n;
-    for (uint32_t k = 0; k < n; k++)
-      if (!pk_aten_tensor(b, r, &a->tensors[k]))
-        return false;
-    return true;
-  case NNS_ATEN_ARG_INT:
-    return pk_read(r, &a->i, sizeof a->i) && pk_str(r, &a->sym);
-  case NNS_ATEN_ARG_INTS:
-    if (!pk_read(r, &n, sizeof n))
-      return false;
-    if (n > PK_ATEN_MAX_LIST)
-      return pk_fail(r, "an int list holds more than 1024 ints");
-    if (!(a->ints = pk_aten_alloc(mem, r, n, sizeof *a->ints)) ||
-        !(a->syms = pk_aten_alloc(mem, r, n, sizeof *a->syms)))
-      return false;
-    a->n = (int32_t)n;
-    return !n || pk_read(r, a->ints, (size_t)n * sizeof *a->ints);
-  case NNS_ATEN_ARG_FLOAT:
-    return pk_read(r, &a->f, sizeof a->f);
-  case NNS_ATEN_ARG_BOOL:
-    if (!pk_read(r, &flag, 1))
-      return false;
-    if (flag > 1)
-      return pk_fail(r, "a bool argument is not 0 or 1");
-    a->b = flag;
-    return true;
-  case NNS_ATEN_ARG_STRING:
-    return pk_str(r, &a->s);
-  case NNS_ATEN_ARG_DTYPE: {
-    int32_t dt;
-    if (!pk_read(r, &dt, sizeof dt))
-      return false;
-    a->i = dt;
-    return true;
-  }
-  default:
-    return pk_fail(r, "an argument of an unknown kind");
-  }
-}
-
-static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
-  nns_status st = usable(b, err);
-  if (st)
-    return st;
-  if (b->stack.n != 1)
-    return bad(err, "an aten record inside a subgraph (begin_graph)");
-  if (!b->tape) {
-    b->tape = nns__arena_alloc(&b->arena, sizeof *b->tape);
-    if (!b->tape)
-      return nomem(err);
-    nns__front_init(b->tape, &b->arena, &b->m->strings, b, err,
-                    "aten record");
-  }
-  const char *op, *name, *path;
-  uint32_t n_args, n_outs;
-  nns__aten_arg args[PK_ATEN_MAX_ARGS];
-  const char *outs[PK_ATEN_MAX_OUTS];
-  pk_aten_mem mem = {.n = 0};
-  memset(args, 0, sizeof args);
-  bool ok = pk_str(r, &op) && pk_str(r, &name) && pk_str(r, &path) &&
-            pk_read(r, &n_args, sizeof n_args);
-  if (ok && (!op || !*op))
-    ok = pk_fail(r, "an aten record has no op name");
-  if (ok && n_args > PK_ATEN_MAX_ARGS)
-    ok = pk_fail(r, "an aten record has more than 64 arguments");
-  for (uint32_t k = 0; ok && k < n_args; k++)
-    ok = pk_aten_arg(b, r, &mem, &args[k]);
-  if (ok)
-    ok = pk_read(r, &n_outs, sizeof n_outs);
-  if (ok && n_outs > PK_ATEN_MAX_OUTS)
-    ok = pk_fail(r, "an aten record has more than 64 outputs");
-  for (uint32_t k = 0; ok && k < n_outs; k++)
-    ok = pk_aten_tensor(b, r, &outs[k]);
-  if (ok) {
-    nns_error local;
-    nns__front *f = b->tape;
-    f->err = err ? err : &local;
-    memset(f->err, 0, sizeof *f->err);
-    f->node = name;
-    f->nodes = b->root->nodes.n;
-    st = nns__front_call(f, op, name ? name : op, path ? path : "", args,
-                         (int)n_args, outs, (int)n_outs);
-    f->node = NULL;
-    f->err = NULL;
-  } else {
-    st = NNS_E_ARG;
-  }
-  for (int k = 0; k < mem.n; k++)
-    free(mem.blocks[k]);
-  return st;
-}
-
-/* One record (its tag already read): reads its fields and makes its call.
- * NNS_E_ARG with r->why set when the bytes are malformed. */
-static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
-                            nns_error *err) {
-  const char *s0 = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL;
-  int64_t i64;
-  int32_t i32a, i32b;
-  uint32_t n32, m32;
-  double f64;
-  pdims d;
-  const void *data;
-  size_t len;
-  void *arr;
-  const char **list = NULL, **list2 = NULL;
+nns_status nns__builder_param_kind(nns_builder *b, const char *name,
+                                   int kind, nns_error *err) {
   nns_status st;
-#define RD(x) if (!(x)) return NNS_E_ARG
-  switch (tag) {
-  case PK_IR_VERSION:
-    RD(pk_read(r, &i64, sizeof i64));
-    return nns_builder_set_ir_version(b, i64, err);
-  case PK_PRODUCER:
-    RD(pk_str(r, &s0) && pk_str(r, &s1));
-    return nns_builder_set_producer(b, s0, s1, err);
-  case PK_GRAPH_NAME:
-    RD(pk_str(r, &s0));
-    return nns_builder_set_graph_name(b, s0, err);
-  case PK_OPSET:
-    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64));
-    return nns_builder_add_opset(b, s0, i64, err);
-  case PK_METADATA:
-    RD(pk_str(r, &s0) && pk_str(r, &s1));
-    return nns_builder_add_metadata(b, s0, s1, err);
-  case PK_INPUT:
-  case PK_OUTPUT:
-  case PK_VALUE_INFO:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_dims(r, true, &d));
-    {
-      const char *const *syms = d.has_syms ? d.syms : NULL;
-      return tag == PK_INPUT
-                 ? nns_builder_add_input(b, s0, i32a, d.rank, d.dims, syms,
-                                         err)
-             : tag == PK_OUTPUT
-                 ? nns_builder_add_output(b, s0, i32a, d.rank, d.dims, syms,
-                                          err)
-                 : nns_builder_add_value_info(b, s0, i32a, d.rank, d.dims,
-                                              syms, err);
-    }
-  case PK_INITIALIZER:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
-    return nns_builder_add_initializer(b, s0, i32a, d.rank, d.dims, data,
-                                       len, err);
-  case PK_NODE:
-    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_str(r, &s2) &&
-       pk_str(r, &s3) && pk_read(r, &n32, sizeof n32) &&
-       pk_strs(r, n32, &list));
-    if (!pk_read(r, &m32, sizeof m32) || !pk_strs(r, m32, &list2)) {
-      free(list);
-      return NNS_E_ARG;
-    }
-    st = nns_builder_add_node(b, s0, s1, s2, s3, list, n32, list2, m32,
-                              err);
-    free(list);
-    free(list2);
+  if ((st = usable(b, err)) || (st = check_name("parameter", name, err)))
     return st;
-  case PK_ATTR_INT:
-    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64));
-    return nns_builder_attr_int(b, s0, i64, err);
-  case PK_ATTR_FLOAT:
-    RD(pk_str(r, &s0) && pk_read(r, &f64, sizeof f64));
-    return nns_builder_attr_float(b, s0, f64, err);
-  case PK_ATTR_STRING:
-    RD(pk_str(r, &s0) && pk_bytes(r, &data, &len));
-    return nns_builder_attr_string(b, s0, data, len, err);
-  case PK_ATTR_INTS:
-    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
-       pk_array(r, n32, sizeof(int64_t), &arr));
-    return nns_builder_attr_ints(b, s0, arr, n32, err);
-  case PK_ATTR_FLOATS:
-    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
-       pk_array(r, n32, sizeof(double), &arr));
-    return nns_builder_attr_floats(b, s0, arr, n32, err);
-  case PK_ATTR_STRINGS:
-    RD(pk_str(r, &s0) && pk_read(r, &n32, sizeof n32) &&
-       pk_strs(r, n32, &list));
-    st = nns_builder_attr_strings(b, s0, list, n32, err);
-    free(list);
-    return st;
-  case PK_ATTR_TENSOR:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_read(r, &i32b, sizeof i32b) && pk_dims(r, false, &d) &&
-       pk_bytes(r, &data, &len));
-    return nns_builder_attr_tensor(b, s0, (nns_attr_type)i32a, i32b, d.rank,
-                                   d.dims, data, len, err);
-  case PK_ATTR_TYPE:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_read(r, &i32b, sizeof i32b) && pk_dims(r, true, &d));
-    return nns_builder_attr_type(b, s0, (nns_attr_type)i32a, i32b, d.rank,
-                                 d.dims, d.has_syms ? d.syms : NULL, err);
-  case PK_BEGIN_GRAPH:
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a));
-    return nns_builder_begin_graph(b, s0, (nns_attr_type)i32a, err);
-  case PK_END_GRAPH:
-    return nns_builder_end_graph(b, err);
-  case PK_MODULE:
-    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i64, sizeof i64));
-    if ((st = usable(b, err)))
-      return st;
-    if (i64 < 0)
-      return bad(err, "module '%s': call count %lld is negative",
-                 s0 ? s0 : "", (long long)i64);
-    return nns_model_set_module(b->m, s0, s1, (size_t)i64, err);
-  case PK_PARAM_KIND: {
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a));
-    if ((st = usable(b, err)) || (st = check_name("parameter", s0, err)))
-      return st;
-    if (i32a < NNS_PARAM_TRAINABLE || i32a > NNS_PARAM_FROZEN)
-      return bad(err, "parameter '%s': unknown kind %d", s0, (int)i32a);
-    const char *n = intern(b, s0);
-    pkind *k = n ? push(b, &b->kinds, sizeof *k) : NULL;
-    if (!k)
-      return nomem(err);
-    k->name = n;
-    k->kind = (nns_param_kind)i32a;
-    return NNS_OK;
-  }
-  case PK_EXPERTS: {
-    int64_t total, tokens;
-    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64) &&
-       pk_read(r, &total, sizeof total) && pk_read(r, &tokens, sizeof tokens));
-    if ((st = usable(b, err)))
-      return st;
-    return nns_model_set_experts(b->m, s0, i64, total, tokens, err);
-  }
-  case PK_VALUE_DATA: {
-    RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
-    if ((st = usable(b, err)) || (st = check_name("value", s0, err)))
-      return st;
-    nns__tensor *t;
-    if (!data) { /* the same contents as the last record that gave some */
-      const nns__tensor *last =
-          b->knowns.n
-              ? NNS__ARENA_VEC_AT(b->knowns, pknown, b->knowns.n - 1).t
-              : NULL;
-      int64_t numel = 1;
-      bool ok = d.rank >= 0;
-      for (int32_t k = 0; ok && k < d.rank; k++)
-        ok = d.dims[k] >= 0 && nns__mul_i64(numel, d.dims[k], &numel);
-      if (!last || !ok || last->dtype != i32a || last->numel != numel)
-        return bad(err, "contents of '%s': no data, and the last value_data "
-                   "record's dtype or element count differs", s0);
-      t = (nns__tensor *)last;
-    } else if ((st = make_tensor(b, "contents of", s0, i32a, d.rank, d.dims,
-                                 data, len, false, &t, err))) {
-      return st;
-    }
-    pknown *k = push(b, &b->knowns, sizeof *k);
-    if (!k)
-      return nomem(err);
-    k->name = intern(b, s0);
-    k->t = t;
-    return k->name ? NNS_OK : nomem(err);
-  }
-  case PK_KERNEL:
-    RD(pk_read(r, &n32, sizeof n32) && pk_read(r, &m32, sizeof m32));
-    return nns_builder_mark_kernel(b, n32, m32, err);
-  case PK_MODULE_CALL:
-    RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64) && pk_str(r, &s1));
-    if ((st = usable(b, err)))
-      return st;
-    if (i64 < 0)
-      return bad(err, "module '%s': call %lld is negative", s0 ? s0 : "",
-                 (long long)i64);
-    return nns_model_set_module_call(b->m, s0, (size_t)i64, s1, err);
-  case PK_MODULE_SHAPES: {
-    pdims out;
-    RD(pk_str(r, &s0) && pk_dims(r, false, &d) && pk_dims(r, false, &out));
-    if ((st = usable(b, err)))
-      return st;
-    return nns_model_set_module_shapes(b->m, s0, d.dims, d.rank, out.dims,
-                                       out.rank, err);
-  }
-  case PK_ATEN:
-    return pk_aten(b, r, err);
-  case PK_MODULE_TENSOR:
-    RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i32a, sizeof i32a) &&
-       pk_dims(r, false, &d) && pk_read(r, &i32b, sizeof i32b));
-    if ((st = usable(b, err)))
-      return st;
-    return nns_model_add_module_tensor(b->m, s0, s1, i32a, d.rank, d.dims,
-                                       (nns_param_kind)i32b, err);
-  default:
-    r->why = "unknown record tag";
-    return NNS_E_ARG;
-  }
-#undef RD
+  if (kind < NNS_PARAM_TRAINABLE || kind > NNS_PARAM_FROZEN)
+    return bad(err, "parameter '%s': unknown kind %d", name, kind);
+  const char *n = intern(b, name);
+  pkind *k = n ? push(b, &b->kinds, sizeof *k) : NULL;
+  if (!k)
+    return nomem(err);
+  k->name = n;
+  k->kind = (nns_param_kind)kind;
+  return NNS_OK;
 }
 
-nns_status nns_builder_add_packed(nns_builder *b, const void *data,
-                                  size_t size, nns_error *err) {
-  nns_status st = usable(b, err);
-  if (st)
+nns_status nns__builder_value_data(nns_builder *b, const char *name,
+                                   int dtype, int rank, const int64_t *dims,
+                                   const void *data, size_t len,
+                                   nns_error *err) {
+  nns_status st;
+  if ((st = usable(b, err)) || (st = check_name("value", name, err)))
     return st;
-  if (!data && size)
-    return bad(err, "nns_builder_add_packed: data is NULL");
-  static const char magic[4] = {'N', 'N', 'S', 'P'};
-  uint32_t version;
-  if (size < 8 || memcmp(data, magic, 4) != 0)
-    return bad(err, "packed calls: the buffer does not start with \"NNSP\" "
-               "and a version");
-  memcpy(&version, (const uint8_t *)data + 4, sizeof version);
-  if (version != NNS_PACKED_VERSION)
-    return bad(err, "packed calls: format version %u, this library reads "
-               "%d", (unsigned)version, NNS_PACKED_VERSION);
-  preader r = {.p = (const uint8_t *)data + 8,
-               .end = (const uint8_t *)data + size};
-  size_t index = 0;
-  while (r.p < r.end) {
-    size_t at = (size_t)(r.p - (const uint8_t *)data);
-    uint8_t tag = *r.p++;
-    r.why = NULL;
-    st = pk_record(b, &r, tag, err);
-    if (st) {
-      const char *kind = tag && tag <= PK_LAST ? nns_packed_record_name(tag)
-                                               : "?";
-      if (r.why) {
-        st = r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG;
-        nns__err(err, st, (int64_t)at, NULL,
-                 "packed record %zu (tag %u, %s) at byte %zu: %s", index,
-                 (unsigned)tag, kind, at, r.why);
-      } else if (err) {
-        char inner[sizeof err->message], node[sizeof err->node];
-        memcpy(inner, err->message, sizeof inner);
-        memcpy(node, err->node, sizeof node);
-        inner[sizeof inner - 1] = node[sizeof node - 1] = 0;
-        nns__err(err, st, (int64_t)at, node,
-                 "packed record %zu (%s) at byte %zu: %s", index, kind, at,
-                 inner);
-      }
-      if (index > 0)
-        b->broken = true; /* records before this one stay applied */
-      free(r.scratch);
-      return st;
-    }
-    index++;
+  nns__tensor *t;
+  if (!data) { /* the same contents as the last record that gave some */
+    const nns__tensor *last =
+        b->knowns.n ? NNS__ARENA_VEC_AT(b->knowns, pknown, b->knowns.n - 1).t
+                    : NULL;
+    int64_t numel = 1;
+    bool ok = rank >= 0;
+    for (int k = 0; ok && k < rank; k++)
+      ok = dims[k] >= 0 && nns__mul_i64(numel, dims[k], &numel);
+    if (!last || !ok || last->dtype != dtype || last->numel != numel)
+      return bad(err, "contents of '%s': no data, and the last value_data "
+                 "record's dtype or element count differs", name);
+    t = (nns__tensor *)last;
+  } else if ((st = make_tensor(b, "contents of", name, dtype, rank, dims,
+                               data, len, false, &t, err))) {
+    return st;
   }
-  free(r.scratch);
-  return NNS_OK;
+  pknown *k = push(b, &b->knowns, sizeof *k);
+  if (!k)
+    return nomem(err);
+  k->name = intern(b, name);
+  k->t = t;
+  return k->name ? NNS_OK : nomem(err);
 }

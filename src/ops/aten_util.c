@@ -8,6 +8,7 @@
 #include "aten_int.h"
 
 #include "../base/base.h"
+#include "../ir/builder_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,25 +111,7 @@ nns_status nns__aten_kernel(nns__aten_call *c, size_t first) {
 
 nns_status nns__aten_param_kind(nns_builder *b, const char *name, int kind,
                                 nns_error *err) {
-  /* "NNSP", version, tag, str name (u32 length, bytes, NUL), i32 kind. */
-  unsigned char rec[512];
-  size_t n = strlen(name), at = 0;
-  if (n > sizeof rec - 32)
-    return NNS_OK; /* no such long name is ever made here */
-  uint32_t ver = NNS_PACKED_VERSION, len = (uint32_t)n;
-  int32_t k = kind;
-  memcpy(rec, "NNSP", 4);
-  at = 4;
-  memcpy(rec + at, &ver, 4);
-  at += 4;
-  rec[at++] = NNS_PACKED_PARAM_KIND;
-  memcpy(rec + at, &len, 4);
-  at += 4;
-  memcpy(rec + at, name, n + 1);
-  at += n + 1;
-  memcpy(rec + at, &k, 4);
-  at += 4;
-  return nns_builder_add_packed(b, rec, at, err);
+  return nns__builder_param_kind(b, name, kind, err);
 }
 
 /* A new initializer of dtype and dims holding data (NULL: none), marked

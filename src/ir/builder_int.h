@@ -1,0 +1,48 @@
+/*
+ * builder_int.h - what a front end that reads into a builder needs of it
+ * beyond the public calls: the packed reader (src/front/packed.c) checks
+ * the builder's state, reaches its model and arena, hands over parameter
+ * kinds and observed contents that finish applies, and keeps its own
+ * state in a slot the builder frees. The builder knows nothing of its
+ * front ends: the slot is opaque, with the front end's own free function.
+ */
+#ifndef NNS_IR_BUILDER_INT_H
+#define NNS_IR_BUILDER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "assemble.h" /* the limits every way in shares */
+
+/* NNS_OK when the builder takes calls: NNS_E_ARG for NULL, NNS_E_STATE
+ * after finish or after a packed call failed part-way. */
+nns_status nns__builder_usable(const nns_builder *b, nns_error *err);
+/* The model being described (NULL once handed over) and the
+ * description's arena, freed with the builder. */
+nns_model *nns__builder_model(nns_builder *b);
+nns__arena *nns__builder_arena(nns_builder *b);
+/* Whether a subgraph is open (nns_builder_begin_graph). */
+bool nns__builder_in_subgraph(const nns_builder *b);
+/* The main graph's nodes so far. */
+size_t nns__builder_node_count(const nns_builder *b);
+/* Marks the description incomplete: later calls fail with NNS_E_STATE. */
+void nns__builder_break(nns_builder *b);
+/* A front end's state: NULL until set; free_front(front) runs when the
+ * builder is freed, before its arena goes. */
+void *nns__builder_front(const nns_builder *b);
+void nns__builder_set_front(nns_builder *b, void *front,
+                            void (*free_front)(void *));
+/* Parameter kind `kind` (nns_param_kind) for main-graph value `name`,
+ * applied by nns_builder_finish (which fails if no such value exists). */
+nns_status nns__builder_param_kind(nns_builder *b, const char *name,
+                                   int kind, nns_error *err);
+/* Observed contents of main-graph value `name` (data NULL: the last
+ * contents given, for a value of the same dtype and element count),
+ * applied by nns_builder_finish. */
+nns_status nns__builder_value_data(nns_builder *b, const char *name,
+                                   int dtype, int rank, const int64_t *dims,
+                                   const void *data, size_t len,
+                                   nns_error *err);
+
+#endif
