@@ -8,23 +8,12 @@
  * into the builder (src/ir/) and knows nothing the builder's public
  * calls and builder_int.h do not offer.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/vec.h"
 #include "../ir/builder_int.h"
 #include "front.h"
-
-static nns_status bad(nns_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static nns_status bad(nns_error *err, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  nns__verr(err, NNS_E_ARG, -1, NULL, fmt, ap);
-  va_end(ap);
-  return NNS_E_ARG;
-}
 
 /* ==== The reader ====
  *
@@ -303,7 +292,8 @@ static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
   if (st)
     return st;
   if (nns__builder_in_subgraph(b))
-    return bad(err, "an aten record inside a subgraph (begin_graph)");
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "an aten record inside a subgraph (begin_graph)");
   if (!nns__builder_front(b)) {
     nns__arena *arena = nns__builder_arena(b);
     nns__front *f = nns__arena_alloc(arena, sizeof *f);
@@ -463,7 +453,8 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     if ((st = nns__builder_usable(b, err)))
       return st;
     if (i64 < 0)
-      return bad(err, "module '%s': call count %lld is negative",
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "module '%s': call count %lld is negative",
                  s0 ? s0 : "", (long long)i64);
     return nns_model_set_module(nns__builder_model(b), s0, s1, (size_t)i64,
                                 err);
@@ -476,7 +467,8 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
        pk_read(r, &total, sizeof total) && pk_read(r, &tokens, sizeof tokens));
     if ((st = nns__builder_usable(b, err)))
       return st;
-    return nns_model_set_experts(nns__builder_model(b), s0, i64, total, tokens, err);
+    return nns_model_set_experts(nns__builder_model(b), s0, i64, total,
+                                 tokens, err);
   }
   case PK_VALUE_DATA:
     RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a) &&
@@ -491,16 +483,18 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
     if ((st = nns__builder_usable(b, err)))
       return st;
     if (i64 < 0)
-      return bad(err, "module '%s': call %lld is negative", s0 ? s0 : "",
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "module '%s': call %lld is negative", s0 ? s0 : "",
                  (long long)i64);
-    return nns_model_set_module_call(nns__builder_model(b), s0, (size_t)i64, s1, err);
+    return nns_model_set_module_call(nns__builder_model(b), s0, (size_t)i64,
+                                     s1, err);
   case PK_MODULE_SHAPES: {
     pdims out;
     RD(pk_str(r, &s0) && pk_dims(r, false, &d) && pk_dims(r, false, &out));
     if ((st = nns__builder_usable(b, err)))
       return st;
-    return nns_model_set_module_shapes(nns__builder_model(b), s0, d.dims, d.rank, out.dims,
-                                       out.rank, err);
+    return nns_model_set_module_shapes(nns__builder_model(b), s0, d.dims,
+                                       d.rank, out.dims, out.rank, err);
   }
   case PK_ATEN:
     return pk_aten(b, r, err);
@@ -509,8 +503,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
        pk_dims(r, false, &d) && pk_read(r, &i32b, sizeof i32b));
     if ((st = nns__builder_usable(b, err)))
       return st;
-    return nns_model_add_module_tensor(nns__builder_model(b), s0, s1, i32a, d.rank, d.dims,
-                                       (nns_param_kind)i32b, err);
+    return nns_model_add_module_tensor(nns__builder_model(b), s0, s1, i32a,
+                                       d.rank, d.dims, (nns_param_kind)i32b,
+                                       err);
   default:
     r->why = "unknown record tag";
     return NNS_E_ARG;
@@ -524,15 +519,18 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   if (st)
     return st;
   if (!data && size)
-    return bad(err, "nns_builder_add_packed: data is NULL");
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_builder_add_packed: data is NULL");
   static const char magic[4] = {'N', 'N', 'S', 'P'};
   uint32_t version;
   if (size < 8 || memcmp(data, magic, 4) != 0)
-    return bad(err, "packed calls: the buffer does not start with \"NNSP\" "
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "packed calls: the buffer does not start with \"NNSP\" "
                "and a version");
   memcpy(&version, (const uint8_t *)data + 4, sizeof version);
   if (version != NNS_PACKED_VERSION)
-    return bad(err, "packed calls: format version %u, this library reads "
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "packed calls: format version %u, this library reads "
                "%d", (unsigned)version, NNS_PACKED_VERSION);
   preader r = {.p = (const uint8_t *)data + 8,
                .end = (const uint8_t *)data + size};

@@ -5,13 +5,16 @@
  *
  * The renderers read an analysis and an inspection only through the public
  * accessors of nnscan.h, as any other client of the library would: a
- * report cannot show a number the API does not give. Four internal reads
- * (nns__analysis_*, defined in src/analyze/api.c) give values a public
- * accessor gives too, each a field of one, without the rest of what that
- * accessor does: a dim by value without nns_analysis_value_dim's sized
- * copy, a value's rank without nns_analysis_value reading the model's
- * value row as well, a layer's depth and parent without its whole
- * nns_analysis_layer row, and its nns_rf in place instead of copied out.
+ * report cannot show a number the API does not give. The internal reads
+ * of ../analyze/reads.h (declared there once, so the compiler checks them
+ * against their definitions) give values a public accessor gives too,
+ * each a field of one, without the rest of what that accessor does: a dim
+ * by value without nns_analysis_value_dim's sized copy, a value's rank
+ * without nns_analysis_value reading the model's value row as well, a
+ * layer's depth and parent without its whole nns_analysis_layer row, its
+ * nns_rf in place instead of copied out, a node's approximation sentence
+ * (the JSON's cost.approximate diagnostic), and the model's own dim for
+ * the shapes reports, which have no analysis.
  * The text summary makes these reads for every value or layer of a graph,
  * and that cost was measured: on bench/README.md's graph100k (callgrind,
  * `nnscan summary graph100k.onnx`), the rank read saved 1.4% of the
@@ -44,7 +47,7 @@ nns_value_info nns__value_of(const nns_model *m, const nns_analysis *a,
                              size_t i);
 nns_dim nns__dim_of(const nns_model *m, const nns_analysis *a, size_t i,
                     int axis);
-/* ... and the five reads without a copy: ../analyze/reads.h. */
+/* ... and the reads without a copy: ../analyze/reads.h. */
 size_t nns__input_of(const nns_model *m, size_t k);
 size_t nns__output_of(const nns_model *m, size_t k);
 nns_layer_info nns__layer_of(const nns_analysis *a, size_t i);
