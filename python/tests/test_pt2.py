@@ -301,3 +301,39 @@ def test_frozen_parameters(tmp_path):
     live = json.loads(nnscan.summary(model, inputs=args, file=False)
                       .to_json(version=2))["totals"]["metrics"]
     assert t["params"] == live["params"] and t["frozen"] == live["frozen"]
+
+
+class MetaNorm(torch.nn.Module):
+    """An embedding, a norm weight and a projection of other shapes: on
+    the meta device torch.export.save gives every parameter one
+    path_name (no storage to tell them apart)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 16)
+        self.norm = torch.nn.Parameter(torch.ones(16))
+        self.proj = torch.nn.Linear(16, 16, bias=False)
+
+    def forward(self, ids):
+        return self.proj(self.emb(ids) * self.norm)
+
+
+def test_meta_export_parameters_are_not_tied(tmp_path):
+    """Exported on the meta device (how a 7B model is exported without
+    its weights): parameters that merely share the serializer's one
+    path_name are not one tensor; the archive reads and counts each,
+    params equal to sum(p.numel()) = 50*16 + 16 + 16*16, and every total
+    equal to the live summary."""
+    with torch.device("meta"):
+        model = MetaNorm()
+    ids = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    path = str(tmp_path / "meta.pt2")
+    torch.export.save(torch.export.export(model, (ids,)), path)
+    doc = cli_v2(path)
+    t = doc["totals"]["metrics"]
+    assert t["params"]["value"] == sum(
+        p.numel() for p in model.parameters()) == 50 * 16 + 16 + 16 * 16
+    live = json.loads(nnscan.summary(model, inputs=(ids,), file=False)
+                      .to_json(version=2))
+    for key in ("params", "flops", "macs"):
+        assert t[key] == live["totals"]["metrics"][key], key

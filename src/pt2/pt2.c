@@ -346,12 +346,59 @@ static nns_status read_unused_params(pt2 *p) {
   return NNS_OK;
 }
 
+/* Whether two JSON values are equal (numbers by value, objects member by
+ * member in order, as the serializer writes tensor metadata). */
+static bool json_equal(const nns__jval *a, const nns__jval *b) {
+  if (!a || !b || a->type != b->type)
+    return a == b;
+  switch (a->type) {
+  case NNS__J_NULL:
+    return true;
+  case NNS__J_BOOL:
+    return a->b == b->b;
+  case NNS__J_NUM:
+    return a->is_int == b->is_int && (a->is_int ? a->i == b->i : a->d == b->d);
+  case NNS__J_STR:
+    return a->len == b->len && !memcmp(a->s, b->s, a->len);
+  case NNS__J_ARR:
+  case NNS__J_OBJ:
+    if (a->len != b->len)
+      return false;
+    for (size_t k = 0; k < a->len; k++)
+      if ((a->type == NNS__J_OBJ && strcmp(a->keys[k], b->keys[k])) ||
+          !json_equal(a->items[k], b->items[k]))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/* Whether weights-config entries a and b can be one stored tensor: the
+ * same sizes, strides and offset, on a device with storage. On the meta
+ * device every tensor has the same (empty) storage, so the serializer
+ * gives them all one path_name (a LLaMA exported on meta: "weight_0" for
+ * all 291 parameters), which says nothing about ties. */
+static bool same_storage(const nns__jval *a, const nns__jval *b) {
+  const nns__jval *ma = nns__json_get(a, "tensor_meta"),
+                  *mb = nns__json_get(b, "tensor_meta");
+  const nns__jval *dev = nns__json_get(nns__json_get(ma, "device"), "type");
+  if (!ma || !mb || (dev && dev->type == NNS__J_STR && !strcmp(dev->s, "meta")))
+    return false;
+  static const char *const keys[] = {"sizes", "strides", "storage_offset",
+                                     "dtype", "device"};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    if (!json_equal(nns__json_get(ma, keys[k]), nns__json_get(mb, keys[k])))
+      return false;
+  return true;
+}
+
 /* A tied weight: torch.export lifts each of its names (GPT-2's
  * transformer.wte.weight and lm_head.weight) as a parameter of its own,
  * and the weights' config stores them once, under one path_name. *first
  * the name that came first for fqn's stored tensor (its other names read
  * it: one parameter, as sum(p.numel()) and the live recording count it),
- * or NULL for the first or when the archive says nothing. */
+ * or NULL for the first, when the archive says nothing, or when the two
+ * cannot be one tensor (same_storage). */
 static nns_status tied(pt2 *p, const char *fqn, const char **first) {
   *first = NULL;
   const nns__jval *w = nns__json_get(p->weights, fqn);
@@ -363,7 +410,8 @@ static nns_status tied(pt2 *p, const char *fqn, const char **first) {
     return fail(p, NNS_E_NOMEM, "out of memory");
   const char *had = nns__map_get(&p->stored, key);
   if (had && strcmp(had, fqn)) {
-    *first = had;
+    if (same_storage(nns__json_get(p->weights, had), w))
+      *first = had;
     return NNS_OK;
   }
   if (!had && !nns__map_put(&p->stored, key, (void *)intern(p, fqn)))
