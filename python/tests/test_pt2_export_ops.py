@@ -136,3 +136,37 @@ def test_label_smoothing_stays_uncounted(tmp_path):
     doc = json.loads(out.stdout)
     assert [u["op_type"] if isinstance(u, dict) else u
             for u in doc["uncounted_ops"]] == ["cross_entropy_loss"]
+
+
+class GroupedFallback(torch.nn.Module):
+    """transformers' own grouped product (integrations/moe.py), what its
+    mixture-of-experts layers call under torch.export with float32
+    experts in place of _grouped_mm."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(t(3, 8, 16))  # (E, K, N)
+        self.register_buffer("offs", torch.tensor([4, 8, 12],
+                                                  dtype=torch.int32))
+
+    def forward(self, x):
+        return torch.ops.transformers.grouped_mm_fallback(x, self.w,
+                                                          self.offs) * 2
+
+
+def test_transformers_grouped_mm_fallback(tmp_path):
+    """Read as _grouped_mm: 12 rows x K 8 x N 16 = 1,536 MACs over the
+    experts, nothing uncounted, the parameters sum(p.numel())."""
+    pytest.importorskip("transformers.integrations.moe")
+    model, x = GroupedFallback().eval(), t(12, 8)
+    ep = torch.export.export(model, (x,))
+    assert "torch.ops.transformers.grouped_mm_fallback" in str(ep.graph)
+    path = str(tmp_path / "fallback.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert doc["totals"]["params"] == 3 * 8 * 16
+    matmul = [r for r in doc["op_types"] if r["op_type"] == "MatMul"]
+    assert sum(r["macs"] for r in matmul) == 12 * 8 * 16

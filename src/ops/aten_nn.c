@@ -579,6 +579,29 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* transformers::grouped_mm_fallback(input, weight, offs): transformers'
+ * own op for a grouped product torch.export cannot trace through
+ * _grouped_mm (float32 experts under torch.export: its
+ * integrations/moe.py). The same product as _grouped_mm(self=input,
+ * mat2=weight, offs): (S, K) x (E, K, N) -> (S, N), lowered as it. */
+static nns_status grouped_mm_fallback(nns__aten_call *c,
+                                      const nns__aten_op *op) {
+  enum { N_MAX = 8 };
+  nns__aten_arg args[N_MAX];
+  if (c->n_args > N_MAX)
+    return NNS_E_NOTFOUND;
+  for (int32_t k = 0; k < c->n_args; k++) {
+    args[k] = c->args[k];
+    if (!strcmp(args[k].name, "input"))
+      args[k].name = "self";
+    else if (!strcmp(args[k].name, "weight"))
+      args[k].name = "mat2";
+  }
+  nns__aten_call renamed = *c;
+  renamed.args = args;
+  return grouped_mm(&renamed, op);
+}
+
 /* roi_align(input, rois [K, 5: batch index, box], spatial_scale,
  * pooled_height, pooled_width, sampling_ratio, aligned), torchvision's:
  * RoiAlign, the rois cut into boxes (Slice) and batch indices (Gather,
@@ -1243,6 +1266,9 @@ static const nns__aten_op table[] = {
     RULE("replication_pad3d", "Pad(edge)", pad),
     RULE("roi_align", "Slice, Gather, Cast, RoiAlign (torchvision's)",
          roi_align),
+    RULE("transformers::grouped_mm_fallback",
+         "MatMul / Slice, Reshape, MatMul, Concat (as _grouped_mm)",
+         grouped_mm_fallback),
     RULE("upsample_bicubic2d", "Resize(cubic)", resize),
     RULE("upsample_bilinear2d", "Resize(linear)", resize),
     RULE("upsample_linear1d", "Resize(linear)", resize),

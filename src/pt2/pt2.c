@@ -658,6 +658,7 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
   }
   const char *op = target;
   char base[96];
+  static const char ops[] = "torch.ops.";
   if (!strncmp(target, prefix, sizeof prefix - 1)) {
     const char *s = target + sizeof prefix - 1, *dot = strchr(s, '.');
     size_t n = dot ? (size_t)(dot - s) : strlen(s);
@@ -666,6 +667,17 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
     memcpy(base, s, n);
     base[n] = '\0';
     op = base;
+  } else if (!strncmp(target, ops, sizeof ops - 1)) {
+    /* another library's op, torch.ops.NS.OP.OVERLOAD: by PyTorch's own
+     * qualified name, NS::OP ("transformers::grouped_mm_fallback") */
+    const char *ns = target + sizeof ops - 1, *dot = strchr(ns, '.');
+    const char *end = dot ? strchr(dot + 1, '.') : NULL;
+    if (dot && end && (size_t)(end - ns) + 2 < sizeof base) {
+      int n = snprintf(base, sizeof base, "%.*s::%.*s", (int)(dot - ns), ns,
+                       (int)(end - dot - 1), dot + 1);
+      if (n > 0 && (size_t)n < sizeof base)
+        op = base;
+    }
   }
   const nns__jval *meta = nns__json_get(node, "metadata");
   const char *path;
