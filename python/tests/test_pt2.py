@@ -337,3 +337,41 @@ def test_meta_export_parameters_are_not_tied(tmp_path):
                       .to_json(version=2))
     for key in ("params", "flops", "macs"):
         assert t[key] == live["totals"]["metrics"][key], key
+
+
+class FlatProjection(torch.nn.Module):
+    """GPT-2's Conv1D: rows flattened, a product, the rows viewed back
+    as (batch, seq, N): with both sizes dynamic the last view's sizes are
+    two symbols no constant spells."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 16))
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        y = torch.addmm(torch.zeros(16), x.reshape(-1, 8), self.w)
+        return y.view(b, s, 16).relu()
+
+
+def test_view_of_two_symbols(tmp_path):
+    """Read at batch 3, sequence 5: nothing uncounted and every count equal
+    to the live summary (the product's 3*5*8*16 = 1,920 MACs)."""
+    model = FlatProjection().eval()
+    batch, seq = torch.export.Dim("batch", min=2, max=64), \
+        torch.export.Dim("seq", min=2, max=64)
+    ep = torch.export.export(model, (torch.randn(2, 4, 8),),
+                             dynamic_shapes=({0: batch, 1: seq},))
+    path = str(tmp_path / "flat.pt2")
+    torch.export.save(ep, path)
+    sym = [str(d) for d in ep.graph_signature.user_inputs]
+    x = torch.randn(3, 5, 8)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", f"{sym[0]}=3x5x8"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = nnscan.summary(model, inputs=(x,), file=False).totals
+    assert doc["totals"]["macs"] == live["macs"] == 3 * 5 * 8 * 16
+    for key in ("params", "flops"):
+        assert doc["totals"][key] == live[key], key

@@ -610,27 +610,34 @@ static nns_status reshape(nns__aten_call *c, const nns__aten_op *op) {
   if (!x || !mx || !mo || mo->rank < 0 || mo->rank > 16)
     return NNS_E_NOTFOUND;
   int64_t shape[16];
-  bool minus = false, zero = false, copied = false;
-  for (int k = 0; k < mo->rank; k++) {
+  bool minus = false, zero = false, copied = false, spelled = true;
+  for (int k = 0; k < mo->rank && spelled; k++) {
     if (mo->dims[k] >= 0) {
       shape[k] = mo->dims[k];
       zero = zero || shape[k] == 0;
-    } else if (k < mx->rank && mx->dims[k] < 0 && mo->syms[k] &&
-               mx->syms[k] && !strcmp(mo->syms[k], mx->syms[k])) {
+    } else if (k < mx->rank && mx->dims[k] < 0 && mo->syms &&
+               mo->syms[k] && mx->syms && mx->syms[k] &&
+               !strcmp(mo->syms[k], mx->syms[k])) {
       shape[k] = 0;
       copied = true;
     } else if (!minus) {
       shape[k] = -1;
       minus = true;
     } else {
-      return NNS_E_NOTFOUND;
+      spelled = false;
     }
   }
   if (zero && copied)
     return NNS_E_NOTFOUND; /* 0 cannot mean both */
-  const char *ins[] = {x, nns__aten_const_ints(c, shape, mo->rank, false)};
+  /* Sizes no constant spells (two symbols not at the input's places: a
+   * flattened (s0*s1, N) viewed as (s0, s1, N)): the output's sizes as a
+   * value made from the symbols (Shape, Gather, Concat). */
+  c->err->code = NNS_OK;
+  const char *ins[] = {x, spelled
+                              ? nns__aten_const_ints(c, shape, mo->rank, false)
+                              : nns__aten_shape_value(c, mo)};
   if (!ins[1])
-    return c->err->code;
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, c->outs, 1));
   return zero ? nns_builder_attr_int(c->b, "allowzero", 1, c->err) : NNS_OK;
 }
