@@ -375,3 +375,38 @@ def test_view_of_two_symbols(tmp_path):
     assert doc["totals"]["macs"] == live["macs"] == 3 * 5 * 8 * 16
     for key in ("params", "flops"):
         assert doc["totals"][key] == live[key], key
+
+
+class RepeatByBatch(torch.nn.Module):
+    """A table repeated once per batch row (whisper's positions): the
+    repeat count is the batch's symbol."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = torch.nn.Parameter(torch.randn(6))
+
+    def forward(self, x):
+        return x * self.p.unsqueeze(0).repeat(x.shape[0], 1)
+
+
+def test_repeat_by_a_symbol(tmp_path):
+    """Read at batch 3: nothing uncounted, every count equal to the live
+    summary (the Mul's 3*6 = 18 FLOPs among them)."""
+    model = RepeatByBatch().eval()
+    ep = torch.export.export(
+        model, (torch.randn(2, 6),),
+        dynamic_shapes=({0: torch.export.Dim("batch", min=2, max=64)},))
+    path = str(tmp_path / "repeat.pt2")
+    torch.export.save(ep, path)
+    name = str(ep.graph_signature.user_inputs[0])
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", f"{name}=3x6"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = nnscan.summary(model, inputs=(torch.randn(3, 6),),
+                          file=False).totals
+    for key in ("params", "flops", "macs"):
+        assert doc["totals"][key] == live[key], key
+    mul = [r for r in doc["op_types"] if r["op_type"] == "Mul"]
+    assert sum(r["flops"] for r in mul) == 18

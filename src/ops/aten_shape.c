@@ -163,9 +163,22 @@ static nns_status repeat(nns__aten_call *c, const nns__aten_op *op) {
   if (!x || !mx || !r || r->kind != NNS__AA_INTS || r->n > NNS__ATEN_R_MAX ||
       r->n < mx->rank || !c->outs[0])
     return NNS_E_NOTFOUND;
-  for (int k = 0; k < r->n; k++)
-    if (r->syms[k])
-      return NNS_E_NOTFOUND;
+  /* A symbolic count (whisper's positions repeated batch times): the
+   * counts as a value made from the symbols, before the kernel's nodes. */
+  int64_t counts[NNS__ATEN_R_MAX];
+  bool symbolic = false;
+  for (int k = 0; k < r->n; k++) {
+    symbolic = symbolic || r->syms[k];
+    counts[k] = r->syms[k] ? -1 : r->ints[k];
+  }
+  const char *reps = NULL;
+  if (symbolic) {
+    const nns__aten_meta m = {.dtype = NNS_DT_INT64, .rank = r->n,
+                              .dims = counts, .syms = r->syms};
+    c->err->code = NNS_OK;
+    if (!(reps = nns__aten_shape_value(c, &m)))
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  }
   size_t first = *c->node_count;
   const char *src = x;
   if (r->n > mx->rank) {
@@ -178,7 +191,9 @@ static nns_status repeat(nns__aten_call *c, const nns__aten_op *op) {
     src = c->fresh(c->fe);
     A_TRY(nns__aten_reshape_to(c, x, shape, r->n, src));
   }
-  const char *ins[] = {src, nns__aten_const_ints(c, r->ints, r->n, false)};
+  const char *ins[] = {src, reps ? reps
+                                 : nns__aten_const_ints(c, r->ints, r->n,
+                                                        false)};
   if (!ins[1])
     return c->err->code;
   A_TRY(nns__aten_node(c, "Tile", "", ins, 2, c->outs, 1));
