@@ -627,7 +627,7 @@ static nns_status reshape(nns__aten_call *c, const nns__aten_op *op) {
       spelled = false;
     }
   }
-  if (zero && copied)
+  if (spelled && zero && copied)
     return NNS_E_NOTFOUND; /* 0 cannot mean both */
   /* Sizes no constant spells (two symbols not at the input's places: a
    * flattened (s0*s1, N) viewed as (s0, s1, N)): the output's sizes as a
