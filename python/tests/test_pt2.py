@@ -410,3 +410,37 @@ def test_repeat_by_a_symbol(tmp_path):
         assert doc["totals"][key] == live[key], key
     mul = [r for r in doc["op_types"] if r["op_type"] == "Mul"]
     assert sum(r["flops"] for r in mul) == 18
+
+
+class HeadsIntoBatch(torch.nn.Module):
+    """BLOOM's heads folded into the batch, (b, 4, s, 16) -> (4*b, s, 16),
+    and a table full_like a flattened (b*s, 4) (Llama-4's router): sizes
+    that are expressions of the symbols, which no input holds."""
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        h = x.view(b, s, 4, 16).transpose(1, 2).reshape(4 * b, s, 16)
+        r = x.reshape(-1, 64)[:, :4]
+        return h.sum(), torch.full_like(r, float("-inf")).maximum(r)
+
+
+def test_sizes_that_are_expressions(tmp_path):
+    """Read at batch 3, sequence 5: nothing uncounted, every count equal
+    to the live summary."""
+    model = HeadsIntoBatch().eval()
+    batch, seq = torch.export.Dim("batch", min=2, max=64), \
+        torch.export.Dim("seq", min=2, max=64)
+    ep = torch.export.export(model, (torch.randn(2, 4, 64),),
+                             dynamic_shapes=({0: batch, 1: seq},))
+    path = str(tmp_path / "expr.pt2")
+    torch.export.save(ep, path)
+    name = str(ep.graph_signature.user_inputs[0])
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          "--input", f"{name}=3x5x64"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = nnscan.summary(model, inputs=(torch.randn(3, 5, 64),),
+                          file=False).totals
+    for key in ("params", "flops", "macs"):
+        assert doc["totals"][key] == live[key], key

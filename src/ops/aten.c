@@ -635,7 +635,7 @@ static nns_status reshape(nns__aten_call *c, const nns__aten_op *op) {
   c->err->code = NNS_OK;
   const char *ins[] = {x, spelled
                               ? nns__aten_const_ints(c, shape, mo->rank, false)
-                              : nns__aten_shape_value(c, mo)};
+                              : nns__aten_reshape_value(c, mo)};
   if (!ins[1])
     return c->err->code ? c->err->code : NNS_E_NOTFOUND;
   A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, c->outs, 1));
@@ -669,7 +669,7 @@ static nns_status expand(nns__aten_call *c, const nns__aten_op *op) {
   c->err->code = NNS_OK;
   const char *ins[] = {x, known ? nns__aten_const_ints(c, shape, mo->rank,
                                                        false)
-                                : nns__aten_shape_value(c, mo)};
+                                : nns__aten_reshape_value(c, mo)};
   if (!ins[1] && !c->err->code)
     return NNS_E_NOTFOUND;
   if (!ins[1])

@@ -59,6 +59,10 @@ const char *nns__aten_filler(nns__aten_call *c, int32_t dtype, int rank,
  * one element). NULL with c->err set, or c->err->code 0 when a symbol has
  * no value. */
 const char *nns__aten_shape_value(nns__aten_call *c, const nns__aten_meta *m);
+/* The same, with one size that no value holds (an expression of symbols)
+ * as -1: a Reshape's target, which infers it. */
+const char *nns__aten_reshape_value(nns__aten_call *c,
+                                    const nns__aten_meta *m);
 /* A 1-element int64 value holding int argument a (a constant, or its
  * symbol's scalar); NULL as above. */
 const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a);

@@ -227,8 +227,11 @@ const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a) {
   return sym_vector(c, a->sym);
 }
 
-const char *nns__aten_shape_value(nns__aten_call *c,
-                                  const nns__aten_meta *m) {
+/* The sizes of m as a 1-D int64 value (see nns__aten_shape_value); with
+ * minus_ok one size that no value holds (an expression such as 4*s72) is
+ * -1, for a Reshape to infer. */
+static const char *sizes_value(nns__aten_call *c, const nns__aten_meta *m,
+                               bool minus_ok) {
   bool known = true;
   for (int k = 0; k < m->rank; k++)
     known = known && m->dims[k] >= 0;
@@ -237,10 +240,15 @@ const char *nns__aten_shape_value(nns__aten_call *c,
   if (m->rank > 16)
     return NULL;
   const char *parts[16];
+  const int64_t minus1 = -1;
   for (int k = 0; k < m->rank; k++) {
     parts[k] = m->dims[k] >= 0 ? nns__aten_const_ints(c, &m->dims[k], 1, false)
-               : m->syms[k]   ? sym_vector(c, m->syms[k])
-                              : NULL;
+               : m->syms && m->syms[k] ? sym_vector(c, m->syms[k])
+                                       : NULL;
+    if (!parts[k] && minus_ok && !c->err->code) {
+      parts[k] = nns__aten_const_ints(c, &minus1, 1, false);
+      minus_ok = false;
+    }
     if (!parts[k])
       return NULL;
   }
@@ -250,6 +258,16 @@ const char *nns__aten_shape_value(nns__aten_call *c,
       nns_builder_attr_int(c->b, "axis", 0, c->err) != NNS_OK)
     return NULL;
   return out;
+}
+
+const char *nns__aten_shape_value(nns__aten_call *c,
+                                  const nns__aten_meta *m) {
+  return sizes_value(c, m, false);
+}
+
+const char *nns__aten_reshape_value(nns__aten_call *c,
+                                    const nns__aten_meta *m) {
+  return sizes_value(c, m, true);
 }
 
 /* ==== Forms ==== */
@@ -329,9 +347,24 @@ nns_status nns__aten_create(nns__aten_call *c) {
     known = known && mo->dims[k] >= 0;
   if (!known) {
     /* Symbolic sizes, which no initializer holds: a ConstantOfShape over
-     * the sizes (its values are not needed to count). */
+     * the sizes (its values are not needed to count): those of `self` when
+     * the output has its sizes (full_like, zeros_like, ...: a size such
+     * as s0*s1 no symbol's value holds), else made from the symbols. */
     c->err->code = NNS_OK;
-    const char *shape = nns__aten_shape_value(c, mo);
+    const char *self = A_T(c, "self");
+    const nns__aten_meta *ms = A_META(c, self);
+    bool like = ms && ms->rank == mo->rank && ms->syms && mo->syms;
+    for (int k = 0; like && k < mo->rank; k++)
+      like = ms->dims[k] == mo->dims[k] &&
+             (mo->dims[k] >= 0 || (ms->syms[k] && mo->syms[k] &&
+                                   !strcmp(ms->syms[k], mo->syms[k])));
+    const char *shape = NULL;
+    if (like) {
+      shape = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Shape", "", &self, 1, &shape, 1));
+    } else {
+      shape = nns__aten_shape_value(c, mo);
+    }
     if (!shape)
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
     A_TRY(nns__aten_node(c, "ConstantOfShape", "", &shape, 1, c->outs, 1));
