@@ -98,6 +98,19 @@ CASES = {
     "stack": (lambda x: torch.stack([x, x * 2], dim=1), (r(3, 4),), "stack"),
     "unbind": (lambda x: sum(x.unbind(1)), (r(3, 4),), "unbind"),
     "repeat": (lambda x: x.repeat(2, 1, 3), (r(3, 4),), "repeat"),
+    # bounds that are tensors (PhiMoE's router: clamp(x, min=row's own));
+    # a -inf fill, which the archive writes as the string "-Infinity"
+    "clamp_tensor_rows": (lambda x, lo: torch.clamp(x, min=lo),
+                          (r(3, 4), r(3, 1)), "clamp"),
+    "clamp_tensor_both": (lambda x, lo, hi: torch.clamp(x, lo, hi),
+                          (r(3, 4), r(3, 1), r(4) + 1), "clamp"),
+    "clamp_tensor_one": (lambda x, hi: torch.clamp(x, max=hi),
+                         (r(3, 4), r(1)), "clamp"),
+    "masked_fill_neg_inf": (lambda x: x.masked_fill(x > 0.5, float("-inf"))
+                            .softmax(-1), (r(3, 4),), "masked_fill"),
+    "scatter_neg_inf": (lambda x, i: x.scatter(-1, i, float("-inf")) * 2,
+                        (r(3, 4), torch.tensor([[0], [2], [1]])),
+                        "scatter"),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (r(1, 8, 3, 3),),
                       "pixel_shuffle"),
     "unfold": (lambda x: x.unfold(1, 3, 2) * 2, (r(2, 9),), "unfold"),

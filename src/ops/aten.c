@@ -513,12 +513,70 @@ static nns_status hardsigmoid(nns__aten_call *c, const nns__aten_op *op) {
 
 /* hardtanh(self, min_val, max_val), clamp(self, min, max), relu6: Clip
  * with scalar bounds of the input's dtype. */
+/* clamp(self, min, max) with a bound that is a tensor of more than one
+ * element: element-wise Max and Min (Clip's bounds are scalars), one
+ * kernel, as ops_map.py's clip; a one-element tensor bound stays a Clip
+ * input. NNS_E_NOTFOUND when no bound is such a tensor. */
+static nns_status clip_tensors(nns__aten_call *c, const char *x,
+                               const nns__aten_meta *mx) {
+  const nns__aten_arg *lo = nns__aten_arg_of(c, "min"),
+                      *hi = nns__aten_arg_of(c, "max");
+  const nns__aten_arg *side[2] = {lo, hi};
+  bool wide = false;
+  for (int k = 0; k < 2; k++) {
+    const nns__aten_meta *m = side[k] && side[k]->kind == NNS__AA_TENSOR
+                                  ? A_META(c, side[k]->tensor)
+                                  : NULL;
+    int64_t d[NNS__ATEN_R_MAX];
+    if (side[k] && side[k]->kind == NNS__AA_TENSOR &&
+        (!nns__aten_known(m, d) || nns__aten_prod(d, m->rank) != 1))
+      wide = true;
+  }
+  if (!wide) {
+    const char *ins[3] = {x, "", ""};
+    for (int k = 0; k < 2; k++) {
+      const nns__aten_arg *a = side[k];
+      if (!a || a->kind == NNS__AA_NONE)
+        continue;
+      ins[1 + k] = a->kind == NNS__AA_TENSOR
+                       ? a->tensor
+                       : nns__aten_operand(c, a, mx->dtype);
+      if (!ins[1 + k])
+        return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    }
+    size_t n = ins[2][0] ? 3 : ins[1][0] ? 2 : 1;
+    return nns__aten_node(c, "Clip", "", ins, n, c->outs, 1);
+  }
+  size_t first = *c->node_count;
+  const char *cur = x;
+  bool has_hi = hi && hi->kind != NNS__AA_NONE;
+  for (int k = 0; k < 2; k++) {
+    const nns__aten_arg *a = side[k];
+    if (!a || a->kind == NNS__AA_NONE)
+      continue;
+    const char *bound = a->kind == NNS__AA_TENSOR
+                            ? a->tensor
+                            : nns__aten_operand(c, a, mx->dtype);
+    if (!bound)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    const char *out = k == 1 || !has_hi ? c->outs[0] : c->fresh(c->fe);
+    const char *ins[] = {cur, bound};
+    A_TRY(nns__aten_node(c, k ? "Min" : "Max", "", ins, 2, &out, 1));
+    cur = out;
+  }
+  return nns__aten_kernel(c, first);
+}
+
 static nns_status clip(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   if (!x || !mx)
     return NNS_E_NOTFOUND;
+  const nns__aten_arg *lo = nns__aten_arg_of(c, "min"),
+                      *hi = nns__aten_arg_of(c, "max");
+  if ((lo && lo->kind == NNS__AA_TENSOR) || (hi && hi->kind == NNS__AA_TENSOR))
+    return clip_tensors(c, x, mx);
   const char *ins[3] = {x, "", ""};
   static const char *const lo_names[] = {"min_val", "min"};
   static const char *const hi_names[] = {"max_val", "max"};

@@ -17,6 +17,7 @@
  */
 #include "pt2.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,6 +610,13 @@ static nns_status read_arg(pt2 *p, const nns__jval *j, nns__aten_arg *a) {
   } else if (!strcmp(kind, "as_float") && x->type == NNS__J_NUM) {
     a->kind = NNS__AA_FLOAT;
     a->f = x->d;
+  } else if (!strcmp(kind, "as_float") && x->type == NNS__J_STR &&
+             (!strcmp(x->s, "Infinity") || !strcmp(x->s, "-Infinity") ||
+              !strcmp(x->s, "NaN"))) {
+    /* JSON has no infinity: the serializer writes Python's float() words
+     * (masked_fill(mask, -inf), a causal mask's fill) */
+    a->kind = NNS__AA_FLOAT;
+    a->f = x->s[0] == 'N' ? NAN : x->s[0] == '-' ? -INFINITY : INFINITY;
   } else if (!strcmp(kind, "as_bool") && x->type == NNS__J_BOOL) {
     a->kind = NNS__AA_BOOL;
     a->b = x->b;
