@@ -32,16 +32,16 @@ def _record(monkeypatch, tape):
     """(summary, the aten records handed over) with the tape on or off."""
     monkeypatch.setenv("NNSCAN_TAPE", "1" if tape else "0")
     held = []
-    orig = graph.pack
+    orig = graph._pack_parts  # what Graph.build packs the graph with
 
     def pack(g):
         held.append(dict(g.aten))
         return orig(g)
-    monkeypatch.setattr(graph, "pack", pack)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
     torch.manual_seed(0)
     m = Residual().eval()
     s = nnscan.summary(m, inputs=(torch.zeros(2, 6),), file=False)
-    monkeypatch.setattr(graph, "pack", orig)
+    monkeypatch.setattr(graph, "_pack_parts", orig)
     return m, s, held
 
 
