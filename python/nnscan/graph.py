@@ -21,6 +21,7 @@ module fact.
 import ctypes
 import json
 import struct
+import threading
 from typing import NamedTuple, Optional, Tuple
 
 from . import _api
@@ -166,10 +167,11 @@ class Graph:
         _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
                    err, "nns_builder_new")
         try:
-            buf = pack(self)
-            _api.check(lib.nns_builder_add_packed(b, buf, len(buf),
+            buf, size = _in_kept_buffer(*_pack_parts(self))
+            _api.check(lib.nns_builder_add_packed(b, buf, size,
                                                   ctypes.byref(err)),
                        err, "handing the recorded graph over")
+            del buf  # the buffer's export, before the next pack reuses it
             out = ctypes.c_void_p()
             _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
                                               ctypes.byref(err)),
@@ -267,6 +269,53 @@ _U32 = [_u32(n) for n in range(256)]  # small counts, packed once
 def pack(g):
     """The graph `g` and what only PyTorch knows (module classes and calls,
     parameter kinds) as one nns_builder_add_packed buffer."""
+    return b"".join(_pack_parts(g)[0])
+
+
+# Graph.build's buffer is written into one kept per thread and reused by
+# the next build, not joined into new bytes each time: on a machine where
+# memory freshly mapped by malloc is slow to touch (measured here: ~20 ms
+# CPU for LLaMA-3-8B's 0.8 MiB of records, ~30 ms more for its 4 MiB
+# causal mask, on every join) that is most of pack's time. The parts are
+# joined a run at a time (small joins reuse the same heap memory) and
+# copied in; a large part (a value's data) is copied on its own. Kept up
+# to _KEEP_MAX bytes; a larger buffer is made for its build alone.
+_KEPT = threading.local()
+_BIG = 1 << 16  # a part this large is copied on its own, not joined
+_RUN = 2048  # parts joined at a time
+_KEEP_MAX = 64 << 20
+
+
+def _in_kept_buffer(parts, bigs):
+    """(buffer, size): the parts concatenated, as pack() joins them, in
+    the thread's kept buffer (bigs: the indexes of the large parts); a
+    small graph's plain bytes."""
+    size = sum(map(len, parts))
+    if size < _BIG:
+        return b"".join(parts), size
+    kept = getattr(_KEPT, "buf", None)
+    if kept is None or len(kept) < size:
+        kept = bytearray(size)
+        if size <= _KEEP_MAX:
+            _KEPT.buf = kept
+    view, at, k = memoryview(kept), 0, 0
+    for stop in bigs + [len(parts)]:
+        while k < stop:
+            j = min(k + _RUN, stop)
+            run = b"".join(parts[k:j])
+            view[at:at + len(run)] = run
+            at, k = at + len(run), j
+        if stop < len(parts):
+            big = parts[stop]
+            view[at:at + len(big)] = big
+            at, k = at + len(big), stop + 1
+    view.release()
+    return (ctypes.c_char * size).from_buffer(kept), size
+
+
+def _pack_parts(g):
+    """pack()'s parts, and the indexes of the large ones (_BIG bytes and
+    more: a value's data) among them."""
     s = _Strings()
     shapes = _Shapes()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
@@ -326,13 +375,18 @@ def pack(g):
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     for path, (k, n, tokens) in g.experts.items():
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
+    bigs = []
     if g.known:
         for name, (dt, dims, raw) in g.known.items():
             out += [_TAG[_VALUE_DATA], s[name], _i32(dt),
                     _shape(dims),
                     _u64(0xFFFFFFFFFFFFFFFF) if raw is None
-                    else _u64(len(raw)), raw or b""]
-    return b"".join(out)
+                    else _u64(len(raw))]
+            if raw is not None and len(raw) >= _BIG:
+                bigs.append(len(out))
+                raw = memoryview(raw).cast("B")  # len: its bytes
+            out.append(raw or b"")
+    return out, bigs
 
 
 class _I32s(dict):

@@ -32,16 +32,16 @@ def _record(monkeypatch, tape):
     """(summary, the aten records handed over) with the tape on or off."""
     monkeypatch.setenv("NNSCAN_TAPE", "1" if tape else "0")
     held = []
-    orig = graph.pack
+    orig = graph._pack_parts  # what Graph.build packs the graph with
 
     def pack(g):
         held.append(dict(g.aten))
         return orig(g)
-    monkeypatch.setattr(graph, "pack", pack)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
     torch.manual_seed(0)
     m = Residual().eval()
     s = nnscan.summary(m, inputs=(torch.zeros(2, 6),), file=False)
-    monkeypatch.setattr(graph, "pack", orig)
+    monkeypatch.setattr(graph, "_pack_parts", orig)
     return m, s, held
 
 
@@ -77,3 +77,20 @@ def test_counts_on_the_tape_are_pytorchs(monkeypatch):
     assert metrics["params"]["value"] == sum(p.numel() for p in m.parameters())
     # Linear(6, 6) on [2, 6]: 2 * 6 * 6 MACs, by hand
     assert metrics["macs"]["value"] == 72
+
+
+def test_build_buffer_is_packs_bytes():
+    """Graph.build hands the library the kept buffer (graph._in_kept_buffer):
+    the same bytes as pack(), a large value's data included, also when the
+    buffer is reused for a smaller graph."""
+    from nnscan import recorder
+    rec = recorder.record_model(Residual().eval(), (torch.zeros(2, 6),),
+                                keep_graph=True)
+    g = rec.graph
+    name = next(iter(g.values))
+    big = memoryview(bytes(range(256)) * 1024)  # 256 KiB, one large part
+    for known in ({name: (1, [65536], big)},
+                  {name: (1, [32768], big[:1 << 17])}, {}):
+        g.known = known
+        buf, size = graph._in_kept_buffer(*graph._pack_parts(g))
+        assert bytes(buf)[:size] == graph.pack(g)
