@@ -108,6 +108,12 @@ CASES = {
                          (r(3, 4), r(1)), "clamp"),
     "masked_fill_neg_inf": (lambda x: x.masked_fill(x > 0.5, float("-inf"))
                             .softmax(-1), (r(3, 4),), "masked_fill"),
+    # adaptive pools the archive keeps whole, at sizes other than 1:
+    # as PyTorch runs them (_adaptive_avg_pool2d), TextNet's (1,1)->(2,2)
+    "adaptive_avg_upsample": (lambda x: F.adaptive_avg_pool2d(x, 2) * 2,
+                              (r(1, 3, 1, 1),), "adaptive_avg_pool2d"),
+    "adaptive_avg_tiles": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)) * 2,
+                           (r(1, 3, 4, 6),), "adaptive_avg_pool2d"),
     "scatter_neg_inf": (lambda x, i: x.scatter(-1, i, float("-inf")) * 2,
                         (r(3, 4), torch.tensor([[0], [2], [1]])),
                         "scatter"),

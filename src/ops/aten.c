@@ -354,17 +354,15 @@ static nns_status pool(nns__aten_call *c, const nns__aten_op *op) {
                               nns__aten_bool(c, "ceil_mode", false), c->err);
 }
 
-/* adaptive_avg_poolNd(self, output_size): a global pool for a 1x..x1
- * output, else an average pool whose windows tile the input exactly (as
- * torch.onnx exports it); other sizes stay uncounted. */
+/* adaptive_avg_poolNd(self, output_size), the composite an archive
+ * keeps: a global pool for a 1x..x1 output, else as PyTorch runs it. */
 static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
-  (void)op;
   const char *x = A_T(c, "self");
   const nns__aten_meta *mx = A_META(c, x);
   if (!x || !mx || mx->rank < 3 || mx->rank > 5)
     return NNS_E_NOTFOUND;
   int r = mx->rank - 2;
-  int64_t o[3], k[3], s[3], p[6] = {0};
+  int64_t o[3];
   if (!nns__aten_ints(c, "output_size", r, 1, o))
     return NNS_E_NOTFOUND;
   bool global = true;
@@ -390,17 +388,10 @@ static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
   }
   if (global)
     return nns__aten_node(c, "GlobalAveragePool", "", &x, 1, c->outs, 1);
-  for (int a = 0; a < r; a++) {
-    int64_t in = mx->dims[2 + a];
-    if (in < 0 || o[a] <= 0 || o[a] > in)
-      return NNS_E_NOTFOUND;
-    s[a] = in / o[a];
-    k[a] = in - (o[a] - 1) * s[a];
-  }
-  A_TRY(nns__aten_node(c, "AveragePool", "", &x, 1, c->outs, 1));
-  A_TRY(nns_builder_attr_ints(c->b, "kernel_shape", k, (size_t)r, c->err));
-  A_TRY(nns_builder_attr_ints(c->b, "strides", s, (size_t)r, c->err));
-  return nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err);
+  /* any other size: what PyTorch runs it as, _adaptive_avg_poolNd (a
+   * tiling AveragePool, or a Resize where the output is a multiple of the
+   * input: TextNet's (1, 1) -> (2, 2)) */
+  return nns__aten_adaptive(c, op);
 }
 
 /* ==== Reductions and softmax ==== */

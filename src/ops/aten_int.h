@@ -111,6 +111,10 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
 int nns__aten_axes(nns__aten_call *c, int r, int64_t *axes);
 /* softmax / log_softmax (self, dim): op->onnx with its axis. */
 nns_status nns__aten_softmax(nns__aten_call *c, const nns__aten_op *op);
+/* _adaptive_avg_pool2d and its kin (aten_nn.c): lowered from the
+ * output's sizes (a global pool, a tiling AveragePool or MaxPool, or a
+ * Resize for an output that is a multiple of the input). */
+nns_status nns__aten_adaptive(nns__aten_call *c, const nns__aten_op *op);
 /* MatMul of the first two tensor arguments. */
 nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op);
 /* The largest rank, and element count (2^48), the rules compute with:

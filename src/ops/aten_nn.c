@@ -250,6 +250,10 @@ static nns_status adaptive(nns__aten_call *c, const nns__aten_op *op) {
   return nns_builder_attr_ints(c->b, "pads", p, (size_t)(2 * r), c->err);
 }
 
+nns_status nns__aten_adaptive(nns__aten_call *c, const nns__aten_op *op) {
+  return adaptive(c, op);
+}
+
 /* upsample_* and the antialiased _upsample_*_aa (input, output_size,
  * [align_corners], scales): Resize to the output's sizes; linear and
  * cubic modes with align_corners or pytorch_half_pixel, nearest with
