@@ -30,8 +30,6 @@ import re
 import os
 import sys
 
-os.environ["NNSCAN_TAPE"] = "0"
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
@@ -103,8 +101,12 @@ def _c_graph(b, base, named, out, ga):
         ins.append(name)
         dt = onnx_dtype(t.dtype)
         p = b.params.get(id(t))
+        init = b.g.inits.get(b.names.get(id(t)))
         if p is not None:
             g.add_init(name, dt, list(t.shape), kind=p[1])
+        elif init is not None:  # a constant of the recording (a mask)
+            g.add_init(name, dt, list(t.shape), init.data,
+                       b.g.param_kinds.get(b.names[id(t)]))
         else:
             g.add_value(name, dt, list(t.shape))
             g.inputs.append(name)
@@ -182,8 +184,11 @@ def _rule_graph(main, first, base, out_names):
             if o in main.values:
                 g.values[o] = main.values[o]
     g.nodes = list(nodes)
+    # the kernel the recorder marks for a rule's several nodes
+    g.kernels = [(f - first, c) for f, c in main.kernels if f >= first]
     g.node_source = [base] * len(nodes)
-    g.outputs = [o for n in nodes for o in n.outputs if o in main.values]
+    g.outputs = [o for o in out_names if o in made] or \
+        [o for o in nodes[-1].outputs if o in main.values]
     g.declared = {o for o in g.outputs if o in main.declared}
     return g
 
@@ -212,6 +217,7 @@ def _analyse(g):
     JSON report's op_types rows (FLOPs, MACs, DMAs, bytes, nodes per op
     type), its totals, and its graph outputs' shapes."""
     lib = _api.lib()
+    dropped = 0
     while True:
         try:
             h = g.build()
@@ -221,6 +227,7 @@ def _analyse(g):
             if not m or m.group(1) not in g.outputs:
                 raise
             g.outputs.remove(m.group(1))
+            dropped += 1  # the lowering made it an alias of an input
     try:
         h.infer()
         a = h.analyze()
@@ -240,15 +247,23 @@ def _analyse(g):
              for t in doc.get("op_types", [])]
     tot = doc["totals"]
     totals = {k: tot.get(k) for k in _TOTAL_KEYS}
-    outs = [(o.get("dtype"), o.get("shape")) for o in doc.get("outputs", [])]
+    made = {o for n in g.nodes for o in n.outputs}
+    by_name = {o.get("name"): o for o in doc.get("outputs", [])}
+    aliases = getattr(g, "alias_outs", ())
+    outs = [("alias", None) if o in aliases or (o in g.inputs and o not in made)
+            else (by_name[o].get("dtype"), by_name[o].get("shape"))
+            if o in by_name else (g.values[o].dtype, list(g.values[o].dims))
+            for o in g.outputs] + [("alias", None)] * dropped
     return nodes, types, totals, outs
 
 
 _TYPE_KEYS = ("domain", "op_type", "counted", "params", "buffers", "flops",
               "macs", "dmas", "activation_bytes", "nodes")
+# (the peak is left out: it depends on which values a one-call graph
+# keeps as its outputs, not on the lowering)
 _TOTAL_KEYS = ("params", "buffers", "frozen", "constants", "param_bytes",
                "flops", "macs", "dmas", "activation_bytes", "bytes",
-               "nodes", "peak_activation_bytes")
+               "nodes")
 
 
 def _ops(nodes):
@@ -303,11 +318,17 @@ def diff_calls(model, args=(), kwargs=None, rules=None):
                 "diff": f"{type(e).__name__}: {e}"[:200]})
 
     recorder.record = spy
+    tape = os.environ.get("NNSCAN_TAPE")
+    os.environ["NNSCAN_TAPE"] = "0"  # every call through its ops_map rule
     try:
         with torch.no_grad():
             recorder.record_model(model, args, kwargs or {})
     finally:
         recorder.record = orig
+        if tape is None:
+            del os.environ["NNSCAN_TAPE"]
+        else:
+            os.environ["NNSCAN_TAPE"] = tape
     return rows
 
 
@@ -339,6 +360,8 @@ def _one(b, func, args, kwargs, out, first):
     outs = [b.names.get(id(o)) for o in ops_map._outs(out)
             if isinstance(o, torch.Tensor)]
     ga = _rule_graph(b.g, first, base, [n for n in outs if n])
+    ga.alias_outs = set(outs) & {b.names.get(id(t)) for _n, t in named
+                                 if isinstance(t, torch.Tensor)}
     gb = _c_graph(b, base, named, out, ga)
     sb = _analyse(gb)
     if any(d == "pytorch.aten" for d, _o, _c in sb[0]):
