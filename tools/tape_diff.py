@@ -250,7 +250,8 @@ def _analyse(g):
     made = {o for n in g.nodes for o in n.outputs}
     by_name = {o.get("name"): o for o in doc.get("outputs", [])}
     aliases = getattr(g, "alias_outs", ())
-    outs = [("alias", None) if o in aliases or (o in g.inputs and o not in made)
+    outs = [("alias", None) if o not in made and (o in aliases or
+                                                  o in g.inputs)
             else (by_name[o].get("dtype"), by_name[o].get("shape"))
             if o in by_name else (g.values[o].dtype, list(g.values[o].dims))
             for o in g.outputs] + [("alias", None)] * dropped
