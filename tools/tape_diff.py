@@ -91,22 +91,28 @@ def call_form(base, named):
 
 # ---- (b): the call as an aten record ----
 
-def _c_graph(b, base, named, out, ga):
+def _c_graph(b, base, named, out, ga, before):
+    """before: id(tensor) -> its value name before the call (an in-place
+    call renames its input)."""
     g = Graph("c")
     ins, args = [], []
+    seen = {}
 
     def tensor(t):
-        i = len(ins)
+        if id(t) in seen:  # one tensor read twice: one value
+            return seen[id(t)]
+        i = seen[id(t)] = len(ins)
         name = f"t{i}"
         ins.append(name)
         dt = onnx_dtype(t.dtype)
         p = b.params.get(id(t))
-        init = b.g.inits.get(b.names.get(id(t)))
+        was = before.get(id(t)) or b.names.get(id(t))
+        init = b.g.inits.get(was)
         if p is not None:
             g.add_init(name, dt, list(t.shape), kind=p[1])
         elif init is not None:  # a constant of the recording (a mask)
             g.add_init(name, dt, list(t.shape), init.data,
-                       b.g.param_kinds.get(b.names[id(t)]))
+                       b.g.param_kinds.get(was))
         else:
             g.add_value(name, dt, list(t.shape))
             g.inputs.append(name)
@@ -302,6 +308,7 @@ def diff_calls(model, args=(), kwargs=None, rules=None):
     def spy(b, func, a, kw, out):
         g = b.g
         first = len(g.nodes)
+        before = {id(t): b.names.get(id(t)) for t in _tensors(a, kw)}
         if rules and ops_map.base_name(func) in rules:
             base = ops_map.base_name(func)
             orig(b, func, a, kw, out)
@@ -311,11 +318,13 @@ def diff_calls(model, args=(), kwargs=None, rules=None):
         else:
             orig(b, func, a, kw, out)
         try:
-            rows.append(_one(b, func, a, kw or {}, out, first))
+            rows.append(_one(b, func, a, kw or {}, out, first, before))
         except Exception as e:  # noqa: BLE001 - reported, not raised
             base = ops_map.base_name(func)
             rows.append({"op": base, "form": call_form(
                 base, _named(func, a, kw or {})), "status": "tool_error",
+                "args": [_describe(b, v) for _n, v in _named(func, a,
+                                                             kw or {})],
                 "diff": f"{type(e).__name__}: {e}"[:200]})
 
     recorder.record = spy
@@ -333,10 +342,33 @@ def diff_calls(model, args=(), kwargs=None, rules=None):
     return rows
 
 
-def _one(b, func, args, kwargs, out, first):
+def _describe(b, v):
+    """An argument for the JSON rows: a tensor as dtype, sizes and
+    parameter kind."""
+    if isinstance(v, torch.Tensor):
+        p = b.params.get(id(v))
+        return [str(v.dtype).replace("torch.", ""), list(v.shape)] + (
+            [p[1]] if p else [])
+    if isinstance(v, (list, tuple)):
+        return [_describe(b, x) for x in v]
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
+
+
+def _tensors(args, kwargs):
+    for v in list(args) + list((kwargs or {}).values()):
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (x for x in v if isinstance(x, torch.Tensor))
+
+
+def _one(b, func, args, kwargs, out, first, before):
     base = ops_map.base_name(func)
     named = _named(func, args, kwargs)
-    row = {"op": base, "form": call_form(base, named), "overload": str(func)}
+    row = {"op": base, "form": call_form(base, named), "overload": str(func),
+           "args": [_describe(b, v) for _n, v in named]}
     if not isinstance(out, torch.Tensor) and not any(
             isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
         row["status"] = "no_tensor_out"
@@ -361,10 +393,16 @@ def _one(b, func, args, kwargs, out, first):
     outs = [b.names.get(id(o)) for o in ops_map._outs(out)
             if isinstance(o, torch.Tensor)]
     ga = _rule_graph(b.g, first, base, [n for n in outs if n])
-    ga.alias_outs = set(outs) & {b.names.get(id(t)) for _n, t in named
-                                 if isinstance(t, torch.Tensor)}
-    gb = _c_graph(b, base, named, out, ga)
-    sb = _analyse(gb)
+    ga.alias_outs = set(outs) & (set(before.values()) | {
+        b.names.get(id(t)) for t in _tensors(args, kwargs)})
+    gb = _c_graph(b, base, named, out, ga, before)
+    try:
+        sb = _analyse(gb)
+    except _api.NnscanError as e:  # the C lowering's graph fails
+        row["status"] = "c_fails"
+        row["diff"] = f"C: {e}"[:200] + "; ops_map: " + _ops(
+            [(n.domain, n.op, True) for n in made])
+        return row
     if any(d == "pytorch.aten" for d, _o, _c in sb[0]):
         row["status"] = "c_uncounted"
         row["diff"] = "C: pytorch.aten; ops_map: " + _ops(
@@ -375,6 +413,7 @@ def _one(b, func, args, kwargs, out, first):
     if d is not None:
         row["status"] = "differ"
         row["diff"] = d
+        row["ops_map"], row["c"] = sa, sb  # (nodes, op types, totals, outs)
     else:
         row.setdefault("status", "agree")
     return row
@@ -447,9 +486,13 @@ def main(argv=None):
               f"{e['diff'] or ''}")
     n = len(t)
     ok = sum(e["agree"] == e["calls"] for e in t)
-    print(f"# torch {torch.__version__}: {n} op forms, {ok} agree, "
-          f"{sum(1 for e in t if 'c_uncounted' in e['status'])} C uncounted,"
-          f" {sum(1 for e in t if 'no_c_entry' in e['status'])} no C entry")
+    def having(st):
+        return sum(1 for e in t if st in e["status"])
+    print(f"# torch {torch.__version__}: {n} op forms, {ok} agree on every "
+          f"call, {having('differ')} differ, {having('c_uncounted')} C "
+          f"uncounted, {having('no_c_entry')} no C entry, "
+          f"{having('c_fails')} C fails, {having('t_fold')} t() folds, "
+          f"{having('tool_error')} tool errors")
     if o.json:
         with open(o.json, "w") as f:
             json.dump({"torch": torch.__version__, "forms": t,
