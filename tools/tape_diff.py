@@ -105,6 +105,17 @@ def _c_graph(b, base, named, out, ga, before):
         name = f"t{i}"
         ins.append(name)
         dt = onnx_dtype(t.dtype)
+        w = b.pending_t.get(id(t))
+        if w is not None:  # t(W) folded by ops_map: the t() call first
+            wn = f"w{i}"
+            g.add_init(wn, onnx_dtype(w.dtype), list(w.shape),
+                       kind=b.params[id(w)][1])
+            g.add_value(name, dt, list(t.shape))
+            g.nodes.append(Node("aten", f"t_of_{i}", [wn], [name], {}, "",
+                                ""))
+            g.node_source.append("t")
+            g.aten[f"t_of_{i}"] = ("t", [("self", "tensor", 0)])
+            return i
         p = b.params.get(id(t))
         was = before.get(id(t)) or b.names.get(id(t))
         init = b.g.inits.get(was)
@@ -383,11 +394,10 @@ def _one(b, func, args, kwargs, out, first, before):
     row["c_form"] = entry[0] if entry else None
     if rule is None or any(n.domain == "pytorch.aten" for n in made):
         row["status"] = "no_rule"
-    if any(id(t) in b.pending_t for _n, t in named
-           if isinstance(t, torch.Tensor)) or (
-               isinstance(out, torch.Tensor) and id(out) in b.pending_t):
-        # a weight's t() that ops_map folds into the Gemm's transB: the
-        # two calls lower together on the ops_map side, not one by one
+    if isinstance(out, torch.Tensor) and id(out) in b.pending_t:
+        # a weight's t() that ops_map folds into the Gemm's transB: no
+        # node of its own; the call reading it is compared with the t()
+        # call before it on the C side
         row["status"] = "t_fold"
         return row
     outs = [b.names.get(id(o)) for o in ops_map._outs(out)
