@@ -12,8 +12,12 @@ aten call, builds two one-call graphs in the library:
 Both are inferred and analysed (report.Handle / Analysis, the package's
 wrappers) and compared: op types in order, each node's FLOPs, MACs, DMAs
 and bytes, output shapes, parameters/buffers/constants counted. Names are
-not compared. A (b) that is one uncounted `pytorch.aten` node is "C
-uncounted"; an op the table has no entry for, "no C entry".
+not compared. Each call's status: agree, differ, c_uncounted (the C
+lowering is an uncounted `pytorch.aten` node), no_c_entry, c_fails (the
+library refuses the C graph), t_fold (a weight's t() ops_map.py folds into
+a Gemm: the call reading it is compared with a t() record before it),
+no_rule (ops_map.py has no rule, and both agree), tool_error.
+docs/tape.md, "Where the two lowerings differ", has the survey.
 
     tape_diff.py resnet18 [--json out.json]            (torchvision)
     tape_diff.py tiny_llama                             (python/tests)
@@ -37,8 +41,6 @@ import torch  # noqa: E402
 
 from nnscan import _api, ops_map, recorder  # noqa: E402
 from nnscan.graph import Graph, Node, onnx_dtype  # noqa: E402
-
-_NODE_KEYS = ("flops", "macs", "dmas", "bytes")
 
 
 # ---- the form of a call ----
