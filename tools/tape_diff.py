@@ -10,8 +10,9 @@ aten call, builds two one-call graphs in the library:
       inputs, or initializers with their parameter kind.
 
 Both are inferred and analysed (report.Handle / Analysis, the package's
-wrappers) and compared: op types in order, each node's FLOPs, MACs, DMAs
-and bytes, output shapes, parameters/buffers/constants counted. Names are
+wrappers) and compared: op types in order and whether each node is
+counted, each op type's FLOPs, MACs, DMAs and bytes, the totals
+(parameters, buffers, constants, bytes), the outputs' dtypes and shapes. Names are
 not compared. Each call's status: agree, differ, c_uncounted (the C
 lowering is an uncounted `pytorch.aten` node), no_c_entry, c_fails (the
 library refuses the C graph), t_fold (a weight's t() ops_map.py folds into
