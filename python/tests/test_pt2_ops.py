@@ -114,6 +114,10 @@ CASES = {
                               (r(1, 3, 1, 1),), "adaptive_avg_pool2d"),
     "adaptive_avg_tiles": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)) * 2,
                            (r(1, 3, 4, 6),), "adaptive_avg_pool2d"),
+    # a legacy empty 1-D tensor beside the others (a KV cache's first
+    # step): PyTorch skips it
+    "cat_legacy_empty": (lambda x: torch.cat([x.new_empty(0), x], -2) * 2,
+                         (r(2, 3, 4),), "cat"),
     "scatter_neg_inf": (lambda x, i: x.scatter(-1, i, float("-inf")) * 2,
                         (r(3, 4), torch.tensor([[0], [2], [1]])),
                         "scatter"),

@@ -730,13 +730,25 @@ static nns_status expand(nns__aten_call *c, const nns__aten_op *op) {
 static nns_status cat(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const nns__aten_arg *t = nns__aten_arg_of(c, "tensors");
-  if (!t || t->kind != NNS__AA_TENSORS || t->n < 1)
+  if (!t || t->kind != NNS__AA_TENSORS || t->n < 1 || t->n > 1024)
     return NNS_E_NOTFOUND;
-  for (int k = 0; k < t->n; k++)
+  /* PyTorch skips legacy empty 1-D tensors beside the others (a KV
+   * cache's first step: cat([float32[0], x], -2)); all of them empty
+   * still concatenate. As ops_map.py's cat. */
+  const char *kept[1024];
+  size_t n = 0;
+  for (int k = 0; k < t->n; k++) {
     if (!t->tensors[k])
       return NNS_E_NOTFOUND;
-  A_TRY(nns__aten_node(c, "Concat", "", t->tensors, (size_t)t->n, c->outs,
-                       1));
+    const nns__aten_meta *m = A_META(c, t->tensors[k]);
+    if (!(m && m->rank == 1 && m->dims[0] == 0))
+      kept[n++] = t->tensors[k];
+  }
+  if (!n) {
+    for (int k = 0; k < t->n; k++)
+      kept[n++] = t->tensors[k];
+  }
+  A_TRY(nns__aten_node(c, "Concat", "", kept, n, c->outs, 1));
   return nns_builder_attr_int(c->b, "axis", nns__aten_int(c, "dim", 0),
                               c->err);
 }
