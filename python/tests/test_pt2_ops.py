@@ -118,6 +118,13 @@ CASES = {
     # step): PyTorch skips it
     "cat_legacy_empty": (lambda x: torch.cat([x.new_empty(0), x], -2) * 2,
                          (r(2, 3, 4),), "cat"),
+    # layout composites an archive keeps whole (MaxViT, Mamba): the
+    # permutation PyTorch runs them as
+    "swapaxes": (lambda x: x.swapaxes(0, 2) * 2, (r(2, 3, 4),), "swapaxes"),
+    "swapdims": (lambda x: x.swapdims(-1, 1) * 2, (r(2, 3, 4),), "swapdims"),
+    "movedim": (lambda x: x.movedim(1, -1) * 2, (r(2, 3, 4, 5),), "movedim"),
+    "movedim_lists": (lambda x: x.movedim((0, 3), (2, 0)) * 2,
+                      (r(2, 3, 4, 5),), "movedim"),
     "scatter_neg_inf": (lambda x, i: x.scatter(-1, i, float("-inf")) * 2,
                         (r(3, 4), torch.tensor([[0], [2], [1]])),
                         "scatter"),
@@ -762,3 +769,26 @@ def test_pt2_complex_mul_flops_by_hand(tmp_path):
 def test_pt2_rope_flops_by_hand(tmp_path):
     doc, _, _, _ = report("rope_llama1_buffer", tmp_path)
     assert doc["totals"]["flops"] == 2 * 6 * (2 * 16 * 2 * 4)
+
+
+def test_einsum_kept_whole(tmp_path):
+    """einsum, which an archive keeps whole (MaxViT's relative attention)
+    and a live recording sees as the matrix products PyTorch runs: one
+    Einsum whose MACs equal FlopCounterMode's and the live summary's,
+    2*3*4*5*6 = 720 by hand; nothing uncounted."""
+    from torch.utils.flop_counter import FlopCounterMode
+    model = lambda a, b: torch.einsum("bij,bjk->bik", a, b) * 2  # noqa
+    args = (r(2, 3, 4 * 5), r(2, 4 * 5, 6))
+    ep = torch.export.export(Call(model), args)
+    assert "einsum" in str(ep.graph)
+    path = str(tmp_path / "einsum.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    with FlopCounterMode(display=False) as fc:
+        model(*args)
+    live = nnscan.summary(Call(model), inputs=args, file=False).totals
+    assert doc["totals"]["macs"] == fc.get_total_flops() // 2 == \
+        live["macs"] == 2 * 3 * 20 * 6

@@ -634,8 +634,10 @@ static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
   } else if (r < 2) {
     return c->alias(c->fe, c->outs[0], x);
   } else {
-    int64_t d0 = nns__aten_int(c, "dim0", r - 2);
-    int64_t d1 = nns__aten_int(c, "dim1", r - 1);
+    /* transpose and swapdims name them dim0/dim1, swapaxes axis0/axis1 */
+    bool axes = nns__aten_arg_of(c, "axis0") != NULL;
+    int64_t d0 = nns__aten_int(c, axes ? "axis0" : "dim0", r - 2);
+    int64_t d1 = nns__aten_int(c, axes ? "axis1" : "dim1", r - 1);
     if (d0 < -r || d0 >= r || d1 < -r || d1 >= r)
       return NNS_E_NOTFOUND;
     d0 = (d0 + r) % r;
@@ -645,6 +647,79 @@ static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
   }
   A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
   return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+}
+
+/* An int or int-list argument's values over rank r, each in [0, r): their
+ * count, or -1. */
+static int dims_of(nns__aten_call *c, const char *name, int r,
+                   int64_t *out) {
+  const nns__aten_arg *a = nns__aten_arg_of(c, name);
+  int n = !a ? -1
+          : a->kind == NNS__AA_INT && !a->sym ? 1
+          : a->kind == NNS__AA_INTS && a->n <= 16 ? a->n
+                                                 : -1;
+  for (int k = 0; k < n; k++) {
+    if (a->kind == NNS__AA_INTS && a->syms && a->syms[k])
+      return -1;
+    int64_t v = a->kind == NNS__AA_INT ? a->i : a->ints[k];
+    if (v < -r || v >= r)
+      return -1;
+    out[k] = (v + r) % r;
+  }
+  return n;
+}
+
+/* movedim(self, source, destination), kept whole by an archive: the
+ * Transpose PyTorch's permute makes of it (source dims at their
+ * destinations, the others in order in the places left). */
+static nns_status movedim(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const char *x = A_T(c, "self");
+  const nns__aten_meta *mx = A_META(c, x);
+  if (!x || !mx || mx->rank < 1 || mx->rank > 16)
+    return NNS_E_NOTFOUND;
+  int r = mx->rank;
+  int64_t src[16], dst[16], perm[16];
+  int n = dims_of(c, "source", r, src);
+  if (n < 0 || dims_of(c, "destination", r, dst) != n)
+    return NNS_E_NOTFOUND;
+  bool taken[16] = {false}, moved[16] = {false};
+  for (int k = 0; k < r; k++)
+    perm[k] = -1;
+  for (int k = 0; k < n; k++) {
+    if (taken[dst[k]] || moved[src[k]])
+      return NNS_E_NOTFOUND;
+    perm[dst[k]] = src[k];
+    taken[dst[k]] = moved[src[k]] = true;
+  }
+  for (int k = 0, from = 0; k < r; k++) {
+    if (perm[k] >= 0)
+      continue;
+    while (from < r && moved[from])
+      from++;
+    perm[k] = from++;
+  }
+  A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
+  return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+}
+
+/* einsum(equation, tensors), kept whole by an archive: one Einsum (its
+ * MACs are the product of every index's size, as the matrix products
+ * PyTorch runs it as; their FLOPs and bytes differ by the layout around
+ * them). */
+static nns_status einsum(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_arg *eq = nns__aten_arg_of(c, "equation"),
+                      *t = nns__aten_arg_of(c, "tensors");
+  if (!eq || eq->kind != NNS__AA_STRING || !t ||
+      t->kind != NNS__AA_TENSORS || t->n < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < t->n; k++)
+    if (!t->tensors[k])
+      return NNS_E_NOTFOUND;
+  A_TRY(nns__aten_node(c, "Einsum", "", t->tensors, (size_t)t->n, c->outs,
+                       1));
+  return nns__aten_attr_s(c, "equation", eq->s);
 }
 
 /* view, reshape, flatten, unsqueeze, squeeze, ...: a Reshape to the
@@ -1177,6 +1252,7 @@ static const nns__aten_op table[] = {
     ALIAS("detach"),
     RULE("diff", "Concat, Slice, Slice, Sub", diff),
     BIN("div", "Div"),
+    RULE("einsum", "Einsum", einsum),
     RULE("embedding", "Gather", embedding),
     CREATE("empty"),
     CREATE("empty_like"),
@@ -1217,6 +1293,7 @@ static const nns__aten_op table[] = {
     RULE("mean", "ReduceMean", reduce),
     BIN("minimum", "Min"),
     RULE("mm", "MatMul", nns__aten_matmul),
+    RULE("movedim", "Transpose", movedim),
     BIN("mul", "Mul"),
     RULE("native_layer_norm", "LayerNormalization", layer_norm),
     RULE("ne", "Equal+Not", not_equal),
@@ -1250,6 +1327,8 @@ static const nns__aten_op table[] = {
     RULE("squeeze", "Reshape", reshape),
     BIN("sub", "Sub"),
     RULE("sum", "ReduceSum", reduce),
+    RULE("swapaxes", "Transpose", transpose),
+    RULE("swapdims", "Transpose", transpose),
     RULE("t", "Transpose", transpose),
     UN("tanh", "Tanh"),
     RULE("to", "Cast", to_copy),
