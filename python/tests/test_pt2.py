@@ -65,6 +65,17 @@ def cli_totals(path, name, args):
     return json.loads(out.stdout)
 
 
+def archive_json(ep, tmp_path, name, *options):
+    """The CLI's JSON v1 report of exported program `ep`, saved as
+    NAME.pt2 (options: --input NAME=DIMS and the like)."""
+    path = str(tmp_path / f"{name}.pt2")
+    torch.export.save(ep, path)
+    out = subprocess.run([cli(), "summary", path, "--format", "json",
+                          *options],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def cli_v2(path):
     """The CLI's JSON v2 report of an archive."""
     out = subprocess.run([cli(), "summary", path, "--format", "json",
@@ -362,14 +373,9 @@ def test_view_of_two_symbols(tmp_path):
         torch.export.Dim("seq", min=2, max=64)
     ep = torch.export.export(model, (torch.randn(2, 4, 8),),
                              dynamic_shapes=({0: batch, 1: seq},))
-    path = str(tmp_path / "flat.pt2")
-    torch.export.save(ep, path)
-    sym = [str(d) for d in ep.graph_signature.user_inputs]
+    name = str(ep.graph_signature.user_inputs[0])
     x = torch.randn(3, 5, 8)
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--input", f"{sym[0]}=3x5x8"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = archive_json(ep, tmp_path, "flat", "--input", f"{name}=3x5x8")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     live = nnscan.summary(model, inputs=(x,), file=False).totals
     assert doc["totals"]["macs"] == live["macs"] == 3 * 5 * 8 * 16
@@ -396,13 +402,8 @@ def test_repeat_by_a_symbol(tmp_path):
     ep = torch.export.export(
         model, (torch.randn(2, 6),),
         dynamic_shapes=({0: torch.export.Dim("batch", min=2, max=64)},))
-    path = str(tmp_path / "repeat.pt2")
-    torch.export.save(ep, path)
     name = str(ep.graph_signature.user_inputs[0])
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--input", f"{name}=3x6"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = archive_json(ep, tmp_path, "repeat", "--input", f"{name}=3x6")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     live = nnscan.summary(model, inputs=(torch.randn(3, 6),),
                           file=False).totals
@@ -432,13 +433,8 @@ def test_sizes_that_are_expressions(tmp_path):
         torch.export.Dim("seq", min=2, max=64)
     ep = torch.export.export(model, (torch.randn(2, 4, 64),),
                              dynamic_shapes=({0: batch, 1: seq},))
-    path = str(tmp_path / "expr.pt2")
-    torch.export.save(ep, path)
     name = str(ep.graph_signature.user_inputs[0])
-    out = subprocess.run([cli(), "summary", path, "--format", "json",
-                          "--input", f"{name}=3x5x64"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = archive_json(ep, tmp_path, "expr", "--input", f"{name}=3x5x64")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     live = nnscan.summary(model, inputs=(torch.randn(3, 5, 64),),
                           file=False).totals

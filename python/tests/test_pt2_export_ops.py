@@ -19,7 +19,7 @@ if not hasattr(torch, "export") or not hasattr(torch.export, "save"):
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from test_pt2 import cli  # noqa: E402
+from test_pt2 import archive_json, cli  # noqa: E402
 from test_pt2_math import Op, archive_ops, without_names  # noqa: E402
 
 
@@ -161,11 +161,7 @@ def test_transformers_grouped_mm_fallback(tmp_path):
     model, x = GroupedFallback().eval(), t(12, 8)
     ep = torch.export.export(model, (x,))
     assert "torch.ops.transformers.grouped_mm_fallback" in str(ep.graph)
-    path = str(tmp_path / "fallback.pt2")
-    torch.export.save(ep, path)
-    out = subprocess.run([cli(), "summary", path, "--format", "json"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = archive_json(ep, tmp_path, "fallback")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     assert doc["totals"]["params"] == 3 * 8 * 16
     matmul = [r for r in doc["op_types"] if r["op_type"] == "MatMul"]

@@ -24,7 +24,7 @@ from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from test_pt2 import cli  # noqa: E402
+from test_pt2 import archive_json, cli  # noqa: E402
 
 A = torch.ops.aten
 r = torch.randn
@@ -781,11 +781,7 @@ def test_einsum_kept_whole(tmp_path):
     args = (r(2, 3, 4 * 5), r(2, 4 * 5, 6))
     ep = torch.export.export(Call(model), args)
     assert "einsum" in str(ep.graph)
-    path = str(tmp_path / "einsum.pt2")
-    torch.export.save(ep, path)
-    out = subprocess.run([cli(), "summary", path, "--format", "json"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    doc = archive_json(ep, tmp_path, "einsum")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
     with FlopCounterMode(display=False) as fc:
         model(*args)
