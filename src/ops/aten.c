@@ -969,7 +969,8 @@ static nns_status cumsum(nns__aten_call *c, const nns__aten_op *op) {
 }
 
 /* x[i0, i1, ...] for integer index tensors over x's leading dims: each
- * index as int64, expanded to their common shape, a trailing axis added,
+ * index as int64, expanded to their common shape where it has another, a
+ * trailing axis added,
  * stacked, and one GatherND (ops_map.py's index, its leading case). */
 static nns_status gather_nd(nns__aten_call *c, const char *x,
                             const nns__aten_meta *mx,
@@ -1012,13 +1013,23 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
       A_TRY(nns_builder_attr_int(c->b, "to", NNS_DT_INT64, c->err));
       t = cast;
     }
-    const char *ex = c->fresh(c->fe);
-    const char *eins[] = {t, bvalue ? bvalue
-                                    : nns__aten_const_ints(c, bshape, nb,
-                                                           false)};
-    if (!eins[1])
-      return c->err->code;
-    A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
+    /* expanded only where its sizes are not the broadcast ones already
+     * (as ops_map.py's _int64) */
+    bool same = mt->rank == nb;
+    for (int d = 0; same && d < nb; d++)
+      same = mt->dims[d] == bshape[d] &&
+             (bshape[d] >= 0 || (mt->syms && mt->syms[d] && bsyms[d] &&
+                                 !strcmp(mt->syms[d], bsyms[d])));
+    const char *ex = t;
+    if (!same) {
+      ex = c->fresh(c->fe);
+      const char *eins[] = {t, bvalue ? bvalue
+                                      : nns__aten_const_ints(c, bshape, nb,
+                                                             false)};
+      if (!eins[1])
+        return c->err->code;
+      A_TRY(nns__aten_node(c, "Expand", "", eins, 2, &ex, 1));
+    }
     const char *un = c->fresh(c->fe);
     const char *uins[] = {ex, nns__aten_const_ints(c, &minus1, 1, false)};
     if (!uins[1])
