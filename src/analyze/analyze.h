@@ -499,6 +499,18 @@ nns_status nns__keep_warnings(nns_model *m, nns__analysis *a, size_t from);
  * caller's mixture-of-experts layers, nns_model_set_experts) and the
  * key/value cache totals of a decoder step (docs/metrics.md). */
 void nns__experts_analyze(const nns_model *m, nns__analysis *a);
+/* routing.c: the experts of the mixture-of-experts layers a graph with
+ * module paths routes among (a TopK over E of a module holding E experts),
+ * for a model that declares none. paths and decls malloc'ed. */
+typedef struct nns__routed_experts {
+  size_t count;
+  const char **paths;
+  nns__experts_decl *decls;
+} nns__routed_experts;
+/* False when out of memory (*r then holds what was found). */
+bool nns__experts_routed(const nns_model *m, const nns__analysis *a,
+                         nns__routed_experts *r);
+void nns__routed_experts_free(nns__routed_experts *r);
 /* The saturating sum experts.c gives params_active from (no flag). */
 static inline int64_t nns__sum_sat(int64_t a, int64_t b) {
   int64_t r;

@@ -35,13 +35,13 @@ static bool under(const char *name, const char *path) {
   return name && strncmp(name, path, n) == 0 && (!name[n] || name[n] == '.');
 }
 
-/* True when a shorter annotated path holds `path` too (the outer wins). */
-static bool inside_experts(const nns_model *m, const char *path) {
-  for (size_t i = 0; i < m->experts.cap; i++) {
-    const char *other = m->experts.keys[i];
-    if (other && other != path && under(path, other))
+/* True when a shorter path of `paths` holds `path` too (the outer wins). */
+static bool inside_other(const char *const *paths, size_t n,
+                         const char *path) {
+  for (size_t i = 0; i < n; i++)
+    if (paths[i] && paths[i] != path && strcmp(paths[i], path) != 0 &&
+        under(path, paths[i]))
       return true;
-  }
   return false;
 }
 
@@ -167,17 +167,24 @@ static bool has_moe_nodes(const nns_model *m) {
   return false;
 }
 
-/* Without declared experts or MoE nodes nothing is kept:
- * nns__layer_counts works the two counts out from the sums. */
+/* Without experts (declared, found from the routing, or MoE nodes)
+ * nothing is kept: nns__layer_counts works the two counts out from the
+ * sums. */
 static void experts_counts(const nns_model *m, nns__analysis *a) {
   bool nodes = has_moe_nodes(m);
-  if (m->experts.count == 0 && !nodes)
+  nns__routed_experts routed = {0};
+  if (m->experts.count == 0 && !nodes && !nns__experts_routed(m, a, &routed))
+    a->nomem = true;
+  if (m->experts.count == 0 && !nodes && routed.count == 0) {
+    nns__routed_experts_free(&routed);
     return;
+  }
   a->layer_experts = nns__arena_array(&a->arena, a->n_layers + 1,
                                       sizeof *a->layer_experts);
   bool *done = calloc(a->n_params + 1, sizeof *done);
   if (!a->layer_experts || !done) {
     free(done);
+    nns__routed_experts_free(&routed);
     a->nomem = true;
     return;
   }
@@ -186,11 +193,20 @@ static void experts_counts(const nns_model *m, nns__analysis *a) {
     a->layer_experts[l].params_active = nns__sum_sat(c->params, c->frozen);
     a->layer_experts[l].weight_bytes_read = c->param_bytes;
   }
+  const char *const *declared = (const char *const *)m->experts.keys;
   for (size_t i = 0; i < m->experts.cap; i++) {
     const char *path = m->experts.keys[i];
-    if (path && !inside_experts(m, path))
+    if (path && !inside_other(declared, m->experts.cap, path))
       apply_experts(a, path, m->experts.vals[i], done);
   }
+  for (size_t i = 0; i < routed.count; i++) {
+    const char *path = routed.paths[i];
+    /* the interned copy: a layer's path is found by its pointer */
+    const char *interned = nns__intern_find(&m->strings, path);
+    if (!inside_other(routed.paths, routed.count, path))
+      apply_experts(a, interned ? interned : path, &routed.decls[i], done);
+  }
+  nns__routed_experts_free(&routed);
   if (nodes)
     apply_moe_nodes(m, a, done);
   free(done);
