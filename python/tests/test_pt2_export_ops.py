@@ -166,3 +166,50 @@ def test_transformers_grouped_mm_fallback(tmp_path):
     assert doc["totals"]["params"] == 3 * 8 * 16
     matmul = [r for r in doc["op_types"] if r["op_type"] == "MatMul"]
     assert sum(r["macs"] for r in matmul) == 12 * 8 * 16
+
+
+@pytest.mark.parametrize("rows", [12, 7, 2])
+def test_grouped_mm_fallback_of_dynamic_rows(rows, tmp_path):
+    """The tokens a dynamic archive routes are a symbol: the grouped
+    product read at any row count is rows x K 8 x N 16 MACs, however the
+    rows split over E = 3 experts (7 rows: 3 + 2 + 2; 2 rows: an expert
+    with none)."""
+    pytest.importorskip("transformers.integrations.moe")
+    model = GroupedFallback().eval()
+    s = torch.export.Dim("s", min=2, max=64)
+    ep = torch.export.export(model, (t(12, 8),), dynamic_shapes=({0: s},))
+    doc = archive_json(ep, tmp_path, "fallback", "--input", f"x={rows}x8")
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    matmul = [r for r in doc["op_types"] if r["op_type"] == "MatMul"]
+    assert sum(r["macs"] for r in matmul) == rows * 8 * 16
+
+
+class Routing(torch.nn.Module):
+    """What transformers' grouped experts run before the product, on a
+    dynamic batch and sequence: sort of the flattened expert ids, a
+    histogram of them, the inverse permutation written by index_put_ into
+    an empty_like, and arange over sizes the archive computes (s0*s1)."""
+
+    def forward(self, x):
+        flat = x.reshape(-1).float()
+        order, perm = torch.sort(flat)
+        counts = torch.histc(flat, bins=4, min=0, max=3)
+        inv = torch.empty_like(perm)
+        inv = inv.index_put_((perm,), torch.arange(perm.shape[0]))
+        return torch.arange(x.shape[1]), order, counts, inv
+
+
+def test_routing_ops_of_computed_sizes(tmp_path):
+    """Every call lowers at sizes that are expressions of the symbols
+    (nothing uncounted), and the outputs have the sizes PyTorch gives at
+    the read sizes: 3 x 5 ids -> 15 sorted, 4 bins, 5 positions."""
+    x = torch.zeros(2, 6, dtype=torch.long)
+    b, s = torch.export.Dim("b", min=1, max=64), torch.export.Dim("s", min=2,
+                                                                  max=16)
+    ep = torch.export.export(Routing(), (x,),
+                             dynamic_shapes=({0: b, 1: s},))
+    doc = archive_json(ep, tmp_path, "routing", "--input", "x=3x5")
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    live = Routing()(torch.zeros(3, 5, dtype=torch.long))
+    got = [o["shape"] for o in doc["outputs"]]
+    assert got == [list(o.shape) for o in live]

@@ -8,6 +8,7 @@
 #include "front.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -159,21 +160,19 @@ static const char *fe_fresh(void *fe) {
   return nns__front_intern(f, buf); /* lives as long as the front */
 }
 
-/* An int64 scalar holding size `sym`: Gather(Shape(input), axis) of the
- * first graph input that has it, made once per symbol (at the model's
- * root: shape arithmetic, which counts nothing). */
-static const char *fe_symval(void *fe, const char *sym) {
-  nns__front *f = fe;
-  const char *key = nns__front_intern(f, sym);
-  const char *have = key ? nns__map_get(&f->symvals, key) : NULL;
-  if (!key || have)
-    return have;
+/* An int64 scalar holding input size `sym`: Gather(Shape(input), axis)
+ * of the first graph input that has it, made once per symbol (at the
+ * model's root: shape arithmetic, which counts nothing). With build
+ * false, only whether an input has it (non-NULL: `sym` itself). */
+static const char *input_size(nns__front *f, const char *key, bool build) {
   for (int i = 0; i < f->n_inputs; i++) {
     const nns__front_value *v = nns__front_value_of(f, f->inputs[i]);
     for (int k = 0; v && k < v->meta.rank; k++) {
       if (v->meta.dims[k] >= 0 || !v->meta.syms || !v->meta.syms[k] ||
           strcmp(v->meta.syms[k], key))
         continue;
+      if (!build)
+        return key;
       char shape[300], idx[300], out[300];
       snprintf(shape, sizeof shape, "_nns_shape_%.200s", f->inputs[i]);
       snprintf(idx, sizeof idx, "_nns_axis_%.200s_%d", f->inputs[i], k);
@@ -202,13 +201,164 @@ static const char *fe_symval(void *fe, const char *sym) {
           nns_builder_attr_int(f->b, "axis", 0, f->err))
         return NULL;
       f->nodes++;
-      const char *name = nns__front_intern(f, out);
-      if (!name || !nns__map_put(&f->symvals, key, (void *)name))
-        return NULL;
-      return name;
+      return nns__front_intern(f, out);
     }
   }
   return NULL;
+}
+
+/* ---- Sizes an archive computes ----
+ * A .pt2 names a size it computes by sympy's text of it
+ * ("Mul(Integer(2), Symbol('s70', positive=True, integer=True),
+ * Symbol('s72', positive=True, integer=True))"). Its scalar is made from
+ * the symbols' by shape arithmetic: Symbol, Integer, Mul, Add, Max, Min,
+ * FloorDiv and CleanDiv (Div: sizes are not negative), Mod and PythonMod.
+ * Another form is not read (NULL). Read twice: once to check the whole
+ * text (nothing made), then to make its nodes. */
+typedef struct expr_rd {
+  nns__front *f;
+  const char *s;
+  bool build;
+  int depth;
+} expr_rd;
+
+static void expr_space(expr_rd *r) {
+  while (*r->s == ' ')
+    r->s++;
+}
+
+/* `op` over the scalars ins[0..n) into a fresh scalar (built), or a
+ * non-NULL mark (checking). */
+static const char *expr_node(expr_rd *r, const char *op,
+                             const char *const *ins, size_t n) {
+  if (!r->build)
+    return "";
+  const char *out = fe_fresh(r->f);
+  if (!out || nns_builder_add_node(r->f->b, op, "", out, "", ins, n, &out, 1,
+                                   r->f->err) != NNS_OK)
+    return NULL;
+  r->f->nodes++;
+  return out;
+}
+
+static const char *expr_value(expr_rd *r);
+
+/* Symbol('name', assumptions...) after "Symbol(". */
+static const char *expr_symbol(expr_rd *r) {
+  if (*r->s != '\'')
+    return NULL;
+  const char *name = ++r->s, *end = strchr(name, '\'');
+  if (!end || end == name || end - name > 200)
+    return NULL;
+  char sym[256];
+  memcpy(sym, name, (size_t)(end - name));
+  sym[end - name] = 0;
+  r->s = end + 1;
+  while (*r->s && *r->s != ')' && *r->s != '(')
+    r->s++; /* the assumptions: positive=True, integer=True */
+  if (*r->s++ != ')')
+    return NULL;
+  const char *key = nns__front_intern(r->f, sym);
+  if (!key)
+    return NULL;
+  if (!r->build)
+    return input_size(r->f, key, false);
+  const char *have = nns__map_get(&r->f->symvals, key);
+  if (!have && (have = input_size(r->f, key, true)) &&
+      !nns__map_put(&r->f->symvals, key, (void *)have))
+    return NULL;
+  return have;
+}
+
+/* Integer(n) after "Integer(". */
+static const char *expr_integer(expr_rd *r) {
+  char *end;
+  long long v = strtoll(r->s, &end, 10);
+  if (end == r->s || *end != ')')
+    return NULL;
+  r->s = end + 1;
+  if (!r->build)
+    return "";
+  const char *out = fe_fresh(r->f);
+  int64_t i = v;
+  if (!out ||
+      nns_builder_add_initializer(r->f->b, out, NNS_DT_INT64, 0, NULL, &i,
+                                  sizeof i, r->f->err) != NNS_OK ||
+      nns__aten_param_kind(r->f->b, out, NNS_PARAM_CONSTANT, r->f->err))
+    return NULL;
+  return out;
+}
+
+static const char *expr_value(expr_rd *r) {
+  expr_space(r);
+  const char *id = r->s;
+  while ((*r->s >= 'A' && *r->s <= 'Z') || (*r->s >= 'a' && *r->s <= 'z'))
+    r->s++;
+  size_t len = (size_t)(r->s - id);
+  if (!len || *r->s++ != '(' || ++r->depth > 32)
+    return NULL;
+  const char *out = NULL;
+#define IS(word) (len == sizeof word - 1 && !strncmp(id, word, len))
+  if (IS("Symbol")) {
+    out = expr_symbol(r);
+  } else if (IS("Integer")) {
+    out = expr_integer(r);
+  } else {
+    const char *ins[8];
+    size_t n = 0;
+    for (;;) {
+      if (n == 8 || !(ins[n++] = expr_value(r)))
+        return NULL;
+      expr_space(r);
+      if (*r->s == ',') {
+        r->s++;
+        continue;
+      }
+      if (*r->s++ != ')')
+        return NULL;
+      break;
+    }
+    if (IS("Max") || IS("Min")) {
+      out = expr_node(r, IS("Max") ? "Max" : "Min", ins, n);
+    } else if (IS("Mul") || IS("Add")) {
+      out = ins[0];
+      for (size_t k = 1; out && k < n; k++)
+        out = expr_node(r, IS("Mul") ? "Mul" : "Add",
+                        (const char *const[]){out, ins[k]}, 2);
+    } else if (n == 2 && (IS("FloorDiv") || IS("CleanDiv"))) {
+      out = expr_node(r, "Div", ins, 2);
+    } else if (n == 2 && (IS("Mod") || IS("PythonMod"))) {
+      out = expr_node(r, "Mod", ins, 2);
+    }
+  }
+#undef IS
+  r->depth--;
+  return out;
+}
+
+/* The scalar of a size an archive computes, or NULL (see above). */
+static const char *expr_size(nns__front *f, const char *key) {
+  expr_rd check = {.f = f, .s = key};
+  const char *ok = expr_value(&check);
+  expr_space(&check);
+  if (!ok || *check.s)
+    return NULL;
+  expr_rd make = {.f = f, .s = key, .build = true};
+  return expr_value(&make);
+}
+
+/* An int64 scalar holding size `sym`: an input's size, or one computed
+ * from them; made once per size. */
+static const char *fe_symval(void *fe, const char *sym) {
+  nns__front *f = fe;
+  const char *key = nns__front_intern(f, sym);
+  const char *have = key ? nns__map_get(&f->symvals, key) : NULL;
+  if (!key || have)
+    return have;
+  have = strchr(key, '(') ? expr_size(f, key) : input_size(f, key, true);
+  if (have && !nns__map_put(&f->symvals, key, (void *)have))
+    return NULL;
+  return have;
 }
 
 /* ==== One call ==== */

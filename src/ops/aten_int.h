@@ -63,6 +63,10 @@ const char *nns__aten_shape_value(nns__aten_call *c, const nns__aten_meta *m);
  * as -1: a Reshape's target, which infers it. */
 const char *nns__aten_reshape_value(nns__aten_call *c,
                                     const nns__aten_meta *m);
+/* Dim `dim` of m as a 1-element int64 vector: a constant, or its
+ * symbol's scalar (NULL when neither). */
+const char *nns__aten_size_vector(nns__aten_call *c, const nns__aten_meta *m,
+                                  int dim);
 /* A 1-element int64 value holding int argument a (a constant, or its
  * symbol's scalar); NULL as above. */
 const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a);

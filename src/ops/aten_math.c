@@ -729,18 +729,29 @@ static nns_status histc(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   int64_t n = numel(mx), bins = nns__aten_int(c, "bins", 100);
   double lo = nns__aten_float(c, "min", 0), hi = nns__aten_float(c, "max", 0);
-  if (n < 0)
+  if (mx->rank < 0)
     return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
-  NEED(t = STEP(NULL, "Reshape", x, nns__aten_const_ints(c, &n, 1, false)));
+  const int64_t flat = n >= 0 ? n : -1; /* symbolic sizes: Reshape infers */
+  NEED(t = STEP(NULL, "Reshape", x, nns__aten_const_ints(c, &flat, 1, false)));
   NEED(t = STEP(NULL, "Sub", t, SC(lo, mx)));
   NEED(t = STEP(NULL, "Mul", t,
                 SC(hi > lo ? (double)bins / (hi - lo) : 1.0, mx)));
   NEED(t = STEP(NULL, "Floor", t));
   NEED(t = STEP(NULL, "Cast", t));
   A_TRY(attr_int(c, "to", NNS_DT_INT64));
+  const char *ones;
+  if (n >= 0) {
+    ones = nns__aten_filler(c, my->dtype, 1, &n);
+  } else { /* a one per element, as many as the (symbolic) elements */
+    NEED(ones = STEP(NULL, "ConstantOfShape", STEP(NULL, "Shape", t)));
+    int64_t one = 1;
+    A_TRY(nns_builder_attr_tensor(c->b, "value", NNS_ATTR_TENSOR,
+                                  my->dtype ? my->dtype : NNS_DT_FLOAT, 1,
+                                  &one, NULL, 0, c->err));
+  }
   NEED(STEP(y, "ScatterElements", nns__aten_filler(c, my->dtype, 1, &bins), t,
-            nns__aten_filler(c, my->dtype, 1, &n)));
+            ones));
   A_TRY(attr_int(c, "axis", 0));
   A_TRY(nns_builder_attr_string(c->b, "reduction", "add", 3, c->err));
   return nns__aten_kernel(c, first);

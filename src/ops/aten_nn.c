@@ -483,6 +483,82 @@ static const char *rows_of(nns__aten_call *c, const char *t,
   return s;
 }
 
+/* op over two int64 vectors into a fresh one (NULL on failure). */
+static const char *size_op(nns__aten_call *c, const char *op, const char *a,
+                           const char *b) {
+  const char *out = c->fresh(c->fe), *ins[] = {a, b};
+  if (!a || !b || !out || nns__aten_node(c, op, "", ins, 2, &out, 1) != NNS_OK)
+    return NULL;
+  return out;
+}
+
+/* t[start:end] along axis, start and end 1-element int64 values. */
+static const char *slice_by(nns__aten_call *c, const char *t,
+                            const char *start, const char *end, int64_t axis) {
+  const char *ins[] = {t, start, end,
+                       nns__aten_const_ints(c, &axis, 1, false)};
+  const char *s = c->fresh(c->fe);
+  if (!start || !end || !ins[3] || !s ||
+      nns__aten_node(c, "Slice", "", ins, 4, &s, 1) != NNS_OK)
+    return NULL;
+  return s;
+}
+
+/* _grouped_mm's experts form, (S, K) x (E, K, N), with S a symbol (a
+ * dynamic archive's tokens): the same balanced split, its sizes computed
+ * from S by shape arithmetic (q = S / E, rem = S % E: rem groups of q + 1
+ * rows, E - rem of q), both groups always made (one may be empty), so
+ * that an archive read at any S counts rows x K x N. */
+static nns_status grouped_mm_symbolic(nns__aten_call *c, const char *a,
+                                      const nns__aten_meta *ma, const char *w,
+                                      const int64_t *dw) {
+  int64_t K = ma->dims[1], E = dw[0], N = dw[2], zero = 0, one = 1,
+          minus1 = -1;
+  if (K < 0 || E < 1 || dw[1] != K)
+    return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *S = nns__aten_size_vector(c, ma, 0);
+  const char *e = nns__aten_const_ints(c, &E, 1, false);
+  const char *k = nns__aten_const_ints(c, &K, 1, false);
+  const char *nn = nns__aten_const_ints(c, &N, 1, false);
+  const char *z = nns__aten_const_ints(c, &zero, 1, false);
+  const char *o = nns__aten_const_ints(c, &one, 1, false);
+  const char *m1 = nns__aten_const_ints(c, &minus1, 1, false);
+  const char *q = size_op(c, "Div", S, e), *rem = size_op(c, "Mod", S, e);
+  const char *q1 = size_op(c, "Add", q, o);
+  const char *cut = size_op(c, "Mul", rem, q1);
+  const char *groups[2][2] = {{rem, q1}, {size_op(c, "Sub", e, rem), q}};
+  const char *row_at[3] = {z, cut, S}, *expert_at[3] = {z, rem, e};
+  if (!k || !nn || !m1 || !cut || !groups[1][0])
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  const char *parts[2];
+  for (int gi = 0; gi < 2; gi++) {
+    const char *rows = slice_by(c, a, row_at[gi], row_at[gi + 1], 0);
+    const char *ws = slice_by(c, w, expert_at[gi], expert_at[gi + 1], 0);
+    const char *xs_d[] = {groups[gi][0], groups[gi][1], k};
+    const char *shape = c->fresh(c->fe), *xs = c->fresh(c->fe);
+    if (!rows || !ws || !shape || !xs)
+      return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+    A_TRY(nns__aten_node(c, "Concat", "", xs_d, 3, &shape, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", 0, c->err));
+    const char *ins[] = {rows, shape};
+    A_TRY(nns__aten_node(c, "Reshape", "", ins, 2, &xs, 1));
+    /* a group of no rows is (g, 0, K), not its input's dim */
+    A_TRY(nns_builder_attr_int(c->b, "allowzero", 1, c->err));
+    const char *p = c->fresh(c->fe), *mm[] = {xs, ws};
+    A_TRY(nns__aten_node(c, "MatMul", "", mm, 2, &p, 1));
+    const char *flat_d[] = {m1, nn}, *flat = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", flat_d, 2, &flat, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", 0, c->err));
+    parts[gi] = c->fresh(c->fe);
+    const char *rs[] = {p, flat};
+    A_TRY(nns__aten_node(c, "Reshape", "", rs, 2, &parts[gi], 1));
+  }
+  A_TRY(nns__aten_node(c, "Concat", "", parts, 2, c->outs, 1));
+  A_TRY(nns_builder_attr_int(c->b, "axis", 0, c->err));
+  return nns__aten_kernel(c, first);
+}
+
 /* _grouped_mm(self, mat2, offs, bias, out_dtype): one matrix product per
  * group. 3-D x 3-D: a batched MatMul. 2-D (S, K) x 3-D (E, K, N): the
  * experts' rows as a balanced split (which rows meet which expert is the
@@ -496,6 +572,9 @@ static nns_status grouped_mm(nns__aten_call *c, const nns__aten_op *op) {
   const nns__aten_meta *ma = A_META(c, a), *mw = A_META(c, w),
                        *mo = A_META(c, c->outs[0]);
   int64_t da[NNS__ATEN_R_MAX], dw[NNS__ATEN_R_MAX], dy[NNS__ATEN_R_MAX];
+  if (a && w && ma && ma->rank == 2 && ma->dims[0] < 0 &&
+      nns__aten_known(mw, dw) && mw->rank == 3 && !A_T(c, "bias"))
+    return grouped_mm_symbolic(c, a, ma, w, dw);
   if (!a || !w || !nns__aten_known(ma, da) || !nns__aten_known(mw, dw) || !nns__aten_known(mo, dy) ||
       A_T(c, "bias") || ma->rank < 2 || ma->rank > 3 || mw->rank < 2 ||
       mw->rank > 3 || (ma->rank == 3 && mw->rank == 2))

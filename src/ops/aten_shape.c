@@ -446,16 +446,80 @@ static nns_status index_copy(nns__aten_call *c, const nns__aten_op *op) {
  * ScatterND of v (Expanded to the indexed shape) at the stacked indices
  * (ops_map.py's index_put; x[mask] = rows is not lowered here: how many
  * rows is the mask's data). */
+/* Whether dim ka of a and dim kb of b are one size: equal numbers, or
+ * one symbol (or expression) by name. */
+static bool same_size(const nns__aten_meta *a, int ka, const nns__aten_meta *b,
+                      int kb) {
+  if (a->dims[ka] >= 0 || b->dims[kb] >= 0)
+    return a->dims[ka] == b->dims[kb];
+  return a->syms && b->syms && a->syms[ka] && b->syms[kb] &&
+         !strcmp(a->syms[ka], b->syms[kb]);
+}
+
+/* index_put with sizes not all known, in the one form that needs none:
+ * int64 index tensors of one shape over the leading dims, and values of
+ * that shape then x's other dims (no Expand): the static lowering's
+ * Unsqueeze (Concat) and ScatterND. NOTFOUND for any other. */
+static nns_status index_put_symbolic(nns__aten_call *c, const char *x,
+                                     const char *v,
+                                     const nns__aten_arg *ix) {
+  const nns__aten_meta *mx = A_META(c, x), *mv = A_META(c, v);
+  int used = ix->n;
+  const nns__aten_meta *m0 = ix->tensors[0] ? A_META(c, ix->tensors[0]) : 0;
+  if (!m0 || m0->rank < 1 || mv->rank != m0->rank + mx->rank - used ||
+      used > NNS__ATEN_R_MAX)
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < used; k++) {
+    const nns__aten_meta *mk =
+        ix->tensors[k] ? A_META(c, ix->tensors[k]) : NULL;
+    if (!mk || mk->dtype != NNS_DT_INT64 || mk->rank != m0->rank)
+      return NNS_E_NOTFOUND;
+    for (int j = 0; j < mk->rank; j++)
+      if (!same_size(mk, j, m0, j))
+        return NNS_E_NOTFOUND;
+  }
+  for (int j = 0; j < m0->rank; j++)
+    if (!same_size(mv, j, m0, j))
+      return NNS_E_NOTFOUND;
+  for (int k = used; k < mx->rank; k++)
+    if (!same_size(mv, m0->rank + k - used, mx, k))
+      return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  const char *parts[NNS__ATEN_R_MAX];
+  int64_t minus1 = -1;
+  for (int k = 0; k < used; k++) {
+    const char *ins[] = {ix->tensors[k],
+                         nns__aten_const_ints(c, &minus1, 1, false)};
+    if (!ins[1])
+      return fail_of(c);
+    parts[k] = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Unsqueeze", "", ins, 2, &parts[k], 1));
+  }
+  const char *stacked = parts[0];
+  if (used > 1) {
+    stacked = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)used, &stacked, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  }
+  const char *ins[] = {x, stacked, v};
+  A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
+  if (nns__aten_bool(c, "accumulate", false))
+    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  return nns__aten_kernel(c, first);
+}
+
 static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *x = A_T(c, "self"), *v = A_T(c, "values");
   const nns__aten_arg *ix = nns__aten_arg_of(c, "indices");
   const nns__aten_meta *mx = A_META(c, x), *mv = A_META(c, v);
   int64_t dx[NNS__ATEN_R_MAX], dv[NNS__ATEN_R_MAX];
-  if (!x || !v || !nns__aten_known(mx, dx) || !nns__aten_known(mv, dv) || !ix ||
+  if (!x || !v || !mx || !mv || mx->rank < 0 || mv->rank < 0 || !ix ||
       ix->kind != NNS__AA_TENSORS || ix->n < 1 || ix->n > mx->rank ||
       !c->outs[0])
     return NNS_E_NOTFOUND;
+  if (!nns__aten_known(mx, dx) || !nns__aten_known(mv, dv))
+    return index_put_symbolic(c, x, v, ix);
   bool acc = nns__aten_bool(c, "accumulate", false);
   int used = 0;
   for (int k = 0; k < ix->n; k++)
@@ -601,8 +665,10 @@ static nns_status sort(nns__aten_call *c, const nns__aten_op *op) {
   int r = mx->rank > 1 ? mx->rank : 1;
   int64_t dim = (nns__aten_int(c, "dim", -1) % r + r) % r;
   int64_t n = mx->rank ? mx->dims[dim] : 1;
-  if (n < 0)
-    return NNS_E_NOTFOUND;
+  const char *k = n >= 0 ? nns__aten_const_ints(c, &n, 1, false)
+                         : nns__aten_size_vector(c, mx, (int)dim);
+  if (!k)
+    return fail_of(c);
   const char *outs[2];
   if (!strncmp(c->op, "argsort", 7)) {
     outs[0] = c->fresh(c->fe);
@@ -614,9 +680,7 @@ static nns_status sort(nns__aten_call *c, const nns__aten_op *op) {
   for (int j = 0; j < 2; j++)
     if (!outs[j])
       outs[j] = c->fresh(c->fe);
-  const char *ins[] = {x, nns__aten_const_ints(c, &n, 1, false)};
-  if (!ins[1])
-    return c->err->code;
+  const char *ins[] = {x, k};
   A_TRY(nns__aten_node(c, "TopK", "", ins, 2, outs, 2));
   A_TRY(nns_builder_attr_int(c->b, "axis", dim, c->err));
   A_TRY(nns_builder_attr_int(c->b, "largest",

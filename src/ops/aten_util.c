@@ -219,6 +219,15 @@ static const char *sym_vector(nns__aten_call *c, const char *sym) {
   return out;
 }
 
+const char *nns__aten_size_vector(nns__aten_call *c, const nns__aten_meta *m,
+                                  int dim) {
+  if (!m || dim < 0 || dim >= m->rank)
+    return NULL;
+  if (m->dims[dim] >= 0)
+    return nns__aten_const_ints(c, &m->dims[dim], 1, false);
+  return m->syms && m->syms[dim] ? sym_vector(c, m->syms[dim]) : NULL;
+}
+
 const char *nns__aten_int_value(nns__aten_call *c, const nns__aten_arg *a) {
   if (a->kind != NNS__AA_INT)
     return NULL;
@@ -242,7 +251,13 @@ static const char *sizes_value(nns__aten_call *c, const nns__aten_meta *m,
   const char *parts[16];
   const int64_t minus1 = -1;
   for (int k = 0; k < m->rank; k++) {
+    /* A size the archive computes (an expression of symbols) is the
+     * Reshape's -1 where it may be: its arithmetic is no node of the
+     * program's (the live recording sees numbers). */
+    bool computed = m->dims[k] < 0 && m->syms && m->syms[k] &&
+                    strchr(m->syms[k], '(');
     parts[k] = m->dims[k] >= 0 ? nns__aten_const_ints(c, &m->dims[k], 1, false)
+               : computed && minus_ok ? NULL
                : m->syms && m->syms[k] ? sym_vector(c, m->syms[k])
                                        : NULL;
     if (!parts[k] && minus_ok && !c->err->code) {
