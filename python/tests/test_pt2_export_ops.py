@@ -213,3 +213,28 @@ def test_routing_ops_of_computed_sizes(tmp_path):
     live = Routing()(torch.zeros(3, 5, dtype=torch.long))
     got = [o["shape"] for o in doc["outputs"]]
     assert got == [list(o.shape) for o in live]
+
+
+class ScatterOne(torch.nn.Module):
+    """PhiMoE's routing mask: a number scattered at top-k indices of
+    dynamic batch and sequence."""
+
+    def forward(self, x, i):
+        return torch.zeros_like(x).scatter(-1, i, 1.0) + x
+
+
+def test_scatter_of_a_number_at_symbolic_sizes(tmp_path):
+    """Read at 3 x 5: nothing uncounted, FLOPs those of the Add alone
+    (3 * 5 * 4 = 60, the scatter writes and adds nothing), as live."""
+    b, s = torch.export.Dim("b", min=1, max=64), torch.export.Dim("s", min=2,
+                                                                  max=16)
+    ep = torch.export.export(
+        ScatterOne(), (t(2, 6, 4), torch.zeros(2, 6, 2, dtype=torch.long)),
+        dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}))
+    doc = archive_json(ep, tmp_path, "scatter", "--input", "x=3x5x4",
+                       "--input", "i=3x5x2")
+    assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []
+    assert doc["totals"]["flops"] == 3 * 5 * 4
+    live = nnscan.summary(ScatterOne(), inputs=(
+        t(3, 5, 4), torch.zeros(3, 5, 2, dtype=torch.long)), file=False)
+    assert live.totals["flops"] == doc["totals"]["flops"]

@@ -334,10 +334,15 @@ static nns_status scatter(nns__aten_call *c, const nns__aten_op *op) {
     int64_t di[NNS__ATEN_R_MAX];
     const nns__aten_meta *mi = A_META(c, ix);
     const char *ins[] = {nns__aten_operand(c, src, mx->dtype), NULL};
-    if (!ins[0] || !nns__aten_known(mi, di))
+    if (!ins[0] || !mi || mi->rank < 0)
       return fail_of(c);
-    if (!(ins[1] = nns__aten_const_ints(c, di, mi->rank, false)))
-      return c->err->code;
+    if (nns__aten_known(mi, di)) {
+      if (!(ins[1] = nns__aten_const_ints(c, di, mi->rank, false)))
+        return c->err->code;
+    } else { /* symbolic sizes: the index's own Shape */
+      ins[1] = c->fresh(c->fe);
+      A_TRY(nns__aten_node(c, "Shape", "", &ix, 1, &ins[1], 1));
+    }
     upd = c->fresh(c->fe);
     A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &upd, 1));
   }
