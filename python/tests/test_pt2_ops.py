@@ -519,6 +519,17 @@ CASES.update({
         torch.fft.fftn(_cplx(x), dim=(1, 2))), (r(2, 4, 6, 2),), "fft_fftn"),
     "fft_ifft2": (lambda x: torch.view_as_real(torch.fft.ifft2(_cplx(x))),
                   (r(2, 4, 6, 2),), "fft_ifft2"),
+    # a real signal's 2-D / n-D fft or inverse: made complex first
+    # (promote_tensor_fft), then _fft_c2c; FNet's mixing takes .real of it
+    "fft_fftn_real_signal": (
+        lambda x: torch.fft.fftn(x, dim=(1, 2)).real, (r(2, 4, 6),),
+        "fft_fftn"),
+    "fft_fft2_real_signal_imag": (
+        lambda x: torch.fft.fft2(x).imag, (r(2, 4, 6),), "fft_fft2"),
+    "fft_ifftn_real_signal": (
+        lambda x: torch.view_as_real(torch.fft.ifftn(x, dim=(1, 2),
+                                                    norm="ortho")),
+        (r(2, 4, 6),), "fft_ifftn"),
     # the kernels called as ops
     "_fft_r2c": (lambda x: torch.view_as_real(A._fft_r2c(x, [1], 0, True)),
                  (r(3, 8),), "_fft_r2c"),

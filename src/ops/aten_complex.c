@@ -328,9 +328,13 @@ static nns_status fft_resize(nns__aten_call *c, const char *x,
 /* torch.fft's composites an archive keeps (fft_fft, fft_rfft2, fft_ifftn,
  * ...), lowered as the kernel each runs live: _fft_c2c on a value in real
  * form, _fft_r2c for rfft* and for a 1-D forward fft of a real signal,
- * after resize_fft_input's Slice and Pad when a size (n, s) is given.
- * A 2-D or n-D fft of a real signal (a complex copy first), a 1-D inverse
- * of a real one and a complex value padded: not lowered here. */
+ * after resize_fft_input's Slice and Pad when a size (n, s) is given; a
+ * 2-D or n-D fft (or inverse) of a real signal on a complex copy of it
+ * (fft_of_real). A 1-D inverse of a real signal, a real signal resized
+ * before its copy and a complex value padded: not lowered here. */
+static nns_status fft_of_real(nns__aten_call *c, nns__aten_call *kc,
+                              const char *x, const nns__aten_meta *mx);
+
 static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   const char *x = A_T(c, "self"), *k = op->name + 4;
   const nns__aten_meta *mx = A_META(c, x);
@@ -356,9 +360,13 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   }
   bool cx = real_formed(c, x);
-  if (complex_dt(mx->dtype) || (real_in && cx) ||
-      (!real_in && !cx && (nd != 1 || inverse)))
+  if (complex_dt(mx->dtype) || (real_in && cx))
     return NNS_E_NOTFOUND;
+  /* a 2-D or n-D fft (or inverse) of a real signal: made complex; a 1-D
+   * inverse of one runs _fft_r2c and a conj live: not lowered here */
+  if (!real_in && !cx && nd == 1 && inverse)
+    return NNS_E_NOTFOUND;
+  bool promote = !real_in && !cx && nd != 1;
   int r = cx ? mx->rank - 1 : mx->rank;
   int64_t dims[16];
   int n = 0;
@@ -402,6 +410,8 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
     return NNS_E_NOTFOUND;
   const char *xr = x;
   if (ns) {
+    if (promote)
+      return NNS_E_NOTFOUND; /* resized, then made complex: not here */
     for (int j = 0; j < n; j++)
       if (dims[j] < -r || dims[j] >= r)
         return NNS_E_NOTFOUND;
@@ -416,6 +426,11 @@ static nns_status fft_composite(nns__aten_call *c, const nns__aten_op *op) {
   nns__aten_call kc = *c;
   kc.args = args;
   kc.n_args = 4;
+  if (promote) {
+    args[3] = (nns__aten_arg){.name = "forward", .kind = NNS__AA_BOOL,
+                              .b = !inverse};
+    return fft_of_real(c, &kc, xr, mx);
+  }
   return cx ? fft_c2c_on(&kc, xr, mx) : fft_r2c_on(&kc, xr, mx);
 }
 
@@ -447,6 +462,62 @@ static nns_status complex_abs(nns__aten_call *c, const char *x) {
   return nns__aten_kernel(c, first);
 }
 
+/* The two halves of real x made complex of real dtype dt: x (Cast when
+ * its dtype differs) as (..., 1), and a zero filler of that shape, for a
+ * Concat into the real form (ops_map.py's to_complex_copy). */
+static nns_status complex_halves(nns__aten_call *c, const char *x,
+                                 const nns__aten_meta *mx, int32_t dt,
+                                 const char *halves[2]) {
+  int64_t d[NNS__ATEN_R_MAX + 1];
+  if (mx->rank >= NNS__ATEN_R_MAX || !nns__aten_known(mx, d))
+    return NNS_E_NOTFOUND;
+  d[mx->rank] = 1;
+  const char *src = x;
+  if (mx->dtype != dt) {
+    src = c->fresh(c->fe);
+    A_TRY(node1(c, "Cast", &x, 1, src, "to", dt));
+  }
+  const char *re = c->fresh(c->fe);
+  A_TRY(unsqueeze_last(c, src, re));
+  halves[0] = re;
+  halves[1] = nns__aten_filler(c, dt, mx->rank + 1, d);
+  return halves[1] ? NNS_OK : c->err->code ? c->err->code : NNS_E_NOTFOUND;
+}
+
+/* A 2-D or n-D fft (or an inverse) of a real signal x: PyTorch makes it
+ * complex first (promote_tensor_fft: _to_copy, one kernel), then runs
+ * _fft_c2c on it, as a live recording sees. */
+static nns_status fft_of_real(nns__aten_call *c, nns__aten_call *kc,
+                              const char *x, const nns__aten_meta *mx) {
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  if (!mo || !complex_dt(mo->dtype) || mx->rank >= NNS__ATEN_R_MAX)
+    return NNS_E_NOTFOUND;
+  int32_t dt = real_dt(mo->dtype);
+  size_t first = *c->node_count;
+  const char *halves[2];
+  A_TRY(complex_halves(c, x, mx, dt, halves));
+  const char *xr = c->fresh(c->fe);
+  A_TRY(node1(c, "Concat", halves, 2, xr, "axis", -1));
+  A_TRY(nns__aten_kernel(c, first));
+  int64_t dims[NNS__ATEN_R_MAX + 1];
+  const char *syms[NNS__ATEN_R_MAX + 1];
+  for (int k = 0; k < mx->rank; k++) {
+    dims[k] = mx->dims[k];
+    syms[k] = mx->syms ? mx->syms[k] : NULL;
+  }
+  dims[mx->rank] = 2;
+  syms[mx->rank] = NULL;
+  nns__aten_meta mr = {.dtype = dt, .rank = mx->rank + 1, .dims = dims,
+                       .syms = syms, .real_form = true};
+  nns__aten_arg args[8];
+  if (kc->n_args > 8)
+    return NNS_E_NOTFOUND;
+  memcpy(args, kc->args, (size_t)kc->n_args * sizeof *args);
+  args[0].tensor = xr; /* "self" */
+  kc->args = args;
+  return fft_c2c_on(kc, xr, &mr);
+}
+
 /* _to_copy (and to, type_as: torch.export keeps them, live they run as
  * _to_copy) with a complex side (ops_map.py's to_complex_copy): complex to
  * complex a Cast of the real form; real to complex the real part beside
@@ -471,20 +542,8 @@ static nns_status complex_copy(nns__aten_call *c, const char *x, bool *done) {
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
     return node1(c, "Cast", &x, 1, r, "to", dt);
   }
-  int64_t d[NNS__ATEN_R_MAX + 1];
-  if (mx->rank >= NNS__ATEN_R_MAX || !nns__aten_known(mx, d))
-    return NNS_E_NOTFOUND;
-  d[mx->rank] = 1;
-  const char *src = x;
-  if (mx->dtype != dt) {
-    src = c->fresh(c->fe);
-    A_TRY(node1(c, "Cast", &x, 1, src, "to", dt));
-  }
-  const char *re = c->fresh(c->fe);
-  A_TRY(unsqueeze_last(c, src, re));
-  const char *halves[] = {re, nns__aten_filler(c, dt, mx->rank + 1, d)};
-  if (!halves[1])
-    return c->err->code;
+  const char *halves[2];
+  A_TRY(complex_halves(c, x, mx, dt, halves));
   const char *r = complex_out(c);
   if (!r)
     return c->err->code ? c->err->code : NNS_E_NOTFOUND;
@@ -567,6 +626,29 @@ nns_status nns__aten_lower_complex(nns__aten_call *c, const nns__aten_op *e,
   return st;
 }
 
+/* real(self) / imag(self) of a complex value in real form: PyTorch's
+ * composite, view_as_real(x).select(-1, 0 or 1), as a live recording sees
+ * it (select's entry: a Gather); real of a real tensor is the tensor. */
+static nns_status real_part(nns__aten_call *c, const nns__aten_op *op) {
+  const char *x = A_T(c, "self");
+  const nns__aten_op *select = nns__aten_find("select");
+  bool imag = op->name[0] == 'i';
+  if (!x || !select || c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  if (!is_complex(c, x))
+    return imag ? NNS_E_NOTFOUND : c->alias(c->fe, c->outs[0], x);
+  if (!real_formed(c, x))
+    return NNS_E_NOTFOUND; /* complex-typed: no meta for its pairs here */
+  nns__aten_arg args[3] = {
+      {.name = "self", .kind = NNS__AA_TENSOR, .tensor = x},
+      {.name = "dim", .kind = NNS__AA_INT, .i = -1},
+      {.name = "index", .kind = NNS__AA_INT, .i = imag ? 1 : 0}};
+  nns__aten_call sc = *c;
+  sc.args = args;
+  sc.n_args = 3;
+  return select->rule(&sc, select);
+}
+
 static const nns__aten_op ops[] = {
     RULE("_fft_c2c", "DFT", fft_c2c),
     RULE("_fft_r2c", "DFT", fft_r2c),
@@ -579,9 +661,11 @@ static const nns__aten_op ops[] = {
     RULE("fft_rfft", "DFT", fft_composite),
     RULE("fft_rfft2", "DFT", fft_composite),
     RULE("fft_rfftn", "DFT", fft_composite),
+    RULE("imag", "Gather (select of the real form)", real_part),
     RULE("masked_scatter", "(uncounted: the mask's contents)",
          masked_scatter),
     RULE("polar", "Cos Sin Mul Unsqueeze Concat", polar),
+    RULE("real", "Gather (select of the real form)", real_part),
     RULE("view_as_complex", "(its input, in real form)", view_as_complex),
     RULE("view_as_real", "(its input) or pytorch.aten view_as_real",
          view_as_real),
