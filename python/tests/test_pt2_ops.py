@@ -713,6 +713,8 @@ DYNAMIC = {
     "adaptive_max_pool2d_up": (nn.AdaptiveMaxPool2d((4, 6)),
                                (r(2, 2, 2, 3),)),
     "roll": (lambda x: x.roll((1, -2), (1, 2)), (r(2, 3, 4),)),
+    "fft_fftn_real_signal": (lambda x: torch.fft.fftn(x, dim=(1, 2)).real,
+                             (r(2, 4, 6),)),
 }
 
 

@@ -469,8 +469,9 @@ static nns_status complex_halves(nns__aten_call *c, const char *x,
                                  const nns__aten_meta *mx, int32_t dt,
                                  const char *halves[2]) {
   int64_t d[NNS__ATEN_R_MAX + 1];
-  if (mx->rank >= NNS__ATEN_R_MAX || !nns__aten_known(mx, d))
+  if (mx->rank < 0 || mx->rank >= NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
+  bool known = nns__aten_known(mx, d);
   d[mx->rank] = 1;
   const char *src = x;
   if (mx->dtype != dt) {
@@ -480,8 +481,19 @@ static nns_status complex_halves(nns__aten_call *c, const char *x,
   const char *re = c->fresh(c->fe);
   A_TRY(unsqueeze_last(c, src, re));
   halves[0] = re;
-  halves[1] = nns__aten_filler(c, dt, mx->rank + 1, d);
-  return halves[1] ? NNS_OK : c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  if (known) {
+    halves[1] = nns__aten_filler(c, dt, mx->rank + 1, d);
+    return halves[1] ? NNS_OK : c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  }
+  /* symbolic sizes: zeros over the real half's own Shape */
+  const char *shape = c->fresh(c->fe), *zeros = c->fresh(c->fe);
+  A_TRY(node1(c, "Shape", &re, 1, shape, NULL, 0));
+  A_TRY(node1(c, "ConstantOfShape", &shape, 1, zeros, NULL, 0));
+  int64_t one = 1;
+  A_TRY(nns_builder_attr_tensor(c->b, "value", NNS_ATTR_TENSOR, dt, 1, &one,
+                                NULL, 0, c->err));
+  halves[1] = zeros;
+  return NNS_OK;
 }
 
 /* A 2-D or n-D fft (or an inverse) of a real signal x: PyTorch makes it
