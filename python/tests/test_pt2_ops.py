@@ -114,6 +114,11 @@ CASES = {
                               (r(1, 3, 1, 1),), "adaptive_avg_pool2d"),
     "adaptive_avg_tiles": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)) * 2,
                            (r(1, 3, 4, 6),), "adaptive_avg_pool2d"),
+    # the 1-D pool runs live as the 2-D one over x.unsqueeze(-2) (Swin's
+    # pooler): a 2-D GlobalAveragePool, numel(Y) (k - 1 + 2) MACs
+    "adaptive_avg_pool1d_global": (
+        lambda x: F.adaptive_avg_pool1d(x.transpose(1, 2), 1).flatten(1),
+        (r(2, 16, 8),), "adaptive_avg_pool1d", OWN_TYPES),
     # a legacy empty 1-D tensor beside the others (a KV cache's first
     # step): PyTorch skips it
     "cat_legacy_empty": (lambda x: torch.cat([x.new_empty(0), x], -2) * 2,

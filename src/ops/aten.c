@@ -368,6 +368,25 @@ static nns_status adaptive_pool(nns__aten_call *c, const nns__aten_op *op) {
   bool global = true;
   for (int a = 0; a < r; a++)
     global = global && o[a] == 1;
+  if (global && r == 1) {
+    /* PyTorch runs the 1-D pool as the 2-D one over x.unsqueeze(-2),
+     * then squeeze(-2) (its mean over H and W: a 2-D GlobalAveragePool),
+     * as the live recording has it */
+    int64_t d4[4] = {mx->dims[0], mx->dims[1], 1, mx->dims[2]};
+    int64_t d3[3] = {mx->dims[0], mx->dims[1], 1};
+    int unknown = 0;
+    for (int a = 0; a < 3; a++)
+      unknown += mx->dims[a] < 0;
+    if (unknown > 1)
+      return NNS_E_NOTFOUND;
+    for (int a = 0; a < 4; a++)
+      d4[a] = d4[a] < 0 ? -1 : d4[a];
+    d3[0] = d3[0] < 0 ? -1 : d3[0];
+    const char *u = c->fresh(c->fe), *mean = c->fresh(c->fe);
+    A_TRY(nns__aten_reshape_to(c, x, d4, 4, u));
+    A_TRY(nns__aten_node(c, "GlobalAveragePool", "", &u, 1, &mean, 1));
+    return nns__aten_reshape_to(c, mean, d3, 3, c->outs[0]);
+  }
   if (global && mx->rank == 4 && mx->channels_last &&
       !strcmp(op->name, "adaptive_avg_pool2d")) {
     /* PyTorch's mean over H and W, then (a channels-last input) an
