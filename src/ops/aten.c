@@ -644,7 +644,13 @@ static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
   int64_t perm[16];
   for (int k = 0; k < r; k++)
     perm[k] = k;
-  if (!strcmp(c->op, "permute")) {
+  if (!strcmp(c->op, "numpy_T")) { /* x.T: every dim reversed (a permute
+                                     live) */
+    for (int k = 0; k < r; k++)
+      perm[k] = r - 1 - k;
+    if (r < 2)
+      return c->alias(c->fe, c->outs[0], x);
+  } else if (!strcmp(c->op, "permute")) {
     const nns__aten_arg *d = nns__aten_arg_of(c, "dims");
     if (!d || d->kind != NNS__AA_INTS || d->n != r)
       return NNS_E_NOTFOUND;
@@ -1158,9 +1164,12 @@ static nns_status sdpa(nns__aten_call *c, const nns__aten_op *op) {
       mq->rank > 16 || nns__aten_bool(c, "enable_gqa", false))
     return NNS_E_NOTFOUND;
   int r = mq->rank;
+  /* one key/value head for every query head (Falcon's multi-query) is
+   * broadcasting, as the math path's MatMuls run it; other grouped heads
+   * (enable_gqa's): not here yet */
   if (r >= 3 && mq->dims[r - 3] >= 0 && mk->dims[r - 3] >= 0 &&
-      mq->dims[r - 3] != mk->dims[r - 3])
-    return NNS_E_NOTFOUND; /* grouped heads: not here yet */
+      mq->dims[r - 3] != mk->dims[r - 3] && mk->dims[r - 3] != 1)
+    return NNS_E_NOTFOUND;
   int64_t e = mq->dims[r - 1];
   const nns__aten_arg *sa = nns__aten_arg_of(c, "scale");
   double scale = sa && sa->kind == NNS__AA_FLOAT ? sa->f
@@ -1330,6 +1339,7 @@ static const nns__aten_op table[] = {
     UN("neg", "Neg"),
     CREATE("new_ones"),
     CREATE("new_zeros"),
+    RULE("numpy_T", "Transpose", transpose),
     CREATE("ones"),
     CREATE("ones_like"),
     RULE("permute", "Transpose", transpose),
