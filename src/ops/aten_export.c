@@ -304,6 +304,85 @@ static nns_status broadcast_tensors(nns__aten_call *c,
   return NNS_OK;
 }
 
+/* ==== torch.vmap's trace ==== */
+
+/* torch._functorch.predispatch._add_batch_dim(x, in_dim, level, depth):
+ * x on the batch with its in_dim as level `level`'s axis: moved to the
+ * front, then as many one-sized axes as the region has deeper levels
+ * (depth, the deepest; the archive reader's src/pt2/vmap.c gives it and
+ * says which regions may be lowered so), then the example's dims. A
+ * Transpose when in_dim is not 0, a Reshape when there are deeper levels;
+ * else x itself. */
+static nns_status add_batch_dim(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_arg *depth = nns__aten_arg_of(c, "depth");
+  if (!depth || depth->kind != NNS__AA_INT || c->n_args < 3 ||
+      c->args[0].kind != NNS__AA_TENSOR || c->args[1].kind != NNS__AA_INT ||
+      c->args[2].kind != NNS__AA_INT || c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  const char *x = c->args[0].tensor;
+  const nns__aten_meta *mx = A_META(c, x);
+  int64_t dx[NNS__ATEN_R_MAX];
+  int64_t level = c->args[2].i, deeper = depth->i - level;
+  if (!mx || mx->rank < 1 || level < 1 || deeper < 0 ||
+      mx->rank + deeper > NNS__ATEN_R_MAX)
+    return NNS_E_NOTFOUND;
+  int r = mx->rank, unknown = 0;
+  for (int k = 0; k < r; k++) /* one symbolic size: the Reshape's -1 */
+    unknown += (dx[k] = mx->dims[k] < 0 ? -1 : mx->dims[k]) < 0;
+  if (unknown > 1)
+    return NNS_E_NOTFOUND;
+  int64_t in_dim = (c->args[1].i % r + r) % r;
+  int64_t perm[NNS__ATEN_R_MAX], target[NNS__ATEN_R_MAX];
+  int n = 0;
+  perm[0] = in_dim;
+  for (int k = 0, j = 1; k < r; k++)
+    if (k != in_dim)
+      perm[j++] = k;
+  target[n++] = dx[in_dim];
+  for (int64_t k = 0; k < deeper; k++)
+    target[n++] = 1;
+  for (int k = 1; k < r; k++)
+    target[n++] = dx[perm[k]];
+  size_t first = *c->node_count;
+  const char *cur = x;
+  if (in_dim != 0) {
+    const char *t = deeper ? c->fresh(c->fe) : c->outs[0];
+    A_TRY(nns__aten_node(c, "Transpose", "", &cur, 1, &t, 1));
+    A_TRY(nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err));
+    cur = t;
+  }
+  if (deeper)
+    A_TRY(nns__aten_reshape_to(c, cur, target, n, c->outs[0]));
+  else if (in_dim == 0)
+    return c->alias(c->fe, c->outs[0], x);
+  return nns__aten_kernel(c, first);
+}
+
+/* torch._functorch.predispatch._remove_batch_dim(y, level, batch_size,
+ * out_dim, final, full): leaving an inner level changes nothing on the
+ * batch (its axis is the first of the example's dims now); leaving the
+ * outermost one gives the archive's sizes: y itself when it has every
+ * level's size (full), else an Expand to them (vmap's expand of what does
+ * not depend on a level). */
+static nns_status remove_batch_dim(nns__aten_call *c, const nns__aten_op *op) {
+  (void)op;
+  const nns__aten_arg *final = nns__aten_arg_of(c, "final"),
+                      *full = nns__aten_arg_of(c, "full");
+  if (!final || !full || final->kind != NNS__AA_BOOL ||
+      full->kind != NNS__AA_BOOL || c->n_args < 1 ||
+      c->args[0].kind != NNS__AA_TENSOR || c->n_outs < 1 || !c->outs[0])
+    return NNS_E_NOTFOUND;
+  const char *y = c->args[0].tensor;
+  if (!final->b || full->b)
+    return c->alias(c->fe, c->outs[0], y);
+  const nns__aten_meta *mo = A_META(c, c->outs[0]);
+  const char *ins[] = {y, mo ? nns__aten_shape_value(c, mo) : NULL};
+  if (!ins[1])
+    return c->err->code ? c->err->code : NNS_E_NOTFOUND;
+  return nns__aten_node(c, "Expand", "", ins, 2, c->outs, 1);
+}
+
 /* ==== The table ==== */
 
 /* Sorted by name (nns__aten_find bisects; a unit test checks the order). */
@@ -316,6 +395,10 @@ static const nns__aten_op table[] = {
     RULE("log_sigmoid", "Sigmoid, Log", log_sigmoid),
     RULE("nll_loss_nd", "NegativeLogLikelihoodLoss (Reshape around it)",
          nll_loss_nd),
+    RULE("torch._functorch.predispatch._add_batch_dim",
+         "(its input) / Transpose, Reshape (on the batch)", add_batch_dim),
+    RULE("torch._functorch.predispatch._remove_batch_dim",
+         "(its input) / Expand (on the batch)", remove_batch_dim),
 };
 
 const nns__aten_family nns__aten_export = {table,

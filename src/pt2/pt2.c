@@ -27,6 +27,7 @@
 #include "../ir/ir.h"
 #include "../front/front.h"
 #include "../ops/aten.h"
+#include "vmap.h"
 #include "zip.h"
 
 /* ==== Values: metadata and names ==== */
@@ -52,6 +53,7 @@ typedef struct pt2 {
   nns__map stored;         /* interned path_name -> the first fqn stored
                               there (a tied weight's other names alias it) */
   const nns__jval *tensor_values; /* the graph's, by value name */
+  nns__vmap vmap;          /* torch.vmap's trace (vmap.c) */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -647,7 +649,8 @@ static int read_outs(pt2 *p, const nns__jval *outs, const char **names,
   return n;
 }
 
-static nns_status read_node(pt2 *p, const nns__jval *node) {
+static nns_status read_node(pt2 *p, const nns__jval *nodes, size_t at) {
+  const nns__jval *node = nodes->items[at];
   const char *target = nns__json_str_or(nns__json_get(node, "target"), "");
   p->node = p->f.node = nns__json_str_or(nns__json_get(node, "name"), target);
   const nns__jval *outs = nns__json_get(node, "outputs");
@@ -660,9 +663,13 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
   static const char prefix[] = "torch.ops.aten.";
   if (strncmp(target, prefix, sizeof prefix - 1)) {
     /* Arithmetic on sizes (_operator.mul), asserts, higher-order ops: a
-     * node with no tensor output changes no count. */
-    if (!any_tensor)
-      return NNS_OK;
+     * node with no tensor output changes no count (torch.vmap's entering
+     * and leaving a level are kept track of: vmap.c). */
+    if (!any_tensor) {
+      nns_status st = nns__vmap_node(&p->vmap, &p->f, nodes, at, NULL, NULL,
+                                     0);
+      return st ? fail(p, st, "out of memory") : NNS_OK;
+    }
   }
   const char *op = target;
   char base[96];
@@ -707,6 +714,8 @@ static nns_status read_node(pt2 *p, const nns__jval *node) {
   }
   if (!any_tensor && n_outs == 0 && !strncmp(op, "_assert", 7))
     return NNS_OK;
+  if ((st = nns__vmap_node(&p->vmap, &p->f, nodes, at, args, &n_args, 64)))
+    return fail(p, st, "out of memory");
   return nns__front_call(&p->f, op, p->node, path, args, n_args, out_names,
                          n_outs);
 }
@@ -890,7 +899,7 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
   if (!nodes || nodes->type != NNS__J_ARR)
     return fail(p, NNS_E_MODEL, "graph has no nodes list");
   for (size_t k = 0; k < nodes->len; k++)
-    if ((st = read_node(p, nodes->items[k])) != NNS_OK)
+    if ((st = read_node(p, nodes, k)) != NNS_OK)
       return st;
   p->node = p->f.node = NULL;
   if ((st = read_outputs(p, sig)) != NNS_OK ||
@@ -941,6 +950,7 @@ nns_status nns__pt2_load(const void *data, size_t size, nns_model **out,
   nns__arena_init(&p.arena);
   nns__intern_init(&p.strings, &p.arena);
   p.sym_ints.arena = p.modules.arena = p.module_keys.arena = &p.arena;
+  p.vmap.levels.arena = &p.arena;
   p.stored.arena = &p.arena;
   /* The tree takes about four times the text (the stack traces skipped):
    * asked for at once, it comes on huge pages, a fault per 2 MB rather
