@@ -208,11 +208,14 @@ def test_step_time_and_mfu_against_own_measurement(tmp_path):
     theirs = statistics.median(r["step_s"] for r in recs)
     assert abs(theirs - mine) <= 0.10 * mine
     flops = sum(_by_hand(2048))
-    for r, t in zip(recs, own[2:]):
+    # MFU by hand from the test's own times: medians (one step of a loaded
+    # machine may stall inside or outside the meter's window alone)
+    assert statistics.median(r["mfu"] for r in recs) == pytest.approx(
+        flops / mine / 1e12, rel=0.12)  # 1 / (1 - 0.10), the times' bound
+    for r in recs:
         assert r["model_flops"] == flops
         assert r["mfu"] == pytest.approx(flops / r["step_s"] / 1e12,
                                          rel=1e-6)
-        assert r["mfu"] == pytest.approx(flops / t / 1e12, rel=0.25)
         assert r["samples_per_s"] == pytest.approx(2048 / r["step_s"],
                                                    rel=1e-6)
         assert r["peak"] == {"device": "given", "dtype": "fp32",
