@@ -241,9 +241,10 @@ static bool member_of(const char *scope, const char *p, size_t n,
  * [first, end). */
 static bool members_routed(search *s, const char *p, int32_t first,
                            int32_t end) {
+  enum { MEMBERS = 1024 }; /* more members than this: not read as experts */
   size_t n = strlen(p);
-  const char *segs[4096];
-  size_t lens[4096];
+  const char *segs[MEMBERS];
+  size_t lens[MEMBERS];
   int32_t n_members = 0;
   for (uint32_t v = 0; v < s->m->n_values; v++)
     s->owner[v] = -1;
