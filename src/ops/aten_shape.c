@@ -451,6 +451,44 @@ static nns_status index_copy(nns__aten_call *c, const nns__aten_op *op) {
  * ScatterND of v (Expanded to the indexed shape) at the stacked indices
  * (ops_map.py's index_put; x[mask] = rows is not lowered here: how many
  * rows is the mask's data). */
+/* The index tensors idx[0..used) as ScatterND's indices: each (made
+ * int64 and expanded to dims bs[0..nb) first, when bs is given)
+ * Unsqueezed to (..., 1), Concatenated on the last axis when several. */
+static nns_status stack_indices(nns__aten_call *c, const char *const *idx,
+                                int used, const int64_t *bs, int nb,
+                                const char **out) {
+  const char *parts[NNS__ATEN_R_MAX];
+  int64_t minus1 = -1;
+  if (used < 1 || used > NNS__ATEN_R_MAX)
+    return NNS_E_NOTFOUND;
+  for (int k = 0; k < used; k++) {
+    const char *ins[] = {bs ? int64_of(c, idx[k], bs, nb) : idx[k],
+                         nns__aten_const_ints(c, &minus1, 1, false)};
+    if (!ins[0] || !ins[1])
+      return fail_of(c);
+    parts[k] = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Unsqueeze", "", ins, 2, &parts[k], 1));
+  }
+  *out = parts[0];
+  if (used > 1) {
+    *out = c->fresh(c->fe);
+    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)used, out, 1));
+    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
+  }
+  return NNS_OK;
+}
+
+/* ScatterND of upd into x at the stacked indices: the call's output
+ * (reduction add with accumulate). */
+static nns_status scatter_nd(nns__aten_call *c, const char *x,
+                             const char *stacked, const char *upd) {
+  const char *ins[] = {x, stacked, upd};
+  A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
+  if (nns__aten_bool(c, "accumulate", false))
+    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  return NNS_OK;
+}
+
 /* Whether dim ka of a and dim kb of b are one size: equal numbers, or
  * one symbol (or expression) by name. */
 static bool same_size(const nns__aten_meta *a, int ka, const nns__aten_meta *b,
@@ -490,26 +528,9 @@ static nns_status index_put_symbolic(nns__aten_call *c, const char *x,
     if (!same_size(mv, m0->rank + k - used, mx, k))
       return NNS_E_NOTFOUND;
   size_t first = *c->node_count;
-  const char *parts[NNS__ATEN_R_MAX];
-  int64_t minus1 = -1;
-  for (int k = 0; k < used; k++) {
-    const char *ins[] = {ix->tensors[k],
-                         nns__aten_const_ints(c, &minus1, 1, false)};
-    if (!ins[1])
-      return fail_of(c);
-    parts[k] = c->fresh(c->fe);
-    A_TRY(nns__aten_node(c, "Unsqueeze", "", ins, 2, &parts[k], 1));
-  }
-  const char *stacked = parts[0];
-  if (used > 1) {
-    stacked = c->fresh(c->fe);
-    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)used, &stacked, 1));
-    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
-  }
-  const char *ins[] = {x, stacked, v};
-  A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
-  if (nns__aten_bool(c, "accumulate", false))
-    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  const char *stacked;
+  A_TRY(stack_indices(c, ix->tensors, used, NULL, 0, &stacked));
+  A_TRY(scatter_nd(c, x, stacked, v));
   return nns__aten_kernel(c, first);
 }
 
@@ -591,22 +612,8 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
   }
   if (nb + mx->rank - used > NNS__ATEN_R_MAX || nb + 1 > NNS__ATEN_R_MAX)
     return NNS_E_NOTFOUND;
-  const char *parts[NNS__ATEN_R_MAX];
-  int64_t minus1 = -1;
-  for (int k = 0; k < used; k++) {
-    const char *ins[] = {int64_of(c, ix->tensors[k], bs, nb),
-                         nns__aten_const_ints(c, &minus1, 1, false)};
-    if (!ins[0] || !ins[1])
-      return fail_of(c);
-    parts[k] = c->fresh(c->fe);
-    A_TRY(nns__aten_node(c, "Unsqueeze", "", ins, 2, &parts[k], 1));
-  }
-  const char *stacked = parts[0];
-  if (used > 1) {
-    stacked = c->fresh(c->fe);
-    A_TRY(nns__aten_node(c, "Concat", "", parts, (size_t)used, &stacked, 1));
-    A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
-  }
+  const char *stacked;
+  A_TRY(stack_indices(c, ix->tensors, used, bs, nb, &stacked));
   int64_t us[NNS__ATEN_R_MAX];
   int nu = 0;
   for (int k = 0; k < nb; k++)
@@ -621,10 +628,7 @@ static nns_status index_put(nns__aten_call *c, const nns__aten_op *op) {
     upd = c->fresh(c->fe);
     A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &upd, 1));
   }
-  const char *ins[] = {x, stacked, upd};
-  A_TRY(nns__aten_node(c, "ScatterND", "", ins, 3, c->outs, 1));
-  if (acc)
-    A_TRY(nns__aten_attr_s(c, "reduction", "add"));
+  A_TRY(scatter_nd(c, x, stacked, upd));
   return nns__aten_kernel(c, first);
 }
 
