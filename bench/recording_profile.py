@@ -9,7 +9,9 @@ Models: torchvision resnet50, densenet121, vit_b_16, mobilenet_v3_small
 (CPU, random weights, batch 1, 3x224x224), GPT-2 small at 512 tokens from
 a config (CPU model) and LLaMA-3-8B shaped on the meta device at 2,048
 tokens (the last two need transformers), built as bench/recording_speed.py
-builds them.
+builds them; any other torchvision classifier by its name, and any
+python/tests_hf/hf_zoo.py family as hf:FAMILY (its tiny config and inputs,
+a CPU model).
 
 Every figure is a median of --runs runs (after one warm-up) of
 time.process_time, the variants of one model taking turns run after run.
@@ -84,6 +86,15 @@ def build(name):
             return None
         return (GPT2LMHeadModel(GPT2Config()).eval(),
                 (torch.zeros(1, 512, dtype=torch.long),), {})
+    if name.startswith("hf:"):  # a python/tests_hf/hf_zoo.py family
+        sys.path.insert(0, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "python", "tests_hf"))
+        try:
+            import hf_zoo
+        except ImportError:
+            return None
+        m, inputs = hf_zoo.build(name[3:], device="cpu")
+        return m, (), inputs
     if name == "llama3_8b":
         from recording_speed import llama3_8b_meta
         try:
@@ -252,7 +263,7 @@ def profile(name, runs, show_ops, summary_only=False):
     model, args, kwargs = built
     if summary_only:
         t = medians({"summary": lambda: nnscan.summary(
-            model, inputs=args[0], file=False)}, runs)
+            model, inputs=args[0] if args else kwargs, file=False)}, runs)
         return {"model": name, "summary": t["summary"]}
     plain_ops, ops, by_op = count_ops(model, args, kwargs)
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
@@ -311,7 +322,7 @@ def profile(name, runs, show_ops, summary_only=False):
                                columns=("params",)).to_text()
 
     def summary():
-        nnscan.summary(model, inputs=args[0], file=False)
+        nnscan.summary(model, inputs=args[0] if args else kwargs, file=False)
 
     post = medians({"pack": pack, "build": built_handle, "infer": infer,
                     "analyze": analyze, "report": report,
@@ -365,8 +376,8 @@ def against(name, other, runs):
         base = importlib.import_module("nnscan_base")
     finally:
         sys.path.remove(d)
-    fns = {"base": lambda: base.summary(model, inputs=args[0], file=False),
-           "this": lambda: nnscan.summary(model, inputs=args[0], file=False)}
+    fns = {"base": lambda: base.summary(model, inputs=args[0] if args else kwargs, file=False),
+           "this": lambda: nnscan.summary(model, inputs=args[0] if args else kwargs, file=False)}
     if str(fns["base"]()) != str(fns["this"]()):
         print(f"{name}: the two reports differ")
     times = {"base": [], "this": []}
@@ -439,7 +450,7 @@ def floor(name, runs):
         ("+ rules (record_model)", rec()),
         ("+ graph.pack", pack),
         ("+ C build", built_handle),
-        ("nnscan.summary", lambda: nnscan.summary(model, inputs=args[0],
+        ("nnscan.summary", lambda: nnscan.summary(model, inputs=args[0] if args else kwargs,
                                                   file=False))])
     for f in fns.values():
         f()

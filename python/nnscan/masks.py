@@ -31,6 +31,26 @@ _KEEP = frozenset(("Reshape", "Expand", "Unsqueeze", "Squeeze", "Flatten",
                    "Cast", "Identity"))
 
 
+def _sources(g, producer, tracked, name, depth=0):
+    """The tracked values `name` is made from that the library can follow
+    back to (see the module docstring). producer: tracked value name -> the
+    index of its node in g.nodes. (A function of the module, not a closure
+    of hand_over: a closure that calls itself is a reference cycle, which
+    kept the whole recorded graph for the cyclic collector to free.)"""
+    k = producer.get(name)
+    if k is None or depth > 8:
+        return [name]
+    op, _, ins = g.nodes[k][0], g.nodes[k][1], g.nodes[k][2]
+    if op in _KEEP and ins and ins[0] in tracked:
+        return _sources(g, producer, tracked, ins[0], depth + 1)
+    if op == "Where" and len(ins) == 3 and all(
+            i in tracked or i in g.inits for i in ins) \
+            and all(_numel(g, i) == 1 for i in ins[1:]):
+        return _sources(g, producer, tracked, ins[0], depth + 1) + [
+            i for i in ins[1:] if i in tracked]
+    return [name]
+
+
 def hand_over(b):
     """Puts the contents of the masks b's graph reads into b.g.known."""
     shadows = b.shadows
@@ -67,22 +87,6 @@ def hand_over(b):
             name = kept[name]
         return name
 
-    def sources(name, depth=0):
-        """The tracked values `name` is made from that the library can
-        follow back to (see the module docstring)."""
-        k = producer.get(name)
-        if k is None or depth > 8:
-            return [name]
-        op, _, ins = g.nodes[k][0], g.nodes[k][1], g.nodes[k][2]
-        if op in _KEEP and ins and ins[0] in tracked:
-            return sources(ins[0], depth + 1)
-        if op == "Where" and len(ins) == 3 and all(
-                i in tracked or i in g.inits for i in ins) \
-                and all(_numel(g, i) == 1 for i in ins[1:]):
-            return sources(ins[0], depth + 1) + [
-                i for i in ins[1:] if i in tracked]
-        return [name]
-
     made = None  # every value -> its node, for _made_from (built once)
     want = []
     for op, _, ins, _, _, _, _ in uses:
@@ -99,7 +103,7 @@ def hand_over(b):
         picks += [t for t in map(tracked_behind, sides) if t in tracked]
         for p in picks:
             if p in tracked:
-                want.extend(sources(p))
+                want.extend(_sources(g, producer, tracked, p))
         # a mask too large to track: the tracked values it is made from
         # (positions compared, a padding mask), which the library reads
         # it from (attention.c's find_masks)
@@ -108,7 +112,7 @@ def hand_over(b):
                 if made is None:
                     made = {o: node for node in g.nodes for o in node[3]}
                 for t in _made_from(s, made, tracked, g.inits):
-                    want.extend(sources(t))
+                    want.extend(_sources(g, producer, tracked, t))
     # The one-number branches of every Where (0 and the dtype's lowest, the
     # fill of an additive mask): cheap, and what lets the library tell a
     # mask applied to the scores from a bias even when the mask itself is

@@ -33,6 +33,7 @@ import contextlib
 import copy
 import copyreg
 import dis
+import functools
 import gc
 import re
 import threading
@@ -108,6 +109,21 @@ def unwrap_compiled(model):
 _CONSTS = {}
 
 
+def death_callback(owner, method, key):
+    """A weak reference's callback that calls owner.method(key), `owner`
+    reached through a weak reference of its own. A lambda over the owner
+    instead would make each such reference, kept by the owner, a cycle
+    through it: the owner (a recording, with its graph) would then wait
+    for the cyclic collector instead of going with its last reference."""
+    return functools.partial(_call_if_alive, weakref.ref(owner), method, key)
+
+
+def _call_if_alive(owner_ref, method, key, _ref):
+    owner = owner_ref()
+    if owner is not None:
+        getattr(owner, method)(key)
+
+
 class Builder:
     """Names tensors and adds nodes; what an ops_map rule calls."""
 
@@ -151,7 +167,8 @@ class Builder:
             return
         i = id(t)
         if i not in self._refs:
-            self._refs[i] = weakref.ref(t, lambda _r, i=i: self._forget(i))
+            self._refs[i] = weakref.ref(t, death_callback(self, "_forget",
+                                                          i))
 
     def _forget(self, i):
         self._refs.pop(i, None)

@@ -155,7 +155,8 @@ class _Storages:
         if f.phase == "forward" and (not f.moments or f.moments[-1][2] != scope):
             f.moments.append(("forward", "forward", scope))
         ev = f.event(n)
-        e = (weakref.ref(st, lambda _r, k=k: self._freed(k)), n, ev, scope)
+        e = (weakref.ref(st, recorder.death_callback(self, "_freed", k)), n,
+             ev, scope)
         self.live[k] = e
         return e
 
