@@ -698,3 +698,69 @@ def test_recording_counts_cnn_activations_as_before():
         torch.nn.Conv2d(16, 16, 3, dilation=2), torch.nn.Sigmoid(),
         torch.nn.ReLU(), torch.nn.Hardtanh(-2.0, 2.0))
     _alike(m, torch.zeros(1, 3, 32, 32), K)
+
+
+# ---- Swin's shifted windows: roll and the attention mask's masked_fill ----
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(1, 14, 14, 96), [-3, -3], [1, 2]),
+    lambda: (_meta(2, 7, 5), [2], [0]),
+    lambda: (_meta(4, 6), [5]),                       # flattened, then back
+    lambda: (_meta(3, 4, 5, dtype=torch.bfloat16), [1, -2], [-1, 0]),
+    lambda: (_meta(3, 4, dtype=torch.int64), [1], [1]),
+])
+def test_roll_matches_pytorch_meta(args):
+    args = args()
+    ours = K[A.roll.default](args)
+    assert ours is not None
+    _outputs_agree(ours, _pytorch_meta(A.roll.default, args))
+
+
+def test_roll_declines_what_it_does_not_cover():
+    fast = K[A.roll.default]
+    x = _meta(2, 3, 4)
+    assert fast((x, [1, 2], [0])) is None            # counts differ
+    assert fast((x, [1, 2])) is None                 # no dims, two shifts
+    assert fast((x, [], [])) is None
+    assert fast((x, [1], [3])) is None               # no such dim
+    assert fast((x.transpose(0, 1), [1], [0])) is None
+    assert fast((_meta(0, 3), [1], [0])) is None
+    assert fast((_meta(), [1])) is None
+    assert fast((torch.empty(2, 3), [1], [0])) is None
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(4, 3, 49, 49), _meta(4, 1, 49, 49, dtype=torch.bool),
+             -100.0),
+    lambda: (_meta(2, 5), _meta(5, dtype=torch.bool), 0),
+    lambda: (_meta(2, 8, 5, 5, channels_last=True),
+             _meta(2, 8, 5, 5, dtype=torch.bool), float("-inf")),
+    lambda: (_meta(3, 4, dtype=torch.float16), _meta(3, 4, dtype=torch.bool),
+             -65504.0),
+])
+def test_masked_fill_matches_pytorch_meta(args):
+    args = args()
+    ours = K[A.masked_fill.Scalar](args)
+    assert ours is not None
+    _outputs_agree(ours, _pytorch_meta(A.masked_fill.Scalar, args))
+
+
+def test_masked_fill_declines_what_it_does_not_cover():
+    fast = K[A.masked_fill.Scalar]
+    x = _meta(2, 5)
+    m = _meta(2, 5, dtype=torch.bool)
+    assert fast((x, _meta(3, 2, 5, dtype=torch.bool), 0.0)) is None  # grows
+    assert fast((x, _meta(2, 5), 0.0)) is None       # not a bool mask
+    assert fast((x.long(), m, 0)) is None            # integer x
+    assert fast((x, m, True)) is None
+    assert fast((x, m, 1j)) is None
+    assert fast((x, m, _meta())) is None             # a tensor value
+    assert fast((torch.empty(2, 5), m, 0.0)) is None
+
+
+def test_recording_swin_blocks_is_unchanged_by_the_kernels():
+    """torchvision's shifted-window block (roll, its attention mask built
+    with masked_fill): the same graph with the cheap kernels as without."""
+    from torchvision.models.swin_transformer import SwinTransformerBlock
+    m = SwinTransformerBlock(32, 2, [4, 4], [2, 2]).eval()
+    _alike(m, torch.zeros(1, 8, 8, 32), K)
