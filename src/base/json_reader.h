@@ -44,7 +44,8 @@ typedef struct nns__jval {
   const char **keys;        /* OBJ: the members' keys, unescaped */
 } nns__jval;
 
-/* Parses text[0..len) into *out, allocated in `a` (freed with it).
+/* Parses text[0..len) into *out, allocated in `a` (freed with it), as
+ * is a copy of the text that the tree's strings point into.
  * NNS_E_PARSE with the byte offset in err for anything that is not one
  * JSON value; NNS_E_NOMEM. */
 nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
