@@ -44,10 +44,12 @@ typedef struct frame {
   size_t key_len;      /* its length */
   uint32_t *slots;     /* past KEY_SCAN keys: a hash set of key index + 1 */
   size_t scap;         /* its slots, a power of two, or 0 */
+  bool nul_key;        /* some key holds a NUL: the set is not kept */
 } frame;
 
-/* Objects with at most this many keys look for a duplicate by a scan;
- * larger ones through a hash set, so that n keys cost O(n). */
+/* Objects with at most this many keys look for a duplicate (and
+ * nns__json_get for a member) by a scan; larger ones through a hash set,
+ * so that n keys cost O(n). */
 #define KEY_SCAN 8
 
 typedef struct parser {
@@ -64,6 +66,7 @@ typedef struct parser {
   bool skip_any;       /* some rule names no parent: any object may skip */
   uint8_t parents[32]; /* the first bytes of the rules' parents, a bit set */
   nns__jval *skipped;  /* the null every skipped member holds */
+  bool nul;            /* read_string_slow has unescaped a NUL */
   nns__jval *pool;     /* values to hand out (new_value) */
   size_t pool_left;    /* how many */
 } parser;
@@ -267,6 +270,7 @@ static nns_status read_string_slow(parser *ps, const char **out,
       }
       if (cp >= 0xd800 && cp < 0xe000)
         cp = 0xfffd; /* a lone surrogate is no character */
+      ps->nul |= cp == 0;
       n += put_utf8(buf + n, cp);
       break;
     }
@@ -447,7 +451,8 @@ static size_t key_hash(const char *k, size_t len) {
 }
 
 /* The slots of the hash set of an object of n keys: none up to KEY_SCAN,
- * else a power of two at least twice n (at most half full). */
+ * else a power of two at least twice n (at most half full). nns__json_get
+ * reads a parsed object's set with the capacity this gives its length. */
 static size_t set_cap(size_t n) {
   if (n <= KEY_SCAN)
     return 0;
@@ -540,19 +545,26 @@ static inline bool add_item(parser *ps, frame *f, nns__jval *v) {
 }
 
 /* Moves the closed container's items to the arena (an object's keys in
- * the same block, after its values). */
+ * the same block, after its values), and a large object's hash set with
+ * them (nns__json_get finds members through it). */
 static bool close_frame(parser *ps) {
   frame *f = &ps->st[--ps->depth];
   nns__jval *v = f->v;
   const item *items = ps->items + f->base;
   size_t n = f->n;
-  bool obj = v->type == NNS__J_OBJ;
+  bool obj = v->type == NNS__J_OBJ, ok = true;
   ps->top = f->base;
   v->len = n;
+  if (f->scap && !f->nul_key) {
+    uint32_t *index = nns__arena_array(ps->a, f->scap, sizeof *index);
+    if ((ok = index != NULL))
+      memcpy(index, f->slots, f->scap * sizeof *index);
+    v->index = index;
+  }
   if (f->slots)
     free(f->slots);
-  if (!n)
-    return true;
+  if (!ok || !n)
+    return ok;
   void **block = nns__arena_array(ps->a, obj ? 2 * n : n, sizeof *block);
   if (!block)
     return false;
@@ -747,8 +759,10 @@ key:
   }
   {
     const char *key_at = ps.p;
+    ps.nul = false;
     if ((st = read_string(&ps, &f->key, &f->key_len)) != NNS_OK)
       goto done;
+    f->nul_key |= ps.nul;
     if (key_seen(&ps, f, f->key, f->key_len)) {
       /* RFC 8259 leaves a repeated name undefined and readers differ
        * (first wins, last wins): a budget must not depend on which. */
@@ -791,9 +805,29 @@ nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
   return nns__json_parse_skip(a, text, len, NULL, 0, out, err);
 }
 
+/* nns__json_get in a large object: through the parse's hash set, kept
+ * only where no key holds a NUL, so that strcmp and the set's compare of
+ * all the bytes agree. Apart, so that the common small object's scan
+ * keeps a lean call. */
+__attribute__((noinline)) static const nns__jval *
+get_indexed(const nns__jval *obj, const char *key) {
+  size_t mask = set_cap(obj->len) - 1;
+  for (size_t s = key_hash(key, strlen(key)) & mask; obj->index[s];
+       s = (s + 1) & mask) {
+    size_t i = obj->index[s] - 1;
+    if (!strcmp(obj->keys[i], key))
+      return obj->items[i];
+  }
+  return NULL;
+}
+
+/* The first member whose key is `key` as strcmp compares (a key with a
+ * NUL in it matches by the part before). */
 const nns__jval *nns__json_get(const nns__jval *obj, const char *key) {
   if (!obj || obj->type != NNS__J_OBJ)
     return NULL;
+  if (obj->index)
+    return get_indexed(obj, key);
   for (size_t i = 0; i < obj->len; i++)
     if (obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key))
       return obj->items[i];
