@@ -550,7 +550,6 @@ static inline bool add_item(parser *ps, frame *f, nns__jval *v) {
 static bool close_frame(parser *ps) {
   frame *f = &ps->st[--ps->depth];
   nns__jval *v = f->v;
-  const item *items = ps->items + f->base;
   size_t n = f->n;
   bool obj = v->type == NNS__J_OBJ, ok = true;
   ps->top = f->base;
@@ -564,7 +563,8 @@ static bool close_frame(parser *ps) {
   if (f->slots)
     free(f->slots);
   if (!ok || !n)
-    return ok;
+    return ok; /* with no items, the item stack may not exist yet */
+  const item *items = ps->items + f->base;
   void **block = nns__arena_array(ps->a, obj ? 2 * n : n, sizeof *block);
   if (!block)
     return false;
