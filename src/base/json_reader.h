@@ -42,9 +42,12 @@ typedef struct nns__jval {
   size_t len;               /* STR: bytes; ARR, OBJ: items */
   struct nns__jval **items; /* ARR: the items; OBJ: the members' values */
   const char **keys;        /* OBJ: the members' keys, unescaped */
+  const uint32_t *index;    /* OBJ of a parse, past 8 members: a hash set of
+                               member index + 1 (nns__json_get), or NULL */
 } nns__jval;
 
-/* Parses text[0..len) into *out, allocated in `a` (freed with it).
+/* Parses text[0..len) into *out, allocated in `a` (freed with it), as
+ * is a copy of the text that the tree's strings point into.
  * NNS_E_PARSE with the byte offset in err for anything that is not one
  * JSON value; NNS_E_NOMEM. */
 nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,

@@ -244,49 +244,6 @@ void nns__set64_free(nns__set64 *s) {
 
 /* ==== Interning ==== */
 
-/* A hash over 8 bytes at a time (a multiply-xorshift mix): names in
- * exported graphs run to 60 bytes and interning is on the load's hot path,
- * where a byte-at-a-time hash cost several times more. */
-static inline uint32_t str_hash(const char *s, size_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
-  while (n >= 8) {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-    s += 8;
-    n -= 8;
-  }
-  /* The last 0-7 bytes as memcpy into a zeroed word would read them. A
-   * memcpy of a run-time length compiles to byte stores, and reading the
-   * word back then stalls on them (store forwarding fails): on a
-   * little-endian host the word is put together in registers. */
-  uint64_t w = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  const unsigned char *t = (const unsigned char *)s;
-  if (n >= 4) {
-    uint32_t lo, hi;
-    memcpy(&lo, t, 4);
-    memcpy(&hi, t + n - 4, 4);
-    w = (uint64_t)lo | (uint64_t)hi << (8 * (n - 4));
-  } else if (n > 0) {
-    w = (uint64_t)t[0] | (uint64_t)t[n / 2] << (8 * (n / 2)) |
-        (uint64_t)t[n - 1] << (8 * (n - 1));
-  }
-#else
-  memcpy(&w, s, n);
-#endif
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-  /* A multiply carries bits upward only: without folding the high half
-   * back and mixing once more, the table's low bits would not see the
-   * last bytes ("add_10" and "add_11" differed in 4 of them, and probe
-   * runs grew to a hundred slots). */
-  h ^= h >> 32;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 32;
-  return (uint32_t)h;
-}
-
 void nns__intern_init(nns__interner *in, nns__arena *arena) {
   memset(in, 0, sizeof *in);
   in->arena = arena;
@@ -405,7 +362,7 @@ const char *nns__intern_find(const nns__interner *in, const char *s) {
   if (!in->cap)
     return NULL;
   size_t n = strlen(s);
-  size_t i = intern_slot(in, s, n, str_hash(s, n));
+  size_t i = intern_slot(in, s, n, nns__str_hash(s, n));
   return in->tags[i] ? in->slots[i] : NULL;
 }
 
@@ -439,7 +396,7 @@ static const char *intern_shared(nns__interner *in, const char *s, size_t n) {
     in->full = true;
     return NULL;
   }
-  uint32_t h = str_hash(s, n);
+  uint32_t h = nns__str_hash(s, n);
   uint8_t tag = intern_tag(h);
   size_t mask = in->cap - 1;
   char *mine = NULL;
@@ -479,7 +436,7 @@ const char *nns__intern(nns__interner *in, const char *s, size_t n) {
    * longer runs cost little, while a sparser table costs page faults. */
   if ((in->count + 1) * 4 > in->cap * 3 && !intern_grow(in))
     return NULL;
-  uint32_t h = str_hash(s, n);
+  uint32_t h = nns__str_hash(s, n);
   size_t i = intern_slot(in, s, n, h);
   if (in->tags[i])
     return in->slots[i];

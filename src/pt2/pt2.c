@@ -54,6 +54,10 @@ typedef struct pt2 {
                               there (a tied weight's other names alias it) */
   const nns__jval *tensor_values; /* the graph's, by value name */
   nns__vmap vmap;          /* torch.vmap's trace (vmap.c) */
+  const char *last_stack;  /* the last nn_module_stack module_of read */
+  const char *last_path;   /* the path it gave */
+  nns__aten_arg args[64];  /* a node's arguments: all zero between nodes */
+  int args_used;           /* how many the node being read may have set */
 } pt2;
 
 /* A module the nodes name: its class and how many calls they show. */
@@ -514,6 +518,13 @@ static nns_status module_of(pt2 *p, const nns__jval *meta,
   *path = "";
   const char *s = nns__json_str_or(nns__json_get(meta, "nn_module_stack"),
                                    NULL);
+  /* Consecutive nodes mostly sit in one module (two in three in a LLaMA):
+   * a stack read again declares nothing new and gives the same path. */
+  if (s && p->last_stack && !strcmp(s, p->last_stack)) {
+    *path = p->last_path;
+    return NNS_OK;
+  }
+  const char *stack = s;
   while (s && *s) {
     const char *end = strchr(s, ';');
     size_t n = end ? (size_t)(end - s) : strlen(s);
@@ -555,6 +566,8 @@ static nns_status module_of(pt2 *p, const nns__jval *meta,
     }
     s = end ? end + 1 : NULL;
   }
+  p->last_stack = stack;
+  p->last_path = *path;
   return NNS_OK;
 }
 
@@ -703,8 +716,8 @@ static nns_status read_node(pt2 *p, const nns__jval *nodes, size_t at) {
   int n_args = inputs && inputs->type == NNS__J_ARR ? (int)inputs->len : 0;
   if (n_args > 64)
     return fail(p, NNS_E_LIMIT, "%d arguments", n_args);
-  nns__aten_arg args[64];
-  memset(args, 0, sizeof args);
+  nns__aten_arg *args = p->args;
+  p->args_used = n_args;
   for (int k = 0; k < n_args; k++) {
     args[k].name = nns__json_str_or(nns__json_get(inputs->items[k], "name"),
                                     "");
@@ -714,7 +727,9 @@ static nns_status read_node(pt2 *p, const nns__jval *nodes, size_t at) {
   }
   if (!any_tensor && n_outs == 0 && !strncmp(op, "_assert", 7))
     return NNS_OK;
-  if ((st = nns__vmap_node(&p->vmap, &p->f, nodes, at, args, &n_args, 64)))
+  st = nns__vmap_node(&p->vmap, &p->f, nodes, at, args, &n_args, 64);
+  p->args_used = n_args; /* the vmap's arguments appended */
+  if (st)
     return fail(p, st, "out of memory");
   return nns__front_call(&p->f, op, p->node, path, args, n_args, out_names,
                          n_outs);
@@ -898,9 +913,15 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
   const nns__jval *nodes = nns__json_get(graph, "nodes");
   if (!nodes || nodes->type != NNS__J_ARR)
     return fail(p, NNS_E_MODEL, "graph has no nodes list");
-  for (size_t k = 0; k < nodes->len; k++)
-    if ((st = read_node(p, nodes, k)) != NNS_OK)
+  for (size_t k = 0; k < nodes->len; k++) {
+    st = read_node(p, nodes, k);
+    /* What it set, cleared again: the next node starts from 64 zeroed
+     * arguments without a 5.6 KB memset of its own. */
+    memset(p->args, 0, (size_t)p->args_used * sizeof *p->args);
+    p->args_used = 0;
+    if (st != NNS_OK)
       return st;
+  }
   p->node = p->f.node = NULL;
   if ((st = read_outputs(p, sig)) != NNS_OK ||
       (st = read_unused_params(p)) != NNS_OK)

@@ -292,6 +292,12 @@ static void test_public_check(void) {
   CHECK_STR(e.message, "nesting deeper than 256 levels at byte 256");
   CHECK_EQ(nns_json_check("[1,]", 4, &e), NNS_E_JSON);
   CHECK_EQ(e.offset, 3);
+  /* containers closed before any item was read (no item stack yet; the
+   * sanitizer build checks the pointer arithmetic) */
+  CHECK_EQ(nns_json_check("[]", 2, &e), NNS_OK);
+  CHECK_EQ(nns_json_check("{\"a\": {}}", 9, &e), NNS_OK);
+  CHECK_EQ(nns_json_check("[]1", 3, &e), NNS_E_JSON);
+  CHECK_EQ(e.offset, 2);
   CHECK_EQ(nns_json_check("", 0, &e), NNS_E_JSON);
   CHECK_EQ(nns_json_check(NULL, 0, NULL), NNS_E_JSON);
   CHECK_EQ(nns_json_check(NULL, 3, &e), NNS_E_ARG);
