@@ -165,7 +165,9 @@ def main():
             continue
         runs, procs = {}, {}
         for tape in ("0", "1"):  # both at once
-            env = dict(os.environ, NNSCAN_TAPE=tape)
+            # one string hash for both (bench/same_summary.py says why)
+            env = dict(os.environ, NNSCAN_TAPE=tape, PYTHONHASHSEED=os.environ.get(
+                "PYTHONHASHSEED", "0"))
             procs[tape] = subprocess.Popen(
                 [sys.executable, __file__, "--child", zoo, ",".join(names)],
                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

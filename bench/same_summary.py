@@ -18,7 +18,8 @@ initialisation alone takes many seconds (--skip), and with transformers
 every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
 a GPT-2 small CPU model at 512 tokens. A model that fails writes its
 error instead (and compares as such). --compare prints each file that
-differs or is missing and exits 1 when any does.
+differs or is missing and exits 1 when any does. Runs with
+PYTHONHASHSEED=0 unless it is set (see the end of this file).
 """
 import argparse
 import os
@@ -145,4 +146,12 @@ def main():
 
 
 if __name__ == "__main__":
+    if os.environ.get("PYTHONHASHSEED") is None:
+        # One string hash for every run: transformers registers some
+        # buffers in a set's order (ModernBERT's rotary inv_freq buffers:
+        # list(set(config.layer_types))), so two processes can build the
+        # same model with its buffers in another order, and a report
+        # lists them as the model has them.
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable] + sys.argv)
     main()
