@@ -583,6 +583,13 @@ def test_bmm_declines_what_it_does_not_cover():
     assert fast((torch.empty(3, 4, 8), _meta(3, 8, 5))) is None
 
 
+def _answers_as_pytorch(func, args):
+    """The 2.x kernel answers `args` with exactly PyTorch's meta output."""
+    ours = K[func](args)
+    assert ours is not None, (func, args)
+    _outputs_agree(ours, _pytorch_meta(func, args))
+
+
 # ---- the CNN activations and convolution (mobilenet_v2's ReLU6 cost
 # 0.7 ms a call in PyTorch 2.x's Python reference) ----
 
@@ -652,10 +659,8 @@ def _conv_args(x, w, b, stride, padding, dilation, groups):
 
 @pytest.mark.parametrize("case", sorted(CONV_CASES))
 def test_convolution_matches_pytorch_meta(case):
-    args = _conv_args(*CONV_CASES[case]())
-    ours = K[A.convolution.default](args)
-    assert ours is not None, case
-    _outputs_agree(ours, _pytorch_meta(A.convolution.default, args))
+    _answers_as_pytorch(A.convolution.default,
+                        _conv_args(*CONV_CASES[case]()))
 
 
 def test_convolution_declines_what_it_does_not_cover():
@@ -710,10 +715,7 @@ def test_recording_counts_cnn_activations_as_before():
     lambda: (_meta(3, 4, dtype=torch.int64), [1], [1]),
 ])
 def test_roll_matches_pytorch_meta(args):
-    args = args()
-    ours = K[A.roll.default](args)
-    assert ours is not None
-    _outputs_agree(ours, _pytorch_meta(A.roll.default, args))
+    _answers_as_pytorch(A.roll.default, args())
 
 
 def test_roll_declines_what_it_does_not_cover():
@@ -739,10 +741,7 @@ def test_roll_declines_what_it_does_not_cover():
              -65504.0),
 ])
 def test_masked_fill_matches_pytorch_meta(args):
-    args = args()
-    ours = K[A.masked_fill.Scalar](args)
-    assert ours is not None
-    _outputs_agree(ours, _pytorch_meta(A.masked_fill.Scalar, args))
+    _answers_as_pytorch(A.masked_fill.Scalar, args())
 
 
 def test_masked_fill_declines_what_it_does_not_cover():
