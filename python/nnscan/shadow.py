@@ -39,6 +39,7 @@ pending computation runs, so none of them later sees the written value in
 place of the one it was recorded with; a chain deeper than MAX_PENDING_DEPTH
 runs at once, so reading never recurses deeply.
 """
+import contextlib
 import threading
 
 import torch
@@ -350,6 +351,9 @@ class Shadows:
                 return None
             skw[k] = s
         try:
+            if _ONE_THREAD_PAYS and _small(sargs) and _small(skw.values()):
+                with _one_thread():
+                    return (func(*sargs, **skw),)
             return (func(*sargs, **skw),)
         except Exception:  # noqa: BLE001 - no value, as if untracked
             return None
@@ -627,6 +631,41 @@ class TensorConstructors:
 
 
 _ABSENT = object()
+
+# Inputs up to this many elements are computed on one thread: a shadow is
+# a mask, positions or a few scalars, and some of PyTorch's CPU kernels
+# (tril, triu) split even a 16 x 16 tensor over the intra-op threads,
+# where waking them costs more than the work: about 65 us a call with
+# OMP_WAIT_POLICY=passive on a quiet machine, and 10-16 ms when another
+# process holds the other core (bench/recording_profile.md, fourth pass).
+SMALL_ELEMENTS = 1 << 16
+# PyTorch 1.13's set_num_threads costs about 100 us a change (2.14's: 0.1
+# us), more than it saves there: small values keep its threads on 1.13.
+_ONE_THREAD_PAYS = int(torch.__version__.split(".")[0]) >= 2
+
+
+def _small(args):
+    for a in args:
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if isinstance(t, torch.Tensor) and t.numel() > SMALL_ELEMENTS:
+                return False
+    return True
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """PyTorch's intra-op threads set to one while a small value is
+    computed, then back to what they were (OpenMP keeps the setting per
+    calling thread; other threads' operators are not affected)."""
+    n = torch.get_num_threads()
+    if n == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
 
 
 class _SeqSlots:

@@ -470,3 +470,42 @@ def test_float_input_read_by_value_records_on_meta():
     assert s.device == "meta"
     assert s.layer("fc")["macs"] == 3 * 4 * 3
     assert torch.equal(x, before)
+
+
+def test_small_values_are_computed_on_one_thread():
+    """A shadow of up to SMALL_ELEMENTS elements is computed with one
+    intra-op thread (tril splits a 16 x 16 mask over the threads, whose
+    wake-up cost 10-16 ms a call beside a busy core), and the setting is
+    back as it was afterwards, also after an error; a summary leaves it
+    as found."""
+    from nnscan import shadow
+    was = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with shadow._one_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(ValueError):
+            with shadow._one_thread():
+                raise ValueError("in the computation")
+        assert torch.get_num_threads() == 2
+        small = torch.zeros(shadow.SMALL_ELEMENTS)
+        assert shadow._small([small, [small, 3], None])
+        assert not shadow._small([[torch.zeros(shadow.SMALL_ELEMENTS + 1)]])
+        m = torch.nn.Linear(4, 4)
+        mask = torch.ones(1, 6, dtype=torch.bool)
+
+        class Masked(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = m
+
+            def forward(self, x, mask):
+                causal = torch.tril(torch.ones(6, 6, dtype=torch.bool))
+                return self.lin(x) * (causal & mask).sum()
+
+        nnscan.summary(Masked(), inputs=(torch.zeros(1, 6, 4), mask),
+                       file=False)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(was)
