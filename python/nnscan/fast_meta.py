@@ -313,6 +313,31 @@ def where_meta(args):
     return torch.empty(shape, dtype=dt, device=_META)
 
 
+def compare_meta(args):
+    """a (lt, le, gt, ge, eq, ne) b: a bool tensor of the broadcast shape,
+    for contiguous real (not complex) meta tensors, or one beside a number
+    (masks, position buckets: PyTorch 2.x's meta kernels for these are
+    Python, 60-80 us a call)."""
+    if len(args) != 2:
+        return None
+    a, b = args
+    if not (isinstance(a, torch.Tensor) and a.is_meta):
+        a, b = b, a
+    if not _plain(a) or a.is_complex():
+        return None
+    if isinstance(b, torch.Tensor):
+        if not (_plain(b) and not b.is_complex()):
+            return None
+        shape = _broadcast(a.shape, b.shape)
+        if shape is None:
+            return None
+    elif _number(b):
+        shape = a.shape
+    else:
+        return None
+    return torch.empty(shape, dtype=torch.bool, device=_META)
+
+
 def softmax_meta(args):
     """_safe_softmax(x, dim[, dtype]): x's shape and layout, in dtype."""
     if len(args) not in (2, 3) or not isinstance(args[1], int):
@@ -660,6 +685,27 @@ KERNELS_2X = {
     _aten.convolution.default: convolution_meta,
     _aten.roll.default: roll_meta,
     _aten.masked_fill.Scalar: masked_fill_meta,
+    _aten.cos.default: unary_meta,
+    _aten.sin.default: unary_meta,
+    _aten.exp.default: unary_meta,
+    _aten.log.default: unary_meta,
+    _aten.sqrt.default: unary_meta,
+    _aten.reciprocal.default: unary_meta,
+    _aten.erf.default: unary_meta,
+    _aten.log1p.default: unary_meta,
+    _aten.abs.default: unary_meta,
+    _aten.lt.Tensor: compare_meta,
+    _aten.lt.Scalar: compare_meta,
+    _aten.le.Tensor: compare_meta,
+    _aten.le.Scalar: compare_meta,
+    _aten.gt.Tensor: compare_meta,
+    _aten.gt.Scalar: compare_meta,
+    _aten.ge.Tensor: compare_meta,
+    _aten.ge.Scalar: compare_meta,
+    _aten.eq.Tensor: compare_meta,
+    _aten.eq.Scalar: compare_meta,
+    _aten.ne.Tensor: compare_meta,
+    _aten.ne.Scalar: compare_meta,
 }
 if hasattr(_aten, "_safe_softmax"):
     KERNELS_2X[_aten._safe_softmax.default] = softmax_meta

@@ -310,6 +310,8 @@ def test_recording_a_decoder_is_unchanged_by_the_kernels():
     _alike(m, x, K)  # the 2.x kernels on 1.13 too
 
 
+FLOAT_UNARY = ("cos", "sin", "exp", "log", "sqrt", "reciprocal", "erf",
+               "log1p", "abs")
 UNARY_2X = [(A.neg.default, ()), (A.rsqrt.default, ()),
             (A.mul.Scalar, (2.0,)), (A.add.Scalar, (1,)),
             (A.div.Scalar, (3,)), (A.pow.Tensor_Scalar, (2,))]
@@ -318,6 +320,7 @@ if int(torch.__version__.split(".")[0]) >= 2:
     # the kernels are in the table on 2.x only
     UNARY_2X += [(A.relu.default, ()), (A.sigmoid.default, ()),
                  (A.hardtanh.default, (0.0, 6.0)), (A.hardtanh.default, ())]
+    UNARY_2X += [(getattr(A, op).default, ()) for op in FLOAT_UNARY]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -763,3 +766,82 @@ def test_recording_swin_blocks_is_unchanged_by_the_kernels():
     from torchvision.models.swin_transformer import SwinTransformerBlock
     m = SwinTransformerBlock(32, 2, [4, 4], [2, 2]).eval()
     _alike(m, torch.zeros(1, 8, 8, 32), K)
+
+
+# ---- float element-wise functions and comparisons (rotary, masks, T5's
+# position buckets) ----
+
+@pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
+                    reason="in the table on 2.x only; 1.13's own abs lays a "
+                           "channels-last input out contiguously")
+@pytest.mark.parametrize("op", FLOAT_UNARY)
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16",
+                                  "float64"])
+def test_float_unary_matches_pytorch_meta(op, case):
+    _same_as_pytorch(getattr(A, op).default, (CASES[case]()[0],))
+
+
+def test_float_unary_declines_integers():
+    for op in FLOAT_UNARY:
+        assert K[getattr(A, op).default]((_meta(2, 3, dtype=torch.int64),)) \
+            is None, op
+
+
+COMPARE_CASES = {
+    "ints": lambda: (_meta(2, 16, dtype=torch.int64),
+                     _meta(2, 16, dtype=torch.int64)),
+    "broadcast": lambda: (_meta(16, 1, dtype=torch.int64),
+                          _meta(1, 16, dtype=torch.int64)),
+    "int_and_float": lambda: (_meta(4, 3, dtype=torch.int32), _meta(3)),
+    "python_int": lambda: (_meta(2, 5, dtype=torch.int64), 8),
+    "python_float": lambda: (_meta(2, 5), 0.5),
+    "bools": lambda: (_meta(3, 3, dtype=torch.bool),
+                      _meta(3, 3, dtype=torch.bool)),
+    "zero_dim_meta": lambda: (_meta(dtype=torch.int64),
+                              _meta(4, dtype=torch.int64)),
+    "half": lambda: (_meta(2, 3, dtype=torch.float16), 1),
+}
+
+
+@pytest.mark.parametrize("op", ["lt", "le", "gt", "ge", "eq", "ne"])
+@pytest.mark.parametrize("case", sorted(COMPARE_CASES))
+def test_comparisons_match_pytorch_meta(op, case):
+    args = COMPARE_CASES[case]()
+    form = "Scalar" if not isinstance(args[1], torch.Tensor) else "Tensor"
+    _answers_as_pytorch(getattr(getattr(A, op), form), args)
+
+
+def test_comparisons_decline_what_they_do_not_cover():
+    fast = K[A.lt.Tensor]
+    x = _meta(4, 6)
+    assert fast((x.t(), x.t())) is None                   # not contiguous
+    assert fast((x, _meta(5, 6))) is None                 # no broadcast
+    assert fast((_meta(2, dtype=torch.complex64),) * 2) is None
+    assert fast((x, "a")) is None
+    assert fast((torch.empty(4, 6), torch.empty(4, 6))) is None  # CPU
+    assert fast((x,)) is None
+
+
+class _Buckets(torch.nn.Module):
+    """T5's relative position buckets and a rotary table: integer
+    comparisons, abs and log over positions, cos and sin of angles."""
+
+    def __init__(self):
+        super().__init__()
+        self.bias = torch.nn.Embedding(8, 2)
+
+    def forward(self, x):
+        n = x.shape[1]
+        pos = torch.arange(n, device=x.device)
+        rel = pos[None, :] - pos[:, None]
+        big = rel.abs() >= 4
+        far = 4 + (torch.log(rel.abs().float().clamp(min=1) / 4) * 2).long()
+        buckets = torch.where(big, far.clamp(max=7), rel.abs())
+        buckets = buckets + (rel > 0).long() * 0
+        angles = x.mean(-1, keepdim=True) * pos[None, :, None]
+        rot = torch.cos(angles) + torch.sin(angles).exp().sqrt()
+        return self.bias(buckets).sum() + rot.sum() + (x != 0).sum()
+
+
+def test_recording_position_buckets_is_unchanged_by_the_kernels():
+    _alike(_Buckets().eval(), torch.zeros(1, 10, 4), K)
