@@ -367,7 +367,7 @@ def against(name, other, runs):
     if built is None:
         print(f"{name}: skipped (transformers does not import)")
         return
-    model, args, _ = built
+    model, args, kwargs = built
     d = tempfile.mkdtemp()
     os.symlink(os.path.join(os.path.abspath(other), "nnscan"),
                os.path.join(d, "nnscan_base"))
@@ -376,8 +376,9 @@ def against(name, other, runs):
         base = importlib.import_module("nnscan_base")
     finally:
         sys.path.remove(d)
-    fns = {"base": lambda: base.summary(model, inputs=args[0] if args else kwargs, file=False),
-           "this": lambda: nnscan.summary(model, inputs=args[0] if args else kwargs, file=False)}
+    inputs = args[0] if args else kwargs
+    fns = {"base": lambda: base.summary(model, inputs=inputs, file=False),
+           "this": lambda: nnscan.summary(model, inputs=inputs, file=False)}
     if str(fns["base"]()) != str(fns["this"]()):
         print(f"{name}: the two reports differ")
     times = {"base": [], "this": []}
