@@ -39,3 +39,17 @@ def test_readme_quickstart_runs(capsys):
     out = capsys.readouterr().out
     assert "('1.82G', '11.70M')" in out
     assert "| Name" in out
+
+
+def test_readme_inspector_example_runs(capsys, tmp_path, monkeypatch):
+    """The README's Inspector example is whole: pasted alone into a fresh
+    interpreter, it runs one training step, prints the tree and writes both
+    saved reports."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    section = text[text.index("### Inspecting a training run"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md Inspector example", "exec"), {})
+    assert "Passes: 1 on 1 rank" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == \
+        ["insight_ResNet.inspect.json", "insight_ResNet.json"]
