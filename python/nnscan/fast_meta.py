@@ -23,20 +23,23 @@ _STATS_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
                 torch.float32: torch.float32, torch.float64: torch.float64}
 
 
-def batch_norm_eval_meta(args):
-    """native_batch_norm in eval mode on meta tensors, as PyTorch's meta
-    decomposition gives it (the output laid out like the input, in its
-    dtype; the saved mean and inverse deviation of shape (C,) in the
-    computation dtype) without the dozen element-wise meta ops that
-    decomposition runs in Python: 80 % of a BatchNorm model's meta forward
-    on PyTorch 2.x, a fifth on 1.13. None for anything else: training, a
-    tensor not on meta or oddly laid out, a shape or dtype the kernel might
-    refuse."""
-    if len(args) != 8 or args[5] is not False:
+def batch_norm_meta(args):
+    """native_batch_norm on meta tensors, as PyTorch's meta decomposition
+    gives it (the output laid out like the input, in its dtype; the saved
+    mean and inverse deviation of shape (C,) in the computation dtype)
+    without the dozen element-wise meta ops that decomposition runs in
+    Python: 80 % of a BatchNorm model's meta forward on PyTorch 2.x, a
+    fifth on 1.13. Eval mode with running statistics, and training mode
+    with or without them (BiT's weight standardization: batch_norm of the
+    weight, training=True, none), whose outputs are alike. None for
+    anything else: eval without statistics, a tensor not on meta or oddly
+    laid out, a shape or dtype the kernel might refuse."""
+    if len(args) != 8 or not isinstance(args[5], bool):
         return None
     x, w, bias, mean, var = args[:5]
     if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2 \
-            or mean is None or var is None:
+            or (mean is None or var is None) and not args[5] \
+            or (mean is None) != (var is None):
         return None
     stats = _STATS_DTYPE.get(x.dtype)
     c = x.shape[1]
@@ -45,8 +48,9 @@ def batch_norm_eval_meta(args):
                                   and t.dim() == 1 and t.shape[0] == c
                                   and t.dtype in _STATS_DTYPE):
             return None
-    if stats is None or not _dense(x):
-        return None
+    if stats is None or not _dense(x) \
+            or args[5] and x.numel() <= c:  # one value per channel: the
+        return None  # decomposition divides by n - 1 = 0 (it raises)
     return (empty_like(x),
             torch.empty((c,), dtype=stats, device=_META),
             torch.empty((c,), dtype=stats, device=_META))
@@ -226,10 +230,12 @@ def binary_meta(args):
     if not (isinstance(a, torch.Tensor) and a.is_meta):
         a, b = b, a
     if not _plain(a):
-        return _permuted_binary(a, b)
+        out = _permuted_binary(a, b)
+        return out if out is not None else \
+            _first_decides(args, _float_result)
     if isinstance(b, torch.Tensor) and b.is_meta:
         if not b.is_contiguous():
-            return None
+            return _first_decides(args, _float_result)
         shape = _broadcast(a.shape, b.shape)
         if shape is None:
             return None
@@ -240,12 +246,70 @@ def binary_meta(args):
         shape = a.shape
     else:
         return None
+    dt = _float_result(a, b)
+    return None if dt is None else torch.empty(shape, dtype=dt, device=_META)
+
+
+def _float_result(a, b):
+    """binary_meta's result dtype: a float, of operands that are not bool
+    (PyTorch refuses a bool subtraction; integer results have rules of
+    their own, as division's); None otherwise."""
     if a.dtype == torch.bool or getattr(b, "dtype", None) == torch.bool:
-        return None  # PyTorch refuses a bool subtraction
-    dt = torch.result_type(a, b)
-    if not dt.is_floating_point:
         return None
-    return torch.empty(shape, dtype=dt, device=_META)
+    dt = torch.result_type(a, b)
+    return dt if dt.is_floating_point else None
+
+
+def _real_result(a, b):
+    """minmax_meta's result dtype: two real (not complex) tensors promoted
+    together, bool and integers too; None otherwise."""
+    if not isinstance(b, torch.Tensor) or a.is_complex() or b.is_complex():
+        return None
+    return torch.result_type(a, b)
+
+
+def _first_decides(args, result):
+    """a (op) b where the first operand `a`, a meta tensor of the result's
+    shape, has distinct non-zero strides in every dim (its dims of length
+    1 too): PyTorch's element-wise kernels order the output's dims by the
+    first operand whose strides tell two dims apart, and `a` tells every
+    pair apart, so the output is laid out as torch.empty_like(a) whatever
+    `b`'s strides are: a broadcast `b` (F.normalize's x / norm.expand_as(x),
+    stride 0) or a sliced one. A length-1 dim of stride 0, or two dims of
+    one stride, would leave a pair to `b`, and the order PyTorch's
+    insertion sort then finds is not always the one of `a` (the random
+    strides test): declined. `b` a meta tensor broadcasting to `a`'s
+    shape, or a number; `result` (a, b) gives the dtype or None."""
+    a, b = args
+    if not (isinstance(a, torch.Tensor) and a.is_meta) or a.dim() == 0:
+        return None
+    st = a.stride()
+    if 0 in st or len(set(st)) != len(st):
+        return None
+    if isinstance(b, torch.Tensor):
+        if not b.is_meta or _broadcast(a.shape, b.shape) != list(a.shape):
+            return None
+    elif not (_number(b) and not isinstance(b, bool)):
+        return None
+    dt = result(a, b)
+    return None if dt is None else empty_like(a, dt)
+
+
+def minmax_meta(args):
+    """maximum / minimum(a, b) of two meta tensors of real dtypes (RWKV's
+    state, T5's position buckets): laid out as binary_meta lays a float
+    result out; a bool or integer result too."""
+    if len(args) != 2 or not all(isinstance(t, torch.Tensor) and t.is_meta
+                                 for t in args):
+        return None
+    a, b = args
+    if _plain(a) and _plain(b):
+        shape = _broadcast(a.shape, b.shape)
+        dt = _real_result(a, b)
+        if shape is None or dt is None:
+            return None
+        return torch.empty(shape, dtype=dt, device=_META)
+    return _first_decides(args, _real_result)
 
 
 def _permuted_binary(a, b):
@@ -286,6 +350,19 @@ def _permuted_dense(x):
             return False
         expect *= n
     return True
+
+
+def numbers_meta(args):
+    """x (op) numbers, each argument after x a number (clamp_min,
+    clamp_max, softplus's beta and threshold, rsub.Scalar's other and
+    alpha) or, for clamp, None (one bound of two; not both, which PyTorch
+    refuses): a float x keeps its dtype and layout (unary_meta's)."""
+    rest = args[1:]
+    if not rest or not all(v is None or _number(v) and not isinstance(v, bool)
+                           for v in rest) \
+            or all(v is None for v in rest):
+        return None
+    return unary_meta(args[:1])
 
 
 def scalar_meta(args):
@@ -351,6 +428,88 @@ def softmax_meta(args):
                                        and dt.is_floating_point):
         return None
     return empty_like(x, dt)
+
+
+def plain_softmax_meta(args):
+    """_softmax(x, dim, half_to_float=False) of a contiguous float x: a
+    contiguous tensor like it (the kernel lays a strided input's result
+    out contiguously, not as _safe_softmax does: declined)."""
+    if len(args) != 3 or args[2] is not False or not _plain(args[0]):
+        return None
+    return softmax_meta(args[:2])
+
+
+def vector_norm_meta(args):
+    """linalg_vector_norm(x, ord[, dim[, keepdim]]) of a real float meta x
+    (any strides: F.normalize's sliced heads), without a dtype: a
+    contiguous tensor of the reduced shape in x's dtype (PyTorch's
+    reference reduces into a new contiguous tensor; its meta kernel is that
+    Python, about 0.43 ms a call on swin_v2_t)."""
+    if not 2 <= len(args) <= 4:
+        return None
+    x, order = args[0], args[1]
+    dims = args[2] if len(args) > 2 else None
+    keep = args[3] if len(args) > 3 else False
+    if not (isinstance(x, torch.Tensor) and x.is_meta
+            and x.is_floating_point()) or x.numel() == 0 \
+            or not _number(order) or isinstance(order, bool) \
+            or not isinstance(keep, bool) \
+            or dims is not None and not _ints(dims):
+        return None
+    r = x.dim()
+    if dims is None or not dims:
+        axes = set(range(r))
+    elif r == 0 or any(not -r <= d < r for d in dims):
+        return None
+    else:
+        axes = {d % r for d in dims}
+        if len(axes) != len(dims):
+            return None  # a dim named twice: PyTorch's error
+    shape = [1 if i in axes else n for i, n in enumerate(x.shape)
+             if keep or i not in axes]
+    return torch.empty(shape, dtype=x.dtype, device=_META)
+
+
+def index_meta(args):
+    """index.Tensor(x, [idx]) of a contiguous meta x with dims, indexed
+    along dim 0 by one int64 or int32 meta tensor (a relative position
+    bias table looked up by its index buffer): a contiguous tensor of
+    idx's shape followed by x's other dims, in x's dtype. Bool masks,
+    several indices and None in the list are declined."""
+    if len(args) != 2 or not _plain(args[0]) or args[0].dim() == 0 \
+            or not isinstance(args[1], (list, tuple)) or len(args[1]) != 1:
+        return None
+    x, (idx,) = args[0], args[1]
+    if not (isinstance(idx, torch.Tensor) and idx.is_meta
+            and idx.dtype in (torch.int64, torch.int32)):
+        return None
+    return torch.empty(list(idx.shape) + list(x.shape[1:]), dtype=x.dtype,
+                       device=_META)
+
+
+def group_norm_meta(args):
+    """native_group_norm(x, weight, bias, N, C, HxW, group, eps) of a float
+    meta x of N x C x ..., weight and bias None or meta of (C,), group
+    dividing C: the output a contiguous tensor like x, mean and rstd
+    (N, group), all in x's dtype, as PyTorch's meta kernel gives them
+    (its Python decomposition, 0.8 ms a call: most of BiT's and
+    PoolFormer's recording)."""
+    if len(args) != 8:
+        return None
+    x, w, b, n, c, hw, group, eps = args
+    if not (isinstance(x, torch.Tensor) and x.is_meta
+            and x.is_floating_point()) or x.dim() < 2 \
+            or not all(type(v) is int for v in (n, c, hw, group)) \
+            or not _number(eps) or group <= 0 or c % group \
+            or list(x.shape[:2]) != [n, c] or x.numel() != n * c * hw:
+        return None
+    for t in (w, b):
+        if t is not None and not (isinstance(t, torch.Tensor) and t.is_meta
+                                  and list(t.shape) == [c]):
+            return None
+    return (torch.empty(x.shape, dtype=x.dtype, device=_META),
+            torch.empty((n, group), dtype=x.dtype, device=_META),
+            torch.empty((n, group), dtype=x.dtype, device=_META))
 
 
 def tril_meta(args):
@@ -639,7 +798,7 @@ def masked_fill_meta(args):
 _aten = torch.ops.aten
 
 # aten op -> a cheaper meta kernel answering some calls (None: not this one)
-FAST_META = {_aten.native_batch_norm.default: batch_norm_eval_meta,
+FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
              _aten.hardswish.default: elementwise_meta,
              _aten.hardsigmoid.default: elementwise_meta,
              _aten.hardswish_.default: elementwise_inplace_meta,
@@ -707,6 +866,19 @@ KERNELS_2X = {
     _aten.ne.Tensor: compare_meta,
     _aten.ne.Scalar: compare_meta,
 }
+KERNELS_2X.update({
+    _aten.clamp.default: numbers_meta,
+    _aten.clamp_min.default: numbers_meta,
+    _aten.clamp_max.default: numbers_meta,
+    _aten.softplus.default: numbers_meta,
+    _aten.rsub.Scalar: numbers_meta,
+    _aten.maximum.default: minmax_meta,
+    _aten.minimum.default: minmax_meta,
+    _aten._softmax.default: plain_softmax_meta,
+    _aten.linalg_vector_norm.default: vector_norm_meta,
+    _aten.index.Tensor: index_meta,
+    _aten.native_group_norm.default: group_norm_meta,
+})
 if hasattr(_aten, "_safe_softmax"):
     KERNELS_2X[_aten._safe_softmax.default] = softmax_meta
 

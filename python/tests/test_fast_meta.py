@@ -33,15 +33,20 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("mode", ["eval", "training", "training_no_stats"])
 @pytest.mark.parametrize("affine", [True, False])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_batch_norm_eval_matches_pytorch_meta(case, affine):
+def test_batch_norm_matches_pytorch_meta(case, affine, mode):
     x, c, sdt = CASES[case]()
+    if mode != "eval" and x.numel() == c:
+        pytest.skip("one value per channel: PyTorch's training kernel "
+                    "raises (the declines test)")
     w = _meta(c, dtype=sdt) if affine else None
     b = _meta(c, dtype=sdt) if affine else None
-    args = (x, w, b, _meta(c, dtype=sdt), _meta(c, dtype=sdt), False, 0.1,
-            1e-5)
-    ours = fast_meta.batch_norm_eval_meta(args)
+    stats = (None, None) if mode == "training_no_stats" else \
+        (_meta(c, dtype=sdt), _meta(c, dtype=sdt))
+    args = (x, w, b) + stats + (mode != "eval", 0.1, 1e-5)
+    ours = fast_meta.batch_norm_meta(args)
     theirs = BN(*args)
     assert ours is not None
     assert len(ours) == len(theirs)
@@ -56,8 +61,10 @@ def test_batch_norm_eval_matches_pytorch_meta(case, affine):
 def test_batch_norm_declines_what_it_does_not_cover():
     x = _meta(2, 8, 5, 5)
     s = _meta(8)
-    fast = fast_meta.batch_norm_eval_meta
-    assert fast((x, s, s, s, s, True, 0.1, 1e-5)) is None      # training
+    fast = fast_meta.batch_norm_meta
+    assert fast((x, s, s, s, None, True, 0.1, 1e-5)) is None   # one stat
+    assert fast((_meta(1, 8, 1, 1), s, s, s, s, True, 0.1, 1e-5)) is None
+    assert fast((x, s, s, s, s, 1, 0.1, 1e-5)) is None         # not a bool
     assert fast((x, s, s, _meta(7), s, False, 0.1, 1e-5)) is None  # C
     assert fast((x, s, s, None, None, False, 0.1, 1e-5)) is None
     assert fast((x[:, :, ::2], s, s, s, s, False, 0.1, 1e-5)) is None
@@ -175,8 +182,13 @@ def test_binary_matches_pytorch_meta(op, case):
 def test_binary_declines_what_it_does_not_cover():
     fast = fast_meta.binary_meta
     x = _meta(2, 8, 5, 5)
-    assert fast((x[:, :, ::2], x[:, :, ::2])) is None           # strided
-    assert fast((_meta(2, 8, 5, 5, channels_last=True), x)) is None
+    # strided first operands the first-decides rule answers, as PyTorch
+    _same_as_pytorch(A.mul.Tensor, (x[:, :, ::2], x[:, :, ::2]))
+    _same_as_pytorch(A.add.Tensor, (_meta(2, 8, 5, 5, channels_last=True), x))
+    # a first operand that leaves a pair of dims to the second: stride 0,
+    # or a length-1 dim of its neighbour's stride
+    assert fast((_meta(2, 1).expand(2, 3), _meta(3, 2).t())) is None
+    assert fast((_meta(2, 1, 3), _meta(3, 1, 2).transpose(0, 2))) is None
     assert fast((_meta(2, 3, dtype=torch.int64),) * 2) is None  # int result
     assert fast((_meta(2, 3), _meta(4, 3))) is None             # no broadcast
     assert fast((_meta(), torch.tensor(1.5))) is None  # 0-dim beside a number
@@ -466,9 +478,9 @@ def test_binary_of_permuted_dense_matches_pytorch_meta(op, args):
 
 def test_binary_of_permuted_declines_what_it_does_not_cover():
     f = fast_meta.binary_meta
-    sliced = _meta(4, 8)[:, :4]
-    assert f((sliced, _meta(4, 4))) is None  # not dense
-    assert f((_meta(3, 4).t(), _meta(4, 3).t())) is None  # b not contiguous
+    # not dense, or b not contiguous: the first-decides rule, as PyTorch
+    _same_as_pytorch(A.sub.Tensor, (_meta(4, 8)[:, :4], _meta(4, 4)))
+    _same_as_pytorch(A.div.Tensor, (_meta(3, 4).t(), _meta(3, 4).t()))
     assert f((_meta(4, 3).t(), _meta(2, 3, 4))) is None  # broadcasts a
     assert f((_meta(3, 4, dtype=torch.int64).t(), 2)) is None
 
@@ -592,6 +604,7 @@ def _answers_as_pytorch(func, args):
     ours = K[func](args)
     assert ours is not None, (func, args)
     _outputs_agree(ours, _pytorch_meta(func, args))
+    return ours
 
 
 # ---- the CNN activations and convolution (mobilenet_v2's ReLU6 cost
@@ -846,3 +859,200 @@ class _Buckets(torch.nn.Module):
 
 def test_recording_position_buckets_is_unchanged_by_the_kernels():
     _alike(_Buckets().eval(), torch.zeros(1, 10, 4), K)
+
+
+# ---- swin_v2's cosine attention, BiT, PoolFormer, RWKV, Mamba, T5 ----
+
+# 1.13's own kernels refuse an int32 index and keep GroupNorm's bfloat16
+# statistics in float32; these kernels are in the 2.x table only
+_ON_2X_ONLY = pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
+                                 reason="1.13's kernel differs; 2.x table only")
+
+@pytest.mark.parametrize("func,extra", [
+    (A.clamp.default, (0.0, 6.0)), (A.clamp.default, (None, 4.6)),
+    (A.clamp.default, (-1,)), (A.clamp_min.default, (1e-12,)),
+    (A.clamp_max.default, (2,)), (A.softplus.default, (1, 20)),
+    (A.rsub.Scalar, (1,)), (A.rsub.Scalar, (1.0, 2))])
+@pytest.mark.parametrize("case", ["2d", "channels_last", "bfloat16",
+                                  "float64"])
+def test_number_argument_ops_match_pytorch_meta(func, extra, case):
+    x = CASES[case]()[0]
+    _answers_as_pytorch(func, (x,) + extra)
+    _answers_as_pytorch(func, (x.transpose(1, 3),) + extra)  # strided
+
+
+def test_number_argument_ops_decline_what_they_do_not_cover():
+    x = _meta(2, 3)
+    assert K[A.clamp.default]((x, None, None)) is None   # PyTorch refuses
+    assert K[A.clamp.default]((x, _meta(2, 3), None)) is None  # a tensor
+    assert K[A.clamp_min.default]((x, True)) is None
+    assert K[A.clamp_min.default]((x.long(), 1)) is None  # an integer x
+    assert K[A.softplus.default]((x,)) is None
+    assert K[A.rsub.Scalar]((_meta(2, dtype=torch.complex64), 1)) is None
+    assert K[A.clamp_min.default]((torch.empty(2, 3), 0.0)) is None
+
+
+def _strided(rng, shape):
+    return torch.empty_strided(
+        shape, [rng.choice([0, 1, 2, 3, 5, 7, 30, 64]) for _ in shape],
+        device="meta")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_binary_with_any_second_operand_lays_out_as_pytorch(seed):
+    """A first operand with distinct non-zero strides (its dims of length
+    1 too) beside a second of any strides broadcasting to it (expanded,
+    sliced, contiguous) or a number: the kernels answer with PyTorch's
+    shape, dtype and strides of the dims longer than 1 (div, mul, add,
+    sub, maximum, minimum), and decline every other first operand they
+    cannot place (a plain pair stays on the contiguous path)."""
+    rng = random.Random(seed)
+    funcs = (A.div.Tensor, A.mul.Tensor, A.add.Tensor, A.sub.Tensor,
+             A.maximum.default, A.minimum.default)
+    answered = 0
+    for _ in range(400):
+        nd = rng.randint(1, 5)
+        shape = [rng.choice([1, 1, 2, 3, 4, 5]) for _ in range(nd)]
+        a = _strided(rng, shape)
+        k = rng.randint(0, nd)
+        b = _strided(rng, [rng.choice([1, n]) for n in shape[nd - k:]])
+        for func in funcs:
+            ours = K[func]((a, b))
+            if ours is None:
+                continue
+            answered += 1
+            theirs = func(a, b)
+            assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+            assert [s for s, n in zip(ours.stride(), shape) if n > 1] == \
+                [s for s, n in zip(theirs.stride(), shape) if n > 1], \
+                (func, shape, a.stride(), b.shape, b.stride())
+    assert answered > 400  # the test sees the kernels answer
+
+
+def test_normalize_divides_as_pytorch():
+    """F.normalize of one head of a permuted qkv (swin_v2's cosine
+    attention): the norm, its clamp and the division of a sliced x by the
+    expanded norm, each as PyTorch lays it out."""
+    q = _meta(2, 7, 3, 4, 16).permute(2, 0, 3, 1, 4)[0]
+    norm = _answers_as_pytorch(A.linalg_vector_norm.default,
+                               (q, 2, [-1], True))
+    den = _answers_as_pytorch(A.clamp_min.default, (norm, 1e-12))
+    _answers_as_pytorch(A.div.Tensor, (q, den.expand_as(q)))
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(3, 4, 5), 2), lambda: (_meta(3, 4, 5), 2, [1]),
+    lambda: (_meta(3, 4, 5), 2.0, [-1], True),
+    lambda: (_meta(3, 4, 5), 1, [0, 2], False),
+    lambda: (_meta(3, 4, 5, dtype=torch.bfloat16), 2, [-1], True),
+    lambda: (_meta(3, 4, 5).transpose(0, 2), float("inf"), [1], True),
+    lambda: (_meta(6), 2, [], False), lambda: (_meta(), 2),
+])
+def test_vector_norm_matches_pytorch_meta(args):
+    _answers_as_pytorch(A.linalg_vector_norm.default, args())
+
+
+def test_vector_norm_declines_what_it_does_not_cover():
+    fast = K[A.linalg_vector_norm.default]
+    x = _meta(3, 4)
+    assert fast((x.long(), 2)) is None                   # integers
+    assert fast((_meta(3, dtype=torch.complex64), 2)) is None
+    assert fast((x, 2, [2])) is None                     # no such dim
+    assert fast((x, 2, [1, -1])) is None                 # named twice
+    assert fast((_meta(0, 3), 2)) is None
+    assert fast((x, "fro")) is None
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(225, 4), [_meta(2401, dtype=torch.int64)]),
+    lambda: (_meta(225, 4), [_meta(49, 49, dtype=torch.int64)]),
+    pytest.param(lambda: (_meta(10, 3, 2), [_meta(7, dtype=torch.int32)]),
+                 marks=_ON_2X_ONLY),
+    lambda: (_meta(10, dtype=torch.bfloat16), [_meta(4, 2, dtype=torch.int64)]),
+])
+def test_index_matches_pytorch_meta(args):
+    _answers_as_pytorch(A.index.Tensor, args())
+
+
+def test_index_declines_what_it_does_not_cover():
+    fast = K[A.index.Tensor]
+    x = _meta(10, 4)
+    i = _meta(3, dtype=torch.int64)
+    assert fast((x, [_meta(10, dtype=torch.bool)])) is None
+    assert fast((x, [None, i])) is None
+    assert fast((x, [i, i])) is None
+    assert fast((x.t(), [i])) is None                    # strided x
+    assert fast((x, [torch.zeros(3, dtype=torch.int64)])) is None  # CPU
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 4, 7, 16), -1, False),
+    lambda: (_meta(3, 5, dtype=torch.bfloat16), 0, False),
+])
+def test_plain_softmax_matches_pytorch_meta(args):
+    _answers_as_pytorch(A._softmax.default, args())
+
+
+def test_plain_softmax_declines_what_it_does_not_cover():
+    fast = K[A._softmax.default]
+    x = _meta(2, 4, 7, 16)
+    assert fast((x.transpose(1, 2), -1, False)) is None  # laid out anew
+    assert fast((x, -1, True)) is None                   # half to float
+    assert fast((x, 4, False)) is None
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(2, 8, 5, 5), _meta(8), _meta(8), 2, 8, 25, 4, 1e-5),
+    lambda: (_meta(2, 8, 5, 5, channels_last=True), _meta(8), _meta(8),
+             2, 8, 25, 4, 1e-5),
+    lambda: (_meta(2, 8, 7), None, None, 2, 8, 7, 2, 1e-6),
+    pytest.param(lambda: (_meta(1, 6, 3, 3, dtype=torch.bfloat16),
+                          _meta(6, dtype=torch.bfloat16), None, 1, 6, 9, 1,
+                          1e-5), marks=_ON_2X_ONLY),
+])
+def test_group_norm_matches_pytorch_meta(args):
+    _answers_as_pytorch(A.native_group_norm.default, args())
+
+
+def test_group_norm_declines_what_it_does_not_cover():
+    fast = K[A.native_group_norm.default]
+    x = _meta(2, 8, 5, 5)
+    s = _meta(8)
+    assert fast((x, s, s, 2, 8, 25, 3, 1e-5)) is None    # 3 does not divide 8
+    assert fast((x, s, s, 2, 8, 24, 4, 1e-5)) is None    # sizes disagree
+    assert fast((x, _meta(4), s, 2, 8, 25, 4, 1e-5)) is None
+    assert fast((x.long(), s, s, 2, 8, 25, 4, 1e-5)) is None
+    assert fast((torch.empty(2, 8, 5, 5), s, s, 2, 8, 25, 4, 1e-5)) is None
+
+
+class _CosineAttention(torch.nn.Module):
+    """swin_v2's cosine attention and BiT's standardized weights, RWKV's
+    maximum, PoolFormer's GroupNorm, a bias table looked up by index."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(16, 48)
+        self.scale = torch.nn.Parameter(torch.zeros(2, 1, 1))
+        self.table = torch.nn.Parameter(torch.zeros(9, 2))
+        self.register_buffer("index", torch.arange(16) % 9)
+        self.norm = torch.nn.GroupNorm(2, 2)
+        self.conv = torch.nn.Conv2d(2, 2, 1)
+
+    def forward(self, x):
+        qkv = self.qkv(x).reshape(1, 4, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        q, k = qkv[0], qkv[1]
+        attn = torch.nn.functional.normalize(q, dim=-1) @ \
+            torch.nn.functional.normalize(k, dim=-1).transpose(-2, -1)
+        attn = attn * torch.clamp(self.scale, max=4.6).exp()
+        attn = attn + self.table[self.index].t().reshape(1, 2, 4, 4)
+        attn = torch.softmax(attn, -1)
+        w = torch.nn.functional.batch_norm(
+            self.conv.weight.reshape(1, 2, -1), None, None, training=True,
+            momentum=0.0, eps=1e-6).reshape_as(self.conv.weight)
+        y = torch.nn.functional.conv2d(self.norm(attn), w)
+        y = torch.maximum(y, 1 - torch.nn.functional.softplus(y))
+        return y.clamp_min(0.0) + torch.minimum(y, y.mean(-1, keepdim=True))
+
+
+def test_recording_cosine_attention_is_unchanged_by_the_kernels():
+    _alike(_CosineAttention().eval(), torch.zeros(1, 4, 16), K)
