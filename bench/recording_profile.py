@@ -137,6 +137,7 @@ def switched_off(parts):
                                      lambda self, f, a, k, out: out))
         if "fast" in parts:
             st.enter_context(patched(recorder, "_FAST_META", {}))
+            st.enter_context(patched(recorder, "_FAST_META_KW", {}))
         yield
 
 
@@ -198,7 +199,7 @@ def kernel_costs(model, args, kwargs, runs):
     else PyTorch's), on the meta forward."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
-    from nnscan.fast_meta import FAST_META
+    from nnscan.fast_meta import FAST_META, FAST_META_KW
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
     per = collections.defaultdict(list)
     fast_used = set()
@@ -207,8 +208,12 @@ def kernel_costs(model, args, kwargs, runs):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             t = time.process_time()
-            fast = FAST_META.get(func)
-            out = fast(args) if fast is not None and not kwargs else None
+            if kwargs:
+                fast = FAST_META_KW.get(func)
+                out = fast(args, kwargs) if fast is not None else None
+            else:
+                fast = FAST_META.get(func)
+                out = fast(args) if fast is not None else None
             if out is None:
                 out = func(*args, **kwargs)
             else:
@@ -412,12 +417,16 @@ def floor(name, runs):
         return
     model, args, kwargs = built
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
-    table = fast_meta.FAST_META
+    table, table_kw = fast_meta.FAST_META, fast_meta.FAST_META_KW
 
     class Fast(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            f = table.get(func)
-            out = f(args) if f is not None and not kwargs else None
+            if kwargs:
+                f = table_kw.get(func)
+                out = f(args, kwargs) if f is not None else None
+            else:
+                f = table.get(func)
+                out = f(args) if f is not None else None
             return out if out is not None else func(*args, **(kwargs or {}))
 
     def plain():
@@ -522,7 +531,7 @@ def main():
         if r.get("kernels"):
             print("  kernel time per forward (fast_meta where it answers):")
         for op, n, us, fast in r.get("kernels", []):
-            print(f"    {us / 1e3:7.2f} ms {n:5d} x {us / n:7.1f} us "
+            print(f"    {us / 1e3:7.2f} ms {n:5d} x {us / max(n, 1):7.1f} us "
                   f"{'fast ' if fast else ''}{op}")
     if len(rows) > 1 and not a.summary_only:
         print("\n| model | ops | " + " | ".join(rows[0]["stages"]) +

@@ -286,8 +286,11 @@ def _first_decides(args, result):
     st = a.stride()
     if 0 in st or len(set(st)) != len(st):
         return None
-    if isinstance(b, torch.Tensor):
-        if not b.is_meta or _broadcast(a.shape, b.shape) != list(a.shape):
+    if isinstance(b, torch.Tensor) and not b.is_meta:
+        if b.dim() != 0 or b.device.type != "cpu":
+            return None  # (a 0-dim CPU tensor: a number as PyTorch wraps it)
+    elif isinstance(b, torch.Tensor):
+        if _broadcast(a.shape, b.shape) != list(a.shape):
             return None
     elif not (_number(b) and not isinstance(b, bool)):
         return None
@@ -350,6 +353,12 @@ def _permuted_dense(x):
             return False
         expect *= n
     return True
+
+
+def softplus_meta(args):
+    """softplus(x[, beta[, threshold]]): numbers_meta's, its defaults
+    trimmed too (Mamba's dt)."""
+    return numbers_meta(args) if len(args) > 1 else unary_meta(args)
 
 
 def numbers_meta(args):
@@ -510,6 +519,132 @@ def group_norm_meta(args):
     return (torch.empty(x.shape, dtype=x.dtype, device=_META),
             torch.empty((n, group), dtype=x.dtype, device=_META),
             torch.empty((n, group), dtype=x.dtype, device=_META))
+
+
+def cumsum_meta(args):
+    """cumsum(x, dim) of a contiguous meta x (position ids from an
+    attention mask): contiguous, x's dtype if it is a float, else int64
+    (PyTorch's promotion of integers and bools)."""
+    if len(args) != 2 or not _plain(args[0]) or type(args[1]) is not int \
+            or args[0].is_complex() \
+            or not -max(args[0].dim(), 1) <= args[1] < max(args[0].dim(), 1):
+        return None
+    x = args[0]
+    dt = x.dtype if x.is_floating_point() else torch.int64
+    return torch.empty(x.shape, dtype=dt, device=_META)
+
+
+def stack_meta(args):
+    """stack(tensors[, dim]) of contiguous meta tensors of one shape and
+    dtype: contiguous, the new dim of their count at `dim`."""
+    if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
+            or not args[0]:
+        return None
+    ts, dim = args[0], args[1] if len(args) == 2 else 0
+    first = ts[0]
+    if not _plain(first) or type(dim) is not int \
+            or not -first.dim() - 1 <= dim <= first.dim():
+        return None
+    for t in ts:
+        if not _plain(t) or t.dtype != first.dtype or t.shape != first.shape:
+            return None
+    shape = list(first.shape)
+    shape.insert(dim % (first.dim() + 1), len(ts))
+    return torch.empty(shape, dtype=first.dtype, device=_META)
+
+
+def bitwise_meta(args):
+    """bitwise_and / or / xor of two contiguous meta tensors of bool or
+    integer dtypes (masks combined): the broadcast shape, contiguous, the
+    promoted dtype."""
+    if len(args) != 2 or not all(_plain(t) for t in args) \
+            or any(t.is_floating_point() or t.is_complex() for t in args):
+        return None
+    shape = _broadcast(args[0].shape, args[1].shape)
+    if shape is None:
+        return None
+    return torch.empty(shape, dtype=torch.result_type(*args), device=_META)
+
+
+def weight_norm_meta(args):
+    """_weight_norm_interface(v, g, dim) of contiguous float32/float64 meta
+    v and g (wav2vec2's positional convolution): the weight like v and
+    the norms like g, contiguous, in v's dtype."""
+    if len(args) != 3 or not _plain(args[0]) or not _plain(args[1]) \
+            or args[0].dtype not in (torch.float32, torch.float64) \
+            or args[1].dtype != args[0].dtype or type(args[2]) is not int:
+        return None
+    v, g, dim = args
+    r = v.dim()
+    if g.dim() != r or not 0 <= dim < r or any(  # (-1: the whole norm)
+            g.shape[i] != (v.shape[i] if i == dim else 1)
+            for i in range(r)):
+        return None
+    return (torch.empty(v.shape, dtype=v.dtype, device=_META),
+            torch.empty(g.shape, dtype=v.dtype, device=_META))
+
+
+# ---- kernels of calls with keyword arguments (FAST_META_KW) ----
+
+def _on_meta(kwargs):
+    """A factory's keyword arguments place its result on meta, strided, not
+    pinned, and name no other option: its dtype (None: the default)."""
+    dev = kwargs.get("device")
+    if dev is None or torch.device(dev).type != "meta" \
+            or kwargs.get("layout") not in (None, torch.strided) \
+            or kwargs.get("pin_memory") \
+            or not set(kwargs) <= {"dtype", "layout", "device", "pin_memory"}:
+        return False, None
+    return True, kwargs.get("dtype")
+
+
+def gelu_kw_meta(args, kwargs):
+    """gelu(x, approximate="tanh" or "none") (Gemma's and SigLIP's
+    GELU: a keyword argument, so the plain table's kernel is not asked):
+    unary_meta's."""
+    if set(kwargs) != {"approximate"} \
+            or kwargs["approximate"] not in ("none", "tanh"):
+        return None
+    return unary_meta(args)
+
+
+def arange_kw_meta(args, kwargs):
+    """arange(end), arange(start, end[, step]) of Python ints on meta: a
+    contiguous tensor of max(0, ceil((end - start) / step)) elements, int64
+    or the dtype asked for (a real one)."""
+    meta, dt = _on_meta(kwargs)
+    if not meta or not 1 <= len(args) <= 3 \
+            or not all(type(v) is int for v in args) \
+            or dt is not None and (not isinstance(dt, torch.dtype)
+                                   or dt.is_complex or dt == torch.bool):
+        return None
+    start, end, step = (0, args[0], 1) if len(args) == 1 else \
+        (args[0], args[1], args[2] if len(args) == 3 else 1)
+    if step == 0 or (end - start) * step < 0:
+        return None  # PyTorch refuses it
+    n = -(-(end - start) // step)
+    if dt is not None and not dt.is_floating_point \
+            and torch.iinfo(dt).max < max(abs(start), abs(end)):
+        return None
+    return torch.empty((n,), dtype=dt or torch.int64, device=_META)
+
+
+def like_kw_meta(args, kwargs):
+    """zeros_like / ones_like(x, dtype=..., device=meta, ...) of a meta x
+    (Mamba's and RWKV's states): empty_like's layout, in the dtype asked
+    for."""
+    if len(args) != 1 or not (isinstance(args[0], torch.Tensor)
+                              and args[0].is_meta):
+        return None
+    rest = dict(kwargs)
+    fmt = rest.pop("memory_format", None)
+    if fmt not in (None, torch.preserve_format):
+        return None
+    rest.setdefault("device", _META)
+    meta, dt = _on_meta(rest)
+    if not meta or dt is not None and not isinstance(dt, torch.dtype):
+        return None
+    return empty_like(args[0], dt)
 
 
 def tril_meta(args):
@@ -870,7 +1005,7 @@ KERNELS_2X.update({
     _aten.clamp.default: numbers_meta,
     _aten.clamp_min.default: numbers_meta,
     _aten.clamp_max.default: numbers_meta,
-    _aten.softplus.default: numbers_meta,
+    _aten.softplus.default: softplus_meta,
     _aten.rsub.Scalar: numbers_meta,
     _aten.maximum.default: minmax_meta,
     _aten.minimum.default: minmax_meta,
@@ -878,9 +1013,28 @@ KERNELS_2X.update({
     _aten.linalg_vector_norm.default: vector_norm_meta,
     _aten.index.Tensor: index_meta,
     _aten.native_group_norm.default: group_norm_meta,
+    _aten.cumsum.default: cumsum_meta,
+    _aten.stack.default: stack_meta,
+    _aten.bitwise_and.Tensor: bitwise_meta,
+    _aten.bitwise_or.Tensor: bitwise_meta,
+    _aten.bitwise_xor.Tensor: bitwise_meta,
+    _aten._weight_norm_interface.default: weight_norm_meta,
 })
+
+# aten op -> a kernel of (args, kwargs) for calls with keyword arguments,
+# which the tables above are never asked (PyTorch 2.x only)
+KWARGS_2X = {
+    _aten.gelu.default: gelu_kw_meta,
+    _aten.arange.default: arange_kw_meta,
+    _aten.arange.start: arange_kw_meta,
+    _aten.arange.start_step: arange_kw_meta,
+    _aten.zeros_like.default: like_kw_meta,
+    _aten.ones_like.default: like_kw_meta,
+}
+FAST_META_KW = {}
 if hasattr(_aten, "_safe_softmax"):
     KERNELS_2X[_aten._safe_softmax.default] = softmax_meta
 
 if int(torch.__version__.split(".")[0]) >= 2:
     FAST_META.update(KERNELS_2X)
+    FAST_META_KW.update(KWARGS_2X)

@@ -47,7 +47,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _args, fused, moe, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
-from .fast_meta import FAST_META as _FAST_META
+from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
 from .graph import DTYPE_OF, Graph, Init, Value, onnx_dtype
 from . import masks
 from .masks import number_bytes
@@ -382,13 +382,15 @@ class _Mode(TorchDispatchMode):
         self.pending = None if builder.track_grad_fns \
             or builder.autocast is not None or builder.weak else []
         # aten op -> (whether it may mutate a tensor, its fast_meta kernel
-        # or None, its base name): looked up once per op and recording
+        # or None, its kernel of calls with keyword arguments or None, its
+        # base name): looked up once per op and recording
         self.ops = {}
 
     def _op(self, func):
         schema = getattr(func, "_schema", None)
         e = self.ops[func] = (schema is None or schema.is_mutable,
-                              _FAST_META.get(func), ops_map.base_name(func))
+                              _FAST_META.get(func), _FAST_META_KW.get(func),
+                              ops_map.base_name(func))
         return e
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -398,7 +400,7 @@ class _Mode(TorchDispatchMode):
         step = b.step_mode
         if step is not None and step.fresh:
             step.note_nodes()
-        mut, fast, base = self.ops.get(func) or self._op(func)
+        mut, fast, fast_kw, base = self.ops.get(func) or self._op(func)
         pending = self.pending
         if pending and mut:
             self.flush()
@@ -409,7 +411,10 @@ class _Mode(TorchDispatchMode):
         if b.autocast is not None:
             args, kwargs = b.autocast.cast_inputs(base, args, kwargs)
         try:
-            out = fast(args) if fast is not None and not kwargs else None
+            if kwargs:
+                out = fast_kw(args, kwargs) if fast_kw is not None else None
+            else:
+                out = fast(args) if fast is not None else None
             if out is None:
                 out = func(*args, **kwargs) if kwargs else func(*args)
         except Exception as e:  # noqa: BLE001 - re-raised unless answered

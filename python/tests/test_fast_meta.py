@@ -73,18 +73,23 @@ def test_batch_norm_declines_what_it_does_not_cover():
     assert fast((x.long(), s, s, s, s, False, 0.1, 1e-5)) is None
 
 
-def _alike(m, x, table=None):
+def _alike(m, x, table=None, kw_table=None):
     """Asserts that `m` records the same graph on `x` with the cheap kernels
-    (the table as it is, plus `table`) as with PyTorch's own."""
-    saved = dict(fast_meta.FAST_META)
+    (the tables as they are, plus `table` and `kw_table`) as with PyTorch's
+    own."""
+    tables = (fast_meta.FAST_META, fast_meta.FAST_META_KW)
+    saved = [dict(t) for t in tables]
     try:
-        fast_meta.FAST_META.update(table or {})
+        for t, extra in zip(tables, (table, kw_table)):
+            t.update(extra or {})
         fast = recorder.record_model(m, (x,)).graph
-        fast_meta.FAST_META.clear()
+        for t in tables:
+            t.clear()
         slow = recorder.record_model(m, (x,)).graph
     finally:
-        fast_meta.FAST_META.clear()
-        fast_meta.FAST_META.update(saved)
+        for t, s in zip(tables, saved):
+            t.clear()
+            t.update(s)
     assert fast.nodes == slow.nodes
     assert fast.values == slow.values
     assert fast.inits == slow.inits
@@ -887,7 +892,7 @@ def test_number_argument_ops_decline_what_they_do_not_cover():
     assert K[A.clamp.default]((x, _meta(2, 3), None)) is None  # a tensor
     assert K[A.clamp_min.default]((x, True)) is None
     assert K[A.clamp_min.default]((x.long(), 1)) is None  # an integer x
-    assert K[A.softplus.default]((x,)) is None
+    assert K[A.softplus.default]((x.long(),)) is None
     assert K[A.rsub.Scalar]((_meta(2, dtype=torch.complex64), 1)) is None
     assert K[A.clamp_min.default]((torch.empty(2, 3), 0.0)) is None
 
@@ -1056,3 +1061,152 @@ class _CosineAttention(torch.nn.Module):
 
 def test_recording_cosine_attention_is_unchanged_by_the_kernels():
     _alike(_CosineAttention().eval(), torch.zeros(1, 4, 16), K)
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(1, 16), 1), lambda: (_meta(1, 16, dtype=torch.int32), 1),
+    lambda: (_meta(2, 16, dtype=torch.bool), -1),
+    lambda: (_meta(3, 4, dtype=torch.bfloat16), 0),
+])
+def test_cumsum_matches_pytorch_meta(args):
+    _answers_as_pytorch(A.cumsum.default, args())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: ([_meta(1, 128)] * 3, -1), lambda: ([_meta(2, 3)] * 4,),
+    lambda: ([_meta(2, 3)] * 4, 1), lambda: ([_meta(5)], 0),
+])
+def test_stack_matches_pytorch_meta(args):
+    _answers_as_pytorch(A.stack.default, args())
+
+
+@pytest.mark.parametrize("func", [A.bitwise_and.Tensor, A.bitwise_or.Tensor,
+                                  A.bitwise_xor.Tensor])
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(dtype=torch.bool), _meta(1, 1, 16, 16, dtype=torch.bool)),
+    lambda: (_meta(1, 1, 16, 16, dtype=torch.bool),
+             _meta(1, 1, 1, 16, dtype=torch.bool)),
+    lambda: (_meta(4, dtype=torch.int32), _meta(1, 4, dtype=torch.int64)),
+])
+def test_bitwise_matches_pytorch_meta(func, args):
+    _answers_as_pytorch(func, args())
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(64, 4, 128), _meta(1, 1, 128), 2),
+    lambda: (_meta(64, 4, 128), _meta(64, 1, 1), 0),
+    lambda: (_meta(8, 3, dtype=torch.float64),
+             _meta(1, 3, dtype=torch.float64), 1),
+])
+def test_weight_norm_matches_pytorch_meta(args):
+    _answers_as_pytorch(A._weight_norm_interface.default, args())
+
+
+def test_list_and_mask_kernels_decline_what_they_do_not_cover():
+    assert K[A.cumsum.default]((_meta(3, 4).t(), 0)) is None
+    assert K[A.cumsum.default]((_meta(3, 4), 2)) is None
+    assert K[A.stack.default](([_meta(2, 3), _meta(3, 2)],)) is None
+    assert K[A.stack.default](([_meta(2, 3), _meta(2, 3).t().t()[:, :3]],
+                               3)) is None                 # no such dim
+    assert K[A.stack.default](([_meta(2, 3), _meta(3, 2).t()],)) is None
+    assert K[A.stack.default](([],)) is None
+    assert K[A.bitwise_and.Tensor]((_meta(2), _meta(2))) is None  # floats
+    assert K[A.bitwise_and.Tensor]((_meta(2, dtype=torch.bool),
+                                    _meta(3, dtype=torch.bool))) is None
+    wn = K[A._weight_norm_interface.default]
+    assert wn((_meta(4, 3), _meta(4, 3), 0)) is None       # g not reduced
+    assert wn((_meta(4, 3, dtype=torch.bfloat16),
+               _meta(4, 1, dtype=torch.bfloat16), 0)) is None
+    assert wn((_meta(4, 3), _meta(4, 1), 2)) is None
+    assert wn((_meta(4, 3), _meta(1, 3), -1)) is None      # the whole norm
+
+
+KW = fast_meta.KWARGS_2X
+
+
+def _kw_answers_as_pytorch(func, args, kwargs):
+    ours = KW[func](args, kwargs)
+    assert ours is not None, (func, args, kwargs)
+    _outputs_agree(ours, func(*args, **kwargs))
+
+
+_ON_META = {"device": torch.device("meta"), "pin_memory": False}
+
+
+@pytest.mark.parametrize("func,args,kwargs", [
+    (A.gelu.default, lambda: (_meta(3, 4),), {"approximate": "tanh"}),
+    (A.gelu.default, lambda: (_meta(3, 4).t(),), {"approximate": "none"}),
+    (A.arange.default, lambda: (16,), _ON_META),
+    (A.arange.default, lambda: (0,), _ON_META),
+    (A.arange.default, lambda: (16,), dict(_ON_META, dtype=torch.float32)),
+    (A.arange.start, lambda: (2, 17), _ON_META),
+    (A.arange.start_step, lambda: (2, 17, 3), _ON_META),
+    (A.arange.start_step, lambda: (10, -3, -4), _ON_META),
+    (A.arange.start_step, lambda: (0, 16, 4), dict(_ON_META,
+                                                   dtype=torch.int32)),
+    (A.zeros_like.default, lambda: (_meta(1, 4, 128).transpose(1, 2),),
+     dict(_ON_META, dtype=torch.float32)),
+    (A.ones_like.default, lambda: (_meta(2, 3),), {"dtype": torch.int64}),
+    (A.zeros_like.default, lambda: (_meta(2, 8, 3, 3, channels_last=True),),
+     {"memory_format": torch.preserve_format}),
+])
+def test_keyword_kernels_match_pytorch_meta(func, args, kwargs):
+    _kw_answers_as_pytorch(func, args(), kwargs)
+
+
+def test_keyword_kernels_decline_what_they_do_not_cover():
+    assert KW[A.gelu.default]((_meta(3),), {"approximate": "erf"}) is None
+    assert KW[A.gelu.default]((_meta(3, dtype=torch.int64),),
+                              {"approximate": "tanh"}) is None
+    arange = KW[A.arange.default]
+    assert arange((16,), {"pin_memory": False}) is None       # on the CPU
+    assert arange((16,), dict(_ON_META, device="cpu")) is None
+    assert arange((16.5,), _ON_META) is None                  # a float end
+    assert arange((True,), _ON_META) is None
+    assert arange((16,), dict(_ON_META, dtype=torch.bool)) is None
+    assert arange((300,), dict(_ON_META, dtype=torch.int8)) is None
+    assert KW[A.arange.start_step]((0, 5, 0), _ON_META) is None
+    assert KW[A.arange.start_step]((5, 0, 1), _ON_META) is None
+    like = KW[A.zeros_like.default]
+    assert like((_meta(2, 3),), {"memory_format":
+                                 torch.contiguous_format}) is None
+    assert like((_meta(2, 3),), {"device": "cpu"}) is None
+    assert like((torch.zeros(2, 3),), {}) is None
+
+
+class _Keywords(torch.nn.Module):
+    """Calls with keyword arguments: a tanh GELU, positions from arange,
+    a state from zeros_like, a mask's cumsum and bitwise and, Mamba's
+    softplus, a stack of heads."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x, mask):
+        h = torch.nn.functional.gelu(self.fc(x), approximate="tanh")
+        pos = torch.arange(x.shape[1], device=x.device)
+        ids = mask.long().cumsum(-1) * (mask & (pos < 5)[None]).long()
+        state = torch.zeros_like(h, dtype=torch.float32)
+        y = torch.stack([h, state, torch.nn.functional.softplus(h)], -1)
+        return y.sum() + ids.sum()
+
+
+def test_recording_keyword_calls_is_unchanged_by_the_kernels():
+    m = _Keywords().eval()
+    x, mask = torch.zeros(1, 6, 8), torch.ones(1, 6, dtype=torch.bool)
+    tables = (fast_meta.FAST_META, fast_meta.FAST_META_KW)
+    saved = [dict(t) for t in tables]
+    try:
+        tables[0].update(K)
+        tables[1].update(KW)
+        fast = recorder.record_model(m, (x, mask)).graph
+        for t in tables:
+            t.clear()
+        slow = recorder.record_model(m, (x, mask)).graph
+    finally:
+        for t, s in zip(tables, saved):
+            t.clear()
+            t.update(s)
+    assert (fast.nodes, fast.values, fast.inits, fast.known) == \
+        (slow.nodes, slow.values, slow.inits, slow.known)
