@@ -222,7 +222,8 @@ def binary_meta(args):
     result, so div's true division agrees): contiguous meta
     tensors broadcast together, or one beside a number (a Python number, or
     a 0-dim CPU tensor as PyTorch wraps one, when the meta one has dims, so
-    that the two promote alike). A float result of non-bool operands only:
+    that the two promote alike); other layouts where one operand decides
+    the output's (_decided). A float result of non-bool operands only:
     integer results have their own rules, and a bool subtraction raises."""
     if len(args) != 2:
         return None
@@ -231,11 +232,10 @@ def binary_meta(args):
         a, b = b, a
     if not _plain(a):
         out = _permuted_binary(a, b)
-        return out if out is not None else \
-            _first_decides(args, _float_result)
+        return out if out is not None else _decided(args, _float_result)
     if isinstance(b, torch.Tensor) and b.is_meta:
         if not b.is_contiguous():
-            return _first_decides(args, _float_result)
+            return _decided(args, _float_result)
         shape = _broadcast(a.shape, b.shape)
         if shape is None:
             return None
@@ -268,6 +268,13 @@ def _real_result(a, b):
     return torch.result_type(a, b)
 
 
+def _decided(args, result):
+    """a (op) b laid out by the operand that decides it (_first_decides,
+    else _second_decides); None where neither does."""
+    out = _first_decides(args, result)
+    return out if out is not None else _second_decides(args, result)
+
+
 def _first_decides(args, result):
     """a (op) b where the first operand `a`, a meta tensor of the result's
     shape, has distinct non-zero strides in every dim (its dims of length
@@ -298,6 +305,70 @@ def _first_decides(args, result):
     return None if dt is None else empty_like(a, dt)
 
 
+def _second_decides(args, result):
+    """a (op) b where the second operand `b`, a meta tensor of the result's
+    shape with distinct non-zero strides in every dim, decides the layout
+    because `a` tells no pair of dims apart: `a` broadcast to the result's
+    shape has at most one non-zero stride (ConvNeXt's layer scale, a (C, 1,
+    1) parameter times a permuted block output; a 0-dim tensor or a
+    number). PyTorch's kernels then order the output's dims by `b`, as
+    torch.empty_like(b) lays it out. `b`'s dims of length 1 must be
+    outside its other dims (a batch of one): with one inside, PyTorch's
+    order was found to differ (the random strides test). `result` (a, b)
+    gives the dtype or None."""
+    a, b = args
+    if not (isinstance(b, torch.Tensor) and b.is_meta) or b.dim() == 0:
+        return None
+    st = b.stride()
+    if 0 in st or len(set(st)) != len(st):
+        return None
+    inner = max((s for s, n in zip(st, b.shape) if n > 1), default=0)
+    if any(s < inner for s, n in zip(st, b.shape) if n == 1):
+        return None  # a length-1 dim inside: PyTorch may order otherwise
+    if isinstance(a, torch.Tensor):
+        if not a.is_meta or _broadcast(a.shape, b.shape) != list(b.shape):
+            return None
+        lead = b.dim() - a.dim()  # a's missing leading dims: stride 0
+        if sum(1 for n, s, m in zip(a.shape, a.stride(), b.shape[lead:])
+               if n == m and (s != 0 or n > 1)) > 1:
+            return None  # (a dim of its own expanded, stride 0, may decide)
+        dt = result(a, b)
+        if dt is not None and a.dim() and a.dtype != dt:
+            return None  # converted first, into a dense copy that may decide
+    elif _number(a) and not isinstance(a, bool):
+        dt = result(b, a)
+    else:
+        return None
+    return None if dt is None else empty_like(b, dt)
+
+
+def inplace_binary_meta(args):
+    """a (op)= b in place (add_, sub_, mul_, div_: Tensor forms; a
+    stochastic depth's `result += input`): the first operand itself, as
+    PyTorch's kernel returns it, where `b` (a meta tensor, a number or a
+    0-dim CPU tensor) broadcasts to a's shape and the result is a's float
+    dtype; with `alpha` a number. PyTorch refuses an `a` the broadcast
+    would grow, and an integer `a` given a float: declined."""
+    if not 2 <= len(args) <= 3:
+        return None
+    a, b = args[0], args[1]
+    if len(args) == 3 and not (_number(args[2])
+                               and not isinstance(args[2], bool)):
+        return None
+    if not (isinstance(a, torch.Tensor) and a.is_meta
+            and a.is_floating_point()):
+        return None
+    if isinstance(b, torch.Tensor):
+        if b.is_complex() or b.dtype == torch.bool \
+                or not b.is_meta and not (b.dim() == 0
+                                          and b.device.type == "cpu") \
+                or _broadcast(a.shape, b.shape) != list(a.shape):
+            return None
+    elif not (_number(b) and not isinstance(b, bool)):
+        return None
+    return a
+
+
 def minmax_meta(args):
     """maximum / minimum(a, b) of two meta tensors of real dtypes (RWKV's
     state, T5's position buckets): laid out as binary_meta lays a float
@@ -312,7 +383,7 @@ def minmax_meta(args):
         if shape is None or dt is None:
             return None
         return torch.empty(shape, dtype=dt, device=_META)
-    return _first_decides(args, _real_result)
+    return _decided(args, _real_result)
 
 
 def _permuted_binary(a, b):
@@ -1019,6 +1090,10 @@ KERNELS_2X.update({
     _aten.bitwise_or.Tensor: bitwise_meta,
     _aten.bitwise_xor.Tensor: bitwise_meta,
     _aten._weight_norm_interface.default: weight_norm_meta,
+    _aten.add_.Tensor: inplace_binary_meta,
+    _aten.sub_.Tensor: inplace_binary_meta,
+    _aten.mul_.Tensor: inplace_binary_meta,
+    _aten.div_.Tensor: inplace_binary_meta,
 })
 
 # aten op -> a kernel of (args, kwargs) for calls with keyword arguments,

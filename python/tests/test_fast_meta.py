@@ -190,10 +190,13 @@ def test_binary_declines_what_it_does_not_cover():
     # strided first operands the first-decides rule answers, as PyTorch
     _same_as_pytorch(A.mul.Tensor, (x[:, :, ::2], x[:, :, ::2]))
     _same_as_pytorch(A.add.Tensor, (_meta(2, 8, 5, 5, channels_last=True), x))
-    # a first operand that leaves a pair of dims to the second: stride 0,
-    # or a length-1 dim of its neighbour's stride
+    # a first operand that leaves a pair of dims to the second (stride 0,
+    # or a length-1 dim of its neighbour's stride), and a second with a
+    # length-1 dim inside its others
     assert fast((_meta(2, 1).expand(2, 3), _meta(3, 2).t())) is None
     assert fast((_meta(2, 1, 3), _meta(3, 1, 2).transpose(0, 2))) is None
+    assert fast((_meta(2), torch.empty_strided((5, 1, 2), (2, 1, 3),
+                                               device="meta"))) is None
     assert fast((_meta(2, 3, dtype=torch.int64),) * 2) is None  # int result
     assert fast((_meta(2, 3), _meta(4, 3))) is None             # no broadcast
     assert fast((_meta(), torch.tensor(1.5))) is None  # 0-dim beside a number
@@ -900,17 +903,18 @@ def test_number_argument_ops_decline_what_they_do_not_cover():
 def _strided(rng, shape):
     return torch.empty_strided(
         shape, [rng.choice([0, 1, 2, 3, 5, 7, 30, 64]) for _ in shape],
-        device="meta")
+        device="meta", dtype=rng.choice([torch.float32, torch.float32,
+                                         torch.bfloat16, torch.int64]))
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_binary_with_any_second_operand_lays_out_as_pytorch(seed):
-    """A first operand with distinct non-zero strides (its dims of length
-    1 too) beside a second of any strides broadcasting to it (expanded,
-    sliced, contiguous) or a number: the kernels answer with PyTorch's
-    shape, dtype and strides of the dims longer than 1 (div, mul, add,
-    sub, maximum, minimum), and decline every other first operand they
-    cannot place (a plain pair stays on the contiguous path)."""
+    """An operand of the result's shape with distinct non-zero strides
+    (its dims of length 1 too) beside one of any strides broadcasting to
+    it (expanded, sliced, contiguous), in either order: the kernels answer
+    with PyTorch's shape, dtype and strides of the dims longer than 1
+    (div, mul, add, sub, maximum, minimum) where one operand decides the
+    layout, and decline the rest."""
     rng = random.Random(seed)
     funcs = (A.div.Tensor, A.mul.Tensor, A.add.Tensor, A.sub.Tensor,
              A.maximum.default, A.minimum.default)
@@ -922,15 +926,19 @@ def test_binary_with_any_second_operand_lays_out_as_pytorch(seed):
         k = rng.randint(0, nd)
         b = _strided(rng, [rng.choice([1, n]) for n in shape[nd - k:]])
         for func in funcs:
-            ours = K[func]((a, b))
-            if ours is None:
-                continue
-            answered += 1
-            theirs = func(a, b)
-            assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
-            assert [s for s, n in zip(ours.stride(), shape) if n > 1] == \
-                [s for s, n in zip(theirs.stride(), shape) if n > 1], \
-                (func, shape, a.stride(), b.shape, b.stride())
+            # the full-shape operand first, then second (ConvNeXt's layer
+            # scale: a small parameter times the block's strided output)
+            for pair in ((a, b), (b, a)):
+                ours = K[func](pair)
+                if ours is None:
+                    continue
+                answered += 1
+                theirs = func(*pair)
+                assert (ours.shape, ours.dtype) == \
+                    (theirs.shape, theirs.dtype)
+                assert [s for s, n in zip(ours.stride(), shape) if n > 1] \
+                    == [s for s, n in zip(theirs.stride(), shape) if n > 1], \
+                    (func, [(t.shape, t.stride()) for t in pair])
     assert answered > 400  # the test sees the kernels answer
 
 
@@ -1210,3 +1218,40 @@ def test_recording_keyword_calls_is_unchanged_by_the_kernels():
             t.update(s)
     assert (fast.nodes, fast.values, fast.inits, fast.known) == \
         (slow.nodes, slow.values, slow.inits, slow.known)
+
+
+def test_layer_scale_times_a_permuted_output_matches_pytorch_meta():
+    """ConvNeXt's layer scale: a (C, 1, 1) parameter times the block's
+    output permuted back to N, C, H, W."""
+    y = _meta(2, 7, 7, 8).permute(0, 3, 1, 2)
+    _same_as_pytorch(A.mul.Tensor, (_meta(8, 1, 1), y))
+    _same_as_pytorch(A.add.Tensor, (_meta(), y))
+    assert K[A.mul.Tensor]((_meta(8, 7, 1), y)) is None  # two dims of its own
+
+
+@pytest.mark.parametrize("func", [A.add_.Tensor, A.sub_.Tensor,
+                                  A.mul_.Tensor, A.div_.Tensor])
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(1, 8, 5, 5), _meta(8, 1, 1)),
+    lambda: (_meta(1, 8, 5, 5).permute(0, 2, 3, 1), _meta(8)),
+    lambda: (_meta(2, 3), 2.5), lambda: (_meta(2, 3), torch.tensor(2)),
+    lambda: (_meta(2, 3, dtype=torch.bfloat16), _meta(2, 3)),
+    lambda: (_meta(2, 3), _meta(3, dtype=torch.int64)),
+])
+def test_inplace_binary_matches_pytorch_meta(func, args):
+    a = args()
+    ours = K[func](a)
+    assert ours is a[0]
+    theirs = func(*a)
+    assert (ours.shape, ours.dtype, ours.stride()) == \
+        (theirs.shape, theirs.dtype, theirs.stride())
+
+
+def test_inplace_binary_declines_what_it_does_not_cover():
+    f = K[A.add_.Tensor]
+    assert f((_meta(1, 8, 1, 1), _meta(1, 8, 5, 5))) is None   # would grow
+    assert f((_meta(2, dtype=torch.int64), _meta(2))) is None  # int a
+    assert f((_meta(2), _meta(2, dtype=torch.bool))) is None
+    assert f((_meta(2), _meta(2), True)) is None               # alpha a bool
+    assert f((torch.empty(2), _meta(2))) is None
+    assert f((_meta(2), torch.empty(2))) is None               # a CPU b
