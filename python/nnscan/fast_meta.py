@@ -9,6 +9,10 @@ empty output exactly as PyTorch's kernel would make it, and decline (None:
 PyTorch's own kernel runs, and raises what it raises) everything else.
 python/tests/test_fast_meta.py compares each with PyTorch's.
 
+A call with keyword arguments (gelu's `approximate`, a factory's
+`device` and `dtype`) is answered from FAST_META_KW, whose kernels take
+(args, kwargs); FAST_META's are asked only for calls without them.
+
 PyTorch 1.13's meta kernels for the element-wise ops and the matrix
 products are C++ and cheaper than any Python answer, so only BatchNorm,
 LayerNorm and the hard activations (whose meta kernels are decompositions
