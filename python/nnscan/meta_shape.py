@@ -1,0 +1,176 @@
+"""fast_meta's kernels of concatenations, rolls, index lookups, triangles,
+and the factories called with keyword arguments (arange, zeros_like)."""
+import torch
+
+from .meta_layout import META, empty_like, ints, plain
+
+
+def cat_meta(args):
+    """cat(tensors[, dim]) of non-empty meta tensors of one dtype and rank
+    that agree off the axis, each contiguous or laid out so that PyTorch
+    suggests the contiguous format for it (_rows_last), beside any legacy
+    1-D empty tensors, which cat skips (a KV cache's first step: a (0,)
+    tensor and the new keys, transposed): a contiguous output."""
+    if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
+            or not args[0]:
+        return None
+    ts, dim = args[0], args[1] if len(args) == 2 else 0
+    if not all(isinstance(t, torch.Tensor) for t in ts):
+        return None
+    ts = [t for t in ts if not (t.dim() == 1 and t.numel() == 0)] \
+        if any(t.dim() != 1 for t in ts) else ts
+    first = ts[0] if ts else None
+    if first is None or not isinstance(dim, int) or not _rows_last(first) \
+            or first.dim() == 0:
+        return None
+    r = first.dim()
+    if not -r <= dim < r:
+        return None
+    dim %= r
+    total = 0
+    for t in ts:
+        if not _rows_last(t) or t.dtype != first.dtype or t.dim() != r \
+                or t.numel() == 0 or any(t.shape[i] != first.shape[i]
+                                         for i in range(r) if i != dim):
+            return None
+        total += t.shape[dim]
+    shape = list(first.shape)
+    shape[dim] = total
+    return torch.empty(shape, dtype=first.dtype, device=META)
+
+
+def _rows_last(t):
+    """A meta tensor PyTorch's cat lays out as contiguous: contiguous, or
+    (a transposed or sliced view) its last dim innermost (stride 1, longer
+    than 1) and, with 4 or 5 dims, dim 1's stride above 1, which no
+    channels-last layout has."""
+    if not (isinstance(t, torch.Tensor) and t.is_meta):
+        return False
+    if t.is_contiguous():
+        return True
+    st = t.stride()
+    return t.dim() >= 2 and st[-1] == 1 and t.shape[-1] > 1 and \
+        (t.dim() not in (4, 5) or st[1] > 1)
+
+
+def stack_meta(args):
+    """stack(tensors[, dim]) of contiguous meta tensors of one shape and
+    dtype: contiguous, the new dim of their count at `dim`."""
+    if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
+            or not args[0]:
+        return None
+    ts, dim = args[0], args[1] if len(args) == 2 else 0
+    first = ts[0]
+    if not plain(first) or type(dim) is not int \
+            or not -first.dim() - 1 <= dim <= first.dim():
+        return None
+    for t in ts:
+        if not plain(t) or t.dtype != first.dtype or t.shape != first.shape:
+            return None
+    shape = list(first.shape)
+    shape.insert(dim % (first.dim() + 1), len(ts))
+    return torch.empty(shape, dtype=first.dtype, device=META)
+
+
+def roll_meta(args):
+    """roll(x, shifts[, dims]) of a contiguous meta x with elements: a new
+    contiguous tensor of x's shape and dtype. PyTorch 2.x's meta kernel is
+    its Python reference (slices and a cat per rolled dim: about 0.45 ms a
+    call, Swin's shifted windows). Declines the shifts and dims PyTorch
+    refuses (none, unequal counts, a dim out of range)."""
+    if not 2 <= len(args) <= 3:
+        return None
+    x, shifts = args[0], args[1]
+    dims = args[2] if len(args) == 3 else []
+    if not plain(x) or x.dim() == 0 or x.numel() == 0 \
+            or not ints(shifts) or not ints(dims) or not shifts \
+            or (len(shifts) != len(dims) if dims else len(shifts) != 1) \
+            or any(not -x.dim() <= d < x.dim() for d in dims):
+        return None
+    return torch.empty(x.shape, dtype=x.dtype, device=META)
+
+
+def index_meta(args):
+    """index.Tensor(x, [idx]) of a contiguous meta x with dims, indexed
+    along dim 0 by one int64 or int32 meta tensor (a relative position
+    bias table looked up by its index buffer): a contiguous tensor of
+    idx's shape followed by x's other dims, in x's dtype. Bool masks,
+    several indices and None in the list are declined."""
+    if len(args) != 2 or not plain(args[0]) or args[0].dim() == 0 \
+            or not isinstance(args[1], (list, tuple)) or len(args[1]) != 1:
+        return None
+    x, (idx,) = args[0], args[1]
+    if not (isinstance(idx, torch.Tensor) and idx.is_meta
+            and idx.dtype in (torch.int64, torch.int32)):
+        return None
+    return torch.empty(list(idx.shape) + list(x.shape[1:]), dtype=x.dtype,
+                       device=META)
+
+
+def tril_meta(args):
+    """tril/triu(x[, diagonal]) of a contiguous matrix or batch of them."""
+    if len(args) not in (1, 2) or not plain(args[0]) or args[0].dim() < 2 \
+            or len(args) == 2 and not isinstance(args[1], int):
+        return None
+    return torch.empty(args[0].shape, dtype=args[0].dtype, device=META)
+
+
+def slice_backward_meta(args):
+    """slice_backward(grad, input_sizes, ...): zeros of the input's sizes
+    in grad's dtype, contiguous whatever grad's layout."""
+    if len(args) != 6 or not isinstance(args[0], torch.Tensor) \
+            or not args[0].is_meta or args[0].dim() != len(args[1]) \
+            or not all(isinstance(n, int) and n >= 0 for n in args[1]):
+        return None
+    return torch.empty(list(args[1]), dtype=args[0].dtype, device=META)
+
+
+def _on_meta(kwargs):
+    """A factory's keyword arguments place its result on meta, strided, not
+    pinned, and name no other option: its dtype (None: the default)."""
+    dev = kwargs.get("device")
+    if dev is None or torch.device(dev).type != "meta" \
+            or kwargs.get("layout") not in (None, torch.strided) \
+            or kwargs.get("pin_memory") \
+            or not set(kwargs) <= {"dtype", "layout", "device", "pin_memory"}:
+        return False, None
+    return True, kwargs.get("dtype")
+
+
+def arange_kw_meta(args, kwargs):
+    """arange(end), arange(start, end[, step]) of Python ints on meta: a
+    contiguous tensor of max(0, ceil((end - start) / step)) elements, int64
+    or the dtype asked for (a real one)."""
+    meta, dt = _on_meta(kwargs)
+    if not meta or not 1 <= len(args) <= 3 \
+            or not all(type(v) is int for v in args) \
+            or dt is not None and (not isinstance(dt, torch.dtype)
+                                   or dt.is_complex or dt == torch.bool):
+        return None
+    start, end, step = (0, args[0], 1) if len(args) == 1 else \
+        (args[0], args[1], args[2] if len(args) == 3 else 1)
+    if step == 0 or (end - start) * step < 0:
+        return None  # PyTorch refuses it
+    n = -(-(end - start) // step)
+    if dt is not None and not dt.is_floating_point \
+            and torch.iinfo(dt).max < max(abs(start), abs(end)):
+        return None
+    return torch.empty((n,), dtype=dt or torch.int64, device=META)
+
+
+def like_kw_meta(args, kwargs):
+    """zeros_like / ones_like(x, dtype=..., device=meta, ...) of a meta x
+    (Mamba's and RWKV's states): empty_like's layout, in the dtype asked
+    for."""
+    if len(args) != 1 or not (isinstance(args[0], torch.Tensor)
+                              and args[0].is_meta):
+        return None
+    rest = dict(kwargs)
+    fmt = rest.pop("memory_format", None)
+    if fmt not in (None, torch.preserve_format):
+        return None
+    rest.setdefault("device", META)
+    meta, dt = _on_meta(rest)
+    if not meta or dt is not None and not isinstance(dt, torch.dtype):
+        return None
+    return empty_like(args[0], dt)
