@@ -23,7 +23,6 @@ import torch
 
 # the kernels live by family in meta_elementwise, meta_nn and meta_shape
 # (meta_layout: how PyTorch lays results out); the tables are here
-from .meta_layout import empty_like  # noqa: F401 (the tests' import)
 from .meta_elementwise import (
     elementwise_meta, unary_meta, elementwise_inplace_meta, binary_meta,
     inplace_binary_meta, minmax_meta, softplus_meta, numbers_meta,

@@ -532,7 +532,7 @@ def test_broadcast_agrees_with_pytorch():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_empty_like_and_clone_are_pytorch_s_exactly(seed):
-    """fast_meta.empty_like (and clone, silu, the unary kernels through it)
+    """meta_layout.empty_like (and clone, silu, the unary kernels through it)
     make the very tensor PyTorch's kernels make, strides of dims of length
     1 included, over random shapes and strides (size-1 dims with odd
     strides, channels-last, transposed, sliced, expanded, empty); clone
@@ -554,7 +554,7 @@ def test_empty_like_and_clone_are_pytorch_s_exactly(seed):
     for x in cases:
         theirs = torch.empty_like(x)
         for dt in (None, torch.bfloat16):
-            ours = fast_meta.empty_like(x, dt)
+            ours = meta_layout.empty_like(x, dt)
             assert (ours.shape, ours.dtype, ours.stride()) == \
                 (theirs.shape, dt or theirs.dtype, theirs.stride()), \
                 (x.shape, x.stride())
