@@ -185,11 +185,19 @@ def inplace_binary_meta(args):
         if b.is_complex() or b.dtype == torch.bool \
                 or not b.is_meta and not (b.dim() == 0
                                           and b.device.type == "cpu") \
-                or broadcast(a.shape, b.shape) != list(a.shape):
-            return None
+                or broadcast(a.shape, b.shape) != list(a.shape) \
+                or b.is_meta and b is not a and _root(b) is _root(a):
+            return None  # a view of a's memory: the CPU kernel may refuse
     elif not (number(b) and not isinstance(b, bool)):
         return None
+    if any(s == 0 and n > 1 for n, s in zip(a.shape, a.stride())):
+        return None  # written through a stride 0: the CPU kernel refuses
     return a
+
+
+def _root(t):
+    """The tensor whose memory a view `t` shows (t itself if no view)."""
+    return t._base if t._base is not None else t
 
 
 def minmax_meta(args):

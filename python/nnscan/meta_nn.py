@@ -83,7 +83,8 @@ def group_norm_meta(args):
             and x.is_floating_point()) or x.dim() < 2 \
             or not all(type(v) is int for v in (n, c, hw, group)) \
             or not number(eps) or group <= 0 or c % group \
-            or list(x.shape[:2]) != [n, c] or x.numel() != n * c * hw:
+            or list(x.shape[:2]) != [n, c] or x.numel() != n * c * hw \
+            or x.numel() == 0:
         return None
     for t in (w, b):
         if t is not None and not (isinstance(t, torch.Tensor) and t.is_meta

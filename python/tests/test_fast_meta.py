@@ -1036,6 +1036,7 @@ def test_group_norm_declines_what_it_does_not_cover():
     assert fast((x, _meta(4), s, 2, 8, 25, 4, 1e-5)) is None
     assert fast((x.long(), s, s, 2, 8, 25, 4, 1e-5)) is None
     assert fast((torch.empty(2, 8, 5, 5), s, s, 2, 8, 25, 4, 1e-5)) is None
+    assert fast((_meta(0, 8, 5, 5), s, s, 0, 8, 25, 4, 1e-5)) is None
 
 
 class _CosineAttention(torch.nn.Module):
@@ -1255,3 +1256,7 @@ def test_inplace_binary_declines_what_it_does_not_cover():
     assert f((_meta(2), _meta(2), True)) is None               # alpha a bool
     assert f((torch.empty(2), _meta(2))) is None
     assert f((_meta(2), torch.empty(2))) is None               # a CPU b
+    x = _meta(4, 3)
+    assert f((x[1:], x[:-1])) is None                  # partly a's memory
+    assert f((_meta(1, 3).expand(4, 3), _meta(3))) is None  # stride 0
+    assert f((x, x)) is x                                      # x += x
