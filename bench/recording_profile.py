@@ -199,7 +199,7 @@ def kernel_costs(model, args, kwargs, runs):
     else PyTorch's), on the meta forward."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
-    from nnscan.fast_meta import FAST_META, FAST_META_KW
+    from nnscan import fast_meta
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
     per = collections.defaultdict(list)
     fast_used = set()
@@ -208,12 +208,7 @@ def kernel_costs(model, args, kwargs, runs):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             t = time.process_time()
-            if kwargs:
-                fast = FAST_META_KW.get(func)
-                out = fast(args, kwargs) if fast is not None else None
-            else:
-                fast = FAST_META.get(func)
-                out = fast(args) if fast is not None else None
+            out = fast_meta.answer(func, args, kwargs)
             if out is None:
                 out = func(*args, **kwargs)
             else:
@@ -417,16 +412,9 @@ def floor(name, runs):
         return
     model, args, kwargs = built
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
-    table, table_kw = fast_meta.FAST_META, fast_meta.FAST_META_KW
-
     class Fast(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if kwargs:
-                f = table_kw.get(func)
-                out = f(args, kwargs) if f is not None else None
-            else:
-                f = table.get(func)
-                out = f(args) if f is not None else None
+            out = fast_meta.answer(func, args, kwargs)
             return out if out is not None else func(*args, **(kwargs or {}))
 
     def plain():

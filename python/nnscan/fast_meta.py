@@ -150,3 +150,16 @@ if hasattr(_aten, "_safe_softmax"):
 if int(torch.__version__.split(".")[0]) >= 2:
     FAST_META.update(KERNELS_2X)
     FAST_META_KW.update(KWARGS_2X)
+
+
+def answer(func, args, kwargs):
+    """The cheaper kernel's output for a call of `func`, or None where none
+    answers it (PyTorch's own kernel then runs): FAST_META for a call
+    without keyword arguments, FAST_META_KW for one with them. The
+    recorder's dispatch looks the two up once per op and recording
+    instead (recorder._Mode)."""
+    if kwargs:
+        fast = FAST_META_KW.get(func)
+        return fast(args, kwargs) if fast is not None else None
+    fast = FAST_META.get(func)
+    return fast(args) if fast is not None else None

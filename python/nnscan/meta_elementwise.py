@@ -98,6 +98,15 @@ def _decided(args, result):
     return out if out is not None else _second_decides(args, result)
 
 
+def _tells_all_apart(t):
+    """A meta tensor with dims whose strides are distinct and non-zero in
+    every dim (its dims of length 1 too): it orders every pair of dims."""
+    if not (isinstance(t, torch.Tensor) and t.is_meta) or t.dim() == 0:
+        return False
+    st = t.stride()
+    return 0 not in st and len(set(st)) == len(st)
+
+
 def _first_decides(args, result):
     """a (op) b where the first operand `a`, a meta tensor of the result's
     shape, has distinct non-zero strides in every dim (its dims of length
@@ -111,10 +120,7 @@ def _first_decides(args, result):
     strides test): declined. `b` a meta tensor broadcasting to `a`'s
     shape, or a number; `result` (a, b) gives the dtype or None."""
     a, b = args
-    if not (isinstance(a, torch.Tensor) and a.is_meta) or a.dim() == 0:
-        return None
-    st = a.stride()
-    if 0 in st or len(set(st)) != len(st):
+    if not _tells_all_apart(a):
         return None
     if isinstance(b, torch.Tensor) and not b.is_meta:
         if b.dim() != 0 or b.device.type != "cpu":
@@ -140,11 +146,9 @@ def _second_decides(args, result):
     order was found to differ (the random strides test). `result` (a, b)
     gives the dtype or None."""
     a, b = args
-    if not (isinstance(b, torch.Tensor) and b.is_meta) or b.dim() == 0:
+    if not _tells_all_apart(b):
         return None
     st = b.stride()
-    if 0 in st or len(set(st)) != len(st):
-        return None
     inner = max((s for s, n in zip(st, b.shape) if n > 1), default=0)
     if any(s < inner for s, n in zip(st, b.shape) if n == 1):
         return None  # a length-1 dim inside: PyTorch may order otherwise

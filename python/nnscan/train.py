@@ -49,7 +49,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _api, _args, recorder
-from .fast_meta import FAST_META, FAST_META_KW
+from . import fast_meta
 from .recorder import ModuleStack, flatten
 from .shadow import Shadows
 
@@ -243,9 +243,6 @@ class _StepMode(TorchDispatchMode):
         self.fresh = []
         self.backward = False   # in the backward: ops are noted by node
         self.node = self        # the autograd node running (self: none yet)
-        # cheaper meta kernels (of calls without and with keyword arguments)
-        self.fast = FAST_META
-        self.fast_kw = FAST_META_KW
         self.cpu_stats = True  # statistics in the CPU kernels' dtypes
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -258,12 +255,7 @@ class _StepMode(TorchDispatchMode):
                 self.enter_node(node)
         sh = self.shadows
         try:
-            if kwargs:
-                fast = self.fast_kw.get(func)
-                out = fast(args, kwargs) if fast is not None else None
-            else:
-                fast = self.fast.get(func)
-                out = fast(args) if fast is not None else None
+            out = fast_meta.answer(func, args, kwargs)
             if out is None:
                 out = func(*args, **kwargs)
         except Exception:  # noqa: BLE001 - re-raised unless answered
