@@ -874,7 +874,7 @@ def test_recording_position_buckets_is_unchanged_by_the_kernels():
 # 1.13's own kernels refuse an int32 index and keep GroupNorm's bfloat16
 # statistics in float32; these kernels are in the 2.x table only
 _ON_2X_ONLY = pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
-                                 reason="1.13's kernel differs; 2.x table only")
+                                 reason="1.13 differs; 2.x table only")
 
 @pytest.mark.parametrize("func,extra", [
     (A.clamp.default, (0.0, 6.0)), (A.clamp.default, (None, 4.6)),
@@ -982,6 +982,9 @@ def test_vector_norm_declines_what_it_does_not_cover():
     pytest.param(lambda: (_meta(10, 3, 2), [_meta(7, dtype=torch.int32)]),
                  marks=_ON_2X_ONLY),
     lambda: (_meta(10, dtype=torch.bfloat16), [_meta(4, 2, dtype=torch.int64)]),
+    pytest.param(lambda: (_meta(10, 3), [_meta(7, 5, dtype=torch.int64).t()]),
+                 marks=_ON_2X_ONLY),  # (1.13 follows the index's layout)
+    lambda: (_meta(10), [_meta(5, 1, dtype=torch.int64).expand(5, 4)]),
 ])
 def test_index_matches_pytorch_meta(args):
     _answers_as_pytorch(A.index.Tensor, args())
