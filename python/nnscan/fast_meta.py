@@ -26,7 +26,7 @@ import torch
 from .meta_elementwise import (
     elementwise_meta, unary_meta, elementwise_inplace_meta, binary_meta,
     inplace_binary_meta, minmax_meta, softplus_meta, numbers_meta,
-    scalar_meta, where_meta, compare_meta, bitwise_meta, clone_meta,
+    where_meta, compare_meta, bitwise_meta, clone_meta,
     hardtanh_meta, hardtanh_inplace_meta, masked_fill_meta, gelu_kw_meta)
 from .meta_nn import (
     batch_norm_meta, layer_norm_meta, group_norm_meta, softmax_meta,
@@ -55,9 +55,9 @@ KERNELS_2X = {
     _aten.mul.Tensor: binary_meta,
     _aten.add.Tensor: binary_meta,
     _aten.sub.Tensor: binary_meta,
-    _aten.mul.Scalar: scalar_meta,
-    _aten.add.Scalar: scalar_meta,
-    _aten.pow.Tensor_Scalar: scalar_meta,
+    _aten.mul.Scalar: numbers_meta,
+    _aten.add.Scalar: numbers_meta,
+    _aten.pow.Tensor_Scalar: numbers_meta,
     _aten.neg.default: unary_meta,
     _aten.rsqrt.default: unary_meta,
     _aten.where.self: where_meta,
@@ -66,7 +66,7 @@ KERNELS_2X = {
     _aten.mean.dim: mean_meta,
     _aten.sum.dim_IntList: mean_meta,
     _aten.div.Tensor: binary_meta,
-    _aten.div.Scalar: scalar_meta,
+    _aten.div.Scalar: numbers_meta,
     _aten._softmax_backward_data.default: softmax_backward_meta,
     _aten.slice_backward.default: slice_backward_meta,
     _aten.cat.default: cat_meta,

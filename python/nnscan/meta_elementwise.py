@@ -26,7 +26,7 @@ def elementwise_meta(args):
 
 def unary_meta(args):
     """A one-input float element-wise op of PyTorch 2.x's table (neg,
-    rsqrt; the Scalar forms through scalar_meta), on a meta input sliced
+    rsqrt; the Scalar forms through numbers_meta), on a meta input sliced
     or permuted as well as dense: the output is laid out as
     torch.empty_like lays it out (the input's strides where it is dense,
     else dense ones in the order of its strides), as PyTorch's element-wise
@@ -256,23 +256,15 @@ def softplus_meta(args):
 
 
 def numbers_meta(args):
-    """x (op) numbers, each argument after x a number (clamp_min,
-    clamp_max, softplus's beta and threshold, rsub.Scalar's other and
-    alpha) or, for clamp, None (one bound of two; not both, which PyTorch
+    """x (op) numbers, each argument after x a number (mul.Scalar,
+    add.Scalar, div.Scalar, pow.Tensor_Scalar, clamp_min, clamp_max,
+    softplus's beta and threshold, rsub.Scalar's other and alpha) or, for
+    clamp, None (one bound of two; not both, which PyTorch
     refuses): a float x keeps its dtype and layout (unary_meta's)."""
     rest = args[1:]
-    if not rest or not all(v is None or number(v) and not isinstance(v, bool)
-                           for v in rest) \
-            or all(v is None for v in rest):
-        return None
-    return unary_meta(args[:1])
-
-
-def scalar_meta(args):
-    """x (op) number (mul.Scalar, add.Scalar, div.Scalar, pow.Tensor_Scalar):
-    a float x keeps its dtype and layout (unary_meta's)."""
-    if len(args) != 2 or not number(args[1]) or isinstance(args[1], bool):
-        return None
+    if not all(v is None or number(v) and not isinstance(v, bool)
+               for v in rest) or all(v is None for v in rest):
+        return None  # (no number at all: x alone, or clamp's two Nones)
     return unary_meta(args[:1])
 
 

@@ -223,8 +223,8 @@ def test_unary_ops_match_pytorch_meta(func, case):
 
 
 def test_scalar_and_unary_decline_integers():
-    assert fast_meta.scalar_meta((_meta(2, 3, dtype=torch.int64), 2)) is None
-    assert fast_meta.scalar_meta((_meta(2, 3), True)) is None
+    assert fast_meta.numbers_meta((_meta(2, 3, dtype=torch.int64), 2)) is None
+    assert fast_meta.numbers_meta((_meta(2, 3), True)) is None
     assert fast_meta.elementwise_meta((_meta(2, 3, dtype=torch.int32),)) \
         is None
 
