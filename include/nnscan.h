@@ -526,6 +526,24 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   one node of domain "pytorch.aten" with its outputs'
  *                   sizes declared (uncounted). Only at the main graph's
  *                   level (not inside begin_graph).
+ *   30 names        u64 values, u64 nodes, u64 initializers: the
+ *                   recorder's own numbering, for the next record, which
+ *                   must be an aten record:
+ *                   the nodes its call lowers to are named as the
+ *                   recorder names the nodes it makes, "NAME/OP_N"
+ *                   (NAME the aten record's name, the module path the
+ *                   call was recorded in; "OP_N" when it is empty) with
+ *                   N = nodes, nodes + 1, ... in order, and each value the lowering makes takes the
+ *                   next number after `values`: a constant "cN" when it
+ *                   is made, any other value "vN" when the first node
+ *                   writing it is added. The call's outputs keep the
+ *                   names the record gives them, and take their numbers
+ *                   all the same (nns_aten_numbering says which). The
+ *                   constants it makes are laid out after the first
+ *                   `initializers` initializer records of the main graph
+ *                   (where the recorder would have made them). Without
+ *                   it, an aten record's nodes are named after the
+ *                   record's `name` and its values "_nns_N".
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -579,7 +597,8 @@ NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   X(MODULE_CALL, 26, "module_call")                                            \
   X(MODULE_SHAPES, 27, "module_shapes")                                        \
   X(MODULE_TENSOR, 28, "module_tensor")                                        \
-  X(ATEN, 29, "aten")
+  X(ATEN, 29, "aten")                                                           \
+  X(NAMES, 30, "names")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,
@@ -2340,6 +2359,45 @@ typedef enum nns_aten_form {
 /* "unary", ..., "rule"; NULL for 0 and past the last. Static string. */
 NNS_API const char *nns_aten_form_name(int form);
 NNS_API int nns_aten_op_form(size_t i);
+/*
+ * How the table lowers one call, as the recorder numbers what it makes
+ * (packed record 30): what a binding that numbers its own nodes and values
+ * around the calls it hands over needs to go on counting. Filled by
+ * nns_aten_numbering; the caller sets `size`.
+ */
+enum { NNS_ATEN_NUMBERING_MAX = 64, NNS_ATEN_NUMBERING_OPS = 1024 };
+typedef struct nns_aten_numbering_info {
+  size_t size;          /* sizeof(nns_aten_numbering_info) */
+  int64_t values;       /* value numbers the lowering takes */
+  int64_t constants;    /* of them, constants ("cN") */
+  int64_t nodes;        /* nodes it adds */
+  int32_t n_outs;       /* the record's outputs */
+  int32_t n_tensors;    /* its tensor arguments (a list's tensors each) */
+  /* the number output k takes; -1 for one that is its input under another
+   * name (an alias), 0 for one the call leaves unwritten */
+  int64_t out_number[NNS_ATEN_NUMBERING_MAX];
+  /* tensor argument k (in record order) is the first_read[k]-th one the
+   * nodes read (from 0, in node and input order); -1 when none reads it */
+  int32_t first_read[NNS_ATEN_NUMBERING_MAX];
+  /* the nodes' op types in order, each after its domain and a colon
+   * outside ONNX's own ("com.microsoft:Gelu"), separated by spaces */
+  char op_types[NNS_ATEN_NUMBERING_OPS];
+} nns_aten_numbering_info;
+/*
+ * Lowers the call of one aten record alone, into a scratch graph, under
+ * the recorder's numbering: `data` (`size` bytes) is a packed buffer
+ * (nns_builder_add_packed's layout) holding a `names` record of zeros
+ * then one aten record, nothing else. A record after `names` V, K, I then
+ * takes the numbers V+1 .. V+values and the nodes K .. K+nodes-1, and
+ * output k is named v(V + out_number[k]). NNS_E_NOTFOUND when the table
+ * has no entry for the op or its rule cannot lower this call (it would be
+ * an uncounted node); NNS_E_LIMIT for more than 64 outputs or tensor
+ * arguments, or op types past 1,024 bytes; NNS_E_ARG for malformed bytes
+ * or other records, or an `out` whose size is too small.
+ */
+NNS_API nns_status nns_aten_numbering(const void *data, size_t size,
+                                      nns_aten_numbering_info *out,
+                                      nns_error *err);
 /* The devices as JSON (what `nnscan hardware --json` prints, the
  * "nnscan.hardware" document): those of `list` (may be NULL) first, then
  * the library's table; each {"name", "description", "source",

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/builder_int.h"
 #include "../ir/ir.h"
 
 void nns__front_init(nns__front *f, nns__arena *arena,
@@ -20,7 +21,7 @@ void nns__front_init(nns__front *f, nns__arena *arena,
   memset(f, 0, sizeof *f);
   f->arena = arena;
   f->strings = strings;
-  f->values.arena = f->symvals.arena = arena;
+  f->values.arena = f->symvals.arena = f->numbered.arena = arena;
   f->b = b;
   f->err = err;
   f->where = where;
@@ -30,6 +31,7 @@ void nns__front_init(nns__front *f, nns__arena *arena,
 void nns__front_free(nns__front *f) {
   nns__map_free(&f->values); /* arena maps: nothing to free, said once */
   nns__map_free(&f->symvals);
+  nns__map_free(&f->numbered);
 }
 
 nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
@@ -105,8 +107,18 @@ nns_status nns__front_alias(nns__front *f, const char *out, const char *src) {
   return NNS_OK;
 }
 
+static const char *fe_numbered(void *fe, const char *name, bool written);
+
 static nns_status fe_alias(void *fe, const char *out, const char *src) {
-  return nns__front_alias(fe, out, src);
+  nns__front *f = fe;
+  if (f->numbering) {
+    if (src && !(src = fe_numbered(f, src, false)))
+      return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+    for (int k = 0; k < f->n_outs; k++) /* named by its input: no number */
+      if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], out))
+        f->out_number[k] = -1;
+  }
+  return nns__front_alias(f, out, src);
 }
 
 /* The real_form service (aten.h): complex `out` named by `src`, its real
@@ -158,6 +170,94 @@ static const char *fe_fresh(void *fe) {
   snprintf(buf, sizeof buf, "%.60s%llu", f->fresh_stem,
            (unsigned long long)++f->fresh);
   return nns__front_intern(f, buf); /* lives as long as the front */
+}
+
+/* ---- The recorder's numbering ----
+ * A tape record after a `names` record is named as the recorder names
+ * what its own rules make (python/nnscan/graph.py): one counter numbers
+ * every value ("vN", "cN"), another every node ("PATH/OP_N"). The
+ * recorder names a constant when it makes it and any other value when a
+ * node first writes it, so a fresh name here is a placeholder ("\1" and
+ * a count: no graph name starts so) until a node writes it. */
+
+static const char *numbered_name(nns__front *f, char stem) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%c%llu", stem,
+           (unsigned long long)++f->number);
+  return nns__front_intern(f, buf);
+}
+
+static const char *fe_fresh_numbered(void *fe) {
+  nns__front *f = fe;
+  char buf[32];
+  snprintf(buf, sizeof buf, "\1%llu", (unsigned long long)++f->placeholders);
+  const char *k = nns__front_intern(f, buf);
+  /* itself until written, then its number */
+  if (!k || !nns__map_put(&f->numbered, k, (void *)k))
+    return NULL;
+  return k;
+}
+
+static const char *fe_fresh_const(void *fe) {
+  nns__front *f = fe;
+  f->constants++;
+  return numbered_name(f, 'c');
+}
+
+static const char *fe_numbered(void *fe, const char *name, bool written) {
+  nns__front *f = fe;
+  if (name[0] == '\1') {
+    const char *k = nns__intern_find(f->strings, name);
+    const char *have = k ? nns__map_get(&f->numbered, k) : NULL;
+    if (!have || have != k || !written)
+      return have ? have : name; /* not this call's: named dangling */
+    have = numbered_name(f, 'v');
+    return have && nns__map_put(&f->numbered, k, (void *)have) ? have : NULL;
+  }
+  for (int k = 0; written && k < f->n_outs; k++)
+    if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], name))
+      f->out_number[k] = (int64_t)++f->number;
+  for (int k = 0; !written && k < f->n_reads && k < 64; k++)
+    if (f->first_read[k] < 0 && !strcmp(f->reads[k], name))
+      f->first_read[k] = f->n_read++;
+  return name;
+}
+
+static const char *fe_node_name(void *fe, const char *op_type,
+                                const char *domain) {
+  nns__front *f = fe;
+  if (f->n_ops < 256) { /* "domain:op" outside ONNX's own domain */
+    char op[300];
+    snprintf(op, sizeof op, "%.120s%s%.160s", domain ? domain : "",
+             domain && *domain ? ":" : "", op_type);
+    if (!(f->ops[f->n_ops] = nns__front_intern(f, op)))
+      return NULL;
+  }
+  f->n_ops++;
+  const char *path = f->call_prefix && *f->call_prefix ? f->call_prefix
+                                                        : NULL;
+  char buf[512];
+  int n = snprintf(buf, sizeof buf, "%s%s%s_%llu", path ? path : "",
+                   path ? "/" : "", op_type,
+                   (unsigned long long)f->node_number++);
+  if (n < 0 || (size_t)n >= sizeof buf) { /* a long path: made on the heap */
+    size_t need = (path ? strlen(path) + 1 : 0) + strlen(op_type) + 24;
+    char *big = nns__arena_alloc(f->arena, need);
+    if (!big)
+      return NULL;
+    snprintf(big, need, "%s%s%s_%llu", path ? path : "", path ? "/" : "",
+             op_type, (unsigned long long)(f->node_number - 1));
+    return nns__front_intern(f, big);
+  }
+  return nns__front_intern(f, buf);
+}
+
+void nns__front_number_next(nns__front *f, uint64_t values, uint64_t nodes,
+                            uint64_t inits) {
+  f->numbering = true;
+  f->number = values;
+  f->node_number = nodes;
+  f->inits_after = inits;
 }
 
 /* An int64 scalar holding input size `sym`: Gather(Shape(input), axis)
@@ -407,6 +507,34 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   bool any_tensor = false;
   for (int k = 0; k < n_outs; k++)
     any_tensor = any_tensor || outs[k];
+  bool numbering = f->numbering;
+  f->numbering = false; /* a names record numbers one call */
+  f->calls++;
+  f->lowered = false;
+  f->outs = outs;
+  f->n_outs = n_outs < 64 ? n_outs : 64;
+  memset(f->out_number, 0, sizeof f->out_number);
+  f->n_ops = 0;
+  f->constants = 0;
+  f->n_reads = f->n_read = 0;
+  for (int k = 0; numbering && k < n_args; k++) {
+    const nns__aten_arg *a = &args[k];
+    int n = a->kind == NNS__AA_TENSOR ? 1
+            : a->kind == NNS__AA_TENSORS ? a->n : 0;
+    for (int j = 0; j < n; j++) {
+      const char *t = a->kind == NNS__AA_TENSOR ? a->tensor : a->tensors[j];
+      if (!t)
+        continue;
+      if (f->n_reads < 64) {
+        f->reads[f->n_reads] = t;
+        f->first_read[f->n_reads] = -1;
+      }
+      f->n_reads++;
+    }
+  }
+  f->call_prefix = name;
+  if (numbering && f->numbered.count) /* a new map: the old one's slots */
+    f->numbered = (nns__map){.arena = f->arena}; /* stay in the arena */
   const nns__aten_op *e = nns__aten_find(op);
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
     nns__aten_call c = {.op = op, .name = name, .module_path = path,
@@ -414,15 +542,29 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .outs = outs, .b = f->b,
                         .err = f->err, .meta = fe_meta, .alias = fe_alias,
                         .real_form = fe_real_form,
-                        .fresh = fe_fresh, .symval = fe_symval,
+                        .fresh = numbering ? fe_fresh_numbered : fe_fresh,
+                        .fresh_const = numbering ? fe_fresh_const : fe_fresh,
+                        .node_name = numbering ? fe_node_name : NULL,
+                        .numbered = numbering ? fe_numbered : NULL,
+                        .symval = fe_symval,
                         .node_count = &f->nodes, .fe = f};
     f->err->code = NNS_OK;
+    f->numbering = numbering; /* for the alias service, during the call */
+    if (numbering)
+      nns__builder_inits_after(f->b, (int64_t)f->inits_after);
     nns_status st = nns__aten_lower(&c, e);
-    if (st != NNS_E_NOTFOUND)
+    nns__builder_inits_after(f->b, -1);
+    f->numbering = false;
+    if (st != NNS_E_NOTFOUND) {
+      f->lowered = st == NNS_OK;
       return st;
+    }
+    /* a rule that declines adds nothing first (the table's contract) */
   }
   if (!any_tensor)
     return NNS_OK; /* no tensor comes out: nothing to count or name */
+  if (numbering && !(name = fe_node_name(f, op, "pytorch.aten")))
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
   return unlowered(f, op, name, path, args, n_args, outs, n_outs);
 }
 

@@ -36,6 +36,27 @@ typedef struct nns__front {
   const char *fresh_stem;  /* fresh names: stem then a number */
   const char *inputs[64];  /* graph inputs (tensors), for symbols' sizes */
   int n_inputs;
+  /* The recorder's numbering (packed `names` record), for the next call
+   * only: its nodes are named "PATH/OP_N", its values "vN"/"cN" (nnscan.h,
+   * packed record 30). */
+  bool numbering;
+  uint64_t number;         /* the last value number given */
+  uint64_t node_number;    /* the number the next node gets */
+  uint64_t inits_after;    /* where its constants are laid out */
+  nns__map numbered;       /* a fresh name of the call -> "vN" once written */
+  uint64_t placeholders;   /* fresh names made under the numbering */
+  const char *call_prefix; /* numbered node names: "PREFIX/OP_N" */
+  const char *const *outs; /* the call's outputs, and the numbers they took */
+  int n_outs;
+  int64_t out_number[64];
+  const char *ops[256];    /* the op types of the call's nodes, in order */
+  int n_ops;               /* (more than 256: counted, not kept) */
+  uint64_t constants;      /* of the call's numbers, constants */
+  const char *reads[64];   /* the call's tensor arguments, and the rank of */
+  int32_t first_read[64];  /* each one's first read by its nodes (-1) */
+  int n_reads, n_read;     /* (more than 64: counted, not kept) */
+  bool lowered;            /* the last call was lowered by the table */
+  size_t calls;            /* calls lowered or kept so far */
 } nns__front;
 
 /* Sets up f over the caller's arena and interner (both outlive f). */
@@ -57,6 +78,12 @@ nns__front_value *nns__front_value_add(nns__front *f, const char *name);
 const char *nns__front_resolve(nns__front *f, const char *name);
 /* Output `out` is `src` under another name (the alias service). */
 nns_status nns__front_alias(nns__front *f, const char *out, const char *src);
+
+/* Numbers the next call as the recorder numbers its own: its values
+ * after `values`, its nodes from `nodes`, its constants laid out after
+ * the first `inits` initializers. */
+void nns__front_number_next(nns__front *f, uint64_t values, uint64_t nodes,
+                            uint64_t inits);
 
 /* Lowers one call: op its base name ("add", "relu_"), name the call's name
  * (the node names it gives), path its module path. Through the table's

@@ -8,6 +8,7 @@
  * into the builder (src/ir/) and knows nothing the builder's public
  * calls and builder_int.h do not offer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,23 +288,35 @@ static bool pk_aten_arg(nns_builder *b, preader *r, pk_aten_mem *mem,
 
 static void free_front(void *f) { nns__front_free(f); }
 
-static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
-  nns_status st = nns__builder_usable(b, err);
-  if (st)
-    return st;
-  if (nns__builder_in_subgraph(b))
-    return nns__err(err, NNS_E_ARG, -1, NULL,
-                    "an aten record inside a subgraph (begin_graph)");
-  if (!nns__builder_front(b)) {
-    nns__arena *arena = nns__builder_arena(b);
-    nns__front *f = nns__arena_alloc(arena, sizeof *f);
-    if (!f)
-      return nns__err(err, NNS_E_NOMEM, -1, NULL,
-                      "out of memory while building the model");
-    nns__front_init(f, arena, &nns__builder_model(b)->strings, b, err,
-                    "aten record");
-    nns__builder_set_front(b, f, free_front);
+/* The builder's aten front, made on first use; NULL with err set. */
+static nns__front *pk_front(nns_builder *b, nns_error *err) {
+  if (nns__builder_usable(b, err))
+    return NULL;
+  if (nns__builder_in_subgraph(b)) {
+    nns__err(err, NNS_E_ARG, -1, NULL,
+             "an aten record inside a subgraph (begin_graph)");
+    return NULL;
   }
+  nns__front *f = nns__builder_front(b);
+  if (f)
+    return f;
+  nns__arena *arena = nns__builder_arena(b);
+  if (!(f = nns__arena_alloc(arena, sizeof *f))) {
+    nns__err(err, NNS_E_NOMEM, -1, NULL,
+             "out of memory while building the model");
+    return NULL;
+  }
+  nns__front_init(f, arena, &nns__builder_model(b)->strings, b, err,
+                  "aten record");
+  nns__builder_set_front(b, f, free_front);
+  return f;
+}
+
+static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
+  nns_status st;
+  nns_error quiet;
+  if (!pk_front(b, err ? err : &quiet))
+    return err ? err->code : quiet.code;
   const char *op, *name, *path;
   uint32_t n_args, n_outs;
   nns__aten_arg args[PK_ATEN_MAX_ARGS];
@@ -498,6 +511,24 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
   }
   case PK_ATEN:
     return pk_aten(b, r, err);
+  case PK_NAMES: {
+    uint64_t values, nodes, inits;
+    RD(pk_read(r, &values, sizeof values) &&
+       pk_read(r, &nodes, sizeof nodes) && pk_read(r, &inits, sizeof inits));
+    nns_error quiet;
+    nns__front *f = pk_front(b, err ? err : &quiet);
+    if (!f)
+      return err ? err->code : quiet.code;
+    /* the numbers a graph can hold: names and node numbers stay short */
+    if (values > ((uint64_t)1 << 48) || nodes > ((uint64_t)1 << 48) ||
+        inits > ((uint64_t)1 << 48))
+      return nns__err(err, NNS_E_ARG, -1, NULL,
+                      "a names record numbers past 2^48 (%llu, %llu, %llu)",
+                      (unsigned long long)values, (unsigned long long)nodes,
+                      (unsigned long long)inits);
+    nns__front_number_next(f, values, nodes, inits);
+    return NNS_OK;
+  }
   case PK_MODULE_TENSOR:
     RD(pk_str(r, &s0) && pk_str(r, &s1) && pk_read(r, &i32a, sizeof i32a) &&
        pk_dims(r, false, &d) && pk_read(r, &i32b, sizeof i32b));
@@ -535,11 +566,18 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   preader r = {.p = (const uint8_t *)data + 8,
                .end = (const uint8_t *)data + size};
   size_t index = 0;
-  while (r.p < r.end) {
+  uint8_t last = 0;
+  while (r.p < r.end || last == PK_NAMES) {
     size_t at = (size_t)(r.p - (const uint8_t *)data);
-    uint8_t tag = *r.p++;
+    uint8_t tag = r.p < r.end ? *r.p++ : 0;
     r.why = NULL;
-    st = pk_record(b, &r, tag, err);
+    if (last == PK_NAMES && tag != PK_ATEN) {
+      r.why = "a names record is not followed by an aten record";
+      st = NNS_E_ARG;
+    } else {
+      st = pk_record(b, &r, tag, err);
+    }
+    last = tag;
     if (st) {
       const char *kind = tag && tag <= PK_LAST ? nns_packed_record_name(tag)
                                                : "?";
@@ -566,4 +604,88 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   }
   free(r.scratch);
   return NNS_OK;
+}
+
+/* ==== The numbering of one call, for a binding ==== */
+
+nns_status nns_aten_numbering(const void *data, size_t size,
+                              nns_aten_numbering_info *out, nns_error *err) {
+  if (!out || out->size < sizeof *out)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_aten_numbering: out is NULL or its size is not "
+                    "sizeof(nns_aten_numbering_info)");
+  /* the header, then `names` 0 0 0, then one aten record */
+  const uint8_t *p = data;
+  enum { HEAD = 8, NAMES = 1 + 24 };
+  static const uint8_t zeros[24];
+  if (!data || size < HEAD + NAMES + 1 || p[HEAD] != PK_NAMES ||
+      memcmp(p + HEAD + 1, zeros, 24) || p[HEAD + NAMES] != PK_ATEN)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_aten_numbering: the buffer must hold a names "
+                    "record of zeros, then an aten record");
+  uint32_t version;
+  memcpy(&version, p + 4, sizeof version);
+  if (memcmp(p, "NNSP", 4) || version != NNS_PACKED_VERSION)
+    return nns__err(err, NNS_E_ARG, -1, NULL,
+                    "nns_aten_numbering: the buffer does not start with "
+                    "\"NNSP\" and version %d", NNS_PACKED_VERSION);
+  nns_builder *b = NULL;
+  nns_status st = nns_builder_new(&b, err);
+  if (st)
+    return st;
+  nns_error quiet;
+  nns__front *f = pk_front(b, err ? err : &quiet);
+  if (!f) {
+    nns_builder_free(b);
+    return err ? err->code : quiet.code;
+  }
+  nns__front_number_next(f, 0, 0, 0);
+  preader r = {.p = p + HEAD + NAMES + 1, .end = p + size};
+  st = pk_aten(b, &r, err);
+  if (st && r.why)
+    st = nns__err(err, r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG,
+                  HEAD + NAMES, NULL,
+                  "nns_aten_numbering: the aten record at byte %d: %s",
+                  HEAD + NAMES, r.why);
+  free(r.scratch);
+  if (st == NNS_OK && r.p != r.end)
+    st = nns__err(err, NNS_E_ARG, (int64_t)(r.p - p), NULL,
+                  "nns_aten_numbering: the buffer holds more than the names "
+                  "and aten records (byte %zu on)", (size_t)(r.p - p));
+  if (st == NNS_OK && !f->lowered)
+    st = nns__err(err, NNS_E_NOTFOUND, -1, NULL,
+                  "nns_aten_numbering: the table does not lower this call");
+  if (st == NNS_OK && (f->n_outs > NNS_ATEN_NUMBERING_MAX ||
+                       f->n_reads > NNS_ATEN_NUMBERING_MAX || f->n_ops > 256))
+    st = nns__err(err, NNS_E_LIMIT, -1, NULL,
+                  "nns_aten_numbering: more than %d outputs or tensor "
+                  "arguments, or 256 nodes", NNS_ATEN_NUMBERING_MAX);
+  size_t at = 0;
+  for (int k = 0; st == NNS_OK && k < f->n_ops; k++) {
+    size_t n = strlen(f->ops[k]) + (k > 0);
+    if (at + n + 1 > sizeof out->op_types) {
+      st = nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "nns_aten_numbering: the op types take more than %zu "
+                    "bytes", sizeof out->op_types);
+      break;
+    }
+    if (k)
+      out->op_types[at++] = ' ';
+    memcpy(out->op_types + at, f->ops[k], strlen(f->ops[k]));
+    at += strlen(f->ops[k]);
+  }
+  if (st == NNS_OK) {
+    out->op_types[at] = 0;
+    out->values = (int64_t)f->number;
+    out->constants = (int64_t)f->constants;
+    out->nodes = (int64_t)f->node_number;
+    out->n_outs = f->n_outs;
+    out->n_tensors = f->n_reads;
+    for (int k = 0; k < f->n_outs; k++)
+      out->out_number[k] = f->out_number[k];
+    for (int k = 0; k < f->n_reads; k++)
+      out->first_read[k] = f->first_read[k];
+  }
+  nns_builder_free(b);
+  return st;
 }

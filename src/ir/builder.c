@@ -39,6 +39,11 @@ typedef struct bval {     /* a graph input, output or value_info entry */
 typedef struct binit {
   const char *name;
   nns__tensor *t;
+  /* where it is laid out: after the main graph's `slot`-th initializer
+   * added plainly (its own slot when it is one, sub 0), `sub` ordering
+   * those placed after the same one (nns__builder_inits_after) */
+  int64_t slot;
+  uint64_t sub;
 } binit;
 
 typedef struct battr {
@@ -92,6 +97,8 @@ typedef struct bgraph {
   nns__arena_vec inits;   /* binit */
   nodelist nodes;
   nns__map defined;       /* name -> what defines it (enum def) */
+  int64_t plain_inits;    /* initializers added plainly (binit.slot) */
+  bool placed;            /* some were placed (nns__builder_inits_after) */
 } bgraph;
 
 enum def { DEF_INPUT = 1, DEF_INIT, DEF_INPUT_INIT, DEF_OUTPUT };
@@ -112,6 +119,8 @@ struct nns_builder {
   void *front;            /* a front end's state (the packed reader's
                              aten front), freed with the builder */
   void (*free_front)(void *);
+  int64_t inits_after;    /* nns__builder_inits_after; < 0: none */
+  uint64_t placed;        /* initializers placed so far */
 };
 
 typedef struct pknown {   /* contents finish gives a main-graph value */
@@ -190,6 +199,7 @@ nns_status nns_builder_new(nns_builder **out, nns_error *err) {
     return nomem(err);
   nns__arena_init(&b->arena);
   b->arena.bulk = true; /* filled fast, freed whole: huge pages */
+  b->inits_after = -1;
   b->m = nns__model_new();
   if (b->m) {
     b->empty = nns__intern(&b->m->strings, "", 0);
@@ -549,7 +559,27 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
   }
   i->name = n;
   i->t = t;
+  if (g == b->root && b->inits_after >= 0) {
+    i->slot = b->inits_after - 1;
+    i->sub = ++b->placed;
+    g->placed = true;
+  } else {
+    i->slot = g->plain_inits++;
+    i->sub = 0;
+  }
   return NNS_OK;
+}
+
+void nns__builder_inits_after(nns_builder *b, int64_t count) {
+  if (b)
+    b->inits_after = count;
+}
+
+static int binit_order(const void *x, const void *y) {
+  const binit *a = x, *b = y;
+  if (a->slot != b->slot)
+    return a->slot < b->slot ? -1 : 1;
+  return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
 /* ==== Nodes and attributes ==== */
@@ -1090,8 +1120,19 @@ static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
     if ((st = nns__asm_input(A, g, b->name, b->type, &g->inputs[i])))
       return st;
   }
+  const binit *inits = NULL;
+  if (bg->placed && bg->inits.n) { /* in the order they were placed in */
+    binit *sorted = nns__arena_array(arena, bg->inits.n, sizeof *sorted);
+    if (!sorted)
+      return nns__asm_nomem(A);
+    for (size_t i = 0; i < bg->inits.n; i++)
+      sorted[i] = NNS__ARENA_VEC_AT(bg->inits, binit, i);
+    qsort(sorted, bg->inits.n, sizeof *sorted, binit_order);
+    inits = sorted;
+  }
   for (int32_t i = 0; i < g->n_inits; i++) {
-    const binit *b = &NNS__ARENA_VEC_AT(bg->inits, binit, i);
+    const binit *b = inits ? &inits[i]
+                           : &NNS__ARENA_VEC_AT(bg->inits, binit, i);
     if ((st = nns__asm_initializer(A, g, b->t, &g->inits[i])))
       return st;
   }

@@ -45,4 +45,11 @@ nns_status nns__builder_value_data(nns_builder *b, const char *name,
                                    const void *data, size_t len,
                                    nns_error *err);
 
+/* Initializers added to the main graph from now on are laid out after
+ * the first `count` added otherwise (in the order added), not at the
+ * end; count < 0 ends it. (The packed aten records under the recorder's
+ * numbering: a call's constants sit where its rule would have made
+ * them.) */
+void nns__builder_inits_after(nns_builder *b, int64_t count);
+
 #endif

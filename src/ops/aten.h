@@ -89,6 +89,17 @@ typedef struct nns__aten_call {
    * shape of an input that has it), or NULL when no input has it. Adds
    * nodes: never call it inside a kernel's run of nodes. */
   const char *(*symval)(void *fe, const char *sym);
+  /* The recorder's numbering (an aten record after a packed `names`
+   * record), NULL otherwise: the name the call's next node gets (of
+   * op_type in domain), and the name value `name` has in the graph, a fresh one
+   * numbered "vN" the first time it is `written` (an output of the node
+   * being added). */
+  const char *(*node_name)(void *fe, const char *op_type,
+                           const char *domain);
+  const char *(*numbered)(void *fe, const char *name, bool written);
+  /* A new name for a constant, numbered "cN" at once under the
+   * recorder's numbering; fresh's otherwise. */
+  const char *(*fresh_const)(void *fe);
   /* Main-graph nodes added so far (for kernels). */
   size_t *node_count;
   void *fe;

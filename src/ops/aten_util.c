@@ -90,11 +90,38 @@ bool nns__aten_ints(const nns__aten_call *c, const char *name, int r,
 
 /* ==== Nodes ==== */
 
+/* The names of a node's values under the recorder's numbering: inputs
+ * as they are named, outputs numbered when first written. */
+static bool numbered_names(nns__aten_call *c, const char *const *names,
+                           size_t n, bool written, const char **out) {
+  for (size_t k = 0; k < n; k++)
+    if (!(out[k] = names[k] && *names[k]
+                       ? c->numbered(c->fe, names[k], written)
+                       : names[k]))
+      return false;
+  return true;
+}
+
 nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
                           const char *domain, const char *const *ins,
                           size_t n_in, const char *const *outs,
                           size_t n_out) {
-  nns_status st = nns_builder_add_node(c->b, op_type, domain, c->name,
+  const char *name = c->name;
+  const char *in_names[256], *out_names[64];
+  if (c->numbered) {
+    /* inputs first: a node reading what it writes reads the old value */
+    if (n_in > 256 || n_out > 64)
+      return nns__err(c->err, NNS_E_LIMIT, -1, c->name,
+                      "%s: a node of more than 256 inputs or 64 outputs",
+                      c->name);
+    if (!numbered_names(c, ins, n_in, false, in_names) ||
+        !numbered_names(c, outs, n_out, true, out_names) ||
+        !(name = c->node_name(c->fe, op_type, domain)))
+      return nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+    ins = in_names;
+    outs = out_names;
+  }
+  nns_status st = nns_builder_add_node(c->b, op_type, domain, name,
                                        c->module_path, ins, n_in, outs,
                                        n_out, c->err);
   if (st == NNS_OK)
@@ -119,7 +146,7 @@ nns_status nns__aten_param_kind(nns_builder *b, const char *name, int kind,
 static const char *constant(nns__aten_call *c, int32_t dtype, int rank,
                             const int64_t *dims, const void *data,
                             size_t size) {
-  const char *name = c->fresh(c->fe);
+  const char *name = c->fresh_const ? c->fresh_const(c->fe) : c->fresh(c->fe);
   if (!name) {
     nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
     return NULL;

@@ -6,9 +6,11 @@
  * float [2, 3], "i", int64 [2], and the initializer "w", float [3, 3]).
  * Any bytes must give a status, never a crash, a read outside the buffer,
  * a hang or a leak; a graph that builds then goes through inference, the
- * analysis and every report format. Seeds: tests/fuzz/seeds/fuzz_aten
- * (make_seeds.py there: recorded models' tapes and one record of every
- * argument kind).
+ * analysis and every report format. The same bytes after a `names`
+ * record of zeros go to nns_aten_numbering (the recorder's question of
+ * how the library numbers one call). Seeds: tests/fuzz/seeds/fuzz_aten
+ * (make_seeds.py there: recorded models' tapes, numbered calls among
+ * them, and one record of every argument kind).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -58,5 +60,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (m)
     fuzz_report_all(m);
   nns_model_free(m);
+  uint8_t *q = malloc(size + 8 + 25);
+  if (q) {
+    uint32_t ver = NNS_PACKED_VERSION;
+    memcpy(q, "NNSP", 4);
+    memcpy(q + 4, &ver, 4);
+    memset(q + 8, 0, 25);
+    q[8] = NNS_PACKED_NAMES;
+    if (size)
+      memcpy(q + 33, data, size);
+    int64_t values, nodes, outs[4];
+    char ops[64];
+    (void)nns_aten_numbering(q, size + 33, &values, &nodes, outs,
+                             size % 5, ops, size % 3 ? sizeof ops : 8, &err);
+    free(q);
+  }
   return 0;
 }

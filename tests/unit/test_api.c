@@ -242,9 +242,10 @@ static void c_packed_record_name(void) {
   CHECK_STR(nns_packed_record_name(NNS_PACKED_IR_VERSION), "ir_version");
   CHECK_STR(nns_packed_record_name(NNS_PACKED_MODULE_TENSOR), "module_tensor");
   CHECK_STR(nns_packed_record_name(NNS_PACKED_ATEN), "aten");
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_NAMES), "names");
   CHECK(nns_packed_record_name(0) == NULL);
   CHECK(nns_packed_record_name(-1) == NULL);
-  CHECK(nns_packed_record_name(NNS_PACKED_ATEN + 1) == NULL);
+  CHECK(nns_packed_record_name(NNS_PACKED_NAMES + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
@@ -1223,6 +1224,16 @@ static void c_aten_op_form(void) {
     CHECK(nns_aten_op_form(i) >= NNS_ATEN_UNARY &&
           nns_aten_op_form(i) <= NNS_ATEN_RULE);
 }
+static void c_aten_numbering(void) {
+  nns_error e;
+  nns_aten_numbering_info x = {.size = sizeof x};
+  static const unsigned char junk[40] = {'N', 'N', 'S', 'P', 1};
+  CHECK_EQ(nns_aten_numbering(NULL, 0, &x, &e), NNS_E_ARG);
+  CHECK_EQ(nns_aten_numbering(junk, sizeof junk, NULL, &e), NNS_E_ARG);
+  EXPECT_SMALL_SIZE(x, nns_aten_numbering(junk, sizeof junk, &x, &e));
+  /* no names record of zeros first */
+  CHECK_EQ(nns_aten_numbering(junk, sizeof junk, &x, NULL), NNS_E_ARG);
+}
 static void c_op_get(void) {
   nns_op_info x = {.size = sizeof x};
   CHECK_EQ(nns_op_get(nns_op_count(), &x), NNS_E_ARG);
@@ -1842,7 +1853,7 @@ static const entry exports[] = {
     E(write_stdio), E(report), E(report_shapes), E(table_new), E(table_free), E(table_add),
     E(table_add_row),
     E(table_row_count), E(report_table), E(report_plot), E(op_count), E(opset_max),
-    E(family_name), E(aten_op), E(aten_op_form), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
+    E(family_name), E(aten_op), E(aten_op_form), E(aten_numbering), E(aten_arg_kind_name), E(aten_form_name), E(op_get), E(op_table_json), E(hardware_json), E(diff_report),
     E(json_check), E(text_clean),
     E(format_count), E(report_layers),
     E(inspection_create), E(inspection_free), E(inspection_add_module),

@@ -7,6 +7,7 @@
  * record gave, and malformed records get NNS_E_ARG naming the record and
  * its byte offset. Every truncation of a valid buffer gives a status.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ typedef struct wbuf {
 } wbuf;
 
 static void w(wbuf *b, const void *d, size_t n) {
-  if (b->n + n <= sizeof b->p) {
+  if (b->n <= sizeof b->p && n <= sizeof b->p - b->n) {
     memcpy(b->p + b->n, d, n);
     b->n += n;
   }
@@ -176,6 +177,183 @@ static void test_tape_unlowered(void) {
   nns_model_free(m);
 }
 
+/* ---- The recorder's numbering (packed record 30, `names`) ---- */
+
+static void w_names(wbuf *b, uint64_t values, uint64_t nodes) {
+  uint64_t inits = 0;
+  w_u8(b, NNS_PACKED_NAMES);
+  w(b, &values, 8);
+  w(b, &nodes, 8);
+  w(b, &inits, 8);
+}
+/* view(x, [3, 2]) -> out, recorded in module "blk" */
+static void w_view(wbuf *b, const char *out) {
+  w_u8(b, NNS_PACKED_ATEN);
+  w_str(b, "view");
+  w_str(b, "blk");
+  w_str(b, "blk");
+  w_u32(b, 2);
+  w_arg(b, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(b, "x");
+  w_arg(b, "size", NNS_ATEN_ARG_INTS);
+  w_u32(b, 2);
+  w_i64(b, 3);
+  w_i64(b, 2);
+  w_u32(b, 1);
+  w_str(b, out);
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, 3);
+  w_i64(b, 2);
+}
+static const char *value_name(nns_model *m, size_t node, size_t k, bool in) {
+  size_t v = 0;
+  nns_value_info info = {.size = sizeof info};
+  if ((in ? nns_model_node_input(m, node, k, &v)
+          : nns_model_node_output(m, node, k, &v)) != NNS_OK ||
+      nns_model_value(m, v, &info) != NNS_OK)
+    return "?";
+  return info.name;
+}
+
+/* silu after names(4, 2): the recorder's own rule makes Sigmoid then Mul,
+ * node numbers 2 and 3, the Sigmoid's output the next value, v5, the
+ * call's output the one after (its name the record's), one kernel; then
+ * view after names(6, 4): its target a constant c7, made before the
+ * Reshape writes the output (number 8). A record without names keeps
+ * the record's name and "_nns_" names. */
+static void test_tape_numbered(void) {
+  wbuf a;
+  nns_error err;
+  w_start(&a);
+  w_names(&a, 4, 2);
+  w_aten(&a, "silu", "blk", "x", NULL, -1, "out");
+  w_names(&a, 6, 4);
+  w_view(&a, "v8");
+  w_aten(&a, "silu", "plain", "x", NULL, -1, "out2");
+  w_output(&a, "out");
+  w_output(&a, "v8");
+  w_output(&a, "out2");
+  nns_model *m = NULL;
+  CHECK_EQ(build(&a, &m, &err), NNS_OK);
+  CHECK_EQ(nns_model_node_count(m), 5);
+  static const char *const names[] = {"blk/Sigmoid_2", "blk/Mul_3",
+                                      "blk/Reshape_4", "plain", "plain"};
+  for (size_t i = 0; m && i < 5; i++) {
+    nns_node_info x = {.size = sizeof x};
+    CHECK_EQ(nns_model_node(m, i, &x), NNS_OK);
+    if (i != 4)
+      CHECK_STR(x.name, names[i]);
+    if (i < 2) {
+      CHECK_EQ(x.kernel, 0);
+      CHECK_EQ(x.kernel_nodes, 2);
+    }
+  }
+  if (m) {
+    CHECK_STR(value_name(m, 0, 0, false), "v5");
+    CHECK_STR(value_name(m, 1, 1, true), "v5");
+    CHECK_STR(value_name(m, 1, 0, false), "out");
+    CHECK_STR(value_name(m, 2, 1, true), "c7");
+    CHECK_STR(value_name(m, 3, 0, false), "_nns_1");
+  }
+  nns_model_free(m);
+}
+
+/* nns_aten_numbering says what a record takes: silu 2 numbers, 2 nodes,
+ * its output the second, x read first; view 2 numbers (the constant
+ * first, c1), 1 node; addmm(bias, x, w) reads x, w, then bias (Gemm's
+ * order); add with alpha 2 nothing the table lowers; malformed calls
+ * refused. */
+static void test_numbering(void) {
+  wbuf a;
+  nns_error err;
+  nns_aten_numbering_info x = {.size = sizeof x};
+  a.n = 0;
+  w(&a, "NNSP", 4);
+  w_u32(&a, NNS_PACKED_VERSION);
+  w_names(&a, 0, 0);
+  size_t head = a.n;
+  w_aten(&a, "silu", "", "x", NULL, -1, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_EQ(x.values, 2);
+  CHECK_EQ(x.constants, 0);
+  CHECK_EQ(x.nodes, 2);
+  CHECK_EQ(x.n_outs, 1);
+  CHECK_EQ(x.out_number[0], 2);
+  CHECK_EQ(x.n_tensors, 1);
+  CHECK_EQ(x.first_read[0], 0);
+  CHECK_STR(x.op_types, "Sigmoid Mul");
+  a.n = head;
+  w_view(&a, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_EQ(x.values, 2);
+  CHECK_EQ(x.constants, 1);
+  CHECK_EQ(x.nodes, 1);
+  CHECK_EQ(x.out_number[0], 2);
+  CHECK_STR(x.op_types, "Reshape");
+  a.n = head;
+  w_u8(&a, NNS_PACKED_ATEN); /* addmm(bias [3], x [2, 3], w [3, 3]) */
+  w_str(&a, "addmm");
+  w_str(&a, "");
+  w_str(&a, "");
+  w_u32(&a, 3);
+  static const char *const names[] = {"self", "mat1", "mat2"};
+  static const char *const tensors[] = {"bias", "x", "w"};
+  static const int64_t dims[][2] = {{3, 0}, {2, 3}, {3, 3}};
+  for (int k = 0; k < 3; k++) {
+    w_arg(&a, names[k], NNS_ATEN_ARG_TENSOR);
+    w_str(&a, tensors[k]);
+    w_i32(&a, NNS_DT_FLOAT);
+    w_i32(&a, k ? 2 : 1);
+    w_i64(&a, dims[k][0]);
+    if (k)
+      w_i64(&a, dims[k][1]);
+  }
+  w_u32(&a, 1);
+  w_tensor(&a, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_STR(x.op_types, "Gemm");
+  CHECK_EQ(x.n_tensors, 3);
+  CHECK_EQ(x.first_read[0], 2); /* bias */
+  CHECK_EQ(x.first_read[1], 0); /* x */
+  CHECK_EQ(x.first_read[2], 1); /* w */
+  a.n = head;
+  w_aten(&a, "add", "", "x", "x", 2, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_NOTFOUND);
+  /* no names record first; another record after; a small struct */
+  wbuf bad;
+  w_start(&bad);
+  w_aten(&bad, "silu", "", "x", NULL, -1, "o");
+  CHECK_EQ(nns_aten_numbering(bad.p, bad.n, &x, &err), NNS_E_ARG);
+  a.n = head;
+  w_aten(&a, "silu", "", "x", NULL, -1, "o");
+  w_output(&a, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "more than the names") != NULL);
+  nns_aten_numbering_info small = {.size = sizeof small - 1};
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &small, &err), NNS_E_ARG);
+}
+
+/* A names record must be followed by an aten record. */
+static void test_names_then_aten(void) {
+  wbuf a;
+  nns_error err;
+  nns_model *m = NULL;
+  w_start(&a);
+  w_names(&a, 0, 0);
+  w_output(&a, "x");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "not followed by an aten record") != NULL);
+  w_start(&a);
+  w_names(&a, 0, 0);
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  w_start(&a);
+  w_names(&a, UINT64_MAX, 0);
+  w_aten(&a, "relu", "", "x", NULL, -1, "o");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(m == NULL);
+}
+
 /* Each malformed field: NNS_E_ARG, the record's index, kind and offset. */
 static void test_tape_malformed(void) {
   wbuf b;
@@ -297,6 +475,9 @@ static void test_tape_truncations(void) {
 int main(void) {
   RUN(test_tape_is_the_nodes);
   RUN(test_tape_unlowered);
+  RUN(test_tape_numbered);
+  RUN(test_numbering);
+  RUN(test_names_then_aten);
   RUN(test_tape_malformed);
   RUN(test_tape_truncations);
   return check_finish();
