@@ -26,6 +26,7 @@ seen, and its aten ops stay kernels of their own.
 import threading
 
 import torch
+from torch.utils._mode_utils import no_dispatch
 
 NAMES = ("scaled_dot_product_attention",)
 # what a call may make and throw away, dropped from the recording: casts
@@ -77,6 +78,15 @@ def _uninstall():
             _installed.clear()
 
 
+
+def _flush(mode):
+    """Records the recording's queued calls from outside its dispatch: with
+    the mode active, the rules' own scratch tensors (Builder.fresh's
+    torch.empty on meta) and a shadow's real values would be recorded as
+    calls of the model (a made constant each, taking a name)."""
+    with no_dispatch():
+        mode.flush()
+
 class Spans:
     """While entered, on this thread: each call of a function in NAMES
     marks the nodes recorded during it (two or more) as one kernel, in
@@ -102,15 +112,17 @@ class Spans:
     def call(self, orig, args, kwargs):
         mode, g = self.mode, self.b.g
         if mode.pending:
-            mode.flush()
+            _flush(mode)
         first = len(g.nodes)
         _local.span = None  # what it calls in turn is its own
+        self.b.fusing += 1  # its calls' nodes are regrouped below
         try:
             out = orig(*args, **kwargs)
         finally:
             _local.span = self.call
+            self.b.fusing -= 1
         if mode.pending:
-            mode.flush()
+            _flush(mode)
         if len(g.nodes) - first > 1:
             kernels = g.kernels
             while kernels and kernels[-1][0] >= first:
