@@ -141,6 +141,17 @@ class Parallel(Sized):
                 ("logical_elements", POINTER(c_int64))]
 
 
+class AtenNumbering(Structure):
+    """nns_aten_numbering_info: what the library's lowering of one aten
+    call takes under the recorder's numbering (tape.py)."""
+    _fields_ = [("size", c_size_t), ("values", c_int64),
+                ("constants", c_int64), ("nodes", c_int64),
+                ("n_outs", ctypes.c_int32), ("n_tensors", ctypes.c_int32),
+                ("out_number", c_int64 * 64),
+                ("first_read", ctypes.c_int32 * 64),
+                ("op_types", c_char * 1024)]
+
+
 # Structs the header test checks: ctypes class -> C type name.
 STRUCTS = {
     DiffOptions: "nns_diff_options", DiffResult: "nns_diff_result",
@@ -150,7 +161,7 @@ STRUCTS = {
     AnalyzeOptions: "nns_analyze_options", ReportOptions: "nns_report_options",
     Hardware: "nns_hardware", LayersRow: "nns_layers_row",
     TrainStep: "nns_train_step", Parallel: "nns_parallel",
-    ModuleHeld: "nns_module_held",
+    ModuleHeld: "nns_module_held", AtenNumbering: "nns_aten_numbering_info",
 }
 
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_char), c_size_t)
@@ -245,6 +256,9 @@ FUNCTIONS = {
     "nns_aten_op_form": (c_int, [c_size_t]),
     "nns_aten_arg_kind_name": (c_char_p, [c_int]),
     "nns_aten_form_name": (c_char_p, [c_int]),
+    "nns_aten_numbering": (c_status, [c_void_p, c_size_t,
+                                      POINTER(AtenNumbering),
+                                      POINTER(NnsError)]),
     "nns_model_load_file": (c_status, [c_char_p, POINTER(LoadOptions),
                                        POINTER(c_void_p), POINTER(NnsError)]),
     "nns_model_load_memory": (c_status, [c_void_p, c_size_t,

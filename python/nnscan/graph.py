@@ -191,13 +191,13 @@ class Graph:
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR, _ATEN) = (_api.PACKED_RECORD.get(w, 0) for w in (
+ _MODULE_TENSOR, _ATEN, _NAMES) = (_api.PACKED_RECORD.get(w, 0) for w in (
      "ir_version", "producer", "graph_name", "opset", "metadata", "input",
      "output", "value_info", "initializer", "node", "attr_int", "attr_float",
      "attr_string", "attr_ints", "attr_floats", "attr_strings",
      "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
      "param_kind", "experts", "value_data", "kernel", "module_call",
-     "module_shapes", "module_tensor", "aten"))
+     "module_shapes", "module_tensor", "aten", "names"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -341,9 +341,16 @@ def _pack_parts(g):
     tensors = _Tensors(values, s, shapes) if aten else None
     heads = {}  # (op, domain) -> the node record's tag, op and domain
     u32 = _U32
+    # where the library's nodes start, per node of g.nodes: a numbered
+    # call (tape.py) is one entry here and its rule's nodes there
+    at = [] if any(len(c) > 2 for c in aten.values()) else None
+    made = 0
     for op, name, ins, outs, attrs, domain, scope in g.nodes:
         if aten:
             call = aten.get(name)
+            if at is not None:
+                at.append(made)
+                made += len(call[2][3]) if call and len(call) > 2 else 1
             if call is not None:
                 out += _aten(call, name, ins, outs, scope, tensors, s)
                 continue
@@ -362,7 +369,12 @@ def _pack_parts(g):
             out += [_attr(k, v, s) for k, v in attrs.items()]
     if g.kernels:
         tag, pair = _TAG[_KERNEL], _FMT["=II"]
-        out += [tag + pair(first, count) for first, count in g.kernels]
+        if at is not None:
+            at.append(made)
+            out += [tag + pair(at[first], at[first + count] - at[first])
+                    for first, count in g.kernels]
+        else:
+            out += [tag + pair(first, count) for first, count in g.kernels]
     for name in g.outputs:
         dt, dims = values[name]
         out += [_TAG[_OUTPUT], s[name], _i32(dt), _shape(dims), no_symbols]
@@ -418,13 +430,32 @@ class _Tensors(dict):
 def _aten(call, name, ins, outs, scope, t, s):
     """One aten record (include/nnscan.h, packed record 29): the call of
     the node `name`, its tensors by the node's inputs and outputs (t: the
-    packed tensors)."""
-    base, args = call
+    packed tensors); for a numbered call (tape.py), the `names` record
+    before it, its nodes named after the module path it was recorded in."""
+    base, args = call[0], call[1]
+    packed = []
+    for arg, kind, v in args:
+        if kind == "tensor":
+            v = t[ins[v]]
+        elif kind == "tensors":
+            v = [None if k is None else t[ins[k]] for k in v]
+        packed.append((arg, kind, v))
+    outs = [_NO_TENSOR if o is None else t[o] for o in outs]
+    if len(call) > 2:
+        first, k, prefix, _, inits = call[2]
+        return [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits)] + \
+            _aten_parts(base, prefix, scope, packed, outs, s)
+    return _aten_parts(base, name, scope, packed, outs, s)
+
+
+def _aten_parts(base, name, scope, args, outs, s):
+    """An aten record's parts: its arguments (schema name, kind word,
+    value; a tensor's value its packed form) and its packed outputs."""
     kinds = _KIND
     out = [_TAG[_ATEN], s[base], _str(name), s[scope], _u32(len(args))]
     for arg, kind, v in args:
         if kind == "tensor":
-            out += [s[arg], kinds[kind], t[ins[v]]]
+            out += [s[arg], kinds[kind], v]
             continue
         if (kind == "int" and not _I64_MIN <= v <= _I64_MAX) or (
                 kind == "ints" and not all(_I64_MIN <= x <= _I64_MAX
@@ -445,9 +476,9 @@ def _aten(call, name, ins, outs, scope, t, s):
             out.append(_FMT["=I%dq" % len(v)](len(v), *v))
         elif kind == "tensors":
             out.append(_u32(len(v)))
-            out += [_NO_TENSOR if k is None else t[ins[k]] for k in v]
+            out += [_NO_TENSOR if x is None else x for x in v]
     out.append(_u32(len(outs)))
-    out += [t[o] for o in outs]
+    out += outs
     return out
 
 

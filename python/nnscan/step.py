@@ -98,8 +98,20 @@ class _Checkpointed:
     def recomputed(self, graph):
         """What the library counts as rerun: the nodes of the early-stopping
         spans by name, and the modules of the others by path."""
-        names = [n.name for n in graph.nodes
-                 if any(a <= _made(n.name) < b for a, b in self.spans)]
+        def rerun(k):
+            return any(a <= k < b for a, b in self.spans)
+        names = []
+        for n in graph.nodes:
+            call = graph.aten.get(n.name)
+            if call is not None and len(call) > 2:
+                # a call the library names (tape.py): its nodes' names
+                _, k, prefix, ops, _ = call[2]
+                ops = [op.rpartition(":")[2] for op in ops]
+                names += ["%s/%s_%d" % (prefix, op, k + i) if prefix
+                          else "%s_%d" % (op, k + i)
+                          for i, op in enumerate(ops) if rerun(k + i)]
+            elif rerun(_made(n.name)):
+                names.append(n.name)
         return self.whole + names
 
     def __enter__(self):

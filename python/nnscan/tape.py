@@ -23,11 +23,13 @@ checkpoint node counts) see what the library will build; pack() writes the
 record in the node's place, its tensors by the node's (possibly renamed)
 input names.
 """
+import ctypes
 import os
 
 import torch
 
 from . import _api
+from .graph import Node, _new_node as _node
 
 
 def enabled():
@@ -40,15 +42,19 @@ def form(func, base, rule):
     """(form, op type, schema argument names) when calls of `func` may go
     on the tape: the table lowers `base` to one node of the op type the
     ops_map rule makes (ops_map marks its plain unary/binary rules), so
-    both paths give the same node. None otherwise."""
+    both paths give the same node; or ("numbered", None, names) for an op
+    of NUMBERED, which the library lowers and names. None otherwise."""
     mine = getattr(rule, "tape", None)
     entry = _api.ATEN_OPS.get(base)
-    if mine is None or entry is None or entry != mine:
-        return None
     schema = getattr(func, "_schema", None)
-    if schema is None:
+    if entry is None or schema is None:
         return None
-    return (mine[0], mine[1], tuple(a.name for a in schema.arguments))
+    names = tuple(a.name for a in schema.arguments)
+    if mine is not None and entry == mine:
+        return (mine[0], mine[1], names)
+    if base in NUMBERED and not os.environ.get("NNSCAN_TAPE_NUMBERED") == "0":
+        return ("numbered", None, names)
+    return None
 
 
 def _named(names, args, kwargs):
@@ -64,6 +70,8 @@ def record(b, entry, base, args, kwargs, out):
     (False: the call is not one the table makes one node of, and its rule
     records it)."""
     kind, op, names = entry
+    if kind == "numbered":
+        return record_numbered(b, base, names, args, kwargs, out)
     if not isinstance(out, torch.Tensor) or out.is_complex():
         return False
     named = _named(names, args, kwargs)
@@ -119,3 +127,192 @@ def _scalar(v):
         from .graph import onnx_dtype
         return ("dtype", onnx_dtype(v))
     return ("none", None)  # a memory format, a device, a layout
+
+
+# ---- Calls the library lowers and names (packed record `names`) ----
+#
+# The recorder numbers what it makes with two counters (graph.py's
+# new_name and add_node): every value ("v17", "c3", "const5") and every
+# node ("layer1/Conv_12"). A call of NUMBERED goes on the tape with the two
+# counters as they stand (a `names` record before its aten record), and
+# the library names the nodes and values its rule makes as the recorder
+# would have: its constants when made, any other value when a node first
+# writes it. What the recorder needs to go on counting (how many numbers
+# and nodes the call takes, the number each output takes: its name) it
+# asks the library once per distinct call (nns_aten_numbering: the call
+# lowered alone), and keeps in _NUMBERING; the ops of a model repeat.
+
+# Ops whose every call lowers through the library's table to the nodes,
+# names and kernels their ops_map.py rule makes: the reports are byte for
+# byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=0
+# against the default). Each is moved here from ops_map.py's rules once
+# shown so; the list grows until ops_map.py goes.
+# Not yet: ops whose placeholder would hide from masks.py and moe.py what
+# they read (Add, Where, TopK's k, the routing's gathers, comparisons made
+# of two nodes), and the few whose lowerings differ (tools/tape_names.py:
+# mm and addmm of a weight's t(), pow of a mixed dtype, the complex ops).
+NUMBERED = frozenset((
+    "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
+    "_reshape_alias", "_safe_softmax", "_softmax", "_unsafe_view",
+    "_weight_norm_interface", "addmm", "avg_pool2d", "baddbmm", "bmm", "cat",
+    "clamp", "clamp_min", "constant_pad_nd", "convolution", "div",
+    "embedding", "expand", "gelu", "hardsigmoid", "hardtanh",
+    "linalg_vector_norm", "max_pool2d_with_indices", "mean", "mul",
+    "native_batch_norm", "native_group_norm", "native_layer_norm", "norm",
+    "permute", "repeat", "roll", "rsqrt", "rsub", "select", "silu", "slice",
+    "split", "split_with_sizes", "squeeze", "stack", "sum", "transpose",
+    "tril", "unbind", "unsqueeze", "view"))
+
+# (base, arguments' signature) -> (values, nodes, output numbers, op
+# types), or None where the library does not lower the call or names an
+# output no node writes (the rule records it)
+_NUMBERING = {}
+_NUMBERING_MAX = 1 << 16
+
+
+def _signature(named, tensors):
+    """The call's arguments with each tensor as its dtype and sizes, and
+    the tensors in order (their value names are the records')."""
+    sig = []
+    for name, v in named:
+        if isinstance(v, torch.Tensor):
+            tensors.append(v)
+            sig.append((name, "tensor", v.dtype, tuple(v.shape)))
+        elif isinstance(v, (list, tuple)) and v and all(
+                isinstance(x, torch.Tensor) or x is None for x in v):
+            sig.append((name, "tensors", tuple(
+                None if x is None else (x.dtype, tuple(x.shape))
+                for x in v)))
+            tensors.extend(x for x in v if x is not None)
+        elif isinstance(v, (list, tuple)) and all(
+                type(x) is int for x in v):
+            sig.append((name, "ints", tuple(v)))
+        elif isinstance(v, (list, tuple)):
+            return None  # floats, Scalars: a kind the record has none of
+        else:
+            sig.append((name,) + _scalar(v))
+    return tuple(sig)
+
+
+def record_numbered(b, base, names, args, kwargs, out):
+    """Puts a call of NUMBERED on the tape, named by the library (True), or
+    nothing (False: its rule records it)."""
+    if b.fusing:
+        return False  # fused.py regroups what the call makes
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if not outs or not all(isinstance(o, torch.Tensor) and not o.is_complex()
+                           for o in outs):
+        return False
+    named = _named(names, args, kwargs)
+    tensors = []
+    sig = _signature(named, tensors)
+    if sig is None:
+        return False
+    known = b.names
+    params = b.params
+    for t in tensors:
+        # a tensor the recorder would name now (a constant from outside,
+        # a weight's pending t()) takes its number before the call's
+        if t.is_complex() or (id(t) not in known and id(t) not in params):
+            return False
+    key = (base, sig, tuple((o.dtype, tuple(o.shape)) for o in outs))
+    plan = _NUMBERING.get(key, _NUMBERING)
+    if plan is _NUMBERING:
+        plan = _plan(base, sig, outs)
+        if len(_NUMBERING) < _NUMBERING_MAX:
+            _NUMBERING[key] = plan
+    if plan is None:
+        return False
+    values, nodes, numbers, ops, constants, reads = plan
+    fresh = [k for k, t in enumerate(tensors) if id(t) not in known]
+    if fresh:
+        # parameters this call is the first to read: the recorder adds them
+        # as initializers as its rule reads them, in the nodes' input order
+        # (reads), and the constants the rule makes may come between them
+        if constants:
+            return False
+        for k in sorted(fresh, key=lambda k: (reads[k] < 0, reads[k])):
+            b.inp(tensors[k])
+    ins = [b.inp(t) for t in tensors]
+    g = b.g
+    first = g._counter
+    # an output no node writes stays unnamed, as its rule leaves it
+    out_names = [b._declare(o, "v%d" % (first + n)) if n else None
+                 for o, n in zip(outs, numbers)]
+    g._counter = first + values
+    k = g._nodes_made
+    g._nodes_made = k + nodes
+    scope = b.scope
+    # the node Python's passes see: the one node, or the call (masks.py,
+    # moe.py and the rest look for op types it is none of); its domain the
+    # first the nodes have, for pack()'s opset records
+    domain, _, op = ops[0].rpartition(":")
+    if nodes > 1:
+        op = "aten::" + base
+        domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
+    first_op = ops[0].rpartition(":")[2]
+    name = "%s/%s_%d" % (scope, first_op, k) if scope else \
+        "%s_%d" % (first_op, k)
+    g.nodes.append(_node(Node, (op, name, ins, out_names, {}, domain,
+                                scope)))
+    g.node_source.append(b.source)
+    record_args = []
+    at = 0
+    for (arg, v), s in zip(named, sig):
+        if s[1] == "tensor":
+            record_args.append((arg, "tensor", at))
+            at += 1
+        elif s[1] == "tensors":
+            ks = []
+            for x in v:
+                ks.append(None if x is None else at)
+                at += x is not None
+            record_args.append((arg, "tensors", ks))
+        else:
+            record_args.append((arg, s[1], s[2]))
+    # the numbering: the counters before the call, its nodes' names, and
+    # where its constants go among the initializers
+    g.aten[name] = (base, record_args, (first, k, scope, ops, len(g.inits)))
+    return True
+
+
+def _plan(base, sig, outs):
+    """What the library's lowering of one call takes: (values, nodes, the
+    number of each output, its nodes' op types, its constants, the order
+    its nodes first read its tensors in), asked once; None where it does
+    not lower the call, leaves an output to another value or writes none."""
+    from . import graph
+    parts = [b"NNSP", graph._u32(_api.PACKED_VERSION),
+             graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
+             graph._u64(0)]
+    s = graph._Strings()
+    shapes = graph._Shapes()
+    tensor = 0
+
+    def packed(dtype, dims):
+        nonlocal tensor
+        tensor += 1
+        return s["t%d" % tensor] + graph._i32(graph.onnx_dtype(dtype)) + \
+            shapes[dims]
+    args = []
+    for item in sig:
+        if item[1] == "tensor":
+            args.append((item[0], "tensor", packed(item[2], item[3])))
+        elif item[1] == "tensors":
+            args.append((item[0], "tensors", [
+                None if x is None else packed(*x) for x in item[2]]))
+        else:
+            args.append(item)
+    parts += graph._aten_parts(base, "", "", args, [
+        packed(o.dtype, tuple(o.shape)) for o in outs], s)
+    buf = b"".join(parts)
+    info = _api.AtenNumbering(size=ctypes.sizeof(_api.AtenNumbering))
+    err = _api.NnsError()
+    st = _api.lib().nns_aten_numbering(buf, len(buf), ctypes.byref(info),
+                                       ctypes.byref(err))
+    numbers = tuple(info.out_number[:len(outs)])
+    if st != 0 or info.nodes < 1 or min(numbers) < 0 or not any(numbers):
+        return None  # NOTFOUND, an alias, ...: the rule records it
+    return (info.values, info.nodes, numbers,
+            tuple(info.op_types.decode().split(" ")), info.constants,
+            tuple(info.first_read[:info.n_tensors]))

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Writes the seed corpus of tests/fuzz/fuzz_aten.c: the record bodies (no
 "NNSP" header) of small models recorded with the tape on (a CNN block, a
-residual MLP: aten records among the nodes), and one aten record of every
-argument kind over the target's prelude values (x, y, i, w).
+residual MLP, a block of numbered calls: aten records among the nodes,
+`names` records before the numbered ones), one aten record of every
+argument kind over the target's prelude values (x, y, i, w), and one
+silu record alone (what the target also asks nns_aten_numbering of).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -32,6 +34,10 @@ def models():
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
                                nn.Flatten()), torch.zeros(1, 3, 4, 4)
     yield "residual", Residual(), torch.zeros(2, 6)
+    yield "numbered", nn.Sequential(
+        nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.SiLU(),
+        nn.MaxPool2d(2), nn.Flatten(1), nn.LayerNorm(16)), \
+        torch.zeros(1, 3, 4, 4)
 
 
 def synthetic():
@@ -78,6 +84,12 @@ def main():
             f.write(graph.pack(rec.graph)[8:])
     with open(os.path.join(HERE, "every_kind.bin"), "wb") as f:
         f.write(synthetic())
+    s = graph._Strings()
+    x = s["x"] + graph._i32(1) + graph._shape((2, 3))
+    with open(os.path.join(HERE, "silu.bin"), "wb") as f:
+        f.write(b"".join(graph._aten_parts(
+            "silu", "m", "m", [("self", "tensor", x)],
+            [s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
 
 
 if __name__ == "__main__":

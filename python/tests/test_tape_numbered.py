@@ -1,0 +1,170 @@
+"""Calls the library lowers and names (tape.NUMBERED, docs/tape.md "Calls
+the library names"): the recorder hands them over as aten records after
+a `names` record, and the library makes the nodes and names their rule
+would have made. Checked against what does not go through that path:
+every report byte for byte what the ops_map.py rules give
+(NNSCAN_TAPE_NUMBERED=0, and the whole tape off); the library's own
+numbering of one call (nns_aten_numbering) against the recorder's rule
+made by hand; parameters against sum(p.numel()) and the convolution's
+MACs by hand; a checkpointed training step's recompute, which names the
+rerun nodes one by one."""
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import nnscan  # noqa: E402
+from nnscan import graph, step, tape  # noqa: E402
+
+
+class Mixed(nn.Module):
+    """Numbered ops of several kinds: convolution and batch norm, pooling,
+    silu (two nodes, one kernel), views and permutes, layer norm, softmax
+    and bmm, cat and split, a mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        h = F.silu(self.bn(self.conv(x)))
+        h = F.max_pool2d(h, 2)                          # 1 x 8 x 4 x 4
+        t = h.flatten(2).permute(0, 2, 1)               # 1 x 16 x 8
+        t = self.norm(t)
+        a = torch.softmax(t @ t.transpose(1, 2), -1)    # bmm, softmax
+        u, v = torch.split(a @ t, 4, dim=-1)
+        return torch.cat([v, u], -1).mean(1)
+
+
+def _reports(monkeypatch, numbered=True, tape_on=True):
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1" if numbered else "0")
+    monkeypatch.setenv("NNSCAN_TAPE", "1" if tape_on else "0")
+    held = []
+    orig = graph._pack_parts
+
+    def pack(g):
+        held.append(dict(g.aten))
+        return orig(g)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    torch.manual_seed(0)
+    m = Mixed().eval()
+    s = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
+                       columns=("flops", "macs", "dmas", "act"))
+    r = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
+                       hardware="h100-sxm")
+    monkeypatch.setattr(graph, "_pack_parts", orig)
+    return m, [s.to_text(), s.to_csv(), s.to_json(version=1),
+               s.to_json(version=2), s.to_html(), r.to_text()], held
+
+
+def test_numbered_calls_are_on_the_tape(monkeypatch):
+    _, _, held = _reports(monkeypatch)
+    numbered = sorted({c[0] for c in held[0].values() if len(c) > 2})
+    assert {"convolution", "silu", "max_pool2d_with_indices",
+            "native_layer_norm", "bmm", "permute", "cat", "mean"} <= \
+        set(numbered) | {"native_batch_norm",
+                         "_native_batch_norm_legit_no_training"}
+    _, _, off = _reports(monkeypatch, numbered=False)
+    assert not any(len(c) > 2 for c in off[0].values())
+
+
+def test_every_report_is_the_rules(monkeypatch):
+    _, on, _ = _reports(monkeypatch)
+    _, rules, _ = _reports(monkeypatch, numbered=False)
+    _, untaped, _ = _reports(monkeypatch, numbered=False, tape_on=False)
+    for a, b, c in zip(on, rules, untaped):
+        assert a == b == c
+
+
+def test_counts_are_pytorchs(monkeypatch):
+    m, on, _ = _reports(monkeypatch)
+    doc = json.loads(on[3])
+    metrics = doc["totals"]["metrics"]
+    assert metrics["params"]["value"] == sum(
+        p.numel() for p in m.parameters())
+    conv = next(t for t in doc["op_types"] if t["op_type"] == "Conv")
+    # 8 x 8 outputs of 8 channels, each 3 x 3 x 3 products
+    assert conv["macs"] == 8 * 8 * 8 * 27
+
+
+def _numbering(record):
+    import ctypes
+    from nnscan import _api
+    info = _api.AtenNumbering(size=ctypes.sizeof(_api.AtenNumbering))
+    err = _api.NnsError()
+    st = _api.lib().nns_aten_numbering(record, len(record),
+                                       ctypes.byref(info), ctypes.byref(err))
+    return (st, info.values, info.nodes, info.out_number[0],
+            info.op_types.decode())
+
+
+def test_numbering_of_one_call_is_the_rules():
+    """silu(x) as the recorder's rule makes it (ops_map.silu): a Sigmoid
+    writing a new value, then a Mul writing the output: two numbers, two
+    nodes, the output the second number."""
+    s = graph._Strings()
+    x = s["x"] + graph._i32(1) + graph._shape((2, 3))
+    o = s["o"] + graph._i32(1) + graph._shape((2, 3))
+    rec = b"".join([b"NNSP", graph._u32(1), graph._TAG[graph._NAMES],
+                    graph._u64(0), graph._u64(0), graph._u64(0)] +
+                   graph._aten_parts("silu", "", "",
+                                     [("self", "tensor", x)], [o], s))
+    assert _numbering(rec) == (0, 2, 2, 2, "Sigmoid Mul")
+
+
+def test_identical_calls_are_asked_once(monkeypatch):
+    asked = []
+    orig = tape._plan
+
+    def plan(*a):
+        asked.append(a[0])
+        return orig(*a)
+    monkeypatch.setattr(tape, "_plan", plan)
+    monkeypatch.setattr(tape, "_NUMBERING", {})
+
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(4, 4, 3, padding=1)
+            self.b = nn.Conv2d(4, 4, 3, padding=1)
+
+        def forward(self, x):
+            return self.b(F.silu(self.a(F.silu(x))))
+    nnscan.summary(Twice().eval(), inputs=(torch.zeros(1, 4, 6, 6),),
+                   file=False)
+    assert sorted(asked) == ["convolution", "silu"]
+
+
+class CheckpointedNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 6, 3, padding=1)
+        self.b = nn.Conv2d(6, 6, 3, padding=1)
+        self.norm = nn.LayerNorm(6)
+
+    def block(self, x):
+        h = F.silu(self.a(x))
+        return self.norm(self.b(h).permute(0, 2, 3, 1))
+
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(
+            self.block, x, use_reentrant=False).mean()
+
+
+def test_checkpointed_step_reruns_the_same_nodes(monkeypatch):
+    """The recompute of a non-reentrant checkpoint is a list of node names
+    (step.py's spans): numbered calls name theirs as the rules do."""
+    got = []
+    for numbered in ("1", "0"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        torch.manual_seed(0)
+        m = CheckpointedNet().train()
+        got.append(step.flops_dict(step.record_flops(
+            m, (torch.randn(2, 3, 5, 5),))))
+    assert got[0] == got[1]
+    assert got[0]["recompute_flops"] > 0
