@@ -23,7 +23,7 @@ from nnscan import graph, step, tape  # noqa: E402
 class Mixed(nn.Module):
     """Numbered ops of several kinds: convolution and batch norm, pooling,
     silu (two nodes, one kernel), views and permutes, layer norm, softmax
-    and bmm, cat and split, a mean."""
+    and bmm, cat and split, a mean; and a variance, whose rule stays."""
 
     def __init__(self):
         super().__init__()
@@ -38,7 +38,9 @@ class Mixed(nn.Module):
         t = self.norm(t)
         a = torch.softmax(t @ t.transpose(1, 2), -1)    # bmm, softmax
         u, v = torch.split(a @ t, 4, dim=-1)
-        return torch.cat([v, u], -1).mean(1)
+        # var: a rule's kernel of several nodes after the library's (silu):
+        # pack() maps its node indices past the numbered calls
+        return torch.cat([v, u], -1).mean(1) + t.var(1)
 
 
 def _reports(monkeypatch, numbered=True, tape_on=True):
