@@ -152,6 +152,11 @@ def hand_over(b):
 _MAKES_MASK = _KEEP | frozenset((
     "And", "Or", "Not", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
     "Where"))
+# The op types whose nodes hand_over reads in the recorded graph, and of
+# those the ones it reads every input of (tape.py keeps a call that would
+# hide them from it with its rule).
+READS = _MAKES_MASK | frozenset(("Add",))
+READS_WHOLE = frozenset(("Add", "Where"))
 
 
 def _made_from(name, made, tracked, inits, limit=64):

@@ -72,6 +72,11 @@ def _block(nodes, at, path):
     return first, end
 
 
+# The op types whose nodes annotate reads (every input: TopK's k), for
+# tape.py (see masks.READS)
+READS = frozenset(("TopK",))
+
+
 def _reached(nodes, start):
     """Values the data flow carries forward from `start` (nodes are in
     execution order, so one pass from the TopK's own node is enough)."""

@@ -9,12 +9,15 @@ lowers it through the same code as a torch.export archive's calls
 table's, not ops_map.py's.
 
 Every other call still goes through its ops_map.py rule, in order, so node
-order, names and kernel grouping stay what they were. Today the tape takes
-the calls that lower to exactly one node and make no value of their own:
-the table's "unary" entries, and its "binary" ones on two tensors of one
-dtype whose result is of that dtype or bool (no Cast, no scalar constant),
-with alpha 1 and no rounding mode. What keeps the rest in Python, and why,
-is docs/tape.md's "What Python still keeps".
+order, names and kernel grouping stay what they were. The tape takes two
+kinds of call. Those that lower to exactly one node and make no value of
+their own: the table's "unary" entries, and its "binary" ones on two
+tensors of one dtype whose result is of that dtype or bool (no Cast, no
+scalar constant), with alpha 1 and no rounding mode; the recorder names
+their node and output. And the calls of NUMBERED (below), of any number
+of nodes, constants and values, which the library names as the rule
+would have. What keeps the rest in Python, and why, is docs/tape.md's
+"What Python still keeps".
 
 The graph holds, for such a call, the node it lowers to (the table's op
 type over the call's tensors) beside the record: the Python passes that
@@ -147,21 +150,24 @@ def _scalar(v):
 # byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=0
 # against the default). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
-# Not yet: ops whose placeholder would hide from masks.py and moe.py what
-# they read (Add, Where, TopK's k, the routing's gathers, comparisons made
-# of two nodes), and the few whose lowerings differ (tools/tape_names.py:
-# mm and addmm of a weight's t(), pow of a mixed dtype, the complex ops).
+# Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
+# mixed dtypes takes one Cast more, the complex ops), and indexing whose
+# output the rule declares as data-shaped. A call whose placeholder would
+# hide from masks.py or moe.py what they read is kept by its rule at run
+# time (_hides), as is one reading a weight's pending t() (mm, addmm).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
     "_reshape_alias", "_safe_softmax", "_softmax", "_unsafe_view",
-    "_weight_norm_interface", "addmm", "avg_pool2d", "baddbmm", "bmm", "cat",
-    "clamp", "clamp_min", "constant_pad_nd", "convolution", "div",
-    "embedding", "expand", "gelu", "hardsigmoid", "hardtanh",
-    "linalg_vector_norm", "max_pool2d_with_indices", "mean", "mul",
-    "native_batch_norm", "native_group_norm", "native_layer_norm", "norm",
-    "permute", "repeat", "roll", "rsqrt", "rsub", "select", "silu", "slice",
-    "split", "split_with_sizes", "squeeze", "stack", "sum", "transpose",
-    "tril", "unbind", "unsqueeze", "view"))
+    "_weight_norm_interface", "add", "addmm", "argmax", "avg_pool2d",
+    "bitwise_not", "bmm", "cat", "clamp", "clamp_min", "constant_pad_nd",
+    "convolution", "cumsum", "div", "embedding", "eq", "expand",
+    "floor_divide", "gather", "ge", "gelu", "gt", "hardsigmoid", "hardtanh",
+    "le", "linalg_vector_norm", "lt", "masked_fill", "max",
+    "max_pool2d_with_indices", "mean", "mm", "mul", "native_batch_norm",
+    "native_group_norm", "native_layer_norm", "ne", "norm", "permute",
+    "repeat", "roll", "rsqrt", "rsub", "select", "silu", "slice", "sort",
+    "split", "split_with_sizes", "squeeze", "stack", "sub", "sum", "t",
+    "topk", "transpose", "tril", "unbind", "unsqueeze", "view", "where"))
 
 # (base, arguments' signature) -> (values, nodes, output numbers, op
 # types), or None where the library does not lower the call or names an
@@ -313,6 +319,21 @@ def _plan(base, sig, outs):
     numbers = tuple(info.out_number[:len(outs)])
     if st != 0 or info.nodes < 1 or min(numbers) < 0 or not any(numbers):
         return None  # NOTFOUND, an alias, ...: the rule records it
-    return (info.values, info.nodes, numbers,
-            tuple(info.op_types.decode().split(" ")), info.constants,
+    ops = tuple(info.op_types.decode().split(" "))
+    if _hides(ops, info.constants):
+        return None
+    return (info.values, info.nodes, numbers, ops, info.constants,
             tuple(info.first_read[:info.n_tensors]))
+
+
+def _hides(ops, constants):
+    """Whether the call's placeholder would hide nodes masks.py or moe.py
+    read: any of them among several nodes (the placeholder is one node of
+    its own op type), or one of those they read every input of beside
+    constants (the placeholder has the call's tensors alone)."""
+    from . import masks, moe
+    plain = [op.rpartition(":")[2] for op in ops]
+    if len(plain) > 1:
+        return any(op in masks.READS or op in moe.READS for op in plain)
+    return constants > 0 and (plain[0] in masks.READS_WHOLE or
+                              plain[0] in moe.READS)
