@@ -511,8 +511,9 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   f->numbering = false; /* a names record numbers one call */
   f->calls++;
   f->lowered = false;
-  f->outs = outs;
   f->n_outs = n_outs < 64 ? n_outs : 64;
+  for (int k = 0; k < f->n_outs; k++)
+    f->outs[k] = outs[k];
   memset(f->out_number, 0, sizeof f->out_number);
   f->n_ops = 0;
   f->constants = 0;

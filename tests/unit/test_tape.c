@@ -262,8 +262,8 @@ static void test_tape_numbered(void) {
 /* nns_aten_numbering says what a record takes: silu 2 numbers, 2 nodes,
  * its output the second, x read first; view 2 numbers (the constant
  * first, c1), 1 node; addmm(bias, x, w) reads x, w, then bias (Gemm's
- * order); add with alpha 2 nothing the table lowers; malformed calls
- * refused. */
+ * order); a MatMul the library's inference refuses is no numbering;
+ * add with alpha 2 nothing the table lowers; malformed calls refused. */
 static void test_numbering(void) {
   wbuf a;
   nns_error err;
@@ -317,6 +317,25 @@ static void test_numbering(void) {
   CHECK_EQ(x.first_read[0], 2); /* bias */
   CHECK_EQ(x.first_read[1], 0); /* x */
   CHECK_EQ(x.first_read[2], 1); /* w */
+  /* mm of float32 by bfloat16: the table's MatMul of the two, which the
+   * library's own inference refuses (the recorder's rule casts first) */
+  a.n = head;
+  w_u8(&a, NNS_PACKED_ATEN);
+  w_str(&a, "mm");
+  w_str(&a, "");
+  w_str(&a, "");
+  w_u32(&a, 2);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_arg(&a, "mat2", NNS_ATEN_ARG_TENSOR);
+  w_str(&a, "w");
+  w_i32(&a, NNS_DT_BFLOAT16);
+  w_i32(&a, 2);
+  w_i64(&a, 3);
+  w_i64(&a, 3);
+  w_u32(&a, 1);
+  w_tensor(&a, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_TYPE);
   a.n = head;
   w_aten(&a, "add", "", "x", "x", 2, "o");
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_NOTFOUND);
