@@ -51,6 +51,28 @@ static const char *shim_symval(void *fe, const char *sym) {
   return s->c->symval ? s->c->symval(s->c->fe, sym) : NULL;
 }
 
+static const char *shim_fresh_const(void *fe) {
+  shim *s = fe;
+  return s->c->fresh_const ? s->c->fresh_const(s->c->fe)
+                           : s->c->fresh(s->c->fe);
+}
+
+static nns_status shim_real_form(void *fe, const char *out, const char *src) {
+  shim *s = fe;
+  return s->c->real_form(s->c->fe, out, src);
+}
+
+static const char *shim_node_name(void *fe, const char *op_type,
+                                  const char *domain) {
+  shim *s = fe;
+  return s->c->node_name(s->c->fe, op_type, domain);
+}
+
+static const char *shim_numbered(void *fe, const char *name, bool written) {
+  shim *s = fe;
+  return s->c->numbered(s->c->fe, name, written);
+}
+
 /* Value `name` made here, of dtype and sizes dims (rank r; syms NULL or
  * the symbols of the sizes < 0). False when the shim is full. */
 static bool shim_add(shim *s, const char *name, int32_t dtype, int r,
@@ -84,7 +106,13 @@ static nns_status lower_as(nns__aten_call *c, shim *s, const char *op,
   sub.n_outs = n_outs;
   sub.meta = shim_meta;
   sub.alias = shim_alias;
+  /* every service the front end offers, through the shim (each reaches
+   * the front end's own state, which the shim stands in front of) */
   sub.fresh = shim_fresh;
+  sub.fresh_const = shim_fresh_const;
+  sub.real_form = c->real_form ? shim_real_form : NULL;
+  sub.node_name = c->node_name ? shim_node_name : NULL;
+  sub.numbered = c->numbered ? shim_numbered : NULL;
   sub.symval = shim_symval;
   sub.fe = s;
   return nns__aten_lower(&sub, e);

@@ -69,10 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     q[8] = NNS_PACKED_NAMES;
     if (size)
       memcpy(q + 33, data, size);
-    int64_t values, nodes, outs[4];
-    char ops[64];
-    (void)nns_aten_numbering(q, size + 33, &values, &nodes, outs,
-                             size % 5, ops, size % 3 ? sizeof ops : 8, &err);
+    nns_aten_numbering_info info = {.size = sizeof info};
+    (void)nns_aten_numbering(q, size + 33, &info, &err);
     free(q);
   }
   return 0;
