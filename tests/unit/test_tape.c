@@ -353,6 +353,56 @@ static void test_numbering(void) {
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &small, &err), NNS_E_ARG);
 }
 
+/* broadcast_tensors([x [2, 3], b [3]]) -> (x, o [2, 3]): the export
+ * family lowers the second operand through expand's entry behind a shim,
+ * whose constant (the target sizes) comes from the front through it, on
+ * the tape as in a .pt2, named the recorder's way too. */
+static void w_broadcast(wbuf *b) {
+  w_u8(b, NNS_PACKED_ATEN);
+  w_str(b, "broadcast_tensors");
+  w_str(b, "blk");
+  w_str(b, "blk");
+  w_u32(b, 1);
+  w_arg(b, "tensors", NNS_ATEN_ARG_TENSORS);
+  w_u32(b, 2);
+  w_tensor(b, "x");
+  w_str(b, "bias");
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 1);
+  w_i64(b, 3);
+  w_u32(b, 2);
+  w_tensor(b, "x2");
+  w_tensor(b, "o");
+}
+static void test_tape_through_a_shim(void) {
+  for (int numbered = 0; numbered < 2; numbered++) {
+    wbuf a;
+    nns_error err;
+    w_start(&a);
+    w_u8(&a, NNS_PACKED_INPUT);
+    w_str(&a, "bias");
+    w_i32(&a, NNS_DT_FLOAT);
+    w_i32(&a, 1);
+    w_i64(&a, 3);
+    w_u8(&a, 0);
+    if (numbered)
+      w_names(&a, 3, 1);
+    w_broadcast(&a);
+    w_output(&a, "o");
+    nns_model *m = NULL;
+    CHECK_EQ(build(&a, &m, &err), NNS_OK);
+    CHECK_EQ(nns_model_node_count(m), 1);
+    nns_node_info x = {.size = sizeof x};
+    CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
+    CHECK_STR(x.op_type, "Expand");
+    if (numbered && m) {
+      CHECK_STR(x.name, "blk/Expand_1");
+      CHECK_STR(value_name(m, 0, 1, true), "c4");
+    }
+    nns_model_free(m);
+  }
+}
+
 /* A names record must be followed by an aten record. */
 static void test_names_then_aten(void) {
   wbuf a;
@@ -497,6 +547,7 @@ int main(void) {
   RUN(test_tape_numbered);
   RUN(test_numbering);
   RUN(test_names_then_aten);
+  RUN(test_tape_through_a_shim);
   RUN(test_tape_malformed);
   RUN(test_tape_truncations);
   return check_finish();

@@ -3,8 +3,9 @@
 "NNSP" header) of small models recorded with the tape on (a CNN block, a
 residual MLP, a block of numbered calls: aten records among the nodes,
 `names` records before the numbered ones), one aten record of every
-argument kind over the target's prelude values (x, y, i, w), and one
-silu record alone (what the target also asks nns_aten_numbering of).
+argument kind over the target's prelude values (x, y, i, w), one silu
+record alone (what the target also asks nns_aten_numbering of), and a
+numbered broadcast_tensors (an export-family op lowered behind a shim).
 
     NNSCAN_LIBRARY=build/gcc/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_aten/make_seeds.py
 """
@@ -90,6 +91,15 @@ def main():
         f.write(b"".join(graph._aten_parts(
             "silu", "m", "m", [("self", "tensor", x)],
             [s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
+    # an export-family op, lowered through another entry behind a shim,
+    # after a names record
+    b = s["b"] + graph._i32(1) + graph._shape((3,))
+    with open(os.path.join(HERE, "broadcast.bin"), "wb") as f:
+        f.write(b"".join([graph._TAG[graph._NAMES], graph._u64(4),
+                          graph._u64(1), graph._u64(1)] + graph._aten_parts(
+            "broadcast_tensors", "m", "m", [("tensors", "tensors", [x, b])],
+            [s["x2"] + graph._i32(1) + graph._shape((2, 3)),
+             s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
 
 
 if __name__ == "__main__":
