@@ -11,7 +11,7 @@ many value numbers and nodes it took, and the number each output took
 ("vN"; 0 unnamed, -1 another value's name). One line per op: calls,
 calls agreeing, the first difference. An op agreeing on every call of a
 wide set of models is a candidate for tape.NUMBERED; bench/same_summary.py
-(NNSCAN_TAPE_NUMBERED=0 against the default) is the proof.
+(NNSCAN_TAPE_NUMBERED=1 against 0) is the proof.
 
     tape_names.py resnet18 mobilenet_v3_small [--ops convolution,mean]
     tape_names.py hf:llama hf:t5                  (PyTorch 2.x, transformers)

@@ -431,8 +431,22 @@ def _aten(call, name, ins, outs, scope, t, s):
     """One aten record (include/nnscan.h, packed record 29): the call of
     the node `name`, its tensors by the node's inputs and outputs (t: the
     packed tensors); for a numbered call (tape.py), the `names` record
-    before it, its nodes named after the module path it was recorded in."""
+    before it, its nodes named after the module path it was recorded in,
+    its arguments from the template its plan packed once."""
     base, args = call[0], call[1]
+    if len(call) > 2:  # its arguments packed but for its tensors
+        first, k, prefix, _, inits, template = call[2]
+        out = [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits), _TAG[_ATEN],
+               s[base], _str(prefix), s[scope]]
+        for p in template:
+            if type(p) is not int:
+                out.append(p)
+            elif p >= 0:
+                out.append(t[ins[p]])
+            else:
+                o = outs[-1 - p]
+                out.append(_NO_TENSOR if o is None else t[o])
+        return out
     packed = []
     for arg, kind, v in args:
         if kind == "tensor":
@@ -440,12 +454,7 @@ def _aten(call, name, ins, outs, scope, t, s):
         elif kind == "tensors":
             v = [None if k is None else t[ins[k]] for k in v]
         packed.append((arg, kind, v))
-    outs = [_NO_TENSOR if o is None else t[o] for o in outs]
-    if len(call) > 2:
-        first, k, prefix, _, inits = call[2]
-        return [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits)] + \
-            _aten_parts(base, prefix, scope, packed, outs, s)
-    return _aten_parts(base, name, scope, packed, outs, s)
+    return _aten_parts(base, name, scope, packed, [t[o] for o in outs], s)
 
 
 def _aten_parts(base, name, scope, args, outs, s):

@@ -105,7 +105,7 @@ class _Checkpointed:
             call = graph.aten.get(n.name)
             if call is not None and len(call) > 2:
                 # a call the library names (tape.py): its nodes' names
-                _, k, prefix, ops, _ = call[2]
+                _, k, prefix, ops = call[2][:4]
                 ops = [op.rpartition(":")[2] for op in ops]
                 names += ["%s/%s_%d" % (prefix, op, k + i) if prefix
                           else "%s_%d" % (op, k + i)

@@ -41,6 +41,16 @@ def enabled():
     return os.environ.get("NNSCAN_TAPE", "1") != "0"
 
 
+def numbered():
+    """Whether calls of NUMBERED go on the tape for the library to name
+    (NNSCAN_TAPE_NUMBERED=1). Off by default for now: every report is the
+    same either way (docs/tape.md), but the per-call work in Python and C
+    is still a few microseconds more than the rules' (bench/
+    recording_profile.md, "The numbered tape"), and recording must not get
+    slower."""
+    return os.environ.get("NNSCAN_TAPE_NUMBERED") == "1"
+
+
 def form(func, base, rule):
     """(form, op type, schema argument names) when calls of `func` may go
     on the tape: the table lowers `base` to one node of the op type the
@@ -55,7 +65,7 @@ def form(func, base, rule):
     names = tuple(a.name for a in schema.arguments)
     if mine is not None and entry == mine:
         return (mine[0], mine[1], names)
-    if base in NUMBERED and not os.environ.get("NNSCAN_TAPE_NUMBERED") == "0":
+    if base in NUMBERED and numbered():
         return ("numbered", None, names)
     return None
 
@@ -147,8 +157,8 @@ def _scalar(v):
 
 # Ops whose every call lowers through the library's table to the nodes,
 # names and kernels their ops_map.py rule makes: the reports are byte for
-# byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=0
-# against the default). Each is moved here from ops_map.py's rules once
+# byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=1
+# against 0). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
 # mixed dtypes takes one Cast more, the complex ops), and indexing whose
@@ -178,26 +188,34 @@ _NUMBERING_MAX = 1 << 16
 
 def _signature(named, tensors):
     """The call's arguments with each tensor as its dtype and sizes, and
-    the tensors in order (their value names are the records')."""
+    the tensors in order (their value names are the records'); None for an
+    argument the record has no kind for, or a complex tensor."""
     sig = []
     for name, v in named:
-        if isinstance(v, torch.Tensor):
+        if isinstance(v, _Tensor):
+            dt = v.dtype
+            if dt.is_complex:
+                return None
             tensors.append(v)
-            sig.append((name, "tensor", v.dtype, tuple(v.shape)))
-        elif isinstance(v, (list, tuple)) and v and all(
-                isinstance(x, torch.Tensor) or x is None for x in v):
-            sig.append((name, "tensors", tuple(
-                None if x is None else (x.dtype, tuple(x.shape))
-                for x in v)))
-            tensors.extend(x for x in v if x is not None)
-        elif isinstance(v, (list, tuple)) and all(
-                type(x) is int for x in v):
-            sig.append((name, "ints", tuple(v)))
-        elif isinstance(v, (list, tuple)):
-            return None  # floats, Scalars: a kind the record has none of
+            sig.append((name, "tensor", dt, v.shape))
+        elif type(v) in _SEQUENCES:
+            if v and all(isinstance(x, _Tensor) or x is None for x in v):
+                if any(x is not None and x.dtype.is_complex for x in v):
+                    return None
+                sig.append((name, "tensors", tuple(
+                    None if x is None else (x.dtype, x.shape) for x in v)))
+                tensors.extend(x for x in v if x is not None)
+            elif all(type(x) is int for x in v):
+                sig.append((name, "ints", tuple(v)))
+            else:
+                return None  # floats, Scalars: a kind the record has none of
         else:
             sig.append((name,) + _scalar(v))
     return tuple(sig)
+
+
+_Tensor = torch.Tensor
+_SEQUENCES = (list, tuple, torch.Size)
 
 
 def record_numbered(b, base, names, args, kwargs, out):
@@ -205,23 +223,16 @@ def record_numbered(b, base, names, args, kwargs, out):
     nothing (False: its rule records it)."""
     if b.fusing:
         return False  # fused.py regroups what the call makes
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    if not outs or not all(isinstance(o, torch.Tensor) and not o.is_complex()
-                           for o in outs):
-        return False
+    outs = out if type(out) in _SEQUENCES else (out,)
+    for o in outs:
+        if not isinstance(o, _Tensor) or o.dtype.is_complex:
+            return False
     named = _named(names, args, kwargs)
     tensors = []
     sig = _signature(named, tensors)
-    if sig is None:
+    if sig is None or not outs:
         return False
-    known = b.names
-    params = b.params
-    for t in tensors:
-        # a tensor the recorder would name now (a constant from outside,
-        # a weight's pending t()) takes its number before the call's
-        if t.is_complex() or (id(t) not in known and id(t) not in params):
-            return False
-    key = (base, sig, tuple((o.dtype, tuple(o.shape)) for o in outs))
+    key = (base, sig, tuple((o.dtype, o.shape) for o in outs))
     plan = _NUMBERING.get(key, _NUMBERING)
     if plan is _NUMBERING:
         plan = _plan(base, sig, outs)
@@ -229,56 +240,43 @@ def record_numbered(b, base, names, args, kwargs, out):
             _NUMBERING[key] = plan
     if plan is None:
         return False
-    values, nodes, numbers, ops, constants, reads = plan
-    fresh = [k for k, t in enumerate(tensors) if id(t) not in known]
-    if fresh:
-        # parameters this call is the first to read: the recorder adds them
-        # as initializers as its rule reads them, in the nodes' input order
-        # (reads), and the constants the rule makes may come between them
-        if constants:
+    (values, nodes, numbers, ops, constants, reads, op, domain, first_op,
+     template) = plan
+    known = b.names.get
+    ins = [known(id(t)) for t in tensors]
+    if None in ins:
+        # a tensor the recorder would name now (a constant from outside,
+        # a weight's pending t()) takes its number before the call's: the
+        # rule's. A parameter this call is the first to read the recorder
+        # adds as an initializer as its rule reads it, in the nodes' input
+        # order (reads), unless the rule makes constants, which may come
+        # between them.
+        params = b.params
+        fresh = [k for k, n in enumerate(ins) if n is None]
+        if constants or any(id(tensors[k]) not in params for k in fresh):
             return False
         for k in sorted(fresh, key=lambda k: (reads[k] < 0, reads[k])):
-            b.inp(tensors[k])
-    ins = [b.inp(t) for t in tensors]
+            ins[k] = b.inp(tensors[k])
     g = b.g
     first = g._counter
     # an output no node writes stays unnamed, as its rule leaves it
-    out_names = [b._declare(o, "v%d" % (first + n)) if n else None
+    declare = b._declare
+    out_names = [declare(o, "v%d" % (first + n)) if n else None
                  for o, n in zip(outs, numbers)]
     g._counter = first + values
     k = g._nodes_made
     g._nodes_made = k + nodes
     scope = b.scope
-    # the node Python's passes see: the one node, or the call (masks.py,
-    # moe.py and the rest look for op types it is none of); its domain the
-    # first the nodes have, for pack()'s opset records
-    domain, _, op = ops[0].rpartition(":")
-    if nodes > 1:
-        op = "aten::" + base
-        domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
-    first_op = ops[0].rpartition(":")[2]
     name = "%s/%s_%d" % (scope, first_op, k) if scope else \
         "%s_%d" % (first_op, k)
     g.nodes.append(_node(Node, (op, name, ins, out_names, {}, domain,
                                 scope)))
     g.node_source.append(b.source)
-    record_args = []
-    at = 0
-    for (arg, v), s in zip(named, sig):
-        if s[1] == "tensor":
-            record_args.append((arg, "tensor", at))
-            at += 1
-        elif s[1] == "tensors":
-            ks = []
-            for x in v:
-                ks.append(None if x is None else at)
-                at += x is not None
-            record_args.append((arg, "tensors", ks))
-        else:
-            record_args.append((arg, s[1], s[2]))
-    # the numbering: the counters before the call, its nodes' names, and
-    # where its constants go among the initializers
-    g.aten[name] = (base, record_args, (first, k, scope, ops, len(g.inits)))
+    # the numbering: the counters before the call, its nodes' names, where
+    # its constants go among the initializers, and its record's arguments
+    # packed but for its tensors (graph._aten)
+    g.aten[name] = (base, None, (first, k, scope, ops, len(g.inits),
+                                 template))
     return True
 
 
@@ -322,8 +320,41 @@ def _plan(base, sig, outs):
     ops = tuple(info.op_types.decode().split(" "))
     if _hides(ops, info.constants):
         return None
+    # the node Python's passes see: the one node, or the call (masks.py,
+    # moe.py and the rest look for op types it is none of); its domain the
+    # first the nodes have, for pack()'s opset records
+    domain, _, op = ops[0].rpartition(":")
+    if info.nodes > 1:
+        op = "aten::" + base
+        domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
     return (info.values, info.nodes, numbers, ops, info.constants,
-            tuple(info.first_read[:info.n_tensors]))
+            tuple(info.first_read[:info.n_tensors]), op, domain,
+            ops[0].rpartition(":")[2], _template(sig, len(outs)))
+
+
+def _template(sig, n_outs):
+    """The record's arguments and output count packed (graph._aten_parts'
+    layout), but for its tensors: an int k in place of the call's k-th
+    tensor, -1 - j of its j-th output. Made once per plan: identical calls
+    pack alike."""
+    from . import graph
+    s = graph._Strings()
+    parts, at = [], 0
+    for item in sig:
+        if item[1] == "tensor":
+            args = [(item[0], "tensor", at)]
+            at += 1
+        elif item[1] == "tensors":
+            ks = []
+            for x in item[2]:
+                ks.append(None if x is None else at)
+                at += x is not None
+            args = [(item[0], "tensors", ks)]
+        else:
+            args = [item]
+        parts += graph._aten_parts("", "", "", args, [], s)[5:-1]
+    return [graph._u32(len(sig))] + parts + [graph._u32(n_outs)] + \
+        [-1 - j for j in range(n_outs)]
 
 
 def _hides(ops, constants):

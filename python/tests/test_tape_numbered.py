@@ -1,5 +1,6 @@
 """Calls the library lowers and names (tape.NUMBERED, docs/tape.md "Calls
-the library names"): the recorder hands them over as aten records after
+the library names"; NNSCAN_TAPE_NUMBERED=1, off by default until it is as
+fast as the rules): the recorder hands them over as aten records after
 a `names` record, and the library makes the nodes and names their rule
 would have made. Checked against what does not go through that path:
 every report byte for byte what the ops_map.py rules give
@@ -120,6 +121,7 @@ def test_numbering_of_one_call_is_the_rules():
 
 
 def test_identical_calls_are_asked_once(monkeypatch):
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
     asked = []
     orig = tape._plan
 

@@ -1,0 +1,41 @@
+"""The numbered tape (docs/tape.md, "Calls the library names") on
+Hugging Face models, PyTorch 2.x: with NNSCAN_TAPE_NUMBERED=1 the library
+lowers and names the calls of tape.NUMBERED, and every report is byte for
+byte the one the ops_map.py rules give (NNSCAN_TAPE_NUMBERED=0): text with
+every column, JSON v1 and v2 (value and node names included), the
+roofline. Families of several kinds: decoder (SDPA, rotary, KV cache),
+encoder, encoder-decoder, experts, audio convolutions."""
+import pytest
+
+import hf_zoo
+import nnscan
+from nnscan import graph
+
+FAMILIES = ("llama", "bert", "t5", "mixtral", "whisper", "gemma3_text")
+
+
+def _reports(monkeypatch, family, numbered):
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+    held = []
+    orig = graph._pack_parts
+
+    def pack(g):
+        held.append(sum(len(c) > 2 for c in g.aten.values()))
+        return orig(g)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    model, inputs = hf_zoo.build(family)
+    s = nnscan.summary(model, inputs=inputs, file=False,
+                       columns=("flops", "macs", "dmas", "buffers", "act"))
+    r = nnscan.summary(model, inputs=inputs, file=False, hardware="h100-sxm")
+    monkeypatch.setattr(graph, "_pack_parts", orig)
+    return [s.to_text(), s.to_json(version=1), s.to_json(version=2),
+            r.to_text()], held[0]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_numbered_reports_are_the_rules(monkeypatch, family):
+    on, numbered = _reports(monkeypatch, family, "1")
+    off, none = _reports(monkeypatch, family, "0")
+    assert numbered > 0 and none == 0
+    for a, b in zip(on, off):
+        assert a == b
