@@ -501,16 +501,11 @@ static nns_status unlowered(nns__front *f, const char *op, const char *name,
   return st;
 }
 
-nns_status nns__front_call(nns__front *f, const char *op, const char *name,
-                           const char *path, const nns__aten_arg *args,
-                           int n_args, const char *const *outs, int n_outs) {
-  bool any_tensor = false;
-  for (int k = 0; k < n_outs; k++)
-    any_tensor = any_tensor || outs[k];
-  bool numbering = f->numbering;
-  f->numbering = false; /* a names record numbers one call */
-  f->calls++;
-  f->lowered = false;
+/* The recorder's numbering of one call, set up: its outputs (and the
+ * numbers they take), its tensor arguments (and their first reads), its
+ * op types and constants, a fresh map of its placeholders. */
+static void number_call(nns__front *f, const nns__aten_arg *args,
+                        int n_args, const char *const *outs, int n_outs) {
   f->n_outs = n_outs < 64 ? n_outs : 64;
   for (int k = 0; k < f->n_outs; k++)
     f->outs[k] = outs[k];
@@ -518,7 +513,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   f->n_ops = 0;
   f->constants = 0;
   f->n_reads = f->n_read = 0;
-  for (int k = 0; numbering && k < n_args; k++) {
+  for (int k = 0; k < n_args; k++) {
     const nns__aten_arg *a = &args[k];
     int n = a->kind == NNS__AA_TENSOR ? 1
             : a->kind == NNS__AA_TENSORS ? a->n : 0;
@@ -533,9 +528,23 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
       f->n_reads++;
     }
   }
+  if (f->numbered.count) /* a new map: the old one's slots stay in the */
+    f->numbered = (nns__map){.arena = f->arena}; /* arena */
+}
+
+nns_status nns__front_call(nns__front *f, const char *op, const char *name,
+                           const char *path, const nns__aten_arg *args,
+                           int n_args, const char *const *outs, int n_outs) {
+  bool any_tensor = false;
+  for (int k = 0; k < n_outs; k++)
+    any_tensor = any_tensor || outs[k];
+  bool numbering = f->numbering;
+  f->numbering = false; /* a names record numbers one call */
+  f->calls++;
+  f->lowered = false;
+  if (numbering)
+    number_call(f, args, n_args, outs, n_outs);
   f->call_prefix = name;
-  if (numbering && f->numbered.count) /* a new map: the old one's slots */
-    f->numbered = (nns__map){.arena = f->arena}; /* stay in the arena */
   const nns__aten_op *e = nns__aten_find(op);
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
     nns__aten_call c = {.op = op, .name = name, .module_path = path,
