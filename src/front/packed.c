@@ -608,40 +608,6 @@ nns_status nns_builder_add_packed(nns_builder *b, const void *data,
 
 /* ==== The numbering of one call, for a binding ==== */
 
-/* Whether the call's nodes, their tensors graph inputs and the outputs
- * they write graph outputs, pass shape inference: a lowering the library
- * itself would refuse in a graph (a MatMul of float32 and bfloat16) is no
- * lowering to number. Finishes the builder (the caller frees it): the
- * front's names die with the model. */
-static nns_status numbering_infers(nns_builder *b, nns__front *f,
-                                   nns_error *err) {
-  nns_status st = NNS_OK;
-  for (int k = 0; st == NNS_OK && k < f->n_reads; k++) {
-    bool seen = false;
-    for (int j = 0; j < k && !seen; j++)
-      seen = !strcmp(f->reads[j], f->reads[k]);
-    const nns__front_value *v = nns__front_value_of(f, f->reads[k]);
-    if (seen || !v)
-      continue;
-    int64_t dims[64];
-    int rank = v->meta.rank < 0 || v->meta.rank > 64 ? -1 : v->meta.rank;
-    for (int d = 0; d < rank; d++)
-      dims[d] = v->meta.dims[d];
-    st = nns_builder_add_input(b, f->reads[k], v->meta.dtype, rank, dims,
-                               NULL, err);
-  }
-  for (int k = 0; st == NNS_OK && k < f->n_outs; k++)
-    if (f->outs[k] && f->out_number[k] > 0)
-      st = nns_builder_add_output(b, f->outs[k], 0, -1, NULL, NULL, err);
-  nns_model *m = NULL;
-  if (st == NNS_OK)
-    st = nns_builder_finish(b, &m, err);
-  if (st == NNS_OK)
-    st = nns_model_infer(m, NULL, err);
-  nns_model_free(m);
-  return st;
-}
-
 nns_status nns_aten_numbering(const void *data, size_t size,
                               nns_aten_numbering_info *out, nns_error *err) {
   if (!out || out->size < sizeof *out)
@@ -719,8 +685,6 @@ nns_status nns_aten_numbering(const void *data, size_t size,
       out->out_number[k] = f->out_number[k];
     for (int k = 0; k < f->n_reads; k++)
       out->first_read[k] = f->first_read[k];
-    /* last: the model takes the front's strings along when finished */
-    st = numbering_infers(b, f, err);
   }
   nns_builder_free(b);
   return st;

@@ -10,6 +10,8 @@
  */
 #include "aten_int.h"
 
+#include "../ir/ir.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,19 +73,42 @@ static nns_status linear(nns__aten_call *c, const nns__aten_op *op) {
   return nns__aten_kernel(c, first);
 }
 
+/* A matrix product's operand *x in its output's dtype. PyTorch's kernels
+ * take mixed floating operands (float32 activations into a bfloat16
+ * Linear) and give the promoted dtype; ONNX's MatMul and Gemm take one,
+ * so the operand is Cast to it first, in the product's kernel: it moves
+ * no bytes of its own (the recorder's rule does the same). */
+static nns_status mm_operand(nns__aten_call *c, const char **x) {
+  const nns__aten_meta *mx = A_META(c, *x);
+  const nns__aten_meta *mo = c->n_outs > 0 ? A_META(c, c->outs[0]) : NULL;
+  if (!mx || !mo || mx->dtype == mo->dtype ||
+      !nns__dtype_is_float(mx->dtype) || !nns__dtype_is_float(mo->dtype))
+    return NNS_OK;
+  const char *cast = c->fresh(c->fe);
+  if (!cast)
+    return nns__err(c->err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  A_TRY(nns__aten_node(c, "Cast", "", x, 1, &cast, 1));
+  A_TRY(nns_builder_attr_int(c->b, "to", mo->dtype, c->err));
+  *x = cast;
+  return NNS_OK;
+}
+
 /* addmm(self, mat1, mat2, beta, alpha): Gemm(mat1, mat2, self). */
 static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *ins[] = {A_T(c, "mat1"), A_T(c, "mat2"), A_T(c, "self")};
   if (!ins[0] || !ins[1] || !ins[2])
     return NNS_E_NOTFOUND;
+  size_t first = *c->node_count;
+  for (int k = 0; k < 3; k++)
+    A_TRY(mm_operand(c, &ins[k]));
   A_TRY(nns__aten_node(c, "Gemm", "", ins, 3, c->outs, 1));
   double beta = nns__aten_float(c, "beta", 1), alpha = nns__aten_float(c, "alpha", 1);
   if (beta != 1)
     A_TRY(nns_builder_attr_float(c->b, "beta", beta, c->err));
   if (alpha != 1)
     A_TRY(nns_builder_attr_float(c->b, "alpha", alpha, c->err));
-  return NNS_OK;
+  return nns__aten_kernel(c, first);
 }
 
 /* A Reshape of src to dims[0..n) (-1: a symbolic size, at most one) into
@@ -216,7 +241,11 @@ nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op) {
     if (done || st != NNS_OK)
       return st;
   }
-  return nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1);
+  size_t first = *c->node_count;
+  for (int k = 0; k < 2; k++)
+    A_TRY(mm_operand(c, &ins[k]));
+  A_TRY(nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
 }
 
 /* ==== Convolution, normalisation, pooling ==== */

@@ -105,6 +105,11 @@ typedef struct nns__aten_call {
   void *fe;
 } nns__aten_call;
 
+/* The ai.onnx opset of the nodes the table lowers to (Reduce* with their
+ * axes as attributes, Split without num_outputs: up to opset 17, as the
+ * recorder's own node forms), what a graph of them declares. */
+enum { NNS__ATEN_OPSET = 17 };
+
 /* What an entry does. */
 typedef enum nns__aten_form {
   NNS__AF_UNARY = 1, /* one ONNX op on the first tensor argument */

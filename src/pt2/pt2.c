@@ -905,7 +905,7 @@ static nns_status read_program(pt2 *p, const nns__jval *doc) {
     return fail(p, NNS_E_MODEL, "no graph_module.graph or its signature");
   const char *tv = nns__json_str_or(nns__json_get(doc, "torch_version"), "");
   if ((st = nns_builder_set_producer(p->b, "pytorch", tv, p->err)) ||
-      (st = nns_builder_add_opset(p->b, "", 17, p->err)) ||
+      (st = nns_builder_add_opset(p->b, "", NNS__ATEN_OPSET, p->err)) ||
       (st = nns_builder_add_opset(p->b, "com.microsoft", 1, p->err)) ||
       (st = nns_builder_add_opset(p->b, "pytorch.aten", 1, p->err)) ||
       (st = read_values(p, graph)) || (st = read_inputs(p, sig)))
