@@ -179,9 +179,8 @@ NUMBERED = frozenset((
     "split", "split_with_sizes", "squeeze", "stack", "sub", "sum", "t",
     "topk", "transpose", "tril", "unbind", "unsqueeze", "view", "where"))
 
-# (base, arguments' signature) -> (values, nodes, output numbers, op
-# types), or None where the library does not lower the call or names an
-# output no node writes (the rule records it)
+# (base, arguments' signature, outputs' dtypes and sizes) -> _plan's
+# tuple, or None where the call keeps its rule (_plan says when)
 _NUMBERING = {}
 _NUMBERING_MAX = 1 << 16
 
