@@ -1,8 +1,9 @@
 /*
  * test_base_tools.c - the small shared tools of src/base: the typed vector
  * (vec.h), the interner, the pointer map's add, the pair map and the key
- * set (map.c), the arena's unaligned text (arena.c), and the metadata
- * text readers (text_read.c), against values written out by hand here.
+ * set (map.c), the arena's unaligned text and its zeroed memory (arena.c),
+ * and the metadata text readers (text_read.c), against values written out
+ * by hand here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,34 @@ static void test_arena_text(void) {
   nns__arena_free(&a);
 }
 
+/* Arena memory is zero however it was used before: chunks below a huge
+ * page come from malloc, which hands back what a freed arena dirtied, and
+ * are zeroed a page at a time as they fill. Each round writes every byte
+ * it gets (allocations that cross pages, text, a chunk's growth), frees
+ * the arena, and checks that the next round's bytes are zero. */
+static void test_arena_zero_after_reuse(void) {
+  static const size_t sizes[] = {24, 4000, 5000, 100, 70000, 16, 300000, 8};
+  for (int round = 0; round < 3; round++) {
+    nns__arena a;
+    nns__arena_init(&a);
+    bool zero = true;
+    for (int k = 0; k < 40; k++) {
+      size_t n = sizes[k % 8];
+      unsigned char *p = k % 3 ? nns__arena_alloc(&a, n)
+                               : nns__arena_bytes(&a, n);
+      CHECK(p != NULL);
+      if (!p)
+        break;
+      for (size_t i = 0; i < n; i++) {
+        zero = zero && p[i] == 0;
+        p[i] = 0xA5;
+      }
+    }
+    CHECK(zero);
+    nns__arena_free(&a);
+  }
+}
+
 int main(void) {
   nns__arena_init(&arena);
   nns__intern_init(&in, &arena);
@@ -210,6 +239,7 @@ int main(void) {
   RUN(test_interning);
   RUN(test_map_add);
   RUN(test_arena_text);
+  RUN(test_arena_zero_after_reuse);
   RUN(test_map2_pairs);
   RUN(test_set64);
   RUN(test_json_strings);
