@@ -217,24 +217,63 @@ _Tensor = torch.Tensor
 _SEQUENCES = (list, tuple, torch.Size)
 
 
+def _key(base, names, args, kwargs, outs, tensors):
+    """The call's key in _NUMBERING (its op and its schema's argument
+    names: ops of one schema share names, overloads of one op do not; each
+    argument as its value, a tensor as its dtype and sizes, the outputs'
+    dtypes and sizes), made in one pass, the tensors put in order into
+    `tensors`; None for an output that is no tensor. A scalar keys with
+    its type (1, 1.0 and True are equal in Python, not in a record); a
+    list of them with its first element's: a schema's list is of one type."""
+    key = [base, names]
+    put = key.append
+    take = tensors.append
+    if kwargs:
+        args = [v for _, v in _named(names, args, kwargs)]
+        put(tuple(kwargs))
+    for v in args:
+        if isinstance(v, _Tensor):
+            take(v)
+            put(v.dtype)
+            put(v.shape)
+        elif type(v) in _SEQUENCES:
+            if v and (v[0] is None or isinstance(v[0], _Tensor)):
+                item = []
+                for x in v:
+                    if x is None:
+                        item.append(None)
+                    else:
+                        take(x)
+                        item.append((x.dtype, x.shape))
+                put(tuple(item))
+            else:
+                put(v[0].__class__ if v else None)
+                put(tuple(v))
+        else:
+            put(v.__class__)
+            put(v)
+    put(None)
+    for o in outs:
+        if not isinstance(o, _Tensor):
+            return None
+        put(o.dtype)
+        put(o.shape)
+    return tuple(key)
+
+
 def record_numbered(b, base, names, args, kwargs, out):
     """Puts a call of NUMBERED on the tape, named by the library (True), or
     nothing (False: its rule records it)."""
     if b.fusing:
         return False  # fused.py regroups what the call makes
     outs = out if type(out) in _SEQUENCES else (out,)
-    for o in outs:
-        if not isinstance(o, _Tensor) or o.dtype.is_complex:
-            return False
-    named = _named(names, args, kwargs)
     tensors = []
-    sig = _signature(named, tensors)
-    if sig is None or not outs:
+    key = _key(base, names, args, kwargs, outs, tensors)
+    if key is None or not outs:
         return False
-    key = (base, sig, tuple((o.dtype, o.shape) for o in outs))
     plan = _NUMBERING.get(key, _NUMBERING)
     if plan is _NUMBERING:
-        plan = _plan(base, sig, outs)
+        plan = _plan_of(base, names, args, kwargs, outs)
         if len(_NUMBERING) < _NUMBERING_MAX:
             _NUMBERING[key] = plan
     if plan is None:
@@ -252,10 +291,16 @@ def record_numbered(b, base, names, args, kwargs, out):
         # between them.
         params = b.params
         fresh = [k for k, n in enumerate(ins) if n is None]
-        if constants or any(id(tensors[k]) not in params for k in fresh):
+        if constants:
             return False
-        for k in sorted(fresh, key=lambda k: (reads[k] < 0, reads[k])):
-            ins[k] = b.inp(tensors[k])
+        for k in fresh:
+            if id(tensors[k]) not in params:
+                return False
+        if len(fresh) > 1:
+            fresh.sort(key=lambda k: (reads[k] < 0, reads[k]))
+        inp = b.inp
+        for k in fresh:
+            ins[k] = inp(tensors[k])
     g = b.g
     first = g._counter
     # an output no node writes stays unnamed, as its rule leaves it
@@ -277,6 +322,18 @@ def record_numbered(b, base, names, args, kwargs, out):
     g.aten[name] = (base, None, (first, k, scope, ops, len(g.inits),
                                  template))
     return True
+
+
+def _plan_of(base, names, args, kwargs, outs):
+    """_plan of a call not seen before; None where its arguments or outputs
+    are of a kind the record has none of (complex values among them)."""
+    for o in outs:
+        if o.dtype.is_complex:
+            return None
+    sig = _signature(_named(names, args, kwargs), [])
+    if sig is None:
+        return None
+    return _plan(base, sig, outs)
 
 
 def _plan(base, sig, outs):

@@ -44,7 +44,7 @@ class Mixed(nn.Module):
         return torch.cat([v, u], -1).mean(1) + t.var(1)
 
 
-def _reports(monkeypatch, numbered=True, tape_on=True):
+def _reports(monkeypatch, numbered=True, tape_on=True, model=Mixed):
     monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1" if numbered else "0")
     monkeypatch.setenv("NNSCAN_TAPE", "1" if tape_on else "0")
     held = []
@@ -55,7 +55,7 @@ def _reports(monkeypatch, numbered=True, tape_on=True):
         return orig(g)
     monkeypatch.setattr(graph, "_pack_parts", pack)
     torch.manual_seed(0)
-    m = Mixed().eval()
+    m = model().eval()
     s = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
                        columns=("flops", "macs", "dmas", "act"))
     r = nnscan.summary(m, inputs=(torch.randn(1, 3, 8, 8),), file=False,
@@ -82,6 +82,26 @@ def test_every_report_is_the_rules(monkeypatch):
     _, untaped, _ = _reports(monkeypatch, numbered=False, tape_on=False)
     for a, b, c in zip(on, rules, untaped):
         assert a == b == c
+
+
+class OneSchema(nn.Module):
+    """Ops of one schema (`self` alone) on tensors of one dtype and
+    shape, lowered to different nodes: silu to two, hardsigmoid and rsqrt
+    to one each; and 1 and 1.0 as scalars, equal in Python."""
+
+    def forward(self, x):
+        h = F.silu(x) + F.hardsigmoid(x) * torch.rsqrt(x * x + 1)
+        return F.hardsigmoid(h) + F.silu(h) + (h * 1) + (h * 1.0)
+
+
+def test_ops_of_one_schema_are_told_apart(monkeypatch):
+    """A plan is the op's as well as its arguments': silu's two numbers
+    and nodes are not hardsigmoid's one."""
+    monkeypatch.setattr(tape, "_NUMBERING", {})
+    _, on, _ = _reports(monkeypatch, model=OneSchema)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=OneSchema)
+    for a, b in zip(on, rules):
+        assert a == b
 
 
 def test_counts_are_pytorchs(monkeypatch):
