@@ -48,8 +48,10 @@ Builder/record, graph.py; a profiler distorts absolute times, so only the
 shares are printed, applied to the measured `rules`). --ops prints the
 aten ops a model records most and their counts, to compare versions, and
 each op's kernel time per forward. --summary-only times nnscan.summary
-alone; with PYTHONPATH=<other checkout>/python it times that checkout's
-package (the script's own comes after PYTHONPATH on sys.path).
+alone, and counts the minor page faults and system time of a warm one
+(getrusage over --runs more); with PYTHONPATH=<other checkout>/python it
+times that checkout's package (the script's own comes after PYTHONPATH on
+sys.path), with NNSCAN_LIBRARY another library.
 --floor prints, per model, the recording built up part by part from
 the floor (floor()'s doc). --against <other checkout>/python times this checkout's nnscan.summary
 and the other's in one process, taking turns run after run (medians and
@@ -262,9 +264,19 @@ def profile(name, runs, show_ops, summary_only=False):
         return None
     model, args, kwargs = built
     if summary_only:
-        t = medians({"summary": lambda: nnscan.summary(
-            model, inputs=args[0] if args else kwargs, file=False)}, runs)
-        return {"model": name, "summary": t["summary"]}
+        def summary():
+            nnscan.summary(model, inputs=args[0] if args else kwargs,
+                           file=False)
+        t = medians({"summary": summary}, runs)
+        # page faults and system time a summary, warm (after medians')
+        import resource
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
+        for _ in range(runs):
+            summary()
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
+        return {"model": name, "summary": t["summary"],
+                "faults": (r1.ru_minflt - r0.ru_minflt) / runs,
+                "sys": (r1.ru_stime - r0.ru_stime) / runs}
     plain_ops, ops, by_op = count_ops(model, args, kwargs)
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
 
@@ -498,7 +510,9 @@ def main():
         if r is None:
             continue
         if a.summary_only:
-            print(f"{name}: summary {r['summary'] * 1e3:.1f} ms")
+            print(f"{name}: summary {r['summary'] * 1e3:.1f} ms, "
+                  f"{r['faults']:.0f} page faults and "
+                  f"{r['sys'] * 1e3:.2f} ms system time a summary")
             continue
         rows.append(r)
         print(f"\n{name}: {r['ops']} ops recorded ({r['plain_ops']} in the "
