@@ -103,30 +103,23 @@ static void *map_aligned(size_t size, size_t align) {
 }
 
 /* A chunk of at least `usable` bytes. From 2 MB it is whole, aligned huge
- * pages, of which the first `huge` bytes (rounded to the nearest whole
- * huge page, at least one) are advised as huge: the rest is faulted 4 KB
- * at a time, for a chunk whose end is likely never reached. A huge page
- * the hint fills more than half of is worth one fault rather than 512. */
-static nns__arena_chunk *chunk_new(size_t usable, size_t huge) {
+ * pages, all advised as huge: only those touched are faulted in, one fault
+ * and 2 MB zeroed each, against 512 faults in 4 KB pages. A huge page pays
+ * once a dozen of its 4 KB pages are used where a fault is dear (13 us on
+ * a VM, bench/README.md "Page faults"); advising only as far as a
+ * reserve's hint left a LLaMA-7B .pt2's last 2 MB to 512 faults. */
+static nns__arena_chunk *chunk_new(size_t usable) {
   size_t header = offsetof(nns__arena_chunk, data);
   if (usable > SIZE_MAX - header - 2 * (size_t)ARENA_HUGE)
     return NULL;
   size_t map_size = (usable + header + 4095) & ~(size_t)4095;
   void *p;
   if (map_size >= ARENA_HUGE) {
-    /* Whole, aligned huge pages: one fault per 2 MB. */
     map_size = (map_size + ARENA_HUGE - 1) & ~(size_t)(ARENA_HUGE - 1);
     p = map_aligned(map_size, ARENA_HUGE);
-    huge = huge > SIZE_MAX - ARENA_HUGE / 2
-               ? SIZE_MAX
-               : (huge + ARENA_HUGE / 2) & ~(size_t)(ARENA_HUGE - 1);
-    if (huge < ARENA_HUGE)
-      huge = ARENA_HUGE;
-    if (huge > map_size)
-      huge = map_size;
 #ifdef MADV_HUGEPAGE
     if (p)
-      madvise(p, huge, MADV_HUGEPAGE); /* a hint; failure is harmless */
+      madvise(p, map_size, MADV_HUGEPAGE); /* a hint; failure is harmless */
 #endif
   } else {
     p = malloc(map_size); /* not zeroed: arena_zero does it as it fills */
@@ -191,9 +184,8 @@ static size_t arena_zero(nns__arena *a, size_t end) {
   return end;
 }
 
-/* Starts a new chunk with room for at least `need` bytes, huge pages for
- * its first `huge` bytes (chunk_new). */
-static bool arena_grow(nns__arena *a, size_t need, size_t huge) {
+/* Starts a new chunk with room for at least `need` bytes. */
+static bool arena_grow(nns__arena *a, size_t need) {
   /* Each chunk doubles the last (up to 64 MB): a large model makes few
    * chunks, a small one stays small. A model has three arenas (graph,
    * inference, analysis), so small ones double too rather than jump to
@@ -207,7 +199,7 @@ static bool arena_grow(nns__arena *a, size_t need, size_t huge) {
     size = ARENA_HUGE - offsetof(nns__arena_chunk, data); /* one page */
   if (need > size)
     size = need;
-  nns__arena_chunk *c = chunk_new(size, huge);
+  nns__arena_chunk *c = chunk_new(size);
   if (!c)
     return false;
   c->next = a->head;
@@ -234,11 +226,7 @@ bool nns__arena_reserve(nns__arena *a, size_t n) {
     return true;
   if (n > ARENA_MAX_CHUNK)
     n = ARENA_MAX_CHUNK;
-  /* Huge pages only as far as the hint fills them (chunk_new): a
-   * LLaMA-shaped graph's 2.2 MB in a 4 MB chunk of huge pages zeroed
-   * 4 MB. */
-  return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n,
-                    offsetof(nns__arena_chunk, data) + n);
+  return arena_grow(a, n < ARENA_HUGE ? ARENA_HUGE : n);
 }
 
 /* n bytes at a multiple of `align` (1 or ARENA_ALIGN) in the head chunk,
@@ -254,8 +242,7 @@ static inline void *arena_take(nns__arena *a, size_t n, size_t align) {
       a->head->size - at >= n) {
     a->cap = arena_zero(a, at + n); /* the rest of a heap chunk */
   } else if (!a->head || a->cap - at < n) {
-    if (!arena_grow(a, (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1),
-                    SIZE_MAX))
+    if (!arena_grow(a, (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1)))
       return NULL;
     at = 0;
   }

@@ -39,6 +39,10 @@ bool cli_add_value(cli_model_opts *o, const char *arg);
 void cli_model_opts_free(cli_model_opts *o);
 /* Loads and infers; prints the error and returns NULL on failure. */
 nns_model *cli_load(const cli_model_opts *o);
+/* Sets the process's heap up for reading a model once (heap.c): what is
+ * freed stays in it, and it is advised as huge pages. Returns a block to
+ * free at exit, or NULL. */
+void *cli_heap_setup(void);
 /* The same for one of several models (`table`): each --input and --value
  * applies only when the model has an input (or, for --input, an input
  * dim) of that name, and input_used[k] / value_used[k] are set for those

@@ -5,6 +5,7 @@
  * missing file, not as an unknown command (docs/cli.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -110,7 +111,9 @@ static int dispatch(int argc, char **argv) {
  * a failed write is exit 1, never a silent 0. The subcommands check their
  * own outputs (cli_close_output) and have reported already when they fail. */
 int main(int argc, char **argv) {
+  void *heap = cli_heap_setup();
   int rc = dispatch(argc, argv);
+  free(heap);
   if (rc == EXIT_OK && !cli_close_output(stdout, NULL))
     rc = EXIT_FAIL;
   return rc;

@@ -7,12 +7,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 
 #include "cli.h"
 
@@ -101,68 +95,6 @@ static bool incomplete(const nns_analysis *a, const char *path) {
   return true;
 }
 
-/*
- * The analysis and the report of a large model malloc and free a few
- * megabytes per pass. glibc's defaults hand a freed block of that size
- * back to the kernel (munmap, or trimming the heap's top) and map fresh
- * pages for the next one, and every fresh page is a page fault: a
- * 100,000-node summary took 1,300 more faults (a tenth of its time on a
- * VM, where a fault is dear) than when the blocks stay in the heap for
- * the next pass to reuse. A one-shot process frees everything at exit,
- * so it keeps what it frees. glibc only; elsewhere the defaults stay.
- */
-enum { MMAP_THRESHOLD = 32 << 20 }; /* glibc's largest */
-
-static void keep_freed_memory(void) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-#if defined(__GLIBC__) && defined(M_ARENA_MAX)
-  /* The library's own threads (docs/api.md, "Threads") malloc work arrays
-   * too: from the one heap they reuse what the passes freed, where an
-   * arena of their own would be fresh pages. */
-  mallopt(M_ARENA_MAX, 1);
-#endif
-}
-
-/*
- * The heap of a large model's analysis and report, in huge pages: the
- * analysis and the report malloc about HEAP_PER_NODE bytes per node at
- * their peak, and a 100,000-node summary faulted them in 4 KB at a time
- * (3,230 page faults in all; with huge pages 700 to 1,100, as many as
- * the kernel has free, and 5% less time).
- * The heap's top is grown once by that much (up to the largest block
- * malloc takes from the heap, keep_freed_memory) and advised as huge; a
- * small model keeps 4 KB pages, where zeroing a 2 MB page would cost more
- * than the faults it saves. A hint: nothing changes if the kernel
- * declines it.
- */
-enum { HEAP_PER_NODE = 160, HUGE_PAGE = 2 << 20 };
-
-static void heap_huge_pages(const nns_model *m) {
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
-  size_t nodes = nns_model_node_count(m);
-  size_t want = nodes > MMAP_THRESHOLD / HEAP_PER_NODE
-                    ? MMAP_THRESHOLD - HUGE_PAGE
-                    : nodes * HEAP_PER_NODE;
-  if (want < 4 * (size_t)HUGE_PAGE)
-    return;
-  /* A block larger than the heap's free top makes malloc grow the heap;
-   * freed, it stays there as the top the passes carve from. */
-  char *old = sbrk(0);
-  void *volatile top = malloc(want); /* volatile: kept */
-  free(top);
-  char *end = sbrk(0);
-  uintptr_t from =
-      ((uintptr_t)old + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-  if (old != (char *)-1 && end != (char *)-1 && (uintptr_t)end > from)
-    madvise((void *)from, (uintptr_t)end - from, MADV_HUGEPAGE);
-#else
-  (void)m;
-#endif
-}
-
 /* The rules between options, once all are read: a model, a format the
  * summary writes, the columns asked for (--rf and --hardware add theirs),
  * the width, --dtype and the device's figures only with --hardware,
@@ -224,7 +156,6 @@ static nns_analysis *analyse(const cli_args *a, nns_model **m) {
   *m = cli_load(&a->model);
   if (!*m)
     return NULL;
-  heap_huge_pages(*m);
   nns_error err;
   nns_analysis *an = NULL;
   if ((a->parallel_given &&
@@ -259,7 +190,6 @@ static bool write_report(const cli_args *a, const nns_analysis *an) {
 }
 
 int cmd_summary(int argc, char **argv) {
-  keep_freed_memory();
   cli_args a;
   int rc = cli_parse(CLI_SUMMARY, argc, argv, &a);
   if (rc >= 0)
