@@ -25,7 +25,7 @@ import torch
 # (meta_layout: how PyTorch lays results out); the tables are here
 from .meta_elementwise import (
     elementwise_meta, unary_meta, elementwise_inplace_meta, binary_meta,
-    inplace_binary_meta, minmax_meta, softplus_meta, numbers_meta,
+    arith_meta, inplace_binary_meta, minmax_meta, softplus_meta, numbers_meta,
     where_meta, compare_meta, bitwise_meta, clone_meta,
     hardtanh_meta, hardtanh_inplace_meta, masked_fill_meta, gelu_kw_meta)
 from .meta_nn import (
@@ -52,9 +52,9 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
 # Answered on PyTorch 2.x only (see the module doc); the tests check them
 # against PyTorch's kernels on every version.
 KERNELS_2X = {
-    _aten.mul.Tensor: binary_meta,
-    _aten.add.Tensor: binary_meta,
-    _aten.sub.Tensor: binary_meta,
+    _aten.mul.Tensor: arith_meta,
+    _aten.add.Tensor: arith_meta,
+    _aten.sub.Tensor: arith_meta,
     _aten.mul.Scalar: numbers_meta,
     _aten.add.Scalar: numbers_meta,
     _aten.pow.Tensor_Scalar: numbers_meta,

@@ -48,17 +48,30 @@ def binary_meta(args):
     that the two promote alike); other layouts where one operand decides
     the output's (_decided). A float result of non-bool operands only:
     integer results have their own rules, and a bool subtraction raises."""
+    return _binary(args, _float_result)
+
+
+def arith_meta(args):
+    """add, sub and mul (Tensor forms): binary_meta's, integer results
+    too, of PyTorch's promotion (positions and cache indices: a LLaMA
+    layer's `cache_position + 0`); not of bool operands, nor complex."""
+    return _binary(args, _arith_result)
+
+
+def _binary(args, result):
+    """binary_meta with `result` (a, b) -> the output's dtype, or None to
+    decline."""
     if len(args) != 2:
         return None
     a, b = args
     if not (isinstance(a, torch.Tensor) and a.is_meta):
         a, b = b, a
     if not plain(a):
-        out = _permuted_binary(a, b)
-        return out if out is not None else _decided(args, _float_result)
+        out = _permuted_binary(a, b, result)
+        return out if out is not None else _decided(args, result)
     if isinstance(b, torch.Tensor) and b.is_meta:
         if not b.is_contiguous():
-            return _decided(args, _float_result)
+            return _decided(args, result)
         shape = broadcast(a.shape, b.shape)
         if shape is None:
             return None
@@ -69,7 +82,7 @@ def binary_meta(args):
         shape = a.shape
     else:
         return None
-    dt = _float_result(a, b)
+    dt = result(a, b)
     return None if dt is None else torch.empty(shape, dtype=dt, device=META)
 
 
@@ -81,6 +94,15 @@ def _float_result(a, b):
         return None
     dt = torch.result_type(a, b)
     return dt if dt.is_floating_point else None
+
+
+def _arith_result(a, b):
+    """arith_meta's result dtype: PyTorch's promotion of operands that are
+    not bool, to a float or an integer; None otherwise (complex)."""
+    if a.dtype == torch.bool or getattr(b, "dtype", None) == torch.bool:
+        return None
+    dt = torch.result_type(a, b)
+    return None if dt.is_complex or dt == torch.bool else dt
 
 
 def _real_result(a, b):
@@ -221,7 +243,7 @@ def minmax_meta(args):
     return _decided(args, _real_result)
 
 
-def _permuted_binary(a, b):
+def _permuted_binary(a, b, result):
     """binary_meta where `a` is a permuted dense meta tensor (a transposed
     view, as the rotary products of a LLaMA layer: q.transpose(1, 2) * cos)
     of the result's shape, `b` a contiguous meta tensor broadcasting to it
@@ -241,10 +263,8 @@ def _permuted_binary(a, b):
             return None
     elif not (number(b) and not isinstance(b, bool)):
         return None
-    if a.dtype == torch.bool or getattr(b, "dtype", None) == torch.bool:
-        return None
-    dt = torch.result_type(a, b)
-    if not dt.is_floating_point:
+    dt = result(a, b)
+    if dt is None:
         return None
     return torch.empty_strided(a.shape, a.stride(), dtype=dt, device=META)
 

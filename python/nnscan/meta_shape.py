@@ -7,8 +7,8 @@ from .meta_layout import META, empty_like, ints, plain
 
 def cat_meta(args):
     """cat(tensors[, dim]) of non-empty meta tensors of one dtype and rank
-    that agree off the axis, each contiguous or laid out so that PyTorch
-    suggests the contiguous format for it (_rows_last), beside any legacy
+    that agree off the axis, each laid out so that PyTorch suggests the
+    contiguous format for it (_rows_last), beside any legacy
     1-D empty tensors, which cat skips (a KV cache's first step: a (0,)
     tensor and the new keys, transposed): a contiguous output."""
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
@@ -40,17 +40,18 @@ def cat_meta(args):
 
 
 def _rows_last(t):
-    """A meta tensor PyTorch's cat lays out as contiguous: contiguous, or
+    """A meta tensor PyTorch's cat lays out as contiguous: with other than
+    4 or 5 dims any (PyTorch suggests a channels-last format for those
+    alone: a rotary table's transposed `freqs` is one), else contiguous or
     (a transposed or sliced view) its last dim innermost (stride 1, longer
-    than 1) and, with 4 or 5 dims, dim 1's stride above 1, which no
-    channels-last layout has."""
+    than 1) and dim 1's stride above 1, which no channels-last layout
+    has."""
     if not (isinstance(t, torch.Tensor) and t.is_meta):
         return False
-    if t.is_contiguous():
+    if t.dim() not in (4, 5) or t.is_contiguous():
         return True
     st = t.stride()
-    return t.dim() >= 2 and st[-1] == 1 and t.shape[-1] > 1 and \
-        (t.dim() not in (4, 5) or st[1] > 1)
+    return st[-1] == 1 and t.shape[-1] > 1 and st[1] > 1
 
 
 def stack_meta(args):

@@ -205,6 +205,37 @@ def test_binary_declines_what_it_does_not_cover():
     assert fast((_meta(2, 3, dtype=torch.bool), _meta(2, 3))) is None
 
 
+INTEGER_CASES = {
+    # a LLaMA layer's cache positions: `cache_position + 0`
+    "positions_plus_python_int": lambda: (_meta(16, dtype=torch.int64), 0),
+    "ints": lambda: (_meta(2, 3, dtype=torch.int64),) * 2,
+    "int32_and_int64": lambda: (_meta(2, 1, dtype=torch.int32),
+                                _meta(3, dtype=torch.int64)),
+    "uint8_and_python_int": lambda: (_meta(4, dtype=torch.uint8), 3),
+    "int_and_wrapped_int": lambda: (_meta(2, 3, dtype=torch.int32),
+                                    torch.tensor(5)),
+    "permuted_ints": lambda: (_meta(3, 4, dtype=torch.int64).t(), 2),
+    "int_and_float": lambda: (_meta(2, 3, dtype=torch.int64), _meta(3)),
+}
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub"])
+@pytest.mark.parametrize("case", sorted(INTEGER_CASES))
+def test_integer_arithmetic_matches_pytorch_meta(op, case):
+    """add, sub and mul answer integer results too (arith_meta); div's
+    true division does not (binary_meta: a float result only)."""
+    _same_as_pytorch(getattr(A, op).Tensor, INTEGER_CASES[case]())
+
+
+def test_integer_arithmetic_declines_bool_and_complex():
+    f = fast_meta.arith_meta
+    assert f((_meta(2, 3, dtype=torch.bool),) * 2) is None
+    assert f((_meta(2, 3, dtype=torch.bool), 1)) is None
+    assert f((_meta(2, 3, dtype=torch.complex64), _meta(2, 3))) is None
+    assert f((_meta(2, 3, dtype=torch.int64), 1.5j)) is None
+    assert fast_meta.binary_meta((_meta(2, dtype=torch.int64), 0)) is None
+
+
 @pytest.mark.parametrize("func,arg", [(A.mul.Scalar, 0.125),
                                       (A.div.Scalar, 3),
                                       (A.add.Scalar, 3),
@@ -460,8 +491,24 @@ def test_cat_of_views_and_legacy_empties_matches_pytorch_meta(args):
 def test_cat_declines_odd_layouts():
     f = fast_meta.cat_meta
     assert f(([_meta(2, 8, 5, 5, channels_last=True)] * 2, 1)) is None
-    assert f(([_meta(4, 3).t()] * 2, 0)) is None
     assert f(([_meta(0), _meta(0)],)) is None
+
+
+@pytest.mark.parametrize("args", [
+    # a rotary table: cat((freqs, freqs), -1) of a transposed product
+    lambda: ([torch.empty_strided((1, 16, 8), (128, 1, 16),
+                                  device="meta")] * 2, -1),
+    lambda: ([_meta(2, 8, 16).transpose(1, 2)] * 2, 0),
+    lambda: ([_meta(4, 3).t()] * 2, 0),
+    lambda: ([_meta(4, 3).t(), _meta(3, 2)], 1),
+    lambda: ([_meta(6, 5)[:, ::2], _meta(6, 2)], 1),
+    lambda: ([_meta(2, 3).expand(4, 2, 3), _meta(1, 2, 3)], 0),
+])
+def test_cat_of_any_layout_below_four_dims_matches_pytorch_meta(args):
+    """PyTorch suggests a channels-last format for 4 and 5 dims only:
+    with fewer, its cat is contiguous whatever its inputs' strides."""
+    a = args()
+    _outputs_agree(fast_meta.cat_meta(a), _pytorch_meta(A.cat.default, a))
 
 
 @pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
