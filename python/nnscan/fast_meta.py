@@ -4,8 +4,9 @@ On PyTorch 2.x many ops' meta kernels are Python decompositions: on a
 LLaMA-3-8B forward on meta an element-wise mul or add costs about 90 us
 and a softmax 570 us, most of the forward's time, where all a recording
 needs is the output's shape, dtype and layout. The kernels here answer
-the plain calls (meta inputs laid out densely, float results) with an
-empty output exactly as PyTorch's kernel would make it, and decline (None:
+the plain calls (meta inputs laid out as each kernel's layout rules know,
+float results; add, sub and mul integer ones too) with an empty output
+exactly as PyTorch's kernel would make it, and decline (None:
 PyTorch's own kernel runs, and raises what it raises) everything else.
 python/tests/test_fast_meta.py compares each with PyTorch's.
 
@@ -29,7 +30,8 @@ from .meta_elementwise import (
     where_meta, compare_meta, bitwise_meta, clone_meta,
     hardtanh_meta, hardtanh_inplace_meta, masked_fill_meta, gelu_kw_meta)
 from .meta_nn import (
-    batch_norm_meta, layer_norm_meta, group_norm_meta, softmax_meta,
+    batch_norm_meta, layer_norm_meta, layer_norm_strided_meta,
+    group_norm_meta, softmax_meta,
     plain_softmax_meta, softmax_backward_meta, mean_meta, vector_norm_meta,
     cumsum_meta, mm_meta, bmm_meta, addmm_meta, convolution_meta,
     weight_norm_meta)
@@ -52,6 +54,7 @@ FAST_META = {_aten.native_batch_norm.default: batch_norm_meta,
 # Answered on PyTorch 2.x only (see the module doc); the tests check them
 # against PyTorch's kernels on every version.
 KERNELS_2X = {
+    _aten.native_layer_norm.default: layer_norm_strided_meta,
     _aten.mul.Tensor: arith_meta,
     _aten.add.Tensor: arith_meta,
     _aten.sub.Tensor: arith_meta,

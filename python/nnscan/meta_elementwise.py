@@ -67,6 +67,12 @@ def _binary(args, result):
     if not (isinstance(a, torch.Tensor) and a.is_meta):
         a, b = b, a
     if not plain(a):
+        if isinstance(a, torch.Tensor) and a.is_meta and _number_beside(a, b) \
+                and ordered(a):
+            # a number takes no part in the layout: a's alone, as unary_meta
+            # lays it out (a scaled slice of a fused qkv: MaxViT's q * scale)
+            dt = result(a, b)
+            return None if dt is None else empty_like(a, dt)
         out = _permuted_binary(a, b, result)
         return out if out is not None else _decided(args, result)
     if isinstance(b, torch.Tensor) and b.is_meta:
@@ -75,15 +81,21 @@ def _binary(args, result):
         shape = broadcast(a.shape, b.shape)
         if shape is None:
             return None
-    elif isinstance(b, torch.Tensor) and b.dim() == 0 \
-            and b.device.type == "cpu" and a.dim() > 0:
-        shape = a.shape
-    elif number(b) and not isinstance(b, bool):
+    elif _number_beside(a, b):
         shape = a.shape
     else:
         return None
     dt = result(a, b)
     return None if dt is None else torch.empty(shape, dtype=dt, device=META)
+
+
+def _number_beside(a, b):
+    """b is a number beside meta tensor a: a Python number, or a 0-dim CPU
+    tensor as PyTorch wraps one when a has dims (so that the two promote
+    alike)."""
+    if isinstance(b, torch.Tensor):
+        return b.dim() == 0 and b.device.type == "cpu" and a.dim() > 0
+    return number(b) and not isinstance(b, bool)
 
 
 def _float_result(a, b):

@@ -50,10 +50,23 @@ def layer_norm_meta(args):
     rstd of x's leading dims followed by ones, in x's dtype. PyTorch 2.x's
     meta kernel is its Python reference (about 1.7 ms a call on vit_b_16,
     bench/recording_profile.py)."""
+    return _layer_norm(args, plain)
+
+
+def layer_norm_strided_meta(args):
+    """layer_norm_meta of an x of any layout, on PyTorch 2.x: its reference
+    makes all three outputs contiguous whatever x's strides (a permuted
+    Swin or MaxViT activation; 1.13's lays some out otherwise)."""
+    return _layer_norm(args, lambda t: isinstance(t, torch.Tensor)
+                       and t.is_meta)
+
+
+def _layer_norm(args, takes):
+    """layer_norm_meta for an x that `takes` accepts."""
     if len(args) != 5:
         return None
     x, shape, w, b, eps = args
-    if not plain(x) or x.dtype not in (torch.float32, torch.float64) \
+    if not takes(x) or x.dtype not in (torch.float32, torch.float64) \
             or not isinstance(shape, (list, tuple)) or not number(eps):
         return None
     n = len(shape)

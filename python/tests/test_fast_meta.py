@@ -444,6 +444,46 @@ def test_layer_norm_declines_what_it_does_not_cover():
     assert f((torch.empty(2, 8), [8], None, None, 1e-5)) is None
 
 
+def _laid_out(shape, strides):
+    return torch.empty_strided(shape, strides, device="meta")
+
+
+@pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
+                    reason="1.13's reference lays some of these out otherwise")
+@pytest.mark.parametrize("x", [
+    # MaxViT's grid and block attention, Swin's patch merging, a transpose
+    lambda: _laid_out((1, 4, 49, 256), (50176, 256, 1024, 1)),
+    lambda: _laid_out((1, 1, 49, 512), (49, 49, 1, 49)),
+    lambda: _laid_out((1, 56, 56, 96), (301056, 56, 1, 3136)),
+    lambda: _laid_out((1, 16, 64), (1024, 1, 16)),
+    lambda: _meta(2, 8, 6)[:, ::2],
+])
+def test_layer_norm_of_any_layout_matches_pytorch_meta(x):
+    """PyTorch 2.x's reference makes the three outputs contiguous whatever
+    the input's strides."""
+    t = x()
+    n = t.shape[-1]
+    a = (t, [n], _meta(n), _meta(n), 1e-5)
+    _outputs_agree(K[A.native_layer_norm.default](a),
+                   _pytorch_meta(A.native_layer_norm.default, a))
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
+@pytest.mark.parametrize("args", [
+    # MaxViT's q * scale: a slice of a fused qkv, its size-1 dims' strides
+    # tied
+    lambda: (_laid_out((1, 1, 16, 49, 32), (75264, 75264, 32, 1536, 1)),
+             0.044),
+    lambda: (_meta(4, 6, 8)[:, ::2].transpose(0, 2), 2.0),
+    lambda: (_meta(6, 8)[::2, 1:], torch.tensor(0.5, dtype=torch.float64)),
+    lambda: (_meta(5, 7, dtype=torch.float16)[:, 2:5], 3),
+])
+def test_number_beside_any_layout_matches_pytorch_meta(op, args):
+    """A number takes no part in an element-wise output's layout: the
+    tensor's alone decides it, as for a unary op."""
+    _same_as_pytorch(getattr(A, op).Tensor, args())
+
+
 @pytest.mark.parametrize("args", [
     lambda: (_meta(16), _meta(4, 8), _meta(8, 16)),
     lambda: (_meta(4, 16), _meta(4, 8), _meta(16, 8).t()),
