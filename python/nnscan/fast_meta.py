@@ -36,7 +36,7 @@ from .meta_nn import (
     cumsum_meta, mm_meta, bmm_meta, addmm_meta, convolution_meta,
     weight_norm_meta)
 from .meta_shape import (
-    cat_meta, stack_meta, roll_meta, index_meta, tril_meta,
+    cat_meta, stack_meta, roll_meta, index_meta, embedding_meta, tril_meta,
     slice_backward_meta, arange_kw_meta, like_kw_meta)
 
 
@@ -123,6 +123,7 @@ KERNELS_2X.update({
     _aten._softmax.default: plain_softmax_meta,
     _aten.linalg_vector_norm.default: vector_norm_meta,
     _aten.index.Tensor: index_meta,
+    _aten.embedding.default: embedding_meta,
     _aten.native_group_norm.default: group_norm_meta,
     _aten.cumsum.default: cumsum_meta,
     _aten.stack.default: stack_meta,

@@ -7,69 +7,88 @@ from .meta_layout import META, empty_like, ints, plain
 
 def cat_meta(args):
     """cat(tensors[, dim]) of non-empty meta tensors of one dtype and rank
-    that agree off the axis, each laid out so that PyTorch suggests the
-    contiguous format for it (_rows_last), beside any legacy
-    1-D empty tensors, which cat skips (a KV cache's first step: a (0,)
-    tensor and the new keys, transposed): a contiguous output."""
+    that agree off the axis, beside any legacy 1-D empty tensors, which cat
+    skips (a KV cache's first step: a (0,) tensor and the new keys,
+    transposed): an output laid out as PyTorch's rule lays it (_cat_format:
+    contiguous but where every input suggests one channels-last format)."""
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
             or not args[0]:
         return None
     ts, dim = args[0], args[1] if len(args) == 2 else 0
-    if not all(isinstance(t, torch.Tensor) for t in ts):
+    if not all(isinstance(t, torch.Tensor) and t.is_meta for t in ts):
         return None
-    ts = [t for t in ts if not (t.dim() == 1 and t.numel() == 0)] \
+    kept = [t for t in ts if not (t.dim() == 1 and t.numel() == 0)] \
         if any(t.dim() != 1 for t in ts) else ts
-    first = ts[0] if ts else None
-    if first is None or not isinstance(dim, int) or not _rows_last(first) \
-            or first.dim() == 0:
+    first = kept[0] if kept else None
+    if first is None or not isinstance(dim, int) or first.dim() == 0:
         return None
     r = first.dim()
     if not -r <= dim < r:
         return None
     dim %= r
     total = 0
-    for t in ts:
-        if not _rows_last(t) or t.dtype != first.dtype or t.dim() != r \
-                or t.numel() == 0 or any(t.shape[i] != first.shape[i]
-                                         for i in range(r) if i != dim):
+    for t in kept:
+        if t.dtype != first.dtype or t.dim() != r or t.numel() == 0 \
+                or any(t.shape[i] != first.shape[i]
+                       for i in range(r) if i != dim):
             return None
         total += t.shape[dim]
     shape = list(first.shape)
     shape[dim] = total
-    return torch.empty(shape, dtype=first.dtype, device=META)
+    return torch.empty(shape, dtype=first.dtype, device=META,
+                       memory_format=_cat_format(ts))
 
 
-def _rows_last(t):
-    """A meta tensor PyTorch's cat lays out as contiguous: with other than
-    4 or 5 dims any (PyTorch suggests a channels-last format for those
-    alone: a rotary table's transposed `freqs` is one), else contiguous or
-    (a transposed or sliced view) its last dim innermost (stride 1, longer
-    than 1) and dim 1's stride above 1, which no channels-last layout
-    has."""
-    if not (isinstance(t, torch.Tensor) and t.is_meta):
-        return False
+def _cat_format(ts):
+    """The memory format of cat's output (PyTorch's
+    cat_compute_output_memory_format, over every input, the skipped empty
+    ones too): contiguous as soon as one input suggests it or two suggest
+    different ones, else the channels-last format they all suggest. Only
+    4 and 5 dims can suggest a channels-last one."""
+    fmt = None
+    for t in ts:
+        f = _suggested(t)
+        if f == torch.contiguous_format or fmt is not None and fmt != f:
+            return torch.contiguous_format
+        fmt = f
+    return fmt
+
+
+def _suggested(t):
+    """t.suggest_memory_format(), as PyTorch's _prims_common gives it."""
     if t.dim() not in (4, 5) or t.is_contiguous():
-        return True
-    st = t.stride()
-    return st[-1] == 1 and t.shape[-1] > 1 and st[1] > 1
+        return torch.contiguous_format
+    from torch._prims_common import suggest_memory_format
+    return suggest_memory_format(t)
 
 
 def stack_meta(args):
-    """stack(tensors[, dim]) of contiguous meta tensors of one shape and
-    dtype: contiguous, the new dim of their count at `dim`."""
+    """stack(tensors[, dim]) of meta tensors of one shape and dtype: as
+    PyTorch's reference makes it, a cat along dim then a view (dim inside
+    the rank; a contiguous result only), or a cat of the tensors
+    unsqueezed at dim (dim last: a GPT-J rotary's stack of -x2 and a
+    strided x1)."""
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
             or not args[0]:
         return None
     ts, dim = args[0], args[1] if len(args) == 2 else 0
     first = ts[0]
-    if not plain(first) or type(dim) is not int \
+    if not (isinstance(first, torch.Tensor) and first.is_meta) \
+            or type(dim) is not int \
             or not -first.dim() - 1 <= dim <= first.dim():
         return None
     for t in ts:
-        if not plain(t) or t.dtype != first.dtype or t.shape != first.shape:
+        if not (isinstance(t, torch.Tensor) and t.is_meta) \
+                or t.dtype != first.dtype or t.shape != first.shape:
             return None
+    d = dim % (first.dim() + 1)
+    if d == first.dim():
+        return cat_meta(([t.unsqueeze(d) for t in ts], d))
+    out = cat_meta((ts, d))
+    if out is None or not out.is_contiguous():
+        return None
     shape = list(first.shape)
-    shape.insert(dim % (first.dim() + 1), len(ts))
+    shape.insert(d, len(ts))
     return torch.empty(shape, dtype=first.dtype, device=META)
 
 
@@ -105,6 +124,23 @@ def index_meta(args):
             and idx.dtype in (torch.int64, torch.int32)):
         return None
     return torch.empty(list(idx.shape) + list(x.shape[1:]), dtype=x.dtype,
+                       device=META)
+
+
+def embedding_meta(args):
+    """embedding(weight, indices[, padding_idx, scale_grad_by_freq,
+    sparse]) of a 2-D meta weight and int64 or int32 meta indices: a
+    contiguous tensor of the indices' shape and one row, in the weight's
+    dtype, whatever the two's strides (PyTorch 2.x's reference: an
+    index_select, then a view)."""
+    if not 2 <= len(args) <= 5:
+        return None
+    w, idx = args[0], args[1]
+    if not (isinstance(w, torch.Tensor) and w.is_meta and w.dim() == 2
+            and isinstance(idx, torch.Tensor) and idx.is_meta
+            and idx.dtype in (torch.int64, torch.int32)):
+        return None
+    return torch.empty(list(idx.shape) + [w.shape[1]], dtype=w.dtype,
                        device=META)
 
 

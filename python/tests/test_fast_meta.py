@@ -530,8 +530,67 @@ def test_cat_of_views_and_legacy_empties_matches_pytorch_meta(args):
 
 def test_cat_declines_odd_layouts():
     f = fast_meta.cat_meta
-    assert f(([_meta(2, 8, 5, 5, channels_last=True)] * 2, 1)) is None
     assert f(([_meta(0), _meta(0)],)) is None
+    assert f(([_meta(2, 3), torch.empty(2, 3)], 0)) is None  # a CPU tensor
+
+
+@pytest.mark.parametrize("args", [
+    # every input channels-last: a channels-last output; else contiguous
+    lambda: ([_meta(2, 8, 5, 5, channels_last=True)] * 2, 1),
+    lambda: ([_meta(2, 8, 5, 5, channels_last=True), _meta(2, 8, 5, 5)], 0),
+    lambda: ([_meta(2, 8, 5, 5), _meta(2, 8, 5, 5, channels_last=True)], 3),
+    lambda: ([_meta(1, 4, 6, 8).transpose(1, 3)] * 2, 2),
+    lambda: ([torch.empty(2, 4, 3, 3, 3, device="meta").to(
+        memory_format=torch.channels_last_3d)] * 3, 1),
+])
+def test_cat_of_four_and_five_dims_matches_pytorch_meta(args):
+    """PyTorch's rule: contiguous as soon as one input suggests it, else
+    the channels-last format every input suggests."""
+    a = args()
+    _outputs_agree(fast_meta.cat_meta(a), _pytorch_meta(A.cat.default, a))
+
+
+@pytest.mark.parametrize("args", [
+    # GPT-J's rotary: stack((-x2, x1), -1) of a strided slice
+    lambda: ((lambda x: [-x[..., 1::2], x[..., ::2]])(_meta(1, 16, 4, 8)),
+             -1),
+    lambda: ([_meta(2, 3), _meta(3, 2).t()],),
+    lambda: ([_meta(2, 3), _meta(3, 2).t()], 1),
+    lambda: ([_meta(4, 6)[:, ::2]] * 3, 2),
+    lambda: ([_meta(2, 3)] * 2, -3),
+])
+def test_stack_of_any_layout_matches_pytorch_meta(args):
+    a = args()
+    _outputs_agree(K[A.stack.default](a), _pytorch_meta(A.stack.default, a))
+
+
+@pytest.mark.parametrize("args", [
+    lambda: (_meta(100, 16), _meta(1, 12, dtype=torch.int64)),
+    lambda: (_meta(16, 100).t(), _meta(3, dtype=torch.int32)),
+    lambda: (_meta(100, 16, dtype=torch.bfloat16),
+             _meta(2, 5, dtype=torch.int64).t(), 0, False, False),
+    lambda: (_meta(100, 16), _meta(dtype=torch.int64)),
+])
+def test_embedding_matches_pytorch_meta(args):
+    a = args()
+    _outputs_agree(K[A.embedding.default](a),
+                   _pytorch_meta(A.embedding.default, a))
+
+
+def test_embedding_declines_what_it_does_not_cover():
+    f = K[A.embedding.default]
+    assert f((_meta(100, 16), _meta(3))) is None  # float indices
+    assert f((_meta(100, 16, 2), _meta(3, dtype=torch.int64))) is None
+    assert f((torch.empty(100, 16), _meta(3, dtype=torch.int64))) is None
+
+
+@pytest.mark.skipif(int(torch.__version__.split(".")[0]) < 2,
+                    reason="1.13's stack makes it contiguous")
+def test_stack_of_channels_last_at_the_end_matches_pytorch_meta():
+    """2.x's reference: a cat of the inputs unsqueezed last, which suggest
+    channels-last 3-D."""
+    a = ([_meta(2, 8, 5, 5, channels_last=True)] * 2, 4)
+    _outputs_agree(K[A.stack.default](a), _pytorch_meta(A.stack.default, a))
 
 
 @pytest.mark.parametrize("args", [
@@ -1207,7 +1266,9 @@ def test_list_and_mask_kernels_decline_what_they_do_not_cover():
     assert K[A.stack.default](([_meta(2, 3), _meta(3, 2)],)) is None
     assert K[A.stack.default](([_meta(2, 3), _meta(2, 3).t().t()[:, :3]],
                                3)) is None                 # no such dim
-    assert K[A.stack.default](([_meta(2, 3), _meta(3, 2).t()],)) is None
+    # a channels-last cat inside the rank: the reference's view of it
+    assert K[A.stack.default](([_meta(2, 8, 5, 5, channels_last=True)] * 2,
+                               1)) is None
     assert K[A.stack.default](([],)) is None
     assert K[A.bitwise_and.Tensor]((_meta(2), _meta(2))) is None  # floats
     assert K[A.bitwise_and.Tensor]((_meta(2, dtype=torch.bool),
