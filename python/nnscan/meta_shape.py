@@ -6,9 +6,10 @@ from .meta_layout import META, empty_like, ints, plain
 
 
 def cat_meta(args):
-    """cat(tensors[, dim]) of non-empty meta tensors of one dtype and rank
-    that agree off the axis, beside any legacy 1-D empty tensors, which cat
-    skips (a KV cache's first step: a (0,) tensor and the new keys,
+    """cat(tensors[, dim]) of meta tensors of one dtype and rank that agree
+    off the axis (one may be empty along it: Phi-3's rotary part beside a
+    pass-through part of width 0), beside any legacy 1-D empty tensors,
+    which cat skips (a KV cache's first step: a (0,) tensor and the new keys,
     transposed): an output laid out as PyTorch's rule lays it (_cat_format:
     contiguous but where every input suggests one channels-last format)."""
     if len(args) not in (1, 2) or not isinstance(args[0], (list, tuple)) \
@@ -28,7 +29,7 @@ def cat_meta(args):
     dim %= r
     total = 0
     for t in kept:
-        if t.dtype != first.dtype or t.dim() != r or t.numel() == 0 \
+        if t.dtype != first.dtype or t.dim() != r \
                 or any(t.shape[i] != first.shape[i]
                        for i in range(r) if i != dim):
             return None

@@ -530,8 +530,11 @@ def test_cat_of_views_and_legacy_empties_matches_pytorch_meta(args):
 
 def test_cat_declines_odd_layouts():
     f = fast_meta.cat_meta
-    assert f(([_meta(0), _meta(0)],)) is None
     assert f(([_meta(2, 3), torch.empty(2, 3)], 0)) is None  # a CPU tensor
+    assert f(([_meta(2, 3), _meta(2)], 0)) is None           # ranks differ
+    # only legacy empties: an empty (0,), as PyTorch's
+    a = ([_meta(0), _meta(0)],)
+    _outputs_agree(f(a), _pytorch_meta(A.cat.default, a))
 
 
 @pytest.mark.parametrize("args", [
@@ -542,6 +545,11 @@ def test_cat_declines_odd_layouts():
     lambda: ([_meta(1, 4, 6, 8).transpose(1, 3)] * 2, 2),
     lambda: ([torch.empty(2, 4, 3, 3, 3, device="meta").to(
         memory_format=torch.channels_last_3d)] * 3, 1),
+    # Phi-3's partial rotary: the rotated part and a pass-through of width 0
+    lambda: ([_meta(1, 4, 16, 16),
+              _meta(1, 4, 16, 32)[..., 16:16].transpose(1, 2).transpose(1, 2)],
+             -1),
+    lambda: ([_meta(1, 4, 0, 8), _meta(1, 4, 3, 8)], 2),
 ])
 def test_cat_of_four_and_five_dims_matches_pytorch_meta(args):
     """PyTorch's rule: contiguous as soon as one input suggests it, else
@@ -602,6 +610,7 @@ def test_stack_of_channels_last_at_the_end_matches_pytorch_meta():
     lambda: ([_meta(4, 3).t(), _meta(3, 2)], 1),
     lambda: ([_meta(6, 5)[:, ::2], _meta(6, 2)], 1),
     lambda: ([_meta(2, 3).expand(4, 2, 3), _meta(1, 2, 3)], 0),
+    lambda: ([_meta(2, 3), _meta(0, 3)], 0),
 ])
 def test_cat_of_any_layout_below_four_dims_matches_pytorch_meta(args):
     """PyTorch suggests a channels-last format for 4 and 5 dims only:
