@@ -7,7 +7,7 @@
  * (ZERO_STEP at a time: `cap` is where the zeroed part ends), so only the
  * pages a model uses are touched. A process that summarises model after
  * model (the Python package) then reuses the pages the last one freed:
- * fresh mappings faulted every page in again, 7 us a fault on a VM, a
+ * fresh mappings faulted every page in again, 13-17 us a fault on a VM, a
  * tenth of a small model's summary. Larger chunks come straight from
  * mmap, zeroed by the kernel, and ask for transparent huge pages, so a
  * big model takes a few faults per 2 MB instead of one per 4 KB.
