@@ -553,7 +553,7 @@ static bool close_frame(parser *ps) {
   size_t n = f->n;
   bool obj = v->type == NNS__J_OBJ, ok = true;
   ps->top = f->base;
-  v->len = n;
+  v->len = (uint32_t)n; /* add_item holds n below UINT32_MAX */
   if (f->scap && !f->nul_key) {
     uint32_t *index = nns__arena_array(ps->a, f->scap, sizeof *index);
     if ((ok = index != NULL))
@@ -613,7 +613,11 @@ nns_status nns__json_parse_skip(nns__arena *a, const char *text, size_t len,
   nns_status st = NNS_OK;
   frame *f = NULL;
   bool skipping = false; /* the value is a member to skip */
-  char *copy = len <= SIZE_MAX - PAD ? nns__arena_bytes(a, len + PAD) : NULL;
+  if (len > NNS__JSON_MAX_BYTES)
+    return nns__err(err, NNS_E_LIMIT, -1, NULL,
+                    "JSON document of %zu bytes, over the limit of %zu",
+                    len, NNS__JSON_MAX_BYTES);
+  char *copy = nns__arena_bytes(a, len + PAD);
   if (!copy) {
     st = NNS_E_NOMEM;
     goto done;
@@ -657,10 +661,14 @@ value:
   }
   switch (*ps.p) {
   case '"':
+  {
+    size_t n;
     v->type = NNS__J_STR;
-    if ((st = read_string(&ps, &v->s, &v->len)) != NNS_OK)
+    if ((st = read_string(&ps, &v->s, &n)) != NNS_OK)
       goto done;
+    v->len = (uint32_t)n; /* below NNS__JSON_MAX_BYTES */
     goto add;
+  }
   case '-': case '0': case '1': case '2': case '3': case '4': case '5':
   case '6': case '7': case '8': case '9':
     if ((st = read_number(&ps, v)) != NNS_OK)

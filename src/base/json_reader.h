@@ -22,6 +22,9 @@
 /* Arrays and objects nested deeper than this are refused. */
 #define NNS__JSON_MAX_DEPTH 256
 #define NNS__JSON_MAX_DEPTH_TEXT "256"
+/* A longer document is refused (NNS_E_LIMIT): every length then fits the
+ * tree's 32-bit `len`. */
+#define NNS__JSON_MAX_BYTES ((size_t)UINT32_MAX - 1)
 
 typedef enum nns__jtype {
   NNS__J_NULL,
@@ -33,23 +36,34 @@ typedef enum nns__jtype {
 } nns__jtype;
 
 typedef struct nns__jval {
-  nns__jtype type;
+  /* 32 bytes: a model.json holds tens of thousands of values, and the
+   * tree is most of what reading it touches. A field belongs to the
+   * types its comment names; read it only after checking `type` (the
+   * unions share their storage between types). */
+  uint8_t type;             /* nns__jtype */
   bool b;                   /* BOOL */
   bool is_int;              /* NUM: an integer that fits int64 (i holds it) */
-  int64_t i;                /* NUM */
-  double d;                 /* NUM */
-  const char *s;            /* STR: unescaped, NUL-terminated (may hold NULs) */
-  size_t len;               /* STR: bytes; ARR, OBJ: items */
-  struct nns__jval **items; /* ARR: the items; OBJ: the members' values */
-  const char **keys;        /* OBJ: the members' keys, unescaped */
+  uint32_t len;             /* STR: bytes; ARR, OBJ: items (a document is
+                               at most NNS__JSON_MAX_BYTES) */
+  union {
+    int64_t i;                /* NUM */
+    const char *s;            /* STR: unescaped, NUL-terminated (may hold
+                                 NULs) */
+    struct nns__jval **items; /* ARR: the items; OBJ: the members' values */
+  };
+  union {
+    double d;                 /* NUM */
+    const char **keys;        /* OBJ: the members' keys, unescaped */
+  };
   const uint32_t *index;    /* OBJ of a parse, past 8 members: a hash set of
                                member index + 1 (nns__json_get), or NULL */
 } nns__jval;
 
 /* Parses text[0..len) into *out, allocated in `a` (freed with it), as
  * is a copy of the text that the tree's strings point into.
- * NNS_E_PARSE with the byte offset in err for anything that is not one
- * JSON value; NNS_E_NOMEM. */
+ * NNS_E_JSON with the byte offset in err for anything that is not one
+ * JSON value; NNS_E_LIMIT for a document over NNS__JSON_MAX_BYTES;
+ * NNS_E_NOMEM. */
 nns_status nns__json_parse(nns__arena *a, const char *text, size_t len,
                            nns__jval **out, nns_error *err);
 
