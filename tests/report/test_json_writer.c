@@ -365,7 +365,43 @@ static void test_read_skip(void) {
   nns__arena_free(&a);
 }
 
+/* A value is 32 bytes (the tree of a 2.4 MB model.json holds about 100,000
+ * of them), its types' fields sharing storage; each still reads back by
+ * its own. A document past NNS__JSON_MAX_BYTES is refused before a byte
+ * of it is read or copied. */
+static void test_read_compact(void) {
+  CHECK_EQ(sizeof(nns__jval), 32);
+  nns__arena a;
+  nns__arena_init(&a);
+  nns__jval *v = NULL;
+  const char *doc = "{\"n\": -7, \"x\": 0.5, \"s\": \"abc\", \"t\": true, "
+                    "\"a\": [1, \"z\"], \"o\": {\"k\": null}}";
+  CHECK_EQ(nns__json_parse(&a, doc, strlen(doc), &v, NULL), NNS_OK);
+  const nns__jval *n = nns__json_get(v, "n"), *x = nns__json_get(v, "x");
+  CHECK(n->type == NNS__J_NUM && n->is_int && n->i == -7 && n->d == -7.0);
+  CHECK(x->type == NNS__J_NUM && !x->is_int && x->d == 0.5);
+  const nns__jval *s = nns__json_get(v, "s");
+  CHECK(s->type == NNS__J_STR && s->len == 3 && !strcmp(s->s, "abc"));
+  CHECK(nns__json_get(v, "t")->b);
+  const nns__jval *arr = nns__json_get(v, "a");
+  CHECK(arr->type == NNS__J_ARR && arr->len == 2 &&
+        arr->items[0]->i == 1 && !strcmp(arr->items[1]->s, "z"));
+  const nns__jval *o = nns__json_get(v, "o");
+  CHECK(o->type == NNS__J_OBJ && o->len == 1 && !strcmp(o->keys[0], "k") &&
+        o->items[0]->type == NNS__J_NULL);
+  /* typed reads of the wrong type fall back, whatever the union holds */
+  CHECK_STR(nns__json_str_or(arr, "fallback"), "fallback");
+  CHECK_EQ(nns__json_int_or(s, 42), 42);
+  CHECK(nns__json_get(s, "abc") == NULL);
+  nns_error e;
+  CHECK_EQ(nns__json_parse(&a, doc, NNS__JSON_MAX_BYTES + 1, &v, &e),
+           NNS_E_LIMIT);
+  CHECK(strstr(e.message, "over the limit") != NULL);
+  nns__arena_free(&a);
+}
+
 int main(void) {
+  RUN(test_read_compact);
   RUN(test_public_check);
   RUN(test_read_skip);
   RUN(test_read_back);
