@@ -461,6 +461,92 @@ static const char *fe_symval(void *fe, const char *sym) {
   return have;
 }
 
+/* ==== A weight's transpose ==== */
+
+/* The fold_t service (aten.h): `out` is weight `w` transposed, made only
+ * when something other than a matrix product's right operand reads it.
+ * Only where the front marks weights (the .pt2 reader) and outside the
+ * recorder's numbering. */
+static nns_status fe_fold_t(void *fe, const char *out, const char *w) {
+  nns__front *f = fe;
+  nns__front_value *wv = nns__front_value_of(f, w);
+  nns__front_value *ov = nns__front_value_of(f, out);
+  if (f->no_fold || f->numbering || !wv || !wv->weight || !ov ||
+      ov->rename)
+    return NNS_E_NOTFOUND;
+  ov->t_of = nns__front_intern(f, w);
+  ov->t_call = nns__front_intern(f, f->call_prefix);
+  ov->t_path = nns__front_intern(f, f->call_path ? f->call_path : "");
+  if (!ov->t_of || !ov->t_call || !ov->t_path)
+    return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  f->pending_t++;
+  return NNS_OK;
+}
+
+static const char *fe_folded(void *fe, const char *name) {
+  nns__front_value *v = nns__front_value_of(fe, name);
+  return v ? v->t_of : NULL;
+}
+
+nns_status nns__front_settle(nns__front *f, const char *name) {
+  nns__front_value *v = f->pending_t ? nns__front_value_of(f, name) : NULL;
+  if (!v || !v->t_of)
+    return NNS_OK;
+  const char *w = v->t_of;
+  v->t_of = NULL;
+  f->pending_t--;
+  /* the t() call as it came, now made: a Transpose under its own name */
+  nns__aten_arg self = {.name = "self", .kind = NNS__AA_TENSOR,
+                        .tensor = w};
+  const char *out = nns__front_intern(f, name);
+  size_t calls = f->calls;
+  const char *prefix = f->call_prefix, *path = f->call_path;
+  f->no_fold = true;
+  nns_status st = out ? nns__front_call(f, "t", v->t_call, v->t_path, &self,
+                                        1, &out, 1)
+                      : nns__front_fail(f, NNS_E_NOMEM, "out of memory");
+  f->no_fold = false;
+  f->calls = calls; /* the t() call was counted when it came */
+  f->call_prefix = prefix;
+  f->call_path = path;
+  return st;
+}
+
+static nns_status fe_unfold(void *fe, const char *name) {
+  return nns__front_settle(fe, name);
+}
+
+/* The argument of `op` through which a matrix product reads a weight's
+ * transpose with transB (its rule folds or unfolds it), or NULL. */
+static const char *product_rhs(const char *op) {
+  return !strcmp(op, "mm") || !strcmp(op, "addmm") ? "mat2"
+         : !strcmp(op, "matmul")                   ? "other"
+                                                   : NULL;
+}
+
+/* Before a call reads them: the pending transposes among its tensor
+ * arguments made, but for a matrix product's right operand (product_rhs)
+ * unless `all`. */
+static nns_status settle_args(nns__front *f, const char *op,
+                              const nns__aten_arg *args, int n_args,
+                              bool all) {
+  const char *rhs = all ? NULL : product_rhs(op);
+  for (int k = 0; k < n_args && f->pending_t; k++) {
+    const nns__aten_arg *a = &args[k];
+    if (rhs && a->name && !strcmp(a->name, rhs))
+      continue;
+    int n = a->kind == NNS__AA_TENSOR ? 1
+            : a->kind == NNS__AA_TENSORS ? a->n : 0;
+    for (int j = 0; j < n; j++) {
+      const char *t = a->kind == NNS__AA_TENSOR ? a->tensor : a->tensors[j];
+      nns_status st = t ? nns__front_settle(f, t) : NNS_OK;
+      if (st != NNS_OK)
+        return st;
+    }
+  }
+  return NNS_OK;
+}
+
 /* ==== One call ==== */
 
 /* A call nothing lowers: a node of domain pytorch.aten over its tensor
@@ -539,12 +625,16 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   for (int k = 0; k < n_outs; k++)
     any_tensor = any_tensor || outs[k];
   bool numbering = f->numbering;
+  nns_status st;
+  if (f->pending_t && (st = settle_args(f, op, args, n_args, false)))
+    return st;
   f->numbering = false; /* a names record numbers one call */
   f->calls++;
   f->lowered = false;
   if (numbering)
     number_call(f, args, n_args, outs, n_outs);
   f->call_prefix = name;
+  f->call_path = path;
   const nns__aten_op *e = nns__aten_find(op);
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
     nns__aten_call c = {.op = op, .name = name, .module_path = path,
@@ -557,12 +647,15 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .node_name = numbering ? fe_node_name : NULL,
                         .numbered = numbering ? fe_numbered : NULL,
                         .symval = fe_symval,
+                        .fold_t = numbering ? NULL : fe_fold_t,
+                        .folded = numbering ? NULL : fe_folded,
+                        .unfold = numbering ? NULL : fe_unfold,
                         .node_count = &f->nodes, .fe = f};
     f->err->code = NNS_OK;
     f->numbering = numbering; /* for the alias service, during the call */
     if (numbering)
       nns__builder_inits_after(f->b, (int64_t)f->inits_after);
-    nns_status st = nns__aten_lower(&c, e);
+    st = nns__aten_lower(&c, e);
     nns__builder_inits_after(f->b, -1);
     f->numbering = false;
     if (st != NNS_E_NOTFOUND) {
@@ -573,6 +666,9 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   }
   if (!any_tensor)
     return NNS_OK; /* no tensor comes out: nothing to count or name */
+  /* the node below reads its tensors as they are: none may be pending */
+  if (f->pending_t && (st = settle_args(f, op, args, n_args, true)))
+    return st;
   if (numbering && !(name = fe_node_name(f, op, "pytorch.aten")))
     return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
   return unlowered(f, op, name, path, args, n_args, outs, n_outs);

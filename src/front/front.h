@@ -20,6 +20,12 @@ typedef struct nns__front_value {
   nns__aten_meta meta;     /* dtype and sizes (rank -1: unknown) */
   void *user;              /* the front's own (pt2: the state it names) */
   const char *rename;      /* the name it has in the graph, or NULL */
+  bool weight;             /* a parameter or buffer (its front says so) */
+  /* A weight's 2-D transpose not made yet (docs/pt2.md, "A weight's
+   * transpose"): the weight, and the call that transposed it (its name
+   * and module path, which the Transpose gets when a call other than a
+   * matrix product's right operand reads it). */
+  const char *t_of, *t_call, *t_path;
 } nns__front_value;
 
 typedef struct nns__front {
@@ -57,6 +63,9 @@ typedef struct nns__front {
   int n_reads, n_read;     /* (more than 64: counted, not kept) */
   bool lowered;            /* the last call was lowered by the table */
   size_t calls;            /* calls lowered or kept so far */
+  const char *call_path;   /* the module path of the call being lowered */
+  size_t pending_t;        /* values whose t_of is set */
+  bool no_fold;            /* a pending transpose being made: no fold */
 } nns__front;
 
 /* Sets up f over the caller's arena and interner (both outlive f). */
@@ -78,6 +87,11 @@ nns__front_value *nns__front_value_add(nns__front *f, const char *name);
 const char *nns__front_resolve(nns__front *f, const char *name);
 /* Output `out` is `src` under another name (the alias service). */
 nns_status nns__front_alias(nns__front *f, const char *out, const char *src);
+
+/* Makes the Transpose of value `name` if it is a weight's 2-D transpose
+ * not made yet (t_of), before something other than a call reads it (a
+ * graph output); nothing otherwise. */
+nns_status nns__front_settle(nns__front *f, const char *name);
 
 /* Numbers the next call as the recorder numbers its own: its values
  * after `values`, its nodes from `nodes`, its constants laid out after

@@ -93,16 +93,29 @@ static nns_status mm_operand(nns__aten_call *c, const char **x) {
   return NNS_OK;
 }
 
-/* addmm(self, mat1, mat2, beta, alpha): Gemm(mat1, mat2, self). */
+/* The weight a matrix product's right operand `b` is the transpose of,
+ * not made (a weight's t() or permute(1, 0): Gemm then reads the weight
+ * with transB, as the live recording lowers F.linear's t(W)), or NULL. */
+static const char *folded_weight(nns__aten_call *c, const char *b) {
+  return b && c->folded ? c->folded(c->fe, b) : NULL;
+}
+
+/* addmm(self, mat1, mat2, beta, alpha): Gemm(mat1, mat2, self), transB
+ * over a weight's transpose. */
 static nns_status addmm(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
   const char *ins[] = {A_T(c, "mat1"), A_T(c, "mat2"), A_T(c, "self")};
   if (!ins[0] || !ins[1] || !ins[2])
     return NNS_E_NOTFOUND;
+  const char *w = folded_weight(c, ins[1]);
+  if (w)
+    ins[1] = w;
   size_t first = *c->node_count;
   for (int k = 0; k < 3; k++)
     A_TRY(mm_operand(c, &ins[k]));
   A_TRY(nns__aten_node(c, "Gemm", "", ins, 3, c->outs, 1));
+  if (w)
+    A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
   double beta = nns__aten_float(c, "beta", 1), alpha = nns__aten_float(c, "alpha", 1);
   if (beta != 1)
     A_TRY(nns_builder_attr_float(c->b, "beta", beta, c->err));
@@ -133,7 +146,7 @@ static bool reshape_known(nns__aten_call *c, const char *src,
  * output's sizes. *done false when the sizes needed are not known (the
  * plain MatMul then). Strides are taken as contiguous. */
 static nns_status matmul_nd(nns__aten_call *c, const char *a, const char *b,
-                            bool *done) {
+                            const char *w, bool *done) {
   const nns__aten_meta *ma = A_META(c, a), *mb = A_META(c, b);
   const nns__aten_meta *mo = A_META(c, c->outs[0]);
   *done = false;
@@ -159,8 +172,11 @@ static nns_status matmul_nd(nns__aten_call *c, const char *a, const char *b,
       return NNS_OK;
     *done = true;
     A_TRY(nns__aten_reshape_to(c, a, flat, 2, rows));
-    const char *ins[] = {rows, b};
-    A_TRY(nns__aten_node(c, "MatMul", "", ins, 2, &prod, 1));
+    /* b a weight's transpose (w): mm(rows, t(W)) live, a Gemm */
+    const char *ins[] = {rows, w ? w : b};
+    A_TRY(nns__aten_node(c, w ? "Gemm" : "MatMul", "", ins, 2, &prod, 1));
+    if (w)
+      A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
     return nns__aten_reshape_to(c, prod, out, mo->rank, c->outs[0]);
   }
   /* the broadcast batch: the output's leading sizes */
@@ -235,16 +251,34 @@ nns_status nns__aten_matmul(nns__aten_call *c, const nns__aten_op *op) {
   const char *ins[2];
   if (nns__aten_tensors(c, ins, 2) < 2)
     return NNS_E_NOTFOUND;
-  if (!strcmp(op->name, "matmul") && c->n_outs >= 1 && c->outs[0]) {
+  /* a weight's transpose on the right: read with transB where PyTorch
+   * runs an mm of it (a matrix, or rows folded from more dims), else
+   * made first */
+  const char *w = folded_weight(c, ins[1]);
+  const nns__aten_meta *ma = A_META(c, ins[0]);
+  bool matmul = !strcmp(op->name, "matmul");
+  if (w && (!ma || ma->rank < 2 || (!matmul && ma->rank != 2))) {
+    A_TRY(c->unfold(c->fe, ins[1]));
+    w = NULL;
+  }
+  if (matmul && c->n_outs >= 1 && c->outs[0]) {
     bool done;
-    nns_status st = matmul_nd(c, ins[0], ins[1], &done);
+    nns_status st = matmul_nd(c, ins[0], ins[1], w, &done);
     if (done || st != NNS_OK)
       return st;
   }
+  if (w && ma->rank != 2) {
+    A_TRY(c->unfold(c->fe, ins[1]));
+    w = NULL;
+  }
+  if (w)
+    ins[1] = w;
   size_t first = *c->node_count;
   for (int k = 0; k < 2; k++)
     A_TRY(mm_operand(c, &ins[k]));
-  A_TRY(nns__aten_node(c, op->onnx, "", ins, 2, c->outs, 1));
+  A_TRY(nns__aten_node(c, w ? "Gemm" : op->onnx, "", ins, 2, c->outs, 1));
+  if (w)
+    A_TRY(nns_builder_attr_int(c->b, "transB", 1, c->err));
   return nns__aten_kernel(c, first);
 }
 
@@ -699,6 +733,10 @@ static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
     perm[d0] = d1;
     perm[d1] = d0;
   }
+  /* a weight's t() waits for what reads it (fold_t, aten.h) */
+  if (r == 2 && perm[0] == 1 && c->fold_t && c->n_outs == 1 && c->outs[0] &&
+      c->fold_t(c->fe, c->outs[0], x) == NNS_OK)
+    return NNS_OK;
   A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
   return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
 }
@@ -753,6 +791,10 @@ static nns_status movedim(nns__aten_call *c, const nns__aten_op *op) {
       from++;
     perm[k] = from++;
   }
+  /* a weight's t() waits for what reads it (fold_t, aten.h) */
+  if (r == 2 && perm[0] == 1 && c->fold_t && c->n_outs == 1 && c->outs[0] &&
+      c->fold_t(c->fe, c->outs[0], x) == NNS_OK)
+    return NNS_OK;
   A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
   return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
 }

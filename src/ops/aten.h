@@ -100,6 +100,18 @@ typedef struct nns__aten_call {
   /* A new name for a constant, numbered "cN" at once under the
    * recorder's numbering; fresh's otherwise. */
   const char *(*fresh_const)(void *fe);
+  /* A weight's 2-D transpose, folded into the matrix products that read
+   * it (Gemm's transB), as the live recording folds t(W): fold_t marks
+   * `out` as weight `w` transposed, with no node (NNS_OK), or answers
+   * NNS_E_NOTFOUND (w is no weight); folded gives the weight value `name`
+   * is such a transpose of, or NULL. Both NULL where the front does not
+   * fold (the recorder's tape: Python folds before a call gets here). */
+  nns_status (*fold_t)(void *fe, const char *out, const char *w);
+  const char *(*folded)(void *fe, const char *name);
+  /* Makes the Transpose of such a transpose `name` now (a product that
+   * cannot read the weight with transB): its own name then holds it.
+   * Adds a node: call it before a kernel's run of nodes. */
+  nns_status (*unfold)(void *fe, const char *name);
   /* Main-graph nodes added so far (for kernels). */
   size_t *node_count;
   void *fe;

@@ -282,8 +282,11 @@ static nns_status add_state(pt2 *p, const char *arg, const char *fqn,
   if (strcmp(arg, fqn))
     st = nns__front_alias(&p->f, arg, fqn);
   pt2_value *w = value_of(p, fqn);
-  if (w)
+  if (w) {
     w->user = t;
+    /* its 2-D transpose folds into the products that read it (front.h) */
+    w->weight = kind != NNS_PARAM_CONSTANT;
+  }
   return st;
 }
 
@@ -500,6 +503,11 @@ static nns_status read_outputs(pt2 *p, const nns__jval *sig) {
     if (!name)
       continue; /* a buffer mutation, a token, a number */
     mark_used(p, resolve(p, name));
+    /* a weight's transpose nothing computed (front.h): as a weight
+     * returned as it is, no output of the live recording either */
+    const pt2_value *v = value_of(p, resolve(p, name));
+    if (v && v->t_of)
+      continue;
     nns_status st = nns_builder_add_output(p->b, resolve(p, name), 0, -1,
                                            NULL, NULL, p->err);
     if (st != NNS_OK)

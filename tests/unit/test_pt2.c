@@ -449,7 +449,80 @@ static void test_conv_of_odd_rank(void) {
   nns_model_free(m);
 }
 
+/* A weight's transpose (docs/pt2.md): in a decomposed archive F.linear is
+ * permute(W, [1, 0]) then mm. The product reads W with transB (a Gemm,
+ * as the live recording folds t(W)); an Add of the same transposed
+ * weight makes the Transpose first, under the permute's name; a
+ * transposed weight returned as an output is no output. W 4x3, x 2x3:
+ * the Gemm reads 6 + 12 and writes 8 elements; the Transpose reads and
+ * writes 12 each; the Add reads 24 and writes 12. */
+static void test_weight_transpose_folds(void) {
+#define TV(name, a, b)                                                    \
+  "\"" name "\": {\"dtype\": 7, \"sizes\": [{\"as_int\": " #a "},"         \
+  " {\"as_int\": " #b "}]}"
+#define T(name) "{\"as_tensor\": {\"name\": \"" name "\"}}"
+#define ARG(schema, name) "{\"name\": \"" schema "\", \"arg\": " T(name) "}"
+#define PERMUTE(call, out)                                                 \
+  "{\"target\": \"torch.ops.aten.permute.default\", \"name\": \"" call "\","  \
+  " \"inputs\": [" ARG("self", "p_w") ", {\"name\": \"dims\","               \
+  " \"arg\": {\"as_ints\": [1, 0]}}], \"outputs\": [" T(out) "]}"
+  static const char json[] =
+      "{\"schema_version\": {\"major\": 8, \"minor\": 20},"
+      " \"graph_module\": {\"graph\": {\"nodes\": ["
+      "  " PERMUTE("pw", "wt") ","
+      "  {\"target\": \"torch.ops.aten.mm.default\", \"name\": \"mm\","
+      "   \"inputs\": [" ARG("self", "x") ", " ARG("mat2", "wt") "],"
+      "   \"outputs\": [" T("y") "]},"
+      "  " PERMUTE("pw2", "wt2") ","
+      "  {\"target\": \"torch.ops.aten.add.Tensor\", \"name\": \"add\","
+      "   \"inputs\": [" ARG("self", "wt2") ", " ARG("other", "wt2") "],"
+      "   \"outputs\": [" T("z") "]},"
+      "  " PERMUTE("pw3", "wt3") "],"
+      "  \"tensor_values\": {" TV("x", 2, 3) ", " TV("p_w", 4, 3) ", "
+      TV("wt", 3, 4) ", " TV("y", 2, 4) ", " TV("wt2", 3, 4) ", "
+      TV("z", 3, 4) ", " TV("wt3", 3, 4) "}},"
+      "  \"signature\": {\"input_specs\": ["
+      "   {\"parameter\": {\"arg\": {\"name\": \"p_w\"},"
+      "     \"parameter_name\": \"fc.weight\"}},"
+      "   {\"user_input\": {\"arg\": " T("x") "}}],"
+      "   \"output_specs\": [{\"user_output\": {\"arg\": " T("y") "}},"
+      "    {\"user_output\": {\"arg\": " T("z") "}},"
+      "    {\"user_output\": {\"arg\": " T("wt3") "}}]}}}";
+#undef TV
+#undef T
+#undef ARG
+#undef PERMUTE
+  nns_model *m = NULL;
+  nns_error err;
+  CHECK_EQ(load_json(json, &m, &err), NNS_OK);
+  if (!m) {
+    fprintf(stderr, "%s\n", err.message);
+    return;
+  }
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  const char *want[] = {"Gemm", "Transpose", "Add"};
+  const char *names[] = {"mm", "pw2", "add"};
+  CHECK_EQ(nns_model_node_count(m), 3);
+  for (size_t i = 0; i < 3 && i < nns_model_node_count(m); i++) {
+    nns_node_info n = {.size = sizeof n};
+    CHECK_EQ(nns_model_node(m, i, &n), NNS_OK);
+    CHECK_STR(n.op_type, want[i]);
+    CHECK_STR(n.name, names[i]);
+  }
+  CHECK_EQ(nns_model_output_count(m), 2);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  nns_counts c = {.size = sizeof c};
+  CHECK_EQ(nns_analysis_total_counts(a, &c), NNS_OK);
+  CHECK_EQ(c.params, 12);
+  CHECK_EQ(c.macs, 2 * 4 * 3);
+  CHECK_EQ(c.dmas, (6 + 12 + 8) + (12 + 12) + (24 + 12));
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 int main(void) {
+  RUN(test_weight_transpose_folds);
   RUN(test_conv_of_odd_rank);
   RUN(test_aten_table);
   RUN(test_stored_archive);
