@@ -488,7 +488,10 @@ static const char *fe_folded(void *fe, const char *name) {
   return v ? v->t_of : NULL;
 }
 
-nns_status nns__front_settle(nns__front *f, const char *name) {
+/* Makes the Transpose of value `name` if it is a weight's 2-D transpose
+ * not made yet (t_of): the unfold service, and a read by a call that
+ * cannot fold it; nothing otherwise. */
+static nns_status settle(nns__front *f, const char *name) {
   nns__front_value *v = f->pending_t ? nns__front_value_of(f, name) : NULL;
   if (!v || !v->t_of)
     return NNS_OK;
@@ -513,7 +516,7 @@ nns_status nns__front_settle(nns__front *f, const char *name) {
 }
 
 static nns_status fe_unfold(void *fe, const char *name) {
-  return nns__front_settle(fe, name);
+  return settle(fe, name);
 }
 
 /* The argument of `op` through which a matrix product reads a weight's
@@ -539,7 +542,7 @@ static nns_status settle_args(nns__front *f, const char *op,
             : a->kind == NNS__AA_TENSORS ? a->n : 0;
     for (int j = 0; j < n; j++) {
       const char *t = a->kind == NNS__AA_TENSOR ? a->tensor : a->tensors[j];
-      nns_status st = t ? nns__front_settle(f, t) : NNS_OK;
+      nns_status st = t ? settle(f, t) : NNS_OK;
       if (st != NNS_OK)
         return st;
     }

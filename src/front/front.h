@@ -88,11 +88,6 @@ const char *nns__front_resolve(nns__front *f, const char *name);
 /* Output `out` is `src` under another name (the alias service). */
 nns_status nns__front_alias(nns__front *f, const char *out, const char *src);
 
-/* Makes the Transpose of value `name` if it is a weight's 2-D transpose
- * not made yet (t_of), before something other than a call reads it (a
- * graph output); nothing otherwise. */
-nns_status nns__front_settle(nns__front *f, const char *name);
-
 /* Numbers the next call as the recorder numbers its own: its values
  * after `values`, its nodes from `nodes`, its constants laid out after
  * the first `inits` initializers. */

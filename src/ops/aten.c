@@ -696,6 +696,17 @@ static nns_status where(nns__aten_call *c, const nns__aten_op *op) {
 
 /* ==== Layout ==== */
 
+/* The Transpose of x by perm[0..r) into the call's output; none for a
+ * weight's 2-D transpose, which waits for what reads it (fold_t, aten.h). */
+static nns_status transpose_to(nns__aten_call *c, const char *x,
+                               const int64_t *perm, int r) {
+  if (r == 2 && perm[0] == 1 && c->fold_t && c->n_outs == 1 && c->outs[0] &&
+      c->fold_t(c->fe, c->outs[0], x) == NNS_OK)
+    return NNS_OK;
+  A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
+  return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+}
+
 /* transpose(self, dim0, dim1), t(self), permute(self, dims). */
 static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
   (void)op;
@@ -733,12 +744,7 @@ static nns_status transpose(nns__aten_call *c, const nns__aten_op *op) {
     perm[d0] = d1;
     perm[d1] = d0;
   }
-  /* a weight's t() waits for what reads it (fold_t, aten.h) */
-  if (r == 2 && perm[0] == 1 && c->fold_t && c->n_outs == 1 && c->outs[0] &&
-      c->fold_t(c->fe, c->outs[0], x) == NNS_OK)
-    return NNS_OK;
-  A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
-  return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+  return transpose_to(c, x, perm, r);
 }
 
 /* An int or int-list argument's values over rank r, each in [0, r): their
@@ -791,12 +797,7 @@ static nns_status movedim(nns__aten_call *c, const nns__aten_op *op) {
       from++;
     perm[k] = from++;
   }
-  /* a weight's t() waits for what reads it (fold_t, aten.h) */
-  if (r == 2 && perm[0] == 1 && c->fold_t && c->n_outs == 1 && c->outs[0] &&
-      c->fold_t(c->fe, c->outs[0], x) == NNS_OK)
-    return NNS_OK;
-  A_TRY(nns__aten_node(c, "Transpose", "", &x, 1, c->outs, 1));
-  return nns_builder_attr_ints(c->b, "perm", perm, (size_t)r, c->err);
+  return transpose_to(c, x, perm, r);
 }
 
 /* einsum(equation, tensors), kept whole by an archive: one Einsum (its
