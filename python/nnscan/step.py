@@ -49,17 +49,10 @@ class _Checkpointed:
         self.saved = {}
         self.handles = []
 
-    def _run(self, fn, args, kwargs, early_stop=False):
-        if self.inside or not early_stop:
-            self.inside += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.inside -= 1
-        return self._run_early_stop(fn, args, kwargs)
-
-    def _run_early_stop(self, fn, args, kwargs):
-        """PyTorch's non-reentrant recomputation (torch/utils/checkpoint.py,
+    @contextlib.contextmanager
+    def _region(self, early_stop):
+        """One checkpointed function's forward, run plainly in the block.
+        PyTorch's non-reentrant recomputation (torch/utils/checkpoint.py,
         _recomputation_hook) reruns the region from its start and stops
         at once when the last tensor the region saved for backward is
         saved again. The region's ops save their inputs before they run
@@ -67,6 +60,13 @@ class _Checkpointed:
         the region's last save (the last saving op with it, when that
         saves its output). The recorder records each op as it runs, so the
         graph's node count at each save marks that point."""
+        if self.inside or not early_stop:
+            self.inside += 1
+            try:
+                yield
+            finally:
+                self.inside -= 1
+            return
         import torch
         g = _recording_graph()
         first = g._nodes_made
@@ -78,10 +78,34 @@ class _Checkpointed:
         self.inside += 1
         try:
             with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
-                return fn(*args, **kwargs)
+                yield
         finally:
             self.inside -= 1
             self.spans.append(tuple(span))
+
+    def _stops(self, ck, use_reentrant, early_stop, context_fn):
+        """Whether a checkpointed call's backward stops early (PyTorch's
+        rule: non-reentrant, and early stop on, the global setting
+        overriding the call's); notes what nnscan does not model."""
+        glob = getattr(ck, "_enable_checkpoint_early_stop", None)
+        stop = use_reentrant is False and \
+            (early_stop if glob is None else glob)
+        if context_fn not in (None, ck.noop_context_fn):
+            self.exact = False  # selective checkpointing: not modelled
+        if stop and _recording_graph() is None:
+            stop = False  # not under the recorder: counted whole
+            self.exact = False
+        return stop
+
+    @contextlib.contextmanager
+    def _checkpointed(self, stop):
+        """A checkpointed call's forward in the block; the modules a
+        whole rerun covers noted by path."""
+        before = len(self.paths)
+        with self._region(stop):
+            yield
+        if not stop and not self.inside:
+            self.whole += self.paths[before:]
 
     def _pre(self, mod, _inputs):
         if self.inside:
@@ -117,43 +141,56 @@ class _Checkpointed:
     def __enter__(self):
         import torch
         import torch.utils.checkpoint as ck
-        run = self._run
         self.whole = []  # module paths rerun whole
-        if hasattr(ck, "_checkpoint_impl"):    # PyTorch 2.x
-            self.saved["_checkpoint_impl"] = ck._checkpoint_impl
+        checkpointed = self._checkpointed
+
+        class _Plain:  # the reentrant path: whole, no early stop
+            @staticmethod
+            def apply(function, _preserve, *args):
+                with checkpointed(False):
+                    return function(*args)
+
+        if hasattr(ck, "_checkpoint_impl"):    # PyTorch 2.14
             def impl(function, args, kwargs, use_reentrant=None,
                      early_stop=True, context_fn=None, **_):
-                glob = getattr(ck, "_enable_checkpoint_early_stop", None)
-                stop = use_reentrant is False and \
-                    (early_stop if glob is None else glob)
-                if context_fn not in (None, ck.noop_context_fn):
-                    self.exact = False  # selective checkpointing: not modelled
-                if stop and _recording_graph() is None:
-                    stop = False  # not under the recorder: counted whole
-                    self.exact = False
-                before = len(self.paths)
-                out = run(function, args, kwargs or {}, early_stop=stop)
-                if not stop and not self.inside:
-                    self.whole += self.paths[before:]
-                return out
-            ck._checkpoint_impl = impl
-        else:                                  # 1.13: no early stop
-            self.whole = self.paths
-            class _Plain:
-                @staticmethod
-                def apply(function, _preserve, *args):
-                    return run(function, args, {})
-            self.saved["CheckpointFunction"] = ck.CheckpointFunction
-            self.saved["_checkpoint_without_reentrant"] = \
-                ck._checkpoint_without_reentrant
-            ck.CheckpointFunction = _Plain
-            ck._checkpoint_without_reentrant = \
-                lambda function, _preserve, *args, **kw: run(function, args,
-                                                              kw)
+                stop = self._stops(ck, use_reentrant, early_stop, context_fn)
+                with checkpointed(stop):
+                    return function(*args, **(kwargs or {}))
+            self._patch(ck, _checkpoint_impl=impl)
+        elif hasattr(ck, "_checkpoint_without_reentrant_generator"):
+            # PyTorch 2.1 to 2.11 at least: checkpoint() runs the function
+            # itself between the generator's two steps (before, after). Its
+            # positional parameters: (fn, preserve_rng_state, context_fn,
+            # determinism_check, debug[, early_stop], *args): early_stop
+            # only in later versions, so found by name
+            import inspect
+            names = list(inspect.signature(
+                ck._checkpoint_without_reentrant_generator).parameters)
+            at = names.index("early_stop") if "early_stop" in names else -1
+
+            def gen(*a, **k):
+                early = a[at] if 0 <= at < len(a) else \
+                    k.get("early_stop", True)
+                context_fn = a[2] if len(a) > 2 else k.get("context_fn")
+                stop = self._stops(ck, False, early, context_fn)
+                with checkpointed(stop):
+                    yield
+            self._patch(ck, CheckpointFunction=_Plain,
+                        _checkpoint_without_reentrant_generator=gen)
+        else:                                  # 1.13 and 2.0: no early stop
+            self._patch(ck, CheckpointFunction=_Plain,
+                        _checkpoint_without_reentrant=lambda function,
+                        _preserve, *args, **kw: _Plain.apply(
+                            lambda *a: function(*a, **kw), _preserve, *args))
         mm = torch.nn.modules.module
         self.handles = [mm.register_module_forward_pre_hook(self._pre),
                         mm.register_module_forward_hook(self._post)]
         return self
+
+    def _patch(self, ck, **names):
+        for k, v in names.items():
+            self.saved[k] = getattr(ck, k)
+            setattr(ck, k, v)
 
     def __exit__(self, *exc):
         import torch.utils.checkpoint as ck

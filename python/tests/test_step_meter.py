@@ -6,7 +6,9 @@ import io
 import json
 import math
 import os
+import inspect
 import statistics
+import sys
 import time
 
 import pytest
@@ -109,7 +111,63 @@ def test_model_flops_equal_flop_counter_mode():
     assert f["model_flops"] == ref
 
 
-def test_checkpointing_reentrant_adds_exactly_the_recomputed_forward():
+@pytest.fixture(params=["native", "generator", "generator_early_stop"])
+def layout(request, monkeypatch):
+    """torch.utils.checkpoint as this PyTorch has it ("native"), or as
+    PyTorch 2.1 to 2.11 lay it out: no _checkpoint_impl, checkpoint() runs
+    the function itself between two steps of
+    _checkpoint_without_reentrant_generator, which takes early_stop
+    positionally after debug in the later of those versions. The older
+    layouts are built over this PyTorch's own generator and
+    CheckpointFunction, so the real step (FlopCounterMode's reference)
+    recomputes exactly as PyTorch does; nnscan must read them alike."""
+    if request.param == "native":
+        return
+    ck = torch.utils.checkpoint
+    real = getattr(ck, "_checkpoint_without_reentrant_generator", None)
+    if not hasattr(ck, "_checkpoint_impl") or real is None or \
+            "early_stop" not in inspect.signature(real).parameters:
+        pytest.skip("the layouts are built over PyTorch 2.14's generator")
+    positional = request.param == "generator_early_stop"
+    mode = ck._DEFAULT_DETERMINISM_MODE
+    if positional:
+        def generator(fn, preserve_rng_state=True, context_fn=None,
+                      determinism_check=mode, debug=False, early_stop=True,
+                      *args, **kwargs):
+            return real(fn, preserve_rng_state, context_fn,
+                        determinism_check, debug, early_stop, *args,
+                        **kwargs)
+    else:
+        def generator(fn, preserve_rng_state=True, context_fn=None,
+                      determinism_check=mode, debug=False, *args, **kwargs):
+            return real(fn, preserve_rng_state, context_fn,
+                        determinism_check, debug, True, *args, **kwargs)
+
+    def old_checkpoint(function, *args, use_reentrant=None,
+                       context_fn=ck.noop_context_fn,
+                       determinism_check=mode, debug=False,
+                       preserve_rng_state=True, **kwargs):
+        if use_reentrant:
+            return ck.CheckpointFunction.apply(function, preserve_rng_state,
+                                               *args)
+        lead = (True,) if positional else ()
+        gen = ck._checkpoint_without_reentrant_generator(
+            function, preserve_rng_state, context_fn, determinism_check,
+            debug, *lead, *args, **kwargs)
+        next(gen)
+        ret = function(*args, **kwargs)
+        try:
+            next(gen)
+        except StopIteration:
+            return ret
+    monkeypatch.delattr(ck, "_checkpoint_impl")
+    monkeypatch.setattr(ck, "_checkpoint_without_reentrant_generator",
+                        generator)
+    monkeypatch.setattr(ck, "checkpoint", old_checkpoint)
+    monkeypatch.setattr(sys.modules[__name__], "checkpoint", old_checkpoint)
+
+
+def test_checkpointing_reentrant_adds_exactly_the_recomputed_forward(layout):
     """With reentrant checkpointing the backward runs the checkpointed
     blocks' whole forward again: FlopCounterMode's step with it minus
     without is hardware_flops - model_flops, and model_flops does not
@@ -130,7 +188,7 @@ def test_checkpointing_reentrant_adds_exactly_the_recomputed_forward():
     assert f1["hardware_flops"] - f1["model_flops"] == extra
 
 
-def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns():
+def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns(layout):
     """PyTorch's non-reentrant checkpoint (2.x) stops recomputing once the
     last tensor the region saved is back: each block's second Linear saves
     its input before it runs, so its product is not run again (1.13
@@ -144,7 +202,7 @@ def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns():
     assert f1["recomputed"] == ["blocks.1", "blocks.2"]
     assert f1["recompute_exact"]
     assert f1["model_flops"] == f0["model_flops"]
-    early = hasattr(torch.utils.checkpoint, "_checkpoint_impl")
+    early = hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop")
     # by hand: the first Linear of two blocks (and the second without the
     # early stop)
     assert f1["recompute_flops"] == 2 * 2 * 32 * D * 4 * D * (1 if early
@@ -154,7 +212,7 @@ def test_checkpointing_non_reentrant_adds_exactly_what_it_reruns():
     assert f1["recompute_flops"] == extra
 
 
-def test_checkpointing_without_early_stop_reruns_the_whole_region():
+def test_checkpointing_without_early_stop_reruns_the_whole_region(layout):
     """early_stop=False (PyTorch's set_checkpoint_early_stop): the whole
     forward of the blocks runs again, as FlopCounterMode counts."""
     ck_mod = torch.utils.checkpoint
@@ -170,11 +228,12 @@ def test_checkpointing_without_early_stop_reruns_the_whole_region():
     assert f1["recompute_flops"] == 2 * (2 * 32 * D * 4 * D * 2) == extra
 
 
-def test_record_flops_leaves_checkpoint_alone():
+@pytest.mark.parametrize("ck_kind", ["reentrant", "non_reentrant"])
+def test_record_flops_leaves_checkpoint_alone(layout, ck_kind):
     """torch.utils.checkpoint is what it was after a recording."""
     import torch.utils.checkpoint as ck
     before = dict(vars(ck))
-    step.record_flops(Net("reentrant"), (torch.randn(4, D),))
+    step.record_flops(Net(ck_kind), (torch.randn(4, D),))
     assert {k: v for k, v in vars(ck).items()} == before
 
 
