@@ -84,16 +84,16 @@ def _layer_norm(args, takes):
 
 def group_norm_meta(args):
     """native_group_norm(x, weight, bias, N, C, HxW, group, eps) of a float
-    meta x of N x C x ..., weight and bias None or meta of (C,), group
-    dividing C: the output a contiguous tensor like x, mean and rstd
-    (N, group), all in x's dtype, as PyTorch's meta kernel gives them
-    (its Python decomposition, 0.8 ms a call: most of BiT's and
-    PoolFormer's recording)."""
+    contiguous meta x of N x C x ..., weight and bias None or meta of
+    (C,), group dividing C: the output a contiguous tensor like x, mean
+    and rstd (N, group), all in x's dtype, as PyTorch's meta kernel gives
+    them (its Python decomposition, 0.8 ms a call: most of BiT's and
+    PoolFormer's recording). A channels-last x is declined: PyTorch 2.11
+    lays its output out channels-last, 2.14 contiguously."""
     if len(args) != 8:
         return None
     x, w, b, n, c, hw, group, eps = args
-    if not (isinstance(x, torch.Tensor) and x.is_meta
-            and x.is_floating_point()) or x.dim() < 2 \
+    if not (plain(x) and x.is_floating_point()) or x.dim() < 2 \
             or not all(type(v) is int for v in (n, c, hw, group)) \
             or not number(eps) or group <= 0 or c % group \
             or list(x.shape[:2]) != [n, c] or x.numel() != n * c * hw \

@@ -1174,8 +1174,6 @@ def test_plain_softmax_declines_what_it_does_not_cover():
 
 @pytest.mark.parametrize("args", [
     lambda: (_meta(2, 8, 5, 5), _meta(8), _meta(8), 2, 8, 25, 4, 1e-5),
-    lambda: (_meta(2, 8, 5, 5, channels_last=True), _meta(8), _meta(8),
-             2, 8, 25, 4, 1e-5),
     lambda: (_meta(2, 8, 7), None, None, 2, 8, 7, 2, 1e-6),
     pytest.param(lambda: (_meta(1, 6, 3, 3, dtype=torch.bfloat16),
                           _meta(6, dtype=torch.bfloat16), None, 1, 6, 9, 1,
@@ -1195,6 +1193,10 @@ def test_group_norm_declines_what_it_does_not_cover():
     assert fast((x.long(), s, s, 2, 8, 25, 4, 1e-5)) is None
     assert fast((torch.empty(2, 8, 5, 5), s, s, 2, 8, 25, 4, 1e-5)) is None
     assert fast((_meta(0, 8, 5, 5), s, s, 0, 8, 25, 4, 1e-5)) is None
+    # channels-last: PyTorch 2.11's meta lays the output out channels-last,
+    # 2.14's contiguously (the fallback answers as the PyTorch at hand)
+    assert fast((_meta(2, 8, 5, 5, channels_last=True), s, s, 2, 8, 25, 4,
+                 1e-5)) is None
 
 
 class _CosineAttention(torch.nn.Module):
