@@ -65,11 +65,24 @@ def cli_totals(path, name, args):
     return json.loads(out.stdout)
 
 
+def save_program(ep, path):
+    """torch.export.save, or a skip where this PyTorch cannot save the
+    program: the archive is PyTorch's to make, and 2.11's serializer
+    refuses some (no uint64, the seed flash attention returns; no node
+    for vmap's lazy_load_decompositions) that 2.14's saves."""
+    from torch._export.serde.serialize import SerializeError
+    try:
+        torch.export.save(ep, path)
+    except SerializeError as e:
+        pytest.skip(f"PyTorch {torch.__version__} cannot save this program: "
+                    f"{str(e).splitlines()[-1]}")
+
+
 def archive_json(ep, tmp_path, name, *options):
     """The CLI's JSON v1 report of exported program `ep`, saved as
     NAME.pt2 (options: --input NAME=DIMS and the like)."""
     path = str(tmp_path / f"{name}.pt2")
-    torch.export.save(ep, path)
+    save_program(ep, path)
     out = subprocess.run([cli(), "summary", path, "--format", "json",
                           *options],
                          capture_output=True, text=True, check=True)
@@ -431,8 +444,15 @@ def test_sizes_that_are_expressions(tmp_path):
     model = HeadsIntoBatch().eval()
     batch, seq = torch.export.Dim("batch", min=2, max=64), \
         torch.export.Dim("seq", min=2, max=64)
-    ep = torch.export.export(model, (torch.randn(2, 4, 64),),
-                             dynamic_shapes=({0: batch, 1: seq},))
+    try:
+        ep = torch.export.export(model, (torch.randn(2, 4, 64),),
+                                 dynamic_shapes=({0: batch, 1: seq},))
+    except torch._dynamo.exc.UserError as e:
+        # 2.11 proves no min(16*seq, 64*seq) == 16*seq; 2.14 exports it
+        if "Constraints violated" not in str(e):
+            raise
+        pytest.skip(f"PyTorch {torch.__version__} cannot export the "
+                    f"model with these dims: {str(e).splitlines()[0]}")
     name = str(ep.graph_signature.user_inputs[0])
     doc = archive_json(ep, tmp_path, "expr", "--input", f"{name}=3x5x64")
     assert doc["uncounted_ops"] == [] and doc["unknown_ops"] == []

@@ -24,7 +24,7 @@ from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from test_pt2 import archive_json, cli  # noqa: E402
+from test_pt2 import archive_json, cli, save_program  # noqa: E402
 
 A = torch.ops.aten
 r = torch.randn
@@ -575,7 +575,7 @@ def report(name, tmp_path):
                if n.op == "call_function" and hasattr(n.target, "__name__")}
     assert op in targets, targets  # the archive holds the op itself
     path = str(tmp_path / f"{name}.pt2")
-    torch.export.save(ep, path)
+    save_program(ep, path)
     out = subprocess.run([cli(), "summary", path, "--format", "json"],
                          capture_output=True, text=True, check=True)
     doc = json.loads(out.stdout)
