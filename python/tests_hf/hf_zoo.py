@@ -93,7 +93,9 @@ FAMILIES = {
     "codegen": {"cls": "causal", "cfg": {"rotary_dim": 8}},
     # rotary embeddings as complex products (view_as_complex, polar)
     "llama4_text": {"cls": "causal"},
-    "deepseek_v2": {"cls": "causal"},
+    # multi-head latent attention: as many key/value heads as query heads,
+    # as DeepSeek-V2's own configs have (transformers 5.17 refuses fewer)
+    "deepseek_v2": {"cls": "causal", "cfg": {"num_key_value_heads": 4}},
     # state-space and recurrent language models, Fourier mixing
     "mamba": {"cls": "causal"},
     "falcon_h1": {"cls": "causal"},
