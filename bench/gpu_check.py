@@ -3,7 +3,7 @@
 (issues 21 and 22; needs a CUDA device, transformers and torchvision).
 
     PYTHONPATH=python NNSCAN_LIBRARY=$PWD/build/libnnscan.so \
-        python3 bench/gpu_check.py [--only train|roofline] [--hardware h100-sxm]
+        python3 bench/gpu_check.py [--only train|mfu|roofline] [--hardware h100-sxm]
 
 train: summary(training=True, optimizer="adamw") made on the CPU (the
   step on meta, as users run it), as predicted for the CPU's graph and for
@@ -14,6 +14,10 @@ train: summary(training=True, optimizer="adamw") made on the CPU (the
   bytes PyTorch allocates. Then the Inspector's CUDA allocator figures
   over a training step beside its prediction of what each top-level
   module saves.
+mfu: nnscan.StepMeter over real bf16 training steps of a LLaMA-style
+  decoder (with and without gradient checkpointing) against the same
+  steps timed by this script's own CUDA events, and the step's FLOPs
+  against FlopCounterMode over one real step on the GPU.
 roofline: ResNet-50 and a LLaMA-3-8B-shaped decoder (two layers), bf16,
   forward under the Inspector with CUDA event timing, static_inputs and
   hardware: per module the measured time per pass against the roofline
@@ -257,6 +261,88 @@ def inspector_training():
         print(f"FAILED\n{traceback.format_exc()}")
 
 
+# ---- MFU ----
+
+def mfu_case(name, checkpointing, hardware, steps=12):
+    """StepMeter's figures over real steps against this script's own: the
+    median CUDA-event step time without the meter, FlopCounterMode's FLOPs
+    over one real step (dense: it counts every attention pair)."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.device("cuda"):
+        # kv=heads: FlopCounterMode's SDPA formula refuses grouped-query
+        # shapes (torch 2.11: "query/key/value shapes are incompatible")
+        model, _, kwargs, _ = llama(layers=8, hidden=2048, heads=16, kv=16,
+                                    inter=5632, batch=8, seq=2048)
+    model.train()
+    if checkpointing:
+        model.gradient_checkpointing_enable(
+            gradient_checkpointing_kwargs={"use_reentrant": False})
+    kw = {k: v.cuda() for k, v in kwargs.items()}
+    opt = torch.optim.AdamW(model.parameters(), foreach=True)
+
+    def step():
+        model(**kw).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    for _ in range(3):
+        step()
+    with FlopCounterMode(display=False) as fc:
+        model(**kw).loss.backward()
+    opt.zero_grad(set_to_none=True)
+    ref = fc.get_total_flops()
+    own = []
+    for _ in range(steps):
+        a, b = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        a.record()
+        step()
+        b.record()
+        torch.cuda.synchronize()
+        own.append(a.elapsed_time(b) / 1e3)
+    meter = nnscan.StepMeter(model, hardware, dtype="bf16", file=False,
+                             warmup=2)
+    for _ in range(steps + 2):
+        with meter.step(**kw):
+            step()
+    s = meter.summary()
+    f = meter.flops
+    meter.close()
+    t_own = statistics.median(own)
+    return {"name": name, "ref": ref, "f": f, "s": s, "t_own": t_own}
+
+
+def mfu_section(hardware):
+    L, B, H, S, D = 8, 8, 16, 2048, 128
+    print(f"\n## StepMeter on real bf16 training steps ({hardware} peak)\n")
+    print(f"LLaMA-style decoder: {L} layers, hidden 2048, {H} heads of {D}, "
+          f"MLP 5632, vocabulary 32000, batch {B} x {S} tokens, SDPA "
+          "(causal), AdamW (foreach). FlopCounterMode (FCM) over one real "
+          "step on the GPU: it counts every attention pair (dense) and, in "
+          "the fused attention's backward, the scores it computes again "
+          "(QK^T: 2.B.H.S^2.D per layer, by hand below), which model FLOPs "
+          "leave out. Own: median of 12 steps timed by this script's CUDA "
+          "events without the meter.\n")
+    print("| case | model_flops (causal) | model_flops_dense | "
+          "recompute_flops_dense | FCM | FCM - dense - recompute dense | "
+          "attention backward's QK^T, by hand | step s: meter / own | "
+          "MFU (meter) | HFU (meter) |")
+    print("|" + "---|" * 10)
+    for name, ckpt in (("no checkpointing", False),
+                       ("checkpointing (non-reentrant)", True)):
+        try:
+            r = mfu_case(name, ckpt, hardware)
+        except Exception:
+            print(f"{name}: FAILED\n{traceback.format_exc()}")
+            continue
+        f, s = r["f"], r["s"]
+        rest = r["ref"] - f["model_flops_dense"] - f["recompute_flops_dense"]
+        print(f"| {name} | {f['model_flops']:,} | "
+              f"{f['model_flops_dense']:,} | {f['recompute_flops_dense']:,} "
+              f"| {r['ref']:,} | {rest:,} | {L * 2 * B * H * S * S * D:,} | "
+              f"{s['step_s']:.4f} / {r['t_own']:.4f} | "
+              f"{100 * s['mfu']:.1f}% | {100 * s['hfu']:.1f}% |")
+        torch.cuda.empty_cache()
+
+
 # ---- roofline ----
 
 def llama8b_block(layers=2, seq=2048, batch=1):
@@ -347,7 +433,7 @@ def roofline_section(hardware):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("train", "roofline"))
+    ap.add_argument("--only", choices=("train", "mfu", "roofline"))
     ap.add_argument("--hardware", default="h100-sxm")
     ap.add_argument("--train-case", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -361,6 +447,8 @@ def main():
           f"; nnscan library {os.environ.get('NNSCAN_LIBRARY')}")
     if a.only in (None, "train"):
         train_section()
+    if a.only in (None, "mfu"):
+        mfu_section(a.hardware)
     if a.only in (None, "roofline"):
         roofline_section(a.hardware)
 
