@@ -1,24 +1,38 @@
 """Host time the Inspector adds per module call: a Sequential of 200
 Linear(4, 4) on one row (the work per call is a few microseconds, so the
 hooks dominate, as for short GPU kernels), forward under no_grad, without
-and with the Inspector; medians of 30 forwards.
+and with the Inspector; medians of --runs forwards.
 
     NNSCAN_LIBRARY=build/dev/libnnscan.so PYTHONPATH=python \
-        python3 bench/inspector_call_cost.py [--layers 200] [--runs 30]
+        python3 bench/inspector_call_cost.py [--layers 200] [--runs 40]
+        [--against REV]
+
+--against REV: in one process, the Inspector's per-call code as it is at
+git revision REV (send() of _inspect_records.py, Inspector._guarded)
+against the working tree's, the two taking turns over 12 rounds of --runs
+forwards (memory=False, check_nonfinite=False): this machine's speed
+swings by tens of percent from minute to minute, so only rounds taken in
+turn compare. Prints both per-call figures and the median of the rounds'
+time ratios.
 """
 import argparse
+import ast
+import os
 import statistics
+import subprocess
 import time
 
 import torch
 
 import nnscan
+from nnscan import _inspect_records, inspector
 
 SETTINGS = (
     ("memory=False, check_nonfinite=False",
      {"memory": False, "check_nonfinite": False, "watch_backward": False}),
     ("defaults", {"watch_backward": False}),
 )
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def median_s(fn, runs):
@@ -30,10 +44,54 @@ def median_s(fn, runs):
     return statistics.median(times)
 
 
+def at_revision(rev):
+    """(send, _guarded) as they are at git revision rev."""
+    def show(path):
+        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT,
+                              check=True, capture_output=True,
+                              text=True).stdout
+    ns = dict(vars(_inspect_records))
+    exec(compile(show("python/nnscan/_inspect_records.py"),
+                 f"{rev}:_inspect_records.py", "exec"), ns)
+    tree = ast.parse(show("python/nnscan/inspector.py"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef)
+               and n.name == "Inspector")
+    fn = next(n for n in cls.body if isinstance(n, ast.FunctionDef)
+              and n.name == "_guarded")
+    g = {}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]),
+                 f"{rev}:inspector.py", "exec"), g)
+    return ns["send"], g["_guarded"]
+
+
+def against(model, x, rev, runs, calls):
+    base = at_revision(rev)
+    now = (inspector.send, inspector.Inspector._guarded)
+    times = {"base": [], "now": []}
+    insp = nnscan.Inspector(model, **SETTINGS[0][1])
+    try:
+        with insp:
+            for _ in range(12):
+                for name, (send, guarded) in (("base", base), ("now", now)):
+                    inspector.send = send
+                    inspector.Inspector._guarded = guarded
+                    times[name].append(median_s(lambda: model(x), runs))
+    finally:
+        inspector.send, inspector.Inspector._guarded = now
+    plain = median_s(lambda: model(x), runs * 4)
+    b, n = (statistics.median(times[k]) for k in ("base", "now"))
+    ratio = statistics.median(p / q for p, q in zip(times["base"],
+                                                    times["now"]))
+    print(f"{rev}: {(b - plain) / calls * 1e6:.1f} us a module call; "
+          f"now: {(n - plain) / calls * 1e6:.1f} us; forward under the "
+          f"Inspector base/now {ratio:.3f} (median of 12 rounds)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--layers", type=int, default=200)
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--against", metavar="REV")
     a = ap.parse_args()
     torch.set_num_threads(1)
     model = torch.nn.Sequential(
@@ -41,6 +99,9 @@ def main():
     x = torch.randn(1, 4)
     calls = a.layers + 1  # the Sequential's own call too
     with torch.no_grad():
+        if a.against:
+            against(model, x, a.against, a.runs, calls)
+            return
         plain = median_s(lambda: model(x), a.runs)
         print(f"torch {torch.__version__}; {calls} module calls a forward; "
               f"without the Inspector {plain * 1e3:.2f} ms")

@@ -519,12 +519,17 @@ class Inspector:
         user's code."""
         t_in = self._enter()
         grad_on = self._torch.is_grad_enabled()
+        # what torch.no_grad() does, without its object per hook
+        set_grad = self._torch._C._set_grad_enabled
         try:
-            with self._torch.no_grad():
-                on(*args, t_in, grad_on)
+            if grad_on:
+                set_grad(False)
+            on(*args, t_in, grad_on)
         except Exception as e:
             self._hook_error(e)
         finally:
+            if grad_on:
+                set_grad(True)
             self._leave(t_in)
 
     def _make_hooks(self, idx):

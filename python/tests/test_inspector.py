@@ -112,6 +112,31 @@ def compare_shapes(model, make_input):
             assert sorted(got[path][k]) == sorted(ref[path][k]), (path, k)
 
 
+def test_packed_records_match_the_c_structs():
+    """send() packs calls and tensors with struct formats: every field of
+    a packed record reads back through the ctypes struct (the header's
+    layout, test_header) with the value packed."""
+    import ctypes
+    from nnscan import _inspect_api as api, _inspect_records as rec
+    call = (7, 3, 5, 11, 13, 1.5, 17, 19, 2.5, 23, 29, 3.5, 31, 37, 4.5, 41,
+            43, 47, 53)
+    c = api._Call.from_buffer(bytearray(rec._CALL.pack(*call)))
+    got = (c.module, c.parent, c.flags, c.fwd_seq, c.bwd_seq,
+           *[v for e in (c.fwd_start, c.fwd_end, c.bwd_start, c.bwd_end)
+             for v in (e.time_ms, e.alloc_bytes, e.live_bytes)],
+           c.tensor_first, c.tensor_count)
+    assert got == call
+    name = ctypes.create_string_buffer(b"1.key")
+    tensor = (2, 10, 4, 9, 6, ctypes.addressof(name), 96, -1.0, 2.0, 0.5,
+              0.25, 0.125)
+    t = api._Tensor.from_buffer(bytearray(rec._TENSOR.pack(*tensor)))
+    assert (t.role, t.dtype, t.rank, t.flags, t.dims, t.name, t.bytes, t.min,
+            t.max, t.mean, t.std, t.zero_fraction) == \
+        tensor[:5] + (b"1.key",) + tensor[6:]
+    assert rec._CALL.size == ctypes.sizeof(api._Call)
+    assert rec._TENSOR.size == ctypes.sizeof(api._Tensor)
+
+
 def test_shapes_resnet18():
     torchvision = pytest.importorskip("torchvision")
     model = torchvision.models.resnet18(num_classes=10)
