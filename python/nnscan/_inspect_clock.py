@@ -151,9 +151,11 @@ class Clock:
             ev = self.torch.cuda.Event(enable_timing=True)
             ev.record()
             if self.memory:
-                st = self.torch.cuda.memory_stats()
-                return (ev, st.get("allocated_bytes.all.allocated", -1),
-                        st.get("allocated_bytes.all.current", -1))
+                # the nested dict memory_stats() flattens, sorts and copies
+                # in Python at every call (bench/cuda_stats_flatten.py)
+                st = self.torch.cuda.memory_stats_as_nested_dict()
+                st = st.get("allocated_bytes", {}).get("all", {})
+                return (ev, st.get("allocated", -1), st.get("current", -1))
             return (ev, -1, -1)
         t = (t_in - self.t0 - self.overhead) * 1e3
         alloc = self.alloc.total if self.alloc is not None else -1

@@ -137,6 +137,40 @@ def test_packed_records_match_the_c_structs():
     assert rec._TENSOR.size == ctypes.sizeof(api._Tensor)
 
 
+def test_cuda_clock_reads_the_allocator_as_memory_stats_does(monkeypatch):
+    """On a GPU each hook reads the allocator's nested statistics: the
+    bytes allocated so far and live are what torch.cuda.memory_stats()
+    reports as allocated_bytes.all.allocated and .current (its flattening
+    of the same nested dict, stubbed here: no GPU needed)."""
+    import types
+    import torch.cuda.memory as cm
+    from nnscan._inspect_clock import Clock
+    nested = {"allocated_bytes": {p: {"current": 100 + i, "peak": 200 + i,
+                                      "allocated": 300 + i, "freed": 400 + i}
+                                  for i, p in enumerate(("all", "small_pool",
+                                                         "large_pool"))},
+              "num_ooms": 0}
+    monkeypatch.setattr(cm, "memory_stats_as_nested_dict",
+                        lambda device=None: nested)
+    flat = cm.memory_stats()
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            pass
+
+        def record(self):
+            pass
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Event=Event,
+        memory_stats_as_nested_dict=cm.memory_stats_as_nested_dict))
+    clock = Clock(fake, cuda=True, memory=True)
+    _, alloc, live = clock.now(0.0)
+    assert (alloc, live) == (flat["allocated_bytes.all.allocated"],
+                             flat["allocated_bytes.all.current"]) == (300, 100)
+    nested.clear()  # an allocator not yet used: nothing known
+    assert clock.now(0.0)[1:] == (-1, -1)
+
+
 def test_shapes_resnet18():
     torchvision = pytest.importorskip("torchvision")
     model = torchvision.models.resnet18(num_classes=10)
