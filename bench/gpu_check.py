@@ -3,7 +3,8 @@
 (issues 21 and 22; needs a CUDA device, transformers and torchvision).
 
     PYTHONPATH=python NNSCAN_LIBRARY=$PWD/build/libnnscan.so \
-        python3 bench/gpu_check.py [--only train|mfu|roofline] [--hardware h100-sxm]
+        python3 bench/gpu_check.py [--only train|mfu|inspect|roofline]
+        [--hardware h100-sxm]
 
 train: summary(training=True, optimizer="adamw") made on the CPU (the
   step on meta, as users run it), as predicted for the CPU's graph and for
@@ -18,6 +19,8 @@ mfu: nnscan.StepMeter over real bf16 training steps of a LLaMA-style
   decoder (with and without gradient checkpointing) against the same
   steps timed by this script's own CUDA events, and the step's FLOPs
   against FlopCounterMode over one real step on the GPU.
+inspect: the Inspector's cost on the GPU per setting (ResNet-50, bf16,
+  forward only): no checks, NaN/Inf checks, and the allocator's figures.
 roofline: ResNet-50 and a LLaMA-3-8B-shaped decoder (two layers), bf16,
   forward under the Inspector with CUDA event timing, static_inputs and
   hardware: per module the measured time per pass against the roofline
@@ -343,6 +346,38 @@ def mfu_section(hardware):
         torch.cuda.empty_cache()
 
 
+# ---- the Inspector's cost ----
+
+def inspect_section():
+    print("\n## The Inspector's cost on the GPU (ResNet-50, batch 64, 224^2, "
+          "bf16, forward under no_grad, median of 10 passes, CUDA events "
+          "around the whole forward)\n")
+    with torch.device("cuda"):
+        model, args, _, _ = resnet("resnet50", 64, 224, 1000)
+    model = model.to(torch.bfloat16).eval()
+    x = args[0].to("cuda", torch.bfloat16)
+    for _ in range(3):
+        timed_forward(model, (x,), {}, 1)
+    plain = timed_forward(model, (x,), {})
+    print("| setting | ms a forward | x alone |\n|---|---|---|")
+    print(f"| no Inspector | {plain:.3f} | 1.00 |")
+    for name, kw in (
+            ("checks off, memory off", {"check_nonfinite": False,
+                                        "memory": False}),
+            ("NaN/Inf checks, memory off", {"memory": False}),
+            ("defaults (NaN/Inf checks, allocator figures)", {})):
+        try:
+            insp = nnscan.Inspector(model, watch_backward=False, **kw)
+            with insp:
+                ms = timed_forward(model, (x,), {})
+            print(f"| {name} | {ms:.3f} | {ms / plain:.2f} | "
+                  f"{insp.errors or ''}")
+        except Exception:
+            print(f"{name}: FAILED\n{traceback.format_exc()}")
+    del model
+    torch.cuda.empty_cache()
+
+
 # ---- roofline ----
 
 def llama8b_block(layers=2, seq=2048, batch=1):
@@ -433,7 +468,8 @@ def roofline_section(hardware):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("train", "mfu", "roofline"))
+    ap.add_argument("--only", choices=("train", "mfu", "inspect",
+                                        "roofline"))
     ap.add_argument("--hardware", default="h100-sxm")
     ap.add_argument("--train-case", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -449,6 +485,8 @@ def main():
         train_section()
     if a.only in (None, "mfu"):
         mfu_section(a.hardware)
+    if a.only in (None, "inspect"):
+        inspect_section()
     if a.only in (None, "roofline"):
         roofline_section(a.hardware)
 
