@@ -8,12 +8,12 @@ and with the Inspector; medians of --runs forwards.
         [--against REV]
 
 --against REV: in one process, the Inspector's per-call code as it is at
-git revision REV (send() of _inspect_records.py, Inspector._guarded)
-against the working tree's, the two taking turns over 12 rounds of --runs
-forwards (memory=False, check_nonfinite=False): this machine's speed
-swings by tens of percent from minute to minute, so only rounds taken in
-turn compare. Prints both per-call figures and the median of the rounds'
-time ratios.
+git revision REV (send() of _inspect_records.py, Inspector._guarded, the
+CPU allocation counter of _inspect_clock.py) against the working tree's,
+the two taking turns over 12 rounds of --runs forwards, in each setting:
+this machine's speed swings by tens of percent from minute to minute, so
+only rounds taken in turn compare. Prints both per-call figures and the
+median of the rounds' time ratios.
 """
 import argparse
 import ast
@@ -45,14 +45,23 @@ def median_s(fn, runs):
 
 
 def at_revision(rev):
-    """(send, _guarded) as they are at git revision rev."""
+    """{module: {name: object}}: the per-call code as it is at git
+    revision rev (send(), Inspector._guarded, the CPU allocation
+    counter), each loaded over a copy of the working tree's module."""
+    from nnscan import _inspect_clock
+
     def show(path):
         return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT,
                               check=True, capture_output=True,
                               text=True).stdout
-    ns = dict(vars(_inspect_records))
-    exec(compile(show("python/nnscan/_inspect_records.py"),
-                 f"{rev}:_inspect_records.py", "exec"), ns)
+
+    def module_at(mod, path):
+        ns = dict(vars(mod))
+        exec(compile(show(path), f"{rev}:{path}", "exec"), ns)
+        return ns
+    records = module_at(_inspect_records,
+                        "python/nnscan/_inspect_records.py")
+    clock = module_at(_inspect_clock, "python/nnscan/_inspect_clock.py")
     tree = ast.parse(show("python/nnscan/inspector.py"))
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef)
                and n.name == "Inspector")
@@ -61,30 +70,39 @@ def at_revision(rev):
     g = {}
     exec(compile(ast.Module(body=[fn], type_ignores=[]),
                  f"{rev}:inspector.py", "exec"), g)
-    return ns["send"], g["_guarded"]
+    return {inspector: {"send": records["send"]},
+            inspector.Inspector: {"_guarded": g["_guarded"]},
+            _inspect_clock: {"_alloc_counter": clock["_alloc_counter"]}}
 
 
 def against(model, x, rev, runs, calls):
     base = at_revision(rev)
-    now = (inspector.send, inspector.Inspector._guarded)
-    times = {"base": [], "now": []}
-    insp = nnscan.Inspector(model, **SETTINGS[0][1])
-    try:
-        with insp:
-            for _ in range(12):
-                for name, (send, guarded) in (("base", base), ("now", now)):
-                    inspector.send = send
-                    inspector.Inspector._guarded = guarded
-                    times[name].append(median_s(lambda: model(x), runs))
-    finally:
-        inspector.send, inspector.Inspector._guarded = now
+    now = {owner: {k: getattr(owner, k) for k in names}
+           for owner, names in base.items()}
+
+    def use(version):
+        for owner, names in version.items():
+            for k, v in names.items():
+                setattr(owner, k, v)
     plain = median_s(lambda: model(x), runs * 4)
-    b, n = (statistics.median(times[k]) for k in ("base", "now"))
-    ratio = statistics.median(p / q for p, q in zip(times["base"],
-                                                    times["now"]))
-    print(f"{rev}: {(b - plain) / calls * 1e6:.1f} us a module call; "
-          f"now: {(n - plain) / calls * 1e6:.1f} us; forward under the "
-          f"Inspector base/now {ratio:.3f} (median of 12 rounds)")
+    try:
+        for name, kw in SETTINGS:
+            times = {"base": [], "now": []}
+            for _ in range(12):
+                for which, version in (("base", base), ("now", now)):
+                    use(version)
+                    with nnscan.Inspector(model, **kw):
+                        times[which].append(
+                            median_s(lambda: model(x), runs))
+            b, n = (statistics.median(times[k]) for k in ("base", "now"))
+            ratio = statistics.median(
+                p / q for p, q in zip(times["base"], times["now"]))
+            print(f"{name}: {rev} {(b - plain) / calls * 1e6:.1f} us a "
+                  f"module call, now {(n - plain) / calls * 1e6:.1f} us; "
+                  f"forward under the Inspector base/now {ratio:.3f} "
+                  f"(median of 12 rounds)")
+    finally:
+        use(now)
 
 
 def main():

@@ -20,8 +20,23 @@ def _alloc_counter():
     CPU's bytes allocated, as a counter that only grows. `off` > 0 while
     an inspector's own hooks run (their ops are nobody's)."""
     from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
     import torch
+    Tensor = torch.Tensor
+
+    def tensors(obj, out):
+        """The tensors of an op's output or arguments: tensors, and
+        tuples, lists and dicts of them (what an aten op takes and gives;
+        PyTorch's tree_flatten walks them too, at several times the cost
+        on 2.x: most of this mode's time a call)."""
+        if isinstance(obj, Tensor):
+            out.append(obj)
+        elif isinstance(obj, (tuple, list)):
+            for v in obj:
+                tensors(v, out)
+        elif isinstance(obj, dict):
+            for v in obj.values():
+                tensors(v, out)
+        return out
 
     class Mode(TorchDispatchMode):
         def __init__(self):
@@ -36,11 +51,9 @@ def _alloc_counter():
                 return out
             if self.comm is not None:
                 self.comm.see(func, args)
-            outs = tree_flatten(out)[0]
             seen = None
-            for t in outs:
-                if not isinstance(t, torch.Tensor):
-                    continue
+            for t in ((out,) if isinstance(out, Tensor)
+                      else tensors(out, [])):
                 try:
                     st = _storage(t)
                     ptr, nbytes = st.data_ptr(), st.nbytes()
@@ -48,12 +61,11 @@ def _alloc_counter():
                     continue
                 if seen is None:
                     seen = set()
-                    for a in tree_flatten((args, kwargs))[0]:
-                        if isinstance(a, torch.Tensor):
-                            try:
-                                seen.add(_storage(a).data_ptr())
-                            except Exception:
-                                pass
+                    for a in tensors((args, kwargs), []):
+                        try:
+                            seen.add(_storage(a).data_ptr())
+                        except Exception:
+                            pass
                 if ptr not in seen:
                     seen.add(ptr)
                     self.total += nbytes
