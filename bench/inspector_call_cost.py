@@ -9,7 +9,8 @@ and with the Inspector; medians of --runs forwards.
 
 --against REV: in one process, the Inspector's per-call code as it is at
 git revision REV (send() of _inspect_records.py, Inspector._guarded, the
-CPU allocation counter of _inspect_clock.py) against the working tree's,
+CPU allocation counter of _inspect_clock.py, the NaN/Inf checks of
+_inspect_tensors.py) against the working tree's,
 the two taking turns over 12 rounds of --runs forwards, in each setting:
 this machine's speed swings by tens of percent from minute to minute, so
 only rounds taken in turn compare. Prints both per-call figures and the
@@ -25,7 +26,7 @@ import time
 import torch
 
 import nnscan
-from nnscan import _inspect_records, inspector
+from nnscan import _inspect_records, _inspect_tensors, inspector
 
 SETTINGS = (
     ("memory=False, check_nonfinite=False",
@@ -46,8 +47,9 @@ def median_s(fn, runs):
 
 def at_revision(rev):
     """{module: {name: object}}: the per-call code as it is at git
-    revision rev (send(), Inspector._guarded, the CPU allocation
-    counter), each loaded over a copy of the working tree's module."""
+    revision rev (send(), Inspector._guarded, the CPU allocation counter,
+    the NaN/Inf checks), each loaded over a copy of the working tree's
+    module."""
     from nnscan import _inspect_clock
 
     def show(path):
@@ -61,6 +63,7 @@ def at_revision(rev):
         return ns
     records = module_at(_inspect_records,
                         "python/nnscan/_inspect_records.py")
+    checks = module_at(_inspect_tensors, "python/nnscan/_inspect_tensors.py")
     clock = module_at(_inspect_clock, "python/nnscan/_inspect_clock.py")
     tree = ast.parse(show("python/nnscan/inspector.py"))
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef)
@@ -70,7 +73,8 @@ def at_revision(rev):
     g = {}
     exec(compile(ast.Module(body=[fn], type_ignores=[]),
                  f"{rev}:inspector.py", "exec"), g)
-    return {inspector: {"send": records["send"]},
+    return {inspector: {"send": records["send"],
+                        "NonfiniteCheck": checks["NonfiniteCheck"]},
             inspector.Inspector: {"_guarded": g["_guarded"]},
             _inspect_clock: {"_alloc_counter": clock["_alloc_counter"]}}
 

@@ -63,6 +63,24 @@ class NonfiniteCheck:
         if hit is not None and hit[0]() is t and hit[1] == t._version \
                 and (hit[3] is not None or not self.stats):
             return hit[2], hit[3]
+        # The check's own ops skip the Python dispatch modes (the
+        # Inspector's memory counter, a user's FlopCounterMode): they are
+        # nobody's, and each would cost a Python call there. Only for a
+        # plain tensor: a subclass's ops must reach its __torch_dispatch__.
+        guard = torch._C._DisableTorchDispatch() \
+            if type(t) in (torch.Tensor, torch.nn.Parameter) else None
+        try:
+            flags, st = self._check(t)
+        finally:
+            del guard
+        try:
+            self.seen[key] = (weakref.ref(t), t._version, flags, st)
+        except TypeError:
+            pass
+        return flags, st
+
+    def _check(self, t):
+        torch = self.torch
         x = t.detach()
         if x.is_complex():
             x = torch.view_as_real(x)
@@ -84,10 +102,6 @@ class NonfiniteCheck:
                       float(fin.std()) if fin.numel() > 1 else 0.0,
                       float((f == 0).float().mean()))
                 flags |= _T_STATS
-        try:
-            self.seen[key] = (weakref.ref(t), t._version, flags, st)
-        except TypeError:
-            pass
         return flags, st
 
     def record(self, role, name, t, check=True):

@@ -171,6 +171,39 @@ def test_cuda_clock_reads_the_allocator_as_memory_stats_does(monkeypatch):
     assert clock.now(0.0)[1:] == (-1, -1)
 
 
+def test_checks_stay_out_of_a_users_dispatch_mode():
+    """A user's own TorchDispatchMode (a FLOP counter) around an inspected
+    forward sees the model's ops only: the NaN/Inf checks' reductions are
+    nobody's, and a Python call each there."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+    x = torch.randn(3, 4)
+    seen = []
+    for inspect in (False, True):
+        with torch.no_grad():
+            if inspect:
+                insp = Inspector(model, memory=False)
+                insp.start()
+            try:
+                with Count() as c:
+                    model(x)
+            finally:
+                if inspect:
+                    insp.finish()
+        seen.append(c.ops)
+    assert seen[1] == seen[0]
+    assert insp.json()["calls"][0]["forward"] is not None  # it did check
+
+
 def test_shapes_resnet18():
     torchvision = pytest.importorskip("torchvision")
     model = torchvision.models.resnet18(num_classes=10)
