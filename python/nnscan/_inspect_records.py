@@ -6,7 +6,7 @@ import struct
 import time
 from typing import List, NamedTuple, Tuple
 
-from ._inspect_api import (_Batch, _Call, _Error, _Event, _SIZE_MAX,
+from ._inspect_api import (_Batch, _Call, _Error, _SIZE_MAX,
                            _Tensor, _c, _check, _lib_inspect, _name)
 from ._inspect_tensors import TensorRecord
 
