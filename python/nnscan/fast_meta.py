@@ -37,7 +37,8 @@ from .meta_nn import (
     weight_norm_meta)
 from .meta_shape import (
     cat_meta, stack_meta, roll_meta, index_meta, embedding_meta, tril_meta,
-    slice_backward_meta, arange_kw_meta, like_kw_meta)
+    slice_backward_meta, arange_kw_meta, like_kw_meta, factory_kw_meta,
+    new_factory_kw_meta, scalar_tensor_kw_meta, clone_kw_meta)
 
 
 _aten = torch.ops.aten
@@ -146,6 +147,14 @@ KWARGS_2X = {
     _aten.arange.start_step: arange_kw_meta,
     _aten.zeros_like.default: like_kw_meta,
     _aten.ones_like.default: like_kw_meta,
+    _aten.ones.default: factory_kw_meta,
+    _aten.zeros.default: factory_kw_meta,
+    _aten.empty.memory_format: factory_kw_meta,
+    _aten.new_ones.default: new_factory_kw_meta,
+    _aten.new_zeros.default: new_factory_kw_meta,
+    _aten.new_empty.default: new_factory_kw_meta,
+    _aten.scalar_tensor.default: scalar_tensor_kw_meta,
+    _aten.clone.default: clone_kw_meta,
 }
 FAST_META_KW = {}
 if hasattr(_aten, "_safe_softmax"):

@@ -1,7 +1,9 @@
 """fast_meta's kernels of concatenations, rolls, index lookups, triangles,
-and the factories called with keyword arguments (arange, zeros_like)."""
+and the factories called with keyword arguments (arange, zeros_like,
+ones, new_ones, scalar_tensor) and clone with a memory format."""
 import torch
 
+from .meta_elementwise import clone_meta as _clone_meta
 from .meta_layout import META, empty_like, ints, plain
 
 
@@ -212,3 +214,82 @@ def like_kw_meta(args, kwargs):
     if not meta or dt is not None and not isinstance(dt, torch.dtype):
         return None
     return empty_like(args[0], dt)
+
+
+def _sizes(size):
+    """A factory's size argument as a list of non-negative Python ints, or
+    None (a symbolic or negative size: PyTorch's kernel says what it
+    says)."""
+    if not isinstance(size, (list, tuple, torch.Size)) \
+            or not all(type(d) is int and d >= 0 for d in size):
+        return None
+    return list(size)
+
+
+def _real(dt):
+    """A dtype a factory's fast answer may take: a torch.dtype, not
+    complex (meta complex factories are PyTorch's)."""
+    return isinstance(dt, torch.dtype) and not dt.is_complex
+
+
+def factory_kw_meta(args, kwargs):
+    """ones / zeros / empty(size, dtype=..., device=meta, ...): a contiguous
+    tensor of that size in the dtype asked for, or the default float dtype
+    (transformers' causal masks: `torch.ones(q, k, dtype=torch.bool,
+    device=meta)`, about 20 us a call as PyTorch's Python reference). A
+    memory format asked of empty is declined, as is every size but a list
+    of ints."""
+    meta, dt = _on_meta(kwargs)
+    size = _sizes(args[0]) if len(args) == 1 else None
+    if not meta or size is None or dt is not None and not _real(dt):
+        return None
+    return torch.empty(size, dtype=dt or torch.get_default_dtype(),
+                       device=META)
+
+
+def new_factory_kw_meta(args, kwargs):
+    """x.new_ones / new_zeros / new_empty(size, ...) of a meta x: a
+    contiguous tensor of that size, x's dtype unless another is asked for,
+    on meta (x's device, or the one asked for)."""
+    if len(args) != 2 or not (isinstance(args[0], torch.Tensor)
+                              and args[0].is_meta):
+        return None
+    rest = dict(kwargs)
+    rest.setdefault("device", META)
+    meta, dt = _on_meta(rest)
+    size = _sizes(args[1])
+    if not meta or size is None or dt is not None and not _real(dt):
+        return None
+    return torch.empty(size, dtype=dt or args[0].dtype, device=META)
+
+
+def scalar_tensor_kw_meta(args, kwargs):
+    """scalar_tensor(number, dtype=..., device=meta): a 0-dimensional
+    tensor of the dtype asked for, or the default float dtype (what
+    `torch.tensor(number)` of a float, and masked fills of a number in
+    transformers' masks, become on meta)."""
+    meta, dt = _on_meta(kwargs)
+    if not meta or len(args) != 1 \
+            or type(args[0]) not in (int, float, bool) \
+            or dt is not None and not _real(dt):
+        return None
+    return torch.empty((), dtype=dt or torch.get_default_dtype(),
+                       device=META)
+
+
+def clone_kw_meta(args, kwargs):
+    """clone(x, memory_format=...) of a meta x: with contiguous_format a
+    contiguous tensor of x's size and dtype, whatever x's layout (the
+    rotary and attention code of most decoders: `.contiguous()` of a
+    transposed or expanded tensor); with preserve_format what clone(x)
+    gives (clone_meta, which declines all but a contiguous x)."""
+    if len(args) != 1 or set(kwargs) != {"memory_format"}:
+        return None
+    x, fmt = args[0], kwargs["memory_format"]
+    if not isinstance(x, torch.Tensor) or not x.is_meta:
+        return None
+    if fmt is torch.contiguous_format:
+        return torch.empty(x.shape, dtype=x.dtype, device=META)
+    if fmt is torch.preserve_format:
+        return _clone_meta(args)
+    return None

@@ -1320,6 +1320,30 @@ _ON_META = {"device": torch.device("meta"), "pin_memory": False}
     (A.ones_like.default, lambda: (_meta(2, 3),), {"dtype": torch.int64}),
     (A.zeros_like.default, lambda: (_meta(2, 8, 3, 3, channels_last=True),),
      {"memory_format": torch.preserve_format}),
+    (A.ones.default, lambda: ([16, 16],),
+     dict(_ON_META, dtype=torch.bool, layout=torch.strided)),
+    (A.zeros.default, lambda: ([3, 0, 2],), _ON_META),
+    (A.zeros.default, lambda: ((),), dict(_ON_META, dtype=torch.int64)),
+    (A.empty.memory_format, lambda: (torch.Size([2, 5]),),
+     dict(_ON_META, dtype=torch.float16)),
+    (A.new_ones.default, lambda: (_meta(2, dtype=torch.float16), [3, 4]),
+     {"pin_memory": False}),
+    (A.new_zeros.default, lambda: (_meta(2).t(), [1, 4, 1]),
+     {"dtype": torch.int32, "device": "meta"}),
+    (A.new_empty.default, lambda: (_meta(2, 3).t(), [0]), {"dtype": None}),
+    (A.scalar_tensor.default, lambda: (3,), _ON_META),
+    (A.scalar_tensor.default, lambda: (-1e4,),
+     dict(_ON_META, dtype=torch.float16)),
+    (A.scalar_tensor.default, lambda: (True,),
+     dict(_ON_META, dtype=torch.bool)),
+    (A.clone.default, lambda: (_meta(1, 16, 4, 16).transpose(1, 2),),
+     {"memory_format": torch.contiguous_format}),
+    (A.clone.default, lambda: (_meta(1, 2, 1, 16, 16).expand(1, 2, 2, 16, 16),),
+     {"memory_format": torch.contiguous_format}),
+    (A.clone.default, lambda: (_meta(2, 8, 3, 3, channels_last=True),),
+     {"memory_format": torch.contiguous_format}),
+    (A.clone.default, lambda: (_meta(2, 3),),
+     {"memory_format": torch.preserve_format}),
 ])
 def test_keyword_kernels_match_pytorch_meta(func, args, kwargs):
     _kw_answers_as_pytorch(func, args(), kwargs)
@@ -1343,12 +1367,54 @@ def test_keyword_kernels_decline_what_they_do_not_cover():
                                  torch.contiguous_format}) is None
     assert like((_meta(2, 3),), {"device": "cpu"}) is None
     assert like((torch.zeros(2, 3),), {}) is None
+    ones = KW[A.ones.default]
+    assert ones(([2, 3],), {"dtype": torch.bool}) is None       # on the CPU
+    assert ones(([-1, 3],), _ON_META) is None                   # PyTorch's
+    assert ones(([2, 3],), dict(_ON_META, dtype=torch.complex64)) is None
+    assert ones(([2.0, 3],), _ON_META) is None
+    assert KW[A.empty.memory_format](
+        ([2, 3],), dict(_ON_META, memory_format=torch.contiguous_format)) \
+        is None
+    new = KW[A.new_ones.default]
+    assert new((torch.zeros(2), [3]), {"pin_memory": False}) is None
+    assert new((_meta(2), [3]), {"device": "cpu"}) is None
+    assert KW[A.scalar_tensor.default]((torch.tensor(2.0),), _ON_META) \
+        is None
+    assert KW[A.scalar_tensor.default]((2.0,), {"pin_memory": False}) is None
+    clone = KW[A.clone.default]
+    assert clone((_meta(2, 8, 3, 3),),
+                 {"memory_format": torch.channels_last}) is None
+    assert clone((_meta(2, 3).t(),),
+                 {"memory_format": torch.preserve_format}) is None
+    assert clone((torch.zeros(2, 3),),
+                 {"memory_format": torch.contiguous_format}) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_contiguous_clone_of_any_layout_is_pytorch_s(seed):
+    """clone(x, memory_format=contiguous_format) (x.contiguous() of a
+    strided x) over random shapes and strides: PyTorch's tensor exactly."""
+    rng = random.Random(seed)
+    clone = KW[A.clone.default]
+    fmt = {"memory_format": torch.contiguous_format}
+    for _ in range(200):
+        nd = rng.randint(0, 5)
+        shape = [rng.choice([0, 1, 1, 2, 3, 4]) for _ in range(nd)]
+        strides = [rng.choice([0, 1, 2, 3, 5, 7, 30, 64]) for _ in range(nd)]
+        x = torch.empty_strided(shape, strides, device="meta",
+                                dtype=rng.choice([torch.float32,
+                                                  torch.bfloat16,
+                                                  torch.int64, torch.bool]))
+        ours, theirs = clone((x,), fmt), A.clone.default(x, **fmt)
+        assert (ours.shape, ours.dtype, ours.stride()) == \
+            (theirs.shape, theirs.dtype, theirs.stride()), (shape, strides)
 
 
 class _Keywords(torch.nn.Module):
     """Calls with keyword arguments: a tanh GELU, positions from arange,
     a state from zeros_like, a mask's cumsum and bitwise and, Mamba's
-    softplus, a stack of heads."""
+    softplus, a stack of heads, a causal mask from ones, a contiguous copy
+    of a transposed tensor, a new_zeros state."""
 
     def __init__(self):
         super().__init__()
@@ -1360,7 +1426,12 @@ class _Keywords(torch.nn.Module):
         ids = mask.long().cumsum(-1) * (mask & (pos < 5)[None]).long()
         state = torch.zeros_like(h, dtype=torch.float32)
         y = torch.stack([h, state, torch.nn.functional.softplus(h)], -1)
-        return y.sum() + ids.sum()
+        n = x.shape[1]
+        causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
+        scores = (h @ h.transpose(1, 2).contiguous()).masked_fill(
+            ~causal, -1e4)
+        pad = h.new_zeros(h.shape[0], 1, h.shape[2])
+        return y.sum() + ids.sum() + scores.sum() + torch.cat([h, pad], 1).sum()
 
 
 def test_recording_keyword_calls_is_unchanged_by_the_kernels():
