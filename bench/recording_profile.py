@@ -53,7 +53,11 @@ alone, and counts the minor page faults and system time of a warm one
 times that checkout's package (the script's own comes after PYTHONPATH on
 sys.path), with NNSCAN_LIBRARY another library.
 --floor prints, per model, the recording built up part by part from
-the floor (floor()'s doc). --against <other checkout>/python times this checkout's nnscan.summary
+the floor (floor()'s doc). --sections splits one nnscan.summary by the
+functions it calls (sections()'s doc): what is per summary (the meta
+copy, the build, the checks) against what is per op. --tape-per-op times
+recorder.record per op with the rules and with the numbered tape
+(docs/tape.md), in turns. --against <other checkout>/python times this checkout's nnscan.summary
 and the other's in one process, taking turns run after run (medians and
 the median of the per-run ratios; the two reports must be equal).
 """
@@ -476,6 +480,154 @@ def floor(name, runs):
               f"{min(v) * 1e3:7.1f}")
 
 
+# --sections: (module name in nnscan, attribute path, label) of what
+# nnscan.summary calls, timed exclusive of one another
+SECTIONS = (
+    ("recorder", "meta_copy", "meta copy of the model"),
+    ("recorder", "_call", "model forward (dispatch, kernels, shadows, hooks)"),
+    ("recorder", "record", "rules (recorder.record, per call)"),
+    ("graph", "_pack_parts", "pack (the graph as bytes)"),
+    ("graph", "_in_kept_buffer", "pack (into the kept buffer)"),
+    ("graph", "Graph.build", "C build (ctypes, builder)"),
+    ("torch_api", "Handle.infer", "infer"),
+    ("torch_api", "check_shapes", "check_shapes"),
+    ("torch_api", "Handle.analyze", "analyze"),
+    ("torch_api", "TorchSummary", "summary object"),
+    ("masks", "hand_over", "masks.hand_over"),
+    ("moe", "annotate", "moe.annotate"),
+    ("recorder", "module_tensors", "module tensors"),
+    ("recorder", "_Tree", "module tree walk"),
+    ("recorder", "param_table", "parameter table"),
+    ("recorder", "_read_unused_params", "unused parameters"),
+    ("recorder", "_train", "train(False) on the copy"),
+    ("recorder", "on_meta", "on_meta"),
+    ("recorder", "to_meta_inputs", "inputs to meta"),
+)
+
+
+def sections(name, runs):
+    """nnscan.summary's time by section (SECTIONS: each timed with
+    process_time, exclusive of the sections it calls; `other` is the
+    rest), in ms per summary, summed over --runs summaries after a
+    warm-up. The rules' wrapper runs per recorded call, so it adds about
+    half a microsecond a call to what it measures."""
+    import importlib
+    import nnscan
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+        return
+    model, args, kwargs = built
+    acc = collections.Counter()
+    stack = []
+    clock = time.process_time
+
+    def timed(f, label):
+        def run(*a, **k):
+            stack.append(0.0)
+            t = clock()
+            try:
+                return f(*a, **k)
+            finally:
+                d = clock() - t
+                inner = stack.pop()
+                acc[label] += d - inner
+                if stack:
+                    stack[-1] += d
+        return run
+    saved = []
+    for mod_name, path, label in SECTIONS:
+        mod = importlib.import_module("nnscan." + mod_name)
+        owner, attr = mod, path
+        if "." in path:
+            cls, attr = path.split(".")
+            owner = getattr(mod, cls)
+        f = owner.__dict__[attr] if isinstance(owner, type) \
+            else getattr(owner, attr)
+        saved.append((owner, attr, f))
+        setattr(owner, attr, timed(f, label))
+    call = lambda: nnscan.summary(model, inputs=args[0] if args else kwargs,
+                                  file=False)
+    try:
+        call()
+        acc.clear()
+        total = 0.0
+        for _ in range(runs):
+            t = clock()
+            call()
+            total += clock() - t
+    finally:
+        for owner, attr, f in saved:
+            setattr(owner, attr, f)
+    acc["other"] = total - sum(acc.values())
+    print(f"{name}: nnscan.summary {total / runs * 1e3:.2f} ms CPU "
+          f"(mean of {runs}, sections wrapped)")
+    for label, v in acc.most_common():
+        print(f"  {label:<52} {v / runs * 1e3:7.3f} ms {v / total:6.1%}")
+
+
+def tape_per_op(name, runs):
+    """Per op of tape.NUMBERED, recorder.record's time a call with the
+    rules (NNSCAN_TAPE_NUMBERED=0) and with the numbered tape (=1), the two
+    taking turns summary after summary in this process (medians of --runs
+    of each op's total); and both summaries' medians. recorder.record is
+    only the Python side: the tape's pack and lowering in C come on top."""
+    import nnscan
+    from nnscan import ops_map, recorder, tape
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+        return
+    model, args, kwargs = built
+    inputs = args[0] if args else kwargs
+    record = recorder.record
+    clock = time.perf_counter
+    acc = collections.defaultdict(float)
+    calls = collections.Counter()
+
+    def timed(b, func, a, k, out):
+        t = clock()
+        record(b, func, a, k, out)
+        base = ops_map.base_name(func)
+        acc[base] += clock() - t
+        calls[base] += 1
+    per = {m: collections.defaultdict(list) for m in "01"}
+    totals = {m: [] for m in "01"}
+    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    recorder.record = timed
+    try:
+        for run in range(runs + 1):
+            for m in "01":
+                os.environ["NNSCAN_TAPE_NUMBERED"] = m
+                acc.clear()
+                calls.clear()
+                t = time.process_time()
+                nnscan.summary(model, inputs=inputs, file=False)
+                if run:
+                    totals[m].append(time.process_time() - t)
+                    for op, v in acc.items():
+                        per[m][op].append((v, calls[op]))
+    finally:
+        recorder.record = record
+        if was is None:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+    med = statistics.median
+    print(f"{name}: summary, rules {med(totals['0']) * 1e3:.1f} ms, "
+          f"numbered tape {med(totals['1']) * 1e3:.1f} ms (medians of {runs})")
+    print(f"  {'op':<34} {'calls':>6} {'rules us':>9} {'numbered us':>12}")
+    rows = []
+    for op in per["0"]:
+        if op in tape.NUMBERED and op in per["1"]:
+            n = per["0"][op][0][1]
+            rows.append((op, n, med(v for v, _ in per["0"][op]) / n,
+                         med(v for v, _ in per["1"][op]) / n))
+    for op, n, r, t in sorted(rows, key=lambda r: (r[3] - r[2]) * r[1],
+                              reverse=True):
+        print(f"  {op:<34} {n:6d} {r * 1e6:9.1f} {t * 1e6:12.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -488,6 +640,12 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="the cumulative table down to the floor (--floor's "
                     "doc: floor())")
+    ap.add_argument("--tape-per-op", action="store_true",
+                    help="recorder.record per op, rules against the numbered "
+                    "tape (tape_per_op()'s doc)")
+    ap.add_argument("--sections", action="store_true",
+                    help="nnscan.summary's time by section (sections()'s "
+                    "doc)")
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
@@ -499,6 +657,14 @@ def main():
     if a.floor:
         for name in a.models.split(","):
             floor(name, a.runs)
+        return
+    if a.tape_per_op:
+        for name in a.models.split(","):
+            tape_per_op(name, a.runs)
+        return
+    if a.sections:
+        for name in a.models.split(","):
+            sections(name, a.runs)
         return
     if a.against:
         for name in a.models.split(","):
