@@ -123,6 +123,14 @@ def patched(obj, attr, value):
         setattr(obj, attr, old)
 
 
+def build_or_say(name):
+    """build(name), saying so where the model cannot be built."""
+    built = build(name)
+    if built is None:
+        print(f"{name}: skipped (transformers does not import)")
+    return built
+
+
 @contextlib.contextmanager
 def switched_off(parts):
     """record_model with the named parts off: "rules" (recorder.record),
@@ -262,9 +270,8 @@ def profile(name, runs, show_ops, summary_only=False):
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import graph, recorder, shadow, torch_api
     from nnscan.report import Handle  # noqa: F401 - the library loads
-    built = build(name)
+    built = build_or_say(name)
     if built is None:
-        print(f"{name}: skipped (transformers does not import)")
         return None
     model, args, kwargs = built
     if summary_only:
@@ -379,9 +386,8 @@ def against(name, other, runs):
     import importlib
     import tempfile
     import nnscan
-    built = build(name)
+    built = build_or_say(name)
     if built is None:
-        print(f"{name}: skipped (transformers does not import)")
         return
     model, args, kwargs = built
     d = tempfile.mkdtemp()
@@ -422,9 +428,8 @@ def floor(name, runs):
     import nnscan
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import fast_meta, graph, recorder
-    built = build(name)
+    built = build_or_say(name)
     if built is None:
-        print(f"{name}: skipped (transformers does not import)")
         return
     model, args, kwargs = built
     meta, margs, mkw = meta_forward_parts(model, args, kwargs)
@@ -513,9 +518,8 @@ def sections(name, runs):
     half a microsecond a call to what it measures."""
     import importlib
     import nnscan
-    built = build(name)
+    built = build_or_say(name)
     if built is None:
-        print(f"{name}: skipped (transformers does not import)")
         return
     model, args, kwargs = built
     acc = collections.Counter()
@@ -574,9 +578,8 @@ def tape_per_op(name, runs):
     only the Python side: the tape's pack and lowering in C come on top."""
     import nnscan
     from nnscan import ops_map, recorder, tape
-    built = build(name)
+    built = build_or_say(name)
     if built is None:
-        print(f"{name}: skipped (transformers does not import)")
         return
     model, args, kwargs = built
     inputs = args[0] if args else kwargs
