@@ -887,38 +887,80 @@ def _deepcopy_module(m, memo):
     if id(m) in memo:
         return memo[id(m)]
     cls = type(m)
-    rv = None
-    # (__deepcopy__ looked up on the class and the instance's own dict:
-    # Module.__getattr__'s miss path costs more than the rest of the copy)
-    if getattr(cls, "__deepcopy__", None) is None \
-            and "__deepcopy__" not in vars(m) \
-            and copyreg.dispatch_table.get(cls) is None:
-        rv = m.__reduce_ex__(4)
-    if not (isinstance(rv, tuple) and len(rv) == 5
-            and rv[0] is copyreg.__newobj__ and rv[1] == (cls,)
-            and type(rv[2]) is dict and rv[3] is None and rv[4] is None
-            and hasattr(cls, "__setstate__")):
+    plain = _PLAIN_COPY.get(cls)
+    if plain is None:
+        plain = _PLAIN_COPY[cls] = _plain_copy(cls)
+    state = None
+    # (the instance's own dict looked at, not getattr: Module.__getattr__'s
+    # miss path costs more than the rest of the copy)
+    if "__deepcopy__" not in vars(m):
+        if plain:
+            # what object.__reduce_ex__(4) would give as the state, without
+            # the rest of its tuple (checked once per class: _plain_copy)
+            state = m.__getstate__()
+        elif getattr(cls, "__deepcopy__", None) is None \
+                and copyreg.dispatch_table.get(cls) is None:
+            rv = m.__reduce_ex__(4)
+            if isinstance(rv, tuple) and len(rv) == 5 \
+                    and rv[0] is copyreg.__newobj__ and rv[1] == (cls,) \
+                    and rv[3] is None and rv[4] is None \
+                    and hasattr(cls, "__setstate__"):
+                state = rv[2]
+    if type(state) is not dict:
         return copy.deepcopy(m, memo)
     y = cls.__new__(cls)
     memo[id(m)] = y
     memo.setdefault(id(memo), []).append(m)  # deepcopy's keep-alive
-    state = dict(rv[2])
+    state = dict(state)
     for k, v in state.items():  # values replaced in place; atomic ones kept
-        if type(v) in _ATOMIC:
+        t = type(v)
+        if t in _ATOMIC:
             continue
-        if k in ("_parameters", "_buffers") and type(v) in (dict, OrderedDict):
-            state[k] = type(v)(
-                (n, None if t is None else memo[id(t)] if id(t) in memo
-                 else copy.deepcopy(t, memo)) for n, t in v.items()) \
-                if v else type(v)()
-        elif k == "_modules" and type(v) in (dict, OrderedDict):
-            state[k] = type(v)(
+        if t in _EMPTY_COPIES and not v:
+            state[k] = t()  # a hook dictionary, mostly: _deepcopy_value's
+        elif k in ("_parameters", "_buffers") and t in (dict, OrderedDict):
+            state[k] = t(
+                (n, None if x is None else memo[id(x)] if id(x) in memo
+                 else copy.deepcopy(x, memo)) for n, x in v.items())
+        elif k == "_modules" and t in (dict, OrderedDict):
+            state[k] = t(
                 (n, None if c is None else _deepcopy_module(c, memo))
-                for n, c in v.items()) if v else type(v)()
+                for n, c in v.items())
         else:
             state[k] = _deepcopy_value(v, memo)
     y.__setstate__(state)
     return y
+
+
+# Classes whose instances deepcopy copies through object.__reduce_ex__(4)
+# and __setstate__ alone (_plain_copy): class -> bool, asked once.
+_PLAIN_COPY = {}
+
+
+def _plain_copy(cls):
+    """Whether copy.deepcopy of an instance of cls (without a __deepcopy__
+    of its own in its dict) makes `cls.__new__(cls)`, deep-copies
+    `__getstate__()` (a dict) and hands it to `__setstate__`: the class
+    and copyreg customise nothing of that (no __deepcopy__, __reduce__,
+    __reduce_ex__, __getnewargs__, __getnewargs_ex__, __slots__)."""
+    if getattr(cls, "__deepcopy__", None) is not None \
+            or copyreg.dispatch_table.get(cls) is not None \
+            or cls.__reduce_ex__ is not object.__reduce_ex__ \
+            or cls.__reduce__ is not object.__reduce__ \
+            or not hasattr(cls, "__setstate__") \
+            or not hasattr(cls, "__getstate__"):
+        return False
+    for k in cls.__mro__:
+        d = vars(k)
+        if "__slots__" in d or "__getnewargs__" in d \
+                or "__getnewargs_ex__" in d:
+            return False
+    return True
+
+
+_META = torch.device("meta")
+_Parameter = torch.nn.Parameter
+_make_subclass = torch.Tensor._make_subclass
 
 
 def _to_meta(t):
@@ -926,8 +968,11 @@ def _to_meta(t):
         # a lazy module's: its pre-hook gives it a shape on the copy
         return type(t)(requires_grad=t.requires_grad, device="meta",
                        dtype=t.dtype)
-    m = torch.empty(t.shape, dtype=t.dtype, device="meta")
-    if isinstance(t, torch.nn.Parameter):
+    m = torch.empty(t.shape, dtype=t.dtype, device=_META)
+    if type(t) is _Parameter:
+        # what Parameter(m, requires_grad) does for a plain tensor
+        return _make_subclass(_Parameter, m, t.requires_grad)
+    if isinstance(t, _Parameter):
         return torch.nn.Parameter(m, requires_grad=t.requires_grad)
     return m
 
