@@ -889,7 +889,9 @@ def _deepcopy_module(m, memo):
     cls = type(m)
     plain = _PLAIN_COPY.get(cls)
     if plain is None:
-        plain = _PLAIN_COPY[cls] = _plain_copy(cls)
+        plain = _plain_copy(cls)
+        if len(_PLAIN_COPY) < 4096:  # torch.fx makes a class per module
+            _PLAIN_COPY[cls] = plain
     state = None
     # (the instance's own dict looked at, not getattr: Module.__getattr__'s
     # miss path costs more than the rest of the copy)
