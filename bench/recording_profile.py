@@ -376,13 +376,14 @@ def profile(name, runs, show_ops, summary_only=False):
     return out
 
 
-def against(name, other, runs):
+def against(name, other, runs, part="summary"):
     """nnscan.summary of this checkout and of another (`other`: its
     python/ directory, imported as the package `nnscan_base` through a
     symlink in a temporary directory), taking turns run after run in this
     one process, so that a busy machine slows both alike; their reports
     must be equal. Prints both medians and the median of the per-run
-    ratios (other / this)."""
+    ratios (other / this). part="meta_copy" times recorder.meta_copy of
+    the model alone instead (with shadows, as a recording makes it)."""
     import importlib
     import tempfile
     import nnscan
@@ -399,10 +400,18 @@ def against(name, other, runs):
     finally:
         sys.path.remove(d)
     inputs = args[0] if args else kwargs
-    fns = {"base": lambda: base.summary(model, inputs=inputs, file=False),
-           "this": lambda: nnscan.summary(model, inputs=inputs, file=False)}
-    if str(fns["base"]()) != str(fns["this"]()):
-        print(f"{name}: the two reports differ")
+    if part == "meta_copy":
+        pkgs = {"base": importlib.import_module("nnscan_base.recorder"),
+                "this": importlib.import_module("nnscan.recorder")}
+        fns = {k: (lambda r=r: r.meta_copy(model, r.Shadows()))
+               for k, r in pkgs.items()}
+    else:
+        fns = {"base": lambda: base.summary(model, inputs=inputs,
+                                            file=False),
+               "this": lambda: nnscan.summary(model, inputs=inputs,
+                                              file=False)}
+        if str(fns["base"]()) != str(fns["this"]()):
+            print(f"{name}: the two reports differ")
     times = {"base": [], "this": []}
     for i in range(runs):
         for k in ("base", "this") if i % 2 == 0 else ("this", "base"):
@@ -411,8 +420,8 @@ def against(name, other, runs):
             times[k].append(time.process_time() - t)
     b, n = times["base"], times["this"]
     ratio = statistics.median([x / y for x, y in zip(b, n)])
-    print(f"{name:20s} other {statistics.median(b) * 1e3:7.1f} ms  this "
-          f"{statistics.median(n) * 1e3:7.1f} ms  other/this {ratio:.3f}",
+    print(f"{name:20s} other {statistics.median(b) * 1e3:7.3f} ms  this "
+          f"{statistics.median(n) * 1e3:7.3f} ms  other/this {ratio:.3f}",
           flush=True)
 
 
@@ -652,6 +661,9 @@ def main():
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
+    ap.add_argument("--part", choices=("summary", "meta_copy"),
+                    default="summary",
+                    help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(a.threads)
@@ -671,7 +683,7 @@ def main():
         return
     if a.against:
         for name in a.models.split(","):
-            against(name, a.against, a.runs)
+            against(name, a.against, a.runs, a.part)
         return
     rows = []
     for name in a.models.split(","):

@@ -217,13 +217,10 @@ def like_kw_meta(args, kwargs):
 
 
 def _sizes(size):
-    """A factory's size argument as a list of non-negative Python ints, or
-    None (a symbolic or negative size: PyTorch's kernel says what it
-    says)."""
-    if not isinstance(size, (list, tuple, torch.Size)) \
-            or not all(type(d) is int and d >= 0 for d in size):
-        return None
-    return list(size)
+    """A factory's size argument, Python ints none negative (a torch.Size
+    is a tuple), or None (a symbolic or negative size: PyTorch's kernel
+    says what it says)."""
+    return size if ints(size) and min(size, default=0) >= 0 else None
 
 
 def _real(dt):
