@@ -1043,6 +1043,52 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
                                             const char *value_name,
                                             nns_param_kind kind,
                                             nns_error *err);
+/*
+ * Masks a binding observed. A binding that records a live model can keep
+ * the real contents of the small integer and boolean tensors that decide
+ * attention masks (the Python package tracks them on the meta device), but
+ * computing each costs time and memory, and the masked-attention counts
+ * (macs_unmasked, src/analyze/attention.c) read only some. Given the names
+ * of the main-graph values whose contents the caller can give
+ * (tracked[0..n)), nns_model_mask_inputs says which of them to give:
+ * wanted[0..*n_wanted) are positions in `tracked`, each once, in the
+ * order to give them (a caller with a byte budget gives the first ones).
+ *
+ * What is asked for: a tracked value that an additive mask (Add) or a
+ * selection (Where) applies beside an activation, or rather the tracked
+ * values it is made from where they say the same with fewer bytes (a
+ * broadcast, reshape or cast of one; a Where of a boolean mask between two
+ * one-element values); for a mask that is not tracked (too large), the
+ * tracked values it is made from through comparisons, joins and reshapes
+ * (at most 64 values walked); and the one-element branches of every
+ * Where. The op roles come from the operator table (NNS__ATTN_* marks),
+ * never from op names. Values whose contents the model already has, and
+ * names the main graph lacks, are not asked for. Reads the types of the
+ * last nns_model_infer(): NNS_E_STATE before one succeeded.
+ * `wanted` has room for n entries.
+ */
+NNS_API nns_status nns_model_mask_inputs(const nns_model *model,
+                                         const char *const *tracked, size_t n,
+                                         size_t *wanted, size_t *n_wanted,
+                                         nns_error *err);
+/*
+ * The main-graph values names[0..n_names) held, when the binding ran the
+ * model, the elements `data` (`size` bytes, little-endian, of `dtype`, in
+ * row-major order over dims[0..rank)): one copy, shared by every name, so
+ * the analyses read one mask computed once as one. Read by the analyses
+ * that need contents beyond what folding keeps (masked attention), never
+ * by shape inference; takes effect at the next nns_model_analyze() and
+ * replaces contents given before. Nothing changes unless every name is a
+ * main-graph value (NNS_E_NOTFOUND naming the first that is not) and the
+ * bytes are exactly what the elements take (NNS_E_ARG naming the value).
+ * The packed value_data record gives the same while building.
+ */
+NNS_API nns_status nns_model_set_value_data(nns_model *model,
+                                            const char *const *names,
+                                            size_t n_names, int dtype,
+                                            int rank, const int64_t *dims,
+                                            const void *data, size_t size,
+                                            nns_error *err);
 
 /* ==== Analysis: parameters, costs, memory, receptive field ==== */
 

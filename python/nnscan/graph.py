@@ -101,10 +101,9 @@ class Graph:
         # lowers; each argument (schema name, kind word, value), a
         # tensor's value its index in the node's inputs
         self.aten = {}
-        # value name -> (ONNX dtype, dims, raw bytes or None: the same as
-        # the last entry's with bytes): contents observed while recording
-        # (masks.py), the packed value_data record
-        self.known = {}
+        # value name -> meta tensor with a real value (a shadow): the
+        # values whose contents masks.hand_over may give the library
+        self.tracked = {}
         self._counter = 0
         self._nodes_made = 0    # numbers node names: unique after a drop
 
@@ -167,7 +166,7 @@ class Graph:
         _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
                    err, "nns_builder_new")
         try:
-            buf, size = _in_kept_buffer(*_pack_parts(self))
+            buf, size = _in_kept_buffer(_pack_parts(self))
             _api.check(lib.nns_builder_add_packed(b, buf, size,
                                                   ctypes.byref(err)),
                        err, "handing the recorded graph over")
@@ -269,53 +268,44 @@ _U32 = [_u32(n) for n in range(256)]  # small counts, packed once
 def pack(g):
     """The graph `g` and what only PyTorch knows (module classes and calls,
     parameter kinds) as one nns_builder_add_packed buffer."""
-    return b"".join(_pack_parts(g)[0])
+    return b"".join(_pack_parts(g))
 
 
 # Graph.build's buffer is written into one kept per thread and reused by
 # the next build, not joined into new bytes each time: on a machine where
 # memory freshly mapped by malloc is slow to touch (measured here: ~20 ms
-# CPU for LLaMA-3-8B's 0.8 MiB of records, ~30 ms more for its 4 MiB
-# causal mask, on every join) that is most of pack's time. The parts are
-# joined a run at a time (small joins reuse the same heap memory) and
-# copied in; a large part (a value's data) is copied on its own. Kept up
-# to _KEEP_MAX bytes; a larger buffer is made for its build alone.
+# CPU for LLaMA-3-8B's 0.8 MiB of records, on every join) that is most of
+# pack's time. The parts are joined a run at a time (small joins reuse the
+# same heap memory) and copied in. Kept up to _KEEP_MAX bytes; a larger
+# buffer is made for its build alone.
 _KEPT = threading.local()
-_BIG = 1 << 16  # a part this large is copied on its own, not joined
+_SMALL = 1 << 16  # a buffer this small is plain bytes
 _RUN = 2048  # parts joined at a time
 _KEEP_MAX = 64 << 20
 
 
-def _in_kept_buffer(parts, bigs):
+def _in_kept_buffer(parts):
     """(buffer, size): the parts concatenated, as pack() joins them, in
-    the thread's kept buffer (bigs: the indexes of the large parts); a
-    small graph's plain bytes."""
+    the thread's kept buffer; a small graph's plain bytes."""
     size = sum(map(len, parts))
-    if size < _BIG:
+    if size < _SMALL:
         return b"".join(parts), size
     kept = getattr(_KEPT, "buf", None)
     if kept is None or len(kept) < size:
         kept = bytearray(size)
         if size <= _KEEP_MAX:
             _KEPT.buf = kept
-    view, at, k = memoryview(kept), 0, 0
-    for stop in bigs + [len(parts)]:
-        while k < stop:
-            j = min(k + _RUN, stop)
-            run = b"".join(parts[k:j])
-            view[at:at + len(run)] = run
-            at, k = at + len(run), j
-        if stop < len(parts):
-            big = parts[stop]
-            view[at:at + len(big)] = big
-            at, k = at + len(big), stop + 1
+    view, at = memoryview(kept), 0
+    for k in range(0, len(parts), _RUN):
+        run = b"".join(parts[k:k + _RUN])
+        view[at:at + len(run)] = run
+        at += len(run)
     view.release()
     return (ctypes.c_char * size).from_buffer(kept), size
 
 
 def _pack_parts(g):
-    """pack()'s parts, and the indexes of the large ones (_BIG bytes and
-    more: a value's data) among them."""
+    """pack()'s parts: bytes, each a record or part of one."""
     s = _Strings()
     shapes = _Shapes()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
@@ -387,18 +377,7 @@ def _pack_parts(g):
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     for path, (k, n, tokens) in g.experts.items():
         out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
-    bigs = []
-    if g.known:
-        for name, (dt, dims, raw) in g.known.items():
-            out += [_TAG[_VALUE_DATA], s[name], _i32(dt),
-                    _shape(dims),
-                    _u64(0xFFFFFFFFFFFFFFFF) if raw is None
-                    else _u64(len(raw))]
-            if raw is not None and len(raw) >= _BIG:
-                bigs.append(len(out))
-                raw = memoryview(raw).cast("B")  # len: its bytes
-            out.append(raw or b"")
-    return out, bigs
+    return out
 
 
 class _I32s(dict):

@@ -73,7 +73,7 @@ def _block(nodes, at, path):
 
 
 # The op types whose nodes annotate reads (every input: TopK's k), for
-# tape.py (see masks.READS)
+# tape.py (_hides)
 READS = frozenset(("TopK",))
 
 

@@ -1139,7 +1139,7 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
                        for p, (ins, outs) in stack.io.items()}
     g.module_tensors = module_tensors(tree, b.params)
     moe.annotate(model, g)
-    masks.hand_over(b)
+    g.tracked = masks.track(b)
     if step is not None:
         step.finish(out, b)
     return Recording(g, b, stack, None, out)

@@ -144,6 +144,37 @@ class Handle(_api.Managed):
             self.ptr, _api.c_name(path), int(macs), ctypes.byref(err))
         _api.check(st, err, f"MACs of module '{path}'")
 
+    def mask_inputs(self, names):
+        """Which of the values `names` (whose contents the caller can give)
+        the masked-attention counts read: positions into names, in the
+        order to give them (nns_model_mask_inputs; after infer())."""
+        n = len(names)
+        arr = (ctypes.c_char_p * max(1, n))(*[_api.c_name(x) for x in names])
+        out = (ctypes.c_size_t * max(1, n))()
+        got = ctypes.c_size_t()
+        err = _api.NnsError()
+        st = _api.lib().nns_model_mask_inputs(self.ptr, arr, n, out,
+                                              ctypes.byref(got),
+                                              ctypes.byref(err))
+        _api.check(st, err, "picking the masks to hand over")
+        return out[:got.value]
+
+    def set_value_data(self, names, dtype, dims, data):
+        """The values `names` held the elements `data` (bytes of the
+        library's `dtype`, little-endian, over `dims`), one copy for all:
+        read at the next analyze() (nns_model_set_value_data)."""
+        arr = (ctypes.c_char_p * len(names))(*[_api.c_name(x) for x in names])
+        d = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        if not isinstance(data, bytes):  # a buffer: read in place
+            data = memoryview(data).cast("B")
+            data = bytes(data) if data.readonly or not len(data) else \
+                (ctypes.c_char * len(data)).from_buffer(data)
+        err = _api.NnsError()
+        st = _api.lib().nns_model_set_value_data(
+            self.ptr, arr, len(names), int(dtype), len(dims), d, data,
+            len(data), ctypes.byref(err))
+        _api.check(st, err, f"contents of '{names[0]}'")
+
     def analyze(self, optimizer="adam", hardware=None, compute_dtype=None,
                 forward=None):
         """A new Analysis of the last inference (several live side by

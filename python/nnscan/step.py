@@ -228,7 +228,7 @@ def record_flops(model, args=(), kwargs=None, device="auto"):
     plug in here, through nns_step_flops_of's two analyses)."""
     import sys
     from . import backward, recorder
-    from .torch_api import check_shapes
+    from .torch_api import built
     ck = {}
     if "torch.distributed" in sys.modules:
         # inside a job: FSDP2 / DTensor parameters recorded as the rank
@@ -246,9 +246,7 @@ def record_flops(model, args=(), kwargs=None, device="auto"):
     rec = recorder.record_model(model, args, kwargs or {}, device=device,
                                 keep_graph=True, training=model.training,
                                 call=call)
-    handle = rec.graph.build()
-    handle.infer(fallback_declared=True)
-    check_shapes(handle, rec)
+    handle = built(rec)
     fwd = handle.analyze()
     bg, _ = backward.record_backward(rec)
     bh = bg.build()

@@ -21,8 +21,8 @@ would have. What keeps the rest in Python, and why, is docs/tape.md's
 
 The graph holds, for such a call, the node it lowers to (the table's op
 type over the call's tensors) beside the record: the Python passes that
-read g.nodes (fused.py's kernels, masks.py, moe.py, drop_nodes, rename,
-checkpoint node counts) see what the library will build; pack() writes the
+read g.nodes (fused.py's kernels, moe.py, drop_nodes, rename, checkpoint
+node counts) see what the library will build; pack() writes the
 record in the node's place, its tensors by the node's (possibly renamed)
 input names.
 """
@@ -163,7 +163,7 @@ def _scalar(v):
 # Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
 # mixed dtypes takes one Cast more, the complex ops), and indexing whose
 # output the rule declares as data-shaped. A call whose placeholder would
-# hide from masks.py or moe.py what they read is kept by its rule at run
+# hide from moe.py what it reads is kept by its rule at run
 # time (_hides), as is one reading a weight's pending t() (mm, addmm).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
@@ -376,8 +376,8 @@ def _plan(base, sig, outs):
     ops = tuple(info.op_types.decode().split(" "))
     if _hides(ops, info.constants):
         return None
-    # the node Python's passes see: the one node, or the call (masks.py,
-    # moe.py and the rest look for op types it is none of); its domain the
+    # the node Python's passes see: the one node, or the call (moe.py
+    # and the rest look for op types it is none of); its domain the
     # first the nodes have, for pack()'s opset records
     domain, _, op = ops[0].rpartition(":")
     if info.nodes > 1:
@@ -414,13 +414,14 @@ def _template(sig, n_outs):
 
 
 def _hides(ops, constants):
-    """Whether the call's placeholder would hide nodes masks.py or moe.py
-    read: any of them among several nodes (the placeholder is one node of
-    its own op type), or one of those they read every input of beside
-    constants (the placeholder has the call's tensors alone)."""
-    from . import masks, moe
+    """Whether the call's placeholder would hide nodes moe.py reads: one of
+    them among several nodes (the placeholder is one node of its own op
+    type), or one beside constants (moe.py reads every input, and the
+    placeholder has the call's tensors alone). masks.py needs no such care:
+    the library picks the masks from its own graph
+    (nns_model_mask_inputs)."""
+    from . import moe
     plain = [op.rpartition(":")[2] for op in ops]
     if len(plain) > 1:
-        return any(op in masks.READS or op in moe.READS for op in plain)
-    return constants > 0 and (plain[0] in masks.READS_WHOLE or
-                              plain[0] in moe.READS)
+        return any(op in moe.READS for op in plain)
+    return constants > 0 and plain[0] in moe.READS

@@ -14,7 +14,7 @@ import io
 import sys
 import warnings
 
-from . import _api, _args
+from . import _api, _args, masks
 from ._api import graph_opset, py_name
 from .report import (Handle, Summary, clever_format,  # thop's: compat.md
                      render_layers)
@@ -165,18 +165,16 @@ def analyze_module(module, args=(), kwargs=None, method="record",
             rec = recorder.record_model(module, args, kwargs, device=device,
                                         custom_ops=custom_ops, call=call,
                                         training=step is not None, step=shared)
-            handle = rec.graph.build()
+            handle = built(rec)
+            for path, macs in rec.stack.custom.items():
+                handle.set_module_macs(path, macs)
         elif method == "onnx":
             rec = None
             handle = Handle.load(export_onnx(module, args, kwargs))
+            handle.infer(fallback_declared=True)
         else:
             raise ValueError(
                 f"method must be 'record' or 'onnx', not {method!r}")
-        handle.infer(fallback_declared=True)
-        if rec is not None:
-            check_shapes(handle, rec)
-            for path, macs in rec.stack.custom.items():
-                handle.set_module_macs(path, macs)
         if hardware is not None:
             columns = tuple(columns) + ("bytes", "roof")
         if shared is not None:
@@ -192,6 +190,17 @@ def analyze_module(module, args=(), kwargs=None, method="record",
 
 class ShapeMismatch(UserWarning):
     """The library inferred another shape than PyTorch recorded."""
+
+
+def built(rec):
+    """The recording's graph built and inferred, its shapes checked against
+    PyTorch's and the masks its attention counts read handed over: a
+    report.Handle to analyze."""
+    handle = rec.graph.build()
+    handle.infer(fallback_declared=True)
+    check_shapes(handle, rec)
+    masks.hand_over(handle, rec)
+    return handle
 
 
 def check_shapes(handle, rec):
@@ -241,9 +250,7 @@ def analyze_training(module, args, kwargs, max_depth=None,
     name = name or type(module).__name__  # docs/cli.md, "Model names"
     rec = recorder.record_model(module, args, kwargs or {}, device=device,
                                 keep_graph=True)
-    handle = rec.graph.build()
-    handle.infer(fallback_declared=True)
-    check_shapes(handle, rec)
+    handle = built(rec)
     s = TorchSummary(handle.analyze(optimizer), rec, "record", name=name,
                      max_depth=max_depth, columns=columns, wrap=wrap)
     bg, bb = backward.record_backward(rec)

@@ -81,16 +81,15 @@ def test_counts_on_the_tape_are_pytorchs(monkeypatch):
 
 def test_build_buffer_is_packs_bytes():
     """Graph.build hands the library the kept buffer (graph._in_kept_buffer):
-    the same bytes as pack(), a large value's data included, also when the
-    buffer is reused for a smaller graph."""
+    the same bytes as pack() joins, also past one run of joined parts and
+    when the buffer is reused for a smaller graph."""
     from nnscan import recorder
     rec = recorder.record_model(Residual().eval(), (torch.zeros(2, 6),),
                                 keep_graph=True)
-    g = rec.graph
-    name = next(iter(g.values))
-    big = memoryview(bytes(range(256)) * 1024)  # 256 KiB, one large part
-    for known in ({name: (1, [65536], big)},
-                  {name: (1, [32768], big[:1 << 17])}, {}):
-        g.known = known
-        buf, size = graph._in_kept_buffer(*graph._pack_parts(g))
-        assert bytes(buf)[:size] == graph.pack(g)
+    parts = graph._pack_parts(rec.graph)
+    assert b"".join(parts) == graph.pack(rec.graph)
+    many = [bytes([k % 251]) * (k % 97) for k in range(6000)]  # 3 runs, 288 KB
+    for ps in (parts + many, parts + many[:2500], parts):
+        buf, size = graph._in_kept_buffer(ps)
+        assert size == sum(map(len, ps))
+        assert bytes(buf)[:size] == b"".join(ps)

@@ -394,12 +394,13 @@ static nns_status make_type(nns_builder *b, const char *what,
   return NNS_OK;
 }
 
-/* A tensor of known dims, with a copy of `data` or (data NULL) none. */
-static nns_status make_tensor(nns_builder *b, const char *what,
-                              const char *name, int dtype, int rank,
-                              const int64_t *dims, const void *data,
-                              size_t data_size, bool sparse,
-                              nns__tensor **out, nns_error *err) {
+/* A tensor of known dims in m's arenas, with a copy of `data` or (data
+ * NULL) none (ir.h). */
+nns_status nns__model_tensor(nns_model *m, const char *what,
+                             const char *name, int dtype, int rank,
+                             const int64_t *dims, const void *data,
+                             size_t data_size, bool sparse,
+                             nns__tensor **out, nns_error *err) {
   if (dtype <= 0 || !dtype_ok(dtype))
     return bad(err, "%s '%s': unknown dtype %d", what, name, dtype);
   if (rank < 0)
@@ -429,9 +430,9 @@ static nns_status make_tensor(nns_builder *b, const char *what,
                  "need %lld", what, name, data_size, (long long)numel,
                  nns_dtype_name(dtype), (long long)need);
   }
-  nns__arena *a = &b->m->arena;
+  nns__arena *a = &m->arena;
   nns__tensor *t = nns__arena_alloc(a, sizeof *t);
-  const char *n = intern(b, name);
+  const char *n = nns__intern_cstr(&m->strings, name);
   if (!t || !n)
     return nomem(err);
   t->name = n;
@@ -446,17 +447,27 @@ static nns_status make_tensor(nns_builder *b, const char *what,
     memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
   t->storage = sparse ? NNS__ST_SPARSE : data ? NNS__ST_RAW : NNS__ST_NONE;
   if (data && need) {
-    uint8_t *copy = nns__arena_alloc(&b->m->data_arena, (size_t)need);
+    uint8_t *copy = nns__arena_alloc(&m->data_arena, (size_t)need);
     if (!copy)
       return nomem(err);
     memcpy(copy, data, (size_t)need);
     t->raw = copy;
     t->raw_len = (size_t)need;
   } else if (data) {
-    t->raw = (const uint8_t *)b->empty;
+    t->raw = (const uint8_t *)""; /* no bytes, but given */
   }
   *out = t;
   return NNS_OK;
+}
+
+/* A tensor of the model being described (nns__model_tensor). */
+static nns_status make_tensor(nns_builder *b, const char *what,
+                              const char *name, int dtype, int rank,
+                              const int64_t *dims, const void *data,
+                              size_t data_size, bool sparse,
+                              nns__tensor **out, nns_error *err) {
+  return nns__model_tensor(b->m, what, name, dtype, rank, dims, data,
+                           data_size, sparse, out, err);
 }
 
 /* ==== Graph values ==== */

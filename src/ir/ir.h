@@ -598,6 +598,18 @@ static inline bool nns__dtype_is_int(int32_t dtype) {
  * (integers and bool by value). */
 double nns__raw_elem(int32_t dtype, const uint8_t *p);
 
+/* A tensor of `rank` known dims in m's arenas, named `name`, with a copy
+ * of `data` (exactly the bytes its elements take) or, data NULL, none;
+ * `sparse`: a sparse tensor, given by dtype and dims only. NNS_E_ARG names
+ * `what` and `name` for an unknown dtype, a bad rank or dim, or a size
+ * that does not match (builder.c: the builder's tensors, and contents a
+ * binding gives a built model). */
+nns_status nns__model_tensor(nns_model *m, const char *what,
+                             const char *name, int dtype, int rank,
+                             const int64_t *dims, const void *data,
+                             size_t data_size, bool sparse,
+                             nns__tensor **out, nns_error *err);
+
 /* Decodes an initializer's elements into c. Returns NNS_OK, or an error
  * (external file missing or short, data size mismatch). `limit` bounds the
  * element count decoded; larger tensors give NNS_E_LIMIT. */

@@ -1309,6 +1309,39 @@ static void c_model_add_module_tensor(void) {
   CHECK_EQ(h.param_bytes, 2);
   nns_model_free(m);
 }
+static void c_model_mask_inputs(void) {
+  const char *names[] = {"x"};
+  size_t w[1], n = 9;
+  CHECK_EQ(nns_model_mask_inputs(NULL, names, 1, w, &n, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_mask_inputs(m, names, 1, w, NULL, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_mask_inputs(m, NULL, 1, w, &n, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_mask_inputs(m, names, 1, w, &n, &err), NNS_E_STATE);
+  CHECK_EQ(n, 0);
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_mask_inputs(m, names, 1, w, &n, &err), NNS_OK);
+  CHECK_EQ(n, 0); /* no mask applied to anything */
+  nns_model_free(m);
+}
+static void c_model_set_value_data(void) {
+  const char *names[] = {"x"}, *none[] = {NULL};
+  int64_t d[] = {1};
+  float one = 1;
+  CHECK_EQ(nns_model_set_value_data(NULL, names, 1, NNS_DT_FLOAT, 1, d, &one,
+                                    4, &err), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_set_value_data(m, NULL, 1, NNS_DT_FLOAT, 1, d, &one, 4,
+                                    &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_value_data(m, names, 1, NNS_DT_FLOAT, 1, d, NULL, 4,
+                                    &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_value_data(m, none, 1, NNS_DT_FLOAT, 1, d, &one, 4,
+                                    &err), NNS_E_NOTFOUND);
+  CHECK_EQ(nns_model_set_value_data(m, names, 1, NNS_DT_FLOAT, 1, NULL, &one,
+                                    4, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_set_value_data(m, names, 1, NNS_DT_FLOAT, -1, d, &one,
+                                    4, &err), NNS_E_ARG);
+  nns_model_free(m);
+}
 static void c_model_module_held(void) {
   nns_module_held h = {.size = sizeof h};
   CHECK_EQ(nns_model_module_held(NULL, "", 1, &h), NNS_E_ARG);
@@ -1803,7 +1836,7 @@ static const entry exports[] = {
     {"nns_model_set_param_kind", c_set_param_kind},
     E(model_set_module_call), E(model_module_call),
     E(model_module_call_count), E(model_add_module_tensor),
-    E(model_module_held),
+    E(model_module_held), E(model_mask_inputs), E(model_set_value_data),
     {"nns_model_analyze", c_analyze},
     {"nns_train_phase_name", c_train_phase_name},
     {"nns_model_set_train_step", c_set_train_step},

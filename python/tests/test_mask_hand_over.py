@@ -1,0 +1,78 @@
+"""What a recording computes and gives the library for masked attention
+(masks.hand_over): the library picks, from its own built graph
+(nns_model_mask_inputs), the tracked values its counts read, and only
+those are computed and given (nns_model_set_value_data). Checked on a
+model that also tracks values no mask is made from (token ids for an
+embedding, positions for a position embedding), and against the pairs
+the mask allows, counted here from its definition."""
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn as nn  # noqa: E402
+
+from nnscan import masks, report, shadow, torch_api  # noqa: E402
+
+T, D = 6, 8
+
+
+class Decoder(nn.Module):
+    """Token and position embeddings, then one head of attention whose
+    causal mask is made from arange comparisons, additive (0 / -inf)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(50, D)
+        self.pos = nn.Embedding(T, D)
+        self.qkv = nn.Linear(D, 3 * D)
+
+    def forward(self, ids):
+        i = torch.arange(ids.shape[1], device=ids.device)
+        x = self.tok(ids) + self.pos(i)
+        q, k, v = self.qkv(x).chunk(3, -1)
+        keep = i[None, :] <= i[:, None]
+        bias = torch.where(keep, 0.0, float("-inf"))
+        s = q @ k.transpose(-1, -2) + bias
+        return torch.softmax(s, -1) @ v
+
+
+def test_only_what_the_library_asks_for_is_computed_and_given(monkeypatch):
+    given, computed, during = [], [], []
+    set_value_data, value = report.Handle.set_value_data, shadow.Shadows.value
+    hand_over = masks.hand_over
+
+    def give(self, names, *rest):
+        given.append(list(names))
+        return set_value_data(self, names, *rest)
+
+    def compute(self, t):  # the calls hand_over makes, not their inputs'
+        if not during or during[-1] != 1:
+            return value(self, t)
+        during.append(2)
+        try:
+            v = value(self, t)
+        finally:
+            during.pop()
+        computed.append(None if v is None else tuple(v.shape))
+        return v
+
+    def handing_over(*a):
+        during.append(1)
+        try:
+            return hand_over(*a)
+        finally:
+            during.pop()
+    monkeypatch.setattr(report.Handle, "set_value_data", give)
+    monkeypatch.setattr(shadow.Shadows, "value", compute)
+    monkeypatch.setattr(masks, "hand_over", handing_over)
+    ids = torch.randint(0, 50, (1, T))
+    t = torch_api.analyze_module(Decoder().eval(), (ids,)).totals
+    # the causal mask of T x T: T (T - 1) / 2 pairs left out, D each in
+    # both products (one head of D)
+    assert t["macs"] - t["macs_unmasked"] == T * (T - 1) // 2 * 2 * D
+    # The additive mask is a Where of the boolean one between two numbers:
+    # the library asks for those three, fewer bytes than the float mask,
+    # each once; never for the token ids or positions the model also
+    # tracks (the boolean mask is itself tracked, so its positions are
+    # not needed).
+    assert sorted(computed) == [(), (), (T, T)]
+    assert len(given) == 3 and all(len(n) == 1 for n in given)
