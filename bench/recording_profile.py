@@ -259,7 +259,7 @@ def rule_shares(model, args, kwargs):
                 "data_shaped", "fresh_like", "alias", "node_raw", "node",
                 "unmapped", "hold", "_any_real_formed", "_entry"):
             by["recorder Builder+record"] += tt
-        elif base in ("ops_map.py", "graph.py", "masks.py", "moe.py"):
+        elif base in ("ops_map.py", "graph.py", "masks.py"):
             by[base] += tt
     return by
 
@@ -508,7 +508,6 @@ SECTIONS = (
     ("torch_api", "Handle.analyze", "analyze"),
     ("torch_api", "TorchSummary", "summary object"),
     ("masks", "hand_over", "masks.hand_over"),
-    ("moe", "annotate", "moe.annotate"),
     ("recorder", "module_tensors", "module tensors"),
     ("recorder", "_Tree", "module tree walk"),
     ("recorder", "param_table", "parameter table"),

@@ -92,8 +92,6 @@ class Graph:
         # (recorder.module_tensors; nns_model_add_module_tensor's order)
         self.module_tensors = []
         self.param_kinds = {}   # initializer name -> trainable|frozen|buffer|constant
-        # experts module path -> (k, E, tokens routed per call): moe.py
-        self.experts = {}
         self.declared = set()   # values whose shape is declared (value_info)
         self.node_source = []   # per node: the aten op it came from
         # node name -> (aten base name, arguments): the node is an aten call
@@ -375,8 +373,6 @@ def _pack_parts(g):
     kinds = _api.param_kinds()
     for name, kind in g.param_kinds.items():
         out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
-    for path, (k, n, tokens) in g.experts.items():
-        out += [_TAG[_EXPERTS], s[path], _i64(k), _i64(n), _i64(tokens)]
     return out
 
 

@@ -45,7 +45,7 @@ from collections import OrderedDict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _args, fused, moe, ops_map, tape
+from . import _args, fused, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
 from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
 from .graph import DTYPE_OF, Graph, Init, Value, onnx_dtype
@@ -1138,7 +1138,6 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     g.module_shapes = {p: (ins[0] if ins else None, outs[0] if outs else None)
                        for p, (ins, outs) in stack.io.items()}
     g.module_tensors = module_tensors(tree, b.params)
-    moe.annotate(model, g)
     g.tracked = masks.track(b)
     if step is not None:
         step.finish(out, b)

@@ -21,8 +21,8 @@ would have. What keeps the rest in Python, and why, is docs/tape.md's
 
 The graph holds, for such a call, the node it lowers to (the table's op
 type over the call's tensors) beside the record: the Python passes that
-read g.nodes (fused.py's kernels, moe.py, drop_nodes, rename, checkpoint
-node counts) see what the library will build; pack() writes the
+read g.nodes (fused.py's kernels, drop_nodes, rename, checkpoint node
+counts) see what the library will build; pack() writes the
 record in the node's place, its tensors by the node's (possibly renamed)
 input names.
 """
@@ -162,9 +162,8 @@ def _scalar(v):
 # shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
 # mixed dtypes takes one Cast more, the complex ops), and indexing whose
-# output the rule declares as data-shaped. A call whose placeholder would
-# hide from moe.py what it reads is kept by its rule at run
-# time (_hides), as is one reading a weight's pending t() (mm, addmm).
+# output the rule declares as data-shaped. A call reading a weight's
+# pending t() (mm, addmm) is kept by its rule at run time.
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
     "_reshape_alias", "_safe_softmax", "_softmax", "_unsafe_view",
@@ -374,11 +373,10 @@ def _plan(base, sig, outs):
     if st != 0 or info.nodes < 1 or min(numbers) < 0 or not any(numbers):
         return None  # NOTFOUND, an alias, ...: the rule records it
     ops = tuple(info.op_types.decode().split(" "))
-    if _hides(ops, info.constants):
-        return None
-    # the node Python's passes see: the one node, or the call (moe.py
-    # and the rest look for op types it is none of); its domain the
-    # first the nodes have, for pack()'s opset records
+    # the node Python's passes see: the one node, or the call (none of
+    # them looks for op types any more: the masks and the experts are the
+    # library's); its domain the first the nodes have, for pack()'s opset
+    # records
     domain, _, op = ops[0].rpartition(":")
     if info.nodes > 1:
         op = "aten::" + base
@@ -412,16 +410,3 @@ def _template(sig, n_outs):
     return [graph._u32(len(sig))] + parts + [graph._u32(n_outs)] + \
         [-1 - j for j in range(n_outs)]
 
-
-def _hides(ops, constants):
-    """Whether the call's placeholder would hide nodes moe.py reads: one of
-    them among several nodes (the placeholder is one node of its own op
-    type), or one beside constants (moe.py reads every input, and the
-    placeholder has the call's tensors alone). masks.py needs no such care:
-    the library picks the masks from its own graph
-    (nns_model_mask_inputs)."""
-    from . import moe
-    plain = [op.rpartition(":")[2] for op in ops]
-    if len(plain) > 1:
-        return any(op in moe.READS for op in plain)
-    return constants > 0 and plain[0] in moe.READS
