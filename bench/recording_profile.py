@@ -639,6 +639,61 @@ def tape_per_op(name, runs):
         print(f"  {op:<34} {n:6d} {r * 1e6:9.1f} {t * 1e6:12.1f}")
 
 
+def hand_over_parts(name, runs):
+    """What masks.hand_over spends a summary on: each shadow computation
+    it runs (the ops of the masks the library asked for, and of their
+    inputs), by op and shapes, and the hand-over's whole time, per summary
+    (medians of --runs; process time, so a fresh page's fault counts). An
+    op's time includes the inputs it computes first (shadow values are
+    computed when read: a tril's includes the ones it reads)."""
+    import nnscan
+    from nnscan import masks, shadow
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    inputs = args[0] if args else kwargs
+    run, hand_over = shadow.Shadows._run, masks.hand_over
+    clock = time.process_time
+    inside, parts, whole = [], collections.defaultdict(list), []
+    seen = collections.Counter()
+
+    def timed_run(self, func, a, k, blank):
+        t = clock()
+        try:
+            return run(self, func, a, k, blank)
+        finally:
+            if inside:
+                shapes = ",".join("x".join(map(str, x.shape)) if hasattr(
+                    x, "shape") else type(x).__name__ for x in a)
+                key = f"{func} ({shapes})"
+                seen[key] += 1
+                parts[key].append(clock() - t)
+
+    def timed_hand_over(*a):
+        inside.append(1)
+        t = clock()
+        try:
+            return hand_over(*a)
+        finally:
+            whole.append(clock() - t)
+            inside.pop()
+    nnscan.summary(model, inputs=inputs, file=False)  # warm
+    shadow.Shadows._run, masks.hand_over = timed_run, timed_hand_over
+    try:
+        for _ in range(runs):
+            nnscan.summary(model, inputs=inputs, file=False)
+    finally:
+        shadow.Shadows._run, masks.hand_over = run, hand_over
+    med = statistics.median
+    print(f"{name}: masks.hand_over {med(whole) * 1e3:.2f} ms a summary "
+          f"(median of {runs})")
+    rows = sorted(((sum(v) / runs, k, seen[k] // runs)
+                   for k, v in parts.items()), reverse=True)
+    for t, k, n in rows[:12]:
+        print(f"  {t * 1e3:8.2f} ms  {n:3d}x  {k}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -657,6 +712,9 @@ def main():
     ap.add_argument("--sections", action="store_true",
                     help="nnscan.summary's time by section (sections()'s "
                     "doc)")
+    ap.add_argument("--hand-over", action="store_true",
+                    help="masks.hand_over's shadow computations "
+                    "(hand_over_parts()'s doc)")
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
@@ -679,6 +737,10 @@ def main():
     if a.sections:
         for name in a.models.split(","):
             sections(name, a.runs)
+        return
+    if a.hand_over:
+        for name in a.models.split(","):
+            hand_over_parts(name, a.runs)
         return
     if a.against:
         for name in a.models.split(","):
