@@ -16,7 +16,7 @@ Models: every torchvision classification model (CPU, random weights,
 seed 0, 1x3x224x224; 299 for inception_v3) but the few whose random
 initialisation alone takes many seconds (--skip), and with transformers
 every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
-a GPT-2 small CPU model at 512 tokens. A model that fails writes its
+a GPT-2 small CPU model at 512 tokens and LLaMA-3-8B on meta at 2,048. A model that fails writes its
 error instead (and compares as such). --compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).
@@ -76,6 +76,17 @@ def hf_models():
         return GPT2LMHeadModel(GPT2Config()).eval(), \
             {"input_ids": torch.zeros(1, 512, dtype=torch.long)}
     yield "gpt2_512", gpt2
+
+    def llama3_8b():  # on meta: its causal mask over 2,048 tokens
+        path = list(sys.path)  # recording_speed puts this checkout's first
+        sys.path.insert(0, HERE)
+        try:
+            from recording_speed import llama3_8b_meta
+        finally:
+            sys.path[:] = path
+        return llama3_8b_meta(), {
+            "input_ids": torch.zeros(1, 2048, dtype=torch.long)}
+    yield "llama3_8b_2048", llama3_8b
 
 
 def reports(model, inputs):

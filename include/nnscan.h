@@ -1063,7 +1063,9 @@ NNS_API nns_status nns_model_set_param_kind(nns_model *model,
  * (at most 64 values walked); and the one-element branches of every
  * Where. The op roles come from the operator table (NNS__ATTN_* marks),
  * never from op names. Values whose contents the model already has, and
- * names the main graph lacks, are not asked for. Reads the types of the
+ * names the main graph lacks, are not asked for; nor is a triangle (Trilu)
+ * of a fill already given (below), through Not and ops that keep values:
+ * the counts read it from its diagonal. Reads the types of the
  * last nns_model_infer(): NNS_E_STATE before one succeeded.
  * `wanted` has room for n entries.
  */
@@ -1075,7 +1077,9 @@ NNS_API nns_status nns_model_mask_inputs(const nns_model *model,
  * The main-graph values names[0..n_names) held, when the binding ran the
  * model, the elements `data` (`size` bytes, little-endian, of `dtype`, in
  * row-major order over dims[0..rank)): one copy, shared by every name, so
- * the analyses read one mask computed once as one. Read by the analyses
+ * the analyses read one mask computed once as one. One element (rank 0)
+ * given for a value of more is a fill: every element is that one (ones,
+ * zeros, a full tensor), at no cost for its size. Read by the analyses
  * that need contents beyond what folding keeps (masked attention), never
  * by shape inference; takes effect at the next nns_model_analyze() and
  * replaces contents given before. Nothing changes unless every name is a

@@ -41,6 +41,19 @@ def hand_over(handle, rec):
         return
     shadows = rec.builder.shadows
     names = list(tracked)
+    # Fills not computed yet (ones, zeros, full) are given first, as their
+    # one element: the library reads a triangle of one (the causal mask
+    # PyTorch's math SDPA builds on meta, ones(L, S).tril()) from its
+    # diagonal, and then asks for neither tensor.
+    fills = {}  # (dtype, type, number) -> names
+    for name, t in tracked.items():
+        f = shadows.fill_of(t)
+        if f is not None and t.numel() > 1:
+            fills.setdefault((t.dtype, type(f), f), []).append(name)
+    for (dtype, _, f), same in fills.items():
+        dt = onnx_dtype(dtype)
+        if dt:
+            handle.set_value_data(same, dt, [], number_bytes(f, dtype))
     # Values of one computation (the same mask built in every layer:
     # shadow.py's memo) are handed over once, under all their names, and
     # the library counts the mask once.
@@ -102,8 +115,12 @@ _INT = {int}
 _TENSOR = torch.tensor  # PyTorch's own, not shadow.py's wrapper of a recording
 
 
+def onnx_dtype(dtype):
+    from .graph import onnx_dtype
+    return onnx_dtype(dtype)
+
+
 def _raw(v):
     """(ONNX dtype, dims, little-endian bytes) of a CPU tensor; the dtype 0
     (unknown to the library) for one the library does not name."""
-    from .graph import onnx_dtype
     return onnx_dtype(v.dtype), list(v.shape), tensor_bytes(v)

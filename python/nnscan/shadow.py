@@ -110,6 +110,37 @@ def _trackable_input(t, floats=False):
             and t.numel() <= MAX_ELEMENTS)
 
 
+_FILLS = None
+
+
+def _fills():
+    """(aten op -> what its value is made of: True / False (every element
+    one / zero) or the index of its argument holding the fill value; the
+    aten ops whose output holds their first input's elements, viewed or
+    copied: a fill's is a fill; not a cast, which may change them)."""
+    global _FILLS
+    if _FILLS is None:
+        aten = torch.ops.aten
+
+        def op(name, overload="default"):
+            return getattr(getattr(aten, name, None), overload, None)
+        table = {"ones": True, "zeros": False, "new_ones": True,
+                 "new_zeros": False, "ones_like": True, "zeros_like": False,
+                 "full": 1, "new_full": 2, "full_like": 1}
+        fills = {op(n): at for n, at in table.items() if op(n) is not None}
+        if op("fill", "Scalar") is not None:
+            fills[op("fill", "Scalar")] = 1
+        same = {op(n) for n in ("detach", "alias", "clone", "lift_fresh",
+                                "expand", "view", "_unsafe_view", "reshape",
+                                "_reshape_alias", "unsqueeze", "squeeze",
+                                "t", "permute")}
+        same.update(o for o in (op("transpose", "int"),
+                                op("squeeze", "dim")))
+        same.discard(None)
+        _FILLS = (fills, frozenset(same))
+    return _FILLS
+
+
 class _Pending:
     """An op whose output values are computed when first read."""
     __slots__ = ("func", "args", "kwargs", "blank", "outs", "depth", "done")
@@ -160,6 +191,29 @@ class Shadows:
             e = self.of.get(id(t))
             v = e[1] if e is not None and e[0] is t else None
         return v
+
+    def fill_of(self, t, depth=0):
+        """The one number every element of t's value is, where that value
+        is a fill not computed yet (ones, zeros, full and their _like and
+        new_ forms, or a view or copy of one): found without
+        computing it; else None."""
+        e = self.of.get(id(t))
+        if e is None or e[0] is not t or not isinstance(e[1], _Pending):
+            return None
+        p = e[1]
+        fills, same = _fills()
+        if p.func in same:
+            src = p.args[0] if p.args else None
+            return self.fill_of(src, depth + 1) \
+                if isinstance(src, torch.Tensor) and depth < 8 else None
+        at = fills.get(p.func)
+        if at is None:
+            return None
+        if isinstance(at, bool):
+            return int(at)
+        v = p.args[at] if len(p.args) > at else \
+            p.kwargs.get("fill_value", p.kwargs.get("value"))
+        return v if type(v) in (int, float, bool) else None
 
     def _depth(self, t):
         e = self.of.get(id(t))

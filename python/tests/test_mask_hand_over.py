@@ -35,7 +35,9 @@ class Decoder(nn.Module):
         return torch.softmax(s, -1) @ v
 
 
-def test_only_what_the_library_asks_for_is_computed_and_given(monkeypatch):
+def _handed_over(monkeypatch, model, *args):
+    """(totals, shapes of the values hand_over computed, the names given
+    per set_value_data call)."""
     given, computed, during = [], [], []
     set_value_data, value = report.Handle.set_value_data, shadow.Shadows.value
     hand_over = masks.hand_over
@@ -64,8 +66,13 @@ def test_only_what_the_library_asks_for_is_computed_and_given(monkeypatch):
     monkeypatch.setattr(report.Handle, "set_value_data", give)
     monkeypatch.setattr(shadow.Shadows, "value", compute)
     monkeypatch.setattr(masks, "hand_over", handing_over)
+    t = torch_api.analyze_module(model.eval(), args).totals
+    return t, computed, given
+
+
+def test_only_what_the_library_asks_for_is_computed_and_given(monkeypatch):
     ids = torch.randint(0, 50, (1, T))
-    t = torch_api.analyze_module(Decoder().eval(), (ids,)).totals
+    t, computed, given = _handed_over(monkeypatch, Decoder(), ids)
     # the causal mask of T x T: T (T - 1) / 2 pairs left out, D each in
     # both products (one head of D)
     assert t["macs"] - t["macs_unmasked"] == T * (T - 1) // 2 * 2 * D
@@ -76,3 +83,30 @@ def test_only_what_the_library_asks_for_is_computed_and_given(monkeypatch):
     # not needed).
     assert sorted(computed) == [(), (), (T, T)]
     assert len(given) == 3 and all(len(n) == 1 for n in given)
+
+
+class TrilOfOnes(nn.Module):
+    """The causal mask as PyTorch's math SDPA builds it on meta:
+    ones(L, S, bool).tril(), applied with masked_fill."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(D, 3 * D)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, -1)
+        t = x.shape[1]
+        keep = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        s = (q @ k.transpose(-1, -2)).masked_fill(~keep, float("-inf"))
+        return torch.softmax(s, -1) @ v
+
+
+def test_a_triangle_of_ones_is_read_from_its_diagonal(monkeypatch):
+    """The ones are given as one element before the library picks, and
+    neither they nor the triangle are computed: the library reads the
+    mask from the diagonal."""
+    t, computed, given = _handed_over(monkeypatch, TrilOfOnes(),
+                                      torch.randn(1, T, D))
+    assert t["macs"] - t["macs_unmasked"] == T * (T - 1) // 2 * 2 * D
+    assert (T, T) not in computed
+    assert given and given[0] and all(len(n) == 1 for n in given)

@@ -57,6 +57,9 @@ typedef struct mask {
   bool always;  /* (count_pairs) one value along every axis that allows:
                    no mask at all (transformers starts its and-ed masks
                    from a True) */
+  bool ramp;    /* no contents: element i is ramp_from + i (a triangle's
+                   positions, find_masks) */
+  int64_t ramp_from;
 } mask;
 
 /* The dims of v as the counts take them: with a model m, a symbol not
@@ -106,7 +109,9 @@ static const uint8_t *raw_of(const nns__tensor *t, int64_t numel) {
   return t->raw;
 }
 
-/* Fills m's contents from v's, if known. */
+/* Fills m's contents from v's, if known. Contents of one element given
+ * for a value of more (nns_model_set_value_data: a filled tensor) are
+ * that element everywhere: m's dims become ones, a broadcast. */
 static bool contents(const nns_model *md, const nns__value *v, mask *m) {
   int64_t n = numel_of(md, v);
   if (n < 0)
@@ -121,6 +126,9 @@ static bool contents(const nns_model *md, const nns__value *v, mask *m) {
   }
   const nns__tensor *t = raw_of(v->init, n) ? v->init : v->known;
   const uint8_t *raw = raw_of(t, n);
+  if (!raw && t == v->known && n > 1 && (raw = raw_of(t, 1)))
+    for (int32_t k = 0; k < m->rank; k++)
+      m->dims[k] = 1; /* a fill */
   if (!raw)
     return false;
   m->c = NULL;
@@ -132,6 +140,8 @@ static bool contents(const nns_model *md, const nns__value *v, mask *m) {
 
 /* Element i of m's contents. */
 static double elem(const mask *m, int64_t i) {
+  if (m->ramp)
+    return (double)(m->ramp_from + i);
   if (m->c)
     return m->c->f ? m->c->f[i] : (double)m->c->i[i].v;
   return nns__raw_elem(m->dtype, m->raw + i * m->bytes);
@@ -215,6 +225,55 @@ static bool same_but_leading_ones(const int64_t *a, int32_t ra,
   return ra == rb && !memcmp(a, b, (size_t)ra * sizeof *a);
 }
 
+static int find_masks(const nns_model *md, const nns__value *v, bool select,
+                      bool want, mask *out, int room, int depth);
+
+/* A triangle (Trilu: its input's elements on one side of a diagonal of
+ * its last two axes, zeros elsewhere) of a filled tensor, read at its own
+ * dims d[0..r): where the fill's value and where zero allow the same, the
+ * fill alone (out[0]: all or none); else two ramps compared, the keys
+ * against the queries plus the diagonal k: key <= query + k (the lower
+ * side; >= for the upper) where the fill's value is the one that allows,
+ * the other side where zero is. A triangle of other contents is not
+ * read (0). */
+static int triangle(const nns_model *md, const nns__node *p, mask *out,
+                    int room, int depth, const int64_t *d, int32_t r) {
+  if (room < 2 || r < 2 || !p->in[0] ||
+      find_masks(md, p->in[0], out->select, out->want, out, 1, depth + 1) != 1)
+    return 0;
+  for (int32_t k = 0; k < out->rank; k++)
+    if (out->dims[k] != 1)
+      return 0; /* not a fill */
+  double diag = p->n_in > 1 && p->in[1] ? scalar_of(md, p->in[1]) : 0;
+  int64_t upper = 1;
+  for (int32_t i = 0; i < p->n_attrs; i++)
+    if (!strcmp(p->attrs[i].name, "upper"))
+      upper = p->attrs[i].i;
+  if (isnan(diag) || diag != floor(diag) || fabs(diag) > 1e15)
+    return 0;
+  mask zero = out[0];
+  zero.c = NULL;
+  zero.raw = (const uint8_t *)"\0\0\0\0\0\0\0\0";
+  zero.dtype = NNS_DT_INT64;
+  zero.bytes = 8;
+  bool fill_allows = allows(&out[0], 0), zero_allows = allows(&zero, 0);
+  if (fill_allows == zero_allows)
+    return 1;
+  uint8_t kept = upper ? NNS__ATTN_GREATER_EQUAL : NNS__ATTN_LESS_EQUAL;
+  memset(out, 0, 2 * sizeof *out);
+  out[0].ramp = out[1].ramp = true;
+  out[0].select = out[1].select = true;
+  out[0].rank = out[1].rank = 2;
+  out[0].dims[0] = 1;
+  out[0].dims[1] = d[r - 1];
+  out[1].dims[0] = d[r - 2];
+  out[1].dims[1] = 1;
+  out[1].ramp_from = (int64_t)diag;
+  out[0].cmp = fill_allows ? kept : negated(kept);
+  out[1].operand = true;
+  return 2;
+}
+
 /* Goes back from a mask operand v to known contents, through ops that
  * keep values (a reshape keeps the dims it is read with, a broadcast takes
  * its input's) and, for an additive mask, a Where that picks between an
@@ -269,9 +328,12 @@ static int find_masks(const nns_model *md, const nns__value *v, bool select,
      * through a reshape that changed them, but for leading ones) */
     int64_t d[MAX_RANK];
     int32_t r;
-    if (depth < 0 || !out->select || !dims_of(md, v, &r, d) ||
+    if (depth < 0 || (!out->select && at != NNS__ATTN_TRIANGLE) ||
+        !dims_of(md, v, &r, d) ||
         !same_but_leading_ones(d, r, out->dims, out->rank))
       return 0;
+    if (at == NNS__ATTN_TRIANGLE)
+      return triangle(md, p, out, room, depth, d, r);
     if (at == NNS__ATTN_NOT) {
       out->want = !out->want;
       v = p->in[0];
@@ -823,6 +885,7 @@ static bool same_masks(const match *x, const match *y) {
     if (p->c != q->c || p->raw != q->raw || p->dtype != q->dtype ||
         p->select != q->select || p->want != q->want || p->rank != q->rank ||
         p->cmp != q->cmp || p->operand != q->operand ||
+        p->ramp != q->ramp || p->ramp_from != q->ramp_from ||
         memcmp(p->dims, q->dims, (size_t)p->rank * sizeof *p->dims))
       return false;
   }

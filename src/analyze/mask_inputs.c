@@ -73,16 +73,43 @@ static void ask(pick *p, const nns__value *v) {
   p->out[p->n_out++] = at;
 }
 
+/* Whether v is a triangle (NNS__ATTN_TRIANGLE) of a filled tensor whose
+ * one element the caller already gave (a one-element contents of a value
+ * of more) with a constant diagonal: find_masks reads it from the
+ * diagonal, with no contents of its own. */
+static bool triangle_of_a_fill(const nns__node *n) {
+  const nns__value *in = n->n_in > 0 ? n->in[0] : NULL;
+  return mark(n) == NNS__ATTN_TRIANGLE && in && in->known &&
+         in->known->numel == 1 && numel(in) > 1 &&
+         (n->n_in < 2 || !n->in[1] || is_init(n->in[1]));
+}
+
+/* Whether find_masks reads v with no contents of its own: a triangle of a
+ * fill already given, through Not and ops that keep values. */
+static bool readable(const nns__value *v, int depth) {
+  const nns__node *n = v ? v->producer : NULL;
+  if (!n || depth > MAX_DEPTH)
+    return false;
+  uint8_t at = mark(n);
+  if (at == NNS__ATTN_TRIANGLE)
+    return triangle_of_a_fill(n);
+  return (at == NNS__ATTN_NOT || at == NNS__ATTN_KEEP) && n->n_in > 0 &&
+         readable(n->in[0], depth + 1);
+}
+
 /* The tracked values the tracked value v says the same as, in fewer
  * bytes, that find_masks follows back: through a broadcast, reshape or
  * cast of a tracked value, and a Where of a tracked condition between two
- * one-element values (a boolean mask made additive). */
+ * one-element values (a boolean mask made additive); none for a triangle
+ * of a fill already given (readable). */
 static void sources(pick *p, const nns__value *v, int depth) {
   const nns__node *n = v->producer;
   if (!n || depth > MAX_DEPTH) {
     ask(p, v);
     return;
   }
+  if (readable(v, 0))
+    return;
   uint8_t at = mark(n);
   if (at == NNS__ATTN_KEEP && n->n_in > 0 && tracked(p, n->in[0])) {
     sources(p, n->in[0], depth + 1);

@@ -274,7 +274,12 @@ enum {
   NNS__ATTN_LESS,          /* a < b */
   NNS__ATTN_LESS_EQUAL,    /* a <= b */
   NNS__ATTN_GREATER,       /* a > b */
-  NNS__ATTN_GREATER_EQUAL  /* a >= b */
+  NNS__ATTN_GREATER_EQUAL, /* a >= b */
+  /* Keeps one side of a diagonal of its input's last two axes (Trilu:
+   * key - query <= k, or >= k for the upper side), the rest zero: a
+   * causal mask made of a filled tensor (PyTorch's math SDPA on meta:
+   * ones(L, S).tril()), read from its diagonal. */
+  NNS__ATTN_TRIANGLE
 };
 
 /* The role letter of input i of node n ('a' when the op is unknown or

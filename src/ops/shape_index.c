@@ -1194,7 +1194,7 @@ const nns__op nns__ops_shape_index[] = {
      .cost = nns__cost_move_x},
     {"", "Trilu", 14, NNS__OPSET_MAX, "ac", trilu_attrs, trilu_shape,
      trilu_fold,
-     .cost = nns__cost_move_x},
+     .cost = nns__cost_move_x, .attn = NNS__ATTN_TRIANGLE},
     {"", "ReverseSequence", 10, NNS__OPSET_MAX, "ac", reverse_sequence_attrs,
      reverse_sequence_shape, NULL, .cost = nns__cost_move},
     {"", "NonZero", 9, NNS__OPSET_MAX, "a", NULL, nonzero_shape, nonzero_fold,

@@ -6,6 +6,7 @@
 #ifndef NNS_FUZZ_REPORT_H
 #define NNS_FUZZ_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,9 @@ static inline void fuzz_report_v2_and_diff(const nns_analysis *a) {
 /* After an inference: every main-graph value (the first 4,096) offered
  * as tracked; nns_model_mask_inputs walks whatever graph this is, and each
  * value it asks for is given, when its inferred dims are known and small,
- * as elements whose bytes are all 1 (true, 1, or a tiny float), which
- * the analysis's masked-attention counts then read. */
+ * as elements whose bytes are all 1 (true, 1, or a tiny float), every
+ * other one as a fill (its one element), which the analysis's
+ * masked-attention counts then read. */
 static inline void fuzz_masks(nns_model *m) {
   nns_error err;
   size_t n = nns_model_value_count(m), got = 0;
@@ -99,8 +101,11 @@ static inline void fuzz_masks(nns_model *m) {
     unsigned char *data = bytes ? malloc(bytes) : NULL;
     if (data) {
       memset(data, 1, bytes);
+      bool fill = k % 2 && numel > 1;
       (void)nns_model_set_value_data(m, &names[wanted[k]], 1, vi.dtype,
-                                     vi.rank, dims, data, bytes, &err);
+                                     fill ? 0 : vi.rank, dims, data,
+                                     fill ? bytes / (size_t)numel : bytes,
+                                     &err);
     }
     free(data);
   }

@@ -169,6 +169,52 @@ static void test_untracked_mask_from_positions(void) {
   nns_model_free(m);
 }
 
+/* A triangle of a filled tensor (PyTorch's math SDPA on meta:
+ * ones(L, S).tril()): once the fill is given as its one element, the
+ * library asks for neither tensor and reads the mask from the diagonal.
+ * `form` 0: Where(tril(ones), s, -inf); 1: s + triu(full(-inf), 1);
+ * 2: Where(triu(ones, 1), -inf, s). Each is causal: 48 MACs out. */
+static void triangle_case(int form) {
+  nns_builder *b = scores();
+  int64_t d[] = {4, 4}, one[] = {1};
+  int64_t diag = form ? 1 : 0;
+  nns_builder_add_initializer(b, "fill", form == 1 ? NNS_DT_FLOAT
+                                                   : NNS_DT_BOOL,
+                              2, d, NULL, 0, &err);
+  nns_builder_add_initializer(b, "diag", NNS_DT_INT64, 0, one, &diag,
+                              sizeof diag, &err);
+  node(b, "Trilu", 2, (const char *[]){"fill", "diag"}, "tri");
+  CHECK_EQ(nns_builder_attr_int(b, "upper", form ? 1 : 0, &err), NNS_OK);
+  if (form == 0)
+    node(b, "Where", 3, (const char *[]){"tri", "s", "ninf"}, "sm");
+  else if (form == 1)
+    node(b, "Add", 2, (const char *[]){"s", "tri"}, "sm");
+  else
+    node(b, "Where", 3, (const char *[]){"tri", "ninf", "s"}, "sm");
+  nns_model *m = finish(b, "sm");
+  if (!m)
+    return;
+  const char *both[] = {"fill", "tri"};
+  CHECK_STR(asked(m, both, 2), "tri"); /* the fill not given: the mask */
+  CHECK_EQ(masked_out(m), 0);
+  unsigned char yes = 1;
+  float ninf = -INFINITY;
+  CHECK_EQ(nns_model_set_value_data(m, both, 1, form == 1 ? NNS_DT_FLOAT
+                                                         : NNS_DT_BOOL,
+                                    0, NULL,
+                                    form == 1 ? (const void *)&ninf : &yes,
+                                    form == 1 ? sizeof ninf : 1, &err),
+           NNS_OK);
+  CHECK_STR(asked(m, both, 2), "");
+  CHECK_EQ(masked_out(m), 48);
+  nns_model_free(m);
+}
+
+static void test_triangle_of_a_fill(void) {
+  for (int form = 0; form < 3; form++)
+    triangle_case(form);
+}
+
 /* Arithmetic between masks applies none: nothing is asked for. */
 static void test_mask_arithmetic_is_not_a_mask_applied(void) {
   nns_builder *b = scores();
@@ -240,6 +286,7 @@ int main(void) {
   RUN(test_where_mask_through_a_view);
   RUN(test_additive_mask_from_a_boolean_one);
   RUN(test_untracked_mask_from_positions);
+  RUN(test_triangle_of_a_fill);
   RUN(test_mask_arithmetic_is_not_a_mask_applied);
   RUN(test_bad_calls);
   return check_finish();
