@@ -10,8 +10,11 @@ hand_over() asks the library which of them its mask counts read
 (nns_model_mask_inputs: the graph is the library's, so the question is
 too) and gives it those, computing only them (shadow values are computed
 when first read), within MAX_BYTES per recording
-(nns_model_set_value_data). Nothing else a recording tracks leaves
-Python (docs/python.md, "Real values on the meta path").
+(nns_model_set_value_data). Fills not computed yet (ones, zeros, full)
+are given first, as their one element, which the library reads a
+triangle of (ones(L, S).tril(), PyTorch's math SDPA causal mask on meta)
+from: neither tensor is then made. Nothing else a recording tracks
+leaves Python (docs/python.md, "Real values on the meta path").
 """
 import torch
 from torch.utils._mode_utils import no_dispatch as _no_dispatch

@@ -15,7 +15,9 @@
  * A mask counts when its contents are known: folded (a mask built from
  * shapes, or from a graph input given with --value), an initializer's
  * bytes, or the contents a binding observed while recording (the packed
- * value_data record). An additive mask leaves out the pairs where it is
+ * value_data record; one element given for a value of more is a fill),
+ * or a triangle (Trilu) of a fill, read from its diagonal as positions
+ * compared. An additive mask leaves out the pairs where it is
  * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
  * them underflows to 0 in every float type); a Where leaves out the pairs
  * where it picks such a fill. A mask whose contents are not known leaves
