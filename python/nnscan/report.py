@@ -50,6 +50,11 @@ def _free_model(free_model, ptr, analyses):
     free_model(ptr)
 
 
+def _c_names(names):
+    """names as a C array of the C API's strings (_api.c_name)."""
+    return (ctypes.c_char_p * max(1, len(names)))(*map(_api.c_name, names))
+
+
 class Handle(_api.Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
@@ -149,7 +154,7 @@ class Handle(_api.Managed):
         the masked-attention counts read: positions into names, in the
         order to give them (nns_model_mask_inputs; after infer())."""
         n = len(names)
-        arr = (ctypes.c_char_p * max(1, n))(*[_api.c_name(x) for x in names])
+        arr = _c_names(names)
         out = (ctypes.c_size_t * max(1, n))()
         got = ctypes.c_size_t()
         err = _api.NnsError()
@@ -163,7 +168,7 @@ class Handle(_api.Managed):
         """The values `names` held the elements `data` (bytes of the
         library's `dtype`, little-endian, over `dims`), one copy for all:
         read at the next analyze() (nns_model_set_value_data)."""
-        arr = (ctypes.c_char_p * len(names))(*[_api.c_name(x) for x in names])
+        arr = _c_names(names)
         d = (ctypes.c_int64 * max(1, len(dims)))(*dims)
         if not isinstance(data, bytes):  # a buffer: read in place
             data = memoryview(data).cast("B")

@@ -253,12 +253,9 @@ static int triangle(const nns_model *md, const nns__node *p, mask *out,
       upper = p->attrs[i].i;
   if (isnan(diag) || diag != floor(diag) || fabs(diag) > 1e15)
     return 0;
-  mask zero = out[0];
-  zero.c = NULL;
-  zero.raw = (const uint8_t *)"\0\0\0\0\0\0\0\0";
-  zero.dtype = NNS_DT_INT64;
-  zero.bytes = 8;
-  bool fill_allows = allows(&out[0], 0), zero_allows = allows(&zero, 0);
+  /* zero allows as a selection's false, and always as an additive mask */
+  bool fill_allows = allows(&out[0], 0),
+       zero_allows = out[0].select ? !out[0].want : true;
   if (fill_allows == zero_allows)
     return 1;
   uint8_t kept = upper ? NNS__ATTN_GREATER_EQUAL : NNS__ATTN_LESS_EQUAL;
