@@ -413,6 +413,7 @@ static void grid_fill(void *arg) {
       char buf[512];
       const char *src = NULL; /* a name cleaned as it is, not copied */
       shape_slot key;         /* C_SHAPE: what the cell is made of */
+      key.rank = -1; /* a cell made of no shape ("not called") keeps none */
       const shape_slot *kept = NULL;
       buf[0] = 0;
       const nns__cell_def *def = &nns__cells[g->id[c]];

@@ -687,6 +687,91 @@ static void test_short_names_keep_guides(void) {
   }
 }
 
+/* A module that never ran between two that did, all of one output shape,
+ * after enough other shapes that the table's kept Output Shape cells wrap
+ * around: the rows after it show their shape, not "not called" (a cell of
+ * no shape was once kept under the previous row's shape: CLIP's text
+ * encoder layers read "not called" after its ModuleList). */
+static void test_not_called_keeps_no_shape(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  /* m1..m7: seven shapes of their own, then enc (1, 9, 4), enc.layers
+   * (never called), enc.layers.0 and enc.layers.1 (1, 9, 4) */
+  char in[16], out[16], node[48];
+  for (int k = 1; k <= 8; k++) {
+    int64_t d[] = {1, k == 8 ? 9 : k, 4};
+    snprintf(in, sizeof in, "i%d", k);
+    CHECK_EQ(nns_builder_add_input(b, in, NNS_DT_FLOAT, 3, d, NULL, &err),
+             NNS_OK);
+    snprintf(out, sizeof out, "o%d", k);
+    if (k < 8)
+      snprintf(node, sizeof node, "/m%d/Relu", k);
+    else
+      snprintf(node, sizeof node, "/enc/Relu");
+    const char *ins[] = {in}, *outs[] = {out};
+    CHECK_EQ(nns_builder_add_node(b, "Relu", "", node, NULL, ins, 1, outs, 1,
+                                  &err),
+             NNS_OK);
+    CHECK_EQ(nns_builder_add_output(b, out, 0, -1, NULL, NULL, &err), NNS_OK);
+  }
+  static const char *const deep[][3] = {
+      {"/enc/layers/0/Relu", "o8", "p0"}, {"/enc/layers/1/Relu", "p0", "p1"}};
+  for (size_t k = 0; k < 2; k++) {
+    const char *ins[] = {deep[k][1]}, *outs[] = {deep[k][2]};
+    CHECK_EQ(nns_builder_add_node(b, "Relu", "", deep[k][0], NULL, ins, 1,
+                                  outs, 1, &err),
+             NNS_OK);
+  }
+  CHECK_EQ(nns_builder_add_output(b, "p1", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  static const char *const called[] = {"m1", "m2", "m3", "m4",
+                                       "m5", "m6", "m7", "enc",
+                                       "enc.layers.0", "enc.layers.1"};
+  for (size_t k = 0; k < sizeof called / sizeof *called; k++)
+    CHECK_EQ(nns_model_set_module(m, called[k], "Block", 1, &err), NNS_OK);
+  CHECK_EQ(nns_model_set_module(m, "enc.layers", "ModuleList", 0, &err),
+           NNS_OK);
+  nns_analysis *a = NULL;
+  CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  nns_report_options opt = {.size = sizeof opt, .width = 100,
+                            .max_depth = NNS_DEPTH_ALL};
+  CHECK(f != NULL && a != NULL);
+  if (f && a) {
+    CHECK_EQ(nns_report(a, &opt, stream_write, f, &err), NNS_OK);
+  }
+  if (f)
+    fclose(f);
+  /* exactly one "not called", on the ModuleList's row */
+  const char *nc = text ? strstr(text, "not called") : NULL;
+  CHECK(nc != NULL && !strstr(nc + 1, "not called"));
+  const char *row = nc;
+  while (row && row > text && row[-1] != '\n')
+    row--;
+  CHECK(row && strstr(row, "ModuleList") && strstr(row, "ModuleList") < nc);
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    bool block = false;
+    for (size_t i = 0; i + 5 <= n && !block; i++)
+      block = strncmp(line + i, "Block", 5) == 0;
+    if (block && !memchr(line, '(', n)) {
+      fprintf(stderr, "row without a shape: %.*s\n", (int)n, line);
+      CHECK(0);
+    }
+    line = end ? end + 1 : NULL;
+  }
+  free(text);
+  nns_analysis_free(a);
+  nns_model_free(m);
+}
+
 /* A module the binding declared with no calls (googlenet's aux heads in
  * eval) says so in every format: "not called" for its output shape in
  * text, CSV and Markdown, "called": false in JSON; one that ran shows its
@@ -907,6 +992,7 @@ static void test_uncounted_lost_at_if(void) {
 
 int main(void) {
   RUN(test_not_called);
+  RUN(test_not_called_keeps_no_shape);
   RUN(test_v1_metric_places);
   RUN(test_short_names_keep_guides);
   RUN(test_long_dims_get_short_names);
