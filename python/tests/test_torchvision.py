@@ -6,7 +6,8 @@ randomly initialised):
     (<model>.ref.json, measured by PyTorch with a backward pass);
   - MACs within 0.5 % of tools/make_costs.py's independent aten dispatch
     count (<model>.costs.json);
-  - per-module output shapes equal the forward hooks' (<model>.ref.json);
+  - per-module output shapes equal the forward hooks' (<model>.ref.json),
+    the layers' outputs their first call's;
   - nothing left uncounted.
 And, where the ONNX path is exact, the same totals as the ONNX export of the
 same model analysed by the library.
@@ -87,6 +88,12 @@ def test_params_macs_shapes(summaries, fixtures_dir, name):
         # parameters the module's subtree uses, as PyTorch counted them
         row = layers.get(mod["name"])
         assert (row["params"] if row else 0) == mod["params"], mod["name"]
+        # the layer's output (the tables' Output Shape, JSON's `output`)
+        # is the first call's too: Bottleneck.relu runs on 64, then 256
+        # channels
+        if row and mod["output_shapes"]:
+            assert row["output"]["shape"] == mod["output_shapes"][0], \
+                mod["name"]
 
 
 # Models whose ONNX export spells every op as the recording does: all five

@@ -687,17 +687,59 @@ static bool is_activation(const nns__analysis *a, const nns__value *v) {
          (v->producer || v->is_graph_input);
 }
 
+/* The first output a binding recorded for the module of layer l
+ * (nns_model_set_module_shapes), or NULL: PyTorch's own first call. */
+static const nns__module_decl *first_output(const nns_model *m,
+                                            const nns__analysis *a,
+                                            size_t l) {
+  const char *path = a->layers[l].info.path;
+  const nns__module_decl *d =
+      path && path[0] ? nns__map_get(&m->modules, path) : NULL;
+  return d && d->out_rank >= 0 ? d : NULL;
+}
+
+/* Whether value v has exactly the shape the binding recorded for d. */
+static bool is_first_output(const nns__module_decl *d, const nns__value *v) {
+  if (!d || v->type.rank != d->out_rank)
+    return false;
+  for (int k = 0; k < d->out_rank; k++)
+    if (v->type.dims[k].sym || v->type.dims[k].v != d->out_shape[k])
+      return false;
+  return true;
+}
+
+/* Value v, written at node position at, leaves layer l: it becomes the
+ * layer's output when it is the last to leave so far, unless the layer's
+ * output is already its module's first call's (the first value of the
+ * shape PyTorch recorded for that call, which then wins over every
+ * value of another shape and over later ones of the same shape). */
+static void leaves(nns__analysis *a, const nns__module_decl *const *decl,
+                   int64_t *out_pos, bool *first, size_t l,
+                   const nns__value *v, int64_t at) {
+  bool is_first = is_first_output(decl[l], v);
+  if (first[l] ? !is_first || at >= out_pos[l]
+               : !is_first && at < out_pos[l])
+    return;
+  out_pos[l] = at;
+  first[l] = is_first;
+  a->layers[l].info.output_value = v->index;
+}
+
 bool nns__scope_io(const nns_model *m, nns__analysis *a) {
   const nns__graph *g = m->graph;
   size_t nl = a->n_layers;
   int64_t *out_pos = malloc((nl + 1) * sizeof *out_pos); /* producer pos. */
   int64_t *last_pos = malloc((nl + 1) * sizeof *last_pos);
   uint32_t *pos = malloc(((size_t)g->n_nodes + 1) * sizeof *pos);
-  bool ok = out_pos && last_pos && pos;
+  const nns__module_decl **decl = malloc((nl + 1) * sizeof *decl);
+  bool *first = calloc(nl + 1, sizeof *first);
+  bool ok = out_pos && last_pos && pos && decl && first;
   if (!ok)
     goto done;
-  for (size_t l = 0; l < nl; l++)
+  for (size_t l = 0; l < nl; l++) {
     out_pos[l] = last_pos[l] = -1;
+    decl[l] = first_output(m, a, l);
+  }
   for (int32_t i = 0; i < g->n_nodes; i++)
     pos[a->order[i]->index] = (uint32_t)i;
   for (int32_t i = 0; i < g->n_nodes; i++) {
@@ -722,16 +764,14 @@ bool nns__scope_io(const nns_model *m, nns__analysis *a) {
           a->layers[l].info.input_value = v->index;
       }
       /* Outputs: a value consumed outside the producer's layer is that
-       * layer's output (the last such in node order). */
+       * layer's output (the last such in node order, or the first of the
+       * shape its module's first call gave: leaves()). */
       if (!p)
         continue;
       for (size_t l = lp; l != (size_t)-1; l = nns__layer_up(a, l)) {
         if (nns__layer_contains(a, (uint32_t)l, nl0))
           break;
-        if (out_pos[l] <= (int64_t)pos[p->index]) {
-          out_pos[l] = pos[p->index];
-          a->layers[l].info.output_value = v->index;
-        }
+        leaves(a, decl, out_pos, first, l, v, pos[p->index]);
       }
     }
   }
@@ -743,10 +783,7 @@ bool nns__scope_io(const nns_model *m, nns__analysis *a) {
     const nns__node *p = v->producer;
     for (size_t l = a->nodes[p->index].layer; l != (size_t)-1;
          l = nns__layer_up(a, l))
-      if (out_pos[l] <= (int64_t)pos[p->index]) {
-        out_pos[l] = pos[p->index];
-        a->layers[l].info.output_value = v->index;
-      }
+      leaves(a, decl, out_pos, first, l, v, pos[p->index]);
   }
   /* Nothing leaves the layer (a dead end): its last node's output. */
   for (size_t l = 0; l < nl; l++) {
@@ -769,6 +806,8 @@ bool nns__scope_io(const nns_model *m, nns__analysis *a) {
       a->layers[0].info.output_value = g->outputs[0]->index;
   }
 done:
+  free(first);
+  free(decl);
   free(out_pos);
   free(last_pos);
   free(pos);

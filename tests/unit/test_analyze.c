@@ -869,6 +869,65 @@ static void test_op_types(void) {
   tm_release(m);
 }
 
+/* A module called twice on two shapes (ResNet's Bottleneck.relu, LLaMA-4's
+ * qk_norm on queries then keys): its output is the last value leaving it,
+ * unless the binding recorded its first call's output shape
+ * (nns_model_set_module_shapes), then the first value of that shape that
+ * leaves it, as PyTorch's forward hook saw it. A recorded shape that no
+ * leaving value has (a first output nothing reads) changes nothing.
+ *   x [1,4,8] -> /act/Relu -> y -> /use/Sigmoid -> s (an output)
+ *   z [1,2,8] -> /act/Relu_1 -> w (an output) */
+static void test_output_of_first_call(void) {
+  nns_error err;
+  nns_builder *b = NULL;
+  CHECK_EQ(nns_builder_new(&b, &err), NNS_OK);
+  nns_builder_add_opset(b, "", 13, &err);
+  int64_t xd[] = {1, 4, 8}, zd[] = {1, 2, 8};
+  CHECK_EQ(nns_builder_add_input(b, "x", NNS_DT_FLOAT, 3, xd, NULL, &err),
+           NNS_OK);
+  CHECK_EQ(nns_builder_add_input(b, "z", NNS_DT_FLOAT, 3, zd, NULL, &err),
+           NNS_OK);
+  static const char *const nodes[][4] = {{"Relu", "/act/Relu", "x", "y"},
+                                         {"Sigmoid", "/use/Sigmoid", "y", "s"},
+                                         {"Relu", "/act/Relu_1", "z", "w"}};
+  for (size_t k = 0; k < 3; k++) {
+    const char *in[] = {nodes[k][2]}, *out[] = {nodes[k][3]};
+    CHECK_EQ(nns_builder_add_node(b, nodes[k][0], "", nodes[k][1], NULL, in,
+                                  1, out, 1, &err),
+             NNS_OK);
+  }
+  CHECK_EQ(nns_builder_add_output(b, "s", 0, -1, NULL, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_builder_add_output(b, "w", 0, -1, NULL, NULL, &err), NNS_OK);
+  nns_model *m = NULL;
+  CHECK_EQ(nns_builder_finish(b, &m, &err), NNS_OK);
+  nns_builder_free(b);
+  if (!m)
+    return;
+  CHECK_EQ(nns_model_set_module(m, "act", "ReLU", 2, &err), NNS_OK);
+  static const struct {
+    int rank;
+    int64_t dims[3];
+    const char *want;
+  } cases[] = {{-1, {0}, "w"},               /* none recorded: the last */
+               {3, {1, 4, 8}, "y"},          /* the first call's */
+               {3, {1, 2, 8}, "w"},          /* the same as the last */
+               {3, {1, 9, 9}, "w"}};         /* no value of that shape */
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    if (cases[k].rank >= 0)
+      CHECK_EQ(nns_model_set_module_shapes(m, "act", xd, 3, cases[k].dims,
+                                           cases[k].rank, &err),
+               NNS_OK);
+    nns_analysis *a = NULL;
+    CHECK_EQ(nns_model_analyze(m, NULL, &a, &err), NNS_OK);
+    if (!a)
+      continue;
+    CHECK_STR(value_name(a, layer(a, "act").output_value), cases[k].want);
+    CHECK_STR(value_name(a, layer(a, "use").output_value), "s");
+    nns_analysis_free(a);
+  }
+  nns_model_free(m);
+}
+
 static void test_api_edges(void) {
   tm_totals t = tm_totals_of(NULL);
   CHECK_EQ(t.all.params, 0);
@@ -942,6 +1001,7 @@ int main(void) {
   RUN(test_scopes);
   RUN(test_deep_names);
   RUN(test_op_types);
+  RUN(test_output_of_first_call);
   RUN(test_api_edges);
   return check_finish();
 }
