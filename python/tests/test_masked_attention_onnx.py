@@ -331,3 +331,86 @@ def test_flagged_contrib_nodes_are_said(stem, code, node):
         assert v2["totals"]["metrics"]["flops"]["status"] == "partial"
         assert diags[0]["id"] in v2["totals"]["metrics"]["flops"][
             "diagnostics"]
+
+
+def _triangle_graph(n, e, fill, upper, diag, additive, dynamic, given=True):
+    """softmax(Q.K^T + Trilu(full)) V, or Where(Trilu(full), scores, -inf),
+    with full = ConstantOfShape([n, n], fill) as ONNX exports of
+    transformers' causal mask spell torch.full(...).triu(1) (a dynamic
+    sequence: the shape read from q); given=False: the filled tensor is a
+    graph input instead, its contents not known."""
+    f = TensorProto.FLOAT
+    seq = "S" if dynamic else n
+    ins = [helper.make_tensor_value_info(x, f, [1, 1, seq, e])
+           for x in ("q", "k", "v")]
+    nodes = []
+    if not given:
+        ins.append(helper.make_tensor_value_info(
+            "full", f if additive else TensorProto.BOOL, [seq, seq]))
+    elif dynamic:
+        nodes += [helper.make_node("Shape", ["q"], ["qs"], start=2, end=3),
+                  helper.make_node("Concat", ["qs", "qs"], ["ms"], axis=0)]
+    if given:
+        value = numpy_helper.from_array(
+            np.array([fill], np.float32 if additive else np.bool_))
+        nodes.append(helper.make_node(
+            "ConstantOfShape", ["ms" if dynamic else "msc"], ["full"],
+            value=value))
+    nodes += [
+        helper.make_node("Trilu", ["full", "diag"], ["mask"], upper=upper),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Add", ["s", "mask"], ["sm"]) if additive else
+        helper.make_node("Where", ["mask", "s", "ninf"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(diag, np.int64), "diag"),
+             numpy_helper.from_array(np.array([n, n], np.int64), "msc"),
+             numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf")]
+    g = helper.make_graph(nodes, "attn", ins,
+                          [helper.make_tensor_value_info("y", f, None)], inits)
+    return helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("form", ["triu_min", "triu_ninf", "tril_true"])
+def test_triangle_of_constant_of_shape_past_folding(tmp_path, form, dynamic):
+    """A causal mask made as ONNX exports make it, at L = 300 (90,000
+    elements: past what the library folds): Trilu of a ConstantOfShape,
+    additive (float32's lowest or -inf above the diagonal) or boolean
+    (True on and below it, under a Where). Read from the fill's one value
+    and the diagonal, never counted dense. Reference: the same mask built
+    with numpy (np.triu / np.tril of the filled matrix)."""
+    n, e = 300, 2
+    fill, upper, diag, additive = {
+        "triu_min": (np.finfo(np.float32).min, 1, 1, True),
+        "triu_ninf": (-np.inf, 1, 1, True),
+        "tril_true": (True, 0, 0, False)}[form]
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_triangle_graph(n, e, fill, upper, diag, additive, dynamic))
+    opts = [a for x in "qkv" for a in ("--input", f"{x}=1x1x{n}x{e}")] \
+        if dynamic else []
+    t = _cli_totals(str(p), *opts)
+    full = np.full((n, n), fill, np.float32 if additive else np.bool_)
+    mask = np.triu(full, diag) if upper else np.tril(full, diag)
+    allowed = (mask > np.finfo(np.float32).min / 2) if additive else mask
+    assert t["macs"] == 2 * n * n * e
+    assert t["macs"] - t["macs_unmasked"] == (n * n - int(allowed.sum())) * 2 * e
+    assert "unmasked_status" not in t
+
+
+@pytest.mark.parametrize("additive", [False, True])
+def test_triangle_of_unknown_contents_is_said(tmp_path, additive):
+    """A triangle of a tensor whose contents are not known (a graph input)
+    is a mask all the same: its attention is counted dense and said to be
+    (once silently taken for a computed bias, its dense figure printed as
+    exact)."""
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_triangle_graph(8, 2, 0, 1, 1, additive, False,
+                                  given=False))
+    doc = json.loads(_run(p, "--format", "json"))
+    assert doc["totals"]["macs_unmasked"] == doc["totals"]["macs"]
+    assert doc["totals"]["unmasked_status"] == "partial"
+    assert [w for w in doc["warnings"]
+            if "mask whose contents are not known" in w]

@@ -556,6 +556,10 @@ void nns__roofline_finish(nns__analysis *a);
 /* Intensity and bound of one row from its flops, bytes and times. */
 void nns__counts_finish(const nns__analysis *a, nns_counts *k);
 
+/* attention.c: the one value every element of n's output holds, when n
+ * is a fill (NNS__ATTN_FILL: ConstantOfShape) whose value is readable
+ * without folding; false otherwise. */
+bool nns__attention_fill(const nns__node *n, double *value);
 /* attention.c: macs_unmasked / flops_unmasked of the attention products
  * whose mask is known (a->nodes[].counts, after the costs); the token
  * count of nns_totals (after). */

@@ -16,7 +16,8 @@
  * shapes, or from a graph input given with --value), an initializer's
  * bytes, or the contents a binding observed while recording (the packed
  * value_data record; one element given for a value of more is a fill),
- * or a triangle (Trilu) of a fill, read from its diagonal as positions
+ * a fill of any size (ConstantOfShape's one value: NNS__ATTN_FILL), or a
+ * triangle (Trilu) of a fill, read from its diagonal as positions
  * compared. An additive mask leaves out the pairs where it is
  * -inf or at most MASK_FLOOR (dtype-min masks, -1e9, -1e4: exp of any of
  * them underflows to 0 in every float type); a Where leaves out the pairs
@@ -62,6 +63,8 @@ typedef struct mask {
   bool ramp;    /* no contents: element i is ramp_from + i (a triangle's
                    positions, find_masks) */
   int64_t ramp_from;
+  bool filled;  /* no contents: every element is fill (NNS__ATTN_FILL) */
+  double fill;
 } mask;
 
 /* The dims of v as the counts take them: with a model m, a symbol not
@@ -140,10 +143,44 @@ static bool contents(const nns_model *md, const nns__value *v, mask *m) {
   return true;
 }
 
+/* The element of a one-element tensor stored as it is (raw_data, a
+ * fixed-width packed field, or decoded at load), or false: a fill's value
+ * is read without the model's arena that decoding takes. */
+static bool one_elem(const nns__tensor *t, double *x) {
+  int bits = nns__dtype_bits(t->dtype);
+  if (t->numel != 1 || bits < 8 || bits % 8)
+    return false;
+  size_t bytes = (size_t)bits / 8;
+  if (t->storage == NNS__ST_DECODED && t->dec_count == 1 &&
+      (t->dec_f || t->dec_i)) {
+    *x = t->dec_f ? t->dec_f[0] : (double)t->dec_i[0];
+    return true;
+  }
+  bool fixed = t->storage == NNS__ST_PACKED &&
+               ((t->packing == NNS__PK_FIXED32 && t->dtype == NNS_DT_FLOAT) ||
+                (t->packing == NNS__PK_FIXED64 && t->dtype == NNS_DT_DOUBLE));
+  if ((t->storage != NNS__ST_RAW && !fixed) || !t->raw || t->raw_len != bytes)
+    return false;
+  *x = nns__raw_elem(t->dtype, t->raw);
+  return true;
+}
+
+bool nns__attention_fill(const nns__node *n, double *value) {
+  if (!n || !n->op || n->op->attn != NNS__ATTN_FILL)
+    return false;
+  *value = 0.0; /* ConstantOfShape's default: a float zero */
+  for (int32_t i = 0; i < n->n_attrs; i++)
+    if (!strcmp(n->attrs[i].name, "value"))
+      return n->attrs[i].t && one_elem(n->attrs[i].t, value);
+  return true;
+}
+
 /* Element i of m's contents. */
 static double elem(const mask *m, int64_t i) {
   if (m->ramp)
     return (double)(m->ramp_from + i);
+  if (m->filled)
+    return m->fill;
   if (m->c)
     return m->c->f ? m->c->f[i] : (double)m->c->i[i].v;
   return nns__raw_elem(m->dtype, m->raw + i * m->bytes);
@@ -299,6 +336,12 @@ static int find_masks(const nns_model *md, const nns__value *v, bool select,
     if (contents(md, v, out))
       return 1;
     const nns__node *p = v->producer;
+    if (p && nns__attention_fill(p, &out->fill)) {
+      out->filled = true;
+      for (int32_t k = 0; k < out->rank; k++)
+        out->dims[k] = 1; /* one value everywhere: a broadcast */
+      return 1;
+    }
     if (!p || !p->op || p->n_in < 1 || !p->in[0])
       return 0;
     uint8_t at = p->op->attn;
@@ -402,8 +445,9 @@ static bool add_masks(match *mt, const mask *m, int n) {
 /* Whether v, an operand added to the scores whose contents are not known,
  * is a mask rather than a computed bias (T5's or ALiBi's positions): a
  * graph input, a window sliced from a stored tensor whose contents are not
- * known (nanoGPT's float `bias` buffer cut to the sequence), or a Where
- * with a masking fill, reached back through ops that keep values. A
+ * known (nanoGPT's float `bias` buffer cut to the sequence), a Where
+ * with a masking fill, or a triangle (Trilu: one side of a diagonal, a
+ * causal mask), reached back through ops that keep values. A
  * stored tensor added whole, or rows gathered from a weight (T5's bias
  * table), is not taken for one. */
 static bool looks_like_mask(const nns_model *md, const nns__value *v) {
@@ -418,6 +462,8 @@ static bool looks_like_mask(const nns_model *md, const nns__value *v) {
       double a = scalar_of(md, p->in[1]), b = scalar_of(md, p->in[2]);
       return (!isnan(a) && masks_out(a)) || (!isnan(b) && masks_out(b));
     }
+    if (p->op->attn == NNS__ATTN_TRIANGLE)
+      return true; /* one side of a diagonal: a causal mask */
     bool pick = p->op->picks && nns__input_role(p, 0) == 'a';
     if (p->op->attn != NNS__ATTN_KEEP && !pick)
       return false;
@@ -885,6 +931,7 @@ static bool same_masks(const match *x, const match *y) {
         p->select != q->select || p->want != q->want || p->rank != q->rank ||
         p->cmp != q->cmp || p->operand != q->operand ||
         p->ramp != q->ramp || p->ramp_from != q->ramp_from ||
+        p->filled != q->filled || (p->filled && p->fill != q->fill) ||
         memcmp(p->dims, q->dims, (size_t)p->rank * sizeof *p->dims))
       return false;
   }

@@ -73,14 +73,17 @@ static void ask(pick *p, const nns__value *v) {
   p->out[p->n_out++] = at;
 }
 
-/* Whether v is a triangle (NNS__ATTN_TRIANGLE) of a filled tensor whose
- * one element the caller already gave (a one-element contents of a value
- * of more) with a constant diagonal: find_masks reads it from the
- * diagonal, with no contents of its own. */
+/* Whether v is a triangle (NNS__ATTN_TRIANGLE) with a constant diagonal
+ * of a filled tensor: one whose one element the caller already gave (a
+ * one-element contents of a value of more), or a fill the graph makes
+ * (ConstantOfShape): find_masks reads it from the diagonal, with no
+ * contents of its own. */
 static bool triangle_of_a_fill(const nns__node *n) {
   const nns__value *in = n->n_in > 0 ? n->in[0] : NULL;
-  return mark(n) == NNS__ATTN_TRIANGLE && in && in->known &&
-         in->known->numel == 1 && numel(in) > 1 &&
+  double fill;
+  return mark(n) == NNS__ATTN_TRIANGLE && in &&
+         ((in->known && in->known->numel == 1 && numel(in) > 1) ||
+          nns__attention_fill(in->producer, &fill)) &&
          (n->n_in < 2 || !n->in[1] || is_init(n->in[1]));
 }
 

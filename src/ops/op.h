@@ -279,7 +279,11 @@ enum {
    * key - query <= k, or >= k for the upper side), the rest zero: a
    * causal mask made of a filled tensor (PyTorch's math SDPA on meta:
    * ones(L, S).tril()), read from its diagonal. */
-  NNS__ATTN_TRIANGLE
+  NNS__ATTN_TRIANGLE,
+  /* Every element the one value of its `value` attribute (ConstantOfShape:
+   * the full(L, S, min) under an ONNX export's causal triangle), read
+   * without folding its L x S elements. */
+  NNS__ATTN_FILL
 };
 
 /* The role letter of input i of node n ('a' when the op is unknown or

@@ -215,6 +215,43 @@ static void test_triangle_of_a_fill(void) {
     triangle_case(form);
 }
 
+/* The same triangle of a fill the graph makes itself (ConstantOfShape,
+ * as an ONNX export spells torch.full(L, S, min).triu(1)): nothing to
+ * ask for, and the mask read from the diagonal, 48 MACs out; with the
+ * fill's value 0 (no `value`: ConstantOfShape's default) or on the
+ * allowing side, nothing is left out. */
+static void triangle_of_a_made_fill(const float *value, int64_t want) {
+  nns_builder *b = scores();
+  int64_t two[] = {2}, shape[] = {4, 4}, diag = 1, one[] = {1};
+  nns_builder_add_initializer(b, "shape", NNS_DT_INT64, 1, two, shape,
+                              sizeof shape, &err);
+  nns_builder_add_initializer(b, "diag", NNS_DT_INT64, 0, one, &diag,
+                              sizeof diag, &err);
+  node(b, "ConstantOfShape", 1, (const char *[]){"shape"}, "full");
+  if (value)
+    CHECK_EQ(nns_builder_attr_tensor(b, "value", NNS_ATTR_TENSOR,
+                                     NNS_DT_FLOAT, 1, one, value,
+                                     sizeof *value, &err),
+             NNS_OK);
+  node(b, "Trilu", 2, (const char *[]){"full", "diag"}, "tri");
+  CHECK_EQ(nns_builder_attr_int(b, "upper", 1, &err), NNS_OK);
+  node(b, "Add", 2, (const char *[]){"s", "tri"}, "sm");
+  nns_model *m = finish(b, "sm");
+  if (!m)
+    return;
+  CHECK_STR(asked(m, (const char *[]){"full", "tri"}, 2), "");
+  CHECK_EQ(masked_out(m), want);
+  nns_model_free(m);
+}
+
+static void test_triangle_of_a_made_fill(void) {
+  float ninf = -INFINITY, lowest = -3.4e38f, zero = 0;
+  triangle_of_a_made_fill(&ninf, 48);
+  triangle_of_a_made_fill(&lowest, 48);
+  triangle_of_a_made_fill(&zero, 0);
+  triangle_of_a_made_fill(NULL, 0);
+}
+
 /* Arithmetic between masks applies none: nothing is asked for. */
 static void test_mask_arithmetic_is_not_a_mask_applied(void) {
   nns_builder *b = scores();
@@ -287,6 +324,7 @@ int main(void) {
   RUN(test_additive_mask_from_a_boolean_one);
   RUN(test_untracked_mask_from_positions);
   RUN(test_triangle_of_a_fill);
+  RUN(test_triangle_of_a_made_fill);
   RUN(test_mask_arithmetic_is_not_a_mask_applied);
   RUN(test_bad_calls);
   return check_finish();
