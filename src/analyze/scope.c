@@ -687,19 +687,23 @@ static bool is_activation(const nns__analysis *a, const nns__value *v) {
          (v->producer || v->is_graph_input);
 }
 
-/* The first output a binding recorded for the module of layer l
- * (nns_model_set_module_shapes), or NULL: PyTorch's own first call. */
+/* The module of layer l when its first call's output is known: by the
+ * shape a binding recorded (nns_model_set_module_shapes: PyTorch's own
+ * first call) or by name (a .pt2 archive's first call); else NULL. */
 static const nns__module_decl *first_output(const nns_model *m,
                                             const nns__analysis *a,
                                             size_t l) {
   const char *path = a->layers[l].info.path;
   const nns__module_decl *d =
       path && path[0] ? nns__map_get(&m->modules, path) : NULL;
-  return d && d->out_rank >= 0 ? d : NULL;
+  return d && (d->out_rank >= 0 || d->first_out) ? d : NULL;
 }
 
-/* Whether value v has exactly the shape the binding recorded for d. */
+/* Whether value v is what d's first call gave: the value of that name,
+ * else the shape the binding recorded, exactly. */
 static bool is_first_output(const nns__module_decl *d, const nns__value *v) {
+  if (d && d->first_out)
+    return v->name && !strcmp(v->name, d->first_out);
   if (!d || v->type.rank != d->out_rank)
     return false;
   for (int k = 0; k < d->out_rank; k++)

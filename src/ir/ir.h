@@ -290,6 +290,10 @@ typedef struct nns__module_decl {
    * (nns_model_set_module_shapes); rank -1 when not given. */
   int in_rank, out_rank;
   int64_t *in_shape, *out_shape;
+  /* The value its first call gave, by name, where a reader knows the
+   * calls apart (a .pt2 archive's nn_module_stack keys), or NULL: the
+   * layer's output (nns__scope_io). */
+  const char *first_out;
   /* The tensors it registers itself (nns_model_add_module_tensor): the
    * first index into nns_model.module_tensors, chained by `next`; -1 for
    * none. */

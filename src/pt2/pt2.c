@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../base/json_reader.h"
+#include "../ir/builder_int.h"
 #include "../ir/ir.h"
 #include "../front/front.h"
 #include "../ops/aten.h"
@@ -56,14 +57,21 @@ typedef struct pt2 {
   nns__vmap vmap;          /* torch.vmap's trace (vmap.c) */
   const char *last_stack;  /* the last nn_module_stack module_of read */
   const char *last_path;   /* the path it gave */
+  /* its modules in their first call (a key without "@N"), outermost
+   * first, for the outputs of their first calls */
+  struct pt2_module *firsts[32];
+  int n_firsts;
   nns__aten_arg args[64];  /* a node's arguments: all zero between nodes */
   int args_used;           /* how many the node being read may have set */
 } pt2;
 
-/* A module the nodes name: its class and how many calls they show. */
+/* A module the nodes name: its class, how many calls they show, and
+ * the first output of the last node of its first call (what that call
+ * gave: the layer's output, nns__scope_io). */
 typedef struct pt2_module {
   const char *class_name;
   int64_t calls;
+  const char *first_out;
 } pt2_module;
 
 /* A parameter or buffer the signature lists: registered by its module. */
@@ -533,6 +541,7 @@ static nns_status module_of(pt2 *p, const nns__jval *meta,
     return NNS_OK;
   }
   const char *stack = s;
+  p->n_firsts = 0;
   while (s && *s) {
     const char *end = strchr(s, ';');
     size_t n = end ? (size_t)(end - s) : strlen(s);
@@ -570,6 +579,9 @@ static nns_status module_of(pt2 *p, const nns__jval *meta,
         return fail(p, NNS_E_NOMEM, "out of memory");
       if (!old)
         pm->calls++;
+      if (!memchr(s, '@', (size_t)(c1 - s)) &&
+          p->n_firsts < (int)(sizeof p->firsts / sizeof *p->firsts))
+        p->firsts[p->n_firsts++] = pm;
       *path = mod;
     }
     s = end ? end + 1 : NULL;
@@ -739,8 +751,13 @@ static nns_status read_node(pt2 *p, const nns__jval *nodes, size_t at) {
   p->args_used = n_args; /* the vmap's arguments appended */
   if (st)
     return fail(p, st, "out of memory");
-  return nns__front_call(&p->f, op, p->node, path, args, n_args, out_names,
-                         n_outs);
+  st = nns__front_call(&p->f, op, p->node, path, args, n_args, out_names,
+                       n_outs);
+  for (int k = 0; st == NNS_OK && n_outs > 0 && out_names[0] &&
+                  k < p->n_firsts;
+       k++)
+    p->firsts[k]->first_out = out_names[0];
+  return st;
 }
 
 /* ==== Module records (the builder's packed form) ==== */
@@ -776,6 +793,20 @@ static void rec_begin(rec *r, int tag) {
   rec_bytes(r, &t, 1);
 }
 
+/* Module k's first call's output, by its name in the graph, for the
+ * layer's output (nns__module_decl.first_out). */
+static nns_status first_call(pt2 *p, size_t k) {
+  const pt2_module *pm = p->modules.vals[k];
+  nns_model *m = nns__builder_model(p->b);
+  nns__module_decl *d = m ? nns__module_find(m, p->modules.keys[k]) : NULL;
+  if (!d)
+    return NNS_OK;
+  const char *name = resolve(p, pm->first_out);
+  if (name && !(d->first_out = nns__intern_cstr(&m->strings, name)))
+    return fail(p, NNS_E_NOMEM, "out of memory");
+  return NNS_OK;
+}
+
 /* The modules (path, class) the nodes named, then the parameters and
  * buffers each registers, as the live recorder declares them: a buffer no
  * node reads (BatchNorm's num_batches_tracked) still counts. */
@@ -791,6 +822,11 @@ static nns_status declare_modules(pt2 *p) {
     rec_str(&r, pm->class_name);
     rec_i64(&r, pm->calls > 0 ? pm->calls : 1);
     if (!r.full && (st = nns_builder_add_packed(p->b, r.b, r.n, p->err)))
+      return st;
+    /* A module called more than once shows its first call's output, as
+     * the live recorder's does (its first call's shape); a single call's
+     * layer output stays the last value leaving it. */
+    if (pm->calls > 1 && pm->first_out && (st = first_call(p, k)))
       return st;
   }
   for (pt2_state *t = p->states; t; t = t->next) {
