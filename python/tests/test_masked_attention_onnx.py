@@ -414,3 +414,53 @@ def test_triangle_of_unknown_contents_is_said(tmp_path, additive):
     assert doc["totals"]["unmasked_status"] == "partial"
     assert [w for w in doc["warnings"]
             if "mask whose contents are not known" in w]
+
+
+@pytest.mark.parametrize("dtype,value", [
+    (TensorProto.FLOAT16, "raw"), (TensorProto.BFLOAT16, "typed"),
+    (TensorProto.FLOAT, "typed"), (TensorProto.DOUBLE, "raw"),
+    (TensorProto.BOOL, "typed")])
+def test_triangle_fill_value_in_every_storage(tmp_path, dtype, value):
+    """The fill's one value as exporters and onnx.helper store it:
+    raw_data, or a typed field (float_data; int32_data holding a
+    bfloat16's bits or a bool), in the graph's own dtype, at L = 300
+    (past folding). Additive: the dtype's lowest above the diagonal; bool:
+    True on and below it, under a Where. Reference: numpy's np.tril."""
+    n, e = 300, 2
+    additive = dtype != TensorProto.BOOL
+    fdt = dtype if additive else TensorProto.FLOAT
+    lowest = {TensorProto.FLOAT16: -65504.0, TensorProto.BFLOAT16: -3.38e38,
+              TensorProto.FLOAT: -3.4e38, TensorProto.DOUBLE: -1e300,
+              TensorProto.BOOL: True}[dtype]
+    if value == "raw":
+        np_dt = {TensorProto.FLOAT16: np.float16,
+                 TensorProto.DOUBLE: np.float64}[dtype]
+        fill = numpy_helper.from_array(np.array([lowest], np_dt), "value")
+    else:
+        fill = helper.make_tensor("value", dtype, [1], [lowest])
+    ins = [helper.make_tensor_value_info(x, fdt, [1, 1, n, e])
+           for x in ("q", "k", "v")]
+    nodes = [
+        helper.make_node("ConstantOfShape", ["shape"], ["full"], value=fill),
+        helper.make_node("Trilu", ["full", "diag"], ["mask"],
+                         upper=1 if additive else 0),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Add", ["s", "mask"], ["sm"]) if additive else
+        helper.make_node("Where", ["mask", "s", "ninf"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(1 if additive else 0,
+                                              np.int64), "diag"),
+             numpy_helper.from_array(np.array([n, n], np.int64), "shape"),
+             numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf")]
+    g = helper.make_graph(nodes, "attn", ins,
+                          [helper.make_tensor_value_info("y", fdt, None)],
+                          inits)
+    p = tmp_path / "m.onnx"
+    p.write_bytes(helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    t = _cli_totals(str(p))
+    allowed = int(np.tril(np.ones((n, n), bool)).sum())
+    assert t["macs"] - t["macs_unmasked"] == (n * n - allowed) * 2 * e
+    assert "unmasked_status" not in t

@@ -143,35 +143,13 @@ static bool contents(const nns_model *md, const nns__value *v, mask *m) {
   return true;
 }
 
-/* The element of a one-element tensor stored as it is (raw_data, a
- * fixed-width packed field, or decoded at load), or false: a fill's value
- * is read without the model's arena that decoding takes. */
-static bool one_elem(const nns__tensor *t, double *x) {
-  int bits = nns__dtype_bits(t->dtype);
-  if (t->numel != 1 || bits < 8 || bits % 8)
-    return false;
-  size_t bytes = (size_t)bits / 8;
-  if (t->storage == NNS__ST_DECODED && t->dec_count == 1 &&
-      (t->dec_f || t->dec_i)) {
-    *x = t->dec_f ? t->dec_f[0] : (double)t->dec_i[0];
-    return true;
-  }
-  bool fixed = t->storage == NNS__ST_PACKED &&
-               ((t->packing == NNS__PK_FIXED32 && t->dtype == NNS_DT_FLOAT) ||
-                (t->packing == NNS__PK_FIXED64 && t->dtype == NNS_DT_DOUBLE));
-  if ((t->storage != NNS__ST_RAW && !fixed) || !t->raw || t->raw_len != bytes)
-    return false;
-  *x = nns__raw_elem(t->dtype, t->raw);
-  return true;
-}
-
 bool nns__attention_fill(const nns__node *n, double *value) {
   if (!n || !n->op || n->op->attn != NNS__ATTN_FILL)
     return false;
   *value = 0.0; /* ConstantOfShape's default: a float zero */
   for (int32_t i = 0; i < n->n_attrs; i++)
     if (!strcmp(n->attrs[i].name, "value"))
-      return n->attrs[i].t && one_elem(n->attrs[i].t, value);
+      return n->attrs[i].t && nns__tensor_scalar(n->attrs[i].t, value);
   return true;
 }
 

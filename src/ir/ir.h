@@ -619,5 +619,11 @@ nns_status nns__model_tensor(nns_model *m, const char *what,
  * element count decoded; larger tensors give NNS_E_LIMIT. */
 nns_status nns__tensor_decode(nns_model *m, const nns__tensor *t,
                               int64_t limit, nns__const *c, nns_error *err);
+/* The one element of a one-element numeric tensor stored in the file's
+ * bytes (raw_data, a typed field, or decoded at load), as a double,
+ * without the model's arena that nns__tensor_decode takes (safe beside
+ * the analysis' threads); false otherwise (external data, a malformed
+ * field, a symbol). */
+bool nns__tensor_scalar(const nns__tensor *t, double *x);
 
 #endif

@@ -459,6 +459,9 @@ static nns_status read_external(const nns_model *m, const nns__tensor *t,
 
 /* ==== Decoding ==== */
 
+static nns_status decode_into(nns_model *m, const nns__tensor *t,
+                              nns__const *c, nns_error *err);
+
 nns_status nns__tensor_decode(nns_model *m, const nns__tensor *t,
                               int64_t limit, nns__const *c, nns_error *err) {
   memset(c, 0, sizeof *c);
@@ -479,7 +482,32 @@ nns_status nns__tensor_decode(nns_model *m, const nns__tensor *t,
                  nns_dtype_name(t->dtype));
   if (!arr)
     return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  return decode_into(m, t, c, err);
+}
 
+bool nns__tensor_scalar(const nns__tensor *t, double *x) {
+  nns__dim i = {0};
+  double f = 0;
+  nns__const c = {.numel = 1};
+  if (!t || t->numel != 1 || t->storage == NNS__ST_EXTERNAL ||
+      (t->storage == NNS__ST_PACKED && t->packing == NNS__PK_STRING))
+    return false; /* a file to read, or strings: not without the model */
+  if (nns__dtype_is_int(t->dtype))
+    c.i = &i;
+  else if (nns__dtype_is_float(t->dtype))
+    c.f = &f;
+  else
+    return false;
+  if (decode_into(NULL, t, &c, NULL) != NNS_OK || i.sym)
+    return false;
+  *x = c.f ? f : (double)i.v;
+  return true;
+}
+
+/* The elements of t into c, whose arrays are laid out for them; m reads
+ * external data and strings only. */
+static nns_status decode_into(nns_model *m, const nns__tensor *t,
+                              nns__const *c, nns_error *err) {
   switch (t->storage) {
   case NNS__ST_NONE:
     if (t->numel)
