@@ -64,7 +64,7 @@ def test_output_shape_column_is_what_pytorch_returned(family):
     first = _hooked(model, inputs)
     assert said == shown - set(first)
     assert said, "each of these models has a ModuleList that never runs"
-    # a complex output is recorded in real form (docs/python.md)
+    # a complex output is recorded in real form (docs/json.md, `output`)
     complex_out = {"model.rotary_emb"} if family == "llama4_text" else set()
     differ = [(r["path"], r["output_shape"], first[r["path"]]) for r in rows
               if r["path"] in first and r["path"] not in said | complex_out
