@@ -333,13 +333,14 @@ def test_flagged_contrib_nodes_are_said(stem, code, node):
             "diagnostics"]
 
 
-def _triangle_graph(n, e, fill, upper, diag, additive, dynamic, given=True):
+def _triangle_graph(n, e, fill, upper, diag, additive, dynamic, given=True,
+                    f=TensorProto.FLOAT):
     """softmax(Q.K^T + Trilu(full)) V, or Where(Trilu(full), scores, -inf),
     with full = ConstantOfShape([n, n], fill) as ONNX exports of
     transformers' causal mask spell torch.full(...).triu(1) (a dynamic
     sequence: the shape read from q); given=False: the filled tensor is a
-    graph input instead, its contents not known."""
-    f = TensorProto.FLOAT
+    graph input instead, its contents not known. fill: a number, or the
+    `value` TensorProto itself; f: the dtype of q, k, v and y."""
     seq = "S" if dynamic else n
     ins = [helper.make_tensor_value_info(x, f, [1, 1, seq, e])
            for x in ("q", "k", "v")]
@@ -351,8 +352,9 @@ def _triangle_graph(n, e, fill, upper, diag, additive, dynamic, given=True):
         nodes += [helper.make_node("Shape", ["q"], ["qs"], start=2, end=3),
                   helper.make_node("Concat", ["qs", "qs"], ["ms"], axis=0)]
     if given:
-        value = numpy_helper.from_array(
-            np.array([fill], np.float32 if additive else np.bool_))
+        value = fill if isinstance(fill, onnx.TensorProto) else \
+            numpy_helper.from_array(
+                np.array([fill], np.float32 if additive else np.bool_))
         nodes.append(helper.make_node(
             "ConstantOfShape", ["ms" if dynamic else "msc"], ["full"],
             value=value))
@@ -438,28 +440,10 @@ def test_triangle_fill_value_in_every_storage(tmp_path, dtype, value):
         fill = numpy_helper.from_array(np.array([lowest], np_dt), "value")
     else:
         fill = helper.make_tensor("value", dtype, [1], [lowest])
-    ins = [helper.make_tensor_value_info(x, fdt, [1, 1, n, e])
-           for x in ("q", "k", "v")]
-    nodes = [
-        helper.make_node("ConstantOfShape", ["shape"], ["full"], value=fill),
-        helper.make_node("Trilu", ["full", "diag"], ["mask"],
-                         upper=1 if additive else 0),
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
-        helper.make_node("MatMul", ["q", "kt"], ["s"]),
-        helper.make_node("Add", ["s", "mask"], ["sm"]) if additive else
-        helper.make_node("Where", ["mask", "s", "ninf"], ["sm"]),
-        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
-        helper.make_node("MatMul", ["p", "v"], ["y"])]
-    inits = [numpy_helper.from_array(np.array(1 if additive else 0,
-                                              np.int64), "diag"),
-             numpy_helper.from_array(np.array([n, n], np.int64), "shape"),
-             numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf")]
-    g = helper.make_graph(nodes, "attn", ins,
-                          [helper.make_tensor_value_info("y", fdt, None)],
-                          inits)
     p = tmp_path / "m.onnx"
-    p.write_bytes(helper.make_model(
-        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    p.write_bytes(_triangle_graph(n, e, fill, 1 if additive else 0,
+                                  1 if additive else 0, additive, False,
+                                  f=fdt))
     t = _cli_totals(str(p))
     allowed = int(np.tril(np.ones((n, n), bool)).sum())
     assert t["macs"] - t["macs_unmasked"] == (n * n - allowed) * 2 * e
