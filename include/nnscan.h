@@ -447,9 +447,12 @@ NNS_API nns_status nns_builder_end_graph(nns_builder *b, nns_error *err);
  * the roofline are then those crossing the kernel's boundary: an input is
  * read once, an intermediate value its nodes alone use is never written
  * (docs/metrics.md, "Bytes and the roofline"). Every other node runs
- * alone, as every node of an ONNX file does. NNS_E_ARG when count < 2,
- * the nodes are not all added yet, one already runs in a kernel, or one
- * holds a subgraph (such a node runs alone; nns_builder_begin_graph on a
+ * alone, as every node of an ONNX file does. Kernels marked before that
+ * lie wholly inside the new one are replaced by it (an operation made of
+ * operations: PyTorch's math attention, of ops each one kernel).
+ * NNS_E_ARG when count < 2, the nodes are not all added yet, the range
+ * cuts a kernel marked before (some of its nodes inside, some not), or
+ * one holds a subgraph (such a node runs alone; nns_builder_begin_graph on a
  * node in a kernel gives NNS_E_ARG too); NNS_E_STATE while a subgraph is
  * open.
  */

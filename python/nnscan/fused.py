@@ -115,16 +115,12 @@ class Spans:
             _flush(mode)
         first = len(g.nodes)
         _local.span = None  # what it calls in turn is its own
-        # its calls (recorded now or queued, below) are regrouped here:
-        # none of them is left for the library to name (tape.py)
-        self.b.fusing += 1
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 _flush(mode)
         finally:
             _local.span = self.call
-            self.b.fusing -= 1
         if len(g.nodes) - first > 1:
             kernels = g.kernels
             while kernels and kernels[-1][0] >= first:

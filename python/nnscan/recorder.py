@@ -158,9 +158,6 @@ class Builder:
         # whether calls go on the tape as aten records (tape.py); off with
         # NNSCAN_TAPE=0, for comparing the two paths
         self.tape = tape.enabled()
-        # fused.py's calls open: it regroups their nodes, so none of their
-        # calls is left for the library to name (tape.record_numbered)
-        self.fusing = 0
 
     def hold(self, t):
         """Keeps t's id t's own while the recording uses it: by holding t,

@@ -263,8 +263,6 @@ def _key(base, names, args, kwargs, outs, tensors):
 def record_numbered(b, base, names, args, kwargs, out):
     """Puts a call of NUMBERED on the tape, named by the library (True), or
     nothing (False: its rule records it)."""
-    if b.fusing:
-        return False  # fused.py regroups what the call makes
     outs = out if type(out) in _SEQUENCES else (out,)
     tensors = []
     key = _key(base, names, args, kwargs, outs, tensors)

@@ -87,6 +87,32 @@ def test_max_values_and_indices_read_x_once(monkeypatch):
         4 * R * C + 4 * R + 8 * R
 
 
+def test_fused_function_over_numbered_kernels(monkeypatch):
+    """A function fused.py marks as one kernel whose ops the library
+    lowers (the numbered tape), one of them a kernel already (silu:
+    Sigmoid + Mul): the function's kernel replaces the op's, and the three
+    nodes read x once and write y once, 2 * 4N bytes (silu's kernel apart
+    from the Mul after it would be 2 * 4N + 3 * 4N)."""
+    from nnscan import fused
+    import torch.nn.functional as F
+
+    def gated(x):
+        return F.silu(x) * x
+    monkeypatch.setattr(F, "nnscan_test_gated", gated, raising=False)
+    monkeypatch.setattr(fused, "NAMES", ("nnscan_test_gated",))
+
+    class Gated(nn.Module):
+        def forward(self, x):
+            return F.nnscan_test_gated(x)
+    x = torch.zeros(1, N, device="meta")
+    for numbered in ("0", "1"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        g = recorder.record_model(Gated(), (x,)).graph
+        assert len(g.nodes) == (2 if numbered == "1" else 3)
+        assert g.kernels == [(0, len(g.nodes))]
+        assert _analysis(g).totals["bytes"] == 2 * N * 4
+
+
 def test_backward_kernel():
     """The backward recorder marks its ops' nodes too: silu_backward's six
     nodes read the gradient g and x and write the input's gradient (3 * 4N

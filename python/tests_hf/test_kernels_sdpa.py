@@ -49,10 +49,19 @@ def _arguments(g, first, count):
     return total
 
 
+def _numbered_calls(g, first, count):
+    """Calls among nodes first..first+count-1 that the library lowers and
+    names (tape.record_numbered's placeholders)."""
+    return sum(1 for n in g.nodes[first:first + count]
+               if len(g.aten.get(n.name, ())) > 2)
+
+
+@pytest.mark.parametrize("numbered", ["0", "1"])
 @pytest.mark.parametrize("device", ["meta", "model"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_sdpa_reads_qkv_writes_out(device, causal, dtype):
+def test_sdpa_reads_qkv_writes_out(device, causal, dtype, numbered,
+                                   monkeypatch):
     """F.scaled_dot_product_attention is one kernel where a model runs
     (flash, memory-efficient, cuDNN; flash on a CPU): it reads q, k and v
     and writes the output. Recorded on meta (PyTorch's math path: casts,
@@ -61,7 +70,11 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype):
     kernel: bytes(q) + bytes(k) + bytes(v) + bytes(out), plus the small
     constants its nodes read (the scale; on meta with is_causal, the
     [L, S] boolean mask the math path builds). No [heads, L, S] score
-    tensor is read or written. The FLOPs are those of the nodes."""
+    tensor is read or written. The FLOPs are those of the nodes.
+    On the numbered tape (docs/tape.md) the library lowers the math
+    path's calls, each one a kernel of its own there, and the one kernel
+    marked over them replaces theirs: the same bytes."""
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
     B, H, L, S, E = 2, 4, 32, 48, 16
     if causal:
         S = L
@@ -74,8 +87,15 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype):
     assert len(g.kernels) == 1
     first, count = g.kernels[0]
     assert (first, count) == (0, len(g.nodes))
+    if device == "meta":
+        assert (_numbered_calls(g, first, count) > 0) == (numbered == "1")
     qkvo = (2 * B * H * L * E + 2 * B * H * S * E) * item
-    args = _arguments(g, first, count)
+    # the constants as the rules make them, initializers of the recorded
+    # graph (the library makes those of the calls it lowers)
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
+    rules = recorder.record_model(Attention(causal), (q, k, v),
+                                  device=device).graph
+    args = _arguments(rules, 0, len(rules.nodes))
     assert args <= L * S * item * causal + 1024
     fused = _analysis(g, "h100-sxm")
     assert fused.totals["bytes"] == qkvo + args
@@ -90,13 +110,15 @@ def test_sdpa_reads_qkv_writes_out(device, causal, dtype):
         t["compute_time_s"], t["bytes"] / H100_BW), rel=1e-9)
 
 
+@pytest.mark.parametrize("numbered", ["0", "1"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_sdpa_flops_as_recorded(dtype, monkeypatch):
+def test_sdpa_flops_as_recorded(dtype, numbered, monkeypatch):
     """Marking the call changes the bytes, never the FLOPs: those of the
     math path recorded op by op (fused.NAMES empty: no call is seen), the
     attention weights the function throws away (a cast, no FLOPs)
     included."""
     from nnscan import fused
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
     q = torch.zeros(1, 4, 32, 16, dtype=dtype, device="meta")
     fused_rec = recorder.record_model(Attention(True), (q, q, q))
     monkeypatch.setattr(fused, "NAMES", ())

@@ -997,12 +997,18 @@ nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
   if (first_node >= g->nodes.n || count > g->nodes.n - first_node)
     return bad(err, "nns_builder_mark_kernel: %zu nodes from node %zu, but "
                "the main graph has %zu", count, first_node, g->nodes.n);
-  for (size_t i = first_node; i < first_node + count; i++) {
+  size_t last = first_node + count - 1;
+  for (size_t i = first_node; i <= last; i++) {
     const bnode *n = node_at(&g->nodes, i);
-    if (n->kernel_count)
-      return bad(err, "nns_builder_mark_kernel: nodes %zu..%zu overlap the "
-                 "kernel of nodes %d..%d", first_node,
-                 first_node + count - 1, (int)n->kernel_first,
+    /* A kernel wholly inside the new one is replaced by it (a binding's
+     * function run as one kernel, of ops that are kernels themselves:
+     * fused.py's SDPA); one it would cut is refused. */
+    if (n->kernel_count &&
+        ((size_t)n->kernel_first < first_node ||
+         (size_t)n->kernel_first + (size_t)n->kernel_count - 1 > last))
+      return bad(err, "nns_builder_mark_kernel: nodes %zu..%zu cut the "
+                 "kernel of nodes %d..%d", first_node, last,
+                 (int)n->kernel_first,
                  (int)(n->kernel_first + n->kernel_count - 1));
     if (holds_graph(n))
       return bad(err, "nns_builder_mark_kernel: node %zu (%s) holds a "

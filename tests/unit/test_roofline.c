@@ -639,6 +639,37 @@ static void test_kernel_pick_then_whole(void) {
   done(m);
 }
 
+/* A kernel marked over kernels marked before replaces them: x ->
+ * Sigmoid s -> Mul(x, s) y -> Add(s, y) z, the first two one kernel,
+ * then all three. As one kernel of three nodes only x is read and z
+ * written: 8N bytes (against 12N + 12N with {Sigmoid, Mul} alone:
+ * test_kernel_values_leaving). Cutting the kernel is refused. */
+static void test_kernel_over_kernels(void) {
+  nns_hardware h = slow_device();
+  int64_t xd[] = {N};
+  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *z_in[] = {"s", "y"};
+  nns_builder *b = start();
+  input(b, "x", NNS_DT_FLOAT, 1, xd);
+  node(b, "Sigmoid", "act", s_in, 1, "s");
+  node(b, "Mul", "act", y_in, 2, "y");
+  node(b, "Add", "res", z_in, 2, "z");
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
+  CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "cut the kernel of nodes 0..1") != NULL);
+  CHECK_EQ(nns_builder_mark_kernel(b, 0, 3, &err), NNS_OK);
+  const char *outs[] = {"z"};
+  nns_model *m = finish(b, outs, 1);
+  nns_node_info ni = {.size = sizeof ni};
+  for (size_t k = 0; k < 3; k++) {
+    CHECK_EQ(nns_model_node(m, k, &ni), NNS_OK);
+    CHECK_EQ(ni.kernel, 0);
+    CHECK_EQ(ni.kernel_nodes, 3);
+  }
+  analyze(m, &h, NULL);
+  CHECK_EQ(total(m).bytes, 8 * N);
+  done(m);
+}
+
 /* nns_builder_mark_kernel refuses what is not a kernel, and a refused
  * call changes nothing. */
 static void test_kernel_errors(void) {
@@ -660,8 +691,9 @@ static void test_kernel_errors(void) {
   CHECK_EQ(nns_builder_mark_kernel(b, 1, SIZE_MAX, &err), NNS_E_ARG);
   CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_OK);
   CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_E_ARG);
-  CHECK(strstr(err.message, "overlap the kernel of nodes 1..2") != NULL);
-  CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "cut the kernel of nodes 1..2") != NULL);
+  /* the same range again: the kernel it already is */
+  CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_OK);
   /* The last node runs in a kernel: it cannot hold a subgraph. */
   CHECK_EQ(nns_builder_begin_graph(b, "body", NNS_ATTR_GRAPH, &err),
            NNS_E_ARG);
@@ -828,6 +860,7 @@ int main(void) {
   RUN(test_kernel_views);
   RUN(test_kernel_pick_then_whole);
   RUN(test_kernel_errors);
+  RUN(test_kernel_over_kernels);
   RUN(test_table);
   RUN(test_file);
   return check_finish();
