@@ -493,7 +493,10 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   on the model being built
  *   22 param_kind   str value name, i32 nns_param_kind: given to the main
  *                   graph's value of that name by nns_builder_finish, which
- *                   fails with NNS_E_NOTFOUND when there is none
+ *                   fails with NNS_E_NOTFOUND when there is none; a
+ *                   trainable, frozen or buffer value is a weight to the
+ *                   aten records after it (a t() of one folds into the
+ *                   matrix product reading it, docs/tape.md)
  *   23 experts      str path, i64 active, i64 total, i64 tokens:
  *                   nns_model_set_experts on the model being built
  *   24 value_data   str value name, i32 dtype, shape, bytes data: the

@@ -320,6 +320,11 @@ def _pack_parts(g):
     for name, (dt, dims, data) in g.inits.items():
         out += [tag, s[name], i32[dt], shapes[dims],
                 no_data if data is None else _raw(data)]
+    # before the aten records: the library's front folds a tape's t() of a
+    # parameter or buffer into the product reading it (docs/tape.md)
+    kinds = _api.param_kinds()
+    for name, kind in g.param_kinds.items():
+        out += [_TAG[_PARAM_KIND], s[name], i32[kinds[kind]]]
     for name in sorted(g.declared):
         dt, dims = values[name]
         out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
@@ -370,9 +375,6 @@ def _pack_parts(g):
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
     out += _module_facts(g, s)
-    kinds = _api.param_kinds()
-    for name, kind in g.param_kinds.items():
-        out += [_TAG[_PARAM_KIND], s[name], _i32(kinds[kind])]
     return out
 
 
@@ -411,8 +413,12 @@ def _aten(call, name, ins, outs, scope, t, s):
     base, args = call[0], call[1]
     if len(call) > 2:  # its arguments packed but for its tensors
         first, k, prefix, _, inits, template = call[2]
-        out = [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits), _TAG[_ATEN],
-               s[base], _str(prefix), s[scope]]
+        out = []
+        for w, wt in call[3]:  # a weight's t() it reads, folded: unnumbered
+            out += _aten_parts("t", wt, scope, [("self", "tensor", t[w])],
+                               [t[wt]], s)
+        out += [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits), _TAG[_ATEN],
+                s[base], _str(prefix), s[scope]]
         for p in template:
             if type(p) is not int:
                 out.append(p)

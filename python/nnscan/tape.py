@@ -32,7 +32,7 @@ import os
 import torch
 
 from . import _api
-from .graph import Node, _new_node as _node
+from .graph import Node, _new_node as _node, onnx_dtype as _onnx_dtype
 
 
 def enabled():
@@ -178,6 +178,10 @@ NUMBERED = frozenset((
     "split", "split_with_sizes", "squeeze", "stack", "sub", "sum", "t",
     "topk", "transpose", "tril", "unbind", "unsqueeze", "view", "where"))
 
+# the argument a matrix product reads a weight's t() through, folded into
+# its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
+_PRODUCT_RHS = {"mm": 1, "addmm": 2}
+
 # (base, arguments' signature, outputs' dtypes and sizes) -> _plan's
 # tuple, or None where the call keeps its rule (_plan says when)
 _NUMBERING = {}
@@ -263,6 +267,25 @@ def _key(base, names, args, kwargs, outs, tensors):
 def record_numbered(b, base, names, args, kwargs, out):
     """Puts a call of NUMBERED on the tape, named by the library (True), or
     nothing (False: its rule records it)."""
+    pending = b.pending_t
+    fold = None
+    folds = ()
+    if pending:
+        named = b.names
+        rhs = _PRODUCT_RHS.get(base)
+        for k, a in enumerate(args):
+            i = id(a)
+            if i in pending and i not in named:
+                if k != rhs or fold is not None:
+                    return False  # its rule makes the weight's Transpose
+                w = named.get(id(pending[i]))
+                if w is not None and \
+                        b.g.param_kinds.get(w, "constant") == "constant":
+                    # the weight changed in place (RWKV's rescaling): the
+                    # value read is no parameter, which the library folds
+                    # only; the rule folds it all the same
+                    return False
+                fold = a  # a product's B: the library folds it, as the rule
     outs = out if type(out) in _SEQUENCES else (out,)
     tensors = []
     key = _key(base, names, args, kwargs, outs, tensors)
@@ -291,13 +314,23 @@ def record_numbered(b, base, names, args, kwargs, out):
         if constants:
             return False
         for k in fresh:
-            if id(tensors[k]) not in params:
+            if id(tensors[k]) not in params and tensors[k] is not fold:
                 return False
         if len(fresh) > 1:
             fresh.sort(key=lambda k: (reads[k] < 0, reads[k]))
         inp = b.inp
         for k in fresh:
-            ins[k] = inp(tensors[k])
+            t = tensors[k]
+            if t is fold:
+                # the weight, named as the rule's gemm_rhs names it, and
+                # its transpose under a name of the tape's own: a t()
+                # record the library folds (graph._aten)
+                w = inp(pending[id(t)])
+                ins[k] = folded = w + "^T"
+                b.g.add_value(folded, _onnx_dtype(t.dtype), t.shape)
+                folds = ((w, folded),)
+            else:
+                ins[k] = inp(t)
     g = b.g
     first = g._counter
     # an output no node writes stays unnamed, as its rule leaves it
@@ -308,6 +341,10 @@ def record_numbered(b, base, names, args, kwargs, out):
     k = g._nodes_made
     g._nodes_made = k + nodes
     scope = b.scope
+    if folds:  # its product reads the weight with transB: a Gemm
+        op = "Gemm" if op == "MatMul" else op
+        first_op = "Gemm" if first_op == "MatMul" else first_op
+        ops = tuple("Gemm" if o == "MatMul" else o for o in ops)
     name = "%s/%s_%d" % (scope, first_op, k) if scope else \
         "%s_%d" % (first_op, k)
     g.nodes.append(_node(Node, (op, name, ins, out_names, {}, domain,
@@ -315,9 +352,10 @@ def record_numbered(b, base, names, args, kwargs, out):
     g.node_source.append(b.source)
     # the numbering: the counters before the call, its nodes' names, where
     # its constants go among the initializers, and its record's arguments
-    # packed but for its tensors (graph._aten)
+    # packed but for its tensors; the weight's t() it reads folded
+    # (graph._aten)
     g.aten[name] = (base, None, (first, k, scope, ops, len(g.inits),
-                                 template))
+                                 template), folds)
     return True
 
 

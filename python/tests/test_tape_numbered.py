@@ -115,6 +115,56 @@ def test_counts_are_pytorchs(monkeypatch):
     assert conv["macs"] == 8 * 8 * 8 * 27
 
 
+class Linears(nn.Module):
+    """F.linear as PyTorch records it, t(W) then a product: addmm with a
+    bias, mm without, mm between views on 3-D input; a weight read by a
+    product and an Add (its Transpose made); a weight scaled in place
+    first (RWKV's rescaling: the product reads no parameter)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(192, 16)
+        self.b = nn.Linear(16, 64, bias=False)
+        self.c = nn.Linear(16, 8)
+        self.d = nn.Linear(8, 8, bias=False)
+        self.e = nn.Linear(8, 8, bias=False)
+
+    def forward(self, x):
+        h = self.b(torch.relu(self.a(x.flatten(1))))    # addmm, mm
+        h = self.c(h.view(1, 4, 16))                    # 3-D: views, addmm
+        h = self.d(h) + self.d.weight.t()[0]             # a product, an Add
+        with torch.no_grad():
+            self.e.weight.mul_(0.5)
+        return self.e(h)
+
+
+def _folded(held):
+    """The products that read a weight's t() the library folds."""
+    return sorted(c[0] for c in held[0].values() if len(c) > 3 and c[3])
+
+
+def test_a_weights_t_folds_on_the_tape(monkeypatch):
+    """The products of a Linear go on the tape with the weight's t() as a
+    record of its own (unnumbered) that the library folds into the Gemm's
+    transB, as the rule does: every report byte for byte the rules'; no
+    weight is transposed (no Transpose node) but d's, which an Add reads
+    too; MACs by hand."""
+    m, on, held = _reports(monkeypatch, model=Linears)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Linears)
+    for a, b in zip(on, rules):
+        assert a == b
+    # a's addmm, b's mm, c's addmm and d's mm (before the Add reads its
+    # t(): the rule's own Transpose after); e's scaled weight its rule's
+    assert _folded(held) == ["addmm", "addmm", "mm", "mm"]
+    doc = json.loads(on[3])
+    ops = {t["op_type"]: t for t in doc["op_types"]}
+    assert ops["Transpose"]["nodes"] == 1
+    assert ops["Gemm"]["macs"] + ops.get("MatMul", {"macs": 0})["macs"] == \
+        192 * 16 + 16 * 64 + 4 * 16 * 8 + 4 * 8 * 8 * 2
+    assert doc["totals"]["metrics"]["params"]["value"] == sum(
+        p.numel() for p in m.parameters())
+
+
 def _numbering(record):
     import ctypes
     from nnscan import _api

@@ -465,8 +465,11 @@ static const char *fe_symval(void *fe, const char *sym) {
 
 /* The fold_t service (aten.h): `out` is weight `w` transposed, made only
  * when something other than a matrix product's right operand reads it.
- * Only where the front marks weights (the .pt2 reader) and outside the
- * recorder's numbering. */
+ * Only where the front marks weights (the .pt2 reader's parameters and
+ * buffers, the packed reader's param_kind records) and outside the
+ * recorder's numbering: the tape's t() of a weight comes as a record of
+ * its own, unnumbered, before the numbered product that reads it
+ * (docs/tape.md). */
 static nns_status fe_fold_t(void *fe, const char *out, const char *w) {
   nns__front *f = fe;
   nns__front_value *wv = nns__front_value_of(f, w);
@@ -474,12 +477,13 @@ static nns_status fe_fold_t(void *fe, const char *out, const char *w) {
   if (f->no_fold || f->numbering || !wv || !wv->weight || !ov ||
       ov->rename)
     return NNS_E_NOTFOUND;
+  bool again = ov->t_of != NULL; /* the recorder's tape tells it per read */
   ov->t_of = nns__front_intern(f, w);
   ov->t_call = nns__front_intern(f, f->call_prefix);
   ov->t_path = nns__front_intern(f, f->call_path ? f->call_path : "");
   if (!ov->t_of || !ov->t_call || !ov->t_path)
     return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
-  f->pending_t++;
+  f->pending_t += !again;
   return NNS_OK;
 }
 
@@ -651,7 +655,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .numbered = numbering ? fe_numbered : NULL,
                         .symval = fe_symval,
                         .fold_t = numbering ? NULL : fe_fold_t,
-                        .folded = numbering ? NULL : fe_folded,
+                        .folded = fe_folded,
                         .unfold = numbering ? NULL : fe_unfold,
                         .node_count = &f->nodes, .fe = f};
     f->err->code = NNS_OK;

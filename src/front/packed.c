@@ -312,6 +312,26 @@ static nns__front *pk_front(nns_builder *b, nns_error *err) {
   return f;
 }
 
+/* A parameter or buffer of the main graph is a weight to the aten front:
+ * an aten record's t() of one folds into the matrix product reading it
+ * (docs/tape.md, "A weight's transpose"). Kinds come before the aten
+ * records that read them (the recorder packs them so). */
+static nns_status pk_weight(nns_builder *b, const char *name, int32_t kind,
+                            nns_error *err) {
+  if (!name || kind == NNS_PARAM_CONSTANT || nns__builder_in_subgraph(b))
+    return NNS_OK;
+  nns_error quiet;
+  nns__front *f = pk_front(b, err ? err : &quiet);
+  if (!f)
+    return err ? err->code : quiet.code;
+  nns__front_value *v = nns__front_value_add(f, name);
+  if (!v)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL,
+                    "out of memory while building the model");
+  v->weight = true;
+  return NNS_OK;
+}
+
 static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
   nns_status st;
   nns_error quiet;
@@ -473,7 +493,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
                                 err);
   case PK_PARAM_KIND:
     RD(pk_str(r, &s0) && pk_read(r, &i32a, sizeof i32a));
-    return nns__builder_param_kind(b, s0, i32a, err);
+    if ((st = nns__builder_param_kind(b, s0, i32a, err)))
+      return st;
+    return pk_weight(b, s0, i32a, err);
   case PK_EXPERTS: {
     int64_t total, tokens;
     RD(pk_str(r, &s0) && pk_read(r, &i64, sizeof i64) &&

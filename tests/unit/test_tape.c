@@ -426,6 +426,100 @@ static void test_names_then_aten(void) {
   CHECK(m == NULL);
 }
 
+/* a tensor of an aten record: name, float [r0, r1] */
+static void w_tensor2(wbuf *b, const char *name, int64_t r0, int64_t r1) {
+  w_str(b, name);
+  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, 2);
+  w_i64(b, r0);
+  w_i64(b, r1);
+}
+
+/* x [2, 3] and a weight W [4, 3] of kind `kind` (-1: none given), then
+ * the tape of F.linear without a bias as the recorder gives it: t(W) as
+ * "W^T" [3, 4], unnumbered, then mm(x, W^T) -> "v6" [2, 4] after
+ * names(5, 1). */
+static void w_linear(wbuf *a, int kind) {
+  w_start(a);
+  w_u8(a, NNS_PACKED_INITIALIZER);
+  w_str(a, "W");
+  w_i32(a, NNS_DT_FLOAT);
+  w_i32(a, 2);
+  w_i64(a, 4);
+  w_i64(a, 3);
+  w(a, &(uint64_t){UINT64_MAX}, 8); /* dims alone */
+  if (kind >= 0) {
+    w_u8(a, NNS_PACKED_PARAM_KIND);
+    w_str(a, "W");
+    w_i32(a, kind);
+  }
+  w_u8(a, NNS_PACKED_ATEN);
+  w_str(a, "t");
+  w_str(a, "W^T");
+  w_str(a, "blk");
+  w_u32(a, 1);
+  w_arg(a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor2(a, "W", 4, 3);
+  w_u32(a, 1);
+  w_tensor2(a, "W^T", 3, 4);
+  w_names(a, 5, 1);
+  w_u8(a, NNS_PACKED_ATEN);
+  w_str(a, "mm");
+  w_str(a, "blk");
+  w_str(a, "blk");
+  w_u32(a, 2);
+  w_arg(a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(a, "x");
+  w_arg(a, "mat2", NNS_ATEN_ARG_TENSOR);
+  w_tensor2(a, "W^T", 3, 4);
+  w_u32(a, 1);
+  w_tensor2(a, "v6", 2, 4);
+  w_output(a, "v6");
+}
+
+/* A weight's t() read by a product on the tape folds as the recorder's
+ * rule folds it: one Gemm reading W (transB), named and numbered as the
+ * names record says, no Transpose; the weight's 12 elements read once:
+ * 6 + 12 + 8 = 26 DMAs. W a buffer folds too; W a constant, or of no
+ * kind, is no weight: its Transpose is made (under the t() call's name)
+ * and moves the 12 elements twice more. */
+static void test_tape_folds_a_weights_t(void) {
+  static const int kinds[] = {NNS_PARAM_TRAINABLE, NNS_PARAM_BUFFER,
+                              NNS_PARAM_CONSTANT, -1};
+  for (int i = 0; i < 4; i++) {
+    wbuf a;
+    nns_error err;
+    nns_model *m = NULL;
+    w_linear(&a, kinds[i]);
+    CHECK_EQ(build(&a, &m, &err), NNS_OK);
+    if (!m)
+      continue;
+    bool folds = i < 2;
+    CHECK_EQ(nns_model_node_count(m), folds ? 1u : 2u);
+    nns_node_info x = {.size = sizeof x};
+    size_t product = folds ? 0 : 1;
+    CHECK_EQ(nns_model_node(m, product, &x), NNS_OK);
+    CHECK_STR(x.op_type, folds ? "Gemm" : "MatMul");
+    CHECK_STR(x.name, folds ? "blk/Gemm_1" : "blk/MatMul_1");
+    CHECK_STR(value_name(m, product, 1, true), folds ? "W" : "W^T");
+    CHECK_STR(value_name(m, product, 0, false), "v6");
+    if (!folds) {
+      CHECK_EQ(nns_model_node(m, 0, &x), NNS_OK);
+      CHECK_STR(x.op_type, "Transpose");
+      CHECK_STR(x.name, "W^T");
+    }
+    CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+    nns_analysis *an = NULL;
+    CHECK_EQ(nns_model_analyze(m, NULL, &an, &err), NNS_OK);
+    nns_counts c = {.size = sizeof c};
+    CHECK_EQ(nns_analysis_total_counts(an, &c), NNS_OK);
+    CHECK_EQ(c.macs, 24);
+    CHECK_EQ(c.dmas, folds ? 26 : 26 + 24);
+    nns_analysis_free(an);
+    nns_model_free(m);
+  }
+}
+
 /* Each malformed field: NNS_E_ARG, the record's index, kind and offset. */
 static void test_tape_malformed(void) {
   wbuf b;
@@ -548,6 +642,7 @@ int main(void) {
   RUN(test_tape_is_the_nodes);
   RUN(test_tape_unlowered);
   RUN(test_tape_numbered);
+  RUN(test_tape_folds_a_weights_t);
   RUN(test_numbering);
   RUN(test_names_then_aten);
   RUN(test_tape_through_a_shim);
