@@ -35,6 +35,9 @@ def models():
     yield "cnn", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
                                nn.Flatten()), torch.zeros(1, 3, 4, 4)
     yield "residual", Residual(), torch.zeros(2, 6)
+    yield "linears", nn.Sequential(nn.Linear(6, 6), nn.ReLU(),
+                                   nn.Linear(6, 4, bias=False)), \
+        torch.zeros(2, 6)
     yield "numbered", nn.Sequential(
         nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.SiLU(),
         nn.MaxPool2d(2), nn.Flatten(1), nn.LayerNorm(16)), \
@@ -79,6 +82,11 @@ def synthetic():
 def main():
     _api.lib()
     for name, m, x in models():
+        # numbered calls; in the linears, products that read their
+        # weights' t() through unnumbered t records the library folds
+        # (docs/tape.md, "A weight's transpose")
+        os.environ["NNSCAN_TAPE_NUMBERED"] = \
+            "1" if name in ("numbered", "linears") else "0"
         rec = recorder.record_model(m.eval(), (x,))
         assert rec.graph.aten, "the tape took no call"
         with open(os.path.join(HERE, name + ".bin"), "wb") as f:
@@ -91,6 +99,19 @@ def main():
         f.write(b"".join(graph._aten_parts(
             "silu", "m", "m", [("self", "tensor", x)],
             [s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
+    # the prelude's w a parameter, its t() folded into a numbered mm
+    wt = s["w^T"] + graph._i32(1) + graph._shape((3, 3))
+    with open(os.path.join(HERE, "folded.bin"), "wb") as f:
+        f.write(b"".join(
+            [graph._TAG[graph._PARAM_KIND], s["w"], graph._i32(0)] +
+            graph._aten_parts("t", "w^T", "m", [
+                ("self", "tensor", s["w"] + graph._i32(1) +
+                 graph._shape((3, 3)))], [wt], s) +
+            [graph._TAG[graph._NAMES], graph._u64(2), graph._u64(1),
+             graph._u64(1)] +
+            graph._aten_parts("mm", "m", "m", [
+                ("self", "tensor", x), ("mat2", "tensor", wt)],
+                [s["v3"] + graph._i32(1) + graph._shape((2, 3))], s)))
     # an export-family op, lowered through another entry behind a shim,
     # after a names record
     b = s["b"] + graph._i32(1) + graph._shape((3,))
