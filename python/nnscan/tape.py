@@ -166,7 +166,7 @@ def _scalar(v):
 # pending t() (mm, addmm) is kept by its rule at run time.
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
-    "_reshape_alias", "_safe_softmax", "_softmax", "_unsafe_view",
+    "_reshape_alias", "_safe_softmax", "_softmax", "_to_copy", "_unsafe_view",
     "_weight_norm_interface", "add", "addmm", "argmax", "avg_pool2d",
     "bitwise_not", "bmm", "cat", "clamp", "clamp_min", "constant_pad_nd",
     "convolution", "cumsum", "div", "embedding", "eq", "expand",
