@@ -694,6 +694,78 @@ def hand_over_parts(name, runs):
         print(f"  {t * 1e3:8.2f} ms  {n:3d}x  {k}")
 
 
+def tape_census(names):
+    """With the numbered tape on (NNSCAN_TAPE_NUMBERED=1), each recorded
+    aten call that records something, by what took it: "tape" (the
+    library lowers and names it), or why its ops_map.py rule did. The
+    reasons are read after the call, from the recorder's state and
+    tape._NUMBERING, as tape.record_numbered decides them: "t() read"
+    (a weight's pending t() read other than as a product's right
+    operand, or the weight changed in place), "no key" (an argument or
+    output of no record kind), "no plan" (the table does not lower the
+    call, or an output is an alias or unwritten), "unnamed" (a tensor
+    from outside, or a parameter read first by a call that makes
+    constants), and "not numbered" (an op outside tape.NUMBERED; views
+    that only rename, made tensors and the weight's t() itself are the
+    recorder's naming and not counted). One summary per model; the
+    totals over all of them, then the ops whose calls keep their rules,
+    most first."""
+    import nnscan
+    from nnscan import ops_map, recorder, tape
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+    why = collections.Counter()
+    numbered = tape.record_numbered
+
+    def census(b, base, names, args, kwargs, out):
+        taken = numbered(b, base, names, args, kwargs, out)
+        if taken:
+            why["tape", base] += 1
+            return taken
+        outs = out if type(out) in tape._SEQUENCES else (out,)
+        pending = [a for a in args if id(a) in b.pending_t
+                   and id(a) not in b.names]
+        key = tape._key(base, names, args, kwargs, outs, [])
+        if pending:
+            why["t() read", base] += 1
+        elif key is None or not outs:
+            why["no key", base] += 1
+        elif tape._NUMBERING.get(key) is None:
+            why["no plan", base] += 1
+        else:
+            why["unnamed", base] += 1
+        return taken
+    record = recorder.record
+
+    def counted(b, func, args, kwargs, out):
+        e = b.rules.get(func) or recorder._entry(b, func)
+        base, rule, on_tape, folds = e[0], e[1], e[3], e[5]
+        if on_tape is None and not folds and rule not in (
+                None, ops_map.ALIAS, ops_map.CREATE):
+            why["not numbered", base] += 1
+        return record(b, func, args, kwargs, out)
+    tape.record_numbered, recorder.record = census, counted
+    try:
+        for name in names:
+            built = build_or_say(name)
+            if built is not None:
+                model, args, kwargs = built
+                nnscan.summary(model, inputs=args[0] if args else kwargs,
+                               file=False)
+    finally:
+        tape.record_numbered, recorder.record = numbered, record
+    totals = collections.Counter()
+    for (reason, _), n in why.items():
+        totals[reason] += n
+    calls = sum(totals.values())
+    print(f"{len(names)} models, {calls} calls:")
+    for reason, n in totals.most_common():
+        print(f"  {reason:<14} {n:7d}  {100 * n / calls:5.1f} %")
+    print("  calls kept by their rules, by op:")
+    for (reason, base), n in why.most_common():
+        if reason != "tape":
+            print(f"  {reason:<14} {base:<28} {n:6d}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -709,6 +781,9 @@ def main():
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")
+    ap.add_argument("--tape-census", action="store_true",
+                    help="calls the numbered tape takes, and why the others "
+                    "keep their rules (tape_census()'s doc)")
     ap.add_argument("--sections", action="store_true",
                     help="nnscan.summary's time by section (sections()'s "
                     "doc)")
@@ -733,6 +808,9 @@ def main():
     if a.tape_per_op:
         for name in a.models.split(","):
             tape_per_op(name, a.runs)
+        return
+    if a.tape_census:
+        tape_census(a.models.split(","))
         return
     if a.sections:
         for name in a.models.split(","):
