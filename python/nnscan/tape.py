@@ -161,22 +161,25 @@ def _scalar(v):
 # against 0). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
-# mixed dtypes takes one Cast more, the complex ops), and indexing whose
-# output the rule declares as data-shaped. A call reading a weight's
-# pending t() (mm, addmm) is kept by its rule at run time.
+# mixed dtypes takes one Cast more, the complex ops), and index_put. A
+# call the table declines (index by a boolean mask, whose output the
+# rule declares as data-shaped; a copy to the same dtype, an alias) keeps
+# its rule at run time, as does one reading a weight's pending t() other
+# than as a product's right operand (record_numbered).
 NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
-    "_reshape_alias", "_safe_softmax", "_softmax", "_to_copy", "_unsafe_view",
-    "_weight_norm_interface", "add", "addmm", "argmax", "avg_pool2d",
-    "bitwise_not", "bmm", "cat", "clamp", "clamp_min", "constant_pad_nd",
-    "convolution", "cumsum", "div", "embedding", "eq", "expand",
-    "floor_divide", "gather", "ge", "gelu", "gt", "hardsigmoid", "hardtanh",
-    "le", "linalg_vector_norm", "lt", "masked_fill", "max",
-    "max_pool2d_with_indices", "mean", "mm", "mul", "native_batch_norm",
-    "native_group_norm", "native_layer_norm", "ne", "norm", "permute",
-    "repeat", "roll", "rsqrt", "rsub", "select", "silu", "slice", "sort",
-    "split", "split_with_sizes", "squeeze", "stack", "sub", "sum", "t",
-    "topk", "transpose", "tril", "unbind", "unsqueeze", "view", "where"))
+    "_reshape_alias", "_safe_softmax", "_softmax", "_to_copy",
+    "_unsafe_view", "_weight_norm_interface", "add", "addmm", "argmax",
+    "avg_pool2d", "bitwise_not", "bmm", "cat", "clamp", "clamp_min",
+    "constant_pad_nd", "convolution", "cumsum", "div", "embedding", "eq",
+    "expand", "floor_divide", "gather", "ge", "gelu", "gt", "hardsigmoid",
+    "hardtanh", "index", "le", "linalg_vector_norm", "lt", "masked_fill",
+    "max", "max_pool2d_with_indices", "mean", "mm", "mul",
+    "native_batch_norm", "native_group_norm", "native_layer_norm", "ne",
+    "norm", "permute", "repeat", "roll", "rsqrt", "rsub", "select", "silu",
+    "slice", "sort", "split", "split_with_sizes", "squeeze", "stack",
+    "sub", "sum", "t", "topk", "transpose", "tril", "unbind", "unsqueeze",
+    "view", "where"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)

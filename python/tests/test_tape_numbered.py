@@ -165,6 +165,29 @@ def test_a_weights_t_folds_on_the_tape(monkeypatch):
         p.numel() for p in m.parameters())
 
 
+class Indexed(nn.Module):
+    """Advanced indexing by two integer tensors of different shapes
+    (BART's and OPT's mask, bool[1, 8][int64[1, 1, 1, 1], int64[1, 1, 1,
+    8]]): Expand, Unsqueeze, Concat and GatherND, one kernel."""
+
+    def forward(self, x):
+        h = x.flatten(1)                                  # 1 x 192
+        i = torch.zeros(1, 1, dtype=torch.long, device=x.device)
+        j = torch.arange(8, device=x.device).view(1, 8)
+        return h[i, j] * 2
+
+
+def test_advanced_index_is_one_kernel(monkeypatch):
+    """index with several index tensors on the tape: the library marks its
+    nodes one kernel as the rule's are, so the roofline's bytes (those
+    crossing kernels) are the rules' byte for byte."""
+    _, on, held = _reports(monkeypatch, model=Indexed)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Indexed)
+    assert "index" in {c[0] for c in held[0].values() if len(c) > 2}
+    for a, b in zip(on, rules):
+        assert a == b
+
+
 def _numbering(record):
     import ctypes
     from nnscan import _api

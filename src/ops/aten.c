@@ -1076,6 +1076,7 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
   int k = ix->n, nb = mo ? mo->rank - (mx->rank - k) : -1;
   if (!mo || k > 16 || nb < 0 || nb > 15)
     return NNS_E_NOTFOUND;
+  size_t first = *c->node_count; /* one kernel, as the recorder's rule */
   int64_t bshape[16];
   const char *bsyms[16];
   bool known = true;
@@ -1141,7 +1142,8 @@ static nns_status gather_nd(nns__aten_call *c, const char *x,
     A_TRY(nns_builder_attr_int(c->b, "axis", -1, c->err));
   }
   const char *gins[] = {x, stacked};
-  return nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1);
+  A_TRY(nns__aten_node(c, "GatherND", "", gins, 2, c->outs, 1));
+  return nns__aten_kernel(c, first);
 }
 
 /* index(self, indices): one integer index tensor (after leading Nones) is
