@@ -479,17 +479,24 @@ static void test_kernel_sigmoid_mul(void) {
  *    a graph output: x read, y and u written: 12N;
  *  - s a graph output too, kernel {Sigmoid, Mul}: x read, s and y
  *    written: 12N. */
-static void test_kernel_values_leaving(void) {
-  nns_hardware h = slow_device();
+/* x [N] -> Sigmoid s -> Mul(x, s) y -> Add(s, y) z, no kernel marked. */
+static nns_builder *sigmoid_mul_add(void) {
   int64_t xd[] = {N};
-  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *z_in[] = {"s", "y"},
-             *u_in[] = {"s"};
-
+  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *z_in[] = {"s", "y"};
   nns_builder *b = start();
   input(b, "x", NNS_DT_FLOAT, 1, xd);
   node(b, "Sigmoid", "act", s_in, 1, "s");
   node(b, "Mul", "act", y_in, 2, "y");
   node(b, "Add", "res", z_in, 2, "z");
+  return b;
+}
+
+static void test_kernel_values_leaving(void) {
+  nns_hardware h = slow_device();
+  int64_t xd[] = {N};
+  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *u_in[] = {"s"};
+
+  nns_builder *b = sigmoid_mul_add();
   CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
   const char *outs_z[] = {"z"};
   nns_model *m = finish(b, outs_z, 1);
@@ -646,13 +653,7 @@ static void test_kernel_pick_then_whole(void) {
  * test_kernel_values_leaving). Cutting the kernel is refused. */
 static void test_kernel_over_kernels(void) {
   nns_hardware h = slow_device();
-  int64_t xd[] = {N};
-  const char *s_in[] = {"x"}, *y_in[] = {"x", "s"}, *z_in[] = {"s", "y"};
-  nns_builder *b = start();
-  input(b, "x", NNS_DT_FLOAT, 1, xd);
-  node(b, "Sigmoid", "act", s_in, 1, "s");
-  node(b, "Mul", "act", y_in, 2, "y");
-  node(b, "Add", "res", z_in, 2, "z");
+  nns_builder *b = sigmoid_mul_add();
   CHECK_EQ(nns_builder_mark_kernel(b, 0, 2, &err), NNS_OK);
   CHECK_EQ(nns_builder_mark_kernel(b, 1, 2, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "cut the kernel of nodes 0..1") != NULL);

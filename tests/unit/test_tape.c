@@ -63,14 +63,19 @@ static void w_arg(wbuf *b, const char *name, int kind) {
   w_str(b, name);
   w_u8(b, (unsigned)kind);
 }
-/* aten op(x[, y]) -> out, named `node` in module "blk"; alpha when >= 0 */
-static void w_aten(wbuf *b, const char *op, const char *node, const char *x,
-                   const char *y, int alpha, const char *out) {
+/* an aten record's head: op, its node name, module "blk", n arguments */
+static void w_aten_head(wbuf *b, const char *op, const char *node,
+                        uint32_t n_args) {
   w_u8(b, NNS_PACKED_ATEN);
   w_str(b, op);
   w_str(b, node);
   w_str(b, "blk");
-  w_u32(b, (y ? 2u : 1u) + (alpha >= 0));
+  w_u32(b, n_args);
+}
+/* aten op(x[, y]) -> out, named `node` in module "blk"; alpha when >= 0 */
+static void w_aten(wbuf *b, const char *op, const char *node, const char *x,
+                   const char *y, int alpha, const char *out) {
+  w_aten_head(b, op, node, (y ? 2u : 1u) + (alpha >= 0));
   w_arg(b, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(b, x);
   if (y) {
@@ -188,11 +193,7 @@ static void w_names(wbuf *b, uint64_t values, uint64_t nodes) {
 }
 /* view(x, [3, 2]) -> out, recorded in module "blk" */
 static void w_view(wbuf *b, const char *out) {
-  w_u8(b, NNS_PACKED_ATEN);
-  w_str(b, "view");
-  w_str(b, "blk");
-  w_str(b, "blk");
-  w_u32(b, 2);
+  w_aten_head(b, "view", "blk", 2);
   w_arg(b, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(b, "x");
   w_arg(b, "size", NNS_ATEN_ARG_INTS);
@@ -453,21 +454,13 @@ static void w_linear(wbuf *a, int kind) {
     w_str(a, "W");
     w_i32(a, kind);
   }
-  w_u8(a, NNS_PACKED_ATEN);
-  w_str(a, "t");
-  w_str(a, "W^T");
-  w_str(a, "blk");
-  w_u32(a, 1);
+  w_aten_head(a, "t", "W^T", 1);
   w_arg(a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor2(a, "W", 4, 3);
   w_u32(a, 1);
   w_tensor2(a, "W^T", 3, 4);
   w_names(a, 5, 1);
-  w_u8(a, NNS_PACKED_ATEN);
-  w_str(a, "mm");
-  w_str(a, "blk");
-  w_str(a, "blk");
-  w_u32(a, 2);
+  w_aten_head(a, "mm", "blk", 2);
   w_arg(a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(a, "x");
   w_arg(a, "mat2", NNS_ATEN_ARG_TENSOR);
