@@ -188,6 +188,34 @@ def test_advanced_index_is_one_kernel(monkeypatch):
         assert a == b
 
 
+class HalfCausal(nn.Module):
+    """Causal scores filled with -inf where masked: masked_fill's number
+    becomes a scalar constant of the scores' dtype, which the masks read."""
+
+    def forward(self, x):
+        t = x.shape[1]
+        keep = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        s = (x @ x.transpose(-1, -2)).masked_fill(~keep, float("-inf"))
+        return torch.softmax(s, dim=-1) @ x
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_half_scalars_keep_their_value(monkeypatch, dtype):
+    """The library makes masked_fill's -inf a float16 or bfloat16 constant
+    with its value (it made float16's without one, and the mask read as
+    dense): the masked MACs of both products by hand, on the tape as on
+    the rules."""
+    b, t, e = 2, 6, 4
+    x = torch.randn(b, t, e, dtype=dtype)
+    masked = {}
+    for numbered in ("1", "0"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        s = nnscan.summary(HalfCausal(), inputs=(x,), file=False,
+                           device="meta")
+        masked[numbered] = s.totals["macs"] - s.totals["macs_unmasked"]
+    assert masked["1"] == masked["0"] == 2 * b * (t * t - t * (t + 1) // 2) * e
+
+
 def _numbering(record):
     import ctypes
     from nnscan import _api

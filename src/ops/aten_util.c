@@ -165,6 +165,35 @@ const char *nns__aten_const_ints(nns__aten_call *c, const int64_t *v, int n,
                   (size_t)n * sizeof *v);
 }
 
+/* float32 to float16 and bfloat16, rounded to nearest even as PyTorch
+ * makes a scalar of those dtypes: the masks read such a constant (a -inf
+ * fill, a scale), so its value must be what the model's tensor holds. */
+static uint16_t half_of(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+  uint32_t mag = x & 0x7fffffff;
+  if (mag > 0x7f800000)
+    return sign | 0x7e00; /* NaN */
+  if (mag >= 0x477ff000)
+    return sign | 0x7c00; /* from 65520 on: infinity */
+  if (mag < 0x38800000) { /* below 2^-14: a subnormal half, or zero */
+    float a;
+    memcpy(&a, &mag, 4);
+    return sign | (uint16_t)lrintf(a * 16777216.0f); /* exact: a power of 2 */
+  }
+  uint32_t v = mag - (112u << 23); /* exponent bias 127 to 15 */
+  return sign | (uint16_t)((v + 0xfff + ((v >> 13) & 1)) >> 13);
+}
+
+static uint16_t bfloat16_of(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (uint16_t)((x >> 16) | 0x40); /* NaN stays NaN */
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
 const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype) {
   unsigned char buf[8];
   size_t size = 0;
@@ -178,11 +207,10 @@ const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype) {
   case NNS_DT_DOUBLE:
     memcpy(buf, &v, size = 8);
     break;
-  case NNS_DT_BFLOAT16: { /* the high half of the float32 */
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint16_t h = (uint16_t)(u >> 16);
+  case NNS_DT_FLOAT16:
+  case NNS_DT_BFLOAT16: {
+    uint16_t h = dtype == NNS_DT_FLOAT16 ? half_of((float)v)
+                                         : bfloat16_of((float)v);
     memcpy(buf, &h, size = 2);
     break;
   }
@@ -204,7 +232,7 @@ const char *nns__aten_scalar(nns__aten_call *c, double v, int32_t dtype) {
       size = 1;
     }
     break;
-  default: /* float16 and the rest: the value is not needed to count */
+  default: /* the rest: the value is not needed to count */
     break;
   }
   if (dtype == 0)
