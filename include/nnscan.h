@@ -2442,8 +2442,12 @@ typedef struct nns_aten_numbering_info {
 /*
  * Lowers the call of one aten record alone, into a scratch graph, under
  * the recorder's numbering: `data` (`size` bytes) is a packed buffer
- * (nns_builder_add_packed's layout) holding a `names` record of zeros
- * then one aten record, nothing else. A record after `names` V, K, I then
+ * (nns_builder_add_packed's layout) holding what the call reads, if
+ * anything (initializer, param_kind and aten records: a weight and the
+ * unnumbered t() of it that the call folds into a Gemm's transB), then a
+ * `names` record of zeros, then the call's aten record, nothing else. A
+ * tensor argument the call folds is read as its weight (first_read).
+ * A record after `names` V, K, I then
  * takes the numbers V+1 .. V+values and the nodes K .. K+nodes-1, and
  * output k is named v(V + out_number[k]). NNS_E_NOTFOUND when the table
  * has no entry for the op or its rule cannot lower this call (it would be

@@ -294,9 +294,12 @@ def record_numbered(b, base, names, args, kwargs, out):
     key = _key(base, names, args, kwargs, outs, tensors)
     if key is None or not outs:
         return False
+    if fold is not None:
+        key = (key, True)  # its plan is the folded product's: a Gemm
     plan = _NUMBERING.get(key, _NUMBERING)
     if plan is _NUMBERING:
-        plan = _plan_of(base, names, args, kwargs, outs)
+        plan = _plan_of(base, names, args, kwargs, outs,
+                        None if fold is None else _PRODUCT_RHS[base])
         if len(_NUMBERING) < _NUMBERING_MAX:
             _NUMBERING[key] = plan
     if plan is None:
@@ -344,10 +347,6 @@ def record_numbered(b, base, names, args, kwargs, out):
     k = g._nodes_made
     g._nodes_made = k + nodes
     scope = b.scope
-    if folds:  # its product reads the weight with transB: a Gemm
-        op = "Gemm" if op == "MatMul" else op
-        first_op = "Gemm" if first_op == "MatMul" else first_op
-        ops = tuple("Gemm" if o == "MatMul" else o for o in ops)
     name = "%s/%s_%d" % (scope, first_op, k) if scope else \
         "%s_%d" % (first_op, k)
     g.nodes.append(_node(Node, (op, name, ins, out_names, {}, domain,
@@ -362,7 +361,7 @@ def record_numbered(b, base, names, args, kwargs, out):
     return True
 
 
-def _plan_of(base, names, args, kwargs, outs):
+def _plan_of(base, names, args, kwargs, outs, fold=None):
     """_plan of a call not seen before; None where its arguments or outputs
     are of a kind the record has none of (complex values among them)."""
     for o in outs:
@@ -371,18 +370,19 @@ def _plan_of(base, names, args, kwargs, outs):
     sig = _signature(_named(names, args, kwargs), [])
     if sig is None:
         return None
-    return _plan(base, sig, outs)
+    return _plan(base, sig, outs, fold)
 
 
-def _plan(base, sig, outs):
+def _plan(base, sig, outs, fold=None):
     """What the library's lowering of one call takes: (values, nodes, the
     number of each output, its nodes' op types, its constants, the order
     its nodes first read its tensors in), asked once; None where it does
-    not lower the call, leaves an output to another value or writes none."""
+    not lower the call, leaves an output to another value or writes none.
+    `fold`: the index of the tensor argument that is a weight's t(), which
+    the library folds into the product (record_numbered): asked with the
+    weight and its t() record before the call, as the tape packs them."""
     from . import graph
-    parts = [b"NNSP", graph._u32(_api.PACKED_VERSION),
-             graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
-             graph._u64(0)]
+    parts = [b"NNSP", graph._u32(_api.PACKED_VERSION)]
     s = graph._Strings()
     shapes = graph._Shapes()
     tensor = 0
@@ -401,6 +401,17 @@ def _plan(base, sig, outs):
                 None if x is None else packed(*x) for x in item[2]]))
         else:
             args.append(item)
+    if fold is not None:  # the weight, trainable, and its t() record
+        dtype, dims = sig[fold][2], sig[fold][3]
+        w = s["w"] + graph._i32(graph.onnx_dtype(dtype)) + \
+            shapes[tuple(reversed(dims))]
+        parts += [graph._TAG[graph._INITIALIZER], w,
+                  graph._u64(0xFFFFFFFFFFFFFFFF), graph._TAG[graph._PARAM_KIND],
+                  s["w"], graph._i32(_api.param_kinds()["trainable"])]
+        parts += graph._aten_parts("t", "", "", [("self", "tensor", w)],
+                                   [args[fold][2]], s)
+    parts += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
+              graph._u64(0)]
     parts += graph._aten_parts(base, "", "", args, [
         packed(o.dtype, tuple(o.shape)) for o in outs], s)
     buf = b"".join(parts)

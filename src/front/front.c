@@ -615,7 +615,9 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
       if (!t)
         continue;
       if (f->n_reads < 64) {
-        f->reads[f->n_reads] = t;
+        /* a weight's t() the call folds is read as the weight */
+        const char *w = f->pending_t ? fe_folded(f, t) : NULL;
+        f->reads[f->n_reads] = w ? w : t;
         f->first_read[f->n_reads] = -1;
       }
       f->n_reads++;

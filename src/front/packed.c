@@ -636,16 +636,16 @@ nns_status nns_aten_numbering(const void *data, size_t size,
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_aten_numbering: out is NULL or its size is not "
                     "sizeof(nns_aten_numbering_info)");
-  /* the header, then `names` 0 0 0, then one aten record */
+  /* the header, what the call reads (initializers, their kinds, calls
+   * before it: a weight's t() it folds), `names` 0 0 0, one aten record */
   const uint8_t *p = data;
   enum { HEAD = 8, NAMES = 1 + 24 };
   static const uint8_t zeros[24];
-  if (!data || size < HEAD + NAMES + 1 || p[HEAD] != PK_NAMES ||
-      memcmp(p + HEAD + 1, zeros, 24) || p[HEAD + NAMES] != PK_ATEN)
+  uint32_t version;
+  if (!data || size < HEAD + NAMES + 1)
     return nns__err(err, NNS_E_ARG, -1, NULL,
                     "nns_aten_numbering: the buffer must hold a names "
                     "record of zeros, then an aten record");
-  uint32_t version;
   memcpy(&version, p + 4, sizeof version);
   if (memcmp(p, "NNSP", 4) || version != NNS_PACKED_VERSION)
     return nns__err(err, NNS_E_ARG, -1, NULL,
@@ -661,14 +661,42 @@ nns_status nns_aten_numbering(const void *data, size_t size,
     nns_builder_free(b);
     return err ? err->code : quiet.code;
   }
+  preader r = {.p = p + HEAD, .end = p + size};
+  while (st == NNS_OK && r.p < r.end && *r.p != PK_NAMES) {
+    size_t at = (size_t)(r.p - p);
+    uint8_t tag = *r.p++;
+    if (tag != PK_INITIALIZER && tag != PK_PARAM_KIND && tag != PK_ATEN) {
+      st = nns__err(err, NNS_E_ARG, (int64_t)at, NULL,
+                    "nns_aten_numbering: record at byte %zu (tag %u): only "
+                    "initializer, param_kind and aten records come before "
+                    "the names record", at, (unsigned)tag);
+    } else if ((st = pk_record(b, &r, tag, err)) && r.why) {
+      st = nns__err(err, r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG,
+                    (int64_t)at, NULL,
+                    "nns_aten_numbering: record at byte %zu: %s", at, r.why);
+    }
+  }
+  size_t names_at = (size_t)(r.p - p);
+  if (st == NNS_OK &&
+      ((size_t)(r.end - r.p) < NAMES + 1 || r.p[0] != PK_NAMES ||
+       memcmp(r.p + 1, zeros, 24) || r.p[NAMES] != PK_ATEN))
+    st = nns__err(err, NNS_E_ARG, -1, NULL,
+                  "nns_aten_numbering: the buffer must hold a names "
+                  "record of zeros, then an aten record");
+  if (st) {
+    free(r.scratch);
+    nns_builder_free(b);
+    return st;
+  }
   nns__front_number_next(f, 0, 0, 0);
-  preader r = {.p = p + HEAD + NAMES + 1, .end = p + size};
+  r.p += NAMES + 1;
+  r.why = NULL;
   st = pk_aten(b, &r, err);
   if (st && r.why)
     st = nns__err(err, r.why == pk_oom ? NNS_E_NOMEM : NNS_E_ARG,
-                  HEAD + NAMES, NULL,
-                  "nns_aten_numbering: the aten record at byte %d: %s",
-                  HEAD + NAMES, r.why);
+                  (int64_t)(names_at + NAMES), NULL,
+                  "nns_aten_numbering: the aten record at byte %zu: %s",
+                  names_at + NAMES, r.why);
   free(r.scratch);
   if (st == NNS_OK && r.p != r.end)
     st = nns__err(err, NNS_E_ARG, (int64_t)(r.p - p), NULL,

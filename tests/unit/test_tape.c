@@ -436,12 +436,10 @@ static void w_tensor2(wbuf *b, const char *name, int64_t r0, int64_t r1) {
   w_i64(b, r1);
 }
 
-/* x [2, 3] and a weight W [4, 3] of kind `kind` (-1: none given), then
- * the tape of F.linear without a bias as the recorder gives it: t(W) as
- * "W^T" [3, 4], unnumbered, then mm(x, W^T) -> "v6" [2, 4] after
- * names(5, 1). */
-static void w_linear(wbuf *a, int kind) {
-  w_start(a);
+/* A weight W [4, 3] of kind `kind` (-1: none given) and t(W) as "W^T"
+ * [3, 4], unnumbered, as the recorder packs them before a product that
+ * reads the transpose. */
+static void w_weight_t(wbuf *a, int kind) {
   w_u8(a, NNS_PACKED_INITIALIZER);
   w_str(a, "W");
   w_i32(a, NNS_DT_FLOAT);
@@ -459,7 +457,10 @@ static void w_linear(wbuf *a, int kind) {
   w_tensor2(a, "W", 4, 3);
   w_u32(a, 1);
   w_tensor2(a, "W^T", 3, 4);
-  w_names(a, 5, 1);
+}
+
+/* mm(x [2, 3], W^T) -> "v6" [2, 4]: F.linear without a bias */
+static void w_mm_of_t(wbuf *a) {
   w_aten_head(a, "mm", "blk", 2);
   w_arg(a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(a, "x");
@@ -467,6 +468,15 @@ static void w_linear(wbuf *a, int kind) {
   w_tensor2(a, "W^T", 3, 4);
   w_u32(a, 1);
   w_tensor2(a, "v6", 2, 4);
+}
+
+/* x [2, 3], the weight and its t() (w_weight_t), then mm(x, W^T) after
+ * names(5, 1), the graph's output. */
+static void w_linear(wbuf *a, int kind) {
+  w_start(a);
+  w_weight_t(a, kind);
+  w_names(a, 5, 1);
+  w_mm_of_t(a);
   w_output(a, "v6");
 }
 
@@ -511,6 +521,49 @@ static void test_tape_folds_a_weights_t(void) {
     nns_analysis_free(an);
     nns_model_free(m);
   }
+}
+
+/* nns_aten_numbering of a product reading a weight's t(): the weight,
+ * its kind and the t() record come first, and the call is what the tape
+ * makes of it, one Gemm (transB) reading x, then W (the transpose is read
+ * as its weight); a weight of no kind is no weight: a MatMul reading the
+ * Transpose. Any other record before the names record is refused. */
+static void test_numbering_of_a_fold(void) {
+  static const int kinds[] = {NNS_PARAM_TRAINABLE, -1};
+  for (int i = 0; i < 2; i++) {
+    int kind = kinds[i];
+    wbuf a;
+    nns_error err;
+    nns_aten_numbering_info x = {.size = sizeof x};
+    a.n = 0;
+    w(&a, "NNSP", 4);
+    w_u32(&a, NNS_PACKED_VERSION);
+    w_weight_t(&a, kind);
+    w_names(&a, 0, 0);
+    w_mm_of_t(&a);
+    CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+    CHECK_STR(x.op_types, kind >= 0 ? "Gemm" : "MatMul");
+    CHECK_EQ(x.values, 1);
+    CHECK_EQ(x.nodes, 1);
+    CHECK_EQ(x.out_number[0], 1);
+    CHECK_EQ(x.n_tensors, 2);
+    CHECK_EQ(x.first_read[0], 0);
+    CHECK_EQ(x.first_read[1], 1);
+  }
+  wbuf bad;
+  nns_error err;
+  nns_aten_numbering_info x = {.size = sizeof x};
+  w_start(&bad); /* an input record first */
+  w_names(&bad, 0, 0);
+  w_mm_of_t(&bad);
+  CHECK_EQ(nns_aten_numbering(bad.p, bad.n, &x, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "only initializer, param_kind and aten") != NULL);
+  bad.n = 0; /* the context, then no names record */
+  w(&bad, "NNSP", 4);
+  w_u32(&bad, NNS_PACKED_VERSION);
+  w_weight_t(&bad, NNS_PARAM_TRAINABLE);
+  CHECK_EQ(nns_aten_numbering(bad.p, bad.n, &x, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "names record of zeros") != NULL);
 }
 
 /* Each malformed field: NNS_E_ARG, the record's index, kind and offset. */
@@ -637,6 +690,7 @@ int main(void) {
   RUN(test_tape_numbered);
   RUN(test_tape_folds_a_weights_t);
   RUN(test_numbering);
+  RUN(test_numbering_of_a_fold);
   RUN(test_names_then_aten);
   RUN(test_tape_through_a_shim);
   RUN(test_tape_malformed);
