@@ -130,15 +130,18 @@ def test_sdpa_flops_as_recorded(dtype, numbered, monkeypatch):
     assert dropped == (1 if dtype == torch.bfloat16 else 0)
 
 
-def test_sdpa_mask_and_gqa():
+def test_sdpa_mask_and_gqa(monkeypatch):
     """With a boolean mask given (a graph input) the mask is read too; with
     grouped-query attention (2 key/value heads for 8 query heads) k and v
-    are read at their own size, not repeated per query head."""
+    are read at their own size, not repeated per query head. The same
+    bytes on the numbered tape, where the constants are the library's
+    (not in the recorder's graph, which _arguments reads)."""
     B, H, Hkv, L, E = 1, 8, 2, 16, 8
     q = torch.zeros(B, H, L, E, device="meta")
     k = torch.zeros(B, Hkv, L, E, device="meta")
     v = torch.zeros(B, Hkv, L, E, device="meta")
     mask = torch.ones(L, L, dtype=torch.bool).tril()
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
     rec = recorder.record_model(Attention(gqa=True), (q, k, v, mask))
     g = rec.graph
     assert g.kernels == [(0, len(g.nodes))]
@@ -146,6 +149,9 @@ def test_sdpa_mask_and_gqa():
     args = _arguments(g, 0, len(g.nodes))
     assert args <= 1024
     assert _analysis(g).totals["bytes"] == want + args
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
+    rec = recorder.record_model(Attention(gqa=True), (q, k, v, mask))
+    assert _analysis(rec.graph).totals["bytes"] == want + args
 
 
 def test_sdpa_function_put_back():

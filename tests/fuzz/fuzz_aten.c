@@ -8,7 +8,8 @@
  * a hang or a leak; a graph that builds then goes through inference, the
  * analysis and every report format. The same bytes after a `names`
  * record of zeros go to nns_aten_numbering (the recorder's question of
- * how the library numbers one call). Seeds: tests/fuzz/seeds/fuzz_aten
+ * how the library numbers one call), and so do the bytes alone (records
+ * a call reads, before its own names record). Seeds: tests/fuzz/seeds/fuzz_aten
  * (make_seeds.py there: recorded models' tapes, numbered calls among
  * them, and one record of every argument kind).
  */
@@ -71,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       memcpy(q + 33, data, size);
     nns_aten_numbering_info info = {.size = sizeof info};
     (void)nns_aten_numbering(q, size + 33, &info, &err);
+    /* the bytes alone after the header: what the call reads (a weight,
+     * its kind, its t()), then the names record, as the recorder asks */
+    memmove(q + 8, q + 33, size);
+    (void)nns_aten_numbering(q, size + 8, &info, &err);
     free(q);
   }
   return 0;

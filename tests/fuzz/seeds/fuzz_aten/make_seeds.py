@@ -112,6 +112,19 @@ def main():
             graph._aten_parts("mm", "m", "m", [
                 ("self", "tensor", x), ("mat2", "tensor", wt)],
                 [s["v3"] + graph._i32(1) + graph._shape((2, 3))], s)))
+    # nns_aten_numbering's question of a folded product: the weight, its
+    # kind and t() record, then the names record of zeros and the mm
+    w = s["w"] + graph._i32(1) + graph._shape((3, 3))
+    with open(os.path.join(HERE, "numbering_folded.bin"), "wb") as f:
+        f.write(b"".join(
+            [graph._TAG[graph._INITIALIZER], w, graph._u64(2 ** 64 - 1),
+             graph._TAG[graph._PARAM_KIND], s["w"], graph._i32(0)] +
+            graph._aten_parts("t", "", "", [("self", "tensor", w)], [wt], s) +
+            [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
+             graph._u64(0)] +
+            graph._aten_parts("mm", "", "", [
+                ("self", "tensor", x), ("mat2", "tensor", wt)],
+                [s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
     # an export-family op, lowered through another entry behind a shim,
     # after a names record
     b = s["b"] + graph._i32(1) + graph._shape((3,))
