@@ -200,6 +200,7 @@ _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
 _i64 = struct.Struct("=q").pack
 _u64 = struct.Struct("=Q").pack
+_QQQ = struct.Struct("=QQQ").pack
 _f64 = struct.Struct("=d").pack
 _TAG = [bytes([t]) for t in range(max(_api.PACKED_RECORD.values(), default=0) + 1)]
 
@@ -415,10 +416,11 @@ def _aten(call, name, ins, outs, scope, t, s):
         first, k, prefix, _, inits, template = call[2]
         out = []
         for w, wt in call[3]:  # a weight's t() it reads, folded: unnumbered
-            out += _aten_parts("t", wt, scope, [("self", "tensor", t[w])],
-                               [t[wt]], s)
-        out += [_TAG[_NAMES], _u64(first), _u64(k), _u64(inits), _TAG[_ATEN],
-                s[base], _str(prefix), s[scope]]
+            # (_aten_parts' record of t(self=w) -> wt, in one piece)
+            out.append(_TAG[_ATEN] + s["t"] + s[wt] + s[scope] + _U32[1] +
+                       s["self"] + _KIND["tensor"] + t[w] + _U32[1] + t[wt])
+        out.append(_TAG[_NAMES] + _QQQ(first, k, inits) + _TAG[_ATEN] +
+                   s[base] + s[prefix] + s[scope])
         for p in template:
             if type(p) is not int:
                 out.append(p)

@@ -273,7 +273,9 @@ def record_numbered(b, base, names, args, kwargs, out):
     pending = b.pending_t
     fold = None
     folds = ()
-    if pending:
+    # (weights' t() stay pending for the whole recording: most calls read
+    # none of them, told in one pass in C)
+    if pending and not pending.keys().isdisjoint(map(id, args)):
         named = b.names
         rhs = _PRODUCT_RHS.get(base)
         for k, a in enumerate(args):
@@ -457,6 +459,12 @@ def _template(sig, n_outs):
         else:
             args = [item]
         parts += graph._aten_parts("", "", "", args, [], s)[5:-1]
-    return [graph._u32(len(sig))] + parts + [graph._u32(n_outs)] + \
-        [-1 - j for j in range(n_outs)]
+    merged = []  # runs of bytes joined: fewer parts for pack() to walk
+    for p in [graph._u32(len(sig))] + parts + [graph._u32(n_outs)] + \
+            [-1 - j for j in range(n_outs)]:
+        if type(p) is bytes and merged and type(merged[-1]) is bytes:
+            merged[-1] += p
+        else:
+            merged.append(p)
+    return merged
 

@@ -180,18 +180,35 @@ static const char *fe_fresh(void *fe) {
  * node first writes it, so a fresh name here is a placeholder ("\1" and
  * a count: no graph name starts so) until a node writes it. */
 
-static const char *numbered_name(nns__front *f, char stem) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%c%llu", stem,
-           (unsigned long long)++f->number);
+/* v's decimal digits at p, NUL after them; their count. (snprintf's
+ * format parsing was a tenth of a numbered call's lowering.) */
+static size_t put_decimal(char *p, uint64_t v) {
+  char rev[20];
+  size_t n = 0;
+  do
+    rev[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  for (size_t k = 0; k < n; k++)
+    p[k] = rev[n - 1 - k];
+  p[n] = 0;
+  return n;
+}
+
+/* "STEM N": stem one character, N the number */
+static const char *stem_name(nns__front *f, char stem, uint64_t n) {
+  char buf[24];
+  buf[0] = stem;
+  put_decimal(buf + 1, n);
   return nns__front_intern(f, buf);
+}
+
+static const char *numbered_name(nns__front *f, char stem) {
+  return stem_name(f, stem, ++f->number);
 }
 
 static const char *fe_fresh_numbered(void *fe) {
   nns__front *f = fe;
-  char buf[32];
-  snprintf(buf, sizeof buf, "\1%llu", (unsigned long long)++f->placeholders);
-  const char *k = nns__front_intern(f, buf);
+  const char *k = stem_name(f, '\1', ++f->placeholders);
   /* itself until written, then its number */
   if (!k || !nns__map_put(&f->numbered, k, (void *)k))
     return NULL;
@@ -227,29 +244,33 @@ static const char *fe_node_name(void *fe, const char *op_type,
                                 const char *domain) {
   nns__front *f = fe;
   if (f->n_ops < 256) { /* "domain:op" outside ONNX's own domain */
-    char op[300];
-    snprintf(op, sizeof op, "%.120s%s%.160s", domain ? domain : "",
-             domain && *domain ? ":" : "", op_type);
+    const char *op = op_type;
+    char qualified[300];
+    if (domain && *domain) {
+      snprintf(qualified, sizeof qualified, "%.120s:%.160s", domain, op_type);
+      op = qualified;
+    }
     if (!(f->ops[f->n_ops] = nns__front_intern(f, op)))
       return NULL;
   }
   f->n_ops++;
+  /* "PATH/OP_N", or "OP_N" at the root */
   const char *path = f->call_prefix && *f->call_prefix ? f->call_prefix
                                                         : NULL;
+  size_t lp = path ? strlen(path) + 1 : 0, lo = strlen(op_type);
   char buf[512];
-  int n = snprintf(buf, sizeof buf, "%s%s%s_%llu", path ? path : "",
-                   path ? "/" : "", op_type,
-                   (unsigned long long)f->node_number++);
-  if (n < 0 || (size_t)n >= sizeof buf) { /* a long path: made on the heap */
-    size_t need = (path ? strlen(path) + 1 : 0) + strlen(op_type) + 24;
-    char *big = nns__arena_alloc(f->arena, need);
-    if (!big)
-      return NULL;
-    snprintf(big, need, "%s%s%s_%llu", path ? path : "", path ? "/" : "",
-             op_type, (unsigned long long)(f->node_number - 1));
-    return nns__front_intern(f, big);
+  char *p = lp + lo + 22 <= sizeof buf ? buf
+                                       : nns__arena_alloc(f->arena, lp + lo + 22);
+  if (!p)
+    return NULL;
+  if (path) {
+    memcpy(p, path, lp - 1);
+    p[lp - 1] = '/';
   }
-  return nns__front_intern(f, buf);
+  memcpy(p + lp, op_type, lo);
+  p[lp + lo] = '_';
+  put_decimal(p + lp + lo + 1, f->node_number++);
+  return nns__front_intern(f, p);
 }
 
 void nns__front_number_next(nns__front *f, uint64_t values, uint64_t nodes,

@@ -342,15 +342,16 @@ static nns_status pk_aten(nns_builder *b, preader *r, nns_error *err) {
   nns__aten_arg args[PK_ATEN_MAX_ARGS];
   const char *outs[PK_ATEN_MAX_OUTS];
   pk_aten_mem mem = {.n = 0};
-  memset(args, 0, sizeof args);
   bool ok = pk_str(r, &op) && pk_str(r, &name) && pk_str(r, &path) &&
             pk_read(r, &n_args, sizeof n_args);
   if (ok && (!op || !*op))
     ok = pk_fail(r, "an aten record has no op name");
   if (ok && n_args > PK_ATEN_MAX_ARGS)
     ok = pk_fail(r, "an aten record has more than 64 arguments");
-  for (uint32_t k = 0; ok && k < n_args; k++)
+  for (uint32_t k = 0; ok && k < n_args; k++) {
+    args[k] = (nns__aten_arg){0}; /* those read only: 64 were 5 KB a call */
     ok = pk_aten_arg(b, r, &mem, &args[k]);
+  }
   if (ok)
     ok = pk_read(r, &n_outs, sizeof n_outs);
   if (ok && n_outs > PK_ATEN_MAX_OUTS)
