@@ -766,6 +766,54 @@ def tape_census(names):
             print(f"  {reason:<14} {base:<28} {n:6d}")
 
 
+def first_summary(name, runs):
+    """A process's first nnscan.summary of the model, rules against the
+    numbered tape: --runs fresh processes each, taking turns, each timing
+    its first summary of the model (after one of a one-Linear model, so
+    the imports, the library's load and the recorder's own first calls
+    are not in it) and its second; medians. What the numbered tape's
+    plans cost while none is kept yet (tape._NUMBERING: one
+    nns_aten_numbering per distinct call)."""
+    import subprocess
+    code = (
+        "import os, sys, time, warnings\n"
+        "warnings.simplefilter('ignore')\n"
+        "sys.path[:0] = [%r, %r]\n"
+        "import recording_profile as rp, torch, nnscan\n"
+        "from nnscan import tape\n"
+        "torch.set_num_threads(%d)\n"
+        "model, args, kwargs = rp.build_or_say(%r)\n"
+        "x = args[0] if args else kwargs\n"
+        "nnscan.summary(torch.nn.Linear(4, 4), inputs=(torch.zeros(1, 4),),"
+        " file=False)\n"
+        "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
+        "a = time.process_time() - t\n"
+        "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
+        "b = time.process_time() - t\n"
+        "print(a, b, len(tape._NUMBERING))\n") % (
+            HERE, os.path.join(HERE, "..", "python", "tests_hf"),
+            torch_threads(), name)
+    got = {m: [] for m in "01"}
+    for _ in range(runs):
+        for m in "01":
+            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m)
+            out = subprocess.run([sys.executable, "-c", code], env=env,
+                                 capture_output=True, text=True, check=True)
+            got[m].append(tuple(float(v) for v in out.stdout.split()))
+    med = statistics.median
+    for m, what in (("0", "rules"), ("1", "numbered tape")):
+        rows = got[m]
+        print(f"{name}: {what}: first summary "
+              f"{med(r[0] for r in rows) * 1e3:.1f} ms, second "
+              f"{med(r[1] for r in rows) * 1e3:.1f} ms, plans asked "
+              f"{int(rows[0][2])} (medians of {runs} processes)")
+
+
+def torch_threads():
+    import torch
+    return torch.get_num_threads()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
@@ -784,6 +832,9 @@ def main():
     ap.add_argument("--tape-census", action="store_true",
                     help="calls the numbered tape takes, and why the others "
                     "keep their rules (tape_census()'s doc)")
+    ap.add_argument("--first", action="store_true",
+                    help="a fresh process's first summary, rules against "
+                    "the numbered tape (first_summary()'s doc)")
     ap.add_argument("--sections", action="store_true",
                     help="nnscan.summary's time by section (sections()'s "
                     "doc)")
@@ -811,6 +862,10 @@ def main():
         return
     if a.tape_census:
         tape_census(a.models.split(","))
+        return
+    if a.first:
+        for name in a.models.split(","):
+            first_summary(name, a.runs)
         return
     if a.sections:
         for name in a.models.split(","):
