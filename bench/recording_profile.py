@@ -773,7 +773,9 @@ def first_summary(name, runs):
     the imports, the library's load and the recorder's own first calls
     are not in it) and its second; medians. What the numbered tape's
     plans cost while none is kept yet (tape._NUMBERING: one
-    nns_aten_numbering per distinct call)."""
+    nns_aten_numbering per distinct call). And the rules' first summary
+    in a process that ran gc.collect() before it: what of a first summary
+    is Python's full collection, due when it starts."""
     import subprocess
     code = (
         "import os, sys, time, warnings\n"
@@ -786,6 +788,8 @@ def first_summary(name, runs):
         "x = args[0] if args else kwargs\n"
         "nnscan.summary(torch.nn.Linear(4, 4), inputs=(torch.zeros(1, 4),),"
         " file=False)\n"
+        "if os.environ.get('NNSCAN_BENCH_COLLECT'):\n"
+        "    import gc; gc.collect()\n"
         "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
         "a = time.process_time() - t\n"
         "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
@@ -793,15 +797,18 @@ def first_summary(name, runs):
         "print(a, b, len(tape._NUMBERING))\n") % (
             HERE, os.path.join(HERE, "..", "python", "tests_hf"),
             torch_threads(), name)
-    got = {m: [] for m in "01"}
+    got = {m: [] for m in ("0", "1", "0c")}
     for _ in range(runs):
-        for m in "01":
-            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m)
+        for m in got:
+            env = dict(os.environ, NNSCAN_TAPE_NUMBERED=m[0])
+            if m == "0c":
+                env["NNSCAN_BENCH_COLLECT"] = "1"
             out = subprocess.run([sys.executable, "-c", code], env=env,
                                  capture_output=True, text=True, check=True)
             got[m].append(tuple(float(v) for v in out.stdout.split()))
     med = statistics.median
-    for m, what in (("0", "rules"), ("1", "numbered tape")):
+    for m, what in (("0", "rules"), ("1", "numbered tape"),
+                    ("0c", "rules after gc.collect()")):
         rows = got[m]
         print(f"{name}: {what}: first summary "
               f"{med(r[0] for r in rows) * 1e3:.1f} ms, second "
