@@ -161,7 +161,7 @@ def _scalar(v):
 # against 0). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
-# mixed dtypes takes one Cast more, the complex ops), and index_put. A
+# mixed dtypes takes one Cast more, the complex ops, _grouped_mm). A
 # call the table declines (index by a boolean mask, whose output the
 # rule declares as data-shaped; a copy to the same dtype, an alias) keeps
 # its rule at run time, as does one reading a weight's pending t() other
@@ -170,13 +170,14 @@ NUMBERED = frozenset((
     "_adaptive_avg_pool2d", "_native_batch_norm_legit_no_training",
     "_reshape_alias", "_safe_softmax", "_softmax", "_to_copy",
     "_unsafe_view", "_weight_norm_interface", "add", "addmm", "argmax",
-    "avg_pool2d", "bitwise_not", "bmm", "cat", "clamp", "clamp_min",
-    "constant_pad_nd", "convolution", "cumsum", "div", "embedding", "eq",
-    "expand", "floor_divide", "gather", "ge", "gelu", "gt", "hardsigmoid",
-    "hardtanh", "index", "le", "linalg_vector_norm", "lt", "masked_fill",
-    "max", "max_pool2d_with_indices", "mean", "mm", "mul",
-    "native_batch_norm", "native_group_norm", "native_layer_norm", "ne",
-    "norm", "permute", "repeat", "roll", "rsqrt", "rsub", "select", "silu",
+    "as_strided", "avg_pool2d", "baddbmm", "bitwise_not", "bmm", "cat",
+    "clamp", "clamp_min", "constant_pad_nd", "convolution", "cumsum",
+    "div", "embedding", "eq", "expand", "floor_divide", "gather", "ge",
+    "gelu", "gt", "hardsigmoid", "hardtanh", "histc", "index",
+    "index_put", "le", "linalg_vector_norm", "lt", "masked_fill", "max",
+    "max_pool2d_with_indices", "mean", "mm", "mul", "native_batch_norm",
+    "native_group_norm", "native_layer_norm", "ne", "norm", "permute",
+    "repeat", "roll", "rsqrt", "rsub", "scatter", "select", "silu",
     "slice", "sort", "split", "split_with_sizes", "squeeze", "stack",
     "sub", "sum", "t", "topk", "transpose", "tril", "unbind", "unsqueeze",
     "view", "where"))

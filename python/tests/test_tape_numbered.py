@@ -188,6 +188,35 @@ def test_advanced_index_is_one_kernel(monkeypatch):
         assert a == b
 
 
+class Scattered(nn.Module):
+    """The ops that joined the tape in session 63: an indexed write
+    (index_put), scatter, baddbmm, a histogram of routing choices as the
+    MoE models count them (histc: two fillers, the bins first) and a
+    strided view (as_strided)."""
+
+    def forward(self, x):
+        h = x.flatten(1)[:, :64].reshape(1, 8, 8)       # 1 x 8 x 8
+        h = torch.baddbmm(h, h, h.transpose(1, 2), beta=0.5)
+        idx = torch.arange(0, 8, 2, device=x.device)
+        h = h.index_put((torch.zeros_like(idx), idx), torch.ones(
+            4, 8, device=x.device))
+        pick = torch.zeros(1, 8, 2, dtype=torch.long, device=x.device)
+        h = h.scatter(2, pick, h[:, :, :2])
+        counts = torch.histc(h.flatten().float(), bins=4, min=0, max=3)
+        return h.as_strided((4, 4), (8, 1)).sum() + counts.sum()
+
+
+@pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
+def test_session_63_ops_on_the_tape(monkeypatch):
+    """Their calls go on the tape, every report the rules' byte for byte."""
+    _, on, held = _reports(monkeypatch, model=Scattered)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Scattered)
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"baddbmm", "index_put", "scatter", "histc"} <= numbered
+    for a, b in zip(on, rules):
+        assert a == b
+
+
 class HalfCausal(nn.Module):
     """Causal scores filled with -inf where masked: masked_fill's number
     becomes a scalar constant of the scores' dtype, which the masks read."""

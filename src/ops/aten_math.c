@@ -740,7 +740,9 @@ static nns_status histc(nns__aten_call *c, const nns__aten_op *op) {
   NEED(t = STEP(NULL, "Floor", t));
   NEED(t = STEP(NULL, "Cast", t));
   A_TRY(attr_int(c, "to", NNS_DT_INT64));
-  const char *ones;
+  /* the bins first, then the ones: the recorder's rule's constant order */
+  const char *counts, *ones;
+  NEED(counts = nns__aten_filler(c, my->dtype, 1, &bins));
   if (n >= 0) {
     ones = nns__aten_filler(c, my->dtype, 1, &n);
   } else { /* a one per element, as many as the (symbolic) elements */
@@ -750,8 +752,7 @@ static nns_status histc(nns__aten_call *c, const nns__aten_op *op) {
                                   my->dtype ? my->dtype : NNS_DT_FLOAT, 1,
                                   &one, NULL, 0, c->err));
   }
-  NEED(STEP(y, "ScatterElements", nns__aten_filler(c, my->dtype, 1, &bins), t,
-            ones));
+  NEED(STEP(y, "ScatterElements", counts, t, ones));
   A_TRY(attr_int(c, "axis", 0));
   A_TRY(nns_builder_attr_string(c->b, "reduction", "add", 3, c->err));
   return nns__aten_kernel(c, first);
