@@ -697,7 +697,8 @@ def hand_over_parts(name, runs):
 def tape_census(names):
     """With the numbered tape on (NNSCAN_TAPE_NUMBERED=1), each recorded
     aten call that records something, by what took it: "tape" (the
-    library lowers and names it), or why its ops_map.py rule did. The
+    library lowers and names it), "one node" (the tape's one-node calls,
+    the recorder naming the node), or why its ops_map.py rule did. The
     reasons are read after the call, from the recorder's state and
     tape._NUMBERING, as tape.record_numbered decides them: "t() read"
     (a weight's pending t() read other than as a product's right
@@ -735,15 +736,28 @@ def tape_census(names):
             why["unnamed", base] += 1
         return taken
     record = recorder.record
+    taped = tape.record
+
+    def one(b, entry, base, *rest):
+        seen = why["tape", base]
+        taken = taped(b, entry, base, *rest)
+        if taken and why["tape", base] == seen:
+            why["one node", base] += 1
+        return taken
 
     def counted(b, func, args, kwargs, out):
         e = b.rules.get(func) or recorder._entry(b, func)
-        base, rule, on_tape, folds = e[0], e[1], e[3], e[5]
-        if on_tape is None and not folds and rule not in (
-                None, ops_map.ALIAS, ops_map.CREATE):
-            why["not numbered", base] += 1
-        return record(b, func, args, kwargs, out)
+        base, rule, folds = e[0], e[1], e[5]
+        seen = sum(why.values())
+        got = record(b, func, args, kwargs, out)
+        if sum(why.values()) == seen and not folds and rule not in (
+                None, ops_map.ALIAS, ops_map.CREATE) and any(
+                isinstance(o, torch.Tensor) for o in ops_map._outs(out)):
+            why["not numbered", base] += 1  # its rule, the tape not asked
+        return got
+    import torch
     tape.record_numbered, recorder.record = census, counted
+    tape.record = one
     try:
         for name in names:
             built = build_or_say(name)
@@ -753,6 +767,7 @@ def tape_census(names):
                                file=False)
     finally:
         tape.record_numbered, recorder.record = numbered, record
+        tape.record = taped
     totals = collections.Counter()
     for (reason, _), n in why.items():
         totals[reason] += n
@@ -762,7 +777,7 @@ def tape_census(names):
         print(f"  {reason:<14} {n:7d}  {100 * n / calls:5.1f} %")
     print("  calls kept by their rules, by op:")
     for (reason, base), n in why.most_common():
-        if reason != "tape":
+        if reason not in ("tape", "one node"):
             print(f"  {reason:<14} {base:<28} {n:6d}")
 
 

@@ -81,10 +81,19 @@ def _named(names, args, kwargs):
 def record(b, entry, base, args, kwargs, out):
     """Adds the call as an aten record with its node (True), or nothing
     (False: the call is not one the table makes one node of, and its rule
-    records it)."""
+    records it). A call of a one-node op that is not one node (a number,
+    two dtypes: mul by 0.5) goes on the numbered tape where that is on."""
     kind, op, names = entry
     if kind == "numbered":
         return record_numbered(b, base, names, args, kwargs, out)
+    if _one_node(b, kind, op, names, base, args, kwargs, out):
+        return True
+    return base in NUMBERED and numbered() and \
+        record_numbered(b, base, names, args, kwargs, out)
+
+
+def _one_node(b, kind, op, names, base, args, kwargs, out):
+    """record()'s call of one node, its output named by the recorder."""
     if not isinstance(out, torch.Tensor) or out.is_complex():
         return False
     named = _named(names, args, kwargs)
@@ -160,8 +169,8 @@ def _scalar(v):
 # byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=1
 # against 0). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
-# Not yet: the few whose lowerings differ (tools/tape_names.py: pow of
-# mixed dtypes takes one Cast more, the complex ops, _grouped_mm). A
+# Not yet: the few whose lowerings differ (tools/tape_names.py: the
+# complex ops, _grouped_mm). A
 # call the table declines (index by a boolean mask, whose output the
 # rule declares as data-shaped; a copy to the same dtype, an alias) keeps
 # its rule at run time, as does one reading a weight's pending t() other
@@ -177,7 +186,7 @@ NUMBERED = frozenset((
     "index_put", "le", "linalg_vector_norm", "lt", "masked_fill", "max",
     "max_pool2d_with_indices", "mean", "mm", "mul", "native_batch_norm",
     "native_group_norm", "native_layer_norm", "ne", "norm", "permute",
-    "repeat", "roll", "rsqrt", "rsub", "scatter", "select", "silu",
+    "pow", "repeat", "roll", "rsqrt", "rsub", "scatter", "select", "silu",
     "slice", "sort", "split", "split_with_sizes", "squeeze", "stack",
     "sub", "sum", "t", "topk", "transpose", "tril", "unbind", "unsqueeze",
     "view", "where"))

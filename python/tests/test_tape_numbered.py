@@ -192,7 +192,8 @@ class Scattered(nn.Module):
     """The ops that joined the tape in session 63: an indexed write
     (index_put), scatter, baddbmm, a histogram of routing choices as the
     MoE models count them (histc: two fillers, the bins first) and a
-    strided view (as_strided)."""
+    strided view (as_strided); and a power of float32 by int64 (pow of
+    two dtypes: no Cast, ONNX's Pow takes both)."""
 
     def forward(self, x):
         h = x.flatten(1)[:, :64].reshape(1, 8, 8)       # 1 x 8 x 8
@@ -202,6 +203,7 @@ class Scattered(nn.Module):
             4, 8, device=x.device))
         pick = torch.zeros(1, 8, 2, dtype=torch.long, device=x.device)
         h = h.scatter(2, pick, h[:, :, :2])
+        h = h.pow(torch.full((8,), 2, dtype=torch.long, device=x.device))
         counts = torch.histc(h.flatten().float(), bins=4, min=0, max=3)
         return h.as_strided((4, 4), (8, 1)).sum() + counts.sum()
 
@@ -212,7 +214,7 @@ def test_session_63_ops_on_the_tape(monkeypatch):
     _, on, held = _reports(monkeypatch, model=Scattered)
     _, rules, _ = _reports(monkeypatch, numbered=False, model=Scattered)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
-    assert {"baddbmm", "index_put", "scatter", "histc"} <= numbered
+    assert {"baddbmm", "index_put", "scatter", "histc", "pow"} <= numbered
     for a, b in zip(on, rules):
         assert a == b
 

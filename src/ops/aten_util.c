@@ -389,12 +389,22 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
     const nns__aten_meta *mt = A_META(c, t);
     common = mt ? mt->dtype : common;
   }
+  bool pow = !strcmp(op_type, "Pow");
+  if (pow) {
+    /* ONNX's Pow takes its base and exponent in two types, and PyTorch
+     * reads both as they are: no Cast, and a number in the tensor
+     * operand's dtype (as the recorder's rule makes it) */
+    const char *t = x->kind == NNS__AA_TENSOR ? x->tensor : y->tensor;
+    const nns__aten_meta *mt = A_META(c, t);
+    if (mt && mt->dtype)
+      common = mt->dtype;
+  }
   const char *ins[2] = {nns__aten_operand(c, x, common),
                         nns__aten_operand(c, y, common)};
   for (int k = 0; k < 2; k++) {
     if (!ins[k])
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
-    if ((k ? y : x)->kind == NNS__AA_TENSOR &&
+    if (!pow && (k ? y : x)->kind == NNS__AA_TENSOR &&
         !(ins[k] = as_dtype(c, ins[k], common)))
       return c->err->code;
   }
