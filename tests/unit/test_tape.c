@@ -38,11 +38,15 @@ static void w_str(wbuf *b, const char *s) {
   w_u32(b, (uint32_t)strlen(s));
   w(b, s, strlen(s) + 1);
 }
-/* header, then input x: float [2, 3] */
-static void w_start(wbuf *b) {
+/* the packed header alone */
+static void w_header(wbuf *b) {
   b->n = 0;
   w(b, "NNSP", 4);
   w_u32(b, NNS_PACKED_VERSION);
+}
+/* header, then input x: float [2, 3] */
+static void w_start(wbuf *b) {
+  w_header(b);
   w_u8(b, NNS_PACKED_INPUT);
   w_str(b, "x");
   w_i32(b, NNS_DT_FLOAT);
@@ -269,9 +273,7 @@ static void test_numbering(void) {
   wbuf a;
   nns_error err;
   nns_aten_numbering_info x = {.size = sizeof x};
-  a.n = 0;
-  w(&a, "NNSP", 4);
-  w_u32(&a, NNS_PACKED_VERSION);
+  w_header(&a);
   w_names(&a, 0, 0);
   size_t head = a.n;
   w_aten(&a, "silu", "", "x", NULL, -1, "o");
@@ -535,9 +537,7 @@ static void test_numbering_of_a_fold(void) {
     wbuf a;
     nns_error err;
     nns_aten_numbering_info x = {.size = sizeof x};
-    a.n = 0;
-    w(&a, "NNSP", 4);
-    w_u32(&a, NNS_PACKED_VERSION);
+    w_header(&a);
     w_weight_t(&a, kind);
     w_names(&a, 0, 0);
     w_mm_of_t(&a);
@@ -558,9 +558,7 @@ static void test_numbering_of_a_fold(void) {
   w_mm_of_t(&bad);
   CHECK_EQ(nns_aten_numbering(bad.p, bad.n, &x, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "only initializer, param_kind and aten") != NULL);
-  bad.n = 0; /* the context, then no names record */
-  w(&bad, "NNSP", 4);
-  w_u32(&bad, NNS_PACKED_VERSION);
+  w_header(&bad); /* the context, then no names record */
   w_weight_t(&bad, NNS_PARAM_TRAINABLE);
   CHECK_EQ(nns_aten_numbering(bad.p, bad.n, &x, &err), NNS_E_ARG);
   CHECK(strstr(err.message, "names record of zeros") != NULL);
