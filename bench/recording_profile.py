@@ -805,9 +805,11 @@ def first_summary(name, runs):
         " file=False)\n"
         "if os.environ.get('NNSCAN_BENCH_COLLECT'):\n"
         "    import gc; gc.collect()\n"
-        "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
+        "t = time.process_time()\n"
+        "nnscan.summary(model, inputs=x, file=False)\n"
         "a = time.process_time() - t\n"
-        "t = time.process_time(); nnscan.summary(model, inputs=x, file=False)\n"
+        "t = time.process_time()\n"
+        "nnscan.summary(model, inputs=x, file=False)\n"
         "b = time.process_time() - t\n"
         "print(a, b, len(tape._NUMBERING))\n") % (
             HERE, os.path.join(HERE, "..", "python", "tests_hf"),

@@ -418,8 +418,9 @@ def _plan(base, sig, outs, fold=None):
         w = s["w"] + graph._i32(graph.onnx_dtype(dtype)) + \
             shapes[tuple(reversed(dims))]
         parts += [graph._TAG[graph._INITIALIZER], w,
-                  graph._u64(0xFFFFFFFFFFFFFFFF), graph._TAG[graph._PARAM_KIND],
-                  s["w"], graph._i32(_api.param_kinds()["trainable"])]
+                  graph._u64(0xFFFFFFFFFFFFFFFF),
+                  graph._TAG[graph._PARAM_KIND], s["w"],
+                  graph._i32(_api.param_kinds()["trainable"])]
         parts += graph._aten_parts("t", "", "", [("self", "tensor", w)],
                                    [args[fold][2]], s)
     parts += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),

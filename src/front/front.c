@@ -258,9 +258,9 @@ static const char *fe_node_name(void *fe, const char *op_type,
   const char *path = f->call_prefix && *f->call_prefix ? f->call_prefix
                                                         : NULL;
   size_t lp = path ? strlen(path) + 1 : 0, lo = strlen(op_type);
+  size_t need = lp + lo + 22; /* "_", 20 digits at most, NUL */
   char buf[512];
-  char *p = lp + lo + 22 <= sizeof buf ? buf
-                                       : nns__arena_alloc(f->arena, lp + lo + 22);
+  char *p = need <= sizeof buf ? buf : nns__arena_alloc(f->arena, need);
   if (!p)
     return NULL;
   if (path) {
