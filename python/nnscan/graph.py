@@ -416,9 +416,7 @@ def _aten(call, name, ins, outs, scope, t, s):
         first, k, prefix, _, inits, template = call[2]
         out = []
         for w, wt in call[3]:  # a weight's t() it reads, folded: unnumbered
-            # (_aten_parts' record of t(self=w) -> wt, in one piece)
-            out.append(_TAG[_ATEN] + s["t"] + s[wt] + s[scope] + _U32[1] +
-                       s["self"] + _KIND["tensor"] + t[w] + _U32[1] + t[wt])
+            out.append(_t_record(s, wt, scope, t[w], t[wt]))
         out.append(_TAG[_NAMES] + _QQQ(first, k, inits) + _TAG[_ATEN] +
                    s[base] + s[prefix] + s[scope])
         for p in template:
@@ -438,6 +436,13 @@ def _aten(call, name, ins, outs, scope, t, s):
             v = [None if k is None else t[ins[k]] for k in v]
         packed.append((arg, kind, v))
     return _aten_parts(base, name, scope, packed, [t[o] for o in outs], s)
+
+
+def _t_record(s, name, scope, w, wt):
+    """The aten record t(self=w) -> wt named `name` (w and wt packed
+    tensors), in one piece: what _aten_parts makes of it."""
+    return (_TAG[_ATEN] + s["t"] + s[name] + s[scope] + _U32[1] + s["self"] +
+            _KIND["tensor"] + w + _U32[1] + wt)
 
 
 def _aten_parts(base, name, scope, args, outs, s):

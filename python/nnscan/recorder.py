@@ -158,6 +158,7 @@ class Builder:
         # whether calls go on the tape as aten records (tape.py); off with
         # NNSCAN_TAPE=0, for comparing the two paths
         self.tape = tape.enabled()
+        self.numbered = self.tape and tape.numbered()  # read once
 
     def hold(self, t):
         """Keeps t's id t's own while the recording uses it: by holding t,

@@ -88,7 +88,7 @@ def record(b, entry, base, args, kwargs, out):
         return record_numbered(b, base, names, args, kwargs, out)
     if _one_node(b, kind, op, names, base, args, kwargs, out):
         return True
-    return base in NUMBERED and numbered() and \
+    return b.numbered and base in NUMBERED and \
         record_numbered(b, base, names, args, kwargs, out)
 
 
@@ -421,8 +421,7 @@ def _plan(base, sig, outs, fold=None):
                   graph._u64(0xFFFFFFFFFFFFFFFF),
                   graph._TAG[graph._PARAM_KIND], s["w"],
                   graph._i32(_api.param_kinds()["trainable"])]
-        parts += graph._aten_parts("t", "", "", [("self", "tensor", w)],
-                                   [args[fold][2]], s)
+        parts.append(graph._t_record(s, "", "", w, args[fold][2]))
     parts += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
               graph._u64(0)]
     parts += graph._aten_parts(base, "", "", args, [
