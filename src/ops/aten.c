@@ -661,8 +661,11 @@ static nns_status clip(nns__aten_call *c, const nns__aten_op *op) {
     for (int k = 0; k < 2 && !relu6; k++) {
       const nns__aten_arg *a =
           nns__aten_arg_of(c, side ? hi_names[k] : lo_names[k]);
-      if (a && (a->kind == NNS__AA_FLOAT || a->kind == NNS__AA_INT)) {
-        v = a->kind == NNS__AA_FLOAT ? a->f : (double)a->i;
+      if (a && (a->kind == NNS__AA_FLOAT || a->kind == NNS__AA_INT ||
+                a->kind == NNS__AA_BOOL)) { /* a Scalar: clamp(x, False) */
+        v = a->kind == NNS__AA_FLOAT ? a->f
+            : a->kind == NNS__AA_INT ? (double)a->i
+                                     : (double)a->b;
         given = true;
       } else if (a && a->kind == NNS__AA_TENSOR) {
         return NNS_E_NOTFOUND;

@@ -52,6 +52,8 @@ double nns__aten_float(const nns__aten_call *c, const char *name,
     return a->f;
   if (a && a->kind == NNS__AA_INT && !a->sym)
     return (double)a->i;
+  if (a && a->kind == NNS__AA_BOOL) /* a Scalar may be a bool: 0 or 1 */
+    return a->b;
   return fallback;
 }
 
