@@ -2438,6 +2438,16 @@ typedef struct nns_aten_numbering_info {
   /* the nodes' op types in order, each after its domain and a colon
    * outside ONNX's own ("com.microsoft:Gelu"), separated by spaces */
   char op_types[NNS_ATEN_NUMBERING_OPS];
+  /* for an output that is an alias (out_number -1), the tensor argument
+   * (in record order) it names; -1 for any other output, and for an
+   * alias of a value the call made */
+  int32_t alias_of[NNS_ATEN_NUMBERING_MAX];
+  /* for tensor argument k (record order), the value numbers the lowering
+   * had taken when a node first read it (0: before any; -1: none reads
+   * it). A binding that names an argument itself, as it is first read
+   * (a constant from outside), can name it before the call where this
+   * is 0 */
+  int64_t read_after[NNS_ATEN_NUMBERING_MAX];
 } nns_aten_numbering_info;
 /*
  * Lowers the call of one aten record alone, into a scratch graph, under

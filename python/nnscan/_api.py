@@ -149,7 +149,9 @@ class AtenNumbering(Structure):
                 ("n_outs", ctypes.c_int32), ("n_tensors", ctypes.c_int32),
                 ("out_number", c_int64 * 64),
                 ("first_read", ctypes.c_int32 * 64),
-                ("op_types", c_char * 1024)]
+                ("op_types", c_char * 1024),
+                ("alias_of", ctypes.c_int32 * 64),
+                ("read_after", c_int64 * 64)]
 
 
 # Structs the header test checks: ctypes class -> C type name.

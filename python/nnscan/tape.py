@@ -180,9 +180,9 @@ NUMBERED = frozenset((
     "_reshape_alias", "_safe_softmax", "_softmax", "_to_copy",
     "_unsafe_view", "_weight_norm_interface", "add", "addmm", "argmax",
     "as_strided", "avg_pool2d", "baddbmm", "bitwise_not", "bmm", "cat",
-    "clamp", "clamp_min", "constant_pad_nd", "convolution", "cumsum",
-    "div", "embedding", "eq", "expand", "floor_divide", "gather", "ge",
-    "gelu", "gt", "hardsigmoid", "hardtanh", "histc", "index",
+    "clamp", "clamp_min", "constant_pad_nd", "convolution", "copy",
+    "cumsum", "div", "embedding", "eq", "expand", "floor_divide", "gather",
+    "ge", "gelu", "gt", "hardsigmoid", "hardtanh", "histc", "index",
     "index_put", "le", "linalg_vector_norm", "lt", "masked_fill", "max",
     "max_pool2d_with_indices", "mean", "mm", "mul", "native_batch_norm",
     "native_group_norm", "native_layer_norm", "ne", "norm", "permute",
@@ -316,23 +316,32 @@ def record_numbered(b, base, names, args, kwargs, out):
             _NUMBERING[key] = plan
     if plan is None:
         return False
-    (values, nodes, numbers, ops, constants, reads, op, domain, first_op,
-     template) = plan
+    if type(plan) is _Aliases:
+        # no node, no number: each output is an argument under another
+        # name (a copy to its own dtype), as the library lowers it
+        alias = b.alias
+        for o, k in zip(outs, plan):
+            alias(o, tensors[k])
+        return True
+    (values, nodes, numbers, ops, constants, reads, before, op, domain,
+     first_op, template) = plan
     known = b.names.get
     ins = [known(id(t)) for t in tensors]
     if None in ins:
-        # a tensor the recorder would name now (a constant from outside,
-        # a weight's pending t()) takes its number before the call's: the
-        # rule's. A parameter this call is the first to read the recorder
-        # adds as an initializer as its rule reads it, in the nodes' input
-        # order (reads), unless the rule makes constants, which may come
-        # between them.
+        # a tensor this call is the first to read: a parameter (an
+        # initializer), a constant from outside (an initializer and a
+        # number), a weight's pending t(). The recorder names it as the
+        # rule would, as it is read: before the call's own numbers and
+        # constants where the library's nodes read it before making any
+        # (before[k] == 0), in the order they read them (reads). One no
+        # node reads, only a parameter of a call that makes no constant
+        # (no number, and its initializer among none of the call's); the
+        # rule records any other call.
         params = b.params
         fresh = [k for k, n in enumerate(ins) if n is None]
-        if constants:
-            return False
         for k in fresh:
-            if id(tensors[k]) not in params and tensors[k] is not fold:
+            if before[k] and (before[k] > 0 or constants or id(
+                    tensors[k]) not in params and tensors[k] is not fold):
                 return False
         if len(fresh) > 1:
             fresh.sort(key=lambda k: (reads[k] < 0, reads[k]))
@@ -388,8 +397,10 @@ def _plan_of(base, names, args, kwargs, outs, fold=None):
 def _plan(base, sig, outs, fold=None):
     """What the library's lowering of one call takes: (values, nodes, the
     number of each output, its nodes' op types, its constants, the order
-    its nodes first read its tensors in), asked once; None where it does
-    not lower the call, leaves an output to another value or writes none.
+    its nodes first read its tensors in, the numbers taken before each
+    read), asked once; _Aliases where each output is one of its tensors
+    under another name; None where it does not lower the call, or writes
+    an output not, or leaves one to a value it made.
     `fold`: the index of the tensor argument that is a weight's t(), which
     the library folds into the product (record_numbered): asked with the
     weight and its t() record before the call, as the tape packs them."""
@@ -432,8 +443,11 @@ def _plan(base, sig, outs, fold=None):
     st = _api.lib().nns_aten_numbering(buf, len(buf), ctypes.byref(info),
                                        ctypes.byref(err))
     numbers = tuple(info.out_number[:len(outs)])
+    if st == 0 and info.nodes == 0 and set(numbers) == {-1}:
+        aliases = _Aliases(info.alias_of[:len(outs)])
+        return aliases if min(aliases) >= 0 else None
     if st != 0 or info.nodes < 1 or min(numbers) < 0 or not any(numbers):
-        return None  # NOTFOUND, an alias, ...: the rule records it
+        return None  # NOTFOUND, an output left unwritten, ...: the rule's
     ops = tuple(info.op_types.decode().split(" "))
     # the node Python's passes see: the one node, or the call (none of
     # them looks for op types any more: the masks and the experts are the
@@ -443,9 +457,15 @@ def _plan(base, sig, outs, fold=None):
     if info.nodes > 1:
         op = "aten::" + base
         domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
+    n = info.n_tensors
     return (info.values, info.nodes, numbers, ops, info.constants,
-            tuple(info.first_read[:info.n_tensors]), op, domain,
-            ops[0].rpartition(":")[2], _template(sig, len(outs)))
+            tuple(info.first_read[:n]), tuple(info.read_after[:n]), op,
+            domain, ops[0].rpartition(":")[2], _template(sig, len(outs)))
+
+
+class _Aliases(tuple):
+    """The plan of a call whose every output is one of its tensor
+    arguments under another name (their indexes), no node made."""
 
 
 def _template(sig, n_outs):

@@ -219,6 +219,51 @@ def test_session_63_ops_on_the_tape(monkeypatch):
         assert a == b
 
 
+class Borrowed(nn.Module):
+    """Calls whose rules session 64 retired from the numbered tape: a copy
+    to its own dtype and a functional copy (their outputs are arguments
+    under another name: no node, no number), parameters first read by
+    calls that make constants after reading them (unsqueeze and slice:
+    the Reshape's shape, the Slice's bounds), and a plain tensor attribute
+    (no parameter, no buffer) read by a product: a constant from outside,
+    named before the call's own numbers as the rule names it."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(8))
+        self.offset = nn.Parameter(torch.randn(8))
+        self.table = torch.randn(8, 8)
+
+    def forward(self, x):
+        h = x.flatten(1)[:, :64].reshape(8, 8)
+        h = h.to(torch.float32, copy=True)
+        h = torch.ops.aten.copy(h, h * 2)
+        h = h * self.scale.unsqueeze(0) + self.offset[2:6].sum()
+        return (h @ self.table).sum()
+
+
+def test_aliases_and_first_reads_on_the_tape(monkeypatch):
+    """None of those calls reaches its rule; every report is the rules'
+    byte for byte, and the parameters are PyTorch's count."""
+    from nnscan import ops_map
+    ruled = []
+    for op in ("_to_copy", "copy", "unsqueeze", "slice", "mm"):
+        rule = ops_map.OPS[op]
+        monkeypatch.setitem(ops_map.OPS, op, lambda b, a, k, out, op=op,
+                            rule=rule: ruled.append(op) or rule(b, a, k, out))
+    m, on, held = _reports(monkeypatch, model=Borrowed)
+    assert ruled == []
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"unsqueeze", "slice", "mm", "mul"} <= numbered
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Borrowed)
+    # (the rules do take them; copy is a call of its own on 2.x only)
+    assert {"_to_copy", "unsqueeze", "slice", "mm"} <= set(ruled)
+    for a, b in zip(on, rules):
+        assert a == b
+    params = json.loads(on[2])["totals"]["params"]
+    assert params == sum(p.numel() for p in m.parameters())
+
+
 class HalfCausal(nn.Module):
     """Causal scores filled with -inf where masked: masked_fill's number
     becomes a scalar constant of the scores' dtype, which the masks read."""
@@ -294,6 +339,47 @@ def test_identical_calls_are_asked_once(monkeypatch):
     nnscan.summary(Twice().eval(), inputs=(torch.zeros(1, 4, 6, 6),),
                    file=False)
     assert sorted(asked) == ["convolution", "silu"]
+
+
+class Forms(nn.Module):
+    """One op called in several forms: layer norm with and without its
+    weight and bias (a tensor, then None, in one place), a product and a
+    clamp by an int, a float and a bool (values equal in Python, not in a
+    record), padding by a list and by a tuple."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.LayerNorm(8)
+        self.b = nn.LayerNorm(8, elementwise_affine=False)
+
+    def forward(self, x):
+        h = self.b(self.a(x.flatten(1)[:, :64].reshape(8, 8)))
+        h = h * 1 + h * 1.0 + h * True
+        h = h.clamp(0) + h.clamp(0.0) + h.clamp(False)
+        return F.pad(h, [1, 1]) + F.pad(h, (1, 1))
+
+
+def test_calls_of_one_op_in_several_forms(monkeypatch):
+    """The key a call's form makes (tape._maker) tells them apart as
+    tape._key does: each form asked once of the library, every report the
+    rules', the second summary's (keys kept) the first's."""
+    monkeypatch.setattr(tape, "_NUMBERING", {})
+    asked = []
+    orig = tape._plan
+
+    def plan(*a):
+        asked.append(a[0])
+        return orig(*a)
+    monkeypatch.setattr(tape, "_plan", plan)
+    _, first, held = _reports(monkeypatch, model=Forms)
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"native_layer_norm", "mul", "constant_pad_nd"} <= numbered
+    assert asked.count("native_layer_norm") == 2
+    assert asked.count("mul") == 3
+    assert asked.count("clamp") == 3
+    _, again, _ = _reports(monkeypatch, model=Forms)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Forms)
+    assert first == again == rules
 
 
 class CheckpointedNet(nn.Module):

@@ -115,8 +115,14 @@ static nns_status fe_alias(void *fe, const char *out, const char *src) {
     if (src && !(src = fe_numbered(f, src, false)))
       return nns__front_fail(f, NNS_E_NOMEM, "out of memory");
     for (int k = 0; k < f->n_outs; k++) /* named by its input: no number */
-      if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], out))
+      if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], out)) {
         f->out_number[k] = -1;
+        for (int j = 0; src && j < f->n_reads && j < 64; j++)
+          if (!strcmp(f->reads[j], src)) {
+            f->out_alias[k] = j;
+            break;
+          }
+      }
   }
   return nns__front_alias(f, out, src);
 }
@@ -218,11 +224,42 @@ static const char *fe_fresh_numbered(void *fe) {
 static const char *fe_fresh_const(void *fe) {
   nns__front *f = fe;
   f->constants++;
-  return numbered_name(f, 'c');
+  const char *name = numbered_name(f, 'c');
+  if (f->planning && f->n_made <= 16) {
+    if (f->n_made < 16)
+      f->made_seq[f->n_made] = -1, f->made[f->n_made] = name;
+    f->n_made++;
+  }
+  return name;
+}
+
+/* Planning: the node's read of `name`, in order (read_after). */
+static void plan_read(nns__front *f, const char *name) {
+  int32_t s = f->seq++;
+  for (int j = 0; j < f->n_made && j < 16; j++)
+    if (f->made_seq[j] < 0 && !strcmp(f->made[j], name))
+      f->made_seq[j] = s;
+}
+
+/* Planning: the node is made. An argument it read first does not count
+ * the constants it reads later, which its binding makes after that. */
+static void plan_node(nns__front *f) {
+  for (int k = 0; k < f->n_reads && k < 64; k++) {
+    if (f->read_seq[k] < 0)
+      continue;
+    for (int j = 0; j < f->n_made && f->n_made <= 16; j++)
+      if (f->made_seq[j] > f->read_seq[k])
+        f->read_after[k]--;
+    f->read_seq[k] = -1;
+  }
+  f->n_made = 0;
+  f->seq = 0;
 }
 
 static const char *fe_numbered(void *fe, const char *name, bool written) {
   nns__front *f = fe;
+  if (f->planning && !written)
+    plan_read(f, name);
   if (name[0] == '\1') {
     const char *k = nns__intern_find(f->strings, name);
     const char *have = k ? nns__map_get(&f->numbered, k) : NULL;
@@ -235,14 +272,19 @@ static const char *fe_numbered(void *fe, const char *name, bool written) {
     if (f->outs[k] && !f->out_number[k] && !strcmp(f->outs[k], name))
       f->out_number[k] = (int64_t)++f->number;
   for (int k = 0; !written && k < f->n_reads && k < 64; k++)
-    if (f->first_read[k] < 0 && !strcmp(f->reads[k], name))
+    if (f->first_read[k] < 0 && !strcmp(f->reads[k], name)) {
       f->first_read[k] = f->n_read++;
+      f->read_after[k] = (int64_t)f->number;
+      f->read_seq[k] = f->seq - 1;
+    }
   return name;
 }
 
 static const char *fe_node_name(void *fe, const char *op_type,
                                 const char *domain) {
   nns__front *f = fe;
+  if (f->planning)
+    plan_node(f);
   if (f->n_ops < 256) { /* "domain:op" outside ONNX's own domain */
     const char *op = op_type;
     char qualified[300];
@@ -624,9 +666,11 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
   for (int k = 0; k < f->n_outs; k++)
     f->outs[k] = outs[k];
   memset(f->out_number, 0, sizeof f->out_number);
+  memset(f->out_alias, 0xff, sizeof f->out_alias); /* -1 each */
   f->n_ops = 0;
   f->constants = 0;
   f->n_reads = f->n_read = 0;
+  f->n_made = f->seq = 0;
   for (int k = 0; k < n_args; k++) {
     const nns__aten_arg *a = &args[k];
     int n = a->kind == NNS__AA_TENSOR ? 1
@@ -640,6 +684,8 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
         const char *w = f->pending_t ? fe_folded(f, t) : NULL;
         f->reads[f->n_reads] = w ? w : t;
         f->first_read[f->n_reads] = -1;
+        f->read_after[f->n_reads] = -1;
+        f->read_seq[f->n_reads] = -1;
       }
       f->n_reads++;
     }

@@ -55,11 +55,24 @@ typedef struct nns__front {
   const char *outs[64];    /* the call's outputs, and the numbers they took */
   int n_outs;
   int64_t out_number[64];
+  int32_t out_alias[64];    /* the argument an alias output names (-1) */
   const char *ops[256];    /* the op types of the call's nodes, in order */
   int n_ops;               /* (more than 256: counted, not kept) */
   uint64_t constants;      /* of the call's numbers, constants */
   const char *reads[64];   /* the call's tensor arguments, and the rank of */
   int32_t first_read[64];  /* each one's first read by its nodes (-1) */
+  int64_t read_after[64];  /* and the numbers taken before it (-1) */
+  /* Asking a call's plan (nns_aten_numbering): the constants made since
+   * the last node, and the order in which the node being made reads them
+   * and the call's arguments. A binding's rule reads a node's inputs in
+   * order, making each constant where it reads it: read_after does not
+   * count a constant the node reads after the argument. */
+  bool planning;
+  const char *made[16];
+  int32_t made_seq[16];    /* the node's first read of made[j] (-1) */
+  int n_made;              /* (more than 16: read_after left as is) */
+  int32_t read_seq[64];    /* the node's first read of argument k (-1) */
+  int32_t seq;             /* the node's reads so far */
   int n_reads, n_read;     /* (more than 64: counted, not kept) */
   bool lowered;            /* the last call was lowered by the table */
   size_t calls;            /* calls lowered or kept so far */

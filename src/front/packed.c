@@ -690,6 +690,7 @@ nns_status nns_aten_numbering(const void *data, size_t size,
     return st;
   }
   nns__front_number_next(f, 0, 0, 0);
+  f->planning = true;
   r.p += NAMES + 1;
   r.why = NULL;
   st = pk_aten(b, &r, err);
@@ -732,10 +733,14 @@ nns_status nns_aten_numbering(const void *data, size_t size,
     out->nodes = (int64_t)f->node_number;
     out->n_outs = f->n_outs;
     out->n_tensors = f->n_reads;
-    for (int k = 0; k < f->n_outs; k++)
+    for (int k = 0; k < f->n_outs; k++) {
       out->out_number[k] = f->out_number[k];
-    for (int k = 0; k < f->n_reads; k++)
+      out->alias_of[k] = f->out_alias[k];
+    }
+    for (int k = 0; k < f->n_reads; k++) {
       out->first_read[k] = f->first_read[k];
+      out->read_after[k] = f->read_after[k];
+    }
   }
   nns_builder_free(b);
   return st;

@@ -294,6 +294,10 @@ static void test_numbering(void) {
   CHECK_EQ(x.nodes, 1);
   CHECK_EQ(x.out_number[0], 2);
   CHECK_STR(x.op_types, "Reshape");
+  CHECK_EQ(x.alias_of[0], -1);
+  /* Reshape(x, shape): the shape constant, made first, is read after x,
+   * where a rule reading its node's inputs in order makes it */
+  CHECK_EQ(x.read_after[0], 0);
   a.n = head;
   w_u8(&a, NNS_PACKED_ATEN); /* addmm(bias [3], x [2, 3], w [3, 3]) */
   w_str(&a, "addmm");
@@ -342,6 +346,8 @@ static void test_numbering(void) {
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
   CHECK_STR(x.op_types, "Cast MatMul");
   CHECK_EQ(x.values, 2);
+  CHECK_EQ(x.read_after[0], 1); /* x: after the Cast's output */
+  CHECK_EQ(x.read_after[1], 0); /* w: by the Cast, before any number */
   a.n = head;
   w_aten(&a, "add", "", "x", "x", 2, "o");
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_E_NOTFOUND);
@@ -357,6 +363,56 @@ static void test_numbering(void) {
   CHECK(strstr(err.message, "more than the names") != NULL);
   nns_aten_numbering_info small = {.size = sizeof small - 1};
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &small, &err), NNS_E_ARG);
+}
+
+/* A call whose output is an argument under another name takes no number
+ * and says which argument (alias_of): _to_copy to the same dtype, and
+ * copy(self, src), which is its source. */
+static void test_numbering_of_aliases(void) {
+  wbuf a;
+  nns_error err;
+  nns_aten_numbering_info x = {.size = sizeof x};
+  w_header(&a);
+  w_names(&a, 0, 0);
+  size_t head = a.n;
+  w_aten(&a, "_to_copy", "", "x", NULL, -1, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_EQ(x.values, 0);
+  CHECK_EQ(x.nodes, 0);
+  CHECK_EQ(x.out_number[0], -1);
+  CHECK_EQ(x.alias_of[0], 0);
+  CHECK_EQ(x.read_after[0], 0); /* named, before any number */
+  a.n = head;
+  w_aten_head(&a, "copy", "", 2);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_arg(&a, "src", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "y");
+  w_u32(&a, 1);
+  w_tensor(&a, "o");
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_EQ(x.nodes, 0);
+  CHECK_EQ(x.out_number[0], -1);
+  CHECK_EQ(x.alias_of[0], 1);
+  /* a Cast is a node: no alias */
+  a.n = head;
+  w_u8(&a, NNS_PACKED_ATEN);
+  w_str(&a, "_to_copy");
+  w_str(&a, "");
+  w_str(&a, "");
+  w_u32(&a, 1);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_u32(&a, 1);
+  w_str(&a, "o");
+  w_i32(&a, NNS_DT_FLOAT16);
+  w_i32(&a, 2);
+  w_i64(&a, 2);
+  w_i64(&a, 3);
+  CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
+  CHECK_STR(x.op_types, "Cast");
+  CHECK_EQ(x.out_number[0], 1);
+  CHECK_EQ(x.alias_of[0], -1);
 }
 
 /* broadcast_tensors([x [2, 3], b [3]]) -> (x, o [2, 3]): the export
@@ -689,6 +745,7 @@ int main(void) {
   RUN(test_tape_folds_a_weights_t);
   RUN(test_numbering);
   RUN(test_numbering_of_a_fold);
+  RUN(test_numbering_of_aliases);
   RUN(test_names_then_aten);
   RUN(test_tape_through_a_shim);
   RUN(test_tape_malformed);
