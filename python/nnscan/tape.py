@@ -302,18 +302,33 @@ def record_numbered(b, base, names, args, kwargs, out):
                     return False
                 fold = a  # a product's B: the library folds it, as the rule
     outs = out if type(out) in _SEQUENCES else (out,)
-    tensors = []
-    key = _key(base, names, args, kwargs, outs, tensors)
-    if key is None or not outs:
-        return False
-    if fold is not None:
-        key = (key, True)  # its plan is the folded product's: a Gemm
-    plan = _NUMBERING.get(key, _NUMBERING)
+    # the call's key as its op's calls of this form make it (_maker), else
+    # as any call makes it (_key)
+    maker = None if kwargs else _MAKERS.get((base, names, len(args)),
+                                            _MAKERS)
+    plan = _NUMBERING
+    if maker is not None and maker is not _MAKERS:
+        try:
+            fast, tensors = maker(args, outs)
+            plan = _NUMBERING.get(fast if fold is None else (fast, True),
+                                  _NUMBERING)
+        except (AttributeError, IndexError, TypeError):
+            pass  # a call of another form: a tensor None, a list ...
     if plan is _NUMBERING:
-        plan = _plan_of(base, names, args, kwargs, outs,
-                        None if fold is None else _PRODUCT_RHS[base])
-        if len(_NUMBERING) < _NUMBERING_MAX:
-            _NUMBERING[key] = plan
+        tensors = []
+        key = _key(base, names, args, kwargs, outs, tensors)
+        if key is None or not outs:
+            return False
+        if fold is not None:
+            key = (key, True)  # its plan is the folded product's: a Gemm
+        plan = _NUMBERING.get(key, _NUMBERING)
+        if plan is _NUMBERING:
+            plan = _plan_of(base, names, args, kwargs, outs,
+                            None if fold is None else _PRODUCT_RHS[base])
+            if len(_NUMBERING) < _NUMBERING_MAX:
+                _NUMBERING[key] = plan
+        if not kwargs and len(_NUMBERING) < _NUMBERING_MAX:
+            _remember(base, names, args, outs, fold, maker, plan)
     if plan is None:
         return False
     if type(plan) is _Aliases:
@@ -323,7 +338,7 @@ def record_numbered(b, base, names, args, kwargs, out):
         for o, k in zip(outs, plan):
             alias(o, tensors[k])
         return True
-    (values, nodes, numbers, ops, constants, reads, before, op, domain,
+    (values, nodes, numbers, ops, constants, order, before, op, domain,
      first_op, template) = plan
     known = b.names.get
     ins = [known(id(t)) for t in tensors]
@@ -333,18 +348,16 @@ def record_numbered(b, base, names, args, kwargs, out):
         # number), a weight's pending t(). The recorder names it as the
         # rule would, as it is read: before the call's own numbers and
         # constants where the library's nodes read it before making any
-        # (before[k] == 0), in the order they read them (reads). One no
+        # (before[k] == 0), in the order they read them (order). One no
         # node reads, only a parameter of a call that makes no constant
         # (no number, and its initializer among none of the call's); the
         # rule records any other call.
         params = b.params
-        fresh = [k for k, n in enumerate(ins) if n is None]
+        fresh = [k for k in order if ins[k] is None]
         for k in fresh:
             if before[k] and (before[k] > 0 or constants or id(
                     tensors[k]) not in params and tensors[k] is not fold):
                 return False
-        if len(fresh) > 1:
-            fresh.sort(key=lambda k: (reads[k] < 0, reads[k]))
         inp = b.inp
         for k in fresh:
             t = tensors[k]
@@ -382,6 +395,81 @@ def record_numbered(b, base, names, args, kwargs, out):
     return True
 
 
+# (base, schema names, number of arguments) -> _maker's function for the
+# form of its first call (None: no form of one), kept for the process
+_MAKERS = {}
+
+
+def _form(args, outs):
+    """The form of a call without keyword arguments: per argument "t" (a
+    tensor, its dtype and sizes in the key), "s" (a value of a type the
+    record has: itself and its type) or "i" (a list of ints: as a tuple);
+    then the number of outputs, all tensors. None for anything else
+    (tensor lists, complex tensors: _key's own)."""
+    form = []
+    for v in args:
+        if isinstance(v, _Tensor):
+            if v.dtype.is_complex:
+                return None
+            form.append("t")
+        elif type(v) in _SEQUENCES:
+            if not all(type(x) is int for x in v):
+                return None
+            form.append("i")
+        elif v is None or type(v) in (bool, int, float, str, torch.dtype):
+            form.append("s")
+        else:
+            return None
+    if not all(isinstance(o, _Tensor) and not o.dtype.is_complex
+               for o in outs):
+        return None
+    return tuple(form), len(outs)
+
+
+def _maker(form):
+    """A function of (args, outs) giving the key of a call of `form` and
+    its tensors, made once per form: one tuple built in one expression,
+    where _key walks the arguments. A call of another form raises, or gives
+    a key no plan was kept under (a tensor in a value's place keys by its
+    identity), and goes to _key."""
+    kinds, n_outs = form
+    key, tensors = [], []
+    for i, kind in enumerate(kinds):
+        if kind == "t":
+            key += ["a[%d].dtype" % i, "a[%d].shape" % i]
+            tensors.append("a[%d]" % i)
+        elif kind == "i":
+            key.append("tuple(a[%d])" % i)
+        else:
+            key += ["a[%d].__class__" % i, "a[%d]" % i]
+    for k in range(n_outs):
+        key += ["o[%d].dtype" % k, "o[%d].shape" % k]
+    src = "lambda a, o: ((f, len(o), %s), (%s))" % (
+        ", ".join(key), "".join(t + ", " for t in tensors))
+    f = object()  # the form's own: keys of two forms never meet
+    fn = eval(src, {"f": f, "tuple": tuple, "len": len})
+    fn.form = form
+    return fn
+
+
+_MAKERS_MAX = 4096
+
+
+def _remember(base, names, args, outs, fold, maker, plan):
+    """Keeps `plan` under the call's key as its form makes it, once the
+    form is known to be the call's (the first call of an op makes it)."""
+    form = _form(args, outs)
+    if maker is _MAKERS:  # the op's first call: its form
+        if len(_MAKERS) >= _MAKERS_MAX:
+            return
+        maker = _MAKERS[(base, names, len(args))] = \
+            None if form is None else _maker(form)
+    if maker is None or form != maker.form:
+        return  # another form than the first call's: _key keeps it
+    fast, _ = maker(args, outs)
+    _NUMBERING[(fast, True) if fold is not None else fast] = plan
+
+
 def _plan_of(base, names, args, kwargs, outs, fold=None):
     """_plan of a call not seen before; None where its arguments or outputs
     are of a kind the record has none of (complex values among them)."""
@@ -396,9 +484,9 @@ def _plan_of(base, names, args, kwargs, outs, fold=None):
 
 def _plan(base, sig, outs, fold=None):
     """What the library's lowering of one call takes: (values, nodes, the
-    number of each output, its nodes' op types, its constants, the order
-    its nodes first read its tensors in, the numbers taken before each
-    read), asked once; _Aliases where each output is one of its tensors
+    number of each output, its nodes' op types, its constants, its tensors
+    in the order its nodes first read them (those none reads last), the
+    numbers taken before each read), asked once; _Aliases where each output is one of its tensors
     under another name; None where it does not lower the call, or writes
     an output not, or leaves one to a value it made.
     `fold`: the index of the tensor argument that is a weight's t(), which
@@ -458,9 +546,11 @@ def _plan(base, sig, outs, fold=None):
         op = "aten::" + base
         domain = next((o.rpartition(":")[0] for o in ops if ":" in o), "")
     n = info.n_tensors
-    return (info.values, info.nodes, numbers, ops, info.constants,
-            tuple(info.first_read[:n]), tuple(info.read_after[:n]), op,
-            domain, ops[0].rpartition(":")[2], _template(sig, len(outs)))
+    reads = info.first_read[:n]  # the tensors in the order first read
+    order = tuple(sorted(range(n), key=lambda k: (reads[k] < 0, reads[k])))
+    return (info.values, info.nodes, numbers, ops, info.constants, order,
+            tuple(info.read_after[:n]), op, domain,
+            ops[0].rpartition(":")[2], _template(sig, len(outs)))
 
 
 class _Aliases(tuple):

@@ -364,6 +364,7 @@ def test_calls_of_one_op_in_several_forms(monkeypatch):
     tape._key does: each form asked once of the library, every report the
     rules', the second summary's (keys kept) the first's."""
     monkeypatch.setattr(tape, "_NUMBERING", {})
+    monkeypatch.setattr(tape, "_MAKERS", {})
     asked = []
     orig = tape._plan
 
