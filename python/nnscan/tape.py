@@ -32,7 +32,8 @@ import os
 import torch
 
 from . import _api
-from .graph import Node, _new_node as _node, onnx_dtype as _onnx_dtype
+from .graph import Node, _Strings, _new_node as _node, \
+    onnx_dtype as _onnx_dtype
 
 
 def enabled():
@@ -486,46 +487,55 @@ def _plan(base, sig, outs, fold=None):
     """What the library's lowering of one call takes: (values, nodes, the
     number of each output, its nodes' op types, its constants, its tensors
     in the order its nodes first read them (those none reads last), the
-    numbers taken before each read), asked once; _Aliases where each output is one of its tensors
-    under another name; None where it does not lower the call, or writes
-    an output not, or leaves one to a value it made.
+    numbers taken before each read, ..., the record's template), asked
+    once; _Aliases where each output is one of its tensors under another
+    name; None where it does not lower the call, or writes an output not,
+    or leaves one to a value it made.
     `fold`: the index of the tensor argument that is a weight's t(), which
     the library folds into the product (record_numbered): asked with the
     weight and its t() record before the call, as the tape packs them."""
     from . import graph
-    parts = [b"NNSP", graph._u32(_api.PACKED_VERSION)]
-    s = graph._Strings()
-    shapes = graph._Shapes()
-    tensor = 0
-
-    def packed(dtype, dims):
-        nonlocal tensor
-        tensor += 1
-        return s["t%d" % tensor] + graph._i32(graph.onnx_dtype(dtype)) + \
-            shapes[dims]
-    args = []
+    s = _PLAN_STRINGS
+    # The record once, its k-th tensor the int k and its j-th output
+    # -1 - j: the template pack() fills with the call's tensors (identical
+    # calls pack alike), and filled here with tensors of names of its own
+    # ("t1", ...), what the library is asked.
+    args, metas = [], []
     for item in sig:
         if item[1] == "tensor":
-            args.append((item[0], "tensor", packed(item[2], item[3])))
+            args.append((item[0], "tensor", len(metas)))
+            metas.append((item[2], item[3]))
         elif item[1] == "tensors":
-            args.append((item[0], "tensors", [
-                None if x is None else packed(*x) for x in item[2]]))
+            ks = []
+            for x in item[2]:
+                ks.append(None if x is None else len(metas))
+                if x is not None:
+                    metas.append(x)
+            args.append((item[0], "tensors", ks))
         else:
             args.append(item)
+    n_outs = len(outs)
+    parts = graph._aten_parts(base, "", "", args,
+                              [-1 - j for j in range(n_outs)], s)
+    metas += [(o.dtype, tuple(o.shape)) for o in outs]
+    filled = [s["t%d" % (k + 1)] + graph._i32(graph.onnx_dtype(dt)) +
+              graph._shape(dims) for k, (dt, dims) in enumerate(metas)]
+    n_in = len(filled) - n_outs
+    head = [b"NNSP", graph._u32(_api.PACKED_VERSION)]
     if fold is not None:  # the weight, trainable, and its t() record
         dtype, dims = sig[fold][2], sig[fold][3]
         w = s["w"] + graph._i32(graph.onnx_dtype(dtype)) + \
-            shapes[tuple(reversed(dims))]
-        parts += [graph._TAG[graph._INITIALIZER], w,
-                  graph._u64(0xFFFFFFFFFFFFFFFF),
-                  graph._TAG[graph._PARAM_KIND], s["w"],
-                  graph._i32(_api.param_kinds()["trainable"])]
-        parts.append(graph._t_record(s, "", "", w, args[fold][2]))
-    parts += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
-              graph._u64(0)]
-    parts += graph._aten_parts(base, "", "", args, [
-        packed(o.dtype, tuple(o.shape)) for o in outs], s)
-    buf = b"".join(parts)
+            graph._shape(tuple(reversed(dims)))
+        head += [graph._TAG[graph._INITIALIZER], w,
+                 graph._u64(0xFFFFFFFFFFFFFFFF),
+                 graph._TAG[graph._PARAM_KIND], s["w"],
+                 graph._i32(_api.param_kinds()["trainable"]),
+                 graph._t_record(s, "", "", w, filled[args[fold][2]])]
+    head += [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
+             graph._u64(0)]
+    buf = b"".join(head + [
+        p if type(p) is bytes else filled[p if p >= 0 else n_in - 1 - p]
+        for p in parts])
     info = _api.AtenNumbering(size=ctypes.sizeof(_api.AtenNumbering))
     err = _api.NnsError()
     st = _api.lib().nns_aten_numbering(buf, len(buf), ctypes.byref(info),
@@ -550,7 +560,7 @@ def _plan(base, sig, outs, fold=None):
     order = tuple(sorted(range(n), key=lambda k: (reads[k] < 0, reads[k])))
     return (info.values, info.nodes, numbers, ops, info.constants, order,
             tuple(info.read_after[:n]), op, domain,
-            ops[0].rpartition(":")[2], _template(sig, len(outs)))
+            ops[0].rpartition(":")[2], _template(parts[4:]))
 
 
 class _Aliases(tuple):
@@ -558,33 +568,20 @@ class _Aliases(tuple):
     arguments under another name (their indexes), no node made."""
 
 
-def _template(sig, n_outs):
+def _template(parts):
     """The record's arguments and output count packed (graph._aten_parts'
     layout), but for its tensors: an int k in place of the call's k-th
-    tensor, -1 - j of its j-th output. Made once per plan: identical calls
-    pack alike."""
-    from . import graph
-    s = graph._Strings()
-    parts, at = [], 0
-    for item in sig:
-        if item[1] == "tensor":
-            args = [(item[0], "tensor", at)]
-            at += 1
-        elif item[1] == "tensors":
-            ks = []
-            for x in item[2]:
-                ks.append(None if x is None else at)
-                at += x is not None
-            args = [(item[0], "tensors", ks)]
-        else:
-            args = [item]
-        parts += graph._aten_parts("", "", "", args, [], s)[5:-1]
-    merged = []  # runs of bytes joined: fewer parts for pack() to walk
-    for p in [graph._u32(len(sig))] + parts + [graph._u32(n_outs)] + \
-            [-1 - j for j in range(n_outs)]:
+    tensor, -1 - j of its j-th output; runs of bytes joined, fewer parts
+    for pack() to walk. Made once per plan."""
+    merged = []
+    for p in parts:
         if type(p) is bytes and merged and type(merged[-1]) is bytes:
             merged[-1] += p
         else:
             merged.append(p)
     return merged
+
+
+# the packed strings of plans (_plan): argument and op names, "t1", ...
+_PLAN_STRINGS = _Strings()
 
