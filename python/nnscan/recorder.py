@@ -242,9 +242,17 @@ class Builder:
             name, kind = p
             self.hold(t)
             self.names[id(t)] = name
-            self.g.add_init(name, onnx_dtype(t.dtype), list(t.shape),
-                            kind=kind)
-            self.shape_of[name] = [int(d) for d in t.shape]
+            # (Graph.add_init without its copy of the dims through int():
+            # torch.Size holds ints; read for every parameter, first)
+            g = self.g
+            dims = tuple(t.shape)
+            dt = t.dtype
+            dt = DTYPE_OF.get(dt) or onnx_dtype(dt)
+            g.inits[name] = Init(dt, dims, None)
+            g.values[name] = Value(dt, dims)
+            if kind:
+                g.param_kinds[name] = kind
+            self.shape_of[name] = list(dims)
             return name
         # A tensor from outside (a plain attribute, a global): a constant.
         name = self.g.new_name("const")

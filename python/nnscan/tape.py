@@ -305,10 +305,9 @@ def record_numbered(b, base, names, args, kwargs, out):
     outs = out if type(out) in _SEQUENCES else (out,)
     # the call's key as its op's calls of this form make it (_maker), else
     # as any call makes it (_key)
-    maker = None if kwargs else _MAKERS.get((base, names, len(args)),
-                                            _MAKERS)
+    maker = None if kwargs else _MAKERS.get((base, names, len(args)))
     plan = _NUMBERING
-    if maker is not None and maker is not _MAKERS:
+    if maker:  # (None: not made, or no form; 0: called once)
         try:
             fast, tensors = maker(args, outs)
             plan = _NUMBERING.get(fast if fold is None else (fast, True),
@@ -329,7 +328,7 @@ def record_numbered(b, base, names, args, kwargs, out):
             if len(_NUMBERING) < _NUMBERING_MAX:
                 _NUMBERING[key] = plan
         if not kwargs and len(_NUMBERING) < _NUMBERING_MAX:
-            _remember(base, names, args, outs, fold, maker, plan)
+            _remember(base, names, args, outs, fold, plan)
     if plan is None:
         return False
     if type(plan) is _Aliases:
@@ -397,7 +396,8 @@ def record_numbered(b, base, names, args, kwargs, out):
 
 
 # (base, schema names, number of arguments) -> _maker's function for the
-# form of its first call (None: no form of one), kept for the process
+# form of its second call (None: no form of one; 0: called once), kept for
+# the process
 _MAKERS = {}
 
 
@@ -456,15 +456,20 @@ def _maker(form):
 _MAKERS_MAX = 4096
 
 
-def _remember(base, names, args, outs, fold, maker, plan):
+def _remember(base, names, args, outs, fold, plan):
     """Keeps `plan` under the call's key as its form makes it, once the
-    form is known to be the call's (the first call of an op makes it)."""
+    form is known to be the call's: the op's second call makes it, as its
+    form (an op called once pays no maker; a process's first summary pays
+    the makers of the ops it calls again)."""
+    at = (base, names, len(args))
+    maker = _MAKERS.get(at, _MAKERS)
+    if maker is _MAKERS:  # the op's first call
+        if len(_MAKERS) < _MAKERS_MAX:
+            _MAKERS[at] = 0
+        return
     form = _form(args, outs)
-    if maker is _MAKERS:  # the op's first call: its form
-        if len(_MAKERS) >= _MAKERS_MAX:
-            return
-        maker = _MAKERS[(base, names, len(args))] = \
-            None if form is None else _maker(form)
+    if maker == 0:  # its second: its form
+        maker = _MAKERS[at] = None if form is None else _maker(form)
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
     fast, _ = maker(args, outs)
