@@ -318,9 +318,14 @@ def _pack_parts(g):
         out += [_TAG[_INPUT], s[name], _i32(dt), _shape(dims), no_symbols]
     tag, no_data = _TAG[_INITIALIZER], _u64(0xFFFFFFFFFFFFFFFF)
     i32 = _I32s()
+    aten = g.aten
+    tensors = _Tensors(values, s, shapes) if aten else None
     for name, (dt, dims, data) in g.inits.items():
-        out += [tag, s[name], i32[dt], shapes[dims],
-                no_data if data is None else _raw(data)]
+        # name, dtype, dims: also an aten record's form of the tensor
+        packed = s[name] + i32[dt] + shapes[dims]
+        out += [tag, packed, no_data if data is None else _raw(data)]
+        if tensors is not None:
+            tensors[name] = packed
     # before the aten records: the library's front folds a tape's t() of a
     # parameter or buffer into the product reading it (docs/tape.md)
     kinds = _api.param_kinds()
@@ -331,8 +336,6 @@ def _pack_parts(g):
         out += [_TAG[_VALUE_INFO], s[name], _i32(dt), _shape(dims),
                 no_symbols]
     node_tag = _TAG[_NODE]
-    aten = g.aten
-    tensors = _Tensors(values, s, shapes) if aten else None
     heads = {}  # (op, domain) -> the node record's tag, op and domain
     u32 = _U32
     # where the library's nodes start, per node of g.nodes: a numbered
