@@ -317,8 +317,10 @@ def test_numbering_of_one_call_is_the_rules():
     assert _numbering(rec) == (0, 2, 2, 2, "Sigmoid Mul")
 
 
-def test_identical_calls_are_asked_once(monkeypatch):
-    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
+def _plans_asked(monkeypatch):
+    """The ops whose plans the library is asked from now on, none kept."""
+    monkeypatch.setattr(tape, "_NUMBERING", {})
+    monkeypatch.setattr(tape, "_MAKERS", {})
     asked = []
     orig = tape._plan
 
@@ -326,7 +328,12 @@ def test_identical_calls_are_asked_once(monkeypatch):
         asked.append(a[0])
         return orig(*a)
     monkeypatch.setattr(tape, "_plan", plan)
-    monkeypatch.setattr(tape, "_NUMBERING", {})
+    return asked
+
+
+def test_identical_calls_are_asked_once(monkeypatch):
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
+    asked = _plans_asked(monkeypatch)
 
     class Twice(nn.Module):
         def __init__(self):
@@ -363,15 +370,7 @@ def test_calls_of_one_op_in_several_forms(monkeypatch):
     """The key a call's form makes (tape._maker) tells them apart as
     tape._key does: each form asked once of the library, every report the
     rules', the second summary's (keys kept) the first's."""
-    monkeypatch.setattr(tape, "_NUMBERING", {})
-    monkeypatch.setattr(tape, "_MAKERS", {})
-    asked = []
-    orig = tape._plan
-
-    def plan(*a):
-        asked.append(a[0])
-        return orig(*a)
-    monkeypatch.setattr(tape, "_plan", plan)
+    asked = _plans_asked(monkeypatch)
     _, first, held = _reports(monkeypatch, model=Forms)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert {"native_layer_norm", "mul", "constant_pad_nd"} <= numbered

@@ -55,13 +55,17 @@ static void w_start(wbuf *b) {
   w_i64(b, 3);
   w_u8(b, 0);
 }
-/* a tensor of an aten record: name, float [2, 3] */
-static void w_tensor(wbuf *b, const char *name) {
+/* a tensor of an aten record: name, dtype [2, 3] */
+static void w_tensor_of(wbuf *b, const char *name, int32_t dtype) {
   w_str(b, name);
-  w_i32(b, NNS_DT_FLOAT);
+  w_i32(b, dtype);
   w_i32(b, 2);
   w_i64(b, 2);
   w_i64(b, 3);
+}
+/* ... float [2, 3] */
+static void w_tensor(wbuf *b, const char *name) {
+  w_tensor_of(b, name, NNS_DT_FLOAT);
 }
 static void w_arg(wbuf *b, const char *name, int kind) {
   w_str(b, name);
@@ -195,6 +199,13 @@ static void w_names(wbuf *b, uint64_t values, uint64_t nodes) {
   w(b, &nodes, 8);
   w(b, &inits, 8);
 }
+/* the head of a call asked of nns_aten_numbering: header, names 0 0 0;
+ * its length, where the call's record goes */
+static size_t w_asking(wbuf *b) {
+  w_header(b);
+  w_names(b, 0, 0);
+  return b->n;
+}
 /* view(x, [3, 2]) -> out, recorded in module "blk" */
 static void w_view(wbuf *b, const char *out) {
   w_aten_head(b, "view", "blk", 2);
@@ -273,9 +284,7 @@ static void test_numbering(void) {
   wbuf a;
   nns_error err;
   nns_aten_numbering_info x = {.size = sizeof x};
-  w_header(&a);
-  w_names(&a, 0, 0);
-  size_t head = a.n;
+  size_t head = w_asking(&a);
   w_aten(&a, "silu", "", "x", NULL, -1, "o");
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
   CHECK_EQ(x.values, 2);
@@ -372,9 +381,7 @@ static void test_numbering_of_aliases(void) {
   wbuf a;
   nns_error err;
   nns_aten_numbering_info x = {.size = sizeof x};
-  w_header(&a);
-  w_names(&a, 0, 0);
-  size_t head = a.n;
+  size_t head = w_asking(&a);
   w_aten(&a, "_to_copy", "", "x", NULL, -1, "o");
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
   CHECK_EQ(x.values, 0);
@@ -404,11 +411,7 @@ static void test_numbering_of_aliases(void) {
   w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
   w_tensor(&a, "x");
   w_u32(&a, 1);
-  w_str(&a, "o");
-  w_i32(&a, NNS_DT_FLOAT16);
-  w_i32(&a, 2);
-  w_i64(&a, 2);
-  w_i64(&a, 3);
+  w_tensor_of(&a, "o", NNS_DT_FLOAT16);
   CHECK_EQ(nns_aten_numbering(a.p, a.n, &x, &err), NNS_OK);
   CHECK_STR(x.op_types, "Cast");
   CHECK_EQ(x.out_number[0], 1);
