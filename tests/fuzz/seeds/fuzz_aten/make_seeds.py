@@ -125,6 +125,23 @@ def main():
             graph._aten_parts("mm", "", "", [
                 ("self", "tensor", x), ("mat2", "tensor", wt)],
                 [s["o"] + graph._i32(1) + graph._shape((2, 3))], s)))
+    # nns_aten_numbering's questions of an alias (copy: its source) and
+    # of a view that makes its shape constant before reading its input
+    # (read_after counts as a rule reads a node's inputs)
+    y = s["y"] + graph._i32(1) + graph._shape((2, 3))
+    o = s["o"] + graph._i32(1) + graph._shape((2, 3))
+    names0 = [graph._TAG[graph._NAMES], graph._u64(0), graph._u64(0),
+              graph._u64(0)]
+    with open(os.path.join(HERE, "numbering_alias.bin"), "wb") as f:
+        f.write(b"".join(names0 + graph._aten_parts("copy", "", "", [
+            ("self", "tensor", x), ("src", "tensor", y)], [o], s)))
+    with open(os.path.join(HERE, "numbering_view.bin"), "wb") as f:
+        f.write(b"".join(
+            [graph._TAG[graph._INITIALIZER], w, graph._u64(2 ** 64 - 1),
+             graph._TAG[graph._PARAM_KIND], s["w"], graph._i32(0)] +
+            names0 + graph._aten_parts("view", "", "", [
+                ("self", "tensor", w), ("size", "ints", [9])],
+                [s["o"] + graph._i32(1) + graph._shape((9,))], s)))
     # an export-family op, lowered through another entry behind a shim,
     # after a names record
     b = s["b"] + graph._i32(1) + graph._shape((3,))
