@@ -28,6 +28,7 @@ input names.
 """
 import ctypes
 import os
+import types
 
 import torch
 
@@ -429,30 +430,40 @@ def _form(args, outs):
 
 def _maker(form):
     """A function of (args, outs) giving the key of a call of `form` and
-    its tensors, made once per form: one tuple built in one expression,
-    where _key walks the arguments. A call of another form raises, or gives
-    a key no plan was kept under (a tensor in a value's place keys by its
-    identity), and goes to _key."""
-    kinds, n_outs = form
-    key, tensors = [], []
-    for i, kind in enumerate(kinds):
-        if kind == "t":
-            key += ["a[%d].dtype" % i, "a[%d].shape" % i]
-            tensors.append("a[%d]" % i)
-        elif kind == "i":
-            key.append("tuple(a[%d])" % i)
-        else:
-            key += ["a[%d].__class__" % i, "a[%d]" % i]
-    for k in range(n_outs):
-        key += ["o[%d].dtype" % k, "o[%d].shape" % k]
-    src = "lambda a, o: ((f, len(o), %s), (%s))" % (
-        ", ".join(key), "".join(t + ", " for t in tensors))
-    f = object()  # the form's own: keys of two forms never meet
-    fn = eval(src, {"f": f, "tuple": tuple, "len": len})
+    its tensors: one tuple built in one expression, where _key walks the
+    arguments; its first item an object of the op's own (two ops' calls
+    of one form and values never share a key). A call of another form
+    raises, or gives a key no plan was kept under (a tensor in a value's
+    place keys by its identity), and goes to _key. The expression is
+    compiled once per form (ops share forms: compiling is most of a
+    process's first summary's cost of them)."""
+    code = _FORM_CODE.get(form)
+    if code is None:
+        kinds, n_outs = form
+        key, tensors = [], []
+        for i, kind in enumerate(kinds):
+            if kind == "t":
+                key += ["a[%d].dtype" % i, "a[%d].shape" % i]
+                tensors.append("a[%d]" % i)
+            elif kind == "i":
+                key.append("tuple(a[%d])" % i)
+            else:
+                key += ["a[%d].__class__" % i, "a[%d]" % i]
+        for k in range(n_outs):
+            key += ["o[%d].dtype" % k, "o[%d].shape" % k]
+        src = "lambda a, o, f=None: ((f, len(o), %s), (%s))" % (
+            ", ".join(key), "".join(t + ", " for t in tensors))
+        code = eval(src, _MAKER_GLOBALS).__code__
+        if len(_FORM_CODE) < _MAKERS_MAX:
+            _FORM_CODE[form] = code
+    fn = types.FunctionType(code, _MAKER_GLOBALS, "key", (object(),))
     fn.form = form
     return fn
 
 
+# form -> the code of its key function (_maker), compiled once
+_FORM_CODE = {}
+_MAKER_GLOBALS = {"tuple": tuple, "len": len}
 _MAKERS_MAX = 4096
 
 
