@@ -639,6 +639,56 @@ def tape_per_op(name, runs):
         print(f"  {op:<34} {n:6d} {r * 1e6:9.1f} {t * 1e6:12.1f}")
 
 
+def c_build(name, runs):
+    """The library's build of the recorded graph alone, rules against the
+    numbered tape: the model recorded once each way, its packed buffer
+    handed to nns_builder_add_packed and the model finished (ctypes, a
+    fresh builder each time), --runs times each, taking turns; medians,
+    and the buffers' sizes. What the library's lowering of the tape's aten
+    records costs against reading the rules' nodes as they are."""
+    import ctypes
+    from nnscan import _api, graph, recorder
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    bufs = {}
+    try:
+        for m in "01":
+            os.environ["NNSCAN_TAPE_NUMBERED"] = m
+            rec = recorder.record_model(model, args, kwargs)
+            bufs[m] = graph.pack(rec.graph)
+    finally:
+        if was is None:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+    lib = _api.lib()
+    err = _api.NnsError()
+    times = {m: [] for m in bufs}
+    for _ in range(runs + 1):
+        for m, buf in bufs.items():
+            b, out = ctypes.c_void_p(), ctypes.c_void_p()
+            t = time.perf_counter()
+            _api.check(lib.nns_builder_new(ctypes.byref(b),
+                                           ctypes.byref(err)), err, "new")
+            _api.check(lib.nns_builder_add_packed(b, buf, len(buf),
+                                                  ctypes.byref(err)),
+                       err, "add_packed")
+            _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
+                                              ctypes.byref(err)),
+                       err, "finish")
+            times[m].append(time.perf_counter() - t)
+            lib.nns_builder_free(b)
+            lib.nns_model_free(out)
+    med = statistics.median
+    print(f"{name}: build, rules {med(times['0'][1:]) * 1e3:.3f} ms "
+          f"({len(bufs['0']):,} bytes), numbered tape "
+          f"{med(times['1'][1:]) * 1e3:.3f} ms ({len(bufs['1']):,} bytes)"
+          f" (medians of {runs})")
+
+
 def hand_over_parts(name, runs):
     """What masks.hand_over spends a summary on: each shadow computation
     it runs (the ops of the masks the library asked for, and of their
@@ -870,6 +920,13 @@ def main():
     ap.add_argument("--hand-over", action="store_true",
                     help="masks.hand_over's shadow computations "
                     "(hand_over_parts()'s doc)")
+    ap.add_argument("--repeat", type=int, metavar="K",
+                    help="run 1 + K summaries of each model and print "
+                    "nothing: under valgrind --tool=callgrind, K=3 less "
+                    "K=0 is three summaries' instructions")
+    ap.add_argument("--c-build", action="store_true",
+                    help="the library's build of the packed graph alone, "
+                    "rules against the numbered tape (c_build()'s doc)")
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
@@ -903,6 +960,20 @@ def main():
     if a.hand_over:
         for name in a.models.split(","):
             hand_over_parts(name, a.runs)
+        return
+    if a.repeat is not None:
+        import nnscan
+        for name in a.models.split(","):
+            built = build_or_say(name)
+            if built is not None:
+                model, args, kwargs = built
+                for _ in range(1 + a.repeat):
+                    nnscan.summary(model, inputs=args[0] if args else kwargs,
+                                   file=False)
+        return
+    if a.c_build:
+        for name in a.models.split(","):
+            c_build(name, a.runs)
         return
     if a.against:
         for name in a.models.split(","):
