@@ -65,6 +65,7 @@ import argparse
 import collections
 import contextlib
 import cProfile
+import gc
 import os
 import pstats
 import statistics
@@ -921,9 +922,11 @@ def main():
                     help="masks.hand_over's shadow computations "
                     "(hand_over_parts()'s doc)")
     ap.add_argument("--repeat", type=int, metavar="K",
-                    help="run 1 + K summaries of each model and print "
-                    "nothing: under valgrind --tool=callgrind, K=3 less "
-                    "K=0 is three summaries' instructions")
+                    help="run 1 + K summaries of each model, Python's "
+                    "collector off after the first, and print nothing: "
+                    "under valgrind --tool=callgrind, K=3 less K=0 is three "
+                    "summaries' instructions (a collection due in between "
+                    "would add a walk of every object the process holds)")
     ap.add_argument("--c-build", action="store_true",
                     help="the library's build of the packed graph alone, "
                     "rules against the numbered tape (c_build()'s doc)")
@@ -967,9 +970,10 @@ def main():
             built = build_or_say(name)
             if built is not None:
                 model, args, kwargs = built
-                for _ in range(1 + a.repeat):
+                for k in range(1 + a.repeat):
                     nnscan.summary(model, inputs=args[0] if args else kwargs,
                                    file=False)
+                    gc.disable()
         return
     if a.c_build:
         for name in a.models.split(","):
