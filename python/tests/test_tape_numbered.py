@@ -264,6 +264,27 @@ def test_aliases_and_first_reads_on_the_tape(monkeypatch):
     assert params == sum(p.numel() for p in m.parameters())
 
 
+def test_plans_say_aliases_and_first_reads():
+    """What the recorder reads of the library's plan: copy(self, src) is
+    its source under another name (argument 1: the reports would not
+    show the other choice), _to_copy to its own dtype its input; a view
+    reads its input before making its shape constant, as the rule does
+    (read_after 0); a product of float32 by bfloat16 reads the float32
+    operand after the Cast's output (1), the bfloat16 one before any."""
+    x = torch.empty(2, 3, device="meta")
+    t = ("tensor", torch.float32, x.shape)
+    copy = tape._plan("copy", (("self",) + t, ("src",) + t,
+                               ("non_blocking", "bool", False)), (x,))
+    assert type(copy) is tape._Aliases and copy == (1,)
+    assert tape._plan("_to_copy", (("self",) + t,), (x,)) == (0,)
+    view = tape._plan("view", (("self",) + t, ("size", "ints", (3, 2))),
+                      (torch.empty(3, 2, device="meta"),))
+    assert view[3] == ("Reshape",) and view[4] == 1 and view[6] == (0,)
+    w = ("tensor", torch.bfloat16, torch.Size((3, 3)))
+    mm = tape._plan("mm", (("self",) + t, ("mat2",) + w), (x,))
+    assert mm[3] == ("Cast", "MatMul") and mm[6] == (1, 0)
+
+
 class HalfCausal(nn.Module):
     """Causal scores filled with -inf where masked: masked_fill's number
     becomes a scalar constant of the scores' dtype, which the masks read."""
