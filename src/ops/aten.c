@@ -661,11 +661,10 @@ static nns_status clip(nns__aten_call *c, const nns__aten_op *op) {
     for (int k = 0; k < 2 && !relu6; k++) {
       const nns__aten_arg *a =
           nns__aten_arg_of(c, side ? hi_names[k] : lo_names[k]);
-      if (a && (a->kind == NNS__AA_FLOAT || a->kind == NNS__AA_INT ||
-                a->kind == NNS__AA_BOOL)) { /* a Scalar: clamp(x, False) */
-        v = a->kind == NNS__AA_FLOAT ? a->f
-            : a->kind == NNS__AA_INT ? (double)a->i
-                                     : (double)a->b;
+      if (nns__aten_number(a, &v)) { /* clamp(x, False) too */
+        given = true;
+      } else if (a && a->kind == NNS__AA_INT) { /* a symbol: its value */
+        v = (double)a->i;
         given = true;
       } else if (a && a->kind == NNS__AA_TENSOR) {
         return NNS_E_NOTFOUND;

@@ -29,6 +29,9 @@ const char *nns__aten_tensor(const nns__aten_call *c, const char *name);
 int nns__aten_tensors(const nns__aten_call *c, const char **out, int n);
 int64_t nns__aten_int(const nns__aten_call *c, const char *name,
                       int64_t fallback);
+/* A Scalar argument's value (a float, an int without a symbol, a bool as
+ * 0 or 1) into *v; false for any other argument or none. */
+bool nns__aten_number(const nns__aten_arg *a, double *v);
 double nns__aten_float(const nns__aten_call *c, const char *name,
                        double fallback);
 bool nns__aten_bool(const nns__aten_call *c, const char *name,

@@ -45,16 +45,22 @@ int64_t nns__aten_int(const nns__aten_call *c, const char *name,
                                                 : fallback;
 }
 
+bool nns__aten_number(const nns__aten_arg *a, double *v) {
+  if (a && a->kind == NNS__AA_FLOAT)
+    *v = a->f;
+  else if (a && a->kind == NNS__AA_INT && !a->sym)
+    *v = (double)a->i;
+  else if (a && a->kind == NNS__AA_BOOL) /* a Scalar may be a bool */
+    *v = a->b;
+  else
+    return false;
+  return true;
+}
+
 double nns__aten_float(const nns__aten_call *c, const char *name,
                        double fallback) {
-  const nns__aten_arg *a = nns__aten_arg_of(c, name);
-  if (a && a->kind == NNS__AA_FLOAT)
-    return a->f;
-  if (a && a->kind == NNS__AA_INT && !a->sym)
-    return (double)a->i;
-  if (a && a->kind == NNS__AA_BOOL) /* a Scalar may be a bool: 0 or 1 */
-    return a->b;
-  return fallback;
+  double v;
+  return nns__aten_number(nns__aten_arg_of(c, name), &v) ? v : fallback;
 }
 
 bool nns__aten_bool(const nns__aten_call *c, const char *name,
