@@ -690,6 +690,61 @@ def c_build(name, runs):
           f" (medians of {runs})")
 
 
+def plan_costs(name, runs):
+    """What a process's first numbered summary of the model pays once per
+    distinct call: the library asked how it lowers the call (tape._plan)
+    and the key makers of the ops called twice (tape._maker), timed with
+    every kept plan, maker and compiled form dropped first; medians of
+    --runs such summaries."""
+    import nnscan
+    from nnscan import tape
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+    spent = collections.defaultdict(list)
+    originals = {f: getattr(tape, f) for f in ("_plan", "_maker")}
+
+    def timed(f):
+        def run(*a):
+            t = time.perf_counter()
+            try:
+                return originals[f](*a)
+            finally:
+                acc[f][0] += 1
+                acc[f][1] += time.perf_counter() - t
+        return run
+    try:
+        for f in originals:
+            setattr(tape, f, timed(f))
+        for _ in range(runs):
+            for kept in ("_NUMBERING", "_MAKERS", "_FORM_CODE"):
+                getattr(tape, kept).clear()
+            acc = {f: [0, 0.0] for f in originals}
+            nnscan.summary(model, inputs=args[0] if args else kwargs,
+                           file=False)
+            for f, (n, t) in acc.items():
+                spent[f].append((n, t))
+    finally:
+        for f, fn in originals.items():
+            setattr(tape, f, fn)
+        if was is None:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+    med = statistics.median
+    parts = []
+    for f, what in (("_plan", "plans"), ("_maker", "key makers")):
+        n = spent[f][0][0]
+        t = med(t for _, t in spent[f])
+        parts.append(f"{n} {what} {t * 1e3:.2f} ms"
+                     f" ({t / max(n, 1) * 1e6:.1f} us each)")
+    print(f"{name}: a first summary's " + ", ".join(parts) +
+          f" (medians of {runs})")
+
+
 def hand_over_parts(name, runs):
     """What masks.hand_over spends a summary on: each shadow computation
     it runs (the ops of the masks the library asked for, and of their
@@ -927,6 +982,9 @@ def main():
                     "under valgrind --tool=callgrind, K=3 less K=0 is three "
                     "summaries' instructions (a collection due in between "
                     "would add a walk of every object the process holds)")
+    ap.add_argument("--plans", action="store_true",
+                    help="what a first numbered summary pays per distinct "
+                    "call: plans and key makers (plan_costs()'s doc)")
     ap.add_argument("--c-build", action="store_true",
                     help="the library's build of the packed graph alone, "
                     "rules against the numbered tape (c_build()'s doc)")
@@ -974,6 +1032,10 @@ def main():
                     nnscan.summary(model, inputs=args[0] if args else kwargs,
                                    file=False)
                     gc.disable()
+        return
+    if a.plans:
+        for name in a.models.split(","):
+            plan_costs(name, a.runs)
         return
     if a.c_build:
         for name in a.models.split(","):
