@@ -2277,7 +2277,14 @@ def adaptive_avg_pool_backward(b, args, kw, out):
     # each input element receives its window's gradient / k
     g, x = args[0], args[1]
     e = b.fresh_like(x)
-    b.node("Expand", [b.inp(g), b.const(list(x.shape))], [e])
+    if all(int(i) in (1, int(o)) for i, o in zip(g.shape, x.shape)):
+        b.node("Expand", [b.inp(g), b.const(list(x.shape))], [e])
+    else:
+        # windows of several outputs each (pooled to 2 x 2): no broadcast
+        # spells that; each input element takes its window's gradient,
+        # nearest-resized to the input's sizes
+        b.node("Resize", [b.inp(g), "", "", b.const(list(x.shape))], [e],
+               {"mode": "nearest"})
     window = max(1, int(x.numel()) // max(1, int(g.numel())))
     b.node("Div", [b.name(e), b.scalar(float(window), x)], [out])
 

@@ -557,6 +557,9 @@ def _grouped_mm_meta(a, b, offs=None, bias=None, out_dtype=None):
 # (shapes only; the counting is ops_map's).
 META_SHIMS = {
     "convolution_backward": _conv_backward_meta,
+    # torch 1.13: the input's gradient, shaped like the input
+    "_adaptive_avg_pool2d_backward": lambda grad, x: _empty_like(x),
+    "_adaptive_avg_pool3d_backward": lambda grad, x: _empty_like(x),
     "_grouped_mm": _grouped_mm_meta,
 }
 

@@ -75,3 +75,21 @@ def test_printed_with_both_tables(capsys):
     out = capsys.readouterr().out
     assert "Backward pass" in out
     assert "Sequential (backward)" in out
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_adaptive_average_pool_backward_by_hand(size):
+    """Each input element takes its window's gradient over the window's
+    size: one division per input element (4 x 7 x 8), whether the pool
+    gives one output per channel or windows of several (2 x 2 from 7 x 8,
+    whose gradient no broadcast spells, and which PyTorch 1.13 has no meta
+    kernel for)."""
+    m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1),
+                      nn.AdaptiveAvgPool2d(size), nn.Flatten(),
+                      nn.Linear(4 * size * size, 2))
+    s = nnscan.summary(m, (3, 7, 8), backward=True, file=False)
+    pool = s.backward.layer("1")
+    assert pool["flops"] == 4 * 7 * 8
+    assert pool["macs"] == 0
+    assert pool["output"]["shape"] == [1, 4, 7, 8]
+    assert s.backward.json["uncounted_ops"] == []

@@ -1012,7 +1012,8 @@ static nns_status grid_sampler_any(nns__aten_call *c,
 /* ==== Backward kernels ==== */
 
 /* _adaptive_avg_pool2d_backward(grad_output, self): each input element
- * receives its window's gradient over the window size (Expand, Div). */
+ * receives its window's gradient over the window size (Expand, or Resize
+ * where the output was pooled to more than one element; Div). */
 static nns_status adaptive_avg_backward(nns__aten_call *c,
                                         const nns__aten_op *op) {
   (void)op;
@@ -1023,12 +1024,27 @@ static nns_status adaptive_avg_backward(nns__aten_call *c,
     return NNS_E_NOTFOUND;
   int64_t ng = nns__aten_prod(dg, mg->rank), nx = nns__aten_prod(dx, mx->rank);
   int64_t window = nx / (ng > 1 ? ng : 1);
+  bool broadcast = mg->rank == mx->rank;
+  for (int k = 0; broadcast && k < mx->rank; k++)
+    broadcast = dg[k] == 1 || dg[k] == dx[k];
   size_t first = *c->node_count;
   const char *e = c->fresh(c->fe);
-  const char *ins[] = {g, nns__aten_const_ints(c, dx, mx->rank, false)};
-  if (!ins[1])
-    return c->err->code;
-  A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &e, 1));
+  if (broadcast) {
+    const char *ins[] = {g, nns__aten_const_ints(c, dx, mx->rank, false)};
+    if (!ins[1])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Expand", "", ins, 2, &e, 1));
+  } else {
+    /* windows of several outputs each (pooled to 2 x 2): no broadcast
+     * spells that; each input element takes its window's gradient,
+     * nearest-resized to the input's sizes */
+    const char *ins[] = {g, "", "",
+                         nns__aten_const_ints(c, dx, mx->rank, false)};
+    if (!ins[3])
+      return c->err->code;
+    A_TRY(nns__aten_node(c, "Resize", "", ins, 4, &e, 1));
+    A_TRY(nns__aten_attr_s(c, "mode", "nearest"));
+  }
   const char *div[] = {e, nns__aten_scalar(c, (double)(window > 1 ? window
                                                                   : 1),
                                            mx->dtype)};
@@ -1288,7 +1304,7 @@ static nns_status conv_backward(nns__aten_call *c, const nns__aten_op *op) {
 static const nns__aten_op table[] = {
     RULE("_adaptive_avg_pool2d", "GlobalAveragePool/AveragePool/Resize",
          adaptive),
-    RULE("_adaptive_avg_pool2d_backward", "Expand, Div",
+    RULE("_adaptive_avg_pool2d_backward", "Expand/Resize, Div",
          adaptive_avg_backward),
     RULE("_adaptive_avg_pool3d", "GlobalAveragePool/AveragePool/Resize",
          adaptive),
