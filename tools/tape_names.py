@@ -16,6 +16,8 @@ wide set of models is a candidate for tape.NUMBERED; bench/same_summary.py
     tape_names.py resnet18 mobilenet_v3_small [--ops convolution,mean]
     tape_names.py hf:llama hf:t5                  (PyTorch 2.x, transformers)
     tape_names.py --all-torchvision
+    tape_names.py --pytest python/tests -q -x   (every call the tests make:
+                                                 the ops no model uses)
 """
 import argparse
 import collections
@@ -121,11 +123,16 @@ def main():
     ap.add_argument("models", nargs="*")
     ap.add_argument("--ops", default="")
     ap.add_argument("--all-torchvision", action="store_true")
+    ap.add_argument("--pytest", nargs=argparse.REMAINDER,
+                    help="run pytest with these arguments instead of models")
     a = ap.parse_args()
     import nnscan
     _api.lib()
     ops = set(filter(None, a.ops.split(","))) or set(_api.ATEN_OPS)
     install(ops)
+    if a.pytest is not None:
+        import pytest
+        pytest.main(a.pytest)
     for name, make in models(a.models, a.all_torchvision):
         if make is None:
             print(name, "unknown model", file=sys.stderr)
