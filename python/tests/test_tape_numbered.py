@@ -24,7 +24,7 @@ from nnscan import graph, step, tape  # noqa: E402
 class Mixed(nn.Module):
     """Numbered ops of several kinds: convolution and batch norm, pooling,
     silu (two nodes, one kernel), views and permutes, layer norm, softmax
-    and bmm, cat and split, a mean; and a variance, whose rule stays."""
+    and bmm, cat and split, a mean; and var_mean, whose rule stays."""
 
     def __init__(self):
         super().__init__()
@@ -39,9 +39,9 @@ class Mixed(nn.Module):
         t = self.norm(t)
         a = torch.softmax(t @ t.transpose(1, 2), -1)    # bmm, softmax
         u, v = torch.split(a @ t, 4, dim=-1)
-        # var: a rule's kernel of several nodes after the library's (silu):
-        # pack() maps its node indices past the numbered calls
-        return torch.cat([v, u], -1).mean(1) + t.var(1)
+        # var_mean: a rule's kernel of several nodes after the library's
+        # (silu): pack() maps its node indices past the numbered calls
+        return torch.cat([v, u], -1).mean(1) + torch.var_mean(t, 1)[0]
 
 
 def _reports(monkeypatch, numbered=True, tape_on=True, model=Mixed):
@@ -215,6 +215,152 @@ def test_session_63_ops_on_the_tape(monkeypatch):
     _, rules, _ = _reports(monkeypatch, numbered=False, model=Scattered)
     numbered = {c[0] for c in held[0].values() if len(c) > 2}
     assert {"baddbmm", "index_put", "scatter", "histc", "pow"} <= numbered
+    for a, b in zip(on, rules):
+        assert a == b
+
+
+class Breadth(nn.Module):
+    """The ops that joined the tape in session 65 (each agreed with its
+    rule on every call of the Python suites, tools/tape_names.py
+    --pytest): activations and elementwise math, glu and pixel shuffle,
+    padding, resizing, unfold and fold, adaptive max pooling, reductions,
+    index and scatter ops, searches, matrix-vector products, grid
+    sampling, all and any."""
+
+    def __init__(self):
+        super().__init__()
+        self.prelu = nn.PReLU(3)
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        h = self.prelu(x) + F.leaky_relu(x, 0.1) + F.elu(x) + F.mish(x)
+        h = h + F.hardswish(x) * torch.sigmoid(x) - torch.tanh(-x)
+        h = h + torch.log1p(x.abs()) + torch.expm1(x * 0.1) + torch.log2(
+            x.abs() + 1) + torch.erfinv(x.clamp(-0.5, 0.5))
+        h = torch.nan_to_num(h) + torch.remainder(h, 3.0) + torch.xlogy(
+            h.abs(), h.abs() + 1)
+        h = F.glu(self.conv(h), dim=1)                              # 1x2x8x8
+        h = torch.cat([h, F.pixel_shuffle(h.repeat(1, 4, 1, 1), 2)[
+            :, :, ::2, ::2]], 1).flip(3)                             # 1x4x8x8
+        h = F.pad(h, (1, 1, 1, 1), mode="reflect") + F.pad(
+            h, (1, 1, 1, 1), mode="replicate")                        # 10x10
+        h = F.interpolate(h, size=(8, 8), mode="bilinear") + F.interpolate(
+            h, size=(8, 8), mode="nearest") + F.interpolate(
+            h, size=(8, 8), mode="bicubic", align_corners=False)
+        cols = F.unfold(h, 3, padding=1)                             # 1x36x64
+        h = F.fold(cols, (8, 8), 3, padding=1) + F.adaptive_max_pool2d(
+            h, 4).repeat_interleave(2, 2).repeat_interleave(2, 3)
+        t = torch.triu(h.flatten(2)[0, :, :4].log_softmax(-1))   # 4x4
+        r = t.logsumexp(1) + t.prod(1) + t.amax(0) - t.amin(0) + t.std(
+            0) + t.var(1)
+        idx = torch.tensor([0, 2], device=x.device)
+        u = t.index_select(0, idx).index_add(0, idx[:1], t[:1]).index_copy(
+            0, idx[:1] + 1, t[:1])
+        u = u.scatter_add(1, idx.expand(2, 2), u[:, :2]).scatter_reduce(
+            1, idx.expand(2, 2), u[:, 2:], "amax")
+        edges = torch.arange(4.0, device=x.device)
+        s = torch.searchsorted(edges, r) + torch.bucketize(r, edges) + \
+            t.argmin(1)
+        lo, hi = torch.aminmax(t)
+        v = torch.mv(t, r) + torch.addmv(r, t, r) + torch.dot(r, r)
+        g = F.grid_sample(h, torch.zeros(1, 2, 2, 2, device=x.device),
+                          align_corners=False)
+        return (v.sum() + u.sum() + s.sum() + g.sum() + lo + hi +
+                (t > 0).all().float() + (t > 0).any().float())
+
+
+class Backward(nn.Module):
+    """Backward ops that joined the tape in session 65: threshold,
+    sigmoid, tanh, slice, softmax and log-softmax gradients; and the
+    gradient of an adaptive average pool to 2 x 2, its windows several
+    outputs each (a Resize, not a broadcast)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        h = F.relu(self.conv(x))
+        h = torch.sigmoid(h) + torch.tanh(h)
+        h = F.adaptive_avg_pool2d(h[:, :, 1:], 2).flatten(1)
+        return F.log_softmax(h, -1).sum() + torch.softmax(h, -1).sum()
+
+
+SESSION_65_OPS = {
+    "leaky_relu", "elu", "mish", "log1p", "expm1", "log2", "erfinv",
+    "nan_to_num", "remainder", "xlogy", "glu", "pixel_shuffle", "flip",
+    "reflection_pad2d", "replication_pad2d", "upsample_bilinear2d",
+    "upsample_nearest2d", "upsample_bicubic2d", "im2col", "col2im",
+    "adaptive_max_pool2d", "triu", "_log_softmax",
+    "logsumexp", "prod", "amax", "amin", "std", "var", "index_select",
+    "index_add", "index_copy", "scatter_add", "scatter_reduce",
+    "searchsorted", "bucketize", "argmin", "aminmax", "mv", "addmv", "dot",
+    "grid_sampler_2d", "all", "any"}
+
+
+@pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
+def test_session_65_ops_on_the_tape(monkeypatch):
+    """Their calls go on the tape, every report the rules' byte for byte
+    (PyTorch 1.13 has no meta searchsorted: the forward runs on the CPU
+    there, through the same recorder)."""
+    _, on, held = _reports(monkeypatch, model=Breadth)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Breadth)
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert SESSION_65_OPS - numbered == set()
+    # PyTorch 2 calls prelu's kernel, and repeat_interleave as its parts
+    assert {"prelu", "_prelu_kernel"} & numbered
+    for a, b in zip(on, rules):
+        assert a == b
+
+
+def test_backward_ops_on_the_tape(monkeypatch):
+    """backward=True: the gradient ops go on the tape too, and every
+    report, the backward table's included, is the rules'."""
+    got, held = [], []
+    orig = graph._pack_parts
+
+    def pack(g):
+        held.append(dict(g.aten))
+        return orig(g)
+    monkeypatch.setattr(graph, "_pack_parts", pack)
+    for numbered in ("1", "0"):
+        monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", numbered)
+        torch.manual_seed(0)
+        s = nnscan.summary(Backward(), inputs=(torch.randn(1, 3, 8, 8),),
+                           file=False, backward=True)
+        got.append([s.to_text(), s.to_json(version=2),
+                    s.backward.to_text()])
+        if numbered == "1":
+            on_tape = {c[0] for h in held for c in h.values() if len(c) > 2}
+    assert {"threshold_backward", "sigmoid_backward", "tanh_backward",
+            "slice_backward", "_softmax_backward_data",
+            "_log_softmax_backward_data"} <= on_tape
+    assert got[0] == got[1]
+
+
+class Ordered(nn.Module):
+    """Calls whose constants the library named out of the rule's order
+    until session 65 (tools/tape_same.py found them): an int tensor plus
+    0.5 (the rule casts the tensor, then makes the number: v1, c2; the
+    library made the number first), and torchvision's roi_align (the
+    gather's index after the boxes' slice)."""
+
+    def forward(self, x):
+        h = (x.long() + 0.5) @ torch.ones(8, 4, device=x.device)
+        rois = torch.tensor([[0, 1.0, 1.0, 6.0, 7.0]], device=x.device)
+        ops = pytest.importorskip("torchvision").ops
+        p = ops.roi_align(x, rois, (3, 3), spatial_scale=0.5,
+                          sampling_ratio=2, aligned=True)
+        return h.sum() + p.sum()
+
+
+@pytest.mark.filterwarnings("ignore:nnscan. the forward cannot run on meta")
+def test_constants_are_named_in_the_rules_order(monkeypatch):
+    """The JSON reports list the constants by name: the same names."""
+    _, on, held = _reports(monkeypatch, model=Ordered)
+    _, rules, _ = _reports(monkeypatch, numbered=False, model=Ordered)
+    assert {"add", "roi_align"} <= {c[0] for c in held[0].values()
+                                    if len(c) > 2}
     for a, b in zip(on, rules):
         assert a == b
 

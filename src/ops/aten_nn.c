@@ -702,12 +702,15 @@ static nns_status roi_align(nns__aten_call *c, const nns__aten_op *op) {
   const char *sl[] = {rois, nns__aten_const_ints(c, &v[0], 1, false),
                       nns__aten_const_ints(c, &v[1], 1, false),
                       nns__aten_const_ints(c, &v[2], 1, false)};
-  const char *ga[] = {rois, nns__aten_const_ints(c, &v[3], 1, true)};
-  if (!sl[1] || !sl[2] || !sl[3] || !ga[1])
+  if (!sl[1] || !sl[2] || !sl[3])
     return c->err->code;
   const char *boxes = c->fresh(c->fe), *idx = c->fresh(c->fe);
   const char *bidx = c->fresh(c->fe);
   A_TRY(nns__aten_node(c, "Slice", "", sl, 4, &boxes, 1));
+  /* the index's constant after the boxes, as the recorder names them */
+  const char *ga[] = {rois, nns__aten_const_ints(c, &v[3], 1, true)};
+  if (!ga[1])
+    return c->err->code;
   A_TRY(nns__aten_node(c, "Gather", "", ga, 2, &idx, 1));
   A_TRY(nns_builder_attr_int(c->b, "axis", 1, c->err));
   A_TRY(nns__aten_node(c, "Cast", "", &idx, 1, &bidx, 1));

@@ -407,12 +407,14 @@ nns_status nns__aten_binary_to(nns__aten_call *c, const char *op_type,
     if (mt && mt->dtype)
       common = mt->dtype;
   }
-  const char *ins[2] = {nns__aten_operand(c, x, common),
-                        nns__aten_operand(c, y, common)};
+  /* each operand in turn, its Cast made before the next one's number (the
+   * recorder's rule names them in that order) */
+  const char *ins[2];
   for (int k = 0; k < 2; k++) {
-    if (!ins[k])
+    const nns__aten_arg *a = k ? y : x;
+    if (!(ins[k] = nns__aten_operand(c, a, common)))
       return c->err->code ? c->err->code : NNS_E_NOTFOUND;
-    if (!pow && (k ? y : x)->kind == NNS__AA_TENSOR &&
+    if (!pow && a->kind == NNS__AA_TENSOR &&
         !(ins[k] = as_dtype(c, ins[k], common)))
       return c->err->code;
   }
