@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Whether every nnscan.summary a test suite makes reports the same on the
+numbered tape as through the ops_map.py rules (issue 45, item 2: the
+byte identity of the reports before and after the move, on every call
+of the suites, not only on the zoos' models).
+
+Runs pytest with nnscan.summary wrapped: each call is made first with
+NNSCAN_TAPE_NUMBERED=0 (into a string: what a test prints is the second
+call's), then with =1 as the test asked, PyTorch's random state put back
+in between (inputs made from shapes, shadows of random values); the two
+reports are compared as text, CSV, JSON v2 and, with backward=True, the
+backward table's text. A call the test made on a path it chose
+(NNSCAN_TAPE_NUMBERED set), or inside an autocast region (PyTorch caches
+a weight's cast per region: a second call would not see what the first
+saw), is made once, as asked. Each difference is printed with the test and its
+first differing line; the exit status is 1 when any.
+
+    tools/tape_same.py python/tests -q -x
+    /work/sidrun . 'PYTHONPATH=python python3 tools/tape_same.py \\
+        python/tests python/tests_hf -q'
+"""
+import io
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+DIFFERENT = []
+CALLS = [0]
+SKIPPED = [0]  # calls in an autocast region: made once
+
+
+def _forms(s):
+    # JSON first: its difference is told by path
+    out = [("json", s.to_json(version=2)), ("text", s.to_text()),
+           ("csv", s.to_csv())]
+    back = getattr(s, "backward", None)
+    if back is not None:
+        out.append(("backward", back.to_text()))
+    return out
+
+
+def _json_difference(a, b, path=""):
+    """The first path where two parsed JSON values differ, and both there."""
+    if type(a) is not type(b):
+        return f"{path}: rules {a!r:.100} tape {b!r:.100}"
+    if isinstance(a, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if a.get(k) != b.get(k):
+                return _json_difference(a.get(k), b.get(k), f"{path}.{k}")
+    elif isinstance(a, list) and len(a) == len(b):
+        for k, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _json_difference(x, y, f"{path}[{k}]")
+    return f"{path}: rules {a!r:.100} tape {b!r:.100}"
+
+
+def _first_difference(a, b):
+    if a.startswith("{"):
+        import json
+        return _json_difference(json.loads(a), json.loads(b))
+    for k, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())):
+        if x != y:
+            return f"line {k + 1}: rules {x[:100]!r} tape {y[:100]!r}"
+    return "lengths differ"
+
+
+def _autocast(torch):
+    """Whether an autocast region is open (CUDA's or the CPU's)."""
+    try:
+        return torch.is_autocast_enabled("cpu") or \
+            torch.is_autocast_enabled("cuda")
+    except TypeError:  # PyTorch 1.13: no device argument
+        return torch.is_autocast_enabled() or \
+            torch.is_autocast_cpu_enabled()
+
+
+def install():
+    import torch
+    from nnscan import torch_api
+    summary = torch_api.summary
+
+    def twice(*args, **kwargs):
+        was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+        if was is not None:  # the test chose a path: its own call only
+            SKIPPED[0] += 1
+            return summary(*args, **kwargs)
+        if _autocast(torch):
+            # PyTorch caches a weight's cast for the autocast region: a
+            # second call in it would not see what the first saw
+            SKIPPED[0] += 1
+            return summary(*args, **kwargs)
+        state = torch.random.get_rng_state()
+        try:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
+            rules = summary(*args, **dict(kwargs, file=io.StringIO()))
+        except Exception:  # noqa: BLE001 - the second call says it again
+            rules = None
+        finally:
+            torch.random.set_rng_state(state)
+            os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+        try:
+            on = summary(*args, **kwargs)
+        finally:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        CALLS[0] += 1
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        if rules is None:
+            DIFFERENT.append((test, "the rules' call raised, the tape's "
+                              "did not"))
+            return on
+        for (form, a), (_, b) in zip(_forms(rules), _forms(on)):
+            if a != b:
+                DIFFERENT.append((test, f"{form}: {_first_difference(a, b)}"))
+                break
+        return on
+    torch_api.summary = twice
+
+
+def main():
+    import pytest
+    install()
+    status = pytest.main(sys.argv[1:])
+    print(f"\ntape_same: {CALLS[0]} summaries made both ways, "
+          f"{len(DIFFERENT)} differ ({SKIPPED[0]} made once: in an "
+          f"autocast region, or on the path the test chose)")
+    for test, why in DIFFERENT:
+        print(f"  {test}: {why}")
+    sys.exit(1 if DIFFERENT else 0 if status == 0 else status)
+
+
+if __name__ == "__main__":
+    main()
