@@ -1130,7 +1130,12 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     inner = step.begin(model, args, kwargs, b) if step is not None \
         else contextlib.nullcontext()
     mode = _Mode(b)
-    with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), inner:
+    # TorchScript functions in the forward (DeBERTa's scaled_size_sqrt) run
+    # every op of their graph, as the first call does: the optimized graph
+    # of later calls runs fewer through the dispatcher, and a model's
+    # second summary in a process would count less than its first
+    with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), inner, \
+            torch.jit.optimized_execution(False):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(tree, b)
