@@ -114,6 +114,14 @@ def binary(op, swap=False):
                 common = like.dtype
             if common != like.dtype and not (tx and ty):
                 like = torch.empty((), dtype=common, device="meta")
+        if out.dtype != common and out.dtype.is_floating_point:
+            # a true division of integers gives floats: the kernel computes
+            # in the output's dtype, the operands cast to it (as the
+            # library's table lowers it; an integer Div would floor)
+            common = out.dtype
+            if not (tx and ty):
+                import torch
+                like = torch.empty((), dtype=common, device="meta")
         ins = [_as_dtype(b, v, common) if t else b.scalar(v, like)
                for v, t in ((x, tx), (y, ty))]
         b.node(op, ins[::-1] if swap else ins, [out])

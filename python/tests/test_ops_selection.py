@@ -355,6 +355,17 @@ def test_mixed_dtypes_promote_as_pytorch():
     assert s.totals["macs"] == 2 * 3 * 5
 
 
+def test_true_division_of_integers_is_a_float_division():
+    """An int64 tensor over a number (SEW-D's and DeBERTa's log buckets,
+    abs_pos / mid) gives floats: the tensor is cast to float32, then one
+    float Div, 6 divisions (an integer Div would floor)."""
+    s = record(lambda i: i / 4, torch.arange(6).reshape(2, 3))
+    ops = {o["op_type"]: o for o in s.json["op_types"]}
+    assert ops["Cast"]["nodes"] == 1 and ops["Div"]["nodes"] == 1
+    assert ops["Div"]["flops"] == 6
+    assert s.json["outputs"][0]["dtype"] == "float32"
+
+
 class MaskedRows(nn.Module):
     """The rows a mask picks (nonzero, then an index), through a Linear,
     then repeated as `reps` says and through it again."""
