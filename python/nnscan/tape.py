@@ -171,11 +171,11 @@ def _scalar(v):
 # byte those of the rule (bench/same_summary.py, NNSCAN_TAPE_NUMBERED=1
 # against 0). Each is moved here from ops_map.py's rules once
 # shown so; the list grows until ops_map.py goes.
-# Not yet: the few whose lowerings differ (tools/tape_names.py, on the
-# zoos and --pytest: the complex ops, _grouped_mm, the flash attention
-# kernel, a few loss and backward kernels that take other numbers, var_mean
-# and std_mean), and the ops whose outputs are data-shaped (nonzero,
-# unique), whose sizes the rule declares from the values it ran on. A
+# Not yet: the few whose lowerings differ (tools/tape_names.py and
+# tools/tape_same.py, on the zoos and the suites: the complex ops,
+# _grouped_mm, the fused attention kernels, var_mean and std_mean), and
+# the ops whose outputs are data-shaped (nonzero, unique), whose sizes
+# the rule declares from the values it ran on. A
 # call the table declines (index by a boolean mask, whose output the
 # rule declares as data-shaped; a copy to the same dtype, an alias) keeps
 # its rule at run time, as does one reading a weight's pending t() other
@@ -186,38 +186,45 @@ NUMBERED = frozenset((
     "_log_softmax_backward_data", "_native_batch_norm_legit",
     "_native_batch_norm_legit_no_training", "_native_multi_head_attention",
     "_prelu_kernel", "_reshape_alias", "_safe_softmax",
-    "_scaled_dot_product_efficient_attention", "_softmax",
+    "_scaled_dot_product_efficient_attention",
+    "_softmax",
     "_softmax_backward_data", "_to_copy", "_transformer_encoder_layer_fwd",
-    "_unsafe_view", "_upsample_bicubic2d_aa",
-    "_upsample_bilinear2d_aa", "_weight_norm_interface", "adaptive_max_pool2d",
-    "adaptive_max_pool3d", "add", "addmm", "addmv", "all", "amax", "amin",
-    "aminmax", "any", "argmax", "argmin", "as_strided", "avg_pool2d",
-    "baddbmm", "binary_cross_entropy", "bitwise_not", "bitwise_or", "bmm",
-    "bucketize", "cat", "clamp", "clamp_max", "clamp_min", "col2im",
-    "constant_pad_nd", "convolution", "copy", "cumsum", "div", "dot", "elu",
-    "embedding", "eq", "erfinv", "expand", "expm1", "flip", "floor_divide",
-    "gather", "ge", "gelu", "glu", "grid_sampler_2d", "gt", "hardsigmoid",
-    "hardswish", "hardtanh", "histc", "huber_loss", "im2col", "index",
-    "index_add", "index_copy", "index_put", "index_select", "le", "leaky_relu",
-    "linalg_vector_norm", "log1p", "log2", "log_sigmoid_forward", "logsumexp",
-    "lt", "masked_fill", "max", "max_pool2d_with_indices",
-    "max_pool3d_with_indices", "mean", "min", "mish", "mm", "mse_loss", "mul",
-    "mv", "nan_to_num", "native_batch_norm", "native_dropout",
-    "native_group_norm", "native_layer_norm", "ne", "neg",
-    "nll_loss2d_backward", "norm", "permute", "pixel_shuffle",
-    "pow", "prelu", "prod", "reflection_pad1d", "reflection_pad2d",
-    "reflection_pad3d", "remainder", "repeat", "repeat_interleave",
-    "replication_pad1d", "replication_pad2d", "replication_pad3d", "roi_align",
-    "roll", "rsqrt", "rsub", "scatter", "scatter_add", "scatter_reduce",
-    "searchsorted", "select", "sigmoid", "sigmoid_backward", "silu", "slice",
-    "slice_backward", "smooth_l1_loss", "sort", "split", "split_with_sizes",
-    "squeeze", "stack", "std", "sub", "sum", "t", "tanh", "tanh_backward",
-    "threshold_backward", "topk", "transpose", "tril", "triu", "unbind",
-    "unfold", "unsafe_split", "unsafe_split_with_sizes",
-    "unsqueeze", "upsample_bicubic2d", "upsample_bilinear2d",
-    "upsample_linear1d", "upsample_nearest1d", "upsample_nearest2d",
-    "upsample_nearest3d", "upsample_trilinear3d", "var", "view", "where",
-    "xlogy"))
+    "_unsafe_view", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa",
+    "_weight_norm_interface", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "add", "addmm", "addmv", "all", "amax", "amin", "aminmax", "any", "argmax",
+    "argmin", "as_strided", "avg_pool2d", "baddbmm", "binary_cross_entropy",
+    "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits_backward", "bitwise_not", "bitwise_or",
+    "bmm", "bucketize", "cat", "clamp", "clamp_max", "clamp_min", "col2im",
+    "constant_pad_nd", "convolution", "convolution_backward", "copy", "cumsum",
+    "div", "dot", "elu", "embedding", "embedding_dense_backward", "eq",
+    "erfinv", "expand", "expm1", "flip", "floor_divide", "gather", "ge",
+    "gelu", "gelu_backward", "glu", "grid_sampler_2d", "gt", "hardsigmoid",
+    "hardswish", "hardtanh", "histc", "huber_loss", "huber_loss_backward",
+    "im2col", "index", "index_add", "index_copy", "index_put", "index_select",
+    "le", "leaky_relu", "linalg_vector_norm", "log1p", "log2",
+    "log_sigmoid_forward", "log_softmax", "logsumexp", "lt", "masked_fill",
+    "masked_scatter", "max", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward", "max_pool3d_with_indices", "mean",
+    "min", "mish", "mm", "mse_loss", "mse_loss_backward", "mul", "mv",
+    "nan_to_num", "native_batch_norm", "native_batch_norm_backward",
+    "native_dropout", "native_group_norm", "native_layer_norm",
+    "native_layer_norm_backward", "ne", "neg", "nll_loss2d_backward",
+    "nll_loss2d_forward", "nll_loss_backward", "nll_loss_forward", "norm",
+    "permute", "pixel_shuffle", "pow", "prelu", "prod", "reflection_pad1d",
+    "reflection_pad2d", "reflection_pad3d", "remainder", "repeat",
+    "repeat_interleave", "replication_pad1d", "replication_pad2d",
+    "replication_pad3d", "roi_align", "roll", "rsqrt", "rsub", "scatter",
+    "scatter_add", "scatter_reduce", "searchsorted", "select", "sigmoid",
+    "sigmoid_backward", "silu", "silu_backward", "slice", "slice_backward",
+    "smooth_l1_loss", "smooth_l1_loss_backward", "softmax", "sort", "split",
+    "split_with_sizes", "squeeze", "stack", "std", "sub", "sum",
+    "t", "tanh", "tanh_backward", "threshold_backward", "topk", "transpose",
+    "tril", "triu", "unbind", "unfold", "unsafe_split",
+    "unsafe_split_with_sizes", "unsqueeze", "upsample_bicubic2d",
+    "upsample_bilinear2d", "upsample_linear1d", "upsample_nearest1d",
+    "upsample_nearest2d", "upsample_nearest3d", "upsample_trilinear3d", "var",
+    "view", "where", "xlogy"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)
