@@ -173,7 +173,7 @@ def _scalar(v):
 # shown so; the list grows until ops_map.py goes.
 # Not yet: the few whose lowerings differ (tools/tape_names.py and
 # tools/tape_same.py, on the zoos and the suites: the complex ops,
-# _grouped_mm, the fused attention kernels, var_mean and std_mean), and
+# _grouped_mm, the fused attention kernels), and
 # the ops whose outputs are data-shaped (nonzero, unique), whose sizes
 # the rule declares from the values it ran on. A
 # call the table declines (index by a boolean mask, whose output the
@@ -186,8 +186,7 @@ NUMBERED = frozenset((
     "_log_softmax_backward_data", "_native_batch_norm_legit",
     "_native_batch_norm_legit_no_training", "_native_multi_head_attention",
     "_prelu_kernel", "_reshape_alias", "_safe_softmax",
-    "_scaled_dot_product_efficient_attention",
-    "_softmax",
+    "_scaled_dot_product_efficient_attention", "_softmax",
     "_softmax_backward_data", "_to_copy", "_transformer_encoder_layer_fwd",
     "_unsafe_view", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa",
     "_weight_norm_interface", "adaptive_max_pool2d", "adaptive_max_pool3d",
@@ -218,13 +217,13 @@ NUMBERED = frozenset((
     "scatter_add", "scatter_reduce", "searchsorted", "select", "sigmoid",
     "sigmoid_backward", "silu", "silu_backward", "slice", "slice_backward",
     "smooth_l1_loss", "smooth_l1_loss_backward", "softmax", "sort", "split",
-    "split_with_sizes", "squeeze", "stack", "std", "sub", "sum",
+    "split_with_sizes", "squeeze", "stack", "std", "std_mean", "sub", "sum",
     "t", "tanh", "tanh_backward", "threshold_backward", "topk", "transpose",
     "tril", "triu", "unbind", "unfold", "unsafe_split",
     "unsafe_split_with_sizes", "unsqueeze", "upsample_bicubic2d",
     "upsample_bilinear2d", "upsample_linear1d", "upsample_nearest1d",
     "upsample_nearest2d", "upsample_nearest3d", "upsample_trilinear3d", "var",
-    "view", "where", "xlogy"))
+    "var_mean", "view", "where", "xlogy"))
 
 # the argument a matrix product reads a weight's t() through, folded into
 # its Gemm's transB by the library as by the rule (ops_map.addmm, mm)

@@ -24,7 +24,8 @@ from nnscan import graph, step, tape  # noqa: E402
 class Mixed(nn.Module):
     """Numbered ops of several kinds: convolution and batch norm, pooling,
     silu (two nodes, one kernel), views and permutes, layer norm, softmax
-    and bmm, cat and split, a mean; and var_mean, whose rule stays."""
+    and bmm, cat and split, a mean; and var_mean (a kernel of six nodes,
+    the mean's sizes a constant made last)."""
 
     def __init__(self):
         super().__init__()
@@ -39,8 +40,8 @@ class Mixed(nn.Module):
         t = self.norm(t)
         a = torch.softmax(t @ t.transpose(1, 2), -1)    # bmm, softmax
         u, v = torch.split(a @ t, 4, dim=-1)
-        # var_mean: a rule's kernel of several nodes after the library's
-        # (silu): pack() maps its node indices past the numbered calls
+        # var_mean: a kernel of several nodes after silu's: the kernels'
+        # node indices past the numbered calls
         return torch.cat([v, u], -1).mean(1) + torch.var_mean(t, 1)[0]
 
 

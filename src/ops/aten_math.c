@@ -623,18 +623,16 @@ static const char *divisor(nns__aten_call *c, double v,
   return SC(v > 0 ? v : 0, m);
 }
 
-/* The sizes var_mean's mean is reshaped to (its output's), from the mean
- * over `axes` with dims kept: a constant, a symbolic size written as 0
- * (the kept mean's own, at the same place) or once as -1; else a value of
- * the sizes (nodes: called before the kernel's). NULL on failure. */
-static const char *mean_shape(nns__aten_call *c, const nns__aten_meta *mx,
-                              const int64_t *axes, int n) {
-  const nns__aten_meta *mm = A_META(c, c->outs[1]);
-  if (!mm || mm->rank > 16)
-    return NULL;
-  int64_t shape[16];
-  bool minus = false, ok = true, zero = false, copied = false;
-  for (int k = 0; k < mm->rank && ok; k++) {
+/* The sizes var_mean's mean is reshaped to (its output's, mm), from the
+ * mean over `axes` with dims kept, into shape: a symbolic size written as
+ * 0 (the kept mean's own, at the same place) or once as -1. False when no
+ * constant spells them (a value of the sizes then, made with nodes). */
+static bool mean_sizes(const nns__aten_meta *mx, const nns__aten_meta *mm,
+                       const int64_t *axes, int n, int64_t *shape) {
+  if (mm->rank > 16)
+    return false;
+  bool minus = false, zero = false, copied = false;
+  for (int k = 0; k < mm->rank; k++) {
     bool reduced = false;
     for (int a = 0; a < n; a++)
       reduced = reduced || axes[a] == k;
@@ -649,13 +647,10 @@ static const char *mean_shape(nns__aten_call *c, const nns__aten_meta *mx,
       shape[k] = -1;
       minus = true;
     } else {
-      ok = false;
+      return false;
     }
   }
-  if (ok && !(zero && copied))
-    return nns__aten_const_ints(c, shape, mm->rank, false);
-  c->err->code = NNS_OK;
-  return nns__aten_shape_value(c, mm);
+  return !(zero && copied);
 }
 
 /* var / std (self, dim, *, correction, keepdim) and var_mean / std_mean,
@@ -682,9 +677,20 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
     cv = nns__aten_float(c, "correction", 1);
   else if (!corr)
     cv = nns__aten_bool(c, "unbiased", true);
+  /* the mean's sizes: a value made before the kernel's nodes where they
+   * need nodes; else a constant, made last (where the recorder makes it) */
   const char *mshape = NULL;
-  if (with_mean)
-    NEED(mshape = mean_shape(c, mx, axes, n));
+  const nns__aten_meta *mm = with_mean ? A_META(c, c->outs[1]) : NULL;
+  int64_t msizes[16];
+  bool spelled = false;
+  if (with_mean) {
+    if (!mm)
+      return NNS_E_NOTFOUND;
+    spelled = mean_sizes(mx, mm, axes, n, msizes);
+    c->err->code = NNS_OK;
+    if (!spelled)
+      NEED(mshape = nns__aten_shape_value(c, mm));
+  }
   size_t first = *c->node_count;
   NEED(m = STEP(NULL, "ReduceMean", x));
   A_TRY(axes_attrs(c, axes, n, true));
@@ -697,8 +703,11 @@ static nns_status variance(nns__aten_call *c, const nns__aten_op *op) {
   NEED(total = STEP(root ? NULL : y, "Div", total, divisor(c, div, mx)));
   if (root)
     NEED(STEP(y, "Sqrt", total));
-  if (with_mean)
+  if (with_mean) {
+    if (spelled)
+      NEED(mshape = nns__aten_const_ints(c, msizes, mm->rank, false));
     NEED(STEP(c->outs[1], "Reshape", m, mshape));
+  }
   return nns__aten_kernel(c, first);
 }
 
