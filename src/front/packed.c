@@ -189,6 +189,11 @@ static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
     return true;
   if (!**name)
     return pk_fail(r, "a tensor has an empty name");
+  /* PyTorch's sizes, all known: no symbol stands for a negative one (the
+   * table reads a symbol wherever a size is negative) */
+  for (int32_t k = 0; k < d.rank; k++)
+    if (d.dims[k] < 0)
+      return pk_fail(r, "an aten record's tensor has a negative size");
   nns__front_value *v = nns__front_value_add(f, *name);
   if (!v)
     return pk_fail(r, pk_oom);

@@ -497,6 +497,30 @@ static void w_tensor2(wbuf *b, const char *name, int64_t r0, int64_t r1) {
   w_i64(b, r1);
 }
 
+/* An aten record's tensors have PyTorch's sizes, all known: a negative
+ * one is refused (the table reads a symbol wherever a size is negative,
+ * and a packed tensor has none: fuzz_aten's expand of an output [2, -1]
+ * read a null symbol list). */
+static void test_negative_size_refused(void) {
+  wbuf a;
+  nns_error err;
+  nns_model *m = NULL;
+  w_start(&a);
+  w_aten_head(&a, "expand", "", 2);
+  w_arg(&a, "self", NNS_ATEN_ARG_TENSOR);
+  w_tensor(&a, "x");
+  w_arg(&a, "size", NNS_ATEN_ARG_INTS);
+  w_u32(&a, 2);
+  w_i64(&a, 2);
+  w_i64(&a, -1);
+  w_u32(&a, 1);
+  w_tensor2(&a, "o", 2, -1);
+  w_output(&a, "o");
+  CHECK_EQ(build(&a, &m, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "negative size") != NULL);
+  CHECK(m == NULL);
+}
+
 /* A weight W [4, 3] of kind `kind` (-1: none given) and t(W) as "W^T"
  * [3, 4], unnumbered, as the recorder packs them before a product that
  * reads the transpose. */
@@ -750,6 +774,7 @@ int main(void) {
   RUN(test_numbering_of_a_fold);
   RUN(test_numbering_of_aliases);
   RUN(test_names_then_aten);
+  RUN(test_negative_size_refused);
   RUN(test_tape_through_a_shim);
   RUN(test_tape_malformed);
   RUN(test_tape_truncations);
