@@ -527,7 +527,8 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   symbol (NULL: known); INTS u32 n, n i64; FLOAT f64;
  *                   BOOL u8 0|1; STRING str; DTYPE i32 nns_dtype.
  *                   tensor: str value name, i32 dtype, shape (what the
- *                   recording saw; rank -1: unknown). An op the table has
+ *                   recording saw, no size negative; rank -1: unknown).
+ *                   An op the table has
  *                   no entry for, or cannot lower in this instance, is
  *                   one node of domain "pytorch.aten" with its outputs'
  *                   sizes declared (uncounted). Only at the main graph's
