@@ -32,6 +32,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -378,6 +379,91 @@ def inspect_section():
     torch.cuda.empty_cache()
 
 
+# ---- the numbered tape on CUDA models ----
+
+def _report(model, args, kwargs, numbered, **kw):
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "1" if numbered else "0"
+    try:
+        s = nnscan.summary(model, inputs=kwargs or args, file=False, **kw)
+        return s.to_json(version=2)
+    finally:
+        os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+
+
+def _difference(a, b):
+    """'' when two JSON reports are the same, else where they first differ."""
+    if a == b:
+        return ""
+    sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+    import tape_same
+    return tape_same._first_difference(a, b)
+
+
+TAPE = {
+    "resnet50 fp32": lambda: resnet("resnet50", 2, 224, 1000),
+    "resnet50 fp16": lambda: resnet("resnet50", 2, 224, 1000) + (
+        torch.float16,),
+    "gpt2-test fp32": lambda: gpt2(),
+    "gpt2-test eager attn bf16": lambda: gpt2(attn="eager") + (
+        torch.bfloat16,),
+    "llama GQA bf16 (2x512)": lambda: llama(layers=2, hidden=512, heads=8,
+                                            kv=2, inter=1408, batch=2,
+                                            seq=256),
+}
+
+
+def tape_case(name, dev="cuda"):
+    import json
+    built = TAPE[name]()
+    model, args, kwargs = built[:3]
+    dtype = built[4] if len(built) > 4 else None
+    kwargs = {k: v for k, v in kwargs.items() if k != "labels"}
+    if dtype is not None:
+        model = model.to(dtype)
+        args = tuple(a.to(dtype) for a in args)
+    model = model.eval()
+    cpu = _report(model, args, kwargs, False)
+    model = model.to(dev)
+    gargs = tuple(a.to(dev) for a in args)
+    gkw = {k: v.to(dev) for k, v in kwargs.items()}
+    rules = _report(model, gargs, gkw, False)
+    tape = _report(model, gargs, gkw, True)
+    times = {}
+    for numbered in (False, True):
+        t = []
+        for _ in range(3):
+            a = time.perf_counter()
+            _report(model, gargs, gkw, numbered)
+            t.append(time.perf_counter() - a)
+        times[numbered] = statistics.median(t) * 1e3
+    tr = json.loads(rules)["totals"]["metrics"]
+    return {"name": name, "same": _difference(rules, tape) or "yes",
+            "same_cpu": _difference(cpu, rules) or "yes",
+            "macs": tr["macs"]["value"], "params": tr["params"]["value"],
+            "ms_rules": times[False], "ms_tape": times[True]}
+
+
+def tape_section(dev="cuda"):
+    print("\n## The numbered tape on models living on the GPU (issue 45)\n")
+    print("Each model's summary made through the rules and on the numbered "
+          "tape, compared as JSON v2 byte for byte, and against its CPU "
+          "copy's (a difference: where it starts). "
+          "Wall ms: median of 3 summaries.\n")
+    print("| model | MACs | params | tape == rules | GPU == CPU copy | "
+          "ms rules | ms tape |")
+    print("|---|---|---|---|---|---|---|")
+    for name in TAPE:
+        try:
+            r = tape_case(name, dev)
+        except Exception:
+            print(f"{name}: FAILED\n{traceback.format_exc()}")
+            continue
+        print(f"| {name} | {r['macs']:,} | {r['params']:,} | {r['same']} | "
+              f"{r['same_cpu']} | {r['ms_rules']:.1f} | {r['ms_tape']:.1f} |")
+    if dev == "cuda":
+        torch.cuda.empty_cache()
+
+
 # ---- roofline ----
 
 def llama8b_block(layers=2, seq=2048, batch=1):
@@ -469,7 +555,7 @@ def roofline_section(hardware):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=("train", "mfu", "inspect",
-                                        "roofline"))
+                                        "roofline", "tape"))
     ap.add_argument("--hardware", default="h100-sxm")
     ap.add_argument("--train-case", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -489,6 +575,8 @@ def main():
         inspect_section()
     if a.only in (None, "roofline"):
         roofline_section(a.hardware)
+    if a.only in (None, "tape"):
+        tape_section()
 
 
 if __name__ == "__main__":
