@@ -19,7 +19,7 @@ def _alloc_counter():
     storage of its own (not a view of, nor written into, an input): the
     CPU's bytes allocated, as a counter that only grows. `off` > 0 while
     an inspector's own hooks run (their ops are nobody's)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
+    from .dispatch_mode import DispatchMode
     import torch
     Tensor = torch.Tensor
 
@@ -38,7 +38,7 @@ def _alloc_counter():
                 tensors(v, out)
         return out
 
-    class Mode(TorchDispatchMode):
+    class Mode(DispatchMode):
         def __init__(self):
             super().__init__()
             self.total = 0

@@ -43,10 +43,10 @@ import weakref
 from collections import OrderedDict
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _args, fused, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
+from .dispatch_mode import DispatchMode
 from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
 from .graph import DTYPE_OF, Graph, Init, Value, onnx_dtype
 from . import masks
@@ -374,7 +374,7 @@ def _tensor_args(args):
     return out
 
 
-class _Mode(TorchDispatchMode):
+class _Mode(DispatchMode):
     """Records every aten call. The calls are queued and recorded in a
     batch (before any op that mutates a tensor, and when the mode exits):
     alternating PyTorch's dispatch and the recorder's rules op by op cost

@@ -46,10 +46,10 @@ import ctypes
 import weakref
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _api, _args, recorder
 from . import fast_meta
+from .dispatch_mode import DispatchMode
 from .recorder import ModuleStack, flatten
 from .shadow import Shadows
 
@@ -230,7 +230,7 @@ def _cpu_stats(func, args, out):
                  for i, o in enumerate(out))
 
 
-class _StepMode(TorchDispatchMode):
+class _StepMode(DispatchMode):
     """Runs every op (answering data reads from shadows, as the recorder
     does) and notes the storages of its outputs; notes each output's
     autograd node with its module once autograd has attached it."""

@@ -685,6 +685,14 @@ def test_broadcast_agrees_with_pytorch():
         assert meta_layout.broadcast(s, t) == want, (s, t)
 
 
+def test_empty_like_s_layout_is_told_without_calling_it():
+    """Whether PyTorch's empty_like of a meta tensor lays out by stride
+    order (2.x's reference) is told from its registrations, at import,
+    without running the reference (which imports sympy): the same answer
+    as running it."""
+    assert meta_layout._LIKE_BY_ORDER == meta_layout._like_by_order()
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_empty_like_and_clone_are_pytorch_s_exactly(seed):
     """meta_layout.empty_like (and clone, silu, the unary kernels through it)

@@ -28,3 +28,43 @@ def test_compiled_model_reports_its_own_tree():
     assert [layer["name"] for layer in crawl["layers"]][0] == "sequential"
     macs, params, _ = nnscan.profile(cm, inputs=(x,), verbose=False)
     assert (macs, params) == (s.totals["macs"], s.totals["params"])
+
+
+def test_compiled_parts_inside_the_forward_run_as_written():
+    """A compiled submodule and a compiled function inside the forward
+    (transformers compiles flex attention so): Dynamo runs them eagerly
+    under the recording's mode, never compiling the mode's own frames
+    (nnscan/dispatch_mode.py), so every op is recorded; the counts equal
+    the plain model's, by hand, and an Inspector's and a training step's
+    modes see them as well."""
+    torch._dynamo.reset()
+    double = torch.compile(lambda t: torch.relu(t) * 2, backend="eager")
+
+    class Net(nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.a = inner
+            self.b = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.b(double(self.a(x)))
+
+    plain = Net(nn.Linear(8, 16))
+    compiled = Net(torch.compile(plain.a, backend="eager"))
+    compiled.b = plain.b
+    x = torch.randn(3, 8)
+
+    def ops(s):
+        return {o["op_type"]: o["nodes"] for o in s.json["op_types"]}
+    ref = nnscan.summary(plain, inputs=(x,), file=False, training=True)
+    assert ops(ref) == {"Gemm": 2, "Relu": 1, "Mul": 1}
+    # saved for the backward, by hand: Gemm b's input (3 x 16 floats),
+    # Relu's output (3 x 16 floats), x itself is no activation to save
+    for m in (compiled, plain):
+        s = nnscan.summary(m, inputs=(x,), file=False, training=True)
+        assert s.totals["macs"] == 3 * (8 * 16 + 16 * 4)
+        assert s.totals["params"] == 8 * 16 + 16 + 16 * 4 + 4
+        assert ops(s) == ops(ref)
+        assert s.totals["saved_bytes"] == ref.totals["saved_bytes"] > 0
+        # the real forward stays the model's own (values unchanged)
+        assert torch.equal(m(x), plain(x))

@@ -15,8 +15,8 @@ import torch
 from .report import metric_result
 
 try:  # PyTorch 2.1+
-    from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import FlopCounterMode
+    from ...dispatch_mode import DispatchMode as TorchDispatchMode
 except ImportError:  # PyTorch 1.13: measure_flops raises NotImplementedError
     FlopCounterMode = TorchDispatchMode = None
 

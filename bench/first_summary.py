@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""A process's first nnscan.summary, as a script that runs one pays it:
+fresh processes, each importing torch and nnscan, building the model and
+timing its first summary (wall and CPU), then a second; which heavy
+modules the first one imported (torch._dynamo, sympy). Packages taking
+turns, process after process; medians.
+
+    bench/first_summary.py [--runs 7] [--model mlp|cnn|resnet18|hf:NAME]
+                           [NAME=PYTHON_DIR ...]
+
+NAME=PYTHON_DIR: a package to compare (its python/ directory, e.g. a
+`git archive` of another commit); without any, this checkout's alone.
+"mlp" and "cnn" are plain PyTorch modules (no torchvision, no
+transformers: nothing else imports Dynamo before nnscan runs).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CODE = r"""
+import sys, time
+t0 = time.perf_counter()
+import torch
+from torch import nn
+import nnscan
+name = %(model)r
+if name == "mlp":
+    m = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    x = torch.zeros(2, 64)
+elif name == "cnn":
+    m = nn.Sequential(nn.Conv2d(3, 16, 3), nn.BatchNorm2d(16), nn.ReLU(),
+                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+    x = torch.zeros(1, 3, 32, 32)
+elif name.startswith("hf:"):
+    sys.path.insert(0, %(tests_hf)r)
+    import hf_zoo
+    m, x = hf_zoo.build(name[3:], device="cpu")
+else:
+    import torchvision
+    m = getattr(torchvision.models, name)()
+    x = torch.zeros(1, 3, 224, 224)
+before = {k: k in sys.modules for k in ("torch._dynamo", "sympy")}
+t, c = time.perf_counter(), time.process_time()
+nnscan.summary(m, inputs=x, file=False)
+first = (time.perf_counter() - t, time.process_time() - c)
+t = time.perf_counter()
+nnscan.summary(m, inputs=x, file=False)
+second = time.perf_counter() - t
+loaded = [k for k, was in before.items() if not was and k in sys.modules]
+print(first[0], first[1], second, ",".join(loaded) or "-")
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--model", default="mlp")
+    ap.add_argument("packages", nargs="*")
+    a = ap.parse_args()
+    pkgs = [p.split("=", 1) for p in a.packages] or \
+        [("this", os.path.join(HERE, "..", "python"))]
+    code = CODE % {"model": a.model, "tests_hf": os.path.join(
+        HERE, "..", "python", "tests_hf")}
+    got = {n: [] for n, _ in pkgs}
+    for i in range(a.runs):
+        for n, path in pkgs if i % 2 == 0 else reversed(pkgs):
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
+            out = subprocess.run([sys.executable, "-c", code], env=env,
+                                 capture_output=True, text=True)
+            if out.returncode:
+                sys.exit(f"{n}: failed\n{out.stderr[-2000:]}")
+            w, c, s, loaded = out.stdout.split()
+            got[n].append((float(w), float(c), float(s), loaded))
+    med = statistics.median
+    for n, rows in got.items():
+        print(f"{a.model} {n}: first summary {med(r[0] for r in rows) * 1e3:.1f}"
+              f" ms wall, {med(r[1] for r in rows) * 1e3:.1f} ms CPU; second "
+              f"{med(r[2] for r in rows) * 1e3:.1f} ms; imported by the first: "
+              f"{rows[0][3]} (medians of {len(rows)} processes)")
+
+
+if __name__ == "__main__":
+    main()
