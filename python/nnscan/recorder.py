@@ -816,7 +816,26 @@ def meta_copy(model, shadows=None):
             d = vars(m).get(attr)
             if d:
                 vars(m)[attr] = _model_hooks_only(d)
+    _unwrap_compiled_children(out)
     return out
+
+
+def _unwrap_compiled_children(model):
+    """Each torch.compile'd submodule of the copy replaced by the module it
+    wraps, as unwrap_compiled does for the root: the tree and the
+    parameters are named as the module's own (`a`, `a.weight`, not
+    `a._orig_mod`), and the recording runs its eager forward, the same
+    ops (Dynamo runs compiled code eagerly under a dispatch mode anyway)."""
+    import sys
+    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                  "OptimizedModule", None)
+    if cls is None:
+        return
+    for m in model.modules():
+        kids = m._modules
+        for k, c in kids.items():
+            if isinstance(c, cls):
+                kids[k] = unwrap_compiled(c)
 
 
 # The module attributes that hold forward and backward hooks, hook id ->

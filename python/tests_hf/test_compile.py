@@ -34,9 +34,9 @@ def test_compiled_parts_inside_the_forward_run_as_written():
     """A compiled submodule and a compiled function inside the forward
     (transformers compiles flex attention so): Dynamo runs them eagerly
     under the recording's mode, never compiling the mode's own frames
-    (nnscan/dispatch_mode.py), so every op is recorded; the counts equal
-    the plain model's, by hand, and an Inspector's and a training step's
-    modes see them as well."""
+    (nnscan/dispatch_mode.py), so every op is recorded, in a summary and
+    in a training step; the counts equal the plain model's, by hand, and
+    the compiled submodule is named as the module it wraps."""
     torch._dynamo.reset()
     double = torch.compile(lambda t: torch.relu(t) * 2, backend="eager")
 
@@ -66,5 +66,11 @@ def test_compiled_parts_inside_the_forward_run_as_written():
         assert s.totals["params"] == 8 * 16 + 16 + 16 * 4 + 4
         assert ops(s) == ops(ref)
         assert s.totals["saved_bytes"] == ref.totals["saved_bytes"] > 0
+        # a compiled submodule is named as the module it wraps
+        assert [row["path"] for row in s.layers] == ["", "a", "b"]
+        assert s.layer("a")["type"] == "Linear"
+        names = [p["name"] for p in s.json["parameters"]]
+        assert names == [p["name"] for p in ref.json["parameters"]]
+        assert names[:2] == ["a.weight", "a.bias"]
         # the real forward stays the model's own (values unchanged)
         assert torch.equal(m(x), plain(x))
