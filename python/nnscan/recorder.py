@@ -1451,8 +1451,11 @@ def _restored(model):
     saved = []
     for m in mods:
         d = vars(m)
-        stores = {k: dict(d[k]) for k in _RESTORED_STORES
-                  if isinstance(d.get(k), dict)}
+        # each store's content, None for an empty one (most hook
+        # dictionaries: nothing to copy or compare)
+        stores = [(k, dict(v) if v else None) for k, v in
+                  zip(_RESTORED_STORES, map(d.get, _RESTORED_STORES))
+                  if isinstance(v, dict)]
         saved.append((m, dict(d), stores))
     with torch.no_grad():
         values = [(b, b.clone()) for b in model.buffers() if not b.is_meta]
@@ -1466,15 +1469,18 @@ def _restored(model):
     finally:
         for m, attrs, stores in saved:
             d = vars(m)
-            for k in [k for k in d if k not in attrs]:
-                del d[k]
+            if d.keys() != attrs.keys():
+                for k in [k for k in d if k not in attrs]:
+                    del d[k]
             d.update(attrs)
-            for k, content in stores.items():
-                now = d[k]
-                if not now and not content:
-                    continue  # (most hook dictionaries: empty before and after)
-                if list(now) != list(content) or any(
-                        now[n] is not v for n, v in content.items()):
+            for k, content in stores:
+                now = d[k]  # the store itself, put back by the update
+                if content is None:
+                    if now:
+                        now.clear()
+                elif len(now) != len(content) or list(now) != list(
+                        content) or any(now[n] is not v
+                                        for n, v in content.items()):
                     now.clear()
                     now.update(content)
         with torch.no_grad():
