@@ -426,6 +426,43 @@ def against(name, other, runs, part="summary"):
           flush=True)
 
 
+def against_env(name, setting, runs):
+    """nnscan.summary with an environment switch set (other: NAME=VALUE,
+    e.g. NNSCAN_REPLAY=0) and unset (this), taking turns run after run in
+    this process; the reports (JSON v2, text, CSV) must be equal. Prints
+    both medians and the median of the per-run ratios (other / this)."""
+    import nnscan
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    inputs = args[0] if args else kwargs
+    var, _, value = setting.partition("=")
+
+    def run(other):
+        if other:
+            os.environ[var] = value
+        try:
+            return nnscan.summary(model, inputs=inputs, file=False)
+        finally:
+            os.environ.pop(var, None)
+    forms = [(s.to_json(version=2), s.to_text(), s.to_csv())
+             for s in (run(True), run(False))]
+    if forms[0] != forms[1]:
+        print(f"{name}: the two reports differ")
+    times = {True: [], False: []}
+    for i in range(runs):
+        for other in (True, False) if i % 2 == 0 else (False, True):
+            t = time.process_time()
+            run(other)
+            times[other].append(time.process_time() - t)
+    b, n = times[True], times[False]
+    ratio = statistics.median([x / y for x, y in zip(b, n)])
+    print(f"{name:20s} {setting} {statistics.median(b) * 1e3:7.3f} ms  "
+          f"this {statistics.median(n) * 1e3:7.3f} ms  other/this "
+          f"{ratio:.3f}", flush=True)
+
+
 def floor(name, runs):
     """The cumulative table of a recording's parts, the variants taking
     turns (medians and minima): the meta forward plain; under a no-op
@@ -991,6 +1028,10 @@ def main():
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
+    ap.add_argument("--against-env", metavar="NAME=VALUE",
+                    help="time nnscan.summary with NAME=VALUE (other) "
+                    "against without it (this), taking turns "
+                    "(against_env()'s doc)")
     ap.add_argument("--part", choices=("summary", "meta_copy"),
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
@@ -1002,6 +1043,10 @@ def main():
     if a.floor:
         for name in a.models.split(","):
             floor(name, a.runs)
+        return
+    if a.against_env:
+        for name in a.models.split(","):
+            against_env(name, a.against_env, a.runs)
         return
     if a.tape_per_op:
         for name in a.models.split(","):

@@ -21,6 +21,10 @@ count the forward's calls fail under it by construction.
     tools/tape_same.py python/tests -q -x
     /work/sidrun . 'PYTHONPATH=python python3 tools/tape_same.py \\
         python/tests python/tests_hf -q'
+
+`--variable NAME` (first) compares another switch the same way, its
+calls made with NAME=0 then NAME=1: NNSCAN_REPLAY (replay.py: repeated
+fused calls replayed, against every call run).
 """
 import io
 import os
@@ -29,6 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
+VARIABLE = ["NNSCAN_TAPE_NUMBERED"]  # the switch compared (--variable)
 DIFFERENT = []
 CALLS = [0]
 SKIPPED = [0]  # calls made once (see above)
@@ -86,10 +91,11 @@ def install():
     pack = graph._pack_parts
     # every API of the suite on the numbered tape; each summary also made
     # through the rules
-    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+    var = VARIABLE[0]
+    os.environ[var] = "1"
 
     def twice(*args, **kwargs):
-        if os.environ.get("NNSCAN_TAPE_NUMBERED") != "1" or \
+        if os.environ.get(var) != "1" or \
                 graph._pack_parts is not pack:
             # the test chose the rules, or reads what is packed: its own
             # call only
@@ -102,13 +108,13 @@ def install():
             return summary(*args, **kwargs)
         state = torch.random.get_rng_state()
         try:
-            os.environ["NNSCAN_TAPE_NUMBERED"] = "0"
+            os.environ[var] = "0"
             rules = summary(*args, **dict(kwargs, file=io.StringIO()))
         except Exception:  # noqa: BLE001 - the second call says it again
             rules = None
         finally:
             torch.random.set_rng_state(state)
-            os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+            os.environ[var] = "1"
         on = summary(*args, **kwargs)
         CALLS[0] += 1
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
@@ -126,8 +132,11 @@ def install():
 
 def main():
     import pytest
+    args = sys.argv[1:]
+    if args[:1] == ["--variable"]:
+        VARIABLE[0], args = args[1], args[2:]
     install()
-    status = pytest.main(sys.argv[1:])
+    status = pytest.main(args)
     print(f"\ntape_same: {CALLS[0]} summaries made both ways, "
           f"{len(DIFFERENT)} differ ({SKIPPED[0]} made once: in an "
           f"autocast region, or on the path the test chose)")

@@ -33,6 +33,12 @@ def track(b):
         n = names.get(i)
         if n is not None and names.get(id(t)) == n:
             tracked[n] = t
+    # a replayed call's (replay.py): the tensors of the call it copies,
+    # under its own names, while they have their value
+    for n, t in b.replayed_tracked:
+        e = shadows.of.get(id(t))
+        if e is not None and e[0] is t:
+            tracked[n] = t
     return tracked
 
 

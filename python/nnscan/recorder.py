@@ -152,6 +152,8 @@ class Builder:
         self._fresh = []
         self.step_mode = None  # a training step's mode sharing the forward
         self.uncounted = {}  # aten op -> calls with no entry
+        # (value name, tensor with a shadow) of calls replay.py replayed
+        self.replayed_tracked = []
         # aten op -> (base name, rule, source, tape): tape is (form, op
         # type, schema argument names) where its calls may go on the tape
         self.rules = {}

@@ -1,0 +1,289 @@
+"""A fused call repeated with the same arguments, replayed instead of run.
+
+On meta tensors F.scaled_dot_product_attention runs PyTorch's math path:
+about thirty aten calls, each dispatched to the recorder and recorded by
+its rule (fused.py marks the nodes as one kernel). A decoder calls it once
+a layer with the same shapes: LLaMA-3-8B 32 times, 28 % of its
+recording's aten calls. What the recorder adds to the graph for such a
+call is, but for its numbers, the same each time: the same nodes, values,
+constants and declarations, named from the graph's two counters, reading
+the call's own tensors and the same values from before it (the mask).
+
+So each fused call that runs is noted with where the graph stood before
+and after it. At a call whose key (the function, each argument's dtype,
+sizes and strides and which arguments are one tensor, the other
+arguments; a tensor with a real value, the mask, by identity) had two
+calls noted, the two are read back as templates: what each added, its
+names relative to the counters, its inputs as the call's arguments or as
+names from before. When the two are the same, this call and later ones
+with the key add the template renumbered, and make their output as the
+math path made it (sizes, strides, dtype), without running it; when not,
+the older is dropped and the key tries again (three times). A layer
+called twice pays the keys alone. Whatever could make a call's additions
+differ keeps it running: a template that names anything other than from
+the counters, a node of another scope, an output with a real value, a
+training step's mode, autograd nodes to note, autocast, the numbered tape
+(its records hold the counters), an argument with no name yet.
+
+NNSCAN_REPLAY=0 runs every call (bench/same_summary.py compares the two).
+"""
+import itertools
+import os
+import re
+
+import torch
+from torch.utils._mode_utils import no_dispatch
+
+from .graph import Node, _new_node
+
+_NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
+
+
+def enabled():
+    return os.environ.get("NNSCAN_REPLAY", "1") != "0"
+
+
+def _meta_of(t):
+    return (t.dtype, tuple(t.shape), t.stride(), t.requires_grad)
+
+
+class Replays:
+    """The templates of one recording's fused calls (fused.Spans)."""
+
+    def __init__(self, builder):
+        self.b = builder
+        # key -> [its last two calls (seen()), comparisons that failed], or
+        # once verified (template, its tracked tensors)
+        self.kept = {}
+
+    def usable(self):
+        b = self.b
+        return not (b.track_grad_fns or b.step_mode is not None
+                    or b.autocast is not None or b.numbered or b.weak
+                    or torch.is_grad_enabled())
+
+    def key(self, orig, args, kwargs):
+        """(the call's key, its tensor arguments in order); None where it
+        is not to be replayed."""
+        b = self.b
+        shadows = b.shadows
+        parts = [orig, len(args)]
+        tensors = []
+        first = {}
+
+        def part(v):
+            if isinstance(v, torch.Tensor):
+                if id(v) not in b.names or not v.is_meta:
+                    raise LookupError
+                # (asked without computing it: a value is computed when
+                # first read, and reading it changes what the rules see)
+                e = shadows.of.get(id(v)) if shadows is not None else None
+                tracked = e is not None and e[0] is v
+                parts.append((_meta_of(v), first.setdefault(
+                    id(v), len(tensors)), id(v) if tracked else None))
+                tensors.append(v)
+            elif v is None or type(v) in (bool, int, float, str):
+                parts.append((type(v), v))
+            else:
+                raise LookupError
+        try:
+            for v in args:
+                part(v)
+            for k in sorted(kwargs):
+                parts.append(k)
+                part(kwargs[k])
+        except LookupError:
+            return None
+        return tuple(parts), tensors
+
+    def before(self):
+        """Where the graph stands before a call that runs."""
+        g, b = self.b.g, self.b
+        return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
+                len(g.values), len(g.inits), len(g.param_kinds),
+                len(b.shape_of), len(g.aten), len(g.declared),
+                sum(b.uncounted.values()))
+
+    def seen(self, key, at, out):
+        """Notes a call that ran: where the graph stood before and after
+        it (the graph's tables only grow while a recording runs, so what
+        the call added can be read back later), kept for the key's last
+        two calls. Nothing more is made here: a layer called twice (the
+        tiny decoders) pays no template."""
+        k, tensors = key
+        kept = self.kept.get(k)
+        if kept is None:
+            kept = self.kept[k] = [[], 0]
+        elif type(kept) is tuple or kept[1] >= _TRIES:
+            return  # verified, or given up on
+        call = (at, self.before(), tensors, out, self.b.scope)
+        kept[0] = kept[0][-1:] + [call]
+
+    def ready(self, key):
+        """(template, its tracked tensors) for a call of this key, once
+        the key's last two calls added the same but for their numbers;
+        None while they did not."""
+        kept = self.kept.get(key[0])
+        if kept is None:
+            return None
+        if type(kept) is tuple:
+            return kept
+        calls, tries = kept
+        if len(calls) < 2 or tries >= _TRIES:
+            return None
+        got = [self._template(*c) for c in calls]
+        try:
+            same = None not in got and got[0][0] == got[1][0]
+        except Exception:  # noqa: BLE001 - values that do not compare
+            same = False
+        if not same:
+            kept[0], kept[1] = calls[1:], tries + 1
+            return None
+        for t in calls[1][2]:  # what the key names by identity stays that
+            self.b.hold(t)
+        kept = self.kept[key[0]] = got[1]
+        return kept
+
+    def _template(self, at, after, tensors, out, scope):
+        """What the call between `at` and `after` added, its names
+        relative to the counters; None where that cannot be replayed."""
+        g, b = self.b.g, self.b
+        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc) = at
+        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1) = after
+        if unc1 != unc or not isinstance(out, torch.Tensor) or \
+                (b.shadows is not None and id(out) in b.shadows.of):
+            return None
+        arg_of = {}
+        for k, t in enumerate(tensors):
+            arg_of.setdefault(b.names[id(t)], k)
+
+        def rel(name):
+            m = _NAME.match(name)
+            if m is not None:
+                n = int(m.group(2))
+                if c0 < n <= c1 and m.group(1) + str(n) == name:
+                    return ("n", m.group(1), n - c0)
+            if name in arg_of:
+                return ("a", arg_of[name])
+            return ("g", name)
+
+        def made(name):
+            r = rel(name)
+            if r[0] != "n":
+                raise LookupError(name)
+            return r
+
+        prefix = scope + "/" if scope else ""
+
+        def node_number(name, op=None):
+            if not name.startswith(prefix):
+                raise LookupError(name)
+            o, _, num = name[len(prefix):].rpartition("_")
+            if (op is not None and o != op) or not num.isdigit() or \
+                    not k0 <= int(num) < k1 or str(int(num)) != num:
+                raise LookupError(name)
+            return o, int(num) - k0
+
+        def new(d, start, stop):
+            return itertools.islice(d.items(), start, stop)
+
+        try:
+            nodes = tuple(
+                (n.op, node_number(n.name, n.op)[1],
+                 tuple(rel(i) for i in n.inputs),
+                 tuple(made(o) for o in n.outputs),
+                 tuple(sorted(n.attrs.items())), n.domain)
+                for n in g.nodes[n0:n1] if n.scope == scope or _raise(n.name))
+            kernels = tuple((f - n0, c) for f, c in g.kernels[kern0:kern1])
+            values = tuple((made(k), v) for k, v in new(g.values, nv, nv1))
+            inits = tuple((made(k), v) for k, v in new(g.inits, ni, ni1))
+            kinds = tuple((made(k), v)
+                          for k, v in new(g.param_kinds, nk, nk1))
+            shapes = tuple((made(k), tuple(v))
+                           for k, v in new(b.shape_of, ns, ns1))
+            # values with a real value (a shadow: the causal mask the
+            # math path builds), named as masks.track finds them; the
+            # whole table walked (a shadow may leave it), in its order
+            tracked = []
+            for i, (t, _) in b.shadows.of.items() if b.shadows else ():
+                n = b.names.get(i)
+                if n is not None and b.names.get(id(t)) == n and \
+                        rel(n)[0] == "n":
+                    tracked.append((rel(n), t))
+            aten = tuple((node_number(k), v) for k, v in new(g.aten, na,
+                                                              na1))
+            # (a later call may not have dropped them: its nodes only)
+            declared = tuple(r for r, _ in values
+                             if r[1] + str(c0 + r[2]) in g.declared)
+            name = b.names.get(id(out))
+            output = rel(name) if name is not None else ("g", None)
+        except LookupError:
+            return None
+        if any(f < 0 for f, _ in kernels) or output[0] == "g" or \
+                nd1 - nd != len(declared):
+            return None
+        tpl = (c1 - c0, k1 - k0, nodes, kernels, tuple(g.node_source[n0:n1]),
+               values, inits, kinds, shapes,
+               tuple(r for r, _ in tracked), aten, declared,
+               output, _meta_of(out))
+        return tpl, [t for _, t in tracked]
+
+    def replay(self, kept, tensors):
+        """Adds the template renumbered; the call's output."""
+        g, b = self.b.g, self.b
+        tpl, held = kept
+        (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
+         tracked, aten, declared, output, (dtype, shape, stride, _)) = tpl
+        c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        names = b.names
+        args = [names[id(t)] for t in tensors]
+
+        def name(r):
+            if r[0] == "n":
+                return r[1] + str(c0 + r[2])
+            if r[0] == "a":
+                return args[r[1]]
+            return r[1]
+
+        scope = b.scope
+        prefix = scope + "/" if scope else ""
+        g.nodes.extend(_new_node(Node, (op, "%s%s_%d" % (prefix, op, k0 + k),
+                                        [name(i) for i in ins],
+                                        [name(o) for o in outs],
+                                        {a: list(v) if type(v) is list else v
+                                         for a, v in attrs},
+                                        domain, scope))
+                       for op, k, ins, outs, attrs, domain in nodes)
+        g.node_source.extend(sources)
+        g.kernels.extend((n0 + f, c) for f, c in kernels)
+        for r, v in values:
+            g.values[name(r)] = v
+        for r, v in inits:
+            g.inits[name(r)] = v
+        for r, v in kinds:
+            g.param_kinds[name(r)] = v
+        for r, v in shapes:
+            b.shape_of[name(r)] = list(v)
+        b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
+        for (op, k), v in aten:
+            g.aten["%s%s_%d" % (prefix, op, k0 + k)] = v
+        for r in declared:
+            g.declared.add(name(r))
+        g._counter = c0 + dc
+        g._nodes_made = k0 + dk
+        with no_dispatch():  # made by the replay, not a call of the model
+            out = torch.empty_strided(shape, stride, dtype=dtype,
+                                      device="meta")
+        b.hold(out)
+        b.names[id(out)] = name(output)
+        if output[0] == "n":  # made by the call (else an argument's alias)
+            b.scope_of[id(out)] = scope
+        return out
+
+
+# comparisons of a key's last two calls before it is given up on
+_TRIES = 3
+
+
+def _raise(name):
+    raise LookupError(name)

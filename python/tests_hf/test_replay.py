@@ -1,0 +1,128 @@
+"""Repeated attention calls replayed (nnscan/replay.py): a stack of layers
+calling F.scaled_dot_product_attention with the same shapes records the
+math path for the first two calls and replays it for the rest. Every
+report is the same as with every call run (NNSCAN_REPLAY=0), and the
+counts are those by hand: the projections, and the attention's two
+products over the pairs its mask allows. PyTorch 2.x (SDPA), so in the
+suite that runs there.
+"""
+import os
+
+import pytest
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+import nnscan
+from nnscan import replay
+
+B, H, L, E = 2, 4, 16, 8
+D = H * E
+
+
+class Layer(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.qkv = nn.Linear(D, 3 * D, bias=False)
+        self.kind = kind
+
+    def forward(self, x, mask):
+        q, k, v = self.qkv(x).view(B, L, 3, H, E).permute(2, 0, 3, 1, 4)
+        if self.kind == "causal":
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        elif self.kind == "self":  # one tensor as query, key and value
+            a = F.scaled_dot_product_attention(q, q, q)
+        elif self.kind == "none":
+            a = F.scaled_dot_product_attention(q, k, v)
+        else:
+            a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return x + a.transpose(1, 2).reshape(B, L, D)
+
+
+class Stack(nn.Module):
+    def __init__(self, kinds):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer(k) for k in kinds)
+
+    def forward(self, x, lengths):
+        pos = torch.arange(L)
+        # a padding mask from real values (tracked on meta: shadow.py)
+        keep = pos[None, :] < lengths[:, None]                  # [B, S]
+        mask = keep[:, None, None, :] & (pos[None, :, None] >= 0)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+def _reports(model, inputs, replayed):
+    """The summary's JSON v2, text and CSV with replay on and off, and how
+    many calls were replayed."""
+    count = [0]
+    real = replay.Replays.replay
+
+    def counted(self, *a):
+        count[0] += 1
+        return real(self, *a)
+    out = {}
+    was = os.environ.get("NNSCAN_REPLAY")
+    replay.Replays.replay = counted
+    try:
+        for env in ("0", "1"):
+            os.environ["NNSCAN_REPLAY"] = env
+            s = nnscan.summary(model, inputs=inputs, file=False)
+            out[env] = (s.to_json(version=2), s.to_text(), s.to_csv())
+    finally:
+        replay.Replays.replay = real
+        if was is None:
+            os.environ.pop("NNSCAN_REPLAY", None)
+        else:
+            os.environ["NNSCAN_REPLAY"] = was
+    assert out["0"] == out["1"]
+    assert count[0] == replayed
+    return s
+
+
+@pytest.mark.parametrize("kind", ["causal", "mask", "none", "self"])
+def test_replayed_layers_report_as_run(kind):
+    n = 6
+    torch.manual_seed(0)
+    model = Stack([kind] * n)
+    x = torch.randn(B, L, D)
+    lengths = torch.tensor([L, 5])
+    # the first two calls run (the second checks the first), the rest
+    # replay
+    s = _reports(model, (x, lengths), replayed=n - 2)
+    proj = n * B * L * D * 3 * D
+    attn = n * 2 * B * H * L * L * E  # scores and output, every pair
+    assert s.totals["macs"] == proj + attn
+    pairs = {"causal": B * L * (L + 1) // 2, "mask": L * (L + 5),
+             "none": B * L * L, "self": B * L * L}[kind]
+    assert s.totals["macs_unmasked"] == proj + n * 2 * H * pairs * E
+
+
+def test_calls_that_differ_are_run():
+    """Layers alternating two kinds, and a call whose query is its key
+    beside calls whose are not: no template is shared between them."""
+    kinds = ["causal", "none"] * 3 + ["self", "none", "self", "self"]
+    model = Stack(kinds)
+    x = torch.randn(B, L, D)
+    # causal: calls 1, 3, 5 (the 5th replayed); none: 2, 4, 6, 8 (6th, 8th
+    # replayed); self: 7, 9, 10 (10th replayed)
+    _reports(model, (x, torch.tensor([L, L])), replayed=4)
+
+
+def test_a_decoder_with_a_padding_mask():
+    """A LLaMA-style decoder of six layers (transformers' SDPA attention,
+    its causal mask with padding from real values): the same reports."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+    cfg = LlamaConfig(hidden_size=64, intermediate_size=128,
+                      num_hidden_layers=6, num_attention_heads=4,
+                      num_key_value_heads=2, vocab_size=100)
+    cfg._attn_implementation = "sdpa"
+    model = LlamaForCausalLM(cfg).eval()
+    ids = torch.randint(0, 100, (2, 24))
+    am = torch.ones(2, 24, dtype=torch.long)
+    am[1, :7] = 0
+    s = _reports(model, {"input_ids": ids, "attention_mask": am},
+                 replayed=4)
+    assert s.totals["macs_unmasked"] < s.totals["macs"]
