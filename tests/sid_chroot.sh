@@ -165,6 +165,14 @@ run_tests() { # DIR LIBRARY (a path inside the checkout)
     LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
     /bin/sh -c 'cd /nnscan/python && exec python3 -m pytest -q -p no:cacheprovider -rfEs "$@"' \
     sh "${suites[@]}"
+  # Repeated attention calls replayed (python/nnscan/replay.py) against
+  # every call run, on decoders, encoders and an encoder-decoder of five
+  # layers, with and without a padding mask: the same reports (a few s).
+  echo "== replayed attention against every call run (tools/replay_zoo.py)"
+  chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NNSCAN_LIBRARY="/nnscan/${lib#"$ROOT"/}" \
+    python3 /nnscan/tools/replay_zoo.py llama mistral qwen2 gemma2 gpt2 \
+    bert whisper vit
 }
 
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot and mount need it)"
