@@ -12,7 +12,7 @@ the call's own tensors and the same values from before it (the mask).
 So each fused call that runs is noted with where the graph stood before
 and after it. At a call whose key (the function, each argument's dtype,
 sizes and strides and which arguments are one tensor, the other
-arguments; a tensor with a real value, the mask, by identity) had two
+arguments; a tensor with a real value, the mask, by its value's name) had two
 calls noted, the two are read back as templates: what each added, its
 names relative to the counters, its inputs as the call's arguments or as
 names from before. When the two are the same, this call and later ones
@@ -75,12 +75,15 @@ class Replays:
             if isinstance(v, torch.Tensor):
                 if id(v) not in b.names or not v.is_meta:
                     raise LookupError
-                # (asked without computing it: a value is computed when
-                # first read, and reading it changes what the rules see)
+                # A tensor with a real value keys by its value's name: the
+                # tensor and its version (an op writing it in place names
+                # it anew). Asked without computing the value: one is
+                # computed when first read, which changes what rules see.
                 e = shadows.of.get(id(v)) if shadows is not None else None
                 tracked = e is not None and e[0] is v
                 parts.append((_meta_of(v), first.setdefault(
-                    id(v), len(tensors)), id(v) if tracked else None))
+                    id(v), len(tensors)), b.names[id(v)] if tracked
+                    else None))
                 tensors.append(v)
             elif v is None or type(v) in (bool, int, float, str):
                 parts.append((type(v), v))
@@ -139,8 +142,6 @@ class Replays:
         if not same:
             kept[0], kept[1] = calls[1:], tries + 1
             return None
-        for t in calls[1][2]:  # what the key names by identity stays that
-            self.b.hold(t)
         kept = self.kept[key[0]] = got[1]
         return kept
 

@@ -546,6 +546,23 @@ class Shadows:
             return None
         if not self._inputs_known(args, kwargs, {}):
             return self._shaped_by_known(func, args, kwargs)
+        # An op writing its first argument in place (`mask &= cpu_tensor`,
+        # which a meta kernel refuses): the values pending read the old
+        # value, and the argument itself is the result, as PyTorch returns
+        # it (a new tensor would leave the model's tensor with its old
+        # name and value).
+        target = args[0] if args and ops_map.is_inplace(func) and \
+            isinstance(args[0], torch.Tensor) and args[0].is_meta else None
+        if target is not None:
+            if self.pending:
+                self.compute_all()
+            if self.holders:
+                self._unshare(target)
+            # written on a copy of its own: the value as it was stays what
+            # the computations read before the write were keyed by
+            v = self.value(target)
+            if v is not None:
+                self.of[id(target)] = (target, v.clone())
         got = self._run(func, args, kwargs, {})
         if got is None:
             return None
@@ -553,6 +570,10 @@ class Shadows:
         dev = kwargs.get("device")
         if dev is not None and torch.device(dev).type != "meta":
             return res  # .cpu(), .to("cpu"), .tolist(): the real tensor
+        if target is not None and isinstance(res, torch.Tensor) and \
+                res.shape == target.shape and res.dtype == target.dtype:
+            self.set(target, res)
+            return target
         if isinstance(res, torch.Tensor):
             return self._meta_of(res)
         if isinstance(res, (tuple, list)) and any(

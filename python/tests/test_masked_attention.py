@@ -173,3 +173,36 @@ def test_unmasked_layer_beside_masked_one_says_equal():
     rows = {r["path"]: r for r in s.v2["layers"]}
     assert rows["plain"]["macs_unmasked"] == dense
     assert rows["masked"]["macs_unmasked"] == dense - _left_out(keep)
+
+
+class CutInPlace(nn.Module):
+    """Two eager attentions sharing a key mask from the caller's lengths,
+    cut in place between them by a mask made on the CPU (`keep &= i < 6`:
+    a meta kernel refuses the two devices, so the recorder computes it
+    from the values): the first sees the mask before the cut, the second
+    after it."""
+
+    def forward(self, x, lengths):
+        b, t, _ = x.shape
+        i = torch.arange(t)
+        keep = i[None, :] < lengths[:, None]          # [B, T] on meta
+
+        def attend(x):
+            s = torch.matmul(x, x.transpose(-1, -2))   # [B, T, T]
+            s = s.masked_fill(~keep[:, None, :], float("-inf"))
+            return torch.matmul(torch.softmax(s, dim=-1), x)
+        x = attend(x)
+        keep &= i < 6                                  # in place
+        return attend(x)
+
+
+def test_a_mask_cut_in_place_is_read_before_and_after_the_cut():
+    lengths = torch.tensor([T, 8])
+    t = _totals(CutInPlace(), torch.randn(B, T, D), lengths)
+    i = torch.arange(T)
+    before = i[None, :] < lengths[:, None]              # [B, T] keys
+    after = before & (i < 6)
+    # each allowed (query, key) pair costs D in each product
+    allowed = (int(before.sum()) + int(after.sum())) * T
+    assert t["macs"] == 2 * 2 * B * T * T * D
+    assert t["macs_unmasked"] == 2 * allowed * D

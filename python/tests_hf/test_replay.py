@@ -40,17 +40,20 @@ class Layer(nn.Module):
 
 
 class Stack(nn.Module):
-    def __init__(self, kinds):
+    def __init__(self, kinds, cut_after=None):
         super().__init__()
         self.layers = nn.ModuleList(Layer(k) for k in kinds)
+        self.cut_after = cut_after
 
     def forward(self, x, lengths):
         pos = torch.arange(L)
         # a padding mask from real values (tracked on meta: shadow.py)
         keep = pos[None, :] < lengths[:, None]                  # [B, S]
         mask = keep[:, None, None, :] & (pos[None, :, None] >= 0)
-        for layer in self.layers:
+        for k, layer in enumerate(self.layers):
             x = layer(x, mask)
+            if k == self.cut_after:
+                mask &= pos < 3  # in place: the later layers' mask
         return x
 
 
@@ -98,6 +101,20 @@ def test_replayed_layers_report_as_run(kind):
     pairs = {"causal": B * L * (L + 1) // 2, "mask": L * (L + 5),
              "none": B * L * L, "self": B * L * L}[kind]
     assert s.totals["macs_unmasked"] == proj + n * 2 * H * pairs * E
+
+
+def test_a_mask_written_in_place_is_another_mask():
+    """The mask the layers share, cut in place after the third: the later
+    layers count its new pairs, by hand (keys 0 to 2 of every row), not
+    the replayed layers' old ones."""
+    n = 6
+    model = Stack(["mask"] * n, cut_after=2)
+    s = _reports(model, (torch.randn(B, L, D), torch.tensor([L, 5])),
+                 replayed=2)  # the 3rd (first two ran), and the 6th
+    proj = n * B * L * D * 3 * D
+    before, after = L * (L + 5), B * L * 3
+    assert s.totals["macs_unmasked"] == \
+        proj + 2 * H * E * (3 * before + 3 * after)
 
 
 def test_calls_that_differ_are_run():
