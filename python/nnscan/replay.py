@@ -189,12 +189,15 @@ class Replays:
             return itertools.islice(d.items(), start, stop)
 
         try:
-            nodes = tuple(
-                (n.op, node_number(n.name, n.op)[1],
-                 tuple(rel(i) for i in n.inputs),
-                 tuple(made(o) for o in n.outputs),
-                 tuple(sorted(n.attrs.items())), n.domain)
-                for n in g.nodes[n0:n1] if n.scope == scope or _raise(n.name))
+            nodes = []
+            for n in g.nodes[n0:n1]:
+                if n.scope != scope:
+                    return None  # a module called inside: not one scope
+                nodes.append((n.op, node_number(n.name, n.op)[1],
+                              tuple(rel(i) for i in n.inputs),
+                              tuple(made(o) for o in n.outputs),
+                              tuple(sorted(n.attrs.items())), n.domain))
+            nodes = tuple(nodes)
             kernels = tuple((f - n0, c) for f, c in g.kernels[kern0:kern1])
             values = tuple((made(k), v) for k, v in new(g.values, nv, nv1))
             inits = tuple((made(k), v) for k, v in new(g.inits, ni, ni1))
@@ -284,7 +287,3 @@ class Replays:
 
 # comparisons of a key's last two calls before it is given up on
 _TRIES = 3
-
-
-def _raise(name):
-    raise LookupError(name)
