@@ -755,7 +755,7 @@ class _Tree:
     defines its own of these is asked through them."""
 
     def __init__(self, model):
-        self.modules = list(model.named_modules())
+        self.modules = _named_modules(model)
         cls, base = type(model), torch.nn.Module
         if cls.named_parameters is not base.named_parameters or \
                 cls.named_buffers is not base.named_buffers:
@@ -819,6 +819,36 @@ def meta_copy(model, shadows=None):
             if d:
                 vars(m)[attr] = _model_hooks_only(d)
     _unwrap_compiled_children(out)
+    return out
+
+
+def _named_modules(model):
+    """model.named_modules(), each torch.compile'd submodule named as the
+    module it wraps: its OptimizedModule left out (a call of it then runs
+    in its caller's scope, ModuleStack._pre) and no `_orig_mod` segment in
+    the paths under it. The meta copy unwraps such children
+    (_unwrap_compiled_children); a model recorded in place (built on meta,
+    or one that cannot be copied) is never changed, so its names are."""
+    import sys
+    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                  "OptimizedModule", None)
+    out = list(model.named_modules())
+    if cls is None or not any(isinstance(m, cls) for _, m in out):
+        return out
+    # named_modules' walk (pre-order, each module once), with the wrapped
+    # module put in its wrapper's place
+    out, seen, todo = [], set(), [("", model)]
+    while todo:
+        path, m = todo.pop()
+        while isinstance(m, cls):
+            m = m._orig_mod
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        out.append((path, m))
+        todo.extend((path + ("." if path else "") + k, c)
+                    for k, c in reversed(m._modules.items())
+                    if c is not None)
     return out
 
 

@@ -74,3 +74,34 @@ def test_compiled_parts_inside_the_forward_run_as_written():
         assert names[:2] == ["a.weight", "a.bias"]
         # the real forward stays the model's own (values unchanged)
         assert torch.equal(m(x), plain(x))
+
+
+def test_a_compiled_submodule_of_a_model_recorded_in_place():
+    """A model built on meta is recorded in place, not copied, so its
+    compiled submodule is never unwrapped: it is named as the module it
+    wraps all the same, and the model keeps its OptimizedModule. Counts
+    by hand: two Linear layers of 3 rows."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.compile(nn.Linear(8, 16), backend="eager")
+            self.b = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    with torch.device("meta"):
+        net = Net()
+    wrapper = net.a
+    x = torch.randn(3, 8, device="meta")
+    for training in (False, True):
+        s = nnscan.summary(net, inputs=(x,), file=False, training=training)
+        assert [row["path"] for row in s.layers] == ["", "a", "b"]
+        assert s.layer("a")["type"] == "Linear"
+        assert [p["name"] for p in s.json["parameters"]] == \
+            ["a.weight", "a.bias", "b.weight", "b.bias"]
+        assert s.totals["params"] == 8 * 16 + 16 + 16 * 4 + 4
+        assert s.totals["macs"] == 3 * (8 * 16 + 16 * 4)
+    crawl = nnscan.crawl_module(net, inputs=(x,))
+    assert [layer["name"] for layer in crawl["layers"]] == ["net", "a", "b"]
+    assert net.a is wrapper and type(wrapper).__name__ == "OptimizedModule"
