@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Every family of python/tests_hf/hf_zoo.py with more layers than its
 tiny config (five: replay.py replays a layer's attention from the third
-call on), summarized with repeated attention calls replayed and with every
-call run (NNSCAN_REPLAY=0): whether the reports (JSON v2, text, CSV) are
-the same, and how many calls were replayed. Text models twice: as the zoo
-feeds them and with a right-padded attention_mask (the mask's values
-tracked). PyTorch 2.x with transformers (the sid chroot):
+call on), summarized with every call run (NNSCAN_REPLAY=0), then twice
+with repeated attention calls replayed (the second also replays what the
+first kept for the process, and every family's summaries may replay a
+template an earlier family kept): whether the reports (JSON v2, text,
+CSV) are the same, and how many calls were replayed. Text models twice:
+as the zoo feeds them and with a right-padded attention_mask (the mask's
+values tracked). PyTorch 2.x with transformers (the sid chroot):
 
     /work/sidrun . 'NNSCAN_LIBRARY=build/dev/libnnscan.so PYTHONPATH=python python3 tools/replay_zoo.py [--layers 5] [FAMILY ...]'
 
@@ -37,14 +39,14 @@ def reports(model, inputs):
     out = []
     replay.Replays.replay = counted
     try:
-        for env in ("0", "1"):
+        for env in ("0", "1", "1"):
             os.environ["NNSCAN_REPLAY"] = env
             s = nnscan.summary(model, inputs=inputs, file=False)
             out.append((s.to_json(version=2), s.to_text(), s.to_csv()))
     finally:
         replay.Replays.replay = real
         os.environ.pop("NNSCAN_REPLAY", None)
-    return out[0] == out[1], count[0]
+    return out[0] == out[1] == out[2], count[0]
 
 
 def main():

@@ -109,9 +109,11 @@ class Spans:
         _local.span = self.call
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         _local.span = self.prev
         _uninstall()
+        if exc_type is None and self.replays is not None:
+            self.replays.finish()
 
     def call(self, orig, args, kwargs):
         mode, g = self.mode, self.b.g

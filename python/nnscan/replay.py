@@ -25,6 +25,18 @@ the counters, a node of another scope, an output with a real value, a
 training step's mode, autograd nodes to note, autocast, the numbered tape
 (its records hold the counters), an argument with no name yet.
 
+A template is a function of the key alone where it reads nothing from
+before the call but the call's arguments, and the key names no value (no
+tracked argument): then it holds in any recording of the same settings
+(shadows or none, the tape on or off, the default dtype). Such a key's
+template is kept for the process (_KEPT) once two calls made the same, in
+one recording or in two, so a model whose layers call the function twice
+(the tiny decoders) replays both calls from its second summary on. The
+values the call makes with a real value (is_causal's mask, ones(L, S)
+.tril()) are then kept as what computes them (their shadows' pending
+ops, over one another), not as values: a later recording's shadows get
+them anew, computed only if read, as the call's own would be.
+
 NNSCAN_REPLAY=0 runs every call (bench/same_summary.py compares the two).
 """
 import itertools
@@ -34,6 +46,7 @@ import re
 import torch
 from torch.utils._mode_utils import no_dispatch
 
+from . import shadow, tape
 from .graph import Node, _new_node
 
 _NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
@@ -41,6 +54,12 @@ _NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
 
 def enabled():
     return os.environ.get("NNSCAN_REPLAY", "1") != "0"
+
+
+def forget():
+    """Drops the templates kept for the process (tests that count
+    replays)."""
+    _KEPT.clear()
 
 
 def _meta_of(t):
@@ -55,6 +74,10 @@ class Replays:
         # key -> [its last two calls (seen()), comparisons that failed], or
         # once verified (template, its tracked tensors)
         self.kept = {}
+        # what a template kept for the process holds in (_KEPT's keys)
+        self.settings = (builder.shadows is None, tape.enabled(),
+                         torch.get_default_dtype())
+        self.portable = {}  # key -> key()'s third item
 
     def usable(self):
         b = self.b
@@ -70,6 +93,7 @@ class Replays:
         parts = [orig, len(args)]
         tensors = []
         first = {}
+        named = []  # whether a tracked tensor keys by its value's name
 
         def part(v):
             if isinstance(v, torch.Tensor):
@@ -81,6 +105,8 @@ class Replays:
                 # computed when first read, which changes what rules see.
                 e = shadows.of.get(id(v)) if shadows is not None else None
                 tracked = e is not None and e[0] is v
+                if tracked:
+                    named.append(v)
                 parts.append((_meta_of(v), first.setdefault(
                     id(v), len(tensors)), b.names[id(v)] if tracked
                     else None))
@@ -97,7 +123,7 @@ class Replays:
                 part(kwargs[k])
         except LookupError:
             return None
-        return tuple(parts), tensors
+        return tuple(parts), tensors, not named
 
     def before(self):
         """Where the graph stands before a call that runs."""
@@ -113,12 +139,13 @@ class Replays:
         the call added can be read back later), kept for the key's last
         two calls. Nothing more is made here: a layer called twice (the
         tiny decoders) pays no template."""
-        k, tensors = key
+        k, tensors, portable = key
         kept = self.kept.get(k)
         if kept is None:
             kept = self.kept[k] = [[], 0]
         elif type(kept) is tuple or kept[1] >= _TRIES:
             return  # verified, or given up on
+        self.portable[k] = portable
         call = (at, self.before(), tensors, out, self.b.scope)
         kept[0] = kept[0][-1:] + [call]
 
@@ -128,6 +155,13 @@ class Replays:
         None while they did not."""
         kept = self.kept.get(key[0])
         if kept is None:
+            if key[2]:  # a template kept for the process
+                kept = _KEPT.get((self.settings, key[0]))
+                if type(kept) is tuple and kept[0] == "verified":
+                    _, kept, recipes = kept
+                    self._instantiate(kept[1], recipes)
+                    self.kept[key[0]] = kept
+                    return kept
             return None
         if type(kept) is tuple:
             return kept
@@ -144,6 +178,104 @@ class Replays:
             return None
         kept = self.kept[key[0]] = got[1]
         return kept
+
+    def finish(self):
+        """At the recording's end (the graph's tables as the forward left
+        them): each key whose template may hold for the process (key()'s
+        third item) and is not kept for it yet, its last call's template
+        compared with the one before it, in this recording or an earlier
+        one; two the same are kept for the process, verified. Once per
+        key and process: a key whose template names a value from before
+        the call, or whose calls differ, is kept as such (False)."""
+        for key, kept in self.kept.items():
+            at = (self.settings, key)
+            had = _KEPT.get(at)
+            if had is False or (type(had) is tuple and had[0] == "verified"):
+                continue
+            if not self.portable.get(key):
+                continue  # a tracked argument: keyed by a name of its own
+            if type(kept) is tuple:  # verified in this recording
+                mine = [kept, kept]
+            else:
+                calls, tries = kept
+                if not calls or tries >= _TRIES:
+                    continue
+                mine = [self._template(*c) for c in calls]
+            recipes = [self._recipes(t[1]) if t is not None else None
+                       for t in mine]
+            if None in mine or None in recipes or \
+                    not all(_portable(t[0]) for t in mine):
+                if len(_KEPT) < _KEPT_MAX:
+                    _KEPT[at] = False
+                continue
+            seen = [(t[0], r) for t, r in zip(mine, recipes)]
+            if had is not None:
+                seen = [(had[1][0], had[2])] + seen[-1:]
+            verdict = ("candidate", mine[-1], recipes[-1])
+            try:
+                if len(seen) > 1 and seen[-2] == seen[-1]:
+                    verdict = ("verified", mine[-1], recipes[-1])
+            except Exception:  # noqa: BLE001 - values that do not compare
+                verdict = False
+            if len(_KEPT) < _KEPT_MAX or at in _KEPT:
+                _KEPT[at] = verdict
+
+    def _recipes(self, held):
+        """What computes the values of a template's tracked tensors (its
+        call made them): per tensor its shadow's pending op, with the
+        tracked tensors it reads as _Held; None where one is anything
+        else (a value computed already, an op reading a tensor from
+        outside the call, several outputs)."""
+        shadows = self.b.shadows
+        if not held:
+            return ()
+        if shadows is None:
+            return None
+        index = {id(h): k for k, h in enumerate(held)}
+
+        def sub(x):
+            if isinstance(x, torch.Tensor):
+                k = index.get(id(x))
+                if k is None:
+                    raise LookupError
+                return _Held(k)
+            if type(x) in (list, tuple):
+                return type(x)(sub(y) for y in x)
+            if type(x) is dict:
+                return {k: sub(v) for k, v in x.items()}
+            return x
+        out = []
+        for h in held:
+            e = shadows.of.get(id(h))
+            p = e[1] if e is not None and e[0] is h else None
+            if type(p) is not shadow._Pending or p.done or p.blank or \
+                    len(p.outs) != 1 or p.outs[0] is not h:
+                return None
+            try:
+                out.append((p.func, sub(p.args), sub(p.kwargs), p.depth))
+            except LookupError:
+                return None
+        return tuple(out)
+
+    def _instantiate(self, held, recipes):
+        """The tracked tensors of a template kept for the process, given
+        values in this recording's shadows: pending ops made from their
+        recipes (_recipes), computed only if read. None of them is a
+        tensor the model sees, so none is written in place: they are not
+        among the ops a write runs first (Shadows.pending)."""
+        shadows = self.b.shadows
+
+        def unsub(x):
+            if type(x) is _Held:
+                return held[x.index]
+            if type(x) in (list, tuple):
+                return type(x)(unsub(y) for y in x)
+            if type(x) is dict:
+                return {k: unsub(v) for k, v in x.items()}
+            return x
+        for h, (func, args, kwargs, depth) in zip(held, recipes):
+            shadows.set(h, shadow._Pending(func, unsub(args), unsub(kwargs),
+                                           {}, [h], depth))
 
     def _template(self, at, after, tensors, out, scope):
         """What the call between `at` and `after` added, its names
@@ -285,5 +417,36 @@ class Replays:
         return out
 
 
+class _Held:
+    """A template's k-th tracked tensor, in a recipe (Replays._recipes)."""
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __eq__(self, other):
+        return type(other) is _Held and other.index == self.index
+
+    def __hash__(self):
+        return hash(("held", self.index))
+
+
+def _portable(tpl):
+    """Whether a template reads nothing from before its call but the
+    call's arguments (no ("g", name) input: a name of its recording)."""
+    nodes = tpl[2]
+    return not any(r[0] == "g" for n in nodes for r in n[2])
+
+
 # comparisons of a key's last two calls before it is given up on
 _TRIES = 3
+
+# (Replays.settings, key) -> ("verified", (template, its tracked tensors),
+# their recipes) where two calls of the key added the same and made their
+# tracked values the same way (replayed in any recording of those
+# settings); ("candidate", the same) after one recording's call; False
+# where the key's template cannot be kept for the process
+# (Replays.finish). Bounded: a process summarizing many shapes keeps the
+# first.
+_KEPT = {}
+_KEPT_MAX = 512

@@ -5,6 +5,7 @@ the suite that runs only there (tests_hf, in the sid chroot of
 tests/sid_chroot.sh); nothing is skipped for the torch version.
 References: the plain module's parameters (sum of numel) and MACs by hand.
 """
+import pytest
 import torch
 from torch import nn
 
@@ -76,6 +77,10 @@ def test_compiled_parts_inside_the_forward_run_as_written():
         assert torch.equal(m(x), plain(x))
 
 
+# PyTorch warns whenever a compiled module is called while global module
+# hooks exist (the recording's ModuleStack): its call is then a scope of
+# its caller's, as here
+@pytest.mark.filterwarnings("ignore:Using `torch.compile")
 def test_a_compiled_submodule_of_a_model_recorded_in_place():
     """A model built on meta is recorded in place, not copied, so its
     compiled submodule is never unwrapped: it is named as the module it

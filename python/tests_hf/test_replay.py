@@ -3,8 +3,10 @@ calling F.scaled_dot_product_attention with the same shapes records the
 math path for the first two calls and replays it for the rest. Every
 report is the same as with every call run (NNSCAN_REPLAY=0), and the
 counts are those by hand: the projections, and the attention's two
-products over the pairs its mask allows. PyTorch 2.x (SDPA), so in the
-suite that runs there.
+products over the pairs its mask allows. A template that reads nothing
+but the call's arguments is kept for the process: a later summary
+replays every call of its key. PyTorch 2.x (SDPA), so in the suite that
+runs there.
 """
 import os
 
@@ -69,6 +71,7 @@ def _reports(model, inputs, replayed):
     out = {}
     was = os.environ.get("NNSCAN_REPLAY")
     replay.Replays.replay = counted
+    replay.forget()  # no template from an earlier test's summaries
     try:
         for env in ("0", "1"):
             os.environ["NNSCAN_REPLAY"] = env
@@ -143,3 +146,76 @@ def test_a_decoder_with_a_padding_mask():
     s = _reports(model, {"input_ids": ids, "attention_mask": am},
                  replayed=4)
     assert s.totals["macs_unmasked"] < s.totals["macs"]
+
+
+def _summaries(model, inputs, times):
+    """`times` summaries in turn, a fresh process's first included
+    (replay.forget()): _summary's of each."""
+    replay.forget()
+    return [_summary(model, inputs) for _ in range(times)]
+
+
+@pytest.mark.parametrize("kind", ["causal", "none", "self"])
+def test_a_later_summary_replays_every_call(kind):
+    """Two layers: the first summary runs both calls (and keeps their
+    template for the process), the next ones replay both; every report is
+    the first's, the causal mask's pairs by hand (is_causal's mask is made
+    inside the call: its values come from what computed them)."""
+    n = 2
+    torch.manual_seed(0)
+    model = Stack([kind] * n)
+    x = torch.randn(B, L, D)
+    runs = _summaries(model, (x, torch.tensor([L, L])), 3)
+    assert [r[1] for r in runs] == [0, n, n]
+    assert runs[1][0] == runs[2][0] == runs[0][0]
+    pairs = {"causal": B * L * (L + 1) // 2, "none": B * L * L,
+             "self": B * L * L}[kind]
+    proj = n * B * L * D * 3 * D
+    assert runs[2][2].totals["macs_unmasked"] == proj + n * 2 * H * pairs * E
+
+
+def test_a_mask_argument_keeps_its_template_to_its_recording():
+    """A tracked mask argument keys the call by its value's name, which
+    is the recording's own: no later summary replays it (two layers: none
+    replayed at all), and the counts stay the mask's, by hand."""
+    model = Stack(["mask"] * 2)
+    runs = _summaries(model, (torch.randn(B, L, D), torch.tensor([L, 5])),
+                      3)
+    assert [r[1] for r in runs] == [0, 0, 0]
+    proj = 2 * B * L * D * 3 * D
+    assert runs[2][2].totals["macs_unmasked"] == \
+        proj + 2 * 2 * H * L * (L + 5) * E
+
+
+def test_a_template_holds_only_for_its_settings(monkeypatch):
+    """A template kept with the tape on (NNSCAN_TAPE) is not replayed
+    with it off, nor the other way: the first summary of each setting
+    runs both calls; the reports stay those of every call run."""
+    model = Stack(["causal"] * 2)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
+    seen, reports = [], {}
+    replay.forget()
+    for tape in ("1", "1", "0", "0", "1"):
+        monkeypatch.setenv("NNSCAN_TAPE", tape)
+        runs = _summary(model, inputs)
+        seen.append(runs[1])
+        reports.setdefault(tape, runs[0])
+        assert runs[0] == reports[tape]
+    assert seen == [0, 2, 0, 2, 2]
+
+
+def _summary(model, inputs):
+    """One summary, the templates kept so far kept: its JSON v2, text and
+    CSV, how many calls it replayed, and the summary."""
+    count = [0]
+    real = replay.Replays.replay
+
+    def counted(self, *a):
+        count[0] += 1
+        return real(self, *a)
+    replay.Replays.replay = counted
+    try:
+        s = nnscan.summary(model, inputs=inputs, file=False)
+    finally:
+        replay.Replays.replay = real
+    return (s.to_json(version=2), s.to_text(), s.to_csv()), count[0], s
