@@ -186,7 +186,8 @@ class Replays:
         compared with the one before it, in this recording or an earlier
         one; two the same are kept for the process, verified. Once per
         key and process: a key whose template names a value from before
-        the call, or whose calls differ, is kept as such (False)."""
+        the call, or whose calls differed _TRIES times, is kept as such
+        (False), so that its later summaries pay no template."""
         for key, kept in self.kept.items():
             at = (self.settings, key)
             had = _KEPT.get(at)
@@ -209,14 +210,20 @@ class Replays:
                     _KEPT[at] = False
                 continue
             seen = [(t[0], r) for t, r in zip(mine, recipes)]
+            fails = 0
             if had is not None:
                 seen = [(had[1][0], had[2])] + seen[-1:]
-            verdict = ("candidate", mine[-1], recipes[-1])
+                fails = had[3]
             try:
-                if len(seen) > 1 and seen[-2] == seen[-1]:
-                    verdict = ("verified", mine[-1], recipes[-1])
+                same = len(seen) > 1 and seen[-2] == seen[-1]
             except Exception:  # noqa: BLE001 - values that do not compare
-                verdict = False
+                same, fails = False, _TRIES
+            if same:
+                verdict = ("verified", mine[-1], recipes[-1])
+            else:
+                fails += len(seen) > 1
+                verdict = ("candidate", mine[-1], recipes[-1], fails) \
+                    if fails < _TRIES else False
             if len(_KEPT) < _KEPT_MAX or at in _KEPT:
                 _KEPT[at] = verdict
 
@@ -444,8 +451,9 @@ _TRIES = 3
 # (Replays.settings, key) -> ("verified", (template, its tracked tensors),
 # their recipes) where two calls of the key added the same and made their
 # tracked values the same way (replayed in any recording of those
-# settings); ("candidate", the same) after one recording's call; False
-# where the key's template cannot be kept for the process
+# settings); ("candidate", the same, comparisons failed) after one
+# recording's call; False where the key's template cannot be kept for the
+# process
 # (Replays.finish). Bounded: a process summarizing many shapes keeps the
 # first.
 _KEPT = {}

@@ -219,3 +219,54 @@ def _summary(model, inputs):
     finally:
         replay.Replays.replay = real
     return (s.to_json(version=2), s.to_text(), s.to_csv()), count[0], s
+
+
+def test_two_threads_share_the_kept_templates():
+    """Two threads summarizing at once, replaying the templates the
+    process keeps (each recording gives the kept mask's pending ops to
+    its own shadows): every report is the one summary made alone."""
+    import threading
+    model = Stack(["causal"] * 2)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
+    replay.forget()
+    alone = _summary(model, inputs)[0]
+    got, errors = [], []
+
+    def work():
+        try:
+            for _ in range(4):
+                s = nnscan.summary(model, inputs=inputs, file=False)
+                got.append((s.to_json(version=2), s.to_text(), s.to_csv()))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(got) == 8
+    assert all(r == alone for r in got)
+
+
+def test_calls_that_keep_differing_are_given_up(monkeypatch):
+    """A key whose calls never add the same (here every template made
+    differs from the one before) is compared _TRIES times across
+    summaries, then given up on: later summaries run its calls and make
+    no template of them; the reports stay those of every call run."""
+    model = Stack(["none"] * 2)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
+    real = replay.Replays._template
+    made = [0]
+
+    def differing(self, *a):
+        made[0] += 1
+        got = real(self, *a)
+        return None if got is None else \
+            ((made[0],) + got[0][1:], got[1])  # a new count each time
+    monkeypatch.setattr(replay.Replays, "_template", differing)
+    runs = _summaries(model, inputs, 2 + replay._TRIES)
+    assert [r[1] for r in runs] == [0] * len(runs)
+    assert all(r[0] == runs[0][0] for r in runs)
+    before = made[0]
+    _summary(model, inputs)
+    assert made[0] == before  # given up: no template made any more
