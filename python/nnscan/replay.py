@@ -28,10 +28,11 @@ training step's mode, autograd nodes to note, autocast, the numbered tape
 A template is a function of the key alone where it reads nothing from
 before the call but the call's arguments, and the key names no value (no
 tracked argument): then it holds in any recording of the same settings
-(shadows or none, the tape on or off, the default dtype). Such a key's
-template is kept for the process (_KEPT) once two calls made the same, in
-one recording or in two, so a model whose layers call the function twice
-(the tiny decoders) replays both calls from its second summary on. The
+(shadows or none, the tape on or off, the default dtype, ops_map's rules
+as they were). Such a key's template is kept for the process (_KEPT) once
+two calls made the same, in one recording or in two, so a model whose
+layers call the function twice (the tiny decoders) replays both calls
+from its second summary on. The
 values the call makes with a real value (is_causal's mask, ones(L, S)
 .tril()) are then kept as what computes them (their shadows' pending
 ops, over one another), not as values: a later recording's shadows get
@@ -46,7 +47,7 @@ import re
 import torch
 from torch.utils._mode_utils import no_dispatch
 
-from . import shadow, tape
+from . import ops_map, shadow, tape
 from .graph import Node, _new_node
 
 _NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
@@ -78,6 +79,7 @@ class Replays:
         self.settings = (builder.shadows is None, tape.enabled(),
                          torch.get_default_dtype())
         self.portable = {}  # key -> key()'s third item
+        self.rules = None  # _rules(), once asked
 
     def usable(self):
         b = self.b
@@ -157,8 +159,9 @@ class Replays:
         if kept is None:
             if key[2]:  # a template kept for the process
                 kept = _KEPT.get((self.settings, key[0]))
-                if type(kept) is tuple and kept[0] == "verified":
-                    _, kept, recipes = kept
+                if type(kept) is tuple and kept[0] == "verified" and \
+                        kept[3] == self._rules():
+                    _, kept, recipes, _ = kept
                     self._instantiate(kept[1], recipes)
                     self.kept[key[0]] = kept
                     return kept
@@ -219,13 +222,21 @@ class Replays:
             except Exception:  # noqa: BLE001 - values that do not compare
                 same, fails = False, _TRIES
             if same:
-                verdict = ("verified", mine[-1], recipes[-1])
+                verdict = ("verified", mine[-1], recipes[-1], self._rules())
             else:
                 fails += len(seen) > 1
                 verdict = ("candidate", mine[-1], recipes[-1], fails) \
                     if fails < _TRIES else False
             if len(_KEPT) < _KEPT_MAX or at in _KEPT:
                 _KEPT[at] = verdict
+
+    def _rules(self):
+        """ops_map's rules as this recording reads them (a recording never
+        changes them; a test or a user may between two): a template kept
+        for the process is replayed only under the rules it was made by."""
+        if self.rules is None:
+            self.rules = tuple(ops_map.OPS.values())
+        return self.rules
 
     def _recipes(self, held):
         """What computes the values of a template's tracked tensors (its
@@ -449,9 +460,10 @@ def _portable(tpl):
 _TRIES = 3
 
 # (Replays.settings, key) -> ("verified", (template, its tracked tensors),
-# their recipes) where two calls of the key added the same and made their
-# tracked values the same way (replayed in any recording of those
-# settings); ("candidate", the same, comparisons failed) after one
+# their recipes, the rules it was made by) where two calls of the key
+# added the same and made their tracked values the same way (replayed in
+# any recording of those settings and rules); ("candidate", the same,
+# comparisons failed) after one
 # recording's call; False where the key's template cannot be kept for the
 # process
 # (Replays.finish). Bounded: a process summarizing many shapes keeps the

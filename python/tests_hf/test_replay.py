@@ -270,3 +270,24 @@ def test_calls_that_keep_differing_are_given_up(monkeypatch):
     before = made[0]
     _summary(model, inputs)
     assert made[0] == before  # given up: no template made any more
+
+
+def test_a_rule_changed_between_summaries_runs_the_call(monkeypatch):
+    """A template kept for the process was made by ops_map's rules as they
+    were: with one of them replaced (a test's wrapper, a user's rule),
+    the next summary runs the call through it; put back, replay
+    resumes."""
+    from nnscan import ops_map
+    model = Stack(["none"] * 2)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
+    first = _summaries(model, inputs, 2)
+    assert [r[1] for r in first] == [0, 2]
+    ruled = []
+    rule = ops_map.OPS["bmm"]
+    monkeypatch.setitem(ops_map.OPS, "bmm", lambda b, a, k, out:
+                        ruled.append(1) or rule(b, a, k, out))
+    patched = _summary(model, inputs)
+    assert patched[1] == 0 and len(ruled) == 2 * 2  # two products a call
+    assert patched[0] == first[0][0]
+    monkeypatch.setitem(ops_map.OPS, "bmm", rule)
+    assert _summary(model, inputs)[1] == 2
