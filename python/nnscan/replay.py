@@ -22,8 +22,10 @@ the older is dropped and the key tries again (three times). A layer
 called twice pays the keys alone. Whatever could make a call's additions
 differ keeps it running: a template that names anything other than from
 the counters, a node of another scope, an output with a real value, a
-training step's mode, autograd nodes to note, autocast, the numbered tape
-(its records hold the counters), an argument with no name yet.
+training step's mode, autograd nodes to note, autocast, an argument with
+no name yet, a numbered call that folds a weight's t() (the numbered
+tape's records hold the counters: they are made relative to the
+template's start, as its names are).
 
 A template is a function of the key alone where it reads nothing from
 before the call but the call's arguments, and the key names no value (no
@@ -77,14 +79,14 @@ class Replays:
         self.kept = {}
         # what a template kept for the process holds in (_KEPT's keys)
         self.settings = (builder.shadows is None, tape.enabled(),
-                         torch.get_default_dtype())
+                         builder.numbered, torch.get_default_dtype())
         self.portable = {}  # key -> key()'s third item
         self.rules = None  # _rules(), once asked
 
     def usable(self):
         b = self.b
         return not (b.track_grad_fns or b.step_mode is not None
-                    or b.autocast is not None or b.numbered or b.weak
+                    or b.autocast is not None or b.weak
                     or torch.is_grad_enabled())
 
     def key(self, orig, args, kwargs):
@@ -343,7 +345,11 @@ class Replays:
             for n in g.nodes[n0:n1]:
                 if n.scope != scope:
                     return None  # a module called inside: not one scope
-                nodes.append((n.op, node_number(n.name, n.op)[1],
+                # (a numbered call's node is named after the first of the
+                # library's nodes, not its own op: aten::bmm's MatMul_12)
+                named, number = node_number(n.name, None if n.name in
+                                            g.aten else n.op)
+                nodes.append((n.op, named, number,
                               tuple(rel(i) for i in n.inputs),
                               tuple(made(o) for o in n.outputs),
                               tuple(sorted(n.attrs.items())), n.domain))
@@ -364,8 +370,8 @@ class Replays:
                 if n is not None and b.names.get(id(t)) == n and \
                         rel(n)[0] == "n":
                     tracked.append((rel(n), t))
-            aten = tuple((node_number(k), v) for k, v in new(g.aten, na,
-                                                              na1))
+            aten = tuple((node_number(k), _relative(v, c0, k0, ni, scope))
+                         for k, v in new(g.aten, na, na1))
             # (a later call may not have dropped them: its nodes only)
             declared = tuple(r for r, _ in values
                              if r[1] + str(c0 + r[2]) in g.declared)
@@ -401,13 +407,14 @@ class Replays:
 
         scope = b.scope
         prefix = scope + "/" if scope else ""
-        g.nodes.extend(_new_node(Node, (op, "%s%s_%d" % (prefix, op, k0 + k),
+        g.nodes.extend(_new_node(Node, (op, "%s%s_%d" % (prefix, named,
+                                                         k0 + k),
                                         [name(i) for i in ins],
                                         [name(o) for o in outs],
                                         {a: list(v) if type(v) is list else v
                                          for a, v in attrs},
                                         domain, scope))
-                       for op, k, ins, outs, attrs, domain in nodes)
+                       for op, named, k, ins, outs, attrs, domain in nodes)
         g.node_source.extend(sources)
         g.kernels.extend((n0 + f, c) for f, c in kernels)
         for r, v in values:
@@ -419,8 +426,10 @@ class Replays:
         for r, v in shapes:
             b.shape_of[name(r)] = list(v)
         b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
+        ni = len(g.inits) - len(inits)  # (added above, in their order)
         for (op, k), v in aten:
-            g.aten["%s%s_%d" % (prefix, op, k0 + k)] = v
+            g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
+                _absolute(v, c0, k0, ni, scope)
         for r in declared:
             g.declared.add(name(r))
         g._counter = c0 + dc
@@ -433,6 +442,30 @@ class Replays:
         if output[0] == "n":  # made by the call (else an argument's alias)
             b.scope_of[id(out)] = scope
         return out
+
+
+def _relative(record, c0, k0, ni, scope):
+    """A numbered call's aten record (tape.record_numbered) with the
+    counters and the initializers' count it was made at relative to the
+    template's start (c0, k0, ni): ("numbered", ...); a one-node call's
+    (no counters) as it is. LookupError for one that folds a weight's
+    t() (its weight's names are the recording's) or was made in another
+    scope."""
+    if len(record) <= 2:
+        return record
+    base, _, (first, k, at, ops, inits, template), folds = record
+    if folds or at != scope:
+        raise LookupError(base)
+    return ("numbered", base, first - c0, k - k0, ops, inits - ni, template)
+
+
+def _absolute(record, c0, k0, ni, scope):
+    """_relative's record made at c0, k0 and ni in `scope`."""
+    if record[0] != "numbered":
+        return record
+    _, base, first, k, ops, inits, template = record
+    return (base, None, (c0 + first, k0 + k, scope, ops, ni + inits,
+                         template), ())
 
 
 class _Held:
@@ -453,7 +486,7 @@ def _portable(tpl):
     """Whether a template reads nothing from before its call but the
     call's arguments (no ("g", name) input: a name of its recording)."""
     nodes = tpl[2]
-    return not any(r[0] == "g" for n in nodes for r in n[2])
+    return not any(r[0] == "g" for n in nodes for r in n[3])
 
 
 # comparisons of a key's last two calls before it is given up on

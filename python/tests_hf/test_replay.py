@@ -291,3 +291,26 @@ def test_a_rule_changed_between_summaries_runs_the_call(monkeypatch):
     assert patched[0] == first[0][0]
     monkeypatch.setitem(ops_map.OPS, "bmm", rule)
     assert _summary(model, inputs)[1] == 2
+
+
+@pytest.mark.parametrize("kind", ["causal", "mask"])
+def test_the_numbered_tape_replays_too(kind, monkeypatch):
+    """On the numbered tape (issue 45) a call's records hold the counters
+    it was made at: a template holds them relative to its start, so the
+    tape replays as the rules do. Every report is the one of every call
+    run, and the rules' (NNSCAN_TAPE_NUMBERED=0)."""
+    n = 6
+    torch.manual_seed(0)
+    model = Stack([kind] * n)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, 5]))
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "1")
+    tape = _reports(model, inputs, replayed=n - 2)
+    assert tape.totals["macs"] == n * B * L * D * 3 * D + \
+        n * 2 * B * H * L * L * E
+    later = _summary(model, inputs)
+    assert later[1] == (n if kind == "causal" else n - 2)
+    assert later[0] == (tape.to_json(version=2), tape.to_text(),
+                        tape.to_csv())
+    monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
+    rules = nnscan.summary(model, inputs=inputs, file=False)
+    assert rules.to_json(version=2) == tape.to_json(version=2)
