@@ -755,7 +755,7 @@ class _Tree:
     defines its own of these is asked through them."""
 
     def __init__(self, model):
-        self.modules = _named_modules(model)
+        self.modules = named_modules(model)
         cls, base = type(model), torch.nn.Module
         if cls.named_parameters is not base.named_parameters or \
                 cls.named_buffers is not base.named_buffers:
@@ -822,7 +822,7 @@ def meta_copy(model, shadows=None):
     return out
 
 
-def _named_modules(model):
+def named_modules(model):
     """model.named_modules(), each torch.compile'd submodule named as the
     module it wraps: its OptimizedModule left out (a call of it then runs
     in its caller's scope, ModuleStack._pre) and no `_orig_mod` segment in

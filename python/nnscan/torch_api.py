@@ -450,9 +450,9 @@ def _check_depth(module, max_depth):
     Conv2d alone has depth 0, so max_depth=1 asks for rows it has not)."""
     if max_depth is None:
         return
-    from .recorder import _named_modules
+    from .recorder import named_modules
     deepest = max(path.count(".") + 1 if path else 0
-                  for path, _ in _named_modules(module))
+                  for path, _ in named_modules(module))
     if int(max_depth) > deepest:
         raise ValueError(f"max_depth={max_depth} is beyond the model's depth "
                          f"({deepest}: {type(module).__name__}'s deepest "
@@ -502,8 +502,8 @@ def crawl_dict(module, s):
     # torchscan's dictionary: its root row is the lower-cased class name
     # (docs/compat.md); nnscan's own reports say the class (docs/cli.md).
     root_name = type(module).__name__.lower()
-    from .recorder import _named_modules
-    for path, m in _named_modules(module):
+    from .recorder import named_modules
+    for path, m in named_modules(module):
         meta = s.modules.get(path, {})
         row = layers.get(path)
         is_leaf = not any(True for _ in m.children())
