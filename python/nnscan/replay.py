@@ -253,17 +253,13 @@ class Replays:
             return None
         index = {id(h): k for k, h in enumerate(held)}
 
-        def sub(x):
-            if isinstance(x, torch.Tensor):
-                k = index.get(id(x))
-                if k is None:
-                    raise LookupError
-                return _Held(k)
-            if type(x) in (list, tuple):
-                return type(x)(sub(y) for y in x)
-            if type(x) is dict:
-                return {k: sub(v) for k, v in x.items()}
-            return x
+        def held_of(x):
+            if not isinstance(x, torch.Tensor):
+                return x
+            k = index.get(id(x))
+            if k is None:
+                raise LookupError
+            return _Held(k)
         out = []
         for h in held:
             e = shadows.of.get(id(h))
@@ -272,7 +268,8 @@ class Replays:
                     len(p.outs) != 1 or p.outs[0] is not h:
                 return None
             try:
-                out.append((p.func, sub(p.args), sub(p.kwargs), p.depth))
+                out.append((p.func, _rebuilt(p.args, held_of),
+                            _rebuilt(p.kwargs, held_of), p.depth))
             except LookupError:
                 return None
         return tuple(out)
@@ -285,17 +282,12 @@ class Replays:
         among the ops a write runs first (Shadows.pending)."""
         shadows = self.b.shadows
 
-        def unsub(x):
-            if type(x) is _Held:
-                return held[x.index]
-            if type(x) in (list, tuple):
-                return type(x)(unsub(y) for y in x)
-            if type(x) is dict:
-                return {k: unsub(v) for k, v in x.items()}
-            return x
+        def tensor_of(x):
+            return held[x.index] if type(x) is _Held else x
         for h, (func, args, kwargs, depth) in zip(held, recipes):
-            shadows.set(h, shadow._Pending(func, unsub(args), unsub(kwargs),
-                                           {}, [h], depth))
+            shadows.set(h, shadow._Pending(
+                func, _rebuilt(args, tensor_of), _rebuilt(kwargs, tensor_of),
+                {}, [h], depth))
 
     def _template(self, at, after, tensors, out, scope):
         """What the call between `at` and `after` added, its names
@@ -395,6 +387,7 @@ class Replays:
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          tracked, aten, declared, output, (dtype, shape, stride, _)) = tpl
         c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        ni = len(g.inits)
         names = b.names
         args = [names[id(t)] for t in tensors]
 
@@ -426,7 +419,6 @@ class Replays:
         for r, v in shapes:
             b.shape_of[name(r)] = list(v)
         b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
-        ni = len(g.inits) - len(inits)  # (added above, in their order)
         for (op, k), v in aten:
             g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
                 _absolute(v, c0, k0, ni, scope)
@@ -466,6 +458,16 @@ def _absolute(record, c0, k0, ni, scope):
     _, base, first, k, ops, inits, template = record
     return (base, None, (c0 + first, k0 + k, scope, ops, ni + inits,
                          template), ())
+
+
+def _rebuilt(x, leaf):
+    """x (a pending op's arguments: nested lists, tuples and dicts) with
+    each other value v replaced by leaf(v)."""
+    if type(x) in (list, tuple):
+        return type(x)(_rebuilt(y, leaf) for y in x)
+    if type(x) is dict:
+        return {k: _rebuilt(v, leaf) for k, v in x.items()}
+    return leaf(x)
 
 
 class _Held:

@@ -8,6 +8,7 @@ but the call's arguments is kept for the process: a later summary
 replays every call of its key. PyTorch 2.x (SDPA), so in the suite that
 runs there.
 """
+import contextlib
 import os
 
 import pytest
@@ -59,26 +60,36 @@ class Stack(nn.Module):
         return x
 
 
-def _reports(model, inputs, replayed):
-    """The summary's JSON v2, text and CSV with replay on and off, and how
-    many calls were replayed."""
+@contextlib.contextmanager
+def _counting():
+    """Replays.replay counted while inside: a list whose one item is the
+    number of calls replayed so far."""
     count = [0]
     real = replay.Replays.replay
 
     def counted(self, *a):
         count[0] += 1
         return real(self, *a)
-    out = {}
-    was = os.environ.get("NNSCAN_REPLAY")
     replay.Replays.replay = counted
-    replay.forget()  # no template from an earlier test's summaries
     try:
-        for env in ("0", "1"):
-            os.environ["NNSCAN_REPLAY"] = env
-            s = nnscan.summary(model, inputs=inputs, file=False)
-            out[env] = (s.to_json(version=2), s.to_text(), s.to_csv())
+        yield count
     finally:
         replay.Replays.replay = real
+
+
+def _reports(model, inputs, replayed):
+    """The summary's JSON v2, text and CSV with replay on and off, and how
+    many calls were replayed."""
+    out = {}
+    was = os.environ.get("NNSCAN_REPLAY")
+    replay.forget()  # no template from an earlier test's summaries
+    try:
+        with _counting() as count:
+            for env in ("0", "1"):
+                os.environ["NNSCAN_REPLAY"] = env
+                s = nnscan.summary(model, inputs=inputs, file=False)
+                out[env] = (s.to_json(version=2), s.to_text(), s.to_csv())
+    finally:
         if was is None:
             os.environ.pop("NNSCAN_REPLAY", None)
         else:
@@ -207,17 +218,8 @@ def test_a_template_holds_only_for_its_settings(monkeypatch):
 def _summary(model, inputs):
     """One summary, the templates kept so far kept: its JSON v2, text and
     CSV, how many calls it replayed, and the summary."""
-    count = [0]
-    real = replay.Replays.replay
-
-    def counted(self, *a):
-        count[0] += 1
-        return real(self, *a)
-    replay.Replays.replay = counted
-    try:
+    with _counting() as count:
         s = nnscan.summary(model, inputs=inputs, file=False)
-    finally:
-        replay.Replays.replay = real
     return (s.to_json(version=2), s.to_text(), s.to_csv()), count[0], s
 
 
