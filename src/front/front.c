@@ -22,6 +22,7 @@ void nns__front_init(nns__front *f, nns__arena *arena,
   f->arena = arena;
   f->strings = strings;
   f->values.arena = f->symvals.arena = f->numbered.arena = arena;
+  f->entries.arena = arena;
   f->b = b;
   f->err = err;
   f->where = where;
@@ -32,6 +33,7 @@ void nns__front_free(nns__front *f) {
   nns__map_free(&f->values); /* arena maps: nothing to free, said once */
   nns__map_free(&f->symvals);
   nns__map_free(&f->numbered);
+  nns__map_free(&f->entries);
 }
 
 nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
@@ -52,8 +54,16 @@ const char *nns__front_intern(nns__front *f, const char *s) {
 }
 
 nns__front_value *nns__front_value_of(nns__front *f, const char *name) {
-  const char *k = name ? nns__intern_find(f->strings, name) : NULL;
-  return k ? nns__map_get(&f->values, k) : NULL;
+  if (!name)
+    return NULL;
+  /* The map's keys are interned copies, so a pointer equal to one is that
+   * name: the readers hand the calls interned names (a pointer probe),
+   * where hashing the string again was a tenth of lowering a tape. */
+  nns__front_value *v = nns__map_get(&f->values, name);
+  if (v)
+    return v;
+  const char *k = nns__intern_find(f->strings, name);
+  return k && k != name ? nns__map_get(&f->values, k) : NULL;
 }
 
 nns__front_value *nns__front_value_add(nns__front *f, const char *name) {
@@ -67,6 +77,7 @@ nns__front_value *nns__front_value_add(nns__front *f, const char *name) {
   if (!v || !nns__map_put(&f->values, key, v))
     return NULL;
   memset(v, 0, sizeof *v);
+  v->name = key;
   v->meta.rank = -1;
   return v;
 }
@@ -694,6 +705,22 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
     f->numbered = (nns__map){.arena = f->arena}; /* arena */
 }
 
+/* The table's entry for op, NULL for none, found once per op name: a
+ * model calls a few dozen ops thousands of times, and the table's bisection
+ * compares op names a few dozen times a call. */
+static const nns__aten_op *entry_of(nns__front *f, const char *op) {
+  static const char none = 0; /* the cached answer "no entry" */
+  const char *key = nns__front_intern(f, op);
+  void *hit = key ? nns__map_get(&f->entries, key) : NULL;
+  if (hit)
+    return hit == &none ? NULL : hit;
+  const nns__aten_op *e = nns__aten_find(op);
+  if (key) /* out of memory: asked again next time */
+    nns__map_put(&f->entries, key, e ? (void *)(uintptr_t)e
+                                     : (void *)(uintptr_t)&none);
+  return e;
+}
+
 nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                            const char *path, const nns__aten_arg *args,
                            int n_args, const char *const *outs, int n_outs) {
@@ -711,7 +738,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
     number_call(f, args, n_args, outs, n_outs);
   f->call_prefix = name;
   f->call_path = path;
-  const nns__aten_op *e = nns__aten_find(op);
+  const nns__aten_op *e = entry_of(f, op);
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
     nns__aten_call c = {.op = op, .name = name, .module_path = path,
                         .n_args = n_args, .args = args, .n_outs = n_outs,

@@ -17,6 +17,7 @@
 
 /* What a front knows about one value. */
 typedef struct nns__front_value {
+  const char *name;        /* its interned name: the values map's key */
   nns__aten_meta meta;     /* dtype and sizes (rank -1: unknown) */
   void *user;              /* the front's own (pt2: the state it names) */
   const char *rename;      /* the name it has in the graph, or NULL */
@@ -33,6 +34,7 @@ typedef struct nns__front {
   nns__interner *strings;  /* the caller's */
   nns__map values;         /* interned name -> nns__front_value* */
   nns__map symvals;        /* interned symbol -> value holding it */
+  nns__map entries;        /* interned op -> its table entry (or none) */
   nns_builder *b;
   nns_error *err;
   const char *where;       /* what errors name first ("models/model.json") */
@@ -93,6 +95,8 @@ nns_status nns__front_fail(nns__front *f, nns_status code, const char *fmt,
                            ...) __attribute__((format(printf, 3, 4)));
 
 const char *nns__front_intern(nns__front *f, const char *s);
+/* Value `name`'s entry, or NULL. A name that is the entry's own interned
+ * pointer (nns__front_value.name) is found by its pointer alone. */
 nns__front_value *nns__front_value_of(nns__front *f, const char *name);
 /* Value `name`'s entry (made when new, meta unknown); NULL out of memory. */
 nns__front_value *nns__front_value_add(nns__front *f, const char *name);

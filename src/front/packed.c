@@ -197,6 +197,7 @@ static bool pk_aten_tensor(nns_builder *b, preader *r, const char **name) {
   nns__front_value *v = nns__front_value_add(f, *name);
   if (!v)
     return pk_fail(r, pk_oom);
+  *name = v->name; /* the call's lookups then probe by pointer */
   if (v->meta.rank >= 0 || d.rank < 0)
     return true;
   int64_t *dims = nns__arena_array(nns__builder_arena(b), (size_t)d.rank + 1,
