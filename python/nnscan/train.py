@@ -43,6 +43,9 @@ it. Sums, the peak and the checkpoint ranking are the library's
 """
 import contextlib
 import ctypes
+import importlib
+import sys
+import threading
 import weakref
 
 import torch
@@ -397,7 +400,29 @@ def _check_torch():
             f"their objects, which PyTorch {torch.__version__} does not keep)")
 
 
+def _dynamo_imported():
+    """Imports torch._dynamo, once, in a thread of its own. PyTorch 2's
+    optimizers import it when the first one is made (torch._compile's
+    wrapper), and torch.fx, imported with it, leaves the importing frame in
+    a reference cycle (fx's `wrap` keeps inspect.currentframe() in a
+    local) and with it every frame up the stack: a process's first
+    training summary kept its whole recording alive until the next
+    collection. A thread's stack holds nothing of ours or the caller's."""
+    if "torch._dynamo" in sys.modules or not hasattr(torch, "compile"):
+        return  # imported, or PyTorch 1.x: no dynamo
+
+    def load():
+        try:
+            importlib.import_module("torch._dynamo")
+        except Exception:  # noqa: BLE001 - a build without it: the
+            pass  # optimizer goes without too
+    t = threading.Thread(target=load, name="nnscan-import-dynamo")
+    t.start()
+    t.join()
+
+
 def _optimizer(name, params, foreach=False):
+    _dynamo_imported()
     if name == "sgd":
         return torch.optim.SGD(params, lr=0.1, foreach=foreach)
     if name == "momentum":
