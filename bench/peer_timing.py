@@ -34,6 +34,7 @@ tools run on every torch thread, the recording on one).
 """
 import contextlib
 import copy
+import gc
 import importlib.metadata
 import importlib.util
 import inspect
@@ -49,14 +50,28 @@ PEERS = ("flop_counter", "torchinfo", "torchscan", "thop")
 ORDER = ("summary",) + PEERS + ("eager_forward",)
 
 
+def settled(fn):
+    """fn(), then the young generation's collection it left due, in the
+    call's time. Python's collector runs at an allocation once enough
+    objects were made since the last run: what a call leaves alive (or
+    made while it paused the collector, as nnscan.summary does) is walked
+    at whatever allocation comes next, the next timed call's when calls
+    take turns, another tool's or the other package's. Each timed call
+    pays its own."""
+    out = fn()
+    gc.collect(0)
+    return out
+
+
 def timed(fn, runs, warmup=1):
-    """Median, min and max wall and CPU time of fn over `runs` calls."""
+    """Median, min and max wall and CPU time of fn over `runs` calls, each
+    settled()."""
     for _ in range(warmup):
-        fn()
+        settled(fn)
     ws, cs = [], []
     for _ in range(runs):
         w, c = time.perf_counter(), time.process_time()
-        fn()
+        settled(fn)
         ws.append(time.perf_counter() - w)
         cs.append(time.process_time() - c)
     return {"wall_s": statistics.median(ws), "wall_min_s": min(ws),

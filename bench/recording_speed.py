@@ -92,22 +92,23 @@ sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 
 
 import peer_timing  # noqa: E402
-from peer_timing import timed  # noqa: E402,F401 (other scripts import it here)
+from peer_timing import settled, timed  # noqa: E402,F401 (other scripts import it here)
 
 
 def timed_turns(fns, runs, warmup=1):
     """timed() of each of fns (name -> callable), the calls taking turns
     run after run, so that the process's drift (its heap, the collector's
-    generations, the machine's load) hits each alike."""
+    generations, the machine's load) hits each alike; each call settled()
+    (the collection it leaves due is its own, not the next call's)."""
     for _ in range(warmup):
         for fn in fns.values():
-            fn()
+            settled(fn)
     ws = {k: [] for k in fns}
     cs = {k: [] for k in fns}
     for _ in range(runs):
         for k, fn in fns.items():
             w, c = time.perf_counter(), time.process_time()
-            fn()
+            settled(fn)
             ws[k].append(time.perf_counter() - w)
             cs[k].append(time.process_time() - c)
     return {k: {"wall_s": statistics.median(ws[k]), "wall_min_s": min(ws[k]),
