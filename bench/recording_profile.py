@@ -52,6 +52,8 @@ alone, and counts the minor page faults and system time of a warm one
 (getrusage over --runs more); with PYTHONPATH=<other checkout>/python it
 times that checkout's package (the script's own comes after PYTHONPATH on
 sys.path), with NNSCAN_LIBRARY another library.
+--collector counts the cyclic collector's runs and time per summary,
+plain and with backward=True (collector()'s doc).
 --floor prints, per model, the recording built up part by part from
 the floor (floor()'s doc). --sections splits one nnscan.summary by the
 functions it calls (sections()'s doc): what is per summary (the meta
@@ -729,6 +731,47 @@ def c_build(name, runs):
           f" (medians of {runs})")
 
 
+def collector(name, runs):
+    """What Python's cyclic collector spends on one nnscan.summary, plain
+    and with backward=True: the collections that start from the call's
+    first line to the settled end (peer_timing.settled: the one its
+    allocations leave due included) and their time, by gc.callbacks,
+    medians of --runs after a warm-up. The summaries pause the collector
+    (recorder.gc_paused); what it walks when it runs again is what they
+    left alive."""
+    import nnscan
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    inputs = args[0] if args else kwargs
+    spent, start = [0.0, 0], [0.0]
+
+    def note(phase, info):
+        if phase == "start":
+            start[0] = time.perf_counter()
+        else:
+            spent[0] += time.perf_counter() - start[0]
+            spent[1] += 1
+    for backward in (False, True):
+        rows = []
+        gc.callbacks.append(note)
+        try:
+            for _ in range(runs + 1):
+                spent[:] = [0.0, 0]
+                nnscan.summary(model, inputs=inputs, file=False,
+                               backward=backward)
+                gc.collect(0)
+                rows.append(tuple(spent))
+        finally:
+            gc.callbacks.remove(note)
+        rows = rows[1:]
+        print(f"{name}{' backward=True' if backward else ''}: "
+              f"{statistics.median(r[1] for r in rows):.0f} collections, "
+              f"{statistics.median(r[0] for r in rows) * 1e3:.3f} ms "
+              f"(medians of {runs})", flush=True)
+
+
 def plan_costs(name, runs):
     """What a process's first numbered summary of the model pays once per
     distinct call: the library asked how it lowers the call (tape._plan)
@@ -1024,6 +1067,9 @@ def main():
     ap.add_argument("--plans", action="store_true",
                     help="what a first numbered summary pays per distinct "
                     "call: plans and key makers (plan_costs()'s doc)")
+    ap.add_argument("--collector", action="store_true",
+                    help="the cyclic collector's collections and time a "
+                    "summary, plain and backward=True (collector()'s doc)")
     ap.add_argument("--c-build", action="store_true",
                     help="the library's build of the packed graph alone, "
                     "rules against the numbered tape (c_build()'s doc)")
@@ -1083,6 +1129,10 @@ def main():
     if a.plans:
         for name in a.models.split(","):
             plan_costs(name, a.runs)
+        return
+    if a.collector:
+        for name in a.models.split(","):
+            collector(name, a.runs)
         return
     if a.c_build:
         for name in a.models.split(","):
