@@ -338,14 +338,15 @@ def record_numbered(b, base, names, args, kwargs, out):
     outs = out if type(out) in _SEQUENCES else (out,)
     # the call's key as its op's calls of this form make it (_maker), else
     # as any call makes it (_key)
-    maker = None if kwargs else _MAKERS.get((base, names, len(args)))
+    maker = _MAKERS.get((base, names, len(args), tuple(kwargs))
+                        if kwargs else (base, names, len(args)))
     plan = _NUMBERING
     if maker:  # (None: not made, or no form; 0: called once)
         try:
-            fast, tensors = maker(args, outs)
+            fast, tensors = maker(args, kwargs, outs)
             plan = _NUMBERING.get(fast if fold is None else (fast, True),
                                   _NUMBERING)
-        except (AttributeError, IndexError, TypeError):
+        except (AttributeError, IndexError, KeyError, TypeError):
             pass  # a call of another form: a tensor None, a list ...
     if plan is _NUMBERING:
         tensors = []
@@ -360,8 +361,8 @@ def record_numbered(b, base, names, args, kwargs, out):
                             None if fold is None else _PRODUCT_RHS[base])
             if len(_NUMBERING) < _NUMBERING_MAX:
                 _NUMBERING[key] = plan
-        if not kwargs and len(_NUMBERING) < _NUMBERING_MAX:
-            _remember(base, names, args, outs, fold, plan)
+        if len(_NUMBERING) < _NUMBERING_MAX:
+            _remember(base, names, args, kwargs, outs, fold, plan)
     if plan is None:
         return False
     if type(plan) is _Aliases:
@@ -428,62 +429,89 @@ def record_numbered(b, base, names, args, kwargs, out):
     return True
 
 
-# (base, schema names, number of arguments) -> _maker's function for the
-# form of its second call (None: no form of one; 0: called once), kept for
-# the process
+# (base, schema names, number of arguments[, keyword arguments' names]) ->
+# _maker's function for the form of its second call (None: no form of one;
+# 0: called once), kept for the process
 _MAKERS = {}
 
+# argument values that key as themselves and their type (_key's `put(v)`)
+_VALUES = (bool, int, float, str, torch.dtype, torch.device, torch.layout,
+           torch.memory_format)
 
-def _form(args, outs):
-    """The form of a call without keyword arguments: per argument "t" (a
-    tensor, its dtype and sizes in the key), "s" (a value of a type the
-    record has: itself and its type) or "i" (a list of ints: as a tuple);
-    then the number of outputs, all tensors. None for anything else
-    (tensor lists, complex tensors: _key's own)."""
-    form = []
-    for v in args:
-        if isinstance(v, _Tensor):
-            if v.dtype.is_complex:
-                return None
-            form.append("t")
-        elif type(v) in _SEQUENCES:
-            if not all(type(x) is int for x in v):
-                return None
-            form.append("i")
-        elif v is None or type(v) in (bool, int, float, str, torch.dtype):
-            form.append("s")
-        else:
-            return None
+
+def _kind(v):
+    """An argument's kind in a form: "t" a tensor (its dtype and sizes in
+    the key), "s" a value of _VALUES or None (itself and its type), "i" a
+    list of ints (as a tuple), ("T", n) a list of n tensors (each one's
+    dtype and sizes, and n); None for anything else (_key's own: complex
+    tensors, lists holding None or values of other types)."""
+    if isinstance(v, _Tensor):
+        return None if v.dtype.is_complex else "t"
+    if type(v) in _SEQUENCES:
+        if all(type(x) is int for x in v):
+            return "i"
+        if all(isinstance(x, _Tensor) and not x.dtype.is_complex
+               for x in v):
+            return ("T", len(v))
+        return None
+    if v is None or type(v) in _VALUES:
+        return "s"
+    return None
+
+
+def _form(names, args, kwargs, outs):
+    """The form of a call: each argument's kind (_kind), each keyword
+    argument's name and kind in the schema's order (as _key and the plan
+    read them: their tensors in that order), then the number of outputs,
+    all tensors. None where any argument has no kind."""
+    form = tuple(map(_kind, args))
+    named = tuple((n, _kind(kwargs[n])) for n in names[len(args):]
+                  if n in kwargs) if kwargs else ()
+    if None in form or any(k is None for _, k in named):
+        return None
     if not all(isinstance(o, _Tensor) and not o.dtype.is_complex
                for o in outs):
         return None
-    return tuple(form), len(outs)
+    return form, named, len(outs)
+
+
+def _key_parts(kind, at, key, tensors):
+    """The key's expressions and the tensors' of one argument of `kind`,
+    the argument written `at`."""
+    if kind == "t":
+        key += ["%s.dtype" % at, "%s.shape" % at]
+        tensors.append(at)
+    elif kind == "i":
+        key.append("tuple(%s)" % at)
+    elif kind == "s":
+        key += ["%s.__class__" % at, at]
+    else:  # ("T", n): its length, then each tensor
+        key.append("len(%s)" % at)
+        for j in range(kind[1]):
+            _key_parts("t", "%s[%d]" % (at, j), key, tensors)
 
 
 def _maker(form):
-    """A function of (args, outs) giving the key of a call of `form` and
-    its tensors: one tuple built in one expression, where _key walks the
-    arguments; its first item an object of the op's own (two ops' calls
-    of one form and values never share a key). A call of another form
-    raises, or gives a key no plan was kept under (a tensor in a value's
-    place keys by its identity), and goes to _key. The expression is
-    compiled once per form (ops share forms: compiling is most of a
-    process's first summary's cost of them)."""
+    """A function of (args, kwargs, outs) giving the key of a call of
+    `form` and its tensors: one tuple built in one expression, where _key
+    walks the arguments; its first item an object of the op's own (two
+    ops' calls of one form and values never share a key). A call of
+    another form raises, or gives a key no plan was kept under (a tensor
+    in a value's place keys by its identity, a list of another length by
+    its length), and goes to _key. The expression is compiled once per
+    form (ops share forms: compiling is most of a process's first
+    summary's cost of them)."""
     code = _FORM_CODE.get(form)
     if code is None:
-        kinds, n_outs = form
+        kinds, named, n_outs = form
         key, tensors = [], []
         for i, kind in enumerate(kinds):
-            if kind == "t":
-                key += ["a[%d].dtype" % i, "a[%d].shape" % i]
-                tensors.append("a[%d]" % i)
-            elif kind == "i":
-                key.append("tuple(a[%d])" % i)
-            else:
-                key += ["a[%d].__class__" % i, "a[%d]" % i]
-        for k in range(n_outs):
-            key += ["o[%d].dtype" % k, "o[%d].shape" % k]
-        src = "lambda a, o, f=None: ((f, len(o), %s), (%s))" % (
+            _key_parts(kind, "a[%d]" % i, key, tensors)
+        for n, kind in named:
+            _key_parts(kind, "k[%r]" % n, key, tensors)
+        for j in range(n_outs):
+            key += ["o[%d].dtype" % j, "o[%d].shape" % j]
+        src = "lambda a, k, o, f=None: ((f, len(o), %s), (%s))" % (
             ", ".join(key), "".join(t + ", " for t in tensors))
         code = eval(src, _MAKER_GLOBALS).__code__
         if len(_FORM_CODE) < _MAKERS_MAX:
@@ -499,23 +527,24 @@ _MAKER_GLOBALS = {"tuple": tuple, "len": len}
 _MAKERS_MAX = 4096
 
 
-def _remember(base, names, args, outs, fold, plan):
+def _remember(base, names, args, kwargs, outs, fold, plan):
     """Keeps `plan` under the call's key as its form makes it, once the
     form is known to be the call's: the op's second call makes it, as its
     form (an op called once pays no maker; a process's first summary pays
     the makers of the ops it calls again)."""
-    at = (base, names, len(args))
+    at = (base, names, len(args), tuple(kwargs)) if kwargs else \
+        (base, names, len(args))
     maker = _MAKERS.get(at, _MAKERS)
     if maker is _MAKERS:  # the op's first call
         if len(_MAKERS) < _MAKERS_MAX:
             _MAKERS[at] = 0
         return
-    form = _form(args, outs)
+    form = _form(names, args, kwargs, outs)
     if maker == 0:  # its second: its form
         maker = _MAKERS[at] = None if form is None else _maker(form)
     if maker is None or form != maker.form:
         return  # another form than the first call's: _key keeps it
-    fast, _ = maker(args, outs)
+    fast, _ = maker(args, kwargs, outs)
     _NUMBERING[(fast, True) if fold is not None else fast] = plan
 
 
