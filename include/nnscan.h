@@ -551,6 +551,11 @@ NNS_API nns_status nns_builder_mark_kernel(nns_builder *b, size_t first_node,
  *                   (where the recorder would have made them). Without
  *                   it, an aten record's nodes are named after the
  *                   record's `name` and its values "_nns_N".
+ *   31 observed_shape  str value name, shape (rank >= 0, no size
+ *                   negative): the sizes a binding saw that main-graph
+ *                   value take when the model ran, kept for
+ *                   nns_model_shape_mismatches (never read by inference);
+ *                   a name the graph lacks is no error here
  *
  * Each record is checked as its call is, and the bytes themselves first:
  * a record running past `size`, a bad tag, rank or flag, or a string
@@ -605,7 +610,8 @@ NNS_API nns_status nns_builder_add_packed(nns_builder *b, const void *data,
   X(MODULE_SHAPES, 27, "module_shapes")                                        \
   X(MODULE_TENSOR, 28, "module_tensor")                                        \
   X(ATEN, 29, "aten")                                                           \
-  X(NAMES, 30, "names")
+  X(NAMES, 30, "names")                                                        \
+  X(OBSERVED_SHAPE, 31, "observed_shape")
 
 typedef enum nns_packed_record {
 #define NNS_PACKED_RECORD_ENUM_(name, num, str) NNS_PACKED_##name = num,
@@ -798,6 +804,20 @@ NNS_API nns_status nns_model_value_dim(const nns_model *model, size_t i,
  * there is none. */
 NNS_API nns_status nns_model_find_value(const nns_model *model,
                                         const char *name, size_t *index);
+
+/*
+ * The values whose shape inference gives otherwise than a binding observed
+ * when the model ran (packed record observed_shape): *count of them, and
+ * the first min(cap, *count) of their names in `names` (may be NULL when
+ * cap is 0), in observed order; each name lives as long as the model. A
+ * name the main graph has no value of, a rank or size that differs, and a
+ * dim inference left unknown all differ; before nns_model_infer every
+ * observed value does. A recorder's self-test: a rule whose shape is not
+ * what PyTorch produced.
+ */
+NNS_API nns_status nns_model_shape_mismatches(const nns_model *model,
+                                              const char **names, size_t cap,
+                                              size_t *count, nns_error *err);
 
 /* The main graph's inputs (initializers excluded) and outputs, as indexes
  * into the value list. An output the graph names but nothing defines is

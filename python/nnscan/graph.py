@@ -102,6 +102,9 @@ class Graph:
         # value name -> meta tensor with a real value (a shadow): the
         # values whose contents masks.hand_over may give the library
         self.tracked = {}
+        # value name -> the sizes PyTorch gave it (the recorder's
+        # shape_of), packed for the library's self-test; None: no test
+        self.observed = None
         self._counter = 0
         self._nodes_made = 0    # numbers node names: unique after a drop
 
@@ -188,13 +191,15 @@ class Graph:
  _ATTR_INTS, _ATTR_FLOATS, _ATTR_STRINGS, _ATTR_TENSOR, _ATTR_TYPE,
  _BEGIN_GRAPH, _END_GRAPH, _MODULE, _PARAM_KIND, _EXPERTS,
  _VALUE_DATA, _KERNEL, _MODULE_CALL, _MODULE_SHAPES,
- _MODULE_TENSOR, _ATEN, _NAMES) = (_api.PACKED_RECORD.get(w, 0) for w in (
-     "ir_version", "producer", "graph_name", "opset", "metadata", "input",
-     "output", "value_info", "initializer", "node", "attr_int", "attr_float",
-     "attr_string", "attr_ints", "attr_floats", "attr_strings",
-     "attr_tensor", "attr_type", "begin_graph", "end_graph", "module",
-     "param_kind", "experts", "value_data", "kernel", "module_call",
-     "module_shapes", "module_tensor", "aten", "names"))
+ _MODULE_TENSOR, _ATEN, _NAMES, _OBSERVED_SHAPE) = (
+     _api.PACKED_RECORD.get(w, 0) for w in (
+         "ir_version", "producer", "graph_name", "opset", "metadata",
+         "input", "output", "value_info", "initializer", "node", "attr_int",
+         "attr_float", "attr_string", "attr_ints", "attr_floats",
+         "attr_strings", "attr_tensor", "attr_type", "begin_graph",
+         "end_graph", "module", "param_kind", "experts", "value_data",
+         "kernel", "module_call", "module_shapes", "module_tensor", "aten",
+         "names", "observed_shape"))
 
 _u32 = struct.Struct("=I").pack
 _i32 = struct.Struct("=i").pack
@@ -375,6 +380,17 @@ def _pack_parts(g):
     for name in g.outputs:
         dt, dims = values[name]
         out += [_TAG[_OUTPUT], s[name], _i32(dt), _shape(dims), no_symbols]
+    if g.observed:
+        # the sizes PyTorch gave each value, which the library holds its
+        # inference against (torch_api.check_shapes); the graph's inputs
+        # are given, not inferred
+        tag, inputs = _TAG[_OBSERVED_SHAPE], set(g.inputs)
+        for name, dims in g.observed.items():
+            if name not in inputs:
+                try:
+                    out += [tag, s[name], shapes[tuple(dims)]]
+                except struct.error:  # a symbolic size: left unchecked
+                    pass
     calls = g.module_calls
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]

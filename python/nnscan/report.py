@@ -164,6 +164,24 @@ class Handle(_api.Managed):
         _api.check(st, err, "picking the masks to hand over")
         return out[:got.value]
 
+    def shape_mismatches(self):
+        """The values whose inferred shape differs from the one recorded
+        for them (the packed graph's observed_shape records; after infer()),
+        in recorded order (nns_model_shape_mismatches)."""
+        lib, err = _api.lib(), _api.NnsError()
+        n = ctypes.c_size_t()
+        st = lib.nns_model_shape_mismatches(self.ptr, None, 0,
+                                            ctypes.byref(n), ctypes.byref(err))
+        _api.check(st, err, "checking the recorded shapes")
+        if not n.value:
+            return []
+        arr = (ctypes.c_char_p * n.value)()
+        st = lib.nns_model_shape_mismatches(self.ptr, arr, n.value,
+                                            ctypes.byref(n), ctypes.byref(err))
+        _api.check(st, err, "checking the recorded shapes")
+        return [_api.py_name(v.decode("utf-8", "surrogateescape"))
+                for v in arr[:n.value]]
+
     def set_value_data(self, names, dtype, dims, data):
         """The values `names` held the elements `data` (bytes of the
         library's `dtype`, little-endian, over `dims`), one copy for all:

@@ -517,6 +517,9 @@ static nns_status pk_record(nns_builder *b, preader *r, uint8_t tag,
        pk_dims(r, false, &d) && pk_bytes(r, &data, &len));
     return nns__builder_value_data(b, s0, i32a, d.rank, d.dims, data, len,
                                    err);
+  case PK_OBSERVED_SHAPE:
+    RD(pk_str(r, &s0) && pk_dims(r, false, &d));
+    return nns__builder_observed_shape(b, s0, d.rank, d.dims, err);
   case PK_KERNEL:
     RD(pk_read(r, &n32, sizeof n32) && pk_read(r, &m32, sizeof m32));
     return nns_builder_mark_kernel(b, n32, m32, err);

@@ -115,6 +115,8 @@ struct nns_builder {
                              finish */
   nns__arena_vec knowns;  /* pknown: packed VALUE_DATA records, for
                              finish */
+  nns__arena_vec observed; /* nns__observed: packed OBSERVED_SHAPE
+                              records, for finish */
   bool broken;            /* a packed call failed part-way */
   void *front;            /* a front end's state (the packed reader's
                              aten front), freed with the builder */
@@ -1248,6 +1250,12 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
     st = give_kinds(b, err);
   if (!st)
     st = give_knowns(b, err);
+  if (!st) {
+    m->n_observed = b->observed.n;
+    m->observed = adopt(m, &b->observed, sizeof(nns__observed));
+    if (!m->observed)
+      st = nomem(err);
+  }
   if (st) {
     /* The description is untouched: what was laid out stays unused in
      * the arena until the builder goes, and a later finish starts over. */
@@ -1269,6 +1277,32 @@ nns_status nns_builder_finish(nns_builder *b, nns_model **out,
 }
 
 /* ==== What the packed reader needs (builder_int.h) ==== */
+
+nns_status nns__builder_observed_shape(nns_builder *b, const char *name,
+                                       int rank, const int64_t *dims,
+                                       nns_error *err) {
+  nns_status st;
+  if ((st = usable(b, err)) || (st = check_name("value", name, err)))
+    return st;
+  if (rank < 0 || rank > NNS__MAX_RANK || (rank && !dims))
+    return bad(err, "observed shape of '%s': rank %d is not between 0 and "
+               "%d", name, rank, NNS__MAX_RANK);
+  for (int k = 0; k < rank; k++)
+    if (dims[k] < 0)
+      return bad(err, "observed shape of '%s': dim %d is %lld, negative",
+                 name, k, (long long)dims[k]);
+  int64_t *kept = nns__arena_array(&b->m->arena, (size_t)rank + 1,
+                                   sizeof *kept);
+  nns__observed *o = kept ? push(b, &b->observed, sizeof *o) : NULL;
+  if (!o)
+    return nomem(err);
+  if (rank)
+    memcpy(kept, dims, (size_t)rank * sizeof *kept);
+  o->name = intern(b, name);
+  o->rank = rank;
+  o->dims = kept;
+  return o->name ? NNS_OK : nomem(err);
+}
 
 nns_status nns__builder_usable(const nns_builder *b, nns_error *err) {
   return usable(b, err);

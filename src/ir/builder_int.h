@@ -45,6 +45,13 @@ nns_status nns__builder_value_data(nns_builder *b, const char *name,
                                    const void *data, size_t len,
                                    nns_error *err);
 
+/* The sizes main-graph value `name` was observed to take when the model
+ * ran (rank >= 0, no size negative), kept by nns_builder_finish for
+ * nns_model_shape_mismatches; a name the graph lacks is no error. */
+nns_status nns__builder_observed_shape(nns_builder *b, const char *name,
+                                       int rank, const int64_t *dims,
+                                       nns_error *err);
+
 /* Initializers added to the main graph from now on are laid out after
  * the first `count` added otherwise (in the order added), not at the
  * end; count < 0 ends it. (The packed aten records under the recorder's

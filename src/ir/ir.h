@@ -329,6 +329,15 @@ typedef struct nns__unknown_op {
   size_t count;
 } nns__unknown_op;
 
+/* The sizes a binding observed a main-graph value take when the model ran
+ * (packed record observed_shape): what nns_model_shape_mismatches holds
+ * inference against. */
+typedef struct nns__observed {
+  const char *name;          /* interned */
+  int32_t rank;
+  const int64_t *dims;
+} nns__observed;
+
 struct nns_model {
   nns__arena arena;          /* the graph: lives as long as the model */
   nns__arena scratch;        /* short-lived work of one call, reset after
@@ -366,6 +375,9 @@ struct nns_model {
                                 dims); an inference's own are dropped by
                                 the next one */
   nns__map sym_by_name;      /* interned name -> (void*)(uintptr_t)id */
+
+  nns__observed *observed;   /* in observed order; in the arena */
+  size_t n_observed;
 
   /* Every value in graph order (see nns_model_value_count). In the
    * arena. */

@@ -25,8 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)nns_builder_add_packed(b, data, size, &err);
   (void)nns_builder_finish(b, &m, &err);
   nns_builder_free(b);
-  if (m)
+  if (m) {
     fuzz_report_all(m);
+    const char *names[4];
+    size_t n;
+    (void)nns_model_shape_mismatches(m, names, 4, &n, &err);
+  }
   nns_model_free(m);
   return 0;
 }

@@ -245,7 +245,9 @@ static void c_packed_record_name(void) {
   CHECK_STR(nns_packed_record_name(NNS_PACKED_NAMES), "names");
   CHECK(nns_packed_record_name(0) == NULL);
   CHECK(nns_packed_record_name(-1) == NULL);
-  CHECK(nns_packed_record_name(NNS_PACKED_NAMES + 1) == NULL);
+  CHECK_STR(nns_packed_record_name(NNS_PACKED_OBSERVED_SHAPE),
+            "observed_shape");
+  CHECK(nns_packed_record_name(NNS_PACKED_OBSERVED_SHAPE + 1) == NULL);
 }
 static void c_train_phase_name(void) {
   static const char *const want[] = {"forward", "backward", "optimizer"};
@@ -480,6 +482,20 @@ static void c_find_value(void) {
   CHECK_EQ(nns_model_find_value(m, "x", NULL), NNS_E_ARG);
   CHECK_EQ(nns_model_find_value(m, "no such value", &i), NNS_E_NOTFOUND);
   CHECK_EQ(i, 7);
+  nns_model_free(m);
+}
+static void c_shape_mismatches(void) {
+  size_t n = 7;
+  const char *names[1] = {NULL};
+  CHECK_EQ(nns_model_shape_mismatches(NULL, names, 1, &n, NULL), NNS_E_ARG);
+  nns_model *m = loaded();
+  CHECK_EQ(nns_model_shape_mismatches(m, NULL, 1, &n, NULL), NNS_E_ARG);
+  CHECK_EQ(nns_model_shape_mismatches(m, names, 1, NULL, NULL), NNS_E_ARG);
+  CHECK_EQ(n, 7);
+  /* a loaded file observed nothing: nothing differs */
+  CHECK_EQ(nns_model_shape_mismatches(m, names, 1, &n, NULL), NNS_OK);
+  CHECK_EQ(n, 0);
+  CHECK(names[0] == NULL);
   nns_model_free(m);
 }
 static void c_input_count(void) { CHECK_EQ(nns_model_input_count(NULL), 0); }
@@ -1815,6 +1831,7 @@ static const entry exports[] = {
     {"nns_model_value", c_value},
     {"nns_model_value_dim", c_value_dim},
     {"nns_model_find_value", c_find_value},
+    {"nns_model_shape_mismatches", c_shape_mismatches},
     {"nns_model_input_count", c_input_count},
     {"nns_model_input", c_input},
     {"nns_model_output_count", c_output_count},

@@ -1014,6 +1014,72 @@ static void test_module_records(void) {
   CHECK(strstr(err.message, "(tag 27, module_shapes)") != NULL);
 }
 
+/* Record 31, observed_shape, after x [2, 3] and y = Relu(x): held against
+ * inference by nns_model_shape_mismatches. y as seen ([2, 3]) agrees; y
+ * given again as [3, 2] (the later record stands beside the first: both
+ * are checked), "nowhere" (no such value) and x as [2, 3, 1] differ, in
+ * the order given. Before inference nothing agrees. */
+static void w_observed(wbuf *b, const char *name, int rank,
+                       const int64_t *dims) {
+  w_u8(b, 31);
+  w_str(b, name);
+  w_i32(b, rank);
+  for (int k = 0; k < rank; k++)
+    w_i64(b, dims[k]);
+}
+
+static void test_observed_shape(void) {
+  wbuf b;
+  nns_error err;
+  const int64_t same[] = {2, 3}, swapped[] = {3, 2}, more[] = {2, 3, 1};
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  w_observed(&b, "y", 2, same);
+  w_observed(&b, "y", 2, swapped);
+  w_observed(&b, "nowhere", 2, same);
+  w_observed(&b, "x", 3, more);
+  nns_model *m = NULL;
+  CHECK_EQ(build_packed(b.p, b.n, 1, &m, &err), NNS_OK);
+  const char *names[8];
+  size_t n = 99;
+  CHECK_EQ(nns_model_shape_mismatches(m, NULL, 0, &n, &err), NNS_OK);
+  CHECK_EQ(n, 4); /* not inferred yet */
+  CHECK_EQ(nns_model_infer(m, NULL, &err), NNS_OK);
+  CHECK_EQ(nns_model_shape_mismatches(m, names, 8, &n, &err), NNS_OK);
+  CHECK_EQ(n, 3);
+  CHECK_STR(names[0], "y");
+  CHECK_STR(names[1], "nowhere");
+  CHECK_STR(names[2], "x");
+  CHECK_EQ(nns_model_shape_mismatches(m, names, 1, &n, &err), NNS_OK);
+  CHECK_EQ(n, 3); /* the count whatever the room */
+  CHECK_EQ(nns_model_shape_mismatches(m, NULL, 1, &n, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_shape_mismatches(NULL, NULL, 0, &n, &err), NNS_E_ARG);
+  CHECK_EQ(nns_model_shape_mismatches(m, NULL, 0, NULL, &err), NNS_E_ARG);
+  nns_model_free(m);
+
+  /* refused: a negative size, a rank of -1, a record cut short */
+  const int64_t negative[] = {2, -1};
+  size_t at;
+  w_head(&b);
+  w_input_x(&b);
+  w_relu(&b);
+  at = b.n;
+  w_observed(&b, "y", 2, negative);
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "negative") != NULL);
+  b.n = at;
+  w_observed(&b, "y", -1, NULL);
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "observed shape of 'y'") != NULL);
+  b.n = at;
+  w_observed(&b, "y", 2, same);
+  b.n -= 4;
+  CHECK_EQ(one_bad(&b, &err), NNS_E_ARG);
+  CHECK(strstr(err.message, "observed_shape") != NULL);
+  CHECK_EQ(err.offset, (int64_t)at);
+}
+
 int main(void) {
   RUN(test_resnet18);
   RUN(test_vit);
@@ -1027,6 +1093,7 @@ int main(void) {
   RUN(test_empty_lists);
   RUN(test_kernel_record);
   RUN(test_module_records);
+  RUN(test_observed_shape);
   RUN(test_fuzz_files);
   return check_finish();
 }

@@ -4,7 +4,8 @@ by the Python package and packed as nnscan.graph.pack() hands them to
 nns_builder_add_packed (a CNN block, an MLP with a shared weight, an
 attention block, a gated MLP whose SiLU and max are kernels: packed record
 25; a tied head with an unused parameter and a buffer: every seed carries
-records 26-28, each module's calls, boundary shapes and tensors).
+records 26-28, each module's calls, boundary shapes and tensors, and
+records 31, the sizes PyTorch gave each value).
 
     NNSCAN_LIBRARY=build/libnnscan.so /usr/bin/python3 tests/fuzz/seeds/fuzz_packed/make_seeds.py
 """
@@ -74,6 +75,7 @@ def models():
 def main():
     for name, m, x in models():
         rec = recorder.record_model(m.eval(), (x,))
+        rec.graph.observed = rec.builder.shape_of  # records 31, as summary
         with open(os.path.join(HERE, name + ".nnsp"), "wb") as f:
             f.write(graph.pack(rec.graph))
 
