@@ -52,6 +52,8 @@ alone, and counts the minor page faults and system time of a warm one
 (getrusage over --runs more); with PYTHONPATH=<other checkout>/python it
 times that checkout's package (the script's own comes after PYTHONPATH on
 sys.path), with NNSCAN_LIBRARY another library.
+--save-packed DIR writes each model's packed graphs for
+bench/packed_build.c (the library's build alone, in C).
 --collector counts the cyclic collector's runs and time per summary,
 plain and with backward=True (collector()'s doc).
 --floor prints, per model, the recording built up part by part from
@@ -731,6 +733,35 @@ def c_build(name, runs):
           f" (medians of {runs})")
 
 
+def save_packed(name, folder):
+    """The model's packed graph, recorded through the rules and on the
+    numbered tape, written to FOLDER/<name>.rules.nnsp and .numbered.nnsp
+    (as torch_api.built packs it, the observed shapes included), for
+    bench/packed_build.c."""
+    from nnscan import graph, recorder
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    os.makedirs(folder, exist_ok=True)
+    try:
+        for m, form in (("0", "rules"), ("1", "numbered")):
+            os.environ["NNSCAN_TAPE_NUMBERED"] = m
+            rec = recorder.record_model(model, args, kwargs)
+            rec.graph.observed = rec.builder.shape_of
+            path = os.path.join(folder, "%s.%s.nnsp" % (
+                name.replace(":", "_"), form))
+            with open(path, "wb") as f:
+                f.write(graph.pack(rec.graph))
+            print(path, flush=True)
+    finally:
+        if was is None:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+
+
 def collector(name, runs):
     """What Python's cyclic collector spends on one nnscan.summary, plain
     and with backward=True: the collections that start from the call's
@@ -1067,6 +1098,10 @@ def main():
     ap.add_argument("--plans", action="store_true",
                     help="what a first numbered summary pays per distinct "
                     "call: plans and key makers (plan_costs()'s doc)")
+    ap.add_argument("--save-packed", metavar="DIR",
+                    help="write each model's packed graph, rules and "
+                    "numbered, for bench/packed_build.c (save_packed()'s "
+                    "doc)")
     ap.add_argument("--collector", action="store_true",
                     help="the cyclic collector's collections and time a "
                     "summary, plain and backward=True (collector()'s doc)")
@@ -1129,6 +1164,10 @@ def main():
     if a.plans:
         for name in a.models.split(","):
             plan_costs(name, a.runs)
+        return
+    if a.save_packed:
+        for name in a.models.split(","):
+            save_packed(name, a.save_packed)
         return
     if a.collector:
         for name in a.models.split(","):
