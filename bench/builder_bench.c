@@ -16,18 +16,8 @@
 #include <time.h>
 
 #include "builddesc.h"
+#include "bench_clock.h"
 #include "nnscan.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void report(const char *what, double *t, int runs, size_t nodes) {
   qsort(t, (size_t)runs, sizeof *t, cmp);

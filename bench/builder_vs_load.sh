@@ -31,7 +31,7 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j"${JOBS:-2}" --target nnscan_static >/dev/null
 BIN=build-bench/builder_bench
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Itests/unit \
-  bench/builder_bench.c tests/unit/builddesc.c build-bench/libnnscan.a -lm -o "$BIN"
+  bench/builder_bench.c tests/unit/builddesc.c build-bench/libnnscan.a -lz -lm -o "$BIN"
 echo "== wall time, $RUNS runs each (median; the machine may be shared) =="
 "$BIN" "$MODEL" "$DESC" "$RUNS" build
 "$BIN" "$MODEL" "$DESC" "$RUNS" load

@@ -16,18 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "nnscan.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static int count(void *user, const char *data, size_t size) {
   (void)data;

@@ -19,7 +19,7 @@ cmake --build build-bench -j"${JOBS:-2}" --target nnscan_static nnscan_shared >/
   cmake --build build-bench -j"${JOBS:-2}" >/dev/null
 BIN=build-bench/inspect_bench
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude bench/inspect_bench.c \
-  build-bench/libnnscan.a -lm -o "$BIN"
+  build-bench/libnnscan.a -lz -lm -o "$BIN"
 "$BIN" 10000 "$RUNS" flat
 "$BIN" 100000 "$RUNS" flat
 "$BIN" 10000 "$RUNS" chain

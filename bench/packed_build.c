@@ -7,25 +7,15 @@
  * of 1 and of 6 give the instructions of five builds by difference.
  *
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude bench/packed_build.c \
- *       build/libnnscan.a -lm -o build/packed_build
+ *       build/libnnscan.a -lz -lm -o build/packed_build
  *   build/packed_build DIR/llama3_8b.numbered.nnsp 60
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "nnscan.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv) {
   if (argc != 3 || atoi(argv[2]) < 1) {

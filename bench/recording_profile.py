@@ -1123,32 +1123,8 @@ def main():
     torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
     print(f"torch {torch.__version__}, process_time medians of {a.runs}")
-    if a.floor:
-        for name in a.models.split(","):
-            floor(name, a.runs)
-        return
-    if a.against_env:
-        for name in a.models.split(","):
-            against_env(name, a.against_env, a.runs)
-        return
-    if a.tape_per_op:
-        for name in a.models.split(","):
-            tape_per_op(name, a.runs)
-        return
     if a.tape_census:
         tape_census(a.models.split(","))
-        return
-    if a.first:
-        for name in a.models.split(","):
-            first_summary(name, a.runs)
-        return
-    if a.sections:
-        for name in a.models.split(","):
-            sections(name, a.runs)
-        return
-    if a.hand_over:
-        for name in a.models.split(","):
-            hand_over_parts(name, a.runs)
         return
     if a.repeat is not None:
         import nnscan
@@ -1161,26 +1137,24 @@ def main():
                                    file=False)
                     gc.disable()
         return
-    if a.plans:
-        for name in a.models.split(","):
-            plan_costs(name, a.runs)
-        return
-    if a.save_packed:
-        for name in a.models.split(","):
-            save_packed(name, a.save_packed)
-        return
-    if a.collector:
-        for name in a.models.split(","):
-            collector(name, a.runs)
-        return
-    if a.c_build:
-        for name in a.models.split(","):
-            c_build(name, a.runs)
-        return
-    if a.against:
-        for name in a.models.split(","):
-            against(name, a.against, a.runs, a.part)
-        return
+    # the modes that run one function per model, in the order they win
+    modes = ((a.floor, lambda n: floor(n, a.runs)),
+             (a.against_env, lambda n: against_env(n, a.against_env,
+                                                   a.runs)),
+             (a.tape_per_op, lambda n: tape_per_op(n, a.runs)),
+             (a.first, lambda n: first_summary(n, a.runs)),
+             (a.sections, lambda n: sections(n, a.runs)),
+             (a.hand_over, lambda n: hand_over_parts(n, a.runs)),
+             (a.plans, lambda n: plan_costs(n, a.runs)),
+             (a.save_packed, lambda n: save_packed(n, a.save_packed)),
+             (a.collector, lambda n: collector(n, a.runs)),
+             (a.c_build, lambda n: c_build(n, a.runs)),
+             (a.against, lambda n: against(n, a.against, a.runs, a.part)))
+    for wanted, run in modes:
+        if wanted:
+            for name in a.models.split(","):
+                run(name)
+            return
     rows = []
     for name in a.models.split(","):
         r = profile(name, a.runs, a.ops, a.summary_only)
