@@ -554,6 +554,41 @@ def test_calls_of_one_op_in_several_forms(monkeypatch):
     assert first == again == rules
 
 
+class KeywordsAndLists(nn.Module):
+    """Calls keyed through keyword arguments (_to_copy's dtype: to bf16,
+    to float, each twice) and lists of tensors (cat of two, twice: the
+    form its maker keys; then of three, which keys apart)."""
+
+    def forward(self, x):
+        h = x.flatten(1)[:, :64]
+        a = h.to(torch.bfloat16).float()
+        b = (a + 1).to(torch.bfloat16).float()
+        two = torch.cat([a, b], dim=1)
+        again = torch.cat([b, a], dim=1)
+        three = torch.cat([a, b, h], dim=1)
+        return two.sum() + three.sum() + again.sum()
+
+
+def test_keyword_and_list_forms(monkeypatch):
+    """tape._maker keys calls with keyword arguments and tensor lists:
+    each distinct call asked of the library once (two casts, two lengths
+    of cat), the second summary's (makers kept) reports the first's and
+    the rules'."""
+    asked = _plans_asked(monkeypatch)
+    _, first, held = _reports(monkeypatch, model=KeywordsAndLists)
+    numbered = {c[0] for c in held[0].values() if len(c) > 2}
+    assert {"_to_copy", "cat"} <= numbered
+    assert asked.count("_to_copy") == 2
+    assert asked.count("cat") == 2
+    made = [f for f in tape._MAKERS.values() if f]
+    assert any(f.form[1] == (("dtype", "s"),) for f in made)
+    assert any(("T", 2) in f.form[0] for f in made)
+    _, again, _ = _reports(monkeypatch, model=KeywordsAndLists)
+    _, rules, _ = _reports(monkeypatch, numbered=False,
+                           model=KeywordsAndLists)
+    assert first == again == rules
+
+
 class CheckpointedNet(nn.Module):
     def __init__(self):
         super().__init__()
