@@ -33,7 +33,7 @@ import types
 import torch
 
 from . import _api
-from .graph import Node, _Strings, _new_node as _node, \
+from .graph import Node, Value as _Value, _Strings, _new_node as _node, \
     onnx_dtype as _onnx_dtype
 
 
@@ -401,7 +401,10 @@ def record_numbered(b, base, names, args, kwargs, out):
                 # record the library folds (graph._aten)
                 w = inp(pending[id(t)])
                 ins[k] = folded = w + "^T"
-                b.g.add_value(folded, _onnx_dtype(t.dtype), t.shape)
+                # (Graph.add_value, without its copy of the dims through
+                # int(): a meta tensor's torch.Size holds ints)
+                b.g.values[folded] = _Value(_onnx_dtype(t.dtype),
+                                            tuple(t.shape))
                 folds = ((w, folded),)
             else:
                 ins[k] = inp(t)
