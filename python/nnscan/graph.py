@@ -388,7 +388,7 @@ def _pack_parts(g):
         for name, dims in g.observed.items():
             if name not in inputs:
                 try:
-                    out += [tag, s[name], shapes[tuple(dims)]]
+                    out += [tag, s[name], shapes[dims]]
                 except struct.error:  # a symbolic size: left unchecked
                     pass
     calls = g.module_calls

@@ -377,7 +377,7 @@ def real_formed(b, t):
         return False
     n = b.names.get(id(t))
     return n is not None and \
-        b.shape_of.get(n) == [int(d) for d in t.shape] + [2]
+        b.shape_of.get(n) == (*map(int, t.shape), 2)
 
 
 def _real(t):
@@ -454,7 +454,7 @@ def _bring_real_formed(b, t):
     b.hold(t)
     b.names[id(t)] = name
     b.g.add_init(name, b.onnx_dtype(r.dtype), dims, kind="constant")
-    b.shape_of[name] = dims
+    b.shape_of[name] = tuple(dims)
 
 
 def complex_mul(b, args, kw, out):

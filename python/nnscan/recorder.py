@@ -139,7 +139,7 @@ class Builder:
         self.pending_t = {}  # id(t(W)) -> W, for Gemm's transB
         self.scope = ""
         self.source = ""
-        self.shape_of = {}   # value name -> recorded dims
+        self.shape_of = {}   # value name -> recorded dims (a tuple)
         self.scope_of = {}   # id(tensor) -> module path it was made in
         self.params_by_id = {}  # id(tensor) -> parameter/buffer tensor
         self.shadows = None  # shadow.Shadows on the meta path
@@ -218,7 +218,7 @@ class Builder:
         # (Graph.add_value, without its copy of the dims through int())
         self.g.values[name] = Value(DTYPE_OF.get(dt) or onnx_dtype(dt),
                                     tuple(shape))
-        self.shape_of[name] = list(shape)
+        self.shape_of[name] = tuple(shape)
         return name
 
     def note_grad_fns(self):
@@ -254,7 +254,7 @@ class Builder:
             g.values[name] = Value(dt, dims)
             if kind:
                 g.param_kinds[name] = kind
-            self.shape_of[name] = list(dims)
+            self.shape_of[name] = dims
             return name
         # A tensor from outside (a plain attribute, a global): a constant.
         name = self.g.new_name("const")

@@ -417,7 +417,7 @@ class Replays:
         for r, v in kinds:
             g.param_kinds[name(r)] = v
         for r, v in shapes:
-            b.shape_of[name(r)] = list(v)
+            b.shape_of[name(r)] = v
         b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
         for (op, k), v in aten:
             g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
