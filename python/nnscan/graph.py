@@ -389,8 +389,8 @@ def _pack_parts(g):
             if name not in inputs:
                 try:
                     out += [tag, s[name], shapes[dims]]
-                except struct.error:  # a symbolic size: left unchecked
-                    pass
+                except (struct.error, TypeError):  # a size that is no
+                    pass  # int (a symbol): left unchecked
     calls = g.module_calls
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
