@@ -87,7 +87,10 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
+# PYTHONPATH wins over the tree's own package, as in recording_profile.py:
+# another checkout's python/ can be timed (before, this put the tree's
+# first, and a PYTHONPATH naming another package was silently ignored)
+sys.path.append(os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 
 
