@@ -407,6 +407,9 @@ struct nns_model {
   /* What the caller said (nns_model_set_module / _set_param_kind), for
    * every analysis; arena-backed maps. */
   nns__map modules;          /* interned dotted path -> nns__module_decl* */
+  nns__map call_json;        /* interned module-call outputs JSON already
+                                parsed and found well formed: calls share
+                                a few texts (nns_model_set_module_call) */
   nns__module_decl **module_order; /* the same, in declaration order (arena;
                                       modules.count of them) */
   size_t module_order_cap;

@@ -20,6 +20,7 @@ nns_model *nns__model_new(void) {
   nns__arena_init(&m->infer_arena);
   nns__intern_init(&m->strings, &m->arena);
   m->modules.arena = &m->arena;
+  m->call_json.arena = &m->arena;
   m->param_kinds.arena = &m->arena;
   m->experts.arena = &m->arena;
   /* Symbol id 0 means "known"; reserve it. */

@@ -82,13 +82,22 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
     return nns__err(err, NNS_E_NOTFOUND, -1, NULL,
                     "module '%s' was not declared (nns_model_set_module)",
                     path);
-  /* Checked here, so that the report can embed it as it is. */
-  nns__jval *v = NULL;
-  nns_status st =
-      nns__json_parse(&m->scratch, outputs, strlen(outputs), &v, err);
-  nns__arena_reset(&m->scratch);
-  if (st != NNS_OK)
-    return st;
+  /* Checked here, so that the report can embed it as it is; once per
+   * distinct text (a layer called N times, N layers alike: one text),
+   * kept interned. */
+  const char *text = nns__intern_cstr(&m->strings, outputs);
+  if (!text)
+    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  if (!nns__map_get(&m->call_json, text)) {
+    nns__jval *v = NULL;
+    nns_status st =
+        nns__json_parse(&m->scratch, outputs, strlen(outputs), &v, err);
+    nns__arena_reset(&m->scratch);
+    if (st != NNS_OK)
+      return st;
+    if (!nns__map_put(&m->call_json, text, (void *)1))
+      return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  }
   if (call >= d->call_outputs_cap) {
     const char **o = nns__arena_grow(&m->arena, d->call_outputs,
                                      &d->call_outputs_cap,
@@ -98,10 +107,7 @@ nns_status nns_model_set_module_call(nns_model *m, const char *path,
       return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
     d->call_outputs = o;
   }
-  d->call_outputs[call] = nns__arena_strndup(&m->arena, outputs,
-                                             strlen(outputs));
-  if (!d->call_outputs[call])
-    return nns__err(err, NNS_E_NOMEM, -1, NULL, "out of memory");
+  d->call_outputs[call] = text;
   if (call >= d->call_outputs_count)
     d->call_outputs_count = call + 1;
   return NNS_OK;

@@ -1278,6 +1278,16 @@ static void c_model_set_module_call(void) {
   CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2]}");
   CHECK_EQ(nns_model_module_call_count(m, "a"), 2); /* calls 0 and 1 */
   CHECK_EQ(nns_model_module_call_count(m, "nowhere"), 0);
+  /* a text checked once for all the calls sharing it; a bad one is
+   * refused every time, however often it comes */
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, "[1,", &e), NNS_E_JSON);
+  CHECK_EQ(nns_model_module_call(m, "a", 0, &got), NNS_E_NOTFOUND);
+  char same[] = "{\"dtype\": \"float32\", \"shape\": [2]}";
+  CHECK_EQ(nns_model_set_module_call(m, "a", 0, same, &e), NNS_OK);
+  same[0] = '['; /* the caller's buffer changes: the model kept its own */
+  CHECK_EQ(nns_model_module_call(m, "a", 0, &got), NNS_OK);
+  CHECK_STR(got, "{\"dtype\": \"float32\", \"shape\": [2]}");
+  CHECK_EQ(nns_model_set_module_call(m, "a", 2, same, &e), NNS_E_JSON);
   nns_model_free(m);
 }
 static void c_model_add_module_tensor(void) {
