@@ -595,6 +595,40 @@ static int binit_order(const void *x, const void *y) {
   return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
+/* The initializers of `v` in layout order into `out`. Those added
+ * plainly come in order of their slots, those placed in order of `sub`:
+ * two sorted runs, merged, as long as the placed ones' slots do not go
+ * back (the recorder's counts of initializers only grow); else sorted.
+ * LLaMA-3-8B's tape places thousands: a sort of them all cost more than
+ * the rest of the layout. */
+static void lay_inits(const nns__arena_vec *v, binit *out) {
+  size_t n = v->n, p = 0, q = 0, k = 0;
+  const binit *all = &NNS__ARENA_VEC_AT(*v, binit, 0);
+  int64_t last = INT64_MIN;
+  for (size_t i = 0; i < n; i++)
+    if (all[i].sub) {
+      if (all[i].slot < last) {
+        memcpy(out, all, n * sizeof *out);
+        qsort(out, n, sizeof *out, binit_order);
+        return;
+      }
+      last = all[i].slot;
+    }
+  /* p: the next plain one, q: the next placed one */
+  for (;;) {
+    while (p < n && all[p].sub)
+      p++;
+    while (q < n && !all[q].sub)
+      q++;
+    if (p == n && q == n)
+      return;
+    if (q == n || (p < n && binit_order(&all[p], &all[q]) < 0))
+      out[k++] = all[p++];
+    else
+      out[k++] = all[q++];
+  }
+}
+
 /* ==== Nodes and attributes ==== */
 
 /* Interned copies of `count` names ("" for NULL) in the model's arena. */
@@ -1144,9 +1178,7 @@ static nns_status lay_graph(nns__asm *A, const bgraph *bg, nns__graph *g) {
     binit *sorted = nns__arena_array(arena, bg->inits.n, sizeof *sorted);
     if (!sorted)
       return nns__asm_nomem(A);
-    for (size_t i = 0; i < bg->inits.n; i++)
-      sorted[i] = NNS__ARENA_VEC_AT(bg->inits, binit, i);
-    qsort(sorted, bg->inits.n, sizeof *sorted, binit_order);
+    lay_inits(&bg->inits, sorted);
     inits = sorted;
   }
   for (int32_t i = 0; i < g->n_inits; i++) {

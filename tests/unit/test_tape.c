@@ -192,6 +192,13 @@ static void test_tape_unlowered(void) {
 
 /* ---- The recorder's numbering (packed record 30, `names`) ---- */
 
+static void w_names_inits(wbuf *b, uint64_t values, uint64_t nodes,
+                          uint64_t inits) {
+  w_u8(b, NNS_PACKED_NAMES);
+  w(b, &values, 8);
+  w(b, &nodes, 8);
+  w(b, &inits, 8);
+}
 static void w_names(wbuf *b, uint64_t values, uint64_t nodes) {
   uint64_t inits = 0;
   w_u8(b, NNS_PACKED_NAMES);
@@ -521,6 +528,45 @@ static void test_negative_size_refused(void) {
   CHECK(m == NULL);
 }
 
+/* A numbered call's constants are laid out among the initializers where
+ * the recorder made them: after the first `inits` of its names record.
+ * Calls made later usually come after more initializers (one merge);
+ * the order holds when a later one comes after fewer (a sort). p0 and
+ * p1 plain, then view calls after 1 and 2 initializers (c2 and c4, in
+ * order), and after 2 and 1 (c2 after p1, c4 after p0). */
+static void test_tape_places_constants(void) {
+  static const uint64_t after[2][2] = {{1, 2}, {2, 1}};
+  static const char *const order[2][5] = {{"x", "p0", "c2", "p1", "c4"},
+                                          {"x", "p0", "c4", "p1", "c2"}};
+  for (int t = 0; t < 2; t++) {
+    wbuf a;
+    nns_error err;
+    w_start(&a);
+    for (int k = 0; k < 2; k++) {
+      w_u8(&a, NNS_PACKED_INITIALIZER);
+      w_str(&a, k ? "p1" : "p0");
+      w_i32(&a, NNS_DT_FLOAT);
+      w_i32(&a, 1);
+      w_i64(&a, 4);
+      w(&a, &(uint64_t){UINT64_MAX}, 8); /* dims alone */
+    }
+    w_names_inits(&a, 1, 0, after[t][0]);
+    w_view(&a, "v3");
+    w_names_inits(&a, 3, 1, after[t][1]);
+    w_view(&a, "v5");
+    w_output(&a, "v3");
+    w_output(&a, "v5");
+    nns_model *m = NULL;
+    CHECK_EQ(build(&a, &m, &err), NNS_OK);
+    for (size_t i = 0; m && i < 5; i++) {
+      nns_value_info info = {.size = sizeof info};
+      CHECK_EQ(nns_model_value(m, i, &info), NNS_OK);
+      CHECK_STR(info.name, order[t][i]);
+    }
+    nns_model_free(m);
+  }
+}
+
 /* A weight W [4, 3] of kind `kind` (-1: none given) and t(W) as "W^T"
  * [3, 4], unnumbered, as the recorder packs them before a product that
  * reads the transpose. */
@@ -769,6 +815,7 @@ int main(void) {
   RUN(test_tape_is_the_nodes);
   RUN(test_tape_unlowered);
   RUN(test_tape_numbered);
+  RUN(test_tape_places_constants);
   RUN(test_tape_folds_a_weights_t);
   RUN(test_numbering);
   RUN(test_numbering_of_a_fold);
