@@ -44,7 +44,7 @@ from collections import OrderedDict
 
 import torch
 
-from . import _args, fused, ops_map, tape
+from . import _args, fused, module_replay, ops_map, tape
 from .autocast import Autocast, device_for as autocast_for
 from .dispatch_mode import DispatchMode
 from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
@@ -663,19 +663,27 @@ class ModuleStack:
         self._described = {}  # (dtype, shape) -> a tensor's description
         self.handles = []
         self.thread = None  # the recording thread's id, while entered
+        # what the hooks add, noted while a layer's call is watched
+        # (module_replay.py: a replay adds the same)
+        self.log = None
 
     def _pre(self, mod, inputs):
         if _thread_id() != self.thread:
             return  # another thread's module call
         p = self.path_of.get(id(mod))
+        log = self.log
         if p is None:  # a module built inside forward: its caller's scope
             p = self.stack[-1] if self.stack else ""
         else:
             self.calls[p] = self.calls.get(p, 0) + 1
+            if log is not None:
+                log.append(("call", p))
         self.stack.append(p)
         self.b.scope = p
         if self.shapes and p not in self.io:
             self.io[p] = (_shapes(inputs), [])
+            if log is not None:
+                log.append(("io", p, self.io[p][0]))
 
     def _post(self, mod, inputs, output):
         if _thread_id() != self.thread:
@@ -687,8 +695,12 @@ class ModuleStack:
                     self.custom[p] = self.custom.get(p, 0) + \
                         _args.custom_macs(cls, fn(mod, inputs, output))
                     break
+        log = self.log
         if self.shapes and p in self.io:
-            self.io[p][1].extend(_shapes(output))
+            shapes = _shapes(output)
+            self.io[p][1].extend(shapes)
+            if log is not None:
+                log.append(("io_out", p, shapes))
         if id(mod) in self.path_of:  # its structure, per call (structure.py)
             if isinstance(output, torch.Tensor):
                 # one description per (dtype, shape): a module called N
@@ -700,6 +712,8 @@ class ModuleStack:
             else:
                 d = describe(output)
             self.outputs.setdefault(p, []).append(d)
+            if log is not None:
+                log.append(("out", p, d))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):
@@ -1185,8 +1199,9 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     # every op of their graph, as the first call does: the optimized graph
     # of later calls runs fewer through the dispatcher, and a model's
     # second summary in a process would count less than its first
-    with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), inner, \
-            torch.jit.optimized_execution(False):
+    with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), \
+            module_replay.Layers(tree.modules, b, stack, mode, custom_ops), \
+            inner, torch.jit.optimized_execution(False):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
     _read_unused_params(tree, b)

@@ -1,0 +1,731 @@
+"""A layer called again on the same arguments, its recording replayed.
+
+Deep models repeat one layer: ViT-B/16's twelve encoder blocks, ResNet-50's
+blocks within a stage. Each call of such a layer runs its forward on meta
+tensors, every aten call dispatched to the recorder and recorded by its
+rule, to add what the first call added but for its numbers, its module
+paths and its parameters' names. So, as replay.py does for one fused
+function, the recording notes what a layer's call added; once two calls
+of layers alike (the same key, below) added the same, later ones add the
+template renamed instead of running: its nodes, values, constants,
+parameters (their initializers and kinds, under the layer's own names),
+kernels, the sizes PyTorch gave, what the module hooks noted for its
+sublayers (calls, boundary shapes, output structures); and return its
+output as the forward made it (sizes, strides, dtype).
+
+Layers alike (`candidates`): modules of one class whose subtrees are the
+same (each submodule's relative path and class, each parameter's and
+buffer's relative name, dtype, sizes and requires_grad, each tensor
+attribute's dtype and sizes, and every other attribute equal: numbers,
+strings and dtypes by value, any other object by identity), three or more
+of them, of at least _LEAST modules, and no such module above them. A
+layer index, a shift that alternates (Swin's blocks), a stochastic depth
+rate that grows with depth, a per-layer config object: such a difference
+keeps layers apart, and each runs. A call's key: the group, each
+argument's dtype, sizes, strides and which arguments are one tensor, the
+other arguments' values.
+
+For the process: a group whose signature holds no attribute compared by
+identity has templates that are a function of the signature, the key and
+the recording's settings (shadows or none, the tape, the numbered tape,
+the default dtype) under ops_map's rules as they were; once verified in
+one summary (_KEPT) a later summary replays every call of the key, its
+first two too. And per architecture (module paths and classes) the
+cheap part of finding the groups is made once, less the groups whose
+call made fewer than _MIN_NODES nodes (a replay of those costs about what
+it saves): later summaries skip them (_ARCHS).
+
+What keeps a call running: a call other than the module's first, a
+training step, autograd nodes to note, autocast, a hook of the model's
+inside the layer, a custom_ops function, an argument with no name yet or
+with a real value (a shadow: masks), anything that is not a tensor, None
+or a number; and a template that reads a value from before the call other
+than its arguments and its own parameters, makes a value with a real
+value, names a parameter outside the layer (a tied weight), runs a module
+outside the layer, writes its arguments or parameters in place, returns
+anything but one tensor, or holds a numbered aten record (the numbered
+tape's records hold the counters). NNSCAN_MODULE_REPLAY=0 runs every call
+(bench/same_summary.py and tools/tape_same.py --variable compare the two).
+"""
+import itertools
+import os
+import sys
+import threading
+
+import torch
+from torch.utils._mode_utils import no_dispatch
+
+from . import fused, ops_map
+from .graph import Node, _new_node
+from .replay import _NAME, _meta_of
+
+# nn.Module's own per-instance tables: not attributes that make layers
+# differ (the hooks are checked apart). A forward set on the instance is
+# an attribute like any other: compared by identity.
+_MODULE_OWN = frozenset((
+    "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
+    "_backward_pre_hooks", "_backward_hooks", "_is_full_backward_hook",
+    "_forward_hooks", "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called", "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+    "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks"))
+_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+          "_backward_pre_hooks")
+_PLAIN = frozenset((int, float, str, bool, type(None), torch.dtype,
+                    torch.device))
+
+_local = threading.local()  # .layers: this thread's recording's Layers
+
+
+def enabled():
+    return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0"
+
+
+class _Id:
+    """Marks an attribute compared by identity: a signature holding one
+    holds within one recording only (its object may die, and another
+    take its id)."""
+
+
+_ID = _Id()
+_END = object()
+
+
+_IDLE = {}
+
+
+def _idle_in_eval():
+    """class -> the attributes its forward does not read in eval mode
+    (then it returns its input) but to check them: a drop rate, in [0, 1].
+    So the layers of a stochastic depth rate growing with depth (ConvNeXt,
+    EfficientNet, Swin) are alike in eval. Exact classes: a subclass may
+    read them."""
+    if not _IDLE:
+        nn = torch.nn
+        for c in (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d,
+                  nn.AlphaDropout, nn.FeatureAlphaDropout):
+            _IDLE[c] = ("p",)
+    if len(_IDLE) == 6:  # torchvision's, once it is imported
+        sd = getattr(sys.modules.get("torchvision.ops"), "StochasticDepth",
+                     None)
+        if sd is not None:
+            _IDLE[sd] = ("p",)
+    return _IDLE
+
+
+def _own_signature(m):
+    """A module's own part of its signature: its class, its attributes
+    (nn.Module's own tables left out; numbers, strings and dtypes by
+    value, lists and tuples by their items, a tensor by its dtype and
+    sizes, anything else by identity) and its parameters and buffers. In
+    the order the module made them: two made in another order are told
+    apart. And whether it has hooks."""
+    d = vars(m)
+    attrs = [type(m)]
+    idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
+        else None
+    for k, v in d.items():
+        if k in _MODULE_OWN:
+            continue
+        t = type(v)
+        if idle is not None and k in idle and t is float and 0 <= v <= 1:
+            attrs.append((k, "unused in eval"))
+            continue
+        if t in _PLAIN:
+            attrs.append((k, v))
+        elif (t is tuple or t is list) and _PLAIN.issuperset(map(type, v)):
+            attrs.append((k, t, tuple(v)))
+        elif isinstance(v, torch.Tensor):
+            attrs.append((k, v.dtype, v.shape))
+        else:
+            attrs.append((k, _ID, id(v)))
+    for store in (d["_parameters"], d["_buffers"]):
+        attrs.append(None)  # parameters, then buffers
+        for k, v in store.items():
+            attrs.append((k, None) if v is None else
+                         (k, v.dtype, v.shape, v.requires_grad))
+    get = d.get
+    return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
+                              get(_HOOKS[2]) or get(_HOOKS[3]))
+
+
+def _walk(m, memo, rel=""):
+    """(relative path, own signature, hooked) of m and every module
+    below it, depth first; each module's own signature once per memo."""
+    own = memo.get(id(m))
+    if own is None:
+        own = memo[id(m)] = _own_signature(m)
+    yield (rel, own[0], own[1] and bool(rel))  # its own hooks run
+    for k, c in m._modules.items():
+        path = rel + "." + k if rel else k
+        if c is None:
+            yield (path, None, False)
+        else:
+            yield from _walk(c, memo, path)
+
+
+class _Sig:
+    """A group's signature as a key: hashed once (a layer's is a few
+    hundred items, and a tuple hashes them all each time)."""
+    __slots__ = ("items", "h")
+
+    def __init__(self, items):
+        self.items, self.h = items, hash(items)
+
+    def __hash__(self):
+        return self.h
+
+    def __eq__(self, other):
+        return self is other or (type(other) is _Sig and other.h == self.h
+                                 and other.items == self.items)
+
+
+class _Flat:
+    """A module's _walk, read as far as a comparison needs."""
+
+    def __init__(self, m, memo):
+        self.it = _walk(m, memo)
+        self.items = []
+
+    def at(self, i):
+        items = self.items
+        while len(items) <= i:
+            x = next(self.it, _END)
+            if x is _END:
+                return _END
+            items.append(x)
+        return items[i]
+
+    def same(self, other):
+        i = 0
+        while True:
+            x, y = self.at(i), other.at(i)
+            if x is _END or y is _END:
+                return x is y
+            if x != y:
+                return False
+            i += 1
+
+
+def _arch(modules):
+    """What a model's modules are, at a glance: their paths and classes
+    (a summary's meta copy is new each time; its architecture is not)."""
+    return (tuple(p for p, _ in modules), tuple(type(m) for _, m in modules))
+
+
+def _shallow(modules):
+    """The groups of layers that may be alike (candidates' cheap tests),
+    as lists of paths."""
+    count = {}
+    for _, m in modules:
+        count[type(m)] = count.get(type(m), 0) + 1
+    if not any(n >= 3 for n in count.values()):
+        return []
+    size = dict.fromkeys((p for p, _ in modules), 1)
+    for path, _ in reversed(modules):
+        if path:
+            parent = path.rpartition(".")[0]
+            if parent in size:
+                size[parent] += size[path]
+    shallow = {}
+    for path, m in modules:
+        if path and count[type(m)] >= 3 and size[path] >= _LEAST:
+            k = (type(m), tuple((n, type(c)) for n, c in m._modules.items()),
+                 tuple((n, None if t is None else tuple(t.shape))
+                       for n, t in m._parameters.items()),
+                 tuple(tuple(t.shape) for c in m._modules.values()
+                       if c is not None for t in c._parameters.values()
+                       if t is not None))
+            shallow.setdefault(k, []).append(path)
+    return [g for g in shallow.values() if len(g) >= 3]
+
+
+def candidates(modules, arch=None):
+    """path -> (module, its group's number, its group's signature where
+    it holds for the process, else None): the layers a recording may
+    replay.
+
+    Cheap tests first, as most modules are none (_shallow): a class of
+    three or more modules, a subtree of at least _LEAST modules (a replay
+    saves the recording of what is below it; a conv-norm-activation
+    triple saves less than its key and template cost), its children's
+    classes, its own parameters' and its children's sizes alike in three
+    or more; made once per architecture (`arch`, _arch) and process, less
+    the groups found too small to pay (_ARCHS). Only those are compared
+    whole, module by module, each against the groups found so far, up to
+    the first difference (_Flat.same): a layer index read by one
+    submodule (transformers' attention) ends the comparison there."""
+    known = _ARCHS.get(arch) if arch is not None else None
+    if known is None:
+        known = (_shallow(modules), set())
+        if arch is not None and len(_ARCHS) < _ARCHS_MAX:
+            _ARCHS[arch] = known
+    shallow, small = known
+    if not shallow:
+        return {}
+    by_path = dict(modules)
+    memo, out, number = {}, {}, 0
+    for paths in shallow:
+        groups = []  # [its first member's _Flat, [(path, module)]]
+        for path in paths:
+            if path in small:
+                continue
+            m = by_path[path]
+            if len(groups) >= _MAX_APART:
+                # compared with the latest few only: a layer index in each
+                # (transformers') makes every layer a group of its own
+                lone = [g for g in groups if len(g[1]) == 1]
+                if lone:
+                    groups.remove(lone[0])
+            flat = _Flat(m, memo)
+            try:
+                for g in reversed(groups):
+                    if g[0].same(flat):
+                        g[1].append((path, m))
+                        break
+                else:
+                    groups.append([flat, [(path, m)]])
+            except Exception:  # noqa: BLE001 - attributes that do not compare
+                continue
+        for flat, alike in groups:
+            if len(alike) < 3 or any(x[2] for x in flat.items):
+                continue  # a hook below it: each call runs
+            portable = not any(a[1] is _ID for x in flat.items
+                               if x[1] is not None for a in x[1][1:]
+                               if a is not None and len(a) == 3)
+            sig = _Sig(tuple(x[:2] for x in flat.items)) if portable \
+                else None
+            for path, m in alike:
+                out[path] = (m, number, sig, [p for p, _ in alike])
+            number += 1
+    # the outermost only: a layer replayed holds its sublayers' calls
+    return {p: v for p, v in out.items()
+            if not any(p.startswith(q + ".") for q in out)}
+
+
+def _wrapper(path, orig):
+    def forward(*args, **kwargs):
+        layers = getattr(_local, "layers", None)
+        if layers is None or layers.active.get(path) is not forward:
+            return orig(*args, **kwargs)
+        return layers.call(path, orig, args, kwargs)
+    forward.__wrapped__ = orig
+    return forward
+
+
+class Layers:
+    """While entered, on this thread: the candidates' calls (see the
+    module docstring), each noted, replayed once its key's template is
+    verified. `mode` is the recorder's dispatch mode (its queued calls are
+    recorded before and after), `stack` its ModuleStack (whose additions
+    a replay makes too)."""
+
+    def __init__(self, modules, builder, stack, mode, custom_ops=None):
+        self.b, self.stack, self.mode = builder, stack, mode
+        self.arch = _arch(modules)
+        self.found = {} if custom_ops or not enabled() \
+            or builder.track_grad_fns or builder.weak \
+            or builder.autocast is not None else candidates(
+                modules, self.arch)
+        self.active = {}   # path -> its wrapper, while installed
+        self.saved = {}    # path -> (module, its own forward attribute)
+        self.kept = {}     # key -> [its last calls] or the template
+        self.tensors = {}  # path -> {relative name: parameter or buffer}
+        self.rules = None  # ops_map's rules, once asked (_rules)
+        self.prev = None
+
+    def __enter__(self):
+        for path, (m, _, _, _) in self.found.items():
+            d = vars(m)
+            if "forward" in d and getattr(d["forward"], "__wrapped__",
+                                          None) is not None:
+                continue  # another recording's, on another thread
+            self.saved[path] = (m, d.get("forward"))
+            w = self.active[path] = _wrapper(path, m.forward)
+            d["forward"] = w
+        self.prev = getattr(_local, "layers", None)
+        _local.layers = self
+        return self
+
+    def __exit__(self, *exc):
+        _local.layers = self.prev
+        for path, (m, own) in self.saved.items():
+            d = vars(m)
+            if d.get("forward") is self.active[path]:
+                if own is None:
+                    del d["forward"]
+                else:
+                    d["forward"] = own
+        self.active.clear()
+        self.saved.clear()
+
+    # ---- one call ----
+
+    def call(self, path, orig, args, kwargs):
+        b, mode = self.b, self.mode
+        if self.stack.calls.get(path) != 1 or torch.is_grad_enabled() \
+                or b.step_mode is not None:
+            return orig(*args, **kwargs)
+        if mode.pending:  # the arguments named, the graph up to here
+            fused._flush(mode)
+        key = self._key(path, args, kwargs)
+        if key is None:
+            return orig(*args, **kwargs)
+        kept = self.kept.get(key[0])
+        if kept is None and self.found[path][2] is not None:
+            kept = self._process_kept(path, key)
+        if type(kept) is tuple:
+            out = self._replay(path, kept, key[1])
+            if out is not None:
+                return out
+        elif kept is not None and kept[1] >= _TRIES:
+            return orig(*args, **kwargs)
+        at = _before(b)
+        names = [b.names[id(t)] for t in key[1]]
+        shadows = len(b.shadows.of) if b.shadows is not None else 0
+        log, self.stack.log = self.stack.log, []
+        try:
+            out = orig(*args, **kwargs)
+            if mode.pending:
+                fused._flush(mode)
+        finally:
+            log, self.stack.log = self.stack.log, log
+        self._seen(key, path, at, names, shadows, out, log)
+        return out
+
+    def _key(self, path, args, kwargs):
+        b = self.b
+        shadows = b.shadows
+        parts = [self.found[path][1], len(args)]
+        tensors, first = [], {}
+
+        def part(v):
+            if isinstance(v, torch.Tensor):
+                if id(v) not in b.names or not v.is_meta or (
+                        shadows is not None and id(v) in shadows.of):
+                    raise LookupError
+                parts.append((_meta_of(v), first.setdefault(id(v),
+                                                            len(tensors))))
+                tensors.append(v)
+            elif type(v) in (bool, int, float, str, type(None)):
+                parts.append((type(v), v))
+            else:
+                raise LookupError
+        try:
+            for v in args:
+                part(v)
+            for k in sorted(kwargs):
+                parts.append(k)
+                part(kwargs[k])
+        except LookupError:
+            return None
+        return tuple(parts), tensors
+
+    def _seen(self, key, path, at, names, shadows, out, log):
+        """Notes a call that ran: what its template is read from, once a
+        second call of its key came (a key called once pays nothing
+        more); two templates the same are the key's."""
+        b = self.b
+        kept = self.kept.setdefault(key[0], [None, 0])
+        if type(kept) is tuple:
+            return
+        own = self._own(path)
+        lead = path + "."
+        if [b.names.get(id(t)) for t in key[1]] != names or \
+                not isinstance(out, torch.Tensor) or \
+                (b.shadows is not None and len(b.shadows.of) != shadows) or \
+                any(b.names.get(id(t), lead + k) != lead + k
+                    for k, t in own.items()):
+            # it writes its arguments or parameters, makes a value with a
+            # real value, returns other than one tensor: it runs
+            kept[0], kept[1] = None, kept[1] + 1
+            return
+        after = _before(b)
+        if after[1] - at[1] < _MIN_NODES:
+            # too small to pay: its group is not tried in later recordings
+            # of this architecture (a replay would still be exact)
+            known = _ARCHS.get(self.arch)
+            if known is not None:
+                known[1].update(self.found[path][3])
+        name = b.names.get(id(out))
+        note = (path, at, after, key[1], name,
+                b.scope_of.get(id(out), path), _meta_of(out), log)
+        prev, kept[0] = kept[0], note
+        if prev is None:
+            return
+        got = [self._template(*n) for n in (prev, note)]
+        try:
+            same = None not in got and got[0] == got[1]
+        except Exception:  # noqa: BLE001 - values that do not compare
+            same = False
+        if same:
+            self.kept[key[0]] = got[1]
+            sig = self.found[path][2]
+            if sig is not None and len(_KEPT) < _KEPT_MAX:
+                _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
+        else:
+            kept[1] += 1
+
+    def _process_key(self, sig, key):
+        b = self.b
+        return (sig, key[0][1:], b.shadows is None, b.tape, b.numbered,
+                torch.get_default_dtype())
+
+    def _process_kept(self, path, key):
+        """The template two calls of this key verified in an earlier
+        recording (or None): a group whose signature holds for the
+        process (no attribute compared by identity) reads nothing from
+        before its call but its arguments and its own parameters, so its
+        template is a function of the signature, the key and the
+        recording's settings alone, under the rules it was made by."""
+        got = _KEPT.get(self._process_key(self.found[path][2], key))
+        if got is None or got[1] != self._rules():
+            return None
+        self.kept[key[0]] = got[0]
+        return got[0]
+
+    def _rules(self):
+        if self.rules is None:
+            self.rules = tuple(ops_map.OPS.values())
+        return self.rules
+
+    def _own(self, path):
+        """{relative name: tensor} of the module's parameters and buffers
+        whose recorded name is the module's path and that name (a tied
+        one is named at its first path: not the module's)."""
+        got = self.tensors.get(path)
+        if got is None:
+            m = self.found[path][0]
+            params = self.b.params
+            got = {}
+            for sub_path, sub in m.named_modules():
+                head = sub_path + "." if sub_path else ""
+                for store in (sub._parameters, sub._buffers):
+                    for k, t in store.items():
+                        p = params.get(id(t)) if t is not None else None
+                        if p is not None and p[0] == path + "." + head + k:
+                            got[head + k] = t
+            self.tensors[path] = got
+        return got
+
+    def _template(self, path, at, after, tensors, out_name, out_scope,
+                  out_meta, log):
+        """What a call added between `at` and `after`, relative to the
+        counters, the module's path and its arguments; None where that
+        cannot be replayed (the module docstring)."""
+        b = self.b
+        g = b.g
+        (c0, k0, n0, kern0, nv, ni, nk, ns, na, nd, unc) = at
+        (c1, k1, n1, kern1, nv1, ni1, nk1, ns1, na1, nd1, unc1) = after
+        if unc1 != unc or out_name is None:
+            return None
+        own = self._own(path)
+        lead = path + "."
+        arg_of = {}
+        for k, t in enumerate(tensors):
+            arg_of.setdefault(b.names[id(t)], k)
+
+        def rel(name):
+            if not name:  # an absent input (""), an output nothing writes
+                return ("e", name)
+            m = _NAME.match(name)
+            if m is not None:
+                n = int(m.group(2))
+                if c0 < n <= c1 and m.group(1) + str(n) == name:
+                    return ("n", m.group(1), n - c0)
+            if name in arg_of:
+                return ("a", arg_of[name])
+            if name.startswith(lead) and name[len(lead):] in own:
+                return ("p", name[len(lead):])
+            raise LookupError(name)
+
+        def made(name):
+            r = rel(name)
+            if r[0] == "a":
+                raise LookupError(name)
+            return r
+
+        def sub(scope):
+            if scope == path:
+                return ""
+            if scope.startswith(lead):
+                return scope[len(path):]
+            raise LookupError(scope)
+
+        def node_number(name, scope):
+            head = scope + "/" if scope else ""
+            if not name.startswith(head):
+                raise LookupError(name)
+            o, _, num = name[len(head):].rpartition("_")
+            if not num.isdigit() or str(int(num)) != num or \
+                    not k0 <= int(num) < k1:
+                raise LookupError(name)
+            return o, int(num) - k0
+
+        def new(d, start, stop):
+            return itertools.islice(d.items(), start, stop)
+
+        try:
+            nodes = []
+            for n in g.nodes[n0:n1]:
+                o, number = node_number(n.name, n.scope)
+                nodes.append((n.op, o, number, sub(n.scope),
+                              tuple(rel(i) for i in n.inputs),
+                              tuple(made(x) for x in n.outputs),
+                              tuple(sorted(n.attrs.items())), n.domain))
+            aten = []
+            scopes = {n.name: n.scope for n in g.nodes[n0:n1]}
+            for k, v in new(g.aten, na, na1):
+                if len(v) > 2 or k not in scopes:
+                    raise LookupError(k)  # numbered: holds the counters
+                aten.append((node_number(k, scopes[k]), sub(scopes[k]), v))
+            values = tuple((made(k), v) for k, v in new(g.values, nv, nv1))
+            inits = tuple((made(k), v) for k, v in new(g.inits, ni, ni1))
+            kinds = tuple((made(k), v)
+                          for k, v in new(g.param_kinds, nk, nk1))
+            shapes = tuple((made(k), tuple(v))
+                           for k, v in new(b.shape_of, ns, ns1))
+            declared = tuple(r for r, _ in values if _name(r, c0, path)
+                             in g.declared)
+            events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
+            output = rel(out_name)
+            out_scope = sub(out_scope)
+        except LookupError:
+            return None
+        if output[0] not in ("n", "a") or \
+                nd1 - nd != len(declared) or \
+                any(f < n0 for f, _ in g.kernels[kern0:kern1]):
+            return None
+        return (c1 - c0, k1 - k0, tuple(nodes),
+                tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
+                tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
+                tuple(aten), declared, events, output, out_scope, out_meta)
+
+    def _replay(self, path, tpl, tensors):
+        """Adds the template at `path`, renamed; the call's output, or
+        None where the module's parameters are not all its own."""
+        (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
+         aten, declared, events, output, out_scope,
+         (dtype, size, stride, _)) = tpl
+        b = self.b
+        g = b.g
+        own = self._own(path)
+        names = b.names
+        if any(r[1] not in own or id(own[r[1]]) in names
+               for r, _ in inits if r[0] == "p") or \
+                any(r not in own for r in tpl_params(nodes)):
+            return None
+        c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        args = [names[id(t)] for t in tensors]
+        lead = path + "."
+
+        def name(r):
+            if r[0] == "n":
+                return r[1] + str(c0 + r[2])
+            if r[0] == "a":
+                return args[r[1]]
+            if r[0] == "p":
+                return lead + r[1]
+            return r[1]  # "e": "" or None
+
+        def node_name(o, k, scope):
+            return "%s/%s_%d" % (scope, o, k0 + k) if scope else \
+                "%s_%d" % (o, k0 + k)
+        g.nodes.extend(_new_node(Node, (
+            op, node_name(o, k, path + s), [name(i) for i in ins],
+            [name(x) for x in outs],
+            {a: list(v) if type(v) is list else v for a, v in attrs},
+            domain, path + s))
+            for op, o, k, s, ins, outs, attrs, domain in nodes)
+        g.node_source.extend(sources)
+        g.kernels.extend((n0 + f, c) for f, c in kernels)
+        for r, v in values:
+            g.values[name(r)] = v
+        for r, v in inits:
+            g.inits[name(r)] = v
+            if r[0] == "p":
+                t = own[r[1]]
+                b.hold(t)
+                names[id(t)] = lead + r[1]
+        for r, v in kinds:
+            g.param_kinds[name(r)] = v
+        for r, v in shapes:
+            b.shape_of[name(r)] = v
+        for ((o, k), s, v) in aten:
+            g.aten[node_name(o, k, path + s)] = v
+        for r in declared:
+            g.declared.add(name(r))
+        self._module_events(path, events)
+        g._counter = c0 + dc
+        g._nodes_made = k0 + dk
+        with no_dispatch():  # made by the replay, not a call of the model
+            out = torch.empty_strided(size, stride, dtype=dtype,
+                                      device="meta")
+        b.hold(out)
+        names[id(out)] = name(output)
+        if output[0] == "n":
+            b.scope_of[id(out)] = path + out_scope
+        return out
+
+    def _module_events(self, path, events):
+        """What ModuleStack's hooks noted during the template's call, made
+        at `path` (recorder.ModuleStack.log)."""
+        st = self.stack
+        for e in events:
+            p = path + e[1]
+            if e[0] == "call":
+                st.calls[p] = st.calls.get(p, 0) + 1
+            elif e[0] == "io":
+                if p not in st.io:
+                    st.io[p] = (e[2], [])
+            elif e[0] == "io_out":
+                if p in st.io:
+                    st.io[p][1].extend(e[2])
+            else:  # "out"
+                st.outputs.setdefault(p, []).append(e[2])
+
+
+def tpl_params(nodes):
+    """The relative names of the parameters a template's nodes read."""
+    return {r[1] for n in nodes for r in n[4] if r[0] == "p"}
+
+
+def _name(r, c0, path):
+    return r[1] + str(c0 + r[2]) if r[0] == "n" else path + "." + r[1]
+
+
+def _before(b):
+    """Where the graph stands (replay.Replays.before's tuple)."""
+    g = b.g
+    return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
+            len(g.values), len(g.inits), len(g.param_kinds),
+            len(b.shape_of), len(g.aten), len(g.declared),
+            sum(b.uncounted.values()))
+
+
+# a key's templates that differed before it is run for good
+_TRIES = 3
+# the fewest modules (itself included) a layer replayed holds
+_LEAST = 6
+# a layer whose call makes fewer nodes saves less than it costs
+_MIN_NODES = 8
+# architecture (_arch) -> (its shallow groups, the paths of the groups
+# too small to pay): per process, bounded
+_ARCHS = {}
+_ARCHS_MAX = 64
+# groups a layer is compared with, the latest: a layer alone in its
+# group makes room for the next
+_MAX_APART = 6
+# (group signature, key, settings) -> (template, the rules it was made
+# by): templates verified in a recording, for later ones (_process_kept);
+# bounded, a process summarizing many models keeps the first
+_KEPT = {}
+_KEPT_MAX = 512
+
+
+def forget():
+    """Drops what is kept for the process: the templates, the
+    architectures' groups (tests that count replays)."""
+    _KEPT.clear()
+    _ARCHS.clear()

@@ -1,0 +1,274 @@
+"""Repeated layers replayed (nnscan/module_replay.py): the third and later
+calls of layers alike add the template the first two added, renamed,
+instead of running. Every report is the same as with every call run
+(NNSCAN_MODULE_REPLAY=0), the counts are those by hand, and whatever
+could make a layer's call add something else keeps it running: an
+attribute that differs, an argument written in place, a tensor from
+outside the layer, a weight shared between layers, a hook."""
+import contextlib
+import os
+
+import pytest
+import torch
+from torch import nn
+
+import nnscan
+from nnscan import module_replay
+
+T, D, H = 8, 16, 32  # tokens, width, hidden
+
+
+class Block(nn.Module):
+    """x + drop(W2 f(W1 LN(x))) / 2: 2*T*D*H MACs and the rest
+    elementwise; six modules (module_replay._LEAST)."""
+
+    def __init__(self, act=True):
+        super().__init__()
+        self.norm = nn.LayerNorm(D)
+        self.up = nn.Linear(D, H)
+        self.relu = nn.ReLU()
+        self.down = nn.Linear(H, D)
+        self.drop = nn.Dropout(0.1)
+        self.act = act
+
+    def forward(self, x):
+        h = self.up(self.norm(x))
+        if self.act:
+            h = self.relu(h)
+        h = torch.tanh(h * 0.5) - h.sigmoid()  # a layer worth replaying:
+        return x + self.drop(self.down(h)) / 2  # module_replay._MIN_NODES
+
+
+class Stack(nn.Module):
+    def __init__(self, blocks):
+        super().__init__()
+        self.blocks = nn.ModuleList(blocks)
+        self.head = nn.Linear(D, 4)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+class Writes(Block):
+    def forward(self, x):
+        x.mul_(2)  # the caller's tensor, in place
+        return super().forward(x)
+
+
+OUTSIDE = torch.ones(D, device="meta")  # a global the meta forward reads
+
+
+class ReadsOutside(Block):
+    def forward(self, x):
+        return super().forward(x) * OUTSIDE
+
+
+@contextlib.contextmanager
+def _counting():
+    """[calls replayed so far] while inside."""
+    count = [0]
+    real = module_replay.Layers._replay
+
+    def counted(self, *a):
+        out = real(self, *a)
+        count[0] += out is not None
+        return out
+    module_replay.Layers._replay = counted
+    try:
+        yield count
+    finally:
+        module_replay.Layers._replay = real
+
+
+def _reports(model, x, on):
+    was = os.environ.get("NNSCAN_MODULE_REPLAY")
+    os.environ["NNSCAN_MODULE_REPLAY"] = "1" if on else "0"
+    try:
+        s = nnscan.summary(model, inputs=x, file=False,
+                           columns=("flops", "macs", "dmas", "act"),
+                           hardware="h100-sxm")
+        return (s.to_text(), s.to_json(version=2), s.to_json(version=1),
+                s.to_csv(), s.totals["macs"])
+    finally:
+        if was is None:
+            del os.environ["NNSCAN_MODULE_REPLAY"]
+        else:
+            os.environ["NNSCAN_MODULE_REPLAY"] = was
+
+
+def _same(model, x, replayed):
+    torch.manual_seed(0)
+    module_replay.forget()  # the templates earlier tests kept
+    with _counting() as count:
+        on = _reports(model, x, True)
+    assert count[0] == replayed
+    off = _reports(model, x, False)
+    assert on[:4] == off[:4]
+    return on[4]
+
+
+def test_layers_alike_replay_from_the_third():
+    model = Stack([Block() for _ in range(6)]).eval()
+    macs = _same(model, torch.zeros(T, D), replayed=4)
+    assert macs >= 6 * 2 * T * D * H + T * D * 4
+    assert macs == nnscan.summary(Stack([Block()]).eval(), inputs=torch.zeros(
+        T, D), file=False).totals["macs"] + 5 * 2 * T * D * H + \
+        5 * _elementwise_macs()
+
+
+def _elementwise_macs():
+    """What one block counts beyond its two products, by difference."""
+    one = nnscan.summary(Stack([Block()]).eval(), inputs=torch.zeros(T, D),
+                         file=False).totals["macs"]
+    two = nnscan.summary(Stack([Block(), Block()]).eval(),
+                         inputs=torch.zeros(T, D), file=False).totals["macs"]
+    return two - one - 2 * T * D * H
+
+
+def test_a_later_summary_replays_every_layer_alike():
+    # two calls verified the template in the first summary: it holds for
+    # the process (the layers' attributes are all numbers), so the next
+    # summary replays from the first call; the reports stay the same
+    model = Stack([Block() for _ in range(6)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=4)
+    with _counting() as count:
+        again = _reports(model, x, True)
+    assert count[0] == 6
+    assert again[:4] == _reports(model, x, False)[:4]
+
+
+class Configured(Block):
+    """A block holding an object (a config): compared by identity, so
+    its template holds within one recording only."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+
+def test_a_layer_holding_an_object_is_replayed_within_its_recording():
+    config = object()
+    model = Stack([Configured(config) for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=3)
+    with _counting() as count:
+        _reports(model, x, True)
+    assert count[0] == 3
+
+
+class Deeper(Block):
+    """A block whose drop rate grows with depth, as stochastic depth's."""
+
+    def __init__(self, rate, dropout=nn.Dropout):
+        super().__init__()
+        self.drop = dropout(rate)
+
+
+class ReadsRate(nn.Dropout):
+    """A dropout of its own, whose forward reads the rate in eval too."""
+
+    def forward(self, x):
+        return x * (1 - self.p)
+
+
+def test_a_drop_rate_is_no_difference_in_eval():
+    model = Stack([Deeper(k / 10) for k in range(5)]).eval()
+    _same(model, torch.zeros(T, D), replayed=3)
+
+
+def test_a_rate_read_in_eval_keeps_layers_apart():
+    model = Stack([Deeper(k / 10, ReadsRate) for k in range(5)]).eval()
+    _same(model, torch.zeros(T, D), replayed=0)
+
+
+def test_an_attribute_that_differs_keeps_its_layer_apart():
+    # the last block has no activation: alike in parameters, not in forward
+    model = Stack([Block() for _ in range(4)] + [Block(act=False)]).eval()
+    _same(model, torch.zeros(T, D), replayed=2)
+
+
+def test_a_layer_writing_its_argument_runs():
+    _same(Stack([Writes() for _ in range(4)]).eval(), torch.zeros(T, D),
+          replayed=0)
+
+
+def test_a_layer_reading_a_tensor_from_outside_runs():
+    _same(Stack([ReadsOutside() for _ in range(4)]).eval(),
+          torch.zeros(T, D), replayed=0)
+
+
+def test_a_shared_weight_is_not_replayed_under_another_name():
+    blocks = [Block() for _ in range(4)]
+    for b in blocks[1:]:
+        b.up.weight = blocks[0].up.weight  # tied: named at its first path
+    _same(Stack(blocks).eval(), torch.zeros(T, D), replayed=0)
+
+
+def test_a_hook_of_the_model_inside_a_layer_runs_every_time():
+    # weight_norm's pre-hook computes up.weight from g and v at each call
+    # (a PyTorch hook: part of what the forward computes, kept while
+    # nnscan records; a user's are not)
+    blocks = [Block() for _ in range(5)]
+    for b in blocks:
+        nn.utils.weight_norm(b.up)
+    _same(Stack(blocks).eval(), torch.zeros(T, D), replayed=0)
+
+
+def test_a_model_on_meta_is_left_as_it_was():
+    model = Stack([Block() for _ in range(5)]).eval().to("meta")
+    before = {n: dict(vars(m)) for n, m in model.named_modules()}
+    _same(model, torch.zeros(T, D, device="meta"), replayed=3)
+    after = {n: dict(vars(m)) for n, m in model.named_modules()}
+    assert after == before
+    assert not any("forward" in vars(m) for m in model.modules())
+
+
+def test_backward_runs_every_call():
+    model = Stack([Block() for _ in range(5)]).eval()
+    with _counting() as count:
+        nnscan.summary(model, inputs=torch.zeros(T, D), file=False,
+                       backward=True)
+    assert count[0] == 0
+
+
+@pytest.mark.skipif(not hasattr(torch.Tensor, "untyped_storage"),
+                    reason="training=True needs PyTorch 2.x")
+def test_training_runs_every_call():
+    model = Stack([Block() for _ in range(5)]).eval()
+    with _counting() as count:
+        nnscan.summary(model, inputs=torch.zeros(T, D), file=False,
+                       training=True)
+    assert count[0] == 0
+
+
+@pytest.mark.parametrize("n", [3, 8])
+def test_resnet_style_stage(n):
+    tv = pytest.importorskip("torchvision")
+    Bottleneck = tv.models.resnet.Bottleneck
+    stage = nn.Sequential(*[Bottleneck(64, 16) for _ in range(n)]).eval()
+    _same(stage, torch.zeros(1, 64, 8, 8), replayed=n - 2)
+
+
+class Small(nn.Module):
+    """Six modules, three nodes: saves less than its replay costs."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(D, D), nn.ReLU()
+        self.c, self.d, self.e = nn.Identity(), nn.Identity(), nn.Identity()
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+def test_a_small_layer_is_not_tried_again():
+    model = Stack([Small() for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=3)  # found small only once it ran
+    with _counting() as count:
+        again = _reports(model, x, True)
+    assert count[0] == 0
+    assert again[:4] == _reports(model, x, False)[:4]
