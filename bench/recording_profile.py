@@ -762,6 +762,46 @@ def save_packed(name, folder):
             os.environ["NNSCAN_TAPE_NUMBERED"] = was
 
 
+def layer_replays(name):
+    """The layers module_replay.py replays in a fresh process's first
+    summary of the model and in its second (templates kept for the
+    process), and the layers it ran noting a template: what the
+    replays cover, before their time (--against-env
+    NNSCAN_MODULE_REPLAY=0)."""
+    import nnscan
+    from nnscan import module_replay
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    replay, seen = module_replay.Layers._replay, module_replay.Layers._seen
+    count = collections.Counter()
+
+    def replayed(self, *a):
+        out = replay(self, *a)
+        count["replayed"] += out is not None
+        return out
+
+    def noted(self, *a):
+        count["noted"] += 1
+        return seen(self, *a)
+    module_replay.Layers._replay = replayed
+    module_replay.Layers._seen = noted
+    try:
+        got = []
+        for _ in range(2):
+            count.clear()
+            nnscan.summary(model, inputs=args[0] if args else kwargs,
+                           file=False)
+            got.append((count["replayed"], count["noted"]))
+    finally:
+        module_replay.Layers._replay = replay
+        module_replay.Layers._seen = seen
+    print(f"{name:24s} layers replayed / run noting a template: first "
+          f"summary {got[0][0]} / {got[0][1]}, second {got[1][0]} / "
+          f"{got[1][1]}", flush=True)
+
+
 def collector(name, runs):
     """What Python's cyclic collector spends on one nnscan.summary, plain
     and with backward=True: the collections that start from the call's
@@ -1105,6 +1145,9 @@ def main():
     ap.add_argument("--collector", action="store_true",
                     help="the cyclic collector's collections and time a "
                     "summary, plain and backward=True (collector()'s doc)")
+    ap.add_argument("--layer-replays", action="store_true",
+                    help="layers module_replay.py replays, first and second "
+                    "summary (layer_replays()'s doc)")
     ap.add_argument("--c-build", action="store_true",
                     help="the library's build of the packed graph alone, "
                     "rules against the numbered tape (c_build()'s doc)")
@@ -1148,6 +1191,7 @@ def main():
              (a.plans, lambda n: plan_costs(n, a.runs)),
              (a.save_packed, lambda n: save_packed(n, a.save_packed)),
              (a.collector, lambda n: collector(n, a.runs)),
+             (a.layer_replays, layer_replays),
              (a.c_build, lambda n: c_build(n, a.runs)),
              (a.against, lambda n: against(n, a.against, a.runs, a.part)))
     for wanted, run in modes:

@@ -440,14 +440,11 @@ class Layers:
             # it writes its arguments or parameters, makes a value with a
             # real value, returns other than one tensor: it runs
             kept[0], kept[1] = None, kept[1] + 1
+            self._drop(path)
             return
         after = _before(b)
         if after[1] - at[1] < _MIN_NODES:
-            # too small to pay: its group is not tried in later recordings
-            # of this architecture (a replay would still be exact)
-            known = _ARCHS.get(self.arch)
-            if known is not None:
-                known[1].update(self.found[path][3])
+            self._drop(path)  # too small to pay
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
                 b.scope_of.get(id(out), path), _meta_of(out), log)
@@ -466,6 +463,17 @@ class Layers:
                 _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
         else:
             kept[1] += 1
+            if None in got or kept[1] >= _TRIES:
+                self._drop(path)
+
+    def _drop(self, path):
+        """The group of the layer at `path` is not tried in later
+        recordings of this architecture: its calls make too few nodes to
+        pay, or its templates cannot be read or differ (a replay that
+        happens is exact all the same; this saves the noting)."""
+        known = _ARCHS.get(self.arch)
+        if known is not None:
+            known[1].update(self.found[path][3])
 
     def _process_key(self, sig, key):
         b = self.b

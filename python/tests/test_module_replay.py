@@ -191,8 +191,17 @@ def test_an_attribute_that_differs_keeps_its_layer_apart():
 
 
 def test_a_layer_writing_its_argument_runs():
-    _same(Stack([Writes() for _ in range(4)]).eval(), torch.zeros(T, D),
-          replayed=0)
+    model = Stack([Writes() for _ in range(4)]).eval()
+    _same(model, torch.zeros(T, D), replayed=0)
+    # and a later summary of the architecture does not note its calls
+    noted = []
+    seen = module_replay.Layers._seen
+    module_replay.Layers._seen = lambda self, *a: noted.append(1)
+    try:
+        _reports(model, torch.zeros(T, D), True)
+    finally:
+        module_replay.Layers._seen = seen
+    assert noted == []
 
 
 def test_a_layer_reading_a_tensor_from_outside_runs():
