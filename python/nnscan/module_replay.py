@@ -32,8 +32,10 @@ the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
 first two too. And per architecture (module paths and classes) the
 cheap part of finding the groups is made once, less the groups whose
-call made fewer than _MIN_NODES nodes (a replay of those costs about what
-it saves): later summaries skip them (_ARCHS).
+layers take less than _MIN_GROUP_S together to record (their replays
+cost about what they save) or could not be replayed: later summaries skip them
+(_ARCHS). Which layers are replayed may so depend on the machine's speed;
+what the reports say does not.
 
 What keeps a call running: a call other than the module's first, a
 training step, autograd nodes to note, autocast, a hook of the model's
@@ -51,6 +53,7 @@ import itertools
 import os
 import sys
 import threading
+import time
 
 import torch
 from torch.utils._mode_utils import no_dispatch
@@ -385,13 +388,15 @@ class Layers:
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
         log, self.stack.log = self.stack.log, []
+        took = time.perf_counter()
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 fused._flush(mode)
         finally:
             log, self.stack.log = self.stack.log, log
-        self._seen(key, path, at, names, shadows, out, log)
+        took = time.perf_counter() - took
+        self._seen(key, path, at, names, shadows, out, log, took)
         return out
 
     def _key(self, path, args, kwargs):
@@ -422,7 +427,7 @@ class Layers:
             return None
         return tuple(parts), tensors
 
-    def _seen(self, key, path, at, names, shadows, out, log):
+    def _seen(self, key, path, at, names, shadows, out, log, took):
         """Notes a call that ran: what its template is read from, once a
         second call of its key came (a key called once pays nothing
         more); two templates the same are the key's."""
@@ -443,8 +448,8 @@ class Layers:
             self._drop(path)
             return
         after = _before(b)
-        if after[1] - at[1] < _MIN_NODES:
-            self._drop(path)  # too small to pay
+        if took * len(self.found[path][3]) < _MIN_GROUP_S:
+            self._drop(path)  # too quick to record for replays to pay
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
                 b.scope_of.get(id(out), path), _meta_of(out), log)
@@ -463,8 +468,7 @@ class Layers:
                 _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
         else:
             kept[1] += 1
-            if None in got or kept[1] >= _TRIES:
-                self._drop(path)
+            self._drop(path)  # what it adds is not the key's alone
 
     def _drop(self, path):
         """The group of the layer at `path` is not tried in later
@@ -716,8 +720,12 @@ def _before(b):
 _TRIES = 3
 # the fewest modules (itself included) a layer replayed holds
 _LEAST = 6
-# a layer whose call makes fewer nodes saves less than it costs
-_MIN_NODES = 8
+# a group whose layers together record quicker saves less than it costs
+# to find (a summary compares every module of its layers, 3 us each) and
+# to replay (0.1 to 0.3 ms a layer): seconds, one call's time by the
+# group's layers (ResNet-50's third stage, 5 by 0.4 ms, pays; MobileNet
+# V2's groups of 3 by 0.45 ms do not)
+_MIN_GROUP_S = 0.0015
 # architecture (_arch) -> (its shallow groups, the paths of the groups
 # too small to pay): per process, bounded
 _ARCHS = {}
