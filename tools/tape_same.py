@@ -26,7 +26,8 @@ is made twice.
 
 `--variable NAME` (first) compares another switch the same way, its
 calls made with NAME=0 then NAME=1: NNSCAN_REPLAY (replay.py: repeated
-fused calls replayed, against every call run).
+fused calls replayed, against every call run), NNSCAN_MODULE_REPLAY
+(module_replay.py: repeated layers replayed).
 """
 import io
 import os

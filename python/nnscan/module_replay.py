@@ -49,7 +49,6 @@ anything but one tensor, or holds a numbered aten record (the numbered
 tape's records hold the counters). NNSCAN_MODULE_REPLAY=0 runs every call
 (bench/same_summary.py and tools/tape_same.py --variable compare the two).
 """
-import itertools
 import os
 import sys
 import threading
@@ -60,7 +59,8 @@ from torch.utils._mode_utils import no_dispatch
 
 from . import fused, ops_map
 from .graph import Node, _new_node
-from .replay import _NAME, _meta_of
+from .replay import _meta_of, added, call_key, counted, graph_at, \
+    node_numbered, put_tables, tables_added
 
 # nn.Module's own per-instance tables: not attributes that make layers
 # differ (the hooks are checked apart). A forward set on the instance is
@@ -384,7 +384,7 @@ class Layers:
                 return out
         elif kept is not None and kept[1] >= _TRIES:
             return orig(*args, **kwargs)
-        at = _before(b)
+        at = graph_at(b)
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
         log, self.stack.log = self.stack.log, []
@@ -402,30 +402,13 @@ class Layers:
     def _key(self, path, args, kwargs):
         b = self.b
         shadows = b.shadows
-        parts = [self.found[path][1], len(args)]
-        tensors, first = [], {}
 
-        def part(v):
-            if isinstance(v, torch.Tensor):
-                if id(v) not in b.names or not v.is_meta or (
-                        shadows is not None and id(v) in shadows.of):
-                    raise LookupError
-                parts.append((_meta_of(v), first.setdefault(id(v),
-                                                            len(tensors))))
-                tensors.append(v)
-            elif type(v) in (bool, int, float, str, type(None)):
-                parts.append((type(v), v))
-            else:
-                raise LookupError
-        try:
-            for v in args:
-                part(v)
-            for k in sorted(kwargs):
-                parts.append(k)
-                part(kwargs[k])
-        except LookupError:
+        def tensor(v):
+            if id(v) not in b.names or not v.is_meta or (
+                    shadows is not None and id(v) in shadows.of):
+                raise LookupError  # a value with a real value: masks
             return None
-        return tuple(parts), tensors
+        return call_key([self.found[path][1]], args, kwargs, tensor)
 
     def _seen(self, key, path, at, names, shadows, out, log, took):
         """Notes a call that ran: what its template is read from, once a
@@ -447,7 +430,7 @@ class Layers:
             kept[0], kept[1] = None, kept[1] + 1
             self._drop(path)
             return
-        after = _before(b)
+        after = graph_at(b)
         if took * len(self.found[path][3]) < _MIN_GROUP_S:
             self._drop(path)  # too quick to record for replays to pay
         name = b.names.get(id(out))
@@ -541,11 +524,9 @@ class Layers:
         def rel(name):
             if not name:  # an absent input (""), an output nothing writes
                 return ("e", name)
-            m = _NAME.match(name)
-            if m is not None:
-                n = int(m.group(2))
-                if c0 < n <= c1 and m.group(1) + str(n) == name:
-                    return ("n", m.group(1), n - c0)
+            r = counted(name, c0, c1)
+            if r is not None:
+                return r
             if name in arg_of:
                 return ("a", arg_of[name])
             if name.startswith(lead) and name[len(lead):] in own:
@@ -566,17 +547,7 @@ class Layers:
             raise LookupError(scope)
 
         def node_number(name, scope):
-            head = scope + "/" if scope else ""
-            if not name.startswith(head):
-                raise LookupError(name)
-            o, _, num = name[len(head):].rpartition("_")
-            if not num.isdigit() or str(int(num)) != num or \
-                    not k0 <= int(num) < k1:
-                raise LookupError(name)
-            return o, int(num) - k0
-
-        def new(d, start, stop):
-            return itertools.islice(d.items(), start, stop)
+            return node_numbered(name, scope, k0, k1)
 
         try:
             nodes = []
@@ -588,16 +559,12 @@ class Layers:
                               tuple(sorted(n.attrs.items())), n.domain))
             aten = []
             scopes = {n.name: n.scope for n in g.nodes[n0:n1]}
-            for k, v in new(g.aten, na, na1):
+            for k, v in added(g.aten, na, na1):
                 if len(v) > 2 or k not in scopes:
                     raise LookupError(k)  # numbered: holds the counters
                 aten.append((node_number(k, scopes[k]), sub(scopes[k]), v))
-            values = tuple((made(k), v) for k, v in new(g.values, nv, nv1))
-            inits = tuple((made(k), v) for k, v in new(g.inits, ni, ni1))
-            kinds = tuple((made(k), v)
-                          for k, v in new(g.param_kinds, nk, nk1))
-            shapes = tuple((made(k), tuple(v))
-                           for k, v in new(b.shape_of, ns, ns1))
+            values, inits, kinds, shapes = tables_added(b, at, after,
+                                                        made)
             declared = tuple(r for r, _ in values if _name(r, c0, path)
                              in g.declared)
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
@@ -652,18 +619,12 @@ class Layers:
             for op, o, k, s, ins, outs, attrs, domain in nodes)
         g.node_source.extend(sources)
         g.kernels.extend((n0 + f, c) for f, c in kernels)
-        for r, v in values:
-            g.values[name(r)] = v
-        for r, v in inits:
-            g.inits[name(r)] = v
-            if r[0] == "p":
+        put_tables(b, name, values, inits, kinds, shapes)
+        for r, _ in inits:
+            if r[0] == "p":  # the layer's own parameter, named
                 t = own[r[1]]
                 b.hold(t)
                 names[id(t)] = lead + r[1]
-        for r, v in kinds:
-            g.param_kinds[name(r)] = v
-        for r, v in shapes:
-            b.shape_of[name(r)] = v
         for ((o, k), s, v) in aten:
             g.aten[node_name(o, k, path + s)] = v
         for r in declared:
@@ -706,14 +667,6 @@ def tpl_params(nodes):
 def _name(r, c0, path):
     return r[1] + str(c0 + r[2]) if r[0] == "n" else path + "." + r[1]
 
-
-def _before(b):
-    """Where the graph stands (replay.Replays.before's tuple)."""
-    g = b.g
-    return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
-            len(g.values), len(g.inits), len(g.param_kinds),
-            len(b.shape_of), len(g.aten), len(g.declared),
-            sum(b.uncounted.values()))
 
 
 # a key's templates that differed before it is run for good

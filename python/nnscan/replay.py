@@ -94,48 +94,26 @@ class Replays:
         is not to be replayed."""
         b = self.b
         shadows = b.shadows
-        parts = [orig, len(args)]
-        tensors = []
-        first = {}
         named = []  # whether a tracked tensor keys by its value's name
 
-        def part(v):
-            if isinstance(v, torch.Tensor):
-                if id(v) not in b.names or not v.is_meta:
-                    raise LookupError
-                # A tensor with a real value keys by its value's name: the
-                # tensor and its version (an op writing it in place names
-                # it anew). Asked without computing the value: one is
-                # computed when first read, which changes what rules see.
-                e = shadows.of.get(id(v)) if shadows is not None else None
-                tracked = e is not None and e[0] is v
-                if tracked:
-                    named.append(v)
-                parts.append((_meta_of(v), first.setdefault(
-                    id(v), len(tensors)), b.names[id(v)] if tracked
-                    else None))
-                tensors.append(v)
-            elif v is None or type(v) in (bool, int, float, str):
-                parts.append((type(v), v))
-            else:
+        def tensor(v):
+            if id(v) not in b.names or not v.is_meta:
                 raise LookupError
-        try:
-            for v in args:
-                part(v)
-            for k in sorted(kwargs):
-                parts.append(k)
-                part(kwargs[k])
-        except LookupError:
-            return None
-        return tuple(parts), tensors, not named
+            # A tensor with a real value keys by its value's name: the
+            # tensor and its version (an op writing it in place names it
+            # anew). Asked without computing the value: one is computed
+            # when first read, which changes what rules see.
+            e = shadows.of.get(id(v)) if shadows is not None else None
+            tracked = e is not None and e[0] is v
+            if tracked:
+                named.append(v)
+            return b.names[id(v)] if tracked else None
+        got = call_key([orig], args, kwargs, tensor)
+        return None if got is None else got + (not named,)
 
     def before(self):
         """Where the graph stands before a call that runs."""
-        g, b = self.b.g, self.b
-        return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
-                len(g.values), len(g.inits), len(g.param_kinds),
-                len(b.shape_of), len(g.aten), len(g.declared),
-                sum(b.uncounted.values()))
+        return graph_at(self.b)
 
     def seen(self, key, at, out):
         """Notes a call that ran: where the graph stood before and after
@@ -303,11 +281,9 @@ class Replays:
             arg_of.setdefault(b.names[id(t)], k)
 
         def rel(name):
-            m = _NAME.match(name)
-            if m is not None:
-                n = int(m.group(2))
-                if c0 < n <= c1 and m.group(1) + str(n) == name:
-                    return ("n", m.group(1), n - c0)
+            r = counted(name, c0, c1)
+            if r is not None:
+                return r
             if name in arg_of:
                 return ("a", arg_of[name])
             return ("g", name)
@@ -318,19 +294,11 @@ class Replays:
                 raise LookupError(name)
             return r
 
-        prefix = scope + "/" if scope else ""
-
         def node_number(name, op=None):
-            if not name.startswith(prefix):
+            o, k = node_numbered(name, scope, k0, k1)
+            if op is not None and o != op:
                 raise LookupError(name)
-            o, _, num = name[len(prefix):].rpartition("_")
-            if (op is not None and o != op) or not num.isdigit() or \
-                    not k0 <= int(num) < k1 or str(int(num)) != num:
-                raise LookupError(name)
-            return o, int(num) - k0
-
-        def new(d, start, stop):
-            return itertools.islice(d.items(), start, stop)
+            return o, k
 
         try:
             nodes = []
@@ -347,12 +315,8 @@ class Replays:
                               tuple(sorted(n.attrs.items())), n.domain))
             nodes = tuple(nodes)
             kernels = tuple((f - n0, c) for f, c in g.kernels[kern0:kern1])
-            values = tuple((made(k), v) for k, v in new(g.values, nv, nv1))
-            inits = tuple((made(k), v) for k, v in new(g.inits, ni, ni1))
-            kinds = tuple((made(k), v)
-                          for k, v in new(g.param_kinds, nk, nk1))
-            shapes = tuple((made(k), tuple(v))
-                           for k, v in new(b.shape_of, ns, ns1))
+            values, inits, kinds, shapes = tables_added(b, at, after,
+                                                        made)
             # values with a real value (a shadow: the causal mask the
             # math path builds), named as masks.track finds them; the
             # whole table walked (a shadow may leave it), in its order
@@ -363,7 +327,7 @@ class Replays:
                         rel(n)[0] == "n":
                     tracked.append((rel(n), t))
             aten = tuple((node_number(k), _relative(v, c0, k0, ni, scope))
-                         for k, v in new(g.aten, na, na1))
+                         for k, v in added(g.aten, na, na1))
             # (a later call may not have dropped them: its nodes only)
             declared = tuple(r for r, _ in values
                              if r[1] + str(c0 + r[2]) in g.declared)
@@ -410,14 +374,7 @@ class Replays:
                        for op, named, k, ins, outs, attrs, domain in nodes)
         g.node_source.extend(sources)
         g.kernels.extend((n0 + f, c) for f, c in kernels)
-        for r, v in values:
-            g.values[name(r)] = v
-        for r, v in inits:
-            g.inits[name(r)] = v
-        for r, v in kinds:
-            g.param_kinds[name(r)] = v
-        for r, v in shapes:
-            b.shape_of[name(r)] = v
+        put_tables(b, name, values, inits, kinds, shapes)
         b.replayed_tracked.extend((name(r), t) for r, t in zip(tracked, held))
         for (op, k), v in aten:
             g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
@@ -434,6 +391,96 @@ class Replays:
         if output[0] == "n":  # made by the call (else an argument's alias)
             b.scope_of[id(out)] = scope
         return out
+
+
+def counted(name, c0, c1):
+    """("n", stem, k) for a value the graph's counter numbered c0 + k
+    (0 < k <= c1 - c0: "v12", "c13", "const14"), else None."""
+    m = _NAME.match(name)
+    if m is not None:
+        n = int(m.group(2))
+        if c0 < n <= c1 and m.group(1) + str(n) == name:
+            return ("n", m.group(1), n - c0)
+    return None
+
+
+def node_numbered(name, scope, k0, k1):
+    """(op, k) for the node "SCOPE/OP_N" made in `scope` with N = k0 + k
+    (k0 <= N < k1); LookupError for any other name."""
+    head = scope + "/" if scope else ""
+    if not name.startswith(head):
+        raise LookupError(name)
+    o, _, num = name[len(head):].rpartition("_")
+    if not num.isdigit() or str(int(num)) != num or not k0 <= int(num) < k1:
+        raise LookupError(name)
+    return o, int(num) - k0
+
+
+def added(d, start, stop):
+    """The items a dict gained between two of its lengths."""
+    return itertools.islice(d.items(), start, stop)
+
+
+def tables_added(b, at, after, made):
+    """What a call between graph_at's `at` and `after` added to the
+    values, initializers, parameter kinds and recorded sizes, each name
+    as made(name) gives it."""
+    g = b.g
+    return tuple(tuple((made(k), tuple(v) if d is b.shape_of else v)
+                       for k, v in added(d, at[i], after[i]))
+                 for i, d in ((4, g.values), (5, g.inits),
+                              (6, g.param_kinds), (7, b.shape_of)))
+
+
+def put_tables(b, name, values, inits, kinds, shapes):
+    """tables_added's four, each relative name made absolute by name(),
+    added to builder b's graph as a replay's."""
+    g = b.g
+    for d, items in ((g.values, values), (g.inits, inits),
+                     (g.param_kinds, kinds), (b.shape_of, shapes)):
+        for r, v in items:
+            d[name(r)] = v
+
+
+def call_key(parts, args, kwargs, tensor):
+    """(parts and a part per argument, as a tuple; the tensor arguments
+    in order): a tensor's part its dtype, sizes, strides and
+    requires_grad, the index of its first place among the tensors, and
+    tensor(t) (which raises LookupError for one that keeps the call
+    running); None, a bool, a number or a string by its type and value;
+    None for a call with any other argument. Keyword arguments by name."""
+    tensors, first = [], {}
+
+    def part(v):
+        if isinstance(v, torch.Tensor):
+            parts.append((_meta_of(v), first.setdefault(id(v), len(tensors)),
+                          tensor(v)))
+            tensors.append(v)
+        elif v is None or type(v) in (bool, int, float, str):
+            parts.append((type(v), v))
+        else:
+            raise LookupError
+    try:
+        parts.append(len(args))
+        for v in args:
+            part(v)
+        for k in sorted(kwargs):
+            parts.append(k)
+            part(kwargs[k])
+    except LookupError:
+        return None
+    return tuple(parts), tensors
+
+
+def graph_at(b):
+    """Where builder b's graph stands: its counters and the length of
+    each table a call adds to (they only grow while a recording runs, so
+    what a call added can be read back later)."""
+    g = b.g
+    return (g._counter, g._nodes_made, len(g.nodes), len(g.kernels),
+            len(g.values), len(g.inits), len(g.param_kinds),
+            len(b.shape_of), len(g.aten), len(g.declared),
+            sum(b.uncounted.values()))
 
 
 def _relative(record, c0, k0, ni, scope):
