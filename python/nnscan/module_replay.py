@@ -291,9 +291,11 @@ def candidates(modules, arch=None):
                     groups.append([flat, [(path, m)]])
             except Exception:  # noqa: BLE001 - attributes that do not compare
                 continue
+        found = False
         for flat, alike in groups:
             if len(alike) < 3 or any(x[2] for x in flat.items):
                 continue  # a hook below it: each call runs
+            found = True
             portable = not any(a[1] is _ID for x in flat.items
                                if x[1] is not None for a in x[1][1:]
                                if a is not None and len(a) == 3)
@@ -302,6 +304,10 @@ def candidates(modules, arch=None):
             for path, m in alike:
                 out[path] = (m, number, sig, [p for p, _ in alike])
             number += 1
+        if not found:
+            # alike at a glance, not whole: not compared again for the
+            # architecture (a layer changed since is only not replayed)
+            small.update(paths)
     # the outermost only: a layer replayed holds its sublayers' calls
     return {p: v for p, v in out.items()
             if not any(p.startswith(q + ".") for q in out)}
