@@ -31,9 +31,10 @@ the recording's settings (shadows or none, the tape, the numbered tape,
 the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
 first two too. And per architecture (module paths and classes) the
-cheap part of finding the groups is made once, less the groups whose
-layers take less than _MIN_GROUP_S together to record (their replays
-cost about what they save) or could not be replayed: later summaries skip them
+cheap part of finding the groups is made once, less the layers that
+were alike at a glance but not whole, and the groups whose layers take
+less than _MIN_GROUP_S together to record (their replays cost about what
+they save) or could not be replayed: later summaries skip them
 (_ARCHS). Which layers are replayed may so depend on the machine's speed;
 what the reports say does not.
 
