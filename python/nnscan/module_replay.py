@@ -56,12 +56,11 @@ import threading
 import time
 
 import torch
-from torch.utils._mode_utils import no_dispatch
 
 from . import fused, ops_map
 from .graph import Node, _new_node
-from .replay import _meta_of, added, call_key, counted, graph_at, \
-    node_numbered, put_tables, tables_added
+from .replay import _meta_of, added, call_key, counted, finish_replay, \
+    graph_at, node_numbered, put_tables, tables_added
 
 # nn.Module's own per-instance tables: not attributes that make layers
 # differ (the hooks are checked apart). A forward set on the instance is
@@ -462,9 +461,10 @@ class Layers:
 
     def _drop(self, path):
         """The group of the layer at `path` is not tried in later
-        recordings of this architecture: its calls make too few nodes to
-        pay, or its templates cannot be read or differ (a replay that
-        happens is exact all the same; this saves the noting)."""
+        recordings of this architecture: its layers record too quickly
+        for replays to pay, or its templates cannot be read or differ (a
+        replay that happens is exact all the same; this saves the
+        noting)."""
         known = _ARCHS.get(self.arch)
         if known is not None:
             known[1].update(self.found[path][3])
@@ -634,19 +634,9 @@ class Layers:
                 names[id(t)] = lead + r[1]
         for ((o, k), s, v) in aten:
             g.aten[node_name(o, k, path + s)] = v
-        for r in declared:
-            g.declared.add(name(r))
         self._module_events(path, events)
-        g._counter = c0 + dc
-        g._nodes_made = k0 + dk
-        with no_dispatch():  # made by the replay, not a call of the model
-            out = torch.empty_strided(size, stride, dtype=dtype,
-                                      device="meta")
-        b.hold(out)
-        names[id(out)] = name(output)
-        if output[0] == "n":
-            b.scope_of[id(out)] = path + out_scope
-        return out
+        return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
+                             path + out_scope, (size, stride, dtype))
 
     def _module_events(self, path, events):
         """What ModuleStack's hooks noted during the template's call, made

@@ -379,18 +379,8 @@ class Replays:
         for (op, k), v in aten:
             g.aten["%s%s_%d" % (prefix, op, k0 + k)] = \
                 _absolute(v, c0, k0, ni, scope)
-        for r in declared:
-            g.declared.add(name(r))
-        g._counter = c0 + dc
-        g._nodes_made = k0 + dk
-        with no_dispatch():  # made by the replay, not a call of the model
-            out = torch.empty_strided(shape, stride, dtype=dtype,
-                                      device="meta")
-        b.hold(out)
-        b.names[id(out)] = name(output)
-        if output[0] == "n":  # made by the call (else an argument's alias)
-            b.scope_of[id(out)] = scope
-        return out
+        return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
+                             scope, (shape, stride, dtype))
 
 
 def counted(name, c0, c1):
@@ -430,6 +420,27 @@ def tables_added(b, at, after, made):
                        for k, v in added(d, at[i], after[i]))
                  for i, d in ((4, g.values), (5, g.inits),
                               (6, g.param_kinds), (7, b.shape_of)))
+
+
+def finish_replay(b, declared, name, counter, nodes_made, output, scope,
+                  meta):
+    """A replay's last steps: its declared values, the graph's counters
+    where the template left them, and the call's output made on meta
+    (size, stride, dtype), named name(output), made in `scope` unless it
+    is an argument."""
+    g = b.g
+    for r in declared:
+        g.declared.add(name(r))
+    g._counter = counter
+    g._nodes_made = nodes_made
+    size, stride, dtype = meta
+    with no_dispatch():  # made by the replay, not a call of the model
+        out = torch.empty_strided(size, stride, dtype=dtype, device="meta")
+    b.hold(out)
+    b.names[id(out)] = name(output)
+    if output[0] == "n":  # made by the call (else an argument's alias)
+        b.scope_of[id(out)] = scope
+    return out
 
 
 def put_tables(b, name, values, inits, kinds, shapes):
