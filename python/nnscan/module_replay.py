@@ -45,10 +45,12 @@ with a real value (a shadow: masks), anything that is not a tensor, None
 or a number; and a template that reads a value from before the call other
 than its arguments and its own parameters, makes a value with a real
 value, names a parameter outside the layer (a tied weight), runs a module
-outside the layer, writes its arguments or parameters in place, returns
-anything but one tensor, or holds a numbered aten record (the numbered
-tape's records hold the counters). NNSCAN_MODULE_REPLAY=0 runs every call
-(bench/same_summary.py and tools/tape_same.py --variable compare the two).
+outside the layer, writes its arguments or parameters in place, or
+returns anything but one tensor. A numbered aten record (the numbered
+tape's: it holds the counters it was made at, and the weight whose t()
+it folds) is kept relative to the template's start and the layer's
+path, as the attention's replay keeps its own. NNSCAN_MODULE_REPLAY=0
+runs every call (bench/same_summary.py and tools/tape_same.py --variable compare the two).
 """
 import os
 import sys
@@ -59,8 +61,9 @@ import torch
 
 from . import fused, ops_map
 from .graph import Node, _new_node
-from .replay import _meta_of, added, call_key, counted, finish_replay, \
-    graph_at, node_numbered, put_tables, tables_added
+from .replay import _absolute, _meta_of, _relative, added, call_key, \
+    counted, finish_replay, graph_at, node_numbered, put_tables, \
+    tables_added
 
 # nn.Module's own per-instance tables: not attributes that make layers
 # differ (the hooks are checked apart). A forward set on the instance is
@@ -536,8 +539,11 @@ class Layers:
                 return r
             if name in arg_of:
                 return ("a", arg_of[name])
-            if name.startswith(lead) and name[len(lead):] in own:
-                return ("p", name[len(lead):])
+            if name.startswith(lead):
+                if name[len(lead):] in own:
+                    return ("p", name[len(lead):])
+                if name.endswith("^T") and name[len(lead):-2] in own:
+                    return ("pT", name[len(lead):-2])  # its t(), folded
             raise LookupError(name)
 
         def made(name):
@@ -567,9 +573,10 @@ class Layers:
             aten = []
             scopes = {n.name: n.scope for n in g.nodes[n0:n1]}
             for k, v in added(g.aten, na, na1):
-                if len(v) > 2 or k not in scopes:
-                    raise LookupError(k)  # numbered: holds the counters
-                aten.append((node_number(k, scopes[k]), sub(scopes[k]), v))
+                if k not in scopes:
+                    raise LookupError(k)
+                aten.append((node_number(k, scopes[k]), sub(scopes[k]),
+                             _relative(v, c0, k0, ni, scopes[k], rel)))
             values, inits, kinds, shapes = tables_added(b, at, after,
                                                         made)
             declared = tuple(r for r, _ in values if _name(r, c0, path)
@@ -603,6 +610,7 @@ class Layers:
                 any(r not in own for r in tpl_params(nodes)):
             return None
         c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
+        ni = len(g.inits)
         args = [names[id(t)] for t in tensors]
         lead = path + "."
 
@@ -613,6 +621,8 @@ class Layers:
                 return args[r[1]]
             if r[0] == "p":
                 return lead + r[1]
+            if r[0] == "pT":
+                return lead + r[1] + "^T"
             return r[1]  # "e": "" or None
 
         def node_name(o, k, scope):
@@ -633,7 +643,8 @@ class Layers:
                 b.hold(t)
                 names[id(t)] = lead + r[1]
         for ((o, k), s, v) in aten:
-            g.aten[node_name(o, k, path + s)] = v
+            g.aten[node_name(o, k, path + s)] = \
+                _absolute(v, c0, k0, ni, path + s, name)
         self._module_events(path, events)
         return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                              path + out_scope, (size, stride, dtype))
@@ -657,8 +668,9 @@ class Layers:
 
 
 def tpl_params(nodes):
-    """The relative names of the parameters a template's nodes read."""
-    return {r[1] for n in nodes for r in n[4] if r[0] == "p"}
+    """The relative names of the parameters a template's nodes read
+    (themselves or their folded t())."""
+    return {r[1] for n in nodes for r in n[4] if r[0] in ("p", "pT")}
 
 
 def _name(r, c0, path):

@@ -494,28 +494,32 @@ def graph_at(b):
             sum(b.uncounted.values()))
 
 
-def _relative(record, c0, k0, ni, scope):
+def _relative(record, c0, k0, ni, scope, rel=None):
     """A numbered call's aten record (tape.record_numbered) with the
     counters and the initializers' count it was made at relative to the
     template's start (c0, k0, ni): ("numbered", ...); a one-node call's
-    (no counters) as it is. LookupError for one that folds a weight's
-    t() (its weight's names are the recording's) or was made in another
-    scope."""
+    (no counters) as it is. The weight whose t() it folds, by rel(name)
+    (a layer's own parameter, relative to its path); LookupError where
+    there is no rel (one fused call: the weight is the recording's) or
+    for a record made in another scope."""
     if len(record) <= 2:
         return record
     base, _, (first, k, at, ops, inits, template), folds = record
-    if folds or at != scope:
+    if at != scope or folds and rel is None:
         raise LookupError(base)
-    return ("numbered", base, first - c0, k - k0, ops, inits - ni, template)
+    return ("numbered", base, first - c0, k - k0, ops, inits - ni, template,
+            tuple((rel(w), rel(t)) for w, t in folds))
 
 
-def _absolute(record, c0, k0, ni, scope):
-    """_relative's record made at c0, k0 and ni in `scope`."""
+def _absolute(record, c0, k0, ni, scope, name=None):
+    """_relative's record made at c0, k0 and ni in `scope`, the folded
+    weights' names made absolute by name()."""
     if record[0] != "numbered":
         return record
-    _, base, first, k, ops, inits, template = record
+    _, base, first, k, ops, inits, template, folds = record
     return (base, None, (c0 + first, k0 + k, scope, ops, ni + inits,
-                         template), ())
+                         template),
+            tuple((name(w), name(t)) for w, t in folds))
 
 
 def _rebuilt(x, leaf):

@@ -17,13 +17,6 @@ from nnscan import module_replay
 
 T, D, H = 8, 16, 32  # tokens, width, hidden
 
-# the numbered tape's records hold the counters they were made at: a
-# layer's template with one is refused, so nothing is replayed there
-pytestmark = pytest.mark.skipif(
-    os.environ.get("NNSCAN_TAPE_NUMBERED") == "1",
-    reason="layers are not replayed on the numbered tape")
-
-
 class Block(nn.Module):
     """x + drop(W2 f(W1 LN(x))) / 2: 2*T*D*H MACs and the rest
     elementwise; six modules (module_replay._LEAST)."""
