@@ -16,7 +16,8 @@ Models: every torchvision classification model (CPU, random weights,
 seed 0, 1x3x224x224; 299 for inception_v3) but the few whose random
 initialisation alone takes many seconds (--skip), and with transformers
 every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
-a GPT-2 small CPU model at 512 tokens and LLaMA-3-8B on meta at 2,048. A model that fails writes its
+a GPT-2 small CPU model at 512 tokens and LLaMA-3-8B on meta at 2,048
+(--hf-layers 5: the HF families with five layers, not two). A model that fails writes its
 error instead (and compares as such). --compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).
@@ -33,6 +34,10 @@ sys.path.insert(0, os.path.join(ROOT, "python", "tests_hf"))
 
 SKIP = ("vit_h_14", "vit_l_16", "vit_l_32", "regnet_y_128gf",
         "regnet_y_32gf", "regnet_y_16gf")
+# hf_zoo.TINY's layer counts (--hf-layers)
+LAYER_FIELDS = ("num_hidden_layers", "n_layer", "encoder_layers",
+                "decoder_layers", "num_layers", "num_decoder_layers",
+                "n_layers")
 COLUMNS = ("flops", "macs", "dmas", "buffers", "act", "pct")
 
 
@@ -145,7 +150,21 @@ def main():
     ap.add_argument("--models", default="",
                     help="comma-separated names (default: all)")
     ap.add_argument("--skip", default=",".join(SKIP))
+    ap.add_argument("--hf-layers", type=int, default=0, metavar="N",
+                    help="the HF families built with N layers (each "
+                    "layer-count field of hf_zoo.TINY), not two: deep "
+                    "enough for module_replay.py to replay layers")
     a = ap.parse_args()
+    if a.hf_layers:
+        sys.path.insert(0, os.path.join(ROOT, "python", "tests_hf"))
+        try:
+            import hf_zoo
+        except ImportError:
+            pass
+        else:
+            for k in LAYER_FIELDS:
+                if k in hf_zoo.TINY:
+                    hf_zoo.TINY[k] = a.hf_layers
     if a.compare:
         sys.exit(compare(*a.compare))
     if not a.save:

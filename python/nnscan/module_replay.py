@@ -17,13 +17,19 @@ Layers alike (`candidates`): modules of one class whose subtrees are the
 same (each submodule's relative path and class, each parameter's and
 buffer's relative name, dtype, sizes and requires_grad, each tensor
 attribute's dtype and sizes, and every other attribute equal: numbers,
-strings and dtypes by value, any other object by identity), three or more
-of them, of at least _LEAST modules, and no such module above them. A
-layer index, a shift that alternates (Swin's blocks), a stochastic depth
-rate that grows with depth, a per-layer config object: such a difference
-keeps layers apart, and each runs. A call's key: the group, each
-argument's dtype, sizes, strides and which arguments are one tensor, the
-other arguments' values.
+strings and dtypes by value, a function by its module and qualified
+name, a dict of such functions by its items, any other object by
+identity), three or more of them, of at least _LEAST modules, and no
+such module above them. A shift that alternates (Swin's blocks), a
+stochastic depth rate that grows with depth, a per-layer config object:
+such a difference keeps layers apart, and each runs. A layer index
+(transformers' `layer_idx`) is no difference where nothing but the KV
+cache's update reads it (layer_cache.py, which also keys the cache
+argument and makes again what the call wrote into its slot). A call's
+key: the group, each argument's dtype, sizes, strides and which
+arguments are one tensor, a tuple's or list's items so, a value with a
+real value (a shadow: positions, a padding mask) by the tensor itself
+(such a key holds for its recording only), the other arguments' values.
 
 For the process: a group whose signature holds no attribute compared by
 identity has templates that are a function of the signature, the key and
@@ -40,30 +46,40 @@ what the reports say does not.
 
 What keeps a call running: a call other than the module's first, a
 training step, autograd nodes to note, autocast, a hook of the model's
-inside the layer, a custom_ops function, an argument with no name yet or
-with a real value (a shadow: masks), anything that is not a tensor, None
-or a number; and a template that reads a value from before the call other
-than its arguments and its own parameters, makes a value with a real
-value, names a parameter outside the layer (a tied weight), runs a module
-outside the layer, writes its arguments or parameters in place, or
-returns anything but one tensor. A numbered aten record (the numbered
-tape's: it holds the counters it was made at, and the weight whose t()
-it folds) is kept relative to the template's start and the layer's
-path, as the attention's replay keeps its own. NNSCAN_MODULE_REPLAY=0
-runs every call (bench/same_summary.py and tools/tape_same.py --variable compare the two).
+inside the layer, a custom_ops function, an argument with no name yet,
+an object other than a transformers DynamicCache whose slot for the
+layer is empty (layer_cache.part); and a template that reads a value
+from before the call other than its arguments and its own parameters,
+makes a value with a real value (but an empty one: the cache's start),
+names a parameter outside the layer (a tied weight), runs a module
+outside the layer, writes its arguments or parameters in place, does to
+its cache more than set its slot, or returns anything but one tensor.
+A key whose calls differ _TRIES times runs for good, and its group is
+not tried again for the architecture; the first call of a group may
+differ alone (transformers' first layer makes the masks the others
+read). The values of the fused calls replay.py replays inside a layer
+(their masks' contents: a tensor made before the layer) are kept with
+the template, which then holds for its recording only. A numbered aten
+record (the numbered tape's: it holds the counters it was made at, and
+the weight whose t() it folds) is kept relative to the template's start
+and the layer's path, as the attention's replay keeps its own.
+NNSCAN_MODULE_REPLAY=0 runs every call (bench/same_summary.py and
+tools/tape_same.py --variable compare the two).
 """
+import itertools
 import os
 import sys
 import threading
 import time
+import types
 
 import torch
 
-from . import fused, ops_map
+from . import fused, layer_cache, ops_map
 from .graph import Node, _new_node
 from .replay import _absolute, _meta_of, _relative, added, call_key, \
-    counted, finish_replay, graph_at, node_numbered, put_tables, \
-    tables_added
+    counted, finish_replay, graph_at, made_on_meta as _made, \
+    node_numbered, put_tables, tables_added
 
 # nn.Module's own per-instance tables: not attributes that make layers
 # differ (the hooks are checked apart). A forward set on the instance is
@@ -138,14 +154,21 @@ def _own_signature(m):
         if idle is not None and k in idle and t is float and 0 <= v <= 1:
             attrs.append((k, "unused in eval"))
             continue
-        if t in _PLAIN:
+        if k == "layer_idx" and t is int and layer_cache.index_only(type(m)):
+            attrs.append((k, "a cache slot"))  # layer_cache's docstring
+        elif t in _PLAIN:
             attrs.append((k, v))
         elif (t is tuple or t is list) and _PLAIN.issuperset(map(type, v)):
             attrs.append((k, t, tuple(v)))
         elif isinstance(v, torch.Tensor):
             attrs.append((k, v.dtype, v.shape))
         else:
-            attrs.append((k, _ID, id(v)))
+            named = _named(v)
+            if named is None and t is dict:  # of names: transformers'
+                items = tuple((x, _named(y)) for x, y in v.items())
+                if all(type(x) is str and y is not None for x, y in items):
+                    named = (dict, items)
+            attrs.append((k, _ID, id(v)) if named is None else (k, named))
     for store in (d["_parameters"], d["_buffers"]):
         attrs.append(None)  # parameters, then buffers
         for k, v in store.items():
@@ -154,6 +177,18 @@ def _own_signature(m):
     get = d.get
     return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
                               get(_HOOKS[2]) or get(_HOOKS[3]))
+
+
+def _named(v):
+    """("fn", module, qualified name) of a function defined at a module's
+    top level or in a class (F.relu, transformers' rotary helpers): the
+    same in any process that imports it; None for anything else (a
+    closure, a lambda, an object: compared by identity)."""
+    if type(v) in (types.FunctionType, types.BuiltinFunctionType):
+        mod, qual = getattr(v, "__module__", None), v.__qualname__
+        if type(mod) is str and "<" not in qual:
+            return ("fn", mod, qual)
+    return None
 
 
 def _walk(m, memo, rel=""):
@@ -345,6 +380,7 @@ class Layers:
         self.kept = {}     # key -> [its last calls] or the template
         self.tensors = {}  # path -> {relative name: parameter or buffer}
         self.rules = None  # ops_map's rules, once asked (_rules)
+        self.index = {}    # path -> its cache slot (_index)
         self.prev = None
 
     def __enter__(self):
@@ -381,19 +417,25 @@ class Layers:
             return orig(*args, **kwargs)
         if mode.pending:  # the arguments named, the graph up to here
             fused._flush(mode)
-        key = self._key(path, args, kwargs)
+        cache = []  # a KV cache argument (layer_cache.py)
+        key = self._key(path, args, kwargs, cache)
         if key is None:
             return orig(*args, **kwargs)
+        real = None in cache  # keyed by a real value: not for the process
+        cache = [x for x in cache if x is not None]
+        cache = (cache[0], self.index[path]) if cache else None
         kept = self.kept.get(key[0])
-        if kept is None and self.found[path][2] is not None:
+        if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
         if type(kept) is tuple:
-            out = self._replay(path, kept, key[1])
+            out = self._replay(path, kept, key[1], cache)
             if out is not None:
                 return out
         elif kept is not None and kept[1] >= _TRIES:
             return orig(*args, **kwargs)
+        was = layer_cache.before(*cache) if cache else None
         at = graph_at(b)
+        was = (was, len(b.replayed_tracked))
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
         log, self.stack.log = self.stack.log, []
@@ -405,21 +447,47 @@ class Layers:
         finally:
             log, self.stack.log = self.stack.log, log
         took = time.perf_counter() - took
-        self._seen(key, path, at, names, shadows, out, log, took)
+        self._seen(key, path, at, names, shadows, out, log, took, cache, was,
+                   real)
         return out
 
-    def _key(self, path, args, kwargs):
+    def _key(self, path, args, kwargs, cache):
         b = self.b
         shadows = b.shadows
 
         def tensor(v):
-            if id(v) not in b.names or not v.is_meta or (
-                    shadows is not None and id(v) in shadows.of):
-                raise LookupError  # a value with a real value: masks
+            if id(v) not in b.names or not v.is_meta:
+                raise LookupError
+            if shadows is not None and id(v) in shadows.of:
+                # a value with a real value (positions, a mask): the call
+                # may read it, so its key holds the value itself, for
+                # this recording only (the shadow lives as long)
+                cache.append(None)
+                return ("real", id(v))
             return None
-        return call_key([self.found[path][1]], args, kwargs, tensor)
 
-    def _seen(self, key, path, at, names, shadows, out, log, took):
+        def other(v):
+            if any(x is not None for x in cache) or \
+                    not layer_cache.is_cache(v):
+                raise LookupError  # an object: what the call does to it
+            cache.append(v)
+            return layer_cache.part(v, self._index(path))
+        return call_key([self.found[path][1]], args, kwargs, tensor, other)
+
+    def _index(self, path):
+        """The layer's cache slot: the one `layer_idx` its modules hold
+        (layer_cache.index_only), else None."""
+        got = self.index.get(path, False)
+        if got is False:
+            got = {vars(x).get("layer_idx")
+                   for x in self.found[path][0].modules()
+                   if type(vars(x).get("layer_idx")) is int and
+                   layer_cache.index_only(type(x))}
+            got = self.index[path] = got.pop() if len(got) == 1 else None
+        return got
+
+    def _seen(self, key, path, at, names, shadows, out, log, took, cache,
+              was, real):
         """Notes a call that ran: what its template is read from, once a
         second call of its key came (a key called once pays nothing
         more); two templates the same are the key's."""
@@ -431,20 +499,29 @@ class Layers:
         lead = path + "."
         if [b.names.get(id(t)) for t in key[1]] != names or \
                 not isinstance(out, torch.Tensor) or \
-                (b.shadows is not None and len(b.shadows.of) != shadows) or \
+                (b.shadows is not None and _valued(b.shadows.of, shadows)) or \
                 any(b.names.get(id(t), lead + k) != lead + k
                     for k, t in own.items()):
             # it writes its arguments or parameters, makes a value with a
             # real value, returns other than one tensor: it runs
-            kept[0], kept[1] = None, kept[1] + 1
-            self._drop(path)
+            kept[0] = None
+            self._refused(path, kept)
+            return
+        was, tracked = was
+        try:
+            made = layer_cache.effect(*cache, was, b.names, b.scope_of) \
+                if cache else ()
+        except LookupError:  # it did to its cache what no replay makes
+            kept[0] = None
+            self._refused(path, kept)
             return
         after = graph_at(b)
         if took * len(self.found[path][3]) < _MIN_GROUP_S:
             self._drop(path)  # too quick to record for replays to pay
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
-                b.scope_of.get(id(out), path), _meta_of(out), log)
+                b.scope_of.get(id(out), path), _meta_of(out), log, made,
+                b.replayed_tracked[tracked:])
         prev, kept[0] = kept[0], note
         if prev is None:
             return
@@ -456,11 +533,21 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
-            if sig is not None and len(_KEPT) < _KEPT_MAX:
+            if sig is not None and not real and not got[1][-1] and \
+                    len(_KEPT) < _KEPT_MAX:
                 _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
         else:
-            kept[1] += 1
-            self._drop(path)  # what it adds is not the key's alone
+            self._refused(path, kept)  # what it adds is not the key's alone
+
+    def _refused(self, path, kept):
+        """A call of the key whose template cannot be read, or differs
+        from the last: the key gives up after _TRIES (the first call of
+        a group may differ alone: transformers' first layer makes the
+        masks its neighbours read), and its group is not tried again for
+        the architecture."""
+        kept[1] += 1
+        if kept[1] >= _TRIES:
+            self._drop(path)
 
     def _drop(self, path):
         """The group of the layer at `path` is not tried in later
@@ -515,7 +602,7 @@ class Layers:
         return got
 
     def _template(self, path, at, after, tensors, out_name, out_scope,
-                  out_meta, log):
+                  out_meta, log, cached, tracked):
         """What a call added between `at` and `after`, relative to the
         counters, the module's path and its arguments; None where that
         cannot be replayed (the module docstring)."""
@@ -584,6 +671,12 @@ class Layers:
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
             output = rel(out_name)
             out_scope = sub(out_scope)
+            cached = tuple(e[:2] + (made(e[2]), e[3] and sub(e[3]), e[4])
+                           if e[1] == "t" else e for e in cached)
+            # values of the fused calls replay.py replayed inside, whose
+            # contents are those of a tensor of the recording's (a mask
+            # made before the call): that very tensor, under its new name
+            tracked = tuple((made(n), _Same(t)) for n, t in tracked)
         except LookupError:
             return None
         if output[0] not in ("n", "a") or \
@@ -593,14 +686,15 @@ class Layers:
         return (c1 - c0, k1 - k0, tuple(nodes),
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
                 tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
-                tuple(aten), declared, events, output, out_scope, out_meta)
+                tuple(aten), declared, events, output, out_scope, out_meta,
+                cached, tracked)
 
-    def _replay(self, path, tpl, tensors):
+    def _replay(self, path, tpl, tensors, cache):
         """Adds the template at `path`, renamed; the call's output, or
         None where the module's parameters are not all its own."""
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          aten, declared, events, output, out_scope,
-         (dtype, size, stride, _)) = tpl
+         (dtype, size, stride, _), cached, tracked) = tpl
         b = self.b
         g = b.g
         own = self._own(path)
@@ -646,6 +740,16 @@ class Layers:
             g.aten[node_name(o, k, path + s)] = \
                 _absolute(v, c0, k0, ni, path + s, name)
         self._module_events(path, events)
+        if cached:
+            def tensor(r, scope, meta):
+                t = _made(*meta)
+                b.hold(t)
+                names[id(t)] = name(r)
+                if scope is not None:
+                    b.scope_of[id(t)] = path + scope
+                return t
+            layer_cache.apply(*cache, cached, tensor)
+        b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
         return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                              path + out_scope, (size, stride, dtype))
 
@@ -665,6 +769,33 @@ class Layers:
                     st.io[p][1].extend(e[2])
             else:  # "out"
                 st.outputs.setdefault(p, []).append(e[2])
+
+
+class _Same:
+    """A tensor in a template: equal to itself only."""
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return type(other) is _Same and other.v is self.v
+
+    def __hash__(self):
+        return id(self.v)
+
+
+def _valued(of, was):
+    """Whether a call made a value with a real value: the shadows' table
+    (shadow.py's `of`, in the order they were made) holds more than `was`
+    entries and one of the new ones has elements (an empty tensor, as a
+    KV cache starts from, has no value to read)."""
+    n = len(of)
+    if n == was:
+        return False
+    if n < was:
+        return True
+    return any(e[0].numel() for e in itertools.islice(of.values(), was, n))
 
 
 def tpl_params(nodes):

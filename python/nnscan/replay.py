@@ -434,13 +434,19 @@ def finish_replay(b, declared, name, counter, nodes_made, output, scope,
     g._counter = counter
     g._nodes_made = nodes_made
     size, stride, dtype = meta
-    with no_dispatch():  # made by the replay, not a call of the model
-        out = torch.empty_strided(size, stride, dtype=dtype, device="meta")
+    out = made_on_meta(dtype, size, stride)
     b.hold(out)
     b.names[id(out)] = name(output)
     if output[0] == "n":  # made by the call (else an argument's alias)
         b.scope_of[id(out)] = scope
     return out
+
+
+def made_on_meta(dtype, size, stride):
+    """A meta tensor a replay makes (no call of the model's: not
+    recorded)."""
+    with no_dispatch():
+        return torch.empty_strided(size, stride, dtype=dtype, device="meta")
 
 
 def put_tables(b, name, values, inits, kinds, shapes):
@@ -453,13 +459,15 @@ def put_tables(b, name, values, inits, kinds, shapes):
             d[name(r)] = v
 
 
-def call_key(parts, args, kwargs, tensor):
+def call_key(parts, args, kwargs, tensor, other=None):
     """(parts and a part per argument, as a tuple; the tensor arguments
     in order): a tensor's part its dtype, sizes, strides and
     requires_grad, the index of its first place among the tensors, and
     tensor(t) (which raises LookupError for one that keeps the call
-    running); None, a bool, a number or a string by its type and value;
-    None for a call with any other argument. Keyword arguments by name."""
+    running); None, a bool, a number or a string by its type and value; a
+    tuple or list by its type, length and items' parts; any other object
+    by other(v) where given (LookupError: the call runs); None for a call
+    with any other argument. Keyword arguments by name."""
     tensors, first = [], {}
 
     def part(v):
@@ -469,6 +477,12 @@ def call_key(parts, args, kwargs, tensor):
             tensors.append(v)
         elif v is None or type(v) in (bool, int, float, str):
             parts.append((type(v), v))
+        elif type(v) in (tuple, list):
+            parts.append((type(v), len(v)))
+            for x in v:
+                part(x)
+        elif other is not None:
+            parts.append(other(v))
         else:
             raise LookupError
     try:
