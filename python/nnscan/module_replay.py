@@ -1,34 +1,29 @@
 """A layer called again on the same arguments, its recording replayed.
 
-Deep models repeat one layer: ViT-B/16's twelve encoder blocks, ResNet-50's
-blocks within a stage. Each call of such a layer runs its forward on meta
-tensors, every aten call dispatched to the recorder and recorded by its
-rule, to add what the first call added but for its numbers, its module
-paths and its parameters' names. So, as replay.py does for one fused
-function, the recording notes what a layer's call added; once two calls
-of layers alike (the same key, below) added the same, later ones add the
-template renamed instead of running: its nodes, values, constants,
-parameters (their initializers and kinds, under the layer's own names),
-kernels, the sizes PyTorch gave, what the module hooks noted for its
-sublayers (calls, boundary shapes, output structures); and return its
-output as the forward made it (sizes, strides, dtype).
+Deep models repeat one layer: ViT-B/16's twelve encoder blocks,
+ResNet-50's blocks within a stage. Each call of such a layer runs its
+forward on meta tensors, every aten call dispatched to the recorder and
+recorded by its rule, to add what the first call added but for its
+numbers, its module paths and its parameters' names. So, as replay.py
+does for one fused function, the recording notes what a layer's call
+added; once two calls of layers alike (the same key, below) added the
+same, later ones add the template renamed instead of running: its nodes,
+values, constants, parameters (their initializers and kinds, under the
+layer's own names), kernels, the sizes PyTorch gave, what the module
+hooks noted for its sublayers (calls, boundary shapes, output
+structures); and return its output as the forward made it (sizes,
+strides, dtype).
 
-Layers alike (`candidates`): modules of one class whose subtrees are the
-same (each submodule's relative path and class, each parameter's and
-buffer's relative name, dtype, sizes and requires_grad, each tensor
-attribute's dtype and sizes, and every other attribute equal: numbers,
-strings and dtypes by value, a function by its module and qualified
-name, a dict of such functions by its items, any other object by
-identity), three or more of them, of at least _LEAST modules, and no
-such module above them. A shift that alternates (Swin's blocks), a
-stochastic depth rate that grows with depth, a per-layer config object:
-such a difference keeps layers apart, and each runs. A layer index
-(transformers' `layer_idx`) is no difference where nothing but the KV
-cache's update reads it (layer_cache.py, which also keys the cache
-argument and makes again what the call wrote into its slot). A call's
-key: the group, each argument's dtype, sizes, strides and which
+Layers alike: layer_groups.py's candidates (one class, the same subtree,
+three or more, at least six modules). A shift that alternates (Swin's
+blocks), a stochastic depth rate that grows with depth, a per-layer
+config object: such a difference keeps layers apart, and each runs. A
+layer index (transformers' `layer_idx`) is no difference where nothing
+but the KV cache's update reads it (layer_cache.py, which also keys the
+cache argument and makes again what the call wrote into its slot). A
+call's key: the group, each argument's dtype, sizes, strides and which
 arguments are one tensor, a tuple's or list's items so, a value with a
-real value (a shadow: positions, a padding mask) by the tensor itself
+real value (a shadow: positions, a padding mask) by its value's name
 (such a key holds for its recording only), the other arguments' values.
 
 For the process: a group whose signature holds no attribute compared by
@@ -36,13 +31,13 @@ identity has templates that are a function of the signature, the key and
 the recording's settings (shadows or none, the tape, the numbered tape,
 the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
-first two too. And per architecture (module paths and classes) the
-cheap part of finding the groups is made once, less the layers that
-were alike at a glance but not whole, and the groups whose layers take
-less than _MIN_GROUP_S together to record (their replays cost about what
-they save) or could not be replayed: later summaries skip them
-(_ARCHS). Which layers are replayed may so depend on the machine's speed;
-what the reports say does not.
+first two too. And per architecture (module paths and classes) the cheap
+part of finding the groups is made once, less the layers that were alike
+at a glance but not whole, and the groups whose layers take less than
+_MIN_GROUP_S together to record (their replays cost about what they
+save) or could not be replayed: later summaries skip them
+(layer_groups._ARCHS). Which layers are replayed may so depend on the
+machine's speed; what the reports say does not.
 
 What keeps a call running: a call other than the module's first, a
 training step, autograd nodes to note, autocast, a hook of the model's
@@ -53,302 +48,37 @@ from before the call other than its arguments and its own parameters,
 makes a value with a real value (but an empty one: the cache's start),
 names a parameter outside the layer (a tied weight), runs a module
 outside the layer, writes its arguments or parameters in place, does to
-its cache more than set its slot, or returns anything but one tensor.
-A key whose calls differ _TRIES times runs for good, and its group is
-not tried again for the architecture; the first call of a group may
-differ alone (transformers' first layer makes the masks the others
-read). The values of the fused calls replay.py replays inside a layer
-(their masks' contents: a tensor made before the layer) are kept with
-the template, which then holds for its recording only. A numbered aten
-record (the numbered tape's: it holds the counters it was made at, and
-the weight whose t() it folds) is kept relative to the template's start
-and the layer's path, as the attention's replay keeps its own.
+its cache more than set its slot, or returns anything but one tensor. A
+key whose calls differ _TRIES times runs for good, and its group is not
+tried again for the architecture; the first call of a group may differ
+alone (transformers' first layer makes the masks the others read). The
+values of the fused calls replay.py replays inside a layer (their masks'
+contents: a tensor made before the layer) are kept with the template,
+which then holds for its recording only. A numbered aten record (the
+numbered tape's: it holds the counters it was made at, and the weight
+whose t() it folds) is kept relative to the template's start and the
+layer's path, as the attention's replay keeps its own.
 NNSCAN_MODULE_REPLAY=0 runs every call (bench/same_summary.py and
 tools/tape_same.py --variable compare the two).
 """
 import itertools
 import os
-import sys
 import threading
 import time
-import types
 
 import torch
 
-from . import fused, layer_cache, ops_map
+from . import fused, layer_cache, layer_groups, ops_map
 from .graph import Node, _new_node
 from .replay import _absolute, _meta_of, _relative, added, call_key, \
     counted, finish_replay, graph_at, made_on_meta as _made, \
     node_numbered, put_tables, tables_added
-
-# nn.Module's own per-instance tables: not attributes that make layers
-# differ (the hooks are checked apart). A forward set on the instance is
-# an attribute like any other: compared by identity.
-_MODULE_OWN = frozenset((
-    "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
-    "_backward_pre_hooks", "_backward_hooks", "_is_full_backward_hook",
-    "_forward_hooks", "_forward_hooks_with_kwargs",
-    "_forward_hooks_always_called", "_forward_pre_hooks",
-    "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
-    "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-    "_load_state_dict_post_hooks"))
-_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-          "_backward_pre_hooks")
-_PLAIN = frozenset((int, float, str, bool, type(None), torch.dtype,
-                    torch.device))
 
 _local = threading.local()  # .layers: this thread's recording's Layers
 
 
 def enabled():
     return os.environ.get("NNSCAN_MODULE_REPLAY", "1") != "0"
-
-
-class _Id:
-    """Marks an attribute compared by identity: a signature holding one
-    holds within one recording only (its object may die, and another
-    take its id)."""
-
-
-_ID = _Id()
-_END = object()
-
-
-_IDLE = {}
-
-
-def _idle_in_eval():
-    """class -> the attributes its forward does not read in eval mode
-    (then it returns its input) but to check them: a drop rate, in [0, 1].
-    So the layers of a stochastic depth rate growing with depth (ConvNeXt,
-    EfficientNet, Swin) are alike in eval. Exact classes: a subclass may
-    read them."""
-    if not _IDLE:
-        nn = torch.nn
-        for c in (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d,
-                  nn.AlphaDropout, nn.FeatureAlphaDropout):
-            _IDLE[c] = ("p",)
-    if len(_IDLE) == 6:  # torchvision's, once it is imported
-        sd = getattr(sys.modules.get("torchvision.ops"), "StochasticDepth",
-                     None)
-        if sd is not None:
-            _IDLE[sd] = ("p",)
-    return _IDLE
-
-
-def _own_signature(m):
-    """A module's own part of its signature: its class, its attributes
-    (nn.Module's own tables left out; numbers, strings and dtypes by
-    value, lists and tuples by their items, a tensor by its dtype and
-    sizes, anything else by identity) and its parameters and buffers. In
-    the order the module made them: two made in another order are told
-    apart. And whether it has hooks."""
-    d = vars(m)
-    attrs = [type(m)]
-    idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
-        else None
-    for k, v in d.items():
-        if k in _MODULE_OWN:
-            continue
-        t = type(v)
-        if idle is not None and k in idle and t is float and 0 <= v <= 1:
-            attrs.append((k, "unused in eval"))
-            continue
-        if k == "layer_idx" and t is int and layer_cache.index_only(type(m)):
-            attrs.append((k, "a cache slot"))  # layer_cache's docstring
-        elif t in _PLAIN:
-            attrs.append((k, v))
-        elif (t is tuple or t is list) and _PLAIN.issuperset(map(type, v)):
-            attrs.append((k, t, tuple(v)))
-        elif isinstance(v, torch.Tensor):
-            attrs.append((k, v.dtype, v.shape))
-        else:
-            named = _named(v)
-            if named is None and t is dict:  # of names: transformers'
-                items = tuple((x, _named(y)) for x, y in v.items())
-                if all(type(x) is str and y is not None for x, y in items):
-                    named = (dict, items)
-            attrs.append((k, _ID, id(v)) if named is None else (k, named))
-    for store in (d["_parameters"], d["_buffers"]):
-        attrs.append(None)  # parameters, then buffers
-        for k, v in store.items():
-            attrs.append((k, None) if v is None else
-                         (k, v.dtype, v.shape, v.requires_grad))
-    get = d.get
-    return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
-                              get(_HOOKS[2]) or get(_HOOKS[3]))
-
-
-def _named(v):
-    """("fn", module, qualified name) of a function defined at a module's
-    top level or in a class (F.relu, transformers' rotary helpers): the
-    same in any process that imports it; None for anything else (a
-    closure, a lambda, an object: compared by identity)."""
-    if type(v) in (types.FunctionType, types.BuiltinFunctionType):
-        mod, qual = getattr(v, "__module__", None), v.__qualname__
-        if type(mod) is str and "<" not in qual:
-            return ("fn", mod, qual)
-    return None
-
-
-def _walk(m, memo, rel=""):
-    """(relative path, own signature, hooked) of m and every module
-    below it, depth first; each module's own signature once per memo."""
-    own = memo.get(id(m))
-    if own is None:
-        own = memo[id(m)] = _own_signature(m)
-    yield (rel, own[0], own[1] and bool(rel))  # its own hooks run
-    for k, c in m._modules.items():
-        path = rel + "." + k if rel else k
-        if c is None:
-            yield (path, None, False)
-        else:
-            yield from _walk(c, memo, path)
-
-
-class _Sig:
-    """A group's signature as a key: hashed once (a layer's is a few
-    hundred items, and a tuple hashes them all each time)."""
-    __slots__ = ("items", "h")
-
-    def __init__(self, items):
-        self.items, self.h = items, hash(items)
-
-    def __hash__(self):
-        return self.h
-
-    def __eq__(self, other):
-        return self is other or (type(other) is _Sig and other.h == self.h
-                                 and other.items == self.items)
-
-
-class _Flat:
-    """A module's _walk, read as far as a comparison needs."""
-
-    def __init__(self, m, memo):
-        self.it = _walk(m, memo)
-        self.items = []
-
-    def at(self, i):
-        items = self.items
-        while len(items) <= i:
-            x = next(self.it, _END)
-            if x is _END:
-                return _END
-            items.append(x)
-        return items[i]
-
-    def same(self, other):
-        i = 0
-        while True:
-            x, y = self.at(i), other.at(i)
-            if x is _END or y is _END:
-                return x is y
-            if x != y:
-                return False
-            i += 1
-
-
-def _arch(modules):
-    """What a model's modules are, at a glance: their paths and classes
-    (a summary's meta copy is new each time; its architecture is not)."""
-    return (tuple(p for p, _ in modules), tuple(type(m) for _, m in modules))
-
-
-def _shallow(modules):
-    """The groups of layers that may be alike (candidates' cheap tests),
-    as lists of paths."""
-    count = {}
-    for _, m in modules:
-        count[type(m)] = count.get(type(m), 0) + 1
-    if not any(n >= 3 for n in count.values()):
-        return []
-    size = dict.fromkeys((p for p, _ in modules), 1)
-    for path, _ in reversed(modules):
-        if path:
-            parent = path.rpartition(".")[0]
-            if parent in size:
-                size[parent] += size[path]
-    shallow = {}
-    for path, m in modules:
-        if path and count[type(m)] >= 3 and size[path] >= _LEAST:
-            k = (type(m), tuple((n, type(c)) for n, c in m._modules.items()),
-                 tuple((n, None if t is None else tuple(t.shape))
-                       for n, t in m._parameters.items()),
-                 tuple(tuple(t.shape) for c in m._modules.values()
-                       if c is not None for t in c._parameters.values()
-                       if t is not None))
-            shallow.setdefault(k, []).append(path)
-    return [g for g in shallow.values() if len(g) >= 3]
-
-
-def candidates(modules, arch=None):
-    """path -> (module, its group's number, its group's signature where
-    it holds for the process, else None): the layers a recording may
-    replay.
-
-    Cheap tests first, as most modules are none (_shallow): a class of
-    three or more modules, a subtree of at least _LEAST modules (a replay
-    saves the recording of what is below it; a conv-norm-activation
-    triple saves less than its key and template cost), its children's
-    classes, its own parameters' and its children's sizes alike in three
-    or more; made once per architecture (`arch`, _arch) and process, less
-    the groups found too small to pay (_ARCHS). Only those are compared
-    whole, module by module, each against the groups found so far, up to
-    the first difference (_Flat.same): a layer index read by one
-    submodule (transformers' attention) ends the comparison there."""
-    known = _ARCHS.get(arch) if arch is not None else None
-    if known is None:
-        known = (_shallow(modules), set())
-        if arch is not None and len(_ARCHS) < _ARCHS_MAX:
-            _ARCHS[arch] = known
-    shallow, small = known
-    if not shallow:
-        return {}
-    by_path = dict(modules)
-    memo, out, number = {}, {}, 0
-    for paths in shallow:
-        groups = []  # [its first member's _Flat, [(path, module)]]
-        for path in paths:
-            if path in small:
-                continue
-            m = by_path[path]
-            if len(groups) >= _MAX_APART:
-                # compared with the latest few only: a layer index in each
-                # (transformers') makes every layer a group of its own
-                lone = [g for g in groups if len(g[1]) == 1]
-                if lone:
-                    groups.remove(lone[0])
-            flat = _Flat(m, memo)
-            try:
-                for g in reversed(groups):
-                    if g[0].same(flat):
-                        g[1].append((path, m))
-                        break
-                else:
-                    groups.append([flat, [(path, m)]])
-            except Exception:  # noqa: BLE001 - attributes that do not compare
-                continue
-        found = False
-        for flat, alike in groups:
-            if len(alike) < 3 or any(x[2] for x in flat.items):
-                continue  # a hook below it: each call runs
-            found = True
-            portable = not any(a[1] is _ID for x in flat.items
-                               if x[1] is not None for a in x[1][1:]
-                               if a is not None and len(a) == 3)
-            sig = _Sig(tuple(x[:2] for x in flat.items)) if portable \
-                else None
-            for path, m in alike:
-                out[path] = (m, number, sig, [p for p, _ in alike])
-            number += 1
-        if not found:
-            # alike at a glance, not whole: not compared again for the
-            # architecture (a layer changed since is only not replayed)
-            small.update(paths)
-    # the outermost only: a layer replayed holds its sublayers' calls
-    return {p: v for p, v in out.items()
-            if not any(p.startswith(q + ".") for q in out)}
 
 
 def _wrapper(path, orig):
@@ -370,10 +100,10 @@ class Layers:
 
     def __init__(self, modules, builder, stack, mode, custom_ops=None):
         self.b, self.stack, self.mode = builder, stack, mode
-        self.arch = _arch(modules)
+        self.arch = layer_groups.arch(modules)
         self.found = {} if custom_ops or not enabled() \
             or builder.track_grad_fns or builder.weak \
-            or builder.autocast is not None else candidates(
+            or builder.autocast is not None else layer_groups.candidates(
                 modules, self.arch)
         self.active = {}   # path -> its wrapper, while installed
         self.saved = {}    # path -> (module, its own forward attribute)
@@ -460,10 +190,11 @@ class Layers:
                 raise LookupError
             if shadows is not None and id(v) in shadows.of:
                 # a value with a real value (positions, a mask): the call
-                # may read it, so its key holds the value itself, for
-                # this recording only (the shadow lives as long)
+                # may read it, so its key holds the value's name (written
+                # in place, a tensor is named anew), for this recording
+                # only, as replay.py keys one
                 cache.append(None)
-                return ("real", id(v))
+                return ("real", b.names[id(v)])
             return None
 
         def other(v):
@@ -555,9 +286,7 @@ class Layers:
         for replays to pay, or its templates cannot be read or differ (a
         replay that happens is exact all the same; this saves the
         noting)."""
-        known = _ARCHS.get(self.arch)
-        if known is not None:
-            known[1].update(self.found[path][3])
+        layer_groups.drop(self.arch, self.found[path][3])
 
     def _process_key(self, sig, key):
         b = self.b
@@ -811,21 +540,12 @@ def _name(r, c0, path):
 
 # a key's templates that differed before it is run for good
 _TRIES = 3
-# the fewest modules (itself included) a layer replayed holds
-_LEAST = 6
 # a group whose layers together record quicker saves less than it costs
 # to find (a summary compares every module of its layers, 3 us each) and
 # to replay (0.1 to 0.3 ms a layer): seconds, one call's time by the
 # group's layers (ResNet-50's third stage, 5 by 0.4 ms, pays; MobileNet
 # V2's groups of 3 by 0.45 ms do not)
 _MIN_GROUP_S = 0.0015
-# architecture (_arch) -> (its shallow groups, the paths of the groups
-# too small to pay): per process, bounded
-_ARCHS = {}
-_ARCHS_MAX = 64
-# groups a layer is compared with, the latest: a layer alone in its
-# group makes room for the next
-_MAX_APART = 6
 # (group signature, key, settings) -> (template, the rules it was made
 # by): templates verified in a recording, for later ones (_process_kept);
 # bounded, a process summarizing many models keeps the first
@@ -837,4 +557,4 @@ def forget():
     """Drops what is kept for the process: the templates, the
     architectures' groups (tests that count replays)."""
     _KEPT.clear()
-    _ARCHS.clear()
+    layer_groups.forget()

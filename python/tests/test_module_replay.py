@@ -19,7 +19,7 @@ T, D, H = 8, 16, 32  # tokens, width, hidden
 
 class Block(nn.Module):
     """x + drop(W2 f(W1 LN(x))) / 2: 2*T*D*H MACs and the rest
-    elementwise; six modules (module_replay._LEAST)."""
+    elementwise; six modules (layer_groups._LEAST)."""
 
     def __init__(self, act=True):
         super().__init__()
