@@ -469,32 +469,36 @@ def call_key(parts, args, kwargs, tensor, other=None):
     by other(v) where given (LookupError: the call runs); None for a call
     with any other argument. Keyword arguments by name."""
     tensors, first = [], {}
-
-    def part(v):
-        if isinstance(v, torch.Tensor):
-            parts.append((_meta_of(v), first.setdefault(id(v), len(tensors)),
-                          tensor(v)))
-            tensors.append(v)
-        elif v is None or type(v) in (bool, int, float, str):
-            parts.append((type(v), v))
-        elif type(v) in (tuple, list):
-            parts.append((type(v), len(v)))
-            for x in v:
-                part(x)
-        elif other is not None:
-            parts.append(other(v))
-        else:
-            raise LookupError
     try:
         parts.append(len(args))
         for v in args:
-            part(v)
+            _part(v, parts, tensors, first, tensor, other)
         for k in sorted(kwargs):
             parts.append(k)
-            part(kwargs[k])
+            _part(kwargs[k], parts, tensors, first, tensor, other)
     except LookupError:
         return None
     return tuple(parts), tensors
+
+
+def _part(v, parts, tensors, first, tensor, other):
+    """call_key's part of one argument. (A function of the module's, not
+    a closure: a closure calling itself for a tuple's items is a cycle
+    holding the call's tensors and the recorder until a collection.)"""
+    if isinstance(v, torch.Tensor):
+        parts.append((_meta_of(v), first.setdefault(id(v), len(tensors)),
+                      tensor(v)))
+        tensors.append(v)
+    elif v is None or type(v) in (bool, int, float, str):
+        parts.append((type(v), v))
+    elif type(v) in (tuple, list):
+        parts.append((type(v), len(v)))
+        for x in v:
+            _part(x, parts, tensors, first, tensor, other)
+    elif other is not None:
+        parts.append(other(v))
+    else:
+        raise LookupError
 
 
 def graph_at(b):

@@ -3,6 +3,7 @@
 NNSCAN_LIBRARY names the libnnscan to test (CTest passes the one it built);
 without it, the first build/*/libnnscan.so of this checkout is used.
 """
+import contextlib
 import glob
 import json
 import os
@@ -84,3 +85,48 @@ def kernel_analysis(graph, hardware=None, kernels=True):
 
 def kernel_layer(s, path):
     return {la["path"]: la for la in s.layers}[path]
+
+
+@contextlib.contextmanager
+def calls_counted(cls, method, returned=lambda out: True):
+    """[calls of cls.method so far whose output `returned` accepts] while
+    inside (replays: module_replay.Layers._replay, replay.Replays.replay)."""
+    count = [0]
+    real = getattr(cls, method)
+
+    def counted(self, *a):
+        out = real(self, *a)
+        count[0] += bool(returned(out))
+        return out
+    setattr(cls, method, counted)
+    try:
+        yield count
+    finally:
+        setattr(cls, method, real)
+
+
+def layers_replayed():
+    """calls_counted of the layers module_replay.py replayed (its replays
+    that returned an output)."""
+    from nnscan import module_replay
+    return calls_counted(module_replay.Layers, "_replay",
+                         lambda out: out is not None)
+
+
+def replay_reports(model, inputs, on):
+    """(text, JSON v2, JSON v1 and CSV reports, the summary) of a summary
+    with layers replayed (on) or every layer run (NNSCAN_MODULE_REPLAY=0)."""
+    import nnscan
+    was = os.environ.get("NNSCAN_MODULE_REPLAY")
+    os.environ["NNSCAN_MODULE_REPLAY"] = "1" if on else "0"
+    try:
+        s = nnscan.summary(model, inputs=inputs, file=False,
+                           columns=("flops", "macs", "dmas", "act"),
+                           hardware="h100-sxm")
+        return (s.to_text(), s.to_json(version=2), s.to_json(version=1),
+                s.to_csv()), s
+    finally:
+        if was is None:
+            del os.environ["NNSCAN_MODULE_REPLAY"]
+        else:
+            os.environ["NNSCAN_MODULE_REPLAY"] = was

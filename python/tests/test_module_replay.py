@@ -5,14 +5,12 @@ instead of running. Every report is the same as with every call run
 could make a layer's call add something else keeps it running: an
 attribute that differs, an argument written in place, a tensor from
 outside the layer, a weight shared between layers, a hook."""
-import contextlib
-import os
-
 import pytest
 import torch
 from torch import nn
 
 import nnscan
+from conftest import layers_replayed, replay_reports
 from nnscan import module_replay
 
 T, D, H = 8, 16, 32  # tokens, width, hidden
@@ -72,43 +70,15 @@ def _every_layer_pays(monkeypatch):
     monkeypatch.setattr(module_replay, "_MIN_GROUP_S", 0.0)
 
 
-@contextlib.contextmanager
-def _counting():
-    """[calls replayed so far] while inside."""
-    count = [0]
-    real = module_replay.Layers._replay
-
-    def counted(self, *a):
-        out = real(self, *a)
-        count[0] += out is not None
-        return out
-    module_replay.Layers._replay = counted
-    try:
-        yield count
-    finally:
-        module_replay.Layers._replay = real
-
-
 def _reports(model, x, on):
-    was = os.environ.get("NNSCAN_MODULE_REPLAY")
-    os.environ["NNSCAN_MODULE_REPLAY"] = "1" if on else "0"
-    try:
-        s = nnscan.summary(model, inputs=x, file=False,
-                           columns=("flops", "macs", "dmas", "act"),
-                           hardware="h100-sxm")
-        return (s.to_text(), s.to_json(version=2), s.to_json(version=1),
-                s.to_csv(), s.totals["macs"])
-    finally:
-        if was is None:
-            del os.environ["NNSCAN_MODULE_REPLAY"]
-        else:
-            os.environ["NNSCAN_MODULE_REPLAY"] = was
+    reports, s = replay_reports(model, x, on)
+    return reports + (s.totals["macs"],)
 
 
 def _same(model, x, replayed):
     torch.manual_seed(0)
     module_replay.forget()  # the templates earlier tests kept
-    with _counting() as count:
+    with layers_replayed() as count:
         on = _reports(model, x, True)
     assert count[0] == replayed
     off = _reports(model, x, False)
@@ -141,7 +111,7 @@ def test_a_later_summary_replays_every_layer_alike():
     model = Stack([Block() for _ in range(6)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=4)
-    with _counting() as count:
+    with layers_replayed() as count:
         again = _reports(model, x, True)
     assert count[0] == 6
     assert again[:4] == _reports(model, x, False)[:4]
@@ -161,7 +131,7 @@ def test_a_layer_holding_an_object_is_replayed_within_its_recording():
     model = Stack([Configured(config) for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=3)
-    with _counting() as count:
+    with layers_replayed() as count:
         _reports(model, x, True)
     assert count[0] == 3
 
@@ -244,7 +214,7 @@ def test_a_model_on_meta_is_left_as_it_was():
 
 def test_backward_runs_every_call():
     model = Stack([Block() for _ in range(5)]).eval()
-    with _counting() as count:
+    with layers_replayed() as count:
         nnscan.summary(model, inputs=torch.zeros(T, D), file=False,
                        backward=True)
     assert count[0] == 0
@@ -254,7 +224,7 @@ def test_backward_runs_every_call():
                     reason="training=True needs PyTorch 2.x")
 def test_training_runs_every_call():
     model = Stack([Block() for _ in range(5)]).eval()
-    with _counting() as count:
+    with layers_replayed() as count:
         nnscan.summary(model, inputs=torch.zeros(T, D), file=False,
                        training=True)
     assert count[0] == 0
@@ -273,7 +243,7 @@ def test_a_quick_layer_is_not_tried_again(monkeypatch):
     model = Stack([Block() for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=3)  # found quick only once it ran
-    with _counting() as count:
+    with layers_replayed() as count:
         again = _reports(model, x, True)
     assert count[0] == 0
     assert again[:4] == _reports(model, x, False)[:4]

@@ -1,16 +1,13 @@
 """transformers' decoder layers replayed with their KV cache
 (module_replay.py, layer_cache.py): the layers of five-layer models of
 the zoo, each report against every layer run (NNSCAN_MODULE_REPLAY=0)."""
-import contextlib
-import os
-
 import pytest
 import torch
 
 transformers = pytest.importorskip("transformers")
 
 import hf_zoo  # noqa: E402
-import nnscan  # noqa: E402
+from conftest import layers_replayed, replay_reports  # noqa: E402
 from nnscan import layer_cache, module_replay  # noqa: E402
 
 LAYERS = 5
@@ -29,46 +26,14 @@ def _every_layer_pays(monkeypatch):
     module_replay.forget()
 
 
-@contextlib.contextmanager
-def _counting():
-    count = [0]
-    real = module_replay.Layers._replay
-
-    def counted(self, *a):
-        out = real(self, *a)
-        count[0] += out is not None
-        return out
-    module_replay.Layers._replay = counted
-    try:
-        yield count
-    finally:
-        module_replay.Layers._replay = real
-
-
-def _reports(model, inputs, on):
-    was = os.environ.get("NNSCAN_MODULE_REPLAY")
-    os.environ["NNSCAN_MODULE_REPLAY"] = "1" if on else "0"
-    try:
-        s = nnscan.summary(model, inputs=inputs, file=False,
-                           columns=("flops", "macs", "dmas", "act"),
-                           hardware="h100-sxm")
-        return (s.to_text(), s.to_json(version=2), s.to_json(version=1),
-                s.to_csv()), s
-    finally:
-        if was is None:
-            del os.environ["NNSCAN_MODULE_REPLAY"]
-        else:
-            os.environ["NNSCAN_MODULE_REPLAY"] = was
-
-
 def _replayed_as_run(model, inputs):
     """(layers replayed in a first summary and a second, the summary);
     every report of each the same as with every layer run."""
-    with _counting() as count:
-        first, s = _reports(model, inputs, True)
+    with layers_replayed() as count:
+        first, s = replay_reports(model, inputs, True)
         n = count[0]
-        second, _ = _reports(model, inputs, True)
-    off, _ = _reports(model, inputs, False)
+        second, _ = replay_reports(model, inputs, True)
+    off, _ = replay_reports(model, inputs, False)
     assert first == off
     assert second == off
     return (n, count[0] - n), s

@@ -8,7 +8,6 @@ but the call's arguments is kept for the process: a later summary
 replays every call of its key. PyTorch 2.x (SDPA), so in the suite that
 runs there.
 """
-import contextlib
 import os
 
 import pytest
@@ -17,6 +16,7 @@ from torch import nn
 import torch.nn.functional as F
 
 import nnscan
+from conftest import calls_counted
 from nnscan import replay
 
 B, H, L, E = 2, 4, 16, 8
@@ -60,21 +60,10 @@ class Stack(nn.Module):
         return x
 
 
-@contextlib.contextmanager
 def _counting():
     """Replays.replay counted while inside: a list whose one item is the
     number of calls replayed so far."""
-    count = [0]
-    real = replay.Replays.replay
-
-    def counted(self, *a):
-        count[0] += 1
-        return real(self, *a)
-    replay.Replays.replay = counted
-    try:
-        yield count
-    finally:
-        replay.Replays.replay = real
+    return calls_counted(replay.Replays, "replay")
 
 
 def _reports(model, inputs, replayed):
