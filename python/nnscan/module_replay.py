@@ -82,9 +82,14 @@ def enabled():
 
 
 def _wrapper(path, orig):
+    """The layer's forward while a recording on this thread installed it:
+    told by the forward it wraps, not by naming itself (a function that
+    reads its own name holds itself in its closure: a cycle keeping the
+    layer, and the model copy, alive until a collection)."""
     def forward(*args, **kwargs):
         layers = getattr(_local, "layers", None)
-        if layers is None or layers.active.get(path) is not forward:
+        mine = layers.active.get(path) if layers is not None else None
+        if mine is None or mine.__wrapped__ is not orig:
             return orig(*args, **kwargs)
         return layers.call(path, orig, args, kwargs)
     forward.__wrapped__ = orig
