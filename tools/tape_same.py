@@ -16,9 +16,10 @@ own tests read what is packed), or inside an autocast region (PyTorch
 caches a weight's cast per region: a second call would not see what the
 first saw), is made once, as asked. Each difference is printed with the
 test and its first difference; the exit status is 1 when any. Tests that
-count the forward's calls, or the calls replay.py replays
-(tests_hf/test_replay.py), fail under it by construction: every summary
-is made twice.
+count the forward's calls, or the calls replay.py and module_replay.py
+replay (tests_hf/test_replay.py, tests/test_module_replay.py,
+tests_hf/test_layer_replay_hf.py), fail under it by construction: every
+summary is made twice.
 
     tools/tape_same.py python/tests -q -x
     /work/sidrun . 'PYTHONPATH=python python3 tools/tape_same.py \\
