@@ -8,7 +8,7 @@ transformers = pytest.importorskip("transformers")
 
 import hf_zoo  # noqa: E402
 from conftest import layers_replayed, replay_reports  # noqa: E402
-from nnscan import layer_cache, module_replay  # noqa: E402
+from nnscan import layer_cache, module_replay, replay  # noqa: E402
 
 LAYERS = 5
 _FIELDS = ("num_hidden_layers", "n_layer", "encoder_layers",
@@ -18,12 +18,16 @@ _FIELDS = ("num_hidden_layers", "n_layer", "encoder_layers",
 @pytest.fixture(autouse=True)
 def _every_layer_pays(monkeypatch):
     """No group dropped for recording quicker than replays pay (a tiny
-    model's layers do), and the zoo's models LAYERS deep."""
+    model's layers do), the zoo's models LAYERS deep, and no template
+    of an earlier test's (the attention's, which decide whether a
+    summary's second layer makes its masks again: replay._KEPT is
+    bounded, so a long run may hold none)."""
     monkeypatch.setattr(module_replay, "_MIN_GROUP_S", 0.0)
     for k in _FIELDS:
         if k in hf_zoo.TINY:
             monkeypatch.setitem(hf_zoo.TINY, k, LAYERS)
     module_replay.forget()
+    replay.forget()
 
 
 def _replayed_as_run(model, inputs):
