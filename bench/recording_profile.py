@@ -85,6 +85,10 @@ MODELS = ("resnet50", "densenet121", "vit_b_16", "mobilenet_v3_small",
           "gpt2", "llama3_8b")
 
 
+# --hf-layers: the hf: families built this many layers deep (0: hf_zoo's)
+HF_LAYERS = 0
+
+
 def build(name):
     """(model, args, kwargs) as bench/recording_speed.py builds them; None
     when the model's package does not import."""
@@ -104,6 +108,11 @@ def build(name):
             import hf_zoo
         except ImportError:
             return None
+        if HF_LAYERS:
+            from same_summary import LAYER_FIELDS
+            for k in LAYER_FIELDS:
+                if k in hf_zoo.TINY:
+                    hf_zoo.TINY[k] = HF_LAYERS
         m, inputs = hf_zoo.build(name[3:], device="cpu")
         return m, (), inputs
     if name == "llama3_8b":
@@ -809,7 +818,9 @@ def collector(name, runs):
     allocations leave due included) and their time, by gc.callbacks,
     medians of --runs after a warm-up. The summaries pause the collector
     (recorder.gc_paused); what it walks when it runs again is what they
-    left alive."""
+    left alive. And the objects a summary leaves to it (in reference
+    cycles: freed by no count), gc.collect()'s count after a summary made
+    with the collector off, the median of three."""
     import nnscan
     built = build_or_say(name)
     if built is None:
@@ -837,10 +848,21 @@ def collector(name, runs):
         finally:
             gc.callbacks.remove(note)
         rows = rows[1:]
+        left = []
+        for _ in range(3):
+            gc.collect()
+            gc.disable()
+            try:
+                nnscan.summary(model, inputs=inputs, file=False,
+                               backward=backward)
+            finally:
+                left.append(gc.collect())
+                gc.enable()
         print(f"{name}{' backward=True' if backward else ''}: "
               f"{statistics.median(r[1] for r in rows):.0f} collections, "
               f"{statistics.median(r[0] for r in rows) * 1e3:.3f} ms "
-              f"(medians of {runs})", flush=True)
+              f"(medians of {runs}); {statistics.median(left):.0f} objects "
+              "left to the collector", flush=True)
 
 
 def plan_costs(name, runs):
@@ -1148,6 +1170,9 @@ def main():
     ap.add_argument("--layer-replays", action="store_true",
                     help="layers module_replay.py replays, first and second "
                     "summary (layer_replays()'s doc)")
+    ap.add_argument("--hf-layers", type=int, default=0, metavar="N",
+                    help="build the hf: models N layers deep (hf_zoo.py's "
+                    "tiny configs have two: nothing to replay)")
     ap.add_argument("--c-build", action="store_true",
                     help="the library's build of the packed graph alone, "
                     "rules against the numbered tape (c_build()'s doc)")
@@ -1162,6 +1187,8 @@ def main():
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
+    global HF_LAYERS
+    HF_LAYERS = a.hf_layers
     import torch
     torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
