@@ -89,8 +89,9 @@ def part(cache, index):
     LookupError where its slot is not one a replay can make again."""
     layers = getattr(cache, "layers", None)
     if type(index) is not int or type(layers) is not list or \
-            not 0 <= index < len(layers):
-        raise LookupError(index)
+            not 0 <= index < len(layers) or \
+            getattr(cache, "offloading", False):
+        raise LookupError(index)  # (an offloading cache moves the others)
     slot = layers[index]
     if not _named(type(slot), _SLOT) or \
             getattr(slot, "is_initialized", True) is not False:
@@ -99,8 +100,11 @@ def part(cache, index):
 
 
 def before(cache, index):
-    """What the slot holds before the call (for effect)."""
-    return dict(vars(cache.layers[index])), len(cache.layers)
+    """What the slots hold before the call (for effect): the layer's
+    slot's attributes, and every slot's values."""
+    layers = cache.layers
+    return dict(vars(layers[index])), len(layers), \
+        [tuple(vars(x).items()) for x in layers]
 
 
 def effect(cache, index, was, names, scope_of):
@@ -108,11 +112,17 @@ def effect(cache, index, was, names, scope_of):
     the scope that made it, its meta) or (attribute, "v", a plain value),
     ...), in the slot's order; LookupError where it did anything else
     (removed an attribute, set an object, a tensor with no name, grew
-    the cache)."""
-    old, n = was
+    the cache, wrote another slot)."""
+    old, n, slots = was
     layers = cache.layers
     if len(layers) != n:
         raise LookupError("slots")
+    for k, (x, items) in enumerate(zip(layers, slots)):
+        got = tuple(vars(x).items())
+        if k != index and (len(got) != len(items) or any(
+                a != c or b is not d for (a, b), (c, d) in
+                zip(got, items))):
+            raise LookupError(k)  # it wrote another layer's slot
     now = vars(layers[index])
     if any(k not in now for k in old):
         raise LookupError("removed")

@@ -91,3 +91,26 @@ def test_a_filled_slot_keeps_the_call_running():
     assert layer_cache.part(cache, 1)[0] == "cache"
     with pytest.raises(LookupError):
         layer_cache.part(cache, len(cache.layers))
+
+
+def test_a_call_writing_another_slot_runs(monkeypatch):
+    # what a replay makes again is the layer's own slot: a cache whose
+    # update also writes a neighbour's keeps every call running
+    real = transformers.DynamicCache.update
+
+    def update(self, k, v, layer_idx, *a, **kw):
+        out = real(self, k, v, layer_idx, *a, **kw)
+        other = self.layers[(layer_idx + 1) % len(self.layers)]
+        other.seen_by = layer_idx  # a plain value, in another slot
+        return out
+    monkeypatch.setattr(transformers.DynamicCache, "update", update)
+    model, inputs = hf_zoo.build("llama")
+    replayed, _ = _replayed_as_run(model, inputs)
+    assert replayed == (0, 0)
+
+
+def test_an_offloading_cache_is_not_keyed():
+    cache = transformers.DynamicCache(config=hf_zoo.config("llama"))
+    cache.offloading = True
+    with pytest.raises(LookupError):
+        layer_cache.part(cache, 0)
