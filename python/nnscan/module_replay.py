@@ -152,13 +152,9 @@ class Layers:
             return orig(*args, **kwargs)
         if mode.pending:  # the arguments named, the graph up to here
             fused._flush(mode)
-        cache = []  # a KV cache argument (layer_cache.py)
-        key = self._key(path, args, kwargs, cache)
+        key, cache, real = self._key(path, args, kwargs)
         if key is None:
             return orig(*args, **kwargs)
-        real = None in cache  # keyed by a real value: not for the process
-        cache = [x for x in cache if x is not None]
-        cache = (cache[0], self.index[path]) if cache else None
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
@@ -170,7 +166,7 @@ class Layers:
             return orig(*args, **kwargs)
         was = layer_cache.before(*cache) if cache else None
         at = graph_at(b)
-        was = (was, len(b.replayed_tracked))
+        tracked = len(b.replayed_tracked)
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
         log, self.stack.log = self.stack.log, []
@@ -183,14 +179,19 @@ class Layers:
             log, self.stack.log = self.stack.log, log
         took = time.perf_counter() - took
         self._seen(key, path, at, names, shadows, out, log, took, cache, was,
-                   real)
+                   tracked, real)
         return out
 
-    def _key(self, path, args, kwargs, cache):
+    def _key(self, path, args, kwargs):
+        """(the call's key or None, its KV cache argument and the layer's
+        slot or None, whether a real value keys it: the key then holds
+        for this recording only)."""
         b = self.b
         shadows = b.shadows
+        cache, real = None, False
 
         def tensor(v):
+            nonlocal real
             if id(v) not in b.names or not v.is_meta:
                 raise LookupError
             if shadows is not None and id(v) in shadows.of:
@@ -198,17 +199,18 @@ class Layers:
                 # may read it, so its key holds the value's name (written
                 # in place, a tensor is named anew), for this recording
                 # only, as replay.py keys one
-                cache.append(None)
+                real = True
                 return ("real", b.names[id(v)])
             return None
 
         def other(v):
-            if any(x is not None for x in cache) or \
-                    not layer_cache.is_cache(v):
+            nonlocal cache
+            if cache is not None or not layer_cache.is_cache(v):
                 raise LookupError  # an object: what the call does to it
-            cache.append(v)
-            return layer_cache.part(v, self._index(path))
-        return call_key([self.found[path][1]], args, kwargs, tensor, other)
+            cache = (v, self._index(path))
+            return layer_cache.part(*cache)
+        key = call_key([self.found[path][1]], args, kwargs, tensor, other)
+        return key, cache, real
 
     def _index(self, path):
         """The layer's cache slot: the one `layer_idx` its modules hold
@@ -223,7 +225,7 @@ class Layers:
         return got
 
     def _seen(self, key, path, at, names, shadows, out, log, took, cache,
-              was, real):
+              was, tracked, real):
         """Notes a call that ran: what its template is read from, once a
         second call of its key came (a key called once pays nothing
         more); two templates the same are the key's."""
@@ -243,7 +245,6 @@ class Layers:
             kept[0] = None
             self._refused(path, kept)
             return
-        was, tracked = was
         try:
             made = layer_cache.effect(*cache, was, b.names, b.scope_of) \
                 if cache else ()
