@@ -7,22 +7,30 @@ called with the model's cache (a `DynamicCache`), into whose slot
 (`past_key_values.update(k, v, self.layer_idx)`). To replay such a layer:
 
 - the index is left out of the layers' signature only where nothing but
-  that write reads it: every read of `self.layer_idx` in the class's
+  the cache reads it: every read of `self.layer_idx` in the class's
   methods (its `__init__` apart: what it makes from the index is an
   attribute, compared as any other) is the index argument of an
-  `.update(...)` call (`index_only`, from the class's source). A class
-  whose forward scales by its index or branches on it keeps the index in
-  the signature: its layers differ and run;
+  `.update(...)` call, or indexes the cache (`cache.layers[i]`,
+  `cache.is_updated.get(i)`: GPT-2's cross-attention) through a name
+  that holds nothing but the cache argument or a part of it
+  (`index_only`, from the class's source). A class whose forward scales
+  by its index or branches on it keeps the index in the signature: its
+  layers differ and run;
 - a cache argument keys by its class, its number of slots and the state
   of the layer's slot (`part`): the slot empty, an exact `DynamicLayer`
-  in an exact `DynamicCache` (a sliding window's or a quantized cache's
-  layer keeps its call running);
+  or `DynamicSlidingWindowLayer` (with its window) in an exact
+  `DynamicCache` (a quantized cache's layer, or a slot that holds
+  tokens, keeps its call running);
 - what the call did to its slot (`effect`: each attribute it set, a
   tensor by its graph name and meta, any other value by itself, where it
   is a plain value) is part of the layer's template, so two calls
   compared verify it too, and a replay makes it again (`apply`): the
   slot holds meta tensors named as the recorded call's were, which the
-  model's output (its `past_key_values`) then reaches.
+  model's output (its `past_key_values`) then reaches. A sliding
+  window's slot also moves its own window size, a CPU scalar, to the
+  keys' device as it starts (`_sliding_window_tensor`): on meta that is
+  a tensor with a real value (a shadow), which the call may make
+  (`valued`) and a replay makes again from the slot's own scalar.
 """
 import ast
 import inspect
@@ -32,6 +40,8 @@ import torch
 
 _CACHE = ("transformers.cache_utils", "DynamicCache")
 _SLOT = ("transformers.cache_utils", "DynamicLayer")
+_SLIDING = ("transformers.cache_utils", "DynamicSlidingWindowLayer")
+_WINDOW = "_sliding_window_tensor"  # the sliding slot's size, a CPU scalar
 _PLAIN = (bool, int, float, str, type(None), torch.dtype, torch.device)
 
 _INDEX_ONLY = {}  # class -> whether index_only
@@ -54,6 +64,11 @@ def index_only(cls):
     return got
 
 
+# the names transformers gives a layer's cache argument
+_CACHE_ARGS = frozenset(("past_key_values", "past_key_value", "layer_past",
+                         "cache", "past"))
+
+
 def _reads_index_only(klass):
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
@@ -72,51 +87,174 @@ def _reads_index_only(klass):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
                 fn.name == "__init__":
             continue
+        # (a forward's parameters are the module's call's arguments: its
+        # cache argument is what module_replay keys, a DynamicCache)
+        caches = _cache_names(fn) if fn.name == "forward" else set()
+        if caches is None:
+            return False
+        mine = set(allowed)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Subscript) and \
+                    _root(node.value) in caches:
+                mine.add(id(node.slice))
+            elif isinstance(node, ast.Call) and \
+                    isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "get" and len(node.args) >= 1 and \
+                    _root(node.func.value) in caches:
+                mine.add(id(node.args[0]))
         for node in ast.walk(fn):
             if isinstance(node, ast.Attribute) and node.attr == "layer_idx" \
                     and isinstance(node.value, ast.Name) and \
-                    node.value.id == "self" and id(node) not in allowed:
+                    node.value.id == "self" and id(node) not in mine:
                 return False
     return True
+
+
+def _root(e):
+    """The name an expression of attributes and subscripts starts from
+    (`a` of `a.b[1].c`), or None."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
+
+
+def _cache_names(fn):
+    """The names in a forward `fn` that hold its cache argument or a part
+    of it: its parameters named as transformers names a cache, and the
+    local names given only such a name's parts (`cur = past_key_values`
+    or `past_key_values.self_attention_cache`, not `cur.layers[i].keys`,
+    a value the cache holds); None where such a name is bound any other
+    way (given anything else, a loop's or a `with`'s target, a nested
+    function's parameter: it may then be indexed for other reasons)."""
+    a = fn.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    names = params & _CACHE_ARGS
+    binds, simple = [], set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) \
+                else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and node.value is not None:
+                    binds.append((t.id, node.value))
+                    simple.add(id(t))
+    grew = True
+    while grew:  # the locals given parts of the cache, to a fixed point
+        grew = False
+        for name, value in binds:
+            if name not in names and _part(value) in names:
+                names.add(name)
+                grew = True
+    for name, value in binds:
+        if name in names and _part(value) not in names and not (
+                isinstance(value, ast.Constant) and value.value is None):
+            return None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and \
+                not isinstance(node.ctx, ast.Load) and \
+                node.id in names and id(node) not in simple:
+            return None
+        if node is not fn and isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            inner = node.args
+            if names & {x.arg for x in inner.posonlyargs + inner.args +
+                        inner.kwonlyargs}:
+                return None
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and \
+                names & set(node.names):
+            return None
+    return names
+
+
+def _part(e):
+    """The name an expression of attributes only starts from (`a` of
+    `a.b.c`: a part of the object `a` names, not what it holds), or
+    None."""
+    while isinstance(e, ast.Attribute):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
 
 
 def is_cache(v):
     return _named(type(v), _CACHE)
 
 
-def part(cache, index):
-    """The key's part for a cache argument of a layer of `index`;
-    LookupError where its slot is not one a replay can make again."""
+def part(cache, index, names):
+    """The key's part for a cache argument of a layer of `index`: the
+    cache's class and number of slots, the slot's class and its plain
+    attributes; LookupError where its slot is not one a replay can make
+    again. `names`: the recording's value names (by id), a sliding
+    slot's scalar keyed by whether it has one (its move to meta then
+    keeps it, an alias; else the move names it, a constant of the
+    call's)."""
     layers = getattr(cache, "layers", None)
     if type(index) is not int or type(layers) is not list or \
             not 0 <= index < len(layers) or \
             getattr(cache, "offloading", False):
         raise LookupError(index)  # (an offloading cache moves the others)
     slot = layers[index]
-    if not _named(type(slot), _SLOT) or \
-            getattr(slot, "is_initialized", True) is not False:
+    cls, d = type(slot), vars(slot)
+    if d.get("is_initialized", True) is not False:
         raise LookupError(index)
-    return ("cache", type(cache), len(layers))
+    if _named(cls, _SLOT):
+        extra = ()
+    elif _named(cls, _SLIDING):
+        size = d.get(_WINDOW)
+        if type(d.get("sliding_window")) is not int or \
+                d.get("cumulative_length") != 0 or \
+                not isinstance(size, torch.Tensor) or size.is_meta or \
+                size.dim() != 0 or size.dtype != torch.int64:
+            raise LookupError(index)
+        extra = (id(size) in names,)
+    else:
+        raise LookupError(index)
+    return ("cache", type(cache), len(layers), cls) + tuple(
+        (k, v) for k, v in d.items() if type(v) in _PLAIN) + extra
 
 
 def before(cache, index):
-    """What the slots hold before the call (for effect): the layer's
-    slot's attributes, and every slot's values."""
+    """What the cache holds before the call (for effect): the layer's
+    slot's attributes, every slot's values, and the cache's own
+    attributes (a dict's or list's items too)."""
     layers = cache.layers
     return dict(vars(layers[index])), len(layers), \
-        [tuple(vars(x).items()) for x in layers]
+        [tuple(vars(x).items()) for x in layers], _own(cache)
+
+
+def _own(cache):
+    return [(k, v, tuple(v.items()) if type(v) is dict else
+             tuple(v) if type(v) is list and k != "layers" else None)
+            for k, v in vars(cache).items()]
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(
+        x[0] == y[0] and x[1] is y[1] and (x[2] is None) == (y[2] is None)
+        and (x[2] is None or len(x[2]) == len(y[2]) and all(
+            _is(p, q) for p, q in zip(x[2], y[2])))
+        for x, y in zip(a, b))
+
+
+def _is(p, q):
+    if type(p) is tuple:  # a dict's item
+        return type(q) is tuple and p[0] == q[0] and p[1] is q[1]
+    return p is q
 
 
 def effect(cache, index, was, names, scope_of):
     """What the call set in the slot: ((attribute, "t", its graph name,
-    the scope that made it, its meta) or (attribute, "v", a plain value),
-    ...), in the slot's order; LookupError where it did anything else
-    (removed an attribute, set an object, a tensor with no name, grew
-    the cache, wrote another slot)."""
-    old, n, slots = was
+    the scope that made it, its meta) or (attribute, "v", a plain value)
+    or (attribute, "s", ...as "t"): the slot's own CPU tensor moved to
+    meta, its value a shadow), ...), in the slot's order; LookupError
+    where it did anything else (removed an attribute, set an object, a
+    tensor with no name, grew the cache, wrote another slot or the
+    cache's own attributes)."""
+    old, n, slots, own = was
     layers = cache.layers
     if len(layers) != n:
         raise LookupError("slots")
+    if not _same(own, _own(cache)):
+        raise LookupError("cache")  # it set the cache's own attributes
     for k, (x, items) in enumerate(zip(layers, slots)):
         got = tuple(vars(x).items())
         if k != index and (len(got) != len(items) or any(
@@ -134,7 +272,12 @@ def effect(cache, index, was, names, scope_of):
             name = names.get(id(v))
             if name is None or not v.is_meta:
                 raise LookupError(k)
-            out.append((k, "t", name, scope_of.get(id(v)),
+            was_v = old.get(k)
+            moved = k == _WINDOW and _named(type(layers[index]), _SLIDING) \
+                and isinstance(was_v, torch.Tensor) and not was_v.is_meta
+            if moved and names.get(id(was_v)) == name:
+                name = None  # the scalar's own name, from before the call
+            out.append((k, "s" if moved else "t", name, scope_of.get(id(v)),
                         (v.dtype, tuple(v.shape), tuple(v.stride()))))
         elif type(v) in _PLAIN:
             out.append((k, "v", v))
@@ -143,9 +286,28 @@ def effect(cache, index, was, names, scope_of):
     return tuple(out)
 
 
-def apply(cache, index, made, tensor):
+def valued(cache, index, made):
+    """The ids of the tensors the call put in its slot whose real value
+    is the slot's own (effect's "s"): made with a value, and made again
+    so by a replay."""
+    slot = vars(cache.layers[index])
+    return {id(slot[e[0]]) for e in made if e[1] == "s"}
+
+
+def apply(cache, index, made, tensor, shadows):
     """Sets the slot as `made` (effect's, its names as tensor() makes
-    them: tensor(name, scope, meta) -> a meta tensor named)."""
+    them: tensor(name, scope, meta, the attribute's value before) -> a
+    meta tensor named, under the value's own name where the name is
+    None); a moved CPU tensor's value kept as its meta tensor's shadow
+    (shadow.Shadows, or None when the recording keeps none), as the move
+    gives it."""
     slot = vars(cache.layers[index])
     for e in made:
-        slot[e[0]] = tensor(*e[2:]) if e[1] == "t" else e[2]
+        if e[1] == "v":
+            slot[e[0]] = e[2]
+            continue
+        was = slot.get(e[0])
+        t = tensor(*e[2:], was)
+        if e[1] == "s" and shadows is not None:
+            shadows.adopt(t, was)
+        slot[e[0]] = t

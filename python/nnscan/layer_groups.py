@@ -18,6 +18,7 @@ the groups is made once (_ARCHS), less the groups module_replay.py
 drops (`drop`): alike at a glance but not whole, too quick to record for
 replays to pay, or whose templates cannot be read or differ.
 """
+import functools
 import sys
 import types
 
@@ -119,12 +120,23 @@ def _own_signature(m):
 def _named(v):
     """("fn", module, qualified name) of a function defined at a module's
     top level or in a class (F.relu, transformers' rotary helpers): the
-    same in any process that imports it; None for anything else (a
+    same in any process that imports it; ("partial", that, its
+    arguments, its keywords) of a functools.partial of one with plain
+    arguments (transformers' GELUTanh: `partial(F.gelu,
+    approximate="tanh")`, one per layer); None for anything else (a
     closure, a lambda, an object: compared by identity)."""
-    if type(v) in (types.FunctionType, types.BuiltinFunctionType):
+    t = type(v)
+    if t in (types.FunctionType, types.BuiltinFunctionType):
         mod, qual = getattr(v, "__module__", None), v.__qualname__
         if type(mod) is str and "<" not in qual:
             return ("fn", mod, qual)
+    elif t is functools.partial:
+        fn = _named(v.func)
+        kw = tuple(v.keywords.items())
+        if fn is not None and fn[0] == "fn" and \
+                _PLAIN.issuperset(map(type, v.args)) and \
+                all(type(k) is str and type(x) in _PLAIN for k, x in kw):
+            return ("partial", fn, v.args, kw)
     return None
 
 

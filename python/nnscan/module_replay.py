@@ -208,7 +208,7 @@ class Layers:
             if cache is not None or not layer_cache.is_cache(v):
                 raise LookupError  # an object: what the call does to it
             cache = (v, self._index(path))
-            return layer_cache.part(*cache)
+            return layer_cache.part(*cache, b.names)
         key = call_key([self.found[path][1]], args, kwargs, tensor, other)
         return key, cache, real
 
@@ -235,20 +235,22 @@ class Layers:
             return
         own = self._own(path)
         lead = path + "."
-        if [b.names.get(id(t)) for t in key[1]] != names or \
-                not isinstance(out, torch.Tensor) or \
-                (b.shadows is not None and _valued(b.shadows.of, shadows)) or \
-                any(b.names.get(id(t), lead + k) != lead + k
-                    for k, t in own.items()):
-            # it writes its arguments or parameters, makes a value with a
-            # real value, returns other than one tensor: it runs
-            kept[0] = None
-            self._refused(path, kept)
-            return
         try:
             made = layer_cache.effect(*cache, was, b.names, b.scope_of) \
                 if cache else ()
         except LookupError:  # it did to its cache what no replay makes
+            made = None
+        if made is None or \
+                [b.names.get(id(t)) for t in key[1]] != names or \
+                not isinstance(out, torch.Tensor) or \
+                (b.shadows is not None and _valued(
+                    b.shadows.of, shadows,
+                    layer_cache.valued(*cache, made) if made else ())) or \
+                any(b.names.get(id(t), lead + k) != lead + k
+                    for k, t in own.items()):
+            # it writes its arguments or parameters, makes a value with a
+            # real value (but its cache slot's own), returns other than
+            # one tensor: it runs
             kept[0] = None
             self._refused(path, kept)
             return
@@ -406,8 +408,9 @@ class Layers:
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
             output = rel(out_name)
             out_scope = sub(out_scope)
-            cached = tuple(e[:2] + (made(e[2]), e[3] and sub(e[3]), e[4])
-                           if e[1] == "t" else e for e in cached)
+            cached = tuple(e[:2] + (e[2] and made(e[2]), e[3] and sub(e[3]),
+                                    e[4])
+                           if e[1] != "v" else e for e in cached)
             # values of the fused calls replay.py replayed inside, whose
             # contents are those of a tensor of the recording's (a mask
             # made before the call): that very tensor, under its new name
@@ -476,14 +479,14 @@ class Layers:
                 _absolute(v, c0, k0, ni, path + s, name)
         self._module_events(path, events)
         if cached:
-            def tensor(r, scope, meta):
+            def tensor(r, scope, meta, was):
                 t = _made(*meta)
                 b.hold(t)
-                names[id(t)] = name(r)
+                names[id(t)] = name(r) if r is not None else names[id(was)]
                 if scope is not None:
                     b.scope_of[id(t)] = path + scope
                 return t
-            layer_cache.apply(*cache, cached, tensor)
+            layer_cache.apply(*cache, cached, tensor, b.shadows)
         b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
         return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                              path + out_scope, (size, stride, dtype))
@@ -520,17 +523,19 @@ class _Same:
         return id(self.v)
 
 
-def _valued(of, was):
+def _valued(of, was, own=()):
     """Whether a call made a value with a real value: the shadows' table
     (shadow.py's `of`, in the order they were made) holds more than `was`
     entries and one of the new ones has elements (an empty tensor, as a
-    KV cache starts from, has no value to read)."""
+    KV cache starts from, has no value to read) and is not in `own` (ids:
+    the cache slot's, which a replay makes again, layer_cache.valued)."""
     n = len(of)
     if n == was:
         return False
     if n < was:
         return True
-    return any(e[0].numel() for e in itertools.islice(of.values(), was, n))
+    return any(e[0].numel() and id(e[0]) not in own
+               for e in itertools.islice(of.values(), was, n))
 
 
 def tpl_params(nodes):

@@ -29,6 +29,57 @@ class Scales(Writes):
         return k / (self.layer_idx + 1) + v
 
 
+class ReadsItsSlot(Writes):
+    # GPT-2's cross-attention: the cache's slot and a flag read by the
+    # index, through a local name given a part of the cache argument
+    def forward(self, k, v, past_key_values=None):
+        if past_key_values is not None:
+            cur = past_key_values.self_attention_cache
+            done = past_key_values.is_updated.get(self.layer_idx)
+            if done:
+                k = cur.layers[self.layer_idx].keys
+            k, v = cur.update(k, v, self.layer_idx)
+            past_key_values.is_updated[self.layer_idx] = True
+            k = k * 2  # a name given a value the cache held: no part of it
+        return k + v
+
+
+class IndexesItsOwnTable(Writes):
+    def forward(self, k, v, cache=None):
+        return k * self.table[self.layer_idx] + v
+
+
+class IndexesARebound(Writes):
+    # `cache` names the cache argument, then something else
+    def forward(self, k, v, cache=None):
+        if cache is None:
+            cache = self.table
+        return k * cache[self.layer_idx] + v
+
+
+class IndexesALoopName(Writes):
+    def forward(self, k, v, past=None):
+        for past in self.tables:
+            k = k * past[self.layer_idx]
+        return k + v
+
+
+class IndexesInAHelper(Writes):
+    # only a forward's parameters are taken for the call's cache
+    def forward(self, k, v, cache=None):
+        return self.helper(k, self.table) + v
+
+    def helper(self, k, cache):
+        return k * cache[self.layer_idx]
+
+
+class IndexesAnInnerParameter(Writes):
+    def forward(self, k, v, cache=None):
+        def scale(cache):
+            return cache[self.layer_idx]
+        return k * scale(self.table) + v
+
+
 class Branches(Writes):
     def last(self):
         return self.layer_idx == 11
@@ -43,9 +94,18 @@ def test_an_index_read_only_by_the_cache_update():
     assert layer_cache.index_only(WritesByKeyword)
 
 
+def test_an_index_read_only_to_index_the_cache():
+    assert layer_cache.index_only(ReadsItsSlot)
+
+
 def test_an_index_read_otherwise():
     assert not layer_cache.index_only(Scales)
     assert not layer_cache.index_only(Branches)  # in any method, a base's too
+    assert not layer_cache.index_only(IndexesItsOwnTable)
+    assert not layer_cache.index_only(IndexesARebound)
+    assert not layer_cache.index_only(IndexesALoopName)
+    assert not layer_cache.index_only(IndexesInAHelper)
+    assert not layer_cache.index_only(IndexesAnInnerParameter)
 
 
 def test_a_class_without_source_is_not_trusted():

@@ -5,8 +5,11 @@ instead of running. Every report is the same as with every call run
 could make a layer's call add something else keeps it running: an
 attribute that differs, an argument written in place, a tensor from
 outside the layer, a weight shared between layers, a hook."""
+import functools
+
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import nnscan
@@ -165,6 +168,47 @@ def test_an_attribute_that_differs_keeps_its_layer_apart():
     # the last block has no activation: alike in parameters, not in forward
     model = Stack([Block() for _ in range(4)] + [Block(act=False)]).eval()
     _same(model, torch.zeros(T, D), replayed=2)
+
+
+class Activated(Block):
+    """A block holding its own activation function object, as
+    transformers' GELUTanh holds partial(F.gelu, approximate="tanh")."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(super().forward(x))
+
+
+def test_a_partial_of_a_function_compares_by_what_it_calls():
+    # each block its own partial object: alike where the function and its
+    # arguments are, and a later summary replays every layer
+    def gelu():
+        return functools.partial(F.gelu, approximate="tanh")
+    model = Stack([Activated(gelu()) for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=3)
+    with layers_replayed() as count:
+        _reports(model, x, True)
+    assert count[0] == 5
+
+
+def test_partials_of_other_arguments_keep_layers_apart():
+    kinds = ["tanh", "none", "tanh", "none", "tanh"]
+    model = Stack([Activated(functools.partial(F.gelu, approximate=k))
+                   for k in kinds]).eval()
+    _same(model, torch.zeros(T, D), replayed=1)  # the third "tanh"
+
+
+def test_a_partial_of_a_closure_compares_by_identity():
+    # a closure may hold anything: within one recording only
+    def scale(x, k):
+        return x * k
+    model = Stack([Activated(functools.partial(scale, k=2.0))
+                   for _ in range(5)]).eval()
+    _same(model, torch.zeros(T, D), replayed=0)
 
 
 def test_a_layer_writing_its_argument_runs():

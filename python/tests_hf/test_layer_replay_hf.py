@@ -70,13 +70,70 @@ def test_an_encoder_with_a_padding_mask_replays_by_the_mask_itself():
     assert s.totals["macs"] != s.totals["macs_unmasked"]  # its contents read
 
 
-def test_a_layer_reading_its_index_otherwise_runs():
-    # GPT-2's attention reads layer_idx beyond the cache's update (its
-    # cross-attention's is_updated): every layer runs, and reports as run
+def test_gpt2_layers_index_the_cache_and_replay():
+    # GPT-2's attention reads layer_idx beyond the cache's update, to
+    # index the cache (its cross-attention's slot and is_updated flag):
+    # the layers replay all the same
     model, inputs = hf_zoo.build("gpt2")
-    assert not layer_cache.index_only(type(model.transformer.h[0].attn))
+    assert layer_cache.index_only(type(model.transformer.h[0].attn))
+    replayed, s = _replayed_as_run(model, inputs)
+    assert replayed[0] >= 1 and replayed[1] == LAYERS - 3
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
+def test_layers_scaled_by_their_index_run(monkeypatch):
+    # GPT-2 scaling its attention by 1 / (layer_idx + 1): an attribute
+    # made from the index, different in each layer, so each layer runs
+    real = hf_zoo.config
+
+    def config(name):
+        cfg = real(name)
+        cfg.scale_attn_by_inverse_layer_idx = True
+        return cfg
+    monkeypatch.setattr(hf_zoo, "config", config)
+    model, inputs = hf_zoo.build("gpt2")
+    assert model.transformer.h[0].attn.scaling != \
+        model.transformer.h[1].attn.scaling
     replayed, _ = _replayed_as_run(model, inputs)
     assert replayed == (0, 0)
+
+
+@pytest.mark.parametrize("family, layers", [("mistral", 5), ("gemma2", 7)])
+def test_sliding_window_slots_replay(family, layers, monkeypatch):
+    # a sliding window's slot moves its window size, a CPU scalar, to
+    # meta as it starts (a value with a real value): made again by each
+    # replay. The sliding window's mask is a real value: it keys the
+    # calls within one summary. Gemma-2's layers alternate sliding and
+    # full attention (two groups, each its own first call) and each holds
+    # its own partial(F.gelu, approximate="tanh")
+    for k in _FIELDS:
+        if k in hf_zoo.TINY:
+            monkeypatch.setitem(hf_zoo.TINY, k, layers)
+    model, inputs = hf_zoo.build(family)
+    slot = type(transformers.DynamicCache(config=model.config).layers[0])
+    assert slot.__name__ == "DynamicSlidingWindowLayer"
+    replayed, s = _replayed_as_run(model, inputs)
+    assert min(replayed) >= 1
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+    assert s.uncounted_aten == {}
+
+
+def test_a_sliding_slot_is_keyed_by_its_window():
+    cfg = hf_zoo.config("mistral")
+    cache = transformers.DynamicCache(config=cfg)
+    size = cache.layers[0]._sliding_window_tensor
+    key = layer_cache.part(cache, 0, {})
+    assert ("sliding_window", cfg.sliding_window) in key and key[-1] is False
+    assert layer_cache.part(cache, 0, {id(size): "const4"})[-1] is True
+    other = transformers.DynamicCache(config=cfg)
+    other.layers[0].sliding_window += 1
+    assert layer_cache.part(other, 0, {}) != key
+    k = torch.empty(1, 2, 4, 16, device="meta")
+    cache.update(k, k, 0)  # tokens in it: a replay cannot extend them
+    with pytest.raises(LookupError):
+        layer_cache.part(cache, 0, {})
 
 
 def test_a_filled_slot_keeps_the_call_running():
@@ -84,13 +141,13 @@ def test_a_filled_slot_keeps_the_call_running():
     cfg = hf_zoo.config("llama")
     cache = transformers.DynamicCache(config=cfg)
     k = torch.empty(1, 2, 4, 16, device="meta")
-    assert layer_cache.part(cache, 0)[0] == "cache"
+    assert layer_cache.part(cache, 0, {})[0] == "cache"
     cache.update(k, k, 0)
     with pytest.raises(LookupError):
-        layer_cache.part(cache, 0)
-    assert layer_cache.part(cache, 1)[0] == "cache"
+        layer_cache.part(cache, 0, {})
+    assert layer_cache.part(cache, 1, {})[0] == "cache"
     with pytest.raises(LookupError):
-        layer_cache.part(cache, len(cache.layers))
+        layer_cache.part(cache, len(cache.layers), {})
 
 
 def test_a_call_writing_another_slot_runs(monkeypatch):
@@ -109,8 +166,22 @@ def test_a_call_writing_another_slot_runs(monkeypatch):
     assert replayed == (0, 0)
 
 
+def test_a_call_setting_the_cache_itself_runs(monkeypatch):
+    # an update that notes something on the cache object (not a slot):
+    # no replay makes that again, so every call runs
+    real = transformers.DynamicCache.update
+
+    def update(self, k, v, layer_idx, *a, **kw):
+        vars(self).setdefault("seen", []).append(layer_idx)
+        return real(self, k, v, layer_idx, *a, **kw)
+    monkeypatch.setattr(transformers.DynamicCache, "update", update)
+    model, inputs = hf_zoo.build("llama")
+    replayed, _ = _replayed_as_run(model, inputs)
+    assert replayed == (0, 0)
+
+
 def test_an_offloading_cache_is_not_keyed():
     cache = transformers.DynamicCache(config=hf_zoo.config("llama"))
     cache.offloading = True
     with pytest.raises(LookupError):
-        layer_cache.part(cache, 0)
+        layer_cache.part(cache, 0, {})
