@@ -48,10 +48,11 @@ from before the call other than its arguments and its own parameters,
 makes a value with a real value (but an empty one: the cache's start),
 names a parameter outside the layer (a tied weight), runs a module
 outside the layer, writes its arguments or parameters in place, does to
-its cache more than set its slot, or returns anything but one tensor. A
-key whose calls differ _TRIES times runs for good, and its group is not
-tried again for the architecture; the first call of a group may differ
-alone (transformers' first layer makes the masks the others read). The
+its cache more than set its slot, or returns anything but one tensor
+(alone, or in a tuple with Nones: a layer's attention weights not asked
+for). A key whose calls differ _TRIES times runs for good, and its group
+is not tried again for the architecture; the first call of a group may
+differ alone (transformers' first layer makes the masks the others read). The
 values of the fused calls replay.py replays inside a layer (their masks'
 contents: a tensor made before the layer) are kept with the template,
 which then holds for its recording only. A numbered aten record (the
@@ -235,6 +236,8 @@ class Layers:
             return
         own = self._own(path)
         lead = path + "."
+        form, outs = _form(out)
+        out = outs[0] if outs else None
         try:
             made = layer_cache.effect(*cache, was, b.names, b.scope_of) \
                 if cache else ()
@@ -250,7 +253,8 @@ class Layers:
                     for k, t in own.items()):
             # it writes its arguments or parameters, makes a value with a
             # real value (but its cache slot's own), returns other than
-            # one tensor: it runs
+            # tensors (alone, or with Nones in a tuple), does to its cache
+            # what no replay makes: it runs
             kept[0] = None
             self._refused(path, kept)
             return
@@ -260,7 +264,9 @@ class Layers:
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
                 b.scope_of.get(id(out), path), _meta_of(out), log, made,
-                b.replayed_tracked[tracked:])
+                b.replayed_tracked[tracked:], form,
+                [(b.names.get(id(t)), b.scope_of.get(id(t), path),
+                  _meta_of(t)) for t in outs[1:]])
         prev, kept[0] = kept[0], note
         if prev is None:
             return
@@ -339,7 +345,7 @@ class Layers:
         return got
 
     def _template(self, path, at, after, tensors, out_name, out_scope,
-                  out_meta, log, cached, tracked):
+                  out_meta, log, cached, tracked, form, more):
         """What a call added between `at` and `after`, relative to the
         counters, the module's path and its arguments; None where that
         cannot be replayed (the module docstring)."""
@@ -408,6 +414,7 @@ class Layers:
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
             output = rel(out_name)
             out_scope = sub(out_scope)
+            more = tuple((rel(n), sub(sc), m) for n, sc, m in more)
             cached = tuple(e[:2] + (e[2] and made(e[2]), e[3] and sub(e[3]),
                                     e[4])
                            if e[1] != "v" else e for e in cached)
@@ -417,7 +424,9 @@ class Layers:
             tracked = tuple((made(n), _Same(t)) for n, t in tracked)
         except LookupError:
             return None
-        if output[0] not in ("n", "a") or \
+        outputs = [output] + [r for r, _, _ in more]
+        if any(r[0] not in ("n", "a") for r in outputs) or \
+                len(set(outputs)) != len(outputs) or \
                 nd1 - nd != len(declared) or \
                 any(f < n0 for f, _ in g.kernels[kern0:kern1]):
             return None
@@ -425,14 +434,14 @@ class Layers:
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
                 tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
                 tuple(aten), declared, events, output, out_scope, out_meta,
-                cached, tracked)
+                cached, tracked, form, more)
 
     def _replay(self, path, tpl, tensors, cache):
         """Adds the template at `path`, renamed; the call's output, or
         None where the module's parameters are not all its own."""
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          aten, declared, events, output, out_scope,
-         (dtype, size, stride, _), cached, tracked) = tpl
+         (dtype, size, stride, _), cached, tracked, form, more) = tpl
         b = self.b
         g = b.g
         own = self._own(path)
@@ -488,8 +497,20 @@ class Layers:
                 return t
             layer_cache.apply(*cache, cached, tensor, b.shadows)
         b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
-        return finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
-                             path + out_scope, (size, stride, dtype))
+        out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
+                            path + out_scope, (size, stride, dtype))
+        if form is None:
+            return out
+        n, at = form
+        got = [None] * n
+        got[at[0]] = out
+        for k, (r, sc, (dtype, size, stride, _)) in zip(at[1:], more):
+            got[k] = t = _made(dtype, size, stride)
+            b.hold(t)
+            names[id(t)] = name(r)
+            if r[0] == "n":  # made by the call (else an argument's alias)
+                b.scope_of[id(t)] = path + sc
+        return tuple(got)
 
     def _module_events(self, path, events):
         """What ModuleStack's hooks noted during the template's call, made
@@ -521,6 +542,22 @@ class _Same:
 
     def __hash__(self):
         return id(self.v)
+
+
+def _form(out):
+    """(None, [out]) for a tensor; ((n, the tensors' places), the
+    tensors) for a tuple of n whose items are tensors, each once, and
+    Nones (a transformers layer's hidden states and attention weights,
+    or None for the weights); (None, None) for anything else."""
+    if isinstance(out, torch.Tensor):
+        return None, [out]
+    if type(out) is tuple:
+        at = tuple(k for k, x in enumerate(out) if x is not None)
+        got = [out[k] for k in at]
+        if at and all(isinstance(t, torch.Tensor) for t in got) and \
+                len(set(map(id, got))) == len(got):
+            return (len(out), at), got
+    return None, None
 
 
 def _valued(of, was, own=()):

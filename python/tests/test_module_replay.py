@@ -211,6 +211,40 @@ def test_a_partial_of_a_closure_compares_by_identity():
     _same(model, torch.zeros(T, D), replayed=0)
 
 
+class Pairs(Block):
+    """A block returning a tuple, as transformers' older layers return
+    (hidden states, attention weights or None)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        y = super().forward(x)
+        if self.kind == "none":
+            return y, None
+        if self.kind == "weights":
+            return y, torch.softmax(y @ y.transpose(0, 1), -1)
+        if self.kind == "twice":
+            return y, y
+        return y, 1  # another object
+
+
+class Firsts(Stack):
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)[0]
+        return self.head(x)
+
+
+@pytest.mark.parametrize("kind, replayed", [
+    ("none", 3), ("weights", 3), ("twice", 0), ("number", 0)])
+def test_a_layer_returning_a_tuple(kind, replayed):
+    # tensors, each once, and Nones: the template makes each again
+    _same(Firsts([Pairs(kind) for _ in range(5)]).eval(), torch.zeros(T, D),
+          replayed=replayed)
+
+
 def test_a_layer_writing_its_argument_runs():
     model = Stack([Writes() for _ in range(4)]).eval()
     _same(model, torch.zeros(T, D), replayed=0)

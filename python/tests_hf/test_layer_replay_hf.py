@@ -82,6 +82,17 @@ def test_gpt2_layers_index_the_cache_and_replay():
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
 
 
+@pytest.mark.parametrize("family", ["bloom", "codegen"])
+def test_layers_returning_their_attention_weights_replay(family):
+    # BLOOM's and CodeGen's layers return (hidden states, attention
+    # weights): both made again by each replay
+    model, inputs = hf_zoo.build(family)
+    replayed, s = _replayed_as_run(model, inputs)
+    assert replayed[0] >= 1 and replayed[1] == LAYERS - 2
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
 def test_layers_scaled_by_their_index_run(monkeypatch):
     # GPT-2 scaling its attention by 1 / (layer_idx + 1): an attribute
     # made from the index, different in each layer, so each layer runs
