@@ -17,8 +17,12 @@ seed 0, 1x3x224x224; 299 for inception_v3) but the few whose random
 initialisation alone takes many seconds (--skip), and with transformers
 every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
 a GPT-2 small CPU model at 512 tokens and LLaMA-3-8B on meta at 2,048
-(--hf-layers 5: the HF families with five layers, not two). A model that fails writes its
-error instead (and compares as such). --compare prints each file that
+(--hf-layers 5: the HF families with five layers, not two), and
+nnscan.profile_generate of every causal HF family (gen_<family>: four
+new tokens after its inputs, every step recorded; its table, its JSON
+and each decode step's JSON v2) and of LLaMA-3-8B (gen_llama3_8b: a
+16-token prompt, a decode step at past 2,048). A model that fails
+writes its error instead (and compares as such). --compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).
 """
@@ -92,6 +96,45 @@ def hf_models():
         return llama3_8b_meta(), {
             "input_ids": torch.zeros(1, 2048, dtype=torch.long)}
     yield "llama3_8b_2048", llama3_8b
+    for n in sorted(hf_zoo.FAMILIES):
+        if hf_zoo.FAMILIES[n]["cls"] == "causal":
+            yield "gen_" + n, (lambda n=n: _generation(*hf_zoo.build(n), 4))
+
+    def llama3_8b_decode():
+        model, _ = llama3_8b()
+        return _generation(model, {"input_ids": torch.zeros(
+            1, 16, dtype=torch.long)}, 2048 - 16 + 2, [2048 - 16])
+    yield "gen_llama3_8b", llama3_8b_decode
+
+
+class _Generation:
+    """A model whose reports are those of nnscan.profile_generate."""
+
+    def __init__(self, model, inputs, new_tokens, steps):
+        self.model, self.inputs = model, inputs
+        self.new_tokens, self.steps = new_tokens, steps
+
+
+def _generation(model, inputs, new_tokens, steps=None):
+    return _Generation(model, inputs, new_tokens,
+                       steps or list(range(new_tokens - 1))), None
+
+
+def generation_reports(g):
+    import json
+    import nnscan
+    out = {}
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        p = nnscan.profile_generate(g.model, inputs=g.inputs,
+                                    max_new_tokens=g.new_tokens,
+                                    steps=g.steps)
+        out["gen_txt"] = p.to_text(numbers="raw")
+        out["gen_json"] = json.dumps(p.json, indent=1, sort_keys=True)
+        for past, s in sorted(p.decode.items()):
+            out[f"step{past}_json2"] = s.to_json(version=2)
+    out["warn"] = "".join(f"{x.category.__name__}: {x.message}\n" for x in w)
+    return out
 
 
 def reports(model, inputs):
@@ -117,7 +160,8 @@ def save(d, only, skip):
             continue
         try:
             model, inputs = make()
-            got = reports(model, inputs)
+            got = generation_reports(model) \
+                if isinstance(model, _Generation) else reports(model, inputs)
         except Exception as e:  # noqa: BLE001 - written, and compared
             got = {"error": f"{type(e).__name__}: {e}\n"}
         for form, text in got.items():

@@ -17,10 +17,12 @@ called with the model's cache (a `DynamicCache`), into whose slot
   by its index or branches on it keeps the index in the signature: its
   layers differ and run;
 - a cache argument keys by its class, its number of slots and the state
-  of the layer's slot (`part`): the slot empty, an exact `DynamicLayer`
-  or `DynamicSlidingWindowLayer` (with its window) in an exact
-  `DynamicCache` (a quantized cache's layer, or a slot that holds
-  tokens, keeps its call running);
+  of the layer's slot (`part`): an exact `DynamicLayer` or
+  `DynamicSlidingWindowLayer` (with its window) in an exact
+  `DynamicCache`, the slot empty (a prefill) or, a `DynamicLayer`,
+  holding keys and values (a decode step: they are then keyed as the
+  call's arguments, which it extends); a quantized cache's layer, or a
+  sliding window's that holds tokens, keeps its call running;
 - what the call did to its slot (`effect`: each attribute it set, a
   tensor by its graph name and meta, any other value by itself, where it
   is a plain value) is part of the layer's template, so two calls
@@ -180,13 +182,14 @@ def is_cache(v):
 
 
 def part(cache, index, names):
-    """The key's part for a cache argument of a layer of `index`: the
+    """(the key's part for a cache argument of a layer of `index`: the
     cache's class and number of slots, the slot's class and its plain
-    attributes; LookupError where its slot is not one a replay can make
-    again. `names`: the recording's value names (by id), a sliding
-    slot's scalar keyed by whether it has one (its move to meta then
-    keeps it, an alias; else the move names it, a constant of the
-    call's)."""
+    attributes; the tensors the slot holds, which the call reads as it
+    extends them: keyed as arguments); LookupError where the slot is
+    not one a replay can make again. `names`: the recording's value
+    names (by id), a sliding slot's scalar keyed by whether it has one
+    (its move to meta then keeps it, an alias; else the move names it,
+    a constant of the call's)."""
     layers = getattr(cache, "layers", None)
     if type(index) is not int or type(layers) is not list or \
             not 0 <= index < len(layers) or \
@@ -194,9 +197,18 @@ def part(cache, index, names):
         raise LookupError(index)  # (an offloading cache moves the others)
     slot = layers[index]
     cls, d = type(slot), vars(slot)
-    if d.get("is_initialized", True) is not False:
+    held = ()
+    start = d.get("is_initialized", True)
+    if _named(cls, _SLOT) and start is True:
+        # a decode step's: keys and values, named meta tensors
+        held = (d.get("keys"), d.get("values"))
+        if not all(isinstance(t, torch.Tensor) and t.is_meta and
+                   id(t) in names for t in held):
+            raise LookupError(index)
+        extra = ("filled",)
+    elif start is not False:
         raise LookupError(index)
-    if _named(cls, _SLOT):
+    elif _named(cls, _SLOT):
         extra = ()
     elif _named(cls, _SLIDING):
         size = d.get(_WINDOW)
@@ -209,7 +221,7 @@ def part(cache, index, names):
     else:
         raise LookupError(index)
     return ("cache", type(cache), len(layers), cls) + tuple(
-        (k, v) for k, v in d.items() if type(v) in _PLAIN) + extra
+        (k, v) for k, v in d.items() if type(v) in _PLAIN) + extra, held
 
 
 def before(cache, index):

@@ -209,7 +209,7 @@ class Layers:
             if cache is not None or not layer_cache.is_cache(v):
                 raise LookupError  # an object: what the call does to it
             cache = (v, self._index(path))
-            return layer_cache.part(*cache, b.names)
+            return layer_cache.part(*cache, b.names)  # (its slot's tensors)
         key = call_key([self.found[path][1]], args, kwargs, tensor, other)
         return key, cache, real
 

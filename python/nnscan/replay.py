@@ -466,8 +466,10 @@ def call_key(parts, args, kwargs, tensor, other=None):
     tensor(t) (which raises LookupError for one that keeps the call
     running); None, a bool, a number or a string by its type and value; a
     tuple or list by its type, length and items' parts; any other object
-    by other(v) where given (LookupError: the call runs); None for a call
-    with any other argument. Keyword arguments by name."""
+    by other(v) where given: (its part, the tensors it holds that the
+    call reads, each then keyed as a tensor argument; LookupError: the
+    call runs); None for a call with any other argument. Keyword
+    arguments by name."""
     tensors, first = [], {}
     try:
         parts.append(len(args))
@@ -496,7 +498,10 @@ def _part(v, parts, tensors, first, tensor, other):
         for x in v:
             _part(x, parts, tensors, first, tensor, other)
     elif other is not None:
-        parts.append(other(v))
+        part, held = other(v)
+        parts.append(part)
+        for t in held:
+            _part(t, parts, tensors, first, tensor, other)
     else:
         raise LookupError
 

@@ -135,30 +135,66 @@ def test_a_sliding_slot_is_keyed_by_its_window():
     cfg = hf_zoo.config("mistral")
     cache = transformers.DynamicCache(config=cfg)
     size = cache.layers[0]._sliding_window_tensor
-    key = layer_cache.part(cache, 0, {})
+    key, held = layer_cache.part(cache, 0, {})
     assert ("sliding_window", cfg.sliding_window) in key and key[-1] is False
-    assert layer_cache.part(cache, 0, {id(size): "const4"})[-1] is True
+    assert held == ()
+    assert layer_cache.part(cache, 0, {id(size): "const4"})[0][-1] is True
     other = transformers.DynamicCache(config=cfg)
     other.layers[0].sliding_window += 1
-    assert layer_cache.part(other, 0, {}) != key
+    assert layer_cache.part(other, 0, {})[0] != key
     k = torch.empty(1, 2, 4, 16, device="meta")
-    cache.update(k, k, 0)  # tokens in it: a replay cannot extend them
+    cache.update(k, k, 0)  # tokens in it: a replay cannot cut them
     with pytest.raises(LookupError):
         layer_cache.part(cache, 0, {})
 
 
-def test_a_filled_slot_keeps_the_call_running():
-    # decoding: the slot holds keys already, which a replay cannot extend
+def test_a_filled_slot_holds_its_tensors_as_arguments():
+    # decoding: the slot holds keys and values, which the call extends:
+    # keyed as the call's arguments, once they have names
     cfg = hf_zoo.config("llama")
     cache = transformers.DynamicCache(config=cfg)
     k = torch.empty(1, 2, 4, 16, device="meta")
-    assert layer_cache.part(cache, 0, {})[0] == "cache"
-    cache.update(k, k, 0)
-    with pytest.raises(LookupError):
+    empty, held = layer_cache.part(cache, 0, {})
+    assert empty[0] == "cache" and held == ()
+    cache.update(k, k.clone(), 0)
+    slot = cache.layers[0]
+    with pytest.raises(LookupError):  # tensors with no name yet
         layer_cache.part(cache, 0, {})
-    assert layer_cache.part(cache, 1, {})[0] == "cache"
+    names = {id(slot.keys): "v1", id(slot.values): "v2"}
+    filled, held = layer_cache.part(cache, 0, names)
+    assert filled != empty and held == (slot.keys, slot.values)
+    assert layer_cache.part(cache, 1, {})[0] == empty
     with pytest.raises(LookupError):
         layer_cache.part(cache, len(cache.layers), {})
+
+
+def _decode(family):
+    """profile_generate's reports of four new tokens (three decode steps)
+    and the layers replayed, with replays on and off."""
+    import json
+    import nnscan
+    model, inputs = hf_zoo.build(family)
+    got = []
+    for on in (True, False):
+        with layers_replayed() as count:
+            with pytest.MonkeyPatch.context() as mp:
+                if not on:
+                    mp.setenv("NNSCAN_MODULE_REPLAY", "0")
+                p = nnscan.profile_generate(model, inputs=inputs,
+                                            max_new_tokens=4)
+        got.append((json.dumps(p.json, sort_keys=True), p.to_text(),
+                    [s.to_json(version=2) for _, s in sorted(
+                        p.decode.items())], count[0]))
+    return got
+
+
+@pytest.mark.parametrize("family", ["llama", "gpt2"])
+def test_decode_steps_replay_their_layers(family):
+    # every decode step's layers after the first two are replayed with
+    # their filled slots, each report as with every layer run
+    on, off = _decode(family)
+    assert on[:3] == off[:3]
+    assert on[3] >= 3 * (LAYERS - 2) and off[3] == 0
 
 
 def test_a_call_writing_another_slot_runs(monkeypatch):
