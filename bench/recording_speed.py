@@ -316,6 +316,32 @@ def llama3_8b_meta():
         return LlamaForCausalLM(cfg).eval()
 
 
+# Two more 7-9B decoders on meta, for recording_profile.py: Mistral-7B
+# (every layer a sliding window's) and Gemma-2-9B (sliding and full
+# attention alternating), their released configs' sizes
+MISTRAL_7B = dict(hidden_size=4096, intermediate_size=14336,
+                  num_hidden_layers=32, num_attention_heads=32,
+                  num_key_value_heads=8, vocab_size=32000,
+                  sliding_window=4096)
+GEMMA2_9B = dict(hidden_size=3584, intermediate_size=14336,
+                 num_hidden_layers=42, num_attention_heads=16,
+                 num_key_value_heads=8, head_dim=256, vocab_size=256000)
+
+
+def decoder_meta(name):
+    """transformers' Mistral-7B ("mistral_7b") or Gemma-2-9B
+    ("gemma2_9b") on the meta device, in eval mode (ImportError without
+    transformers)."""
+    import torch
+    import transformers
+    cfg, model = {"mistral_7b": (transformers.MistralConfig(**MISTRAL_7B),
+                                 transformers.MistralForCausalLM),
+                  "gemma2_9b": (transformers.Gemma2Config(**GEMMA2_9B),
+                                transformers.Gemma2ForCausalLM)}[name]
+    with torch.device("meta"):
+        return model(cfg).eval()
+
+
 @contextlib.contextmanager
 def without_mask_values():
     """The summary as it was before masked attention (issue 20.1): no
