@@ -31,32 +31,83 @@ _PAST, _PRESENT = "past_key_values.", "present."
 _KV_NAMES = ("key", "value")
 
 
-def hf_step(model, inputs, past):
+def hf_step(model, inputs, past, seen=None, windows=None):
     """The step of a transformers causal LM: `past` becomes a DynamicCache
-    (its tensors taken as they are, no copy); `logits_to_keep=1` where the
-    model takes it, as generate() passes it."""
+    (its tensors taken as they are, no copy); with `windows` (per layer,
+    a sliding window's size or None: _hf_slots) a sliding window's slot
+    where the model's has one, holding the window's last tokens and told
+    it has seen `seen` (the tokens before the step); `logits_to_keep=1`
+    where the model takes it, as generate() passes it."""
     import inspect
     kw = dict(inputs)
     if past is not None:
-        kw["past_key_values"] = _dynamic_cache(past)
+        kw["past_key_values"] = _dynamic_cache(past, windows, seen)
     if "logits_to_keep" in inspect.signature(model.forward).parameters:
         kw.setdefault("logits_to_keep", 1)
     out = model(**kw, use_cache=True)
     return out, _hf_present(model, out)
 
 
-def _dynamic_cache(past):
-    """A transformers DynamicCache holding the tensors of `past`."""
+def _dynamic_cache(past, windows=None, seen=None):
+    """A transformers DynamicCache holding the tensors of `past`: a
+    DynamicSlidingWindowLayer where `windows` (per layer: a sliding
+    window's size or None) gives one, told it has seen `seen` tokens
+    (default: the longest entry's), else a DynamicLayer."""
     from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer
+    from transformers.cache_utils import DynamicLayer, \
+        DynamicSlidingWindowLayer
     cache = DynamicCache()
-    for k, v in past:
-        layer = DynamicLayer()
+    if seen is None:
+        seen = max(int(k.shape[-2]) for k, _ in past)
+    for i, (k, v) in enumerate(past):
+        w = windows[i] if windows else None
+        if w:
+            layer = DynamicSlidingWindowLayer(sliding_window=w)
+            layer.cumulative_length = seen
+            # (as its first update would: its size on the keys' device)
+            layer._sliding_window_tensor = \
+                layer._sliding_window_tensor.to(k.device)
+        else:
+            layer = DynamicLayer()
         layer.dtype, layer.device = k.dtype, k.device
         layer.keys, layer.values = k, v
         layer.is_initialized = True
         cache.layers.append(layer)
     return cache
+
+
+def _hf_slots(model, n):
+    """Per layer, the sliding window of the slot transformers' cache
+    makes for `model` (DynamicCache(config=...)), or None for a full
+    one; None when that is not n slots of those two kinds, or none
+    slides. (Made outside any recording: a sliding slot makes a tensor.)"""
+    try:
+        from transformers import DynamicCache
+        layers = DynamicCache(config=model.config).layers
+    except Exception:  # noqa: BLE001 - no config, or one it cannot read
+        return None
+    return _windows(layers, n)
+
+
+def _windows(layers, n):
+    """_hf_slots of a cache's slots."""
+    out = []
+    for layer in layers:
+        kind = (type(layer).__module__, type(layer).__name__)
+        if kind == ("transformers.cache_utils", "DynamicSlidingWindowLayer"):
+            out.append(int(layer.sliding_window))
+        elif kind == ("transformers.cache_utils", "DynamicLayer"):
+            out.append(None)
+        else:
+            return None
+    return out if len(out) == n and any(out) else None
+
+
+def _held(windows, layer, past_len):
+    """The tokens a slot holds with past_len seen: a sliding window's
+    keeps its last window - 1 (DynamicSlidingWindowLayer.update)."""
+    w = windows[layer] if windows else None
+    return min(past_len, w - 1) if w else past_len
 
 
 def _hf_present(model, out):
@@ -77,10 +128,12 @@ def _entry_names(prefix, layer, entry):
     return [f"{prefix}{layer}.{i}" for i in range(len(entry))]
 
 
-def _call(step):
+def _call(step, seen=None, windows=None):
     """The recorder's `call` for one step: the past comes in as keyword
     tensors named past_key_values.*, the result goes out as a dict whose
-    keys name the graph outputs (present.*)."""
+    keys name the graph outputs (present.*). `seen`, `windows`: for
+    hf_step, the tokens the past stands for and the model's sliding
+    windows (whose slots hold fewer)."""
     def call(model, **kw):
         inputs = {k: v for k, v in kw.items() if not k.startswith(_PAST)}
         flat = [(k, v) for k, v in kw.items() if k.startswith(_PAST)]
@@ -92,7 +145,8 @@ def _call(step):
                 by_layer.setdefault(int(layer), []).append(v)
             past = [tuple(v) if len(v) > 1 else v[0]
                     for _, v in sorted(by_layer.items())]
-        out, present = step(model, inputs, past)
+        out, present = step(model, inputs, past) if windows is None \
+            else step(model, inputs, past, seen, windows)
         result = {"output": _main_output(out)}
         for layer, entry in enumerate(present):
             tensors = entry if isinstance(entry, (tuple, list)) else [entry]
@@ -179,18 +233,22 @@ class GenerateProfile:
         return self.to_text()
 
 
-def _chosen(n_decode, steps):
+def _chosen(n_decode, steps, knees=()):
     """Which decode steps (0-based) to record: all when few, else `steps`
-    of them evenly spaced, the first and the last included."""
+    of them evenly spaced, the first and the last included; and the
+    `knees` (where a sliding window's slots fill: their cost stops
+    growing there, so the steps between two recorded ones stay linear)."""
     if n_decode <= 0:
         return []
+    knees = {j for j in knees if 0 <= j < n_decode}
     if isinstance(steps, (list, tuple, range)):
         chosen = {int(i) for i in steps if 0 <= int(i) < n_decode}
-        return sorted(chosen | {0, n_decode - 1})
+        return sorted(chosen | {0, n_decode - 1} | knees)
     k = 9 if steps is None else max(2, int(steps))
     if n_decode <= k:
         return list(range(n_decode))
-    return sorted({round(i * (n_decode - 1) / (k - 1)) for i in range(k)})
+    return sorted({round(i * (n_decode - 1) / (k - 1)) for i in range(k)}
+                  | knees)
 
 
 def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
@@ -202,7 +260,10 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     generate() runs them. `step`: see the module doc (default hf_step).
     `steps`: how many decode steps to record (default up to 9, evenly
     spaced, the first and last included; the others are linear in the past
-    length between them) or a list of step indices. `cache_axis`: the
+    length between them) or a list of step indices; with transformers'
+    sliding windows (hf_step), also the step at which each window's slot
+    fills (its cost constant from there), so that the steps between stay
+    linear. `cache_axis`: the
     sequence axis of the cache tensors. `loop`: a callable `loop(model)`
     that runs its own decode loop (or `model.generate(...)`): each of its
     top-level calls of the model is recorded as one step (the first the
@@ -249,7 +310,7 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     params = list(model.parameters())
     where = params[0].device if device == "model" and params else "meta"
 
-    def run(kw):
+    def run(kw, call=call):
         return torch_api.analyze_module(model, (), kw, device=device,
                                         name=name, call=call)
     prefill = run(inputs)
@@ -259,16 +320,27 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     if n_new > 1 and not present:
         raise ValueError("the prefill returned no cache (present.*): "
                          "a decode step needs the model's past")
+    # transformers' sliding windows: a slot holds the window's last tokens
+    # (hf_step makes such slots, _held says how many)
+    layers = {int(o["name"][len(_PRESENT):].partition(".")[0])
+              for o in present}
+    windows = _hf_slots(model, len(layers)) if step is hf_step and \
+        layers == set(range(len(layers))) else None
+    # where a window's slots fill: the last step they grow at (past
+    # w - 2: what it writes changes after) and the first they are full
+    # at (past w - 1: what it reads stops growing)
+    knees = {w - d - prompt for w in windows or () if w for d in (1, 2)}
     decode = {}
-    for j in _chosen(n_new - 1, steps):
+    for j in _chosen(n_new - 1, steps, knees):
         past_len = prompt + j
         kw = _decode_inputs(inputs, batch, past_len, ids)
         for o in present:
             shape = list(o["shape"])
-            shape[cache_axis] = past_len
+            layer = int(o["name"][len(_PRESENT):].partition(".")[0])
+            shape[cache_axis] = _held(windows, layer, past_len)
             kw[_PAST + o["name"][len(_PRESENT):]] = torch.zeros(
                 shape, dtype=getattr(torch, o["dtype"]), device=where)
-        s = run(kw)
+        s = run(kw, _call(step, past_len, windows) if windows else call)
         decode[past_len] = s
         recorded.append((j + 1, s, batch, past_len))
     # the steps between recorded ones: the library's, linear in the past
@@ -373,12 +445,16 @@ def _profile_loop(model, loop, cache_axis, device, name):
             if p.kind is inspect.Parameter.VAR_KEYWORD and p.name in bound:
                 bound.update(bound.pop(p.name))
         inputs, static, past, cache_name, hf = {}, {}, None, None, False
+        windows = None
         for k, v in bound.items():
             if isinstance(v, torch.Tensor):
                 inputs[k] = v
             elif cache_name is None and _is_cache(v):
                 cache_name, hf = k, hasattr(v, "layers")
                 past = _cache_entries(v)
+                if hf and past:  # its sliding windows' slots, as they are
+                    windows = _windows(v.layers, len(past))
+                    seen = int(v.get_seq_length())
             else:
                 static[k] = v
         past_len = 0
@@ -386,7 +462,8 @@ def _profile_loop(model, loop, cache_axis, device, name):
         if past:
             first = past[0][0] if isinstance(past[0], (tuple, list)) \
                 else past[0]
-            past_len = int(first.shape[cache_axis])
+            # the tokens seen (a sliding window's slot holds fewer)
+            past_len = seen if windows else int(first.shape[cache_axis])
             for layer, entry in enumerate(past):
                 tensors = entry if isinstance(entry, (tuple, list)) \
                     else [entry]
@@ -398,8 +475,8 @@ def _profile_loop(model, loop, cache_axis, device, name):
             call_kw = dict(step_inputs)
             call_kw.update(static)
             if step_past is not None:
-                call_kw[cache_name] = _dynamic_cache(step_past) if hf \
-                    else step_past
+                call_kw[cache_name] = _dynamic_cache(
+                    step_past, windows, past_len) if hf else step_past
             out = m(**call_kw)
             return out, _present_of(out)
         s = torch_api.analyze_module(model, (), kw, device=device, name=name,

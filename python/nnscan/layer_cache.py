@@ -18,11 +18,11 @@ called with the model's cache (a `DynamicCache`), into whose slot
   layers differ and run;
 - a cache argument keys by its class, its number of slots and the state
   of the layer's slot (`part`): an exact `DynamicLayer` or
-  `DynamicSlidingWindowLayer` (with its window) in an exact
-  `DynamicCache`, the slot empty (a prefill) or, a `DynamicLayer`,
+  `DynamicSlidingWindowLayer` (with its window and the tokens it has
+  seen) in an exact `DynamicCache`, the slot empty (a prefill) or
   holding keys and values (a decode step: they are then keyed as the
-  call's arguments, which it extends); a quantized cache's layer, or a
-  sliding window's that holds tokens, keeps its call running;
+  call's arguments, which it extends); a quantized cache's layer keeps
+  its call running;
 - what the call did to its slot (`effect`: each attribute it set, a
   tensor by its graph name and meta, any other value by itself, where it
   is a plain value) is part of the layer's template, so two calls
@@ -199,11 +199,17 @@ def part(cache, index, names):
     cls, d = type(slot), vars(slot)
     held = ()
     start = d.get("is_initialized", True)
-    if _named(cls, _SLOT) and start is True:
-        # a decode step's: keys and values, named meta tensors
+    sliding = _named(cls, _SLIDING)
+    if start is True and (_named(cls, _SLOT) or sliding):
+        # a decode step's: keys and values, named meta tensors (a sliding
+        # window's moved its scalar to meta as it started: no move now)
         held = (d.get("keys"), d.get("values"))
         if not all(isinstance(t, torch.Tensor) and t.is_meta and
-                   id(t) in names for t in held):
+                   id(t) in names for t in held) or (sliding and not (
+                       type(d.get("sliding_window")) is int and
+                       type(d.get("cumulative_length")) is int and
+                       isinstance(d.get(_WINDOW), torch.Tensor) and
+                       d[_WINDOW].is_meta)):
             raise LookupError(index)
         extra = ("filled",)
     elif start is not False:

@@ -118,6 +118,75 @@ def test_llama_steps_match_a_real_generation():
             for layer in cache.layers for t in (layer.keys, layer.values))
 
 
+def _with_window(monkeypatch, window):
+    real = hf_zoo.config
+
+    def config(name):
+        cfg = real(name)
+        cfg.sliding_window = window
+        return cfg
+    monkeypatch.setattr(hf_zoo, "config", config)
+
+
+@pytest.mark.parametrize("family", ["mistral", "gemma2", "gemma3_text"])
+def test_sliding_window_steps_match_a_real_generation(family, monkeypatch):
+    """As test_llama_steps_match_a_real_generation, for models whose
+    cache slides (every layer's, Mistral; every other one's, Gemma 2; five
+    of six, Gemma 3): a window of 20 keys after a 16-token prompt, so the
+    decode steps cross where the window's slots fill (past 19), after
+    which those slots hold 19 keys and the step reads no more."""
+    _with_window(monkeypatch, 20)
+    torch.manual_seed(0)
+    model, inputs = hf_zoo.build(family, device="cpu",
+                                 attn_implementation="eager")
+    p = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=7)
+    ids = inputs["input_ids"]
+    macs, out = _flop_counter_macs(model, input_ids=ids, use_cache=True,
+                                   logits_to_keep=1)
+    assert hf_zoo.matmul_macs(p.prefill) == macs
+    cache = out.past_key_values
+    assert any(type(x).__name__ == "DynamicSlidingWindowLayer"
+               for x in cache.layers)
+    read = []
+    for r in p.steps[1:]:
+        past = r["past"]
+        assert cache.get_seq_length() == past
+        read.append(sum(t.numel() * t.element_size()
+                        for layer in cache.layers
+                        for t in (layer.keys, layer.values)))
+        assert r["kv_cache_bytes_read"] == read[-1], r["step"]
+        macs, out = _flop_counter_macs(
+            model, input_ids=torch.zeros(1, 1, dtype=torch.long),
+            past_key_values=cache, use_cache=True, logits_to_keep=1)
+        assert hf_zoo.matmul_macs(p.decode[past]) == macs, r["step"]
+        cache = out.past_key_values
+        assert r["kv_cache_bytes"] == sum(
+            t.numel() * t.element_size()
+            for layer in cache.layers for t in (layer.keys, layer.values))
+    # the sliding slots stop growing at past 19: the reads grow by the
+    # full layers' entry alone from there
+    grow = [b - a for a, b in zip(read, read[1:])]
+    assert grow[0] > grow[-1]
+
+
+def test_steps_between_recorded_ones_stay_exact_across_a_window(
+        monkeypatch):
+    # the step where a window's slots fill is recorded too: the steps
+    # taken between recorded ones (linear in the past) are then exact
+    _with_window(monkeypatch, 24)
+    model, inputs = hf_zoo.build("gemma2")
+    every = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=14,
+                                    steps=list(range(13)))
+    few = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=14,
+                                  steps=2)
+    assert [r["past"] for r in few.steps if r["recorded"]] == \
+        [0, 16, 22, 23, 28]
+    strip = ("recorded",)
+    assert [{k: v for k, v in r.items() if k not in strip}
+            for r in few.steps] == \
+        [{k: v for k, v in r.items() if k not in strip} for r in every.steps]
+
+
 def test_real_and_meta_models_give_the_same_steps():
     torch.manual_seed(0)
     meta, inputs = hf_zoo.build("qwen2")
@@ -151,9 +220,10 @@ def test_steps_carry_unmasked_attention(family, window):
     """Each step's macs - macs_unmasked is (dense - allowed) pairs times
     (E + Ev) per batch row, head and layer, the allowed pairs counted by
     hand: the prefill leaves the upper triangle out (and, with a window,
-    the keys before it); a decode step (one query row) leaves nothing out
-    under full attention and the keys before the window once the past is
-    longer than the window."""
+    the keys before it); a decode step (one query row) leaves nothing out:
+    under full attention it reads every key, and with a window its cache
+    (transformers' DynamicSlidingWindowLayer) holds the window's last
+    window - 1 keys, so its one query reads the window and no more."""
     cfg = hf_zoo.config(family)
     if window is not None:
         cfg.sliding_window = window
@@ -168,24 +238,22 @@ def test_steps_carry_unmasked_attention(family, window):
         cfg.hidden_size // cfg.num_attention_heads
     per_pair = 2 * head_dim  # E (Q.K^T) + Ev (P.V)
     heads = B * cfg.num_attention_heads * cfg.num_hidden_layers
+    entry = B * _kv_entry_bytes(cfg, 4)
     for r in p.steps:
         assert r["macs_unmasked"] is not None and r["flops_unmasked"] \
             is not None
-        rows = T if r["step"] == "prefill" else 1
-        start = r["past"]
-        dense = rows * (start + rows)
-        left_out = (dense - _allowed_pairs(start, rows, window)) \
-            * per_pair * heads
-        assert r["macs"] - r["macs_unmasked"] == left_out, r
         if r["step"] == "prefill":
+            dense = T * T
+            left_out = (dense - _allowed_pairs(0, T, window)) \
+                * per_pair * heads
+            assert r["macs"] - r["macs_unmasked"] == left_out, r
             assert r["macs_unmasked"] < r["macs"]
-        elif window is None or start + 1 <= window:
-            assert r["macs_unmasked"] == r["macs"]
-        else:
-            assert r["macs_unmasked"] < r["macs"]
+            continue
+        assert r["macs_unmasked"] == r["macs"], r
+        held = r["past"] if window is None else min(r["past"], window - 1)
+        assert r["kv_cache_bytes_read"] == entry * held, r
     # the decode steps reach past the window (past 6..8 > 4)
-    if window is not None:
-        assert any(r["macs_unmasked"] < r["macs"] for r in p.steps[1:])
+    assert p.steps[-1]["past"] > (window or 0)
 
 
 class _PerCall:
@@ -276,6 +344,37 @@ def test_loop_records_each_call_as_a_step(make_loop):
         assert r["kv_cache_bytes"] == entry * (r["past"] + new)
         assert r["macs_unmasked"] <= r["macs"]
     assert p.prefill.device == "meta"
+
+
+@pytest.mark.parametrize("make_loop", [_hand_loop, _generate_loop],
+                         ids=["hand_loop", "generate"])
+def test_a_loop_with_a_sliding_window(make_loop, monkeypatch):
+    # Gemma 2 with a window of 8 after a 5-token prompt: its sliding
+    # slots fill during the loop (7 keys, at past 7); each call's recorded
+    # step against FlopCounterMode around the real call, and the real
+    # cache's sizes
+    _with_window(monkeypatch, 8)
+    torch.manual_seed(0)
+    model, _ = hf_zoo.build("gemma2", device="cpu",
+                            attn_implementation="eager")
+    ids = torch.arange(5).reshape(1, 5) % model.config.vocab_size
+    loop = make_loop(ids, 5)
+    p = nnscan.profile_generate(model, loop=loop)
+    with _PerCall(model) as ref:
+        loop(model)
+    assert [r["past"] for r in p.steps] == ref.past == [0, 5, 6, 7, 8]
+    summaries = [p.prefill] + [p.decode[r["past"]] for r in p.steps[1:]]
+    assert [hf_zoo.matmul_macs(s) for s in summaries] == ref.macs
+    cache = [None]
+
+    def last(m):
+        with torch.no_grad():
+            cache[0] = m(input_ids=ids, use_cache=True).past_key_values
+    last(model)
+    read = [r["kv_cache_bytes_read"] for r in p.steps]
+    assert read[1] == sum(t.numel() * t.element_size()
+                          for x in cache[0].layers for t in (x.keys, x.values))
+    assert read[2] - read[1] > read[4] - read[3] > 0  # the window full
 
 
 def test_loop_on_the_meta_device():

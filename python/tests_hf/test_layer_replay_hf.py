@@ -143,9 +143,15 @@ def test_a_sliding_slot_is_keyed_by_its_window():
     other.layers[0].sliding_window += 1
     assert layer_cache.part(other, 0, {})[0] != key
     k = torch.empty(1, 2, 4, 16, device="meta")
-    cache.update(k, k, 0)  # tokens in it: a replay cannot cut them
-    with pytest.raises(LookupError):
+    cache.update(k, k.clone(), 0)  # a decode step's: keyed by its tokens
+    slot = cache.layers[0]
+    assert slot._sliding_window_tensor.is_meta  # moved as it started
+    with pytest.raises(LookupError):  # keys and values with no name yet
         layer_cache.part(cache, 0, {})
+    filled, held = layer_cache.part(
+        cache, 0, {id(slot.keys): "v1", id(slot.values): "v2"})
+    assert ("cumulative_length", 4) in filled and filled[-1] == "filled"
+    assert held == (slot.keys, slot.values)
 
 
 def test_a_filled_slot_holds_its_tensors_as_arguments():
