@@ -130,3 +130,17 @@ def replay_reports(model, inputs, on):
             del os.environ["NNSCAN_MODULE_REPLAY"]
         else:
             os.environ["NNSCAN_MODULE_REPLAY"] = was
+
+
+def zoo_config(monkeypatch, **fields):
+    """hf_zoo.config (tests_hf) with `fields` set on every config it
+    makes, for the test (a sliding window's size, a per-layer scale)."""
+    import hf_zoo
+    real = hf_zoo.config
+
+    def config(name):
+        cfg = real(name)
+        for k, v in fields.items():
+            setattr(cfg, k, v)
+        return cfg
+    monkeypatch.setattr(hf_zoo, "config", config)

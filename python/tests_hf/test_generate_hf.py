@@ -8,6 +8,7 @@ import torch
 
 import hf_zoo
 import nnscan
+from conftest import zoo_config
 
 
 def _experts_per_layer(cfg):
@@ -118,16 +119,6 @@ def test_llama_steps_match_a_real_generation():
             for layer in cache.layers for t in (layer.keys, layer.values))
 
 
-def _with_window(monkeypatch, window):
-    real = hf_zoo.config
-
-    def config(name):
-        cfg = real(name)
-        cfg.sliding_window = window
-        return cfg
-    monkeypatch.setattr(hf_zoo, "config", config)
-
-
 @pytest.mark.parametrize("family", ["mistral", "gemma2", "gemma3_text"])
 def test_sliding_window_steps_match_a_real_generation(family, monkeypatch):
     """As test_llama_steps_match_a_real_generation, for models whose
@@ -135,7 +126,7 @@ def test_sliding_window_steps_match_a_real_generation(family, monkeypatch):
     of six, Gemma 3): a window of 20 keys after a 16-token prompt, so the
     decode steps cross where the window's slots fill (past 19), after
     which those slots hold 19 keys and the step reads no more."""
-    _with_window(monkeypatch, 20)
+    zoo_config(monkeypatch, sliding_window=20)
     torch.manual_seed(0)
     model, inputs = hf_zoo.build(family, device="cpu",
                                  attn_implementation="eager")
@@ -173,7 +164,7 @@ def test_steps_between_recorded_ones_stay_exact_across_a_window(
         monkeypatch):
     # the step where a window's slots fill is recorded too: the steps
     # taken between recorded ones (linear in the past) are then exact
-    _with_window(monkeypatch, 24)
+    zoo_config(monkeypatch, sliding_window=24)
     model, inputs = hf_zoo.build("gemma2")
     every = nnscan.profile_generate(model, inputs=inputs, max_new_tokens=14,
                                     steps=list(range(13)))
@@ -353,7 +344,7 @@ def test_a_loop_with_a_sliding_window(make_loop, monkeypatch):
     # slots fill during the loop (7 keys, at past 7); each call's recorded
     # step against FlopCounterMode around the real call, and the real
     # cache's sizes
-    _with_window(monkeypatch, 8)
+    zoo_config(monkeypatch, sliding_window=8)
     torch.manual_seed(0)
     model, _ = hf_zoo.build("gemma2", device="cpu",
                             attn_implementation="eager")

@@ -7,7 +7,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 import hf_zoo  # noqa: E402
-from conftest import layers_replayed, replay_reports  # noqa: E402
+from conftest import layers_replayed, replay_reports, zoo_config  # noqa: E402,E501
 from nnscan import layer_cache, module_replay, replay  # noqa: E402
 
 LAYERS = 5
@@ -43,16 +43,19 @@ def _replayed_as_run(model, inputs):
     return (n, count[0] - n), s
 
 
-@pytest.mark.parametrize("family", ["llama", "qwen3", "olmo2", "phi3"])
-def test_decoder_layers_replay_with_their_cache(family):
+@pytest.mark.parametrize("family, ran", [
+    ("llama", 3), ("qwen3", 3), ("olmo2", 3), ("phi3", 3),
+    ("bloom", 2), ("codegen", 2)])
+def test_decoder_layers_replay_with_their_cache(family, ran):
     # the attention's layer_idx only indexes the cache: from the third
     # layer on the layers are replayed (the first one or two make what
     # their neighbours read: masks, the attention's own templates), and
     # the cache's slots made again (the model's output holds them:
-    # past_key_values)
+    # past_key_values). BLOOM's and CodeGen's layers return (hidden
+    # states, attention weights): both made again by each replay
     model, inputs = hf_zoo.build(family)
     replayed, s = _replayed_as_run(model, inputs)
-    assert replayed[0] >= 1 and replayed[1] == LAYERS - 3
+    assert replayed[0] >= 1 and replayed[1] == LAYERS - ran
     # against PyTorch's own count of the products, as test_hf_zoo
     ref = hf_zoo.reference(model, inputs)[1]
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
@@ -82,27 +85,10 @@ def test_gpt2_layers_index_the_cache_and_replay():
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
 
 
-@pytest.mark.parametrize("family", ["bloom", "codegen"])
-def test_layers_returning_their_attention_weights_replay(family):
-    # BLOOM's and CodeGen's layers return (hidden states, attention
-    # weights): both made again by each replay
-    model, inputs = hf_zoo.build(family)
-    replayed, s = _replayed_as_run(model, inputs)
-    assert replayed[0] >= 1 and replayed[1] == LAYERS - 2
-    ref = hf_zoo.reference(model, inputs)[1]
-    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
-
-
 def test_layers_scaled_by_their_index_run(monkeypatch):
     # GPT-2 scaling its attention by 1 / (layer_idx + 1): an attribute
     # made from the index, different in each layer, so each layer runs
-    real = hf_zoo.config
-
-    def config(name):
-        cfg = real(name)
-        cfg.scale_attn_by_inverse_layer_idx = True
-        return cfg
-    monkeypatch.setattr(hf_zoo, "config", config)
+    zoo_config(monkeypatch, scale_attn_by_inverse_layer_idx=True)
     model, inputs = hf_zoo.build("gpt2")
     assert model.transformer.h[0].attn.scaling != \
         model.transformer.h[1].attn.scaling
