@@ -1056,12 +1056,14 @@ def _to_meta(t):
 def map_tensors(obj, fn):
     """obj with every tensor t in nested tuples, lists and dicts replaced by
     fn(t) (one result per tensor, so a tensor passed twice stays one),
-    rebuilt without recursion; anything else is kept as it is."""
+    rebuilt without recursion; a transformers cache (a `past_key_values`
+    argument) copied, its tensors so replaced (_cache_copy); anything
+    else is kept as it is."""
     memo = {}
 
     def leaf(x):
         if not isinstance(x, torch.Tensor):
-            return x
+            return _cache_copy(x, leaf, memo) if _is_hf_cache(x) else x
         if id(x) not in memo:
             memo[id(x)] = fn(x)
         return memo[id(x)]
@@ -1103,6 +1105,41 @@ def map_tensors(obj, fn):
         else:
             open_ids.add(id(c))
             frames.append((c, sub, []))
+
+
+def _is_hf_cache(x):
+    return any(k.__name__ == "Cache" and k.__module__ ==
+               "transformers.cache_utils" for k in type(x).__mro__)
+
+
+def _cache_copy(x, leaf, memo, depth=0):
+    """A copy of a transformers cache (its slots, sub-caches, lists and
+    dicts copied too, each tensor leaf(t), anything else shared): the
+    forward extends the copy, never the caller's cache, and reads its
+    tensors as the recording's (on meta, or copies on the model's own
+    device)."""
+    if isinstance(x, torch.Tensor):
+        return leaf(x)
+    got = memo.get(id(x))
+    if got is not None:
+        return got
+    t = type(x)
+    if depth > 8:
+        return x
+    if t in (list, tuple):
+        return t(_cache_copy(v, leaf, memo, depth + 1) for v in x)
+    if t is dict:
+        return {k: _cache_copy(v, leaf, memo, depth + 1)
+                for k, v in x.items()}
+    if not hasattr(x, "__dict__") or not (
+            t.__module__ == "transformers.cache_utils" or _is_hf_cache(x)):
+        return x  # a config, a number: shared
+    new = copy.copy(x)
+    memo[id(x)] = new
+    d = vars(new)
+    for k, v in list(d.items()):
+        d[k] = _cache_copy(v, leaf, memo, depth + 1)
+    return new
 
 
 def to_meta_inputs(obj, shadows=None):

@@ -178,6 +178,30 @@ def test_steps_between_recorded_ones_stay_exact_across_a_window(
         [{k: v for k, v in r.items() if k not in strip} for r in every.steps]
 
 
+@pytest.mark.parametrize("device", ["meta", "cpu"])
+@pytest.mark.parametrize("family", ["llama", "mistral"])
+def test_a_cache_in_the_inputs_is_left_as_it_was(family, device):
+    # summary of a decode step given transformers' own cache (a
+    # DynamicCache after a prefill): the forward extends a copy, never the
+    # caller's cache; its products as FlopCounterMode counts the same step
+    torch.manual_seed(0)
+    model, inputs = hf_zoo.build(family, device=device,
+                                 attn_implementation="eager")
+    with torch.no_grad():
+        cache = model(**inputs, use_cache=True).past_key_values
+    held = [(x.keys, x.values, dict(vars(x))) for x in cache.layers]
+    step = {"input_ids": torch.zeros(1, 1, dtype=torch.long),
+            "past_key_values": cache}
+    s = nnscan.summary(model, inputs=step, file=False)
+    assert cache.get_seq_length() == inputs["input_ids"].shape[1]
+    assert all(x.keys is k and x.values is v and vars(x) == d
+               for x, (k, v, d) in zip(cache.layers, held))
+    import copy
+    macs, _ = _flop_counter_macs(model, input_ids=step["input_ids"],
+                                 past_key_values=copy.deepcopy(cache))
+    assert hf_zoo.matmul_macs(s) == macs
+
+
 def test_real_and_meta_models_give_the_same_steps():
     torch.manual_seed(0)
     meta, inputs = hf_zoo.build("qwen2")
