@@ -1063,7 +1063,7 @@ def map_tensors(obj, fn):
 
     def leaf(x):
         if not isinstance(x, torch.Tensor):
-            return _cache_copy(x, leaf, memo) if _is_hf_cache(x) else x
+            return _cache_copy(x, fn, memo) if _is_hf_cache(x) else x
         if id(x) not in memo:
             memo[id(x)] = fn(x)
         return memo[id(x)]
@@ -1112,14 +1112,18 @@ def _is_hf_cache(x):
                "transformers.cache_utils" for k in type(x).__mro__)
 
 
-def _cache_copy(x, leaf, memo, depth=0):
+def _cache_copy(x, fn, memo, depth=0):
     """A copy of a transformers cache (its slots, sub-caches, lists and
-    dicts copied too, each tensor leaf(t), anything else shared): the
-    forward extends the copy, never the caller's cache, and reads its
-    tensors as the recording's (on meta, or copies on the model's own
-    device)."""
+    dicts copied too, each tensor fn(t) once (memo, map_tensors'),
+    anything else shared): the forward extends the copy, never the
+    caller's cache, and reads its tensors as the recording's (on meta,
+    or copies on the model's own device). (A function of the module's:
+    map_tensors' leaf passing itself would be a cycle holding the
+    recording's tensors until a collection.)"""
     if isinstance(x, torch.Tensor):
-        return leaf(x)
+        if id(x) not in memo:
+            memo[id(x)] = fn(x)
+        return memo[id(x)]
     got = memo.get(id(x))
     if got is not None:
         return got
@@ -1127,9 +1131,9 @@ def _cache_copy(x, leaf, memo, depth=0):
     if depth > 8:
         return x
     if t in (list, tuple):
-        return t(_cache_copy(v, leaf, memo, depth + 1) for v in x)
+        return t(_cache_copy(v, fn, memo, depth + 1) for v in x)
     if t is dict:
-        return {k: _cache_copy(v, leaf, memo, depth + 1)
+        return {k: _cache_copy(v, fn, memo, depth + 1)
                 for k, v in x.items()}
     if not hasattr(x, "__dict__") or not (
             t.__module__ == "transformers.cache_utils" or _is_hf_cache(x)):
@@ -1138,7 +1142,7 @@ def _cache_copy(x, leaf, memo, depth=0):
     memo[id(x)] = new
     d = vars(new)
     for k, v in list(d.items()):
-        d[k] = _cache_copy(v, leaf, memo, depth + 1)
+        d[k] = _cache_copy(v, fn, memo, depth + 1)
     return new
 
 
