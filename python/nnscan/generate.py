@@ -261,10 +261,10 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
     `steps`: how many decode steps to record (default up to 9, evenly
     spaced, the first and last included; the others are linear in the past
     length between them) or a list of step indices; with transformers'
-    sliding windows (hf_step), also the step at which each window's slot
-    fills (its cost constant from there), so that the steps between stay
-    linear. `cache_axis`: the
-    sequence axis of the cache tensors. `loop`: a callable `loop(model)`
+    sliding windows (hf_step), also the two steps at which each window's
+    slots fill (their cost constant from there), so that the steps
+    between stay linear. `cache_axis`: the sequence axis of the cache
+    tensors. `loop`: a callable `loop(model)`
     that runs its own decode loop (or `model.generate(...)`): each of its
     top-level calls of the model is recorded as one step (the first the
     prefill; `inputs` and `max_new_tokens` are not used, `step` and
