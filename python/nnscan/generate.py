@@ -141,8 +141,7 @@ def _call(step, seen=None, windows=None):
         if flat:
             by_layer = {}
             for k, v in flat:
-                layer, _, part = k[len(_PAST):].partition(".")
-                by_layer.setdefault(int(layer), []).append(v)
+                by_layer.setdefault(_layer_of(k, _PAST), []).append(v)
             past = [tuple(v) if len(v) > 1 else v[0]
                     for _, v in sorted(by_layer.items())]
         out, present = step(model, inputs, past) if windows is None \
@@ -153,6 +152,12 @@ def _call(step, seen=None, windows=None):
             result.update(zip(_entry_names(_PRESENT, layer, entry), tensors))
         return result
     return call
+
+
+def _layer_of(name, prefix):
+    """The layer of a cache input or output's name (`past_key_values.3.key`
+    with prefix `past_key_values.`: 3)."""
+    return int(name[len(prefix):].partition(".")[0])
 
 
 def _main_output(out):
@@ -322,8 +327,7 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
                          "a decode step needs the model's past")
     # transformers' sliding windows: a slot holds the window's last tokens
     # (hf_step makes such slots, _held says how many)
-    layers = {int(o["name"][len(_PRESENT):].partition(".")[0])
-              for o in present}
+    layers = {_layer_of(o["name"], _PRESENT) for o in present}
     windows = _hf_slots(model, len(layers)) if step is hf_step and \
         layers == set(range(len(layers))) else None
     # where a window's slots fill: the last step they grow at (past
@@ -336,8 +340,8 @@ def profile_generate(model, inputs=None, max_new_tokens=16, *, step=None,
         kw = _decode_inputs(inputs, batch, past_len, ids)
         for o in present:
             shape = list(o["shape"])
-            layer = int(o["name"][len(_PRESENT):].partition(".")[0])
-            shape[cache_axis] = _held(windows, layer, past_len)
+            shape[cache_axis] = _held(
+                windows, _layer_of(o["name"], _PRESENT), past_len)
             kw[_PAST + o["name"][len(_PRESENT):]] = torch.zeros(
                 shape, dtype=getattr(torch, o["dtype"]), device=where)
         s = run(kw, _call(step, past_len, windows) if windows else call)

@@ -197,35 +197,33 @@ def part(cache, index, names):
         raise LookupError(index)  # (an offloading cache moves the others)
     slot = layers[index]
     cls, d = type(slot), vars(slot)
-    held = ()
-    start = d.get("is_initialized", True)
     sliding = _named(cls, _SLIDING)
-    if start is True and (_named(cls, _SLOT) or sliding):
+    if not (sliding or _named(cls, _SLOT)) or \
+            sliding and type(d.get("sliding_window")) is not int:
+        raise LookupError(index)
+    held, start = (), d.get("is_initialized")
+    if start is True:
         # a decode step's: keys and values, named meta tensors (a sliding
         # window's moved its scalar to meta as it started: no move now)
         held = (d.get("keys"), d.get("values"))
         if not all(isinstance(t, torch.Tensor) and t.is_meta and
-                   id(t) in names for t in held) or (sliding and not (
-                       type(d.get("sliding_window")) is int and
+                   id(t) in names for t in held) or sliding and not (
                        type(d.get("cumulative_length")) is int and
                        isinstance(d.get(_WINDOW), torch.Tensor) and
-                       d[_WINDOW].is_meta)):
+                       d[_WINDOW].is_meta):
             raise LookupError(index)
         extra = ("filled",)
     elif start is not False:
         raise LookupError(index)
-    elif _named(cls, _SLOT):
-        extra = ()
-    elif _named(cls, _SLIDING):
+    elif sliding:
         size = d.get(_WINDOW)
-        if type(d.get("sliding_window")) is not int or \
-                d.get("cumulative_length") != 0 or \
+        if d.get("cumulative_length") != 0 or \
                 not isinstance(size, torch.Tensor) or size.is_meta or \
                 size.dim() != 0 or size.dtype != torch.int64:
             raise LookupError(index)
         extra = (id(size) in names,)
     else:
-        raise LookupError(index)
+        extra = ()
     return ("cache", type(cache), len(layers), cls) + tuple(
         (k, v) for k, v in d.items() if type(v) in _PLAIN) + extra, held
 
@@ -240,23 +238,23 @@ def before(cache, index):
 
 
 def _own(cache):
+    """The cache's own attributes (its slots apart) as (name, value, a
+    dict's or list's items)."""
     return [(k, v, tuple(v.items()) if type(v) is dict else
-             tuple(v) if type(v) is list and k != "layers" else None)
-            for k, v in vars(cache).items()]
+             tuple(enumerate(v)) if type(v) is list and k != "layers"
+             else ()) for k, v in vars(cache).items()]
 
 
 def _same(a, b):
-    return len(a) == len(b) and all(
-        x[0] == y[0] and x[1] is y[1] and (x[2] is None) == (y[2] is None)
-        and (x[2] is None or len(x[2]) == len(y[2]) and all(
-            _is(p, q) for p, q in zip(x[2], y[2])))
-        for x, y in zip(a, b))
-
-
-def _is(p, q):
-    if type(p) is tuple:  # a dict's item
-        return type(q) is tuple and p[0] == q[0] and p[1] is q[1]
-    return p is q
+    """Whether two sequences of (name, object) or (name, object, items)
+    pair the same names with the very same objects (the items so too)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x[0] != y[0] or x[1] is not y[1] or \
+                len(x) > 2 and not _same(x[2], y[2]):
+            return False
+    return True
 
 
 def effect(cache, index, was, names, scope_of):
@@ -274,10 +272,7 @@ def effect(cache, index, was, names, scope_of):
     if not _same(own, _own(cache)):
         raise LookupError("cache")  # it set the cache's own attributes
     for k, (x, items) in enumerate(zip(layers, slots)):
-        got = tuple(vars(x).items())
-        if k != index and (len(got) != len(items) or any(
-                a != c or b is not d for (a, b), (c, d) in
-                zip(got, items))):
+        if k != index and not _same(tuple(vars(x).items()), items):
             raise LookupError(k)  # it wrote another layer's slot
     now = vars(layers[index])
     if any(k not in now for k in old):
