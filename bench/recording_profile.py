@@ -9,8 +9,9 @@ Models: torchvision resnet50, densenet121, vit_b_16, mobilenet_v3_small
 (CPU, random weights, batch 1, 3x224x224), GPT-2 small at 512 tokens from
 a config (CPU model) and LLaMA-3-8B shaped on the meta device at 2,048
 tokens (the last two need transformers), built as bench/recording_speed.py
-builds them; mistral_7b and gemma2_9b on meta at 2,048 tokens
-(recording_speed.decoder_meta); any other torchvision classifier by its name, and any
+builds them; the decoders of recording_speed.DECODERS (mistral_7b,
+gemma2_9b, mixtral_8x7b, qwen3_30b_a3b, mpt_7b, gptj_6b, falcon_7b) on meta
+at 2,048 tokens; any other torchvision classifier by its name, and any
 python/tests_hf/hf_zoo.py family as hf:FAMILY (its tiny config and inputs,
 a CPU model).
 
@@ -123,7 +124,8 @@ def build(name):
         except ImportError:
             return None
         return m, (torch.zeros(1, 2048, dtype=torch.long),), {}
-    if name in ("mistral_7b", "gemma2_9b"):
+    from recording_speed import DECODERS
+    if name in DECODERS:
         from recording_speed import decoder_meta
         try:
             m = decoder_meta(name)

@@ -316,30 +316,53 @@ def llama3_8b_meta():
         return LlamaForCausalLM(cfg).eval()
 
 
-# Two more 7-9B decoders on meta, for recording_profile.py: Mistral-7B
-# (every layer a sliding window's) and Gemma-2-9B (sliding and full
-# attention alternating), their released configs' sizes
-MISTRAL_7B = dict(hidden_size=4096, intermediate_size=14336,
-                  num_hidden_layers=32, num_attention_heads=32,
-                  num_key_value_heads=8, vocab_size=32000,
-                  sliding_window=4096)
-GEMMA2_9B = dict(hidden_size=3584, intermediate_size=14336,
-                 num_hidden_layers=42, num_attention_heads=16,
-                 num_key_value_heads=8, head_dim=256, vocab_size=256000)
+# More decoders on meta at their released configs' sizes, for
+# recording_profile.py and same_summary.py: name -> (transformers' config
+# and model classes, the config's fields). Mistral-7B (every layer a
+# sliding window's), Gemma-2-9B (sliding and full attention alternating),
+# two mixtures of experts (Mixtral-8x7B: 8 experts, top 2; Qwen3-30B-A3B:
+# 128, top 8), MPT-7B (ALiBi), GPT-J-6B (rotary table gathered by
+# position) and Falcon-7B (multi-query, parallel attention and MLP).
+DECODERS = {
+    "mistral_7b": ("MistralConfig", "MistralForCausalLM", dict(
+        hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, vocab_size=32000,
+        sliding_window=4096)),
+    "gemma2_9b": ("Gemma2Config", "Gemma2ForCausalLM", dict(
+        hidden_size=3584, intermediate_size=14336, num_hidden_layers=42,
+        num_attention_heads=16, num_key_value_heads=8, head_dim=256,
+        vocab_size=256000)),
+    "mixtral_8x7b": ("MixtralConfig", "MixtralForCausalLM", dict(
+        hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, vocab_size=32000,
+        num_local_experts=8, num_experts_per_tok=2)),
+    "qwen3_30b_a3b": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM", dict(
+        hidden_size=2048, intermediate_size=6144, moe_intermediate_size=768,
+        num_hidden_layers=48, num_attention_heads=32, num_key_value_heads=4,
+        head_dim=128, vocab_size=151936, num_experts=128,
+        num_experts_per_tok=8)),
+    "mpt_7b": ("MptConfig", "MptForCausalLM", dict(
+        d_model=4096, n_heads=32, n_layers=32, expansion_ratio=4,
+        max_seq_len=2048, vocab_size=50432)),
+    "gptj_6b": ("GPTJConfig", "GPTJForCausalLM", dict(
+        n_embd=4096, n_head=16, n_layer=28, rotary_dim=64, vocab_size=50400,
+        n_positions=2048)),
+    "falcon_7b": ("FalconConfig", "FalconForCausalLM", dict(
+        hidden_size=4544, num_attention_heads=71, num_hidden_layers=32,
+        multi_query=True, parallel_attn=True, new_decoder_architecture=False,
+        alibi=False, bias=False, vocab_size=65024)),
+}
 
 
 def decoder_meta(name):
-    """transformers' Mistral-7B ("mistral_7b") or Gemma-2-9B
-    ("gemma2_9b") on the meta device, in eval mode (ImportError without
-    transformers)."""
+    """DECODERS[name] built by transformers on the meta device, in eval
+    mode (ImportError without transformers)."""
     import torch
     import transformers
-    cfg, model = {"mistral_7b": (transformers.MistralConfig(**MISTRAL_7B),
-                                 transformers.MistralForCausalLM),
-                  "gemma2_9b": (transformers.Gemma2Config(**GEMMA2_9B),
-                                transformers.Gemma2ForCausalLM)}[name]
+    config, model, fields = DECODERS[name]
+    cfg = getattr(transformers, config)(**fields)
     with torch.device("meta"):
-        return model(cfg).eval()
+        return getattr(transformers, model)(cfg).eval()
 
 
 @contextlib.contextmanager

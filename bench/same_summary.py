@@ -16,7 +16,9 @@ Models: every torchvision classification model (CPU, random weights,
 seed 0, 1x3x224x224; 299 for inception_v3) but the few whose random
 initialisation alone takes many seconds (--skip), and with transformers
 every family of python/tests_hf/hf_zoo.py (tiny configs on meta), plus
-a GPT-2 small CPU model at 512 tokens and LLaMA-3-8B on meta at 2,048
+a GPT-2 small CPU model at 512 tokens, LLaMA-3-8B on meta at 2,048 and
+the decoders of recording_speed.DECODERS so (<name>_2048: Mistral-7B,
+Gemma-2-9B, Mixtral-8x7B, Qwen3-30B-A3B, MPT-7B, GPT-J-6B, Falcon-7B)
 (--hf-layers 5: the HF families with five layers, not two), and
 nnscan.profile_generate of every causal HF family (gen_<family>: four
 new tokens after its inputs, every step recorded; its table, its JSON
@@ -96,6 +98,19 @@ def hf_models():
         return llama3_8b_meta(), {
             "input_ids": torch.zeros(1, 2048, dtype=torch.long)}
     yield "llama3_8b_2048", llama3_8b
+
+    def decoder(name):  # recording_speed.DECODERS, on meta
+        path = list(sys.path)
+        sys.path.insert(0, HERE)
+        try:
+            from recording_speed import decoder_meta
+        finally:
+            sys.path[:] = path
+        return decoder_meta(name), {
+            "input_ids": torch.zeros(1, 2048, dtype=torch.long)}
+    for n in ("mistral_7b", "gemma2_9b", "mixtral_8x7b", "qwen3_30b_a3b",
+              "mpt_7b", "gptj_6b", "falcon_7b"):
+        yield n + "_2048", (lambda n=n: decoder(n))
     for n in sorted(hf_zoo.FAMILIES):
         if hf_zoo.FAMILIES[n]["cls"] == "causal":
             yield "gen_" + n, (lambda n=n: _generation(*hf_zoo.build(n), 4))

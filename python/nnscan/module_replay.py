@@ -45,8 +45,9 @@ inside the layer, a custom_ops function, an argument with no name yet,
 an object other than a transformers DynamicCache whose slot for the
 layer is empty (layer_cache.part); and a template that reads a value
 from before the call other than its arguments and its own parameters,
-makes a value with a real value (but an empty one: the cache's start),
-names a parameter outside the layer (a tied weight), runs a module
+returns a value with a real value, makes one where a parameter or
+buffer of the layer has a real value of its own (which the key does not
+hold), names a parameter outside the layer (a tied weight), runs a module
 outside the layer, writes its arguments or parameters in place, does to
 its cache more than set its slot, or returns anything but one tensor
 (alone, or in a tuple with Nones: a layer's attention weights not asked
@@ -55,7 +56,12 @@ is not tried again for the architecture; the first call of a group may
 differ alone (transformers' first layer makes the masks the others read). The
 values of the fused calls replay.py replays inside a layer (their masks'
 contents: a tensor made before the layer) are kept with the template,
-which then holds for its recording only. A numbered aten record (the
+which then holds for its recording only; so do the values with real
+contents the call makes itself (GPT-J's positions gathered for its
+rotary table, MPT's ALiBi bias sliced, a mask built from arange or from
+positions the call is given): the key and the nodes fix them, so a
+replay hands the template's tensors to the masks (Builder.
+replayed_tracked) under the new names. A numbered aten record (the
 numbered tape's: it holds the counters it was made at, and the weight
 whose t() it folds) is kept relative to the template's start and the
 layer's path, as the attention's replay keeps its own.
@@ -243,17 +249,17 @@ class Layers:
                 if cache else ()
         except LookupError:  # it did to its cache what no replay makes
             made = None
-        if made is None or \
+        valued = () if b.shadows is None or made is None else _made_values(
+            b.shadows.of, shadows,
+            layer_cache.valued(*cache, made) if made else (), outs, own)
+        if made is None or valued is None or \
                 [b.names.get(id(t)) for t in key[1]] != names or \
                 not isinstance(out, torch.Tensor) or \
-                (b.shadows is not None and _valued(
-                    b.shadows.of, shadows,
-                    layer_cache.valued(*cache, made) if made else ())) or \
                 any(b.names.get(id(t), lead + k) != lead + k
                     for k, t in own.items()):
-            # it writes its arguments or parameters, makes a value with a
-            # real value (but its cache slot's own), returns other than
-            # tensors (alone, or with Nones in a tuple), does to its cache
+            # it writes its arguments or parameters, returns a value with
+            # a real value or other than tensors (alone, or with Nones in
+            # a tuple), reads a parameter's real value, does to its cache
             # what no replay makes: it runs
             kept[0] = None
             self._refused(path, kept)
@@ -266,7 +272,8 @@ class Layers:
                 b.scope_of.get(id(out), path), _meta_of(out), log, made,
                 b.replayed_tracked[tracked:], form,
                 [(b.names.get(id(t)), b.scope_of.get(id(t), path),
-                  _meta_of(t)) for t in outs[1:]])
+                  _meta_of(t)) for t in outs[1:]],
+                [(b.names[id(t)], t) for t in valued if id(t) in b.names])
         prev, kept[0] = kept[0], note
         if prev is None:
             return
@@ -278,7 +285,8 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
-            if sig is not None and not real and not got[1][-1] and \
+            if sig is not None and not real and not got[1][-2] and \
+                    not got[1][-1] and \
                     len(_KEPT) < _KEPT_MAX:
                 _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
         else:
@@ -345,7 +353,7 @@ class Layers:
         return got
 
     def _template(self, path, at, after, tensors, out_name, out_scope,
-                  out_meta, log, cached, tracked, form, more):
+                  out_meta, log, cached, tracked, form, more, valued):
         """What a call added between `at` and `after`, relative to the
         counters, the module's path and its arguments; None where that
         cannot be replayed (the module docstring)."""
@@ -422,6 +430,12 @@ class Layers:
             # contents are those of a tensor of the recording's (a mask
             # made before the call): that very tensor, under its new name
             tracked = tuple((made(n), _Same(t)) for n, t in tracked)
+            # values the call made with a real value (positions gathered,
+            # an ALiBi bias sliced): a function of the key and the nodes,
+            # so the same in every call the template is the same for; an
+            # argument's own value is tracked under its name already
+            valued = tuple((made(n), _Made(t)) for n, t in valued
+                           if n not in arg_of)
         except LookupError:
             return None
         outputs = [output] + [r for r, _, _ in more]
@@ -434,14 +448,15 @@ class Layers:
                 tuple((f - n0, c) for f, c in g.kernels[kern0:kern1]),
                 tuple(g.node_source[n0:n1]), values, inits, kinds, shapes,
                 tuple(aten), declared, events, output, out_scope, out_meta,
-                cached, tracked, form, more)
+                cached, tracked, form, more, valued)
 
     def _replay(self, path, tpl, tensors, cache):
         """Adds the template at `path`, renamed; the call's output, or
         None where the module's parameters are not all its own."""
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          aten, declared, events, output, out_scope,
-         (dtype, size, stride, _), cached, tracked, form, more) = tpl
+         (dtype, size, stride, _), cached, tracked, form, more,
+         valued) = tpl
         b = self.b
         g = b.g
         own = self._own(path)
@@ -497,6 +512,7 @@ class Layers:
                 return t
             layer_cache.apply(*cache, cached, tensor, b.shadows)
         b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
+        b.replayed_tracked.extend((name(r), t.v) for r, t in valued)
         out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                             path + out_scope, (size, stride, dtype))
         if form is None:
@@ -560,19 +576,43 @@ def _form(out):
     return None, None
 
 
-def _valued(of, was, own=()):
-    """Whether a call made a value with a real value: the shadows' table
-    (shadow.py's `of`, in the order they were made) holds more than `was`
-    entries and one of the new ones has elements (an empty tensor, as a
-    KV cache starts from, has no value to read) and is not in `own` (ids:
-    the cache slot's, which a replay makes again, layer_cache.valued)."""
+class _Made:
+    """A value a call made with a real value, in a template: what the
+    value is follows from the call's key (an argument's real value keys
+    it by name) and the nodes, which the two templates compare, so any
+    two are equal; a replay hands the template's tensor (its value) to
+    the masks under the new name, as the recording would have."""
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return type(other) is _Made
+
+    def __hash__(self):
+        return 0
+
+
+def _made_values(of, was, cached, outs, own):
+    """The tensors a call made with a real value (shadow.py's `of`, in
+    the order they were made, past its first `was` entries), but empty
+    ones (a KV cache's start has no value to read) and `cached` (ids: the
+    cache slot's, which a replay makes again, layer_cache.valued); None
+    where the template cannot carry them: an entry of before the call
+    dropped, one of them among `outs` (a replay makes outputs with no
+    value), or a parameter or buffer of `own` ({name: tensor}) with a
+    value (a layer's own, which the key does not hold, may be what they
+    are made of)."""
     n = len(of)
-    if n == was:
-        return False
-    if n < was:
-        return True
-    return any(e[0].numel() and id(e[0]) not in own
-               for e in itertools.islice(of.values(), was, n))
+    if n <= was:
+        return () if n == was else None
+    got = [e[0] for e in itertools.islice(of.values(), was, n)
+           if e[0].numel() and id(e[0]) not in cached]
+    if got and (any(t is o for t in got for o in outs) or
+                any(id(t) in of for t in own.values())):
+        return None
+    return got
 
 
 def tpl_params(nodes):

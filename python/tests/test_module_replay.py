@@ -325,3 +325,84 @@ def test_a_quick_layer_is_not_tried_again(monkeypatch):
         again = _reports(model, x, True)
     assert count[0] == 0
     assert again[:4] == _reports(model, x, False)[:4]
+
+
+class Windowed(nn.Module):
+    """Attention masked to a causal window, the mask made in the call from
+    positions (given, or its own buffer's, or arange's): a value with a
+    real value, which the masked MACs read. Six modules."""
+
+    def __init__(self, source="given", window=3, step=1):
+        super().__init__()
+        self.norm = nn.LayerNorm(D)
+        self.qkv = nn.Linear(D, 3 * D)
+        self.out = nn.Linear(D, D)
+        self.act = nn.GELU()
+        self.mlp = nn.Linear(D, D)
+        self.source, self.window = source, window
+        if source == "own":
+            self.register_buffer("own", torch.arange(T) * step)
+
+    def keep(self, pos):
+        return (pos[None, :] <= pos[:, None]) & \
+            (pos[:, None] - pos[None, :] < self.window)
+
+    def forward(self, x, pos):
+        if self.source == "own":
+            pos = self.own
+        elif self.source == "arange":
+            pos = torch.arange(x.shape[0], device=x.device)
+        keep = self.keep(pos)
+        q, k, v = self.qkv(self.norm(x)).chunk(3, -1)
+        s = (q @ k.transpose(0, 1) / D ** 0.5).masked_fill(~keep, -1e9)
+        h = x + self.out(torch.softmax(s, -1) @ v)
+        h = h + self.mlp(self.act(h))
+        return (h, keep) if self.source.endswith("+mask") else h
+
+
+class PosStack(Stack):
+    def forward(self, x, pos):
+        for b in self.blocks:
+            x = b(x, pos)
+            x = x[0] if isinstance(x, tuple) else x
+        return self.head(x)
+
+
+def _pairs_left_out(keep):
+    return (keep.numel() - int(keep.sum())) * 2 * D  # Q.K^T and P.V
+
+
+@pytest.mark.parametrize("source, ran", [("given", 3), ("arange", 2)])
+def test_a_mask_made_in_the_layer_is_replayed_with_its_value(source, ran):
+    # the mask is the same in every call (the positions are the call's
+    # argument, keyed by their value's name, or arange's), so a replay
+    # hands the template's value to the masked MACs under its new name
+    # (the first layer names the positions, the model's input: it differs)
+    layers = 6
+    model = PosStack([Windowed(source) for _ in range(layers)]).eval()
+    pos = torch.arange(T)
+    _same(model, (torch.zeros(T, D), pos), replayed=layers - ran)
+    totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
+                            file=False).totals
+    assert totals["macs"] - totals["macs_unmasked"] == \
+        layers * _pairs_left_out(Windowed().keep(pos))
+
+
+def test_a_mask_from_the_layers_own_buffer_runs():
+    # each layer's positions are its own buffer's (two steps: the masks
+    # differ, the layers are alike): what the mask is, the key cannot say
+    model = PosStack([Windowed("own", step=1 + k % 2)
+                      for k in range(5)]).eval()
+    pos = torch.arange(T)
+    _same(model, (torch.zeros(T, D), pos), replayed=0)
+    totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
+                            file=False).totals
+    left = sum(_pairs_left_out(Windowed(step=1 + k % 2).keep(
+        torch.arange(T) * (1 + k % 2))) for k in range(5))
+    assert totals["macs"] - totals["macs_unmasked"] == left
+
+
+def test_a_layer_returning_a_value_with_a_real_value_runs():
+    # a replay makes its outputs on meta, with no value to read after it
+    model = PosStack([Windowed("given+mask") for _ in range(5)]).eval()
+    _same(model, (torch.zeros(T, D), torch.arange(T)), replayed=0)

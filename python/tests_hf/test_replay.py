@@ -131,9 +131,12 @@ def test_calls_that_differ_are_run():
     _reports(model, (x, torch.tensor([L, L])), replayed=4)
 
 
-def test_a_decoder_with_a_padding_mask():
+def test_a_decoder_with_a_padding_mask(monkeypatch):
     """A LLaMA-style decoder of six layers (transformers' SDPA attention,
-    its causal mask with padding from real values): the same reports."""
+    its causal mask with padding from real values): the same reports.
+    Its layers run (module_replay.py would replay the later ones whole,
+    their attention calls with them: test_layer_replay_hf.py)."""
+    monkeypatch.setenv("NNSCAN_MODULE_REPLAY", "0")
     from transformers import LlamaConfig, LlamaForCausalLM
     cfg = LlamaConfig(hidden_size=64, intermediate_size=128,
                       num_hidden_layers=6, num_attention_heads=4,
