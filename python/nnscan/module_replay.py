@@ -24,7 +24,9 @@ cache argument and makes again what the call wrote into its slot). A
 call's key: the group, each argument's dtype, sizes, strides and which
 arguments are one tensor, a tuple's or list's items so, a value with a
 real value (a shadow: positions, a padding mask) by its value's name
-(such a key holds for its recording only), the other arguments' values.
+(such a key holds for its recording only), the other arguments' values,
+and the contents of the layer's own parameters and buffers that have a
+real value (Swin's relative position index).
 
 For the process: a group whose signature holds no attribute compared by
 identity has templates that are a function of the signature, the key and
@@ -45,9 +47,7 @@ inside the layer, a custom_ops function, an argument with no name yet,
 an object other than a transformers DynamicCache whose slot for the
 layer is empty (layer_cache.part); and a template that reads a value
 from before the call other than its arguments and its own parameters,
-returns a value with a real value, makes one where a parameter or
-buffer of the layer has a real value of its own (which the key does not
-hold), names a parameter outside the layer (a tied weight), runs a module
+returns a value with a real value, names a parameter outside the layer (a tied weight), runs a module
 outside the layer, writes its arguments or parameters in place, does to
 its cache more than set its slot, or returns anything but one tensor
 (alone, or in a tuple with Nones: a layer's attention weights not asked
@@ -72,8 +72,10 @@ import itertools
 import os
 import threading
 import time
+import weakref
 
 import torch
+from torch.utils._mode_utils import no_dispatch
 
 from . import fused, layer_cache, layer_groups, ops_map
 from .graph import Node, _new_node
@@ -123,6 +125,8 @@ class Layers:
         self.tensors = {}  # path -> {relative name: parameter or buffer}
         self.rules = None  # ops_map's rules, once asked (_rules)
         self.index = {}    # path -> its cache slot (_index)
+        self.contents = {}  # id(value) -> (value, its contents: _own_values)
+        self.valued = {}    # path -> [(name, own tensor with a real value)]
         self.prev = None
 
     def __enter__(self):
@@ -216,8 +220,57 @@ class Layers:
                 raise LookupError  # an object: what the call does to it
             cache = (v, self._index(path))
             return layer_cache.part(*cache, b.names)  # (its slot's tensors)
-        key = call_key([self.found[path][1]], args, kwargs, tensor, other)
+        own = self._own_values(path)
+        if own is None:
+            return None, cache, real
+        key = call_key([self.found[path][1], own], args, kwargs, tensor,
+                       other)
         return key, cache, real
+
+    def _own_values(self, path):
+        """The contents of the layer's parameters and buffers that have a
+        real value (an integer buffer's: Swin's relative position index),
+        by name, so that what the call makes of them is the key's (its
+        contents, not its identity: a key for the process too); None where
+        one has no value to read."""
+        shadows = self.b.shadows
+        if shadows is None or not shadows.of:
+            return ()
+        valued = self.valued.get(path)
+        if valued is None:
+            valued = self.valued[path] = [
+                (k, t) for k, t in self._own(path).items()
+                if id(t) in shadows.of]
+        got = []
+        for k, t in valued:
+            v = shadows.peek(t)
+            if v is None:
+                with no_dispatch():  # its ops are no call of the model's
+                    v = shadows.value(t)
+                if v is None:
+                    return None
+            got.append((k, self._contents(v)))
+        return tuple(got)
+
+    def _contents(self, v):
+        """_contents(v), once per value in a recording, and once per
+        version of a tensor of the model's for the process."""
+        c = self.contents.get(id(v))
+        if c is not None and c[0] is v:
+            return c[1]
+        try:
+            version = v._version
+        except RuntimeError:  # an inference tensor counts no versions
+            version = None
+        got = _CONTENTS.get(id(v))
+        if got is None or got[0]() is not v or got[1] != version or \
+                version is None:
+            got = (weakref.ref(v), version, _contents(v))
+            if len(_CONTENTS) >= _KEPT_MAX:
+                _CONTENTS.clear()
+            _CONTENTS[id(v)] = got
+        self.contents[id(v)] = (v, got[2])
+        return got[2]
 
     def _index(self, path):
         """The layer's cache slot: the one `layer_idx` its modules hold
@@ -251,7 +304,7 @@ class Layers:
             made = None
         valued = () if b.shadows is None or made is None else _made_values(
             b.shadows.of, shadows,
-            layer_cache.valued(*cache, made) if made else (), outs, own)
+            layer_cache.valued(*cache, made) if made else (), outs)
         if made is None or valued is None or \
                 [b.names.get(id(t)) for t in key[1]] != names or \
                 not isinstance(out, torch.Tensor) or \
@@ -259,8 +312,7 @@ class Layers:
                     for k, t in own.items()):
             # it writes its arguments or parameters, returns a value with
             # a real value or other than tensors (alone, or with Nones in
-            # a tuple), reads a parameter's real value, does to its cache
-            # what no replay makes: it runs
+            # a tuple), does to its cache what no replay makes: it runs
             kept[0] = None
             self._refused(path, kept)
             return
@@ -594,25 +646,33 @@ class _Made:
         return 0
 
 
-def _made_values(of, was, cached, outs, own):
+def _made_values(of, was, cached, outs):
     """The tensors a call made with a real value (shadow.py's `of`, in
     the order they were made, past its first `was` entries), but empty
     ones (a KV cache's start has no value to read) and `cached` (ids: the
     cache slot's, which a replay makes again, layer_cache.valued); None
     where the template cannot carry them: an entry of before the call
-    dropped, one of them among `outs` (a replay makes outputs with no
-    value), or a parameter or buffer of `own` ({name: tensor}) with a
-    value (a layer's own, which the key does not hold, may be what they
-    are made of)."""
+    dropped, or one of them among `outs` (a replay makes outputs with no
+    value)."""
     n = len(of)
     if n <= was:
         return () if n == was else None
     got = [e[0] for e in itertools.islice(of.values(), was, n)
            if e[0].numel() and id(e[0]) not in cached]
-    if got and (any(t is o for t in got for o in outs) or
-                any(id(t) in of for t in own.values())):
+    if any(t is o for t in got for o in outs):
         return None
     return got
+
+
+def _contents(v):
+    """A real value's dtype, sizes and elements, hashable."""
+    with no_dispatch():  # read, not a call of the model's
+        v = v.detach().contiguous()
+        try:
+            data = v.numpy().tobytes()
+        except (RuntimeError, TypeError):  # no numpy, or a dtype it lacks
+            data = tuple(v.reshape(-1).tolist())
+    return str(v.dtype), tuple(v.shape), data
 
 
 def tpl_params(nodes):
@@ -639,6 +699,9 @@ _MIN_GROUP_S = 0.0015
 # bounded, a process summarizing many models keeps the first
 _KEPT = {}
 _KEPT_MAX = 512
+# id(a model's tensor with a real value, a layer's own) -> (weak reference,
+# its version, _contents): read once per change (Layers._contents)
+_CONTENTS = {}
 
 
 def forget():

@@ -192,6 +192,19 @@ class Shadows:
             v = e[1] if e is not None and e[0] is t else None
         return v
 
+    def peek(self, t):
+        """The real value of `t` without running anything: a CPU buffer's
+        own tensor where its copy is not made yet (the recording never
+        writes it, so the copy holds the same), a computed value; None
+        where it is another op still pending or `t` is not tracked."""
+        e = self.of.get(id(t))
+        if e is None or e[0] is not t:
+            return None
+        v = e[1]
+        if isinstance(v, _Pending):
+            return v.args[0] if v.func is _CLONE and not v.done else None
+        return v
+
     def fill_of(self, t, depth=0):
         """The one number every element of t's value is, where that value
         is a fill not computed yet (ones, zeros, full and their _like and

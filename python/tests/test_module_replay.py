@@ -388,18 +388,37 @@ def test_a_mask_made_in_the_layer_is_replayed_with_its_value(source, ran):
         layers * _pairs_left_out(Windowed().keep(pos))
 
 
-def test_a_mask_from_the_layers_own_buffer_runs():
-    # each layer's positions are its own buffer's (two steps: the masks
-    # differ, the layers are alike): what the mask is, the key cannot say
+def test_a_mask_from_the_layers_own_buffer_keys_by_its_contents():
+    # each layer's positions are its own buffer's, in two kinds (the
+    # masks differ, the layers are alike): the buffer's contents key the
+    # call, so a layer replays only a template of its own kind
     model = PosStack([Windowed("own", step=1 + k % 2)
-                      for k in range(5)]).eval()
+                      for k in range(7)]).eval()
     pos = torch.arange(T)
-    _same(model, (torch.zeros(T, D), pos), replayed=0)
+    _same(model, (torch.zeros(T, D), pos), replayed=3)  # 0, 2 | 4, 6; 1, 3 | 5
     totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
                             file=False).totals
     left = sum(_pairs_left_out(Windowed(step=1 + k % 2).keep(
-        torch.arange(T) * (1 + k % 2))) for k in range(5))
+        torch.arange(T) * (1 + k % 2))) for k in range(7))
     assert totals["macs"] - totals["macs_unmasked"] == left
+
+
+def test_own_contents_changed_in_place_key_anew():
+    # the contents are read once per version of the model's buffer: a
+    # buffer changed between summaries is read again
+    model = PosStack([Windowed("own") for _ in range(5)]).eval()
+    x = (torch.zeros(T, D), torch.arange(T))
+    _same(model, x, replayed=3)
+    for b in model.blocks[::2]:
+        b.own.mul_(2)  # layers 0, 2, 4: another mask; 1, 3 as they were
+    _same(model, x, replayed=1)  # 0, 2 | 4; 1, 3 |
+
+
+def test_own_contents_of_inference_tensors():
+    # made under inference_mode, the buffers count no versions: read anew
+    with torch.inference_mode():
+        model = PosStack([Windowed("own") for _ in range(5)]).eval()
+    _same(model, (torch.zeros(T, D), torch.arange(T)), replayed=3)
 
 
 def test_a_layer_returning_a_value_with_a_real_value_runs():
