@@ -653,13 +653,13 @@ def _made_values(of, was, cached, outs):
     cache slot's, which a replay makes again, layer_cache.valued); None
     where the template cannot carry them: an entry of before the call
     dropped, or one of them among `outs` (a replay makes outputs with no
-    value)."""
+    value; None: the call returned no tensors, and runs)."""
     n = len(of)
     if n <= was:
         return () if n == was else None
     got = [e[0] for e in itertools.islice(of.values(), was, n)
            if e[0].numel() and id(e[0]) not in cached]
-    if any(t is o for t in got for o in outs):
+    if any(t is o for t in got for o in outs or ()):
         return None
     return got
 
