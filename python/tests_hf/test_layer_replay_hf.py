@@ -44,34 +44,22 @@ def _replayed_as_run(model, inputs):
 
 
 @pytest.mark.parametrize("family", [
-    "llama", "qwen3", "olmo2", "phi3", "bloom", "codegen"])
+    "llama", "qwen3", "olmo2", "phi3", "bloom", "codegen",
+    "mpt", "gptj", "falcon", "mixtral", "qwen3_moe"])
 def test_decoder_layers_replay_with_their_cache(family):
     # the attention's layer_idx only indexes the cache: from the third
-    # layer on the layers are replayed (the first two give the template:
-    # the attention's math path makes its causal mask in both, with
-    # real contents that a replay hands on), and the cache's slots made
-    # again (the model's output holds them: past_key_values). BLOOM's
-    # and CodeGen's layers return (hidden states, attention weights):
-    # both made again by each replay
+    # layer on the layers are replayed (the first two give the template),
+    # and the cache's slots made again (the model's output holds them:
+    # past_key_values). BLOOM's and CodeGen's layers return (hidden
+    # states, attention weights): both made again by each replay. The
+    # values with real contents a layer makes (the attention's math path
+    # makes its causal mask, MPT slices its ALiBi bias, GPT-J gathers its
+    # rotary table by the position ids, the mixtures route) are fixed by
+    # the key and the nodes: a replay hands the template's to the masks
     model, inputs = hf_zoo.build(family)
     replayed, s = _replayed_as_run(model, inputs)
     assert replayed[0] >= 1 and replayed[1] == LAYERS - 2
     # against PyTorch's own count of the products, as test_hf_zoo
-    ref = hf_zoo.reference(model, inputs)[1]
-    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
-    assert s.uncounted_aten == {}
-
-
-@pytest.mark.parametrize("family", ["mpt", "gptj", "falcon", "mixtral",
-                                    "qwen3_moe"])
-def test_layers_making_real_values_replay(family):
-    # each layer makes values with real contents from its arguments or
-    # from nothing (MPT slices its ALiBi bias, GPT-J gathers its rotary
-    # table by the position ids, the mixtures route): fixed by the key
-    # and the nodes, so replayed, the masks given the template's values
-    model, inputs = hf_zoo.build(family)
-    replayed, s = _replayed_as_run(model, inputs)
-    assert replayed[0] >= 1 and replayed[1] == LAYERS - 2
     ref = hf_zoo.reference(model, inputs)[1]
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
     assert s.uncounted_aten == {}
