@@ -56,8 +56,10 @@ def _named(cls, where):
 def index_only(cls):
     """Whether every method of cls and its bases below nn.Module (their
     `__init__` apart) reads `self.layer_idx` only as the index argument
-    of an `.update()` call: the third positional one, or `layer_idx=`.
-    False where a source cannot be read."""
+    of an `.update()` call (the third positional one, or `layer_idx=`),
+    or, in `forward`, as a subscript, `.get()` or `.get_seq_length()`
+    argument of its cache argument or a local name given only a part of
+    it. False where a source cannot be read."""
     got = _INDEX_ONLY.get(cls)
     if got is None:
         got = _INDEX_ONLY[cls] = all(
@@ -69,6 +71,11 @@ def index_only(cls):
 # the names transformers gives a layer's cache argument
 _CACHE_ARGS = frozenset(("past_key_values", "past_key_value", "layer_past",
                          "cache", "past"))
+
+
+# the calls on a cache argument (or a part of it) that read what it holds
+# for the layer given: a dict's .get, the cache's length of a layer's slot
+_CACHE_READS = frozenset(("get", "get_seq_length"))
 
 
 def _reads_index_only(klass):
@@ -101,9 +108,15 @@ def _reads_index_only(klass):
                 mine.add(id(node.slice))
             elif isinstance(node, ast.Call) and \
                     isinstance(node.func, ast.Attribute) and \
-                    node.func.attr == "get" and len(node.args) >= 1 and \
+                    node.func.attr in _CACHE_READS and \
                     _root(node.func.value) in caches:
-                mine.add(id(node.args[0]))
+                # a dict's .get(i), or the cache's own question about the
+                # layer's slot (its length: T5's attention), which the
+                # slot's part of the key holds
+                if node.args:
+                    mine.add(id(node.args[0]))
+                mine.update(id(k.value) for k in node.keywords
+                            if k.arg == "layer_idx")
         for node in ast.walk(fn):
             if isinstance(node, ast.Attribute) and node.attr == "layer_idx" \
                     and isinstance(node.value, ast.Name) and \

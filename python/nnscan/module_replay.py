@@ -472,9 +472,13 @@ class Layers:
             declared = tuple(r for r, _ in values if _name(r, c0, path)
                              in g.declared)
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
+            # an output that is an argument (T5's position bias, handed
+            # on) keeps its name and scope: made elsewhere, no scope here
             output = rel(out_name)
-            out_scope = sub(out_scope)
-            more = tuple((rel(n), sub(sc), m) for n, sc, m in more)
+            out_scope = sub(out_scope) if output[0] != "a" else ""
+            more = tuple((r, sub(sc) if r[0] != "a" else "", m)
+                         for r, sc, m in ((rel(n), sc, m)
+                                          for n, sc, m in more))
             cached = tuple(e[:2] + (e[2] and made(e[2]), e[3] and sub(e[3]),
                                     e[4])
                            if e[1] != "v" else e for e in cached)
@@ -567,17 +571,21 @@ class Layers:
         b.replayed_tracked.extend((name(r), t.v) for r, t in valued)
         out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                             path + out_scope, (size, stride, dtype))
+        out = _handed_on(output, tensors, (dtype, size, stride), out)
         if form is None:
             return out
         n, at = form
         got = [None] * n
         got[at[0]] = out
         for k, (r, sc, (dtype, size, stride, _)) in zip(at[1:], more):
-            got[k] = t = _made(dtype, size, stride)
-            b.hold(t)
-            names[id(t)] = name(r)
-            if r[0] == "n":  # made by the call (else an argument's alias)
-                b.scope_of[id(t)] = path + sc
+            t = _handed_on(r, tensors, (dtype, size, stride), None)
+            if t is None:
+                t = _made(dtype, size, stride)
+                b.hold(t)
+                names[id(t)] = name(r)
+                if r[0] == "n":  # made by the call
+                    b.scope_of[id(t)] = path + sc
+            got[k] = t
         return tuple(got)
 
     def _module_events(self, path, events):
@@ -596,6 +604,19 @@ class Layers:
                     st.io[p][1].extend(e[2])
             else:  # "out"
                 st.outputs.setdefault(p, []).append(e[2])
+
+
+def _handed_on(r, tensors, meta, made):
+    """The call's argument a template's output `r` is, where it is one
+    ("a") of the same dtype, sizes and strides: what the forward returned
+    (T5's blocks hand their position bias on), with its real value if it
+    has one, which a tensor made again would not; else `made`."""
+    if r[0] == "a":
+        t = tensors[r[1]]
+        if (t.dtype, tuple(t.shape), t.stride()) == \
+                (meta[0], tuple(meta[1]), tuple(meta[2])):
+            return t
+    return made
 
 
 class _Same:

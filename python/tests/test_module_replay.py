@@ -359,6 +359,8 @@ class Windowed(nn.Module):
         h = h + self.mlp(self.act(h))
         if self.source.endswith("+mask"):
             return h, keep
+        if self.source.endswith("+pos"):
+            return h, pos  # handed on to the next layer, as T5's bias
         return (h, 1) if self.source.endswith("+number") else h
 
 
@@ -366,7 +368,8 @@ class PosStack(Stack):
     def forward(self, x, pos):
         for b in self.blocks:
             x = b(x, pos)
-            x = x[0] if isinstance(x, tuple) else x
+            if isinstance(x, tuple):  # (h, what the layer hands on)
+                x, pos = x[0], x[1] if b.source.endswith("+pos") else pos
         return self.head(x)
 
 
@@ -421,6 +424,19 @@ def test_own_contents_of_inference_tensors():
     with torch.inference_mode():
         model = PosStack([Windowed("own") for _ in range(5)]).eval()
     _same(model, (torch.zeros(T, D), torch.arange(T)), replayed=3)
+
+
+def test_an_argument_handed_on_is_the_argument_itself():
+    # a layer returning its argument (the positions, each layer's mask
+    # made from them) returns that very tensor when replayed, its real
+    # value with it: the next layers' keys and masks read it
+    model = PosStack([Windowed("given+pos") for _ in range(6)]).eval()
+    pos = torch.arange(T)
+    _same(model, (torch.zeros(T, D), pos), replayed=3)
+    totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
+                            file=False).totals
+    assert totals["macs"] - totals["macs_unmasked"] == \
+        6 * _pairs_left_out(Windowed().keep(pos))
 
 
 @pytest.mark.parametrize("returns", ["mask", "number"])

@@ -65,6 +65,20 @@ def test_decoder_layers_replay_with_their_cache(family):
     assert s.uncounted_aten == {}
 
 
+def test_t5_encoder_blocks_hand_their_position_bias_on():
+    # T5's attention asks the cache for its slot's length by layer_idx (a
+    # read the key holds), and its blocks return the position bias they
+    # were given: a replay hands on that very tensor. The first block
+    # makes the bias (another subtree), the next two give the template
+    model, inputs = hf_zoo.build("t5")
+    assert layer_cache.index_only(type(model.encoder.block[1].layer[0]
+                                       .SelfAttention))
+    replayed, s = _replayed_as_run(model, inputs)
+    assert replayed == (LAYERS - 3, LAYERS - 3)
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
 def test_an_encoder_with_a_padding_mask_replays_by_the_mask_itself():
     # the mask (a real value: the library counts what it masks) keys the
     # layers' calls by the tensor itself, within one summary
