@@ -24,9 +24,11 @@ cache argument and makes again what the call wrote into its slot). A
 call's key: the group, each argument's dtype, sizes, strides and which
 arguments are one tensor, a tuple's or list's items so, a value with a
 real value (a shadow: positions, a padding mask) by its value's name
-(such a key holds for its recording only), the other arguments' values,
-and the contents of the layer's own parameters and buffers that have a
-real value (Swin's relative position index).
+(such a key holds for its recording only), the other arguments' values.
+The template of a call that made values with real contents also holds
+the contents of the layer's own parameters and buffers that have one
+(Swin's relative position index), which a replay compares with its
+layer's.
 
 For the process: a group whose signature holds no attribute compared by
 identity has templates that are a function of the signature, the key and
@@ -127,6 +129,7 @@ class Layers:
         self.index = {}    # path -> its cache slot (_index)
         self.contents = {}  # id(value) -> (value, its contents: _own_values)
         self.valued = {}    # path -> [(name, own tensor with a real value)]
+        self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
         self.prev = None
 
     def __enter__(self):
@@ -220,19 +223,16 @@ class Layers:
                 raise LookupError  # an object: what the call does to it
             cache = (v, self._index(path))
             return layer_cache.part(*cache, b.names)  # (its slot's tensors)
-        own = self._own_values(path)
-        if own is None:
-            return None, cache, real
-        key = call_key([self.found[path][1], own], args, kwargs, tensor,
-                       other)
+        key = call_key([self.found[path][1]], args, kwargs, tensor, other)
         return key, cache, real
 
     def _own_values(self, path):
         """The contents of the layer's parameters and buffers that have a
         real value (an integer buffer's: Swin's relative position index),
-        by name, so that what the call makes of them is the key's (its
-        contents, not its identity: a key for the process too); None where
-        one has no value to read."""
+        by name: a template of a call that made values with real contents
+        holds them (what the call made may be made of them), and replays
+        only where they are the same; None where one has no value to
+        read."""
         shadows = self.b.shadows
         if shadows is None or not shadows.of:
             return ()
@@ -305,7 +305,8 @@ class Layers:
         valued = () if b.shadows is None or made is None else _made_values(
             b.shadows.of, shadows,
             layer_cache.valued(*cache, made) if made else (), outs)
-        if made is None or valued is None or \
+        contents = self._own_values(path) if valued else ()
+        if made is None or valued is None or contents is None or \
                 [b.names.get(id(t)) for t in key[1]] != names or \
                 not isinstance(out, torch.Tensor) or \
                 any(b.names.get(id(t), lead + k) != lead + k
@@ -325,7 +326,8 @@ class Layers:
                 b.replayed_tracked[tracked:], form,
                 [(b.names.get(id(t)), b.scope_of.get(id(t), path),
                   _meta_of(t)) for t in outs[1:]],
-                [(b.names[id(t)], t) for t in valued if id(t) in b.names])
+                (contents,
+                 [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
             return
@@ -337,10 +339,10 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
-            if sig is not None and not real and not got[1][-2] and \
-                    not got[1][-1] and \
-                    len(_KEPT) < _KEPT_MAX:
-                _KEPT[self._process_key(sig, key)] = (got[1], self._rules())
+            kept_tpl = _for_process(got[1], b.shadows) \
+                if sig is not None and not real and not got[1][-2] else None
+            if kept_tpl is not None and len(_KEPT) < _KEPT_MAX:
+                _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
         else:
             self._refused(path, kept)  # what it adds is not the key's alone
 
@@ -490,8 +492,9 @@ class Layers:
             # an ALiBi bias sliced): a function of the key and the nodes,
             # so the same in every call the template is the same for; an
             # argument's own value is tracked under its name already
-            valued = tuple((made(n), _Made(t)) for n, t in valued
-                           if n not in arg_of)
+            valued = (valued[0], tuple((made(n), _Made(t))
+                                       for n, t in valued[1]
+                                       if n not in arg_of))
         except LookupError:
             return None
         outputs = [output] + [r for r, _, _ in more]
@@ -508,13 +511,17 @@ class Layers:
 
     def _replay(self, path, tpl, tensors, cache):
         """Adds the template at `path`, renamed; the call's output, or
-        None where the module's parameters are not all its own."""
+        None where the module's parameters are not all its own or, for a
+        template that made values with real contents, its own values
+        differ."""
         (dc, dk, nodes, kernels, sources, values, inits, kinds, shapes,
          aten, declared, events, output, out_scope,
          (dtype, size, stride, _), cached, tracked, form, more,
-         valued) = tpl
+         (contents, valued)) = tpl
         b = self.b
         g = b.g
+        if contents and self._own_values(path) != contents:
+            return None  # its own values differ from the template's
         own = self._own(path)
         names = b.names
         if any(r[1] not in own or id(own[r[1]]) in names
@@ -568,7 +575,10 @@ class Layers:
                 return t
             layer_cache.apply(*cache, cached, tensor, b.shadows)
         b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
-        b.replayed_tracked.extend((name(r), t.v) for r, t in valued)
+        for r, t in valued:
+            v = t.v if type(t) is _Made else self._value_of(t)
+            if v is not None:
+                b.replayed_tracked.append((name(r), v))
         out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
                             path + out_scope, (size, stride, dtype))
         out = _handed_on(output, tensors, (dtype, size, stride), out)
@@ -587,6 +597,28 @@ class Layers:
                     b.scope_of[id(t)] = path + sc
             got[k] = t
         return tuple(got)
+
+    def _value_of(self, kept):
+        """A meta tensor whose shadow is a _Value's contents (a template
+        of an earlier recording's), one for the recording: the replays
+        that read it then hand the library one value, as the layers that
+        ran compute one (shadow.py's memo) and the masks count it once.
+        Its copy is the recording's (no tensor of the model's holds it,
+        so nothing writes it). None where the recording keeps no such
+        value."""
+        got = self.values.get(id(kept))
+        if got is None or got[0] is not kept:
+            v = kept.v
+            t = _made(v.dtype, tuple(v.shape), v.stride())
+            shadows = self.b.shadows
+            with no_dispatch():  # a copy, not a call of the model's
+                v = v.clone()
+            if shadows is None or not shadows.set(t, v):
+                t = None
+            else:
+                self.b.hold(t)
+            got = self.values[id(kept)] = (kept, t)
+        return got[1]
 
     def _module_events(self, path, events):
         """What ModuleStack's hooks noted during the template's call, made
@@ -665,6 +697,36 @@ class _Made:
 
     def __hash__(self):
         return 0
+
+
+class _Value:
+    """A value a call made with real contents, in a template kept for the
+    process: its contents (a CPU tensor), which a replay gives a meta
+    tensor of its own as its shadow."""
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+
+def _for_process(tpl, shadows):
+    """The template to keep for the process: its values made with real
+    contents (a function of the key, which then holds no real argument,
+    and of the nodes) read now, as _Value; None where one has no value
+    to read."""
+    contents, valued = tpl[-1]
+    if not valued:
+        return tpl
+    if shadows is None:
+        return None
+    got = []
+    for r, t in valued:
+        with no_dispatch():  # its ops are no call of the model's
+            v = shadows.value(t.v)
+            if v is None:
+                return None
+            got.append((r, _Value(v.clone())))
+    return tpl[:-1] + ((contents, tuple(got)),)
 
 
 def _made_values(of, was, cached, outs):

@@ -347,7 +347,7 @@ class Windowed(nn.Module):
         return (pos[None, :] <= pos[:, None]) & \
             (pos[:, None] - pos[None, :] < self.window)
 
-    def forward(self, x, pos):
+    def forward(self, x, pos=None):
         if self.source == "own":
             pos = self.own
         elif self.source == "arange":
@@ -393,37 +393,57 @@ def test_a_mask_made_in_the_layer_is_replayed_with_its_value(source, ran):
         layers * _pairs_left_out(Windowed().keep(pos))
 
 
-def test_a_mask_from_the_layers_own_buffer_keys_by_its_contents():
+def test_a_mask_from_the_layers_own_buffer_is_compared():
     # each layer's positions are its own buffer's, in two kinds (the
-    # masks differ, the layers are alike): the buffer's contents key the
-    # call, so a layer replays only a template of its own kind
-    model = PosStack([Windowed("own", step=1 + k % 2)
-                      for k in range(7)]).eval()
-    pos = torch.arange(T)
-    _same(model, (torch.zeros(T, D), pos), replayed=3)  # 0, 2 | 4, 6; 1, 3 | 5
-    totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
-                            file=False).totals
-    left = sum(_pairs_left_out(Windowed(step=1 + k % 2).keep(
-        torch.arange(T) * (1 + k % 2))) for k in range(7))
+    # masks differ, the layers are alike): the template holds its layer's
+    # contents, and a layer of the other kind does not replay it
+    steps = (1, 1, 1, 2, 2, 2)
+    model = Stack([Windowed("own", step=k) for k in steps]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=1)  # the third
+    totals = nnscan.summary(model, inputs=x, file=False).totals
+    left = sum(_pairs_left_out(Windowed().keep(torch.arange(T) * k))
+               for k in steps)
     assert totals["macs"] - totals["macs_unmasked"] == left
 
 
-def test_own_contents_changed_in_place_key_anew():
-    # the contents are read once per version of the model's buffer: a
-    # buffer changed between summaries is read again
-    model = PosStack([Windowed("own") for _ in range(5)]).eval()
-    x = (torch.zeros(T, D), torch.arange(T))
+def test_a_mask_made_in_the_layer_is_kept_for_the_process():
+    # no argument with a real value: the template, its mask's contents
+    # read, holds for the process, and a later summary replays every
+    # layer, the masks given those contents anew
+    model = Stack([Windowed("arange") for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=3)
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 5
+    assert on[:4] == _reports(model, x, False)[:4]
+    assert on[4] == nnscan.summary(model, inputs=x, file=False).totals["macs"]
+    totals = nnscan.summary(model, inputs=x, file=False).totals
+    assert totals["macs"] - totals["macs_unmasked"] == \
+        5 * _pairs_left_out(Windowed().keep(torch.arange(T)))
+
+
+def test_own_contents_changed_in_place_are_read_again():
+    # the template is kept for the process (no argument has a real
+    # value); the contents are read once per version of the model's
+    # buffer, so a buffer changed between summaries is read again
+    model = Stack([Windowed("own") for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
     _same(model, x, replayed=3)
     for b in model.blocks[::2]:
         b.own.mul_(2)  # layers 0, 2, 4: another mask; 1, 3 as they were
-    _same(model, x, replayed=1)  # 0, 2 | 4; 1, 3 |
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 2  # 1 and 3, from the kept template
+    assert on[:4] == _reports(model, x, False)[:4]
 
 
 def test_own_contents_of_inference_tensors():
     # made under inference_mode, the buffers count no versions: read anew
     with torch.inference_mode():
-        model = PosStack([Windowed("own") for _ in range(5)]).eval()
-    _same(model, (torch.zeros(T, D), torch.arange(T)), replayed=3)
+        model = Stack([Windowed("own") for _ in range(5)]).eval()
+    _same(model, torch.zeros(T, D), replayed=3)
 
 
 def test_an_argument_handed_on_is_the_argument_itself():
