@@ -214,7 +214,10 @@ def _shallow(modules):
                 size[parent] += size[path]
     shallow = {}
     for path, m in modules:
-        if path and count[type(m)] >= 3 and size[path] >= _LEAST:
+        # a container with no forward of its own (T5's block.layer) is
+        # never called: a group of them would only hide their children's
+        if path and count[type(m)] >= 3 and size[path] >= _LEAST and \
+                type(m) not in _UNCALLED:
             k = (type(m), tuple((n, type(c)) for n, c in m._modules.items()),
                  tuple((n, None if t is None else tuple(t.shape))
                        for n, t in m._parameters.items()),
@@ -313,6 +316,8 @@ def forget():
     _ARCHS.clear()
 
 
+# containers that hold modules and are not called themselves
+_UNCALLED = (torch.nn.ModuleList, torch.nn.ModuleDict)
 # the fewest modules (itself included) a layer replayed holds
 _LEAST = 6
 # architecture (arch) -> (its shallow groups, the paths of the groups

@@ -130,6 +130,7 @@ class Layers:
         self.contents = {}  # id(value) -> (value, its contents: _own_values)
         self.valued = {}    # path -> [(name, own tensor with a real value)]
         self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
+        self.unkeyed = {}   # group -> calls no key held (call)
         self.prev = None
 
     def __enter__(self):
@@ -167,8 +168,16 @@ class Layers:
         if mode.pending:  # the arguments named, the graph up to here
             fused._flush(mode)
         key, cache, real = self._key(path, args, kwargs)
+        group = self.found[path][1]
         if key is None:
+            # an argument no key holds (an encoder-decoder's cache): a
+            # group none of whose calls can be keyed is not tried again
+            # for the architecture, so that its sublayers' groups are
+            n = self.unkeyed[group] = self.unkeyed.get(group, 0) + 1
+            if n == _TRIES:
+                self._drop(path)
             return orig(*args, **kwargs)
+        self.unkeyed[group] = -_TRIES  # one keyed: the group is kept
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)

@@ -308,6 +308,41 @@ def test_training_runs_every_call():
     assert count[0] == 0
 
 
+class Holder(nn.Module):
+    """A block whose sublayers sit in a ModuleList (T5's block.layer), called
+    with an object no key holds (an encoder-decoder's cache)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.ModuleList([Block(), Block()])
+
+    def forward(self, x, state):
+        for sub in self.layer:
+            x = sub(x)
+        return x
+
+
+class Holders(Stack):
+    def forward(self, x):
+        state = object()
+        for b in self.blocks:
+            x = b(x, state)
+        return self.head(x)
+
+
+def test_a_group_no_call_of_which_is_keyed_gives_way_to_its_sublayers():
+    # the blocks run (no key holds their argument) and their group is not
+    # tried again: the next summary replays their sublayers, the lists
+    # holding them (never called) no group of their own
+    model = Holders([Holder() for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=0)
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 2 * 5 - 2
+    assert on[:4] == _reports(model, x, False)[:4]
+
+
 @pytest.mark.parametrize("n", [3, 8])
 def test_resnet_style_stage(n):
     tv = pytest.importorskip("torchvision")
