@@ -11,7 +11,7 @@ a config (CPU model) and LLaMA-3-8B shaped on the meta device at 2,048
 tokens (the last two need transformers), built as bench/recording_speed.py
 builds them; the decoders of recording_speed.DECODERS (mistral_7b,
 gemma2_9b, mixtral_8x7b, qwen3_30b_a3b, mpt_7b, gptj_6b, falcon_7b) on meta
-at 2,048 tokens; any other torchvision classifier by its name, and any
+at 2,048 tokens, t5_large on meta (512 encoder and 64 decoder tokens); any other torchvision classifier by its name, and any
 python/tests_hf/hf_zoo.py family as hf:FAMILY (its tiny config and inputs,
 a CPU model).
 
@@ -124,6 +124,15 @@ def build(name):
         except ImportError:
             return None
         return m, (torch.zeros(1, 2048, dtype=torch.long),), {}
+    if name == "t5_large":  # an encoder-decoder: 512 + 64 tokens
+        import transformers
+        cfg = transformers.T5Config(d_model=1024, d_ff=4096, num_layers=24,
+                                    num_heads=16, d_kv=64)
+        with torch.device("meta"):
+            m = transformers.T5ForConditionalGeneration(cfg).eval()
+        return m, (), {"input_ids": torch.zeros(1, 512, dtype=torch.long),
+                       "decoder_input_ids": torch.zeros(1, 64,
+                                                        dtype=torch.long)}
     from recording_speed import DECODERS
     if name in DECODERS:
         from recording_speed import decoder_meta
