@@ -69,12 +69,15 @@ def test_t5_encoder_blocks_hand_their_position_bias_on():
     # T5's attention asks the cache for its slot's length by layer_idx (a
     # read the key holds), and its blocks return the position bias they
     # were given: a replay hands on that very tensor. The first block
-    # makes the bias (another subtree), the next two give the template
+    # makes the bias (another subtree), the next two give the template.
+    # The decoder blocks run (no key holds an EncoderDecoderCache): their
+    # group is dropped, and the second summary replays their
+    # feed-forward sublayers, the third on
     model, inputs = hf_zoo.build("t5")
     assert layer_cache.index_only(type(model.encoder.block[1].layer[0]
                                        .SelfAttention))
     replayed, s = _replayed_as_run(model, inputs)
-    assert replayed == (LAYERS - 3, LAYERS - 3)
+    assert replayed == (LAYERS - 3, LAYERS - 3 + LAYERS - 2)
     ref = hf_zoo.reference(model, inputs)[1]
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
 
