@@ -89,6 +89,16 @@ def _same(model, x, replayed):
     return on[4]
 
 
+def _again(model, x, replayed):
+    """A later summary (the templates the last one kept): the layers it
+    replays, and its reports the same as with every layer run."""
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == replayed
+    assert on[:4] == _reports(model, x, False)[:4]
+    return on
+
+
 def test_layers_alike_replay_from_the_third():
     model = Stack([Block() for _ in range(6)]).eval()
     macs = _same(model, torch.zeros(T, D), replayed=4)
@@ -114,10 +124,7 @@ def test_a_later_summary_replays_every_layer_alike():
     model = Stack([Block() for _ in range(6)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=4)
-    with layers_replayed() as count:
-        again = _reports(model, x, True)
-    assert count[0] == 6
-    assert again[:4] == _reports(model, x, False)[:4]
+    _again(model, x, 6)
 
 
 class Configured(Block):
@@ -337,10 +344,7 @@ def test_a_group_no_call_of_which_is_keyed_gives_way_to_its_sublayers():
     model = Holders([Holder() for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=0)
-    with layers_replayed() as count:
-        on = _reports(model, x, True)
-    assert count[0] == 2 * 5 - 2
-    assert on[:4] == _reports(model, x, False)[:4]
+    _again(model, x, 2 * 5 - 2)
 
 
 @pytest.mark.parametrize("n", [3, 8])
@@ -356,10 +360,7 @@ def test_a_quick_layer_is_not_tried_again(monkeypatch):
     model = Stack([Block() for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=3)  # found quick only once it ran
-    with layers_replayed() as count:
-        again = _reports(model, x, True)
-    assert count[0] == 0
-    assert again[:4] == _reports(model, x, False)[:4]
+    _again(model, x, 0)
 
 
 class Windowed(nn.Module):
@@ -449,10 +450,7 @@ def test_a_mask_made_in_the_layer_is_kept_for_the_process():
     model = Stack([Windowed("arange") for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=3)
-    with layers_replayed() as count:
-        on = _reports(model, x, True)
-    assert count[0] == 5
-    assert on[:4] == _reports(model, x, False)[:4]
+    on = _again(model, x, 5)
     assert on[4] == nnscan.summary(model, inputs=x, file=False).totals["macs"]
     totals = nnscan.summary(model, inputs=x, file=False).totals
     assert totals["macs"] - totals["macs_unmasked"] == \
@@ -468,10 +466,7 @@ def test_own_contents_changed_in_place_are_read_again():
     _same(model, x, replayed=3)
     for b in model.blocks[::2]:
         b.own.mul_(2)  # layers 0, 2, 4: another mask; 1, 3 as they were
-    with layers_replayed() as count:
-        on = _reports(model, x, True)
-    assert count[0] == 2  # 1 and 3, from the kept template
-    assert on[:4] == _reports(model, x, False)[:4]
+    _again(model, x, 2)  # 1 and 3, from the kept template
 
 
 def test_own_contents_of_inference_tensors():
