@@ -47,11 +47,14 @@ What keeps a call running: a call other than the module's first, a
 training step, autograd nodes to note, autocast, a hook of the model's
 inside the layer, a custom_ops function, an argument with no name yet,
 an object other than a transformers DynamicCache whose slot for the
-layer is empty (layer_cache.part); and a template that reads a value
+layer is empty (layer_cache.part: a group none of whose calls could be
+keyed so is not tried again for the architecture, which lets its
+sublayers' groups be); and a template that reads a value
 from before the call other than its arguments and its own parameters,
-returns a value with a real value, names a parameter outside the layer (a tied weight), runs a module
-outside the layer, writes its arguments or parameters in place, does to
-its cache more than set its slot, or returns anything but one tensor
+returns a value with a real value, names a parameter outside the layer
+(a tied weight), runs a module outside the layer, writes its arguments
+or parameters in place, does to its cache more than set its slot, or
+returns anything but one tensor
 (alone, or in a tuple with Nones: a layer's attention weights not asked
 for). A key whose calls differ _TRIES times runs for good, and its group
 is not tried again for the architecture; the first call of a group may
@@ -130,7 +133,7 @@ class Layers:
         self.contents = {}  # id(value) -> (value, its contents: _own_values)
         self.valued = {}    # path -> [(name, own tensor with a real value)]
         self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
-        self.unkeyed = {}   # group -> calls no key held (call)
+        self.unkeyed = {}   # group -> calls no key held, None once one was
         self.prev = None
 
     def __enter__(self):
@@ -173,11 +176,13 @@ class Layers:
             # an argument no key holds (an encoder-decoder's cache): a
             # group none of whose calls can be keyed is not tried again
             # for the architecture, so that its sublayers' groups are
-            n = self.unkeyed[group] = self.unkeyed.get(group, 0) + 1
-            if n == _TRIES:
-                self._drop(path)
+            n = self.unkeyed.get(group, 0)
+            if n is not None:
+                self.unkeyed[group] = n + 1
+                if n + 1 == _TRIES:
+                    self._drop(path)
             return orig(*args, **kwargs)
-        self.unkeyed[group] = -_TRIES  # one keyed: the group is kept
+        self.unkeyed[group] = None  # one call keyed: the group stays
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
