@@ -41,6 +41,9 @@ import textwrap
 import torch
 
 _CACHE = ("transformers.cache_utils", "DynamicCache")
+_ENC_DEC = ("transformers.cache_utils", "EncoderDecoderCache")
+_PARTS = ("self_attention_cache", "cross_attention_cache")
+_UPDATED = "is_updated"  # an encoder-decoder cache's {layer: cross slot set}
 _SLOT = ("transformers.cache_utils", "DynamicLayer")
 _SLIDING = ("transformers.cache_utils", "DynamicSlidingWindowLayer")
 _WINDOW = "_sliding_window_tensor"  # the sliding slot's size, a CPU scalar
@@ -191,10 +194,45 @@ def _part(e):
 
 
 def is_cache(v):
-    return _named(type(v), _CACHE)
+    """A DynamicCache, or an EncoderDecoderCache of two (its
+    self-attention's and cross-attention's) with its `is_updated` dict
+    and nothing else."""
+    if _named(type(v), _CACHE):
+        return True
+    if not _named(type(v), _ENC_DEC):
+        return False
+    d = vars(v)
+    return d.keys() == {*_PARTS, _UPDATED} and \
+        type(d[_UPDATED]) is dict and \
+        all(_named(type(d[p]), _CACHE) for p in _PARTS)
+
+
+def _enc_dec(cache):
+    """The two caches of an encoder-decoder cache, else None."""
+    if not _named(type(cache), _ENC_DEC):
+        return None
+    d = vars(cache)
+    return tuple(d[p] for p in _PARTS)
 
 
 def part(cache, index, names):
+    """the key's part (_dynamic_part below) of a cache argument; an
+    encoder-decoder cache's is both its caches' and the layer's
+    `is_updated` flag (whether the cross-attention's slot holds the
+    encoder's keys: a decode step reads them, keyed as arguments, where
+    a prefill makes them)."""
+    parts = _enc_dec(cache)
+    if parts is None:
+        return _dynamic_part(cache, index, names)
+    flag = vars(cache)[_UPDATED].get(index)
+    if type(flag) not in (bool, type(None)):
+        raise LookupError(index)
+    (k0, h0), (k1, h1) = (_dynamic_part(c, index, names)
+                            for c in parts)
+    return ("enc-dec", k0, k1, flag), h0 + h1
+
+
+def _dynamic_part(cache, index, names):
     """(the key's part for a cache argument of a layer of `index`: the
     cache's class and number of slots, the slot's class and its plain
     attributes; the tensors the slot holds, which the call reads as it
@@ -244,7 +282,15 @@ def part(cache, index, names):
 def before(cache, index):
     """What the cache holds before the call (for effect): the layer's
     slot's attributes, every slot's values, and the cache's own
-    attributes (a dict's or list's items too)."""
+    attributes (a dict's or list's items too); an encoder-decoder
+    cache's, each of its caches' and its own."""
+    parts = _enc_dec(cache)
+    if parts is not None:
+        return tuple(_dynamic_before(c, index) for c in parts) + (_own(cache),)
+    return _dynamic_before(cache, index)
+
+
+def _dynamic_before(cache, index):
     layers = cache.layers
     return dict(vars(layers[index])), len(layers), \
         [tuple(vars(x).items()) for x in layers], _own(cache)
@@ -271,6 +317,34 @@ def _same(a, b):
 
 
 def effect(cache, index, was, names, scope_of):
+    """_dynamic_effect below; for an encoder-decoder cache each of its caches'
+    entries, named (cache's attribute, slot's attribute), and the
+    layer's `is_updated` flag where the call set it, (("is_updated",),
+    "v", the flag): LookupError where it set any other entry of the
+    dict or any other attribute."""
+    parts = _enc_dec(cache)
+    if parts is None:
+        return _dynamic_effect(cache, index, was, names, scope_of)
+    own, flags = _own(cache), vars(cache)[_UPDATED]
+    if len(own) != len(was[2]) or any(
+            x[0] != y[0] or x[1] is not y[1] for x, y in zip(own, was[2])):
+        raise LookupError("cache")  # it set the cache's own attributes
+    old = dict(next(x[2] for x in was[2] if x[0] == _UPDATED))
+    if any(k not in flags for k in old) or any(
+            k != index and (k not in old or old[k] is not v)
+            for k, v in flags.items()):
+        raise LookupError(_UPDATED)  # another layer's flag, or one removed
+    out = [((p, e[0]),) + e[1:] for p, c, w in zip(_PARTS, parts, was)
+           for e in _dynamic_effect(c, index, w, names, scope_of)]
+    if index in flags and (index not in old or old[index] is not
+                           flags[index]):
+        if type(flags[index]) is not bool:
+            raise LookupError(_UPDATED)
+        out.append(((_UPDATED,), "v", flags[index]))
+    return tuple(out)
+
+
+def _dynamic_effect(cache, index, was, names, scope_of):
     """What the call set in the slot: ((attribute, "t", its graph name,
     the scope that made it, its meta) or (attribute, "v", a plain value)
     or (attribute, "s", ...as "t"): the slot's own CPU tensor moved to
@@ -316,8 +390,23 @@ def valued(cache, index, made):
     """The ids of the tensors the call put in its slot whose real value
     is the slot's own (effect's "s"): made with a value, and made again
     so by a replay."""
-    slot = vars(cache.layers[index])
-    return {id(slot[e[0]]) for e in made if e[1] == "s"}
+    return {id(_slot(cache, index, e[0])[_attr(e[0])]) for e in made
+            if e[1] == "s"}
+
+
+def _slot(cache, index, attr):
+    """The attributes of the slot an entry of effect's names: of the
+    cache's own slot, or of one of an encoder-decoder cache's caches
+    (attr a pair) or the flags (attr ("is_updated",))."""
+    if type(attr) is tuple:
+        if len(attr) == 1:
+            return vars(cache)[_UPDATED]
+        cache = vars(cache)[attr[0]]
+    return vars(cache.layers[index])
+
+
+def _attr(attr):
+    return attr if type(attr) is not tuple else attr[-1]
 
 
 def apply(cache, index, made, tensor, shadows):
@@ -327,13 +416,14 @@ def apply(cache, index, made, tensor, shadows):
     None); a moved CPU tensor's value kept as its meta tensor's shadow
     (shadow.Shadows, or None when the recording keeps none), as the move
     gives it."""
-    slot = vars(cache.layers[index])
     for e in made:
+        slot = _slot(cache, index, e[0])
+        key = index if e[0] == (_UPDATED,) else _attr(e[0])
         if e[1] == "v":
-            slot[e[0]] = e[2]
+            slot[key] = e[2]
             continue
-        was = slot.get(e[0])
+        was = slot.get(key)
         t = tensor(*e[2:], was)
         if e[1] == "s" and shadows is not None:
             shadows.adopt(t, was)
-        slot[e[0]] = t
+        slot[key] = t

@@ -65,21 +65,61 @@ def test_decoder_layers_replay_with_their_cache(family):
     assert s.uncounted_aten == {}
 
 
-def test_t5_encoder_blocks_hand_their_position_bias_on():
+def test_t5_blocks_hand_their_position_bias_on():
     # T5's attention asks the cache for its slot's length by layer_idx (a
     # read the key holds), and its blocks return the position bias they
-    # were given: a replay hands on that very tensor. The first block
-    # makes the bias (another subtree), the next two give the template.
-    # The decoder blocks run (no key holds an EncoderDecoderCache): their
-    # group is dropped, and the second summary replays their
-    # feed-forward sublayers, the third on
+    # were given: a replay hands on that very tensor. In the encoder and
+    # in the decoder (its EncoderDecoderCache keyed: both caches' slots
+    # and the layer's is_updated flag) the first block makes the bias
+    # (another subtree), the next two give the template
     model, inputs = hf_zoo.build("t5")
     assert layer_cache.index_only(type(model.encoder.block[1].layer[0]
                                        .SelfAttention))
     replayed, s = _replayed_as_run(model, inputs)
-    assert replayed == (LAYERS - 3, LAYERS - 3 + LAYERS - 2)
+    assert replayed == (2 * (LAYERS - 3), 2 * (LAYERS - 3))
     ref = hf_zoo.reference(model, inputs)[1]
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
+@pytest.mark.parametrize("family", ["bart", "marian", "whisper"])
+def test_encoder_decoder_layers_replay_with_both_caches(family):
+    # the decoder layers' cross-attention fills its slot of the cross
+    # cache and sets the layer's is_updated flag: a replay makes both
+    # again, as the self-attention's slot (the output's past_key_values
+    # holds them all); the encoder's layers replay as before
+    model, inputs = hf_zoo.build(family)
+    replayed, s = _replayed_as_run(model, inputs)
+    assert replayed == (2 * (LAYERS - 2), 2 * (LAYERS - 2))
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
+@pytest.mark.parametrize("family", ["t5", "bart"])
+def test_an_encoder_decoder_decode_step_as_every_layer_run(family):
+    # a decode step given a filled cache: every cross slot holds the
+    # encoder's keys and its flag is set. The slots' tensors have no
+    # name in the recording until a layer reads them (a summary's
+    # arguments are its tensors; the cache is copied, not named), so no
+    # key holds a decoder layer's call and they run: every report as
+    # with layer replay off, the caller's cache untouched
+    model, inputs = hf_zoo.build(family)
+    with torch.no_grad():
+        cache = model(**inputs, use_cache=True).past_key_values
+    assert type(cache).__name__ == "EncoderDecoderCache"
+
+    def state(c):
+        return dict(c.is_updated), [
+            (x.keys, x.values, y.keys, y.values)
+            for x, y in zip(c.self_attention_cache.layers,
+                            c.cross_attention_cache.layers)]
+    was = state(cache)
+    step = dict(inputs, decoder_input_ids=inputs["decoder_input_ids"][:, -1:],
+                past_key_values=cache)
+    on = replay_reports(model, step, True)[0]
+    assert on == replay_reports(model, step, False)[0]
+    now = state(cache)
+    assert now[0] == was[0] and all(
+        x is y for a, b in zip(now[1], was[1]) for x, y in zip(a, b))
 
 
 def test_an_encoder_with_a_padding_mask_replays_by_the_mask_itself():
