@@ -11,7 +11,9 @@ a config (CPU model) and LLaMA-3-8B shaped on the meta device at 2,048
 tokens (the last two need transformers), built as bench/recording_speed.py
 builds them; the decoders of recording_speed.DECODERS (mistral_7b,
 gemma2_9b, mixtral_8x7b, qwen3_30b_a3b, mpt_7b, gptj_6b, falcon_7b) on meta
-at 2,048 tokens, t5_large on meta (512 encoder and 64 decoder tokens); any other torchvision classifier by its name, and any
+at 2,048 tokens, the encoder-decoders t5_large and bart_large on meta (512
+encoder and 64 decoder tokens) and whisper_small (30 s of audio, 64
+decoder tokens); any other torchvision classifier by its name, and any
 python/tests_hf/hf_zoo.py family as hf:FAMILY (its tiny config and inputs,
 a CPU model).
 
@@ -133,6 +135,23 @@ def build(name):
         return m, (), {"input_ids": torch.zeros(1, 512, dtype=torch.long),
                        "decoder_input_ids": torch.zeros(1, 64,
                                                         dtype=torch.long)}
+    if name in ("bart_large", "whisper_small"):  # their configs' defaults
+        import transformers
+        if name == "bart_large":
+            cfg, cls = transformers.BartConfig(), \
+                transformers.BartForConditionalGeneration
+            inputs = {"input_ids": torch.zeros(1, 512, dtype=torch.long)}
+        else:
+            cfg, cls = transformers.WhisperConfig(
+                d_model=768, encoder_layers=12, decoder_layers=12,
+                encoder_attention_heads=12, decoder_attention_heads=12,
+                encoder_ffn_dim=3072, decoder_ffn_dim=3072), \
+                transformers.WhisperForConditionalGeneration
+            inputs = {"input_features": torch.zeros(1, 80, 3000)}
+        with torch.device("meta"):
+            m = cls(cfg).eval()
+        inputs["decoder_input_ids"] = torch.zeros(1, 64, dtype=torch.long)
+        return m, (), inputs
     from recording_speed import DECODERS
     if name in DECODERS:
         from recording_speed import decoder_meta

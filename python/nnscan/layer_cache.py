@@ -33,6 +33,14 @@ called with the model's cache (a `DynamicCache`), into whose slot
   keys' device as it starts (`_sliding_window_tensor`): on meta that is
   a tensor with a real value (a shadow), which the call may make
   (`valued`) and a replay makes again from the slot's own scalar.
+
+An encoder-decoder's layer (T5's, BART's, Whisper's decoder) is called
+with an `EncoderDecoderCache`: a `DynamicCache` for its self-attention,
+another for its cross-attention, and `is_updated`, per layer whether
+the cross-attention's slot holds the encoder's keys (a prefill makes
+them and sets the flag, a decode step reads them). Its part is both
+caches' parts and the layer's flag; its effect is both slots' entries,
+each named (cache, attribute), and the flag where the call set it.
 """
 import ast
 import inspect

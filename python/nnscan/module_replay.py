@@ -173,7 +173,7 @@ class Layers:
         key, cache, real = self._key(path, args, kwargs)
         group = self.found[path][1]
         if key is None:
-            # an argument no key holds (an encoder-decoder's cache): a
+            # an argument no key holds (an object, a quantized cache): a
             # group none of whose calls can be keyed is not tried again
             # for the architecture, so that its sublayers' groups are
             n = self.unkeyed.get(group, 0)
