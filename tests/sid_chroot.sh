@@ -112,6 +112,19 @@ apt_install() { # DIR: SID_PACKAGES into the chroot (apt from the host's mirror)
   )
 }
 
+# The chroot takes about 2.5 GB installed, and apt holds the packages it
+# downloads (about 0.9 GB) until they are in: a disk that fills half-way
+# leaves dpkg's "No space left on device" deep in apt's output, so say it
+# first, naming the folder and what it has.
+NEED_MB=4096
+enough_space() { # DIR
+  local free
+  free=$(df -Pm "$1" | awk 'NR == 2 { print $4 }')
+  [ -n "$free" ] || return 0
+  [ "$free" -ge "$NEED_MB" ] ||
+    die "$free MB free on the filesystem of $1; the sid chroot needs about $NEED_MB MB (debootstrap, then PyTorch, transformers and their packages)"
+}
+
 setup() { # DIR
   local dir=$1 want
   want=$(printf '%s\n' "${SID_PACKAGES[@]}")
@@ -130,6 +143,7 @@ setup() { # DIR
   unmount "$dir"
   rm -rf "$dir"
   mkdir -p "$dir"
+  enough_space "$dir"
   local mirror
   mirror=$(host_mirror)
   echo "== debootstrap --variant=minbase sid $dir $mirror"
