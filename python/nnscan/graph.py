@@ -308,9 +308,26 @@ def _in_kept_buffer(parts):
     return (ctypes.c_char * size).from_buffer(kept), size
 
 
+# The packed names for the process: a model's value, node and module
+# names, scopes and op types recur in each summary of it ("v1", "c2", ...
+# in every model's), so a pack finds most of them made. Emptied by a pack
+# that leaves more than _PACKED_NAMES_MAX in it (a few MB; a pack on
+# another thread then makes again what it misses).
+_PACKED_NAMES = _Strings()
+_PACKED_NAMES_MAX = 1 << 16
+
+
 def _pack_parts(g):
     """pack()'s parts: bytes, each a record or part of one."""
-    s = _Strings()
+    s = _PACKED_NAMES
+    try:
+        return _pack_parts_with(g, s)
+    finally:
+        if len(s) > _PACKED_NAMES_MAX:
+            s.clear()
+
+
+def _pack_parts_with(g, s):
     shapes = _Shapes()
     out = [b"NNSP", _u32(_api.PACKED_VERSION),
            _TAG[_PRODUCER], s["nnscan"], s[""], _TAG[_GRAPH_NAME], s[g.name]]
@@ -359,10 +376,10 @@ def _pack_parts(g):
         head = heads.get((op, domain))
         if head is None:
             head = heads[(op, domain)] = node_tag + s[op] + s[domain]
-        e = _name(name)
         n = len(ins)
-        out += [head, u32[len(e)] if len(e) < 256 else _u32(len(e)), e,
-                b"\0", s[scope], u32[n] if n < 256 else _u32(n)]
+        # (a node's name, as a string's packed form: made once for the
+        # process too, as a model's next summary names its nodes so again)
+        out += [head, s[name], s[scope], u32[n] if n < 256 else _u32(n)]
         out += [s[i or ""] for i in ins]
         n = len(outs)
         out.append(u32[n] if n < 256 else _u32(n))
@@ -394,7 +411,7 @@ def _pack_parts(g):
     calls = g.module_calls
     for path, cls in g.module_types.items():
         out += [_TAG[_MODULE], s[path], s[cls], _i64(calls.get(path, 0))]
-    out += _module_facts(g, s)
+    out += _module_facts(g, s, shapes)
     return out
 
 
@@ -468,7 +485,7 @@ def _aten_parts(base, name, scope, args, outs, s):
     """An aten record's parts: its arguments (schema name, kind word,
     value; a tensor's value its packed form) and its packed outputs."""
     kinds = _KIND
-    out = [_TAG[_ATEN], s[base], _str(name), s[scope], _u32(len(args))]
+    out = [_TAG[_ATEN], s[base], s[name], s[scope], _u32(len(args))]
     for arg, kind, v in args:
         if kind == "tensor":
             out += [s[arg], kinds[kind], v]
@@ -502,7 +519,7 @@ def _aten_parts(base, name, scope, args, outs, s):
 _KIND = {w: bytes([k]) for w, k in _api.ATEN_ARG_KIND.items()}
 
 
-def _module_facts(g, s):
+def _module_facts(g, s, shapes):
     """What each declared module returned per call (its outputs'
     structure, for the v2 report's "calls"), its boundary shapes (the
     layers tables) and the tensors it registers (nns_model_module_held)."""
@@ -529,7 +546,7 @@ def _module_facts(g, s):
     kinds = _api.param_kinds()
     tag = _TAG[_MODULE_TENSOR]
     for path, tensor, bits, dims, kind in g.module_tensors:
-        out += [tag, s[path], s[tensor], _i32(bits), _shape(dims),
+        out += [tag, s[path], s[tensor], _i32(bits), shapes[dims],
                 _i32(kinds[kind])]
     return out
 
