@@ -740,6 +740,8 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
   f->call_path = path;
   const nns__aten_op *e = entry_of(f, op);
   if (e && (any_tensor || e->form == NNS__AF_ALIAS)) {
+    nns_model *m = nns__builder_model(f->b);
+    bool interned = m && f->strings == &m->strings;
     nns__aten_call c = {.op = op, .name = name, .module_path = path,
                         .n_args = n_args, .args = args, .n_outs = n_outs,
                         .outs = outs, .b = f->b,
@@ -749,6 +751,7 @@ nns_status nns__front_call(nns__front *f, const char *op, const char *name,
                         .fresh_const = numbering ? fe_fresh_const : fe_fresh,
                         .node_name = numbering ? fe_node_name : NULL,
                         .numbered = numbering ? fe_numbered : NULL,
+                        .names_interned = interned,
                         .symval = fe_symval,
                         .fold_t = numbering ? NULL : fe_fold_t,
                         .folded = fe_folded,

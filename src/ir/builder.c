@@ -641,12 +641,47 @@ static const char **names(nns_builder *b, const char *const *list,
   return out;
 }
 
+/* names() for names already interned in the model's table: the
+ * pointers copied ("" for NULL or an empty name). */
+static const char **interned_names(nns_builder *b, const char *const *list,
+                                   size_t count) {
+  const char **out = nns__arena_array(&b->m->arena, count, sizeof *out);
+  for (size_t k = 0; out && k < count; k++)
+    out[k] = list[k] && *list[k] ? list[k] : b->empty;
+  return out;
+}
+
+static nns_status add_node(nns_builder *b, const char *op_type,
+                           const char *domain, const char *name,
+                           const char *module_path, const char *const *inputs,
+                           size_t input_count, const char *const *outputs,
+                           size_t output_count, bool interned,
+                           nns_error *err);
+
 nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
                                 const char *domain, const char *name,
                                 const char *module_path,
                                 const char *const *inputs, size_t input_count,
                                 const char *const *outputs,
                                 size_t output_count, nns_error *err) {
+  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
+                  outputs, output_count, false, err);
+}
+
+nns_status nns__builder_add_node_interned(
+    nns_builder *b, const char *op_type, const char *domain, const char *name,
+    const char *module_path, const char *const *inputs, size_t input_count,
+    const char *const *outputs, size_t output_count, nns_error *err) {
+  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
+                  outputs, output_count, true, err);
+}
+
+static nns_status add_node(nns_builder *b, const char *op_type,
+                           const char *domain, const char *name,
+                           const char *module_path, const char *const *inputs,
+                           size_t input_count, const char *const *outputs,
+                           size_t output_count, bool interned,
+                           nns_error *err) {
   nns_status st = usable(b, err);
   if (st)
     return st;
@@ -661,10 +696,12 @@ nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
   bgraph *g = top(b);
   if (g->nodes.n >= INT32_MAX)
     return bad(err, "too many nodes in graph '%s'", g->name);
-  const char **in = names(b, inputs, input_count);
-  const char **out = names(b, outputs, output_count);
+  const char **in = interned ? interned_names(b, inputs, input_count)
+                             : names(b, inputs, input_count);
+  const char **out = interned ? interned_names(b, outputs, output_count)
+                              : names(b, outputs, output_count);
   const char *op = intern(b, op_type), *dom = domain_of(b, domain);
-  const char *nm = intern(b, name);
+  const char *nm = interned && name && *name ? name : intern(b, name);
   const char *scope = module_path ? intern(b, module_path) : NULL;
   if (!in || !out || !op || !dom || !nm || (module_path && !scope))
     return nomem(err);

@@ -59,4 +59,14 @@ nns_status nns__builder_observed_shape(nns_builder *b, const char *name,
  * them.) */
 void nns__builder_inits_after(nns_builder *b, int64_t count);
 
+/* nns_builder_add_node for a front end whose node name, input and output
+ * names are already interned in the model's own table (nns__builder_model's
+ * strings; NULL or "" for no value): they are kept as they are, not
+ * interned again (the recorder's numbering names every value and node in
+ * that table as it lowers a call). */
+nns_status nns__builder_add_node_interned(
+    nns_builder *b, const char *op_type, const char *domain, const char *name,
+    const char *module_path, const char *const *inputs, size_t input_count,
+    const char *const *outputs, size_t output_count, nns_error *err);
+
 #endif

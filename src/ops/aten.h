@@ -97,6 +97,9 @@ typedef struct nns__aten_call {
   const char *(*node_name)(void *fe, const char *op_type,
                            const char *domain);
   const char *(*numbered)(void *fe, const char *name, bool written);
+  /* Whether the names node_name and numbered give are interned in the
+   * builder's model's own table (nns__builder_add_node_interned). */
+  bool names_interned;
   /* A new name for a constant, numbered "cN" at once under the
    * recorder's numbering; fresh's otherwise. */
   const char *(*fresh_const)(void *fe);

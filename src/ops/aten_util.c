@@ -129,9 +129,13 @@ nns_status nns__aten_node(nns__aten_call *c, const char *op_type,
     ins = in_names;
     outs = out_names;
   }
-  nns_status st = nns_builder_add_node(c->b, op_type, domain, name,
-                                       c->module_path, ins, n_in, outs,
-                                       n_out, c->err);
+  nns_status st =
+      c->numbered && c->names_interned
+          ? nns__builder_add_node_interned(c->b, op_type, domain, name,
+                                           c->module_path, ins, n_in, outs,
+                                           n_out, c->err)
+          : nns_builder_add_node(c->b, op_type, domain, name, c->module_path,
+                                 ins, n_in, outs, n_out, c->err);
   if (st == NNS_OK)
     ++*c->node_count;
   return st;
