@@ -263,10 +263,10 @@ class Layers:
                     v = shadows.value(t)
                 if v is None:
                     return None
-            got.append((k, self._contents(v)))
+            got.append((k, self._contents_once(v)))
         return tuple(got)
 
-    def _contents(self, v):
+    def _contents_once(self, v):
         """_contents(v), once per value in a recording, and once per
         version of a tensor of the model's for the process."""
         c = self.contents.get(id(v))
@@ -797,7 +797,7 @@ _MIN_GROUP_S = 0.0015
 _KEPT = {}
 _KEPT_MAX = 512
 # id(a model's tensor with a real value, a layer's own) -> (weak reference,
-# its version, _contents): read once per change (Layers._contents)
+# its version, _contents): read once per change (Layers._contents_once)
 _CONTENTS = {}
 
 

@@ -656,31 +656,6 @@ static nns_status add_node(nns_builder *b, const char *op_type,
                            const char *module_path, const char *const *inputs,
                            size_t input_count, const char *const *outputs,
                            size_t output_count, bool interned,
-                           nns_error *err);
-
-nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
-                                const char *domain, const char *name,
-                                const char *module_path,
-                                const char *const *inputs, size_t input_count,
-                                const char *const *outputs,
-                                size_t output_count, nns_error *err) {
-  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
-                  outputs, output_count, false, err);
-}
-
-nns_status nns__builder_add_node_interned(
-    nns_builder *b, const char *op_type, const char *domain, const char *name,
-    const char *module_path, const char *const *inputs, size_t input_count,
-    const char *const *outputs, size_t output_count, nns_error *err) {
-  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
-                  outputs, output_count, true, err);
-}
-
-static nns_status add_node(nns_builder *b, const char *op_type,
-                           const char *domain, const char *name,
-                           const char *module_path, const char *const *inputs,
-                           size_t input_count, const char *const *outputs,
-                           size_t output_count, bool interned,
                            nns_error *err) {
   nns_status st = usable(b, err);
   if (st)
@@ -737,6 +712,24 @@ static nns_status add_node(nns_builder *b, const char *op_type,
   n->in_names = in;
   n->out_names = out;
   return NNS_OK;
+}
+
+nns_status nns_builder_add_node(nns_builder *b, const char *op_type,
+                                const char *domain, const char *name,
+                                const char *module_path,
+                                const char *const *inputs, size_t input_count,
+                                const char *const *outputs,
+                                size_t output_count, nns_error *err) {
+  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
+                  outputs, output_count, false, err);
+}
+
+nns_status nns__builder_add_node_interned(
+    nns_builder *b, const char *op_type, const char *domain, const char *name,
+    const char *module_path, const char *const *inputs, size_t input_count,
+    const char *const *outputs, size_t output_count, nns_error *err) {
+  return add_node(b, op_type, domain, name, module_path, inputs, input_count,
+                  outputs, output_count, true, err);
 }
 
 static bool is_list(nns_attr_type t) {
