@@ -588,7 +588,7 @@ def floor(name, runs):
 # --sections: (module name in nnscan, attribute path, label) of what
 # nnscan.summary calls, timed exclusive of one another
 SECTIONS = (
-    ("recorder", "meta_copy", "meta copy of the model"),
+    ("recorder", "_meta_copy_walked", "meta copy of the model"),
     ("recorder", "_call", "model forward (dispatch, kernels, shadows, hooks)"),
     ("recorder", "record", "rules (recorder.record, per call)"),
     ("graph", "_pack_parts", "pack (the graph as bytes)"),

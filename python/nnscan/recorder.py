@@ -469,12 +469,12 @@ class _Mode(DispatchMode):
         return out
 
 
-def _train(model, mode):
+def _train(model, mode, walk=None):
     """model.train(mode); where no module's class has its own train(), each
     module's flag is set directly, without Module.train's recursion and
     Module.__setattr__ (for hundreds of modules, a tenth of a small
-    model's recording)."""
-    mods = list(model.modules())
+    model's recording). walk: the model's (walk_once)."""
+    mods = [m for _, m in walk] if walk is not None else list(model.modules())
     base = torch.nn.Module.train
     if not isinstance(mode, bool) or \
             any(type(m).train is not base for m in mods):
@@ -768,8 +768,9 @@ class _Tree:
     module tree has modules, in nested generators). A model whose class
     defines its own of these is asked through them."""
 
-    def __init__(self, model):
-        self.modules = named_modules(model)
+    def __init__(self, model, walk=None):
+        # walk: the model's walk_once(), which is named_modules(model)
+        self.modules = walk if walk is not None else named_modules(model)
         cls, base = type(model), torch.nn.Module
         if cls.named_parameters is not base.named_parameters or \
                 cls.named_buffers is not base.named_buffers:
@@ -794,9 +795,46 @@ def meta_copy(model, shadows=None):
     """The model with every tensor on meta; None if it cannot be copied.
     With `shadows` (shadow.Shadows), the integer and boolean buffers and
     tensor attributes keep their values as shadows."""
+    return _meta_copy_walked(model, shadows, None)[0]
+
+
+def walk_once(model):
+    """list(model.named_modules()), to stand for every walk of the model's
+    modules a recording makes (modules(), named_modules(model), the meta
+    copy's, mapped: _meta_copy_walked); None where one walk cannot: the
+    model's class defines modules() itself, or a submodule is
+    torch.compile'd (named_modules(model) names it as the module it
+    wraps, and the copy unwraps it). Each walk costs about a microsecond
+    a module in nested generators, and a recording made six."""
+    if type(model).modules is not torch.nn.Module.modules:
+        return None
+    out = list(model.named_modules())
+    cls = _compiled_class()
+    if cls is not None and any(isinstance(m, cls) for _, m in out):
+        return None
+    return out
+
+
+def _compiled_class():
+    import sys
+    return getattr(sys.modules.get("torch._dynamo.eval_frame"),
+                   "OptimizedModule", None)
+
+
+# The meta copy's memo holds this key where some module of the model was
+# copied by copy.deepcopy, as its class asks (_deepcopy_module): what that
+# made of the module's submodules is the class's affair, so the copy's
+# modules are walked again.
+_DEEPCOPIED = "nnscan: a module deep-copied as its class asks"
+
+
+def _meta_copy_walked(model, shadows, walk):
+    """(meta_copy(model, shadows), the copy's walk); walk: the model's
+    (walk_once), the copy's then its modules' copies under the same
+    names, or None (then None too)."""
     memo = {}
     hooked = False  # some module has hooks (the copy's are filtered below)
-    for m in model.modules():
+    for m in (m for _, m in walk) if walk is not None else model.modules():
         d = vars(m)
         # The user's own hooks are not copied (the copy drops them below).
         for attr in _MODULE_HOOK_DICTS:
@@ -826,14 +864,18 @@ def meta_copy(model, shadows=None):
     except Exception as e:  # noqa: BLE001 - any failure means: no copy
         warnings.warn(f"nnscan: cannot copy the model to the meta device "
                       f"({type(e).__name__}: {e}); running it on its own device")
-        return None
-    for m in out.modules() if hooked else ():
+        return None, None
+    copied = None
+    if walk is not None and _DEEPCOPIED not in memo:
+        copied = [(path, memo[id(m)]) for path, m in walk]
+    for _, m in (copied or out.named_modules()) if hooked else ():
         for attr in _MODULE_HOOK_DICTS:
             d = vars(m).get(attr)
             if d:
                 vars(m)[attr] = _model_hooks_only(d)
-    _unwrap_compiled_children(out)
-    return out
+    if walk is None:  # (walk_once: no compiled submodule where there is one)
+        _unwrap_compiled_children(out)
+    return out, copied
 
 
 def named_modules(model):
@@ -843,9 +885,7 @@ def named_modules(model):
     the paths under it. The meta copy unwraps such children
     (_unwrap_compiled_children); a model recorded in place (built on meta,
     or one that cannot be copied) is never changed, so its names are."""
-    import sys
-    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
-                  "OptimizedModule", None)
+    cls = _compiled_class()
     out = list(model.named_modules())
     if cls is None or not any(isinstance(m, cls) for _, m in out):
         return out
@@ -872,9 +912,7 @@ def _unwrap_compiled_children(model):
     parameters are named as the module's own (`a`, `a.weight`, not
     `a._orig_mod`), and the recording runs its eager forward, the same
     ops (Dynamo runs compiled code eagerly under a dispatch mode anyway)."""
-    import sys
-    cls = getattr(sys.modules.get("torch._dynamo.eval_frame"),
-                  "OptimizedModule", None)
+    cls = _compiled_class()
     if cls is None:
         return
     for m in model.modules():
@@ -983,6 +1021,7 @@ def _deepcopy_module(m, memo):
                     and hasattr(cls, "__setstate__"):
                 state = rv[2]
     if type(state) is not dict:
+        memo[_DEEPCOPIED] = True
         return copy.deepcopy(m, memo)
     y = cls.__new__(cls)
     memo[id(m)] = y
@@ -1157,13 +1196,15 @@ def to_meta_inputs(obj, shadows=None):
     return map_tensors(obj, meta)
 
 
-def on_meta(model):
+def on_meta(model, walk=None):
+    """Whether some parameter or buffer of the model is on meta. walk: the
+    model's (walk_once)."""
     if type(model).parameters is not torch.nn.Module.parameters or \
             type(model).buffers is not torch.nn.Module.buffers:
         return any(p.is_meta for p in model.parameters()) or \
             any(b.is_meta for b in model.buffers())
     # parameters() and buffers() without their nested generators
-    for m in model.modules():
+    for m in (m for _, m in walk) if walk is not None else model.modules():
         for store in ("_parameters", "_buffers"):
             for t in getattr(m, store).values():
                 if t is not None and t.is_meta:
@@ -1172,9 +1213,11 @@ def on_meta(model):
 
 
 @contextlib.contextmanager
-def preserved(model):
-    """Restores training flags and RNG states (CPU and CUDA) on exit."""
-    flags = [(m, m.training) for m in model.modules()]
+def preserved(model, walk=None):
+    """Restores training flags and RNG states (CPU and CUDA) on exit.
+    walk: the model's (walk_once)."""
+    flags = [(m, m.training) for m in
+             ((m for _, m in walk) if walk is not None else model.modules())]
     cpu = torch.get_rng_state()
     cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() \
         and torch.cuda.is_initialized() else None
@@ -1201,9 +1244,10 @@ class Recording:
 
 
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
-         autocast_device=None, grad_fns=False, call=None, step=None):
+         autocast_device=None, grad_fns=False, call=None, step=None,
+         walk=None):
     g = Graph(type(model).__name__)
-    tree = _Tree(model)
+    tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
     b.track_grad_fns = grad_fns  # for backward.py only
     b.weak = step is not None
@@ -1385,31 +1429,36 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
     model = unwrap_compiled(model)
-    with preserved(model), gc_paused():
+    walk = walk_once(model)
+    with preserved(model, walk), gc_paused():
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call, training, step)
+                       call, training, step, walk)
 
 
 def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
-            training=False, step=None):
+            training=False, step=None, walk=None):
     first_error = None
     if device in ("auto", "meta"):
-        model_on_meta = on_meta(model)
+        model_on_meta = on_meta(model, walk)
         shadows = Shadows()
         autocast_device = autocast_for(model)
-        target = model if model_on_meta else meta_copy(model, shadows)
+        if model_on_meta:
+            target, target_walk = model, walk
+        else:
+            target, target_walk = _meta_copy_walked(model, shadows, walk)
         if target is not None:
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext():
-                    _train(target, training)
+                    _train(target, training, target_walk)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows),
                                grad=keep_graph or training or
                                step is not None,
                                custom_ops=custom_ops, shadows=shadows,
                                autocast_device=autocast_device,
-                               grad_fns=keep_graph, call=call, step=step)
+                               grad_fns=keep_graph, call=call, step=step,
+                               walk=target_walk)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below

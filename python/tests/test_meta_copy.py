@@ -115,3 +115,57 @@ def test_meta_copy_is_deepcopy_with_tensors_on_meta():
     assert model.cached.cache == ["something large"]
     assert not hasattr(model.cached, "restored")
     assert all(not t.is_meta for t in model.parameters())
+
+
+class _Regrown(torch.nn.Module):
+    """Its own copy holds other submodules than it does."""
+
+    def __init__(self, width=2):
+        super().__init__()
+        self.inner = torch.nn.Linear(width, width)
+
+    def __deepcopy__(self, memo):
+        out = _Regrown()
+        out.inner = torch.nn.Sequential(torch.nn.ReLU(),
+                                        torch.nn.Linear(2, 2, device="meta"))
+        memo[id(self)] = out
+        return out
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def _walk_of(model):
+    return [(n, id(m)) for n, m in model.named_modules()]
+
+
+def test_meta_copy_gives_the_copys_own_walk():
+    """A recording walks the model's modules once (recorder.walk_once)
+    and takes the copy's as the copies of the same modules: that must be
+    what PyTorch's own walk of the copy gives, and a model whose modules
+    copy themselves their own way is walked again."""
+    for model in (torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU(),
+                                      torch.nn.Sequential(torch.nn.ReLU())),
+                  _Model(),
+                  torch.nn.Sequential(torch.nn.Linear(2, 2), _Regrown())):
+        walk = recorder.walk_once(model)
+        assert [(n, id(m)) for n, m in walk] == _walk_of(model)
+        out, copied = recorder._meta_copy_walked(model, None, walk)
+        assert copied is None or \
+            [(n, id(m)) for n, m in copied] == _walk_of(out)
+    # shared submodules: one copy, walked once, as named_modules does
+    shared = torch.nn.Linear(2, 2)
+    model = torch.nn.Sequential(shared, torch.nn.ReLU(), shared)
+    out, copied = recorder._meta_copy_walked(model, None,
+                                             recorder.walk_once(model))
+    assert [(n, id(m)) for n, m in copied] == _walk_of(out)
+    assert out[0] is out[2]
+
+
+def test_a_regrown_copy_records_its_own_modules():
+    """The module tree a summary reports is the copy's, which ran."""
+    import nnscan
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), _Regrown())
+    s = nnscan.summary(model, inputs=torch.zeros(1, 2), file=False)
+    paths = {row["path"] for row in s.layers}
+    assert "1.inner.0" in paths and "1.inner.1" in paths
