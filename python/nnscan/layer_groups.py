@@ -49,6 +49,9 @@ class _Id:
 
 
 _ID = _Id()
+# a module's attribute names, in order -> those not nn.Module's own tables
+# (_own_signature: a model's modules share a few such lists)
+_OWN_KEYS = {}
 _END = object()
 
 
@@ -85,9 +88,14 @@ def _own_signature(m):
     attrs = [type(m)]
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
         else None
-    for k, v in d.items():
-        if k in _MODULE_OWN:
-            continue
+    keys = tuple(d)
+    own = _OWN_KEYS.get(keys)
+    if own is None:
+        own = tuple(k for k in keys if k not in _MODULE_OWN)
+        if len(_OWN_KEYS) < 4096:
+            _OWN_KEYS[keys] = own
+    for k in own:
+        v = d[k]
         t = type(v)
         if idle is not None and k in idle and t is float and 0 <= v <= 1:
             attrs.append((k, "unused in eval"))
@@ -140,19 +148,31 @@ def _named(v):
     return None
 
 
-def _walk(m, memo, rel=""):
-    """(relative path, own signature, hooked) of m and every module
-    below it, depth first; each module's own signature once per memo."""
-    own = memo.get(id(m))
-    if own is None:
-        own = memo[id(m)] = _own_signature(m)
-    yield (rel, own[0], own[1] and bool(rel))  # its own hooks run
+def _deep(m, memo):
+    """(key, hooked, hooked below, portable) of m's subtree, once per
+    memo: key, its own signature and each child's (name, key, hooked) in
+    order, compares equal where every module of two subtrees is alike at
+    the same relative path (a tuple compares item by item, in C, up to
+    the first difference); hooked, whether m has hooks of its own (which
+    run in a replay: its children's do not); portable, whether no
+    attribute below is compared by identity (_Id)."""
+    got = memo.get(id(m))
+    if got is not None:
+        return got
+    own, hooked = _own_signature(m)
+    portable = not any(a is not None and len(a) == 3 and a[1] is _ID
+                       for a in own[1:])
+    below, kids = False, []
     for k, c in m._modules.items():
-        path = rel + "." + k if rel else k
         if c is None:
-            yield (path, None, False)
-        else:
-            yield from _walk(c, memo, path)
+            kids.append((k, None))
+            continue
+        key, c_hooked, c_below, c_portable = _deep(c, memo)
+        kids.append((k, key, c_hooked))
+        below = below or c_hooked or c_below
+        portable = portable and c_portable
+    got = memo[id(m)] = ((own, tuple(kids)), hooked, below, portable)
+    return got
 
 
 class _Sig:
@@ -169,33 +189,6 @@ class _Sig:
     def __eq__(self, other):
         return self is other or (type(other) is _Sig and other.h == self.h
                                  and other.items == self.items)
-
-
-class _Flat:
-    """A module's _walk, read as far as a comparison needs."""
-
-    def __init__(self, m, memo):
-        self.it = _walk(m, memo)
-        self.items = []
-
-    def at(self, i):
-        items = self.items
-        while len(items) <= i:
-            x = next(self.it, _END)
-            if x is _END:
-                return _END
-            items.append(x)
-        return items[i]
-
-    def same(self, other):
-        i = 0
-        while True:
-            x, y = self.at(i), other.at(i)
-            if x is _END or y is _END:
-                return x is y
-            if x != y:
-                return False
-            i += 1
 
 
 def _shallow(modules):
@@ -240,9 +233,11 @@ def candidates(modules, arch=None):
     classes, its own parameters' and its children's sizes alike in three
     or more; made once per architecture (`arch`) and process, less
     the groups found too small to pay (_ARCHS). Only those are compared
-    whole, module by module, each against the groups found so far, up to
-    the first difference (_Flat.same): a layer index read by one
-    submodule (transformers' attention) ends the comparison there."""
+    whole: each one's subtree made one key (_deep: every module's own
+    signature, once per recording) and compared against the latest
+    groups' up to the first difference; a layer index read by one
+    submodule (transformers' attention) makes each layer a group of its
+    own."""
     known = _ARCHS.get(arch) if arch is not None else None
     if known is None:
         known = (_shallow(modules), set())
@@ -254,7 +249,7 @@ def candidates(modules, arch=None):
     by_path = dict(modules)
     memo, out, number = {}, {}, 0
     for paths in shallow:
-        groups = []  # [its first member's _Flat, [(path, module)]]
+        groups = []  # [its first member's _deep, [(path, module)]]
         for path in paths:
             if path in small:
                 continue
@@ -265,26 +260,22 @@ def candidates(modules, arch=None):
                 lone = [g for g in groups if len(g[1]) == 1]
                 if lone:
                     groups.remove(lone[0])
-            flat = _Flat(m, memo)
             try:
+                deep = _deep(m, memo)
                 for g in reversed(groups):
-                    if g[0].same(flat):
+                    if g[0][0] == deep[0]:
                         g[1].append((path, m))
                         break
                 else:
-                    groups.append([flat, [(path, m)]])
+                    groups.append([deep, [(path, m)]])
             except Exception:  # noqa: BLE001 - attributes that do not compare
                 continue
         found = False
-        for flat, alike in groups:
-            if len(alike) < 3 or any(x[2] for x in flat.items):
+        for deep, alike in groups:
+            if len(alike) < 3 or deep[2]:
                 continue  # a hook below it: each call runs
             found = True
-            portable = not any(a[1] is _ID for x in flat.items
-                               if x[1] is not None for a in x[1][1:]
-                               if a is not None and len(a) == 3)
-            sig = _Sig(tuple(x[:2] for x in flat.items)) if portable \
-                else None
+            sig = _Sig(deep[0]) if deep[3] else None
             for path, m in alike:
                 out[path] = (m, number, sig, [p for p, _ in alike])
             number += 1
@@ -293,8 +284,18 @@ def candidates(modules, arch=None):
             # architecture (a layer changed since is only not replayed)
             small.update(paths)
     # the outermost only: a layer replayed holds its sublayers' calls
-    return {p: v for p, v in out.items()
-            if not any(p.startswith(q + ".") for q in out)}
+    return {p: v for p, v in out.items() if not _below_any(p, out)}
+
+
+def _below_any(path, paths):
+    """Whether a module above `path` is one of `paths`."""
+    at = path.rfind(".")
+    while at > 0:
+        path = path[:at]
+        if path in paths:
+            return True
+        at = path.rfind(".")
+    return False
 
 
 def arch(modules):
