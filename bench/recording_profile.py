@@ -435,7 +435,11 @@ def against(name, other, runs, part="summary"):
     one process, so that a busy machine slows both alike; their reports
     must be equal. Prints both medians and the median of the per-run
     ratios (other / this). part="meta_copy" times recorder.meta_copy of
-    the model alone instead (with shadows, as a recording makes it)."""
+    the model alone instead (with shadows, as a recording makes it);
+    part="layer_groups" layer_groups.candidates of a new meta copy's
+    modules (the copy made before the clock starts, as each recording
+    has a new one; the architecture's cheap part known, as in a model's
+    second summary), whose groups must be the same."""
     import importlib
     import tempfile
     import nnscan
@@ -457,6 +461,13 @@ def against(name, other, runs, part="summary"):
                 "this": importlib.import_module("nnscan.recorder")}
         fns = {k: (lambda r=r: r.meta_copy(model, r.Shadows()))
                for k, r in pkgs.items()}
+    elif part == "layer_groups":
+        fns = _candidates_timed(model, {
+            "base": importlib.import_module("nnscan_base.layer_groups"),
+            "this": importlib.import_module("nnscan.layer_groups")})
+        if fns is None:
+            print(f"{name}: the two packages find other layer groups")
+            return
     else:
         fns = {"base": lambda: base.summary(model, inputs=inputs,
                                             file=False),
@@ -467,6 +478,9 @@ def against(name, other, runs, part="summary"):
     times = {"base": [], "this": []}
     for i in range(runs):
         for k in ("base", "this") if i % 2 == 0 else ("this", "base"):
+            ready = getattr(fns[k], "ready", None)
+            if ready is not None:
+                ready()  # what the part times, made before the clock
             t = time.process_time()
             fns[k]()
             gc.collect(0)  # its own collection (peer_timing.settled)
@@ -476,6 +490,35 @@ def against(name, other, runs, part="summary"):
     print(f"{name:20s} other {statistics.median(b) * 1e3:7.3f} ms  this "
           f"{statistics.median(n) * 1e3:7.3f} ms  other/this {ratio:.3f}",
           flush=True)
+
+
+def _candidates_timed(model, pkgs):
+    """against()'s layer_groups part: per package, a function timing
+    candidates() of a meta copy made by its `ready` (None where the two
+    packages' groups differ: paths, group numbers, members)."""
+    from nnscan import recorder
+
+    def modules():
+        return recorder.named_modules(recorder.meta_copy(model))
+
+    def groups(lg):
+        mods = modules()
+        return {p: (v[1], tuple(v[3]))
+                for p, v in lg.candidates(mods, lg.arch(mods)).items()}
+    if len({repr(sorted(groups(lg).items())) for lg in pkgs.values()}) > 1:
+        return None
+    fns = {}
+    for k, lg in pkgs.items():
+        box = []
+
+        def ready(box=box):
+            box[:] = [modules()]
+
+        def run(box=box, lg=lg):
+            lg.candidates(box[0], lg.arch(box[0]))
+        run.ready = ready
+        fns[k] = run
+    return fns
 
 
 def against_env(name, setting, runs):
@@ -1221,7 +1264,8 @@ def main():
                     help="time nnscan.summary with NAME=VALUE (other) "
                     "against without it (this), taking turns "
                     "(against_env()'s doc)")
-    ap.add_argument("--part", choices=("summary", "meta_copy"),
+    ap.add_argument("--part", choices=("summary", "meta_copy",
+                                       "layer_groups"),
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()

@@ -83,11 +83,13 @@ def _own_signature(m):
     value, lists and tuples by their items, a tensor by its dtype and
     sizes, anything else by identity) and its parameters and buffers. In
     the order the module made them: two made in another order are told
-    apart. And whether it has hooks."""
+    apart. And whether it has hooks, and whether no attribute is
+    compared by identity (then the signature holds for the process)."""
     d = vars(m)
     attrs = [type(m)]
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
         else None
+    portable = True  # no attribute compared by identity
     keys = tuple(d)
     own = _OWN_KEYS.get(keys)
     if own is None:
@@ -97,13 +99,15 @@ def _own_signature(m):
     for k in own:
         v = d[k]
         t = type(v)
-        if idle is not None and k in idle and t is float and 0 <= v <= 1:
-            attrs.append((k, "unused in eval"))
-            continue
-        if k == "layer_idx" and t is int and layer_cache.index_only(type(m)):
-            attrs.append((k, "a cache slot"))  # layer_cache's docstring
-        elif t in _PLAIN:
-            attrs.append((k, v))
+        if t in _PLAIN:
+            if idle is not None and k in idle and t is float and \
+                    0 <= v <= 1:
+                attrs.append((k, "unused in eval"))
+            elif k == "layer_idx" and t is int and \
+                    layer_cache.index_only(type(m)):
+                attrs.append((k, "a cache slot"))  # layer_cache's docstring
+            else:
+                attrs.append((k, v))
         elif (t is tuple or t is list) and _PLAIN.issuperset(map(type, v)):
             attrs.append((k, t, tuple(v)))
         elif isinstance(v, torch.Tensor):
@@ -114,7 +118,11 @@ def _own_signature(m):
                 items = tuple((x, _named(y)) for x, y in v.items())
                 if all(type(x) is str and y is not None for x, y in items):
                     named = (dict, items)
-            attrs.append((k, _ID, id(v)) if named is None else (k, named))
+            if named is None:
+                attrs.append((k, _ID, id(v)))
+                portable = False
+            else:
+                attrs.append((k, named))
     for store in (d["_parameters"], d["_buffers"]):
         attrs.append(None)  # parameters, then buffers
         for k, v in store.items():
@@ -122,7 +130,7 @@ def _own_signature(m):
                          (k, v.dtype, v.shape, v.requires_grad))
     get = d.get
     return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
-                              get(_HOOKS[2]) or get(_HOOKS[3]))
+                              get(_HOOKS[2]) or get(_HOOKS[3])), portable
 
 
 def _named(v):
@@ -159,9 +167,7 @@ def _deep(m, memo):
     got = memo.get(id(m))
     if got is not None:
         return got
-    own, hooked = _own_signature(m)
-    portable = not any(a is not None and len(a) == 3 and a[1] is _ID
-                       for a in own[1:])
+    own, hooked, portable = _own_signature(m)
     below, kids = False, []
     for k, c in m._modules.items():
         if c is None:
