@@ -50,9 +50,8 @@ class _Id:
 
 _ID = _Id()
 # a module's attribute names, in order -> those not nn.Module's own tables
-# (_own_signature: a model's modules share a few such lists)
+# (attribute_names: a model's modules share a few such lists)
 _OWN_KEYS = {}
-_END = object()
 
 
 _IDLE = {}
@@ -90,13 +89,7 @@ def _own_signature(m):
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
         else None
     portable = True  # no attribute compared by identity
-    keys = tuple(d)
-    own = _OWN_KEYS.get(keys)
-    if own is None:
-        own = tuple(k for k in keys if k not in _MODULE_OWN)
-        if len(_OWN_KEYS) < 4096:
-            _OWN_KEYS[keys] = own
-    for k in own:
+    for k in attribute_names(d):
         v = d[k]
         t = type(v)
         if t in _PLAIN:
@@ -131,6 +124,19 @@ def _own_signature(m):
     get = d.get
     return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
                               get(_HOOKS[2]) or get(_HOOKS[3])), portable
+
+
+def attribute_names(d):
+    """The names in a module's __dict__ `d` but nn.Module's own tables,
+    in order (the module's attributes: recorder.py's meta copy looks for
+    tensors among them, _own_signature compares them)."""
+    keys = tuple(d)
+    own = _OWN_KEYS.get(keys)
+    if own is None:
+        own = tuple(k for k in keys if k not in _MODULE_OWN)
+        if len(_OWN_KEYS) < 4096:
+            _OWN_KEYS[keys] = own
+    return own
 
 
 def _named(v):

@@ -49,6 +49,7 @@ from .autocast import Autocast, device_for as autocast_for
 from .dispatch_mode import DispatchMode
 from .fast_meta import FAST_META as _FAST_META, FAST_META_KW as _FAST_META_KW
 from .graph import DTYPE_OF, Graph, Init, Value, onnx_dtype
+from .layer_groups import attribute_names
 from . import masks
 from .masks import number_bytes
 from .shadow import Shadows, TensorConstructors
@@ -844,7 +845,8 @@ def _meta_copy_walked(model, shadows, walk):
                 for h in hooks.values():
                     if not _model_own(h):
                         memo[id(h)] = h
-        for v in d.values():  # tensor attributes
+        for k in attribute_names(d):  # tensor attributes
+            v = d[k]
             if isinstance(v, torch.Tensor) and id(v) not in memo:
                 meta = memo[id(v)] = _to_meta(v)
                 if shadows is not None and \
