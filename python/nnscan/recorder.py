@@ -673,12 +673,17 @@ class ModuleStack:
             return  # another thread's module call
         p = self.path_of.get(id(mod))
         log = self.log
-        if p is None:  # a module built inside forward: its caller's scope
+        if p is None:
+            # a module built inside forward (or a torch.compile wrapper
+            # recorded in place): its caller's scope, and none of the
+            # caller's boundary (_post)
             p = self.stack[-1] if self.stack else ""
-        else:
-            self.calls[p] = self.calls.get(p, 0) + 1
-            if log is not None:
-                log.append(("call", p))
+            self.stack.append(p)
+            self.b.scope = p
+            return
+        self.calls[p] = self.calls.get(p, 0) + 1
+        if log is not None:
+            log.append(("call", p))
         self.stack.append(p)
         self.b.scope = p
         if self.shapes and p not in self.io:
@@ -690,9 +695,13 @@ class ModuleStack:
         if _thread_id() != self.thread:
             return
         p = self.stack.pop() if self.stack else ""
+        if id(mod) not in self.path_of:
+            # (_pre: a module of no path) its output is not its caller's
+            self.b.scope = self.stack[-1] if self.stack else ""
+            return
         if self.custom_ops:
             for cls, fn in self.custom_ops.items():
-                if isinstance(mod, cls) and id(mod) in self.path_of:
+                if isinstance(mod, cls):
                     self.custom[p] = self.custom.get(p, 0) + \
                         _args.custom_macs(cls, fn(mod, inputs, output))
                     break
@@ -702,19 +711,19 @@ class ModuleStack:
             self.io[p][1].extend(shapes)
             if log is not None:
                 log.append(("io_out", p, shapes))
-        if id(mod) in self.path_of:  # its structure, per call (structure.py)
-            if isinstance(output, torch.Tensor):
-                # one description per (dtype, shape): a module called N
-                # times with the same output describes it once
-                key = (output.dtype, output.shape)
-                d = self._described.get(key)
-                if d is None:
-                    d = self._described[key] = describe(output)
-            else:
-                d = describe(output)
-            self.outputs.setdefault(p, []).append(d)
-            if log is not None:
-                log.append(("out", p, d))
+        # its structure, per call (structure.py)
+        if isinstance(output, torch.Tensor):
+            # one description per (dtype, shape): a module called N
+            # times with the same output describes it once
+            key = (output.dtype, output.shape)
+            d = self._described.get(key)
+            if d is None:
+                d = self._described[key] = describe(output)
+        else:
+            d = describe(output)
+        self.outputs.setdefault(p, []).append(d)
+        if log is not None:
+            log.append(("out", p, d))
         self.b.scope = self.stack[-1] if self.stack else ""
 
     def __enter__(self):

@@ -436,3 +436,38 @@ def test_unique_is_counted():
     assert s.uncounted_aten == {} and s.totals["complete"]
     ops = {o["op_type"]: o for o in s.json["op_types"]}
     assert ops["Unique"]["nodes"] == 2
+
+
+class _MakesAModule(nn.Module):
+    """Calls a module it builds inside forward: a module of no path."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x):
+        return nn.Flatten(0)(self.fc(x)).reshape(2, 8)
+
+
+def test_a_module_built_in_forward_is_not_its_callers_output():
+    """A module called inside forward but not held by the model runs in
+    its caller's scope, and its output is none of the caller's: each
+    module's input and output shapes are what PyTorch's own hooks see on
+    the model (as they were before the change, the caller got the inner
+    module's output as a first output, [16])."""
+    model = nn.Sequential(_MakesAModule(), nn.ReLU())
+    seen = {}
+    handles = [m.register_forward_hook(
+        lambda mod, i, o, p=p: seen.setdefault(p, []).append(list(o.shape)))
+        for p, m in model.named_modules()]
+    x = torch.zeros(2, 4)
+    model(x)
+    for h in handles:
+        h.remove()
+    s = nnscan.summary(model, inputs=x, file=False)
+    for path, shapes in seen.items():
+        assert s.modules[path]["output_shapes"] == shapes, path
+    assert s.modules["0"]["input_shapes"] == [[2, 4]]
+    # its nodes still count in the caller's scope (the Linear's MACs)
+    row = next(r for r in s.layers if r["path"] == "0")
+    assert row["macs"] == 2 * 4 * 8
