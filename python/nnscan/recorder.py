@@ -35,6 +35,7 @@ import copyreg
 import dis
 import functools
 import gc
+import inspect
 import re
 import threading
 import types
@@ -628,6 +629,11 @@ def record(b, func, args, kwargs, out):
 
 
 _thread_id = threading.get_ident
+# PyTorch 2.x's global forward hook takes `with_kwargs`; 1.13's does not
+# (there a module's keyword arguments have no shapes in its input_shapes)
+_GLOBAL_HOOKS_TAKE_KWARGS = "with_kwargs" in inspect.signature(
+    torch.nn.modules.module.register_module_forward_hook).parameters
+_NO_OUTPUT = object()  # ModuleStack._post called without keyword arguments
 
 
 def _shapes(x):
@@ -667,6 +673,9 @@ class ModuleStack:
         # what the hooks add, noted while a layer's call is watched
         # (module_replay.py: a replay adds the same)
         self.log = None
+        # id(module) -> its path, from its first call's pre-hook to its
+        # post-hook (_post)
+        self._first_call = {}
 
     def _pre(self, mod, inputs):
         if _thread_id() != self.thread:
@@ -688,12 +697,26 @@ class ModuleStack:
         self.b.scope = p
         if self.shapes and p not in self.io:
             self.io[p] = (_shapes(inputs), [])
+            # its keyword arguments' shapes follow at _post (the list is
+            # the one logged: a replay's copy of the call gets them too)
+            self._first_call[id(mod)] = p
             if log is not None:
                 log.append(("io", p, self.io[p][0]))
 
-    def _post(self, mod, inputs, output):
+    def _post(self, mod, inputs, output, kw_output=_NO_OUTPUT):
+        """The module's call done. On PyTorch 2.x, where a global forward
+        hook can be given the call's keyword arguments (the pre-hook
+        cannot), it is (mod, args, kwargs, output): a module's first
+        call's input shapes are its positional tensors', then its keyword
+        tensors' (transformers calls attention modules with
+        `hidden_states=...` alone)."""
         if _thread_id() != self.thread:
             return
+        if kw_output is not _NO_OUTPUT:
+            kwargs, output = output, kw_output
+            p = self._first_call.pop(id(mod), None)
+            if p is not None and kwargs:
+                self.io[p][0].extend(_shapes(kwargs))
         p = self.stack.pop() if self.stack else ""
         if id(mod) not in self.path_of:
             # (_pre: a module of no path) its output is not its caller's
@@ -729,8 +752,10 @@ class ModuleStack:
     def __enter__(self):
         mm = torch.nn.modules.module
         self.thread = threading.get_ident()
-        self.handles = [mm.register_module_forward_pre_hook(self._pre),
-                        mm.register_module_forward_hook(self._post)]
+        post = mm.register_module_forward_hook(self._post, with_kwargs=True) \
+            if _GLOBAL_HOOKS_TAKE_KWARGS else \
+            mm.register_module_forward_hook(self._post)
+        self.handles = [mm.register_module_forward_pre_hook(self._pre), post]
         return self
 
     def __exit__(self, *exc):

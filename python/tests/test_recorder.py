@@ -14,7 +14,7 @@ from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import nnscan  # noqa: E402
-from nnscan import ops_map  # noqa: E402
+from nnscan import ops_map, recorder  # noqa: E402
 
 
 class Functional(nn.Module):
@@ -471,3 +471,51 @@ def test_a_module_built_in_forward_is_not_its_callers_output():
     # its nodes still count in the caller's scope (the Linear's MACs)
     row = next(r for r in s.layers if r["path"] == "0")
     assert row["macs"] == 2 * 4 * 8
+
+
+class _Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 4)
+
+    def forward(self, hidden_states, mask=None, scale=1.0):
+        y = self.q(hidden_states) * scale
+        return y if mask is None else y + mask
+
+
+class _CallsByKeyword(nn.Module):
+    """Calls its attention as transformers does: by keyword only."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = _Attention()
+
+    def forward(self, x):
+        return self.attn(hidden_states=x, mask=torch.zeros(1, 3, 4))
+
+
+@pytest.mark.skipif(not recorder._GLOBAL_HOOKS_TAKE_KWARGS,
+                    reason="PyTorch 1.13's global forward hook takes no "
+                           "keyword arguments")
+def test_keyword_arguments_have_input_shapes():
+    """A module's input shapes are its first call's positional tensors',
+    then its keyword tensors', in the order given: what a forward
+    pre-hook with with_kwargs=True on the model itself sees."""
+    model = _CallsByKeyword()
+    seen = {}
+
+    def pre(mod, args, kwargs, p):
+        tensors = [a for a in args if isinstance(a, torch.Tensor)] + \
+            [v for v in kwargs.values() if isinstance(v, torch.Tensor)]
+        seen.setdefault(p, [list(t.shape) for t in tensors])
+    handles = [m.register_forward_pre_hook(
+        lambda mod, a, k, p=p: pre(mod, a, k, p), with_kwargs=True)
+        for p, m in model.named_modules()]
+    x = torch.zeros(2, 3, 4)
+    model(x)
+    for h in handles:
+        h.remove()
+    s = nnscan.summary(model, inputs=x, file=False)
+    assert seen["attn"] == [[2, 3, 4], [1, 3, 4]]
+    for path, shapes in seen.items():
+        assert s.modules[path]["input_shapes"] == shapes, path
