@@ -844,16 +844,19 @@ def walk_once(model):
     if type(model).modules is not torch.nn.Module.modules:
         return None
     out = list(model.named_modules())
-    cls = _compiled_class()
-    if cls is not None and any(isinstance(m, cls) for _, m in out):
-        return None
-    return out
+    return None if _any_compiled(out) else out
 
 
 def _compiled_class():
     import sys
     return getattr(sys.modules.get("torch._dynamo.eval_frame"),
                    "OptimizedModule", None)
+
+
+def _any_compiled(named):
+    """Whether a torch.compile wrapper is among `named`'s modules."""
+    cls = _compiled_class()
+    return cls is not None and any(isinstance(m, cls) for _, m in named)
 
 
 # The meta copy's memo holds this key where some module of the model was
@@ -921,10 +924,10 @@ def named_modules(model):
     the paths under it. The meta copy unwraps such children
     (_unwrap_compiled_children); a model recorded in place (built on meta,
     or one that cannot be copied) is never changed, so its names are."""
-    cls = _compiled_class()
     out = list(model.named_modules())
-    if cls is None or not any(isinstance(m, cls) for _, m in out):
+    if not _any_compiled(out):
         return out
+    cls = _compiled_class()
     # named_modules' walk (pre-order, each module once), with the wrapped
     # module put in its wrapper's place
     out, seen, todo = [], set(), [("", model)]
