@@ -64,12 +64,22 @@ def form(func, base, rule):
     schema = getattr(func, "_schema", None)
     if entry is None or schema is None:
         return None
-    names = tuple(a.name for a in schema.arguments)
+    names = _Names(a.name for a in schema.arguments)
+    names.optional = frozenset(
+        k for k, a in enumerate(schema.arguments)
+        if isinstance(a.type, torch.OptionalType)
+        and isinstance(a.type.getElementType(), torch.TensorType))
     if mine is not None and entry == mine:
         return (mine[0], mine[1], names)
     if base in NUMBERED and numbered():
         return ("numbered", None, names)
     return None
+
+
+class _Names(tuple):
+    """A schema's argument names (equal to the plain tuple), and the
+    indexes of those that are optional tensors (`optional`): a call's form
+    takes either, a tensor or None, there (_form)."""
 
 
 def _named(names, args, kwargs):
@@ -445,9 +455,10 @@ _VALUES = (bool, int, float, str, torch.dtype, torch.device, torch.layout,
 def _kind(v):
     """An argument's kind in a form: "t" a tensor (its dtype and sizes in
     the key), "s" a value of _VALUES or None (itself and its type), "i" a
-    list of ints (as a tuple), ("T", n) a list of n tensors (each one's
-    dtype and sizes, and n); None for anything else (_key's own: complex
-    tensors, lists holding None or values of other types)."""
+    list of ints (as a tuple), "T" a list of tensors (each one's dtype and
+    sizes, whatever their number: cat's lists vary); None for anything
+    else (_key's own: complex tensors, lists holding None or values of
+    other types). _form adds "o", an optional tensor."""
     if isinstance(v, _Tensor):
         return None if v.dtype.is_complex else "t"
     if type(v) in _SEQUENCES:
@@ -455,11 +466,18 @@ def _kind(v):
             return "i"
         if all(isinstance(x, _Tensor) and not x.dtype.is_complex
                for x in v):
-            return ("T", len(v))
+            return "T"
         return None
     if v is None or type(v) in _VALUES:
         return "s"
     return None
+
+
+def _form_kind(v, optional):
+    """_kind of an argument in a form, "o" for a tensor or None where the
+    schema takes either (`optional`): one form for both."""
+    kind = _kind(v)
+    return "o" if optional and (v is None or kind == "t") else kind
 
 
 def _form(names, args, kwargs, outs):
@@ -467,9 +485,11 @@ def _form(names, args, kwargs, outs):
     argument's name and kind in the schema's order (as _key and the plan
     read them: their tensors in that order), then the number of outputs,
     all tensors. None where any argument has no kind."""
-    form = tuple(map(_kind, args))
-    named = tuple((n, _kind(kwargs[n])) for n in names[len(args):]
-                  if n in kwargs) if kwargs else ()
+    optional = getattr(names, "optional", ())
+    form = tuple(_form_kind(v, k in optional) for k, v in enumerate(args))
+    named = tuple((n, _form_kind(kwargs[n], names.index(n) in optional))
+                  for n in names[len(args):] if n in kwargs) \
+        if kwargs else ()
     if None in form or any(k is None for _, k in named):
         return None
     if not all(isinstance(o, _Tensor) and not o.dtype.is_complex
@@ -484,14 +504,17 @@ def _key_parts(kind, at, key, tensors):
     if kind == "t":
         key += ["%s.dtype" % at, "%s.shape" % at]
         tensors.append(at)
+    elif kind == "o":  # a tensor or None: one item, a tensor's pair or None
+        key.append("None if %s is None else (%s.dtype, %s.shape)"
+                   % (at, at, at))
+        tensors.append("*(() if %s is None else (%s,))" % (at, at))
     elif kind == "i":
         key.append("tuple(%s)" % at)
     elif kind == "s":
         key += ["%s.__class__" % at, at]
-    else:  # ("T", n): its length, then each tensor
-        key.append("len(%s)" % at)
-        for j in range(kind[1]):
-            _key_parts("t", "%s[%d]" % (at, j), key, tensors)
+    else:  # "T": each tensor's pair, in one tuple whatever their number
+        key.append("tuple([(x.dtype, x.shape) for x in %s])" % at)
+        tensors.append("*" + at)
 
 
 def _maker(form):
@@ -499,9 +522,9 @@ def _maker(form):
     `form` and its tensors: one tuple built in one expression, where _key
     walks the arguments; its first item an object of the op's own (two
     ops' calls of one form and values never share a key). A call of
-    another form raises, or gives a key no plan was kept under (a tensor
-    in a value's place keys by its identity, a list of another length by
-    its length), and goes to _key. The expression is compiled once per
+    another form raises (None in a tensor's place, ints in a list of
+    tensors'), or gives a key no plan was kept under (a tensor in a
+    value's place keys by its identity), and goes to _key. The expression is compiled once per
     form (ops share forms: compiling is most of a process's first
     summary's cost of them)."""
     code = _FORM_CODE.get(form)
