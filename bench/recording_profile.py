@@ -652,19 +652,23 @@ SECTIONS = (
 )
 
 
-def sections(name, runs):
+def sections(name, runs, setting=None):
     """nnscan.summary's time by section (SECTIONS: each timed with
     process_time, exclusive of the sections it calls; `other` is the
     rest), in ms per summary, summed over --runs summaries after a
     warm-up. The rules' wrapper runs per recorded call, so it adds about
-    half a microsecond a call to what it measures."""
+    half a microsecond a call to what it measures. With --against-env
+    NAME=VALUE, summaries with it and without take turns, and each
+    section shows both (with / without): where the switch's time goes."""
     import importlib
     import nnscan
     built = build_or_say(name)
     if built is None:
         return
     model, args, kwargs = built
-    acc = collections.Counter()
+    var, _, value = (setting or "").partition("=")
+    accs = {True: collections.Counter(), False: collections.Counter()}
+    acc = accs[False]
     stack = []
     clock = time.process_time
 
@@ -692,24 +696,48 @@ def sections(name, runs):
             else getattr(owner, attr)
         saved.append((owner, attr, f))
         setattr(owner, attr, timed(f, label))
-    call = lambda: nnscan.summary(model, inputs=args[0] if args else kwargs,
-                                  file=False)
+
+    def call(other=False):
+        if other:
+            os.environ[var] = value
+        try:
+            nnscan.summary(model, inputs=args[0] if args else kwargs,
+                           file=False)
+        finally:
+            if other:
+                os.environ.pop(var, None)
+    turns = (False, True) if setting else (False,)
+    totals = dict.fromkeys(turns, 0.0)
     try:
-        call()
-        acc.clear()
-        total = 0.0
+        for other in turns:
+            call(other)
+        for c in accs.values():
+            c.clear()
         for _ in range(runs):
-            t = clock()
-            call()
-            total += clock() - t
+            for other in turns:
+                acc = accs[other]
+                t = clock()
+                call(other)
+                totals[other] += clock() - t
     finally:
         for owner, attr, f in saved:
             setattr(owner, attr, f)
-    acc["other"] = total - sum(acc.values())
-    print(f"{name}: nnscan.summary {total / runs * 1e3:.2f} ms CPU "
-          f"(mean of {runs}, sections wrapped)")
-    for label, v in acc.most_common():
-        print(f"  {label:<52} {v / runs * 1e3:7.3f} ms {v / total:6.1%}")
+    for other in turns:
+        accs[other]["other"] = totals[other] - sum(accs[other].values())
+    if not setting:
+        total, acc = totals[False], accs[False]
+        print(f"{name}: nnscan.summary {total / runs * 1e3:.2f} ms CPU "
+              f"(mean of {runs}, sections wrapped)")
+        for label, v in acc.most_common():
+            print(f"  {label:<52} {v / runs * 1e3:7.3f} ms {v / total:6.1%}")
+        return
+    print(f"{name}: nnscan.summary {totals[True] / runs * 1e3:.2f} ms CPU "
+          f"with {setting}, {totals[False] / runs * 1e3:.2f} ms without "
+          f"(means of {runs} each, taking turns, sections wrapped)")
+    for label, v in accs[False].most_common():
+        w = accs[True][label]
+        print(f"  {label:<52} {w / runs * 1e3:7.3f} {v / runs * 1e3:7.3f} "
+              f"ms  {(w - v) / runs * 1e3:+7.3f}")
 
 
 def tape_per_op(name, runs):
@@ -1263,7 +1291,8 @@ def main():
     ap.add_argument("--against-env", metavar="NAME=VALUE",
                     help="time nnscan.summary with NAME=VALUE (other) "
                     "against without it (this), taking turns "
-                    "(against_env()'s doc)")
+                    "(against_env()'s doc); with --sections, each section "
+                    "both ways")
     ap.add_argument("--part", choices=("summary", "meta_copy",
                                        "layer_groups"),
                     default="summary",
@@ -1291,11 +1320,11 @@ def main():
         return
     # the modes that run one function per model, in the order they win
     modes = ((a.floor, lambda n: floor(n, a.runs)),
+             (a.sections, lambda n: sections(n, a.runs, a.against_env)),
              (a.against_env, lambda n: against_env(n, a.against_env,
                                                    a.runs)),
              (a.tape_per_op, lambda n: tape_per_op(n, a.runs)),
              (a.first, lambda n: first_summary(n, a.runs)),
-             (a.sections, lambda n: sections(n, a.runs)),
              (a.hand_over, lambda n: hand_over_parts(n, a.runs)),
              (a.plans, lambda n: plan_costs(n, a.runs)),
              (a.save_packed, lambda n: save_packed(n, a.save_packed)),
