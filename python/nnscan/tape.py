@@ -524,9 +524,9 @@ def _maker(form):
     ops' calls of one form and values never share a key). A call of
     another form raises (None in a tensor's place, ints in a list of
     tensors'), or gives a key no plan was kept under (a tensor in a
-    value's place keys by its identity), and goes to _key. The expression is compiled once per
-    form (ops share forms: compiling is most of a process's first
-    summary's cost of them)."""
+    value's place keys by its identity), and goes to _key. The
+    expression is compiled once per form (ops share forms: compiling is
+    most of a process's first summary's cost of them)."""
     code = _FORM_CODE.get(form)
     if code is None:
         kinds, named, n_outs = form
