@@ -243,6 +243,33 @@ def _str(s):
 
 
 def _attr(k, v, s):
+    """One attribute record (_attr_record), kept for the process where
+    its value is an int, a bool, a string or a list of ints: a model's
+    convolutions and pools repeat a few (strides, pads, kernel shapes),
+    and its next summaries all of them. s[k] is k's packed form whatever
+    the table, so a record made with one serves every pack."""
+    t = v.__class__
+    if t is list or t is tuple:
+        key = (k, tuple(v)) if all(x.__class__ is int for x in v) else None
+    elif t is int or t is bool or t is str:
+        key = (k, t, v)  # True and 1 are equal, and pack apart
+    else:
+        key = None  # floats (0.0 and -0.0 are equal), anything else
+    if key is None:
+        return _attr_record(k, v, s)
+    got = _ATTRS.get(key)
+    if got is None:
+        got = _attr_record(k, v, s)
+        if len(_ATTRS) < _ATTRS_MAX:
+            _ATTRS[key] = got
+    return got
+
+
+_ATTRS = {}
+_ATTRS_MAX = 1 << 14
+
+
+def _attr_record(k, v, s):
     """One attribute record; the value's Python type picks the kind."""
     if isinstance(v, (bool, int)):
         return _TAG[_ATTR_INT] + s[k] + _i64(int(v))

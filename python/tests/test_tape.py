@@ -95,3 +95,18 @@ def test_build_buffer_is_packs_bytes():
         buf, size = graph._in_kept_buffer(ps)
         assert size == sum(map(len, ps))
         assert bytes(buf)[:size] == b"".join(ps)
+
+
+def test_kept_attributes_pack_as_made():
+    """graph._attr keeps records for the process by value: values Python
+    holds equal but that pack apart (1, True and 1.0; a list of ints, of
+    floats and of bools; 0.0 and -0.0) each get their own record, the
+    one _attr_record makes, asked in any order and again."""
+    values = [1, True, 1.0, 0.0, -0.0, [1, 2], (1, 2), [1.0, 2.0],
+              [True, 2], [], "1", [2 ** 40, -3]]
+    s = graph._Strings()
+    for _ in range(2):
+        for v in values + values[::-1]:
+            assert graph._attr("k", v, s) == graph._attr_record("k", v, s)
+    assert graph._attr("k", 1, s) != graph._attr("k", 1.0, s)
+    assert graph._attr("k", [1, 2], s) != graph._attr("k", [1.0, 2.0], s)
