@@ -208,6 +208,7 @@ _u64 = struct.Struct("=Q").pack
 _QQQ = struct.Struct("=QQQ").pack
 _f64 = struct.Struct("=d").pack
 _TAG = [bytes([t]) for t in range(max(_api.PACKED_RECORD.values(), default=0) + 1)]
+_NAMES_TAG, _ATEN_TAG = _TAG[_NAMES], _TAG[_ATEN]
 
 
 class _Strings(dict):
@@ -477,19 +478,14 @@ def _aten(call, name, ins, outs, scope, t, s):
     base, args = call[0], call[1]
     if len(call) > 2:  # its arguments packed but for its tensors
         first, k, prefix, _, inits, template = call[2]
-        out = []
-        for w, wt in call[3]:  # a weight's t() it reads, folded: unnumbered
-            out.append(_t_record(s, wt, scope, t[w], t[wt]))
-        out.append(_TAG[_NAMES] + _QQQ(first, k, inits) + _TAG[_ATEN] +
-                   s[base] + s[prefix] + s[scope])
-        for p in template:
-            if type(p) is not int:
-                out.append(p)
-            elif p >= 0:
-                out.append(t[ins[p]])
-            else:
-                o = outs[-1 - p]
-                out.append(_NO_TENSOR if o is None else t[o])
+        # (the parts listed, not joined: pack() joins them all once)
+        out = [_t_record(s, wt, scope, t[w], t[wt]) for w, wt in call[3]] \
+            if call[3] else []  # a weight's t() it reads, folded
+        out += (_NAMES_TAG, _QQQ(first, k, inits), _ATEN_TAG, s[base],
+                s[prefix], s[scope])
+        out += [p if type(p) is not int else t[ins[p]] if p >= 0 else
+                _NO_TENSOR if outs[-1 - p] is None else t[outs[-1 - p]]
+                for p in template]
         return out
     packed = []
     for arg, kind, v in args:

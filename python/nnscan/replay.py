@@ -542,7 +542,7 @@ def _absolute(record, c0, k0, ni, scope, name=None):
     _, base, first, k, ops, inits, template, folds = record
     return (base, None, (c0 + first, k0 + k, scope, ops, ni + inits,
                          template),
-            tuple((name(w), name(t)) for w, t in folds))
+            tuple((name(w), name(t)) for w, t in folds) if folds else ())
 
 
 def _rebuilt(x, leaf):
