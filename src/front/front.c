@@ -181,6 +181,21 @@ static nns_status fe_real_form(void *fe, const char *out, const char *src) {
   return NNS_OK;
 }
 
+static size_t put_decimal(char *p, uint64_t v);
+
+/* The stem's first 60 bytes and the next count: a name of the front's
+ * own (a .pt2 call's intermediate value). */
+static const char *fe_fresh(void *fe) {
+  nns__front *f = fe;
+  char buf[96];
+  size_t n = 0;
+  while (n < 60 && f->fresh_stem[n])
+    n++;
+  memcpy(buf, f->fresh_stem, n);
+  put_decimal(buf + n, ++f->fresh);
+  return nns__front_intern(f, buf); /* lives as long as the front */
+}
+
 /* ---- The recorder's numbering ----
  * A tape record after a `names` record is named as the recorder names
  * what its own rules make (python/nnscan/graph.py): one counter numbers
@@ -201,19 +216,6 @@ static size_t put_decimal(char *p, uint64_t v) {
     p[k] = rev[n - 1 - k];
   p[n] = 0;
   return n;
-}
-
-/* The stem's first 60 bytes and the next count: a name of the front's
- * own (a .pt2 call's intermediate value). */
-static const char *fe_fresh(void *fe) {
-  nns__front *f = fe;
-  char buf[96];
-  size_t n = 0;
-  while (n < 60 && f->fresh_stem[n])
-    n++;
-  memcpy(buf, f->fresh_stem, n);
-  put_decimal(buf + n, ++f->fresh);
-  return nns__front_intern(f, buf); /* lives as long as the front */
 }
 
 /* "STEM N": stem one character, N the number */
