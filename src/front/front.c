@@ -683,8 +683,9 @@ static void number_call(nns__front *f, const nns__aten_arg *args,
   f->n_outs = n_outs < 64 ? n_outs : 64;
   for (int k = 0; k < f->n_outs; k++)
     f->outs[k] = outs[k];
-  memset(f->out_number, 0, sizeof f->out_number);
-  memset(f->out_alias, 0xff, sizeof f->out_alias); /* -1 each */
+  /* (only the call's outputs': nothing reads past n_outs) */
+  memset(f->out_number, 0, (size_t)f->n_outs * sizeof *f->out_number);
+  memset(f->out_alias, 0xff, (size_t)f->n_outs * sizeof *f->out_alias);
   f->n_ops = 0;
   f->constants = 0;
   f->n_reads = f->n_read = 0;

@@ -18,8 +18,9 @@
 
 const nns__aten_arg *nns__aten_arg_of(const nns__aten_call *c,
                                       const char *name) {
-  for (int32_t k = 0; k < c->n_args; k++)
-    if (c->args[k].name && !strcmp(c->args[k].name, name))
+  for (int32_t k = 0; k < c->n_args; k++) /* (first bytes: few match) */
+    if (c->args[k].name && c->args[k].name[0] == name[0] &&
+        !strcmp(c->args[k].name, name))
       return &c->args[k];
   return NULL;
 }
