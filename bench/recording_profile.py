@@ -439,7 +439,10 @@ def against(name, other, runs, part="summary"):
     part="layer_groups" layer_groups.candidates of a new meta copy's
     modules (the copy made before the clock starts, as each recording
     has a new one; the architecture's cheap part known, as in a model's
-    second summary), whose groups must be the same."""
+    second summary), whose groups must be the same; part="pack" each
+    package's graph._pack_parts of one graph this package recorded (on
+    the numbered tape with NNSCAN_TAPE_NUMBERED=1), whose bytes must be
+    the same."""
     import importlib
     import tempfile
     import nnscan
@@ -461,6 +464,15 @@ def against(name, other, runs, part="summary"):
                 "this": importlib.import_module("nnscan.recorder")}
         fns = {k: (lambda r=r: r.meta_copy(model, r.Shadows()))
                for k, r in pkgs.items()}
+    elif part == "pack":
+        from nnscan import recorder
+        g = recorder.record_model(model, args, kwargs, keep_graph=True).graph
+        pkgs = {"base": importlib.import_module("nnscan_base.graph"),
+                "this": importlib.import_module("nnscan.graph")}
+        if len({b"".join(p._pack_parts(g)) for p in pkgs.values()}) > 1:
+            print(f"{name}: the two packages pack other bytes")
+            return
+        fns = {k: (lambda p=p: p._pack_parts(g)) for k, p in pkgs.items()}
     elif part == "layer_groups":
         fns = _candidates_timed(model, {
             "base": importlib.import_module("nnscan_base.layer_groups"),
@@ -1084,6 +1096,49 @@ def hand_over_parts(name, runs):
         print(f"  {t * 1e3:8.2f} ms  {n:3d}x  {k}")
 
 
+def slow_keys(name):
+    """On the numbered tape, the calls of a model's third summary (the
+    makers of its ops all made) whose plan was not found through their
+    form's maker (tape._maker) but by walking the arguments (tape._key):
+    per op, slow keys of calls. A form is an op's second call's, so a
+    call of another form walks every time (tape._form's doc)."""
+    import nnscan
+    from nnscan import tape
+    built = build_or_say(name)
+    if built is None:
+        return
+    model, args, kwargs = built
+    inputs = args[0] if args else kwargs
+    was = os.environ.get("NNSCAN_TAPE_NUMBERED")
+    os.environ["NNSCAN_TAPE_NUMBERED"] = "1"
+    walked, calls = collections.Counter(), collections.Counter()
+    key, numbered = tape._key, tape.record_numbered
+
+    def counted_key(base, *a):
+        walked[base] += 1
+        return key(base, *a)
+
+    def counted_call(b, base, *a):
+        calls[base] += 1
+        return numbered(b, base, *a)
+    try:
+        for _ in range(2):
+            nnscan.summary(model, inputs=inputs, file=False)
+        tape._key, tape.record_numbered = counted_key, counted_call
+        nnscan.summary(model, inputs=inputs, file=False)
+    finally:
+        tape._key, tape.record_numbered = key, numbered
+        if was is None:
+            os.environ.pop("NNSCAN_TAPE_NUMBERED", None)
+        else:
+            os.environ["NNSCAN_TAPE_NUMBERED"] = was
+    ops = ", ".join(f"{op} {walked[op]} of {calls[op]}"
+                    for op, _ in walked.most_common())
+    print(f"{name}: {sum(walked.values())} slow keys of "
+          f"{sum(calls.values())} numbered calls" + (f" ({ops})" if ops
+                                                      else ""))
+
+
 def tape_census(names):
     """With the numbered tape on (NNSCAN_TAPE_NUMBERED=1), each recorded
     aten call that records something, by what took it: "tape" (the
@@ -1248,6 +1303,9 @@ def main():
     ap.add_argument("--tape-per-op", action="store_true",
                     help="recorder.record per op, rules against the numbered "
                     "tape (tape_per_op()'s doc)")
+    ap.add_argument("--slow-keys", action="store_true",
+                    help="numbered calls of a second summary keyed the "
+                    "slow way (slow_keys()'s doc)")
     ap.add_argument("--tape-census", action="store_true",
                     help="calls the numbered tape takes, and why the others "
                     "keep their rules (tape_census()'s doc)")
@@ -1294,7 +1352,7 @@ def main():
                     "(against_env()'s doc); with --sections, each section "
                     "both ways")
     ap.add_argument("--part", choices=("summary", "meta_copy",
-                                       "layer_groups"),
+                                       "layer_groups", "pack"),
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
@@ -1324,6 +1382,7 @@ def main():
              (a.against_env, lambda n: against_env(n, a.against_env,
                                                    a.runs)),
              (a.tape_per_op, lambda n: tape_per_op(n, a.runs)),
+             (a.slow_keys, slow_keys),
              (a.first, lambda n: first_summary(n, a.runs)),
              (a.hand_over, lambda n: hand_over_parts(n, a.runs)),
              (a.plans, lambda n: plan_costs(n, a.runs)),
