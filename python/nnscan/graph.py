@@ -253,7 +253,7 @@ def _attr(k, v, s):
     if t is list or t is tuple:
         key = (k, tuple(v)) if all(x.__class__ is int for x in v) else None
     elif t is int or t is bool or t is str:
-        key = (k, t, v)  # True and 1 are equal, and pack apart
+        key = (k, t, v)  # 1 and 1.0 are equal keys: the type tells
     else:
         key = None  # floats (0.0 and -0.0 are equal), anything else
     if key is None:

@@ -99,9 +99,9 @@ def test_build_buffer_is_packs_bytes():
 
 def test_kept_attributes_pack_as_made():
     """graph._attr keeps records for the process by value: values Python
-    holds equal but that pack apart (1, True and 1.0; a list of ints, of
-    floats and of bools; 0.0 and -0.0) each get their own record, the
-    one _attr_record makes, asked in any order and again."""
+    holds equal (1, True and 1.0; a list of ints, of floats and of bools;
+    0.0 and -0.0), asked in any order and again, each get the record
+    _attr_record makes of it (an int and a float pack apart)."""
     values = [1, True, 1.0, 0.0, -0.0, [1, 2], (1, 2), [1.0, 2.0],
               [True, 2], [], "1", [2 ** 40, -3]]
     s = graph._Strings()
