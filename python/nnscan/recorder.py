@@ -697,9 +697,11 @@ class ModuleStack:
         self.b.scope = p
         if self.shapes and p not in self.io:
             self.io[p] = (_shapes(inputs), [])
-            # its keyword arguments' shapes follow at _post (the list is
-            # the one logged: a replay's copy of the call gets them too)
-            self._first_call[id(mod)] = p
+            # its keyword arguments' shapes follow at _post, where the hook
+            # is given them (the list is the one logged: a replay's copy
+            # of the call gets them too)
+            if _GLOBAL_HOOKS_TAKE_KWARGS:
+                self._first_call[id(mod)] = p
             if log is not None:
                 log.append(("io", p, self.io[p][0]))
 
