@@ -37,11 +37,11 @@ the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
 first two too. And per architecture (module paths and classes) the cheap
 part of finding the groups is made once, less the layers that were alike
-at a glance but not whole, and the groups whose layers take less than
-_MIN_GROUP_S together to record (their replays cost about what they
-save) or could not be replayed: later summaries skip them
-(layer_groups._ARCHS). Which layers are replayed may so depend on the
-machine's speed; what the reports say does not.
+at a glance but not whole, and the groups whose layers make fewer than
+_MIN_GROUP_NODES nodes together (their replays would cost about what
+they save) or could not be replayed: later summaries skip them
+(layer_groups._ARCHS). A count of nodes, not a time: which layers are
+replayed is the same on every machine and in every process.
 
 What keeps a call running: a call other than the module's first, a
 training step, autograd nodes to note, autocast, a hook of the model's
@@ -76,7 +76,6 @@ tools/tape_same.py --variable compare the two).
 import itertools
 import os
 import threading
-import time
 import weakref
 
 import torch
@@ -198,15 +197,13 @@ class Layers:
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
         log, self.stack.log = self.stack.log, []
-        took = time.perf_counter()
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 fused._flush(mode)
         finally:
             log, self.stack.log = self.stack.log, log
-        took = time.perf_counter() - took
-        self._seen(key, path, at, names, shadows, out, log, took, cache, was,
+        self._seen(key, path, at, names, shadows, out, log, cache, was,
                    tracked, real)
         return out
 
@@ -298,8 +295,8 @@ class Layers:
             got = self.index[path] = got.pop() if len(got) == 1 else None
         return got
 
-    def _seen(self, key, path, at, names, shadows, out, log, took, cache,
-              was, tracked, real):
+    def _seen(self, key, path, at, names, shadows, out, log, cache, was,
+              tracked, real):
         """Notes a call that ran: what its template is read from, once a
         second call of its key came (a key called once pays nothing
         more); two templates the same are the key's."""
@@ -332,7 +329,7 @@ class Layers:
             self._refused(path, kept)
             return
         after = graph_at(b)
-        if took * len(self.found[path][3]) < _MIN_GROUP_S:
+        if (after[1] - at[1]) * len(self.found[path][3]) < _MIN_GROUP_NODES:
             self._drop(path)  # too quick to record for replays to pay
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
@@ -785,12 +782,15 @@ def _name(r, c0, path):
 
 # a key's templates that differed before it is run for good
 _TRIES = 3
-# a group whose layers together record quicker saves less than it costs
-# to find (a summary compares every module of its layers, 3 us each) and
-# to replay (0.1 to 0.3 ms a layer): seconds, one call's time by the
-# group's layers (ResNet-50's third stage, 5 by 0.4 ms, pays; MobileNet
-# V2's groups of 3 by 0.45 ms do not)
-_MIN_GROUP_S = 0.0015
+# a group whose layers together make fewer nodes saves less than it
+# costs to find (a summary compares every module of its layers, 3 us
+# each) and to replay (0.1 to 0.3 ms a layer): nodes one call made
+# (g._nodes_made) by the group's layers. Groups from 21 nodes up (3
+# layers of 7: EfficientNet's) pay: on PyTorch 2.14 replaying them made
+# efficientnet_v2_s, efficientnet_b0 and maxvit_t 2 to 6 % quicker, no
+# model slower (bench/recording_profile.py --against, 2026-11-28); a
+# count, unlike the time it replaces, is the same on every machine
+_MIN_GROUP_NODES = 16
 # (group signature, key, settings) -> (template, the rules it was made
 # by): templates verified in a recording, for later ones (_process_kept);
 # bounded, a process summarizing many models keeps the first

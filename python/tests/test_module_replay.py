@@ -6,6 +6,7 @@ could make a layer's call add something else keeps it running: an
 attribute that differs, an argument written in place, a tensor from
 outside the layer, a weight shared between layers, a hook."""
 import functools
+import time
 
 import pytest
 import torch
@@ -65,12 +66,16 @@ class ReadsOutside(Block):
         return super().forward(x) * OUTSIDE
 
 
+# the shipped threshold, before the fixture below lowers it
+MIN_GROUP_NODES = module_replay._MIN_GROUP_NODES
+
+
 @pytest.fixture(autouse=True)
 def _every_layer_pays(monkeypatch):
-    """Groups are dropped for later summaries when their layer records
-    quicker than their replays pay (_MIN_GROUP_S: the machine's speed); here
-    none is, but where a test says so."""
-    monkeypatch.setattr(module_replay, "_MIN_GROUP_S", 0.0)
+    """Groups are dropped for later summaries when their layers make too
+    few nodes for replays to pay (_MIN_GROUP_NODES); here none is, but
+    where a test says so."""
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 0)
 
 
 def _reports(model, x, on):
@@ -355,8 +360,45 @@ def test_resnet_style_stage(n):
     _same(stage, torch.zeros(1, 64, 8, 8), replayed=n - 2)
 
 
+class Thin(nn.Module):
+    """One product and five modules that add no node: six modules
+    (layer_groups._LEAST), one or two nodes; `pause` seconds slept in
+    each call, a layer slow to run."""
+
+    def __init__(self, pause=0.0):
+        super().__init__()
+        self.fc = nn.Linear(D, D)
+        self.ids = nn.ModuleList(nn.Identity() for _ in range(4))
+        self.pause = pause
+
+    def forward(self, x):
+        if self.pause:
+            time.sleep(self.pause)
+        for m in self.ids:
+            x = m(x)
+        return self.fc(x)
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.004])
+def test_a_group_pays_by_its_nodes_not_its_time(monkeypatch, pause):
+    """Three layers of at most two nodes make fewer than the shipped
+    threshold's nodes: replayed in the first summary, dropped from the
+    next, however long each call takes (4 ms a call: 12 ms a group, over
+    the 1.5 ms a time threshold kept before). Blocks of ten nodes or more
+    stay replayed."""
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", MIN_GROUP_NODES)
+    assert 3 * 2 < MIN_GROUP_NODES <= 3 * 10
+    x = torch.zeros(T, D)
+    thin = nn.Sequential(*[Thin(pause) for _ in range(3)]).eval()
+    _same(thin, x, replayed=1)
+    _again(thin, x, 0)
+    blocks = Stack([Block() for _ in range(3)]).eval()
+    _same(blocks, x, replayed=1)
+    _again(blocks, x, 3)
+
+
 def test_a_quick_layer_is_not_tried_again(monkeypatch):
-    monkeypatch.setattr(module_replay, "_MIN_GROUP_S", 60.0)
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 10 ** 9)
     model = Stack([Block() for _ in range(5)]).eval()
     x = torch.zeros(T, D)
     _same(model, x, replayed=3)  # found quick only once it ran

@@ -17,12 +17,12 @@ _FIELDS = ("num_hidden_layers", "n_layer", "encoder_layers",
 
 @pytest.fixture(autouse=True)
 def _every_layer_pays(monkeypatch):
-    """No group dropped for recording quicker than replays pay (a tiny
-    model's layers do), the zoo's models LAYERS deep, and no template
+    """No group dropped for making too few nodes for replays to pay (a
+    tiny model's layers may), the zoo's models LAYERS deep, and no template
     of an earlier test's (the attention's, which decide whether a
     summary's second layer makes its masks again: replay._KEPT is
     bounded, so a long run may hold none)."""
-    monkeypatch.setattr(module_replay, "_MIN_GROUP_S", 0.0)
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 0)
     for k in _FIELDS:
         if k in hf_zoo.TINY:
             monkeypatch.setitem(hf_zoo.TINY, k, LAYERS)
