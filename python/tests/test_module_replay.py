@@ -361,9 +361,10 @@ def test_resnet_style_stage(n):
 
 
 class Thin(nn.Module):
-    """One product and five modules that add no node: six modules
-    (layer_groups._LEAST), one or two nodes; `pause` seconds slept in
-    each call, a layer slow to run."""
+    """A product and a list of four Identity modules, which add no node:
+    seven modules with the layer itself (layer_groups._LEAST is six),
+    one or two nodes; `pause` seconds slept in each call, a layer slow to
+    run."""
 
     def __init__(self, pause=0.0):
         super().__init__()
