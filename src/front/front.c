@@ -181,29 +181,6 @@ static nns_status fe_real_form(void *fe, const char *out, const char *src) {
   return NNS_OK;
 }
 
-static size_t put_decimal(char *p, uint64_t v);
-
-/* The stem's first 60 bytes and the next count: a name of the front's
- * own (a .pt2 call's intermediate value). */
-static const char *fe_fresh(void *fe) {
-  nns__front *f = fe;
-  char buf[96];
-  size_t n = 0;
-  while (n < 60 && f->fresh_stem[n])
-    n++;
-  memcpy(buf, f->fresh_stem, n);
-  put_decimal(buf + n, ++f->fresh);
-  return nns__front_intern(f, buf); /* lives as long as the front */
-}
-
-/* ---- The recorder's numbering ----
- * A tape record after a `names` record is named as the recorder names
- * what its own rules make (python/nnscan/graph.py): one counter numbers
- * every value ("vN", "cN"), another every node ("PATH/OP_N"). The
- * recorder names a constant when it makes it and any other value when a
- * node first writes it, so a fresh name here is a placeholder ("\1" and
- * a count: no graph name starts so) until a node writes it. */
-
 /* v's decimal digits at p, NUL after them; their count. (snprintf's
  * format parsing was a tenth of a numbered call's lowering.) */
 static size_t put_decimal(char *p, uint64_t v) {
@@ -217,6 +194,25 @@ static size_t put_decimal(char *p, uint64_t v) {
   p[n] = 0;
   return n;
 }
+
+/* The stem's first 60 bytes and the next count: a name of the front's
+ * own (a .pt2 call's intermediate value). */
+static const char *fe_fresh(void *fe) {
+  nns__front *f = fe;
+  char buf[96];
+  size_t n = strnlen(f->fresh_stem, 60);
+  memcpy(buf, f->fresh_stem, n);
+  put_decimal(buf + n, ++f->fresh);
+  return nns__front_intern(f, buf); /* lives as long as the front */
+}
+
+/* ---- The recorder's numbering ----
+ * A tape record after a `names` record is named as the recorder names
+ * what its own rules make (python/nnscan/graph.py): one counter numbers
+ * every value ("vN", "cN"), another every node ("PATH/OP_N"). The
+ * recorder names a constant when it makes it and any other value when a
+ * node first writes it, so a fresh name here is a placeholder ("\1" and
+ * a count: no graph name starts so) until a node writes it. */
 
 /* "STEM N": stem one character, N the number */
 static const char *stem_name(nns__front *f, char stem, uint64_t n) {
