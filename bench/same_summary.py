@@ -24,7 +24,10 @@ nnscan.profile_generate of every causal HF family (gen_<family>: four
 new tokens after its inputs, every step recorded; its table, its JSON
 and each decode step's JSON v2) and of LLaMA-3-8B (gen_llama3_8b: a
 16-token prompt, a decode step at past 2,048). A model that fails
-writes its error instead (and compares as such). --compare prints each file that
+writes its error instead (and compares as such). --warm summarises each
+model once before its reports (they then come from a process that
+recorded it: module_replay.py's templates kept for the process).
+--compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).
 """
@@ -152,9 +155,19 @@ def generation_reports(g):
     return out
 
 
+# --warm: each model summarised once before the reports are made, so they
+# come from a process that has recorded it (module_replay.py's templates
+# kept for the process, layer_groups.py's architectures)
+WARM = False
+
+
 def reports(model, inputs):
     import nnscan
     out = {}
+    if WARM:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nnscan.summary(model, inputs=inputs, file=False)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         s = nnscan.summary(model, inputs=inputs, columns=COLUMNS, file=False)
@@ -213,7 +226,13 @@ def main():
                     help="the HF families built with N layers (each "
                     "layer-count field of hf_zoo.TINY), not two: deep "
                     "enough for module_replay.py to replay layers")
+    ap.add_argument("--warm", action="store_true",
+                    help="summarise each model once first: the reports "
+                    "then come from a process that recorded it before "
+                    "(templates kept for the process)")
     a = ap.parse_args()
+    global WARM
+    WARM = a.warm
     if a.hf_layers:
         sys.path.insert(0, os.path.join(ROOT, "python", "tests_hf"))
         try:

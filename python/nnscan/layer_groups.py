@@ -5,9 +5,10 @@ same (each submodule's relative path and class, each parameter's and
 buffer's relative name, dtype, sizes and requires_grad, each tensor
 attribute's dtype and sizes, and every other attribute equal: numbers,
 strings and dtypes by value, a function by its module and qualified
-name, a dict of such functions by its items, any other object by
-identity), three or more of them, of at least _LEAST modules, and no
-such module above them. In eval mode a drop rate is no difference where
+name, a dict of such functions by its items, a plain data object such as
+transformers' configs by its values (_plain_object), any other object by
+identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
+no such module above them. In eval mode a drop rate is no difference where
 the class is known not to read it (_idle_in_eval); a transformers
 `layer_idx` is none where only the KV cache's update reads it
 (layer_cache.index_only). A group's signature holds for the process
@@ -76,11 +77,12 @@ def _idle_in_eval():
     return _IDLE
 
 
-def _own_signature(m):
+def _own_signature(m, memo=None):
     """A module's own part of its signature: its class, its attributes
     (nn.Module's own tables left out; numbers, strings and dtypes by
     value, lists and tuples by their items, a tensor by its dtype and
-    sizes, anything else by identity) and its parameters and buffers. In
+    sizes, a plain data object by its values, anything else by identity)
+    and its parameters and buffers. In
     the order the module made them: two made in another order are told
     apart. And whether it has hooks, and whether no attribute is
     compared by identity (then the signature holds for the process)."""
@@ -111,6 +113,8 @@ def _own_signature(m):
                 items = tuple((x, _named(y)) for x, y in v.items())
                 if all(type(x) is str and y is not None for x, y in items):
                     named = (dict, items)
+            if named is None:
+                named = _plain_object(v, memo)
             if named is None:
                 attrs.append((k, _ID, id(v)))
                 portable = False
@@ -162,6 +166,59 @@ def _named(v):
     return None
 
 
+def _plain_object(v, memo=None):
+    """("object", class, its attributes' values) of a plain data object
+    (transformers' PretrainedConfig: each attention and MLP holds the
+    model's): one whose __dict__ holds, down to _PLAIN_DEPTH levels, only
+    plain values, lists, tuples, sets, dicts of plain keys and such
+    objects, _PLAIN_ITEMS items at most in all; None for anything else.
+    A layer's forward reads such an object's values when it runs, so two
+    layers holding equal ones behave alike, and the values hold for the
+    process where an identity would hold for one recording (a signature
+    is made anew for each recording: a value changed since is seen).
+    Once per object in a `memo` (one recording's: the object lives)."""
+    key = ("plain", id(v))
+    if memo is not None and key in memo:
+        return memo[key]
+    budget = [_PLAIN_ITEMS]
+
+    def frozen(x, depth):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise LookupError
+        t = type(x)
+        if t in _PLAIN:
+            return x
+        if depth > _PLAIN_DEPTH:
+            raise LookupError
+        if t is list or t is tuple:
+            return (t, tuple(frozen(y, depth + 1) for y in x))
+        if t is dict:
+            if not _PLAIN.issuperset(map(type, x)):
+                raise LookupError
+            return (dict, tuple((k, frozen(y, depth + 1))
+                                for k, y in x.items()))
+        if t in (set, frozenset):
+            items = [frozen(y, depth + 1) for y in x]
+            if not all(type(y) in _PLAIN for y in items):
+                raise LookupError
+            return (t, tuple(sorted(items, key=repr)))
+        d = getattr(x, "__dict__", None)
+        if type(d) is not dict or isinstance(x, (torch.nn.Module,
+                                                 torch.Tensor)) or \
+                hasattr(t, "__slots__") or callable(x):
+            raise LookupError
+        return ("object", t, tuple((k, frozen(y, depth + 1))
+                                   for k, y in d.items()))
+    try:
+        got = frozen(v, 0)
+    except (LookupError, RecursionError):
+        got = None
+    if memo is not None:
+        memo[key] = got
+    return got
+
+
 def _deep(m, memo):
     """(key, hooked, hooked below, portable) of m's subtree, once per
     memo: key, its own signature and each child's (name, key, hooked) in
@@ -173,7 +230,7 @@ def _deep(m, memo):
     got = memo.get(id(m))
     if got is not None:
         return got
-    own, hooked, portable = _own_signature(m)
+    own, hooked, portable = _own_signature(m, memo)
     below, kids = False, []
     for k, c in m._modules.items():
         if c is None:
@@ -209,7 +266,7 @@ def _shallow(modules):
     count = {}
     for _, m in modules:
         count[type(m)] = count.get(type(m), 0) + 1
-    if not any(n >= 3 for n in count.values()):
+    if not any(n >= _ALIKE for n in count.values()):
         return []
     size = dict.fromkeys((p for p, _ in modules), 1)
     for path, _ in reversed(modules):
@@ -221,7 +278,7 @@ def _shallow(modules):
     for path, m in modules:
         # a container with no forward of its own (T5's block.layer) is
         # never called: a group of them would only hide their children's
-        if path and count[type(m)] >= 3 and size[path] >= _LEAST and \
+        if path and count[type(m)] >= _ALIKE and size[path] >= _LEAST and \
                 type(m) not in _UNCALLED:
             k = (type(m), tuple((n, type(c)) for n, c in m._modules.items()),
                  tuple((n, None if t is None else tuple(t.shape))
@@ -230,7 +287,7 @@ def _shallow(modules):
                        if c is not None for t in c._parameters.values()
                        if t is not None))
             shallow.setdefault(k, []).append(path)
-    return [g for g in shallow.values() if len(g) >= 3]
+    return [g for g in shallow.values() if len(g) >= _ALIKE]
 
 
 def candidates(modules, arch=None):
@@ -239,11 +296,11 @@ def candidates(modules, arch=None):
     replay.
 
     Cheap tests first, as most modules are none (_shallow): a class of
-    three or more modules, a subtree of at least _LEAST modules (a replay
+    _ALIKE or more modules, a subtree of at least _LEAST modules (a replay
     saves the recording of what is below it; a conv-norm-activation
     triple saves less than its key and template cost), its children's
-    classes, its own parameters' and its children's sizes alike in three
-    or more; made once per architecture (`arch`) and process, less
+    classes, its own parameters' and its children's sizes alike in
+    _ALIKE or more; made once per architecture (`arch`) and process, less
     the groups found too small to pay (_ARCHS). Only those are compared
     whole: each one's subtree made one key (_deep: every module's own
     signature, once per recording) and compared against the latest
@@ -284,7 +341,7 @@ def candidates(modules, arch=None):
                 continue
         found = False
         for deep, alike in groups:
-            if len(alike) < 3 or deep[2]:
+            if len(alike) < _ALIKE or deep[2]:
                 continue  # a hook below it: each call runs
             found = True
             sig = _Sig(deep[0]) if deep[3] else None
@@ -333,6 +390,12 @@ def forget():
 _UNCALLED = (torch.nn.ModuleList, torch.nn.ModuleDict)
 # the fewest modules (itself included) a layer replayed holds
 _LEAST = 6
+# _plain_object's limits: deeper or larger, an object compares by identity
+_PLAIN_DEPTH = 4
+_PLAIN_ITEMS = 2000
+# the fewest layers alike that make a group (module_replay.py: a group of
+# two pays only where its template holds for the process)
+_ALIKE = 2
 # architecture (arch) -> (its shallow groups, the paths of the groups
 # too small to pay): per process, bounded
 _ARCHS = {}

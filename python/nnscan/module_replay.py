@@ -15,9 +15,10 @@ structures); and return its output as the forward made it (sizes,
 strides, dtype).
 
 Layers alike: layer_groups.py's candidates (one class, the same subtree,
-three or more, at least six modules). A shift that alternates (Swin's
-blocks), a stochastic depth rate that grows with depth, a per-layer
-config object: such a difference keeps layers apart, and each runs. A
+two or more, at least six modules; a pair pays only where its template
+holds for the process, below: one that cannot is not noted). A shift that alternates (Swin's blocks), a stochastic depth rate
+that grows with depth, a per-layer config object of other values: such
+a difference keeps layers apart, and each runs. A
 layer index (transformers' `layer_idx`) is no difference where nothing
 but the KV cache's update reads it (layer_cache.py, which also keys the
 cache argument and makes again what the call wrote into its slot). A
@@ -182,6 +183,13 @@ class Layers:
                     self._drop(path)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
+        if (real or self.found[path][2] is None) and \
+                len(self.found[path][3]) < 3:
+            # a pair pays only by a template kept for the process, which
+            # an argument with a real value or an attribute compared by
+            # identity rules out: not noted, now or later
+            self._drop(path)
+            return orig(*args, **kwargs)
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
@@ -350,10 +358,18 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
+            # (a template handing on the values of the fused calls
+            # replayed inside it holds for its recording: `tracked`)
             kept_tpl = _for_process(got[1], b.shadows) \
-                if sig is not None and not real and not got[1][-2] else None
+                if sig is not None and not real and not got[1][-2] and \
+                not got[1][-4] else None
             if kept_tpl is not None and len(_KEPT) < _KEPT_MAX:
                 _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
+            elif len(self.found[path][3]) < 3:
+                # a pair replays nothing in its own recording (its two
+                # calls make the template): only a template kept for the
+                # process pays
+                self._drop(path)
         else:
             self._refused(path, kept)  # what it adds is not the key's alone
 
@@ -361,11 +377,11 @@ class Layers:
         """A call of the key whose template cannot be read, or differs
         from the last: the key gives up after _TRIES (the first call of
         a group may differ alone: transformers' first layer makes the
-        masks its neighbours read), and its group is not tried again for
-        the architecture."""
+        masks its neighbours read), a pair's at once, and its group is
+        not tried again for the architecture."""
         kept[1] += 1
-        if kept[1] >= _TRIES:
-            self._drop(path)
+        if kept[1] >= _TRIES or len(self.found[path][3]) < 3:
+            self._drop(path)  # (a pair has no third call to agree)
 
     def _drop(self, path):
         """The group of the layer at `path` is not tried in later
@@ -434,20 +450,27 @@ class Layers:
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
 
+        seen = {}  # name -> rel(name): a value is read many times
+
         def rel(name):
+            r = seen.get(name)
+            if r is not None:
+                return r
             if not name:  # an absent input (""), an output nothing writes
                 return ("e", name)
             r = counted(name, c0, c1)
-            if r is not None:
-                return r
-            if name in arg_of:
-                return ("a", arg_of[name])
-            if name.startswith(lead):
-                if name[len(lead):] in own:
-                    return ("p", name[len(lead):])
-                if name.endswith("^T") and name[len(lead):-2] in own:
-                    return ("pT", name[len(lead):-2])  # its t(), folded
-            raise LookupError(name)
+            if r is None:
+                if name in arg_of:
+                    r = ("a", arg_of[name])
+                elif name.startswith(lead) and name[len(lead):] in own:
+                    r = ("p", name[len(lead):])
+                elif name.startswith(lead) and name.endswith("^T") and \
+                        name[len(lead):-2] in own:
+                    r = ("pT", name[len(lead):-2])  # its t(), folded
+                else:
+                    raise LookupError(name)
+            seen[name] = r
+            return r
 
         def made(name):
             r = rel(name)

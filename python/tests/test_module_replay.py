@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import nnscan
-from conftest import layers_replayed, replay_reports
+from conftest import calls_counted, layers_replayed, replay_reports
 from nnscan import module_replay
 
 T, D, H = 8, 16, 32  # tokens, width, hidden
@@ -149,6 +149,119 @@ def test_a_layer_holding_an_object_is_replayed_within_its_recording():
     with layers_replayed() as count:
         _reports(model, x, True)
     assert count[0] == 3
+
+
+class Settings:
+    """A plain data object, as transformers' PretrainedConfig: numbers,
+    strings, lists and dicts (of int keys too: id2label)."""
+
+    def __init__(self, act=True):
+        self.act = act
+        self.sizes = [D, H]
+        self.id2label = {0: "a", 1: "b"}
+        self.rope = {"theta": 1e4, "kind": "default"}
+
+
+class ReadsSettings(Block):
+    """A block whose forward reads a value of the object it holds."""
+
+    def __init__(self, settings):
+        super().__init__()
+        self.settings = settings
+
+    def forward(self, x):
+        self.act = self.settings.act
+        return super().forward(x)
+
+
+def test_a_plain_object_compares_by_its_values():
+    # each layer holds its own Settings, equal in value: alike, and the
+    # template holds for the process, as for layers of numbers only
+    model = Stack([ReadsSettings(Settings()) for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=3)
+    _again(model, x, 5)
+
+
+def test_a_value_of_a_plain_object_changed_since_is_seen():
+    shared = Settings()
+    model = Stack([ReadsSettings(shared) for _ in range(4)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=2)
+    _again(model, x, 4)
+    shared.act = False  # read by every forward: another template
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 2  # the new template verified by two calls first
+    off = _reports(model, x, False)
+    assert on[:4] == off[:4]
+    assert "Relu" not in on[1]  # not the template of act=True
+    assert "Relu" in _reports(Stack([ReadsSettings(Settings())
+                                     for _ in range(4)]).eval(), x, False)[1]
+
+
+def test_values_the_object_cannot_compare_by_keep_its_identity():
+    from nnscan import layer_groups
+    plain = Settings()
+    assert layer_groups._plain_object(plain) == \
+        layer_groups._plain_object(Settings())
+    assert layer_groups._plain_object(plain) != \
+        layer_groups._plain_object(Settings(act=False))
+    for odd in (object(), lambda: 0, nn.Linear(2, 2), torch.zeros(2),
+                {(1, 2): 3}, [object()]):
+        held = Settings()
+        held.odd = odd
+        assert layer_groups._plain_object(held) is None, odd
+    deep = Settings()
+    for _ in range(layer_groups._PLAIN_DEPTH + 2):
+        deep = {"in": deep}
+    assert layer_groups._plain_object(deep) is None
+    wide = Settings()
+    wide.sizes = list(range(layer_groups._PLAIN_ITEMS // 2))
+    assert layer_groups._plain_object(wide) is not None
+    wide.sizes = list(range(layer_groups._PLAIN_ITEMS + 1))
+    assert layer_groups._plain_object(wide) is None
+
+
+def test_a_pair_of_layers_alike_replays_from_a_later_summary():
+    # two layers (transformers' tiny configs): both calls make the
+    # template in the first summary, a later one replays both
+    model = Stack([Block() for _ in range(2)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=0)
+    _again(model, x, 2)
+
+
+class Alternates(Block):
+    """A block adding a ReLU every other call (a count of its class's,
+    no attribute of its own)."""
+    calls = 0
+
+    def forward(self, x):
+        Alternates.calls += 1
+        x = super().forward(x)
+        return x.relu() if Alternates.calls % 2 else x
+
+
+def test_a_pair_whose_template_would_hold_for_its_recording_is_not_noted():
+    # an object compared by identity: the template would hold for one
+    # recording, which has no third call to replay; the pair is not noted
+    x = torch.zeros(T, D)
+    config = object()
+    model = Stack([Configured(config) for _ in range(2)]).eval()
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _same(model, x, replayed=0)
+        _again(model, x, 0)
+    assert noted[0] == 0
+    # nor are two layers whose templates differ noted again: no third
+    # call to agree with either
+    model = Stack([Alternates(), Alternates()]).eval()
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _same(model, x, replayed=0)
+    assert noted[0] == 2
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _again(model, x, 0)
+    assert noted[0] == 0
 
 
 class Deeper(Block):
