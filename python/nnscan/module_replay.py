@@ -134,6 +134,7 @@ class Layers:
         self.valued = {}    # path -> [(name, own tensor with a real value)]
         self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
         self.unkeyed = {}   # group -> calls no key held, None once one was
+        self.paired = set()  # the pairs (groups of two) one call noted
         self.prev = None
 
     def __enter__(self):
@@ -349,6 +350,11 @@ class Layers:
                  [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
+            group = self.found[path][1]
+            if len(self.found[path][3]) < 3:
+                if group in self.paired:
+                    self._drop(path)  # a pair's calls of two keys
+                self.paired.add(group)
             return
         got = [self._template(*n) for n in (prev, note)]
         try:

@@ -262,6 +262,24 @@ def test_a_pair_whose_template_would_hold_for_its_recording_is_not_noted():
     with calls_counted(module_replay.Layers, "_seen") as noted:
         _again(model, x, 0)
     assert noted[0] == 0
+    # nor two layers called on arguments of two sizes: two keys, none of
+    # which a second call verifies
+    model = Shrinking([Block(), Block()]).eval()
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _same(model, x, replayed=0)
+    assert noted[0] == 2
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _again(model, x, 0)
+    assert noted[0] == 0
+
+
+class Shrinking(Stack):
+    """Each block given one token fewer than the last."""
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)[1:]
+        return self.head(x)
 
 
 class Deeper(Block):
