@@ -194,6 +194,12 @@ class Layers:
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
+        if kept is None and group in self.paired:
+            # a pair's second call, of another key than its first's: no
+            # template to be had (HF TextNet's stages, DenseNet's layers
+            # of one width in two blocks)
+            self._drop(path)
+            return orig(*args, **kwargs)
         if type(kept) is tuple:
             out = self._replay(path, kept, key[1], cache)
             if out is not None:
@@ -350,11 +356,8 @@ class Layers:
                  [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
-            group = self.found[path][1]
             if len(self.found[path][3]) < 3:
-                if group in self.paired:
-                    self._drop(path)  # a pair's calls of two keys
-                self.paired.add(group)
+                self.paired.add(self.found[path][1])  # its first call
             return
         got = [self._template(*n) for n in (prev, note)]
         try:
