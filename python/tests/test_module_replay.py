@@ -122,14 +122,17 @@ def _elementwise_macs():
     return two - one - 2 * T * D * H
 
 
-def test_a_later_summary_replays_every_layer_alike():
+@pytest.mark.parametrize("layers", [6, 2])
+def test_a_later_summary_replays_every_layer_alike(layers):
     # two calls verified the template in the first summary: it holds for
     # the process (the layers' attributes are all numbers), so the next
-    # summary replays from the first call; the reports stay the same
-    model = Stack([Block() for _ in range(6)]).eval()
+    # summary replays from the first call; the reports stay the same. Two
+    # layers alike (transformers' tiny configs) are a group too: both
+    # calls make the template, a later summary replays both
+    model = Stack([Block() for _ in range(layers)]).eval()
     x = torch.zeros(T, D)
-    _same(model, x, replayed=4)
-    _again(model, x, 6)
+    _same(model, x, replayed=layers - 2)
+    _again(model, x, layers)
 
 
 class Configured(Block):
@@ -223,15 +226,6 @@ def test_values_the_object_cannot_compare_by_keep_its_identity():
     assert layer_groups._plain_object(wide) is None
 
 
-def test_a_pair_of_layers_alike_replays_from_a_later_summary():
-    # two layers (transformers' tiny configs): both calls make the
-    # template in the first summary, a later one replays both
-    model = Stack([Block() for _ in range(2)]).eval()
-    x = torch.zeros(T, D)
-    _same(model, x, replayed=0)
-    _again(model, x, 2)
-
-
 class Alternates(Block):
     """A block adding a ReLU every other call (a count of its class's,
     no attribute of its own)."""
@@ -243,34 +237,27 @@ class Alternates(Block):
         return x.relu() if Alternates.calls % 2 else x
 
 
+def _noted(model, x, first):
+    """The calls a first summary notes (`first`) and a later one: none
+    (a pair that cannot be replayed is not noted again)."""
+    for summary, noted_there in ((_same, first), (_again, 0)):
+        with calls_counted(module_replay.Layers, "_seen") as noted:
+            summary(model, x, 0)
+        assert noted[0] == noted_there
+
+
 def test_a_pair_whose_template_would_hold_for_its_recording_is_not_noted():
     # an object compared by identity: the template would hold for one
     # recording, which has no third call to replay; the pair is not noted
     x = torch.zeros(T, D)
     config = object()
-    model = Stack([Configured(config) for _ in range(2)]).eval()
-    with calls_counted(module_replay.Layers, "_seen") as noted:
-        _same(model, x, replayed=0)
-        _again(model, x, 0)
-    assert noted[0] == 0
+    _noted(Stack([Configured(config) for _ in range(2)]).eval(), x, 0)
     # nor are two layers whose templates differ noted again: no third
     # call to agree with either
-    model = Stack([Alternates(), Alternates()]).eval()
-    with calls_counted(module_replay.Layers, "_seen") as noted:
-        _same(model, x, replayed=0)
-    assert noted[0] == 2
-    with calls_counted(module_replay.Layers, "_seen") as noted:
-        _again(model, x, 0)
-    assert noted[0] == 0
+    _noted(Stack([Alternates(), Alternates()]).eval(), x, 2)
     # nor two layers called on arguments of two sizes: two keys, none of
     # which a second call verifies (the second is not even noted)
-    model = Shrinking([Block(), Block()]).eval()
-    with calls_counted(module_replay.Layers, "_seen") as noted:
-        _same(model, x, replayed=0)
-    assert noted[0] == 1
-    with calls_counted(module_replay.Layers, "_seen") as noted:
-        _again(model, x, 0)
-    assert noted[0] == 0
+    _noted(Shrinking([Block(), Block()]).eval(), x, 1)
 
 
 class Shrinking(Stack):
