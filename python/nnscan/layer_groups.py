@@ -82,10 +82,10 @@ def _own_signature(m, memo=None):
     (nn.Module's own tables left out; numbers, strings and dtypes by
     value, lists and tuples by their items, a tensor by its dtype and
     sizes, a plain data object by its values, anything else by identity)
-    and its parameters and buffers. In
-    the order the module made them: two made in another order are told
-    apart. And whether it has hooks, and whether no attribute is
-    compared by identity (then the signature holds for the process)."""
+    and its parameters and buffers. In the order the module made them:
+    two made in another order are told apart. And whether it has hooks,
+    and whether no attribute is compared by identity (then the signature
+    holds for the process)."""
     d = vars(m)
     attrs = [type(m)]
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \

@@ -16,9 +16,10 @@ strides, dtype).
 
 Layers alike: layer_groups.py's candidates (one class, the same subtree,
 two or more, at least six modules; a pair pays only where its template
-holds for the process, below: one that cannot is not noted). A shift that alternates (Swin's blocks), a stochastic depth rate
-that grows with depth, a per-layer config object of other values: such
-a difference keeps layers apart, and each runs. A
+holds for the process, below: one that cannot is not noted). A shift
+that alternates (Swin's blocks), a stochastic depth rate that grows with
+depth, a per-layer config object of other values: such a difference
+keeps layers apart, and each runs. A
 layer index (transformers' `layer_idx`) is no difference where nothing
 but the KV cache's update reads it (layer_cache.py, which also keys the
 cache argument and makes again what the call wrote into its slot). A
