@@ -185,8 +185,7 @@ class Layers:
                     self._drop(path)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
-        if (real or self.found[path][2] is None) and \
-                len(self.found[path][3]) < 3:
+        if (real or self.found[path][2] is None) and self._pair(path):
             # a pair pays only by a template kept for the process, which
             # an argument with a real value or an attribute compared by
             # identity rules out: not noted, now or later
@@ -357,7 +356,7 @@ class Layers:
                  [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
-            if len(self.found[path][3]) < 3:
+            if self._pair(path):
                 self.paired.add(self.found[path][1])  # its first call
             return
         got = [self._template(*n) for n in (prev, note)]
@@ -375,7 +374,7 @@ class Layers:
                 not got[1][-4] else None
             if kept_tpl is not None and len(_KEPT) < _KEPT_MAX:
                 _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
-            elif len(self.found[path][3]) < 3:
+            elif self._pair(path):
                 # a pair replays nothing in its own recording (its two
                 # calls make the template): only a template kept for the
                 # process pays
@@ -390,8 +389,14 @@ class Layers:
         masks its neighbours read), a pair's at once, and its group is
         not tried again for the architecture."""
         kept[1] += 1
-        if kept[1] >= _TRIES or len(self.found[path][3]) < 3:
+        if kept[1] >= _TRIES or self._pair(path):
             self._drop(path)  # (a pair has no third call to agree)
+
+    def _pair(self, path):
+        """Whether the layer at `path` is one of a group of two: its two
+        calls make the template, so it replays only from a template kept
+        for the process."""
+        return len(self.found[path][3]) < 3
 
     def _drop(self, path):
         """The group of the layer at `path` is not tried in later
