@@ -25,8 +25,10 @@ but the KV cache's update reads it (layer_cache.py, which also keys the
 cache argument and makes again what the call wrote into its slot). A
 call's key: the group, each argument's dtype, sizes, strides and which
 arguments are one tensor, a tuple's or list's items so, a value with a
-real value (a shadow: positions, a padding mask) by its value's name
-(such a key holds for its recording only), the other arguments' values.
+real value (a shadow: positions, a padding mask) by its contents where
+it is small (a decoder's position ids, a tiny model's mask: such a key
+holds for the process), else by its value's name (for its recording
+only), the other arguments' values.
 The template of a call that made values with real contents also holds
 the contents of the layer's own parameters and buffers that have one
 (Swin's relative position index), which a replay compares with its
@@ -37,7 +39,10 @@ identity has templates that are a function of the signature, the key and
 the recording's settings (shadows or none, the tape, the numbered tape,
 the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
-first two too. And per architecture (module paths and classes) the cheap
+first two too. The values with real contents such a template hands the
+masks (below) are read when it is kept and held as contents, each once,
+up to _PROCESS_BYTES (a 2,048-token model's masks are not: its template
+holds for its recording). And per architecture (module paths and classes) the cheap
 part of finding the groups is made once, less the layers that were alike
 at a glance but not whole, and the groups whose layers make fewer than
 _MIN_GROUP_NODES nodes together (their replays would cost about what
@@ -63,8 +68,7 @@ is not tried again for the architecture; the first call of a group may
 differ alone (transformers' first layer makes the masks the others read). The
 values of the fused calls replay.py replays inside a layer (their masks'
 contents: a tensor made before the layer) are kept with the template,
-which then holds for its recording only; so do the values with real
-contents the call makes itself (GPT-J's positions gathered for its
+and so are the values with real contents the call makes itself (GPT-J's positions gathered for its
 rotary table, MPT's ALiBi bias sliced, a mask built from arange or from
 positions the call is given): the key and the nodes fix them, so a
 replay hands the template's tensors to the masks (Builder.
@@ -236,9 +240,14 @@ class Layers:
                 raise LookupError
             if shadows is not None and id(v) in shadows.of:
                 # a value with a real value (positions, a mask): the call
-                # may read it, so its key holds the value's name (written
-                # in place, a tensor is named anew), for this recording
-                # only, as replay.py keys one
+                # may read it. A small one (a decoder's position ids, a
+                # tiny model's mask) keys by its contents, which hold in
+                # any recording; a larger one by the value's name
+                # (written in place, a tensor is named anew), for this
+                # recording only, as replay.py keys one
+                got = self._small_contents(v)
+                if got is not None:
+                    return ("contents", got)
                 real = True
                 return ("real", b.names[id(v)])
             return None
@@ -251,6 +260,27 @@ class Layers:
             return layer_cache.part(*cache, b.names)  # (its slot's tensors)
         key = call_key([self.found[path][1]], args, kwargs, tensor, other)
         return key, cache, real
+
+    def _small_contents(self, v):
+        """The contents of an argument's real value where it has at most
+        _KEY_ELEMENTS elements (a decoder's position ids, an arange not
+        computed yet: computed here, below the recording), once per
+        version; else None."""
+        if v.numel() > _KEY_ELEMENTS:
+            return None
+        got = self.contents.get(id(v))
+        if got is not None and got[0] is v and got[2] == v._version:
+            return got[1]
+        shadows = self.b.shadows
+        val = shadows.peek(v)
+        if val is None:
+            with no_dispatch():  # its ops are no call of the model's
+                val = shadows.value(v)
+            if val is None:
+                return None
+        c = _contents(val)
+        self.contents[id(v)] = (v, c, v._version)
+        return c
 
     def _own_values(self, path):
         """The contents of the layer's parameters and buffers that have a
@@ -367,11 +397,8 @@ class Layers:
         if same:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
-            # (a template handing on the values of the fused calls
-            # replayed inside it holds for its recording: `tracked`)
             kept_tpl = _for_process(got[1], b.shadows) \
-                if sig is not None and not real and not got[1][-2] and \
-                not got[1][-4] else None
+                if sig is not None and not real else None
             if kept_tpl is not None and len(_KEPT) < _KEPT_MAX:
                 _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
             elif self._pair(path):
@@ -473,11 +500,12 @@ class Layers:
                 return r
             if not name:  # an absent input (""), an output nothing writes
                 return ("e", name)
-            r = counted(name, c0, c1)
+            # an argument first: a model's input named like a counted
+            # value ("input_1", read first by its first layer) is one
+            k = arg_of.get(name)
+            r = ("a", k) if k is not None else counted(name, c0, c1)
             if r is None:
-                if name in arg_of:
-                    r = ("a", arg_of[name])
-                elif name.startswith(lead) and name[len(lead):] in own:
+                if name.startswith(lead) and name[len(lead):] in own:
                     r = ("p", name[len(lead):])
                 elif name.startswith(lead) and name.endswith("^T") and \
                         name[len(lead):-2] in own:
@@ -623,9 +651,8 @@ class Layers:
                     b.scope_of[id(t)] = path + scope
                 return t
             layer_cache.apply(*cache, cached, tensor, b.shadows)
-        b.replayed_tracked.extend((name(r), t.v) for r, t in tracked)
-        for r, t in valued:
-            v = t.v if type(t) is _Made else self._value_of(t)
+        for r, t in itertools.chain(tracked, valued):
+            v = self._value_of(t) if type(t) is _Value else t.v
             if v is not None:
                 b.replayed_tracked.append((name(r), v))
         out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
@@ -759,23 +786,37 @@ class _Value:
 
 
 def _for_process(tpl, shadows):
-    """The template to keep for the process: its values made with real
-    contents (a function of the key, which then holds no real argument,
-    and of the nodes) read now, as _Value; None where one has no value
-    to read."""
+    """The template to keep for the process: the values with real
+    contents it hands the masks, those the call made (a function of the
+    key, which then holds no real argument, and of the nodes) and those
+    of the fused calls replayed inside it (replay.py's, made by the
+    call's own nodes from the same key), read now, as _Value, one per
+    tensor; None where one has no value to read."""
     contents, valued = tpl[-1]
-    if not valued:
+    tracked = tpl[-4]
+    if not valued and not tracked:
         return tpl
-    if shadows is None:
+    if shadows is None or sum(
+            t.v.numel() * t.v.element_size()
+            for _, t in itertools.chain(tracked, valued)) > _PROCESS_BYTES:
+        return None  # (a long sequence's masks: kept for the recording)
+    memo = {}  # id(tensor) -> its _Value: a replay hands one value on
+
+    def kept(t):
+        got = memo.get(id(t))
+        if got is None:
+            with no_dispatch():  # its ops are no call of the model's
+                v = shadows.value(t)
+                if v is None:
+                    raise LookupError
+                got = memo[id(t)] = _Value(v.clone())
+        return got
+    try:
+        tracked = tuple((r, kept(t.v)) for r, t in tracked)
+        valued = tuple((r, kept(t.v)) for r, t in valued)
+    except LookupError:
         return None
-    got = []
-    for r, t in valued:
-        with no_dispatch():  # its ops are no call of the model's
-            v = shadows.value(t.v)
-            if v is None:
-                return None
-            got.append((r, _Value(v.clone())))
-    return tpl[:-1] + ((contents, tuple(got)),)
+    return tpl[:-4] + (tracked,) + tpl[-3:-1] + ((contents, valued),)
 
 
 def _made_values(of, was, cached, outs):
@@ -820,6 +861,13 @@ def _name(r, c0, path):
 
 # a key's templates that differed before it is run for good
 _TRIES = 3
+# an argument with a real value keyed by its contents (Layers.
+# _small_contents): position ids of up to 8,192 tokens, a mask over 90
+_KEY_ELEMENTS = 8192
+# the contents a template kept for the process may hold (_for_process):
+# a tiny model's masks, not a 2,048-token model's (its process would hold
+# them for good)
+_PROCESS_BYTES = 1 << 20
 # a group whose layers together make fewer nodes saves less than it
 # costs to find (a summary compares every module of its layers, 3 us
 # each) and to replay (0.1 to 0.3 ms a layer): nodes one call made

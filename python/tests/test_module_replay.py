@@ -574,16 +574,15 @@ def _pairs_left_out(keep):
     return (keep.numel() - int(keep.sum())) * 2 * D  # Q.K^T and P.V
 
 
-@pytest.mark.parametrize("source, ran", [("given", 3), ("arange", 2)])
-def test_a_mask_made_in_the_layer_is_replayed_with_its_value(source, ran):
+@pytest.mark.parametrize("source", ["given", "arange"])
+def test_a_mask_made_in_the_layer_is_replayed_with_its_value(source):
     # the mask is the same in every call (the positions are the call's
-    # argument, keyed by their value's name, or arange's), so a replay
-    # hands the template's value to the masked MACs under its new name
-    # (the first layer names the positions, the model's input: it differs)
+    # argument, keyed by their contents, or arange's), so a replay hands
+    # the template's value to the masked MACs under its new name
     layers = 6
     model = PosStack([Windowed(source) for _ in range(layers)]).eval()
     pos = torch.arange(T)
-    _same(model, (torch.zeros(T, D), pos), replayed=layers - ran)
+    _same(model, (torch.zeros(T, D), pos), replayed=layers - 2)
     totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
                             file=False).totals
     assert totals["macs"] - totals["macs_unmasked"] == \
@@ -618,6 +617,44 @@ def test_a_mask_made_in_the_layer_is_kept_for_the_process():
         5 * _pairs_left_out(Windowed().keep(torch.arange(T)))
 
 
+@pytest.mark.parametrize("layers", [6, 2])
+def test_positions_given_key_by_their_contents_for_the_process(layers):
+    # a decoder's position ids: a small integer argument with a real value
+    # keys its calls by its contents, so the template (its mask's contents
+    # read) holds for the process: a later summary replays every layer,
+    # a pair of layers included; positions of other contents are another
+    # key (the layers run, or replay a template of their own), and the
+    # masked MACs are those of each summary's own positions
+    model = PosStack([Windowed("given") for _ in range(layers)]).eval()
+    x = torch.zeros(T, D)
+    pos, other = torch.arange(T), torch.arange(T) * 2
+    _same(model, (x, pos), replayed=layers - 2)
+    _again(model, (x, pos), layers)
+    _again(model, (x, other), layers - 2)
+    for p in (pos, other):
+        totals = nnscan.summary(model, inputs=(x, p), file=False).totals
+        assert totals["macs"] - totals["macs_unmasked"] == \
+            layers * _pairs_left_out(Windowed().keep(p))
+
+
+@pytest.mark.parametrize("bound, over, under", [
+    ("_KEY_ELEMENTS", T - 1, T), ("_PROCESS_BYTES", T * T - 1, 1 << 20)])
+def test_large_values_hold_for_their_recording(bound, over, under,
+                                               monkeypatch):
+    # positions past _KEY_ELEMENTS key by their name, and a template
+    # whose masks hold more than _PROCESS_BYTES (the bool mask alone is
+    # T * T bytes) is not kept: either holds for its recording only, so a
+    # pair of layers replays nothing, now or in a later summary
+    model = PosStack([Windowed("given") for _ in range(2)]).eval()
+    x, pos = torch.zeros(T, D), torch.arange(T)
+    monkeypatch.setattr(module_replay, bound, over)
+    _same(model, (x, pos), replayed=0)
+    _again(model, (x, pos), 0)
+    monkeypatch.setattr(module_replay, bound, under)
+    _same(model, (x, pos), replayed=0)
+    _again(model, (x, pos), 2)
+
+
 def test_own_contents_changed_in_place_are_read_again():
     # the template is kept for the process (no argument has a real
     # value); the contents are read once per version of the model's
@@ -643,7 +680,7 @@ def test_an_argument_handed_on_is_the_argument_itself():
     # value with it: the next layers' keys and masks read it
     model = PosStack([Windowed("given+pos") for _ in range(6)]).eval()
     pos = torch.arange(T)
-    _same(model, (torch.zeros(T, D), pos), replayed=3)
+    _same(model, (torch.zeros(T, D), pos), replayed=4)
     totals = nnscan.summary(model, inputs=(torch.zeros(T, D), pos),
                             file=False).totals
     assert totals["macs"] - totals["macs_unmasked"] == \
