@@ -41,8 +41,8 @@ the default dtype) under ops_map's rules as they were; once verified in
 one summary (_KEPT) a later summary replays every call of the key, its
 first two too. The values with real contents such a template hands the
 masks (below) are read when it is kept and held as contents, each once,
-up to _PROCESS_BYTES (a 2,048-token model's masks are not: its template
-holds for its recording). And per architecture (module paths and classes) the cheap
+up to _PROCESS_BYTES a template and _PROCESS_HELD in all (a 2,048-token
+model's masks are more: its template holds for its recording). And per architecture (module paths and classes) the cheap
 part of finding the groups is made once, less the layers that were alike
 at a glance but not whole, and the groups whose layers make fewer than
 _MIN_GROUP_NODES nodes together (their replays would cost about what
@@ -398,8 +398,9 @@ class Layers:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
             kept_tpl = _for_process(got[1], b.shadows) \
-                if sig is not None and not real else None
-            if kept_tpl is not None and len(_KEPT) < _KEPT_MAX:
+                if sig is not None and not real and \
+                len(_KEPT) < _KEPT_MAX else None
+            if kept_tpl is not None:
                 _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
             elif self._pair(path):
                 # a pair replays nothing in its own recording (its two
@@ -796,10 +797,14 @@ def _for_process(tpl, shadows):
     tracked = tpl[-4]
     if not valued and not tracked:
         return tpl
-    if shadows is None or sum(
-            t.v.numel() * t.v.element_size()
-            for _, t in itertools.chain(tracked, valued)) > _PROCESS_BYTES:
-        return None  # (a long sequence's masks: kept for the recording)
+    if shadows is None:
+        return None
+    n = sum(t.v.numel() * t.v.element_size()
+            for _, t in itertools.chain(tracked, valued))
+    with _HELD_LOCK:
+        if n > _PROCESS_BYTES or _HELD[0] + n > _PROCESS_HELD:
+            return None  # (a long sequence's masks: kept for the recording)
+        _HELD[0] += n
     memo = {}  # id(tensor) -> its _Value: a replay hands one value on
 
     def kept(t):
@@ -868,6 +873,10 @@ _KEY_ELEMENTS = 8192
 # a tiny model's masks, not a 2,048-token model's (its process would hold
 # them for good)
 _PROCESS_BYTES = 1 << 20
+# and all of them together (_HELD: what they hold now; forget() clears)
+_PROCESS_HELD = 64 << 20
+_HELD = [0]
+_HELD_LOCK = threading.Lock()
 # a group whose layers together make fewer nodes saves less than it
 # costs to find (a summary compares every module of its layers, 3 us
 # each) and to replay (0.1 to 0.3 ms a layer): nodes one call made
@@ -891,4 +900,5 @@ def forget():
     """Drops what is kept for the process: the templates, the
     architectures' groups (tests that count replays)."""
     _KEPT.clear()
+    _HELD[0] = 0
     layer_groups.forget()

@@ -638,13 +638,15 @@ def test_positions_given_key_by_their_contents_for_the_process(layers):
 
 
 @pytest.mark.parametrize("bound, over, under", [
-    ("_KEY_ELEMENTS", T - 1, T), ("_PROCESS_BYTES", T * T - 1, 1 << 20)])
+    ("_KEY_ELEMENTS", T - 1, T), ("_PROCESS_BYTES", T * T - 1, 1 << 20),
+    ("_PROCESS_HELD", T * T - 1, 1 << 20)])
 def test_large_values_hold_for_their_recording(bound, over, under,
                                                monkeypatch):
     # positions past _KEY_ELEMENTS key by their name, and a template
     # whose masks hold more than _PROCESS_BYTES (the bool mask alone is
-    # T * T bytes) is not kept: either holds for its recording only, so a
-    # pair of layers replays nothing, now or in a later summary
+    # T * T bytes), or more than the process's templates may hold in
+    # all, is not kept: it holds for its recording only, so a pair of
+    # layers replays nothing, now or in a later summary
     model = PosStack([Windowed("given") for _ in range(2)]).eval()
     x, pos = torch.zeros(T, D), torch.arange(T)
     monkeypatch.setattr(module_replay, bound, over)
