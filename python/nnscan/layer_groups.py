@@ -148,7 +148,7 @@ def _named(v):
     top level or in a class (F.relu, transformers' rotary helpers): the
     same in any process that imports it; ("partial", that, its
     arguments, its keywords) of a functools.partial of one with plain
-    arguments (transformers' GELUTanh: `partial(F.gelu,
+    arguments or tuples of them (transformers' GELUTanh: `partial(F.gelu,
     approximate="tanh")`, one per layer); None for anything else (a
     closure, a lambda, an object: compared by identity)."""
     t = type(v)
@@ -160,10 +160,17 @@ def _named(v):
         fn = _named(v.func)
         kw = tuple(v.keywords.items())
         if fn is not None and fn[0] == "fn" and \
-                _PLAIN.issuperset(map(type, v.args)) and \
-                all(type(k) is str and type(x) in _PLAIN for k, x in kw):
+                all(map(_plain_argument, v.args)) and \
+                all(type(k) is str and _plain_argument(x) for k, x in kw):
             return ("partial", fn, v.args, kw)
     return None
+
+
+def _plain_argument(x):
+    """A partial's argument compared by value: a plain value, or a tuple
+    of them (FNet's `partial(torch.fft.fftn, dim=(1, 2))`)."""
+    t = type(x)
+    return t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, x)))
 
 
 def _plain_object(v, memo=None):

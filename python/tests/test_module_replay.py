@@ -325,6 +325,21 @@ def test_a_partial_of_a_function_compares_by_what_it_calls():
     assert count[0] == 5
 
 
+@pytest.mark.parametrize("dims, first, later", [((0, 1), 3, 5),
+                                               ([0, 1], 0, 0)])
+def test_a_partials_tuple_argument_compares_by_its_items(dims, first,
+                                                         later):
+    # FNet's partial(torch.fft.fftn, dim=(1, 2)), one per layer: a tuple
+    # of numbers compares by its items, and a later summary replays every
+    # layer; a list (which a layer could change) keeps its identity, so
+    # layers each holding their own are not alike
+    model = Stack([Activated(functools.partial(torch.flip, dims=dims))
+                   for _ in range(5)]).eval()
+    x = torch.zeros(T, D)
+    _same(model, x, replayed=first)
+    _again(model, x, later)
+
+
 def test_partials_of_other_arguments_keep_layers_apart():
     kinds = ["tanh", "none", "tanh", "none", "tanh"]
     model = Stack([Activated(functools.partial(F.gelu, approximate=k))
