@@ -136,6 +136,7 @@ class Layers:
         self.rules = None  # ops_map's rules, once asked (_rules)
         self.index = {}    # path -> its cache slot (_index)
         self.contents = {}  # id(value) -> (value, its contents: _own_values)
+        self.keyed = {}  # id(argument) -> (it, contents, version): _key
         self.valued = {}    # path -> [(name, own tensor with a real value)]
         self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
         self.unkeyed = {}   # group -> calls no key held, None once one was
@@ -268,18 +269,14 @@ class Layers:
         version; else None."""
         if v.numel() > _KEY_ELEMENTS:
             return None
-        got = self.contents.get(id(v))
+        got = self.keyed.get(id(v))
         if got is not None and got[0] is v and got[2] == v._version:
             return got[1]
-        shadows = self.b.shadows
-        val = shadows.peek(v)
+        val = _value_now(self.b.shadows, v)
         if val is None:
-            with no_dispatch():  # its ops are no call of the model's
-                val = shadows.value(v)
-            if val is None:
-                return None
+            return None
         c = _contents(val)
-        self.contents[id(v)] = (v, c, v._version)
+        self.keyed[id(v)] = (v, c, v._version)
         return c
 
     def _own_values(self, path):
@@ -299,12 +296,9 @@ class Layers:
                 if id(t) in shadows.of]
         got = []
         for k, t in valued:
-            v = shadows.peek(t)
+            v = _value_now(shadows, t)
             if v is None:
-                with no_dispatch():  # its ops are no call of the model's
-                    v = shadows.value(t)
-                if v is None:
-                    return None
+                return None
             got.append((k, self._contents_once(v)))
         return tuple(got)
 
@@ -840,6 +834,17 @@ def _made_values(of, was, cached, outs):
     if any(t is o for t in got for o in outs or ()):
         return None
     return got
+
+
+def _value_now(shadows, t):
+    """t's real value: read where it is one already, else computed (below
+    the recording: its ops are no call of the model's); None where t has
+    none."""
+    v = shadows.peek(t)
+    if v is None:
+        with no_dispatch():
+            v = shadows.value(t)
+    return v
 
 
 def _contents(v):
