@@ -652,6 +652,45 @@ def test_positions_given_key_by_their_contents_for_the_process(layers):
             layers * _pairs_left_out(Windowed().keep(p))
 
 
+def test_threads_share_the_process_templates():
+    # two threads summarising pairs of layers given other positions: each
+    # key's template kept for the process by one thread is replayed by
+    # the other, and every report is the one of a summary with every
+    # layer run, made alone
+    import threading
+    x = torch.zeros(T, D)
+    cases = [(PosStack([Windowed("given") for _ in range(2)]).eval(),
+              (x, torch.arange(T) * k)) for k in (1, 2)]
+    want = [_reports(m, i, False)[:4] for m, i in cases]
+    module_replay.forget()
+    got, errors = [[], []], []
+    start = threading.Barrier(2)
+
+    def work(k):
+        try:
+            start.wait()
+            for _ in range(8):
+                got[k].append(nnscan.summary(
+                    cases[k][0], inputs=cases[k][1], file=False,
+                    columns=("flops", "macs", "dmas", "act"),
+                    hardware="h100-sxm"))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in (0, 1):
+        assert [(s.to_text(), s.to_json(version=2), s.to_json(version=1),
+                 s.to_csv()) for s in got[k]] == [want[k]] * 8
+    with layers_replayed() as count:
+        for m, i in cases:
+            _reports(m, i, True)
+    assert count[0] == 4  # both keys' templates kept
+
+
 @pytest.mark.parametrize("bound, over, under", [
     ("_KEY_ELEMENTS", T - 1, T), ("_PROCESS_BYTES", T * T - 1, 1 << 20),
     ("_PROCESS_HELD", T * T - 1, 1 << 20)])
