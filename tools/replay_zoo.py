@@ -7,11 +7,17 @@ first kept for the process, and every family's summaries may replay a
 template an earlier family kept): whether the reports (JSON v2, text,
 CSV) are the same, and how many calls were replayed. Text models twice:
 as the zoo feeds them and with a right-padded attention_mask (the mask's
-values tracked). PyTorch 2.x with transformers (the sid chroot):
+values tracked). Whole layers are not replayed (NNSCAN_MODULE_REPLAY=0):
+from a family's second summary module_replay.py would replay every layer
+from a template kept for the process, the attention calls inside with
+it, and no call of replay.py's would be left to compare
+(bench/same_summary.py and the tests compare the layers' replay).
+PyTorch 2.x with transformers (the sid chroot):
 
     /work/sidrun . 'NNSCAN_LIBRARY=build/dev/libnnscan.so PYTHONPATH=python python3 tools/replay_zoo.py [--layers 5] [FAMILY ...]'
 
-Exits 1 when any report differs.
+Exits 1 when any report differs, or when no call was replayed (then
+nothing was compared).
 """
 import argparse
 import os
@@ -55,6 +61,7 @@ def main():
     ap.add_argument("families", nargs="*")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
+    os.environ["NNSCAN_MODULE_REPLAY"] = "0"
     import torch
     import hf_zoo
     for k in LAYER_KEYS:
@@ -84,7 +91,7 @@ def main():
             print(f"{name} {what}: {'same' if same else 'DIFFER'}, "
                   f"{n} calls replayed", flush=True)
     print(f"replay_zoo: {differ} differ; {replayed} calls replayed")
-    sys.exit(1 if differ else 0)
+    sys.exit(1 if differ or not replayed else 0)
 
 
 if __name__ == "__main__":
