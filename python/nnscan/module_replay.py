@@ -269,14 +269,19 @@ class Layers:
         version; else None."""
         if v.numel() > _KEY_ELEMENTS:
             return None
+        try:
+            version = v._version
+        except RuntimeError:  # an inference tensor counts no versions
+            version = None
         got = self.keyed.get(id(v))
-        if got is not None and got[0] is v and got[2] == v._version:
+        if got is not None and got[0] is v and got[2] == version and \
+                version is not None:
             return got[1]
         val = _value_now(self.b.shadows, v)
         if val is None:
             return None
         c = _contents(val)
-        self.keyed[id(v)] = (v, c, v._version)
+        self.keyed[id(v)] = (v, c, version)
         return c
 
     def _own_values(self, path):
@@ -795,10 +800,8 @@ def _for_process(tpl, shadows):
         return None
     n = sum(t.v.numel() * t.v.element_size()
             for _, t in itertools.chain(tracked, valued))
-    with _HELD_LOCK:
-        if n > _PROCESS_BYTES or _HELD[0] + n > _PROCESS_HELD:
-            return None  # (a long sequence's masks: kept for the recording)
-        _HELD[0] += n
+    if n > _PROCESS_BYTES or _HELD[0] + n > _PROCESS_HELD:
+        return None  # (a long sequence's masks: kept for the recording)
     memo = {}  # id(tensor) -> its _Value: a replay hands one value on
 
     def kept(t):
@@ -815,6 +818,10 @@ def _for_process(tpl, shadows):
         valued = tuple((r, kept(t.v)) for r, t in valued)
     except LookupError:
         return None
+    with _HELD_LOCK:  # (two threads may both have passed the test above)
+        if _HELD[0] + n > _PROCESS_HELD:
+            return None
+        _HELD[0] += n
     return tpl[:-4] + (tracked,) + tpl[-3:-1] + ((contents, valued),)
 
 
@@ -872,7 +879,8 @@ def _name(r, c0, path):
 # a key's templates that differed before it is run for good
 _TRIES = 3
 # an argument with a real value keyed by its contents (Layers.
-# _small_contents): position ids of up to 8,192 tokens, a mask over 90
+# _small_contents): position ids of up to 8,192 tokens, a square mask
+# over up to 90
 _KEY_ELEMENTS = 8192
 # the contents a template kept for the process may hold (_for_process):
 # a tiny model's masks, not a 2,048-token model's (its process would hold

@@ -1476,6 +1476,19 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
                        call, training, step, walk)
 
 
+def _outside_inference_mode():
+    """The meta recording runs outside torch.inference_mode, as if the
+    caller had not entered it: inside it PyTorch 2.x skips the autograd
+    keys, whose kernels decompose composite ops, so the recorder would
+    see aten.linear, conv2d and layer_norm whole, which no rule counts
+    (a summary under inference_mode then printed lower bounds). The
+    recording's tensors are its own meta copies, which nothing outside
+    the recording holds."""
+    if torch.is_inference_mode_enabled():
+        return torch.inference_mode(False)
+    return contextlib.nullcontext()
+
+
 def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
             training=False, step=None, walk=None):
     first_error = None
@@ -1490,7 +1503,8 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
         if target is not None:
             try:
                 with _restored(model) if target is model \
-                        else contextlib.nullcontext():
+                        else contextlib.nullcontext(), \
+                        _outside_inference_mode():
                     _train(target, training, target_walk)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows),

@@ -730,6 +730,20 @@ def test_own_contents_of_inference_tensors():
     _same(model, torch.zeros(T, D), replayed=3)
 
 
+def test_positions_keyed_under_inference_mode():
+    # a summary made under inference_mode: the positions (inference
+    # tensors count no versions) are read for each call, the masks
+    # counted, and a later summary replays both layers
+    model = PosStack([Windowed("given") for _ in range(2)]).eval()
+    x, pos = torch.zeros(T, D), torch.arange(T)
+    with torch.inference_mode():
+        _same(model, (x, pos), replayed=0)
+        _again(model, (x, pos), 2)
+        totals = nnscan.summary(model, inputs=(x, pos), file=False).totals
+    assert totals["macs"] - totals["macs_unmasked"] == \
+        2 * _pairs_left_out(Windowed().keep(pos))
+
+
 def test_an_argument_handed_on_is_the_argument_itself():
     # a layer returning its argument (the positions, each layer's mask
     # made from them) returns that very tensor when replayed, its real
