@@ -42,9 +42,10 @@ one summary (_KEPT) a later summary replays every call of the key, its
 first two too. The values with real contents such a template hands the
 masks (below) are read when it is kept and held as contents, each once,
 up to _PROCESS_BYTES a template and _PROCESS_HELD in all (a 2,048-token
-model's masks are more: its template holds for its recording). And per architecture (module paths and classes) the cheap
-part of finding the groups is made once, less the layers that were alike
-at a glance but not whole, and the groups whose layers make fewer than
+model's masks are more: its template holds for its recording). And per
+architecture (module paths and classes) the cheap part of finding the
+groups is made once, less the layers that were alike at a glance but
+not whole, and the groups whose layers make fewer than
 _MIN_GROUP_NODES nodes together (their replays would cost about what
 they save) or could not be replayed: later summaries skip them
 (layer_groups._ARCHS). A count of nodes, not a time: which layers are
@@ -68,9 +69,10 @@ is not tried again for the architecture; the first call of a group may
 differ alone (transformers' first layer makes the masks the others read). The
 values of the fused calls replay.py replays inside a layer (their masks'
 contents: a tensor made before the layer) are kept with the template,
-and so are the values with real contents the call makes itself (GPT-J's positions gathered for its
-rotary table, MPT's ALiBi bias sliced, a mask built from arange or from
-positions the call is given): the key and the nodes fix them, so a
+and so are the values with real contents the call makes itself (GPT-J's
+positions gathered for its rotary table, MPT's ALiBi bias sliced, a
+mask built from arange or from positions the call is given): the key
+and the nodes fix them, so a
 replay hands the template's tensors to the masks (Builder.
 replayed_tracked) under the new names. A numbered aten record (the
 numbered tape's: it holds the counters it was made at, and the weight
