@@ -36,6 +36,7 @@ import dis
 import functools
 import gc
 import inspect
+import itertools
 import re
 import threading
 import types
@@ -1476,17 +1477,22 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
                        call, training, step, walk)
 
 
-def _outside_inference_mode():
-    """The meta recording runs outside torch.inference_mode, as if the
-    caller had not entered it: inside it PyTorch 2.x skips the autograd
-    keys, whose kernels decompose composite ops, so the recorder would
-    see aten.linear, conv2d and layer_norm whole, which no rule counts
-    (a summary under inference_mode then printed lower bounds). The
-    recording's tensors are its own meta copies, which nothing outside
-    the recording holds."""
-    if torch.is_inference_mode_enabled():
-        return torch.inference_mode(False)
-    return contextlib.nullcontext()
+def _outside_inference_mode(model=None):
+    """The meta copy and its recording run outside torch.inference_mode,
+    as if the caller had not entered it: inside it PyTorch 2.x skips the
+    autograd keys, whose kernels decompose composite ops, so the recorder
+    would see aten.linear, conv2d and layer_norm whole, which no rule
+    counts (a summary under inference_mode then printed lower bounds).
+    The copy's tensors are then normal ones, which the forward may write
+    in place (a buffer it counts in). A model on meta recorded as it is
+    (`model`) whose tensors were made inside the mode stays in it: outside
+    it, a write to one of them would raise."""
+    if not torch.is_inference_mode_enabled() or (
+            model is not None and any(
+                t.is_inference() for t in itertools.chain(
+                    model.parameters(), model.buffers()))):
+        return contextlib.nullcontext()
+    return torch.inference_mode(False)
 
 
 def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
@@ -1499,12 +1505,15 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
         if model_on_meta:
             target, target_walk = model, walk
         else:
-            target, target_walk = _meta_copy_walked(model, shadows, walk)
+            with _outside_inference_mode():
+                target, target_walk = _meta_copy_walked(model, shadows,
+                                                        walk)
         if target is not None:
             try:
                 with _restored(model) if target is model \
                         else contextlib.nullcontext(), \
-                        _outside_inference_mode():
+                        _outside_inference_mode(model if model_on_meta
+                                                else None):
                     _train(target, training, target_walk)
                     rec = _run(target, to_meta_inputs(args, shadows),
                                to_meta_inputs(kwargs, shadows),

@@ -224,15 +224,17 @@ def test_op_without_meta_kernel_falls_back():
 
 class MakesPositions(nn.Module):
     """Conv, norm, linear and positions made in the forward (arange): what
-    transformers' models call."""
+    transformers' models call; and a buffer it counts its calls in."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
         self.norm = nn.LayerNorm(8)
         self.fc = nn.Linear(8, 4)
+        self.register_buffer("calls", torch.zeros(1))
 
     def forward(self, x):
+        self.calls.add_(1)
         h = self.norm(self.conv(x).flatten(2).transpose(1, 2))
         pos = torch.arange(h.shape[1], device=h.device)
         return self.fc(h + pos[:, None].to(h.dtype))
@@ -243,7 +245,9 @@ def test_a_summary_inside_inference_mode_counts_as_outside(mode):
     # inside torch.inference_mode PyTorch 2.x would hand the recording
     # conv2d, layer_norm and linear whole (no rule counts them: the
     # totals would be lower bounds), and on 1.13 its arange raised: the
-    # recording runs outside it, and the caller's mode is as it was.
+    # meta copy and its recording run outside it (the copy's buffer is
+    # written in place there; the model's is not), and the caller's mode
+    # is as it was.
     # The MACs by hand: the convolution 8 * 3 * 3 * 3 per output
     # element (8 * 14 * 14 of them), the linear 8 * 4 per position
     model = MakesPositions().eval()
@@ -253,6 +257,7 @@ def test_a_summary_inside_inference_mode_counts_as_outside(mode):
         got = nnscan.summary(model, inputs=x, file=False)
         assert torch.is_inference_mode_enabled() == (mode == "inference_mode")
     assert got.totals == want.totals and got.totals["complete"]
+    assert model.calls.item() == 0
     assert got.totals["macs"] >= 8 * 14 * 14 * 27 + 14 * 14 * 8 * 4
     assert got.to_text() == want.to_text()
 
