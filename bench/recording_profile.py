@@ -894,8 +894,9 @@ def save_packed(name, folder):
 
 def layer_replays(name):
     """The layers module_replay.py replays in a fresh process's first
-    summary of the model and in its second (templates kept for the
-    process), and the layers it ran noting a template: what the
+    summary of the model, in its second (templates kept for the process)
+    and in its third (a layer alike to no other: its template verified
+    by the second), and the layers it ran noting a template: what the
     replays cover, before their time (--against-env
     NNSCAN_MODULE_REPLAY=0)."""
     import nnscan
@@ -919,7 +920,7 @@ def layer_replays(name):
     module_replay.Layers._seen = noted
     try:
         got = []
-        for _ in range(2):
+        for _ in range(3):
             count.clear()
             nnscan.summary(model, inputs=args[0] if args else kwargs,
                            file=False)
@@ -929,7 +930,7 @@ def layer_replays(name):
         module_replay.Layers._seen = seen
     print(f"{name:24s} layers replayed / run noting a template: first "
           f"summary {got[0][0]} / {got[0][1]}, second {got[1][0]} / "
-          f"{got[1][1]}", flush=True)
+          f"{got[1][1]}, third {got[2][0]} / {got[2][1]}", flush=True)
 
 
 def collector(name, runs):

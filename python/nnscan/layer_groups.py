@@ -8,7 +8,10 @@ strings and dtypes by value, a function by its module and qualified
 name, a dict of such functions by its items, a plain data object such as
 transformers' configs by its values (_plain_object), any other object by
 identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
-no such module above them. In eval mode a drop rate is no difference where
+no such module above them; or one such module alone, alike at a glance
+to others of its class but to none whole, where its signature holds for
+the process and no group of layers alike is below it (module_replay.py
+verifies its template across recordings). In eval mode a drop rate is no difference where
 the class is known not to read it (_idle_in_eval); a transformers
 `layer_idx` is none where only the KV cache's update reads it
 (layer_cache.index_only). A group's signature holds for the process
@@ -348,8 +351,11 @@ def candidates(modules, arch=None):
                 continue
         found = False
         for deep, alike in groups:
-            if len(alike) < _ALIKE or deep[2]:
-                continue  # a hook below it: each call runs
+            if deep[2] or (len(alike) < _ALIKE and not deep[3]):
+                # a hook below it: each call runs; a layer alike to none
+                # is one where its template holds for the process (a
+                # later recording verifies it: module_replay.py)
+                continue
             found = True
             sig = _Sig(deep[0]) if deep[3] else None
             for path, m in alike:
@@ -359,7 +365,13 @@ def candidates(modules, arch=None):
             # alike at a glance, not whole: not compared again for the
             # architecture (a layer changed since is only not replayed)
             small.update(paths)
-    # the outermost only: a layer replayed holds its sublayers' calls
+    # a layer alike to none gives way to layers alike below it (CLIP's
+    # and T5's two encoders: their layers replay from the first summary,
+    # a lone layer from the third); then the outermost only: a layer
+    # replayed holds its sublayers' calls
+    grouped = {p for p, v in out.items() if len(v[3]) > 1}
+    out = {p: v for p, v in out.items() if len(v[3]) > 1 or
+           not any(q.startswith(p + ".") for q in grouped)}
     return {p: v for p, v in out.items() if not _below_any(p, out)}
 
 

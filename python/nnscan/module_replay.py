@@ -16,7 +16,9 @@ strides, dtype).
 
 Layers alike: layer_groups.py's candidates (one class, the same subtree,
 two or more, at least six modules; a pair pays only where its template
-holds for the process, below: one that cannot is not noted). A shift
+holds for the process, below: one that cannot is not noted; a layer
+alike to none, one call a recording, is verified by a later recording's
+call: _verify_alone). A shift
 that alternates (Swin's blocks), a stochastic depth rate that grows with
 depth, a per-layer config object of other values: such a difference
 keeps layers apart, and each runs. A
@@ -387,7 +389,9 @@ class Layers:
                  [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
-            if self._pair(path):
+            if self._lone(path):
+                self._verify_alone(path, key, note)
+            elif self._pair(path):
                 self.paired.add(self.found[path][1])  # its first call
             return
         got = [self._template(*n) for n in (prev, note)]
@@ -420,6 +424,40 @@ class Layers:
         kept[1] += 1
         if kept[1] >= _TRIES or self._pair(path):
             self._drop(path)  # (a pair has no third call to agree)
+
+    def _lone(self, path):
+        """Whether the layer at `path` is alone in its group (alike to no
+        other layer of the model, its signature holding for the
+        process): one call a recording, so its template is verified by a
+        later recording's call."""
+        return len(self.found[path][3]) == 1
+
+    def _verify_alone(self, path, key, note):
+        """A lone layer's call: its template is noted for the process
+        (_NOTED) and kept (_KEPT) once a later recording's call of the
+        key added the same; one that differs drops the layer."""
+        tpl = self._template(*note)
+        pkey = self._process_key(self.found[path][2], key)
+        rules = self._rules()
+        was = _NOTED.pop(pkey, None)
+        if was is not None and was[1] != rules:
+            _release(was[0])
+            was = None
+        if tpl is None:
+            self._drop(path)
+        elif was is not None:
+            if _same_for_process(was[0], tpl, self.b.shadows) and \
+                    len(_KEPT) < _KEPT_MAX:
+                _KEPT[pkey] = was
+                return
+            _release(was[0])
+            self._drop(path)
+        elif len(_NOTED) < _KEPT_MAX:
+            kept = _for_process(tpl, self.b.shadows)
+            if kept is None:
+                self._drop(path)
+            else:
+                _NOTED[pkey] = (kept, rules)
 
     def _pair(self, path):
         """Whether the layer at `path` is one of a group of two: its two
@@ -800,8 +838,7 @@ def _for_process(tpl, shadows):
         return tpl
     if shadows is None:
         return None
-    n = sum(t.v.numel() * t.v.element_size()
-            for _, t in itertools.chain(tracked, valued))
+    n = _bytes(tracked, valued)
     if n > _PROCESS_BYTES or _HELD[0] + n > _PROCESS_HELD:
         return None  # (a long sequence's masks: kept for the recording)
     memo = {}  # id(tensor) -> its _Value: a replay hands one value on
@@ -825,6 +862,44 @@ def _for_process(tpl, shadows):
             return None
         _HELD[0] += n
     return tpl[:-4] + (tracked,) + tpl[-3:-1] + ((contents, valued),)
+
+
+def _bytes(tracked, valued):
+    """What a template's values with real contents hold."""
+    return sum(t.v.numel() * t.v.element_size()
+               for _, t in itertools.chain(tracked, valued))
+
+
+def _release(kept):
+    """A template _for_process made that the process drops: its values'
+    bytes are no longer held."""
+    n = _bytes(kept[-4], kept[-1][1])
+    if n:
+        with _HELD_LOCK:
+            _HELD[0] = max(0, _HELD[0] - n)
+
+
+def _same_for_process(kept, tpl, shadows):
+    """Whether a template kept for the process (_for_process: its values
+    with real contents read) and a template of this recording's are the
+    same: every item equal, and each value the masks are handed of equal
+    contents."""
+    if kept[:-4] + kept[-3:-1] != tpl[:-4] + tpl[-3:-1] or \
+            kept[-1][0] != tpl[-1][0]:
+        return False
+    old = tuple(itertools.chain(kept[-4], kept[-1][1]))
+    new = tuple(itertools.chain(tpl[-4], tpl[-1][1]))
+    if len(old) != len(new):
+        return False
+    for (r, was), (s, now) in zip(old, new):
+        if r != s or type(was) is not _Value or shadows is None:
+            return False
+        with no_dispatch():  # read, not a call of the model's
+            v = shadows.value(now.v)
+            if v is None or v.dtype != was.v.dtype or \
+                    v.shape != was.v.shape or not torch.equal(v, was.v):
+                return False
+    return True
 
 
 def _made_values(of, was, cached, outs):
@@ -906,6 +981,9 @@ _MIN_GROUP_NODES = 16
 # bounded, a process summarizing many models keeps the first
 _KEPT = {}
 _KEPT_MAX = 512
+# the same key -> (template, rules) of a lone layer's call, waiting for a
+# later recording's call to verify it (Layers._verify_alone); bounded so
+_NOTED = {}
 # id(a model's tensor with a real value, a layer's own) -> (weak reference,
 # its version, _contents): read once per change (Layers._contents_once)
 _CONTENTS = {}
@@ -915,5 +993,6 @@ def forget():
     """Drops what is kept for the process: the templates, the
     architectures' groups (tests that count replays)."""
     _KEPT.clear()
+    _NOTED.clear()
     _HELD[0] = 0
     layer_groups.forget()

@@ -298,6 +298,109 @@ def test_an_attribute_that_differs_keeps_its_layer_apart():
     # the last block has no activation: alike in parameters, not in forward
     model = Stack([Block() for _ in range(4)] + [Block(act=False)]).eval()
     _same(model, torch.zeros(T, D), replayed=2)
+    # a later summary replays the four from their first call; the fifth,
+    # alike to none, once a second summary verified its template
+    _again(model, torch.zeros(T, D), 4)
+    _again(model, torch.zeros(T, D), 5)
+
+
+def test_a_layer_alike_to_none_replays_from_the_third_summary():
+    # gemma2's and gpt-oss's two layers, one of sliding attention and one
+    # of full: each alone in its group. One call a summary: the first
+    # notes the template, the second verifies it (the same, relative to
+    # its numbers and path), the third replays
+    x = torch.zeros(T, D)
+    model = Stack([Block(), Block(act=False)]).eval()
+    _same(model, x, replayed=0)
+    _again(model, x, 0)
+    _again(model, x, 2)
+    # a model of another architecture holding layers alike to those (their
+    # signature and the call's key) replays them from its first summary
+    other = Shrinking([Block(act=False), Block()]).eval()
+    with layers_replayed() as count:
+        nnscan.summary(other, inputs=x, file=False)
+    assert count[0] == 1  # the second is called on one token fewer
+
+
+class Flips(Block):
+    """A block whose forward adds a ReLU at its class's third call (a
+    count of the class's, no attribute of its own)."""
+    calls = 0
+
+    def forward(self, x):
+        Flips.calls += 1
+        x = super().forward(x)
+        return x.relu() if Flips.calls == 3 else x
+
+
+def test_a_lone_layer_whose_template_differs_is_not_replayed():
+    # the second summary's call adds another template than the first's:
+    # the layer runs in every later summary, and is not noted again
+    x = torch.zeros(T, D)
+    model = Stack([Flips(), Flips(act=False)]).eval()
+    Flips.calls = 0
+    module_replay.forget()
+    counts = []
+    for _ in range(4):
+        was = Flips.calls
+        with calls_counted(module_replay.Layers, "_seen") as noted, \
+                layers_replayed() as replayed:
+            on = _reports(model, x, True)
+        counts.append((replayed[0], noted[0]))
+        Flips.calls = was  # the same calls again, every layer run
+        assert on[:4] == _reports(model, x, False)[:4]
+    # calls 1 and 2, then 3 and 4: the first block's templates differ (no
+    # ReLU, then one), so it is noted twice, then runs; the second's are
+    # the same, and it replays from the third summary (calls 6 and 8 are
+    # the same again)
+    assert counts == [(0, 2), (0, 2), (1, 0), (1, 0)]
+
+
+def test_a_lone_layer_holding_an_object_is_not_noted():
+    # an attribute compared by identity: its template would hold for one
+    # recording, which calls it once
+    x = torch.zeros(T, D)
+    model = Stack([Configured(object()), Configured(object())]).eval()
+    module_replay.forget()
+    for _ in range(3):
+        with calls_counted(module_replay.Layers, "_seen") as noted, \
+                layers_replayed() as replayed:
+            nnscan.summary(model, inputs=x, file=False)
+        assert (noted[0], replayed[0]) == (0, 0)
+
+
+class Encoder(nn.Module):
+    """Two blocks alike under one container of its own width (CLIP's
+    text and vision encoders: alike at a glance, not whole)."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(act), Block(act)])
+        self.act = act
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+
+
+class Towers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.text, self.image = Encoder(True), Encoder(False)
+
+    def forward(self, x):
+        return self.text(x) + self.image(x)
+
+
+def test_a_lone_container_gives_way_to_layers_alike_below():
+    # each encoder is alike to none; the blocks below are pairs, which a
+    # later summary replays from their first call, so the encoders are
+    # not tried (they would replay from the third summary only)
+    model, x = Towers().eval(), torch.zeros(T, D)
+    _same(model, x, replayed=0)
+    for _ in range(2):
+        _again(model, x, 4)
 
 
 class Activated(Block):
