@@ -27,6 +27,7 @@ and each decode step's JSON v2) and of LLaMA-3-8B (gen_llama3_8b: a
 writes its error instead (and compares as such). --warm summarises each
 model once before its reports (they then come from a process that
 recorded it: module_replay.py's templates kept for the process).
+--warm 2 twice (a layer alike to none replays from the third summary).
 --compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).
@@ -155,16 +156,17 @@ def generation_reports(g):
     return out
 
 
-# --warm: each model summarised once before the reports are made, so they
-# come from a process that has recorded it (module_replay.py's templates
-# kept for the process, layer_groups.py's architectures)
-WARM = False
+# --warm [N]: each model summarised N times (1) before the reports are
+# made, so they come from a process that has recorded it (module_replay.
+# py's templates kept for the process: a layer alike to none replays
+# from the third summary, N=2; layer_groups.py's architectures)
+WARM = 0
 
 
 def reports(model, inputs):
     import nnscan
     out = {}
-    if WARM:
+    for _ in range(WARM):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             nnscan.summary(model, inputs=inputs, file=False)
@@ -226,10 +228,11 @@ def main():
                     help="the HF families built with N layers (each "
                     "layer-count field of hf_zoo.TINY), not two: deep "
                     "enough for module_replay.py to replay layers")
-    ap.add_argument("--warm", action="store_true",
-                    help="summarise each model once first: the reports "
-                    "then come from a process that recorded it before "
-                    "(templates kept for the process)")
+    ap.add_argument("--warm", type=int, nargs="?", const=1, default=0,
+                    metavar="N",
+                    help="summarise each model N times (1) first: the "
+                    "reports then come from a process that recorded it "
+                    "before (templates kept for the process)")
     a = ap.parse_args()
     global WARM
     WARM = a.warm

@@ -58,6 +58,9 @@ _WINDOW = "_sliding_window_tensor"  # the sliding slot's size, a CPU scalar
 _PLAIN = (bool, int, float, str, type(None), torch.dtype, torch.device)
 
 _INDEX_ONLY = {}  # class -> whether index_only
+# the attributes transformers keeps a layer's cache slot in (GPT-Neo's
+# attention: `layer_id`)
+INDEX_ATTRS = ("layer_idx", "layer_id")
 
 
 def _named(cls, where):
@@ -66,7 +69,8 @@ def _named(cls, where):
 
 def index_only(cls):
     """Whether every method of cls and its bases below nn.Module (their
-    `__init__` apart) reads `self.layer_idx` only as the index argument
+    `__init__` apart) reads `self.layer_idx` (or `self.layer_id`:
+    INDEX_ATTRS) only as the index argument
     of an `.update()` call (the third positional one, or `layer_idx=`),
     or, in `forward`, as a subscript, `.get()` or `.get_seq_length()`
     argument of its cache argument or a local name given only a part of
@@ -129,8 +133,9 @@ def _reads_index_only(klass):
                 mine.update(id(k.value) for k in node.keywords
                             if k.arg == "layer_idx")
         for node in ast.walk(fn):
-            if isinstance(node, ast.Attribute) and node.attr == "layer_idx" \
-                    and isinstance(node.value, ast.Name) and \
+            if isinstance(node, ast.Attribute) and \
+                    node.attr in INDEX_ATTRS and \
+                    isinstance(node.value, ast.Name) and \
                     node.value.id == "self" and id(node) not in mine:
                 return False
     return True

@@ -101,7 +101,7 @@ def _own_signature(m, memo=None):
             if idle is not None and k in idle and t is float and \
                     0 <= v <= 1:
                 attrs.append((k, "unused in eval"))
-            elif k == "layer_idx" and t is int and \
+            elif k in layer_cache.INDEX_ATTRS and t is int and \
                     layer_cache.index_only(type(m)):
                 attrs.append((k, "a cache slot"))  # layer_cache's docstring
             else:

@@ -190,8 +190,8 @@ class Layers:
             n = self.unkeyed.get(group, 0)
             if n is not None:
                 self.unkeyed[group] = n + 1
-                if n + 1 == _TRIES:
-                    self._drop(path)
+                if n + 1 == min(_TRIES, len(self.found[path][3])):
+                    self._drop(path)  # (a pair's both, a lone layer's)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
         if (real or self.found[path][2] is None) and self._pair(path):
@@ -336,10 +336,9 @@ class Layers:
         (layer_cache.index_only), else None."""
         got = self.index.get(path, False)
         if got is False:
-            got = {vars(x).get("layer_idx")
-                   for x in self.found[path][0].modules()
-                   if type(vars(x).get("layer_idx")) is int and
-                   layer_cache.index_only(type(x))}
+            got = {i for x in self.found[path][0].modules()
+                   for i in map(vars(x).get, layer_cache.INDEX_ATTRS)
+                   if type(i) is int and layer_cache.index_only(type(x))}
             got = self.index[path] = got.pop() if len(got) == 1 else None
         return got
 

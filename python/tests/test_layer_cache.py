@@ -80,6 +80,24 @@ class IndexesAnInnerParameter(Writes):
         return k * scale(self.table) + v
 
 
+class WritesById(nn.Module):
+    """GPT-Neo's attention: its slot in `layer_id`."""
+
+    def __init__(self, layer_id):
+        super().__init__()
+        self.layer_id = layer_id
+
+    def forward(self, k, v, layer_past=None):
+        if layer_past is not None:
+            k, v = layer_past.update(k, v, self.layer_id)
+        return k + v
+
+
+class ScalesById(WritesById):
+    def forward(self, k, v, layer_past=None):
+        return super().forward(k, v, layer_past) * self.layer_id
+
+
 class Branches(Writes):
     def last(self):
         return self.layer_idx == 11
@@ -92,6 +110,11 @@ class Branches(Writes):
 def test_an_index_read_only_by_the_cache_update():
     assert layer_cache.index_only(Writes)
     assert layer_cache.index_only(WritesByKeyword)
+
+
+def test_an_index_named_layer_id():
+    assert layer_cache.index_only(WritesById)
+    assert not layer_cache.index_only(ScalesById)
 
 
 def test_an_index_read_only_to_index_the_cache():

@@ -68,6 +68,27 @@ def test_decoder_layers_replay_with_their_cache(family):
     assert s.uncounted_aten == {}
 
 
+@pytest.mark.parametrize("family", ["gemma2", "gpt_oss", "gpt_neo"])
+def test_layers_alike_to_none_replay_from_the_third_summary(family,
+                                                           monkeypatch):
+    # two layers, one of sliding attention and one of full (GPT-Neo's
+    # local and global, its slot in `layer_id`): each alone in its group.
+    # The first summary notes each template for the process, the second
+    # verifies it, the third replays both; every report as every layer run
+    for k in _FIELDS:
+        if k in hf_zoo.TINY:
+            monkeypatch.setitem(hf_zoo.TINY, k, 2)
+    model, inputs = hf_zoo.build(family)
+    off, _ = replay_reports(model, inputs, False)
+    got = []
+    for _ in range(3):
+        with layers_replayed() as count:
+            on, _ = replay_reports(model, inputs, True)
+        assert on == off
+        got.append(count[0])
+    assert got == [0, 0, 2]
+
+
 def test_t5_blocks_hand_their_position_bias_on():
     # T5's attention asks the cache for its slot's length by layer_idx (a
     # read the key holds), and its blocks return the position bias they
