@@ -290,12 +290,10 @@ def _shallow(modules):
         # never called: a group of them would only hide their children's
         if path and count[type(m)] >= _ALIKE and size[path] >= _LEAST and \
                 type(m) not in _UNCALLED:
-            k = (type(m), tuple((n, type(c)) for n, c in m._modules.items()),
-                 tuple((n, None if t is None else tuple(t.shape))
-                       for n, t in m._parameters.items()),
-                 tuple(tuple(t.shape) for c in m._modules.values()
-                       if c is not None for t in c._parameters.values()
-                       if t is not None))
+            # its class and its children's and own parameters' names:
+            # layers that differ in a child's class or in width are
+            # compared whole too (each then a group of its own)
+            k = (type(m), tuple(m._modules), tuple(m._parameters))
             shallow.setdefault(k, []).append(path)
     return [g for g in shallow.values() if len(g) >= _ALIKE]
 
@@ -309,14 +307,16 @@ def candidates(modules, arch=None):
     _ALIKE or more modules, a subtree of at least _LEAST modules (a replay
     saves the recording of what is below it; a conv-norm-activation
     triple saves less than its key and template cost), its children's
-    classes, its own parameters' and its children's sizes alike in
-    _ALIKE or more; made once per architecture (`arch`) and process, less
-    the groups found too small to pay (_ARCHS). Only those are compared
-    whole: each one's subtree made one key (_deep: every module's own
-    signature, once per recording) and compared against the latest
-    groups' up to the first difference; a layer index read by one
-    submodule (transformers' attention) makes each layer a group of its
-    own."""
+    and its own parameters' names alike in _ALIKE or more; made once per
+    architecture (`arch`) and process, less the groups found too small to
+    pay (_ARCHS). Only those are compared whole: each one's subtree made
+    one key (_deep: every module's own signature, once per recording) and
+    compared against the latest groups' up to the first difference; a
+    layer index read by one submodule (transformers' attention) makes each
+    layer a group of its own. A layer alike to none of them is a group of
+    its own where its signature holds for the process (BEiT's first layer,
+    whose drop path is an Identity; stages of two widths), unless layers
+    alike are below it."""
     known = _ARCHS.get(arch) if arch is not None else None
     if known is None:
         known = (_shallow(modules), set())
@@ -329,6 +329,7 @@ def candidates(modules, arch=None):
     memo, out, number = {}, {}, 0
     for paths in shallow:
         groups = []  # [its first member's _deep, [(path, module)]]
+        apart = []  # groups of one no later layer is compared with
         for path in paths:
             if path in small:
                 continue
@@ -339,6 +340,7 @@ def candidates(modules, arch=None):
                 lone = [g for g in groups if len(g[1]) == 1]
                 if lone:
                     groups.remove(lone[0])
+                    apart.append(lone[0])
             try:
                 deep = _deep(m, memo)
                 for g in reversed(groups):
@@ -350,7 +352,7 @@ def candidates(modules, arch=None):
             except Exception:  # noqa: BLE001 - attributes that do not compare
                 continue
         found = False
-        for deep, alike in groups:
+        for deep, alike in apart + groups:
             if deep[2] or (len(alike) < _ALIKE and not deep[3]):
                 # a hook below it: each call runs; a layer alike to none
                 # is one where its template holds for the process (a
@@ -392,12 +394,17 @@ def arch(modules):
     return (tuple(p for p, _ in modules), tuple(type(m) for _, m in modules))
 
 
-def drop(arch_, paths):
+def drop(arch_, paths, below=False):
     """The layers at `paths` are not tried in the architecture's later
-    recordings (module_replay.Layers._drop says why)."""
+    recordings, nor, `below`, any layer under them (module_replay.Layers.
+    _drop says why)."""
     known = _ARCHS.get(arch_)
     if known is not None:
         known[1].update(paths)
+        if below:
+            heads = tuple(p + "." for p in paths)
+            known[1].update(q for g in known[0] for q in g
+                            if q.startswith(heads))
 
 
 def forget():

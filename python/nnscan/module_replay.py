@@ -377,7 +377,11 @@ class Layers:
             return
         after = graph_at(b)
         if (after[1] - at[1]) * len(self.found[path][3]) < _MIN_GROUP_NODES:
-            self._drop(path)  # too quick to record for replays to pay
+            # too quick to record for replays to pay, and so is any layer
+            # below it: not tried again (a lone layer is not even noted)
+            self._drop(path, below=True)
+            if self._lone(path):
+                return
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
                 b.scope_of.get(id(out), path), _meta_of(out), log, made,
@@ -464,13 +468,13 @@ class Layers:
         for the process."""
         return len(self.found[path][3]) < 3
 
-    def _drop(self, path):
+    def _drop(self, path, below=False):
         """The group of the layer at `path` is not tried in later
         recordings of this architecture: its layers record too quickly
-        for replays to pay, or its templates cannot be read or differ (a
-        replay that happens is exact all the same; this saves the
-        noting)."""
-        layer_groups.drop(self.arch, self.found[path][3])
+        for replays to pay (nor are the groups below them, `below`), or
+        its templates cannot be read or differ (a replay that happens is
+        exact all the same; this saves the noting)."""
+        layer_groups.drop(self.arch, self.found[path][3], below)
 
     def _process_key(self, sig, key):
         b = self.b

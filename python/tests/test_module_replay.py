@@ -642,6 +642,36 @@ def test_a_quick_layer_is_not_tried_again(monkeypatch):
     _again(model, x, 0)
 
 
+class Holder(nn.Module):
+    """A block and a linear layer, in a container, in a container: each
+    of the three alike at a glance to the other holder's, and to none."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.inner = nn.Sequential(Block(act), nn.Linear(D, D))
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def test_a_quick_lone_layer_is_not_noted_nor_its_sublayers_tried(
+        monkeypatch):
+    # each holder is alike to none, and too quick (here: any layer is):
+    # not noted for the process, and the layers below it (its Sequential,
+    # its block), quicker still, are not tried in a later summary either
+    monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 10 ** 9)
+    model = nn.Sequential(Holder(True), Holder(False)).eval()
+    x = torch.zeros(T, D)
+    module_replay.forget()
+    noted = []
+    for _ in range(3):
+        with calls_counted(module_replay.Layers, "_seen") as n:
+            nnscan.summary(model, inputs=x, file=False)
+        noted.append(n[0])
+    assert noted == [2, 0, 0]
+    assert not module_replay._NOTED
+
+
 class Windowed(nn.Module):
     """Attention masked to a causal window, the mask made in the call from
     positions (given, or its own buffer's, or arange's): a value with a
