@@ -465,10 +465,11 @@ def call_key(parts, args, kwargs, tensor, other=None):
     requires_grad, the index of its first place among the tensors, and
     tensor(t) (which raises LookupError for one that keeps the call
     running); None, a bool, a number or a string by its type and value; a
-    tuple or list by its type, length and items' parts; any other object
-    by other(v) where given: (its part, the tensors it holds that the
-    call reads, each then keyed as a tensor argument; LookupError: the
-    call runs); None for a call with any other argument. Keyword
+    tuple, list or torch.Size by its type, length and items' parts; any
+    other object by other(v) where given: (its part, the tensors it holds
+    that the call reads, each then keyed as a tensor argument;
+    LookupError: the call runs); None for a call with any other
+    argument. Keyword
     arguments by name."""
     tensors, first = [], {}
     try:
@@ -493,7 +494,7 @@ def _part(v, parts, tensors, first, tensor, other):
         tensors.append(v)
     elif v is None or type(v) in (bool, int, float, str):
         parts.append((type(v), v))
-    elif type(v) in (tuple, list):
+    elif type(v) in (tuple, list, torch.Size):  # (BEiT's resolution)
         parts.append((type(v), len(v)))
         for x in v:
             _part(x, parts, tensors, first, tensor, other)

@@ -322,6 +322,26 @@ def test_a_layer_alike_to_none_replays_from_the_third_summary():
     assert count[0] == 1  # the second is called on one token fewer
 
 
+class Sized(Block):
+    """A block given its input's sizes as a torch.Size (BEiT's
+    `resolution`)."""
+
+    def forward(self, x, size=None):
+        return super().forward(x).reshape(size)
+
+
+class SizedStack(Stack):
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x, size=x.shape)
+        return self.head(x)
+
+
+def test_a_torch_size_argument_keys_by_its_items():
+    x = torch.zeros(T, D)
+    _same(SizedStack([Sized() for _ in range(4)]).eval(), x, replayed=2)
+
+
 class Flips(Block):
     """A block whose forward adds a ReLU at its class's third call (a
     count of the class's, no attribute of its own)."""
@@ -642,7 +662,7 @@ def test_a_quick_layer_is_not_tried_again(monkeypatch):
     _again(model, x, 0)
 
 
-class Holder(nn.Module):
+class Nested(nn.Module):
     """A block and a linear layer, in a container, in a container: each
     of the three alike at a glance to the other holder's, and to none."""
 
@@ -656,11 +676,11 @@ class Holder(nn.Module):
 
 def test_a_quick_lone_layer_is_not_noted_nor_its_sublayers_tried(
         monkeypatch):
-    # each holder is alike to none, and too quick (here: any layer is):
+    # each Nested is alike to none, and too quick (here: any layer is):
     # not noted for the process, and the layers below it (its Sequential,
     # its block), quicker still, are not tried in a later summary either
     monkeypatch.setattr(module_replay, "_MIN_GROUP_NODES", 10 ** 9)
-    model = nn.Sequential(Holder(True), Holder(False)).eval()
+    model = nn.Sequential(Nested(True), Nested(False)).eval()
     x = torch.zeros(T, D)
     module_replay.forget()
     noted = []
