@@ -21,12 +21,13 @@ alike to none, one call a recording, is verified by a later recording's
 call: _verify_alone). A shift
 that alternates (Swin's blocks), a stochastic depth rate that grows with
 depth, a per-layer config object of other values: such a difference
-keeps layers apart, and each runs. A
-layer index (transformers' `layer_idx`) is no difference where nothing
-but the KV cache's update reads it (layer_cache.py, which also keys the
-cache argument and makes again what the call wrote into its slot). A
-call's key: the group, each argument's dtype, sizes, strides and which
-arguments are one tensor, a tuple's or list's items so, a value with a
+keeps layers apart (a layer alike to none replays from a process's third
+summary, _verify_alone). A layer index (transformers' `layer_idx`) is no
+difference where nothing but the KV cache's update reads it
+(layer_cache.py, which also keys the cache argument and makes again what
+the call wrote into its slot). A call's key: the group, each argument's
+dtype, sizes, strides and which arguments are one tensor, a tuple's,
+list's or torch.Size's items so, a value with a
 real value (a shadow: positions, a padding mask) by its contents where
 it is small (a decoder's position ids, a tiny model's mask: such a key
 holds for the process), else by its value's name (for its recording
