@@ -11,11 +11,11 @@ identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
 no such module above them; or one such module alone, alike at a glance
 to others of its class but to none whole, where its signature holds for
 the process and no group of layers alike is below it (module_replay.py
-verifies its template across recordings). In eval mode a drop rate is no difference where
-the class is known not to read it (_idle_in_eval); a transformers
-`layer_idx` is none where only the KV cache's update reads it
-(layer_cache.index_only). A group's signature holds for the process
-where it holds no attribute compared by identity.
+verifies its template across recordings). In eval mode a drop rate is
+no difference where the class is known not to read it (_idle_in_eval);
+a transformers `layer_idx` is none where only the KV cache's update
+reads it (layer_cache.index_only). A group's signature holds for the
+process where it holds no attribute compared by identity.
 
 Per architecture (module paths and classes) the cheap part of finding
 the groups is made once (_ARCHS), less the groups module_replay.py
