@@ -11,7 +11,9 @@ identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
 no such module above them; or one such module alone, alike at a glance
 to others of its class but to none whole, where its signature holds for
 the process and no group of layers alike is below it (module_replay.py
-verifies its template across recordings). In eval mode a drop rate is
+verifies its template across recordings); or one module called more
+than once in a forward, learnt from the architecture's first recording
+(`called_again`: ALBERT's one layer group). In eval mode a drop rate is
 no difference where the class is known not to read it (_idle_in_eval);
 a transformers `layer_idx` is none where only the KV cache's update
 reads it (layer_cache.index_only). A group's signature holds for the
@@ -278,12 +280,7 @@ def _shallow(modules):
         count[type(m)] = count.get(type(m), 0) + 1
     if not any(n >= _ALIKE for n in count.values()):
         return []
-    size = dict.fromkeys((p for p, _ in modules), 1)
-    for path, _ in reversed(modules):
-        if path:
-            parent = path.rpartition(".")[0]
-            if parent in size:
-                size[parent] += size[path]
+    size = _sizes(modules)
     shallow = {}
     for path, m in modules:
         # a container with no forward of its own (T5's block.layer) is
@@ -319,10 +316,10 @@ def candidates(modules, arch=None):
     alike are below it."""
     known = _ARCHS.get(arch) if arch is not None else None
     if known is None:
-        known = (_shallow(modules), set())
+        known = (_shallow(modules), set(), [])
         if arch is not None and len(_ARCHS) < _ARCHS_MAX:
             _ARCHS[arch] = known
-    shallow, small = known
+    shallow, small, _ = known
     if not shallow:
         return {}
     by_path = dict(modules)
@@ -388,6 +385,41 @@ def _below_any(path, paths):
     return False
 
 
+def _sizes(modules):
+    """path -> the number of modules in its subtree, itself included."""
+    size = dict.fromkeys((p for p, _ in modules), 1)
+    for path, _ in reversed(modules):
+        if path:
+            parent = path.rpartition(".")[0]
+            if parent in size:
+                size[parent] += size[path]
+    return size
+
+
+def called_again(arch_, modules, calls):
+    """Learns from the architecture's first recording which of its layers
+    were called more than once (ALBERT's one layer group, called for every
+    layer; a recurrent cell called per step): `calls`, path -> the
+    recording's calls. Each becomes a group of its own for later
+    recordings, where no group holds it already (module_replay.py replays
+    its later calls from their template, and its first where its
+    signature holds for the process). Once per architecture."""
+    known = _ARCHS.get(arch_)
+    if known is None or known[2]:
+        return
+    known[2].append(True)
+    grouped = {p for g in known[0] for p in g}
+    size = None
+    for path, m in modules:
+        if calls.get(path, 0) < 2 or not path or path in grouped or \
+                type(m) in _UNCALLED:
+            continue
+        if size is None:
+            size = _sizes(modules)
+        if size[path] >= _LEAST:
+            known[0].append([path])
+
+
 def arch(modules):
     """What a model's modules are, at a glance: their paths and classes
     (a summary's meta copy is new each time; its architecture is not)."""
@@ -423,7 +455,8 @@ _PLAIN_ITEMS = 2000
 # two pays only where its template holds for the process)
 _ALIKE = 2
 # architecture (arch) -> (its shallow groups, the paths of the groups
-# too small to pay): per process, bounded
+# too small to pay, [True] once called_again learnt from a recording):
+# per process, bounded
 _ARCHS = {}
 _ARCHS_MAX = 64
 # groups a layer is compared with, the latest: a layer alone in its

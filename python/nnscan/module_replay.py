@@ -18,7 +18,11 @@ Layers alike: layer_groups.py's candidates (one class, the same subtree,
 two or more, at least six modules; a pair pays only where its template
 holds for the process, below: one that cannot is not noted; a layer
 alike to none, one call a recording, is verified by a later recording's
-call: _verify_alone). A shift
+call: _verify_alone; a module called more than once in a forward,
+learnt by layer_groups.called_again, is a group of its own: its later
+calls, which find its parameters named and its boundary shapes noted by
+its first, are a key of their own whose template its third call
+verifies). A shift
 that alternates (Swin's blocks), a stochastic depth rate that grows with
 depth, a per-layer config object of other values: such a difference
 keeps layers apart (a layer alike to none replays from a process's third
@@ -54,8 +58,8 @@ they save) or could not be replayed: later summaries skip them
 (layer_groups._ARCHS). A count of nodes, not a time: which layers are
 replayed is the same on every machine and in every process.
 
-What keeps a call running: a call other than the module's first, a
-training step, autograd nodes to note, autocast, a hook of the model's
+What keeps a call running: a forward called as a function (in its
+caller's scope), a training step, autograd nodes to note, autocast, a hook of the model's
 inside the layer, a custom_ops function, an argument with no name yet,
 an object other than a transformers DynamicCache whose slot for the
 layer is empty (layer_cache.part: a group none of whose calls could be
@@ -130,10 +134,13 @@ class Layers:
     def __init__(self, modules, builder, stack, mode, custom_ops=None):
         self.b, self.stack, self.mode = builder, stack, mode
         self.arch = layer_groups.arch(modules)
-        self.found = {} if custom_ops or not enabled() \
+        # (the modules, for layer_groups.called_again once the recording
+        # is done, where it found candidates at all)
+        self.modules = None if custom_ops or not enabled() \
             or builder.track_grad_fns or builder.weak \
-            or builder.autocast is not None else layer_groups.candidates(
-                modules, self.arch)
+            or builder.autocast is not None else modules
+        self.found = {} if self.modules is None else \
+            layer_groups.candidates(modules, self.arch)
         self.active = {}   # path -> its wrapper, while installed
         self.saved = {}    # path -> (module, its own forward attribute)
         self.kept = {}     # key -> [its last calls] or the template
@@ -163,6 +170,10 @@ class Layers:
 
     def __exit__(self, *exc):
         _local.layers = self.prev
+        if self.modules is not None and exc[0] is None:
+            layer_groups.called_again(self.arch, self.modules,
+                                      self.stack.calls)
+        self.modules = None
         for path, (m, own) in self.saved.items():
             d = vars(m)
             if d.get("forward") is self.active[path]:
@@ -177,12 +188,19 @@ class Layers:
 
     def call(self, path, orig, args, kwargs):
         b, mode = self.b, self.mode
-        if self.stack.calls.get(path) != 1 or torch.is_grad_enabled() \
+        st = self.stack
+        calls = st.calls.get(path)
+        if not calls or st.stack[-1:] != [path] or torch.is_grad_enabled() \
                 or b.step_mode is not None:
+            # (a forward called as a function: its caller's scope)
             return orig(*args, **kwargs)
         if mode.pending:  # the arguments named, the graph up to here
             fused._flush(mode)
-        key, cache, real = self._key(path, args, kwargs)
+        # a module's later call (ALBERT's one layer, called for every
+        # layer) finds its parameters named and its boundary shapes noted
+        # by its first: its template is its own key's
+        again = calls > 1
+        key, cache, real = self._key(path, args, kwargs, again)
         group = self.found[path][1]
         if key is None:
             # an argument no key holds (an object, a quantized cache): a
@@ -195,7 +213,9 @@ class Layers:
                     self._drop(path)  # (a pair's both, a lone layer's)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
-        if (real or self.found[path][2] is None) and self._pair(path):
+        if again:
+            pass  # its later calls may verify and replay its template
+        elif (real or self.found[path][2] is None) and self._pair(path):
             # a pair pays only by a template kept for the process, which
             # an argument with a real value or an attribute compared by
             # identity rules out: not noted, now or later
@@ -204,7 +224,7 @@ class Layers:
         kept = self.kept.get(key[0])
         if kept is None and self.found[path][2] is not None and not real:
             kept = self._process_kept(path, key)
-        if kept is None and group in self.paired:
+        if kept is None and group in self.paired and not again:
             # a pair's second call, of another key than its first's: no
             # template to be had (HF TextNet's stages, DenseNet's layers
             # of one width in two blocks)
@@ -229,10 +249,10 @@ class Layers:
         finally:
             log, self.stack.log = self.stack.log, log
         self._seen(key, path, at, names, shadows, out, log, cache, was,
-                   tracked, real)
+                   tracked, real, again)
         return out
 
-    def _key(self, path, args, kwargs):
+    def _key(self, path, args, kwargs, again=False):
         """(the call's key or None, its KV cache argument and the layer's
         slot or None, whether a real value keys it: the key then holds
         for this recording only)."""
@@ -264,7 +284,8 @@ class Layers:
                 raise LookupError  # an object: what the call does to it
             cache = (v, self._index(path))
             return layer_cache.part(*cache, b.names)  # (its slot's tensors)
-        key = call_key([self.found[path][1]], args, kwargs, tensor, other)
+        key = call_key([self.found[path][1], again], args, kwargs, tensor,
+                       other)
         return key, cache, real
 
     def _small_contents(self, v):
@@ -344,7 +365,7 @@ class Layers:
         return got
 
     def _seen(self, key, path, at, names, shadows, out, log, cache, was,
-              tracked, real):
+              tracked, real, again=False):
         """Notes a call that ran: what its template is read from, once a
         second call of its key came (a key called once pays nothing
         more); two templates the same are the key's."""
@@ -374,7 +395,7 @@ class Layers:
             # a real value or other than tensors (alone, or with Nones in
             # a tuple), does to its cache what no replay makes: it runs
             kept[0] = None
-            self._refused(path, kept)
+            self._refused(path, kept, again)
             return
         after = graph_at(b)
         if (after[1] - at[1]) * len(self.found[path][3]) < _MIN_GROUP_NODES:
@@ -393,9 +414,9 @@ class Layers:
                  [(b.names[id(t)], t) for t in valued if id(t) in b.names]))
         prev, kept[0] = kept[0], note
         if prev is None:
-            if self._lone(path):
+            if self._lone(path) and not real:
                 self._verify_alone(path, key, note)
-            elif self._pair(path):
+            elif self._pair(path) and not again:
                 self.paired.add(self.found[path][1])  # its first call
             return
         got = [self._template(*n) for n in (prev, note)]
@@ -411,22 +432,23 @@ class Layers:
                 len(_KEPT) < _KEPT_MAX else None
             if kept_tpl is not None:
                 _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
-            elif self._pair(path):
+            elif self._pair(path) and not again:
                 # a pair replays nothing in its own recording (its two
                 # calls make the template): only a template kept for the
                 # process pays
                 self._drop(path)
         else:
-            self._refused(path, kept)  # what it adds is not the key's alone
+            # what it adds is not the key's alone
+            self._refused(path, kept, again)
 
-    def _refused(self, path, kept):
+    def _refused(self, path, kept, again=False):
         """A call of the key whose template cannot be read, or differs
         from the last: the key gives up after _TRIES (the first call of
         a group may differ alone: transformers' first layer makes the
-        masks its neighbours read), a pair's at once, and its group is
-        not tried again for the architecture."""
+        masks its neighbours read), a pair's first calls at once, and its
+        group is not tried again for the architecture."""
         kept[1] += 1
-        if kept[1] >= _TRIES or self._pair(path):
+        if kept[1] >= _TRIES or (self._pair(path) and not again):
             self._drop(path)  # (a pair has no third call to agree)
 
     def _lone(self, path):

@@ -916,3 +916,75 @@ def test_a_layer_returning_a_value_with_a_real_value_runs(returns):
     # nor does it make other objects (transformers' Swin2SR returns so)
     model = PosStack([Windowed("given+" + returns) for _ in range(5)]).eval()
     _same(model, (torch.zeros(T, D), torch.arange(T)), replayed=0)
+
+
+class Recurrent(nn.Module):
+    """One block called `n` times on its own output (ALBERT's one layer
+    group, a recurrent cell called per step), then a head; `direct`
+    calls its forward as a function after that, as some models do."""
+
+    def __init__(self, n, direct=False, act=True):
+        super().__init__()
+        self.block = Block(act)
+        self.head = nn.Linear(D, 4)
+        self.n, self.direct = n, direct
+
+    def forward(self, x):
+        for _ in range(self.n):
+            x = self.block(x)
+        if self.direct:
+            x = self.block.forward(x)
+        return self.head(x)
+
+
+def _replayed_per_summary(model, x, summaries):
+    """The layers each of `summaries` summaries in a fresh process
+    replayed, each summary's reports the same as with every layer run."""
+    torch.manual_seed(0)
+    module_replay.forget()
+    got = []
+    for _ in range(summaries):
+        with layers_replayed() as count:
+            on = _reports(model, x, True)
+        assert on[:4] == _reports(model, x, False)[:4]
+        got.append(count[0])
+    return got
+
+
+def test_a_layer_called_again_replays_its_later_calls():
+    # the first summary learns which modules its forward called again (no
+    # class of two); the second notes the first call and the second for
+    # the process, the third call verifies the second's template and the
+    # fourth and fifth replay it; the third summary verifies the first
+    # call's, the fourth replays every call
+    x = torch.zeros(T, D)
+    assert _replayed_per_summary(Recurrent(5).eval(), x, 4) == [0, 2, 4, 5]
+    # called twice (a siamese tower): each call verified across summaries
+    assert _replayed_per_summary(Recurrent(2).eval(), x, 5) == \
+        [0, 0, 0, 2, 2]
+    # as much as five blocks of their own, every call run
+    macs = _reports(Recurrent(5).eval(), x, True)[4]
+    assert macs == _reports(Stack([Block() for _ in range(5)]).eval(), x,
+                            False)[4]
+    assert macs >= 5 * 2 * T * D * H + T * D * 4
+
+
+def test_a_forward_called_as_a_function_runs():
+    # its caller's scope, not its own: a replay would name it otherwise
+    x = torch.zeros(T, D)
+    got = _replayed_per_summary(Recurrent(4, direct=True).eval(), x, 4)
+    assert got == [0, 1, 3, 4]
+
+
+def test_layers_alike_called_again_each_replay():
+    # two blocks alike, each called three times: their first calls a
+    # pair (its template kept for the process), their later calls one key
+    class Twice(Stack):
+        def forward(self, x):
+            for _ in range(3):
+                for b in self.blocks:
+                    x = b(x)
+            return self.head(x)
+    x = torch.zeros(T, D)
+    got = _replayed_per_summary(Twice([Block(), Block()]).eval(), x, 3)
+    assert got == [2, 6, 6]

@@ -89,6 +89,26 @@ def test_layers_alike_to_none_replay_from_the_third_summary(family,
     assert got == [0, 0, 2]
 
 
+def test_albert_replays_its_one_layer_called_again():
+    # ALBERT's one layer group is called for each of its LAYERS layers:
+    # learnt in the first summary; in the second its first call and its
+    # second are noted, its third verifies the second's template and the
+    # rest replay; the third summary verifies the first call's; the
+    # fourth replays every call. Every report as every call run, and the
+    # products as PyTorch counts them
+    model, inputs = hf_zoo.build("albert")
+    off, s = replay_reports(model, inputs, False)
+    got = []
+    for _ in range(4):
+        with layers_replayed() as count:
+            on, s = replay_reports(model, inputs, True)
+        assert on == off
+        got.append(count[0])
+    assert got == [0, LAYERS - 3, LAYERS - 1, LAYERS]
+    ref = hf_zoo.reference(model, inputs)[1]
+    assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
+
+
 def test_t5_blocks_hand_their_position_bias_on():
     # T5's attention asks the cache for its slot's length by layer_idx (a
     # read the key holds), and its blocks return the position bias they
