@@ -34,6 +34,17 @@ called with the model's cache (a `DynamicCache`), into whose slot
   a tensor with a real value (a shadow), which the call may make
   (`valued`) and a replay makes again from the slot's own scalar.
 
+A state-space layer's (Mamba's mixer; FalconH1's, which has an
+attention too) slot is a `LinearAttentionLayer` (or
+`LinearAttentionAndFullAttentionLayer`): the layer reads its index in
+`cache_params.has_previous_state(i)` and `cache_params.layers[i]`, also
+in the methods its forward hands the cache to (`slow_forward`), and
+writes its slot by `update_conv_state(states, i)` and
+`update_recurrent_state(states, i)`. A prefill's slot is empty and keyed
+by its plain attributes; the call sets its states (tensors it made) and
+flags, its effect. A decode step writes the states its slot holds in
+place, which no replay makes: its call runs.
+
 An encoder-decoder's layer (T5's, BART's, Whisper's decoder) is called
 with an `EncoderDecoderCache`: a `DynamicCache` for its self-attention,
 another for its cross-attention, and `is_updated`, per layer whether
@@ -54,6 +65,12 @@ _PARTS = ("self_attention_cache", "cross_attention_cache")
 _UPDATED = "is_updated"  # an encoder-decoder cache's {layer: cross slot set}
 _SLOT = ("transformers.cache_utils", "DynamicLayer")
 _SLIDING = ("transformers.cache_utils", "DynamicSlidingWindowLayer")
+# a state-space layer's slot (Mamba's: its convolution's and its scan's
+# states), and a hybrid layer's (FalconH1's: those and an attention's)
+_LINEAR = ("transformers.cache_utils", "LinearAttentionLayer")
+_HYBRID = ("transformers.cache_utils", "LinearAttentionAndFullAttentionLayer")
+_LINEAR_STARTED = ("is_conv_states_initialized",
+                   "is_recurrent_states_initialized", "has_previous_state")
 _WINDOW = "_sliding_window_tensor"  # the sliding slot's size, a CPU scalar
 _PLAIN = (bool, int, float, str, type(None), torch.dtype, torch.device)
 
@@ -71,53 +88,102 @@ def index_only(cls):
     """Whether every method of cls and its bases below nn.Module (their
     `__init__` apart) reads `self.layer_idx` (or `self.layer_id`:
     INDEX_ATTRS) only as the index argument
-    of an `.update()` call (the third positional one, or `layer_idx=`),
-    or, in `forward`, as a subscript, `.get()` or `.get_seq_length()`
-    argument of its cache argument or a local name given only a part of
-    it. False where a source cannot be read."""
+    of a call writing the layer's slot (_CACHE_WRITES: `.update()`'s
+    third positional one, or `layer_idx=`), or as a subscript, `.get()`,
+    `.get_seq_length()` or `.has_previous_state()` argument of its cache
+    argument (a parameter named as transformers names one, of its
+    forward or of a method the forward hands it to) or a local name
+    given only a part of it. False where a source cannot be read."""
     got = _INDEX_ONLY.get(cls)
     if got is None:
-        got = _INDEX_ONLY[cls] = all(
-            _reads_index_only(k) for k in cls.__mro__
-            if k not in (torch.nn.Module, object))
+        got = _INDEX_ONLY[cls] = _index_only(cls)
     return got
+
+
+def _index_only(cls):
+    sources = []
+    for k in cls.__mro__:
+        if k in (torch.nn.Module, object):
+            continue
+        try:
+            sources.append(_Source(ast.parse(textwrap.dedent(
+                inspect.getsource(k)))))
+        except (OSError, TypeError, SyntaxError):
+            return False
+    if all(_reads_index_only(x, {}) for x in sources):
+        return True
+    # (only then the methods the forward hands its cache to)
+    handed = _handed(sources)
+    return bool(handed) and all(_reads_index_only(x, handed)
+                                for x in sources)
+
+
+class _Source:
+    """A class's parsed source, walked once for index_only's passes: the
+    index arguments of its calls writing the layer's slot, and each
+    function's nodes (a nested one's are its own and its outer's) and
+    reads of the index."""
+    __slots__ = ("tree", "allowed", "fns")
+
+    def __init__(self, tree):
+        self.tree, self.allowed, self.fns = tree, set(), []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and \
+                    isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _CACHE_WRITES:
+                at = _CACHE_WRITES[node.func.attr]
+                if len(node.args) > at:
+                    self.allowed.add(id(node.args[at]))
+                self.allowed.update(id(k.value) for k in node.keywords
+                                    if k.arg == "layer_idx")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                nodes = list(ast.walk(node))
+                reads = [x for x in nodes if isinstance(x, ast.Attribute)
+                         and x.attr in INDEX_ATTRS and
+                         isinstance(x.value, ast.Name) and
+                         x.value.id == "self"]
+                self.fns.append((node, nodes, reads))
 
 
 # the names transformers gives a layer's cache argument
 _CACHE_ARGS = frozenset(("past_key_values", "past_key_value", "layer_past",
-                         "cache", "past"))
+                         "cache", "past", "cache_params"))
 
 
 # the calls on a cache argument (or a part of it) that read what it holds
-# for the layer given: a dict's .get, the cache's length of a layer's slot
-_CACHE_READS = frozenset(("get", "get_seq_length"))
+# for the layer given: a dict's .get, the cache's length of a layer's
+# slot, whether a state-space layer's slot holds a state
+_CACHE_READS = frozenset(("get", "get_seq_length", "has_previous_state"))
+# the calls that write the layer's slot, their index argument's place:
+# the KV cache's update(keys, values, layer_idx), a state-space layer's
+# update_conv_state(states, layer_idx) and update_recurrent_state
+_CACHE_WRITES = {"update": 2, "update_conv_state": 1,
+                 "update_recurrent_state": 1}
 
 
-def _reads_index_only(klass):
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    allowed = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and \
-                isinstance(node.func, ast.Attribute) and \
-                node.func.attr == "update":
-            if len(node.args) >= 3:
-                allowed.add(id(node.args[2]))
-            allowed.update(id(k.value) for k in node.keywords
-                           if k.arg == "layer_idx")
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-                fn.name == "__init__":
-            continue
+def _reads_index_only(source, handed):
+    """index_only's test of one class's source (a _Source), `handed`
+    _handed's."""
+    for fn, nodes, reads in source.fns:
+        if fn.name == "__init__":
+            continue  # (what it makes from the index is an attribute)
         # (a forward's parameters are the module's call's arguments: its
-        # cache argument is what module_replay keys, a DynamicCache)
-        caches = _cache_names(fn) if fn.name == "forward" else set()
+        # cache argument is what module_replay keys, a DynamicCache; a
+        # method only the forward calls, handing it the cache by name,
+        # holds it so too: Mamba's slow_forward(hidden_states,
+        # cache_params, ...))
+        if fn.name == "forward":
+            caches = _cache_names(fn, nodes=nodes)
+        elif id(fn) in handed:
+            caches = _cache_names(fn, handed[id(fn)], nodes)
+        else:
+            caches = set()
         if caches is None:
-            return False
-        mine = set(allowed)
-        for node in ast.walk(fn):
+            return False  # (a forward's, whether it reads the index or not)
+        if not reads:
+            continue
+        mine = set(source.allowed)
+        for node in nodes:
             if isinstance(node, ast.Subscript) and \
                     _root(node.value) in caches:
                 mine.add(id(node.slice))
@@ -132,13 +198,72 @@ def _reads_index_only(klass):
                     mine.add(id(node.args[0]))
                 mine.update(id(k.value) for k in node.keywords
                             if k.arg == "layer_idx")
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Attribute) and \
-                    node.attr in INDEX_ATTRS and \
-                    isinstance(node.value, ast.Name) and \
-                    node.value.id == "self" and id(node) not in mine:
-                return False
+        if any(id(x) not in mine for x in reads):
+            return False
     return True
+
+
+def _handed(sources):
+    """id(method's node) -> its parameters named as a cache is
+    (_CACHE_ARGS) that every use of the method gives the forward's cache
+    argument, for the class whose MRO's sources are `trees` (its own
+    first): each use a call in the forward the class runs, the argument
+    at the parameter's place (or by its name) a name _cache_names finds
+    there. A method used any other way (a call from any other method, an
+    overridden forward's included, its bound method taken, a starred
+    argument) hands nothing on."""
+    nodes_of = {id(fn): nodes for x in sources for fn, nodes, _ in x.fns}
+    methods = []  # every method of the MRO's classes, the class's first
+    for x in sources:
+        cls = next((n for n in x.tree.body if isinstance(n, ast.ClassDef)),
+                   None)
+        if cls is not None:
+            methods.extend(n for n in cls.body if id(n) in nodes_of)
+    fns = {}  # name -> the method the class runs
+    for fn in methods:
+        fns.setdefault(fn.name, fn)
+    fwd = fns.get("forward")
+    caches = _cache_names(fwd, nodes=nodes_of[id(fwd)]) \
+        if fwd is not None else None
+    if not caches:
+        return {}
+    uses = {}
+    for fn in methods:
+        called = set()
+        for node in nodes_of[id(fn)]:  # (a call is met before its function)
+            if isinstance(node, ast.Call) and _on_self(node.func, fns):
+                called.add(id(node.func))
+                uses.setdefault(node.func.attr, []).append(
+                    node if fn is fwd else None)
+            elif _on_self(node, fns) and id(node) not in called:
+                uses.setdefault(node.attr, []).append(None)
+    out = {}
+    for name, calls in uses.items():
+        a = fns[name].args
+        params = [x.arg for x in a.posonlyargs + a.args][1:]  # (self)
+        given = {p for p in _CACHE_ARGS.intersection(params)
+                 if all(c is not None and
+                        _given(c, params.index(p), p) in caches
+                        for c in calls)}
+        if given and name != "forward":
+            out[id(fns[name])] = given
+    return out
+
+
+def _on_self(node, fns):
+    return isinstance(node, ast.Attribute) and node.attr in fns and \
+        isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _given(call, at, name):
+    """The name a call gives its parameter at place `at` (or `name`),
+    else None."""
+    if any(isinstance(x, ast.Starred) for x in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    e = call.args[at] if at < len(call.args) else next(
+        (k.value for k in call.keywords if k.arg == name), None)
+    return e.id if isinstance(e, ast.Name) else None
 
 
 def _root(e):
@@ -149,19 +274,23 @@ def _root(e):
     return e.id if isinstance(e, ast.Name) else None
 
 
-def _cache_names(fn):
+def _cache_names(fn, given=None, nodes=None):
     """The names in a forward `fn` that hold its cache argument or a part
-    of it: its parameters named as transformers names a cache, and the
+    of it: its parameters named as transformers names a cache (or those
+    `given`: a method's that the forward hands its cache to), and the
     local names given only such a name's parts (`cur = past_key_values`
     or `past_key_values.self_attention_cache`, not `cur.layers[i].keys`,
     a value the cache holds); None where such a name is bound any other
     way (given anything else, a loop's or a `with`'s target, a nested
-    function's parameter: it may then be indexed for other reasons)."""
+    function's parameter: it may then be indexed for other reasons).
+    `nodes`: ast.walk(fn)'s, where walked already."""
+    if nodes is None:
+        nodes = list(ast.walk(fn))
     a = fn.args
     params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-    names = params & _CACHE_ARGS
+    names = params & _CACHE_ARGS if given is None else set(given)
     binds, simple = [], set()
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) \
                 else [node.target]
@@ -180,7 +309,7 @@ def _cache_names(fn):
         if name in names and _part(value) not in names and not (
                 isinstance(value, ast.Constant) and value.value is None):
             return None
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Name) and \
                 not isinstance(node.ctx, ast.Load) and \
                 node.id in names and id(node) not in simple:
@@ -262,6 +391,15 @@ def _dynamic_part(cache, index, names):
     slot = layers[index]
     cls, d = type(slot), vars(slot)
     sliding = _named(cls, _SLIDING)
+    linear, hybrid = _named(cls, _LINEAR), _named(cls, _HYBRID)
+    if linear or hybrid:
+        # a state-space layer's prefill: its slot empty (a decode step
+        # writes the states it holds in place, which no replay makes)
+        if any(d.get(k) is not False for k in _LINEAR_STARTED) or \
+                hybrid and d.get("is_initialized") is not False:
+            raise LookupError(index)
+        return ("cache", type(cache), len(layers), cls) + tuple(
+            (k, v) for k, v in d.items() if type(v) in _PLAIN), ()
     if not (sliding or _named(cls, _SLOT)) or \
             sliding and type(d.get("sliding_window")) is not int:
         raise LookupError(index)

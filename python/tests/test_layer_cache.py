@@ -107,6 +107,70 @@ class Branches(Writes):
         return out * 2 if self.last() else out
 
 
+class Mixer(nn.Module):
+    """Mamba's mixer: its forward (the subclasses') hands the cache to a
+    method, which asks whether its slot holds a state, reads it by the
+    index and writes its two states."""
+
+    def __init__(self, layer_idx):
+        super().__init__()
+        self.layer_idx = layer_idx
+
+    def slow_forward(self, x, cache_params=None, mask=None):
+        if cache_params is not None and \
+                cache_params.has_previous_state(self.layer_idx):
+            x = x + cache_params.layers[self.layer_idx].recurrent_states
+        if cache_params is not None:
+            cache_params.update_conv_state(x, self.layer_idx)
+            cache_params.update_recurrent_state(x, layer_idx=self.layer_idx)
+        return x
+
+
+class Mixes(Mixer):
+    def forward(self, x, cache_params=None, mask=None):
+        return self.slow_forward(x, cache_params, mask)
+
+
+class MixesTwice(Mixes):
+    def forward(self, x, cache_params=None, mask=None):
+        return super().forward(x, cache_params, mask) * 2
+
+
+class MixesByKeyword(Mixer):
+    def forward(self, x, cache_params=None, mask=None):
+        return self.slow_forward(x, mask=mask, cache_params=cache_params)
+
+
+class MixesATable(Mixer):
+    # the method's cache parameter given something else too
+    def forward(self, x, cache_params=None, mask=None):
+        y = self.slow_forward(x, self.table, mask)
+        return y + self.slow_forward(x, cache_params, mask)
+
+
+class MixesFromElsewhere(Mixer):
+    # called from another method: what it is handed there is unknown
+    def forward(self, x, cache_params=None, mask=None):
+        return self.again(x, cache_params) + \
+            self.slow_forward(x, cache_params, mask)
+
+    def again(self, x, cache_params):
+        return self.slow_forward(x, cache_params)
+
+
+class MixesALaterMethod(Mixer):
+    # its bound method handed on: called with anything
+    def forward(self, x, cache_params=None, mask=None):
+        run = self.slow_forward
+        return run(x, cache_params, mask)
+
+
+class MixesADefault(Mixer):
+    # the cache left to the method's default
+    def forward(self, x, cache_params=None, mask=None):
+        return self.slow_forward(x)
+
+
 def test_an_index_read_only_by_the_cache_update():
     assert layer_cache.index_only(Writes)
     assert layer_cache.index_only(WritesByKeyword)
@@ -119,6 +183,18 @@ def test_an_index_named_layer_id():
 
 def test_an_index_read_only_to_index_the_cache():
     assert layer_cache.index_only(ReadsItsSlot)
+
+
+def test_an_index_read_in_a_method_the_forward_hands_its_cache_to():
+    assert layer_cache.index_only(Mixes)
+    assert layer_cache.index_only(MixesByKeyword)
+    assert not layer_cache.index_only(MixesATable)
+    assert not layer_cache.index_only(MixesFromElsewhere)
+    assert not layer_cache.index_only(MixesALaterMethod)
+    assert not layer_cache.index_only(MixesADefault)
+    # a forward overridden: what the one it overrides (called by
+    # super().forward) hands the method is not looked into
+    assert not layer_cache.index_only(MixesTwice)
 
 
 def test_an_index_read_otherwise():

@@ -45,9 +45,10 @@ def _replayed_as_run(model, inputs):
 
 @pytest.mark.parametrize("family", [
     "llama", "qwen3", "olmo2", "phi3", "bloom", "codegen",
-    "mpt", "gptj", "falcon", "mixtral", "qwen3_moe"])
+    "mpt", "gptj", "falcon", "mixtral", "qwen3_moe", "mamba", "falcon_h1"])
 def test_decoder_layers_replay_with_their_cache(family):
-    # the attention's layer_idx only indexes the cache: from the third
+    # the attention's layer_idx only indexes the cache (a state-space
+    # mixer's, Mamba's and FalconH1's, its slot's states): from the third
     # layer on the layers are replayed (the first two give the template),
     # and the cache's slots made again (the model's output holds them:
     # past_key_values). BLOOM's and CodeGen's layers return (hidden
