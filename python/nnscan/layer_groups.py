@@ -316,10 +316,10 @@ def candidates(modules, arch=None):
     alike are below it."""
     known = _ARCHS.get(arch) if arch is not None else None
     if known is None:
-        known = (_shallow(modules), set(), [])
+        known = _Arch(_shallow(modules))
         if arch is not None and len(_ARCHS) < _ARCHS_MAX:
             _ARCHS[arch] = known
-    shallow, small, _ = known
+    shallow, small, yielded = known.shallow, known.small, known.yielded
     if not shallow:
         return {}
     by_path = dict(modules)
@@ -328,7 +328,7 @@ def candidates(modules, arch=None):
         groups = []  # [its first member's _deep, [(path, module)]]
         apart = []  # groups of one no later layer is compared with
         for path in paths:
-            if path in small:
+            if path in small or path in yielded:
                 continue
             m = by_path[path]
             if len(groups) >= _MAX_APART:
@@ -363,14 +363,16 @@ def candidates(modules, arch=None):
         if not found:
             # alike at a glance, not whole: not compared again for the
             # architecture (a layer changed since is only not replayed)
-            small.update(paths)
+            small.update(p for p in paths if p not in yielded)
     # a layer alike to none gives way to layers alike below it (CLIP's
     # and T5's two encoders: their layers replay from the first summary,
     # a lone layer from the third); then the outermost only: a layer
     # replayed holds its sublayers' calls
     grouped = {p for p, v in out.items() if len(v[3]) > 1}
-    out = {p: v for p, v in out.items() if len(v[3]) > 1 or
-           not any(q.startswith(p + ".") for q in grouped)}
+    for p, v in list(out.items()):
+        if len(v[3]) == 1 and any(q.startswith(p + ".") for q in grouped):
+            del out[p]
+            yielded.add(p)  # (not compared again while they are grouped)
     return {p: v for p, v in out.items() if not _below_any(p, out)}
 
 
@@ -383,6 +385,21 @@ def _below_any(path, paths):
             return True
         at = path.rfind(".")
     return False
+
+
+class _Arch:
+    """What the recordings of one architecture found, for its later
+    ones."""
+    __slots__ = ("shallow", "small", "yielded", "learnt")
+
+    def __init__(self, shallow):
+        self.shallow = shallow  # its shallow groups: lists of paths
+        # the paths of the groups too small to pay, alike at a glance
+        # only, or whose templates differ (drop)
+        self.small = set()
+        # lone layers that gave way to layers alike below them
+        self.yielded = set()
+        self.learnt = False  # called_again read a recording
 
 
 def _sizes(modules):
@@ -405,10 +422,10 @@ def called_again(arch_, modules, calls):
     its later calls from their template, and its first where its
     signature holds for the process). Once per architecture."""
     known = _ARCHS.get(arch_)
-    if known is None or known[2]:
+    if known is None or known.learnt:
         return
-    known[2].append(True)
-    grouped = {p for g in known[0] for p in g}
+    known.learnt = True
+    grouped = {p for g in known.shallow for p in g}
     size = None
     for path, m in modules:
         if calls.get(path, 0) < 2 or not path or path in grouped or \
@@ -417,7 +434,7 @@ def called_again(arch_, modules, calls):
         if size is None:
             size = _sizes(modules)
         if size[path] >= _LEAST:
-            known[0].append([path])
+            known.shallow.append([path])
 
 
 def arch(modules):
@@ -432,11 +449,17 @@ def drop(arch_, paths, below=False):
     _drop says why)."""
     known = _ARCHS.get(arch_)
     if known is not None:
-        known[1].update(paths)
+        dropped = set(paths)
         if below:
             heads = tuple(p + "." for p in paths)
-            known[1].update(q for g in known[0] for q in g
-                            if q.startswith(heads))
+            dropped.update(q for g in known.shallow for q in g
+                           if q.startswith(heads))
+        known.small.update(dropped)
+        # a lone layer that gave way to layers alike below it is a
+        # candidate again once they are dropped
+        known.yielded.difference_update(
+            [p for p in known.yielded
+             if any(q.startswith(p + ".") for q in dropped)])
 
 
 def forget():
@@ -454,9 +477,7 @@ _PLAIN_ITEMS = 2000
 # the fewest layers alike that make a group (module_replay.py: a group of
 # two pays only where its template holds for the process)
 _ALIKE = 2
-# architecture (arch) -> (its shallow groups, the paths of the groups
-# too small to pay, [True] once called_again learnt from a recording):
-# per process, bounded
+# architecture (arch) -> _Arch: per process, bounded
 _ARCHS = {}
 _ARCHS_MAX = 64
 # groups a layer is compared with, the latest: a layer alone in its
