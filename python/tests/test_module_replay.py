@@ -15,7 +15,7 @@ from torch import nn
 
 import nnscan
 from conftest import calls_counted, layers_replayed, replay_reports
-from nnscan import module_replay
+from nnscan import layer_groups, module_replay
 
 T, D, H = 8, 16, 32  # tokens, width, hidden
 
@@ -421,6 +421,29 @@ def test_a_lone_container_gives_way_to_layers_alike_below():
     _same(model, x, replayed=0)
     for _ in range(2):
         _again(model, x, 4)
+    # nor compared again while the blocks are grouped: their own
+    # signatures are made (the blocks', each of their six modules') but
+    # the encoders' are not
+    with calls_counted(layer_groups, "_own_signature") as n:
+        _again(model, x, 4)
+    assert n[0] == 2 * 2 * 6
+
+
+def test_a_lone_container_is_tried_again_once_the_layers_below_drop():
+    # the text encoder's blocks dropped (as module_replay drops a group
+    # whose templates differ): the encoder above them is a candidate
+    # again, a lone layer noted by the next summary, while the image
+    # encoder's blocks replay; every report as every layer run
+    model, x = Towers().eval(), torch.zeros(T, D)
+    _same(model, x, replayed=0)
+    arch = next(iter(layer_groups._ARCHS.values()))
+    assert arch.yielded == {"text", "image"}
+    layer_groups.drop(next(iter(layer_groups._ARCHS)),
+                      ["text.blocks.0", "text.blocks.1"])
+    assert arch.yielded == {"image"}
+    with calls_counted(module_replay.Layers, "_seen") as n:
+        _again(model, x, 2)
+    assert n[0] == 1
 
 
 class Activated(Block):
