@@ -894,9 +894,11 @@ def save_packed(name, folder):
 
 def layer_replays(name):
     """The layers module_replay.py replays in a fresh process's first
-    summary of the model, in its second (templates kept for the process)
-    and in its third (a layer alike to no other: its template verified
-    by the second), and the layers it ran noting a template: what the
+    summary of the model, in its second (templates kept for the process),
+    its third (a layer alike to no other: its template verified by the
+    second) and its fourth (a module called again in a forward, learnt
+    by the first: its first call's template verified by the third), and
+    the layers it ran noting a template: what the
     replays cover, before their time (--against-env
     NNSCAN_MODULE_REPLAY=0)."""
     import nnscan
@@ -920,7 +922,7 @@ def layer_replays(name):
     module_replay.Layers._seen = noted
     try:
         got = []
-        for _ in range(3):
+        for _ in range(4):
             count.clear()
             nnscan.summary(model, inputs=args[0] if args else kwargs,
                            file=False)
@@ -930,7 +932,8 @@ def layer_replays(name):
         module_replay.Layers._seen = seen
     print(f"{name:24s} layers replayed / run noting a template: first "
           f"summary {got[0][0]} / {got[0][1]}, second {got[1][0]} / "
-          f"{got[1][1]}, third {got[2][0]} / {got[2][1]}", flush=True)
+          f"{got[1][1]}, third {got[2][0]} / {got[2][1]}, fourth "
+          f"{got[3][0]} / {got[3][1]}", flush=True)
 
 
 def collector(name, runs):
@@ -1336,8 +1339,8 @@ def main():
                     help="the cyclic collector's collections and time a "
                     "summary, plain and backward=True (collector()'s doc)")
     ap.add_argument("--layer-replays", action="store_true",
-                    help="layers module_replay.py replays, first and second "
-                    "summary (layer_replays()'s doc)")
+                    help="layers module_replay.py replays, summaries one "
+                    "to four (layer_replays()'s doc)")
     ap.add_argument("--hf-layers", type=int, default=0, metavar="N",
                     help="build the hf: models N layers deep (hf_zoo.py's "
                     "tiny configs have two: nothing to replay)")

@@ -69,6 +69,19 @@ def test_decoder_layers_replay_with_their_cache(family):
     assert s.uncounted_aten == {}
 
 
+def _replayed_per_summary(model, inputs, summaries):
+    """(the layers each of `summaries` summaries replayed, the last
+    summary); every report of each the same as with every layer run."""
+    off, _ = replay_reports(model, inputs, False)
+    got = []
+    for _ in range(summaries):
+        with layers_replayed() as count:
+            on, s = replay_reports(model, inputs, True)
+        assert on == off
+        got.append(count[0])
+    return got, s
+
+
 @pytest.mark.parametrize("family", ["gemma2", "gpt_oss", "gpt_neo"])
 def test_layers_alike_to_none_replay_from_the_third_summary(family,
                                                            monkeypatch):
@@ -80,14 +93,7 @@ def test_layers_alike_to_none_replay_from_the_third_summary(family,
         if k in hf_zoo.TINY:
             monkeypatch.setitem(hf_zoo.TINY, k, 2)
     model, inputs = hf_zoo.build(family)
-    off, _ = replay_reports(model, inputs, False)
-    got = []
-    for _ in range(3):
-        with layers_replayed() as count:
-            on, _ = replay_reports(model, inputs, True)
-        assert on == off
-        got.append(count[0])
-    assert got == [0, 0, 2]
+    assert _replayed_per_summary(model, inputs, 3)[0] == [0, 0, 2]
 
 
 def test_albert_replays_its_one_layer_called_again():
@@ -98,13 +104,7 @@ def test_albert_replays_its_one_layer_called_again():
     # fourth replays every call. Every report as every call run, and the
     # products as PyTorch counts them
     model, inputs = hf_zoo.build("albert")
-    off, s = replay_reports(model, inputs, False)
-    got = []
-    for _ in range(4):
-        with layers_replayed() as count:
-            on, s = replay_reports(model, inputs, True)
-        assert on == off
-        got.append(count[0])
+    got, s = _replayed_per_summary(model, inputs, 4)
     assert got == [0, LAYERS - 3, LAYERS - 1, LAYERS]
     ref = hf_zoo.reference(model, inputs)[1]
     assert abs(hf_zoo.matmul_macs(s) - ref) <= 0.01 * ref
