@@ -59,12 +59,12 @@ they save) or could not be replayed: later summaries skip them
 replayed is the same on every machine and in every process.
 
 What keeps a call running: a forward called as a function (in its
-caller's scope), a training step, autograd nodes to note, autocast, a hook of the model's
-inside the layer, a custom_ops function, an argument with no name yet,
-an object other than a transformers DynamicCache whose slot for the
-layer is empty (layer_cache.part: a group none of whose calls could be
-keyed so is not tried again for the architecture, which lets its
-sublayers' groups be); and a template that reads a value
+caller's scope), a training step, autograd nodes to note, autocast, a
+hook of the model's inside the layer, a custom_ops function, an
+argument with no name yet, an object other than a transformers
+DynamicCache whose slot for the layer is empty (layer_cache.part: a
+group none of whose calls could be keyed so is not tried again for the
+architecture, which lets its sublayers' groups be); and a template that reads a value
 from before the call other than its arguments and its own parameters,
 returns a value with a real value, names a parameter outside the layer
 (a tied weight), runs a module outside the layer, writes its arguments
@@ -213,12 +213,13 @@ class Layers:
                     self._drop(path)  # (a pair's both, a lone layer's)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
-        if again:
-            pass  # its later calls may verify and replay its template
-        elif (real or self.found[path][2] is None) and self._pair(path):
+        if not again and (real or self.found[path][2] is None) and \
+                self._pair(path):
             # a pair pays only by a template kept for the process, which
             # an argument with a real value or an attribute compared by
-            # identity rules out: not noted, now or later
+            # identity rules out: not noted, now or later (a module's
+            # later calls verify and replay their template in the
+            # recording)
             self._drop(path)
             return orig(*args, **kwargs)
         kept = self.kept.get(key[0])
@@ -431,7 +432,11 @@ class Layers:
                 if sig is not None and not real and \
                 len(_KEPT) < _KEPT_MAX else None
             if kept_tpl is not None:
-                _KEPT[self._process_key(sig, key)] = (kept_tpl, self._rules())
+                pkey = self._process_key(sig, key)
+                _KEPT[pkey] = (kept_tpl, self._rules())
+                noted = _NOTED.pop(pkey, None)  # (a module's second call)
+                if noted is not None:
+                    _release(noted[0])
             elif self._pair(path) and not again:
                 # a pair replays nothing in its own recording (its two
                 # calls make the template): only a template kept for the

@@ -1011,3 +1011,12 @@ def test_layers_alike_called_again_each_replay():
     x = torch.zeros(T, D)
     got = _replayed_per_summary(Twice([Block(), Block()]).eval(), x, 3)
     assert got == [2, 6, 6]
+
+
+def test_a_module_called_again_holds_no_noted_template_once_kept():
+    # its second call's template, noted for the process as a lone
+    # layer's, is released once its third call kept it: the bytes the
+    # process holds are the kept templates' alone
+    x = torch.zeros(T, D)
+    _replayed_per_summary(Recurrent(5).eval(), x, 2)
+    assert len(module_replay._NOTED) == 1  # the first call's, to verify
