@@ -206,7 +206,7 @@ def _reads_index_only(source, handed):
 def _handed(sources):
     """id(method's node) -> its parameters named as a cache is
     (_CACHE_ARGS) that every use of the method gives the forward's cache
-    argument, for the class whose MRO's sources are `trees` (its own
+    argument, for the class whose MRO's _Sources are `sources` (its own
     first): each use a call in the forward the class runs, the argument
     at the parameter's place (or by its name) a name _cache_names finds
     there. A method used any other way (a call from any other method, an
@@ -391,19 +391,17 @@ def _dynamic_part(cache, index, names):
     slot = layers[index]
     cls, d = type(slot), vars(slot)
     sliding = _named(cls, _SLIDING)
-    linear, hybrid = _named(cls, _LINEAR), _named(cls, _HYBRID)
-    if linear or hybrid:
-        # a state-space layer's prefill: its slot empty (a decode step
-        # writes the states it holds in place, which no replay makes)
-        if any(d.get(k) is not False for k in _LINEAR_STARTED) or \
-                hybrid and d.get("is_initialized") is not False:
-            raise LookupError(index)
-        return ("cache", type(cache), len(layers), cls) + tuple(
-            (k, v) for k, v in d.items() if type(v) in _PLAIN), ()
-    if not (sliding or _named(cls, _SLOT)) or \
+    state_space = _named(cls, _LINEAR) or _named(cls, _HYBRID)
+    if state_space and any(d.get(k) is not False for k in _LINEAR_STARTED):
+        # a decode step: it writes the states its slot holds in place,
+        # which no replay makes
+        raise LookupError(index)
+    if not (sliding or state_space or _named(cls, _SLOT)) or \
             sliding and type(d.get("sliding_window")) is not int:
         raise LookupError(index)
-    held, start = (), d.get("is_initialized")
+    # (a state-space slot alone has no attention's flag: empty)
+    held, start = (), d.get("is_initialized",
+                            False if state_space else None)
     if start is True:
         # a decode step's: keys and values, named meta tensors (a sliding
         # window's moved its scalar to meta as it started: no move now)

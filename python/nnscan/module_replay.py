@@ -60,26 +60,25 @@ replayed is the same on every machine and in every process.
 
 What keeps a call running: a forward called as a function (in its
 caller's scope), a training step, autograd nodes to note, autocast, a
-hook of the model's inside the layer, a custom_ops function, an
-argument with no name yet, an object other than a transformers
-DynamicCache whose slot for the layer is empty (layer_cache.part: a
-group none of whose calls could be keyed so is not tried again for the
-architecture, which lets its sublayers' groups be); and a template that reads a value
-from before the call other than its arguments and its own parameters,
-returns a value with a real value, names a parameter outside the layer
-(a tied weight), runs a module outside the layer, writes its arguments
-or parameters in place, does to its cache more than set its slot, or
-returns anything but one tensor
-(alone, or in a tuple with Nones: a layer's attention weights not asked
-for). A key whose calls differ _TRIES times runs for good, and its group
-is not tried again for the architecture; the first call of a group may
-differ alone (transformers' first layer makes the masks the others read). The
-values of the fused calls replay.py replays inside a layer (their masks'
-contents: a tensor made before the layer) are kept with the template,
-and so are the values with real contents the call makes itself (GPT-J's
-positions gathered for its rotary table, MPT's ALiBi bias sliced, a
-mask built from arange or from positions the call is given): the key
-and the nodes fix them, so a
+hook of the model's inside the layer, a custom_ops function, an argument
+with no name yet, an object other than a transformers DynamicCache whose
+slot for the layer is empty (layer_cache.part: a group none of whose
+calls could be keyed so is not tried again for the architecture, which
+lets its sublayers' groups be); and a template that reads a value from
+before the call other than its arguments and its own parameters, returns
+a value with a real value, names a parameter outside the layer (a tied
+weight), runs a module outside the layer, writes its arguments or
+parameters in place, does to its cache more than set its slot, or
+returns anything but one tensor (alone, or in a tuple with Nones: a
+layer's attention weights not asked for). A key whose calls differ
+_TRIES times runs for good, and its group is not tried again for the
+architecture; the first call of a group may differ alone (transformers'
+first layer makes the masks the others read). The values of the fused
+calls replay.py replays inside a layer (their masks' contents: a tensor
+made before the layer) are kept with the template, and so are the values
+with real contents the call makes itself (GPT-J's positions gathered for
+its rotary table, MPT's ALiBi bias sliced, a mask built from arange or
+from positions the call is given): the key and the nodes fix them, so a
 replay hands the template's tensors to the masks (Builder.
 replayed_tracked) under the new names. A numbered aten record (the
 numbered tape's: it holds the counters it was made at, and the weight
@@ -213,8 +212,8 @@ class Layers:
                     self._drop(path)  # (a pair's both, a lone layer's)
             return orig(*args, **kwargs)
         self.unkeyed[group] = None  # one call keyed: the group stays
-        if not again and (real or self.found[path][2] is None) and \
-                self._pair(path):
+        if (real or self.found[path][2] is None) and \
+                self._pair(path, again):
             # a pair pays only by a template kept for the process, which
             # an argument with a real value or an attribute compared by
             # identity rules out: not noted, now or later (a module's
@@ -417,7 +416,7 @@ class Layers:
         if prev is None:
             if self._lone(path) and not real:
                 self._verify_alone(path, key, note)
-            elif self._pair(path) and not again:
+            elif self._pair(path, again):
                 self.paired.add(self.found[path][1])  # its first call
             return
         got = [self._template(*n) for n in (prev, note)]
@@ -437,7 +436,7 @@ class Layers:
                 noted = _NOTED.pop(pkey, None)  # (a module's second call)
                 if noted is not None:
                     _release(noted[0])
-            elif self._pair(path) and not again:
+            elif self._pair(path, again):
                 # a pair replays nothing in its own recording (its two
                 # calls make the template): only a template kept for the
                 # process pays
@@ -453,7 +452,7 @@ class Layers:
         masks its neighbours read), a pair's first calls at once, and its
         group is not tried again for the architecture."""
         kept[1] += 1
-        if kept[1] >= _TRIES or (self._pair(path) and not again):
+        if kept[1] >= _TRIES or self._pair(path, again):
             self._drop(path)  # (a pair has no third call to agree)
 
     def _lone(self, path):
@@ -490,11 +489,13 @@ class Layers:
             else:
                 _NOTED[pkey] = (kept, rules)
 
-    def _pair(self, path):
+    def _pair(self, path, again=False):
         """Whether the layer at `path` is one of a group of two: its two
         calls make the template, so it replays only from a template kept
-        for the process."""
-        return len(self.found[path][3]) < 3
+        for the process. A module's later calls (`again`) are not a
+        pair's: its third verifies its second's template in the
+        recording."""
+        return not again and len(self.found[path][3]) < 3
 
     def _drop(self, path, below=False):
         """The group of the layer at `path` is not tried in later
