@@ -10,17 +10,18 @@ transformers' configs by its values (_plain_object), any other object by
 identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
 no such module above them; or one such module alone, alike at a glance
 to others of its class but to none whole, where its signature holds for
-the process and no group of layers alike is below it (module_replay.py
-verifies its template across recordings); or one module called more
-than once in a forward, learnt from the architecture's first recording
-(`called_again`: ALBERT's one layer group). In eval mode a drop rate is
+the process (module_replay.py verifies its template across recordings,
+while groups of layers alike below it replay inside it); or one module
+called more than once in a forward, learnt from the architecture's
+first recording (`called_again`: ALBERT's one layer group). In eval mode a drop rate is
 no difference where the class is known not to read it (_idle_in_eval);
 a transformers `layer_idx` is none where only the KV cache's update
 reads it (layer_cache.index_only). A group's signature holds for the
 process where it holds no attribute compared by identity.
 
 Per architecture (module paths and classes) the cheap part of finding
-the groups is made once (_ARCHS), less the groups module_replay.py
+the groups is made once (_ARCHS, the latest 64 architectures a process
+used), less the groups module_replay.py
 drops (`drop`): alike at a glance but not whole, too quick to record for
 replays to pay, or whose templates cannot be read or differ.
 """
@@ -312,14 +313,20 @@ def candidates(modules, arch=None):
     layer index read by one submodule (transformers' attention) makes each
     layer a group of its own. A layer alike to none of them is a group of
     its own where its signature holds for the process (BEiT's first layer,
-    whose drop path is an Identity; stages of two widths), unless layers
-    alike are below it."""
-    known = _ARCHS.get(arch) if arch is not None else None
+    whose drop path is an Identity; stages of two widths); groups of
+    layers alike below it are candidates too, replayed inside it while
+    it notes and verifies its template."""
+    known = _ARCHS.pop(arch, None) if arch is not None else None
     if known is None:
         known = _Arch(_shallow(modules))
-        if arch is not None and len(_ARCHS) < _ARCHS_MAX:
-            _ARCHS[arch] = known
-    shallow, small, yielded = known.shallow, known.small, known.yielded
+        while len(_ARCHS) >= _ARCHS_MAX:  # the one used least lately
+            try:
+                _ARCHS.pop(next(iter(_ARCHS)))
+            except (KeyError, RuntimeError, StopIteration):
+                break  # (another thread's recording made room)
+    if arch is not None:
+        _ARCHS[arch] = known  # the latest used: the last to make room
+    shallow, small = known.shallow, known.small
     if not shallow:
         return {}
     by_path = dict(modules)
@@ -328,7 +335,7 @@ def candidates(modules, arch=None):
         groups = []  # [its first member's _deep, [(path, module)]]
         apart = []  # groups of one no later layer is compared with
         for path in paths:
-            if path in small or path in yielded:
+            if path in small:
                 continue
             m = by_path[path]
             if len(groups) >= _MAX_APART:
@@ -363,17 +370,23 @@ def candidates(modules, arch=None):
         if not found:
             # alike at a glance, not whole: not compared again for the
             # architecture (a layer changed since is only not replayed)
-            small.update(p for p in paths if p not in yielded)
-    # a layer alike to none gives way to layers alike below it (CLIP's
-    # and T5's two encoders: their layers replay from the first summary,
-    # a lone layer from the third); then the outermost only: a layer
-    # replayed holds its sublayers' calls
+            small.update(paths)
+    # the outermost only, a layer replayed holding its sublayers' calls;
+    # but a layer alike to none holds layers alike below it (ResNet's
+    # stages, CLIP's and T5's encoders, DeepSeek's dense and MoE layers):
+    # they replay from a recording's first calls, it (the outermost such
+    # layer) from the architecture's fourth: noted by the second
+    # recording and verified by the third while they replay inside it,
+    # so a first summary pays nothing for it
+    known.recordings += 1
     grouped = {p for p, v in out.items() if len(v[3]) > 1}
-    for p, v in list(out.items()):
-        if len(v[3]) == 1 and any(q.startswith(p + ".") for q in grouped):
+    holding = {p for p, v in out.items() if len(v[3]) == 1 and
+               any(q.startswith(p + ".") for q in grouped)}
+    for p in holding:
+        if known.recordings < 2 or _below_any(p, holding):
             del out[p]
-            yielded.add(p)  # (not compared again while they are grouped)
-    return {p: v for p, v in out.items() if not _below_any(p, out)}
+    others = {p for p in out if p not in holding}
+    return {p: v for p, v in out.items() if not _below_any(p, others)}
 
 
 def _below_any(path, paths):
@@ -390,16 +403,15 @@ def _below_any(path, paths):
 class _Arch:
     """What the recordings of one architecture found, for its later
     ones."""
-    __slots__ = ("shallow", "small", "yielded", "learnt")
+    __slots__ = ("shallow", "small", "learnt", "recordings")
 
     def __init__(self, shallow):
         self.shallow = shallow  # its shallow groups: lists of paths
         # the paths of the groups too small to pay, alike at a glance
         # only, or whose templates differ (drop)
         self.small = set()
-        # lone layers that gave way to layers alike below them
-        self.yielded = set()
         self.learnt = False  # called_again read a recording
+        self.recordings = 0  # candidates made for it
 
 
 def _sizes(modules):
@@ -455,11 +467,6 @@ def drop(arch_, paths, below=False):
             dropped.update(q for g in known.shallow for q in g
                            if q.startswith(heads))
         known.small.update(dropped)
-        # a lone layer that gave way to layers alike below it is a
-        # candidate again once they are dropped
-        known.yielded.difference_update(
-            [p for p in known.yielded
-             if any(q.startswith(p + ".") for q in dropped)])
 
 
 def forget():
@@ -477,7 +484,8 @@ _PLAIN_ITEMS = 2000
 # the fewest layers alike that make a group (module_replay.py: a group of
 # two pays only where its template holds for the process)
 _ALIKE = 2
-# architecture (arch) -> _Arch: per process, bounded
+# architecture (arch) -> _Arch: per process, bounded, the one used least
+# lately making room (a process summarizing many models)
 _ARCHS = {}
 _ARCHS_MAX = 64
 # groups a layer is compared with, the latest: a layer alone in its

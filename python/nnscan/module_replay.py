@@ -22,11 +22,12 @@ call: _verify_alone; a module called more than once in a forward,
 learnt by layer_groups.called_again, is a group of its own: its later
 calls, which find its parameters named and its boundary shapes noted by
 its first, are a key of their own whose template its third call
-verifies). A shift
-that alternates (Swin's blocks), a stochastic depth rate that grows with
+verifies). A shift that alternates (Swin's blocks), a stochastic depth rate that grows with
 depth, a per-layer config object of other values: such a difference
 keeps layers apart (a layer alike to none replays from a process's third
-summary, _verify_alone). A layer index (transformers' `layer_idx`) is no
+summary, _verify_alone; layers alike below it replay inside it while it
+notes and verifies its template: their replays add what the hooks would
+have noted to its log, _module_events). A layer index (transformers' `layer_idx`) is no
 difference where nothing but the KV cache's update reads it
 (layer_cache.py, which also keys the cache argument and makes again what
 the call wrote into its slot). A call's key: the group, each argument's
@@ -241,13 +242,15 @@ class Layers:
         tracked = len(b.replayed_tracked)
         names = [b.names[id(t)] for t in key[1]]
         shadows = len(b.shadows.of) if b.shadows is not None else 0
-        log, self.stack.log = self.stack.log, []
+        outer, self.stack.log = self.stack.log, []
         try:
             out = orig(*args, **kwargs)
             if mode.pending:
                 fused._flush(mode)
         finally:
-            log, self.stack.log = self.stack.log, log
+            log, self.stack.log = self.stack.log, outer
+            if outer is not None:  # a layer alike to none noting its own
+                outer.extend(log)
         self._seen(key, path, at, names, shadows, out, log, cache, was,
                    tracked, real, again)
         return out
@@ -428,11 +431,10 @@ class Layers:
             self.kept[key[0]] = got[1]
             sig = self.found[path][2]
             kept_tpl = _for_process(got[1], b.shadows) \
-                if sig is not None and not real and \
-                len(_KEPT) < _KEPT_MAX else None
+                if sig is not None and not real else None
             if kept_tpl is not None:
                 pkey = self._process_key(sig, key)
-                _KEPT[pkey] = (kept_tpl, self._rules())
+                _keep(pkey, (kept_tpl, self._rules()))
                 noted = _NOTED.pop(pkey, None)  # (a module's second call)
                 if noted is not None:
                     _release(noted[0])
@@ -476,9 +478,8 @@ class Layers:
         if tpl is None:
             self._drop(path)
         elif was is not None:
-            if _same_for_process(was[0], tpl, self.b.shadows) and \
-                    len(_KEPT) < _KEPT_MAX:
-                _KEPT[pkey] = was
+            if _same_for_process(was[0], tpl, self.b.shadows):
+                _keep(pkey, was)
                 return
             _release(was[0])
             self._drop(path)
@@ -517,8 +518,12 @@ class Layers:
         before its call but its arguments and its own parameters, so its
         template is a function of the signature, the key and the
         recording's settings alone, under the rules it was made by."""
-        got = _KEPT.get(self._process_key(self.found[path][2], key))
-        if got is None or got[1] != self._rules():
+        pkey = self._process_key(self.found[path][2], key)
+        got = _KEPT.pop(pkey, None)
+        if got is None:
+            return None
+        _KEPT[pkey] = got  # the latest used: the last to make room
+        if got[1] != self._rules():
             return None
         self.kept[key[0]] = got[0]
         return got[0]
@@ -770,20 +775,27 @@ class Layers:
 
     def _module_events(self, path, events):
         """What ModuleStack's hooks noted during the template's call, made
-        at `path` (recorder.ModuleStack.log)."""
+        at `path` (recorder.ModuleStack.log), and noted as they would
+        have: a layer alike to none notes its template while its layers
+        alike replay inside it."""
         st = self.stack
+        log = st.log
         for e in events:
             p = path + e[1]
             if e[0] == "call":
                 st.calls[p] = st.calls.get(p, 0) + 1
             elif e[0] == "io":
-                if p not in st.io:
-                    st.io[p] = (e[2], [])
-            elif e[0] == "io_out":
                 if p in st.io:
-                    st.io[p][1].extend(e[2])
+                    continue
+                st.io[p] = (e[2], [])
+            elif e[0] == "io_out":
+                if p not in st.io:
+                    continue
+                st.io[p][1].extend(e[2])
             else:  # "out"
                 st.outputs.setdefault(p, []).append(e[2])
+            if log is not None:
+                log.append((e[0], p) + e[2:])
 
 
 def _handed_on(r, tensors, meta, made):
@@ -1010,7 +1022,8 @@ _HELD_LOCK = threading.Lock()
 _MIN_GROUP_NODES = 16
 # (group signature, key, settings) -> (template, the rules it was made
 # by): templates verified in a recording, for later ones (_process_kept);
-# bounded, a process summarizing many models keeps the first
+# bounded, the one used least lately making room (_keep): a process
+# summarizing many models keeps its latest models' templates
 _KEPT = {}
 _KEPT_MAX = 512
 # the same key -> (template, rules) of a lone layer's call, waiting for a
@@ -1019,6 +1032,22 @@ _NOTED = {}
 # id(a model's tensor with a real value, a layer's own) -> (weak reference,
 # its version, _contents): read once per change (Layers._contents_once)
 _CONTENTS = {}
+
+
+def _keep(pkey, kept):
+    """Keeps a template for the process (_KEPT), past _KEPT_MAX in place
+    of the one used least lately; a template it replaces, or that makes
+    room, releases its values' bytes."""
+    old = _KEPT.pop(pkey, None)
+    if old is not None:
+        _release(old[0])
+    while len(_KEPT) >= _KEPT_MAX:
+        try:
+            old = _KEPT.pop(next(iter(_KEPT)))
+        except (KeyError, RuntimeError, StopIteration):  # another thread
+            break  # made room, or changed the table as it was read
+        _release(old[0])
+    _KEPT[pkey] = kept
 
 
 def forget():

@@ -413,37 +413,38 @@ class Towers(nn.Module):
         return self.text(x) + self.image(x)
 
 
-def test_a_lone_container_gives_way_to_layers_alike_below():
+def test_a_lone_container_replays_over_layers_alike_below():
     # each encoder is alike to none; the blocks below are pairs, which a
-    # later summary replays from their first call, so the encoders are
-    # not tried (they would replay from the third summary only)
+    # later summary replays from their first call: they replay inside
+    # the encoders while those note their templates (second summary: a
+    # first pays nothing for them) and verify them (third), then each
+    # encoder replays whole, its blocks' module calls and shapes
+    # included; every report as every layer run
     model, x = Towers().eval(), torch.zeros(T, D)
-    _same(model, x, replayed=0)
+    with calls_counted(module_replay.Layers, "_seen") as noted:
+        _same(model, x, replayed=0)
+    assert noted[0] == 4  # the blocks' alone
     for _ in range(2):
-        _again(model, x, 4)
-    # nor compared again while the blocks are grouped: their own
-    # signatures are made (the blocks', each of their six modules') but
-    # the encoders' are not
-    with calls_counted(layer_groups, "_own_signature") as n:
-        _again(model, x, 4)
-    assert n[0] == 2 * 2 * 6
+        with calls_counted(module_replay.Layers, "_seen") as noted:
+            _again(model, x, 4)
+        assert noted[0] == 2  # the encoders'
+    for _ in range(2):
+        with calls_counted(module_replay.Layers, "_seen") as noted:
+            _again(model, x, 2)
+        assert noted[0] == 0
 
 
-def test_a_lone_container_is_tried_again_once_the_layers_below_drop():
-    # the text encoder's blocks dropped (as module_replay drops a group
-    # whose templates differ): the encoder above them is a candidate
-    # again, a lone layer noted by the next summary, while the image
-    # encoder's blocks replay; every report as every layer run
+def test_a_lone_container_dropped_leaves_its_layers_replaying():
+    # the encoders dropped (as module_replay drops a layer whose
+    # templates differ): the blocks below them replay all the same
     model, x = Towers().eval(), torch.zeros(T, D)
     _same(model, x, replayed=0)
-    arch = next(iter(layer_groups._ARCHS.values()))
-    assert arch.yielded == {"text", "image"}
-    layer_groups.drop(next(iter(layer_groups._ARCHS)),
-                      ["text.blocks.0", "text.blocks.1"])
-    assert arch.yielded == {"image"}
-    with calls_counted(module_replay.Layers, "_seen") as n:
-        _again(model, x, 2)
-    assert n[0] == 1
+    _again(model, x, 4)
+    layer_groups.drop(next(iter(layer_groups._ARCHS)), ["text", "image"])
+    for _ in range(2):
+        with calls_counted(module_replay.Layers, "_seen") as noted:
+            _again(model, x, 4)
+        assert noted[0] == 0
 
 
 class Activated(Block):
@@ -1020,3 +1021,33 @@ def test_a_module_called_again_holds_no_noted_template_once_kept():
     x = torch.zeros(T, D)
     _replayed_per_summary(Recurrent(5).eval(), x, 2)
     assert len(module_replay._NOTED) == 1  # the first call's, to verify
+
+
+def test_the_process_keeps_the_templates_it_used_latest(monkeypatch):
+    # room for one template: stacks of blocks that act and of blocks
+    # that do not (two signatures) take turns, and each one's template
+    # makes room for the other's, the one used least lately (a process
+    # summarizing many models keeps its latest ones' templates)
+    monkeypatch.setattr(module_replay, "_KEPT_MAX", 1)
+    x = torch.zeros(T, D)
+    acts = Stack([Block(True) for _ in range(6)]).eval()
+    plain = Stack([Block(False) for _ in range(6)]).eval()
+    module_replay.forget()
+    for model, replayed in ((acts, 4), (plain, 4), (plain, 6), (acts, 4),
+                            (acts, 6)):
+        with layers_replayed() as count:
+            nnscan.summary(model, inputs=x, file=False)
+        assert count[0] == replayed
+    assert len(module_replay._KEPT) == 1
+
+
+def test_the_process_keeps_the_architectures_it_used_latest(monkeypatch):
+    monkeypatch.setattr(layer_groups, "_ARCHS_MAX", 1)
+    x = torch.zeros(T, D)
+    six = Stack([Block() for _ in range(6)]).eval()
+    three = Stack([Block() for _ in range(3)]).eval()
+    module_replay.forget()
+    for model in (six, three, six):
+        nnscan.summary(model, inputs=x, file=False)
+        (arch,) = layer_groups._ARCHS
+        assert len(arch[0]) == len(list(model.modules()))
