@@ -7,7 +7,8 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 import hf_zoo  # noqa: E402
-from conftest import layers_replayed, replay_reports, zoo_config  # noqa: E402,E501
+from conftest import calls_counted, layers_replayed, replay_reports, \
+    zoo_config  # noqa: E402
 from nnscan import layer_cache, module_replay, replay  # noqa: E402
 
 LAYERS = 5
@@ -94,6 +95,28 @@ def test_layers_alike_to_none_replay_from_the_third_summary(family,
             monkeypatch.setitem(hf_zoo.TINY, k, 2)
     model, inputs = hf_zoo.build(family)
     assert _replayed_per_summary(model, inputs, 3)[0] == [0, 0, 2]
+
+
+def test_deepseek_v3_dense_and_moe_layers_replay_whole(monkeypatch):
+    # DeepSeek-V3's tiny config: a dense layer, then a MoE layer, each
+    # alike to none; their attentions are a pair, which replays from the
+    # second summary inside the layers. The layers note their templates
+    # in the second summary and verify them in the third (a first pays
+    # nothing for them); the fourth replays both whole, the routing and
+    # the experts included. Every report as every layer run
+    for k in _FIELDS:
+        if k in hf_zoo.TINY:
+            monkeypatch.setitem(hf_zoo.TINY, k, 2)
+    model, inputs = hf_zoo.build("deepseek_v3")
+    off, _ = replay_reports(model, inputs, False)
+    got = []
+    for _ in range(4):
+        with calls_counted(module_replay.Layers, "_seen") as noted, \
+                layers_replayed() as count:
+            on, _ = replay_reports(model, inputs, True)
+        assert on == off
+        got.append((count[0], noted[0]))
+    assert got == [(0, 2), (2, 2), (2, 2), (2, 0)]
 
 
 def test_albert_replays_its_one_layer_called_again():
