@@ -13,17 +13,18 @@ to others of its class but to none whole, where its signature holds for
 the process (module_replay.py verifies its template across recordings,
 while groups of layers alike below it replay inside it); or one module
 called more than once in a forward, learnt from the architecture's
-first recording (`called_again`: ALBERT's one layer group). In eval mode a drop rate is
-no difference where the class is known not to read it (_idle_in_eval);
-a transformers `layer_idx` is none where only the KV cache's update
-reads it (layer_cache.index_only). A group's signature holds for the
-process where it holds no attribute compared by identity.
+first recording (`called_again`: ALBERT's one layer group). In eval
+mode a drop rate is no difference where the class is known not to read
+it (_idle_in_eval); a transformers `layer_idx` is none where only the
+KV cache's update reads it (layer_cache.index_only). A group's
+signature holds for the process where it holds no attribute compared
+by identity.
 
 Per architecture (module paths and classes) the cheap part of finding
 the groups is made once (_ARCHS, the latest 64 architectures a process
-used), less the groups module_replay.py
-drops (`drop`): alike at a glance but not whole, too quick to record for
-replays to pay, or whose templates cannot be read or differ.
+used), less the groups module_replay.py drops (`drop`): alike at a
+glance but not whole, too quick to record for replays to pay, or whose
+templates cannot be read or differ.
 """
 import functools
 import sys

@@ -22,18 +22,19 @@ call: _verify_alone; a module called more than once in a forward,
 learnt by layer_groups.called_again, is a group of its own: its later
 calls, which find its parameters named and its boundary shapes noted by
 its first, are a key of their own whose template its third call
-verifies). A shift that alternates (Swin's blocks), a stochastic depth rate that grows with
-depth, a per-layer config object of other values: such a difference
-keeps layers apart (a layer alike to none replays from a process's third
-summary, _verify_alone; layers alike below it replay inside it while it
-notes and verifies its template: their replays add what the hooks would
-have noted to its log, _module_events). A layer index (transformers' `layer_idx`) is no
-difference where nothing but the KV cache's update reads it
-(layer_cache.py, which also keys the cache argument and makes again what
-the call wrote into its slot). A call's key: the group, each argument's
-dtype, sizes, strides and which arguments are one tensor, a tuple's,
-list's or torch.Size's items so, a value with a
-real value (a shadow: positions, a padding mask) by its contents where
+verifies). A shift that alternates (Swin's blocks), a stochastic depth
+rate that grows with depth, a per-layer config object of other values:
+such a difference keeps layers apart (a layer alike to none replays
+from a process's third summary, _verify_alone; one that holds layers
+alike from its fourth, as they replay inside it while it notes and
+verifies its template: their replays add what the hooks would have
+noted to its log, _module_events). A layer index (transformers'
+`layer_idx`) is no difference where nothing but the KV cache's update
+reads it (layer_cache.py, which also keys the cache argument and makes
+again what the call wrote into its slot). A call's key: the group, each
+argument's dtype, sizes, strides and which arguments are one tensor, a
+tuple's, list's or torch.Size's items so, a value with a real value (a
+shadow: positions, a padding mask) by its contents where
 it is small (a decoder's position ids, a tiny model's mask: such a key
 holds for the process), else by its value's name (for its recording
 only), the other arguments' values.
@@ -1039,7 +1040,7 @@ def _keep(pkey, kept):
     of the one used least lately; a template it replaces, or that makes
     room, releases its values' bytes."""
     old = _KEPT.pop(pkey, None)
-    if old is not None:
+    if old is not None and old[0] is not kept[0]:
         _release(old[0])
     while len(_KEPT) >= _KEPT_MAX:
         try:
