@@ -138,7 +138,7 @@ class Replays:
         kept = self.kept.get(key[0])
         if kept is None:
             if key[2]:  # a template kept for the process
-                kept = _KEPT.get((self.settings, key[0]))
+                kept = _kept((self.settings, key[0]))
                 if type(kept) is tuple and kept[0] == "verified" and \
                         kept[3] == self._rules():
                     _, kept, recipes, _ = kept
@@ -173,7 +173,7 @@ class Replays:
         (False), so that its later summaries pay no template."""
         for key, kept in self.kept.items():
             at = (self.settings, key)
-            had = _KEPT.get(at)
+            had = _kept(at)
             if had is False or (type(had) is tuple and had[0] == "verified"):
                 continue
             if not self.portable.get(key):
@@ -189,8 +189,7 @@ class Replays:
                        for t in mine]
             if None in mine or None in recipes or \
                     not all(_portable(t[0]) for t in mine):
-                if len(_KEPT) < _KEPT_MAX:
-                    _KEPT[at] = False
+                _keep(at, False)
                 continue
             seen = [(t[0], r) for t, r in zip(mine, recipes)]
             fails = 0
@@ -207,8 +206,7 @@ class Replays:
                 fails += len(seen) > 1
                 verdict = ("candidate", mine[-1], recipes[-1], fails) \
                     if fails < _TRIES else False
-            if len(_KEPT) < _KEPT_MAX or at in _KEPT:
-                _KEPT[at] = verdict
+            _keep(at, verdict)
 
     def _rules(self):
         """ops_map's rules as this recording reads them (a recording never
@@ -587,7 +585,28 @@ _TRIES = 3
 # comparisons failed) after one
 # recording's call; False where the key's template cannot be kept for the
 # process
-# (Replays.finish). Bounded: a process summarizing many shapes keeps the
-# first.
+# (Replays.finish). Bounded, the key used least lately making room: a
+# process summarizing many shapes keeps its latest ones'.
 _KEPT = {}
 _KEPT_MAX = 512
+
+
+def _kept(at):
+    """The process's verdict on a key (_KEPT), or None; one found is the
+    latest used, the last to make room."""
+    got = _KEPT.pop(at, None)
+    if got is not None:
+        _KEPT[at] = got
+    return got
+
+
+def _keep(at, verdict):
+    """Keeps a key's verdict for the process, past _KEPT_MAX in place of
+    the key used least lately."""
+    _KEPT.pop(at, None)
+    while len(_KEPT) >= _KEPT_MAX:
+        try:
+            _KEPT.pop(next(iter(_KEPT)))
+        except (KeyError, RuntimeError, StopIteration):  # another thread
+            break  # made room, or changed the table as it was read
+    _KEPT[at] = verdict

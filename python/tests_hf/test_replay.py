@@ -308,3 +308,22 @@ def test_the_numbered_tape_replays_too(kind, monkeypatch):
     monkeypatch.setenv("NNSCAN_TAPE_NUMBERED", "0")
     rules = nnscan.summary(model, inputs=inputs, file=False)
     assert rules.to_json(version=2) == tape.to_json(version=2)
+
+
+def test_the_process_keeps_the_templates_it_used_latest(monkeypatch):
+    """Room for one key's template: stacks of causal and of unmasked
+    attention take turns, and each one's template makes room for the
+    other's, the key used least lately (a process summarizing many
+    shapes keeps its latest ones'); every report as every call run."""
+    monkeypatch.setattr(replay, "_KEPT_MAX", 1)
+    inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
+    causal, plain = Stack(["causal"] * 2), Stack(["none"] * 2)
+    alone = {id(m): _summaries(m, inputs, 1)[0][0] for m in (causal, plain)}
+    replay.forget()
+    got = []
+    for model in (causal, plain, plain, causal, causal):
+        report, replayed, _ = _summary(model, inputs)
+        assert report == alone[id(model)]
+        got.append(replayed)
+    assert got == [0, 0, 2, 0, 2]
+    assert len(replay._KEPT) == 1
