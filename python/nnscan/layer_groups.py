@@ -32,7 +32,7 @@ import types
 
 import torch
 
-from . import layer_cache
+from . import latest, layer_cache
 
 # nn.Module's own per-instance tables: not attributes that make layers
 # differ (the hooks are checked apart). A forward set on the instance is
@@ -317,16 +317,11 @@ def candidates(modules, arch=None):
     whose drop path is an Identity; stages of two widths); groups of
     layers alike below it are candidates too, replayed inside it while
     it notes and verifies its template."""
-    known = _ARCHS.pop(arch, None) if arch is not None else None
+    known = latest.used(_ARCHS, arch) if arch is not None else None
     if known is None:
         known = _Arch(_shallow(modules))
-        while len(_ARCHS) >= _ARCHS_MAX:  # the one used least lately
-            try:
-                _ARCHS.pop(next(iter(_ARCHS)))
-            except (KeyError, RuntimeError, StopIteration):
-                break  # (another thread's recording made room)
-    if arch is not None:
-        _ARCHS[arch] = known  # the latest used: the last to make room
+        if arch is not None:
+            latest.put(_ARCHS, arch, known, _ARCHS_MAX)
     shallow, small = known.shallow, known.small
     if not shallow:
         return {}

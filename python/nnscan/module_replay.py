@@ -97,7 +97,7 @@ import weakref
 import torch
 from torch.utils._mode_utils import no_dispatch
 
-from . import fused, layer_cache, layer_groups, ops_map
+from . import fused, latest, layer_cache, layer_groups, ops_map
 from .graph import Node, _new_node
 from .replay import _absolute, _meta_of, _relative, added, call_key, \
     counted, finish_replay, graph_at, made_on_meta as _made, \
@@ -520,11 +520,8 @@ class Layers:
         template is a function of the signature, the key and the
         recording's settings alone, under the rules it was made by."""
         pkey = self._process_key(self.found[path][2], key)
-        got = _KEPT.pop(pkey, None)
-        if got is None:
-            return None
-        _KEPT[pkey] = got  # the latest used: the last to make room
-        if got[1] != self._rules():
+        got = latest.used(_KEPT, pkey)
+        if got is None or got[1] != self._rules():
             return None
         self.kept[key[0]] = got[0]
         return got[0]
@@ -1039,16 +1036,9 @@ def _keep(pkey, kept):
     """Keeps a template for the process (_KEPT), past _KEPT_MAX in place
     of the one used least lately; a template it replaces, or that makes
     room, releases its values' bytes."""
-    old = _KEPT.pop(pkey, None)
-    if old is not None and old[0] is not kept[0]:
-        _release(old[0])
-    while len(_KEPT) >= _KEPT_MAX:
-        try:
-            old = _KEPT.pop(next(iter(_KEPT)))
-        except (KeyError, RuntimeError, StopIteration):  # another thread
-            break  # made room, or changed the table as it was read
-        _release(old[0])
-    _KEPT[pkey] = kept
+    for old in latest.put(_KEPT, pkey, kept, _KEPT_MAX):
+        if old[0] is not kept[0]:
+            _release(old[0])
 
 
 def forget():

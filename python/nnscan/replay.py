@@ -49,7 +49,7 @@ import re
 import torch
 from torch.utils._mode_utils import no_dispatch
 
-from . import ops_map, shadow, tape
+from . import latest, ops_map, shadow, tape
 from .graph import Node, _new_node
 
 _NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
@@ -138,7 +138,7 @@ class Replays:
         kept = self.kept.get(key[0])
         if kept is None:
             if key[2]:  # a template kept for the process
-                kept = _kept((self.settings, key[0]))
+                kept = latest.used(_KEPT, (self.settings, key[0]))
                 if type(kept) is tuple and kept[0] == "verified" and \
                         kept[3] == self._rules():
                     _, kept, recipes, _ = kept
@@ -173,7 +173,7 @@ class Replays:
         (False), so that its later summaries pay no template."""
         for key, kept in self.kept.items():
             at = (self.settings, key)
-            had = _kept(at)
+            had = latest.used(_KEPT, at)
             if had is False or (type(had) is tuple and had[0] == "verified"):
                 continue
             if not self.portable.get(key):
@@ -189,7 +189,7 @@ class Replays:
                        for t in mine]
             if None in mine or None in recipes or \
                     not all(_portable(t[0]) for t in mine):
-                _keep(at, False)
+                latest.put(_KEPT, at, False, _KEPT_MAX)
                 continue
             seen = [(t[0], r) for t, r in zip(mine, recipes)]
             fails = 0
@@ -206,7 +206,7 @@ class Replays:
                 fails += len(seen) > 1
                 verdict = ("candidate", mine[-1], recipes[-1], fails) \
                     if fails < _TRIES else False
-            _keep(at, verdict)
+            latest.put(_KEPT, at, verdict, _KEPT_MAX)
 
     def _rules(self):
         """ops_map's rules as this recording reads them (a recording never
@@ -590,23 +590,3 @@ _TRIES = 3
 _KEPT = {}
 _KEPT_MAX = 512
 
-
-def _kept(at):
-    """The process's verdict on a key (_KEPT), or None; one found is the
-    latest used, the last to make room."""
-    got = _KEPT.pop(at, None)
-    if got is not None:
-        _KEPT[at] = got
-    return got
-
-
-def _keep(at, verdict):
-    """Keeps a key's verdict for the process, past _KEPT_MAX in place of
-    the key used least lately."""
-    _KEPT.pop(at, None)
-    while len(_KEPT) >= _KEPT_MAX:
-        try:
-            _KEPT.pop(next(iter(_KEPT)))
-        except (KeyError, RuntimeError, StopIteration):  # another thread
-            break  # made room, or changed the table as it was read
-    _KEPT[at] = verdict
