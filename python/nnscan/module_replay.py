@@ -567,12 +567,7 @@ class Layers:
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
 
-        seen = {}  # name -> rel(name): a value is read many times
-
-        def rel(name):
-            r = seen.get(name)
-            if r is not None:
-                return r
+        def relative(name):
             if not name:  # an absent input (""), an output nothing writes
                 return ("e", name)
             # an argument first: a model's input named like a counted
@@ -587,44 +582,62 @@ class Layers:
                     r = ("pT", name[len(lead):-2])  # its t(), folded
                 else:
                     raise LookupError(name)
-            seen[name] = r
             return r
 
-        def made(name):
+        def made_here(name):
             r = rel(name)
             if r[0] == "a":
                 raise LookupError(name)
             return r
 
+        # name -> relative(name), made once: a value is read many times,
+        # and a hit is the dict's own lookup (no Python frame)
+        rel = _Memo(relative).__getitem__
+        made = _Memo(made_here).__getitem__
+
+        subs = {}  # scope -> sub(scope): a layer's nodes share a few
+
         def sub(scope):
-            if scope == path:
-                return ""
-            if scope.startswith(lead):
-                return scope[len(path):]
-            raise LookupError(scope)
+            r = subs.get(scope)
+            if r is None:
+                if scope == path:
+                    r = ""
+                elif scope.startswith(lead):
+                    r = scope[len(path):]
+                else:
+                    raise LookupError(scope)
+                subs[scope] = r
+            return r
 
         def node_number(name, scope):
             return node_numbered(name, scope, k0, k1)
 
         try:
-            nodes = []
-            for n in g.nodes[n0:n1]:
-                o, number = node_number(n.name, n.scope)
-                nodes.append((n.op, o, number, sub(n.scope),
-                              tuple(rel(i) for i in n.inputs),
-                              tuple(made(x) for x in n.outputs),
-                              tuple(sorted(n.attrs.items())), n.domain))
+            # (map and unpacking rather than generators and attributes:
+            # a layer noted makes thousands of these, in a first summary)
+            made_nodes = g.nodes[n0:n1]
+            nodes = [(op, *node_number(name, scope), sub(scope),
+                      tuple(map(rel, ins)), tuple(map(made, outs)),
+                      tuple(sorted(attrs.items())) if attrs else (), domain)
+                     for op, name, ins, outs, attrs, domain, scope
+                     in made_nodes]
             aten = []
-            scopes = {n.name: n.scope for n in g.nodes[n0:n1]}
-            for k, v in added(g.aten, na, na1):
-                if k not in scopes:
-                    raise LookupError(k)
-                aten.append((node_number(k, scopes[k]), sub(scopes[k]),
-                             _relative(v, c0, k0, ni, scopes[k], rel)))
+            if na1 > na:
+                scopes = {n.name: n.scope for n in made_nodes}
+                for k, v in added(g.aten, na, na1):
+                    if k not in scopes:
+                        raise LookupError(k)
+                    aten.append((node_number(k, scopes[k]), sub(scopes[k]),
+                                 _relative(v, c0, k0, ni, scopes[k], rel)))
             values, inits, kinds, shapes = tables_added(b, at, after,
                                                         made)
-            declared = tuple(r for r, _ in values if _name(r, c0, path)
-                             in g.declared)
+            # (read by the names the values were made under; a folded
+            # t()'s value ("pT") by its weight's)
+            dec = g.declared
+            declared = tuple(
+                r for k, (r, _) in zip(itertools.islice(g.values, nv, nv1),
+                                       values)
+                if (k[:-2] if r[0] == "pT" else k) in dec)
             events = tuple((e[0], sub(e[1])) + e[2:] for e in log)
             # an output that is an argument (T5's position bias, handed
             # on) keeps its name and scope: made elsewhere, no scope here
@@ -809,6 +822,19 @@ def _handed_on(r, tensors, meta, made):
     return made
 
 
+class _Memo(dict):
+    """key -> f(key), each made once (its lookup a plain dict's)."""
+    __slots__ = ("f",)
+
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def __missing__(self, key):
+        v = self[key] = self.f(key)
+        return v
+
+
 class _Same:
     """A tensor in a template: equal to itself only."""
     __slots__ = ("v",)
@@ -988,11 +1014,6 @@ def tpl_params(nodes):
     """The relative names of the parameters a template's nodes read
     (themselves or their folded t())."""
     return {r[1] for n in nodes for r in n[4] if r[0] in ("p", "pT")}
-
-
-def _name(r, c0, path):
-    return r[1] + str(c0 + r[2]) if r[0] == "n" else path + "." + r[1]
-
 
 
 # a key's templates that differed before it is run for good

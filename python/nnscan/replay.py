@@ -44,7 +44,6 @@ NNSCAN_REPLAY=0 runs every call (bench/same_summary.py compares the two).
 """
 import itertools
 import os
-import re
 
 import torch
 from torch.utils._mode_utils import no_dispatch
@@ -52,7 +51,7 @@ from torch.utils._mode_utils import no_dispatch
 from . import latest, ops_map, shadow, tape
 from .graph import Node, _new_node
 
-_NAME = re.compile(r"([A-Za-z_]+?)(\d+)$")
+_DIGITS = "0123456789"
 
 
 def enabled():
@@ -383,12 +382,19 @@ class Replays:
 
 def counted(name, c0, c1):
     """("n", stem, k) for a value the graph's counter numbered c0 + k
-    (0 < k <= c1 - c0: "v12", "c13", "const14"), else None."""
-    m = _NAME.match(name)
-    if m is not None:
-        n = int(m.group(2))
-        if c0 < n <= c1 and m.group(1) + str(n) == name:
-            return ("n", m.group(1), n - c0)
+    (0 < k <= c1 - c0: "v12", "c13", "const14"; the stem ASCII letters
+    and underscores, the number without a leading zero), else None."""
+    # (string methods, not a pattern: a template asks this of every
+    # value it names)
+    stem = name.rstrip(_DIGITS)
+    at = len(stem)
+    if at == len(name) or not stem.isascii() or \
+            not stem.replace("_", "a").isalpha():
+        return None
+    digits = name[at:]
+    n = int(digits)
+    if c0 < n <= c1 and str(n) == digits:
+        return ("n", stem, n - c0)
     return None
 
 
@@ -414,10 +420,13 @@ def tables_added(b, at, after, made):
     values, initializers, parameter kinds and recorded sizes, each name
     as made(name) gives it."""
     g = b.g
-    return tuple(tuple((made(k), tuple(v) if d is b.shape_of else v)
-                       for k, v in added(d, at[i], after[i]))
-                 for i, d in ((4, g.values), (5, g.inits),
-                              (6, g.param_kinds), (7, b.shape_of)))
+    shapes = b.shape_of
+    return tuple(
+        tuple([(made(k), tuple(v)) for k, v in added(d, at[i], after[i])]
+              if d is shapes else
+              [(made(k), v) for k, v in added(d, at[i], after[i])])
+        for i, d in ((4, g.values), (5, g.inits), (6, g.param_kinds),
+                     (7, shapes)))
 
 
 def finish_replay(b, declared, name, counter, nodes_made, output, scope,

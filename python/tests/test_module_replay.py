@@ -1051,3 +1051,26 @@ def test_the_process_keeps_the_architectures_it_used_latest(monkeypatch):
         nnscan.summary(model, inputs=x, file=False)
         (arch,) = layer_groups._ARCHS
         assert len(arch[0]) == len(list(model.modules()))
+
+
+@pytest.mark.parametrize("name, c0, c1, relative", [
+    ("v12", 10, 20, ("n", "v", 2)),
+    ("const14", 0, 14, ("n", "const", 14)),
+    ("_3", 0, 5, ("n", "_", 3)),
+    ("v10", 10, 20, None),       # made before the template's start
+    ("v21", 10, 20, None),       # or after its end
+    ("v012", 0, 20, None),       # a leading zero: no counter writes it
+    ("a1b2", 0, 20, None),       # a stem with a digit
+    ("layer.1", 0, 20, None),    # a module path's index
+    ("\u00e93", 0, 20, None),    # a stem not ASCII
+    ("v\u0661\u0662", 0, 20, None),  # digits not ASCII
+    ("3", 0, 20, None),          # no stem
+    ("v", 0, 20, None),          # no number
+])
+def test_a_value_is_named_relative_to_the_counter_that_named_it(
+        name, c0, c1, relative):
+    """replay.counted: a name the graph's counter made between c0 and c1
+    (its stem and the counter's value) is relative to c0; any other name
+    is none (a parameter's, an argument's)."""
+    from nnscan import replay
+    assert replay.counted(name, c0, c1) == relative
