@@ -11,7 +11,9 @@ identity), _ALIKE (two) or more of them, of at least _LEAST modules, and
 no such module above them; or one such module alone, alike at a glance
 to others of its class but to none whole, where its signature holds for
 the process (module_replay.py verifies its template across recordings,
-while groups of layers alike below it replay inside it); or one module
+while groups of layers alike below it replay inside it); or the model
+itself, where its first recording's call returned tensors (_root: over
+every layer, from the architecture's second recording); or one module
 called more than once in a forward, learnt from the architecture's
 first recording (`called_again`: ALBERT's one layer group). In eval
 mode a drop rate is no difference where the class is known not to read
@@ -157,16 +159,21 @@ def _named(v):
     arguments, its keywords) of a functools.partial of one with plain
     arguments or tuples of them (transformers' GELUTanh: `partial(F.gelu,
     approximate="tanh")`, one per layer); None for anything else (a
-    closure, a lambda, an object: compared by identity)."""
+    closure, a lambda, an object: compared by identity). A class
+    (ResNet's `_norm_layer`, ViT's `partial(nn.LayerNorm, eps=1e-6)`) is
+    ("class", the class) itself: the signature holds it, so no other
+    class can take its identity."""
     t = type(v)
     if t in (types.FunctionType, types.BuiltinFunctionType):
         mod, qual = getattr(v, "__module__", None), v.__qualname__
         if type(mod) is str and "<" not in qual:
             return ("fn", mod, qual)
+    elif isinstance(v, type):
+        return ("class", v)
     elif t is functools.partial:
         fn = _named(v.func)
         kw = tuple(v.keywords.items())
-        if fn is not None and fn[0] == "fn" and \
+        if fn is not None and fn[0] in ("fn", "class") and \
                 all(map(_plain_argument, v.args)) and \
                 all(type(k) is str and _plain_argument(x) for k, x in kw):
             return ("partial", fn, v.args, kw)
@@ -323,7 +330,8 @@ def candidates(modules, arch=None):
         if arch is not None:
             latest.put(_ARCHS, arch, known, _ARCHS_MAX)
     shallow, small = known.shallow, known.small
-    if not shallow:
+    known.recordings += 1
+    if not shallow and not known.root:
         return {}
     by_path = dict(modules)
     memo, out, number = {}, {}, 0
@@ -374,15 +382,41 @@ def candidates(modules, arch=None):
     # layer) from the architecture's fourth: noted by the second
     # recording and verified by the third while they replay inside it,
     # so a first summary pays nothing for it
-    known.recordings += 1
+    # the model itself, from the architecture's second recording (noted
+    # by it, verified by the third, replayed whole from the fourth) where
+    # its call returned tensors: over every layer, the outermost
+    root = _root(modules, known, memo, number) \
+        if known.recordings >= 2 else None
     grouped = {p for p, v in out.items() if len(v[3]) > 1}
     holding = {p for p, v in out.items() if len(v[3]) == 1 and
                any(q.startswith(p + ".") for q in grouped)}
     for p in holding:
-        if known.recordings < 2 or _below_any(p, holding):
+        if known.recordings < 2 or _below_any(p, holding) or \
+                root is not None:
             del out[p]
     others = {p for p in out if p not in holding}
-    return {p: v for p, v in out.items() if not _below_any(p, others)}
+    out = {p: v for p, v in out.items() if not _below_any(p, others)}
+    if root is not None:
+        out[""] = root  # (its layers replay inside it while it notes)
+    return out
+
+
+def _root(modules, known, memo, number):
+    """The model's own call as a candidate alike to none, or None: not
+    where its first recording's call returned other than tensors (a
+    transformers model's output object), nor where a hook below it
+    would run or an attribute compares by identity, nor once dropped."""
+    if not ROOT or not known.root or not modules or modules[0][0] != "" or \
+            "" in known.small:
+        return None
+    m = modules[0][1]
+    try:
+        deep = _deep(m, memo)
+    except Exception:  # noqa: BLE001 - attributes that do not compare
+        return None
+    if deep[2] or not deep[3]:
+        return None
+    return (m, number, _Sig(deep[0]), [""])
 
 
 def _below_any(path, paths):
@@ -399,7 +433,7 @@ def _below_any(path, paths):
 class _Arch:
     """What the recordings of one architecture found, for its later
     ones."""
-    __slots__ = ("shallow", "small", "learnt", "recordings")
+    __slots__ = ("shallow", "small", "learnt", "recordings", "root")
 
     def __init__(self, shallow):
         self.shallow = shallow  # its shallow groups: lists of paths
@@ -408,6 +442,7 @@ class _Arch:
         self.small = set()
         self.learnt = False  # called_again read a recording
         self.recordings = 0  # candidates made for it
+        self.root = False  # the model's call returned tensors (_root)
 
 
 def _sizes(modules):
@@ -421,7 +456,7 @@ def _sizes(modules):
     return size
 
 
-def called_again(arch_, modules, calls):
+def called_again(arch_, modules, calls, root_out=()):
     """Learns from the architecture's first recording which of its layers
     were called more than once (ALBERT's one layer group, called for every
     layer; a recurrent cell called per step): `calls`, path -> the
@@ -433,6 +468,9 @@ def called_again(arch_, modules, calls):
     if known is None or known.learnt:
         return
     known.learnt = True
+    # what the model's calls returned (recorder.ModuleStack.outputs): a
+    # tensor or a tuple of them, which a replay makes again (_root)
+    known.root = bool(root_out) and all(_tensors(d) for d in root_out)
     grouped = {p for g in known.shallow for p in g}
     size = None
     for path, m in modules:
@@ -443,6 +481,19 @@ def called_again(arch_, modules, calls):
             size = _sizes(modules)
         if size[path] >= _LEAST:
             known.shallow.append([path])
+
+
+def _tensors(described):
+    """Whether a call's output (as structure.describe gives it) is a
+    tensor or a tuple of tensors and Nones, with a tensor."""
+    if type(described) is list:
+        return any(d is not None for d in described) and \
+            all(d is None or _tensor(d) for d in described)
+    return _tensor(described)
+
+
+def _tensor(described):
+    return type(described) is dict and set(described) == {"dtype", "shape"}
 
 
 def arch(modules):
@@ -470,6 +521,9 @@ def forget():
     _ARCHS.clear()
 
 
+# whether the model's own call is a candidate (_root; tests of the
+# layers below it turn it off)
+ROOT = True
 # containers that hold modules and are not called themselves
 _UNCALLED = (torch.nn.ModuleList, torch.nn.ModuleDict)
 # the fewest modules (itself included) a layer replayed holds

@@ -28,7 +28,9 @@ such a difference keeps layers apart (a layer alike to none replays
 from a process's third summary, _verify_alone; one that holds layers
 alike from its fourth, as they replay inside it while it notes and
 verifies its template: their replays add what the hooks would have
-noted to its log, _module_events). A layer index (transformers'
+noted to its log, _module_events; the model itself is such a layer,
+path "", where its call returns tensors and what its replay saves pays
+for noting it, _pays_whole). A layer index (transformers'
 `layer_idx`) is no difference where nothing but the KV cache's update
 reads it (layer_cache.py, which also keys the cache argument and makes
 again what the call wrote into its slot). A call's key: the group, each
@@ -154,6 +156,8 @@ class Layers:
         self.values = {}    # id(_Value) -> (it, its meta tensor: _value_of)
         self.unkeyed = {}   # group -> calls no key held, None once one was
         self.paired = set()  # the pairs (groups of two) one call noted
+        # [nodes the replays made, replays] (_pays_whole)
+        self.replayed = [0, 0]
         self.prev = None
 
     def __enter__(self):
@@ -173,7 +177,8 @@ class Layers:
         _local.layers = self.prev
         if self.modules is not None and exc[0] is None:
             layer_groups.called_again(self.arch, self.modules,
-                                      self.stack.calls)
+                                      self.stack.calls,
+                                      self.stack.outputs.get(""))
         self.modules = None
         for path, (m, own) in self.saved.items():
             d = vars(m)
@@ -378,7 +383,7 @@ class Layers:
         if type(kept) is tuple:
             return
         own = self._own(path)
-        lead = path + "."
+        lead = _lead(path)
         form, outs = _form(out)
         out = outs[0] if outs else None
         try:
@@ -408,6 +413,9 @@ class Layers:
             self._drop(path, below=True)
             if self._lone(path):
                 return
+        if not path and not self._pays_whole(key, after[1] - at[1]):
+            self._drop(path)
+            return
         name = b.names.get(id(out))
         note = (path, at, after, key[1], name,
                 b.scope_of.get(id(out), path), _meta_of(out), log, made,
@@ -491,6 +499,21 @@ class Layers:
             else:
                 _NOTED[pkey] = (kept, rules)
 
+    def _pays_whole(self, key, nodes):
+        """Whether the model's own call, of `nodes` nodes, pays for its
+        noting where it notes first: its replay saves what ran besides
+        its layers' replays, and those replays' own cost (a replay costs
+        about what recording _REPLAY_NODES nodes does); noting and
+        verifying it costs about a quarter of recording its nodes, twice.
+        Where four replays of it would not save that (ViT's encoder
+        layers replay all but 9 of its 633 nodes), it is not noted. Its
+        verification, once noted, is not asked again: by then more of
+        its layers replay."""
+        if self._process_key(self.found[""][2], key) in _NOTED:
+            return True
+        saved = nodes - self.replayed[0] + _REPLAY_NODES * self.replayed[1]
+        return 4 * saved >= nodes // 2
+
     def _pair(self, path, again=False):
         """Whether the layer at `path` is one of a group of two: its two
         calls make the template, so it replays only from a template kept
@@ -537,6 +560,7 @@ class Layers:
         one is named at its first path: not the module's)."""
         got = self.tensors.get(path)
         if got is None:
+            lead = _lead(path)
             m = self.found[path][0]
             params = self.b.params
             got = {}
@@ -545,7 +569,7 @@ class Layers:
                 for store in (sub._parameters, sub._buffers):
                     for k, t in store.items():
                         p = params.get(id(t)) if t is not None else None
-                        if p is not None and p[0] == path + "." + head + k:
+                        if p is not None and p[0] == lead + head + k:
                             got[head + k] = t
             self.tensors[path] = got
         return got
@@ -562,7 +586,7 @@ class Layers:
         if unc1 != unc or out_name is None:
             return None
         own = self._own(path)
-        lead = path + "."
+        lead = _lead(path)
         arg_of = {}
         for k, t in enumerate(tensors):
             arg_of.setdefault(b.names[id(t)], k)
@@ -696,7 +720,9 @@ class Layers:
         c0, k0, n0 = g._counter, g._nodes_made, len(g.nodes)
         ni = len(g.inits)
         args = [names[id(t)] for t in tensors]
-        lead = path + "."
+        self.replayed[0] += dk
+        self.replayed[1] += 1
+        lead = _lead(path)
 
         def name(r):
             if r[0] == "n":
@@ -820,6 +846,12 @@ def _handed_on(r, tensors, meta, made):
                 (meta[0], tuple(meta[1]), tuple(meta[2])):
             return t
     return made
+
+
+def _lead(path):
+    """What the names below the module at `path` start with: "path.",
+    or nothing for the model itself ("")."""
+    return path + "." if path else ""
 
 
 class _Memo(dict):
@@ -1039,6 +1071,10 @@ _HELD_LOCK = threading.Lock()
 # model slower (bench/recording_profile.py --against, 2026-11-28); a
 # count, unlike the time it replaces, is the same on every machine
 _MIN_GROUP_NODES = 16
+# what a layer's replay costs, as the nodes whose recording costs as
+# much (0.1 to 0.3 ms a replay, 30 to 60 us a node recorded on PyTorch
+# 2.14): _pays_whole
+_REPLAY_NODES = 4
 # (group signature, key, settings) -> (template, the rules it was made
 # by): templates verified in a recording, for later ones (_process_kept);
 # bounded, the one used least lately making room (_keep): a process
