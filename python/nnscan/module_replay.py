@@ -477,8 +477,14 @@ class Layers:
         """A lone layer's call: its template is noted for the process
         (_NOTED) and kept (_KEPT) once a later recording's call of the
         key added the same; one that differs drops the layer."""
-        tpl = self._template(*note)
         pkey = self._process_key(self.found[path][2], key)
+        if pkey not in _NOTED and self._note_bytes(note) > _PROCESS_BYTES:
+            # what it would keep for the process is more than a template
+            # may (_for_process): not made (the model's own call of a
+            # Swin, whose masks and position indices are 5 MB)
+            self._drop(path)
+            return
+        tpl = self._template(*note)
         rules = self._rules()
         was = _NOTED.pop(pkey, None)
         if was is not None and was[1] != rules:
@@ -498,6 +504,16 @@ class Layers:
                 self._drop(path)
             else:
                 _NOTED[pkey] = (kept, rules)
+
+    def _note_bytes(self, note):
+        """What the template of `note` would hold of values with real
+        contents (_bytes of what _template keeps: the tracked values,
+        and the valued ones but the call's arguments)."""
+        names = self.b.names
+        args = {names.get(id(t)) for t in note[3]}
+        return sum(t.numel() * t.element_size() for _, t in
+                   itertools.chain(note[9], (v for v in note[12][1]
+                                             if v[0] not in args)))
 
     def _pays_whole(self, key, nodes):
         """Whether the model's own call, of `nodes` nodes, pays for its

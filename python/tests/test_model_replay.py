@@ -191,3 +191,41 @@ def test_the_model_itself_is_off_where_layer_tests_turn_it_off(
     monkeypatch.setattr(layer_groups, "ROOT", False)
     got = _summaries(Net().eval(), X, 5, monkeypatch)
     assert got == [[]] * 5
+
+
+class Indexed(Net):
+    """Net, its head reading the features at positions it computes from
+    a buffer of its own (a real value: Swin's relative position index)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("index", torch.arange(4))
+
+    def forward(self, x):
+        y = self.blocks(x).mean((2, 3))
+        at = self.index * 2  # made with a real value (tracked)
+        return self.head(y)[:, at]
+
+
+def test_a_model_holding_more_values_than_a_template_may_runs(monkeypatch):
+    # what its template would keep for the process (the positions it
+    # makes) is more than module_replay._PROCESS_BYTES allows: it is not
+    # noted, its template not even made (Swin's model, 5 MB of them)
+    monkeypatch.setattr(module_replay, "_PROCESS_BYTES", 8)
+    real = module_replay.Layers._template
+    whole = []
+
+    def template(self, path, *a):
+        whole.append(path == "")
+        return real(self, path, *a)
+    monkeypatch.setattr(module_replay.Layers, "_template", template)
+    model = Indexed().eval()
+    module_replay.forget()
+    paths, replay = _paths()
+    monkeypatch.setattr(module_replay.Layers, "_replay", replay)
+    for _ in range(5):
+        on, _ = replay_reports(model, X, True)
+        assert on == replay_reports(model, X, False)[0]
+    assert not any(whole) and "" not in paths
+    arch = layer_groups.arch(list(model.named_modules()))
+    assert "" in layer_groups._ARCHS[arch].small
