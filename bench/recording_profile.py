@@ -442,7 +442,11 @@ def against(name, other, runs, part="summary"):
     second summary), whose groups must be the same; part="pack" each
     package's graph._pack_parts of one graph this package recorded (on
     the numbered tape with NNSCAN_TAPE_NUMBERED=1), whose bytes must be
-    the same."""
+    the same. part="by_summary" times a process's first to seventh
+    summaries: each of --runs rounds forgets both packages' templates and
+    architectures (as a fresh process has none), then the two take turns
+    summary by summary; prints each summary's medians and the median of
+    its per-round ratios (other / this)."""
     import importlib
     import tempfile
     import nnscan
@@ -459,6 +463,9 @@ def against(name, other, runs, part="summary"):
     finally:
         sys.path.remove(d)
     inputs = args[0] if args else kwargs
+    if part == "by_summary":
+        return _by_summary(name, {"base": base, "this": nnscan}, model,
+                           inputs, runs)
     if part == "meta_copy":
         pkgs = {"base": importlib.import_module("nnscan_base.recorder"),
                 "this": importlib.import_module("nnscan.recorder")}
@@ -502,6 +509,32 @@ def against(name, other, runs, part="summary"):
     print(f"{name:20s} other {statistics.median(b) * 1e3:7.3f} ms  this "
           f"{statistics.median(n) * 1e3:7.3f} ms  other/this {ratio:.3f}",
           flush=True)
+
+
+BY_SUMMARY = 7  # the summaries of a process part="by_summary" times
+
+
+def _by_summary(name, pkgs, model, inputs, runs):
+    """against()'s by_summary part."""
+    import importlib
+    times = {k: [[] for _ in range(BY_SUMMARY)] for k in pkgs}
+    for r in range(runs):
+        for p in pkgs.values():
+            for m in ("layer_groups", "module_replay", "replay"):
+                importlib.import_module(p.__name__ + "." + m).forget()
+        for i in range(BY_SUMMARY):
+            for k in ("base", "this") if (r + i) % 2 == 0 else \
+                    ("this", "base"):
+                t = time.process_time()
+                pkgs[k].summary(model, inputs=inputs, file=False)
+                gc.collect(0)
+                times[k][i].append(time.process_time() - t)
+    cells = []
+    for b, n in zip(times["base"], times["this"]):
+        ratio = statistics.median([x / y for x, y in zip(b, n)])
+        cells.append(f"{statistics.median(b) * 1e3:.1f}/"
+                     f"{statistics.median(n) * 1e3:.1f}={ratio:.2f}")
+    print(f"{name:20s}", " ".join(cells), flush=True)
 
 
 def _candidates_timed(model, pkgs):
@@ -1356,7 +1389,8 @@ def main():
                     "(against_env()'s doc); with --sections, each section "
                     "both ways")
     ap.add_argument("--part", choices=("summary", "meta_copy",
-                                       "layer_groups", "pack"),
+                                       "layer_groups", "pack",
+                                       "by_summary"),
                     default="summary",
                     help="with --against: what is timed (against()'s doc)")
     a = ap.parse_args()
