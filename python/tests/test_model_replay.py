@@ -167,8 +167,14 @@ def test_a_model_whose_layers_replay_all_but_a_few_nodes_runs(monkeypatch):
     # the model adds besides them (its head) and their six replays save
     # less than noting the model whole costs (module_replay._pays_whole,
     # as ViT's encoder layers): it is not noted, nor tried again
+    _never_noted(Longs().eval(), torch.zeros(T, D), monkeypatch)
+
+
+def _never_noted(model, x, monkeypatch):
+    """Five summaries, each's reports those of every layer run: the
+    model's own template is never made nor replayed, and the model is
+    not tried again for its architecture."""
     module_replay.forget()
-    model, x = Longs().eval(), torch.zeros(T, D)
     real = module_replay.Layers._template
     whole = []
 
@@ -212,20 +218,4 @@ def test_a_model_holding_more_values_than_a_template_may_runs(monkeypatch):
     # makes) is more than module_replay._PROCESS_BYTES allows: it is not
     # noted, its template not even made (Swin's model, 5 MB of them)
     monkeypatch.setattr(module_replay, "_PROCESS_BYTES", 8)
-    real = module_replay.Layers._template
-    whole = []
-
-    def template(self, path, *a):
-        whole.append(path == "")
-        return real(self, path, *a)
-    monkeypatch.setattr(module_replay.Layers, "_template", template)
-    model = Indexed().eval()
-    module_replay.forget()
-    paths, replay = _paths()
-    monkeypatch.setattr(module_replay.Layers, "_replay", replay)
-    for _ in range(5):
-        on, _ = replay_reports(model, X, True)
-        assert on == replay_reports(model, X, False)[0]
-    assert not any(whole) and "" not in paths
-    arch = layer_groups.arch(list(model.named_modules()))
-    assert "" in layer_groups._ARCHS[arch].small
+    _never_noted(Indexed().eval(), X, monkeypatch)
