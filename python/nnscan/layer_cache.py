@@ -34,6 +34,12 @@ called with the model's cache (a `DynamicCache`), into whose slot
   a tensor with a real value (a shadow), which the call may make
   (`valued`) and a replay makes again from the slot's own scalar.
 
+A model's own call makes its cache and returns it (its output object's
+`past_key_values`): a replay of the whole call (module_replay._form)
+makes the cache again from its attributes (`output_form`,
+`output_made`), its slots holding meta tensors named as the recorded
+call's, which a generation's decode steps then read.
+
 A state-space layer's (Mamba's mixer; FalconH1's, which has an
 attention too) slot is a `LinearAttentionLayer` (or
 `LinearAttentionAndFullAttentionLayer`): the layer reads its index in
@@ -576,3 +582,59 @@ def apply(cache, index, made, tensor, shadows):
         if e[1] == "s" and shadows is not None:
             shadows.adopt(t, was)
         slot[key] = t
+
+
+# what a model's call may return a cache of (output_form), at most so deep
+_CACHES = "transformers.cache_utils"
+_OUTPUT_DEPTH = 4
+
+
+def output_form(v, tensors, depth=0):
+    """How a cache the model's own call made and returned (its output
+    object's `past_key_values`: a DynamicCache, an EncoderDecoderCache)
+    is made again by a replay of the call (module_replay._form): "t" for
+    a tensor (appended to `tensors`, the output's tensors in order),
+    ("v", a plain value), ("l", items) for a list, ("d", items) for a
+    dict of plain keys and values, and ("o", class, (attribute, form)
+    ...) for an object of a transformers cache class whose state is its
+    attributes. LookupError for anything else (an object of another
+    kind: what it is cannot be made again from its attributes)."""
+    if isinstance(v, torch.Tensor):
+        tensors.append(v)
+        return "t"
+    if type(v) in _PLAIN:
+        return ("v", v)
+    if depth >= _OUTPUT_DEPTH:
+        raise LookupError(type(v).__name__)
+    if type(v) is list:
+        return ("l", tuple(output_form(x, tensors, depth + 1) for x in v))
+    if type(v) is dict:
+        if not all(type(k) in _PLAIN and type(x) in _PLAIN
+                   for k, x in v.items()):
+            raise LookupError("dict")
+        return ("d", tuple(v.items()))
+    cls = type(v)
+    if cls.__module__ != _CACHES or not hasattr(v, "__dict__") or \
+            any(vars(c).get("__slots__") for c in cls.__mro__):
+        # (abc.ABC's empty __slots__ holds nothing)
+        raise LookupError(cls.__name__)
+    return ("o", cls, tuple((k, output_form(x, tensors, depth + 1))
+                            for k, x in vars(v).items()))
+
+
+def output_made(form, tensors):
+    """What output_form described, made again: its tensors taken in
+    order from the iterator `tensors`; an object made without its
+    __init__, its attributes set as they were."""
+    if form == "t":
+        return next(tensors)
+    kind = form[0]
+    if kind == "v":
+        return form[1]
+    if kind == "l":
+        return [output_made(f, tensors) for f in form[1]]
+    if kind == "d":
+        return dict(form[1])
+    obj = form[1].__new__(form[1])
+    vars(obj).update((k, output_made(f, tensors)) for k, f in form[2])
+    return obj

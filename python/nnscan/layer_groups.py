@@ -403,8 +403,9 @@ def candidates(modules, arch=None):
 
 def _root(modules, known, memo, number):
     """The model's own call as a candidate alike to none, or None: not
-    where its first recording's call returned other than tensors (a
-    transformers model's output object), nor where a hook below it
+    where its first recording's call returned other than tensors (alone,
+    in a tuple, or in an output object with the cache it made: _tensors),
+    nor where a hook below it
     would run or an attribute compares by identity, nor once dropped."""
     if not ROOT or not known.root or not modules or modules[0][0] != "" or \
             "" in known.small:
@@ -468,8 +469,9 @@ def called_again(arch_, modules, calls, root_out=()):
     if known is None or known.learnt:
         return
     known.learnt = True
-    # what the model's calls returned (recorder.ModuleStack.outputs): a
-    # tensor or a tuple of them, which a replay makes again (_root)
+    # what the model's calls returned (recorder.ModuleStack.outputs):
+    # tensors, alone, in a tuple or in an output object with the cache
+    # the call made, which a replay makes again (_root)
     known.root = bool(root_out) and all(_tensors(d) for d in root_out)
     grouped = {p for g in known.shallow for p in g}
     size = None
@@ -485,11 +487,34 @@ def called_again(arch_, modules, calls, root_out=()):
 
 def _tensors(described):
     """Whether a call's output (as structure.describe gives it) is a
-    tensor or a tuple of tensors and Nones, with a tensor."""
+    tensor, a tuple of tensors and Nones with a tensor, or a dict (a
+    transformers output object) of tensors, caches and such dicts and
+    lists, with a tensor (module_replay._form)."""
     if type(described) is list:
         return any(d is not None for d in described) and \
             all(d is None or _tensor(d) for d in described)
-    return _tensor(described)
+    return _tensor(described) or \
+        type(described) is dict and _nested(described) is True
+
+
+def _nested(described, depth=0):
+    """True where a value an output object holds is made of tensors,
+    caches (a decoder's past_key_values, which a replay makes again
+    where it is one: module_replay._form says), dicts and lists of them,
+    with a tensor; "empty" where it holds no tensor; False otherwise."""
+    if _tensor(described):
+        return True
+    if depth > 8:
+        return False
+    if type(described) is dict and described.keys() == {"type"}:
+        return "empty" if described["type"].endswith("Cache") else False
+    if type(described) is list or type(described) is dict and described:
+        got = [_nested(d, depth + 1) for d in (
+            described if type(described) is list else described.values())]
+        if False in got:
+            return False
+        return True if True in got else "empty"
+    return False
 
 
 def _tensor(described):

@@ -29,8 +29,9 @@ from a process's third summary, _verify_alone; one that holds layers
 alike from its fourth, as they replay inside it while it notes and
 verifies its template: their replays add what the hooks would have
 noted to its log, _module_events; the model itself is such a layer,
-path "", where its call returns tensors and what its replay saves pays
-for noting it, _pays_whole). A layer index (transformers'
+path "", where its call returns tensors, alone, in a tuple or in an
+output object, with the KV cache it made (_form), and what its replay
+saves pays for noting it, _pays_whole). A layer index (transformers'
 `layer_idx`) is no difference where nothing but the KV cache's update
 reads it (layer_cache.py, which also keys the cache argument and makes
 again what the call wrote into its slot). A call's key: the group, each
@@ -211,8 +212,11 @@ class Layers:
         if key is None:
             # an argument no key holds (an object, a quantized cache): a
             # group none of whose calls can be keyed is not tried again
-            # for the architecture, so that its sublayers' groups are
-            n = self.unkeyed.get(group, 0)
+            # for the architecture, so that its sublayers' groups are;
+            # but the model itself (a generation's decode step, given
+            # its cache) stays a candidate for calls keyed otherwise (the
+            # prefill), as its sublayers' groups are tried within it
+            n = self.unkeyed.get(group, 0) if path else None
             if n is not None:
                 self.unkeyed[group] = n + 1
                 if n + 1 == min(_TRIES, len(self.found[path][3])):
@@ -790,10 +794,8 @@ class Layers:
         out = _handed_on(output, tensors, (dtype, size, stride), out)
         if form is None:
             return out
-        n, at = form
-        got = [None] * n
-        got[at[0]] = out
-        for k, (r, sc, (dtype, size, stride, _)) in zip(at[1:], more):
+        got = [out]
+        for r, sc, (dtype, size, stride, _) in more:
             t = _handed_on(r, tensors, (dtype, size, stride), None)
             if t is None:
                 t = _made(dtype, size, stride)
@@ -801,8 +803,8 @@ class Layers:
                 names[id(t)] = name(r)
                 if r[0] == "n":  # made by the call
                     b.scope_of[id(t)] = path + sc
-            got[k] = t
-        return tuple(got)
+            got.append(t)
+        return _formed(form, got)
 
     def _value_of(self, kept):
         """A meta tensor whose shadow is a _Value's contents (a template
@@ -901,16 +903,93 @@ def _form(out):
     """(None, [out]) for a tensor; ((n, the tensors' places), the
     tensors) for a tuple of n whose items are tensors, each once, and
     Nones (a transformers layer's hidden states and attention weights,
-    or None for the weights); (None, None) for anything else."""
+    or None for the weights); (_output_form's, the tensors in order) for
+    a dict or a transformers output object of tensors and caches the
+    call made (a model's logits and its KV cache), each tensor once;
+    (None, None) for anything else."""
     if isinstance(out, torch.Tensor):
         return None, [out]
     if type(out) is tuple:
         at = tuple(k for k, x in enumerate(out) if x is not None)
         got = [out[k] for k in at]
-        if at and all(isinstance(t, torch.Tensor) for t in got) and \
-                len(set(map(id, got))) == len(got):
+        if at and _distinct_tensors(got):
             return (len(out), at), got
+    elif type(out) is dict or _model_output(type(out)):
+        got = []
+        try:
+            form = _output_form(out, got, 0)
+        except LookupError:
+            return None, None
+        if got and _distinct_tensors(got):
+            return form, got
     return None, None
+
+
+def _output_form(v, got, depth):
+    """How a replay makes `v` again, its tensors appended to `got`: "t" a
+    tensor; ("m", class, keys, forms) a dict or a transformers output
+    object keyed by strings (CLIP's holds its towers'); ("s", list or
+    tuple, forms) a list or tuple (RWKV's state); else a cache the call
+    made (layer_cache.output_form's "o"). LookupError for anything else,
+    or deeper than _OUTPUT_DEPTH."""
+    if isinstance(v, torch.Tensor):
+        got.append(v)
+        return "t"
+    if depth >= _OUTPUT_DEPTH:
+        raise LookupError(depth)
+    cls = type(v)
+    if cls is dict or _model_output(cls):
+        keys = tuple(v.keys())
+        if not keys or any(type(k) is not str for k in keys):
+            raise LookupError(keys)
+        return ("m", cls, keys, tuple(_output_form(x, got, depth + 1)
+                                      for x in v.values()))
+    if cls is list or cls is tuple:
+        return ("s", cls, tuple(_output_form(x, got, depth + 1)
+                                for x in v))
+    form = layer_cache.output_form(v, got)
+    if form[0] != "o":
+        raise LookupError(cls.__name__)
+    return form
+
+
+def _distinct_tensors(got):
+    return all(isinstance(t, torch.Tensor) for t in got) and \
+        len(set(map(id, got))) == len(got)
+
+
+def _model_output(cls):
+    """Whether cls is a transformers ModelOutput (a dataclass whose dict
+    holds the fields that are not None, made again from them by name),
+    without importing transformers."""
+    return any(c.__name__ == "ModelOutput" and
+               c.__module__.startswith("transformers.")
+               for c in cls.__mro__[1:])
+
+
+def _formed(form, got):
+    """The call's output made again from `form` (_form's) and its
+    tensors in order."""
+    if type(form[0]) is int:
+        n, at = form
+        out = [None] * n
+        for k, t in zip(at, got):
+            out[k] = t
+        return tuple(out)
+    return _output_made(form, iter(got))
+
+
+def _output_made(form, tensors):
+    """What _output_form described, made again from the iterator
+    `tensors`."""
+    if form == "t":
+        return next(tensors)
+    if form[0] == "m":
+        return form[1](**{k: _output_made(f, tensors)
+                          for k, f in zip(form[2], form[3])})
+    if form[0] == "s":
+        return form[1](_output_made(f, tensors) for f in form[2])
+    return layer_cache.output_made(form, tensors)
 
 
 class _Made:
@@ -1091,6 +1170,10 @@ _MIN_GROUP_NODES = 16
 # much (0.1 to 0.3 ms a replay, 30 to 60 us a node recorded on PyTorch
 # 2.14): _pays_whole
 _REPLAY_NODES = 4
+# how deep a call's output may nest for a replay to make it again
+# (_output_form: a model's output object, a tower's inside it, a cache
+# inside that, its slots)
+_OUTPUT_DEPTH = 8
 # (group signature, key, settings) -> (template, the rules it was made
 # by): templates verified in a recording, for later ones (_process_kept);
 # bounded, the one used least lately making room (_keep): a process

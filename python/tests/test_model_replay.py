@@ -3,8 +3,12 @@ _root): from a process's fourth summary of a model whose call returns
 tensors, the summary adds the model's template (noted by the second
 summary, verified by the third) instead of running its forward. Every
 report is the one with every layer run (NNSCAN_MODULE_REPLAY=0); a
-model whose call returns another object, whose layers' replays leave
-too little to save, that holds a hook, or that changed since, runs."""
+model whose call returns another object than tensors (alone, in a
+tuple, or in a dict: a transformers model's output object), whose
+layers' replays leave too little to save, that holds a hook, or that
+changed since, runs."""
+import types
+
 import pytest
 import torch
 from torch import nn
@@ -45,7 +49,13 @@ class Net(nn.Module):
     def forward(self, x):
         y = self.head(self.blocks(x).mean((2, 3)))
         if self.returns == "dict":
-            return {"logits": y}
+            return {"logits": y, "features": y.relu()}
+        if self.returns == "nested":
+            return {"logits": y, "parts": {"pos": y.relu()}, "all": [y * 2]}
+        if self.returns == "object":
+            return types.SimpleNamespace(logits=y)
+        if self.returns == "dict of other":
+            return {"logits": y, "classes": 4}
         if self.returns == "tuple":
             return y, None
         return y
@@ -88,16 +98,38 @@ def _summaries(model, x, n, monkeypatch):
     return got
 
 
-@pytest.mark.parametrize("returns", ["tensor", "tuple"])
+@pytest.mark.parametrize("returns", ["tensor", "tuple", "dict", "nested"])
 def test_a_model_replays_whole_from_its_fourth_summary(monkeypatch,
                                                        returns):
     got = _summaries(Net(returns).eval(), X, 6, monkeypatch)
     assert got == [[], [], [], [""], [""], [""]]
 
 
-def test_a_model_returning_another_object_runs(monkeypatch):
+def test_a_replay_returns_what_the_model_returns(monkeypatch):
+    # the dict made again: its keys in order, each a tensor of the
+    # shape the forward's had
+    model = Net("dict").eval()
+    _summaries(model, X, 3, monkeypatch)
+    got = {}
+    real = module_replay.Layers._replay
+
+    def replay(self, path, *a):
+        out = real(self, path, *a)
+        if path == "":
+            got["out"] = out
+        return out
+    monkeypatch.setattr(module_replay.Layers, "_replay", replay)
+    replay_reports(model, X, True)
+    out = got["out"]
+    assert type(out) is dict and list(out) == ["logits", "features"]
+    assert [tuple(t.shape) for t in out.values()] == [(2, 4), (2, 4)]
+    assert out["logits"] is not out["features"]
+
+
+@pytest.mark.parametrize("returns", ["object", "dict of other"])
+def test_a_model_returning_another_object_runs(monkeypatch, returns):
     with calls_counted(module_replay.Layers, "_seen") as noted:
-        got = _summaries(Net("dict").eval(), X, 5, monkeypatch)
+        got = _summaries(Net(returns).eval(), X, 5, monkeypatch)
     assert got == [[]] * 5
     assert noted[0] == 0  # not even noted
 
