@@ -397,7 +397,8 @@ class Layers:
             made = None
         valued = () if b.shadows is None or made is None else _made_values(
             b.shadows.of, shadows,
-            layer_cache.valued(*cache, made) if made else (), outs)
+            layer_cache.valued(*cache, made) if made else (),
+            _read_later(path, form, outs))
         contents = self._own_values(path) if valued else ()
         if made is None or valued is None or contents is None or \
                 [b.names.get(id(t)) for t in key[1]] != names or \
@@ -498,10 +499,22 @@ class Layers:
             self._drop(path)
         elif was is not None:
             if _same_for_process(was[0], tpl, self.b.shadows):
-                _keep(pkey, was)
+                _keep(pkey, was[:2])
                 return
             _release(was[0])
-            self._drop(path)
+            if path or len(was) > 2:
+                self._drop(path)
+                return
+            # the model's own call, noted while a layer below it ran that
+            # replays now (a lone layer verifying its template in that
+            # recording: Gemma-2's sliding and full layers, T5's stacks)
+            # differs by the values that layer made, which its replay
+            # hands the masks by name instead: noted again, once
+            kept = _for_process(tpl, self.b.shadows)
+            if kept is None:
+                self._drop(path)
+            else:
+                _NOTED[pkey] = (kept, rules, "again")
         elif len(_NOTED) < _KEPT_MAX:
             kept = _for_process(tpl, self.b.shadows)
             if kept is None:
@@ -965,6 +978,32 @@ def _model_output(cls):
     return any(c.__name__ == "ModelOutput" and
                c.__module__.startswith("transformers.")
                for c in cls.__mro__[1:])
+
+
+def _read_later(path, form, outs):
+    """The outputs whose real value a later call of the recording may
+    read (_made_values): all of a layer's; of the model's own call, no
+    later call of which reads its cache (a sliding window's slot holds
+    its size as a tensor with a real value, handed to the masks by name
+    as any value the call made), all but its cache's."""
+    if path or outs is None or form is None or type(form[0]) is int:
+        return outs
+    tensors = iter(outs)
+    read = []
+
+    def walk(f):
+        if f == "t":
+            read.append(next(tensors))
+        elif f[0] == "m":
+            for x in f[3]:
+                walk(x)
+        elif f[0] == "s":
+            for x in f[2]:
+                walk(x)
+        else:  # a cache: its tensors are not read
+            layer_cache.output_made(f, tensors)
+    walk(form)
+    return read
 
 
 def _formed(form, got):

@@ -251,3 +251,35 @@ def test_a_model_holding_more_values_than_a_template_may_runs(monkeypatch):
     # noted, its template not even made (Swin's model, 5 MB of them)
     monkeypatch.setattr(module_replay, "_PROCESS_BYTES", 8)
     _never_noted(Indexed().eval(), X, monkeypatch)
+
+
+STEPS = {"relu": 1}  # how many times Shifting's forward applies its ReLU
+
+
+class Shifting(Net):
+    """Net whose forward reads a global (no attribute of its own tells):
+    its graph differs from one summary to the next."""
+
+    def forward(self, x):
+        y = self.blocks(x).mean((2, 3))
+        for _ in range(STEPS["relu"]):
+            y = y.relu()
+        return self.head(y)
+
+
+def test_a_model_whose_templates_keep_differing_runs(monkeypatch):
+    # noted by the second summary; the third's template differs, so it
+    # is noted again (a layer below may have replayed since: module_
+    # replay._verify_alone); the fourth's differs too: dropped, and never
+    # replayed. Every report is that of the forward as it ran
+    module_replay.forget()
+    model = Shifting().eval()
+    paths, replay = _paths()
+    monkeypatch.setattr(module_replay.Layers, "_replay", replay)
+    for k in range(6):
+        monkeypatch.setitem(STEPS, "relu", 1 + k % 2)
+        on, _ = replay_reports(model, X, True)
+        assert on == replay_reports(model, X, False)[0]
+    assert "" not in paths
+    arch = layer_groups.arch(list(model.named_modules()))
+    assert "" in layer_groups._ARCHS[arch].small
