@@ -506,10 +506,9 @@ class Layers:
                 self._drop(path)
                 return
             # the model's own call, noted while a layer below it ran that
-            # replays now (a lone layer verifying its template in that
-            # recording: Gemma-2's sliding and full layers, T5's stacks)
-            # differs by the values that layer made, which its replay
-            # hands the masks by name instead: noted again, once
+            # replays now (T5's stacks, verifying their templates in that
+            # recording), may differ by a value that layer made, which
+            # its replay hands on as its argument: noted again, once
             kept = _for_process(tpl, self.b.shadows)
             if kept is None:
                 self._drop(path)
@@ -1121,8 +1120,13 @@ def _same_for_process(kept, tpl, shadows):
     if kept[:-4] + kept[-3:-1] != tpl[:-4] + tpl[-3:-1] or \
             kept[-1][0] != tpl[-1][0]:
         return False
-    old = tuple(itertools.chain(kept[-4], kept[-1][1]))
-    new = tuple(itertools.chain(tpl[-4], tpl[-1][1]))
+    # by name: a value a layer below made is among the call's own made
+    # values where that layer ran, among the values replays handed the
+    # masks where it replayed (Gemma-2's sliding and full layers run in
+    # the second summary, replay from the third); the masks read it by
+    # its name either way
+    old = sorted(itertools.chain(kept[-4], kept[-1][1]), key=_ref)
+    new = sorted(itertools.chain(tpl[-4], tpl[-1][1]), key=_ref)
     if len(old) != len(new):
         return False
     for (r, was), (s, now) in zip(old, new):
@@ -1134,6 +1138,11 @@ def _same_for_process(kept, tpl, shadows):
                     v.shape != was.v.shape or not torch.equal(v, was.v):
                 return False
     return True
+
+
+def _ref(entry):
+    """A template's (relative name, value) entry's name, as a sort key."""
+    return tuple(map(str, entry[0]))
 
 
 def _made_values(of, was, cached, outs):
