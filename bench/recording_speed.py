@@ -164,7 +164,11 @@ def meta_floor(m, args, kwargs, runs):
                          (recorder.meta_copy, shadows of integer buffers
                          included), made once per summary
     floor_s = meta_copy + dispatch: what any recording of this kind pays
-    whatever its own per-op work."""
+    whatever its own per-op work, where it runs the forward (model_row
+    adds replayed_whole: whether a further summary replays the model's
+    own call whole, module_replay.py's, from a process's fourth summary
+    of it, dispatching no op of the model's; the floor bounds no such
+    summary, and no goal is said to be below it: peer_timing.judge)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import recorder, shadow
@@ -212,6 +216,28 @@ def meta_floor(m, args, kwargs, runs):
     return row
 
 
+def replayed_whole(summary):
+    """Whether a call of `summary` (peer_timing.calls') now replays the
+    model's own call whole."""
+    from nnscan import module_replay
+    real = module_replay.Layers._replay
+    got = []
+
+    def replay(self, path, *a):
+        out = real(self, path, *a)
+        if path == "" and out is not None:
+            got.append(path)
+        return out
+    module_replay.Layers._replay = replay
+    try:
+        summary()
+    except Exception:  # noqa: BLE001 - the summary's row says why
+        return False
+    finally:
+        module_replay.Layers._replay = real
+    return bool(got)
+
+
 def ms(t, basis):
     return "failed" if "error" in t else f"{t[basis + '_s'] * 1e3:.1f} ms"
 
@@ -221,6 +247,8 @@ def model_row(name, m, args, kwargs, shape, runs, have, basis, floor):
     row = peer_timing.time_model(m, args, kwargs, shape, runs, have)
     if floor:
         row.update(meta_floor(m, args, kwargs, runs))
+        row["replayed_whole"] = replayed_whole(
+            peer_timing.calls(m, args, kwargs, shape, {})["summary"])
     peer_timing.judge(row, basis)
     parts = []
     for tool in peer_timing.ORDER:
@@ -229,7 +257,9 @@ def model_row(name, m, args, kwargs, shape, runs, have, basis, floor):
             parts.append(f"{tool} " + (f"failed ({t['error'][:50]})"
                                        if "error" in t else ms(t, basis)))
     if "floor_s" in row:
-        parts.append(f"floor {row['floor_s'][basis] * 1e3:.1f} ms ("
+        parts.append(("replayed whole; " if row.get("replayed_whole")
+                      else "") +
+                     f"floor {row['floor_s'][basis] * 1e3:.1f} ms ("
                      f"meta copy {ms(row['meta_copy'], basis)} + "
                      f"{row['ops']} ops handed to Python "
                      f"{row['dispatch_s'][basis] * 1e3:.1f} ms; meta "

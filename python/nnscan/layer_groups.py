@@ -506,7 +506,8 @@ def _nested(described, depth=0):
         return True
     if depth > 8:
         return False
-    if type(described) is dict and described.keys() == {"type"}:
+    if type(described) is dict and described.keys() == {"type"} and \
+            type(described["type"]) is str:
         return "empty" if described["type"].endswith("Cache") else False
     if type(described) is list or type(described) is dict and described:
         got = [_nested(d, depth + 1) for d in (

@@ -987,12 +987,13 @@ def _read_later(path, form, outs):
     as any value the call made), all but its cache's."""
     if path or outs is None or form is None or type(form[0]) is int:
         return outs
-    tensors = iter(outs)
+    at = [0]  # the next tensor's place in outs
     read = []
 
     def walk(f):
         if f == "t":
-            read.append(next(tensors))
+            read.append(outs[at[0]])
+            at[0] += 1
         elif f[0] == "m":
             for x in f[3]:
                 walk(x)
@@ -1000,7 +1001,7 @@ def _read_later(path, form, outs):
             for x in f[2]:
                 walk(x)
         else:  # a cache: its tensors are not read
-            layer_cache.output_made(f, tensors)
+            at[0] += layer_cache.output_tensors(f)
     walk(form)
     return read
 

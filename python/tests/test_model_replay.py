@@ -283,3 +283,14 @@ def test_a_model_whose_templates_keep_differing_runs(monkeypatch):
     assert "" not in paths
     arch = layer_groups.arch(list(model.named_modules()))
     assert "" in layer_groups._ARCHS[arch].small
+
+
+def test_an_output_keyed_type_is_described_as_any_dict():
+    # a dict whose one key is "type" (structure.describe writes an
+    # object other than a tensor so) holding a tensor is a dict of
+    # tensors; one holding a cache's class name may be a cache
+    t = {"dtype": "float32", "shape": [2]}
+    assert layer_groups._tensors({"type": t})
+    assert not layer_groups._tensors({"type": {"type": "SomeCache"}})
+    assert layer_groups._tensors({"logits": t, "past": {"type": "SomeCache"}})
+    assert not layer_groups._tensors({"logits": t, "n": {"type": "int"}})
