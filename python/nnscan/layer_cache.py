@@ -622,17 +622,6 @@ def output_form(v, tensors, depth=0):
                             for k, x in vars(v).items()))
 
 
-def output_tensors(form):
-    """How many tensors what output_form described holds."""
-    if form == "t":
-        return 1
-    if form[0] == "l":
-        return sum(map(output_tensors, form[1]))
-    if form[0] == "o":
-        return sum(output_tensors(f) for _, f in form[2])
-    return 0
-
-
 def output_made(form, tensors):
     """What output_form described, made again: its tensors taken in
     order from the iterator `tensors`; an object made without its

@@ -388,7 +388,7 @@ class Layers:
             return
         own = self._own(path)
         lead = _lead(path)
-        form, outs = _form(out)
+        form, outs, uncached = _form(out)
         out = outs[0] if outs else None
         try:
             made = layer_cache.effect(*cache, was, b.names, b.scope_of) \
@@ -398,7 +398,11 @@ class Layers:
         valued = () if b.shadows is None or made is None else _made_values(
             b.shadows.of, shadows,
             layer_cache.valued(*cache, made) if made else (),
-            _read_later(path, form, outs))
+            # what a later call may read: all a layer returned; of the
+            # model's own call, nothing in the cache it made (a sliding
+            # window's size there, a real value, is handed to the masks
+            # by name as any value the call made)
+            uncached if not path else outs)
         contents = self._own_values(path) if valued else ()
         if made is None or valued is None or contents is None or \
                 [b.names.get(id(t)) for t in key[1]] != names or \
@@ -912,38 +916,40 @@ class _Same:
 
 
 def _form(out):
-    """(None, [out]) for a tensor; ((n, the tensors' places), the
-    tensors) for a tuple of n whose items are tensors, each once, and
-    Nones (a transformers layer's hidden states and attention weights,
-    or None for the weights); (_output_form's, the tensors in order) for
-    a dict or a transformers output object of tensors and caches the
-    call made (a model's logits and its KV cache), each tensor once;
-    (None, None) for anything else."""
+    """(None, [out], [out]) for a tensor; ((n, the tensors' places), the
+    tensors, the tensors) for a tuple of n whose items are tensors, each
+    once, and Nones (a transformers layer's hidden states and attention
+    weights, or None for the weights); (_output_form's, the tensors in
+    order, those outside caches) for a dict or a transformers output
+    object of tensors and caches the call made (a model's logits and its
+    KV cache), each tensor once; (None, None, None) for anything
+    else."""
     if isinstance(out, torch.Tensor):
-        return None, [out]
+        return None, [out], [out]
     if type(out) is tuple:
         at = tuple(k for k, x in enumerate(out) if x is not None)
         got = [out[k] for k in at]
         if at and _distinct_tensors(got):
-            return (len(out), at), got
+            return (len(out), at), got, got
     elif type(out) is dict or _model_output(type(out)):
-        got = []
+        got, cached = [], set()
         try:
-            form = _output_form(out, got, 0)
+            form = _output_form(out, got, 0, cached)
         except LookupError:
-            return None, None
+            return None, None, None
         if got and _distinct_tensors(got):
-            return form, got
-    return None, None
+            return form, got, [t for t in got if id(t) not in cached]
+    return None, None, None
 
 
-def _output_form(v, got, depth):
-    """How a replay makes `v` again, its tensors appended to `got`: "t" a
-    tensor; ("m", class, keys, forms) a dict or a transformers output
-    object keyed by strings (CLIP's holds its towers'); ("s", list or
-    tuple, forms) a list or tuple (RWKV's state); else a cache the call
-    made (layer_cache.output_form's "o"). LookupError for anything else,
-    or deeper than _OUTPUT_DEPTH."""
+def _output_form(v, got, depth, cached):
+    """How a replay makes `v` again, its tensors appended to `got` (the
+    ids of a cache's to `cached`): "t" a tensor; ("m", class, keys,
+    forms) a dict or a transformers output object keyed by strings
+    (CLIP's holds its towers'); ("s", list or tuple, forms) a list or
+    tuple (RWKV's state); else a cache the call made (layer_cache.
+    output_form's "o"). LookupError for anything else, or deeper than
+    _OUTPUT_DEPTH."""
     if isinstance(v, torch.Tensor):
         got.append(v)
         return "t"
@@ -954,14 +960,16 @@ def _output_form(v, got, depth):
         keys = tuple(v.keys())
         if not keys or any(type(k) is not str for k in keys):
             raise LookupError(keys)
-        return ("m", cls, keys, tuple(_output_form(x, got, depth + 1)
+        return ("m", cls, keys, tuple(_output_form(x, got, depth + 1, cached)
                                       for x in v.values()))
     if cls is list or cls is tuple:
-        return ("s", cls, tuple(_output_form(x, got, depth + 1)
+        return ("s", cls, tuple(_output_form(x, got, depth + 1, cached)
                                 for x in v))
+    n = len(got)
     form = layer_cache.output_form(v, got)
     if form[0] != "o":
         raise LookupError(cls.__name__)
+    cached.update(map(id, got[n:]))
     return form
 
 
@@ -977,33 +985,6 @@ def _model_output(cls):
     return any(c.__name__ == "ModelOutput" and
                c.__module__.startswith("transformers.")
                for c in cls.__mro__[1:])
-
-
-def _read_later(path, form, outs):
-    """The outputs whose real value a later call of the recording may
-    read (_made_values): all of a layer's; of the model's own call, no
-    later call of which reads its cache (a sliding window's slot holds
-    its size as a tensor with a real value, handed to the masks by name
-    as any value the call made), all but its cache's."""
-    if path or outs is None or form is None or type(form[0]) is int:
-        return outs
-    at = [0]  # the next tensor's place in outs
-    read = []
-
-    def walk(f):
-        if f == "t":
-            read.append(outs[at[0]])
-            at[0] += 1
-        elif f[0] == "m":
-            for x in f[3]:
-                walk(x)
-        elif f[0] == "s":
-            for x in f[2]:
-                walk(x)
-        else:  # a cache: its tensors are not read
-            at[0] += layer_cache.output_tensors(f)
-    walk(form)
-    return read
 
 
 def _formed(form, got):
