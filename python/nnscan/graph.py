@@ -160,25 +160,36 @@ class Graph:
 
     def build(self):
         """The graph as an nns_model (a report.Handle), caller knowledge set."""
-        from .report import Handle
-        lib = _api.lib()
-        err = _api.NnsError()
-        b = ctypes.c_void_p()
-        _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
-                   err, "nns_builder_new")
-        try:
-            buf, size = _in_kept_buffer(_pack_parts(self))
-            _api.check(lib.nns_builder_add_packed(b, buf, size,
-                                                  ctypes.byref(err)),
-                       err, "handing the recorded graph over")
-            del buf  # the buffer's export, before the next pack reuses it
-            out = ctypes.c_void_p()
-            _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
+        return build_packed(_pack_parts(self))
+
+    def pack_parts(self):
+        """The parts (bytes) pack() joins: a list that holds, not copies,
+        the records of names made once for the process."""
+        return _pack_parts(self)
+
+
+def build_packed(parts):
+    """The packed form whose parts are `parts`, as an nns_model (a
+    report.Handle)."""
+    from .report import Handle
+    lib = _api.lib()
+    err = _api.NnsError()
+    b = ctypes.c_void_p()
+    _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
+               err, "nns_builder_new")
+    try:
+        buf, size = _in_kept_buffer(parts)
+        _api.check(lib.nns_builder_add_packed(b, buf, size,
                                               ctypes.byref(err)),
-                       err, "building the recorded graph")
-        finally:
-            lib.nns_builder_free(b)
-        return Handle(out.value)
+                   err, "handing the recorded graph over")
+        del buf  # the buffer's export, before the next pack reuses it
+        out = ctypes.c_void_p()
+        _api.check(lib.nns_builder_finish(b, ctypes.byref(out),
+                                          ctypes.byref(err)),
+                   err, "building the recorded graph")
+    finally:
+        lib.nns_builder_free(b)
+    return Handle(out.value)
 
 
 # ---- the packed form of nns_builder_add_packed (include/nnscan.h) ----

@@ -1283,6 +1283,8 @@ class Recording:
         self.stack = stack
         self.device = device  # "meta" or the model's own device
         self.outputs = outputs
+        # the float inputs' values were read (_record_reading_floats)
+        self.read_floats = False
 
 
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
@@ -1392,6 +1394,7 @@ def _record_reading_floats(error, model, model_on_meta, args, kwargs,
             raise
         return None
     rec.device = "meta"
+    rec.read_floats = True
     return rec
 
 

@@ -153,7 +153,7 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     the roofline, as nnscan.analyze; `step` gives the library a recorded
     training step: a train.Shared runs on the recording's own forward, a
     callable (train.handover's) hands over a step it ran itself."""
-    from . import recorder, train
+    from . import recorder, summary_memo, train
     shared = step if isinstance(step, train.Shared) else None
     kwargs = kwargs or {}
     name = name or type(module).__name__  # docs/cli.md, "Model names"
@@ -162,10 +162,26 @@ def analyze_module(module, args=(), kwargs=None, method="record",
     # The collector waits: see recorder.gc_paused.
     with recorder.gc_paused():
         if method == "record":
-            rec = recorder.record_model(module, args, kwargs, device=device,
-                                        custom_ops=custom_ops, call=call,
-                                        training=step is not None, step=shared)
-            handle = built(rec)
+            # a summary of a model as it was, on inputs as they were, is
+            # built from what two recordings of it made (summary_memo.py)
+            now = summary_memo.state(module, args, kwargs, device) \
+                if not custom_ops and call is None and step is None and \
+                plan is None else None
+            kept = summary_memo.found(module, now) if now else None
+            if kept is not None and kept[3]:
+                try:
+                    handle, rec = summary_memo.rebuilt(kept)
+                finally:
+                    summary_memo.give_back(module, kept)
+            else:
+                rec = recorder.record_model(
+                    module, args, kwargs, device=device,
+                    custom_ops=custom_ops, call=call,
+                    training=step is not None, step=shared)
+                made = [] if now is not None else None
+                handle = built(rec, made)
+                if now is not None:
+                    summary_memo.seen(module, now, rec, handle, made, kept)
             for path, macs in rec.stack.custom.items():
                 handle.set_module_macs(path, macs)
         elif method == "onnx":
@@ -192,15 +208,24 @@ class ShapeMismatch(UserWarning):
     """The library inferred another shape than PyTorch recorded."""
 
 
-def built(rec):
+def built(rec, keep=None):
     """The recording's graph built and inferred, its shapes checked against
     PyTorch's and the masks its attention counts read handed over: a
-    report.Handle to analyze."""
+    report.Handle to analyze. keep: a list, given what summary_memo.py
+    keeps (the packed graph's parts, each set_value_data's arguments)."""
+    from .graph import build_packed
     rec.graph.observed = rec.builder.shape_of  # for check_shapes
-    handle = rec.graph.build()
+    parts = rec.graph.pack_parts()
+    handle = build_packed(parts)
     handle.infer(fallback_declared=True)
     check_shapes(handle, rec)
-    masks.hand_over(handle, rec)
+    if keep is None:
+        masks.hand_over(handle, rec)
+    else:
+        from .summary_memo import Logged
+        log = []
+        masks.hand_over(Logged(handle, log), rec)
+        keep += (parts, log)
     return handle
 
 

@@ -113,6 +113,16 @@ def layers_replayed():
                          lambda out: out is not None)
 
 
+@pytest.fixture
+def no_summary_memo(monkeypatch):
+    """No summary is built from a kept recording (summary_memo.py), so
+    that a test counting what each summary's recording replayed sees a
+    recording in every summary."""
+    from nnscan import summary_memo
+    summary_memo.forget()
+    monkeypatch.setattr(summary_memo, "enabled", lambda: False)
+
+
 def replay_reports(model, inputs, on):
     """(text, JSON v2, JSON v1 and CSV reports, the summary) of a summary
     with layers replayed (on) or every layer run (NNSCAN_MODULE_REPLAY=0)."""

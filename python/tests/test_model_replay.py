@@ -16,6 +16,9 @@ from torch import nn
 from conftest import calls_counted, replay_reports
 from nnscan import layer_groups, module_replay
 
+# each summary records (not built from a kept recording: summary_memo.py)
+pytestmark = pytest.mark.usefixtures("no_summary_memo")
+
 T, D, H = 8, 16, 32  # tokens, width, hidden
 
 

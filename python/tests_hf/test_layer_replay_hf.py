@@ -12,6 +12,9 @@ from conftest import calls_counted, layers_replayed, replay_reports, \
 from nnscan import layer_cache, layer_groups, module_replay, \
     replay  # noqa: E402
 
+# each summary records (not built from a kept recording: summary_memo.py)
+pytestmark = pytest.mark.usefixtures("no_summary_memo")
+
 LAYERS = 5
 _FIELDS = ("num_hidden_layers", "n_layer", "encoder_layers",
            "decoder_layers", "num_layers", "num_decoder_layers", "n_layers")

@@ -18,6 +18,9 @@ from conftest import replay_reports  # noqa: E402
 import nnscan  # noqa: E402
 from nnscan import module_replay, replay  # noqa: E402
 
+# each summary records (not built from a kept recording: summary_memo.py)
+pytestmark = pytest.mark.usefixtures("no_summary_memo")
+
 
 @pytest.fixture(autouse=True)
 def _fresh_process():

@@ -19,6 +19,9 @@ import nnscan
 from conftest import calls_counted
 from nnscan import layer_groups, replay
 
+# each summary records (not built from a kept recording: summary_memo.py)
+pytestmark = pytest.mark.usefixtures("no_summary_memo")
+
 B, H, L, E = 2, 4, 16, 8
 D = H * E
 

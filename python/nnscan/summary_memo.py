@@ -1,0 +1,294 @@
+"""A model summarised again as it was: what its recordings made, kept.
+
+A recording is a function of what it reads: the model's modules (their
+classes, attributes, parameters' and buffers' dtypes, sizes and
+requires_grad: layer_groups' signature of the model itself), the
+contents of the integer and boolean tensors it tracks (shadow.py: the
+buffers, tensor attributes and inputs of at most MAX_ELEMENTS elements),
+the inputs' dtypes, sizes and strides, and the recording's settings
+(`state`). A summary notes, with the state its recording read, what that
+recording made: the packed graph's parts, the contents of the values its
+masks read as handed to the library, and what TorchSummary reads of it
+(module classes, calls and shapes, the ops without a rule). Once two
+recordings of one state made the same, a later summary of the model in
+that state builds its report from that (`rebuilt`): no meta copy, no
+forward, no recording; what is left is the library's part (the build
+from the packed form, the inference, the masks' contents, the analysis,
+the report). So every number is one a recording gives, and a forward
+whose recording differs from one call to the next (it reads something
+the state does not hold) is never built so (bench/same_summary.py's
+--warm compares every report byte for byte).
+
+What keeps a summary recording: anything the state cannot hold (an
+attribute compared by identity, a hook, an input other than tensors and
+plain values in tuples, lists and dicts, a tensor subclass), another
+dispatch or function mode around the call or a global module hook, a
+recording that read float inputs' values or ran on the model's own
+device, or whose shapes differ from PyTorch's (its warning is said
+again), NNSCAN_MODULE_REPLAY=0 (every call runs), and every summary
+that records more than a forward (training, backward, a custom op, a
+generation step, a parallel plan). One entry a model, for the latest
+_MAX models of the process; an entry holds a weak reference to its
+model, a copy of its tracked tensors' contents and what its recording
+made, not the model.
+"""
+import os
+import types
+import weakref
+
+import torch
+
+from . import latest, layer_groups, module_replay, ops_map
+from .autocast import device_for
+from .graph import build_packed
+from .recorder import Recording, unwrap_compiled, walk_once
+from .shadow import MAX_ELEMENTS
+
+_MAX = 8
+# id(model) -> (weak reference to the model, its state, its recording):
+# taken out while a summary uses it (another thread's then records)
+_KEPT = {}
+_PLAIN = (int, float, str, bool, type(None), torch.dtype, torch.device)
+_DEPTH = 4
+
+
+class _Contents:
+    """A tracked tensor's contents, compared by value. Made from the
+    tensor itself (a state being compared); kept as a copy once its state
+    is kept (`freeze`). A kept one equals a tensor that is the same tensor
+    at the same version (unchanged), else one with equal elements."""
+    __slots__ = ("t", "ref", "version", "copy")
+
+    def __init__(self, t):
+        self.t, self.ref, self.copy = t, None, None
+        self.version = _version(t)
+
+    def freeze(self):
+        t, self.t = self.t, None
+        self.ref = weakref.ref(t)
+        self.copy = t.detach().to("cpu", copy=True)
+
+    def __eq__(self, other):
+        if type(other) is not _Contents:
+            return NotImplemented
+        kept, now = (self, other) if self.t is None else (other, self)
+        if kept.t is not None or now.t is None:
+            return kept is now  # two states being compared: not asked
+        if kept.ref() is now.t and kept.version is not None and \
+                now.version == kept.version:
+            return True
+        return torch.equal(kept.copy, now.t.detach().to("cpu"))
+
+    __hash__ = None
+
+
+def _version(t):
+    try:
+        return t._version
+    except RuntimeError:  # an inference tensor counts no versions
+        return None
+
+
+def _tensor(t, contents):
+    """A tensor's part of the state: what a recording reads of it (its
+    contents added to `contents` too)."""
+    part = (t.dtype, tuple(t.shape), t.stride(), t.storage_offset(),
+            t.requires_grad, t.device.type)
+    if t.is_meta or t.is_floating_point() or t.is_complex() or \
+            t.numel() > MAX_ELEMENTS:
+        return part  # no contents a recording reads
+    c = _Contents(t)
+    contents.append(c)
+    return part + (c,)
+
+
+def _value(v, depth, seen, contents):
+    """An argument's part of the state; LookupError for what it cannot
+    hold. A tensor met again is named by its first place (the recording
+    names one tensor once)."""
+    t = type(v)
+    if t in _PLAIN:
+        return v
+    if isinstance(v, torch.Tensor):
+        if type(v) is not torch.Tensor and \
+                not isinstance(v, torch.nn.Parameter):
+            raise LookupError  # a tensor subclass: its own dispatch
+        at = seen.get(id(v))
+        if at is not None:
+            return ("again", at)
+        seen[id(v)] = len(seen)
+        return _tensor(v, contents)
+    if depth >= _DEPTH:
+        raise LookupError
+    if t is tuple or t is list:
+        return (t, tuple(_value(x, depth + 1, seen, contents) for x in v))
+    if t is dict and all(type(k) is str for k in v):
+        return (dict, tuple((k, _value(x, depth + 1, seen, contents))
+                            for k, x in v.items()))
+    raise LookupError
+
+
+def _tracked(walk, contents):
+    """The contents of every module's integer and boolean buffers and
+    tensor attributes (what the meta copy keeps as shadows), in order."""
+    out = []
+    for _, m in walk:
+        d = vars(m)
+        for t in d["_buffers"].values():
+            if t is not None:
+                out.append(_tensor(t, contents))
+        for k in layer_groups.attribute_names(d):
+            v = d[k]
+            if isinstance(v, torch.Tensor):
+                out.append(_tensor(v, contents))
+    return tuple(out)
+
+
+def _modes_active():
+    """Whether a dispatch or function mode (FlopCounterMode, another
+    tool's) is around the call: what it does to the recording is its
+    own."""
+    C = torch._C
+    stack = getattr(C, "_len_torch_dispatch_stack", None)
+    fmode = getattr(C, "_is_torch_function_mode_enabled", None)
+    return (stack is not None and stack() > 0) or \
+        (fmode is not None and fmode())
+
+
+def _global_hooks():
+    mod = torch.nn.modules.module
+    return any(getattr(mod, n, None) for n in (
+        "_global_forward_hooks", "_global_forward_pre_hooks",
+        "_global_backward_hooks", "_global_backward_pre_hooks"))
+
+
+def enabled():
+    return module_replay.enabled()
+
+
+def state(model, args, kwargs, device):
+    """What a recording of `model` on these inputs reads (module doc), as
+    a value compared with ==; None where it cannot be held."""
+    if not enabled() or unwrap_compiled(model) is not model or \
+            _modes_active() or _global_hooks():
+        return None
+    walk = walk_once(model)
+    if walk is None:
+        return None
+    try:
+        sig, hooked, below, portable = layer_groups._deep(model, {})
+        if hooked or below or not portable:
+            return None
+        contents = []
+        inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
+        tracked = _tracked(walk, contents)
+    except (LookupError, RecursionError, RuntimeError):
+        return None
+    settings = (device, torch.get_default_dtype(),
+                torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                device_for(model), tuple(ops_map.OPS.values()),
+                tuple(sorted((k, v) for k, v in os.environ.items()
+                             if k.startswith("NNSCAN_"))))
+    return _State((layer_groups._Sig(sig), inputs, tracked, settings),
+                  contents)
+
+
+class _State:
+    """What a recording reads (`value`, compared with ==) and the tracked
+    tensors' contents in it, made from the tensors until kept."""
+    __slots__ = ("value", "contents")
+
+    def __init__(self, value, contents):
+        self.value, self.contents = value, contents
+
+
+class Logged:
+    """A report.Handle whose masks' contents handed over are noted (`log`:
+    the arguments of each set_value_data)."""
+
+    def __init__(self, handle, log):
+        self.handle, self.log = handle, log
+
+    def mask_inputs(self, names):
+        return self.handle.mask_inputs(names)
+
+    def set_value_data(self, *args):
+        self.log.append(args)
+        self.handle.set_value_data(*args)
+
+
+def seen(model, now, rec, handle, built, entry):
+    """Notes a recording of `model` in the state `now` (`built`: the
+    packed graph's parts and the masks' contents handed over, as
+    torch_api.built gave them): kept for later summaries once two
+    recordings of one state made the same (`entry`: the last one's, from
+    `found`)."""
+    if rec.device != "meta" or rec.read_floats or rec.stack.custom or \
+            handle.shape_mismatches():
+        return
+    b, st, g = rec.builder, rec.stack, rec.graph
+    made = tuple(built) + (Recording(
+        types.SimpleNamespace(node_source=g.node_source,
+                              module_types=g.module_types,
+                              module_calls=g.module_calls),
+        types.SimpleNamespace(uncounted=b.uncounted),
+        types.SimpleNamespace(custom=st.custom, io=st.io), rec.device,
+        None),)
+    for c in now.contents:
+        c.freeze()
+    now.contents = ()
+    same = entry is not None and not entry[3] and _same(entry[2], made)
+    give_back(model, (weakref.ref(model), now, made, same))
+
+
+def _same(a, b):
+    """Whether two recordings' `made` give the same report."""
+    (pa, la, ra), (pb, lb, rb) = a, b
+    if pa != pb or len(la) != len(lb) or ra.device != rb.device:
+        return False
+    for x, y in zip(la, lb):
+        if x[:3] != y[:3] or memoryview(x[3]).cast("B") != \
+                memoryview(y[3]).cast("B"):
+            return False
+    ga, gb = ra.graph, rb.graph
+    return (ga.node_source == gb.node_source and
+            ga.module_types == gb.module_types and
+            ga.module_calls == gb.module_calls and
+            ra.builder.uncounted == rb.builder.uncounted and
+            ra.stack.io == rb.stack.io)
+
+
+def found(model, now):
+    """The entry kept for `model` in the state `now`, taken out (give it
+    back with `give_back`): (weak reference to the model, its state, what
+    its recordings made, whether two made the same). None where none is
+    kept or the state differs (then it is dropped)."""
+    got = _KEPT.pop(id(model), None)
+    if got is None or got[0]() is not model:
+        return None
+    try:
+        same = got[1].value == now.value
+    except RuntimeError:  # contents that do not compare
+        same = False
+    return got if same else None
+
+
+def give_back(model, entry):
+    """Keeps an entry (again, once `found` took it out)."""
+    latest.put(_KEPT, id(model), entry, _MAX)
+
+
+def rebuilt(entry):
+    """The handle and recording of a summary of the model of `entry` (one
+    two recordings made the same), built from what they made."""
+    parts, log, rec = entry[2]
+    handle = build_packed(parts)
+    handle.infer(fallback_declared=True)
+    for args in log:
+        handle.set_value_data(*args)
+    return handle, rec
+
+
+def forget():
+    """Drops every kept recording (tests that count recordings)."""
+    _KEPT.clear()

@@ -1,0 +1,174 @@
+"""A summary of a model as it was, on inputs as they were, built from
+what two recordings of it made the same (summary_memo.py): from a
+process's third summary of a model no recording is made, and every
+report is the one of a recording with every layer run
+(NNSCAN_MODULE_REPLAY=0). Whatever a recording reads that
+changed (a parameter's requires_grad, a layer, the training flags, the
+inputs' sizes, the contents of an integer input or buffer, a mode around
+the call) records again."""
+import threading
+
+import pytest
+import torch
+from torch import nn
+
+import nnscan
+from conftest import replay_reports
+from nnscan import module_replay, recorder, summary_memo
+from test_model_replay import MACS, X, Conv, Net
+
+
+@pytest.fixture
+def recordings(monkeypatch):
+    """[recordings made so far], a fresh process's (nothing kept)."""
+    module_replay.forget()
+    summary_memo.forget()
+    count = [0]
+    real = recorder.record_model
+
+    def counted(*a, **kw):
+        count[0] += 1
+        return real(*a, **kw)
+    monkeypatch.setattr(recorder, "record_model", counted)
+    yield count
+    summary_memo.forget()
+
+
+def _same_as_every_layer_run(model, x):
+    """The summary's reports, checked against every layer run; the
+    summary."""
+    on, s = replay_reports(model, x, True)
+    assert on == replay_reports(model, x, False)[0]
+    return s
+
+
+def _recorded(model, x, recordings):
+    """Whether one summary (checked) made a recording."""
+    was = recordings[0]
+    _same_as_every_layer_run(model, x)
+    # replay_reports' second summary (every layer run) always records
+    return recordings[0] - was == 2
+
+
+def test_a_summary_of_a_model_as_it_was_records_nothing(recordings):
+    model = Net().eval()
+    got = [_recorded(model, X, recordings) for _ in range(6)]
+    # recorded twice, the same: built from the third summary on
+    assert got == [True, True, False, False, False, False]
+    s = _same_as_every_layer_run(model, X)
+    assert s.totals["macs"] == MACS
+
+
+def _warm(model, x, recordings):
+    for _ in range(4):
+        _recorded(model, x, recordings)
+    assert not _recorded(model, x, recordings)
+
+
+def test_a_model_changed_since_records_again(recordings):
+    model = Net().eval()
+    _warm(model, X, recordings)
+    model.head.weight.requires_grad_(False)
+    assert _recorded(model, X, recordings)
+    s = _same_as_every_layer_run(model, X)
+    assert s.totals["params"] == \
+        sum(p.numel() for p in model.parameters() if p.requires_grad)
+    model.blocks[1] = Conv(8, 16).eval()
+    model.blocks[1].act = nn.GELU()
+    assert _recorded(model, X, recordings)
+    model.train()
+    assert _recorded(model, X, recordings)
+
+
+def test_inputs_of_other_sizes_record_and_other_float_values_do_not(
+        recordings):
+    model = Net().eval()
+    _warm(model, X, recordings)
+    assert not _recorded(model, torch.randn(2, 3, 8, 8), recordings)
+    assert _recorded(model, torch.zeros(1, 3, 8, 8), recordings)
+    assert _recorded(model, torch.zeros(2, 3, 8, 8).transpose(2, 3),
+                     recordings)
+
+
+class Picked(nn.Module):
+    """Net, whose output's columns an integer buffer picks: a recording
+    reads its contents (shadow.py), so they are part of what a kept one
+    holds."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.register_buffer("pick", torch.arange(3))
+
+    def forward(self, x, at):
+        return self.net(x)[:, self.pick] + at.sum()
+
+
+def test_integer_contents_changed_record_again(recordings):
+    model = Picked().eval()
+    at = torch.tensor([1, 2])
+    _warm(model, (X, at), recordings)
+    # an equal buffer in its place: compared by contents, not identity
+    model.pick = torch.arange(3)
+    assert not _recorded(model, (X, at), recordings)
+    # another input's contents
+    other = (X, torch.tensor([1, 3]))
+    assert [_recorded(model, other, recordings) for _ in range(3)] == \
+        [True, True, False]
+    model.pick[0] = 2  # written in place: recorded twice, then built
+    assert [_recorded(model, other, recordings) for _ in range(3)] == \
+        [True, True, False]
+
+
+def test_a_mode_around_the_call_records(recordings):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+    model = Net().eval()
+    _warm(model, X, recordings)
+    with Passing():
+        assert _recorded(model, X, recordings)
+
+
+def test_a_closed_summary_leaves_the_next_whole(recordings):
+    model = Net().eval()
+    _warm(model, X, recordings)
+    with nnscan.summary(model, inputs=X, file=False) as first:
+        text = first.to_text()
+    assert first.closed
+    again = nnscan.summary(model, inputs=X, file=False)
+    assert again.to_text() == text and again.totals["macs"] == MACS
+
+
+def test_two_threads_summarise_one_kept_model(recordings):
+    model = Net().eval()
+    _warm(model, X, recordings)
+    want = nnscan.summary(model, inputs=X, file=False).to_text()
+    got, errors = [], []
+
+    def run():
+        try:
+            for _ in range(20):
+                got.append(nnscan.summary(model, inputs=X,
+                                          file=False).to_text())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and got == [want] * 40
+
+
+def test_a_kept_recording_holds_no_model(recordings):
+    import gc
+    import weakref
+    model = Net().eval()
+    _warm(model, X, recordings)
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None

@@ -1,0 +1,81 @@
+"""transformers models summarised again as they were (summary_memo.py):
+from a process's third or fourth summary no recording is made, whether or not the
+model replays whole (Mamba's, Whisper's, RWKV's and DeepSeek-V2's calls
+never do), every report is the one with every layer run
+(NNSCAN_MODULE_REPLAY=0), and an attention mask of other contents
+records again: its masked-attention MACs are the ones the model's own
+attention leaves out."""
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+import hf_zoo  # noqa: E402
+from conftest import replay_reports  # noqa: E402
+from nnscan import module_replay, recorder, replay, summary_memo  # noqa: E402
+from test_masked_attention_hf import Calls, _attention_mask, _eager_hooked, \
+    _hf, B, T, V  # noqa: E402
+
+
+@pytest.fixture
+def recordings(monkeypatch):
+    """[recordings made so far], a fresh process's (nothing kept)."""
+    module_replay.forget()
+    replay.forget()
+    summary_memo.forget()
+    count = [0]
+    real = recorder.record_model
+
+    def counted(*a, **kw):
+        count[0] += 1
+        return real(*a, **kw)
+    monkeypatch.setattr(recorder, "record_model", counted)
+    yield count
+    summary_memo.forget()
+
+
+def _recorded(model, inputs, recordings):
+    """Whether one summary made a recording; its reports checked against
+    every layer run (whose summary always records)."""
+    was = recordings[0]
+    on, s = replay_reports(model, inputs, True)
+    assert on == replay_reports(model, inputs, False)[0]
+    return recordings[0] - was == 2, s
+
+
+@pytest.mark.parametrize("family", [
+    "bert", "llama", "gpt2", "t5", "clip", "mamba", "whisper", "rwkv",
+    "deepseek_v2"])
+def test_a_model_is_built_from_its_third_or_fourth_summary(family,
+                                                         recordings):
+    # the third where the first two recordings made the same; the fourth
+    # where the first handed a mask's contents over in two calls that the
+    # second, replaying its layers, hands over in one (the library counts
+    # a value handed once as one mask, so they are not the same)
+    model, inputs = hf_zoo.build(family, device="cpu")
+    got = [_recorded(model, inputs, recordings)[0] for _ in range(5)]
+    assert got in ([True, True, False, False, False],
+                   [True, True, True, False, False])
+
+
+def test_a_mask_of_other_contents_records_again(recordings):
+    model, module = _hf("llama", "eager")
+    ids = torch.randint(0, V, (B, T),
+                        generator=torch.Generator().manual_seed(1))
+    for pad in (3, -4, 3):
+        kwargs = {"input_ids": ids, "attention_mask": _attention_mask(pad)}
+        calls = Calls()
+        mod, orig, eager = _eager_hooked(module, calls)
+        mod.eager_attention_forward = eager
+        try:
+            with calls, torch.no_grad():
+                model(**kwargs)
+        finally:
+            mod.eager_attention_forward = orig
+        got = [_recorded(model, kwargs, recordings) for _ in range(3)]
+        # the first padding's state again (its entry was dropped for the
+        # second's): recorded twice anew
+        assert [r for r, _ in got] == [True, True, False]
+        for _, s in got:
+            t = s.totals
+            assert t["macs"] - t["macs_unmasked"] == calls.left_out
