@@ -242,12 +242,19 @@ def judge(row, basis):
         goals["eager"] = None
     row["ratios"], row["goals"] = ratios, goals
     row["fails"] = [g for g, ok in goals.items() if ok is False]
-    if "floor_s" in row and not row.get("replayed_whole"):
+    if "floor_s" in row and not no_forward(row):
         # recording_speed.meta_floor's, when measured: it bounds a summary
-        # that runs the forward, not one that replays the model whole
+        # that runs the forward, not one that runs none (no_forward)
         row["below_floor"] = [g for g in row["fails"]
                               if threshold(row, g, key) < row["floor_s"][basis]]
     return row
+
+
+def no_forward(row):
+    """Whether the median timed summary ran no forward of the model
+    (recording_speed.model_row's no_forward; `replayed_whole` in a --json
+    of session 83's, when only a whole replay did so)."""
+    return bool(row.get("no_forward", row.get("replayed_whole")))
 
 
 def threshold(row, goal, key):
@@ -299,8 +306,7 @@ def table(rows, basis, floors=False):
         if floors:
             f = row.get("floor_s")
             cells.append("—" if f is None else f"{f[basis] * 1e3:.1f}" + (
-                " (replayed whole: none)" if row.get("replayed_whole")
-                else ""))
+                " (no forward: none)" if no_forward(row) else ""))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -443,8 +443,9 @@ def against(name, other, runs, part="summary"):
     package's graph._pack_parts of one graph this package recorded (on
     the numbered tape with NNSCAN_TAPE_NUMBERED=1), whose bytes must be
     the same. part="by_summary" times a process's first to seventh
-    summaries: each of --runs rounds forgets both packages' templates and
-    architectures (as a fresh process has none), then the two take turns
+    summaries: each of --runs rounds forgets both packages' templates,
+    kept recordings (summary_memo.py) and architectures (as a fresh
+    process has none), then the two take turns
     summary by summary; prints each summary's medians and the median of
     its per-round ratios (other / this)."""
     import importlib
@@ -520,8 +521,13 @@ def _by_summary(name, pkgs, model, inputs, runs):
     times = {k: [[] for _ in range(BY_SUMMARY)] for k in pkgs}
     for r in range(runs):
         for p in pkgs.values():
-            for m in ("layer_groups", "module_replay", "replay"):
-                importlib.import_module(p.__name__ + "." + m).forget()
+            for m in ("layer_groups", "module_replay", "replay",
+                      "summary_memo"):
+                try:
+                    mod = importlib.import_module(p.__name__ + "." + m)
+                except ImportError:  # an older package's: none kept
+                    continue
+                mod.forget()
         for i in range(BY_SUMMARY):
             for k in ("base", "this") if (r + i) % 2 == 0 else \
                     ("this", "base"):

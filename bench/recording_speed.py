@@ -165,11 +165,11 @@ def meta_floor(m, args, kwargs, runs):
                          included), made once per summary
     floor_s = meta_copy + dispatch: what any recording of this kind pays
     whatever its own per-op work, where it runs the forward (model_row
-    adds replayed_whole: whether most timed summaries, so the median,
-    replayed the model's own call whole, module_replay.py's, from a
-    process's fourth summary of it, dispatching no op of the model's;
-    the floor bounds no such summary, and no goal is said to be below
-    it: peer_timing.judge)."""
+    adds no_forward: whether most timed summaries, so the median, ran no
+    forward of the model: replayed its own call whole, module_replay.
+    py's, or built from what two recordings of it made, summary_memo.
+    py's; the floor bounds no such summary, and no goal is said to be
+    below it: peer_timing.judge)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from nnscan import recorder, shadow
@@ -218,23 +218,31 @@ def meta_floor(m, args, kwargs, runs):
 
 
 @contextlib.contextmanager
-def root_replays():
-    """A list, while inside: one item per summary that replayed the
-    model's own call whole (module_replay.py)."""
-    from nnscan import module_replay
-    real = module_replay.Layers._replay
+def no_forward():
+    """A list, while inside: one item per summary that ran no forward of
+    the model: it replayed the model's own call whole (module_replay.py)
+    or was built from what two recordings of the model as it was made
+    (summary_memo.py)."""
+    from nnscan import module_replay, summary_memo
+    real, rebuilt = module_replay.Layers._replay, summary_memo.rebuilt
     got = []
 
     def replay(self, path, *a):
         out = real(self, path, *a)
         if path == "" and out is not None:
-            got.append(path)
+            got.append("replayed whole")
         return out
+
+    def built(entry):
+        got.append("built")
+        return rebuilt(entry)
     module_replay.Layers._replay = replay
+    summary_memo.rebuilt = built
     try:
         yield got
     finally:
         module_replay.Layers._replay = real
+        summary_memo.rebuilt = rebuilt
 
 
 def ms(t, basis):
@@ -243,12 +251,12 @@ def ms(t, basis):
 
 def model_row(name, m, args, kwargs, shape, runs, have, basis, floor):
     """Every tool timed on one model, judged, printed as one line."""
-    with root_replays() as whole:
+    with no_forward() as none:
         row = peer_timing.time_model(m, args, kwargs, shape, runs, have)
     if floor:
         row.update(meta_floor(m, args, kwargs, runs))
-        # most timed summaries replayed the model whole: the median did
-        row["replayed_whole"] = len(whole) > runs // 2
+        # most timed summaries ran no forward: the median did
+        row["no_forward"] = len(none) > runs // 2
     peer_timing.judge(row, basis)
     parts = []
     for tool in peer_timing.ORDER:
@@ -257,7 +265,7 @@ def model_row(name, m, args, kwargs, shape, runs, have, basis, floor):
             parts.append(f"{tool} " + (f"failed ({t['error'][:50]})"
                                        if "error" in t else ms(t, basis)))
     if "floor_s" in row:
-        parts.append(("replayed whole; " if row.get("replayed_whole")
+        parts.append(("no forward; " if peer_timing.no_forward(row)
                       else "") +
                      f"floor {row['floor_s'][basis] * 1e3:.1f} ms ("
                      f"meta copy {ms(row['meta_copy'], basis)} + "

@@ -21,7 +21,8 @@ the state does not hold) is never built so (bench/same_summary.py's
 
 What keeps a summary recording: anything the state cannot hold (an
 attribute compared by identity, a hook, an input other than tensors and
-plain values in tuples, lists and dicts, a tensor subclass), another
+plain values in tuples, lists and dicts, a tensor subclass, tracked
+tensors of more than _CONTENTS_MAX bytes, which an entry copies), another
 dispatch or function mode around the call or a global module hook, a
 recording that read float inputs' values or ran on the model's own
 device, or whose shapes differ from PyTorch's (its warning is said
@@ -48,6 +49,12 @@ _MAX = 8
 # id(model) -> (weak reference to the model, its state, its recording):
 # taken out while a summary uses it (another thread's then records)
 _KEPT = {}
+# the environment variables a recording reads (NNSCAN_MODULE_REPLAY=0
+# keeps none: `enabled`; NNSCAN_LIBRARY is read once, at the library's
+# load): tests/test_summary_memo.py finds every one the package reads
+VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_TAPE", "NNSCAN_TAPE_NUMBERED")
+# the bytes of tracked tensors' contents an entry may copy
+_CONTENTS_MAX = 16 << 20
 _PLAIN = (int, float, str, bool, type(None), torch.dtype, torch.device)
 _DEPTH = 4
 
@@ -182,13 +189,15 @@ def state(model, args, kwargs, device):
         contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
         tracked = _tracked(walk, contents)
-    except (LookupError, RecursionError, RuntimeError):
+    except Exception:  # noqa: BLE001 - what cannot be held records
         return None
+    if sum(c.t.numel() * c.t.element_size() for c in contents) > \
+            _CONTENTS_MAX:
+        return None  # (an entry holds a copy of them)
     settings = (device, torch.get_default_dtype(),
                 torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
                 device_for(model), tuple(ops_map.OPS.values()),
-                tuple(sorted((k, v) for k, v in os.environ.items()
-                             if k.startswith("NNSCAN_"))))
+                tuple(map(os.environ.get, VARIABLES)))
     return _State((layer_groups._Sig(sig), inputs, tracked, settings),
                   contents)
 
@@ -268,7 +277,7 @@ def found(model, now):
         return None
     try:
         same = got[1].value == now.value
-    except RuntimeError:  # contents that do not compare
+    except Exception:  # noqa: BLE001 - values that do not compare
         same = False
     return got if same else None
 

@@ -172,3 +172,17 @@ def test_a_kept_recording_holds_no_model(recordings):
     del model
     gc.collect()
     assert gone() is None
+
+
+def test_every_variable_a_recording_reads_is_in_the_state():
+    import os
+    import re
+    here = os.path.dirname(summary_memo.__file__)
+    read = set()
+    for name in os.listdir(here):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name)) as f:
+                read |= set(re.findall(r"environ\.get\(\s*\"(NNSCAN_\w+)",
+                                       f.read()))
+    assert read - {"NNSCAN_LIBRARY", "NNSCAN_MODULE_REPLAY"} == \
+        set(summary_memo.VARIABLES)
