@@ -68,7 +68,8 @@ class _Contents:
 
     def __init__(self, t):
         self.t, self.ref, self.copy = t, None, None
-        self.version = _version(t)
+        # (an assignment to .data keeps the version, not the storage)
+        self.version = (_version(t), t.data_ptr())
 
     def freeze(self):
         t, self.t = self.t, None
@@ -81,7 +82,7 @@ class _Contents:
         kept, now = (self, other) if self.t is None else (other, self)
         if kept.t is not None or now.t is None:
             return kept is now  # two states being compared: not asked
-        if kept.ref() is now.t and kept.version is not None and \
+        if kept.ref() is now.t and kept.version[0] is not None and \
                 now.version == kept.version:
             return True
         return torch.equal(kept.copy, now.t.detach().to("cpu"))
@@ -247,7 +248,14 @@ def seen(model, now, rec, handle, built, entry):
         c.freeze()
     now.contents = ()
     same = entry is not None and not entry[3] and _same(entry[2], made)
-    give_back(model, (weakref.ref(model), now, made, same))
+    if same:  # joined once, for every summary built from it
+        made = (b"".join(made[0]),) + made[1:]
+    key = id(model)
+
+    def gone(ref):  # the model died: its entry goes with it
+        if _KEPT.get(key, (None,))[0] is ref:
+            _KEPT.pop(key, None)
+    give_back(model, (weakref.ref(model, gone), now, made, same))
 
 
 def _same(a, b):
@@ -287,14 +295,20 @@ def give_back(model, entry):
     latest.put(_KEPT, id(model), entry, _MAX)
 
 
-def rebuilt(entry):
-    """The handle and recording of a summary of the model of `entry` (one
-    two recordings made the same), built from what they made."""
+def rebuilt(model, entry):
+    """(handle, recording) of a summary of `model` built from what two
+    recordings made the same (`entry`, which `found` took out and this
+    gives back); None where the library refused it (the entry is then
+    dropped, and the summary records)."""
     parts, log, rec = entry[2]
-    handle = build_packed(parts)
-    handle.infer(fallback_declared=True)
-    for args in log:
-        handle.set_value_data(*args)
+    try:
+        handle = build_packed(parts)
+        handle.infer(fallback_declared=True)
+        for args in log:
+            handle.set_value_data(*args)
+    except Exception:  # noqa: BLE001 - the recording says what it is
+        return None
+    give_back(model, entry)
     return handle, rec
 
 

@@ -168,11 +168,10 @@ def analyze_module(module, args=(), kwargs=None, method="record",
                 if not custom_ops and call is None and step is None and \
                 plan is None else None
             kept = summary_memo.found(module, now) if now else None
-            if kept is not None and kept[3]:
-                try:
-                    handle, rec = summary_memo.rebuilt(kept)
-                finally:
-                    summary_memo.give_back(module, kept)
+            got = summary_memo.rebuilt(module, kept) \
+                if kept is not None and kept[3] else None
+            if got is not None:
+                handle, rec = got
             else:
                 rec = recorder.record_model(
                     module, args, kwargs, device=device,

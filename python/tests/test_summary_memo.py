@@ -115,7 +115,10 @@ def test_integer_contents_changed_record_again(recordings):
     other = (X, torch.tensor([1, 3]))
     assert [_recorded(model, other, recordings) for _ in range(3)] == \
         [True, True, False]
-    model.pick[0] = 2  # written in place: recorded twice, then built
+    model.pick.data = torch.tensor([2, 1, 0])  # its version kept
+    assert [_recorded(model, other, recordings) for _ in range(3)] == \
+        [True, True, False]
+    model.pick[0] = 1  # written in place: recorded twice, then built
     assert [_recorded(model, other, recordings) for _ in range(3)] == \
         [True, True, False]
 
@@ -171,7 +174,7 @@ def test_a_kept_recording_holds_no_model(recordings):
     gone = weakref.ref(model)
     del model
     gc.collect()
-    assert gone() is None
+    assert gone() is None and not summary_memo._KEPT
 
 
 def test_every_variable_a_recording_reads_is_in_the_state():
