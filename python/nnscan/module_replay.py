@@ -678,7 +678,7 @@ class Layers:
             made_nodes = g.nodes[n0:n1]
             nodes = [(op, *node_number(name, scope), sub(scope),
                       tuple(map(rel, ins)), tuple(map(made, outs)),
-                      tuple(sorted(attrs.items())) if attrs else (), domain)
+                      tuple(attrs.items()) if attrs else (), domain)
                      for op, name, ins, outs, attrs, domain, scope
                      in made_nodes]
             aten = []

@@ -309,7 +309,7 @@ class Replays:
                 nodes.append((n.op, named, number,
                               tuple(rel(i) for i in n.inputs),
                               tuple(made(o) for o in n.outputs),
-                              tuple(sorted(n.attrs.items())), n.domain))
+                              tuple(n.attrs.items()), n.domain))
             nodes = tuple(nodes)
             kernels = tuple((f - n0, c) for f, c in g.kernels[kern0:kern1])
             values, inits, kinds, shapes = tables_added(b, at, after,
