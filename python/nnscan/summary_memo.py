@@ -255,7 +255,11 @@ def seen(model, now, rec, handle, built, entry):
     def gone(ref):  # the model died: its entry goes with it
         if _KEPT.get(key, (None,))[0] is ref:
             _KEPT.pop(key, None)
-    give_back(model, (weakref.ref(model, gone), now, made, same))
+    try:
+        ref = weakref.ref(model, gone)
+    except TypeError:  # a class whose slots hold no weak reference
+        return
+    give_back(model, (ref, now, made, same))
 
 
 def _same(a, b):

@@ -123,6 +123,25 @@ def no_summary_memo(monkeypatch):
     monkeypatch.setattr(summary_memo, "enabled", lambda: False)
 
 
+@pytest.fixture
+def recordings(monkeypatch):
+    """[recordings made so far] (recorder.record_model's calls), in a
+    fresh process's state: no template, no kept recording."""
+    from nnscan import module_replay, recorder, replay, summary_memo
+    module_replay.forget()
+    replay.forget()
+    summary_memo.forget()
+    count = [0]
+    real = recorder.record_model
+
+    def counted(*a, **kw):
+        count[0] += 1
+        return real(*a, **kw)
+    monkeypatch.setattr(recorder, "record_model", counted)
+    yield count
+    summary_memo.forget()
+
+
 def replay_reports(model, inputs, on):
     """(text, JSON v2, JSON v1 and CSV reports, the summary) of a summary
     with layers replayed (on) or every layer run (NNSCAN_MODULE_REPLAY=0)."""

@@ -8,30 +8,13 @@ inputs' sizes, the contents of an integer input or buffer, a mode around
 the call) records again."""
 import threading
 
-import pytest
 import torch
 from torch import nn
 
 import nnscan
 from conftest import replay_reports
-from nnscan import module_replay, recorder, summary_memo
+from nnscan import summary_memo
 from test_model_replay import MACS, X, Conv, Net
-
-
-@pytest.fixture
-def recordings(monkeypatch):
-    """[recordings made so far], a fresh process's (nothing kept)."""
-    module_replay.forget()
-    summary_memo.forget()
-    count = [0]
-    real = recorder.record_model
-
-    def counted(*a, **kw):
-        count[0] += 1
-        return real(*a, **kw)
-    monkeypatch.setattr(recorder, "record_model", counted)
-    yield count
-    summary_memo.forget()
 
 
 def _same_as_every_layer_run(model, x):

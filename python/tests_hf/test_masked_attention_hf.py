@@ -92,6 +92,20 @@ def _eager_hooked(module_name, calls):
     return mod, orig, eager
 
 
+def eager_calls(model, module, kwargs):
+    """Calls of the model's real forward on `kwargs` (SDPA's and
+    transformers' eager attention's, in `module`)."""
+    calls = Calls()
+    mod, orig, eager = _eager_hooked(module, calls)
+    mod.eager_attention_forward = eager
+    try:
+        with calls, torch.no_grad():
+            model(**kwargs)
+    finally:
+        mod.eager_attention_forward = orig
+    return calls
+
+
 def _check(model, args, kwargs, calls):
     s = torch_api.analyze_module(model, args, kwargs)
     t = s.totals
@@ -149,14 +163,7 @@ def test_transformers_masks(family, extra, impl, case, dtype):
     ids = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(1))
     kwargs = {"input_ids": ids,
               "attention_mask": _attention_mask(CASES[case]["pad"])}
-    calls = Calls()
-    mod, orig, eager = _eager_hooked(module, calls)
-    mod.eager_attention_forward = eager
-    try:
-        with calls, torch.no_grad():
-            model(**kwargs)
-    finally:
-        mod.eager_attention_forward = orig
+    calls = eager_calls(model, module, kwargs)
     assert calls.left_out > 0  # every case masks something
     t = _check(model, (), kwargs, calls)
     assert t["tokens"] == B * T

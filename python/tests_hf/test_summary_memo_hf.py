@@ -12,26 +12,8 @@ transformers = pytest.importorskip("transformers")
 
 import hf_zoo  # noqa: E402
 from conftest import replay_reports  # noqa: E402
-from nnscan import module_replay, recorder, replay, summary_memo  # noqa: E402
-from test_masked_attention_hf import Calls, _attention_mask, _eager_hooked, \
-    _hf, B, T, V  # noqa: E402
-
-
-@pytest.fixture
-def recordings(monkeypatch):
-    """[recordings made so far], a fresh process's (nothing kept)."""
-    module_replay.forget()
-    replay.forget()
-    summary_memo.forget()
-    count = [0]
-    real = recorder.record_model
-
-    def counted(*a, **kw):
-        count[0] += 1
-        return real(*a, **kw)
-    monkeypatch.setattr(recorder, "record_model", counted)
-    yield count
-    summary_memo.forget()
+from test_masked_attention_hf import _attention_mask, _hf, eager_calls, \
+    B, T, V  # noqa: E402
 
 
 def _recorded(model, inputs, recordings):
@@ -64,14 +46,7 @@ def test_a_mask_of_other_contents_records_again(recordings):
                         generator=torch.Generator().manual_seed(1))
     for pad in (3, -4, 3):
         kwargs = {"input_ids": ids, "attention_mask": _attention_mask(pad)}
-        calls = Calls()
-        mod, orig, eager = _eager_hooked(module, calls)
-        mod.eager_attention_forward = eager
-        try:
-            with calls, torch.no_grad():
-                model(**kwargs)
-        finally:
-            mod.eager_attention_forward = orig
+        calls = eager_calls(model, module, kwargs)
         got = [_recorded(model, kwargs, recordings) for _ in range(3)]
         # the first padding's state again (its entry was dropped for the
         # second's): recorded twice anew
