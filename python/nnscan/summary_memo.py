@@ -177,28 +177,30 @@ def enabled():
 def state(model, args, kwargs, device):
     """What a recording of `model` on these inputs reads (module doc), as
     a value compared with ==; None where it cannot be held."""
-    if not enabled() or unwrap_compiled(model) is not model or \
-            _modes_active() or _global_hooks():
-        return None
-    walk = walk_once(model)
-    if walk is None:
-        return None
+    if not isinstance(model, torch.nn.Module) or not enabled() or \
+            unwrap_compiled(model) is not model or _modes_active() or \
+            _global_hooks():
+        return None  # (not a module: the recording says so)
     try:
+        walk = walk_once(model)
+        if walk is None:
+            return None
         sig, hooked, below, portable = layer_groups._deep(model, {})
         if hooked or below or not portable:
             return None
         contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
         tracked = _tracked(walk, contents)
+        settings = (device, torch.get_default_dtype(),
+                    torch.is_inference_mode_enabled(),
+                    torch.is_grad_enabled(), device_for(model),
+                    tuple(ops_map.OPS.values()),
+                    tuple(map(os.environ.get, VARIABLES)))
     except Exception:  # noqa: BLE001 - what cannot be held records
         return None
     if sum(c.t.numel() * c.t.element_size() for c in contents) > \
             _CONTENTS_MAX:
         return None  # (an entry holds a copy of them)
-    settings = (device, torch.get_default_dtype(),
-                torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
-                device_for(model), tuple(ops_map.OPS.values()),
-                tuple(map(os.environ.get, VARIABLES)))
     return _State((layer_groups._Sig(sig), inputs, tracked, settings),
                   contents)
 

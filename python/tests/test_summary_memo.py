@@ -8,6 +8,7 @@ inputs' sizes, the contents of an integer input or buffer, a mode around
 the call) records again."""
 import threading
 
+import pytest
 import torch
 from torch import nn
 
@@ -172,3 +173,9 @@ def test_every_variable_a_recording_reads_is_in_the_state():
                                        f.read()))
     assert read - {"NNSCAN_LIBRARY", "NNSCAN_MODULE_REPLAY"} == \
         set(summary_memo.VARIABLES)
+
+
+def test_a_wrong_model_is_said_so_as_before():
+    from nnscan import torch_api
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        torch_api.analyze_module(3, (X,))
