@@ -18,8 +18,9 @@ first saw), is made once, as asked. Each difference is printed with the
 test and its first difference; the exit status is 1 when any. Tests that
 count the forward's calls, or the calls replay.py and module_replay.py
 replay (tests_hf/test_replay.py, tests/test_module_replay.py,
-tests_hf/test_layer_replay_hf.py), fail under it by construction: every
-summary is made twice.
+tests_hf/test_layer_replay_hf.py), or the recordings summary_memo.py
+spares (tests/test_summary_memo.py, tests_hf/test_summary_memo_hf.py),
+fail under it by construction: every summary is made twice.
 
     tools/tape_same.py python/tests -q -x
     /work/sidrun . 'PYTHONPATH=python python3 tools/tape_same.py \\
