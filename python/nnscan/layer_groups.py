@@ -203,6 +203,16 @@ def _plain_object(v, memo=None):
         return memo[key]
     budget = [_PLAIN_ITEMS]
 
+    def plain(values):
+        """Whether `values` are all plain (each then is its own frozen
+        form, one item of the budget: what frozen would make of them)."""
+        if not _PLAIN.issuperset(map(type, values)):
+            return False
+        budget[0] -= len(values)
+        if budget[0] < 0:
+            raise LookupError
+        return True
+
     def frozen(x, depth):
         budget[0] -= 1
         if budget[0] < 0:
@@ -213,22 +223,27 @@ def _plain_object(v, memo=None):
         if depth > _PLAIN_DEPTH:
             raise LookupError
         if t is list or t is tuple:
+            if plain(x):
+                return (t, tuple(x))
             return (t, tuple(frozen(y, depth + 1) for y in x))
         if t is dict:
             if not _PLAIN.issuperset(map(type, x)):
                 raise LookupError
+            if plain(x.values()):
+                return (dict, tuple(x.items()))
             return (dict, tuple((k, frozen(y, depth + 1))
                                 for k, y in x.items()))
         if t in (set, frozenset):
-            items = [frozen(y, depth + 1) for y in x]
-            if not all(type(y) in _PLAIN for y in items):
+            if not plain(x):
                 raise LookupError
-            return (t, tuple(sorted(items, key=repr)))
+            return (t, tuple(sorted(x, key=repr)))
         d = getattr(x, "__dict__", None)
         if type(d) is not dict or isinstance(x, (torch.nn.Module,
                                                  torch.Tensor)) or \
                 hasattr(t, "__slots__") or callable(x):
             raise LookupError
+        if plain(d.values()):
+            return ("object", t, tuple(d.items()))
         return ("object", t, tuple((k, frozen(y, depth + 1))
                                    for k, y in d.items()))
     try:

@@ -14,10 +14,12 @@ the text, CSV, Markdown and HTML renderings are the library's too
 (nns_report), so Python never re-counts or re-formats a number.
 `analyze()` makes one from an ONNX file or its bytes.
 """
+import contextlib
 import ctypes
 import json
 import numbers
 import os
+import threading
 import weakref
 from collections.abc import Iterable
 
@@ -59,6 +61,8 @@ class Handle(_api.Managed):
     """An nns_model * and whatever memory it points into (kept alive)."""
 
     _what = "model"
+    # share(): a lock around what may not run beside an analysis
+    _lock = contextlib.nullcontext()
 
     def __init__(self, ptr, keep=None):
         self._keep = keep
@@ -67,6 +71,17 @@ class Handle(_api.Managed):
         self._manage(ptr, weakref.finalize(
             self, _free_model, lib.nns_model_free, ptr,
             self._analyses))
+
+    def share(self):
+        """Marks the model as held by several summaries (summary_memo.py's
+        kept recordings): each makes its own analysis of it, one at a time
+        (nns_model_analyze changes the model; nnscan.h, "Threads"), and
+        closing one leaves it to the others (`shared`)."""
+        self._lock = threading.Lock()
+
+    @property
+    def shared(self):
+        return type(self._lock) is not contextlib.nullcontext
 
     @staticmethod
     def load(source, external_dir=None):
@@ -133,8 +148,10 @@ class Handle(_api.Managed):
         too. None for a module never declared."""
         lib = _api.lib()
         h = _api.ModuleHeld()
-        st = lib.nns_model_module_held(
-            self.ptr, _api.c_name(path), int(bool(recurse)), ctypes.byref(h))
+        with self._lock:
+            st = lib.nns_model_module_held(self.ptr, _api.c_name(path),
+                                           int(bool(recurse)),
+                                           ctypes.byref(h))
         if st and lib.nns_status_name(st) == b"NNS_E_NOTFOUND":
             return None
         _api.check(st, None, f"what module '{path}' holds")
@@ -218,10 +235,11 @@ class Handle(_api.Managed):
             compute_dtype.encode() if compute_dtype else None,
             forward.ptr if forward is not None else None)
         out = ctypes.c_void_p()
-        st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
-                                   ctypes.byref(out), ctypes.byref(err))
-        _api.check(st, err, "analysis")
-        return Analysis(self, out.value)
+        with self._lock:
+            st = lib.nns_model_analyze(self.ptr, ctypes.byref(opts),
+                                       ctypes.byref(out), ctypes.byref(err))
+            _api.check(st, err, "analysis")
+            return Analysis(self, out.value)
 
     def report(self, fmt="shapes_json", **kw):
         """The value shapes of the last inference (nns_report_shapes):
@@ -230,7 +248,9 @@ class Handle(_api.Managed):
             raise ValueError(f"a model reports its shapes only "
                              f"('shapes_json', 'shapes_text'), not {fmt!r}; "
                              "the other formats are an Analysis's")
-        return _render(_api.lib().nns_report_shapes, self.ptr, fmt, **kw)
+        with self._lock:
+            return _render(_api.lib().nns_report_shapes, self.ptr, fmt,
+                           **kw)
 
 
 class Analysis(_api.Managed):
@@ -510,10 +530,12 @@ class Summary:
 
     def close(self):
         """Frees the analysis and its model now (they are also freed when
-        the Summary is garbage-collected)."""
+        the Summary is garbage-collected); a model several summaries hold
+        (summary_memo.py) stays for the others."""
         if self.analysis is not None:  # None: read from a saved document
             self.analysis.close()
-            self.analysis.model.close()
+            if not self.analysis.model.shared:
+                self.analysis.model.close()
 
     @property
     def closed(self):

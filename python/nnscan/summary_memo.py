@@ -11,10 +11,10 @@ recording made: the packed graph's parts, the contents of the values its
 masks read as handed to the library, and what TorchSummary reads of it
 (module classes, calls and shapes, the ops without a rule). Once two
 recordings of one state made the same, a later summary of the model in
-that state builds its report from that (`rebuilt`): no meta copy, no
-forward, no recording; what is left is the library's part (the build
-from the packed form, the inference, the masks' contents, the analysis,
-the report). So every number is one a recording gives, and a forward
+that state is an analysis of the model the second of them built, shared
+(`rebuilt`): no meta copy, no forward, no recording, no build; what is
+left is the state's reading, the analysis and the report. So every
+number is one a recording gives, and a forward
 whose recording differs from one call to the next (it reads something
 the state does not hold) is never built so (bench/same_summary.py's
 --warm compares every report byte for byte).
@@ -31,7 +31,8 @@ that records more than a forward (training, backward, a custom op, a
 generation step, a parallel plan). One entry a model, for the latest
 _MAX models of the process; an entry holds a weak reference to its
 model, a copy of its tracked tensors' contents and what its recording
-made, not the model.
+made (once two made the same, the native model the second built), not
+the model.
 """
 import os
 import types
@@ -41,7 +42,6 @@ import torch
 
 from . import latest, layer_groups, module_replay, ops_map
 from .autocast import device_for
-from .graph import build_packed
 from .recorder import Recording, unwrap_compiled, walk_once
 from .shadow import MAX_ELEMENTS
 
@@ -232,9 +232,9 @@ class Logged:
 def seen(model, now, rec, handle, built, entry):
     """Notes a recording of `model` in the state `now` (`built`: the
     packed graph's parts and the masks' contents handed over, as
-    torch_api.built gave them): kept for later summaries once two
-    recordings of one state made the same (`entry`: the last one's, from
-    `found`)."""
+    torch_api.built gave them; `handle` the model it built): kept for
+    later summaries once two recordings of one state made the same
+    (`entry`: the last one's, from `found`), then `handle`, shared."""
     if rec.device != "meta" or rec.read_floats or rec.stack.custom or \
             handle.shape_mismatches():
         return
@@ -250,8 +250,9 @@ def seen(model, now, rec, handle, built, entry):
         c.freeze()
     now.contents = ()
     same = entry is not None and not entry[3] and _same(entry[2], made)
-    if same:  # joined once, for every summary built from it
-        made = (b"".join(made[0]),) + made[1:]
+    if same:  # the model this one built serves every later summary
+        handle.share()
+        made = (handle, made[2])
     key = id(model)
 
     def gone(ref):  # the model died: its entry goes with it
@@ -284,7 +285,8 @@ def _same(a, b):
 def found(model, now):
     """The entry kept for `model` in the state `now`, taken out (give it
     back with `give_back`): (weak reference to the model, its state, what
-    its recordings made, whether two made the same). None where none is
+    its last recording made (once two made the same: the model it built
+    and its recording), whether two made the same). None where none is
     kept or the state differs (then it is dropped)."""
     got = _KEPT.pop(id(model), None)
     if got is None or got[0]() is not model:
@@ -302,17 +304,14 @@ def give_back(model, entry):
 
 
 def rebuilt(model, entry):
-    """(handle, recording) of a summary of `model` built from what two
-    recordings made the same (`entry`, which `found` took out and this
-    gives back); None where the library refused it (the entry is then
+    """(handle, recording) of a summary of `model` in the state of
+    `entry` (which `found` took out and this gives back), two recordings
+    of which made the same: the model the second of them built, which
+    every such summary shares, each making its own analysis of it
+    (report.Handle.share). None where it was closed (the entry is then
     dropped, and the summary records)."""
-    parts, log, rec = entry[2]
-    try:
-        handle = build_packed(parts)
-        handle.infer(fallback_declared=True)
-        for args in log:
-            handle.set_value_data(*args)
-    except Exception:  # noqa: BLE001 - the recording says what it is
+    handle, rec = entry[2]
+    if handle.closed:
         return None
     give_back(model, entry)
     return handle, rec

@@ -129,6 +129,26 @@ def test_a_closed_summary_leaves_the_next_whole(recordings):
     assert again.to_text() == text and again.totals["macs"] == MACS
 
 
+def test_summaries_built_share_one_model_and_close_their_own(recordings):
+    model = Net().eval()
+    _warm(model, X, recordings)
+    a = nnscan.summary(model, inputs=X, file=False)
+    b = nnscan.summary(model, inputs=X, file=False)
+    shared = a.analysis.model
+    assert b.analysis.model is shared and shared.shared
+    assert a.analysis is not b.analysis  # each its own analysis
+    text = a.to_text()
+    a.close()
+    assert a.closed and not b.closed and not shared.closed
+    assert b.to_text() == text and b.totals["macs"] == MACS
+    # the model closed by hand: the next summary records, and is right
+    shared.close()
+    assert b.closed
+    assert _recorded(model, X, recordings)
+    again = nnscan.summary(model, inputs=X, file=False)
+    assert again.to_text() == text
+
+
 def test_two_threads_summarise_one_kept_model(recordings):
     model = Net().eval()
     _warm(model, X, recordings)
@@ -155,10 +175,12 @@ def test_a_kept_recording_holds_no_model(recordings):
     import weakref
     model = Net().eval()
     _warm(model, X, recordings)
-    gone = weakref.ref(model)
-    del model
+    shared = nnscan.summary(model, inputs=X, file=False).analysis.model
+    gone, native = weakref.ref(model), weakref.ref(shared)
+    del model, shared
     gc.collect()
-    assert gone() is None and not summary_memo._KEPT
+    # the model kept for its summaries goes with them and the entry
+    assert gone() is None and native() is None and not summary_memo._KEPT
 
 
 def test_every_variable_a_recording_reads_is_in_the_state():
