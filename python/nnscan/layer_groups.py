@@ -319,7 +319,7 @@ def _shallow(modules):
     return [g for g in shallow.values() if len(g) >= _ALIKE]
 
 
-def candidates(modules, arch=None):
+def candidates(modules, arch=None, memo=None):
     """path -> (module, its group's number, its group's signature where
     it holds for the process, else None): the layers a recording may
     replay.
@@ -338,7 +338,8 @@ def candidates(modules, arch=None):
     its own where its signature holds for the process (BEiT's first layer,
     whose drop path is an Identity; stages of two widths); groups of
     layers alike below it are candidates too, replayed inside it while
-    it notes and verifies its template."""
+    it notes and verifies its template. memo: _deep's, of signatures
+    made already (`seeded`)."""
     known = latest.used(_ARCHS, arch) if arch is not None else None
     if known is None:
         known = _Arch(_shallow(modules))
@@ -349,7 +350,8 @@ def candidates(modules, arch=None):
     if not shallow and not known.root:
         return {}
     by_path = dict(modules)
-    memo, out, number = {}, {}, 0
+    memo = {} if memo is None else memo
+    out, number = {}, 0
     for paths in shallow:
         groups = []  # [its first member's _deep, [(path, module)]]
         apart = []  # groups of one no later layer is compared with
@@ -413,6 +415,31 @@ def candidates(modules, arch=None):
     out = {p: v for p, v in out.items() if not _below_any(p, others)}
     if root is not None:
         out[""] = root  # (its layers replay inside it while it notes)
+    return out
+
+
+def seeded(signatures, modules):
+    """A memo for `candidates` over `modules` (the meta copy's walk, or the
+    model's own): what _deep made of the model's own modules
+    (summary_memo.state: (their walk, _deep's memo), or None), under the
+    ids of the modules at the same paths. A copy's signature is its
+    model's: the meta copy keeps each tensor's dtype, sizes and
+    requires_grad, and deep-copies attributes that compare by value,
+    where the state holds no hook nor attribute compared by identity, no
+    module in training and no buffer that requires grad (the copy
+    records in eval mode, its buffers plain). Empty where the walks
+    differ."""
+    if signatures is None:
+        return {}
+    walk, memo = signatures
+    if len(walk) != len(modules):
+        return {}
+    out = {}
+    for (path, m), (at, copy) in zip(walk, modules):
+        got = memo.get(id(m))
+        if path != at or type(m) is not type(copy) or got is None:
+            return {}
+        out[id(copy)] = got
     return out
 
 

@@ -135,7 +135,8 @@ class Layers:
     recorded before and after), `stack` its ModuleStack (whose additions
     a replay makes too)."""
 
-    def __init__(self, modules, builder, stack, mode, custom_ops=None):
+    def __init__(self, modules, builder, stack, mode, custom_ops=None,
+                 signatures=None):
         self.b, self.stack, self.mode = builder, stack, mode
         self.arch = layer_groups.arch(modules)
         # (the modules, for layer_groups.called_again once the recording
@@ -144,7 +145,8 @@ class Layers:
             or builder.track_grad_fns or builder.weak \
             or builder.autocast is not None else modules
         self.found = {} if self.modules is None else \
-            layer_groups.candidates(modules, self.arch)
+            layer_groups.candidates(
+                modules, self.arch, layer_groups.seeded(signatures, modules))
         self.active = {}   # path -> its wrapper, while installed
         self.saved = {}    # path -> (module, its own forward attribute)
         self.kept = {}     # key -> [its last calls] or the template

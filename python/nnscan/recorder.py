@@ -1289,7 +1289,7 @@ class Recording:
 
 def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
          autocast_device=None, grad_fns=False, call=None, step=None,
-         walk=None):
+         walk=None, signatures=None):
     g = Graph(type(model).__name__)
     tree = _Tree(model, walk)
     b = Builder(g, param_table(model, tree))
@@ -1329,7 +1329,8 @@ def _run(model, args, kwargs, grad, custom_ops=None, shadows=None,
     # of later calls runs fewer through the dispatcher, and a model's
     # second summary in a process would count less than its first
     with ctx, stack, probe, ctors, mode, fused.Spans(b, mode), \
-            module_replay.Layers(tree.modules, b, stack, mode, custom_ops), \
+            module_replay.Layers(tree.modules, b, stack, mode, custom_ops,
+                                 signatures), \
             inner, torch.jit.optimized_execution(False):
         out = (call or _call)(model, *args, **kwargs)
     b.note_grad_fns()
@@ -1457,7 +1458,8 @@ def gc_paused():
 
 
 def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
-                 keep_graph=False, call=None, training=False, step=None):
+                 keep_graph=False, call=None, training=False, step=None,
+                 signatures=None):
     """Records one forward of `model` on `args`/`kwargs`; see the module doc.
     training: on meta, the forward of training mode (train.py's steps).
 
@@ -1467,7 +1469,10 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     in every case (for backward.py). call: runs the forward instead of
     `model(*args, **kwargs)`, as call(model, *args, **kwargs), on the model
     recorded (its meta copy on the meta path; for generate.py). step: a
-    training step (train.Shared) that runs on this forward, on meta only."""
+    training step (train.Shared) that runs on this forward, on meta only.
+    signatures: summary_memo.state's layer_groups signatures of the
+    model's modules, for the layers the recording compares
+    (layer_groups.seeded)."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
@@ -1477,7 +1482,7 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     walk = walk_once(model)
     with preserved(model, walk), gc_paused():
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
-                       call, training, step, walk)
+                       call, training, step, walk, signatures)
 
 
 def _outside_inference_mode(model=None):
@@ -1499,7 +1504,7 @@ def _outside_inference_mode(model=None):
 
 
 def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
-            training=False, step=None, walk=None):
+            training=False, step=None, walk=None, signatures=None):
     first_error = None
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model, walk)
@@ -1525,7 +1530,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
                                custom_ops=custom_ops, shadows=shadows,
                                autocast_device=autocast_device,
                                grad_fns=keep_graph, call=call, step=step,
-                               walk=target_walk)
+                               walk=target_walk, signatures=signatures)
                 rec.device = "meta"
                 return rec
             except Exception as e:  # noqa: BLE001 - reported below

@@ -137,19 +137,28 @@ def _value(v, depth, seen, contents):
 
 
 def _tracked(walk, contents):
-    """The contents of every module's integer and boolean buffers and
-    tensor attributes (what the meta copy keeps as shadows), in order."""
+    """The integer and boolean buffers and tensor attributes of every
+    module (what the meta copy keeps as shadows, their contents read), in
+    order; and whether a buffer requires grad. Of a float or complex one
+    the recording reads what the signature holds (its meta copy is a new
+    tensor of its dtype and sizes, contiguous)."""
     out = []
+    grad = False
     for _, m in walk:
         d = vars(m)
         for t in d["_buffers"].values():
             if t is not None:
-                out.append(_tensor(t, contents))
+                grad = grad or t.requires_grad
+                dt = t.dtype
+                if not (dt.is_floating_point or dt.is_complex):
+                    out.append(_tensor(t, contents))
         for k in layer_groups.attribute_names(d):
             v = d[k]
             if isinstance(v, torch.Tensor):
-                out.append(_tensor(v, contents))
-    return tuple(out)
+                dt = v.dtype
+                if not (dt.is_floating_point or dt.is_complex):
+                    out.append(_tensor(v, contents))
+    return tuple(out), grad
 
 
 def _modes_active():
@@ -185,12 +194,13 @@ def state(model, args, kwargs, device):
         walk = walk_once(model)
         if walk is None:
             return None
-        sig, hooked, below, portable = layer_groups._deep(model, {})
+        memo = {}
+        sig, hooked, below, portable = layer_groups._deep(model, memo)
         if hooked or below or not portable:
             return None
         contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
-        tracked = _tracked(walk, contents)
+        tracked, grad = _tracked(walk, contents)
         settings = (device, torch.get_default_dtype(),
                     torch.is_inference_mode_enabled(),
                     torch.is_grad_enabled(), device_for(model),
@@ -201,17 +211,23 @@ def state(model, args, kwargs, device):
     if sum(c.t.numel() * c.t.element_size() for c in contents) > \
             _CONTENTS_MAX:
         return None  # (an entry holds a copy of them)
+    # the signatures made, for the layers the recording compares, where
+    # its copy's are the same (layer_groups.seeded)
+    seed = None if grad or any(m.training for _, m in walk) else \
+        (walk, memo)
     return _State((layer_groups._Sig(sig), inputs, tracked, settings),
-                  contents)
+                  contents, seed)
 
 
 class _State:
-    """What a recording reads (`value`, compared with ==) and the tracked
-    tensors' contents in it, made from the tensors until kept."""
-    __slots__ = ("value", "contents")
+    """What a recording reads (`value`, compared with ==), the tracked
+    tensors' contents in it, made from the tensors until kept, and the
+    signatures made of the model's modules (`seed`: until the recording,
+    record_model's `signatures`)."""
+    __slots__ = ("value", "contents", "seed")
 
-    def __init__(self, value, contents):
-        self.value, self.contents = value, contents
+    def __init__(self, value, contents, seed):
+        self.value, self.contents, self.seed = value, contents, seed
 
 
 class Logged:

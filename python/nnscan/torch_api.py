@@ -176,7 +176,10 @@ def analyze_module(module, args=(), kwargs=None, method="record",
                 rec = recorder.record_model(
                     module, args, kwargs, device=device,
                     custom_ops=custom_ops, call=call,
-                    training=step is not None, step=shared)
+                    training=step is not None, step=shared,
+                    signatures=now.seed if now is not None else None)
+                if now is not None:
+                    now.seed = None  # (its walk holds the modules)
                 made = [] if now is not None else None
                 handle = built(rec, made)
                 if now is not None:

@@ -107,6 +107,54 @@ def test_integer_contents_changed_record_again(recordings):
         [True, True, False]
 
 
+class Scaled(nn.Module):
+    """Net and a float buffer its output is scaled by."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.register_buffer("scale", torch.ones(4, 4))
+
+    def forward(self, x):
+        return self.net(x) @ self.scale
+
+
+def test_a_float_buffer_is_read_as_its_dtype_and_sizes(recordings):
+    model = Scaled().eval()
+    _warm(model, X, recordings)
+    # other strides and values: the recording's meta copy is the same
+    model.scale = torch.full((4, 4), 2.0).t()
+    assert not _recorded(model, X, recordings)
+    model.scale = torch.ones(4, 5)  # other sizes
+    assert _recorded(model, X, recordings)
+    s = nnscan.summary(model, inputs=X, file=False)
+    assert s.totals["macs"] == MACS + 2 * 4 * 5
+    model.scale = torch.ones(4, 4, dtype=torch.float64)  # another dtype
+    model.net.double()
+    assert _recorded(model, X.double(), recordings)
+
+
+def test_the_recording_compares_the_signatures_the_state_made():
+    """summary_memo.state's signatures of the model's modules, which the
+    recording's layer_groups.candidates takes for its meta copy's
+    (layer_groups.seeded), are those _deep makes of the copy; none are
+    given where the copy's would differ."""
+    from nnscan import layer_groups, recorder
+    for model in (Net().eval(), Scaled().eval(), Picked().eval()):
+        now = summary_memo.state(model, (X,), {}, "auto")
+        walk = recorder.walk_once(model)
+        copy, copied = recorder._meta_copy_walked(model, None, walk)
+        memo = layer_groups.seeded(now.seed, copied)
+        assert len(memo) == len(walk)
+        for _, m in copied:
+            assert memo[id(m)] == layer_groups._deep(m, {})
+    trained = Net().train()
+    assert summary_memo.state(trained, (X,), {}, "auto").seed is None
+    grad = Scaled().eval()
+    grad.scale.requires_grad_(True)  # the copy's buffer does not
+    assert summary_memo.state(grad, (X,), {}, "auto").seed is None
+
+
 def test_a_mode_around_the_call_records(recordings):
     from torch.utils._python_dispatch import TorchDispatchMode
 
