@@ -203,50 +203,44 @@ def _plain_object(v, memo=None):
         return memo[key]
     budget = [_PLAIN_ITEMS]
 
-    def plain(values):
-        """Whether `values` are all plain (each then is its own frozen
-        form, one item of the budget: what frozen would make of them)."""
-        if not _PLAIN.issuperset(map(type, values)):
-            return False
-        budget[0] -= len(values)
+    def count(n):
+        """n more items (each visited once: the budget's unit)."""
+        budget[0] -= n
         if budget[0] < 0:
             raise LookupError
-        return True
 
-    def frozen(x, depth):
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise LookupError
+    def each(values, depth):
+        """The frozen forms of `values` (items of a container at `depth`),
+        counted; a plain one is its own."""
+        count(len(values))
+        if _PLAIN.issuperset(map(type, values)):
+            return tuple(values)
+        return tuple(y if type(y) in _PLAIN else frozen(y, depth + 1)
+                     for y in values)
+
+    def frozen(x, depth):  # (x counted by its caller)
         t = type(x)
         if t in _PLAIN:
             return x
         if depth > _PLAIN_DEPTH:
             raise LookupError
         if t is list or t is tuple:
-            if plain(x):
-                return (t, tuple(x))
-            return (t, tuple(frozen(y, depth + 1) for y in x))
-        if t is dict:
+            return (t, each(x, depth))
+        if t is dict or t is set or t is frozenset:
             if not _PLAIN.issuperset(map(type, x)):
                 raise LookupError
-            if plain(x.values()):
-                return (dict, tuple(x.items()))
-            return (dict, tuple((k, frozen(y, depth + 1))
-                                for k, y in x.items()))
-        if t in (set, frozenset):
-            if not plain(x):
-                raise LookupError
+            if t is dict:
+                return (dict, tuple(zip(x, each(x.values(), depth))))
+            count(len(x))
             return (t, tuple(sorted(x, key=repr)))
         d = getattr(x, "__dict__", None)
         if type(d) is not dict or isinstance(x, (torch.nn.Module,
                                                  torch.Tensor)) or \
                 hasattr(t, "__slots__") or callable(x):
             raise LookupError
-        if plain(d.values()):
-            return ("object", t, tuple(d.items()))
-        return ("object", t, tuple((k, frozen(y, depth + 1))
-                                   for k, y in d.items()))
+        return ("object", t, tuple(zip(d, each(d.values(), depth))))
     try:
+        count(1)
         got = frozen(v, 0)
     except (LookupError, RecursionError):
         got = None
