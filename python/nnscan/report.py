@@ -75,8 +75,9 @@ class Handle(_api.Managed):
     def share(self):
         """Marks the model as held by several summaries (summary_memo.py's
         kept recordings): each makes its own analysis of it, one at a time
-        (nns_model_analyze changes the model; nnscan.h, "Threads"), and
-        closing one leaves it to the others (`shared`)."""
+        and never while another reads it (nns_model_analyze changes the
+        model; nnscan.h, "Threads"), and closing one leaves it to the
+        others (`shared`)."""
         self._lock = threading.Lock()
 
     @property
@@ -268,8 +269,10 @@ class Analysis(_api.Managed):
         self._manage(ptr, fin)
 
     def report(self, fmt="text", **kw):
-        """The library's rendering of the analysis, as str (nns_report)."""
-        return _render(_api.lib().nns_report, self.ptr, fmt, **kw)
+        """The library's rendering of the analysis, as str (nns_report).
+        It reads its model: not beside an analysis of a shared one."""
+        with self.model._lock:
+            return _render(_api.lib().nns_report, self.ptr, fmt, **kw)
 
 
 def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
