@@ -415,18 +415,16 @@ def candidates(modules, arch=None, memo=None):
 def seeded(signatures, modules):
     """A memo for `candidates` over `modules` (the meta copy's walk, or the
     model's own): what _deep made of the model's own modules
-    (summary_memo.state: (their walk, _deep's memo), or None), under the
-    ids of the modules at the same paths. A copy's signature is its
-    model's: the meta copy keeps each tensor's dtype, sizes and
-    requires_grad, and deep-copies attributes that compare by value,
-    where the state holds no hook nor attribute compared by identity, no
-    module in training and no buffer that requires grad (the copy
-    records in eval mode, its buffers plain). Empty where the walks
-    differ."""
-    if signatures is None:
-        return {}
-    walk, memo = signatures
-    if len(walk) != len(modules):
+    (summary_memo.state's `seed`: their walk and _deep's memo or None; or
+    None), under the ids of the modules at the same paths. A copy's
+    signature is its model's: the meta copy keeps each tensor's dtype,
+    sizes and requires_grad, and deep-copies attributes that compare by
+    value, where the state holds no hook nor attribute compared by
+    identity, no module in training and no buffer that requires grad
+    (the copy records in eval mode, its buffers plain). Empty where the
+    walks differ."""
+    walk, memo = signatures or (None, None)
+    if memo is None or len(walk) != len(modules):
         return {}
     out = {}
     for (path, m), (at, copy) in zip(walk, modules):

@@ -1470,16 +1470,16 @@ def record_model(model, args=(), kwargs=None, device="auto", custom_ops=None,
     `model(*args, **kwargs)`, as call(model, *args, **kwargs), on the model
     recorded (its meta copy on the meta path; for generate.py). step: a
     training step (train.Shared) that runs on this forward, on meta only.
-    signatures: summary_memo.state's layer_groups signatures of the
-    model's modules, for the layers the recording compares
-    (layer_groups.seeded)."""
+    signatures: summary_memo.state's walk of the model (walk_once's) and
+    layer_groups signatures of its modules, for the layers the recording
+    compares (layer_groups.seeded)."""
     kwargs = kwargs or {}
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
     if device not in ("auto", "meta", "model"):
         raise ValueError(f"device must be 'auto', 'meta' or 'model', not {device!r}")
     model = unwrap_compiled(model)
-    walk = walk_once(model)
+    walk = signatures[0] if signatures is not None else walk_once(model)
     with preserved(model, walk), gc_paused():
         return _record(model, args, kwargs, device, custom_ops, keep_graph,
                        call, training, step, walk, signatures)

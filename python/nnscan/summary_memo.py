@@ -14,10 +14,14 @@ recordings of one state made the same, a later summary of the model in
 that state is an analysis of the model the second of them built, shared
 (`rebuilt`): no meta copy, no forward, no recording, no build; what is
 left is the state's reading, the analysis and the report. So every
-number is one a recording gives, and a forward
-whose recording differs from one call to the next (it reads something
-the state does not hold) is never built so (bench/same_summary.py's
---warm compares every report byte for byte).
+number is one a recording gives, and a forward whose recording differs
+from one call to the next (it reads something the state does not hold)
+is never built so (bench/same_summary.py's --warm compares every report
+byte for byte). A model's first summary reads no state (`again`): one
+summarised once pays nothing; its second and third record and compare,
+and the state's walk and signatures serve their recordings
+(layer_groups.seeded), so those pay little more than reading and
+copying the tracked contents.
 
 What keeps a summary recording: anything the state cannot hold (an
 attribute compared by identity, a hook, an input other than tensors and
@@ -49,6 +53,11 @@ _MAX = 8
 # id(model) -> (weak reference to the model, its state, its recording):
 # taken out while a summary uses it (another thread's then records)
 _KEPT = {}
+# id(model) -> a weak reference to it, for the latest _ONCE_MAX models
+# summarised once: a state is read from a model's second summary on
+# (`again`), so a model summarised once pays nothing for this
+_ONCE = {}
+_ONCE_MAX = 64
 # the environment variables a recording reads (NNSCAN_MODULE_REPLAY=0
 # keeps none: `enabled`; NNSCAN_LIBRARY is read once, at the library's
 # load): tests/test_summary_memo.py finds every one the package reads
@@ -74,7 +83,9 @@ class _Contents:
     def freeze(self):
         t, self.t = self.t, None
         self.ref = weakref.ref(t)
-        self.copy = t.detach().to("cpu", copy=True)
+        # one element (a batch norm's count) as a number: a copy costs more
+        self.copy = t.item() if t.numel() == 1 else \
+            t.detach().to("cpu", copy=True)
 
     def __eq__(self, other):
         if type(other) is not _Contents:
@@ -85,6 +96,8 @@ class _Contents:
         if kept.ref() is now.t and kept.version[0] is not None and \
                 now.version == kept.version:
             return True
+        if type(kept.copy) is not torch.Tensor:  # (the sizes compared apart)
+            return now.t.numel() == 1 and now.t.item() == kept.copy
         return torch.equal(kept.copy, now.t.detach().to("cpu"))
 
     __hash__ = None
@@ -108,6 +121,21 @@ def _tensor(t, contents):
     c = _Contents(t)
     contents.append(c)
     return part + (c,)
+
+
+def _held(t, contents):
+    """A buffer's or tensor attribute's part of the state beyond what the
+    signature holds (its dtype and sizes; its meta copy is contiguous,
+    on meta): its contents where a recording reads them (shadow.py:
+    integer and boolean ones of at most MAX_ELEMENTS), added to
+    `contents` too; else None."""
+    dt = t.dtype
+    if dt.is_floating_point or dt.is_complex or t.is_meta or \
+            t.numel() > MAX_ELEMENTS:
+        return None
+    c = _Contents(t)
+    contents.append(c)
+    return c
 
 
 def _value(v, depth, seen, contents):
@@ -137,11 +165,9 @@ def _value(v, depth, seen, contents):
 
 
 def _tracked(walk, contents):
-    """The integer and boolean buffers and tensor attributes of every
-    module (what the meta copy keeps as shadows, their contents read), in
-    order; and whether a buffer requires grad. Of a float or complex one
-    the recording reads what the signature holds (its meta copy is a new
-    tensor of its dtype and sizes, contiguous)."""
+    """The contents of every module's buffers and tensor attributes that a
+    recording reads (`_held`: what the meta copy keeps as shadows), in
+    order; and whether a buffer requires grad."""
     out = []
     grad = False
     for _, m in walk:
@@ -149,15 +175,11 @@ def _tracked(walk, contents):
         for t in d["_buffers"].values():
             if t is not None:
                 grad = grad or t.requires_grad
-                dt = t.dtype
-                if not (dt.is_floating_point or dt.is_complex):
-                    out.append(_tensor(t, contents))
+                out.append(_held(t, contents))
         for k in layer_groups.attribute_names(d):
             v = d[k]
             if isinstance(v, torch.Tensor):
-                dt = v.dtype
-                if not (dt.is_floating_point or dt.is_complex):
-                    out.append(_tensor(v, contents))
+                out.append(_held(v, contents))
     return tuple(out), grad
 
 
@@ -183,6 +205,24 @@ def enabled():
     return module_replay.enabled()
 
 
+def again(model):
+    """Whether `model` was summarised before in this process (a kept
+    entry, or a first summary noted); notes this one."""
+    key = id(model)
+    got = _KEPT.get(key) or _ONCE.get(key)
+    if got is not None and got[0]() is model:
+        return True
+
+    def gone(ref):  # the model died
+        if _ONCE.get(key, (None,))[0] is ref:
+            _ONCE.pop(key, None)
+    try:
+        latest.put(_ONCE, key, (weakref.ref(model, gone),), _ONCE_MAX)
+    except TypeError:  # a class whose slots hold no weak reference
+        pass
+    return False
+
+
 def state(model, args, kwargs, device):
     """What a recording of `model` on these inputs reads (module doc), as
     a value compared with ==; None where it cannot be held."""
@@ -190,6 +230,8 @@ def state(model, args, kwargs, device):
             unwrap_compiled(model) is not model or _modes_active() or \
             _global_hooks():
         return None  # (not a module: the recording says so)
+    if not again(model):
+        return None  # its first summary: nothing read
     try:
         walk = walk_once(model)
         if walk is None:
@@ -211,19 +253,19 @@ def state(model, args, kwargs, device):
     if sum(c.t.numel() * c.t.element_size() for c in contents) > \
             _CONTENTS_MAX:
         return None  # (an entry holds a copy of them)
-    # the signatures made, for the layers the recording compares, where
-    # its copy's are the same (layer_groups.seeded)
-    seed = None if grad or any(m.training for _, m in walk) else \
-        (walk, memo)
-    return _State((layer_groups._Sig(sig), inputs, tracked, settings),
-                  contents, seed)
+    # the walk, for the recording's; the signatures made, for the layers
+    # it compares, where its copy's are the same (layer_groups.seeded)
+    seed = (walk, None if grad or any(m.training for _, m in walk)
+            else memo)
+    # (compared once, where kept: a _Sig's hash would walk it too)
+    return _State((sig, inputs, tracked, settings), contents, seed)
 
 
 class _State:
     """What a recording reads (`value`, compared with ==), the tracked
     tensors' contents in it, made from the tensors until kept, and the
-    signatures made of the model's modules (`seed`: until the recording,
-    record_model's `signatures`)."""
+    model's walk and the signatures made of its modules (`seed`: until
+    the recording, record_model's `signatures`)."""
     __slots__ = ("value", "contents", "seed")
 
     def __init__(self, value, contents, seed):
@@ -278,6 +320,7 @@ def seen(model, now, rec, handle, built, entry):
         ref = weakref.ref(model, gone)
     except TypeError:  # a class whose slots hold no weak reference
         return
+    _ONCE.pop(key, None)
     give_back(model, (ref, now, made, same))
 
 
@@ -334,5 +377,7 @@ def rebuilt(model, entry):
 
 
 def forget():
-    """Drops every kept recording (tests that count recordings)."""
+    """Drops every kept recording and every model noted (tests that count
+    recordings)."""
     _KEPT.clear()
+    _ONCE.clear()

@@ -37,8 +37,9 @@ def _recorded(model, x, recordings):
 def test_a_summary_of_a_model_as_it_was_records_nothing(recordings):
     model = Net().eval()
     got = [_recorded(model, X, recordings) for _ in range(6)]
-    # recorded twice, the same: built from the third summary on
-    assert got == [True, True, False, False, False, False]
+    # the first reads nothing; the second and third record the same:
+    # built from the fourth summary on
+    assert got == [True, True, True, False, False, False]
     s = _same_as_every_layer_run(model, X)
     assert s.totals["macs"] == MACS
 
@@ -141,6 +142,7 @@ def test_the_recording_compares_the_signatures_the_state_made():
     given where the copy's would differ."""
     from nnscan import layer_groups, recorder
     for model in (Net().eval(), Scaled().eval(), Picked().eval()):
+        summary_memo.again(model)  # (a first summary reads no state)
         now = summary_memo.state(model, (X,), {}, "auto")
         walk = recorder.walk_once(model)
         copy, copied = recorder._meta_copy_walked(model, None, walk)
@@ -149,10 +151,21 @@ def test_the_recording_compares_the_signatures_the_state_made():
         for _, m in copied:
             assert memo[id(m)] == layer_groups._deep(m, {})
     trained = Net().train()
-    assert summary_memo.state(trained, (X,), {}, "auto").seed is None
+    summary_memo.again(trained)
+    assert summary_memo.state(trained, (X,), {}, "auto").seed[1] is None
     grad = Scaled().eval()
     grad.scale.requires_grad_(True)  # the copy's buffer does not
-    assert summary_memo.state(grad, (X,), {}, "auto").seed is None
+    summary_memo.again(grad)
+    assert summary_memo.state(grad, (X,), {}, "auto").seed[1] is None
+
+
+def test_a_model_summarised_once_pays_nothing(recordings):
+    model = Net().eval()
+    assert summary_memo.state(model, (X,), {}, "auto") is None
+    assert summary_memo.state(model, (X,), {}, "auto") is not None
+    other = Net().eval()
+    nnscan.summary(other, inputs=X, file=False)
+    assert id(other) not in summary_memo._KEPT
 
 
 def test_a_mode_around_the_call_records(recordings):
