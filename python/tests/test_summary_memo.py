@@ -159,6 +159,22 @@ def test_the_recording_compares_the_signatures_the_state_made():
     assert summary_memo.state(grad, (X,), {}, "auto").seed[1] is None
 
 
+def test_masks_handed_over_compare_by_what_each_value_holds():
+    """Two hand-overs of the same contents compare equal whichever names
+    shared a call (the library counts a shared copy as it counts two);
+    other contents, sizes or a later call replacing a value's do not."""
+    ones, zeros = bytes([1] * 4), bytes(4)
+    together = [(["a", "b"], 9, [2, 2], ones)]
+    apart = [(["a"], 9, [2, 2], ones), (["b"], 9, [2, 2], ones)]
+    handed = summary_memo._handed
+    assert handed(together) == handed(apart)
+    assert handed(together) != handed([(["a", "b"], 9, [2, 2], zeros)])
+    assert handed(together) != handed([(["a", "b"], 9, [4], ones)])
+    assert handed(together) != handed(apart + [(["b"], 9, [2, 2], zeros)])
+    assert handed(together) == handed(
+        [(["b"], 9, [2, 2], zeros)] + apart)  # replaced by the later one
+
+
 def test_a_model_summarised_once_pays_nothing(recordings):
     model = Net().eval()
     assert summary_memo.state(model, (X,), {}, "auto") is None

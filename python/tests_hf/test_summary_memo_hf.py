@@ -27,12 +27,12 @@ def _recorded(model, inputs, recordings):
 
 @pytest.mark.parametrize("family", [
     "bert", "llama", "gpt2", "t5", "clip", "mamba", "whisper", "rwkv",
-    "deepseek_v2"])
+    "deepseek_v2", "gemma2"])
 def test_a_model_is_built_from_its_fourth_summary(family, recordings):
     # the first reads no state; the second and third, whose layers
-    # replay, make the same (the first hands some a mask's contents over
-    # in two calls that later ones hand over in one: the library counts
-    # a value handed once as one mask, so those are not the same)
+    # replay, make the same (Gemma-2's third hands over one by one the
+    # masks its second handed over together: the same contents, counted
+    # the same: summary_memo._handed)
     model, inputs = hf_zoo.build(family, device="cpu")
     got = [_recorded(model, inputs, recordings)[0] for _ in range(5)]
     assert got == [True, True, True, False, False]
