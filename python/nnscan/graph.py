@@ -169,8 +169,8 @@ class Graph:
 
 
 def build_packed(parts):
-    """The packed form whose parts are `parts` (or the form itself, as
-    bytes), as an nns_model (a report.Handle)."""
+    """The packed form whose parts are `parts`, as an nns_model (a
+    report.Handle)."""
     from .report import Handle
     lib = _api.lib()
     err = _api.NnsError()
@@ -178,8 +178,7 @@ def build_packed(parts):
     _api.check(lib.nns_builder_new(ctypes.byref(b), ctypes.byref(err)),
                err, "nns_builder_new")
     try:
-        buf, size = (parts, len(parts)) if type(parts) is bytes \
-            else _in_kept_buffer(parts)
+        buf, size = _in_kept_buffer(parts)
         _api.check(lib.nns_builder_add_packed(b, buf, size,
                                               ctypes.byref(err)),
                    err, "handing the recorded graph over")
