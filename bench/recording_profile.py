@@ -576,8 +576,12 @@ def against_env(name, setting, runs):
     """nnscan.summary with an environment switch set (other: NAME=VALUE,
     e.g. NNSCAN_REPLAY=0) and unset (this), taking turns run after run in
     this process; the reports (JSON v2, text, CSV) must be equal. Prints
-    both medians and the median of the per-run ratios (other / this)."""
+    both medians and the median of the per-run ratios (other / this).
+    Each run forgets the kept recordings (summary_memo.py), so each is
+    recorded, a model's first summary for the memo (layers' templates
+    kept, as in a process that recorded the model before)."""
     import nnscan
+    from nnscan import summary_memo
     built = build_or_say(name)
     if built is None:
         return
@@ -586,6 +590,7 @@ def against_env(name, setting, runs):
     var, _, value = setting.partition("=")
 
     def run(other):
+        summary_memo.forget()
         if other:
             os.environ[var] = value
         try:
@@ -713,6 +718,7 @@ def sections(name, runs, setting=None):
     section shows both (with / without): where the switch's time goes."""
     import importlib
     import nnscan
+    from nnscan import summary_memo
     built = build_or_say(name)
     if built is None:
         return
@@ -749,6 +755,7 @@ def sections(name, runs, setting=None):
         setattr(owner, attr, timed(f, label))
 
     def call(other=False):
+        summary_memo.forget()  # recorded, as against_env's
         if other:
             os.environ[var] = value
         try:
