@@ -18,10 +18,14 @@ number is one a recording gives, and a forward whose recording differs
 from one call to the next (it reads something the state does not hold)
 is never built so (bench/same_summary.py's --warm compares every report
 byte for byte). A model's first summary reads no state (`again`): one
-summarised once pays nothing; its second and third record and compare,
-and the state's walk and signatures serve their recordings
-(layer_groups.seeded), so those pay little more than reading and
-copying the tracked contents.
+summarised once pays no state, only its recording's note (`_FIRST`). Its
+second reads the state, records and compares with the first's: the
+same, it is kept as two recordings of one state that made the same (a
+recording of the state it read; a model changed in between makes
+another graph), and the third is built; else the second and third are
+compared, and the fourth is built. The state's walk and signatures serve
+the recordings (layer_groups.seeded), so those pay little more than
+reading and copying the tracked contents.
 
 What keeps a summary recording: anything the state cannot hold (an
 attribute compared by identity, a hook, an input other than tensors and
@@ -55,9 +59,13 @@ _MAX = 8
 _KEPT = {}
 # id(model) -> a weak reference to it, for the latest _ONCE_MAX models
 # summarised once: a state is read from a model's second summary on
-# (`again`), so a model summarised once pays nothing for this
+# (`again`), so a model summarised once pays no state for this
 _ONCE = {}
 _ONCE_MAX = 64
+# id(model) -> (a weak reference to it, what its first summary's recording
+# made), for the latest _MAX models: a second summary whose recording made
+# the same is kept as two that did (`seen`), so the third is built
+_FIRST = {}
 # the environment variables a recording reads (NNSCAN_MODULE_REPLAY=0
 # keeps none: `enabled`; NNSCAN_LIBRARY is read once, at the library's
 # load): tests/test_summary_memo.py finds every one the package reads
@@ -231,7 +239,8 @@ def state(model, args, kwargs, device):
             _global_hooks():
         return None  # (not a module: the recording says so)
     if not again(model):
-        return None  # its first summary: nothing read
+        # its first summary: nothing read, what it makes noted (`seen`)
+        return _State(None, (), None)
     try:
         walk = walk_once(model)
         if walk is None:
@@ -292,7 +301,9 @@ def seen(model, now, rec, handle, built, entry):
     packed graph's parts and the masks' contents handed over, as
     torch_api.built gave them; `handle` the model it built): kept for
     later summaries once two recordings of one state made the same
-    (`entry`: the last one's, from `found`), then `handle`, shared."""
+    (`entry`: the last one's, from `found`; or, for a model's second
+    summary, what its first made: `_FIRST`), then `handle`, shared. A
+    model's first summary (no state read) notes only what it made."""
     if rec.device != "meta" or rec.read_floats or rec.stack.custom or \
             handle.shape_mismatches():
         return
@@ -304,14 +315,24 @@ def seen(model, now, rec, handle, built, entry):
         types.SimpleNamespace(uncounted=b.uncounted),
         types.SimpleNamespace(custom=st.custom, io=st.io), rec.device,
         None),)
+    key = id(model)
+    if now.value is None:
+        _note_first(model, key, made)
+        return
     for c in now.contents:
         c.freeze()
     now.contents = ()
+    if entry is None:
+        # a second summary: its first's recording, made of the model as
+        # it was then (a model changed since makes another graph); the
+        # state read now is what this recording read
+        first = _FIRST.pop(key, None)
+        if first is not None and first[0]() is model:
+            entry = (None, None, first[1], False)
     same = entry is not None and not entry[3] and _same(entry[2], made)
     if same:  # the model this one built serves every later summary
         handle.share()
         made = (handle, made[2])
-    key = id(model)
 
     def gone(ref):  # the model died: its entry goes with it
         if _KEPT.get(key, (None,))[0] is ref:
@@ -322,6 +343,17 @@ def seen(model, now, rec, handle, built, entry):
         return
     _ONCE.pop(key, None)
     give_back(model, (ref, now, made, same))
+
+
+def _note_first(model, key, made):
+    """Keeps what a model's first summary made, for its second."""
+    def gone(ref):  # the model died
+        if _FIRST.get(key, (None,))[0] is ref:
+            _FIRST.pop(key, None)
+    try:
+        latest.put(_FIRST, key, (weakref.ref(model, gone), made), _MAX)
+    except TypeError:  # a class whose slots hold no weak reference
+        pass
 
 
 def _handed(log):
@@ -359,6 +391,8 @@ def found(model, now):
     its last recording made (once two made the same: the model it built
     and its recording), whether two made the same). None where none is
     kept or the state differs (then it is dropped)."""
+    if now.value is None:
+        return None  # a first summary: nothing kept, nothing read
     got = _KEPT.pop(id(model), None)
     if got is None or got[0]() is not model:
         return None
@@ -393,3 +427,4 @@ def forget():
     recordings)."""
     _KEPT.clear()
     _ONCE.clear()
+    _FIRST.clear()

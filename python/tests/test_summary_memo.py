@@ -37,11 +37,26 @@ def _recorded(model, x, recordings):
 def test_a_summary_of_a_model_as_it_was_records_nothing(recordings):
     model = Net().eval()
     got = [_recorded(model, X, recordings) for _ in range(6)]
-    # the first reads nothing; the second and third record the same:
-    # built from the fourth summary on
-    assert got == [True, True, True, False, False, False]
+    # the first reads no state; the second's recording makes what the
+    # first's made: built from the third summary on
+    assert got == [True, True, False, False, False, False]
     s = _same_as_every_layer_run(model, X)
     assert s.totals["macs"] == MACS
+
+
+def test_a_model_changed_after_its_first_summary_is_built_later(
+        recordings):
+    """A first summary reads no state, so a model changed before its
+    second is built once two recordings of it as it is made the same:
+    from its fourth summary, every report the new model's."""
+    model = Net().eval()
+    assert _recorded(model, X, recordings)
+    model.head.weight.requires_grad_(False)
+    got = [_recorded(model, X, recordings) for _ in range(3)]
+    assert got == [True, True, False]
+    s = nnscan.summary(model, inputs=X, file=False)
+    assert s.totals["params"] == \
+        sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
 def _warm(model, x, recordings):
@@ -175,13 +190,16 @@ def test_masks_handed_over_compare_by_what_each_value_holds():
         [(["b"], 9, [2, 2], zeros)] + apart)  # replaced by the later one
 
 
-def test_a_model_summarised_once_pays_nothing(recordings):
+def test_a_model_summarised_once_reads_no_state(recordings):
     model = Net().eval()
-    assert summary_memo.state(model, (X,), {}, "auto") is None
-    assert summary_memo.state(model, (X,), {}, "auto") is not None
+    first = summary_memo.state(model, (X,), {}, "auto")
+    assert first.value is None and first.seed is None  # nothing read
+    assert summary_memo.state(model, (X,), {}, "auto").value is not None
     other = Net().eval()
     nnscan.summary(other, inputs=X, file=False)
-    assert id(other) not in summary_memo._KEPT
+    # what its recording made is noted, for a second summary to compare
+    assert id(other) not in summary_memo._KEPT and \
+        id(other) in summary_memo._FIRST
 
 
 def test_a_mode_around_the_call_records(recordings):
