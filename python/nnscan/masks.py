@@ -10,8 +10,9 @@ hand_over() asks the library which of them its mask counts read
 (nns_model_mask_inputs: the graph is the library's, so the question is
 too) and gives it those, computing only them (shadow values are computed
 when first read), within MAX_BYTES per recording
-(nns_model_set_value_data). Fills not computed yet (ones, zeros, full)
-are given first, as their one element, which the library reads a
+(nns_model_set_value_data). Fills (ones, zeros, full: pending, or
+computed already for another layer's) are given first, as their one
+element, which the library reads a
 triangle of (ones(L, S).tril(), PyTorch's math SDPA causal mask on meta)
 from: neither tensor is then made. Nothing else a recording tracks
 leaves Python (docs/python.md, "Real values on the meta path").
@@ -50,7 +51,7 @@ def hand_over(handle, rec):
         return
     shadows = rec.builder.shadows
     names = list(tracked)
-    # Fills not computed yet (ones, zeros, full) are given first, as their
+    # Fills (ones, zeros, full; computed or not) are given first, as their
     # one element: the library reads a triangle of one (the causal mask
     # PyTorch's math SDPA builds on meta, ones(L, S).tril()) from its
     # diagonal, and then asks for neither tensor.

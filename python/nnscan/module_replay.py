@@ -54,7 +54,10 @@ one summary (_KEPT) a later summary replays every call of the key, its
 first two too. The values with real contents such a template hands the
 masks (below) are read when it is kept and held as contents, each once,
 up to _PROCESS_BYTES a template and _PROCESS_HELD in all (a 2,048-token
-model's masks are more: its template holds for its recording). And per
+model's masks are more: its template holds for its recording); a fill
+(the ones a causal triangle is made of) is held as its number, and a
+replay's is a fill again (_Fill), so that the masks hand it over as the
+layer that ran did. And per
 architecture (module paths and classes) the cheap part of finding the
 groups is made once, less the layers that were alike at a glance but
 not whole, and the groups whose layers make fewer than
@@ -105,6 +108,7 @@ from .graph import Node, _new_node
 from .replay import _absolute, _meta_of, _relative, added, call_key, \
     counted, finish_replay, graph_at, made_on_meta as _made, \
     node_numbered, put_tables, tables_added
+from .shadow import _Pending
 
 _local = threading.local()  # .layers: this thread's recording's Layers
 
@@ -804,7 +808,7 @@ class Layers:
                 return t
             layer_cache.apply(*cache, cached, tensor, b.shadows)
         for r, t in itertools.chain(tracked, valued):
-            v = self._value_of(t) if type(t) is _Value else t.v
+            v = self._value_of(t) if type(t) in _KEPT_VALUES else t.v
             if v is not None:
                 b.replayed_tracked.append((name(r), v))
         out = finish_replay(b, declared, name, c0 + dc, k0 + dk, output,
@@ -834,11 +838,15 @@ class Layers:
         value."""
         got = self.values.get(id(kept))
         if got is None or got[0] is not kept:
-            v = kept.v
-            t = _made(v.dtype, tuple(v.shape), v.stride())
             shadows = self.b.shadows
-            with no_dispatch():  # a copy, not a call of the model's
-                v = v.clone()
+            if type(kept) is _Fill:
+                t = _made(kept.dtype, kept.shape, kept.stride)
+                v = kept.pending(t)
+            else:
+                v = kept.v
+                t = _made(v.dtype, tuple(v.shape), v.stride())
+                with no_dispatch():  # a copy, not a call of the model's
+                    v = v.clone()
             if shadows is None or not shadows.set(t, v):
                 t = None
             else:
@@ -1042,6 +1050,43 @@ class _Value:
         self.v = v
 
 
+class _Fill:
+    """A value a call made that was a fill not computed yet when its
+    template was kept for the process (`ones(L, S)`, which PyTorch's math
+    SDPA makes the causal triangle of on meta): its number, which a
+    replay's shadow is a pending fill of again, so that the masks hand it
+    over as the layer that ran did (its one element, read without making
+    the triangle: masks.hand_over), not as the values it was computed to."""
+    __slots__ = ("dtype", "shape", "stride", "number")
+
+    def __init__(self, t, number):
+        self.dtype, self.shape, self.stride = t.dtype, tuple(t.shape), \
+            t.stride()
+        self.number = number
+
+    def pending(self, t):
+        """A pending fill of `t`'s sizes (shadow.py's), for t's shadow."""
+        return _Pending(torch.ops.aten.full.default,
+                        (list(self.shape), self.number),
+                        {"dtype": self.dtype, "device": "cpu"}, {}, [t], 0)
+
+    def equals(self, shadows, t):
+        """Whether `t`'s value is this fill: a pending fill of its number,
+        else a value of its dtype and sizes holding it everywhere."""
+        if t.dtype != self.dtype or tuple(t.shape) != self.shape:
+            return False
+        f = shadows.fill_of(t)
+        if f is not None:
+            return type(f) is type(self.number) and f == self.number
+        with no_dispatch():  # read, not a call of the model's
+            v = shadows.value(t)
+            return v is not None and bool((v == self.number).all())
+
+
+# what a template kept for the process holds in place of its tensors
+_KEPT_VALUES = (_Value, _Fill)
+
+
 def _for_process(tpl, shadows):
     """The template to keep for the process: the values with real
     contents it hands the masks, those the call made (a function of the
@@ -1063,6 +1108,10 @@ def _for_process(tpl, shadows):
     def kept(t):
         got = memo.get(id(t))
         if got is None:
+            number = shadows.fill_of(t)
+            if number is not None:
+                got = memo[id(t)] = _Fill(t, number)
+                return got
             with no_dispatch():  # its ops are no call of the model's
                 v = shadows.value(t)
                 if v is None:
@@ -1084,7 +1133,8 @@ def _for_process(tpl, shadows):
 def _bytes(tracked, valued):
     """What a template's values with real contents hold."""
     return sum(t.v.numel() * t.v.element_size()
-               for _, t in itertools.chain(tracked, valued))
+               for _, t in itertools.chain(tracked, valued)
+               if type(t) is not _Fill)
 
 
 def _release(kept):
@@ -1114,8 +1164,12 @@ def _same_for_process(kept, tpl, shadows):
     if len(old) != len(new):
         return False
     for (r, was), (s, now) in zip(old, new):
-        if r != s or type(was) is not _Value or shadows is None:
+        if r != s or type(was) not in _KEPT_VALUES or shadows is None:
             return False
+        if type(was) is _Fill:
+            if not was.equals(shadows, now.v):
+                return False
+            continue
         with no_dispatch():  # read, not a call of the model's
             v = shadows.value(now.v)
             if v is None or v.dtype != was.v.dtype or \

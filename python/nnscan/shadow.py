@@ -113,6 +113,38 @@ def _trackable_input(t, floats=False):
 _FILLS = None
 
 
+def _fill_of_key(key, depth=0):
+    """fill_of's number of a value computed from `key` (Shadows._key's of
+    an op's call: its op, its arguments' keys, its keyword arguments'),
+    where the op is a fill or a view or copy of one; else None."""
+    try:
+        (_, func), args, kwargs = key
+    except (TypeError, ValueError):
+        return None
+    fills, same = _fills()
+    if func in same:
+        src = args[0] if args else None  # (its computation's key, index)
+        if type(src) is tuple and len(src) == 2 and \
+                type(src[1]) is int and depth < 8:
+            return _fill_of_key(src[0], depth + 1)
+        return None
+    at = fills.get(func)
+    if at is None:
+        return None
+    if isinstance(at, bool):
+        return int(at)
+    if len(args) > at:
+        k = args[at]
+    else:
+        names, keys = kwargs if kwargs else ((), ())
+        k = next((keys[i] for i, n in enumerate(names)
+                  if n in ("fill_value", "value")), None)
+    # a plain argument's key: (its type's name, itself)
+    v = k[1] if type(k) is tuple and len(k) == 2 and \
+        k[0] in ("int", "float", "bool") else None
+    return v if type(v) in (int, float, bool) else None
+
+
 def _fills():
     """(aten op -> what its value is made of: True / False (every element
     one / zero) or the index of its argument holding the fill value; the
@@ -207,12 +239,17 @@ class Shadows:
 
     def fill_of(self, t, depth=0):
         """The one number every element of t's value is, where that value
-        is a fill not computed yet (ones, zeros, full and their _like and
-        new_ forms, or a view or copy of one): found without
-        computing it; else None."""
+        is a fill (ones, zeros, full and their _like and new_ forms, or a
+        view or copy of one): found without computing it, from the op
+        pending or, once computed, the computation it came from (memo:
+        a layer's fill computed for an earlier layer's is the same fill
+        all the same); else None."""
         e = self.of.get(id(t))
-        if e is None or e[0] is not t or not isinstance(e[1], _Pending):
+        if e is None or e[0] is not t:
             return None
+        if not isinstance(e[1], _Pending):
+            k = self.key_of.get(id(e[1]))
+            return _fill_of_key(k[0]) if k is not None else None
         p = e[1]
         fills, same = _fills()
         if p.func in same:

@@ -346,7 +346,13 @@ def seen(model, now, rec, handle, built, entry):
 
 
 def _note_first(model, key, made):
-    """Keeps what a model's first summary made, for its second."""
+    """Keeps what a model's first summary made, for its second; not where
+    the masks' contents handed over pass _CONTENTS_MAX bytes (a model
+    summarised once holds no long sequence's masks)."""
+    if sum(memoryview(data).nbytes for _, _, _, data in made[1]) > \
+            _CONTENTS_MAX:
+        return
+
     def gone(ref):  # the model died
         if _FIRST.get(key, (None,))[0] is ref:
             _FIRST.pop(key, None)

@@ -110,3 +110,38 @@ def test_a_triangle_of_ones_is_read_from_its_diagonal(monkeypatch):
     assert t["macs"] - t["macs_unmasked"] == T * (T - 1) // 2 * 2 * D
     assert (T, T) not in computed
     assert given and given[0] and all(len(n) == 1 for n in given)
+
+
+class TrilsTwice(nn.Module):
+    """TrilOfOnes in two layers, the first layer's mask read in Python
+    (so computed while recording): the second's ones are then the value
+    of a computation made already (shadow.py's memo), a fill all the
+    same."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.ModuleList(nn.Linear(D, 3 * D) for _ in range(2))
+
+    def forward(self, x):
+        t = x.shape[1]
+        for i, qkv in enumerate(self.qkv):
+            q, k, v = qkv(x).chunk(3, -1)
+            keep = torch.ones(t, t, dtype=torch.bool,
+                              device=x.device).tril()
+            if i == 0 and not bool(keep[-1, 0]):
+                raise AssertionError("a triangle of ones")
+            s = (q @ k.transpose(-1, -2)).masked_fill(~keep, float("-inf"))
+            x = torch.softmax(s, -1) @ v
+        return x
+
+
+def test_a_fill_computed_already_is_given_as_a_fill(monkeypatch):
+    """Both layers' ones are given as their one element, in one call (the
+    same fill), and no triangle is computed to be given: as where no
+    layer's mask was read (a layer replayed or recorded, its fill read
+    or not, hands the library the same)."""
+    t, computed, given = _handed_over(monkeypatch, TrilsTwice(),
+                                      torch.randn(1, T, D))
+    assert t["macs"] - t["macs_unmasked"] == 2 * T * (T - 1) // 2 * 2 * D
+    assert (T, T) not in computed
+    assert len(given[0]) == 2

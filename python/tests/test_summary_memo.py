@@ -44,6 +44,54 @@ def test_a_summary_of_a_model_as_it_was_records_nothing(recordings):
     assert s.totals["macs"] == MACS
 
 
+class CausalLayer(nn.Module):
+    """Attention whose causal mask is made as PyTorch's math SDPA makes it
+    on meta (ones(L, S).tril()), then an MLP: a layer module_replay.py
+    replays."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(),
+                                 nn.Linear(2 * d, d))
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm(x)).chunk(3, -1)
+        t = x.shape[1]
+        keep = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        s = (q @ k.transpose(-1, -2)).masked_fill(~keep, float("-inf"))
+        x = x + self.out(torch.softmax(s, -1) @ v)
+        return x + self.mlp(x)
+
+
+class Causal(nn.Module):
+    def __init__(self, d=8, layers=3):
+        super().__init__()
+        self.layers = nn.Sequential(*(CausalLayer(d) for _ in range(layers)))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def test_a_causal_triangle_is_handed_over_alike_recorded_or_replayed(
+        recordings):
+    """The first summary's first layer runs and hands the library its
+    ones as their one element (masks.hand_over), and the later layers and
+    summaries, which replay, hand over the same (module_replay._Fill,
+    shadow.py's fill_of of a fill computed already): the second summary
+    makes what the first made, and the third is built."""
+    model = Causal().eval()
+    x = torch.randn(1, 6, 8)
+    got = [_recorded(model, x, recordings) for _ in range(4)]
+    assert got == [True, True, False, False]
+    t = nnscan.summary(model, inputs=x, file=False).totals
+    # each layer's two products leave out the 6 * 5 / 2 pairs above the
+    # diagonal, 8 MACs each
+    assert t["macs"] - t["macs_unmasked"] == 3 * 2 * (6 * 5 // 2) * 8
+
+
 def test_a_model_changed_after_its_first_summary_is_built_later(
         recordings):
     """A first summary reads no state, so a model changed before its
@@ -200,6 +248,21 @@ def test_a_model_summarised_once_reads_no_state(recordings):
     # what its recording made is noted, for a second summary to compare
     assert id(other) not in summary_memo._KEPT and \
         id(other) in summary_memo._FIRST
+
+
+def test_a_first_summary_notes_masks_up_to_the_limit(recordings,
+                                                      monkeypatch):
+    """What a first summary made is noted with the masks' contents it
+    handed over, unless they pass _CONTENTS_MAX bytes."""
+    from test_mask_hand_over import Decoder
+    ids = torch.randint(0, 50, (1, 6))
+    kept = Decoder().eval()
+    nnscan.summary(kept, inputs=ids, file=False)
+    assert summary_memo._FIRST[id(kept)][1][1]  # the masks handed over
+    monkeypatch.setattr(summary_memo, "_CONTENTS_MAX", 8)
+    other = Decoder().eval()
+    nnscan.summary(other, inputs=ids, file=False)
+    assert id(other) not in summary_memo._FIRST
 
 
 def test_a_mode_around_the_call_records(recordings):
