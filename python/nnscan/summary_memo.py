@@ -10,8 +10,9 @@ the inputs' dtypes, sizes and strides, and the recording's settings
 recording made: the packed graph's parts, the contents of the values its
 masks read as handed to the library, and what TorchSummary reads of it
 (module classes, calls and shapes, the ops without a rule). Once two
-recordings of one state made the same, a later summary of the model in
-that state is an analysis of the model the second of them built, shared
+recordings made the same (the second of the state now), a later summary
+of the model in that state is an analysis of the model the second of
+them built, shared
 (`rebuilt`): no meta copy, no forward, no recording, no build; what is
 left is the state's reading, the analysis and the report. So every
 number is one a recording gives, and a forward whose recording differs
@@ -20,10 +21,10 @@ is never built so (bench/same_summary.py's --warm compares every report
 byte for byte). A model's first summary reads no state (`again`): one
 summarised once pays no state, only its recording's note (`_FIRST`). Its
 second reads the state, records and compares with the first's: the
-same, it is kept as two recordings of one state that made the same (a
-recording of the state it read; a model changed in between makes
-another graph), and the third is built; else the second and third are
-compared, and the fourth is built. The state's walk and signatures serve
+same, it is kept as verified (a recording of the state it read, and two
+recordings that made the same; a model changed in between makes another
+graph), and the third is built; else the second and third are compared,
+and the fourth is built. The state's walk and signatures serve
 the recordings (layer_groups.seeded), so those pay little more than
 reading and copying the tracked contents.
 
