@@ -328,6 +328,42 @@ def test_two_threads_summarise_one_kept_model(recordings):
     assert not errors and got == [want] * 40
 
 
+def test_two_threads_summarise_a_model_first(recordings, monkeypatch):
+    """Two threads summarising one model from its first summary on (each
+    may find the other's note, first or kept): every report is the one
+    of every layer run, and the model is then built."""
+    model = Net().eval()
+    monkeypatch.setenv("NNSCAN_MODULE_REPLAY", "0")
+    want = nnscan.summary(model, inputs=X, file=False).to_text()
+    monkeypatch.delenv("NNSCAN_MODULE_REPLAY")
+    got, errors = [], []
+
+    def run():
+        try:
+            for _ in range(6):
+                got.append(nnscan.summary(model, inputs=X,
+                                          file=False).to_text())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and got == [want] * 12
+    assert not _recorded(model, X, recordings)
+
+
+def test_a_first_summarys_note_goes_with_its_model(recordings):
+    import gc
+    model = Net().eval()
+    nnscan.summary(model, inputs=X, file=False)
+    assert id(model) in summary_memo._FIRST
+    del model
+    gc.collect()
+    assert not summary_memo._FIRST
+
+
 def test_a_kept_recording_holds_no_model(recordings):
     import gc
     import weakref
