@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import sys
+import threading
 
 import pytest
 
@@ -140,6 +141,27 @@ def recordings(monkeypatch):
     monkeypatch.setattr(recorder, "record_model", counted)
     yield count
     summary_memo.forget()
+
+
+def in_threads(work, n=2):
+    """Runs work(k) for k in range(n), each in a thread of its own, the
+    threads let go at once; the exceptions they raised, for the test to
+    assert on."""
+    errors = []
+    start = threading.Barrier(n)
+
+    def run(k):
+        try:
+            start.wait()
+            work(k)
+        except Exception as e:  # noqa: BLE001 - the caller's to assert on
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
 
 
 def replay_reports(model, inputs, on):

@@ -15,6 +15,7 @@ from torch import nn  # noqa: E402
 
 import nnscan  # noqa: E402
 from nnscan import recorder  # noqa: E402
+from conftest import in_threads  # noqa: E402
 
 
 def _table(s):
@@ -44,24 +45,12 @@ def test_threads_each_get_their_own_table():
     for (m, _), t in zip(models, want):
         assert [p for p, _, _ in t] == [n for n, _ in m.named_modules()]
     got = [[] for _ in models]
-    errors = []
-    start = threading.Barrier(len(models))
 
     def work(k):
         m, kw = models[k]
-        try:
-            start.wait()
-            for _ in range(15):
-                got[k].append(_table(nnscan.summary(m, file=False, **kw)))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(k,))
-               for k in range(len(models))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        for _ in range(15):
+            got[k].append(_table(nnscan.summary(m, file=False, **kw)))
+    assert not in_threads(work, len(models))
     for k, runs in enumerate(got):
         assert len(runs) == 15
         for t in runs:

@@ -14,7 +14,8 @@ import torch.nn.functional as F
 from torch import nn
 
 import nnscan
-from conftest import calls_counted, layers_replayed, replay_reports
+from conftest import calls_counted, in_threads, layers_replayed, \
+    replay_reports
 from nnscan import layer_groups, module_replay
 
 # each summary records (not built from a kept recording: summary_memo.py)
@@ -839,31 +840,20 @@ def test_threads_share_the_process_templates():
     # key's template kept for the process by one thread is replayed by
     # the other, and every report is the one of a summary with every
     # layer run, made alone
-    import threading
     x = torch.zeros(T, D)
     cases = [(PosStack([Windowed("given") for _ in range(2)]).eval(),
               (x, torch.arange(T) * k)) for k in (1, 2)]
     want = [_reports(m, i, False)[:4] for m, i in cases]
     module_replay.forget()
-    got, errors = [[], []], []
-    start = threading.Barrier(2)
+    got = [[], []]
 
     def work(k):
-        try:
-            start.wait()
-            for _ in range(8):
-                got[k].append(nnscan.summary(
-                    cases[k][0], inputs=cases[k][1], file=False,
-                    columns=("flops", "macs", "dmas", "act"),
-                    hardware="h100-sxm"))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        for _ in range(8):
+            got[k].append(nnscan.summary(
+                cases[k][0], inputs=cases[k][1], file=False,
+                columns=("flops", "macs", "dmas", "act"),
+                hardware="h100-sxm"))
+    assert not in_threads(work)
     for k in (0, 1):
         assert [(s.to_text(), s.to_json(version=2), s.to_json(version=1),
                  s.to_csv()) for s in got[k]] == [want[k]] * 8

@@ -6,14 +6,12 @@ report is the one of a recording with every layer run
 changed (a parameter's requires_grad, a layer, the training flags, the
 inputs' sizes, the contents of an integer input or buffer, a mode around
 the call) records again."""
-import threading
-
 import pytest
 import torch
 from torch import nn
 
 import nnscan
-from conftest import replay_reports
+from conftest import in_threads, replay_reports
 from nnscan import summary_memo
 from test_model_replay import MACS, X, Conv, Net
 
@@ -311,20 +309,10 @@ def test_two_threads_summarise_one_kept_model(recordings):
     model = Net().eval()
     _warm(model, X, recordings)
     want = nnscan.summary(model, inputs=X, file=False).to_text()
-    got, errors = [], []
-
-    def run():
-        try:
-            for _ in range(20):
-                got.append(nnscan.summary(model, inputs=X,
-                                          file=False).to_text())
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    got = []
+    errors = in_threads(lambda _: got.extend(
+        nnscan.summary(model, inputs=X, file=False).to_text()
+        for _ in range(20)))
     assert not errors and got == [want] * 40
 
 
@@ -336,20 +324,10 @@ def test_two_threads_summarise_a_model_first(recordings, monkeypatch):
     monkeypatch.setenv("NNSCAN_MODULE_REPLAY", "0")
     want = nnscan.summary(model, inputs=X, file=False).to_text()
     monkeypatch.delenv("NNSCAN_MODULE_REPLAY")
-    got, errors = [], []
-
-    def run():
-        try:
-            for _ in range(6):
-                got.append(nnscan.summary(model, inputs=X,
-                                          file=False).to_text())
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    got = []
+    errors = in_threads(lambda _: got.extend(
+        nnscan.summary(model, inputs=X, file=False).to_text()
+        for _ in range(6)))
     assert not errors and got == [want] * 12
     assert not _recorded(model, X, recordings)
 

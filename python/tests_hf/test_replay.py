@@ -16,7 +16,7 @@ from torch import nn
 import torch.nn.functional as F
 
 import nnscan
-from conftest import calls_counted
+from conftest import calls_counted, in_threads
 from nnscan import layer_groups, replay
 
 # each summary records (not built from a kept recording: summary_memo.py)
@@ -230,25 +230,17 @@ def test_two_threads_share_the_kept_templates():
     """Two threads summarizing at once, replaying the templates the
     process keeps (each recording gives the kept mask's pending ops to
     its own shadows): every report is the one summary made alone."""
-    import threading
     model = Stack(["causal"] * 2)
     inputs = (torch.randn(B, L, D), torch.tensor([L, L]))
     replay.forget()
     alone = _summary(model, inputs)[0]
-    got, errors = [], []
+    got = []
 
-    def work():
-        try:
-            for _ in range(4):
-                s = nnscan.summary(model, inputs=inputs, file=False)
-                got.append((s.to_json(version=2), s.to_text(), s.to_csv()))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    def work(_):
+        for _ in range(4):
+            s = nnscan.summary(model, inputs=inputs, file=False)
+            got.append((s.to_json(version=2), s.to_text(), s.to_csv()))
+    errors = in_threads(work)
     assert errors == [] and len(got) == 8
     assert all(r == alone for r in got)
 
