@@ -2,7 +2,9 @@
 
 A recording is a function of what it reads: the model's modules (their
 classes, attributes, parameters' and buffers' dtypes, sizes and
-requires_grad: layer_groups' signature of the model itself), the
+requires_grad: layer_groups' signature of the model itself; and which
+of its modules, parameters, buffers and tensor attributes are one
+object, which a signature does not hold: a tied weight), the
 contents of the integer and boolean tensors it tracks (shadow.py: the
 buffers, tensor attributes and inputs of at most MAX_ELEMENTS elements),
 the inputs' dtypes, sizes and strides, and the recording's settings
@@ -176,20 +178,36 @@ def _value(v, depth, seen, contents):
 def _tracked(walk, contents):
     """The contents of every module's buffers and tensor attributes that a
     recording reads (`_held`: what the meta copy keeps as shadows), in
-    order; and whether a buffer requires grad."""
+    order; which of the model's parameters, buffers and tensor attributes
+    are one tensor (`shared`: a weight tied between two places is counted
+    once, and a signature holds no identity); and whether a buffer
+    requires grad."""
     out = []
     grad = False
+    first = {}   # id(tensor) -> its first place among the model's tensors
+    shared = []  # (place, the first place of the same tensor)
+
+    def place(t):
+        n = len(first) + len(shared)
+        k = first.setdefault(id(t), n)
+        if k != n:
+            shared.append((n, k))
     for _, m in walk:
         d = vars(m)
+        for t in d["_parameters"].values():
+            if t is not None:
+                place(t)
         for t in d["_buffers"].values():
             if t is not None:
+                place(t)
                 grad = grad or t.requires_grad
                 out.append(_held(t, contents))
         for k in layer_groups.attribute_names(d):
             v = d[k]
             if isinstance(v, torch.Tensor):
+                place(v)
                 out.append(_held(v, contents))
-    return tuple(out), grad
+    return tuple(out), tuple(shared), grad
 
 
 def _modes_active():
@@ -252,7 +270,7 @@ def state(model, args, kwargs, device):
             return None
         contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
-        tracked, grad = _tracked(walk, contents)
+        tracked, shared, grad = _tracked(walk, contents)
         settings = (device, torch.get_default_dtype(),
                     torch.is_inference_mode_enabled(),
                     torch.is_grad_enabled(), device_for(model),
@@ -268,7 +286,11 @@ def state(model, args, kwargs, device):
     seed = (walk, None if grad or any(m.training for _, m in walk)
             else memo)
     # (compared once, where kept: a _Sig's hash would walk it too)
-    return _State((sig, inputs, tracked, settings), contents, seed)
+    # (the walk's paths: a module registered in two places, walked once,
+    # is one module, counted once; the signature holds each place alike)
+    paths = tuple(p for p, _ in walk)
+    return _State((sig, paths, inputs, tracked, shared, settings), contents,
+                  seed)
 
 
 class _State:

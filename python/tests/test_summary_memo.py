@@ -126,6 +126,53 @@ def test_a_model_changed_since_records_again(recordings):
     assert _recorded(model, X, recordings)
 
 
+class Pair(nn.Module):
+    """Two linear layers of one shape: tied, untied or one module in two
+    places, their signatures are alike."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+def _params(model):
+    """Distinct parameters, as PyTorch counts them."""
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_a_weight_tied_or_untied_since_records_again(recordings):
+    """Which tensors are one is part of what a recording reads: a weight
+    tied after the model was kept is counted once, untied twice."""
+    model = Pair().eval()
+    x = torch.randn(2, 8)
+    _warm(model, x, recordings)
+    model.b.weight = model.a.weight
+    assert _recorded(model, x, recordings)
+    assert nnscan.summary(model, inputs=x, file=False).totals["params"] == \
+        _params(model) == 2 * 64 + 2 * 8 - 64
+    _warm(model, x, recordings)
+    model.b.weight = nn.Parameter(model.a.weight.detach().clone())
+    assert _recorded(model, x, recordings)
+    assert nnscan.summary(model, inputs=x, file=False).totals["params"] == \
+        _params(model) == 2 * 64 + 2 * 8
+
+
+def test_a_module_registered_twice_since_records_again(recordings):
+    """One module in two places (named_modules walks it once) is counted
+    once, where two modules of its signature were counted twice."""
+    model = Pair().eval()
+    x = torch.randn(2, 8)
+    _warm(model, x, recordings)
+    model.b = model.a
+    assert _recorded(model, x, recordings)
+    assert nnscan.summary(model, inputs=x, file=False).totals["params"] == \
+        _params(model) == 64 + 8
+
+
 def test_inputs_of_other_sizes_record_and_other_float_values_do_not(
         recordings):
     model = Net().eval()
