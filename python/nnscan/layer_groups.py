@@ -562,6 +562,13 @@ def arch(modules):
     return (tuple(p for p, _ in modules), tuple(type(m) for _, m in modules))
 
 
+def recordings(arch_):
+    """How many recordings of the architecture found their candidates,
+    this one's included."""
+    known = _ARCHS.get(arch_)
+    return known.recordings if known is not None else 0
+
+
 def drop(arch_, paths, below=False):
     """The layers at `paths` are not tried in the architecture's later
     recordings, nor, `below`, any layer under them (module_replay.Layers.

@@ -25,7 +25,12 @@ its first, are a key of their own whose template its third call
 verifies). A shift that alternates (Swin's blocks), a stochastic depth
 rate that grows with depth, a per-layer config object of other values:
 such a difference keeps layers apart (a layer alike to none replays
-from a process's third summary, _verify_alone; one that holds layers
+from the architecture's fourth recording, noted by its second and
+verified by its third, _verify_alone: none where summary_memo read the
+model's state, whose next summary is built, and none in the
+architecture's first, so that a model summarised once or kept pays
+nothing for them; a template kept for the process replays in any
+recording; one that holds layers
 alike from its fourth, as they replay inside it while it notes and
 verifies its template: their replays add what the hooks would have
 noted to its log, _module_events; the model itself is such a layer,
@@ -166,6 +171,13 @@ class Layers:
         # [nodes the replays made, replays] (_pays_whole)
         self.replayed = [0, 0]
         self.prev = None
+        # whether a layer alike to none may note or verify its template
+        # (_lone_notes), not where summary_memo read the model's state
+        # for this recording (once it makes what the last one made, the
+        # next summary is built: no later recording of it replays one)
+        self.lone_notes = signatures is None and \
+            layer_groups.recordings(self.arch) >= 2
+        self.signatures_kept = None  # (_kept_signatures)
 
     def __enter__(self):
         for path, (m, _, _, _) in self.found.items():
@@ -207,6 +219,9 @@ class Layers:
                 or b.step_mode is not None:
             # (a forward called as a function: its caller's scope)
             return orig(*args, **kwargs)
+        if not self.lone_notes and self._lone(path) and \
+                self.found[path][2] not in self._kept_signatures():
+            return orig(*args, **kwargs)  # (below: no template to replay)
         if mode.pending:  # the arguments named, the graph up to here
             fused._flush(mode)
         # a module's later call (ALBERT's one layer, called for every
@@ -246,6 +261,14 @@ class Layers:
             # template to be had (HF TextNet's stages, DenseNet's layers
             # of one width in two blocks)
             self._drop(path)
+            return orig(*args, **kwargs)
+        if kept is None and not self.lone_notes and self._lone(path):
+            # a layer alike to none is verified by a later recording, for
+            # the recordings after it: from the architecture's second
+            # recording, where summary_memo does not build the next
+            # summary from this one (a template made for nothing was a
+            # tenth of GoogLeNet's second summary); one kept for the
+            # process replays from any recording
             return orig(*args, **kwargs)
         if type(kept) is tuple:
             out = self._replay(path, kept, key[1], cache)
@@ -571,6 +594,14 @@ class Layers:
         its templates cannot be read or differ (a replay that happens is
         exact all the same; this saves the noting)."""
         layer_groups.drop(self.arch, self.found[path][3], below)
+
+    def _kept_signatures(self):
+        """The signatures of the templates kept for the process, once a
+        recording (a lone layer's call of none of them has no template to
+        replay: not even keyed where none would be noted, `lone_notes`)."""
+        if self.signatures_kept is None:
+            self.signatures_kept = {k[0] for k in _KEPT}
+        return self.signatures_kept
 
     def _process_key(self, sig, key):
         b = self.b

@@ -45,6 +45,7 @@ model, a copy of its tracked tensors' contents and what its recording
 made (once two made the same, the native model the second built), not
 the model.
 """
+import operator
 import os
 import types
 import weakref
@@ -77,6 +78,7 @@ VARIABLES = ("NNSCAN_REPLAY", "NNSCAN_TAPE", "NNSCAN_TAPE_NUMBERED")
 _CONTENTS_MAX = 16 << 20
 _PLAIN = (int, float, str, bool, type(None), torch.dtype, torch.device)
 _DEPTH = 4
+_PATH = operator.itemgetter(0)
 
 
 class _Contents:
@@ -179,35 +181,41 @@ def _tracked(walk, contents):
     """The contents of every module's buffers and tensor attributes that a
     recording reads (`_held`: what the meta copy keeps as shadows), in
     order; which of the model's parameters, buffers and tensor attributes
-    are one tensor (`shared`: a weight tied between two places is counted
-    once, and a signature holds no identity); and whether a buffer
-    requires grad."""
+    are one tensor (`_shared`: a weight tied between two places is
+    counted once, and a signature holds no identity); and whether a
+    buffer requires grad."""
     out = []
     grad = False
-    first = {}   # id(tensor) -> its first place among the model's tensors
-    shared = []  # (place, the first place of the same tensor)
-
-    def place(t):
-        n = len(first) + len(shared)
-        k = first.setdefault(id(t), n)
-        if k != n:
-            shared.append((n, k))
+    ids = []  # of every parameter, buffer and tensor attribute, in order
     for _, m in walk:
         d = vars(m)
-        for t in d["_parameters"].values():
-            if t is not None:
-                place(t)
+        ids += map(id, d["_parameters"].values())
         for t in d["_buffers"].values():
+            ids.append(id(t))
             if t is not None:
-                place(t)
                 grad = grad or t.requires_grad
                 out.append(_held(t, contents))
         for k in layer_groups.attribute_names(d):
             v = d[k]
             if isinstance(v, torch.Tensor):
-                place(v)
+                ids.append(id(v))
                 out.append(_held(v, contents))
-    return tuple(out), tuple(shared), grad
+    return tuple(out), _shared(ids), grad
+
+
+def _shared(ids):
+    """(place, the first place of the same tensor) for each tensor met
+    again among `ids` (None's, an absent parameter or buffer, are none);
+    () where none is, as in most models (one set made, no loop)."""
+    none = id(None)
+    n = ids.count(none)
+    if len(set(ids)) == len(ids) - n + (n > 0):
+        return ()
+    first, out = {}, []
+    for place, i in enumerate(ids):
+        if i != none and first.setdefault(i, place) != place:
+            out.append((place, first[i]))
+    return tuple(out)
 
 
 def _modes_active():
@@ -288,7 +296,7 @@ def state(model, args, kwargs, device):
     # (compared once, where kept: a _Sig's hash would walk it too)
     # (the walk's paths: a module registered in two places, walked once,
     # is one module, counted once; the signature holds each place alike)
-    paths = tuple(p for p, _ in walk)
+    paths = tuple(map(_PATH, walk))
     return _State((sig, paths, inputs, tracked, shared, settings), contents,
                   seed)
 

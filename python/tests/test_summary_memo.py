@@ -12,7 +12,7 @@ from torch import nn
 
 import nnscan
 from conftest import in_threads, replay_reports
-from nnscan import summary_memo
+from nnscan import module_replay, summary_memo
 from test_model_replay import MACS, X, Conv, Net
 
 
@@ -171,6 +171,38 @@ def test_a_module_registered_twice_since_records_again(recordings):
     assert _recorded(model, x, recordings)
     assert nnscan.summary(model, inputs=x, file=False).totals["params"] == \
         _params(model) == 64 + 8
+
+
+def test_a_kept_model_makes_no_template_of_a_layer_alike_to_none(
+        recordings, monkeypatch):
+    """A layer alike to none (here the model's own call) is verified by a
+    later recording: a model whose state was read has none, as its next
+    summary is built, so no template is made for it; a later instance of
+    the architecture still replays whole, its report every layer's."""
+    import test_model_replay as whole
+    made = []
+    real = module_replay.Layers._verify_alone
+
+    def spy(self, path, *a):
+        made.append(path)
+        return real(self, path, *a)
+    monkeypatch.setattr(module_replay.Layers, "_verify_alone", spy)
+    model = whole.Net().eval()
+    per = []
+    for _ in range(4):
+        del made[:]
+        _same_as_every_layer_run(model, whole.X)
+        per.append(list(made))
+    assert per == [[], [], [], []]  # (the first runs it: learnt after)
+    paths, replay = whole._paths()
+    monkeypatch.setattr(module_replay.Layers, "_replay", replay)
+    got = []
+    for _ in range(4):  # fresh instances: each first summary reads no state
+        del paths[:]
+        s = _same_as_every_layer_run(whole.Net().eval(), whole.X)
+        assert s.totals["macs"] == whole.MACS
+        got.append(list(paths))
+    assert got[-1] == [""]
 
 
 def test_inputs_of_other_sizes_record_and_other_float_values_do_not(
