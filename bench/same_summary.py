@@ -27,7 +27,8 @@ and each decode step's JSON v2) and of LLaMA-3-8B (gen_llama3_8b: a
 writes its error instead (and compares as such). --warm summarises each
 model once before its reports (they then come from a process that
 recorded it: module_replay.py's templates kept for the process).
---warm 2 twice (a layer alike to none replays from the third summary).
+--warm 3 thrice (a layer alike to none replays from an architecture's
+fourth recording; summary_memo.py builds a model's third summary on).
 --compare prints each file that
 differs or is missing and exits 1 when any does. Runs with
 PYTHONHASHSEED=0 unless it is set (see the end of this file).

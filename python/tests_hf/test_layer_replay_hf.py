@@ -92,17 +92,19 @@ def _replayed_per_summary(model, inputs, summaries):
 
 
 @pytest.mark.parametrize("family", ["gemma2", "gpt_oss", "gpt_neo"])
-def test_layers_alike_to_none_replay_from_the_third_summary(family,
-                                                           monkeypatch):
+def test_layers_alike_to_none_replay_from_the_fourth_summary(family,
+                                                            monkeypatch):
     # two layers, one of sliding attention and one of full (GPT-Neo's
     # local and global, its slot in `layer_id`): each alone in its group.
-    # The first summary notes each template for the process, the second
-    # verifies it, the third replays both; every report as every layer run
+    # The first summary notes nothing for them (the architecture's first
+    # recording), the second notes each template for the process, the
+    # third verifies it, the fourth replays both; every report as every
+    # layer run
     for k in _FIELDS:
         if k in hf_zoo.TINY:
             monkeypatch.setitem(hf_zoo.TINY, k, 2)
     model, inputs = hf_zoo.build(family)
-    assert _replayed_per_summary(model, inputs, 3)[0] == [0, 0, 2]
+    assert _replayed_per_summary(model, inputs, 4)[0] == [0, 0, 0, 2]
 
 
 def test_deepseek_v3_dense_and_moe_layers_replay_whole(monkeypatch):

@@ -73,13 +73,15 @@ def _form(x):
     # tensor with a real value: handed to the masks by name
     ("mistral", 4),
     # the two layers alike to none below it (sliding and full) run in
-    # the second summary and replay from the third: the values they
-    # make reach the masks another way, compared by name
+    # the second and third summaries (noted, then verified) and would
+    # replay from the fourth: the values they make reach the masks
+    # another way, compared by name
     ("gemma2", 4),
-    # its template is noted again in the third summary: its stacks,
-    # which replay from the third, hand a value on that they made when
-    # they ran in the second
-    ("t5", 5)])
+    # its stacks' first blocks, alike to none, run in the second and
+    # third summaries too, so the model's templates of both are the same
+    # (when they replayed in the third, a value they hand on made its
+    # template differ, and the model replayed from the fifth)
+    ("t5", 4)])
 def test_a_model_replays_whole(family, first, monkeypatch):
     model, inputs = hf_zoo.build(family)
     with torch.no_grad():
