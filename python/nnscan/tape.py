@@ -58,7 +58,27 @@ def form(func, base, rule):
     on the tape: the table lowers `base` to one node of the op type the
     ops_map rule makes (ops_map marks its plain unary/binary rules), so
     both paths give the same node; or ("numbered", None, names) for an op
-    of NUMBERED, which the library lowers and names. None otherwise."""
+    of NUMBERED, which the library lowers and names. None otherwise.
+    Once per op, rule and setting for the process (reading the schema's
+    arguments made a few Python objects each: 20 us an op a recording,
+    a tenth of a millisecond of AlexNet's)."""
+    key = (func, rule, numbered())
+    try:
+        got = _FORMS.get(key, _FORMS)
+    except TypeError:  # a rule of the user's that hashes not
+        return _form_of(func, base, rule)
+    if got is _FORMS:
+        if len(_FORMS) >= _FORMS_MAX:
+            _FORMS.clear()
+        got = _FORMS[key] = _form_of(func, base, rule)
+    return got
+
+
+_FORMS = {}  # (func, rule, numbered()) -> form(): the same all along
+_FORMS_MAX = 4096
+
+
+def _form_of(func, base, rule):
     mine = getattr(rule, "tape", None)
     entry = _api.ATEN_OPS.get(base)
     schema = getattr(func, "_schema", None)
