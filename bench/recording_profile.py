@@ -428,7 +428,7 @@ def profile(name, runs, show_ops, summary_only=False):
     return out
 
 
-def against(name, other, runs, part="summary"):
+def against(name, other, runs, part="summary", library=None):
     """nnscan.summary of this checkout and of another (`other`: its
     python/ directory, imported as the package `nnscan_base` through a
     symlink in a temporary directory), taking turns run after run in this
@@ -447,7 +447,11 @@ def against(name, other, runs, part="summary"):
     kept recordings (summary_memo.py) and architectures (as a fresh
     process has none), then the two take turns
     summary by summary; prints each summary's medians and the median of
-    its per-round ratios (other / this)."""
+    its per-round ratios (other / this). `library` (--against-library):
+    the other package's own build of libnnscan, for a checkout whose
+    packed format is older (issue 46's "1.13 at least as fast as the day
+    it was filed": --against OLD/python --against-library
+    OLD/build/libnnscan.so, OLD a worktree at af2a745)."""
     import importlib
     import tempfile
     import nnscan
@@ -463,6 +467,18 @@ def against(name, other, runs, part="summary"):
         base = importlib.import_module("nnscan_base")
     finally:
         sys.path.remove(d)
+    if library is not None:
+        # its library loaded now, once, from `library` (each package keeps
+        # the one it loaded first)
+        was = os.environ.get("NNSCAN_LIBRARY")
+        os.environ["NNSCAN_LIBRARY"] = library
+        try:
+            importlib.import_module("nnscan_base._lib").load()
+        finally:
+            if was is None:
+                del os.environ["NNSCAN_LIBRARY"]
+            else:
+                os.environ["NNSCAN_LIBRARY"] = was
     inputs = args[0] if args else kwargs
     if part == "by_summary":
         return _by_summary(name, {"base": base, "this": nnscan}, model,
@@ -1396,6 +1412,10 @@ def main():
     ap.add_argument("--against", metavar="PYTHON_DIR",
                     help="time nnscan.summary against another checkout's "
                     "package (its python/ directory), in this process")
+    ap.add_argument("--against-library", metavar="LIBNNSCAN",
+                    help="with --against: the other package's own library "
+                    "(an older checkout's build: its packed format is "
+                    "its own), where NNSCAN_LIBRARY names this one's")
     ap.add_argument("--against-env", metavar="NAME=VALUE",
                     help="time nnscan.summary with NAME=VALUE (other) "
                     "against without it (this), taking turns "
@@ -1441,7 +1461,8 @@ def main():
              (a.collector, lambda n: collector(n, a.runs)),
              (a.layer_replays, layer_replays),
              (a.c_build, lambda n: c_build(n, a.runs)),
-             (a.against, lambda n: against(n, a.against, a.runs, a.part)))
+             (a.against, lambda n: against(n, a.against, a.runs, a.part,
+                                           a.against_library)))
     for wanted, run in modes:
         if wanted:
             for name in a.models.split(","):
