@@ -171,10 +171,11 @@ class Layers:
         # [nodes the replays made, replays] (_pays_whole)
         self.replayed = [0, 0]
         self.prev = None
-        # whether a layer alike to none may note or verify its template
-        # (_lone_notes), not where summary_memo read the model's state
-        # for this recording (once it makes what the last one made, the
-        # next summary is built: no later recording of it replays one)
+        # whether a layer alike to none may note or verify its template:
+        # from the architecture's second recording, and not where
+        # summary_memo read the model's state for this recording (once it
+        # makes what the last one made, the next summary is built: no
+        # later recording of the model would replay it)
         self.lone_notes = signatures is None and \
             layer_groups.recordings(self.arch) >= 2
         self.signatures_kept = None  # (_kept_signatures)
@@ -600,7 +601,9 @@ class Layers:
         recording (a lone layer's call of none of them has no template to
         replay: not even keyed where none would be noted, `lone_notes`)."""
         if self.signatures_kept is None:
-            self.signatures_kept = {k[0] for k in _KEPT}
+            # (the keys taken at once: another thread's recording may
+            # keep a template meanwhile)
+            self.signatures_kept = {k[0] for k in tuple(_KEPT)}
         return self.signatures_kept
 
     def _process_key(self, sig, key):
