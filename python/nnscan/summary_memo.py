@@ -189,12 +189,15 @@ def _tracked(walk, contents):
     ids = []  # of every parameter, buffer and tensor attribute, in order
     for _, m in walk:
         d = vars(m)
-        ids += map(id, d["_parameters"].values())
-        for t in d["_buffers"].values():
-            ids.append(id(t))
-            if t is not None:
-                grad = grad or t.requires_grad
-                out.append(_held(t, contents))
+        params, buffers = d["_parameters"], d["_buffers"]
+        if params:  # (most modules hold none: no iterator made)
+            ids += map(id, params.values())
+        if buffers:
+            for t in buffers.values():
+                ids.append(id(t))
+                if t is not None:
+                    grad = grad or t.requires_grad
+                    out.append(_held(t, contents))
         for k in layer_groups.attribute_names(d):
             v = d[k]
             if isinstance(v, torch.Tensor):
