@@ -299,7 +299,8 @@ static const char *fe_node_name(void *fe, const char *op_type,
   nns__front *f = fe;
   if (f->planning)
     plan_node(f);
-  if (f->n_ops < 256) { /* "domain:op" outside ONNX's own domain */
+  /* the op types a plan reports (nns_aten_numbering); a build keeps none */
+  if (f->planning && f->n_ops < 256) { /* "domain:op" outside ONNX's own */
     const char *op = op_type;
     char qualified[300];
     if (domain && *domain) {

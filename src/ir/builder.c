@@ -396,10 +396,11 @@ static nns_status make_type(nns_builder *b, const char *what,
   return NNS_OK;
 }
 
-/* A tensor of known dims in m's arenas, with a copy of `data` or (data
- * NULL) none (ir.h). */
-nns_status nns__model_tensor(nns_model *m, const char *what,
-                             const char *name, int dtype, int rank,
+/* nns__model_tensor, named `interned` where its caller interned `name`
+ * already in m's strings (else NULL): a model's every initializer is
+ * named so, and the name hashed once is enough. */
+static nns_status tensor_new(nns_model *m, const char *what, const char *name,
+                             const char *interned, int dtype, int rank,
                              const int64_t *dims, const void *data,
                              size_t data_size, bool sparse,
                              nns__tensor **out, nns_error *err) {
@@ -434,7 +435,7 @@ nns_status nns__model_tensor(nns_model *m, const char *what,
   }
   nns__arena *a = &m->arena;
   nns__tensor *t = nns__arena_alloc(a, sizeof *t);
-  const char *n = nns__intern_cstr(&m->strings, name);
+  const char *n = interned ? interned : nns__intern_cstr(&m->strings, name);
   if (!t || !n)
     return nomem(err);
   t->name = n;
@@ -462,14 +463,27 @@ nns_status nns__model_tensor(nns_model *m, const char *what,
   return NNS_OK;
 }
 
-/* A tensor of the model being described (nns__model_tensor). */
+/* A tensor of known dims in m's arenas, with a copy of `data` or (data
+ * NULL) none (ir.h). */
+nns_status nns__model_tensor(nns_model *m, const char *what,
+                             const char *name, int dtype, int rank,
+                             const int64_t *dims, const void *data,
+                             size_t data_size, bool sparse,
+                             nns__tensor **out, nns_error *err) {
+  return tensor_new(m, what, name, NULL, dtype, rank, dims, data, data_size,
+                    sparse, out, err);
+}
+
+/* A tensor of the model being described (nns__model_tensor); `interned`
+ * as tensor_new's. */
 static nns_status make_tensor(nns_builder *b, const char *what,
-                              const char *name, int dtype, int rank,
-                              const int64_t *dims, const void *data,
-                              size_t data_size, bool sparse,
-                              nns__tensor **out, nns_error *err) {
-  return nns__model_tensor(b->m, what, name, dtype, rank, dims, data,
-                           data_size, sparse, out, err);
+                              const char *name, const char *interned,
+                              int dtype, int rank, const int64_t *dims,
+                              const void *data, size_t data_size,
+                              bool sparse, nns__tensor **out,
+                              nns_error *err) {
+  return tensor_new(b->m, what, name, interned, dtype, rank, dims, data,
+                    data_size, sparse, out, err);
 }
 
 /* ==== Graph values ==== */
@@ -557,7 +571,7 @@ nns_status nns_builder_add_initializer(nns_builder *b, const char *name,
   if (def && def != DEF_INPUT)
     return redefined(g, n, err);
   nns__tensor *t;
-  if ((st = make_tensor(b, "initializer", name, dtype, rank, dims, data,
+  if ((st = make_tensor(b, "initializer", name, n, dtype, rank, dims, data,
                         data_size, false, &t, err)))
     return st;
   if (g->inits.n >= INT32_MAX)
@@ -941,10 +955,11 @@ nns_status nns_builder_attr_tensor(nns_builder *b, const char *name,
   bool sparse = type == NNS_ATTR_SPARSE_TENSOR ||
                 type == NNS_ATTR_SPARSE_TENSORS;
   nns__tensor *t;
-  if ((st = make_tensor(b, "attribute tensor", name ? name : "", dtype, rank,
-                        dims, data, data_size, sparse, &t, err)))
+  /* (named by its attribute, not in the model's values) */
+  if ((st = make_tensor(b, "attribute tensor", name ? name : "", b->empty,
+                        dtype, rank, dims, data, data_size, sparse, &t,
+                        err)))
     return st;
-  t->name = b->empty;
   bool fresh;
   battr *a = attr_slot(b, name, type, &fresh, &st, err);
   if (!a)
@@ -1426,8 +1441,8 @@ nns_status nns__builder_value_data(nns_builder *b, const char *name,
       return bad(err, "contents of '%s': no data, and the last value_data "
                  "record's dtype or element count differs", name);
     t = (nns__tensor *)last;
-  } else if ((st = make_tensor(b, "contents of", name, dtype, rank, dims,
-                               data, len, false, &t, err))) {
+  } else if ((st = make_tensor(b, "contents of", name, NULL, dtype, rank,
+                               dims, data, len, false, &t, err))) {
     return st;
   }
   pknown *k = push(b, &b->knowns, sizeof *k);
