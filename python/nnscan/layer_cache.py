@@ -62,8 +62,11 @@ each named (cache, attribute), and the flag where the call set it.
 import ast
 import inspect
 import textwrap
+import types
 
 import torch
+
+from . import latest
 
 _CACHE = ("transformers.cache_utils", "DynamicCache")
 _ENC_DEC = ("transformers.cache_utils", "EncoderDecoderCache")
@@ -80,7 +83,10 @@ _LINEAR_STARTED = ("is_conv_states_initialized",
 _WINDOW = "_sliding_window_tensor"  # the sliding slot's size, a CPU scalar
 _PLAIN = (bool, int, float, str, type(None), torch.dtype, torch.device)
 
-_INDEX_ONLY = {}  # class -> whether index_only
+# (class, the number layer_groups._class_key gives its state) -> whether
+# index_only: a method patched since is read again
+_INDEX_ONLY = {}
+_INDEX_ONLY_MAX = 4096
 # the attributes transformers keeps a layer's cache slot in (GPT-Neo's
 # attention: `layer_id`)
 INDEX_ATTRS = ("layer_idx", "layer_id")
@@ -90,7 +96,7 @@ def _named(cls, where):
     return (cls.__module__, cls.__qualname__) == where
 
 
-def index_only(cls):
+def index_only(cls, key=None):
     """Whether every method of cls and its bases below nn.Module (their
     `__init__` apart) reads `self.layer_idx` (or `self.layer_id`:
     INDEX_ATTRS) only as the index argument
@@ -99,10 +105,16 @@ def index_only(cls):
     `.get_seq_length()` or `.has_previous_state()` argument of its cache
     argument (a parameter named as transformers names one, of its
     forward or of a method the forward hands it to) or a local name
-    given only a part of it. False where a source cannot be read."""
-    got = _INDEX_ONLY.get(cls)
+    given only a part of it. False where a source cannot be read, or a
+    method is not the class's own (patched from elsewhere: the class's
+    source is not what runs). `key`: layer_groups._class_key's of cls,
+    the state its answer is kept for (None: the class, for its tests)."""
+    if key is None:
+        key = cls
+    got = _INDEX_ONLY.get(key)
     if got is None:
-        got = _INDEX_ONLY[cls] = _index_only(cls)
+        got = _index_only(cls)
+        latest.put(_INDEX_ONLY, key, got, _INDEX_ONLY_MAX)
     return got
 
 
@@ -111,6 +123,11 @@ def _index_only(cls):
     for k in cls.__mro__:
         if k in (torch.nn.Module, object):
             continue
+        own = k.__qualname__ + "."
+        if any(type(v) is types.FunctionType and n != "__init__" and
+               not v.__qualname__.startswith(own)
+               for n, v in vars(k).items()):
+            return False  # a method set from elsewhere: not in the source
         try:
             sources.append(_Source(ast.parse(textwrap.dedent(
                 inspect.getsource(k)))))

@@ -1,7 +1,8 @@
 """Which layers of a model are alike, for module_replay.py.
 
 Layers alike (`candidates`): modules of one class whose subtrees are the
-same (each submodule's relative path and class, each parameter's and
+same (each submodule's relative path and class, the class's methods and
+class attributes as they are now (_class_key), each parameter's and
 buffer's relative name, dtype, sizes and requires_grad, each tensor
 attribute's dtype and sizes, and every other attribute equal: numbers,
 strings and dtypes by value, a function by its module and qualified
@@ -29,6 +30,7 @@ glance but not whole, too quick to record for replays to pay, or whose
 templates cannot be read or differ.
 """
 import functools
+import itertools
 import sys
 import types
 
@@ -65,6 +67,14 @@ _OWN_KEYS = {}
 
 
 _IDLE = {}
+# class -> (its own attributes and its bases' below nn.Module, as the
+# objects they are; the number _class_key gave them), the latest used
+_CLASSES = {}
+_CLASSES_MAX = 4096
+_CLASS_STATES = itertools.count(1)
+# class -> itself and its bases below nn.Module
+_BASES = {}
+_NN_MODULE = torch.nn.Module
 
 
 def _idle_in_eval():
@@ -86,6 +96,45 @@ def _idle_in_eval():
     return _IDLE
 
 
+def _class_key(cls, memo):
+    """(cls, n), where n is the same while cls's own attributes and its
+    bases' below nn.Module are the objects they were (compared item by
+    item: the same objects are equal at once): a method or a class
+    attribute rebound (a class's forward patched to try another
+    attention) makes another n, so no template noted before replays and
+    no kept recording is built. Once per class and recording (`memo`)."""
+    # (the class itself the memo's key: its others are ids and tuples)
+    got = memo.get(cls) if memo is not None else None
+    if got is not None:
+        return got
+    bases = _BASES.get(cls)
+    if bases is None:
+        bases = tuple(itertools.takewhile(
+            lambda k: k is not _NN_MODULE, cls.__mro__))
+        if len(_BASES) < _CLASSES_MAX:
+            _BASES[cls] = bases
+    # (copy's cache of a class's slots, made at its first copy, is left
+    # out: the meta copy's of a model's layers, or another model's)
+    own = tuple([tuple(d.values()) if "__slotnames__" not in d else
+                 tuple(v for n, v in d.items() if n != "__slotnames__")
+                 for d in map(vars, bases)])
+    kept = _CLASSES.get(cls)
+    try:
+        same = kept is not None and kept[0] == own
+    except Exception:  # noqa: BLE001 - values that do not compare
+        same = False
+    if not same:
+        # (a number never given before: an entry made room for and made
+        # again matches no template of before); the objects held, so none
+        # dies and another takes its place
+        kept = (own, next(_CLASS_STATES))
+        latest.put(_CLASSES, cls, kept, _CLASSES_MAX)
+    got = (cls, kept[1])
+    if memo is not None:
+        memo[cls] = got
+    return got
+
+
 def _own_signature(m, memo=None):
     """A module's own part of its signature: its class, its attributes
     (nn.Module's own tables left out; numbers, strings and dtypes by
@@ -96,7 +145,7 @@ def _own_signature(m, memo=None):
     and whether no attribute is compared by identity (then the signature
     holds for the process)."""
     d = vars(m)
-    attrs = [type(m)]
+    attrs = [_class_key(type(m), memo)]
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
         else None
     portable = True  # no attribute compared by identity
@@ -108,7 +157,7 @@ def _own_signature(m, memo=None):
                     0 <= v <= 1:
                 attrs.append((k, "unused in eval"))
             elif k in layer_cache.INDEX_ATTRS and t is int and \
-                    layer_cache.index_only(type(m)):
+                    layer_cache.index_only(type(m), attrs[0]):
                 attrs.append((k, "a cache slot"))  # layer_cache's docstring
             else:
                 attrs.append((k, v))
@@ -429,9 +478,13 @@ def seeded(signatures, modules):
     out = {}
     for (path, m), (at, copy) in zip(walk, modules):
         got = memo.get(id(m))
-        if path != at or type(m) is not type(copy) or got is None:
+        c = type(m)
+        if path != at or c is not type(copy) or got is None:
             return {}
         out[id(copy)] = got
+        key = memo.get(c)  # its class's (_class_key), made with it
+        if key is not None:
+            out[c] = key
     return out
 
 

@@ -403,7 +403,8 @@ class Layers:
         if got is False:
             got = {i for x in self.found[path][0].modules()
                    for i in map(vars(x).get, layer_cache.INDEX_ATTRS)
-                   if type(i) is int and layer_cache.index_only(type(x))}
+                   if type(i) is int and layer_cache.index_only(
+                       type(x), layer_groups._class_key(type(x), None))}
             got = self.index[path] = got.pop() if len(got) == 1 else None
         return got
 

@@ -2,16 +2,19 @@
 
 A recording is a function of what it reads: the model's modules (their
 classes, attributes, parameters' and buffers' dtypes, sizes and
-requires_grad: layer_groups' signature of the model itself; and which
+requires_grad, each class's methods and class attributes as they are
+now: layer_groups' signature of the model itself; and which
 of its modules, parameters, buffers and tensor attributes are one
 object, which a signature does not hold: a tied weight), the
 contents of the integer and boolean tensors it tracks (shadow.py: the
 buffers, tensor attributes and inputs of at most MAX_ELEMENTS elements),
 the inputs' dtypes, sizes and strides, and the recording's settings
-(`state`). A summary notes, with the state its recording read, what that
-recording made: the packed graph's parts, the contents of the values its
-masks read as handed to the library, and what TorchSummary reads of it
-(module classes, calls and shapes, the ops without a rule). Once two
+(`state`: autocast's dtype among them). Not held: a module-level
+function or global the forward reads (docs/python.md). A summary notes,
+with the state its recording read, what that recording made: the packed
+graph's parts, the contents of the values its masks read as handed to
+the library, and what TorchSummary reads of it (module classes, calls
+and shapes, the ops without a rule). Once two
 recordings made the same (the second of the state now), a later summary
 of the model in that state is an analysis of the model the second of
 them built, shared
@@ -52,8 +55,7 @@ import weakref
 
 import torch
 
-from . import latest, layer_groups, module_replay, ops_map
-from .autocast import device_for
+from . import autocast, latest, layer_groups, module_replay, ops_map
 from .recorder import Recording, unwrap_compiled, walk_once
 from .shadow import MAX_ELEMENTS
 
@@ -282,9 +284,13 @@ def state(model, args, kwargs, device):
         contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
         tracked, shared, grad = _tracked(walk, contents)
+        # (autocast: the device type it applies to and its dtype, which
+        # the recording's casts follow: autocast.py)
+        cast = autocast.device_for(model)
         settings = (device, torch.get_default_dtype(),
                     torch.is_inference_mode_enabled(),
-                    torch.is_grad_enabled(), device_for(model),
+                    torch.is_grad_enabled(), cast,
+                    cast and autocast.state(cast)[1],
                     tuple(ops_map.OPS.values()),
                     tuple(map(os.environ.get, VARIABLES)))
     except Exception:  # noqa: BLE001 - what cannot be held records

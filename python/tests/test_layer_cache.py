@@ -212,6 +212,25 @@ def test_a_class_without_source_is_not_trusted():
     assert not layer_cache.index_only(made)
 
 
+def _scaled_by_index(self, k, v, cache=None):
+    """A forward set on Writes from elsewhere: the index read as a
+    number (the class's source is not what runs)."""
+    return k * self.layer_idx + v
+
+
+def test_a_method_patched_from_elsewhere_is_not_trusted(monkeypatch):
+    from nnscan import layer_groups
+    assert layer_cache.index_only(Writes,
+                                  layer_groups._class_key(Writes, None))
+    monkeypatch.setattr(Writes, "forward", _scaled_by_index)
+    # the class's state is another (its key), and the answer is read again
+    assert not layer_cache.index_only(
+        Writes, layer_groups._class_key(Writes, None))
+    monkeypatch.undo()
+    assert layer_cache.index_only(Writes,
+                                  layer_groups._class_key(Writes, None))
+
+
 def test_no_cache_object_is_a_transformers_cache():
     assert not layer_cache.is_cache({})
     assert not layer_cache.is_cache(Writes(0))

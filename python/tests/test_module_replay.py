@@ -209,6 +209,43 @@ def test_a_value_of_a_plain_object_changed_since_is_seen():
                                      for _ in range(4)]).eval(), x, False)[1]
 
 
+class Scaled(Block):
+    """A Block whose forward reads a class attribute."""
+    times = 1
+
+    def forward(self, x):
+        for _ in range(self.times):
+            x = super().forward(x)
+        return x
+
+
+def test_a_class_attribute_or_method_rebound_since_is_seen(monkeypatch):
+    # a template holds for the process; a class attribute the forward
+    # reads, or a method, rebound since (a forward patched to try another
+    # attention) makes another (its layers replayed the old one: half the
+    # products)
+    model = Stack([Scaled() for _ in range(4)]).eval()
+    x = torch.zeros(T, D)
+    once = _same(model, x, replayed=2)
+    _again(model, x, 4)
+    monkeypatch.setattr(Scaled, "times", 2)
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 2  # the new template verified by two calls first
+    assert on[:4] == _reports(model, x, False)[:4]
+    assert on[4] - once == 4 * (2 * T * D * H + _elementwise_macs())
+    _again(model, x, 4)
+    monkeypatch.setattr(Block, "forward",
+                        lambda self, x: self.down(self.up(x)))
+    with layers_replayed() as count:
+        on = _reports(model, x, True)
+    assert count[0] == 2  # a base's method: another template too
+    assert on[:4] == _reports(model, x, False)[:4]
+    # two products a call, twice a layer; the head
+    assert on[4] == 4 * 2 * 2 * T * D * H + T * D * 4
+    assert "Tanh" not in on[1]
+
+
 def test_values_the_object_cannot_compare_by_keep_its_identity():
     from nnscan import layer_groups
     plain = Settings()
@@ -354,15 +391,19 @@ def test_a_torch_size_argument_keys_by_its_items():
     _same(SizedStack([Sized() for _ in range(4)]).eval(), x, replayed=2)
 
 
+# Flips' calls: a global its forward reads, which no signature holds (a
+# class attribute would be: layer_groups._class_key)
+FLIPS = {"calls": 0}
+
+
 class Flips(Block):
-    """A block whose forward adds a ReLU at its class's third call (a
-    count of the class's, no attribute of its own)."""
-    calls = 0
+    """A block whose forward adds a ReLU at the third call of any Flips
+    (a count of the module's globals, no attribute of its own)."""
 
     def forward(self, x):
-        Flips.calls += 1
+        FLIPS["calls"] += 1
         x = super().forward(x)
-        return x.relu() if Flips.calls == 3 else x
+        return x.relu() if FLIPS["calls"] == 3 else x
 
 
 def test_a_lone_layer_whose_template_differs_is_not_replayed():
@@ -370,16 +411,16 @@ def test_a_lone_layer_whose_template_differs_is_not_replayed():
     # the layer runs in every later summary, and is not noted again
     x = torch.zeros(T, D)
     model = Stack([Flips(), Flips(act=False)]).eval()
-    Flips.calls = 0
+    FLIPS["calls"] = 0
     module_replay.forget()
     counts = []
     for _ in range(4):
-        was = Flips.calls
+        was = FLIPS["calls"]
         with calls_counted(module_replay.Layers, "_seen") as noted, \
                 layers_replayed() as replayed:
             on = _reports(model, x, True)
         counts.append((replayed[0], noted[0]))
-        Flips.calls = was  # the same calls again, every layer run
+        FLIPS["calls"] = was  # the same calls again, every layer run
         assert on[:4] == _reports(model, x, False)[:4]
     # calls 1 and 2 noted by none (the architecture's first recording),
     # then 3 and 4, 5 and 6: the first block's templates differ (a ReLU,

@@ -6,6 +6,8 @@ report is the one of a recording with every layer run
 changed (a parameter's requires_grad, a layer, the training flags, the
 inputs' sizes, the contents of an integer input or buffer, a mode around
 the call) records again."""
+import warnings
+
 import pytest
 import torch
 from torch import nn
@@ -173,6 +175,79 @@ def test_a_module_registered_twice_since_records_again(recordings):
         _params(model) == 64 + 8
 
 
+class Repeated(nn.Module):
+    """A linear layer run `times` times, a class attribute."""
+    times = 1
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x):
+        for _ in range(self.times):
+            x = self.lin(x)
+        return x
+
+
+def test_a_class_attribute_or_method_rebound_since_records_again(
+        recordings, monkeypatch):
+    """A forward reads its class too: a class attribute or a method
+    rebound after the model was kept (a forward patched to try another
+    attention) records again, where the kept recording was printed."""
+    model = Repeated().eval()
+    x = torch.randn(2, 8)
+    _warm(model, x, recordings)
+    monkeypatch.setattr(Repeated, "times", 3)
+    assert _recorded(model, x, recordings)
+    # 2 rows x 8 x 8 multiply-adds a run
+    assert nnscan.summary(model, inputs=x, file=False).totals["macs"] == \
+        3 * 2 * 8 * 8
+    _warm(model, x, recordings)
+    monkeypatch.setattr(Repeated, "forward",
+                        lambda self, x: self.lin(x).relu())
+    assert _recorded(model, x, recordings)
+    assert nnscan.summary(model, inputs=x, file=False).totals["macs"] == \
+        2 * 8 * 8
+
+
+def _cpu_autocasts(dtype):
+    """Whether CPU autocast runs in `dtype` (float16 from PyTorch 2.x)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with torch.autocast("cpu", dtype=dtype):
+                return torch.is_autocast_cpu_enabled()
+    except RuntimeError:
+        return False
+
+
+@pytest.mark.skipif(not _cpu_autocasts(torch.float16),
+                    reason="CPU autocast in float16 needs PyTorch 2.x")
+def test_an_autocast_of_another_dtype_records_again(recordings):
+    """The recording's casts follow autocast's dtype: a model kept under
+    bfloat16 autocast records again under float16, and reports what a
+    model never summarised before reports under it (it printed
+    bfloat16's)."""
+    x = torch.randn(2, 8)
+
+    def summary(model, dtype):
+        with torch.autocast("cpu", dtype=dtype):
+            return nnscan.summary(model, inputs=x,
+                                  file=False).to_json(version=2)
+    torch.manual_seed(0)
+    model = Pair().eval()
+    for _ in range(3):
+        summary(model, torch.bfloat16)
+    was = recordings[0]
+    summary(model, torch.bfloat16)
+    assert recordings[0] == was  # built from the kept recording
+    half = summary(model, torch.float16)
+    assert recordings[0] == was + 1
+    torch.manual_seed(0)
+    assert half == summary(Pair().eval(), torch.float16)
+    assert '"float16"' in half and "bfloat16" not in half
+
+
 def test_a_kept_model_makes_no_template_of_a_layer_alike_to_none(
         recordings, monkeypatch):
     """A layer alike to none (here the model's own call) is verified by a
@@ -287,9 +362,11 @@ def test_the_recording_compares_the_signatures_the_state_made():
         walk = recorder.walk_once(model)
         copy, copied = recorder._meta_copy_walked(model, None, walk)
         memo = layer_groups.seeded(now.seed, copied)
-        assert len(memo) == len(walk)
+        assert len([k for k in memo if type(k) is int]) == len(walk)
         for _, m in copied:
             assert memo[id(m)] == layer_groups._deep(m, {})
+            # and its class's key (the class as it is now)
+            assert memo[type(m)] == layer_groups._class_key(type(m), {})
     trained = Net().train()
     summary_memo.again(trained)
     assert summary_memo.state(trained, (X,), {}, "auto").seed[1] is None
