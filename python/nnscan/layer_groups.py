@@ -68,8 +68,8 @@ _OWN_KEYS = {}
 
 _IDLE = {}
 # class -> (its own attributes' values and its bases' below nn.Module, as
-# the objects they are; the number _class_key gave them; the same less
-# copy's slot cache), the latest used
+# the objects they are; _class_key's (class, number) for them; the same
+# less copy's slot cache), the latest used
 _CLASSES = {}
 _CLASSES_MAX = 4096
 _CLASS_STATES = itertools.count(1)
@@ -114,36 +114,35 @@ def _class_key(cls, memo):
             lambda k: k is not _NN_MODULE, cls.__mro__))
         if len(_BASES) < _CLASSES_MAX:
             _BASES[cls] = bases
-    vals = tuple([tuple(d.values()) for d in map(vars, bases)])
+    # (most classes are one below nn.Module: their values, not a tuple of)
+    vals = tuple(vars(cls).values()) if len(bases) == 1 else \
+        tuple([tuple(d.values()) for d in map(vars, bases)])
     kept = _CLASSES.get(cls)
-    if kept is None or not _same_objects(kept[0], vals):
+    try:
+        same = kept is not None and kept[0] == vals
+    except Exception:  # noqa: BLE001 - values that do not compare
+        same = False
+    if not same:
         # (copy's cache of a class's slots, made at its first copy, is
         # left out: the meta copy's of a model's layers, or another
         # model's, is no change)
         own = tuple([tuple(v for n, v in d.items() if n != "__slotnames__")
                      for d in map(vars, bases)])
-        if kept is None or not _same_objects(kept[2], own):
-            # (a number never given before: an entry made room for and
-            # made again matches no template of before)
-            kept = (vals, next(_CLASS_STATES), own)
-        else:
-            kept = (vals, kept[1], own)
+        try:
+            same = kept is not None and kept[2] == own
+        except Exception:  # noqa: BLE001
+            same = False
+        # (a number never given before: an entry made room for and made
+        # again matches no template of before)
+        kept = (vals, kept[1] if same else (cls, next(_CLASS_STATES)), own)
         # the objects held, so none dies and another takes its place
         latest.put(_CLASSES, cls, kept, _CLASSES_MAX)
-    got = (cls, kept[1])
+    # (one object for the class's state: signatures holding it compare at
+    # once)
+    got = kept[1]
     if memo is not None:
         memo[cls] = got
     return got
-
-
-def _same_objects(a, b):
-    """Whether two tuples of a class's attributes hold the same objects
-    (compared item by item: the same objects are equal at once; values
-    that do not compare differ)."""
-    try:
-        return a == b
-    except Exception:  # noqa: BLE001 - values that do not compare
-        return False
 
 
 def _own_signature(m, memo=None):
@@ -156,7 +155,9 @@ def _own_signature(m, memo=None):
     and whether no attribute is compared by identity (then the signature
     holds for the process)."""
     d = vars(m)
-    attrs = [_class_key(type(m), memo)]
+    c = type(m)
+    attrs = [memo.get(c) or _class_key(c, memo) if memo is not None else
+             _class_key(c, None)]
     idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
         else None
     portable = True  # no attribute compared by identity
