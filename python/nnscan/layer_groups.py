@@ -175,6 +175,13 @@ def _own_signature(m, memo=None):
                 attrs.append((k, v))
         elif (t is tuple or t is list) and _PLAIN.issuperset(map(type, v)):
             attrs.append((k, t, tuple(v)))
+        elif (t is set or t is frozenset) and _PLAIN.issuperset(map(type, v)):
+            # (transformers' models hold a dozen such sets and dicts, each
+            # frozen by _plain_object in every signature before)
+            attrs.append((k, t, frozenset(v)))
+        elif t is dict and _PLAIN.issuperset(map(type, v)) and \
+                _PLAIN.issuperset(map(type, v.values())):
+            attrs.append((k, t, tuple(v.items())))
         elif isinstance(v, torch.Tensor):
             attrs.append((k, v.dtype, v.shape))
         else:
