@@ -156,10 +156,8 @@ def _own_signature(m, memo=None):
     holds for the process)."""
     d = vars(m)
     c = type(m)
-    attrs = [memo.get(c) or _class_key(c, memo) if memo is not None else
-             _class_key(c, None)]
-    idle = _idle_in_eval().get(type(m)) if not d.get("training", True) \
-        else None
+    attrs = [_class_key(c, memo)]
+    idle = _idle_in_eval().get(c) if not d.get("training", True) else None
     portable = True  # no attribute compared by identity
     for k in attribute_names(d):
         v = d[k]
@@ -169,7 +167,7 @@ def _own_signature(m, memo=None):
                     0 <= v <= 1:
                 attrs.append((k, "unused in eval"))
             elif k in layer_cache.INDEX_ATTRS and t is int and \
-                    layer_cache.index_only(type(m), attrs[0]):
+                    layer_cache.index_only(c, attrs[0]):
                 attrs.append((k, "a cache slot"))  # layer_cache's docstring
             else:
                 attrs.append((k, v))
