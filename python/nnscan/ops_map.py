@@ -1,11 +1,18 @@
-"""The one table from PyTorch's aten ops to the library's op-table entries.
+"""The recorder's rules: what Python makes of an aten call the library
+does not lower from the tape (docs/tape.md).
 
 The recorder sees every aten op a forward runs (after PyTorch's own
 decompositions: F.linear arrives as `t` + `addmm`, x @ w as `mm` or `bmm`).
-`OPS` maps an op's base name (`relu` for `aten.relu_.default` too) to a rule
-that emits the ONNX node(s) whose entry in src/ops/ counts it, with the
-attributes and constant inputs that entry reads. That table, not this file,
-holds the cost rules: Python never counts a FLOP.
+An op's lowering lives in the library's aten table (src/ops/aten*.c, which
+the .pt2 reader and the tape use): a call the table makes one node of goes
+to it as an aten record. `OPS` maps an op's base name (`relu` for
+`aten.relu_.default` too) to the rule that emits the ONNX node(s) for the
+other calls, with the attributes and constant inputs the op table's entry
+reads; the table's declarative entries (one node of one or two arguments,
+an alias, a creation) are not written again here: their rules are made
+from it (`_from_table`). The op table, not this file, holds the cost rules:
+Python never counts a FLOP. What keeps the rest here is that Python still
+names the recording's values (docs/tape.md, "What Python still keeps").
 
 Kinds of rule:
   - an ONNX node (or a few, for ops ONNX spells as several: SiLU is
@@ -2649,43 +2656,25 @@ OPS = {
     "amax": reduce_attr("ReduceMax"), "amin": reduce_attr("ReduceMin"),
     "prod": reduce_attr("ReduceProd"),
     "norm": vector_norm, "linalg_vector_norm": vector_norm,
-    # activations and element-wise math
-    "relu": unary("Relu"), "sigmoid": unary("Sigmoid"), "tanh": unary("Tanh"),
-    "hardswish": unary("HardSwish"),
+    # activations and element-wise math (the one-node ones: below, from the
+    # library's table)
     "hardsigmoid": unary("HardSigmoid", alpha=1.0 / 6, beta=0.5),
     "gelu": gelu, "silu": silu, "mish": mish, "glu": glu,
-    "_weight_norm_interface": weight_norm, "softplus": unary("Softplus"),
+    "_weight_norm_interface": weight_norm,
     "leaky_relu": leaky_relu, "elu": elu,
     "hardtanh": clip(1, 2, "min_val", "max_val"), "clamp": clip(1, 2),
     "clamp_min": clip(1, None), "clamp_max": clip(None, 1, hi_name="max"),
-    "exp": unary("Exp"), "log": unary("Log"), "sqrt": unary("Sqrt"),
-    "rsqrt": rsqrt, "reciprocal": unary("Reciprocal"), "neg": unary("Neg"),
-    "abs": abs_, "erf": unary("Erf"),
-    "erfinv": aten_entry("erfinv"), "sin": unary("Sin"),
-    "cos": unary("Cos"), "floor": unary("Floor"), "ceil": unary("Ceil"),
-    "sign": unary("Sign"), "sgn": unary("Sign"),
-    "logical_not": unary("Not"),
+    "rsqrt": rsqrt, "abs": abs_, "erfinv": aten_entry("erfinv"),
     "bitwise_not": bitwise_not,
-    "acos": unary("Acos"), "asin": unary("Asin"), "atan": unary("Atan"),
-    "tan": unary("Tan"), "sinh": unary("Sinh"), "cosh": unary("Cosh"),
-    "asinh": unary("Asinh"), "acosh": unary("Acosh"), "atanh": unary("Atanh"),
-    "round": unary("Round"), "isnan": unary("IsNaN"), "isinf": unary("IsInf"),
     "nan_to_num": nan_to_num,
     "expm1": shifted("Exp", "Sub", 1.0), "log1p": shifted("Add", "Log", 1.0),
     "prelu": prelu, "_prelu_kernel": prelu, "log2": log2,
     "roi_align": roi_align,  # torchvision's
     "logsumexp": reduce_attr("ReduceLogSumExp"),
-    "add": binary("Add"), "sub": binary("Sub"), "rsub": binary("Sub", swap=True),
+    "rsub": binary("Sub", swap=True),
     "mul": mul, "div": div, "pow": pow_,
-    "maximum": binary("Max"), "minimum": binary("Min"),
-    "eq": binary("Equal"), "ne": compare_ne, "lt": binary("Less"),
-    "gt": binary("Greater"), "le": binary("LessOrEqual"),
-    "ge": binary("GreaterOrEqual"), "logical_and": binary("And"),
-    "logical_or": binary("Or"), "bitwise_and": binary("And"),
-    "bitwise_or": binary("Or"),
-    "where": where, "masked_fill": masked_fill,
+    "ne": compare_ne, "where": where, "masked_fill": masked_fill,
     "floor_divide": floor_divide, "remainder": remainder,
-    "bitwise_xor": binary("Xor"), "logical_xor": binary("Xor"),
     "_softmax": softmax("Softmax"), "softmax": softmax("Softmax"),
     # softmax whose fully masked rows give 0 (2.x's SDPA math path)
     "_safe_softmax": softmax("Softmax"),
@@ -2744,9 +2733,6 @@ OPS = {
     "pixel_shuffle": pixel_shuffle, "roll": roll, "tril": trilu(False), "triu": trilu(True),
     "im2col": im2col, "col2im": col2im, "grid_sampler_2d": grid_sampler_2d,
     "cumsum": cumsum, "_to_copy": to_complex_copy, "to": to_copy, "copy": copy_,
-    "detach": ALIAS, "alias": ALIAS, "clone": ALIAS, "contiguous": ALIAS,
-    "lift_fresh": ALIAS, "lift_fresh_copy": ALIAS, "lift": ALIAS,
-    "_conj": ALIAS, "positive": ALIAS,
     # complex values (in real form)
     "view_as_complex": view_as_complex, "view_as_real": view_as_real,
     "polar": polar, "_fft_c2c": fft_c2c, "_fft_r2c": fft_r2c,
@@ -2786,17 +2772,32 @@ OPS = {
     "binary_cross_entropy_backward": binary_cross_entropy_backward,
     "binary_cross_entropy_with_logits": bce_with_logits,
     "binary_cross_entropy_with_logits_backward": bce_with_logits_backward,
-    # tensors made from nothing: constants, not activations
-    "empty": CREATE, "empty_like": CREATE, "empty_strided": CREATE,
-    "zeros": CREATE, "zeros_like": CREATE, "ones": CREATE, "ones_like": CREATE,
-    "full": CREATE, "full_like": CREATE, "arange": CREATE, "scalar_tensor": CREATE,
-    "new_empty": CREATE, "new_zeros": CREATE, "new_ones": CREATE,
-    "new_full": CREATE, "new_empty_strided": CREATE, "fill": CREATE,
-    "zero": CREATE, "rand": CREATE, "randn": CREATE, "rand_like": CREATE,
-    "randn_like": CREATE, "linspace": CREATE, "eye": CREATE, "tensor": CREATE,
-    "normal": CREATE, "uniform": CREATE, "bernoulli": CREATE,
 }
 
+
+def _from_table(ops):
+    """Adds to `ops` the rules of the library's table's declarative entries
+    (src/ops/aten.c): an op it lowers to one ONNX node of its first
+    argument (`unary`) or of two (`binary`), names its input again
+    (`alias`: detach, clone, contiguous) or makes a tensor from nothing
+    (`create`: zeros, arange): which ops these are, and their op types,
+    are written there alone. An op with a rule of its own above keeps it
+    (abs and mul of complex values, div's rounding modes, pow's and rsub's
+    operands, bitwise_not of booleans). The rules made so are the ones the
+    tape stands for (tape.form: a call the table makes one node of goes
+    to the library), and serve NNSCAN_TAPE=0 and the calls the tape does
+    not take (two dtypes, a number: a Cast or a scalar first)."""
+    from . import _api
+    _api.lib()  # (the words are read at its load)
+    forms = {"unary": unary, "binary": binary,
+             "alias": lambda to: ALIAS, "create": lambda to: CREATE}
+    for op, (form, to) in _api.ATEN_OPS.items():
+        make = forms.get(form)
+        if make is not None and op not in ops:
+            ops[op] = make(to)
+
+
+_from_table(OPS)
 
 # The ops above whose eager kernel runs several kernels, one after the
 # other (nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast

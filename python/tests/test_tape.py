@@ -110,3 +110,62 @@ def test_kept_attributes_pack_as_made():
             assert graph._attr("k", v, s) == graph._attr_record("k", v, s)
     assert graph._attr("k", 1, s) != graph._attr("k", 1.0, s)
     assert graph._attr("k", [1, 2], s) != graph._attr("k", [1.0, 2.0], s)
+
+
+class _Nodes:
+    """The part of recorder.Builder a one-node rule uses: the nodes it
+    makes, by op type."""
+
+    def __init__(self):
+        self.made = []
+
+    def is_tensor(self, v):
+        return isinstance(v, torch.Tensor)
+
+    def inp(self, t):
+        return "x"
+
+    def node(self, op, ins, outs, attrs=None, domain=""):
+        self.made.append((op, domain, dict(attrs or {})))
+
+
+def test_the_tables_declarative_entries_are_written_once():
+    """An op the library's aten table lowers to one node of its op type
+    (`unary`, `binary`), names again (`alias`) or makes from nothing
+    (`create`) has its ops_map rule made from that entry: the rule makes
+    one node of the table's op type (called, on tensors of one dtype), the
+    alias and creation are ops_map's ALIAS and CREATE, and ops_map.py does
+    not spell the op's entry again. The ops with rules of their own (a
+    complex abs or mul, div's rounding modes, ...) make the same node on
+    such a call."""
+    import inspect
+    import re
+    from nnscan import _api, ops_map
+    _api.lib()
+    source = inspect.getsource(ops_map)
+    forms = {}
+    x = torch.zeros(2, 3)
+    for op, (form, to) in _api.ATEN_OPS.items():
+        forms[form] = forms.get(form, 0) + 1
+        rule = ops_map.OPS.get(op)
+        if form in ("alias", "create"):
+            assert rule == (ops_map.ALIAS if form == "alias"
+                            else ops_map.CREATE), op
+            assert not re.search(r'"%s":\s*(ALIAS|CREATE)\b' % op, source)
+        elif form in ("unary", "binary"):
+            b = _Nodes()
+            args = (x,) if form == "unary" else (x, x)
+            out = torch.zeros(2, 3, dtype=torch.bool) if to in (
+                "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                "Not", "And", "Or", "Xor", "IsNaN", "IsInf") else x
+            if to in ("Not", "And", "Or", "Xor"):
+                args = tuple(torch.zeros(2, 3, dtype=torch.bool)
+                             for _ in args)
+            rule(b, args, {}, out)
+            if op == "rsub":  # (its operands swapped: the same node)
+                assert b.made == [("Sub", "", {})]
+                continue
+            assert b.made == [(to, "", {})], op
+            assert not re.search(r'"%s":\s*(unary|binary)\("' % op, source)
+    # the table has each form (a count from it, not from this file)
+    assert set(forms) >= {"unary", "binary", "alias", "create"}
