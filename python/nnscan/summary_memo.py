@@ -286,7 +286,7 @@ def state(model, args, kwargs, device):
         tracked, shared, grad = _tracked(walk, contents)
         # (autocast: the device type it applies to and its dtype, which
         # the recording's casts follow: autocast.py)
-        cast = autocast.device_for(model)
+        cast = autocast.device_for(model, walk)
         settings = (device, torch.get_default_dtype(),
                     torch.is_inference_mode_enabled(),
                     torch.is_grad_enabled(), cast,
