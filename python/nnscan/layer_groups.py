@@ -145,7 +145,7 @@ def _class_key(cls, memo):
     return got
 
 
-def _own_signature(m, memo=None):
+def _own_signature(m, memo=None, track=None):
     """A module's own part of its signature: its class, its attributes
     (nn.Module's own tables left out; numbers, strings and dtypes by
     value, lists and tuples by their items, a tensor by its dtype and
@@ -153,7 +153,10 @@ def _own_signature(m, memo=None):
     and its parameters and buffers. In the order the module made them:
     two made in another order are told apart. And whether it has hooks,
     and whether no attribute is compared by identity (then the signature
-    holds for the process)."""
+    holds for the process). track: where given (summary_memo's state,
+    which reads the module's tensors too), told of each tensor attribute
+    (`track.tensor(t)`) and of the module's parameters and buffers
+    (`track.module(params, buffers)`), in this one pass over them."""
     d = vars(m)
     c = type(m)
     attrs = [_class_key(c, memo)]
@@ -182,6 +185,8 @@ def _own_signature(m, memo=None):
             attrs.append((k, t, tuple(v.items())))
         elif isinstance(v, torch.Tensor):
             attrs.append((k, v.dtype, v.shape))
+            if track is not None:
+                track.tensor(v)
         else:
             named = _named(v)
             if named is None and t is dict:  # of names: transformers'
@@ -195,11 +200,14 @@ def _own_signature(m, memo=None):
                 portable = False
             else:
                 attrs.append((k, named))
-    for store in (d["_parameters"], d["_buffers"]):
+    params, buffers = d["_parameters"], d["_buffers"]
+    for store in (params, buffers):
         attrs.append(None)  # parameters, then buffers
         for k, v in store.items():
             attrs.append((k, None) if v is None else
                          (k, v.dtype, v.shape, v.requires_grad))
+    if track is not None:
+        track.module(params, buffers)
     get = d.get
     return tuple(attrs), bool(get(_HOOKS[0]) or get(_HOOKS[1]) or
                               get(_HOOKS[2]) or get(_HOOKS[3])), portable
@@ -315,24 +323,26 @@ def _plain_object(v, memo=None):
     return got
 
 
-def _deep(m, memo):
+def _deep(m, memo, track=None):
     """(key, hooked, hooked below, portable) of m's subtree, once per
     memo: key, its own signature and each child's (name, key, hooked) in
     order, compares equal where every module of two subtrees is alike at
     the same relative path (a tuple compares item by item, in C, up to
     the first difference); hooked, whether m has hooks of its own (which
     run in a replay: its children's do not); portable, whether no
-    attribute below is compared by identity (_Id)."""
+    attribute below is compared by identity (_Id). track: each module's
+    tensors told to it once (_own_signature's), in the order the modules
+    are first met (named_modules')."""
     got = memo.get(id(m))
     if got is not None:
         return got
-    own, hooked, portable = _own_signature(m, memo)
+    own, hooked, portable = _own_signature(m, memo, track)
     below, kids = False, []
     for k, c in m._modules.items():
         if c is None:
             kids.append((k, None))
             continue
-        key, c_hooked, c_below, c_portable = _deep(c, memo)
+        key, c_hooked, c_below, c_portable = _deep(c, memo, track)
         kids.append((k, key, c_hooked))
         below = below or c_hooked or c_below
         portable = portable and c_portable

@@ -179,33 +179,38 @@ def _value(v, depth, seen, contents):
     raise LookupError
 
 
-def _tracked(walk, contents):
-    """The contents of every module's buffers and tensor attributes that a
-    recording reads (`_held`: what the meta copy keeps as shadows), in
-    order; which of the model's parameters, buffers and tensor attributes
-    are one tensor (`_shared`: a weight tied between two places is
-    counted once, and a signature holds no identity); and whether a
-    buffer requires grad."""
-    out = []
-    grad = False
-    ids = []  # of every parameter, buffer and tensor attribute, in order
-    for _, m in walk:
-        d = vars(m)
-        params, buffers = d["_parameters"], d["_buffers"]
+class _Tracked:
+    """What a recording reads of the model's tensors beyond its signature,
+    told by layer_groups._deep's pass over its modules (`track`): the
+    contents of every module's buffers and tensor attributes that a
+    recording reads (`held`: _held's, what the meta copy keeps as
+    shadows), in order; the ids of every parameter, buffer and tensor
+    attribute, in order (`ids`: which are one tensor, _shared: a weight
+    tied between two places is counted once, and a signature holds no
+    identity); whether a buffer requires grad (`grad`). One pass with the
+    signatures: a second walk of the modules' attributes cost a third of
+    a state (resnet50: 0.8 of 2.1 ms, 5 us of it the tensors')."""
+    __slots__ = ("contents", "held", "ids", "grad")
+
+    def __init__(self, contents):
+        self.contents, self.held, self.ids, self.grad = contents, [], [], False
+
+    def tensor(self, t):
+        """A module's tensor attribute."""
+        self.ids.append(id(t))
+        self.held.append(_held(t, self.contents))
+
+    def module(self, params, buffers):
+        """A module's parameters and buffers (its tables)."""
         if params:  # (most modules hold none: no iterator made)
-            ids += map(id, params.values())
+            self.ids += map(id, params.values())
         if buffers:
+            ids, held, contents = self.ids, self.held, self.contents
             for t in buffers.values():
                 ids.append(id(t))
                 if t is not None:
-                    grad = grad or t.requires_grad
-                    out.append(_held(t, contents))
-        for k in layer_groups.attribute_names(d):
-            v = d[k]
-            if isinstance(v, torch.Tensor):
-                ids.append(id(v))
-                out.append(_held(v, contents))
-    return tuple(out), _shared(ids), grad
+                    self.grad = self.grad or t.requires_grad
+                    held.append(_held(t, contents))
 
 
 def _shared(ids):
@@ -278,12 +283,14 @@ def state(model, args, kwargs, device):
         if walk is None:
             return None
         memo = {}
-        sig, hooked, below, portable = layer_groups._deep(model, memo)
+        contents = []
+        track = _Tracked(contents)
+        sig, hooked, below, portable = layer_groups._deep(model, memo, track)
         if hooked or below or not portable:
             return None
-        contents = []
         inputs = _value((tuple(args), dict(kwargs)), 0, {}, contents)
-        tracked, shared, grad = _tracked(walk, contents)
+        tracked, shared, grad = tuple(track.held), _shared(track.ids), \
+            track.grad
         # (autocast: the device type it applies to and its dtype, which
         # the recording's casts follow: autocast.py)
         cast = autocast.device_for(model, walk)

@@ -323,6 +323,30 @@ def test_integer_contents_changed_record_again(recordings):
         [True, True, False]
 
 
+class PickedByAttribute(nn.Module):
+    """Picked with its integer tensor a plain attribute, not a buffer: a
+    recording reads its contents all the same (shadow.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.pick = torch.arange(3)
+
+    def forward(self, x):
+        return self.net(x)[:, self.pick]
+
+
+def test_a_tensor_attributes_contents_changed_record_again(recordings):
+    model = PickedByAttribute().eval()
+    _warm(model, X, recordings)
+    assert not _recorded(model, X, recordings)
+    model.pick[0] = 1  # written in place: recorded twice, then built
+    assert [_recorded(model, X, recordings) for _ in range(3)] == \
+        [True, True, False]
+    model.pick = torch.tensor([1, 1, 2])  # an equal one in its place
+    assert not _recorded(model, X, recordings)
+
+
 class Scaled(nn.Module):
     """Net and a float buffer its output is scaled by."""
 
