@@ -18,8 +18,9 @@ and shapes, the ops without a rule). Once two
 recordings made the same (the second of the state now), a later summary
 of the model in that state is an analysis of the model the second of
 them built, shared
-(`rebuilt`): no meta copy, no forward, no recording, no build; what is
-left is the state's reading, the analysis and the report. So every
+(`rebuilt`): no meta copy, no forward, no recording, no build, and
+the analysis made once for them all; what is left is the state's
+reading and the report. So every
 number is one a recording gives, and a forward whose recording differs
 from one call to the next (it reads something the state does not hold)
 is never built so (bench/same_summary.py's --warm compares every report
@@ -465,9 +466,9 @@ def rebuilt(model, entry):
     """(handle, recording) of a summary of `model` in the state of
     `entry` (which `found` took out and this gives back), two recordings
     of which made the same: the model the second of them built, which
-    every such summary shares, each making its own analysis of it
-    (report.Handle.share). None where it was closed (the entry is then
-    dropped, and the summary records)."""
+    every such summary shares, reading one analysis of it for each set
+    of options (report.Handle.share, analyze_shared). None where it was
+    closed (the entry is then dropped, and the summary records)."""
     handle, rec = entry[2]
     if handle.closed:
         return None

@@ -485,6 +485,35 @@ def test_summaries_built_share_one_model_and_close_their_own(recordings):
     assert again.to_text() == text
 
 
+def test_summaries_built_read_one_analysis_and_close_their_own(recordings):
+    """Built summaries with the same analysis options read one native
+    analysis of the kept model (report.Handle.analyze_shared), another
+    compute dtype another; each closes its own view of it, and closing
+    the model closes them all. Each reports what a recording with these
+    options reports."""
+    model = Net().eval()
+    _warm(model, X, recordings)
+    a = nnscan.summary(model, inputs=X, file=False)
+    b = nnscan.summary(model, inputs=X, file=False)
+    c = nnscan.summary(model, inputs=X, file=False, compute_dtype="bf16")
+    assert a.analysis is not b.analysis
+    assert a.analysis.ptr == b.analysis.ptr != c.analysis.ptr
+    fresh = Net().eval()
+    for s, dtype in ((b, None), (c, "bf16")):
+        want = nnscan.summary(fresh, inputs=X, file=False,
+                              compute_dtype=dtype)
+        assert s.to_json(version=2) == want.to_json(version=2)
+        assert s.to_text() == want.to_text()
+    text = b.to_text()
+    a.close()
+    assert a.closed and not b.closed
+    with pytest.raises(nnscan.NnscanError):
+        a.to_text()
+    assert b.to_text() == text and b.totals["macs"] == MACS
+    b.analysis.model.close()
+    assert b.closed and c.closed
+
+
 def test_two_threads_summarise_one_kept_model(recordings):
     model = Net().eval()
     _warm(model, X, recordings)
