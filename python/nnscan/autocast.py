@@ -112,7 +112,6 @@ def device_for(model, walk=None):
     return None
 
 
-
 def _first(walk, table):
     """The first tensor of the walk's modules' `table` (_parameters or
     _buffers), as model.parameters() or model.buffers() yields it, or
@@ -122,6 +121,7 @@ def _first(walk, table):
             if t is not None:
                 return t
     return None
+
 
 class Autocast:
     """Casts an op's inputs as autocast for `device_type` would; `emit(func,

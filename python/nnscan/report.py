@@ -291,7 +291,6 @@ class Analysis(_api.Managed):
             return _render(_api.lib().nns_report, self.ptr, fmt, **kw)
 
 
-
 class _AnalysisView(Analysis):
     """An Analysis that reads another's native analysis (Handle.
     analyze_shared): closed when it is closed itself or the other is
@@ -313,6 +312,7 @@ class _AnalysisView(Analysis):
 
     def close(self):
         self._open = False
+
 
 def _render(fn, ptr, fmt="text", numbers="raw", max_depth=None, columns=None,
             width=0, wrap="mid", model_name=None, model_path=None,
