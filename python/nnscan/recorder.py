@@ -1509,7 +1509,7 @@ def _record(model, args, kwargs, device, custom_ops, keep_graph, call=None,
     if device in ("auto", "meta"):
         model_on_meta = on_meta(model, walk)
         shadows = Shadows()
-        autocast_device = autocast_for(model)
+        autocast_device = autocast_for(model, walk)
         if model_on_meta:
             target, target_walk = model, walk
         else:

@@ -79,21 +79,21 @@ class Handle(_api.Managed):
         model; nnscan.h, "Threads"), and closing one leaves it to the
         others (`shared`)."""
         self._lock = threading.Lock()
-        self._views = {}  # analyze_shared's analyses, by their options
+        self._views = {}  # analyze()'s of it, by their options (_view)
 
-    def analyze_shared(self, optimizer="adam", compute_dtype=None):
-        """An analysis of a shared model for one of the summaries holding
-        it: a view of the one Analysis made of it with these options
-        (made at the first call, kept with the model), which closing
-        leaves to the others. Nothing changes a model once shared (its
-        masks were handed over before), and an analysis is a snapshot, so
-        each summary would make the same one: an eighth to a third of a
-        built summary (0.4 to 0.7 ms of hf:llama's, hf:t5's, resnet50's)."""
+    def _view(self, optimizer, compute_dtype):
+        """analyze() of a shared model: a view of the one Analysis made of
+        it with these options (at the first call, kept with the model),
+        which closing leaves to the others. Nothing changes a model once
+        shared (its masks were handed over before), and an analysis is a
+        snapshot, so each summary would make the same one: an eighth to a
+        third of a built summary (0.4 to 0.7 ms of hf:llama's, hf:t5's,
+        resnet50's)."""
         key = (optimizer, compute_dtype)
         root = self._views.get(key)
         if root is None or root.closed:
-            root = self._views[key] = self.analyze(
-                optimizer, compute_dtype=compute_dtype)
+            root = self._views[key] = self._analysis(
+                optimizer, None, compute_dtype, None)
         return _AnalysisView(root)
 
     @property
@@ -239,7 +239,14 @@ class Handle(_api.Managed):
         dict (nnscan.hardware; the roofline, docs/metrics.md);
         compute_dtype: "bf16", ... or None (the model's float dtype);
         forward: for a recorded backward, its forward's Analysis (the
-        attention products' unmasked counts, nns_analyze_options)."""
+        attention products' unmasked counts, nns_analyze_options). Of a
+        shared model (share()), with no hardware nor forward: a view of
+        the one made with these options (_view)."""
+        if self.shared and hardware is None and forward is None:
+            return self._view(optimizer, compute_dtype)
+        return self._analysis(optimizer, hardware, compute_dtype, forward)
+
+    def _analysis(self, optimizer, hardware, compute_dtype, forward):
         lib = _api.lib()
         err = _api.NnsError()
         hw = None
@@ -292,8 +299,8 @@ class Analysis(_api.Managed):
 
 
 class _AnalysisView(Analysis):
-    """An Analysis that reads another's native analysis (Handle.
-    analyze_shared): closed when it is closed itself or the other is
+    """An Analysis that reads another's native analysis (Handle._view):
+    closed when it is closed itself or the other is
     (its model closed); closing it frees nothing."""
 
     def __init__(self, root):

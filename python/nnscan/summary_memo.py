@@ -467,7 +467,7 @@ def rebuilt(model, entry):
     `entry` (which `found` took out and this gives back), two recordings
     of which made the same: the model the second of them built, which
     every such summary shares, reading one analysis of it for each set
-    of options (report.Handle.share, analyze_shared). None where it was
+    of options (report.Handle.share, analyze). None where it was
     closed (the entry is then dropped, and the summary records)."""
     handle, rec = entry[2]
     if handle.closed:

@@ -201,14 +201,9 @@ def analyze_module(module, args=(), kwargs=None, method="record",
             step(handle)
         if plan is not None:
             plan.hand_over(handle)  # parallel.py: one rank's plan
-        # (a model built from a kept recording: the analysis its other
-        # summaries read too, with these options)
-        analysis = handle.analyze_shared(optimizer, compute_dtype) \
-            if method == "record" and got is not None and \
-            hardware is None else \
-            handle.analyze(optimizer, hardware, compute_dtype)
-        return TorchSummary(analysis, rec, method, name=name,
-                            max_depth=max_depth, columns=columns, wrap=wrap)
+        return TorchSummary(handle.analyze(optimizer, hardware, compute_dtype),
+                            rec, method, name=name, max_depth=max_depth,
+                            columns=columns, wrap=wrap)
 
 
 class ShapeMismatch(UserWarning):

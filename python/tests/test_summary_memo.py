@@ -487,7 +487,7 @@ def test_summaries_built_share_one_model_and_close_their_own(recordings):
 
 def test_summaries_built_read_one_analysis_and_close_their_own(recordings):
     """Built summaries with the same analysis options read one native
-    analysis of the kept model (report.Handle.analyze_shared), another
+    analysis of the kept model (report.Handle.analyze of a shared one), another
     compute dtype another; each closes its own view of it, and closing
     the model closes them all. Each reports what a recording with these
     options reports."""
